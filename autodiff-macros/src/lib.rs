@@ -1,0 +1,1 @@
+extern crate proc_macro;

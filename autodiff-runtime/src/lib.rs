@@ -1,0 +1,43 @@
+//! Runtime of [`autodiff`](https://docs.rs/autodiff): the derivative rule of every
+//! primitive, the tangent spaces of the differentiable types, and gradient checking.
+//!
+//! The procedural macro `#[differentiable]` knows the *structure* of a function (order,
+//! storage, control flow); this crate knows the *maths*. Generated code calls the rules in
+//! [`ops`] through fully-qualified paths, so one rule table serves every front end.
+//!
+//! Users normally depend on the `autodiff` facade, which re-exports this crate.
+//!
+//! ```
+//! use autodiff_runtime::ops;
+//! // The rule for `y = x.sin()`: the cotangent of `x` is `dy * cos(x)`.
+//! let x = 0.5_f64;
+//! let y = x.sin();
+//! assert_eq!(ops::sin_d0(&x, &y, &2.0), 2.0 * x.cos());
+//! ```
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod check;
+pub mod ops;
+mod real;
+#[doc(hidden)]
+pub mod select;
+mod tangent;
+
+pub use real::Real;
+pub use tangent::{zero_tangent, Accumulate, Differentiable, NoTangent};
+
+/// The identity function whose derivative is zero.
+///
+/// Inside `#[differentiable]` code, `stop_gradient(e)` evaluates `e` as usual but no
+/// gradient flows back through it: it is treated as a constant. Outside differentiable
+/// code it is simply the identity.
+///
+/// ```
+/// use autodiff_runtime::stop_gradient;
+/// assert_eq!(stop_gradient(3.0_f64), 3.0);
+/// ```
+#[inline(always)]
+pub fn stop_gradient<T>(value: T) -> T {
+    value
+}

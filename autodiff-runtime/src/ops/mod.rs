@@ -1,0 +1,34 @@
+//! The derivative rules of every primitive, one family a file.
+//!
+//! A rule is named after the operation and the input it differentiates:
+//! `mul_d1(&lhs, &rhs, &y, &dy)` is the contribution of `dy` (the cotangent of the
+//! output `y = lhs * rhs`) to the cotangent of input 1, `rhs`. Every rule receives all
+//! inputs, the output and the output's cotangent by reference, so a rule can reuse the
+//! output (`exp_d0` returns `dy * y`) and generated code never copies an input it only
+//! reads.
+//!
+//! # Conventions at kinks
+//!
+//! Where a function is not differentiable the rules follow JAX:
+//!
+//! | function | point | derivative used |
+//! | --- | --- | --- |
+//! | `abs(x)` | `x == 0` | `1` (the right derivative) |
+//! | `max(a, b)`, `min(a, b)` | `a == b` | `½` to each input |
+//! | `clamp(x, lo, hi)` | `x == lo` or `x == hi` | as `min(max(x, lo), hi)`: `½` to `x`, `½` to the bound |
+//! | `sqrt(x)` | `x == 0` | `+∞` (so `dy = 0` gives NaN, as in JAX) |
+//! | `powf(x, p)` w.r.t. `p` | `x == 0` | `0` |
+//! | `hypot(a, b)` | `a == b == 0` | `0` |
+//! | `floor`, `ceil`, `round`, `trunc`, `signum`, comparisons, casts to integers | everywhere | `0` |
+//!
+//! ```
+//! use autodiff_runtime::ops;
+//! assert_eq!(ops::abs_d0(&0.0_f64, &0.0, &1.0), 1.0);
+//! assert_eq!(ops::max_d0(&2.0_f64, &2.0, &2.0, &1.0), 0.5);
+//! ```
+
+mod arithmetic;
+mod elementary;
+
+pub use arithmetic::*;
+pub use elementary::*;

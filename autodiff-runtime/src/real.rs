@@ -1,0 +1,62 @@
+//! The scalar types the rules are written for.
+
+use crate::tangent::Differentiable;
+use core::fmt::{Debug, Display};
+use num_traits::{Float, FloatConst};
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for f32 {}
+    impl Sealed for f64 {}
+}
+
+/// A real scalar type the derivative rules are implemented for: `f32` and `f64`.
+///
+/// Generic differentiable functions are written against [`num_traits::Float`]
+/// (`fn f<T: Float>(x: T) -> T`); the code generated for them additionally requires
+/// `T: Real`, which holds exactly for `f32` and `f64`. The trait is sealed.
+///
+/// ```
+/// use autodiff_runtime::Real;
+/// fn half<T: Real>() -> T { T::from_f64(0.5) }
+/// assert_eq!(half::<f32>(), 0.5_f32);
+/// ```
+pub trait Real:
+    Float
+    + FloatConst
+    + Debug
+    + Display
+    + Default
+    + Send
+    + Sync
+    + 'static
+    + Differentiable<Tangent = Self>
+    + sealed::Sealed
+{
+    /// Converts an `f64` constant to this type (rounding for `f32`).
+    fn from_f64(value: f64) -> Self;
+    /// Converts this value to `f64` (exactly).
+    fn to_f64_lossless(self) -> f64;
+}
+
+impl Real for f32 {
+    #[inline(always)]
+    fn from_f64(value: f64) -> Self {
+        value as f32
+    }
+    #[inline(always)]
+    fn to_f64_lossless(self) -> f64 {
+        f64::from(self)
+    }
+}
+
+impl Real for f64 {
+    #[inline(always)]
+    fn from_f64(value: f64) -> Self {
+        value
+    }
+    #[inline(always)]
+    fn to_f64_lossless(self) -> f64 {
+        self
+    }
+}

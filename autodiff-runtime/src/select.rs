@@ -1,0 +1,323 @@
+//! Support for `gradients_function!` and `value_and_gradients_function!`: compile-time
+//! checks of `params = [...]` and selection of gradients from the all-parameters tuple.
+//!
+//! Not a public API: generated code reaches it through the facade's hidden path.
+
+/// One parameter of a differentiable function, as the attribute saw it.
+#[derive(Clone, Copy, Debug)]
+pub struct Param {
+    /// The parameter's name (`"self"` for a receiver, `"_0"` for a pattern).
+    pub name: &'static str,
+    /// Whether the parameter gets a gradient.
+    pub differentiable: bool,
+}
+
+/// A differentiable function's parameters, in signature order.
+#[derive(Clone, Copy, Debug)]
+pub struct Signature {
+    /// The function's name.
+    pub function: &'static str,
+    /// Its parameters.
+    pub params: &'static [Param],
+}
+
+const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// A fixed-capacity message built at compile time (const panics take one `&str`).
+struct Message {
+    buf: [u8; 1024],
+    len: usize,
+}
+
+impl Message {
+    const fn new() -> Self {
+        Message { buf: [0; 1024], len: 0 }
+    }
+    const fn push(mut self, s: &str) -> Self {
+        let b = s.as_bytes();
+        let mut i = 0;
+        while i < b.len() && self.len < self.buf.len() {
+            self.buf[self.len] = b[i];
+            self.len += 1;
+            i += 1;
+        }
+        self
+    }
+    const fn push_usize(mut self, mut n: usize) -> Self {
+        let mut digits = [0u8; 20];
+        let mut k = 0;
+        loop {
+            digits[k] = b'0' + (n % 10) as u8;
+            k += 1;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        while k > 0 && self.len < self.buf.len() {
+            k -= 1;
+            self.buf[self.len] = digits[k];
+            self.len += 1;
+        }
+        self
+    }
+    const fn differentiable_list(self, sig: &Signature) -> Self {
+        let mut m = self.push("; the differentiable parameters of `").push(sig.function).push("` are: ");
+        let mut i = 0;
+        let mut first = true;
+        while i < sig.params.len() {
+            if sig.params[i].differentiable {
+                if !first {
+                    m = m.push(", ");
+                }
+                m = m.push("`").push(sig.params[i].name).push("` (").push_usize(i).push(")");
+                first = false;
+            }
+            i += 1;
+        }
+        if first {
+            m = m.push("(none)");
+        }
+        m
+    }
+    const fn fail(self) -> ! {
+        match core::str::from_utf8(self.buf.split_at(self.len).0) {
+            Ok(s) => panic!("{}", s),
+            Err(_) => panic!("invalid `params` for a differentiable function"),
+        }
+    }
+}
+
+/// The position of the parameter named `name`; a compile-time error naming it and listing
+/// the differentiable parameters if it is unknown or constant.
+pub const fn param_index(sig: &Signature, name: &str) -> usize {
+    let mut i = 0;
+    while i < sig.params.len() {
+        if str_eq(sig.params[i].name, name) {
+            if sig.params[i].differentiable {
+                return i;
+            }
+            Message::new()
+                .push("`")
+                .push(name)
+                .push("` is a constant parameter of `")
+                .push(sig.function)
+                .push("` (an integer, bool, string or #[no_grad] parameter) and has no gradient")
+                .differentiable_list(sig)
+                .fail();
+        }
+        i += 1;
+    }
+    Message::new()
+        .push("`")
+        .push(name)
+        .push("` is not a parameter of `")
+        .push(sig.function)
+        .push("`")
+        .differentiable_list(sig)
+        .fail()
+}
+
+/// Checks that `position` names a differentiable parameter; a compile-time error otherwise.
+pub const fn param_position(sig: &Signature, position: usize) -> usize {
+    if position >= sig.params.len() {
+        Message::new()
+            .push("`")
+            .push(sig.function)
+            .push("` has no parameter at position ")
+            .push_usize(position)
+            .push(" (it has ")
+            .push_usize(sig.params.len())
+            .push(")")
+            .differentiable_list(sig)
+            .fail();
+    }
+    if !sig.params[position].differentiable {
+        Message::new()
+            .push("parameter ")
+            .push_usize(position)
+            .push(" of `")
+            .push(sig.function)
+            .push("`, `")
+            .push(sig.params[position].name)
+            .push("`, is a constant and has no gradient")
+            .differentiable_list(sig)
+            .fail();
+    }
+    position
+}
+
+/// Moves element `K` out of a tuple of `Option`al gradients (each taken at most once:
+/// `gradients_function!` refuses a parameter named twice).
+pub trait TakeAt<const K: usize> {
+    /// The element's type.
+    type Item;
+    /// Takes element `K`.
+    fn take(&mut self) -> Self::Item;
+}
+
+macro_rules! take_at {
+    ($([$($T:ident),+] => $(($K:tt $TK:ident))+;)*) => { $( take_at!(@each [$($T),+] $(($K $TK))+); )* };
+    (@each $gens:tt $(($K:tt $TK:ident))+) => { $( take_at!(@one $gens $K $TK); )+ };
+    (@one [$($T:ident),+] $K:tt $TK:ident) => {
+        impl<$($T),+> TakeAt<$K> for ($(Option<$T>,)+) {
+            type Item = $TK;
+            #[inline(always)]
+            fn take(&mut self) -> $TK {
+                match self.$K.take() {
+                    Some(gradient) => gradient,
+                    None => panic!("autodiff: a gradient was selected twice"),
+                }
+            }
+        }
+    };
+}
+
+take_at! {
+    [A] => (0 A);
+    [A, B] => (0 A) (1 B);
+    [A, B, C] => (0 A) (1 B) (2 C);
+    [A, B, C, D] => (0 A) (1 B) (2 C) (3 D);
+    [A, B, C, D, E] => (0 A) (1 B) (2 C) (3 D) (4 E);
+    [A, B, C, D, E, F] => (0 A) (1 B) (2 C) (3 D) (4 E) (5 F);
+    [A, B, C, D, E, F, G] => (0 A) (1 B) (2 C) (3 D) (4 E) (5 F) (6 G);
+    [A, B, C, D, E, F, G, H] => (0 A) (1 B) (2 C) (3 D) (4 E) (5 F) (6 G) (7 H);
+    [A, B, C, D, E, F, G, H, I] => (0 A) (1 B) (2 C) (3 D) (4 E) (5 F) (6 G) (7 H) (8 I);
+    [A, B, C, D, E, F, G, H, I, J] => (0 A) (1 B) (2 C) (3 D) (4 E) (5 F) (6 G) (7 H) (8 I) (9 J);
+    [A, B, C, D, E, F, G, H, I, J, K] => (0 A) (1 B) (2 C) (3 D) (4 E) (5 F) (6 G) (7 H) (8 I) (9 J) (10 K);
+    [A, B, C, D, E, F, G, H, I, J, K, L] => (0 A) (1 B) (2 C) (3 D) (4 E) (5 F) (6 G) (7 H) (8 I) (9 J) (10 K) (11 L);
+}
+
+/// Chooses which gradients of the all-parameters tuple `G` a helper returns.
+pub trait Select<G> {
+    /// One gradient: the bare value; several: a tuple.
+    type Output;
+    /// Picks the gradients out of `grads`.
+    fn select(grads: G) -> Self::Output;
+}
+
+/// Selects the gradient of parameter `A` alone.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Sel1<const A: usize>;
+
+impl<G: TakeAt<A>, const A: usize> Select<G> for Sel1<A> {
+    type Output = <G as TakeAt<A>>::Item;
+    #[inline(always)]
+    fn select(mut grads: G) -> Self::Output {
+        <G as TakeAt<A>>::take(&mut grads)
+    }
+}
+
+macro_rules! selectors {
+    ($($(#[$m:meta])* $name:ident<$($K:ident),+>;)*) => {$(
+        $(#[$m])*
+        #[derive(Clone, Copy, Debug, Default)]
+        pub struct $name<$(const $K: usize),+>;
+
+        impl<G, $(const $K: usize),+> Select<G> for $name<$($K),+>
+        where
+            $(G: TakeAt<$K>,)+
+        {
+            type Output = ($(<G as TakeAt<$K>>::Item,)+);
+            #[inline(always)]
+            fn select(mut grads: G) -> Self::Output {
+                ($(<G as TakeAt<$K>>::take(&mut grads),)+)
+            }
+        }
+    )*};
+}
+
+selectors! {
+    /// Selects two gradients.
+    Sel2<A, B>;
+    /// Selects three gradients.
+    Sel3<A, B, C>;
+    /// Selects four gradients.
+    Sel4<A, B, C, D>;
+    /// Selects five gradients.
+    Sel5<A, B, C, D, E>;
+    /// Selects six gradients.
+    Sel6<A, B, C, D, E, F>;
+    /// Selects seven gradients.
+    Sel7<A, B, C, D, E, F, H>;
+    /// Selects eight gradients.
+    Sel8<A, B, C, D, E, F, H, I>;
+}
+
+/// The output of a function given to `gradients_function!`: a scalar, whose seed is one.
+#[diagnostic::on_unimplemented(
+    message = "`gradients_function!` and `value_and_gradients_function!` need a function returning a scalar (f32 or f64), not `{Self}`",
+    label = "this function's output is not a scalar",
+    note = "use `vjp!(f)` to pull back a cotangent of any output type"
+)]
+pub trait ScalarOutput: crate::Real {}
+impl ScalarOutput for f32 {}
+impl ScalarOutput for f64 {}
+
+/// The seed of a reverse sweep from a scalar output: one.
+#[inline(always)]
+pub fn seed<T: ScalarOutput>() -> T {
+    T::one()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SIG: Signature = Signature {
+        function: "f",
+        params: &[
+            Param { name: "a", differentiable: true },
+            Param { name: "n", differentiable: false },
+            Param { name: "b", differentiable: true },
+        ],
+    };
+
+    #[test]
+    fn finds_names_and_positions() {
+        assert_eq!(param_index(&SIG, "b"), 2);
+        assert_eq!(param_position(&SIG, 0), 0);
+    }
+
+    #[test]
+    #[should_panic(expected = "`zz` is not a parameter of `f`; the differentiable parameters of `f` are: `a` (0), `b` (2)")]
+    fn unknown_name_lists_the_differentiable_parameters() {
+        param_index(&SIG, "zz");
+    }
+
+    #[test]
+    #[should_panic(expected = "`n` is a constant parameter of `f`")]
+    fn constant_name_is_refused() {
+        param_index(&SIG, "n");
+    }
+
+    #[test]
+    #[should_panic(expected = "has no parameter at position 7 (it has 3)")]
+    fn position_out_of_range_is_refused() {
+        param_position(&SIG, 7);
+    }
+
+    #[test]
+    fn selects_in_the_order_asked() {
+        let g = (Some(1.0), Some(NoTangentLike), Some(3.0));
+        let _ = NoTangentLike == NoTangentLike;
+        assert_eq!(<Sel2<2, 0> as Select<_>>::select(g), (3.0, 1.0));
+        assert_eq!(<Sel1<2> as Select<_>>::select(g), 3.0);
+    }
+
+    #[derive(Clone, Copy, Default, Debug, PartialEq)]
+    struct NoTangentLike;
+}

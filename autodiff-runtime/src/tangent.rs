@@ -1,0 +1,157 @@
+//! Tangent spaces: what the gradient of a value of each differentiable type is.
+
+use crate::real::Real;
+
+/// A type whose values can be differentiated: it names its tangent type (the type of its
+/// gradient) and can produce a zero tangent shaped like a value.
+///
+/// Implemented for `f32`, `f64`, slices, `Vec`, fixed-size arrays and references to
+/// these. A gradient of a `&[f64]` is a `Vec<f64>`, of a `[f64; N]` an `[f64; N]`.
+///
+/// ```
+/// use autodiff_runtime::Differentiable;
+/// let x = [1.0_f64, 2.0, 3.0];
+/// assert_eq!(x.zero_tangent(), [0.0; 3]);
+/// let v: &[f64] = &[1.0, 2.0];
+/// assert_eq!(v.zero_tangent(), vec![0.0, 0.0]);
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a differentiable type",
+    label = "this parameter's type has no tangent space",
+    note = "differentiable types are f32, f64, slices, Vec, arrays of these, and types implementing `Differentiable`",
+    note = "mark the parameter `#[no_grad]` if it is a constant"
+)]
+pub trait Differentiable {
+    /// The type of a gradient (cotangent) of a value of this type.
+    type Tangent: Accumulate + Clone;
+    /// A zero tangent shaped like `self`.
+    fn zero_tangent(&self) -> Self::Tangent;
+}
+
+/// The gradient slot of a parameter that is a constant (an integer, a `bool`, a
+/// `#[no_grad]` parameter…): it carries nothing, and accumulating it changes nothing.
+///
+/// ```
+/// use autodiff_runtime::{Accumulate, NoTangent};
+/// let mut g = 2.0_f64;
+/// g.accumulate(NoTangent);
+/// assert_eq!(g, 2.0);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct NoTangent;
+
+/// In-place addition of a gradient contribution: `self += contribution`.
+///
+/// Generated reverse sweeps accumulate every contribution through this trait, so a
+/// gradient buffer is never reallocated.
+///
+/// ```
+/// use autodiff_runtime::Accumulate;
+/// let mut g = vec![1.0_f64, 2.0];
+/// g.accumulate(vec![0.5, 0.5]);
+/// assert_eq!(g, vec![1.5, 2.5]);
+/// ```
+pub trait Accumulate<Contribution = Self> {
+    /// Adds `contribution` to `self`.
+    fn accumulate(&mut self, contribution: Contribution);
+}
+
+impl<T> Accumulate<NoTangent> for T {
+    #[inline(always)]
+    fn accumulate(&mut self, _: NoTangent) {}
+}
+
+impl<T: Real> Accumulate for T {
+    #[inline(always)]
+    fn accumulate(&mut self, contribution: T) {
+        *self = *self + contribution;
+    }
+}
+
+impl<T: Real> Accumulate for Vec<T> {
+    /// Adds elementwise. An empty buffer stands for zero and takes the contribution.
+    fn accumulate(&mut self, contribution: Vec<T>) {
+        if self.is_empty() {
+            *self = contribution;
+            return;
+        }
+        assert_eq!(
+            self.len(),
+            contribution.len(),
+            "gradient length mismatch: accumulating a gradient of length {} into one of length {}",
+            contribution.len(),
+            self.len()
+        );
+        for (a, b) in self.iter_mut().zip(contribution) {
+            *a = *a + b;
+        }
+    }
+}
+
+impl<T: Real, const N: usize> Accumulate for [T; N] {
+    fn accumulate(&mut self, contribution: [T; N]) {
+        for (a, b) in self.iter_mut().zip(contribution) {
+            *a = *a + b;
+        }
+    }
+}
+
+macro_rules! scalar_differentiable {
+    ($($t:ty),*) => {$(
+        impl Differentiable for $t {
+            type Tangent = $t;
+            #[inline(always)]
+            fn zero_tangent(&self) -> $t {
+                0.0
+            }
+        }
+    )*};
+}
+scalar_differentiable!(f32, f64);
+
+impl<T: Real> Differentiable for [T] {
+    type Tangent = Vec<T>;
+    fn zero_tangent(&self) -> Vec<T> {
+        vec![T::zero(); self.len()]
+    }
+}
+
+impl<T: Real> Differentiable for Vec<T> {
+    type Tangent = Vec<T>;
+    fn zero_tangent(&self) -> Vec<T> {
+        vec![T::zero(); self.len()]
+    }
+}
+
+impl<T: Real, const N: usize> Differentiable for [T; N] {
+    type Tangent = [T; N];
+    fn zero_tangent(&self) -> [T; N] {
+        [T::zero(); N]
+    }
+}
+
+impl<T: Differentiable + ?Sized> Differentiable for &T {
+    type Tangent = T::Tangent;
+    #[inline(always)]
+    fn zero_tangent(&self) -> T::Tangent {
+        (**self).zero_tangent()
+    }
+}
+
+impl<T: Differentiable + ?Sized> Differentiable for &mut T {
+    type Tangent = T::Tangent;
+    #[inline(always)]
+    fn zero_tangent(&self) -> T::Tangent {
+        (**self).zero_tangent()
+    }
+}
+
+/// A zero tangent shaped like `value`; what generated code initialises adjoints with.
+///
+/// ```
+/// assert_eq!(autodiff_runtime::zero_tangent(&3.0_f64), 0.0);
+/// ```
+#[inline(always)]
+pub fn zero_tangent<T: Differentiable + ?Sized>(value: &T) -> T::Tangent {
+    value.zero_tangent()
+}
