@@ -1,1 +1,57 @@
-pub fn x(){}
+//! # autodiff
+//!
+//! Gradients of ordinary Rust code, computed at compile time. `#[differentiable]` reads a
+//! function and writes its reverse-mode derivative (adjoint code) next to it: no tape of
+//! boxed nodes, no special tensor type, no runtime graph.
+//!
+//! ```
+//! use autodiff::prelude::*;
+//!
+//! #[differentiable]
+//! fn weighted_sum(w1: f64, x1: f64, w2: f64, x2: f64) -> f64 {
+//!     w1 * x1 + w2 * x2
+//! }
+//!
+//! // The function is still an ordinary function…
+//! assert_eq!(weighted_sum(2.0, 5.0, 3.0, 7.0), 31.0);
+//!
+//! // …and its gradient with respect to chosen parameters is a closure away
+//! // (TensorFlow's `gradients_function(f, params=["w1", "w2"])`).
+//! let grad = gradients_function!(weighted_sum, params = ["w1", "w2"]);
+//! assert_eq!(grad(2.0, 5.0, 3.0, 7.0), (5.0, 7.0)); // (x1, x2)
+//!
+//! let value_and_grad = value_and_gradients_function!(weighted_sum);
+//! assert_eq!(value_and_grad(2.0, 5.0, 3.0, 7.0), (31.0, (5.0, 2.0, 7.0, 3.0)));
+//! ```
+//!
+//! The macro does the *structure* (order, storage, control flow); the runtime
+//! ([`autodiff_runtime`]) owns every derivative rule. Conventions at points where a
+//! function is not differentiable follow JAX and are listed in [`ops`].
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub use autodiff_macros::{differentiable, gradients_function, value_and_gradients_function, vjp};
+pub use autodiff_runtime::{check, ops, stop_gradient, zero_tangent, Accumulate, Differentiable, NoTangent, Real};
+pub use autodiff_runtime::ndarray;
+
+/// `use autodiff::prelude::*;` brings the attribute, the helper macros, `stop_gradient`,
+/// the traits and `Float` into scope.
+///
+/// ```
+/// use autodiff::prelude::*;
+/// #[differentiable]
+/// fn square<T: Float>(x: T) -> T { x * x }
+/// assert_eq!(gradients_function!(square)(3.0_f32), 6.0);
+/// ```
+pub mod prelude {
+    pub use autodiff_macros::{differentiable, gradients_function, value_and_gradients_function, vjp};
+    pub use autodiff_runtime::{stop_gradient, Differentiable, Real};
+    pub use autodiff_runtime::num_traits::Float;
+}
+
+/// What generated code reaches; not a public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use autodiff_runtime::select;
+    pub use autodiff_runtime::{ops, zero_tangent, Accumulate, Differentiable, NoTangent, Real};
+}

@@ -1,1 +1,138 @@
-extern crate proc_macro;
+//! Procedural macros of [`autodiff`](https://docs.rs/autodiff): `#[differentiable]` and
+//! the gradient helpers. Use them through the `autodiff` facade
+//! (`use autodiff::prelude::*;`), which also provides the runtime the generated code calls.
+//!
+//! The attribute reads a function body and writes its reverse-mode derivative next to it,
+//! by source transformation: parse (syn) → lower to an IR in A-normal form with activity
+//! analysis and diagnostics → emit a forward sweep and a reverse sweep. The macro knows the
+//! structure of the code; every derivative formula lives in the runtime.
+#![forbid(unsafe_code)]
+
+use proc_macro::TokenStream;
+
+mod diag;
+mod emit;
+mod expand;
+mod helpers;
+mod ir;
+mod lower;
+mod prims;
+mod rename;
+mod signature;
+
+/// Makes a function differentiable: keeps it as written and generates its reverse-mode
+/// derivative (adjoint code) beside it, reached by [`gradients_function!`],
+/// [`value_and_gradients_function!`], [`vjp!`] and by calls from other differentiable
+/// functions.
+///
+/// ```
+/// use autodiff::prelude::*;
+///
+/// #[differentiable]
+/// fn weighted_sum(w1: f64, x1: f64, w2: f64, x2: f64) -> f64 {
+///     w1 * x1 + w2 * x2
+/// }
+///
+/// assert_eq!(weighted_sum(2.0, 5.0, 3.0, 7.0), 31.0); // still an ordinary function
+/// let grad = gradients_function!(weighted_sum, params = ["w1", "w2"]);
+/// assert_eq!(grad(2.0, 5.0, 3.0, 7.0), (5.0, 7.0));
+/// ```
+///
+/// Parameters of type `f32`, `f64` (or a type parameter bounded by `Float`) are
+/// differentiable; integer, `bool`, `char` and string parameters, and parameters marked
+/// `#[no_grad]`, are constants. `#[differentiable(vjp = rule)]` supplies the derivative by
+/// hand: `rule` takes the function's parameters and returns `(value, pullback)`, the
+/// pullback mapping the output's cotangent to the gradients of the differentiable
+/// parameters (the bare gradient when there is one, else a tuple):
+///
+/// ```
+/// use autodiff::prelude::*;
+///
+/// #[differentiable(vjp = softplus_vjp)]
+/// fn softplus(x: f64) -> f64 {
+///     x.exp().ln_1p()
+/// }
+///
+/// fn softplus_vjp(x: f64) -> (f64, impl FnOnce(f64) -> f64) {
+///     let sigmoid = 1.0 / (1.0 + (-x).exp());
+///     (softplus(x), move |dy| dy * sigmoid)
+/// }
+///
+/// let d = gradients_function!(softplus)(0.0);
+/// assert_eq!(d, 0.5);
+/// ```
+#[proc_macro_attribute]
+pub fn differentiable(args: TokenStream, item: TokenStream) -> TokenStream {
+    expand::differentiable(args.into(), item.into()).into()
+}
+
+/// `gradients_function!(f)` or `gradients_function!(f, params = ["w1", "w2"])`: a closure
+/// taking `f`'s own arguments and returning the gradients of `f`'s (scalar) result with
+/// respect to the chosen parameters, in the order named (by name or by position); one
+/// gradient comes back bare, several as a tuple. Naming an unknown or constant parameter
+/// is a compile error.
+///
+/// ```
+/// use autodiff::prelude::*;
+///
+/// #[differentiable]
+/// fn weighted_sum(w1: f64, x1: f64, w2: f64, x2: f64) -> f64 {
+///     w1 * x1 + w2 * x2
+/// }
+///
+/// let all = gradients_function!(weighted_sum);
+/// assert_eq!(all(2.0, 5.0, 3.0, 7.0), (5.0, 2.0, 7.0, 3.0));
+/// let x2_grad: f64 = gradients_function!(weighted_sum, params = ["x2"])(2.0, 5.0, 3.0, 7.0);
+/// assert_eq!(x2_grad, 3.0);
+/// let by_position = gradients_function!(weighted_sum, params = [2, 0]);
+/// assert_eq!(by_position(2.0, 5.0, 3.0, 7.0), (7.0, 5.0));
+/// ```
+#[proc_macro]
+pub fn gradients_function(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as helpers::HelperInput);
+    helpers::gradients_function(input, false).unwrap_or_else(syn::Error::into_compile_error).into()
+}
+
+/// Like [`gradients_function!`], but the closure returns `(value, gradients)`: reverse
+/// mode computes the value anyway.
+///
+/// ```
+/// use autodiff::prelude::*;
+///
+/// #[differentiable]
+/// fn weighted_sum(w1: f64, x1: f64, w2: f64, x2: f64) -> f64 {
+///     w1 * x1 + w2 * x2
+/// }
+///
+/// let vg = value_and_gradients_function!(weighted_sum, params = ["w1", "w2"]);
+/// assert_eq!(vg(2.0, 5.0, 3.0, 7.0), (31.0, (5.0, 7.0)));
+/// ```
+#[proc_macro]
+pub fn value_and_gradients_function(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as helpers::HelperInput);
+    helpers::gradients_function(input, true).unwrap_or_else(syn::Error::into_compile_error).into()
+}
+
+/// `vjp!(f)(args…)` returns `(value, pullback)`; `pullback(cotangent)` gives the
+/// gradients of every differentiable parameter (the bare gradient when there is one),
+/// for any output type, e.g. a tuple.
+///
+/// ```
+/// use autodiff::prelude::*;
+///
+/// #[differentiable]
+/// fn polar(r: f64, theta: f64) -> (f64, f64) {
+///     (r * theta.cos(), r * theta.sin())
+/// }
+///
+/// let (value, pullback) = vjp!(polar)(2.0, 0.0);
+/// assert_eq!(value, (2.0, 0.0));
+/// // the gradient of the output's second component, y = r sin θ:
+/// let (dr, dtheta) = pullback((0.0, 1.0));
+/// assert_eq!((dr, dtheta), (0.0, 2.0));
+/// ```
+#[proc_macro]
+pub fn vjp(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as helpers::HelperInput);
+    helpers::vjp(input).unwrap_or_else(syn::Error::into_compile_error).into()
+}

@@ -41,3 +41,9 @@ pub use tangent::{zero_tangent, Accumulate, Differentiable, NoTangent};
 pub fn stop_gradient<T>(value: T) -> T {
     value
 }
+
+/// The ndarray crate this runtime is built with (re-exported by the facade as
+/// `autodiff::ndarray`, so users never mismatch versions).
+pub use ndarray;
+/// The num-traits crate, for [`num_traits::Float`].
+pub use num_traits;

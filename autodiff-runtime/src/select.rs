@@ -202,12 +202,21 @@ take_at! {
 }
 
 /// Chooses which gradients of the all-parameters tuple `G` a helper returns.
+#[diagnostic::on_unimplemented(
+    message = "cannot take these gradients: `{Self}` does not select from this function's parameters",
+    note = "a function with no differentiable parameter, or with more than 8, needs `params = [...]` naming at most 8 differentiable parameters"
+)]
 pub trait Select<G> {
     /// One gradient: the bare value; several: a tuple.
     type Output;
     /// Picks the gradients out of `grads`.
     fn select(grads: G) -> Self::Output;
 }
+
+/// The selection of a function that has no differentiable parameter (or more than 8):
+/// it selects nothing, so `gradients_function!(f)` without `params` is refused.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoSelection;
 
 /// Selects the gradient of parameter `A` alone.
 #[derive(Clone, Copy, Debug, Default)]

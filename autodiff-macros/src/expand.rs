@@ -1,0 +1,239 @@
+//! `#[differentiable]`: parse → check → lower → emit.
+
+use crate::diag::Errors;
+use crate::emit::vjp_body;
+use crate::lower::lower;
+use crate::signature::{companion, tangent_type, Signature};
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, ToTokens};
+
+/// The attribute's arguments: nothing, or `vjp = path` for a custom rule.
+struct Args {
+    custom_vjp: Option<syn::ExprPath>,
+}
+
+fn parse_args(args: TokenStream) -> syn::Result<Args> {
+    if args.is_empty() {
+        return Ok(Args { custom_vjp: None });
+    }
+    let parser = |input: syn::parse::ParseStream| -> syn::Result<Args> {
+        let key: syn::Ident = input.parse()?;
+        if key != "vjp" {
+            return Err(syn::Error::new(key.span(), format!("unknown argument `{key}`; the one argument `#[differentiable]` takes is `vjp = path_to_rule`")));
+        }
+        input.parse::<syn::Token![=]>()?;
+        let path: syn::ExprPath = input.parse()?;
+        if !input.is_empty() {
+            return Err(input.error("expected nothing after `vjp = path`"));
+        }
+        Ok(Args { custom_vjp: Some(path) })
+    };
+    syn::parse::Parser::parse2(parser, args)
+}
+
+pub fn differentiable(args: TokenStream, item: TokenStream) -> TokenStream {
+    let mut func: syn::ItemFn = match syn::parse2(item.clone()) {
+        Ok(f) => f,
+        Err(_) => {
+            let err = syn::Error::new(Span::call_site(), "`#[differentiable]` applies to functions (`fn name(x: f64) -> f64 { … }`)").to_compile_error();
+            return quote!(#err #item);
+        }
+    };
+    // `#[no_grad]` is read by this attribute only; the primal must not see it.
+    for input in func.sig.inputs.iter_mut() {
+        if let syn::FnArg::Typed(pt) = input {
+            pt.attrs.retain(|a| !a.path().is_ident("no_grad"));
+        }
+    }
+    let args = match parse_args(args) {
+        Ok(a) => a,
+        Err(e) => {
+            let err = e.to_compile_error();
+            return quote!(#err #func);
+        }
+    };
+    let mut errors = Errors::default();
+    let original_sig = {
+        let item: syn::ItemFn = syn::parse2(item).expect("parsed above");
+        item.sig
+    };
+    let Some(sig) = Signature::parse(&original_sig, &mut errors) else {
+        let errs = errors.to_compile_errors();
+        return quote!(#errs #func);
+    };
+    let vjp_fn_body = match &args.custom_vjp {
+        Some(rule) => custom_rule_body(&sig, rule),
+        None => {
+            let body = lower(&sig, &sig.generics, &func.block, &mut errors);
+            vjp_body(&sig, &body)
+        }
+    };
+    if !errors.is_empty() {
+        let errs = errors.to_compile_errors();
+        return quote!(#errs #func);
+    }
+    let companions = companions(&sig, &func.vis, vjp_fn_body);
+    quote! {
+        #func
+        #companions
+    }
+}
+
+/// `#[differentiable(vjp = rule)]`: `rule` has the function's parameters and returns
+/// `(value, pullback)`, the pullback giving the gradients of the differentiable parameters
+/// (bare when there is one), as `vjp!` does. The generated `__vjp` adapts it.
+fn custom_rule_body(sig: &Signature, rule: &syn::ExprPath) -> TokenStream {
+    let rt = quote!(::autodiff::__private);
+    let vars: Vec<syn::Ident> = (0..sig.params.len()).map(|i| crate::ir::VarId(i).ident()).collect();
+    let positions = sig.differentiable_positions();
+    let gnames: Vec<syn::Ident> = positions.iter().map(|i| format_ident!("__g{}", i, span = Span::mixed_site())).collect();
+    let pattern = if gnames.len() == 1 { quote!(#(#gnames)*) } else { quote!((#(#gnames,)*)) };
+    let all = (0..sig.params.len()).map(|i| match positions.iter().position(|p| *p == i) {
+        Some(k) => {
+            let g = &gnames[k];
+            quote!(#g)
+        }
+        None => quote!(#rt::NoTangent),
+    });
+    let selected = sig.selected_tangents();
+    let out_tangent = tangent_type(&sig.output);
+    let output = &sig.output;
+    quote! {
+        let (__value, __pullback): (#output, _) = #rule(#(#vars),*);
+        (__value, move |__dy: #out_tangent| {
+            let #pattern: #selected = __pullback(__dy);
+            (#(#all,)*)
+        })
+    }
+}
+
+fn type_and_const_args(generics: &syn::Generics) -> TokenStream {
+    let args: Vec<TokenStream> = generics
+        .params
+        .iter()
+        .filter_map(|p| match p {
+            syn::GenericParam::Type(t) => Some(t.ident.to_token_stream()),
+            syn::GenericParam::Const(c) => Some(c.ident.to_token_stream()),
+            syn::GenericParam::Lifetime(_) => None,
+        })
+        .collect();
+    if args.is_empty() {
+        quote!()
+    } else {
+        quote!(::<#(#args),*>)
+    }
+}
+
+fn companions(sig: &Signature, vis: &syn::Visibility, vjp_fn_body: TokenStream) -> TokenStream {
+    let rt = quote!(::autodiff::__private);
+    let ident = &sig.ident;
+    let name = ident.to_string();
+    let vjp = companion(ident, "vjp");
+    let vjp_selected = companion(ident, "vjp_selected");
+    let gradients = companion(ident, "gradients_function");
+    let value_and_gradients = companion(ident, "value_and_gradients_function");
+    let signature = companion(ident, "SIGNATURE");
+    let all = companion(ident, "all");
+
+    let vars: Vec<syn::Ident> = (0..sig.params.len()).map(|i| crate::ir::VarId(i).ident()).collect();
+    let tys_named: Vec<&syn::Type> = sig.params.iter().map(|p| &p.ty_named).collect();
+    let tys: Vec<&syn::Type> = sig.params.iter().map(|p| &p.ty).collect();
+    let output = &sig.output;
+    let out_tangent = tangent_type(output);
+    let tangents = sig.param_tangents();
+    let selected = sig.selected_tangents();
+    let captures = sig.precise_captures();
+    let turbofish = type_and_const_args(&sig.generics);
+
+    let (gen_named, _, where_named) = sig.generics_named.split_for_impl();
+    let gen_params = &sig.generics.params;
+    let where_preds = sig.generics.where_clause.as_ref().map(|w| &w.predicates);
+
+    let positions = sig.differentiable_positions();
+    let gnames: Vec<syn::Ident> = (0..sig.params.len()).map(|i| format_ident!("__g{}", i, span = Span::mixed_site())).collect();
+    let chosen: Vec<&syn::Ident> = positions.iter().map(|i| &gnames[*i]).collect();
+    let selected_value = if chosen.len() == 1 { quote!(#(#chosen)*) } else { quote!((#(#chosen,)*)) };
+    let options = quote!((#(::core::option::Option<#tangents>,)*));
+
+    let params_info = sig.params.iter().map(|p| {
+        let (n, d) = (&p.name, p.differentiable);
+        quote!(#rt::select::Param { name: #n, differentiable: #d })
+    });
+    let (all_selection, all_value) = if positions.is_empty() || positions.len() > 8 {
+        (quote!(#rt::select::NoSelection), quote!(#rt::select::NoSelection))
+    } else {
+        let sel = format_ident!("Sel{}", positions.len());
+        (quote!(#rt::select::#sel<#(#positions),*>), quote!(#rt::select::#sel::<#(#positions),*>))
+    };
+
+    quote! {
+        #[doc(hidden)]
+        #[allow(non_upper_case_globals, dead_code)]
+        #vis const #signature: #rt::select::Signature = #rt::select::Signature {
+            function: #name,
+            params: &[#(#params_info),*],
+        };
+
+        #[doc(hidden)]
+        #[allow(dead_code, non_snake_case)]
+        #vis const fn #all() -> #all_selection {
+            #all_value
+        }
+
+        #[doc(hidden)]
+        #[inline]
+        #[allow(dead_code, non_snake_case, unused_mut, unused_variables, unused_parens, clippy::all, clippy::pedantic)]
+        #vis fn #vjp #gen_named (#(#vars: #tys_named),*)
+            -> (#output, impl ::core::ops::FnOnce(#out_tangent) -> (#(#tangents,)*) + #captures)
+            #where_named
+        {
+            #vjp_fn_body
+        }
+
+        #[doc(hidden)]
+        #[inline]
+        #[allow(dead_code, non_snake_case, clippy::all)]
+        #vis fn #vjp_selected #gen_named (#(#vars: #tys_named),*)
+            -> (#output, impl ::core::ops::FnOnce(#out_tangent) -> #selected + #captures)
+            #where_named
+        {
+            let (__value, __pullback) = #vjp #turbofish(#(#vars),*);
+            (__value, move |__dy: #out_tangent| {
+                let (#(#gnames,)*) = __pullback(__dy);
+                #selected_value
+            })
+        }
+
+        #[doc(hidden)]
+        #[allow(dead_code, non_snake_case, clippy::all)]
+        #vis fn #gradients<__S, #gen_params>(_selection: __S)
+            -> impl ::core::ops::Fn(#(#tys),*) -> <__S as #rt::select::Select<#options>>::Output
+        where
+            __S: #rt::select::Select<#options>,
+            #output: #rt::select::ScalarOutput,
+            #where_preds
+        {
+            move |#(#vars: #tys),*| {
+                let (_, __pullback) = #vjp #turbofish(#(#vars),*);
+                let (#(#gnames,)*) = __pullback(#rt::select::seed());
+                <__S as #rt::select::Select<#options>>::select((#(::core::option::Option::Some(#gnames),)*))
+            }
+        }
+
+        #[doc(hidden)]
+        #[allow(dead_code, non_snake_case, clippy::all)]
+        #vis fn #value_and_gradients<__S, #gen_params>(_selection: __S)
+            -> impl ::core::ops::Fn(#(#tys),*) -> (#output, <__S as #rt::select::Select<#options>>::Output)
+        where
+            __S: #rt::select::Select<#options>,
+            #output: #rt::select::ScalarOutput,
+            #where_preds
+        {
+            move |#(#vars: #tys),*| {
+                let (__value, __pullback) = #vjp #turbofish(#(#vars),*);
+                let (#(#gnames,)*) = __pullback(#rt::select::seed());
+                (__value, <__S as #rt::select::Select<#options>>::select((#(::core::option::Option::Some(#gnames),)*)))
+            }
+        }
+    }
+}

@@ -1,0 +1,113 @@
+//! `gradients_function!`, `value_and_gradients_function!` and `vjp!`.
+//!
+//! They see only the tokens `f` (and `params = [...]`), so they reach the companions the
+//! attribute generated next to `f`, and check the `params` list against `f`'s signature
+//! in a constant evaluated at compile time: an unknown or constant parameter is a compile
+//! error at the offending name, listing the differentiable parameters.
+
+use crate::emit::companion_path;
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::parse::{Parse, ParseStream};
+
+pub enum ParamRef {
+    Name(syn::LitStr),
+    Position(syn::LitInt),
+}
+
+pub struct HelperInput {
+    pub func: syn::ExprPath,
+    pub params: Option<(Span, Vec<ParamRef>)>,
+}
+
+impl Parse for HelperInput {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let func: syn::ExprPath = input.parse().map_err(|e| syn::Error::new(e.span(), "expected the path of a `#[differentiable]` function, such as `loss` or `model::loss`"))?;
+        let mut params = None;
+        if input.peek(syn::Token![,]) {
+            input.parse::<syn::Token![,]>()?;
+            if !input.is_empty() {
+                let key: syn::Ident = input.parse()?;
+                if key != "params" {
+                    return Err(syn::Error::new(key.span(), format!("unknown argument `{key}`; expected `params = [\"name\", …]` or `params = [0, …]`")));
+                }
+                input.parse::<syn::Token![=]>()?;
+                let content;
+                let bracket = syn::bracketed!(content in input);
+                let lits = content.parse_terminated(syn::Lit::parse, syn::Token![,])?;
+                let mut refs = Vec::new();
+                for lit in lits {
+                    match lit {
+                        syn::Lit::Str(s) => refs.push(ParamRef::Name(s)),
+                        syn::Lit::Int(i) => refs.push(ParamRef::Position(i)),
+                        other => return Err(syn::Error::new(other.span(), "a parameter is named by a string (`\"w1\"`) or by its position (`0`)")),
+                    }
+                }
+                params = Some((bracket.span.join(), refs));
+                if input.peek(syn::Token![,]) {
+                    input.parse::<syn::Token![,]>()?;
+                }
+            }
+        }
+        if !input.is_empty() {
+            return Err(input.error("unexpected tokens; expected `f` or `f, params = [...]`"));
+        }
+        Ok(HelperInput { func, params })
+    }
+}
+
+/// `gradients_function!` (`with_value = false`) and `value_and_gradients_function!`.
+pub fn gradients_function(input: HelperInput, with_value: bool) -> syn::Result<TokenStream> {
+    let rt = quote!(::autodiff::__private);
+    let target = companion_path(&input.func, if with_value { "value_and_gradients_function" } else { "gradients_function" });
+    let Some((span, refs)) = input.params else {
+        let all = companion_path(&input.func, "all");
+        return Ok(quote!(#target(#all())));
+    };
+    if refs.is_empty() {
+        return Err(syn::Error::new(span, "`params` names no parameter; list at least one, or leave `params` out to differentiate with respect to every differentiable parameter"));
+    }
+    if refs.len() > 8 {
+        return Err(syn::Error::new(span, "at most 8 parameters can be selected with `params`; leave `params` out to get every gradient"));
+    }
+    let signature = companion_path(&input.func, "SIGNATURE");
+    let mut consts = Vec::new();
+    let mut keys = Vec::new();
+    let mut seen: Vec<String> = Vec::new();
+    for (i, r) in refs.iter().enumerate() {
+        let k = format_ident!("__AUTODIFF_K{}", i, span = Span::mixed_site());
+        let (key, lit_span, call) = match r {
+            ParamRef::Name(s) => (s.value(), s.span(), quote_spanned!(s.span()=> #rt::select::param_index(&#signature, #s))),
+            ParamRef::Position(p) => (p.base10_digits().to_string(), p.span(), quote_spanned!(p.span()=> #rt::select::param_position(&#signature, #p))),
+        };
+        if seen.contains(&key) {
+            return Err(syn::Error::new(lit_span, format!("`{key}` is selected twice in `params`")));
+        }
+        seen.push(key);
+        consts.push(quote_spanned!(lit_span=> const #k: usize = #call;));
+        keys.push(k);
+    }
+    // A name and a position may still denote the same parameter.
+    let mut distinct = Vec::new();
+    for i in 0..keys.len() {
+        for j in i + 1..keys.len() {
+            let (a, b) = (&keys[i], &keys[j]);
+            distinct.push(quote!(const _: () = ::core::assert!(#a != #b, "the same parameter is selected twice in `params`");));
+        }
+    }
+    let sel = format_ident!("Sel{}", keys.len());
+    Ok(quote! {{
+        #(#consts)*
+        #(#distinct)*
+        #target(#rt::select::#sel::<#(#keys),*>)
+    }})
+}
+
+/// `vjp!(f)`: the function returning `(value, pullback)`.
+pub fn vjp(input: HelperInput) -> syn::Result<TokenStream> {
+    if let Some((span, _)) = input.params {
+        return Err(syn::Error::new(span, "`vjp!` takes no `params`: its pullback returns the gradient of every differentiable parameter"));
+    }
+    let target = companion_path(&input.func, "vjp_selected");
+    Ok(quote!(#target))
+}

@@ -1,0 +1,116 @@
+//! Which float methods are primitives, and how many operands they take.
+//!
+//! This is structure, not maths: the macro only needs to know that `x.atan2(y)` has two
+//! differentiable operands and that its rules are `ops::atan2_d0` and `ops::atan2_d1`.
+//! The formulas live in the runtime.
+
+/// Float methods with a derivative rule: (name, number of operands including the receiver,
+/// which operands are differentiable).
+pub const DIFFERENTIABLE_METHODS: &[(&str, usize)] = &[
+    ("sin", 1),
+    ("cos", 1),
+    ("tan", 1),
+    ("asin", 1),
+    ("acos", 1),
+    ("atan", 1),
+    ("sinh", 1),
+    ("cosh", 1),
+    ("tanh", 1),
+    ("asinh", 1),
+    ("acosh", 1),
+    ("atanh", 1),
+    ("exp", 1),
+    ("exp2", 1),
+    ("exp_m1", 1),
+    ("ln", 1),
+    ("ln_1p", 1),
+    ("log2", 1),
+    ("log10", 1),
+    ("sqrt", 1),
+    ("cbrt", 1),
+    ("abs", 1),
+    ("recip", 1),
+    ("to_degrees", 1),
+    ("to_radians", 1),
+    ("fract", 1),
+    ("powi", 2),
+    ("powf", 2),
+    ("log", 2),
+    ("atan2", 2),
+    ("hypot", 2),
+    ("max", 2),
+    ("min", 2),
+    ("clamp", 3),
+    ("mul_add", 3),
+];
+
+/// Operands of a method that are never differentiable (the integer exponent of `powi`).
+pub fn constant_operand(method: &str, index: usize) -> bool {
+    method == "powi" && index == 1
+}
+
+/// Float methods whose result is piecewise constant (zero derivative) or not a float.
+pub const PIECEWISE_CONSTANT_METHODS: &[&str] = &[
+    "floor",
+    "ceil",
+    "round",
+    "round_ties_even",
+    "trunc",
+    "signum",
+    "is_nan",
+    "is_infinite",
+    "is_finite",
+    "is_normal",
+    "is_subnormal",
+    "is_sign_positive",
+    "is_sign_negative",
+    "classify",
+    "to_bits",
+    "partial_cmp",
+    "total_cmp",
+    "eq",
+    "ne",
+    "lt",
+    "le",
+    "gt",
+    "ge",
+    "to_string",
+    "len",
+    "is_empty",
+];
+
+pub fn method_arity(name: &str) -> Option<(&'static str, usize)> {
+    DIFFERENTIABLE_METHODS.iter().find(|(n, _)| *n == name).copied()
+}
+
+pub fn is_piecewise_constant(name: &str) -> bool {
+    PIECEWISE_CONSTANT_METHODS.contains(&name)
+}
+
+/// Type names whose values are constants (no tangent).
+pub fn is_constant_type_name(name: &str) -> bool {
+    matches!(
+        name,
+        "i8" | "i16"
+            | "i32"
+            | "i64"
+            | "i128"
+            | "isize"
+            | "u8"
+            | "u16"
+            | "u32"
+            | "u64"
+            | "u128"
+            | "usize"
+            | "bool"
+            | "char"
+            | "str"
+            | "String"
+            | "Ordering"
+    )
+}
+
+/// Type names that are float scalars.
+pub fn is_float_type_name(name: &str) -> bool {
+    matches!(name, "f32" | "f64")
+}

@@ -1,0 +1,177 @@
+//! Re-emitting user expressions that carry no derivative (constants, comparisons, integer
+//! arithmetic, `stop_gradient(…)`) with the user's local names replaced by the IR's
+//! variables, respecting the scopes the expression opens itself (closure parameters,
+//! `let` in blocks, `match` arms, `for` patterns).
+
+use proc_macro2::{TokenStream, TokenTree};
+use std::collections::HashSet;
+use syn::visit_mut::{self, VisitMut};
+
+/// Renames the free local names of `expr` through `lookup`; returns the names it found
+/// bound (whether or not their replacement differs).
+pub fn rename_expr(expr: &mut syn::Expr, lookup: &dyn Fn(&str) -> Option<TokenStream>) -> Vec<String> {
+    let mut r = Renamer { lookup, shadowed: vec![HashSet::new()], used: Vec::new() };
+    r.visit_expr_mut(expr);
+    r.used
+}
+
+/// The free local names `expr` refers to that `lookup` knows.
+pub fn free_names(expr: &syn::Expr, lookup: &dyn Fn(&str) -> Option<TokenStream>) -> Vec<String> {
+    let mut copy = expr.clone();
+    rename_expr(&mut copy, lookup)
+}
+
+struct Renamer<'a> {
+    lookup: &'a dyn Fn(&str) -> Option<TokenStream>,
+    shadowed: Vec<HashSet<String>>,
+    used: Vec<String>,
+}
+
+fn pattern_names(pat: &syn::Pat, out: &mut HashSet<String>) {
+    struct Names<'b>(&'b mut HashSet<String>);
+    impl syn::visit::Visit<'_> for Names<'_> {
+        fn visit_pat_ident(&mut self, p: &syn::PatIdent) {
+            self.0.insert(p.ident.to_string());
+            syn::visit::visit_pat_ident(self, p);
+        }
+    }
+    syn::visit::Visit::visit_pat(&mut Names(out), pat);
+}
+
+impl Renamer<'_> {
+    fn is_shadowed(&self, name: &str) -> bool {
+        self.shadowed.iter().any(|s| s.contains(name))
+    }
+
+    fn replacement(&mut self, name: &str) -> Option<TokenStream> {
+        if self.is_shadowed(name) {
+            return None;
+        }
+        let found = (self.lookup)(name)?;
+        self.used.push(name.to_string());
+        Some(found)
+    }
+
+    fn with_scope(&mut self, names: HashSet<String>, f: impl FnOnce(&mut Self)) {
+        self.shadowed.push(names);
+        f(self);
+        self.shadowed.pop();
+    }
+
+    fn rename_tokens(&mut self, tokens: TokenStream) -> TokenStream {
+        let mut out = Vec::new();
+        let mut prev_dot = false;
+        for tt in tokens {
+            let next_prev_dot = matches!(&tt, TokenTree::Punct(p) if p.as_char() == '.');
+            match tt {
+                TokenTree::Ident(ref id) if !prev_dot => match self.replacement(&id.to_string()) {
+                    Some(rep) => out.extend(rep),
+                    None => out.push(tt),
+                },
+                TokenTree::Group(g) => {
+                    let mut ng = proc_macro2::Group::new(g.delimiter(), self.rename_tokens(g.stream()));
+                    ng.set_span(g.span());
+                    out.push(TokenTree::Group(ng));
+                }
+                other => out.push(other),
+            }
+            prev_dot = next_prev_dot;
+        }
+        out.into_iter().collect()
+    }
+}
+
+impl VisitMut for Renamer<'_> {
+    fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+        if let syn::Expr::Path(p) = e {
+            if p.qself.is_none() {
+                if let Some(id) = p.path.get_ident() {
+                    if let Some(rep) = self.replacement(&id.to_string()) {
+                        *e = syn::Expr::Verbatim(rep);
+                    }
+                    return;
+                }
+            }
+        }
+        match e {
+            syn::Expr::Closure(c) => {
+                let mut names = HashSet::new();
+                c.inputs.iter().for_each(|p| pattern_names(p, &mut names));
+                self.with_scope(names, |r| r.visit_expr_mut(&mut c.body));
+            }
+            syn::Expr::ForLoop(f) => {
+                self.visit_expr_mut(&mut f.expr);
+                let mut names = HashSet::new();
+                pattern_names(&f.pat, &mut names);
+                self.with_scope(names, |r| r.visit_block_mut(&mut f.body));
+            }
+            syn::Expr::Let(l) => {
+                // `if let` / `while let`: the names bind in the body, which the enclosing
+                // `if` handles conservatively by shadowing them for the rest of the condition.
+                self.visit_expr_mut(&mut l.expr);
+            }
+            _ => visit_mut::visit_expr_mut(self, e),
+        }
+    }
+
+    fn visit_arm_mut(&mut self, arm: &mut syn::Arm) {
+        let mut names = HashSet::new();
+        pattern_names(&arm.pat, &mut names);
+        self.with_scope(names, |r| {
+            if let Some((_, guard)) = &mut arm.guard {
+                r.visit_expr_mut(guard);
+            }
+            r.visit_expr_mut(&mut arm.body);
+        });
+    }
+
+    fn visit_expr_if_mut(&mut self, i: &mut syn::ExprIf) {
+        let mut names = HashSet::new();
+        if let syn::Expr::Let(l) = &*i.cond {
+            pattern_names(&l.pat, &mut names);
+        }
+        self.visit_expr_mut(&mut i.cond);
+        self.with_scope(names, |r| r.visit_block_mut(&mut i.then_branch));
+        if let Some((_, e)) = &mut i.else_branch {
+            self.visit_expr_mut(e);
+        }
+    }
+
+    fn visit_block_mut(&mut self, b: &mut syn::Block) {
+        self.shadowed.push(HashSet::new());
+        for stmt in &mut b.stmts {
+            match stmt {
+                syn::Stmt::Local(l) => {
+                    if let Some(init) = &mut l.init {
+                        self.visit_expr_mut(&mut init.expr);
+                        if let Some((_, d)) = &mut init.diverge {
+                            self.visit_expr_mut(d);
+                        }
+                    }
+                    let mut names = HashSet::new();
+                    pattern_names(&l.pat, &mut names);
+                    self.shadowed.last_mut().expect("scope").extend(names);
+                }
+                other => self.visit_stmt_mut(other),
+            }
+        }
+        self.shadowed.pop();
+    }
+
+    fn visit_field_value_mut(&mut self, f: &mut syn::FieldValue) {
+        if f.colon_token.is_none() {
+            if let syn::Member::Named(id) = &f.member {
+                if let Some(rep) = self.replacement(&id.to_string()) {
+                    f.colon_token = Some(Default::default());
+                    f.expr = syn::Expr::Verbatim(rep);
+                    return;
+                }
+            }
+        }
+        visit_mut::visit_field_value_mut(self, f);
+    }
+
+    fn visit_macro_mut(&mut self, m: &mut syn::Macro) {
+        m.tokens = self.rename_tokens(std::mem::take(&mut m.tokens));
+    }
+}

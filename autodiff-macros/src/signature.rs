@@ -1,0 +1,243 @@
+//! What the attribute reads from a function's signature: its parameters and which of them
+//! are differentiable, its generics, its output, and the names of the generated items.
+
+use crate::diag::Errors;
+use crate::prims;
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, ToTokens};
+use syn::visit_mut::VisitMut;
+
+/// One parameter of the differentiable function.
+pub struct Param {
+    /// The name users give in `params = ["…"]`.
+    pub name: String,
+    pub ty: syn::Type,
+    /// The type with every elided lifetime named (for the generated `__vjp` signature).
+    pub ty_named: syn::Type,
+    pub differentiable: bool,
+}
+
+/// A function signature as the generated code needs it.
+pub struct Signature {
+    pub ident: syn::Ident,
+    pub params: Vec<Param>,
+    pub output: syn::Type,
+    /// The user's generics, plus `T: Real` for every float type parameter.
+    pub generics: syn::Generics,
+    /// As `generics`, plus a named lifetime for every lifetime the parameters elide.
+    pub generics_named: syn::Generics,
+}
+
+/// The name of a generated companion item: `__autodiff_<f>_<what>`.
+pub fn companion(ident: &syn::Ident, what: &str) -> syn::Ident {
+    format_ident!("__autodiff_{}_{}", ident, what, span = ident.span())
+}
+
+fn bounds_mention_float(bounds: &syn::punctuated::Punctuated<syn::TypeParamBound, syn::Token![+]>) -> bool {
+    bounds.iter().any(|b| match b {
+        syn::TypeParamBound::Trait(t) => t
+            .path
+            .segments
+            .last()
+            .is_some_and(|s| matches!(s.ident.to_string().as_str(), "Float" | "Real")),
+        _ => false,
+    })
+}
+
+/// Type parameters that stand for float types (bounded by `Float` or `Real`, in the
+/// parameter list or the `where` clause).
+fn float_type_params(generics: &syn::Generics) -> Vec<syn::Ident> {
+    let mut out = Vec::new();
+    for tp in generics.type_params() {
+        let mut is_float = bounds_mention_float(&tp.bounds);
+        if let Some(wc) = &generics.where_clause {
+            for pred in &wc.predicates {
+                if let syn::WherePredicate::Type(pt) = pred {
+                    if let syn::Type::Path(p) = &pt.bounded_ty {
+                        if p.path.is_ident(&tp.ident) && bounds_mention_float(&pt.bounds) {
+                            is_float = true;
+                        }
+                    }
+                }
+            }
+        }
+        if is_float {
+            out.push(tp.ident.clone());
+        }
+    }
+    out
+}
+
+/// Whether a parameter of this type gets a gradient. A proc macro has no type
+/// information, so this reads the type's syntax: integer, `bool`, `char` and string types
+/// (and references to them), function and `impl`/`dyn` types, and type parameters that
+/// are not float types are constants; everything else must implement `Differentiable`.
+fn is_differentiable_type(ty: &syn::Type, generics: &syn::Generics, floats: &[syn::Ident]) -> bool {
+    match ty {
+        syn::Type::Reference(r) => is_differentiable_type(&r.elem, generics, floats),
+        syn::Type::Paren(p) => is_differentiable_type(&p.elem, generics, floats),
+        syn::Type::Group(g) => is_differentiable_type(&g.elem, generics, floats),
+        syn::Type::BareFn(_) | syn::Type::ImplTrait(_) | syn::Type::TraitObject(_) | syn::Type::Never(_) => false,
+        syn::Type::Tuple(t) => !t.elems.is_empty() && t.elems.iter().all(|e| is_differentiable_type(e, generics, floats)),
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let Some(last) = p.path.segments.last() else { return false };
+            let name = last.ident.to_string();
+            if prims::is_constant_type_name(&name) {
+                return false;
+            }
+            if p.path.segments.len() == 1 && generics.type_params().any(|tp| tp.ident == last.ident) {
+                return floats.iter().any(|f| *f == last.ident);
+            }
+            true
+        }
+        _ => true,
+    }
+}
+
+/// Names every elided lifetime (`&T`, `'_`) in a type `'__autodiff_lN`.
+struct NameLifetimes {
+    named: Vec<syn::Lifetime>,
+}
+
+impl NameLifetimes {
+    fn fresh(&mut self) -> syn::Lifetime {
+        let lt = syn::Lifetime::new(&format!("'__autodiff_l{}", self.named.len()), Span::call_site());
+        self.named.push(lt.clone());
+        lt
+    }
+}
+
+impl VisitMut for NameLifetimes {
+    fn visit_type_reference_mut(&mut self, r: &mut syn::TypeReference) {
+        if r.lifetime.is_none() {
+            r.lifetime = Some(self.fresh());
+        }
+        syn::visit_mut::visit_type_reference_mut(self, r);
+    }
+    fn visit_lifetime_mut(&mut self, lt: &mut syn::Lifetime) {
+        if lt.ident == "_" {
+            *lt = self.fresh();
+        }
+    }
+}
+
+/// The type with references removed and every lifetime made `'static`, used to name the
+/// tangent type (`&'a [f64]` → `[f64]`, whose tangent is `Vec<f64>`).
+pub fn tangent_key(ty: &syn::Type) -> syn::Type {
+    struct Strip;
+    impl VisitMut for Strip {
+        fn visit_type_mut(&mut self, ty: &mut syn::Type) {
+            while let syn::Type::Reference(r) = ty {
+                *ty = (*r.elem).clone();
+            }
+            syn::visit_mut::visit_type_mut(self, ty);
+        }
+        fn visit_lifetime_mut(&mut self, lt: &mut syn::Lifetime) {
+            *lt = syn::Lifetime::new("'static", lt.span());
+        }
+    }
+    let mut ty = ty.clone();
+    Strip.visit_type_mut(&mut ty);
+    ty
+}
+
+/// The tangent type of a value of type `ty`.
+pub fn tangent_type(ty: &syn::Type) -> TokenStream {
+    let key = tangent_key(ty);
+    quote!(<#key as ::autodiff::__private::Differentiable>::Tangent)
+}
+
+impl Signature {
+    pub fn parse(sig: &syn::Signature, errors: &mut Errors) -> Option<Signature> {
+        if let Some(c) = &sig.constness {
+            errors.push(c.span, "`#[differentiable]` does not support `const fn` yet; remove `const`");
+        }
+        if let Some(a) = &sig.asyncness {
+            errors.push(a.span, "`#[differentiable]` cannot differentiate an `async fn`");
+        }
+        if let Some(u) = &sig.unsafety {
+            errors.push(u.span, "`#[differentiable]` cannot differentiate an `unsafe fn`: the reverse sweep could not uphold its safety contract; write a safe wrapper and differentiate that, or give it a custom rule with `#[differentiable(vjp = …)]`");
+        }
+        if let Some(v) = &sig.variadic {
+            errors.push_spanned(v, "`#[differentiable]` cannot differentiate a variadic function");
+        }
+        let output = match &sig.output {
+            syn::ReturnType::Type(_, ty) => (**ty).clone(),
+            syn::ReturnType::Default => {
+                errors.push(sig.ident.span(), "a `#[differentiable]` function must return the value to differentiate; add a return type such as `-> f64`");
+                return None;
+            }
+        };
+        let floats = float_type_params(&sig.generics);
+        let mut namer = NameLifetimes { named: Vec::new() };
+        let mut params = Vec::new();
+        for (i, input) in sig.inputs.iter().enumerate() {
+            match input {
+                syn::FnArg::Receiver(r) => {
+                    errors.push_spanned(r, "`#[differentiable]` on methods (`self` parameters) is not supported yet; write a free function taking the value as a parameter");
+                }
+                syn::FnArg::Typed(pt) => {
+                    let no_grad = pt.attrs.iter().any(|a| a.path().is_ident("no_grad"));
+                    let name = match &*pt.pat {
+                        syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => pi.ident.to_string(),
+                        other => {
+                            errors.push_spanned(other, "`#[differentiable]` needs every parameter to be a plain name (`x: f64`); destructure it in the body instead");
+                            format!("_{i}")
+                        }
+                    };
+                    let ty = (*pt.ty).clone();
+                    let mut ty_named = ty.clone();
+                    namer.visit_type_mut(&mut ty_named);
+                    let differentiable = !no_grad && is_differentiable_type(&ty, &sig.generics, &floats);
+                    params.push(Param { name, ty, ty_named, differentiable });
+                }
+            }
+        }
+        let mut generics = sig.generics.clone();
+        if !floats.is_empty() {
+            let wc = generics.make_where_clause();
+            for f in &floats {
+                wc.predicates.push(syn::parse_quote!(#f: ::autodiff::__private::Real));
+            }
+        }
+        let mut generics_named = generics.clone();
+        for lt in namer.named.iter().rev() {
+            generics_named.params.insert(0, syn::GenericParam::Lifetime(syn::LifetimeParam::new(lt.clone())));
+        }
+        Some(Signature { ident: sig.ident.clone(), params, output, generics, generics_named })
+    }
+
+    pub fn differentiable_positions(&self) -> Vec<usize> {
+        (0..self.params.len()).filter(|&i| self.params[i].differentiable).collect()
+    }
+
+    /// The tangent types of every parameter, `NoTangent` for constants.
+    pub fn param_tangents(&self) -> Vec<TokenStream> {
+        self.params
+            .iter()
+            .map(|p| if p.differentiable { tangent_type(&p.ty) } else { quote!(::autodiff::__private::NoTangent) })
+            .collect()
+    }
+
+    /// What a user-facing pullback returns: the bare gradient of the one differentiable
+    /// parameter, or a tuple of them in signature order.
+    pub fn selected_tangents(&self) -> TokenStream {
+        let all = self.param_tangents();
+        let chosen: Vec<_> = self.differentiable_positions().into_iter().map(|i| all[i].clone()).collect();
+        if chosen.len() == 1 {
+            chosen[0].clone()
+        } else {
+            quote!((#(#chosen,)*))
+        }
+    }
+
+    /// `use<…>` naming every generic of `generics_named`, for the opaque pullback type.
+    pub fn precise_captures(&self) -> TokenStream {
+        let names = self.generics_named.params.iter().map(|p| match p {
+            syn::GenericParam::Lifetime(l) => l.lifetime.to_token_stream(),
+            syn::GenericParam::Type(t) => t.ident.to_token_stream(),
+            syn::GenericParam::Const(c) => c.ident.to_token_stream(),
+        });
+        quote!(use<#(#names),*>)
+    }
+}

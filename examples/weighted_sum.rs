@@ -1,0 +1,14 @@
+use autodiff::prelude::*;
+
+#[differentiable]
+fn weighted_sum(w1: f64, x1: f64, w2: f64, x2: f64) -> f64 {
+    w1 * x1 + w2 * x2
+}
+
+fn main() {
+    println!("{}", weighted_sum(2.0, 5.0, 3.0, 7.0));
+    let g = gradients_function!(weighted_sum, params = ["w1", "w2"]);
+    println!("{:?}", g(2.0, 5.0, 3.0, 7.0));
+    let g = gradients_function!(weighted_sum);
+    println!("{:?}", g(2.0, 5.0, 3.0, 7.0));
+}
