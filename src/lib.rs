@@ -52,6 +52,6 @@ pub mod prelude {
 /// What generated code reaches; not a public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use autodiff_runtime::select;
+    pub use autodiff_runtime::{select, tape};
     pub use autodiff_runtime::{ops, zero_tangent, Accumulate, Differentiable, NoTangent, Real};
 }

@@ -16,6 +16,9 @@ impl Errors {
     pub fn push_spanned(&mut self, tokens: impl ToTokens, message: impl std::fmt::Display) {
         self.errors.push(syn::Error::new_spanned(tokens, message));
     }
+    pub fn extend(&mut self, other: Errors) {
+        self.errors.extend(other.errors);
+    }
     pub fn is_empty(&self) -> bool {
         self.errors.is_empty()
     }

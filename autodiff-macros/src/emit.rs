@@ -1,28 +1,22 @@
-//! Emission: the forward sweep, the reverse sweep, and the companion items that the helper
-//! macros reach.
+//! Emission: the forward sweep, the reverse sweep, and their glue.
 //!
-//! For `fn f(params) -> R` the attribute emits, beside `f` itself (unchanged):
-//!
-//! * `__autodiff_f_vjp(params) -> (R, pullback)`: the forward sweep, returning the value
-//!   and a closure holding the reverse sweep; the pullback maps a cotangent of `R` to the
-//!   gradients of *every* parameter, `NoTangent` for constants. Calls from other
-//!   differentiable code go through it.
-//! * `__autodiff_f_vjp_selected`: the same, with the gradients of the differentiable
-//!   parameters only (bare when there is one), which is what `vjp!(f)` returns.
-//! * `__autodiff_f_gradients_function(selection)` and
-//!   `__autodiff_f_value_and_gradients_function(selection)`: closures taking `f`'s own
-//!   arguments, behind `gradients_function!` and `value_and_gradients_function!`.
-//! * `__autodiff_f_SIGNATURE`: the parameters' names and activity, which the helpers
-//!   check `params = [...]` against at compile time.
-//! * `__autodiff_f_all()`: the selection of every differentiable parameter.
+//! The reverse sweep is generated first, recording every variable it reads; the forward
+//! sweep then saves exactly those of them that are defined inside a branch (in an
+//! `Option` slot) or a loop (on a typed stack), and the reverse sweep of each region starts
+//! by restoring them. Values at the top level of the body are simply captured by the
+//! pullback closure. Adjoints are declared by their first contribution when the order is
+//! static, and zero-initialised at the start of their region otherwise (a variable used in
+//! a nested region, a slice read by index, a cell).
 
-use crate::ir::{Body, Operand, Prim, Rhs, Stmt, Value, VarId};
+use crate::ir::{Block, Body, CellId, LoopHead, Operand, Place, Prim, RegionId, Rhs, Stmt, Value, VarId};
 use crate::signature::{companion, tangent_type, Signature};
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned};
-use std::collections::HashSet;
+use quote::{format_ident, quote};
+use std::collections::{BTreeSet, HashSet};
 
-const RT: fn() -> TokenStream = || quote!(::autodiff::__private);
+fn rt() -> TokenStream {
+    quote!(::autodiff::__private)
+}
 
 /// The path of a companion item of the function `func` names: `a::b::f` → `a::b::__autodiff_f_<what>`,
 /// with any turbofish moved along.
@@ -34,228 +28,490 @@ pub fn companion_path(func: &syn::ExprPath, what: &str) -> syn::ExprPath {
     path
 }
 
-/// Which active variables reach the output (only those get adjoints).
-fn useful_vars(body: &Body) -> HashSet<VarId> {
-    let mut useful = HashSet::new();
-    let mut out = Vec::new();
-    body.output.vars(&mut out);
-    useful.extend(out.into_iter().filter(|v| body.is_active(*v)));
-    for stmt in body.block.stmts.iter().rev() {
-        if let Stmt::Let { dst, rhs, .. } = stmt {
-            if !useful.contains(dst) {
-                continue;
+/// Variables whose adjoint receives contributions from a region other than their own, or
+/// by index: they are zero-initialised at the start of their region's reverse sweep.
+fn preinitialized(body: &Body) -> HashSet<VarId> {
+    fn walk(body: &Body, block: &Block, out: &mut HashSet<VarId>) {
+        let use_var = |v: VarId, out: &mut HashSet<VarId>| {
+            if body.is_active(v) && body.region_of(v) != block.region {
+                out.insert(v);
             }
-            let operands: Vec<&Operand> = match rhs {
-                Rhs::Copy(o) => vec![o],
-                Rhs::Prim(_, args) | Rhs::Call { args, .. } => args.iter().collect(),
-                Rhs::Inactive(_) => vec![],
-            };
-            for o in operands {
-                if let Some(v) = o.var() {
-                    if body.is_active(v) {
-                        useful.insert(v);
-                    }
-                }
-            }
-        }
-    }
-    useful
-}
-
-fn forward(body: &Body, useful: &HashSet<VarId>) -> TokenStream {
-    let mut out = TokenStream::new();
-    for stmt in &body.block.stmts {
-        match stmt {
-            Stmt::Effect(ts) => out.extend(ts.clone()),
-            Stmt::Let { dst, ty, rhs, span } => {
-                let v = dst.ident();
-                let ty = ty.as_ref().map(|t| quote!(: #t));
-                let span = *span;
-                let tokens = match rhs {
-                    Rhs::Copy(o) => {
-                        let o = o.tokens();
-                        quote_spanned!(span=> let #v #ty = #o;)
-                    }
-                    Rhs::Inactive(ts) => quote_spanned!(span=> let #v #ty = #ts;),
-                    Rhs::Prim(prim, args) => {
-                        let a: Vec<TokenStream> = args.iter().map(Operand::tokens).collect();
-                        let value = match prim {
-                            Prim::Binary { op, .. } => {
-                                let (l, r) = (&a[0], &a[1]);
-                                quote_spanned!(span=> #l #op #r)
-                            }
-                            Prim::Neg => {
-                                let x = &a[0];
-                                quote_spanned!(span=> -#x)
-                            }
-                            Prim::Method { method, callee: None, .. } => {
-                                let (recv, rest) = (&a[0], &a[1..]);
-                                quote_spanned!(span=> #recv.#method(#(#rest),*))
-                            }
-                            Prim::Method { callee: Some(path), .. } => quote_spanned!(span=> #path(#(#a),*)),
-                            Prim::Cast { ty } => {
-                                let x = &a[0];
-                                quote_spanned!(span=> #x as #ty)
-                            }
-                        };
-                        quote_spanned!(span=> let #v #ty = #value;)
-                    }
-                    Rhs::Call { func, args } => {
-                        let a = args.iter().map(Operand::tokens);
-                        if useful.contains(dst) {
-                            let pb = dst.pullback();
-                            let vjp = companion_path(func, "vjp");
-                            quote_spanned!(span=> let (#v, #pb) = #vjp(#(#a),*);)
-                        } else {
-                            quote_spanned!(span=> let #v #ty = #func(#(#a),*);)
+        };
+        for stmt in &block.stmts {
+            match stmt {
+                Stmt::Let { rhs, .. } => match rhs {
+                    Rhs::Copy(o) => o.var().into_iter().for_each(|v| use_var(v, out)),
+                    Rhs::Prim(_, args) | Rhs::Call { args, .. } => args.iter().filter_map(Operand::var).for_each(|v| use_var(v, out)),
+                    Rhs::ReadIndex { place: Place::Var(v), .. } => {
+                        if body.is_active(*v) {
+                            out.insert(*v);
                         }
                     }
-                };
-                out.extend(tokens);
+                    Rhs::ReadIndex { .. } | Rhs::ReadCell(_) | Rhs::Inactive(_) => {}
+                },
+                Stmt::WriteCell { value, .. } | Stmt::WriteIndex { value, .. } => value.var().into_iter().for_each(|v| use_var(v, out)),
+                Stmt::Effect(_) => {}
+                Stmt::If { then, els, .. } => {
+                    walk(body, then, out);
+                    walk(body, els, out);
+                }
+                Stmt::Loop { body: b, .. } => walk(body, b, out),
             }
         }
     }
+    let mut out = HashSet::new();
+    walk(body, &body.block, &mut out);
     out
 }
 
-/// The reverse sweep, emitted statement by statement in reverse order. An adjoint is
-/// declared by its first contribution (so no adjoint is zero-filled and then added to)
-/// and accumulated in place after that.
-struct Reverse<'a> {
+struct Emitter<'a> {
     body: &'a Body,
-    useful: &'a HashSet<VarId>,
+    preinit: HashSet<VarId>,
+    /// Variables the reverse sweep reads.
+    used: BTreeSet<VarId>,
+    /// Calls whose pullback the reverse sweep runs.
+    used_pullbacks: BTreeSet<VarId>,
     initialized: HashSet<VarId>,
-    out: TokenStream,
     fresh: usize,
 }
 
-impl Reverse<'_> {
-    /// Adds `contribution` to the adjoint of `target`. `typed` contributions (from calls
-    /// and casts) may not have the adjoint's type (`NoTangent` for a callee's constant
-    /// parameter), so a first one starts from a zero adjoint instead of becoming it.
-    fn contribute(&mut self, target: VarId, contribution: TokenStream, typed: bool) {
-        let rt = RT();
-        let d = target.adjoint();
-        if self.initialized.insert(target) {
-            if typed {
-                let v = target.ident();
-                self.out.extend(quote! {
-                    let mut #d = #rt::zero_tangent(&#v);
-                    #rt::Accumulate::accumulate(&mut #d, #contribution);
-                });
-            } else {
-                self.out.extend(quote!(let mut #d = #contribution;));
-            }
-        } else {
-            self.out.extend(quote!(#rt::Accumulate::accumulate(&mut #d, #contribution);));
+impl Emitter<'_> {
+    fn fresh(&mut self, prefix: &str) -> syn::Ident {
+        self.fresh += 1;
+        format_ident!("{}{}", prefix, self.fresh, span = Span::mixed_site())
+    }
+
+    fn var(&mut self, v: VarId) -> TokenStream {
+        self.used.insert(v);
+        let id = v.ident();
+        quote!(#id)
+    }
+
+    fn operand(&mut self, o: &Operand) -> TokenStream {
+        if let Some(v) = o.var() {
+            self.used.insert(v);
         }
+        o.tokens()
     }
 
     fn active_var(&self, o: &Operand) -> Option<VarId> {
         o.var().filter(|v| self.body.is_active(*v))
     }
 
-    fn seed(&mut self, value: &Value, cotangent: TokenStream) {
+    fn place_adjoint(&self, place: Place) -> Option<TokenStream> {
+        match place {
+            Place::Var(v) if self.body.is_active(v) => {
+                let d = v.adjoint();
+                Some(quote!(#d))
+            }
+            Place::Cell(c) if self.body.cells[c.0].active => {
+                let d = c.adjoint();
+                Some(quote!(#d))
+            }
+            _ => None,
+        }
+    }
+
+    /// Adds `contribution` to the adjoint of `target`. `typed` contributions (from calls
+    /// and casts) may not have the adjoint's type (`NoTangent` for a callee's constant
+    /// parameter), so a first one starts from a zero adjoint instead of becoming it.
+    fn contribute(&mut self, out: &mut TokenStream, target: VarId, contribution: TokenStream, typed: bool) {
+        let rt = rt();
+        let d = target.adjoint();
+        if self.initialized.insert(target) {
+            if typed {
+                let v = self.var(target);
+                out.extend(quote! {
+                    let mut #d = #rt::zero_tangent(&#v);
+                    #rt::Accumulate::accumulate(&mut #d, #contribution);
+                });
+            } else {
+                out.extend(quote!(let mut #d = #contribution;));
+            }
+        } else {
+            out.extend(quote!(#rt::Accumulate::accumulate(&mut #d, #contribution);));
+        }
+    }
+
+    fn seed(&mut self, out: &mut TokenStream, value: &Value, cotangent: TokenStream) {
         match value {
-            Value::Var(v) if self.body.is_active(*v) => self.contribute(*v, quote!(#cotangent), false),
-            Value::Var(_) | Value::Inline(_) => self.out.extend(quote!(let _ = #cotangent;)),
+            Value::Var(v) if self.body.is_active(*v) => self.contribute(out, *v, cotangent, false),
+            Value::Var(_) | Value::Inline(_) => out.extend(quote!(let _ = #cotangent;)),
             Value::Tuple(items) => {
-                let fresh: Vec<syn::Ident> = items
-                    .iter()
-                    .map(|_| {
-                        self.fresh += 1;
-                        format_ident!("__dy{}", self.fresh, span = Span::mixed_site())
-                    })
-                    .collect();
-                self.out.extend(quote!(let (#(#fresh,)*) = #cotangent;));
-                for (item, name) in items.iter().zip(fresh) {
-                    self.seed(item, quote!(#name));
+                let names: Vec<syn::Ident> = items.iter().map(|_| self.fresh("__dy")).collect();
+                out.extend(quote!(let (#(#names,)*) = #cotangent;));
+                for (item, name) in items.iter().zip(names) {
+                    self.seed(out, item, quote!(#name));
                 }
             }
         }
     }
 
-    fn stmt(&mut self, stmt: &Stmt) {
-        let Stmt::Let { dst, rhs, .. } = stmt else { return };
-        if !self.useful.contains(dst) || !self.initialized.contains(dst) {
-            return;
+    /// The reverse sweep of a block (a whole region); `seed` starts the body's.
+    fn rev_block(&mut self, block: &Block, seed: Option<(&Value, TokenStream)>) -> TokenStream {
+        let pre: Vec<VarId> = {
+            let mut p: Vec<VarId> = self.preinit.iter().copied().filter(|v| self.body.region_of(*v) == block.region).collect();
+            p.sort();
+            p
+        };
+        self.initialized.extend(pre.iter().copied());
+        let mut body = TokenStream::new();
+        if let Some((value, cotangent)) = seed {
+            self.seed(&mut body, value, cotangent);
         }
-        let rt = RT();
-        let (y, dy) = (dst.ident(), dst.adjoint());
-        match rhs {
-            Rhs::Inactive(_) => {}
-            Rhs::Copy(o) => {
-                if let Some(u) = self.active_var(o) {
-                    self.contribute(u, quote!(#rt::ops::identity_d0(&#dy)), false);
-                }
+        for stmt in block.stmts.iter().rev() {
+            self.rev_stmt(&mut body, stmt);
+        }
+        if body.is_empty() {
+            return body;
+        }
+        let rt = rt();
+        let mut prefix = TokenStream::new();
+        for v in &pre {
+            let d = v.adjoint();
+            let value = self.var(*v);
+            prefix.extend(quote!(let mut #d = #rt::zero_tangent(&#value);));
+        }
+        if block.region != RegionId::BODY {
+            let in_loop = self.body.regions[block.region.0].in_loop;
+            let restore = if in_loop { quote!(#rt::tape::pop) } else { quote!(#rt::tape::take) };
+            let mut restores = TokenStream::new();
+            for v in self.used.iter().filter(|v| self.body.region_of(**v) == block.region) {
+                let (id, slot) = (v.ident(), v.slot());
+                restores.extend(quote!(let #id = #restore(&mut #slot);));
             }
-            Rhs::Prim(prim, args) => {
-                let a: Vec<TokenStream> = args.iter().map(Operand::tokens).collect();
-                for (k, arg) in args.iter().enumerate() {
-                    let Some(u) = self.active_var(arg) else { continue };
-                    let (rule, typed) = match prim {
-                        Prim::Binary { rule, .. } => (format_ident!("{}_d{}", rule, k), false),
-                        Prim::Neg => (format_ident!("neg_d0"), false),
-                        Prim::Method { rule, .. } => {
-                            if crate::prims::constant_operand(rule, k) {
-                                continue;
+            for v in self.used_pullbacks.iter().filter(|v| self.body.region_of(**v) == block.region) {
+                let (id, slot) = (v.pullback(), v.pullback_slot());
+                restores.extend(quote!(let #id = #restore(&mut #slot);));
+            }
+            prefix = quote!(#restores #prefix);
+        }
+        quote!(#prefix #body)
+    }
+
+    fn rev_stmt(&mut self, out: &mut TokenStream, stmt: &Stmt) {
+        let rt = rt();
+        match stmt {
+            Stmt::Effect(_) => {}
+            Stmt::Let { dst, rhs, .. } => {
+                if !self.body.is_active(*dst) || !self.initialized.contains(dst) {
+                    return;
+                }
+                let dy = dst.adjoint();
+                match rhs {
+                    Rhs::Inactive(_) => {}
+                    Rhs::Copy(o) => {
+                        if let Some(u) = self.active_var(o) {
+                            self.contribute(out, u, quote!(#rt::ops::identity_d0(&#dy)), false);
+                        }
+                    }
+                    Rhs::ReadCell(c) => {
+                        let dc = c.adjoint();
+                        out.extend(quote!(#rt::Accumulate::accumulate(&mut #dc, #rt::ops::identity_d0(&#dy));));
+                    }
+                    Rhs::ReadIndex { place, index } => {
+                        if let Some(adj) = self.place_adjoint(*place) {
+                            let i = self.operand(index);
+                            out.extend(quote!(#rt::ops::index_d0(&mut #adj, #i, &#dy);));
+                        }
+                    }
+                    Rhs::Prim(prim, args) => {
+                        let y = self.var(*dst);
+                        let a: Vec<TokenStream> = args.iter().map(|o| self.operand(o)).collect();
+                        for (k, arg) in args.iter().enumerate() {
+                            let Some(u) = self.active_var(arg) else { continue };
+                            let rule = match prim {
+                                Prim::Binary { rule, .. } => format_ident!("{}_d{}", rule, k),
+                                Prim::Neg => format_ident!("neg_d0"),
+                                Prim::Method { rule, .. } => {
+                                    if crate::prims::constant_operand(rule, k) {
+                                        continue;
+                                    }
+                                    format_ident!("{}_d{}", rule, k)
+                                }
+                                Prim::Cast { .. } => {
+                                    self.contribute(out, u, quote!(#rt::ops::cast_d0(&#dy)), true);
+                                    continue;
+                                }
+                            };
+                            self.contribute(out, u, quote!(#rt::ops::#rule(#(&#a,)* &#y, &#dy)), false);
+                        }
+                    }
+                    Rhs::Call { args, .. } => {
+                        self.used_pullbacks.insert(*dst);
+                        let pb = dst.pullback();
+                        let g = self.fresh("__g");
+                        out.extend(quote!(let #g = #pb(#dy);));
+                        for (k, arg) in args.iter().enumerate() {
+                            if let Some(u) = self.active_var(arg) {
+                                let index = syn::Index::from(k);
+                                self.contribute(out, u, quote!(#g.#index), true);
                             }
-                            (format_ident!("{}_d{}", rule, k), false)
                         }
-                        Prim::Cast { .. } => {
-                            self.contribute(u, quote!(#rt::ops::cast_d0(&#dy)), true);
-                            continue;
-                        }
-                    };
-                    self.contribute(u, quote!(#rt::ops::#rule(#(&#a,)* &#y, &#dy)), typed);
-                }
-            }
-            Rhs::Call { args, .. } => {
-                let pb = dst.pullback();
-                let g = format_ident!("__g{}", dst.0, span = Span::mixed_site());
-                self.out.extend(quote!(let #g = #pb(#dy);));
-                for (k, arg) in args.iter().enumerate() {
-                    if let Some(u) = self.active_var(arg) {
-                        let index = syn::Index::from(k);
-                        self.contribute(u, quote!(#g.#index), true);
                     }
                 }
             }
+            Stmt::WriteCell { cell, value } => {
+                if !self.body.cells[cell.0].active {
+                    return;
+                }
+                let dc = cell.adjoint();
+                match self.active_var(value) {
+                    Some(u) => {
+                        let t = self.fresh("__t");
+                        out.extend(quote!(let #t = #rt::ops::take_d0(&mut #dc);));
+                        self.contribute(out, u, quote!(#t), false);
+                    }
+                    None => out.extend(quote!(#rt::ops::reset_d0(&mut #dc);)),
+                }
+            }
+            Stmt::WriteIndex { cell, index, value } => {
+                if !self.body.cells[cell.0].active {
+                    return;
+                }
+                let dc = cell.adjoint();
+                let i = self.operand(index);
+                match self.active_var(value) {
+                    Some(u) => {
+                        let t = self.fresh("__t");
+                        out.extend(quote!(let #t = #rt::ops::index_take_d0(&mut #dc, #i);));
+                        self.contribute(out, u, quote!(#t), false);
+                    }
+                    None => out.extend(quote!(let _ = #rt::ops::index_take_d0(&mut #dc, #i);)),
+                }
+            }
+            Stmt::If { cond, then, els } => {
+                let then = self.rev_block(then, None);
+                let els = self.rev_block(els, None);
+                if then.is_empty() && els.is_empty() {
+                    return;
+                }
+                let c = self.operand(cond);
+                out.extend(quote!(if #c { #then } else { #els }));
+            }
+            Stmt::Loop { body, count, .. } => {
+                let b = self.rev_block(body, None);
+                if b.is_empty() {
+                    return;
+                }
+                let n = self.var(*count);
+                out.extend(quote!(for _ in 0..#n { #b }));
+            }
         }
+    }
+
+    fn save(&self, v: VarId) -> TokenStream {
+        let region = self.body.region_of(v);
+        if region == RegionId::BODY || !self.used.contains(&v) {
+            return TokenStream::new();
+        }
+        let (id, slot) = (v.ident(), v.slot());
+        if self.body.regions[region.0].in_loop {
+            quote!(#slot.push(::core::clone::Clone::clone(&#id));)
+        } else {
+            quote!(#slot = ::core::option::Option::Some(::core::clone::Clone::clone(&#id));)
+        }
+    }
+
+    fn save_pullback(&self, v: VarId) -> TokenStream {
+        let region = self.body.region_of(v);
+        if region == RegionId::BODY || !self.used_pullbacks.contains(&v) {
+            return TokenStream::new();
+        }
+        let (id, slot) = (v.pullback(), v.pullback_slot());
+        if self.body.regions[region.0].in_loop {
+            quote!(#slot.push(#id);)
+        } else {
+            quote!(#slot = ::core::option::Option::Some(#id);)
+        }
+    }
+
+    fn place_tokens(place: Place) -> TokenStream {
+        match place {
+            Place::Var(v) => {
+                let id = v.ident();
+                quote!(#id)
+            }
+            Place::Cell(c) => {
+                let id = c.ident();
+                quote!(#id)
+            }
+        }
+    }
+
+    fn fwd_block(&self, block: &Block) -> TokenStream {
+        let mut out = TokenStream::new();
+        for stmt in &block.stmts {
+            self.fwd_stmt(&mut out, stmt);
+        }
+        out
+    }
+
+    fn fwd_stmt(&self, out: &mut TokenStream, stmt: &Stmt) {
+        match stmt {
+            Stmt::Effect(ts) => out.extend(ts.clone()),
+            Stmt::Let { dst, ty, rhs, span } => {
+                let v = dst.ident();
+                let ty = ty.as_ref().map(|t| quote!(: #t));
+                let span = *span;
+                let value = match rhs {
+                    Rhs::Copy(o) => o.tokens(),
+                    Rhs::Inactive(ts) => ts.clone(),
+                    Rhs::ReadCell(c) => {
+                        let c = c.ident();
+                        quote!(::core::clone::Clone::clone(&#c))
+                    }
+                    Rhs::ReadIndex { place, index } => {
+                        let p = Self::place_tokens(*place);
+                        let i = index.tokens();
+                        quote!(#p[#i])
+                    }
+                    Rhs::Prim(prim, args) => {
+                        let a: Vec<TokenStream> = args.iter().map(Operand::tokens).collect();
+                        match prim {
+                            Prim::Binary { op, .. } => {
+                                let (l, r) = (&a[0], &a[1]);
+                                quote::quote_spanned!(span=> #l #op #r)
+                            }
+                            Prim::Neg => {
+                                let x = &a[0];
+                                quote::quote_spanned!(span=> -#x)
+                            }
+                            Prim::Method { method, callee: None, .. } => {
+                                let (recv, rest) = (&a[0], &a[1..]);
+                                quote::quote_spanned!(span=> #recv.#method(#(#rest),*))
+                            }
+                            Prim::Method { callee: Some(path), .. } => quote::quote_spanned!(span=> #path(#(#a),*)),
+                            Prim::Cast { ty } => {
+                                let x = &a[0];
+                                quote::quote_spanned!(span=> #x as #ty)
+                            }
+                        }
+                    }
+                    Rhs::Call { func, args } => {
+                        let a = args.iter().map(Operand::tokens);
+                        if self.used_pullbacks.contains(dst) {
+                            let pb = dst.pullback();
+                            let vjp = companion_path(func, "vjp");
+                            out.extend(quote::quote_spanned!(span=> let (#v, #pb) = #vjp(#(#a),*);));
+                            out.extend(self.save(*dst));
+                            out.extend(self.save_pullback(*dst));
+                            return;
+                        }
+                        quote::quote_spanned!(span=> #func(#(#a),*))
+                    }
+                };
+                out.extend(quote::quote_spanned!(span=> let #v #ty = #value;));
+                out.extend(self.save(*dst));
+            }
+            Stmt::WriteCell { cell, value } => {
+                let (c, v) = (cell.ident(), value.tokens());
+                out.extend(quote!(#c = #v;));
+            }
+            Stmt::WriteIndex { cell, index, value } => {
+                let (c, i, v) = (cell.ident(), index.tokens(), value.tokens());
+                out.extend(quote!(#c[#i] = #v;));
+            }
+            Stmt::If { cond, then, els } => {
+                let c = cond.tokens();
+                let (t, e) = (self.fwd_block(then), self.fwd_block(els));
+                out.extend(quote!(if #c { #t } else { #e }));
+            }
+            Stmt::Loop { head, body, count, flow } => {
+                let n = format_ident!("__n{}", count.0, span = Span::mixed_site());
+                let b = self.fwd_block(body);
+                let check = flow.map(|f: CellId| {
+                    let f = f.ident();
+                    quote!(if #f == 1u8 { break; } #f = 0u8;)
+                });
+                let looped = match head {
+                    LoopHead::For { item, iter } => {
+                        let id = item.ident();
+                        let save = self.save(*item);
+                        quote!(for #id in #iter { #save #b #n += 1; #check })
+                    }
+                    LoopHead::Infinite => quote!(loop { #b #n += 1; #check }),
+                };
+                let c = count.ident();
+                out.extend(quote!(let mut #n = 0usize; #looped let #c = #n;));
+                out.extend(self.save(*count));
+            }
+        }
+    }
+
+    /// Declarations at the top of the forward sweep: cells and save slots.
+    fn declarations(&self) -> TokenStream {
+        let mut out = TokenStream::new();
+        for (i, cell) in self.body.cells.iter().enumerate() {
+            let c = CellId(i).ident();
+            let ty = cell.ty.as_ref().map(|t| quote!(: #t));
+            out.extend(quote!(let mut #c #ty = ::core::default::Default::default();));
+        }
+        let slots = self.used.iter().map(|v| (*v, v.slot())).chain(self.used_pullbacks.iter().map(|v| (*v, v.pullback_slot())));
+        for (v, slot) in slots {
+            let region = self.body.region_of(v);
+            if region == RegionId::BODY {
+                continue;
+            }
+            if self.body.regions[region.0].in_loop {
+                out.extend(quote!(let mut #slot = ::std::vec::Vec::new();));
+            } else {
+                out.extend(quote!(let mut #slot = ::core::option::Option::None;));
+            }
+        }
+        out
     }
 }
 
 /// The body of `__autodiff_f_vjp`: forward sweep, then `(value, move |cotangent| reverse)`.
 pub fn vjp_body(sig: &Signature, body: &Body) -> TokenStream {
-    let rt = RT();
-    let useful = useful_vars(body);
-    let items = &body.items;
-    let fwd = forward(body, &useful);
-    let mut rev = Reverse { body, useful: &useful, initialized: HashSet::new(), out: TokenStream::new(), fresh: 0 };
+    let rt = rt();
+    let mut e = Emitter {
+        body,
+        preinit: preinitialized(body),
+        used: BTreeSet::new(),
+        used_pullbacks: BTreeSet::new(),
+        initialized: HashSet::new(),
+        fresh: 0,
+    };
+    // Parameters read by index, or from a nested region, are zero-initialised up front.
     let dy = format_ident!("__dy", span = Span::mixed_site());
-    rev.seed(&body.output, quote!(#dy));
-    for stmt in body.block.stmts.iter().rev() {
-        rev.stmt(stmt);
-    }
-    let grads = sig.params.iter().enumerate().map(|(i, p)| {
-        let v = VarId(i);
-        if !p.differentiable {
-            quote!(#rt::NoTangent)
-        } else if rev.initialized.contains(&v) {
-            let d = v.adjoint();
-            quote!(#d)
-        } else {
-            let id = v.ident();
-            quote!(#rt::zero_tangent(&#id))
+    let reverse = e.rev_block(&body.block, Some((&body.output, quote!(#dy))));
+    let mut cell_adjoints = TokenStream::new();
+    for (i, cell) in body.cells.iter().enumerate() {
+        if cell.active {
+            let (c, d) = (CellId(i).ident(), CellId(i).adjoint());
+            cell_adjoints.extend(quote!(let mut #d = #rt::zero_tangent(&#c);));
         }
-    });
-    let reverse = rev.out;
+    }
+    let grads: Vec<TokenStream> = sig
+        .params
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let v = VarId(i);
+            if !p.differentiable {
+                quote!(#rt::NoTangent)
+            } else if e.initialized.contains(&v) {
+                let d = v.adjoint();
+                quote!(#d)
+            } else {
+                let id = v.ident();
+                quote!(#rt::zero_tangent(&#id))
+            }
+        })
+        .collect();
+    let declarations = e.declarations();
+    let forward = e.fwd_block(&body.block);
+    let items = &body.items;
     let output = body.output.tokens();
     let out_tangent = tangent_type(&sig.output);
     quote! {
         #(#items)*
-        #fwd
+        #declarations
+        #forward
         (#output, move |#dy: #out_tangent| {
+            #cell_adjoints
             #reverse
             (#(#grads,)*)
         })

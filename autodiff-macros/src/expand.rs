@@ -187,6 +187,8 @@ fn companions(sig: &Signature, vis: &syn::Visibility, vjp_fn_body: TokenStream) 
             -> (#output, impl ::core::ops::FnOnce(#out_tangent) -> (#(#tangents,)*) + #captures)
             #where_named
         {
+            // The primal counts as used wherever its derivative is.
+            let _ = #ident #turbofish;
             #vjp_fn_body
         }
 
@@ -210,12 +212,12 @@ fn companions(sig: &Signature, vis: &syn::Visibility, vjp_fn_body: TokenStream) 
             -> impl ::core::ops::Fn(#(#tys),*) -> <__S as #rt::select::Select<#options>>::Output
         where
             __S: #rt::select::Select<#options>,
-            #output: #rt::select::ScalarOutput,
+            __S: #rt::select::ScalarOutputFor<#output>,
             #where_preds
         {
             move |#(#vars: #tys),*| {
                 let (_, __pullback) = #vjp #turbofish(#(#vars),*);
-                let (#(#gnames,)*) = __pullback(#rt::select::seed());
+                let (#(#gnames,)*) = __pullback(<__S as #rt::select::ScalarOutputFor<#output>>::seed());
                 <__S as #rt::select::Select<#options>>::select((#(::core::option::Option::Some(#gnames),)*))
             }
         }
@@ -226,12 +228,12 @@ fn companions(sig: &Signature, vis: &syn::Visibility, vjp_fn_body: TokenStream) 
             -> impl ::core::ops::Fn(#(#tys),*) -> (#output, <__S as #rt::select::Select<#options>>::Output)
         where
             __S: #rt::select::Select<#options>,
-            #output: #rt::select::ScalarOutput,
+            __S: #rt::select::ScalarOutputFor<#output>,
             #where_preds
         {
             move |#(#vars: #tys),*| {
                 let (__value, __pullback) = #vjp #turbofish(#(#vars),*);
-                let (#(#gnames,)*) = __pullback(#rt::select::seed());
+                let (#(#gnames,)*) = __pullback(<__S as #rt::select::ScalarOutputFor<#output>>::seed());
                 (__value, <__S as #rt::select::Select<#options>>::select((#(::core::option::Option::Some(#gnames),)*)))
             }
         }

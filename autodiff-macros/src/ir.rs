@@ -1,9 +1,17 @@
-//! The body IR: a function body in A-normal form.
+//! The body IR: a function body in A-normal form, with nested regions for control flow.
 //!
-//! Every intermediate result is a variable with a number; every statement keeps the span
-//! of the user's code it came from. Control flow (branches, loops) will be further
-//! statement kinds holding nested [`Block`]s; the forward and reverse sweeps are emitted
-//! from this IR, never from syn's AST.
+//! * A **variable** (`__vN`) is defined once per execution of its region and never
+//!   changes (SSA within a region). Every intermediate result is one.
+//! * A **cell** (`__cN`) is a user's `let mut` binding (and the flags, loop values and
+//!   early-return value the lowering introduces). Cells are declared at the top of the
+//!   forward sweep; reading one makes a variable (a snapshot), writing one is a statement.
+//!   Their adjoints live for the whole reverse sweep and are reset when the reverse sweep
+//!   passes a write, so an overwritten value never has to be saved: the values rules need
+//!   are the snapshots (Tapenade's rule, by construction).
+//! * A **region** is the function body, an arm of an `if`, or a loop body. A variable
+//!   defined in a nested region and needed by the reverse sweep is saved by the forward
+//!   sweep (an `Option` slot in a branch, a typed stack in a loop) and restored at the
+//!   start of its region's reverse.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
@@ -12,19 +20,41 @@ use quote::{format_ident, quote};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct VarId(pub usize);
 
-impl VarId {
-    /// The variable's name in the generated code (hygienic: user code cannot name it).
-    pub fn ident(self) -> syn::Ident {
-        format_ident!("__v{}", self.0, span = Span::mixed_site())
-    }
-    /// The name of the variable's adjoint in the reverse sweep.
-    pub fn adjoint(self) -> syn::Ident {
-        format_ident!("__d{}", self.0, span = Span::mixed_site())
-    }
-    /// The name of the pullback of the call that defined the variable.
-    pub fn pullback(self) -> syn::Ident {
-        format_ident!("__pb{}", self.0, span = Span::mixed_site())
-    }
+macro_rules! hygienic_names {
+    ($ty:ident { $($method:ident => $fmt:literal),* $(,)? }) => {
+        impl $ty {
+            $(
+                pub fn $method(self) -> syn::Ident {
+                    format_ident!($fmt, self.0, span = Span::mixed_site())
+                }
+            )*
+        }
+    };
+}
+
+hygienic_names!(VarId {
+    ident => "__v{}",
+    adjoint => "__d{}",
+    pullback => "__pb{}",
+    slot => "__s{}",
+    pullback_slot => "__spb{}",
+});
+
+/// A mutable cell of the IR, emitted as `__cN`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct CellId(pub usize);
+
+hygienic_names!(CellId {
+    ident => "__c{}",
+    adjoint => "__dc{}",
+});
+
+/// A region (the body, an arm, a loop body).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RegionId(pub usize);
+
+impl RegionId {
+    pub const BODY: RegionId = RegionId(0);
 }
 
 /// What the IR knows of a variable.
@@ -32,10 +62,23 @@ impl VarId {
 pub struct VarInfo {
     /// Whether the variable depends on a differentiable input (and so gets an adjoint).
     pub active: bool,
+    pub region: RegionId,
 }
 
-/// An operand of a primitive or call: a variable, or an inactive expression (a literal or
-/// a path to a constant) written inline.
+#[derive(Clone, Debug)]
+pub struct CellInfo {
+    pub active: bool,
+    pub ty: Option<Box<syn::Type>>,
+}
+
+#[derive(Clone, Debug)]
+pub struct RegionInfo {
+    /// Whether the region is inside a loop (its saved values go on a stack).
+    pub in_loop: bool,
+}
+
+/// An operand: a variable, or an inactive expression (a literal or a path to a constant)
+/// written inline.
 #[derive(Clone, Debug)]
 pub enum Operand {
     Var(VarId),
@@ -105,7 +148,15 @@ pub enum Prim {
     Cast { ty: Box<syn::Type> },
 }
 
-/// The right-hand side of an assignment.
+/// What an indexed read or write addresses: a variable (a slice parameter) or a cell (a
+/// local buffer).
+#[derive(Clone, Copy, Debug)]
+pub enum Place {
+    Var(VarId),
+    Cell(CellId),
+}
+
+/// The right-hand side of a variable's definition.
 #[derive(Clone, Debug)]
 pub enum Rhs {
     /// `let y = x;`
@@ -114,9 +165,22 @@ pub enum Rhs {
     Prim(Prim, Vec<Operand>),
     /// A call of another differentiable function, through its generated pullback.
     Call { func: syn::ExprPath, args: Vec<Operand> },
+    /// A snapshot of a cell.
+    ReadCell(CellId),
+    /// `place[index]`.
+    ReadIndex { place: Place, index: Operand },
     /// An expression that is constant with respect to the inputs (zero derivative),
     /// emitted as written with the user's names replaced by the IR's variables.
     Inactive(TokenStream),
+}
+
+/// How a loop runs.
+#[derive(Clone, Debug)]
+pub enum LoopHead {
+    /// `for __vN in iter`, where `item` (a variable of the body's region) is `__vN`.
+    For { item: VarId, iter: TokenStream },
+    /// `loop` (and `while`, whose condition is the body's first test).
+    Infinite,
 }
 
 /// A statement of the IR.
@@ -124,13 +188,23 @@ pub enum Rhs {
 pub enum Stmt {
     /// `let __vN[: ty] = rhs;`
     Let { dst: VarId, ty: Option<Box<syn::Type>>, rhs: Rhs, span: Span },
+    /// `__cN = value;`
+    WriteCell { cell: CellId, value: Operand },
+    /// `__cN[index] = value;`
+    WriteIndex { cell: CellId, index: Operand, value: Operand },
     /// A statement evaluated for its effect only (`println!(…);`), emitted as written.
     Effect(TokenStream),
+    /// `if cond { then } else { els }` on an inactive `bool`.
+    If { cond: Operand, then: Block, els: Block },
+    /// A loop; `count` is defined after it, as the number of iterations run; `flow` is
+    /// the cell `break` (1) and `continue` (2) write, checked at the end of each iteration.
+    Loop { head: LoopHead, body: Block, count: VarId, flow: Option<CellId> },
 }
 
-/// A straight-line sequence of statements.
-#[derive(Clone, Debug, Default)]
+/// A sequence of statements forming (part of) a region.
+#[derive(Clone, Debug)]
 pub struct Block {
+    pub region: RegionId,
     pub stmts: Vec<Stmt>,
 }
 
@@ -138,6 +212,8 @@ pub struct Block {
 #[derive(Clone, Debug)]
 pub struct Body {
     pub vars: Vec<VarInfo>,
+    pub cells: Vec<CellInfo>,
+    pub regions: Vec<RegionInfo>,
     /// Items declared inside the body (`use`, `const`, nested functions), kept as written.
     pub items: Vec<syn::Item>,
     pub block: Block,
@@ -147,5 +223,8 @@ pub struct Body {
 impl Body {
     pub fn is_active(&self, v: VarId) -> bool {
         self.vars[v.0].active
+    }
+    pub fn region_of(&self, v: VarId) -> RegionId {
+        self.vars[v.0].region
     }
 }

@@ -19,6 +19,8 @@ mod lower;
 mod prims;
 mod rename;
 mod signature;
+#[cfg(test)]
+mod snapshots;
 
 /// Makes a function differentiable: keeps it as written and generates its reverse-mode
 /// derivative (adjoint code) beside it, reached by [`gradients_function!`],

@@ -3,46 +3,99 @@
 //! Activity is decided here, as values are built: a value is *active* when it depends on
 //! a differentiable parameter through operations with a derivative. Expressions whose
 //! result is inactive (constants, comparisons, integer arithmetic, piecewise-constant
-//! methods, `stop_gradient`) are kept as written, renamed. Every construct the macro cannot
-//! differentiate is reported at its span, and lowering goes on so all errors come at once.
+//! methods, `stop_gradient`) are kept as written, renamed. Whether a cell (a `let mut`
+//! binding) is active depends on every write to it, including later ones in a loop, so the
+//! body is lowered until the set of active cells stops growing (a fixpoint; each pass is
+//! cheap). Every construct the macro cannot differentiate is reported at its span, and
+//! lowering goes on so all errors come at once.
+//!
+//! Control flow: `if` and `match` become [`Stmt::If`] chains on inactive conditions; `for`,
+//! `while` and `loop` become [`Stmt::Loop`]. `break`, `continue` and `return` write flag
+//! cells, and the statements after one that may exit are guarded by the flags, so every
+//! region runs straight through and its reverse replays exactly what ran.
 
 use crate::diag::Errors;
-use crate::ir::{Block, Body, Operand, Prim, Rhs, Stmt, Value, VarId, VarInfo};
+use crate::ir::{Block, Body, CellId, CellInfo, LoopHead, Operand, Place, Prim, RegionId, RegionInfo, Rhs, Stmt, Value, VarId, VarInfo};
 use crate::prims;
 use crate::rename;
 use crate::signature::Signature;
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned, ToTokens};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use syn::spanned::Spanned;
+
+#[derive(Clone, Debug)]
+enum Binding {
+    Value(Value),
+    Cell(CellId),
+}
+
+struct LoopCtx {
+    label: Option<String>,
+    flow: CellId,
+    flow_used: bool,
+    value: Option<CellId>,
+}
 
 pub struct Lowering<'a> {
     vars: Vec<VarInfo>,
-    scopes: Vec<HashMap<String, Value>>,
+    cells: Vec<CellInfo>,
+    regions: Vec<RegionInfo>,
+    scopes: Vec<HashMap<String, Binding>>,
     block: Block,
     items: Vec<syn::Item>,
     type_params: Vec<String>,
     errors: &'a mut Errors,
+    assumed_active_cells: &'a HashSet<usize>,
+    found_active_cells: HashSet<usize>,
+    loops: Vec<LoopCtx>,
+    /// The early-return flag and value cells, made at the first `return`.
+    ret: Option<(CellId, CellId)>,
 }
 
 const HELP_CALL: &str = "mark it `#[differentiable]`, give it a custom rule with `#[differentiable(vjp = …)]`, or wrap the value in `stop_gradient(…)` if no gradient should flow through it";
 
 /// Lowers `body`; the parameters of `sig` are variables `0..n`, active when differentiable.
 pub fn lower(sig: &Signature, generics: &syn::Generics, body: &syn::Block, errors: &mut Errors) -> Body {
+    let mut assumed = HashSet::new();
+    loop {
+        let mut pass_errors = Errors::default();
+        let (ir, found) = lower_pass(sig, generics, body, &mut pass_errors, &assumed);
+        if found.is_subset(&assumed) {
+            errors.extend(pass_errors);
+            return ir;
+        }
+        assumed.extend(found);
+    }
+}
+
+fn lower_pass(sig: &Signature, generics: &syn::Generics, body: &syn::Block, errors: &mut Errors, assumed: &HashSet<usize>) -> (Body, HashSet<usize>) {
     let mut l = Lowering {
         vars: Vec::new(),
+        cells: Vec::new(),
+        regions: vec![RegionInfo { in_loop: false }],
         scopes: vec![HashMap::new()],
-        block: Block::default(),
+        block: Block { region: RegionId::BODY, stmts: Vec::new() },
         items: Vec::new(),
         type_params: generics.type_params().map(|t| t.ident.to_string()).collect(),
         errors,
+        assumed_active_cells: assumed,
+        found_active_cells: HashSet::new(),
+        loops: Vec::new(),
+        ret: None,
     };
     for p in &sig.params {
         let v = l.new_var(p.differentiable);
-        l.bind(&p.name, Value::Var(v));
+        l.bind(&p.name, Binding::Value(Value::Var(v)));
     }
-    let output = l.block_contents(&body.stmts, true);
-    Body { vars: l.vars, items: l.items, block: l.block, output }
+    let mut output = l.block_contents(&body.stmts, true);
+    if let Some((_, value)) = l.ret {
+        let out = l.read_cell(value, Span::call_site());
+        output = Value::Var(out);
+    }
+    let found = std::mem::take(&mut l.found_active_cells);
+    let ir = Body { vars: l.vars, cells: l.cells, regions: l.regions, items: l.items, block: l.block, output };
+    (ir, found)
 }
 
 fn is_literal(e: &syn::Expr) -> bool {
@@ -54,17 +107,125 @@ fn is_literal(e: &syn::Expr) -> bool {
     }
 }
 
+/// Whether `node` may leave the enclosing block early: a `return`, or a `break`/`continue`
+/// that is not caught by a loop inside `node`. Closures are not looked into.
+fn may_exit(node: &dyn Fn(&mut ExitFinder)) -> bool {
+    let mut f = ExitFinder { depth: 0, found: false };
+    node(&mut f);
+    f.found
+}
+
+struct ExitFinder {
+    depth: usize,
+    found: bool,
+}
+
+impl<'ast> syn::visit::Visit<'ast> for ExitFinder {
+    fn visit_expr(&mut self, e: &'ast syn::Expr) {
+        match e {
+            syn::Expr::Return(_) => self.found = true,
+            syn::Expr::Break(b) if self.depth == 0 || b.label.is_some() => self.found = true,
+            syn::Expr::Continue(c) if self.depth == 0 || c.label.is_some() => self.found = true,
+            syn::Expr::Closure(_) => {}
+            syn::Expr::ForLoop(_) | syn::Expr::While(_) | syn::Expr::Loop(_) => {
+                self.depth += 1;
+                syn::visit::visit_expr(self, e);
+                self.depth -= 1;
+            }
+            _ => syn::visit::visit_expr(self, e),
+        }
+    }
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
+fn expr_may_exit(e: &syn::Expr) -> bool {
+    may_exit(&|f| syn::visit::Visit::visit_expr(f, e))
+}
+
+fn stmt_may_exit(s: &syn::Stmt) -> bool {
+    may_exit(&|f| syn::visit::Visit::visit_stmt(f, s))
+}
+
+/// The forms of iteration over a differentiable slice the lowering turns into indexed
+/// loops: `x.iter()`, `x.iter().enumerate()`, `x.iter().zip(y.iter())`, and `for v in x`.
+enum SliceIter {
+    Plain(syn::Expr),
+    Enumerate(syn::Expr),
+    Zip(syn::Expr, syn::Expr),
+}
+
+fn strip_copied(e: &syn::Expr) -> &syn::Expr {
+    match e {
+        syn::Expr::MethodCall(m) if (m.method == "copied" || m.method == "cloned") && m.args.is_empty() => strip_copied(&m.receiver),
+        syn::Expr::Paren(p) => strip_copied(&p.expr),
+        _ => e,
+    }
+}
+
+fn iter_base(e: &syn::Expr) -> Option<&syn::Expr> {
+    match strip_copied(e) {
+        syn::Expr::MethodCall(m) if m.method == "iter" && m.args.is_empty() => Some(&m.receiver),
+        syn::Expr::Reference(r) if r.mutability.is_none() => Some(&r.expr),
+        _ => None,
+    }
+}
+
+fn slice_iter(e: &syn::Expr) -> Option<SliceIter> {
+    if let syn::Expr::MethodCall(m) = strip_copied(e) {
+        if m.method == "enumerate" && m.args.is_empty() {
+            return iter_base(&m.receiver).map(|b| SliceIter::Enumerate(b.clone()));
+        }
+        if m.method == "zip" && m.args.len() == 1 {
+            let a = iter_base(&m.receiver)?;
+            let b = iter_base(&m.args[0]).or(match &m.args[0] {
+                syn::Expr::Path(_) => Some(&m.args[0]),
+                _ => None,
+            })?;
+            return Some(SliceIter::Zip(a.clone(), b.clone()));
+        }
+    }
+    if let Some(b) = iter_base(e) {
+        return Some(SliceIter::Plain(b.clone()));
+    }
+    if let syn::Expr::Path(_) = e {
+        return Some(SliceIter::Plain(e.clone()));
+    }
+    None
+}
+
 impl Lowering<'_> {
     fn new_var(&mut self, active: bool) -> VarId {
-        self.vars.push(VarInfo { active });
+        self.vars.push(VarInfo { active, region: self.block.region });
         VarId(self.vars.len() - 1)
     }
 
-    fn bind(&mut self, name: &str, value: Value) {
-        self.scopes.last_mut().expect("scope").insert(name.to_string(), value);
+    fn new_cell(&mut self, ty: Option<Box<syn::Type>>) -> CellId {
+        let id = CellId(self.cells.len());
+        let active = self.assumed_active_cells.contains(&id.0);
+        self.cells.push(CellInfo { active, ty });
+        id
     }
 
-    fn lookup(&self, name: &str) -> Option<&Value> {
+    fn in_loop(&self) -> bool {
+        self.regions[self.block.region.0].in_loop
+    }
+
+    /// Runs `f` with a fresh block in a new region; returns the block.
+    fn nested(&mut self, in_loop: bool, f: impl FnOnce(&mut Self)) -> Block {
+        self.regions.push(RegionInfo { in_loop: in_loop || self.in_loop() });
+        let region = RegionId(self.regions.len() - 1);
+        let outer = std::mem::replace(&mut self.block, Block { region, stmts: Vec::new() });
+        self.scopes.push(HashMap::new());
+        f(self);
+        self.scopes.pop();
+        std::mem::replace(&mut self.block, outer)
+    }
+
+    fn bind(&mut self, name: &str, binding: Binding) {
+        self.scopes.last_mut().expect("scope").insert(name.to_string(), binding);
+    }
+
+    fn lookup(&self, name: &str) -> Option<&Binding> {
         self.scopes.iter().rev().find_map(|s| s.get(name))
     }
 
@@ -72,6 +233,17 @@ impl Lowering<'_> {
         let mut vars = Vec::new();
         v.vars(&mut vars);
         vars.iter().any(|v| self.vars[v.0].active)
+    }
+
+    fn binding_active(&self, b: &Binding) -> bool {
+        match b {
+            Binding::Value(v) => self.is_active(v),
+            Binding::Cell(c) => self.cells[c.0].active,
+        }
+    }
+
+    fn operand_active(&self, o: &Operand) -> bool {
+        o.var().is_some_and(|v| self.vars[v.0].active)
     }
 
     fn push(&mut self, dst: VarId, ty: Option<Box<syn::Type>>, rhs: Rhs, span: Span) {
@@ -85,15 +257,46 @@ impl Lowering<'_> {
         Value::Var(v)
     }
 
+    fn read_cell(&mut self, cell: CellId, span: Span) -> VarId {
+        let v = self.new_var(self.cells[cell.0].active);
+        self.push(v, None, Rhs::ReadCell(cell), span);
+        v
+    }
+
+    fn write_cell(&mut self, cell: CellId, value: Operand) {
+        if self.operand_active(&value) {
+            self.found_active_cells.insert(cell.0);
+        }
+        self.block.stmts.push(Stmt::WriteCell { cell, value });
+    }
+
+    fn write_flag(&mut self, cell: CellId, value: syn::Expr) {
+        self.block.stmts.push(Stmt::WriteCell { cell, value: Operand::Inline(value) });
+    }
+
     fn renamer(&self) -> impl Fn(&str) -> Option<TokenStream> + '_ {
-        move |name| self.lookup(name).map(Value::tokens)
+        move |name| {
+            self.lookup(name).map(|b| match b {
+                Binding::Value(v) => v.tokens(),
+                Binding::Cell(c) => {
+                    let id = c.ident();
+                    quote!(#id)
+                }
+            })
+        }
     }
 
     /// Whether `e` mentions a local whose value is active.
     fn references_active(&self, e: &syn::Expr) -> bool {
         rename::free_names(e, &self.renamer())
             .iter()
-            .any(|n| self.lookup(n).is_some_and(|v| self.is_active(v)))
+            .any(|n| self.lookup(n).is_some_and(|b| self.binding_active(b)))
+    }
+
+    fn renamed(&self, e: &syn::Expr) -> syn::Expr {
+        let mut e2 = e.clone();
+        rename::rename_expr(&mut e2, &self.renamer());
+        e2
     }
 
     /// `e`, whose value carries no derivative, kept as written with locals renamed.
@@ -101,8 +304,7 @@ impl Lowering<'_> {
         if is_literal(e) {
             return Value::Inline(e.clone());
         }
-        let mut e2 = e.clone();
-        rename::rename_expr(&mut e2, &self.renamer());
+        let e2 = self.renamed(e);
         self.inactive(e2.to_token_stream(), e.span())
     }
 
@@ -110,6 +312,7 @@ impl Lowering<'_> {
         match v {
             Value::Var(v) => Operand::Var(v),
             Value::Inline(e) => Operand::Inline(e),
+            Value::Tuple(items) if items.is_empty() => Operand::Inline(syn::parse_quote!(())),
             Value::Tuple(_) => {
                 self.errors.push(span, "a tuple cannot be used as an operand here; take its fields (`t.0`) or destructure it with `let (a, b) = …`");
                 Operand::Inline(syn::parse_quote!(()))
@@ -117,8 +320,13 @@ impl Lowering<'_> {
         }
     }
 
+    fn operand_of(&mut self, e: &syn::Expr) -> Operand {
+        let v = self.expr(e);
+        self.operand(v, e.span())
+    }
+
     fn prim(&mut self, prim: Prim, args: Vec<Operand>, span: Span) -> Value {
-        let active = args.iter().any(|a| a.var().is_some_and(|v| self.vars[v.0].active));
+        let active = args.iter().any(|a| self.operand_active(a));
         let v = self.new_var(active);
         self.push(v, None, Rhs::Prim(prim, args), span);
         Value::Var(v)
@@ -129,9 +337,22 @@ impl Lowering<'_> {
         Value::Inline(syn::parse_quote!(()))
     }
 
+    /// The condition under which execution goes on after a statement that may exit: no
+    /// `break`/`continue` in the innermost loop, no `return` outside loops.
+    fn guard(&mut self) -> Option<Operand> {
+        if let Some(ctx) = self.loops.last() {
+            let flow = ctx.flow.ident();
+            let v = self.inactive(quote!(#flow == 0u8), Span::call_site());
+            return Some(self.operand(v, Span::call_site()));
+        }
+        let (flag, _) = self.ret?;
+        let flag = flag.ident();
+        let v = self.inactive(quote!(!#flag), Span::call_site());
+        Some(self.operand(v, Span::call_site()))
+    }
+
     /// Lowers the statements of a block in the current scope; the value of its tail.
     fn block_contents(&mut self, stmts: &[syn::Stmt], is_body: bool) -> Value {
-        let mut tail = Value::Tuple(Vec::new());
         for (i, stmt) in stmts.iter().enumerate() {
             let last = i + 1 == stmts.len();
             match stmt {
@@ -143,35 +364,59 @@ impl Lowering<'_> {
                         self.errors.push_spanned(item, "items inside nested blocks of a differentiable function are not supported; declare them at the top of the function body");
                     }
                 }
-                syn::Stmt::Expr(syn::Expr::Return(r), _) if last && is_body => {
-                    tail = match &r.expr {
-                        Some(e) => self.expr(e),
-                        None => Value::Tuple(Vec::new()),
-                    };
+                syn::Stmt::Expr(e, None) if last => {
+                    let value = self.expr(e);
+                    return self.finish_body(value, is_body, e.span());
                 }
-                syn::Stmt::Expr(e, None) if last => tail = self.expr(e),
                 syn::Stmt::Expr(e, _) => self.effect(e),
                 syn::Stmt::Macro(m) => {
                     let e = syn::Expr::Macro(syn::ExprMacro { attrs: m.attrs.clone(), mac: m.mac.clone() });
                     self.effect(&e);
                 }
             }
+            if !last && stmt_may_exit(stmt) {
+                let Some(guard) = self.guard() else { continue };
+                let rest = &stmts[i + 1..];
+                let has_value = matches!(rest.last(), Some(syn::Stmt::Expr(_, None)));
+                let result = if has_value && !is_body { Some(self.new_cell(None)) } else { None };
+                let then = self.nested(false, |l| {
+                    let v = l.block_contents(rest, is_body);
+                    if let Some(cell) = result {
+                        let o = l.operand(v, Span::call_site());
+                        l.write_cell(cell, o);
+                    }
+                });
+                let els = self.nested(false, |_| {});
+                self.block.stmts.push(Stmt::If { cond: guard, then, els });
+                return match result {
+                    Some(cell) => Value::Var(self.read_cell(cell, Span::call_site())),
+                    None => Value::Tuple(Vec::new()),
+                };
+            }
         }
-        tail
+        self.finish_body(Value::Tuple(Vec::new()), is_body, Span::call_site())
     }
 
-    /// A statement evaluated for its effect (`println!(…);`, `assert!(…);`).
-    fn effect(&mut self, e: &syn::Expr) {
-        if let syn::Expr::Return(_) = e {
-            self.unsupported(e, "early `return` in differentiable code is not supported yet; restructure the function so the value is returned at its end");
-            return;
+    /// At the end of the function body, with early returns: the value goes to the
+    /// return cell.
+    fn finish_body(&mut self, value: Value, is_body: bool, span: Span) -> Value {
+        if is_body {
+            if let Some((_, out)) = self.ret {
+                let o = self.operand(value, span);
+                self.write_cell(out, o);
+                return Value::Tuple(Vec::new());
+            }
         }
-        if self.references_active(e) && !matches!(e, syn::Expr::Macro(_)) {
+        value
+    }
+
+    /// A statement evaluated for its effect (`println!(…);`, `acc += x;`).
+    fn effect(&mut self, e: &syn::Expr) {
+        if (self.references_active(e) || expr_may_exit(e)) && !matches!(e, syn::Expr::Macro(_)) {
             self.expr(e);
             return;
         }
-        let mut e2 = e.clone();
-        rename::rename_expr(&mut e2, &self.renamer());
+        let e2 = self.renamed(e);
         self.block.stmts.push(Stmt::Effect(quote!(#e2;)));
     }
 
@@ -194,6 +439,13 @@ impl Lowering<'_> {
     fn bind_pattern(&mut self, pat: &syn::Pat, value: Value, ty: Option<Box<syn::Type>>, span: Span) {
         match pat {
             syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+                if pi.mutability.is_some() {
+                    let cell = self.new_cell(ty);
+                    let o = self.operand(value, span);
+                    self.write_cell(cell, o);
+                    self.bind(&pi.ident.to_string(), Binding::Cell(cell));
+                    return;
+                }
                 let value = match (ty, value) {
                     (Some(ty), Value::Inline(e)) => {
                         let v = self.new_var(false);
@@ -207,10 +459,11 @@ impl Lowering<'_> {
                     }
                     (_, value) => value,
                 };
-                self.bind(&pi.ident.to_string(), value);
+                self.bind(&pi.ident.to_string(), Binding::Value(value));
             }
             syn::Pat::Wild(_) => {}
             syn::Pat::Paren(p) => self.bind_pattern(&p.pat, value, ty, span),
+            syn::Pat::Reference(r) => self.bind_pattern(&r.pat, value, ty, span),
             syn::Pat::Tuple(pt) => {
                 let elem_tys: Vec<Option<Box<syn::Type>>> = match ty.as_deref() {
                     Some(syn::Type::Tuple(tt)) if tt.elems.len() == pt.elems.len() => tt.elems.iter().map(|t| Some(Box::new(t.clone()))).collect(),
@@ -249,8 +502,10 @@ impl Lowering<'_> {
             syn::Expr::Path(p) => {
                 if p.qself.is_none() {
                     if let Some(id) = p.path.get_ident() {
-                        if let Some(v) = self.lookup(&id.to_string()) {
-                            return v.clone();
+                        match self.lookup(&id.to_string()).cloned() {
+                            Some(Binding::Value(v)) => return v,
+                            Some(Binding::Cell(c)) => return Value::Var(self.read_cell(c, e.span())),
+                            None => {}
                         }
                     }
                 }
@@ -262,18 +517,18 @@ impl Lowering<'_> {
             }
             _ => {}
         }
-        if !self.references_active(e) {
+        if !self.references_active(e) && !expr_may_exit(e) {
             return self.verbatim(e);
         }
         match e {
             syn::Expr::Unary(u) => match u.op {
                 syn::UnOp::Neg(_) => {
-                    let x = self.expr(&u.expr);
-                    let x = self.operand(x, u.expr.span());
+                    let x = self.operand_of(&u.expr);
                     self.prim(Prim::Neg, vec![x], e.span())
                 }
                 syn::UnOp::Not(_) => self.verbatim(e),
-                _ => self.unsupported(e, "dereferencing is not supported in differentiable code yet; use the value directly"),
+                // `*v` for an element of a slice being iterated: the element itself.
+                _ => self.expr(&u.expr),
             },
             syn::Expr::Binary(b) => self.binary(e, b),
             syn::Expr::MethodCall(m) => self.method_call(e, m),
@@ -284,8 +539,7 @@ impl Lowering<'_> {
                     // A cast to an integer type: piecewise constant, zero derivative.
                     return self.verbatim(e);
                 }
-                let x = self.expr(&c.expr);
-                let x = self.operand(x, c.expr.span());
+                let x = self.operand_of(&c.expr);
                 self.prim(Prim::Cast { ty: c.ty.clone() }, vec![x], e.span())
             }
             syn::Expr::Tuple(t) => Value::Tuple(t.elems.iter().map(|x| self.expr(x)).collect()),
@@ -302,37 +556,380 @@ impl Lowering<'_> {
                 self.scopes.pop();
                 v
             }
-            syn::Expr::Return(_) => self.unsupported(e, "early `return` in differentiable code is not supported yet; restructure the function so the value is returned at its end"),
-            syn::Expr::Assign(_) => self.unsupported(e, "assignment in differentiable code is not supported yet; bind a new value with `let` instead"),
-            syn::Expr::If(_) | syn::Expr::Match(_) => self.unsupported(e, "branches on or around differentiable values are not supported yet"),
-            syn::Expr::ForLoop(_) | syn::Expr::While(_) | syn::Expr::Loop(_) => self.unsupported(e, "loops over differentiable values are not supported yet"),
-            syn::Expr::Index(_) => self.unsupported(e, "indexing in differentiable code is not supported yet"),
+            syn::Expr::Index(ix) => self.index(e, ix),
+            syn::Expr::Assign(a) => self.assign(&a.left, &a.right, None, e),
+            syn::Expr::If(i) => self.if_expr(i),
+            syn::Expr::Match(m) => self.match_expr(m),
+            syn::Expr::ForLoop(f) => self.for_loop(f),
+            syn::Expr::While(w) => self.while_loop(w),
+            syn::Expr::Loop(l) => {
+                let label = l.label.as_ref().map(|l| l.name.ident.to_string());
+                self.lower_loop(label, None, |this| {
+                    this.block_contents(&l.body.stmts, false);
+                    None
+                })
+            }
+            syn::Expr::Break(b) => self.break_expr(b),
+            syn::Expr::Continue(c) => self.continue_expr(c),
+            syn::Expr::Return(r) => self.return_expr(r),
             syn::Expr::Macro(m) => self.unsupported(&m.mac, "a macro invocation cannot be differentiated; compute the value outside the macro, or wrap it in `stop_gradient(…)`"),
             syn::Expr::Closure(_) => self.unsupported(e, "closures capturing differentiable values are not supported in differentiable code yet"),
-            syn::Expr::Reference(_) => self.unsupported(e, "references to differentiable values are not supported yet; pass the value itself"),
+            syn::Expr::Reference(r) => self.expr(&r.expr),
             _ => self.unsupported(e, "this expression is not supported in differentiable code"),
         }
     }
 
     fn binary(&mut self, e: &syn::Expr, b: &syn::ExprBinary) -> Value {
         use syn::BinOp::*;
-        let rule = match b.op {
-            Add(_) => "add",
-            Sub(_) => "sub",
-            Mul(_) => "mul",
-            Div(_) => "div",
-            Rem(_) => "rem",
-            AddAssign(_) | SubAssign(_) | MulAssign(_) | DivAssign(_) | RemAssign(_) => {
-                return self.unsupported(e, "compound assignment in differentiable code is not supported yet; bind a new value with `let` instead");
-            }
+        let (rule, compound) = match b.op {
+            Add(_) => ("add", false),
+            Sub(_) => ("sub", false),
+            Mul(_) => ("mul", false),
+            Div(_) => ("div", false),
+            Rem(_) => ("rem", false),
+            AddAssign(_) => ("add", true),
+            SubAssign(_) => ("sub", true),
+            MulAssign(_) => ("mul", true),
+            DivAssign(_) => ("div", true),
+            RemAssign(_) => ("rem", true),
             // Comparisons and logic: a `bool`, no derivative.
             _ => return self.verbatim(e),
         };
-        let l = self.expr(&b.left);
-        let l = self.operand(l, b.left.span());
-        let r = self.expr(&b.right);
-        let r = self.operand(r, b.right.span());
+        if compound {
+            let op: syn::BinOp = match rule {
+                "add" => syn::parse_quote!(+),
+                "sub" => syn::parse_quote!(-),
+                "mul" => syn::parse_quote!(*),
+                "div" => syn::parse_quote!(/),
+                _ => syn::parse_quote!(%),
+            };
+            return self.assign(&b.left, &b.right, Some((rule, op)), e);
+        }
+        let l = self.operand_of(&b.left);
+        let r = self.operand_of(&b.right);
         self.prim(Prim::Binary { rule, op: b.op }, vec![l, r], e.span())
+    }
+
+    /// The cell or variable a place expression (`x`, `v`) names.
+    fn place(&mut self, base: &syn::Expr) -> Option<Place> {
+        let syn::Expr::Path(p) = base else { return None };
+        let id = p.path.get_ident()?;
+        match self.lookup(&id.to_string())? {
+            Binding::Cell(c) => Some(Place::Cell(*c)),
+            Binding::Value(Value::Var(v)) => Some(Place::Var(*v)),
+            Binding::Value(_) => None,
+        }
+    }
+
+    fn place_active(&self, p: Place) -> bool {
+        match p {
+            Place::Var(v) => self.vars[v.0].active,
+            Place::Cell(c) => self.cells[c.0].active,
+        }
+    }
+
+    fn index(&mut self, e: &syn::Expr, ix: &syn::ExprIndex) -> Value {
+        let Some(place) = self.place(&ix.expr) else {
+            return self.unsupported(&ix.expr, "indexing is supported on a slice, `Vec` or array named by a parameter or local variable; bind this value to a name first");
+        };
+        if self.references_active(&ix.index) && !matches!(&*ix.index, syn::Expr::Cast(_)) {
+            self.errors.push_spanned(&ix.index, "an index must not depend on differentiable values; compute it from integers");
+        }
+        let index = self.operand_of(&ix.index);
+        let v = self.new_var(self.place_active(place));
+        self.push(v, None, Rhs::ReadIndex { place, index }, e.span());
+        Value::Var(v)
+    }
+
+    /// `left = right`, or `left op= right` when `compound` is given.
+    fn assign(&mut self, left: &syn::Expr, right: &syn::Expr, compound: Option<(&'static str, syn::BinOp)>, e: &syn::Expr) -> Value {
+        let write_error = "only local variables declared with `let mut` (and their elements) can be assigned in differentiable code; writing through a `&mut` parameter, a static or a field would hide the write from the reverse sweep — return the new value instead";
+        match left {
+            syn::Expr::Path(_) => {
+                let Some(Place::Cell(cell)) = self.place(left) else {
+                    return self.unsupported(left, write_error);
+                };
+                let mut value = self.operand_of(right);
+                if let Some((rule, op)) = compound {
+                    let old = Operand::Var(self.read_cell(cell, e.span()));
+                    let v = self.prim(Prim::Binary { rule, op }, vec![old, value], e.span());
+                    value = self.operand(v, e.span());
+                }
+                self.write_cell(cell, value);
+            }
+            syn::Expr::Index(ix) => {
+                let Some(Place::Cell(cell)) = self.place(&ix.expr) else {
+                    return self.unsupported(left, write_error);
+                };
+                let index = self.operand_of(&ix.index);
+                let mut value = self.operand_of(right);
+                if let Some((rule, op)) = compound {
+                    let old = self.new_var(self.cells[cell.0].active);
+                    self.push(old, None, Rhs::ReadIndex { place: Place::Cell(cell), index: index.clone() }, e.span());
+                    let v = self.prim(Prim::Binary { rule, op }, vec![Operand::Var(old), value], e.span());
+                    value = self.operand(v, e.span());
+                }
+                if self.operand_active(&value) {
+                    self.found_active_cells.insert(cell.0);
+                }
+                self.block.stmts.push(Stmt::WriteIndex { cell, index, value });
+            }
+            _ => return self.unsupported(left, write_error),
+        }
+        Value::Tuple(Vec::new())
+    }
+
+    fn if_expr(&mut self, i: &syn::ExprIf) -> Value {
+        if let syn::Expr::Let(l) = &*i.cond {
+            return self.unsupported(l, "`if let` on differentiable values is not supported yet; use `match` on an inactive value or an `if` on a `bool`");
+        }
+        let cond = self.operand_of(&i.cond);
+        let has_value = i.else_branch.is_some() && matches!(i.then_branch.stmts.last(), Some(syn::Stmt::Expr(_, None)));
+        let result = has_value.then(|| self.new_cell(None));
+        let then = self.nested(false, |l| {
+            let v = l.block_contents(&i.then_branch.stmts, false);
+            if let Some(cell) = result {
+                let o = l.operand(v, i.then_branch.span());
+                l.write_cell(cell, o);
+            }
+        });
+        let els = self.nested(false, |l| {
+            if let Some((_, e)) = &i.else_branch {
+                let v = l.expr(e);
+                if let Some(cell) = result {
+                    let o = l.operand(v, e.span());
+                    l.write_cell(cell, o);
+                }
+            }
+        });
+        self.block.stmts.push(Stmt::If { cond, then, els });
+        match result {
+            Some(cell) => Value::Var(self.read_cell(cell, i.span())),
+            None => Value::Tuple(Vec::new()),
+        }
+    }
+
+    /// `match` on an inactive scrutinee: a chain of `if`s, each testing one arm's pattern
+    /// (and guard) with `match s { pat if guard => true, _ => false }`.
+    fn match_expr(&mut self, m: &syn::ExprMatch) -> Value {
+        if self.references_active(&m.expr) {
+            return self.unsupported(&m.expr, "`match` on a differentiable value is not supported; match on an integer, `bool` or enum, or compare with `if`");
+        }
+        let scrutinee = self.verbatim(&m.expr);
+        let s = scrutinee.tokens();
+        let has_value = m.arms.iter().all(|a| !matches!(&*a.body, syn::Expr::Block(b) if b.block.stmts.last().is_none_or(|s| !matches!(s, syn::Stmt::Expr(_, None)))));
+        let result = has_value.then(|| self.new_cell(None));
+        self.match_arms(&m.arms, &s, result);
+        match result {
+            Some(cell) => Value::Var(self.read_cell(cell, m.span())),
+            None => Value::Tuple(Vec::new()),
+        }
+    }
+
+    fn match_arms(&mut self, arms: &[syn::Arm], s: &TokenStream, result: Option<CellId>) {
+        let Some((arm, rest)) = arms.split_first() else {
+            self.block.stmts.push(Stmt::Effect(quote!(::core::unreachable!("no arm of a `match` in differentiable code matched");)));
+            return;
+        };
+        let pat = &arm.pat;
+        let guard = arm.guard.as_ref().map(|(_, g)| {
+            let g = self.renamed(g);
+            quote!(if #g)
+        });
+        let cond = self.inactive(quote!(match #s { #pat #guard => true, _ => false }), arm.pat.span());
+        let cond = self.operand(cond, arm.pat.span());
+        let mut names = Vec::new();
+        collect_pattern_idents(pat, &mut names);
+        let then = self.nested(false, |l| {
+            if !names.is_empty() {
+                let bound = l.inactive(quote!(match #s { #pat => (#(#names,)*), _ => ::core::unreachable!() }), arm.pat.span());
+                let Value::Var(b) = bound else { unreachable!() };
+                for (k, n) in names.iter().enumerate() {
+                    let index = syn::Index::from(k);
+                    let id = b.ident();
+                    let field = l.inactive(quote!(#id.#index), n.span());
+                    l.bind(&n.to_string(), Binding::Value(field));
+                }
+            }
+            let v = l.expr(&arm.body);
+            if let Some(cell) = result {
+                let o = l.operand(v, arm.body.span());
+                l.write_cell(cell, o);
+            }
+        });
+        let els = self.nested(false, |l| l.match_arms(rest, s, result));
+        self.block.stmts.push(Stmt::If { cond, then, els });
+    }
+
+    /// Lowers a loop whose body `body` fills. For a `for` loop, `iter` is the iterator and
+    /// `body` returns the variable it binds each item to (made inside the body's region).
+    fn lower_loop(&mut self, label: Option<String>, iter: Option<TokenStream>, body: impl FnOnce(&mut Self) -> Option<VarId>) -> Value {
+        let flow = self.new_cell(None);
+        self.write_flag(flow, syn::parse_quote!(0u8));
+        self.loops.push(LoopCtx { label, flow, flow_used: iter.is_none(), value: None });
+        let mut item = None;
+        let block = self.nested(true, |l| item = body(l));
+        let ctx = self.loops.pop().expect("loop context");
+        let head = match (iter, item) {
+            (Some(iter), Some(item)) => LoopHead::For { item, iter },
+            _ => LoopHead::Infinite,
+        };
+        let count = self.new_var(false);
+        self.block.stmts.push(Stmt::Loop { head, body: block, count, flow: ctx.flow_used.then_some(ctx.flow) });
+        match ctx.value {
+            Some(cell) => Value::Var(self.read_cell(cell, Span::call_site())),
+            None => Value::Tuple(Vec::new()),
+        }
+    }
+
+    fn for_loop(&mut self, f: &syn::ExprForLoop) -> Value {
+        let label = f.label.as_ref().map(|l| l.name.ident.to_string());
+        if !self.references_active(&f.expr) {
+            // Over integers (`0..n`, `(0..n).rev()`, `step_by`) or inactive data.
+            let iter = self.renamed(&f.expr).to_token_stream();
+            return self.lower_loop(label, Some(iter), |l| {
+                let item = l.new_var(false);
+                l.bind_pattern(&f.pat, Value::Var(item), None, f.pat.span());
+                l.block_contents(&f.body.stmts, false);
+                Some(item)
+            });
+        }
+        let Some(it) = slice_iter(&f.expr) else {
+            return self.unsupported(&f.expr, "this iterator is not supported over differentiable values; iterate over a range of indices (`for i in 0..x.len()`) or `x.iter()`, `x.iter().enumerate()`, `x.iter().zip(y.iter())`");
+        };
+        let (places, enumerate) = match &it {
+            SliceIter::Plain(a) => (vec![a], false),
+            SliceIter::Enumerate(a) => (vec![a], true),
+            SliceIter::Zip(a, b) => (vec![a, b], false),
+        };
+        let mut resolved = Vec::new();
+        for p in places {
+            match self.place(p) {
+                Some(place) => resolved.push(place),
+                None => return self.unsupported(p, "iterate over a slice, `Vec` or array named by a parameter or local variable"),
+            }
+        }
+        let len = |p: &Place| match p {
+            Place::Var(v) => {
+                let id = v.ident();
+                quote!(#id.len())
+            }
+            Place::Cell(c) => {
+                let id = c.ident();
+                quote!(#id.len())
+            }
+        };
+        let iter = if resolved.len() == 2 {
+            let (a, b) = (len(&resolved[0]), len(&resolved[1]));
+            quote!(0..::core::cmp::min(#a, #b))
+        } else {
+            let a = len(&resolved[0]);
+            quote!(0..#a)
+        };
+        self.lower_loop(label, Some(iter), |l| {
+            let k = l.new_var(false);
+            let mut elems = Vec::new();
+            for place in &resolved {
+                let v = l.new_var(l.place_active(*place));
+                l.push(v, None, Rhs::ReadIndex { place: *place, index: Operand::Var(k) }, f.expr.span());
+                elems.push(Value::Var(v));
+            }
+            let value = if enumerate {
+                Value::Tuple(vec![Value::Var(k), elems.remove(0)])
+            } else if elems.len() == 2 {
+                Value::Tuple(elems)
+            } else {
+                elems.remove(0)
+            };
+            l.bind_pattern(&f.pat, value, None, f.pat.span());
+            l.block_contents(&f.body.stmts, false);
+            Some(k)
+        })
+    }
+
+    fn while_loop(&mut self, w: &syn::ExprWhile) -> Value {
+        if let syn::Expr::Let(l) = &*w.cond {
+            return self.unsupported(l, "`while let` is not supported in differentiable code; use `loop` with `match` and `break`");
+        }
+        let label = w.label.as_ref().map(|l| l.name.ident.to_string());
+        self.lower_loop(label, None, |l| {
+            let cond = l.operand_of(&w.cond);
+            let then = l.nested(false, |l| {
+                l.block_contents(&w.body.stmts, false);
+            });
+            let flow = l.loops.last().expect("loop").flow;
+            let els = l.nested(false, |l| l.write_flag(flow, syn::parse_quote!(1u8)));
+            l.block.stmts.push(Stmt::If { cond, then, els });
+            None
+        })
+    }
+
+    /// The index in `self.loops` of the loop a `break`/`continue` targets.
+    fn target_loop(&mut self, label: Option<&syn::Lifetime>, span: &dyn ToTokens) -> Option<usize> {
+        let found = match label {
+            None => self.loops.len().checked_sub(1),
+            Some(l) => self.loops.iter().rposition(|c| c.label.as_deref() == Some(&l.ident.to_string())),
+        };
+        if found.is_none() {
+            self.errors.push_spanned(span, "`break`/`continue` outside a loop of the differentiable function");
+        }
+        found
+    }
+
+    fn break_expr(&mut self, b: &syn::ExprBreak) -> Value {
+        let Some(target) = self.target_loop(b.label.as_ref(), b) else { return Value::Tuple(Vec::new()) };
+        if let Some(e) = &b.expr {
+            let v = self.operand_of(e);
+            let cell = match self.loops[target].value {
+                Some(c) => c,
+                None => {
+                    let c = self.new_cell(None);
+                    self.loops[target].value = Some(c);
+                    c
+                }
+            };
+            self.write_cell(cell, v);
+        }
+        for k in target..self.loops.len() {
+            self.loops[k].flow_used = true;
+            let flow = self.loops[k].flow;
+            self.write_flag(flow, syn::parse_quote!(1u8));
+        }
+        Value::Tuple(Vec::new())
+    }
+
+    fn continue_expr(&mut self, c: &syn::ExprContinue) -> Value {
+        let Some(target) = self.target_loop(c.label.as_ref(), c) else { return Value::Tuple(Vec::new()) };
+        for k in target..self.loops.len() {
+            self.loops[k].flow_used = true;
+            let flow = self.loops[k].flow;
+            let code: syn::Expr = if k == target { syn::parse_quote!(2u8) } else { syn::parse_quote!(1u8) };
+            self.write_flag(flow, code);
+        }
+        Value::Tuple(Vec::new())
+    }
+
+    fn return_expr(&mut self, r: &syn::ExprReturn) -> Value {
+        let value = match &r.expr {
+            Some(e) => self.operand_of(e),
+            None => Operand::Inline(syn::parse_quote!(())),
+        };
+        let (flag, out) = match self.ret {
+            Some(cells) => cells,
+            None => {
+                let cells = (self.new_cell(None), self.new_cell(None));
+                self.ret = Some(cells);
+                cells
+            }
+        };
+        self.write_cell(out, value);
+        self.write_flag(flag, syn::parse_quote!(true));
+        for k in 0..self.loops.len() {
+            self.loops[k].flow_used = true;
+            let flow = self.loops[k].flow;
+            self.write_flag(flow, syn::parse_quote!(1u8));
+        }
+        Value::Tuple(Vec::new())
     }
 
     fn method_call(&mut self, e: &syn::Expr, m: &syn::ExprMethodCall) -> Value {
@@ -343,15 +940,14 @@ impl Lowering<'_> {
         let recv = self.expr(&m.receiver);
         if name == "clone" && m.args.is_empty() {
             let x = self.operand(recv, m.receiver.span());
-            let active = x.var().is_some_and(|v| self.vars[v.0].active);
+            let active = self.operand_active(&x);
             let v = self.new_var(active);
             self.push(v, None, Rhs::Copy(x), e.span());
             return Value::Var(v);
         }
         let mut args = vec![self.operand(recv, m.receiver.span())];
         for a in &m.args {
-            let v = self.expr(a);
-            args.push(self.operand(v, a.span()));
+            args.push(self.operand_of(a));
         }
         self.method_prim(e, &m.method, None, args)
     }
@@ -359,15 +955,10 @@ impl Lowering<'_> {
     fn method_prim(&mut self, e: &syn::Expr, method: &syn::Ident, callee: Option<syn::ExprPath>, args: Vec<Operand>) -> Value {
         let name = method.to_string();
         match prims::method_arity(&name) {
-            Some((rule, arity)) if arity == args.len() => {
-                self.prim(Prim::Method { rule, method: method.clone(), callee }, args, e.span())
-            }
+            Some((rule, arity)) if arity == args.len() => self.prim(Prim::Method { rule, method: method.clone(), callee }, args, e.span()),
             Some((_, arity)) => self.unsupported(e, &format!("`{name}` takes {} argument(s) here", arity - 1)),
             None => {
-                self.errors.push(
-                    method.span(),
-                    format!("cannot differentiate through the method `{name}`: it is not a differentiable primitive; {HELP_CALL}"),
-                );
+                self.errors.push(method.span(), format!("cannot differentiate through the method `{name}`: it is not a differentiable primitive; {HELP_CALL}"));
                 Value::Inline(syn::parse_quote!(()))
             }
         }
@@ -377,8 +968,7 @@ impl Lowering<'_> {
         let syn::Expr::Path(func) = &*c.func else {
             return self.unsupported(&c.func, &format!("cannot differentiate a call of this expression; call a named function. To call a differentiable function: {HELP_CALL}"));
         };
-        let last = func.path.segments.last().map(|s| s.ident.clone());
-        let Some(last) = last else { return self.verbatim(e) };
+        let Some(last) = func.path.segments.last().map(|s| s.ident.clone()) else { return self.verbatim(e) };
         if last == "stop_gradient" && c.args.len() == 1 {
             return self.verbatim(e);
         }
@@ -388,24 +978,21 @@ impl Lowering<'_> {
             }
         }
         // `f64::sin(x)`, `T::powi(x, 2)`, `Float::max(a, b)`: the path form of a method.
-        let path_form = func.qself.is_some() || {
-            let segs = &func.path.segments;
-            segs.len() >= 2 && {
+        let segs = &func.path.segments;
+        let path_form = func.qself.is_some()
+            || segs.len() >= 2 && {
                 let owner = segs[segs.len() - 2].ident.to_string();
                 prims::is_float_type_name(&owner) || owner == "Float" || owner == "Real" || self.type_params.contains(&owner)
-            }
-        };
+            };
         let name = last.to_string();
         if path_form && prims::is_piecewise_constant(&name) {
             return self.verbatim(e);
         }
         let mut args = Vec::new();
         for a in &c.args {
-            let v = self.expr(a);
-            args.push(self.operand(v, a.span()));
+            args.push(self.operand_of(a));
         }
         if path_form {
-            let segs = &func.path.segments;
             if name == "from" && args.len() == 1 && func.qself.is_none() {
                 let owner = &segs[segs.len() - 2].ident;
                 let ty: syn::Type = syn::parse_quote!(#owner);
@@ -414,7 +1001,7 @@ impl Lowering<'_> {
             }
             return self.method_prim(e, &last, Some(func.clone()), args);
         }
-        let active = args.iter().any(|a| a.var().is_some_and(|v| self.vars[v.0].active));
+        let active = args.iter().any(|a| self.operand_active(a));
         let v = self.new_var(active);
         if active {
             self.push(v, None, Rhs::Call { func: func.clone(), args }, e.span());
@@ -425,4 +1012,15 @@ impl Lowering<'_> {
         }
         Value::Var(v)
     }
+}
+
+fn collect_pattern_idents(pat: &syn::Pat, out: &mut Vec<syn::Ident>) {
+    struct Names<'b>(&'b mut Vec<syn::Ident>);
+    impl syn::visit::Visit<'_> for Names<'_> {
+        fn visit_pat_ident(&mut self, p: &syn::PatIdent) {
+            self.0.push(p.ident.clone());
+            syn::visit::visit_pat_ident(self, p);
+        }
+    }
+    syn::visit::Visit::visit_pat(&mut Names(out), pat);
 }

@@ -10,21 +10,25 @@ use syn::visit_mut::{self, VisitMut};
 /// Renames the free local names of `expr` through `lookup`; returns the names it found
 /// bound (whether or not their replacement differs).
 pub fn rename_expr(expr: &mut syn::Expr, lookup: &dyn Fn(&str) -> Option<TokenStream>) -> Vec<String> {
-    let mut r = Renamer { lookup, shadowed: vec![HashSet::new()], used: Vec::new() };
+    let mut r = Renamer { lookup, shadowed: vec![HashSet::new()], used: Vec::new(), values_only: false };
     r.visit_expr_mut(expr);
     r.used
 }
 
-/// The free local names `expr` refers to that `lookup` knows.
+/// The free local names whose *values* `expr` uses: a name that is only the receiver of a
+/// method whose result carries no derivative (`x.len()`, `x.floor()`) does not count.
 pub fn free_names(expr: &syn::Expr, lookup: &dyn Fn(&str) -> Option<TokenStream>) -> Vec<String> {
     let mut copy = expr.clone();
-    rename_expr(&mut copy, lookup)
+    let mut r = Renamer { lookup, shadowed: vec![HashSet::new()], used: Vec::new(), values_only: true };
+    r.visit_expr_mut(&mut copy);
+    r.used
 }
 
 struct Renamer<'a> {
     lookup: &'a dyn Fn(&str) -> Option<TokenStream>,
     shadowed: Vec<HashSet<String>>,
     used: Vec<String>,
+    values_only: bool,
 }
 
 fn pattern_names(pat: &syn::Pat, out: &mut HashSet<String>) {
@@ -61,9 +65,14 @@ impl Renamer<'_> {
     fn rename_tokens(&mut self, tokens: TokenStream) -> TokenStream {
         let mut out = Vec::new();
         let mut prev_dot = false;
-        for tt in tokens {
+        let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+        for (k, tt) in tokens.iter().cloned().enumerate() {
             let next_prev_dot = matches!(&tt, TokenTree::Punct(p) if p.as_char() == '.');
+            let receiver_of_constant_method = self.values_only
+                && matches!(tokens.get(k + 1), Some(TokenTree::Punct(p)) if p.as_char() == '.')
+                && matches!(tokens.get(k + 2), Some(TokenTree::Ident(m)) if crate::prims::is_piecewise_constant(&m.to_string()));
             match tt {
+                TokenTree::Ident(_) if receiver_of_constant_method => out.push(tt),
                 TokenTree::Ident(ref id) if !prev_dot => match self.replacement(&id.to_string()) {
                     Some(rep) => out.extend(rep),
                     None => out.push(tt),
@@ -94,6 +103,9 @@ impl VisitMut for Renamer<'_> {
             }
         }
         match e {
+            syn::Expr::MethodCall(m) if self.values_only && crate::prims::is_piecewise_constant(&m.method.to_string()) => {
+                m.args.iter_mut().for_each(|a| self.visit_expr_mut(a));
+            }
             syn::Expr::Closure(c) => {
                 let mut names = HashSet::new();
                 c.inputs.iter().for_each(|p| pattern_names(p, &mut names));

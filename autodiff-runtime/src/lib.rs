@@ -22,10 +22,12 @@ pub mod ops;
 mod real;
 #[doc(hidden)]
 pub mod select;
+#[doc(hidden)]
+pub mod tape;
 mod tangent;
 
 pub use real::Real;
-pub use tangent::{zero_tangent, Accumulate, Differentiable, NoTangent};
+pub use tangent::{zero_tangent, Accumulate, Differentiable, NoTangent, Reset};
 
 /// The identity function whose derivative is zero.
 ///

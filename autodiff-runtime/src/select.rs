@@ -266,20 +266,30 @@ selectors! {
     Sel8<A, B, C, D, E, F, H, I>;
 }
 
-/// The output of a function given to `gradients_function!`: a scalar, whose seed is one.
-#[diagnostic::on_unimplemented(
-    message = "`gradients_function!` and `value_and_gradients_function!` need a function returning a scalar (f32 or f64), not `{Self}`",
-    label = "this function's output is not a scalar",
-    note = "use `vjp!(f)` to pull back a cotangent of any output type"
-)]
+/// A scalar output type (`f32`, `f64`), the only kind `gradients_function!` differentiates.
 pub trait ScalarOutput: crate::Real {}
 impl ScalarOutput for f32 {}
 impl ScalarOutput for f64 {}
 
-/// The seed of a reverse sweep from a scalar output: one.
-#[inline(always)]
-pub fn seed<T: ScalarOutput>() -> T {
-    T::one()
+/// Holds for every selection `S` when `O`, the function's output, is a scalar; gives the
+/// seed of the reverse sweep (one). A bound on the selection rather than on the output
+/// type, so that it is checked where `gradients_function!` is used, not where the
+/// function is defined.
+#[diagnostic::on_unimplemented(
+    message = "`gradients_function!` and `value_and_gradients_function!` need a function returning a scalar (f32 or f64), not `{O}`",
+    label = "this function's output is not a scalar",
+    note = "use `vjp!(f)` to pull back a cotangent of any output type"
+)]
+pub trait ScalarOutputFor<O: crate::Differentiable> {
+    /// The cotangent the reverse sweep starts from: one.
+    fn seed() -> O::Tangent;
+}
+
+impl<S, O: ScalarOutput> ScalarOutputFor<O> for S {
+    #[inline(always)]
+    fn seed() -> O::Tangent {
+        O::one()
+    }
 }
 
 #[cfg(test)]

@@ -155,3 +155,49 @@ impl<T: Differentiable + ?Sized> Differentiable for &mut T {
 pub fn zero_tangent<T: Differentiable + ?Sized>(value: &T) -> T::Tangent {
     value.zero_tangent()
 }
+
+/// Setting a tangent back to zero in place, as the reverse sweep does when it passes an
+/// assignment.
+///
+/// ```
+/// use autodiff_runtime::Reset;
+/// let mut g = vec![1.0_f64, 2.0];
+/// assert_eq!(g.take_reset(), vec![1.0, 2.0]);
+/// assert_eq!(g, vec![0.0, 0.0]);
+/// ```
+pub trait Reset: Sized {
+    /// Makes `self` zero, keeping its shape.
+    fn reset(&mut self);
+    /// Returns the current value and leaves zero behind.
+    fn take_reset(&mut self) -> Self;
+}
+
+impl<T: Real> Reset for T {
+    #[inline(always)]
+    fn reset(&mut self) {
+        *self = T::zero();
+    }
+    #[inline(always)]
+    fn take_reset(&mut self) -> Self {
+        core::mem::replace(self, T::zero())
+    }
+}
+
+impl<T: Real> Reset for Vec<T> {
+    fn reset(&mut self) {
+        self.iter_mut().for_each(|x| *x = T::zero());
+    }
+    fn take_reset(&mut self) -> Self {
+        let zeros = vec![T::zero(); self.len()];
+        core::mem::replace(self, zeros)
+    }
+}
+
+impl<T: Real, const N: usize> Reset for [T; N] {
+    fn reset(&mut self) {
+        *self = [T::zero(); N];
+    }
+    fn take_reset(&mut self) -> Self {
+        core::mem::replace(self, [T::zero(); N])
+    }
+}

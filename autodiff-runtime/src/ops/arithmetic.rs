@@ -132,3 +132,54 @@ pub fn identity_d0<T: Clone>(dy: &T) -> T {
 pub fn cast_d0<A: Real, B: Real>(dy: &B) -> A {
     A::from_f64(dy.to_f64_lossless())
 }
+
+/// `y = v[i]`: adds `dy` to element `i` of the cotangent of `v`.
+///
+/// ```
+/// let mut dv = vec![0.0_f64; 3];
+/// autodiff_runtime::ops::index_d0(&mut dv, 1, &2.5);
+/// assert_eq!(dv, vec![0.0, 2.5, 0.0]);
+/// ```
+#[inline(always)]
+pub fn index_d0<T: Real, C: core::ops::IndexMut<usize, Output = T> + ?Sized>(dv: &mut C, i: usize, dy: &T) {
+    dv[i] = dv[i] + *dy;
+}
+
+/// The reverse of a write `v[i] = y`: the cotangent of element `i` goes to `y` and the
+/// element's cotangent becomes zero (the value it had before the write did not reach the
+/// output through that element).
+///
+/// ```
+/// let mut dv = vec![1.0_f64, 2.0];
+/// assert_eq!(autodiff_runtime::ops::index_take_d0(&mut dv, 1), 2.0);
+/// assert_eq!(dv, vec![1.0, 0.0]);
+/// ```
+#[inline(always)]
+pub fn index_take_d0<T: Real, C: core::ops::IndexMut<usize, Output = T> + ?Sized>(dv: &mut C, i: usize) -> T {
+    core::mem::replace(&mut dv[i], T::zero())
+}
+
+/// The reverse of an assignment `v = y`: the cotangent of `v` goes to `y`, and `v`'s
+/// becomes zero.
+///
+/// ```
+/// let mut dv = 3.0_f64;
+/// assert_eq!(autodiff_runtime::ops::take_d0(&mut dv), 3.0);
+/// assert_eq!(dv, 0.0);
+/// ```
+#[inline(always)]
+pub fn take_d0<T: crate::tangent::Reset>(dv: &mut T) -> T {
+    dv.take_reset()
+}
+
+/// The reverse of an assignment of a constant `v = c`: `v`'s cotangent becomes zero.
+///
+/// ```
+/// let mut dv = vec![3.0_f64];
+/// autodiff_runtime::ops::reset_d0(&mut dv);
+/// assert_eq!(dv, vec![0.0]);
+/// ```
+#[inline(always)]
+pub fn reset_d0<T: crate::tangent::Reset>(dv: &mut T) {
+    dv.reset();
+}

@@ -1,0 +1,54 @@
+//! Expansion snapshots: the pretty-printed code the attribute writes for representative
+//! functions, kept in `autodiff-macros/snapshots/` so a reviewer can read the generated
+//! adjoint. Regenerate with `AUTODIFF_BLESS=1 cargo test -p autodiff-macros snapshots`.
+
+use quote::quote;
+
+fn expand_pretty(item: proc_macro2::TokenStream) -> String {
+    let tokens = crate::expand::differentiable(proc_macro2::TokenStream::new(), item);
+    let file: syn::File = syn::parse2(tokens).expect("the expansion parses as a file");
+    prettyplease::unparse(&file)
+}
+
+fn check(name: &str, item: proc_macro2::TokenStream) {
+    let actual = expand_pretty(item);
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("snapshots").join(format!("{name}.expanded.rs"));
+    if std::env::var_os("AUTODIFF_BLESS").is_some() {
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("create snapshots dir");
+        std::fs::write(&path, &actual).expect("write snapshot");
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        expected == actual,
+        "the expansion of `{name}` changed; review it and rerun with AUTODIFF_BLESS=1 to update {}\n--- new expansion ---\n{actual}",
+        path.display()
+    );
+}
+
+#[test]
+fn weighted_sum() {
+    check(
+        "weighted_sum",
+        quote! {
+            fn weighted_sum(w1: f64, x1: f64, w2: f64, x2: f64) -> f64 {
+                w1 * x1 + w2 * x2
+            }
+        },
+    );
+}
+
+#[test]
+fn calls_and_constants() {
+    check(
+        "calls_and_constants",
+        quote! {
+            fn energy<T: Float>(x: T, y: T, n: i32) -> T {
+                let r = x.hypot(y);
+                let k = (n as f64) * 0.5;
+                let s = weighted_sum(x, T::from(k).unwrap(), r.sin(), y);
+                s.powi(n) / r
+            }
+        },
+    );
+}

@@ -1,0 +1,358 @@
+//! Branches, loops, mutation and slices, each checked against central finite differences
+//! and, where it is easy, a gradient derived by hand.
+
+use autodiff::check::{assert_gradient_close, finite_difference};
+use autodiff::prelude::*;
+
+const TOL: f64 = 1e-8;
+
+#[differentiable]
+fn piecewise(x: f64, y: f64) -> f64 {
+    if x > 1.0 {
+        x * y
+    } else if x > 0.0 {
+        x.sin() * y
+    } else {
+        y * y
+    }
+}
+
+#[test]
+fn if_else_if_else_as_expression() {
+    for &(x, y) in &[(2.0, 3.0), (0.5, 3.0), (-1.0, 3.0)] {
+        let (dx, dy) = gradients_function!(piecewise)(x, y);
+        let expected = if x > 1.0 {
+            (y, x)
+        } else if x > 0.0 {
+            (x.cos() * y, x.sin())
+        } else {
+            (0.0, 2.0 * y)
+        };
+        assert_eq!((dx, dy), expected);
+        let fd = finite_difference(|p| piecewise(p[0], p[1]), &[x, y]);
+        assert_gradient_close(&[dx, dy], &fd, TOL);
+    }
+}
+
+#[differentiable]
+fn branch_statement(x: f64, n: i32) -> f64 {
+    let mut acc = x;
+    if n > 2 {
+        acc *= x;
+    }
+    if acc > 100.0 {
+        acc = 100.0;
+    }
+    acc * 3.0
+}
+
+#[test]
+fn if_as_statement_with_mutation_and_constant_overwrite() {
+    assert_eq!(gradients_function!(branch_statement)(2.0, 1), 3.0);
+    assert_eq!(gradients_function!(branch_statement)(2.0, 5), 12.0);
+    // acc = 100 overwrites: no gradient flows.
+    assert_eq!(gradients_function!(branch_statement)(20.0, 5), 0.0);
+}
+
+#[differentiable]
+fn by_match(x: f64, k: u8) -> f64 {
+    match k {
+        0 => x,
+        1 | 2 => x * x,
+        n if n > 10 => x.exp(),
+        _ => 3.0 * x,
+    }
+}
+
+#[test]
+fn match_on_an_integer() {
+    let g = gradients_function!(by_match);
+    assert_eq!(g(1.5, 0), 1.0);
+    assert_eq!(g(1.5, 2), 3.0);
+    assert_eq!(g(1.5, 11), 1.5_f64.exp());
+    assert_eq!(g(1.5, 5), 3.0);
+}
+
+#[differentiable]
+fn early_return(x: f64) -> f64 {
+    if x < 0.0 {
+        return -x * 2.0;
+    }
+    let y = x * x;
+    if y > 4.0 {
+        return y.sqrt();
+    }
+    y + x
+}
+
+#[test]
+fn early_returns() {
+    let g = gradients_function!(early_return);
+    assert_eq!(g(-1.0), -2.0);
+    assert_eq!(g(3.0), 1.0);
+    assert_eq!(g(1.0), 3.0);
+    assert_eq!(early_return(3.0), value_and_gradients_function!(early_return)(3.0).0);
+}
+
+#[differentiable]
+fn power_loop(x: f64, n: usize) -> f64 {
+    let mut acc = 1.0;
+    for _ in 0..n {
+        acc *= x;
+    }
+    acc
+}
+
+#[test]
+fn for_over_a_range_with_a_loop_carried_product() {
+    for n in 0..6 {
+        let g = gradients_function!(power_loop)(1.3, n);
+        let expected = n as f64 * 1.3_f64.powi(n as i32 - 1);
+        assert!((g - expected).abs() < 1e-12, "n = {n}: {g} vs {expected}");
+    }
+}
+
+#[differentiable]
+fn reversed_stepped(x: f64) -> f64 {
+    let mut s = 0.0;
+    for i in (0..10).rev().step_by(3) {
+        s += x.powi(i as i32) / (i as f64 + 1.0);
+    }
+    s
+}
+
+#[test]
+fn rev_and_step_by() {
+    let x = 0.7;
+    let g = gradients_function!(reversed_stepped)(x);
+    let expected: f64 = [9, 6, 3, 0].iter().map(|&i| if i == 0 { 0.0 } else { i as f64 * x.powi(i - 1) / (i as f64 + 1.0) }).sum();
+    assert!((g - expected).abs() < 1e-12);
+}
+
+#[differentiable]
+fn nested_loops(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        for j in 0..x.len() {
+            s += x[i] * x[j] * (i + j) as f64;
+        }
+    }
+    s
+}
+
+#[test]
+fn nested_loops_over_a_slice() {
+    let x = [0.5, -1.0, 2.0, 0.25];
+    let g = gradients_function!(nested_loops)(&x);
+    // d/dx_k sum_ij x_i x_j (i + j) = 2 sum_j x_j (k + j)
+    let expected: Vec<f64> = (0..4).map(|k| 2.0 * (0..4).map(|j| x[j] * (k + j) as f64).sum::<f64>()).collect();
+    assert_gradient_close(&g, &expected, 1e-14);
+    assert_gradient_close(&g, &finite_difference(|p| nested_loops(p), &x), TOL);
+}
+
+#[differentiable]
+fn break_on_active(x: f64) -> f64 {
+    let mut y = x;
+    let mut steps = 0;
+    loop {
+        y = y * y + 0.1;
+        steps += 1;
+        if y > 10.0 || steps == 50 {
+            break;
+        }
+    }
+    y
+}
+
+#[test]
+fn loop_with_break_on_an_active_condition() {
+    for &x in &[1.1, 1.5, 2.0, 0.3] {
+        let g = gradients_function!(break_on_active)(x);
+        let fd = finite_difference(|p| break_on_active(p[0]), &[x]);
+        assert_gradient_close(&[g], &fd, 1e-6);
+    }
+}
+
+#[differentiable]
+fn newton_sqrt(a: f64) -> f64 {
+    // a trip count that depends on the data
+    let mut x = a;
+    let mut iterations = 0;
+    while (x * x - a).abs() > 1e-12 * a && iterations < 100 {
+        x = 0.5 * (x + a / x);
+        iterations += 1;
+    }
+    x
+}
+
+#[test]
+fn while_with_a_data_dependent_trip_count() {
+    for &a in &[2.0, 9.0, 1e4] {
+        let g = gradients_function!(newton_sqrt)(a);
+        let expected = 0.5 / a.sqrt();
+        assert!((g - expected).abs() < 1e-9 * expected, "{g} vs {expected}");
+    }
+}
+
+#[differentiable]
+fn labeled(x: f64, m: usize) -> f64 {
+    let mut s = 0.0;
+    'outer: for i in 0..m {
+        let mut j = 0;
+        loop {
+            j += 1;
+            if j > i {
+                continue 'outer;
+            }
+            if i * j > 6 {
+                break 'outer;
+            }
+            s += x * (i * j) as f64;
+        }
+    }
+    s
+}
+
+#[test]
+fn labeled_break_and_continue() {
+    let x = 1.7;
+    let g = gradients_function!(labeled)(x, 8);
+    let fd = finite_difference(|p| labeled(p[0], 8), &[x]);
+    assert_gradient_close(&[g], &fd, TOL);
+    assert_eq!(g, labeled(1.0, 8));
+}
+
+#[differentiable]
+fn break_with_value(x: f64) -> f64 {
+    let mut k = 0.0;
+    let r = loop {
+        k += 1.0;
+        if k * x > 3.0 {
+            break k * x * x;
+        }
+    };
+    r + x
+}
+
+#[test]
+fn loop_with_break_value() {
+    let x = 1.2;
+    let g = gradients_function!(break_with_value)(x);
+    // k = 3 when 3 * 1.2 > 3: r = 3 x², dr/dx = 6x
+    assert!((g - (6.0 * x + 1.0)).abs() < 1e-12);
+}
+
+#[differentiable]
+fn local_buffer(x: &[f64]) -> f64 {
+    let n = x.len();
+    let mut v = vec![0.0; n];
+    for i in 0..n {
+        v[i] = x[i] * x[i];
+    }
+    for i in 1..n {
+        v[i] += v[i - 1];
+    }
+    v[n - 1] * v[0]
+}
+
+#[test]
+fn local_buffers_with_indexed_writes() {
+    let x = [1.0, 2.0, -0.5];
+    let g = gradients_function!(local_buffer)(&x);
+    let fd = finite_difference(|p| local_buffer(p), &x);
+    assert_gradient_close(&g, &fd, TOL);
+}
+
+#[differentiable]
+fn iterators(x: &[f64], y: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for v in x.iter() {
+        s += v.sin();
+    }
+    for (i, v) in x.iter().enumerate() {
+        s += *v * i as f64;
+    }
+    for (a, b) in x.iter().zip(y.iter()) {
+        s += a * b;
+    }
+    s
+}
+
+#[test]
+fn slice_iterators() {
+    let (x, y) = ([0.1, 0.2, 0.3], [1.0, -2.0, 4.0]);
+    let (gx, gy) = gradients_function!(iterators)(&x, &y);
+    let ex: Vec<f64> = (0..3).map(|i| x[i].cos() + i as f64 + y[i]).collect();
+    assert_gradient_close(&gx, &ex, 1e-14);
+    assert_gradient_close(&gy, &x, 1e-14);
+}
+
+#[differentiable]
+fn array_param(x: [f64; 3]) -> f64 {
+    x[0] * x[1] + x[2].exp()
+}
+
+#[test]
+fn fixed_size_array_parameter() {
+    let g: [f64; 3] = gradients_function!(array_param)([1.0, 2.0, 0.5]);
+    assert_eq!(g, [2.0, 1.0, 0.5_f64.exp()]);
+}
+
+#[differentiable]
+fn vec_out(x: &[f64], s: f64) -> Vec<f64> {
+    let mut out = vec![0.0; x.len()];
+    for i in 0..x.len() {
+        out[i] = x[i] * s;
+    }
+    out
+}
+
+#[test]
+fn vec_output_through_vjp() {
+    let x = [1.0, 2.0, 3.0];
+    let (v, pullback) = vjp!(vec_out)(&x, 2.0);
+    assert_eq!(v, vec![2.0, 4.0, 6.0]);
+    let (gx, gs) = pullback(vec![1.0, 0.0, 1.0]);
+    assert_eq!(gx, vec![2.0, 0.0, 2.0]);
+    assert_eq!(gs, 4.0);
+}
+
+#[differentiable]
+fn rosenbrock(x: &[f64]) -> f64 {
+    let mut sum = 0.0;
+    for i in 0..x.len() - 1 {
+        let a = 1.0 - x[i];
+        let b = x[i + 1] - x[i] * x[i];
+        sum += a * a + 100.0 * b * b;
+    }
+    sum
+}
+
+fn rosenbrock_gradient(x: &[f64]) -> Vec<f64> {
+    let n = x.len();
+    let mut g = vec![0.0; n];
+    for i in 0..n - 1 {
+        let b = x[i + 1] - x[i] * x[i];
+        g[i] += -2.0 * (1.0 - x[i]) - 400.0 * x[i] * b;
+        g[i + 1] += 200.0 * b;
+    }
+    g
+}
+
+#[test]
+fn rosenbrock_matches_its_closed_form() {
+    let x: Vec<f64> = (0..50).map(|i| ((i as f64) * 0.37).sin()).collect();
+    let g = gradients_function!(rosenbrock)(&x);
+    assert_gradient_close(&g, &rosenbrock_gradient(&x), 1e-12);
+    assert_gradient_close(&g, &finite_difference(|p| rosenbrock(p), &x), 1e-7);
+}
+
+#[test]
+fn rosenbrock_with_a_million_variables() {
+    let x: Vec<f64> = (0..1_000_000).map(|i| ((i as f64) * 0.001).cos()).collect();
+    let g = gradients_function!(rosenbrock)(&x);
+    let expected = rosenbrock_gradient(&x);
+    for (a, e) in g.iter().zip(&expected) {
+        assert!((a - e).abs() <= 1e-12 * e.abs().max(1.0), "{a} vs {e}");
+    }
+}
