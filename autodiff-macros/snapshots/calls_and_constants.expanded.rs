@@ -68,24 +68,9 @@ where
         __v9,
         move |__dy: <T as ::autodiff::__private::Differentiable>::Tangent| {
             let mut __d9 = __dy;
-            let mut __d8 = ::autodiff::__private::ops::div_d0(
-                &__v8,
-                &__v3,
-                &__v9,
-                &__d9,
-            );
-            let mut __d3 = ::autodiff::__private::ops::div_d1(
-                &__v8,
-                &__v3,
-                &__v9,
-                &__d9,
-            );
-            let mut __d7 = ::autodiff::__private::ops::powi_d0(
-                &__v7,
-                &__v2,
-                &__v8,
-                &__d8,
-            );
+            let mut __d8 = ::autodiff::__private::ops::div_d0(&__v3, &__d9);
+            let mut __d3 = ::autodiff::__private::ops::div_d1(&__v3, &__v9, &__d9);
+            let mut __d7 = ::autodiff::__private::ops::powi_d0(&__v7, &__v2, &__d8);
             let __g1 = __pb7(__d7);
             let mut __d0 = ::autodiff::__private::zero_tangent(&__v0);
             ::autodiff::__private::Accumulate::accumulate(&mut __d0, __g1.0);
@@ -95,15 +80,15 @@ where
             ::autodiff::__private::Accumulate::accumulate(&mut __d1, __g1.3);
             ::autodiff::__private::Accumulate::accumulate(
                 &mut __d3,
-                ::autodiff::__private::ops::sin_d0(&__v3, &__v6, &__d6),
+                ::autodiff::__private::ops::sin_d0(&__v3, &__d6),
             );
             ::autodiff::__private::Accumulate::accumulate(
                 &mut __d0,
-                ::autodiff::__private::ops::hypot_d0(&__v0, &__v1, &__v3, &__d3),
+                ::autodiff::__private::ops::hypot_d0(&__v0, &__v3, &__d3),
             );
             ::autodiff::__private::Accumulate::accumulate(
                 &mut __d1,
-                ::autodiff::__private::ops::hypot_d1(&__v0, &__v1, &__v3, &__d3),
+                ::autodiff::__private::ops::hypot_d1(&__v1, &__v3, &__d3),
             );
             (__d0, __d1, ::autodiff::__private::NoTangent)
         },

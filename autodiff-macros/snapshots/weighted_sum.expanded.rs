@@ -69,42 +69,12 @@ fn __autodiff_weighted_sum_vjp(
         __v6,
         move |__dy: <f64 as ::autodiff::__private::Differentiable>::Tangent| {
             let mut __d6 = __dy;
-            let mut __d4 = ::autodiff::__private::ops::add_d0(
-                &__v4,
-                &__v5,
-                &__v6,
-                &__d6,
-            );
-            let mut __d5 = ::autodiff::__private::ops::add_d1(
-                &__v4,
-                &__v5,
-                &__v6,
-                &__d6,
-            );
-            let mut __d2 = ::autodiff::__private::ops::mul_d0(
-                &__v2,
-                &__v3,
-                &__v5,
-                &__d5,
-            );
-            let mut __d3 = ::autodiff::__private::ops::mul_d1(
-                &__v2,
-                &__v3,
-                &__v5,
-                &__d5,
-            );
-            let mut __d0 = ::autodiff::__private::ops::mul_d0(
-                &__v0,
-                &__v1,
-                &__v4,
-                &__d4,
-            );
-            let mut __d1 = ::autodiff::__private::ops::mul_d1(
-                &__v0,
-                &__v1,
-                &__v4,
-                &__d4,
-            );
+            let mut __d4 = ::autodiff::__private::ops::add_d0(&__d6);
+            let mut __d5 = ::autodiff::__private::ops::add_d1(&__d6);
+            let mut __d2 = ::autodiff::__private::ops::mul_d0(&__v3, &__d5);
+            let mut __d3 = ::autodiff::__private::ops::mul_d1(&__v2, &__d5);
+            let mut __d0 = ::autodiff::__private::ops::mul_d0(&__v1, &__d4);
+            let mut __d1 = ::autodiff::__private::ops::mul_d1(&__v0, &__d4);
             (__d0, __d1, __d2, __d3)
         },
     )

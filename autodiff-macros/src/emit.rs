@@ -12,7 +12,7 @@ use crate::ir::{Block, Body, CellId, LoopHead, Operand, Place, Prim, RegionId, R
 use crate::signature::{companion, tangent_type, Signature};
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 fn rt() -> TokenStream {
     quote!(::autodiff::__private)
@@ -72,10 +72,139 @@ struct Emitter<'a> {
     /// Calls whose pullback the reverse sweep runs.
     used_pullbacks: BTreeSet<VarId>,
     initialized: HashSet<VarId>,
+    /// Variables the reverse sweep recomputes from others instead of restoring.
+    recomputed: HashSet<VarId>,
+    /// Loop items the reverse sweep's own loop header binds.
+    reverse_bound: HashSet<VarId>,
+    defs: HashMap<VarId, &'a Rhs>,
     fresh: usize,
 }
 
+/// Whether an inactive expression is pure and cheap enough to evaluate again in the
+/// reverse sweep: integer arithmetic on variables and literals, `len()`, no calls, no macros.
+fn pure_cheap(tokens: &TokenStream) -> bool {
+    let tts: Vec<proc_macro2::TokenTree> = tokens.clone().into_iter().collect();
+    tts.iter().enumerate().all(|(k, tt)| match tt {
+        proc_macro2::TokenTree::Literal(_) => true,
+        proc_macro2::TokenTree::Ident(id) => {
+            let next = tts.get(k + 1);
+            let call = matches!(next, Some(proc_macro2::TokenTree::Group(g)) if g.delimiter() == proc_macro2::Delimiter::Parenthesis);
+            let mac = matches!(next, Some(proc_macro2::TokenTree::Punct(p)) if p.as_char() == '!');
+            let path = matches!(next, Some(proc_macro2::TokenTree::Punct(p)) if p.as_char() == ':');
+            // a cell (`__cN`) changes over time: its value now is not its value then
+            let cell = id.to_string().strip_prefix("__c").is_some_and(|n| n.parse::<usize>().is_ok());
+            !mac && !path && !cell && (!call || id == "len")
+        }
+        proc_macro2::TokenTree::Punct(p) => "+-*/%.<>=!&|^".contains(p.as_char()),
+        proc_macro2::TokenTree::Group(g) => g.delimiter() != proc_macro2::Delimiter::Brace && pure_cheap(&g.stream()),
+    })
+}
+
+fn collect_defs<'a>(block: &'a Block, out: &mut HashMap<VarId, &'a Rhs>) {
+    for stmt in &block.stmts {
+        match stmt {
+            Stmt::Let { dst, rhs, .. } => {
+                out.insert(*dst, rhs);
+            }
+            Stmt::If { then, els, .. } => {
+                collect_defs(then, out);
+                collect_defs(els, out);
+            }
+            Stmt::Loop { body, .. } => collect_defs(body, out),
+            _ => {}
+        }
+    }
+}
+
+/// The expression a variable's definition evaluates (the forward sweep's right-hand side).
+fn rhs_tokens(rhs: &Rhs, span: Span) -> TokenStream {
+    match rhs {
+        Rhs::Copy(o) => o.tokens(),
+        Rhs::Inactive(ts) => ts.clone(),
+        Rhs::ReadCell(c) => {
+            let c = c.ident();
+            quote!(::core::clone::Clone::clone(&#c))
+        }
+        Rhs::ReadIndex { place, index } => {
+            let p = Emitter::place_tokens(*place);
+            let i = index.tokens();
+            quote!(#p[#i])
+        }
+        Rhs::Prim(prim, args) => {
+            let a: Vec<TokenStream> = args.iter().map(Operand::tokens).collect();
+            match prim {
+                Prim::Binary { op, .. } => {
+                    let (l, r) = (&a[0], &a[1]);
+                    quote::quote_spanned!(span=> #l #op #r)
+                }
+                Prim::Neg => {
+                    let x = &a[0];
+                    quote::quote_spanned!(span=> -#x)
+                }
+                Prim::Method { method, callee: None, .. } => {
+                    let (recv, rest) = (&a[0], &a[1..]);
+                    quote::quote_spanned!(span=> #recv.#method(#(#rest),*))
+                }
+                Prim::Method { callee: Some(path), .. } => quote::quote_spanned!(span=> #path(#(#a),*)),
+                Prim::Cast { ty } => {
+                    let x = &a[0];
+                    quote::quote_spanned!(span=> #x as #ty)
+                }
+            }
+        }
+        Rhs::Call { func, args } => {
+            let a = args.iter().map(Operand::tokens);
+            quote::quote_spanned!(span=> #func(#(#a),*))
+        }
+    }
+}
+
 impl Emitter<'_> {
+    /// Whether the reverse sweep can evaluate `v`'s definition again instead of saving `v`.
+    fn recomputable(&self, v: VarId) -> bool {
+        match self.defs.get(&v) {
+            Some(Rhs::Copy(_)) | Some(Rhs::ReadIndex { place: Place::Var(_), .. }) => true,
+            Some(Rhs::Prim(Prim::Binary { .. } | Prim::Neg | Prim::Cast { .. }, _)) => true,
+            Some(Rhs::Inactive(ts)) => pure_cheap(ts),
+            _ => false,
+        }
+    }
+
+    fn rhs_operands(&self, v: VarId) -> Vec<VarId> {
+        match self.defs.get(&v) {
+            Some(Rhs::Copy(o)) => o.var().into_iter().collect(),
+            Some(Rhs::Prim(_, args)) => args.iter().filter_map(Operand::var).collect(),
+            Some(Rhs::ReadIndex { place, index }) => {
+                let mut out: Vec<VarId> = index.var().into_iter().collect();
+                if let Place::Var(p) = place {
+                    out.push(*p);
+                }
+                out
+            }
+            Some(Rhs::Inactive(ts)) => {
+                // the variables an inactive expression mentions, by name
+                let mut out = Vec::new();
+                fn scan(ts: &TokenStream, out: &mut Vec<VarId>) {
+                    for tt in ts.clone() {
+                        match tt {
+                            proc_macro2::TokenTree::Ident(id) => {
+                                let name = id.to_string();
+                                if let Some(n) = name.strip_prefix("__v").and_then(|n| n.parse().ok()) {
+                                    out.push(VarId(n));
+                                }
+                            }
+                            proc_macro2::TokenTree::Group(g) => scan(&g.stream(), out),
+                            _ => {}
+                        }
+                    }
+                }
+                scan(ts, &mut out);
+                out
+            }
+            _ => Vec::new(),
+        }
+    }
+
     fn fresh(&mut self, prefix: &str) -> syn::Ident {
         self.fresh += 1;
         format_ident!("{}{}", prefix, self.fresh, span = Span::mixed_site())
@@ -175,10 +304,32 @@ impl Emitter<'_> {
         if block.region != RegionId::BODY {
             let in_loop = self.body.regions[block.region.0].in_loop;
             let restore = if in_loop { quote!(#rt::tape::pop) } else { quote!(#rt::tape::take) };
+            // Close the set of values this region's reverse needs under recomputation:
+            // a recomputed value needs its own operands.
+            let mut needed: BTreeSet<VarId> = self.used.iter().copied().filter(|v| self.body.region_of(*v) == block.region && !self.reverse_bound.contains(v)).collect();
+            let mut stack: Vec<VarId> = needed.iter().copied().collect();
+            while let Some(v) = stack.pop() {
+                if !self.recomputable(v) {
+                    continue;
+                }
+                self.recomputed.insert(v);
+                for u in self.rhs_operands(v) {
+                    self.used.insert(u);
+                    if self.body.region_of(u) == block.region && !self.reverse_bound.contains(&u) && needed.insert(u) {
+                        stack.push(u);
+                    }
+                }
+            }
             let mut restores = TokenStream::new();
-            for v in self.used.iter().filter(|v| self.body.region_of(**v) == block.region) {
-                let (id, slot) = (v.ident(), v.slot());
-                restores.extend(quote!(let #id = #restore(&mut #slot);));
+            for v in &needed {
+                let id = v.ident();
+                if self.recomputed.contains(v) {
+                    let value = rhs_tokens(self.defs[v], Span::call_site());
+                    restores.extend(quote!(let #id = #value;));
+                } else {
+                    let slot = v.slot();
+                    restores.extend(quote!(let #id = #restore(&mut #slot);));
+                }
             }
             for v in self.used_pullbacks.iter().filter(|v| self.body.region_of(**v) == block.region) {
                 let (id, slot) = (v.pullback(), v.pullback_slot());
@@ -216,25 +367,25 @@ impl Emitter<'_> {
                         }
                     }
                     Rhs::Prim(prim, args) => {
-                        let y = self.var(*dst);
-                        let a: Vec<TokenStream> = args.iter().map(|o| self.operand(o)).collect();
                         for (k, arg) in args.iter().enumerate() {
                             let Some(u) = self.active_var(arg) else { continue };
                             let rule = match prim {
-                                Prim::Binary { rule, .. } => format_ident!("{}_d{}", rule, k),
-                                Prim::Neg => format_ident!("neg_d0"),
-                                Prim::Method { rule, .. } => {
-                                    if crate::prims::constant_operand(rule, k) {
-                                        continue;
-                                    }
-                                    format_ident!("{}_d{}", rule, k)
-                                }
+                                Prim::Binary { rule, .. } | Prim::Method { rule, .. } => *rule,
+                                Prim::Neg => "neg",
                                 Prim::Cast { .. } => {
                                     self.contribute(out, u, quote!(#rt::ops::cast_d0(&#dy)), true);
                                     continue;
                                 }
                             };
-                            self.contribute(out, u, quote!(#rt::ops::#rule(#(&#a,)* &#y, &#dy)), false);
+                            if crate::prims::constant_operand(rule, k) {
+                                continue;
+                            }
+                            let reads: Vec<TokenStream> = crate::prims::rule_reads(rule, k, args.len())
+                                .into_iter()
+                                .map(|i| if i == args.len() { self.var(*dst) } else { self.operand(&args[i]) })
+                                .collect();
+                            let name = format_ident!("{}_d{}", rule, k);
+                            self.contribute(out, u, quote!(#rt::ops::#name(#(&#reads,)* &#dy)), false);
                         }
                     }
                     Rhs::Call { args, .. } => {
@@ -289,20 +440,33 @@ impl Emitter<'_> {
                 let c = self.operand(cond);
                 out.extend(quote!(if #c { #then } else { #els }));
             }
-            Stmt::Loop { body, count, .. } => {
+            Stmt::Loop { head, body, count, .. } => {
+                let range = match head {
+                    LoopHead::For { item, start: Some(start), .. } => {
+                        self.reverse_bound.insert(*item);
+                        Some((*item, start))
+                    }
+                    _ => None,
+                };
                 let b = self.rev_block(body, None);
                 if b.is_empty() {
                     return;
                 }
                 let n = self.var(*count);
-                out.extend(quote!(for _ in 0..#n { #b }));
+                match range {
+                    Some((item, start)) => {
+                        let (id, start) = (item.ident(), self.operand(start));
+                        out.extend(quote!(for #id in #rt::tape::range_back(#start, #n) { #b }));
+                    }
+                    None => out.extend(quote!(for _ in 0..#n { #b })),
+                }
             }
         }
     }
 
     fn save(&self, v: VarId) -> TokenStream {
         let region = self.body.region_of(v);
-        if region == RegionId::BODY || !self.used.contains(&v) {
+        if region == RegionId::BODY || !self.used.contains(&v) || self.recomputed.contains(&v) || self.reverse_bound.contains(&v) {
             return TokenStream::new();
         }
         let (id, slot) = (v.ident(), v.slot());
@@ -354,53 +518,18 @@ impl Emitter<'_> {
                 let v = dst.ident();
                 let ty = ty.as_ref().map(|t| quote!(: #t));
                 let span = *span;
-                let value = match rhs {
-                    Rhs::Copy(o) => o.tokens(),
-                    Rhs::Inactive(ts) => ts.clone(),
-                    Rhs::ReadCell(c) => {
-                        let c = c.ident();
-                        quote!(::core::clone::Clone::clone(&#c))
-                    }
-                    Rhs::ReadIndex { place, index } => {
-                        let p = Self::place_tokens(*place);
-                        let i = index.tokens();
-                        quote!(#p[#i])
-                    }
-                    Rhs::Prim(prim, args) => {
-                        let a: Vec<TokenStream> = args.iter().map(Operand::tokens).collect();
-                        match prim {
-                            Prim::Binary { op, .. } => {
-                                let (l, r) = (&a[0], &a[1]);
-                                quote::quote_spanned!(span=> #l #op #r)
-                            }
-                            Prim::Neg => {
-                                let x = &a[0];
-                                quote::quote_spanned!(span=> -#x)
-                            }
-                            Prim::Method { method, callee: None, .. } => {
-                                let (recv, rest) = (&a[0], &a[1..]);
-                                quote::quote_spanned!(span=> #recv.#method(#(#rest),*))
-                            }
-                            Prim::Method { callee: Some(path), .. } => quote::quote_spanned!(span=> #path(#(#a),*)),
-                            Prim::Cast { ty } => {
-                                let x = &a[0];
-                                quote::quote_spanned!(span=> #x as #ty)
-                            }
-                        }
-                    }
-                    Rhs::Call { func, args } => {
+                if let Rhs::Call { func, args } = rhs {
+                    if self.used_pullbacks.contains(dst) {
                         let a = args.iter().map(Operand::tokens);
-                        if self.used_pullbacks.contains(dst) {
-                            let pb = dst.pullback();
-                            let vjp = companion_path(func, "vjp");
-                            out.extend(quote::quote_spanned!(span=> let (#v, #pb) = #vjp(#(#a),*);));
-                            out.extend(self.save(*dst));
-                            out.extend(self.save_pullback(*dst));
-                            return;
-                        }
-                        quote::quote_spanned!(span=> #func(#(#a),*))
+                        let pb = dst.pullback();
+                        let vjp = companion_path(func, "vjp");
+                        out.extend(quote::quote_spanned!(span=> let (#v, #pb) = #vjp(#(#a),*);));
+                        out.extend(self.save(*dst));
+                        out.extend(self.save_pullback(*dst));
+                        return;
                     }
-                };
+                }
+                let value = rhs_tokens(rhs, span);
                 out.extend(quote::quote_spanned!(span=> let #v #ty = #value;));
                 out.extend(self.save(*dst));
             }
@@ -425,7 +554,7 @@ impl Emitter<'_> {
                     quote!(if #f == 1u8 { break; } #f = 0u8;)
                 });
                 let looped = match head {
-                    LoopHead::For { item, iter } => {
+                    LoopHead::For { item, iter, .. } => {
                         let id = item.ident();
                         let save = self.save(*item);
                         quote!(for #id in #iter { #save #b #n += 1; #check })
@@ -450,7 +579,7 @@ impl Emitter<'_> {
         let slots = self.used.iter().map(|v| (*v, v.slot())).chain(self.used_pullbacks.iter().map(|v| (*v, v.pullback_slot())));
         for (v, slot) in slots {
             let region = self.body.region_of(v);
-            if region == RegionId::BODY {
+            if region == RegionId::BODY || (slot == v.slot() && (self.recomputed.contains(&v) || self.reverse_bound.contains(&v))) {
                 continue;
             }
             if self.body.regions[region.0].in_loop {
@@ -472,8 +601,12 @@ pub fn vjp_body(sig: &Signature, body: &Body) -> TokenStream {
         used: BTreeSet::new(),
         used_pullbacks: BTreeSet::new(),
         initialized: HashSet::new(),
+        recomputed: HashSet::new(),
+        reverse_bound: HashSet::new(),
+        defs: HashMap::new(),
         fresh: 0,
     };
+    collect_defs(&body.block, &mut e.defs);
     // Parameters read by index, or from a nested region, are zero-initialised up front.
     let dy = format_ident!("__dy", span = Span::mixed_site());
     let reverse = e.rev_block(&body.block, Some((&body.output, quote!(#dy))));

@@ -178,7 +178,9 @@ pub enum Rhs {
 #[derive(Clone, Debug)]
 pub enum LoopHead {
     /// `for __vN in iter`, where `item` (a variable of the body's region) is `__vN`.
-    For { item: VarId, iter: TokenStream },
+    /// `start` is set when `iter` is `start..end`: the reverse sweep then walks the range
+    /// backwards instead of saving every item.
+    For { item: VarId, iter: TokenStream, start: Option<Operand> },
     /// `loop` (and `while`, whose condition is the body's first test).
     Infinite,
 }

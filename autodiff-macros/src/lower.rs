@@ -763,7 +763,7 @@ impl Lowering<'_> {
 
     /// Lowers a loop whose body `body` fills. For a `for` loop, `iter` is the iterator and
     /// `body` returns the variable it binds each item to (made inside the body's region).
-    fn lower_loop(&mut self, label: Option<String>, iter: Option<TokenStream>, body: impl FnOnce(&mut Self) -> Option<VarId>) -> Value {
+    fn lower_loop(&mut self, label: Option<String>, iter: Option<(TokenStream, Option<Operand>)>, body: impl FnOnce(&mut Self) -> Option<VarId>) -> Value {
         let flow = self.new_cell(None);
         self.write_flag(flow, syn::parse_quote!(0u8));
         self.loops.push(LoopCtx { label, flow, flow_used: iter.is_none(), value: None });
@@ -771,7 +771,7 @@ impl Lowering<'_> {
         let block = self.nested(true, |l| item = body(l));
         let ctx = self.loops.pop().expect("loop context");
         let head = match (iter, item) {
-            (Some(iter), Some(item)) => LoopHead::For { item, iter },
+            (Some((iter, start)), Some(item)) => LoopHead::For { item, iter, start },
             _ => LoopHead::Infinite,
         };
         let count = self.new_var(false);
@@ -786,7 +786,15 @@ impl Lowering<'_> {
         let label = f.label.as_ref().map(|l| l.name.ident.to_string());
         if !self.references_active(&f.expr) {
             // Over integers (`0..n`, `(0..n).rev()`, `step_by`) or inactive data.
-            let iter = self.renamed(&f.expr).to_token_stream();
+            let iter = match &*f.expr {
+                syn::Expr::Range(r) if matches!(r.limits, syn::RangeLimits::HalfOpen(_)) && r.start.is_some() && r.end.is_some() => {
+                    let start = self.operand_of(r.start.as_deref().expect("start"));
+                    let end = self.operand_of(r.end.as_deref().expect("end"));
+                    let (s, e) = (start.tokens(), end.tokens());
+                    (quote!(#s..#e), Some(start))
+                }
+                other => (self.renamed(other).to_token_stream(), None),
+            };
             return self.lower_loop(label, Some(iter), |l| {
                 let item = l.new_var(false);
                 l.bind_pattern(&f.pat, Value::Var(item), None, f.pat.span());
@@ -826,6 +834,7 @@ impl Lowering<'_> {
             let a = len(&resolved[0]);
             quote!(0..#a)
         };
+        let iter = (iter, Some(Operand::Inline(syn::parse_quote!(0usize))));
         self.lower_loop(label, Some(iter), |l| {
             let k = l.new_var(false);
             let mut elems = Vec::new();

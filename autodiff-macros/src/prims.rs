@@ -114,3 +114,33 @@ pub fn is_constant_type_name(name: &str) -> bool {
 pub fn is_float_type_name(name: &str) -> bool {
     matches!(name, "f32" | "f64")
 }
+
+/// The to-be-recorded table: which values the rule `<rule>_d<k>` reads, as indices into
+/// the primitive's operands, with `arity` standing for the output `y`. It mirrors the
+/// signatures in the runtime's `ops` (`mul_d0(&rhs, &dy)`), and decides what a reverse
+/// sweep must keep: a value no rule reads is never saved.
+pub fn rule_reads(rule: &str, k: usize, arity: usize) -> Vec<usize> {
+    let y = arity;
+    match (rule, k) {
+        ("add" | "sub" | "rem" | "neg" | "to_degrees" | "to_radians" | "fract", 0) => vec![],
+        ("add" | "sub", 1) => vec![],
+        ("mul", 0) => vec![1],
+        ("mul", 1) => vec![0],
+        ("div", 0) => vec![1],
+        ("div", 1) => vec![1, y],
+        ("rem", 1) => vec![0, 1],
+        ("tan" | "tanh" | "exp" | "exp2" | "exp_m1" | "sqrt" | "cbrt" | "recip", 0) => vec![y],
+        ("powi" | "powf" | "log" | "atan2" | "max" | "min", 0) => vec![0, 1],
+        ("atan2" | "max" | "min", 1) => vec![0, 1],
+        ("powf", 1) => vec![0, y],
+        ("log", 1) => vec![1, y],
+        ("hypot", 0) => vec![0, y],
+        ("hypot", 1) => vec![1, y],
+        ("clamp", _) => vec![0, 1, 2],
+        ("mul_add", 0) => vec![1],
+        ("mul_add", 1) => vec![0],
+        ("mul_add", 2) => vec![],
+        // one-input functions reading their input: sin, cos, ln, abs, …
+        _ => vec![0],
+    }
+}

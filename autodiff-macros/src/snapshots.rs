@@ -52,3 +52,21 @@ fn calls_and_constants() {
         },
     );
 }
+
+#[test]
+fn rosenbrock_loop() {
+    check(
+        "rosenbrock_loop",
+        quote! {
+            fn rosenbrock(x: &[f64]) -> f64 {
+                let mut sum = 0.0;
+                for i in 0..x.len() - 1 {
+                    let a = 1.0 - x[i];
+                    let b = x[i + 1] - x[i] * x[i];
+                    sum += a * a + 100.0 * b * b;
+                }
+                sum
+            }
+        },
+    );
+}

@@ -12,7 +12,8 @@
 //! // The rule for `y = x.sin()`: the cotangent of `x` is `dy * cos(x)`.
 //! let x = 0.5_f64;
 //! let y = x.sin();
-//! assert_eq!(ops::sin_d0(&x, &y, &2.0), 2.0 * x.cos());
+//! assert_eq!(ops::sin_d0(&x, &2.0), 2.0 * x.cos());
+//! let _ = y;
 //! ```
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]

@@ -17,3 +17,28 @@ pub fn take<T>(slot: &mut Option<T>) -> T {
         None => unreachable!("autodiff: the reverse sweep read a value its forward sweep did not save"),
     }
 }
+
+/// An integer type a `for` loop over `start..end` can count with.
+pub trait RangeIndex: Copy {
+    /// `self + k`.
+    fn offset(self, k: usize) -> Self;
+}
+
+macro_rules! range_index {
+    ($($t:ty),*) => {$(
+        impl RangeIndex for $t {
+            #[inline(always)]
+            fn offset(self, k: usize) -> Self {
+                self + k as $t
+            }
+        }
+    )*};
+}
+range_index!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize);
+
+/// The items a loop over `start..` took in its first `count` iterations, last first: what
+/// the reverse sweep of the loop walks instead of saving every item.
+#[inline(always)]
+pub fn range_back<T: RangeIndex>(start: T, count: usize) -> impl Iterator<Item = T> {
+    (0..count).rev().map(move |k| start.offset(k))
+}

@@ -1,114 +1,118 @@
-//! `+ - * / %`, negation, and conversions between float types.
+//! `+ - * / %`, negation, conversions between float types, indexing and assignment.
+//!
+//! Each rule takes only the values its formula reads, then the output's cotangent `dy`:
+//! what a reverse sweep must keep from its forward sweep is exactly what the rules it runs
+//! take (the macro's to-be-recorded table mirrors these signatures).
 
 use crate::real::Real;
 
 /// `y = a + b`: cotangent of `a`.
 ///
 /// ```
-/// assert_eq!(autodiff_runtime::ops::add_d0(&1.0_f64, &2.0, &3.0, &5.0), 5.0);
+/// assert_eq!(autodiff_runtime::ops::add_d0(&5.0_f64), 5.0);
 /// ```
 #[inline(always)]
-pub fn add_d0<T: Real>(_a: &T, _b: &T, _y: &T, dy: &T) -> T {
+pub fn add_d0<T: Real>(dy: &T) -> T {
     *dy
 }
 
 /// `y = a + b`: cotangent of `b`.
 ///
 /// ```
-/// assert_eq!(autodiff_runtime::ops::add_d1(&1.0_f64, &2.0, &3.0, &5.0), 5.0);
+/// assert_eq!(autodiff_runtime::ops::add_d1(&5.0_f64), 5.0);
 /// ```
 #[inline(always)]
-pub fn add_d1<T: Real>(_a: &T, _b: &T, _y: &T, dy: &T) -> T {
+pub fn add_d1<T: Real>(dy: &T) -> T {
     *dy
 }
 
 /// `y = a - b`: cotangent of `a`.
 ///
 /// ```
-/// assert_eq!(autodiff_runtime::ops::sub_d0(&1.0_f64, &2.0, &-1.0, &5.0), 5.0);
+/// assert_eq!(autodiff_runtime::ops::sub_d0(&5.0_f64), 5.0);
 /// ```
 #[inline(always)]
-pub fn sub_d0<T: Real>(_a: &T, _b: &T, _y: &T, dy: &T) -> T {
+pub fn sub_d0<T: Real>(dy: &T) -> T {
     *dy
 }
 
 /// `y = a - b`: cotangent of `b`.
 ///
 /// ```
-/// assert_eq!(autodiff_runtime::ops::sub_d1(&1.0_f64, &2.0, &-1.0, &5.0), -5.0);
+/// assert_eq!(autodiff_runtime::ops::sub_d1(&5.0_f64), -5.0);
 /// ```
 #[inline(always)]
-pub fn sub_d1<T: Real>(_a: &T, _b: &T, _y: &T, dy: &T) -> T {
+pub fn sub_d1<T: Real>(dy: &T) -> T {
     -*dy
 }
 
 /// `y = a * b`: cotangent of `a`.
 ///
 /// ```
-/// assert_eq!(autodiff_runtime::ops::mul_d0(&2.0_f64, &3.0, &6.0, &1.0), 3.0);
+/// assert_eq!(autodiff_runtime::ops::mul_d0(&3.0_f64, &1.0), 3.0);
 /// ```
 #[inline(always)]
-pub fn mul_d0<T: Real>(_a: &T, b: &T, _y: &T, dy: &T) -> T {
+pub fn mul_d0<T: Real>(b: &T, dy: &T) -> T {
     *dy * *b
 }
 
 /// `y = a * b`: cotangent of `b`.
 ///
 /// ```
-/// assert_eq!(autodiff_runtime::ops::mul_d1(&2.0_f64, &3.0, &6.0, &1.0), 2.0);
+/// assert_eq!(autodiff_runtime::ops::mul_d1(&2.0_f64, &1.0), 2.0);
 /// ```
 #[inline(always)]
-pub fn mul_d1<T: Real>(a: &T, _b: &T, _y: &T, dy: &T) -> T {
+pub fn mul_d1<T: Real>(a: &T, dy: &T) -> T {
     *dy * *a
 }
 
 /// `y = a / b`: cotangent of `a`, `dy / b`.
 ///
 /// ```
-/// assert_eq!(autodiff_runtime::ops::div_d0(&1.0_f64, &4.0, &0.25, &1.0), 0.25);
+/// assert_eq!(autodiff_runtime::ops::div_d0(&4.0_f64, &1.0), 0.25);
 /// ```
 #[inline(always)]
-pub fn div_d0<T: Real>(_a: &T, b: &T, _y: &T, dy: &T) -> T {
+pub fn div_d0<T: Real>(b: &T, dy: &T) -> T {
     *dy / *b
 }
 
 /// `y = a / b`: cotangent of `b`, `-dy · a / b²`, computed as `-(dy · y) / b`.
 ///
 /// ```
-/// assert_eq!(autodiff_runtime::ops::div_d1(&1.0_f64, &4.0, &0.25, &1.0), -0.0625);
+/// assert_eq!(autodiff_runtime::ops::div_d1(&4.0_f64, &0.25, &1.0), -0.0625);
 /// ```
 #[inline(always)]
-pub fn div_d1<T: Real>(_a: &T, b: &T, y: &T, dy: &T) -> T {
+pub fn div_d1<T: Real>(b: &T, y: &T, dy: &T) -> T {
     -(*dy * *y) / *b
 }
 
 /// `y = a % b` (`a - b·trunc(a/b)`): cotangent of `a`.
 ///
 /// ```
-/// assert_eq!(autodiff_runtime::ops::rem_d0(&7.5_f64, &2.0, &1.5, &1.0), 1.0);
+/// assert_eq!(autodiff_runtime::ops::rem_d0(&1.0_f64), 1.0);
 /// ```
 #[inline(always)]
-pub fn rem_d0<T: Real>(_a: &T, _b: &T, _y: &T, dy: &T) -> T {
+pub fn rem_d0<T: Real>(dy: &T) -> T {
     *dy
 }
 
 /// `y = a % b`: cotangent of `b`, `-dy · trunc(a / b)`.
 ///
 /// ```
-/// assert_eq!(autodiff_runtime::ops::rem_d1(&7.5_f64, &2.0, &1.5, &1.0), -3.0);
+/// assert_eq!(autodiff_runtime::ops::rem_d1(&7.5_f64, &2.0, &1.0), -3.0);
 /// ```
 #[inline(always)]
-pub fn rem_d1<T: Real>(a: &T, b: &T, _y: &T, dy: &T) -> T {
+pub fn rem_d1<T: Real>(a: &T, b: &T, dy: &T) -> T {
     -*dy * (*a / *b).trunc()
 }
 
 /// `y = -a`: cotangent of `a`.
 ///
 /// ```
-/// assert_eq!(autodiff_runtime::ops::neg_d0(&2.0_f64, &-2.0, &1.5), -1.5);
+/// assert_eq!(autodiff_runtime::ops::neg_d0(&1.5_f64), -1.5);
 /// ```
 #[inline(always)]
-pub fn neg_d0<T: Real>(_a: &T, _y: &T, dy: &T) -> T {
+pub fn neg_d0<T: Real>(dy: &T) -> T {
     -*dy
 }
 

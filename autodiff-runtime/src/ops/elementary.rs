@@ -9,22 +9,28 @@ use crate::real::Real;
 /// `|x, y, dy| body` computes the cotangent of `x`; `$at` is a point of the domain used by
 /// the documentation example, which compares the rule with a central difference.
 macro_rules! unary_rule {
-    ($($(#[$meta:meta])* $name:ident / $method:ident at $at:literal : |$x:ident, $y:ident, $dy:ident| $body:expr;)*) => {$(
+    // `reads x`: the rule reads the input; `reads y`: the output; `reads nothing`.
+    ($($(#[$meta:meta])* $name:ident / $method:ident at $at:literal reads $what:ident : |$v:ident, $dy:ident| $body:expr;)*) => {$(
         $(#[$meta])*
         #[doc = ""]
         #[doc = "```"]
         #[doc = concat!("let (x, h) = (", stringify!($at), "_f64, 1e-6);")]
+        #[doc = "let y = x."]
+        #[doc = stringify!($method)]
+        #[doc = "();"]
         #[doc = concat!("let fd = ((x + h).", stringify!($method), "() - (x - h).", stringify!($method), "()) / (2.0 * h);")]
-        #[doc = concat!("let rule = autodiff_runtime::ops::", stringify!($name), "(&x, &x.", stringify!($method), "(), &1.0);")]
+        #[doc = concat!("let rule = autodiff_runtime::ops::", stringify!($name), "(", unary_rule!(@arg $what), "&1.0);")]
         #[doc = "assert!((rule - fd).abs() <= 1e-6 * fd.abs().max(1.0), \"{rule} vs {fd}\");"]
+        #[doc = "let _ = y;"]
         #[doc = "```"]
         #[inline(always)]
-        pub fn $name<T: Real>($x: &T, $y: &T, $dy: &T) -> T {
-            let ($x, $y, $dy) = (*$x, *$y, *$dy);
-            let _ = (&$x, &$y);
+        pub fn $name<T: Real>($v: &T, $dy: &T) -> T {
+            let ($v, $dy) = (*$v, *$dy);
             $body
         }
     )*};
+    (@arg x) => { "&x, " };
+    (@arg y) => { "&y, " };
 }
 
 fn c<T: Real>(v: f64) -> T {
@@ -33,67 +39,93 @@ fn c<T: Real>(v: f64) -> T {
 
 unary_rule! {
     /// `y = x.sin()`: `dy · cos x`.
-    sin_d0 / sin at 0.7: |x, y, dy| dy * x.cos();
+    sin_d0 / sin at 0.7 reads x: |x, dy| dy * x.cos();
     /// `y = x.cos()`: `-dy · sin x`.
-    cos_d0 / cos at 0.7: |x, y, dy| -dy * x.sin();
+    cos_d0 / cos at 0.7 reads x: |x, dy| -dy * x.sin();
     /// `y = x.tan()`: `dy · (1 + y²)`.
-    tan_d0 / tan at 0.7: |x, y, dy| dy * (T::one() + y * y);
+    tan_d0 / tan at 0.7 reads y: |y, dy| dy * (T::one() + y * y);
     /// `y = x.asin()`: `dy / √(1 − x²)`.
-    asin_d0 / asin at 0.3: |x, y, dy| dy / (T::one() - x * x).sqrt();
+    asin_d0 / asin at 0.3 reads x: |x, dy| dy / (T::one() - x * x).sqrt();
     /// `y = x.acos()`: `−dy / √(1 − x²)`.
-    acos_d0 / acos at 0.3: |x, y, dy| -dy / (T::one() - x * x).sqrt();
+    acos_d0 / acos at 0.3 reads x: |x, dy| -dy / (T::one() - x * x).sqrt();
     /// `y = x.atan()`: `dy / (1 + x²)`.
-    atan_d0 / atan at 0.3: |x, y, dy| dy / (T::one() + x * x);
+    atan_d0 / atan at 0.3 reads x: |x, dy| dy / (T::one() + x * x);
     /// `y = x.sinh()`: `dy · cosh x`.
-    sinh_d0 / sinh at 0.7: |x, y, dy| dy * x.cosh();
+    sinh_d0 / sinh at 0.7 reads x: |x, dy| dy * x.cosh();
     /// `y = x.cosh()`: `dy · sinh x`.
-    cosh_d0 / cosh at 0.7: |x, y, dy| dy * x.sinh();
+    cosh_d0 / cosh at 0.7 reads x: |x, dy| dy * x.sinh();
     /// `y = x.tanh()`: `dy · (1 − y²)`.
-    tanh_d0 / tanh at 0.7: |x, y, dy| dy * (T::one() - y * y);
+    tanh_d0 / tanh at 0.7 reads y: |y, dy| dy * (T::one() - y * y);
     /// `y = x.asinh()`: `dy / √(x² + 1)`.
-    asinh_d0 / asinh at 0.7: |x, y, dy| dy / (x * x + T::one()).sqrt();
+    asinh_d0 / asinh at 0.7 reads x: |x, dy| dy / (x * x + T::one()).sqrt();
     /// `y = x.acosh()`: `dy / (√(x − 1) · √(x + 1))`.
-    acosh_d0 / acosh at 1.7: |x, y, dy| dy / ((x - T::one()).sqrt() * (x + T::one()).sqrt());
+    acosh_d0 / acosh at 1.7 reads x: |x, dy| dy / ((x - T::one()).sqrt() * (x + T::one()).sqrt());
     /// `y = x.atanh()`: `dy / (1 − x²)`.
-    atanh_d0 / atanh at 0.3: |x, y, dy| dy / (T::one() - x * x);
+    atanh_d0 / atanh at 0.3 reads x: |x, dy| dy / (T::one() - x * x);
     /// `y = x.exp()`: `dy · y`.
-    exp_d0 / exp at 0.7: |x, y, dy| dy * y;
+    exp_d0 / exp at 0.7 reads y: |y, dy| dy * y;
     /// `y = x.exp2()`: `dy · y · ln 2`.
-    exp2_d0 / exp2 at 0.7: |x, y, dy| dy * y * T::LN_2();
+    exp2_d0 / exp2 at 0.7 reads y: |y, dy| dy * y * T::LN_2();
     /// `y = x.exp_m1()`: `dy · (y + 1)`.
-    exp_m1_d0 / exp_m1 at 0.7: |x, y, dy| dy * (y + T::one());
+    exp_m1_d0 / exp_m1 at 0.7 reads y: |y, dy| dy * (y + T::one());
     /// `y = x.ln()`: `dy / x`.
-    ln_d0 / ln at 0.7: |x, y, dy| dy / x;
+    ln_d0 / ln at 0.7 reads x: |x, dy| dy / x;
     /// `y = x.ln_1p()`: `dy / (1 + x)`.
-    ln_1p_d0 / ln_1p at 0.7: |x, y, dy| dy / (T::one() + x);
+    ln_1p_d0 / ln_1p at 0.7 reads x: |x, dy| dy / (T::one() + x);
     /// `y = x.log2()`: `dy / (x · ln 2)`.
-    log2_d0 / log2 at 0.7: |x, y, dy| dy / (x * T::LN_2());
+    log2_d0 / log2 at 0.7 reads x: |x, dy| dy / (x * T::LN_2());
     /// `y = x.log10()`: `dy / (x · ln 10)`.
-    log10_d0 / log10 at 0.7: |x, y, dy| dy / (x * T::LN_10());
+    log10_d0 / log10 at 0.7 reads x: |x, dy| dy / (x * T::LN_10());
     /// `y = x.sqrt()`: `dy / (2y)`; `+∞` at `x = 0` (JAX's convention).
-    sqrt_d0 / sqrt at 0.7: |x, y, dy| dy / (y + y);
+    sqrt_d0 / sqrt at 0.7 reads y: |y, dy| dy / (y + y);
     /// `y = x.cbrt()`: `dy / (3y²)`.
-    cbrt_d0 / cbrt at 0.7: |x, y, dy| dy / (c::<T>(3.0) * y * y);
+    cbrt_d0 / cbrt at 0.7 reads y: |y, dy| dy / (c::<T>(3.0) * y * y);
     /// `y = x.abs()`: `dy · sign(x)`, with derivative `1` at `x = 0` (JAX's convention).
-    abs_d0 / abs at -0.7: |x, y, dy| if x < T::zero() { -dy } else { dy };
+    abs_d0 / abs at -0.7 reads x: |x, dy| if x < T::zero() { -dy } else { dy };
     /// `y = x.recip()`: `−dy · y²`.
-    recip_d0 / recip at 0.7: |x, y, dy| -dy * y * y;
-    /// `y = x.to_degrees()`: `dy · 180/π`.
-    to_degrees_d0 / to_degrees at 0.7: |x, y, dy| dy * (c::<T>(180.0) / T::PI());
-    /// `y = x.to_radians()`: `dy · π/180`.
-    to_radians_d0 / to_radians at 0.7: |x, y, dy| dy * (T::PI() / c::<T>(180.0));
-    /// `y = x.fract()` (`x − trunc x`): `dy`.
-    fract_d0 / fract at 0.7: |x, y, dy| dy;
+    recip_d0 / recip at 0.7 reads y: |y, dy| -dy * y * y;
+}
+
+/// `y = x.to_degrees()`: `dy · 180/π`.
+///
+/// ```
+/// let d = autodiff_runtime::ops::to_degrees_d0(&1.0_f64);
+/// assert_eq!(d, 180.0 / std::f64::consts::PI);
+/// ```
+#[inline(always)]
+pub fn to_degrees_d0<T: Real>(dy: &T) -> T {
+    *dy * (c::<T>(180.0) / T::PI())
+}
+
+/// `y = x.to_radians()`: `dy · π/180`.
+///
+/// ```
+/// let d = autodiff_runtime::ops::to_radians_d0(&1.0_f64);
+/// assert_eq!(d, std::f64::consts::PI / 180.0);
+/// ```
+#[inline(always)]
+pub fn to_radians_d0<T: Real>(dy: &T) -> T {
+    *dy * (T::PI() / c::<T>(180.0))
+}
+
+/// `y = x.fract()` (`x − trunc x`): `dy`.
+///
+/// ```
+/// assert_eq!(autodiff_runtime::ops::fract_d0(&2.0_f64), 2.0);
+/// ```
+#[inline(always)]
+pub fn fract_d0<T: Real>(dy: &T) -> T {
+    *dy
 }
 
 /// `y = x.powi(n)`: `dy · n · xⁿ⁻¹` (`0` for `n = 0`).
 ///
 /// ```
-/// let d = autodiff_runtime::ops::powi_d0(&2.0_f64, &3, &8.0, &1.0);
+/// let d = autodiff_runtime::ops::powi_d0(&2.0_f64, &3, &1.0);
 /// assert_eq!(d, 12.0);
 /// ```
 #[inline(always)]
-pub fn powi_d0<T: Real>(x: &T, n: &i32, _y: &T, dy: &T) -> T {
+pub fn powi_d0<T: Real>(x: &T, n: &i32, dy: &T) -> T {
     if *n == 0 {
         T::zero()
     } else {
@@ -104,11 +136,11 @@ pub fn powi_d0<T: Real>(x: &T, n: &i32, _y: &T, dy: &T) -> T {
 /// `y = x.powf(p)`: cotangent of `x`, `dy · p · xᵖ⁻¹` (`0` for `p = 0`).
 ///
 /// ```
-/// let d = autodiff_runtime::ops::powf_d0(&4.0_f64, &0.5, &2.0, &1.0);
+/// let d = autodiff_runtime::ops::powf_d0(&4.0_f64, &0.5, &1.0);
 /// assert_eq!(d, 0.25);
 /// ```
 #[inline(always)]
-pub fn powf_d0<T: Real>(x: &T, p: &T, _y: &T, dy: &T) -> T {
+pub fn powf_d0<T: Real>(x: &T, p: &T, dy: &T) -> T {
     if *p == T::zero() {
         T::zero()
     } else {
@@ -119,11 +151,11 @@ pub fn powf_d0<T: Real>(x: &T, p: &T, _y: &T, dy: &T) -> T {
 /// `y = x.powf(p)`: cotangent of `p`, `dy · y · ln x` (`0` at `x = 0`, JAX's convention).
 ///
 /// ```
-/// let d = autodiff_runtime::ops::powf_d1(&4.0_f64, &0.5, &2.0, &1.0);
+/// let d = autodiff_runtime::ops::powf_d1(&4.0_f64, &2.0, &1.0);
 /// assert_eq!(d, 2.0 * 4.0_f64.ln());
 /// ```
 #[inline(always)]
-pub fn powf_d1<T: Real>(x: &T, _p: &T, y: &T, dy: &T) -> T {
+pub fn powf_d1<T: Real>(x: &T, y: &T, dy: &T) -> T {
     if *x == T::zero() {
         T::zero()
     } else {
@@ -134,55 +166,55 @@ pub fn powf_d1<T: Real>(x: &T, _p: &T, y: &T, dy: &T) -> T {
 /// `y = x.log(b)` (`ln x / ln b`): cotangent of `x`, `dy / (x · ln b)`.
 ///
 /// ```
-/// let d = autodiff_runtime::ops::log_d0(&8.0_f64, &2.0, &3.0, &1.0);
+/// let d = autodiff_runtime::ops::log_d0(&8.0_f64, &2.0, &1.0);
 /// assert_eq!(d, 1.0 / (8.0 * 2.0_f64.ln()));
 /// ```
 #[inline(always)]
-pub fn log_d0<T: Real>(x: &T, b: &T, _y: &T, dy: &T) -> T {
+pub fn log_d0<T: Real>(x: &T, b: &T, dy: &T) -> T {
     *dy / (*x * b.ln())
 }
 
 /// `y = x.log(b)`: cotangent of `b`, `−dy · y / (b · ln b)`.
 ///
 /// ```
-/// let d = autodiff_runtime::ops::log_d1(&8.0_f64, &2.0, &3.0, &1.0);
+/// let d = autodiff_runtime::ops::log_d1(&2.0_f64, &3.0, &1.0);
 /// assert_eq!(d, -3.0 / (2.0 * 2.0_f64.ln()));
 /// ```
 #[inline(always)]
-pub fn log_d1<T: Real>(_x: &T, b: &T, y: &T, dy: &T) -> T {
+pub fn log_d1<T: Real>(b: &T, y: &T, dy: &T) -> T {
     -(*dy * *y) / (*b * b.ln())
 }
 
 /// `y = a.atan2(b)` (the angle of the point `(b, a)`): cotangent of `a`, `dy · b / (a² + b²)`.
 ///
 /// ```
-/// let d = autodiff_runtime::ops::atan2_d0(&1.0_f64, &1.0, &0.0, &1.0);
+/// let d = autodiff_runtime::ops::atan2_d0(&1.0_f64, &1.0, &1.0);
 /// assert_eq!(d, 0.5);
 /// ```
 #[inline(always)]
-pub fn atan2_d0<T: Real>(a: &T, b: &T, _y: &T, dy: &T) -> T {
+pub fn atan2_d0<T: Real>(a: &T, b: &T, dy: &T) -> T {
     *dy * *b / (*a * *a + *b * *b)
 }
 
 /// `y = a.atan2(b)`: cotangent of `b`, `−dy · a / (a² + b²)`.
 ///
 /// ```
-/// let d = autodiff_runtime::ops::atan2_d1(&1.0_f64, &1.0, &0.0, &1.0);
+/// let d = autodiff_runtime::ops::atan2_d1(&1.0_f64, &1.0, &1.0);
 /// assert_eq!(d, -0.5);
 /// ```
 #[inline(always)]
-pub fn atan2_d1<T: Real>(a: &T, b: &T, _y: &T, dy: &T) -> T {
+pub fn atan2_d1<T: Real>(a: &T, b: &T, dy: &T) -> T {
     -*dy * *a / (*a * *a + *b * *b)
 }
 
 /// `y = a.hypot(b)`: cotangent of `a`, `dy · a / y` (`0` when `y = 0`).
 ///
 /// ```
-/// let d = autodiff_runtime::ops::hypot_d0(&3.0_f64, &4.0, &5.0, &1.0);
+/// let d = autodiff_runtime::ops::hypot_d0(&3.0_f64, &5.0, &1.0);
 /// assert_eq!(d, 0.6);
 /// ```
 #[inline(always)]
-pub fn hypot_d0<T: Real>(a: &T, _b: &T, y: &T, dy: &T) -> T {
+pub fn hypot_d0<T: Real>(a: &T, y: &T, dy: &T) -> T {
     if *y == T::zero() {
         T::zero()
     } else {
@@ -193,11 +225,11 @@ pub fn hypot_d0<T: Real>(a: &T, _b: &T, y: &T, dy: &T) -> T {
 /// `y = a.hypot(b)`: cotangent of `b`, `dy · b / y` (`0` when `y = 0`).
 ///
 /// ```
-/// let d = autodiff_runtime::ops::hypot_d1(&3.0_f64, &4.0, &5.0, &1.0);
+/// let d = autodiff_runtime::ops::hypot_d1(&4.0_f64, &5.0, &1.0);
 /// assert_eq!(d, 0.8);
 /// ```
 #[inline(always)]
-pub fn hypot_d1<T: Real>(_a: &T, b: &T, y: &T, dy: &T) -> T {
+pub fn hypot_d1<T: Real>(b: &T, y: &T, dy: &T) -> T {
     if *y == T::zero() {
         T::zero()
     } else {
@@ -221,103 +253,103 @@ fn tie_share<T: Real>(chosen: bool, tie: bool, dy: T) -> T {
 /// `y = a.max(b)`: cotangent of `a` (`½ dy` at a tie, JAX's convention).
 ///
 /// ```
-/// assert_eq!(autodiff_runtime::ops::max_d0(&3.0_f64, &1.0, &3.0, &1.0), 1.0);
+/// assert_eq!(autodiff_runtime::ops::max_d0(&3.0_f64, &1.0, &1.0), 1.0);
 /// ```
 #[inline(always)]
-pub fn max_d0<T: Real>(a: &T, b: &T, _y: &T, dy: &T) -> T {
+pub fn max_d0<T: Real>(a: &T, b: &T, dy: &T) -> T {
     tie_share(a > b, a == b, *dy)
 }
 
 /// `y = a.max(b)`: cotangent of `b` (`½ dy` at a tie).
 ///
 /// ```
-/// assert_eq!(autodiff_runtime::ops::max_d1(&3.0_f64, &1.0, &3.0, &1.0), 0.0);
+/// assert_eq!(autodiff_runtime::ops::max_d1(&3.0_f64, &1.0, &1.0), 0.0);
 /// ```
 #[inline(always)]
-pub fn max_d1<T: Real>(a: &T, b: &T, _y: &T, dy: &T) -> T {
+pub fn max_d1<T: Real>(a: &T, b: &T, dy: &T) -> T {
     tie_share(b > a, a == b, *dy)
 }
 
 /// `y = a.min(b)`: cotangent of `a` (`½ dy` at a tie).
 ///
 /// ```
-/// assert_eq!(autodiff_runtime::ops::min_d0(&3.0_f64, &1.0, &1.0, &1.0), 0.0);
+/// assert_eq!(autodiff_runtime::ops::min_d0(&3.0_f64, &1.0, &1.0), 0.0);
 /// ```
 #[inline(always)]
-pub fn min_d0<T: Real>(a: &T, b: &T, _y: &T, dy: &T) -> T {
+pub fn min_d0<T: Real>(a: &T, b: &T, dy: &T) -> T {
     tie_share(a < b, a == b, *dy)
 }
 
 /// `y = a.min(b)`: cotangent of `b` (`½ dy` at a tie).
 ///
 /// ```
-/// assert_eq!(autodiff_runtime::ops::min_d1(&3.0_f64, &1.0, &1.0, &1.0), 1.0);
+/// assert_eq!(autodiff_runtime::ops::min_d1(&3.0_f64, &1.0, &1.0), 1.0);
 /// ```
 #[inline(always)]
-pub fn min_d1<T: Real>(a: &T, b: &T, _y: &T, dy: &T) -> T {
+pub fn min_d1<T: Real>(a: &T, b: &T, dy: &T) -> T {
     tie_share(b < a, a == b, *dy)
 }
 
 /// `y = x.clamp(lo, hi)`, differentiated as `min(max(x, lo), hi)`: cotangent of `x`.
 ///
 /// ```
-/// assert_eq!(autodiff_runtime::ops::clamp_d0(&0.5_f64, &0.0, &1.0, &0.5, &1.0), 1.0);
-/// assert_eq!(autodiff_runtime::ops::clamp_d0(&0.0_f64, &0.0, &1.0, &0.0, &1.0), 0.5);
+/// assert_eq!(autodiff_runtime::ops::clamp_d0(&0.5_f64, &0.0, &1.0, &1.0), 1.0);
+/// assert_eq!(autodiff_runtime::ops::clamp_d0(&0.0_f64, &0.0, &1.0, &1.0), 0.5);
 /// ```
 #[inline(always)]
-pub fn clamp_d0<T: Real>(x: &T, lo: &T, hi: &T, _y: &T, dy: &T) -> T {
+pub fn clamp_d0<T: Real>(x: &T, lo: &T, hi: &T, dy: &T) -> T {
     let m = x.max(*lo);
-    max_d0(x, lo, &m, &min_d0(&m, hi, _y, dy))
+    max_d0(x, lo, &min_d0(&m, hi, dy))
 }
 
 /// `y = x.clamp(lo, hi)`: cotangent of `lo`.
 ///
 /// ```
-/// assert_eq!(autodiff_runtime::ops::clamp_d1(&-1.0_f64, &0.0, &1.0, &0.0, &1.0), 1.0);
+/// assert_eq!(autodiff_runtime::ops::clamp_d1(&-1.0_f64, &0.0, &1.0, &1.0), 1.0);
 /// ```
 #[inline(always)]
-pub fn clamp_d1<T: Real>(x: &T, lo: &T, hi: &T, _y: &T, dy: &T) -> T {
+pub fn clamp_d1<T: Real>(x: &T, lo: &T, hi: &T, dy: &T) -> T {
     let m = x.max(*lo);
-    max_d1(x, lo, &m, &min_d0(&m, hi, _y, dy))
+    max_d1(x, lo, &min_d0(&m, hi, dy))
 }
 
 /// `y = x.clamp(lo, hi)`: cotangent of `hi`.
 ///
 /// ```
-/// assert_eq!(autodiff_runtime::ops::clamp_d2(&2.0_f64, &0.0, &1.0, &1.0, &1.0), 1.0);
+/// assert_eq!(autodiff_runtime::ops::clamp_d2(&2.0_f64, &0.0, &1.0, &1.0), 1.0);
 /// ```
 #[inline(always)]
-pub fn clamp_d2<T: Real>(x: &T, lo: &T, hi: &T, _y: &T, dy: &T) -> T {
+pub fn clamp_d2<T: Real>(x: &T, lo: &T, hi: &T, dy: &T) -> T {
     let m = x.max(*lo);
-    min_d1(&m, hi, _y, dy)
+    min_d1(&m, hi, dy)
 }
 
 /// `y = x.mul_add(a, b)` (`x·a + b`): cotangent of `x`, `dy · a`.
 ///
 /// ```
-/// assert_eq!(autodiff_runtime::ops::mul_add_d0(&2.0_f64, &3.0, &1.0, &7.0, &1.0), 3.0);
+/// assert_eq!(autodiff_runtime::ops::mul_add_d0(&3.0_f64, &1.0), 3.0);
 /// ```
 #[inline(always)]
-pub fn mul_add_d0<T: Real>(_x: &T, a: &T, _b: &T, _y: &T, dy: &T) -> T {
+pub fn mul_add_d0<T: Real>(a: &T, dy: &T) -> T {
     *dy * *a
 }
 
 /// `y = x.mul_add(a, b)`: cotangent of `a`, `dy · x`.
 ///
 /// ```
-/// assert_eq!(autodiff_runtime::ops::mul_add_d1(&2.0_f64, &3.0, &1.0, &7.0, &1.0), 2.0);
+/// assert_eq!(autodiff_runtime::ops::mul_add_d1(&2.0_f64, &1.0), 2.0);
 /// ```
 #[inline(always)]
-pub fn mul_add_d1<T: Real>(x: &T, _a: &T, _b: &T, _y: &T, dy: &T) -> T {
+pub fn mul_add_d1<T: Real>(x: &T, dy: &T) -> T {
     *dy * *x
 }
 
 /// `y = x.mul_add(a, b)`: cotangent of `b`, `dy`.
 ///
 /// ```
-/// assert_eq!(autodiff_runtime::ops::mul_add_d2(&2.0_f64, &3.0, &1.0, &7.0, &1.0), 1.0);
+/// assert_eq!(autodiff_runtime::ops::mul_add_d2(&1.0_f64), 1.0);
 /// ```
 #[inline(always)]
-pub fn mul_add_d2<T: Real>(_x: &T, _a: &T, _b: &T, _y: &T, dy: &T) -> T {
+pub fn mul_add_d2<T: Real>(dy: &T) -> T {
     *dy
 }

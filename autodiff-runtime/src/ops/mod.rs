@@ -1,11 +1,12 @@
 //! The derivative rules of every primitive, one family a file.
 //!
 //! A rule is named after the operation and the input it differentiates:
-//! `mul_d1(&lhs, &rhs, &y, &dy)` is the contribution of `dy` (the cotangent of the
-//! output `y = lhs * rhs`) to the cotangent of input 1, `rhs`. Every rule receives all
-//! inputs, the output and the output's cotangent by reference, so a rule can reuse the
-//! output (`exp_d0` returns `dy * y`) and generated code never copies an input it only
-//! reads.
+//! `mul_d1(&lhs, &dy)` is the contribution of `dy` (the cotangent of the output
+//! `y = lhs * rhs`) to the cotangent of input 1, `rhs`. A rule takes, by reference, only
+//! the values its formula reads (inputs and/or the output `y`, in that order), then `dy`:
+//! `exp_d0(&y, &dy)` reuses the output, `add_d0(&dy)` reads nothing. What a reverse sweep
+//! keeps from its forward sweep is therefore exactly what its rules read (the macro's
+//! to-be-recorded table mirrors these signatures).
 //!
 //! # Conventions at kinks
 //!
@@ -23,8 +24,8 @@
 //!
 //! ```
 //! use autodiff_runtime::ops;
-//! assert_eq!(ops::abs_d0(&0.0_f64, &0.0, &1.0), 1.0);
-//! assert_eq!(ops::max_d0(&2.0_f64, &2.0, &2.0, &1.0), 0.5);
+//! assert_eq!(ops::abs_d0(&0.0_f64, &1.0), 1.0);
+//! assert_eq!(ops::max_d0(&2.0_f64, &2.0, &1.0), 0.5);
 //! ```
 
 mod arithmetic;
