@@ -356,3 +356,80 @@ fn rosenbrock_with_a_million_variables() {
         assert!((a - e).abs() <= 1e-12 * e.abs().max(1.0), "{a} vs {e}");
     }
 }
+
+#[differentiable]
+fn reductions(x: &[f64], y: &[f64]) -> f64 {
+    let s: f64 = x.iter().sum();
+    let sq = x.iter().map(|v| v * v).sum::<f64>();
+    let dot: f64 = x.iter().zip(y.iter()).map(|(a, b)| a * b).sum();
+    let p: f64 = y.iter().product();
+    let weighted = (0..x.len()).map(|i| x[i] * i as f64).sum::<f64>();
+    let f = x.iter().fold(1.0, |acc, v| acc * 0.5 + v.sin());
+    s + sq + dot + p + weighted + f
+}
+
+#[test]
+fn iterator_reductions() {
+    let (x, y) = ([0.3, -1.2, 2.0], [1.5, 0.5, -2.0]);
+    let (gx, gy) = gradients_function!(reductions)(&x, &y);
+    let fd = finite_difference(|p| reductions(&p[..3], &p[3..]), &[x.as_slice(), y.as_slice()].concat());
+    assert_gradient_close(&[gx.clone(), gy.clone()].concat(), &fd, TOL);
+    // closed form for y: x + product of the others
+    let ey = [x[0] + y[1] * y[2], x[1] + y[0] * y[2], x[2] + y[0] * y[1]];
+    assert_gradient_close(&gy, &ey, 1e-14);
+    assert_eq!(value_and_gradients_function!(reductions)(&x, &y).0.to_bits(), reductions(&x, &y).to_bits());
+}
+
+struct Spring {
+    k: f64,
+    rest: f64,
+}
+
+impl Spring {
+    #[differentiable]
+    fn energy(&self, x: f64) -> f64 {
+        let d = x - self.rest;
+        0.5 * self.k * d * d
+    }
+
+    #[differentiable]
+    fn total(&self, x: f64, y: f64) -> f64 {
+        self.energy(x) + Self::energy(self, y) * 2.0
+    }
+}
+
+#[test]
+fn methods_calling_methods() {
+    let s = Spring { k: 3.0, rest: 1.0 };
+    let (gx, gy) = gradients_function!(Spring::total, params = ["x", "y"])(&s, 2.0, 0.5);
+    assert_eq!(gx, 3.0 * (2.0 - 1.0));
+    assert_eq!(gy, 2.0 * 3.0 * (0.5 - 1.0));
+    let gx: f64 = gradients_function!(Spring::energy)(&s, 4.0);
+    assert_eq!(gx, 9.0);
+}
+
+#[differentiable(vjp = cube_rule)]
+fn cube(x: f64) -> f64 {
+    x * x * x
+}
+
+fn cube_rule(x: f64) -> (f64, impl FnOnce(f64) -> f64) {
+    (x * x * x, move |dy| dy * 3.0 * x * x)
+}
+
+#[differentiable]
+fn uses_custom_rule(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for v in x.iter() {
+        s += cube(*v) * 2.0;
+    }
+    s
+}
+
+#[test]
+fn custom_rule_called_in_a_loop() {
+    let x = [1.0, 2.0, -0.5];
+    let g = gradients_function!(uses_custom_rule)(&x);
+    let expected: Vec<f64> = x.iter().map(|v| 6.0 * v * v).collect();
+    assert_eq!(g, expected);
+}

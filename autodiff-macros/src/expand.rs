@@ -144,6 +144,8 @@ fn companions(sig: &Signature, vis: &syn::Visibility, vjp_fn_body: TokenStream) 
     let selected = sig.selected_tangents();
     let captures = sig.precise_captures();
     let turbofish = type_and_const_args(&sig.generics);
+    // Inside an `impl`, siblings are reached through `Self::`.
+    let owner = if sig.is_method { quote!(Self::) } else { quote!() };
 
     let (gen_named, _, where_named) = sig.generics_named.split_for_impl();
     let gen_params = &sig.generics.params;
@@ -188,7 +190,7 @@ fn companions(sig: &Signature, vis: &syn::Visibility, vjp_fn_body: TokenStream) 
             #where_named
         {
             // The primal counts as used wherever its derivative is.
-            let _ = #ident #turbofish;
+            let _ = #owner #ident #turbofish;
             #vjp_fn_body
         }
 
@@ -199,7 +201,7 @@ fn companions(sig: &Signature, vis: &syn::Visibility, vjp_fn_body: TokenStream) 
             -> (#output, impl ::core::ops::FnOnce(#out_tangent) -> #selected + #captures)
             #where_named
         {
-            let (__value, __pullback) = #vjp #turbofish(#(#vars),*);
+            let (__value, __pullback) = #owner #vjp #turbofish(#(#vars),*);
             (__value, move |__dy: #out_tangent| {
                 let (#(#gnames,)*) = __pullback(__dy);
                 #selected_value
@@ -216,7 +218,7 @@ fn companions(sig: &Signature, vis: &syn::Visibility, vjp_fn_body: TokenStream) 
             #where_preds
         {
             move |#(#vars: #tys),*| {
-                let (_, __pullback) = #vjp #turbofish(#(#vars),*);
+                let (_, __pullback) = #owner #vjp #turbofish(#(#vars),*);
                 let (#(#gnames,)*) = __pullback(<__S as #rt::select::ScalarOutputFor<#output>>::seed());
                 <__S as #rt::select::Select<#options>>::select((#(::core::option::Option::Some(#gnames),)*))
             }
@@ -232,7 +234,7 @@ fn companions(sig: &Signature, vis: &syn::Visibility, vjp_fn_body: TokenStream) 
             #where_preds
         {
             move |#(#vars: #tys),*| {
-                let (__value, __pullback) = #vjp #turbofish(#(#vars),*);
+                let (__value, __pullback) = #owner #vjp #turbofish(#(#vars),*);
                 let (#(#gnames,)*) = __pullback(<__S as #rt::select::ScalarOutputFor<#output>>::seed());
                 (__value, <__S as #rt::select::Select<#options>>::select((#(::core::option::Option::Some(#gnames),)*)))
             }

@@ -784,9 +784,18 @@ impl Lowering<'_> {
 
     fn for_loop(&mut self, f: &syn::ExprForLoop) -> Value {
         let label = f.label.as_ref().map(|l| l.name.ident.to_string());
-        if !self.references_active(&f.expr) {
-            // Over integers (`0..n`, `(0..n).rev()`, `step_by`) or inactive data.
-            let iter = match &*f.expr {
+        self.iter_loop(label, &f.expr, &f.pat, |l| {
+            l.block_contents(&f.body.stmts, false);
+        })
+    }
+
+    /// A loop over `iter`, binding each item to `pat` and lowering `body` for it. An
+    /// inactive iterator (`0..n`, `(0..n).rev()`, anything over constants) is used as
+    /// written; over a differentiable slice, `x.iter()`, `x.iter().enumerate()`,
+    /// `x.iter().zip(y.iter())` and `x` become loops over indices reading the elements.
+    fn iter_loop(&mut self, label: Option<String>, iter_expr: &syn::Expr, pat: &syn::Pat, body: impl FnOnce(&mut Self)) -> Value {
+        if !self.references_active(iter_expr) {
+            let iter = match iter_expr {
                 syn::Expr::Range(r) if matches!(r.limits, syn::RangeLimits::HalfOpen(_)) && r.start.is_some() && r.end.is_some() => {
                     let start = self.operand_of(r.start.as_deref().expect("start"));
                     let end = self.operand_of(r.end.as_deref().expect("end"));
@@ -797,13 +806,13 @@ impl Lowering<'_> {
             };
             return self.lower_loop(label, Some(iter), |l| {
                 let item = l.new_var(false);
-                l.bind_pattern(&f.pat, Value::Var(item), None, f.pat.span());
-                l.block_contents(&f.body.stmts, false);
+                l.bind_pattern(pat, Value::Var(item), None, pat.span());
+                body(l);
                 Some(item)
             });
         }
-        let Some(it) = slice_iter(&f.expr) else {
-            return self.unsupported(&f.expr, "this iterator is not supported over differentiable values; iterate over a range of indices (`for i in 0..x.len()`) or `x.iter()`, `x.iter().enumerate()`, `x.iter().zip(y.iter())`");
+        let Some(it) = slice_iter(iter_expr) else {
+            return self.unsupported(iter_expr, "this iterator is not supported over differentiable values; iterate over a range of indices (`for i in 0..x.len()`) or `x.iter()`, `x.iter().enumerate()`, `x.iter().zip(y.iter())`");
         };
         let (places, enumerate) = match &it {
             SliceIter::Plain(a) => (vec![a], false),
@@ -840,7 +849,7 @@ impl Lowering<'_> {
             let mut elems = Vec::new();
             for place in &resolved {
                 let v = l.new_var(l.place_active(*place));
-                l.push(v, None, Rhs::ReadIndex { place: *place, index: Operand::Var(k) }, f.expr.span());
+                l.push(v, None, Rhs::ReadIndex { place: *place, index: Operand::Var(k) }, iter_expr.span());
                 elems.push(Value::Var(v));
             }
             let value = if enumerate {
@@ -850,10 +859,70 @@ impl Lowering<'_> {
             } else {
                 elems.remove(0)
             };
-            l.bind_pattern(&f.pat, value, None, f.pat.span());
-            l.block_contents(&f.body.stmts, false);
+            l.bind_pattern(pat, value, None, pat.span());
+            body(l);
             Some(k)
         })
+    }
+
+    /// `….sum()`, `….product()`, `….map(|v| …).sum()`, `….fold(init, |acc, v| …)`: a
+    /// loop with an accumulator cell, starting where the standard library starts
+    /// (`-0.0` for a float sum, `1.0` for a product) so the value is bit for bit the same.
+    fn reduction(&mut self, e: &syn::Expr, m: &syn::ExprMethodCall) -> Option<Value> {
+        let name = m.method.to_string();
+        let closure_of = |x: &syn::Expr| match x {
+            syn::Expr::Closure(c) => Some(c.clone()),
+            _ => None,
+        };
+        let (src, init, op, map, fold): (&syn::Expr, syn::Expr, Option<(&'static str, syn::BinOp)>, Option<syn::ExprClosure>, Option<syn::ExprClosure>) = match (name.as_str(), m.args.len()) {
+            ("sum" | "product", 0) => {
+                let (src, map) = match &*m.receiver {
+                    syn::Expr::MethodCall(inner) if inner.method == "map" && inner.args.len() == 1 => (&*inner.receiver, Some(closure_of(&inner.args[0])?)),
+                    other => (other, None),
+                };
+                if name == "sum" {
+                    (src, syn::parse_quote!(-0.0), Some(("add", syn::parse_quote!(+))), map, None)
+                } else {
+                    (src, syn::parse_quote!(1.0), Some(("mul", syn::parse_quote!(*))), map, None)
+                }
+            }
+            ("fold", 2) => (&*m.receiver, m.args[0].clone(), None, None, Some(closure_of(&m.args[1])?)),
+            _ => return None,
+        };
+        if map.as_ref().is_some_and(|c| c.inputs.len() != 1) || fold.as_ref().is_some_and(|c| c.inputs.len() != 2) {
+            return None;
+        }
+        let init = self.operand_of(&init);
+        let acc = self.new_cell(None);
+        self.write_cell(acc, init);
+        let item_pat: syn::Pat = match (&map, &fold) {
+            (Some(c), _) => c.inputs[0].clone(),
+            (_, Some(c)) => c.inputs[1].clone(),
+            _ => syn::parse_quote!(__autodiff_item),
+        };
+        self.iter_loop(None, src, &item_pat, |l| {
+            let value = match (&map, &fold, op) {
+                (_, Some(c), _) => {
+                    let old = l.read_cell(acc, c.span());
+                    l.bind_pattern(&c.inputs[0], Value::Var(old), None, c.span());
+                    let v = l.expr(&c.body);
+                    l.operand(v, c.body.span())
+                }
+                (map, None, Some((rule, op))) => {
+                    let item = match map {
+                        Some(c) => l.expr(&c.body),
+                        None => l.expr(&syn::parse_quote!(__autodiff_item)),
+                    };
+                    let item = l.operand(item, e.span());
+                    let old = Operand::Var(l.read_cell(acc, e.span()));
+                    let v = l.prim(Prim::Binary { rule, op }, vec![old, item], e.span());
+                    l.operand(v, e.span())
+                }
+                _ => unreachable!("a reduction is a fold or has an operator"),
+            };
+            l.write_cell(acc, value);
+        });
+        Some(Value::Var(self.read_cell(acc, e.span())))
     }
 
     fn while_loop(&mut self, w: &syn::ExprWhile) -> Value {
@@ -946,6 +1015,9 @@ impl Lowering<'_> {
         if prims::is_piecewise_constant(&name) {
             return self.verbatim(e);
         }
+        if let Some(v) = self.reduction(e, m) {
+            return v;
+        }
         let recv = self.expr(&m.receiver);
         if name == "clone" && m.args.is_empty() {
             let x = self.operand(recv, m.receiver.span());
@@ -957,6 +1029,17 @@ impl Lowering<'_> {
         let mut args = vec![self.operand(recv, m.receiver.span())];
         for a in &m.args {
             args.push(self.operand_of(a));
+        }
+        let on_self = matches!(&*m.receiver, syn::Expr::Path(p) if p.path.is_ident("self"));
+        if on_self && prims::method_arity(&name).is_none() {
+            // `self.helper(x)`: a sibling differentiable method, through `Self::helper`.
+            let method = &m.method;
+            let turbofish = &m.turbofish;
+            let func: syn::ExprPath = syn::parse_quote_spanned!(method.span()=> Self::#method #turbofish);
+            let active = args.iter().any(|a| self.operand_active(a));
+            let v = self.new_var(active);
+            self.push(v, None, Rhs::Call { func, args }, e.span());
+            return Value::Var(v);
         }
         self.method_prim(e, &m.method, None, args)
     }

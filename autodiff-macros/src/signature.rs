@@ -26,6 +26,9 @@ pub struct Signature {
     pub generics: syn::Generics,
     /// As `generics`, plus a named lifetime for every lifetime the parameters elide.
     pub generics_named: syn::Generics,
+    /// Whether the function is a method (has a `self` receiver): its companions are then
+    /// associated functions reached through `Self::`.
+    pub is_method: bool,
 }
 
 /// The name of a generated companion item: `__autodiff_<f>_<what>`.
@@ -171,10 +174,18 @@ impl Signature {
         let floats = float_type_params(&sig.generics);
         let mut namer = NameLifetimes { named: Vec::new() };
         let mut params = Vec::new();
+        let mut is_method = false;
         for (i, input) in sig.inputs.iter().enumerate() {
             match input {
                 syn::FnArg::Receiver(r) => {
-                    errors.push_spanned(r, "`#[differentiable]` on methods (`self` parameters) is not supported yet; write a free function taking the value as a parameter");
+                    // The receiver is a constant for now: its fields are read as constants.
+                    // (A differentiable receiver needs its type's tangent, which comes with
+                    // `#[derive(Differentiable)]`.)
+                    let ty = (*r.ty).clone();
+                    let mut ty_named = ty.clone();
+                    namer.visit_type_mut(&mut ty_named);
+                    params.push(Param { name: "self".to_string(), ty, ty_named, differentiable: false });
+                    is_method = true;
                 }
                 syn::FnArg::Typed(pt) => {
                     let no_grad = pt.attrs.iter().any(|a| a.path().is_ident("no_grad"));
@@ -204,7 +215,7 @@ impl Signature {
         for lt in namer.named.iter().rev() {
             generics_named.params.insert(0, syn::GenericParam::Lifetime(syn::LifetimeParam::new(lt.clone())));
         }
-        Some(Signature { ident: sig.ident.clone(), params, output, generics, generics_named })
+        Some(Signature { ident: sig.ident.clone(), params, output, generics, generics_named, is_method })
     }
 
     pub fn differentiable_positions(&self) -> Vec<usize> {
