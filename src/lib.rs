@@ -30,9 +30,15 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
+
 pub use autodiff_macros::{differentiable, gradients_function, value_and_gradients_function, vjp};
-pub use autodiff_runtime::{check, ops, stop_gradient, zero_tangent, Accumulate, Differentiable, NoTangent, Real};
 pub use autodiff_runtime::ndarray;
+pub use autodiff_runtime::{
+    check, ops, stop_gradient, zero_tangent, Accumulate, Differentiable, NoTangent, Real,
+};
 
 /// `use autodiff::prelude::*;` brings the attribute, the helper macros, `stop_gradient`,
 /// the traits and `Float` into scope.
@@ -44,14 +50,16 @@ pub use autodiff_runtime::ndarray;
 /// assert_eq!(gradients_function!(square)(3.0_f32), 6.0);
 /// ```
 pub mod prelude {
-    pub use autodiff_macros::{differentiable, gradients_function, value_and_gradients_function, vjp};
-    pub use autodiff_runtime::{stop_gradient, Differentiable, Real};
+    pub use autodiff_macros::{
+        differentiable, gradients_function, value_and_gradients_function, vjp,
+    };
     pub use autodiff_runtime::num_traits::Float;
+    pub use autodiff_runtime::{stop_gradient, Differentiable, Real};
 }
 
 /// What generated code reaches; not a public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use autodiff_runtime::{select, tape};
     pub use autodiff_runtime::{ops, zero_tangent, Accumulate, Differentiable, NoTangent, Real};
+    pub use autodiff_runtime::{select, tape};
 }

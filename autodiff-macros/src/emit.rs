@@ -8,7 +8,9 @@
 //! static, and zero-initialised at the start of their region otherwise (a variable used in
 //! a nested region, a slice read by index, a cell).
 
-use crate::ir::{Block, Body, CellId, LoopHead, Operand, Place, Prim, RegionId, Rhs, Stmt, Value, VarId};
+use crate::ir::{
+    Block, Body, CellId, LoopHead, Operand, Place, Prim, RegionId, Rhs, Stmt, Value, VarId,
+};
 use crate::signature::{companion, tangent_type, Signature};
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
@@ -41,15 +43,23 @@ fn preinitialized(body: &Body) -> HashSet<VarId> {
             match stmt {
                 Stmt::Let { rhs, .. } => match rhs {
                     Rhs::Copy(o) => o.var().into_iter().for_each(|v| use_var(v, out)),
-                    Rhs::Prim(_, args) | Rhs::Call { args, .. } => args.iter().filter_map(Operand::var).for_each(|v| use_var(v, out)),
-                    Rhs::ReadIndex { place: Place::Var(v), .. } => {
+                    Rhs::Prim(_, args) | Rhs::Call { args, .. } => args
+                        .iter()
+                        .filter_map(Operand::var)
+                        .for_each(|v| use_var(v, out)),
+                    Rhs::ReadIndex {
+                        place: Place::Var(v),
+                        ..
+                    } => {
                         if body.is_active(*v) {
                             out.insert(*v);
                         }
                     }
                     Rhs::ReadIndex { .. } | Rhs::ReadCell(_) | Rhs::Inactive(_) => {}
                 },
-                Stmt::WriteCell { value, .. } | Stmt::WriteIndex { value, .. } => value.var().into_iter().for_each(|v| use_var(v, out)),
+                Stmt::WriteCell { value, .. } | Stmt::WriteIndex { value, .. } => {
+                    value.var().into_iter().for_each(|v| use_var(v, out))
+                }
                 Stmt::Effect(_) => {}
                 Stmt::If { then, els, .. } => {
                     walk(body, then, out);
@@ -141,11 +151,17 @@ fn rhs_tokens(rhs: &Rhs, span: Span) -> TokenStream {
                     let x = &a[0];
                     quote::quote_spanned!(span=> -#x)
                 }
-                Prim::Method { method, callee: None, .. } => {
+                Prim::Method {
+                    method,
+                    callee: None,
+                    ..
+                } => {
                     let (recv, rest) = (&a[0], &a[1..]);
                     quote::quote_spanned!(span=> #recv.#method(#(#rest),*))
                 }
-                Prim::Method { callee: Some(path), .. } => quote::quote_spanned!(span=> #path(#(#a),*)),
+                Prim::Method {
+                    callee: Some(path), ..
+                } => quote::quote_spanned!(span=> #path(#(#a),*)),
                 Prim::Cast { ty } => {
                     let x = &a[0];
                     quote::quote_spanned!(span=> #x as #ty)
@@ -163,7 +179,11 @@ impl Emitter<'_> {
     /// Whether the reverse sweep can evaluate `v`'s definition again instead of saving `v`.
     fn recomputable(&self, v: VarId) -> bool {
         match self.defs.get(&v) {
-            Some(Rhs::Copy(_)) | Some(Rhs::ReadIndex { place: Place::Var(_), .. }) => true,
+            Some(Rhs::Copy(_))
+            | Some(Rhs::ReadIndex {
+                place: Place::Var(_),
+                ..
+            }) => true,
             Some(Rhs::Prim(Prim::Binary { .. } | Prim::Neg | Prim::Cast { .. }, _)) => true,
             Some(Rhs::Inactive(ts)) => pure_cheap(ts),
             _ => false,
@@ -189,7 +209,9 @@ impl Emitter<'_> {
                         match tt {
                             proc_macro2::TokenTree::Ident(id) => {
                                 let name = id.to_string();
-                                if let Some(n) = name.strip_prefix("__v").and_then(|n| n.parse().ok()) {
+                                if let Some(n) =
+                                    name.strip_prefix("__v").and_then(|n| n.parse().ok())
+                                {
                                     out.push(VarId(n));
                                 }
                             }
@@ -244,7 +266,13 @@ impl Emitter<'_> {
     /// Adds `contribution` to the adjoint of `target`. `typed` contributions (from calls
     /// and casts) may not have the adjoint's type (`NoTangent` for a callee's constant
     /// parameter), so a first one starts from a zero adjoint instead of becoming it.
-    fn contribute(&mut self, out: &mut TokenStream, target: VarId, contribution: TokenStream, typed: bool) {
+    fn contribute(
+        &mut self,
+        out: &mut TokenStream,
+        target: VarId,
+        contribution: TokenStream,
+        typed: bool,
+    ) {
         let rt = rt();
         let d = target.adjoint();
         if self.initialized.insert(target) {
@@ -279,7 +307,12 @@ impl Emitter<'_> {
     /// The reverse sweep of a block (a whole region); `seed` starts the body's.
     fn rev_block(&mut self, block: &Block, seed: Option<(&Value, TokenStream)>) -> TokenStream {
         let pre: Vec<VarId> = {
-            let mut p: Vec<VarId> = self.preinit.iter().copied().filter(|v| self.body.region_of(*v) == block.region).collect();
+            let mut p: Vec<VarId> = self
+                .preinit
+                .iter()
+                .copied()
+                .filter(|v| self.body.region_of(*v) == block.region)
+                .collect();
             p.sort();
             p
         };
@@ -303,10 +336,21 @@ impl Emitter<'_> {
         }
         if block.region != RegionId::BODY {
             let in_loop = self.body.regions[block.region.0].in_loop;
-            let restore = if in_loop { quote!(#rt::tape::pop) } else { quote!(#rt::tape::take) };
+            let restore = if in_loop {
+                quote!(#rt::tape::pop)
+            } else {
+                quote!(#rt::tape::take)
+            };
             // Close the set of values this region's reverse needs under recomputation:
             // a recomputed value needs its own operands.
-            let mut needed: BTreeSet<VarId> = self.used.iter().copied().filter(|v| self.body.region_of(*v) == block.region && !self.reverse_bound.contains(v)).collect();
+            let mut needed: BTreeSet<VarId> = self
+                .used
+                .iter()
+                .copied()
+                .filter(|v| {
+                    self.body.region_of(*v) == block.region && !self.reverse_bound.contains(v)
+                })
+                .collect();
             let mut stack: Vec<VarId> = needed.iter().copied().collect();
             while let Some(v) = stack.pop() {
                 if !self.recomputable(v) {
@@ -315,7 +359,10 @@ impl Emitter<'_> {
                 self.recomputed.insert(v);
                 for u in self.rhs_operands(v) {
                     self.used.insert(u);
-                    if self.body.region_of(u) == block.region && !self.reverse_bound.contains(&u) && needed.insert(u) {
+                    if self.body.region_of(u) == block.region
+                        && !self.reverse_bound.contains(&u)
+                        && needed.insert(u)
+                    {
                         stack.push(u);
                     }
                 }
@@ -331,7 +378,11 @@ impl Emitter<'_> {
                     restores.extend(quote!(let #id = #restore(&mut #slot);));
                 }
             }
-            for v in self.used_pullbacks.iter().filter(|v| self.body.region_of(**v) == block.region) {
+            for v in self
+                .used_pullbacks
+                .iter()
+                .filter(|v| self.body.region_of(**v) == block.region)
+            {
                 let (id, slot) = (v.pullback(), v.pullback_slot());
                 restores.extend(quote!(let #id = #restore(&mut #slot);));
             }
@@ -368,7 +419,9 @@ impl Emitter<'_> {
                     }
                     Rhs::Prim(prim, args) => {
                         for (k, arg) in args.iter().enumerate() {
-                            let Some(u) = self.active_var(arg) else { continue };
+                            let Some(u) = self.active_var(arg) else {
+                                continue;
+                            };
                             let rule = match prim {
                                 Prim::Binary { rule, .. } | Prim::Method { rule, .. } => *rule,
                                 Prim::Neg => "neg",
@@ -380,12 +433,24 @@ impl Emitter<'_> {
                             if crate::prims::constant_operand(rule, k) {
                                 continue;
                             }
-                            let reads: Vec<TokenStream> = crate::prims::rule_reads(rule, k, args.len())
-                                .into_iter()
-                                .map(|i| if i == args.len() { self.var(*dst) } else { self.operand(&args[i]) })
-                                .collect();
+                            let reads: Vec<TokenStream> =
+                                crate::prims::rule_reads(rule, k, args.len())
+                                    .into_iter()
+                                    .map(|i| {
+                                        if i == args.len() {
+                                            self.var(*dst)
+                                        } else {
+                                            self.operand(&args[i])
+                                        }
+                                    })
+                                    .collect();
                             let name = format_ident!("{}_d{}", rule, k);
-                            self.contribute(out, u, quote!(#rt::ops::#name(#(&#reads,)* &#dy)), false);
+                            self.contribute(
+                                out,
+                                u,
+                                quote!(#rt::ops::#name(#(&#reads,)* &#dy)),
+                                false,
+                            );
                         }
                     }
                     Rhs::Call { args, .. } => {
@@ -440,9 +505,15 @@ impl Emitter<'_> {
                 let c = self.operand(cond);
                 out.extend(quote!(if #c { #then } else { #els }));
             }
-            Stmt::Loop { head, body, count, .. } => {
+            Stmt::Loop {
+                head, body, count, ..
+            } => {
                 let range = match head {
-                    LoopHead::For { item, start: Some(start), .. } => {
+                    LoopHead::For {
+                        item,
+                        start: Some(start),
+                        ..
+                    } => {
                         self.reverse_bound.insert(*item);
                         Some((*item, start))
                     }
@@ -466,7 +537,11 @@ impl Emitter<'_> {
 
     fn save(&self, v: VarId) -> TokenStream {
         let region = self.body.region_of(v);
-        if region == RegionId::BODY || !self.used.contains(&v) || self.recomputed.contains(&v) || self.reverse_bound.contains(&v) {
+        if region == RegionId::BODY
+            || !self.used.contains(&v)
+            || self.recomputed.contains(&v)
+            || self.reverse_bound.contains(&v)
+        {
             return TokenStream::new();
         }
         let (id, slot) = (v.ident(), v.slot());
@@ -546,7 +621,12 @@ impl Emitter<'_> {
                 let (t, e) = (self.fwd_block(then), self.fwd_block(els));
                 out.extend(quote!(if #c { #t } else { #e }));
             }
-            Stmt::Loop { head, body, count, flow } => {
+            Stmt::Loop {
+                head,
+                body,
+                count,
+                flow,
+            } => {
                 let n = format_ident!("__n{}", count.0, span = Span::mixed_site());
                 let b = self.fwd_block(body);
                 let check = flow.map(|f: CellId| {
@@ -576,10 +656,17 @@ impl Emitter<'_> {
             let ty = cell.ty.as_ref().map(|t| quote!(: #t));
             out.extend(quote!(let mut #c #ty = ::core::default::Default::default();));
         }
-        let slots = self.used.iter().map(|v| (*v, v.slot())).chain(self.used_pullbacks.iter().map(|v| (*v, v.pullback_slot())));
+        let slots = self
+            .used
+            .iter()
+            .map(|v| (*v, v.slot()))
+            .chain(self.used_pullbacks.iter().map(|v| (*v, v.pullback_slot())));
         for (v, slot) in slots {
             let region = self.body.region_of(v);
-            if region == RegionId::BODY || (slot == v.slot() && (self.recomputed.contains(&v) || self.reverse_bound.contains(&v))) {
+            if region == RegionId::BODY
+                || (slot == v.slot()
+                    && (self.recomputed.contains(&v) || self.reverse_bound.contains(&v)))
+            {
                 continue;
             }
             if self.body.regions[region.0].in_loop {

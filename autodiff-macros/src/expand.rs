@@ -26,7 +26,9 @@ fn parse_args(args: TokenStream) -> syn::Result<Args> {
         if !input.is_empty() {
             return Err(input.error("expected nothing after `vjp = path`"));
         }
-        Ok(Args { custom_vjp: Some(path) })
+        Ok(Args {
+            custom_vjp: Some(path),
+        })
     };
     syn::parse::Parser::parse2(parser, args)
 }
@@ -35,7 +37,11 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut func: syn::ItemFn = match syn::parse2(item.clone()) {
         Ok(f) => f,
         Err(_) => {
-            let err = syn::Error::new(Span::call_site(), "`#[differentiable]` applies to functions (`fn name(x: f64) -> f64 { … }`)").to_compile_error();
+            let err = syn::Error::new(
+                Span::call_site(),
+                "`#[differentiable]` applies to functions (`fn name(x: f64) -> f64 { … }`)",
+            )
+            .to_compile_error();
             return quote!(#err #item);
         }
     };
@@ -84,10 +90,19 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> TokenStream {
 /// (bare when there is one), as `vjp!` does. The generated `__vjp` adapts it.
 fn custom_rule_body(sig: &Signature, rule: &syn::ExprPath) -> TokenStream {
     let rt = quote!(::autodiff::__private);
-    let vars: Vec<syn::Ident> = (0..sig.params.len()).map(|i| crate::ir::VarId(i).ident()).collect();
+    let vars: Vec<syn::Ident> = (0..sig.params.len())
+        .map(|i| crate::ir::VarId(i).ident())
+        .collect();
     let positions = sig.differentiable_positions();
-    let gnames: Vec<syn::Ident> = positions.iter().map(|i| format_ident!("__g{}", i, span = Span::mixed_site())).collect();
-    let pattern = if gnames.len() == 1 { quote!(#(#gnames)*) } else { quote!((#(#gnames,)*)) };
+    let gnames: Vec<syn::Ident> = positions
+        .iter()
+        .map(|i| format_ident!("__g{}", i, span = Span::mixed_site()))
+        .collect();
+    let pattern = if gnames.len() == 1 {
+        quote!(#(#gnames)*)
+    } else {
+        quote!((#(#gnames,)*))
+    };
     let all = (0..sig.params.len()).map(|i| match positions.iter().position(|p| *p == i) {
         Some(k) => {
             let g = &gnames[k];
@@ -135,7 +150,9 @@ fn companions(sig: &Signature, vis: &syn::Visibility, vjp_fn_body: TokenStream) 
     let signature = companion(ident, "SIGNATURE");
     let all = companion(ident, "all");
 
-    let vars: Vec<syn::Ident> = (0..sig.params.len()).map(|i| crate::ir::VarId(i).ident()).collect();
+    let vars: Vec<syn::Ident> = (0..sig.params.len())
+        .map(|i| crate::ir::VarId(i).ident())
+        .collect();
     let tys_named: Vec<&syn::Type> = sig.params.iter().map(|p| &p.ty_named).collect();
     let tys: Vec<&syn::Type> = sig.params.iter().map(|p| &p.ty).collect();
     let output = &sig.output;
@@ -145,16 +162,26 @@ fn companions(sig: &Signature, vis: &syn::Visibility, vjp_fn_body: TokenStream) 
     let captures = sig.precise_captures();
     let turbofish = type_and_const_args(&sig.generics);
     // Inside an `impl`, siblings are reached through `Self::`.
-    let owner = if sig.is_method { quote!(Self::) } else { quote!() };
+    let owner = if sig.is_method {
+        quote!(Self::)
+    } else {
+        quote!()
+    };
 
     let (gen_named, _, where_named) = sig.generics_named.split_for_impl();
     let gen_params = &sig.generics.params;
     let where_preds = sig.generics.where_clause.as_ref().map(|w| &w.predicates);
 
     let positions = sig.differentiable_positions();
-    let gnames: Vec<syn::Ident> = (0..sig.params.len()).map(|i| format_ident!("__g{}", i, span = Span::mixed_site())).collect();
+    let gnames: Vec<syn::Ident> = (0..sig.params.len())
+        .map(|i| format_ident!("__g{}", i, span = Span::mixed_site()))
+        .collect();
     let chosen: Vec<&syn::Ident> = positions.iter().map(|i| &gnames[*i]).collect();
-    let selected_value = if chosen.len() == 1 { quote!(#(#chosen)*) } else { quote!((#(#chosen,)*)) };
+    let selected_value = if chosen.len() == 1 {
+        quote!(#(#chosen)*)
+    } else {
+        quote!((#(#chosen,)*))
+    };
     let options = quote!((#(::core::option::Option<#tangents>,)*));
 
     let params_info = sig.params.iter().map(|p| {
@@ -162,10 +189,16 @@ fn companions(sig: &Signature, vis: &syn::Visibility, vjp_fn_body: TokenStream) 
         quote!(#rt::select::Param { name: #n, differentiable: #d })
     });
     let (all_selection, all_value) = if positions.is_empty() || positions.len() > 8 {
-        (quote!(#rt::select::NoSelection), quote!(#rt::select::NoSelection))
+        (
+            quote!(#rt::select::NoSelection),
+            quote!(#rt::select::NoSelection),
+        )
     } else {
         let sel = format_ident!("Sel{}", positions.len());
-        (quote!(#rt::select::#sel<#(#positions),*>), quote!(#rt::select::#sel::<#(#positions),*>))
+        (
+            quote!(#rt::select::#sel<#(#positions),*>),
+            quote!(#rt::select::#sel::<#(#positions),*>),
+        )
     };
 
     quote! {

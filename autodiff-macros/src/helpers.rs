@@ -40,7 +40,10 @@ impl Parse for HelperInput {
                     match lit {
                         syn::Lit::Str(s) => refs.push(ParamRef::Name(s)),
                         syn::Lit::Int(i) => refs.push(ParamRef::Position(i)),
-                        other => return Err(syn::Error::new(other.span(), "a parameter is named by a string (`\"w1\"`) or by its position (`0`)")),
+                        other => return Err(syn::Error::new(
+                            other.span(),
+                            "a parameter is named by a string (`\"w1\"`) or by its position (`0`)",
+                        )),
                     }
                 }
                 params = Some((bracket.span.join(), refs));
@@ -59,7 +62,14 @@ impl Parse for HelperInput {
 /// `gradients_function!` (`with_value = false`) and `value_and_gradients_function!`.
 pub fn gradients_function(input: HelperInput, with_value: bool) -> syn::Result<TokenStream> {
     let rt = quote!(::autodiff::__private);
-    let target = companion_path(&input.func, if with_value { "value_and_gradients_function" } else { "gradients_function" });
+    let target = companion_path(
+        &input.func,
+        if with_value {
+            "value_and_gradients_function"
+        } else {
+            "gradients_function"
+        },
+    );
     let Some((span, refs)) = input.params else {
         let all = companion_path(&input.func, "all");
         return Ok(quote!(#target(#all())));
@@ -76,14 +86,26 @@ pub fn gradients_function(input: HelperInput, with_value: bool) -> syn::Result<T
     let mut seen: Vec<String> = Vec::new();
     for (i, r) in refs.iter().enumerate() {
         let k = format_ident!("__AUTODIFF_K{}", i, span = Span::mixed_site());
-        let (key, lit_span, call) = match r {
-            ParamRef::Name(s) => (s.value(), s.span(), quote_spanned!(s.span()=> #rt::select::param_index(&#signature, #s))),
-            ParamRef::Position(p) => (p.base10_digits().to_string(), p.span(), quote_spanned!(p.span()=> #rt::select::param_position(&#signature, #p))),
+        let (key, lit_span) = match r {
+            ParamRef::Name(s) => (s.value(), s.span()),
+            ParamRef::Position(p) => (p.base10_digits().to_string(), p.span()),
         };
         if seen.contains(&key) {
-            return Err(syn::Error::new(lit_span, format!("`{key}` is selected twice in `params`")));
+            return Err(syn::Error::new(
+                lit_span,
+                format!("`{key}` is selected twice in `params`"),
+            ));
         }
         seen.push(key);
+        let signature_spanned = respan(&signature, lit_span);
+        let call = match r {
+            ParamRef::Name(s) => {
+                quote_spanned!(lit_span=> ::autodiff::__private::select::param_index(&#signature_spanned, #s))
+            }
+            ParamRef::Position(p) => {
+                quote_spanned!(lit_span=> ::autodiff::__private::select::param_position(&#signature_spanned, #p))
+            }
+        };
         consts.push(quote_spanned!(lit_span=> const #k: usize = #call;));
         keys.push(k);
     }
@@ -110,4 +132,16 @@ pub fn vjp(input: HelperInput) -> syn::Result<TokenStream> {
     }
     let target = companion_path(&input.func, "vjp_selected");
     Ok(quote!(#target))
+}
+
+/// `path` with every token carrying `span`, so an error about the expression it is part
+/// of points at the user's `params` entry.
+fn respan(path: &syn::ExprPath, span: Span) -> TokenStream {
+    quote::ToTokens::to_token_stream(path)
+        .into_iter()
+        .map(|mut tt| {
+            tt.set_span(span);
+            tt
+        })
+        .collect()
 }

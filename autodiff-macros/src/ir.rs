@@ -143,7 +143,11 @@ pub enum Prim {
     /// Unary minus.
     Neg,
     /// A float method, `x.sin()` or `f64::sin(x)`; `callee` is the user's path in path form.
-    Method { rule: &'static str, method: syn::Ident, callee: Option<syn::ExprPath> },
+    Method {
+        rule: &'static str,
+        method: syn::Ident,
+        callee: Option<syn::ExprPath>,
+    },
     /// `x as f32` / `x as f64`.
     Cast { ty: Box<syn::Type> },
 }
@@ -164,7 +168,10 @@ pub enum Rhs {
     /// A primitive with its operands (receiver first for methods).
     Prim(Prim, Vec<Operand>),
     /// A call of another differentiable function, through its generated pullback.
-    Call { func: syn::ExprPath, args: Vec<Operand> },
+    Call {
+        func: syn::ExprPath,
+        args: Vec<Operand>,
+    },
     /// A snapshot of a cell.
     ReadCell(CellId),
     /// `place[index]`.
@@ -176,11 +183,16 @@ pub enum Rhs {
 
 /// How a loop runs.
 #[derive(Clone, Debug)]
+#[allow(clippy::large_enum_variant)] // a compile-time IR: size does not matter
 pub enum LoopHead {
     /// `for __vN in iter`, where `item` (a variable of the body's region) is `__vN`.
     /// `start` is set when `iter` is `start..end`: the reverse sweep then walks the range
     /// backwards instead of saving every item.
-    For { item: VarId, iter: TokenStream, start: Option<Operand> },
+    For {
+        item: VarId,
+        iter: TokenStream,
+        start: Option<Operand>,
+    },
     /// `loop` (and `while`, whose condition is the body's first test).
     Infinite,
 }
@@ -189,18 +201,36 @@ pub enum LoopHead {
 #[derive(Clone, Debug)]
 pub enum Stmt {
     /// `let __vN[: ty] = rhs;`
-    Let { dst: VarId, ty: Option<Box<syn::Type>>, rhs: Rhs, span: Span },
+    Let {
+        dst: VarId,
+        ty: Option<Box<syn::Type>>,
+        rhs: Rhs,
+        span: Span,
+    },
     /// `__cN = value;`
     WriteCell { cell: CellId, value: Operand },
     /// `__cN[index] = value;`
-    WriteIndex { cell: CellId, index: Operand, value: Operand },
+    WriteIndex {
+        cell: CellId,
+        index: Operand,
+        value: Operand,
+    },
     /// A statement evaluated for its effect only (`println!(…);`), emitted as written.
     Effect(TokenStream),
     /// `if cond { then } else { els }` on an inactive `bool`.
-    If { cond: Operand, then: Block, els: Block },
+    If {
+        cond: Operand,
+        then: Block,
+        els: Block,
+    },
     /// A loop; `count` is defined after it, as the number of iterations run; `flow` is
     /// the cell `break` (1) and `continue` (2) write, checked at the end of each iteration.
-    Loop { head: LoopHead, body: Block, count: VarId, flow: Option<CellId> },
+    Loop {
+        head: LoopHead,
+        body: Block,
+        count: VarId,
+        flow: Option<CellId>,
+    },
 }
 
 /// A sequence of statements forming (part of) a region.

@@ -92,7 +92,9 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro]
 pub fn gradients_function(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as helpers::HelperInput);
-    helpers::gradients_function(input, false).unwrap_or_else(syn::Error::into_compile_error).into()
+    helpers::gradients_function(input, false)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
 }
 
 /// Like [`gradients_function!`], but the closure returns `(value, gradients)`: reverse
@@ -112,7 +114,9 @@ pub fn gradients_function(input: TokenStream) -> TokenStream {
 #[proc_macro]
 pub fn value_and_gradients_function(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as helpers::HelperInput);
-    helpers::gradients_function(input, true).unwrap_or_else(syn::Error::into_compile_error).into()
+    helpers::gradients_function(input, true)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
 }
 
 /// `vjp!(f)(args…)` returns `(value, pullback)`; `pullback(cotangent)` gives the
@@ -136,5 +140,7 @@ pub fn value_and_gradients_function(input: TokenStream) -> TokenStream {
 #[proc_macro]
 pub fn vjp(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as helpers::HelperInput);
-    helpers::vjp(input).unwrap_or_else(syn::Error::into_compile_error).into()
+    helpers::vjp(input)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
 }

@@ -15,7 +15,10 @@
 //! region runs straight through and its reverse replays exactly what ran.
 
 use crate::diag::Errors;
-use crate::ir::{Block, Body, CellId, CellInfo, LoopHead, Operand, Place, Prim, RegionId, RegionInfo, Rhs, Stmt, Value, VarId, VarInfo};
+use crate::ir::{
+    Block, Body, CellId, CellInfo, LoopHead, Operand, Place, Prim, RegionId, RegionInfo, Rhs, Stmt,
+    Value, VarId, VarInfo,
+};
 use crate::prims;
 use crate::rename;
 use crate::signature::Signature;
@@ -56,7 +59,12 @@ pub struct Lowering<'a> {
 const HELP_CALL: &str = "mark it `#[differentiable]`, give it a custom rule with `#[differentiable(vjp = …)]`, or wrap the value in `stop_gradient(…)` if no gradient should flow through it";
 
 /// Lowers `body`; the parameters of `sig` are variables `0..n`, active when differentiable.
-pub fn lower(sig: &Signature, generics: &syn::Generics, body: &syn::Block, errors: &mut Errors) -> Body {
+pub fn lower(
+    sig: &Signature,
+    generics: &syn::Generics,
+    body: &syn::Block,
+    errors: &mut Errors,
+) -> Body {
     let mut assumed = HashSet::new();
     loop {
         let mut pass_errors = Errors::default();
@@ -69,15 +77,27 @@ pub fn lower(sig: &Signature, generics: &syn::Generics, body: &syn::Block, error
     }
 }
 
-fn lower_pass(sig: &Signature, generics: &syn::Generics, body: &syn::Block, errors: &mut Errors, assumed: &HashSet<usize>) -> (Body, HashSet<usize>) {
+fn lower_pass(
+    sig: &Signature,
+    generics: &syn::Generics,
+    body: &syn::Block,
+    errors: &mut Errors,
+    assumed: &HashSet<usize>,
+) -> (Body, HashSet<usize>) {
     let mut l = Lowering {
         vars: Vec::new(),
         cells: Vec::new(),
         regions: vec![RegionInfo { in_loop: false }],
         scopes: vec![HashMap::new()],
-        block: Block { region: RegionId::BODY, stmts: Vec::new() },
+        block: Block {
+            region: RegionId::BODY,
+            stmts: Vec::new(),
+        },
         items: Vec::new(),
-        type_params: generics.type_params().map(|t| t.ident.to_string()).collect(),
+        type_params: generics
+            .type_params()
+            .map(|t| t.ident.to_string())
+            .collect(),
         errors,
         assumed_active_cells: assumed,
         found_active_cells: HashSet::new(),
@@ -94,7 +114,14 @@ fn lower_pass(sig: &Signature, generics: &syn::Generics, body: &syn::Block, erro
         output = Value::Var(out);
     }
     let found = std::mem::take(&mut l.found_active_cells);
-    let ir = Body { vars: l.vars, cells: l.cells, regions: l.regions, items: l.items, block: l.block, output };
+    let ir = Body {
+        vars: l.vars,
+        cells: l.cells,
+        regions: l.regions,
+        items: l.items,
+        block: l.block,
+        output,
+    };
     (ir, found)
 }
 
@@ -110,7 +137,10 @@ fn is_literal(e: &syn::Expr) -> bool {
 /// Whether `node` may leave the enclosing block early: a `return`, or a `break`/`continue`
 /// that is not caught by a loop inside `node`. Closures are not looked into.
 fn may_exit(node: &dyn Fn(&mut ExitFinder)) -> bool {
-    let mut f = ExitFinder { depth: 0, found: false };
+    let mut f = ExitFinder {
+        depth: 0,
+        found: false,
+    };
     node(&mut f);
     f.found
 }
@@ -156,7 +186,11 @@ enum SliceIter {
 
 fn strip_copied(e: &syn::Expr) -> &syn::Expr {
     match e {
-        syn::Expr::MethodCall(m) if (m.method == "copied" || m.method == "cloned") && m.args.is_empty() => strip_copied(&m.receiver),
+        syn::Expr::MethodCall(m)
+            if (m.method == "copied" || m.method == "cloned") && m.args.is_empty() =>
+        {
+            strip_copied(&m.receiver)
+        }
         syn::Expr::Paren(p) => strip_copied(&p.expr),
         _ => e,
     }
@@ -195,7 +229,10 @@ fn slice_iter(e: &syn::Expr) -> Option<SliceIter> {
 
 impl Lowering<'_> {
     fn new_var(&mut self, active: bool) -> VarId {
-        self.vars.push(VarInfo { active, region: self.block.region });
+        self.vars.push(VarInfo {
+            active,
+            region: self.block.region,
+        });
         VarId(self.vars.len() - 1)
     }
 
@@ -212,9 +249,17 @@ impl Lowering<'_> {
 
     /// Runs `f` with a fresh block in a new region; returns the block.
     fn nested(&mut self, in_loop: bool, f: impl FnOnce(&mut Self)) -> Block {
-        self.regions.push(RegionInfo { in_loop: in_loop || self.in_loop() });
+        self.regions.push(RegionInfo {
+            in_loop: in_loop || self.in_loop(),
+        });
         let region = RegionId(self.regions.len() - 1);
-        let outer = std::mem::replace(&mut self.block, Block { region, stmts: Vec::new() });
+        let outer = std::mem::replace(
+            &mut self.block,
+            Block {
+                region,
+                stmts: Vec::new(),
+            },
+        );
         self.scopes.push(HashMap::new());
         f(self);
         self.scopes.pop();
@@ -222,7 +267,10 @@ impl Lowering<'_> {
     }
 
     fn bind(&mut self, name: &str, binding: Binding) {
-        self.scopes.last_mut().expect("scope").insert(name.to_string(), binding);
+        self.scopes
+            .last_mut()
+            .expect("scope")
+            .insert(name.to_string(), binding);
     }
 
     fn lookup(&self, name: &str) -> Option<&Binding> {
@@ -271,7 +319,10 @@ impl Lowering<'_> {
     }
 
     fn write_flag(&mut self, cell: CellId, value: syn::Expr) {
-        self.block.stmts.push(Stmt::WriteCell { cell, value: Operand::Inline(value) });
+        self.block.stmts.push(Stmt::WriteCell {
+            cell,
+            value: Operand::Inline(value),
+        });
     }
 
     fn renamer(&self) -> impl Fn(&str) -> Option<TokenStream> + '_ {
@@ -370,7 +421,10 @@ impl Lowering<'_> {
                 }
                 syn::Stmt::Expr(e, _) => self.effect(e),
                 syn::Stmt::Macro(m) => {
-                    let e = syn::Expr::Macro(syn::ExprMacro { attrs: m.attrs.clone(), mac: m.mac.clone() });
+                    let e = syn::Expr::Macro(syn::ExprMacro {
+                        attrs: m.attrs.clone(),
+                        mac: m.mac.clone(),
+                    });
                     self.effect(&e);
                 }
             }
@@ -378,7 +432,11 @@ impl Lowering<'_> {
                 let Some(guard) = self.guard() else { continue };
                 let rest = &stmts[i + 1..];
                 let has_value = matches!(rest.last(), Some(syn::Stmt::Expr(_, None)));
-                let result = if has_value && !is_body { Some(self.new_cell(None)) } else { None };
+                let result = if has_value && !is_body {
+                    Some(self.new_cell(None))
+                } else {
+                    None
+                };
                 let then = self.nested(false, |l| {
                     let v = l.block_contents(rest, is_body);
                     if let Some(cell) = result {
@@ -387,7 +445,11 @@ impl Lowering<'_> {
                     }
                 });
                 let els = self.nested(false, |_| {});
-                self.block.stmts.push(Stmt::If { cond: guard, then, els });
+                self.block.stmts.push(Stmt::If {
+                    cond: guard,
+                    then,
+                    els,
+                });
                 return match result {
                     Some(cell) => Value::Var(self.read_cell(cell, Span::call_site())),
                     None => Value::Tuple(Vec::new()),
@@ -426,7 +488,10 @@ impl Lowering<'_> {
             return;
         };
         if let Some((_, d)) = &init.diverge {
-            self.errors.push_spanned(d, "`let … else` is not supported in differentiable code yet");
+            self.errors.push_spanned(
+                d,
+                "`let … else` is not supported in differentiable code yet",
+            );
         }
         let (pat, ty) = match &local.pat {
             syn::Pat::Type(pt) => (&*pt.pat, Some(pt.ty.clone())),
@@ -436,7 +501,13 @@ impl Lowering<'_> {
         self.bind_pattern(pat, value, ty, init.expr.span());
     }
 
-    fn bind_pattern(&mut self, pat: &syn::Pat, value: Value, ty: Option<Box<syn::Type>>, span: Span) {
+    fn bind_pattern(
+        &mut self,
+        pat: &syn::Pat,
+        value: Value,
+        ty: Option<Box<syn::Type>>,
+        span: Span,
+    ) {
         match pat {
             syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
                 if pi.mutability.is_some() {
@@ -466,7 +537,9 @@ impl Lowering<'_> {
             syn::Pat::Reference(r) => self.bind_pattern(&r.pat, value, ty, span),
             syn::Pat::Tuple(pt) => {
                 let elem_tys: Vec<Option<Box<syn::Type>>> = match ty.as_deref() {
-                    Some(syn::Type::Tuple(tt)) if tt.elems.len() == pt.elems.len() => tt.elems.iter().map(|t| Some(Box::new(t.clone()))).collect(),
+                    Some(syn::Type::Tuple(tt)) if tt.elems.len() == pt.elems.len() => {
+                        tt.elems.iter().map(|t| Some(Box::new(t.clone()))).collect()
+                    }
                     _ => vec![None; pt.elems.len()],
                 };
                 match value {
@@ -504,7 +577,9 @@ impl Lowering<'_> {
                     if let Some(id) = p.path.get_ident() {
                         match self.lookup(&id.to_string()).cloned() {
                             Some(Binding::Value(v)) => return v,
-                            Some(Binding::Cell(c)) => return Value::Var(self.read_cell(c, e.span())),
+                            Some(Binding::Cell(c)) => {
+                                return Value::Var(self.read_cell(c, e.span()))
+                            }
                             None => {}
                         }
                     }
@@ -546,6 +621,11 @@ impl Lowering<'_> {
             syn::Expr::Field(f) => match &f.member {
                 syn::Member::Unnamed(index) => match self.expr(&f.base) {
                     Value::Tuple(items) if (index.index as usize) < items.len() => items[index.index as usize].clone(),
+                    v if !self.is_active(&v) => {
+                        // an inactive value (or one already reported as an error)
+                        let base = v.tokens();
+                        self.inactive(quote!(#base.#index), e.span())
+                    }
                     _ => self.unsupported(e, "taking a field of this value is not supported in differentiable code yet"),
                 },
                 syn::Member::Named(_) => self.unsupported(e, "reading a struct field in differentiable code is not supported yet"),
@@ -612,7 +692,9 @@ impl Lowering<'_> {
 
     /// The cell or variable a place expression (`x`, `v`) names.
     fn place(&mut self, base: &syn::Expr) -> Option<Place> {
-        let syn::Expr::Path(p) = base else { return None };
+        let syn::Expr::Path(p) = base else {
+            return None;
+        };
         let id = p.path.get_ident()?;
         match self.lookup(&id.to_string())? {
             Binding::Cell(c) => Some(Place::Cell(*c)),
@@ -633,7 +715,10 @@ impl Lowering<'_> {
             return self.unsupported(&ix.expr, "indexing is supported on a slice, `Vec` or array named by a parameter or local variable; bind this value to a name first");
         };
         if self.references_active(&ix.index) && !matches!(&*ix.index, syn::Expr::Cast(_)) {
-            self.errors.push_spanned(&ix.index, "an index must not depend on differentiable values; compute it from integers");
+            self.errors.push_spanned(
+                &ix.index,
+                "an index must not depend on differentiable values; compute it from integers",
+            );
         }
         let index = self.operand_of(&ix.index);
         let v = self.new_var(self.place_active(place));
@@ -642,7 +727,13 @@ impl Lowering<'_> {
     }
 
     /// `left = right`, or `left op= right` when `compound` is given.
-    fn assign(&mut self, left: &syn::Expr, right: &syn::Expr, compound: Option<(&'static str, syn::BinOp)>, e: &syn::Expr) -> Value {
+    fn assign(
+        &mut self,
+        left: &syn::Expr,
+        right: &syn::Expr,
+        compound: Option<(&'static str, syn::BinOp)>,
+        e: &syn::Expr,
+    ) -> Value {
         let write_error = "only local variables declared with `let mut` (and their elements) can be assigned in differentiable code; writing through a `&mut` parameter, a static or a field would hide the write from the reverse sweep — return the new value instead";
         match left {
             syn::Expr::Path(_) => {
@@ -665,14 +756,28 @@ impl Lowering<'_> {
                 let mut value = self.operand_of(right);
                 if let Some((rule, op)) = compound {
                     let old = self.new_var(self.cells[cell.0].active);
-                    self.push(old, None, Rhs::ReadIndex { place: Place::Cell(cell), index: index.clone() }, e.span());
-                    let v = self.prim(Prim::Binary { rule, op }, vec![Operand::Var(old), value], e.span());
+                    self.push(
+                        old,
+                        None,
+                        Rhs::ReadIndex {
+                            place: Place::Cell(cell),
+                            index: index.clone(),
+                        },
+                        e.span(),
+                    );
+                    let v = self.prim(
+                        Prim::Binary { rule, op },
+                        vec![Operand::Var(old), value],
+                        e.span(),
+                    );
                     value = self.operand(v, e.span());
                 }
                 if self.operand_active(&value) {
                     self.found_active_cells.insert(cell.0);
                 }
-                self.block.stmts.push(Stmt::WriteIndex { cell, index, value });
+                self.block
+                    .stmts
+                    .push(Stmt::WriteIndex { cell, index, value });
             }
             _ => return self.unsupported(left, write_error),
         }
@@ -684,7 +789,8 @@ impl Lowering<'_> {
             return self.unsupported(l, "`if let` on differentiable values is not supported yet; use `match` on an inactive value or an `if` on a `bool`");
         }
         let cond = self.operand_of(&i.cond);
-        let has_value = i.else_branch.is_some() && matches!(i.then_branch.stmts.last(), Some(syn::Stmt::Expr(_, None)));
+        let has_value = i.else_branch.is_some()
+            && matches!(i.then_branch.stmts.last(), Some(syn::Stmt::Expr(_, None)));
         let result = has_value.then(|| self.new_cell(None));
         let then = self.nested(false, |l| {
             let v = l.block_contents(&i.then_branch.stmts, false);
@@ -728,7 +834,9 @@ impl Lowering<'_> {
 
     fn match_arms(&mut self, arms: &[syn::Arm], s: &TokenStream, result: Option<CellId>) {
         let Some((arm, rest)) = arms.split_first() else {
-            self.block.stmts.push(Stmt::Effect(quote!(::core::unreachable!("no arm of a `match` in differentiable code matched");)));
+            self.block.stmts.push(Stmt::Effect(
+                quote!(::core::unreachable!("no arm of a `match` in differentiable code matched");),
+            ));
             return;
         };
         let pat = &arm.pat;
@@ -736,13 +844,19 @@ impl Lowering<'_> {
             let g = self.renamed(g);
             quote!(if #g)
         });
-        let cond = self.inactive(quote!(match #s { #pat #guard => true, _ => false }), arm.pat.span());
+        let cond = self.inactive(
+            quote!(match #s { #pat #guard => true, _ => false }),
+            arm.pat.span(),
+        );
         let cond = self.operand(cond, arm.pat.span());
         let mut names = Vec::new();
         collect_pattern_idents(pat, &mut names);
         let then = self.nested(false, |l| {
             if !names.is_empty() {
-                let bound = l.inactive(quote!(match #s { #pat => (#(#names,)*), _ => ::core::unreachable!() }), arm.pat.span());
+                let bound = l.inactive(
+                    quote!(match #s { #pat => (#(#names,)*), _ => ::core::unreachable!() }),
+                    arm.pat.span(),
+                );
                 let Value::Var(b) = bound else { unreachable!() };
                 for (k, n) in names.iter().enumerate() {
                     let index = syn::Index::from(k);
@@ -763,10 +877,20 @@ impl Lowering<'_> {
 
     /// Lowers a loop whose body `body` fills. For a `for` loop, `iter` is the iterator and
     /// `body` returns the variable it binds each item to (made inside the body's region).
-    fn lower_loop(&mut self, label: Option<String>, iter: Option<(TokenStream, Option<Operand>)>, body: impl FnOnce(&mut Self) -> Option<VarId>) -> Value {
+    fn lower_loop(
+        &mut self,
+        label: Option<String>,
+        iter: Option<(TokenStream, Option<Operand>)>,
+        body: impl FnOnce(&mut Self) -> Option<VarId>,
+    ) -> Value {
         let flow = self.new_cell(None);
         self.write_flag(flow, syn::parse_quote!(0u8));
-        self.loops.push(LoopCtx { label, flow, flow_used: iter.is_none(), value: None });
+        self.loops.push(LoopCtx {
+            label,
+            flow,
+            flow_used: iter.is_none(),
+            value: None,
+        });
         let mut item = None;
         let block = self.nested(true, |l| item = body(l));
         let ctx = self.loops.pop().expect("loop context");
@@ -775,7 +899,12 @@ impl Lowering<'_> {
             _ => LoopHead::Infinite,
         };
         let count = self.new_var(false);
-        self.block.stmts.push(Stmt::Loop { head, body: block, count, flow: ctx.flow_used.then_some(ctx.flow) });
+        self.block.stmts.push(Stmt::Loop {
+            head,
+            body: block,
+            count,
+            flow: ctx.flow_used.then_some(ctx.flow),
+        });
         match ctx.value {
             Some(cell) => Value::Var(self.read_cell(cell, Span::call_site())),
             None => Value::Tuple(Vec::new()),
@@ -793,10 +922,20 @@ impl Lowering<'_> {
     /// inactive iterator (`0..n`, `(0..n).rev()`, anything over constants) is used as
     /// written; over a differentiable slice, `x.iter()`, `x.iter().enumerate()`,
     /// `x.iter().zip(y.iter())` and `x` become loops over indices reading the elements.
-    fn iter_loop(&mut self, label: Option<String>, iter_expr: &syn::Expr, pat: &syn::Pat, body: impl FnOnce(&mut Self)) -> Value {
+    fn iter_loop(
+        &mut self,
+        label: Option<String>,
+        iter_expr: &syn::Expr,
+        pat: &syn::Pat,
+        body: impl FnOnce(&mut Self),
+    ) -> Value {
         if !self.references_active(iter_expr) {
             let iter = match iter_expr {
-                syn::Expr::Range(r) if matches!(r.limits, syn::RangeLimits::HalfOpen(_)) && r.start.is_some() && r.end.is_some() => {
+                syn::Expr::Range(r)
+                    if matches!(r.limits, syn::RangeLimits::HalfOpen(_))
+                        && r.start.is_some()
+                        && r.end.is_some() =>
+                {
                     let start = self.operand_of(r.start.as_deref().expect("start"));
                     let end = self.operand_of(r.end.as_deref().expect("end"));
                     let (s, e) = (start.tokens(), end.tokens());
@@ -823,7 +962,10 @@ impl Lowering<'_> {
         for p in places {
             match self.place(p) {
                 Some(place) => resolved.push(place),
-                None => return self.unsupported(p, "iterate over a slice, `Vec` or array named by a parameter or local variable"),
+                None => return self.unsupported(
+                    p,
+                    "iterate over a slice, `Vec` or array named by a parameter or local variable",
+                ),
             }
         }
         let len = |p: &Place| match p {
@@ -849,7 +991,15 @@ impl Lowering<'_> {
             let mut elems = Vec::new();
             for place in &resolved {
                 let v = l.new_var(l.place_active(*place));
-                l.push(v, None, Rhs::ReadIndex { place: *place, index: Operand::Var(k) }, iter_expr.span());
+                l.push(
+                    v,
+                    None,
+                    Rhs::ReadIndex {
+                        place: *place,
+                        index: Operand::Var(k),
+                    },
+                    iter_expr.span(),
+                );
                 elems.push(Value::Var(v));
             }
             let value = if enumerate {
@@ -874,22 +1024,54 @@ impl Lowering<'_> {
             syn::Expr::Closure(c) => Some(c.clone()),
             _ => None,
         };
-        let (src, init, op, map, fold): (&syn::Expr, syn::Expr, Option<(&'static str, syn::BinOp)>, Option<syn::ExprClosure>, Option<syn::ExprClosure>) = match (name.as_str(), m.args.len()) {
+        type Accumulation = Option<(&'static str, syn::BinOp)>;
+        #[allow(clippy::type_complexity)]
+        let (src, init, op, map, fold): (
+            &syn::Expr,
+            syn::Expr,
+            Accumulation,
+            Option<syn::ExprClosure>,
+            Option<syn::ExprClosure>,
+        ) = match (name.as_str(), m.args.len()) {
             ("sum" | "product", 0) => {
                 let (src, map) = match &*m.receiver {
-                    syn::Expr::MethodCall(inner) if inner.method == "map" && inner.args.len() == 1 => (&*inner.receiver, Some(closure_of(&inner.args[0])?)),
+                    syn::Expr::MethodCall(inner)
+                        if inner.method == "map" && inner.args.len() == 1 =>
+                    {
+                        (&*inner.receiver, Some(closure_of(&inner.args[0])?))
+                    }
                     other => (other, None),
                 };
                 if name == "sum" {
-                    (src, syn::parse_quote!(-0.0), Some(("add", syn::parse_quote!(+))), map, None)
+                    (
+                        src,
+                        syn::parse_quote!(-0.0),
+                        Some(("add", syn::parse_quote!(+))),
+                        map,
+                        None,
+                    )
                 } else {
-                    (src, syn::parse_quote!(1.0), Some(("mul", syn::parse_quote!(*))), map, None)
+                    (
+                        src,
+                        syn::parse_quote!(1.0),
+                        Some(("mul", syn::parse_quote!(*))),
+                        map,
+                        None,
+                    )
                 }
             }
-            ("fold", 2) => (&*m.receiver, m.args[0].clone(), None, None, Some(closure_of(&m.args[1])?)),
+            ("fold", 2) => (
+                &*m.receiver,
+                m.args[0].clone(),
+                None,
+                None,
+                Some(closure_of(&m.args[1])?),
+            ),
             _ => return None,
         };
-        if map.as_ref().is_some_and(|c| c.inputs.len() != 1) || fold.as_ref().is_some_and(|c| c.inputs.len() != 2) {
+        if map.as_ref().is_some_and(|c| c.inputs.len() != 1)
+            || fold.as_ref().is_some_and(|c| c.inputs.len() != 2)
+        {
             return None;
         }
         let init = self.operand_of(&init);
@@ -946,16 +1128,24 @@ impl Lowering<'_> {
     fn target_loop(&mut self, label: Option<&syn::Lifetime>, span: &dyn ToTokens) -> Option<usize> {
         let found = match label {
             None => self.loops.len().checked_sub(1),
-            Some(l) => self.loops.iter().rposition(|c| c.label.as_deref() == Some(&l.ident.to_string())),
+            Some(l) => self
+                .loops
+                .iter()
+                .rposition(|c| c.label.as_deref() == Some(&l.ident.to_string())),
         };
         if found.is_none() {
-            self.errors.push_spanned(span, "`break`/`continue` outside a loop of the differentiable function");
+            self.errors.push_spanned(
+                span,
+                "`break`/`continue` outside a loop of the differentiable function",
+            );
         }
         found
     }
 
     fn break_expr(&mut self, b: &syn::ExprBreak) -> Value {
-        let Some(target) = self.target_loop(b.label.as_ref(), b) else { return Value::Tuple(Vec::new()) };
+        let Some(target) = self.target_loop(b.label.as_ref(), b) else {
+            return Value::Tuple(Vec::new());
+        };
         if let Some(e) = &b.expr {
             let v = self.operand_of(e);
             let cell = match self.loops[target].value {
@@ -977,11 +1167,17 @@ impl Lowering<'_> {
     }
 
     fn continue_expr(&mut self, c: &syn::ExprContinue) -> Value {
-        let Some(target) = self.target_loop(c.label.as_ref(), c) else { return Value::Tuple(Vec::new()) };
+        let Some(target) = self.target_loop(c.label.as_ref(), c) else {
+            return Value::Tuple(Vec::new());
+        };
         for k in target..self.loops.len() {
             self.loops[k].flow_used = true;
             let flow = self.loops[k].flow;
-            let code: syn::Expr = if k == target { syn::parse_quote!(2u8) } else { syn::parse_quote!(1u8) };
+            let code: syn::Expr = if k == target {
+                syn::parse_quote!(2u8)
+            } else {
+                syn::parse_quote!(1u8)
+            };
             self.write_flag(flow, code);
         }
         Value::Tuple(Vec::new())
@@ -1035,7 +1231,8 @@ impl Lowering<'_> {
             // `self.helper(x)`: a sibling differentiable method, through `Self::helper`.
             let method = &m.method;
             let turbofish = &m.turbofish;
-            let func: syn::ExprPath = syn::parse_quote_spanned!(method.span()=> Self::#method #turbofish);
+            let func: syn::ExprPath =
+                syn::parse_quote_spanned!(method.span()=> Self::#method #turbofish);
             let active = args.iter().any(|a| self.operand_active(a));
             let v = self.new_var(active);
             self.push(v, None, Rhs::Call { func, args }, e.span());
@@ -1044,11 +1241,27 @@ impl Lowering<'_> {
         self.method_prim(e, &m.method, None, args)
     }
 
-    fn method_prim(&mut self, e: &syn::Expr, method: &syn::Ident, callee: Option<syn::ExprPath>, args: Vec<Operand>) -> Value {
+    fn method_prim(
+        &mut self,
+        e: &syn::Expr,
+        method: &syn::Ident,
+        callee: Option<syn::ExprPath>,
+        args: Vec<Operand>,
+    ) -> Value {
         let name = method.to_string();
         match prims::method_arity(&name) {
-            Some((rule, arity)) if arity == args.len() => self.prim(Prim::Method { rule, method: method.clone(), callee }, args, e.span()),
-            Some((_, arity)) => self.unsupported(e, &format!("`{name}` takes {} argument(s) here", arity - 1)),
+            Some((rule, arity)) if arity == args.len() => self.prim(
+                Prim::Method {
+                    rule,
+                    method: method.clone(),
+                    callee,
+                },
+                args,
+                e.span(),
+            ),
+            Some((_, arity)) => {
+                self.unsupported(e, &format!("`{name}` takes {} argument(s) here", arity - 1))
+            }
             None => {
                 self.errors.push(method.span(), format!("cannot differentiate through the method `{name}`: it is not a differentiable primitive; {HELP_CALL}"));
                 Value::Inline(syn::parse_quote!(()))
@@ -1060,7 +1273,9 @@ impl Lowering<'_> {
         let syn::Expr::Path(func) = &*c.func else {
             return self.unsupported(&c.func, &format!("cannot differentiate a call of this expression; call a named function. To call a differentiable function: {HELP_CALL}"));
         };
-        let Some(last) = func.path.segments.last().map(|s| s.ident.clone()) else { return self.verbatim(e) };
+        let Some(last) = func.path.segments.last().map(|s| s.ident.clone()) else {
+            return self.verbatim(e);
+        };
         if last == "stop_gradient" && c.args.len() == 1 {
             return self.verbatim(e);
         }
@@ -1074,7 +1289,10 @@ impl Lowering<'_> {
         let path_form = func.qself.is_some()
             || segs.len() >= 2 && {
                 let owner = segs[segs.len() - 2].ident.to_string();
-                prims::is_float_type_name(&owner) || owner == "Float" || owner == "Real" || self.type_params.contains(&owner)
+                prims::is_float_type_name(&owner)
+                    || owner == "Float"
+                    || owner == "Real"
+                    || self.type_params.contains(&owner)
             };
         let name = last.to_string();
         if path_form && prims::is_piecewise_constant(&name) {
@@ -1096,11 +1314,24 @@ impl Lowering<'_> {
         let active = args.iter().any(|a| self.operand_active(a));
         let v = self.new_var(active);
         if active {
-            self.push(v, None, Rhs::Call { func: func.clone(), args }, e.span());
+            self.push(
+                v,
+                None,
+                Rhs::Call {
+                    func: func.clone(),
+                    args,
+                },
+                e.span(),
+            );
         } else {
             let arg_tokens = args.iter().map(Operand::tokens);
             let span = e.span();
-            self.push(v, None, Rhs::Inactive(quote_spanned!(span=> #func(#(#arg_tokens),*))), span);
+            self.push(
+                v,
+                None,
+                Rhs::Inactive(quote_spanned!(span=> #func(#(#arg_tokens),*))),
+                span,
+            );
         }
         Value::Var(v)
     }

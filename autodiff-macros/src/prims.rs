@@ -80,7 +80,10 @@ pub const PIECEWISE_CONSTANT_METHODS: &[&str] = &[
 ];
 
 pub fn method_arity(name: &str) -> Option<(&'static str, usize)> {
-    DIFFERENTIABLE_METHODS.iter().find(|(n, _)| *n == name).copied()
+    DIFFERENTIABLE_METHODS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .copied()
 }
 
 pub fn is_piecewise_constant(name: &str) -> bool {

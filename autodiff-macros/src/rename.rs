@@ -9,8 +9,16 @@ use syn::visit_mut::{self, VisitMut};
 
 /// Renames the free local names of `expr` through `lookup`; returns the names it found
 /// bound (whether or not their replacement differs).
-pub fn rename_expr(expr: &mut syn::Expr, lookup: &dyn Fn(&str) -> Option<TokenStream>) -> Vec<String> {
-    let mut r = Renamer { lookup, shadowed: vec![HashSet::new()], used: Vec::new(), values_only: false };
+pub fn rename_expr(
+    expr: &mut syn::Expr,
+    lookup: &dyn Fn(&str) -> Option<TokenStream>,
+) -> Vec<String> {
+    let mut r = Renamer {
+        lookup,
+        shadowed: vec![HashSet::new()],
+        used: Vec::new(),
+        values_only: false,
+    };
     r.visit_expr_mut(expr);
     r.used
 }
@@ -19,7 +27,12 @@ pub fn rename_expr(expr: &mut syn::Expr, lookup: &dyn Fn(&str) -> Option<TokenSt
 /// method whose result carries no derivative (`x.len()`, `x.floor()`) does not count.
 pub fn free_names(expr: &syn::Expr, lookup: &dyn Fn(&str) -> Option<TokenStream>) -> Vec<String> {
     let mut copy = expr.clone();
-    let mut r = Renamer { lookup, shadowed: vec![HashSet::new()], used: Vec::new(), values_only: true };
+    let mut r = Renamer {
+        lookup,
+        shadowed: vec![HashSet::new()],
+        used: Vec::new(),
+        values_only: true,
+    };
     r.visit_expr_mut(&mut copy);
     r.used
 }
@@ -78,7 +91,8 @@ impl Renamer<'_> {
                     None => out.push(tt),
                 },
                 TokenTree::Group(g) => {
-                    let mut ng = proc_macro2::Group::new(g.delimiter(), self.rename_tokens(g.stream()));
+                    let mut ng =
+                        proc_macro2::Group::new(g.delimiter(), self.rename_tokens(g.stream()));
                     ng.set_span(g.span());
                     out.push(TokenTree::Group(ng));
                 }
@@ -103,7 +117,10 @@ impl VisitMut for Renamer<'_> {
             }
         }
         match e {
-            syn::Expr::MethodCall(m) if self.values_only && crate::prims::is_piecewise_constant(&m.method.to_string()) => {
+            syn::Expr::MethodCall(m)
+                if self.values_only
+                    && crate::prims::is_piecewise_constant(&m.method.to_string()) =>
+            {
                 m.args.iter_mut().for_each(|a| self.visit_expr_mut(a));
             }
             syn::Expr::Closure(c) => {

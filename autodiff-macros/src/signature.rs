@@ -36,7 +36,9 @@ pub fn companion(ident: &syn::Ident, what: &str) -> syn::Ident {
     format_ident!("__autodiff_{}_{}", ident, what, span = ident.span())
 }
 
-fn bounds_mention_float(bounds: &syn::punctuated::Punctuated<syn::TypeParamBound, syn::Token![+]>) -> bool {
+fn bounds_mention_float(
+    bounds: &syn::punctuated::Punctuated<syn::TypeParamBound, syn::Token![+]>,
+) -> bool {
     bounds.iter().any(|b| match b {
         syn::TypeParamBound::Trait(t) => t
             .path
@@ -80,16 +82,27 @@ fn is_differentiable_type(ty: &syn::Type, generics: &syn::Generics, floats: &[sy
         syn::Type::Reference(r) => is_differentiable_type(&r.elem, generics, floats),
         syn::Type::Paren(p) => is_differentiable_type(&p.elem, generics, floats),
         syn::Type::Group(g) => is_differentiable_type(&g.elem, generics, floats),
-        syn::Type::BareFn(_) | syn::Type::ImplTrait(_) | syn::Type::TraitObject(_) | syn::Type::Never(_) => false,
-        syn::Type::Tuple(t) => !t.elems.is_empty() && t.elems.iter().all(|e| is_differentiable_type(e, generics, floats)),
+        syn::Type::BareFn(_)
+        | syn::Type::ImplTrait(_)
+        | syn::Type::TraitObject(_)
+        | syn::Type::Never(_) => false,
+        syn::Type::Tuple(t) => {
+            !t.elems.is_empty()
+                && t.elems
+                    .iter()
+                    .all(|e| is_differentiable_type(e, generics, floats))
+        }
         syn::Type::Path(p) if p.qself.is_none() => {
-            let Some(last) = p.path.segments.last() else { return false };
+            let Some(last) = p.path.segments.last() else {
+                return false;
+            };
             let name = last.ident.to_string();
             if prims::is_constant_type_name(&name) {
                 return false;
             }
-            if p.path.segments.len() == 1 && generics.type_params().any(|tp| tp.ident == last.ident) {
-                return floats.iter().any(|f| *f == last.ident);
+            if p.path.segments.len() == 1 && generics.type_params().any(|tp| tp.ident == last.ident)
+            {
+                return floats.contains(&last.ident);
             }
             true
         }
@@ -104,7 +117,10 @@ struct NameLifetimes {
 
 impl NameLifetimes {
     fn fresh(&mut self) -> syn::Lifetime {
-        let lt = syn::Lifetime::new(&format!("'__autodiff_l{}", self.named.len()), Span::call_site());
+        let lt = syn::Lifetime::new(
+            &format!("'__autodiff_l{}", self.named.len()),
+            Span::call_site(),
+        );
         self.named.push(lt.clone());
         lt
     }
@@ -153,16 +169,25 @@ pub fn tangent_type(ty: &syn::Type) -> TokenStream {
 impl Signature {
     pub fn parse(sig: &syn::Signature, errors: &mut Errors) -> Option<Signature> {
         if let Some(c) = &sig.constness {
-            errors.push(c.span, "`#[differentiable]` does not support `const fn` yet; remove `const`");
+            errors.push(
+                c.span,
+                "`#[differentiable]` does not support `const fn` yet; remove `const`",
+            );
         }
         if let Some(a) = &sig.asyncness {
-            errors.push(a.span, "`#[differentiable]` cannot differentiate an `async fn`");
+            errors.push(
+                a.span,
+                "`#[differentiable]` cannot differentiate an `async fn`",
+            );
         }
         if let Some(u) = &sig.unsafety {
             errors.push(u.span, "`#[differentiable]` cannot differentiate an `unsafe fn`: the reverse sweep could not uphold its safety contract; write a safe wrapper and differentiate that, or give it a custom rule with `#[differentiable(vjp = …)]`");
         }
         if let Some(v) = &sig.variadic {
-            errors.push_spanned(v, "`#[differentiable]` cannot differentiate a variadic function");
+            errors.push_spanned(
+                v,
+                "`#[differentiable]` cannot differentiate a variadic function",
+            );
         }
         let output = match &sig.output {
             syn::ReturnType::Type(_, ty) => (**ty).clone(),
@@ -184,13 +209,20 @@ impl Signature {
                     let ty = (*r.ty).clone();
                     let mut ty_named = ty.clone();
                     namer.visit_type_mut(&mut ty_named);
-                    params.push(Param { name: "self".to_string(), ty, ty_named, differentiable: false });
+                    params.push(Param {
+                        name: "self".to_string(),
+                        ty,
+                        ty_named,
+                        differentiable: false,
+                    });
                     is_method = true;
                 }
                 syn::FnArg::Typed(pt) => {
                     let no_grad = pt.attrs.iter().any(|a| a.path().is_ident("no_grad"));
                     let name = match &*pt.pat {
-                        syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => pi.ident.to_string(),
+                        syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+                            pi.ident.to_string()
+                        }
                         other => {
                             errors.push_spanned(other, "`#[differentiable]` needs every parameter to be a plain name (`x: f64`); destructure it in the body instead");
                             format!("_{i}")
@@ -199,8 +231,14 @@ impl Signature {
                     let ty = (*pt.ty).clone();
                     let mut ty_named = ty.clone();
                     namer.visit_type_mut(&mut ty_named);
-                    let differentiable = !no_grad && is_differentiable_type(&ty, &sig.generics, &floats);
-                    params.push(Param { name, ty, ty_named, differentiable });
+                    let differentiable =
+                        !no_grad && is_differentiable_type(&ty, &sig.generics, &floats);
+                    params.push(Param {
+                        name,
+                        ty,
+                        ty_named,
+                        differentiable,
+                    });
                 }
             }
         }
@@ -208,25 +246,44 @@ impl Signature {
         if !floats.is_empty() {
             let wc = generics.make_where_clause();
             for f in &floats {
-                wc.predicates.push(syn::parse_quote!(#f: ::autodiff::__private::Real));
+                wc.predicates
+                    .push(syn::parse_quote!(#f: ::autodiff::__private::Real));
             }
         }
         let mut generics_named = generics.clone();
         for lt in namer.named.iter().rev() {
-            generics_named.params.insert(0, syn::GenericParam::Lifetime(syn::LifetimeParam::new(lt.clone())));
+            generics_named.params.insert(
+                0,
+                syn::GenericParam::Lifetime(syn::LifetimeParam::new(lt.clone())),
+            );
         }
-        Some(Signature { ident: sig.ident.clone(), params, output, generics, generics_named, is_method })
+        Some(Signature {
+            ident: sig.ident.clone(),
+            params,
+            output,
+            generics,
+            generics_named,
+            is_method,
+        })
     }
 
     pub fn differentiable_positions(&self) -> Vec<usize> {
-        (0..self.params.len()).filter(|&i| self.params[i].differentiable).collect()
+        (0..self.params.len())
+            .filter(|&i| self.params[i].differentiable)
+            .collect()
     }
 
     /// The tangent types of every parameter, `NoTangent` for constants.
     pub fn param_tangents(&self) -> Vec<TokenStream> {
         self.params
             .iter()
-            .map(|p| if p.differentiable { tangent_type(&p.ty) } else { quote!(::autodiff::__private::NoTangent) })
+            .map(|p| {
+                if p.differentiable {
+                    tangent_type(&p.ty)
+                } else {
+                    quote!(::autodiff::__private::NoTangent)
+                }
+            })
             .collect()
     }
 
@@ -234,7 +291,11 @@ impl Signature {
     /// parameter, or a tuple of them in signature order.
     pub fn selected_tangents(&self) -> TokenStream {
         let all = self.param_tangents();
-        let chosen: Vec<_> = self.differentiable_positions().into_iter().map(|i| all[i].clone()).collect();
+        let chosen: Vec<_> = self
+            .differentiable_positions()
+            .into_iter()
+            .map(|i| all[i].clone())
+            .collect();
         if chosen.len() == 1 {
             chosen[0].clone()
         } else {

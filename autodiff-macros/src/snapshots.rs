@@ -12,7 +12,9 @@ fn expand_pretty(item: proc_macro2::TokenStream) -> String {
 
 fn check(name: &str, item: proc_macro2::TokenStream) {
     let actual = expand_pretty(item);
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("snapshots").join(format!("{name}.expanded.rs"));
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("snapshots")
+        .join(format!("{name}.expanded.rs"));
     if std::env::var_os("AUTODIFF_BLESS").is_some() {
         std::fs::create_dir_all(path.parent().expect("parent")).expect("create snapshots dir");
         std::fs::write(&path, &actual).expect("write snapshot");

@@ -66,7 +66,11 @@ pub fn central_difference<F: FnMut(&[f64]) -> f64>(mut f: F, x: &[f64]) -> Vec<f
 /// assert_eq!(first_mismatch(&[1.0, 2.0], &[1.0, 2.0 + 1e-12], 1e-9), None);
 /// assert_eq!(first_mismatch(&[1.0, 2.0], &[1.0, 2.5], 1e-9), Some((1, 2.0, 2.5)));
 /// ```
-pub fn first_mismatch(analytic: &[f64], numeric: &[f64], tolerance: f64) -> Option<(usize, f64, f64)> {
+pub fn first_mismatch(
+    analytic: &[f64],
+    numeric: &[f64],
+    tolerance: f64,
+) -> Option<(usize, f64, f64)> {
     assert_eq!(
         analytic.len(),
         numeric.len(),
@@ -80,7 +84,8 @@ pub fn first_mismatch(analytic: &[f64], numeric: &[f64], tolerance: f64) -> Opti
         .enumerate()
         .find(|(_, (a, n))| {
             let close = (*a - *n).abs() <= tolerance * n.abs().max(1.0);
-            !close && !(a.is_nan() && n.is_nan())
+            let both_nan = a.is_nan() && n.is_nan();
+            !(close || both_nan)
         })
         .map(|(i, (a, n))| (i, *a, *n))
 }

@@ -23,9 +23,9 @@ pub mod ops;
 mod real;
 #[doc(hidden)]
 pub mod select;
+mod tangent;
 #[doc(hidden)]
 pub mod tape;
-mod tangent;
 
 pub use real::Real;
 pub use tangent::{zero_tangent, Accumulate, Differentiable, NoTangent, Reset};

@@ -44,7 +44,10 @@ struct Message {
 
 impl Message {
     const fn new() -> Self {
-        Message { buf: [0; 1024], len: 0 }
+        Message {
+            buf: [0; 1024],
+            len: 0,
+        }
     }
     const fn push(mut self, s: &str) -> Self {
         let b = s.as_bytes();
@@ -75,7 +78,10 @@ impl Message {
         self
     }
     const fn differentiable_list(self, sig: &Signature) -> Self {
-        let mut m = self.push("; the differentiable parameters of `").push(sig.function).push("` are: ");
+        let mut m = self
+            .push("; the differentiable parameters of `")
+            .push(sig.function)
+            .push("` are: ");
         let mut i = 0;
         let mut first = true;
         while i < sig.params.len() {
@@ -83,7 +89,12 @@ impl Message {
                 if !first {
                     m = m.push(", ");
                 }
-                m = m.push("`").push(sig.params[i].name).push("` (").push_usize(i).push(")");
+                m = m
+                    .push("`")
+                    .push(sig.params[i].name)
+                    .push("` (")
+                    .push_usize(i)
+                    .push(")");
                 first = false;
             }
             i += 1;
@@ -267,6 +278,11 @@ selectors! {
 }
 
 /// A scalar output type (`f32`, `f64`), the only kind `gradients_function!` differentiates.
+#[diagnostic::on_unimplemented(
+    message = "`gradients_function!` and `value_and_gradients_function!` need a function returning a scalar (f32 or f64), not `{Self}`",
+    label = "this function's output is not a scalar",
+    note = "use `vjp!(f)` to pull back a cotangent of any output type"
+)]
 pub trait ScalarOutput: crate::Real {}
 impl ScalarOutput for f32 {}
 impl ScalarOutput for f64 {}
@@ -299,9 +315,18 @@ mod tests {
     const SIG: Signature = Signature {
         function: "f",
         params: &[
-            Param { name: "a", differentiable: true },
-            Param { name: "n", differentiable: false },
-            Param { name: "b", differentiable: true },
+            Param {
+                name: "a",
+                differentiable: true,
+            },
+            Param {
+                name: "n",
+                differentiable: false,
+            },
+            Param {
+                name: "b",
+                differentiable: true,
+            },
         ],
     };
 
@@ -312,7 +337,9 @@ mod tests {
     }
 
     #[test]
-    #[should_panic(expected = "`zz` is not a parameter of `f`; the differentiable parameters of `f` are: `a` (0), `b` (2)")]
+    #[should_panic(
+        expected = "`zz` is not a parameter of `f`; the differentiable parameters of `f` are: `a` (0), `b` (2)"
+    )]
     fn unknown_name_lists_the_differentiable_parameters() {
         param_index(&SIG, "zz");
     }

@@ -201,3 +201,39 @@ impl<T: Real, const N: usize> Reset for [T; N] {
         core::mem::replace(self, [T::zero(); N])
     }
 }
+
+macro_rules! tuple_tangents {
+    ($(($($T:ident $i:tt),+))*) => {$(
+        impl<$($T: Differentiable),+> Differentiable for ($($T,)+) {
+            type Tangent = ($($T::Tangent,)+);
+            fn zero_tangent(&self) -> Self::Tangent {
+                ($(self.$i.zero_tangent(),)+)
+            }
+        }
+
+        impl<$($T: Accumulate),+> Accumulate for ($($T,)+) {
+            fn accumulate(&mut self, contribution: Self) {
+                $(self.$i.accumulate(contribution.$i);)+
+            }
+        }
+
+        impl<$($T: Reset),+> Reset for ($($T,)+) {
+            fn reset(&mut self) {
+                $(self.$i.reset();)+
+            }
+            fn take_reset(&mut self) -> Self {
+                ($(self.$i.take_reset(),)+)
+            }
+        }
+    )*};
+}
+
+// A tuple's tangent is the tuple of its elements' tangents (functions returning tuples).
+tuple_tangents! {
+    (A 0)
+    (A 0, B 1)
+    (A 0, B 1, C 2)
+    (A 0, B 1, C 2, D 3)
+    (A 0, B 1, C 2, D 3, E 4)
+    (A 0, B 1, C 2, D 3, E 4, F 5)
+}

@@ -5,7 +5,9 @@
 pub fn pop<T>(stack: &mut Vec<T>) -> T {
     match stack.pop() {
         Some(v) => v,
-        None => unreachable!("autodiff: the reverse sweep read past the values its forward sweep saved"),
+        None => {
+            unreachable!("autodiff: the reverse sweep read past the values its forward sweep saved")
+        }
     }
 }
 
@@ -14,7 +16,9 @@ pub fn pop<T>(stack: &mut Vec<T>) -> T {
 pub fn take<T>(slot: &mut Option<T>) -> T {
     match slot.take() {
         Some(v) => v,
-        None => unreachable!("autodiff: the reverse sweep read a value its forward sweep did not save"),
+        None => {
+            unreachable!("autodiff: the reverse sweep read a value its forward sweep did not save")
+        }
     }
 }
 

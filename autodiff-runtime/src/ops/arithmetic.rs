@@ -145,7 +145,11 @@ pub fn cast_d0<A: Real, B: Real>(dy: &B) -> A {
 /// assert_eq!(dv, vec![0.0, 2.5, 0.0]);
 /// ```
 #[inline(always)]
-pub fn index_d0<T: Real, C: core::ops::IndexMut<usize, Output = T> + ?Sized>(dv: &mut C, i: usize, dy: &T) {
+pub fn index_d0<T: Real, C: core::ops::IndexMut<usize, Output = T> + ?Sized>(
+    dv: &mut C,
+    i: usize,
+    dy: &T,
+) {
     dv[i] = dv[i] + *dy;
 }
 
@@ -159,7 +163,10 @@ pub fn index_d0<T: Real, C: core::ops::IndexMut<usize, Output = T> + ?Sized>(dv:
 /// assert_eq!(dv, vec![1.0, 0.0]);
 /// ```
 #[inline(always)]
-pub fn index_take_d0<T: Real, C: core::ops::IndexMut<usize, Output = T> + ?Sized>(dv: &mut C, i: usize) -> T {
+pub fn index_take_d0<T: Real, C: core::ops::IndexMut<usize, Output = T> + ?Sized>(
+    dv: &mut C,
+    i: usize,
+) -> T {
     core::mem::replace(&mut dv[i], T::zero())
 }
 

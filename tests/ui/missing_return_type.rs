@@ -1,0 +1,8 @@
+use autodiff::prelude::*;
+
+#[differentiable]
+fn f(x: f64) {
+    let _ = x * 2.0;
+}
+
+fn main() {}

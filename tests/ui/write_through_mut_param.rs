@@ -1,0 +1,9 @@
+use autodiff::prelude::*;
+
+#[differentiable]
+fn f(x: f64, out: &mut f64) -> f64 {
+    *out = x * 2.0;
+    x
+}
+
+fn main() {}
