@@ -1,10 +1,11 @@
 //! One test per language construct `#[differentiable]` accepts in scalar code. Each
 //! generated gradient is compared with the finite difference of the function as written
 //! (`autodiff::check`) and with a derivative worked out by hand in the test.
-
-// Functions reached only through the helper macros (never called as written) would
-// otherwise warn as dead code.
-#![allow(dead_code)]
+//!
+//! The functions are written the way users write them, including forms clippy would
+//! rewrite (`.clone()` of a float, `let` then return, an explicit final `return`): those
+//! are the constructs under test.
+#![allow(clippy::clone_on_copy, clippy::let_and_return, clippy::needless_return)]
 
 use autodiff::check::{assert_gradient_close, finite_difference, first_mismatch};
 use autodiff::prelude::*;
@@ -15,8 +16,6 @@ use autodiff::prelude::*;
 
 /// Tolerance against finite differences of `f64` functions (relative, see `check`).
 const FD_TOL: f64 = 1e-7;
-/// Tolerance against finite differences when `f32` rounding enters the function.
-const FD_TOL_F32: f64 = 1e-3;
 /// Tolerance against hand-derived formulas, relative: a few ulps.
 const HAND_TOL: f64 = 1e-13;
 
@@ -842,96 +841,92 @@ fn custom_rule_used_directly_and_from_other_differentiable_code() {
 }
 
 // ---------------------------------------------------------------------------------------
-// Pending: constructs the contract accepts that do not compile yet. Each case is kept,
-// commented out, with the compiler's error; uncomment it when the macro or runtime is fixed.
+// vjp! with a tuple output
 // ---------------------------------------------------------------------------------------
 
-mod pending {
-    // PENDING: every cast of an active float (`x as f64`, `x as f32`, `f64::from(x)`, even
-    // `x as f64` on an f64) fails to compile inside the generated code:
-    //   error[E0283]: type annotations needed … multiple `impl`s satisfying
-    //   `f32: Accumulate<_>` found: `impl<T: Real> Accumulate for T`,
-    //   `impl<T> Accumulate<NoTangent> for T`
-    // (the reverse sweep accumulates `ops::cast_d0(&dy)`, whose result type is generic).
-    //
-    // use super::*;
-    //
-    // #[differentiable]
-    // fn f32_to_f64(x: f32) -> f64 {
-    //     let y = x as f64;
-    //     y * y + f64::from(x)
-    // }
-    //
-    // #[differentiable]
-    // fn f64_to_f32(x: f64) -> f32 {
-    //     let y = x as f32;
-    //     y * 3.0 + (x * x) as f32
-    // }
-    //
-    // #[test]
-    // fn float_casts_between_f32_and_f64() {
-    //     for x in [-1.5_f32, 0.375, 2.0] {
-    //         let g: f32 = gradients_function!(f32_to_f64)(x);
-    //         let xd = f64::from(x);
-    //         assert_fd_tol("f32_to_f64", &[xd], &[f64::from(g)], FD_TOL_F32, |v| f32_to_f64(v[0] as f32));
-    //         assert_hand_f32("f32_to_f64", &[xd], &[g], &[2.0 * xd + 1.0]);
-    //     }
-    //     for x in [-1.5, 0.375, 2.0] {
-    //         let g: f64 = gradients_function!(f64_to_f32)(x);
-    //         assert_fd_tol("f64_to_f32", &[x], &[g], FD_TOL_F32, |v| f64::from(f64_to_f32(v[0])));
-    //         assert_hand("f64_to_f32", &[x], &[g], &[3.0 + 2.0 * x]);
-    //     }
-    // }
+#[differentiable]
+fn polar(r: f64, theta: f64) -> (f64, f64) {
+    (r * theta.cos(), r * theta.sin())
+}
 
-    // PENDING: a function with a tuple output cannot be annotated at all:
-    //   error[E0277]: `gradients_function!` and `value_and_gradients_function!` need a
-    //   function returning a scalar (f32 or f64), not `(f64, f64)` (at `#[differentiable]`:
-    //   the `gradients_function` companion carries the bound `(f64, f64): ScalarOutput`)
-    //   error[E0277]: `(f64, f64)` is not a differentiable type (no `Differentiable` impl
-    //   for tuples, so the pullback's argument type does not exist)
-    //
-    // #[differentiable]
-    // fn polar(r: f64, theta: f64) -> (f64, f64) {
-    //     (r * theta.cos(), r * theta.sin())
-    // }
-    //
-    // #[test]
-    // fn vjp_of_a_tuple_output() {
-    //     for (r, t) in [(2.0, 0.0), (1.5, 0.7), (0.5, -2.0)] {
-    //         let (value, pullback) = vjp!(polar)(r, t);
-    //         assert_eq!(value, polar(r, t));
-    //         let (dr, dt) = pullback((0.0, 1.0)); // y = r sin θ
-    //         assert_fd("polar.1", &[r, t], &[dr, dt], |v| polar(v[0], v[1]).1);
-    //         assert_hand("polar.1", &[r, t], &[dr, dt], &[t.sin(), r * t.cos()]);
-    //         let (_, pullback) = vjp!(polar)(r, t);
-    //         let (dr, dt) = pullback((1.0, 0.0)); // x = r cos θ
-    //         assert_fd("polar.0", &[r, t], &[dr, dt], |v| polar(v[0], v[1]).0);
-    //         assert_hand("polar.0", &[r, t], &[dr, dt], &[t.cos(), -r * t.sin()]);
-    //         let (_, pullback) = vjp!(polar)(r, t);
-    //         let (dr, dt) = pullback((2.0, -3.0)); // 2x − 3y
-    //         assert_fd("2·polar.0 − 3·polar.1", &[r, t], &[dr, dt], |v| {
-    //             let (a, b) = polar(v[0], v[1]);
-    //             2.0 * a - 3.0 * b
-    //         });
-    //     }
-    // }
+#[test]
+fn vjp_of_a_tuple_output() {
+    for (r, t) in [(2.0, 0.0), (1.5, 0.7), (0.5, -2.0)] {
+        let (value, pullback) = vjp!(polar)(r, t);
+        assert_eq!(value, polar(r, t));
+        let (dr, dt) = pullback((0.0, 1.0)); // y = r sin θ
+        assert_fd("polar.1", &[r, t], &[dr, dt], |v| polar(v[0], v[1]).1);
+        assert_hand("polar.1", &[r, t], &[dr, dt], &[t.sin(), r * t.cos()]);
+        let (_, pullback) = vjp!(polar)(r, t);
+        let (dr, dt) = pullback((1.0, 0.0)); // x = r cos θ
+        assert_fd("polar.0", &[r, t], &[dr, dt], |v| polar(v[0], v[1]).0);
+        assert_hand("polar.0", &[r, t], &[dr, dt], &[t.cos(), -r * t.sin()]);
+        let (_, pullback) = vjp!(polar)(r, t);
+        let (dr, dt) = pullback((2.0, -3.0)); // 2x − 3y
+        assert_fd("2·polar.0 − 3·polar.1", &[r, t], &[dr, dt], |v| {
+            let (a, b) = polar(v[0], v[1]);
+            2.0 * a - 3.0 * b
+        });
+    }
+}
 
-    // PENDING: `return` as the last statement of the body (with or without `;`) no longer
-    // compiles in the current working tree (it did, and passed, at commit 8830698):
-    //   error[E0308]: mismatched types: expected `f64`, found `()` (at `#[differentiable]`)
-    //
-    // #[differentiable]
-    // fn explicit_return(x: f64) -> f64 {
-    //     let y = x.sin();
-    //     return y * x;
-    // }
-    //
-    // #[test]
-    // fn return_at_the_end_of_the_body() {
-    //     for x in [-1.5, 0.3, 2.0] {
-    //         let g: f64 = gradients_function!(explicit_return)(x);
-    //         assert_fd("explicit_return", &[x], &[g], |v| explicit_return(v[0]));
-    //         assert_hand("explicit_return", &[x], &[g], &[x.sin() + x * x.cos()]);
-    //     }
-    // }
+// ---------------------------------------------------------------------------------------
+// Casts between float types, and a `return` ending the body.
+// ---------------------------------------------------------------------------------------
+
+/// Tolerance against finite differences when `f32` rounding enters the function.
+const FD_TOL_F32: f64 = 1e-3;
+
+#[differentiable]
+fn f32_to_f64(x: f32) -> f64 {
+    let y = x as f64;
+    y * y + f64::from(x)
+}
+
+#[differentiable]
+fn f64_to_f32(x: f64) -> f32 {
+    let y = x as f32;
+    y * 3.0 + (x * x) as f32
+}
+
+#[test]
+fn float_casts_between_f32_and_f64() {
+    for x in [-1.5_f32, 0.375, 2.0] {
+        let g: f32 = gradients_function!(f32_to_f64)(x);
+        let xd = f64::from(x);
+        assert_fd_tol("f32_to_f64", &[xd], &[f64::from(g)], FD_TOL_F32, |v| {
+            f32_to_f64(v[0] as f32)
+        });
+        assert_hand_f32("f32_to_f64", &[xd], &[g], &[2.0 * xd + 1.0]);
+    }
+    for x in [-1.5, 0.375, 2.0] {
+        let g: f64 = gradients_function!(f64_to_f32)(x);
+        assert_fd_tol("f64_to_f32", &[x], &[g], FD_TOL_F32, |v| {
+            f64::from(f64_to_f32(v[0]))
+        });
+        assert_hand("f64_to_f32", &[x], &[g], &[3.0 + 2.0 * x]);
+    }
+}
+
+#[differentiable]
+fn explicit_return(x: f64) -> f64 {
+    let y = x.sin();
+    return y * x;
+}
+
+#[differentiable]
+fn explicit_return_without_semicolon(x: f64) -> f64 {
+    let y = x.sin();
+    return y * x;
+}
+
+#[test]
+fn return_at_the_end_of_the_body() {
+    for x in [-1.5, 0.3, 2.0] {
+        let g: f64 = gradients_function!(explicit_return)(x);
+        assert_fd("explicit_return", &[x], &[g], |v| explicit_return(v[0]));
+        assert_hand("explicit_return", &[x], &[g], &[x.sin() + x * x.cos()]);
+        let g2: f64 = gradients_function!(explicit_return_without_semicolon)(x);
+        assert_eq!(g, g2);
+    }
 }

@@ -455,3 +455,22 @@ fn custom_rule_called_in_a_loop() {
     let expected: Vec<f64> = x.iter().map(|v| 6.0 * v * v).collect();
     assert_eq!(g, expected);
 }
+
+#[differentiable]
+fn counter_between_reads(x: f64) -> f64 {
+    let mut k = 1;
+    let a = k;
+    k += 1;
+    let b = k;
+    let mut y = x;
+    let first = y;
+    y *= 3.0;
+    let second = y;
+    first * a as f64 + second * b as f64
+}
+
+#[test]
+fn reads_of_a_cell_see_every_write() {
+    assert_eq!(counter_between_reads(2.0), 2.0 + 12.0);
+    assert_eq!(gradients_function!(counter_between_reads)(2.0), 1.0 + 6.0);
+}

@@ -6,10 +6,6 @@
 //! Naming: `<method>_m` uses the method form (`x.sin()`), `<method>_p` the path form
 //! (`f64::sin(x)`), `<method>_f32` works on `f32`.
 
-// Functions reached only through `gradients_function!` (never called as written) would
-// otherwise warn as dead code.
-#![allow(dead_code)]
-
 use autodiff::check::{assert_gradient_close, finite_difference, first_mismatch};
 use autodiff::prelude::*;
 use std::f64::consts::{LN_10, LN_2, PI};

@@ -426,7 +426,12 @@ impl Emitter<'_> {
                                 Prim::Binary { rule, .. } | Prim::Method { rule, .. } => *rule,
                                 Prim::Neg => "neg",
                                 Prim::Cast { .. } => {
-                                    self.contribute(out, u, quote!(#rt::ops::cast_d0(&#dy)), true);
+                                    let d = u.adjoint();
+                                    if self.initialized.insert(u) {
+                                        let v = self.var(u);
+                                        out.extend(quote!(let mut #d = #rt::zero_tangent(&#v);));
+                                    }
+                                    out.extend(quote!(#rt::ops::cast_accumulate(&mut #d, &#dy);));
                                     continue;
                                 }
                             };
@@ -637,7 +642,34 @@ impl Emitter<'_> {
                     LoopHead::For { item, iter, .. } => {
                         let id = item.ident();
                         let save = self.save(*item);
-                        quote!(for #id in #iter { #save #b #n += 1; #check })
+                        // Stacks of this loop's values are reserved from the trip count.
+                        let saved: Vec<syn::Ident> = self
+                            .used
+                            .iter()
+                            .filter(|v| {
+                                self.body.region_of(**v) == body.region
+                                    && !self.recomputed.contains(v)
+                                    && !self.reverse_bound.contains(v)
+                            })
+                            .map(|v| v.slot())
+                            .chain(
+                                self.used_pullbacks
+                                    .iter()
+                                    .filter(|v| self.body.region_of(**v) == body.region)
+                                    .map(|v| v.pullback_slot()),
+                            )
+                            .collect();
+                        if saved.is_empty() {
+                            quote!(for #id in #iter { #save #b #n += 1; #check })
+                        } else {
+                            let it = format_ident!("__it{}", count.0, span = Span::mixed_site());
+                            quote! {
+                                let #it = ::core::iter::IntoIterator::into_iter(#iter);
+                                let __hint = ::core::iter::Iterator::size_hint(&#it).0;
+                                #(#saved.reserve(__hint);)*
+                                for #id in #it { #save #b #n += 1; #check }
+                            }
+                        }
                     }
                     LoopHead::Infinite => quote!(loop { #b #n += 1; #check }),
                 };

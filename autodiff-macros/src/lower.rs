@@ -54,6 +54,9 @@ pub struct Lowering<'a> {
     loops: Vec<LoopCtx>,
     /// The early-return flag and value cells, made at the first `return`.
     ret: Option<(CellId, CellId)>,
+    /// The snapshot of each cell read since its last write in the current block: reading
+    /// it again reuses the snapshot (one value saved, not two).
+    snapshots: HashMap<CellId, VarId>,
 }
 
 const HELP_CALL: &str = "mark it `#[differentiable]`, give it a custom rule with `#[differentiable(vjp = …)]`, or wrap the value in `stop_gradient(…)` if no gradient should flow through it";
@@ -103,6 +106,7 @@ fn lower_pass(
         found_active_cells: HashSet::new(),
         loops: Vec::new(),
         ret: None,
+        snapshots: HashMap::new(),
     };
     for p in &sig.params {
         let v = l.new_var(p.differentiable);
@@ -295,7 +299,30 @@ impl Lowering<'_> {
     }
 
     fn push(&mut self, dst: VarId, ty: Option<Box<syn::Type>>, rhs: Rhs, span: Span) {
+        if let Rhs::Inactive(ts) = &rhs {
+            self.forget_snapshots_in(ts);
+        }
         self.block.stmts.push(Stmt::Let { dst, ty, rhs, span });
+    }
+
+    /// Code kept as written may assign the cells it mentions (`k += 1`): their snapshots
+    /// are stale after it.
+    fn forget_snapshots_in(&mut self, tokens: &TokenStream) {
+        for tt in tokens.clone() {
+            match tt {
+                proc_macro2::TokenTree::Ident(id) => {
+                    if let Some(n) = id
+                        .to_string()
+                        .strip_prefix("__c")
+                        .and_then(|n| n.parse::<usize>().ok())
+                    {
+                        self.snapshots.remove(&CellId(n));
+                    }
+                }
+                proc_macro2::TokenTree::Group(g) => self.forget_snapshots_in(&g.stream()),
+                _ => {}
+            }
+        }
     }
 
     /// A fresh inactive variable holding `tokens`.
@@ -306,12 +333,17 @@ impl Lowering<'_> {
     }
 
     fn read_cell(&mut self, cell: CellId, span: Span) -> VarId {
+        if let Some(v) = self.snapshots.get(&cell) {
+            return *v;
+        }
         let v = self.new_var(self.cells[cell.0].active);
         self.push(v, None, Rhs::ReadCell(cell), span);
+        self.snapshots.insert(cell, v);
         v
     }
 
     fn write_cell(&mut self, cell: CellId, value: Operand) {
+        self.snapshots.remove(&cell);
         if self.operand_active(&value) {
             self.found_active_cells.insert(cell.0);
         }
@@ -319,6 +351,7 @@ impl Lowering<'_> {
     }
 
     fn write_flag(&mut self, cell: CellId, value: syn::Expr) {
+        self.snapshots.remove(&cell);
         self.block.stmts.push(Stmt::WriteCell {
             cell,
             value: Operand::Inline(value),
@@ -415,6 +448,16 @@ impl Lowering<'_> {
                         self.errors.push_spanned(item, "items inside nested blocks of a differentiable function are not supported; declare them at the top of the function body");
                     }
                 }
+                // `return e;` ending the body: its value is the body's.
+                syn::Stmt::Expr(syn::Expr::Return(r), _)
+                    if last && is_body && self.loops.is_empty() =>
+                {
+                    let value = match &r.expr {
+                        Some(e) => self.expr(e),
+                        None => Value::Tuple(Vec::new()),
+                    };
+                    return self.finish_body(value, is_body, r.span());
+                }
                 syn::Stmt::Expr(e, None) if last => {
                     let value = self.expr(e);
                     return self.finish_body(value, is_body, e.span());
@@ -479,7 +522,9 @@ impl Lowering<'_> {
             return;
         }
         let e2 = self.renamed(e);
-        self.block.stmts.push(Stmt::Effect(quote!(#e2;)));
+        let ts = quote!(#e2;);
+        self.forget_snapshots_in(&ts);
+        self.block.stmts.push(Stmt::Effect(ts));
     }
 
     fn local(&mut self, local: &syn::Local) {

@@ -72,3 +72,19 @@ fn rosenbrock_loop() {
         },
     );
 }
+
+#[test]
+fn scalar_chain() {
+    check(
+        "scalar_chain",
+        quote! {
+            fn chain(x: f64, n: usize) -> f64 {
+                let mut y = x;
+                for _ in 0..n {
+                    y = y.sin() * 1.0001 + (x * y).cos();
+                }
+                y
+            }
+        },
+    );
+}

@@ -194,3 +194,16 @@ pub fn take_d0<T: crate::tangent::Reset>(dv: &mut T) -> T {
 pub fn reset_d0<T: crate::tangent::Reset>(dv: &mut T) {
     dv.reset();
 }
+
+/// `y = a as B` between float types: adds `dy`, converted back to `A`, to the cotangent
+/// of `a`. (One function rather than a returned value, so the target type is fixed.)
+///
+/// ```
+/// let mut da = 1.0_f32;
+/// autodiff_runtime::ops::cast_accumulate(&mut da, &0.5_f64);
+/// assert_eq!(da, 1.5_f32);
+/// ```
+#[inline(always)]
+pub fn cast_accumulate<A: Real, B: Real>(da: &mut A, dy: &B) {
+    *da = *da + A::from_f64(dy.to_f64_lossless());
+}

@@ -1,0 +1,94 @@
+//! The generated reverse sweep allocates no memory per iteration: the number of heap
+//! allocations of a gradient call does not depend on the trip count, and the bytes
+//! allocated are the gradient itself plus what the loop's rules read and cannot recompute.
+//!
+//! The counting allocator below is the one place in the project with `unsafe`: a global
+//! allocator must be an `unsafe impl`. It only forwards to the system allocator.
+#![allow(unsafe_code)]
+
+use autodiff::prelude::*;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+struct Counting;
+
+thread_local! {
+    // Per thread, so the test harness's own threads do not count. `const` initialisation:
+    // reading it never allocates.
+    static COUNTS: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let _ = COUNTS.try_with(|c| {
+            let (n, bytes) = c.get();
+            c.set((n + 1, bytes + layout.size()));
+        });
+        // SAFETY: forwarded unchanged to the system allocator.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` came from `System.alloc` with this layout.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// (allocations, bytes) made while running `f`.
+fn measure<R>(f: impl FnOnce() -> R) -> (usize, usize, R) {
+    let (a0, b0) = COUNTS.with(Cell::get);
+    let r = f();
+    let (a1, b1) = COUNTS.with(Cell::get);
+    (a1 - a0, b1 - b0, r)
+}
+
+#[differentiable]
+fn rosenbrock(x: &[f64]) -> f64 {
+    let mut sum = 0.0;
+    for i in 0..x.len() - 1 {
+        let a = 1.0 - x[i];
+        let b = x[i + 1] - x[i] * x[i];
+        sum += a * a + 100.0 * b * b;
+    }
+    sum
+}
+
+#[differentiable]
+fn chain(x: f64, n: usize) -> f64 {
+    let mut y = x;
+    for _ in 0..n {
+        y = y.sin() * 1.0001 + (x * y).cos();
+    }
+    y
+}
+
+#[test]
+fn allocations_do_not_grow_with_the_trip_count() {
+    let grad = gradients_function!(rosenbrock);
+    let small: Vec<f64> = (0..10).map(|i| i as f64 * 0.1).collect();
+    let large: Vec<f64> = (0..100_000).map(|i| i as f64 * 1e-5).collect();
+    let (n_small, bytes_small, _) = measure(|| grad(&small));
+    let (n_large, bytes_large, g) = measure(|| grad(&large));
+    assert_eq!(g.len(), large.len());
+    // Rosenbrock keeps nothing per iteration: the only allocation is the gradient.
+    assert_eq!(n_small, n_large, "allocation count depends on n");
+    assert_eq!(n_large, 1, "expected exactly the gradient buffer");
+    assert_eq!(bytes_small, 10 * 8);
+    assert_eq!(bytes_large, 100_000 * 8);
+
+    // A recurrence must keep one value per iteration (y before each step), on a stack
+    // reserved once from the trip count: allocations constant, bytes linear.
+    let chain_grad = gradients_function!(chain, params = ["x"]);
+    let (c_small, _, _) = measure(|| chain_grad(0.5, 1_000));
+    let (c_large, bytes, _) = measure(|| chain_grad(0.5, 1_000_000));
+    assert_eq!(
+        c_small, c_large,
+        "allocation count depends on the trip count"
+    );
+    assert!(
+        bytes <= 8 * 1_000_000 + 4096,
+        "{bytes} bytes for 10^6 steps: more than one f64 per step"
+    );
+}
