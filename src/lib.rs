@@ -34,14 +34,18 @@
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
 
-pub use autodiff_macros::{differentiable, gradients_function, value_and_gradients_function, vjp};
+pub use autodiff_macros::{
+    differentiable, differentiable_closure, gradients_function, value_and_gradients_function, vjp,
+};
 pub use autodiff_runtime::ndarray;
 pub use autodiff_runtime::{
-    check, ops, stop_gradient, zero_tangent, Accumulate, Differentiable, NoTangent, Real,
+    check, implicit, implicit_gradients, implicit_value_and_gradients, ops, stop_gradient,
+    zero_tangent, Accumulate, Differentiable, Gradient, GradientTape, Gradients, NoTangent, Once,
+    Parameter, Persistent, Real, Recorded, Sources, Variable, VariableId, VariableRef,
 };
 
-/// `use autodiff::prelude::*;` brings the attribute, the helper macros, `stop_gradient`,
-/// the traits and `Float` into scope.
+/// `use autodiff::prelude::*;` brings the attribute, the macros, the implicit helpers,
+/// `Variable`, `GradientTape`, `stop_gradient`, the traits and `Float` into scope.
 ///
 /// ```
 /// use autodiff::prelude::*;
@@ -51,15 +55,20 @@ pub use autodiff_runtime::{
 /// ```
 pub mod prelude {
     pub use autodiff_macros::{
-        differentiable, gradients_function, value_and_gradients_function, vjp,
+        differentiable, differentiable_closure, gradients_function, value_and_gradients_function,
+        vjp,
     };
     pub use autodiff_runtime::num_traits::Float;
-    pub use autodiff_runtime::{stop_gradient, Differentiable, Real};
+    pub use autodiff_runtime::{
+        implicit_gradients, implicit_value_and_gradients, stop_gradient, Differentiable,
+        GradientTape, Gradients, Real, Variable,
+    };
 }
 
 /// What generated code reaches; not a public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use autodiff_runtime::__autodiff_source_read;
+    pub use autodiff_runtime::{implicit, saved, select, source};
     pub use autodiff_runtime::{ops, zero_tangent, Accumulate, Differentiable, NoTangent, Real};
-    pub use autodiff_runtime::{select, tape};
 }

@@ -1,4 +1,7 @@
 fn rosenbrock(x: &[f64]) -> f64 {
+    if ::autodiff::__private::implicit::requested() {
+        return ::autodiff::__private::implicit::answer(|| __autodiff_rosenbrock_vjp(x));
+    }
     let mut sum = 0.0;
     for i in 0..x.len() - 1 {
         let a = 1.0 - x[i];
@@ -81,7 +84,7 @@ fn __autodiff_rosenbrock_vjp<'__autodiff_l0>(
                 &mut __dc0,
                 ::autodiff::__private::ops::identity_d0(&__d18),
             );
-            for __v2 in ::autodiff::__private::tape::range_back((0), __v17) {
+            for __v2 in ::autodiff::__private::saved::range_back((0), __v17) {
                 let __v3 = __v0[__v2];
                 let __v4 = (1.0) - __v3;
                 let __v5 = __v2 + 1;

@@ -1,4 +1,7 @@
 fn chain(x: f64, n: usize) -> f64 {
+    if ::autodiff::__private::implicit::requested() {
+        return ::autodiff::__private::implicit::answer(|| __autodiff_chain_vjp(x, n));
+    }
     let mut y = x;
     for _ in 0..n {
         y = y.sin() * 1.0001 + (x * y).cos();
@@ -81,8 +84,8 @@ fn __autodiff_chain_vjp(
                 &mut __dc0,
                 ::autodiff::__private::ops::identity_d0(&__d10),
             );
-            for __v2 in ::autodiff::__private::tape::range_back((0), __v9) {
-                let __v3 = ::autodiff::__private::tape::pop(&mut __s3);
+            for __v2 in ::autodiff::__private::saved::range_back((0), __v9) {
+                let __v3 = ::autodiff::__private::saved::pop(&mut __s3);
                 let __v6 = __v0 * __v3;
                 let __t1 = ::autodiff::__private::ops::take_d0(&mut __dc0);
                 let mut __d8 = __t1;

@@ -1,4 +1,12 @@
 fn weighted_sum(w1: f64, x1: f64, w2: f64, x2: f64) -> f64 {
+    if ::autodiff::__private::implicit::requested() {
+        return ::autodiff::__private::implicit::answer(|| __autodiff_weighted_sum_vjp(
+            w1,
+            x1,
+            w2,
+            x2,
+        ));
+    }
     w1 * x1 + w2 * x2
 }
 #[doc(hidden)]

@@ -55,7 +55,10 @@ fn preinitialized(body: &Body) -> HashSet<VarId> {
                             out.insert(*v);
                         }
                     }
-                    Rhs::ReadIndex { .. } | Rhs::ReadCell(_) | Rhs::Inactive(_) => {}
+                    Rhs::ReadIndex { .. }
+                    | Rhs::ReadCell(_)
+                    | Rhs::Inactive(_)
+                    | Rhs::Source(_) => {}
                 },
                 Stmt::WriteCell { value, .. } | Stmt::WriteIndex { value, .. } => {
                     value.var().into_iter().for_each(|v| use_var(v, out))
@@ -97,13 +100,20 @@ fn pure_cheap(tokens: &TokenStream) -> bool {
     tts.iter().enumerate().all(|(k, tt)| match tt {
         proc_macro2::TokenTree::Literal(_) => true,
         proc_macro2::TokenTree::Ident(id) => {
+            let name = id.to_string();
             let next = tts.get(k + 1);
+            let prev = k.checked_sub(1).and_then(|p| tts.get(p));
             let call = matches!(next, Some(proc_macro2::TokenTree::Group(g)) if g.delimiter() == proc_macro2::Delimiter::Parenthesis);
-            let mac = matches!(next, Some(proc_macro2::TokenTree::Punct(p)) if p.as_char() == '!');
-            let path = matches!(next, Some(proc_macro2::TokenTree::Punct(p)) if p.as_char() == ':');
-            // a cell (`__cN`) changes over time: its value now is not its value then
-            let cell = id.to_string().strip_prefix("__c").is_some_and(|n| n.parse::<usize>().is_ok());
-            !mac && !path && !cell && (!call || id == "len")
+            let after_dot = matches!(prev, Some(proc_macro2::TokenTree::Punct(p)) if p.as_char() == '.');
+            let after_as = matches!(prev, Some(proc_macro2::TokenTree::Ident(p)) if p == "as");
+            // Only the IR's own variables: a user name (a captured variable, a constant)
+            // would be captured again by the reverse sweep's closure. A cell (`__cN`)
+            // changes over time: its value now is not its value then.
+            let variable = name.strip_prefix("__v").is_some_and(|n| n.parse::<usize>().is_ok());
+            if call {
+                return after_dot && name == "len";
+            }
+            variable || after_dot || after_as || name == "as" || name == "true" || name == "false"
         }
         proc_macro2::TokenTree::Punct(p) => "+-*/%.<>=!&|^".contains(p.as_char()),
         proc_macro2::TokenTree::Group(g) => g.delimiter() != proc_macro2::Delimiter::Brace && pure_cheap(&g.stream()),
@@ -171,6 +181,10 @@ fn rhs_tokens(rhs: &Rhs, span: Span) -> TokenStream {
         Rhs::Call { func, args } => {
             let a = args.iter().map(Operand::tokens);
             quote::quote_spanned!(span=> #func(#(#a),*))
+        }
+        Rhs::Source(r) => {
+            let id = r.ident();
+            crate::sources::read_tokens(&quote!(#id))
         }
     }
 }
@@ -337,9 +351,9 @@ impl Emitter<'_> {
         if block.region != RegionId::BODY {
             let in_loop = self.body.regions[block.region.0].in_loop;
             let restore = if in_loop {
-                quote!(#rt::tape::pop)
+                quote!(#rt::saved::pop)
             } else {
-                quote!(#rt::tape::take)
+                quote!(#rt::saved::take)
             };
             // Close the set of values this region's reverse needs under recomputation:
             // a recomputed value needs its own operands.
@@ -410,6 +424,11 @@ impl Emitter<'_> {
                     Rhs::ReadCell(c) => {
                         let dc = c.adjoint();
                         out.extend(quote!(#rt::Accumulate::accumulate(&mut #dc, #rt::ops::identity_d0(&#dy));));
+                    }
+                    Rhs::Source(r) => {
+                        let reference = self.var(*r);
+                        out.extend(crate::sources::deposit_tokens(&reference, &quote!(#dy)));
+                        out.extend(quote!(;));
                     }
                     Rhs::ReadIndex { place, index } => {
                         if let Some(adj) = self.place_adjoint(*place) {
@@ -532,7 +551,7 @@ impl Emitter<'_> {
                 match range {
                     Some((item, start)) => {
                         let (id, start) = (item.ident(), self.operand(start));
-                        out.extend(quote!(for #id in #rt::tape::range_back(#start, #n) { #b }));
+                        out.extend(quote!(for #id in #rt::saved::range_back(#start, #n) { #b }));
                     }
                     None => out.extend(quote!(for _ in 0..#n { #b })),
                 }
@@ -757,12 +776,18 @@ pub fn vjp_body(sig: &Signature, body: &Body) -> TokenStream {
     let forward = e.fwd_block(&body.block);
     let items = &body.items;
     let output = body.output.tokens();
-    let out_tangent = tangent_type(&sig.output);
+    let dy_type = match &sig.output {
+        syn::Type::Infer(_) => quote!(),
+        ty => {
+            let t = tangent_type(ty);
+            quote!(: #t)
+        }
+    };
     quote! {
         #(#items)*
         #declarations
         #forward
-        (#output, move |#dy: #out_tangent| {
+        (#output, move |#dy #dy_type| {
             #cell_adjoints
             #reverse
             (#(#grads,)*)

@@ -67,6 +67,19 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> TokenStream {
         let errs = errors.to_compile_errors();
         return quote!(#errs #func);
     };
+    let original = func.clone();
+    // Reads of captured names and constant parameters' fields go through the runtime's
+    // source dispatch, in the primal and in the derivative alike.
+    let locals = sig.params.iter().map(|p| p.name.clone()).collect();
+    let differentiable = sig
+        .params
+        .iter()
+        .filter(|p| p.differentiable)
+        .map(|p| p.name.clone())
+        .collect();
+    if args.custom_vjp.is_none() {
+        crate::sources::mark(&mut func.block, locals, differentiable);
+    }
     let vjp_fn_body = match &args.custom_vjp {
         Some(rule) => custom_rule_body(&sig, rule),
         None => {
@@ -76,13 +89,82 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> TokenStream {
     };
     if !errors.is_empty() {
         let errs = errors.to_compile_errors();
-        return quote!(#errs #func);
+        return quote!(#errs #original);
+    }
+    if sig.answers_requests() {
+        // An entry point answers the implicit helpers and the tape (one thread-local read).
+        let vjp = companion(&sig.ident, "vjp");
+        let owner = if sig.is_method {
+            quote!(Self::)
+        } else {
+            quote!()
+        };
+        let turbofish = type_and_const_args(&sig.generics);
+        let names: Vec<syn::Ident> = sig
+            .params
+            .iter()
+            .map(|p| syn::Ident::new(&p.name, proc_macro2::Span::call_site()))
+            .collect();
+        let prologue: syn::Stmt = syn::parse_quote! {
+            if ::autodiff::__private::implicit::requested() {
+                return ::autodiff::__private::implicit::answer(|| #owner #vjp #turbofish(#(#names),*));
+            }
+        };
+        func.block.stmts.insert(0, prologue);
     }
     let companions = companions(&sig, &func.vis, vjp_fn_body);
     quote! {
         #func
         #companions
     }
+}
+
+/// `differentiable_closure!(|x: f64| …)`: an ordinary closure that also answers the
+/// implicit helpers and the tape, its derivative generated inline.
+pub fn closure(input: TokenStream) -> TokenStream {
+    let mut closure: syn::ExprClosure = match syn::parse2(input.clone()) {
+        Ok(c) => c,
+        Err(e) => {
+            let err = syn::Error::new(e.span(), "`differentiable_closure!` takes a closure: `differentiable_closure!(|x: f64| w * x)`").to_compile_error();
+            return err;
+        }
+    };
+    let mut errors = Errors::default();
+    let sig = Signature::for_closure(&closure, &mut errors);
+    let mut block: syn::Block = match &*closure.body {
+        syn::Expr::Block(b) if b.label.is_none() => b.block.clone(),
+        other => syn::parse_quote!({ #other }),
+    };
+    let locals = sig.params.iter().map(|p| p.name.clone()).collect();
+    let differentiable = sig
+        .params
+        .iter()
+        .filter(|p| p.differentiable)
+        .map(|p| p.name.clone())
+        .collect();
+    crate::sources::mark(&mut block, locals, differentiable);
+    let body = lower(&sig, &sig.generics, &block, &mut errors);
+    if !errors.is_empty() {
+        let errs = errors.to_compile_errors();
+        return quote!({ #errs #input });
+    }
+    let vjp = vjp_body(&sig, &body);
+    let bind = sig.params.iter().enumerate().map(|(i, p)| {
+        let v = crate::ir::VarId(i).ident();
+        let name = syn::Ident::new(&p.name, proc_macro2::Span::call_site());
+        quote!(let #v = #name;)
+    });
+    let stmts = &block.stmts;
+    closure.body = Box::new(syn::parse_quote!({
+        if ::autodiff::__private::implicit::requested() {
+            return ::autodiff::__private::implicit::answer(|| {
+                #(#bind)*
+                #vjp
+            });
+        }
+        #(#stmts)*
+    }));
+    quote!(#closure)
 }
 
 /// `#[differentiable(vjp = rule)]`: `rule` has the function's parameters and returns

@@ -176,6 +176,10 @@ pub enum Rhs {
     ReadCell(CellId),
     /// `place[index]`.
     ReadIndex { place: Place, index: Operand },
+    /// A read through the runtime's source dispatch of the value the variable holds a
+    /// reference to (a captured name or a field of a constant parameter): a `Variable`'s
+    /// snapshot, whose gradient the reverse sweep deposits, or a plain value.
+    Source(VarId),
     /// An expression that is constant with respect to the inputs (zero derivative),
     /// emitted as written with the user's names replaced by the IR's variables.
     Inactive(TokenStream),

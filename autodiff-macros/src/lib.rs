@@ -21,6 +21,7 @@ mod rename;
 mod signature;
 #[cfg(test)]
 mod snapshots;
+mod sources;
 
 /// Makes a function differentiable: keeps it as written and generates its reverse-mode
 /// derivative (adjoint code) beside it, reached by [`gradients_function!`],
@@ -66,6 +67,29 @@ mod snapshots;
 #[proc_macro_attribute]
 pub fn differentiable(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::differentiable(args.into(), item.into()).into()
+}
+
+/// `differentiable_closure!(|x: f64| w * x)`: a closure that stays an ordinary closure
+/// (call it as usual) and is differentiated at compile time: the implicit helpers and the
+/// `GradientTape` get the gradients of the variables it reads. (`#[differentiable]` and a
+/// function-like `differentiable!` cannot share one name in Rust: attribute and
+/// function-like macros live in one namespace.)
+///
+/// ```
+/// use autodiff::prelude::*;
+///
+/// let w1 = Variable::new(2.0);
+/// let w2 = Variable::new(3.0);
+/// let weighted_sum = differentiable_closure!(|x1: f64, x2: f64| w1 * x1 + w2 * x2);
+/// assert_eq!(weighted_sum(5.0, 7.0), 31.0);
+///
+/// let grads = implicit_gradients(&weighted_sum)(5.0, 7.0);
+/// assert_eq!(grads.get(&w1), Some(5.0));
+/// assert_eq!(grads.get(&w2), Some(7.0));
+/// ```
+#[proc_macro]
+pub fn differentiable_closure(input: TokenStream) -> TokenStream {
+    expand::closure(input.into()).into()
 }
 
 /// `gradients_function!(f)` or `gradients_function!(f, params = ["w1", "w2"])`: a closure

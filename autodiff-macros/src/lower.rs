@@ -370,11 +370,12 @@ impl Lowering<'_> {
         }
     }
 
-    /// Whether `e` mentions a local whose value is active.
+    /// Whether `e` mentions a local whose value is active, or reads a source.
     fn references_active(&self, e: &syn::Expr) -> bool {
-        rename::free_names(e, &self.renamer())
-            .iter()
-            .any(|n| self.lookup(n).is_some_and(|b| self.binding_active(b)))
+        crate::sources::contains_marker(e)
+            || rename::free_names(e, &self.renamer())
+                .iter()
+                .any(|n| self.lookup(n).is_some_and(|b| self.binding_active(b)))
     }
 
     fn renamed(&self, e: &syn::Expr) -> syn::Expr {
@@ -631,6 +632,17 @@ impl Lowering<'_> {
                 }
                 // A constant or static: inactive, written inline.
                 return Value::Inline(e.clone());
+            }
+            syn::Expr::Macro(_) if crate::sources::marked_place(e).is_some() => {
+                let place = crate::sources::marked_place(e).expect("a marked place");
+                let place = self.renamed(&place);
+                let reference = self.inactive(quote!(&(#place)), e.span());
+                let Value::Var(r) = reference else {
+                    unreachable!("a variable")
+                };
+                let v = self.new_var(true);
+                self.push(v, None, Rhs::Source(r), e.span());
+                return Value::Var(v);
             }
             syn::Expr::Unsafe(u) => {
                 return self.unsupported(&u.unsafe_token, "`unsafe` blocks cannot be differentiated: the reverse sweep could not uphold their safety contract; move the unsafe code into a function with a custom rule (`#[differentiable(vjp = …)]`)");

@@ -267,6 +267,62 @@ impl Signature {
         })
     }
 
+    /// Whether the function answers implicit requests itself: its output is `f32` or `f64`
+    /// (its gradient is seeded with one) and it is not generic over the float type (its
+    /// primal only knows `T: Float`, its derivative needs `T: Real`; called from a
+    /// differentiable closure or function it goes straight to its derivative anyway).
+    pub fn answers_requests(&self) -> bool {
+        float_type_params(&self.generics).is_empty()
+            && matches!(&self.output, syn::Type::Path(p) if p.qself.is_none() && p.path.get_ident().is_some_and(|i| prims::is_float_type_name(&i.to_string())))
+    }
+
+    /// A signature for a closure's parameters (`|x: f64, n: usize|`); untyped parameters
+    /// are differentiable.
+    pub fn for_closure(closure: &syn::ExprClosure, errors: &mut Errors) -> Signature {
+        let mut params = Vec::new();
+        for (i, input) in closure.inputs.iter().enumerate() {
+            let (pat, ty) = match input {
+                syn::Pat::Type(pt) => (&*pt.pat, Some((*pt.ty).clone())),
+                other => (other, None),
+            };
+            let name = match pat {
+                syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+                    pi.ident.to_string()
+                }
+                other => {
+                    errors.push_spanned(other, "a `differentiable_closure!` parameter must be a plain name (`x: f64`); destructure it in the body instead");
+                    format!("_{i}")
+                }
+            };
+            let differentiable = ty
+                .as_ref()
+                .is_none_or(|t| is_differentiable_type(t, &syn::Generics::default(), &[]));
+            let ty = ty.unwrap_or(syn::Type::Infer(syn::TypeInfer {
+                underscore_token: Default::default(),
+            }));
+            params.push(Param {
+                name,
+                ty: ty.clone(),
+                ty_named: ty,
+                differentiable,
+            });
+        }
+        let output = match &closure.output {
+            syn::ReturnType::Type(_, ty) => (**ty).clone(),
+            syn::ReturnType::Default => syn::Type::Infer(syn::TypeInfer {
+                underscore_token: Default::default(),
+            }),
+        };
+        Signature {
+            ident: syn::Ident::new("closure", proc_macro2::Span::call_site()),
+            params,
+            output,
+            generics: syn::Generics::default(),
+            generics_named: syn::Generics::default(),
+            is_method: false,
+        }
+    }
+
     pub fn differentiable_positions(&self) -> Vec<usize> {
         (0..self.params.len())
             .filter(|&i| self.params[i].differentiable)

@@ -88,3 +88,41 @@ fn scalar_chain() {
         },
     );
 }
+
+fn check_closure(name: &str, closure: proc_macro2::TokenStream) {
+    let tokens = crate::expand::closure(closure);
+    let file: syn::File =
+        syn::parse2(quote!(fn snapshot() { let _ = #tokens; })).expect("the expansion parses");
+    let actual = prettyplease::unparse(&file);
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("snapshots")
+        .join(format!("{name}.expanded.rs"));
+    if std::env::var_os("AUTODIFF_BLESS").is_some() {
+        std::fs::write(&path, &actual).expect("write snapshot");
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        expected == actual,
+        "the expansion of `{name}` changed; rerun with AUTODIFF_BLESS=1 to update {}\n{actual}",
+        path.display()
+    );
+}
+
+#[test]
+fn implicit_closure() {
+    check_closure(
+        "implicit_closure",
+        quote!(|x1: f64, x2: f64| w1 * x1 + w2 * x2),
+    );
+    check_closure(
+        "implicit_closure_loop",
+        quote!(|x: f64| {
+            let mut s = 0.0;
+            for i in 0..n {
+                s += w * x * scale + i as f64;
+            }
+            s
+        }),
+    );
+}

@@ -19,16 +19,26 @@
 #![warn(missing_docs)]
 
 pub mod check;
+pub mod implicit;
 pub mod ops;
 mod real;
 #[doc(hidden)]
-pub mod select;
-mod tangent;
+pub mod saved;
 #[doc(hidden)]
-pub mod tape;
+pub mod select;
+#[doc(hidden)]
+pub mod source;
+mod tangent;
+mod tape;
+mod variable;
 
+pub use implicit::{
+    implicit_gradients, implicit_value_and_gradients, Gradient, Gradients, Parameter, VariableRef,
+};
 pub use real::Real;
 pub use tangent::{zero_tangent, Accumulate, Differentiable, NoTangent, Reset};
+pub use tape::{GradientTape, Once, Persistent, Recorded, Sources};
+pub use variable::{Variable, VariableId};
 
 /// The identity function whose derivative is zero.
 ///

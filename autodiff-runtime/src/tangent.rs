@@ -237,3 +237,32 @@ tuple_tangents! {
     (A 0, B 1, C 2, D 3, E 4)
     (A 0, B 1, C 2, D 3, E 4, F 5)
 }
+
+macro_rules! integer_tangents {
+    ($($t:ty),*) => {$(
+        /// Integers are constants; their "tangent" is always zero. (An integer captured by
+        /// differentiable code may flow through its arithmetic.)
+        impl Differentiable for $t {
+            type Tangent = $t;
+            #[inline(always)]
+            fn zero_tangent(&self) -> $t {
+                0
+            }
+        }
+
+        impl Accumulate for $t {
+            #[inline(always)]
+            fn accumulate(&mut self, _: $t) {}
+        }
+
+        impl Reset for $t {
+            #[inline(always)]
+            fn reset(&mut self) {}
+            #[inline(always)]
+            fn take_reset(&mut self) -> $t {
+                0
+            }
+        }
+    )*};
+}
+integer_tangents!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize);

@@ -12,8 +12,8 @@ use crate::real::Real;
 /// assert_eq!(autodiff_runtime::ops::add_d0(&5.0_f64), 5.0);
 /// ```
 #[inline(always)]
-pub fn add_d0<T: Real>(dy: &T) -> T {
-    *dy
+pub fn add_d0<T: Arith>(dy: &T) -> T {
+    T::pass(dy, false)
 }
 
 /// `y = a + b`: cotangent of `b`.
@@ -22,8 +22,8 @@ pub fn add_d0<T: Real>(dy: &T) -> T {
 /// assert_eq!(autodiff_runtime::ops::add_d1(&5.0_f64), 5.0);
 /// ```
 #[inline(always)]
-pub fn add_d1<T: Real>(dy: &T) -> T {
-    *dy
+pub fn add_d1<T: Arith>(dy: &T) -> T {
+    T::pass(dy, false)
 }
 
 /// `y = a - b`: cotangent of `a`.
@@ -32,8 +32,8 @@ pub fn add_d1<T: Real>(dy: &T) -> T {
 /// assert_eq!(autodiff_runtime::ops::sub_d0(&5.0_f64), 5.0);
 /// ```
 #[inline(always)]
-pub fn sub_d0<T: Real>(dy: &T) -> T {
-    *dy
+pub fn sub_d0<T: Arith>(dy: &T) -> T {
+    T::pass(dy, false)
 }
 
 /// `y = a - b`: cotangent of `b`.
@@ -42,8 +42,8 @@ pub fn sub_d0<T: Real>(dy: &T) -> T {
 /// assert_eq!(autodiff_runtime::ops::sub_d1(&5.0_f64), -5.0);
 /// ```
 #[inline(always)]
-pub fn sub_d1<T: Real>(dy: &T) -> T {
-    -*dy
+pub fn sub_d1<T: Arith>(dy: &T) -> T {
+    T::pass(dy, true)
 }
 
 /// `y = a * b`: cotangent of `a`.
@@ -52,8 +52,8 @@ pub fn sub_d1<T: Real>(dy: &T) -> T {
 /// assert_eq!(autodiff_runtime::ops::mul_d0(&3.0_f64, &1.0), 3.0);
 /// ```
 #[inline(always)]
-pub fn mul_d0<T: Real>(b: &T, dy: &T) -> T {
-    *dy * *b
+pub fn mul_d0<T: Arith>(b: &T, dy: &T) -> T {
+    T::scale(b, dy)
 }
 
 /// `y = a * b`: cotangent of `b`.
@@ -62,8 +62,8 @@ pub fn mul_d0<T: Real>(b: &T, dy: &T) -> T {
 /// assert_eq!(autodiff_runtime::ops::mul_d1(&2.0_f64, &1.0), 2.0);
 /// ```
 #[inline(always)]
-pub fn mul_d1<T: Real>(a: &T, dy: &T) -> T {
-    *dy * *a
+pub fn mul_d1<T: Arith>(a: &T, dy: &T) -> T {
+    T::scale(a, dy)
 }
 
 /// `y = a / b`: cotangent of `a`, `dy / b`.
@@ -72,8 +72,8 @@ pub fn mul_d1<T: Real>(a: &T, dy: &T) -> T {
 /// assert_eq!(autodiff_runtime::ops::div_d0(&4.0_f64, &1.0), 0.25);
 /// ```
 #[inline(always)]
-pub fn div_d0<T: Real>(b: &T, dy: &T) -> T {
-    *dy / *b
+pub fn div_d0<T: Arith>(b: &T, dy: &T) -> T {
+    T::over(b, dy)
 }
 
 /// `y = a / b`: cotangent of `b`, `-dy · a / b²`, computed as `-(dy · y) / b`.
@@ -82,8 +82,8 @@ pub fn div_d0<T: Real>(b: &T, dy: &T) -> T {
 /// assert_eq!(autodiff_runtime::ops::div_d1(&4.0_f64, &0.25, &1.0), -0.0625);
 /// ```
 #[inline(always)]
-pub fn div_d1<T: Real>(b: &T, y: &T, dy: &T) -> T {
-    -(*dy * *y) / *b
+pub fn div_d1<T: Arith>(b: &T, y: &T, dy: &T) -> T {
+    T::quotient_rhs(b, y, dy)
 }
 
 /// `y = a % b` (`a - b·trunc(a/b)`): cotangent of `a`.
@@ -92,8 +92,8 @@ pub fn div_d1<T: Real>(b: &T, y: &T, dy: &T) -> T {
 /// assert_eq!(autodiff_runtime::ops::rem_d0(&1.0_f64), 1.0);
 /// ```
 #[inline(always)]
-pub fn rem_d0<T: Real>(dy: &T) -> T {
-    *dy
+pub fn rem_d0<T: Arith>(dy: &T) -> T {
+    T::pass(dy, false)
 }
 
 /// `y = a % b`: cotangent of `b`, `-dy · trunc(a / b)`.
@@ -102,8 +102,8 @@ pub fn rem_d0<T: Real>(dy: &T) -> T {
 /// assert_eq!(autodiff_runtime::ops::rem_d1(&7.5_f64, &2.0, &1.0), -3.0);
 /// ```
 #[inline(always)]
-pub fn rem_d1<T: Real>(a: &T, b: &T, dy: &T) -> T {
-    -*dy * (*a / *b).trunc()
+pub fn rem_d1<T: Arith>(a: &T, b: &T, dy: &T) -> T {
+    T::rem_rhs(a, b, dy)
 }
 
 /// `y = -a`: cotangent of `a`.
@@ -112,8 +112,8 @@ pub fn rem_d1<T: Real>(a: &T, b: &T, dy: &T) -> T {
 /// assert_eq!(autodiff_runtime::ops::neg_d0(&1.5_f64), -1.5);
 /// ```
 #[inline(always)]
-pub fn neg_d0<T: Real>(dy: &T) -> T {
-    -*dy
+pub fn neg_d0<T: Arith>(dy: &T) -> T {
+    T::pass(dy, true)
 }
 
 /// `y = a` (a copy, a move, or a `let` binding): cotangent of `a`.
@@ -204,6 +204,92 @@ pub fn reset_d0<T: crate::tangent::Reset>(dv: &mut T) {
 /// assert_eq!(da, 1.5_f32);
 /// ```
 #[inline(always)]
-pub fn cast_accumulate<A: Real, B: Real>(da: &mut A, dy: &B) {
-    *da = *da + A::from_f64(dy.to_f64_lossless());
+pub fn cast_accumulate<A: CastTarget, B: Real>(da: &mut A, dy: &B) {
+    da.add_cast(dy.to_f64_lossless());
+}
+
+/// The arithmetic rules for a scalar type: the derivatives for floats, zero for
+/// integers (an integer captured by differentiable code may flow through arithmetic;
+/// it carries no derivative).
+pub trait Arith: Copy {
+    /// `y = a + b` or `y = a - b`: `dy` (negated for `b` of `-`).
+    fn pass(dy: &Self, negate: bool) -> Self;
+    /// `dy · other`.
+    fn scale(other: &Self, dy: &Self) -> Self;
+    /// `dy / b`.
+    fn over(b: &Self, dy: &Self) -> Self;
+    /// `-(dy · y) / b`.
+    fn quotient_rhs(b: &Self, y: &Self, dy: &Self) -> Self;
+    /// `-dy · trunc(a / b)`.
+    fn rem_rhs(a: &Self, b: &Self, dy: &Self) -> Self;
+}
+
+impl<T: Real> Arith for T {
+    #[inline(always)]
+    fn pass(dy: &T, negate: bool) -> T {
+        if negate {
+            -*dy
+        } else {
+            *dy
+        }
+    }
+    #[inline(always)]
+    fn scale(other: &T, dy: &T) -> T {
+        *dy * *other
+    }
+    #[inline(always)]
+    fn over(b: &T, dy: &T) -> T {
+        *dy / *b
+    }
+    #[inline(always)]
+    fn quotient_rhs(b: &T, y: &T, dy: &T) -> T {
+        -(*dy * *y) / *b
+    }
+    #[inline(always)]
+    fn rem_rhs(a: &T, b: &T, dy: &T) -> T {
+        -*dy * (*a / *b).trunc()
+    }
+}
+
+macro_rules! integer_arith {
+    ($($t:ty),*) => {$(
+        impl Arith for $t {
+            #[inline(always)]
+            fn pass(_: &$t, _: bool) -> $t { 0 }
+            #[inline(always)]
+            fn scale(_: &$t, _: &$t) -> $t { 0 }
+            #[inline(always)]
+            fn over(_: &$t, _: &$t) -> $t { 0 }
+            #[inline(always)]
+            fn quotient_rhs(_: &$t, _: &$t, _: &$t) -> $t { 0 }
+            #[inline(always)]
+            fn rem_rhs(_: &$t, _: &$t, _: &$t) -> $t { 0 }
+        }
+
+        impl CastTarget for $t {
+            #[inline(always)]
+            fn add_cast(&mut self, _: f64) {}
+        }
+    )*};
+}
+integer_arith!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize);
+
+/// A type a float cast's cotangent flows back to: floats add it, integers drop it.
+pub trait CastTarget {
+    /// `self += dy`, converted.
+    fn add_cast(&mut self, dy: f64);
+}
+
+impl CastTarget for f32 {
+    #[inline(always)]
+    fn add_cast(&mut self, dy: f64) {
+        *self += dy as f32;
+    }
+}
+
+impl CastTarget for f64 {
+    #[inline(always)]
+    fn add_cast(&mut self, dy: f64) {
+        *self += dy;
+    }
 }
