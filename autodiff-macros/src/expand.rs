@@ -155,7 +155,7 @@ pub fn closure(input: TokenStream) -> TokenStream {
         quote!(let #v = #name;)
     });
     let stmts = &block.stmts;
-    closure.body = Box::new(syn::parse_quote!({
+    *closure.body = syn::parse_quote!({
         if ::autodiff::__private::implicit::requested() {
             return ::autodiff::__private::implicit::answer(|| {
                 #(#bind)*
@@ -163,7 +163,7 @@ pub fn closure(input: TokenStream) -> TokenStream {
             });
         }
         #(#stmts)*
-    }));
+    });
     quote!(#closure)
 }
 
