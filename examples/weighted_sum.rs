@@ -1,21 +1,12 @@
-//! The running example of the TensorFlow eager answer this project starts from, done at
-//! compile time: `weighted_sum(x1, x2) = w1 * x1 + w2 * x2` with `w1 = 2`, `w2 = 3`.
+//! The running example of the TensorFlow eager answer this project starts from, with the
+//! differentiation done at compile time: two trainable variables `w1 = 2`, `w2 = 3` and
+//! `weighted_sum(x1, x2) = w1 * x1 + w2 * x2`, so `weighted_sum(5, 7) = 31`.
 //!
 //! Run it with `cargo run --example weighted_sum`.
 
 use autodiff::prelude::*;
 
-/// The weights of the example (trainable variables in TensorFlow).
-const W1: f64 = 2.0;
-const W2: f64 = 3.0;
-
-/// `weighted_sum(x1, x2)`: the weights are constants read by the function.
-#[differentiable]
-fn weighted_sum(x1: f64, x2: f64) -> f64 {
-    W1 * x1 + W2 * x2
-}
-
-/// The same with the weights as parameters, so gradients can be taken with respect to them.
+/// The same function with the weights as parameters, for the explicit mode.
 #[differentiable]
 fn weighted_sum_with_weights(w1: f64, x1: f64, w2: f64, x2: f64) -> f64 {
     w1 * x1 + w2 * x2
@@ -24,31 +15,61 @@ fn weighted_sum_with_weights(w1: f64, x1: f64, w2: f64, x2: f64) -> f64 {
 fn main() {
     println!("autodiff: gradients of ordinary Rust, differentiated at compile time\n");
 
-    let s = weighted_sum(5.0, 7.0);
-    println!("weighted_sum(5, 7) = {s}    (2·5 + 3·7: #[differentiable] functions stay ordinary functions)");
+    let w1 = Variable::new(2.0).with_name("w1");
+    let w2 = Variable::new(3.0).with_name("w2");
+    // A closure that reads the variables; it stays an ordinary closure.
+    let weighted_sum = differentiable_closure!(|x1: f64, x2: f64| w1 * x1 + w2 * x2);
+    println!(
+        "weighted_sum(5, 7) = {}    (2·5 + 3·7)\n",
+        weighted_sum(5.0, 7.0)
+    );
 
-    // TensorFlow: tfe.gradients_function(weighted_sum)(5., 7.)
-    let (dx1, dx2) = gradients_function!(weighted_sum)(5.0, 7.0);
-    println!("gradients_function!(weighted_sum)(5, 7) = ({dx1}, {dx2})    (∂s/∂x1 = w1, ∂s/∂x2 = w2: every argument)");
+    // 1. The tape (TensorFlow's GradientTape): record, then ask for any gradient.
+    let tape = GradientTape::new();
+    let s = tape.record(|| weighted_sum(5.0, 7.0));
+    let w1_grad: f64 = tape.gradient(&s, &w1);
+    println!("1. GradientTape: ∂s/∂w1 = {w1_grad}    (= x1; the tape is the production choice)");
 
-    // TensorFlow: tfe.gradients_function(weighted_sum_with_weights, params=["w1", "w2"])
+    // 2. Explicit parameters (gradients_function): with respect to the arguments.
+    let (dx1, dx2) =
+        gradients_function!(weighted_sum_with_weights, params = ["x1", "x2"])(2.0, 5.0, 3.0, 7.0);
+    println!("2. gradients_function!(…, params = [\"x1\", \"x2\"]) = ({dx1}, {dx2})    (= w1, w2; for quick experiments)");
     let (dw1, dw2) =
         gradients_function!(weighted_sum_with_weights, params = ["w1", "w2"])(2.0, 5.0, 3.0, 7.0);
-    println!("gradients_function!(…, params = [\"w1\", \"w2\"])(2, 5, 3, 7) = ({dw1}, {dw2})    (∂s/∂w1 = x1, ∂s/∂w2 = x2: only the named parameters)");
+    println!("   gradients_function!(…, params = [\"w1\", \"w2\"]) = ({dw1}, {dw2})    (= x1, x2: only the named parameters)");
 
-    let dw1: f64 =
-        gradients_function!(weighted_sum_with_weights, params = ["w1"])(2.0, 5.0, 3.0, 7.0);
-    println!("the gradient with respect to w1 alone: {dw1}    (one parameter comes back as a bare number)");
+    // 3. Implicit gradients: with respect to every trainable variable read, as pairs.
+    let grads = implicit_gradients(&weighted_sum)(5.0, 7.0);
+    let pairs: Vec<String> = grads
+        .iter()
+        .map(|(g, v)| format!("({:?}, {v:?})", g))
+        .collect();
+    println!(
+        "3. implicit_gradients(weighted_sum)(5, 7) = [{}]",
+        pairs.join(", ")
+    );
+    println!(
+        "   the pair names the variable itself: {}",
+        grads[0].1.is(&w1)
+    );
 
-    // Reverse mode computes the value anyway: get both in one sweep.
-    let (s, (dw1, dw2)) = value_and_gradients_function!(
-        weighted_sum_with_weights,
-        params = ["w1", "w2"]
-    )(2.0, 5.0, 3.0, 7.0);
-    println!("value_and_gradients_function!(…) = ({s}, ({dw1}, {dw2}))    (the value for free)");
+    let frozen_w1 = Variable::non_trainable(2.0).with_name("w1");
+    let partly_frozen = differentiable_closure!(|x1: f64, x2: f64| frozen_w1 * x1 + w2 * x2);
+    let grads = implicit_gradients(&partly_frozen)(5.0, 7.0);
+    let pairs: Vec<String> = grads
+        .iter()
+        .map(|(g, v)| format!("({:?}, {v:?})", g))
+        .collect();
+    println!(
+        "   with w1 non-trainable: [{}]    (non-trainable variables are left out)",
+        pairs.join(", ")
+    );
 
-    // Any output, any cotangent: the pullback.
-    let (s, pullback) = vjp!(weighted_sum_with_weights)(2.0, 5.0, 3.0, 7.0);
-    let (gw1, gx1, gw2, gx2) = pullback(10.0);
-    println!("vjp!: value {s}, pullback(10) = ({gw1}, {gx1}, {gw2}, {gx2})    (10 × each partial derivative)");
+    // 4. Value and gradients: reverse mode computes the value anyway.
+    let (s, grads) = implicit_value_and_gradients(&weighted_sum)(5.0, 7.0);
+    let pairs: Vec<String> = grads
+        .iter()
+        .map(|(g, v)| format!("({:?}, {v:?})", g))
+        .collect();
+    println!("4. implicit_value_and_gradients(weighted_sum)(5, 7) = ({s}, [{}])    (loss and gradients: a training step)", pairs.join(", "));
 }

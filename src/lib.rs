@@ -39,7 +39,7 @@ pub use autodiff_macros::{
 };
 pub use autodiff_runtime::ndarray;
 pub use autodiff_runtime::{
-    check, implicit, implicit_gradients, implicit_value_and_gradients, ops, stop_gradient,
+    check, implicit, implicit_gradients, implicit_value_and_gradients, ops, optim, stop_gradient,
     zero_tangent, Accumulate, Differentiable, Gradient, GradientTape, Gradients, NoTangent, Once,
     Parameter, Persistent, Real, Recorded, Sources, Variable, VariableId, VariableRef,
 };

@@ -21,6 +21,7 @@
 pub mod check;
 pub mod implicit;
 pub mod ops;
+pub mod optim;
 mod real;
 #[doc(hidden)]
 pub mod saved;
