@@ -1,4 +1,7 @@
 //! Optimizers converge on a convex problem, in the implicit and the explicit modes.
+//!
+//! Differentiable functions here index in loops on purpose: that is the construct under test.
+#![allow(clippy::needless_range_loop)]
 
 use autodiff::optim::{Adam, CosineDecay, ExponentialDecay, Optimizer, RmsProp, Sgd};
 use autodiff::prelude::*;

@@ -773,7 +773,11 @@ pub fn vjp_body(sig: &Signature, body: &Body) -> TokenStream {
         })
         .collect();
     // No parameter: the pullback returns `()` by ending with a statement.
-    let grads_value = if grads.is_empty() { quote!() } else { quote!((#(#grads,)*)) };
+    let grads_value = if grads.is_empty() {
+        quote!()
+    } else {
+        quote!((#(#grads,)*))
+    };
     let declarations = e.declarations();
     let forward = e.fwd_block(&body.block);
     let items = &body.items;
