@@ -5,223 +5,167 @@ fn energy<T: Float>(x: T, y: T, n: i32) -> T {
     s.powi(n) / r
 }
 #[doc(hidden)]
-#[allow(non_upper_case_globals, dead_code)]
-const __autodiff_energy_SIGNATURE: ::autodiff::__private::select::Signature = ::autodiff::__private::select::Signature {
-    function: "energy",
-    params: &[
-        ::autodiff::__private::select::Param {
-            name: "x",
-            differentiable: true,
-        },
-        ::autodiff::__private::select::Param {
-            name: "y",
-            differentiable: true,
-        },
-        ::autodiff::__private::select::Param {
-            name: "n",
-            differentiable: false,
-        },
-    ],
-};
-#[doc(hidden)]
-#[allow(dead_code, non_snake_case)]
-const fn __autodiff_energy_all() -> ::autodiff::__private::select::Sel2<0usize, 1usize> {
-    ::autodiff::__private::select::Sel2::<0usize, 1usize>
-}
-#[doc(hidden)]
-#[inline]
-#[allow(
-    dead_code,
-    non_snake_case,
-    unused_mut,
-    unused_variables,
-    unused_parens,
-    clippy::all,
-    clippy::pedantic
-)]
-fn __autodiff_energy_vjp<T: Float>(
-    __v0: T,
-    __v1: T,
-    __v2: i32,
-) -> (
-    T,
-    impl ::core::ops::FnOnce(
-        <T as ::autodiff::__private::Differentiable>::Tangent,
-    ) -> (
-            <T as ::autodiff::__private::Differentiable>::Tangent,
-            <T as ::autodiff::__private::Differentiable>::Tangent,
-            ::autodiff::__private::NoTangent,
-        ) + use<T>,
-)
-where
-    T: ::autodiff::__private::Real,
-{
-    let _ = energy::<T>;
-    let __v3 = __v0.hypot(__v1);
-    let __v4 = (__v2 as f64) * 0.5;
-    let __v5 = T::from(__v4).unwrap();
-    let __v6 = __v3.sin();
-    let (__v7, __pb7) = __autodiff_weighted_sum_vjp(__v0, __v5, __v6, __v1);
-    let __v8 = __v7.powi(__v2);
-    let __v9 = __v8 / __v3;
-    (
-        __v9,
-        move |__dy: <T as ::autodiff::__private::Differentiable>::Tangent| {
-            let mut __d9 = __dy;
-            let mut __d8 = ::autodiff::__private::ops::div_d0(&__v3, &__d9);
-            let mut __d3 = ::autodiff::__private::ops::div_d1(&__v3, &__v9, &__d9);
-            let mut __d7 = ::autodiff::__private::ops::powi_d0(&__v7, &__v2, &__d8);
-            let __g1 = __pb7(__d7);
-            let mut __d0 = ::autodiff::__private::zero_tangent(&__v0);
-            ::autodiff::__private::Accumulate::accumulate(&mut __d0, __g1.0);
-            let mut __d6 = ::autodiff::__private::zero_tangent(&__v6);
-            ::autodiff::__private::Accumulate::accumulate(&mut __d6, __g1.2);
-            let mut __d1 = ::autodiff::__private::zero_tangent(&__v1);
-            ::autodiff::__private::Accumulate::accumulate(&mut __d1, __g1.3);
-            ::autodiff::__private::Accumulate::accumulate(
-                &mut __d3,
-                ::autodiff::__private::ops::sin_d0(&__v3, &__d6),
-            );
-            ::autodiff::__private::Accumulate::accumulate(
-                &mut __d0,
-                ::autodiff::__private::ops::hypot_d0(&__v0, &__v3, &__d3),
-            );
-            ::autodiff::__private::Accumulate::accumulate(
-                &mut __d1,
-                ::autodiff::__private::ops::hypot_d1(&__v1, &__v3, &__d3),
-            );
-            (__d0, __d1, ::autodiff::__private::NoTangent)
-        },
-    )
-}
-#[doc(hidden)]
-#[inline]
-#[allow(dead_code, non_snake_case, clippy::all)]
-fn __autodiff_energy_vjp_selected<T: Float>(
-    __v0: T,
-    __v1: T,
-    __v2: i32,
-) -> (
-    T,
-    impl ::core::ops::FnOnce(
-        <T as ::autodiff::__private::Differentiable>::Tangent,
-    ) -> (
-            <T as ::autodiff::__private::Differentiable>::Tangent,
-            <T as ::autodiff::__private::Differentiable>::Tangent,
-        ) + use<T>,
-)
-where
-    T: ::autodiff::__private::Real,
-{
-    let (__value, __pullback) = __autodiff_energy_vjp::<T>(__v0, __v1, __v2);
-    (
-        __value,
-        move |__dy: <T as ::autodiff::__private::Differentiable>::Tangent| {
-            let (__g0, __g1, __g2) = __pullback(__dy);
-            (__g0, __g1)
-        },
-    )
-}
-#[doc(hidden)]
-#[allow(dead_code, non_snake_case, clippy::all)]
-fn __autodiff_energy_gradients_function<__S, T: Float>(
-    _selection: __S,
-) -> impl ::core::ops::Fn(
-    T,
-    T,
-    i32,
-) -> <__S as ::autodiff::__private::select::Select<
-        (
-            ::core::option::Option<
-                <T as ::autodiff::__private::Differentiable>::Tangent,
-            >,
-            ::core::option::Option<
-                <T as ::autodiff::__private::Differentiable>::Tangent,
-            >,
-            ::core::option::Option<::autodiff::__private::NoTangent>,
-        ),
-    >>::Output
-where
-    __S: ::autodiff::__private::select::Select<
-        (
-            ::core::option::Option<
-                <T as ::autodiff::__private::Differentiable>::Tangent,
-            >,
-            ::core::option::Option<
-                <T as ::autodiff::__private::Differentiable>::Tangent,
-            >,
-            ::core::option::Option<::autodiff::__private::NoTangent>,
-        ),
-    >,
-    __S: ::autodiff::__private::select::ScalarOutputFor<T>,
-    T: ::autodiff::__private::Real,
-{
-    move |__v0: T, __v1: T, __v2: i32| {
-        let (_, __pullback) = __autodiff_energy_vjp::<T>(__v0, __v1, __v2);
-        let (__g0, __g1, __g2) = __pullback(
-            <__S as ::autodiff::__private::select::ScalarOutputFor<T>>::seed(),
-        );
-        <__S as ::autodiff::__private::select::Select<
-            (
-                ::core::option::Option<
-                    <T as ::autodiff::__private::Differentiable>::Tangent,
-                >,
-                ::core::option::Option<
-                    <T as ::autodiff::__private::Differentiable>::Tangent,
-                >,
-                ::core::option::Option<::autodiff::__private::NoTangent>,
-            ),
-        >>::select((
-            ::core::option::Option::Some(__g0),
-            ::core::option::Option::Some(__g1),
-            ::core::option::Option::Some(__g2),
-        ))
+#[allow(non_camel_case_types, dead_code)]
+struct energy {}
+#[allow(non_upper_case_globals)]
+impl energy {
+    #[doc(hidden)]
+    #[allow(non_upper_case_globals, dead_code)]
+    const __SIGNATURE: ::autodiff::__private::select::Signature = ::autodiff::__private::select::Signature {
+        function: "energy",
+        params: &[
+            ::autodiff::__private::select::Param {
+                name: "x",
+                differentiable: true,
+            },
+            ::autodiff::__private::select::Param {
+                name: "y",
+                differentiable: true,
+            },
+            ::autodiff::__private::select::Param {
+                name: "n",
+                differentiable: false,
+            },
+        ],
+    };
+    #[doc(hidden)]
+    #[allow(dead_code, non_snake_case)]
+    const fn __all() -> ::autodiff::__private::select::Sel2<0usize, 1usize> {
+        ::autodiff::__private::select::Sel2::<0usize, 1usize>
     }
-}
-#[doc(hidden)]
-#[allow(dead_code, non_snake_case, clippy::all)]
-fn __autodiff_energy_value_and_gradients_function<__S, T: Float>(
-    _selection: __S,
-) -> impl ::core::ops::Fn(
-    T,
-    T,
-    i32,
-) -> (
+    #[doc(hidden)]
+    #[inline]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        clippy::all,
+        clippy::pedantic
+    )]
+    fn __vjp<T: Float>(
+        __v0: T,
+        __v1: T,
+        __v2: i32,
+    ) -> (
         T,
-        <__S as ::autodiff::__private::select::Select<
-            (
-                ::core::option::Option<
-                    <T as ::autodiff::__private::Differentiable>::Tangent,
-                >,
-                ::core::option::Option<
-                    <T as ::autodiff::__private::Differentiable>::Tangent,
-                >,
-                ::core::option::Option<::autodiff::__private::NoTangent>,
-            ),
-        >>::Output,
+        impl ::core::ops::FnOnce(
+            <T as ::autodiff::__private::Differentiable>::Tangent,
+        ) -> (
+                <T as ::autodiff::__private::Differentiable>::Tangent,
+                <T as ::autodiff::__private::Differentiable>::Tangent,
+                ::autodiff::__private::NoTangent,
+            ) + use<T>,
     )
-where
-    __S: ::autodiff::__private::select::Select<
+    where
+        T: ::autodiff::__private::Real,
+    {
+        let _ = energy::<T>;
+        let __v3 = __v0.hypot(__v1);
+        let __v4 = (__v2 as f64) * 0.5;
+        let __v5 = T::from(__v4).unwrap();
+        let __v6 = __v3.sin();
+        let (__v7, __pb7) = weighted_sum::__vjp(__v0, __v5, __v6, __v1);
+        let __v8 = __v7.powi(__v2);
+        let __v9 = __v8 / __v3;
         (
-            ::core::option::Option<
+            __v9,
+            move |__dy: <T as ::autodiff::__private::Differentiable>::Tangent| {
+                let mut __d9 = __dy;
+                let mut __d8 = ::autodiff::__private::ops::div_d0(&__v3, &__d9);
+                let mut __d3 = ::autodiff::__private::ops::div_d1(&__v3, &__v9, &__d9);
+                let mut __d7 = ::autodiff::__private::ops::powi_d0(&__v7, &__v2, &__d8);
+                let __g1 = __pb7(__d7);
+                let mut __d0 = ::autodiff::__private::zero_tangent(&__v0);
+                ::autodiff::__private::Accumulate::accumulate(&mut __d0, __g1.0);
+                let mut __d6 = ::autodiff::__private::zero_tangent(&__v6);
+                ::autodiff::__private::Accumulate::accumulate(&mut __d6, __g1.2);
+                let mut __d1 = ::autodiff::__private::zero_tangent(&__v1);
+                ::autodiff::__private::Accumulate::accumulate(&mut __d1, __g1.3);
+                ::autodiff::__private::Accumulate::accumulate(
+                    &mut __d3,
+                    ::autodiff::__private::ops::sin_d0(&__v3, &__d6),
+                );
+                ::autodiff::__private::Accumulate::accumulate(
+                    &mut __d0,
+                    ::autodiff::__private::ops::hypot_d0(&__v0, &__v3, &__d3),
+                );
+                ::autodiff::__private::Accumulate::accumulate(
+                    &mut __d1,
+                    ::autodiff::__private::ops::hypot_d1(&__v1, &__v3, &__d3),
+                );
+                (__d0, __d1, ::autodiff::__private::NoTangent)
+            },
+        )
+    }
+    #[doc(hidden)]
+    #[inline]
+    #[allow(dead_code, non_snake_case, clippy::all)]
+    fn __vjp_selected<T: Float>(
+        __v0: T,
+        __v1: T,
+        __v2: i32,
+    ) -> (
+        T,
+        impl ::core::ops::FnOnce(
+            <T as ::autodiff::__private::Differentiable>::Tangent,
+        ) -> (
                 <T as ::autodiff::__private::Differentiable>::Tangent,
-            >,
-            ::core::option::Option<
                 <T as ::autodiff::__private::Differentiable>::Tangent,
-            >,
-            ::core::option::Option<::autodiff::__private::NoTangent>,
-        ),
-    >,
-    __S: ::autodiff::__private::select::ScalarOutputFor<T>,
-    T: ::autodiff::__private::Real,
-{
-    move |__v0: T, __v1: T, __v2: i32| {
-        let (__value, __pullback) = __autodiff_energy_vjp::<T>(__v0, __v1, __v2);
-        let (__g0, __g1, __g2) = __pullback(
-            <__S as ::autodiff::__private::select::ScalarOutputFor<T>>::seed(),
-        );
+            ) + use<T>,
+    )
+    where
+        T: ::autodiff::__private::Real,
+    {
+        let (__value, __pullback) = Self::__vjp::<T>(__v0, __v1, __v2);
         (
             __value,
+            move |__dy: <T as ::autodiff::__private::Differentiable>::Tangent| {
+                let (__g0, __g1, __g2) = __pullback(__dy);
+                (__g0, __g1)
+            },
+        )
+    }
+    #[doc(hidden)]
+    #[allow(dead_code, non_snake_case, clippy::all)]
+    fn __gradients_function<__S, T: Float>(
+        _selection: __S,
+    ) -> impl ::core::ops::Fn(
+        T,
+        T,
+        i32,
+    ) -> <__S as ::autodiff::__private::select::Select<
+            (
+                ::core::option::Option<
+                    <T as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<
+                    <T as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+            ),
+        >>::Output
+    where
+        __S: ::autodiff::__private::select::Select<
+            (
+                ::core::option::Option<
+                    <T as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<
+                    <T as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+            ),
+        >,
+        __S: ::autodiff::__private::select::ScalarOutputFor<T>,
+        T: ::autodiff::__private::Real,
+    {
+        move |__v0: T, __v1: T, __v2: i32| {
+            let (_, __pullback) = Self::__vjp::<T>(__v0, __v1, __v2);
+            let (__g0, __g1, __g2) = __pullback(
+                <__S as ::autodiff::__private::select::ScalarOutputFor<T>>::seed(),
+            );
             <__S as ::autodiff::__private::select::Select<
                 (
                     ::core::option::Option<
@@ -236,7 +180,69 @@ where
                 ::core::option::Option::Some(__g0),
                 ::core::option::Option::Some(__g1),
                 ::core::option::Option::Some(__g2),
-            )),
+            ))
+        }
+    }
+    #[doc(hidden)]
+    #[allow(dead_code, non_snake_case, clippy::all)]
+    fn __value_and_gradients_function<__S, T: Float>(
+        _selection: __S,
+    ) -> impl ::core::ops::Fn(
+        T,
+        T,
+        i32,
+    ) -> (
+            T,
+            <__S as ::autodiff::__private::select::Select<
+                (
+                    ::core::option::Option<
+                        <T as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<
+                        <T as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<::autodiff::__private::NoTangent>,
+                ),
+            >>::Output,
         )
+    where
+        __S: ::autodiff::__private::select::Select<
+            (
+                ::core::option::Option<
+                    <T as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<
+                    <T as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+            ),
+        >,
+        __S: ::autodiff::__private::select::ScalarOutputFor<T>,
+        T: ::autodiff::__private::Real,
+    {
+        move |__v0: T, __v1: T, __v2: i32| {
+            let (__value, __pullback) = Self::__vjp::<T>(__v0, __v1, __v2);
+            let (__g0, __g1, __g2) = __pullback(
+                <__S as ::autodiff::__private::select::ScalarOutputFor<T>>::seed(),
+            );
+            (
+                __value,
+                <__S as ::autodiff::__private::select::Select<
+                    (
+                        ::core::option::Option<
+                            <T as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                        ::core::option::Option<
+                            <T as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                        ::core::option::Option<::autodiff::__private::NoTangent>,
+                    ),
+                >>::select((
+                    ::core::option::Option::Some(__g0),
+                    ::core::option::Option::Some(__g1),
+                    ::core::option::Option::Some(__g2),
+                )),
+            )
+        }
     }
 }

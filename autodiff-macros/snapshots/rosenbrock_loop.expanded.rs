@@ -1,6 +1,6 @@
 fn rosenbrock(x: &[f64]) -> f64 {
     if ::autodiff::__private::implicit::requested() {
-        return ::autodiff::__private::implicit::answer(|| __autodiff_rosenbrock_vjp(x));
+        return ::autodiff::__private::implicit::answer(|| rosenbrock::__vjp(x));
     }
     let mut sum = 0.0;
     for i in 0..x.len() - 1 {
@@ -11,222 +11,228 @@ fn rosenbrock(x: &[f64]) -> f64 {
     sum
 }
 #[doc(hidden)]
-#[allow(non_upper_case_globals, dead_code)]
-const __autodiff_rosenbrock_SIGNATURE: ::autodiff::__private::select::Signature = ::autodiff::__private::select::Signature {
-    function: "rosenbrock",
-    params: &[
-        ::autodiff::__private::select::Param {
-            name: "x",
-            differentiable: true,
-        },
-    ],
-};
-#[doc(hidden)]
-#[allow(dead_code, non_snake_case)]
-const fn __autodiff_rosenbrock_all() -> ::autodiff::__private::select::Sel1<0usize> {
-    ::autodiff::__private::select::Sel1::<0usize>
-}
-#[doc(hidden)]
-#[inline]
-#[allow(
-    dead_code,
-    non_snake_case,
-    unused_mut,
-    unused_variables,
-    unused_parens,
-    clippy::all,
-    clippy::pedantic
-)]
-fn __autodiff_rosenbrock_vjp<'__autodiff_l0>(
-    __v0: &'__autodiff_l0 [f64],
-) -> (
-    f64,
-    impl ::core::ops::FnOnce(
-        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-    ) -> (
-            <[f64] as ::autodiff::__private::Differentiable>::Tangent,
-        ) + use<'__autodiff_l0>,
-) {
-    let _ = rosenbrock;
-    let mut __c0 = ::core::default::Default::default();
-    let mut __c1 = ::core::default::Default::default();
-    __c0 = (0.0);
-    let __v1 = __v0.len() - 1;
-    __c1 = (0u8);
-    let mut __n17 = 0usize;
-    for __v2 in (0)..__v1 {
-        let __v3 = __v0[__v2];
-        let __v4 = (1.0) - __v3;
-        let __v5 = __v2 + 1;
-        let __v6 = __v0[__v5];
-        let __v7 = __v0[__v2];
-        let __v8 = __v0[__v2];
-        let __v9 = __v7 * __v8;
-        let __v10 = __v6 - __v9;
-        let __v11 = __v4 * __v4;
-        let __v12 = (100.0) * __v10;
-        let __v13 = __v12 * __v10;
-        let __v14 = __v11 + __v13;
-        let __v15 = ::core::clone::Clone::clone(&__c0);
-        let __v16 = __v15 + __v14;
-        __c0 = __v16;
-        __n17 += 1;
+#[allow(non_camel_case_types, dead_code)]
+struct rosenbrock {}
+#[allow(non_upper_case_globals)]
+impl rosenbrock {
+    #[doc(hidden)]
+    #[allow(non_upper_case_globals, dead_code)]
+    const __SIGNATURE: ::autodiff::__private::select::Signature = ::autodiff::__private::select::Signature {
+        function: "rosenbrock",
+        params: &[
+            ::autodiff::__private::select::Param {
+                name: "x",
+                differentiable: true,
+            },
+        ],
+    };
+    #[doc(hidden)]
+    #[allow(dead_code, non_snake_case)]
+    const fn __all() -> ::autodiff::__private::select::Sel1<0usize> {
+        ::autodiff::__private::select::Sel1::<0usize>
     }
-    let __v17 = __n17;
-    let __v18 = ::core::clone::Clone::clone(&__c0);
-    (
-        __v18,
-        move |__dy: <f64 as ::autodiff::__private::Differentiable>::Tangent| {
-            let mut __dc0 = ::autodiff::__private::zero_tangent(&__c0);
-            let mut __d0 = ::autodiff::__private::zero_tangent(&__v0);
-            let mut __d18 = __dy;
-            ::autodiff::__private::Accumulate::accumulate(
-                &mut __dc0,
-                ::autodiff::__private::ops::identity_d0(&__d18),
-            );
-            for __v2 in ::autodiff::__private::saved::range_back((0), __v17) {
-                let __v3 = __v0[__v2];
-                let __v4 = (1.0) - __v3;
-                let __v5 = __v2 + 1;
-                let __v6 = __v0[__v5];
-                let __v7 = __v0[__v2];
-                let __v8 = __v0[__v2];
-                let __v9 = __v7 * __v8;
-                let __v10 = __v6 - __v9;
-                let __v12 = (100.0) * __v10;
-                let __t1 = ::autodiff::__private::ops::take_d0(&mut __dc0);
-                let mut __d16 = __t1;
-                let mut __d15 = ::autodiff::__private::ops::add_d0(&__d16);
-                let mut __d14 = ::autodiff::__private::ops::add_d1(&__d16);
+    #[doc(hidden)]
+    #[inline]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        clippy::all,
+        clippy::pedantic
+    )]
+    fn __vjp<'__autodiff_l0>(
+        __v0: &'__autodiff_l0 [f64],
+    ) -> (
+        f64,
+        impl ::core::ops::FnOnce(
+            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+        ) -> (
+                <[f64] as ::autodiff::__private::Differentiable>::Tangent,
+            ) + use<'__autodiff_l0>,
+    ) {
+        let _ = rosenbrock;
+        let mut __c0 = ::core::default::Default::default();
+        let mut __c1 = ::core::default::Default::default();
+        __c0 = (0.0);
+        let __v1 = __v0.len() - 1;
+        __c1 = (0u8);
+        let mut __n17 = 0usize;
+        for __v2 in (0)..__v1 {
+            let __v3 = __v0[__v2];
+            let __v4 = (1.0) - __v3;
+            let __v5 = __v2 + 1;
+            let __v6 = __v0[__v5];
+            let __v7 = __v0[__v2];
+            let __v8 = __v0[__v2];
+            let __v9 = __v7 * __v8;
+            let __v10 = __v6 - __v9;
+            let __v11 = __v4 * __v4;
+            let __v12 = (100.0) * __v10;
+            let __v13 = __v12 * __v10;
+            let __v14 = __v11 + __v13;
+            let __v15 = ::core::clone::Clone::clone(&__c0);
+            let __v16 = __v15 + __v14;
+            __c0 = __v16;
+            __n17 += 1;
+        }
+        let __v17 = __n17;
+        let __v18 = ::core::clone::Clone::clone(&__c0);
+        (
+            __v18,
+            move |__dy: <f64 as ::autodiff::__private::Differentiable>::Tangent| {
+                let mut __dc0 = ::autodiff::__private::zero_tangent(&__c0);
+                let mut __d0 = ::autodiff::__private::zero_tangent(&__v0);
+                let mut __d18 = __dy;
                 ::autodiff::__private::Accumulate::accumulate(
                     &mut __dc0,
-                    ::autodiff::__private::ops::identity_d0(&__d15),
+                    ::autodiff::__private::ops::identity_d0(&__d18),
                 );
-                let mut __d11 = ::autodiff::__private::ops::add_d0(&__d14);
-                let mut __d13 = ::autodiff::__private::ops::add_d1(&__d14);
-                let mut __d12 = ::autodiff::__private::ops::mul_d0(&__v10, &__d13);
-                let mut __d10 = ::autodiff::__private::ops::mul_d1(&__v12, &__d13);
-                ::autodiff::__private::Accumulate::accumulate(
-                    &mut __d10,
-                    ::autodiff::__private::ops::mul_d1(&(100.0), &__d12),
-                );
-                let mut __d4 = ::autodiff::__private::ops::mul_d0(&__v4, &__d11);
-                ::autodiff::__private::Accumulate::accumulate(
-                    &mut __d4,
-                    ::autodiff::__private::ops::mul_d1(&__v4, &__d11),
-                );
-                let mut __d6 = ::autodiff::__private::ops::sub_d0(&__d10);
-                let mut __d9 = ::autodiff::__private::ops::sub_d1(&__d10);
-                let mut __d7 = ::autodiff::__private::ops::mul_d0(&__v8, &__d9);
-                let mut __d8 = ::autodiff::__private::ops::mul_d1(&__v7, &__d9);
-                ::autodiff::__private::ops::index_d0(&mut __d0, __v2, &__d8);
-                ::autodiff::__private::ops::index_d0(&mut __d0, __v2, &__d7);
-                ::autodiff::__private::ops::index_d0(&mut __d0, __v5, &__d6);
-                let mut __d3 = ::autodiff::__private::ops::sub_d1(&__d4);
-                ::autodiff::__private::ops::index_d0(&mut __d0, __v2, &__d3);
-            }
-            ::autodiff::__private::ops::reset_d0(&mut __dc0);
-            (__d0,)
-        },
-    )
-}
-#[doc(hidden)]
-#[inline]
-#[allow(dead_code, non_snake_case, clippy::all)]
-fn __autodiff_rosenbrock_vjp_selected<'__autodiff_l0>(
-    __v0: &'__autodiff_l0 [f64],
-) -> (
-    f64,
-    impl ::core::ops::FnOnce(
-        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-    ) -> <[f64] as ::autodiff::__private::Differentiable>::Tangent + use<'__autodiff_l0>,
-) {
-    let (__value, __pullback) = __autodiff_rosenbrock_vjp(__v0);
-    (
-        __value,
-        move |__dy: <f64 as ::autodiff::__private::Differentiable>::Tangent| {
-            let (__g0,) = __pullback(__dy);
-            __g0
-        },
-    )
-}
-#[doc(hidden)]
-#[allow(dead_code, non_snake_case, clippy::all)]
-fn __autodiff_rosenbrock_gradients_function<__S>(
-    _selection: __S,
-) -> impl ::core::ops::Fn(
-    &[f64],
-) -> <__S as ::autodiff::__private::select::Select<
-        (
-            ::core::option::Option<
-                <[f64] as ::autodiff::__private::Differentiable>::Tangent,
-            >,
-        ),
-    >>::Output
-where
-    __S: ::autodiff::__private::select::Select<
-        (
-            ::core::option::Option<
-                <[f64] as ::autodiff::__private::Differentiable>::Tangent,
-            >,
-        ),
-    >,
-    __S: ::autodiff::__private::select::ScalarOutputFor<f64>,
-{
-    move |__v0: &[f64]| {
-        let (_, __pullback) = __autodiff_rosenbrock_vjp(__v0);
-        let (__g0,) = __pullback(
-            <__S as ::autodiff::__private::select::ScalarOutputFor<f64>>::seed(),
-        );
-        <__S as ::autodiff::__private::select::Select<
-            (
-                ::core::option::Option<
-                    <[f64] as ::autodiff::__private::Differentiable>::Tangent,
-                >,
-            ),
-        >>::select((::core::option::Option::Some(__g0),))
+                for __v2 in ::autodiff::__private::saved::range_back((0), __v17) {
+                    let __v3 = __v0[__v2];
+                    let __v4 = (1.0) - __v3;
+                    let __v5 = __v2 + 1;
+                    let __v6 = __v0[__v5];
+                    let __v7 = __v0[__v2];
+                    let __v8 = __v0[__v2];
+                    let __v9 = __v7 * __v8;
+                    let __v10 = __v6 - __v9;
+                    let __v12 = (100.0) * __v10;
+                    let __t1 = ::autodiff::__private::ops::take_d0(&mut __dc0);
+                    let mut __d16 = __t1;
+                    let mut __d15 = ::autodiff::__private::ops::add_d0(&__d16);
+                    let mut __d14 = ::autodiff::__private::ops::add_d1(&__d16);
+                    ::autodiff::__private::Accumulate::accumulate(
+                        &mut __dc0,
+                        ::autodiff::__private::ops::identity_d0(&__d15),
+                    );
+                    let mut __d11 = ::autodiff::__private::ops::add_d0(&__d14);
+                    let mut __d13 = ::autodiff::__private::ops::add_d1(&__d14);
+                    let mut __d12 = ::autodiff::__private::ops::mul_d0(&__v10, &__d13);
+                    let mut __d10 = ::autodiff::__private::ops::mul_d1(&__v12, &__d13);
+                    ::autodiff::__private::Accumulate::accumulate(
+                        &mut __d10,
+                        ::autodiff::__private::ops::mul_d1(&(100.0), &__d12),
+                    );
+                    let mut __d4 = ::autodiff::__private::ops::mul_d0(&__v4, &__d11);
+                    ::autodiff::__private::Accumulate::accumulate(
+                        &mut __d4,
+                        ::autodiff::__private::ops::mul_d1(&__v4, &__d11),
+                    );
+                    let mut __d6 = ::autodiff::__private::ops::sub_d0(&__d10);
+                    let mut __d9 = ::autodiff::__private::ops::sub_d1(&__d10);
+                    let mut __d7 = ::autodiff::__private::ops::mul_d0(&__v8, &__d9);
+                    let mut __d8 = ::autodiff::__private::ops::mul_d1(&__v7, &__d9);
+                    ::autodiff::__private::ops::index_d0(&mut __d0, __v2, &__d8);
+                    ::autodiff::__private::ops::index_d0(&mut __d0, __v2, &__d7);
+                    ::autodiff::__private::ops::index_d0(&mut __d0, __v5, &__d6);
+                    let mut __d3 = ::autodiff::__private::ops::sub_d1(&__d4);
+                    ::autodiff::__private::ops::index_d0(&mut __d0, __v2, &__d3);
+                }
+                ::autodiff::__private::ops::reset_d0(&mut __dc0);
+                (__d0,)
+            },
+        )
     }
-}
-#[doc(hidden)]
-#[allow(dead_code, non_snake_case, clippy::all)]
-fn __autodiff_rosenbrock_value_and_gradients_function<__S>(
-    _selection: __S,
-) -> impl ::core::ops::Fn(
-    &[f64],
-) -> (
+    #[doc(hidden)]
+    #[inline]
+    #[allow(dead_code, non_snake_case, clippy::all)]
+    fn __vjp_selected<'__autodiff_l0>(
+        __v0: &'__autodiff_l0 [f64],
+    ) -> (
         f64,
-        <__S as ::autodiff::__private::select::Select<
-            (
-                ::core::option::Option<
-                    <[f64] as ::autodiff::__private::Differentiable>::Tangent,
-                >,
-            ),
-        >>::Output,
-    )
-where
-    __S: ::autodiff::__private::select::Select<
-        (
-            ::core::option::Option<
-                <[f64] as ::autodiff::__private::Differentiable>::Tangent,
-            >,
-        ),
-    >,
-    __S: ::autodiff::__private::select::ScalarOutputFor<f64>,
-{
-    move |__v0: &[f64]| {
-        let (__value, __pullback) = __autodiff_rosenbrock_vjp(__v0);
-        let (__g0,) = __pullback(
-            <__S as ::autodiff::__private::select::ScalarOutputFor<f64>>::seed(),
-        );
+        impl ::core::ops::FnOnce(
+            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+        ) -> <[f64] as ::autodiff::__private::Differentiable>::Tangent + use<'__autodiff_l0>,
+    ) {
+        let (__value, __pullback) = Self::__vjp(__v0);
         (
             __value,
+            move |__dy: <f64 as ::autodiff::__private::Differentiable>::Tangent| {
+                let (__g0,) = __pullback(__dy);
+                __g0
+            },
+        )
+    }
+    #[doc(hidden)]
+    #[allow(dead_code, non_snake_case, clippy::all)]
+    fn __gradients_function<__S>(
+        _selection: __S,
+    ) -> impl ::core::ops::Fn(
+        &[f64],
+    ) -> <__S as ::autodiff::__private::select::Select<
+            (
+                ::core::option::Option<
+                    <[f64] as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+            ),
+        >>::Output
+    where
+        __S: ::autodiff::__private::select::Select<
+            (
+                ::core::option::Option<
+                    <[f64] as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+            ),
+        >,
+        __S: ::autodiff::__private::select::ScalarOutputFor<f64>,
+    {
+        move |__v0: &[f64]| {
+            let (_, __pullback) = Self::__vjp(__v0);
+            let (__g0,) = __pullback(
+                <__S as ::autodiff::__private::select::ScalarOutputFor<f64>>::seed(),
+            );
             <__S as ::autodiff::__private::select::Select<
                 (
                     ::core::option::Option<
                         <[f64] as ::autodiff::__private::Differentiable>::Tangent,
                     >,
                 ),
-            >>::select((::core::option::Option::Some(__g0),)),
+            >>::select((::core::option::Option::Some(__g0),))
+        }
+    }
+    #[doc(hidden)]
+    #[allow(dead_code, non_snake_case, clippy::all)]
+    fn __value_and_gradients_function<__S>(
+        _selection: __S,
+    ) -> impl ::core::ops::Fn(
+        &[f64],
+    ) -> (
+            f64,
+            <__S as ::autodiff::__private::select::Select<
+                (
+                    ::core::option::Option<
+                        <[f64] as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                ),
+            >>::Output,
         )
+    where
+        __S: ::autodiff::__private::select::Select<
+            (
+                ::core::option::Option<
+                    <[f64] as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+            ),
+        >,
+        __S: ::autodiff::__private::select::ScalarOutputFor<f64>,
+    {
+        move |__v0: &[f64]| {
+            let (__value, __pullback) = Self::__vjp(__v0);
+            let (__g0,) = __pullback(
+                <__S as ::autodiff::__private::select::ScalarOutputFor<f64>>::seed(),
+            );
+            (
+                __value,
+                <__S as ::autodiff::__private::select::Select<
+                    (
+                        ::core::option::Option<
+                            <[f64] as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                    ),
+                >>::select((::core::option::Option::Some(__g0),)),
+            )
+        }
     }
 }

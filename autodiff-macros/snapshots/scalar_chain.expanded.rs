@@ -1,6 +1,6 @@
 fn chain(x: f64, n: usize) -> f64 {
     if ::autodiff::__private::implicit::requested() {
-        return ::autodiff::__private::implicit::answer(|| __autodiff_chain_vjp(x, n));
+        return ::autodiff::__private::implicit::answer(|| chain::__vjp(x, n));
     }
     let mut y = x;
     for _ in 0..n {
@@ -9,211 +9,167 @@ fn chain(x: f64, n: usize) -> f64 {
     y
 }
 #[doc(hidden)]
-#[allow(non_upper_case_globals, dead_code)]
-const __autodiff_chain_SIGNATURE: ::autodiff::__private::select::Signature = ::autodiff::__private::select::Signature {
-    function: "chain",
-    params: &[
-        ::autodiff::__private::select::Param {
-            name: "x",
-            differentiable: true,
-        },
-        ::autodiff::__private::select::Param {
-            name: "n",
-            differentiable: false,
-        },
-    ],
-};
-#[doc(hidden)]
-#[allow(dead_code, non_snake_case)]
-const fn __autodiff_chain_all() -> ::autodiff::__private::select::Sel1<0usize> {
-    ::autodiff::__private::select::Sel1::<0usize>
-}
-#[doc(hidden)]
-#[inline]
-#[allow(
-    dead_code,
-    non_snake_case,
-    unused_mut,
-    unused_variables,
-    unused_parens,
-    clippy::all,
-    clippy::pedantic
-)]
-fn __autodiff_chain_vjp(
-    __v0: f64,
-    __v1: usize,
-) -> (
-    f64,
-    impl ::core::ops::FnOnce(
-        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-    ) -> (
-            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-            ::autodiff::__private::NoTangent,
-        ) + use<>,
-) {
-    let _ = chain;
-    let mut __c0 = ::core::default::Default::default();
-    let mut __c1 = ::core::default::Default::default();
-    let mut __s3 = ::std::vec::Vec::new();
-    __c0 = __v0;
-    __c1 = (0u8);
-    let mut __n9 = 0usize;
-    let __it9 = ::core::iter::IntoIterator::into_iter((0)..__v1);
-    let __hint = ::core::iter::Iterator::size_hint(&__it9).0;
-    __s3.reserve(__hint);
-    for __v2 in __it9 {
-        let __v3 = ::core::clone::Clone::clone(&__c0);
-        __s3.push(::core::clone::Clone::clone(&__v3));
-        let __v4 = __v3.sin();
-        let __v5 = __v4 * (1.0001);
-        let __v6 = __v0 * __v3;
-        let __v7 = __v6.cos();
-        let __v8 = __v5 + __v7;
-        __c0 = __v8;
-        __n9 += 1;
+#[allow(non_camel_case_types, dead_code)]
+struct chain {}
+#[allow(non_upper_case_globals)]
+impl chain {
+    #[doc(hidden)]
+    #[allow(non_upper_case_globals, dead_code)]
+    const __SIGNATURE: ::autodiff::__private::select::Signature = ::autodiff::__private::select::Signature {
+        function: "chain",
+        params: &[
+            ::autodiff::__private::select::Param {
+                name: "x",
+                differentiable: true,
+            },
+            ::autodiff::__private::select::Param {
+                name: "n",
+                differentiable: false,
+            },
+        ],
+    };
+    #[doc(hidden)]
+    #[allow(dead_code, non_snake_case)]
+    const fn __all() -> ::autodiff::__private::select::Sel1<0usize> {
+        ::autodiff::__private::select::Sel1::<0usize>
     }
-    let __v9 = __n9;
-    let __v10 = ::core::clone::Clone::clone(&__c0);
-    (
-        __v10,
-        move |__dy: <f64 as ::autodiff::__private::Differentiable>::Tangent| {
-            let mut __dc0 = ::autodiff::__private::zero_tangent(&__c0);
-            let mut __d0 = ::autodiff::__private::zero_tangent(&__v0);
-            let mut __d10 = __dy;
-            ::autodiff::__private::Accumulate::accumulate(
-                &mut __dc0,
-                ::autodiff::__private::ops::identity_d0(&__d10),
-            );
-            for __v2 in ::autodiff::__private::saved::range_back((0), __v9) {
-                let __v3 = ::autodiff::__private::saved::pop(&mut __s3);
-                let __v6 = __v0 * __v3;
-                let __t1 = ::autodiff::__private::ops::take_d0(&mut __dc0);
-                let mut __d8 = __t1;
-                let mut __d5 = ::autodiff::__private::ops::add_d0(&__d8);
-                let mut __d7 = ::autodiff::__private::ops::add_d1(&__d8);
-                let mut __d6 = ::autodiff::__private::ops::cos_d0(&__v6, &__d7);
-                ::autodiff::__private::Accumulate::accumulate(
-                    &mut __d0,
-                    ::autodiff::__private::ops::mul_d0(&__v3, &__d6),
-                );
-                let mut __d3 = ::autodiff::__private::ops::mul_d1(&__v0, &__d6);
-                let mut __d4 = ::autodiff::__private::ops::mul_d0(&(1.0001), &__d5);
-                ::autodiff::__private::Accumulate::accumulate(
-                    &mut __d3,
-                    ::autodiff::__private::ops::sin_d0(&__v3, &__d4),
-                );
+    #[doc(hidden)]
+    #[inline]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        clippy::all,
+        clippy::pedantic
+    )]
+    fn __vjp(
+        __v0: f64,
+        __v1: usize,
+    ) -> (
+        f64,
+        impl ::core::ops::FnOnce(
+            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+        ) -> (
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                ::autodiff::__private::NoTangent,
+            ) + use<>,
+    ) {
+        let _ = chain;
+        let mut __c0 = ::core::default::Default::default();
+        let mut __c1 = ::core::default::Default::default();
+        let mut __s3 = ::std::vec::Vec::new();
+        __c0 = __v0;
+        __c1 = (0u8);
+        let mut __n9 = 0usize;
+        let __it9 = ::core::iter::IntoIterator::into_iter((0)..__v1);
+        let __hint = ::core::iter::Iterator::size_hint(&__it9).0;
+        __s3.reserve(__hint);
+        for __v2 in __it9 {
+            let __v3 = ::core::clone::Clone::clone(&__c0);
+            __s3.push(::core::clone::Clone::clone(&__v3));
+            let __v4 = __v3.sin();
+            let __v5 = __v4 * (1.0001);
+            let __v6 = __v0 * __v3;
+            let __v7 = __v6.cos();
+            let __v8 = __v5 + __v7;
+            __c0 = __v8;
+            __n9 += 1;
+        }
+        let __v9 = __n9;
+        let __v10 = ::core::clone::Clone::clone(&__c0);
+        (
+            __v10,
+            move |__dy: <f64 as ::autodiff::__private::Differentiable>::Tangent| {
+                let mut __dc0 = ::autodiff::__private::zero_tangent(&__c0);
+                let mut __d0 = ::autodiff::__private::zero_tangent(&__v0);
+                let mut __d10 = __dy;
                 ::autodiff::__private::Accumulate::accumulate(
                     &mut __dc0,
-                    ::autodiff::__private::ops::identity_d0(&__d3),
+                    ::autodiff::__private::ops::identity_d0(&__d10),
                 );
-            }
-            let __t2 = ::autodiff::__private::ops::take_d0(&mut __dc0);
-            ::autodiff::__private::Accumulate::accumulate(&mut __d0, __t2);
-            (__d0, ::autodiff::__private::NoTangent)
-        },
-    )
-}
-#[doc(hidden)]
-#[inline]
-#[allow(dead_code, non_snake_case, clippy::all)]
-fn __autodiff_chain_vjp_selected(
-    __v0: f64,
-    __v1: usize,
-) -> (
-    f64,
-    impl ::core::ops::FnOnce(
-        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-    ) -> <f64 as ::autodiff::__private::Differentiable>::Tangent + use<>,
-) {
-    let (__value, __pullback) = __autodiff_chain_vjp(__v0, __v1);
-    (
-        __value,
-        move |__dy: <f64 as ::autodiff::__private::Differentiable>::Tangent| {
-            let (__g0, __g1) = __pullback(__dy);
-            __g0
-        },
-    )
-}
-#[doc(hidden)]
-#[allow(dead_code, non_snake_case, clippy::all)]
-fn __autodiff_chain_gradients_function<__S>(
-    _selection: __S,
-) -> impl ::core::ops::Fn(
-    f64,
-    usize,
-) -> <__S as ::autodiff::__private::select::Select<
-        (
-            ::core::option::Option<
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-            >,
-            ::core::option::Option<::autodiff::__private::NoTangent>,
-        ),
-    >>::Output
-where
-    __S: ::autodiff::__private::select::Select<
-        (
-            ::core::option::Option<
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-            >,
-            ::core::option::Option<::autodiff::__private::NoTangent>,
-        ),
-    >,
-    __S: ::autodiff::__private::select::ScalarOutputFor<f64>,
-{
-    move |__v0: f64, __v1: usize| {
-        let (_, __pullback) = __autodiff_chain_vjp(__v0, __v1);
-        let (__g0, __g1) = __pullback(
-            <__S as ::autodiff::__private::select::ScalarOutputFor<f64>>::seed(),
-        );
-        <__S as ::autodiff::__private::select::Select<
-            (
-                ::core::option::Option<
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >,
-                ::core::option::Option<::autodiff::__private::NoTangent>,
-            ),
-        >>::select((
-            ::core::option::Option::Some(__g0),
-            ::core::option::Option::Some(__g1),
-        ))
+                for __v2 in ::autodiff::__private::saved::range_back((0), __v9) {
+                    let __v3 = ::autodiff::__private::saved::pop(&mut __s3);
+                    let __v6 = __v0 * __v3;
+                    let __t1 = ::autodiff::__private::ops::take_d0(&mut __dc0);
+                    let mut __d8 = __t1;
+                    let mut __d5 = ::autodiff::__private::ops::add_d0(&__d8);
+                    let mut __d7 = ::autodiff::__private::ops::add_d1(&__d8);
+                    let mut __d6 = ::autodiff::__private::ops::cos_d0(&__v6, &__d7);
+                    ::autodiff::__private::Accumulate::accumulate(
+                        &mut __d0,
+                        ::autodiff::__private::ops::mul_d0(&__v3, &__d6),
+                    );
+                    let mut __d3 = ::autodiff::__private::ops::mul_d1(&__v0, &__d6);
+                    let mut __d4 = ::autodiff::__private::ops::mul_d0(&(1.0001), &__d5);
+                    ::autodiff::__private::Accumulate::accumulate(
+                        &mut __d3,
+                        ::autodiff::__private::ops::sin_d0(&__v3, &__d4),
+                    );
+                    ::autodiff::__private::Accumulate::accumulate(
+                        &mut __dc0,
+                        ::autodiff::__private::ops::identity_d0(&__d3),
+                    );
+                }
+                let __t2 = ::autodiff::__private::ops::take_d0(&mut __dc0);
+                ::autodiff::__private::Accumulate::accumulate(&mut __d0, __t2);
+                (__d0, ::autodiff::__private::NoTangent)
+            },
+        )
     }
-}
-#[doc(hidden)]
-#[allow(dead_code, non_snake_case, clippy::all)]
-fn __autodiff_chain_value_and_gradients_function<__S>(
-    _selection: __S,
-) -> impl ::core::ops::Fn(
-    f64,
-    usize,
-) -> (
+    #[doc(hidden)]
+    #[inline]
+    #[allow(dead_code, non_snake_case, clippy::all)]
+    fn __vjp_selected(
+        __v0: f64,
+        __v1: usize,
+    ) -> (
         f64,
-        <__S as ::autodiff::__private::select::Select<
-            (
-                ::core::option::Option<
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >,
-                ::core::option::Option<::autodiff::__private::NoTangent>,
-            ),
-        >>::Output,
-    )
-where
-    __S: ::autodiff::__private::select::Select<
-        (
-            ::core::option::Option<
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-            >,
-            ::core::option::Option<::autodiff::__private::NoTangent>,
-        ),
-    >,
-    __S: ::autodiff::__private::select::ScalarOutputFor<f64>,
-{
-    move |__v0: f64, __v1: usize| {
-        let (__value, __pullback) = __autodiff_chain_vjp(__v0, __v1);
-        let (__g0, __g1) = __pullback(
-            <__S as ::autodiff::__private::select::ScalarOutputFor<f64>>::seed(),
-        );
+        impl ::core::ops::FnOnce(
+            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+        ) -> <f64 as ::autodiff::__private::Differentiable>::Tangent + use<>,
+    ) {
+        let (__value, __pullback) = Self::__vjp(__v0, __v1);
         (
             __value,
+            move |__dy: <f64 as ::autodiff::__private::Differentiable>::Tangent| {
+                let (__g0, __g1) = __pullback(__dy);
+                __g0
+            },
+        )
+    }
+    #[doc(hidden)]
+    #[allow(dead_code, non_snake_case, clippy::all)]
+    fn __gradients_function<__S>(
+        _selection: __S,
+    ) -> impl ::core::ops::Fn(
+        f64,
+        usize,
+    ) -> <__S as ::autodiff::__private::select::Select<
+            (
+                ::core::option::Option<
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+            ),
+        >>::Output
+    where
+        __S: ::autodiff::__private::select::Select<
+            (
+                ::core::option::Option<
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+            ),
+        >,
+        __S: ::autodiff::__private::select::ScalarOutputFor<f64>,
+    {
+        move |__v0: f64, __v1: usize| {
+            let (_, __pullback) = Self::__vjp(__v0, __v1);
+            let (__g0, __g1) = __pullback(
+                <__S as ::autodiff::__private::select::ScalarOutputFor<f64>>::seed(),
+            );
             <__S as ::autodiff::__private::select::Select<
                 (
                     ::core::option::Option<
@@ -224,7 +180,57 @@ where
             >>::select((
                 ::core::option::Option::Some(__g0),
                 ::core::option::Option::Some(__g1),
-            )),
+            ))
+        }
+    }
+    #[doc(hidden)]
+    #[allow(dead_code, non_snake_case, clippy::all)]
+    fn __value_and_gradients_function<__S>(
+        _selection: __S,
+    ) -> impl ::core::ops::Fn(
+        f64,
+        usize,
+    ) -> (
+            f64,
+            <__S as ::autodiff::__private::select::Select<
+                (
+                    ::core::option::Option<
+                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<::autodiff::__private::NoTangent>,
+                ),
+            >>::Output,
         )
+    where
+        __S: ::autodiff::__private::select::Select<
+            (
+                ::core::option::Option<
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+            ),
+        >,
+        __S: ::autodiff::__private::select::ScalarOutputFor<f64>,
+    {
+        move |__v0: f64, __v1: usize| {
+            let (__value, __pullback) = Self::__vjp(__v0, __v1);
+            let (__g0, __g1) = __pullback(
+                <__S as ::autodiff::__private::select::ScalarOutputFor<f64>>::seed(),
+            );
+            (
+                __value,
+                <__S as ::autodiff::__private::select::Select<
+                    (
+                        ::core::option::Option<
+                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                        ::core::option::Option<::autodiff::__private::NoTangent>,
+                    ),
+                >>::select((
+                    ::core::option::Option::Some(__g0),
+                    ::core::option::Option::Some(__g1),
+                )),
+            )
+        }
     }
 }

@@ -1,6 +1,6 @@
 fn weighted_sum(w1: f64, x1: f64, w2: f64, x2: f64) -> f64 {
     if ::autodiff::__private::implicit::requested() {
-        return ::autodiff::__private::implicit::answer(|| __autodiff_weighted_sum_vjp(
+        return ::autodiff::__private::implicit::answer(|| weighted_sum::__vjp(
             w1,
             x1,
             w2,
@@ -10,237 +10,165 @@ fn weighted_sum(w1: f64, x1: f64, w2: f64, x2: f64) -> f64 {
     w1 * x1 + w2 * x2
 }
 #[doc(hidden)]
-#[allow(non_upper_case_globals, dead_code)]
-const __autodiff_weighted_sum_SIGNATURE: ::autodiff::__private::select::Signature = ::autodiff::__private::select::Signature {
-    function: "weighted_sum",
-    params: &[
-        ::autodiff::__private::select::Param {
-            name: "w1",
-            differentiable: true,
-        },
-        ::autodiff::__private::select::Param {
-            name: "x1",
-            differentiable: true,
-        },
-        ::autodiff::__private::select::Param {
-            name: "w2",
-            differentiable: true,
-        },
-        ::autodiff::__private::select::Param {
-            name: "x2",
-            differentiable: true,
-        },
-    ],
-};
-#[doc(hidden)]
-#[allow(dead_code, non_snake_case)]
-const fn __autodiff_weighted_sum_all() -> ::autodiff::__private::select::Sel4<
-    0usize,
-    1usize,
-    2usize,
-    3usize,
-> {
-    ::autodiff::__private::select::Sel4::<0usize, 1usize, 2usize, 3usize>
-}
-#[doc(hidden)]
-#[inline]
-#[allow(
-    dead_code,
-    non_snake_case,
-    unused_mut,
-    unused_variables,
-    unused_parens,
-    clippy::all,
-    clippy::pedantic
-)]
-fn __autodiff_weighted_sum_vjp(
-    __v0: f64,
-    __v1: f64,
-    __v2: f64,
-    __v3: f64,
-) -> (
-    f64,
-    impl ::core::ops::FnOnce(
-        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-    ) -> (
-            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-        ) + use<>,
-) {
-    let _ = weighted_sum;
-    let __v4 = __v0 * __v1;
-    let __v5 = __v2 * __v3;
-    let __v6 = __v4 + __v5;
-    (
-        __v6,
-        move |__dy: <f64 as ::autodiff::__private::Differentiable>::Tangent| {
-            let mut __d6 = __dy;
-            let mut __d4 = ::autodiff::__private::ops::add_d0(&__d6);
-            let mut __d5 = ::autodiff::__private::ops::add_d1(&__d6);
-            let mut __d2 = ::autodiff::__private::ops::mul_d0(&__v3, &__d5);
-            let mut __d3 = ::autodiff::__private::ops::mul_d1(&__v2, &__d5);
-            let mut __d0 = ::autodiff::__private::ops::mul_d0(&__v1, &__d4);
-            let mut __d1 = ::autodiff::__private::ops::mul_d1(&__v0, &__d4);
-            (__d0, __d1, __d2, __d3)
-        },
-    )
-}
-#[doc(hidden)]
-#[inline]
-#[allow(dead_code, non_snake_case, clippy::all)]
-fn __autodiff_weighted_sum_vjp_selected(
-    __v0: f64,
-    __v1: f64,
-    __v2: f64,
-    __v3: f64,
-) -> (
-    f64,
-    impl ::core::ops::FnOnce(
-        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-    ) -> (
-            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-        ) + use<>,
-) {
-    let (__value, __pullback) = __autodiff_weighted_sum_vjp(__v0, __v1, __v2, __v3);
-    (
-        __value,
-        move |__dy: <f64 as ::autodiff::__private::Differentiable>::Tangent| {
-            let (__g0, __g1, __g2, __g3) = __pullback(__dy);
-            (__g0, __g1, __g2, __g3)
-        },
-    )
-}
-#[doc(hidden)]
-#[allow(dead_code, non_snake_case, clippy::all)]
-fn __autodiff_weighted_sum_gradients_function<__S>(
-    _selection: __S,
-) -> impl ::core::ops::Fn(
-    f64,
-    f64,
-    f64,
-    f64,
-) -> <__S as ::autodiff::__private::select::Select<
-        (
-            ::core::option::Option<
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-            >,
-            ::core::option::Option<
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-            >,
-            ::core::option::Option<
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-            >,
-            ::core::option::Option<
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-            >,
-        ),
-    >>::Output
-where
-    __S: ::autodiff::__private::select::Select<
-        (
-            ::core::option::Option<
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-            >,
-            ::core::option::Option<
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-            >,
-            ::core::option::Option<
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-            >,
-            ::core::option::Option<
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-            >,
-        ),
-    >,
-    __S: ::autodiff::__private::select::ScalarOutputFor<f64>,
-{
-    move |__v0: f64, __v1: f64, __v2: f64, __v3: f64| {
-        let (_, __pullback) = __autodiff_weighted_sum_vjp(__v0, __v1, __v2, __v3);
-        let (__g0, __g1, __g2, __g3) = __pullback(
-            <__S as ::autodiff::__private::select::ScalarOutputFor<f64>>::seed(),
-        );
-        <__S as ::autodiff::__private::select::Select<
-            (
-                ::core::option::Option<
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >,
-                ::core::option::Option<
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >,
-                ::core::option::Option<
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >,
-                ::core::option::Option<
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >,
-            ),
-        >>::select((
-            ::core::option::Option::Some(__g0),
-            ::core::option::Option::Some(__g1),
-            ::core::option::Option::Some(__g2),
-            ::core::option::Option::Some(__g3),
-        ))
+#[allow(non_camel_case_types, dead_code)]
+struct weighted_sum {}
+#[allow(non_upper_case_globals)]
+impl weighted_sum {
+    #[doc(hidden)]
+    #[allow(non_upper_case_globals, dead_code)]
+    const __SIGNATURE: ::autodiff::__private::select::Signature = ::autodiff::__private::select::Signature {
+        function: "weighted_sum",
+        params: &[
+            ::autodiff::__private::select::Param {
+                name: "w1",
+                differentiable: true,
+            },
+            ::autodiff::__private::select::Param {
+                name: "x1",
+                differentiable: true,
+            },
+            ::autodiff::__private::select::Param {
+                name: "w2",
+                differentiable: true,
+            },
+            ::autodiff::__private::select::Param {
+                name: "x2",
+                differentiable: true,
+            },
+        ],
+    };
+    #[doc(hidden)]
+    #[allow(dead_code, non_snake_case)]
+    const fn __all() -> ::autodiff::__private::select::Sel4<
+        0usize,
+        1usize,
+        2usize,
+        3usize,
+    > {
+        ::autodiff::__private::select::Sel4::<0usize, 1usize, 2usize, 3usize>
     }
-}
-#[doc(hidden)]
-#[allow(dead_code, non_snake_case, clippy::all)]
-fn __autodiff_weighted_sum_value_and_gradients_function<__S>(
-    _selection: __S,
-) -> impl ::core::ops::Fn(
-    f64,
-    f64,
-    f64,
-    f64,
-) -> (
+    #[doc(hidden)]
+    #[inline]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        clippy::all,
+        clippy::pedantic
+    )]
+    fn __vjp(
+        __v0: f64,
+        __v1: f64,
+        __v2: f64,
+        __v3: f64,
+    ) -> (
         f64,
-        <__S as ::autodiff::__private::select::Select<
-            (
-                ::core::option::Option<
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >,
-                ::core::option::Option<
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >,
-                ::core::option::Option<
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >,
-                ::core::option::Option<
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >,
-            ),
-        >>::Output,
-    )
-where
-    __S: ::autodiff::__private::select::Select<
+        impl ::core::ops::FnOnce(
+            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+        ) -> (
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            ) + use<>,
+    ) {
+        let _ = weighted_sum;
+        let __v4 = __v0 * __v1;
+        let __v5 = __v2 * __v3;
+        let __v6 = __v4 + __v5;
         (
-            ::core::option::Option<
+            __v6,
+            move |__dy: <f64 as ::autodiff::__private::Differentiable>::Tangent| {
+                let mut __d6 = __dy;
+                let mut __d4 = ::autodiff::__private::ops::add_d0(&__d6);
+                let mut __d5 = ::autodiff::__private::ops::add_d1(&__d6);
+                let mut __d2 = ::autodiff::__private::ops::mul_d0(&__v3, &__d5);
+                let mut __d3 = ::autodiff::__private::ops::mul_d1(&__v2, &__d5);
+                let mut __d0 = ::autodiff::__private::ops::mul_d0(&__v1, &__d4);
+                let mut __d1 = ::autodiff::__private::ops::mul_d1(&__v0, &__d4);
+                (__d0, __d1, __d2, __d3)
+            },
+        )
+    }
+    #[doc(hidden)]
+    #[inline]
+    #[allow(dead_code, non_snake_case, clippy::all)]
+    fn __vjp_selected(
+        __v0: f64,
+        __v1: f64,
+        __v2: f64,
+        __v3: f64,
+    ) -> (
+        f64,
+        impl ::core::ops::FnOnce(
+            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+        ) -> (
                 <f64 as ::autodiff::__private::Differentiable>::Tangent,
-            >,
-            ::core::option::Option<
                 <f64 as ::autodiff::__private::Differentiable>::Tangent,
-            >,
-            ::core::option::Option<
                 <f64 as ::autodiff::__private::Differentiable>::Tangent,
-            >,
-            ::core::option::Option<
                 <f64 as ::autodiff::__private::Differentiable>::Tangent,
-            >,
-        ),
-    >,
-    __S: ::autodiff::__private::select::ScalarOutputFor<f64>,
-{
-    move |__v0: f64, __v1: f64, __v2: f64, __v3: f64| {
-        let (__value, __pullback) = __autodiff_weighted_sum_vjp(__v0, __v1, __v2, __v3);
-        let (__g0, __g1, __g2, __g3) = __pullback(
-            <__S as ::autodiff::__private::select::ScalarOutputFor<f64>>::seed(),
-        );
+            ) + use<>,
+    ) {
+        let (__value, __pullback) = Self::__vjp(__v0, __v1, __v2, __v3);
         (
             __value,
+            move |__dy: <f64 as ::autodiff::__private::Differentiable>::Tangent| {
+                let (__g0, __g1, __g2, __g3) = __pullback(__dy);
+                (__g0, __g1, __g2, __g3)
+            },
+        )
+    }
+    #[doc(hidden)]
+    #[allow(dead_code, non_snake_case, clippy::all)]
+    fn __gradients_function<__S>(
+        _selection: __S,
+    ) -> impl ::core::ops::Fn(
+        f64,
+        f64,
+        f64,
+        f64,
+    ) -> <__S as ::autodiff::__private::select::Select<
+            (
+                ::core::option::Option<
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+            ),
+        >>::Output
+    where
+        __S: ::autodiff::__private::select::Select<
+            (
+                ::core::option::Option<
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+            ),
+        >,
+        __S: ::autodiff::__private::select::ScalarOutputFor<f64>,
+    {
+        move |__v0: f64, __v1: f64, __v2: f64, __v3: f64| {
+            let (_, __pullback) = Self::__vjp(__v0, __v1, __v2, __v3);
+            let (__g0, __g1, __g2, __g3) = __pullback(
+                <__S as ::autodiff::__private::select::ScalarOutputFor<f64>>::seed(),
+            );
             <__S as ::autodiff::__private::select::Select<
                 (
                     ::core::option::Option<
@@ -261,7 +189,85 @@ where
                 ::core::option::Option::Some(__g1),
                 ::core::option::Option::Some(__g2),
                 ::core::option::Option::Some(__g3),
-            )),
+            ))
+        }
+    }
+    #[doc(hidden)]
+    #[allow(dead_code, non_snake_case, clippy::all)]
+    fn __value_and_gradients_function<__S>(
+        _selection: __S,
+    ) -> impl ::core::ops::Fn(
+        f64,
+        f64,
+        f64,
+        f64,
+    ) -> (
+            f64,
+            <__S as ::autodiff::__private::select::Select<
+                (
+                    ::core::option::Option<
+                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<
+                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<
+                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<
+                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                ),
+            >>::Output,
         )
+    where
+        __S: ::autodiff::__private::select::Select<
+            (
+                ::core::option::Option<
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+            ),
+        >,
+        __S: ::autodiff::__private::select::ScalarOutputFor<f64>,
+    {
+        move |__v0: f64, __v1: f64, __v2: f64, __v3: f64| {
+            let (__value, __pullback) = Self::__vjp(__v0, __v1, __v2, __v3);
+            let (__g0, __g1, __g2, __g3) = __pullback(
+                <__S as ::autodiff::__private::select::ScalarOutputFor<f64>>::seed(),
+            );
+            (
+                __value,
+                <__S as ::autodiff::__private::select::Select<
+                    (
+                        ::core::option::Option<
+                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                        ::core::option::Option<
+                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                        ::core::option::Option<
+                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                        ::core::option::Option<
+                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                    ),
+                >>::select((
+                    ::core::option::Option::Some(__g0),
+                    ::core::option::Option::Some(__g1),
+                    ::core::option::Option::Some(__g2),
+                    ::core::option::Option::Some(__g3),
+                )),
+            )
+        }
     }
 }

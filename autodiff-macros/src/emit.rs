@@ -20,13 +20,32 @@ fn rt() -> TokenStream {
     quote!(::autodiff::__private)
 }
 
-/// The path of a companion item of the function `func` names: `a::b::f` → `a::b::__autodiff_f_<what>`,
-/// with any turbofish moved along.
+/// The path of a companion item of the function `func` names. A path whose owner is a
+/// type (`Type::method`, `Self::method`: an uppercase or `Self` segment, or a qualified
+/// self) names a method: `Type::__autodiff_method_<what>`. Any other path (`f`, `module::f`)
+/// names a free function: `module::f::__<what>`, the turbofish moved along.
 pub fn companion_path(func: &syn::ExprPath, what: &str) -> syn::ExprPath {
     let mut path = func.clone();
-    if let Some(last) = path.path.segments.last_mut() {
-        last.ident = companion(&last.ident, what);
+    let segments = &path.path.segments;
+    let is_method = path.qself.is_some()
+        || (segments.len() >= 2 && {
+            let owner = segments[segments.len() - 2].ident.to_string();
+            owner == "Self" || owner.starts_with(|c: char| c.is_ascii_uppercase())
+        });
+    if is_method {
+        if let Some(last) = path.path.segments.last_mut() {
+            last.ident = companion(&last.ident, what, true);
+        }
+        return path;
     }
+    let Some(last) = path.path.segments.last_mut() else {
+        return path;
+    };
+    let arguments = std::mem::replace(&mut last.arguments, syn::PathArguments::None);
+    let ident = companion(&last.ident, what, false);
+    path.path
+        .segments
+        .push(syn::PathSegment { ident, arguments });
     path
 }
 
@@ -315,6 +334,7 @@ impl Emitter<'_> {
                     self.seed(out, item, quote!(#name));
                 }
             }
+            Value::Ref(inner) => self.seed(out, inner, cotangent),
         }
     }
 

@@ -93,11 +93,12 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> TokenStream {
     }
     if sig.answers_requests() {
         // An entry point answers the implicit helpers and the tape (one thread-local read).
-        let vjp = companion(&sig.ident, "vjp");
+        let vjp = companion(&sig.ident, "vjp", sig.is_method);
+        let ident = &sig.ident;
         let owner = if sig.is_method {
             quote!(Self::)
         } else {
-            quote!()
+            quote!(#ident::)
         };
         let turbofish = type_and_const_args(&sig.generics);
         let names: Vec<syn::Ident> = sig
@@ -225,12 +226,13 @@ fn companions(sig: &Signature, vis: &syn::Visibility, vjp_fn_body: TokenStream) 
     let rt = quote!(::autodiff::__private);
     let ident = &sig.ident;
     let name = ident.to_string();
-    let vjp = companion(ident, "vjp");
-    let vjp_selected = companion(ident, "vjp_selected");
-    let gradients = companion(ident, "gradients_function");
-    let value_and_gradients = companion(ident, "value_and_gradients_function");
-    let signature = companion(ident, "SIGNATURE");
-    let all = companion(ident, "all");
+    let m = sig.is_method;
+    let vjp = companion(ident, "vjp", m);
+    let vjp_selected = companion(ident, "vjp_selected", m);
+    let gradients = companion(ident, "gradients_function", m);
+    let value_and_gradients = companion(ident, "value_and_gradients_function", m);
+    let signature = companion(ident, "SIGNATURE", m);
+    let all = companion(ident, "all", m);
 
     let vars: Vec<syn::Ident> = (0..sig.params.len())
         .map(|i| crate::ir::VarId(i).ident())
@@ -243,8 +245,10 @@ fn companions(sig: &Signature, vis: &syn::Visibility, vjp_fn_body: TokenStream) 
     let selected = sig.selected_tangents();
     let captures = sig.precise_captures();
     let turbofish = type_and_const_args(&sig.generics);
-    // Inside an `impl`, siblings are reached through `Self::`.
-    let owner = if sig.is_method {
+    // Companions are associated items (of the method's `impl`, or of the function's
+    // companion struct), reached through `Self::`; the primal is `Self::m` for a method.
+    let owner = quote!(Self::);
+    let primal_owner = if sig.is_method {
         quote!(Self::)
     } else {
         quote!()
@@ -283,7 +287,7 @@ fn companions(sig: &Signature, vis: &syn::Visibility, vjp_fn_body: TokenStream) 
         )
     };
 
-    quote! {
+    let items = quote! {
         #[doc(hidden)]
         #[allow(non_upper_case_globals, dead_code)]
         #vis const #signature: #rt::select::Signature = #rt::select::Signature {
@@ -305,7 +309,7 @@ fn companions(sig: &Signature, vis: &syn::Visibility, vjp_fn_body: TokenStream) 
             #where_named
         {
             // The primal counts as used wherever its derivative is.
-            let _ = #owner #ident #turbofish;
+            let _ = #primal_owner #ident #turbofish;
             #vjp_fn_body
         }
 
@@ -353,6 +357,19 @@ fn companions(sig: &Signature, vis: &syn::Visibility, vjp_fn_body: TokenStream) 
                 let (#(#gnames,)*) = __pullback(<__S as #rt::select::ScalarOutputFor<#output>>::seed());
                 (__value, <__S as #rt::select::Select<#options>>::select((#(::core::option::Option::Some(#gnames),)*)))
             }
+        }
+    };
+    if sig.is_method {
+        return items;
+    }
+    quote! {
+        #[doc(hidden)]
+        #[allow(non_camel_case_types, dead_code)]
+        #vis struct #ident {}
+
+        #[allow(non_upper_case_globals)]
+        impl #ident {
+            #items
         }
     }
 }

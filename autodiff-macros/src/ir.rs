@@ -110,6 +110,10 @@ pub enum Value {
     Var(VarId),
     Inline(syn::Expr),
     Tuple(Vec<Value>),
+    /// An element of a slice being iterated, which the user's code sees through a
+    /// reference (`for v in x.iter()`): differentiated as the element itself, written as
+    /// `&element` in code kept as written (so `*v` means what it meant).
+    Ref(Box<Value>),
 }
 
 impl Value {
@@ -124,6 +128,10 @@ impl Value {
                 let items = items.iter().map(Value::tokens);
                 quote!((#(#items,)*))
             }
+            Value::Ref(inner) => {
+                let inner = inner.tokens();
+                quote!((&#inner))
+            }
         }
     }
     pub fn vars(&self, out: &mut Vec<VarId>) {
@@ -131,6 +139,14 @@ impl Value {
             Value::Var(v) => out.push(*v),
             Value::Inline(_) => {}
             Value::Tuple(items) => items.iter().for_each(|i| i.vars(out)),
+            Value::Ref(inner) => inner.vars(out),
+        }
+    }
+    /// The value itself, through any `Ref`.
+    pub fn deref(self) -> Value {
+        match self {
+            Value::Ref(inner) => inner.deref(),
+            other => other,
         }
     }
 }

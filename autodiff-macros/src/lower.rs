@@ -265,7 +265,11 @@ impl Lowering<'_> {
             },
         );
         self.scopes.push(HashMap::new());
+        // Snapshots do not cross region boundaries: a loop body sees a new value each
+        // iteration, and after a nested region any cell may have been written.
+        self.snapshots.clear();
         f(self);
+        self.snapshots.clear();
         self.scopes.pop();
         std::mem::replace(&mut self.block, outer)
     }
@@ -394,11 +398,11 @@ impl Lowering<'_> {
     }
 
     fn operand(&mut self, v: Value, span: Span) -> Operand {
-        match v {
+        match v.deref() {
             Value::Var(v) => Operand::Var(v),
             Value::Inline(e) => Operand::Inline(e),
             Value::Tuple(items) if items.is_empty() => Operand::Inline(syn::parse_quote!(())),
-            Value::Tuple(_) => {
+            Value::Tuple(_) | Value::Ref(_) => {
                 self.errors.push(span, "a tuple cannot be used as an operand here; take its fields (`t.0`) or destructure it with `let (a, b) = …`");
                 Operand::Inline(syn::parse_quote!(()))
             }
@@ -580,7 +584,7 @@ impl Lowering<'_> {
             }
             syn::Pat::Wild(_) => {}
             syn::Pat::Paren(p) => self.bind_pattern(&p.pat, value, ty, span),
-            syn::Pat::Reference(r) => self.bind_pattern(&r.pat, value, ty, span),
+            syn::Pat::Reference(r) => self.bind_pattern(&r.pat, value.deref(), ty, span),
             syn::Pat::Tuple(pt) => {
                 let elem_tys: Vec<Option<Box<syn::Type>>> = match ty.as_deref() {
                     Some(syn::Type::Tuple(tt)) if tt.elems.len() == pt.elems.len() => {
@@ -622,7 +626,7 @@ impl Lowering<'_> {
                 if p.qself.is_none() {
                     if let Some(id) = p.path.get_ident() {
                         match self.lookup(&id.to_string()).cloned() {
-                            Some(Binding::Value(v)) => return v,
+                            Some(Binding::Value(v)) => return v.deref(),
                             Some(Binding::Cell(c)) => {
                                 return Value::Var(self.read_cell(c, e.span()))
                             }
@@ -832,6 +836,7 @@ impl Lowering<'_> {
                 if self.operand_active(&value) {
                     self.found_active_cells.insert(cell.0);
                 }
+                self.snapshots.remove(&cell);
                 self.block
                     .stmts
                     .push(Stmt::WriteIndex { cell, index, value });
@@ -1057,7 +1062,7 @@ impl Lowering<'_> {
                     },
                     iter_expr.span(),
                 );
-                elems.push(Value::Var(v));
+                elems.push(Value::Ref(Box::new(Value::Var(v))));
             }
             let value = if enumerate {
                 Value::Tuple(vec![Value::Var(k), elems.remove(0)])

@@ -31,9 +31,16 @@ pub struct Signature {
     pub is_method: bool,
 }
 
-/// The name of a generated companion item: `__autodiff_<f>_<what>`.
-pub fn companion(ident: &syn::Ident, what: &str) -> syn::Ident {
-    format_ident!("__autodiff_{}_{}", ident, what, span = ident.span())
+/// The name of a generated companion item. A free function `f` gets a struct `f` (in the
+/// type namespace, beside the function in the value namespace, so `use m::f;` imports
+/// both) whose associated items are `__<what>`; a method `m` gets sibling associated items
+/// `__autodiff_<m>_<what>` in its `impl`.
+pub fn companion(ident: &syn::Ident, what: &str, is_method: bool) -> syn::Ident {
+    if is_method {
+        format_ident!("__autodiff_{}_{}", ident, what, span = ident.span())
+    } else {
+        format_ident!("__{}", what, span = ident.span())
+    }
 }
 
 fn bounds_mention_float(

@@ -1,0 +1,79 @@
+//! A user crate that makes life hard for generated code: edition 2024, every warning an
+//! error, clippy's pedantic lints on, prelude names shadowed, identifiers that look
+//! generated. Everything here must compile without a warning; the tests check the numbers.
+#![forbid(unsafe_code)]
+#![deny(warnings, missing_docs)]
+#![deny(clippy::all, clippy::pedantic)]
+#![allow(clippy::missing_panics_doc)]
+
+/// Shadows `Result`.
+pub struct Result;
+/// Shadows `Option`.
+pub struct Option;
+/// Shadows `Vec`.
+pub struct Vec;
+/// Shadows `Fn`.
+pub struct Fn;
+/// Shadows `Default`.
+pub struct Default;
+/// Shadows `Clone`.
+pub struct Clone;
+/// Shadows `Box`.
+pub struct Box;
+/// Shadows `drop`.
+pub fn drop() {}
+/// Shadows `Some`.
+#[allow(non_snake_case)]
+pub fn Some() {}
+
+/// Shadows `core`, `std` and `autodiff` as module names are not allowed to: absolute paths
+/// in generated code must still resolve.
+pub mod core {}
+
+use autodiff::prelude::*;
+
+/// Identifiers that look like generated ones.
+#[differentiable]
+#[must_use]
+pub fn looks_generated(__grad: f64, __tape: f64, adj: f64, __v0: f64, __d1: f64) -> f64 {
+    let __c0 = __grad * __tape;
+    let __pb3 = adj.sin() + __v0 * __d1;
+    __c0 + __pb3
+}
+
+/// Loops, branches, mutation, slices, early return.
+#[differentiable]
+#[must_use]
+pub fn everything(x: &[f64], scale: f64, n: usize) -> f64 {
+    let mut total = 0.0;
+    for (i, v) in x.iter().enumerate() {
+        if i >= n {
+            break;
+        }
+        let t = if *v > 0.0 { v * scale } else { -v };
+        total += t * t;
+    }
+    let mut buffer = vec![0.0; x.len()];
+    for i in 0..x.len() {
+        buffer[i] = x[i].tanh();
+    }
+    if total > 1e6 {
+        return total;
+    }
+    total + buffer.iter().sum::<f64>()
+}
+
+/// A model reading variables through a field.
+pub struct Model {
+    /// The weight.
+    pub w: Variable<f64>,
+}
+
+impl Model {
+    /// `w · x`.
+    #[differentiable]
+    #[must_use]
+    pub fn predict(&self, x: f64) -> f64 {
+        self.w * x
+    }
+}

@@ -1,0 +1,33 @@
+//! The generated code of the hostile crate gives the right numbers.
+#![deny(warnings)]
+
+use autodiff::prelude::*;
+use autodiff_hygiene::{Model, everything, looks_generated};
+
+#[test]
+fn generated_looking_names_do_not_collide() {
+    let g = gradients_function!(looks_generated)(2.0, 3.0, 0.5, 4.0, 5.0);
+    assert_eq!(g, (3.0, 2.0, 0.5_f64.cos(), 5.0, 4.0));
+}
+
+#[test]
+fn everything_against_finite_differences() {
+    let x = [0.5, -1.0, 2.0, 0.25];
+    let (gx, gs) = gradients_function!(everything, params = ["x", "scale"])(&x, 1.5, 3);
+    let mut all = gx.clone();
+    all.push(gs);
+    let fd = autodiff::check::finite_difference(
+        |p| everything(&p[..4], p[4], 3),
+        &[0.5, -1.0, 2.0, 0.25, 1.5],
+    );
+    autodiff::check::assert_gradient_close(&all, &fd, 1e-8);
+}
+
+#[test]
+fn variables_through_fields() {
+    let model = Model {
+        w: Variable::new(2.0),
+    };
+    let grads = implicit_gradients(|x: f64| model.predict(x))(3.0);
+    assert_eq!(grads.get(&model.w), Some(3.0));
+}
