@@ -58,76 +58,76 @@ impl rosenbrock {
         __c0 = (0.0);
         let __v1 = __v0.len() - 1;
         __c1 = (0u8);
-        let mut __n17 = 0usize;
+        let mut __n15 = 0usize;
         for __v2 in (0)..__v1 {
             let __v3 = __v0[__v2];
             let __v4 = (1.0) - __v3;
             let __v5 = __v2 + 1;
             let __v6 = __v0[__v5];
-            let __v7 = __v0[__v2];
-            let __v8 = __v0[__v2];
-            let __v9 = __v7 * __v8;
-            let __v10 = __v6 - __v9;
-            let __v11 = __v4 * __v4;
-            let __v12 = (100.0) * __v10;
-            let __v13 = __v12 * __v10;
-            let __v14 = __v11 + __v13;
-            let __v15 = ::core::clone::Clone::clone(&__c0);
-            let __v16 = __v15 + __v14;
-            __c0 = __v16;
-            __n17 += 1;
+            let __v7 = __v3 * __v3;
+            let __v8 = __v6 - __v7;
+            let __v9 = __v4 * __v4;
+            let __v10 = (100.0) * __v8;
+            let __v11 = __v10 * __v8;
+            let __v12 = __v9 + __v11;
+            let __v13 = ::core::clone::Clone::clone(&__c0);
+            let __v14 = __v13 + __v12;
+            __c0 = __v14;
+            __n15 += 1;
         }
-        let __v17 = __n17;
-        let __v18 = ::core::clone::Clone::clone(&__c0);
+        let __v15 = __n15;
+        let __v16 = ::core::clone::Clone::clone(&__c0);
         (
-            __v18,
+            __v16,
             move |__dy: <f64 as ::autodiff::__private::Differentiable>::Tangent| {
                 let mut __dc0 = ::autodiff::__private::zero_tangent(&__c0);
                 let mut __d0 = ::autodiff::__private::zero_tangent(&__v0);
-                let mut __d18 = __dy;
+                let mut __d16 = __dy;
                 ::autodiff::__private::Accumulate::accumulate(
                     &mut __dc0,
-                    ::autodiff::__private::ops::identity_d0(&__d18),
+                    ::autodiff::__private::ops::identity_d0(&__d16),
                 );
-                for __v2 in ::autodiff::__private::saved::range_back((0), __v17) {
+                for __v2 in ::autodiff::__private::saved::range_back((0), __v15) {
                     let __v3 = __v0[__v2];
                     let __v4 = (1.0) - __v3;
                     let __v5 = __v2 + 1;
                     let __v6 = __v0[__v5];
-                    let __v7 = __v0[__v2];
-                    let __v8 = __v0[__v2];
-                    let __v9 = __v7 * __v8;
-                    let __v10 = __v6 - __v9;
-                    let __v12 = (100.0) * __v10;
+                    let __v7 = __v3 * __v3;
+                    let __v8 = __v6 - __v7;
+                    let __v10 = (100.0) * __v8;
                     let __t1 = ::autodiff::__private::ops::take_d0(&mut __dc0);
-                    let mut __d16 = __t1;
-                    let mut __d15 = ::autodiff::__private::ops::add_d0(&__d16);
-                    let mut __d14 = ::autodiff::__private::ops::add_d1(&__d16);
+                    let mut __d14 = __t1;
+                    let mut __d13 = ::autodiff::__private::ops::add_d0(&__d14);
+                    let mut __d12 = ::autodiff::__private::ops::add_d1(&__d14);
                     ::autodiff::__private::Accumulate::accumulate(
                         &mut __dc0,
-                        ::autodiff::__private::ops::identity_d0(&__d15),
+                        ::autodiff::__private::ops::identity_d0(&__d13),
                     );
-                    let mut __d11 = ::autodiff::__private::ops::add_d0(&__d14);
-                    let mut __d13 = ::autodiff::__private::ops::add_d1(&__d14);
-                    let mut __d12 = ::autodiff::__private::ops::mul_d0(&__v10, &__d13);
-                    let mut __d10 = ::autodiff::__private::ops::mul_d1(&__v12, &__d13);
+                    let mut __d9 = ::autodiff::__private::ops::add_d0(&__d12);
+                    let mut __d11 = ::autodiff::__private::ops::add_d1(&__d12);
+                    let mut __d10 = ::autodiff::__private::ops::mul_d0(&__v8, &__d11);
+                    let mut __d8 = ::autodiff::__private::ops::mul_d1(&__v10, &__d11);
                     ::autodiff::__private::Accumulate::accumulate(
-                        &mut __d10,
-                        ::autodiff::__private::ops::mul_d1(&(100.0), &__d12),
+                        &mut __d8,
+                        ::autodiff::__private::ops::mul_d1(&(100.0), &__d10),
                     );
-                    let mut __d4 = ::autodiff::__private::ops::mul_d0(&__v4, &__d11);
+                    let mut __d4 = ::autodiff::__private::ops::mul_d0(&__v4, &__d9);
                     ::autodiff::__private::Accumulate::accumulate(
                         &mut __d4,
-                        ::autodiff::__private::ops::mul_d1(&__v4, &__d11),
+                        ::autodiff::__private::ops::mul_d1(&__v4, &__d9),
                     );
-                    let mut __d6 = ::autodiff::__private::ops::sub_d0(&__d10);
-                    let mut __d9 = ::autodiff::__private::ops::sub_d1(&__d10);
-                    let mut __d7 = ::autodiff::__private::ops::mul_d0(&__v8, &__d9);
-                    let mut __d8 = ::autodiff::__private::ops::mul_d1(&__v7, &__d9);
-                    ::autodiff::__private::ops::index_d0(&mut __d0, __v2, &__d8);
-                    ::autodiff::__private::ops::index_d0(&mut __d0, __v2, &__d7);
+                    let mut __d6 = ::autodiff::__private::ops::sub_d0(&__d8);
+                    let mut __d7 = ::autodiff::__private::ops::sub_d1(&__d8);
+                    let mut __d3 = ::autodiff::__private::ops::mul_d0(&__v3, &__d7);
+                    ::autodiff::__private::Accumulate::accumulate(
+                        &mut __d3,
+                        ::autodiff::__private::ops::mul_d1(&__v3, &__d7),
+                    );
                     ::autodiff::__private::ops::index_d0(&mut __d0, __v5, &__d6);
-                    let mut __d3 = ::autodiff::__private::ops::sub_d1(&__d4);
+                    ::autodiff::__private::Accumulate::accumulate(
+                        &mut __d3,
+                        ::autodiff::__private::ops::sub_d1(&__d4),
+                    );
                     ::autodiff::__private::ops::index_d0(&mut __d0, __v2, &__d3);
                 }
                 ::autodiff::__private::ops::reset_d0(&mut __dc0);

@@ -57,6 +57,9 @@ pub struct Lowering<'a> {
     /// The snapshot of each cell read since its last write in the current block: reading
     /// it again reuses the snapshot (one value saved, not two).
     snapshots: HashMap<CellId, VarId>,
+    /// Reads of an immutable slice at an index variable, in the current block: reading
+    /// `x[i]` again reuses the first read (one load, one gradient accumulation).
+    element_reads: HashMap<(VarId, VarId), VarId>,
 }
 
 const HELP_CALL: &str = "mark it `#[differentiable]`, give it a custom rule with `#[differentiable(vjp = …)]`, or wrap the value in `stop_gradient(…)` if no gradient should flow through it";
@@ -107,6 +110,7 @@ fn lower_pass(
         loops: Vec::new(),
         ret: None,
         snapshots: HashMap::new(),
+        element_reads: HashMap::new(),
     };
     for p in &sig.params {
         let v = l.new_var(p.differentiable);
@@ -268,8 +272,10 @@ impl Lowering<'_> {
         // Snapshots do not cross region boundaries: a loop body sees a new value each
         // iteration, and after a nested region any cell may have been written.
         self.snapshots.clear();
+        let element_reads = std::mem::take(&mut self.element_reads);
         f(self);
         self.snapshots.clear();
+        self.element_reads = element_reads;
         self.scopes.pop();
         std::mem::replace(&mut self.block, outer)
     }
@@ -782,8 +788,18 @@ impl Lowering<'_> {
             );
         }
         let index = self.operand_of(&ix.index);
+        let key = match (place, &index) {
+            (Place::Var(p), Operand::Var(i)) => Some((p, *i)),
+            _ => None,
+        };
+        if let Some(v) = key.and_then(|k| self.element_reads.get(&k)) {
+            return Value::Var(*v);
+        }
         let v = self.new_var(self.place_active(place));
         self.push(v, None, Rhs::ReadIndex { place, index }, e.span());
+        if let Some(k) = key {
+            self.element_reads.insert(k, v);
+        }
         Value::Var(v)
     }
 
