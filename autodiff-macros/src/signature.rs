@@ -196,6 +196,13 @@ impl Signature {
                 "`#[differentiable]` cannot differentiate a variadic function",
             );
         }
+        let name = sig.ident.to_string();
+        if prims::is_float_type_name(&name) || prims::is_constant_type_name(&name) {
+            errors.push(
+                sig.ident.span(),
+                format!("a `#[differentiable]` function cannot be named `{name}`: its derivative lives in a type of the same name, which would shadow the primitive type `{name}`; rename the function"),
+            );
+        }
         let output = match &sig.output {
             syn::ReturnType::Type(_, ty) => (**ty).clone(),
             syn::ReturnType::Default => {

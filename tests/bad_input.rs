@@ -1,0 +1,97 @@
+//! Bad input at run time: every case has a defined, documented outcome (README, "Bad
+//! input"), never an out-of-bounds read or a silently wrong number.
+
+use autodiff::prelude::*;
+
+#[differentiable]
+fn square_sum(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for v in x.iter() {
+        s += v * v;
+    }
+    s
+}
+
+#[differentiable]
+fn scaled(x: f64) -> f64 {
+    x.exp() * 2.0
+}
+
+#[differentiable]
+fn log_of(x: f64) -> f64 {
+    x.ln()
+}
+
+#[differentiable]
+fn element(x: &[f64], i: usize) -> f64 {
+    x[i] * 2.0
+}
+
+#[differentiable]
+fn scale_all(x: &[f64], s: f64) -> Vec<f64> {
+    let mut out = vec![0.0; x.len()];
+    for i in 0..x.len() {
+        out[i] = x[i] * s;
+    }
+    out
+}
+
+#[differentiable]
+fn repeated(x: f64, n: usize) -> f64 {
+    let mut y = x;
+    for _ in 0..n {
+        y = y * 0.5 + 1.0;
+    }
+    y
+}
+
+#[test]
+fn nan_inputs_propagate_to_the_gradients_they_reach() {
+    let g = gradients_function!(square_sum)(&[1.0, f64::NAN, 2.0]);
+    assert_eq!(g[0], 2.0);
+    assert!(g[1].is_nan());
+    assert_eq!(g[2], 4.0);
+}
+
+#[test]
+fn infinite_inputs_follow_ieee_arithmetic() {
+    let (v, g) = value_and_gradients_function!(scaled)(f64::INFINITY);
+    assert_eq!((v, g), (f64::INFINITY, f64::INFINITY));
+    let (v, g) = value_and_gradients_function!(scaled)(f64::NEG_INFINITY);
+    assert_eq!((v, g), (0.0, 0.0));
+}
+
+#[test]
+fn a_non_finite_output_gets_the_ieee_derivative() {
+    // ln(0) = -inf, and its derivative 1/0 = +inf: reported as is, not hidden.
+    let (v, g) = value_and_gradients_function!(log_of)(0.0);
+    assert_eq!((v, g), (f64::NEG_INFINITY, f64::INFINITY));
+    // outside the domain: NaN value, NaN-free derivative formula 1/x
+    let (v, g) = value_and_gradients_function!(log_of)(-1.0);
+    assert!(v.is_nan());
+    assert_eq!(g, -1.0);
+}
+
+#[test]
+fn empty_slices_and_zero_trip_loops_give_zero_gradients() {
+    let (v, g) = value_and_gradients_function!(square_sum)(&[]);
+    assert_eq!(v, 0.0);
+    assert!(g.is_empty());
+    let (v, g) = value_and_gradients_function!(repeated, params = ["x"])(3.0, 0);
+    assert_eq!((v, g), (3.0, 1.0));
+}
+
+#[test]
+#[should_panic(expected = "index out of bounds: the len is 2 but the index is 5")]
+fn out_of_bounds_indexing_panics_like_the_primal() {
+    let _ = gradients_function!(element, params = ["x"])(&[1.0, 2.0], 5);
+}
+
+#[test]
+#[should_panic(
+    expected = "gradient length mismatch: accumulating a gradient of length 1 into one of length 3"
+)]
+fn a_cotangent_of_the_wrong_length_is_refused() {
+    let (_, pullback) = vjp!(scale_all)(&[1.0, 2.0, 3.0], 2.0);
+    let _ = pullback(vec![1.0]);
+}
