@@ -6,6 +6,15 @@
 
 use autodiff::prelude::*;
 
+/// `[(5.0, Variable(w1)), (7.0, Variable(w2))]`, as TensorFlow prints the pairs.
+fn pairs(grads: &Gradients) -> String {
+    let pairs: Vec<String> = grads
+        .iter()
+        .map(|(g, v)| format!("({g:?}, {v:?})"))
+        .collect();
+    format!("[{}]", pairs.join(", "))
+}
+
 /// The same function with the weights as parameters, for the explicit mode.
 #[differentiable]
 fn weighted_sum_with_weights(w1: f64, x1: f64, w2: f64, x2: f64) -> f64 {

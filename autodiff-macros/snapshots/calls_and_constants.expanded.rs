@@ -161,27 +161,11 @@ impl energy {
         __S: ::autodiff::__private::select::ScalarOutputFor<T>,
         T: ::autodiff::__private::Real,
     {
-        move |__v0: T, __v1: T, __v2: i32| {
-            let (_, __pullback) = Self::__vjp::<T>(__v0, __v1, __v2);
-            let (__g0, __g1, __g2) = __pullback(
-                <__S as ::autodiff::__private::select::ScalarOutputFor<T>>::seed(),
-            );
-            <__S as ::autodiff::__private::select::Select<
-                (
-                    ::core::option::Option<
-                        <T as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                    ::core::option::Option<
-                        <T as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                    ::core::option::Option<::autodiff::__private::NoTangent>,
-                ),
-            >>::select((
-                ::core::option::Option::Some(__g0),
-                ::core::option::Option::Some(__g1),
-                ::core::option::Option::Some(__g2),
-            ))
-        }
+        let __value_and_gradients = Self::__value_and_gradients_function::<
+            __S,
+            T,
+        >(_selection);
+        move |__v0: T, __v1: T, __v2: i32| __value_and_gradients(__v0, __v1, __v2).1
     }
     #[doc(hidden)]
     #[allow(dead_code, non_snake_case, clippy::all)]

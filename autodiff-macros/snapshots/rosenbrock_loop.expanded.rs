@@ -178,19 +178,10 @@ impl rosenbrock {
         >,
         __S: ::autodiff::__private::select::ScalarOutputFor<f64>,
     {
-        move |__v0: &[f64]| {
-            let (_, __pullback) = Self::__vjp(__v0);
-            let (__g0,) = __pullback(
-                <__S as ::autodiff::__private::select::ScalarOutputFor<f64>>::seed(),
-            );
-            <__S as ::autodiff::__private::select::Select<
-                (
-                    ::core::option::Option<
-                        <[f64] as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                ),
-            >>::select((::core::option::Option::Some(__g0),))
-        }
+        let __value_and_gradients = Self::__value_and_gradients_function::<
+            __S,
+        >(_selection);
+        move |__v0: &[f64]| __value_and_gradients(__v0).1
     }
     #[doc(hidden)]
     #[allow(dead_code, non_snake_case, clippy::all)]

@@ -165,23 +165,10 @@ impl chain {
         >,
         __S: ::autodiff::__private::select::ScalarOutputFor<f64>,
     {
-        move |__v0: f64, __v1: usize| {
-            let (_, __pullback) = Self::__vjp(__v0, __v1);
-            let (__g0, __g1) = __pullback(
-                <__S as ::autodiff::__private::select::ScalarOutputFor<f64>>::seed(),
-            );
-            <__S as ::autodiff::__private::select::Select<
-                (
-                    ::core::option::Option<
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                    ::core::option::Option<::autodiff::__private::NoTangent>,
-                ),
-            >>::select((
-                ::core::option::Option::Some(__g0),
-                ::core::option::Option::Some(__g1),
-            ))
-        }
+        let __value_and_gradients = Self::__value_and_gradients_function::<
+            __S,
+        >(_selection);
+        move |__v0: f64, __v1: usize| __value_and_gradients(__v0, __v1).1
     }
     #[doc(hidden)]
     #[allow(dead_code, non_snake_case, clippy::all)]

@@ -164,32 +164,11 @@ impl weighted_sum {
         >,
         __S: ::autodiff::__private::select::ScalarOutputFor<f64>,
     {
+        let __value_and_gradients = Self::__value_and_gradients_function::<
+            __S,
+        >(_selection);
         move |__v0: f64, __v1: f64, __v2: f64, __v3: f64| {
-            let (_, __pullback) = Self::__vjp(__v0, __v1, __v2, __v3);
-            let (__g0, __g1, __g2, __g3) = __pullback(
-                <__S as ::autodiff::__private::select::ScalarOutputFor<f64>>::seed(),
-            );
-            <__S as ::autodiff::__private::select::Select<
-                (
-                    ::core::option::Option<
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                    ::core::option::Option<
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                    ::core::option::Option<
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                    ::core::option::Option<
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                ),
-            >>::select((
-                ::core::option::Option::Some(__g0),
-                ::core::option::Option::Some(__g1),
-                ::core::option::Option::Some(__g2),
-                ::core::option::Option::Some(__g3),
-            ))
+            __value_and_gradients(__v0, __v1, __v2, __v3).1
         }
     }
     #[doc(hidden)]

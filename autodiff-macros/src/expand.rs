@@ -245,6 +245,16 @@ fn companions(sig: &Signature, vis: &syn::Visibility, vjp_fn_body: TokenStream) 
     let selected = sig.selected_tangents();
     let captures = sig.precise_captures();
     let turbofish = type_and_const_args(&sig.generics);
+    let turbofish_with_selection = {
+        let args: Vec<TokenStream> = std::iter::once(quote!(__S))
+            .chain(sig.generics.params.iter().filter_map(|p| match p {
+                syn::GenericParam::Type(t) => Some(t.ident.to_token_stream()),
+                syn::GenericParam::Const(c) => Some(c.ident.to_token_stream()),
+                syn::GenericParam::Lifetime(_) => None,
+            }))
+            .collect();
+        quote!(::<#(#args),*>)
+    };
     // Companions are associated items (of the method's `impl`, or of the function's
     // companion struct), reached through `Self::`; the primal is `Self::m` for a method.
     let owner = quote!(Self::);
@@ -336,11 +346,10 @@ fn companions(sig: &Signature, vis: &syn::Visibility, vjp_fn_body: TokenStream) 
             __S: #rt::select::ScalarOutputFor<#output>,
             #where_preds
         {
-            move |#(#vars: #tys),*| {
-                let (_, __pullback) = #owner #vjp #turbofish(#(#vars),*);
-                let (#(#gnames,)*) = __pullback(<__S as #rt::select::ScalarOutputFor<#output>>::seed());
-                <__S as #rt::select::Select<#options>>::select((#(::core::option::Option::Some(#gnames),)*))
-            }
+            // The value comes for free in reverse mode: this is the value-and-gradients
+            // closure without the value.
+            let __value_and_gradients = #owner #value_and_gradients #turbofish_with_selection(_selection);
+            move |#(#vars: #tys),*| __value_and_gradients(#(#vars),*).1
         }
 
         #[doc(hidden)]

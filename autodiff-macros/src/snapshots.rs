@@ -11,7 +11,11 @@ fn expand_pretty(item: proc_macro2::TokenStream) -> String {
 }
 
 fn check(name: &str, item: proc_macro2::TokenStream) {
-    let actual = expand_pretty(item);
+    compare(name, expand_pretty(item));
+}
+
+/// Compares `actual` with the stored snapshot `name`, or stores it when blessing.
+fn compare(name: &str, actual: String) {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("snapshots")
         .join(format!("{name}.expanded.rs"));
@@ -93,20 +97,7 @@ fn check_closure(name: &str, closure: proc_macro2::TokenStream) {
     let tokens = crate::expand::closure(closure);
     let file: syn::File =
         syn::parse2(quote!(fn snapshot() { let _ = #tokens; })).expect("the expansion parses");
-    let actual = prettyplease::unparse(&file);
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("snapshots")
-        .join(format!("{name}.expanded.rs"));
-    if std::env::var_os("AUTODIFF_BLESS").is_some() {
-        std::fs::write(&path, &actual).expect("write snapshot");
-        return;
-    }
-    let expected = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(
-        expected == actual,
-        "the expansion of `{name}` changed; rerun with AUTODIFF_BLESS=1 to update {}\n{actual}",
-        path.display()
-    );
+    compare(name, prettyplease::unparse(&file));
 }
 
 #[test]
