@@ -49,13 +49,9 @@ fn main() {
 
     // 3. Implicit gradients: with respect to every trainable variable read, as pairs.
     let grads = implicit_gradients(&weighted_sum)(5.0, 7.0);
-    let pairs: Vec<String> = grads
-        .iter()
-        .map(|(g, v)| format!("({:?}, {v:?})", g))
-        .collect();
     println!(
-        "3. implicit_gradients(weighted_sum)(5, 7) = [{}]",
-        pairs.join(", ")
+        "3. implicit_gradients(weighted_sum)(5, 7) = {}",
+        pairs(&grads)
     );
     println!(
         "   the pair names the variable itself: {}",
@@ -65,20 +61,12 @@ fn main() {
     let frozen_w1 = Variable::non_trainable(2.0).with_name("w1");
     let partly_frozen = differentiable_closure!(|x1: f64, x2: f64| frozen_w1 * x1 + w2 * x2);
     let grads = implicit_gradients(&partly_frozen)(5.0, 7.0);
-    let pairs: Vec<String> = grads
-        .iter()
-        .map(|(g, v)| format!("({:?}, {v:?})", g))
-        .collect();
     println!(
-        "   with w1 non-trainable: [{}]    (non-trainable variables are left out)",
-        pairs.join(", ")
+        "   with w1 non-trainable: {}    (non-trainable variables are left out)",
+        pairs(&grads)
     );
 
     // 4. Value and gradients: reverse mode computes the value anyway.
     let (s, grads) = implicit_value_and_gradients(&weighted_sum)(5.0, 7.0);
-    let pairs: Vec<String> = grads
-        .iter()
-        .map(|(g, v)| format!("({:?}, {v:?})", g))
-        .collect();
-    println!("4. implicit_value_and_gradients(weighted_sum)(5, 7) = ({s}, [{}])    (loss and gradients: a training step)", pairs.join(", "));
+    println!("4. implicit_value_and_gradients(weighted_sum)(5, 7) = ({s}, {})    (loss and gradients: a training step)", pairs(&grads));
 }
