@@ -474,3 +474,53 @@ fn reads_of_a_cell_see_every_write() {
     assert_eq!(counter_between_reads(2.0), 2.0 + 12.0);
     assert_eq!(gradients_function!(counter_between_reads)(2.0), 1.0 + 6.0);
 }
+
+#[differentiable]
+fn polar(r: f64, theta: f64) -> (f64, f64) {
+    (r * theta.cos(), r * theta.sin())
+}
+
+#[differentiable]
+fn uses_a_tuple_result(r: f64, theta: f64) -> f64 {
+    let (x, y) = polar(r, theta);
+    let p = polar(r * 2.0, theta);
+    x * y + p.0 - p.1 * 3.0
+}
+
+#[test]
+fn tuples_returned_by_differentiable_calls() {
+    let (r, t) = (1.5, 0.4);
+    let g = gradients_function!(uses_a_tuple_result)(r, t);
+    let fd = finite_difference(|p| uses_a_tuple_result(p[0], p[1]), &[r, t]);
+    assert_gradient_close(&[g.0, g.1], &fd, TOL);
+}
+
+struct Scaler {
+    k: f64,
+}
+
+impl Scaler {
+    #[differentiable]
+    fn helper(x: f64, k: f64) -> f64 {
+        x * k * Self::unit()
+    }
+
+    fn unit() -> f64 {
+        1.0
+    }
+
+    #[differentiable]
+    fn apply(&self, x: f64) -> f64 {
+        Self::helper(x, self.k) + x
+    }
+}
+
+#[test]
+fn associated_functions_without_self_mentioning_self() {
+    let s = Scaler { k: 4.0 };
+    assert_eq!(gradients_function!(Scaler::apply)(&s, 2.0), 5.0);
+    assert_eq!(
+        gradients_function!(Scaler::helper, params = ["k"])(2.0, 4.0),
+        2.0
+    );
+}

@@ -74,6 +74,11 @@ fn preinitialized(body: &Body) -> HashSet<VarId> {
                             out.insert(*v);
                         }
                     }
+                    Rhs::Field { base, .. } => {
+                        if body.is_active(*base) {
+                            out.insert(*base);
+                        }
+                    }
                     Rhs::ReadIndex { .. }
                     | Rhs::ReadCell(_)
                     | Rhs::Inactive(_)
@@ -201,6 +206,10 @@ fn rhs_tokens(rhs: &Rhs, span: Span) -> TokenStream {
             let a = args.iter().map(Operand::tokens);
             quote::quote_spanned!(span=> #func(#(#a),*))
         }
+        Rhs::Field { base, index } => {
+            let (b, i) = (base.ident(), syn::Index::from(*index as usize));
+            quote!(::core::clone::Clone::clone(&#b.#i))
+        }
         Rhs::Source(r) => {
             let id = r.ident();
             crate::sources::read_tokens(&quote!(#id))
@@ -218,6 +227,7 @@ impl Emitter<'_> {
                 ..
             }) => true,
             Some(Rhs::Prim(Prim::Binary { .. } | Prim::Neg | Prim::Cast { .. }, _)) => true,
+            Some(Rhs::Field { .. }) => true,
             Some(Rhs::Inactive(ts)) => pure_cheap(ts),
             _ => false,
         }
@@ -226,6 +236,7 @@ impl Emitter<'_> {
     fn rhs_operands(&self, v: VarId) -> Vec<VarId> {
         match self.defs.get(&v) {
             Some(Rhs::Copy(o)) => o.var().into_iter().collect(),
+            Some(Rhs::Field { base, .. }) => vec![*base],
             Some(Rhs::Prim(_, args)) => args.iter().filter_map(Operand::var).collect(),
             Some(Rhs::ReadIndex { place, index }) => {
                 let mut out: Vec<VarId> = index.var().into_iter().collect();
@@ -444,6 +455,10 @@ impl Emitter<'_> {
                     Rhs::ReadCell(c) => {
                         let dc = c.adjoint();
                         out.extend(quote!(#rt::Accumulate::accumulate(&mut #dc, #rt::ops::identity_d0(&#dy));));
+                    }
+                    Rhs::Field { base, index } => {
+                        let (db, i) = (base.adjoint(), syn::Index::from(*index as usize));
+                        out.extend(quote!(#rt::Accumulate::accumulate(&mut #db.#i, #rt::ops::identity_d0(&#dy));));
                     }
                     Rhs::Source(r) => {
                         let reference = self.var(*r);

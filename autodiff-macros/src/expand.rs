@@ -63,10 +63,15 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> TokenStream {
         let item: syn::ItemFn = syn::parse2(item).expect("parsed above");
         item.sig
     };
-    let Some(sig) = Signature::parse(&original_sig, &mut errors) else {
+    let Some(mut sig) = Signature::parse(&original_sig, &mut errors) else {
         let errs = errors.to_compile_errors();
         return quote!(#errs #func);
     };
+    // An associated function without `self` that mentions `Self` lives in an `impl`: its
+    // companions are siblings there too (a companion struct cannot go in an `impl`).
+    if !sig.is_method && mentions_self(&func) {
+        sig.is_method = true;
+    }
     let original = func.clone();
     // Reads of captured names and constant parameters' fields go through the runtime's
     // source dispatch, in the primal and in the derivative alike.
@@ -381,4 +386,16 @@ fn companions(sig: &Signature, vis: &syn::Visibility, vjp_fn_body: TokenStream) 
             #items
         }
     }
+}
+
+/// Whether `Self` appears in the function (its signature or body).
+fn mentions_self(func: &syn::ItemFn) -> bool {
+    fn scan(tokens: TokenStream) -> bool {
+        tokens.into_iter().any(|tt| match tt {
+            proc_macro2::TokenTree::Ident(id) => id == "Self",
+            proc_macro2::TokenTree::Group(g) => scan(g.stream()),
+            _ => false,
+        })
+    }
+    scan(quote!(#func))
 }

@@ -192,6 +192,8 @@ pub enum Rhs {
     ReadCell(CellId),
     /// `place[index]`.
     ReadIndex { place: Place, index: Operand },
+    /// `base.index`: a component of a tuple-valued variable (the result of a call).
+    Field { base: VarId, index: u32 },
     /// A read through the runtime's source dispatch of the value the variable holds a
     /// reference to (a captured name or a field of a constant parameter): a `Variable`'s
     /// snapshot, whose gradient the reverse sweep deposits, or a plain value.

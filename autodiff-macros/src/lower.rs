@@ -612,6 +612,22 @@ impl Lowering<'_> {
                             self.bind_pattern(p, field, ty, span);
                         }
                     }
+                    Value::Var(v) => {
+                        // A tuple returned by a differentiable call: project its components.
+                        for (k, (p, ty)) in pt.elems.iter().zip(elem_tys).enumerate() {
+                            let field = self.new_var(true);
+                            self.push(
+                                field,
+                                None,
+                                Rhs::Field {
+                                    base: v,
+                                    index: k as u32,
+                                },
+                                span,
+                            );
+                            self.bind_pattern(p, Value::Var(field), ty, span);
+                        }
+                    }
                     _ => {
                         self.errors.push_spanned(pat, "destructuring this value is not supported yet in differentiable code; bind it to a name and take its fields with `.0`, `.1`, …");
                     }
@@ -692,6 +708,11 @@ impl Lowering<'_> {
                         // an inactive value (or one already reported as an error)
                         let base = v.tokens();
                         self.inactive(quote!(#base.#index), e.span())
+                    }
+                    Value::Var(base) => {
+                        let field = self.new_var(true);
+                        self.push(field, None, Rhs::Field { base, index: index.index }, e.span());
+                        Value::Var(field)
                     }
                     _ => self.unsupported(e, "taking a field of this value is not supported in differentiable code yet"),
                 },
