@@ -70,7 +70,9 @@ fn measure<A, B, C>(
 }
 
 fn pretty(seconds: f64) -> String {
-    if seconds < 1e-3 {
+    if seconds < 1e-6 {
+        format!("{:.0} ns", seconds * 1e9)
+    } else if seconds < 1e-3 {
         format!("{:.1} µs", seconds * 1e6)
     } else {
         format!("{:.2} ms", seconds * 1e3)
@@ -111,6 +113,35 @@ fn main() {
         || recurrence_by_hand(black_box(0.9), black_box(0.3), n),
     ));
 
+    // The implicit helpers' cost over the explicit mode: a tiny function (the seed's),
+    // where any per-call overhead shows, and Rosenbrock over a variable-free slice.
+    let w1 = Variable::new(2.0);
+    let w2 = Variable::new(3.0);
+    let weighted_sum = differentiable_closure!(|x1: f64, x2: f64| w1 * x1 + w2 * x2);
+    let implicit = implicit_value_and_gradients(&weighted_sum);
+    let explicit = value_and_gradients_function!(weighted_sum_with_weights);
+    let mut overhead = Vec::new();
+    for _ in 0..rounds {
+        let te = time(
+            &mut || {
+                explicit(
+                    black_box(2.0),
+                    black_box(5.0),
+                    black_box(3.0),
+                    black_box(7.0),
+                )
+            },
+            Duration::from_millis(40),
+        );
+        let ti = time(
+            &mut || implicit(black_box(5.0), black_box(7.0)),
+            Duration::from_millis(40),
+        );
+        overhead.push((te, ti));
+    }
+    let te = median(overhead.iter().map(|p| p.0).collect());
+    let ti = median(overhead.iter().map(|p| p.1).collect());
+
     println!("| workload | primal | generated gradient | hand-written adjoint | generated ÷ hand-written | gradient ÷ primal |");
     println!("| --- | --- | --- | --- | --- | --- |");
     for r in rows {
@@ -125,4 +156,10 @@ fn main() {
         );
     }
     println!("\nmedians of {rounds} paired rounds; single thread, f64");
+    println!(
+        "\nimplicit mode, the seed's weighted_sum: explicit value_and_gradients_function! {} per call, implicit_value_and_gradients {} per call (+{} for the request, the variable reads and the pairs)",
+        pretty(te),
+        pretty(ti),
+        pretty(ti - te)
+    );
 }

@@ -110,3 +110,9 @@ pub fn recurrence_by_hand(a: f64, b: f64, n: usize) -> (f64, (f64, f64)) {
 pub fn rosenbrock_input(n: usize) -> Vec<f64> {
     (0..n).map(|i| (i as f64 * 0.37).sin() * 0.5).collect()
 }
+
+/// The seed's function with the weights as parameters (explicit mode).
+#[differentiable]
+pub fn weighted_sum_with_weights(w1: f64, x1: f64, w2: f64, x2: f64) -> f64 {
+    w1 * x1 + w2 * x2
+}

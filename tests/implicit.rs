@@ -186,3 +186,16 @@ fn many_threads_share_variables_and_never_see_each_other() {
         h.join().expect("a gradient thread panicked");
     }
 }
+
+#[test]
+fn move_closures_own_their_variables() {
+    let make = || {
+        let w = Variable::new(4.0);
+        let handle = w.clone();
+        (differentiable_closure!(move |x: f64| w * x * x), handle)
+    };
+    let (f, w) = make();
+    assert_eq!(f(3.0), 36.0);
+    let (v, g) = implicit_value_and_gradients(&f)(3.0);
+    assert_eq!((v, g.get(&w)), (36.0, Some(9.0)));
+}

@@ -10,7 +10,7 @@
 //! never see each other's variables.
 
 use crate::select::ScalarOutput;
-use crate::variable::{Variable, VariableId};
+use crate::variable::{Inner, Variable, VariableId};
 use crate::Differentiable;
 use std::any::Any;
 use std::cell::{Cell, RefCell};
@@ -208,24 +208,30 @@ trait ErasedVariable: Send + Sync {
     fn scale_gradient(&self, grad: &mut Gradient, factor: f64);
 }
 
-impl<T: Parameter> ErasedVariable for Variable<T>
+// Implemented for the variable's shared state itself, so a `VariableRef` is the variable's
+// own `Arc`, cloned: no allocation per gradient pair.
+impl<T: Parameter> ErasedVariable for Inner<T>
 where
     T::Tangent: TangentValue,
 {
     fn id(&self) -> VariableId {
-        Variable::id(self)
+        self.id
     }
     fn name(&self) -> Option<String> {
-        Variable::name(self)
+        self.name.read().unwrap_or_else(|e| e.into_inner()).clone()
     }
     fn num_elements(&self) -> usize {
-        self.snapshot().num_elements()
+        self.value
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .num_elements()
     }
     fn update(&self, grad: &Gradient, f: &mut dyn FnMut(usize, f64, f64) -> f64) {
         let g = grad
             .downcast_ref::<T::Tangent>()
             .expect("a gradient of this variable's tangent type");
-        Variable::update(self, |v| v.update_elements(g, f));
+        let mut guard = self.value.write().unwrap_or_else(|e| e.into_inner());
+        Arc::make_mut(&mut guard).update_elements(g, f);
     }
     fn visit_gradient(&self, grad: &Gradient, f: &mut dyn FnMut(usize, f64)) {
         let g = grad
@@ -256,7 +262,7 @@ impl VariableRef {
     where
         T::Tangent: TangentValue,
     {
-        VariableRef(Arc::new(v.clone()))
+        VariableRef(Arc::clone(&v.inner) as Arc<dyn ErasedVariable>)
     }
 
     /// Whether this names `variable`.
