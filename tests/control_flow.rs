@@ -524,3 +524,15 @@ fn associated_functions_without_self_mentioning_self() {
         2.0
     );
 }
+
+#[differentiable]
+fn tuple_parameter(p: (f64, f64), scale: f64) -> f64 {
+    let (a, b) = p;
+    a * b * scale + p.0.sin()
+}
+
+#[test]
+fn tuple_parameters() {
+    let ((da, db), ds) = gradients_function!(tuple_parameter)((2.0, 3.0), 0.5);
+    assert_eq!((da, db, ds), (3.0 * 0.5 + 2.0_f64.cos(), 2.0 * 0.5, 6.0));
+}
