@@ -536,3 +536,26 @@ fn tuple_parameters() {
     let ((da, db), ds) = gradients_function!(tuple_parameter)((2.0, 3.0), 0.5);
     assert_eq!((da, db, ds), (3.0 * 0.5 + 2.0_f64.cos(), 2.0 * 0.5, 6.0));
 }
+
+/// Regression (random-program tester, seed 100): a `match` on an integer computed from
+/// differentiable values was refused as a match on a differentiable value.
+#[differentiable]
+fn match_on_an_integer_computed_from_differentiable_values(a: f64, b: f64) -> f64 {
+    match (b.tanh().abs() * 2.0) as usize % 3 {
+        0 => (a * b * b * 0.5).atan(),
+        1 => (1.0 + a.cos().powi(2)).ln(),
+        _ => ((b - a) * a * 0.5).atan(),
+    }
+}
+
+#[test]
+fn regression_match_on_an_integer_computed_from_differentiable_values() {
+    for &(a, b) in &[(0.3, 0.2), (0.7, 0.8), (-0.4, 2.5)] {
+        let g = gradients_function!(match_on_an_integer_computed_from_differentiable_values)(a, b);
+        let fd = finite_difference(
+            |p| match_on_an_integer_computed_from_differentiable_values(p[0], p[1]),
+            &[a, b],
+        );
+        assert_gradient_close(&[g.0, g.1], &fd, TOL);
+    }
+}

@@ -917,10 +917,12 @@ impl Lowering<'_> {
     /// `match` on an inactive scrutinee: a chain of `if`s, each testing one arm's pattern
     /// (and guard) with `match s { pat if guard => true, _ => false }`.
     fn match_expr(&mut self, m: &syn::ExprMatch) -> Value {
-        if self.references_active(&m.expr) {
+        // The scrutinee's value decides: `(x * 2.0) as usize % 3` mentions `x` but is an
+        // integer, with no derivative.
+        let scrutinee = self.expr(&m.expr);
+        if self.is_active(&scrutinee) {
             return self.unsupported(&m.expr, "`match` on a differentiable value is not supported; match on an integer, `bool` or enum, or compare with `if`");
         }
-        let scrutinee = self.verbatim(&m.expr);
         let s = scrutinee.tokens();
         let has_value = m.arms.iter().all(|a| !matches!(&*a.body, syn::Expr::Block(b) if b.block.stmts.last().is_none_or(|s| !matches!(s, syn::Stmt::Expr(_, None)))));
         let result = has_value.then(|| self.new_cell(None));
