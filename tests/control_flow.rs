@@ -559,3 +559,45 @@ fn regression_match_on_an_integer_computed_from_differentiable_values() {
         assert_gradient_close(&[g.0, g.1], &fd, TOL);
     }
 }
+
+/// Regression (random-program tester, seed 100): an `if`/`match` statement whose arms end
+/// in a loop was lowered as a value of type `()`, which does not compile.
+#[differentiable]
+fn statement_arms_ending_in_loops(a: f64, xs: &[f64]) -> f64 {
+    let mut acc = a;
+    for (i, q) in xs.iter().enumerate() {
+        if *q > 0.5 {
+            let _unused = q * 2.0;
+        } else if i % 2 == 0 {
+            match i {
+                0 => {
+                    for _ in 0..2 {
+                        acc *= 1.0 + 0.1 * q;
+                    }
+                }
+                _ => {
+                    while acc > 10.0 {
+                        acc *= 0.5;
+                    }
+                }
+            }
+        } else {
+        }
+        acc += q.sin();
+    }
+    let v = if a > 0.0 { a * 2.0 } else { a };
+    acc * v
+}
+
+#[test]
+fn regression_statement_arms_ending_in_loops() {
+    let (a, xs) = (0.7, [0.2, 0.9, 0.1, 0.4]);
+    let (ga, gx) = gradients_function!(statement_arms_ending_in_loops)(a, &xs);
+    let mut all = vec![ga];
+    all.extend(gx);
+    let fd = finite_difference(
+        |p| statement_arms_ending_in_loops(p[0], &p[1..]),
+        &[a, 0.2, 0.9, 0.1, 0.4],
+    );
+    assert_gradient_close(&all, &fd, TOL);
+}

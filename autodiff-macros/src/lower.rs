@@ -60,6 +60,9 @@ pub struct Lowering<'a> {
     /// Reads of an immutable slice at an index variable, in the current block: reading
     /// `x[i]` again reuses the first read (one load, one gradient accumulation).
     element_reads: HashMap<(VarId, VarId), VarId>,
+    /// Whether the expression being lowered is in statement position (its value, if any,
+    /// is dropped): an `if` or `match` there needs no result cell.
+    discard: bool,
 }
 
 const HELP_CALL: &str = "mark it `#[differentiable]`, give it a custom rule with `#[differentiable(vjp = …)]`, or wrap the value in `stop_gradient(…)` if no gradient should flow through it";
@@ -111,6 +114,7 @@ fn lower_pass(
         ret: None,
         snapshots: HashMap::new(),
         element_reads: HashMap::new(),
+        discard: false,
     };
     for p in &sig.params {
         let v = l.new_var(p.differentiable);
@@ -416,7 +420,10 @@ impl Lowering<'_> {
     }
 
     fn operand_of(&mut self, e: &syn::Expr) -> Operand {
+        // An operand's value is needed, whatever the context.
+        let discard = std::mem::replace(&mut self.discard, false);
         let v = self.expr(e);
+        self.discard = discard;
         self.operand(v, e.span())
     }
 
@@ -529,7 +536,9 @@ impl Lowering<'_> {
     /// A statement evaluated for its effect (`println!(…);`, `acc += x;`).
     fn effect(&mut self, e: &syn::Expr) {
         if (self.references_active(e) || expr_may_exit(e)) && !matches!(e, syn::Expr::Macro(_)) {
+            let outer = std::mem::replace(&mut self.discard, true);
             self.expr(e);
+            self.discard = outer;
             return;
         }
         let e2 = self.renamed(e);
@@ -553,7 +562,9 @@ impl Lowering<'_> {
             syn::Pat::Type(pt) => (&*pt.pat, Some(pt.ty.clone())),
             p => (p, None),
         };
+        let discard = std::mem::replace(&mut self.discard, false);
         let value = self.expr(&init.expr);
+        self.discard = discard;
         self.bind_pattern(pat, value, ty, init.expr.span());
     }
 
@@ -887,8 +898,11 @@ impl Lowering<'_> {
         if let syn::Expr::Let(l) = &*i.cond {
             return self.unsupported(l, "`if let` on differentiable values is not supported yet; use `match` on an inactive value or an `if` on a `bool`");
         }
+        let discard = std::mem::replace(&mut self.discard, false);
         let cond = self.operand_of(&i.cond);
-        let has_value = i.else_branch.is_some()
+        self.discard = discard;
+        let has_value = !discard
+            && i.else_branch.is_some()
             && matches!(i.then_branch.stmts.last(), Some(syn::Stmt::Expr(_, None)));
         let result = has_value.then(|| self.new_cell(None));
         let then = self.nested(false, |l| {
@@ -919,12 +933,15 @@ impl Lowering<'_> {
     fn match_expr(&mut self, m: &syn::ExprMatch) -> Value {
         // The scrutinee's value decides: `(x * 2.0) as usize % 3` mentions `x` but is an
         // integer, with no derivative.
+        let discard = std::mem::replace(&mut self.discard, false);
         let scrutinee = self.expr(&m.expr);
+        self.discard = discard;
         if self.is_active(&scrutinee) {
             return self.unsupported(&m.expr, "`match` on a differentiable value is not supported; match on an integer, `bool` or enum, or compare with `if`");
         }
         let s = scrutinee.tokens();
-        let has_value = m.arms.iter().all(|a| !matches!(&*a.body, syn::Expr::Block(b) if b.block.stmts.last().is_none_or(|s| !matches!(s, syn::Stmt::Expr(_, None)))));
+        let has_value = !discard
+            && m.arms.iter().all(|a| !matches!(&*a.body, syn::Expr::Block(b) if b.block.stmts.last().is_none_or(|s| !matches!(s, syn::Stmt::Expr(_, None)))));
         let result = has_value.then(|| self.new_cell(None));
         self.match_arms(&m.arms, &s, result);
         match result {
@@ -993,7 +1010,10 @@ impl Lowering<'_> {
             value: None,
         });
         let mut item = None;
+        // A loop body's value is dropped.
+        let outer = std::mem::replace(&mut self.discard, true);
         let block = self.nested(true, |l| item = body(l));
+        self.discard = outer;
         let ctx = self.loops.pop().expect("loop context");
         let head = match (iter, item) {
             (Some((iter, start)), Some(item)) => LoopHead::For { item, iter, start },
