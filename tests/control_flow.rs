@@ -580,7 +580,7 @@ fn statement_arms_ending_in_loops(a: f64, xs: &[f64]) -> f64 {
                         acc *= 0.5;
                     }
                 }
-                        }
+            }
         }
         acc += q.sin();
     }

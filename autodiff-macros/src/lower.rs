@@ -74,15 +74,33 @@ pub fn lower(
     body: &syn::Block,
     errors: &mut Errors,
 ) -> Body {
+    // Cells are numbered in the order lowering makes them, and a pass may lower an
+    // expression differently once more cells are active (structurally rather than as
+    // written), which renumbers later cells. So iterate A ← F(A) — the cells found written
+    // with active values when A is assumed, in that pass's own numbering — to an exact
+    // fixpoint; from the empty set it grows monotonically while the numbering is stable. If
+    // it does not settle, the union of everything found is a safe over-approximation
+    // (an extra active cell costs work, never a gradient).
     let mut assumed = HashSet::new();
-    loop {
+    let mut union = HashSet::new();
+    for _ in 0..12 {
         let mut pass_errors = Errors::default();
         let (ir, found) = lower_pass(sig, generics, body, &mut pass_errors, &assumed);
-        if found.is_subset(&assumed) {
+        if found == assumed {
             errors.extend(pass_errors);
             return ir;
         }
-        assumed.extend(found);
+        union.extend(found.iter().copied());
+        assumed = found;
+    }
+    loop {
+        let mut pass_errors = Errors::default();
+        let (ir, found) = lower_pass(sig, generics, body, &mut pass_errors, &union);
+        if found.is_subset(&union) {
+            errors.extend(pass_errors);
+            return ir;
+        }
+        union.extend(found);
     }
 }
 
