@@ -600,3 +600,49 @@ fn regression_statement_arms_ending_in_loops() {
     );
     assert_gradient_close(&all, &fd, TOL);
 }
+
+/// Regression (random-program tester, program p1 of seed 1): the cell-activity fixpoint
+/// keyed cells by creation order, and a pass that lowered an expression structurally
+/// instead of as written renumbered later cells, so a `bool` flag cell was taken for an
+/// active one and the generated code did not compile.
+#[differentiable]
+fn cell_numbering_shifts_between_passes(b: f64, a: f64, n: usize) -> f64 {
+    if n % 2 == 0 {
+        let mut acc0 = (1.0 + (a + b).powi(2)).sqrt() * 0.5;
+        match n % 3 {
+            0 | 1 => {
+                let _b = b - -(a * 0.25).tanh();
+            }
+            _ => {
+                let mut w1 = 0;
+                while w1 < 3 && (acc0 * acc0 < -0.2) {
+                    let t2: f64 = 2.0;
+                    acc0 = (0.1 * t2).powi(3);
+                    w1 += 1;
+                }
+            }
+        }
+        return 0.6 * acc0;
+    }
+    let mut acc3 = 0.0;
+    acc3 += b;
+    if (n as f64 - b) > b && a < -0.1 {
+        return acc3;
+    }
+    acc3 * a
+}
+
+#[test]
+fn regression_cell_numbering_shifts_between_passes() {
+    for n in [2, 3, 5] {
+        let (gb, ga) = gradients_function!(
+            cell_numbering_shifts_between_passes,
+            params = ["b", "a"]
+        )(0.4, 0.9, n);
+        let fd = finite_difference(
+            |p| cell_numbering_shifts_between_passes(p[0], p[1], n),
+            &[0.4, 0.9],
+        );
+        assert_gradient_close(&[gb, ga], &fd, TOL);
+    }
+}
