@@ -671,10 +671,19 @@ impl Soak {
             if candidates.is_empty() {
                 break;
             }
+            let current = size(&set);
             let verdicts = self.still_fails(&candidates, target, failure.kind, &key);
+            // Only changes that make the program smaller (a new return of the same size
+            // could flip back and forth forever).
             let winners: Vec<usize> = (0..candidates.len())
-                .filter(|&i| verdicts[i].is_some())
+                .filter(|&i| verdicts[i].is_some() && size(&candidates[i]) < current)
                 .collect();
+            eprintln!(
+                "minimize p{target}: round {rounds}, {} bytes, {} candidates, {} still fail",
+                current,
+                candidates.len(),
+                winners.len()
+            );
             if winners.is_empty() {
                 break;
             }
@@ -702,7 +711,9 @@ impl Soak {
                     .map(|&n| apply(&set, target, &chosen[..n]))
                     .collect();
                 let results = self.still_fails(&combos, target, failure.kind, &key);
-                if let Some(i) = results.iter().position(Option::is_some) {
+                if let Some(i) =
+                    (0..combos.len()).find(|&i| results[i].is_some() && size(&combos[i]) < current)
+                {
                     set = combos[i].clone();
                     message = results[i].clone().unwrap_or_default();
                     continue;
