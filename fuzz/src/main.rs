@@ -634,8 +634,8 @@ impl Soak {
     /// Deletes statements of the failing function and its callees while it keeps failing
     /// the same way, then prints what is left.
     fn minimize(&mut self, failure: &Failure) {
-        if failure.kind == FailureKind::Crash {
-            println!("(hangs and crashes are not minimized)");
+        if matches!(failure.kind, FailureKind::Crash | FailureKind::Generator) {
+            println!("(hangs, crashes and generator bugs are not minimized)");
             return;
         }
         let t = Instant::now();
@@ -662,6 +662,11 @@ impl Soak {
                     f.simpler_returns()
                         .into_iter()
                         .map(|r| Change::Return(f.index, r)),
+                );
+                changes.extend(
+                    f.simpler_lets()
+                        .into_iter()
+                        .map(|(id, line)| Change::Line(f.index, id, line)),
                 );
             }
             let candidates: Vec<BTreeMap<usize, Func>> = changes
@@ -694,6 +699,7 @@ impl Soak {
             for &i in &winners {
                 match &changes[i] {
                     Change::Return(k, _) if !returns.insert(*k) => {}
+                    // A line both replaced and deleted: the deletion wins, harmlessly.
                     c => chosen.push(c.clone()),
                 }
             }
@@ -875,6 +881,8 @@ enum Change {
     Delete(usize, u32),
     /// Replace a function's final expression.
     Return(usize, String),
+    /// Replace a line (function, statement id, new text).
+    Line(usize, u32, String),
 }
 
 /// The set after `changes`, keeping only the functions `target` still calls.
@@ -891,10 +899,10 @@ fn apply(set: &BTreeMap<usize, Func>, target: usize, changes: &[Change]) -> BTre
                 .collect();
             let mut g = f.without(&ids);
             for c in changes {
-                if let Change::Return(j, r) = c {
-                    if *j == k {
-                        g = g.with_ret(r);
-                    }
+                match c {
+                    Change::Return(j, r) if *j == k => g = g.with_ret(r),
+                    Change::Line(j, id, text) if *j == k => g = g.with_line(*id, text),
+                    _ => {}
                 }
             }
             (k, g)
