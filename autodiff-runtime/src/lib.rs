@@ -22,6 +22,7 @@ pub mod check;
 pub mod implicit;
 pub mod ops;
 pub mod optim;
+mod array;
 mod real;
 #[doc(hidden)]
 pub mod saved;

@@ -30,6 +30,7 @@
 
 mod arithmetic;
 mod elementary;
+pub mod tensor;
 
 pub use arithmetic::*;
 pub use elementary::*;

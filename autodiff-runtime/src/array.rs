@@ -1,0 +1,83 @@
+//! ndarray arrays as differentiable values: the gradient of an `ArrayBase<S, D>` (owned,
+//! view, shared) is an owned `Array<F, D>` of the same shape.
+
+use crate::real::Real;
+use crate::tangent::{Accumulate, Differentiable, Reset};
+use ndarray::{Array, ArrayBase, ArrayView, Data, Dimension};
+
+impl<F: Real, S: Data<Elem = F>, D: Dimension> Differentiable for ArrayBase<S, D> {
+    type Tangent = Array<F, D>;
+    fn zero_tangent(&self) -> Array<F, D> {
+        Array::zeros(self.raw_dim())
+    }
+}
+
+fn check_shapes(into: &[usize], from: &[usize]) {
+    assert!(
+        into == from,
+        "gradient shape mismatch: accumulating a gradient of shape {from:?} into one of shape {into:?}"
+    );
+}
+
+impl<F: Real, D: Dimension> Accumulate for Array<F, D> {
+    /// Adds elementwise, in place. An empty array stands for zero and takes the
+    /// contribution. Shapes must otherwise agree (a mismatch is a bug in the caller: it
+    /// panics naming both shapes).
+    fn accumulate(&mut self, contribution: Array<F, D>) {
+        if self.is_empty() && !contribution.is_empty() {
+            *self = contribution;
+            return;
+        }
+        check_shapes(self.shape(), contribution.shape());
+        self.zip_mut_with(&contribution, |a, b| *a = *a + *b);
+    }
+}
+
+impl<'a, F: Real, D: Dimension> Accumulate<ArrayView<'a, F, D>> for Array<F, D> {
+    /// Adds a borrowed contribution elementwise, in place (no allocation once `self`
+    /// exists).
+    fn accumulate(&mut self, contribution: ArrayView<'a, F, D>) {
+        if self.is_empty() && !contribution.is_empty() {
+            *self = contribution.to_owned();
+            return;
+        }
+        check_shapes(self.shape(), contribution.shape());
+        self.zip_mut_with(&contribution, |a, b| *a = *a + *b);
+    }
+}
+
+impl<F: Real, D: Dimension> Reset for Array<F, D> {
+    fn reset(&mut self) {
+        self.fill(F::zero());
+    }
+    fn take_reset(&mut self) -> Self {
+        let zeros = Array::zeros(self.raw_dim());
+        core::mem::replace(self, zeros)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::array;
+
+    #[test]
+    fn views_and_owned_arrays_have_owned_tangents() {
+        let a = array![[1.0_f64, 2.0], [3.0, 4.0]];
+        let g: Array<f64, _> = a.view().zero_tangent();
+        assert_eq!(g.shape(), &[2, 2]);
+        let mut acc = Array::<f64, _>::zeros((0, 0));
+        acc.accumulate(array![[1.0, 1.0], [1.0, 1.0]]);
+        acc.accumulate(a.view());
+        assert_eq!(acc, array![[2.0, 3.0], [4.0, 5.0]]);
+        assert_eq!(acc.take_reset(), array![[2.0, 3.0], [4.0, 5.0]]);
+        assert_eq!(acc, Array::zeros((2, 2)));
+    }
+
+    #[test]
+    #[should_panic(expected = "gradient shape mismatch")]
+    fn mismatched_shapes_panic() {
+        let mut acc = Array::<f64, _>::zeros(3);
+        acc.accumulate(Array::zeros(2));
+    }
+}

@@ -1,0 +1,1032 @@
+//! Operations on values that may be ndarray arrays: arithmetic with broadcasting, `dot`,
+//! transposition, reductions, elementwise functions and `mapv`.
+//!
+//! The macro cannot see types, so code it cannot prove scalar goes through these
+//! functions: the forward operations take their operands by reference (an array is read,
+//! never moved, so the reverse sweep can still read it), and every rule works for `f32`,
+//! `f64`, any `ArrayBase` (owned, view, shared) of any dimension, and references to these.
+//! On scalars they compile to the scalar formula.
+//!
+//! # Broadcasting
+//!
+//! Arithmetic between arrays broadcasts as ndarray does (NumPy's rules: align trailing
+//! axes; an axis of length 1 stretches). The rule of an operand sums the output's
+//! cotangent over the axes it was stretched along, so its gradient has its own shape:
+//!
+//! ```
+//! use autodiff_runtime::ops::tensor;
+//! use ndarray::array;
+//! let x = array![[1.0_f64, 2.0], [3.0, 4.0]];
+//! let b = array![10.0_f64, 20.0];
+//! let y = tensor::add(&x, &b); // b is added to each row
+//! assert_eq!(y, array![[11.0, 22.0], [13.0, 24.0]]);
+//! let dy = array![[1.0_f64, 1.0], [1.0, 1.0]];
+//! assert_eq!(tensor::add_d1(&b, &dy), array![2.0, 2.0]); // summed over the rows
+//! ```
+//!
+//! Shapes that do not broadcast panic, naming the operation and both shapes.
+
+use crate::real::Real;
+use ndarray::{
+    Array, ArrayBase, ArrayD, ArrayView, Axis, Data, DimMax, Dimension, Ix0, Ix1, Ix2, IxDyn, RemoveAxis, Zip,
+};
+
+/// A value the tensor operations accept: an `f32`/`f64` scalar, an ndarray array (owned,
+/// view or shared, any dimension), or a reference to one.
+///
+/// ```
+/// use autodiff_runtime::ops::tensor::Tensor;
+/// let a = ndarray::array![1.0_f64, 2.0];
+/// assert_eq!(a.view_tensor().len(), 2);
+/// assert_eq!(2.0_f64.as_scalar(), Some(2.0));
+/// ```
+pub trait Tensor {
+    /// The element type.
+    type Elem: Real;
+    /// The dimension (`Ix0` for a scalar).
+    type Dim: Dimension;
+    /// The type of a gradient: the scalar itself, or an owned array of the same dimension.
+    type Cot;
+    /// A view of the value (a 0-dimensional one for a scalar).
+    fn view_tensor(&self) -> ArrayView<'_, Self::Elem, Self::Dim>;
+    /// The value, when it is a scalar.
+    fn as_scalar(&self) -> Option<Self::Elem>;
+    /// A gradient for this value from the gradient `g` of a result it was broadcast into:
+    /// `g` summed over the broadcast axes.
+    fn reduce(&self, g: ArrayD<Self::Elem>) -> Self::Cot;
+    /// A gradient for this value from a scalar result's gradient.
+    fn reduce_scalar(&self, g: Self::Elem) -> Self::Cot;
+    /// A gradient for this value from an array of exactly its shape.
+    fn cot_from(&self, g: Array<Self::Elem, Self::Dim>) -> Self::Cot;
+}
+
+macro_rules! scalar_tensor {
+    ($($t:ty),*) => {$(
+        impl Tensor for $t {
+            type Elem = $t;
+            type Dim = Ix0;
+            type Cot = $t;
+            #[inline(always)]
+            fn view_tensor(&self) -> ArrayView<'_, $t, Ix0> {
+                ArrayView::from_shape((), core::slice::from_ref(self)).expect("a scalar view")
+            }
+            #[inline(always)]
+            fn as_scalar(&self) -> Option<$t> {
+                Some(*self)
+            }
+            #[inline]
+            fn reduce(&self, g: ArrayD<$t>) -> $t {
+                g.sum()
+            }
+            #[inline(always)]
+            fn reduce_scalar(&self, g: $t) -> $t {
+                g
+            }
+            #[inline(always)]
+            fn cot_from(&self, g: Array<$t, Ix0>) -> $t {
+                g[()]
+            }
+        }
+    )*};
+}
+scalar_tensor!(f32, f64);
+
+impl<F: Real, S: Data<Elem = F>, D: Dimension> Tensor for ArrayBase<S, D> {
+    type Elem = F;
+    type Dim = D;
+    type Cot = Array<F, D>;
+    #[inline(always)]
+    fn view_tensor(&self) -> ArrayView<'_, F, D> {
+        self.view()
+    }
+    #[inline(always)]
+    fn as_scalar(&self) -> Option<F> {
+        None
+    }
+    fn reduce(&self, g: ArrayD<F>) -> Array<F, D> {
+        sum_to(g, self.raw_dim())
+    }
+    fn reduce_scalar(&self, g: F) -> Array<F, D> {
+        sum_to(ndarray::arr0(g).into_dyn(), self.raw_dim())
+    }
+    #[inline(always)]
+    fn cot_from(&self, g: Array<F, D>) -> Array<F, D> {
+        g
+    }
+}
+
+impl<T: Tensor + ?Sized> Tensor for &T {
+    type Elem = T::Elem;
+    type Dim = T::Dim;
+    type Cot = T::Cot;
+    #[inline(always)]
+    fn view_tensor(&self) -> ArrayView<'_, T::Elem, T::Dim> {
+        (**self).view_tensor()
+    }
+    #[inline(always)]
+    fn as_scalar(&self) -> Option<T::Elem> {
+        (**self).as_scalar()
+    }
+    #[inline(always)]
+    fn reduce(&self, g: ArrayD<T::Elem>) -> T::Cot {
+        (**self).reduce(g)
+    }
+    #[inline(always)]
+    fn reduce_scalar(&self, g: T::Elem) -> T::Cot {
+        (**self).reduce_scalar(g)
+    }
+    #[inline(always)]
+    fn cot_from(&self, g: Array<T::Elem, T::Dim>) -> T::Cot {
+        (**self).cot_from(g)
+    }
+}
+
+/// Sums `g` over the axes an array of shape `dim` was broadcast along to reach `g`'s shape
+/// (leading axes it lacked, and its axes of length 1), giving an array of shape `dim`.
+///
+/// ```
+/// use ndarray::{array, Ix1};
+/// let g = array![[1.0_f64, 2.0], [3.0, 4.0]].into_dyn();
+/// let s = autodiff_runtime::ops::tensor::sum_to(g, Ix1(2));
+/// assert_eq!(s, array![4.0, 6.0]);
+/// ```
+pub fn sum_to<F: Real, D: Dimension>(g: ArrayD<F>, dim: D) -> Array<F, D> {
+    let target = dim.slice();
+    let mut g = g;
+    if g.shape() != target {
+        let original = g.shape().to_vec();
+        let mismatch = || -> ! {
+            panic!(
+                "autodiff: a gradient of shape {original:?} cannot be reduced to an operand of shape {target:?} (the operand was not broadcast to it)"
+            )
+        };
+        if g.ndim() < target.len() {
+            mismatch();
+        }
+        while g.ndim() > target.len() {
+            g = g.sum_axis(Axis(0));
+        }
+        for (k, &n) in target.iter().enumerate() {
+            if n == 1 && g.shape()[k] != 1 {
+                g = g.sum_axis(Axis(k)).insert_axis(Axis(k));
+            }
+        }
+        if g.shape() != target {
+            mismatch();
+        }
+    }
+    g.into_dimensionality::<D>()
+        .expect("autodiff: same number of axes")
+}
+
+/// The shape two operands broadcast to, or a panic naming the operation and both shapes.
+fn broadcast_check(op: &str, a: &[usize], b: &[usize]) {
+    let n = a.len().max(b.len());
+    for k in 0..n {
+        let x = if k + a.len() >= n { a[k + a.len() - n] } else { 1 };
+        let y = if k + b.len() >= n { b[k + b.len() - n] } else { 1 };
+        if x != y && x != 1 && y != 1 {
+            panic!("autodiff: `{op}` of arrays of shapes {a:?} and {b:?}: the shapes do not broadcast (axis {k} of the result has lengths {x} and {y})");
+        }
+    }
+}
+
+/// Unwraps references for the forward operations: the value behind any number of `&`.
+///
+/// ```
+/// use autodiff_runtime::ops::tensor::Val;
+/// let x = 2.0_f64;
+/// assert_eq!(*(&&x).val(), 2.0);
+/// ```
+pub trait Val {
+    /// The value's type.
+    type V: ?Sized;
+    /// The value.
+    fn val(&self) -> &Self::V;
+}
+
+impl Val for f32 {
+    type V = f32;
+    #[inline(always)]
+    fn val(&self) -> &f32 {
+        self
+    }
+}
+
+impl Val for f64 {
+    type V = f64;
+    #[inline(always)]
+    fn val(&self) -> &f64 {
+        self
+    }
+}
+
+impl<S: ndarray::RawData, D> Val for ArrayBase<S, D> {
+    type V = Self;
+    #[inline(always)]
+    fn val(&self) -> &Self {
+        self
+    }
+}
+
+impl<T: Val + ?Sized> Val for &T {
+    type V = T::V;
+    #[inline(always)]
+    fn val(&self) -> &T::V {
+        (**self).val()
+    }
+}
+
+/// The arithmetic operators between scalars and arrays, by reference.
+///
+/// ```
+/// use autodiff_runtime::ops::tensor::Binary;
+/// let a = ndarray::array![1.0_f64, 2.0];
+/// assert_eq!(Binary::mul(&a, &3.0), ndarray::array![3.0, 6.0]);
+/// ```
+pub trait Binary<Rhs: ?Sized> {
+    /// The result's type.
+    type Output;
+    /// `self + rhs`.
+    fn add(&self, rhs: &Rhs) -> Self::Output;
+    /// `self - rhs`.
+    fn sub(&self, rhs: &Rhs) -> Self::Output;
+    /// `self * rhs`.
+    fn mul(&self, rhs: &Rhs) -> Self::Output;
+    /// `self / rhs`.
+    fn div(&self, rhs: &Rhs) -> Self::Output;
+}
+
+impl<T: Real> Binary<T> for T {
+    type Output = T;
+    #[inline(always)]
+    fn add(&self, rhs: &T) -> T {
+        *self + *rhs
+    }
+    #[inline(always)]
+    fn sub(&self, rhs: &T) -> T {
+        *self - *rhs
+    }
+    #[inline(always)]
+    fn mul(&self, rhs: &T) -> T {
+        *self * *rhs
+    }
+    #[inline(always)]
+    fn div(&self, rhs: &T) -> T {
+        *self / *rhs
+    }
+}
+
+macro_rules! scalar_lhs {
+    ($($t:ty),*) => {$(
+        impl<S: Data<Elem = $t>, D: Dimension> Binary<ArrayBase<S, D>> for $t {
+            type Output = Array<$t, D>;
+            fn add(&self, rhs: &ArrayBase<S, D>) -> Array<$t, D> {
+                rhs.mapv(|v| *self + v)
+            }
+            fn sub(&self, rhs: &ArrayBase<S, D>) -> Array<$t, D> {
+                rhs.mapv(|v| *self - v)
+            }
+            fn mul(&self, rhs: &ArrayBase<S, D>) -> Array<$t, D> {
+                rhs.mapv(|v| *self * v)
+            }
+            fn div(&self, rhs: &ArrayBase<S, D>) -> Array<$t, D> {
+                rhs.mapv(|v| *self / v)
+            }
+        }
+    )*};
+}
+scalar_lhs!(f32, f64);
+
+impl<F: Real, S: Data<Elem = F>, D: Dimension> Binary<F> for ArrayBase<S, D> {
+    type Output = Array<F, D>;
+    fn add(&self, rhs: &F) -> Array<F, D> {
+        self.mapv(|v| v + *rhs)
+    }
+    fn sub(&self, rhs: &F) -> Array<F, D> {
+        self.mapv(|v| v - *rhs)
+    }
+    fn mul(&self, rhs: &F) -> Array<F, D> {
+        self.mapv(|v| v * *rhs)
+    }
+    fn div(&self, rhs: &F) -> Array<F, D> {
+        self.mapv(|v| v / *rhs)
+    }
+}
+
+impl<F, S1, S2, D1, D2> Binary<ArrayBase<S2, D2>> for ArrayBase<S1, D1>
+where
+    F: Real,
+    S1: Data<Elem = F>,
+    S2: Data<Elem = F>,
+    D1: Dimension + DimMax<D2>,
+    D2: Dimension,
+{
+    type Output = Array<F, <D1 as DimMax<D2>>::Output>;
+    fn add(&self, rhs: &ArrayBase<S2, D2>) -> Self::Output {
+        broadcast_check("+", self.shape(), rhs.shape());
+        self + rhs
+    }
+    fn sub(&self, rhs: &ArrayBase<S2, D2>) -> Self::Output {
+        broadcast_check("-", self.shape(), rhs.shape());
+        self - rhs
+    }
+    fn mul(&self, rhs: &ArrayBase<S2, D2>) -> Self::Output {
+        broadcast_check("*", self.shape(), rhs.shape());
+        self * rhs
+    }
+    fn div(&self, rhs: &ArrayBase<S2, D2>) -> Self::Output {
+        broadcast_check("/", self.shape(), rhs.shape());
+        self / rhs
+    }
+}
+
+macro_rules! forward_binary {
+    ($($name:ident: $op:literal),*) => {$(
+        #[doc = concat!("`a ", $op, " b` for scalars and arrays (broadcasting), by reference.")]
+        ///
+        /// ```
+        /// use ndarray::array;
+        #[doc = concat!("let y = autodiff_runtime::ops::tensor::", stringify!($name), "(&array![[1.0_f64], [2.0]], &array![4.0_f64, 8.0]);")]
+        #[doc = concat!("assert_eq!(y, array![[1.0_f64], [2.0]] ", $op, " array![4.0_f64, 8.0]);")]
+        /// ```
+        #[inline(always)]
+        pub fn $name<A, B>(a: &A, b: &B) -> <A::V as Binary<B::V>>::Output
+        where
+            A: Val + ?Sized,
+            B: Val + ?Sized,
+            A::V: Binary<B::V>,
+        {
+            Binary::$name(a.val(), b.val())
+        }
+    )*};
+}
+forward_binary!(add: "+", sub: "-", mul: "*", div: "/");
+
+/// `-a` for scalars and arrays, by reference.
+///
+/// ```
+/// assert_eq!(autodiff_runtime::ops::tensor::neg(&ndarray::array![1.0_f64]), ndarray::array![-1.0]);
+/// ```
+#[inline(always)]
+pub fn neg<A: Tensor + ?Sized>(a: &A) -> A::Cot {
+    match a.as_scalar() {
+        Some(s) => a.reduce_scalar(-s),
+        None => a.cot_from(a.view_tensor().mapv(|v| -v)),
+    }
+}
+
+#[inline(always)]
+fn dyn_view<T: Tensor + ?Sized>(t: &T) -> ArrayView<'_, T::Elem, IxDyn> {
+    t.view_tensor().into_dyn()
+}
+
+/// `y = a + b`: the gradient of `a` (`dy` summed over the axes `a` was broadcast along).
+///
+/// ```
+/// assert_eq!(autodiff_runtime::ops::tensor::add_d0(&1.0_f64, &ndarray::array![1.0_f64, 2.0]), 3.0);
+/// ```
+#[inline(always)]
+pub fn add_d0<A: Tensor + ?Sized, Y: Tensor<Elem = A::Elem> + ?Sized>(a: &A, dy: &Y) -> A::Cot {
+    match dy.as_scalar() {
+        Some(g) => a.reduce_scalar(g),
+        None => a.reduce(dyn_view(dy).to_owned()),
+    }
+}
+
+/// `y = a + b`: the gradient of `b`.
+///
+/// ```
+/// assert_eq!(autodiff_runtime::ops::tensor::add_d1(&2.0_f64, &5.0), 5.0);
+/// ```
+#[inline(always)]
+pub fn add_d1<B: Tensor + ?Sized, Y: Tensor<Elem = B::Elem> + ?Sized>(b: &B, dy: &Y) -> B::Cot {
+    add_d0(b, dy)
+}
+
+/// `y = a - b`: the gradient of `a`.
+///
+/// ```
+/// assert_eq!(autodiff_runtime::ops::tensor::sub_d0(&2.0_f64, &5.0), 5.0);
+/// ```
+#[inline(always)]
+pub fn sub_d0<A: Tensor + ?Sized, Y: Tensor<Elem = A::Elem> + ?Sized>(a: &A, dy: &Y) -> A::Cot {
+    add_d0(a, dy)
+}
+
+/// `y = a - b`: the gradient of `b`, `-dy` reduced to `b`'s shape.
+///
+/// ```
+/// assert_eq!(autodiff_runtime::ops::tensor::sub_d1(&2.0_f64, &5.0), -5.0);
+/// ```
+#[inline(always)]
+pub fn sub_d1<B: Tensor + ?Sized, Y: Tensor<Elem = B::Elem> + ?Sized>(b: &B, dy: &Y) -> B::Cot {
+    match dy.as_scalar() {
+        Some(g) => b.reduce_scalar(-g),
+        None => b.reduce(dyn_view(dy).mapv(|v| -v)),
+    }
+}
+
+/// `g = u ∘ v` (broadcasting), the product the rules of `*` reduce.
+fn product<F: Real>(u: ArrayView<'_, F, IxDyn>, v: ArrayView<'_, F, IxDyn>) -> ArrayD<F> {
+    if u.shape() == v.shape() {
+        let mut out = u.to_owned();
+        out.zip_mut_with(&v, |a, b| *a = *a * *b);
+        return out;
+    }
+    &u * &v
+}
+
+/// `y = a * b`: the gradient of `a`, `b · dy` reduced to `a`'s shape.
+///
+/// ```
+/// use ndarray::array;
+/// let g = autodiff_runtime::ops::tensor::mul_d0(&2.0_f64, &array![1.0_f64, 3.0], &array![1.0_f64, 1.0]);
+/// assert_eq!(g, 4.0);
+/// ```
+#[inline(always)]
+pub fn mul_d0<A, B, Y>(a: &A, b: &B, dy: &Y) -> A::Cot
+where
+    A: Tensor + ?Sized,
+    B: Tensor<Elem = A::Elem> + ?Sized,
+    Y: Tensor<Elem = A::Elem> + ?Sized,
+{
+    if let (Some(b), Some(g)) = (b.as_scalar(), dy.as_scalar()) {
+        return a.reduce_scalar(b * g);
+    }
+    if a.as_scalar().is_some() {
+        // a scalar times an array: the gradient is a dot product, no temporary array
+        let (b, g) = (b.view_tensor(), dy.view_tensor());
+        if let (Some(b), Some(g)) = (b.as_slice_memory_order(), g.as_slice_memory_order()) {
+            if b.len() == g.len() && b.len() > 1 {
+                let mut s = <A::Elem as num_traits::Zero>::zero();
+                for (b, g) in b.iter().zip(g) {
+                    s = s + *b * *g;
+                }
+                return a.reduce_scalar(s);
+            }
+        }
+    }
+    a.reduce(product(dyn_view(b), dyn_view(dy)))
+}
+
+/// `y = a * b`: the gradient of `b`, `a · dy` reduced to `b`'s shape.
+///
+/// ```
+/// use ndarray::array;
+/// let g = autodiff_runtime::ops::tensor::mul_d1(&2.0_f64, &array![1.0_f64, 3.0], &array![1.0_f64, 1.0]);
+/// assert_eq!(g, array![2.0, 2.0]);
+/// ```
+#[inline(always)]
+pub fn mul_d1<A, B, Y>(a: &A, b: &B, dy: &Y) -> B::Cot
+where
+    A: Tensor + ?Sized,
+    B: Tensor<Elem = A::Elem> + ?Sized,
+    Y: Tensor<Elem = A::Elem> + ?Sized,
+{
+    mul_d0(b, a, dy)
+}
+
+/// `y = a / b`: the gradient of `a`, `dy / b` reduced to `a`'s shape.
+///
+/// ```
+/// assert_eq!(autodiff_runtime::ops::tensor::div_d0(&1.0_f64, &4.0, &1.0), 0.25);
+/// ```
+#[inline(always)]
+pub fn div_d0<A, B, Y>(a: &A, b: &B, dy: &Y) -> A::Cot
+where
+    A: Tensor + ?Sized,
+    B: Tensor<Elem = A::Elem> + ?Sized,
+    Y: Tensor<Elem = A::Elem> + ?Sized,
+{
+    if let (Some(b), Some(g)) = (b.as_scalar(), dy.as_scalar()) {
+        return a.reduce_scalar(g / b);
+    }
+    let mut g = dyn_view(dy).to_owned();
+    let b = dyn_view(b);
+    if g.shape() == b.shape() || b.ndim() <= g.ndim() {
+        g.zip_mut_with(&b, |g, b| *g = *g / *b);
+        a.reduce(g)
+    } else {
+        a.reduce(&g / &b)
+    }
+}
+
+/// `y = a / b`: the gradient of `b`, `-dy · y / b` reduced to `b`'s shape.
+///
+/// ```
+/// assert_eq!(autodiff_runtime::ops::tensor::div_d1(&4.0_f64, &0.25, &1.0), -0.0625);
+/// ```
+#[inline(always)]
+pub fn div_d1<B, Y, G>(b: &B, y: &Y, dy: &G) -> B::Cot
+where
+    B: Tensor + ?Sized,
+    Y: Tensor<Elem = B::Elem> + ?Sized,
+    G: Tensor<Elem = B::Elem> + ?Sized,
+{
+    if let (Some(bs), Some(ys), Some(g)) = (b.as_scalar(), y.as_scalar(), dy.as_scalar()) {
+        return b.reduce_scalar(-(g * ys) / bs);
+    }
+    let mut g = product(dyn_view(dy), dyn_view(y));
+    g.zip_mut_with(&dyn_view(b), |g, b| *g = -*g / *b);
+    b.reduce(g)
+}
+
+/// `y = -a`: the gradient of `a`.
+///
+/// ```
+/// assert_eq!(autodiff_runtime::ops::tensor::neg_d0(&2.0_f64), -2.0);
+/// ```
+#[inline(always)]
+pub fn neg_d0<Y: Tensor + ?Sized>(dy: &Y) -> Y::Cot {
+    neg(dy)
+}
+
+/// An elementwise rule applied to arrays: `f(u, dy)` at every element, where `u` is the
+/// input or output the scalar rule reads; a gradient of `u`'s shape.
+#[inline(always)]
+fn lift<U, Y>(u: &U, dy: &Y, f: impl Fn(U::Elem, U::Elem) -> U::Elem) -> U::Cot
+where
+    U: Tensor + ?Sized,
+    Y: Tensor<Elem = U::Elem> + ?Sized,
+{
+    if let (Some(u0), Some(g)) = (u.as_scalar(), dy.as_scalar()) {
+        return u.reduce_scalar(f(u0, g));
+    }
+    let uv = u.view_tensor();
+    let g = dy
+        .view_tensor()
+        .into_dimensionality::<U::Dim>()
+        .unwrap_or_else(|_| panic!("autodiff: an elementwise function's gradient has {} axes, its operand {}", dy.view_tensor().ndim(), uv.ndim()));
+    assert_eq!(
+        uv.shape(),
+        g.shape(),
+        "autodiff: an elementwise function's gradient has shape {:?}, its operand {:?}",
+        g.shape(),
+        uv.shape()
+    );
+    u.cot_from(Zip::from(&uv).and(&g).map_collect(|&u, &g| f(u, g)))
+}
+
+macro_rules! lift_unary {
+    ($($name:ident at $at:literal),* $(,)?) => {$(
+        #[doc = concat!("The elementwise [`", stringify!($name), "`](super::", stringify!($name), ") for arrays (and scalars): reads the same value, elementwise.")]
+        ///
+        /// ```
+        #[doc = concat!("let s = autodiff_runtime::ops::", stringify!($name), "(&", stringify!($at), "_f64, &2.0);")]
+        #[doc = concat!("let a = autodiff_runtime::ops::tensor::", stringify!($name), "(&ndarray::array![", stringify!($at), "_f64], &ndarray::array![2.0_f64]);")]
+        /// assert_eq!(a[0], s);
+        /// ```
+        #[inline(always)]
+        pub fn $name<U, Y>(u: &U, dy: &Y) -> U::Cot
+        where
+            U: Tensor + ?Sized,
+            Y: Tensor<Elem = U::Elem> + ?Sized,
+        {
+            lift(u, dy, |u, g| super::$name(&u, &g))
+        }
+    )*};
+}
+
+lift_unary!(
+    sin_d0 at 0.5, cos_d0 at 0.5, tan_d0 at 0.5, asin_d0 at 0.5, acos_d0 at 0.5, atan_d0 at 0.5,
+    sinh_d0 at 0.5, cosh_d0 at 0.5, tanh_d0 at 0.5, asinh_d0 at 0.5, acosh_d0 at 1.5,
+    atanh_d0 at 0.5, exp_d0 at 0.5, exp2_d0 at 0.5, exp_m1_d0 at 0.5, ln_d0 at 0.5,
+    ln_1p_d0 at 0.5, log2_d0 at 0.5, log10_d0 at 0.5, sqrt_d0 at 0.5, cbrt_d0 at 0.5,
+    abs_d0 at 0.5, recip_d0 at 0.5,
+);
+
+macro_rules! lift_linear {
+    ($($name:ident),* $(,)?) => {$(
+        #[doc = concat!("The elementwise [`", stringify!($name), "`](super::", stringify!($name), ") for arrays (and scalars).")]
+        ///
+        /// ```
+        #[doc = concat!("let s = autodiff_runtime::ops::", stringify!($name), "(&2.0_f64);")]
+        #[doc = concat!("let a = autodiff_runtime::ops::tensor::", stringify!($name), "(&ndarray::array![2.0_f64]);")]
+        /// assert_eq!(a[0], s);
+        /// ```
+        #[inline(always)]
+        pub fn $name<Y: Tensor + ?Sized>(dy: &Y) -> Y::Cot {
+            match dy.as_scalar() {
+                Some(g) => dy.reduce_scalar(super::$name(&g)),
+                None => dy.cot_from(dy.view_tensor().mapv(|g| super::$name(&g))),
+            }
+        }
+    )*};
+}
+
+lift_linear!(to_degrees_d0, to_radians_d0, fract_d0);
+
+/// `y = x.powi(n)` elementwise: the gradient of `x`.
+///
+/// ```
+/// let g = autodiff_runtime::ops::tensor::powi_d0(&ndarray::array![3.0_f64], &2, &ndarray::array![1.0_f64]);
+/// assert_eq!(g[0], 6.0);
+/// ```
+#[inline(always)]
+pub fn powi_d0<U, Y>(x: &U, n: &i32, dy: &Y) -> U::Cot
+where
+    U: Tensor + ?Sized,
+    Y: Tensor<Elem = U::Elem> + ?Sized,
+{
+    lift(x, dy, |x, g| super::powi_d0(&x, n, &g))
+}
+
+/// `x.mapv(f)` for scalars and arrays, by reference.
+///
+/// ```
+/// let y = autodiff_runtime::ops::tensor::mapv(&ndarray::array![0.0_f64, 1.0], &|v: f64| v * 2.0);
+/// assert_eq!(y, ndarray::array![0.0, 2.0]);
+/// ```
+#[inline(always)]
+pub fn mapv<A: Tensor + ?Sized, Fun: Fn(A::Elem) -> A::Elem>(
+    a: &A,
+    f: &Fun,
+) -> Array<A::Elem, A::Dim> {
+    a.view_tensor().mapv(f)
+}
+
+/// `y = x.mapv(f)`: the gradient of `x`, `rule(x, y, dy)` at every element, where `rule`
+/// is `f`'s scalar rule.
+///
+/// ```
+/// use ndarray::array;
+/// let x = array![0.5_f64, 1.0];
+/// let y = x.mapv(f64::tanh);
+/// let g = autodiff_runtime::ops::tensor::mapv_d0(&x, &y, &|_x, y, dy| autodiff_runtime::ops::tanh_d0(&y, &dy), &array![1.0, 1.0]);
+/// assert_eq!(g[0], 1.0 - y[0] * y[0]);
+/// ```
+#[inline(always)]
+pub fn mapv_d0<X, Y, G, R>(x: &X, y: &Y, rule: &R, dy: &G) -> X::Cot
+where
+    X: Tensor + ?Sized,
+    Y: Tensor<Elem = X::Elem> + ?Sized,
+    G: Tensor<Elem = X::Elem> + ?Sized,
+    R: Fn(X::Elem, X::Elem, X::Elem) -> X::Elem,
+{
+    if let (Some(x0), Some(y0), Some(g)) = (x.as_scalar(), y.as_scalar(), dy.as_scalar()) {
+        return x.reduce_scalar(rule(x0, y0, g));
+    }
+    let xv = x.view_tensor();
+    let yv = y
+        .view_tensor()
+        .into_dimensionality::<X::Dim>()
+        .expect("autodiff: `mapv` keeps the dimension");
+    let gv = dy
+        .view_tensor()
+        .into_dimensionality::<X::Dim>()
+        .expect("autodiff: `mapv`'s gradient has the operand's dimension");
+    x.cot_from(
+        Zip::from(&xv)
+            .and(&yv)
+            .and(&gv)
+            .map_collect(|&x, &y, &g| rule(x, y, g)),
+    )
+}
+
+/// `x.sum()`: the sum of every element.
+///
+/// ```
+/// assert_eq!(autodiff_runtime::ops::tensor::sum(&ndarray::array![1.0_f64, 2.0]), 3.0);
+/// ```
+#[inline(always)]
+pub fn sum<A: Tensor + ?Sized>(a: &A) -> A::Elem {
+    match a.as_scalar() {
+        Some(s) => s,
+        None => a.view_tensor().sum(),
+    }
+}
+
+/// `y = x.sum()`: the gradient of `x`, `dy` everywhere.
+///
+/// ```
+/// assert_eq!(autodiff_runtime::ops::tensor::sum_d0(&ndarray::array![1.0_f64, 2.0], &3.0), ndarray::array![3.0, 3.0]);
+/// ```
+#[inline(always)]
+pub fn sum_d0<A: Tensor + ?Sized>(a: &A, dy: &A::Elem) -> A::Cot {
+    match a.as_scalar() {
+        Some(_) => a.reduce_scalar(*dy),
+        None => a.cot_from(Array::from_elem(a.view_tensor().raw_dim(), *dy)),
+    }
+}
+
+/// `x.mean().unwrap()`: the mean of every element; panics on an empty array.
+///
+/// ```
+/// assert_eq!(autodiff_runtime::ops::tensor::mean(&ndarray::array![1.0_f64, 2.0]), 1.5);
+/// ```
+#[inline(always)]
+pub fn mean<A: Tensor + ?Sized>(a: &A) -> A::Elem {
+    let v = a.view_tensor();
+    assert!(!v.is_empty(), "autodiff: `mean` of an empty array");
+    v.sum() / A::Elem::from_f64(v.len() as f64)
+}
+
+/// `y = x.mean()`: the gradient of `x`, `dy / n` everywhere.
+///
+/// ```
+/// assert_eq!(autodiff_runtime::ops::tensor::mean_d0(&ndarray::array![1.0_f64, 2.0], &1.0), ndarray::array![0.5, 0.5]);
+/// ```
+#[inline(always)]
+pub fn mean_d0<A: Tensor + ?Sized>(a: &A, dy: &A::Elem) -> A::Cot {
+    let n = A::Elem::from_f64(a.view_tensor().len() as f64);
+    sum_d0(a, &(*dy / n))
+}
+
+/// `x.sum_axis(axis)`.
+///
+/// ```
+/// use ndarray::{array, Axis};
+/// assert_eq!(autodiff_runtime::ops::tensor::sum_axis(&array![[1.0_f64, 2.0], [3.0, 4.0]], &Axis(0)), array![4.0, 6.0]);
+/// ```
+#[inline(always)]
+pub fn sum_axis<A: Tensor + ?Sized>(
+    a: &A,
+    axis: &Axis,
+) -> Array<A::Elem, <A::Dim as Dimension>::Smaller>
+where
+    A::Dim: RemoveAxis,
+{
+    let v = a.view_tensor();
+    check_axis("sum_axis", *axis, v.shape());
+    v.sum_axis(*axis)
+}
+
+fn check_axis(op: &str, axis: Axis, shape: &[usize]) {
+    assert!(
+        axis.index() < shape.len(),
+        "autodiff: `{op}(Axis({}))` of an array of shape {shape:?}: it has only {} axes",
+        axis.index(),
+        shape.len()
+    );
+}
+
+/// `y = x.sum_axis(axis)`: the gradient of `x`, `dy` repeated along `axis`.
+///
+/// ```
+/// use ndarray::{array, Axis};
+/// let g = autodiff_runtime::ops::tensor::sum_axis_d0(&array![[1.0_f64, 2.0], [3.0, 4.0]], &Axis(0), &array![1.0_f64, 2.0]);
+/// assert_eq!(g, array![[1.0, 2.0], [1.0, 2.0]]);
+/// ```
+pub fn sum_axis_d0<A, G>(a: &A, axis: &Axis, dy: &G) -> A::Cot
+where
+    A: Tensor + ?Sized,
+    G: Tensor<Elem = A::Elem> + ?Sized,
+{
+    let v = a.view_tensor();
+    let g = dyn_view(dy).insert_axis(*axis);
+    let full = g
+        .broadcast(IxDyn(v.shape()))
+        .expect("autodiff: `sum_axis`'s gradient has the reduced shape");
+    a.cot_from(
+        full.to_owned()
+            .into_dimensionality::<A::Dim>()
+            .expect("same axes"),
+    )
+}
+
+/// `x.mean_axis(axis).unwrap()`; panics on an empty axis.
+///
+/// ```
+/// use ndarray::{array, Axis};
+/// assert_eq!(autodiff_runtime::ops::tensor::mean_axis(&array![[1.0_f64, 2.0], [3.0, 4.0]], &Axis(1)), array![1.5, 3.5]);
+/// ```
+pub fn mean_axis<A: Tensor + ?Sized>(
+    a: &A,
+    axis: &Axis,
+) -> Array<A::Elem, <A::Dim as Dimension>::Smaller>
+where
+    A::Dim: RemoveAxis,
+{
+    let v = a.view_tensor();
+    check_axis("mean_axis", *axis, v.shape());
+    let n = v.len_of(*axis);
+    assert!(n > 0, "autodiff: `mean_axis` along an empty axis");
+    let n = A::Elem::from_f64(n as f64);
+    let mut s = v.sum_axis(*axis);
+    s.mapv_inplace(|x| x / n);
+    s
+}
+
+/// `y = x.mean_axis(axis)`: the gradient of `x`, `dy / n` repeated along `axis`.
+///
+/// ```
+/// use ndarray::{array, Axis};
+/// let g = autodiff_runtime::ops::tensor::mean_axis_d0(&array![[1.0_f64, 2.0], [3.0, 4.0]], &Axis(1), &array![1.0_f64, 2.0]);
+/// assert_eq!(g, array![[0.5, 0.5], [1.0, 1.0]]);
+/// ```
+pub fn mean_axis_d0<A, G>(a: &A, axis: &Axis, dy: &G) -> A::Cot
+where
+    A: Tensor + ?Sized,
+    G: Tensor<Elem = A::Elem> + ?Sized,
+{
+    let n = A::Elem::from_f64(a.view_tensor().len_of(*axis) as f64);
+    let scaled = dyn_view(dy).mapv(|g| g / n);
+    sum_axis_d0(a, axis, &scaled)
+}
+
+/// `x.t()`: the transpose, a view.
+///
+/// ```
+/// use ndarray::array;
+/// assert_eq!(autodiff_runtime::ops::tensor::t(&array![[1.0_f64, 2.0]]), array![[1.0], [2.0]]);
+/// ```
+#[inline(always)]
+pub fn t<A: Tensor + ?Sized>(a: &A) -> ArrayView<'_, A::Elem, A::Dim> {
+    a.view_tensor().reversed_axes()
+}
+
+/// `y = x.t()`: the gradient of `x`, `dy` transposed back.
+///
+/// ```
+/// use ndarray::array;
+/// assert_eq!(autodiff_runtime::ops::tensor::t_d0(&array![[1.0_f64], [2.0]]), array![[1.0, 2.0]]);
+/// ```
+#[inline(always)]
+pub fn t_d0<G: Tensor + ?Sized>(dy: &G) -> G::Cot {
+    dy.cot_from(dy.view_tensor().reversed_axes().to_owned())
+}
+
+/// The matrix and vector products `dot` differentiates: by the dimensions of its operands.
+pub trait DotDims<E: Dimension>: Dimension {
+    /// The product's type for elements `F` (a scalar for two vectors).
+    type Out<F: Real>;
+    /// `a.dot(&b)`.
+    fn dot<F: Real>(a: ArrayView<'_, F, Self>, b: ArrayView<'_, F, E>) -> Self::Out<F>;
+    /// The gradient of `a`.
+    fn d0<F: Real>(
+        a: ArrayView<'_, F, Self>,
+        b: ArrayView<'_, F, E>,
+        dy: ArrayView<'_, F, IxDyn>,
+    ) -> Array<F, Self>;
+    /// The gradient of `b`.
+    fn d1<F: Real>(
+        a: ArrayView<'_, F, Self>,
+        b: ArrayView<'_, F, E>,
+        dy: ArrayView<'_, F, IxDyn>,
+    ) -> Array<F, E>;
+}
+
+fn fixed<'a, F: Real, D: Dimension>(g: ArrayView<'a, F, IxDyn>, what: &str) -> ArrayView<'a, F, D> {
+    let ndim = g.ndim();
+    g.into_dimensionality::<D>()
+        .unwrap_or_else(|_| panic!("autodiff: the gradient of {what} has {ndim} axes"))
+}
+
+fn scalar_of<F: Real>(g: ArrayView<'_, F, IxDyn>) -> F {
+    *g.iter().next().expect("autodiff: a scalar gradient")
+}
+
+impl DotDims<Ix1> for Ix1 {
+    type Out<F: Real> = F;
+    fn dot<F: Real>(a: ArrayView<'_, F, Ix1>, b: ArrayView<'_, F, Ix1>) -> F {
+        a.dot(&b)
+    }
+    fn d0<F: Real>(
+        _a: ArrayView<'_, F, Ix1>,
+        b: ArrayView<'_, F, Ix1>,
+        dy: ArrayView<'_, F, IxDyn>,
+    ) -> Array<F, Ix1> {
+        let g = scalar_of(dy);
+        b.mapv(|b| b * g)
+    }
+    fn d1<F: Real>(
+        a: ArrayView<'_, F, Ix1>,
+        _b: ArrayView<'_, F, Ix1>,
+        dy: ArrayView<'_, F, IxDyn>,
+    ) -> Array<F, Ix1> {
+        let g = scalar_of(dy);
+        a.mapv(|a| a * g)
+    }
+}
+
+fn outer<F: Real>(u: ArrayView<'_, F, Ix1>, v: ArrayView<'_, F, Ix1>) -> Array<F, Ix2> {
+    let mut out = Array::zeros((u.len(), v.len()));
+    for (mut row, &ui) in out.rows_mut().into_iter().zip(u.iter()) {
+        row.zip_mut_with(&v, |o, &vj| *o = ui * vj);
+    }
+    out
+}
+
+impl DotDims<Ix1> for Ix2 {
+    type Out<F: Real> = Array<F, Ix1>;
+    fn dot<F: Real>(a: ArrayView<'_, F, Ix2>, b: ArrayView<'_, F, Ix1>) -> Array<F, Ix1> {
+        a.dot(&b)
+    }
+    fn d0<F: Real>(
+        _a: ArrayView<'_, F, Ix2>,
+        b: ArrayView<'_, F, Ix1>,
+        dy: ArrayView<'_, F, IxDyn>,
+    ) -> Array<F, Ix2> {
+        outer(fixed(dy, "a matrix-vector product"), b)
+    }
+    fn d1<F: Real>(
+        a: ArrayView<'_, F, Ix2>,
+        _b: ArrayView<'_, F, Ix1>,
+        dy: ArrayView<'_, F, IxDyn>,
+    ) -> Array<F, Ix1> {
+        a.t().dot(&fixed::<F, Ix1>(dy, "a matrix-vector product"))
+    }
+}
+
+impl DotDims<Ix2> for Ix1 {
+    type Out<F: Real> = Array<F, Ix1>;
+    fn dot<F: Real>(a: ArrayView<'_, F, Ix1>, b: ArrayView<'_, F, Ix2>) -> Array<F, Ix1> {
+        a.dot(&b)
+    }
+    fn d0<F: Real>(
+        _a: ArrayView<'_, F, Ix1>,
+        b: ArrayView<'_, F, Ix2>,
+        dy: ArrayView<'_, F, IxDyn>,
+    ) -> Array<F, Ix1> {
+        b.dot(&fixed::<F, Ix1>(dy, "a vector-matrix product"))
+    }
+    fn d1<F: Real>(
+        a: ArrayView<'_, F, Ix1>,
+        _b: ArrayView<'_, F, Ix2>,
+        dy: ArrayView<'_, F, IxDyn>,
+    ) -> Array<F, Ix2> {
+        outer(a, fixed(dy, "a vector-matrix product"))
+    }
+}
+
+impl DotDims<Ix2> for Ix2 {
+    type Out<F: Real> = Array<F, Ix2>;
+    fn dot<F: Real>(a: ArrayView<'_, F, Ix2>, b: ArrayView<'_, F, Ix2>) -> Array<F, Ix2> {
+        a.dot(&b)
+    }
+    fn d0<F: Real>(
+        _a: ArrayView<'_, F, Ix2>,
+        b: ArrayView<'_, F, Ix2>,
+        dy: ArrayView<'_, F, IxDyn>,
+    ) -> Array<F, Ix2> {
+        fixed::<F, Ix2>(dy, "a matrix product").dot(&b.t())
+    }
+    fn d1<F: Real>(
+        a: ArrayView<'_, F, Ix2>,
+        _b: ArrayView<'_, F, Ix2>,
+        dy: ArrayView<'_, F, IxDyn>,
+    ) -> Array<F, Ix2> {
+        a.t().dot(&fixed::<F, Ix2>(dy, "a matrix product"))
+    }
+}
+
+/// `a.dot(&b)`: vector·vector (a scalar), matrix·vector, vector·matrix, matrix·matrix.
+///
+/// ```
+/// use ndarray::array;
+/// assert_eq!(autodiff_runtime::ops::tensor::dot(&array![1.0_f64, 2.0], &array![3.0_f64, 4.0]), 11.0);
+/// ```
+#[inline(always)]
+pub fn dot<A, B>(a: &A, b: &B) -> <A::Dim as DotDims<B::Dim>>::Out<A::Elem>
+where
+    A: Tensor + ?Sized,
+    B: Tensor<Elem = A::Elem> + ?Sized,
+    A::Dim: DotDims<B::Dim>,
+{
+    <A::Dim as DotDims<B::Dim>>::dot(a.view_tensor(), b.view_tensor())
+}
+
+/// `y = a.dot(&b)`: the gradient of `a`.
+///
+/// ```
+/// use ndarray::array;
+/// let g = autodiff_runtime::ops::tensor::dot_d0(&array![[1.0_f64, 2.0]], &array![[3.0_f64], [4.0]], &array![[1.0_f64]]);
+/// assert_eq!(g, array![[3.0, 4.0]]);
+/// ```
+#[inline(always)]
+pub fn dot_d0<A, B, G>(a: &A, b: &B, dy: &G) -> A::Cot
+where
+    A: Tensor + ?Sized,
+    B: Tensor<Elem = A::Elem> + ?Sized,
+    G: Tensor<Elem = A::Elem> + ?Sized,
+    A::Dim: DotDims<B::Dim>,
+{
+    a.cot_from(<A::Dim as DotDims<B::Dim>>::d0(
+        a.view_tensor(),
+        b.view_tensor(),
+        dyn_view(dy),
+    ))
+}
+
+/// `y = a.dot(&b)`: the gradient of `b`.
+///
+/// ```
+/// use ndarray::array;
+/// let g = autodiff_runtime::ops::tensor::dot_d1(&array![[1.0_f64, 2.0]], &array![[3.0_f64], [4.0]], &array![[1.0_f64]]);
+/// assert_eq!(g, array![[1.0], [2.0]]);
+/// ```
+#[inline(always)]
+pub fn dot_d1<A, B, G>(a: &A, b: &B, dy: &G) -> B::Cot
+where
+    A: Tensor + ?Sized,
+    B: Tensor<Elem = A::Elem> + ?Sized,
+    G: Tensor<Elem = A::Elem> + ?Sized,
+    A::Dim: DotDims<B::Dim>,
+{
+    b.cot_from(<A::Dim as DotDims<B::Dim>>::d1(
+        a.view_tensor(),
+        b.view_tensor(),
+        dyn_view(dy),
+    ))
+}
