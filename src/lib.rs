@@ -68,7 +68,7 @@ pub mod prelude {
 /// What generated code reaches; not a public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use autodiff_runtime::__autodiff_source_read;
+    pub use autodiff_runtime::{__autodiff_project, __autodiff_source_read};
     pub use autodiff_runtime::{implicit, saved, select, source};
     pub use autodiff_runtime::{ops, zero_tangent, Accumulate, Differentiable, NoTangent, Real};
 }

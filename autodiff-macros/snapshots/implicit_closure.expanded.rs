@@ -12,7 +12,7 @@ fn snapshot() {
                     };
                     (&&&::autodiff::__private::source::Probe(__v2)).read()
                 };
-                let __v4 = __v3 * __v0;
+                let __v4 = ::autodiff::__private::ops::tensor::mul(&__v3, &__v0);
                 let __v5 = &(w2);
                 let __v6 = {
                     #[allow(unused_imports)]
@@ -21,16 +21,30 @@ fn snapshot() {
                     };
                     (&&&::autodiff::__private::source::Probe(__v5)).read()
                 };
-                let __v7 = __v6 * __v1;
-                let __v8 = __v4 + __v7;
+                let __v7 = ::autodiff::__private::ops::tensor::mul(&__v6, &__v1);
+                let __v8 = ::autodiff::__private::ops::tensor::add(&__v4, &__v7);
                 (
                     __v8,
                     move |__dy| {
                         let mut __d8 = __dy;
-                        let mut __d4 = ::autodiff::__private::ops::add_d0(&__d8);
-                        let mut __d7 = ::autodiff::__private::ops::add_d1(&__d8);
-                        let mut __d6 = ::autodiff::__private::ops::mul_d0(&__v1, &__d7);
-                        let mut __d1 = ::autodiff::__private::ops::mul_d1(&__v6, &__d7);
+                        let mut __d4 = ::autodiff::__private::ops::tensor::add_d0(
+                            &__v4,
+                            &__d8,
+                        );
+                        let mut __d7 = ::autodiff::__private::ops::tensor::add_d1(
+                            &__v7,
+                            &__d8,
+                        );
+                        let mut __d6 = ::autodiff::__private::ops::tensor::mul_d0(
+                            &__v6,
+                            &__v1,
+                            &__d7,
+                        );
+                        let mut __d1 = ::autodiff::__private::ops::tensor::mul_d1(
+                            &__v6,
+                            &__v1,
+                            &__d7,
+                        );
                         {
                             #[allow(unused_imports)]
                             use ::autodiff::__private::source::{
@@ -38,8 +52,16 @@ fn snapshot() {
                             };
                             (&&&::autodiff::__private::source::Probe(__v5)).deposit(__d6)
                         };
-                        let mut __d3 = ::autodiff::__private::ops::mul_d0(&__v0, &__d4);
-                        let mut __d0 = ::autodiff::__private::ops::mul_d1(&__v3, &__d4);
+                        let mut __d3 = ::autodiff::__private::ops::tensor::mul_d0(
+                            &__v3,
+                            &__v0,
+                            &__d4,
+                        );
+                        let mut __d0 = ::autodiff::__private::ops::tensor::mul_d1(
+                            &__v3,
+                            &__v0,
+                            &__d4,
+                        );
                         {
                             #[allow(unused_imports)]
                             use ::autodiff::__private::source::{

@@ -9,6 +9,7 @@ fn snapshot() {
                 let mut __s3 = ::std::vec::Vec::new();
                 let mut __s5 = ::std::vec::Vec::new();
                 let mut __s6 = ::std::vec::Vec::new();
+                let mut __s10 = ::std::vec::Vec::new();
                 __c0 = (0.0);
                 __c1 = (0u8);
                 let mut __n12 = 0usize;
@@ -18,6 +19,7 @@ fn snapshot() {
                 __s3.reserve(__hint);
                 __s5.reserve(__hint);
                 __s6.reserve(__hint);
+                __s10.reserve(__hint);
                 for __v1 in __it12 {
                     let __v2 = &(w);
                     __s2.push(::core::clone::Clone::clone(&__v2));
@@ -29,7 +31,7 @@ fn snapshot() {
                         (&&&::autodiff::__private::source::Probe(__v2)).read()
                     };
                     __s3.push(::core::clone::Clone::clone(&__v3));
-                    let __v4 = __v3 * __v0;
+                    let __v4 = ::autodiff::__private::ops::tensor::mul(&__v3, &__v0);
                     let __v5 = &(scale);
                     __s5.push(::core::clone::Clone::clone(&__v5));
                     let __v6 = {
@@ -40,11 +42,12 @@ fn snapshot() {
                         (&&&::autodiff::__private::source::Probe(__v5)).read()
                     };
                     __s6.push(::core::clone::Clone::clone(&__v6));
-                    let __v7 = __v4 * __v6;
+                    let __v7 = ::autodiff::__private::ops::tensor::mul(&__v4, &__v6);
                     let __v8 = __v1 as f64;
-                    let __v9 = __v7 + __v8;
+                    let __v9 = ::autodiff::__private::ops::tensor::add(&__v7, &__v8);
                     let __v10 = ::core::clone::Clone::clone(&__c0);
-                    let __v11 = __v10 + __v9;
+                    __s10.push(::core::clone::Clone::clone(&__v10));
+                    let __v11 = ::autodiff::__private::ops::tensor::add(&__v10, &__v9);
                     __c0 = __v11;
                     __n12 += 1;
                 }
@@ -66,24 +69,48 @@ fn snapshot() {
                         ) {
                             let __v2 = ::autodiff::__private::saved::pop(&mut __s2);
                             let __v3 = ::autodiff::__private::saved::pop(&mut __s3);
-                            let __v4 = __v3 * __v0;
+                            let __v4 = ::autodiff::__private::ops::tensor::mul(
+                                &__v3,
+                                &__v0,
+                            );
                             let __v5 = ::autodiff::__private::saved::pop(&mut __s5);
                             let __v6 = ::autodiff::__private::saved::pop(&mut __s6);
+                            let __v7 = ::autodiff::__private::ops::tensor::mul(
+                                &__v4,
+                                &__v6,
+                            );
+                            let __v8 = __v1 as f64;
+                            let __v9 = ::autodiff::__private::ops::tensor::add(
+                                &__v7,
+                                &__v8,
+                            );
+                            let __v10 = ::autodiff::__private::saved::pop(&mut __s10);
                             let __t1 = ::autodiff::__private::ops::take_d0(&mut __dc0);
                             let mut __d11 = __t1;
-                            let mut __d10 = ::autodiff::__private::ops::add_d0(&__d11);
-                            let mut __d9 = ::autodiff::__private::ops::add_d1(&__d11);
+                            let mut __d10 = ::autodiff::__private::ops::tensor::add_d0(
+                                &__v10,
+                                &__d11,
+                            );
+                            let mut __d9 = ::autodiff::__private::ops::tensor::add_d1(
+                                &__v9,
+                                &__d11,
+                            );
                             ::autodiff::__private::Accumulate::accumulate(
                                 &mut __dc0,
                                 ::autodiff::__private::ops::identity_d0(&__d10),
                             );
-                            let mut __d7 = ::autodiff::__private::ops::add_d0(&__d9);
-                            let mut __d4 = ::autodiff::__private::ops::mul_d0(
+                            let mut __d7 = ::autodiff::__private::ops::tensor::add_d0(
+                                &__v7,
+                                &__d9,
+                            );
+                            let mut __d4 = ::autodiff::__private::ops::tensor::mul_d0(
+                                &__v4,
                                 &__v6,
                                 &__d7,
                             );
-                            let mut __d6 = ::autodiff::__private::ops::mul_d1(
+                            let mut __d6 = ::autodiff::__private::ops::tensor::mul_d1(
                                 &__v4,
+                                &__v6,
                                 &__d7,
                             );
                             {
@@ -94,13 +121,18 @@ fn snapshot() {
                                 (&&&::autodiff::__private::source::Probe(__v5))
                                     .deposit(__d6)
                             };
-                            let mut __d3 = ::autodiff::__private::ops::mul_d0(
+                            let mut __d3 = ::autodiff::__private::ops::tensor::mul_d0(
+                                &__v3,
                                 &__v0,
                                 &__d4,
                             );
                             ::autodiff::__private::Accumulate::accumulate(
                                 &mut __d0,
-                                ::autodiff::__private::ops::mul_d1(&__v3, &__d4),
+                                ::autodiff::__private::ops::tensor::mul_d1(
+                                    &__v3,
+                                    &__v0,
+                                    &__d4,
+                                ),
                             );
                             {
                                 #[allow(unused_imports)]

@@ -74,7 +74,7 @@ fn preinitialized(body: &Body) -> HashSet<VarId> {
                             out.insert(*v);
                         }
                     }
-                    Rhs::Field { base, .. } => {
+                    Rhs::Field { base, .. } | Rhs::Member { base, .. } => {
                         if body.is_active(*base) {
                             out.insert(*base);
                         }
@@ -161,8 +161,15 @@ fn collect_defs<'a>(block: &'a Block, out: &mut HashMap<VarId, &'a Rhs>) {
 }
 
 /// The expression a variable's definition evaluates (the forward sweep's right-hand side).
-fn rhs_tokens(rhs: &Rhs, span: Span) -> TokenStream {
+/// `general`: the value may be an array (operators go through the runtime, by reference).
+fn rhs_tokens(rhs: &Rhs, span: Span, general: bool) -> TokenStream {
+    let rt = rt();
     match rhs {
+        Rhs::Copy(o) if general => {
+            // method syntax: `r.clone()` of a reference `&Array` clones the array
+            let o = o.tokens();
+            quote!(#o.clone())
+        }
         Rhs::Copy(o) => o.tokens(),
         Rhs::Inactive(ts) => ts.clone(),
         Rhs::ReadCell(c) => {
@@ -177,6 +184,38 @@ fn rhs_tokens(rhs: &Rhs, span: Span) -> TokenStream {
         Rhs::Prim(prim, args) => {
             let a: Vec<TokenStream> = args.iter().map(Operand::tokens).collect();
             match prim {
+                Prim::Binary { rule, .. } if general => {
+                    // a float literal takes the other operand's element type
+                    let literal = |o: &Operand| matches!(o, Operand::Inline(syn::Expr::Lit(_)));
+                    let (l, r) = match (literal(&args[0]), literal(&args[1])) {
+                        (true, false) => {
+                            let (x, other) = (&a[0], &a[1]);
+                            (quote!(#rt::ops::tensor::elem_of(&#other, #x)), a[1].clone())
+                        }
+                        (false, true) => {
+                            let (other, x) = (&a[0], &a[1]);
+                            (a[0].clone(), quote!(#rt::ops::tensor::elem_of(&#other, #x)))
+                        }
+                        _ => (a[0].clone(), a[1].clone()),
+                    };
+                    let (l, r) = (&l, &r);
+                    let f = format_ident!("{}", rule);
+                    quote::quote_spanned!(span=> #rt::ops::tensor::#f(&#l, &#r))
+                }
+                Prim::Neg if general => {
+                    let x = &a[0];
+                    quote::quote_spanned!(span=> #rt::ops::tensor::neg(&#x))
+                }
+                Prim::Method { method, .. } if general => {
+                    // the runtime's elementwise function: no method call on a type the
+                    // compiler may not know yet (`Variable::new(1.5)` is a `{float}`)
+                    quote::quote_spanned!(span=> #rt::ops::tensor::#method(#(&#a),*))
+                }
+                Prim::Tensor { rule, fwd_args, .. } => {
+                    let f = format_ident!("{}", rule);
+                    let a = &a[..*fwd_args];
+                    quote::quote_spanned!(span=> #rt::ops::tensor::#f(#(&#a),*))
+                }
                 Prim::Binary { op, .. } => {
                     let (l, r) = (&a[0], &a[1]);
                     quote::quote_spanned!(span=> #l #op #r)
@@ -214,7 +253,20 @@ fn rhs_tokens(rhs: &Rhs, span: Span) -> TokenStream {
             let id = r.ident();
             crate::sources::read_tokens(&quote!(#id))
         }
+        Rhs::Member { base, member } => {
+            let b = base.ident();
+            quote!(#rt::__autodiff_project!(#b.#member))
+        }
     }
+}
+
+/// Whether a value borrows another and so is recomputed by the reverse sweep, never kept
+/// (a view of an array, a field of a struct).
+fn borrows(rhs: &Rhs) -> bool {
+    matches!(
+        rhs,
+        Rhs::Prim(Prim::Tensor { view: true, .. }, _) | Rhs::Member { .. }
+    )
 }
 
 impl Emitter<'_> {
@@ -228,6 +280,7 @@ impl Emitter<'_> {
             }) => true,
             Some(Rhs::Prim(Prim::Binary { .. } | Prim::Neg | Prim::Cast { .. }, _)) => true,
             Some(Rhs::Field { .. }) => true,
+            Some(rhs) if borrows(rhs) => true,
             Some(Rhs::Inactive(ts)) => pure_cheap(ts),
             _ => false,
         }
@@ -236,7 +289,7 @@ impl Emitter<'_> {
     fn rhs_operands(&self, v: VarId) -> Vec<VarId> {
         match self.defs.get(&v) {
             Some(Rhs::Copy(o)) => o.var().into_iter().collect(),
-            Some(Rhs::Field { base, .. }) => vec![*base],
+            Some(Rhs::Field { base, .. } | Rhs::Member { base, .. }) => vec![*base],
             Some(Rhs::Prim(_, args)) => args.iter().filter_map(Operand::var).collect(),
             Some(Rhs::ReadIndex { place, index }) => {
                 let mut out: Vec<VarId> = index.var().into_iter().collect();
@@ -374,6 +427,38 @@ impl Emitter<'_> {
         }
         let rt = rt();
         let mut prefix = TokenStream::new();
+        if block.region == RegionId::BODY {
+            // Views and fields borrow the values they come from, which the pullback closure
+            // owns: it evaluates them again rather than capturing them.
+            let mut needed: BTreeSet<VarId> = BTreeSet::new();
+            let mut stack: Vec<VarId> = self
+                .used
+                .iter()
+                .copied()
+                .filter(|v| {
+                    self.body.region_of(*v) == RegionId::BODY
+                        && self.defs.get(v).is_some_and(|r| borrows(r))
+                })
+                .collect();
+            while let Some(v) = stack.pop() {
+                if !needed.insert(v) {
+                    continue;
+                }
+                self.recomputed.insert(v);
+                for u in self.rhs_operands(v) {
+                    self.used.insert(u);
+                    if self.defs.get(&u).is_some_and(|r| borrows(r)) {
+                        stack.push(u);
+                    }
+                }
+            }
+            for v in &needed {
+                let id = v.ident();
+                let value =
+                    rhs_tokens(self.defs[v], Span::call_site(), self.body.vars[v.0].general);
+                prefix.extend(quote!(let #id = #value;));
+            }
+        }
         for v in &pre {
             let d = v.adjoint();
             let value = self.var(*v);
@@ -416,7 +501,8 @@ impl Emitter<'_> {
             for v in &needed {
                 let id = v.ident();
                 if self.recomputed.contains(v) {
-                    let value = rhs_tokens(self.defs[v], Span::call_site());
+                    let value =
+                        rhs_tokens(self.defs[v], Span::call_site(), self.body.vars[v.0].general);
                     restores.extend(quote!(let #id = #value;));
                 } else {
                     let slot = v.slot();
@@ -460,6 +546,11 @@ impl Emitter<'_> {
                         let (db, i) = (base.adjoint(), syn::Index::from(*index as usize));
                         out.extend(quote!(#rt::Accumulate::accumulate(&mut #db.#i, #rt::ops::identity_d0(&#dy));));
                     }
+                    Rhs::Member { base, member } => {
+                        // the field's adjoint is complete here: moved, not copied
+                        let db = base.adjoint();
+                        out.extend(quote!(#rt::Accumulate::accumulate(&mut #db.#member, #dy);));
+                    }
                     Rhs::Source(r) => {
                         let reference = self.var(*r);
                         out.extend(crate::sources::deposit_tokens(&reference, &quote!(#dy)));
@@ -472,12 +563,16 @@ impl Emitter<'_> {
                         }
                     }
                     Rhs::Prim(prim, args) => {
+                        let general = self.body.vars[dst.0].general;
+                        let tensor = general || matches!(prim, Prim::Tensor { .. });
                         for (k, arg) in args.iter().enumerate() {
                             let Some(u) = self.active_var(arg) else {
                                 continue;
                             };
                             let rule = match prim {
-                                Prim::Binary { rule, .. } | Prim::Method { rule, .. } => *rule,
+                                Prim::Binary { rule, .. }
+                                | Prim::Method { rule, .. }
+                                | Prim::Tensor { rule, .. } => *rule,
                                 Prim::Neg => "neg",
                                 Prim::Cast { .. } => {
                                     let d = u.adjoint();
@@ -492,24 +587,28 @@ impl Emitter<'_> {
                             if crate::prims::constant_operand(rule, k) {
                                 continue;
                             }
-                            let reads: Vec<TokenStream> =
+                            let reads = if tensor {
+                                crate::prims::tensor_rule_reads(rule, k, args.len())
+                            } else {
                                 crate::prims::rule_reads(rule, k, args.len())
-                                    .into_iter()
-                                    .map(|i| {
-                                        if i == args.len() {
-                                            self.var(*dst)
-                                        } else {
-                                            self.operand(&args[i])
-                                        }
-                                    })
-                                    .collect();
+                            };
+                            let reads: Vec<TokenStream> = reads
+                                .into_iter()
+                                .map(|i| {
+                                    if i == args.len() {
+                                        self.var(*dst)
+                                    } else {
+                                        self.operand(&args[i])
+                                    }
+                                })
+                                .collect();
                             let name = format_ident!("{}_d{}", rule, k);
-                            self.contribute(
-                                out,
-                                u,
-                                quote!(#rt::ops::#name(#(&#reads,)* &#dy)),
-                                false,
-                            );
+                            let path = if tensor {
+                                quote!(#rt::ops::tensor::#name)
+                            } else {
+                                quote!(#rt::ops::#name)
+                            };
+                            self.contribute(out, u, quote!(#path(#(&#reads,)* &#dy)), false);
                         }
                     }
                     Rhs::Call { args, .. } => {
@@ -663,7 +762,7 @@ impl Emitter<'_> {
                         return;
                     }
                 }
-                let value = rhs_tokens(rhs, span);
+                let value = rhs_tokens(rhs, span, self.body.vars[dst.0].general);
                 out.extend(quote::quote_spanned!(span=> let #v #ty = #value;));
                 out.extend(self.save(*dst));
             }

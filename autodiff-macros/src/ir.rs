@@ -63,11 +63,17 @@ pub struct VarInfo {
     /// Whether the variable depends on a differentiable input (and so gets an adjoint).
     pub active: bool,
     pub region: RegionId,
+    /// Whether the value may be an array (or a value of unknown type): operations on it
+    /// go through the runtime's tensor functions, which borrow their operands. Scalars
+    /// (floats, slice elements, literals, casts) keep plain operators.
+    pub general: bool,
 }
 
 #[derive(Clone, Debug)]
 pub struct CellInfo {
     pub active: bool,
+    /// Whether a value written to the cell may be an array (see [`VarInfo::general`]).
+    pub general: bool,
     pub ty: Option<Box<syn::Type>>,
 }
 
@@ -166,6 +172,15 @@ pub enum Prim {
     },
     /// `x as f32` / `x as f64`.
     Cast { ty: Box<syn::Type> },
+    /// An array operation (`dot`, `t`, `sum`, `mean`, `sum_axis`, `mapv`, …): forward
+    /// `ops::tensor::<rule>(&operands…)` on the first `fwd_args` operands (the others feed
+    /// the rule only), reverse `ops::tensor::<rule>_d<k>`. A `view` borrows its operand and
+    /// is recomputed by the reverse sweep rather than kept.
+    Tensor {
+        rule: &'static str,
+        fwd_args: usize,
+        view: bool,
+    },
 }
 
 /// What an indexed read or write addresses: a variable (a slice parameter) or a cell (a
@@ -194,6 +209,9 @@ pub enum Rhs {
     ReadIndex { place: Place, index: Operand },
     /// `base.index`: a component of a tuple-valued variable (the result of a call).
     Field { base: VarId, index: u32 },
+    /// `base.field` of a differentiable struct: a copy of a `Copy` field, a reference to
+    /// any other; its gradient goes to the same field of the base's tangent.
+    Member { base: VarId, member: syn::Member },
     /// A read through the runtime's source dispatch of the value the variable holds a
     /// reference to (a captured name or a field of a constant parameter): a `Variable`'s
     /// snapshot, whose gradient the reverse sweep deposits, or a plain value.

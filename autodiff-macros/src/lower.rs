@@ -136,6 +136,7 @@ fn lower_pass(
     };
     for p in &sig.params {
         let v = l.new_var(p.differentiable);
+        l.vars[v.0].general = general_type(&p.ty, &l.type_params);
         l.bind(&p.name, Binding::Value(Value::Var(v)));
     }
     let mut output = l.block_contents(&body.stmts, true);
@@ -153,6 +154,33 @@ fn lower_pass(
         output,
     };
     (ir, found)
+}
+
+/// Added to a cell's number in the fixpoint's set: the cell may hold an array.
+const GENERAL_CELL: usize = 1 << 40;
+
+/// Whether a value of this type may be an array (or of a type the macro does not know):
+/// everything but float scalars, sequences of them, and constants' types.
+fn general_type(ty: &syn::Type, type_params: &[String]) -> bool {
+    match ty {
+        syn::Type::Reference(r) => general_type(&r.elem, type_params),
+        syn::Type::Paren(p) => general_type(&p.elem, type_params),
+        syn::Type::Group(g) => general_type(&g.elem, type_params),
+        // an untyped closure parameter: taken to be a scalar
+        syn::Type::Slice(_) | syn::Type::Array(_) | syn::Type::Infer(_) => false,
+        syn::Type::Tuple(t) => t.elems.iter().any(|e| general_type(e, type_params)),
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let Some(last) = p.path.segments.last() else {
+                return true;
+            };
+            let name = last.ident.to_string();
+            !(prims::is_float_type_name(&name)
+                || prims::is_constant_type_name(&name)
+                || name == "Vec"
+                || (p.path.segments.len() == 1 && type_params.contains(&name)))
+        }
+        _ => true,
+    }
 }
 
 fn is_literal(e: &syn::Expr) -> bool {
@@ -214,6 +242,19 @@ enum SliceIter {
     Zip(syn::Expr, syn::Expr),
 }
 
+/// Whether `e` is an iterator over a sequence (`x.iter()`, `….map(…)`, `….zip(…)`, …), as
+/// opposed to an array whose `sum()` is ndarray's.
+fn is_iterator_chain(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::MethodCall(m) => matches!(
+            m.method.to_string().as_str(),
+            "iter" | "into_iter" | "copied" | "cloned" | "zip" | "enumerate" | "map" | "rev"
+        ),
+        syn::Expr::Paren(p) => is_iterator_chain(&p.expr),
+        _ => false,
+    }
+}
+
 fn strip_copied(e: &syn::Expr) -> &syn::Expr {
     match e {
         syn::Expr::MethodCall(m)
@@ -262,6 +303,7 @@ impl Lowering<'_> {
         self.vars.push(VarInfo {
             active,
             region: self.block.region,
+            general: false,
         });
         VarId(self.vars.len() - 1)
     }
@@ -269,7 +311,15 @@ impl Lowering<'_> {
     fn new_cell(&mut self, ty: Option<Box<syn::Type>>) -> CellId {
         let id = CellId(self.cells.len());
         let active = self.assumed_active_cells.contains(&id.0);
-        self.cells.push(CellInfo { active, ty });
+        let general = self.assumed_active_cells.contains(&(id.0 + GENERAL_CELL))
+            || ty
+                .as_deref()
+                .is_some_and(|t| general_type(t, &self.type_params));
+        self.cells.push(CellInfo {
+            active,
+            general,
+            ty,
+        });
         id
     }
 
@@ -330,10 +380,58 @@ impl Lowering<'_> {
         o.var().is_some_and(|v| self.vars[v.0].active)
     }
 
+    fn operand_general(&self, o: &Operand) -> bool {
+        o.var().is_some_and(|v| self.vars[v.0].general)
+    }
+
+    /// Whether a value defined by `rhs` may be an array (see [`VarInfo::general`]).
+    fn rhs_general(&self, rhs: &Rhs) -> bool {
+        match rhs {
+            Rhs::Copy(o) => self.operand_general(o),
+            Rhs::Prim(Prim::Cast { .. }, _) | Rhs::ReadIndex { .. } => false,
+            Rhs::Prim(Prim::Tensor { rule, .. }, _) => !matches!(*rule, "sum" | "mean"),
+            Rhs::Prim(_, args) | Rhs::Call { args, .. } => {
+                args.iter().any(|a| self.operand_general(a))
+            }
+            Rhs::ReadCell(c) => self.cells[c.0].general,
+            Rhs::Field { base, .. } => self.vars[base.0].general,
+            Rhs::Member { .. } | Rhs::Source(_) => true,
+            Rhs::Inactive(ts) => self.mentions_general(ts),
+        }
+    }
+
+    /// Whether code kept as written mentions a variable or cell that may be an array.
+    fn mentions_general(&self, ts: &TokenStream) -> bool {
+        ts.clone().into_iter().any(|tt| match tt {
+            proc_macro2::TokenTree::Ident(id) => {
+                let name = id.to_string();
+                if let Some(n) = name
+                    .strip_prefix("__v")
+                    .and_then(|n| n.parse::<usize>().ok())
+                {
+                    self.vars.get(n).is_some_and(|v| v.general)
+                } else if let Some(n) = name
+                    .strip_prefix("__c")
+                    .and_then(|n| n.parse::<usize>().ok())
+                {
+                    self.cells.get(n).is_some_and(|c| c.general)
+                } else {
+                    false
+                }
+            }
+            proc_macro2::TokenTree::Group(g) => self.mentions_general(&g.stream()),
+            _ => false,
+        })
+    }
+
     fn push(&mut self, dst: VarId, ty: Option<Box<syn::Type>>, rhs: Rhs, span: Span) {
         if let Rhs::Inactive(ts) = &rhs {
             self.forget_snapshots_in(ts);
         }
+        self.vars[dst.0].general = match &ty {
+            Some(t) => general_type(t, &self.type_params),
+            None => self.rhs_general(&rhs),
+        };
         self.block.stmts.push(Stmt::Let { dst, ty, rhs, span });
     }
 
@@ -378,6 +476,9 @@ impl Lowering<'_> {
         self.snapshots.remove(&cell);
         if self.operand_active(&value) {
             self.found_active_cells.insert(cell.0);
+        }
+        if self.operand_general(&value) {
+            self.found_active_cells.insert(cell.0 + GENERAL_CELL);
         }
         self.block.stmts.push(Stmt::WriteCell { cell, value });
     }
@@ -745,7 +846,19 @@ impl Lowering<'_> {
                     }
                     _ => self.unsupported(e, "taking a field of this value is not supported in differentiable code yet"),
                 },
-                syn::Member::Named(_) => self.unsupported(e, "reading a struct field in differentiable code is not supported yet"),
+                syn::Member::Named(_) => match self.expr(&f.base) {
+                    v if !self.is_active(&v) => {
+                        let base = v.tokens();
+                        let member = &f.member;
+                        self.inactive(quote!(#base.#member), e.span())
+                    }
+                    Value::Var(base) => {
+                        let field = self.new_var(true);
+                        self.push(field, None, Rhs::Member { base, member: f.member.clone() }, e.span());
+                        Value::Var(field)
+                    }
+                    _ => self.unsupported(e, "taking a field of this value is not supported in differentiable code yet"),
+                },
             },
             syn::Expr::Block(b) if b.label.is_none() => {
                 self.scopes.push(HashMap::new());
@@ -804,6 +917,12 @@ impl Lowering<'_> {
         }
         let l = self.operand_of(&b.left);
         let r = self.operand_of(&b.right);
+        if rule == "rem" && (self.operand_general(&l) || self.operand_general(&r)) {
+            return self.unsupported(
+                &b.op,
+                "`%` of arrays cannot be differentiated; apply it to scalars (`x.mapv(|v| v % m)`)",
+            );
+        }
         self.prim(Prim::Binary { rule, op: b.op }, vec![l, r], e.span())
     }
 
@@ -1172,7 +1291,7 @@ impl Lowering<'_> {
             Option<syn::ExprClosure>,
             Option<syn::ExprClosure>,
         ) = match (name.as_str(), m.args.len()) {
-            ("sum" | "product", 0) => {
+            ("sum" | "product", 0) if is_iterator_chain(&m.receiver) => {
                 let (src, map) = match &*m.receiver {
                     syn::Expr::MethodCall(inner)
                         if inner.method == "map" && inner.args.len() == 1 =>
@@ -1353,6 +1472,9 @@ impl Lowering<'_> {
         if let Some(v) = self.reduction(e, m) {
             return v;
         }
+        if let Some(v) = self.array_method(e, m) {
+            return v;
+        }
         let recv = self.expr(&m.receiver);
         if name == "clone" && m.args.is_empty() {
             let x = self.operand(recv, m.receiver.span());
@@ -1378,6 +1500,141 @@ impl Lowering<'_> {
             return Value::Var(v);
         }
         self.method_prim(e, &m.method, None, args)
+    }
+
+    /// ndarray's methods: `dot`, `t`, `view`, `to_owned`, `sum`, `mean().unwrap()`,
+    /// `sum_axis`, `mean_axis(…).unwrap()`, `mapv(f64::tanh)`.
+    fn array_method(&mut self, e: &syn::Expr, m: &syn::ExprMethodCall) -> Option<Value> {
+        let name = m.method.to_string();
+        let (rule, recv, args, view): (&'static str, &syn::Expr, Vec<&syn::Expr>, bool) = match (
+            name.as_str(),
+            m.args.len(),
+        ) {
+            ("unwrap", 0) | ("expect", 1) => match &*m.receiver {
+                syn::Expr::MethodCall(inner) if inner.method == "mean" && inner.args.is_empty() => {
+                    ("mean", &*inner.receiver, vec![], false)
+                }
+                syn::Expr::MethodCall(inner)
+                    if inner.method == "mean_axis" && inner.args.len() == 1 =>
+                {
+                    ("mean_axis", &*inner.receiver, vec![&inner.args[0]], false)
+                }
+                _ => return None,
+            },
+            ("mean" | "mean_axis", _) => {
+                self.errors.push(m.method.span(), format!("`{name}` returns an `Option` (`None` for an empty array): write `.{name}(…).unwrap()` (or `.expect(…)`) directly after it"));
+                return Some(Value::Inline(syn::parse_quote!(())));
+            }
+            ("dot", 1) => ("dot", &*m.receiver, vec![&m.args[0]], false),
+            ("t", 0) => ("t", &*m.receiver, vec![], true),
+            ("view", 0) => ("view", &*m.receiver, vec![], true),
+            ("to_owned" | "into_owned", 0) => ("to_owned", &*m.receiver, vec![], false),
+            ("sum", 0) => ("sum", &*m.receiver, vec![], false),
+            ("sum_axis", 1) => ("sum_axis", &*m.receiver, vec![&m.args[0]], false),
+            ("mapv", 1) => return Some(self.mapv(e, m)),
+            _ => return None,
+        };
+        let mut operands = vec![self.operand_of(recv)];
+        for a in args {
+            operands.push(self.operand_of(a));
+        }
+        if matches!(rule, "sum_axis" | "mean_axis") && self.operand_active(&operands[1]) {
+            self.errors
+                .push_spanned(&m.args, "the axis must not depend on differentiable values");
+        }
+        let fwd_args = operands.len();
+        Some(self.prim(
+            Prim::Tensor {
+                rule,
+                fwd_args,
+                view,
+            },
+            operands,
+            e.span(),
+        ))
+    }
+
+    /// `x.mapv(f)` with `f` a float method's path (`f64::tanh`) or a closure of one
+    /// argument written with float methods and arithmetic.
+    fn mapv(&mut self, e: &syn::Expr, m: &syn::ExprMethodCall) -> Value {
+        let x = self.operand_of(&m.receiver);
+        let f = &m.args[0];
+        let rule: TokenStream = match f {
+            syn::Expr::Path(p) => {
+                let name = p
+                    .path
+                    .segments
+                    .last()
+                    .map(|s| s.ident.to_string())
+                    .unwrap_or_default();
+                if prims::is_piecewise_constant(&name) {
+                    quote!(|_x, _y, _g| 0.0)
+                } else {
+                    match prims::method_arity(&name) {
+                        Some((rule, 1)) => {
+                            let reads = prims::rule_reads(rule, 0, 1);
+                            let args = reads.iter().map(|r| {
+                                if *r == 0 {
+                                    quote!(&__x,)
+                                } else {
+                                    quote!(&__y,)
+                                }
+                            });
+                            let d = quote::format_ident!("{}_d0", rule);
+                            quote!(|__x, __y, __g| ::autodiff::__private::ops::#d(#(#args)* &__g))
+                        }
+                        _ => {
+                            self.errors.push_spanned(f, format!("cannot differentiate `mapv` of `{}`: a one-argument float method (`f64::tanh`) or a closure is expected", quote!(#f)));
+                            return Value::Inline(syn::parse_quote!(()));
+                        }
+                    }
+                }
+            }
+            syn::Expr::Closure(c) if c.inputs.len() == 1 => {
+                let captured: Vec<String> = rename::free_names(f, &self.renamer())
+                    .into_iter()
+                    .filter(|n| self.lookup(n).is_some())
+                    .collect();
+                if let Some(name) = captured.first() {
+                    self.errors.push_spanned(f, format!("a `mapv` closure may use only its argument, literals and constants, not the local `{name}`; use array arithmetic (`x.mapv(f) * {name}`) for the rest"));
+                    return Value::Inline(syn::parse_quote!(()));
+                }
+                // The closure's own reverse sweep, run at each element.
+                let mut errors = Errors::default();
+                let sig = Signature::for_closure(c, &mut errors);
+                let block: syn::Block = match &*c.body {
+                    syn::Expr::Block(b) if b.label.is_none() => b.block.clone(),
+                    other => syn::parse_quote!({ #other }),
+                };
+                let body = lower(&sig, &sig.generics, &block, &mut errors);
+                if !errors.is_empty() {
+                    self.errors.extend(errors);
+                    return Value::Inline(syn::parse_quote!(()));
+                }
+                let vjp = crate::emit::vjp_body(&sig, &body);
+                let v0 = VarId(0).ident();
+                quote!(|__x, _y, __g| { let #v0 = __x; let (_, __pb) = { #vjp }; (__pb(__g)).0 })
+            }
+            _ => {
+                self.errors.push_spanned(f, "cannot differentiate `mapv` of this expression: pass a float method's path (`f64::tanh`) or a closure");
+                return Value::Inline(syn::parse_quote!(()));
+            }
+        };
+        let f = self.renamed(f);
+        let operands = vec![
+            x,
+            Operand::Inline(f),
+            Operand::Inline(syn::parse_quote!(#rule)),
+        ];
+        self.prim(
+            Prim::Tensor {
+                rule: "mapv",
+                fwd_args: 2,
+                view: false,
+            },
+            operands,
+            e.span(),
+        )
     }
 
     fn method_prim(

@@ -147,3 +147,22 @@ pub fn rule_reads(rule: &str, k: usize, arity: usize) -> Vec<usize> {
         _ => vec![0],
     }
 }
+
+/// The to-be-recorded table of the tensor rules (`ops::tensor::<rule>_d<k>`), for values
+/// that may be arrays: an operand broadcast into the result is also read for its shape.
+pub fn tensor_rule_reads(rule: &str, k: usize, arity: usize) -> Vec<usize> {
+    let y = arity;
+    match (rule, k) {
+        ("add" | "sub", 0) => vec![0],
+        ("add" | "sub", 1) => vec![1],
+        ("mul" | "dot", _) => vec![0, 1],
+        ("div", 0) => vec![0, 1],
+        ("div", 1) => vec![1, y],
+        ("t" | "view" | "to_owned", 0) => vec![],
+        ("sum" | "mean", 0) => vec![0],
+        ("sum_axis" | "mean_axis", 0) => vec![0, 1],
+        // `mapv(x, f, rule)`: the rule reads the input and the output
+        ("mapv", 0) => vec![0, y, 2],
+        _ => rule_reads(rule, k, arity),
+    }
+}

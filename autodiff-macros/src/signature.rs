@@ -117,6 +117,24 @@ fn is_differentiable_type(ty: &syn::Type, generics: &syn::Generics, floats: &[sy
     }
 }
 
+/// ndarray's views carry a lifetime users usually elide (`ArrayView1<f64>`): gives it one.
+fn add_view_lifetime(seg: &mut syn::PathSegment, mut lifetime: impl FnMut() -> syn::Lifetime) {
+    let name = seg.ident.to_string();
+    if !(name.starts_with("ArrayView") || name == "CowArray") {
+        return;
+    }
+    if let syn::PathArguments::AngleBracketed(args) = &mut seg.arguments {
+        let has_lifetime = args
+            .args
+            .iter()
+            .any(|a| matches!(a, syn::GenericArgument::Lifetime(_)));
+        if !has_lifetime {
+            args.args
+                .insert(0, syn::GenericArgument::Lifetime(lifetime()));
+        }
+    }
+}
+
 /// Names every elided lifetime (`&T`, `'_`) in a type `'__autodiff_lN`.
 struct NameLifetimes {
     named: Vec<syn::Lifetime>,
@@ -145,6 +163,10 @@ impl VisitMut for NameLifetimes {
             *lt = self.fresh();
         }
     }
+    fn visit_path_segment_mut(&mut self, seg: &mut syn::PathSegment) {
+        add_view_lifetime(seg, || self.fresh());
+        syn::visit_mut::visit_path_segment_mut(self, seg);
+    }
 }
 
 /// The type with references removed and every lifetime made `'static`, used to name the
@@ -160,6 +182,10 @@ pub fn tangent_key(ty: &syn::Type) -> syn::Type {
         }
         fn visit_lifetime_mut(&mut self, lt: &mut syn::Lifetime) {
             *lt = syn::Lifetime::new("'static", lt.span());
+        }
+        fn visit_path_segment_mut(&mut self, seg: &mut syn::PathSegment) {
+            add_view_lifetime(seg, || syn::Lifetime::new("'static", Span::call_site()));
+            syn::visit_mut::visit_path_segment_mut(self, seg);
         }
     }
     let mut ty = ty.clone();

@@ -117,3 +117,16 @@ fn implicit_closure() {
         }),
     );
 }
+
+#[test]
+fn dense_layer() {
+    check(
+        "dense_layer",
+        quote! {
+            fn dense(x: &Array2<f64>, w: &Array2<f64>, b: &Array1<f64>) -> f64 {
+                let h = x.dot(w) + b;
+                h.mapv(f64::tanh).sum()
+            }
+        },
+    );
+}

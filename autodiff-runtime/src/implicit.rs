@@ -199,6 +199,35 @@ macro_rules! scalar_parameter {
 }
 scalar_parameter!(f32, f64);
 
+macro_rules! array_parameter {
+    ($($t:ty),*) => {$(
+        impl<D: ndarray::Dimension + Send + Sync + 'static> Parameter for ndarray::Array<$t, D> {
+            fn num_elements(&self) -> usize {
+                self.len()
+            }
+            fn update_elements(&mut self, grad: &ndarray::Array<$t, D>, f: &mut dyn FnMut(usize, f64, f64) -> f64) {
+                assert_eq!(self.shape(), grad.shape(), "gradient of shape {:?} for a parameter of shape {:?}", grad.shape(), self.shape());
+                for (k, (v, g)) in self.iter_mut().zip(grad.iter()).enumerate() {
+                    *v = f(k, f64::from(*v), f64::from(*g)) as $t;
+                }
+            }
+            fn visit_gradient(grad: &ndarray::Array<$t, D>, f: &mut dyn FnMut(usize, f64)) {
+                grad.iter().enumerate().for_each(|(k, g)| f(k, f64::from(*g)));
+            }
+            fn scale_gradient(grad: &mut ndarray::Array<$t, D>, factor: f64) {
+                grad.mapv_inplace(|g| (f64::from(g) * factor) as $t);
+            }
+        }
+
+        impl<D: ndarray::Dimension + Send + Sync + 'static> TangentValue for ndarray::Array<$t, D> {
+            fn scale(&mut self, factor: f64) {
+                self.mapv_inplace(|g| (f64::from(g) * factor) as $t);
+            }
+        }
+    )*};
+}
+array_parameter!(f32, f64);
+
 trait ErasedVariable: Send + Sync {
     fn id(&self) -> VariableId;
     fn name(&self) -> Option<String>;

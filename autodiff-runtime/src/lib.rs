@@ -18,11 +18,11 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod array;
 pub mod check;
 pub mod implicit;
 pub mod ops;
 pub mod optim;
-mod array;
 mod real;
 #[doc(hidden)]
 pub mod saved;

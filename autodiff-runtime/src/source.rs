@@ -103,3 +103,47 @@ macro_rules! __autodiff_source_read {
         (&&&$crate::source::Probe(&($place))).read()
     }};
 }
+
+/// Level 1 of a field projection: a `Copy` field is copied.
+pub trait ProjectCopy {
+    /// The value read.
+    type Value;
+    /// Copies the field.
+    fn project(&self) -> Self::Value;
+}
+
+impl<T: Copy> ProjectCopy for &Probe<'_, T> {
+    type Value = T;
+    #[inline(always)]
+    fn project(&self) -> T {
+        *self.0
+    }
+}
+
+/// Level 2 of a field projection: any other field is borrowed.
+pub trait ProjectRef<'a> {
+    /// The value read.
+    type Value;
+    /// Borrows the field.
+    fn project(&self) -> Self::Value;
+}
+
+impl<'a, T: ?Sized> ProjectRef<'a> for Probe<'a, T> {
+    type Value = &'a T;
+    #[inline(always)]
+    fn project(&self) -> &'a T {
+        self.0
+    }
+}
+
+/// `project!(base.field)` as generated code writes it: the field of a differentiable
+/// struct, copied when it is `Copy` (a scalar), borrowed otherwise (an array).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __autodiff_project {
+    ($place:expr) => {{
+        #[allow(unused_imports)]
+        use $crate::source::{ProjectCopy as _, ProjectRef as _};
+        (&&$crate::source::Probe(&($place))).project()
+    }};
+}

@@ -28,8 +28,10 @@
 
 use crate::real::Real;
 use ndarray::{
-    Array, ArrayBase, ArrayD, ArrayView, Axis, Data, DimMax, Dimension, Ix0, Ix1, Ix2, IxDyn, RemoveAxis, Zip,
+    Array, ArrayBase, ArrayD, ArrayView, Axis, Data, DimMax, Dimension, Ix0, Ix1, Ix2, IxDyn,
+    RemoveAxis, Zip,
 };
+use num_traits::Float;
 
 /// A value the tensor operations accept: an `f32`/`f64` scalar, an ndarray array (owned,
 /// view or shared, any dimension), or a reference to one.
@@ -183,8 +185,16 @@ pub fn sum_to<F: Real, D: Dimension>(g: ArrayD<F>, dim: D) -> Array<F, D> {
 fn broadcast_check(op: &str, a: &[usize], b: &[usize]) {
     let n = a.len().max(b.len());
     for k in 0..n {
-        let x = if k + a.len() >= n { a[k + a.len() - n] } else { 1 };
-        let y = if k + b.len() >= n { b[k + b.len() - n] } else { 1 };
+        let x = if k + a.len() >= n {
+            a[k + a.len() - n]
+        } else {
+            1
+        };
+        let y = if k + b.len() >= n {
+            b[k + b.len() - n]
+        } else {
+            1
+        };
         if x != y && x != 1 && y != 1 {
             panic!("autodiff: `{op}` of arrays of shapes {a:?} and {b:?}: the shapes do not broadcast (axis {k} of the result has lengths {x} and {y})");
         }
@@ -362,6 +372,19 @@ macro_rules! forward_binary {
     )*};
 }
 forward_binary!(add: "+", sub: "-", mul: "*", div: "/");
+
+/// A literal as a value of `like`'s element type (`x * 2.0` with `x` an `Array<f32, _>`
+/// makes `2.0` an `f32`).
+///
+/// ```
+/// let x = ndarray::array![1.0_f32];
+/// let two = autodiff_runtime::ops::tensor::elem_of(&x, 2.0);
+/// assert_eq!(two, 2.0_f32);
+/// ```
+#[inline(always)]
+pub fn elem_of<A: Tensor + ?Sized>(_like: &A, value: A::Elem) -> A::Elem {
+    value
+}
 
 /// `-a` for scalars and arrays, by reference.
 ///
@@ -557,7 +580,13 @@ where
     let g = dy
         .view_tensor()
         .into_dimensionality::<U::Dim>()
-        .unwrap_or_else(|_| panic!("autodiff: an elementwise function's gradient has {} axes, its operand {}", dy.view_tensor().ndim(), uv.ndim()));
+        .unwrap_or_else(|_| {
+            panic!(
+                "autodiff: an elementwise function's gradient has {} axes, its operand {}",
+                dy.view_tensor().ndim(),
+                uv.ndim()
+            )
+        });
     assert_eq!(
         uv.shape(),
         g.shape(),
@@ -847,6 +876,53 @@ pub fn t_d0<G: Tensor + ?Sized>(dy: &G) -> G::Cot {
     dy.cot_from(dy.view_tensor().reversed_axes().to_owned())
 }
 
+/// `x.view()`: a view (a scalar is viewed as a 0-dimensional array).
+///
+/// ```
+/// let x = ndarray::array![1.0_f64];
+/// assert_eq!(autodiff_runtime::ops::tensor::view(&x), x.view());
+/// ```
+#[inline(always)]
+pub fn view<A: Tensor + ?Sized>(a: &A) -> ArrayView<'_, A::Elem, A::Dim> {
+    a.view_tensor()
+}
+
+/// `y = x.view()`: the gradient of `x`, `dy` itself.
+///
+/// ```
+/// let g = ndarray::array![1.0_f64];
+/// assert_eq!(autodiff_runtime::ops::tensor::view_d0(&g), g);
+/// ```
+#[inline(always)]
+pub fn view_d0<G: Tensor + ?Sized>(dy: &G) -> G::Cot {
+    to_owned_d0(dy)
+}
+
+/// `x.to_owned()`: an owned copy.
+///
+/// ```
+/// let x = ndarray::array![1.0_f64];
+/// assert_eq!(autodiff_runtime::ops::tensor::to_owned(&x.view()), x);
+/// ```
+#[inline(always)]
+pub fn to_owned<A: Tensor + ?Sized>(a: &A) -> Array<A::Elem, A::Dim> {
+    a.view_tensor().to_owned()
+}
+
+/// `y = x.to_owned()`: the gradient of `x`, `dy` itself.
+///
+/// ```
+/// let g = ndarray::array![1.0_f64];
+/// assert_eq!(autodiff_runtime::ops::tensor::to_owned_d0(&g), g);
+/// ```
+#[inline(always)]
+pub fn to_owned_d0<G: Tensor + ?Sized>(dy: &G) -> G::Cot {
+    match dy.as_scalar() {
+        Some(g) => dy.reduce_scalar(g),
+        None => dy.cot_from(dy.view_tensor().to_owned()),
+    }
+}
+
 /// The matrix and vector products `dot` differentiates: by the dimensions of its operands.
 pub trait DotDims<E: Dimension>: Dimension {
     /// The product's type for elements `F` (a scalar for two vectors).
@@ -1029,4 +1105,370 @@ where
         b.view_tensor(),
         dyn_view(dy),
     ))
+}
+
+#[inline(always)]
+fn map_elem<A: Tensor + ?Sized>(a: &A, f: impl Fn(A::Elem) -> A::Elem) -> A::Cot {
+    match a.as_scalar() {
+        Some(s) => a.reduce_scalar(f(s)),
+        None => a.cot_from(a.view_tensor().mapv(f)),
+    }
+}
+
+macro_rules! elementwise_fn {
+    ($($name:ident),* $(,)?) => {$(
+        #[doc = concat!("`x.", stringify!($name), "()` for a scalar, elementwise for an array (by reference).")]
+        ///
+        /// ```
+        #[doc = concat!("let a = autodiff_runtime::ops::tensor::", stringify!($name), "(&ndarray::array![0.5_f64]);")]
+        #[doc = concat!("assert_eq!(a[0], 0.5_f64.", stringify!($name), "());")]
+        /// ```
+        #[inline(always)]
+        pub fn $name<A: Tensor + ?Sized>(a: &A) -> A::Cot {
+            map_elem(a, |v| v.$name())
+        }
+    )*};
+}
+
+elementwise_fn!(
+    sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, asinh, atanh, exp, exp2, exp_m1, ln, ln_1p,
+    log2, log10, sqrt, cbrt, abs, recip, to_degrees, to_radians, fract,
+);
+
+/// `x.acosh()` for a scalar, elementwise for an array (by reference).
+///
+/// ```
+/// let a = autodiff_runtime::ops::tensor::acosh(&ndarray::array![1.5_f64]);
+/// assert_eq!(a[0], 1.5_f64.acosh());
+/// ```
+#[inline(always)]
+pub fn acosh<A: Tensor + ?Sized>(a: &A) -> A::Cot {
+    map_elem(a, |v| v.acosh())
+}
+
+/// `x.powi(n)` for a scalar, elementwise for an array.
+///
+/// ```
+/// assert_eq!(autodiff_runtime::ops::tensor::powi(&ndarray::array![3.0_f64], &2)[0], 9.0);
+/// ```
+#[inline(always)]
+pub fn powi<A: Tensor + ?Sized>(a: &A, n: &i32) -> A::Cot {
+    map_elem(a, |v| v.powi(*n))
+}
+
+macro_rules! elementwise_fn_scalar_args {
+    ($($name:ident($($p:ident),*)),* $(,)?) => {$(
+        #[doc = concat!("`x.", stringify!($name), "(…)` for a scalar `x`, elementwise for an array `x` (the other arguments are scalars).")]
+        ///
+        /// ```
+        #[doc = concat!("let a = autodiff_runtime::ops::tensor::", stringify!($name), "(&ndarray::array![0.5_f64]", $(", &0.75", stringify!($p),)* ");")]
+        #[doc = concat!("assert_eq!(a[0], 0.5_f64.", stringify!($name), "(", $("0.75", stringify!($p), ",",)* "));")]
+        /// ```
+        #[inline(always)]
+        pub fn $name<A: Tensor + ?Sized>(a: &A, $($p: &A::Elem),*) -> A::Cot {
+            map_elem(a, |v| v.$name($(*$p),*))
+        }
+    )*};
+}
+
+elementwise_fn_scalar_args!(
+    powf(p),
+    log(b),
+    atan2(b),
+    hypot(b),
+    max(b),
+    min(b),
+    mul_add(b, c)
+);
+
+/// `x.clamp(lo, hi)` for a scalar `x`, elementwise for an array `x`.
+///
+/// ```
+/// assert_eq!(autodiff_runtime::ops::tensor::clamp(&ndarray::array![3.0_f64], &0.0, &1.0)[0], 1.0);
+/// ```
+#[inline(always)]
+pub fn clamp<A: Tensor + ?Sized>(a: &A, lo: &A::Elem, hi: &A::Elem) -> A::Cot {
+    assert!(
+        *lo <= *hi,
+        "autodiff: `clamp` with lower bound {lo} above upper bound {hi}"
+    );
+    map_elem(a, |v| v.max(*lo).min(*hi))
+}
+
+/// `Σᵢ f(uᵢ, vᵢ, dyᵢ)` over elementwise-aligned `u`, `v`, `dy`: the gradient of a scalar
+/// argument of an elementwise function.
+#[inline(always)]
+fn sum_over<U, V, G>(
+    u: &U,
+    v: &V,
+    dy: &G,
+    f: impl Fn(U::Elem, U::Elem, U::Elem) -> U::Elem,
+) -> U::Elem
+where
+    U: Tensor + ?Sized,
+    V: Tensor<Elem = U::Elem> + ?Sized,
+    G: Tensor<Elem = U::Elem> + ?Sized,
+{
+    if let (Some(u), Some(v), Some(g)) = (u.as_scalar(), v.as_scalar(), dy.as_scalar()) {
+        return f(u, v, g);
+    }
+    let (u, v, g) = (dyn_view(u), dyn_view(v), dyn_view(dy));
+    let shape = g.raw_dim();
+    let (u, v) = (broadcast_to(&u, &shape), broadcast_to(&v, &shape));
+    let mut s = <U::Elem as num_traits::Zero>::zero();
+    Zip::from(&u)
+        .and(&v)
+        .and(&g)
+        .for_each(|&u, &v, &g| s = s + f(u, v, g));
+    s
+}
+
+fn broadcast_to<'a, F>(a: &'a ArrayView<'_, F, IxDyn>, shape: &IxDyn) -> ArrayView<'a, F, IxDyn> {
+    a.broadcast(shape.clone()).unwrap_or_else(|| {
+        panic!(
+            "autodiff: an elementwise function's operand of shape {:?} does not match its result's shape {:?}",
+            a.shape(),
+            shape.slice()
+        )
+    })
+}
+
+/// An elementwise rule of the receiver reading it, a second value of its shape (`y`), and
+/// `dy`.
+#[inline(always)]
+fn lift_with<U, V, G>(
+    u: &U,
+    v: &V,
+    dy: &G,
+    f: impl Fn(U::Elem, U::Elem, U::Elem) -> U::Elem,
+) -> U::Cot
+where
+    U: Tensor + ?Sized,
+    V: Tensor<Elem = U::Elem> + ?Sized,
+    G: Tensor<Elem = U::Elem> + ?Sized,
+{
+    if let (Some(u0), Some(v0), Some(g)) = (u.as_scalar(), v.as_scalar(), dy.as_scalar()) {
+        return u.reduce_scalar(f(u0, v0, g));
+    }
+    let uv = u.view_tensor();
+    let dims = uv.raw_dim();
+    let vv = v
+        .view_tensor()
+        .into_dimensionality::<U::Dim>()
+        .expect("autodiff: same dimension");
+    let gv = dy
+        .view_tensor()
+        .into_dimensionality::<U::Dim>()
+        .expect("autodiff: same dimension");
+    assert!(
+        vv.raw_dim() == dims && gv.raw_dim() == dims,
+        "autodiff: an elementwise function's values have shapes {:?}, {:?} and {:?}",
+        uv.shape(),
+        vv.shape(),
+        gv.shape()
+    );
+    u.cot_from(
+        Zip::from(&uv)
+            .and(&vv)
+            .and(&gv)
+            .map_collect(|&u, &v, &g| f(u, v, g)),
+    )
+}
+
+/// `y = x.powf(p)`: the gradient of `x` (elementwise).
+///
+/// ```
+/// assert_eq!(autodiff_runtime::ops::tensor::powf_d0(&ndarray::array![2.0_f64], &3.0, &ndarray::array![1.0_f64])[0], 12.0);
+/// ```
+#[inline(always)]
+pub fn powf_d0<X: Tensor + ?Sized, G: Tensor<Elem = X::Elem> + ?Sized>(
+    x: &X,
+    p: &X::Elem,
+    dy: &G,
+) -> X::Cot {
+    lift(x, dy, |x, g| super::powf_d0(&x, p, &g))
+}
+
+/// `y = x.powf(p)`: the gradient of the scalar `p` (summed over the elements).
+///
+/// ```
+/// let x = ndarray::array![2.0_f64, 3.0];
+/// let y = x.mapv(|v| v.powf(2.0));
+/// let g = autodiff_runtime::ops::tensor::powf_d1(&x, &y, &ndarray::array![1.0_f64, 1.0]);
+/// assert!((g - (4.0 * 2f64.ln() + 9.0 * 3f64.ln())).abs() < 1e-12);
+/// ```
+#[inline(always)]
+pub fn powf_d1<X, Y, G>(x: &X, y: &Y, dy: &G) -> X::Elem
+where
+    X: Tensor + ?Sized,
+    Y: Tensor<Elem = X::Elem> + ?Sized,
+    G: Tensor<Elem = X::Elem> + ?Sized,
+{
+    sum_over(x, y, dy, |x, y, g| super::powf_d1(&x, &y, &g))
+}
+
+/// `y = x.log(b)`: the gradient of `x` (elementwise).
+///
+/// ```
+/// assert_eq!(autodiff_runtime::ops::tensor::log_d0(&ndarray::array![2.0_f64], &10.0, &ndarray::array![1.0_f64])[0], autodiff_runtime::ops::log_d0(&2.0, &10.0, &1.0));
+/// ```
+#[inline(always)]
+pub fn log_d0<X: Tensor + ?Sized, G: Tensor<Elem = X::Elem> + ?Sized>(
+    x: &X,
+    b: &X::Elem,
+    dy: &G,
+) -> X::Cot {
+    lift(x, dy, |x, g| super::log_d0(&x, b, &g))
+}
+
+/// `y = x.log(b)`: the gradient of the scalar base `b`.
+///
+/// ```
+/// let y = ndarray::array![2.0_f64.log(10.0)];
+/// assert_eq!(autodiff_runtime::ops::tensor::log_d1(&10.0, &y, &ndarray::array![1.0_f64]), autodiff_runtime::ops::log_d1(&10.0, &y[0], &1.0));
+/// ```
+#[inline(always)]
+pub fn log_d1<Y: Tensor + ?Sized, G: Tensor<Elem = Y::Elem> + ?Sized>(
+    b: &Y::Elem,
+    y: &Y,
+    dy: &G,
+) -> Y::Elem {
+    sum_over(y, y, dy, |_, y, g| super::log_d1(b, &y, &g))
+}
+
+macro_rules! receiver_and_scalar_rules {
+    ($($d0:ident / $d1:ident),* $(,)?) => {$(
+        #[doc = concat!("[`", stringify!($d0), "`](super::", stringify!($d0), ") with an array receiver (elementwise) and a scalar second argument.")]
+        ///
+        /// ```
+        #[doc = concat!("let a = autodiff_runtime::ops::tensor::", stringify!($d0), "(&ndarray::array![0.5_f64], &0.25, &ndarray::array![1.0_f64]);")]
+        #[doc = concat!("assert_eq!(a[0], autodiff_runtime::ops::", stringify!($d0), "(&0.5, &0.25, &1.0));")]
+        /// ```
+        #[inline(always)]
+        pub fn $d0<X: Tensor + ?Sized, G: Tensor<Elem = X::Elem> + ?Sized>(a: &X, b: &X::Elem, dy: &G) -> X::Cot {
+            lift(a, dy, |a, g| super::$d0(&a, b, &g))
+        }
+
+        #[doc = concat!("[`", stringify!($d1), "`](super::", stringify!($d1), ") for the scalar second argument of an elementwise function (summed over the elements).")]
+        ///
+        /// ```
+        #[doc = concat!("let a = autodiff_runtime::ops::tensor::", stringify!($d1), "(&ndarray::array![0.5_f64], &0.25, &ndarray::array![1.0_f64]);")]
+        #[doc = concat!("assert_eq!(a, autodiff_runtime::ops::", stringify!($d1), "(&0.5, &0.25, &1.0));")]
+        /// ```
+        #[inline(always)]
+        pub fn $d1<X: Tensor + ?Sized, G: Tensor<Elem = X::Elem> + ?Sized>(a: &X, b: &X::Elem, dy: &G) -> X::Elem {
+            sum_over(a, a, dy, |a, _, g| super::$d1(&a, b, &g))
+        }
+    )*};
+}
+
+receiver_and_scalar_rules!(atan2_d0 / atan2_d1, max_d0 / max_d1, min_d0 / min_d1);
+
+/// `y = a.hypot(b)`: the gradient of `a` (elementwise).
+///
+/// ```
+/// let y = ndarray::array![3.0_f64.hypot(4.0)];
+/// assert_eq!(autodiff_runtime::ops::tensor::hypot_d0(&ndarray::array![3.0_f64], &y, &ndarray::array![1.0_f64])[0], 0.6);
+/// ```
+#[inline(always)]
+pub fn hypot_d0<X, Y, G>(a: &X, y: &Y, dy: &G) -> X::Cot
+where
+    X: Tensor + ?Sized,
+    Y: Tensor<Elem = X::Elem> + ?Sized,
+    G: Tensor<Elem = X::Elem> + ?Sized,
+{
+    lift_with(a, y, dy, |a, y, g| super::hypot_d0(&a, &y, &g))
+}
+
+/// `y = a.hypot(b)`: the gradient of the scalar `b`.
+///
+/// ```
+/// let y = ndarray::array![3.0_f64.hypot(4.0)];
+/// assert_eq!(autodiff_runtime::ops::tensor::hypot_d1(&4.0, &y, &ndarray::array![1.0_f64]), 0.8);
+/// ```
+#[inline(always)]
+pub fn hypot_d1<Y: Tensor + ?Sized, G: Tensor<Elem = Y::Elem> + ?Sized>(
+    b: &Y::Elem,
+    y: &Y,
+    dy: &G,
+) -> Y::Elem {
+    sum_over(y, y, dy, |_, y, g| super::hypot_d1(b, &y, &g))
+}
+
+/// `y = x.clamp(lo, hi)`: the gradient of `x` (elementwise).
+///
+/// ```
+/// assert_eq!(autodiff_runtime::ops::tensor::clamp_d0(&ndarray::array![0.5_f64], &0.0, &1.0, &ndarray::array![1.0_f64])[0], 1.0);
+/// ```
+#[inline(always)]
+pub fn clamp_d0<X: Tensor + ?Sized, G: Tensor<Elem = X::Elem> + ?Sized>(
+    x: &X,
+    lo: &X::Elem,
+    hi: &X::Elem,
+    dy: &G,
+) -> X::Cot {
+    lift(x, dy, |x, g| super::clamp_d0(&x, lo, hi, &g))
+}
+
+/// `y = x.clamp(lo, hi)`: the gradient of the scalar `lo`.
+///
+/// ```
+/// assert_eq!(autodiff_runtime::ops::tensor::clamp_d1(&ndarray::array![-0.5_f64], &0.0, &1.0, &ndarray::array![1.0_f64]), 1.0);
+/// ```
+#[inline(always)]
+pub fn clamp_d1<X: Tensor + ?Sized, G: Tensor<Elem = X::Elem> + ?Sized>(
+    x: &X,
+    lo: &X::Elem,
+    hi: &X::Elem,
+    dy: &G,
+) -> X::Elem {
+    sum_over(x, x, dy, |x, _, g| super::clamp_d1(&x, lo, hi, &g))
+}
+
+/// `y = x.clamp(lo, hi)`: the gradient of the scalar `hi`.
+///
+/// ```
+/// assert_eq!(autodiff_runtime::ops::tensor::clamp_d2(&ndarray::array![1.5_f64], &0.0, &1.0, &ndarray::array![1.0_f64]), 1.0);
+/// ```
+#[inline(always)]
+pub fn clamp_d2<X: Tensor + ?Sized, G: Tensor<Elem = X::Elem> + ?Sized>(
+    x: &X,
+    lo: &X::Elem,
+    hi: &X::Elem,
+    dy: &G,
+) -> X::Elem {
+    sum_over(x, x, dy, |x, _, g| super::clamp_d2(&x, lo, hi, &g))
+}
+
+/// `y = a.mul_add(b, c)` (`a·b + c`): the gradient of `a` (elementwise, `b` a scalar).
+///
+/// ```
+/// assert_eq!(autodiff_runtime::ops::tensor::mul_add_d0(&2.0_f64, &ndarray::array![1.0_f64, 3.0]), ndarray::array![2.0, 6.0]);
+/// ```
+#[inline(always)]
+pub fn mul_add_d0<G: Tensor + ?Sized>(b: &G::Elem, dy: &G) -> G::Cot {
+    map_elem(dy, |g| super::mul_add_d0(b, &g))
+}
+
+/// `y = a.mul_add(b, c)`: the gradient of the scalar `b`, `Σ a·dy`.
+///
+/// ```
+/// assert_eq!(autodiff_runtime::ops::tensor::mul_add_d1(&ndarray::array![1.0_f64, 2.0], &ndarray::array![1.0_f64, 3.0]), 7.0);
+/// ```
+#[inline(always)]
+pub fn mul_add_d1<X: Tensor + ?Sized, G: Tensor<Elem = X::Elem> + ?Sized>(
+    a: &X,
+    dy: &G,
+) -> X::Elem {
+    sum_over(a, a, dy, |a, _, g| super::mul_add_d1(&a, &g))
+}
+
+/// `y = a.mul_add(b, c)`: the gradient of the scalar `c`, `Σ dy`.
+///
+/// ```
+/// assert_eq!(autodiff_runtime::ops::tensor::mul_add_d2(&ndarray::array![1.0_f64, 3.0]), 4.0);
+/// ```
+#[inline(always)]
+pub fn mul_add_d2<G: Tensor + ?Sized>(dy: &G) -> G::Elem {
+    sum_over(dy, dy, dy, |_, _, g| super::mul_add_d2(&g))
 }

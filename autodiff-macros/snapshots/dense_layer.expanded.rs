@@ -1,0 +1,237 @@
+fn dense(x: &Array2<f64>, w: &Array2<f64>, b: &Array1<f64>) -> f64 {
+    if ::autodiff::__private::implicit::requested() {
+        return ::autodiff::__private::implicit::answer(|| dense::__vjp(x, w, b));
+    }
+    let h = x.dot(w) + b;
+    h.mapv(f64::tanh).sum()
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct dense {}
+#[allow(non_upper_case_globals)]
+impl dense {
+    #[doc(hidden)]
+    #[allow(non_upper_case_globals, dead_code)]
+    const __SIGNATURE: ::autodiff::__private::select::Signature = ::autodiff::__private::select::Signature {
+        function: "dense",
+        params: &[
+            ::autodiff::__private::select::Param {
+                name: "x",
+                differentiable: true,
+            },
+            ::autodiff::__private::select::Param {
+                name: "w",
+                differentiable: true,
+            },
+            ::autodiff::__private::select::Param {
+                name: "b",
+                differentiable: true,
+            },
+        ],
+    };
+    #[doc(hidden)]
+    #[allow(dead_code, non_snake_case)]
+    const fn __all() -> ::autodiff::__private::select::Sel3<0usize, 1usize, 2usize> {
+        ::autodiff::__private::select::Sel3::<0usize, 1usize, 2usize>
+    }
+    #[doc(hidden)]
+    #[inline]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        clippy::all,
+        clippy::pedantic
+    )]
+    fn __vjp<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2>(
+        __v0: &'__autodiff_l0 Array2<f64>,
+        __v1: &'__autodiff_l1 Array2<f64>,
+        __v2: &'__autodiff_l2 Array1<f64>,
+    ) -> (
+        f64,
+        impl ::core::ops::FnOnce(
+            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+        ) -> (
+                <Array2<f64> as ::autodiff::__private::Differentiable>::Tangent,
+                <Array2<f64> as ::autodiff::__private::Differentiable>::Tangent,
+                <Array1<f64> as ::autodiff::__private::Differentiable>::Tangent,
+            ) + use<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2>,
+    ) {
+        let _ = dense;
+        let __v3 = ::autodiff::__private::ops::tensor::dot(&__v0, &__v1);
+        let __v4 = ::autodiff::__private::ops::tensor::add(&__v3, &__v2);
+        let __v5 = ::autodiff::__private::ops::tensor::mapv(&__v4, &(f64::tanh));
+        let __v6 = ::autodiff::__private::ops::tensor::sum(&__v5);
+        (
+            __v6,
+            move |__dy: <f64 as ::autodiff::__private::Differentiable>::Tangent| {
+                let mut __d6 = __dy;
+                let mut __d5 = ::autodiff::__private::ops::tensor::sum_d0(&__v5, &__d6);
+                let mut __d4 = ::autodiff::__private::ops::tensor::mapv_d0(
+                    &__v4,
+                    &__v5,
+                    &(|__x, __y, __g| ::autodiff::__private::ops::tanh_d0(&__y, &__g)),
+                    &__d5,
+                );
+                let mut __d3 = ::autodiff::__private::ops::tensor::add_d0(&__v3, &__d4);
+                let mut __d2 = ::autodiff::__private::ops::tensor::add_d1(&__v2, &__d4);
+                let mut __d0 = ::autodiff::__private::ops::tensor::dot_d0(
+                    &__v0,
+                    &__v1,
+                    &__d3,
+                );
+                let mut __d1 = ::autodiff::__private::ops::tensor::dot_d1(
+                    &__v0,
+                    &__v1,
+                    &__d3,
+                );
+                (__d0, __d1, __d2)
+            },
+        )
+    }
+    #[doc(hidden)]
+    #[inline]
+    #[allow(dead_code, non_snake_case, clippy::all)]
+    fn __vjp_selected<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2>(
+        __v0: &'__autodiff_l0 Array2<f64>,
+        __v1: &'__autodiff_l1 Array2<f64>,
+        __v2: &'__autodiff_l2 Array1<f64>,
+    ) -> (
+        f64,
+        impl ::core::ops::FnOnce(
+            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+        ) -> (
+                <Array2<f64> as ::autodiff::__private::Differentiable>::Tangent,
+                <Array2<f64> as ::autodiff::__private::Differentiable>::Tangent,
+                <Array1<f64> as ::autodiff::__private::Differentiable>::Tangent,
+            ) + use<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2>,
+    ) {
+        let (__value, __pullback) = Self::__vjp(__v0, __v1, __v2);
+        (
+            __value,
+            move |__dy: <f64 as ::autodiff::__private::Differentiable>::Tangent| {
+                let (__g0, __g1, __g2) = __pullback(__dy);
+                (__g0, __g1, __g2)
+            },
+        )
+    }
+    #[doc(hidden)]
+    #[allow(dead_code, non_snake_case, clippy::all)]
+    fn __gradients_function<__S>(
+        _selection: __S,
+    ) -> impl ::core::ops::Fn(
+        &Array2<f64>,
+        &Array2<f64>,
+        &Array1<f64>,
+    ) -> <__S as ::autodiff::__private::select::Select<
+            (
+                ::core::option::Option<
+                    <Array2<f64> as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<
+                    <Array2<f64> as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<
+                    <Array1<f64> as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+            ),
+        >>::Output
+    where
+        __S: ::autodiff::__private::select::Select<
+            (
+                ::core::option::Option<
+                    <Array2<f64> as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<
+                    <Array2<f64> as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<
+                    <Array1<f64> as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+            ),
+        >,
+        __S: ::autodiff::__private::select::ScalarOutputFor<f64>,
+    {
+        let __value_and_gradients = Self::__value_and_gradients_function::<
+            __S,
+        >(_selection);
+        move |__v0: &Array2<f64>, __v1: &Array2<f64>, __v2: &Array1<f64>| {
+            __value_and_gradients(__v0, __v1, __v2).1
+        }
+    }
+    #[doc(hidden)]
+    #[allow(dead_code, non_snake_case, clippy::all)]
+    fn __value_and_gradients_function<__S>(
+        _selection: __S,
+    ) -> impl ::core::ops::Fn(
+        &Array2<f64>,
+        &Array2<f64>,
+        &Array1<f64>,
+    ) -> (
+            f64,
+            <__S as ::autodiff::__private::select::Select<
+                (
+                    ::core::option::Option<
+                        <Array2<f64> as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<
+                        <Array2<f64> as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<
+                        <Array1<f64> as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                ),
+            >>::Output,
+        )
+    where
+        __S: ::autodiff::__private::select::Select<
+            (
+                ::core::option::Option<
+                    <Array2<f64> as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<
+                    <Array2<f64> as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<
+                    <Array1<f64> as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+            ),
+        >,
+        __S: ::autodiff::__private::select::ScalarOutputFor<f64>,
+    {
+        move |__v0: &Array2<f64>, __v1: &Array2<f64>, __v2: &Array1<f64>| {
+            let (__value, __pullback) = Self::__vjp(__v0, __v1, __v2);
+            let (__g0, __g1, __g2) = __pullback(
+                <__S as ::autodiff::__private::select::ScalarOutputFor<f64>>::seed(),
+            );
+            (
+                __value,
+                <__S as ::autodiff::__private::select::Select<
+                    (
+                        ::core::option::Option<
+                            <Array2<
+                                f64,
+                            > as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                        ::core::option::Option<
+                            <Array2<
+                                f64,
+                            > as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                        ::core::option::Option<
+                            <Array1<
+                                f64,
+                            > as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                    ),
+                >>::select((
+                    ::core::option::Option::Some(__g0),
+                    ::core::option::Option::Some(__g1),
+                    ::core::option::Option::Some(__g2),
+                )),
+            )
+        }
+    }
+}

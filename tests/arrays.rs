@@ -1,0 +1,190 @@
+//! ndarray code under `#[differentiable]`: broadcasting arithmetic, products, reductions,
+//! elementwise functions, `mapv`, views, local arrays, loops. Every gradient is compared
+//! with central finite differences of the function as written, and, where the formula is
+//! short, with one derived by hand.
+
+use autodiff::check::{assert_gradient_close, finite_difference};
+use autodiff::ndarray::{array, Array, Array1, Array2, ArrayView1, Axis, Dimension};
+use autodiff::prelude::*;
+use autodiff::{gradients_function, value_and_gradients_function, vjp};
+
+/// Relative tolerance against finite differences (fourth-order, step 1e-3·max(1,|x|)): the
+/// functions below have derivatives of moderate size, so 1e-7 leaves a wide margin.
+const FD_TOL: f64 = 1e-7;
+
+/// The finite-difference gradient of `f` with respect to every element of `a`.
+fn fd<D: Dimension>(a: &Array<f64, D>, f: impl Fn(&Array<f64, D>) -> f64) -> Array<f64, D> {
+    let flat: Vec<f64> = a.iter().copied().collect();
+    let g = finite_difference(
+        |p| f(&Array::from_shape_vec(a.raw_dim(), p.to_vec()).expect("shape")),
+        &flat,
+    );
+    Array::from_shape_vec(a.raw_dim(), g).expect("shape")
+}
+
+#[track_caller]
+fn assert_close<D: Dimension>(name: &str, actual: &Array<f64, D>, expected: &Array<f64, D>) {
+    assert_eq!(actual.shape(), expected.shape(), "{name}: shapes");
+    let a: Vec<f64> = actual.iter().copied().collect();
+    let e: Vec<f64> = expected.iter().copied().collect();
+    eprintln!("checking {name}");
+    assert_gradient_close(&a, &e, FD_TOL);
+}
+
+fn x23() -> Array2<f64> {
+    array![[0.3, -0.7, 1.1], [0.5, 0.2, -0.4]]
+}
+
+#[differentiable]
+fn dense_tanh(x: &Array2<f64>, w: &Array2<f64>, b: &Array1<f64>) -> f64 {
+    let h = x.dot(w) + b;
+    h.mapv(f64::tanh).sum()
+}
+
+#[test]
+fn a_dense_layer_against_finite_differences_and_by_hand() {
+    let x = x23();
+    let w = array![[0.1, -0.2], [0.3, 0.4], [-0.5, 0.25]];
+    let b = array![0.05, -0.1];
+    let (v, (gx, gw, gb)) = value_and_gradients_function!(dense_tanh)(&x, &w, &b);
+    assert_eq!(v, dense_tanh(&x, &w, &b));
+    assert_close("x", &gx, &fd(&x, |x| dense_tanh(x, &w, &b)));
+    assert_close("w", &gw, &fd(&w, |w| dense_tanh(&x, w, &b)));
+    assert_close("b", &gb, &fd(&b, |b| dense_tanh(&x, &w, b)));
+    // by hand: dh = 1 − tanh²(h); dw = xᵀ·dh, db = Σ_rows dh, dx = dh·wᵀ
+    let h = x.dot(&w) + &b;
+    let dh = h.mapv(|v| 1.0 - v.tanh() * v.tanh());
+    assert_close("w by hand", &gw, &x.t().dot(&dh));
+    assert_close("b by hand", &gb, &dh.sum_axis(Axis(0)));
+    assert_close("x by hand", &gx, &dh.dot(&w.t()));
+}
+
+#[differentiable]
+fn broadcasts(m: &Array2<f64>, row: &Array1<f64>, col: &Array2<f64>, s: f64) -> f64 {
+    let a = m * row; // (2,3) * (3,)
+    let b = &a / col; // (2,3) / (2,1)
+    let c = s - &b; // scalar - array
+    let d = &c * s + row; // array * scalar + (3,)
+    let e = row / s; // (3,) / scalar
+    (d.mapv(|v| v * v).sum() + e.sum()) / (2.0 + s * s)
+}
+
+#[test]
+fn every_broadcasting_pattern_of_the_four_operators() {
+    let m = x23();
+    let row = array![0.4, -1.2, 0.8];
+    let col = array![[1.5], [-0.75]];
+    let s = 0.6;
+    let (gm, grow, gcol, gs) = gradients_function!(broadcasts)(&m, &row, &col, s);
+    assert_close("m", &gm, &fd(&m, |m| broadcasts(m, &row, &col, s)));
+    assert_close("row", &grow, &fd(&row, |r| broadcasts(&m, r, &col, s)));
+    assert_close("col", &gcol, &fd(&col, |c| broadcasts(&m, &row, c, s)));
+    let fs = finite_difference(|p| broadcasts(&m, &row, &col, p[0]), &[s]);
+    assert_gradient_close(&[gs], &fs, FD_TOL);
+}
+
+#[differentiable]
+fn products(a: &Array2<f64>, b: &Array2<f64>, u: &Array1<f64>, v: &Array1<f64>) -> f64 {
+    let mm = a.dot(b); // (2,3)·(3,2)
+    let mv = a.dot(v); // (2,3)·(3,)
+    let vm = u.dot(a); // (2,)·(2,3)
+    let vv = v.dot(v); // (3,)·(3,)
+    mm.sum() + mv.dot(u) + vm.mapv(f64::sin).sum() + vv * 0.5 + a.t().dot(u).sum()
+}
+
+#[test]
+fn matrix_and_vector_products_and_transposes() {
+    let a = x23();
+    let b = array![[0.1, -0.2], [0.3, 0.4], [-0.5, 0.25]];
+    let u = array![0.7, -0.3];
+    let v = array![0.2, 0.9, -0.6];
+    let (ga, gb, gu, gv) = gradients_function!(products)(&a, &b, &u, &v);
+    assert_close("a", &ga, &fd(&a, |a| products(a, &b, &u, &v)));
+    assert_close("b", &gb, &fd(&b, |b| products(&a, b, &u, &v)));
+    assert_close("u", &gu, &fd(&u, |u| products(&a, &b, u, &v)));
+    assert_close("v", &gv, &fd(&v, |v| products(&a, &b, &u, v)));
+}
+
+#[differentiable]
+fn reductions(x: &Array2<f64>) -> f64 {
+    let rows = x.sum_axis(Axis(1));
+    let cols = x.mean_axis(Axis(0)).unwrap();
+    let m = x.mean().unwrap();
+    rows.mapv(f64::exp).sum() + cols.dot(&cols) + m * m + x.view().sum()
+}
+
+#[test]
+fn sums_and_means_over_all_elements_and_along_axes() {
+    let x = x23();
+    let g = gradients_function!(reductions)(&x);
+    assert_close("x", &g, &fd(&x, reductions));
+}
+
+#[differentiable]
+fn elementwise(x: &Array1<f64>) -> f64 {
+    let a = x.exp() + x.mapv(f64::sin) + x.powi(3);
+    let b = (x * x + 1.0).sqrt().ln();
+    let relu = x.mapv(|v| v.max(0.0));
+    let sigmoid = x.mapv(|v| 1.0 / (1.0 + (-v).exp()));
+    (a * b).sum() + relu.sum() * 2.0 + sigmoid.sum() - (-x).sum()
+}
+
+#[test]
+fn elementwise_methods_and_mapv_with_paths_and_closures() {
+    let x = array![0.3, -0.7, 1.1, -0.2];
+    let g = gradients_function!(elementwise)(&x);
+    assert_close("x", &g, &fd(&x, elementwise));
+}
+
+#[differentiable]
+fn recurrent(x: &Array1<f64>, w: &Array2<f64>, steps: usize) -> f64 {
+    let mut h = x.clone();
+    for _ in 0..steps {
+        h = w.dot(&h).mapv(f64::tanh) + &h * 0.5;
+    }
+    h.sum()
+}
+
+#[test]
+fn a_local_array_updated_in_a_loop() {
+    let x = array![0.3, -0.7, 0.4];
+    let w = array![[0.1, -0.2, 0.3], [0.3, 0.4, -0.1], [-0.5, 0.25, 0.2]];
+    let (gx, gw) = gradients_function!(recurrent)(&x, &w, 4);
+    assert_close("x", &gx, &fd(&x, |x| recurrent(x, &w, 4)));
+    assert_close("w", &gw, &fd(&w, |w| recurrent(&x, w, 4)));
+}
+
+#[differentiable]
+fn owned_and_views(a: Array1<f64>, b: ArrayView1<f64>) -> Array1<f64> {
+    let c = &a * &b;
+    c.mapv(f64::cos) + &a
+}
+
+#[test]
+fn owned_arrays_views_and_array_outputs_through_vjp() {
+    let a = array![0.3, -0.7, 0.4];
+    let b = array![1.5, 0.5, -2.0];
+    let (y, pullback) = vjp!(owned_and_views)(a.clone(), b.view());
+    assert_eq!(y, owned_and_views(a.clone(), b.view()));
+    let dy = array![1.0, -2.0, 0.5];
+    let (ga, gb) = pullback(dy.clone());
+    let weighted = |a: &Array1<f64>, b: &Array1<f64>| owned_and_views(a.clone(), b.view()).dot(&dy);
+    assert_close("a", &ga, &fd(&a, |a| weighted(a, &b)));
+    assert_close("b", &gb, &fd(&b, |b| weighted(&a, b)));
+}
+
+#[differentiable]
+fn scalar_and_array_mixed(x: &Array1<f64>, k: f64) -> f64 {
+    let s = x.sum();
+    let y = x * (s * k).sin();
+    y.dot(x) + s * k
+}
+
+#[test]
+fn scalars_computed_from_arrays_flow_back_into_them() {
+    let x = array![0.3, -0.7, 0.4];
+    let (gx, gk) = gradients_function!(scalar_and_array_mixed)(&x, 0.8);
+    assert_close("x", &gx, &fd(&x, |x| scalar_and_array_mixed(x, 0.8)));
+    let fk = finite_difference(|p| scalar_and_array_mixed(&x, p[0]), &[0.8]);
+    assert_gradient_close(&[gk], &fk, FD_TOL);
+}
