@@ -1156,13 +1156,19 @@ pub fn powi<A: Tensor + ?Sized>(a: &A, n: &i32) -> A::Cot {
     map_elem(a, |v| v.powi(*n))
 }
 
+macro_rules! empty {
+    ($x:ident) => {
+        ""
+    };
+}
+
 macro_rules! elementwise_fn_scalar_args {
     ($($name:ident($($p:ident),*)),* $(,)?) => {$(
         #[doc = concat!("`x.", stringify!($name), "(…)` for a scalar `x`, elementwise for an array `x` (the other arguments are scalars).")]
         ///
         /// ```
-        #[doc = concat!("let a = autodiff_runtime::ops::tensor::", stringify!($name), "(&ndarray::array![0.5_f64]", $(", &0.75", stringify!($p),)* ");")]
-        #[doc = concat!("assert_eq!(a[0], 0.5_f64.", stringify!($name), "(", $("0.75", stringify!($p), ",",)* "));")]
+        #[doc = concat!("let a = autodiff_runtime::ops::tensor::", stringify!($name), "(&ndarray::array![0.5_f64]", $(", &0.75", empty!($p),)* ");")]
+        #[doc = concat!("assert_eq!(a[0], 0.5_f64.", stringify!($name), "(", $("0.75", empty!($p), ",",)* "));")]
         /// ```
         #[inline(always)]
         pub fn $name<A: Tensor + ?Sized>(a: &A, $($p: &A::Elem),*) -> A::Cot {
