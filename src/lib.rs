@@ -30,12 +30,18 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+// Generated code names this crate `::autodiff`, also inside it (`nn`).
+extern crate self as autodiff;
+
+pub mod nn;
+
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
 
 pub use autodiff_macros::{
     differentiable, differentiable_closure, gradients_function, value_and_gradients_function, vjp,
+    Differentiable,
 };
 pub use autodiff_runtime::ndarray;
 pub use autodiff_runtime::{
@@ -56,7 +62,7 @@ pub use autodiff_runtime::{
 pub mod prelude {
     pub use autodiff_macros::{
         differentiable, differentiable_closure, gradients_function, value_and_gradients_function,
-        vjp,
+        vjp, Differentiable,
     };
     pub use autodiff_runtime::num_traits::Float;
     pub use autodiff_runtime::{
@@ -70,5 +76,7 @@ pub mod prelude {
 pub mod __private {
     pub use autodiff_runtime::{__autodiff_project, __autodiff_source_read};
     pub use autodiff_runtime::{implicit, saved, select, source};
-    pub use autodiff_runtime::{ops, zero_tangent, Accumulate, Differentiable, NoTangent, Real};
+    pub use autodiff_runtime::{
+        ops, zero_tangent, Accumulate, Differentiable, NoTangent, Real, Reset,
+    };
 }

@@ -260,6 +260,11 @@ fn rhs_tokens(rhs: &Rhs, span: Span, general: bool) -> TokenStream {
     }
 }
 
+/// Whether a call passes a variable by reference (`f(&x)`).
+fn borrows_arguments(args: &[Operand]) -> bool {
+    args.iter().any(|a| matches!(a, Operand::Ref(_)))
+}
+
 /// Whether a value borrows another and so is recomputed by the reverse sweep, never kept
 /// (a view of an array, a field of a struct).
 fn borrows(rhs: &Rhs) -> bool {
@@ -609,6 +614,20 @@ impl Emitter<'_> {
                                 quote!(#rt::ops::#name)
                             };
                             self.contribute(out, u, quote!(#path(#(&#reads,)* &#dy)), false);
+                        }
+                    }
+                    Rhs::Call { func, args } if borrows_arguments(args) => {
+                        // The callee's pullback would borrow values the pullback closure
+                        // owns: its reverse runs the callee's vjp again, here.
+                        let a: Vec<TokenStream> = args.iter().map(|a| self.operand(a)).collect();
+                        let vjp = companion_path(func, "vjp");
+                        let g = self.fresh("__g");
+                        out.extend(quote!(let #g = { let (_, __pb) = #vjp(#(#a),*); __pb(#dy) };));
+                        for (k, arg) in args.iter().enumerate() {
+                            if let Some(u) = self.active_var(arg) {
+                                let index = syn::Index::from(k);
+                                self.contribute(out, u, quote!(#g.#index), true);
+                            }
                         }
                     }
                     Rhs::Call { args, .. } => {

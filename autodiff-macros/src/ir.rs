@@ -89,6 +89,8 @@ pub struct RegionInfo {
 pub enum Operand {
     Var(VarId),
     Inline(syn::Expr),
+    /// A variable passed by reference (`f(&x)` as the user wrote it).
+    Ref(VarId),
 }
 
 impl Operand {
@@ -99,11 +101,15 @@ impl Operand {
                 quote!(#id)
             }
             Operand::Inline(e) => quote!((#e)),
+            Operand::Ref(v) => {
+                let id = v.ident();
+                quote!((&#id))
+            }
         }
     }
     pub fn var(&self) -> Option<VarId> {
         match self {
-            Operand::Var(v) => Some(*v),
+            Operand::Var(v) | Operand::Ref(v) => Some(*v),
             Operand::Inline(_) => None,
         }
     }

@@ -10,6 +10,7 @@
 
 use proc_macro::TokenStream;
 
+mod derive;
 mod diag;
 mod emit;
 mod expand;
@@ -167,4 +168,39 @@ pub fn vjp(input: TokenStream) -> TokenStream {
     helpers::vjp(input)
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
+}
+
+/// `#[derive(Differentiable)]` on a struct with named fields: its tangent (gradient) type
+/// `<Name>Tangent`, with the same field names (`NoTangent` for fields marked
+/// `#[no_grad]`), and the runtime's traits, so the struct can be a parameter of a
+/// `#[differentiable]` function, be updated by an optimizer's `step`, and live in a
+/// `Variable`. Every other field's type must be differentiable (floats, arrays, `Vec`s,
+/// other derived structs).
+///
+/// ```
+/// use autodiff::prelude::*;
+/// use autodiff::ndarray::{array, Array1};
+///
+/// #[derive(Clone, Differentiable)]
+/// struct Line {
+///     slope: f64,
+///     offsets: Array1<f64>,
+///     #[no_grad]
+///     label: &'static str,
+/// }
+///
+/// #[differentiable]
+/// fn fit(line: &Line, x: f64) -> f64 {
+///     (&line.offsets * line.slope * x).sum()
+/// }
+///
+/// let line = Line { slope: 2.0, offsets: array![1.0, 3.0], label: "l" };
+/// let g = gradients_function!(fit, params = ["line"])(&line, 0.5);
+/// assert_eq!(g.slope, 2.0); // Σ offsets · x
+/// assert_eq!(g.offsets, array![1.0, 1.0]); // slope · x
+/// let _ = line.label;
+/// ```
+#[proc_macro_derive(Differentiable, attributes(no_grad))]
+pub fn derive_differentiable(input: TokenStream) -> TokenStream {
+    derive::derive(input.into()).into()
 }

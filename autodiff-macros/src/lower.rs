@@ -1696,7 +1696,17 @@ impl Lowering<'_> {
         }
         let mut args = Vec::new();
         for a in &c.args {
-            args.push(self.operand_of(a));
+            let arg = self.operand_of(a);
+            // `f(&x)`: the callee takes a reference (and `x` may be an array)
+            let arg = match (a, arg) {
+                (syn::Expr::Reference(r), Operand::Var(v))
+                    if r.mutability.is_none() && !path_form =>
+                {
+                    Operand::Ref(v)
+                }
+                (_, arg) => arg,
+            };
+            args.push(arg);
         }
         if path_form {
             if name == "from" && args.len() == 1 && func.qself.is_none() {

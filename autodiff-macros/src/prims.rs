@@ -166,3 +166,21 @@ pub fn tensor_rule_reads(rule: &str, k: usize, arity: usize) -> Vec<usize> {
         _ => rule_reads(rule, k, arity),
     }
 }
+
+/// ndarray methods the macro differentiates (`x.dot(&w)`, `x.t()`, `x.mapv(f64::tanh)`, …):
+/// their receivers (and `dot`'s argument) are read in float positions.
+pub fn is_array_method(name: &str) -> bool {
+    matches!(
+        name,
+        "dot"
+            | "t"
+            | "view"
+            | "to_owned"
+            | "into_owned"
+            | "sum"
+            | "mean"
+            | "sum_axis"
+            | "mean_axis"
+            | "mapv"
+    )
+}

@@ -99,6 +99,9 @@ fn is_differentiable_type(ty: &syn::Type, generics: &syn::Generics, floats: &[sy
                     .iter()
                     .all(|e| is_differentiable_type(e, generics, floats))
         }
+        // a sequence of constants (`&[usize]`, `[bool; 3]`) is a constant
+        syn::Type::Slice(s) => is_differentiable_type(&s.elem, generics, floats),
+        syn::Type::Array(a) => is_differentiable_type(&a.elem, generics, floats),
         syn::Type::Path(p) if p.qself.is_none() => {
             let Some(last) = p.path.segments.last() else {
                 return false;
@@ -110,6 +113,13 @@ fn is_differentiable_type(ty: &syn::Type, generics: &syn::Generics, floats: &[sy
             if p.path.segments.len() == 1 && generics.type_params().any(|tp| tp.ident == last.ident)
             {
                 return floats.contains(&last.ident);
+            }
+            if name == "Vec" {
+                if let syn::PathArguments::AngleBracketed(args) = &last.arguments {
+                    if let Some(syn::GenericArgument::Type(elem)) = args.args.first() {
+                        return is_differentiable_type(elem, generics, floats);
+                    }
+                }
             }
             true
         }

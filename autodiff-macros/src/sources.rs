@@ -114,6 +114,13 @@ impl Marker<'_> {
     }
 
     fn mark_operand(&self, e: &mut syn::Expr) {
+        // `&b`: the read is `b`'s, borrowed
+        if let syn::Expr::Reference(r) = e {
+            if r.mutability.is_none() {
+                self.mark_operand(&mut r.expr);
+            }
+            return;
+        }
         if self.is_source(e) {
             let place = std::mem::replace(e, syn::Expr::Verbatim(TokenStream::new()));
             *e = syn::parse_quote!(::autodiff::__private::__autodiff_source_read!(#place));
@@ -146,6 +153,12 @@ impl VisitMut for Marker<'_> {
             syn::Expr::Binary(b) if is_compound(&b.op) => self.mark_operand(&mut b.right),
             syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => {
                 self.mark_operand(&mut u.expr)
+            }
+            syn::Expr::MethodCall(m) if prims::is_array_method(&m.method.to_string()) => {
+                self.mark_operand(&mut m.receiver);
+                if m.method == "dot" {
+                    m.args.iter_mut().for_each(|a| self.mark_operand(a));
+                }
             }
             syn::Expr::MethodCall(m) if prims::method_arity(&m.method.to_string()).is_some() => {
                 self.mark_operand(&mut m.receiver);

@@ -149,8 +149,9 @@ impl fmt::Debug for Gradient {
 }
 
 /// What an optimizer needs of a variable's value: elementwise access, with the gradient
-/// alongside. Implemented for `f32`, `f64` and `Vec`s of them.
-pub trait Parameter: Differentiable + Clone + Send + Sync + 'static {
+/// alongside. Implemented for `f32`, `f64`, `Vec`s and ndarray arrays of them, and by
+/// `#[derive(Differentiable)]`.
+pub trait Parameter: Differentiable + Send + Sync + 'static {
     /// The number of scalar elements.
     fn num_elements(&self) -> usize;
     /// Calls `f(k, value_k, gradient_k)` for every element `k` and stores what it returns.
@@ -239,7 +240,7 @@ trait ErasedVariable: Send + Sync {
 
 // Implemented for the variable's shared state itself, so a `VariableRef` is the variable's
 // own `Arc`, cloned: no allocation per gradient pair.
-impl<T: Parameter> ErasedVariable for Inner<T>
+impl<T: Parameter + Clone> ErasedVariable for Inner<T>
 where
     T::Tangent: TangentValue,
 {
@@ -287,7 +288,7 @@ where
 pub struct VariableRef(Arc<dyn ErasedVariable>);
 
 impl VariableRef {
-    pub(crate) fn of<T: Parameter>(v: &Variable<T>) -> Self
+    pub(crate) fn of<T: Parameter + Clone>(v: &Variable<T>) -> Self
     where
         T::Tangent: TangentValue,
     {
@@ -634,7 +635,7 @@ where
 
 /// Called by a reverse sweep for a variable it read: adds `gradient` to the request being
 /// answered on this thread, if any, and if the request collects this variable.
-pub(crate) fn deposit_variable<T: Parameter>(variable: &Variable<T>, gradient: T::Tangent)
+pub(crate) fn deposit_variable<T: Parameter + Clone>(variable: &Variable<T>, gradient: T::Tangent)
 where
     T::Tangent: TangentValue,
 {

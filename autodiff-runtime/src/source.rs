@@ -28,7 +28,7 @@ pub trait ReadSource {
         Self::Value: crate::Differentiable;
 }
 
-impl<T: Parameter> ReadSource for &&Probe<'_, Variable<T>>
+impl<T: Parameter + Clone> ReadSource for &&Probe<'_, Variable<T>>
 where
     T::Tangent: TangentValue,
 {

@@ -61,6 +61,18 @@ impl<T> Accumulate<NoTangent> for T {
     fn accumulate(&mut self, _: NoTangent) {}
 }
 
+/// A gradient reaching a `#[no_grad]` field is dropped.
+impl<T: Real> Accumulate<T> for NoTangent {
+    #[inline(always)]
+    fn accumulate(&mut self, _: T) {}
+}
+
+/// A gradient reaching a `#[no_grad]` field is dropped.
+impl<F: Real, D: ndarray::Dimension> Accumulate<ndarray::Array<F, D>> for NoTangent {
+    #[inline(always)]
+    fn accumulate(&mut self, _: ndarray::Array<F, D>) {}
+}
+
 impl<T: Real> Accumulate for T {
     #[inline(always)]
     fn accumulate(&mut self, contribution: T) {

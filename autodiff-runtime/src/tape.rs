@@ -262,7 +262,7 @@ pub trait Sources {
     fn collect(self, found: &BTreeMap<VariableId, (Gradient, VariableRef)>) -> Self::Output;
 }
 
-impl<T: Parameter> Sources for &Variable<T>
+impl<T: Parameter + Clone> Sources for &Variable<T>
 where
     T::Tangent: TangentValue,
 {

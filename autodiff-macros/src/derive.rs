@@ -1,0 +1,223 @@
+//! `#[derive(Differentiable)]`: a struct's tangent, synthesized field by field.
+//!
+//! For `struct Mlp { w: Array2<f64>, b: Array1<f64>, #[no_grad] act: Activation }` it
+//! writes `struct MlpTangent { pub w: Array2<f64>, pub b: Array1<f64>, pub act: NoTangent }`
+//! (the same field names, so generated reverse sweeps accumulate `d.w` for a read of
+//! `m.w`), and the runtime's traits: `Differentiable` (zero tangent), `Accumulate` and
+//! `Reset` for the tangent, `Parameter` (what optimizers update) and `TangentValue` (what
+//! the implicit mode stores).
+
+use crate::diag::Errors;
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+
+fn is_no_grad(field: &syn::Field) -> bool {
+    field.attrs.iter().any(|a| a.path().is_ident("no_grad"))
+}
+
+/// Field types that are certainly not differentiable: integers, `bool`, `char`, strings.
+fn constant_type(ty: &syn::Type) -> Option<String> {
+    match ty {
+        syn::Type::Reference(r) => constant_type(&r.elem),
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let name = p.path.segments.last()?.ident.to_string();
+            crate::prims::is_constant_type_name(&name).then_some(name)
+        }
+        _ => None,
+    }
+}
+
+pub fn derive(input: TokenStream) -> TokenStream {
+    let item: syn::DeriveInput = match syn::parse2(input) {
+        Ok(i) => i,
+        Err(e) => return e.to_compile_error(),
+    };
+    let mut errors = Errors::default();
+    let fields = match &item.data {
+        syn::Data::Struct(s) => match &s.fields {
+            syn::Fields::Named(n) => n.named.iter().collect::<Vec<_>>(),
+            syn::Fields::Unit => Vec::new(),
+            syn::Fields::Unnamed(u) => {
+                errors.push_spanned(u, "`#[derive(Differentiable)]` needs named fields (its tangent has the same field names); give the fields names");
+                Vec::new()
+            }
+        },
+        syn::Data::Enum(e) => {
+            errors.push(e.enum_token.span, "`#[derive(Differentiable)]` is for structs: an enum has no tangent space (its variants are not a vector space); mark fields of this type `#[no_grad]`");
+            Vec::new()
+        }
+        syn::Data::Union(u) => {
+            errors.push(
+                u.union_token.span,
+                "`#[derive(Differentiable)]` is for structs, not unions",
+            );
+            Vec::new()
+        }
+    };
+    for f in &fields {
+        if is_no_grad(f) {
+            continue;
+        }
+        if let Some(name) = constant_type(&f.ty) {
+            let field = f.ident.as_ref().expect("named");
+            errors.push(f.ty.span(), format!("the field `{field}` has type `{name}`, which has no tangent space (it is a constant); mark it `#[no_grad]`"));
+        }
+    }
+    if !errors.is_empty() {
+        return errors.to_compile_errors();
+    }
+    let rt = quote!(::autodiff::__private);
+    let name = &item.ident;
+    let vis = &item.vis;
+    let tangent = format_ident!("{}Tangent", name);
+    let (impl_generics, ty_generics, where_clause) = item.generics.split_for_impl();
+    let mut bounds: Vec<TokenStream> = where_clause
+        .map(|w| w.predicates.iter().map(|p| quote!(#p)).collect())
+        .unwrap_or_default();
+    let names: Vec<&syn::Ident> = fields
+        .iter()
+        .map(|f| f.ident.as_ref().expect("named"))
+        .collect();
+    let grad: Vec<bool> = fields.iter().map(|f| !is_no_grad(f)).collect();
+    let mut tangent_fields = Vec::new();
+    let mut zero = Vec::new();
+    let mut accumulate = Vec::new();
+    let mut reset = Vec::new();
+    let mut take = Vec::new();
+    let mut count = Vec::new();
+    let mut update = Vec::new();
+    let mut visit = Vec::new();
+    let mut scale_param = Vec::new();
+    let mut scale_value = Vec::new();
+    for (f, (n, g)) in fields.iter().zip(names.iter().zip(&grad)) {
+        let ty = &f.ty;
+        let span = ty.span();
+        if *g {
+            bounds.push(quote_spanned!(span=> #ty: #rt::Differentiable));
+            tangent_fields.push(quote! {
+                #[doc = concat!("The gradient of `", stringify!(#n), "`.")]
+                pub #n: <#ty as #rt::Differentiable>::Tangent
+            });
+            zero.push(quote!(#n: #rt::Differentiable::zero_tangent(&self.#n)));
+            accumulate.push(quote!(#rt::Accumulate::accumulate(&mut self.#n, contribution.#n);));
+            reset.push(quote!(#rt::Reset::reset(&mut self.#n);));
+            take.push(quote!(#n: #rt::Reset::take_reset(&mut self.#n)));
+            count.push(quote!(+ #rt::implicit::Parameter::num_elements(&self.#n)));
+            update.push(quote! {
+                let n = #rt::implicit::Parameter::num_elements(&self.#n);
+                #rt::implicit::Parameter::update_elements(&mut self.#n, &grad.#n, &mut |k, v, g| f(offset + k, v, g));
+                offset += n;
+            });
+            visit.push(quote! {
+                let mut seen = 0usize;
+                <#ty as #rt::implicit::Parameter>::visit_gradient(&grad.#n, &mut |k, g| {
+                    seen = seen.max(k + 1);
+                    f(offset + k, g);
+                });
+                offset += seen;
+            });
+            scale_param.push(
+                quote!(<#ty as #rt::implicit::Parameter>::scale_gradient(&mut grad.#n, factor);),
+            );
+            scale_value.push(quote!(#rt::implicit::TangentValue::scale(&mut self.#n, factor);));
+        } else {
+            tangent_fields.push(quote! {
+                #[doc = concat!("`", stringify!(#n), "` is `#[no_grad]`: no gradient.")]
+                pub #n: #rt::NoTangent
+            });
+            zero.push(quote!(#n: #rt::NoTangent));
+            take.push(quote!(#n: #rt::NoTangent));
+        }
+    }
+    let param_bounds: Vec<TokenStream> = fields
+        .iter()
+        .zip(&grad)
+        .filter(|(_, g)| **g)
+        .map(|(f, _)| {
+            let ty = &f.ty;
+            quote_spanned!(ty.span()=> #ty: #rt::implicit::Parameter)
+        })
+        .collect();
+    let tangent_value_bounds: Vec<TokenStream> = fields
+        .iter()
+        .zip(&grad)
+        .filter(|(_, g)| **g)
+        .map(|(f, _)| {
+            let ty = &f.ty;
+            quote_spanned!(ty.span()=> <#ty as #rt::Differentiable>::Tangent: #rt::implicit::TangentValue)
+        })
+        .collect();
+    let generics = &item.generics;
+    let doc = format!("The tangent (gradient) of [`{name}`]: one field per field of `{name}`, `NoTangent` for the `#[no_grad]` ones.");
+    let _ = Span::call_site();
+    quote! {
+        #[doc = #doc]
+        #[derive(Clone, Debug)]
+        #vis struct #tangent #generics where #(#bounds,)* {
+            #(#tangent_fields,)*
+        }
+
+        impl #impl_generics #rt::Differentiable for #name #ty_generics where #(#bounds,)* {
+            type Tangent = #tangent #ty_generics;
+            fn zero_tangent(&self) -> Self::Tangent {
+                #tangent { #(#zero,)* }
+            }
+        }
+
+        impl #impl_generics #rt::Accumulate for #tangent #ty_generics where #(#bounds,)* {
+            fn accumulate(&mut self, contribution: Self) {
+                let _ = &contribution;
+                #(#accumulate)*
+            }
+        }
+
+        impl #impl_generics #rt::Reset for #tangent #ty_generics where #(#bounds,)* {
+            fn reset(&mut self) {
+                #(#reset)*
+            }
+            fn take_reset(&mut self) -> Self {
+                #tangent { #(#take,)* }
+            }
+        }
+
+        impl #impl_generics #rt::implicit::Parameter for #name #ty_generics
+        where
+            #(#bounds,)*
+            #(#param_bounds,)*
+            Self: ::core::marker::Send + ::core::marker::Sync + 'static,
+        {
+            fn num_elements(&self) -> usize {
+                0 #(#count)*
+            }
+            fn update_elements(&mut self, grad: &Self::Tangent, f: &mut dyn FnMut(usize, f64, f64) -> f64) {
+                let mut offset = 0usize;
+                let _ = (&grad, &mut *f);
+                #(#update)*
+                let _ = offset;
+            }
+            fn visit_gradient(grad: &Self::Tangent, f: &mut dyn FnMut(usize, f64)) {
+                let mut offset = 0usize;
+                let _ = (&grad, &mut *f);
+                #(#visit)*
+                let _ = offset;
+            }
+            fn scale_gradient(grad: &mut Self::Tangent, factor: f64) {
+                let _ = (&grad, factor);
+                #(#scale_param)*
+            }
+        }
+
+        impl #impl_generics #rt::implicit::TangentValue for #tangent #ty_generics
+        where
+            #(#bounds,)*
+            #(#tangent_value_bounds,)*
+            Self: ::core::marker::Send + ::core::marker::Sync + 'static,
+        {
+            fn scale(&mut self, factor: f64) {
+                let _ = factor;
+                #(#scale_value)*
+            }
+        }
+    }
+}

@@ -1,0 +1,276 @@
+//! Structs of parameters (`#[derive(Differentiable)]`), the `nn` helpers, a multilayer
+//! perceptron against finite differences and a hand-written backpropagation, optimizers
+//! updating a model, and array variables in the implicit mode.
+
+use autodiff::check::{assert_gradient_close, finite_difference};
+use autodiff::ndarray::{array, Array, Array1, Array2, Axis, Dimension};
+use autodiff::nn;
+use autodiff::optim::{Adam, Sgd};
+use autodiff::prelude::*;
+use autodiff::{gradients_function, value_and_gradients_function};
+
+/// Against finite differences (fourth order): the functions are smooth at the points used.
+const FD_TOL: f64 = 1e-7;
+/// Against a hand-written backpropagation of the same formulas: a few ulps of rounding in
+/// a different order of operations.
+const HAND_TOL: f64 = 1e-12;
+
+fn fd<D: Dimension>(a: &Array<f64, D>, f: impl Fn(&Array<f64, D>) -> f64) -> Array<f64, D> {
+    let flat: Vec<f64> = a.iter().copied().collect();
+    let g = finite_difference(
+        |p| f(&Array::from_shape_vec(a.raw_dim(), p.to_vec()).expect("shape")),
+        &flat,
+    );
+    Array::from_shape_vec(a.raw_dim(), g).expect("shape")
+}
+
+#[track_caller]
+fn close<D: Dimension>(name: &str, actual: &Array<f64, D>, expected: &Array<f64, D>, tol: f64) {
+    assert_eq!(actual.shape(), expected.shape(), "{name}: shapes");
+    let a: Vec<f64> = actual.iter().copied().collect();
+    let e: Vec<f64> = expected.iter().copied().collect();
+    eprintln!("checking {name}");
+    assert_gradient_close(&a, &e, tol);
+}
+
+/// Deterministic pseudo-random values in [-1, 1).
+fn values(n: usize, seed: u64) -> Vec<f64> {
+    let mut s = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    (0..n)
+        .map(|_| {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((s >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+        })
+        .collect()
+}
+
+fn matrix(r: usize, c: usize, seed: u64) -> Array2<f64> {
+    Array2::from_shape_vec((r, c), values(r * c, seed)).expect("shape")
+}
+
+#[derive(Clone, Debug, Differentiable)]
+struct Mlp {
+    w1: Array2<f64>,
+    b1: Array1<f64>,
+    w2: Array2<f64>,
+    b2: Array1<f64>,
+}
+
+#[differentiable]
+fn mlp_loss(m: &Mlp, #[no_grad] x: &Array2<f64>, labels: &[usize]) -> f64 {
+    let h = (x.dot(&m.w1) + &m.b1).mapv(f64::tanh);
+    let logits = h.dot(&m.w2) + &m.b2;
+    nn::cross_entropy(&logits, labels)
+}
+
+fn model(seed: u64) -> Mlp {
+    Mlp {
+        w1: matrix(4, 6, seed),
+        b1: Array1::from(values(6, seed + 1)),
+        w2: matrix(6, 3, seed + 2),
+        b2: Array1::from(values(3, seed + 3)),
+    }
+}
+
+/// The backward pass of `mlp_loss` written by hand.
+fn mlp_backprop(m: &Mlp, x: &Array2<f64>, labels: &[usize]) -> Mlp {
+    let h = (x.dot(&m.w1) + &m.b1).mapv(f64::tanh);
+    let logits = h.dot(&m.w2) + &m.b2;
+    let n = labels.len() as f64;
+    let mut dlogits = nn::softmax(&logits);
+    for (i, &c) in labels.iter().enumerate() {
+        dlogits[[i, c]] -= 1.0;
+    }
+    dlogits /= n;
+    let dh = dlogits.dot(&m.w2.t()) * h.mapv(|v| 1.0 - v * v);
+    Mlp {
+        w1: x.t().dot(&dh),
+        b1: dh.sum_axis(Axis(0)),
+        w2: h.t().dot(&dlogits),
+        b2: dlogits.sum_axis(Axis(0)),
+    }
+}
+
+#[test]
+fn an_mlp_against_finite_differences_and_hand_written_backpropagation() {
+    let m = model(7);
+    let x = matrix(5, 4, 11);
+    let labels = [0, 2, 1, 1, 0];
+    let (v, g) = value_and_gradients_function!(mlp_loss, params = ["m"])(&m, &x, &labels);
+    assert_eq!(v, mlp_loss(&m, &x, &labels));
+    let hand = mlp_backprop(&m, &x, &labels);
+    close("w1 by hand", &g.w1, &hand.w1, HAND_TOL);
+    close("b1 by hand", &g.b1, &hand.b1, HAND_TOL);
+    close("w2 by hand", &g.w2, &hand.w2, HAND_TOL);
+    close("b2 by hand", &g.b2, &hand.b2, HAND_TOL);
+    let with = |f: &dyn Fn(&mut Mlp)| {
+        let mut m2 = m.clone();
+        f(&mut m2);
+        mlp_loss(&m2, &x, &labels)
+    };
+    close(
+        "w1",
+        &g.w1,
+        &fd(&m.w1, |w| with(&|m| m.w1 = w.clone())),
+        FD_TOL,
+    );
+    close(
+        "b1",
+        &g.b1,
+        &fd(&m.b1, |b| with(&|m| m.b1 = b.clone())),
+        FD_TOL,
+    );
+    close(
+        "w2",
+        &g.w2,
+        &fd(&m.w2, |w| with(&|m| m.w2 = w.clone())),
+        FD_TOL,
+    );
+    close(
+        "b2",
+        &g.b2,
+        &fd(&m.b2, |b| with(&|m| m.b2 = b.clone())),
+        FD_TOL,
+    );
+}
+
+#[test]
+fn optimizers_update_a_derived_model() {
+    let x = matrix(8, 4, 3);
+    let labels = [0, 1, 2, 0, 1, 2, 0, 1];
+    // one plain SGD step is `w − lr·g`, field by field
+    let m0 = model(1);
+    let g = gradients_function!(mlp_loss, params = ["m"])(&m0, &x, &labels);
+    let mut m = m0.clone();
+    Sgd::new(0.5).step(&mut m, &g);
+    close("sgd w1", &m.w1, &(&m0.w1 - &(&g.w1 * 0.5)), 0.0);
+    close("sgd b2", &m.b2, &(&m0.b2 - &(&g.b2 * 0.5)), 0.0);
+    // Adam drives the loss down
+    let mut adam = Adam::new(0.05);
+    let start = mlp_loss(&m, &x, &labels);
+    for _ in 0..100 {
+        let g = gradients_function!(mlp_loss, params = ["m"])(&m, &x, &labels);
+        adam.step(&mut m, &g);
+    }
+    let end = mlp_loss(&m, &x, &labels);
+    assert!(end < 0.2 * start, "loss {start} → {end}");
+}
+
+#[derive(Clone, Differentiable)]
+struct Affine {
+    w: Array2<f64>,
+    b: Array1<f64>,
+}
+
+#[derive(Clone, Differentiable)]
+struct Network {
+    first: Affine,
+    second: Affine,
+    scale: f64,
+    #[no_grad]
+    name: &'static str,
+    #[no_grad]
+    temperature: f64,
+}
+
+#[differentiable]
+fn network(n: &Network, x: &Array1<f64>) -> f64 {
+    let h = nn::softplus(&(n.first.w.dot(x) + &n.first.b));
+    let y = nn::sigmoid(&(n.second.w.dot(&h) + &n.second.b));
+    (y * n.scale).sum() / n.temperature
+}
+
+#[test]
+fn nested_structs_scalar_fields_and_no_grad_fields() {
+    let n = Network {
+        first: Affine {
+            w: matrix(3, 2, 5),
+            b: Array1::from(values(3, 6)),
+        },
+        second: Affine {
+            w: matrix(2, 3, 7),
+            b: Array1::from(values(2, 8)),
+        },
+        scale: 1.7,
+        name: "net",
+        temperature: 2.0,
+    };
+    let x = array![0.4, -0.9];
+    let (g, gx) = gradients_function!(network)(&n, &x);
+    let with = |f: &dyn Fn(&mut Network)| {
+        let mut n2 = n.clone();
+        f(&mut n2);
+        network(&n2, &x)
+    };
+    close(
+        "first.w",
+        &g.first.w,
+        &fd(&n.first.w, |w| with(&|n| n.first.w = w.clone())),
+        FD_TOL,
+    );
+    close(
+        "second.b",
+        &g.second.b,
+        &fd(&n.second.b, |b| with(&|n| n.second.b = b.clone())),
+        FD_TOL,
+    );
+    let fs = finite_difference(|p| with(&|n| n.scale = p[0]), &[n.scale]);
+    assert_gradient_close(&[g.scale], &fs, FD_TOL);
+    close("x", &gx, &fd(&x, |x| network(&n, x)), FD_TOL);
+    assert_eq!(n.name, "net");
+}
+
+#[differentiable]
+fn nn_zoo(x: &Array2<f64>, t: &Array2<f64>) -> f64 {
+    let a = nn::log_softmax(x).sum() * 0.3;
+    let b = nn::softmax(x).mapv(f64::ln).dot(&t.t()).sum();
+    let c = nn::logsumexp(x).sum();
+    let d = nn::relu(x).sum() + nn::sigmoid(x).sum() + nn::softplus(x).sum();
+    a + b + c + d + nn::mse(x, t)
+}
+
+#[test]
+fn every_nn_helper_against_finite_differences() {
+    let x = matrix(3, 4, 21) * 3.0;
+    let t = matrix(3, 4, 22);
+    let (gx, gt) = gradients_function!(nn_zoo)(&x, &t);
+    close("x", &gx, &fd(&x, |x| nn_zoo(x, &t)), FD_TOL);
+    close("t", &gt, &fd(&t, |t| nn_zoo(&x, t)), FD_TOL);
+}
+
+#[test]
+fn nn_helpers_are_stable_at_extreme_logits() {
+    let x = array![[1000.0, 0.0, -1000.0]];
+    assert!(nn::log_softmax(&x).iter().all(|v| v.is_finite()));
+    assert_eq!(nn::cross_entropy(&x, &[0]), 0.0);
+    assert_eq!(nn::cross_entropy(&x, &[2]), 2000.0);
+    let g: Array2<f64> = gradients_function!(ce)(&x, &[2]);
+    assert_eq!(g, array![[1.0, 0.0, -1.0]]);
+}
+
+#[differentiable]
+fn ce(x: &Array2<f64>, labels: &[usize]) -> f64 {
+    nn::cross_entropy(x, labels)
+}
+
+#[test]
+fn array_variables_in_the_implicit_mode() {
+    let w = Variable::new(array![[0.5, -0.25], [0.1, 0.3]]);
+    let b = Variable::new(array![0.2, -0.1]);
+    let x = array![1.0, 2.0];
+    let f = differentiable_closure!(|x: &Array1<f64>| (w.dot(x) + &b).mapv(f64::tanh).sum());
+    let (value, grads) = implicit_value_and_gradients(&f)(&x);
+    assert_eq!(grads.len(), 2);
+    let gw: Array2<f64> = grads.get(&w).expect("w was read");
+    let gb: Array1<f64> = grads.get(&b).expect("b was read");
+    let pre = w.get().dot(&x) + &b.get();
+    let d = pre.mapv(|v| 1.0 - v.tanh() * v.tanh());
+    assert_eq!(value, pre.mapv(f64::tanh).sum());
+    close("b", &gb, &d, HAND_TOL);
+    let outer = Array2::from_shape_fn((2, 2), |(i, j)| d[i] * x[j]);
+    close("w", &gw, &outer, HAND_TOL);
+}
