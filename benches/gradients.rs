@@ -52,10 +52,28 @@ fn recurrence_benches(c: &mut Criterion) {
     group.finish();
 }
 
+fn mlp_benches(c: &mut Criterion) {
+    let (m, x, labels) = mlp_input(784, 256, 10, 64);
+    let mut group = c.benchmark_group("mlp/784-256-10/64");
+    group.sample_size(20);
+    group.bench_function("primal", |b| {
+        b.iter(|| mlp_loss(black_box(&m), black_box(&x), &labels))
+    });
+    let generated = value_and_gradients_function!(mlp_loss, params = ["m"]);
+    group.bench_function("generated", |b| {
+        b.iter(|| generated(black_box(&m), black_box(&x), &labels))
+    });
+    group.bench_function("hand-written", |b| {
+        b.iter(|| mlp_by_hand(black_box(&m), black_box(&x), &labels))
+    });
+    group.finish();
+}
+
 criterion_group!(
     benches,
     rosenbrock_benches,
     chain_benches,
-    recurrence_benches
+    recurrence_benches,
+    mlp_benches
 );
 criterion_main!(benches);

@@ -113,6 +113,16 @@ fn main() {
         || recurrence_by_hand(black_box(0.9), black_box(0.3), n),
     ));
 
+    let (m, x, labels) = mlp_input(784, 256, 10, 64);
+    let generated = value_and_gradients_function!(mlp_loss, params = ["m"]);
+    rows.push(measure(
+        "MLP 784-256-10, batch 64",
+        rounds,
+        || mlp_loss(black_box(&m), black_box(&x), &labels),
+        || generated(black_box(&m), black_box(&x), &labels),
+        || mlp_by_hand(black_box(&m), black_box(&x), &labels),
+    ));
+
     // The implicit helpers' cost over the explicit mode: a tiny function (the seed's),
     // where any per-call overhead shows, and Rosenbrock over a variable-free slice.
     let w1 = Variable::new(2.0);

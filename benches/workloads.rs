@@ -2,6 +2,7 @@
 //! the macro, next to a careful hand-written adjoint of the same code.
 #![allow(dead_code)]
 
+use autodiff::ndarray::{Array1, Array2, Axis};
 use autodiff::prelude::*;
 
 /// The Rosenbrock function as a plain loop with one accumulator.
@@ -115,4 +116,84 @@ pub fn rosenbrock_input(n: usize) -> Vec<f64> {
 #[differentiable]
 pub fn weighted_sum_with_weights(w1: f64, x1: f64, w2: f64, x2: f64) -> f64 {
     w1 * x1 + w2 * x2
+}
+
+/// A multilayer perceptron 784-256(tanh)-10, as a user writes it: a derived struct of
+/// parameters.
+#[derive(Clone, Debug, autodiff::Differentiable)]
+pub struct Mlp {
+    pub w1: Array2<f64>,
+    pub b1: Array1<f64>,
+    pub w2: Array2<f64>,
+    pub b2: Array1<f64>,
+}
+
+/// Softmax cross-entropy of a batch (numerically stable, through `autodiff::nn`).
+#[differentiable]
+pub fn mlp_loss(m: &Mlp, #[no_grad] x: &Array2<f64>, labels: &[usize]) -> f64 {
+    let h = (x.dot(&m.w1) + &m.b1).mapv(f64::tanh);
+    let logits = h.dot(&m.w2) + &m.b2;
+    autodiff::nn::cross_entropy(&logits, labels)
+}
+
+/// Hand-written value and gradient of [`mlp_loss`]: ndarray matrix products, the stable
+/// log-softmax, in-place updates where the values are not needed again.
+pub fn mlp_by_hand(m: &Mlp, x: &Array2<f64>, labels: &[usize]) -> (f64, Mlp) {
+    let mut h = x.dot(&m.w1);
+    h += &m.b1;
+    h.mapv_inplace(f64::tanh);
+    let mut p = h.dot(&m.w2);
+    p += &m.b2;
+    // softmax in place, and the loss from the log-sum-exp of each row
+    let n = labels.len() as f64;
+    let mut loss = 0.0;
+    for (mut row, &c) in p.outer_iter_mut().zip(labels) {
+        let max = row.fold(f64::NEG_INFINITY, |a, &b| a.max(b));
+        let z = row[c] - max;
+        row.mapv_inplace(|v| (v - max).exp());
+        let s = row.sum();
+        loss -= z - s.ln();
+        row.mapv_inplace(|v| v / s);
+    }
+    // dlogits = (softmax − onehot) / n, in place
+    for (mut row, &c) in p.outer_iter_mut().zip(labels) {
+        row[c] -= 1.0;
+    }
+    p /= n;
+    let w2 = h.t().dot(&p);
+    let b2 = p.sum_axis(Axis(0));
+    let mut dh = p.dot(&m.w2.t());
+    autodiff::ndarray::Zip::from(&mut dh)
+        .and(&h)
+        .for_each(|d, &h| *d *= 1.0 - h * h);
+    let w1 = x.t().dot(&dh);
+    let b1 = dh.sum_axis(Axis(0));
+    (loss / n, Mlp { w1, b1, w2, b2 })
+}
+
+/// Deterministic MLP parameters and a batch (`inputs` features, `batch` rows).
+pub fn mlp_input(
+    inputs: usize,
+    hidden: usize,
+    classes: usize,
+    batch: usize,
+) -> (Mlp, Array2<f64>, Vec<usize>) {
+    let mut s = 12345u64;
+    let mut next = move || {
+        s = s
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (s >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+    };
+    let scale1 = (1.0 / inputs as f64).sqrt();
+    let scale2 = (1.0 / hidden as f64).sqrt();
+    let m = Mlp {
+        w1: Array2::from_shape_fn((inputs, hidden), |_| next() * scale1),
+        b1: Array1::from_shape_fn(hidden, |_| next() * 0.1),
+        w2: Array2::from_shape_fn((hidden, classes), |_| next() * scale2),
+        b2: Array1::from_shape_fn(classes, |_| next() * 0.1),
+    };
+    let x = Array2::from_shape_fn((batch, inputs), |_| next());
+    let labels = (0..batch).map(|i| (i * 7) % classes).collect();
+    (m, x, labels)
 }

@@ -35,3 +35,17 @@ fn recurrence_by_hand_matches() {
     let fd = autodiff::check::central_difference(|p| recurrence(p[0], p[1], 100_000), &[0.9, 0.3]);
     assert_gradient_close(&[ga, gb], &fd, 1e-5);
 }
+
+#[test]
+fn mlp_by_hand_matches() {
+    let (m, x, labels) = mlp_input(20, 12, 5, 8);
+    let (v, g) = value_and_gradients_function!(mlp_loss, params = ["m"])(&m, &x, &labels);
+    let (vh, gh) = mlp_by_hand(&m, &x, &labels);
+    assert!((v - vh).abs() <= 1e-12 * v.abs());
+    for (a, b) in [(&g.w1, &gh.w1), (&g.w2, &gh.w2)] {
+        assert_gradient_close(a.as_slice().unwrap(), b.as_slice().unwrap(), 1e-12);
+    }
+    for (a, b) in [(&g.b1, &gh.b1), (&g.b2, &gh.b2)] {
+        assert_gradient_close(a.as_slice().unwrap(), b.as_slice().unwrap(), 1e-12);
+    }
+}
