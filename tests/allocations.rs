@@ -92,3 +92,50 @@ fn allocations_do_not_grow_with_the_trip_count() {
         "{bytes} bytes for 10^6 steps: more than one f64 per step"
     );
 }
+
+#[differentiable]
+fn affine(
+    x: &autodiff::ndarray::Array2<f64>,
+    w: &autodiff::ndarray::Array2<f64>,
+    b: &autodiff::ndarray::Array1<f64>,
+) -> autodiff::ndarray::Array2<f64> {
+    x.dot(w) + b
+}
+
+/// A careful hand-written backward pass of `x·w + b` given `dy`: three arrays, the
+/// gradients themselves (`dy` passes to the product unchanged).
+fn affine_backward(
+    x: &autodiff::ndarray::Array2<f64>,
+    w: &autodiff::ndarray::Array2<f64>,
+    dy: &autodiff::ndarray::Array2<f64>,
+) -> (
+    autodiff::ndarray::Array2<f64>,
+    autodiff::ndarray::Array2<f64>,
+    autodiff::ndarray::Array1<f64>,
+) {
+    (
+        dy.dot(&w.t()),
+        x.t().dot(dy),
+        dy.sum_axis(autodiff::ndarray::Axis(0)),
+    )
+}
+
+#[test]
+fn the_adjoint_of_a_dense_layer_allocates_no_more_arrays_than_by_hand() {
+    use autodiff::ndarray::Array2;
+    let x = Array2::from_shape_fn((32, 20), |(i, j)| (i * 20 + j) as f64 * 1e-3);
+    let w = Array2::from_shape_fn((20, 16), |(i, j)| (i as f64 - j as f64) * 1e-2);
+    let b = autodiff::ndarray::Array1::from_shape_fn(16, |j| j as f64 * 0.1);
+    let dy = Array2::from_shape_fn((32, 16), |(i, j)| ((i + j) % 5) as f64 - 2.0);
+    let (y, pullback) = autodiff::vjp!(affine)(&x, &w, &b);
+    assert_eq!(y, affine(&x, &w, &b));
+    let (generated, _, (gx, gw, gb)) = measure(|| pullback(dy.clone()));
+    let (by_hand, _, (hx, hw, hb)) = measure(|| affine_backward(&x, &w, &dy));
+    let dy_copy = 1; // the `dy.clone()` handed to the pullback above
+    assert_eq!((gx, gw, gb), (hx, hw, hb));
+    assert!(
+        generated - dy_copy <= by_hand,
+        "generated reverse sweep: {} allocations, hand-written: {by_hand}",
+        generated - dy_copy
+    );
+}

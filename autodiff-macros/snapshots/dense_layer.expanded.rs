@@ -73,10 +73,10 @@ impl dense {
                     &__v4,
                     &__v5,
                     &(|__x, __y, __g| ::autodiff::__private::ops::tanh_d0(&__y, &__g)),
-                    &__d5,
+                    __d5,
                 );
-                let mut __d3 = ::autodiff::__private::ops::tensor::add_d0(&__v3, &__d4);
                 let mut __d2 = ::autodiff::__private::ops::tensor::add_d1(&__v2, &__d4);
+                let mut __d3 = ::autodiff::__private::ops::tensor::add_d0(&__v3, __d4);
                 let mut __d0 = ::autodiff::__private::ops::tensor::dot_d0(
                     &__v0,
                     &__v1,

@@ -27,13 +27,13 @@ fn snapshot() {
                     __v8,
                     move |__dy| {
                         let mut __d8 = __dy;
-                        let mut __d4 = ::autodiff::__private::ops::tensor::add_d0(
-                            &__v4,
-                            &__d8,
-                        );
                         let mut __d7 = ::autodiff::__private::ops::tensor::add_d1(
                             &__v7,
                             &__d8,
+                        );
+                        let mut __d4 = ::autodiff::__private::ops::tensor::add_d0(
+                            &__v4,
+                            __d8,
                         );
                         let mut __d6 = ::autodiff::__private::ops::tensor::mul_d0(
                             &__v6,
@@ -43,7 +43,7 @@ fn snapshot() {
                         let mut __d1 = ::autodiff::__private::ops::tensor::mul_d1(
                             &__v6,
                             &__v1,
-                            &__d7,
+                            __d7,
                         );
                         {
                             #[allow(unused_imports)]
@@ -60,7 +60,7 @@ fn snapshot() {
                         let mut __d0 = ::autodiff::__private::ops::tensor::mul_d1(
                             &__v3,
                             &__v0,
-                            &__d4,
+                            __d4,
                         );
                         {
                             #[allow(unused_imports)]

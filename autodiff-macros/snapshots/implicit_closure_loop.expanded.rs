@@ -87,13 +87,13 @@ fn snapshot() {
                             let __v10 = ::autodiff::__private::saved::pop(&mut __s10);
                             let __t1 = ::autodiff::__private::ops::take_d0(&mut __dc0);
                             let mut __d11 = __t1;
-                            let mut __d10 = ::autodiff::__private::ops::tensor::add_d0(
-                                &__v10,
-                                &__d11,
-                            );
                             let mut __d9 = ::autodiff::__private::ops::tensor::add_d1(
                                 &__v9,
                                 &__d11,
+                            );
+                            let mut __d10 = ::autodiff::__private::ops::tensor::add_d0(
+                                &__v10,
+                                __d11,
                             );
                             ::autodiff::__private::Accumulate::accumulate(
                                 &mut __dc0,
@@ -101,7 +101,7 @@ fn snapshot() {
                             );
                             let mut __d7 = ::autodiff::__private::ops::tensor::add_d0(
                                 &__v7,
-                                &__d9,
+                                __d9,
                             );
                             let mut __d4 = ::autodiff::__private::ops::tensor::mul_d0(
                                 &__v4,
@@ -111,7 +111,7 @@ fn snapshot() {
                             let mut __d6 = ::autodiff::__private::ops::tensor::mul_d1(
                                 &__v4,
                                 &__v6,
-                                &__d7,
+                                __d7,
                             );
                             {
                                 #[allow(unused_imports)]
@@ -131,7 +131,7 @@ fn snapshot() {
                                 ::autodiff::__private::ops::tensor::mul_d1(
                                     &__v3,
                                     &__v0,
-                                    &__d4,
+                                    __d4,
                                 ),
                             );
                             {

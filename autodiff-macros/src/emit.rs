@@ -570,7 +570,33 @@ impl Emitter<'_> {
                     Rhs::Prim(prim, args) => {
                         let general = self.body.vars[dst.0].general;
                         let tensor = general || matches!(prim, Prim::Tensor { .. });
-                        for (k, arg) in args.iter().enumerate() {
+                        // The last rule to read `dy` may take it by value (its buffer is
+                        // reused). For `+`/`-` that is the left operand's, which usually has the
+                        // result's shape (`x.dot(&w) + &b`), while the other is reduced.
+                        let mut order: Vec<usize> = (0..args.len()).collect();
+                        if tensor
+                            && matches!(
+                                prim,
+                                Prim::Binary {
+                                    rule: "add" | "sub",
+                                    ..
+                                }
+                            )
+                        {
+                            order.reverse();
+                        }
+                        let last = order
+                            .iter()
+                            .rev()
+                            .map(|&k| (k, &args[k]))
+                            .find(|(k, a)| {
+                                self.active_var(a).is_some()
+                                    && !matches!(prim, Prim::Cast { .. })
+                                    && !matches!(prim, Prim::Method { rule, .. } if crate::prims::constant_operand(rule, *k))
+                            })
+                            .map(|(k, _)| k);
+                        for k in order {
+                            let arg = &args[k];
                             let Some(u) = self.active_var(arg) else {
                                 continue;
                             };
@@ -613,7 +639,15 @@ impl Emitter<'_> {
                             } else {
                                 quote!(#rt::ops::#name)
                             };
-                            self.contribute(out, u, quote!(#path(#(&#reads,)* &#dy)), false);
+                            let dy_arg = if tensor
+                                && Some(k) == last
+                                && crate::prims::tensor_rule_takes_owned(rule)
+                            {
+                                quote!(#dy)
+                            } else {
+                                quote!(&#dy)
+                            };
+                            self.contribute(out, u, quote!(#path(#(&#reads,)* #dy_arg)), false);
                         }
                     }
                     Rhs::Call { func, args } if borrows_arguments(args) => {

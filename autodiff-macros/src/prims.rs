@@ -184,3 +184,12 @@ pub fn is_array_method(name: &str) -> bool {
             | "mapv"
     )
 }
+
+/// Tensor rules that accept their cotangent by value (`CotArg`): the reverse sweep passes
+/// it so at its last use, and the rule computes its result in that buffer.
+pub fn tensor_rule_takes_owned(rule: &str) -> bool {
+    matches!(
+        rule,
+        "add" | "sub" | "mul" | "div" | "neg" | "mapv" | "powi"
+    ) || (method_arity(rule).is_some_and(|(_, n)| n == 1))
+}

@@ -28,8 +28,8 @@
 
 use crate::real::Real;
 use ndarray::{
-    Array, ArrayBase, ArrayD, ArrayView, Axis, Data, DimMax, Dimension, Ix0, Ix1, Ix2, IxDyn,
-    RemoveAxis, Zip,
+    Array, ArrayBase, ArrayD, ArrayView, Axis, CowArray, Data, DimMax, Dimension, Ix0, Ix1, Ix2,
+    IxDyn, RemoveAxis, Zip,
 };
 use num_traits::Float;
 
@@ -54,8 +54,10 @@ pub trait Tensor {
     /// The value, when it is a scalar.
     fn as_scalar(&self) -> Option<Self::Elem>;
     /// A gradient for this value from the gradient `g` of a result it was broadcast into:
-    /// `g` summed over the broadcast axes.
-    fn reduce(&self, g: ArrayD<Self::Elem>) -> Self::Cot;
+    /// `g` summed over the broadcast axes (an owned `g` of the right shape is reused).
+    fn reduce(&self, g: CowArray<'_, Self::Elem, IxDyn>) -> Self::Cot;
+    /// A gradient of this type from an array of its shape.
+    fn cot_from_dyn(g: ArrayD<Self::Elem>) -> Self::Cot;
     /// A gradient for this value from a scalar result's gradient.
     fn reduce_scalar(&self, g: Self::Elem) -> Self::Cot;
     /// A gradient for this value from an array of exactly its shape.
@@ -77,8 +79,12 @@ macro_rules! scalar_tensor {
                 Some(*self)
             }
             #[inline]
-            fn reduce(&self, g: ArrayD<$t>) -> $t {
+            fn reduce(&self, g: CowArray<'_, $t, IxDyn>) -> $t {
                 g.sum()
+            }
+            #[inline]
+            fn cot_from_dyn(g: ArrayD<$t>) -> $t {
+                *g.iter().next().expect("autodiff: a scalar gradient")
             }
             #[inline(always)]
             fn reduce_scalar(&self, g: $t) -> $t {
@@ -105,8 +111,17 @@ impl<F: Real, S: Data<Elem = F>, D: Dimension> Tensor for ArrayBase<S, D> {
     fn as_scalar(&self) -> Option<F> {
         None
     }
-    fn reduce(&self, g: ArrayD<F>) -> Array<F, D> {
-        sum_to(g, self.raw_dim())
+    fn reduce(&self, g: CowArray<'_, F, IxDyn>) -> Array<F, D> {
+        sum_to_cow(g, self.raw_dim())
+    }
+    fn cot_from_dyn(g: ArrayD<F>) -> Array<F, D> {
+        let ndim = g.ndim();
+        g.into_dimensionality::<D>().unwrap_or_else(|_| {
+            panic!(
+                "autodiff: a gradient with {ndim} axes for an array with {:?}",
+                D::NDIM
+            )
+        })
     }
     fn reduce_scalar(&self, g: F) -> Array<F, D> {
         sum_to(ndarray::arr0(g).into_dyn(), self.raw_dim())
@@ -130,8 +145,12 @@ impl<T: Tensor + ?Sized> Tensor for &T {
         (**self).as_scalar()
     }
     #[inline(always)]
-    fn reduce(&self, g: ArrayD<T::Elem>) -> T::Cot {
+    fn reduce(&self, g: CowArray<'_, T::Elem, IxDyn>) -> T::Cot {
         (**self).reduce(g)
+    }
+    #[inline(always)]
+    fn cot_from_dyn(g: ArrayD<T::Elem>) -> T::Cot {
+        T::cot_from_dyn(g)
     }
     #[inline(always)]
     fn reduce_scalar(&self, g: T::Elem) -> T::Cot {
@@ -153,28 +172,62 @@ impl<T: Tensor + ?Sized> Tensor for &T {
 /// assert_eq!(s, array![4.0, 6.0]);
 /// ```
 pub fn sum_to<F: Real, D: Dimension>(g: ArrayD<F>, dim: D) -> Array<F, D> {
+    sum_to_cow(CowArray::from(g), dim)
+}
+
+/// [`sum_to`] of a borrowed or owned gradient: an owned one of the right shape is returned
+/// as it is, a borrowed one is reduced without copying it first.
+fn sum_to_cow<F: Real, D: Dimension>(g: CowArray<'_, F, IxDyn>, dim: D) -> Array<F, D> {
     let target = dim.slice();
-    let mut g = g;
-    if g.shape() != target {
-        let original = g.shape().to_vec();
+    if g.shape() == target {
+        return g
+            .into_owned()
+            .into_dimensionality::<D>()
+            .expect("autodiff: same number of axes");
+    }
+    let view = g.view();
+    let mut g: ArrayD<F>;
+    {
         let mismatch = || -> ! {
             panic!(
-                "autodiff: a gradient of shape {original:?} cannot be reduced to an operand of shape {target:?} (the operand was not broadcast to it)"
+                "autodiff: a gradient of shape {:?} cannot be reduced to an operand of shape {target:?} (the operand was not broadcast to it)",
+                view.shape()
             )
         };
-        if g.ndim() < target.len() {
+        if view.ndim() < target.len() {
             mismatch();
         }
-        while g.ndim() > target.len() {
-            g = g.sum_axis(Axis(0));
-        }
-        for (k, &n) in target.iter().enumerate() {
-            if n == 1 && g.shape()[k] != 1 {
-                g = g.sum_axis(Axis(k)).insert_axis(Axis(k));
+        // the first reduction reads the borrowed gradient directly
+        let lead = view.ndim() - target.len();
+        g = if lead > 0 {
+            view.sum_axis(Axis(0))
+        } else {
+            match target.iter().position(|&n| n == 1) {
+                Some(k) if view.shape()[k] != 1 => view.sum_axis(Axis(k)).insert_axis(Axis(k)),
+                _ => view.to_owned(),
             }
-        }
+        };
         if g.shape() != target {
-            mismatch();
+            let original = g.shape().to_vec();
+            let mismatch = || -> ! {
+                panic!(
+                "autodiff: a gradient of shape {original:?} cannot be reduced to an operand of shape {target:?} (the operand was not broadcast to it)"
+            )
+            };
+            if g.ndim() < target.len() {
+                mismatch();
+            }
+            while g.ndim() > target.len() {
+                g = g.sum_axis(Axis(0));
+            }
+            for (k, &n) in target.iter().enumerate() {
+                if n == 1 && g.shape()[k] != 1 {
+                    g = g.sum_axis(Axis(k)).insert_axis(Axis(k));
+                }
+            }
+            if g.shape() != target {
+                mismatch();
+            }
         }
     }
     g.into_dimensionality::<D>()
@@ -404,16 +457,134 @@ fn dyn_view<T: Tensor + ?Sized>(t: &T) -> ArrayView<'_, T::Elem, IxDyn> {
     t.view_tensor().into_dyn()
 }
 
+/// The cotangent a rule receives: borrowed (`&dy`), or owned (`dy`) when this is its last
+/// use, so the rule can compute its result in `dy`'s own buffer instead of a new array.
+///
+/// ```
+/// use autodiff_runtime::ops::tensor::{self, CotArg};
+/// let dy = ndarray::array![1.0_f64, 2.0];
+/// assert_eq!(tensor::neg_d0(&dy), ndarray::array![-1.0, -2.0]); // borrowed: a new array
+/// assert_eq!(tensor::neg_d0(dy), ndarray::array![-1.0, -2.0]); // owned: negated in place
+/// assert_eq!(3.0_f64.cot_scalar(), Some(3.0));
+/// ```
+pub trait CotArg {
+    /// The element type.
+    type Elem: Real;
+    /// The type of a gradient shaped like this cotangent.
+    type Cot;
+    /// The cotangent, when it is a scalar.
+    fn cot_scalar(&self) -> Option<Self::Elem>;
+    /// A view of the cotangent.
+    fn cot_view(&self) -> ArrayView<'_, Self::Elem, IxDyn>;
+    /// The cotangent as an owned array: its own buffer when owned, a copy when borrowed.
+    fn into_array(self) -> ArrayD<Self::Elem>;
+    /// The cotangent, borrowed or owned.
+    fn into_cow<'a>(self) -> CowArray<'a, Self::Elem, IxDyn>
+    where
+        Self: 'a;
+    /// A gradient shaped like this cotangent from an array of its shape.
+    fn cot_of(g: ArrayD<Self::Elem>) -> Self::Cot;
+}
+
+impl<T: Tensor + ?Sized> CotArg for &T {
+    type Elem = T::Elem;
+    type Cot = T::Cot;
+    #[inline(always)]
+    fn cot_scalar(&self) -> Option<T::Elem> {
+        (**self).as_scalar()
+    }
+    #[inline(always)]
+    fn cot_view(&self) -> ArrayView<'_, T::Elem, IxDyn> {
+        dyn_view(*self)
+    }
+    #[inline(always)]
+    fn into_array(self) -> ArrayD<T::Elem> {
+        dyn_view(self).to_owned()
+    }
+    #[inline(always)]
+    fn into_cow<'a>(self) -> CowArray<'a, T::Elem, IxDyn>
+    where
+        Self: 'a,
+    {
+        CowArray::from(dyn_view(self))
+    }
+    #[inline(always)]
+    fn cot_of(g: ArrayD<T::Elem>) -> T::Cot {
+        T::cot_from_dyn(g)
+    }
+}
+
+impl<F: Real, D: Dimension> CotArg for Array<F, D> {
+    type Elem = F;
+    type Cot = Array<F, D>;
+    #[inline(always)]
+    fn cot_scalar(&self) -> Option<F> {
+        None
+    }
+    #[inline(always)]
+    fn cot_view(&self) -> ArrayView<'_, F, IxDyn> {
+        self.view().into_dyn()
+    }
+    #[inline(always)]
+    fn into_array(self) -> ArrayD<F> {
+        self.into_dyn()
+    }
+    #[inline(always)]
+    fn into_cow<'a>(self) -> CowArray<'a, F, IxDyn>
+    where
+        Self: 'a,
+    {
+        CowArray::from(self.into_dyn())
+    }
+    #[inline(always)]
+    fn cot_of(g: ArrayD<F>) -> Array<F, D> {
+        <Array<F, D> as Tensor>::cot_from_dyn(g)
+    }
+}
+
+macro_rules! scalar_cot_arg {
+    ($($t:ty),*) => {$(
+        impl CotArg for $t {
+            type Elem = $t;
+            type Cot = $t;
+            #[inline(always)]
+            fn cot_scalar(&self) -> Option<$t> {
+                Some(*self)
+            }
+            #[inline(always)]
+            fn cot_view(&self) -> ArrayView<'_, $t, IxDyn> {
+                dyn_view(self)
+            }
+            #[inline(always)]
+            fn into_array(self) -> ArrayD<$t> {
+                ndarray::arr0(self).into_dyn()
+            }
+            #[inline(always)]
+            fn into_cow<'a>(self) -> CowArray<'a, $t, IxDyn>
+            where
+                Self: 'a,
+            {
+                CowArray::from(ndarray::arr0(self).into_dyn())
+            }
+            #[inline(always)]
+            fn cot_of(g: ArrayD<$t>) -> $t {
+                <$t as Tensor>::cot_from_dyn(g)
+            }
+        }
+    )*};
+}
+scalar_cot_arg!(f32, f64);
+
 /// `y = a + b`: the gradient of `a` (`dy` summed over the axes `a` was broadcast along).
 ///
 /// ```
 /// assert_eq!(autodiff_runtime::ops::tensor::add_d0(&1.0_f64, &ndarray::array![1.0_f64, 2.0]), 3.0);
 /// ```
 #[inline(always)]
-pub fn add_d0<A: Tensor + ?Sized, Y: Tensor<Elem = A::Elem> + ?Sized>(a: &A, dy: &Y) -> A::Cot {
-    match dy.as_scalar() {
+pub fn add_d0<A: Tensor + ?Sized, G: CotArg<Elem = A::Elem>>(a: &A, dy: G) -> A::Cot {
+    match dy.cot_scalar() {
         Some(g) => a.reduce_scalar(g),
-        None => a.reduce(dyn_view(dy).to_owned()),
+        None => a.reduce(dy.into_cow()),
     }
 }
 
@@ -423,7 +594,7 @@ pub fn add_d0<A: Tensor + ?Sized, Y: Tensor<Elem = A::Elem> + ?Sized>(a: &A, dy:
 /// assert_eq!(autodiff_runtime::ops::tensor::add_d1(&2.0_f64, &5.0), 5.0);
 /// ```
 #[inline(always)]
-pub fn add_d1<B: Tensor + ?Sized, Y: Tensor<Elem = B::Elem> + ?Sized>(b: &B, dy: &Y) -> B::Cot {
+pub fn add_d1<B: Tensor + ?Sized, G: CotArg<Elem = B::Elem>>(b: &B, dy: G) -> B::Cot {
     add_d0(b, dy)
 }
 
@@ -433,7 +604,7 @@ pub fn add_d1<B: Tensor + ?Sized, Y: Tensor<Elem = B::Elem> + ?Sized>(b: &B, dy:
 /// assert_eq!(autodiff_runtime::ops::tensor::sub_d0(&2.0_f64, &5.0), 5.0);
 /// ```
 #[inline(always)]
-pub fn sub_d0<A: Tensor + ?Sized, Y: Tensor<Elem = A::Elem> + ?Sized>(a: &A, dy: &Y) -> A::Cot {
+pub fn sub_d0<A: Tensor + ?Sized, G: CotArg<Elem = A::Elem>>(a: &A, dy: G) -> A::Cot {
     add_d0(a, dy)
 }
 
@@ -443,21 +614,27 @@ pub fn sub_d0<A: Tensor + ?Sized, Y: Tensor<Elem = A::Elem> + ?Sized>(a: &A, dy:
 /// assert_eq!(autodiff_runtime::ops::tensor::sub_d1(&2.0_f64, &5.0), -5.0);
 /// ```
 #[inline(always)]
-pub fn sub_d1<B: Tensor + ?Sized, Y: Tensor<Elem = B::Elem> + ?Sized>(b: &B, dy: &Y) -> B::Cot {
-    match dy.as_scalar() {
+pub fn sub_d1<B: Tensor + ?Sized, G: CotArg<Elem = B::Elem>>(b: &B, dy: G) -> B::Cot {
+    match dy.cot_scalar() {
         Some(g) => b.reduce_scalar(-g),
-        None => b.reduce(dyn_view(dy).mapv(|v| -v)),
+        None => {
+            let mut g = dy.into_array();
+            g.mapv_inplace(|v| -v);
+            b.reduce(CowArray::from(g))
+        }
     }
 }
 
-/// `g = u ∘ v` (broadcasting), the product the rules of `*` reduce.
-fn product<F: Real>(u: ArrayView<'_, F, IxDyn>, v: ArrayView<'_, F, IxDyn>) -> ArrayD<F> {
-    if u.shape() == v.shape() {
-        let mut out = u.to_owned();
-        out.zip_mut_with(&v, |a, b| *a = *a * *b);
-        return out;
-    }
-    &u * &v
+/// `g ∘ v` in `g`'s buffer, `v` broadcast to `g`'s shape.
+fn times_in_place<F: Real>(g: &mut ArrayD<F>, v: ArrayView<'_, F, IxDyn>, op: &str) {
+    let Some(vb) = v.broadcast(g.raw_dim()) else {
+        panic!(
+            "autodiff: the gradient of `{op}` has shape {:?}, an operand {:?}: they do not broadcast",
+            g.shape(),
+            v.shape()
+        )
+    };
+    g.zip_mut_with(&vb, |g, v| *g = *g * *v);
 }
 
 /// `y = a * b`: the gradient of `a`, `b · dy` reduced to `a`'s shape.
@@ -468,20 +645,20 @@ fn product<F: Real>(u: ArrayView<'_, F, IxDyn>, v: ArrayView<'_, F, IxDyn>) -> A
 /// assert_eq!(g, 4.0);
 /// ```
 #[inline(always)]
-pub fn mul_d0<A, B, Y>(a: &A, b: &B, dy: &Y) -> A::Cot
+pub fn mul_d0<A, B, G>(a: &A, b: &B, dy: G) -> A::Cot
 where
     A: Tensor + ?Sized,
     B: Tensor<Elem = A::Elem> + ?Sized,
-    Y: Tensor<Elem = A::Elem> + ?Sized,
+    G: CotArg<Elem = A::Elem>,
 {
-    if let (Some(b), Some(g)) = (b.as_scalar(), dy.as_scalar()) {
+    if let (Some(b), Some(g)) = (b.as_scalar(), dy.cot_scalar()) {
         return a.reduce_scalar(b * g);
     }
     if a.as_scalar().is_some() {
         // a scalar times an array: the gradient is a dot product, no temporary array
-        let (b, g) = (b.view_tensor(), dy.view_tensor());
-        if let (Some(b), Some(g)) = (b.as_slice_memory_order(), g.as_slice_memory_order()) {
-            if b.len() == g.len() && b.len() > 1 {
+        let (bv, gv) = (b.view_tensor(), dy.cot_view());
+        if let (Some(b), Some(g)) = (bv.as_slice_memory_order(), gv.as_slice_memory_order()) {
+            if b.len() == g.len() && bv.shape() == gv.shape() {
                 let mut s = <A::Elem as num_traits::Zero>::zero();
                 for (b, g) in b.iter().zip(g) {
                     s = s + *b * *g;
@@ -490,7 +667,9 @@ where
             }
         }
     }
-    a.reduce(product(dyn_view(b), dyn_view(dy)))
+    let mut g = dy.into_array();
+    times_in_place(&mut g, dyn_view(b), "*");
+    a.reduce(CowArray::from(g))
 }
 
 /// `y = a * b`: the gradient of `b`, `a · dy` reduced to `b`'s shape.
@@ -501,11 +680,11 @@ where
 /// assert_eq!(g, array![2.0, 2.0]);
 /// ```
 #[inline(always)]
-pub fn mul_d1<A, B, Y>(a: &A, b: &B, dy: &Y) -> B::Cot
+pub fn mul_d1<A, B, G>(a: &A, b: &B, dy: G) -> B::Cot
 where
     A: Tensor + ?Sized,
     B: Tensor<Elem = A::Elem> + ?Sized,
-    Y: Tensor<Elem = A::Elem> + ?Sized,
+    G: CotArg<Elem = A::Elem>,
 {
     mul_d0(b, a, dy)
 }
@@ -516,23 +695,26 @@ where
 /// assert_eq!(autodiff_runtime::ops::tensor::div_d0(&1.0_f64, &4.0, &1.0), 0.25);
 /// ```
 #[inline(always)]
-pub fn div_d0<A, B, Y>(a: &A, b: &B, dy: &Y) -> A::Cot
+pub fn div_d0<A, B, G>(a: &A, b: &B, dy: G) -> A::Cot
 where
     A: Tensor + ?Sized,
     B: Tensor<Elem = A::Elem> + ?Sized,
-    Y: Tensor<Elem = A::Elem> + ?Sized,
+    G: CotArg<Elem = A::Elem>,
 {
-    if let (Some(b), Some(g)) = (b.as_scalar(), dy.as_scalar()) {
+    if let (Some(b), Some(g)) = (b.as_scalar(), dy.cot_scalar()) {
         return a.reduce_scalar(g / b);
     }
-    let mut g = dyn_view(dy).to_owned();
-    let b = dyn_view(b);
-    if g.shape() == b.shape() || b.ndim() <= g.ndim() {
-        g.zip_mut_with(&b, |g, b| *g = *g / *b);
-        a.reduce(g)
-    } else {
-        a.reduce(&g / &b)
-    }
+    let mut g = dy.into_array();
+    let bv = dyn_view(b);
+    let Some(bb) = bv.broadcast(g.raw_dim()) else {
+        panic!(
+            "autodiff: the gradient of `/` has shape {:?}, the divisor {:?}: they do not broadcast",
+            g.shape(),
+            bv.shape()
+        )
+    };
+    g.zip_mut_with(&bb, |g, b| *g = *g / *b);
+    a.reduce(CowArray::from(g))
 }
 
 /// `y = a / b`: the gradient of `b`, `-dy · y / b` reduced to `b`'s shape.
@@ -541,18 +723,27 @@ where
 /// assert_eq!(autodiff_runtime::ops::tensor::div_d1(&4.0_f64, &0.25, &1.0), -0.0625);
 /// ```
 #[inline(always)]
-pub fn div_d1<B, Y, G>(b: &B, y: &Y, dy: &G) -> B::Cot
+pub fn div_d1<B, Y, G>(b: &B, y: &Y, dy: G) -> B::Cot
 where
     B: Tensor + ?Sized,
     Y: Tensor<Elem = B::Elem> + ?Sized,
-    G: Tensor<Elem = B::Elem> + ?Sized,
+    G: CotArg<Elem = B::Elem>,
 {
-    if let (Some(bs), Some(ys), Some(g)) = (b.as_scalar(), y.as_scalar(), dy.as_scalar()) {
+    if let (Some(bs), Some(ys), Some(g)) = (b.as_scalar(), y.as_scalar(), dy.cot_scalar()) {
         return b.reduce_scalar(-(g * ys) / bs);
     }
-    let mut g = product(dyn_view(dy), dyn_view(y));
-    g.zip_mut_with(&dyn_view(b), |g, b| *g = -*g / *b);
-    b.reduce(g)
+    let mut g = dy.into_array();
+    times_in_place(&mut g, dyn_view(y), "/");
+    let bv = dyn_view(b);
+    let Some(bb) = bv.broadcast(g.raw_dim()) else {
+        panic!(
+            "autodiff: the gradient of `/` has shape {:?}, the divisor {:?}: they do not broadcast",
+            g.shape(),
+            bv.shape()
+        )
+    };
+    g.zip_mut_with(&bb, |g, b| *g = -*g / *b);
+    b.reduce(CowArray::from(g))
 }
 
 /// `y = -a`: the gradient of `a`.
@@ -561,32 +752,31 @@ where
 /// assert_eq!(autodiff_runtime::ops::tensor::neg_d0(&2.0_f64), -2.0);
 /// ```
 #[inline(always)]
-pub fn neg_d0<Y: Tensor + ?Sized>(dy: &Y) -> Y::Cot {
-    neg(dy)
+pub fn neg_d0<G: CotArg>(dy: G) -> G::Cot {
+    match dy.cot_scalar() {
+        Some(g) => G::cot_of(ndarray::arr0(-g).into_dyn()),
+        None => {
+            let mut g = dy.into_array();
+            g.mapv_inplace(|v| -v);
+            G::cot_of(g)
+        }
+    }
 }
 
 /// An elementwise rule applied to arrays: `f(u, dy)` at every element, where `u` is the
-/// input or output the scalar rule reads; a gradient of `u`'s shape.
+/// input or output the scalar rule reads; a gradient of `u`'s shape (in `dy`'s buffer when
+/// it is owned).
 #[inline(always)]
-fn lift<U, Y>(u: &U, dy: &Y, f: impl Fn(U::Elem, U::Elem) -> U::Elem) -> U::Cot
+fn lift<U, G>(u: &U, dy: G, f: impl Fn(U::Elem, U::Elem) -> U::Elem) -> U::Cot
 where
     U: Tensor + ?Sized,
-    Y: Tensor<Elem = U::Elem> + ?Sized,
+    G: CotArg<Elem = U::Elem>,
 {
-    if let (Some(u0), Some(g)) = (u.as_scalar(), dy.as_scalar()) {
+    if let (Some(u0), Some(g)) = (u.as_scalar(), dy.cot_scalar()) {
         return u.reduce_scalar(f(u0, g));
     }
-    let uv = u.view_tensor();
-    let g = dy
-        .view_tensor()
-        .into_dimensionality::<U::Dim>()
-        .unwrap_or_else(|_| {
-            panic!(
-                "autodiff: an elementwise function's gradient has {} axes, its operand {}",
-                dy.view_tensor().ndim(),
-                uv.ndim()
-            )
-        });
+    let uv = dyn_view(u);
+    let mut g = dy.into_array();
     assert_eq!(
         uv.shape(),
         g.shape(),
@@ -594,7 +784,8 @@ where
         g.shape(),
         uv.shape()
     );
-    u.cot_from(Zip::from(&uv).and(&g).map_collect(|&u, &g| f(u, g)))
+    Zip::from(&mut g).and(&uv).for_each(|g, &u| *g = f(u, *g));
+    U::cot_from_dyn(g)
 }
 
 macro_rules! lift_unary {
@@ -607,10 +798,10 @@ macro_rules! lift_unary {
         /// assert_eq!(a[0], s);
         /// ```
         #[inline(always)]
-        pub fn $name<U, Y>(u: &U, dy: &Y) -> U::Cot
+        pub fn $name<U, G>(u: &U, dy: G) -> U::Cot
         where
             U: Tensor + ?Sized,
-            Y: Tensor<Elem = U::Elem> + ?Sized,
+            G: CotArg<Elem = U::Elem>,
         {
             lift(u, dy, |u, g| super::$name(&u, &g))
         }
@@ -635,10 +826,14 @@ macro_rules! lift_linear {
         /// assert_eq!(a[0], s);
         /// ```
         #[inline(always)]
-        pub fn $name<Y: Tensor + ?Sized>(dy: &Y) -> Y::Cot {
-            match dy.as_scalar() {
-                Some(g) => dy.reduce_scalar(super::$name(&g)),
-                None => dy.cot_from(dy.view_tensor().mapv(|g| super::$name(&g))),
+        pub fn $name<G: CotArg>(dy: G) -> G::Cot {
+            match dy.cot_scalar() {
+                Some(g) => G::cot_of(ndarray::arr0(super::$name(&g)).into_dyn()),
+                None => {
+                    let mut g = dy.into_array();
+                    g.mapv_inplace(|g| super::$name(&g));
+                    G::cot_of(g)
+                }
             }
         }
     )*};
@@ -653,10 +848,10 @@ lift_linear!(to_degrees_d0, to_radians_d0, fract_d0);
 /// assert_eq!(g[0], 6.0);
 /// ```
 #[inline(always)]
-pub fn powi_d0<U, Y>(x: &U, n: &i32, dy: &Y) -> U::Cot
+pub fn powi_d0<U, G>(x: &U, n: &i32, dy: G) -> U::Cot
 where
     U: Tensor + ?Sized,
-    Y: Tensor<Elem = U::Elem> + ?Sized,
+    G: CotArg<Elem = U::Elem>,
 {
     lift(x, dy, |x, g| super::powi_d0(&x, n, &g))
 }
@@ -686,31 +881,29 @@ pub fn mapv<A: Tensor + ?Sized, Fun: Fn(A::Elem) -> A::Elem>(
 /// assert_eq!(g[0], 1.0 - y[0] * y[0]);
 /// ```
 #[inline(always)]
-pub fn mapv_d0<X, Y, G, R>(x: &X, y: &Y, rule: &R, dy: &G) -> X::Cot
+pub fn mapv_d0<X, Y, G, R>(x: &X, y: &Y, rule: &R, dy: G) -> X::Cot
 where
     X: Tensor + ?Sized,
     Y: Tensor<Elem = X::Elem> + ?Sized,
-    G: Tensor<Elem = X::Elem> + ?Sized,
+    G: CotArg<Elem = X::Elem>,
     R: Fn(X::Elem, X::Elem, X::Elem) -> X::Elem,
 {
-    if let (Some(x0), Some(y0), Some(g)) = (x.as_scalar(), y.as_scalar(), dy.as_scalar()) {
+    if let (Some(x0), Some(y0), Some(g)) = (x.as_scalar(), y.as_scalar(), dy.cot_scalar()) {
         return x.reduce_scalar(rule(x0, y0, g));
     }
-    let xv = x.view_tensor();
-    let yv = y
-        .view_tensor()
-        .into_dimensionality::<X::Dim>()
-        .expect("autodiff: `mapv` keeps the dimension");
-    let gv = dy
-        .view_tensor()
-        .into_dimensionality::<X::Dim>()
-        .expect("autodiff: `mapv`'s gradient has the operand's dimension");
-    x.cot_from(
-        Zip::from(&xv)
-            .and(&yv)
-            .and(&gv)
-            .map_collect(|&x, &y, &g| rule(x, y, g)),
-    )
+    let (xv, yv) = (dyn_view(x), dyn_view(y));
+    let mut g = dy.into_array();
+    assert!(
+        xv.shape() == g.shape() && yv.shape() == g.shape(),
+        "autodiff: `mapv` of shape {:?} with a gradient of shape {:?}",
+        xv.shape(),
+        g.shape()
+    );
+    Zip::from(&mut g)
+        .and(&xv)
+        .and(&yv)
+        .for_each(|g, &x, &y| *g = rule(x, y, *g));
+    X::cot_from_dyn(g)
 }
 
 /// `x.sum()`: the sum of every element.
