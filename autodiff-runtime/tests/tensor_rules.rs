@@ -17,6 +17,9 @@ use autodiff_runtime::ops::tensor;
 use ndarray::{Array1, Array2, ArrayD, Axis, IxDyn};
 use proptest::prelude::*;
 
+/// A function of an array, as the elementwise cases pass it.
+type ArrayFn = fn(&ArrayD<f64>) -> ArrayD<f64>;
+
 fn close(analytic: &ArrayD<f64>, numeric: &[f64], tolerance: f64) -> Result<(), String> {
     if analytic.len() != numeric.len() {
         return Err(format!("{} elements vs {}", analytic.len(), numeric.len()));
@@ -220,7 +223,7 @@ proptest! {
         // positive arguments in [0.5, 2] keep every function here smooth
         let x = values(&shape, 0.5, 2.0, seed);
         let w = values(&shape, -1.0, 1.0, seed ^ 3);
-        let (f, g): (fn(&ArrayD<f64>) -> ArrayD<f64>, ArrayD<f64>) = match k {
+        let (f, g): (ArrayFn, ArrayD<f64>) = match k {
             0 => (|x| tensor::sin(x), tensor::sin_d0(&x, &w)),
             1 => (|x| tensor::exp(x), tensor::exp_d0(&tensor::exp(&x), &w)),
             2 => (|x| tensor::ln(x), tensor::ln_d0(&x, &w)),
