@@ -274,3 +274,40 @@ fn array_variables_in_the_implicit_mode() {
     let outer = Array2::from_shape_fn((2, 2), |(i, j)| d[i] * x[j]);
     close("w", &gw, &outer, HAND_TOL);
 }
+
+impl Mlp {
+    /// The same loss as a method differentiable with respect to its receiver.
+    #[differentiable(self)]
+    fn loss(&self, #[no_grad] x: &Array2<f64>, labels: &[usize]) -> f64 {
+        let h = (x.dot(&self.w1) + &self.b1).mapv(f64::tanh);
+        let logits = h.dot(&self.w2) + &self.b2;
+        nn::cross_entropy(&logits, labels)
+    }
+
+    /// A method calling another differentiable method on `self`.
+    #[differentiable(self)]
+    fn regularized(&self, #[no_grad] x: &Array2<f64>, labels: &[usize], lambda: f64) -> f64 {
+        self.loss(x, labels) + (&self.w1 * &self.w1).sum() * lambda
+    }
+}
+
+#[test]
+fn methods_differentiable_with_respect_to_their_receiver() {
+    let m = model(3);
+    let x = matrix(5, 4, 4);
+    let labels = [2, 0, 1, 1, 2];
+    let g = gradients_function!(Mlp::loss, params = ["self"])(&m, &x, &labels);
+    let hand = mlp_backprop(&m, &x, &labels);
+    close("w1", &g.w1, &hand.w1, HAND_TOL);
+    close("b2", &g.b2, &hand.b2, HAND_TOL);
+    let (g, glambda) =
+        gradients_function!(Mlp::regularized, params = ["self", "lambda"])(&m, &x, &labels, 0.1);
+    close(
+        "regularized w1",
+        &g.w1,
+        &(&hand.w1 + &(&m.w1 * 0.2)),
+        HAND_TOL,
+    );
+    close("regularized w2", &g.w2, &hand.w2, HAND_TOL);
+    assert!((glambda - (&m.w1 * &m.w1).sum()).abs() < 1e-12);
+}

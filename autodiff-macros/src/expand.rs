@@ -7,28 +7,39 @@ use crate::signature::{companion, tangent_type, Signature};
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, ToTokens};
 
-/// The attribute's arguments: nothing, or `vjp = path` for a custom rule.
+/// The attribute's arguments: nothing; `vjp = path` for a custom rule; `self` for a
+/// method differentiable with respect to its receiver.
 struct Args {
     custom_vjp: Option<syn::ExprPath>,
+    wrt_self: bool,
 }
 
 fn parse_args(args: TokenStream) -> syn::Result<Args> {
+    let mut out = Args {
+        custom_vjp: None,
+        wrt_self: false,
+    };
     if args.is_empty() {
-        return Ok(Args { custom_vjp: None });
+        return Ok(out);
     }
     let parser = |input: syn::parse::ParseStream| -> syn::Result<Args> {
-        let key: syn::Ident = input.parse()?;
-        if key != "vjp" {
-            return Err(syn::Error::new(key.span(), format!("unknown argument `{key}`; the one argument `#[differentiable]` takes is `vjp = path_to_rule`")));
+        while !input.is_empty() {
+            if input.peek(syn::Token![self]) {
+                input.parse::<syn::Token![self]>()?;
+                out.wrt_self = true;
+            } else {
+                let key: syn::Ident = input.parse()?;
+                if key != "vjp" {
+                    return Err(syn::Error::new(key.span(), format!("unknown argument `{key}`; `#[differentiable]` takes `vjp = path_to_rule` (a custom rule) and `self` (a method differentiable with respect to its receiver)")));
+                }
+                input.parse::<syn::Token![=]>()?;
+                out.custom_vjp = Some(input.parse()?);
+            }
+            if !input.is_empty() {
+                input.parse::<syn::Token![,]>()?;
+            }
         }
-        input.parse::<syn::Token![=]>()?;
-        let path: syn::ExprPath = input.parse()?;
-        if !input.is_empty() {
-            return Err(input.error("expected nothing after `vjp = path`"));
-        }
-        Ok(Args {
-            custom_vjp: Some(path),
-        })
+        Ok(out)
     };
     syn::parse::Parser::parse2(parser, args)
 }
@@ -67,6 +78,15 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> TokenStream {
         let errs = errors.to_compile_errors();
         return quote!(#errs #func);
     };
+    if args.wrt_self {
+        match sig.params.iter_mut().find(|p| p.name == "self") {
+            Some(p) => p.differentiable = true,
+            None => errors.push(
+                Span::call_site(),
+                "`#[differentiable(self)]` is for methods with a `self` receiver",
+            ),
+        }
+    }
     // An associated function without `self` that mentions `Self` lives in an `impl`: its
     // companions are siblings there too (a companion struct cannot go in an `impl`).
     if !sig.is_method && mentions_self(&func) {

@@ -1,0 +1,9 @@
+use autodiff::prelude::*;
+
+#[derive(Differentiable)]
+enum Activation {
+    Tanh,
+    Relu,
+}
+
+fn main() {}
