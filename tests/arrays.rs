@@ -188,3 +188,21 @@ fn scalars_computed_from_arrays_flow_back_into_them() {
     let fk = finite_difference(|p| scalar_and_array_mixed(&x, p[0]), &[0.8]);
     assert_gradient_close(&[gk], &fk, FD_TOL);
 }
+
+#[differentiable]
+fn elements(a: &Array2<f64>, v: &Array1<f64>, i: usize) -> f64 {
+    let mut acc = a[[i, 0]] * a[[0, 1]] + a[[1, i]].sin();
+    for k in 0..v.len() {
+        acc += v[k] * a[[k % 2, 2]];
+    }
+    acc
+}
+
+#[test]
+fn indexing_array_elements() {
+    let a = x23();
+    let v = array![0.5, -1.5, 2.0];
+    let (ga, gv) = gradients_function!(elements, params = ["a", "v"])(&a, &v, 1);
+    assert_close("a", &ga, &fd(&a, |a| elements(a, &v, 1)));
+    assert_close("v", &gv, &fd(&v, |v| elements(&a, v, 1)));
+}

@@ -145,9 +145,9 @@ pub fn cast_d0<A: Real, B: Real>(dy: &B) -> A {
 /// assert_eq!(dv, vec![0.0, 2.5, 0.0]);
 /// ```
 #[inline(always)]
-pub fn index_d0<T: Real, C: core::ops::IndexMut<usize, Output = T> + ?Sized>(
+pub fn index_d0<T: Real, I: Copy, C: core::ops::IndexMut<I, Output = T> + ?Sized>(
     dv: &mut C,
-    i: usize,
+    i: I,
     dy: &T,
 ) {
     dv[i] = dv[i] + *dy;
@@ -163,9 +163,9 @@ pub fn index_d0<T: Real, C: core::ops::IndexMut<usize, Output = T> + ?Sized>(
 /// assert_eq!(dv, vec![1.0, 0.0]);
 /// ```
 #[inline(always)]
-pub fn index_take_d0<T: Real, C: core::ops::IndexMut<usize, Output = T> + ?Sized>(
+pub fn index_take_d0<T: Real, I: Copy, C: core::ops::IndexMut<I, Output = T> + ?Sized>(
     dv: &mut C,
-    i: usize,
+    i: I,
 ) -> T {
     core::mem::replace(&mut dv[i], T::zero())
 }
