@@ -206,3 +206,21 @@ fn indexing_array_elements() {
     assert_close("a", &ga, &fd(&a, |a| elements(a, &v, 1)));
     assert_close("v", &gv, &fd(&v, |v| elements(&a, v, 1)));
 }
+
+#[differentiable]
+fn pieces(x: &Array2<f64>, #[no_grad] picks: &[usize]) -> f64 {
+    let left = x.slice(autodiff::ndarray::s![.., 0..2]);
+    let r = x.row(1);
+    let c = x.column(2);
+    let chosen = x.select(Axis(0), picks);
+    let lane = x.index_axis(Axis(1), 1);
+    (&left * &left).sum() + r.mapv(f64::sin).sum() + c.dot(&c) + chosen.sum() * 0.5 + lane.sum()
+}
+
+#[test]
+fn slices_rows_columns_and_selections() {
+    let x = x23();
+    let picks = [1, 0, 1];
+    let g = gradients_function!(pieces, params = ["x"])(&x, &picks);
+    assert_close("x", &g, &fd(&x, |x| pieces(x, &picks)));
+}

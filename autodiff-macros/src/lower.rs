@@ -1531,6 +1531,16 @@ impl Lowering<'_> {
             ("to_owned" | "into_owned", 0) => ("to_owned", &*m.receiver, vec![], false),
             ("sum", 0) => ("sum", &*m.receiver, vec![], false),
             ("sum_axis", 1) => ("sum_axis", &*m.receiver, vec![&m.args[0]], false),
+            ("slice", 1) => ("slice", &*m.receiver, vec![&m.args[0]], true),
+            ("row", 1) => ("row", &*m.receiver, vec![&m.args[0]], true),
+            ("column", 1) => ("column", &*m.receiver, vec![&m.args[0]], true),
+            ("index_axis", 2) => (
+                "index_axis",
+                &*m.receiver,
+                vec![&m.args[0], &m.args[1]],
+                true,
+            ),
+            ("select", 2) => ("select", &*m.receiver, vec![&m.args[0], &m.args[1]], false),
             ("mapv", 1) => return Some(self.mapv(e, m)),
             _ => return None,
         };
@@ -1538,9 +1548,8 @@ impl Lowering<'_> {
         for a in args {
             operands.push(self.operand_of(a));
         }
-        if matches!(rule, "sum_axis" | "mean_axis") && self.operand_active(&operands[1]) {
-            self.errors
-                .push_spanned(&m.args, "the axis must not depend on differentiable values");
+        if rule != "dot" && operands[1..].iter().any(|o| self.operand_active(o)) {
+            self.errors.push_spanned(&m.args, format!("the arguments of `{name}` (axes, indices, slices) must not depend on differentiable values"));
         }
         let fwd_args = operands.len();
         Some(self.prim(

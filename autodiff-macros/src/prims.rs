@@ -160,7 +160,9 @@ pub fn tensor_rule_reads(rule: &str, k: usize, arity: usize) -> Vec<usize> {
         ("div", 1) => vec![1, y],
         ("t" | "view" | "to_owned", 0) => vec![],
         ("sum" | "mean", 0) => vec![0],
-        ("sum_axis" | "mean_axis", 0) => vec![0, 1],
+        ("sum_axis" | "mean_axis" | "slice" | "row" | "column" | "index_axis" | "select", 0) => {
+            (0..arity).collect()
+        }
         // `mapv(x, f, rule)`: the rule reads the input and the output
         ("mapv", 0) => vec![0, y, 2],
         _ => rule_reads(rule, k, arity),
