@@ -224,3 +224,46 @@ fn slices_rows_columns_and_selections() {
     let g = gradients_function!(pieces, params = ["x"])(&x, &picks);
     assert_close("x", &g, &fd(&x, |x| pieces(x, &picks)));
 }
+
+// Regression tests for bugs the random-program tester found.
+
+#[differentiable]
+fn array_cell_overwritten_in_a_branch(v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    let mut t1 = (v * (s + s * 0.5)).mapv(f64::sin);
+    if n % 3 == 0 {
+        t1 = v.to_owned();
+    }
+    t1.dot(&t1) * 0.1 + s
+}
+
+/// The array written to a cell was moved into it although the reverse sweep still read it
+/// (`mapv`'s rule reads its output): "use of moved value" in the generated code.
+#[test]
+fn regression_array_written_to_a_cell_is_still_read_by_the_reverse_sweep() {
+    let v = array![0.3, -0.7, 0.4];
+    for n in [1, 3] {
+        let (gv, gs) = gradients_function!(array_cell_overwritten_in_a_branch)(&v, 0.8, n);
+        assert_close(
+            "v",
+            &gv,
+            &fd(&v, |v| array_cell_overwritten_in_a_branch(v, 0.8, n)),
+        );
+        let fs = finite_difference(|p| array_cell_overwritten_in_a_branch(&v, p[0], n), &[0.8]);
+        assert_gradient_close(&[gs], &fs, FD_TOL);
+    }
+}
+
+#[differentiable]
+fn squashed(x: &Array1<f64>) -> Array1<f64> {
+    x.mapv(f64::tanh)
+}
+
+/// The result was moved out of the forward sweep although its own rule reads it.
+#[test]
+fn regression_an_array_result_read_by_its_own_rule() {
+    let x = array![0.3, -0.7];
+    let (y, pullback) = vjp!(squashed)(&x);
+    assert_eq!(y, squashed(&x));
+    let g = pullback(array![1.0, 1.0]);
+    assert_close("x", &g, &fd(&x, |x| squashed(x).sum()));
+}

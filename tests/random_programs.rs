@@ -29,6 +29,7 @@ pub mod programs {
 #![allow(unknown_lints, unused_variables, unused_mut, unused_assignments, unused_parens, unreachable_code, dead_code, non_snake_case, clippy::assign_op_pattern, clippy::collapsible_else_if, clippy::collapsible_if, clippy::double_comparisons, double_negations, clippy::eq_op, clippy::erasing_op, clippy::explicit_counter_loop, clippy::identity_op, clippy::if_same_then_else, clippy::ifs_same_cond, clippy::impossible_comparisons, clippy::int_plus_one, clippy::let_and_return, clippy::manual_is_multiple_of, clippy::manual_memcpy, clippy::manual_range_contains, clippy::manual_slice_fill, clippy::match_single_binding, clippy::modulo_one, clippy::needless_range_loop, clippy::needless_return, clippy::neg_multiply, clippy::never_loop, clippy::no_effect, clippy::nonminimal_bool, clippy::overly_complex_bool_expr, clippy::precedence, clippy::redundant_locals, clippy::self_assignment, clippy::single_match, clippy::unnecessary_cast, clippy::unnecessary_operation, clippy::useless_vec, clippy::while_immutable_condition)]
 
 use autodiff::check::{finite_difference, first_mismatch};
+use autodiff::ndarray::{Array1, Array2, Axis};
 use autodiff::prelude::*;
 
 /// A checker: `Err` describes the mismatch.
@@ -137,93 +138,117 @@ pub fn run(check: Check) -> Result<(), String> {
 }
 
 #[differentiable]
-fn p0(a: f64, xs: &[f64], b: f64) -> f64 {
-    let b = b - b * a;
+fn p0(a: f64, xs: &[f64]) -> f64 {
+    let a = a - a * a;
     let mut v0 = vec![0.0; xs.len()];
     for i in 0..v0.len() {
-        v0[i] = (b * 0.25).atan().cos();
+        v0[i] = (a * 0.25).atan().cos();
     }
     let mut acc1 = 0.5;
-    if v0[0] * xs[2] > 0.1 {
+    if v0[3] * xs[0] > 0.1 {
         for i in 1..=2 {
-            if a - a < -0.2 {
-                let t2: f64 = a.tanh().exp_m1();
-                return i as f64 / (1.0 + (i as f64).powi(2)) - (b * 0.25).tanh().exp_m1();
+            if (a * 0.25).sin() + (a * 0.25).tanh() < 0.25 {
+                return (i as f64 * 0.5).sin().powi(2) / (2.0 + (a * 0.25).atan().tanh().cos());
             }
-            v0[i] -= (((b * 0.25).tanh() * a).min(f64::cos(a)) * 0.5).tanh();
+            acc1 += ((1.5 + (a * 0.25).atan().sin()).powf((a * 0.25).atan().tanh()).cos() * 0.5).atan();
         }
-    } else if (1.0 + xs[2].powi(2)).cbrt() > 0.5 {
-        acc1 = (a * a - v0[2] * 0.25) * 0.5;
+    } else if (1.0 + (a * 0.25).atan().powi(2)).ln() > -0.2 {
+        let k2 = (((v0.iter().map(|q| (q * 0.25).cos()).product::<f64>() - xs[0]) * 0.5).abs() * 2.0) as usize % 3;
+        match k2 {
+            0 => {
+                for i in 0..4 {
+                    for j in 0..4 {
+                        let mut acc1 = acc1;
+                        acc1 /= (2.0 + v0.iter().map(|q| (q * 0.02).cos()).product::<f64>().mul_add((acc1 * 0.02).tanh(), (acc1 * 0.02).sin()).cos());
+                    }
+                    acc1 += ((acc1 * 0.02).sin().tanh() * 0.5).atan();
+                }
+            }
+            1 => {
+                let a = (a * 0.25).atan() - (acc1 * 0.02).atan() / (1.5 + xs[2].tanh());
+            }
+            _ => {
+                let mut w3 = 0;
+                while w3 < 3 {
+                    v0[w3] = (acc1 * 0.02).sin().powi(3);
+                    w3 += 1;
+                }
+            }
+        }
     } else {
-        if a * v0.iter().map(|q| ((q * 0.25) * 0.25).sin()).sum::<f64>() > 0.3 || (b * 0.25).sin() < -0.4 {
-            if (acc1 * 0.25).sin() * (b * 0.25).tanh() > 0.7 {
-                let t3 = 0.6 * xs[2];
-            } else if (b * 0.25).sin() - xs[0] < 0.0 {
-                let t4: f64 = 1.25;
-            } else {
-                let flag5 = (v0[1] * 0.25).atan().tanh().exp2() > 0.25;
+        acc1 = 1.25_f64;
+        if (v0[2] * 0.02).atan().tanh() > 0.25 {
+            for i in 0..2 {
+                let t4 = (acc1 * 0.02).sin() * (acc1 * 0.02).tanh();
+                acc1 = ((1.5 + (acc1 * 0.02).sin()).powf(t4.tanh()).hypot((v0[i] * 0.02).sin()) * 0.5).atan();
+            }
+        } else {
+            if xs[0].atan() > -0.4 {
+                return (xs[1] + (acc1 * 0.02).tanh()).tanh().exp();
             }
         }
     }
-    for i in 0..2 {
-        let t6 = a * a;
-        let mut acc7 = (xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).hypot(a) * ((acc1 * 0.1).tanh() - 1.5) * 0.25).sin();
-        if -xs.iter().map(|q| q * q).sum::<f64>() > -0.2 {
-            acc7 = -f64::atan(t6);
-        }
-        acc1 -= (xs.iter().sum::<f64>().sin() + t6.cos()) * 0.25;
+    if (acc1 * 0.02).tanh() * (acc1 * 0.02).sin() < 0.25 || xs.iter().map(|q| q * (a * 0.25)).sum::<f64>() < -0.4 {
+        let t5 = (a * 0.25).sin();
     }
-    if (xs.iter().map(|q| (q * 0.9).sin()).sum::<f64>() * 0.5).powi(3) < 0.3 {
-        for i in 0..2 {
-            acc1 = ((acc1 * 0.1).tanh() - (acc1 * 0.1).sin()).sin();
-        }
-    }
-    1.5 * (acc1 * 0.1).tanh() + a
+    (acc1 * 0.02).sin() - (a * 0.25).sin()
 }
 
 const SOURCE_P0: &str = r#"#[differentiable]
-fn p0(a: f64, xs: &[f64], b: f64) -> f64 {
-    let b = b - b * a;
+fn p0(a: f64, xs: &[f64]) -> f64 {
+    let a = a - a * a;
     let mut v0 = vec![0.0; xs.len()];
     for i in 0..v0.len() {
-        v0[i] = (b * 0.25).atan().cos();
+        v0[i] = (a * 0.25).atan().cos();
     }
     let mut acc1 = 0.5;
-    if v0[0] * xs[2] > 0.1 {
+    if v0[3] * xs[0] > 0.1 {
         for i in 1..=2 {
-            if a - a < -0.2 {
-                let t2: f64 = a.tanh().exp_m1();
-                return i as f64 / (1.0 + (i as f64).powi(2)) - (b * 0.25).tanh().exp_m1();
+            if (a * 0.25).sin() + (a * 0.25).tanh() < 0.25 {
+                return (i as f64 * 0.5).sin().powi(2) / (2.0 + (a * 0.25).atan().tanh().cos());
             }
-            v0[i] -= (((b * 0.25).tanh() * a).min(f64::cos(a)) * 0.5).tanh();
+            acc1 += ((1.5 + (a * 0.25).atan().sin()).powf((a * 0.25).atan().tanh()).cos() * 0.5).atan();
         }
-    } else if (1.0 + xs[2].powi(2)).cbrt() > 0.5 {
-        acc1 = (a * a - v0[2] * 0.25) * 0.5;
+    } else if (1.0 + (a * 0.25).atan().powi(2)).ln() > -0.2 {
+        let k2 = (((v0.iter().map(|q| (q * 0.25).cos()).product::<f64>() - xs[0]) * 0.5).abs() * 2.0) as usize % 3;
+        match k2 {
+            0 => {
+                for i in 0..4 {
+                    for j in 0..4 {
+                        let mut acc1 = acc1;
+                        acc1 /= (2.0 + v0.iter().map(|q| (q * 0.02).cos()).product::<f64>().mul_add((acc1 * 0.02).tanh(), (acc1 * 0.02).sin()).cos());
+                    }
+                    acc1 += ((acc1 * 0.02).sin().tanh() * 0.5).atan();
+                }
+            }
+            1 => {
+                let a = (a * 0.25).atan() - (acc1 * 0.02).atan() / (1.5 + xs[2].tanh());
+            }
+            _ => {
+                let mut w3 = 0;
+                while w3 < 3 {
+                    v0[w3] = (acc1 * 0.02).sin().powi(3);
+                    w3 += 1;
+                }
+            }
+        }
     } else {
-        if a * v0.iter().map(|q| ((q * 0.25) * 0.25).sin()).sum::<f64>() > 0.3 || (b * 0.25).sin() < -0.4 {
-            if (acc1 * 0.25).sin() * (b * 0.25).tanh() > 0.7 {
-                let t3 = 0.6 * xs[2];
-            } else if (b * 0.25).sin() - xs[0] < 0.0 {
-                let t4: f64 = 1.25;
-            } else {
-                let flag5 = (v0[1] * 0.25).atan().tanh().exp2() > 0.25;
+        acc1 = 1.25_f64;
+        if (v0[2] * 0.02).atan().tanh() > 0.25 {
+            for i in 0..2 {
+                let t4 = (acc1 * 0.02).sin() * (acc1 * 0.02).tanh();
+                acc1 = ((1.5 + (acc1 * 0.02).sin()).powf(t4.tanh()).hypot((v0[i] * 0.02).sin()) * 0.5).atan();
+            }
+        } else {
+            if xs[0].atan() > -0.4 {
+                return (xs[1] + (acc1 * 0.02).tanh()).tanh().exp();
             }
         }
     }
-    for i in 0..2 {
-        let t6 = a * a;
-        let mut acc7 = (xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).hypot(a) * ((acc1 * 0.1).tanh() - 1.5) * 0.25).sin();
-        if -xs.iter().map(|q| q * q).sum::<f64>() > -0.2 {
-            acc7 = -f64::atan(t6);
-        }
-        acc1 -= (xs.iter().sum::<f64>().sin() + t6.cos()) * 0.25;
+    if (acc1 * 0.02).tanh() * (acc1 * 0.02).sin() < 0.25 || xs.iter().map(|q| q * (a * 0.25)).sum::<f64>() < -0.4 {
+        let t5 = (a * 0.25).sin();
     }
-    if (xs.iter().map(|q| (q * 0.9).sin()).sum::<f64>() * 0.5).powi(3) < 0.3 {
-        for i in 0..2 {
-            acc1 = ((acc1 * 0.1).tanh() - (acc1 * 0.1).sin()).sin();
-        }
-    }
-    1.5 * (acc1 * 0.1).tanh() + a
+    (acc1 * 0.02).sin() - (a * 0.25).sin()
 }
 "#;
 
@@ -234,43 +259,125 @@ pub fn check_p0() -> Result<(), String> {
         &[],
         0x75b87d2bd27e9216,
         5,
-        &|p| p0(p[0], &p[1..4], p[4]),
+        &|p| p0(p[0], &p[1..5]),
         &|p| {
-            let (g0, g1, g2) = gradients_function!(p0)(p[0], &p[1..4], p[4]);
-            [vec![g0], g1, vec![g2]].concat()
+            let (g0, g1) = gradients_function!(p0)(p[0], &p[1..5]);
+            [vec![g0], g1].concat()
         },
-        &|p| value_and_gradients_function!(p0)(p[0], &p[1..4], p[4]).0,
+        &|p| value_and_gradients_function!(p0)(p[0], &p[1..5]).0,
     )
 }
 
 #[differentiable]
-fn p1(n: usize, a: f64) -> f64 {
-    let t0 = a.tanh();
-    let mut acc1 = 0.5;
-    let mut w2 = 0;
-    while w2 < 3 {
-        for j in 0..4 {
-            acc1 = t0;
-        }
-        acc1 += ((t0.max((acc1 * 0.05).atan()) + (a + a)) * 0.25).tanh();
-        w2 += 1;
+fn p1(a: f64) -> f64 {
+    if (1.5 + a.sin()).log(2.5 + a.cos()) > -0.2 {
+        return (0.75 + a) * a;
     }
-    0.6 * (acc1 * 0.05).sin() + 0.2 * t0
+    let mut acc0 = ((a * a - 1.5 * a) * 0.5).sin();
+    let mut w1 = 0;
+    while w1 < 2 {
+        match w1 % 3 {
+            0 | 1 => {
+                acc0 += (f64::max(a.cos(), acc0 * 0.25 * a) * 0.25).sin();
+            }
+            _ => {
+                match w1 {
+                    0 => {
+                        acc0 += (1.5 * (1.0 + (acc0 * 0.25).tanh().powi(2)).sqrt() * 0.5).atan();
+                    }
+                    _ => {
+                        acc0 /= (1.0 + (a - acc0 * 0.25).powi(2));
+                    }
+                }
+            }
+        }
+        acc0 += a;
+        w1 += 1;
+    }
+    let a = a + (acc0 * 0.25).sin();
+    for i in 0..2 {
+        for j in 0..3 {
+            if j % 2 == 0 {
+                for l in 0..2 {
+                    let t2 = 0.9 * a;
+                    acc0 *= (j as f64 + (acc0 * 0.02).tanh()).tanh();
+                }
+            }
+            acc0 += ((acc0 * 0.02).sin() * 0.1).sin().exp() * 0.5;
+        }
+        acc0 = a;
+    }
+    let t3: f64 = (acc0 * 0.02).atan().tanh().exp().cos() * (2.0 + (acc0 * 0.02).sin().sin()).sqrt().abs();
+    let mut w4 = 0;
+    while w4 < 2 && (0.6 + a < -0.1) {
+        if w4 == 0 {
+            let t5 = (1.0 + ((acc0 * 0.02).sin() / (1.0 + (2.0 + a.sin()).ln().powi(2))).powi(2)).sqrt();
+        } else {
+            for j in (0..4).rev() {
+                let t6 = if (1.5 + (t3 * 0.5).sin()).powf(a.tanh()) > 0.25 { (a * 0.5).tanh().powi(3) * a.powi(2).ln_1p() } else { (acc0 * 0.01 * (t3 * 0.5).tanh()).abs() };
+                acc0 = (acc0 * 0.01).sin().cos() * f64::max(a, 0.6) * 0.5;
+            }
+        }
+        acc0 = (t3 * 0.5).atan();
+        w4 += 1;
+    }
+    (t3 * 0.5).atan() - a - (acc0 * 0.01).atan()
 }
 
 const SOURCE_P1: &str = r#"#[differentiable]
-fn p1(n: usize, a: f64) -> f64 {
-    let t0 = a.tanh();
-    let mut acc1 = 0.5;
-    let mut w2 = 0;
-    while w2 < 3 {
-        for j in 0..4 {
-            acc1 = t0;
-        }
-        acc1 += ((t0.max((acc1 * 0.05).atan()) + (a + a)) * 0.25).tanh();
-        w2 += 1;
+fn p1(a: f64) -> f64 {
+    if (1.5 + a.sin()).log(2.5 + a.cos()) > -0.2 {
+        return (0.75 + a) * a;
     }
-    0.6 * (acc1 * 0.05).sin() + 0.2 * t0
+    let mut acc0 = ((a * a - 1.5 * a) * 0.5).sin();
+    let mut w1 = 0;
+    while w1 < 2 {
+        match w1 % 3 {
+            0 | 1 => {
+                acc0 += (f64::max(a.cos(), acc0 * 0.25 * a) * 0.25).sin();
+            }
+            _ => {
+                match w1 {
+                    0 => {
+                        acc0 += (1.5 * (1.0 + (acc0 * 0.25).tanh().powi(2)).sqrt() * 0.5).atan();
+                    }
+                    _ => {
+                        acc0 /= (1.0 + (a - acc0 * 0.25).powi(2));
+                    }
+                }
+            }
+        }
+        acc0 += a;
+        w1 += 1;
+    }
+    let a = a + (acc0 * 0.25).sin();
+    for i in 0..2 {
+        for j in 0..3 {
+            if j % 2 == 0 {
+                for l in 0..2 {
+                    let t2 = 0.9 * a;
+                    acc0 *= (j as f64 + (acc0 * 0.02).tanh()).tanh();
+                }
+            }
+            acc0 += ((acc0 * 0.02).sin() * 0.1).sin().exp() * 0.5;
+        }
+        acc0 = a;
+    }
+    let t3: f64 = (acc0 * 0.02).atan().tanh().exp().cos() * (2.0 + (acc0 * 0.02).sin().sin()).sqrt().abs();
+    let mut w4 = 0;
+    while w4 < 2 && (0.6 + a < -0.1) {
+        if w4 == 0 {
+            let t5 = (1.0 + ((acc0 * 0.02).sin() / (1.0 + (2.0 + a.sin()).ln().powi(2))).powi(2)).sqrt();
+        } else {
+            for j in (0..4).rev() {
+                let t6 = if (1.5 + (t3 * 0.5).sin()).powf(a.tanh()) > 0.25 { (a * 0.5).tanh().powi(3) * a.powi(2).ln_1p() } else { (acc0 * 0.01 * (t3 * 0.5).tanh()).abs() };
+                acc0 = (acc0 * 0.01).sin().cos() * f64::max(a, 0.6) * 0.5;
+            }
+        }
+        acc0 = (t3 * 0.5).atan();
+        w4 += 1;
+    }
+    (t3 * 0.5).atan() - a - (acc0 * 0.01).atan()
 }
 "#;
 
@@ -279,46 +386,32 @@ pub fn check_p1() -> Result<(), String> {
         "p1",
         SOURCE_P1,
         &[],
-        0x5798b4999db94929,
+        0x5445749375607aed,
         1,
-        &|p| p1(3, p[0]),
-        &|p| vec![gradients_function!(p1)(3, p[0])],
-        &|p| value_and_gradients_function!(p1)(3, p[0]).0,
+        &|p| p1(p[0]),
+        &|p| vec![gradients_function!(p1)(p[0])],
+        &|p| value_and_gradients_function!(p1)(p[0]).0,
     )
 }
 
 #[differentiable]
-fn p2(d: f64, xs: &[f64], b: f64, a: f64, c: f64, n: usize) -> f64 {
-    let mut acc0 = 1.0;
-    for i in 0..xs.len() {
-        let c = c * (a + c);
-        let mut acc1 = 1.0;
-        for j in 0..n {
-            if i % 2 == 0 {
-                let t2 = if (1.5 + d.cos()).sqrt() < 0.1 { (xs[xs.len() - 1 - j] + j as f64) / (1.0 + (2.0 + (c * 0.25).sin()).log10().powi(2)) } else { p1(3, p1(3, ((i as f64).max((c * 0.25).atan()) * 0.5).tanh())) };
-            }
-            acc0 -= ((1.5 + (-(c * 0.25).tanh()).sin()).log(2.5 + ((c * 0.25).sin() + 0.75).cos()) * 0.5).atan();
-        }
-        acc1 += (b.hypot(1.5).tanh() * 0.5).sin();
+fn p2(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    let t1 = v.to_owned();
+    let mut t2 = &(t1.powi(2)) - &(v.dot(x) * 0.3);
+    if n % 2 == 0 {
+        t2 = v.to_owned();
     }
-    a + 0.5 * n as f64
+    t2.dot(&t2) * 0.1 + t1.dot(&t1) * 0.1 + s
 }
 
 const SOURCE_P2: &str = r#"#[differentiable]
-fn p2(d: f64, xs: &[f64], b: f64, a: f64, c: f64, n: usize) -> f64 {
-    let mut acc0 = 1.0;
-    for i in 0..xs.len() {
-        let c = c * (a + c);
-        let mut acc1 = 1.0;
-        for j in 0..n {
-            if i % 2 == 0 {
-                let t2 = if (1.5 + d.cos()).sqrt() < 0.1 { (xs[xs.len() - 1 - j] + j as f64) / (1.0 + (2.0 + (c * 0.25).sin()).log10().powi(2)) } else { p1(3, p1(3, ((i as f64).max((c * 0.25).atan()) * 0.5).tanh())) };
-            }
-            acc0 -= ((1.5 + (-(c * 0.25).tanh()).sin()).log(2.5 + ((c * 0.25).sin() + 0.75).cos()) * 0.5).atan();
-        }
-        acc1 += (b.hypot(1.5).tanh() * 0.5).sin();
+fn p2(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    let t1 = v.to_owned();
+    let mut t2 = &(t1.powi(2)) - &(v.dot(x) * 0.3);
+    if n % 2 == 0 {
+        t2 = v.to_owned();
     }
-    a + 0.5 * n as f64
+    t2.dot(&t2) * 0.1 + t1.dot(&t1) * 0.1 + s
 }
 "#;
 
@@ -326,160 +419,40 @@ pub fn check_p2() -> Result<(), String> {
     check(
         "p2",
         SOURCE_P2,
-        &["p1"],
-        0xb7d666dda6aeb05c,
-        7,
-        &|p| p2(p[0], &p[1..4], p[4], p[5], p[6], 3),
+        &[],
+        0x22b914cd8e3d308f,
+        13,
+        &|p| p2(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2),
         &|p| {
-            let (g0, g1, g2, g3, g4) = gradients_function!(p2)(p[0], &p[1..4], p[4], p[5], p[6], 3);
-            [vec![g0], g1, vec![g2], vec![g3], vec![g4]].concat()
+            let (g0, g1, g2) = gradients_function!(p2)(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2);
+            [g0.iter().copied().collect::<Vec<f64>>(), g1.iter().copied().collect::<Vec<f64>>(), vec![g2]].concat()
         },
-        &|p| value_and_gradients_function!(p2)(p[0], &p[1..4], p[4], p[5], p[6], 3).0,
+        &|p| value_and_gradients_function!(p2)(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2).0,
     )
 }
 
 #[differentiable]
-fn p3(d: f64, a: f64, n: usize, c: f64, b: f64) -> f64 {
-    let t0 = -(b - d);
-    let t1 = d;
-    let mut acc2 = d;
-    if a * acc2 < 0.1 {
-        let mut v3 = vec![0.0; n];
-        for i in 0..v3.len() {
-            v3[i] = (n as f64 * (b / (2.0 + b.cos())) * 0.25).sin();
-        }
-        v3[(n + 1) % 2] += v3.iter().map(|q| q * q).sum::<f64>().abs().tanh().exp() * 0.5;
-    } else if acc2 > t1 && d < 0.3 {
-        let t4: f64 = (0.5 * b.tanh()).atanh();
-    } else {
-        let mut w5 = 0;
-        while w5 < 2 {
-            if (1.0 + p1(3, (t0 + c) * 0.25).powi(2)).cbrt() > -0.4 && (n as f64) < -0.4 {
-                let t6 = c * 2.0 * a;
-            } else if (n as f64 / (1.0 + t0.powi(2))) < -0.1 {
-                for j in 0..1 {
-                    let mut k7 = 0;
-                    loop {
-                        let flag8 = d.atan() > -0.4;
-                        acc2 += (acc2 * 0.1).atan().powi(2).ln_1p();
-                        k7 += 1;
-                        if (flag8) || k7 >= 2 { break; }
-                    }
-                    acc2 += ((1.0 + (1.5 + a.sin()).powf((j as f64).tanh()).powi(2)).ln() * 0.5).tanh();
-                }
-            } else {
-                if n + w5 < 3 {
-                    match n % 3 {
-                        0 | 1 => {
-                            if t0 * t0 > -0.2 {
-                                let mut k9 = 0;
-                                loop {
-                                    if f64::sin(a) < -0.4 {
-                                        for l in 0..2 {
-                                            acc2 = ((c + (a + c)) * 0.5).sin();
-                                            acc2 += d * t1 * (d * 0.3);
-                                        }
-                                    }
-                                    acc2 -= 0.3 * k9 as f64 / (1.5 + (acc2 * 0.02 - b).tanh()) * 0.5;
-                                    k9 += 1;
-                                    if ((acc2 * 0.02).sin().cos() > n as f64 && t1 < -0.4) || k9 >= 3 { break; }
-                                }
-                            }
-                        }
-                        _ => {
-                            for j in (0..4).step_by(2) {
-                                let mut k10 = 0;
-                                let r11 = loop {
-                                    acc2 += 0.3_f64.sin().exp() * 0.5;
-                                    acc2 *= 0.8 + 0.2 * (b + c).sin();
-                                    k10 += 1;
-                                    if ((j as f64 * c) > -0.2 || 0.75 < 0.25) || k10 >= 2 { break 1.0 * (0.3 * a); }
-                                };
-                                acc2 = t1.clamp(-0.75, 0.75) * -c;
-                            }
-                        }
-                    }
-                } else if w5 < 1 {
-                    let t12 = (0.5 * (t0 * (acc2 * 0.01).tanh()).tanh()).acos();
-                }
-            }
-            acc2 = (c.atan() / (2.0 + c.cos()) * 0.5).atan();
-            w5 += 1;
+fn p3(a: f64, b: f64, xs: &[f64]) -> f64 {
+    let mut acc0 = 1.0;
+    if a.max(xs.iter().sum::<f64>()) > -0.2 {
+        if xs[1] / (1.0 + b.powi(2)) > xs[1] {
+            return xs[1] - a - xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).powi(2).ln_1p();
         }
     }
-    (acc2 * 0.01).atan() + t0 + b.sin() + c
+    let mut acc1 = f64::atan(b.atan2(1.5 + b.cos()));
+    acc1 + 0.5 * b
 }
 
 const SOURCE_P3: &str = r#"#[differentiable]
-fn p3(d: f64, a: f64, n: usize, c: f64, b: f64) -> f64 {
-    let t0 = -(b - d);
-    let t1 = d;
-    let mut acc2 = d;
-    if a * acc2 < 0.1 {
-        let mut v3 = vec![0.0; n];
-        for i in 0..v3.len() {
-            v3[i] = (n as f64 * (b / (2.0 + b.cos())) * 0.25).sin();
-        }
-        v3[(n + 1) % 2] += v3.iter().map(|q| q * q).sum::<f64>().abs().tanh().exp() * 0.5;
-    } else if acc2 > t1 && d < 0.3 {
-        let t4: f64 = (0.5 * b.tanh()).atanh();
-    } else {
-        let mut w5 = 0;
-        while w5 < 2 {
-            if (1.0 + p1(3, (t0 + c) * 0.25).powi(2)).cbrt() > -0.4 && (n as f64) < -0.4 {
-                let t6 = c * 2.0 * a;
-            } else if (n as f64 / (1.0 + t0.powi(2))) < -0.1 {
-                for j in 0..1 {
-                    let mut k7 = 0;
-                    loop {
-                        let flag8 = d.atan() > -0.4;
-                        acc2 += (acc2 * 0.1).atan().powi(2).ln_1p();
-                        k7 += 1;
-                        if (flag8) || k7 >= 2 { break; }
-                    }
-                    acc2 += ((1.0 + (1.5 + a.sin()).powf((j as f64).tanh()).powi(2)).ln() * 0.5).tanh();
-                }
-            } else {
-                if n + w5 < 3 {
-                    match n % 3 {
-                        0 | 1 => {
-                            if t0 * t0 > -0.2 {
-                                let mut k9 = 0;
-                                loop {
-                                    if f64::sin(a) < -0.4 {
-                                        for l in 0..2 {
-                                            acc2 = ((c + (a + c)) * 0.5).sin();
-                                            acc2 += d * t1 * (d * 0.3);
-                                        }
-                                    }
-                                    acc2 -= 0.3 * k9 as f64 / (1.5 + (acc2 * 0.02 - b).tanh()) * 0.5;
-                                    k9 += 1;
-                                    if ((acc2 * 0.02).sin().cos() > n as f64 && t1 < -0.4) || k9 >= 3 { break; }
-                                }
-                            }
-                        }
-                        _ => {
-                            for j in (0..4).step_by(2) {
-                                let mut k10 = 0;
-                                let r11 = loop {
-                                    acc2 += 0.3_f64.sin().exp() * 0.5;
-                                    acc2 *= 0.8 + 0.2 * (b + c).sin();
-                                    k10 += 1;
-                                    if ((j as f64 * c) > -0.2 || 0.75 < 0.25) || k10 >= 2 { break 1.0 * (0.3 * a); }
-                                };
-                                acc2 = t1.clamp(-0.75, 0.75) * -c;
-                            }
-                        }
-                    }
-                } else if w5 < 1 {
-                    let t12 = (0.5 * (t0 * (acc2 * 0.01).tanh()).tanh()).acos();
-                }
-            }
-            acc2 = (c.atan() / (2.0 + c.cos()) * 0.5).atan();
-            w5 += 1;
+fn p3(a: f64, b: f64, xs: &[f64]) -> f64 {
+    let mut acc0 = 1.0;
+    if a.max(xs.iter().sum::<f64>()) > -0.2 {
+        if xs[1] / (1.0 + b.powi(2)) > xs[1] {
+            return xs[1] - a - xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).powi(2).ln_1p();
         }
     }
-    (acc2 * 0.01).atan() + t0 + b.sin() + c
+    let mut acc1 = f64::atan(b.atan2(1.5 + b.cos()));
+    acc1 + 0.5 * b
 }
 "#;
 
@@ -487,68 +460,80 @@ pub fn check_p3() -> Result<(), String> {
     check(
         "p3",
         SOURCE_P3,
-        &["p1"],
-        0x1d520fac336e5b45,
-        4,
-        &|p| p3(p[0], p[1], 2, p[2], p[3]),
+        &[],
+        0x9a07b9361b394815,
+        5,
+        &|p| p3(p[0], p[1], &p[2..5]),
         &|p| {
-            let (g0, g1, g2, g3) = gradients_function!(p3)(p[0], p[1], 2, p[2], p[3]);
-            [vec![g0], vec![g1], vec![g2], vec![g3]].concat()
+            let (g0, g1, g2) = gradients_function!(p3)(p[0], p[1], &p[2..5]);
+            [vec![g0], vec![g1], g2].concat()
         },
-        &|p| value_and_gradients_function!(p3)(p[0], p[1], 2, p[2], p[3]).0,
+        &|p| value_and_gradients_function!(p3)(p[0], p[1], &p[2..5]).0,
     )
 }
 
 #[differentiable]
-fn p4(b: f64, a: f64, c: f64) -> f64 {
-    let mut acc0 = (1.5 + (0.3 + a).sin()).log(2.5 + b.cos());
-    for i in 0..4 {
-        for j in 0..3 {
-            if p1(3, (0.5 * (acc0 * 0.05).tanh().tanh()).atanh()) * c > b || c < -0.2 {
-                if (2.0 + c.cos()).recip() > 0.3 {
-                    let t1: f64 = (1.5 + (p1(3, (i as f64 + a) * 0.25) + (acc0 * 0.05).tanh()).sin()).powf((1.25 * f64::cos(acc0 * 0.05)).tanh());
-                } else if -1.25 > acc0 * 0.05 || b < 0.25 {
-                    let c = c * c.hypot(acc0 * 0.05);
-                }
-            }
-            acc0 += b.atan().hypot(c - c) * 0.25;
+fn p4(xs: &[f64], a: f64, b: f64) -> f64 {
+    let mut acc0 = (f64::sin(b) / (1.0 + (a + xs[1]).powi(2)) * 0.5).tanh();
+    for q1 in xs.iter() {
+        let a = a - (0.1 + a);
+        let mut acc2 = 0.5;
+        for (j, q3) in xs.iter().enumerate() {
+            let mut acc4 = 1.0;
+            acc0 = *q1;
         }
-        acc0 += c;
+        acc0 -= xs[1] * xs[0] / (1.5 + (*q1).powi(2).tanh()) * 0.25;
     }
-    if c - 0.2 > 0.1 || (acc0 * 0.05).tanh() < 0.5 {
-        for i in 0..4 {
-            acc0 += -b * b.cos() * 0.5;
+    if -(p1((a.hypot(1.0) * 0.5).sin()) * 0.25).atan() > xs.iter().map(|q| (q * 0.1).sin()).sum::<f64>() {
+        let mut v5 = vec![0.0; 4];
+        for i in 0..v5.len() {
+            v5[i] = f64::min(xs[(i + 1) % 3] / (2.0 + a.cos()), b / (2.0 + (acc0 * 0.05).sin().cos()));
         }
+        acc0 = ((acc0 * 0.05).atan() + (1.0 + (acc0 * 0.05).atan().powi(2)).ln()).sin();
     } else {
-        let c = c * a.sin();
+        let a = a * (b / (2.0 + (acc0 * 0.05).atan().cos()));
     }
-    (acc0 * 0.02).cos() + a + b
+    if a.sin().exp() < 0.1 {
+        for i in 0..2 {
+            if i == 1 {
+                continue;
+            }
+            acc0 += (f64::max(b, xs[i]).powi(3) * 0.25).tanh();
+        }
+    }
+    0.75 * (acc0 * 0.05).atan() + b.sin()
 }
 
 const SOURCE_P4: &str = r#"#[differentiable]
-fn p4(b: f64, a: f64, c: f64) -> f64 {
-    let mut acc0 = (1.5 + (0.3 + a).sin()).log(2.5 + b.cos());
-    for i in 0..4 {
-        for j in 0..3 {
-            if p1(3, (0.5 * (acc0 * 0.05).tanh().tanh()).atanh()) * c > b || c < -0.2 {
-                if (2.0 + c.cos()).recip() > 0.3 {
-                    let t1: f64 = (1.5 + (p1(3, (i as f64 + a) * 0.25) + (acc0 * 0.05).tanh()).sin()).powf((1.25 * f64::cos(acc0 * 0.05)).tanh());
-                } else if -1.25 > acc0 * 0.05 || b < 0.25 {
-                    let c = c * c.hypot(acc0 * 0.05);
-                }
-            }
-            acc0 += b.atan().hypot(c - c) * 0.25;
+fn p4(xs: &[f64], a: f64, b: f64) -> f64 {
+    let mut acc0 = (f64::sin(b) / (1.0 + (a + xs[1]).powi(2)) * 0.5).tanh();
+    for q1 in xs.iter() {
+        let a = a - (0.1 + a);
+        let mut acc2 = 0.5;
+        for (j, q3) in xs.iter().enumerate() {
+            let mut acc4 = 1.0;
+            acc0 = *q1;
         }
-        acc0 += c;
+        acc0 -= xs[1] * xs[0] / (1.5 + (*q1).powi(2).tanh()) * 0.25;
     }
-    if c - 0.2 > 0.1 || (acc0 * 0.05).tanh() < 0.5 {
-        for i in 0..4 {
-            acc0 += -b * b.cos() * 0.5;
+    if -(p1((a.hypot(1.0) * 0.5).sin()) * 0.25).atan() > xs.iter().map(|q| (q * 0.1).sin()).sum::<f64>() {
+        let mut v5 = vec![0.0; 4];
+        for i in 0..v5.len() {
+            v5[i] = f64::min(xs[(i + 1) % 3] / (2.0 + a.cos()), b / (2.0 + (acc0 * 0.05).sin().cos()));
         }
+        acc0 = ((acc0 * 0.05).atan() + (1.0 + (acc0 * 0.05).atan().powi(2)).ln()).sin();
     } else {
-        let c = c * a.sin();
+        let a = a * (b / (2.0 + (acc0 * 0.05).atan().cos()));
     }
-    (acc0 * 0.02).cos() + a + b
+    if a.sin().exp() < 0.1 {
+        for i in 0..2 {
+            if i == 1 {
+                continue;
+            }
+            acc0 += (f64::max(b, xs[i]).powi(3) * 0.25).tanh();
+        }
+    }
+    0.75 * (acc0 * 0.05).atan() + b.sin()
 }
 "#;
 
@@ -557,49 +542,67 @@ pub fn check_p4() -> Result<(), String> {
         "p4",
         SOURCE_P4,
         &["p1"],
-        0xd97df02088b01072,
-        3,
-        &|p| p4(p[0], p[1], p[2]),
+        0xe77423490d5701e4,
+        5,
+        &|p| p4(&p[0..3], p[3], p[4]),
         &|p| {
-            let (g0, g1, g2) = gradients_function!(p4)(p[0], p[1], p[2]);
-            [vec![g0], vec![g1], vec![g2]].concat()
+            let (g0, g1, g2) = gradients_function!(p4)(&p[0..3], p[3], p[4]);
+            [g0, vec![g1], vec![g2]].concat()
         },
-        &|p| value_and_gradients_function!(p4)(p[0], p[1], p[2]).0,
+        &|p| value_and_gradients_function!(p4)(&p[0..3], p[3], p[4]).0,
     )
 }
 
 #[differentiable]
-fn p5(a: f64, b: f64, n: usize) -> f64 {
-    let b = b * (n as f64 / (1.0 + a.powi(2)));
-    let t0 = match n { 0 => (0.5 * a.mul_add((b * 0.25).tanh(), a).tanh()).atanh(), _ => a.atan() };
-    let mut acc1 = 1.0;
-    for i in 1..=1 {
-        acc1 += (i as f64 * 0.5).sin();
-        acc1 = t0;
+fn p5(a: f64, xs: &[f64]) -> f64 {
+    let a = a + a.tanh();
+    let mut acc0 = (xs.iter().sum::<f64>() * (a * 0.5).sin() * 0.5).sin();
+    for i in 0..3 {
+        let t1 = (1.5 + 0.75_f64.cos()).sqrt() + (acc0 * 0.25).tanh().sinh();
+        for j in (0..4).rev() {
+            if i > 1 {
+                let t2 = if j > 3 { (((t1 * 0.5).tanh() - acc0 * 0.05 + (t1 * 0.5).mul_add(xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>(), (acc0 * 0.05).atan()) * 0.5) * 0.5).atan() } else { a * 0.5 * 0.9 };
+            } else {
+                let t1 = t1 * 0.5 * ((t1 * 0.5).atan() * i as f64);
+            }
+            acc0 += (a * 0.5).tanh();
+        }
+        acc0 += (xs[1].sin().exp() * (xs[i] / (1.0 + (t1 * 0.5).atan().powi(2))) * 0.1).tanh();
     }
-    if 0.6 * 1.25 > 0.7 {
-        let t3 = { let u2 = (b * 0.25).atan().cos().tanh().exp2(); (2.0 + (n as f64).sin()).log2() + (u2 - b * 0.25) };
-    } else if (b * 0.25 * 0.5).tanh().powi(2) < 0.1 && (b * 0.25).atan() < -0.4 {
-        let t4 = (acc1 * 0.5).atan().min(t0) - 0.1 * (p4(a.tanh(), ((1.5 + t0.sin()).powf(0.3_f64.tanh()) * 0.5).tanh(), (((b * 0.25).sin() - n as f64) * 0.5).atan()) * 0.5).sin();
+    if (a * 0.5).sin() + 1.0 > xs[2] || xs[0] < 0.3 {
+        acc0 = ((acc0 * 0.05).sin() - ((1.0 + xs.iter().map(|q| (q * 0.1).sin()).sum::<f64>().powi(2)).ln() * 0.5).atan()).sin();
+    } else {
+        for i in 0..4 {
+            acc0 += (-xs[i] * (a * 0.5) * 0.25).atan();
+        }
     }
-    2.0 * (acc1 * 0.5) + t0.sin() - (b * 0.25).tanh().sin() + a
+    (acc0 * 0.02).tanh() - (a * 0.5).tanh()
 }
 
 const SOURCE_P5: &str = r#"#[differentiable]
-fn p5(a: f64, b: f64, n: usize) -> f64 {
-    let b = b * (n as f64 / (1.0 + a.powi(2)));
-    let t0 = match n { 0 => (0.5 * a.mul_add((b * 0.25).tanh(), a).tanh()).atanh(), _ => a.atan() };
-    let mut acc1 = 1.0;
-    for i in 1..=1 {
-        acc1 += (i as f64 * 0.5).sin();
-        acc1 = t0;
+fn p5(a: f64, xs: &[f64]) -> f64 {
+    let a = a + a.tanh();
+    let mut acc0 = (xs.iter().sum::<f64>() * (a * 0.5).sin() * 0.5).sin();
+    for i in 0..3 {
+        let t1 = (1.5 + 0.75_f64.cos()).sqrt() + (acc0 * 0.25).tanh().sinh();
+        for j in (0..4).rev() {
+            if i > 1 {
+                let t2 = if j > 3 { (((t1 * 0.5).tanh() - acc0 * 0.05 + (t1 * 0.5).mul_add(xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>(), (acc0 * 0.05).atan()) * 0.5) * 0.5).atan() } else { a * 0.5 * 0.9 };
+            } else {
+                let t1 = t1 * 0.5 * ((t1 * 0.5).atan() * i as f64);
+            }
+            acc0 += (a * 0.5).tanh();
+        }
+        acc0 += (xs[1].sin().exp() * (xs[i] / (1.0 + (t1 * 0.5).atan().powi(2))) * 0.1).tanh();
     }
-    if 0.6 * 1.25 > 0.7 {
-        let t3 = { let u2 = (b * 0.25).atan().cos().tanh().exp2(); (2.0 + (n as f64).sin()).log2() + (u2 - b * 0.25) };
-    } else if (b * 0.25 * 0.5).tanh().powi(2) < 0.1 && (b * 0.25).atan() < -0.4 {
-        let t4 = (acc1 * 0.5).atan().min(t0) - 0.1 * (p4(a.tanh(), ((1.5 + t0.sin()).powf(0.3_f64.tanh()) * 0.5).tanh(), (((b * 0.25).sin() - n as f64) * 0.5).atan()) * 0.5).sin();
+    if (a * 0.5).sin() + 1.0 > xs[2] || xs[0] < 0.3 {
+        acc0 = ((acc0 * 0.05).sin() - ((1.0 + xs.iter().map(|q| (q * 0.1).sin()).sum::<f64>().powi(2)).ln() * 0.5).atan()).sin();
+    } else {
+        for i in 0..4 {
+            acc0 += (-xs[i] * (a * 0.5) * 0.25).atan();
+        }
     }
-    2.0 * (acc1 * 0.5) + t0.sin() - (b * 0.25).tanh().sin() + a
+    (acc0 * 0.02).tanh() - (a * 0.5).tanh()
 }
 "#;
 
@@ -607,170 +610,42 @@ pub fn check_p5() -> Result<(), String> {
     check(
         "p5",
         SOURCE_P5,
-        &["p4"],
-        0xfb70332b23ad8026,
-        2,
-        &|p| p5(p[0], p[1], 1),
+        &[],
+        0x453cef91d6b989be,
+        5,
+        &|p| p5(p[0], &p[1..5]),
         &|p| {
-            let (g0, g1) = gradients_function!(p5)(p[0], p[1], 1);
-            [vec![g0], vec![g1]].concat()
+            let (g0, g1) = gradients_function!(p5)(p[0], &p[1..5]);
+            [vec![g0], g1].concat()
         },
-        &|p| value_and_gradients_function!(p5)(p[0], p[1], 1).0,
+        &|p| value_and_gradients_function!(p5)(p[0], &p[1..5]).0,
     )
 }
 
 #[differentiable]
-fn p6(a: f64, xs: &[f64], b: f64) -> f64 {
-    let t0 = (p4((xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.1).sin(), f64::tanh(b), xs[0]) * 0.5 * 0.5).atan().powi(2);
-    let mut acc1 = f64::atan(t0 / (1.5 + b.tanh()));
-    for i in 1..=3 {
-        if b.atan() < -0.2 {
-            for j in (0..1).rev() {
-                match j % 3 {
-                    0 => {
-                        acc1 += xs[xs.len() - 1 - j];
-                    }
-                    1 => {
-                        let flag2 = t0 > 0.7;
-                    }
-                    _ => {
-                        let t4 = { let u3 = b * 0.6 / (2.0 + t0.atan2(1.5 + t0.cos()).cos()); f64::atan(t0 / (2.0 + (acc1 * 0.1).atan().cos())) };
-                    }
-                }
-                acc1 = ((-xs.iter().map(|q| q * q).sum::<f64>() + j as f64 * b) * 0.25).atan();
-            }
-        } else {
-            if i == 0 {
-                let t5 = (1.5 + b.sin()).log(2.5 + xs.iter().map(|q| q * b).sum::<f64>().cos()).max((i as f64).sin());
-            } else {
-                if i % 3 == 1 {
-                    for j in (0..1).rev() {
-                        acc1 /= (2.0 + a.cos());
-                        acc1 += ((acc1 * 0.05).atan() * 1.0 * 0.5).atan();
-                    }
-                } else {
-                    if i == 1 {
-                        let t6 = -xs[i % xs.len()].sin();
-                    } else if i > 1 {
-                        if f64::cos(1.25) > b || t0 < 0.7 {
-                            let t7 = (1.0 + (acc1 * 0.05).tanh().powi(2)).sqrt().mul_add((acc1 * 0.05).tanh(), t0 + t0) / (2.0 + (t0 * a).cos());
-                        }
-                    }
-                }
-            }
-        }
-        acc1 = ((acc1 * 0.05).atan() + (f64::min(xs[(i + 1) % 3], xs.iter().map(|q| q * b).sum::<f64>()) * 0.25).atan()).atan();
+fn p6(n: usize, a: f64, c: f64, b: f64) -> f64 {
+    let c = c - (a - b);
+    let mut acc0 = 1.0;
+    if (n as f64 / (1.0 + a.powi(2))) < -0.4 || (c * 0.25).sin() < 0.5 {
+        acc0 += ((c * 0.25 + b - n as f64 * (c * 0.25).tanh()) * 0.1).atan();
+        acc0 /= (1.0 + (0.75 * a).powi(2));
+    } else {
+        let t1 = b;
     }
-    for i in 0..4 {
-        acc1 *= 0.5 + 0.4 * 1.5_f64.sin();
-        let t8 = a;
-        if i == 0 {
-            let mut w9 = 0;
-            while w9 < 2 {
-                let mut w10 = 0;
-                while w10 < 1 && (0.75 > 0.5) {
-                    acc1 *= 0.8 + 0.2 * b.sin();
-                    acc1 *= a.cos();
-                    w10 += 1;
-                }
-                acc1 = f64::sin(t0).asinh();
-                w9 += 1;
-            }
-        } else {
-            let t11 = (t0 * 0.5).tanh().powi(3);
-        }
-    }
-    let mut k12 = 0;
-    let r14 = loop {
-        let mut k13 = 0;
-        loop {
-            acc1 = (acc1 * 0.005 + xs.iter().map(|q| (q * 2.0).sin()).sum::<f64>().atan()).sin();
-            acc1 += a;
-            k13 += 1;
-            if (xs[k12 % xs.len()] * 1.25 < 0.3) || k13 >= 2 { break; }
-        }
-        acc1 = ((acc1 * 0.005).atan() * (1.0 + xs[k12 % xs.len()].powi(2)).ln()).tanh();
-        k12 += 1;
-        if ((acc1 * 0.005).atan() > 0.5) || k12 >= 4 { break (1.5 + a.hypot(k12 as f64).sin()).powf(b.tanh()); }
-    };
-    1.0 * r14 + (acc1 * 0.005).cos() + t0.cos()
+    (c * 0.25).cos() + 0.5 * acc0
 }
 
 const SOURCE_P6: &str = r#"#[differentiable]
-fn p6(a: f64, xs: &[f64], b: f64) -> f64 {
-    let t0 = (p4((xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.1).sin(), f64::tanh(b), xs[0]) * 0.5 * 0.5).atan().powi(2);
-    let mut acc1 = f64::atan(t0 / (1.5 + b.tanh()));
-    for i in 1..=3 {
-        if b.atan() < -0.2 {
-            for j in (0..1).rev() {
-                match j % 3 {
-                    0 => {
-                        acc1 += xs[xs.len() - 1 - j];
-                    }
-                    1 => {
-                        let flag2 = t0 > 0.7;
-                    }
-                    _ => {
-                        let t4 = { let u3 = b * 0.6 / (2.0 + t0.atan2(1.5 + t0.cos()).cos()); f64::atan(t0 / (2.0 + (acc1 * 0.1).atan().cos())) };
-                    }
-                }
-                acc1 = ((-xs.iter().map(|q| q * q).sum::<f64>() + j as f64 * b) * 0.25).atan();
-            }
-        } else {
-            if i == 0 {
-                let t5 = (1.5 + b.sin()).log(2.5 + xs.iter().map(|q| q * b).sum::<f64>().cos()).max((i as f64).sin());
-            } else {
-                if i % 3 == 1 {
-                    for j in (0..1).rev() {
-                        acc1 /= (2.0 + a.cos());
-                        acc1 += ((acc1 * 0.05).atan() * 1.0 * 0.5).atan();
-                    }
-                } else {
-                    if i == 1 {
-                        let t6 = -xs[i % xs.len()].sin();
-                    } else if i > 1 {
-                        if f64::cos(1.25) > b || t0 < 0.7 {
-                            let t7 = (1.0 + (acc1 * 0.05).tanh().powi(2)).sqrt().mul_add((acc1 * 0.05).tanh(), t0 + t0) / (2.0 + (t0 * a).cos());
-                        }
-                    }
-                }
-            }
-        }
-        acc1 = ((acc1 * 0.05).atan() + (f64::min(xs[(i + 1) % 3], xs.iter().map(|q| q * b).sum::<f64>()) * 0.25).atan()).atan();
+fn p6(n: usize, a: f64, c: f64, b: f64) -> f64 {
+    let c = c - (a - b);
+    let mut acc0 = 1.0;
+    if (n as f64 / (1.0 + a.powi(2))) < -0.4 || (c * 0.25).sin() < 0.5 {
+        acc0 += ((c * 0.25 + b - n as f64 * (c * 0.25).tanh()) * 0.1).atan();
+        acc0 /= (1.0 + (0.75 * a).powi(2));
+    } else {
+        let t1 = b;
     }
-    for i in 0..4 {
-        acc1 *= 0.5 + 0.4 * 1.5_f64.sin();
-        let t8 = a;
-        if i == 0 {
-            let mut w9 = 0;
-            while w9 < 2 {
-                let mut w10 = 0;
-                while w10 < 1 && (0.75 > 0.5) {
-                    acc1 *= 0.8 + 0.2 * b.sin();
-                    acc1 *= a.cos();
-                    w10 += 1;
-                }
-                acc1 = f64::sin(t0).asinh();
-                w9 += 1;
-            }
-        } else {
-            let t11 = (t0 * 0.5).tanh().powi(3);
-        }
-    }
-    let mut k12 = 0;
-    let r14 = loop {
-        let mut k13 = 0;
-        loop {
-            acc1 = (acc1 * 0.005 + xs.iter().map(|q| (q * 2.0).sin()).sum::<f64>().atan()).sin();
-            acc1 += a;
-            k13 += 1;
-            if (xs[k12 % xs.len()] * 1.25 < 0.3) || k13 >= 2 { break; }
-        }
-        acc1 = ((acc1 * 0.005).atan() * (1.0 + xs[k12 % xs.len()].powi(2)).ln()).tanh();
-        k12 += 1;
-        if ((acc1 * 0.005).atan() > 0.5) || k12 >= 4 { break (1.5 + a.hypot(k12 as f64).sin()).powf(b.tanh()); }
-    };
-    1.0 * r14 + (acc1 * 0.005).cos() + t0.cos()
+    (c * 0.25).cos() + 0.5 * acc0
 }
 "#;
 
@@ -778,100 +653,130 @@ pub fn check_p6() -> Result<(), String> {
     check(
         "p6",
         SOURCE_P6,
-        &["p4"],
-        0xf23c1ea10c6bb4c4,
-        5,
-        &|p| p6(p[0], &p[1..4], p[4]),
+        &[],
+        0x45947944719a1184,
+        3,
+        &|p| p6(1, p[0], p[1], p[2]),
         &|p| {
-            let (g0, g1, g2) = gradients_function!(p6)(p[0], &p[1..4], p[4]);
-            [vec![g0], g1, vec![g2]].concat()
+            let (g0, g1, g2) = gradients_function!(p6)(1, p[0], p[1], p[2]);
+            [vec![g0], vec![g1], vec![g2]].concat()
         },
-        &|p| value_and_gradients_function!(p6)(p[0], &p[1..4], p[4]).0,
+        &|p| value_and_gradients_function!(p6)(1, p[0], p[1], p[2]).0,
     )
 }
 
 #[differentiable]
-fn p7(b: f64, a: f64) -> f64 {
-    let mut acc0 = b.tanh().exp_m1().min(a.hypot(a));
-    if a > b {
-        if acc0 - b > 0.25 {
-            let mut k1 = 0;
-            let r3 = loop {
-                if a.clamp(-0.75, 0.75) > 0.7 {
-                    let mut acc0 = acc0;
-                } else if a * b > 0.5 {
-                    let flag2 = a - a > 0.5;
-                }
-                acc0 /= (1.0 + f64::cos((acc0 * 0.25).tanh()).powi(2));
-                k1 += 1;
-                if ((0.9 - k1 as f64) > 0.25) || k1 >= 3 { break a.max(a - (acc0 * 0.25).sin()); }
-            };
-        } else {
-            if b > acc0 * 0.25 {
-                acc0 = f64::tanh((2.0 + b.cos()).powi(-2));
-            }
-        }
-        acc0 = ((acc0 * 0.25).sin() - (acc0 * 0.25).tanh() * 0.2).sin();
+fn p7(a: f64, c: f64, b: f64, d: f64) -> f64 {
+    let mut acc0 = 0.5;
+    if d < 0.7 {
+        let flag1 = a > 0.5;
+        acc0 += ((c.tanh().exp2() - f64::atan(a)) * 0.25).atan();
     } else {
-        let t4 = (2.0 + (p3(0.9_f64.atan(), (2.0 + a.cos()).powi(-2), 2, (a.sin().exp() * 0.5).atan(), (((acc0 * 0.25).atan() - a) * 0.5).sin()) * 0.25).atan().cos()).powi(-2);
-        let t5 = b;
-        if (p4((b * a * 0.5).sin(), b.cos(), 1.5 * (acc0 * 0.25).tanh()) * 0.5).tanh().tanh() > a {
-            if b < -0.1 {
-                return a;
+        let t2 = c.hypot(a) - -c;
+    }
+    acc0 = ((1.5 + b.sin()).powf(0.3_f64.tanh()) * 2.0 * 0.5).tanh();
+    let t3 = c.powi(3).clamp(-0.75, 0.75);
+    let mut w4 = 0;
+    while w4 < 2 && (a - d > 0.5) {
+        if d.atan() < -0.4 {
+            if w4 % 2 == 0 {
+                match w4 % 3 {
+                    0 => {
+                        acc0 = d;
+                    }
+                    1 => {
+                        let mut acc5 = c;
+                    }
+                    _ => {
+                        if w4 % 3 == 1 {
+                            let t6: f64 = b + 0.5_f64.atan();
+                        } else {
+                            if (w4 as f64 * w4 as f64) > t3 {
+                                for j in (0..6).step_by(2) {
+                                    acc0 = c;
+                                }
+                            } else if t3 > 0.3 {
+                                acc0 = a.atan2(1.5 + b.cos()).abs();
+                            } else {
+                                if c * 0.3 < 0.0 {
+                                    let t7: f64 = a.cos().abs();
+                                } else if 1.25 * d > a {
+                                    acc0 += ((1.5 + (w4 as f64).clamp(-0.75, 0.75).sin()).log(2.5 + (1.0 + (p1(c.min(a)) * 0.25).tanh().powi(2)).cbrt().cos()) * 0.5).sin();
+                                }
+                            }
+                        }
+                    }
+                }
+            } else {
+                for j in (0..1).rev() {
+                    acc0 /= (2.0 + a.cos());
+                    acc0 += d * 0.3;
+                }
             }
-        } else if t5 < 0.5 {
-            acc0 += ((1.5 + 0.25_f64.cos().cos()).sqrt() * 0.5).atan();
-        } else {
-            let t6 = match ((acc0 * 0.1).atan().abs() * 2.0) as usize % 3 { 0 => t5.cos().exp() * 1.0, 1 => (((acc0 * 0.1).atan() - t5 + t4.powi(2)) * 0.5).atan(), _ => t5.powi(2) / (1.0 + (1.0 + (acc0 * 0.1).tanh().powi(2)).cbrt().powi(2)) * 0.5 };
+        } else if 0.5 * t3 < 0.25 {
+            let t8 = -(acc0 * 0.05).atan().atan();
         }
+        acc0 += ((b - a) * 0.5).tanh().powi(3);
+        w4 += 1;
     }
-    let t7 = acc0 * 0.1;
-    if (acc0 * 0.1).tanh() > t7 {
-        let t8 = match (t7.to_radians().abs() * 2.0) as usize % 3 { 0 => b * (b - b) * 0.5, 1 => b, _ => 0.5 * 0.3 * t7 };
-    }
-    2.0 * t7 + 1.0 * (acc0 * 0.1).sin()
+    t3.sin() + (acc0 * 0.05).sin().sin() - b.cos() - c
 }
 
 const SOURCE_P7: &str = r#"#[differentiable]
-fn p7(b: f64, a: f64) -> f64 {
-    let mut acc0 = b.tanh().exp_m1().min(a.hypot(a));
-    if a > b {
-        if acc0 - b > 0.25 {
-            let mut k1 = 0;
-            let r3 = loop {
-                if a.clamp(-0.75, 0.75) > 0.7 {
-                    let mut acc0 = acc0;
-                } else if a * b > 0.5 {
-                    let flag2 = a - a > 0.5;
-                }
-                acc0 /= (1.0 + f64::cos((acc0 * 0.25).tanh()).powi(2));
-                k1 += 1;
-                if ((0.9 - k1 as f64) > 0.25) || k1 >= 3 { break a.max(a - (acc0 * 0.25).sin()); }
-            };
-        } else {
-            if b > acc0 * 0.25 {
-                acc0 = f64::tanh((2.0 + b.cos()).powi(-2));
-            }
-        }
-        acc0 = ((acc0 * 0.25).sin() - (acc0 * 0.25).tanh() * 0.2).sin();
+fn p7(a: f64, c: f64, b: f64, d: f64) -> f64 {
+    let mut acc0 = 0.5;
+    if d < 0.7 {
+        let flag1 = a > 0.5;
+        acc0 += ((c.tanh().exp2() - f64::atan(a)) * 0.25).atan();
     } else {
-        let t4 = (2.0 + (p3(0.9_f64.atan(), (2.0 + a.cos()).powi(-2), 2, (a.sin().exp() * 0.5).atan(), (((acc0 * 0.25).atan() - a) * 0.5).sin()) * 0.25).atan().cos()).powi(-2);
-        let t5 = b;
-        if (p4((b * a * 0.5).sin(), b.cos(), 1.5 * (acc0 * 0.25).tanh()) * 0.5).tanh().tanh() > a {
-            if b < -0.1 {
-                return a;
+        let t2 = c.hypot(a) - -c;
+    }
+    acc0 = ((1.5 + b.sin()).powf(0.3_f64.tanh()) * 2.0 * 0.5).tanh();
+    let t3 = c.powi(3).clamp(-0.75, 0.75);
+    let mut w4 = 0;
+    while w4 < 2 && (a - d > 0.5) {
+        if d.atan() < -0.4 {
+            if w4 % 2 == 0 {
+                match w4 % 3 {
+                    0 => {
+                        acc0 = d;
+                    }
+                    1 => {
+                        let mut acc5 = c;
+                    }
+                    _ => {
+                        if w4 % 3 == 1 {
+                            let t6: f64 = b + 0.5_f64.atan();
+                        } else {
+                            if (w4 as f64 * w4 as f64) > t3 {
+                                for j in (0..6).step_by(2) {
+                                    acc0 = c;
+                                }
+                            } else if t3 > 0.3 {
+                                acc0 = a.atan2(1.5 + b.cos()).abs();
+                            } else {
+                                if c * 0.3 < 0.0 {
+                                    let t7: f64 = a.cos().abs();
+                                } else if 1.25 * d > a {
+                                    acc0 += ((1.5 + (w4 as f64).clamp(-0.75, 0.75).sin()).log(2.5 + (1.0 + (p1(c.min(a)) * 0.25).tanh().powi(2)).cbrt().cos()) * 0.5).sin();
+                                }
+                            }
+                        }
+                    }
+                }
+            } else {
+                for j in (0..1).rev() {
+                    acc0 /= (2.0 + a.cos());
+                    acc0 += d * 0.3;
+                }
             }
-        } else if t5 < 0.5 {
-            acc0 += ((1.5 + 0.25_f64.cos().cos()).sqrt() * 0.5).atan();
-        } else {
-            let t6 = match ((acc0 * 0.1).atan().abs() * 2.0) as usize % 3 { 0 => t5.cos().exp() * 1.0, 1 => (((acc0 * 0.1).atan() - t5 + t4.powi(2)) * 0.5).atan(), _ => t5.powi(2) / (1.0 + (1.0 + (acc0 * 0.1).tanh().powi(2)).cbrt().powi(2)) * 0.5 };
+        } else if 0.5 * t3 < 0.25 {
+            let t8 = -(acc0 * 0.05).atan().atan();
         }
+        acc0 += ((b - a) * 0.5).tanh().powi(3);
+        w4 += 1;
     }
-    let t7 = acc0 * 0.1;
-    if (acc0 * 0.1).tanh() > t7 {
-        let t8 = match (t7.to_radians().abs() * 2.0) as usize % 3 { 0 => b * (b - b) * 0.5, 1 => b, _ => 0.5 * 0.3 * t7 };
-    }
-    2.0 * t7 + 1.0 * (acc0 * 0.1).sin()
+    t3.sin() + (acc0 * 0.05).sin().sin() - b.cos() - c
 }
 "#;
 
@@ -879,86 +784,98 @@ pub fn check_p7() -> Result<(), String> {
     check(
         "p7",
         SOURCE_P7,
-        &["p3", "p4"],
-        0xb0ac5816cbfa9d59,
-        2,
-        &|p| p7(p[0], p[1]),
+        &["p1"],
+        0xaf51c5ad387e961a,
+        4,
+        &|p| p7(p[0], p[1], p[2], p[3]),
         &|p| {
-            let (g0, g1) = gradients_function!(p7)(p[0], p[1]);
-            [vec![g0], vec![g1]].concat()
+            let (g0, g1, g2, g3) = gradients_function!(p7)(p[0], p[1], p[2], p[3]);
+            [vec![g0], vec![g1], vec![g2], vec![g3]].concat()
         },
-        &|p| value_and_gradients_function!(p7)(p[0], p[1]).0,
+        &|p| value_and_gradients_function!(p7)(p[0], p[1], p[2], p[3]).0,
     )
 }
 
 #[differentiable]
-fn p8(a: f64, n: usize, xs: &[f64]) -> f64 {
-    let mut acc0 = (2.0 + 1.25_f64.sin()).log10().powi(2).ln_1p();
-    for i in 0..4 {
-        let mut w1 = 0;
-        while w1 < 1 {
-            for l in 0..1 {
-                let t3 = { let u2 = a / (1.5 + (acc0 * 0.05).atan().tanh()) * (a * 0.6); (acc0 * 0.05).atan().tanh().max(xs[n].powi(2)) };
-                acc0 = 0.25_f64;
+fn p8(a: f64, xs: &[f64], b: f64) -> f64 {
+    let mut acc0 = 1.0;
+    for i in 0..3 {
+        acc0 -= (b - 1.0) * 0.5;
+        for j in (0..2).rev() {
+            let mut w1 = 0;
+            while w1 < 2 {
+                let t2 = (acc0 * 0.02).tanh().max(0.3);
+                acc0 *= 0.5 + 0.4 * t2.min(xs.iter().sum::<f64>()).sin();
+                w1 += 1;
             }
-            acc0 = ((acc0 * 0.05).tanh() + (acc0 * 0.05 * 0.5).sin()).sin();
-            w1 += 1;
+            acc0 = ((acc0 * 0.02).sin() * (p1(0.5_f64.atan()) * 0.25).tanh().max(a)).sin();
         }
-        acc0 = (1.25 * a).min(0.75 + (p3((1.5 + (acc0 * 0.05).atan().sin()).log(2.5 + (acc0 * 0.05).cos()), xs[xs.len() - 1 - n], 2, (p3((acc0 * 0.05).atan(), (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().sin().exp2() * 0.5).tanh(), 2, xs[i].min(xs[xs.len() - 1 - n]), (((acc0 * 0.05).atan() + a) * 0.5).atan()) * 0.25).atan(), (2.0 + a.cos()).recip()) * 0.25).atan());
+        acc0 = (acc0 * 0.02).sin();
     }
-    for i in (0..8).step_by(2) {
-        for j in 0..1 {
-            let a = a * (acc0 * 0.02).sin();
-            acc0 *= 0.8 + 0.2 * (xs[2] - 0.25).sin();
+    for i in 0..4 {
+        let t3 = acc0 * 0.02 - a;
+        let mut k4 = 0;
+        loop {
+            let t6 = { let u5 = f64::cos(xs.iter().map(|q| q * (acc0 * 0.01).atan()).sum::<f64>()); t3 * 0.5 };
+            let t7 = xs.iter().map(|q| q * b).sum::<f64>();
+            acc0 += (0.1 * a).mul_add(xs.iter().map(|q| (q * 2.0).sin()).sum::<f64>().atan(), -(t7 * 0.25).atan()) * 0.5;
+            k4 += 1;
+            if (xs[i % xs.len()] * 1.25 < 0.3) || k4 >= 4 { break; }
         }
-        let t4 = xs[xs.len() - 1 - n];
-        acc0 = ((acc0 * 0.02).sin() - n as f64).atan();
+        acc0 = ((acc0 * 0.01).atan() * (1.0 + xs[i % xs.len()].powi(2)).ln()).tanh();
     }
-    let t5 = a.atan();
-    let mut k6 = 0;
-    loop {
-        acc0 /= (1.0 + (xs[0] - a).powi(2));
-        acc0 /= (2.0 + xs.iter().map(|q| q.cos()).product::<f64>().clamp(-0.75, 0.75).cos());
-        k6 += 1;
-        if (1.5 * xs[n] > xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) || k6 >= 3 { break; }
-    }
-    let t7 = acc0 * 0.02 + xs.iter().sum::<f64>();
-    (t7 * 0.25).atan().tanh() + 1.0 * (acc0 * 0.02) + 0.5 * (acc0 * 0.02).sin()
+    let mut k8 = 0;
+    let r10 = loop {
+        for j in 0..xs.len() {
+            let t9 = xs[0];
+            acc0 = ((acc0 * 0.01).atan() - ((b + (acc0 * 0.01).tanh()) * 0.5).tanh()).sin();
+        }
+        acc0 = (2.0_f64.sin() / (2.0 + a.sin().cos()) * 0.5).tanh();
+        k8 += 1;
+        if (xs.iter().map(|q| (q * 0.1).sin()).sum::<f64>().min(b) > xs[k8]) || k8 >= 2 { break b; }
+    };
+    0.75 * r10 + acc0 * 0.01 + 0.5 * 1.5
 }
 
 const SOURCE_P8: &str = r#"#[differentiable]
-fn p8(a: f64, n: usize, xs: &[f64]) -> f64 {
-    let mut acc0 = (2.0 + 1.25_f64.sin()).log10().powi(2).ln_1p();
-    for i in 0..4 {
-        let mut w1 = 0;
-        while w1 < 1 {
-            for l in 0..1 {
-                let t3 = { let u2 = a / (1.5 + (acc0 * 0.05).atan().tanh()) * (a * 0.6); (acc0 * 0.05).atan().tanh().max(xs[n].powi(2)) };
-                acc0 = 0.25_f64;
+fn p8(a: f64, xs: &[f64], b: f64) -> f64 {
+    let mut acc0 = 1.0;
+    for i in 0..3 {
+        acc0 -= (b - 1.0) * 0.5;
+        for j in (0..2).rev() {
+            let mut w1 = 0;
+            while w1 < 2 {
+                let t2 = (acc0 * 0.02).tanh().max(0.3);
+                acc0 *= 0.5 + 0.4 * t2.min(xs.iter().sum::<f64>()).sin();
+                w1 += 1;
             }
-            acc0 = ((acc0 * 0.05).tanh() + (acc0 * 0.05 * 0.5).sin()).sin();
-            w1 += 1;
+            acc0 = ((acc0 * 0.02).sin() * (p1(0.5_f64.atan()) * 0.25).tanh().max(a)).sin();
         }
-        acc0 = (1.25 * a).min(0.75 + (p3((1.5 + (acc0 * 0.05).atan().sin()).log(2.5 + (acc0 * 0.05).cos()), xs[xs.len() - 1 - n], 2, (p3((acc0 * 0.05).atan(), (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().sin().exp2() * 0.5).tanh(), 2, xs[i].min(xs[xs.len() - 1 - n]), (((acc0 * 0.05).atan() + a) * 0.5).atan()) * 0.25).atan(), (2.0 + a.cos()).recip()) * 0.25).atan());
+        acc0 = (acc0 * 0.02).sin();
     }
-    for i in (0..8).step_by(2) {
-        for j in 0..1 {
-            let a = a * (acc0 * 0.02).sin();
-            acc0 *= 0.8 + 0.2 * (xs[2] - 0.25).sin();
+    for i in 0..4 {
+        let t3 = acc0 * 0.02 - a;
+        let mut k4 = 0;
+        loop {
+            let t6 = { let u5 = f64::cos(xs.iter().map(|q| q * (acc0 * 0.01).atan()).sum::<f64>()); t3 * 0.5 };
+            let t7 = xs.iter().map(|q| q * b).sum::<f64>();
+            acc0 += (0.1 * a).mul_add(xs.iter().map(|q| (q * 2.0).sin()).sum::<f64>().atan(), -(t7 * 0.25).atan()) * 0.5;
+            k4 += 1;
+            if (xs[i % xs.len()] * 1.25 < 0.3) || k4 >= 4 { break; }
         }
-        let t4 = xs[xs.len() - 1 - n];
-        acc0 = ((acc0 * 0.02).sin() - n as f64).atan();
+        acc0 = ((acc0 * 0.01).atan() * (1.0 + xs[i % xs.len()].powi(2)).ln()).tanh();
     }
-    let t5 = a.atan();
-    let mut k6 = 0;
-    loop {
-        acc0 /= (1.0 + (xs[0] - a).powi(2));
-        acc0 /= (2.0 + xs.iter().map(|q| q.cos()).product::<f64>().clamp(-0.75, 0.75).cos());
-        k6 += 1;
-        if (1.5 * xs[n] > xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) || k6 >= 3 { break; }
-    }
-    let t7 = acc0 * 0.02 + xs.iter().sum::<f64>();
-    (t7 * 0.25).atan().tanh() + 1.0 * (acc0 * 0.02) + 0.5 * (acc0 * 0.02).sin()
+    let mut k8 = 0;
+    let r10 = loop {
+        for j in 0..xs.len() {
+            let t9 = xs[0];
+            acc0 = ((acc0 * 0.01).atan() - ((b + (acc0 * 0.01).tanh()) * 0.5).tanh()).sin();
+        }
+        acc0 = (2.0_f64.sin() / (2.0 + a.sin().cos()) * 0.5).tanh();
+        k8 += 1;
+        if (xs.iter().map(|q| (q * 0.1).sin()).sum::<f64>().min(b) > xs[k8]) || k8 >= 2 { break b; }
+    };
+    0.75 * r10 + acc0 * 0.01 + 0.5 * 1.5
 }
 "#;
 
@@ -966,98 +883,88 @@ pub fn check_p8() -> Result<(), String> {
     check(
         "p8",
         SOURCE_P8,
-        &["p3"],
-        0x9b50b9301cabb31d,
+        &["p1"],
+        0x7e0c81cd57687720,
         5,
-        &|p| p8(p[0], 1, &p[1..5]),
+        &|p| p8(p[0], &p[1..4], p[4]),
         &|p| {
-            let (g0, g1) = gradients_function!(p8)(p[0], 1, &p[1..5]);
-            [vec![g0], g1].concat()
+            let (g0, g1, g2) = gradients_function!(p8)(p[0], &p[1..4], p[4]);
+            [vec![g0], g1, vec![g2]].concat()
         },
-        &|p| value_and_gradients_function!(p8)(p[0], 1, &p[1..5]).0,
+        &|p| value_and_gradients_function!(p8)(p[0], &p[1..4], p[4]).0,
     )
 }
 
 #[differentiable]
-fn p9(b: f64, a: f64) -> f64 {
-    let mut acc0 = 0.5;
+fn p9(a: f64) -> f64 {
+    let mut acc0 = f64::atan(a - a);
+    if acc0 * acc0 < 0.7 {
+        for i in 0..2 {
+            for j in (0..1).rev() {
+                let t1 = (acc0 * 0.1).atan().max(j as f64) * a.cos().exp();
+                acc0 *= 0.8 + 0.2 * (-(acc0 * 0.1).tanh()).sin();
+            }
+            acc0 /= (2.0 + (acc0 * 0.1).tanh().max(0.25).cos());
+        }
+    } else {
+        let mut k2 = 0;
+        loop {
+            acc0 = (acc0 * 0.05).atan() * (acc0 * 0.05).tanh().abs();
+            acc0 = f64::tanh((2.0 + a.cos()).powi(-2));
+            k2 += 1;
+            if ((acc0 * 0.05).sin().max((p1((2.0 + (acc0 * 0.05).sin().sin()).log10()) * 0.25).atan()) < 0.7 || a < 0.3) || k2 >= 5 { break; }
+        }
+        acc0 *= 0.5 + 0.4 * (0.5_f64 * 2.0).sin();
+    }
+    let t3 = a * 0.3;
+    let t4: f64 = 0.75 * (acc0 * 0.02).atan().cos();
+    let a = a + t4.atan();
     for i in 0..4 {
-        match i % 3 {
-            0 => {
-                if (i as f64 - a) > i as f64 {
-                    continue;
-                }
+        for j in 0..2 {
+            if 0.5 * (a * 0.5) > (a * 0.5).tanh() {
+                let flag5 = (t3 + (p6(1, t3, (i as f64).atan(), (t4.mul_add(t4, (a * 0.5).tanh()) * 0.5).tanh()) * 0.5).tanh()) > 0.25;
             }
-            1 => {
-                for j in 0..4 {
-                    let a = a * a.powi(3);
-                    acc0 *= 0.8 + 0.2 * (a * 0.25 + b).sin();
-                }
-            }
-            _ => {
-                for j in 0..3 {
-                    let mut acc1 = a;
-                    acc1 += ((2.0 + f64::tanh(2.0).sin()).ln() * 0.5).atan();
-                }
-            }
+            acc0 -= 0.6 * t3 * j as f64;
         }
-        acc0 = f64::cos(a.min(0.25));
+        acc0 = 2.0_f64;
     }
-    let t2 = f64::tanh(0.3);
-    let mut w3 = 0;
-    while w3 < 2 && (f64::tanh((acc0 * 0.01).sin()) < 0.1) {
-        for j in 0..3 {
-            if (acc0 * 0.01).atan() / (1.5 + b.tanh()) > 0.5 {
-                let flag4 = p1(3, t2) / (2.0 + p1(3, b * 0.6).cos()) > -0.2;
-                return b;
-            }
-            acc0 += 0.9_f64;
-        }
-        acc0 /= (2.0 + (t2 * b).cos());
-        w3 += 1;
-    }
-    t2 - acc0 * 0.01
+    (a * 0.5).cos() + t4 + 1.0 * t3 + (acc0 * 0.02).sin().sin() + 0.5 * t4
 }
 
 const SOURCE_P9: &str = r#"#[differentiable]
-fn p9(b: f64, a: f64) -> f64 {
-    let mut acc0 = 0.5;
+fn p9(a: f64) -> f64 {
+    let mut acc0 = f64::atan(a - a);
+    if acc0 * acc0 < 0.7 {
+        for i in 0..2 {
+            for j in (0..1).rev() {
+                let t1 = (acc0 * 0.1).atan().max(j as f64) * a.cos().exp();
+                acc0 *= 0.8 + 0.2 * (-(acc0 * 0.1).tanh()).sin();
+            }
+            acc0 /= (2.0 + (acc0 * 0.1).tanh().max(0.25).cos());
+        }
+    } else {
+        let mut k2 = 0;
+        loop {
+            acc0 = (acc0 * 0.05).atan() * (acc0 * 0.05).tanh().abs();
+            acc0 = f64::tanh((2.0 + a.cos()).powi(-2));
+            k2 += 1;
+            if ((acc0 * 0.05).sin().max((p1((2.0 + (acc0 * 0.05).sin().sin()).log10()) * 0.25).atan()) < 0.7 || a < 0.3) || k2 >= 5 { break; }
+        }
+        acc0 *= 0.5 + 0.4 * (0.5_f64 * 2.0).sin();
+    }
+    let t3 = a * 0.3;
+    let t4: f64 = 0.75 * (acc0 * 0.02).atan().cos();
+    let a = a + t4.atan();
     for i in 0..4 {
-        match i % 3 {
-            0 => {
-                if (i as f64 - a) > i as f64 {
-                    continue;
-                }
+        for j in 0..2 {
+            if 0.5 * (a * 0.5) > (a * 0.5).tanh() {
+                let flag5 = (t3 + (p6(1, t3, (i as f64).atan(), (t4.mul_add(t4, (a * 0.5).tanh()) * 0.5).tanh()) * 0.5).tanh()) > 0.25;
             }
-            1 => {
-                for j in 0..4 {
-                    let a = a * a.powi(3);
-                    acc0 *= 0.8 + 0.2 * (a * 0.25 + b).sin();
-                }
-            }
-            _ => {
-                for j in 0..3 {
-                    let mut acc1 = a;
-                    acc1 += ((2.0 + f64::tanh(2.0).sin()).ln() * 0.5).atan();
-                }
-            }
+            acc0 -= 0.6 * t3 * j as f64;
         }
-        acc0 = f64::cos(a.min(0.25));
+        acc0 = 2.0_f64;
     }
-    let t2 = f64::tanh(0.3);
-    let mut w3 = 0;
-    while w3 < 2 && (f64::tanh((acc0 * 0.01).sin()) < 0.1) {
-        for j in 0..3 {
-            if (acc0 * 0.01).atan() / (1.5 + b.tanh()) > 0.5 {
-                let flag4 = p1(3, t2) / (2.0 + p1(3, b * 0.6).cos()) > -0.2;
-                return b;
-            }
-            acc0 += 0.9_f64;
-        }
-        acc0 /= (2.0 + (t2 * b).cos());
-        w3 += 1;
-    }
-    t2 - acc0 * 0.01
+    (a * 0.5).cos() + t4 + 1.0 * t3 + (acc0 * 0.02).sin().sin() + 0.5 * t4
 }
 "#;
 
@@ -1065,48 +972,43 @@ pub fn check_p9() -> Result<(), String> {
     check(
         "p9",
         SOURCE_P9,
-        &["p1"],
-        0x88c2199b1a5b02d1,
-        2,
-        &|p| p9(p[0], p[1]),
-        &|p| {
-            let (g0, g1) = gradients_function!(p9)(p[0], p[1]);
-            [vec![g0], vec![g1]].concat()
-        },
-        &|p| value_and_gradients_function!(p9)(p[0], p[1]).0,
+        &["p1", "p6"],
+        0xba5930cad12d2a76,
+        1,
+        &|p| p9(p[0]),
+        &|p| vec![gradients_function!(p9)(p[0])],
+        &|p| value_and_gradients_function!(p9)(p[0]).0,
     )
 }
 
 #[differentiable]
-fn p10(xs: &[f64], a: f64, n: usize) -> f64 {
-    if a / (2.0 + a.cos()) < -0.4 {
-        let t1 = { let u0 = 0.25 * (a * 0.3); a - xs[n] + u0.sin() };
-        return xs[n] + 0.3 - xs[n].sin();
+fn p10(b: f64, a: f64) -> f64 {
+    let a = a + 0.3 / (2.0 + b.cos());
+    let mut acc0 = 0.5;
+    if b.tanh().exp_m1() > b {
+        let flag1 = b + (p1(a * 1.5 * 0.25) * 0.25).atan() > 0.1;
+        acc0 = b * (b - b) * 0.5;
+    } else if 0.3 > -0.2 {
+        let t2 = match ((acc0 * 0.5).tanh().abs() * 2.0) as usize % 3 { 0 => (p1((acc0 * 0.5).tanh()) * 0.25).sin().min(a), 1 => (acc0.atan() + (1.5 + a.sin()).powf(b.tanh())) * 0.5, _ => b };
+    } else {
+        let t3 = if b - b < 0.1 { b } else { (b * 0.2).powi(3) };
     }
-    let mut acc2 = ((-xs[1] - (0.9 - a)) * 0.5).tanh();
-    let mut k3 = 0;
-    loop {
-        let acc2 = (acc2 * 0.25).tanh() + (a + xs[n]);
-        k3 += 1;
-        if (((k3 as f64).clamp(-0.75, 0.75)) > a || (acc2 * 0.25).sin() < 0.25) || k3 >= 3 { break; }
-    }
-    0.1 * (acc2 * 0.25)
+    acc0
 }
 
 const SOURCE_P10: &str = r#"#[differentiable]
-fn p10(xs: &[f64], a: f64, n: usize) -> f64 {
-    if a / (2.0 + a.cos()) < -0.4 {
-        let t1 = { let u0 = 0.25 * (a * 0.3); a - xs[n] + u0.sin() };
-        return xs[n] + 0.3 - xs[n].sin();
+fn p10(b: f64, a: f64) -> f64 {
+    let a = a + 0.3 / (2.0 + b.cos());
+    let mut acc0 = 0.5;
+    if b.tanh().exp_m1() > b {
+        let flag1 = b + (p1(a * 1.5 * 0.25) * 0.25).atan() > 0.1;
+        acc0 = b * (b - b) * 0.5;
+    } else if 0.3 > -0.2 {
+        let t2 = match ((acc0 * 0.5).tanh().abs() * 2.0) as usize % 3 { 0 => (p1((acc0 * 0.5).tanh()) * 0.25).sin().min(a), 1 => (acc0.atan() + (1.5 + a.sin()).powf(b.tanh())) * 0.5, _ => b };
+    } else {
+        let t3 = if b - b < 0.1 { b } else { (b * 0.2).powi(3) };
     }
-    let mut acc2 = ((-xs[1] - (0.9 - a)) * 0.5).tanh();
-    let mut k3 = 0;
-    loop {
-        let acc2 = (acc2 * 0.25).tanh() + (a + xs[n]);
-        k3 += 1;
-        if (((k3 as f64).clamp(-0.75, 0.75)) > a || (acc2 * 0.25).sin() < 0.25) || k3 >= 3 { break; }
-    }
-    0.1 * (acc2 * 0.25)
+    acc0
 }
 "#;
 
@@ -1114,66 +1016,86 @@ pub fn check_p10() -> Result<(), String> {
     check(
         "p10",
         SOURCE_P10,
-        &[],
-        0xd5be14a7453fa936,
-        4,
-        &|p| p10(&p[0..3], p[3], 2),
+        &["p1"],
+        0x957474769582e2f8,
+        2,
+        &|p| p10(p[0], p[1]),
         &|p| {
-            let (g0, g1) = gradients_function!(p10)(&p[0..3], p[3], 2);
-            [g0, vec![g1]].concat()
+            let (g0, g1) = gradients_function!(p10)(p[0], p[1]);
+            [vec![g0], vec![g1]].concat()
         },
-        &|p| value_and_gradients_function!(p10)(&p[0..3], p[3], 2).0,
+        &|p| value_and_gradients_function!(p10)(p[0], p[1]).0,
     )
 }
 
 #[differentiable]
-fn p11(b: f64, xs: &[f64], a: f64) -> f64 {
-    let mut acc0 = 1.0;
-    let mut w1 = 0;
-    while w1 < 3 && (b * xs.iter().map(|q| (q * 0.9).sin()).sum::<f64>() > 0.5) {
-        if w1 > 1 {
-            if b < 0.0 {
-                let t2 = match w1 { 0 => (0.5 * (1.5 + a.cos()).sqrt().tanh()).asin(), 1 => (2.0 + xs[w1].powi(2).sin()).log2(), _ => f64::max(p1(3, (xs.iter().sum::<f64>() * 1.5 * 0.25).atan()).cos().exp2(), (1.5 + a.sin()).powf(0.3_f64.tanh())) };
-            }
-        } else {
-            let b = b * (w1 as f64 / (1.0 + xs[w1] * xs[w1]));
+fn p11(a: f64) -> f64 {
+    let mut acc0 = 0.5;
+    let t2 = { let u1 = a; u1 * u1 };
+    let k3 = ((-0.25_f64).abs() * 2.0) as usize % 3;
+    match k3 {
+        0 => {
+            let a = a - 1.0 * a;
+            let flag4 = f64::sin(0.1) > -0.2;
         }
-        acc0 += (b * b * xs.iter().sum::<f64>().cos().exp2() * 0.1).sin();
-        w1 += 1;
+        1 => {
+            let mut w5 = 0;
+            while w5 < 1 && (0.25 - 0.5 > 0.3) {
+                if w5 % 3 == 1 {
+                    acc0 *= t2.hypot(t2).tanh();
+                } else {
+                    for j in 0..2 {
+                        for l in 0..3 {
+                            acc0 -= ((0.5 * 0.75_f64.atan2(1.5 + a.cos()).tanh()).atanh() * 0.5).atan();
+                            acc0 = a;
+                        }
+                        acc0 /= (1.0 + a.hypot((acc0 * 0.05).atan()).powi(2));
+                    }
+                }
+                acc0 += (t2 - 0.9).clamp(-0.75, 0.75);
+                w5 += 1;
+            }
+        }
+        _ => {
+            acc0 += 1.5_f64;
+        }
     }
-    let mut k3 = 0;
-    loop {
-        let b = b * b;
-        let acc0 = (acc0 * 0.1).sin() + xs[(k3 + 1) % 3] * 0.1;
-        k3 += 1;
-        if (f64::min(a, (b * 0.5).atan()) > xs[(k3 + 1) % 3]) || k3 >= 5 { break; }
-    }
-    (acc0 * 0.1).tanh()
+    t2.sin() + (acc0 * 0.05).sin() - a
 }
 
 const SOURCE_P11: &str = r#"#[differentiable]
-fn p11(b: f64, xs: &[f64], a: f64) -> f64 {
-    let mut acc0 = 1.0;
-    let mut w1 = 0;
-    while w1 < 3 && (b * xs.iter().map(|q| (q * 0.9).sin()).sum::<f64>() > 0.5) {
-        if w1 > 1 {
-            if b < 0.0 {
-                let t2 = match w1 { 0 => (0.5 * (1.5 + a.cos()).sqrt().tanh()).asin(), 1 => (2.0 + xs[w1].powi(2).sin()).log2(), _ => f64::max(p1(3, (xs.iter().sum::<f64>() * 1.5 * 0.25).atan()).cos().exp2(), (1.5 + a.sin()).powf(0.3_f64.tanh())) };
-            }
-        } else {
-            let b = b * (w1 as f64 / (1.0 + xs[w1] * xs[w1]));
+fn p11(a: f64) -> f64 {
+    let mut acc0 = 0.5;
+    let t2 = { let u1 = a; u1 * u1 };
+    let k3 = ((-0.25_f64).abs() * 2.0) as usize % 3;
+    match k3 {
+        0 => {
+            let a = a - 1.0 * a;
+            let flag4 = f64::sin(0.1) > -0.2;
         }
-        acc0 += (b * b * xs.iter().sum::<f64>().cos().exp2() * 0.1).sin();
-        w1 += 1;
+        1 => {
+            let mut w5 = 0;
+            while w5 < 1 && (0.25 - 0.5 > 0.3) {
+                if w5 % 3 == 1 {
+                    acc0 *= t2.hypot(t2).tanh();
+                } else {
+                    for j in 0..2 {
+                        for l in 0..3 {
+                            acc0 -= ((0.5 * 0.75_f64.atan2(1.5 + a.cos()).tanh()).atanh() * 0.5).atan();
+                            acc0 = a;
+                        }
+                        acc0 /= (1.0 + a.hypot((acc0 * 0.05).atan()).powi(2));
+                    }
+                }
+                acc0 += (t2 - 0.9).clamp(-0.75, 0.75);
+                w5 += 1;
+            }
+        }
+        _ => {
+            acc0 += 1.5_f64;
+        }
     }
-    let mut k3 = 0;
-    loop {
-        let b = b * b;
-        let acc0 = (acc0 * 0.1).sin() + xs[(k3 + 1) % 3] * 0.1;
-        k3 += 1;
-        if (f64::min(a, (b * 0.5).atan()) > xs[(k3 + 1) % 3]) || k3 >= 5 { break; }
-    }
-    (acc0 * 0.1).tanh()
+    t2.sin() + (acc0 * 0.05).sin() - a
 }
 "#;
 
@@ -1181,116 +1103,59 @@ pub fn check_p11() -> Result<(), String> {
     check(
         "p11",
         SOURCE_P11,
-        &["p1"],
-        0x81e912f7bb9e2fe9,
-        5,
-        &|p| p11(p[0], &p[1..4], p[4]),
-        &|p| {
-            let (g0, g1, g2) = gradients_function!(p11)(p[0], &p[1..4], p[4]);
-            [vec![g0], g1, vec![g2]].concat()
-        },
-        &|p| value_and_gradients_function!(p11)(p[0], &p[1..4], p[4]).0,
+        &[],
+        0x5a9da15b87d7095e,
+        1,
+        &|p| p11(p[0]),
+        &|p| vec![gradients_function!(p11)(p[0])],
+        &|p| value_and_gradients_function!(p11)(p[0]).0,
     )
 }
 
 #[differentiable]
 fn p12(b: f64, a: f64) -> f64 {
-    if b - b > 0.1 {
-        return (1.0 + 0.6_f64.powi(2)).sqrt();
-    }
-    let mut acc0 = 1.0;
+    let mut acc0 = 0.0;
     let mut k1 = 0;
-    let r7 = loop {
-        if k1 == 0 {
-            let t2 = if k1 == 1 { p3((1.0 + a.powi(2)).sqrt() * 0.5, (1.5 * b * 0.5).tanh(), 2, b, ((b + 1.25) * 0.5).atan()) * 0.25 - a.sin() } else { 1.25_f64.powi(2).mul_add(-b, b - a) };
-        } else if k1 == 1 {
-            for j in 1..=3 {
-                match j % 3 {
-                    0 => {
-                        let t3: f64 = b.mul_add(a, k1 as f64) * a;
-                    }
-                    1 => {
-                        acc0 -= ((b + p1(3, (a * b * 0.5).sin()) - f64::tanh(1.0)) * 0.25).sin();
-                    }
-                    _ => {
-                        let t4 = (1.5 + (1.5 + (acc0 * 0.02).sin()).powf(b.tanh()).cos()).sqrt() / (1.0 + (-a).powi(2));
-                    }
-                }
-                acc0 += 1.5_f64;
-            }
-        } else {
-            match k1 % 3 {
-                0 => {
-                    let t5 = if (1.0 + a.powi(2)).ln() > 0.5 { (acc0 * 0.02).atan() - a } else { 1.25 * b / (2.0 + (0.25 * k1 as f64).cos()) };
-                }
-                1 => {
-                    let acc0 = acc0 * 0.02 - b.cos();
-                }
-                _ => {
-                    let t6 = a;
-                }
-            }
-        }
-        acc0 = 1.0 * -b;
+    let r2 = loop {
+        acc0 -= (p10(b, 0.6 * b).clamp(-0.75, 0.75).atan() * 0.5).sin();
+        acc0 = ((acc0 * 0.1).atan() - (k1 as f64 - b) * 0.25).tanh();
         k1 += 1;
-        if (acc0 * 0.02 > 0.25) || k1 >= 5 { break (acc0 * 0.02).atan() - (acc0 * 0.02).tanh() + (b + a); }
+        if ((k1 as f64 / (1.5 + b.tanh())) > 0.0) || k1 >= 4 { break (b - 1.0).max(f64::tanh(a)); }
     };
-    acc0 -= ((1.5 + 0.75_f64.cos()).sqrt().mul_add(a.powi(3), b.sin()) * 0.1).atan();
-    let t8 = (1.0 + (1.5 + (acc0 * 0.02).tanh().cos()).sqrt().powi(2)).ln();
-    let t9 = r7 * 0.5;
-    acc0 += -(-a);
-    let mut acc10 = (0.3 / (2.0 + b.cos())).tanh().exp();
-    acc10 - t9 - t8.cos() + 0.6 * (acc0 * 0.02) - a.sin() - b
+    acc0 = 0.25 - r2.asinh();
+    let mut k3 = 0;
+    loop {
+        let flag4 = (k3 as f64) > 0.25;
+        let t5 = b;
+        acc0 -= (f64::tanh((k3 as f64).atan()) * 0.5).atan();
+        k3 += 1;
+        if (flag4) || k3 >= 4 { break; }
+    }
+    let mut acc6 = r2 * 0.1 * (1.5 - (acc0 * 0.1).atan());
+    acc6 + 0.25 * r2 - (acc0 * 0.1).tanh()
 }
 
 const SOURCE_P12: &str = r#"#[differentiable]
 fn p12(b: f64, a: f64) -> f64 {
-    if b - b > 0.1 {
-        return (1.0 + 0.6_f64.powi(2)).sqrt();
-    }
-    let mut acc0 = 1.0;
+    let mut acc0 = 0.0;
     let mut k1 = 0;
-    let r7 = loop {
-        if k1 == 0 {
-            let t2 = if k1 == 1 { p3((1.0 + a.powi(2)).sqrt() * 0.5, (1.5 * b * 0.5).tanh(), 2, b, ((b + 1.25) * 0.5).atan()) * 0.25 - a.sin() } else { 1.25_f64.powi(2).mul_add(-b, b - a) };
-        } else if k1 == 1 {
-            for j in 1..=3 {
-                match j % 3 {
-                    0 => {
-                        let t3: f64 = b.mul_add(a, k1 as f64) * a;
-                    }
-                    1 => {
-                        acc0 -= ((b + p1(3, (a * b * 0.5).sin()) - f64::tanh(1.0)) * 0.25).sin();
-                    }
-                    _ => {
-                        let t4 = (1.5 + (1.5 + (acc0 * 0.02).sin()).powf(b.tanh()).cos()).sqrt() / (1.0 + (-a).powi(2));
-                    }
-                }
-                acc0 += 1.5_f64;
-            }
-        } else {
-            match k1 % 3 {
-                0 => {
-                    let t5 = if (1.0 + a.powi(2)).ln() > 0.5 { (acc0 * 0.02).atan() - a } else { 1.25 * b / (2.0 + (0.25 * k1 as f64).cos()) };
-                }
-                1 => {
-                    let acc0 = acc0 * 0.02 - b.cos();
-                }
-                _ => {
-                    let t6 = a;
-                }
-            }
-        }
-        acc0 = 1.0 * -b;
+    let r2 = loop {
+        acc0 -= (p10(b, 0.6 * b).clamp(-0.75, 0.75).atan() * 0.5).sin();
+        acc0 = ((acc0 * 0.1).atan() - (k1 as f64 - b) * 0.25).tanh();
         k1 += 1;
-        if (acc0 * 0.02 > 0.25) || k1 >= 5 { break (acc0 * 0.02).atan() - (acc0 * 0.02).tanh() + (b + a); }
+        if ((k1 as f64 / (1.5 + b.tanh())) > 0.0) || k1 >= 4 { break (b - 1.0).max(f64::tanh(a)); }
     };
-    acc0 -= ((1.5 + 0.75_f64.cos()).sqrt().mul_add(a.powi(3), b.sin()) * 0.1).atan();
-    let t8 = (1.0 + (1.5 + (acc0 * 0.02).tanh().cos()).sqrt().powi(2)).ln();
-    let t9 = r7 * 0.5;
-    acc0 += -(-a);
-    let mut acc10 = (0.3 / (2.0 + b.cos())).tanh().exp();
-    acc10 - t9 - t8.cos() + 0.6 * (acc0 * 0.02) - a.sin() - b
+    acc0 = 0.25 - r2.asinh();
+    let mut k3 = 0;
+    loop {
+        let flag4 = (k3 as f64) > 0.25;
+        let t5 = b;
+        acc0 -= (f64::tanh((k3 as f64).atan()) * 0.5).atan();
+        k3 += 1;
+        if (flag4) || k3 >= 4 { break; }
+    }
+    let mut acc6 = r2 * 0.1 * (1.5 - (acc0 * 0.1).atan());
+    acc6 + 0.25 * r2 - (acc0 * 0.1).tanh()
 }
 "#;
 
@@ -1298,8 +1163,8 @@ pub fn check_p12() -> Result<(), String> {
     check(
         "p12",
         SOURCE_P12,
-        &["p1", "p3"],
-        0x0d6cd91e68a78d76,
+        &["p10"],
+        0x3c269cd250f47953,
         2,
         &|p| p12(p[0], p[1]),
         &|p| {
@@ -1311,31 +1176,33 @@ pub fn check_p12() -> Result<(), String> {
 }
 
 #[differentiable]
-fn p13(a: f64) -> f64 {
-    let t0 = if a.tanh() > 0.5 { (p3(a * a * 0.5, (a.sin().exp_m1() * 0.5).atan(), 2, -a, ((a + a) * 0.5).tanh()) * 0.25).atan() - a.min(0.25) } else { (2.0 + a.sin()).cbrt().max(a) };
-    let t1 = ((t0 * 0.5).tanh() / (2.0 + 0.2_f64.cos())).tanh();
-    let mut acc2 = (-a).sin();
-    let t3 = if a / (2.0 + a.cos()) > 0.0 { (t0 * 0.5).tanh() } else { a };
-    for i in 0..4 {
-        let t4 = (1.5 + t3.cos()).sqrt().mul_add((t0 * 0.5).sin() - 0.1, 0.75 * (acc2 * 0.1).atan());
-        let t5 = 0.9_f64.max((t0 * 0.5).atan());
-        acc2 += (t4 * t1 * (t0 * 0.5).tanh().sin().exp_m1() * 0.1).sin();
+fn p13(a: f64, b: f64, c: f64) -> f64 {
+    let c = c - c.tanh().exp2();
+    let a = a * f64::tanh(b);
+    let mut acc0 = (c * 0.25).tanh();
+    for i in 0..2 {
+        for j in 0..1 {
+            let t1: f64 = (acc0 * 0.1).tanh() + acc0 * 0.1;
+            acc0 = ((acc0 * 0.1).tanh() + (acc0 * 0.1).tanh()).abs();
+        }
+        acc0 += 0.9 * (acc0 * 0.1).sin();
     }
-    t3.cos() + 0.5 * (acc2 * 0.1).tanh() + (t0 * 0.5).tanh().sin() - 0.2 * a + 0.5 * (t0 * 0.5)
+    (a * 0.5).tanh() + (c * 0.25).tanh()
 }
 
 const SOURCE_P13: &str = r#"#[differentiable]
-fn p13(a: f64) -> f64 {
-    let t0 = if a.tanh() > 0.5 { (p3(a * a * 0.5, (a.sin().exp_m1() * 0.5).atan(), 2, -a, ((a + a) * 0.5).tanh()) * 0.25).atan() - a.min(0.25) } else { (2.0 + a.sin()).cbrt().max(a) };
-    let t1 = ((t0 * 0.5).tanh() / (2.0 + 0.2_f64.cos())).tanh();
-    let mut acc2 = (-a).sin();
-    let t3 = if a / (2.0 + a.cos()) > 0.0 { (t0 * 0.5).tanh() } else { a };
-    for i in 0..4 {
-        let t4 = (1.5 + t3.cos()).sqrt().mul_add((t0 * 0.5).sin() - 0.1, 0.75 * (acc2 * 0.1).atan());
-        let t5 = 0.9_f64.max((t0 * 0.5).atan());
-        acc2 += (t4 * t1 * (t0 * 0.5).tanh().sin().exp_m1() * 0.1).sin();
+fn p13(a: f64, b: f64, c: f64) -> f64 {
+    let c = c - c.tanh().exp2();
+    let a = a * f64::tanh(b);
+    let mut acc0 = (c * 0.25).tanh();
+    for i in 0..2 {
+        for j in 0..1 {
+            let t1: f64 = (acc0 * 0.1).tanh() + acc0 * 0.1;
+            acc0 = ((acc0 * 0.1).tanh() + (acc0 * 0.1).tanh()).abs();
+        }
+        acc0 += 0.9 * (acc0 * 0.1).sin();
     }
-    t3.cos() + 0.5 * (acc2 * 0.1).tanh() + (t0 * 0.5).tanh().sin() - 0.2 * a + 0.5 * (t0 * 0.5)
+    (a * 0.5).tanh() + (c * 0.25).tanh()
 }
 "#;
 
@@ -1343,43 +1210,94 @@ pub fn check_p13() -> Result<(), String> {
     check(
         "p13",
         SOURCE_P13,
-        &["p3"],
-        0x5970244e00a93eb0,
-        1,
-        &|p| p13(p[0]),
-        &|p| vec![gradients_function!(p13)(p[0])],
-        &|p| value_and_gradients_function!(p13)(p[0]).0,
+        &[],
+        0x2054bbe28601cd31,
+        3,
+        &|p| p13(p[0], p[1], p[2]),
+        &|p| {
+            let (g0, g1, g2) = gradients_function!(p13)(p[0], p[1], p[2]);
+            [vec![g0], vec![g1], vec![g2]].concat()
+        },
+        &|p| value_and_gradients_function!(p13)(p[0], p[1], p[2]).0,
     )
 }
 
 #[differentiable]
-fn p14(n: usize, a: f64, c: f64, b: f64) -> f64 {
-    let mut acc0 = 0.0;
-    if b < 0.3 {
-        let b = b + b.powi(2);
-        let t1 = 0.9_f64.sin().exp_m1();
-        if n == 0 {
-            acc0 += ((0.25 / (1.5 + c.tanh()) + a.tanh()) * 0.5).tanh();
+fn p14(b: f64, c: f64, xs: &[f64], d: f64, a: f64) -> f64 {
+    let mut acc0 = xs[1];
+    let mut w1 = 0;
+    while w1 < 4 {
+        acc0 = ((w1 as f64).hypot(a) / (1.5 + (xs[w1] - b).tanh()) * 0.25).sin();
+        if w1 % 2 == 0 {
+            let mut acc2 = f64::tanh((acc0 * 0.1).tanh() * a);
         } else {
-            acc0 = (p3((b * 0.25).sin().powi(3), (1.5 + t1.sin()).powf(a.tanh()) * 0.5, 2, ((1.5 + t1.sin()).powf(a.tanh()) * 0.5).tanh(), acc0 * acc0 * 0.5) * 0.25).sin().hypot(t1.tanh());
+            let t3 = if w1 > 2 { (acc0 * 0.1).tanh().tanh().sin().exp_m1() } else { -xs[0] - (0.9 - c) };
         }
+        acc0 = ((acc0 * 0.1).sin() * (a * (acc0 * 0.1).tanh())).sin();
+        w1 += 1;
     }
-    1.5 * acc0 + 0.2 * c
+    let k4 = (((xs[0] - xs[1]) * 0.5).tanh().abs() * 2.0) as usize % 3;
+    let t5 = match k4 { 0 | 1 => (xs[3].sin() / (1.0 + (a * 0.5).powi(2)) * 0.5).atan(), _ => 0.75 * (d * 0.9) };
+    if a > xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) {
+        let mut k6 = 0;
+        loop {
+            match k6 {
+                0 => {
+                    acc0 += (xs.iter().map(|q| (q * 0.25).sin()).sum::<f64>().abs().tanh() * 0.5).atan();
+                }
+                _ => {
+                    if (2.0 + (acc0 * 0.1).atan().sin()).ln() > -0.1 {
+                        let t7 = f64::max((xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.75).tanh().exp_m1(), xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).to_radians().powi(2));
+                    }
+                }
+            }
+            acc0 = 0.9_f64;
+            k6 += 1;
+            if ((acc0 * 0.1).sin().min(b) < -0.4) || k6 >= 2 { break; }
+        }
+    } else {
+        let t5 = t5 + t5.tanh();
+    }
+    t5 + 0.1 * (acc0 * 0.1).sin() + a + d.tanh() + c.tanh() + b
 }
 
 const SOURCE_P14: &str = r#"#[differentiable]
-fn p14(n: usize, a: f64, c: f64, b: f64) -> f64 {
-    let mut acc0 = 0.0;
-    if b < 0.3 {
-        let b = b + b.powi(2);
-        let t1 = 0.9_f64.sin().exp_m1();
-        if n == 0 {
-            acc0 += ((0.25 / (1.5 + c.tanh()) + a.tanh()) * 0.5).tanh();
+fn p14(b: f64, c: f64, xs: &[f64], d: f64, a: f64) -> f64 {
+    let mut acc0 = xs[1];
+    let mut w1 = 0;
+    while w1 < 4 {
+        acc0 = ((w1 as f64).hypot(a) / (1.5 + (xs[w1] - b).tanh()) * 0.25).sin();
+        if w1 % 2 == 0 {
+            let mut acc2 = f64::tanh((acc0 * 0.1).tanh() * a);
         } else {
-            acc0 = (p3((b * 0.25).sin().powi(3), (1.5 + t1.sin()).powf(a.tanh()) * 0.5, 2, ((1.5 + t1.sin()).powf(a.tanh()) * 0.5).tanh(), acc0 * acc0 * 0.5) * 0.25).sin().hypot(t1.tanh());
+            let t3 = if w1 > 2 { (acc0 * 0.1).tanh().tanh().sin().exp_m1() } else { -xs[0] - (0.9 - c) };
         }
+        acc0 = ((acc0 * 0.1).sin() * (a * (acc0 * 0.1).tanh())).sin();
+        w1 += 1;
     }
-    1.5 * acc0 + 0.2 * c
+    let k4 = (((xs[0] - xs[1]) * 0.5).tanh().abs() * 2.0) as usize % 3;
+    let t5 = match k4 { 0 | 1 => (xs[3].sin() / (1.0 + (a * 0.5).powi(2)) * 0.5).atan(), _ => 0.75 * (d * 0.9) };
+    if a > xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) {
+        let mut k6 = 0;
+        loop {
+            match k6 {
+                0 => {
+                    acc0 += (xs.iter().map(|q| (q * 0.25).sin()).sum::<f64>().abs().tanh() * 0.5).atan();
+                }
+                _ => {
+                    if (2.0 + (acc0 * 0.1).atan().sin()).ln() > -0.1 {
+                        let t7 = f64::max((xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.75).tanh().exp_m1(), xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).to_radians().powi(2));
+                    }
+                }
+            }
+            acc0 = 0.9_f64;
+            k6 += 1;
+            if ((acc0 * 0.1).sin().min(b) < -0.4) || k6 >= 2 { break; }
+        }
+    } else {
+        let t5 = t5 + t5.tanh();
+    }
+    t5 + 0.1 * (acc0 * 0.1).sin() + a + d.tanh() + c.tanh() + b
 }
 "#;
 
@@ -1387,70 +1305,66 @@ pub fn check_p14() -> Result<(), String> {
     check(
         "p14",
         SOURCE_P14,
-        &["p3"],
-        0xfd7a95862fead5be,
-        3,
-        &|p| p14(1, p[0], p[1], p[2]),
+        &[],
+        0x0df4c09347ed3538,
+        8,
+        &|p| p14(p[0], p[1], &p[2..6], p[6], p[7]),
         &|p| {
-            let (g0, g1, g2) = gradients_function!(p14)(1, p[0], p[1], p[2]);
-            [vec![g0], vec![g1], vec![g2]].concat()
+            let (g0, g1, g2, g3, g4) = gradients_function!(p14)(p[0], p[1], &p[2..6], p[6], p[7]);
+            [vec![g0], vec![g1], g2, vec![g3], vec![g4]].concat()
         },
-        &|p| value_and_gradients_function!(p14)(1, p[0], p[1], p[2]).0,
+        &|p| value_and_gradients_function!(p14)(p[0], p[1], &p[2..6], p[6], p[7]).0,
     )
 }
 
 #[differentiable]
-fn p15(a: f64, xs: &[f64]) -> f64 {
-    let mut v0 = vec![0.0; 2];
-    for i in 0..v0.len() {
-        v0[i] = ((a - xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()).hypot(a) * 0.1).tanh();
-    }
-    let mut acc1 = 0.5;
-    for i in 0..4 {
-        let mut k2 = 0;
-        loop {
-            acc1 += f64::max(a, a) * 0.75;
-            v0[(i + 1) % 2] -= (acc1 * 0.05 + xs[xs.len() - 1 - k2]).clamp(-0.75, 0.75);
-            k2 += 1;
-            if (2.0 > 0.1) || k2 >= 3 { break; }
+fn p15(b: f64, a: f64, c: f64, n: usize) -> f64 {
+    let t0 = (1.0 + b.powi(2)).sqrt() * 0.75;
+    let mut acc1 = 1.0;
+    let mut w2 = 0;
+    while w2 < 2 {
+        let t3 = if w2 + n < 2 { (1.5 + (c - b).sin()).log(2.5 + (b / (1.5 + b.tanh())).cos()) } else { c };
+        let mut w4 = 0;
+        while w4 < 4 {
+            let mut w5 = 0;
+            while w5 < 2 && (t3 > -0.4) {
+                acc1 += (p13((1.0 + t0.powi(2)).sqrt() * 0.5, (1.5 * t3 * 0.5).tanh(), t0) + (c + 1.25)) * 0.25;
+                w5 += 1;
+            }
+            acc1 /= (2.0 + (acc1 * 0.02).sin().sin().cos());
+            w4 += 1;
         }
-        let t3 = 0.1_f64.abs();
-        for j in 0..2 {
-            let t4 = a.powi(3);
-            acc1 = (2.0 + (acc1 * 0.02).atan().sin()).log2();
-        }
-        v0[(i + 1) % 2] += ((acc1 * 0.02).atan().powi(2).ln_1p().tanh() * 0.5).atan();
+        acc1 = ((acc1 * 0.02).tanh() * -b).atan();
+        w2 += 1;
     }
-    let mut acc5 = 1.0;
-    let mut acc6 = (v0.iter().enumerate().map(|(k, q)| (q * 0.02) * k as f64).sum::<f64>() + v0[1] * 0.02).sin();
-    acc6 + 0.25 * a
+    let t6 = b.powi(3) * 0.75;
+    let t7 = if n > 1 { 0.5 * 1.0 } else { (n as f64 + n as f64) * f64::max(t0, t6) };
+    t7 * 0.25 + t6 + 0.2 * t0
 }
 
 const SOURCE_P15: &str = r#"#[differentiable]
-fn p15(a: f64, xs: &[f64]) -> f64 {
-    let mut v0 = vec![0.0; 2];
-    for i in 0..v0.len() {
-        v0[i] = ((a - xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()).hypot(a) * 0.1).tanh();
-    }
-    let mut acc1 = 0.5;
-    for i in 0..4 {
-        let mut k2 = 0;
-        loop {
-            acc1 += f64::max(a, a) * 0.75;
-            v0[(i + 1) % 2] -= (acc1 * 0.05 + xs[xs.len() - 1 - k2]).clamp(-0.75, 0.75);
-            k2 += 1;
-            if (2.0 > 0.1) || k2 >= 3 { break; }
+fn p15(b: f64, a: f64, c: f64, n: usize) -> f64 {
+    let t0 = (1.0 + b.powi(2)).sqrt() * 0.75;
+    let mut acc1 = 1.0;
+    let mut w2 = 0;
+    while w2 < 2 {
+        let t3 = if w2 + n < 2 { (1.5 + (c - b).sin()).log(2.5 + (b / (1.5 + b.tanh())).cos()) } else { c };
+        let mut w4 = 0;
+        while w4 < 4 {
+            let mut w5 = 0;
+            while w5 < 2 && (t3 > -0.4) {
+                acc1 += (p13((1.0 + t0.powi(2)).sqrt() * 0.5, (1.5 * t3 * 0.5).tanh(), t0) + (c + 1.25)) * 0.25;
+                w5 += 1;
+            }
+            acc1 /= (2.0 + (acc1 * 0.02).sin().sin().cos());
+            w4 += 1;
         }
-        let t3 = 0.1_f64.abs();
-        for j in 0..2 {
-            let t4 = a.powi(3);
-            acc1 = (2.0 + (acc1 * 0.02).atan().sin()).log2();
-        }
-        v0[(i + 1) % 2] += ((acc1 * 0.02).atan().powi(2).ln_1p().tanh() * 0.5).atan();
+        acc1 = ((acc1 * 0.02).tanh() * -b).atan();
+        w2 += 1;
     }
-    let mut acc5 = 1.0;
-    let mut acc6 = (v0.iter().enumerate().map(|(k, q)| (q * 0.02) * k as f64).sum::<f64>() + v0[1] * 0.02).sin();
-    acc6 + 0.25 * a
+    let t6 = b.powi(3) * 0.75;
+    let t7 = if n > 1 { 0.5 * 1.0 } else { (n as f64 + n as f64) * f64::max(t0, t6) };
+    t7 * 0.25 + t6 + 0.2 * t0
 }
 "#;
 
@@ -1458,62 +1372,40 @@ pub fn check_p15() -> Result<(), String> {
     check(
         "p15",
         SOURCE_P15,
-        &[],
-        0x04968c5cfeaa8ed6,
-        4,
-        &|p| p15(p[0], &p[1..4]),
+        &["p13"],
+        0xaf2ddcc857153a54,
+        3,
+        &|p| p15(p[0], p[1], p[2], 1),
         &|p| {
-            let (g0, g1) = gradients_function!(p15)(p[0], &p[1..4]);
-            [vec![g0], g1].concat()
+            let (g0, g1, g2) = gradients_function!(p15)(p[0], p[1], p[2], 1);
+            [vec![g0], vec![g1], vec![g2]].concat()
         },
-        &|p| value_and_gradients_function!(p15)(p[0], &p[1..4]).0,
+        &|p| value_and_gradients_function!(p15)(p[0], p[1], p[2], 1).0,
     )
 }
 
 #[differentiable]
-fn p16(xs: &[f64], n: usize, a: f64, c: f64, b: f64) -> f64 {
-    let mut acc0 = -(xs.iter().map(|q| q.cos()).product::<f64>() * n as f64);
-    let mut w1 = 0;
-    while w1 < 4 && (b - 0.9 < 0.1) {
-        let flag2 = b.cos() > 0.5;
-        acc0 *= f64::min(xs[n], a).tanh();
-        w1 += 1;
+fn p16(b: f64, a: f64) -> f64 {
+    let mut acc0 = 1.0;
+    if a / (1.5 + a.tanh()) > b && a < 0.25 {
+        acc0 += (2.0 + b.cos()).powi(-2);
+        let a = a * (p10((2.0 + a.sin()).cbrt(), b) + b);
+    } else if b.asinh() > -0.2 {
+        acc0 += 0.25 * 1.25 * (acc0 * a);
     }
-    let acc0 = (acc0 * 0.1).sin() * (acc0 * 0.1).atan().powi(2).ln_1p();
-    let t3 = (1.0 + (n as f64).powi(2)).ln();
-    let mut acc4 = 0.0;
-    for i in 0..xs.len() {
-        for j in 1..=2 {
-            acc4 *= a.powi(2).tanh();
-        }
-        acc4 /= (1.0 + f64::cos(acc4 * 0.05).powi(2));
-    }
-    let mut acc5 = t3;
-    acc5 = (acc5 + ((acc5 - a) * 0.5).sin()).atan();
-    acc5 + 0.75 * t3 + acc0 * 0.5 + b.sin()
+    acc0.sin() + 0.5 * acc0
 }
 
 const SOURCE_P16: &str = r#"#[differentiable]
-fn p16(xs: &[f64], n: usize, a: f64, c: f64, b: f64) -> f64 {
-    let mut acc0 = -(xs.iter().map(|q| q.cos()).product::<f64>() * n as f64);
-    let mut w1 = 0;
-    while w1 < 4 && (b - 0.9 < 0.1) {
-        let flag2 = b.cos() > 0.5;
-        acc0 *= f64::min(xs[n], a).tanh();
-        w1 += 1;
+fn p16(b: f64, a: f64) -> f64 {
+    let mut acc0 = 1.0;
+    if a / (1.5 + a.tanh()) > b && a < 0.25 {
+        acc0 += (2.0 + b.cos()).powi(-2);
+        let a = a * (p10((2.0 + a.sin()).cbrt(), b) + b);
+    } else if b.asinh() > -0.2 {
+        acc0 += 0.25 * 1.25 * (acc0 * a);
     }
-    let acc0 = (acc0 * 0.1).sin() * (acc0 * 0.1).atan().powi(2).ln_1p();
-    let t3 = (1.0 + (n as f64).powi(2)).ln();
-    let mut acc4 = 0.0;
-    for i in 0..xs.len() {
-        for j in 1..=2 {
-            acc4 *= a.powi(2).tanh();
-        }
-        acc4 /= (1.0 + f64::cos(acc4 * 0.05).powi(2));
-    }
-    let mut acc5 = t3;
-    acc5 = (acc5 + ((acc5 - a) * 0.5).sin()).atan();
-    acc5 + 0.75 * t3 + acc0 * 0.5 + b.sin()
+    acc0.sin() + 0.5 * acc0
 }
 "#;
 
@@ -1521,84 +1413,78 @@ pub fn check_p16() -> Result<(), String> {
     check(
         "p16",
         SOURCE_P16,
-        &[],
-        0xf31fa5c529535bdd,
-        6,
-        &|p| p16(&p[0..3], 1, p[3], p[4], p[5]),
+        &["p10"],
+        0x217d29470312a24b,
+        2,
+        &|p| p16(p[0], p[1]),
         &|p| {
-            let (g0, g1, g2, g3) = gradients_function!(p16)(&p[0..3], 1, p[3], p[4], p[5]);
-            [g0, vec![g1], vec![g2], vec![g3]].concat()
+            let (g0, g1) = gradients_function!(p16)(p[0], p[1]);
+            [vec![g0], vec![g1]].concat()
         },
-        &|p| value_and_gradients_function!(p16)(&p[0..3], 1, p[3], p[4], p[5]).0,
+        &|p| value_and_gradients_function!(p16)(p[0], p[1]).0,
     )
 }
 
 #[differentiable]
-fn p17(a: f64) -> f64 {
-    let mut a = a;
-    let mut acc0 = 1.0;
-    for i in 1..=1 {
-        let mut k1 = 0;
-        loop {
-            for l in 0..3 {
-                if (i as f64) > (a * 0.05).atan() {
-                    if (2.0 + (a * 0.05).tanh().sin()).cbrt() > 0.0 {
-                        if (a * 0.05).sin().atan() > 0.6 {
-                            let t2 = if l < 2 { (a * 0.05).atan().tanh().sinh() } else { (a * 0.05).sin() };
-                        } else if ((k1 as f64 * 0.5).atan().powi(2)) > (a * 0.05).tanh() {
-                            acc0 = (a * 0.05).atan().sin() + (a * 0.05).tanh() * 0.1;
-                        }
-                    }
-                } else {
-                    let t3 = 0.3 - (acc0 * 0.05).atan();
+fn p17(a: f64, b: f64) -> f64 {
+    let mut acc0 = 0.5;
+    let flag1 = a > 0.3;
+    if flag1 {
+        for i in 0..1 {
+            if i < 1 {
+                let t2 = if !flag1 { b } else { b.powi(3).cos() };
+            } else {
+                let mut w3 = 0;
+                while w3 < 1 && (a.min(2.0) < 0.25) {
+                    let t4 = if (1.0 + a.powi(2)).ln() > b { (p6(1, (2.0 + (i as f64).sin()).log2(), b.min(a), ((a - b) * 0.5).atan()) * 0.5 * 0.5).sin().powi(2).to_radians() } else { (p11(f64::cos(0.25)) * 0.5).tanh() };
+                    acc0 += (((2.0 + b.cos()).recip() - a * 1.25) * 0.5).sin();
+                    w3 += 1;
                 }
-                acc0 = 0.25_f64;
             }
-            a = (a * 0.05).tanh();
-            k1 += 1;
-            if ((acc0 * 0.05).sin() * (a * 0.05).tanh() > 0.7) || k1 >= 3 { break; }
+            acc0 = (b * i as f64).sin().exp2();
         }
-        acc0 -= (f64::max(1.0, (acc0 * 0.05).atan()).min(acc0 * 0.05) * 0.5).atan();
+    } else {
+        acc0 = ((acc0 * 0.25).tanh() - ((acc0 * 0.25).atan() + acc0 * 0.25) * 0.25).sin();
+        for i in 0..2 {
+            if flag1 {
+                return (b * 0.6).max(f64::max((acc0 * 0.1).tanh(), a));
+            }
+            acc0 -= ((1.0 + (i as f64).powi(2)).sqrt() / (2.0 + b.cos()) * 0.25).sin();
+        }
     }
-    acc0 += (acc0 * 0.05).atan().powi(2).ln_1p();
-    let t4 = if (acc0 * 0.05).sin() / (1.0 + (a * 0.05).tanh().powi(2)) < -0.1 { f64::cos((2.0 + (a * 0.05).tanh().sin()).log10()) } else { (a * 0.05).tanh() };
-    a += (((a * 0.05).tanh() * (acc0 * 0.05).atan() - (a * 0.05).sin()) * 0.5).atan();
-    a *= 0.5 + 0.4 * ((p14(1, (acc0 * 0.05).tanh() + (a * 0.05).tanh(), (a * 0.05).tanh(), (1.5 + (a * 0.05).sin().cos()).sqrt()) * 0.5).sin() * (a * 0.05)).sin();
-    2.0 * (acc0 * 0.05).tanh() + 1.25 * (a * 0.02).atan()
+    acc0 += (a * b / (1.5 + b.atan().tanh()) * 0.25).tanh();
+    (acc0 * 0.1).tanh() - 0.9 * b + 0.5 * b
 }
 
 const SOURCE_P17: &str = r#"#[differentiable]
-fn p17(a: f64) -> f64 {
-    let mut a = a;
-    let mut acc0 = 1.0;
-    for i in 1..=1 {
-        let mut k1 = 0;
-        loop {
-            for l in 0..3 {
-                if (i as f64) > (a * 0.05).atan() {
-                    if (2.0 + (a * 0.05).tanh().sin()).cbrt() > 0.0 {
-                        if (a * 0.05).sin().atan() > 0.6 {
-                            let t2 = if l < 2 { (a * 0.05).atan().tanh().sinh() } else { (a * 0.05).sin() };
-                        } else if ((k1 as f64 * 0.5).atan().powi(2)) > (a * 0.05).tanh() {
-                            acc0 = (a * 0.05).atan().sin() + (a * 0.05).tanh() * 0.1;
-                        }
-                    }
-                } else {
-                    let t3 = 0.3 - (acc0 * 0.05).atan();
+fn p17(a: f64, b: f64) -> f64 {
+    let mut acc0 = 0.5;
+    let flag1 = a > 0.3;
+    if flag1 {
+        for i in 0..1 {
+            if i < 1 {
+                let t2 = if !flag1 { b } else { b.powi(3).cos() };
+            } else {
+                let mut w3 = 0;
+                while w3 < 1 && (a.min(2.0) < 0.25) {
+                    let t4 = if (1.0 + a.powi(2)).ln() > b { (p6(1, (2.0 + (i as f64).sin()).log2(), b.min(a), ((a - b) * 0.5).atan()) * 0.5 * 0.5).sin().powi(2).to_radians() } else { (p11(f64::cos(0.25)) * 0.5).tanh() };
+                    acc0 += (((2.0 + b.cos()).recip() - a * 1.25) * 0.5).sin();
+                    w3 += 1;
                 }
-                acc0 = 0.25_f64;
             }
-            a = (a * 0.05).tanh();
-            k1 += 1;
-            if ((acc0 * 0.05).sin() * (a * 0.05).tanh() > 0.7) || k1 >= 3 { break; }
+            acc0 = (b * i as f64).sin().exp2();
         }
-        acc0 -= (f64::max(1.0, (acc0 * 0.05).atan()).min(acc0 * 0.05) * 0.5).atan();
+    } else {
+        acc0 = ((acc0 * 0.25).tanh() - ((acc0 * 0.25).atan() + acc0 * 0.25) * 0.25).sin();
+        for i in 0..2 {
+            if flag1 {
+                return (b * 0.6).max(f64::max((acc0 * 0.1).tanh(), a));
+            }
+            acc0 -= ((1.0 + (i as f64).powi(2)).sqrt() / (2.0 + b.cos()) * 0.25).sin();
+        }
     }
-    acc0 += (acc0 * 0.05).atan().powi(2).ln_1p();
-    let t4 = if (acc0 * 0.05).sin() / (1.0 + (a * 0.05).tanh().powi(2)) < -0.1 { f64::cos((2.0 + (a * 0.05).tanh().sin()).log10()) } else { (a * 0.05).tanh() };
-    a += (((a * 0.05).tanh() * (acc0 * 0.05).atan() - (a * 0.05).sin()) * 0.5).atan();
-    a *= 0.5 + 0.4 * ((p14(1, (acc0 * 0.05).tanh() + (a * 0.05).tanh(), (a * 0.05).tanh(), (1.5 + (a * 0.05).sin().cos()).sqrt()) * 0.5).sin() * (a * 0.05)).sin();
-    2.0 * (acc0 * 0.05).tanh() + 1.25 * (a * 0.02).atan()
+    acc0 += (a * b / (1.5 + b.atan().tanh()) * 0.25).tanh();
+    (acc0 * 0.1).tanh() - 0.9 * b + 0.5 * b
 }
 "#;
 
@@ -1606,45 +1492,36 @@ pub fn check_p17() -> Result<(), String> {
     check(
         "p17",
         SOURCE_P17,
-        &["p14"],
-        0xdf9aa430b936ef4e,
-        1,
-        &|p| p17(p[0]),
-        &|p| vec![gradients_function!(p17)(p[0])],
-        &|p| value_and_gradients_function!(p17)(p[0]).0,
+        &["p6", "p11"],
+        0x43d61a1b6a08bcfd,
+        2,
+        &|p| p17(p[0], p[1]),
+        &|p| {
+            let (g0, g1) = gradients_function!(p17)(p[0], p[1]);
+            [vec![g0], vec![g1]].concat()
+        },
+        &|p| value_and_gradients_function!(p17)(p[0], p[1]).0,
     )
 }
 
 #[differentiable]
-fn p18(b: f64, n: usize, a: f64) -> f64 {
-    let mut acc0 = (1.5 + b.sin()).powf(f64::tanh(1.25).tanh());
-    if n % 3 == 1 {
-        let t1 = (1.5 + 1.0_f64.cos()).sqrt();
-    } else {
-        let mut acc2 = (n as f64 / (2.0 + b.cos()) * 0.25).tanh();
+fn p18(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    let mut t1 = -((s) * x).mapv(f64::sin);
+    if n % 2 == 0 {
+        t1 = x.to_owned();
     }
-    if acc0 - b > a {
-        let b = b - a;
-    } else {
-        acc0 = (acc0 * (acc0 * 0.5).sin()).atan();
-    }
-    acc0 + b.cos()
+    let t2 = &((v * (s)).mapv(f64::sin)) / &((s) - v).mapv(|q| q * q + 1.0);
+    t2.dot(&t2) * 0.1 + t1.sum() * 0.2 + s
 }
 
 const SOURCE_P18: &str = r#"#[differentiable]
-fn p18(b: f64, n: usize, a: f64) -> f64 {
-    let mut acc0 = (1.5 + b.sin()).powf(f64::tanh(1.25).tanh());
-    if n % 3 == 1 {
-        let t1 = (1.5 + 1.0_f64.cos()).sqrt();
-    } else {
-        let mut acc2 = (n as f64 / (2.0 + b.cos()) * 0.25).tanh();
+fn p18(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    let mut t1 = -((s) * x).mapv(f64::sin);
+    if n % 2 == 0 {
+        t1 = x.to_owned();
     }
-    if acc0 - b > a {
-        let b = b - a;
-    } else {
-        acc0 = (acc0 * (acc0 * 0.5).sin()).atan();
-    }
-    acc0 + b.cos()
+    let t2 = &((v * (s)).mapv(f64::sin)) / &((s) - v).mapv(|q| q * q + 1.0);
+    t2.dot(&t2) * 0.1 + t1.sum() * 0.2 + s
 }
 "#;
 
@@ -1653,99 +1530,219 @@ pub fn check_p18() -> Result<(), String> {
         "p18",
         SOURCE_P18,
         &[],
-        0xe96021e37654f903,
-        2,
-        &|p| p18(p[0], 3, p[1]),
+        0x440e751a0db752b6,
+        13,
+        &|p| p18(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1),
         &|p| {
-            let (g0, g1) = gradients_function!(p18)(p[0], 3, p[1]);
-            [vec![g0], vec![g1]].concat()
+            let (g0, g1, g2) = gradients_function!(p18)(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1);
+            [g0.iter().copied().collect::<Vec<f64>>(), g1.iter().copied().collect::<Vec<f64>>(), vec![g2]].concat()
         },
-        &|p| value_and_gradients_function!(p18)(p[0], 3, p[1]).0,
+        &|p| value_and_gradients_function!(p18)(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1).0,
     )
 }
 
 #[differentiable]
-fn p19(n: usize, a: f64) -> f64 {
-    let mut acc0 = n as f64;
-    let t1 = 1.0 / (1.0 + (n as f64).powi(2));
-    acc0 += (t1.mul_add(-acc0, n as f64 / (1.0 + a * a)) * 0.1).atan();
-    if n > 0 {
-        for i in 0..1 {
-            if a > 0.0 {
-                if (acc0 * 0.25).sin() / (1.5 + a.tanh()) > -0.2 {
-                    acc0 += ((1.0 + (acc0 * 0.25).tanh().powi(2)).ln().sin() * 0.5).atan();
-                } else if t1 > -0.4 {
-                    let t2 = if i % 2 == 0 { (acc0 * 0.25).atan().powi(2).abs() } else { a / (2.0 + (acc0 * 0.25).sin().cos()) + (t1 - a) };
-                } else {
-                    if (acc0 * 0.25).tanh().powi(2).ln_1p() < 0.5 {
-                        for j in 1..=4 {
-                            let t3 = t1;
-                            acc0 = f64::tanh(a) * t1.powi(2).ln_1p();
+fn p19(a: f64, b: f64) -> f64 {
+    let t0 = a.mul_add(b, a);
+    if a - a < 0.25 && b < -0.4 {
+        return -(t0 * 0.5 / (2.0 + a.cos()));
+    }
+    let t1: f64 = b * (t0 * 0.5).sin();
+    let mut v2 = vec![0.0; 3];
+    for i in 0..v2.len() {
+        v2[i] = (0.5 * (1.0 + b.powi(2)).cbrt().tanh()).acos();
+    }
+    let mut acc3 = 0.0;
+    acc3 -= (t1.tanh() * 0.5).sin();
+    if t1 / (1.5 + v2.iter().map(|q| q.cos()).product::<f64>().tanh()) < 0.25 {
+        let t4: f64 = (0.9 * acc3 + (t0 * 0.5).tanh()).max(v2[1] / (1.0 + b.sin().powi(2)));
+        let k5 = ((b * (t4 * 0.5) * 0.25).sin().abs() * 2.0) as usize % 3;
+        match k5 {
+            0 => {
+                let flag6 = v2.iter().map(|q| q * (t4 * 0.5).tanh()).sum::<f64>().cos() > -0.2;
+            }
+            1 => {
+                if (2.0 + v2[2].cos()).powi(-2) > 0.25 {
+                    let k7 = (f64::cos(0.3).abs() * 2.0) as usize % 3;
+                    match k7 {
+                        0 => {
+                            let t4 = (t4 * 0.5).sin() * (0.2 * v2[0]);
+                        }
+                        1 => {
+                            let t8 = acc3;
+                        }
+                        _ => {
+                            if v2[0].mul_add(0.9, a) > -0.2 {
+                                let mut w9 = 0;
+                                while w9 < 2 {
+                                    let mut b = b;
+                                    b += 0.1 * b.to_radians();
+                                    w9 += 1;
+                                }
+                            } else {
+                                acc3 += 0.6_f64;
+                            }
                         }
                     }
-                }
-            } else {
-                for j in 0..4 {
-                    let t4 = t1.atan() + a.atan() + 0.1 * (a - (acc0 * 0.05).atan());
-                    acc0 += t1.hypot(0.2).clamp(-0.75, 0.75);
+                } else {
+                    let t10 = (acc3 * 0.25).atan() + (t0 * 0.5).sin();
                 }
             }
-            acc0 = (f64::min(t1, t1) * n as f64 * 0.5).sin();
+            _ => {
+                let t11 = b - t1;
+            }
         }
-    } else if n == 2 {
-        for i in 0..2 {
-            let t5 = 0.9 * (a + a);
-            acc0 *= a.tanh().tanh();
+    } else if (v2[2] * 0.25).sin().tanh().sinh() > -0.1 {
+        match ((1.5 + (acc3 * 0.25).sin()).log(2.5 + (v2[1] * 0.25).atan().cos()).abs() * 2.0) as usize % 3 {
+            0 => {
+                let acc3 = (acc3 * 0.25).tanh() * (0.5 * (v2[1] * 0.25).atan());
+            }
+            1 => {
+                acc3 *= 1.0 + (1.5 - b).tanh();
+            }
+            _ => {
+                let mut k12 = 0;
+                let r17 = loop {
+                    for j in 0..2 {
+                        for q13 in v2.iter() {
+                            if -t1 < 0.5 {
+                                acc3 *= (a - 0.9).cos();
+                            } else if ((k12 as f64).asinh()) > k12 as f64 {
+                                if j == 1 {
+                                    let t14 = match j % 3 { 0 => (p6(1, (v2[j] * 0.02).tanh().tanh(), (f64::min(v2[0] * 0.02, (acc3 * 0.02).sin()) * 0.5).tanh(), (0.9 * v2.iter().map(|q| ((q * 0.02) * 0.9).sin()).sum::<f64>() * 0.5).atan()) * 0.5).atan() * 0.6 * (a / (1.0 + (*q13 * 0.1).powi(2))), 1 => b, _ => (acc3 * 0.02).atan().sin() };
+                                } else {
+                                    match j {
+                                        0 => {
+                                            let mut acc15 = -(v2[0] * 0.02);
+                                        }
+                                        _ => {
+                                            let a = a * ((acc3 * 0.02).atan() / (2.0 + v2.iter().map(|q| ((q * 0.02) * 0.2).sin()).sum::<f64>().cos()));
+                                        }
+                                    }
+                                }
+                            } else {
+                                if k12 < 1 {
+                                    let t16 = a + (v2[v2.len() - 1 - k12] * 0.02).tanh();
+                                } else {
+                                    let mut t0 = t0;
+                                }
+                            }
+                            acc3 *= 0.5 + 0.4 * (t1 - b).sin();
+                        }
+                        acc3 = (2.0 + (1.5 + t1.sin()).log(2.5 + (v2[k12] * 0.02).tanh().cos()).sin()).ln();
+                    }
+                    acc3 /= (2.0 + (t1 / (2.0 + (v2[0] * 0.02).tanh().cos())).cos());
+                    k12 += 1;
+                    if ((acc3 * 0.01).sin() - (acc3 * 0.01).tanh() < -0.4) || k12 >= 2 { break (0.5 * (acc3 * 0.01).sin().tanh()).asin() / (2.0 + (acc3 * 0.01).tanh().tanh().cos()); }
+                };
+            }
         }
-    }
-    if n > 1 {
-        let flag6 = a - (p3(a * (acc0 * 0.02).sin(), 0.2, 2, (acc0 * 0.02 / (2.0 + (acc0 * 0.02).sin().cos()) * 0.25).atan(), 1.5_f64.atan2(1.5 + (acc0 * 0.02).cos())) * 0.25).atan() > -0.4;
     } else {
-        let flag7 = t1.powi(3) > -0.2;
+        let mut acc18 = 1.0;
     }
-    t1 - 1.0 * (acc0 * 0.02) + 0.5 * t1
+    0.6 * (acc3 * 0.01).sin() + t1.tanh() - (t0 * 0.5).atan() - b + 0.5 * (t0 * 0.5)
 }
 
 const SOURCE_P19: &str = r#"#[differentiable]
-fn p19(n: usize, a: f64) -> f64 {
-    let mut acc0 = n as f64;
-    let t1 = 1.0 / (1.0 + (n as f64).powi(2));
-    acc0 += (t1.mul_add(-acc0, n as f64 / (1.0 + a * a)) * 0.1).atan();
-    if n > 0 {
-        for i in 0..1 {
-            if a > 0.0 {
-                if (acc0 * 0.25).sin() / (1.5 + a.tanh()) > -0.2 {
-                    acc0 += ((1.0 + (acc0 * 0.25).tanh().powi(2)).ln().sin() * 0.5).atan();
-                } else if t1 > -0.4 {
-                    let t2 = if i % 2 == 0 { (acc0 * 0.25).atan().powi(2).abs() } else { a / (2.0 + (acc0 * 0.25).sin().cos()) + (t1 - a) };
-                } else {
-                    if (acc0 * 0.25).tanh().powi(2).ln_1p() < 0.5 {
-                        for j in 1..=4 {
-                            let t3 = t1;
-                            acc0 = f64::tanh(a) * t1.powi(2).ln_1p();
+fn p19(a: f64, b: f64) -> f64 {
+    let t0 = a.mul_add(b, a);
+    if a - a < 0.25 && b < -0.4 {
+        return -(t0 * 0.5 / (2.0 + a.cos()));
+    }
+    let t1: f64 = b * (t0 * 0.5).sin();
+    let mut v2 = vec![0.0; 3];
+    for i in 0..v2.len() {
+        v2[i] = (0.5 * (1.0 + b.powi(2)).cbrt().tanh()).acos();
+    }
+    let mut acc3 = 0.0;
+    acc3 -= (t1.tanh() * 0.5).sin();
+    if t1 / (1.5 + v2.iter().map(|q| q.cos()).product::<f64>().tanh()) < 0.25 {
+        let t4: f64 = (0.9 * acc3 + (t0 * 0.5).tanh()).max(v2[1] / (1.0 + b.sin().powi(2)));
+        let k5 = ((b * (t4 * 0.5) * 0.25).sin().abs() * 2.0) as usize % 3;
+        match k5 {
+            0 => {
+                let flag6 = v2.iter().map(|q| q * (t4 * 0.5).tanh()).sum::<f64>().cos() > -0.2;
+            }
+            1 => {
+                if (2.0 + v2[2].cos()).powi(-2) > 0.25 {
+                    let k7 = (f64::cos(0.3).abs() * 2.0) as usize % 3;
+                    match k7 {
+                        0 => {
+                            let t4 = (t4 * 0.5).sin() * (0.2 * v2[0]);
+                        }
+                        1 => {
+                            let t8 = acc3;
+                        }
+                        _ => {
+                            if v2[0].mul_add(0.9, a) > -0.2 {
+                                let mut w9 = 0;
+                                while w9 < 2 {
+                                    let mut b = b;
+                                    b += 0.1 * b.to_radians();
+                                    w9 += 1;
+                                }
+                            } else {
+                                acc3 += 0.6_f64;
+                            }
                         }
                     }
-                }
-            } else {
-                for j in 0..4 {
-                    let t4 = t1.atan() + a.atan() + 0.1 * (a - (acc0 * 0.05).atan());
-                    acc0 += t1.hypot(0.2).clamp(-0.75, 0.75);
+                } else {
+                    let t10 = (acc3 * 0.25).atan() + (t0 * 0.5).sin();
                 }
             }
-            acc0 = (f64::min(t1, t1) * n as f64 * 0.5).sin();
+            _ => {
+                let t11 = b - t1;
+            }
         }
-    } else if n == 2 {
-        for i in 0..2 {
-            let t5 = 0.9 * (a + a);
-            acc0 *= a.tanh().tanh();
+    } else if (v2[2] * 0.25).sin().tanh().sinh() > -0.1 {
+        match ((1.5 + (acc3 * 0.25).sin()).log(2.5 + (v2[1] * 0.25).atan().cos()).abs() * 2.0) as usize % 3 {
+            0 => {
+                let acc3 = (acc3 * 0.25).tanh() * (0.5 * (v2[1] * 0.25).atan());
+            }
+            1 => {
+                acc3 *= 1.0 + (1.5 - b).tanh();
+            }
+            _ => {
+                let mut k12 = 0;
+                let r17 = loop {
+                    for j in 0..2 {
+                        for q13 in v2.iter() {
+                            if -t1 < 0.5 {
+                                acc3 *= (a - 0.9).cos();
+                            } else if ((k12 as f64).asinh()) > k12 as f64 {
+                                if j == 1 {
+                                    let t14 = match j % 3 { 0 => (p6(1, (v2[j] * 0.02).tanh().tanh(), (f64::min(v2[0] * 0.02, (acc3 * 0.02).sin()) * 0.5).tanh(), (0.9 * v2.iter().map(|q| ((q * 0.02) * 0.9).sin()).sum::<f64>() * 0.5).atan()) * 0.5).atan() * 0.6 * (a / (1.0 + (*q13 * 0.1).powi(2))), 1 => b, _ => (acc3 * 0.02).atan().sin() };
+                                } else {
+                                    match j {
+                                        0 => {
+                                            let mut acc15 = -(v2[0] * 0.02);
+                                        }
+                                        _ => {
+                                            let a = a * ((acc3 * 0.02).atan() / (2.0 + v2.iter().map(|q| ((q * 0.02) * 0.2).sin()).sum::<f64>().cos()));
+                                        }
+                                    }
+                                }
+                            } else {
+                                if k12 < 1 {
+                                    let t16 = a + (v2[v2.len() - 1 - k12] * 0.02).tanh();
+                                } else {
+                                    let mut t0 = t0;
+                                }
+                            }
+                            acc3 *= 0.5 + 0.4 * (t1 - b).sin();
+                        }
+                        acc3 = (2.0 + (1.5 + t1.sin()).log(2.5 + (v2[k12] * 0.02).tanh().cos()).sin()).ln();
+                    }
+                    acc3 /= (2.0 + (t1 / (2.0 + (v2[0] * 0.02).tanh().cos())).cos());
+                    k12 += 1;
+                    if ((acc3 * 0.01).sin() - (acc3 * 0.01).tanh() < -0.4) || k12 >= 2 { break (0.5 * (acc3 * 0.01).sin().tanh()).asin() / (2.0 + (acc3 * 0.01).tanh().tanh().cos()); }
+                };
+            }
         }
-    }
-    if n > 1 {
-        let flag6 = a - (p3(a * (acc0 * 0.02).sin(), 0.2, 2, (acc0 * 0.02 / (2.0 + (acc0 * 0.02).sin().cos()) * 0.25).atan(), 1.5_f64.atan2(1.5 + (acc0 * 0.02).cos())) * 0.25).atan() > -0.4;
     } else {
-        let flag7 = t1.powi(3) > -0.2;
+        let mut acc18 = 1.0;
     }
-    t1 - 1.0 * (acc0 * 0.02) + 0.5 * t1
+    0.6 * (acc3 * 0.01).sin() + t1.tanh() - (t0 * 0.5).atan() - b + 0.5 * (t0 * 0.5)
 }
 "#;
 
@@ -1753,79 +1750,82 @@ pub fn check_p19() -> Result<(), String> {
     check(
         "p19",
         SOURCE_P19,
-        &["p3"],
-        0xbcdf862527caa8e9,
-        1,
-        &|p| p19(2, p[0]),
-        &|p| vec![gradients_function!(p19)(2, p[0])],
-        &|p| value_and_gradients_function!(p19)(2, p[0]).0,
+        &["p6"],
+        0xbfb51e971fc1f1e9,
+        2,
+        &|p| p19(p[0], p[1]),
+        &|p| {
+            let (g0, g1) = gradients_function!(p19)(p[0], p[1]);
+            [vec![g0], vec![g1]].concat()
+        },
+        &|p| value_and_gradients_function!(p19)(p[0], p[1]).0,
     )
 }
 
 #[differentiable]
-fn p20(xs: &[f64], a: f64, b: f64, c: f64) -> f64 {
-    let mut acc0 = ((xs.iter().map(|q| q * a).sum::<f64>() - 1.5).abs() * 0.25).tanh();
-    let mut k1 = 0;
-    loop {
-        acc0 -= c.mul_add(c, (acc0 * 0.1).sin()).tanh() * 0.5;
-        acc0 = xs.iter().map(|q| (q * 1.0).sin()).sum::<f64>();
-        k1 += 1;
-        if (c > a) || k1 >= 4 { break; }
-    }
-    acc0 /= (2.0 + xs.iter().map(|q| q * q).sum::<f64>().cos());
-    let b = b * (a * 0.9);
-    let t2 = xs[2] * (1.5 + (c - (p9(c.cos(), (acc0 * 0.1 / (1.0 + xs[2] * xs[2]) * 0.25).sin()) * 0.5).sin()).sin()).log(2.5 + (1.0 + xs.iter().map(|q| (q * 0.2).sin()).sum::<f64>().powi(2)).ln().cos());
-    match ((t2.cos().exp() * 0.5).atan().abs() * 2.0) as usize % 3 {
-        0 => {
-            acc0 = ((1.0 + t2.min(xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()).powi(2)).sqrt() * 0.1).atan();
-            for i in 0..2 {
-                let t3 = if (2.0 + (b * 0.5).sin()).sqrt() > -0.4 { c } else { (0.5 * xs[xs.len() - 1 - i]).cos().exp2() };
-                acc0 = ((acc0 * 0.1).tanh() - ((t3 + (acc0 * 0.1).sin()) * 0.5).sin()).atan();
-            }
+fn p20(a: f64, n: usize) -> f64 {
+    let t0 = a * n as f64 + a;
+    let mut acc1 = f64::max(1.0, (t0 * 0.25).atan()).min(t0 * 0.25);
+    if acc1 * (t0 * 0.25).atan() > acc1 {
+        let t2 = if (t0 * 0.25).sin() / (1.0 + a * a) > (t0 * 0.25).sin() { 2.0 * 1.5 * (acc1 + acc1) } else { acc1 };
+    } else if acc1 * 1.5 < 0.25 {
+        let mut k3 = 0;
+        loop {
+            let t4 = (p17((a.tanh().exp2() * 0.5).tanh(), (acc1 * 0.1).atan()) * 0.5).tanh().powi(3);
+            acc1 += (p6(1, (k3 as f64 * 0.5).atan(), 2.0, 0.6_f64.mul_add((acc1 * 0.1).sin(), t4)) * 0.5).tanh().exp().to_radians();
+            k3 += 1;
+            if (a * 0.5 > -0.2) || k3 >= 4 { break; }
         }
-        1 => {
-            let mut t2 = t2;
-        }
-        _ => {
-            if t2.atan() > -0.4 {
-                return a;
-            }
+        for i in (0..8).step_by(2) {
+            let t5 = (acc1 * 0.1).cos() * a.cos().exp2();
+            acc1 += (1.0 / (1.0 + (t0 * 0.25).atan().powi(2)) * 0.5).tanh();
         }
     }
-    1.5 * t2 + (b * 0.5).sin()
+    let t0 = t0 * 0.25 - a;
+    for i in 0..4 {
+        if (acc1 * 0.05).atan() + a > 0.1 {
+            for j in 0..4 {
+                let a = a + (acc1 * 0.02).atan().cos();
+                acc1 -= ((1.5 + (j as f64).sin()).log(2.5 + (a * 0.5).sin().cos()) * 0.5).atan();
+            }
+            return (t0 * 0.5).sin();
+        }
+        acc1 -= ((2.0 + (acc1 * 0.02).tanh().sin()).log2() * 2.0 * 0.25).tanh();
+    }
+    (t0 * 0.5).atan() + 0.1 * a
 }
 
 const SOURCE_P20: &str = r#"#[differentiable]
-fn p20(xs: &[f64], a: f64, b: f64, c: f64) -> f64 {
-    let mut acc0 = ((xs.iter().map(|q| q * a).sum::<f64>() - 1.5).abs() * 0.25).tanh();
-    let mut k1 = 0;
-    loop {
-        acc0 -= c.mul_add(c, (acc0 * 0.1).sin()).tanh() * 0.5;
-        acc0 = xs.iter().map(|q| (q * 1.0).sin()).sum::<f64>();
-        k1 += 1;
-        if (c > a) || k1 >= 4 { break; }
-    }
-    acc0 /= (2.0 + xs.iter().map(|q| q * q).sum::<f64>().cos());
-    let b = b * (a * 0.9);
-    let t2 = xs[2] * (1.5 + (c - (p9(c.cos(), (acc0 * 0.1 / (1.0 + xs[2] * xs[2]) * 0.25).sin()) * 0.5).sin()).sin()).log(2.5 + (1.0 + xs.iter().map(|q| (q * 0.2).sin()).sum::<f64>().powi(2)).ln().cos());
-    match ((t2.cos().exp() * 0.5).atan().abs() * 2.0) as usize % 3 {
-        0 => {
-            acc0 = ((1.0 + t2.min(xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()).powi(2)).sqrt() * 0.1).atan();
-            for i in 0..2 {
-                let t3 = if (2.0 + (b * 0.5).sin()).sqrt() > -0.4 { c } else { (0.5 * xs[xs.len() - 1 - i]).cos().exp2() };
-                acc0 = ((acc0 * 0.1).tanh() - ((t3 + (acc0 * 0.1).sin()) * 0.5).sin()).atan();
-            }
+fn p20(a: f64, n: usize) -> f64 {
+    let t0 = a * n as f64 + a;
+    let mut acc1 = f64::max(1.0, (t0 * 0.25).atan()).min(t0 * 0.25);
+    if acc1 * (t0 * 0.25).atan() > acc1 {
+        let t2 = if (t0 * 0.25).sin() / (1.0 + a * a) > (t0 * 0.25).sin() { 2.0 * 1.5 * (acc1 + acc1) } else { acc1 };
+    } else if acc1 * 1.5 < 0.25 {
+        let mut k3 = 0;
+        loop {
+            let t4 = (p17((a.tanh().exp2() * 0.5).tanh(), (acc1 * 0.1).atan()) * 0.5).tanh().powi(3);
+            acc1 += (p6(1, (k3 as f64 * 0.5).atan(), 2.0, 0.6_f64.mul_add((acc1 * 0.1).sin(), t4)) * 0.5).tanh().exp().to_radians();
+            k3 += 1;
+            if (a * 0.5 > -0.2) || k3 >= 4 { break; }
         }
-        1 => {
-            let mut t2 = t2;
-        }
-        _ => {
-            if t2.atan() > -0.4 {
-                return a;
-            }
+        for i in (0..8).step_by(2) {
+            let t5 = (acc1 * 0.1).cos() * a.cos().exp2();
+            acc1 += (1.0 / (1.0 + (t0 * 0.25).atan().powi(2)) * 0.5).tanh();
         }
     }
-    1.5 * t2 + (b * 0.5).sin()
+    let t0 = t0 * 0.25 - a;
+    for i in 0..4 {
+        if (acc1 * 0.05).atan() + a > 0.1 {
+            for j in 0..4 {
+                let a = a + (acc1 * 0.02).atan().cos();
+                acc1 -= ((1.5 + (j as f64).sin()).log(2.5 + (a * 0.5).sin().cos()) * 0.5).atan();
+            }
+            return (t0 * 0.5).sin();
+        }
+        acc1 -= ((2.0 + (acc1 * 0.02).tanh().sin()).log2() * 2.0 * 0.25).tanh();
+    }
+    (t0 * 0.5).atan() + 0.1 * a
 }
 "#;
 
@@ -1833,68 +1833,39 @@ pub fn check_p20() -> Result<(), String> {
     check(
         "p20",
         SOURCE_P20,
-        &["p9"],
-        0xa264e4f7a8cf31d3,
-        6,
-        &|p| p20(&p[0..3], p[3], p[4], p[5]),
-        &|p| {
-            let (g0, g1, g2, g3) = gradients_function!(p20)(&p[0..3], p[3], p[4], p[5]);
-            [g0, vec![g1], vec![g2], vec![g3]].concat()
-        },
-        &|p| value_and_gradients_function!(p20)(&p[0..3], p[3], p[4], p[5]).0,
+        &["p6", "p17"],
+        0x5451421e904893c9,
+        1,
+        &|p| p20(p[0], 3),
+        &|p| vec![gradients_function!(p20)(p[0], 3)],
+        &|p| value_and_gradients_function!(p20)(p[0], 3).0,
     )
 }
 
 #[differentiable]
-fn p21(b: f64, a: f64, c: f64, d: f64) -> f64 {
-    let t0: f64 = (2.0 + c.cos()).recip();
-    let mut acc1 = d.hypot(d).max(d - d);
-    for i in (0..8).step_by(2) {
-        let t3 = { let u2 = b.cos() * 1.0; c * (1.0 + c.powi(2)).cbrt() };
-        for j in 0..1 {
-            for l in (0..4).step_by(2) {
-                if l < 2 {
-                    if i % 3 == 1 {
-                        let c = c + ((acc1 * 0.05).sin() + (acc1 * 0.05).tanh());
-                    }
-                } else {
-                    let t4 = (p18((((acc1 * 0.05).atan() - d) * 0.5).tanh(), 3, i as f64 * 0.25) * 0.5).sin();
-                }
-                acc1 = ((acc1 * 0.05).atan() + c.cos()).tanh();
-            }
-            acc1 /= (2.0 + (c + 2.0).cos());
-        }
-        acc1 /= (1.0 + 0.75_f64.powi(2));
+fn p21(b: f64, xs: &[f64], a: f64) -> f64 {
+    let k0 = (((b + a) * 0.5).atan().abs() * 2.0) as usize % 3;
+    let t1 = match k0 { 0 | 1 => (1.5 + xs[2].sin()).log(2.5 + xs[1].cos()).atan(), _ => (a * 0.2).atan2(1.5 + (1.0 + xs[2].powi(2)).ln().cos()) };
+    let mut acc2 = 0.5;
+    let t3 = b;
+    for i in 0..xs.len() {
+        let t4 = match i { 0 => 0.5 * xs[0] * (xs[2] / (1.0 + (p7(b, 0.25 * t3, (-(i as f64) * 0.5).sin(), -b) * 0.5).atan().powi(2))), 1 => (t1 / (1.0 + a.powi(2))).tanh(), _ => ((t1 + f64::tanh(b)) * 0.5).atan() };
+        acc2 = (1.5 + a.sin()).powf(xs[xs.len() - 1 - i].tanh()) * (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() - 0.1) * 0.05;
     }
-    acc1 -= c;
-    let t5 = (1.0 + (1.5 + b.tanh().sin()).log(2.5 + f64::min(c, 0.3).cos()).powi(2)).sqrt();
-    1.0 * t0 + c.cos()
+    0.2 * t3 + (acc2 * 0.25).tanh() + t1 - a + 1.25 * b
 }
 
 const SOURCE_P21: &str = r#"#[differentiable]
-fn p21(b: f64, a: f64, c: f64, d: f64) -> f64 {
-    let t0: f64 = (2.0 + c.cos()).recip();
-    let mut acc1 = d.hypot(d).max(d - d);
-    for i in (0..8).step_by(2) {
-        let t3 = { let u2 = b.cos() * 1.0; c * (1.0 + c.powi(2)).cbrt() };
-        for j in 0..1 {
-            for l in (0..4).step_by(2) {
-                if l < 2 {
-                    if i % 3 == 1 {
-                        let c = c + ((acc1 * 0.05).sin() + (acc1 * 0.05).tanh());
-                    }
-                } else {
-                    let t4 = (p18((((acc1 * 0.05).atan() - d) * 0.5).tanh(), 3, i as f64 * 0.25) * 0.5).sin();
-                }
-                acc1 = ((acc1 * 0.05).atan() + c.cos()).tanh();
-            }
-            acc1 /= (2.0 + (c + 2.0).cos());
-        }
-        acc1 /= (1.0 + 0.75_f64.powi(2));
+fn p21(b: f64, xs: &[f64], a: f64) -> f64 {
+    let k0 = (((b + a) * 0.5).atan().abs() * 2.0) as usize % 3;
+    let t1 = match k0 { 0 | 1 => (1.5 + xs[2].sin()).log(2.5 + xs[1].cos()).atan(), _ => (a * 0.2).atan2(1.5 + (1.0 + xs[2].powi(2)).ln().cos()) };
+    let mut acc2 = 0.5;
+    let t3 = b;
+    for i in 0..xs.len() {
+        let t4 = match i { 0 => 0.5 * xs[0] * (xs[2] / (1.0 + (p7(b, 0.25 * t3, (-(i as f64) * 0.5).sin(), -b) * 0.5).atan().powi(2))), 1 => (t1 / (1.0 + a.powi(2))).tanh(), _ => ((t1 + f64::tanh(b)) * 0.5).atan() };
+        acc2 = (1.5 + a.sin()).powf(xs[xs.len() - 1 - i].tanh()) * (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() - 0.1) * 0.05;
     }
-    acc1 -= c;
-    let t5 = (1.0 + (1.5 + b.tanh().sin()).log(2.5 + f64::min(c, 0.3).cos()).powi(2)).sqrt();
-    1.0 * t0 + c.cos()
+    0.2 * t3 + (acc2 * 0.25).tanh() + t1 - a + 1.25 * b
 }
 "#;
 
@@ -1902,64 +1873,118 @@ pub fn check_p21() -> Result<(), String> {
     check(
         "p21",
         SOURCE_P21,
-        &["p18"],
-        0xbbc4650d57519ac9,
-        4,
-        &|p| p21(p[0], p[1], p[2], p[3]),
+        &["p7"],
+        0x2723f49cf414914e,
+        5,
+        &|p| p21(p[0], &p[1..4], p[4]),
         &|p| {
-            let (g0, g1, g2, g3) = gradients_function!(p21)(p[0], p[1], p[2], p[3]);
-            [vec![g0], vec![g1], vec![g2], vec![g3]].concat()
+            let (g0, g1, g2) = gradients_function!(p21)(p[0], &p[1..4], p[4]);
+            [vec![g0], g1, vec![g2]].concat()
         },
-        &|p| value_and_gradients_function!(p21)(p[0], p[1], p[2], p[3]).0,
+        &|p| value_and_gradients_function!(p21)(p[0], &p[1..4], p[4]).0,
     )
 }
 
 #[differentiable]
-fn p22(a: f64, b: f64) -> f64 {
-    let t0: f64 = b / (1.0 + (p3((a * b * 0.5).atan(), b.tanh().cosh(), 2, -a, (a.cos().exp() * 0.5).atan()) * 0.25).atan().tanh().exp().powi(2));
-    let t1 = 2.0_f64.sin();
-    let mut acc2 = 1.0;
-    for i in 0..1 {
-        let mut acc3 = 0.0;
-        acc3 = (b / (1.0 + 1.5_f64.powi(2))).max(a * i as f64);
+fn p22(xs: &[f64], a: f64) -> f64 {
+    let a = a * (xs[3] * xs[1]);
+    let t0 = if 0.5_f64.atan2(1.5 + (a * 0.25).sin().cos()) > 0.3 { (a * 0.25).atan() } else { (a * 0.25).tanh() };
+    let a = (a * 0.25).sin() + xs[1];
+    let t1 = (a * 0.5).sin() * 0.3;
+    let t0 = t0 - (a * 0.5 - t1);
+    let k2 = (f64::cos(xs[1]).abs() * 2.0) as usize % 3;
+    let mut acc3 = 0.5;
+    match k2 {
+        0 => {
+            let mut acc4 = xs[0].powi(2).ln_1p();
+        }
+        1 => {
+            let t5 = if t1 < 0.7 { ((xs[1] + xs[0]) * 0.5).atan().powi(3) } else { (0.9 * (t0 * 0.25) * 0.5).sin().powi(2) };
+        }
+        _ => {
+            let k6 = (((t0 * 0.25 - (a * 0.5).tanh()) * 0.5).abs() * 2.0) as usize % 3;
+            match k6 {
+                0 => {
+                    let mut k7 = 0;
+                    let r9 = loop {
+                        let t8 = if xs[k7] / (1.0 + t1.powi(2)) > 0.3 { (2.0 + (k7 as f64).sin()).ln().powi(2) } else { k7 as f64 };
+                        acc3 += ((2.0 + (t0 * 0.25).sin().atan2(1.5 + t1.cos()).sin()).sqrt() * 0.5).tanh();
+                        k7 += 1;
+                        if (a * 0.5 > xs[k7]) || k7 >= 3 { break ((acc3 * 0.25).tanh() * (t0 * 0.25).sin()).powi(3); }
+                    };
+                }
+                1 => {
+                    let mut w10 = 0;
+                    while w10 < 2 {
+                        let mut k11 = 0;
+                        loop {
+                            let t12 = t1.cos() * (t0 * 0.25 / (1.0 + xs[k11].powi(2)));
+                            acc3 += (((acc3 * 0.1).sin() * xs.iter().map(|q| q.cos()).product::<f64>()).sin() * 0.5).atan();
+                            k11 += 1;
+                            if (0.2 - xs[3] < 0.25) || k11 >= 2 { break; }
+                        }
+                        acc3 += t1 * (xs[xs.len() - 1 - w10] / (1.0 + xs[3].powi(2)));
+                        w10 += 1;
+                    }
+                }
+                _ => {
+                    let t13 = t0 * 0.25;
+                }
+            }
+        }
     }
-    let t4 = b * 1.5;
-    let mut k5 = 0;
-    let r7 = loop {
-        let t6 = if (2.0 + b.cos()).powi(-2) > b { (2.0 + t4.cos()).powi(-2) } else { a * 0.5 * (0.2 * t0) };
-        acc2 = t6;
-        k5 += 1;
-        if (((k5 as f64).asinh()) > t4) || k5 >= 4 { break f64::sin(t1) + b * k5 as f64; }
-    };
-    if (2.0 + t1.sin()).ln() > 0.3 {
-        return (acc2 * 0.1 * 0.5).sin().powi(2) - p21(t1 * 0.2, 0.6 * t0, ((t1 - t4) * 0.5).tanh(), (acc2 * 0.1).atan());
-    }
-    acc2 *= (t4 / (1.0 + (acc2 * 0.1).tanh().powi(2))).cos();
-    r7 * 0.25 + t4.sin() - 0.2 * (acc2 * 0.05).tanh() + t0 + a.cos()
+    (acc3 * 0.05).tanh() - 0.5 * (t0 * 0.25) + 0.75 * t1 + 0.5 * xs[2]
 }
 
 const SOURCE_P22: &str = r#"#[differentiable]
-fn p22(a: f64, b: f64) -> f64 {
-    let t0: f64 = b / (1.0 + (p3((a * b * 0.5).atan(), b.tanh().cosh(), 2, -a, (a.cos().exp() * 0.5).atan()) * 0.25).atan().tanh().exp().powi(2));
-    let t1 = 2.0_f64.sin();
-    let mut acc2 = 1.0;
-    for i in 0..1 {
-        let mut acc3 = 0.0;
-        acc3 = (b / (1.0 + 1.5_f64.powi(2))).max(a * i as f64);
+fn p22(xs: &[f64], a: f64) -> f64 {
+    let a = a * (xs[3] * xs[1]);
+    let t0 = if 0.5_f64.atan2(1.5 + (a * 0.25).sin().cos()) > 0.3 { (a * 0.25).atan() } else { (a * 0.25).tanh() };
+    let a = (a * 0.25).sin() + xs[1];
+    let t1 = (a * 0.5).sin() * 0.3;
+    let t0 = t0 - (a * 0.5 - t1);
+    let k2 = (f64::cos(xs[1]).abs() * 2.0) as usize % 3;
+    let mut acc3 = 0.5;
+    match k2 {
+        0 => {
+            let mut acc4 = xs[0].powi(2).ln_1p();
+        }
+        1 => {
+            let t5 = if t1 < 0.7 { ((xs[1] + xs[0]) * 0.5).atan().powi(3) } else { (0.9 * (t0 * 0.25) * 0.5).sin().powi(2) };
+        }
+        _ => {
+            let k6 = (((t0 * 0.25 - (a * 0.5).tanh()) * 0.5).abs() * 2.0) as usize % 3;
+            match k6 {
+                0 => {
+                    let mut k7 = 0;
+                    let r9 = loop {
+                        let t8 = if xs[k7] / (1.0 + t1.powi(2)) > 0.3 { (2.0 + (k7 as f64).sin()).ln().powi(2) } else { k7 as f64 };
+                        acc3 += ((2.0 + (t0 * 0.25).sin().atan2(1.5 + t1.cos()).sin()).sqrt() * 0.5).tanh();
+                        k7 += 1;
+                        if (a * 0.5 > xs[k7]) || k7 >= 3 { break ((acc3 * 0.25).tanh() * (t0 * 0.25).sin()).powi(3); }
+                    };
+                }
+                1 => {
+                    let mut w10 = 0;
+                    while w10 < 2 {
+                        let mut k11 = 0;
+                        loop {
+                            let t12 = t1.cos() * (t0 * 0.25 / (1.0 + xs[k11].powi(2)));
+                            acc3 += (((acc3 * 0.1).sin() * xs.iter().map(|q| q.cos()).product::<f64>()).sin() * 0.5).atan();
+                            k11 += 1;
+                            if (0.2 - xs[3] < 0.25) || k11 >= 2 { break; }
+                        }
+                        acc3 += t1 * (xs[xs.len() - 1 - w10] / (1.0 + xs[3].powi(2)));
+                        w10 += 1;
+                    }
+                }
+                _ => {
+                    let t13 = t0 * 0.25;
+                }
+            }
+        }
     }
-    let t4 = b * 1.5;
-    let mut k5 = 0;
-    let r7 = loop {
-        let t6 = if (2.0 + b.cos()).powi(-2) > b { (2.0 + t4.cos()).powi(-2) } else { a * 0.5 * (0.2 * t0) };
-        acc2 = t6;
-        k5 += 1;
-        if (((k5 as f64).asinh()) > t4) || k5 >= 4 { break f64::sin(t1) + b * k5 as f64; }
-    };
-    if (2.0 + t1.sin()).ln() > 0.3 {
-        return (acc2 * 0.1 * 0.5).sin().powi(2) - p21(t1 * 0.2, 0.6 * t0, ((t1 - t4) * 0.5).tanh(), (acc2 * 0.1).atan());
-    }
-    acc2 *= (t4 / (1.0 + (acc2 * 0.1).tanh().powi(2))).cos();
-    r7 * 0.25 + t4.sin() - 0.2 * (acc2 * 0.05).tanh() + t0 + a.cos()
+    (acc3 * 0.05).tanh() - 0.5 * (t0 * 0.25) + 0.75 * t1 + 0.5 * xs[2]
 }
 "#;
 
@@ -1967,70 +1992,66 @@ pub fn check_p22() -> Result<(), String> {
     check(
         "p22",
         SOURCE_P22,
-        &["p3", "p21"],
-        0x33329a1137bbb967,
-        2,
-        &|p| p22(p[0], p[1]),
+        &[],
+        0xa9ffb02c9f306e0c,
+        5,
+        &|p| p22(&p[0..4], p[4]),
         &|p| {
-            let (g0, g1) = gradients_function!(p22)(p[0], p[1]);
-            [vec![g0], vec![g1]].concat()
+            let (g0, g1) = gradients_function!(p22)(&p[0..4], p[4]);
+            [g0, vec![g1]].concat()
         },
-        &|p| value_and_gradients_function!(p22)(p[0], p[1]).0,
+        &|p| value_and_gradients_function!(p22)(&p[0..4], p[4]).0,
     )
 }
 
 #[differentiable]
 fn p23(a: f64, n: usize) -> f64 {
-    let mut acc0 = 1.0;
-    let mut w1 = 0;
-    while w1 < 2 {
-        let mut w2 = 0;
-        while w2 < 2 && (0.2_f64.powi(3) > 0.1) {
-            for l in 0..1 {
-                let mut a = a;
-                a -= (a * f64::tanh(a) * 0.5).tanh();
+    let mut acc0 = 0.5;
+    if n == 0 {
+        let mut acc1 = a.mul_add(a * 0.75, 0.5 - 0.25);
+        let acc1 = acc1 - a.powi(3);
+        let t2: f64 = (2.0 + a.cos()).recip();
+    }
+    if (1.0 + a.powi(2)).sqrt() < 0.25 && a < 0.3 {
+        acc0 *= a.tanh().cosh().cos();
+        let a = a - (0.75 + a);
+    }
+    if n == 0 {
+        for i in (0..4).step_by(2) {
+            for j in (0..4).step_by(2) {
+                let t4 = { let u3 = ((a + a + (j as f64).abs()) * 0.25).sin(); 0.9 * a - ((acc0 * 0.1).sin() + (p1(((u3 + j as f64) * 0.25).sin()) * 0.25).tanh()) };
+                acc0 = (1.0 + (t4 * 0.5).atan().powi(2)).cbrt();
             }
-            acc0 -= a / (1.0 + (a * a).powi(2)) * 0.5;
-            w2 += 1;
+            acc0 = (acc0 * 0.1 * (acc0 * 0.1).sin()).sin();
         }
-        let t3 = (acc0 * 0.05).sin();
-        acc0 -= (acc0 * 0.05).tanh() * 0.6;
-        w1 += 1;
     }
-    let t4 = a;
-    let t5: f64 = t4;
-    let mut v6 = vec![0.0; 2];
-    for i in 0..v6.len() {
-        v6[i] = -(0.6 + a);
-    }
-    t5 - t4.cos() + acc0 * 0.05 + a
+    let acc0 = (acc0 * 0.1).sin() * a.tanh().sinh();
+    (acc0 * 0.5).sin()
 }
 
 const SOURCE_P23: &str = r#"#[differentiable]
 fn p23(a: f64, n: usize) -> f64 {
-    let mut acc0 = 1.0;
-    let mut w1 = 0;
-    while w1 < 2 {
-        let mut w2 = 0;
-        while w2 < 2 && (0.2_f64.powi(3) > 0.1) {
-            for l in 0..1 {
-                let mut a = a;
-                a -= (a * f64::tanh(a) * 0.5).tanh();
+    let mut acc0 = 0.5;
+    if n == 0 {
+        let mut acc1 = a.mul_add(a * 0.75, 0.5 - 0.25);
+        let acc1 = acc1 - a.powi(3);
+        let t2: f64 = (2.0 + a.cos()).recip();
+    }
+    if (1.0 + a.powi(2)).sqrt() < 0.25 && a < 0.3 {
+        acc0 *= a.tanh().cosh().cos();
+        let a = a - (0.75 + a);
+    }
+    if n == 0 {
+        for i in (0..4).step_by(2) {
+            for j in (0..4).step_by(2) {
+                let t4 = { let u3 = ((a + a + (j as f64).abs()) * 0.25).sin(); 0.9 * a - ((acc0 * 0.1).sin() + (p1(((u3 + j as f64) * 0.25).sin()) * 0.25).tanh()) };
+                acc0 = (1.0 + (t4 * 0.5).atan().powi(2)).cbrt();
             }
-            acc0 -= a / (1.0 + (a * a).powi(2)) * 0.5;
-            w2 += 1;
+            acc0 = (acc0 * 0.1 * (acc0 * 0.1).sin()).sin();
         }
-        let t3 = (acc0 * 0.05).sin();
-        acc0 -= (acc0 * 0.05).tanh() * 0.6;
-        w1 += 1;
     }
-    let t4 = a;
-    let t5: f64 = t4;
-    let mut v6 = vec![0.0; 2];
-    for i in 0..v6.len() {
-        v6[i] = -(0.6 + a);
-    }
-    t5 - t4.cos() + acc0 * 0.05 + a
+    let acc0 = (acc0 * 0.1).sin() * a.tanh().sinh();
+    (acc0 * 0.5).sin()
 }
 "#;
 
@@ -2038,8 +2059,8 @@ pub fn check_p23() -> Result<(), String> {
     check(
         "p23",
         SOURCE_P23,
-        &[],
-        0x45661f177e3eafcb,
+        &["p1"],
+        0x4f7e909384ec6974,
         1,
         &|p| p23(p[0], 2),
         &|p| vec![gradients_function!(p23)(p[0], 2)],
@@ -2048,67 +2069,71 @@ pub fn check_p23() -> Result<(), String> {
 }
 
 #[differentiable]
-fn p24(xs: &[f64], a: f64) -> f64 {
-    let mut acc0 = 0.5;
-    let k1 = (p21(a.tanh(), (a * a * 0.5).atan(), (xs[1] * a * 0.5).sin(), 0.2).abs() * 2.0) as usize % 3;
-    match k1 {
-        0 => {
-            let mut w2 = 0;
-            while w2 < 3 {
-                acc0 += 0.9_f64;
-                acc0 *= xs.iter().map(|q| q.cos()).product::<f64>().cos();
-                w2 += 1;
-            }
-        }
-        1 => {
-            for i in 0..4 {
-                for j in (0..8).step_by(2) {
-                    let mut acc3 = 0.5;
-                    acc3 *= (acc0 * 0.02 * (p18(a.powi(3) * 0.5, 3, (acc0 * 0.02).atan().cos()) * 0.5)).cos();
-                }
-                acc0 = ((acc0 * 0.02).tanh() / (1.5 + xs[i % xs.len()].tanh()) + (a + (acc0 * 0.02).atan())) * 0.5;
-            }
-        }
-        _ => {
-            acc0 = xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).mul_add(xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>(), (acc0 * 0.02).tanh()).sin();
-            let mut acc4 = 0.5;
+fn p24(a: f64, b: f64, c: f64, d: f64) -> f64 {
+    let flag0 = 0.3 * a > -0.2;
+    let mut v1 = vec![0.0; 4];
+    for i in 0..v1.len() {
+        v1[i] = (1.0 + b.powi(2)).cbrt();
+        if i > 0 {
+            v1[i] += v1[i - 1] * (i as f64 * 0.5).sin().powi(2);
         }
     }
-    let t5 = xs[0].powi(2).atan();
-    acc0 *= 0.5 + 0.4 * (a * xs[2]).sin();
-    t5.cos() + (acc0 * 0.01).atan() - 1.25 * a
+    let mut v2 = vec![0.0; 2];
+    for i in 0..v2.len() {
+        v2[i] = b;
+    }
+    let t3 = if flag0 { (v2.iter().map(|q| q.cos()).product::<f64>() + a).tanh().exp() } else { (v1[0] * 0.1).atan() };
+    let t4 = match (((1.0 + (v1[0] * 0.1).atan().powi(2)).sqrt() * 0.5).atan().abs() * 2.0) as usize % 3 { 0 => p15(v2[1].max((v1[3] * 0.1).atan()), t3.cos(), v2.iter().map(|q| (q * 0.5).sin()).sum::<f64>(), 1) * 0.5, 1 => t3, _ => v2.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.5 };
+    let mut acc5 = (t4 * ((v1[2] * 0.1).atan() + (v1[0] * 0.1).atan()) * 0.25).sin();
+    let mut k6 = 0;
+    loop {
+        let t7 = c.tanh().exp() * (2.0 + t4);
+        acc5 = ((1.0 + (t4 * (v1[2] * 0.1)).powi(2)).sqrt() * 0.25).tanh();
+        k6 += 1;
+        if (c.powi(3) < 0.7) || k6 >= 3 { break; }
+    }
+    if !flag0 {
+        let t8 = acc5 * 0.25;
+    } else {
+        if c.max(v1[3] * 0.1) > 0.7 {
+            let mut acc9 = 1.0;
+        }
+    }
+    acc5 * 0.25 + 0.6 * t4 + t3 - 0.9 * d + c.cos() + a
 }
 
 const SOURCE_P24: &str = r#"#[differentiable]
-fn p24(xs: &[f64], a: f64) -> f64 {
-    let mut acc0 = 0.5;
-    let k1 = (p21(a.tanh(), (a * a * 0.5).atan(), (xs[1] * a * 0.5).sin(), 0.2).abs() * 2.0) as usize % 3;
-    match k1 {
-        0 => {
-            let mut w2 = 0;
-            while w2 < 3 {
-                acc0 += 0.9_f64;
-                acc0 *= xs.iter().map(|q| q.cos()).product::<f64>().cos();
-                w2 += 1;
-            }
-        }
-        1 => {
-            for i in 0..4 {
-                for j in (0..8).step_by(2) {
-                    let mut acc3 = 0.5;
-                    acc3 *= (acc0 * 0.02 * (p18(a.powi(3) * 0.5, 3, (acc0 * 0.02).atan().cos()) * 0.5)).cos();
-                }
-                acc0 = ((acc0 * 0.02).tanh() / (1.5 + xs[i % xs.len()].tanh()) + (a + (acc0 * 0.02).atan())) * 0.5;
-            }
-        }
-        _ => {
-            acc0 = xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).mul_add(xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>(), (acc0 * 0.02).tanh()).sin();
-            let mut acc4 = 0.5;
+fn p24(a: f64, b: f64, c: f64, d: f64) -> f64 {
+    let flag0 = 0.3 * a > -0.2;
+    let mut v1 = vec![0.0; 4];
+    for i in 0..v1.len() {
+        v1[i] = (1.0 + b.powi(2)).cbrt();
+        if i > 0 {
+            v1[i] += v1[i - 1] * (i as f64 * 0.5).sin().powi(2);
         }
     }
-    let t5 = xs[0].powi(2).atan();
-    acc0 *= 0.5 + 0.4 * (a * xs[2]).sin();
-    t5.cos() + (acc0 * 0.01).atan() - 1.25 * a
+    let mut v2 = vec![0.0; 2];
+    for i in 0..v2.len() {
+        v2[i] = b;
+    }
+    let t3 = if flag0 { (v2.iter().map(|q| q.cos()).product::<f64>() + a).tanh().exp() } else { (v1[0] * 0.1).atan() };
+    let t4 = match (((1.0 + (v1[0] * 0.1).atan().powi(2)).sqrt() * 0.5).atan().abs() * 2.0) as usize % 3 { 0 => p15(v2[1].max((v1[3] * 0.1).atan()), t3.cos(), v2.iter().map(|q| (q * 0.5).sin()).sum::<f64>(), 1) * 0.5, 1 => t3, _ => v2.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.5 };
+    let mut acc5 = (t4 * ((v1[2] * 0.1).atan() + (v1[0] * 0.1).atan()) * 0.25).sin();
+    let mut k6 = 0;
+    loop {
+        let t7 = c.tanh().exp() * (2.0 + t4);
+        acc5 = ((1.0 + (t4 * (v1[2] * 0.1)).powi(2)).sqrt() * 0.25).tanh();
+        k6 += 1;
+        if (c.powi(3) < 0.7) || k6 >= 3 { break; }
+    }
+    if !flag0 {
+        let t8 = acc5 * 0.25;
+    } else {
+        if c.max(v1[3] * 0.1) > 0.7 {
+            let mut acc9 = 1.0;
+        }
+    }
+    acc5 * 0.25 + 0.6 * t4 + t3 - 0.9 * d + c.cos() + a
 }
 "#;
 
@@ -2116,44 +2141,84 @@ pub fn check_p24() -> Result<(), String> {
     check(
         "p24",
         SOURCE_P24,
-        &["p18", "p21"],
-        0xb2ede0d1aeb9de41,
+        &["p15"],
+        0xb6ffecbe1f54404a,
         4,
-        &|p| p24(&p[0..3], p[3]),
+        &|p| p24(p[0], p[1], p[2], p[3]),
         &|p| {
-            let (g0, g1) = gradients_function!(p24)(&p[0..3], p[3]);
-            [g0, vec![g1]].concat()
+            let (g0, g1, g2, g3) = gradients_function!(p24)(p[0], p[1], p[2], p[3]);
+            [vec![g0], vec![g1], vec![g2], vec![g3]].concat()
         },
-        &|p| value_and_gradients_function!(p24)(&p[0..3], p[3]).0,
+        &|p| value_and_gradients_function!(p24)(p[0], p[1], p[2], p[3]).0,
     )
 }
 
 #[differentiable]
 fn p25(a: f64, b: f64) -> f64 {
-    let mut acc0 = 1.0;
-    acc0 += (a * b * 0.5).tanh();
-    for i in 1..=1 {
-        let t1: f64 = acc0 * 0.5;
-        let t1 = t1 * (a / (1.0 + (i as f64).powi(2)));
-        let t3 = { let u2 = b; t1 * 0.25 };
-        let t4: f64 = ((t1 * 0.25).sin() * 2.0).max((i as f64 + (t1 * 0.25).sin()) * 0.75);
-        acc0 /= (1.0 + (t1 * 0.25).atan().powi(2));
+    let t0 = 0.3 * a;
+    let mut b = b;
+    let t1: f64 = (2.0 + a.cos()).recip() - (2.0 + t0.cos()).powi(-2) / (1.0 + (a / (1.5 + a.tanh())).powi(2));
+    let mut w2 = 0;
+    while w2 < 2 && (0.2_f64.powi(3) > 0.1) {
+        for j in 0..1 {
+            b = (1.5 + (t1 * (b * 0.1).tanh()).sin()).powf(((b * 0.1).tanh() * 0.25).tanh());
+            for l in 0..3 {
+                let t3 = if 0.1 * (b * 0.05).atan() > 0.5 { t0 } else { a };
+                b = (a / (1.5 + (b * 0.05).tanh().tanh()) * (t3 + t3) * 0.25).atan();
+            }
+            b *= (w2 as f64 - a).tanh();
+        }
+        b += (0.2 + a - a.sin().exp_m1()) * 0.25;
+        w2 += 1;
     }
-    a.tanh()
+    let a = a - p13(t0 * t1, (p20((b * 0.02).atan().atan(), 3) - a) * 0.5, 0.5_f64.mul_add(a, (b * 0.02).sin())).tanh().exp();
+    let mut w4 = 0;
+    while w4 < 3 {
+        let mut w5 = 0;
+        while w5 < 3 {
+            let mut a = a;
+            b -= ((t1 * 0.5).atan().powi(2).cos() * 0.5).atan();
+            w5 += 1;
+        }
+        b = t0 * t0 / (1.0 + (w4 as f64 * 0.5).sin().powi(3).powi(2));
+        w4 += 1;
+    }
+    b += 0.2_f64;
+    (a * 0.25).tanh().cos() - t1 + t0 + 0.5 * (a * 0.25)
 }
 
 const SOURCE_P25: &str = r#"#[differentiable]
 fn p25(a: f64, b: f64) -> f64 {
-    let mut acc0 = 1.0;
-    acc0 += (a * b * 0.5).tanh();
-    for i in 1..=1 {
-        let t1: f64 = acc0 * 0.5;
-        let t1 = t1 * (a / (1.0 + (i as f64).powi(2)));
-        let t3 = { let u2 = b; t1 * 0.25 };
-        let t4: f64 = ((t1 * 0.25).sin() * 2.0).max((i as f64 + (t1 * 0.25).sin()) * 0.75);
-        acc0 /= (1.0 + (t1 * 0.25).atan().powi(2));
+    let t0 = 0.3 * a;
+    let mut b = b;
+    let t1: f64 = (2.0 + a.cos()).recip() - (2.0 + t0.cos()).powi(-2) / (1.0 + (a / (1.5 + a.tanh())).powi(2));
+    let mut w2 = 0;
+    while w2 < 2 && (0.2_f64.powi(3) > 0.1) {
+        for j in 0..1 {
+            b = (1.5 + (t1 * (b * 0.1).tanh()).sin()).powf(((b * 0.1).tanh() * 0.25).tanh());
+            for l in 0..3 {
+                let t3 = if 0.1 * (b * 0.05).atan() > 0.5 { t0 } else { a };
+                b = (a / (1.5 + (b * 0.05).tanh().tanh()) * (t3 + t3) * 0.25).atan();
+            }
+            b *= (w2 as f64 - a).tanh();
+        }
+        b += (0.2 + a - a.sin().exp_m1()) * 0.25;
+        w2 += 1;
     }
-    a.tanh()
+    let a = a - p13(t0 * t1, (p20((b * 0.02).atan().atan(), 3) - a) * 0.5, 0.5_f64.mul_add(a, (b * 0.02).sin())).tanh().exp();
+    let mut w4 = 0;
+    while w4 < 3 {
+        let mut w5 = 0;
+        while w5 < 3 {
+            let mut a = a;
+            b -= ((t1 * 0.5).atan().powi(2).cos() * 0.5).atan();
+            w5 += 1;
+        }
+        b = t0 * t0 / (1.0 + (w4 as f64 * 0.5).sin().powi(3).powi(2));
+        w4 += 1;
+    }
+    b += 0.2_f64;
+    (a * 0.25).tanh().cos() - t1 + t0 + 0.5 * (a * 0.25)
 }
 "#;
 
@@ -2161,8 +2226,8 @@ pub fn check_p25() -> Result<(), String> {
     check(
         "p25",
         SOURCE_P25,
-        &[],
-        0x853fe93b77e25345,
+        &["p13", "p20"],
+        0x15ed4025380477ec,
         2,
         &|p| p25(p[0], p[1]),
         &|p| {
@@ -2174,59 +2239,75 @@ pub fn check_p25() -> Result<(), String> {
 }
 
 #[differentiable]
-fn p26(b: f64, a: f64) -> f64 {
-    let t1 = { let u0 = (1.5 + a.cos()).sqrt().max(b * a); a * u0 };
-    let mut acc2 = (1.5 + 0.3_f64.mul_add(b, a).sin()).powf((-a).tanh());
-    let t3 = if acc2.tanh() > 0.3 { a.cos() } else { -b * 0.25 };
-    let t4 = f64::sin(p25(b, b.tanh()));
-    let k5 = (((p5(((t1 * 0.5).atan() - t3) * 0.5, (((t1 * 0.5).sin() - b) * 0.5).atan(), 1) * 0.25).atan() * acc2 * 0.5).atan().abs() * 2.0) as usize % 3;
-    match k5 {
-        0 => {
-            acc2 -= (t1 * 0.5).sin().cos().exp() * 0.25;
+fn p26(b: f64, n: usize, a: f64) -> f64 {
+    let mut acc0 = 1.0;
+    if a < 0.0 {
+        acc0 += (n as f64).hypot(b).tanh() * 0.5;
+        let t1 = 0.3 * n as f64;
+        acc0 = (1.5 + (a + acc0).cos()).sqrt();
+        if n > 1 {
+            acc0 += (acc0 * 0.5).atan();
+        } else {
+            let mut k2 = 0;
+            loop {
+                let acc0 = (acc0 * 0.1).atan() - ((acc0 * 0.1).atan() + b);
+                k2 += 1;
+                if (b > 0.5) || k2 >= 5 { break; }
+            }
         }
-        1 => {
-            acc2 /= (2.0 + (acc2 * 0.5 - b).cos());
-        }
-        _ => {
-            for i in 0..3 {
-                if f64::max((acc2 * 0.1).tanh(), (t1 * 0.5).sin()) > a {
-                    acc2 = (1.5 + b.sin()).powf((acc2 * 0.1).tanh().tanh()).powi(2) * 0.25;
-                } else {
-                    acc2 -= ((t3 / (1.0 + t4.powi(2))).powi(2).ln_1p() * 0.5).sin();
+    } else if (acc0 * 0.1).tanh().tanh() < -0.1 && acc0 * 0.1 < 0.7 {
+        match n % 3 {
+            0 => {
+                for i in 0..2 {
+                    let mut acc3 = 0.5;
+                    acc3 *= 0.8 + 0.2 * (acc0 * 0.1).sin();
                 }
-                acc2 = ((acc2 * 0.1).sin() + ((t4 + a) * 0.5).sin()).tanh();
+            }
+            1 => {
+                let t4 = (1.0 + (acc0 * 0.1).tanh().atan().powi(2)).sqrt();
+            }
+            _ => {
+                acc0 /= (1.0 + b.sin().exp().powi(2));
             }
         }
     }
-    t4.tanh() + t3 + (t1 * 0.5).tanh().cos() - b
+    (acc0 * 0.1).atan().tanh()
 }
 
 const SOURCE_P26: &str = r#"#[differentiable]
-fn p26(b: f64, a: f64) -> f64 {
-    let t1 = { let u0 = (1.5 + a.cos()).sqrt().max(b * a); a * u0 };
-    let mut acc2 = (1.5 + 0.3_f64.mul_add(b, a).sin()).powf((-a).tanh());
-    let t3 = if acc2.tanh() > 0.3 { a.cos() } else { -b * 0.25 };
-    let t4 = f64::sin(p25(b, b.tanh()));
-    let k5 = (((p5(((t1 * 0.5).atan() - t3) * 0.5, (((t1 * 0.5).sin() - b) * 0.5).atan(), 1) * 0.25).atan() * acc2 * 0.5).atan().abs() * 2.0) as usize % 3;
-    match k5 {
-        0 => {
-            acc2 -= (t1 * 0.5).sin().cos().exp() * 0.25;
+fn p26(b: f64, n: usize, a: f64) -> f64 {
+    let mut acc0 = 1.0;
+    if a < 0.0 {
+        acc0 += (n as f64).hypot(b).tanh() * 0.5;
+        let t1 = 0.3 * n as f64;
+        acc0 = (1.5 + (a + acc0).cos()).sqrt();
+        if n > 1 {
+            acc0 += (acc0 * 0.5).atan();
+        } else {
+            let mut k2 = 0;
+            loop {
+                let acc0 = (acc0 * 0.1).atan() - ((acc0 * 0.1).atan() + b);
+                k2 += 1;
+                if (b > 0.5) || k2 >= 5 { break; }
+            }
         }
-        1 => {
-            acc2 /= (2.0 + (acc2 * 0.5 - b).cos());
-        }
-        _ => {
-            for i in 0..3 {
-                if f64::max((acc2 * 0.1).tanh(), (t1 * 0.5).sin()) > a {
-                    acc2 = (1.5 + b.sin()).powf((acc2 * 0.1).tanh().tanh()).powi(2) * 0.25;
-                } else {
-                    acc2 -= ((t3 / (1.0 + t4.powi(2))).powi(2).ln_1p() * 0.5).sin();
+    } else if (acc0 * 0.1).tanh().tanh() < -0.1 && acc0 * 0.1 < 0.7 {
+        match n % 3 {
+            0 => {
+                for i in 0..2 {
+                    let mut acc3 = 0.5;
+                    acc3 *= 0.8 + 0.2 * (acc0 * 0.1).sin();
                 }
-                acc2 = ((acc2 * 0.1).sin() + ((t4 + a) * 0.5).sin()).tanh();
+            }
+            1 => {
+                let t4 = (1.0 + (acc0 * 0.1).tanh().atan().powi(2)).sqrt();
+            }
+            _ => {
+                acc0 /= (1.0 + b.sin().exp().powi(2));
             }
         }
     }
-    t4.tanh() + t3 + (t1 * 0.5).tanh().cos() - b
+    (acc0 * 0.1).atan().tanh()
 }
 "#;
 
@@ -2234,62 +2315,60 @@ pub fn check_p26() -> Result<(), String> {
     check(
         "p26",
         SOURCE_P26,
-        &["p5", "p25"],
-        0x32687e7979cd7c1e,
+        &[],
+        0x3e0bfcc031bf4815,
         2,
-        &|p| p26(p[0], p[1]),
+        &|p| p26(p[0], 3, p[1]),
         &|p| {
-            let (g0, g1) = gradients_function!(p26)(p[0], p[1]);
+            let (g0, g1) = gradients_function!(p26)(p[0], 3, p[1]);
             [vec![g0], vec![g1]].concat()
         },
-        &|p| value_and_gradients_function!(p26)(p[0], p[1]).0,
+        &|p| value_and_gradients_function!(p26)(p[0], 3, p[1]).0,
     )
 }
 
 #[differentiable]
-fn p27(a: f64, b: f64) -> f64 {
-    let b = b + a * a;
-    let mut acc0 = 2.0_f64;
-    if acc0.sin() > -0.1 && (b * 0.25).sin() < 0.0 {
-        let mut acc1 = 0.0;
-        for i in 0..4 {
-            for j in 0..1 {
-                if a + a < 0.7 {
-                    acc1 = acc0 * 0.1;
+fn p27(c: f64, a: f64, b: f64) -> f64 {
+    let t1 = { let u0 = (1.5 + b.cos()).sqrt().max(a * a); a * b };
+    let mut acc2 = (1.5 + 0.3_f64.mul_add(t1, t1).sin()).powf((-a).tanh());
+    let t3 = if a.tanh() > 0.3 { a.cos() } else { -c * 0.25 };
+    let t4 = f64::sin(p26(t3, 3, b.tanh()));
+    match ((p12(((c + acc2) * 0.5).tanh(), a) * a * 0.5).sin().abs() * 2.0) as usize % 3 {
+        0 | 1 => {
+            let mut acc5 = 0.5;
+        }
+        _ => {
+            for i in (0..1).rev() {
+                if i == 1 {
+                    return c * t4 * t1.min((acc2 * 0.5).sin());
                 }
-                acc1 = (acc1 * 0.1 + a).tanh();
+                acc2 += -b.powi(2).ln_1p();
             }
-            acc0 *= (b * 0.25).cos().tanh();
         }
     }
-    let mut v2 = vec![0.0; 3];
-    for i in 0..v2.len() {
-        v2[i] = 2.0_f64;
-    }
-    0.1 * (acc0 * 0.05).atan() + b * 0.25 + 0.5 * (acc0 * 0.05).atan()
+    1.25 * t4 + t3 + 0.75 * (acc2 * 0.25).tanh() - t1.tanh() - 1.5 * c
 }
 
 const SOURCE_P27: &str = r#"#[differentiable]
-fn p27(a: f64, b: f64) -> f64 {
-    let b = b + a * a;
-    let mut acc0 = 2.0_f64;
-    if acc0.sin() > -0.1 && (b * 0.25).sin() < 0.0 {
-        let mut acc1 = 0.0;
-        for i in 0..4 {
-            for j in 0..1 {
-                if a + a < 0.7 {
-                    acc1 = acc0 * 0.1;
+fn p27(c: f64, a: f64, b: f64) -> f64 {
+    let t1 = { let u0 = (1.5 + b.cos()).sqrt().max(a * a); a * b };
+    let mut acc2 = (1.5 + 0.3_f64.mul_add(t1, t1).sin()).powf((-a).tanh());
+    let t3 = if a.tanh() > 0.3 { a.cos() } else { -c * 0.25 };
+    let t4 = f64::sin(p26(t3, 3, b.tanh()));
+    match ((p12(((c + acc2) * 0.5).tanh(), a) * a * 0.5).sin().abs() * 2.0) as usize % 3 {
+        0 | 1 => {
+            let mut acc5 = 0.5;
+        }
+        _ => {
+            for i in (0..1).rev() {
+                if i == 1 {
+                    return c * t4 * t1.min((acc2 * 0.5).sin());
                 }
-                acc1 = (acc1 * 0.1 + a).tanh();
+                acc2 += -b.powi(2).ln_1p();
             }
-            acc0 *= (b * 0.25).cos().tanh();
         }
     }
-    let mut v2 = vec![0.0; 3];
-    for i in 0..v2.len() {
-        v2[i] = 2.0_f64;
-    }
-    0.1 * (acc0 * 0.05).atan() + b * 0.25 + 0.5 * (acc0 * 0.05).atan()
+    1.25 * t4 + t3 + 0.75 * (acc2 * 0.25).tanh() - t1.tanh() - 1.5 * c
 }
 "#;
 
@@ -2297,54 +2376,72 @@ pub fn check_p27() -> Result<(), String> {
     check(
         "p27",
         SOURCE_P27,
-        &[],
-        0x49534386b36e0a12,
-        2,
-        &|p| p27(p[0], p[1]),
+        &["p12", "p26"],
+        0x32687e7979cd7c1e,
+        3,
+        &|p| p27(p[0], p[1], p[2]),
         &|p| {
-            let (g0, g1) = gradients_function!(p27)(p[0], p[1]);
-            [vec![g0], vec![g1]].concat()
+            let (g0, g1, g2) = gradients_function!(p27)(p[0], p[1], p[2]);
+            [vec![g0], vec![g1], vec![g2]].concat()
         },
-        &|p| value_and_gradients_function!(p27)(p[0], p[1]).0,
+        &|p| value_and_gradients_function!(p27)(p[0], p[1], p[2]).0,
     )
 }
 
 #[differentiable]
-fn p28(a: f64) -> f64 {
-    let mut acc0 = 1.0;
-    if a / (1.5 + a.tanh()) < 0.1 || 1.0 < -0.2 {
+fn p28(a: f64, b: f64, c: f64) -> f64 {
+    let t0 = 0.6 * a;
+    let mut acc1 = 0.25 * t0 / (2.0 + f64::max(c, c).cos());
+    if a > acc1 {
+        let mut acc2 = -(1.0 + c.powi(2)).sqrt();
+        let t3 = if f64::min(b, acc1) < -0.1 { a.cos() } else { c };
+        let mut v4 = vec![0.0; 2];
+        for i in 0..v4.len() {
+            v4[i] = (i as f64 / (1.5 + c.tanh())).atan();
+        }
+    } else if acc1 > acc1 {
+        if a / (1.0 + c * c) > a {
+            let t5 = if f64::tanh(acc1) > a { c.hypot(t0) * 0.9 } else { 0.1_f64.tanh().exp().cos() };
+        } else {
+            let t6 = b * b;
+        }
+    } else {
         for i in (0..8).step_by(2) {
-            for j in (0..8).step_by(2) {
-                if a / (1.0 + a.powi(2)) < 0.5 {
-                    continue;
-                }
-                acc0 -= (a * -a * 0.5).sin();
-            }
-            acc0 *= 0.5 + 0.4 * (-(i as f64)).sin();
+            acc1 = (1.0 + c.powi(2)).sqrt() / (1.0 + (t0 / (1.0 + c.powi(2))).powi(2)) * 0.5;
+            let t7 = if (i as f64) > t0 { a - (1.5 + p13(b / (1.0 + a.powi(2)) * 0.5, -t0, (b * b * 0.5).tanh()).sin()).powf(t0.tanh()) } else { -(i as f64) + 0.1 / (1.0 + p26(t0, 3, 1.25).powi(2)) };
+            acc1 += ((t7 * 0.25).tanh().powi(2).ln_1p().tanh() * 0.5).tanh();
         }
     }
-    let t1 = a - a / (2.0 + ((acc0 * 0.02).tanh() * a).cos());
-    let acc0 = (acc0 * 0.02).tanh() - (acc0 * 0.02).atan();
-    1.5 * (acc0 * 0.5).sin() + (t1 * 0.5).tanh() + a
+    acc1 = (c + t0).powi(2).ln_1p();
+    (acc1 * 0.1).tanh().tanh() + t0 + 0.25 * c
 }
 
 const SOURCE_P28: &str = r#"#[differentiable]
-fn p28(a: f64) -> f64 {
-    let mut acc0 = 1.0;
-    if a / (1.5 + a.tanh()) < 0.1 || 1.0 < -0.2 {
+fn p28(a: f64, b: f64, c: f64) -> f64 {
+    let t0 = 0.6 * a;
+    let mut acc1 = 0.25 * t0 / (2.0 + f64::max(c, c).cos());
+    if a > acc1 {
+        let mut acc2 = -(1.0 + c.powi(2)).sqrt();
+        let t3 = if f64::min(b, acc1) < -0.1 { a.cos() } else { c };
+        let mut v4 = vec![0.0; 2];
+        for i in 0..v4.len() {
+            v4[i] = (i as f64 / (1.5 + c.tanh())).atan();
+        }
+    } else if acc1 > acc1 {
+        if a / (1.0 + c * c) > a {
+            let t5 = if f64::tanh(acc1) > a { c.hypot(t0) * 0.9 } else { 0.1_f64.tanh().exp().cos() };
+        } else {
+            let t6 = b * b;
+        }
+    } else {
         for i in (0..8).step_by(2) {
-            for j in (0..8).step_by(2) {
-                if a / (1.0 + a.powi(2)) < 0.5 {
-                    continue;
-                }
-                acc0 -= (a * -a * 0.5).sin();
-            }
-            acc0 *= 0.5 + 0.4 * (-(i as f64)).sin();
+            acc1 = (1.0 + c.powi(2)).sqrt() / (1.0 + (t0 / (1.0 + c.powi(2))).powi(2)) * 0.5;
+            let t7 = if (i as f64) > t0 { a - (1.5 + p13(b / (1.0 + a.powi(2)) * 0.5, -t0, (b * b * 0.5).tanh()).sin()).powf(t0.tanh()) } else { -(i as f64) + 0.1 / (1.0 + p26(t0, 3, 1.25).powi(2)) };
+            acc1 += ((t7 * 0.25).tanh().powi(2).ln_1p().tanh() * 0.5).tanh();
         }
     }
-    let t1 = a - a / (2.0 + ((acc0 * 0.02).tanh() * a).cos());
-    let acc0 = (acc0 * 0.02).tanh() - (acc0 * 0.02).atan();
-    1.5 * (acc0 * 0.5).sin() + (t1 * 0.5).tanh() + a
+    acc1 = (c + t0).powi(2).ln_1p();
+    (acc1 * 0.1).tanh().tanh() + t0 + 0.25 * c
 }
 "#;
 
@@ -2352,41 +2449,36 @@ pub fn check_p28() -> Result<(), String> {
     check(
         "p28",
         SOURCE_P28,
-        &[],
-        0xa4f5a3ed95b99dc4,
-        1,
-        &|p| p28(p[0]),
-        &|p| vec![gradients_function!(p28)(p[0])],
-        &|p| value_and_gradients_function!(p28)(p[0]).0,
+        &["p13", "p26"],
+        0xe2c411c493e94354,
+        3,
+        &|p| p28(p[0], p[1], p[2]),
+        &|p| {
+            let (g0, g1, g2) = gradients_function!(p28)(p[0], p[1], p[2]);
+            [vec![g0], vec![g1], vec![g2]].concat()
+        },
+        &|p| value_and_gradients_function!(p28)(p[0], p[1], p[2]).0,
     )
 }
 
 #[differentiable]
-fn p29(a: f64, b: f64) -> f64 {
-    let t1 = { let u0 = b / (1.5 + a.tanh()) * (a * 0.25); (b - b).atan() };
-    let mut acc2 = 0.5;
-    acc2 = ((a * t1 - b.powi(2)) * 0.5).tanh();
-    let t3 = if 1.5 * acc2 < -0.4 && acc2 < -0.4 { (p17(a) * 0.5).cos() } else { t1.mul_add(t1, acc2).mul_add(t1.powi(2).ln_1p(), t1) };
-    let t4 = b.powi(2).ln_1p();
-    for i in 0..2 {
-        let flag5 = t1.cos() > -0.1;
-        acc2 *= t1.tanh();
-    }
-    t4.tanh() - 0.1 * (t3 * 0.25).sin() - t1 + b.cos() + 0.5 * a
+fn p29(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    let t1 = ((s) + (s) * 0.5) * &(-x.mapv(f64::sin));
+    let t2 = (((s) * (s)).tanh()) * &(x - (s));
+    let t3 = &((&t2 * (s)).mapv(f64::tanh)) / &(t1.mapv(f64::sin)).mapv(|q| q * q + 1.0);
+    let t4 = &(t3.dot(x) * 0.3) - &t3;
+    let t5 = v / &v.mapv(|q| q * q + 1.0);
+    t5.dot(&t5) * 0.1 + t4.sum() * 0.2 + t3.sum() * 0.2
 }
 
 const SOURCE_P29: &str = r#"#[differentiable]
-fn p29(a: f64, b: f64) -> f64 {
-    let t1 = { let u0 = b / (1.5 + a.tanh()) * (a * 0.25); (b - b).atan() };
-    let mut acc2 = 0.5;
-    acc2 = ((a * t1 - b.powi(2)) * 0.5).tanh();
-    let t3 = if 1.5 * acc2 < -0.4 && acc2 < -0.4 { (p17(a) * 0.5).cos() } else { t1.mul_add(t1, acc2).mul_add(t1.powi(2).ln_1p(), t1) };
-    let t4 = b.powi(2).ln_1p();
-    for i in 0..2 {
-        let flag5 = t1.cos() > -0.1;
-        acc2 *= t1.tanh();
-    }
-    t4.tanh() - 0.1 * (t3 * 0.25).sin() - t1 + b.cos() + 0.5 * a
+fn p29(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    let t1 = ((s) + (s) * 0.5) * &(-x.mapv(f64::sin));
+    let t2 = (((s) * (s)).tanh()) * &(x - (s));
+    let t3 = &((&t2 * (s)).mapv(f64::tanh)) / &(t1.mapv(f64::sin)).mapv(|q| q * q + 1.0);
+    let t4 = &(t3.dot(x) * 0.3) - &t3;
+    let t5 = v / &v.mapv(|q| q * q + 1.0);
+    t5.dot(&t5) * 0.1 + t4.sum() * 0.2 + t3.sum() * 0.2
 }
 "#;
 
@@ -2394,42 +2486,84 @@ pub fn check_p29() -> Result<(), String> {
     check(
         "p29",
         SOURCE_P29,
-        &["p17"],
-        0x6959cbbe11d776bc,
-        2,
-        &|p| p29(p[0], p[1]),
+        &[],
+        0xe2cafc2903fbd514,
+        13,
+        &|p| p29(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3),
         &|p| {
-            let (g0, g1) = gradients_function!(p29)(p[0], p[1]);
-            [vec![g0], vec![g1]].concat()
+            let (g0, g1, g2) = gradients_function!(p29)(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3);
+            [g0.iter().copied().collect::<Vec<f64>>(), g1.iter().copied().collect::<Vec<f64>>(), vec![g2]].concat()
         },
-        &|p| value_and_gradients_function!(p29)(p[0], p[1]).0,
+        &|p| value_and_gradients_function!(p29)(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3).0,
     )
 }
 
 #[differentiable]
-fn p30(b: f64, c: f64, xs: &[f64], a: f64) -> f64 {
-    let t0: f64 = c / (1.5 + c.tanh());
-    let b = b + (t0 + b);
-    let mut acc1 = 0.0;
-    let c = c * (b * 0.1).tanh().abs();
-    let t2 = (b * 0.1).atan().powi(2);
-    acc1 += (1.0 + t0.tanh().powi(2)).ln();
-    acc1 = (acc1 * ((t2 - xs[1]) * 0.25).atan()).sin();
-    acc1 *= t0.cos();
-    t2 - c + t0.sin() + a
+fn p30(a: f64) -> f64 {
+    let a = a * a;
+    let mut acc0 = 0.0;
+    if 0.25 > 0.7 {
+        acc0 -= (a * 0.5).tanh();
+        if (a * 0.5).sin() * acc0 < 0.5 {
+            acc0 = (acc0 + (a * 0.5).sin().sin()).tanh();
+        } else {
+            for i in 0..1 {
+                let mut acc1 = 0.0;
+                acc1 = (acc0 * 0.5).sin();
+            }
+        }
+    } else {
+        let mut w2 = 0;
+        while w2 < 2 {
+            for j in 0..4 {
+                let t3 = (a * 0.5).sin().powi(3);
+                acc0 += t3.powi(3);
+            }
+            acc0 += ((a * 0.5).sin() * (acc0 * 0.05).tanh() * (a * 0.5).tanh().asinh() * 0.5).tanh();
+            w2 += 1;
+        }
+    }
+    acc0 += (0.75 * ((a * 0.5).atan() + (acc0 * 0.05).sin()) * 0.5).tanh();
+    for i in 0..2 {
+        acc0 *= 0.8 + 0.2 * (1.25 * (acc0 * 0.05).atan()).sin();
+    }
+    let t4 = (2.0 + (acc0 * 0.02 * 0.5).cos()).powi(-2) * (a * 0.5);
+    acc0 = ((p15(-(a * 0.5).tanh(), t4.tanh(), (2.0 * t4 * 0.25).atan(), 1) * 0.5).atan().max((a * 0.5).atan()) * ((acc0 * 0.02).atan() - t4) * 0.25).sin();
+    t4.sin() - (acc0 * 0.02).atan().cos() - (a * 0.5).sin()
 }
 
 const SOURCE_P30: &str = r#"#[differentiable]
-fn p30(b: f64, c: f64, xs: &[f64], a: f64) -> f64 {
-    let t0: f64 = c / (1.5 + c.tanh());
-    let b = b + (t0 + b);
-    let mut acc1 = 0.0;
-    let c = c * (b * 0.1).tanh().abs();
-    let t2 = (b * 0.1).atan().powi(2);
-    acc1 += (1.0 + t0.tanh().powi(2)).ln();
-    acc1 = (acc1 * ((t2 - xs[1]) * 0.25).atan()).sin();
-    acc1 *= t0.cos();
-    t2 - c + t0.sin() + a
+fn p30(a: f64) -> f64 {
+    let a = a * a;
+    let mut acc0 = 0.0;
+    if 0.25 > 0.7 {
+        acc0 -= (a * 0.5).tanh();
+        if (a * 0.5).sin() * acc0 < 0.5 {
+            acc0 = (acc0 + (a * 0.5).sin().sin()).tanh();
+        } else {
+            for i in 0..1 {
+                let mut acc1 = 0.0;
+                acc1 = (acc0 * 0.5).sin();
+            }
+        }
+    } else {
+        let mut w2 = 0;
+        while w2 < 2 {
+            for j in 0..4 {
+                let t3 = (a * 0.5).sin().powi(3);
+                acc0 += t3.powi(3);
+            }
+            acc0 += ((a * 0.5).sin() * (acc0 * 0.05).tanh() * (a * 0.5).tanh().asinh() * 0.5).tanh();
+            w2 += 1;
+        }
+    }
+    acc0 += (0.75 * ((a * 0.5).atan() + (acc0 * 0.05).sin()) * 0.5).tanh();
+    for i in 0..2 {
+        acc0 *= 0.8 + 0.2 * (1.25 * (acc0 * 0.05).atan()).sin();
+    }
+    let t4 = (2.0 + (acc0 * 0.02 * 0.5).cos()).powi(-2) * (a * 0.5);
+    acc0 = ((p15(-(a * 0.5).tanh(), t4.tanh(), (2.0 * t4 * 0.25).atan(), 1) * 0.5).atan().max((a * 0.5).atan()) * ((acc0 * 0.02).atan() - t4) * 0.25).sin();
+    t4.sin() - (acc0 * 0.02).atan().cos() - (a * 0.5).sin()
 }
 "#;
 
@@ -2437,74 +2571,45 @@ pub fn check_p30() -> Result<(), String> {
     check(
         "p30",
         SOURCE_P30,
-        &[],
-        0x952ef26263920238,
-        7,
-        &|p| p30(p[0], p[1], &p[2..6], p[6]),
-        &|p| {
-            let (g0, g1, g2, g3) = gradients_function!(p30)(p[0], p[1], &p[2..6], p[6]);
-            [vec![g0], vec![g1], g2, vec![g3]].concat()
-        },
-        &|p| value_and_gradients_function!(p30)(p[0], p[1], &p[2..6], p[6]).0,
+        &["p15"],
+        0x0b0f9f45c02ace91,
+        1,
+        &|p| p30(p[0]),
+        &|p| vec![gradients_function!(p30)(p[0])],
+        &|p| value_and_gradients_function!(p30)(p[0]).0,
     )
 }
 
 #[differentiable]
-fn p31(a: f64, c: f64, b: f64, xs: &[f64]) -> f64 {
-    let t0: f64 = (a / (1.5 + a.tanh())).sin();
-    let t1 = a / (2.0 + 0.1_f64.cos());
-    let flag2 = 0.9 / (1.0 + xs[0].powi(2)) > 0.0;
-    let k3 = (t0.tanh().abs() * 2.0) as usize % 3;
-    let mut acc4 = (1.0 + t0.sin().powi(2)).ln();
-    match k3 {
-        0 => {
-            let mut w5 = 0;
-            while w5 < 1 {
-                acc4 *= t0.tanh();
-                acc4 /= (1.0 + xs[xs.len() - 1 - w5].powi(2));
-                w5 += 1;
-            }
-        }
-        1 => {
-            acc4 += ((xs.iter().map(|q| (q * 1.5).sin()).sum::<f64>() + xs[0] - (0.2 - t1)) * 0.1).sin();
-            acc4 = t0;
-        }
-        _ => {
-            acc4 = ((acc4 * 0.25).atan() - ((1.0 + xs[2].powi(2)).sqrt() * 0.5).atan()).atan();
-        }
+fn p31(c: f64, a: f64, b: f64) -> f64 {
+    let mut acc0 = f64::atan(a.max(a));
+    for i in 0..1 {
+        let t1 = c + 2.0;
+        acc0 = (acc0 * 0.5 * a).sin();
     }
-    acc4 *= 1.0 + f64::cos(t1).tanh();
-    let mut b = b;
-    b - (acc4 * 0.1).atan().sin() + t0
+    let mut v2 = vec![0.0; 3];
+    for i in 0..v2.len() {
+        v2[i] = ((i as f64).mul_add(c - b, a) * 0.25).tanh();
+    }
+    let t3 = a / (1.5 + (acc0 * 0.5).tanh()) / (1.5 + (a - v2[2]).tanh());
+    let mut acc4 = v2[1];
+    0.3 * (t3 * 0.5).atan() + (acc0 * 0.5).atan() + a.cos()
 }
 
 const SOURCE_P31: &str = r#"#[differentiable]
-fn p31(a: f64, c: f64, b: f64, xs: &[f64]) -> f64 {
-    let t0: f64 = (a / (1.5 + a.tanh())).sin();
-    let t1 = a / (2.0 + 0.1_f64.cos());
-    let flag2 = 0.9 / (1.0 + xs[0].powi(2)) > 0.0;
-    let k3 = (t0.tanh().abs() * 2.0) as usize % 3;
-    let mut acc4 = (1.0 + t0.sin().powi(2)).ln();
-    match k3 {
-        0 => {
-            let mut w5 = 0;
-            while w5 < 1 {
-                acc4 *= t0.tanh();
-                acc4 /= (1.0 + xs[xs.len() - 1 - w5].powi(2));
-                w5 += 1;
-            }
-        }
-        1 => {
-            acc4 += ((xs.iter().map(|q| (q * 1.5).sin()).sum::<f64>() + xs[0] - (0.2 - t1)) * 0.1).sin();
-            acc4 = t0;
-        }
-        _ => {
-            acc4 = ((acc4 * 0.25).atan() - ((1.0 + xs[2].powi(2)).sqrt() * 0.5).atan()).atan();
-        }
+fn p31(c: f64, a: f64, b: f64) -> f64 {
+    let mut acc0 = f64::atan(a.max(a));
+    for i in 0..1 {
+        let t1 = c + 2.0;
+        acc0 = (acc0 * 0.5 * a).sin();
     }
-    acc4 *= 1.0 + f64::cos(t1).tanh();
-    let mut b = b;
-    b - (acc4 * 0.1).atan().sin() + t0
+    let mut v2 = vec![0.0; 3];
+    for i in 0..v2.len() {
+        v2[i] = ((i as f64).mul_add(c - b, a) * 0.25).tanh();
+    }
+    let t3 = a / (1.5 + (acc0 * 0.5).tanh()) / (1.5 + (a - v2[2]).tanh());
+    let mut acc4 = v2[1];
+    0.3 * (t3 * 0.5).atan() + (acc0 * 0.5).atan() + a.cos()
 }
 "#;
 
@@ -2513,57 +2618,49 @@ pub fn check_p31() -> Result<(), String> {
         "p31",
         SOURCE_P31,
         &[],
-        0xecd785a412c507c7,
-        6,
-        &|p| p31(p[0], p[1], p[2], &p[3..6]),
+        0x8451977a66f562d5,
+        3,
+        &|p| p31(p[0], p[1], p[2]),
         &|p| {
-            let (g0, g1, g2, g3) = gradients_function!(p31)(p[0], p[1], p[2], &p[3..6]);
-            [vec![g0], vec![g1], vec![g2], g3].concat()
+            let (g0, g1, g2) = gradients_function!(p31)(p[0], p[1], p[2]);
+            [vec![g0], vec![g1], vec![g2]].concat()
         },
-        &|p| value_and_gradients_function!(p31)(p[0], p[1], p[2], &p[3..6]).0,
+        &|p| value_and_gradients_function!(p31)(p[0], p[1], p[2]).0,
     )
 }
 
 #[differentiable]
-fn p32(a: f64) -> f64 {
-    if a.tanh() > 0.0 {
-        return a;
-    }
-    let t0 = match ((a * 0.2).abs() * 2.0) as usize % 3 { 0 | 1 => (((1.0 + a.powi(2)).ln() - (a + 0.75)) * 0.5).atan(), _ => a * 0.1 };
-    let k1 = ((a.powi(3) * 0.5).atan().abs() * 2.0) as usize % 3;
-    let mut acc2 = 0.5;
-    match k1 {
-        0 | 1 => {
-            acc2 += t0.min(a / (1.0 + a * a)) * 0.5;
-        }
-        _ => {
-            let mut t0 = t0;
-            let t3 = (t0 * 0.5).tanh().powi(3);
-        }
+fn p32(a: f64, b: f64, c: f64) -> f64 {
+    let t0 = f64::atan(a) * -0.3;
+    let t1 = t0.atan2(1.5 + a.cos());
+    let mut acc2 = -(t1 + 0.75);
+    for i in 0..1 {
+        acc2 -= t0;
+        let mut acc3 = ((b - (p25((a / (1.0 + a.powi(2)) * 0.5).atan(), ((b - a) * 0.5).sin()) * 0.25).tanh()) * 1.5 * 0.5).sin();
+        let mut acc2 = acc2;
+        let t4 = t0.powi(3);
     }
     acc2 += a;
-    2.0 * (acc2 * 0.5).tanh()
+    acc2 += ((2.0 + b.sin()).log10().mul_add(t0 / (1.0 + c.powi(2)), t1) * 0.25).tanh();
+    let c = c + c.mul_add(a, a);
+    (c * 0.25).tanh() + 1.5 * (acc2 * 0.25).atan() + t1 + t0 - a
 }
 
 const SOURCE_P32: &str = r#"#[differentiable]
-fn p32(a: f64) -> f64 {
-    if a.tanh() > 0.0 {
-        return a;
-    }
-    let t0 = match ((a * 0.2).abs() * 2.0) as usize % 3 { 0 | 1 => (((1.0 + a.powi(2)).ln() - (a + 0.75)) * 0.5).atan(), _ => a * 0.1 };
-    let k1 = ((a.powi(3) * 0.5).atan().abs() * 2.0) as usize % 3;
-    let mut acc2 = 0.5;
-    match k1 {
-        0 | 1 => {
-            acc2 += t0.min(a / (1.0 + a * a)) * 0.5;
-        }
-        _ => {
-            let mut t0 = t0;
-            let t3 = (t0 * 0.5).tanh().powi(3);
-        }
+fn p32(a: f64, b: f64, c: f64) -> f64 {
+    let t0 = f64::atan(a) * -0.3;
+    let t1 = t0.atan2(1.5 + a.cos());
+    let mut acc2 = -(t1 + 0.75);
+    for i in 0..1 {
+        acc2 -= t0;
+        let mut acc3 = ((b - (p25((a / (1.0 + a.powi(2)) * 0.5).atan(), ((b - a) * 0.5).sin()) * 0.25).tanh()) * 1.5 * 0.5).sin();
+        let mut acc2 = acc2;
+        let t4 = t0.powi(3);
     }
     acc2 += a;
-    2.0 * (acc2 * 0.5).tanh()
+    acc2 += ((2.0 + b.sin()).log10().mul_add(t0 / (1.0 + c.powi(2)), t1) * 0.25).tanh();
+    let c = c + c.mul_add(a, a);
+    (c * 0.25).tanh() + 1.5 * (acc2 * 0.25).atan() + t1 + t0 - a
 }
 "#;
 
@@ -2571,41 +2668,174 @@ pub fn check_p32() -> Result<(), String> {
     check(
         "p32",
         SOURCE_P32,
-        &[],
-        0xe32c2dc1986526a6,
-        1,
-        &|p| p32(p[0]),
-        &|p| vec![gradients_function!(p32)(p[0])],
-        &|p| value_and_gradients_function!(p32)(p[0]).0,
+        &["p25"],
+        0x6d03264ab5d78371,
+        3,
+        &|p| p32(p[0], p[1], p[2]),
+        &|p| {
+            let (g0, g1, g2) = gradients_function!(p32)(p[0], p[1], p[2]);
+            [vec![g0], vec![g1], vec![g2]].concat()
+        },
+        &|p| value_and_gradients_function!(p32)(p[0], p[1], p[2]).0,
     )
 }
 
 #[differentiable]
-fn p33(a: f64, b: f64) -> f64 {
-    let b = b * (0.75 * a);
-    let mut acc0 = 0.0;
-    if a.atan() < 0.1 {
-        acc0 *= (b * 0.5 * a).tanh();
-        let mut acc1 = 0.5;
-        let t2 = if (b * 0.5).tanh() / (1.0 + a * a) > 0.7 { p22(((acc0 + (b * 0.5).tanh()) * 0.5).atan(), acc0) * 0.25 / (2.0 + a.cos()) / (1.0 + a.powi(3).powi(2)) } else { (1.5 + (b * 0.5).atan().tanh().cos()).sqrt() };
-    } else if b * 0.5 * (p22(1.25 * (b * 0.5).tanh(), a) * 0.25) < -0.2 {
-        acc0 = 0.9_f64;
+fn p33(a: f64) -> f64 {
+    let mut acc0 = (a / (2.0 + (p24(((a - a) * 0.5).sin(), ((a - 1.5) * 0.5).atan(), (a.powi(3) * 0.5).tanh(), ((1.0 + a.powi(2)).sqrt() * 0.5).atan()) * 0.25).atan().cos()) * (a - 0.5) * 0.5).tanh();
+    let mut k1 = 0;
+    loop {
+        if a.atan2(1.5 + (acc0 * 0.1).sin().cos()) < -0.2 {
+            if k1 == 2 {
+                for j in 0..3 {
+                    let flag2 = ((j as f64).sin()) > 0.3;
+                    acc0 += (acc0 * 0.02).tanh().abs();
+                }
+            }
+        }
+        acc0 = ((k1 as f64 - a - (a + (acc0 * 0.02).atan())) * 0.25).atan();
+        k1 += 1;
+        if (1.25 * (acc0 * 0.02).tanh() > k1 as f64) || k1 >= 5 { break; }
     }
-    acc0.sin() - a
+    let k3 = (a.tanh().abs() * 2.0) as usize % 3;
+    match k3 {
+        0 => {
+            let mut acc4 = 1.0;
+            for i in 0..4 {
+                if i % 2 == 0 {
+                    let mut k5 = 0;
+                    loop {
+                        let t6 = -(a - a);
+                        acc0 = (acc0 * 0.02).atan().tanh() * a.sin();
+                        k5 += 1;
+                        if (a.hypot((acc0 * 0.02).sin()) < 0.7) || k5 >= 4 { break; }
+                    }
+                } else {
+                    let t7 = (1.5 + (acc0 * 0.02).atan().sin()).log(2.5 + (acc0 * 0.02).hypot((acc0 * 0.02).sin()).cos());
+                }
+                acc4 *= a.cos();
+            }
+        }
+        1 => {
+            if a < -0.4 {
+                let mut k8 = 0;
+                let r10 = loop {
+                    let t9 = 1.5 + a;
+                    acc0 += (t9.atan().tanh() * 0.5).tanh();
+                    k8 += 1;
+                    if ((acc0 * 0.02).tanh() + acc0 * 0.02 > 0.0) || k8 >= 4 { break p13(-(acc0 * 0.02).atan(), (2.0 + (t9 * 0.5).cos()).powi(-2), ((a + a) * 0.5).atan()) / (2.0 + (acc0 * 0.02).atan().cos()); }
+                };
+            } else {
+                let acc0 = (acc0 * 0.02).tanh() + (a - (acc0 * 0.02).sin());
+            }
+        }
+        _ => {
+            if 1.0_f64.sin() < -0.4 {
+                let t11 = (0.9 / (1.5 + a.tanh())).sin().hypot(((acc0 * 0.02).tanh() - (acc0 * 0.02).atan()).cos());
+            } else if 0.2 < -0.4 {
+                if (2.0 + 0.1_f64.cos()).powi(-2) > a {
+                    let mut w12 = 0;
+                    while w12 < 3 {
+                        acc0 = a + a;
+                        w12 += 1;
+                    }
+                }
+            } else {
+                let mut w13 = 0;
+                while w13 < 1 {
+                    for j in 0..3 {
+                        for l in 0..3 {
+                            acc0 += (f64::min(acc0 * 0.01, j as f64) * 0.5).sin().powi(2);
+                            acc0 += (2.0 + (acc0 * 0.01).atan().cos()).recip();
+                        }
+                        acc0 /= (1.0 + f64::cos((acc0 * 0.01).sin()).powi(2));
+                    }
+                    acc0 -= (acc0 * 0.01).sin().powi(2);
+                    w13 += 1;
+                }
+            }
+        }
+    }
+    a.cos()
 }
 
 const SOURCE_P33: &str = r#"#[differentiable]
-fn p33(a: f64, b: f64) -> f64 {
-    let b = b * (0.75 * a);
-    let mut acc0 = 0.0;
-    if a.atan() < 0.1 {
-        acc0 *= (b * 0.5 * a).tanh();
-        let mut acc1 = 0.5;
-        let t2 = if (b * 0.5).tanh() / (1.0 + a * a) > 0.7 { p22(((acc0 + (b * 0.5).tanh()) * 0.5).atan(), acc0) * 0.25 / (2.0 + a.cos()) / (1.0 + a.powi(3).powi(2)) } else { (1.5 + (b * 0.5).atan().tanh().cos()).sqrt() };
-    } else if b * 0.5 * (p22(1.25 * (b * 0.5).tanh(), a) * 0.25) < -0.2 {
-        acc0 = 0.9_f64;
+fn p33(a: f64) -> f64 {
+    let mut acc0 = (a / (2.0 + (p24(((a - a) * 0.5).sin(), ((a - 1.5) * 0.5).atan(), (a.powi(3) * 0.5).tanh(), ((1.0 + a.powi(2)).sqrt() * 0.5).atan()) * 0.25).atan().cos()) * (a - 0.5) * 0.5).tanh();
+    let mut k1 = 0;
+    loop {
+        if a.atan2(1.5 + (acc0 * 0.1).sin().cos()) < -0.2 {
+            if k1 == 2 {
+                for j in 0..3 {
+                    let flag2 = ((j as f64).sin()) > 0.3;
+                    acc0 += (acc0 * 0.02).tanh().abs();
+                }
+            }
+        }
+        acc0 = ((k1 as f64 - a - (a + (acc0 * 0.02).atan())) * 0.25).atan();
+        k1 += 1;
+        if (1.25 * (acc0 * 0.02).tanh() > k1 as f64) || k1 >= 5 { break; }
     }
-    acc0.sin() - a
+    let k3 = (a.tanh().abs() * 2.0) as usize % 3;
+    match k3 {
+        0 => {
+            let mut acc4 = 1.0;
+            for i in 0..4 {
+                if i % 2 == 0 {
+                    let mut k5 = 0;
+                    loop {
+                        let t6 = -(a - a);
+                        acc0 = (acc0 * 0.02).atan().tanh() * a.sin();
+                        k5 += 1;
+                        if (a.hypot((acc0 * 0.02).sin()) < 0.7) || k5 >= 4 { break; }
+                    }
+                } else {
+                    let t7 = (1.5 + (acc0 * 0.02).atan().sin()).log(2.5 + (acc0 * 0.02).hypot((acc0 * 0.02).sin()).cos());
+                }
+                acc4 *= a.cos();
+            }
+        }
+        1 => {
+            if a < -0.4 {
+                let mut k8 = 0;
+                let r10 = loop {
+                    let t9 = 1.5 + a;
+                    acc0 += (t9.atan().tanh() * 0.5).tanh();
+                    k8 += 1;
+                    if ((acc0 * 0.02).tanh() + acc0 * 0.02 > 0.0) || k8 >= 4 { break p13(-(acc0 * 0.02).atan(), (2.0 + (t9 * 0.5).cos()).powi(-2), ((a + a) * 0.5).atan()) / (2.0 + (acc0 * 0.02).atan().cos()); }
+                };
+            } else {
+                let acc0 = (acc0 * 0.02).tanh() + (a - (acc0 * 0.02).sin());
+            }
+        }
+        _ => {
+            if 1.0_f64.sin() < -0.4 {
+                let t11 = (0.9 / (1.5 + a.tanh())).sin().hypot(((acc0 * 0.02).tanh() - (acc0 * 0.02).atan()).cos());
+            } else if 0.2 < -0.4 {
+                if (2.0 + 0.1_f64.cos()).powi(-2) > a {
+                    let mut w12 = 0;
+                    while w12 < 3 {
+                        acc0 = a + a;
+                        w12 += 1;
+                    }
+                }
+            } else {
+                let mut w13 = 0;
+                while w13 < 1 {
+                    for j in 0..3 {
+                        for l in 0..3 {
+                            acc0 += (f64::min(acc0 * 0.01, j as f64) * 0.5).sin().powi(2);
+                            acc0 += (2.0 + (acc0 * 0.01).atan().cos()).recip();
+                        }
+                        acc0 /= (1.0 + f64::cos((acc0 * 0.01).sin()).powi(2));
+                    }
+                    acc0 -= (acc0 * 0.01).sin().powi(2);
+                    w13 += 1;
+                }
+            }
+        }
+    }
+    a.cos()
 }
 "#;
 
@@ -2613,62 +2843,45 @@ pub fn check_p33() -> Result<(), String> {
     check(
         "p33",
         SOURCE_P33,
-        &["p22"],
-        0xf2902d3133d6f5b1,
-        2,
-        &|p| p33(p[0], p[1]),
-        &|p| {
-            let (g0, g1) = gradients_function!(p33)(p[0], p[1]);
-            [vec![g0], vec![g1]].concat()
-        },
-        &|p| value_and_gradients_function!(p33)(p[0], p[1]).0,
+        &["p13", "p24"],
+        0x96db47d13947debf,
+        1,
+        &|p| p33(p[0]),
+        &|p| vec![gradients_function!(p33)(p[0])],
+        &|p| value_and_gradients_function!(p33)(p[0]).0,
     )
 }
 
 #[differentiable]
-fn p34(n: usize, a: f64, c: f64, b: f64) -> f64 {
-    let mut acc0 = b;
+fn p34(a: f64) -> f64 {
+    let flag0 = f64::tanh(a) > 0.7;
+    let t1 = a.cos().exp();
+    let t2 = 1.0 * a.tanh();
+    let mut acc3 = t2.hypot(t1).cos();
     for i in (0..3).rev() {
-        let mut k1 = 0;
-        loop {
-            let t2 = k1 as f64;
-            acc0 = ((a.tanh() + (2.0 + 1.25)) * 0.5).tanh();
-            k1 += 1;
-            if (-(t2 * 0.5).tanh() < -0.2) || k1 >= 4 { break; }
+        let mut acc4 = ((t1 - p30((t2.tanh().exp_m1() * 0.5).atan())).mul_add(-(i as f64), t2 / (1.5 + (i as f64).tanh())) * 0.1).tanh();
+        if i < 1 {
+            let t5 = if flag0 { (1.25 - i as f64).asinh() } else { f64::min(t2 - acc4, a / (1.5 + t2.tanh())) };
         }
-        acc0 -= (f64::sin(a.powi(2).ln_1p()) * 0.5).atan();
+        acc3 += ((acc4 + (acc3 * 0.25).tanh()) * (1.0 + a) * 0.25).sin();
     }
-    let t3 = 0.6 - (n as f64 - (acc0 * 0.05).atan());
-    let t4 = (t3 * 0.5).tanh();
-    let b = b - 2.0 * (t3 * 0.5).atan();
-    for i in 0..n {
-        let t5: f64 = 0.25 / (2.0 + t4.cos());
-        acc0 += a;
-    }
-    1.0 * (b * 0.25).tanh() + t4 - (t3 * 0.5).atan() + 1.0 * (acc0 * 0.05).atan() + c + 0.1 * a + 0.5 * t4
+    (acc3 * 0.25).tanh() + t2.sin() + t1 - a.sin()
 }
 
 const SOURCE_P34: &str = r#"#[differentiable]
-fn p34(n: usize, a: f64, c: f64, b: f64) -> f64 {
-    let mut acc0 = b;
+fn p34(a: f64) -> f64 {
+    let flag0 = f64::tanh(a) > 0.7;
+    let t1 = a.cos().exp();
+    let t2 = 1.0 * a.tanh();
+    let mut acc3 = t2.hypot(t1).cos();
     for i in (0..3).rev() {
-        let mut k1 = 0;
-        loop {
-            let t2 = k1 as f64;
-            acc0 = ((a.tanh() + (2.0 + 1.25)) * 0.5).tanh();
-            k1 += 1;
-            if (-(t2 * 0.5).tanh() < -0.2) || k1 >= 4 { break; }
+        let mut acc4 = ((t1 - p30((t2.tanh().exp_m1() * 0.5).atan())).mul_add(-(i as f64), t2 / (1.5 + (i as f64).tanh())) * 0.1).tanh();
+        if i < 1 {
+            let t5 = if flag0 { (1.25 - i as f64).asinh() } else { f64::min(t2 - acc4, a / (1.5 + t2.tanh())) };
         }
-        acc0 -= (f64::sin(a.powi(2).ln_1p()) * 0.5).atan();
+        acc3 += ((acc4 + (acc3 * 0.25).tanh()) * (1.0 + a) * 0.25).sin();
     }
-    let t3 = 0.6 - (n as f64 - (acc0 * 0.05).atan());
-    let t4 = (t3 * 0.5).tanh();
-    let b = b - 2.0 * (t3 * 0.5).atan();
-    for i in 0..n {
-        let t5: f64 = 0.25 / (2.0 + t4.cos());
-        acc0 += a;
-    }
-    1.0 * (b * 0.25).tanh() + t4 - (t3 * 0.5).atan() + 1.0 * (acc0 * 0.05).atan() + c + 0.1 * a + 0.5 * t4
+    (acc3 * 0.25).tanh() + t2.sin() + t1 - a.sin()
 }
 "#;
 
@@ -2676,40 +2889,49 @@ pub fn check_p34() -> Result<(), String> {
     check(
         "p34",
         SOURCE_P34,
-        &[],
-        0x0bf645f28aa9143f,
-        3,
-        &|p| p34(2, p[0], p[1], p[2]),
-        &|p| {
-            let (g0, g1, g2) = gradients_function!(p34)(2, p[0], p[1], p[2]);
-            [vec![g0], vec![g1], vec![g2]].concat()
-        },
-        &|p| value_and_gradients_function!(p34)(2, p[0], p[1], p[2]).0,
+        &["p30"],
+        0x96c6cbc310857b9d,
+        1,
+        &|p| p34(p[0]),
+        &|p| vec![gradients_function!(p34)(p[0])],
+        &|p| value_and_gradients_function!(p34)(p[0]).0,
     )
 }
 
 #[differentiable]
-fn p35(a: f64) -> f64 {
-    let t0 = a.mul_add(a, a).hypot(a.atan()).atan();
-    let mut acc1 = 0.0;
-    for i in (0..8).step_by(2) {
-        acc1 *= 0.8 + 0.2 * (t0 - a).sin();
-        acc1 += a;
+fn p35(a: f64, n: usize, xs: &[f64]) -> f64 {
+    let flag0 = f64::cos(a) > 0.5;
+    let t1 = (1.5 + a.sin()).powf(xs[xs.len() - 1 - n].tanh());
+    let t2 = t1;
+    let t3 = t1 / (1.5 + (p31((a / (1.5 + t2.tanh()) * 0.5).sin(), t2.tanh(), ((xs[n] - t1) * 0.5).tanh()) * 0.5).sin().tanh());
+    let mut v4 = vec![0.0; 4];
+    for i in 0..v4.len() {
+        v4[i] = t1.tanh() * 0.75;
+        if i > 0 {
+            v4[i] += v4[i - 1] * (a - t1) * 0.25;
+        }
     }
-    let t2 = t0.sin().min((p28(((a + a) * 0.5).atan()) * 0.5).sin() - t0);
-    2.0 * t2 - (acc1 * 0.1).tanh().sin() - t0 + 0.1 * a
+    v4[n] += ((1.5 + (p26((v4[3] * 0.25).sin(), 3, (n as f64 * 0.5).atan()) + v4[v4.len() - 1 - n] * 0.25).sin()).powf((t1 - t3 * 0.5).tanh()) * 0.5).tanh();
+    let t5 = match n % 3 { 0 | 1 => ((a / (2.0 + (v4[3] * 0.25).tanh().cos())).hypot(t1) * 0.5).atan(), _ => a.atan().max(t1) };
+    t5.sin() - 0.3 * (t3 * 0.5).tanh() + 1.0 * t2 - 0.9 * t1
 }
 
 const SOURCE_P35: &str = r#"#[differentiable]
-fn p35(a: f64) -> f64 {
-    let t0 = a.mul_add(a, a).hypot(a.atan()).atan();
-    let mut acc1 = 0.0;
-    for i in (0..8).step_by(2) {
-        acc1 *= 0.8 + 0.2 * (t0 - a).sin();
-        acc1 += a;
+fn p35(a: f64, n: usize, xs: &[f64]) -> f64 {
+    let flag0 = f64::cos(a) > 0.5;
+    let t1 = (1.5 + a.sin()).powf(xs[xs.len() - 1 - n].tanh());
+    let t2 = t1;
+    let t3 = t1 / (1.5 + (p31((a / (1.5 + t2.tanh()) * 0.5).sin(), t2.tanh(), ((xs[n] - t1) * 0.5).tanh()) * 0.5).sin().tanh());
+    let mut v4 = vec![0.0; 4];
+    for i in 0..v4.len() {
+        v4[i] = t1.tanh() * 0.75;
+        if i > 0 {
+            v4[i] += v4[i - 1] * (a - t1) * 0.25;
+        }
     }
-    let t2 = t0.sin().min((p28(((a + a) * 0.5).atan()) * 0.5).sin() - t0);
-    2.0 * t2 - (acc1 * 0.1).tanh().sin() - t0 + 0.1 * a
+    v4[n] += ((1.5 + (p26((v4[3] * 0.25).sin(), 3, (n as f64 * 0.5).atan()) + v4[v4.len() - 1 - n] * 0.25).sin()).powf((t1 - t3 * 0.5).tanh()) * 0.5).tanh();
+    let t5 = match n % 3 { 0 | 1 => ((a / (2.0 + (v4[3] * 0.25).tanh().cos())).hypot(t1) * 0.5).atan(), _ => a.atan().max(t1) };
+    t5.sin() - 0.3 * (t3 * 0.5).tanh() + 1.0 * t2 - 0.9 * t1
 }
 "#;
 
@@ -2717,79 +2939,36 @@ pub fn check_p35() -> Result<(), String> {
     check(
         "p35",
         SOURCE_P35,
-        &["p28"],
-        0x687cace73399d940,
-        1,
-        &|p| p35(p[0]),
-        &|p| vec![gradients_function!(p35)(p[0])],
-        &|p| value_and_gradients_function!(p35)(p[0]).0,
+        &["p26", "p31"],
+        0x1b42c6d13af71f47,
+        4,
+        &|p| p35(p[0], 2, &p[1..4]),
+        &|p| {
+            let (g0, g1) = gradients_function!(p35)(p[0], 2, &p[1..4]);
+            [vec![g0], g1].concat()
+        },
+        &|p| value_and_gradients_function!(p35)(p[0], 2, &p[1..4]).0,
     )
 }
 
 #[differentiable]
-fn p36(a: f64, b: f64) -> f64 {
-    let mut acc0 = (1.5 + a.sin()).log(2.5 + a.cos()).atan();
-    for i in 0..1 {
-        let t1 = if i % 3 == 1 { (a - i as f64).tanh() } else { a.sin() * ((acc0 * 0.5).tanh() / (1.5 + a.tanh())) };
-        for j in 0..4 {
-            let t2 = i as f64;
-            acc0 += (2.0 + (1.0 + t2.powi(2)).ln().cos()).powi(-2);
-        }
-        acc0 = t1 * 0.5;
-    }
-    let mut acc3 = 0.0;
-    let mut k4 = 0;
-    let r6 = loop {
-        acc3 = ((k4 as f64 - b + a.powi(2)) * 0.25).tanh();
-        if k4 == 3 {
-            let t5 = (p27((b * b * 0.5).tanh(), b.cos()) * 0.5).atan().sin();
-        }
-        acc0 = 0.5 * k4 as f64 * b * 0.5;
-        k4 += 1;
-        if ((acc3 * 0.1).atan().cos() < 0.7) || k4 >= 6 { break (acc3 * 0.1).atan().sin() - (b + (acc0 * 0.05).tanh()); }
-    };
-    let mut k7 = 0;
-    loop {
-        acc0 += ((k7 as f64 / (2.0 + a.cos())).asinh() * 0.25).sin();
-        acc3 /= (1.0 + ((r6 * 0.5).sin() * 0.3).powi(2));
-        k7 += 1;
-        if ((p34(2, (a.tanh().exp_m1() * 0.5).atan(), (1.5 + (k7 as f64).cos()).sqrt(), (acc0 * 0.05).sin() * 2.0) * 0.25 * (acc0 * 0.05)) > a && r6 * 0.5 < 0.25) || k7 >= 5 { break; }
-    }
-    let t8 = if a - 0.1 < 0.7 { (r6 * 0.5).atan().cos() - (acc0 * 0.05).tanh() } else { (r6 * 0.5).sin().tanh().max(f64::cos(2.0)) };
-    t8 * 0.5 + (r6 * 0.5).sin() - (acc3 * 0.05).tanh() - (acc0 * 0.05).sin()
+fn p36(b: f64, a: f64) -> f64 {
+    let mut acc0 = 0.0;
+    let t1 = b.powi(2).ln_1p() * 1.25 * a;
+    acc0 += (1.5 * t1 - (t1 - 0.2)) * 0.25;
+    let t3 = { let u2 = ((b / (2.0 + acc0.cos()) - (p33(t1 * b * 0.5) + acc0)) * 0.25).tanh(); (1.0 + (1.0 + 1.0_f64.powi(2)).sqrt().powi(2)).ln() };
+    let t4 = (2.0 + (t1 * t1.asinh() * 0.5).sin().cos()).powi(-2);
+    0.75 * t4 + t3.sin() + 0.25 * t1 + acc0 + 0.1 * a + 0.5 * a
 }
 
 const SOURCE_P36: &str = r#"#[differentiable]
-fn p36(a: f64, b: f64) -> f64 {
-    let mut acc0 = (1.5 + a.sin()).log(2.5 + a.cos()).atan();
-    for i in 0..1 {
-        let t1 = if i % 3 == 1 { (a - i as f64).tanh() } else { a.sin() * ((acc0 * 0.5).tanh() / (1.5 + a.tanh())) };
-        for j in 0..4 {
-            let t2 = i as f64;
-            acc0 += (2.0 + (1.0 + t2.powi(2)).ln().cos()).powi(-2);
-        }
-        acc0 = t1 * 0.5;
-    }
-    let mut acc3 = 0.0;
-    let mut k4 = 0;
-    let r6 = loop {
-        acc3 = ((k4 as f64 - b + a.powi(2)) * 0.25).tanh();
-        if k4 == 3 {
-            let t5 = (p27((b * b * 0.5).tanh(), b.cos()) * 0.5).atan().sin();
-        }
-        acc0 = 0.5 * k4 as f64 * b * 0.5;
-        k4 += 1;
-        if ((acc3 * 0.1).atan().cos() < 0.7) || k4 >= 6 { break (acc3 * 0.1).atan().sin() - (b + (acc0 * 0.05).tanh()); }
-    };
-    let mut k7 = 0;
-    loop {
-        acc0 += ((k7 as f64 / (2.0 + a.cos())).asinh() * 0.25).sin();
-        acc3 /= (1.0 + ((r6 * 0.5).sin() * 0.3).powi(2));
-        k7 += 1;
-        if ((p34(2, (a.tanh().exp_m1() * 0.5).atan(), (1.5 + (k7 as f64).cos()).sqrt(), (acc0 * 0.05).sin() * 2.0) * 0.25 * (acc0 * 0.05)) > a && r6 * 0.5 < 0.25) || k7 >= 5 { break; }
-    }
-    let t8 = if a - 0.1 < 0.7 { (r6 * 0.5).atan().cos() - (acc0 * 0.05).tanh() } else { (r6 * 0.5).sin().tanh().max(f64::cos(2.0)) };
-    t8 * 0.5 + (r6 * 0.5).sin() - (acc3 * 0.05).tanh() - (acc0 * 0.05).sin()
+fn p36(b: f64, a: f64) -> f64 {
+    let mut acc0 = 0.0;
+    let t1 = b.powi(2).ln_1p() * 1.25 * a;
+    acc0 += (1.5 * t1 - (t1 - 0.2)) * 0.25;
+    let t3 = { let u2 = ((b / (2.0 + acc0.cos()) - (p33(t1 * b * 0.5) + acc0)) * 0.25).tanh(); (1.0 + (1.0 + 1.0_f64.powi(2)).sqrt().powi(2)).ln() };
+    let t4 = (2.0 + (t1 * t1.asinh() * 0.5).sin().cos()).powi(-2);
+    0.75 * t4 + t3.sin() + 0.25 * t1 + acc0 + 0.1 * a + 0.5 * a
 }
 "#;
 
@@ -2797,8 +2976,8 @@ pub fn check_p36() -> Result<(), String> {
     check(
         "p36",
         SOURCE_P36,
-        &["p27", "p34"],
-        0xf876e98d6a906434,
+        &["p33"],
+        0x0ea076e3119a3317,
         2,
         &|p| p36(p[0], p[1]),
         &|p| {
@@ -2810,35 +2989,53 @@ pub fn check_p36() -> Result<(), String> {
 }
 
 #[differentiable]
-fn p37(a: f64, b: f64) -> f64 {
-    let t1 = { let u0 = (2.0 + a.cos()).powi(-2); (0.9 + u0).mul_add(0.3_f64.mul_add(b, b), a.atan()) };
-    let mut acc2 = 0.0;
-    let k3 = (((t1 * 0.5).tanh() / (1.5 + b.tanh())).abs() * 2.0) as usize % 3;
-    match k3 {
-        0 | 1 => {
-            let t4 = (a * b).max(b.powi(2).ln_1p()) + (a.min((t1 * 0.5).sin()) - b);
-        }
-        _ => {
-            let mut a = a;
-        }
+fn p37(a: f64) -> f64 {
+    if a.max(a) > 0.25 {
+        return a;
     }
-    t1 * 0.5 + a.cos() + 0.5 * a
+    let t0 = a;
+    let mut v1 = vec![0.0; 3];
+    for i in 0..v1.len() {
+        v1[i] = t0;
+    }
+    let t2 = v1.iter().map(|q| (q * 1.5).sin()).sum::<f64>() / (1.5 + a.tanh());
+    let a = a - v1[0].tanh().exp2();
+    v1[2] -= (((a * 0.25).atan() - 0.1) / (2.0 + (v1[0] * 2.0).cos()) * 0.25).tanh();
+    let mut acc3 = f64::cos(a * 0.25 - v1[0]);
+    if v1[1].atan() > 0.5 {
+        if (a * 0.25).atan2(1.5 + v1[2].cos()) > 0.1 && (a * 0.25).atan() < -0.1 {
+            v1[1] -= ((1.5 + (t2 * 0.5).atan().sin()).powf(v1.iter().map(|q| (q * 0.25).sin()).sum::<f64>().tanh()) / (1.5 + (p24((a * 0.25).atan(), ((a * 0.25).tanh() + (t2 * 0.5).atan()) * 0.5, (v1.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.05).tanh(), (a * 0.25).tanh() / (1.5 + acc3.tanh())) * 0.25).tanh().tanh()) * 0.25).sin();
+            return (2.0 + t0.cos()).recip().cos();
+        }
+    } else if acc3.to_radians() > 0.7 {
+        let t4: f64 = v1[2] * 0.5 - v1.iter().enumerate().map(|(k, q)| (q * 0.5) * k as f64).sum::<f64>();
+    }
+    acc3 - a * 0.25 + 0.6 * (t2 * 0.5).sin() - t0
 }
 
 const SOURCE_P37: &str = r#"#[differentiable]
-fn p37(a: f64, b: f64) -> f64 {
-    let t1 = { let u0 = (2.0 + a.cos()).powi(-2); (0.9 + u0).mul_add(0.3_f64.mul_add(b, b), a.atan()) };
-    let mut acc2 = 0.0;
-    let k3 = (((t1 * 0.5).tanh() / (1.5 + b.tanh())).abs() * 2.0) as usize % 3;
-    match k3 {
-        0 | 1 => {
-            let t4 = (a * b).max(b.powi(2).ln_1p()) + (a.min((t1 * 0.5).sin()) - b);
-        }
-        _ => {
-            let mut a = a;
-        }
+fn p37(a: f64) -> f64 {
+    if a.max(a) > 0.25 {
+        return a;
     }
-    t1 * 0.5 + a.cos() + 0.5 * a
+    let t0 = a;
+    let mut v1 = vec![0.0; 3];
+    for i in 0..v1.len() {
+        v1[i] = t0;
+    }
+    let t2 = v1.iter().map(|q| (q * 1.5).sin()).sum::<f64>() / (1.5 + a.tanh());
+    let a = a - v1[0].tanh().exp2();
+    v1[2] -= (((a * 0.25).atan() - 0.1) / (2.0 + (v1[0] * 2.0).cos()) * 0.25).tanh();
+    let mut acc3 = f64::cos(a * 0.25 - v1[0]);
+    if v1[1].atan() > 0.5 {
+        if (a * 0.25).atan2(1.5 + v1[2].cos()) > 0.1 && (a * 0.25).atan() < -0.1 {
+            v1[1] -= ((1.5 + (t2 * 0.5).atan().sin()).powf(v1.iter().map(|q| (q * 0.25).sin()).sum::<f64>().tanh()) / (1.5 + (p24((a * 0.25).atan(), ((a * 0.25).tanh() + (t2 * 0.5).atan()) * 0.5, (v1.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.05).tanh(), (a * 0.25).tanh() / (1.5 + acc3.tanh())) * 0.25).tanh().tanh()) * 0.25).sin();
+            return (2.0 + t0.cos()).recip().cos();
+        }
+    } else if acc3.to_radians() > 0.7 {
+        let t4: f64 = v1[2] * 0.5 - v1.iter().enumerate().map(|(k, q)| (q * 0.5) * k as f64).sum::<f64>();
+    }
+    acc3 - a * 0.25 + 0.6 * (t2 * 0.5).sin() - t0
 }
 "#;
 
@@ -2846,90 +3043,95 @@ pub fn check_p37() -> Result<(), String> {
     check(
         "p37",
         SOURCE_P37,
-        &[],
-        0x16fcf747c07d4168,
-        2,
-        &|p| p37(p[0], p[1]),
-        &|p| {
-            let (g0, g1) = gradients_function!(p37)(p[0], p[1]);
-            [vec![g0], vec![g1]].concat()
-        },
-        &|p| value_and_gradients_function!(p37)(p[0], p[1]).0,
+        &["p24"],
+        0x2da59ad2f7b7f439,
+        1,
+        &|p| p37(p[0]),
+        &|p| vec![gradients_function!(p37)(p[0])],
+        &|p| value_and_gradients_function!(p37)(p[0]).0,
     )
 }
 
 #[differentiable]
-fn p38(c: f64, a: f64, xs: &[f64], d: f64, b: f64) -> f64 {
-    let mut acc0 = c.powi(2).ln_1p() / (1.0 + b * b);
-    if xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) - 0.6 > xs.iter().map(|q| (q * 2.0).sin()).sum::<f64>() {
-        for q1 in xs.iter() {
-            let t2 = (2.0 + (*q1).sin()).cbrt();
-            let mut w3 = 0;
-            while w3 < 1 {
-                let c = c - b * xs[w3];
-                acc0 += xs.iter().map(|q| (q * 1.5).sin()).sum::<f64>().atan2(1.5 + (acc0 * 0.1).atan().cos()) / (2.0 + f64::atan(d).cos()) * 0.25;
-                w3 += 1;
-            }
-            acc0 += (-(acc0 * 0.1).sin() / (1.0 + (1.5 + xs[2].sin()).powf(t2.tanh()).powi(2)) * 0.5).tanh();
+fn p38(b: f64, a: f64, n: usize) -> f64 {
+    let t0 = if n == 2 { a } else { n as f64 };
+    let mut acc1 = 0.0;
+    match n {
+        0 | 1 => {
+            let b = b * b;
         }
-        for i in 0..xs.len() {
-            match i % 3 {
-                0 => {
-                    let t4: f64 = xs[i] + (acc0 * 0.05).sin();
-                }
-                1 => {
-                    let acc0 = (acc0 * 0.05).atan() + ((p35(d * c * 0.5) * 0.25).sin() - 0.5);
-                }
-                _ => {
-                    let t5 = if -b < -0.2 { (a * c).powi(3) } else { b.mul_add(2.0 + acc0 * 0.05, 1.25 * (acc0 * 0.05).sin()) };
-                }
+        _ => {
+            acc1 *= 1.0 + p33((-t0 * 0.5).atan()).tanh().exp_m1().tanh();
+            let mut k2 = 0;
+            loop {
+                let mut acc1 = acc1;
+                acc1 += a;
+                k2 += 1;
+                if (t0 * t0 < 0.7) || k2 >= 6 { break; }
             }
-            acc0 -= ((b + a) * 0.5).tanh();
-        }
-    } else {
-        for (i, q6) in xs.iter().enumerate() {
-            let t7 = xs[i];
-            acc0 -= ((0.3 - t7) * i as f64 * 0.25).tanh();
         }
     }
-    (acc0 * 0.05).sin() + b - c.tanh()
+    let mut acc3 = (1.0 + (p34(((acc1 * 0.1 - (acc1 * 0.1).tanh()) * 0.5).tanh()) * 0.5 / (1.5 + t0.tanh())).powi(2)).sqrt() * 0.25;
+    if (n as f64 * acc3) < 0.25 {
+        for i in 0..n {
+            for j in 1..=3 {
+                let mut b = b;
+                acc1 = ((acc1 * 0.05).sin() + (t0 / (1.0 + (acc1 * 0.05).sin().powi(2)) * 0.25).sin()).atan();
+            }
+            acc3 += (t0 * (b - a) * 0.1).atan();
+        }
+        let mut k4 = 0;
+        loop {
+            let t5 = (t0 - (acc3 * 0.05).tanh().max((acc1 * 0.05).tanh())).mul_add(0.3_f64.atan() * (1.5 + t0.sin()).powf(0.6_f64.tanh()), f64::cos((acc1 * 0.05).tanh()));
+            acc1 -= ((t5 * 0.1 * a).atan() * 0.5).atan();
+            k4 += 1;
+            if (b - b > 0.5 && (acc1 * 0.05).atan() < 0.3) || k4 >= 3 { break; }
+        }
+    } else {
+        let t6 = (2.0 + ((acc1 * 0.05).sin() / (1.0 + b.powi(2)) + (1.0 + t0.powi(2)).sqrt()).sin()).log10();
+    }
+    (acc3 * 0.05).tanh() + (acc1 * 0.05).sin() + 0.75 * t0 + 0.3 * a
 }
 
 const SOURCE_P38: &str = r#"#[differentiable]
-fn p38(c: f64, a: f64, xs: &[f64], d: f64, b: f64) -> f64 {
-    let mut acc0 = c.powi(2).ln_1p() / (1.0 + b * b);
-    if xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) - 0.6 > xs.iter().map(|q| (q * 2.0).sin()).sum::<f64>() {
-        for q1 in xs.iter() {
-            let t2 = (2.0 + (*q1).sin()).cbrt();
-            let mut w3 = 0;
-            while w3 < 1 {
-                let c = c - b * xs[w3];
-                acc0 += xs.iter().map(|q| (q * 1.5).sin()).sum::<f64>().atan2(1.5 + (acc0 * 0.1).atan().cos()) / (2.0 + f64::atan(d).cos()) * 0.25;
-                w3 += 1;
-            }
-            acc0 += (-(acc0 * 0.1).sin() / (1.0 + (1.5 + xs[2].sin()).powf(t2.tanh()).powi(2)) * 0.5).tanh();
+fn p38(b: f64, a: f64, n: usize) -> f64 {
+    let t0 = if n == 2 { a } else { n as f64 };
+    let mut acc1 = 0.0;
+    match n {
+        0 | 1 => {
+            let b = b * b;
         }
-        for i in 0..xs.len() {
-            match i % 3 {
-                0 => {
-                    let t4: f64 = xs[i] + (acc0 * 0.05).sin();
-                }
-                1 => {
-                    let acc0 = (acc0 * 0.05).atan() + ((p35(d * c * 0.5) * 0.25).sin() - 0.5);
-                }
-                _ => {
-                    let t5 = if -b < -0.2 { (a * c).powi(3) } else { b.mul_add(2.0 + acc0 * 0.05, 1.25 * (acc0 * 0.05).sin()) };
-                }
+        _ => {
+            acc1 *= 1.0 + p33((-t0 * 0.5).atan()).tanh().exp_m1().tanh();
+            let mut k2 = 0;
+            loop {
+                let mut acc1 = acc1;
+                acc1 += a;
+                k2 += 1;
+                if (t0 * t0 < 0.7) || k2 >= 6 { break; }
             }
-            acc0 -= ((b + a) * 0.5).tanh();
-        }
-    } else {
-        for (i, q6) in xs.iter().enumerate() {
-            let t7 = xs[i];
-            acc0 -= ((0.3 - t7) * i as f64 * 0.25).tanh();
         }
     }
-    (acc0 * 0.05).sin() + b - c.tanh()
+    let mut acc3 = (1.0 + (p34(((acc1 * 0.1 - (acc1 * 0.1).tanh()) * 0.5).tanh()) * 0.5 / (1.5 + t0.tanh())).powi(2)).sqrt() * 0.25;
+    if (n as f64 * acc3) < 0.25 {
+        for i in 0..n {
+            for j in 1..=3 {
+                let mut b = b;
+                acc1 = ((acc1 * 0.05).sin() + (t0 / (1.0 + (acc1 * 0.05).sin().powi(2)) * 0.25).sin()).atan();
+            }
+            acc3 += (t0 * (b - a) * 0.1).atan();
+        }
+        let mut k4 = 0;
+        loop {
+            let t5 = (t0 - (acc3 * 0.05).tanh().max((acc1 * 0.05).tanh())).mul_add(0.3_f64.atan() * (1.5 + t0.sin()).powf(0.6_f64.tanh()), f64::cos((acc1 * 0.05).tanh()));
+            acc1 -= ((t5 * 0.1 * a).atan() * 0.5).atan();
+            k4 += 1;
+            if (b - b > 0.5 && (acc1 * 0.05).atan() < 0.3) || k4 >= 3 { break; }
+        }
+    } else {
+        let t6 = (2.0 + ((acc1 * 0.05).sin() / (1.0 + b.powi(2)) + (1.0 + t0.powi(2)).sqrt()).sin()).log10();
+    }
+    (acc3 * 0.05).tanh() + (acc1 * 0.05).sin() + 0.75 * t0 + 0.3 * a
 }
 "#;
 
@@ -2937,66 +3139,60 @@ pub fn check_p38() -> Result<(), String> {
     check(
         "p38",
         SOURCE_P38,
-        &["p35"],
-        0x05b1fedd10fe4ad2,
-        7,
-        &|p| p38(p[0], p[1], &p[2..5], p[5], p[6]),
+        &["p33", "p34"],
+        0xdee7faed3b8192bd,
+        2,
+        &|p| p38(p[0], p[1], 2),
         &|p| {
-            let (g0, g1, g2, g3, g4) = gradients_function!(p38)(p[0], p[1], &p[2..5], p[5], p[6]);
-            [vec![g0], vec![g1], g2, vec![g3], vec![g4]].concat()
+            let (g0, g1) = gradients_function!(p38)(p[0], p[1], 2);
+            [vec![g0], vec![g1]].concat()
         },
-        &|p| value_and_gradients_function!(p38)(p[0], p[1], &p[2..5], p[5], p[6]).0,
+        &|p| value_and_gradients_function!(p38)(p[0], p[1], 2).0,
     )
 }
 
 #[differentiable]
-fn p39(a: f64, b: f64, n: usize) -> f64 {
-    let mut acc0 = 1.0;
-    if a.tanh() > -0.1 {
-        let mut acc1 = b.mul_add(b, n as f64).tanh();
-        if acc1 > -0.2 {
-            let t2 = f64::cos(acc1);
+fn p39(a: f64, b: f64) -> f64 {
+    let t0: f64 = b.max(a);
+    let mut acc1 = b.min(b * t0);
+    let mut w2 = 0;
+    while w2 < 2 && (0.2 * b > -0.4) {
+        if w2 > 0 {
+            if (p28(0.6 * a, f64::cos(a), ((w2 as f64).cos().exp_m1() * 0.5).tanh()) / (1.0 + t0.powi(2))) < 0.5 && t0 < -0.2 {
+                let t3 = (t0 + w2 as f64).tanh();
+                return (1.5 + a.cos()).sqrt();
+            }
+        } else if w2 < 1 {
+            let t4 = if w2 < 1 { 0.3 * (1.0 + (acc1 * 0.25).tanh().powi(2)).sqrt() } else { b * (acc1 * 0.25).tanh().powi(3) };
         } else {
-            let mut acc3 = 0.5;
+            let mut a = a;
         }
-    } else {
-        let t4 = (1.5 + f64::cos(a).tanh().sin()).log(2.5 + (a * 1.25).atan().cos());
-        acc0 += (f64::cos(b + 1.0) * 0.5).sin();
-        let t5: f64 = 0.5 * t4.sin() / (1.5 + (0.2 * t4).tanh());
+        acc1 += ((acc1 * 0.25).sin().powi(3) / (1.0 + (acc1 * 0.25).tanh().powi(2)) * 0.5).atan();
+        w2 += 1;
     }
-    let mut k6 = 0;
-    let r8 = loop {
-        let acc0 = acc0 * 0.1 - a / (1.0 + a * a);
-        let t7 = a - a;
-        k6 += 1;
-        if ((1.0 + a.powi(2)).cbrt() < 0.3) || k6 >= 4 { break k6 as f64; }
-    };
-    (r8 * 0.5).atan()
+    (acc1 * 0.25).atan() - t0
 }
 
 const SOURCE_P39: &str = r#"#[differentiable]
-fn p39(a: f64, b: f64, n: usize) -> f64 {
-    let mut acc0 = 1.0;
-    if a.tanh() > -0.1 {
-        let mut acc1 = b.mul_add(b, n as f64).tanh();
-        if acc1 > -0.2 {
-            let t2 = f64::cos(acc1);
+fn p39(a: f64, b: f64) -> f64 {
+    let t0: f64 = b.max(a);
+    let mut acc1 = b.min(b * t0);
+    let mut w2 = 0;
+    while w2 < 2 && (0.2 * b > -0.4) {
+        if w2 > 0 {
+            if (p28(0.6 * a, f64::cos(a), ((w2 as f64).cos().exp_m1() * 0.5).tanh()) / (1.0 + t0.powi(2))) < 0.5 && t0 < -0.2 {
+                let t3 = (t0 + w2 as f64).tanh();
+                return (1.5 + a.cos()).sqrt();
+            }
+        } else if w2 < 1 {
+            let t4 = if w2 < 1 { 0.3 * (1.0 + (acc1 * 0.25).tanh().powi(2)).sqrt() } else { b * (acc1 * 0.25).tanh().powi(3) };
         } else {
-            let mut acc3 = 0.5;
+            let mut a = a;
         }
-    } else {
-        let t4 = (1.5 + f64::cos(a).tanh().sin()).log(2.5 + (a * 1.25).atan().cos());
-        acc0 += (f64::cos(b + 1.0) * 0.5).sin();
-        let t5: f64 = 0.5 * t4.sin() / (1.5 + (0.2 * t4).tanh());
+        acc1 += ((acc1 * 0.25).sin().powi(3) / (1.0 + (acc1 * 0.25).tanh().powi(2)) * 0.5).atan();
+        w2 += 1;
     }
-    let mut k6 = 0;
-    let r8 = loop {
-        let acc0 = acc0 * 0.1 - a / (1.0 + a * a);
-        let t7 = a - a;
-        k6 += 1;
-        if ((1.0 + a.powi(2)).cbrt() < 0.3) || k6 >= 4 { break k6 as f64; }
-    };
-    (r8 * 0.5).atan()
+    (acc1 * 0.25).atan() - t0
 }
 "#;
 
@@ -3004,86 +3200,44 @@ pub fn check_p39() -> Result<(), String> {
     check(
         "p39",
         SOURCE_P39,
-        &[],
-        0xd4757991a4b497be,
+        &["p28"],
+        0x2ef0c59db934714e,
         2,
-        &|p| p39(p[0], p[1], 3),
+        &|p| p39(p[0], p[1]),
         &|p| {
-            let (g0, g1) = gradients_function!(p39)(p[0], p[1], 3);
+            let (g0, g1) = gradients_function!(p39)(p[0], p[1]);
             [vec![g0], vec![g1]].concat()
         },
-        &|p| value_and_gradients_function!(p39)(p[0], p[1], 3).0,
+        &|p| value_and_gradients_function!(p39)(p[0], p[1]).0,
     )
 }
 
 #[differentiable]
-fn p40(xs: &[f64], a: f64, n: usize) -> f64 {
-    let t0 = if n == 2 { a } else { xs.iter().sum::<f64>() };
-    let t0 = t0 * 0.5 - a / (2.0 + xs[2].cos());
-    let mut acc1 = 0.5;
-    if a > 0.1 {
-        let t2 = 0.2 * a;
-        let mut t0 = t0;
-        t0 /= (2.0 + 0.6_f64.cos());
-    } else {
-        let a = ((a + (xs.iter().map(|q| q * a).sum::<f64>() + xs.iter().map(|q| q * a).sum::<f64>())) * 0.5).sin();
-        let mut w3 = 0;
-        while w3 < 2 && (a * xs[1] > t0 * 0.25) {
-            let flag4 = a * xs[w3] > 0.0;
-            acc1 += ((1.0 + a.powi(2)).ln() * ((t0 * 0.25).sin() - (t0 * 0.25).atan()) * 0.5).sin();
-            w3 += 1;
-        }
+fn p40(a: f64, b: f64) -> f64 {
+    let mut acc0 = 0.0;
+    let mut w1 = 0;
+    while w1 < 2 && (b * b > -0.1) {
+        let t2 = a * 0.5;
+        acc0 = ((1.5 + (w1 as f64).sin()).log(2.5 + (p31(f64::min(a, w1 as f64), (p24(a * 0.3, ((t2 + b) * 0.5).atan(), 0.9, (w1 as f64 - b) * 0.5) * 0.25).tanh() * 0.1, t2.powi(3)) * 0.5).cos()) / (1.0 + b.atan().powi(2)) * 0.5).atan();
+        let t3 = (acc0 * 0.25).atan();
+        w1 += 1;
     }
-    let t5: f64 = (acc1 * 0.25 * 1.25 * (xs[n] + t0 * 0.25)).sin().exp_m1();
-    acc1 -= a;
-    for i in 0..2 {
-        if (xs[i].atan2(1.5 + (i as f64).cos())) > (acc1 * 0.1).sin() && (i as f64) < -0.2 {
-            if (1.0 + t5.powi(2)).sqrt() > 0.3 {
-                let acc1 = (acc1 * 0.1).atan() * (a * (t0 * 0.25).atan());
-            } else if a > 0.0 {
-                let t6 = (2.0 + (xs[i] * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.1).sin().cos()).powi(-2) * (1.5_f64.min(xs[xs.len() - 1 - n]) + f64::min(t5, t5));
-            }
-        } else if (acc1 * 0.1).tanh() > xs.iter().map(|q| (q * 0.3).sin()).sum::<f64>() {
-            let t5 = t5 * (xs[n] - t5);
-        }
-        acc1 = ((1.0 + (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * xs[2]).powi(2)).sqrt() * 0.1).tanh();
-    }
-    t5 - (acc1 * 0.1).atan().tanh() + (t0 * 0.25).atan() + 0.5 * t5
+    let mut acc4 = (-((acc0 * 0.25).atan() + b) * 0.5).tanh();
+    1.5 * acc4 - (acc0 * 0.25).sin() - a.tanh() + 0.5 * acc4
 }
 
 const SOURCE_P40: &str = r#"#[differentiable]
-fn p40(xs: &[f64], a: f64, n: usize) -> f64 {
-    let t0 = if n == 2 { a } else { xs.iter().sum::<f64>() };
-    let t0 = t0 * 0.5 - a / (2.0 + xs[2].cos());
-    let mut acc1 = 0.5;
-    if a > 0.1 {
-        let t2 = 0.2 * a;
-        let mut t0 = t0;
-        t0 /= (2.0 + 0.6_f64.cos());
-    } else {
-        let a = ((a + (xs.iter().map(|q| q * a).sum::<f64>() + xs.iter().map(|q| q * a).sum::<f64>())) * 0.5).sin();
-        let mut w3 = 0;
-        while w3 < 2 && (a * xs[1] > t0 * 0.25) {
-            let flag4 = a * xs[w3] > 0.0;
-            acc1 += ((1.0 + a.powi(2)).ln() * ((t0 * 0.25).sin() - (t0 * 0.25).atan()) * 0.5).sin();
-            w3 += 1;
-        }
+fn p40(a: f64, b: f64) -> f64 {
+    let mut acc0 = 0.0;
+    let mut w1 = 0;
+    while w1 < 2 && (b * b > -0.1) {
+        let t2 = a * 0.5;
+        acc0 = ((1.5 + (w1 as f64).sin()).log(2.5 + (p31(f64::min(a, w1 as f64), (p24(a * 0.3, ((t2 + b) * 0.5).atan(), 0.9, (w1 as f64 - b) * 0.5) * 0.25).tanh() * 0.1, t2.powi(3)) * 0.5).cos()) / (1.0 + b.atan().powi(2)) * 0.5).atan();
+        let t3 = (acc0 * 0.25).atan();
+        w1 += 1;
     }
-    let t5: f64 = (acc1 * 0.25 * 1.25 * (xs[n] + t0 * 0.25)).sin().exp_m1();
-    acc1 -= a;
-    for i in 0..2 {
-        if (xs[i].atan2(1.5 + (i as f64).cos())) > (acc1 * 0.1).sin() && (i as f64) < -0.2 {
-            if (1.0 + t5.powi(2)).sqrt() > 0.3 {
-                let acc1 = (acc1 * 0.1).atan() * (a * (t0 * 0.25).atan());
-            } else if a > 0.0 {
-                let t6 = (2.0 + (xs[i] * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.1).sin().cos()).powi(-2) * (1.5_f64.min(xs[xs.len() - 1 - n]) + f64::min(t5, t5));
-            }
-        } else if (acc1 * 0.1).tanh() > xs.iter().map(|q| (q * 0.3).sin()).sum::<f64>() {
-            let t5 = t5 * (xs[n] - t5);
-        }
-        acc1 = ((1.0 + (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * xs[2]).powi(2)).sqrt() * 0.1).tanh();
-    }
-    t5 - (acc1 * 0.1).atan().tanh() + (t0 * 0.25).atan() + 0.5 * t5
+    let mut acc4 = (-((acc0 * 0.25).atan() + b) * 0.5).tanh();
+    1.5 * acc4 - (acc0 * 0.25).sin() - a.tanh() + 0.5 * acc4
 }
 "#;
 
@@ -3091,80 +3245,88 @@ pub fn check_p40() -> Result<(), String> {
     check(
         "p40",
         SOURCE_P40,
-        &[],
-        0xdee7faed3b8192bd,
-        4,
-        &|p| p40(&p[0..3], p[3], 2),
+        &["p24", "p31"],
+        0x698881399203196c,
+        2,
+        &|p| p40(p[0], p[1]),
         &|p| {
-            let (g0, g1) = gradients_function!(p40)(&p[0..3], p[3], 2);
-            [g0, vec![g1]].concat()
+            let (g0, g1) = gradients_function!(p40)(p[0], p[1]);
+            [vec![g0], vec![g1]].concat()
         },
-        &|p| value_and_gradients_function!(p40)(&p[0..3], p[3], 2).0,
+        &|p| value_and_gradients_function!(p40)(p[0], p[1]).0,
     )
 }
 
 #[differentiable]
-fn p41(b: f64, d: f64, a: f64, c: f64) -> f64 {
-    let mut acc0 = (a - a).cos();
-    for i in 1..=3 {
-        if a - d < 0.3 && 0.75 < -0.2 {
-            let acc0 = (acc0 * 0.25).tanh() - ((acc0 * 0.25).tanh() + (acc0 * 0.25).atan());
-        } else if c * c > a {
-            for j in (0..3).rev() {
-                let t1 = d * (acc0 * 0.05).tanh().powi(3) + i as f64;
-                acc0 += (d.powi(3) / (1.0 + (d + (t1 * 0.5).atan()).powi(2)) * 0.1).atan();
-            }
-        } else {
-            let flag2 = (acc0 * 0.05).max(0.5) > -0.2;
+fn p41(b: f64, a: f64) -> f64 {
+    let a = a * b.mul_add(b, b);
+    let mut acc0 = (b.sin().exp() / (1.5 + (b + b).tanh()) * 0.5).sin();
+    for i in 0..1 {
+        let mut k1 = 0;
+        let r3 = loop {
+            let mut acc2 = 0.0;
+            acc2 += (((1.0 + (acc0 * 0.1).powi(2)).cbrt() - (acc0 * 0.1).sin() * (acc0 * 0.1).sin()) * 0.25).atan();
+            k1 += 1;
+            if ((acc0 * 0.1).sin().atan() > 0.5) || k1 >= 4 { break (p31(((a * 0.25).atan() / (1.0 + b * b) * 0.5).sin(), (acc0 * 0.1).atan().abs(), 0.6 * (acc0 * 0.1)) * 0.5).tanh().sin().exp(); }
+        };
+        acc0 *= (r3 - b).cos();
+    }
+    let mut k4 = 0;
+    let r6 = loop {
+        for j in (0..6).step_by(2) {
+            let mut acc5 = 0.5;
+            acc5 *= (acc0 * 0.02 * 1.25).tanh();
         }
-        acc0 = d.tanh();
+        acc0 += ((a * 0.25).tanh().max(b * (acc0 * 0.02)) * 0.25).atan();
+        k4 += 1;
+        if (b * (acc0 * 0.02).atan() < 0.0) || k4 >= 4 { break (a * 0.25).sin().to_radians(); }
+    };
+    for i in 0..1 {
+        let t7: f64 = b.powi(3);
+        if i % 2 == 0 {
+            let t8 = f64::tanh(b);
+        } else {
+            let t9 = f64::sin(r6).abs();
+        }
+        acc0 = (((acc0 * 0.02).atan().tanh().exp_m1() - f64::atan((a * 0.25).atan())) * 0.5).tanh();
     }
-    for i in 0..3 {
-        let t3 = if a - a > i as f64 { d } else { ((i as f64).mul_add(i as f64, b) * 0.1).sin().powi(3) };
-        let mut acc4 = 0.5;
-        let c = c * (t3 + 0.3);
-        acc0 = (0.9 - a) * 0.25;
-    }
-    let t5 = d;
-    let mut w6 = 0;
-    while w6 < 3 {
-        acc0 *= 0.5 + 0.4 * f64::min(t5, 1.5).sin();
-        acc0 = ((acc0 * 0.02).tanh() * ((1.5 + a.sin()).powf((acc0 * 0.02).tanh()) * 0.5).sin()).tanh();
-        w6 += 1;
-    }
-    t5 + (acc0 * 0.02).atan() + 0.6 * a + b.cos()
+    r6 + (acc0 * 0.02).sin().cos() + a * 0.25
 }
 
 const SOURCE_P41: &str = r#"#[differentiable]
-fn p41(b: f64, d: f64, a: f64, c: f64) -> f64 {
-    let mut acc0 = (a - a).cos();
-    for i in 1..=3 {
-        if a - d < 0.3 && 0.75 < -0.2 {
-            let acc0 = (acc0 * 0.25).tanh() - ((acc0 * 0.25).tanh() + (acc0 * 0.25).atan());
-        } else if c * c > a {
-            for j in (0..3).rev() {
-                let t1 = d * (acc0 * 0.05).tanh().powi(3) + i as f64;
-                acc0 += (d.powi(3) / (1.0 + (d + (t1 * 0.5).atan()).powi(2)) * 0.1).atan();
-            }
-        } else {
-            let flag2 = (acc0 * 0.05).max(0.5) > -0.2;
+fn p41(b: f64, a: f64) -> f64 {
+    let a = a * b.mul_add(b, b);
+    let mut acc0 = (b.sin().exp() / (1.5 + (b + b).tanh()) * 0.5).sin();
+    for i in 0..1 {
+        let mut k1 = 0;
+        let r3 = loop {
+            let mut acc2 = 0.0;
+            acc2 += (((1.0 + (acc0 * 0.1).powi(2)).cbrt() - (acc0 * 0.1).sin() * (acc0 * 0.1).sin()) * 0.25).atan();
+            k1 += 1;
+            if ((acc0 * 0.1).sin().atan() > 0.5) || k1 >= 4 { break (p31(((a * 0.25).atan() / (1.0 + b * b) * 0.5).sin(), (acc0 * 0.1).atan().abs(), 0.6 * (acc0 * 0.1)) * 0.5).tanh().sin().exp(); }
+        };
+        acc0 *= (r3 - b).cos();
+    }
+    let mut k4 = 0;
+    let r6 = loop {
+        for j in (0..6).step_by(2) {
+            let mut acc5 = 0.5;
+            acc5 *= (acc0 * 0.02 * 1.25).tanh();
         }
-        acc0 = d.tanh();
+        acc0 += ((a * 0.25).tanh().max(b * (acc0 * 0.02)) * 0.25).atan();
+        k4 += 1;
+        if (b * (acc0 * 0.02).atan() < 0.0) || k4 >= 4 { break (a * 0.25).sin().to_radians(); }
+    };
+    for i in 0..1 {
+        let t7: f64 = b.powi(3);
+        if i % 2 == 0 {
+            let t8 = f64::tanh(b);
+        } else {
+            let t9 = f64::sin(r6).abs();
+        }
+        acc0 = (((acc0 * 0.02).atan().tanh().exp_m1() - f64::atan((a * 0.25).atan())) * 0.5).tanh();
     }
-    for i in 0..3 {
-        let t3 = if a - a > i as f64 { d } else { ((i as f64).mul_add(i as f64, b) * 0.1).sin().powi(3) };
-        let mut acc4 = 0.5;
-        let c = c * (t3 + 0.3);
-        acc0 = (0.9 - a) * 0.25;
-    }
-    let t5 = d;
-    let mut w6 = 0;
-    while w6 < 3 {
-        acc0 *= 0.5 + 0.4 * f64::min(t5, 1.5).sin();
-        acc0 = ((acc0 * 0.02).tanh() * ((1.5 + a.sin()).powf((acc0 * 0.02).tanh()) * 0.5).sin()).tanh();
-        w6 += 1;
-    }
-    t5 + (acc0 * 0.02).atan() + 0.6 * a + b.cos()
+    r6 + (acc0 * 0.02).sin().cos() + a * 0.25
 }
 "#;
 
@@ -3172,42 +3334,36 @@ pub fn check_p41() -> Result<(), String> {
     check(
         "p41",
         SOURCE_P41,
-        &[],
-        0xf881d3e45ba1cad7,
-        4,
-        &|p| p41(p[0], p[1], p[2], p[3]),
+        &["p31"],
+        0x93232212fbdfc655,
+        2,
+        &|p| p41(p[0], p[1]),
         &|p| {
-            let (g0, g1, g2, g3) = gradients_function!(p41)(p[0], p[1], p[2], p[3]);
-            [vec![g0], vec![g1], vec![g2], vec![g3]].concat()
+            let (g0, g1) = gradients_function!(p41)(p[0], p[1]);
+            [vec![g0], vec![g1]].concat()
         },
-        &|p| value_and_gradients_function!(p41)(p[0], p[1], p[2], p[3]).0,
+        &|p| value_and_gradients_function!(p41)(p[0], p[1]).0,
     )
 }
 
 #[differentiable]
-fn p42(d: f64, b: f64, n: usize, c: f64, a: f64) -> f64 {
-    let mut acc0 = 1.0;
-    if n < 1 {
-        if b < 0.7 {
-            let t1 = if p39(c, -d, 3) * 0.25 > 0.7 { d.mul_add(n as f64, b) * d.tanh() } else { 0.75 * c.mul_add(d, c) };
-        }
-    } else {
-        let t2 = if n == 0 { (p27((b / (1.5 + d.tanh()) * 0.5).tanh(), ((n as f64).sin().exp_m1() * 0.5).atan()) * 0.5).atan() } else { a };
-    }
-    a.cos() + 0.5 * 1.25
+fn p42(n: usize, a: f64, b: f64) -> f64 {
+    let mut acc0 = b;
+    acc0 *= 1.0 + (a + b).tanh();
+    let a = a + f64::atan(b);
+    let b = b + (a * 0.5).atan();
+    let t1 = f64::sin((b * 0.5).sin().sin().atan());
+    t1 - (b * 0.5).sin() + acc0
 }
 
 const SOURCE_P42: &str = r#"#[differentiable]
-fn p42(d: f64, b: f64, n: usize, c: f64, a: f64) -> f64 {
-    let mut acc0 = 1.0;
-    if n < 1 {
-        if b < 0.7 {
-            let t1 = if p39(c, -d, 3) * 0.25 > 0.7 { d.mul_add(n as f64, b) * d.tanh() } else { 0.75 * c.mul_add(d, c) };
-        }
-    } else {
-        let t2 = if n == 0 { (p27((b / (1.5 + d.tanh()) * 0.5).tanh(), ((n as f64).sin().exp_m1() * 0.5).atan()) * 0.5).atan() } else { a };
-    }
-    a.cos() + 0.5 * 1.25
+fn p42(n: usize, a: f64, b: f64) -> f64 {
+    let mut acc0 = b;
+    acc0 *= 1.0 + (a + b).tanh();
+    let a = a + f64::atan(b);
+    let b = b + (a * 0.5).atan();
+    let t1 = f64::sin((b * 0.5).sin().sin().atan());
+    t1 - (b * 0.5).sin() + acc0
 }
 "#;
 
@@ -3215,62 +3371,68 @@ pub fn check_p42() -> Result<(), String> {
     check(
         "p42",
         SOURCE_P42,
-        &["p27", "p39"],
-        0x6a68644892b25fd9,
-        4,
-        &|p| p42(p[0], p[1], 1, p[2], p[3]),
+        &[],
+        0x2342c5b48a9b6a98,
+        2,
+        &|p| p42(2, p[0], p[1]),
         &|p| {
-            let (g0, g1, g2, g3) = gradients_function!(p42)(p[0], p[1], 1, p[2], p[3]);
-            [vec![g0], vec![g1], vec![g2], vec![g3]].concat()
+            let (g0, g1) = gradients_function!(p42)(2, p[0], p[1]);
+            [vec![g0], vec![g1]].concat()
         },
-        &|p| value_and_gradients_function!(p42)(p[0], p[1], 1, p[2], p[3]).0,
+        &|p| value_and_gradients_function!(p42)(2, p[0], p[1]).0,
     )
 }
 
 #[differentiable]
-fn p43(a: f64, xs: &[f64]) -> f64 {
+fn p43(xs: &[f64], a: f64, b: f64, c: f64) -> f64 {
     let mut acc0 = 0.0;
-    let mut k1 = 0;
-    loop {
-        let t2 = (a * a + (1.5 + xs[k1].cos()).sqrt()) * 1.25;
-        acc0 *= 0.5 + 0.4 * (1.5 + 1.5_f64.cos()).sqrt().sin();
-        let mut acc3 = 0.5;
-        acc3 += (acc0 * 0.1 / (2.0 + (p37(((a + xs[k1]) * 0.5).sin(), xs[k1] * 0.75) * 0.5).tanh().cos()) * 0.5 * 0.5).tanh();
-        k1 += 1;
-        if (xs[xs.len() - 1 - k1].cos() > 0.0) || k1 >= 2 { break; }
-    }
-    if xs[2] - a > xs[2] {
-        if a * (p34(2, (xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) * a * 0.5).tanh(), (xs[0] * (acc0 * 0.1) * 0.25).sin(), (((acc0 * 0.1).sin() + xs[2]) * 0.5).tanh()) * 0.25).sin() > -0.2 {
-            let t4 = (xs.iter().map(|q| q * q).sum::<f64>() - a).mul_add((acc0 * 0.1).tanh() + a, a * 0.6).atan();
-        } else if (1.0 + a.powi(2)).ln() < 0.5 {
-            let t5 = f64::max(xs[1], f64::sin((acc0 * 0.1).atan()));
+    if (0.5 * (p41(b / (1.5 + xs[2].tanh()) * 0.5, (1.5 + c.sin()).powf(a.tanh()) * 0.5) * 0.5).sin().tanh()).acos() < 0.25 {
+        let t1 = b / (2.0 + xs.iter().map(|q| q * c).sum::<f64>().cos()) + f64::tanh(b);
+        let mut v2 = vec![0.0; xs.len()];
+        for i in 0..v2.len() {
+            v2[i] = c.atan() * b;
         }
-        return (1.0 + ((acc0 * 0.1).sin() * 2.0).powi(2)).cbrt();
+        acc0 = ((v2[3] + p30(0.3 * 0.6) - xs.iter().sum::<f64>() * b) * 0.1).sin();
     }
-    0.6 * a + 0.5 * xs.iter().sum::<f64>()
+    let k3 = ((xs[1].hypot(b) * 0.5).tanh().abs() * 2.0) as usize % 3;
+    let t4 = match k3 { 0 => (1.0 + (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() / (1.0 + xs.iter().map(|q| q * q).sum::<f64>().powi(2)) * 0.5).tanh().powi(2)).ln(), 1 => (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * a).tanh().exp(), _ => ((f64::sin(xs.iter().map(|q| (q * 0.2).sin()).sum::<f64>()) + 0.1_f64.hypot(b)) * 0.5).sin() };
+    for i in 0..xs.len() {
+        let mut v5 = vec![0.0; 3];
+        for j in 0..v5.len() {
+            v5[j] = (1.0 * b).powi(2);
+            if j > 0 {
+                v5[j] += v5[j - 1] * (acc0 * 0.1).sin();
+            }
+        }
+        acc0 = ((acc0 * 0.1).atan() + (xs[3] / (2.0 + c.cos()) * 0.5).sin()).sin();
+    }
+    0.1 * (acc0 * 0.1).tanh()
 }
 
 const SOURCE_P43: &str = r#"#[differentiable]
-fn p43(a: f64, xs: &[f64]) -> f64 {
+fn p43(xs: &[f64], a: f64, b: f64, c: f64) -> f64 {
     let mut acc0 = 0.0;
-    let mut k1 = 0;
-    loop {
-        let t2 = (a * a + (1.5 + xs[k1].cos()).sqrt()) * 1.25;
-        acc0 *= 0.5 + 0.4 * (1.5 + 1.5_f64.cos()).sqrt().sin();
-        let mut acc3 = 0.5;
-        acc3 += (acc0 * 0.1 / (2.0 + (p37(((a + xs[k1]) * 0.5).sin(), xs[k1] * 0.75) * 0.5).tanh().cos()) * 0.5 * 0.5).tanh();
-        k1 += 1;
-        if (xs[xs.len() - 1 - k1].cos() > 0.0) || k1 >= 2 { break; }
-    }
-    if xs[2] - a > xs[2] {
-        if a * (p34(2, (xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) * a * 0.5).tanh(), (xs[0] * (acc0 * 0.1) * 0.25).sin(), (((acc0 * 0.1).sin() + xs[2]) * 0.5).tanh()) * 0.25).sin() > -0.2 {
-            let t4 = (xs.iter().map(|q| q * q).sum::<f64>() - a).mul_add((acc0 * 0.1).tanh() + a, a * 0.6).atan();
-        } else if (1.0 + a.powi(2)).ln() < 0.5 {
-            let t5 = f64::max(xs[1], f64::sin((acc0 * 0.1).atan()));
+    if (0.5 * (p41(b / (1.5 + xs[2].tanh()) * 0.5, (1.5 + c.sin()).powf(a.tanh()) * 0.5) * 0.5).sin().tanh()).acos() < 0.25 {
+        let t1 = b / (2.0 + xs.iter().map(|q| q * c).sum::<f64>().cos()) + f64::tanh(b);
+        let mut v2 = vec![0.0; xs.len()];
+        for i in 0..v2.len() {
+            v2[i] = c.atan() * b;
         }
-        return (1.0 + ((acc0 * 0.1).sin() * 2.0).powi(2)).cbrt();
+        acc0 = ((v2[3] + p30(0.3 * 0.6) - xs.iter().sum::<f64>() * b) * 0.1).sin();
     }
-    0.6 * a + 0.5 * xs.iter().sum::<f64>()
+    let k3 = ((xs[1].hypot(b) * 0.5).tanh().abs() * 2.0) as usize % 3;
+    let t4 = match k3 { 0 => (1.0 + (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() / (1.0 + xs.iter().map(|q| q * q).sum::<f64>().powi(2)) * 0.5).tanh().powi(2)).ln(), 1 => (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * a).tanh().exp(), _ => ((f64::sin(xs.iter().map(|q| (q * 0.2).sin()).sum::<f64>()) + 0.1_f64.hypot(b)) * 0.5).sin() };
+    for i in 0..xs.len() {
+        let mut v5 = vec![0.0; 3];
+        for j in 0..v5.len() {
+            v5[j] = (1.0 * b).powi(2);
+            if j > 0 {
+                v5[j] += v5[j - 1] * (acc0 * 0.1).sin();
+            }
+        }
+        acc0 = ((acc0 * 0.1).atan() + (xs[3] / (2.0 + c.cos()) * 0.5).sin()).sin();
+    }
+    0.1 * (acc0 * 0.1).tanh()
 }
 "#;
 
@@ -3278,56 +3440,88 @@ pub fn check_p43() -> Result<(), String> {
     check(
         "p43",
         SOURCE_P43,
-        &["p34", "p37"],
-        0xdd42c9cfd5b13291,
-        4,
-        &|p| p43(p[0], &p[1..4]),
+        &["p30", "p41"],
+        0x42901071d023ec7d,
+        7,
+        &|p| p43(&p[0..4], p[4], p[5], p[6]),
         &|p| {
-            let (g0, g1) = gradients_function!(p43)(p[0], &p[1..4]);
-            [vec![g0], g1].concat()
+            let (g0, g1, g2, g3) = gradients_function!(p43)(&p[0..4], p[4], p[5], p[6]);
+            [g0, vec![g1], vec![g2], vec![g3]].concat()
         },
-        &|p| value_and_gradients_function!(p43)(p[0], &p[1..4]).0,
+        &|p| value_and_gradients_function!(p43)(&p[0..4], p[4], p[5], p[6]).0,
     )
 }
 
 #[differentiable]
-fn p44(n: usize, a: f64) -> f64 {
-    let t0 = a * (a + a) * (0.25 * a.hypot(a));
-    let mut acc1 = 1.0;
-    if n < 3 {
-        let mut acc2 = 1.0;
-        let mut acc3 = 0.0;
-        if (n as f64 / (1.0 + a * a)) > a {
-            let t5 = { let u4 = (1.25 * p32((t0 * 0.5).atan().atan())).atan(); 1.25 * u4.sin().exp_m1() };
-        } else {
-            if ((1.5 + (t0 * 0.5).sin().sin()).powf(p33(n as f64 * 0.5, (t0 * 0.5).atan().tanh()).tanh())) > (t0 * 0.5).tanh() {
-                let flag6 = (1.5 + (t0 * 0.5).tanh().cos()).sqrt() > 0.5;
+fn p44(a: f64, n: usize) -> f64 {
+    let mut acc0 = ((n as f64 * a).mul_add(a.tanh(), a.atan()) * 0.25).sin();
+    let mut k1 = 0;
+    let r5 = loop {
+        let t2: f64 = (acc0 * 0.1).atan() + a;
+        acc0 += ((acc0 * 0.1).atan() * 0.5).tanh();
+        for j in 0..1 {
+            let mut k3 = 0;
+            loop {
+                let flag4 = (t2 * 0.5).sin() * a > -0.1;
+                acc0 /= (2.0 + (j as f64).cos());
+                k3 += 1;
+                if (flag4) || k3 >= 2 { break; }
             }
+            acc0 = f64::atan(2.0 + (t2 * 0.5).sin());
         }
-    } else {
-        let mut a = a;
-    }
-    (t0 * 0.5).atan()
+        acc0 *= a.cos();
+        k1 += 1;
+        if (a + (acc0 * 0.02).sin() > p1((acc0 * 0.02).tanh().mul_add(t2 * 0.5, a) * 0.25) * 0.25) || k1 >= 6 { break (a / (1.0 + (t2 * 0.5).sin().powi(2))).mul_add(0.9 * a, (t2 * 0.5).atan()); }
+    };
+    let mut k6 = 0;
+    let r8 = loop {
+        let mut v7 = vec![0.0; n];
+        for j in 0..v7.len() {
+            v7[j] = f64::min((acc0 * 0.01).tanh() - 1.5, (1.5 + a.cos()).sqrt());
+        }
+        acc0 = (f64::cos((r5 * 0.5).tanh()) - v7[(n + 1) % 2] * v7.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) * 0.1;
+        acc0 /= (2.0 + (1.25 - v7[0]).cos());
+        acc0 += (p28(a.tanh().exp_m1() * 0.5, (acc0 * 0.01 * 0.5).powi(2) * 0.25, (v7.iter().sum::<f64>() * 0.25).tanh()) * 0.5).sin();
+        k6 += 1;
+        if ((r5 * 0.5).atan() > a || acc0 * 0.01 < 0.3) || k6 >= 3 { break (1.0 + ((acc0 * 0.01).tanh() * (acc0 * 0.01).atan()).powi(2)).sqrt(); }
+    };
+    r8.cos() - a
 }
 
 const SOURCE_P44: &str = r#"#[differentiable]
-fn p44(n: usize, a: f64) -> f64 {
-    let t0 = a * (a + a) * (0.25 * a.hypot(a));
-    let mut acc1 = 1.0;
-    if n < 3 {
-        let mut acc2 = 1.0;
-        let mut acc3 = 0.0;
-        if (n as f64 / (1.0 + a * a)) > a {
-            let t5 = { let u4 = (1.25 * p32((t0 * 0.5).atan().atan())).atan(); 1.25 * u4.sin().exp_m1() };
-        } else {
-            if ((1.5 + (t0 * 0.5).sin().sin()).powf(p33(n as f64 * 0.5, (t0 * 0.5).atan().tanh()).tanh())) > (t0 * 0.5).tanh() {
-                let flag6 = (1.5 + (t0 * 0.5).tanh().cos()).sqrt() > 0.5;
+fn p44(a: f64, n: usize) -> f64 {
+    let mut acc0 = ((n as f64 * a).mul_add(a.tanh(), a.atan()) * 0.25).sin();
+    let mut k1 = 0;
+    let r5 = loop {
+        let t2: f64 = (acc0 * 0.1).atan() + a;
+        acc0 += ((acc0 * 0.1).atan() * 0.5).tanh();
+        for j in 0..1 {
+            let mut k3 = 0;
+            loop {
+                let flag4 = (t2 * 0.5).sin() * a > -0.1;
+                acc0 /= (2.0 + (j as f64).cos());
+                k3 += 1;
+                if (flag4) || k3 >= 2 { break; }
             }
+            acc0 = f64::atan(2.0 + (t2 * 0.5).sin());
         }
-    } else {
-        let mut a = a;
-    }
-    (t0 * 0.5).atan()
+        acc0 *= a.cos();
+        k1 += 1;
+        if (a + (acc0 * 0.02).sin() > p1((acc0 * 0.02).tanh().mul_add(t2 * 0.5, a) * 0.25) * 0.25) || k1 >= 6 { break (a / (1.0 + (t2 * 0.5).sin().powi(2))).mul_add(0.9 * a, (t2 * 0.5).atan()); }
+    };
+    let mut k6 = 0;
+    let r8 = loop {
+        let mut v7 = vec![0.0; n];
+        for j in 0..v7.len() {
+            v7[j] = f64::min((acc0 * 0.01).tanh() - 1.5, (1.5 + a.cos()).sqrt());
+        }
+        acc0 = (f64::cos((r5 * 0.5).tanh()) - v7[(n + 1) % 2] * v7.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) * 0.1;
+        acc0 /= (2.0 + (1.25 - v7[0]).cos());
+        acc0 += (p28(a.tanh().exp_m1() * 0.5, (acc0 * 0.01 * 0.5).powi(2) * 0.25, (v7.iter().sum::<f64>() * 0.25).tanh()) * 0.5).sin();
+        k6 += 1;
+        if ((r5 * 0.5).atan() > a || acc0 * 0.01 < 0.3) || k6 >= 3 { break (1.0 + ((acc0 * 0.01).tanh() * (acc0 * 0.01).atan()).powi(2)).sqrt(); }
+    };
+    r8.cos() - a
 }
 "#;
 
@@ -3335,51 +3529,35 @@ pub fn check_p44() -> Result<(), String> {
     check(
         "p44",
         SOURCE_P44,
-        &["p32", "p33"],
-        0x7a4d76d32d0e7d4c,
+        &["p1", "p28"],
+        0xc7e9d8aeeaacdfea,
         1,
-        &|p| p44(3, p[0]),
-        &|p| vec![gradients_function!(p44)(3, p[0])],
-        &|p| value_and_gradients_function!(p44)(3, p[0]).0,
+        &|p| p44(p[0], 2),
+        &|p| vec![gradients_function!(p44)(p[0], 2)],
+        &|p| value_and_gradients_function!(p44)(p[0], 2).0,
     )
 }
 
 #[differentiable]
-fn p45(a: f64) -> f64 {
-    let mut a = a;
-    for i in 0..2 {
-        let t0: f64 = (0.9 * (a * 0.25).atan()).powi(3);
-        let mut acc1 = a * 0.25;
-        let flag2 = 0.1_f64.powi(3) > -0.4;
-        a += ((1.5 + ((a * 0.25).sin() / (1.0 + t0 * t0)).sin()).powf(acc1.atan2(1.5 + (i as f64).cos()).tanh()) * 0.5).tanh();
+fn p45(a: f64, b: f64) -> f64 {
+    let t0 = f64::atan(b).powi(2);
+    let mut acc1 = b;
+    for i in 0..4 {
+        let t2 = a * 0.9;
+        acc1 = ((acc1 * 0.1).sin() - (acc1 * 0.1).tanh().tanh()).sin();
     }
-    if (a * 0.25).atan().min((a * 0.25).atan()) > (a * 0.25).atan() {
-        let t3 = a * 0.25 - (a * 0.25).atan();
-        a += (((a * 0.25).atan() * (t3 * 0.5).atan()).cos() * 0.5).atan();
-        let t4 = (t3 * 0.5).sin().tanh().cosh() * 0.9;
-    } else {
-        let t5 = if 2.0 > 0.3 { (a * 0.25).atan() } else { (a * 0.25).atan() - (a * 0.25).sin() };
-    }
-    (a * 0.25).tanh()
+    acc1 * 0.1 + t0
 }
 
 const SOURCE_P45: &str = r#"#[differentiable]
-fn p45(a: f64) -> f64 {
-    let mut a = a;
-    for i in 0..2 {
-        let t0: f64 = (0.9 * (a * 0.25).atan()).powi(3);
-        let mut acc1 = a * 0.25;
-        let flag2 = 0.1_f64.powi(3) > -0.4;
-        a += ((1.5 + ((a * 0.25).sin() / (1.0 + t0 * t0)).sin()).powf(acc1.atan2(1.5 + (i as f64).cos()).tanh()) * 0.5).tanh();
+fn p45(a: f64, b: f64) -> f64 {
+    let t0 = f64::atan(b).powi(2);
+    let mut acc1 = b;
+    for i in 0..4 {
+        let t2 = a * 0.9;
+        acc1 = ((acc1 * 0.1).sin() - (acc1 * 0.1).tanh().tanh()).sin();
     }
-    if (a * 0.25).atan().min((a * 0.25).atan()) > (a * 0.25).atan() {
-        let t3 = a * 0.25 - (a * 0.25).atan();
-        a += (((a * 0.25).atan() * (t3 * 0.5).atan()).cos() * 0.5).atan();
-        let t4 = (t3 * 0.5).sin().tanh().cosh() * 0.9;
-    } else {
-        let t5 = if 2.0 > 0.3 { (a * 0.25).atan() } else { (a * 0.25).atan() - (a * 0.25).sin() };
-    }
-    (a * 0.25).tanh()
+    acc1 * 0.1 + t0
 }
 "#;
 
@@ -3388,66 +3566,123 @@ pub fn check_p45() -> Result<(), String> {
         "p45",
         SOURCE_P45,
         &[],
-        0xc3848ca6bbc41e34,
-        1,
-        &|p| p45(p[0]),
-        &|p| vec![gradients_function!(p45)(p[0])],
-        &|p| value_and_gradients_function!(p45)(p[0]).0,
+        0xa9a51689a63ee46e,
+        2,
+        &|p| p45(p[0], p[1]),
+        &|p| {
+            let (g0, g1) = gradients_function!(p45)(p[0], p[1]);
+            [vec![g0], vec![g1]].concat()
+        },
+        &|p| value_and_gradients_function!(p45)(p[0], p[1]).0,
     )
 }
 
 #[differentiable]
-fn p46(a: f64) -> f64 {
-    let mut acc0 = (a + a).tanh().exp2();
-    for i in (0..6).step_by(2) {
-        let t2 = { let u1 = p27((acc0 * 0.25).tanh().clamp(-0.75, 0.75), (acc0 * 0.25).sin()) * 0.5; (i as f64).hypot((p37((((acc0 * 0.25).tanh() - u1) * 0.5).sin(), ((i as f64 - a) * 0.25).tanh()) * 0.5).tanh()).hypot(u1 * a) };
-        for j in 1..=2 {
-            acc0 *= (a * a).cos();
-        }
-        acc0 += ((acc0 * 0.05 + a - f64::tanh(a)) * 0.1).atan();
-    }
-    for i in 0..4 {
-        let flag3 = f64::max(a, 0.2) > 0.0;
-        if i > 0 {
-            let a = a - (a + 1.5);
-            let mut acc0 = acc0;
+fn p46(xs: &[f64], a: f64, c: f64, b: f64) -> f64 {
+    let mut acc0 = 0.5;
+    if f64::cos(xs[1]) < 0.25 {
+        if (1.0 + 0.5_f64.powi(2)).sqrt() > 0.3 {
+            for i in 0..4 {
+                acc0 += (c * 0.9_f64.mul_add(xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()), c) * 0.25).atan();
+            }
         } else {
-            acc0 += f64::max(0.25 * (acc0 * 0.02).tanh(), f64::tanh(acc0 * 0.02)) * 0.5;
+            let mut k1 = 0;
+            loop {
+                let t2 = (1.0 + a.powi(2)).ln() * xs[k1] * f64::max((acc0 * 0.1).atan(), (1.5 + (acc0 * 0.1).sin().sin()).powf(1.0_f64.tanh()));
+                acc0 -= ((1.0 + 1.0_f64.cos().powi(2)).cbrt() * 0.5).atan();
+                k1 += 1;
+                if ((k1 as f64 - xs[k1]) > (t2 * 0.5).atan()) || k1 >= 2 { break; }
+            }
         }
-        acc0 = ((1.5 + a.sin()).log(2.5 + a.cos()) * (acc0 * 0.02 - (acc0 * 0.02).tanh()) * 0.25).atan();
+    } else {
+        if (xs[0] / (1.0 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().powi(2))) < 0.0 {
+            if (2.0 + xs.iter().map(|q| q * q).sum::<f64>().sin()).log2() > 0.7 {
+                for i in (0..2).rev() {
+                    for j in 0..1 {
+                        for l in 0..4 {
+                            let t3 = xs.iter().map(|q| (q * 0.1).sin()).sum::<f64>() - i as f64;
+                            acc0 = (acc0 * 0.05 + f64::min(xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>(), b) * 0.05).tanh();
+                        }
+                        acc0 *= (1.5 + xs[xs.len() - 1 - j].sin()).powf(b.tanh()).tanh();
+                    }
+                    acc0 *= (a * xs[i]).cos();
+                }
+            } else if xs[3] - b > -0.4 {
+                if 1.5 * (acc0 * 0.01).sin() > b && xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) < 0.1 {
+                    let flag4 = a * 0.2 > -0.1;
+                } else if a + xs.iter().map(|q| q.cos()).product::<f64>() < 0.7 {
+                    let mut acc5 = 1.0;
+                }
+            }
+        } else {
+            let t6 = c.cos();
+        }
     }
-    for i in 0..3 {
-        let t4 = if i < 1 { 0.25 * (a - a) } else { (acc0 * 0.02).tanh().tanh().powi(2).ln_1p() };
-        acc0 *= ((acc0 * 0.02).sin() * 0.75).tanh();
+    let mut b = b;
+    acc0 = (((p36(((1.5 + a.sin()).powf((acc0 * 0.01).sin().tanh()) * 0.5).sin(), ((a - xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) * 0.05).atan()) * 0.25).sin() * (p40(((1.5 + c.sin()).powf(b.tanh()) * 0.5).atan(), a.atan2(1.5 + (acc0 * 0.01).cos())) * 0.5).atan()).powi(3) * 0.5).atan();
+    if 0.5 > 0.25 && a < -0.2 {
+        for i in 0..4 {
+            b = ((b * 0.1).sin() - 1.0 * xs[3]).atan();
+        }
+        let t7 = a;
+    } else {
+        let t8 = xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>();
     }
-    (acc0 * 0.01).sin().cos() + a.cos()
+    (b * 0.1).tanh() + acc0 * 0.01
 }
 
 const SOURCE_P46: &str = r#"#[differentiable]
-fn p46(a: f64) -> f64 {
-    let mut acc0 = (a + a).tanh().exp2();
-    for i in (0..6).step_by(2) {
-        let t2 = { let u1 = p27((acc0 * 0.25).tanh().clamp(-0.75, 0.75), (acc0 * 0.25).sin()) * 0.5; (i as f64).hypot((p37((((acc0 * 0.25).tanh() - u1) * 0.5).sin(), ((i as f64 - a) * 0.25).tanh()) * 0.5).tanh()).hypot(u1 * a) };
-        for j in 1..=2 {
-            acc0 *= (a * a).cos();
-        }
-        acc0 += ((acc0 * 0.05 + a - f64::tanh(a)) * 0.1).atan();
-    }
-    for i in 0..4 {
-        let flag3 = f64::max(a, 0.2) > 0.0;
-        if i > 0 {
-            let a = a - (a + 1.5);
-            let mut acc0 = acc0;
+fn p46(xs: &[f64], a: f64, c: f64, b: f64) -> f64 {
+    let mut acc0 = 0.5;
+    if f64::cos(xs[1]) < 0.25 {
+        if (1.0 + 0.5_f64.powi(2)).sqrt() > 0.3 {
+            for i in 0..4 {
+                acc0 += (c * 0.9_f64.mul_add(xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()), c) * 0.25).atan();
+            }
         } else {
-            acc0 += f64::max(0.25 * (acc0 * 0.02).tanh(), f64::tanh(acc0 * 0.02)) * 0.5;
+            let mut k1 = 0;
+            loop {
+                let t2 = (1.0 + a.powi(2)).ln() * xs[k1] * f64::max((acc0 * 0.1).atan(), (1.5 + (acc0 * 0.1).sin().sin()).powf(1.0_f64.tanh()));
+                acc0 -= ((1.0 + 1.0_f64.cos().powi(2)).cbrt() * 0.5).atan();
+                k1 += 1;
+                if ((k1 as f64 - xs[k1]) > (t2 * 0.5).atan()) || k1 >= 2 { break; }
+            }
         }
-        acc0 = ((1.5 + a.sin()).log(2.5 + a.cos()) * (acc0 * 0.02 - (acc0 * 0.02).tanh()) * 0.25).atan();
+    } else {
+        if (xs[0] / (1.0 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().powi(2))) < 0.0 {
+            if (2.0 + xs.iter().map(|q| q * q).sum::<f64>().sin()).log2() > 0.7 {
+                for i in (0..2).rev() {
+                    for j in 0..1 {
+                        for l in 0..4 {
+                            let t3 = xs.iter().map(|q| (q * 0.1).sin()).sum::<f64>() - i as f64;
+                            acc0 = (acc0 * 0.05 + f64::min(xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>(), b) * 0.05).tanh();
+                        }
+                        acc0 *= (1.5 + xs[xs.len() - 1 - j].sin()).powf(b.tanh()).tanh();
+                    }
+                    acc0 *= (a * xs[i]).cos();
+                }
+            } else if xs[3] - b > -0.4 {
+                if 1.5 * (acc0 * 0.01).sin() > b && xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) < 0.1 {
+                    let flag4 = a * 0.2 > -0.1;
+                } else if a + xs.iter().map(|q| q.cos()).product::<f64>() < 0.7 {
+                    let mut acc5 = 1.0;
+                }
+            }
+        } else {
+            let t6 = c.cos();
+        }
     }
-    for i in 0..3 {
-        let t4 = if i < 1 { 0.25 * (a - a) } else { (acc0 * 0.02).tanh().tanh().powi(2).ln_1p() };
-        acc0 *= ((acc0 * 0.02).sin() * 0.75).tanh();
+    let mut b = b;
+    acc0 = (((p36(((1.5 + a.sin()).powf((acc0 * 0.01).sin().tanh()) * 0.5).sin(), ((a - xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) * 0.05).atan()) * 0.25).sin() * (p40(((1.5 + c.sin()).powf(b.tanh()) * 0.5).atan(), a.atan2(1.5 + (acc0 * 0.01).cos())) * 0.5).atan()).powi(3) * 0.5).atan();
+    if 0.5 > 0.25 && a < -0.2 {
+        for i in 0..4 {
+            b = ((b * 0.1).sin() - 1.0 * xs[3]).atan();
+        }
+        let t7 = a;
+    } else {
+        let t8 = xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>();
     }
-    (acc0 * 0.01).sin().cos() + a.cos()
+    (b * 0.1).tanh() + acc0 * 0.01
 }
 "#;
 
@@ -3455,43 +3690,32 @@ pub fn check_p46() -> Result<(), String> {
     check(
         "p46",
         SOURCE_P46,
-        &["p27", "p37"],
-        0x6789e62073bcb35a,
-        1,
-        &|p| p46(p[0]),
-        &|p| vec![gradients_function!(p46)(p[0])],
-        &|p| value_and_gradients_function!(p46)(p[0]).0,
+        &["p36", "p40"],
+        0xd515a3c2f16735f9,
+        7,
+        &|p| p46(&p[0..4], p[4], p[5], p[6]),
+        &|p| {
+            let (g0, g1, g2, g3) = gradients_function!(p46)(&p[0..4], p[4], p[5], p[6]);
+            [g0, vec![g1], vec![g2], vec![g3]].concat()
+        },
+        &|p| value_and_gradients_function!(p46)(&p[0..4], p[4], p[5], p[6]).0,
     )
 }
 
 #[differentiable]
-fn p47(a: f64) -> f64 {
-    let mut v0 = vec![0.0; 3];
-    for i in 0..v0.len() {
-        v0[i] = a * 0.25 - a.abs();
-    }
-    let mut acc1 = 1.0;
-    for i in 0..2 {
-        let t2 = (1.0 + (a * 0.9_f64.mul_add(v0.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.25).sin()), a)).powi(2)).sqrt();
-        acc1 += ((a + v0[i] * 0.25).mul_add(t2 * 0.5 * a, a.mul_add((t2 * 0.5).tanh(), (t2 * 0.5).sin())) * 0.05).atan();
-    }
-    let acc1 = (acc1 * 0.25).atan() + v0.iter().enumerate().map(|(k, q)| (q * 0.25) * k as f64).sum::<f64>().sin();
-    2.0 * (acc1 * 0.5).sin() - a + 0.5 * (v0[0] * 0.25)
+fn p47(a: f64, n: usize) -> f64 {
+    let a = a * a;
+    let t0 = (a * 0.5).tanh() * 2.0;
+    let t2 = { let u1 = t0.sin(); (a * 0.5).atan() };
+    t2 + 0.75 * t0 + a * 0.5
 }
 
 const SOURCE_P47: &str = r#"#[differentiable]
-fn p47(a: f64) -> f64 {
-    let mut v0 = vec![0.0; 3];
-    for i in 0..v0.len() {
-        v0[i] = a * 0.25 - a.abs();
-    }
-    let mut acc1 = 1.0;
-    for i in 0..2 {
-        let t2 = (1.0 + (a * 0.9_f64.mul_add(v0.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.25).sin()), a)).powi(2)).sqrt();
-        acc1 += ((a + v0[i] * 0.25).mul_add(t2 * 0.5 * a, a.mul_add((t2 * 0.5).tanh(), (t2 * 0.5).sin())) * 0.05).atan();
-    }
-    let acc1 = (acc1 * 0.25).atan() + v0.iter().enumerate().map(|(k, q)| (q * 0.25) * k as f64).sum::<f64>().sin();
-    2.0 * (acc1 * 0.5).sin() - a + 0.5 * (v0[0] * 0.25)
+fn p47(a: f64, n: usize) -> f64 {
+    let a = a * a;
+    let t0 = (a * 0.5).tanh() * 2.0;
+    let t2 = { let u1 = t0.sin(); (a * 0.5).atan() };
+    t2 + 0.75 * t0 + a * 0.5
 }
 "#;
 
@@ -3500,52 +3724,38 @@ pub fn check_p47() -> Result<(), String> {
         "p47",
         SOURCE_P47,
         &[],
-        0x86de15f5f415ee25,
+        0x14aa7a672e260241,
         1,
-        &|p| p47(p[0]),
-        &|p| vec![gradients_function!(p47)(p[0])],
-        &|p| value_and_gradients_function!(p47)(p[0]).0,
+        &|p| p47(p[0], 2),
+        &|p| vec![gradients_function!(p47)(p[0], 2)],
+        &|p| value_and_gradients_function!(p47)(p[0], 2).0,
     )
 }
 
 #[differentiable]
-fn p48(a: f64, b: f64) -> f64 {
-    let mut acc0 = 0.5;
-    for i in 0..4 {
-        let flag1 = a / (1.5 + b.tanh()) > 0.1;
-        acc0 = a;
+fn p48(c: f64, b: f64, a: f64) -> f64 {
+    let t0 = 0.5 * b;
+    let mut v1 = vec![0.0; 2];
+    for i in 0..v1.len() {
+        v1[i] = (0.2 / (1.0 + c * c)).atan();
     }
-    let a = a * (acc0 * 0.1);
-    for i in 0..4 {
-        if (acc0 * 0.1).sin() + (a * 0.25).tanh() > 0.0 {
-            let t2 = if b > 0.1 { -b * (2.0 + (acc0 * 0.1 * 0.5).sin().cos()).powi(-2) } else { acc0 * 0.1 * (acc0 * 0.1) * (1.5 + 0.75_f64.sin()).powf((a * 0.25).tanh().tanh()) };
-            acc0 /= (2.0 + f64::sin(0.5).cos());
-        } else {
-            let t3 = match i % 3 { 0 => a * 0.25, 1 => (i as f64 * 0.5).sin(), _ => (i as f64).tanh().tanh() };
-        }
-        acc0 *= (b * b).tanh();
-    }
-    a * 0.25 + 1.5 * (acc0 * 0.05).atan() + b
+    let mut a = a;
+    let t2: f64 = v1[1];
+    let t3 = v1[1] + c;
+    0.6 * (t3 * 0.5) + t2 + a - t0.tanh() + c + 0.5 * t2
 }
 
 const SOURCE_P48: &str = r#"#[differentiable]
-fn p48(a: f64, b: f64) -> f64 {
-    let mut acc0 = 0.5;
-    for i in 0..4 {
-        let flag1 = a / (1.5 + b.tanh()) > 0.1;
-        acc0 = a;
+fn p48(c: f64, b: f64, a: f64) -> f64 {
+    let t0 = 0.5 * b;
+    let mut v1 = vec![0.0; 2];
+    for i in 0..v1.len() {
+        v1[i] = (0.2 / (1.0 + c * c)).atan();
     }
-    let a = a * (acc0 * 0.1);
-    for i in 0..4 {
-        if (acc0 * 0.1).sin() + (a * 0.25).tanh() > 0.0 {
-            let t2 = if b > 0.1 { -b * (2.0 + (acc0 * 0.1 * 0.5).sin().cos()).powi(-2) } else { acc0 * 0.1 * (acc0 * 0.1) * (1.5 + 0.75_f64.sin()).powf((a * 0.25).tanh().tanh()) };
-            acc0 /= (2.0 + f64::sin(0.5).cos());
-        } else {
-            let t3 = match i % 3 { 0 => a * 0.25, 1 => (i as f64 * 0.5).sin(), _ => (i as f64).tanh().tanh() };
-        }
-        acc0 *= (b * b).tanh();
-    }
-    a * 0.25 + 1.5 * (acc0 * 0.05).atan() + b
+    let mut a = a;
+    let t2: f64 = v1[1];
+    let t3 = v1[1] + c;
+    0.6 * (t3 * 0.5) + t2 + a - t0.tanh() + c + 0.5 * t2
 }
 "#;
 
@@ -3554,73 +3764,51 @@ pub fn check_p48() -> Result<(), String> {
         "p48",
         SOURCE_P48,
         &[],
-        0x0dfa2140364325d9,
-        2,
-        &|p| p48(p[0], p[1]),
+        0xfbf68de9d6b91b5d,
+        3,
+        &|p| p48(p[0], p[1], p[2]),
         &|p| {
-            let (g0, g1) = gradients_function!(p48)(p[0], p[1]);
-            [vec![g0], vec![g1]].concat()
+            let (g0, g1, g2) = gradients_function!(p48)(p[0], p[1], p[2]);
+            [vec![g0], vec![g1], vec![g2]].concat()
         },
-        &|p| value_and_gradients_function!(p48)(p[0], p[1]).0,
+        &|p| value_and_gradients_function!(p48)(p[0], p[1], p[2]).0,
     )
 }
 
 #[differentiable]
-fn p49(a: f64) -> f64 {
-    let mut acc0 = ((1.25 / (1.5 + a.tanh()) - a.max(a)) * 0.5).sin();
-    if a * a < 0.7 {
-        for i in (0..1).rev() {
-            if i < 1 {
-                continue;
-            }
-            acc0 = ((acc0 * 0.5).sin() - i as f64).tanh();
+fn p49(b: f64, n: usize, a: f64, c: f64, xs: &[f64]) -> f64 {
+    let mut acc0 = c / (2.0 + c.cos());
+    for i in 0..2 {
+        for j in 1..=4 {
+            let acc0 = (acc0 * 0.05).sin() + c.sin();
         }
-        let t1 = (acc0 * 0.5).atan();
+        let t1 = (acc0 * 0.05).hypot(xs[n]);
+        for q2 in xs.iter() {
+            let t3 = xs[n].min(i as f64);
+            acc0 *= 0.5 + 0.4 * ((p17(xs[xs.len() - 1 - n].sin(), (t1 * 0.5).atan2(1.5 + (t1 * 0.5).atan().cos())) * 0.5).atan() + xs[i]).sin();
+        }
+        acc0 = ((xs.iter().sum::<f64>() + (t1 * 0.5).atan()).mul_add((n as f64).cos(), b * xs[xs.len() - 1 - i]) * 0.1).tanh();
     }
-    let k2 = ((a - 0.3).abs() * 2.0) as usize % 3;
-    match k2 {
-        0 => {
-            acc0 = ((a - acc0 * 0.5) * (1.5 + a.sin()).powf(a.tanh()) * 0.25).tanh();
-        }
-        1 => {
-            for i in 0..4 {
-                acc0 = ((acc0 * 0.1).sin() + 0.2 * (acc0 * 0.1).sin()).atan();
-            }
-        }
-        _ => {
-            let t3 = a;
-        }
-    }
-    (acc0 * 0.1).sin() - 0.6 * a
+    let t4 = -(xs[xs.len() - 1 - n] * (acc0 * 0.02).tanh());
+    t4
 }
 
 const SOURCE_P49: &str = r#"#[differentiable]
-fn p49(a: f64) -> f64 {
-    let mut acc0 = ((1.25 / (1.5 + a.tanh()) - a.max(a)) * 0.5).sin();
-    if a * a < 0.7 {
-        for i in (0..1).rev() {
-            if i < 1 {
-                continue;
-            }
-            acc0 = ((acc0 * 0.5).sin() - i as f64).tanh();
+fn p49(b: f64, n: usize, a: f64, c: f64, xs: &[f64]) -> f64 {
+    let mut acc0 = c / (2.0 + c.cos());
+    for i in 0..2 {
+        for j in 1..=4 {
+            let acc0 = (acc0 * 0.05).sin() + c.sin();
         }
-        let t1 = (acc0 * 0.5).atan();
+        let t1 = (acc0 * 0.05).hypot(xs[n]);
+        for q2 in xs.iter() {
+            let t3 = xs[n].min(i as f64);
+            acc0 *= 0.5 + 0.4 * ((p17(xs[xs.len() - 1 - n].sin(), (t1 * 0.5).atan2(1.5 + (t1 * 0.5).atan().cos())) * 0.5).atan() + xs[i]).sin();
+        }
+        acc0 = ((xs.iter().sum::<f64>() + (t1 * 0.5).atan()).mul_add((n as f64).cos(), b * xs[xs.len() - 1 - i]) * 0.1).tanh();
     }
-    let k2 = ((a - 0.3).abs() * 2.0) as usize % 3;
-    match k2 {
-        0 => {
-            acc0 = ((a - acc0 * 0.5) * (1.5 + a.sin()).powf(a.tanh()) * 0.25).tanh();
-        }
-        1 => {
-            for i in 0..4 {
-                acc0 = ((acc0 * 0.1).sin() + 0.2 * (acc0 * 0.1).sin()).atan();
-            }
-        }
-        _ => {
-            let t3 = a;
-        }
-    }
-    (acc0 * 0.1).sin() - 0.6 * a
+    let t4 = -(xs[xs.len() - 1 - n] * (acc0 * 0.02).tanh());
+    t4
 }
 "#;
 
@@ -3628,81 +3816,66 @@ pub fn check_p49() -> Result<(), String> {
     check(
         "p49",
         SOURCE_P49,
-        &[],
-        0x15de0b174dc4126f,
-        1,
-        &|p| p49(p[0]),
-        &|p| vec![gradients_function!(p49)(p[0])],
-        &|p| value_and_gradients_function!(p49)(p[0]).0,
+        &["p17"],
+        0xcca0e8ce8248ef20,
+        6,
+        &|p| p49(p[0], 1, p[1], p[2], &p[3..6]),
+        &|p| {
+            let (g0, g1, g2, g3) = gradients_function!(p49)(p[0], 1, p[1], p[2], &p[3..6]);
+            [vec![g0], vec![g1], vec![g2], g3].concat()
+        },
+        &|p| value_and_gradients_function!(p49)(p[0], 1, p[1], p[2], &p[3..6]).0,
     )
 }
 
 #[differentiable]
-fn p50(b: f64, c: f64, d: f64, a: f64) -> f64 {
-    let mut acc0 = 1.0;
-    if b.abs() > 0.3 {
-        let t1 = d;
-    } else {
-        for i in 0..1 {
-            match i {
-                0 => {
-                    acc0 -= ((a.atan() + b.atan()) * 0.25).atan();
-                }
-                _ => {
-                    let mut k2 = 0;
-                    let r3 = loop {
-                        acc0 = ((acc0 * 0.25).atan() - (d / (1.5 + d.tanh()) * 0.5).sin()).atan();
-                        acc0 = 0.6 * f64::max(a, a);
-                        k2 += 1;
-                        if (a > -0.4) || k2 >= 2 { break (p37(b, b) * 0.5).tanh() + (p34(2, b * 0.6, (k2 as f64 - acc0 * 0.25) * 0.25, (acc0 * 0.25 * 0.5).tanh()) * 0.25).atan().sin(); }
-                    };
-                }
+fn p50(b: f64, a: f64) -> f64 {
+    let k0 = (a.abs() * 2.0) as usize % 3;
+    let mut acc1 = 0.5;
+    match k0 {
+        0 => {
+            let t2 = if a - b > b { ((a + a) * 0.5).powi(3) } else { 1.25 * (a - 0.6) };
+            let flag3 = a > 0.3;
+        }
+        1 => {
+            let b = b - (a + b);
+            let mut v4 = vec![0.0; 4];
+            for i in 0..v4.len() {
+                v4[i] = (a * a).max(0.1);
             }
-            acc0 -= ((a + d) / (1.0 + c * c) * 0.25).sin();
+        }
+        _ => {
+            if a - a < 0.3 {
+                return a * a - a.tanh();
+            }
         }
     }
-    let t5 = { let u4 = acc0 * 0.1; b + (acc0 * 0.1).tanh().sin() };
-    acc0 *= 1.0 + (0.5 * d.tanh()).asin().tanh();
-    let t6 = (2.0 + ((-(t5 * 0.5).atan()).tanh().exp_m1() * 0.5).tanh().cos()).powi(-2);
-    acc0 = b.powi(2).ln_1p().to_radians();
-    let t7 = (0.25 * t6 * 1.0).powi(2);
-    let t8 = t7;
-    let t10 = { let u9 = d; d.hypot(0.1) - b.cos() };
-    t8 + t7 + t6 - t5 * 0.5 - 0.5 * (acc0 * 0.1).atan() + 0.75 * a + b
+    a + 0.5 * 0.9
 }
 
 const SOURCE_P50: &str = r#"#[differentiable]
-fn p50(b: f64, c: f64, d: f64, a: f64) -> f64 {
-    let mut acc0 = 1.0;
-    if b.abs() > 0.3 {
-        let t1 = d;
-    } else {
-        for i in 0..1 {
-            match i {
-                0 => {
-                    acc0 -= ((a.atan() + b.atan()) * 0.25).atan();
-                }
-                _ => {
-                    let mut k2 = 0;
-                    let r3 = loop {
-                        acc0 = ((acc0 * 0.25).atan() - (d / (1.5 + d.tanh()) * 0.5).sin()).atan();
-                        acc0 = 0.6 * f64::max(a, a);
-                        k2 += 1;
-                        if (a > -0.4) || k2 >= 2 { break (p37(b, b) * 0.5).tanh() + (p34(2, b * 0.6, (k2 as f64 - acc0 * 0.25) * 0.25, (acc0 * 0.25 * 0.5).tanh()) * 0.25).atan().sin(); }
-                    };
-                }
+fn p50(b: f64, a: f64) -> f64 {
+    let k0 = (a.abs() * 2.0) as usize % 3;
+    let mut acc1 = 0.5;
+    match k0 {
+        0 => {
+            let t2 = if a - b > b { ((a + a) * 0.5).powi(3) } else { 1.25 * (a - 0.6) };
+            let flag3 = a > 0.3;
+        }
+        1 => {
+            let b = b - (a + b);
+            let mut v4 = vec![0.0; 4];
+            for i in 0..v4.len() {
+                v4[i] = (a * a).max(0.1);
             }
-            acc0 -= ((a + d) / (1.0 + c * c) * 0.25).sin();
+        }
+        _ => {
+            if a - a < 0.3 {
+                return a * a - a.tanh();
+            }
         }
     }
-    let t5 = { let u4 = acc0 * 0.1; b + (acc0 * 0.1).tanh().sin() };
-    acc0 *= 1.0 + (0.5 * d.tanh()).asin().tanh();
-    let t6 = (2.0 + ((-(t5 * 0.5).atan()).tanh().exp_m1() * 0.5).tanh().cos()).powi(-2);
-    acc0 = b.powi(2).ln_1p().to_radians();
-    let t7 = (0.25 * t6 * 1.0).powi(2);
-    let t8 = t7;
-    let t10 = { let u9 = d; d.hypot(0.1) - b.cos() };
-    t8 + t7 + t6 - t5 * 0.5 - 0.5 * (acc0 * 0.1).atan() + 0.75 * a + b
+    a + 0.5 * 0.9
 }
 "#;
 
@@ -3710,54 +3883,56 @@ pub fn check_p50() -> Result<(), String> {
     check(
         "p50",
         SOURCE_P50,
-        &["p34", "p37"],
-        0x286eb39a5fbfee7f,
-        4,
-        &|p| p50(p[0], p[1], p[2], p[3]),
+        &[],
+        0x8a1c2f2135251b19,
+        2,
+        &|p| p50(p[0], p[1]),
         &|p| {
-            let (g0, g1, g2, g3) = gradients_function!(p50)(p[0], p[1], p[2], p[3]);
-            [vec![g0], vec![g1], vec![g2], vec![g3]].concat()
+            let (g0, g1) = gradients_function!(p50)(p[0], p[1]);
+            [vec![g0], vec![g1]].concat()
         },
-        &|p| value_and_gradients_function!(p50)(p[0], p[1], p[2], p[3]).0,
+        &|p| value_and_gradients_function!(p50)(p[0], p[1]).0,
     )
 }
 
 #[differentiable]
-fn p51(a: f64, n: usize) -> f64 {
-    let mut acc0 = a.asinh();
-    let t1 = 1.5_f64.powi(2).powi(2);
-    let t2 = t1 * 0.5;
-    let t4 = { let u3 = (((acc0 + acc0) * 0.5).powi(3) * 0.1).atan(); u3.hypot(p46((2.0 + (t1 * 0.5).atan().cos()).recip()).cos()) };
-    if n == 1 {
-        let t5: f64 = f64::tanh(a);
-    } else {
-        let t6 = (acc0 + acc0) * acc0.mul_add((p37(a, (acc0.sin().exp_m1() * 0.5).sin()) * 0.5).atan(), n as f64) + 0.5 * (n as f64 * n as f64);
-        for i in 0..4 {
-            let a = a + (t4 * 0.5).sin().cos();
-            acc0 += (((a * 0.5).tanh() + (t6 * 0.05).atan()) / (1.0 + (t1 * 0.5).atan().cos().powi(2)) * 0.25).tanh();
+fn p51(xs: &[f64], a: f64, b: f64) -> f64 {
+    let t0 = (1.5 + xs[1].cos()).sqrt();
+    let mut acc1 = ((t0 + b) / (1.0 + (xs[2] - t0).powi(2)) * 0.25).sin();
+    let mut k2 = 0;
+    loop {
+        let t0 = t0 - 0.2 * xs[1];
+        let t3 = (1.0 + t0.powi(2)).cbrt();
+        for j in 0..3 {
+            acc1 += (((t3 * 0.5).sin() * 0.75 - xs[0] * 0.9) * 0.5).tanh();
         }
+        acc1 += ((2.0 + (xs.iter().map(|q| q.cos()).product::<f64>() + t0).sin()).log10() * 0.5).sin();
+        k2 += 1;
+        if (t3 * 0.5 > -0.4 && a < 0.25) || k2 >= 3 { break; }
     }
-    let a = a * (0.1 * (t1 * 0.5));
-    (t4 * 0.5).tanh() + 0.9 * (t1 * 0.5).tanh() + (acc0 * 0.1).atan()
+    acc1 += (2.0 + ((xs[2] - xs[2]) * 0.5).atan().cos()).powi(-2);
+    let t4 = a / (1.5 + (acc1 * 0.05).atan().tanh());
+    t0 + 0.5 * xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())
 }
 
 const SOURCE_P51: &str = r#"#[differentiable]
-fn p51(a: f64, n: usize) -> f64 {
-    let mut acc0 = a.asinh();
-    let t1 = 1.5_f64.powi(2).powi(2);
-    let t2 = t1 * 0.5;
-    let t4 = { let u3 = (((acc0 + acc0) * 0.5).powi(3) * 0.1).atan(); u3.hypot(p46((2.0 + (t1 * 0.5).atan().cos()).recip()).cos()) };
-    if n == 1 {
-        let t5: f64 = f64::tanh(a);
-    } else {
-        let t6 = (acc0 + acc0) * acc0.mul_add((p37(a, (acc0.sin().exp_m1() * 0.5).sin()) * 0.5).atan(), n as f64) + 0.5 * (n as f64 * n as f64);
-        for i in 0..4 {
-            let a = a + (t4 * 0.5).sin().cos();
-            acc0 += (((a * 0.5).tanh() + (t6 * 0.05).atan()) / (1.0 + (t1 * 0.5).atan().cos().powi(2)) * 0.25).tanh();
+fn p51(xs: &[f64], a: f64, b: f64) -> f64 {
+    let t0 = (1.5 + xs[1].cos()).sqrt();
+    let mut acc1 = ((t0 + b) / (1.0 + (xs[2] - t0).powi(2)) * 0.25).sin();
+    let mut k2 = 0;
+    loop {
+        let t0 = t0 - 0.2 * xs[1];
+        let t3 = (1.0 + t0.powi(2)).cbrt();
+        for j in 0..3 {
+            acc1 += (((t3 * 0.5).sin() * 0.75 - xs[0] * 0.9) * 0.5).tanh();
         }
+        acc1 += ((2.0 + (xs.iter().map(|q| q.cos()).product::<f64>() + t0).sin()).log10() * 0.5).sin();
+        k2 += 1;
+        if (t3 * 0.5 > -0.4 && a < 0.25) || k2 >= 3 { break; }
     }
-    let a = a * (0.1 * (t1 * 0.5));
-    (t4 * 0.5).tanh() + 0.9 * (t1 * 0.5).tanh() + (acc0 * 0.1).atan()
+    acc1 += (2.0 + ((xs[2] - xs[2]) * 0.5).atan().cos()).powi(-2);
+    let t4 = a / (1.5 + (acc1 * 0.05).atan().tanh());
+    t0 + 0.5 * xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())
 }
 "#;
 
@@ -3765,53 +3940,36 @@ pub fn check_p51() -> Result<(), String> {
     check(
         "p51",
         SOURCE_P51,
-        &["p37", "p46"],
-        0xd2e01ff9f9d06cc4,
-        1,
-        &|p| p51(p[0], 3),
-        &|p| vec![gradients_function!(p51)(p[0], 3)],
-        &|p| value_and_gradients_function!(p51)(p[0], 3).0,
+        &[],
+        0xce6920befdb62f8a,
+        6,
+        &|p| p51(&p[0..4], p[4], p[5]),
+        &|p| {
+            let (g0, g1, g2) = gradients_function!(p51)(&p[0..4], p[4], p[5]);
+            [g0, vec![g1], vec![g2]].concat()
+        },
+        &|p| value_and_gradients_function!(p51)(&p[0..4], p[4], p[5]).0,
     )
 }
 
 #[differentiable]
-fn p52(n: usize, a: f64, b: f64) -> f64 {
-    let mut acc0 = b.tanh().exp();
-    if acc0.cos() < 0.3 || p51(b, 3) * 0.5 < 0.3 {
-        let t1 = ((a + acc0) * 0.5).sin().powi(2);
-        acc0 += (a / (1.5 + (n as f64).tanh()) + (acc0 + a)) * 0.1;
-    } else {
-        let flag2 = -a > -0.2;
-    }
-    let mut k3 = 0;
-    loop {
-        let mut b = b;
-        let mut acc4 = a.sin();
-        acc4 *= 0.5 + 0.4 * a.mul_add(a, acc4).sin();
-        k3 += 1;
-        if ((acc4 * 0.5).atan().sin() < 0.0) || k3 >= 6 { break; }
-    }
-    0.75 * (acc0 * 0.1)
+fn p52(a: f64) -> f64 {
+    let t0 = 0.2 / (1.5 + 0.25_f64.tanh()) * (a * a);
+    let t1 = if (1.5 + t0.sin()).powf(a.tanh()) < 0.5 { (2.0 + a.asinh().sin()).ln() } else { (p34(a) * 0.5).sin().atan() };
+    let mut acc2 = t1;
+    acc2 += ((1.5 + 0.5_f64.cos()).sqrt() * 0.5).sin();
+    let t3 = 1.25 * acc2;
+    t3 * 0.5 + acc2.tanh() + t1 + t0 + a
 }
 
 const SOURCE_P52: &str = r#"#[differentiable]
-fn p52(n: usize, a: f64, b: f64) -> f64 {
-    let mut acc0 = b.tanh().exp();
-    if acc0.cos() < 0.3 || p51(b, 3) * 0.5 < 0.3 {
-        let t1 = ((a + acc0) * 0.5).sin().powi(2);
-        acc0 += (a / (1.5 + (n as f64).tanh()) + (acc0 + a)) * 0.1;
-    } else {
-        let flag2 = -a > -0.2;
-    }
-    let mut k3 = 0;
-    loop {
-        let mut b = b;
-        let mut acc4 = a.sin();
-        acc4 *= 0.5 + 0.4 * a.mul_add(a, acc4).sin();
-        k3 += 1;
-        if ((acc4 * 0.5).atan().sin() < 0.0) || k3 >= 6 { break; }
-    }
-    0.75 * (acc0 * 0.1)
+fn p52(a: f64) -> f64 {
+    let t0 = 0.2 / (1.5 + 0.25_f64.tanh()) * (a * a);
+    let t1 = if (1.5 + t0.sin()).powf(a.tanh()) < 0.5 { (2.0 + a.asinh().sin()).ln() } else { (p34(a) * 0.5).sin().atan() };
+    let mut acc2 = t1;
+    acc2 += ((1.5 + 0.5_f64.cos()).sqrt() * 0.5).sin();
+    let t3 = 1.25 * acc2;
+    t3 * 0.5 + acc2.tanh() + t1 + t0 + a
 }
 "#;
 
@@ -3819,60 +3977,49 @@ pub fn check_p52() -> Result<(), String> {
     check(
         "p52",
         SOURCE_P52,
-        &["p51"],
-        0x68a05f87c595b473,
-        2,
-        &|p| p52(2, p[0], p[1]),
-        &|p| {
-            let (g0, g1) = gradients_function!(p52)(2, p[0], p[1]);
-            [vec![g0], vec![g1]].concat()
-        },
-        &|p| value_and_gradients_function!(p52)(2, p[0], p[1]).0,
+        &["p34"],
+        0x50bdb68aeaebeb21,
+        1,
+        &|p| p52(p[0]),
+        &|p| vec![gradients_function!(p52)(p[0])],
+        &|p| value_and_gradients_function!(p52)(p[0]).0,
     )
 }
 
 #[differentiable]
-fn p53(a: f64, b: f64, n: usize) -> f64 {
-    let mut b = b;
-    b *= (n as f64 / (2.0 + b.cos())).tanh();
-    b = (b - 0.5 * a).atan();
-    let t0 = b;
-    let t1 = t0;
-    b = (b - f64::tanh(t1)).sin();
-    let b = b - t0 * p42((0.9 * n as f64 * 0.5).atan(), b.atan(), 1, (1.0 + t1.powi(2)).sqrt() * 0.5, (b * 0.5).atan());
-    let mut v2 = vec![0.0; 4];
-    for i in 0..v2.len() {
-        v2[i] = 0.6 * (b * 0.1).atan();
+fn p53(n: usize, a: f64, b: f64) -> f64 {
+    let mut acc0 = 1.0;
+    acc0 = (1.5 + (n as f64 / (1.0 + 0.5_f64.powi(2))).sin()).log(2.5 + (2.0 + a.sin()).log2().cos());
+    acc0 += a;
+    for i in 0..2 {
+        let a = a + f64::max(acc0 * 0.25, b);
+        let t1 = 0.2 - a * 0.25;
+        acc0 = ((acc0 * 0.25).atan() - (0.1 - (t1 * 0.5).tanh())).sin();
     }
-    v2[n] += (v2[2] * 1.0).max(b * 0.1) * 0.5;
-    let mut v3 = vec![0.0; v2.len()];
-    for i in 0..v3.len() {
-        v3[i] = (0.25_f64 * 1.25).mul_add(t0 * a, (1.5 + a.sin()).powf(0.25_f64.tanh())) * 0.5;
+    if 1.0 < 0.5 {
+        let t3 = { let u2 = f64::cos(f64::sin(a)); -(acc0 * 0.25).cos() };
+    } else if b.cos() < -0.1 {
+        let t4 = (acc0 * 0.25).sin();
     }
-    let t5 = { let u4 = f64::cos(f64::sin(t1)); -t1.atan() };
-    (b * 0.1).sin().tanh() - t1 + 1.25 * t0 + 0.5 * a
+    (acc0 * 0.25).sin() + 0.3 * b + 1.5 * a
 }
 
 const SOURCE_P53: &str = r#"#[differentiable]
-fn p53(a: f64, b: f64, n: usize) -> f64 {
-    let mut b = b;
-    b *= (n as f64 / (2.0 + b.cos())).tanh();
-    b = (b - 0.5 * a).atan();
-    let t0 = b;
-    let t1 = t0;
-    b = (b - f64::tanh(t1)).sin();
-    let b = b - t0 * p42((0.9 * n as f64 * 0.5).atan(), b.atan(), 1, (1.0 + t1.powi(2)).sqrt() * 0.5, (b * 0.5).atan());
-    let mut v2 = vec![0.0; 4];
-    for i in 0..v2.len() {
-        v2[i] = 0.6 * (b * 0.1).atan();
+fn p53(n: usize, a: f64, b: f64) -> f64 {
+    let mut acc0 = 1.0;
+    acc0 = (1.5 + (n as f64 / (1.0 + 0.5_f64.powi(2))).sin()).log(2.5 + (2.0 + a.sin()).log2().cos());
+    acc0 += a;
+    for i in 0..2 {
+        let a = a + f64::max(acc0 * 0.25, b);
+        let t1 = 0.2 - a * 0.25;
+        acc0 = ((acc0 * 0.25).atan() - (0.1 - (t1 * 0.5).tanh())).sin();
     }
-    v2[n] += (v2[2] * 1.0).max(b * 0.1) * 0.5;
-    let mut v3 = vec![0.0; v2.len()];
-    for i in 0..v3.len() {
-        v3[i] = (0.25_f64 * 1.25).mul_add(t0 * a, (1.5 + a.sin()).powf(0.25_f64.tanh())) * 0.5;
+    if 1.0 < 0.5 {
+        let t3 = { let u2 = f64::cos(f64::sin(a)); -(acc0 * 0.25).cos() };
+    } else if b.cos() < -0.1 {
+        let t4 = (acc0 * 0.25).sin();
     }
-    let t5 = { let u4 = f64::cos(f64::sin(t1)); -t1.atan() };
-    (b * 0.1).sin().tanh() - t1 + 1.25 * t0 + 0.5 * a
+    (acc0 * 0.25).sin() + 0.3 * b + 1.5 * a
 }
 "#;
 
@@ -3880,46 +4027,58 @@ pub fn check_p53() -> Result<(), String> {
     check(
         "p53",
         SOURCE_P53,
-        &["p42"],
-        0x12e7db3e6eadd960,
+        &[],
+        0xcbc447daf0ac0e15,
         2,
-        &|p| p53(p[0], p[1], 3),
+        &|p| p53(2, p[0], p[1]),
         &|p| {
-            let (g0, g1) = gradients_function!(p53)(p[0], p[1], 3);
+            let (g0, g1) = gradients_function!(p53)(2, p[0], p[1]);
             [vec![g0], vec![g1]].concat()
         },
-        &|p| value_and_gradients_function!(p53)(p[0], p[1], 3).0,
+        &|p| value_and_gradients_function!(p53)(2, p[0], p[1]).0,
     )
 }
 
 #[differentiable]
-fn p54(xs: &[f64], b: f64, a: f64) -> f64 {
-    let mut acc0 = f64::sin(xs.iter().sum::<f64>());
-    let mut w1 = 0;
-    while w1 < 3 {
-        let t2 = match w1 { 0 => (a.mul_add(1.25, b) * -xs[0] * 0.5).tanh(), 1 => ((p51((b.powi(2) * 0.5).tanh(), 3) * 0.5 * 0.9 + (acc0 * 0.25).atan() * xs[3]) * 0.5).tanh(), _ => a };
-        let t3 = (1.0 + a.powi(2)).ln();
-        let b = b * a;
-        acc0 -= a;
-        w1 += 1;
+fn p54(a: f64) -> f64 {
+    let t0: f64 = 1.25 * 0.6;
+    let mut v1 = vec![0.0; 3];
+    for i in 0..v1.len() {
+        v1[i] = ((0.6 + (a + p48((a.powi(2) * 0.5).tanh(), (1.0 + (p53(2, (t0 + a) * 0.5, (a / (1.0 + t0 * t0) * 0.5).tanh()) * 0.5).sin().powi(2)).ln(), 0.2) * 0.25)) * 0.5).sin();
     }
-    let mut acc4 = 1.5 * 0.9 / (1.0 + 1.25_f64.powi(3).powi(2));
-    1.0 * acc4 - b + 0.5 * b
+    v1[0] += t0;
+    let mut acc2 = a * 0.9 / (1.0 + a.powi(3).powi(2));
+    let mut w3 = 0;
+    while w3 < 1 {
+        for j in 0..1 {
+            let t0 = t0 - a / (1.5 + 0.5_f64.tanh());
+            acc2 += (acc2 * 0.25).sin().sin().exp2().sin() * 0.5;
+        }
+        v1[w3] -= (1.0 * t0 - (v1[w3] * 0.25).tanh().sin()) * 0.5;
+        w3 += 1;
+    }
+    (acc2 * 0.25).sin().sin() + t0 + 0.5 * (v1[2] * 0.25).atan()
 }
 
 const SOURCE_P54: &str = r#"#[differentiable]
-fn p54(xs: &[f64], b: f64, a: f64) -> f64 {
-    let mut acc0 = f64::sin(xs.iter().sum::<f64>());
-    let mut w1 = 0;
-    while w1 < 3 {
-        let t2 = match w1 { 0 => (a.mul_add(1.25, b) * -xs[0] * 0.5).tanh(), 1 => ((p51((b.powi(2) * 0.5).tanh(), 3) * 0.5 * 0.9 + (acc0 * 0.25).atan() * xs[3]) * 0.5).tanh(), _ => a };
-        let t3 = (1.0 + a.powi(2)).ln();
-        let b = b * a;
-        acc0 -= a;
-        w1 += 1;
+fn p54(a: f64) -> f64 {
+    let t0: f64 = 1.25 * 0.6;
+    let mut v1 = vec![0.0; 3];
+    for i in 0..v1.len() {
+        v1[i] = ((0.6 + (a + p48((a.powi(2) * 0.5).tanh(), (1.0 + (p53(2, (t0 + a) * 0.5, (a / (1.0 + t0 * t0) * 0.5).tanh()) * 0.5).sin().powi(2)).ln(), 0.2) * 0.25)) * 0.5).sin();
     }
-    let mut acc4 = 1.5 * 0.9 / (1.0 + 1.25_f64.powi(3).powi(2));
-    1.0 * acc4 - b + 0.5 * b
+    v1[0] += t0;
+    let mut acc2 = a * 0.9 / (1.0 + a.powi(3).powi(2));
+    let mut w3 = 0;
+    while w3 < 1 {
+        for j in 0..1 {
+            let t0 = t0 - a / (1.5 + 0.5_f64.tanh());
+            acc2 += (acc2 * 0.25).sin().sin().exp2().sin() * 0.5;
+        }
+        v1[w3] -= (1.0 * t0 - (v1[w3] * 0.25).tanh().sin()) * 0.5;
+        w3 += 1;
+    }
+    (acc2 * 0.25).sin().sin() + t0 + 0.5 * (v1[2] * 0.25).atan()
 }
 "#;
 
@@ -3927,78 +4086,49 @@ pub fn check_p54() -> Result<(), String> {
     check(
         "p54",
         SOURCE_P54,
-        &["p51"],
-        0x2bfd20768c1f6859,
-        6,
-        &|p| p54(&p[0..4], p[4], p[5]),
-        &|p| {
-            let (g0, g1, g2) = gradients_function!(p54)(&p[0..4], p[4], p[5]);
-            [g0, vec![g1], vec![g2]].concat()
-        },
-        &|p| value_and_gradients_function!(p54)(&p[0..4], p[4], p[5]).0,
+        &["p48", "p53"],
+        0x4a5991027ec42dc8,
+        1,
+        &|p| p54(p[0]),
+        &|p| vec![gradients_function!(p54)(p[0])],
+        &|p| value_and_gradients_function!(p54)(p[0]).0,
     )
 }
 
 #[differentiable]
-fn p55(xs: &[f64], b: f64, a: f64) -> f64 {
-    let t0 = if xs[0].cos() < 0.5 { xs[1] + a - 1.0 * a } else { a.powi(2).cos().exp() };
-    let mut acc1 = 1.0;
-    if b * xs[2] < 0.7 {
-        acc1 += (xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) * 0.5).atan();
-        acc1 = a;
-        let t2 = if a > a { a.max(a) + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) / (2.0 + (t0 * 0.5).atan().cos()) } else { acc1.cos().exp() };
-        for i in 0..4 {
-            for q3 in xs.iter() {
-                if 0.6 * b > 0.5 && xs.iter().map(|q| (q * 1.5).sin()).sum::<f64>() < -0.2 {
-                    if i % 2 == 0 {
-                        continue;
-                    }
-                } else if a + b > xs[i % xs.len()] && xs[(i + 1) % 3] < -0.4 {
-                    let t5 = { let u4 = (1.0 + (*q3).powi(2)).ln().sin().exp(); xs[(i + 1) % 3].sin().sin().exp() };
-                } else {
-                    let t6 = match i { 0 => f64::max(xs[i % xs.len()], xs[i % xs.len()]).tanh(), 1 => (t0 * 0.5).sin(), _ => ((t2 * 0.5).sin() * xs[i % xs.len()] * ((t0 * 0.5).atan() / (2.0 + xs.iter().map(|q| q * q).sum::<f64>().cos())) * 0.5).tanh() };
-                }
-                acc1 += b;
-            }
-            acc1 /= (2.0 + b.cos());
-        }
-    } else {
-        let mut b = b;
-        let t7 = if (xs.iter().sum::<f64>() * 0.5).atan().powi(3) > 0.5 { (t0 * 0.5).atan() } else { (b - b).cos().exp_m1() };
-        b = (acc1 * 0.05).sin();
+fn p55(b: f64, xs: &[f64], a: f64, n: usize) -> f64 {
+    let t0 = a;
+    let mut acc1 = 0.5;
+    let mut w2 = 0;
+    while w2 < 3 {
+        let t3 = if t0 + a > 0.25 { -t0.powi(2) } else { (b - w2 as f64).asinh() };
+        acc1 *= f64::max(w2 as f64, xs[w2]).tanh();
+        w2 += 1;
     }
-    (acc1 * 0.05).cos() + (t0 * 0.5).atan()
+    if n == 0 {
+        acc1 = (2.0 + (2.0 + (n as f64).cos()).recip().cos()).recip();
+        let t4 = acc1 * 0.1 - xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin());
+        acc1 = (acc1 * 0.1 * ((acc1 * 0.1 - b) * 0.25).tanh()).sin();
+    }
+    (acc1 * 0.1).atan().tanh() - t0.cos()
 }
 
 const SOURCE_P55: &str = r#"#[differentiable]
-fn p55(xs: &[f64], b: f64, a: f64) -> f64 {
-    let t0 = if xs[0].cos() < 0.5 { xs[1] + a - 1.0 * a } else { a.powi(2).cos().exp() };
-    let mut acc1 = 1.0;
-    if b * xs[2] < 0.7 {
-        acc1 += (xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) * 0.5).atan();
-        acc1 = a;
-        let t2 = if a > a { a.max(a) + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) / (2.0 + (t0 * 0.5).atan().cos()) } else { acc1.cos().exp() };
-        for i in 0..4 {
-            for q3 in xs.iter() {
-                if 0.6 * b > 0.5 && xs.iter().map(|q| (q * 1.5).sin()).sum::<f64>() < -0.2 {
-                    if i % 2 == 0 {
-                        continue;
-                    }
-                } else if a + b > xs[i % xs.len()] && xs[(i + 1) % 3] < -0.4 {
-                    let t5 = { let u4 = (1.0 + (*q3).powi(2)).ln().sin().exp(); xs[(i + 1) % 3].sin().sin().exp() };
-                } else {
-                    let t6 = match i { 0 => f64::max(xs[i % xs.len()], xs[i % xs.len()]).tanh(), 1 => (t0 * 0.5).sin(), _ => ((t2 * 0.5).sin() * xs[i % xs.len()] * ((t0 * 0.5).atan() / (2.0 + xs.iter().map(|q| q * q).sum::<f64>().cos())) * 0.5).tanh() };
-                }
-                acc1 += b;
-            }
-            acc1 /= (2.0 + b.cos());
-        }
-    } else {
-        let mut b = b;
-        let t7 = if (xs.iter().sum::<f64>() * 0.5).atan().powi(3) > 0.5 { (t0 * 0.5).atan() } else { (b - b).cos().exp_m1() };
-        b = (acc1 * 0.05).sin();
+fn p55(b: f64, xs: &[f64], a: f64, n: usize) -> f64 {
+    let t0 = a;
+    let mut acc1 = 0.5;
+    let mut w2 = 0;
+    while w2 < 3 {
+        let t3 = if t0 + a > 0.25 { -t0.powi(2) } else { (b - w2 as f64).asinh() };
+        acc1 *= f64::max(w2 as f64, xs[w2]).tanh();
+        w2 += 1;
     }
-    (acc1 * 0.05).cos() + (t0 * 0.5).atan()
+    if n == 0 {
+        acc1 = (2.0 + (2.0 + (n as f64).cos()).recip().cos()).recip();
+        let t4 = acc1 * 0.1 - xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin());
+        acc1 = (acc1 * 0.1 * ((acc1 * 0.1 - b) * 0.25).tanh()).sin();
+    }
+    (acc1 * 0.1).atan().tanh() - t0.cos()
 }
 "#;
 
@@ -4007,67 +4137,45 @@ pub fn check_p55() -> Result<(), String> {
         "p55",
         SOURCE_P55,
         &[],
-        0xbc9b6002d63c75f1,
+        0xb1f7682c33e65c94,
         5,
-        &|p| p55(&p[0..3], p[3], p[4]),
+        &|p| p55(p[0], &p[1..4], p[4], 2),
         &|p| {
-            let (g0, g1, g2) = gradients_function!(p55)(&p[0..3], p[3], p[4]);
-            [g0, vec![g1], vec![g2]].concat()
+            let (g0, g1, g2) = gradients_function!(p55)(p[0], &p[1..4], p[4], 2);
+            [vec![g0], g1, vec![g2]].concat()
         },
-        &|p| value_and_gradients_function!(p55)(&p[0..3], p[3], p[4]).0,
+        &|p| value_and_gradients_function!(p55)(p[0], &p[1..4], p[4], 2).0,
     )
 }
 
 #[differentiable]
 fn p56(a: f64, b: f64) -> f64 {
-    let mut acc0 = 1.0;
-    if a.cos() > 0.0 {
-        let mut k1 = 0;
-        loop {
-            acc0 = (b.cos() * (1.0 - k1 as f64) * 0.5).sin();
-            acc0 /= (1.0 + b.powi(2));
-            k1 += 1;
-            if (a.hypot(a) > acc0 * 0.25) || k1 >= 2 { break; }
-        }
-    } else {
-        let t3 = { let u2 = (acc0 * 0.25).tanh(); -((acc0 * 0.25).atan() * a) };
+    let mut acc0 = a;
+    let mut acc1 = a.atan().atan2(1.5 + (b * 0.5).cos());
+    acc1 = (acc1 * (p47((a * (p39(((a + acc1) * 0.5).sin(), 0.5 - b) * 0.5).atan() * 0.5).sin(), 2) * 0.25).atan()).atan();
+    acc1 /= (2.0 + a.cos());
+    let t2 = if b > acc1 { -(b * acc0) } else { f64::min(b, b.sin().exp()) };
+    for i in 0..4 {
+        acc1 = (acc0 * 0.1).sin();
+        acc0 += (t2 * 0.5).atan();
     }
-    let t4 = if b.sin() > 0.0 { b.tanh().atan() } else { (2.0 + 0.6_f64.cos().sin()).sqrt() };
-    acc0 = (2.0 + 1.5_f64.cos()).powi(-2).atan2(1.5 + a.hypot(t4).cos());
-    acc0 = (acc0 * 0.25 + (acc0 * 0.25).tanh().cosh()).atan();
-    let b = b * (acc0 * 0.25).atan().powi(2);
-    let t5 = if t4.atan2(1.5 + t4.cos()) < -0.4 { t4.cos().exp() * (a * (acc0 * 0.25)) } else { a };
-    for i in 1..=1 {
-        let flag6 = ((1.0 + (i as f64).powi(2)).ln()) > 0.25;
-        acc0 = ((p46(((i as f64 - (t5 * 0.1).tanh()) * 0.5).tanh()) / (1.0 + t4.powi(2)) - (acc0 * 0.25).tanh().sin().exp()) * 0.25).sin();
-    }
-    (t5 * 0.1).sin() - 0.2 * (b * 0.25).tanh() + t4.cos() + a
+    acc0 += (1.0 + b.cos().powi(2)).sqrt() * 0.5;
+    t2 - (acc1 * 0.1).cos() - (acc0 * 0.1).atan()
 }
 
 const SOURCE_P56: &str = r#"#[differentiable]
 fn p56(a: f64, b: f64) -> f64 {
-    let mut acc0 = 1.0;
-    if a.cos() > 0.0 {
-        let mut k1 = 0;
-        loop {
-            acc0 = (b.cos() * (1.0 - k1 as f64) * 0.5).sin();
-            acc0 /= (1.0 + b.powi(2));
-            k1 += 1;
-            if (a.hypot(a) > acc0 * 0.25) || k1 >= 2 { break; }
-        }
-    } else {
-        let t3 = { let u2 = (acc0 * 0.25).tanh(); -((acc0 * 0.25).atan() * a) };
+    let mut acc0 = a;
+    let mut acc1 = a.atan().atan2(1.5 + (b * 0.5).cos());
+    acc1 = (acc1 * (p47((a * (p39(((a + acc1) * 0.5).sin(), 0.5 - b) * 0.5).atan() * 0.5).sin(), 2) * 0.25).atan()).atan();
+    acc1 /= (2.0 + a.cos());
+    let t2 = if b > acc1 { -(b * acc0) } else { f64::min(b, b.sin().exp()) };
+    for i in 0..4 {
+        acc1 = (acc0 * 0.1).sin();
+        acc0 += (t2 * 0.5).atan();
     }
-    let t4 = if b.sin() > 0.0 { b.tanh().atan() } else { (2.0 + 0.6_f64.cos().sin()).sqrt() };
-    acc0 = (2.0 + 1.5_f64.cos()).powi(-2).atan2(1.5 + a.hypot(t4).cos());
-    acc0 = (acc0 * 0.25 + (acc0 * 0.25).tanh().cosh()).atan();
-    let b = b * (acc0 * 0.25).atan().powi(2);
-    let t5 = if t4.atan2(1.5 + t4.cos()) < -0.4 { t4.cos().exp() * (a * (acc0 * 0.25)) } else { a };
-    for i in 1..=1 {
-        let flag6 = ((1.0 + (i as f64).powi(2)).ln()) > 0.25;
-        acc0 = ((p46(((i as f64 - (t5 * 0.1).tanh()) * 0.5).tanh()) / (1.0 + t4.powi(2)) - (acc0 * 0.25).tanh().sin().exp()) * 0.25).sin();
-    }
-    (t5 * 0.1).sin() - 0.2 * (b * 0.25).tanh() + t4.cos() + a
+    acc0 += (1.0 + b.cos().powi(2)).sqrt() * 0.5;
+    t2 - (acc1 * 0.1).cos() - (acc0 * 0.1).atan()
 }
 "#;
 
@@ -4075,8 +4183,8 @@ pub fn check_p56() -> Result<(), String> {
     check(
         "p56",
         SOURCE_P56,
-        &["p46"],
-        0xc60dc454e14207be,
+        &["p39", "p47"],
+        0x3afb333d39256749,
         2,
         &|p| p56(p[0], p[1]),
         &|p| {
@@ -4088,55 +4196,63 @@ pub fn check_p56() -> Result<(), String> {
 }
 
 #[differentiable]
-fn p57(xs: &[f64], b: f64, d: f64, a: f64, c: f64) -> f64 {
-    let mut acc0 = ((a.cos().exp2() - b) * 0.5).sin();
-    if d.clamp(-0.75, 0.75) < 0.3 {
-        if xs[2] - a < -0.1 {
-            let mut k1 = 0;
-            loop {
-                let t2 = xs[xs.len() - 1 - k1].tanh().exp();
-                acc0 += (t2.tanh().exp_m1() / (2.0 + (1.5 + b.cos()).sqrt().cos()) * 0.25).sin();
-                k1 += 1;
-                if (0.75 - d > t2) || k1 >= 2 { break; }
-            }
+fn p57(a: f64, n: usize) -> f64 {
+    let mut acc0 = 1.0_f64;
+    if (f64::sin(n as f64)) > acc0 {
+        for i in 0..2 {
+            let acc0 = acc0 * 0.25 - n as f64;
         }
+    } else {
+        let t2 = { let u1 = a; (acc0 * 0.25).sin().powi(2).min(u1.sin().exp2()) };
     }
-    let mut w3 = 0;
-    while w3 < 3 && (b.clamp(-0.75, 0.75) < -0.2 && xs[0] < 0.25) {
-        for (j, q4) in xs.iter().enumerate() {
-            acc0 += (2.0 + c.sin()).cbrt().powi(2).ln_1p() * 0.5;
-            let mut acc5 = 1.0;
+    let t3 = a;
+    if n == 0 {
+        acc0 = (-t3).min((p54((acc0 * 0.25).atan() * 0.75) * 0.5 * 0.5).atan().powi(2));
+        let mut w4 = 0;
+        while w4 < 1 && (t3 > 0.3) {
+            let t6 = { let u5 = t3.powi(3).tanh(); (acc0 * 0.25).tanh() * 0.25 };
+            acc0 = ((acc0 * 0.25).tanh() * t3.atan()).tanh();
+            w4 += 1;
         }
-        acc0 += (2.0 + c.sin().cos()).powi(-2);
-        w3 += 1;
+    } else {
+        let t7 = if (acc0 * 0.25).tanh() * a > 0.1 { acc0 * 0.25 } else { (p53(2, t3.min(a), (((acc0 * 0.25).tanh() + t3) * 0.5).atan()) * 0.5).sin().powi(3) };
     }
-    b.tanh() + 0.5 * xs[0]
+    let mut w8 = 0;
+    while w8 < 3 && (t3 / (1.0 + (acc0 * 0.25).powi(2)) < -0.2) {
+        acc0 = (t3 * w8 as f64 * 0.5).tanh().powi(2);
+        w8 += 1;
+    }
+    t3.tanh() + (acc0 * 0.1).atan().sin() + a
 }
 
 const SOURCE_P57: &str = r#"#[differentiable]
-fn p57(xs: &[f64], b: f64, d: f64, a: f64, c: f64) -> f64 {
-    let mut acc0 = ((a.cos().exp2() - b) * 0.5).sin();
-    if d.clamp(-0.75, 0.75) < 0.3 {
-        if xs[2] - a < -0.1 {
-            let mut k1 = 0;
-            loop {
-                let t2 = xs[xs.len() - 1 - k1].tanh().exp();
-                acc0 += (t2.tanh().exp_m1() / (2.0 + (1.5 + b.cos()).sqrt().cos()) * 0.25).sin();
-                k1 += 1;
-                if (0.75 - d > t2) || k1 >= 2 { break; }
-            }
+fn p57(a: f64, n: usize) -> f64 {
+    let mut acc0 = 1.0_f64;
+    if (f64::sin(n as f64)) > acc0 {
+        for i in 0..2 {
+            let acc0 = acc0 * 0.25 - n as f64;
         }
+    } else {
+        let t2 = { let u1 = a; (acc0 * 0.25).sin().powi(2).min(u1.sin().exp2()) };
     }
-    let mut w3 = 0;
-    while w3 < 3 && (b.clamp(-0.75, 0.75) < -0.2 && xs[0] < 0.25) {
-        for (j, q4) in xs.iter().enumerate() {
-            acc0 += (2.0 + c.sin()).cbrt().powi(2).ln_1p() * 0.5;
-            let mut acc5 = 1.0;
+    let t3 = a;
+    if n == 0 {
+        acc0 = (-t3).min((p54((acc0 * 0.25).atan() * 0.75) * 0.5 * 0.5).atan().powi(2));
+        let mut w4 = 0;
+        while w4 < 1 && (t3 > 0.3) {
+            let t6 = { let u5 = t3.powi(3).tanh(); (acc0 * 0.25).tanh() * 0.25 };
+            acc0 = ((acc0 * 0.25).tanh() * t3.atan()).tanh();
+            w4 += 1;
         }
-        acc0 += (2.0 + c.sin().cos()).powi(-2);
-        w3 += 1;
+    } else {
+        let t7 = if (acc0 * 0.25).tanh() * a > 0.1 { acc0 * 0.25 } else { (p53(2, t3.min(a), (((acc0 * 0.25).tanh() + t3) * 0.5).atan()) * 0.5).sin().powi(3) };
     }
-    b.tanh() + 0.5 * xs[0]
+    let mut w8 = 0;
+    while w8 < 3 && (t3 / (1.0 + (acc0 * 0.25).powi(2)) < -0.2) {
+        acc0 = (t3 * w8 as f64 * 0.5).tanh().powi(2);
+        w8 += 1;
+    }
+    t3.tanh() + (acc0 * 0.1).atan().sin() + a
 }
 "#;
 
@@ -4144,64 +4260,49 @@ pub fn check_p57() -> Result<(), String> {
     check(
         "p57",
         SOURCE_P57,
-        &[],
-        0x606e89ca78a18c43,
-        7,
-        &|p| p57(&p[0..3], p[3], p[4], p[5], p[6]),
-        &|p| {
-            let (g0, g1, g2, g3, g4) = gradients_function!(p57)(&p[0..3], p[3], p[4], p[5], p[6]);
-            [g0, vec![g1], vec![g2], vec![g3], vec![g4]].concat()
-        },
-        &|p| value_and_gradients_function!(p57)(&p[0..3], p[3], p[4], p[5], p[6]).0,
+        &["p53", "p54"],
+        0x2b1bae3add2a249c,
+        1,
+        &|p| p57(p[0], 3),
+        &|p| vec![gradients_function!(p57)(p[0], 3)],
+        &|p| value_and_gradients_function!(p57)(p[0], 3).0,
     )
 }
 
 #[differentiable]
-fn p58(a: f64, b: f64, n: usize) -> f64 {
-    let mut acc0 = 0.5;
-    match n {
-        0 => {
-            for i in 0..n {
-                let mut k1 = 0;
-                let r3 = loop {
-                    let t2 = (a - b) * b.sin();
-                    acc0 -= ((t2 * 0.5).sin().atan() * f64::sin(t2 * 0.5) * 0.5).tanh();
-                    k1 += 1;
-                    if (a > 0.5) || k1 >= 5 { break (acc0 * 0.1).tanh(); }
-                };
-                acc0 += 0.9 * (acc0 * 0.1 * 0.9) * 0.5;
-            }
+fn p58(a: f64) -> f64 {
+    let mut acc0 = 0.0;
+    for i in 0..4 {
+        let mut acc1 = a;
+        let flag2 = a > -0.1;
+        let mut k3 = 0;
+        loop {
+            acc0 += ((a.tanh().exp() + (a + k3 as f64)) * 0.1).sin();
+            acc1 -= ((p31(a, a / (2.0 + (acc1 * 0.05).sin().cos()) * 0.5, (p42(2, (((acc0 * 0.02).atan() + a) * 0.5).atan(), (acc1 * 0.05).tanh() / (1.5 + 2.0_f64.tanh())) * 0.5 - 0.6) * 0.5) * 0.5).sin().tanh().atan() * 0.5).tanh();
+            k3 += 1;
+            if (!flag2) || k3 >= 4 { break; }
         }
-        _ => {
-            acc0 += ((1.5 + 0.3_f64.sin()).powf((p47(b * 0.3) * 0.25).tanh().tanh()) * 1.25 * 0.25).sin();
-        }
+        acc1 -= (acc1 * 0.05).sin();
     }
-    acc0 *= (-a).tanh();
-    0.6 * (acc0 * 0.05).tanh()
+    (acc0 * 0.02).sin()
 }
 
 const SOURCE_P58: &str = r#"#[differentiable]
-fn p58(a: f64, b: f64, n: usize) -> f64 {
-    let mut acc0 = 0.5;
-    match n {
-        0 => {
-            for i in 0..n {
-                let mut k1 = 0;
-                let r3 = loop {
-                    let t2 = (a - b) * b.sin();
-                    acc0 -= ((t2 * 0.5).sin().atan() * f64::sin(t2 * 0.5) * 0.5).tanh();
-                    k1 += 1;
-                    if (a > 0.5) || k1 >= 5 { break (acc0 * 0.1).tanh(); }
-                };
-                acc0 += 0.9 * (acc0 * 0.1 * 0.9) * 0.5;
-            }
+fn p58(a: f64) -> f64 {
+    let mut acc0 = 0.0;
+    for i in 0..4 {
+        let mut acc1 = a;
+        let flag2 = a > -0.1;
+        let mut k3 = 0;
+        loop {
+            acc0 += ((a.tanh().exp() + (a + k3 as f64)) * 0.1).sin();
+            acc1 -= ((p31(a, a / (2.0 + (acc1 * 0.05).sin().cos()) * 0.5, (p42(2, (((acc0 * 0.02).atan() + a) * 0.5).atan(), (acc1 * 0.05).tanh() / (1.5 + 2.0_f64.tanh())) * 0.5 - 0.6) * 0.5) * 0.5).sin().tanh().atan() * 0.5).tanh();
+            k3 += 1;
+            if (!flag2) || k3 >= 4 { break; }
         }
-        _ => {
-            acc0 += ((1.5 + 0.3_f64.sin()).powf((p47(b * 0.3) * 0.25).tanh().tanh()) * 1.25 * 0.25).sin();
-        }
+        acc1 -= (acc1 * 0.05).sin();
     }
-    acc0 *= (-a).tanh();
-    0.6 * (acc0 * 0.05).tanh()
+    (acc0 * 0.02).sin()
 }
 "#;
 
@@ -4209,84 +4310,87 @@ pub fn check_p58() -> Result<(), String> {
     check(
         "p58",
         SOURCE_P58,
-        &["p47"],
-        0x639889b6460ce441,
-        2,
-        &|p| p58(p[0], p[1], 1),
-        &|p| {
-            let (g0, g1) = gradients_function!(p58)(p[0], p[1], 1);
-            [vec![g0], vec![g1]].concat()
-        },
-        &|p| value_and_gradients_function!(p58)(p[0], p[1], 1).0,
+        &["p31", "p42"],
+        0x2b3e602543960776,
+        1,
+        &|p| p58(p[0]),
+        &|p| vec![gradients_function!(p58)(p[0])],
+        &|p| value_and_gradients_function!(p58)(p[0]).0,
     )
 }
 
 #[differentiable]
-fn p59(b: f64, a: f64) -> f64 {
-    let t0 = if 0.5_f64.sin().exp2() < 0.1 { b * 0.6 * a } else { a.mul_add(a, a + b) };
-    let t1 = if 0.6_f64.min(b) > -0.1 { (p51((1.0 + (t0 * 0.5).tanh().powi(2)).ln(), 3) * 0.5).tanh().min((t0 * 0.5).tanh()).atan() } else { b * 0.9 - (1.5 + b.sin()).powf((t0 * 0.5).tanh().tanh()) };
-    let t2 = (2.0 + (a / (1.0 + (t0 * 0.5).sin().powi(2)) * 0.5).sin().cos()).powi(-2);
-    let mut acc3 = 0.5;
-    if (t1 * 0.5).tanh() / (1.5 + (t0 * 0.5).tanh()) > -0.2 || (t0 * 0.5).atan() < 0.7 {
-        let a = a * (b * (t1 * 0.5).atan());
-        let t4 = if t2 - 0.6 > 0.5 { (a * 0.25).tanh().powi(2) / (1.0 + (a * 0.25 - t2).powi(2)) } else { t0 * 0.5 * (t0 * 0.5).atan() + (t0 * 0.5).tanh() * (t0 * 0.5).atan() };
-    } else if -a > p49((1.0 * (t0 * 0.5) * 0.5).tanh()) || t2 < 0.0 {
-        let t5 = if b + t2 < -0.4 { (t1 * 0.5).atan() } else { t2 + t1 * 0.5 - (t1 * 0.5).atan() * 0.5 };
-    } else {
-        let k6 = (b.clamp(-0.75, 0.75).abs() * 2.0) as usize % 3;
-        match k6 {
-            0 => {
-                acc3 += 0.25_f64.powi(2).ln_1p().clamp(-0.75, 0.75);
-            }
-            1 => {
-                let t7 = if acc3 < 0.0 { (t2 + t0 * 0.5).cos().exp_m1() } else { (t0 * 0.5).tanh().tanh().sinh() };
-            }
-            _ => {
-                for i in (0..2).rev() {
-                    acc3 /= (1.0 + b.powi(2).ln_1p().powi(2));
-                    acc3 = (1.5 + 2.0_f64.cos()).sqrt();
+fn p59(c: f64, a: f64, b: f64) -> f64 {
+    let mut c = c;
+    c += ((b + 1.25).cos().exp() * 0.5).tanh();
+    let c = c - b.cos();
+    let mut acc0 = 0.0;
+    for i in 0..1 {
+        if i > 1 {
+            return a.asinh().powi(3);
+        }
+        acc0 *= ((p45((c * 0.5).sin().powi(2), ((c * 0.5).tanh().cos().exp() * 0.5).atan()) * 0.5).tanh() + b).tanh();
+    }
+    if (c * 0.5).atan().cos() < 0.5 || (acc0 * 0.25).atan() < 0.5 {
+        for i in 1..=3 {
+            let mut acc0 = acc0;
+            acc0 += 0.9 * (c * 0.5 * 0.9) * 0.5;
+        }
+        let mut k1 = 0;
+        loop {
+            for j in 0..2 {
+                let mut k2 = 0;
+                loop {
+                    let t4 = { let u3 = b; (acc0 * 0.02).sin() * 1.25 };
+                    acc0 += (k2 as f64 * a * (t4 * (acc0 * 0.02).tanh()) * 0.25).atan();
+                    k2 += 1;
+                    if ((1.5 + (c * 0.5).sin()).log(2.5 + t4.cos()) > b) || k2 >= 3 { break; }
                 }
+                acc0 += 0.5 * (c * 0.5).tanh() * (0.3 + b);
             }
+            acc0 -= ((2.0 + (acc0 * 0.02).sin()).sqrt() * 0.5).atan();
+            k1 += 1;
+            if (0.6_f64.min(0.1) > -0.1) || k1 >= 2 { break; }
         }
     }
-    let flag8 = (t0 * 0.5).sin() - t0 * 0.5 > 0.5;
-    acc3 *= a.cos().tanh();
-    acc3 += (f64::sin(0.5 - t2) * 0.5).tanh();
-    (acc3 * 0.1).atan() - t2.sin() + (t1 * 0.5).sin() - 0.2 * (t0 * 0.5).atan() + b.cos()
+    (acc0 * 0.02).atan() + c * 0.5 - 0.2 * b
 }
 
 const SOURCE_P59: &str = r#"#[differentiable]
-fn p59(b: f64, a: f64) -> f64 {
-    let t0 = if 0.5_f64.sin().exp2() < 0.1 { b * 0.6 * a } else { a.mul_add(a, a + b) };
-    let t1 = if 0.6_f64.min(b) > -0.1 { (p51((1.0 + (t0 * 0.5).tanh().powi(2)).ln(), 3) * 0.5).tanh().min((t0 * 0.5).tanh()).atan() } else { b * 0.9 - (1.5 + b.sin()).powf((t0 * 0.5).tanh().tanh()) };
-    let t2 = (2.0 + (a / (1.0 + (t0 * 0.5).sin().powi(2)) * 0.5).sin().cos()).powi(-2);
-    let mut acc3 = 0.5;
-    if (t1 * 0.5).tanh() / (1.5 + (t0 * 0.5).tanh()) > -0.2 || (t0 * 0.5).atan() < 0.7 {
-        let a = a * (b * (t1 * 0.5).atan());
-        let t4 = if t2 - 0.6 > 0.5 { (a * 0.25).tanh().powi(2) / (1.0 + (a * 0.25 - t2).powi(2)) } else { t0 * 0.5 * (t0 * 0.5).atan() + (t0 * 0.5).tanh() * (t0 * 0.5).atan() };
-    } else if -a > p49((1.0 * (t0 * 0.5) * 0.5).tanh()) || t2 < 0.0 {
-        let t5 = if b + t2 < -0.4 { (t1 * 0.5).atan() } else { t2 + t1 * 0.5 - (t1 * 0.5).atan() * 0.5 };
-    } else {
-        let k6 = (b.clamp(-0.75, 0.75).abs() * 2.0) as usize % 3;
-        match k6 {
-            0 => {
-                acc3 += 0.25_f64.powi(2).ln_1p().clamp(-0.75, 0.75);
-            }
-            1 => {
-                let t7 = if acc3 < 0.0 { (t2 + t0 * 0.5).cos().exp_m1() } else { (t0 * 0.5).tanh().tanh().sinh() };
-            }
-            _ => {
-                for i in (0..2).rev() {
-                    acc3 /= (1.0 + b.powi(2).ln_1p().powi(2));
-                    acc3 = (1.5 + 2.0_f64.cos()).sqrt();
+fn p59(c: f64, a: f64, b: f64) -> f64 {
+    let mut c = c;
+    c += ((b + 1.25).cos().exp() * 0.5).tanh();
+    let c = c - b.cos();
+    let mut acc0 = 0.0;
+    for i in 0..1 {
+        if i > 1 {
+            return a.asinh().powi(3);
+        }
+        acc0 *= ((p45((c * 0.5).sin().powi(2), ((c * 0.5).tanh().cos().exp() * 0.5).atan()) * 0.5).tanh() + b).tanh();
+    }
+    if (c * 0.5).atan().cos() < 0.5 || (acc0 * 0.25).atan() < 0.5 {
+        for i in 1..=3 {
+            let mut acc0 = acc0;
+            acc0 += 0.9 * (c * 0.5 * 0.9) * 0.5;
+        }
+        let mut k1 = 0;
+        loop {
+            for j in 0..2 {
+                let mut k2 = 0;
+                loop {
+                    let t4 = { let u3 = b; (acc0 * 0.02).sin() * 1.25 };
+                    acc0 += (k2 as f64 * a * (t4 * (acc0 * 0.02).tanh()) * 0.25).atan();
+                    k2 += 1;
+                    if ((1.5 + (c * 0.5).sin()).log(2.5 + t4.cos()) > b) || k2 >= 3 { break; }
                 }
+                acc0 += 0.5 * (c * 0.5).tanh() * (0.3 + b);
             }
+            acc0 -= ((2.0 + (acc0 * 0.02).sin()).sqrt() * 0.5).atan();
+            k1 += 1;
+            if (0.6_f64.min(0.1) > -0.1) || k1 >= 2 { break; }
         }
     }
-    let flag8 = (t0 * 0.5).sin() - t0 * 0.5 > 0.5;
-    acc3 *= a.cos().tanh();
-    acc3 += (f64::sin(0.5 - t2) * 0.5).tanh();
-    (acc3 * 0.1).atan() - t2.sin() + (t1 * 0.5).sin() - 0.2 * (t0 * 0.5).atan() + b.cos()
+    (acc0 * 0.02).atan() + c * 0.5 - 0.2 * b
 }
 "#;
 
@@ -4294,116 +4398,110 @@ pub fn check_p59() -> Result<(), String> {
     check(
         "p59",
         SOURCE_P59,
-        &["p49", "p51"],
-        0x112bc4ec2007a32e,
-        2,
-        &|p| p59(p[0], p[1]),
+        &["p45"],
+        0x40e111fbec1d7dcd,
+        3,
+        &|p| p59(p[0], p[1], p[2]),
         &|p| {
-            let (g0, g1) = gradients_function!(p59)(p[0], p[1]);
-            [vec![g0], vec![g1]].concat()
+            let (g0, g1, g2) = gradients_function!(p59)(p[0], p[1], p[2]);
+            [vec![g0], vec![g1], vec![g2]].concat()
         },
-        &|p| value_and_gradients_function!(p59)(p[0], p[1]).0,
+        &|p| value_and_gradients_function!(p59)(p[0], p[1], p[2]).0,
     )
 }
 
 #[differentiable]
-fn p60(b: f64, a: f64) -> f64 {
-    let mut acc0 = ((b + b) * b.tanh().exp_m1() * 0.25).atan();
-    if acc0 > 0.0 && a < -0.2 {
-        acc0 = (0.2 - acc0).powi(2) * 0.5;
-    } else if a * 0.75 > 0.75 {
-        for i in (0..4).rev() {
-            for j in 0..1 {
-                let flag1 = a.powi(3) > 0.7;
-                acc0 /= (2.0 + ((acc0 * 0.1).sin() - b).cos());
-            }
-            acc0 += a;
+fn p60(n: usize, a: f64, xs: &[f64], c: f64, b: f64) -> f64 {
+    let mut acc0 = (p45((xs[n] / (1.5 + xs[n].tanh()) * 0.5).sin(), ((a + b) * 0.5).atan()) * 0.5).atan();
+    match n {
+        0 => {
+            acc0 = (a - 0.25).tanh().exp_m1();
         }
-    } else {
-        let t2 = acc0 * 0.1;
-    }
-    for i in 0..3 {
-        acc0 = b;
-        acc0 -= ((acc0 * 0.05).sin().max(a).powi(2) * 0.5).sin();
-        let mut v3 = vec![0.0; 3];
-        for j in 0..v3.len() {
-            v3[j] = a.powi(2).ln_1p();
-        }
-        match i {
-            0 => {
-                let mut k4 = 0;
-                loop {
-                    let mut k5 = 0;
-                    loop {
-                        let mut acc6 = 1.0;
-                        v3[2 - i] -= (1.5 * (acc0 * 0.02).tanh() / (1.0 + (k4 as f64).powi(2)) * 0.5).sin();
-                        k5 += 1;
-                        if (((k5 as f64).atan()) < -0.4) || k5 >= 2 { break; }
-                    }
-                    acc0 += (1.0 + ((acc0 * 0.02).tanh() - 1.5).powi(2)).sqrt() * 0.25;
-                    k4 += 1;
-                    if (b > a && b < 0.3) || k4 >= 2 { break; }
+        1 => {
+            let mut w1 = 0;
+            while w1 < 4 && (2.0 * xs[xs.len() - 1 - n] > 0.0) {
+                let mut w2 = 0;
+                while w2 < 3 {
+                    acc0 += (0.6 / (2.0 + a.cos()) * c.atan() * 0.5).sin();
+                    w2 += 1;
                 }
+                acc0 = -(b + b);
+                w1 += 1;
+            }
+        }
+        _ => {
+            let t3 = b * 0.5;
+        }
+    }
+    if ((acc0 * 0.05).hypot(n as f64)) < 0.1 {
+        match n {
+            0 => {
+                let t4 = (n as f64).powi(2).ln_1p();
             }
             1 => {
-                let mut acc7 = 0.0;
+                let t5 = c - xs[n];
             }
             _ => {
-                let t8 = (2.0 + b.sin()).sqrt() * ((1.0 + a.powi(2)).sqrt() / (2.0 + (acc0 * 0.02).atan().cos()));
+                for i in (0..4).step_by(2) {
+                    let t6 = (xs.iter().map(|q| q * q).sum::<f64>() - (acc0 * 0.05).tanh()).max(-xs[(i + 1) % 3]);
+                    acc0 /= (2.0 + xs[0].cos());
+                }
             }
         }
+    } else if c * 0.6 < -0.1 && xs[n] < 0.0 {
+        for i in 0..1 {
+            acc0 = c;
+            acc0 = ((acc0 * 0.02).atan() - (xs[2] * xs[i] * 0.5).sin()).atan();
+        }
     }
-    (acc0 * 0.02).tanh() - a + b.cos()
+    (acc0 * 0.02).sin() + b.sin()
 }
 
 const SOURCE_P60: &str = r#"#[differentiable]
-fn p60(b: f64, a: f64) -> f64 {
-    let mut acc0 = ((b + b) * b.tanh().exp_m1() * 0.25).atan();
-    if acc0 > 0.0 && a < -0.2 {
-        acc0 = (0.2 - acc0).powi(2) * 0.5;
-    } else if a * 0.75 > 0.75 {
-        for i in (0..4).rev() {
-            for j in 0..1 {
-                let flag1 = a.powi(3) > 0.7;
-                acc0 /= (2.0 + ((acc0 * 0.1).sin() - b).cos());
-            }
-            acc0 += a;
+fn p60(n: usize, a: f64, xs: &[f64], c: f64, b: f64) -> f64 {
+    let mut acc0 = (p45((xs[n] / (1.5 + xs[n].tanh()) * 0.5).sin(), ((a + b) * 0.5).atan()) * 0.5).atan();
+    match n {
+        0 => {
+            acc0 = (a - 0.25).tanh().exp_m1();
         }
-    } else {
-        let t2 = acc0 * 0.1;
-    }
-    for i in 0..3 {
-        acc0 = b;
-        acc0 -= ((acc0 * 0.05).sin().max(a).powi(2) * 0.5).sin();
-        let mut v3 = vec![0.0; 3];
-        for j in 0..v3.len() {
-            v3[j] = a.powi(2).ln_1p();
-        }
-        match i {
-            0 => {
-                let mut k4 = 0;
-                loop {
-                    let mut k5 = 0;
-                    loop {
-                        let mut acc6 = 1.0;
-                        v3[2 - i] -= (1.5 * (acc0 * 0.02).tanh() / (1.0 + (k4 as f64).powi(2)) * 0.5).sin();
-                        k5 += 1;
-                        if (((k5 as f64).atan()) < -0.4) || k5 >= 2 { break; }
-                    }
-                    acc0 += (1.0 + ((acc0 * 0.02).tanh() - 1.5).powi(2)).sqrt() * 0.25;
-                    k4 += 1;
-                    if (b > a && b < 0.3) || k4 >= 2 { break; }
+        1 => {
+            let mut w1 = 0;
+            while w1 < 4 && (2.0 * xs[xs.len() - 1 - n] > 0.0) {
+                let mut w2 = 0;
+                while w2 < 3 {
+                    acc0 += (0.6 / (2.0 + a.cos()) * c.atan() * 0.5).sin();
+                    w2 += 1;
                 }
+                acc0 = -(b + b);
+                w1 += 1;
+            }
+        }
+        _ => {
+            let t3 = b * 0.5;
+        }
+    }
+    if ((acc0 * 0.05).hypot(n as f64)) < 0.1 {
+        match n {
+            0 => {
+                let t4 = (n as f64).powi(2).ln_1p();
             }
             1 => {
-                let mut acc7 = 0.0;
+                let t5 = c - xs[n];
             }
             _ => {
-                let t8 = (2.0 + b.sin()).sqrt() * ((1.0 + a.powi(2)).sqrt() / (2.0 + (acc0 * 0.02).atan().cos()));
+                for i in (0..4).step_by(2) {
+                    let t6 = (xs.iter().map(|q| q * q).sum::<f64>() - (acc0 * 0.05).tanh()).max(-xs[(i + 1) % 3]);
+                    acc0 /= (2.0 + xs[0].cos());
+                }
             }
         }
+    } else if c * 0.6 < -0.1 && xs[n] < 0.0 {
+        for i in 0..1 {
+            acc0 = c;
+            acc0 = ((acc0 * 0.02).atan() - (xs[2] * xs[i] * 0.5).sin()).atan();
+        }
     }
-    (acc0 * 0.02).tanh() - a + b.cos()
+    (acc0 * 0.02).sin() + b.sin()
 }
 "#;
 
@@ -4411,70 +4509,100 @@ pub fn check_p60() -> Result<(), String> {
     check(
         "p60",
         SOURCE_P60,
-        &[],
-        0x64d421725c7e6cb8,
-        2,
-        &|p| p60(p[0], p[1]),
+        &["p45"],
+        0x6ac8ccdeec1157ad,
+        6,
+        &|p| p60(2, p[0], &p[1..4], p[4], p[5]),
         &|p| {
-            let (g0, g1) = gradients_function!(p60)(p[0], p[1]);
-            [vec![g0], vec![g1]].concat()
+            let (g0, g1, g2, g3) = gradients_function!(p60)(2, p[0], &p[1..4], p[4], p[5]);
+            [vec![g0], g1, vec![g2], vec![g3]].concat()
         },
-        &|p| value_and_gradients_function!(p60)(p[0], p[1]).0,
+        &|p| value_and_gradients_function!(p60)(2, p[0], &p[1..4], p[4], p[5]).0,
     )
 }
 
 #[differentiable]
-fn p61(a: f64, b: f64, c: f64, xs: &[f64]) -> f64 {
-    let mut acc0 = c;
-    for i in 0..xs.len() {
-        acc0 = c.atan2(1.5 + (xs[xs.len() - 1 - i] * 0.3).cos());
-        let mut k1 = 0;
-        let r3 = loop {
-            let mut acc2 = 0.0;
-            acc0 /= (1.0 + (0.1 * xs.iter().map(|q| q.cos()).product::<f64>()).powi(2));
-            k1 += 1;
-            if (c * (acc0 * 0.02).atan() < 0.7) || k1 >= 4 { break (0.6 - c) * (k1 as f64 / (1.0 + 2.0_f64.powi(2))); }
-        };
-        acc0 = ((a.atan() - ((acc0 * 0.02).sin() + a)) * 0.5).tanh();
-    }
-    acc0 += -c;
-    let t4 = (acc0 * 0.02).sin().cos().exp() + f64::max(a, xs[2]);
-    acc0 -= (b * c + xs[0].powi(2)) * 0.25;
-    for i in (0..3).rev() {
-        for j in 0..xs.len() {
-            acc0 += xs[0].sin().exp2().powi(2).ln_1p() * 0.5;
+fn p61(n: usize, a: f64) -> f64 {
+    let mut acc0 = a * a * 0.9;
+    for i in 0..n {
+        if (acc0 * 0.25).atan().atan() > a {
+            for j in 0..1 {
+                acc0 = (acc0 * 0.1 + (p59(0.75 * j as f64, (acc0 * 0.1 * 0.5).atan(), (1.0 + (acc0 * 0.1).powi(2)).sqrt() * 0.5) * 0.25).tanh()).sin();
+            }
+        } else {
+            if a > (acc0 * 0.1).atan() {
+                acc0 += (acc0 * 0.1).tanh().sin() * 0.5;
+            }
         }
-        acc0 = xs[i].sin().atan();
+        acc0 -= (a.powi(2).ln_1p() - (a - 1.5)) * 0.25;
     }
-    let t5 = (t4 * 0.5).atan().sin();
-    t5 + 1.0 * (t4 * 0.5).atan() + (acc0 * 0.02).sin().sin() + c + a
+    let t1: f64 = f64::cos((acc0 * 0.1 * 0.5).sin().powi(2).abs());
+    let mut k2 = 0;
+    loop {
+        if t1 + t1 > t1 {
+            for j in 0..4 {
+                let t3 = ((acc0 * 0.05).tanh() + a) * (j as f64 * 0.5).powi(3);
+                acc0 = f64::cos((k2 as f64).powi(2));
+            }
+        }
+        acc0 += ((0.3_f64.cos() - k2 as f64) * 0.25).sin();
+        k2 += 1;
+        if (t1 + a > 0.3) || k2 >= 2 { break; }
+    }
+    let t4: f64 = t1.cos();
+    if n < 3 {
+        for i in (0..3).rev() {
+            if a.abs() > i as f64 {
+                let flag5 = (acc0 * 0.02).sin() * t4 > -0.1;
+            } else {
+                acc0 += (t1 / (2.0 + t4.cos()) * (t4 * t4) * 0.1).sin();
+            }
+            acc0 -= ((1.5 + f64::cos(n as f64).cos()).sqrt() * 0.5).atan();
+        }
+    }
+    0.3 * t4 + t1 - 0.5 * (acc0 * 0.02).sin() + 0.5 * a
 }
 
 const SOURCE_P61: &str = r#"#[differentiable]
-fn p61(a: f64, b: f64, c: f64, xs: &[f64]) -> f64 {
-    let mut acc0 = c;
-    for i in 0..xs.len() {
-        acc0 = c.atan2(1.5 + (xs[xs.len() - 1 - i] * 0.3).cos());
-        let mut k1 = 0;
-        let r3 = loop {
-            let mut acc2 = 0.0;
-            acc0 /= (1.0 + (0.1 * xs.iter().map(|q| q.cos()).product::<f64>()).powi(2));
-            k1 += 1;
-            if (c * (acc0 * 0.02).atan() < 0.7) || k1 >= 4 { break (0.6 - c) * (k1 as f64 / (1.0 + 2.0_f64.powi(2))); }
-        };
-        acc0 = ((a.atan() - ((acc0 * 0.02).sin() + a)) * 0.5).tanh();
-    }
-    acc0 += -c;
-    let t4 = (acc0 * 0.02).sin().cos().exp() + f64::max(a, xs[2]);
-    acc0 -= (b * c + xs[0].powi(2)) * 0.25;
-    for i in (0..3).rev() {
-        for j in 0..xs.len() {
-            acc0 += xs[0].sin().exp2().powi(2).ln_1p() * 0.5;
+fn p61(n: usize, a: f64) -> f64 {
+    let mut acc0 = a * a * 0.9;
+    for i in 0..n {
+        if (acc0 * 0.25).atan().atan() > a {
+            for j in 0..1 {
+                acc0 = (acc0 * 0.1 + (p59(0.75 * j as f64, (acc0 * 0.1 * 0.5).atan(), (1.0 + (acc0 * 0.1).powi(2)).sqrt() * 0.5) * 0.25).tanh()).sin();
+            }
+        } else {
+            if a > (acc0 * 0.1).atan() {
+                acc0 += (acc0 * 0.1).tanh().sin() * 0.5;
+            }
         }
-        acc0 = xs[i].sin().atan();
+        acc0 -= (a.powi(2).ln_1p() - (a - 1.5)) * 0.25;
     }
-    let t5 = (t4 * 0.5).atan().sin();
-    t5 + 1.0 * (t4 * 0.5).atan() + (acc0 * 0.02).sin().sin() + c + a
+    let t1: f64 = f64::cos((acc0 * 0.1 * 0.5).sin().powi(2).abs());
+    let mut k2 = 0;
+    loop {
+        if t1 + t1 > t1 {
+            for j in 0..4 {
+                let t3 = ((acc0 * 0.05).tanh() + a) * (j as f64 * 0.5).powi(3);
+                acc0 = f64::cos((k2 as f64).powi(2));
+            }
+        }
+        acc0 += ((0.3_f64.cos() - k2 as f64) * 0.25).sin();
+        k2 += 1;
+        if (t1 + a > 0.3) || k2 >= 2 { break; }
+    }
+    let t4: f64 = t1.cos();
+    if n < 3 {
+        for i in (0..3).rev() {
+            if a.abs() > i as f64 {
+                let flag5 = (acc0 * 0.02).sin() * t4 > -0.1;
+            } else {
+                acc0 += (t1 / (2.0 + t4.cos()) * (t4 * t4) * 0.1).sin();
+            }
+            acc0 -= ((1.5 + f64::cos(n as f64).cos()).sqrt() * 0.5).atan();
+        }
+    }
+    0.3 * t4 + t1 - 0.5 * (acc0 * 0.02).sin() + 0.5 * a
 }
 "#;
 
@@ -4482,68 +4610,49 @@ pub fn check_p61() -> Result<(), String> {
     check(
         "p61",
         SOURCE_P61,
-        &[],
-        0xf69577bce21eca19,
-        7,
-        &|p| p61(p[0], p[1], p[2], &p[3..7]),
-        &|p| {
-            let (g0, g1, g2, g3) = gradients_function!(p61)(p[0], p[1], p[2], &p[3..7]);
-            [vec![g0], vec![g1], vec![g2], g3].concat()
-        },
-        &|p| value_and_gradients_function!(p61)(p[0], p[1], p[2], &p[3..7]).0,
+        &["p59"],
+        0x7bf537c4c7958bde,
+        1,
+        &|p| p61(3, p[0]),
+        &|p| vec![gradients_function!(p61)(3, p[0])],
+        &|p| value_and_gradients_function!(p61)(3, p[0]).0,
     )
 }
 
 #[differentiable]
-fn p62(b: f64, a: f64, c: f64, n: usize) -> f64 {
-    let mut acc0 = c.cos().atan();
-    let t1 = match n { 0 => ((c.atan() + -acc0) * 0.5).atan(), 1 => (acc0.atan() / (2.0 + (acc0 + c).cos()) * 0.5).atan(), _ => ((a / (2.0 + acc0.cos()) - acc0) * 0.5).sin() };
-    acc0 += (n as f64 * 0.25).sin();
-    match n {
-        0 | 1 => {
-            let t2 = if n < 1 { (1.5 + acc0.cos()).sqrt().sin() } else { (p48((acc0 * c * 0.5).sin(), f64::sin(p47((b * t1 * 0.25).sin()) * 0.25)) * 0.25).sin().abs() };
-        }
-        _ => {
-            if n < 3 {
-                acc0 += ((0.5 + acc0.tanh()) * 0.5).tanh();
-            } else {
-                let mut k3 = 0;
-                loop {
-                    let t4 = 0.25 * n as f64;
-                    acc0 *= (acc0 * 0.1).tanh().tanh().exp2().cos();
-                    k3 += 1;
-                    if (a * t1 > t1 && c < 0.1) || k3 >= 5 { break; }
-                }
-            }
+fn p62(a: f64) -> f64 {
+    let mut acc0 = 0.0;
+    for i in 0..1 {
+        let flag1 = (i as f64 / (1.0 + a.powi(2))) > 0.7;
+        acc0 = f64::cos(f64::min((p45(2.0_f64.sin(), (a.cos().exp() * 0.5).tanh()) * 0.5).atan(), i as f64));
+    }
+    acc0 += (p53(2, ((a - a) * 0.5).tanh(), (acc0 * 0.5).atan().tanh()) * 0.5 * (acc0 * 0.5).sin()).sin() * 0.5;
+    let mut v2 = vec![0.0; 2];
+    for i in 0..v2.len() {
+        v2[i] = (f64::cos(a).mul_add((acc0 * 0.5).tanh().cos(), -(acc0 * 0.5).sin()) * 0.5).sin();
+        if i > 0 {
+            v2[i] += v2[i - 1] * ((acc0 * 0.5).abs() * 0.25).tanh();
         }
     }
-    t1 + acc0 * 0.05 - 0.3 * b
+    (acc0 * 0.5).atan().cos() + 0.5 * v2.iter().enumerate().map(|(k, q)| (q * 0.5) * k as f64).sum::<f64>()
 }
 
 const SOURCE_P62: &str = r#"#[differentiable]
-fn p62(b: f64, a: f64, c: f64, n: usize) -> f64 {
-    let mut acc0 = c.cos().atan();
-    let t1 = match n { 0 => ((c.atan() + -acc0) * 0.5).atan(), 1 => (acc0.atan() / (2.0 + (acc0 + c).cos()) * 0.5).atan(), _ => ((a / (2.0 + acc0.cos()) - acc0) * 0.5).sin() };
-    acc0 += (n as f64 * 0.25).sin();
-    match n {
-        0 | 1 => {
-            let t2 = if n < 1 { (1.5 + acc0.cos()).sqrt().sin() } else { (p48((acc0 * c * 0.5).sin(), f64::sin(p47((b * t1 * 0.25).sin()) * 0.25)) * 0.25).sin().abs() };
-        }
-        _ => {
-            if n < 3 {
-                acc0 += ((0.5 + acc0.tanh()) * 0.5).tanh();
-            } else {
-                let mut k3 = 0;
-                loop {
-                    let t4 = 0.25 * n as f64;
-                    acc0 *= (acc0 * 0.1).tanh().tanh().exp2().cos();
-                    k3 += 1;
-                    if (a * t1 > t1 && c < 0.1) || k3 >= 5 { break; }
-                }
-            }
+fn p62(a: f64) -> f64 {
+    let mut acc0 = 0.0;
+    for i in 0..1 {
+        let flag1 = (i as f64 / (1.0 + a.powi(2))) > 0.7;
+        acc0 = f64::cos(f64::min((p45(2.0_f64.sin(), (a.cos().exp() * 0.5).tanh()) * 0.5).atan(), i as f64));
+    }
+    acc0 += (p53(2, ((a - a) * 0.5).tanh(), (acc0 * 0.5).atan().tanh()) * 0.5 * (acc0 * 0.5).sin()).sin() * 0.5;
+    let mut v2 = vec![0.0; 2];
+    for i in 0..v2.len() {
+        v2[i] = (f64::cos(a).mul_add((acc0 * 0.5).tanh().cos(), -(acc0 * 0.5).sin()) * 0.5).sin();
+        if i > 0 {
+            v2[i] += v2[i - 1] * ((acc0 * 0.5).abs() * 0.25).tanh();
         }
     }
-    t1 + acc0 * 0.05 - 0.3 * b
+    (acc0 * 0.5).atan().cos() + 0.5 * v2.iter().enumerate().map(|(k, q)| (q * 0.5) * k as f64).sum::<f64>()
 }
 "#;
 
@@ -4551,66 +4660,63 @@ pub fn check_p62() -> Result<(), String> {
     check(
         "p62",
         SOURCE_P62,
-        &["p47", "p48"],
-        0x4fb23adbb3c9db1c,
-        3,
-        &|p| p62(p[0], p[1], p[2], 3),
-        &|p| {
-            let (g0, g1, g2) = gradients_function!(p62)(p[0], p[1], p[2], 3);
-            [vec![g0], vec![g1], vec![g2]].concat()
-        },
-        &|p| value_and_gradients_function!(p62)(p[0], p[1], p[2], 3).0,
+        &["p45", "p53"],
+        0xcdf9e0a05741b172,
+        1,
+        &|p| p62(p[0]),
+        &|p| vec![gradients_function!(p62)(p[0])],
+        &|p| value_and_gradients_function!(p62)(p[0]).0,
     )
 }
 
 #[differentiable]
-fn p63(b: f64, d: f64, a: f64, c: f64, n: usize) -> f64 {
-    let mut acc0 = 0.0;
-    if n % 2 == 0 {
-        let t1 = (0.25 * n as f64).to_radians() + d;
+fn p63(b: f64, xs: &[f64], a: f64) -> f64 {
+    let t0 = xs[0].tanh();
+    let t1: f64 = xs[1] / (1.0 + a.powi(2));
+    let mut acc2 = 1.0;
+    for i in (0..4).rev() {
+        let b = b * xs[1].sin().exp2();
+        let t3 = (i as f64).atan2(1.5 + 0.5_f64.cos());
+        acc2 *= 0.8 + 0.2 * (t3 * 1.0).sin();
+    }
+    let flag4 = (acc2 * 0.1).atan().sin() > 0.3;
+    let a = a + xs[2].min(xs.iter().sum::<f64>());
+    if !flag4 {
+        for q5 in xs.iter() {
+            if xs[2] * t0 < 0.3 {
+                acc2 += ((1.5 + (*q5 - xs[0]).sin()).log(2.5 + xs[0].powi(3).cos()) * 0.5).sin();
+            }
+            acc2 /= (2.0 + (xs[2] * (p61(3, (t0 / (1.0 + t1 * t1) * 0.5).tanh()) * 0.5).atan()).cos());
+        }
     } else {
-        if p52(2, b, c) > a {
-            let t2 = (d - a) * (d + b) / (2.0 + (1.0 + b.powi(2)).cbrt().cos());
-        }
+        let t6: f64 = xs[0].powi(2).ln_1p();
     }
-    let mut acc3 = (1.5 + a.cos()).sqrt().max((1.5 + b.sin()).powf(a.tanh()));
-    if -c > n as f64 || a < 0.7 {
-        return b.powi(3).cos();
-    }
-    for i in 0..3 {
-        for j in (0..6).step_by(2) {
-            let mut acc4 = 1.0;
-            let t5 = match i % 3 { 0 | 1 => (acc3 * 0.05).atan(), _ => 0.5 };
-            acc3 += a;
-        }
-        acc3 -= ((d + (acc3 * 0.05).tanh()).tanh().exp2() * 0.5).sin();
-    }
-    1.0 * (acc3 * 0.05) + 0.9 * c + d + 0.5 * b
+    2.0 * (acc2 * 0.05).sin() + 0.5 * b
 }
 
 const SOURCE_P63: &str = r#"#[differentiable]
-fn p63(b: f64, d: f64, a: f64, c: f64, n: usize) -> f64 {
-    let mut acc0 = 0.0;
-    if n % 2 == 0 {
-        let t1 = (0.25 * n as f64).to_radians() + d;
+fn p63(b: f64, xs: &[f64], a: f64) -> f64 {
+    let t0 = xs[0].tanh();
+    let t1: f64 = xs[1] / (1.0 + a.powi(2));
+    let mut acc2 = 1.0;
+    for i in (0..4).rev() {
+        let b = b * xs[1].sin().exp2();
+        let t3 = (i as f64).atan2(1.5 + 0.5_f64.cos());
+        acc2 *= 0.8 + 0.2 * (t3 * 1.0).sin();
+    }
+    let flag4 = (acc2 * 0.1).atan().sin() > 0.3;
+    let a = a + xs[2].min(xs.iter().sum::<f64>());
+    if !flag4 {
+        for q5 in xs.iter() {
+            if xs[2] * t0 < 0.3 {
+                acc2 += ((1.5 + (*q5 - xs[0]).sin()).log(2.5 + xs[0].powi(3).cos()) * 0.5).sin();
+            }
+            acc2 /= (2.0 + (xs[2] * (p61(3, (t0 / (1.0 + t1 * t1) * 0.5).tanh()) * 0.5).atan()).cos());
+        }
     } else {
-        if p52(2, b, c) > a {
-            let t2 = (d - a) * (d + b) / (2.0 + (1.0 + b.powi(2)).cbrt().cos());
-        }
+        let t6: f64 = xs[0].powi(2).ln_1p();
     }
-    let mut acc3 = (1.5 + a.cos()).sqrt().max((1.5 + b.sin()).powf(a.tanh()));
-    if -c > n as f64 || a < 0.7 {
-        return b.powi(3).cos();
-    }
-    for i in 0..3 {
-        for j in (0..6).step_by(2) {
-            let mut acc4 = 1.0;
-            let t5 = match i % 3 { 0 | 1 => (acc3 * 0.05).atan(), _ => 0.5 };
-            acc3 += a;
-        }
-        acc3 -= ((d + (acc3 * 0.05).tanh()).tanh().exp2() * 0.5).sin();
-    }
-    1.0 * (acc3 * 0.05) + 0.9 * c + d + 0.5 * b
+    2.0 * (acc2 * 0.05).sin() + 0.5 * b
 }
 "#;
 
@@ -4618,32 +4724,74 @@ pub fn check_p63() -> Result<(), String> {
     check(
         "p63",
         SOURCE_P63,
-        &["p52"],
-        0xe85baf096de65f44,
-        4,
-        &|p| p63(p[0], p[1], p[2], p[3], 3),
+        &["p61"],
+        0xaaed6ff6eaee4e71,
+        5,
+        &|p| p63(p[0], &p[1..4], p[4]),
         &|p| {
-            let (g0, g1, g2, g3) = gradients_function!(p63)(p[0], p[1], p[2], p[3], 3);
-            [vec![g0], vec![g1], vec![g2], vec![g3]].concat()
+            let (g0, g1, g2) = gradients_function!(p63)(p[0], &p[1..4], p[4]);
+            [vec![g0], g1, vec![g2]].concat()
         },
-        &|p| value_and_gradients_function!(p63)(p[0], p[1], p[2], p[3], 3).0,
+        &|p| value_and_gradients_function!(p63)(p[0], &p[1..4], p[4]).0,
     )
 }
 
 #[differentiable]
-fn p64(a: f64, xs: &[f64]) -> f64 {
-    let a = a - 0.75;
-    let mut acc0 = a.min(a).cos();
-    acc0 -= (a.mul_add(acc0, acc0) * xs[1].cos() * 0.1).tanh();
-    acc0 - a
+fn p64(a: f64) -> f64 {
+    let mut acc0 = (a.sin() / (2.0 + a.cos()) * 0.5).tanh();
+    for i in 1..=2 {
+        for j in 0..2 {
+            let mut k1 = 0;
+            let r2 = loop {
+                let a = a - a;
+                acc0 += ((2.0 + (a * 0.5 * (acc0 * 0.05).atan()).sin()).log10() * 0.5).tanh();
+                k1 += 1;
+                if (0.5 > 0.7) || k1 >= 2 { break (a * 0.5).sin().exp(); }
+            };
+            acc0 = ((r2 + ((p62((acc0 * 0.05).sin()) * 0.1).tanh() - a)) * 0.5).sin();
+        }
+        acc0 += ((acc0 * 0.05).atan() * 0.5).sin();
+    }
+    acc0 = (2.0 + (a - a).sin()).cbrt();
+    acc0 = ((acc0 * 0.05).tanh() + (1.0 + (acc0 * 0.05).tanh().powi(2)).cbrt()).sin();
+    match ((a / (1.0 + (acc0 * 0.05).sin().powi(2)) * 0.5).tanh().abs() * 2.0) as usize % 3 {
+        0 | 1 => {
+            let t3 = f64::sin(0.5_f64.powi(3));
+        }
+        _ => {
+            let t4 = if f64::tanh((acc0 * 0.05).tanh()) < 0.7 && a < 0.25 { a } else { 0.75 * (acc0 * 0.05).sin() + a * 0.5 };
+        }
+    }
+    (acc0 * 0.05).atan().cos()
 }
 
 const SOURCE_P64: &str = r#"#[differentiable]
-fn p64(a: f64, xs: &[f64]) -> f64 {
-    let a = a - 0.75;
-    let mut acc0 = a.min(a).cos();
-    acc0 -= (a.mul_add(acc0, acc0) * xs[1].cos() * 0.1).tanh();
-    acc0 - a
+fn p64(a: f64) -> f64 {
+    let mut acc0 = (a.sin() / (2.0 + a.cos()) * 0.5).tanh();
+    for i in 1..=2 {
+        for j in 0..2 {
+            let mut k1 = 0;
+            let r2 = loop {
+                let a = a - a;
+                acc0 += ((2.0 + (a * 0.5 * (acc0 * 0.05).atan()).sin()).log10() * 0.5).tanh();
+                k1 += 1;
+                if (0.5 > 0.7) || k1 >= 2 { break (a * 0.5).sin().exp(); }
+            };
+            acc0 = ((r2 + ((p62((acc0 * 0.05).sin()) * 0.1).tanh() - a)) * 0.5).sin();
+        }
+        acc0 += ((acc0 * 0.05).atan() * 0.5).sin();
+    }
+    acc0 = (2.0 + (a - a).sin()).cbrt();
+    acc0 = ((acc0 * 0.05).tanh() + (1.0 + (acc0 * 0.05).tanh().powi(2)).cbrt()).sin();
+    match ((a / (1.0 + (acc0 * 0.05).sin().powi(2)) * 0.5).tanh().abs() * 2.0) as usize % 3 {
+        0 | 1 => {
+            let t3 = f64::sin(0.5_f64.powi(3));
+        }
+        _ => {
+            let t4 = if f64::tanh((acc0 * 0.05).tanh()) < 0.7 && a < 0.25 { a } else { 0.75 * (acc0 * 0.05).sin() + a * 0.5 };
+        }
+    }
+    (acc0 * 0.05).atan().cos()
 }
 "#;
 
@@ -4651,52 +4799,61 @@ pub fn check_p64() -> Result<(), String> {
     check(
         "p64",
         SOURCE_P64,
-        &[],
-        0xeb650dceb5509373,
-        4,
-        &|p| p64(p[0], &p[1..4]),
-        &|p| {
-            let (g0, g1) = gradients_function!(p64)(p[0], &p[1..4]);
-            [vec![g0], g1].concat()
-        },
-        &|p| value_and_gradients_function!(p64)(p[0], &p[1..4]).0,
+        &["p62"],
+        0x8381a25c6b9f9fe6,
+        1,
+        &|p| p64(p[0]),
+        &|p| vec![gradients_function!(p64)(p[0])],
+        &|p| value_and_gradients_function!(p64)(p[0]).0,
     )
 }
 
 #[differentiable]
-fn p65(b: f64, a: f64) -> f64 {
-    let t0: f64 = -2.0;
-    let mut acc1 = 1.0;
-    for i in 0..3 {
-        let mut w2 = 0;
-        while w2 < 3 {
-            if i == 2 {
-                let t3 = if i > 2 { b.cos() + -0.3 } else { a * (0.9 - a) };
-            }
-            acc1 -= b;
-            w2 += 1;
-        }
-        acc1 = ((acc1 * 0.05).sin() + t0.atan()).tanh();
+fn p65(a: f64, n: usize) -> f64 {
+    let mut acc0 = (1.5 + a.cos()).sqrt().max((1.5 + a.sin()).powf(a.tanh()));
+    if -acc0 > n as f64 || acc0 < 0.7 {
+        return a.powi(3).cos();
     }
-    t0 - b + 0.5 * t0
+    for i in 0..3 {
+        for j in (0..6).step_by(2) {
+            let mut acc1 = 1.0;
+            acc0 = ((acc0 * 0.05).tanh() + (1.5 * a * 0.5).atan()).tanh();
+        }
+        acc0 += a;
+    }
+    if n == 1 {
+        let a = a + acc0 * 0.05;
+        let t2 = (a * 0.25).atan();
+    } else if n > 0 {
+        acc0 = (acc0 * 0.05 * ((acc0 * 0.05).atan() * 0.3)).tanh();
+    } else {
+        let t3 = (acc0 * 0.05).atan() / (1.5 + a.tanh());
+    }
+    acc0 * 0.05 - a.sin()
 }
 
 const SOURCE_P65: &str = r#"#[differentiable]
-fn p65(b: f64, a: f64) -> f64 {
-    let t0: f64 = -2.0;
-    let mut acc1 = 1.0;
-    for i in 0..3 {
-        let mut w2 = 0;
-        while w2 < 3 {
-            if i == 2 {
-                let t3 = if i > 2 { b.cos() + -0.3 } else { a * (0.9 - a) };
-            }
-            acc1 -= b;
-            w2 += 1;
-        }
-        acc1 = ((acc1 * 0.05).sin() + t0.atan()).tanh();
+fn p65(a: f64, n: usize) -> f64 {
+    let mut acc0 = (1.5 + a.cos()).sqrt().max((1.5 + a.sin()).powf(a.tanh()));
+    if -acc0 > n as f64 || acc0 < 0.7 {
+        return a.powi(3).cos();
     }
-    t0 - b + 0.5 * t0
+    for i in 0..3 {
+        for j in (0..6).step_by(2) {
+            let mut acc1 = 1.0;
+            acc0 = ((acc0 * 0.05).tanh() + (1.5 * a * 0.5).atan()).tanh();
+        }
+        acc0 += a;
+    }
+    if n == 1 {
+        let a = a + acc0 * 0.05;
+        let t2 = (a * 0.25).atan();
+    } else if n > 0 {
+        acc0 = (acc0 * 0.05 * ((acc0 * 0.05).atan() * 0.3)).tanh();
+    } else {
+        let t3 = (acc0 * 0.05).atan() / (1.5 + a.tanh());
+    }
+    acc0 * 0.05 - a.sin()
 }
 "#;
 
@@ -4705,41 +4862,56 @@ pub fn check_p65() -> Result<(), String> {
         "p65",
         SOURCE_P65,
         &[],
-        0x1d2050a0318a2fd4,
-        2,
-        &|p| p65(p[0], p[1]),
-        &|p| {
-            let (g0, g1) = gradients_function!(p65)(p[0], p[1]);
-            [vec![g0], vec![g1]].concat()
-        },
-        &|p| value_and_gradients_function!(p65)(p[0], p[1]).0,
+        0xd26e4b37b8cf2eed,
+        1,
+        &|p| p65(p[0], 1),
+        &|p| vec![gradients_function!(p65)(p[0], 1)],
+        &|p| value_and_gradients_function!(p65)(p[0], 1).0,
     )
 }
 
 #[differentiable]
-fn p66(c: f64, a: f64, b: f64) -> f64 {
-    let t0: f64 = c.cos().tanh();
-    let mut acc1 = 1.0;
-    let mut acc2 = 1.0;
-    let t3 = if c < 0.0 { (a * (p63((b.mul_add(b, t0) * 0.5).tanh(), t0 * t0 * 0.5, f64::max(1.0, b), ((a - c) * 0.5).atan(), 3) * 0.25)).powi(2).ln_1p() } else { (1.0 + (p50((1.5 + 0.6_f64.sin()).log(2.5 + a.cos()), c.powi(2) * 0.5, 1.0 * 0.9, b * 0.75) * 0.25).tanh().powi(2)).cbrt() * c };
-    acc2 += (a - 0.5) * (t3 * 0.5).sin().tanh() * 0.25;
-    acc2 += ((a / (1.5 + a.tanh()) + b.atan()) * 0.25).atan();
-    let b = b - -(t3 * 0.5);
-    let mut acc4 = (t3 * 0.5 + t3 * 0.5).cos().exp_m1();
-    acc4.sin() + (b * 0.25).tanh().sin() - (t3 * 0.5).tanh() - 0.2 * (acc2 * 0.5).atan() + t0.sin()
+fn p66(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    let mut t1 = (x / &v.mapv(|q| q * q + 1.0)).row(0).to_owned();
+    for _ in 0..n {
+        t1 = ((x - (s)).dot(&t1) * 0.3).mapv(f64::tanh) + &t1 * 0.5;
+    }
+    let t2 = (x * &((s) - v)).mapv(f64::tanh);
+    let mut t3 = x.to_owned();
+    for _ in 0..n {
+        t3 = (&t3 * (v.mean().unwrap())).mapv(f64::sin) + &t3 * 0.5;
+    }
+    let mut t4 = v + &t2;
+    if n % 3 == 0 {
+        t4 = t3.to_owned();
+    }
+    let mut t5 = &(-t4.mapv(f64::sin)) - &((&t3 * (s)).mapv(f64::tanh));
+    if n % 3 == 0 {
+        t5 = t3.to_owned();
+    }
+    t5.sum() * 0.2 + t4.sum() * 0.2 + t3.sum() * 0.2
 }
 
 const SOURCE_P66: &str = r#"#[differentiable]
-fn p66(c: f64, a: f64, b: f64) -> f64 {
-    let t0: f64 = c.cos().tanh();
-    let mut acc1 = 1.0;
-    let mut acc2 = 1.0;
-    let t3 = if c < 0.0 { (a * (p63((b.mul_add(b, t0) * 0.5).tanh(), t0 * t0 * 0.5, f64::max(1.0, b), ((a - c) * 0.5).atan(), 3) * 0.25)).powi(2).ln_1p() } else { (1.0 + (p50((1.5 + 0.6_f64.sin()).log(2.5 + a.cos()), c.powi(2) * 0.5, 1.0 * 0.9, b * 0.75) * 0.25).tanh().powi(2)).cbrt() * c };
-    acc2 += (a - 0.5) * (t3 * 0.5).sin().tanh() * 0.25;
-    acc2 += ((a / (1.5 + a.tanh()) + b.atan()) * 0.25).atan();
-    let b = b - -(t3 * 0.5);
-    let mut acc4 = (t3 * 0.5 + t3 * 0.5).cos().exp_m1();
-    acc4.sin() + (b * 0.25).tanh().sin() - (t3 * 0.5).tanh() - 0.2 * (acc2 * 0.5).atan() + t0.sin()
+fn p66(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    let mut t1 = (x / &v.mapv(|q| q * q + 1.0)).row(0).to_owned();
+    for _ in 0..n {
+        t1 = ((x - (s)).dot(&t1) * 0.3).mapv(f64::tanh) + &t1 * 0.5;
+    }
+    let t2 = (x * &((s) - v)).mapv(f64::tanh);
+    let mut t3 = x.to_owned();
+    for _ in 0..n {
+        t3 = (&t3 * (v.mean().unwrap())).mapv(f64::sin) + &t3 * 0.5;
+    }
+    let mut t4 = v + &t2;
+    if n % 3 == 0 {
+        t4 = t3.to_owned();
+    }
+    let mut t5 = &(-t4.mapv(f64::sin)) - &((&t3 * (s)).mapv(f64::tanh));
+    if n % 3 == 0 {
+        t5 = t3.to_owned();
+    }
+    t5.sum() * 0.2 + t4.sum() * 0.2 + t3.sum() * 0.2
 }
 "#;
 
@@ -4747,82 +4919,46 @@ pub fn check_p66() -> Result<(), String> {
     check(
         "p66",
         SOURCE_P66,
-        &["p50", "p63"],
-        0x5146da7184b7b8bb,
-        3,
-        &|p| p66(p[0], p[1], p[2]),
+        &[],
+        0x13527eeb88d01329,
+        13,
+        &|p| p66(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3),
         &|p| {
-            let (g0, g1, g2) = gradients_function!(p66)(p[0], p[1], p[2]);
-            [vec![g0], vec![g1], vec![g2]].concat()
+            let (g0, g1, g2) = gradients_function!(p66)(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3);
+            [g0.iter().copied().collect::<Vec<f64>>(), g1.iter().copied().collect::<Vec<f64>>(), vec![g2]].concat()
         },
-        &|p| value_and_gradients_function!(p66)(p[0], p[1], p[2]).0,
+        &|p| value_and_gradients_function!(p66)(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3).0,
     )
 }
 
 #[differentiable]
-fn p67(b: f64, a: f64) -> f64 {
-    let t0 = -(a * (p56(((b - b) * 0.5).tanh(), (b * b * 0.5).sin()) * 0.5)).tanh();
-    let mut acc1 = 1.0;
-    let mut k2 = 0;
-    let r5 = loop {
-        let mut w3 = 0;
-        while w3 < 3 && ((2.0 + t0.sin()).cbrt() > -0.2) {
-            if b * b > b {
-                let flag4 = t0.sin() > 0.0;
-            }
-            acc1 += (b * t0 + (0.5 * (k2 as f64).tanh()).acos()) * 0.25;
-            w3 += 1;
-        }
-        acc1 += (k2 as f64 * 0.25).tanh();
-        k2 += 1;
-        if (a * t0 < -0.4) || k2 >= 4 { break (p60((b / (2.0 + a.cos()) * 0.5).sin(), (a.powi(2) * 0.5).atan()) * 0.5).tanh().atan().asinh(); }
-    };
-    for i in (0..2).rev() {
-        acc1 /= (1.0 + (1.0 * r5).powi(2));
-        let mut k6 = 0;
-        let r7 = loop {
-            acc1 -= (t0.asinh().mul_add(t0.to_radians(), a) * 0.5).sin();
-            acc1 /= (2.0 + r5.cos());
-            k6 += 1;
-            if ((1.0 + b.powi(2)).ln() > b) || k6 >= 3 { break (r5 * a).cos(); }
-        };
-        acc1 = 1.25 / (1.0 + (1.0 + (acc1 * 0.02).sin().powi(2)).sqrt().powi(2));
+fn p67(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    let mut t1 = (&(x / &x.mapv(|q| q * q + 1.0)) * v).mapv(f64::tanh);
+    for _ in 0..n {
+        t1 = (&t1 * (s)).mapv(f64::sin) + &t1 * 0.5;
     }
-    let mut acc8 = ((acc1 * 0.02 * b - (0.5 * b.tanh()).acos()) * 0.25).atan();
-    2.0 * acc8 + r5.sin() + (acc1 * 0.02).tanh() - t0.tanh() + b
+    let t2 = &(v + &t1) / &v.mapv(|q| q * q + 1.0);
+    let t3 = t1.to_owned();
+    let mut t4 = t3.to_owned();
+    if n % 3 == 0 {
+        t4 = (&(t2.mapv(f64::tanh)) * &((&t1 * v).mapv(f64::tanh))).mapv(f64::tanh);
+    }
+    t4.sum() * 0.2 + t3.sum() * 0.2 + t2.sum() * 0.2
 }
 
 const SOURCE_P67: &str = r#"#[differentiable]
-fn p67(b: f64, a: f64) -> f64 {
-    let t0 = -(a * (p56(((b - b) * 0.5).tanh(), (b * b * 0.5).sin()) * 0.5)).tanh();
-    let mut acc1 = 1.0;
-    let mut k2 = 0;
-    let r5 = loop {
-        let mut w3 = 0;
-        while w3 < 3 && ((2.0 + t0.sin()).cbrt() > -0.2) {
-            if b * b > b {
-                let flag4 = t0.sin() > 0.0;
-            }
-            acc1 += (b * t0 + (0.5 * (k2 as f64).tanh()).acos()) * 0.25;
-            w3 += 1;
-        }
-        acc1 += (k2 as f64 * 0.25).tanh();
-        k2 += 1;
-        if (a * t0 < -0.4) || k2 >= 4 { break (p60((b / (2.0 + a.cos()) * 0.5).sin(), (a.powi(2) * 0.5).atan()) * 0.5).tanh().atan().asinh(); }
-    };
-    for i in (0..2).rev() {
-        acc1 /= (1.0 + (1.0 * r5).powi(2));
-        let mut k6 = 0;
-        let r7 = loop {
-            acc1 -= (t0.asinh().mul_add(t0.to_radians(), a) * 0.5).sin();
-            acc1 /= (2.0 + r5.cos());
-            k6 += 1;
-            if ((1.0 + b.powi(2)).ln() > b) || k6 >= 3 { break (r5 * a).cos(); }
-        };
-        acc1 = 1.25 / (1.0 + (1.0 + (acc1 * 0.02).sin().powi(2)).sqrt().powi(2));
+fn p67(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    let mut t1 = (&(x / &x.mapv(|q| q * q + 1.0)) * v).mapv(f64::tanh);
+    for _ in 0..n {
+        t1 = (&t1 * (s)).mapv(f64::sin) + &t1 * 0.5;
     }
-    let mut acc8 = ((acc1 * 0.02 * b - (0.5 * b.tanh()).acos()) * 0.25).atan();
-    2.0 * acc8 + r5.sin() + (acc1 * 0.02).tanh() - t0.tanh() + b
+    let t2 = &(v + &t1) / &v.mapv(|q| q * q + 1.0);
+    let t3 = t1.to_owned();
+    let mut t4 = t3.to_owned();
+    if n % 3 == 0 {
+        t4 = (&(t2.mapv(f64::tanh)) * &((&t1 * v).mapv(f64::tanh))).mapv(f64::tanh);
+    }
+    t4.sum() * 0.2 + t3.sum() * 0.2 + t2.sum() * 0.2
 }
 "#;
 
@@ -4830,64 +4966,36 @@ pub fn check_p67() -> Result<(), String> {
     check(
         "p67",
         SOURCE_P67,
-        &["p56", "p60"],
-        0xd16fd91afb7b531b,
-        2,
-        &|p| p67(p[0], p[1]),
+        &[],
+        0x84d1c6901e5f7929,
+        13,
+        &|p| p67(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2),
         &|p| {
-            let (g0, g1) = gradients_function!(p67)(p[0], p[1]);
-            [vec![g0], vec![g1]].concat()
+            let (g0, g1, g2) = gradients_function!(p67)(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2);
+            [g0.iter().copied().collect::<Vec<f64>>(), g1.iter().copied().collect::<Vec<f64>>(), vec![g2]].concat()
         },
-        &|p| value_and_gradients_function!(p67)(p[0], p[1]).0,
+        &|p| value_and_gradients_function!(p67)(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2).0,
     )
 }
 
 #[differentiable]
-fn p68(b: f64, xs: &[f64], a: f64) -> f64 {
-    let mut acc0 = ((xs[0] * xs[0] - b * 1.0) * 0.5).tanh();
-    let mut k1 = 0;
-    let r5 = loop {
-        let mut w2 = 0;
-        while w2 < 2 {
-            let t3 = (p41((acc0 * 0.05).sin() * xs[(k1 + 1) % 3], a.max(xs[w2]), (a / (1.5 + 0.5_f64.tanh()) * 0.5).sin(), ((xs.iter().map(|q| (q * 0.6).sin()).sum::<f64>() + a) * 0.25).atan()) * 0.5).tanh() - (acc0 * 0.05).tanh();
-            acc0 /= (2.0 + xs[xs.len() - 1 - w2].cos());
-            w2 += 1;
-        }
-        let t4: f64 = a * xs[(k1 + 1) % 3];
-        acc0 = f64::atan(t4);
-        k1 += 1;
-        if (((acc0 * 0.05).atan() * p42(((k1 as f64 + (acc0 * 0.05).sin()) * 0.25).sin(), xs[k1 % xs.len()].clamp(-0.75, 0.75), 1, (0.2 * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.5).atan(), k1 as f64 * 0.25)) > a) || k1 >= 5 { break a.atan().atan(); }
-    };
-    if xs[0] + (acc0 * 0.05).sin() > -0.1 {
-        let r5 = r5 + xs[1].max(xs[2]);
-    } else {
-        let mut acc6 = 0.5;
-    }
-    r5 + (acc0 * 0.05).atan() + a + 1.25 * b + 0.5 * xs[1]
+fn p68(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    let t1 = &(v.dot(x) * 0.3) - &(v.dot(x) * 0.3);
+    let t2 = x.to_owned();
+    let t3 = t1.to_owned();
+    let t4 = x.to_owned();
+    let t5 = (t3[2]) * &((&t4 * (s)).mapv(f64::tanh));
+    t5.sum() * 0.2 + t4.sum() * 0.2 + t3.dot(&t3) * 0.1
 }
 
 const SOURCE_P68: &str = r#"#[differentiable]
-fn p68(b: f64, xs: &[f64], a: f64) -> f64 {
-    let mut acc0 = ((xs[0] * xs[0] - b * 1.0) * 0.5).tanh();
-    let mut k1 = 0;
-    let r5 = loop {
-        let mut w2 = 0;
-        while w2 < 2 {
-            let t3 = (p41((acc0 * 0.05).sin() * xs[(k1 + 1) % 3], a.max(xs[w2]), (a / (1.5 + 0.5_f64.tanh()) * 0.5).sin(), ((xs.iter().map(|q| (q * 0.6).sin()).sum::<f64>() + a) * 0.25).atan()) * 0.5).tanh() - (acc0 * 0.05).tanh();
-            acc0 /= (2.0 + xs[xs.len() - 1 - w2].cos());
-            w2 += 1;
-        }
-        let t4: f64 = a * xs[(k1 + 1) % 3];
-        acc0 = f64::atan(t4);
-        k1 += 1;
-        if (((acc0 * 0.05).atan() * p42(((k1 as f64 + (acc0 * 0.05).sin()) * 0.25).sin(), xs[k1 % xs.len()].clamp(-0.75, 0.75), 1, (0.2 * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.5).atan(), k1 as f64 * 0.25)) > a) || k1 >= 5 { break a.atan().atan(); }
-    };
-    if xs[0] + (acc0 * 0.05).sin() > -0.1 {
-        let r5 = r5 + xs[1].max(xs[2]);
-    } else {
-        let mut acc6 = 0.5;
-    }
-    r5 + (acc0 * 0.05).atan() + a + 1.25 * b + 0.5 * xs[1]
+fn p68(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    let t1 = &(v.dot(x) * 0.3) - &(v.dot(x) * 0.3);
+    let t2 = x.to_owned();
+    let t3 = t1.to_owned();
+    let t4 = x.to_owned();
+    let t5 = (t3[2]) * &((&t4 * (s)).mapv(f64::tanh));
+    t5.sum() * 0.2 + t4.sum() * 0.2 + t3.dot(&t3) * 0.1
 }
 "#;
 
@@ -4895,84 +5003,102 @@ pub fn check_p68() -> Result<(), String> {
     check(
         "p68",
         SOURCE_P68,
-        &["p41", "p42"],
-        0xe6c5c12032871106,
-        5,
-        &|p| p68(p[0], &p[1..4], p[4]),
+        &[],
+        0x0680a9ea943371a1,
+        13,
+        &|p| p68(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1),
         &|p| {
-            let (g0, g1, g2) = gradients_function!(p68)(p[0], &p[1..4], p[4]);
-            [vec![g0], g1, vec![g2]].concat()
+            let (g0, g1, g2) = gradients_function!(p68)(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1);
+            [g0.iter().copied().collect::<Vec<f64>>(), g1.iter().copied().collect::<Vec<f64>>(), vec![g2]].concat()
         },
-        &|p| value_and_gradients_function!(p68)(p[0], &p[1..4], p[4]).0,
+        &|p| value_and_gradients_function!(p68)(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1).0,
     )
 }
 
 #[differentiable]
-fn p69(a: f64, b: f64, xs: &[f64]) -> f64 {
-    let mut acc0 = 0.5;
-    if xs[2] - 0.75 > 0.7 {
-        for i in 1..=1 {
-            match i {
-                0 => {
-                    if i % 2 == 0 {
-                        acc0 = (0.25_f64 * 0.1).min(b.min(a));
-                    } else if i % 2 == 0 {
-                        for j in 0..1 {
-                            for l in 0..1 {
-                                let t1 = xs.iter().map(|q| q * b).sum::<f64>();
-                                acc0 = (t1 * 0.25).tanh();
+fn p69(a: f64) -> f64 {
+    let mut acc0 = 1.0;
+    let mut k1 = 0;
+    let r8 = loop {
+        for j in (0..1).rev() {
+            let mut k2 = 0;
+            let r7 = loop {
+                if k2 == 2 {
+                    match j {
+                        0 => {
+                            match k2 % 3 {
+                                0 | 1 => {
+                                    let t4 = { let u3 = a.cos() * f64::sin(k2 as f64); a.powi(2).sin().exp() };
+                                }
+                                _ => {
+                                    let t6 = { let u5 = -(0.5 * a.tanh()).atanh(); -(a - u5) };
+                                }
                             }
-                            acc0 *= 0.5_f64.powi(2).tanh();
+                        }
+                        _ => {
+                            let a = a * a;
                         }
                     }
                 }
-                _ => {
-                    for j in (0..4).step_by(2) {
-                        acc0 += xs[i].min((1.0 + (acc0 * 0.1).atan().powi(2)).sqrt()) * 0.5;
-                        acc0 *= ((p66(xs[2].clamp(-0.75, 0.75), xs[xs.len() - 1 - i], 1.25 * xs[j % xs.len()]) * 0.5).tanh() - a).cos();
-                    }
-                }
-            }
-            acc0 /= (2.0 + a.tanh().cos());
+                acc0 *= 0.5 + 0.4 * a.sin();
+                k2 += 1;
+                if (a + (acc0 * 0.02).tanh() > a) || k2 >= 3 { break a.atan() / (1.5 + (-a).tanh()); }
+            };
+            acc0 += a;
         }
-    } else {
-        acc0 *= (b - a).tanh();
+        acc0 -= ((acc0 * 0.02).sin().atan().atan() * 0.5).sin();
+        k1 += 1;
+        if ((1.0 + (acc0 * 0.02).sin().powi(2)).ln() > 0.5) || k1 >= 3 { break a.cos() * (1.5 + (acc0 * 0.02).sin().sin()).log(2.5 + (acc0 * 0.02).cos()); }
+    };
+    for i in 0..3 {
+        let a = a * -a;
+        acc0 = ((acc0 * 0.02).tanh() * (a * 0.5).atan().asinh()).atan();
     }
-    (acc0 * 0.02).tanh() - a.sin() + 0.5 * a
+    let flag9 = (acc0 * 0.02).tanh() > 0.5;
+    (r8 * 0.5).sin().sin() + (acc0 * 0.02).sin() - a.cos()
 }
 
 const SOURCE_P69: &str = r#"#[differentiable]
-fn p69(a: f64, b: f64, xs: &[f64]) -> f64 {
-    let mut acc0 = 0.5;
-    if xs[2] - 0.75 > 0.7 {
-        for i in 1..=1 {
-            match i {
-                0 => {
-                    if i % 2 == 0 {
-                        acc0 = (0.25_f64 * 0.1).min(b.min(a));
-                    } else if i % 2 == 0 {
-                        for j in 0..1 {
-                            for l in 0..1 {
-                                let t1 = xs.iter().map(|q| q * b).sum::<f64>();
-                                acc0 = (t1 * 0.25).tanh();
+fn p69(a: f64) -> f64 {
+    let mut acc0 = 1.0;
+    let mut k1 = 0;
+    let r8 = loop {
+        for j in (0..1).rev() {
+            let mut k2 = 0;
+            let r7 = loop {
+                if k2 == 2 {
+                    match j {
+                        0 => {
+                            match k2 % 3 {
+                                0 | 1 => {
+                                    let t4 = { let u3 = a.cos() * f64::sin(k2 as f64); a.powi(2).sin().exp() };
+                                }
+                                _ => {
+                                    let t6 = { let u5 = -(0.5 * a.tanh()).atanh(); -(a - u5) };
+                                }
                             }
-                            acc0 *= 0.5_f64.powi(2).tanh();
+                        }
+                        _ => {
+                            let a = a * a;
                         }
                     }
                 }
-                _ => {
-                    for j in (0..4).step_by(2) {
-                        acc0 += xs[i].min((1.0 + (acc0 * 0.1).atan().powi(2)).sqrt()) * 0.5;
-                        acc0 *= ((p66(xs[2].clamp(-0.75, 0.75), xs[xs.len() - 1 - i], 1.25 * xs[j % xs.len()]) * 0.5).tanh() - a).cos();
-                    }
-                }
-            }
-            acc0 /= (2.0 + a.tanh().cos());
+                acc0 *= 0.5 + 0.4 * a.sin();
+                k2 += 1;
+                if (a + (acc0 * 0.02).tanh() > a) || k2 >= 3 { break a.atan() / (1.5 + (-a).tanh()); }
+            };
+            acc0 += a;
         }
-    } else {
-        acc0 *= (b - a).tanh();
+        acc0 -= ((acc0 * 0.02).sin().atan().atan() * 0.5).sin();
+        k1 += 1;
+        if ((1.0 + (acc0 * 0.02).sin().powi(2)).ln() > 0.5) || k1 >= 3 { break a.cos() * (1.5 + (acc0 * 0.02).sin().sin()).log(2.5 + (acc0 * 0.02).cos()); }
+    };
+    for i in 0..3 {
+        let a = a * -a;
+        acc0 = ((acc0 * 0.02).tanh() * (a * 0.5).atan().asinh()).atan();
     }
-    (acc0 * 0.02).tanh() - a.sin() + 0.5 * a
+    let flag9 = (acc0 * 0.02).tanh() > 0.5;
+    (r8 * 0.5).sin().sin() + (acc0 * 0.02).sin() - a.cos()
 }
 "#;
 
@@ -4980,40 +5106,71 @@ pub fn check_p69() -> Result<(), String> {
     check(
         "p69",
         SOURCE_P69,
-        &["p66"],
-        0xa03f476b7e6236e3,
-        5,
-        &|p| p69(p[0], p[1], &p[2..5]),
-        &|p| {
-            let (g0, g1, g2) = gradients_function!(p69)(p[0], p[1], &p[2..5]);
-            [vec![g0], vec![g1], g2].concat()
-        },
-        &|p| value_and_gradients_function!(p69)(p[0], p[1], &p[2..5]).0,
+        &[],
+        0x827824780c9d5b22,
+        1,
+        &|p| p69(p[0]),
+        &|p| vec![gradients_function!(p69)(p[0])],
+        &|p| value_and_gradients_function!(p69)(p[0]).0,
     )
 }
 
 #[differentiable]
-fn p70(xs: &[f64], a: f64) -> f64 {
-    let mut acc0 = a;
-    for i in 1..=3 {
-        let t1 = xs[i].mul_add(xs[xs.len() - 1 - i], a);
-        acc0 += (2.0 + a.sin()).cbrt() * 0.5;
+fn p70(c: f64, b: f64, a: f64) -> f64 {
+    let k0 = (((c + a) * 0.5).abs() * 2.0) as usize % 3;
+    let t1 = match k0 { 0 => c, 1 => 1.5 * a * 0.5, _ => (b.cos().mul_add(a - a, a / (2.0 + c.cos())) * 0.25).sin() };
+    let t2 = match ((t1 * c * 0.25).atan().abs() * 2.0) as usize % 3 { 0 | 1 => ((p54(b.tanh().sinh()) * 0.5).mul_add(b, t1).powi(2).ln_1p() * 0.5).atan(), _ => t1 };
+    let mut acc3 = a;
+    let mut k4 = 0;
+    let r6 = loop {
+        if (acc3 * 0.25).tanh() * b > 0.7 {
+            let t5 = (acc3 * 0.25).sin() + (p61(3, ((0.2 + t2) * 0.5).atan()) * 0.5).atan();
+        } else if c.tanh() > t1 && a < 0.3 {
+            let acc3 = acc3 * 0.25 * (t1 * a);
+        } else {
+            let c = c - (1.25 + c);
+        }
+        acc3 *= ((acc3 * 0.25).atan() * b).cos();
+        k4 += 1;
+        if ((k4 as f64 * b) < 0.3) || k4 >= 2 { break -(b + a); }
+    };
+    if (acc3 * 0.1).sin().clamp(-0.75, 0.75) > b {
+        for i in 0..1 {
+            acc3 = r6;
+        }
+    } else {
+        acc3 = (b - r6).mul_add(1.0_f64.tanh(), 1.5 * c) * 0.25;
     }
-    let t2 = (1.5 + a.mul_add(a, (acc0 * 0.25).tanh()).sin()).powf((p51((a * xs[3] * 0.5).tanh(), 3) * 0.5).atan().powi(2).ln_1p().tanh());
-    let t3 = 0.3_f64.tanh();
-    t3.sin() + t2 - (acc0 * 0.25).atan()
+    (acc3 * 0.1).sin() - t2 + t1
 }
 
 const SOURCE_P70: &str = r#"#[differentiable]
-fn p70(xs: &[f64], a: f64) -> f64 {
-    let mut acc0 = a;
-    for i in 1..=3 {
-        let t1 = xs[i].mul_add(xs[xs.len() - 1 - i], a);
-        acc0 += (2.0 + a.sin()).cbrt() * 0.5;
+fn p70(c: f64, b: f64, a: f64) -> f64 {
+    let k0 = (((c + a) * 0.5).abs() * 2.0) as usize % 3;
+    let t1 = match k0 { 0 => c, 1 => 1.5 * a * 0.5, _ => (b.cos().mul_add(a - a, a / (2.0 + c.cos())) * 0.25).sin() };
+    let t2 = match ((t1 * c * 0.25).atan().abs() * 2.0) as usize % 3 { 0 | 1 => ((p54(b.tanh().sinh()) * 0.5).mul_add(b, t1).powi(2).ln_1p() * 0.5).atan(), _ => t1 };
+    let mut acc3 = a;
+    let mut k4 = 0;
+    let r6 = loop {
+        if (acc3 * 0.25).tanh() * b > 0.7 {
+            let t5 = (acc3 * 0.25).sin() + (p61(3, ((0.2 + t2) * 0.5).atan()) * 0.5).atan();
+        } else if c.tanh() > t1 && a < 0.3 {
+            let acc3 = acc3 * 0.25 * (t1 * a);
+        } else {
+            let c = c - (1.25 + c);
+        }
+        acc3 *= ((acc3 * 0.25).atan() * b).cos();
+        k4 += 1;
+        if ((k4 as f64 * b) < 0.3) || k4 >= 2 { break -(b + a); }
+    };
+    if (acc3 * 0.1).sin().clamp(-0.75, 0.75) > b {
+        for i in 0..1 {
+            acc3 = r6;
+        }
+    } else {
+        acc3 = (b - r6).mul_add(1.0_f64.tanh(), 1.5 * c) * 0.25;
     }
-    let t2 = (1.5 + a.mul_add(a, (acc0 * 0.25).tanh()).sin()).powf((p51((a * xs[3] * 0.5).tanh(), 3) * 0.5).atan().powi(2).ln_1p().tanh());
-    let t3 = 0.3_f64.tanh();
-    t3.sin() + t2 - (acc0 * 0.25).atan()
+    (acc3 * 0.1).sin() - t2 + t1
 }
 "#;
 
@@ -5021,88 +5178,30 @@ pub fn check_p70() -> Result<(), String> {
     check(
         "p70",
         SOURCE_P70,
-        &["p51"],
-        0x2bb2ef472cb27c5d,
-        5,
-        &|p| p70(&p[0..4], p[4]),
+        &["p54", "p61"],
+        0xd99e80aab8e1bac4,
+        3,
+        &|p| p70(p[0], p[1], p[2]),
         &|p| {
-            let (g0, g1) = gradients_function!(p70)(&p[0..4], p[4]);
-            [g0, vec![g1]].concat()
+            let (g0, g1, g2) = gradients_function!(p70)(p[0], p[1], p[2]);
+            [vec![g0], vec![g1], vec![g2]].concat()
         },
-        &|p| value_and_gradients_function!(p70)(&p[0..4], p[4]).0,
+        &|p| value_and_gradients_function!(p70)(p[0], p[1], p[2]).0,
     )
 }
 
 #[differentiable]
-fn p71(b: f64, a: f64) -> f64 {
-    let mut acc0 = 0.0;
-    for i in 0..3 {
-        let t1 = match i { 0 => (p49(((a + b) * 0.5).atan()) + b.sin().exp()) * 0.5, 1 => (b * b / (2.0 + (p50(a, (2.0 + b.cos()).powi(-2), ((0.75 - b) * 0.5).tanh(), b) * 0.25).atan().atan2(1.5 + a.cos()).cos()) * 0.5).sin(), _ => (b / (1.5 + 0.3_f64.tanh())).atan() };
-        if i % 2 == 0 {
-            for j in 0..3 {
-                if b > t1 {
-                    acc0 -= ((i as f64).sin() * 0.5).sin();
-                } else if a * 0.25 > b {
-                    if i % 3 == 1 {
-                        let mut a = a;
-                    }
-                } else {
-                    let t2 = match i % 3 { 0 => b.atan().cos(), 1 => 0.3 / (2.0 + a.cos()) / (1.0 + 0.25_f64.powi(2)), _ => ((j as f64).atan() - t1) * 0.5 };
-                }
-                acc0 = ((acc0 * 0.05).atan() + b).tanh();
-            }
-        }
-        acc0 = ((a / (1.5 + (i as f64).tanh()) - a.to_radians()) * 0.5).atan();
-    }
-    acc0 = (1.0 + b.powi(2)).ln();
-    let t3 = if b.tanh() > -0.4 && a < -0.4 { (2.0 + a.cos()).powi(-2) } else { a - acc0 * 0.05 + (1.5 + b.cos()).sqrt() };
-    if (t3 * 0.25).tanh().hypot(b) > -0.2 {
-        if t3 * 0.25 - 0.3 > -0.2 {
-            let t4 = if b * 0.5 > -0.4 { 1.25 * a.tanh().exp_m1() } else { b };
-            return (1.5 + (b * (acc0 * 0.05)).sin()).log(2.5 + f64::sin(b).cos());
-        }
-        let t5: f64 = t3 * 0.25 * 0.75;
-        let t7 = { let u6 = (((t3 * 0.25).atan() - b) / (1.5 + t5.mul_add(t5, (acc0 * 0.05).atan()).tanh()) * 0.25).sin(); (0.9 * u6).clamp(-0.75, 0.75) };
-    } else {
-        let flag8 = a > -0.2;
-    }
-    (t3 * 0.25).tanh().cos() - b.cos() + 0.5 * a
+fn p71(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    let t1 = v.sum().sin();
+    let t2 = (x - x).mapv(|q| (q * 0.5).exp());
+    t2.sum() * 0.2 + t1 + s
 }
 
 const SOURCE_P71: &str = r#"#[differentiable]
-fn p71(b: f64, a: f64) -> f64 {
-    let mut acc0 = 0.0;
-    for i in 0..3 {
-        let t1 = match i { 0 => (p49(((a + b) * 0.5).atan()) + b.sin().exp()) * 0.5, 1 => (b * b / (2.0 + (p50(a, (2.0 + b.cos()).powi(-2), ((0.75 - b) * 0.5).tanh(), b) * 0.25).atan().atan2(1.5 + a.cos()).cos()) * 0.5).sin(), _ => (b / (1.5 + 0.3_f64.tanh())).atan() };
-        if i % 2 == 0 {
-            for j in 0..3 {
-                if b > t1 {
-                    acc0 -= ((i as f64).sin() * 0.5).sin();
-                } else if a * 0.25 > b {
-                    if i % 3 == 1 {
-                        let mut a = a;
-                    }
-                } else {
-                    let t2 = match i % 3 { 0 => b.atan().cos(), 1 => 0.3 / (2.0 + a.cos()) / (1.0 + 0.25_f64.powi(2)), _ => ((j as f64).atan() - t1) * 0.5 };
-                }
-                acc0 = ((acc0 * 0.05).atan() + b).tanh();
-            }
-        }
-        acc0 = ((a / (1.5 + (i as f64).tanh()) - a.to_radians()) * 0.5).atan();
-    }
-    acc0 = (1.0 + b.powi(2)).ln();
-    let t3 = if b.tanh() > -0.4 && a < -0.4 { (2.0 + a.cos()).powi(-2) } else { a - acc0 * 0.05 + (1.5 + b.cos()).sqrt() };
-    if (t3 * 0.25).tanh().hypot(b) > -0.2 {
-        if t3 * 0.25 - 0.3 > -0.2 {
-            let t4 = if b * 0.5 > -0.4 { 1.25 * a.tanh().exp_m1() } else { b };
-            return (1.5 + (b * (acc0 * 0.05)).sin()).log(2.5 + f64::sin(b).cos());
-        }
-        let t5: f64 = t3 * 0.25 * 0.75;
-        let t7 = { let u6 = (((t3 * 0.25).atan() - b) / (1.5 + t5.mul_add(t5, (acc0 * 0.05).atan()).tanh()) * 0.25).sin(); (0.9 * u6).clamp(-0.75, 0.75) };
-    } else {
-        let flag8 = a > -0.2;
-    }
-    (t3 * 0.25).tanh().cos() - b.cos() + 0.5 * a
+fn p71(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    let t1 = v.sum().sin();
+    let t2 = (x - x).mapv(|q| (q * 0.5).exp());
+    t2.sum() * 0.2 + t1 + s
 }
 "#;
 
@@ -5110,52 +5209,50 @@ pub fn check_p71() -> Result<(), String> {
     check(
         "p71",
         SOURCE_P71,
-        &["p49", "p50"],
-        0x55118f18249d7eac,
-        2,
-        &|p| p71(p[0], p[1]),
+        &[],
+        0xace2204fe182313c,
+        13,
+        &|p| p71(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3),
         &|p| {
-            let (g0, g1) = gradients_function!(p71)(p[0], p[1]);
-            [vec![g0], vec![g1]].concat()
+            let (g0, g1, g2) = gradients_function!(p71)(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3);
+            [g0.iter().copied().collect::<Vec<f64>>(), g1.iter().copied().collect::<Vec<f64>>(), vec![g2]].concat()
         },
-        &|p| value_and_gradients_function!(p71)(p[0], p[1]).0,
+        &|p| value_and_gradients_function!(p71)(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3).0,
     )
 }
 
 #[differentiable]
-fn p72(a: f64, b: f64, c: f64) -> f64 {
-    let mut acc0 = 0.0;
-    for i in 0..4 {
-        let mut w1 = 0;
-        while w1 < 2 {
-            if i == 2 {
-                return c.powi(2).ln_1p();
-            }
-            acc0 -= a;
-            w1 += 1;
+fn p72(b: f64, xs: &[f64], a: f64) -> f64 {
+    let mut acc0 = a * 1.5;
+    for i in (0..6).step_by(2) {
+        let t1: f64 = a * xs[(i + 1) % 4];
+        for j in 1..=4 {
+            let t2 = (2.0 + 0.1_f64.cos()).recip();
+            acc0 = a;
         }
-        acc0 = (acc0 * 0.05 - a) * (b / (1.0 + b.powi(2))) * 0.1;
+        acc0 = ((acc0 * 0.05).atan() * xs[(i + 1) % 4]).sin();
     }
-    let t3 = { let u2 = (1.0 + ((acc0 * 0.05).atan() * 0.1).powi(2)).cbrt(); f64::sin(c - c) };
-    t3 - (acc0 * 0.05).tanh() - c.tanh() + 1.0 * b
+    let flag3 = a > 0.1;
+    acc0 += ((a / (1.0 + xs[0] * xs[0]) - (acc0 * 0.05).atan()) * 0.25).sin();
+    acc0 *= (a - (p70(((xs[1] + b) * 0.5).sin(), xs[0] * a * 0.5, (b.cos().exp_m1() * 0.5).tanh()) * 0.25).sin()).cos();
+    (acc0 * 0.02).atan() - a.sin()
 }
 
 const SOURCE_P72: &str = r#"#[differentiable]
-fn p72(a: f64, b: f64, c: f64) -> f64 {
-    let mut acc0 = 0.0;
-    for i in 0..4 {
-        let mut w1 = 0;
-        while w1 < 2 {
-            if i == 2 {
-                return c.powi(2).ln_1p();
-            }
-            acc0 -= a;
-            w1 += 1;
+fn p72(b: f64, xs: &[f64], a: f64) -> f64 {
+    let mut acc0 = a * 1.5;
+    for i in (0..6).step_by(2) {
+        let t1: f64 = a * xs[(i + 1) % 4];
+        for j in 1..=4 {
+            let t2 = (2.0 + 0.1_f64.cos()).recip();
+            acc0 = a;
         }
-        acc0 = (acc0 * 0.05 - a) * (b / (1.0 + b.powi(2))) * 0.1;
+        acc0 = ((acc0 * 0.05).atan() * xs[(i + 1) % 4]).sin();
     }
-    let t3 = { let u2 = (1.0 + ((acc0 * 0.05).atan() * 0.1).powi(2)).cbrt(); f64::sin(c - c) };
-    t3 - (acc0 * 0.05).tanh() - c.tanh() + 1.0 * b
+    let flag3 = a > 0.1;
+    acc0 += ((a / (1.0 + xs[0] * xs[0]) - (acc0 * 0.05).atan()) * 0.25).sin();
+    acc0 *= (a - (p70(((xs[1] + b) * 0.5).sin(), xs[0] * a * 0.5, (b.cos().exp_m1() * 0.5).tanh()) * 0.25).sin()).cos();
+    (acc0 * 0.02).atan() - a.sin()
 }
 "#;
 
@@ -5163,82 +5260,52 @@ pub fn check_p72() -> Result<(), String> {
     check(
         "p72",
         SOURCE_P72,
-        &[],
-        0xb40dcbb37bcd1e16,
-        3,
-        &|p| p72(p[0], p[1], p[2]),
+        &["p70"],
+        0x38f087c542815f72,
+        6,
+        &|p| p72(p[0], &p[1..5], p[5]),
         &|p| {
-            let (g0, g1, g2) = gradients_function!(p72)(p[0], p[1], p[2]);
-            [vec![g0], vec![g1], vec![g2]].concat()
+            let (g0, g1, g2) = gradients_function!(p72)(p[0], &p[1..5], p[5]);
+            [vec![g0], g1, vec![g2]].concat()
         },
-        &|p| value_and_gradients_function!(p72)(p[0], p[1], p[2]).0,
+        &|p| value_and_gradients_function!(p72)(p[0], &p[1..5], p[5]).0,
     )
 }
 
 #[differentiable]
-fn p73(d: f64, b: f64, a: f64, xs: &[f64], c: f64) -> f64 {
-    let mut acc0 = b;
+fn p73(a: f64, n: usize, xs: &[f64]) -> f64 {
+    let mut acc0 = (1.5 + xs[n].cos()).sqrt();
     for i in 0..xs.len() {
-        for j in (0..4).rev() {
-            let t1 = (1.0 + xs.iter().map(|q| (q * 0.75).sin()).sum::<f64>().powi(2)).ln();
-            let mut acc2 = ((b.sin().exp2() + (1.5 + (acc0 * 0.05).tanh().sin()).powf(0.5_f64.tanh())) * 0.5).tanh();
-            acc2 = (xs[i].sin() / (2.0 + ((acc0 * 0.05).tanh() * b).cos()) * 0.5).atan();
+        if xs[i] + a > 0.1 {
+            acc0 -= (0.2 / (2.0 + xs[xs.len() - 1 - i].cos())).clamp(-0.75, 0.75);
         }
-        acc0 -= ((1.0 * c).cos() * 0.5).sin();
+        let a = a * -xs.iter().map(|q| q * q).sum::<f64>();
+        let t1 = (1.0 + (acc0 * 0.1 - a * 0.1).powi(2)).sqrt();
+        acc0 /= (2.0 + xs.iter().map(|q| q.cos()).product::<f64>().cos());
     }
-    let t3 = c;
-    let mut k4 = 0;
-    loop {
-        let mut w5 = 0;
-        while w5 < 1 {
-            let mut k6 = 0;
-            loop {
-                let t7 = k4 as f64;
-                acc0 /= (2.0 + b.cos());
-                k6 += 1;
-                if (xs[2] > d) || k6 >= 2 { break; }
-            }
-            acc0 = ((acc0 * 0.02).atan() * (t3 * xs[(k4 + 1) % 3] * 0.5).atan()).sin();
-            w5 += 1;
-        }
-        acc0 += (acc0 * 0.02).tanh();
-        k4 += 1;
-        if (xs[k4 % xs.len()] > b) || k4 >= 6 { break; }
+    let t2 = (acc0 * 0.1).atan() * (acc0 * 0.1).tanh();
+    if (n as f64 - 0.1) < 0.0 {
+        acc0 -= (xs[n].mul_add((1.0 + t2.powi(2)).sqrt(), (acc0 * 0.1).atan()) * 0.25).atan();
     }
-    t3 + 0.5 * xs[1]
+    acc0 * 0.1
 }
 
 const SOURCE_P73: &str = r#"#[differentiable]
-fn p73(d: f64, b: f64, a: f64, xs: &[f64], c: f64) -> f64 {
-    let mut acc0 = b;
+fn p73(a: f64, n: usize, xs: &[f64]) -> f64 {
+    let mut acc0 = (1.5 + xs[n].cos()).sqrt();
     for i in 0..xs.len() {
-        for j in (0..4).rev() {
-            let t1 = (1.0 + xs.iter().map(|q| (q * 0.75).sin()).sum::<f64>().powi(2)).ln();
-            let mut acc2 = ((b.sin().exp2() + (1.5 + (acc0 * 0.05).tanh().sin()).powf(0.5_f64.tanh())) * 0.5).tanh();
-            acc2 = (xs[i].sin() / (2.0 + ((acc0 * 0.05).tanh() * b).cos()) * 0.5).atan();
+        if xs[i] + a > 0.1 {
+            acc0 -= (0.2 / (2.0 + xs[xs.len() - 1 - i].cos())).clamp(-0.75, 0.75);
         }
-        acc0 -= ((1.0 * c).cos() * 0.5).sin();
+        let a = a * -xs.iter().map(|q| q * q).sum::<f64>();
+        let t1 = (1.0 + (acc0 * 0.1 - a * 0.1).powi(2)).sqrt();
+        acc0 /= (2.0 + xs.iter().map(|q| q.cos()).product::<f64>().cos());
     }
-    let t3 = c;
-    let mut k4 = 0;
-    loop {
-        let mut w5 = 0;
-        while w5 < 1 {
-            let mut k6 = 0;
-            loop {
-                let t7 = k4 as f64;
-                acc0 /= (2.0 + b.cos());
-                k6 += 1;
-                if (xs[2] > d) || k6 >= 2 { break; }
-            }
-            acc0 = ((acc0 * 0.02).atan() * (t3 * xs[(k4 + 1) % 3] * 0.5).atan()).sin();
-            w5 += 1;
-        }
-        acc0 += (acc0 * 0.02).tanh();
-        k4 += 1;
-        if (xs[k4 % xs.len()] > b) || k4 >= 6 { break; }
+    let t2 = (acc0 * 0.1).atan() * (acc0 * 0.1).tanh();
+    if (n as f64 - 0.1) < 0.0 {
+        acc0 -= (xs[n].mul_add((1.0 + t2.powi(2)).sqrt(), (acc0 * 0.1).atan()) * 0.25).atan();
     }
-    t3 + 0.5 * xs[1]
+    acc0 * 0.1
 }
 "#;
 
@@ -5247,73 +5314,103 @@ pub fn check_p73() -> Result<(), String> {
         "p73",
         SOURCE_P73,
         &[],
-        0x62c4ff880a4c944f,
-        7,
-        &|p| p73(p[0], p[1], p[2], &p[3..6], p[6]),
+        0xa462905b291f8d40,
+        5,
+        &|p| p73(p[0], 2, &p[1..5]),
         &|p| {
-            let (g0, g1, g2, g3, g4) = gradients_function!(p73)(p[0], p[1], p[2], &p[3..6], p[6]);
-            [vec![g0], vec![g1], vec![g2], g3, vec![g4]].concat()
+            let (g0, g1) = gradients_function!(p73)(p[0], 2, &p[1..5]);
+            [vec![g0], g1].concat()
         },
-        &|p| value_and_gradients_function!(p73)(p[0], p[1], p[2], &p[3..6], p[6]).0,
+        &|p| value_and_gradients_function!(p73)(p[0], 2, &p[1..5]).0,
     )
 }
 
 #[differentiable]
-fn p74(b: f64, xs: &[f64], a: f64, c: f64) -> f64 {
-    let mut acc0 = 0.25_f64;
-    for i in 0..3 {
-        let t1 = if i > 0 { xs[i] * xs[i] - (c + b) } else { p58(xs[0], xs[xs.len() - 1 - i].cos(), 1) / (1.0 + (acc0 * 0.25).atan().powi(2)) };
-        if i < 1 {
-            let mut acc2 = 1.0;
-        } else {
-            if (t1 * 0.5).tanh().exp() < 0.25 {
-                let t3 = (t1 * 0.5).atan();
-            } else {
-                for j in 0..xs.len() {
-                    let t4 = c - (acc0 * 0.05).tanh() - xs[j];
-                    acc0 *= 0.5 + 0.4 * (xs[j] * xs[xs.len() - 1 - i]).sin();
+fn p74(a: f64, b: f64) -> f64 {
+    let mut acc0 = a.min(b - b);
+    if a.powi(2).ln_1p() < 0.1 {
+        match (b.abs() * 2.0) as usize % 3 {
+            0 => {
+                acc0 = ((p58((acc0 * 0.5).tanh()).atan() + (acc0 + b)) * 0.25).atan();
+            }
+            1 => {
+                match (b.abs() * 2.0) as usize % 3 {
+                    0 => {
+                        let t1 = b.sin().powi(3);
+                    }
+                    1 => {
+                        let a = a + (a + a);
+                    }
+                    _ => {
+                        if a.mul_add(b, b) > a {
+                            if acc0.hypot(b) < 0.5 || a < 0.25 {
+                                acc0 += (2.0 + (a * b).cos()).recip();
+                            }
+                        } else {
+                            let mut acc2 = 0.0;
+                        }
+                    }
                 }
             }
+            _ => {
+                let t3 = f64::tanh(a) / (1.0 + a.sin().powi(2)) + ((acc0 * 0.5).sin().hypot(a) + b * 1.5);
+            }
         }
-        acc0 += ((a + f64::cos(xs[i])) * 0.25).tanh();
     }
-    let mut k5 = 0;
-    let r6 = loop {
-        acc0 -= c.atan().hypot((acc0 * 0.02).tanh().asinh()) * 0.25;
-        acc0 *= 0.8 + 0.2 * 0.25_f64.sin();
-        k5 += 1;
-        if (xs[(k5 + 1) % 3].atan() > 0.7) || k5 >= 3 { break (a / (1.0 + 0.75_f64.powi(2))).cos(); }
-    };
-    r6 + 0.5 * (acc0 * 0.01).sin()
+    let t5 = { let u4 = ((f64::cos(acc0 * 0.5) + (0.75 - a)) * 0.5).atan(); (b + 0.25).tanh() };
+    acc0 += (1.5 + 1.25_f64.sin()).powf((t5 / (1.0 + (p53(2, (b.mul_add(0.5, a) * 0.5).atan(), (acc0 * 0.5).sin().tanh()) * 0.5).powi(2))).tanh()) * 0.5;
+    if (1.5 + (acc0 * 0.5).tanh().sin()).powf((acc0 * 0.5).sin().tanh()) < 0.5 {
+        let mut v6 = vec![0.0; 4];
+        for i in 0..v6.len() {
+            v6[i] = t5;
+        }
+        return a.sin().exp_m1() + (acc0 * 0.5).sin() * b;
+    }
+    t5 + acc0 * 0.5 + b.sin()
 }
 
 const SOURCE_P74: &str = r#"#[differentiable]
-fn p74(b: f64, xs: &[f64], a: f64, c: f64) -> f64 {
-    let mut acc0 = 0.25_f64;
-    for i in 0..3 {
-        let t1 = if i > 0 { xs[i] * xs[i] - (c + b) } else { p58(xs[0], xs[xs.len() - 1 - i].cos(), 1) / (1.0 + (acc0 * 0.25).atan().powi(2)) };
-        if i < 1 {
-            let mut acc2 = 1.0;
-        } else {
-            if (t1 * 0.5).tanh().exp() < 0.25 {
-                let t3 = (t1 * 0.5).atan();
-            } else {
-                for j in 0..xs.len() {
-                    let t4 = c - (acc0 * 0.05).tanh() - xs[j];
-                    acc0 *= 0.5 + 0.4 * (xs[j] * xs[xs.len() - 1 - i]).sin();
+fn p74(a: f64, b: f64) -> f64 {
+    let mut acc0 = a.min(b - b);
+    if a.powi(2).ln_1p() < 0.1 {
+        match (b.abs() * 2.0) as usize % 3 {
+            0 => {
+                acc0 = ((p58((acc0 * 0.5).tanh()).atan() + (acc0 + b)) * 0.25).atan();
+            }
+            1 => {
+                match (b.abs() * 2.0) as usize % 3 {
+                    0 => {
+                        let t1 = b.sin().powi(3);
+                    }
+                    1 => {
+                        let a = a + (a + a);
+                    }
+                    _ => {
+                        if a.mul_add(b, b) > a {
+                            if acc0.hypot(b) < 0.5 || a < 0.25 {
+                                acc0 += (2.0 + (a * b).cos()).recip();
+                            }
+                        } else {
+                            let mut acc2 = 0.0;
+                        }
+                    }
                 }
             }
+            _ => {
+                let t3 = f64::tanh(a) / (1.0 + a.sin().powi(2)) + ((acc0 * 0.5).sin().hypot(a) + b * 1.5);
+            }
         }
-        acc0 += ((a + f64::cos(xs[i])) * 0.25).tanh();
     }
-    let mut k5 = 0;
-    let r6 = loop {
-        acc0 -= c.atan().hypot((acc0 * 0.02).tanh().asinh()) * 0.25;
-        acc0 *= 0.8 + 0.2 * 0.25_f64.sin();
-        k5 += 1;
-        if (xs[(k5 + 1) % 3].atan() > 0.7) || k5 >= 3 { break (a / (1.0 + 0.75_f64.powi(2))).cos(); }
-    };
-    r6 + 0.5 * (acc0 * 0.01).sin()
+    let t5 = { let u4 = ((f64::cos(acc0 * 0.5) + (0.75 - a)) * 0.5).atan(); (b + 0.25).tanh() };
+    acc0 += (1.5 + 1.25_f64.sin()).powf((t5 / (1.0 + (p53(2, (b.mul_add(0.5, a) * 0.5).atan(), (acc0 * 0.5).sin().tanh()) * 0.5).powi(2))).tanh()) * 0.5;
+    if (1.5 + (acc0 * 0.5).tanh().sin()).powf((acc0 * 0.5).sin().tanh()) < 0.5 {
+        let mut v6 = vec![0.0; 4];
+        for i in 0..v6.len() {
+            v6[i] = t5;
+        }
+        return a.sin().exp_m1() + (acc0 * 0.5).sin() * b;
+    }
+    t5 + acc0 * 0.5 + b.sin()
 }
 "#;
 
@@ -5321,54 +5418,38 @@ pub fn check_p74() -> Result<(), String> {
     check(
         "p74",
         SOURCE_P74,
-        &["p58"],
-        0xedf872aaf88de11f,
-        6,
-        &|p| p74(p[0], &p[1..4], p[4], p[5]),
+        &["p53", "p58"],
+        0xfdbd26eda49c1ee8,
+        2,
+        &|p| p74(p[0], p[1]),
         &|p| {
-            let (g0, g1, g2, g3) = gradients_function!(p74)(p[0], &p[1..4], p[4], p[5]);
-            [vec![g0], g1, vec![g2], vec![g3]].concat()
+            let (g0, g1) = gradients_function!(p74)(p[0], p[1]);
+            [vec![g0], vec![g1]].concat()
         },
-        &|p| value_and_gradients_function!(p74)(p[0], &p[1..4], p[4], p[5]).0,
+        &|p| value_and_gradients_function!(p74)(p[0], p[1]).0,
     )
 }
 
 #[differentiable]
-fn p75(xs: &[f64], b: f64, a: f64) -> f64 {
-    let a = a + b / (1.5 + b.tanh());
-    let mut acc0 = 1.0;
-    if xs[2] < 0.0 {
-        let mut acc1 = 0.0;
-        acc0 *= 0.5 + 0.4 * (a * 0.25).sin();
-        acc0 = (acc0 * 0.75_f64.tanh()).tanh();
-    }
-    for i in 0..xs.len() {
-        for j in 1..=3 {
-            acc0 += (a * 0.25).tanh().max((acc0 * 0.05).tanh() * (a * 0.25).tanh());
-        }
-        acc0 -= ((xs[xs.len() - 1 - i] - xs.iter().sum::<f64>() - b * xs[i]) * 0.1).tanh();
-    }
-    let a = (a * 0.25).sin() * xs[0].cos();
-    2.0 * (a * 0.5) - (acc0 * 0.05).tanh() + 0.5 * b
+fn p75(b: f64, xs: &[f64], a: f64, c: f64) -> f64 {
+    let mut c = c;
+    let t0 = if 0.6 > 0.25 && xs[2] < 0.7 { xs[0] } else { xs[2] };
+    let t1 = if xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) > 0.7 { 1.5 } else { c.cos().exp_m1() - (2.0 + a.sin()).ln() };
+    let t2 = (1.0 + (t1 * 0.5 - c).powi(2)).ln();
+    let t3 = if a > a { (t1 * 0.5).sin() } else { 0.2 * xs[2].atan() };
+    let t3 = t3 - b * (t2 * 0.5).sin();
+    (t3 * 0.5).atan() - (t1 * 0.5).tanh().tanh() + t0 + a
 }
 
 const SOURCE_P75: &str = r#"#[differentiable]
-fn p75(xs: &[f64], b: f64, a: f64) -> f64 {
-    let a = a + b / (1.5 + b.tanh());
-    let mut acc0 = 1.0;
-    if xs[2] < 0.0 {
-        let mut acc1 = 0.0;
-        acc0 *= 0.5 + 0.4 * (a * 0.25).sin();
-        acc0 = (acc0 * 0.75_f64.tanh()).tanh();
-    }
-    for i in 0..xs.len() {
-        for j in 1..=3 {
-            acc0 += (a * 0.25).tanh().max((acc0 * 0.05).tanh() * (a * 0.25).tanh());
-        }
-        acc0 -= ((xs[xs.len() - 1 - i] - xs.iter().sum::<f64>() - b * xs[i]) * 0.1).tanh();
-    }
-    let a = (a * 0.25).sin() * xs[0].cos();
-    2.0 * (a * 0.5) - (acc0 * 0.05).tanh() + 0.5 * b
+fn p75(b: f64, xs: &[f64], a: f64, c: f64) -> f64 {
+    let mut c = c;
+    let t0 = if 0.6 > 0.25 && xs[2] < 0.7 { xs[0] } else { xs[2] };
+    let t1 = if xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) > 0.7 { 1.5 } else { c.cos().exp_m1() - (2.0 + a.sin()).ln() };
+    let t2 = (1.0 + (t1 * 0.5 - c).powi(2)).ln();
+    let t3 = if a > a { (t1 * 0.5).sin() } else { 0.2 * xs[2].atan() };
+    let t3 = t3 - b * (t2 * 0.5).sin();
+    (t3 * 0.5).atan() - (t1 * 0.5).tanh().tanh() + t0 + a
 }
 "#;
 
@@ -5377,37 +5458,87 @@ pub fn check_p75() -> Result<(), String> {
         "p75",
         SOURCE_P75,
         &[],
-        0x1cc0b4a0f535c873,
-        5,
-        &|p| p75(&p[0..3], p[3], p[4]),
+        0x744eca23fbb86329,
+        6,
+        &|p| p75(p[0], &p[1..4], p[4], p[5]),
         &|p| {
-            let (g0, g1, g2) = gradients_function!(p75)(&p[0..3], p[3], p[4]);
-            [g0, vec![g1], vec![g2]].concat()
+            let (g0, g1, g2, g3) = gradients_function!(p75)(p[0], &p[1..4], p[4], p[5]);
+            [vec![g0], g1, vec![g2], vec![g3]].concat()
         },
-        &|p| value_and_gradients_function!(p75)(&p[0..3], p[3], p[4]).0,
+        &|p| value_and_gradients_function!(p75)(p[0], &p[1..4], p[4], p[5]).0,
     )
 }
 
 #[differentiable]
-fn p76(n: usize, a: f64, c: f64, b: f64) -> f64 {
-    let mut acc0 = c;
-    if n > 0 {
-        let t1: f64 = 0.75_f64.cos().exp_m1();
-    } else {
-        let mut acc2 = f64::cos(n as f64 * a);
+fn p76(b: f64, a: f64) -> f64 {
+    let b = b - a * 0.1;
+    let mut acc0 = (0.5 * b * -b * 0.5).sin();
+    for i in 0..1 {
+        if i < 1 {
+            if i == 0 {
+                continue;
+            }
+            let mut acc1 = (p74(a / (1.0 + (p57((acc0 * 0.5).tanh(), 3) * 0.5).powi(2)) * 0.5, b.atan2(1.5 + b.cos())) * 0.5).sin();
+        }
+        acc0 += (a * a.tanh() * 0.5).atan();
     }
-    1.5 * acc0 + c
+    for i in 0..1 {
+        let t3 = { let u2 = 0.3 * a * a.cos(); (1.0 + a.powi(2)).sqrt() };
+        acc0 += ((-b - (acc0 * 0.25).atan().cos()) * 0.25).sin();
+        let mut w4 = 0;
+        while w4 < 1 && (a.powi(3) > 0.0) {
+            match i % 3 {
+                0 => {
+                    let mut acc5 = -(w4 as f64);
+                }
+                1 => {
+                    let flag6 = b / (2.0 + 0.9_f64.cos()) > 0.3;
+                }
+                _ => {
+                    let t3 = t3 - (1.0 + b.powi(2)).sqrt();
+                }
+            }
+            acc0 = (f64::max((acc0 * 0.1).atan(), t3) * a.powi(2) * 0.5).atan();
+            w4 += 1;
+        }
+    }
+    (acc0 * 0.1).atan() + b
 }
 
 const SOURCE_P76: &str = r#"#[differentiable]
-fn p76(n: usize, a: f64, c: f64, b: f64) -> f64 {
-    let mut acc0 = c;
-    if n > 0 {
-        let t1: f64 = 0.75_f64.cos().exp_m1();
-    } else {
-        let mut acc2 = f64::cos(n as f64 * a);
+fn p76(b: f64, a: f64) -> f64 {
+    let b = b - a * 0.1;
+    let mut acc0 = (0.5 * b * -b * 0.5).sin();
+    for i in 0..1 {
+        if i < 1 {
+            if i == 0 {
+                continue;
+            }
+            let mut acc1 = (p74(a / (1.0 + (p57((acc0 * 0.5).tanh(), 3) * 0.5).powi(2)) * 0.5, b.atan2(1.5 + b.cos())) * 0.5).sin();
+        }
+        acc0 += (a * a.tanh() * 0.5).atan();
     }
-    1.5 * acc0 + c
+    for i in 0..1 {
+        let t3 = { let u2 = 0.3 * a * a.cos(); (1.0 + a.powi(2)).sqrt() };
+        acc0 += ((-b - (acc0 * 0.25).atan().cos()) * 0.25).sin();
+        let mut w4 = 0;
+        while w4 < 1 && (a.powi(3) > 0.0) {
+            match i % 3 {
+                0 => {
+                    let mut acc5 = -(w4 as f64);
+                }
+                1 => {
+                    let flag6 = b / (2.0 + 0.9_f64.cos()) > 0.3;
+                }
+                _ => {
+                    let t3 = t3 - (1.0 + b.powi(2)).sqrt();
+                }
+            }
+            acc0 = (f64::max((acc0 * 0.1).atan(), t3) * a.powi(2) * 0.5).atan();
+            w4 += 1;
+        }
+    }
+    (acc0 * 0.1).atan() + b
 }
 "#;
 
@@ -5415,54 +5546,70 @@ pub fn check_p76() -> Result<(), String> {
     check(
         "p76",
         SOURCE_P76,
-        &[],
-        0xeb62f9a9cc5e9d55,
-        3,
-        &|p| p76(1, p[0], p[1], p[2]),
+        &["p57", "p74"],
+        0x67a467c65825ca15,
+        2,
+        &|p| p76(p[0], p[1]),
         &|p| {
-            let (g0, g1, g2) = gradients_function!(p76)(1, p[0], p[1], p[2]);
-            [vec![g0], vec![g1], vec![g2]].concat()
+            let (g0, g1) = gradients_function!(p76)(p[0], p[1]);
+            [vec![g0], vec![g1]].concat()
         },
-        &|p| value_and_gradients_function!(p76)(1, p[0], p[1], p[2]).0,
+        &|p| value_and_gradients_function!(p76)(p[0], p[1]).0,
     )
 }
 
 #[differentiable]
 fn p77(a: f64) -> f64 {
-    if -a < 0.0 {
-        let mut acc0 = a * a.cos();
-        for i in 0..1 {
-            let t1 = ((acc0 * 0.5).atan() / (2.0 + a.cos()) * 0.5).tanh().powi(3) * (i as f64 - 1.5).cos();
-            acc0 = (acc0 * 0.5 * (2.0 + t1.sin()).log10()).tanh();
-        }
-        return a.mul_add(a, a) - (a - (p67(((1.0 + a.powi(2)).cbrt() * 0.5).tanh(), 1.0 * (p65(((a - a) * 0.5).tanh(), (1.0 + 2.0_f64.powi(2)).ln()) * 0.5).tanh()) * 0.25).atan());
+    let mut acc0 = ((a - a) * a * 0.5).tanh();
+    for i in 0..4 {
+        let mut k1 = 0;
+        let r2 = loop {
+            if (acc0 * 0.02).tanh() - a > 0.25 && (acc0 * 0.02).tanh() < 0.0 {
+                acc0 += a;
+            }
+            acc0 *= 0.5 + 0.4 * ((acc0 * 0.02).sin() + acc0 * 0.02).sin();
+            k1 += 1;
+            if (a.tanh() < 0.5) || k1 >= 4 { break (acc0 * 0.02).sin() - 1.5 - (acc0 * 0.02 + k1 as f64); }
+        };
+        acc0 = 1.5 * (a / (1.0 + (acc0 * 0.02).tanh().powi(2))) * 0.5;
     }
-    let t2 = 0.3_f64.atan().max(a);
-    let t3 = a.cos() + (1.5 + a.sin()).log(2.5 + 0.2_f64.cos());
-    let mut acc4 = 0.6_f64.cos();
-    let t2 = t2 + (1.0 + t2.powi(2)).sqrt();
-    let t5: f64 = 0.75 * f64::min(0.5, a);
-    let t6 = if (t3 * 0.5).tanh() < 0.1 { (0.5 * (t2 * 0.25).tanh()).asin() / (1.5 + ((t2 * 0.25).sin() - acc4).tanh()) } else { acc4 * (1.25 * t5) };
-    (t6 * 0.5).sin() + 1.5 * t5 - (t2 * 0.25).atan() - acc4 + (t3 * 0.5).atan().sin()
+    let mut acc3 = (1.0 + (acc0 * 0.02).atan().powi(2)).sqrt().tanh().exp_m1();
+    let t4 = (1.5 + acc3.max(acc3).cos()).sqrt();
+    acc3 = (((acc0 * 0.02).tanh() + a) * (1.0 + acc3.powi(2)).cbrt() * 0.25).tanh();
+    let t5 = f64::max((1.5 + t4.sin()).log(2.5 + a.cos()) - a.cos(), t4.max(acc3).atan());
+    let mut acc6 = ((acc0 * 0.02).sin() * t4).to_radians();
+    let flag7 = (t5 * 0.5).sin() / (1.5 + (acc0 * 0.02).sin().tanh()) > 0.3;
+    if t4 * 0.25 < 0.7 || acc3 < 0.25 {
+        return (t5 * 0.5).sin();
+    }
+    acc6 + (t5 * 0.5).sin() + t4 + acc3
 }
 
 const SOURCE_P77: &str = r#"#[differentiable]
 fn p77(a: f64) -> f64 {
-    if -a < 0.0 {
-        let mut acc0 = a * a.cos();
-        for i in 0..1 {
-            let t1 = ((acc0 * 0.5).atan() / (2.0 + a.cos()) * 0.5).tanh().powi(3) * (i as f64 - 1.5).cos();
-            acc0 = (acc0 * 0.5 * (2.0 + t1.sin()).log10()).tanh();
-        }
-        return a.mul_add(a, a) - (a - (p67(((1.0 + a.powi(2)).cbrt() * 0.5).tanh(), 1.0 * (p65(((a - a) * 0.5).tanh(), (1.0 + 2.0_f64.powi(2)).ln()) * 0.5).tanh()) * 0.25).atan());
+    let mut acc0 = ((a - a) * a * 0.5).tanh();
+    for i in 0..4 {
+        let mut k1 = 0;
+        let r2 = loop {
+            if (acc0 * 0.02).tanh() - a > 0.25 && (acc0 * 0.02).tanh() < 0.0 {
+                acc0 += a;
+            }
+            acc0 *= 0.5 + 0.4 * ((acc0 * 0.02).sin() + acc0 * 0.02).sin();
+            k1 += 1;
+            if (a.tanh() < 0.5) || k1 >= 4 { break (acc0 * 0.02).sin() - 1.5 - (acc0 * 0.02 + k1 as f64); }
+        };
+        acc0 = 1.5 * (a / (1.0 + (acc0 * 0.02).tanh().powi(2))) * 0.5;
     }
-    let t2 = 0.3_f64.atan().max(a);
-    let t3 = a.cos() + (1.5 + a.sin()).log(2.5 + 0.2_f64.cos());
-    let mut acc4 = 0.6_f64.cos();
-    let t2 = t2 + (1.0 + t2.powi(2)).sqrt();
-    let t5: f64 = 0.75 * f64::min(0.5, a);
-    let t6 = if (t3 * 0.5).tanh() < 0.1 { (0.5 * (t2 * 0.25).tanh()).asin() / (1.5 + ((t2 * 0.25).sin() - acc4).tanh()) } else { acc4 * (1.25 * t5) };
-    (t6 * 0.5).sin() + 1.5 * t5 - (t2 * 0.25).atan() - acc4 + (t3 * 0.5).atan().sin()
+    let mut acc3 = (1.0 + (acc0 * 0.02).atan().powi(2)).sqrt().tanh().exp_m1();
+    let t4 = (1.5 + acc3.max(acc3).cos()).sqrt();
+    acc3 = (((acc0 * 0.02).tanh() + a) * (1.0 + acc3.powi(2)).cbrt() * 0.25).tanh();
+    let t5 = f64::max((1.5 + t4.sin()).log(2.5 + a.cos()) - a.cos(), t4.max(acc3).atan());
+    let mut acc6 = ((acc0 * 0.02).sin() * t4).to_radians();
+    let flag7 = (t5 * 0.5).sin() / (1.5 + (acc0 * 0.02).sin().tanh()) > 0.3;
+    if t4 * 0.25 < 0.7 || acc3 < 0.25 {
+        return (t5 * 0.5).sin();
+    }
+    acc6 + (t5 * 0.5).sin() + t4 + acc3
 }
 "#;
 
@@ -5470,8 +5617,8 @@ pub fn check_p77() -> Result<(), String> {
     check(
         "p77",
         SOURCE_P77,
-        &["p65", "p67"],
-        0x0114be68bc54faa1,
+        &[],
+        0xee6028d24e5c18ec,
         1,
         &|p| p77(p[0]),
         &|p| vec![gradients_function!(p77)(p[0])],
@@ -5480,19 +5627,73 @@ pub fn check_p77() -> Result<(), String> {
 }
 
 #[differentiable]
-fn p78(b: f64, a: f64) -> f64 {
-    let t0: f64 = 0.6_f64.tanh().powi(2).ln_1p() - ((b + b) * 0.5).atan().powi(2);
-    let mut acc1 = 0.2_f64;
-    let t2 = if f64::max((t0 * 0.5).atan(), b) > -0.4 { f64::atan(0.9_f64.atan()) } else { -((t0 * 0.5).tanh() * a) };
-    2.0 * acc1
+fn p78(a: f64, b: f64) -> f64 {
+    let t0 = a - a;
+    let mut acc1 = 1.0;
+    if t0 + a > a || b < 0.0 {
+        for i in 0..1 {
+            if i == 1 {
+                if (1.0 + t0.powi(2)).ln() < -0.2 && b < 0.25 {
+                    let t2 = if ((i as f64).hypot(b)) < -0.1 && t0 < 0.25 { f64::cos(1.0 * t0) } else { b * b.min(b) };
+                } else {
+                    if -a > -0.2 {
+                        if ((1.5 + a.sin()).log(2.5 + (i as f64).cos())) > a {
+                            let t3 = b.powi(2);
+                        } else {
+                            let t4 = t0 / (1.5 + (t0 / (1.5 + b.tanh())).tanh()) + b;
+                        }
+                    }
+                }
+            } else if i < 1 {
+                acc1 -= (((2.0 + a.sin()).log10() - 0.75_f64.sin()) * 0.25).tanh();
+            }
+            acc1 += (2.0 + (t0 * 0.1).cos()).recip();
+        }
+    } else {
+        let mut w5 = 0;
+        while w5 < 1 {
+            let t6 = acc1 * 0.25 * 1.0;
+            acc1 += a;
+            w5 += 1;
+        }
+    }
+    acc1 += ((1.5 + 1.5_f64.sin().sin()).log(2.5 + a.cos()) * 0.5).tanh();
+    0.2 * t0
 }
 
 const SOURCE_P78: &str = r#"#[differentiable]
-fn p78(b: f64, a: f64) -> f64 {
-    let t0: f64 = 0.6_f64.tanh().powi(2).ln_1p() - ((b + b) * 0.5).atan().powi(2);
-    let mut acc1 = 0.2_f64;
-    let t2 = if f64::max((t0 * 0.5).atan(), b) > -0.4 { f64::atan(0.9_f64.atan()) } else { -((t0 * 0.5).tanh() * a) };
-    2.0 * acc1
+fn p78(a: f64, b: f64) -> f64 {
+    let t0 = a - a;
+    let mut acc1 = 1.0;
+    if t0 + a > a || b < 0.0 {
+        for i in 0..1 {
+            if i == 1 {
+                if (1.0 + t0.powi(2)).ln() < -0.2 && b < 0.25 {
+                    let t2 = if ((i as f64).hypot(b)) < -0.1 && t0 < 0.25 { f64::cos(1.0 * t0) } else { b * b.min(b) };
+                } else {
+                    if -a > -0.2 {
+                        if ((1.5 + a.sin()).log(2.5 + (i as f64).cos())) > a {
+                            let t3 = b.powi(2);
+                        } else {
+                            let t4 = t0 / (1.5 + (t0 / (1.5 + b.tanh())).tanh()) + b;
+                        }
+                    }
+                }
+            } else if i < 1 {
+                acc1 -= (((2.0 + a.sin()).log10() - 0.75_f64.sin()) * 0.25).tanh();
+            }
+            acc1 += (2.0 + (t0 * 0.1).cos()).recip();
+        }
+    } else {
+        let mut w5 = 0;
+        while w5 < 1 {
+            let t6 = acc1 * 0.25 * 1.0;
+            acc1 += a;
+            w5 += 1;
+        }
+    }
+    acc1 += ((1.5 + 1.5_f64.sin().sin()).log(2.5 + a.cos()) * 0.5).tanh();
+    0.2 * t0
 }
 "#;
 
@@ -5501,7 +5702,7 @@ pub fn check_p78() -> Result<(), String> {
         "p78",
         SOURCE_P78,
         &[],
-        0x15a6b869113cfce0,
+        0x22e05ac49d03a2bc,
         2,
         &|p| p78(p[0], p[1]),
         &|p| {
@@ -5513,37 +5714,85 @@ pub fn check_p78() -> Result<(), String> {
 }
 
 #[differentiable]
-fn p79(b: f64, a: f64, c: f64) -> f64 {
-    let mut acc0 = 0.5;
-    let mut k1 = 0;
-    let r2 = loop {
-        acc0 *= (1.0 + a.powi(2)).sqrt().cos();
-        acc0 = (p58((p47(0.75) * 0.25).sin(), ((1.5 + (acc0 * 0.05).tanh().sin()).powf(b.tanh()) * 0.5).tanh(), 1).cos() / (1.0 + c.tanh().powi(2)) * 0.5).tanh();
-        k1 += 1;
-        if ((a + k1 as f64) > 0.25) || k1 >= 6 { break a; }
-    };
-    let t3 = a.cos().sin();
-    if (2.0 + b.cos()).powi(-2) > 0.7 {
-        return -r2;
+fn p79(c: f64, a: f64, xs: &[f64], b: f64) -> f64 {
+    let t0 = (1.0 + a.powi(2)).sqrt() + (2.0 + b.sin()).log10();
+    let c = c - 0.6;
+    let mut acc1 = (1.0 - xs[2]).tanh().cosh();
+    if xs[0] < 0.25 {
+        let c = c + acc1.tanh();
+    } else if xs[0].sin() < 0.7 {
+        let b = b - xs[2] / (1.0 + b.powi(2));
+        let mut k2 = 0;
+        loop {
+            acc1 += ((acc1 * 0.1 + (acc1 * 0.1).sin()) * (0.75 - (b * 0.25).atan()) * 0.1).atan();
+            acc1 = (k2 as f64).tanh();
+            k2 += 1;
+            if (a.max((p54(((t0 * 0.5 + xs[1]) * 0.25).sin()) * 0.5).atan()) > xs[(k2 + 1) % 3] || xs.iter().map(|q| q.cos()).product::<f64>() < 0.1) || k2 >= 4 { break; }
+        }
+    } else {
+        for i in 1..=3 {
+            for j in 0..1 {
+                for l in (0..4).step_by(2) {
+                    let flag3 = (1.5 + xs[(i + 1) % 3].sin()).log(2.5 + b.cos()) > -0.2;
+                    acc1 -= ((2.0 + ((t0 * 0.5).tanh() / (2.0 + c.cos())).sin()).sqrt() * 0.5).atan();
+                }
+                acc1 = (acc1 * 0.05 * xs[0].abs()).atan();
+            }
+            acc1 += ((1.5 + (1.5 + c.sin()).powf(xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).tanh()).sin()).log(2.5 + (0.6 * (t0 * 0.5).tanh()).cos()) * 0.5).tanh();
+        }
     }
-    t3.sin() + r2 + (acc0 * 0.05).atan().tanh()
+    for i in (0..8).step_by(2) {
+        for j in 0..1 {
+            for l in (0..1).rev() {
+                acc1 = ((p50((t0 * 0.5).atan().cos(), (t0 * 0.5).hypot((acc1 * 0.02).tanh()) * 0.5) * 0.5).atan().max(xs.iter().map(|q| (q * 0.2).sin()).sum::<f64>()).mul_add(b.atan(), (2.0 + xs[(i + 1) % 3].sin()).sqrt()) * 0.25).sin();
+            }
+            acc1 = ((acc1 * 0.02).atan() * 0.3).tanh();
+        }
+        acc1 = (1.5 + (1.0 + xs[(i + 1) % 3].powi(2)).cbrt().sin()).log(2.5 + c.min(0.2).cos());
+    }
+    let t4 = xs.iter().map(|q| q * q).sum::<f64>();
+    0.25 * (t4 * 0.25).sin() - 0.2 * (acc1 * 0.02).atan() + c + (t0 * 0.5).tanh()
 }
 
 const SOURCE_P79: &str = r#"#[differentiable]
-fn p79(b: f64, a: f64, c: f64) -> f64 {
-    let mut acc0 = 0.5;
-    let mut k1 = 0;
-    let r2 = loop {
-        acc0 *= (1.0 + a.powi(2)).sqrt().cos();
-        acc0 = (p58((p47(0.75) * 0.25).sin(), ((1.5 + (acc0 * 0.05).tanh().sin()).powf(b.tanh()) * 0.5).tanh(), 1).cos() / (1.0 + c.tanh().powi(2)) * 0.5).tanh();
-        k1 += 1;
-        if ((a + k1 as f64) > 0.25) || k1 >= 6 { break a; }
-    };
-    let t3 = a.cos().sin();
-    if (2.0 + b.cos()).powi(-2) > 0.7 {
-        return -r2;
+fn p79(c: f64, a: f64, xs: &[f64], b: f64) -> f64 {
+    let t0 = (1.0 + a.powi(2)).sqrt() + (2.0 + b.sin()).log10();
+    let c = c - 0.6;
+    let mut acc1 = (1.0 - xs[2]).tanh().cosh();
+    if xs[0] < 0.25 {
+        let c = c + acc1.tanh();
+    } else if xs[0].sin() < 0.7 {
+        let b = b - xs[2] / (1.0 + b.powi(2));
+        let mut k2 = 0;
+        loop {
+            acc1 += ((acc1 * 0.1 + (acc1 * 0.1).sin()) * (0.75 - (b * 0.25).atan()) * 0.1).atan();
+            acc1 = (k2 as f64).tanh();
+            k2 += 1;
+            if (a.max((p54(((t0 * 0.5 + xs[1]) * 0.25).sin()) * 0.5).atan()) > xs[(k2 + 1) % 3] || xs.iter().map(|q| q.cos()).product::<f64>() < 0.1) || k2 >= 4 { break; }
+        }
+    } else {
+        for i in 1..=3 {
+            for j in 0..1 {
+                for l in (0..4).step_by(2) {
+                    let flag3 = (1.5 + xs[(i + 1) % 3].sin()).log(2.5 + b.cos()) > -0.2;
+                    acc1 -= ((2.0 + ((t0 * 0.5).tanh() / (2.0 + c.cos())).sin()).sqrt() * 0.5).atan();
+                }
+                acc1 = (acc1 * 0.05 * xs[0].abs()).atan();
+            }
+            acc1 += ((1.5 + (1.5 + c.sin()).powf(xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).tanh()).sin()).log(2.5 + (0.6 * (t0 * 0.5).tanh()).cos()) * 0.5).tanh();
+        }
     }
-    t3.sin() + r2 + (acc0 * 0.05).atan().tanh()
+    for i in (0..8).step_by(2) {
+        for j in 0..1 {
+            for l in (0..1).rev() {
+                acc1 = ((p50((t0 * 0.5).atan().cos(), (t0 * 0.5).hypot((acc1 * 0.02).tanh()) * 0.5) * 0.5).atan().max(xs.iter().map(|q| (q * 0.2).sin()).sum::<f64>()).mul_add(b.atan(), (2.0 + xs[(i + 1) % 3].sin()).sqrt()) * 0.25).sin();
+            }
+            acc1 = ((acc1 * 0.02).atan() * 0.3).tanh();
+        }
+        acc1 = (1.5 + (1.0 + xs[(i + 1) % 3].powi(2)).cbrt().sin()).log(2.5 + c.min(0.2).cos());
+    }
+    let t4 = xs.iter().map(|q| q * q).sum::<f64>();
+    0.25 * (t4 * 0.25).sin() - 0.2 * (acc1 * 0.02).atan() + c + (t0 * 0.5).tanh()
 }
 "#;
 
@@ -5551,86 +5800,58 @@ pub fn check_p79() -> Result<(), String> {
     check(
         "p79",
         SOURCE_P79,
-        &["p47", "p58"],
-        0x12dd852b01cd152f,
-        3,
-        &|p| p79(p[0], p[1], p[2]),
+        &["p50", "p54"],
+        0x7ef81c5cf9a0a3f7,
+        6,
+        &|p| p79(p[0], p[1], &p[2..5], p[5]),
         &|p| {
-            let (g0, g1, g2) = gradients_function!(p79)(p[0], p[1], p[2]);
-            [vec![g0], vec![g1], vec![g2]].concat()
+            let (g0, g1, g2, g3) = gradients_function!(p79)(p[0], p[1], &p[2..5], p[5]);
+            [vec![g0], vec![g1], g2, vec![g3]].concat()
         },
-        &|p| value_and_gradients_function!(p79)(p[0], p[1], p[2]).0,
+        &|p| value_and_gradients_function!(p79)(p[0], p[1], &p[2..5], p[5]).0,
     )
 }
 
 #[differentiable]
-fn p80(xs: &[f64], c: f64, a: f64, b: f64) -> f64 {
-    let t0 = if xs[2].mul_add(b, xs[0]) < -0.4 || xs[2] < 0.25 { xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).atan() * (c * c) } else { xs.iter().sum::<f64>() * b * 1.25 };
-    let t1 = (t0 * 0.25).sin().mul_add(c, xs[2]);
-    let t2 = 0.75 / (2.0 + (c * a).cos());
-    let mut acc3 = (t0 * 0.25).atan().clamp(-0.75, 0.75) + c;
-    let mut k4 = 0;
-    loop {
-        for j in 0..1 {
-            for q5 in xs.iter() {
-                if (p58(((acc3 * 0.05).atan() / (2.0 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().cos()) * 0.5).sin(), ((acc3 * 0.05 - (t0 * 0.25).atan()) * 0.25).tanh(), 1)) < 0.5 {
-                    acc3 = ((acc3 * 0.05).atan() + p65((*q5 * b * 0.5).tanh(), b - 0.25) * 0.5 * *q5 * 0.25).tanh();
-                } else {
-                    acc3 = (-(k4 as f64 * (acc3 * 0.05).atan()) * 0.5).atan();
-                }
-                acc3 -= ((xs[k4].clamp(-0.75, 0.75) + *q5) * 0.5).sin();
-            }
-            acc3 /= (1.0 + xs[k4].powi(2));
-        }
-        acc3 = (acc3 * 0.05 + (t0 * 0.25).sin()).sin();
-        k4 += 1;
-        if (c + xs[k4] > b) || k4 >= 3 { break; }
-    }
+fn p80(xs: &[f64], a: f64, b: f64) -> f64 {
+    let mut acc0 = (a * 1.5).min(xs[2] - b);
     for i in 0..xs.len() {
-        let t6: f64 = xs[0] + 0.75;
-        acc3 += f64::tanh(xs[i]) * 0.5;
+        let t1 = (acc0 * 0.25).sin() * xs[i];
+        let mut acc2 = 0.0;
+        let t3 = if i == 1 { t1.min(t1) - b.abs() } else { xs[xs.len() - 1 - i] };
+        let mut w4 = 0;
+        while w4 < 1 {
+            let t5 = t1;
+            acc0 *= 0.8 + 0.2 * (xs[2] + t1).sin();
+            w4 += 1;
+        }
+        acc2 = -t3.abs();
     }
-    let mut acc7 = (((1.5 + xs[1].sin()).powf((acc3 * 0.02).tanh()) - 0.75 * t2) * 0.5).tanh();
-    if xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) * (acc3 * 0.02).tanh() > -0.4 || xs[2] < 0.5 {
-        acc7 = ((acc3 * 0.02 + c) * (xs[0] - t1) * 0.1).sin();
-        return (b + b).max((1.5 + xs[0].cos()).sqrt());
-    }
-    acc7 + (acc3 * 0.02).sin() - t2 + t1 + (t0 * 0.25).tanh() + 0.5 * a + c
+    let t6: f64 = (1.5 + xs[2].sin()).powf(b.tanh());
+    let t7 = if (acc0 * 0.05).sin() > a { 0.25 * xs[0] + 0.6 * (acc0 * 0.05).atan() } else { xs[1] + 1.5_f64.asinh() };
+    acc0 += ((t6 - xs[2]) * 0.5).sin().powi(2);
+    t6 - (acc0 * 0.05).atan().sin()
 }
 
 const SOURCE_P80: &str = r#"#[differentiable]
-fn p80(xs: &[f64], c: f64, a: f64, b: f64) -> f64 {
-    let t0 = if xs[2].mul_add(b, xs[0]) < -0.4 || xs[2] < 0.25 { xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).atan() * (c * c) } else { xs.iter().sum::<f64>() * b * 1.25 };
-    let t1 = (t0 * 0.25).sin().mul_add(c, xs[2]);
-    let t2 = 0.75 / (2.0 + (c * a).cos());
-    let mut acc3 = (t0 * 0.25).atan().clamp(-0.75, 0.75) + c;
-    let mut k4 = 0;
-    loop {
-        for j in 0..1 {
-            for q5 in xs.iter() {
-                if (p58(((acc3 * 0.05).atan() / (2.0 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().cos()) * 0.5).sin(), ((acc3 * 0.05 - (t0 * 0.25).atan()) * 0.25).tanh(), 1)) < 0.5 {
-                    acc3 = ((acc3 * 0.05).atan() + p65((*q5 * b * 0.5).tanh(), b - 0.25) * 0.5 * *q5 * 0.25).tanh();
-                } else {
-                    acc3 = (-(k4 as f64 * (acc3 * 0.05).atan()) * 0.5).atan();
-                }
-                acc3 -= ((xs[k4].clamp(-0.75, 0.75) + *q5) * 0.5).sin();
-            }
-            acc3 /= (1.0 + xs[k4].powi(2));
-        }
-        acc3 = (acc3 * 0.05 + (t0 * 0.25).sin()).sin();
-        k4 += 1;
-        if (c + xs[k4] > b) || k4 >= 3 { break; }
-    }
+fn p80(xs: &[f64], a: f64, b: f64) -> f64 {
+    let mut acc0 = (a * 1.5).min(xs[2] - b);
     for i in 0..xs.len() {
-        let t6: f64 = xs[0] + 0.75;
-        acc3 += f64::tanh(xs[i]) * 0.5;
+        let t1 = (acc0 * 0.25).sin() * xs[i];
+        let mut acc2 = 0.0;
+        let t3 = if i == 1 { t1.min(t1) - b.abs() } else { xs[xs.len() - 1 - i] };
+        let mut w4 = 0;
+        while w4 < 1 {
+            let t5 = t1;
+            acc0 *= 0.8 + 0.2 * (xs[2] + t1).sin();
+            w4 += 1;
+        }
+        acc2 = -t3.abs();
     }
-    let mut acc7 = (((1.5 + xs[1].sin()).powf((acc3 * 0.02).tanh()) - 0.75 * t2) * 0.5).tanh();
-    if xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) * (acc3 * 0.02).tanh() > -0.4 || xs[2] < 0.5 {
-        acc7 = ((acc3 * 0.02 + c) * (xs[0] - t1) * 0.1).sin();
-        return (b + b).max((1.5 + xs[0].cos()).sqrt());
-    }
-    acc7 + (acc3 * 0.02).sin() - t2 + t1 + (t0 * 0.25).tanh() + 0.5 * a + c
+    let t6: f64 = (1.5 + xs[2].sin()).powf(b.tanh());
+    let t7 = if (acc0 * 0.05).sin() > a { 0.25 * xs[0] + 0.6 * (acc0 * 0.05).atan() } else { xs[1] + 1.5_f64.asinh() };
+    acc0 += ((t6 - xs[2]) * 0.5).sin().powi(2);
+    t6 - (acc0 * 0.05).atan().sin()
 }
 "#;
 
@@ -5638,74 +5859,38 @@ pub fn check_p80() -> Result<(), String> {
     check(
         "p80",
         SOURCE_P80,
-        &["p58", "p65"],
-        0x5d0042e8b6b1758b,
-        7,
-        &|p| p80(&p[0..4], p[4], p[5], p[6]),
+        &[],
+        0xea727c008911b825,
+        5,
+        &|p| p80(&p[0..3], p[3], p[4]),
         &|p| {
-            let (g0, g1, g2, g3) = gradients_function!(p80)(&p[0..4], p[4], p[5], p[6]);
-            [g0, vec![g1], vec![g2], vec![g3]].concat()
+            let (g0, g1, g2) = gradients_function!(p80)(&p[0..3], p[3], p[4]);
+            [g0, vec![g1], vec![g2]].concat()
         },
-        &|p| value_and_gradients_function!(p80)(&p[0..4], p[4], p[5], p[6]).0,
+        &|p| value_and_gradients_function!(p80)(&p[0..3], p[3], p[4]).0,
     )
 }
 
 #[differentiable]
-fn p81(b: f64, a: f64, c: f64, d: f64, xs: &[f64]) -> f64 {
-    let mut acc0 = 0.5;
-    if c.powi(2).ln_1p() > 0.5 {
-        let mut acc1 = 1.0;
-    } else {
-        let mut k2 = 0;
-        loop {
-            for j in 0..2 {
-                let t3 = c;
-                acc0 += c;
-            }
-            acc0 /= (2.0 + (xs.iter().map(|q| q * c).sum::<f64>() * 0.25).atan().powi(2).cos());
-            k2 += 1;
-            if ((acc0 * 0.05).tanh().tanh().exp() > a) || k2 >= 6 { break; }
-        }
+fn p81(n: usize, b: f64, a: f64) -> f64 {
+    let mut v0 = vec![0.0; n];
+    for i in 0..v0.len() {
+        v0[i] = f64::sin(i as f64) * -a;
     }
-    let t4: f64 = -(0.5 * (acc0 * 0.05 / (1.0 + c * c)));
-    if (acc0 * 0.05).sin() * a > -0.2 {
-        acc0 = ((acc0 * 0.05).atan() - f64::cos(xs.iter().map(|q| q.cos()).product::<f64>())).atan();
-        return xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) / (1.5 + xs[2].tanh()) / (1.0 + ((p66(((1.5 + xs.iter().sum::<f64>().sin()).powf(c.tanh()) * 0.5).atan(), ((b - b) * 0.5).tanh(), (((p63(t4.tanh().sinh(), d * 1.25, (t4 * 0.5).tanh(), (xs[0] + xs[0]) * 0.5, 3) * 0.25).atan() - t4) * 0.25).tanh()) * 0.5).tanh() * 2.0).powi(2));
-    }
-    if 0.25 * a > 0.25 {
-        acc0 += ((a.cos().exp2() + (acc0 * 0.05).atan()) * 0.25).tanh();
-        return (0.5 * 0.6_f64.tanh()).asin() * a;
-    }
-    t4 + d.tanh()
+    let a = a + 1.5 * b;
+    let t1 = (1.5 + (a * 0.25).atan().sin()).powf(v0[n % v0.len()].tanh());
+    t1 - (a * 0.25).tanh()
 }
 
 const SOURCE_P81: &str = r#"#[differentiable]
-fn p81(b: f64, a: f64, c: f64, d: f64, xs: &[f64]) -> f64 {
-    let mut acc0 = 0.5;
-    if c.powi(2).ln_1p() > 0.5 {
-        let mut acc1 = 1.0;
-    } else {
-        let mut k2 = 0;
-        loop {
-            for j in 0..2 {
-                let t3 = c;
-                acc0 += c;
-            }
-            acc0 /= (2.0 + (xs.iter().map(|q| q * c).sum::<f64>() * 0.25).atan().powi(2).cos());
-            k2 += 1;
-            if ((acc0 * 0.05).tanh().tanh().exp() > a) || k2 >= 6 { break; }
-        }
+fn p81(n: usize, b: f64, a: f64) -> f64 {
+    let mut v0 = vec![0.0; n];
+    for i in 0..v0.len() {
+        v0[i] = f64::sin(i as f64) * -a;
     }
-    let t4: f64 = -(0.5 * (acc0 * 0.05 / (1.0 + c * c)));
-    if (acc0 * 0.05).sin() * a > -0.2 {
-        acc0 = ((acc0 * 0.05).atan() - f64::cos(xs.iter().map(|q| q.cos()).product::<f64>())).atan();
-        return xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) / (1.5 + xs[2].tanh()) / (1.0 + ((p66(((1.5 + xs.iter().sum::<f64>().sin()).powf(c.tanh()) * 0.5).atan(), ((b - b) * 0.5).tanh(), (((p63(t4.tanh().sinh(), d * 1.25, (t4 * 0.5).tanh(), (xs[0] + xs[0]) * 0.5, 3) * 0.25).atan() - t4) * 0.25).tanh()) * 0.5).tanh() * 2.0).powi(2));
-    }
-    if 0.25 * a > 0.25 {
-        acc0 += ((a.cos().exp2() + (acc0 * 0.05).atan()) * 0.25).tanh();
-        return (0.5 * 0.6_f64.tanh()).asin() * a;
-    }
-    t4 + d.tanh()
+    let a = a + 1.5 * b;
+    let t1 = (1.5 + (a * 0.25).atan().sin()).powf(v0[n % v0.len()].tanh());
+    t1 - (a * 0.25).tanh()
 }
 "#;
 
@@ -5713,82 +5898,36 @@ pub fn check_p81() -> Result<(), String> {
     check(
         "p81",
         SOURCE_P81,
-        &["p63", "p66"],
-        0x65dfcaa4a4da8c75,
-        8,
-        &|p| p81(p[0], p[1], p[2], p[3], &p[4..8]),
+        &[],
+        0x0edeecba2e06fa3e,
+        2,
+        &|p| p81(2, p[0], p[1]),
         &|p| {
-            let (g0, g1, g2, g3, g4) = gradients_function!(p81)(p[0], p[1], p[2], p[3], &p[4..8]);
-            [vec![g0], vec![g1], vec![g2], vec![g3], g4].concat()
+            let (g0, g1) = gradients_function!(p81)(2, p[0], p[1]);
+            [vec![g0], vec![g1]].concat()
         },
-        &|p| value_and_gradients_function!(p81)(p[0], p[1], p[2], p[3], &p[4..8]).0,
+        &|p| value_and_gradients_function!(p81)(2, p[0], p[1]).0,
     )
 }
 
 #[differentiable]
-fn p82(b: f64, a: f64) -> f64 {
-    let mut acc0 = (a + b).tanh().exp2();
-    if -0.2 > 0.25 {
-        let mut acc1 = 0.5;
-        let t2 = b;
-        let mut w3 = 0;
-        while w3 < 1 {
-            let mut w4 = 0;
-            while w4 < 2 {
-                for l in 1..=3 {
-                    if w4 % 2 == 0 {
-                        let a = a - t2.mul_add(b, 0.75);
-                    } else if w4 % 2 == 0 {
-                        acc1 -= ((t2.powi(2).ln_1p() - b.atan2(1.5 + b.cos())) * 0.5).sin();
-                    }
-                    acc0 /= (2.0 + (acc1 * 0.1).cos().cos());
-                }
-                acc0 += ((w3 as f64).mul_add(t2, a).min(acc0 * 0.1 - w4 as f64) * 0.25).sin();
-                w4 += 1;
-            }
-            acc0 += ((2.0 + t2.sin()).sqrt().cos() * 0.5).tanh();
-            w3 += 1;
-        }
-    } else {
-        if b > 0.0 {
-            let mut acc5 = (1.5 + (acc0 * 0.05).tanh()).max((p77(((a - b) * 0.5).sin()) * 0.25).min(p77((b / (1.0 + a.powi(2)) * 0.5).sin()) * 0.25));
-        }
+fn p82(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    let t1 = x.dot(x) * 0.3;
+    let mut t2 = (-t1.mapv(f64::sin)).dot(v) * 0.3;
+    if n % 3 == 0 {
+        t2 = v.to_owned();
     }
-    acc0 += ((1.5 + (0.5_f64 * 0.25).cos()).sqrt() * 0.5).tanh();
-    (acc0 * 0.05).sin()
+    t2.dot(&t2) * 0.1 + t1.sum() * 0.2 + s
 }
 
 const SOURCE_P82: &str = r#"#[differentiable]
-fn p82(b: f64, a: f64) -> f64 {
-    let mut acc0 = (a + b).tanh().exp2();
-    if -0.2 > 0.25 {
-        let mut acc1 = 0.5;
-        let t2 = b;
-        let mut w3 = 0;
-        while w3 < 1 {
-            let mut w4 = 0;
-            while w4 < 2 {
-                for l in 1..=3 {
-                    if w4 % 2 == 0 {
-                        let a = a - t2.mul_add(b, 0.75);
-                    } else if w4 % 2 == 0 {
-                        acc1 -= ((t2.powi(2).ln_1p() - b.atan2(1.5 + b.cos())) * 0.5).sin();
-                    }
-                    acc0 /= (2.0 + (acc1 * 0.1).cos().cos());
-                }
-                acc0 += ((w3 as f64).mul_add(t2, a).min(acc0 * 0.1 - w4 as f64) * 0.25).sin();
-                w4 += 1;
-            }
-            acc0 += ((2.0 + t2.sin()).sqrt().cos() * 0.5).tanh();
-            w3 += 1;
-        }
-    } else {
-        if b > 0.0 {
-            let mut acc5 = (1.5 + (acc0 * 0.05).tanh()).max((p77(((a - b) * 0.5).sin()) * 0.25).min(p77((b / (1.0 + a.powi(2)) * 0.5).sin()) * 0.25));
-        }
+fn p82(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    let t1 = x.dot(x) * 0.3;
+    let mut t2 = (-t1.mapv(f64::sin)).dot(v) * 0.3;
+    if n % 3 == 0 {
+        t2 = v.to_owned();
     }
-    acc0 += ((1.5 + (0.5_f64 * 0.25).cos()).sqrt() * 0.5).tanh();
-    (acc0 * 0.05).sin()
+    t2.dot(&t2) * 0.1 + t1.sum() * 0.2 + s
 }
 "#;
 
@@ -5796,56 +5935,68 @@ pub fn check_p82() -> Result<(), String> {
     check(
         "p82",
         SOURCE_P82,
-        &["p77"],
-        0x6583dc2eb171ff8f,
-        2,
-        &|p| p82(p[0], p[1]),
+        &[],
+        0x9345ce36657e38da,
+        13,
+        &|p| p82(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3),
         &|p| {
-            let (g0, g1) = gradients_function!(p82)(p[0], p[1]);
-            [vec![g0], vec![g1]].concat()
+            let (g0, g1, g2) = gradients_function!(p82)(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3);
+            [g0.iter().copied().collect::<Vec<f64>>(), g1.iter().copied().collect::<Vec<f64>>(), vec![g2]].concat()
         },
-        &|p| value_and_gradients_function!(p82)(p[0], p[1]).0,
+        &|p| value_and_gradients_function!(p82)(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3).0,
     )
 }
 
 #[differentiable]
-fn p83(xs: &[f64], b: f64, a: f64) -> f64 {
-    let t0 = (a * a).powi(2).ln_1p();
-    let t0 = t0 - 1.0_f64.abs();
-    let mut acc1 = (1.0 + a.powi(2)).sqrt().cos();
-    if xs[1] > 0.1 {
-        let t2 = b;
-        let mut k3 = 0;
-        let r5 = loop {
-            let t4 = b.sin();
-            acc1 = xs[(k3 + 1) % 3].cos().atan();
-            k3 += 1;
-            if (t0 > -0.4 && t2 < 0.0) || k3 >= 6 { break (1.5 + a.sin()).log(2.5 + xs.iter().map(|q| (q * 0.2).sin()).sum::<f64>().cos()) + a; }
-        };
-    } else {
-        acc1 = ((b - ((acc1 * 0.1).tanh() - a)) * 0.5).sin();
+fn p83(a: f64) -> f64 {
+    let mut v0 = vec![0.0; 2];
+    for i in 0..v0.len() {
+        v0[i] = (1.5 + (a / (2.0 + a.cos())).sin()).log(2.5 + (0.25 * a).cos());
     }
-    1.0 * (acc1 * 0.1).tanh() + t0
+    let mut a = a;
+    if a * 0.75 > a {
+        if a * a < -0.2 || a < 0.0 {
+            let t1 = (v0.iter().sum::<f64>().hypot(a) * 0.25).sin().powi(2).powi(3);
+        } else if a * v0[1] > 0.25 {
+            for i in 0..2 {
+                let t2 = (a * 0.25).tanh();
+                a /= (2.0 + (v0[i] * 0.25).atan().cos());
+            }
+        } else {
+            for i in 0..3 {
+                a = ((a * 0.1).atan() + (a * 0.1 - (a * 0.1).sin()) * 0.5).atan();
+            }
+        }
+    } else {
+        let mut acc3 = 0.0;
+    }
+    1.5 * (a * 0.1)
 }
 
 const SOURCE_P83: &str = r#"#[differentiable]
-fn p83(xs: &[f64], b: f64, a: f64) -> f64 {
-    let t0 = (a * a).powi(2).ln_1p();
-    let t0 = t0 - 1.0_f64.abs();
-    let mut acc1 = (1.0 + a.powi(2)).sqrt().cos();
-    if xs[1] > 0.1 {
-        let t2 = b;
-        let mut k3 = 0;
-        let r5 = loop {
-            let t4 = b.sin();
-            acc1 = xs[(k3 + 1) % 3].cos().atan();
-            k3 += 1;
-            if (t0 > -0.4 && t2 < 0.0) || k3 >= 6 { break (1.5 + a.sin()).log(2.5 + xs.iter().map(|q| (q * 0.2).sin()).sum::<f64>().cos()) + a; }
-        };
-    } else {
-        acc1 = ((b - ((acc1 * 0.1).tanh() - a)) * 0.5).sin();
+fn p83(a: f64) -> f64 {
+    let mut v0 = vec![0.0; 2];
+    for i in 0..v0.len() {
+        v0[i] = (1.5 + (a / (2.0 + a.cos())).sin()).log(2.5 + (0.25 * a).cos());
     }
-    1.0 * (acc1 * 0.1).tanh() + t0
+    let mut a = a;
+    if a * 0.75 > a {
+        if a * a < -0.2 || a < 0.0 {
+            let t1 = (v0.iter().sum::<f64>().hypot(a) * 0.25).sin().powi(2).powi(3);
+        } else if a * v0[1] > 0.25 {
+            for i in 0..2 {
+                let t2 = (a * 0.25).tanh();
+                a /= (2.0 + (v0[i] * 0.25).atan().cos());
+            }
+        } else {
+            for i in 0..3 {
+                a = ((a * 0.1).atan() + (a * 0.1 - (a * 0.1).sin()) * 0.5).atan();
+            }
+        }
+    } else {
+        let mut acc3 = 0.0;
+    }
+    1.5 * (a * 0.1)
 }
 "#;
 
@@ -5854,73 +6005,40 @@ pub fn check_p83() -> Result<(), String> {
         "p83",
         SOURCE_P83,
         &[],
-        0x0556df80a0cd66cb,
-        5,
-        &|p| p83(&p[0..3], p[3], p[4]),
-        &|p| {
-            let (g0, g1, g2) = gradients_function!(p83)(&p[0..3], p[3], p[4]);
-            [g0, vec![g1], vec![g2]].concat()
-        },
-        &|p| value_and_gradients_function!(p83)(&p[0..3], p[3], p[4]).0,
+        0x4f85452b1642a854,
+        1,
+        &|p| p83(p[0]),
+        &|p| vec![gradients_function!(p83)(p[0])],
+        &|p| value_and_gradients_function!(p83)(p[0]).0,
     )
 }
 
 #[differentiable]
-fn p84(b: f64, a: f64, xs: &[f64], c: f64, d: f64) -> f64 {
-    let mut acc0 = xs[1];
-    let mut k1 = 0;
-    loop {
-        let mut w2 = 0;
-        while w2 < 2 {
-            let mut acc3 = xs[w2].powi(2);
-            let flag4 = xs[k1 % xs.len()] > -0.1;
-            acc0 = ((acc0 * 0.05).sin() + (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().cos().exp2() * 0.5).tanh()).tanh();
-            w2 += 1;
-        }
-        acc0 *= d.cos();
-        k1 += 1;
-        if ((k1 as f64 * xs[(k1 + 1) % 3]) > -0.2) || k1 >= 5 { break; }
+fn p84(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    let t1 = x.to_owned();
+    let mut t2 = &t1 - (v.dot(v) * 0.3);
+    if n % 2 == 0 {
+        t2 = &t1 / &((&t1 * &t1).mapv(f64::tanh)).mapv(|q| q * q + 1.0);
     }
-    let a = a * xs[2];
-    let c = c * (xs.iter().sum::<f64>() * b);
-    let mut v5 = vec![0.0; xs.len()];
-    for i in 0..v5.len() {
-        v5[i] = xs[2];
+    let mut t3 = s;
+    if n % 2 == 0 {
+        t3 = s;
     }
-    for i in 0..xs.len() {
-        let acc0 = acc0 * 0.02 * (b - i as f64);
-        v5[i] += c * 0.1 * 0.5;
-    }
-    (c * 0.1).atan().sin() - 1.25 * (acc0 * 0.02) + d - b.cos() + 0.5 * (acc0 * 0.02).tanh()
+    t3 + t2.sum() * 0.2 + t1.sum() * 0.2
 }
 
 const SOURCE_P84: &str = r#"#[differentiable]
-fn p84(b: f64, a: f64, xs: &[f64], c: f64, d: f64) -> f64 {
-    let mut acc0 = xs[1];
-    let mut k1 = 0;
-    loop {
-        let mut w2 = 0;
-        while w2 < 2 {
-            let mut acc3 = xs[w2].powi(2);
-            let flag4 = xs[k1 % xs.len()] > -0.1;
-            acc0 = ((acc0 * 0.05).sin() + (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().cos().exp2() * 0.5).tanh()).tanh();
-            w2 += 1;
-        }
-        acc0 *= d.cos();
-        k1 += 1;
-        if ((k1 as f64 * xs[(k1 + 1) % 3]) > -0.2) || k1 >= 5 { break; }
+fn p84(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    let t1 = x.to_owned();
+    let mut t2 = &t1 - (v.dot(v) * 0.3);
+    if n % 2 == 0 {
+        t2 = &t1 / &((&t1 * &t1).mapv(f64::tanh)).mapv(|q| q * q + 1.0);
     }
-    let a = a * xs[2];
-    let c = c * (xs.iter().sum::<f64>() * b);
-    let mut v5 = vec![0.0; xs.len()];
-    for i in 0..v5.len() {
-        v5[i] = xs[2];
+    let mut t3 = s;
+    if n % 2 == 0 {
+        t3 = s;
     }
-    for i in 0..xs.len() {
-        let acc0 = acc0 * 0.02 * (b - i as f64);
-        v5[i] += c * 0.1 * 0.5;
-    }
-    (c * 0.1).atan().sin() - 1.25 * (acc0 * 0.02) + d - b.cos() + 0.5 * (acc0 * 0.02).tanh()
+    t3 + t2.sum() * 0.2 + t1.sum() * 0.2
 }
 "#;
 
@@ -5929,93 +6047,41 @@ pub fn check_p84() -> Result<(), String> {
         "p84",
         SOURCE_P84,
         &[],
-        0xdbbbe776e7afc1d1,
-        7,
-        &|p| p84(p[0], p[1], &p[2..5], p[5], p[6]),
+        0x13f8e0d2ba33e941,
+        13,
+        &|p| p84(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2),
         &|p| {
-            let (g0, g1, g2, g3, g4) = gradients_function!(p84)(p[0], p[1], &p[2..5], p[5], p[6]);
-            [vec![g0], vec![g1], g2, vec![g3], vec![g4]].concat()
+            let (g0, g1, g2) = gradients_function!(p84)(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2);
+            [g0.iter().copied().collect::<Vec<f64>>(), g1.iter().copied().collect::<Vec<f64>>(), vec![g2]].concat()
         },
-        &|p| value_and_gradients_function!(p84)(p[0], p[1], &p[2..5], p[5], p[6]).0,
+        &|p| value_and_gradients_function!(p84)(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2).0,
     )
 }
 
 #[differentiable]
-fn p85(c: f64, a: f64, b: f64) -> f64 {
-    let mut acc0 = a;
-    if -c > a {
-        match (((p79(b / (1.0 + a.powi(2)) * 0.5, b.tanh().exp2() * 0.5, acc0.min(0.1)) * 0.5 + a) * 0.25).sin().abs() * 2.0) as usize % 3 {
-            0 | 1 => {
-                let k1 = ((0.75 / (2.0 + 0.1_f64.cos())).abs() * 2.0) as usize % 3;
-                let t2 = match k1 { 0 | 1 => (p72((a * acc0 * 0.5).atan(), 0.25_f64.cos(), b * acc0 * 0.5) * 0.5).sin() / (1.0 + b * b) * a, _ => (2.0 + a.sin()).ln() / (2.0 + (-b).cos()) * 0.5 };
-            }
-            _ => {
-                let b = b + -c;
-            }
-        }
-    } else if acc0 * b > 0.5 {
-        for i in (0..6).step_by(2) {
-            let t3 = if (i as f64 * 0.3) > 0.7 { (b + i as f64).atan() } else { b * 0.2 };
-            acc0 -= (a / (1.5 + (i as f64).tanh()) * t3.powi(2).ln_1p() * 0.25).tanh();
-        }
-        let mut acc4 = 0.0;
-    } else {
-        acc0 -= ((2.0 + (b - c).sin()).log10() * 0.5).sin();
+fn p85(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    let t1 = ((v * (s)).mapv(f64::sin)).sum().sin();
+    let t2 = v.to_owned();
+    let t3 = (v / &v.mapv(|q| q * q + 1.0)).dot(&((t1) - &t2)) * 0.3;
+    let mut t4 = x.to_owned();
+    for _ in 0..n {
+        t4 = (&t4 * (s)).mapv(f64::sin) + &t4 * 0.5;
     }
-    if (1.0 + c.powi(2)).cbrt() < -0.2 || b < 0.0 {
-        let mut w5 = 0;
-        while w5 < 1 {
-            for j in 0..2 {
-                let mut acc6 = 1.0;
-                acc0 += 1.5_f64.sin() / (1.5 + (2.0 + 2.0_f64.sin()).log2().tanh()) * 0.25;
-            }
-            acc0 += ((1.5 + a.min(acc0 * 0.1).cos()).sqrt() * 0.5).sin();
-            w5 += 1;
-        }
-        return c * (acc0 * 0.1).atan() * -a;
-    }
-    let t7 = if 0.3 - a > 0.3 { c.powi(2) / (1.0 + a.mul_add(0.6, acc0 * 0.1).powi(2)) } else { b };
-    acc0 *= (b * 1.5).tanh();
-    0.1 * (t7 * 0.5).sin() - (acc0 * 0.05).tanh().sin() + b
+    let t5 = (-x.mapv(f64::sin)).dot(&(&t2 / &v.mapv(|q| q * q + 1.0))) * 0.3;
+    t5.dot(&t5) * 0.1 + t4.sum() * 0.2 + t3
 }
 
 const SOURCE_P85: &str = r#"#[differentiable]
-fn p85(c: f64, a: f64, b: f64) -> f64 {
-    let mut acc0 = a;
-    if -c > a {
-        match (((p79(b / (1.0 + a.powi(2)) * 0.5, b.tanh().exp2() * 0.5, acc0.min(0.1)) * 0.5 + a) * 0.25).sin().abs() * 2.0) as usize % 3 {
-            0 | 1 => {
-                let k1 = ((0.75 / (2.0 + 0.1_f64.cos())).abs() * 2.0) as usize % 3;
-                let t2 = match k1 { 0 | 1 => (p72((a * acc0 * 0.5).atan(), 0.25_f64.cos(), b * acc0 * 0.5) * 0.5).sin() / (1.0 + b * b) * a, _ => (2.0 + a.sin()).ln() / (2.0 + (-b).cos()) * 0.5 };
-            }
-            _ => {
-                let b = b + -c;
-            }
-        }
-    } else if acc0 * b > 0.5 {
-        for i in (0..6).step_by(2) {
-            let t3 = if (i as f64 * 0.3) > 0.7 { (b + i as f64).atan() } else { b * 0.2 };
-            acc0 -= (a / (1.5 + (i as f64).tanh()) * t3.powi(2).ln_1p() * 0.25).tanh();
-        }
-        let mut acc4 = 0.0;
-    } else {
-        acc0 -= ((2.0 + (b - c).sin()).log10() * 0.5).sin();
+fn p85(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    let t1 = ((v * (s)).mapv(f64::sin)).sum().sin();
+    let t2 = v.to_owned();
+    let t3 = (v / &v.mapv(|q| q * q + 1.0)).dot(&((t1) - &t2)) * 0.3;
+    let mut t4 = x.to_owned();
+    for _ in 0..n {
+        t4 = (&t4 * (s)).mapv(f64::sin) + &t4 * 0.5;
     }
-    if (1.0 + c.powi(2)).cbrt() < -0.2 || b < 0.0 {
-        let mut w5 = 0;
-        while w5 < 1 {
-            for j in 0..2 {
-                let mut acc6 = 1.0;
-                acc0 += 1.5_f64.sin() / (1.5 + (2.0 + 2.0_f64.sin()).log2().tanh()) * 0.25;
-            }
-            acc0 += ((1.5 + a.min(acc0 * 0.1).cos()).sqrt() * 0.5).sin();
-            w5 += 1;
-        }
-        return c * (acc0 * 0.1).atan() * -a;
-    }
-    let t7 = if 0.3 - a > 0.3 { c.powi(2) / (1.0 + a.mul_add(0.6, acc0 * 0.1).powi(2)) } else { b };
-    acc0 *= (b * 1.5).tanh();
-    0.1 * (t7 * 0.5).sin() - (acc0 * 0.05).tanh().sin() + b
+    let t5 = (-x.mapv(f64::sin)).dot(&(&t2 / &v.mapv(|q| q * q + 1.0))) * 0.3;
+    t5.dot(&t5) * 0.1 + t4.sum() * 0.2 + t3
 }
 "#;
 
@@ -6023,110 +6089,74 @@ pub fn check_p85() -> Result<(), String> {
     check(
         "p85",
         SOURCE_P85,
-        &["p72", "p79"],
-        0xb88a4c547808c426,
-        3,
-        &|p| p85(p[0], p[1], p[2]),
+        &[],
+        0xe2426f19603ecaec,
+        13,
+        &|p| p85(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3),
         &|p| {
-            let (g0, g1, g2) = gradients_function!(p85)(p[0], p[1], p[2]);
-            [vec![g0], vec![g1], vec![g2]].concat()
+            let (g0, g1, g2) = gradients_function!(p85)(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3);
+            [g0.iter().copied().collect::<Vec<f64>>(), g1.iter().copied().collect::<Vec<f64>>(), vec![g2]].concat()
         },
-        &|p| value_and_gradients_function!(p85)(p[0], p[1], p[2]).0,
+        &|p| value_and_gradients_function!(p85)(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3).0,
     )
 }
 
 #[differentiable]
-fn p86(b: f64, d: f64, n: usize, a: f64, c: f64) -> f64 {
-    let mut acc0 = (p67(b, (1.5 + 0.75_f64.cos()).sqrt()) * 0.25).tanh().sin().powi(3) * 0.5;
-    if n == 0 {
-        let c = c * (a * (p63(b, (d / (2.0 + (n as f64).cos()) * 0.5).tanh(), ((0.75 + c) * 0.5).atan(), (1.0 + d.powi(2)).ln(), 3) * 0.25));
-        let mut acc1 = 0.5;
+fn p86(a: f64, n: usize) -> f64 {
+    let t0 = 0.9 * a + (a + a) + (0.5 * a).asinh();
+    let mut acc1 = ((p83(((t0 * 0.5).sin() - a) * 0.5) * 0.5).tanh() - a) * (t0 * 0.5).sin();
+    if acc1.sin().exp2() < 0.5 {
+        let a = a - (t0 * 0.5).tanh().min((t0 * 0.5).sin());
+        let t2 = if acc1 > 0.0 { ((p74(a * 0.1, (acc1 * 0.5).atan()) * 0.5).sin().mul_add(a, acc1) * 0.25).powi(2) } else { (t0 * 0.5 / (2.0 + a.cos())).cos().exp() };
+        let t3 = (t0 * 0.5).sin() * acc1 + ((t2 * 0.25).sin() + t2 * 0.25);
+        acc1 = ((t2 * 0.25).sin().hypot((t3 * 0.25).tanh()) * (a - t3 * 0.25) * 0.25).atan();
+    } else if (n as f64) < 0.0 {
+        let mut acc4 = 0.25 * (t0 * 0.5);
+    } else {
+        let t5: f64 = 0.2_f64.powi(2).ln_1p();
     }
-    let t2 = (c.atan() * (acc0 - c)).abs();
-    match n % 3 {
-        0 => {
-            match n {
-                0 | 1 => {
-                    acc0 *= 1.0 + (1.5 + (t2 * 0.25).sin()).log(2.5 + c.cos()).tanh();
-                }
-                _ => {
-                    let t3 = match n { 0 | 1 => (((n as f64 * 0.5).powi(3) + (acc0 * 0.5 + d)) * 0.1).tanh(), _ => (-d).powi(2) };
-                }
-            }
-        }
-        1 => {
-            if n == 1 {
-                for i in 0..4 {
-                    for j in 0..3 {
-                        match i {
-                            0 | 1 => {
-                                let mut c = c;
-                            }
-                            _ => {
-                                acc0 /= (2.0 + 0.3_f64.tanh().sinh().cos());
-                            }
-                        }
-                        acc0 = b;
-                    }
-                    acc0 = (0.5 * a.tanh()).acos().to_radians();
-                }
-            }
-        }
-        _ => {
-            for i in 0..2 {
-                acc0 -= ((i as f64 + (acc0 * 0.05).sin()).atan() * 0.5).atan();
-            }
+    let t6 = (t0 * 0.5).tanh();
+    if t6 - t0 * 0.5 < 0.1 {
+        let t7 = -(acc1 / (1.0 + (t0 * 0.5 - (t0 * 0.5).sin()).powi(2)));
+    } else {
+        if n < 1 {
+            acc1 -= ((t0 * 0.5).sin() - (t0 * 0.5).atan()) * 2.0 * 0.25;
+        } else if n == 0 {
+            let t8 = f64::max(acc1 * 0.5, (t0 * 0.5).atan()).tanh().exp_m1();
+        } else {
+            acc1 = (n as f64 * (acc1 * 0.5).atan()).sin().exp2();
         }
     }
-    acc0 /= (2.0 + (t2 * 0.25).tanh().asinh().cos());
-    (t2 * 0.25).atan() + acc0 * 0.02 + d
+    0.3 * t6 + (t0 * 0.5).atan().tanh()
 }
 
 const SOURCE_P86: &str = r#"#[differentiable]
-fn p86(b: f64, d: f64, n: usize, a: f64, c: f64) -> f64 {
-    let mut acc0 = (p67(b, (1.5 + 0.75_f64.cos()).sqrt()) * 0.25).tanh().sin().powi(3) * 0.5;
-    if n == 0 {
-        let c = c * (a * (p63(b, (d / (2.0 + (n as f64).cos()) * 0.5).tanh(), ((0.75 + c) * 0.5).atan(), (1.0 + d.powi(2)).ln(), 3) * 0.25));
-        let mut acc1 = 0.5;
+fn p86(a: f64, n: usize) -> f64 {
+    let t0 = 0.9 * a + (a + a) + (0.5 * a).asinh();
+    let mut acc1 = ((p83(((t0 * 0.5).sin() - a) * 0.5) * 0.5).tanh() - a) * (t0 * 0.5).sin();
+    if acc1.sin().exp2() < 0.5 {
+        let a = a - (t0 * 0.5).tanh().min((t0 * 0.5).sin());
+        let t2 = if acc1 > 0.0 { ((p74(a * 0.1, (acc1 * 0.5).atan()) * 0.5).sin().mul_add(a, acc1) * 0.25).powi(2) } else { (t0 * 0.5 / (2.0 + a.cos())).cos().exp() };
+        let t3 = (t0 * 0.5).sin() * acc1 + ((t2 * 0.25).sin() + t2 * 0.25);
+        acc1 = ((t2 * 0.25).sin().hypot((t3 * 0.25).tanh()) * (a - t3 * 0.25) * 0.25).atan();
+    } else if (n as f64) < 0.0 {
+        let mut acc4 = 0.25 * (t0 * 0.5);
+    } else {
+        let t5: f64 = 0.2_f64.powi(2).ln_1p();
     }
-    let t2 = (c.atan() * (acc0 - c)).abs();
-    match n % 3 {
-        0 => {
-            match n {
-                0 | 1 => {
-                    acc0 *= 1.0 + (1.5 + (t2 * 0.25).sin()).log(2.5 + c.cos()).tanh();
-                }
-                _ => {
-                    let t3 = match n { 0 | 1 => (((n as f64 * 0.5).powi(3) + (acc0 * 0.5 + d)) * 0.1).tanh(), _ => (-d).powi(2) };
-                }
-            }
-        }
-        1 => {
-            if n == 1 {
-                for i in 0..4 {
-                    for j in 0..3 {
-                        match i {
-                            0 | 1 => {
-                                let mut c = c;
-                            }
-                            _ => {
-                                acc0 /= (2.0 + 0.3_f64.tanh().sinh().cos());
-                            }
-                        }
-                        acc0 = b;
-                    }
-                    acc0 = (0.5 * a.tanh()).acos().to_radians();
-                }
-            }
-        }
-        _ => {
-            for i in 0..2 {
-                acc0 -= ((i as f64 + (acc0 * 0.05).sin()).atan() * 0.5).atan();
-            }
+    let t6 = (t0 * 0.5).tanh();
+    if t6 - t0 * 0.5 < 0.1 {
+        let t7 = -(acc1 / (1.0 + (t0 * 0.5 - (t0 * 0.5).sin()).powi(2)));
+    } else {
+        if n < 1 {
+            acc1 -= ((t0 * 0.5).sin() - (t0 * 0.5).atan()) * 2.0 * 0.25;
+        } else if n == 0 {
+            let t8 = f64::max(acc1 * 0.5, (t0 * 0.5).atan()).tanh().exp_m1();
+        } else {
+            acc1 = (n as f64 * (acc1 * 0.5).atan()).sin().exp2();
         }
     }
-    acc0 /= (2.0 + (t2 * 0.25).tanh().asinh().cos());
-    (t2 * 0.25).atan() + acc0 * 0.02 + d
+    0.3 * t6 + (t0 * 0.5).atan().tanh()
 }
 "#;
 
@@ -6134,42 +6164,83 @@ pub fn check_p86() -> Result<(), String> {
     check(
         "p86",
         SOURCE_P86,
-        &["p63", "p67"],
-        0xd233380e54217ace,
-        4,
-        &|p| p86(p[0], p[1], 2, p[2], p[3]),
-        &|p| {
-            let (g0, g1, g2, g3) = gradients_function!(p86)(p[0], p[1], 2, p[2], p[3]);
-            [vec![g0], vec![g1], vec![g2], vec![g3]].concat()
-        },
-        &|p| value_and_gradients_function!(p86)(p[0], p[1], 2, p[2], p[3]).0,
+        &["p74", "p83"],
+        0x70a29611206cfb8f,
+        1,
+        &|p| p86(p[0], 1),
+        &|p| vec![gradients_function!(p86)(p[0], 1)],
+        &|p| value_and_gradients_function!(p86)(p[0], 1).0,
     )
 }
 
 #[differentiable]
-fn p87(c: f64, b: f64, a: f64, xs: &[f64]) -> f64 {
-    let mut acc0 = 1.0;
-    if a.sin() < -0.1 {
-        let t1 = (2.0 * (1.5 + xs[3].cos()).sqrt()).tanh().sinh();
-        acc0 -= (1.0 + 0.25_f64.powi(2)).ln() * t1;
-        acc0 += ((1.0 + b.tanh().exp().powi(2)).sqrt() * 0.25).sin();
-    } else {
-        acc0 *= xs[1].hypot(xs[2]).tanh();
+fn p87(a: f64, b: f64) -> f64 {
+    let mut acc0 = (1.0 + (0.6 * a).powi(2)).cbrt();
+    let mut k1 = 0;
+    loop {
+        let mut acc2 = acc0 * 0.25;
+        for j in (0..6).step_by(2) {
+            acc0 -= a;
+        }
+        acc2 += ((1.0 + (acc2 * 0.1).sin().powi(2)).sqrt() * 0.5).tanh();
+        k1 += 1;
+        if (b > a) || k1 >= 2 { break; }
     }
-    (acc0 * 0.5).atan().sin() + c
+    let mut w3 = 0;
+    while w3 < 3 {
+        if b.powi(2) < -0.2 {
+            for j in 0..2 {
+                if j == 1 {
+                    let t5 = { let u4 = (1.0 + b.powi(2)).sqrt(); (1.0 + (acc0 * 0.05).atan().powi(2)).sqrt().cos() };
+                } else {
+                    let t6 = a.cos();
+                }
+                acc0 += ((acc0 * 0.05).asinh() * ((acc0 * 0.05).tanh() - b) * 0.25).sin();
+            }
+        } else {
+            for j in 0..1 {
+                let acc0 = (acc0 * 0.02).tanh() * (a * a);
+            }
+        }
+        acc0 -= (w3 as f64 * 0.5).tanh();
+        w3 += 1;
+    }
+    (acc0 * 0.02).atan()
 }
 
 const SOURCE_P87: &str = r#"#[differentiable]
-fn p87(c: f64, b: f64, a: f64, xs: &[f64]) -> f64 {
-    let mut acc0 = 1.0;
-    if a.sin() < -0.1 {
-        let t1 = (2.0 * (1.5 + xs[3].cos()).sqrt()).tanh().sinh();
-        acc0 -= (1.0 + 0.25_f64.powi(2)).ln() * t1;
-        acc0 += ((1.0 + b.tanh().exp().powi(2)).sqrt() * 0.25).sin();
-    } else {
-        acc0 *= xs[1].hypot(xs[2]).tanh();
+fn p87(a: f64, b: f64) -> f64 {
+    let mut acc0 = (1.0 + (0.6 * a).powi(2)).cbrt();
+    let mut k1 = 0;
+    loop {
+        let mut acc2 = acc0 * 0.25;
+        for j in (0..6).step_by(2) {
+            acc0 -= a;
+        }
+        acc2 += ((1.0 + (acc2 * 0.1).sin().powi(2)).sqrt() * 0.5).tanh();
+        k1 += 1;
+        if (b > a) || k1 >= 2 { break; }
     }
-    (acc0 * 0.5).atan().sin() + c
+    let mut w3 = 0;
+    while w3 < 3 {
+        if b.powi(2) < -0.2 {
+            for j in 0..2 {
+                if j == 1 {
+                    let t5 = { let u4 = (1.0 + b.powi(2)).sqrt(); (1.0 + (acc0 * 0.05).atan().powi(2)).sqrt().cos() };
+                } else {
+                    let t6 = a.cos();
+                }
+                acc0 += ((acc0 * 0.05).asinh() * ((acc0 * 0.05).tanh() - b) * 0.25).sin();
+            }
+        } else {
+            for j in 0..1 {
+                let acc0 = (acc0 * 0.02).tanh() * (a * a);
+            }
+        }
+        acc0 -= (w3 as f64 * 0.5).tanh();
+        w3 += 1;
+    }
+    (acc0 * 0.02).atan()
 }
 "#;
 
@@ -6178,31 +6249,141 @@ pub fn check_p87() -> Result<(), String> {
         "p87",
         SOURCE_P87,
         &[],
-        0xc63a7a3342e489f3,
-        7,
-        &|p| p87(p[0], p[1], p[2], &p[3..7]),
+        0x9da6bb364c3d7002,
+        2,
+        &|p| p87(p[0], p[1]),
         &|p| {
-            let (g0, g1, g2, g3) = gradients_function!(p87)(p[0], p[1], p[2], &p[3..7]);
-            [vec![g0], vec![g1], vec![g2], g3].concat()
+            let (g0, g1) = gradients_function!(p87)(p[0], p[1]);
+            [vec![g0], vec![g1]].concat()
         },
-        &|p| value_and_gradients_function!(p87)(p[0], p[1], p[2], &p[3..7]).0,
+        &|p| value_and_gradients_function!(p87)(p[0], p[1]).0,
     )
 }
 
 #[differentiable]
-fn p88(b: f64, a: f64) -> f64 {
-    let t0 = a.mul_add(b, b);
-    let mut t0 = t0;
-    let flag1 = 0.9 > 0.5;
-    t0 * 0.5 + 0.5 * (t0 * 0.5).tanh()
+fn p88(b: f64, a: f64, c: f64, d: f64) -> f64 {
+    let t0 = f64::cos(d.powi(3)) / (1.5 + c.mul_add(b, d).tanh());
+    let a = a - d.abs();
+    let mut acc1 = (1.0 + (a * 0.5).sin().powi(2)).ln().tanh();
+    if t0 * 0.5 * c > 0.25 {
+        if d / (1.0 + d * d) > -0.1 {
+            for i in 1..=4 {
+                let mut acc2 = (0.5 * (1.5 + b.sin()).powf((a * 0.5).atan().tanh()).tanh()).atanh();
+                acc1 = d / (1.0 + acc2 * acc2) / (2.0 + (i as f64).atan2(1.5 + p87(((a * 0.5).tanh() - c) * 0.5, d).cos()).cos()) * 0.5;
+            }
+        }
+    } else if 0.6 > (t0 * 0.5).sin() {
+        let t3 = if (a * 0.5).tanh() + c > 0.7 { c } else { (1.5 + c.sin()).powf(c.tanh()).tanh() };
+    } else {
+        for i in 0..2 {
+            if (i as f64 * (p83(c.asinh()) * 0.5).sin()) > 0.0 {
+                if (1.5 + (acc1 * 0.1).sin()).powf(c.tanh()) > 0.2 && d < -0.1 {
+                    let mut w4 = 0;
+                    while w4 < 1 {
+                        if w4 < 1 {
+                            let a = (a * 0.5).tanh() - (a * 0.5).atan() * 0.2;
+                        }
+                        acc1 -= (f64::tanh(t0 * 0.5 / (1.0 + (a * 0.5).tanh().powi(2))) * 0.5).sin();
+                        w4 += 1;
+                    }
+                } else {
+                    match i % 3 {
+                        0 | 1 => {
+                            let d = d + 0.2_f64.powi(3);
+                        }
+                        _ => {
+                            let mut w5 = 0;
+                            while w5 < 4 {
+                                if 0.6_f64.hypot((a * 0.5).atan()) < 0.7 {
+                                    for l in (0..1).rev() {
+                                        let mut acc6 = 0.0;
+                                        acc6 -= 1.25 * (1.0 + 1.0_f64.powi(2)).ln();
+                                    }
+                                } else {
+                                    if ((w5 as f64).max(b)) > -0.2 {
+                                        acc1 += ((1.0 + d.cos().exp2().powi(2)).ln() * 0.5).sin();
+                                    }
+                                }
+                                acc1 += c;
+                                w5 += 1;
+                            }
+                        }
+                    }
+                }
+            } else {
+                if 0.75 / (2.0 + 0.1_f64.cos()) > (a * 0.5).tanh() {
+                    acc1 = ((1.5 + (acc1 * 0.02).atan().sin()).log(2.5 + d.cos()) * b.atan() * 0.5).sin();
+                } else {
+                    let flag7 = (a * 0.5).atan().powi(2) > 0.25;
+                }
+            }
+            acc1 += (f64::tanh(c).powi(3) * 0.25).tanh();
+        }
+    }
+    (acc1 * 0.02).cos() - (a * 0.5).sin().sin() + d + b.cos()
 }
 
 const SOURCE_P88: &str = r#"#[differentiable]
-fn p88(b: f64, a: f64) -> f64 {
-    let t0 = a.mul_add(b, b);
-    let mut t0 = t0;
-    let flag1 = 0.9 > 0.5;
-    t0 * 0.5 + 0.5 * (t0 * 0.5).tanh()
+fn p88(b: f64, a: f64, c: f64, d: f64) -> f64 {
+    let t0 = f64::cos(d.powi(3)) / (1.5 + c.mul_add(b, d).tanh());
+    let a = a - d.abs();
+    let mut acc1 = (1.0 + (a * 0.5).sin().powi(2)).ln().tanh();
+    if t0 * 0.5 * c > 0.25 {
+        if d / (1.0 + d * d) > -0.1 {
+            for i in 1..=4 {
+                let mut acc2 = (0.5 * (1.5 + b.sin()).powf((a * 0.5).atan().tanh()).tanh()).atanh();
+                acc1 = d / (1.0 + acc2 * acc2) / (2.0 + (i as f64).atan2(1.5 + p87(((a * 0.5).tanh() - c) * 0.5, d).cos()).cos()) * 0.5;
+            }
+        }
+    } else if 0.6 > (t0 * 0.5).sin() {
+        let t3 = if (a * 0.5).tanh() + c > 0.7 { c } else { (1.5 + c.sin()).powf(c.tanh()).tanh() };
+    } else {
+        for i in 0..2 {
+            if (i as f64 * (p83(c.asinh()) * 0.5).sin()) > 0.0 {
+                if (1.5 + (acc1 * 0.1).sin()).powf(c.tanh()) > 0.2 && d < -0.1 {
+                    let mut w4 = 0;
+                    while w4 < 1 {
+                        if w4 < 1 {
+                            let a = (a * 0.5).tanh() - (a * 0.5).atan() * 0.2;
+                        }
+                        acc1 -= (f64::tanh(t0 * 0.5 / (1.0 + (a * 0.5).tanh().powi(2))) * 0.5).sin();
+                        w4 += 1;
+                    }
+                } else {
+                    match i % 3 {
+                        0 | 1 => {
+                            let d = d + 0.2_f64.powi(3);
+                        }
+                        _ => {
+                            let mut w5 = 0;
+                            while w5 < 4 {
+                                if 0.6_f64.hypot((a * 0.5).atan()) < 0.7 {
+                                    for l in (0..1).rev() {
+                                        let mut acc6 = 0.0;
+                                        acc6 -= 1.25 * (1.0 + 1.0_f64.powi(2)).ln();
+                                    }
+                                } else {
+                                    if ((w5 as f64).max(b)) > -0.2 {
+                                        acc1 += ((1.0 + d.cos().exp2().powi(2)).ln() * 0.5).sin();
+                                    }
+                                }
+                                acc1 += c;
+                                w5 += 1;
+                            }
+                        }
+                    }
+                }
+            } else {
+                if 0.75 / (2.0 + 0.1_f64.cos()) > (a * 0.5).tanh() {
+                    acc1 = ((1.5 + (acc1 * 0.02).atan().sin()).log(2.5 + d.cos()) * b.atan() * 0.5).sin();
+                } else {
+                    let flag7 = (a * 0.5).atan().powi(2) > 0.25;
+                }
+            }
+            acc1 += (f64::tanh(c).powi(3) * 0.25).tanh();
+        }
+    }
+    (acc1 * 0.02).cos() - (a * 0.5).sin().sin() + d + b.cos()
 }
 "#;
 
@@ -6210,134 +6391,92 @@ pub fn check_p88() -> Result<(), String> {
     check(
         "p88",
         SOURCE_P88,
-        &[],
-        0x090b157bec75cfbd,
-        2,
-        &|p| p88(p[0], p[1]),
+        &["p83", "p87"],
+        0x16e95a07a6015ff5,
+        4,
+        &|p| p88(p[0], p[1], p[2], p[3]),
         &|p| {
-            let (g0, g1) = gradients_function!(p88)(p[0], p[1]);
-            [vec![g0], vec![g1]].concat()
+            let (g0, g1, g2, g3) = gradients_function!(p88)(p[0], p[1], p[2], p[3]);
+            [vec![g0], vec![g1], vec![g2], vec![g3]].concat()
         },
-        &|p| value_and_gradients_function!(p88)(p[0], p[1]).0,
+        &|p| value_and_gradients_function!(p88)(p[0], p[1], p[2], p[3]).0,
     )
 }
 
 #[differentiable]
-fn p89(b: f64, a: f64, c: f64) -> f64 {
-    let flag0 = c.tanh().exp() > -0.2;
-    let t2 = { let u1 = -b; u1 - (2.0 + u1.sin()).cbrt() };
-    let t3 = (t2 * 0.5).atan();
-    let mut acc4 = 1.0;
-    if !flag0 {
-        if t3.cos() > -0.4 {
-            if (t2 * 0.5).cos().exp2() > a {
-                if (p63(((b - t3) * 0.5).atan(), a.tanh().sinh(), (b * c * 0.5).atan(), t3, 3) * 0.25).atan() / (1.5 + 2.0_f64.tanh()) > c {
-                    let b = b - a;
-                } else {
-                    let t5 = 0.9_f64.sin();
-                }
+fn p89(n: usize, xs: &[f64], a: f64) -> f64 {
+    let mut acc0 = (a.atan2(1.5 + xs.iter().map(|q| q * a).sum::<f64>().cos()) / (2.0 + (a / (1.5 + a.tanh())).cos()) * 0.5).tanh();
+    if xs[1] * xs.iter().sum::<f64>() > 0.3 {
+        let t1 = 0.9 * a;
+        if n == 0 {
+            acc0 *= 1.0 + (p70(xs.iter().map(|q| (q * 0.6).sin()).sum::<f64>().sin(), xs[3].cos(), a.to_radians()) * 0.25).sin().tanh();
+        } else if n < 1 {
+            let mut w2 = 0;
+            while w2 < 1 && (acc0.powi(3) < 0.0) {
+                let t3 = (1.0 + (1.0 / (1.0 + (n as f64).powi(2))).powi(2)).sqrt();
+                acc0 = (acc0 * 0.5).atan().atan2(1.5 + (acc0 * 0.5).sin().cos()).sin();
+                w2 += 1;
             }
+        }
+    } else if a.max(acc0 * 0.5) < -0.2 {
+        if (1.5 + (p70((xs[xs.len() - 1 - n].powi(2) * 0.5).atan(), ((a + a) * 0.5).atan(), a.atan()) * 0.25).sin().sin()).log(2.5 + (acc0 * 0.5).cos()) > -0.4 {
+            let t4 = match n % 3 { 0 => xs.iter().map(|q| q * (acc0 * 0.5).sin()).sum::<f64>().hypot((acc0 * 0.5).tanh()).cos().exp(), 1 => (f64::min(2.0 * n as f64, (acc0 * 0.5).tanh().asinh()) * 0.5).atan(), _ => (acc0 * 0.5).tanh() };
         } else {
-            let flag6 = a * (t2 * 0.5) > 0.7;
+            let a = a + xs[1] / (1.0 + xs[n].powi(2));
         }
     } else {
-        let c = c + (b + b);
-        let b = b + 0.25;
-        if b.atan2(1.5 + t3.cos()) > 0.5 {
-            let t7 = t3.atan();
-        } else {
-            for i in (0..4).step_by(2) {
-                if i % 3 == 1 {
-                    let t8 = if !flag0 { -a.cos() } else { 0.25 * 0.75 };
-                } else if i < 1 {
-                    if (2.0 + b.sin()).sqrt() > 0.1 {
-                        for j in 0..1 {
-                            if flag0 {
-                                let a = a * ((c * 0.25).tanh() * t3);
-                            }
-                            acc4 *= ((c * 0.25).atan() / (1.0 + (t2 * 0.5).tanh().powi(2))).cos();
-                        }
-                    } else if (i as f64 - i as f64) > (acc4 * 0.1).atan() {
-                        if i % 3 == 1 {
-                            acc4 += i as f64 * 0.25;
-                        } else {
-                            let mut k9 = 0;
-                            loop {
-                                let t10 = 2.0 * 0.75 * (c * 0.25).tanh().cos().exp2() / (1.0 + (t2 * 0.5).atan().powi(2));
-                                acc4 -= ((p72(-(t10 * 0.25).sin(), t3.tanh(), t3.cos()) * 0.5 - (c * 0.25).tanh()) / (1.0 + (t10 * 0.25).sin().min(b).powi(2)) * 0.1).tanh();
-                                k9 += 1;
-                                if (flag0) || k9 >= 6 { break; }
-                            }
-                        }
-                    }
-                } else {
-                    let mut acc11 = 0.5;
+        for i in 0..1 {
+            match i {
+                0 => {
+                    let t5: f64 = xs.iter().map(|q| q * q).sum::<f64>() / (1.5 + (acc0 * 0.25).sin().tanh()) * a;
                 }
-                acc4 += (((0.5 * (t2 * 0.5).tanh()).asin() - (1.5 + a.sin()).powf((acc4 * 0.02).sin().tanh())) * 0.25).tanh();
+                _ => {
+                    acc0 = (acc0 * 0.25).sin();
+                }
             }
+            acc0 += (acc0 * 0.25 * 0.5).tanh().powi(3);
         }
     }
-    let flag12 = (t2 * 0.5).tanh() * (t2 * 0.5).sin() > 0.1;
-    (acc4 * 0.02).atan() - 0.6 * t3 + (t2 * 0.5).cos() + c + 0.5 * b
+    acc0 -= (-(n as f64 * a) * 0.5).sin();
+    (acc0 * 0.25).sin()
 }
 
 const SOURCE_P89: &str = r#"#[differentiable]
-fn p89(b: f64, a: f64, c: f64) -> f64 {
-    let flag0 = c.tanh().exp() > -0.2;
-    let t2 = { let u1 = -b; u1 - (2.0 + u1.sin()).cbrt() };
-    let t3 = (t2 * 0.5).atan();
-    let mut acc4 = 1.0;
-    if !flag0 {
-        if t3.cos() > -0.4 {
-            if (t2 * 0.5).cos().exp2() > a {
-                if (p63(((b - t3) * 0.5).atan(), a.tanh().sinh(), (b * c * 0.5).atan(), t3, 3) * 0.25).atan() / (1.5 + 2.0_f64.tanh()) > c {
-                    let b = b - a;
-                } else {
-                    let t5 = 0.9_f64.sin();
-                }
+fn p89(n: usize, xs: &[f64], a: f64) -> f64 {
+    let mut acc0 = (a.atan2(1.5 + xs.iter().map(|q| q * a).sum::<f64>().cos()) / (2.0 + (a / (1.5 + a.tanh())).cos()) * 0.5).tanh();
+    if xs[1] * xs.iter().sum::<f64>() > 0.3 {
+        let t1 = 0.9 * a;
+        if n == 0 {
+            acc0 *= 1.0 + (p70(xs.iter().map(|q| (q * 0.6).sin()).sum::<f64>().sin(), xs[3].cos(), a.to_radians()) * 0.25).sin().tanh();
+        } else if n < 1 {
+            let mut w2 = 0;
+            while w2 < 1 && (acc0.powi(3) < 0.0) {
+                let t3 = (1.0 + (1.0 / (1.0 + (n as f64).powi(2))).powi(2)).sqrt();
+                acc0 = (acc0 * 0.5).atan().atan2(1.5 + (acc0 * 0.5).sin().cos()).sin();
+                w2 += 1;
             }
+        }
+    } else if a.max(acc0 * 0.5) < -0.2 {
+        if (1.5 + (p70((xs[xs.len() - 1 - n].powi(2) * 0.5).atan(), ((a + a) * 0.5).atan(), a.atan()) * 0.25).sin().sin()).log(2.5 + (acc0 * 0.5).cos()) > -0.4 {
+            let t4 = match n % 3 { 0 => xs.iter().map(|q| q * (acc0 * 0.5).sin()).sum::<f64>().hypot((acc0 * 0.5).tanh()).cos().exp(), 1 => (f64::min(2.0 * n as f64, (acc0 * 0.5).tanh().asinh()) * 0.5).atan(), _ => (acc0 * 0.5).tanh() };
         } else {
-            let flag6 = a * (t2 * 0.5) > 0.7;
+            let a = a + xs[1] / (1.0 + xs[n].powi(2));
         }
     } else {
-        let c = c + (b + b);
-        let b = b + 0.25;
-        if b.atan2(1.5 + t3.cos()) > 0.5 {
-            let t7 = t3.atan();
-        } else {
-            for i in (0..4).step_by(2) {
-                if i % 3 == 1 {
-                    let t8 = if !flag0 { -a.cos() } else { 0.25 * 0.75 };
-                } else if i < 1 {
-                    if (2.0 + b.sin()).sqrt() > 0.1 {
-                        for j in 0..1 {
-                            if flag0 {
-                                let a = a * ((c * 0.25).tanh() * t3);
-                            }
-                            acc4 *= ((c * 0.25).atan() / (1.0 + (t2 * 0.5).tanh().powi(2))).cos();
-                        }
-                    } else if (i as f64 - i as f64) > (acc4 * 0.1).atan() {
-                        if i % 3 == 1 {
-                            acc4 += i as f64 * 0.25;
-                        } else {
-                            let mut k9 = 0;
-                            loop {
-                                let t10 = 2.0 * 0.75 * (c * 0.25).tanh().cos().exp2() / (1.0 + (t2 * 0.5).atan().powi(2));
-                                acc4 -= ((p72(-(t10 * 0.25).sin(), t3.tanh(), t3.cos()) * 0.5 - (c * 0.25).tanh()) / (1.0 + (t10 * 0.25).sin().min(b).powi(2)) * 0.1).tanh();
-                                k9 += 1;
-                                if (flag0) || k9 >= 6 { break; }
-                            }
-                        }
-                    }
-                } else {
-                    let mut acc11 = 0.5;
+        for i in 0..1 {
+            match i {
+                0 => {
+                    let t5: f64 = xs.iter().map(|q| q * q).sum::<f64>() / (1.5 + (acc0 * 0.25).sin().tanh()) * a;
                 }
-                acc4 += (((0.5 * (t2 * 0.5).tanh()).asin() - (1.5 + a.sin()).powf((acc4 * 0.02).sin().tanh())) * 0.25).tanh();
+                _ => {
+                    acc0 = (acc0 * 0.25).sin();
+                }
             }
+            acc0 += (acc0 * 0.25 * 0.5).tanh().powi(3);
         }
     }
-    let flag12 = (t2 * 0.5).tanh() * (t2 * 0.5).sin() > 0.1;
-    (acc4 * 0.02).atan() - 0.6 * t3 + (t2 * 0.5).cos() + c + 0.5 * b
+    acc0 -= (-(n as f64 * a) * 0.5).sin();
+    (acc0 * 0.25).sin()
 }
 "#;
 
@@ -6345,48 +6484,150 @@ pub fn check_p89() -> Result<(), String> {
     check(
         "p89",
         SOURCE_P89,
-        &["p63", "p72"],
-        0x4fec9311f1be66b6,
-        3,
-        &|p| p89(p[0], p[1], p[2]),
+        &["p70"],
+        0xb231017e78c92aae,
+        5,
+        &|p| p89(1, &p[0..4], p[4]),
         &|p| {
-            let (g0, g1, g2) = gradients_function!(p89)(p[0], p[1], p[2]);
-            [vec![g0], vec![g1], vec![g2]].concat()
+            let (g0, g1) = gradients_function!(p89)(1, &p[0..4], p[4]);
+            [g0, vec![g1]].concat()
         },
-        &|p| value_and_gradients_function!(p89)(p[0], p[1], p[2]).0,
+        &|p| value_and_gradients_function!(p89)(1, &p[0..4], p[4]).0,
     )
 }
 
 #[differentiable]
-fn p90(n: usize, a: f64) -> f64 {
-    let mut acc0 = 0.5;
-    if -a > a {
-        acc0 += (((1.0 + a.powi(2)).ln() + a) * 0.5).sin();
-        acc0 += ((a * a).atan() * 0.5).tanh();
-        let t1 = (0.5 * (acc0 / (1.0 + acc0 * acc0)).tanh()).atanh() / (1.0 + (1.5 * acc0).powi(2));
-        acc0 = ((acc0 * 0.25 - t1 * 0.5 * (t1 * 0.5).tanh()) * 0.5).sin();
-    } else if (n as f64 / (1.5 + acc0.tanh())) > -0.1 {
-        let t2 = (p65((1.0 + a.powi(2)).ln(), acc0 * 0.5) * 0.5).atan() / (1.0 + acc0 * acc0);
-        acc0 = a.min(acc0).atan();
+fn p90(a: f64) -> f64 {
+    let mut acc0 = (-a).min(a);
+    let mut w1 = 0;
+    while w1 < 2 {
+        let t2 = (a + a).sin();
+        acc0 += (-f64::tanh((acc0 * 0.25).tanh()) * 0.5).sin();
+        for j in 0..4 {
+            for l in 0..1 {
+                match j {
+                    0 | 1 => {
+                        let mut a = a;
+                    }
+                    _ => {
+                        acc0 /= (2.0 + 0.3_f64.tanh().sinh().cos());
+                    }
+                }
+                acc0 = a;
+            }
+            acc0 = (0.5 * t2.tanh()).acos().to_radians();
+        }
+        w1 += 1;
     }
-    let t3 = n as f64;
-    0.3 * (t3 * 0.5).sin() + 0.9 * acc0 + 0.5 * a
+    for i in 0..3 {
+        let t3 = (acc0 * 0.02).atan() * p64((2.0 + (acc0 * 0.02 * 0.5).tanh().cos()).powi(-2)) - (2.0 + a.sin()).ln();
+        acc0 -= ((t3 * 0.5).atan() * (t3 * 0.5).sin() * a.tanh().cosh() * 0.5).sin();
+    }
+    match (((acc0 * 0.02).tanh().mul_add(a, (acc0 * 0.02).atan()) * 0.5).tanh().abs() * 2.0) as usize % 3 {
+        0 => {
+            acc0 += ((acc0 * 0.02).atan() * 0.5).tanh();
+        }
+        1 => {
+            for i in (0..6).step_by(2) {
+                for j in 1..=1 {
+                    if 0.5 * (acc0 * 0.02) < 0.7 && acc0 * 0.02 < 0.25 {
+                        if a - (acc0 * 0.02).sin() > -0.1 {
+                            let mut k4 = 0;
+                            loop {
+                                if (p47(a, 2) * 0.25).atan().powi(2) > 0.1 || (acc0 * 0.02).sin() < 0.1 {
+                                    let t5 = 1.0_f64.powi(3) + a.hypot(a);
+                                } else if a - a > a {
+                                    let t6 = match i % 3 { 0 => (1.0 + a.tanh().exp().powi(2)).cbrt() * 0.5, 1 => -a, _ => ((acc0 * 0.02).tanh() + ((acc0 * 0.02).sin() + 1.5)) * 0.5 };
+                                } else {
+                                    if 0.75 / (1.0 + (acc0 * 0.02).sin().powi(2)) > -0.1 {
+                                        acc0 = ((k4 as f64 - (acc0 * 0.02).atan()).powi(2).ln_1p() * 0.5).atan();
+                                    }
+                                }
+                                acc0 += (acc0 * 0.02 * 0.5).sin();
+                                k4 += 1;
+                                if (a.mul_add(acc0 * 0.02, (acc0 * 0.02).tanh()) < 0.0) || k4 >= 5 { break; }
+                            }
+                        }
+                    } else {
+                        let t7 = if ((acc0 * 0.02).atan() * j as f64) > a { (2.0 + (a.sin().exp() * 0.5).sin().cos()).powi(-2) } else { (acc0 * 0.02).atan() };
+                    }
+                    acc0 += (((acc0 * 0.02).sin().sin() - 1.0 * a) * 0.25).sin();
+                }
+                acc0 = ((acc0 * 0.02).sin() * (0.5 * a.tanh()).atanh()).sin();
+            }
+        }
+        _ => {
+            let t8 = (2.0 + (a * 0.25 * (acc0 * 0.02).tanh().cos()).cos()).powi(-2);
+        }
+    }
+    0.75 * (acc0 * 0.02).tanh()
 }
 
 const SOURCE_P90: &str = r#"#[differentiable]
-fn p90(n: usize, a: f64) -> f64 {
-    let mut acc0 = 0.5;
-    if -a > a {
-        acc0 += (((1.0 + a.powi(2)).ln() + a) * 0.5).sin();
-        acc0 += ((a * a).atan() * 0.5).tanh();
-        let t1 = (0.5 * (acc0 / (1.0 + acc0 * acc0)).tanh()).atanh() / (1.0 + (1.5 * acc0).powi(2));
-        acc0 = ((acc0 * 0.25 - t1 * 0.5 * (t1 * 0.5).tanh()) * 0.5).sin();
-    } else if (n as f64 / (1.5 + acc0.tanh())) > -0.1 {
-        let t2 = (p65((1.0 + a.powi(2)).ln(), acc0 * 0.5) * 0.5).atan() / (1.0 + acc0 * acc0);
-        acc0 = a.min(acc0).atan();
+fn p90(a: f64) -> f64 {
+    let mut acc0 = (-a).min(a);
+    let mut w1 = 0;
+    while w1 < 2 {
+        let t2 = (a + a).sin();
+        acc0 += (-f64::tanh((acc0 * 0.25).tanh()) * 0.5).sin();
+        for j in 0..4 {
+            for l in 0..1 {
+                match j {
+                    0 | 1 => {
+                        let mut a = a;
+                    }
+                    _ => {
+                        acc0 /= (2.0 + 0.3_f64.tanh().sinh().cos());
+                    }
+                }
+                acc0 = a;
+            }
+            acc0 = (0.5 * t2.tanh()).acos().to_radians();
+        }
+        w1 += 1;
     }
-    let t3 = n as f64;
-    0.3 * (t3 * 0.5).sin() + 0.9 * acc0 + 0.5 * a
+    for i in 0..3 {
+        let t3 = (acc0 * 0.02).atan() * p64((2.0 + (acc0 * 0.02 * 0.5).tanh().cos()).powi(-2)) - (2.0 + a.sin()).ln();
+        acc0 -= ((t3 * 0.5).atan() * (t3 * 0.5).sin() * a.tanh().cosh() * 0.5).sin();
+    }
+    match (((acc0 * 0.02).tanh().mul_add(a, (acc0 * 0.02).atan()) * 0.5).tanh().abs() * 2.0) as usize % 3 {
+        0 => {
+            acc0 += ((acc0 * 0.02).atan() * 0.5).tanh();
+        }
+        1 => {
+            for i in (0..6).step_by(2) {
+                for j in 1..=1 {
+                    if 0.5 * (acc0 * 0.02) < 0.7 && acc0 * 0.02 < 0.25 {
+                        if a - (acc0 * 0.02).sin() > -0.1 {
+                            let mut k4 = 0;
+                            loop {
+                                if (p47(a, 2) * 0.25).atan().powi(2) > 0.1 || (acc0 * 0.02).sin() < 0.1 {
+                                    let t5 = 1.0_f64.powi(3) + a.hypot(a);
+                                } else if a - a > a {
+                                    let t6 = match i % 3 { 0 => (1.0 + a.tanh().exp().powi(2)).cbrt() * 0.5, 1 => -a, _ => ((acc0 * 0.02).tanh() + ((acc0 * 0.02).sin() + 1.5)) * 0.5 };
+                                } else {
+                                    if 0.75 / (1.0 + (acc0 * 0.02).sin().powi(2)) > -0.1 {
+                                        acc0 = ((k4 as f64 - (acc0 * 0.02).atan()).powi(2).ln_1p() * 0.5).atan();
+                                    }
+                                }
+                                acc0 += (acc0 * 0.02 * 0.5).sin();
+                                k4 += 1;
+                                if (a.mul_add(acc0 * 0.02, (acc0 * 0.02).tanh()) < 0.0) || k4 >= 5 { break; }
+                            }
+                        }
+                    } else {
+                        let t7 = if ((acc0 * 0.02).atan() * j as f64) > a { (2.0 + (a.sin().exp() * 0.5).sin().cos()).powi(-2) } else { (acc0 * 0.02).atan() };
+                    }
+                    acc0 += (((acc0 * 0.02).sin().sin() - 1.0 * a) * 0.25).sin();
+                }
+                acc0 = ((acc0 * 0.02).sin() * (0.5 * a.tanh()).atanh()).sin();
+            }
+        }
+        _ => {
+            let t8 = (2.0 + (a * 0.25 * (acc0 * 0.02).tanh().cos()).cos()).powi(-2);
+        }
+    }
+    0.75 * (acc0 * 0.02).tanh()
 }
 "#;
 
@@ -6394,55 +6635,29 @@ pub fn check_p90() -> Result<(), String> {
     check(
         "p90",
         SOURCE_P90,
-        &["p65"],
-        0x28bd5ea28e41dfea,
+        &["p47", "p64"],
+        0x3ca65307c310b82a,
         1,
-        &|p| p90(3, p[0]),
-        &|p| vec![gradients_function!(p90)(3, p[0])],
-        &|p| value_and_gradients_function!(p90)(3, p[0]).0,
+        &|p| p90(p[0]),
+        &|p| vec![gradients_function!(p90)(p[0])],
+        &|p| value_and_gradients_function!(p90)(p[0]).0,
     )
 }
 
 #[differentiable]
-fn p91(b: f64, a: f64) -> f64 {
-    let t0 = a.sin().exp();
-    let t0 = t0 + t0.powi(2).ln_1p();
-    let t1 = if b.sin() > 0.7 { a.asinh().hypot(b - a) } else { -(0.75 * (t0 * 0.25).tanh()) };
-    let mut acc2 = (-(p66(((t1 * 0.5).sin() - b) * 0.5, (t0 * 0.25).sin(), a) * 0.5).tanh()).min(f64::sin((t1 * 0.5).tanh()));
-    for i in 0..3 {
-        for j in (0..6).step_by(2) {
-            let t4 = { let u3 = -a.atan(); (t0 * 0.25).atan().powi(2).sin().exp2() };
-            if (1.5 + 0.25_f64.sin()).powf((t1 * 0.5).sin().tanh()) > t4 {
-                let t0 = (t0 * 0.25).sin() * t4;
-            } else if (2.0 + 1.0_f64.sin()).sqrt() > 0.6 || b < 0.3 {
-                acc2 = (acc2 * 0.05 * a).sin();
-            }
-            acc2 = (1.0 + t4.min((acc2 * 0.05).atan()).powi(2)).sqrt() * 0.5;
-        }
-        acc2 = (acc2 * 0.05 * (a / (1.0 + (acc2 * 0.05).atan().powi(2)) * 0.5).atan()).atan();
-    }
-    0.1 * (acc2 * 0.05).tanh() + (t1 * 0.5).atan() + (t0 * 0.25).atan() + 0.5 * 0.9
+fn p91(a: f64) -> f64 {
+    let a = a + a.cos();
+    let a = (a * 0.5).tanh() - ((a * 0.5).atan() + a * 0.5);
+    let mut acc0 = 2.0 * (a * 0.1).tanh() * (a * 0.1).sin();
+    acc0 - 0.9 * (a * 0.1).atan()
 }
 
 const SOURCE_P91: &str = r#"#[differentiable]
-fn p91(b: f64, a: f64) -> f64 {
-    let t0 = a.sin().exp();
-    let t0 = t0 + t0.powi(2).ln_1p();
-    let t1 = if b.sin() > 0.7 { a.asinh().hypot(b - a) } else { -(0.75 * (t0 * 0.25).tanh()) };
-    let mut acc2 = (-(p66(((t1 * 0.5).sin() - b) * 0.5, (t0 * 0.25).sin(), a) * 0.5).tanh()).min(f64::sin((t1 * 0.5).tanh()));
-    for i in 0..3 {
-        for j in (0..6).step_by(2) {
-            let t4 = { let u3 = -a.atan(); (t0 * 0.25).atan().powi(2).sin().exp2() };
-            if (1.5 + 0.25_f64.sin()).powf((t1 * 0.5).sin().tanh()) > t4 {
-                let t0 = (t0 * 0.25).sin() * t4;
-            } else if (2.0 + 1.0_f64.sin()).sqrt() > 0.6 || b < 0.3 {
-                acc2 = (acc2 * 0.05 * a).sin();
-            }
-            acc2 = (1.0 + t4.min((acc2 * 0.05).atan()).powi(2)).sqrt() * 0.5;
-        }
-        acc2 = (acc2 * 0.05 * (a / (1.0 + (acc2 * 0.05).atan().powi(2)) * 0.5).atan()).atan();
-    }
-    0.1 * (acc2 * 0.05).tanh() + (t1 * 0.5).atan() + (t0 * 0.25).atan() + 0.5 * 0.9
+fn p91(a: f64) -> f64 {
+    let a = a + a.cos();
+    let a = (a * 0.5).tanh() - ((a * 0.5).atan() + a * 0.5);
+    let mut acc0 = 2.0 * (a * 0.1).tanh() * (a * 0.1).sin();
+    acc0 - 0.9 * (a * 0.1).atan()
 }
 "#;
 
@@ -6450,64 +6665,47 @@ pub fn check_p91() -> Result<(), String> {
     check(
         "p91",
         SOURCE_P91,
-        &["p66"],
-        0x38af76e48bac16b2,
-        2,
-        &|p| p91(p[0], p[1]),
-        &|p| {
-            let (g0, g1) = gradients_function!(p91)(p[0], p[1]);
-            [vec![g0], vec![g1]].concat()
-        },
-        &|p| value_and_gradients_function!(p91)(p[0], p[1]).0,
+        &[],
+        0x8643a1fb5b68caf5,
+        1,
+        &|p| p91(p[0]),
+        &|p| vec![gradients_function!(p91)(p[0])],
+        &|p| value_and_gradients_function!(p91)(p[0]).0,
     )
 }
 
 #[differentiable]
-fn p92(c: f64, b: f64, d: f64, a: f64) -> f64 {
-    let t0 = f64::atan(c.cos().exp2() + b.atan());
-    let k1 = ((0.1 - a).abs() * 2.0) as usize % 3;
-    let mut acc2 = a.sin().powi(2);
-    match k1 {
-        0 => {
-            if b.sin() > a {
-                return f64::sin(1.5 - c);
-            }
-        }
-        1 => {
-            acc2 += (t0 * 0.5).atan();
-        }
-        _ => {
-            for i in 0..1 {
-                let mut acc3 = i as f64 * t0.tanh();
-                acc3 = (acc3 + ((acc2 * 0.25).atan() + t0) * 0.5).tanh();
-            }
-        }
+fn p92(n: usize, a: f64) -> f64 {
+    let mut acc0 = (1.0 + (2.0 + a.cos()).recip().powi(2)).cbrt();
+    if n < 2 {
+        let acc0 = acc0 * (acc0 * (p81(2, ((1.5 + acc0) * 0.5).tanh(), (acc0.hypot(acc0) * 0.5).sin()) * 0.5).tanh());
+        let mut acc1 = 1.0;
+        let mut acc2 = 0.5;
+        acc1 = a * (0.75 * 0.25);
     }
-    0.1 * (acc2 * 0.25).atan() - t0 + c + 0.5 * (acc2 * 0.25).sin()
+    let t3 = a - a;
+    for i in 0..n {
+        acc0 += (0.9 * t3.cos().exp2() * 0.5).tanh();
+        acc0 = ((acc0 * 0.25).tanh() - (t3 * 0.5).sin()).sin();
+    }
+    t3 + 0.3 * (acc0 * 0.25).tanh() + 0.5 * 1.25
 }
 
 const SOURCE_P92: &str = r#"#[differentiable]
-fn p92(c: f64, b: f64, d: f64, a: f64) -> f64 {
-    let t0 = f64::atan(c.cos().exp2() + b.atan());
-    let k1 = ((0.1 - a).abs() * 2.0) as usize % 3;
-    let mut acc2 = a.sin().powi(2);
-    match k1 {
-        0 => {
-            if b.sin() > a {
-                return f64::sin(1.5 - c);
-            }
-        }
-        1 => {
-            acc2 += (t0 * 0.5).atan();
-        }
-        _ => {
-            for i in 0..1 {
-                let mut acc3 = i as f64 * t0.tanh();
-                acc3 = (acc3 + ((acc2 * 0.25).atan() + t0) * 0.5).tanh();
-            }
-        }
+fn p92(n: usize, a: f64) -> f64 {
+    let mut acc0 = (1.0 + (2.0 + a.cos()).recip().powi(2)).cbrt();
+    if n < 2 {
+        let acc0 = acc0 * (acc0 * (p81(2, ((1.5 + acc0) * 0.5).tanh(), (acc0.hypot(acc0) * 0.5).sin()) * 0.5).tanh());
+        let mut acc1 = 1.0;
+        let mut acc2 = 0.5;
+        acc1 = a * (0.75 * 0.25);
     }
-    0.1 * (acc2 * 0.25).atan() - t0 + c + 0.5 * (acc2 * 0.25).sin()
+    let t3 = a - a;
+    for i in 0..n {
+        acc0 += (0.9 * t3.cos().exp2() * 0.5).tanh();
+        acc0 = ((acc0 * 0.25).tanh() - (t3 * 0.5).sin()).sin();
+    }
+    t3 + 0.3 * (acc0 * 0.25).tanh() + 0.5 * 1.25
 }
 "#;
 
@@ -6515,32 +6713,45 @@ pub fn check_p92() -> Result<(), String> {
     check(
         "p92",
         SOURCE_P92,
-        &[],
-        0xe70bc41bc7ca4ad8,
-        4,
-        &|p| p92(p[0], p[1], p[2], p[3]),
-        &|p| {
-            let (g0, g1, g2, g3) = gradients_function!(p92)(p[0], p[1], p[2], p[3]);
-            [vec![g0], vec![g1], vec![g2], vec![g3]].concat()
-        },
-        &|p| value_and_gradients_function!(p92)(p[0], p[1], p[2], p[3]).0,
+        &["p81"],
+        0x26660ec10209bc13,
+        1,
+        &|p| p92(2, p[0]),
+        &|p| vec![gradients_function!(p92)(2, p[0])],
+        &|p| value_and_gradients_function!(p92)(2, p[0]).0,
     )
 }
 
 #[differentiable]
-fn p93(a: f64) -> f64 {
-    let a = a * 1.25;
-    let t0 = if (a * 0.5).sin().cos() < -0.4 { 0.2_f64.sin().exp2() * 1.25 } else { (a * 0.5).sin() };
-    let flag1 = (a * 0.5).tanh() + (a * 0.5).sin() > 0.3;
-    (t0 * 0.5).tanh().sin() - (a * 0.5).sin()
+fn p93(n: usize, a: f64) -> f64 {
+    let mut acc0 = a;
+    if 0.1 * a > 0.0 {
+        if n % 3 == 1 {
+            return f64::min(a, a + acc0);
+        }
+    } else if (f64::cos(n as f64)) > 0.5 {
+        for i in 0..n {
+            let a = a - (acc0 * 0.25).sin().min((acc0 * 0.25).atan());
+            acc0 += (acc0 * 0.25).atan() * 0.5;
+        }
+    }
+    (acc0 * 0.25).atan() - a.sin() + 0.5 * (acc0 * 0.25).sin()
 }
 
 const SOURCE_P93: &str = r#"#[differentiable]
-fn p93(a: f64) -> f64 {
-    let a = a * 1.25;
-    let t0 = if (a * 0.5).sin().cos() < -0.4 { 0.2_f64.sin().exp2() * 1.25 } else { (a * 0.5).sin() };
-    let flag1 = (a * 0.5).tanh() + (a * 0.5).sin() > 0.3;
-    (t0 * 0.5).tanh().sin() - (a * 0.5).sin()
+fn p93(n: usize, a: f64) -> f64 {
+    let mut acc0 = a;
+    if 0.1 * a > 0.0 {
+        if n % 3 == 1 {
+            return f64::min(a, a + acc0);
+        }
+    } else if (f64::cos(n as f64)) > 0.5 {
+        for i in 0..n {
+            let a = a - (acc0 * 0.25).sin().min((acc0 * 0.25).atan());
+            acc0 += (acc0 * 0.25).atan() * 0.5;
+        }
+    }
+    (acc0 * 0.25).atan() - a.sin() + 0.5 * (acc0 * 0.25).sin()
 }
 "#;
 
@@ -6549,108 +6760,66 @@ pub fn check_p93() -> Result<(), String> {
         "p93",
         SOURCE_P93,
         &[],
-        0x47c183b7c405aa34,
+        0x80b7da7f0fc8a1eb,
         1,
-        &|p| p93(p[0]),
-        &|p| vec![gradients_function!(p93)(p[0])],
-        &|p| value_and_gradients_function!(p93)(p[0]).0,
+        &|p| p93(2, p[0]),
+        &|p| vec![gradients_function!(p93)(2, p[0])],
+        &|p| value_and_gradients_function!(p93)(2, p[0]).0,
     )
 }
 
 #[differentiable]
-fn p94(xs: &[f64], a: f64, b: f64) -> f64 {
-    let b = b + xs[0] * 0.1;
+fn p94(a: f64) -> f64 {
     let mut acc0 = 0.0;
-    for i in 0..3 {
-        let b = b + xs[3].tanh();
-        acc0 *= 0.8 + 0.2 * (0.6 * (b * 0.5).sin()).sin();
-    }
-    let t1 = (1.0 + (0.2 / (1.0 + xs[1].powi(2))).powi(2)).cbrt();
-    for i in (0..6).step_by(2) {
-        if i < 5 {
-            for j in 0..1 {
-                for l in 1..=3 {
-                    let t2 = match i % 3 { 0 => b, 1 => t1, _ => xs[i % xs.len()] };
-                    acc0 = (acc0 * 0.02 - ((b * 0.5).powi(3) * 0.1).sin()).atan();
-                }
-                acc0 = ((acc0 * 0.02).tanh() + (xs[1].powi(2) * 0.5).sin()).sin();
-            }
-        } else if i % 3 == 1 {
-            for j in 0..xs.len() {
-                acc0 += ((xs[(i + 1) % 4].sin().exp() * 0.5).atan().powi(2) * 0.5).tanh();
-                acc0 = ((acc0 * 0.02).sin() * (acc0 * 0.02) * (xs[xs.len() - 1 - j] - xs[2]) * 0.25).atan();
-            }
-        } else {
-            match i % 3 {
-                0 => {
-                    let mut w3 = 0;
-                    while w3 < 1 {
-                        acc0 = 1.0_f64;
-                        w3 += 1;
-                    }
-                }
-                1 => {
-                    acc0 -= 0.3 * (a + t1);
-                }
-                _ => {
-                    let t4 = (2.0 + (0.1 * (acc0 * 0.02)).cos()).powi(-2) + t1;
-                }
+    match ((1.0 / (1.0 + (p76(a.max(a), ((a - a) * 0.5).tanh()) * 0.5).atan().powi(2))).abs() * 2.0) as usize % 3 {
+        0 => {
+            if a.cos().exp2() > 0.7 {
+                acc0 += ((0.5 * (a / (1.0 + a * a)).tanh()).atanh() * 0.5).atan();
             }
         }
-        acc0 = ((acc0 * 0.02).sin() - i as f64 / (2.0 + xs.iter().map(|q| q * (acc0 * 0.02)).sum::<f64>().cos()) * 0.1).sin();
+        1 => {
+            acc0 += (a.cos().asinh() * 0.5).sin();
+            let t1 = if a < 0.3 { (1.5 + (a * 0.1).sin()).powf(1.25_f64.tanh()) } else { 0.5 * a };
+        }
+        _ => {
+            let mut k2 = 0;
+            loop {
+                let t3 = a;
+                acc0 = 0.6_f64;
+                k2 += 1;
+                if (t3 * 1.25 > 0.3 && acc0 * 0.25 < 0.3) || k2 >= 2 { break; }
+            }
+        }
     }
-    for i in 0..xs.len() {
-        acc0 = a / (1.0 + (xs[1] * t1).powi(2));
-    }
-    t1.cos() - (acc0 * 0.02).sin() - 1.5 * b
+    let t4: f64 = 0.25;
+    t4.sin() + 0.9 * (acc0 * 0.25).atan() + 0.5 * a
 }
 
 const SOURCE_P94: &str = r#"#[differentiable]
-fn p94(xs: &[f64], a: f64, b: f64) -> f64 {
-    let b = b + xs[0] * 0.1;
+fn p94(a: f64) -> f64 {
     let mut acc0 = 0.0;
-    for i in 0..3 {
-        let b = b + xs[3].tanh();
-        acc0 *= 0.8 + 0.2 * (0.6 * (b * 0.5).sin()).sin();
-    }
-    let t1 = (1.0 + (0.2 / (1.0 + xs[1].powi(2))).powi(2)).cbrt();
-    for i in (0..6).step_by(2) {
-        if i < 5 {
-            for j in 0..1 {
-                for l in 1..=3 {
-                    let t2 = match i % 3 { 0 => b, 1 => t1, _ => xs[i % xs.len()] };
-                    acc0 = (acc0 * 0.02 - ((b * 0.5).powi(3) * 0.1).sin()).atan();
-                }
-                acc0 = ((acc0 * 0.02).tanh() + (xs[1].powi(2) * 0.5).sin()).sin();
-            }
-        } else if i % 3 == 1 {
-            for j in 0..xs.len() {
-                acc0 += ((xs[(i + 1) % 4].sin().exp() * 0.5).atan().powi(2) * 0.5).tanh();
-                acc0 = ((acc0 * 0.02).sin() * (acc0 * 0.02) * (xs[xs.len() - 1 - j] - xs[2]) * 0.25).atan();
-            }
-        } else {
-            match i % 3 {
-                0 => {
-                    let mut w3 = 0;
-                    while w3 < 1 {
-                        acc0 = 1.0_f64;
-                        w3 += 1;
-                    }
-                }
-                1 => {
-                    acc0 -= 0.3 * (a + t1);
-                }
-                _ => {
-                    let t4 = (2.0 + (0.1 * (acc0 * 0.02)).cos()).powi(-2) + t1;
-                }
+    match ((1.0 / (1.0 + (p76(a.max(a), ((a - a) * 0.5).tanh()) * 0.5).atan().powi(2))).abs() * 2.0) as usize % 3 {
+        0 => {
+            if a.cos().exp2() > 0.7 {
+                acc0 += ((0.5 * (a / (1.0 + a * a)).tanh()).atanh() * 0.5).atan();
             }
         }
-        acc0 = ((acc0 * 0.02).sin() - i as f64 / (2.0 + xs.iter().map(|q| q * (acc0 * 0.02)).sum::<f64>().cos()) * 0.1).sin();
+        1 => {
+            acc0 += (a.cos().asinh() * 0.5).sin();
+            let t1 = if a < 0.3 { (1.5 + (a * 0.1).sin()).powf(1.25_f64.tanh()) } else { 0.5 * a };
+        }
+        _ => {
+            let mut k2 = 0;
+            loop {
+                let t3 = a;
+                acc0 = 0.6_f64;
+                k2 += 1;
+                if (t3 * 1.25 > 0.3 && acc0 * 0.25 < 0.3) || k2 >= 2 { break; }
+            }
+        }
     }
-    for i in 0..xs.len() {
-        acc0 = a / (1.0 + (xs[1] * t1).powi(2));
-    }
-    t1.cos() - (acc0 * 0.02).sin() - 1.5 * b
+    let t4: f64 = 0.25;
+    t4.sin() + 0.9 * (acc0 * 0.25).atan() + 0.5 * a
 }
 "#;
 
@@ -6658,52 +6827,65 @@ pub fn check_p94() -> Result<(), String> {
     check(
         "p94",
         SOURCE_P94,
-        &[],
-        0x341fb43c57159570,
-        6,
-        &|p| p94(&p[0..4], p[4], p[5]),
-        &|p| {
-            let (g0, g1, g2) = gradients_function!(p94)(&p[0..4], p[4], p[5]);
-            [g0, vec![g1], vec![g2]].concat()
-        },
-        &|p| value_and_gradients_function!(p94)(&p[0..4], p[4], p[5]).0,
+        &["p76"],
+        0x80370d141331ac37,
+        1,
+        &|p| p94(p[0]),
+        &|p| vec![gradients_function!(p94)(p[0])],
+        &|p| value_and_gradients_function!(p94)(p[0]).0,
     )
 }
 
 #[differentiable]
-fn p95(xs: &[f64], n: usize, b: f64, a: f64) -> f64 {
-    let mut acc0 = 1.0;
-    for i in 0..n {
-        let b = b - 0.6 * xs[2];
-        acc0 *= xs[i].tanh();
+fn p95(b: f64, a: f64, c: f64) -> f64 {
+    let mut acc0 = a;
+    let mut w1 = 0;
+    while w1 < 2 && (b.powi(3) > 0.25) {
+        for j in 0..4 {
+            acc0 += (a.max((acc0 * 0.05).sin()).sin() * 0.5).sin();
+            acc0 /= (1.0 + (-(acc0 * 0.05).atan()).powi(2));
+        }
+        acc0 = 1.5_f64.min(w1 as f64).powi(2).ln_1p();
+        w1 += 1;
     }
-    let mut k1 = 0;
-    loop {
-        let acc0 = (acc0 * 0.1).sin() + xs.iter().sum::<f64>() / (1.5 + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).tanh());
-        let t2 = b - b;
-        k1 += 1;
-        if (a < 0.25) || k1 >= 3 { break; }
+    let t2 = b + b;
+    for i in (0..2).rev() {
+        let mut k3 = 0;
+        loop {
+            acc0 /= (2.0 + (c - t2).cos());
+            acc0 = (1.0 + (-a).powi(2)).cbrt();
+            k3 += 1;
+            if (t2.atan() < 0.25) || k3 >= 6 { break; }
+        }
+        acc0 -= ((i as f64).atan().cos() * 0.5).tanh();
     }
-    let acc0 = (acc0 * 0.1).atan() + xs[2];
-    2.0 * b
+    t2 + 0.1 * (acc0 * 0.02).atan() - c.tanh() + 0.5 * a
 }
 
 const SOURCE_P95: &str = r#"#[differentiable]
-fn p95(xs: &[f64], n: usize, b: f64, a: f64) -> f64 {
-    let mut acc0 = 1.0;
-    for i in 0..n {
-        let b = b - 0.6 * xs[2];
-        acc0 *= xs[i].tanh();
+fn p95(b: f64, a: f64, c: f64) -> f64 {
+    let mut acc0 = a;
+    let mut w1 = 0;
+    while w1 < 2 && (b.powi(3) > 0.25) {
+        for j in 0..4 {
+            acc0 += (a.max((acc0 * 0.05).sin()).sin() * 0.5).sin();
+            acc0 /= (1.0 + (-(acc0 * 0.05).atan()).powi(2));
+        }
+        acc0 = 1.5_f64.min(w1 as f64).powi(2).ln_1p();
+        w1 += 1;
     }
-    let mut k1 = 0;
-    loop {
-        let acc0 = (acc0 * 0.1).sin() + xs.iter().sum::<f64>() / (1.5 + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).tanh());
-        let t2 = b - b;
-        k1 += 1;
-        if (a < 0.25) || k1 >= 3 { break; }
+    let t2 = b + b;
+    for i in (0..2).rev() {
+        let mut k3 = 0;
+        loop {
+            acc0 /= (2.0 + (c - t2).cos());
+            acc0 = (1.0 + (-a).powi(2)).cbrt();
+            k3 += 1;
+            if (t2.atan() < 0.25) || k3 >= 6 { break; }
+        }
+        acc0 -= ((i as f64).atan().cos() * 0.5).tanh();
     }
-    let acc0 = (acc0 * 0.1).atan() + xs[2];
-    2.0 * b
+    t2 + 0.1 * (acc0 * 0.02).atan() - c.tanh() + 0.5 * a
 }
 "#;
 
@@ -6712,43 +6894,51 @@ pub fn check_p95() -> Result<(), String> {
         "p95",
         SOURCE_P95,
         &[],
-        0xb3da80aa77d61b9d,
-        5,
-        &|p| p95(&p[0..3], 3, p[3], p[4]),
+        0x0b2b16820b8618cb,
+        3,
+        &|p| p95(p[0], p[1], p[2]),
         &|p| {
-            let (g0, g1, g2) = gradients_function!(p95)(&p[0..3], 3, p[3], p[4]);
-            [g0, vec![g1], vec![g2]].concat()
+            let (g0, g1, g2) = gradients_function!(p95)(p[0], p[1], p[2]);
+            [vec![g0], vec![g1], vec![g2]].concat()
         },
-        &|p| value_and_gradients_function!(p95)(&p[0..3], 3, p[3], p[4]).0,
+        &|p| value_and_gradients_function!(p95)(p[0], p[1], p[2]).0,
     )
 }
 
 #[differentiable]
-fn p96(b: f64, xs: &[f64], a: f64) -> f64 {
-    if xs[1] / (2.0 + b.cos()) > 0.0 && 0.1 < 0.3 {
-        let mut acc0 = 0.5;
-        return f64::min(a.mul_add(xs[2], xs[0]), b.powi(2).ln_1p());
+fn p96(xs: &[f64], a: f64, b: f64) -> f64 {
+    let mut v0 = vec![0.0; 2];
+    for i in 0..v0.len() {
+        v0[i] = (b - 2.0).atan();
+        if i > 0 {
+            v0[i] += v0[i - 1] * xs[xs.len() - 1 - i] / (1.0 + xs[1] * xs[1]) * 0.25;
+        }
     }
-    let mut acc1 = 0.0;
-    for i in (0..3).rev() {
-        let b = b * b.cos();
-        acc1 *= (2.0 + (b * 0.5 * 0.5).atan().cos()).powi(-2).cos();
+    if a / (2.0 + v0.iter().map(|q| (q * 0.5).cos()).product::<f64>().cos()) > 0.0 {
+        return b;
     }
-    acc1 * 0.1 + 0.5 * a
+    v0[0] -= xs[0];
+    let mut acc1 = 1.0;
+    acc1 += (((1.5 + b.sin()).powf(b.tanh()) - (xs[2] + v0.iter().map(|q| (q * 0.25) * (q * 0.25)).sum::<f64>())) * 0.05).atan();
+    1.0 * acc1 + a.cos() + 0.5 * xs[0]
 }
 
 const SOURCE_P96: &str = r#"#[differentiable]
-fn p96(b: f64, xs: &[f64], a: f64) -> f64 {
-    if xs[1] / (2.0 + b.cos()) > 0.0 && 0.1 < 0.3 {
-        let mut acc0 = 0.5;
-        return f64::min(a.mul_add(xs[2], xs[0]), b.powi(2).ln_1p());
+fn p96(xs: &[f64], a: f64, b: f64) -> f64 {
+    let mut v0 = vec![0.0; 2];
+    for i in 0..v0.len() {
+        v0[i] = (b - 2.0).atan();
+        if i > 0 {
+            v0[i] += v0[i - 1] * xs[xs.len() - 1 - i] / (1.0 + xs[1] * xs[1]) * 0.25;
+        }
     }
-    let mut acc1 = 0.0;
-    for i in (0..3).rev() {
-        let b = b * b.cos();
-        acc1 *= (2.0 + (b * 0.5 * 0.5).atan().cos()).powi(-2).cos();
+    if a / (2.0 + v0.iter().map(|q| (q * 0.5).cos()).product::<f64>().cos()) > 0.0 {
+        return b;
     }
-    acc1 * 0.1 + 0.5 * a
+    v0[0] -= xs[0];
+    let mut acc1 = 1.0;
+    acc1 += (((1.5 + b.sin()).powf(b.tanh()) - (xs[2] + v0.iter().map(|q| (q * 0.25) * (q * 0.25)).sum::<f64>())) * 0.05).atan();
+    1.0 * acc1 + a.cos() + 0.5 * xs[0]
 }
 "#;
 
@@ -6757,101 +6947,95 @@ pub fn check_p96() -> Result<(), String> {
         "p96",
         SOURCE_P96,
         &[],
-        0x7c39ad49c9270cb6,
+        0x1e337a0f8ba80569,
         5,
-        &|p| p96(p[0], &p[1..4], p[4]),
+        &|p| p96(&p[0..3], p[3], p[4]),
         &|p| {
-            let (g0, g1, g2) = gradients_function!(p96)(p[0], &p[1..4], p[4]);
-            [vec![g0], g1, vec![g2]].concat()
+            let (g0, g1, g2) = gradients_function!(p96)(&p[0..3], p[3], p[4]);
+            [g0, vec![g1], vec![g2]].concat()
         },
-        &|p| value_and_gradients_function!(p96)(p[0], &p[1..4], p[4]).0,
+        &|p| value_and_gradients_function!(p96)(&p[0..3], p[3], p[4]).0,
     )
 }
 
 #[differentiable]
-fn p97(a: f64) -> f64 {
-    let mut acc0 = (1.0 + 0.5_f64.powi(2)).sqrt();
+fn p97(a: f64, c: f64, d: f64, b: f64) -> f64 {
+    let t0 = if d > 0.5 { (1.5 + (0.6 / (1.5 + b.tanh())).cos()).sqrt() } else { b * c * d.to_radians() };
+    let mut acc1 = 0.0;
     for i in 0..4 {
-        for j in (0..2).rev() {
-            let a = a - -1.25;
-            acc0 -= (1.0 + (a * 0.5).sin().tanh().powi(2)).ln();
-        }
-        if i % 3 == 1 {
-            if (acc0 * 0.05).atan().cos() < 0.5 {
-                let t1: f64 = i as f64;
-            } else {
-                let mut acc2 = 1.0;
+        for j in 0..2 {
+            let mut w2 = 0;
+            while w2 < 2 {
+                let mut acc3 = (((w2 as f64 + b) * 0.5).powi(2) * 0.25).tanh();
+                acc1 = d;
+                w2 += 1;
             }
-        } else {
-            for j in (0..2).rev() {
-                if (acc0 * 0.02).atan() > -0.1 {
-                    let t3 = (0.3 + (acc0 * 0.02).tanh()) * (acc0 * 0.02).sin() * ((acc0 * 0.02).tanh() / (1.5 + (1.0 + 0.25_f64.powi(2)).cbrt().tanh()));
-                } else {
-                    let mut acc4 = f64::atan((acc0 * 0.02).sin());
-                }
-                acc0 = ((acc0 * 0.02).tanh() - (1.0 + (acc0 * 0.02).powi(2)).sqrt() * 0.5).atan();
-            }
+            acc1 = (a * 2.0 * (1.5 * (acc1 * 0.02).atan()) * 0.25).atan();
         }
-        acc0 *= 0.5 + 0.4 * (a / (2.0 + (acc0 * 0.02).tanh().cos())).sin();
+        acc1 = ((acc1 * 0.02).atan() - (0.5 * c.tanh()).acos()).tanh();
     }
-    for i in 0..1 {
-        if i % 2 == 0 {
-            if i < 1 {
-                let a = a * a;
-            } else if i == 1 {
-                let mut acc5 = ((1.0 + (acc0 * 0.02).sin().powi(2)).cbrt().powi(2) * 0.5).tanh();
+    let mut acc4 = 0.5;
+    for i in 1..=3 {
+        for j in 0..4 {
+            if j + j < 4 {
+                let b = b + (1.0 + d.powi(2)).ln();
+            } else if i % 3 == 1 {
+                let t5 = a;
             } else {
-                let t6 = (acc0 * 0.02).sin();
+                acc1 += (((acc1 * 0.02).tanh() * d + c) * 0.5).tanh();
             }
-        } else {
-            acc0 -= (i as f64 / (1.0 + a * a) * -(acc0 * 0.02) * 0.25).sin();
+            acc1 += 0.25 * (a - 0.3);
         }
-        acc0 += (1.5_f64.powi(3) / (2.0 + (acc0 * 0.02).cos()) * 0.1).atan();
+        acc4 += d;
     }
-    (acc0 * 0.02).sin()
+    for i in 1..=1 {
+        for j in 0..2 {
+            let t6: f64 = 2.0 * (acc4 * 0.05).tanh();
+            acc4 /= (2.0 + d.atan().cos());
+        }
+        acc1 = ((acc1 * 0.02).atan() - (t0.sin().exp() * 0.5).tanh()).sin();
+    }
+    (acc4 * 0.05).sin().tanh() + (acc1 * 0.02).atan() + t0 + 0.5 * (acc4 * 0.05).atan()
 }
 
 const SOURCE_P97: &str = r#"#[differentiable]
-fn p97(a: f64) -> f64 {
-    let mut acc0 = (1.0 + 0.5_f64.powi(2)).sqrt();
+fn p97(a: f64, c: f64, d: f64, b: f64) -> f64 {
+    let t0 = if d > 0.5 { (1.5 + (0.6 / (1.5 + b.tanh())).cos()).sqrt() } else { b * c * d.to_radians() };
+    let mut acc1 = 0.0;
     for i in 0..4 {
-        for j in (0..2).rev() {
-            let a = a - -1.25;
-            acc0 -= (1.0 + (a * 0.5).sin().tanh().powi(2)).ln();
-        }
-        if i % 3 == 1 {
-            if (acc0 * 0.05).atan().cos() < 0.5 {
-                let t1: f64 = i as f64;
-            } else {
-                let mut acc2 = 1.0;
+        for j in 0..2 {
+            let mut w2 = 0;
+            while w2 < 2 {
+                let mut acc3 = (((w2 as f64 + b) * 0.5).powi(2) * 0.25).tanh();
+                acc1 = d;
+                w2 += 1;
             }
-        } else {
-            for j in (0..2).rev() {
-                if (acc0 * 0.02).atan() > -0.1 {
-                    let t3 = (0.3 + (acc0 * 0.02).tanh()) * (acc0 * 0.02).sin() * ((acc0 * 0.02).tanh() / (1.5 + (1.0 + 0.25_f64.powi(2)).cbrt().tanh()));
-                } else {
-                    let mut acc4 = f64::atan((acc0 * 0.02).sin());
-                }
-                acc0 = ((acc0 * 0.02).tanh() - (1.0 + (acc0 * 0.02).powi(2)).sqrt() * 0.5).atan();
-            }
+            acc1 = (a * 2.0 * (1.5 * (acc1 * 0.02).atan()) * 0.25).atan();
         }
-        acc0 *= 0.5 + 0.4 * (a / (2.0 + (acc0 * 0.02).tanh().cos())).sin();
+        acc1 = ((acc1 * 0.02).atan() - (0.5 * c.tanh()).acos()).tanh();
     }
-    for i in 0..1 {
-        if i % 2 == 0 {
-            if i < 1 {
-                let a = a * a;
-            } else if i == 1 {
-                let mut acc5 = ((1.0 + (acc0 * 0.02).sin().powi(2)).cbrt().powi(2) * 0.5).tanh();
+    let mut acc4 = 0.5;
+    for i in 1..=3 {
+        for j in 0..4 {
+            if j + j < 4 {
+                let b = b + (1.0 + d.powi(2)).ln();
+            } else if i % 3 == 1 {
+                let t5 = a;
             } else {
-                let t6 = (acc0 * 0.02).sin();
+                acc1 += (((acc1 * 0.02).tanh() * d + c) * 0.5).tanh();
             }
-        } else {
-            acc0 -= (i as f64 / (1.0 + a * a) * -(acc0 * 0.02) * 0.25).sin();
+            acc1 += 0.25 * (a - 0.3);
         }
-        acc0 += (1.5_f64.powi(3) / (2.0 + (acc0 * 0.02).cos()) * 0.1).atan();
+        acc4 += d;
     }
-    (acc0 * 0.02).sin()
+    for i in 1..=1 {
+        for j in 0..2 {
+            let t6: f64 = 2.0 * (acc4 * 0.05).tanh();
+            acc4 /= (2.0 + d.atan().cos());
+        }
+        acc1 = ((acc1 * 0.02).atan() - (t0.sin().exp() * 0.5).tanh()).sin();
+    }
+    (acc4 * 0.05).sin().tanh() + (acc1 * 0.02).atan() + t0 + 0.5 * (acc4 * 0.05).atan()
 }
 "#;
 
@@ -6860,44 +7044,41 @@ pub fn check_p97() -> Result<(), String> {
         "p97",
         SOURCE_P97,
         &[],
-        0x20502e12177a664f,
-        1,
-        &|p| p97(p[0]),
-        &|p| vec![gradients_function!(p97)(p[0])],
-        &|p| value_and_gradients_function!(p97)(p[0]).0,
+        0xc94c74bbd83cdb36,
+        4,
+        &|p| p97(p[0], p[1], p[2], p[3]),
+        &|p| {
+            let (g0, g1, g2, g3) = gradients_function!(p97)(p[0], p[1], p[2], p[3]);
+            [vec![g0], vec![g1], vec![g2], vec![g3]].concat()
+        },
+        &|p| value_and_gradients_function!(p97)(p[0], p[1], p[2], p[3]).0,
     )
 }
 
 #[differentiable]
-fn p98(a: f64, c: f64, d: f64, xs: &[f64], b: f64) -> f64 {
-    let t0 = xs[2];
-    let t1 = c.tanh().exp().tanh() - a;
-    let mut acc2 = b;
-    if 0.3 - xs[2] < 0.25 {
-        let a = a + d * t0;
+fn p98(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    let t1 = v + &(v - v);
+    let t2 = x.sum() * 0.1;
+    let t3 = &((t2) - &t1) + &t1;
+    let t4 = &t3 + &(t1.mapv(f64::tanh));
+    let mut t5 = x.to_owned();
+    for _ in 0..n {
+        t5 = (&t5 * (t4.dot(v) * 0.3)).mapv(f64::sin) + &t5 * 0.5;
     }
-    let mut acc3 = xs[1];
-    for i in 0..2 {
-        acc2 = ((acc2 * 0.25).sin() + 0.5) * 0.6;
-        acc3 *= 0.5 + 0.4 * ((acc3 * 0.25).sin() - t0).sin();
-    }
-    1.0 * (acc3 * 0.1).tanh() + 0.1 * (acc2 * 0.25) + (t1 * 0.5).sin() - t0.cos() + d
+    t5.sum() * 0.2 + t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1
 }
 
 const SOURCE_P98: &str = r#"#[differentiable]
-fn p98(a: f64, c: f64, d: f64, xs: &[f64], b: f64) -> f64 {
-    let t0 = xs[2];
-    let t1 = c.tanh().exp().tanh() - a;
-    let mut acc2 = b;
-    if 0.3 - xs[2] < 0.25 {
-        let a = a + d * t0;
+fn p98(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    let t1 = v + &(v - v);
+    let t2 = x.sum() * 0.1;
+    let t3 = &((t2) - &t1) + &t1;
+    let t4 = &t3 + &(t1.mapv(f64::tanh));
+    let mut t5 = x.to_owned();
+    for _ in 0..n {
+        t5 = (&t5 * (t4.dot(v) * 0.3)).mapv(f64::sin) + &t5 * 0.5;
     }
-    let mut acc3 = xs[1];
-    for i in 0..2 {
-        acc2 = ((acc2 * 0.25).sin() + 0.5) * 0.6;
-        acc3 *= 0.5 + 0.4 * ((acc3 * 0.25).sin() - t0).sin();
-    }
-    1.0 * (acc3 * 0.1).tanh() + 0.1 * (acc2 * 0.25) + (t1 * 0.5).sin() - t0.cos() + d
+    t5.sum() * 0.2 + t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1
 }
 "#;
 
@@ -6906,67 +7087,67 @@ pub fn check_p98() -> Result<(), String> {
         "p98",
         SOURCE_P98,
         &[],
-        0x68aa30d1fb03f286,
-        8,
-        &|p| p98(p[0], p[1], p[2], &p[3..7], p[7]),
+        0x0922c4cba97729a5,
+        13,
+        &|p| p98(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3),
         &|p| {
-            let (g0, g1, g2, g3, g4) = gradients_function!(p98)(p[0], p[1], p[2], &p[3..7], p[7]);
-            [vec![g0], vec![g1], vec![g2], g3, vec![g4]].concat()
+            let (g0, g1, g2) = gradients_function!(p98)(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3);
+            [g0.iter().copied().collect::<Vec<f64>>(), g1.iter().copied().collect::<Vec<f64>>(), vec![g2]].concat()
         },
-        &|p| value_and_gradients_function!(p98)(p[0], p[1], p[2], &p[3..7], p[7]).0,
+        &|p| value_and_gradients_function!(p98)(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3).0,
     )
 }
 
 #[differentiable]
-fn p99(a: f64, b: f64) -> f64 {
-    let mut v0 = vec![0.0; 2];
-    for i in 0..v0.len() {
-        v0[i] = f64::min(a * (p85(b.max(b), (i as f64).sin(), (i as f64 * a * 0.5).tanh()) * 0.5).tanh(), (1.5 + (i as f64).sin()).log(2.5 + (i as f64).cos()));
-    }
-    let mut acc1 = f64::sin(1.0_f64.sin().exp());
-    if a > -0.4 {
-        for i in 0..4 {
-            v0[i % 2] += (a.sin() * 0.5).sin();
+fn p99(b: f64, a: f64) -> f64 {
+    let mut a = a;
+    a += a;
+    let a = a * (b * 0.25);
+    let mut acc0 = b;
+    let mut w1 = 0;
+    while w1 < 2 && (0.75_f64.powi(3) < -0.4) {
+        acc0 /= (1.0 + (0.6_f64 * 0.9).powi(2));
+        for j in 1..=4 {
+            acc0 = (2.0 + (acc0 * 0.05).tanh().sin().cos()).powi(-2);
         }
-        v0[0] = (p85(b, (((v0[0] * 0.1).atan() + b) * 0.5).tanh(), (0.5 * (acc1 * 0.1).atan().tanh()).acos()) * 0.5 / (1.0 + (acc1 * 0.1).tanh().powi(2)) * f64::cos(b) * 0.1).sin();
-    } else if (acc1 * 0.1).max((v0[0] * 0.1).sin()) > -0.4 {
-        acc1 += a;
-    } else {
-        if (v0[1] * 0.1).atan() < -0.4 {
-            acc1 += (f64::cos((v0[0] * 0.1).tanh()) * 0.5).tanh();
-        } else if a - v0.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.1).sin()) > 0.3 {
-            acc1 = ((a - b / (1.5 + b.tanh())) * 0.5).tanh();
-        } else {
-            let mut acc2 = 0.0;
-        }
+        acc0 = a;
+        w1 += 1;
     }
-    (acc1 * 0.1).atan() + b.tanh() + 0.5 * b
+    let t2 = (2.0 + (0.1 * (acc0 * 0.05)).cos()).powi(-2) + (acc0 * 0.05).atan();
+    let t3: f64 = 0.9 / (1.0 + 0.2_f64.powi(2));
+    let mut w4 = 0;
+    while w4 < 3 && (b.sin() < -0.1) {
+        let t5 = if t2 < 0.1 { acc0 * 0.05 + a - (acc0 * 0.05).tanh().powi(2) } else { (t2 - t2).tanh() };
+        acc0 = (t3.sin().exp2() / (1.0 + (1.0 + b.powi(2)).ln().powi(2)) * 0.5).sin();
+        w4 += 1;
+    }
+    0.2 * t3 - t2.sin() + (acc0 * 0.05).atan() + 0.5 * t2
 }
 
 const SOURCE_P99: &str = r#"#[differentiable]
-fn p99(a: f64, b: f64) -> f64 {
-    let mut v0 = vec![0.0; 2];
-    for i in 0..v0.len() {
-        v0[i] = f64::min(a * (p85(b.max(b), (i as f64).sin(), (i as f64 * a * 0.5).tanh()) * 0.5).tanh(), (1.5 + (i as f64).sin()).log(2.5 + (i as f64).cos()));
-    }
-    let mut acc1 = f64::sin(1.0_f64.sin().exp());
-    if a > -0.4 {
-        for i in 0..4 {
-            v0[i % 2] += (a.sin() * 0.5).sin();
+fn p99(b: f64, a: f64) -> f64 {
+    let mut a = a;
+    a += a;
+    let a = a * (b * 0.25);
+    let mut acc0 = b;
+    let mut w1 = 0;
+    while w1 < 2 && (0.75_f64.powi(3) < -0.4) {
+        acc0 /= (1.0 + (0.6_f64 * 0.9).powi(2));
+        for j in 1..=4 {
+            acc0 = (2.0 + (acc0 * 0.05).tanh().sin().cos()).powi(-2);
         }
-        v0[0] = (p85(b, (((v0[0] * 0.1).atan() + b) * 0.5).tanh(), (0.5 * (acc1 * 0.1).atan().tanh()).acos()) * 0.5 / (1.0 + (acc1 * 0.1).tanh().powi(2)) * f64::cos(b) * 0.1).sin();
-    } else if (acc1 * 0.1).max((v0[0] * 0.1).sin()) > -0.4 {
-        acc1 += a;
-    } else {
-        if (v0[1] * 0.1).atan() < -0.4 {
-            acc1 += (f64::cos((v0[0] * 0.1).tanh()) * 0.5).tanh();
-        } else if a - v0.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.1).sin()) > 0.3 {
-            acc1 = ((a - b / (1.5 + b.tanh())) * 0.5).tanh();
-        } else {
-            let mut acc2 = 0.0;
-        }
+        acc0 = a;
+        w1 += 1;
     }
-    (acc1 * 0.1).atan() + b.tanh() + 0.5 * b
+    let t2 = (2.0 + (0.1 * (acc0 * 0.05)).cos()).powi(-2) + (acc0 * 0.05).atan();
+    let t3: f64 = 0.9 / (1.0 + 0.2_f64.powi(2));
+    let mut w4 = 0;
+    while w4 < 3 && (b.sin() < -0.1) {
+        let t5 = if t2 < 0.1 { acc0 * 0.05 + a - (acc0 * 0.05).tanh().powi(2) } else { (t2 - t2).tanh() };
+        acc0 = (t3.sin().exp2() / (1.0 + (1.0 + b.powi(2)).ln().powi(2)) * 0.5).sin();
+        w4 += 1;
+    }
+    0.2 * t3 - t2.sin() + (acc0 * 0.05).atan() + 0.5 * t2
 }
 "#;
 
@@ -6974,8 +7155,8 @@ pub fn check_p99() -> Result<(), String> {
     check(
         "p99",
         SOURCE_P99,
-        &["p85"],
-        0xf5fb67c547ae05ba,
+        &[],
+        0x76a4b91b49f7e1a5,
         2,
         &|p| p99(p[0], p[1]),
         &|p| {
@@ -6990,62 +7171,94 @@ pub fn check_p99() -> Result<(), String> {
 fn p100(a: f64, b: f64) -> f64 {
     let mut acc0 = 0.0;
     for i in 0..2 {
-        for j in 0..4 {
-            let b = b - a;
-            acc0 = ((1.5 + a.sin()).log(2.5 + a.cos()) * (a / (1.0 + (b * 0.5).atan().powi(2))) * 0.5).atan();
-        }
-        let t1 = b + (acc0 * 0.05).tanh();
-        acc0 += 1.0 * i as f64 * 0.1;
-        acc0 += t1.cos().exp() * (t1 * 0.2);
-    }
-    let t2 = ((0.9 * 0.75 - ((p92((acc0 * 0.05).sin().sin(), a.clamp(-0.75, 0.75), (acc0 * 0.05).tanh() * 0.1, b.max(0.5)) * 0.5).sin() + (acc0 * 0.05).atan())) * 0.5).tanh().powi(2);
-    for i in (0..4).step_by(2) {
-        if 0.2 * (p72(t2, (0.9_f64.sin().exp() * 0.5).atan(), 1.25_f64.max(0.1)) * 0.5) < 0.7 {
-            let t3 = if b.tanh().cosh() > -0.4 { (a - b) * t2.atan() } else { b - b + (t2 + (acc0 * 0.05).sin()) };
-        } else {
-            if t2 < -0.1 {
-                let t4 = match i { 0 => t2.powi(3).to_radians(), 1 => 0.2, _ => (a * t2).tanh().cosh() };
-            } else if (acc0 * 0.05).sin().tanh() > t2 {
-                for j in 0..1 {
-                    let t5: f64 = 1.25;
-                    acc0 = (i as f64 / (1.0 + t5 * t5)).sin();
+        let t1 = -a * 1.0;
+        if i == 1 {
+            for j in 0..1 {
+                let mut k2 = 0;
+                loop {
+                    let t3 = b;
+                    acc0 = (k2 as f64).sin().exp_m1().mul_add((p65((a / (1.0 + t3.powi(2)) * 0.5).sin(), 1) * 0.5).sin() - t1, t1.atan()) * 0.25;
+                    k2 += 1;
+                    if (a * 0.25 > 0.7) || k2 >= 6 { break; }
                 }
+                acc0 *= ((acc0 * 0.05).sin() * 0.3).cos();
+            }
+        } else {
+            if 2.0 * (p81(2, (1.5 + t1.sin()).log(2.5 + b.cos()), ((acc0 * 0.02 - t1) * 0.25).tanh()) * 0.5) > 0.1 || (acc0 * 0.02).atan() < -0.2 {
+                match i {
+                    0 => {
+                        match i {
+                            0 => {
+                                let acc0 = (acc0 * 0.02).atan() + t1.powi(3);
+                            }
+                            _ => {
+                                for j in 1..=3 {
+                                    let t4 = b.tanh().powi(3);
+                                    acc0 /= (1.0 + (j as f64).cos().powi(2));
+                                }
+                            }
+                        }
+                    }
+                    _ => {
+                        acc0 += (((2.0 + b.sin()).log2() - (acc0 * 0.02).tanh().powi(2)) * 0.5).sin();
+                    }
+                }
+            } else {
+                let mut t1 = t1;
             }
         }
-        acc0 = ((acc0 * 0.05).tanh() - 0.5 * a).tanh();
+        acc0 += ((a + (acc0 * 0.02).atan() + (b + b)) * 0.1).tanh();
     }
-    t2 + acc0 * 0.05 + 0.6 * b
+    let t5 = a / (1.5 + (0.75 * b).tanh());
+    acc0 -= (a.mul_add((acc0 * 0.02).atan(), t5).min((acc0 * 0.02).tanh() - acc0 * 0.02) * 0.25).tanh();
+    0.1 * t5 + acc0 * 0.02 + b.cos()
 }
 
 const SOURCE_P100: &str = r#"#[differentiable]
 fn p100(a: f64, b: f64) -> f64 {
     let mut acc0 = 0.0;
     for i in 0..2 {
-        for j in 0..4 {
-            let b = b - a;
-            acc0 = ((1.5 + a.sin()).log(2.5 + a.cos()) * (a / (1.0 + (b * 0.5).atan().powi(2))) * 0.5).atan();
-        }
-        let t1 = b + (acc0 * 0.05).tanh();
-        acc0 += 1.0 * i as f64 * 0.1;
-        acc0 += t1.cos().exp() * (t1 * 0.2);
-    }
-    let t2 = ((0.9 * 0.75 - ((p92((acc0 * 0.05).sin().sin(), a.clamp(-0.75, 0.75), (acc0 * 0.05).tanh() * 0.1, b.max(0.5)) * 0.5).sin() + (acc0 * 0.05).atan())) * 0.5).tanh().powi(2);
-    for i in (0..4).step_by(2) {
-        if 0.2 * (p72(t2, (0.9_f64.sin().exp() * 0.5).atan(), 1.25_f64.max(0.1)) * 0.5) < 0.7 {
-            let t3 = if b.tanh().cosh() > -0.4 { (a - b) * t2.atan() } else { b - b + (t2 + (acc0 * 0.05).sin()) };
-        } else {
-            if t2 < -0.1 {
-                let t4 = match i { 0 => t2.powi(3).to_radians(), 1 => 0.2, _ => (a * t2).tanh().cosh() };
-            } else if (acc0 * 0.05).sin().tanh() > t2 {
-                for j in 0..1 {
-                    let t5: f64 = 1.25;
-                    acc0 = (i as f64 / (1.0 + t5 * t5)).sin();
+        let t1 = -a * 1.0;
+        if i == 1 {
+            for j in 0..1 {
+                let mut k2 = 0;
+                loop {
+                    let t3 = b;
+                    acc0 = (k2 as f64).sin().exp_m1().mul_add((p65((a / (1.0 + t3.powi(2)) * 0.5).sin(), 1) * 0.5).sin() - t1, t1.atan()) * 0.25;
+                    k2 += 1;
+                    if (a * 0.25 > 0.7) || k2 >= 6 { break; }
                 }
+                acc0 *= ((acc0 * 0.05).sin() * 0.3).cos();
+            }
+        } else {
+            if 2.0 * (p81(2, (1.5 + t1.sin()).log(2.5 + b.cos()), ((acc0 * 0.02 - t1) * 0.25).tanh()) * 0.5) > 0.1 || (acc0 * 0.02).atan() < -0.2 {
+                match i {
+                    0 => {
+                        match i {
+                            0 => {
+                                let acc0 = (acc0 * 0.02).atan() + t1.powi(3);
+                            }
+                            _ => {
+                                for j in 1..=3 {
+                                    let t4 = b.tanh().powi(3);
+                                    acc0 /= (1.0 + (j as f64).cos().powi(2));
+                                }
+                            }
+                        }
+                    }
+                    _ => {
+                        acc0 += (((2.0 + b.sin()).log2() - (acc0 * 0.02).tanh().powi(2)) * 0.5).sin();
+                    }
+                }
+            } else {
+                let mut t1 = t1;
             }
         }
-        acc0 = ((acc0 * 0.05).tanh() - 0.5 * a).tanh();
+        acc0 += ((a + (acc0 * 0.02).atan() + (b + b)) * 0.1).tanh();
     }
-    t2 + acc0 * 0.05 + 0.6 * b
+    let t5 = a / (1.5 + (0.75 * b).tanh());
+    acc0 -= (a.mul_add((acc0 * 0.02).atan(), t5).min((acc0 * 0.02).tanh() - acc0 * 0.02) * 0.25).tanh();
+    0.1 * t5 + acc0 * 0.02 + b.cos()
 }
 "#;
 
@@ -7053,8 +7266,8 @@ pub fn check_p100() -> Result<(), String> {
     check(
         "p100",
         SOURCE_P100,
-        &["p72", "p92"],
-        0x429087796d69b383,
+        &["p65", "p81"],
+        0xeae0329086065577,
         2,
         &|p| p100(p[0], p[1]),
         &|p| {
@@ -7066,59 +7279,53 @@ pub fn check_p100() -> Result<(), String> {
 }
 
 #[differentiable]
-fn p101(a: f64) -> f64 {
-    if a.cos().exp() > 1.0 {
-        return a.mul_add(0.6, a);
-    }
-    let t0 = a.sin() * 0.25;
-    let mut a = a;
-    let t0 = t0 - -t0;
-    a *= (t0 + 2.0).tanh();
-    let mut acc1 = 0.0;
-    let mut k2 = 0;
-    let r3: f64 = loop {
-        if k2 < 1 {
-            a = (a * 0.25 * 0.9).sin();
+fn p101(b: f64, a: f64, xs: &[f64]) -> f64 {
+    let mut acc0 = (b.atan() - (b - a)) * 0.5;
+    for i in 1..=3 {
+        let mut v1 = vec![0.0; xs.len()];
+        for j in 0..v1.len() {
+            v1[j] = -0.1_f64.tanh();
+            if j > 0 {
+                v1[j] += v1[j - 1] * 0.3 * xs[j];
+            }
         }
-        acc1 += (p90(3, t0.sin()) * 0.5).sin() * 0.25;
-        k2 += 1;
-        if (((1.0 + (k2 as f64).powi(2)).sqrt()) > (a * 0.25).atan()) || k2 >= 2 { break 0.2; }
-    };
-    let mut w4 = 0;
-    while w4 < 4 {
-        let acc1 = acc1 * 0.1 - t0.powi(2).ln_1p();
-        a /= (2.0 + (t0 * (acc1 * 0.25).atan()).cos());
-        w4 += 1;
+        acc0 /= (1.0 + ((v1[i % v1.len()] * 0.25).atan() * v1.iter().map(|q| (q * 0.25) * b).sum::<f64>()).powi(2));
     }
-    r3 + (acc1 * 0.1).tanh() - 2.0 * t0 + (a * 0.1).tanh()
+    let b = b + 0.25_f64.mul_add(xs[2], b);
+    let mut k2 = 0;
+    let r4 = loop {
+        let t3 = k2 as f64 * 0.3;
+        acc0 = (xs.iter().map(|q| q * (b * 0.5)).sum::<f64>() * xs[2]).sin().exp();
+        k2 += 1;
+        if ((b * 0.5).atan2(1.5 + (acc0 * 0.1).cos()) < -0.4) || k2 >= 6 { break (0.25 * t3).tanh().exp_m1(); }
+    };
+    acc0 /= (2.0 + r4.cos());
+    0.75 * r4 + (acc0 * 0.1).sin()
 }
 
 const SOURCE_P101: &str = r#"#[differentiable]
-fn p101(a: f64) -> f64 {
-    if a.cos().exp() > 1.0 {
-        return a.mul_add(0.6, a);
-    }
-    let t0 = a.sin() * 0.25;
-    let mut a = a;
-    let t0 = t0 - -t0;
-    a *= (t0 + 2.0).tanh();
-    let mut acc1 = 0.0;
-    let mut k2 = 0;
-    let r3: f64 = loop {
-        if k2 < 1 {
-            a = (a * 0.25 * 0.9).sin();
+fn p101(b: f64, a: f64, xs: &[f64]) -> f64 {
+    let mut acc0 = (b.atan() - (b - a)) * 0.5;
+    for i in 1..=3 {
+        let mut v1 = vec![0.0; xs.len()];
+        for j in 0..v1.len() {
+            v1[j] = -0.1_f64.tanh();
+            if j > 0 {
+                v1[j] += v1[j - 1] * 0.3 * xs[j];
+            }
         }
-        acc1 += (p90(3, t0.sin()) * 0.5).sin() * 0.25;
-        k2 += 1;
-        if (((1.0 + (k2 as f64).powi(2)).sqrt()) > (a * 0.25).atan()) || k2 >= 2 { break 0.2; }
-    };
-    let mut w4 = 0;
-    while w4 < 4 {
-        let acc1 = acc1 * 0.1 - t0.powi(2).ln_1p();
-        a /= (2.0 + (t0 * (acc1 * 0.25).atan()).cos());
-        w4 += 1;
+        acc0 /= (1.0 + ((v1[i % v1.len()] * 0.25).atan() * v1.iter().map(|q| (q * 0.25) * b).sum::<f64>()).powi(2));
     }
-    r3 + (acc1 * 0.1).tanh() - 2.0 * t0 + (a * 0.1).tanh()
+    let b = b + 0.25_f64.mul_add(xs[2], b);
+    let mut k2 = 0;
+    let r4 = loop {
+        let t3 = k2 as f64 * 0.3;
+        acc0 = (xs.iter().map(|q| q * (b * 0.5)).sum::<f64>() * xs[2]).sin().exp();
+        k2 += 1;
+        if ((b * 0.5).atan2(1.5 + (acc0 * 0.1).cos()) < -0.4) || k2 >= 6 { break (0.25 * t3).tanh().exp_m1(); }
+    };
+    acc0 /= (2.0 + r4.cos());
+    0.75 * r4 + (acc0 * 0.1).sin()
 }
 "#;
 
@@ -7126,55 +7333,54 @@ pub fn check_p101() -> Result<(), String> {
     check(
         "p101",
         SOURCE_P101,
-        &["p90"],
-        0xfa0ec24cd533a245,
-        1,
-        &|p| p101(p[0]),
-        &|p| vec![gradients_function!(p101)(p[0])],
-        &|p| value_and_gradients_function!(p101)(p[0]).0,
+        &[],
+        0x82d8bb28e3347352,
+        5,
+        &|p| p101(p[0], p[1], &p[2..5]),
+        &|p| {
+            let (g0, g1, g2) = gradients_function!(p101)(p[0], p[1], &p[2..5]);
+            [vec![g0], vec![g1], g2].concat()
+        },
+        &|p| value_and_gradients_function!(p101)(p[0], p[1], &p[2..5]).0,
     )
 }
 
 #[differentiable]
-fn p102(a: f64, xs: &[f64], b: f64) -> f64 {
-    let mut acc0 = (xs.iter().map(|q| q.cos()).product::<f64>() * xs.iter().sum::<f64>()).sin();
-    let mut w1 = 0;
-    while w1 < 4 {
-        for q2 in xs.iter() {
-            let t3 = (1.5 + xs[w1].hypot(w1 as f64 * 0.2).sin()).powf((xs.iter().map(|q| q * a).sum::<f64>() + a).min(-xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()).tanh());
-            acc0 *= (2.0 + t3.sin()).ln().cos();
+fn p102(b: f64, a: f64, xs: &[f64], c: f64) -> f64 {
+    let mut acc0 = (xs[1] - xs[0]) / (2.0 + (p100(b.abs(), xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().atan()) * 0.5).atan().atan().cos()) * 0.5;
+    let t1 = match ((a * c * 0.5).sin().abs() * 2.0) as usize % 3 { 0 => xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()), 1 => (0.75 - xs.iter().map(|q| q * b).sum::<f64>()).atan(), _ => ((f64::tanh(xs[3]) + xs[0] * a) * 0.5).sin() };
+    if xs[3].hypot(xs[3]) > acc0 {
+        return xs[0] * b * f64::min(t1, c);
+    }
+    let mut w2 = 0;
+    while w2 < 2 {
+        for q3 in xs.iter() {
+            acc0 -= acc0 * 0.05 * 0.5;
+            acc0 = ((xs.iter().sum::<f64>() - t1 - b) * 0.25).sin();
         }
-        acc0 *= 0.8 + 0.2 * (a + (acc0 * 0.02).atan()).sin();
-        w1 += 1;
+        acc0 += 0.3 * (0.5 * xs[w2].tanh()).acos();
+        w2 += 1;
     }
-    let mut acc4 = b.min((acc0 * 0.01).tanh()) + b;
-    if b.cos().exp() > p99(acc4 * 0.5, ((acc0 * 0.01).atan() * xs.iter().sum::<f64>() * 0.1).tanh()) * 0.5 {
-        let acc0 = (acc0 * 0.01).tanh() + acc4.sin();
-    } else {
-        let mut acc5 = 0.5;
-    }
-    acc4.tanh() + (acc0 * 0.01).tanh().tanh() + b.tanh()
+    t1 + b + 0.5 * b
 }
 
 const SOURCE_P102: &str = r#"#[differentiable]
-fn p102(a: f64, xs: &[f64], b: f64) -> f64 {
-    let mut acc0 = (xs.iter().map(|q| q.cos()).product::<f64>() * xs.iter().sum::<f64>()).sin();
-    let mut w1 = 0;
-    while w1 < 4 {
-        for q2 in xs.iter() {
-            let t3 = (1.5 + xs[w1].hypot(w1 as f64 * 0.2).sin()).powf((xs.iter().map(|q| q * a).sum::<f64>() + a).min(-xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()).tanh());
-            acc0 *= (2.0 + t3.sin()).ln().cos();
+fn p102(b: f64, a: f64, xs: &[f64], c: f64) -> f64 {
+    let mut acc0 = (xs[1] - xs[0]) / (2.0 + (p100(b.abs(), xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().atan()) * 0.5).atan().atan().cos()) * 0.5;
+    let t1 = match ((a * c * 0.5).sin().abs() * 2.0) as usize % 3 { 0 => xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()), 1 => (0.75 - xs.iter().map(|q| q * b).sum::<f64>()).atan(), _ => ((f64::tanh(xs[3]) + xs[0] * a) * 0.5).sin() };
+    if xs[3].hypot(xs[3]) > acc0 {
+        return xs[0] * b * f64::min(t1, c);
+    }
+    let mut w2 = 0;
+    while w2 < 2 {
+        for q3 in xs.iter() {
+            acc0 -= acc0 * 0.05 * 0.5;
+            acc0 = ((xs.iter().sum::<f64>() - t1 - b) * 0.25).sin();
         }
-        acc0 *= 0.8 + 0.2 * (a + (acc0 * 0.02).atan()).sin();
-        w1 += 1;
+        acc0 += 0.3 * (0.5 * xs[w2].tanh()).acos();
+        w2 += 1;
     }
-    let mut acc4 = b.min((acc0 * 0.01).tanh()) + b;
-    if b.cos().exp() > p99(acc4 * 0.5, ((acc0 * 0.01).atan() * xs.iter().sum::<f64>() * 0.1).tanh()) * 0.5 {
-        let acc0 = (acc0 * 0.01).tanh() + acc4.sin();
-    } else {
-        let mut acc5 = 0.5;
-    }
-    acc4.tanh() + (acc0 * 0.01).tanh().tanh() + b.tanh()
+    t1 + b + 0.5 * b
 }
 "#;
 
@@ -7182,136 +7388,46 @@ pub fn check_p102() -> Result<(), String> {
     check(
         "p102",
         SOURCE_P102,
-        &["p99"],
-        0x03d327aa538e5d22,
-        6,
-        &|p| p102(p[0], &p[1..5], p[5]),
+        &["p100"],
+        0x0a2531a416e3805d,
+        7,
+        &|p| p102(p[0], p[1], &p[2..6], p[6]),
         &|p| {
-            let (g0, g1, g2) = gradients_function!(p102)(p[0], &p[1..5], p[5]);
-            [vec![g0], g1, vec![g2]].concat()
+            let (g0, g1, g2, g3) = gradients_function!(p102)(p[0], p[1], &p[2..6], p[6]);
+            [vec![g0], vec![g1], g2, vec![g3]].concat()
         },
-        &|p| value_and_gradients_function!(p102)(p[0], &p[1..5], p[5]).0,
+        &|p| value_and_gradients_function!(p102)(p[0], p[1], &p[2..6], p[6]).0,
     )
 }
 
 #[differentiable]
-fn p103(b: f64, a: f64, n: usize) -> f64 {
-    let mut acc0 = 0.5;
-    let mut w1 = 0;
-    while w1 < 1 {
-        let mut k2 = 0;
-        let r6 = loop {
-            let mut acc3 = 0.5;
-            if a < 0.3 {
-                if k2 == 2 {
-                    for l in 0..3 {
-                        let t4 = (b.abs() * (0.25 * b)).tanh();
-                        acc3 += (f64::sin((1.5 + t4.sin()).powf(b.tanh())) * 0.5).tanh();
-                    }
-                } else {
-                    let t5 = match w1 % 3 { 0 | 1 => (1.5 + (p100(((b - b) * 0.5).sin(), (a * b * 0.5).atan()) * 0.5).atan().sin()).log(2.5 + a.hypot(1.0).cos()), _ => (a.asinh().mul_add(0.75 - b, k2 as f64) * 0.25).atan() };
-                }
-            } else {
-                acc3 -= ((a * a).atan() * 0.5).tanh();
-            }
-            acc0 += (b + a) * 0.5_f64.atan() * 0.25;
-            k2 += 1;
-            if ((acc3 * 0.05).tanh() + a < 0.7) || k2 >= 4 { break acc3 * 0.05 + (acc3 * 0.05).sin() + n as f64 * b; }
-        };
-        let mut k7 = 0;
-        loop {
-            let mut w8 = 0;
-            while w8 < 2 {
-                match w1 {
-                    0 => {
-                        if w8 + w1 < 2 {
-                            let t9 = f64::cos(b - w1 as f64).sin().exp_m1();
-                        }
-                    }
-                    _ => {
-                        let t10 = b;
-                    }
-                }
-                acc0 = ((acc0 * 0.02).sin() - (w8 as f64 * (p60(a * (r6 * 0.25).atan() * 0.5, -a) * 0.5).atan() * 0.5).sin()).atan();
-                w8 += 1;
-            }
-            acc0 += ((r6 * 0.25).tanh() * 0.2).tanh() * 0.5;
-            k7 += 1;
-            if ((r6 * 0.25).tanh() > -0.4) || k7 >= 5 { break; }
-        }
-        acc0 = ((b * n as f64 - (w1 as f64 + (r6 * 0.25).atan())) * 0.5).atan();
-        w1 += 1;
-    }
+fn p103(a: f64, b: f64) -> f64 {
+    let b = b - ((p100(b.powi(2).ln_1p(), a) * 0.5).tanh() + 0.75);
+    let mut acc0 = (b * 0.5).atan().powi(2) * (a * 0.5);
     for i in 1..=2 {
-        let t11: f64 = i as f64 + (acc0 * 0.02).atan();
-        let mut v12 = vec![0.0; 4];
-        for j in 0..v12.len() {
-            v12[j] = (1.5 + (1.0 + (acc0 * 0.02).sin().powi(2)).sqrt().sin()).powf((0.2 / (1.5 + (t11 * 0.5).tanh())).tanh());
+        for j in 0..3 {
+            acc0 += ((b * 0.5).atan() * 0.5).tanh();
+            let t1 = 0.3_f64.tanh();
+            acc0 = (acc0 * 0.1).tanh();
         }
-        acc0 = (v12.iter().map(|q| q.cos()).product::<f64>().min(a) * ((t11 * 0.5).tanh() * i as f64) * 0.5).tanh();
+        acc0 += (acc0 * 0.1).sin().powi(2).asinh() * 0.5;
     }
-    let a = a + (a - (acc0 * 0.02).atan());
-    (a * 0.25).atan()
+    1.0 * (acc0 * 0.1).sin() + (b * 0.5).atan() - a
 }
 
 const SOURCE_P103: &str = r#"#[differentiable]
-fn p103(b: f64, a: f64, n: usize) -> f64 {
-    let mut acc0 = 0.5;
-    let mut w1 = 0;
-    while w1 < 1 {
-        let mut k2 = 0;
-        let r6 = loop {
-            let mut acc3 = 0.5;
-            if a < 0.3 {
-                if k2 == 2 {
-                    for l in 0..3 {
-                        let t4 = (b.abs() * (0.25 * b)).tanh();
-                        acc3 += (f64::sin((1.5 + t4.sin()).powf(b.tanh())) * 0.5).tanh();
-                    }
-                } else {
-                    let t5 = match w1 % 3 { 0 | 1 => (1.5 + (p100(((b - b) * 0.5).sin(), (a * b * 0.5).atan()) * 0.5).atan().sin()).log(2.5 + a.hypot(1.0).cos()), _ => (a.asinh().mul_add(0.75 - b, k2 as f64) * 0.25).atan() };
-                }
-            } else {
-                acc3 -= ((a * a).atan() * 0.5).tanh();
-            }
-            acc0 += (b + a) * 0.5_f64.atan() * 0.25;
-            k2 += 1;
-            if ((acc3 * 0.05).tanh() + a < 0.7) || k2 >= 4 { break acc3 * 0.05 + (acc3 * 0.05).sin() + n as f64 * b; }
-        };
-        let mut k7 = 0;
-        loop {
-            let mut w8 = 0;
-            while w8 < 2 {
-                match w1 {
-                    0 => {
-                        if w8 + w1 < 2 {
-                            let t9 = f64::cos(b - w1 as f64).sin().exp_m1();
-                        }
-                    }
-                    _ => {
-                        let t10 = b;
-                    }
-                }
-                acc0 = ((acc0 * 0.02).sin() - (w8 as f64 * (p60(a * (r6 * 0.25).atan() * 0.5, -a) * 0.5).atan() * 0.5).sin()).atan();
-                w8 += 1;
-            }
-            acc0 += ((r6 * 0.25).tanh() * 0.2).tanh() * 0.5;
-            k7 += 1;
-            if ((r6 * 0.25).tanh() > -0.4) || k7 >= 5 { break; }
-        }
-        acc0 = ((b * n as f64 - (w1 as f64 + (r6 * 0.25).atan())) * 0.5).atan();
-        w1 += 1;
-    }
+fn p103(a: f64, b: f64) -> f64 {
+    let b = b - ((p100(b.powi(2).ln_1p(), a) * 0.5).tanh() + 0.75);
+    let mut acc0 = (b * 0.5).atan().powi(2) * (a * 0.5);
     for i in 1..=2 {
-        let t11: f64 = i as f64 + (acc0 * 0.02).atan();
-        let mut v12 = vec![0.0; 4];
-        for j in 0..v12.len() {
-            v12[j] = (1.5 + (1.0 + (acc0 * 0.02).sin().powi(2)).sqrt().sin()).powf((0.2 / (1.5 + (t11 * 0.5).tanh())).tanh());
+        for j in 0..3 {
+            acc0 += ((b * 0.5).atan() * 0.5).tanh();
+            let t1 = 0.3_f64.tanh();
+            acc0 = (acc0 * 0.1).tanh();
         }
-        acc0 = (v12.iter().map(|q| q.cos()).product::<f64>().min(a) * ((t11 * 0.5).tanh() * i as f64) * 0.5).tanh();
+        acc0 += (acc0 * 0.1).sin().powi(2).asinh() * 0.5;
     }
-    let a = a + (a - (acc0 * 0.02).atan());
-    (a * 0.25).atan()
+    1.0 * (acc0 * 0.1).sin() + (b * 0.5).atan() - a
 }
 "#;
 
@@ -7319,114 +7435,50 @@ pub fn check_p103() -> Result<(), String> {
     check(
         "p103",
         SOURCE_P103,
-        &["p60", "p100"],
-        0xe7ec84f4cde15664,
+        &["p100"],
+        0x4c29b4f2551e444d,
         2,
-        &|p| p103(p[0], p[1], 1),
+        &|p| p103(p[0], p[1]),
         &|p| {
-            let (g0, g1) = gradients_function!(p103)(p[0], p[1], 1);
+            let (g0, g1) = gradients_function!(p103)(p[0], p[1]);
             [vec![g0], vec![g1]].concat()
         },
-        &|p| value_and_gradients_function!(p103)(p[0], p[1], 1).0,
+        &|p| value_and_gradients_function!(p103)(p[0], p[1]).0,
     )
 }
 
 #[differentiable]
-fn p104(a: f64, n: usize) -> f64 {
-    let t0 = if 0.9 * (p88(0.75_f64.asinh(), a) * 0.5).sin() > 0.25 { a - 0.6 + (n as f64).mul_add(a, a) } else { 0.1 * a.sin() };
-    let a = a * (a - (t0 * 0.25).sin());
-    let t1 = (n as f64).mul_add(n as f64, t0 * 0.25);
-    let mut acc2 = (2.0 + (t0 * 0.25).tanh().cos()).powi(-2);
-    if n > 3 {
-        let a = (a * 0.25).tanh() * ((a * 0.25).atan() - t1 * 0.1);
-    } else {
-        acc2 /= (2.0 + (1.0 + 1.0_f64.powi(2)).ln().cos());
-        acc2 *= (p85((t1 * 0.1).sin().min(acc2), (a * 0.25).sin().atan(), (1.0 + (t1 * 0.1).sin().powi(2)).sqrt()) * 0.5).mul_add(t1 * 0.1, (t1 * 0.1).sin()).tanh();
-        if n % 3 == 1 {
-            acc2 += ((t1 * 0.1).cos().min(t1 * 0.1) * 0.5).tanh();
-        } else {
-            for i in (0..8).step_by(2) {
-                let mut k3 = 0;
-                loop {
-                    if k3 % 2 == 0 {
-                        let t4 = match k3 % 3 { 0 | 1 => (2.0 + (acc2 * 0.05).atan().tanh().sin()).ln(), _ => -(a * 0.25).tanh() };
-                    } else {
-                        let flag5 = a * 0.25 - (a * 0.25).tanh() > 0.0;
-                    }
-                    acc2 = (t0 * 0.25).tanh() * 0.25;
-                    k3 += 1;
-                    if ((a * 0.25).atan() * (acc2 * 0.05).sin() > 0.0 && (a * 0.25).atan() < 0.25) || k3 >= 3 { break; }
-                }
-                acc2 *= 0.5 + 0.4 * ((acc2 * 0.05).atan() - (t0 * 0.25).atan()).sin();
-            }
+fn p104(b: f64, c: f64, a: f64) -> f64 {
+    let t0 = c + (c - b);
+    let mut acc1 = ((1.0 + (t0 * 0.5).sin()) * (b - b) * 0.5).sin();
+    let mut k2 = 0;
+    let r4 = loop {
+        let mut v3 = vec![0.0; 4];
+        for j in 0..v3.len() {
+            v3[j] = a.atan().clamp(-0.75, 0.75);
         }
-    }
-    if n == 2 {
-        for i in 0..n {
-            for j in 0..2 {
-                for l in 0..1 {
-                    if (acc2 * 0.02).sin() > l as f64 {
-                        acc2 /= (2.0 + ((t0 * 0.25).tanh() - 0.3).cos());
-                    } else {
-                        let mut t1 = t1;
-                    }
-                    acc2 /= (2.0 + (l as f64).cos());
-                }
-                acc2 += (((t1 * 0.1).tanh() / (2.0 + (a * 0.25).atan().cos())).cos().exp() * 0.5).tanh();
-            }
-            acc2 += ((a * 0.25).atan().cos() / (1.5 + (a * 0.25).atan().sin().exp2().tanh()) * 0.25).tanh();
-        }
-    }
-    (acc2 * 0.02).sin() + (t1 * 0.1).tanh() - (a * 0.25).tanh() + 0.6 * (t0 * 0.25).sin() + 0.5 * 0.5
+        acc1 /= (1.0 + (2.0 + (t0 * 0.5).atan().cos()).powi(-2).powi(2));
+        k2 += 1;
+        if (v3[k2] / (1.5 + (t0 * 0.5).tanh()) > (t0 * 0.5).sin()) || k2 >= 2 { break (acc1 * 0.25).sin(); }
+    };
+    r4 + 0.75 * (acc1 * 0.25).atan() + (t0 * 0.5).tanh() + 0.5 * c
 }
 
 const SOURCE_P104: &str = r#"#[differentiable]
-fn p104(a: f64, n: usize) -> f64 {
-    let t0 = if 0.9 * (p88(0.75_f64.asinh(), a) * 0.5).sin() > 0.25 { a - 0.6 + (n as f64).mul_add(a, a) } else { 0.1 * a.sin() };
-    let a = a * (a - (t0 * 0.25).sin());
-    let t1 = (n as f64).mul_add(n as f64, t0 * 0.25);
-    let mut acc2 = (2.0 + (t0 * 0.25).tanh().cos()).powi(-2);
-    if n > 3 {
-        let a = (a * 0.25).tanh() * ((a * 0.25).atan() - t1 * 0.1);
-    } else {
-        acc2 /= (2.0 + (1.0 + 1.0_f64.powi(2)).ln().cos());
-        acc2 *= (p85((t1 * 0.1).sin().min(acc2), (a * 0.25).sin().atan(), (1.0 + (t1 * 0.1).sin().powi(2)).sqrt()) * 0.5).mul_add(t1 * 0.1, (t1 * 0.1).sin()).tanh();
-        if n % 3 == 1 {
-            acc2 += ((t1 * 0.1).cos().min(t1 * 0.1) * 0.5).tanh();
-        } else {
-            for i in (0..8).step_by(2) {
-                let mut k3 = 0;
-                loop {
-                    if k3 % 2 == 0 {
-                        let t4 = match k3 % 3 { 0 | 1 => (2.0 + (acc2 * 0.05).atan().tanh().sin()).ln(), _ => -(a * 0.25).tanh() };
-                    } else {
-                        let flag5 = a * 0.25 - (a * 0.25).tanh() > 0.0;
-                    }
-                    acc2 = (t0 * 0.25).tanh() * 0.25;
-                    k3 += 1;
-                    if ((a * 0.25).atan() * (acc2 * 0.05).sin() > 0.0 && (a * 0.25).atan() < 0.25) || k3 >= 3 { break; }
-                }
-                acc2 *= 0.5 + 0.4 * ((acc2 * 0.05).atan() - (t0 * 0.25).atan()).sin();
-            }
+fn p104(b: f64, c: f64, a: f64) -> f64 {
+    let t0 = c + (c - b);
+    let mut acc1 = ((1.0 + (t0 * 0.5).sin()) * (b - b) * 0.5).sin();
+    let mut k2 = 0;
+    let r4 = loop {
+        let mut v3 = vec![0.0; 4];
+        for j in 0..v3.len() {
+            v3[j] = a.atan().clamp(-0.75, 0.75);
         }
-    }
-    if n == 2 {
-        for i in 0..n {
-            for j in 0..2 {
-                for l in 0..1 {
-                    if (acc2 * 0.02).sin() > l as f64 {
-                        acc2 /= (2.0 + ((t0 * 0.25).tanh() - 0.3).cos());
-                    } else {
-                        let mut t1 = t1;
-                    }
-                    acc2 /= (2.0 + (l as f64).cos());
-                }
-                acc2 += (((t1 * 0.1).tanh() / (2.0 + (a * 0.25).atan().cos())).cos().exp() * 0.5).tanh();
-            }
-            acc2 += ((a * 0.25).atan().cos() / (1.5 + (a * 0.25).atan().sin().exp2().tanh()) * 0.25).tanh();
-        }
-    }
-    (acc2 * 0.02).sin() + (t1 * 0.1).tanh() - (a * 0.25).tanh() + 0.6 * (t0 * 0.25).sin() + 0.5 * 0.5
+        acc1 /= (1.0 + (2.0 + (t0 * 0.5).atan().cos()).powi(-2).powi(2));
+        k2 += 1;
+        if (v3[k2] / (1.5 + (t0 * 0.5).tanh()) > (t0 * 0.5).sin()) || k2 >= 2 { break (acc1 * 0.25).sin(); }
+    };
+    r4 + 0.75 * (acc1 * 0.25).atan() + (t0 * 0.5).tanh() + 0.5 * c
 }
 "#;
 
@@ -7434,69 +7486,78 @@ pub fn check_p104() -> Result<(), String> {
     check(
         "p104",
         SOURCE_P104,
-        &["p85", "p88"],
-        0xf4779a377ccf4eeb,
-        1,
-        &|p| p104(p[0], 3),
-        &|p| vec![gradients_function!(p104)(p[0], 3)],
-        &|p| value_and_gradients_function!(p104)(p[0], 3).0,
+        &[],
+        0x49c7121ef54dc970,
+        3,
+        &|p| p104(p[0], p[1], p[2]),
+        &|p| {
+            let (g0, g1, g2) = gradients_function!(p104)(p[0], p[1], p[2]);
+            [vec![g0], vec![g1], vec![g2]].concat()
+        },
+        &|p| value_and_gradients_function!(p104)(p[0], p[1], p[2]).0,
     )
 }
 
 #[differentiable]
-fn p105(a: f64) -> f64 {
-    let t0 = (1.5 + (1.0 * a).cos()).sqrt();
-    let t1 = (1.5 + a.sin()).powf(t0.tanh()).cos().min(-(p89((a + 2.0) * 0.5, a.powi(2).ln_1p(), (1.0 + t0.powi(2)).cbrt() * 0.5) * 0.25).sin() * t0);
-    let k2 = (a.max(a).abs() * 2.0) as usize % 3;
-    let mut acc3 = (0.5 * f64::min(t0, t0).tanh()).atanh();
-    match k2 {
-        0 => {
-            for i in 0..2 {
-                let mut acc4 = 1.0;
-                acc3 /= (1.0 + t0.powi(2));
-            }
-        }
-        1 => {
-            let t5 = 0.1 * t0;
-        }
-        _ => {
-            let mut w6 = 0;
-            while w6 < 4 {
-                acc3 -= (t0.powi(3).mul_add(-(acc3 * 0.1).sin(), t0.atan2(1.5 + a.cos())) * 0.25).tanh();
-                acc3 -= ((1.5 + t1.clamp(-0.75, 0.75).sin()).log(2.5 + t1.cos()) * 0.5).atan();
-                w6 += 1;
-            }
-        }
+fn p105(xs: &[f64], b: f64, a: f64) -> f64 {
+    let mut acc0 = 0.0;
+    let mut w1 = 0;
+    while w1 < 1 {
+        acc0 += -a.clamp(-0.75, 0.75);
+        acc0 += ((w1 as f64).tanh() / (2.0 + b.atan().cos()) * 0.25).sin();
+        w1 += 1;
     }
-    (acc3 * 0.1).tanh() - 0.75 * t1 + 1.5 * t0
+    let t3 = { let u2 = (2.0 + (-xs.iter().map(|q| q.cos()).product::<f64>()).sin()).cbrt(); (u2 + (acc0 * 0.5).atan()).abs() };
+    let mut b = b;
+    let mut k4 = 0;
+    let r7 = loop {
+        let mut k5 = 0;
+        loop {
+            if a.mul_add(xs[k5], (t3 * 0.5).sin()) < 0.5 {
+                acc0 = (2.0 + (2.0 + (t3 * 0.5).tanh().cos()).recip().sin()).log10();
+            } else {
+                let t6 = (xs[xs.len() - 1 - k5].powi(3) * 0.5).sin().powi(3);
+            }
+            acc0 += (xs[xs.len() - 1 - k5].powi(3) * 0.25).atan();
+            k5 += 1;
+            if (xs[xs.len() - 1 - k4] * 0.5 > a) || k5 >= 3 { break; }
+        }
+        acc0 = (acc0 * 0.05 + xs[k4].cos()).atan();
+        k4 += 1;
+        if ((k4 as f64) > -0.1) || k4 >= 3 { break 1.0 * (b * 0.05).sin().powi(2).ln_1p(); }
+    };
+    r7 - b * 0.05 + (t3 * 0.5).atan() + acc0 * 0.05
 }
 
 const SOURCE_P105: &str = r#"#[differentiable]
-fn p105(a: f64) -> f64 {
-    let t0 = (1.5 + (1.0 * a).cos()).sqrt();
-    let t1 = (1.5 + a.sin()).powf(t0.tanh()).cos().min(-(p89((a + 2.0) * 0.5, a.powi(2).ln_1p(), (1.0 + t0.powi(2)).cbrt() * 0.5) * 0.25).sin() * t0);
-    let k2 = (a.max(a).abs() * 2.0) as usize % 3;
-    let mut acc3 = (0.5 * f64::min(t0, t0).tanh()).atanh();
-    match k2 {
-        0 => {
-            for i in 0..2 {
-                let mut acc4 = 1.0;
-                acc3 /= (1.0 + t0.powi(2));
-            }
-        }
-        1 => {
-            let t5 = 0.1 * t0;
-        }
-        _ => {
-            let mut w6 = 0;
-            while w6 < 4 {
-                acc3 -= (t0.powi(3).mul_add(-(acc3 * 0.1).sin(), t0.atan2(1.5 + a.cos())) * 0.25).tanh();
-                acc3 -= ((1.5 + t1.clamp(-0.75, 0.75).sin()).log(2.5 + t1.cos()) * 0.5).atan();
-                w6 += 1;
-            }
-        }
+fn p105(xs: &[f64], b: f64, a: f64) -> f64 {
+    let mut acc0 = 0.0;
+    let mut w1 = 0;
+    while w1 < 1 {
+        acc0 += -a.clamp(-0.75, 0.75);
+        acc0 += ((w1 as f64).tanh() / (2.0 + b.atan().cos()) * 0.25).sin();
+        w1 += 1;
     }
-    (acc3 * 0.1).tanh() - 0.75 * t1 + 1.5 * t0
+    let t3 = { let u2 = (2.0 + (-xs.iter().map(|q| q.cos()).product::<f64>()).sin()).cbrt(); (u2 + (acc0 * 0.5).atan()).abs() };
+    let mut b = b;
+    let mut k4 = 0;
+    let r7 = loop {
+        let mut k5 = 0;
+        loop {
+            if a.mul_add(xs[k5], (t3 * 0.5).sin()) < 0.5 {
+                acc0 = (2.0 + (2.0 + (t3 * 0.5).tanh().cos()).recip().sin()).log10();
+            } else {
+                let t6 = (xs[xs.len() - 1 - k5].powi(3) * 0.5).sin().powi(3);
+            }
+            acc0 += (xs[xs.len() - 1 - k5].powi(3) * 0.25).atan();
+            k5 += 1;
+            if (xs[xs.len() - 1 - k4] * 0.5 > a) || k5 >= 3 { break; }
+        }
+        acc0 = (acc0 * 0.05 + xs[k4].cos()).atan();
+        k4 += 1;
+        if ((k4 as f64) > -0.1) || k4 >= 3 { break 1.0 * (b * 0.05).sin().powi(2).ln_1p(); }
+    };
+    r7 - b * 0.05 + (t3 * 0.5).atan() + acc0 * 0.05
 }
 "#;
 
@@ -7504,123 +7565,38 @@ pub fn check_p105() -> Result<(), String> {
     check(
         "p105",
         SOURCE_P105,
-        &["p89"],
-        0xaf24864f868bd99b,
-        1,
-        &|p| p105(p[0]),
-        &|p| vec![gradients_function!(p105)(p[0])],
-        &|p| value_and_gradients_function!(p105)(p[0]).0,
+        &[],
+        0xd88d9bd60407a392,
+        6,
+        &|p| p105(&p[0..4], p[4], p[5]),
+        &|p| {
+            let (g0, g1, g2) = gradients_function!(p105)(&p[0..4], p[4], p[5]);
+            [g0, vec![g1], vec![g2]].concat()
+        },
+        &|p| value_and_gradients_function!(p105)(&p[0..4], p[4], p[5]).0,
     )
 }
 
 #[differentiable]
-fn p106(b: f64, a: f64) -> f64 {
-    let mut acc0 = (p99((b / (1.5 + a.tanh()) * 0.5).atan(), 0.5 + a) * 0.5).sin() + b;
-    if b - b > 0.25 {
-        let mut k1 = 0;
-        loop {
-            for j in 1..=2 {
-                for l in 0..2 {
-                    if -b < -0.1 {
-                        let t2 = match k1 % 3 { 0 => l as f64, 1 => (1.5 + (k1 as f64 - b).sin()).powf((a / (2.0 + (l as f64).cos())).tanh()), _ => (0.5 + ((acc0 * 0.02).atan() + a)) * 0.5 };
-                    } else {
-                        acc0 += ((p88(a * b * 0.5, (1.5 + b.sin()).log(2.5 + b.cos())) * 0.5).atan() * 0.5).sin();
-                    }
-                    acc0 += a;
-                }
-                acc0 = (a.sin().mul_add(b - 0.5, b) * 0.5).tanh();
-            }
-            acc0 += ((1.0 + ((acc0 * 0.02).atan() * a).powi(2)).sqrt() * 0.25).atan();
-            k1 += 1;
-            if ((f64::sin(k1 as f64)) > b) || k1 >= 3 { break; }
-        }
-    } else {
-        acc0 = ((acc0 * 0.02).tanh() + b + a.mul_add(a, b)) * 0.25;
-        if b * 1.5 < -0.4 {
-            if a.powi(2) > -0.4 {
-                for i in 0..2 {
-                    let b = b * (acc0 * 0.02).tanh().abs();
-                    acc0 = ((i as f64).tanh() + (acc0 * 0.02).atan()) * 0.5;
-                }
-            } else if b - a > b {
-                if (acc0 * 0.02).sin() * 0.3 < -0.1 {
-                    let t4 = { let u3 = b.cos(); (1.0 + (acc0 * 0.02).sin().powi(2)).ln() };
-                } else if (acc0 * 0.02).atan().sin().exp2() > acc0 * 0.02 {
-                    if a.mul_add((acc0 * 0.02).tanh(), a) < 0.0 {
-                        let mut k5 = 0;
-                        let r6 = loop {
-                            for j in 0..2 {
-                                acc0 += (f64::sin(a) * (1.5 + b.sin()).log(2.5 + (acc0 * 0.02).cos()) * 0.25).atan();
-                                acc0 *= (a + a).tanh();
-                            }
-                            acc0 -= ((acc0 * 0.01).tanh().tanh().exp_m1() * 0.5).tanh();
-                            k5 += 1;
-                            if (b.powi(3) < 0.7) || k5 >= 2 { break 0.6 * 1.5 * a; }
-                        };
-                    } else {
-                        let t7 = b.powi(3);
-                    }
-                }
-            }
-            return acc0 * 0.02;
-        }
+fn p106(a: f64, b: f64) -> f64 {
+    let t0 = if -(p103((a.hypot(b) * 0.5).sin(), b * (p93(2, -0.9) * 0.5).sin()) * 0.5).sin() < 0.3 { a } else { a.min(b) * (1.0 + b.powi(2)).ln() };
+    let t1 = b;
+    let mut v2 = vec![0.0; 3];
+    for i in 0..v2.len() {
+        v2[i] = a;
     }
-    (acc0 * 0.01).sin() + 0.5 * (acc0 * 0.01)
+    t0 + b.cos()
 }
 
 const SOURCE_P106: &str = r#"#[differentiable]
-fn p106(b: f64, a: f64) -> f64 {
-    let mut acc0 = (p99((b / (1.5 + a.tanh()) * 0.5).atan(), 0.5 + a) * 0.5).sin() + b;
-    if b - b > 0.25 {
-        let mut k1 = 0;
-        loop {
-            for j in 1..=2 {
-                for l in 0..2 {
-                    if -b < -0.1 {
-                        let t2 = match k1 % 3 { 0 => l as f64, 1 => (1.5 + (k1 as f64 - b).sin()).powf((a / (2.0 + (l as f64).cos())).tanh()), _ => (0.5 + ((acc0 * 0.02).atan() + a)) * 0.5 };
-                    } else {
-                        acc0 += ((p88(a * b * 0.5, (1.5 + b.sin()).log(2.5 + b.cos())) * 0.5).atan() * 0.5).sin();
-                    }
-                    acc0 += a;
-                }
-                acc0 = (a.sin().mul_add(b - 0.5, b) * 0.5).tanh();
-            }
-            acc0 += ((1.0 + ((acc0 * 0.02).atan() * a).powi(2)).sqrt() * 0.25).atan();
-            k1 += 1;
-            if ((f64::sin(k1 as f64)) > b) || k1 >= 3 { break; }
-        }
-    } else {
-        acc0 = ((acc0 * 0.02).tanh() + b + a.mul_add(a, b)) * 0.25;
-        if b * 1.5 < -0.4 {
-            if a.powi(2) > -0.4 {
-                for i in 0..2 {
-                    let b = b * (acc0 * 0.02).tanh().abs();
-                    acc0 = ((i as f64).tanh() + (acc0 * 0.02).atan()) * 0.5;
-                }
-            } else if b - a > b {
-                if (acc0 * 0.02).sin() * 0.3 < -0.1 {
-                    let t4 = { let u3 = b.cos(); (1.0 + (acc0 * 0.02).sin().powi(2)).ln() };
-                } else if (acc0 * 0.02).atan().sin().exp2() > acc0 * 0.02 {
-                    if a.mul_add((acc0 * 0.02).tanh(), a) < 0.0 {
-                        let mut k5 = 0;
-                        let r6 = loop {
-                            for j in 0..2 {
-                                acc0 += (f64::sin(a) * (1.5 + b.sin()).log(2.5 + (acc0 * 0.02).cos()) * 0.25).atan();
-                                acc0 *= (a + a).tanh();
-                            }
-                            acc0 -= ((acc0 * 0.01).tanh().tanh().exp_m1() * 0.5).tanh();
-                            k5 += 1;
-                            if (b.powi(3) < 0.7) || k5 >= 2 { break 0.6 * 1.5 * a; }
-                        };
-                    } else {
-                        let t7 = b.powi(3);
-                    }
-                }
-            }
-            return acc0 * 0.02;
-        }
+fn p106(a: f64, b: f64) -> f64 {
+    let t0 = if -(p103((a.hypot(b) * 0.5).sin(), b * (p93(2, -0.9) * 0.5).sin()) * 0.5).sin() < 0.3 { a } else { a.min(b) * (1.0 + b.powi(2)).ln() };
+    let t1 = b;
+    let mut v2 = vec![0.0; 3];
+    for i in 0..v2.len() {
+        v2[i] = a;
     }
-    (acc0 * 0.01).sin() + 0.5 * (acc0 * 0.01)
+    t0 + b.cos()
 }
 "#;
 
@@ -7628,8 +7604,8 @@ pub fn check_p106() -> Result<(), String> {
     check(
         "p106",
         SOURCE_P106,
-        &["p88", "p99"],
-        0x7271010265fd1ee5,
+        &["p93", "p103"],
+        0x5d375992834e8bea,
         2,
         &|p| p106(p[0], p[1]),
         &|p| {
@@ -7641,105 +7617,53 @@ pub fn check_p106() -> Result<(), String> {
 }
 
 #[differentiable]
-fn p107(a: f64, b: f64) -> f64 {
-    if b.sin().exp() < -0.1 {
-        let mut acc0 = a.powi(3) / (2.0 + (1.0 * b).cos()) * 0.25;
-        for i in 0..3 {
-            if a * (p88(a, (acc0 * 0.25).sin() * (acc0 * 0.25).atan()) * 0.5).tanh() < 0.0 {
-                let flag1 = b / (1.0 + b * b) > 0.3;
-            } else if f64::min(b, (acc0 * 0.25).tanh()) > b {
-                for j in 0..4 {
-                    let t2 = f64::min((acc0 * 0.05).sin().cos().exp(), (a * (acc0 * 0.05).tanh()).powi(2));
-                    acc0 -= ((2.0 + (2.0 + (i as f64).sin()).ln().sin()).sqrt() * 0.5).atan();
-                }
-            }
-            acc0 = f64::cos(1.25).sin();
-        }
-        return a / (1.0 + b.powi(2)) - (2.0 + (p99(b, 0.2) * 0.5).sin()).sqrt();
+fn p107(a: f64) -> f64 {
+    let mut v0 = vec![0.0; 3];
+    for i in 0..v0.len() {
+        v0[i] = ((a - a).mul_add(a.mul_add(a, a), 0.2_f64.asinh()) * 0.1).atan();
     }
-    let k3 = (b.cos().abs() * 2.0) as usize % 3;
-    let mut acc4 = (a.clamp(-0.75, 0.75).hypot(b / (2.0 + b.cos())) * 0.5).sin();
-    match k3 {
-        0 => {
-            let t5: f64 = a.atan() * -f64::sin(acc4);
-        }
-        1 => {
-            let mut k6 = 0;
-            let r7 = loop {
-                acc4 = a;
-                acc4 /= (1.0 + (b + b).powi(2));
-                k6 += 1;
-                if (b > -0.4) || k6 >= 6 { break ((acc4 * 0.1).atan() + 0.75) / (1.5 + (1.5 + a.cos()).sqrt().tanh()); }
-            };
-        }
-        _ => {
-            let t8 = b;
-            for i in 0..1 {
-                let acc4 = (acc4 * 0.1).tanh() - (t8 + (acc4 * 0.1).tanh());
-            }
-        }
+    let t1: f64 = -v0[1];
+    if t1.sin() > -0.4 {
+        return a;
     }
-    let mut acc9 = 0.5;
-    if a.mul_add(b, 1.25) > b {
-        let mut acc10 = 0.0;
-    } else {
-        for i in 1..=3 {
-            let b = b * (acc4 * 0.05).atan();
-            acc9 += (acc4 * 0.05).sin();
+    let mut acc2 = (t1 - v0[2]) * 0.5;
+    for i in 0..v0.len() {
+        let t3 = if i > 1 { (acc2 * 0.25).atan() / (1.0 + (v0[i] * 0.25).powi(2)) * 1.25 } else { (((acc2 * 0.25).sin() + v0.iter().map(|q| (q * 0.25) * (q * 0.25)).sum::<f64>()) / (1.0 + (0.5 * t1).powi(2)) * 0.5).atan() };
+        let t4 = (-(v0[i] * 0.25).tanh()).min(v0.iter().map(|q| (q * 0.25).cos()).product::<f64>().powi(2)) / (1.0 + t1.cos().powi(2));
+        let t5 = (i as f64 * 0.2).powi(2) / (1.5 + (1.5 + a.sin()).log(2.5 + (v0[i] * 0.25).tanh().cos()).tanh());
+        if (acc2 * 0.25).atan().clamp(-0.75, 0.75) < -0.1 {
+            let t6 = if t1.cos().exp() > v0.iter().enumerate().map(|(k, q)| (q * 0.25) * k as f64).sum::<f64>() { (2.0 + (i as f64 + 2.0).sin()).log2() } else { (acc2 * 0.25).tanh().min((p97((v0.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.25).sin()) / (1.0 + t4.powi(2)) * 0.5).sin(), f64::cos(t1), (2.0 + v0.iter().enumerate().map(|(k, q)| (q * 0.25) * k as f64).sum::<f64>().sin()).log10(), (a - t4) * 0.5) * 0.5).tanh()) + v0.iter().map(|q| (q * 0.25).cos()).product::<f64>().sin().exp_m1() };
+        } else if (1.0 + t1.powi(2)).sqrt() < -0.4 {
+            acc2 = a.tanh();
         }
+        acc2 *= 0.3_f64.hypot((v0[v0.len() - 1 - i] * 0.25).sin()).tanh();
     }
-    (acc9 * 0.25).sin() + (acc4 * 0.05).sin() + b.sin()
+    (acc2 * 0.1).atan() + 0.5 * t1 + a
 }
 
 const SOURCE_P107: &str = r#"#[differentiable]
-fn p107(a: f64, b: f64) -> f64 {
-    if b.sin().exp() < -0.1 {
-        let mut acc0 = a.powi(3) / (2.0 + (1.0 * b).cos()) * 0.25;
-        for i in 0..3 {
-            if a * (p88(a, (acc0 * 0.25).sin() * (acc0 * 0.25).atan()) * 0.5).tanh() < 0.0 {
-                let flag1 = b / (1.0 + b * b) > 0.3;
-            } else if f64::min(b, (acc0 * 0.25).tanh()) > b {
-                for j in 0..4 {
-                    let t2 = f64::min((acc0 * 0.05).sin().cos().exp(), (a * (acc0 * 0.05).tanh()).powi(2));
-                    acc0 -= ((2.0 + (2.0 + (i as f64).sin()).ln().sin()).sqrt() * 0.5).atan();
-                }
-            }
-            acc0 = f64::cos(1.25).sin();
-        }
-        return a / (1.0 + b.powi(2)) - (2.0 + (p99(b, 0.2) * 0.5).sin()).sqrt();
+fn p107(a: f64) -> f64 {
+    let mut v0 = vec![0.0; 3];
+    for i in 0..v0.len() {
+        v0[i] = ((a - a).mul_add(a.mul_add(a, a), 0.2_f64.asinh()) * 0.1).atan();
     }
-    let k3 = (b.cos().abs() * 2.0) as usize % 3;
-    let mut acc4 = (a.clamp(-0.75, 0.75).hypot(b / (2.0 + b.cos())) * 0.5).sin();
-    match k3 {
-        0 => {
-            let t5: f64 = a.atan() * -f64::sin(acc4);
-        }
-        1 => {
-            let mut k6 = 0;
-            let r7 = loop {
-                acc4 = a;
-                acc4 /= (1.0 + (b + b).powi(2));
-                k6 += 1;
-                if (b > -0.4) || k6 >= 6 { break ((acc4 * 0.1).atan() + 0.75) / (1.5 + (1.5 + a.cos()).sqrt().tanh()); }
-            };
-        }
-        _ => {
-            let t8 = b;
-            for i in 0..1 {
-                let acc4 = (acc4 * 0.1).tanh() - (t8 + (acc4 * 0.1).tanh());
-            }
-        }
+    let t1: f64 = -v0[1];
+    if t1.sin() > -0.4 {
+        return a;
     }
-    let mut acc9 = 0.5;
-    if a.mul_add(b, 1.25) > b {
-        let mut acc10 = 0.0;
-    } else {
-        for i in 1..=3 {
-            let b = b * (acc4 * 0.05).atan();
-            acc9 += (acc4 * 0.05).sin();
+    let mut acc2 = (t1 - v0[2]) * 0.5;
+    for i in 0..v0.len() {
+        let t3 = if i > 1 { (acc2 * 0.25).atan() / (1.0 + (v0[i] * 0.25).powi(2)) * 1.25 } else { (((acc2 * 0.25).sin() + v0.iter().map(|q| (q * 0.25) * (q * 0.25)).sum::<f64>()) / (1.0 + (0.5 * t1).powi(2)) * 0.5).atan() };
+        let t4 = (-(v0[i] * 0.25).tanh()).min(v0.iter().map(|q| (q * 0.25).cos()).product::<f64>().powi(2)) / (1.0 + t1.cos().powi(2));
+        let t5 = (i as f64 * 0.2).powi(2) / (1.5 + (1.5 + a.sin()).log(2.5 + (v0[i] * 0.25).tanh().cos()).tanh());
+        if (acc2 * 0.25).atan().clamp(-0.75, 0.75) < -0.1 {
+            let t6 = if t1.cos().exp() > v0.iter().enumerate().map(|(k, q)| (q * 0.25) * k as f64).sum::<f64>() { (2.0 + (i as f64 + 2.0).sin()).log2() } else { (acc2 * 0.25).tanh().min((p97((v0.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.25).sin()) / (1.0 + t4.powi(2)) * 0.5).sin(), f64::cos(t1), (2.0 + v0.iter().enumerate().map(|(k, q)| (q * 0.25) * k as f64).sum::<f64>().sin()).log10(), (a - t4) * 0.5) * 0.5).tanh()) + v0.iter().map(|q| (q * 0.25).cos()).product::<f64>().sin().exp_m1() };
+        } else if (1.0 + t1.powi(2)).sqrt() < -0.4 {
+            acc2 = a.tanh();
         }
+        acc2 *= 0.3_f64.hypot((v0[v0.len() - 1 - i] * 0.25).sin()).tanh();
     }
-    (acc9 * 0.25).sin() + (acc4 * 0.05).sin() + b.sin()
+    (acc2 * 0.1).atan() + 0.5 * t1 + a
 }
 "#;
 
@@ -7747,152 +7671,51 @@ pub fn check_p107() -> Result<(), String> {
     check(
         "p107",
         SOURCE_P107,
-        &["p88", "p99"],
-        0xccbba60aec68a9de,
-        2,
-        &|p| p107(p[0], p[1]),
-        &|p| {
-            let (g0, g1) = gradients_function!(p107)(p[0], p[1]);
-            [vec![g0], vec![g1]].concat()
-        },
-        &|p| value_and_gradients_function!(p107)(p[0], p[1]).0,
+        &["p97"],
+        0x5f649441b6c119b9,
+        1,
+        &|p| p107(p[0]),
+        &|p| vec![gradients_function!(p107)(p[0])],
+        &|p| value_and_gradients_function!(p107)(p[0]).0,
     )
 }
 
 #[differentiable]
-fn p108(b: f64, a: f64, xs: &[f64], n: usize) -> f64 {
-    let t0 = -xs[n];
-    let mut acc1 = ((t0.powi(3) + t0.powi(2)) * 0.5).atan();
-    if n == 1 {
-        let t2 = a;
-        for i in 0..4 {
-            if i + n < 4 {
-                return f64::tanh(a + t0);
-            }
-            acc1 += (xs.iter().map(|q| q * q).sum::<f64>() * 0.1).tanh();
-        }
-    } else if n == 0 {
-        let t3 = b * xs[xs.len() - 1 - n];
-        let flag4 = t0.cos() > 0.25;
-        let t5 = 0.75_f64.powi(2) * xs[n].tanh();
+fn p108(a: f64, b: f64) -> f64 {
+    let mut v0 = vec![0.0; 4];
+    for i in 0..v0.len() {
+        v0[i] = (a * a).atan();
     }
-    for i in 0..3 {
-        let t6 = if (acc1 * 0.1).hypot(0.25) < 0.1 { 0.5 * (0.1 * 0.5) } else { f64::cos(t0) - acc1 * 0.1 };
-        acc1 = t0;
+    v0[1] = (2.0_f64 * 0.5).sin();
+    let t2 = { let u1 = f64::sin((1.5 + b.sin()).powf(a.tanh())); a };
+    let t3 = t2.tanh();
+    let t4 = t3;
+    let mut acc5 = 0.5;
+    if b * 0.1 > 0.5 {
+        let t6 = 0.25_f64.max(v0[2]) - f64::tanh(t2);
+    } else if v0[0].atan2(1.5 + t3.cos()) > t4 {
+        v0[0] -= (-(-t3) * 0.5).atan();
     }
-    if -t0 < -0.1 || a < -0.4 {
-        for (i, q7) in xs.iter().enumerate() {
-            match n % 3 {
-                0 => {
-                    for j in 0..xs.len() {
-                        acc1 += (b.cos().tanh() * 0.5).atan();
-                    }
-                }
-                1 => {
-                    let mut k8 = 0;
-                    loop {
-                        if (acc1 * 0.02).tanh() < 0.5 {
-                            let t9 = (acc1 * 0.02).tanh().powi(2).ln_1p();
-                        } else {
-                            if k8 == 2 {
-                                if xs[i] * xs.iter().sum::<f64>() > n as f64 {
-                                    if b > (acc1 * 0.02).atan() {
-                                        acc1 -= ((k8 as f64 + acc1 * 0.02) / (2.0 + (acc1 * 0.02).sin().atan().cos()) * 0.1).tanh();
-                                    } else {
-                                        acc1 = p78(xs[xs.len() - 1 - i].atan2(1.5 + b.cos()), ((acc1 * 0.02).atan().mul_add(xs.iter().sum::<f64>(), (acc1 * 0.02).sin()) * 0.1).atan());
-                                    }
-                                }
-                            } else {
-                                let mut acc10 = xs[0];
-                            }
-                        }
-                        acc1 += ((acc1 * 0.02).atan() * (acc1 * 0.02).tanh().cos() * 0.5).sin();
-                        k8 += 1;
-                        if ((*q7).sin().exp() > b) || k8 >= 4 { break; }
-                    }
-                }
-                _ => {
-                    if n % 2 == 0 {
-                        let b = b + (1.5 + b.sin()).powf(b.tanh());
-                    }
-                }
-            }
-            acc1 = *q7;
-        }
-    } else {
-        if (2.0 + (xs.iter().map(|q| (q * 0.25).sin()).sum::<f64>() * 0.5).tanh().cos()).powi(-2) > (acc1 * 0.02).sin() {
-            let t11 = (1.0 + t0.powi(2)).cbrt().hypot(xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).sin());
-        }
-    }
-    (acc1 * 0.02).sin() + t0 + 0.5 * xs.iter().sum::<f64>()
+    0.6 * t4 - t3 - t2
 }
 
 const SOURCE_P108: &str = r#"#[differentiable]
-fn p108(b: f64, a: f64, xs: &[f64], n: usize) -> f64 {
-    let t0 = -xs[n];
-    let mut acc1 = ((t0.powi(3) + t0.powi(2)) * 0.5).atan();
-    if n == 1 {
-        let t2 = a;
-        for i in 0..4 {
-            if i + n < 4 {
-                return f64::tanh(a + t0);
-            }
-            acc1 += (xs.iter().map(|q| q * q).sum::<f64>() * 0.1).tanh();
-        }
-    } else if n == 0 {
-        let t3 = b * xs[xs.len() - 1 - n];
-        let flag4 = t0.cos() > 0.25;
-        let t5 = 0.75_f64.powi(2) * xs[n].tanh();
+fn p108(a: f64, b: f64) -> f64 {
+    let mut v0 = vec![0.0; 4];
+    for i in 0..v0.len() {
+        v0[i] = (a * a).atan();
     }
-    for i in 0..3 {
-        let t6 = if (acc1 * 0.1).hypot(0.25) < 0.1 { 0.5 * (0.1 * 0.5) } else { f64::cos(t0) - acc1 * 0.1 };
-        acc1 = t0;
+    v0[1] = (2.0_f64 * 0.5).sin();
+    let t2 = { let u1 = f64::sin((1.5 + b.sin()).powf(a.tanh())); a };
+    let t3 = t2.tanh();
+    let t4 = t3;
+    let mut acc5 = 0.5;
+    if b * 0.1 > 0.5 {
+        let t6 = 0.25_f64.max(v0[2]) - f64::tanh(t2);
+    } else if v0[0].atan2(1.5 + t3.cos()) > t4 {
+        v0[0] -= (-(-t3) * 0.5).atan();
     }
-    if -t0 < -0.1 || a < -0.4 {
-        for (i, q7) in xs.iter().enumerate() {
-            match n % 3 {
-                0 => {
-                    for j in 0..xs.len() {
-                        acc1 += (b.cos().tanh() * 0.5).atan();
-                    }
-                }
-                1 => {
-                    let mut k8 = 0;
-                    loop {
-                        if (acc1 * 0.02).tanh() < 0.5 {
-                            let t9 = (acc1 * 0.02).tanh().powi(2).ln_1p();
-                        } else {
-                            if k8 == 2 {
-                                if xs[i] * xs.iter().sum::<f64>() > n as f64 {
-                                    if b > (acc1 * 0.02).atan() {
-                                        acc1 -= ((k8 as f64 + acc1 * 0.02) / (2.0 + (acc1 * 0.02).sin().atan().cos()) * 0.1).tanh();
-                                    } else {
-                                        acc1 = p78(xs[xs.len() - 1 - i].atan2(1.5 + b.cos()), ((acc1 * 0.02).atan().mul_add(xs.iter().sum::<f64>(), (acc1 * 0.02).sin()) * 0.1).atan());
-                                    }
-                                }
-                            } else {
-                                let mut acc10 = xs[0];
-                            }
-                        }
-                        acc1 += ((acc1 * 0.02).atan() * (acc1 * 0.02).tanh().cos() * 0.5).sin();
-                        k8 += 1;
-                        if ((*q7).sin().exp() > b) || k8 >= 4 { break; }
-                    }
-                }
-                _ => {
-                    if n % 2 == 0 {
-                        let b = b + (1.5 + b.sin()).powf(b.tanh());
-                    }
-                }
-            }
-            acc1 = *q7;
-        }
-    } else {
-        if (2.0 + (xs.iter().map(|q| (q * 0.25).sin()).sum::<f64>() * 0.5).tanh().cos()).powi(-2) > (acc1 * 0.02).sin() {
-            let t11 = (1.0 + t0.powi(2)).cbrt().hypot(xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).sin());
-        }
-    }
-    (acc1 * 0.02).sin() + t0 + 0.5 * xs.iter().sum::<f64>()
+    0.6 * t4 - t3 - t2
 }
 "#;
 
@@ -7900,172 +7723,40 @@ pub fn check_p108() -> Result<(), String> {
     check(
         "p108",
         SOURCE_P108,
-        &["p78"],
-        0xbfe2287647700dbe,
-        6,
-        &|p| p108(p[0], p[1], &p[2..6], 1),
+        &[],
+        0xafd3f83f6b2a38ee,
+        2,
+        &|p| p108(p[0], p[1]),
         &|p| {
-            let (g0, g1, g2) = gradients_function!(p108)(p[0], p[1], &p[2..6], 1);
-            [vec![g0], vec![g1], g2].concat()
+            let (g0, g1) = gradients_function!(p108)(p[0], p[1]);
+            [vec![g0], vec![g1]].concat()
         },
-        &|p| value_and_gradients_function!(p108)(p[0], p[1], &p[2..6], 1).0,
+        &|p| value_and_gradients_function!(p108)(p[0], p[1]).0,
     )
 }
 
 #[differentiable]
-fn p109(a: f64, c: f64, n: usize, b: f64) -> f64 {
-    let mut acc0 = 0.0;
-    if 1.25 * c < 0.1 {
-        let mut acc1 = (p104(c, 3) * 0.5).sin();
-        for i in (0..4).step_by(2) {
-            let mut k2 = 0;
-            loop {
-                for l in 0..2 {
-                    let t3: f64 = a * b * f64::min(c, b);
-                    acc0 += ((1.5 + (1.5 + a.cos()).sqrt().cos()).sqrt() * 0.5).sin();
-                }
-                acc0 = 0.1 * b * 0.2;
-                k2 += 1;
-                if ((acc1 * 0.02).mul_add(b, c) > 0.3) || k2 >= 3 { break; }
-            }
-            acc1 = ((acc1 * 0.02).sin() - (i as f64).to_radians()).tanh();
-        }
-        let t4 = (p89(n as f64 * (acc1 * 0.02).tanh() * 0.5, c, 0.2_f64.clamp(-0.75, 0.75)) * 0.25).tanh();
-    } else if (acc0 * 0.02).cos() < 0.25 {
-        acc0 /= (1.0 + ((acc0 * 0.02).tanh() * c).powi(2));
-        if a - a > 0.5 {
-            let b = b + (a - c);
-        }
+fn p109(n: usize, a: f64) -> f64 {
+    let mut a = a;
+    if n == 3 {
+        let t0 = a;
+        let mut acc1 = 1.0;
     } else {
-        if acc0 * 0.02 * a < 0.1 {
-            if (b + n as f64) > 0.7 {
-                let b = b + a * n as f64;
-            } else {
-                match n {
-                    0 => {
-                        let mut a = a;
-                    }
-                    1 => {
-                        for i in 0..4 {
-                            if 0.25 > acc0 * 0.02 {
-                                let t5 = f64::max((c / (1.0 + 1.0_f64.powi(2))).sin().exp(), c / (1.0 + b * b) * (a - b));
-                            } else {
-                                for j in 0..3 {
-                                    if (2.0 + b.sin()).log10() < 0.25 {
-                                        acc0 = (acc0 * 0.02 / (1.5 + (i as f64 - c).tanh()) * 0.5).atan();
-                                    } else {
-                                        let c = c * (n as f64).mul_add(0.2, b);
-                                    }
-                                    acc0 += (1.0 + (acc0 * 0.02).sin().powi(2)).ln() * a;
-                                }
-                            }
-                            acc0 = c;
-                        }
-                    }
-                    _ => {
-                        for i in 0..n {
-                            let t6: f64 = -a;
-                            acc0 += t6;
-                        }
-                    }
-                }
-            }
-        } else if 2.0 > (acc0 * 0.02).atan() {
-            match n % 3 {
-                0 | 1 => {
-                    acc0 += (f64::cos(1.0) * (1.0 * c) * 0.5).tanh();
-                }
-                _ => {
-                    let t8 = { let u7 = (b * a).cos(); 1.5_f64.sin() + n as f64 * u7 };
-                }
-            }
-        }
+        let a = a + 0.25_f64.hypot(a);
     }
-    let t9 = c - a;
-    if f64::sin(1.25) > 0.25 {
-        let a = a - (a - t9);
-    } else {
-        let t10 = c.mul_add(t9.sin(), b.asinh());
-    }
-    t9
+    a.tanh()
 }
 
 const SOURCE_P109: &str = r#"#[differentiable]
-fn p109(a: f64, c: f64, n: usize, b: f64) -> f64 {
-    let mut acc0 = 0.0;
-    if 1.25 * c < 0.1 {
-        let mut acc1 = (p104(c, 3) * 0.5).sin();
-        for i in (0..4).step_by(2) {
-            let mut k2 = 0;
-            loop {
-                for l in 0..2 {
-                    let t3: f64 = a * b * f64::min(c, b);
-                    acc0 += ((1.5 + (1.5 + a.cos()).sqrt().cos()).sqrt() * 0.5).sin();
-                }
-                acc0 = 0.1 * b * 0.2;
-                k2 += 1;
-                if ((acc1 * 0.02).mul_add(b, c) > 0.3) || k2 >= 3 { break; }
-            }
-            acc1 = ((acc1 * 0.02).sin() - (i as f64).to_radians()).tanh();
-        }
-        let t4 = (p89(n as f64 * (acc1 * 0.02).tanh() * 0.5, c, 0.2_f64.clamp(-0.75, 0.75)) * 0.25).tanh();
-    } else if (acc0 * 0.02).cos() < 0.25 {
-        acc0 /= (1.0 + ((acc0 * 0.02).tanh() * c).powi(2));
-        if a - a > 0.5 {
-            let b = b + (a - c);
-        }
+fn p109(n: usize, a: f64) -> f64 {
+    let mut a = a;
+    if n == 3 {
+        let t0 = a;
+        let mut acc1 = 1.0;
     } else {
-        if acc0 * 0.02 * a < 0.1 {
-            if (b + n as f64) > 0.7 {
-                let b = b + a * n as f64;
-            } else {
-                match n {
-                    0 => {
-                        let mut a = a;
-                    }
-                    1 => {
-                        for i in 0..4 {
-                            if 0.25 > acc0 * 0.02 {
-                                let t5 = f64::max((c / (1.0 + 1.0_f64.powi(2))).sin().exp(), c / (1.0 + b * b) * (a - b));
-                            } else {
-                                for j in 0..3 {
-                                    if (2.0 + b.sin()).log10() < 0.25 {
-                                        acc0 = (acc0 * 0.02 / (1.5 + (i as f64 - c).tanh()) * 0.5).atan();
-                                    } else {
-                                        let c = c * (n as f64).mul_add(0.2, b);
-                                    }
-                                    acc0 += (1.0 + (acc0 * 0.02).sin().powi(2)).ln() * a;
-                                }
-                            }
-                            acc0 = c;
-                        }
-                    }
-                    _ => {
-                        for i in 0..n {
-                            let t6: f64 = -a;
-                            acc0 += t6;
-                        }
-                    }
-                }
-            }
-        } else if 2.0 > (acc0 * 0.02).atan() {
-            match n % 3 {
-                0 | 1 => {
-                    acc0 += (f64::cos(1.0) * (1.0 * c) * 0.5).tanh();
-                }
-                _ => {
-                    let t8 = { let u7 = (b * a).cos(); 1.5_f64.sin() + n as f64 * u7 };
-                }
-            }
-        }
+        let a = a + 0.25_f64.hypot(a);
     }
-    let t9 = c - a;
-    if f64::sin(1.25) > 0.25 {
-        let a = a - (a - t9);
-    } else {
-        let t10 = c.mul_add(t9.sin(), b.asinh());
-    }
-    t9
+    a.tanh()
 }
 "#;
 
@@ -8073,132 +7764,33 @@ pub fn check_p109() -> Result<(), String> {
     check(
         "p109",
         SOURCE_P109,
-        &["p89", "p104"],
-        0xf808d662e39b5ae5,
-        3,
-        &|p| p109(p[0], p[1], 2, p[2]),
-        &|p| {
-            let (g0, g1, g2) = gradients_function!(p109)(p[0], p[1], 2, p[2]);
-            [vec![g0], vec![g1], vec![g2]].concat()
-        },
-        &|p| value_and_gradients_function!(p109)(p[0], p[1], 2, p[2]).0,
+        &[],
+        0x4d955202427e4de8,
+        1,
+        &|p| p109(3, p[0]),
+        &|p| vec![gradients_function!(p109)(3, p[0])],
+        &|p| value_and_gradients_function!(p109)(3, p[0]).0,
     )
 }
 
 #[differentiable]
-fn p110(a: f64, n: usize, c: f64, b: f64) -> f64 {
-    let mut acc0 = c;
-    if n == 1 {
-        acc0 += a;
-        for i in 1..=4 {
-            for j in 0..2 {
-                acc0 = (a + 0.1).sin();
-                acc0 = (acc0 * 0.05 - -a).atan();
-            }
-            acc0 = (acc0 * 0.05).atan().hypot(a).atan();
-        }
+fn p110(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    let mut t1 = (v * ((s) + (s) * 0.5)).mapv(f64::sin);
+    if n % 3 == 0 {
+        t1 = v.to_owned();
     }
-    if (p88((1.5 + b.cos()).sqrt(), (p105((1.5 + (acc0 * 0.05).sin()).log(2.5 + c.cos())) * 0.5).sin()) * 0.5).atan() + a < -0.2 {
-        for i in 0..3 {
-            if n > 0 {
-                let mut w1 = 0;
-                while w1 < 1 {
-                    acc0 = (0.5 * (b / (1.0 + b.powi(2))).tanh()).asin();
-                    w1 += 1;
-                }
-            } else {
-                match i {
-                    0 | 1 => {
-                        let t2 = c.cos();
-                    }
-                    _ => {
-                        for j in (0..8).step_by(2) {
-                            acc0 = (acc0 * 0.02).sin() * (acc0 * 0.02).atan() / (1.0 + (1.0 + c.powi(2)).sqrt().powi(2)) * 0.5;
-                        }
-                    }
-                }
-            }
-            acc0 += (acc0 * 0.02 * 0.5).atan();
-        }
-    }
-    for i in (0..6).step_by(2) {
-        if n == 0 {
-            acc0 = (a.tanh().powi(3) * 0.5).sin();
-        } else if i > 0 {
-            for j in 0..n {
-                let mut k3 = 0;
-                loop {
-                    acc0 = 1.25_f64;
-                    acc0 = ((a.tanh() - b / (1.5 + 1.25_f64.tanh())) * 0.5).sin();
-                    k3 += 1;
-                    if (c.cos() < 0.5 && acc0 * 0.02 < 0.3) || k3 >= 4 { break; }
-                }
-                acc0 += (a.sin() - (acc0 * 0.02).tanh().powi(3)) * 0.5;
-            }
-        } else {
-            acc0 -= ((acc0 * 0.01).sin() * b * 2.0 * 0.5).sin();
-        }
-        acc0 += ((0.5_f64.atan2(1.5 + a.cos()) + (acc0 * 0.01).sin()) * 0.5).tanh();
-    }
-    (acc0 * 0.01).tanh().cos() + 0.5 * b
+    let t2 = x[[0, 1]];
+    t2 + t1.dot(&t1) * 0.1 + s
 }
 
 const SOURCE_P110: &str = r#"#[differentiable]
-fn p110(a: f64, n: usize, c: f64, b: f64) -> f64 {
-    let mut acc0 = c;
-    if n == 1 {
-        acc0 += a;
-        for i in 1..=4 {
-            for j in 0..2 {
-                acc0 = (a + 0.1).sin();
-                acc0 = (acc0 * 0.05 - -a).atan();
-            }
-            acc0 = (acc0 * 0.05).atan().hypot(a).atan();
-        }
+fn p110(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    let mut t1 = (v * ((s) + (s) * 0.5)).mapv(f64::sin);
+    if n % 3 == 0 {
+        t1 = v.to_owned();
     }
-    if (p88((1.5 + b.cos()).sqrt(), (p105((1.5 + (acc0 * 0.05).sin()).log(2.5 + c.cos())) * 0.5).sin()) * 0.5).atan() + a < -0.2 {
-        for i in 0..3 {
-            if n > 0 {
-                let mut w1 = 0;
-                while w1 < 1 {
-                    acc0 = (0.5 * (b / (1.0 + b.powi(2))).tanh()).asin();
-                    w1 += 1;
-                }
-            } else {
-                match i {
-                    0 | 1 => {
-                        let t2 = c.cos();
-                    }
-                    _ => {
-                        for j in (0..8).step_by(2) {
-                            acc0 = (acc0 * 0.02).sin() * (acc0 * 0.02).atan() / (1.0 + (1.0 + c.powi(2)).sqrt().powi(2)) * 0.5;
-                        }
-                    }
-                }
-            }
-            acc0 += (acc0 * 0.02 * 0.5).atan();
-        }
-    }
-    for i in (0..6).step_by(2) {
-        if n == 0 {
-            acc0 = (a.tanh().powi(3) * 0.5).sin();
-        } else if i > 0 {
-            for j in 0..n {
-                let mut k3 = 0;
-                loop {
-                    acc0 = 1.25_f64;
-                    acc0 = ((a.tanh() - b / (1.5 + 1.25_f64.tanh())) * 0.5).sin();
-                    k3 += 1;
-                    if (c.cos() < 0.5 && acc0 * 0.02 < 0.3) || k3 >= 4 { break; }
-                }
-                acc0 += (a.sin() - (acc0 * 0.02).tanh().powi(3)) * 0.5;
-            }
-        } else {
-            acc0 -= ((acc0 * 0.01).sin() * b * 2.0 * 0.5).sin();
-        }
-        acc0 += ((0.5_f64.atan2(1.5 + a.cos()) + (acc0 * 0.01).sin()) * 0.5).tanh();
-    }
-    (acc0 * 0.01).tanh().cos() + 0.5 * b
+    let t2 = x[[0, 1]];
+    t2 + t1.dot(&t1) * 0.1 + s
 }
 "#;
 
@@ -8206,54 +7798,72 @@ pub fn check_p110() -> Result<(), String> {
     check(
         "p110",
         SOURCE_P110,
-        &["p88", "p105"],
-        0x9bbb670170631603,
-        3,
-        &|p| p110(p[0], 1, p[1], p[2]),
+        &[],
+        0x3c1a7942ec0c4667,
+        13,
+        &|p| p110(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1),
         &|p| {
-            let (g0, g1, g2) = gradients_function!(p110)(p[0], 1, p[1], p[2]);
-            [vec![g0], vec![g1], vec![g2]].concat()
+            let (g0, g1, g2) = gradients_function!(p110)(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1);
+            [g0.iter().copied().collect::<Vec<f64>>(), g1.iter().copied().collect::<Vec<f64>>(), vec![g2]].concat()
         },
-        &|p| value_and_gradients_function!(p110)(p[0], 1, p[1], p[2]).0,
+        &|p| value_and_gradients_function!(p110)(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1).0,
     )
 }
 
 #[differentiable]
-fn p111(xs: &[f64], a: f64) -> f64 {
-    let mut acc0 = ((xs.iter().sum::<f64>() - (p92(a * a * 0.5, a.clamp(-0.75, 0.75), (a + a) * 0.5, -a) * 0.5).tanh()).max(xs[3].min(a)) * 0.25).tanh();
-    let mut k1 = 0;
-    loop {
-        let t2 = xs.iter().map(|q| q * q).sum::<f64>();
-        if k1 % 2 == 0 {
-            acc0 += f64::sin(2.0 * xs[k1 % xs.len()]) * 0.5;
+fn p111(a: f64) -> f64 {
+    let t0: f64 = -a / (1.5 + (1.5 + a.sin()).powf(a.tanh()).tanh());
+    let mut acc1 = 0.0;
+    for i in 0..4 {
+        acc1 += a;
+        for j in (0..4).rev() {
+            let mut acc2 = 1.0;
+            acc1 += (acc1 * 0.02).sin() * 0.5;
         }
-        acc0 /= (2.0 + (t2 * 0.25).cos());
-        k1 += 1;
-        if (t2 * 0.25 * xs[k1 % xs.len()] > 0.1 && t2 * 0.25 < -0.1) || k1 >= 5 { break; }
+        acc1 = (t0 * (1.25 * i as f64) * 0.1).tanh();
     }
-    acc0 /= (1.0 + ((acc0 * 0.1).sin() * 0.2).powi(2));
-    let mut acc3 = 0.0;
-    let t5 = { let u4 = (a.powi(3) * 2.0 * 0.25).sin(); a.cos() };
-    t5 + (acc0 * 0.1).atan()
+    let mut acc3 = 1.5 * (t0 + t0) * 0.25;
+    if t0 / (1.0 + a.powi(2)) > 0.25 {
+        return (1.0 + (a * acc3).powi(2)).sqrt();
+    }
+    let t4 = t0 * acc3 * f64::max((p95(((t0 + p109(3, (acc3 * 0.5).sin())) * 0.5).tanh(), (acc1 * 0.02).sin(), acc3.tanh()) * 0.5).atan(), t0);
+    let mut w5 = 0;
+    while w5 < 3 {
+        if w5 == 2 {
+            let mut acc6 = 0.5;
+        }
+        acc1 -= (f64::max((acc3 * 0.25).sin(), t0.atan()) * 0.5).tanh();
+        w5 += 1;
+    }
+    (acc3 * 0.25).tanh().cos() + (acc1 * 0.02).sin() + a.tanh() + 0.5 * (acc3 * 0.25).tanh()
 }
 
 const SOURCE_P111: &str = r#"#[differentiable]
-fn p111(xs: &[f64], a: f64) -> f64 {
-    let mut acc0 = ((xs.iter().sum::<f64>() - (p92(a * a * 0.5, a.clamp(-0.75, 0.75), (a + a) * 0.5, -a) * 0.5).tanh()).max(xs[3].min(a)) * 0.25).tanh();
-    let mut k1 = 0;
-    loop {
-        let t2 = xs.iter().map(|q| q * q).sum::<f64>();
-        if k1 % 2 == 0 {
-            acc0 += f64::sin(2.0 * xs[k1 % xs.len()]) * 0.5;
+fn p111(a: f64) -> f64 {
+    let t0: f64 = -a / (1.5 + (1.5 + a.sin()).powf(a.tanh()).tanh());
+    let mut acc1 = 0.0;
+    for i in 0..4 {
+        acc1 += a;
+        for j in (0..4).rev() {
+            let mut acc2 = 1.0;
+            acc1 += (acc1 * 0.02).sin() * 0.5;
         }
-        acc0 /= (2.0 + (t2 * 0.25).cos());
-        k1 += 1;
-        if (t2 * 0.25 * xs[k1 % xs.len()] > 0.1 && t2 * 0.25 < -0.1) || k1 >= 5 { break; }
+        acc1 = (t0 * (1.25 * i as f64) * 0.1).tanh();
     }
-    acc0 /= (1.0 + ((acc0 * 0.1).sin() * 0.2).powi(2));
-    let mut acc3 = 0.0;
-    let t5 = { let u4 = (a.powi(3) * 2.0 * 0.25).sin(); a.cos() };
-    t5 + (acc0 * 0.1).atan()
+    let mut acc3 = 1.5 * (t0 + t0) * 0.25;
+    if t0 / (1.0 + a.powi(2)) > 0.25 {
+        return (1.0 + (a * acc3).powi(2)).sqrt();
+    }
+    let t4 = t0 * acc3 * f64::max((p95(((t0 + p109(3, (acc3 * 0.5).sin())) * 0.5).tanh(), (acc1 * 0.02).sin(), acc3.tanh()) * 0.5).atan(), t0);
+    let mut w5 = 0;
+    while w5 < 3 {
+        if w5 == 2 {
+            let mut acc6 = 0.5;
+        }
+        acc1 -= (f64::max((acc3 * 0.25).sin(), t0.atan()) * 0.5).tanh();
+        w5 += 1;
+    }
+    (acc3 * 0.25).tanh().cos() + (acc1 * 0.02).sin() + a.tanh() + 0.5 * (acc3 * 0.25).tanh()
 }
 "#;
 
@@ -8261,66 +7871,101 @@ pub fn check_p111() -> Result<(), String> {
     check(
         "p111",
         SOURCE_P111,
-        &["p92"],
-        0x695c4be9f2e0bca1,
-        5,
-        &|p| p111(&p[0..4], p[4]),
-        &|p| {
-            let (g0, g1) = gradients_function!(p111)(&p[0..4], p[4]);
-            [g0, vec![g1]].concat()
-        },
-        &|p| value_and_gradients_function!(p111)(&p[0..4], p[4]).0,
+        &["p95", "p109"],
+        0x0c32afed6a6fc73e,
+        1,
+        &|p| p111(p[0]),
+        &|p| vec![gradients_function!(p111)(p[0])],
+        &|p| value_and_gradients_function!(p111)(p[0]).0,
     )
 }
 
 #[differentiable]
-fn p112(a: f64, xs: &[f64], n: usize, b: f64) -> f64 {
-    let t0 = if b.sin() > 0.25 && (n as f64) < 0.7 { xs[n] } else { (n as f64 / (2.0 + b.cos())).sin().exp_m1() };
-    let mut acc1 = a;
-    if xs[n] * 2.0 > t0 {
-        if n > 0 {
-            let t2 = if f64::sin(xs[n]) < -0.1 { acc1 * a / (1.0 + (acc1 - xs[n]).powi(2)) } else { (1.5 + b.sin()).log(2.5 + acc1.cos()) + 0.25 * acc1 };
-        } else if n == 2 {
-            acc1 /= (1.0 + (acc1 * xs[n]).powi(2));
-        } else {
-            if f64::cos(acc1) > 0.25 {
-                let t3 = match n % 3 { 0 => 0.3, 1 => ((xs[n] - a) * b * 0.5).sin(), _ => (xs[n] * a).atan() };
-            } else {
-                let a = a + a;
+fn p112(a: f64) -> f64 {
+    let flag0 = a + a > -0.2;
+    let mut acc1 = 0.0;
+    let mut w2 = 0;
+    while w2 < 1 {
+        let flag3 = a.cos() > 0.0;
+        if w2 == 0 {
+            let a = a + a;
+            let mut w4 = 0;
+            while w4 < 1 && ((1.0 + (a * 0.5).atan().powi(2)).ln() > -0.4) {
+                let t5 = 1.0_f64.min(p100(((a * 0.5).sin().sin().exp() * 0.5).atan(), (a * 0.5).tanh().sin()) * 0.5 / (1.0 + (a * 0.5).atan().powi(2))).sin();
+                acc1 += (0.25_f64.atan() * 0.5).sin();
+                w4 += 1;
             }
+        } else {
+            let acc1 = acc1 * 0.25 + a;
+        }
+        acc1 += (a.atan().atan2(1.5 + (a - (acc1 * 0.25).tanh()).cos()) * 0.5).tanh();
+        w2 += 1;
+    }
+    for i in (0..8).step_by(2) {
+        let mut v6 = vec![0.0; 3];
+        for j in 0..v6.len() {
+            v6[j] = (acc1 * 0.1).tanh() * (1.5 + (acc1 * 0.1).sin().sin()).log(2.5 + a.cos());
+        }
+        acc1 /= (1.0 + (i as f64 * (acc1 * 0.1).sin()).powi(2));
+    }
+    let t7 = (1.0 + f64::atan((1.0 + a.powi(2)).cbrt()).powi(2)).cbrt();
+    if acc1 * 0.1 * a > -0.4 {
+        let t8 = ((acc1 * 0.1).atan() - (acc1 * 0.1).sin() - (t7 + (acc1 * 0.1).atan())).powi(2).ln_1p();
+    } else if flag0 {
+        let t9: f64 = -0.6;
+    } else {
+        if flag0 {
+            acc1 = -(acc1 * 0.1).sin() * (acc1 * 0.1).tanh().powi(2).ln_1p();
+        } else {
+            let k10 = (((1.5 + a.sin()).powf(t7.tanh()) * 0.5).sin().abs() * 2.0) as usize % 3;
+            let t11 = match k10 { 0 => (2.0 * a).cos(), 1 => (acc1 * 0.1).atan() * (1.0 * 0.6), _ => (acc1 * 0.1).atan().cos() / (1.5 + a.tanh().exp().tanh()) * 0.5 };
         }
     }
-    for i in 0..2 {
-        let t4 = match n % 3 { 0 => (t0 * xs[n] * 0.5).tanh(), 1 => a, _ => (1.0 + a.powi(2)).ln() * (p79(((a + b) * 0.5).atan(), ((1.5 + t0.sin()).powf(a.tanh()) * 0.5).sin(), (b * b * 0.5).tanh()) * 0.5).tanh().sin().exp() * 0.5 };
-        acc1 = ((acc1 * 0.25).sin() + (1.0 + (acc1 * 0.25).sin().powi(2)).ln()).sin();
-    }
-    let t5 = t0.powi(2).ln_1p() + f64::min(b, n as f64);
-    (t5 * 0.5).tanh() - (acc1 * 0.25).atan().tanh() + t0.cos()
+    t7.tanh() + a.sin() + 0.5 * a
 }
 
 const SOURCE_P112: &str = r#"#[differentiable]
-fn p112(a: f64, xs: &[f64], n: usize, b: f64) -> f64 {
-    let t0 = if b.sin() > 0.25 && (n as f64) < 0.7 { xs[n] } else { (n as f64 / (2.0 + b.cos())).sin().exp_m1() };
-    let mut acc1 = a;
-    if xs[n] * 2.0 > t0 {
-        if n > 0 {
-            let t2 = if f64::sin(xs[n]) < -0.1 { acc1 * a / (1.0 + (acc1 - xs[n]).powi(2)) } else { (1.5 + b.sin()).log(2.5 + acc1.cos()) + 0.25 * acc1 };
-        } else if n == 2 {
-            acc1 /= (1.0 + (acc1 * xs[n]).powi(2));
-        } else {
-            if f64::cos(acc1) > 0.25 {
-                let t3 = match n % 3 { 0 => 0.3, 1 => ((xs[n] - a) * b * 0.5).sin(), _ => (xs[n] * a).atan() };
-            } else {
-                let a = a + a;
+fn p112(a: f64) -> f64 {
+    let flag0 = a + a > -0.2;
+    let mut acc1 = 0.0;
+    let mut w2 = 0;
+    while w2 < 1 {
+        let flag3 = a.cos() > 0.0;
+        if w2 == 0 {
+            let a = a + a;
+            let mut w4 = 0;
+            while w4 < 1 && ((1.0 + (a * 0.5).atan().powi(2)).ln() > -0.4) {
+                let t5 = 1.0_f64.min(p100(((a * 0.5).sin().sin().exp() * 0.5).atan(), (a * 0.5).tanh().sin()) * 0.5 / (1.0 + (a * 0.5).atan().powi(2))).sin();
+                acc1 += (0.25_f64.atan() * 0.5).sin();
+                w4 += 1;
             }
+        } else {
+            let acc1 = acc1 * 0.25 + a;
+        }
+        acc1 += (a.atan().atan2(1.5 + (a - (acc1 * 0.25).tanh()).cos()) * 0.5).tanh();
+        w2 += 1;
+    }
+    for i in (0..8).step_by(2) {
+        let mut v6 = vec![0.0; 3];
+        for j in 0..v6.len() {
+            v6[j] = (acc1 * 0.1).tanh() * (1.5 + (acc1 * 0.1).sin().sin()).log(2.5 + a.cos());
+        }
+        acc1 /= (1.0 + (i as f64 * (acc1 * 0.1).sin()).powi(2));
+    }
+    let t7 = (1.0 + f64::atan((1.0 + a.powi(2)).cbrt()).powi(2)).cbrt();
+    if acc1 * 0.1 * a > -0.4 {
+        let t8 = ((acc1 * 0.1).atan() - (acc1 * 0.1).sin() - (t7 + (acc1 * 0.1).atan())).powi(2).ln_1p();
+    } else if flag0 {
+        let t9: f64 = -0.6;
+    } else {
+        if flag0 {
+            acc1 = -(acc1 * 0.1).sin() * (acc1 * 0.1).tanh().powi(2).ln_1p();
+        } else {
+            let k10 = (((1.5 + a.sin()).powf(t7.tanh()) * 0.5).sin().abs() * 2.0) as usize % 3;
+            let t11 = match k10 { 0 => (2.0 * a).cos(), 1 => (acc1 * 0.1).atan() * (1.0 * 0.6), _ => (acc1 * 0.1).atan().cos() / (1.5 + a.tanh().exp().tanh()) * 0.5 };
         }
     }
-    for i in 0..2 {
-        let t4 = match n % 3 { 0 => (t0 * xs[n] * 0.5).tanh(), 1 => a, _ => (1.0 + a.powi(2)).ln() * (p79(((a + b) * 0.5).atan(), ((1.5 + t0.sin()).powf(a.tanh()) * 0.5).sin(), (b * b * 0.5).tanh()) * 0.5).tanh().sin().exp() * 0.5 };
-        acc1 = ((acc1 * 0.25).sin() + (1.0 + (acc1 * 0.25).sin().powi(2)).ln()).sin();
-    }
-    let t5 = t0.powi(2).ln_1p() + f64::min(b, n as f64);
-    (t5 * 0.5).tanh() - (acc1 * 0.25).atan().tanh() + t0.cos()
+    t7.tanh() + a.sin() + 0.5 * a
 }
 "#;
 
@@ -8328,82 +7973,139 @@ pub fn check_p112() -> Result<(), String> {
     check(
         "p112",
         SOURCE_P112,
-        &["p79"],
-        0x1a75d7f62e5446a3,
-        5,
-        &|p| p112(p[0], &p[1..4], 2, p[4]),
-        &|p| {
-            let (g0, g1, g2) = gradients_function!(p112)(p[0], &p[1..4], 2, p[4]);
-            [vec![g0], g1, vec![g2]].concat()
-        },
-        &|p| value_and_gradients_function!(p112)(p[0], &p[1..4], 2, p[4]).0,
+        &["p100"],
+        0x91e8c0fc0c140938,
+        1,
+        &|p| p112(p[0]),
+        &|p| vec![gradients_function!(p112)(p[0])],
+        &|p| value_and_gradients_function!(p112)(p[0]).0,
     )
 }
 
 #[differentiable]
-fn p113(a: f64, c: f64, b: f64, xs: &[f64]) -> f64 {
-    let mut acc0 = 0.2_f64;
-    for i in 0..xs.len() {
-        for j in 0..3 {
-            if (acc0 * 0.05).sin().mul_add(a, (acc0 * 0.05).tanh()) > c {
-                let t1: f64 = i as f64 * 2.0;
-            } else {
-                acc0 = (acc0 * 0.05 + i as f64 * xs[2] * 0.25).sin();
-            }
-            acc0 = (acc0 * 0.05 + acc0 * 0.05 / (1.5 + b.tanh()) * 0.25).tanh();
+fn p113(b: f64, a: f64, xs: &[f64]) -> f64 {
+    let t0 = b;
+    let mut acc1 = 0.0;
+    for i in 0..3 {
+        if i % 2 == 0 {
+            let t2 = xs.iter().map(|q| q * a).sum::<f64>().clamp(-0.75, 0.75).powi(2).ln_1p().powi(3);
+        } else if i > 1 {
+            let t3 = -(a * xs[xs.len() - 1 - i]);
+        } else {
+            let t4 = xs[i] + 0.9;
         }
-        acc0 += ((b + (acc0 * 0.05).sin()) / (2.0 + (c + i as f64).cos()) * 0.25).atan();
+        acc1 *= 0.5 + 0.4 * (i as f64).to_radians().sin();
     }
-    let t2 = a - (acc0 * 0.05).atan();
-    let t3 = c.tanh() + xs.iter().map(|q| q.cos()).product::<f64>() * 0.3;
-    let mut k4 = 0;
-    let r8 = loop {
-        let mut k5 = 0;
-        let r7 = loop {
-            let t6 = (1.0 + t3.powi(2)).ln();
-            acc0 /= (2.0 + (t3 - c).cos());
-            k5 += 1;
-            if ((acc0 * 0.02).tanh().atan() > -0.2) || k5 >= 2 { break (t6 - p92((xs[1].powi(3) * 0.5).atan(), f64::cos((p88((a * xs[k4] * 0.5).sin(), (f64::max(k5 as f64, xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())) * 0.5).sin()) * 0.5).atan()), xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()), xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).tanh()) * 0.5).cos().exp(); }
-        };
-        acc0 += 0.5 * (xs[k4] / (1.5 + (t2 * 0.5).sin().tanh()));
-        k4 += 1;
-        if (b > 0.0) || k4 >= 3 { break (1.5 + a.sin()).log(2.5 + (k4 as f64).atan().cos()); }
-    };
-    let t9 = r8.hypot((t2 * 0.5).atan()).sin().exp().tanh().sinh();
-    0.3 * t9 - r8 - t3 + (t2 * 0.5).sin() + acc0 * 0.02 - c + a.sin()
+    let t6 = { let u5 = (t0 * xs[3]).min(xs[1]); (xs.iter().map(|q| q * q).sum::<f64>() * a * (2.0 + t0) * 0.5).sin() };
+    let t7 = xs[3];
+    acc1 = ((acc1 * 0.1).sin() * xs[1].sin()).sin();
+    if xs.iter().map(|q| q * q).sum::<f64>() < 0.1 {
+        for (i, q8) in xs.iter().enumerate() {
+            let t9 = (1.5 + a.sin()).log(2.5 + t6.cos()).cos() * 0.5;
+            acc1 = t6;
+        }
+    }
+    acc1 = (acc1 * 0.05 * (2.0 + a.cos()).recip()).atan();
+    if t0 / (1.5 + 0.25_f64.tanh()) > 0.5 {
+        let t10 = 0.9 - t7;
+    } else if (acc1 * 0.05).sin() + t6 > xs[1] {
+        for i in 1..=2 {
+            for j in 0..4 {
+                for l in 0..1 {
+                    let t11 = match i % 3 { 0 => t0, 1 => t6 * 0.5 + t6.tanh().sinh(), _ => ((xs[l] - xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) * (b * xs.iter().map(|q| q * q).sum::<f64>()) * 0.1 * 0.05).tanh() };
+                    acc1 = 0.25 * ((p104((b * xs[2] * 0.5).tanh(), ((1.5 + xs[j].sin()).powf(t0.tanh()) * 0.5).atan(), t11 * 0.25) * 0.5).atan() * t11);
+                }
+                acc1 = acc1 * 0.02;
+            }
+            acc1 /= (1.0 + (1.0 + xs[0].powi(2)).ln().powi(2));
+        }
+    } else {
+        if a + t6 > 0.7 {
+            let t13 = { let u12 = (1.5 + t7.sin()).powf((2.0 + t7.sin()).log2().tanh()); -(xs[3] - (acc1 * 0.02).atan()) };
+        } else if a.powi(2) < 0.1 {
+            if b * xs.iter().map(|q| (q * 1.0).sin()).sum::<f64>() < 0.7 {
+                return xs[3];
+            }
+        } else {
+            for i in 0..3 {
+                let mut k14 = 0;
+                let r15 = loop {
+                    for l in 0..1 {
+                        let t6 = t6 - t0;
+                        acc1 += (xs[0] / (1.0 + xs.iter().map(|q| (q * 2.0).sin()).sum::<f64>().atan().powi(2)) * 0.5).atan();
+                    }
+                    acc1 = ((acc1 * 0.02).tanh() - ((xs[xs.len() - 1 - k14] - xs[k14]) * 0.5).tanh()).sin();
+                    k14 += 1;
+                    if (0.9_f64.atan() < -0.1) || k14 >= 2 { break 0.25 * (xs[1] * xs.iter().map(|q| q * t7).sum::<f64>()); }
+                };
+                acc1 *= xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).tanh();
+            }
+        }
+    }
+    0.2 * t7 - t6 - acc1 * 0.01 + 0.1 * t0 + 0.5 * t7
 }
 
 const SOURCE_P113: &str = r#"#[differentiable]
-fn p113(a: f64, c: f64, b: f64, xs: &[f64]) -> f64 {
-    let mut acc0 = 0.2_f64;
-    for i in 0..xs.len() {
-        for j in 0..3 {
-            if (acc0 * 0.05).sin().mul_add(a, (acc0 * 0.05).tanh()) > c {
-                let t1: f64 = i as f64 * 2.0;
-            } else {
-                acc0 = (acc0 * 0.05 + i as f64 * xs[2] * 0.25).sin();
-            }
-            acc0 = (acc0 * 0.05 + acc0 * 0.05 / (1.5 + b.tanh()) * 0.25).tanh();
+fn p113(b: f64, a: f64, xs: &[f64]) -> f64 {
+    let t0 = b;
+    let mut acc1 = 0.0;
+    for i in 0..3 {
+        if i % 2 == 0 {
+            let t2 = xs.iter().map(|q| q * a).sum::<f64>().clamp(-0.75, 0.75).powi(2).ln_1p().powi(3);
+        } else if i > 1 {
+            let t3 = -(a * xs[xs.len() - 1 - i]);
+        } else {
+            let t4 = xs[i] + 0.9;
         }
-        acc0 += ((b + (acc0 * 0.05).sin()) / (2.0 + (c + i as f64).cos()) * 0.25).atan();
+        acc1 *= 0.5 + 0.4 * (i as f64).to_radians().sin();
     }
-    let t2 = a - (acc0 * 0.05).atan();
-    let t3 = c.tanh() + xs.iter().map(|q| q.cos()).product::<f64>() * 0.3;
-    let mut k4 = 0;
-    let r8 = loop {
-        let mut k5 = 0;
-        let r7 = loop {
-            let t6 = (1.0 + t3.powi(2)).ln();
-            acc0 /= (2.0 + (t3 - c).cos());
-            k5 += 1;
-            if ((acc0 * 0.02).tanh().atan() > -0.2) || k5 >= 2 { break (t6 - p92((xs[1].powi(3) * 0.5).atan(), f64::cos((p88((a * xs[k4] * 0.5).sin(), (f64::max(k5 as f64, xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())) * 0.5).sin()) * 0.5).atan()), xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()), xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).tanh()) * 0.5).cos().exp(); }
-        };
-        acc0 += 0.5 * (xs[k4] / (1.5 + (t2 * 0.5).sin().tanh()));
-        k4 += 1;
-        if (b > 0.0) || k4 >= 3 { break (1.5 + a.sin()).log(2.5 + (k4 as f64).atan().cos()); }
-    };
-    let t9 = r8.hypot((t2 * 0.5).atan()).sin().exp().tanh().sinh();
-    0.3 * t9 - r8 - t3 + (t2 * 0.5).sin() + acc0 * 0.02 - c + a.sin()
+    let t6 = { let u5 = (t0 * xs[3]).min(xs[1]); (xs.iter().map(|q| q * q).sum::<f64>() * a * (2.0 + t0) * 0.5).sin() };
+    let t7 = xs[3];
+    acc1 = ((acc1 * 0.1).sin() * xs[1].sin()).sin();
+    if xs.iter().map(|q| q * q).sum::<f64>() < 0.1 {
+        for (i, q8) in xs.iter().enumerate() {
+            let t9 = (1.5 + a.sin()).log(2.5 + t6.cos()).cos() * 0.5;
+            acc1 = t6;
+        }
+    }
+    acc1 = (acc1 * 0.05 * (2.0 + a.cos()).recip()).atan();
+    if t0 / (1.5 + 0.25_f64.tanh()) > 0.5 {
+        let t10 = 0.9 - t7;
+    } else if (acc1 * 0.05).sin() + t6 > xs[1] {
+        for i in 1..=2 {
+            for j in 0..4 {
+                for l in 0..1 {
+                    let t11 = match i % 3 { 0 => t0, 1 => t6 * 0.5 + t6.tanh().sinh(), _ => ((xs[l] - xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) * (b * xs.iter().map(|q| q * q).sum::<f64>()) * 0.1 * 0.05).tanh() };
+                    acc1 = 0.25 * ((p104((b * xs[2] * 0.5).tanh(), ((1.5 + xs[j].sin()).powf(t0.tanh()) * 0.5).atan(), t11 * 0.25) * 0.5).atan() * t11);
+                }
+                acc1 = acc1 * 0.02;
+            }
+            acc1 /= (1.0 + (1.0 + xs[0].powi(2)).ln().powi(2));
+        }
+    } else {
+        if a + t6 > 0.7 {
+            let t13 = { let u12 = (1.5 + t7.sin()).powf((2.0 + t7.sin()).log2().tanh()); -(xs[3] - (acc1 * 0.02).atan()) };
+        } else if a.powi(2) < 0.1 {
+            if b * xs.iter().map(|q| (q * 1.0).sin()).sum::<f64>() < 0.7 {
+                return xs[3];
+            }
+        } else {
+            for i in 0..3 {
+                let mut k14 = 0;
+                let r15 = loop {
+                    for l in 0..1 {
+                        let t6 = t6 - t0;
+                        acc1 += (xs[0] / (1.0 + xs.iter().map(|q| (q * 2.0).sin()).sum::<f64>().atan().powi(2)) * 0.5).atan();
+                    }
+                    acc1 = ((acc1 * 0.02).tanh() - ((xs[xs.len() - 1 - k14] - xs[k14]) * 0.5).tanh()).sin();
+                    k14 += 1;
+                    if (0.9_f64.atan() < -0.1) || k14 >= 2 { break 0.25 * (xs[1] * xs.iter().map(|q| q * t7).sum::<f64>()); }
+                };
+                acc1 *= xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).tanh();
+            }
+        }
+    }
+    0.2 * t7 - t6 - acc1 * 0.01 + 0.1 * t0 + 0.5 * t7
 }
 "#;
 
@@ -8411,116 +8113,64 @@ pub fn check_p113() -> Result<(), String> {
     check(
         "p113",
         SOURCE_P113,
-        &["p88", "p92"],
-        0x8dc995b496259fcb,
+        &["p104"],
+        0xdc55a57d0736f886,
         6,
-        &|p| p113(p[0], p[1], p[2], &p[3..6]),
+        &|p| p113(p[0], p[1], &p[2..6]),
         &|p| {
-            let (g0, g1, g2, g3) = gradients_function!(p113)(p[0], p[1], p[2], &p[3..6]);
-            [vec![g0], vec![g1], vec![g2], g3].concat()
+            let (g0, g1, g2) = gradients_function!(p113)(p[0], p[1], &p[2..6]);
+            [vec![g0], vec![g1], g2].concat()
         },
-        &|p| value_and_gradients_function!(p113)(p[0], p[1], p[2], &p[3..6]).0,
+        &|p| value_and_gradients_function!(p113)(p[0], p[1], &p[2..6]).0,
     )
 }
 
 #[differentiable]
-fn p114(a: f64, xs: &[f64]) -> f64 {
-    let t0 = match (a.tanh().cosh().abs() * 2.0) as usize % 3 { 0 => xs[3], 1 => a * 0.3 * a.cos(), _ => xs.iter().sum::<f64>().sin() * xs[1].atan() };
-    let t1 = (p100(xs.iter().map(|q| q * t0).sum::<f64>().clamp(-0.75, 0.75), a.cos()) * 0.5).tanh().powi(3).powi(2).ln_1p();
-    let mut acc2 = t1.mul_add(xs.iter().map(|q| (q * 0.75).sin()).sum::<f64>(), xs[1]) * xs.iter().map(|q| q * t1).sum::<f64>().tanh().sinh() * 0.25;
-    if xs.iter().sum::<f64>().powi(2).ln_1p() > 0.3 {
-        let t3 = a / (1.5 + 2.0_f64.tanh());
-        acc2 = acc2.atan().atan();
-        let mut k4 = 0;
-        let r6 = loop {
-            if (1.5 + t1.sin()).powf((acc2 * 0.1).tanh()) > t0 {
-                let t5 = (1.5 + (0.9 * a).sin()).log(2.5 + (t3 - xs[k4]).cos());
-            } else {
-                if xs[k4] - xs.iter().sum::<f64>() > 0.3 {
-                    let acc2 = (acc2 * 0.1).sin() - (t3 - a);
-                }
-            }
-            acc2 *= 0.8 + 0.2 * xs.iter().map(|q| (q * 1.0).sin()).sum::<f64>().sin();
-            k4 += 1;
-            if ((k4 as f64) < 0.3) || k4 >= 4 { break (acc2 * 0.1).sin() / (1.0 + t3.cos().powi(2)); }
-        };
-    } else if (p105(t1.cos()) * 0.5).sin() / (1.0 + xs[1] * xs[1]) < 0.3 || t0 < -0.1 {
-        let mut w7 = 0;
-        while w7 < 2 {
-            let t8 = if xs[w7] < 0.1 { t0.atan2(1.5 + xs.iter().map(|q| q.cos()).product::<f64>().cos()) * t1 } else { -xs.iter().map(|q| q * q).sum::<f64>() };
-            acc2 = (acc2 * 0.05 * t1.mul_add(t1, xs[3])).tanh();
-            w7 += 1;
+fn p114(a: f64, b: f64) -> f64 {
+    let t0 = match (f64::atan(a).abs() * 2.0) as usize % 3 { 0 => (f64::sin(b) * (1.5 + b.sin()).powf(a.tanh()) * 0.5).tanh(), 1 => f64::cos(0.6) + 0.9 * b, _ => b.tanh().exp2() };
+    let mut acc1 = f64::cos(0.2).powi(3) * 0.5;
+    if 0.6 * 1.5 < 0.25 {
+        if a.powi(3) > a {
+            acc1 += (t0 + t0 - ((p104((acc1.sin().exp() * 0.5).sin(), (a * a * 0.5).sin(), ((t0 + (p97(((1.0 + a.powi(2)).cbrt() * 0.5).atan(), (a / (2.0 + a.cos()) * 0.5).sin(), 0.2 / (1.5 + t0.tanh()), acc1.tanh().sinh()) * 0.5).atan()) * 0.25).tanh()) * 0.5).atan() - 1.0)) * 0.1;
         }
     } else {
-        let t9 = (t0 - acc2 * 0.05).sin().exp();
-        let mut k10 = 0;
-        loop {
-            if (t9 * 0.5).sin().powi(3) > 0.1 || t9 < 0.3 {
-                let t1 = t1 + 1.0 * a;
-            } else {
-                let mut w11 = 0;
-                while w11 < 3 {
-                    let t12 = xs[w11];
-                    acc2 /= (2.0 + (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.2).cos());
-                    w11 += 1;
-                }
-            }
-            acc2 += xs[k10 % xs.len()].powi(2).ln_1p().atan() * 0.5;
-            k10 += 1;
-            if (t1.sin() > 0.0) || k10 >= 5 { break; }
+        let flag2 = (acc1 * 0.5).tanh() - a > -0.2;
+        acc1 = ((1.0 + t0.powi(2)).ln().powi(2) * 0.5).sin();
+        for i in 0..1 {
+            let t3 = t0.sin().min(t0 * a);
+            acc1 = t0;
         }
     }
-    t1 + t0
+    let mut v4 = vec![0.0; 4];
+    for i in 0..v4.len() {
+        v4[i] = a;
+    }
+    v4[3] -= f64::min(t0, v4[0]) * (v4[2] / (1.0 + 0.1_f64.powi(2))) * 0.1;
+    t0.tanh()
 }
 
 const SOURCE_P114: &str = r#"#[differentiable]
-fn p114(a: f64, xs: &[f64]) -> f64 {
-    let t0 = match (a.tanh().cosh().abs() * 2.0) as usize % 3 { 0 => xs[3], 1 => a * 0.3 * a.cos(), _ => xs.iter().sum::<f64>().sin() * xs[1].atan() };
-    let t1 = (p100(xs.iter().map(|q| q * t0).sum::<f64>().clamp(-0.75, 0.75), a.cos()) * 0.5).tanh().powi(3).powi(2).ln_1p();
-    let mut acc2 = t1.mul_add(xs.iter().map(|q| (q * 0.75).sin()).sum::<f64>(), xs[1]) * xs.iter().map(|q| q * t1).sum::<f64>().tanh().sinh() * 0.25;
-    if xs.iter().sum::<f64>().powi(2).ln_1p() > 0.3 {
-        let t3 = a / (1.5 + 2.0_f64.tanh());
-        acc2 = acc2.atan().atan();
-        let mut k4 = 0;
-        let r6 = loop {
-            if (1.5 + t1.sin()).powf((acc2 * 0.1).tanh()) > t0 {
-                let t5 = (1.5 + (0.9 * a).sin()).log(2.5 + (t3 - xs[k4]).cos());
-            } else {
-                if xs[k4] - xs.iter().sum::<f64>() > 0.3 {
-                    let acc2 = (acc2 * 0.1).sin() - (t3 - a);
-                }
-            }
-            acc2 *= 0.8 + 0.2 * xs.iter().map(|q| (q * 1.0).sin()).sum::<f64>().sin();
-            k4 += 1;
-            if ((k4 as f64) < 0.3) || k4 >= 4 { break (acc2 * 0.1).sin() / (1.0 + t3.cos().powi(2)); }
-        };
-    } else if (p105(t1.cos()) * 0.5).sin() / (1.0 + xs[1] * xs[1]) < 0.3 || t0 < -0.1 {
-        let mut w7 = 0;
-        while w7 < 2 {
-            let t8 = if xs[w7] < 0.1 { t0.atan2(1.5 + xs.iter().map(|q| q.cos()).product::<f64>().cos()) * t1 } else { -xs.iter().map(|q| q * q).sum::<f64>() };
-            acc2 = (acc2 * 0.05 * t1.mul_add(t1, xs[3])).tanh();
-            w7 += 1;
+fn p114(a: f64, b: f64) -> f64 {
+    let t0 = match (f64::atan(a).abs() * 2.0) as usize % 3 { 0 => (f64::sin(b) * (1.5 + b.sin()).powf(a.tanh()) * 0.5).tanh(), 1 => f64::cos(0.6) + 0.9 * b, _ => b.tanh().exp2() };
+    let mut acc1 = f64::cos(0.2).powi(3) * 0.5;
+    if 0.6 * 1.5 < 0.25 {
+        if a.powi(3) > a {
+            acc1 += (t0 + t0 - ((p104((acc1.sin().exp() * 0.5).sin(), (a * a * 0.5).sin(), ((t0 + (p97(((1.0 + a.powi(2)).cbrt() * 0.5).atan(), (a / (2.0 + a.cos()) * 0.5).sin(), 0.2 / (1.5 + t0.tanh()), acc1.tanh().sinh()) * 0.5).atan()) * 0.25).tanh()) * 0.5).atan() - 1.0)) * 0.1;
         }
     } else {
-        let t9 = (t0 - acc2 * 0.05).sin().exp();
-        let mut k10 = 0;
-        loop {
-            if (t9 * 0.5).sin().powi(3) > 0.1 || t9 < 0.3 {
-                let t1 = t1 + 1.0 * a;
-            } else {
-                let mut w11 = 0;
-                while w11 < 3 {
-                    let t12 = xs[w11];
-                    acc2 /= (2.0 + (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.2).cos());
-                    w11 += 1;
-                }
-            }
-            acc2 += xs[k10 % xs.len()].powi(2).ln_1p().atan() * 0.5;
-            k10 += 1;
-            if (t1.sin() > 0.0) || k10 >= 5 { break; }
+        let flag2 = (acc1 * 0.5).tanh() - a > -0.2;
+        acc1 = ((1.0 + t0.powi(2)).ln().powi(2) * 0.5).sin();
+        for i in 0..1 {
+            let t3 = t0.sin().min(t0 * a);
+            acc1 = t0;
         }
     }
-    t1 + t0
+    let mut v4 = vec![0.0; 4];
+    for i in 0..v4.len() {
+        v4[i] = a;
+    }
+    v4[3] -= f64::min(t0, v4[0]) * (v4[2] / (1.0 + 0.1_f64.powi(2))) * 0.1;
+    t0.tanh()
 }
 "#;
 
@@ -8528,80 +8178,72 @@ pub fn check_p114() -> Result<(), String> {
     check(
         "p114",
         SOURCE_P114,
-        &["p100", "p105"],
-        0x306e8efb11414a67,
-        5,
-        &|p| p114(p[0], &p[1..5]),
+        &["p97", "p104"],
+        0x80dd555a52d93db3,
+        2,
+        &|p| p114(p[0], p[1]),
         &|p| {
-            let (g0, g1) = gradients_function!(p114)(p[0], &p[1..5]);
-            [vec![g0], g1].concat()
+            let (g0, g1) = gradients_function!(p114)(p[0], p[1]);
+            [vec![g0], vec![g1]].concat()
         },
-        &|p| value_and_gradients_function!(p114)(p[0], &p[1..5]).0,
+        &|p| value_and_gradients_function!(p114)(p[0], p[1]).0,
     )
 }
 
 #[differentiable]
-fn p115(a: f64, c: f64, b: f64) -> f64 {
-    let mut b = b;
-    match ((b * a * 0.5).abs() * 2.0) as usize % 3 {
-        0 => {
-            let t0 = if c / (1.5 + c.tanh()) > -0.4 { (0.5 * (p100(c, 1.25) * 0.5 + a).tanh()).atanh() } else { a.cos() * (c - c) };
-            for i in 0..4 {
-                for j in 0..4 {
-                    let t1 = (b * 0.02).tanh().mul_add(a * (b * 0.02).tanh(), a.sin());
-                    b -= (a * (t1 * 0.5).sin()).powi(2) * 0.5;
-                }
-                b += a.sin().powi(2) * 0.5;
-            }
-        }
-        1 => {
-            let t2 = if a.sin() > 0.0 { c } else { -c };
-        }
-        _ => {
-            let mut w3 = 0;
-            while w3 < 2 {
-                let mut a = a;
-                b *= 0.8 + 0.2 * (a * 0.3).sin();
-                w3 += 1;
-            }
+fn p115(a: f64, n: usize, b: f64) -> f64 {
+    let mut v0 = vec![0.0; 4];
+    for i in 0..v0.len() {
+        v0[i] = a.tanh().sin();
+        if i > 0 {
+            v0[i] += v0[i - 1] * ((1.5 + (p97(b, ((i as f64 + b) * 0.25).sin(), ((a + b) * 0.5).atan(), a.sin()) * 0.5).atan().sin()).powf(b.tanh()) * 0.25).tanh();
         }
     }
-    let t4 = (b * 0.02).sin();
-    let mut acc5 = (f64::min(a.powi(3), (1.0 + c.powi(2)).ln()) * 0.5).tanh();
-    let t6 = if acc5.atan() < 0.25 { 1.5 * a * (a / (1.0 + acc5 * acc5)) } else { 0.6 * (acc5 * 0.2) };
-    (t6 * 0.25).sin().cos() + acc5 + 0.1 * (b * 0.02).sin() + 0.25 * a
+    let t1 = n as f64;
+    v0[n] += ((1.0 + a.powi(2)).cbrt() / (1.0 + a.powi(2).powi(2)) * 0.25).atan();
+    let mut acc2 = 0.0;
+    match n {
+        0 => {
+            acc2 = (1.0 + ((v0.iter().enumerate().map(|(k, q)| (q * 0.25) * k as f64).sum::<f64>() * 0.5).sin() * b).powi(2)).ln();
+            acc2 -= (t1 - a) / (1.0 + 0.9_f64.cos().powi(2)) * 0.1;
+        }
+        1 => {
+            acc2 += (f64::cos((v0[n] * 0.25).sin() / (1.0 + 0.3_f64.powi(2))) * 0.5).sin();
+            let t1 = t1 + f64::min((v0[3] * 0.25).atan(), (v0[2] * 0.25).atan());
+        }
+        _ => {
+            let t3 = (t1 * 0.5).tanh().powi(3) * a * a.tanh().sinh();
+        }
+    }
+    acc2 * 0.5 - t1 + 1.0 * a
 }
 
 const SOURCE_P115: &str = r#"#[differentiable]
-fn p115(a: f64, c: f64, b: f64) -> f64 {
-    let mut b = b;
-    match ((b * a * 0.5).abs() * 2.0) as usize % 3 {
-        0 => {
-            let t0 = if c / (1.5 + c.tanh()) > -0.4 { (0.5 * (p100(c, 1.25) * 0.5 + a).tanh()).atanh() } else { a.cos() * (c - c) };
-            for i in 0..4 {
-                for j in 0..4 {
-                    let t1 = (b * 0.02).tanh().mul_add(a * (b * 0.02).tanh(), a.sin());
-                    b -= (a * (t1 * 0.5).sin()).powi(2) * 0.5;
-                }
-                b += a.sin().powi(2) * 0.5;
-            }
-        }
-        1 => {
-            let t2 = if a.sin() > 0.0 { c } else { -c };
-        }
-        _ => {
-            let mut w3 = 0;
-            while w3 < 2 {
-                let mut a = a;
-                b *= 0.8 + 0.2 * (a * 0.3).sin();
-                w3 += 1;
-            }
+fn p115(a: f64, n: usize, b: f64) -> f64 {
+    let mut v0 = vec![0.0; 4];
+    for i in 0..v0.len() {
+        v0[i] = a.tanh().sin();
+        if i > 0 {
+            v0[i] += v0[i - 1] * ((1.5 + (p97(b, ((i as f64 + b) * 0.25).sin(), ((a + b) * 0.5).atan(), a.sin()) * 0.5).atan().sin()).powf(b.tanh()) * 0.25).tanh();
         }
     }
-    let t4 = (b * 0.02).sin();
-    let mut acc5 = (f64::min(a.powi(3), (1.0 + c.powi(2)).ln()) * 0.5).tanh();
-    let t6 = if acc5.atan() < 0.25 { 1.5 * a * (a / (1.0 + acc5 * acc5)) } else { 0.6 * (acc5 * 0.2) };
-    (t6 * 0.25).sin().cos() + acc5 + 0.1 * (b * 0.02).sin() + 0.25 * a
+    let t1 = n as f64;
+    v0[n] += ((1.0 + a.powi(2)).cbrt() / (1.0 + a.powi(2).powi(2)) * 0.25).atan();
+    let mut acc2 = 0.0;
+    match n {
+        0 => {
+            acc2 = (1.0 + ((v0.iter().enumerate().map(|(k, q)| (q * 0.25) * k as f64).sum::<f64>() * 0.5).sin() * b).powi(2)).ln();
+            acc2 -= (t1 - a) / (1.0 + 0.9_f64.cos().powi(2)) * 0.1;
+        }
+        1 => {
+            acc2 += (f64::cos((v0[n] * 0.25).sin() / (1.0 + 0.3_f64.powi(2))) * 0.5).sin();
+            let t1 = t1 + f64::min((v0[3] * 0.25).atan(), (v0[2] * 0.25).atan());
+        }
+        _ => {
+            let t3 = (t1 * 0.5).tanh().powi(3) * a * a.tanh().sinh();
+        }
+    }
+    acc2 * 0.5 - t1 + 1.0 * a
 }
 "#;
 
@@ -8609,94 +8251,36 @@ pub fn check_p115() -> Result<(), String> {
     check(
         "p115",
         SOURCE_P115,
-        &["p100"],
-        0x371d42ba95612f7f,
-        3,
-        &|p| p115(p[0], p[1], p[2]),
+        &["p97"],
+        0xcdb6bc42aadd3ff1,
+        2,
+        &|p| p115(p[0], 2, p[1]),
         &|p| {
-            let (g0, g1, g2) = gradients_function!(p115)(p[0], p[1], p[2]);
-            [vec![g0], vec![g1], vec![g2]].concat()
+            let (g0, g1) = gradients_function!(p115)(p[0], 2, p[1]);
+            [vec![g0], vec![g1]].concat()
         },
-        &|p| value_and_gradients_function!(p115)(p[0], p[1], p[2]).0,
+        &|p| value_and_gradients_function!(p115)(p[0], 2, p[1]).0,
     )
 }
 
 #[differentiable]
-fn p116(c: f64, a: f64, xs: &[f64], b: f64, n: usize) -> f64 {
-    let mut acc0 = f64::atan(c * c);
-    if a * 1.0 < 0.3 {
-        let t1 = if n < 1 { (1.5 + xs[n].cos()).sqrt() } else { -(b - acc0) };
-        let c = c * xs.iter().map(|q| (q * 1.5).sin()).sum::<f64>();
-    } else {
-        acc0 = xs.iter().map(|q| q.cos()).product::<f64>().min(xs[n]).atan2(1.5 + xs[n].min(xs.iter().map(|q| q * c).sum::<f64>()).cos());
-        if b + xs[n] > -0.4 {
-            let b = b * (p90(3, b) * 0.5).sin();
-        }
+fn p116(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    let t1 = (&(x.dot(v) * 0.3) * (x.sum() * 0.1)).mapv(f64::sin);
+    let mut t2 = x.mapv(f64::sin);
+    if n % 3 == 0 {
+        t2 = (s) * &(x + x);
     }
-    if n < 1 {
-        let mut acc2 = 0.5;
-    } else if n % 2 == 0 {
-        for i in 0..n {
-            if c > -0.2 {
-                acc0 += xs[i];
-            } else {
-                let mut w3 = 0;
-                while w3 < 4 {
-                    for l in 0..1 {
-                        if xs.iter().map(|q| (q * 0.6).sin()).sum::<f64>() - 0.5 < 0.25 {
-                            if i + i < 1 {
-                                acc0 = xs[2];
-                            }
-                        }
-                        acc0 += (acc0 * 0.05 * (xs.iter().map(|q| q * q).sum::<f64>() * 0.9) * 0.05).tanh();
-                    }
-                    acc0 -= (-c.mul_add(xs[0], c) * 0.25).sin();
-                    w3 += 1;
-                }
-            }
-            acc0 *= (-xs[0]).tanh();
-        }
-    }
-    (acc0 * 0.02).atan() - c
+    t2.sum() * 0.2 + t1.dot(&t1) * 0.1 + s
 }
 
 const SOURCE_P116: &str = r#"#[differentiable]
-fn p116(c: f64, a: f64, xs: &[f64], b: f64, n: usize) -> f64 {
-    let mut acc0 = f64::atan(c * c);
-    if a * 1.0 < 0.3 {
-        let t1 = if n < 1 { (1.5 + xs[n].cos()).sqrt() } else { -(b - acc0) };
-        let c = c * xs.iter().map(|q| (q * 1.5).sin()).sum::<f64>();
-    } else {
-        acc0 = xs.iter().map(|q| q.cos()).product::<f64>().min(xs[n]).atan2(1.5 + xs[n].min(xs.iter().map(|q| q * c).sum::<f64>()).cos());
-        if b + xs[n] > -0.4 {
-            let b = b * (p90(3, b) * 0.5).sin();
-        }
+fn p116(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    let t1 = (&(x.dot(v) * 0.3) * (x.sum() * 0.1)).mapv(f64::sin);
+    let mut t2 = x.mapv(f64::sin);
+    if n % 3 == 0 {
+        t2 = (s) * &(x + x);
     }
-    if n < 1 {
-        let mut acc2 = 0.5;
-    } else if n % 2 == 0 {
-        for i in 0..n {
-            if c > -0.2 {
-                acc0 += xs[i];
-            } else {
-                let mut w3 = 0;
-                while w3 < 4 {
-                    for l in 0..1 {
-                        if xs.iter().map(|q| (q * 0.6).sin()).sum::<f64>() - 0.5 < 0.25 {
-                            if i + i < 1 {
-                                acc0 = xs[2];
-                            }
-                        }
-                        acc0 += (acc0 * 0.05 * (xs.iter().map(|q| q * q).sum::<f64>() * 0.9) * 0.05).tanh();
-                    }
-                    acc0 -= (-c.mul_add(xs[0], c) * 0.25).sin();
-                    w3 += 1;
-                }
-            }
-            acc0 *= (-xs[0]).tanh();
-        }
-    }
-    (acc0 * 0.02).atan() - c
+    t2.sum() * 0.2 + t1.dot(&t1) * 0.1 + s
 }
 "#;
 
@@ -8704,32 +8288,78 @@ pub fn check_p116() -> Result<(), String> {
     check(
         "p116",
         SOURCE_P116,
-        &["p90"],
-        0x0261be687030fb87,
-        6,
-        &|p| p116(p[0], p[1], &p[2..5], p[5], 1),
+        &[],
+        0xeb3c5c612e7b1bc1,
+        13,
+        &|p| p116(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2),
         &|p| {
-            let (g0, g1, g2, g3) = gradients_function!(p116)(p[0], p[1], &p[2..5], p[5], 1);
-            [vec![g0], vec![g1], g2, vec![g3]].concat()
+            let (g0, g1, g2) = gradients_function!(p116)(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2);
+            [g0.iter().copied().collect::<Vec<f64>>(), g1.iter().copied().collect::<Vec<f64>>(), vec![g2]].concat()
         },
-        &|p| value_and_gradients_function!(p116)(p[0], p[1], &p[2..5], p[5], 1).0,
+        &|p| value_and_gradients_function!(p116)(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2).0,
     )
 }
 
 #[differentiable]
-fn p117(a: f64, xs: &[f64]) -> f64 {
-    let mut acc0 = ((a * 0.2 - a.powi(3)) * 0.5).sin();
-    let t1 = acc0;
-    let mut acc2 = 0.5;
-    0.3 * t1 - acc0 + 0.5 * a
+fn p117(a: f64) -> f64 {
+    let t0 = a.cos();
+    let mut acc1 = 0.5;
+    let mut k2 = 0;
+    let r4 = loop {
+        for j in 1..=3 {
+            match k2 {
+                0 => {
+                    if a.sin() < 0.0 {
+                        continue;
+                    }
+                }
+                1 => {
+                    let mut acc3 = 0.5;
+                }
+                _ => {
+                    if k2 > 3 {
+                        continue;
+                    }
+                }
+            }
+            acc1 *= (a - a).tanh();
+        }
+        acc1 += (a.cos().exp2() * (a * a) * 0.1).tanh();
+        k2 += 1;
+        if ((acc1 * 0.02).atan() - t0 < 0.3) || k2 >= 5 { break t0; }
+    };
+    0.9 * r4 + (acc1 * 0.02).sin() + t0
 }
 
 const SOURCE_P117: &str = r#"#[differentiable]
-fn p117(a: f64, xs: &[f64]) -> f64 {
-    let mut acc0 = ((a * 0.2 - a.powi(3)) * 0.5).sin();
-    let t1 = acc0;
-    let mut acc2 = 0.5;
-    0.3 * t1 - acc0 + 0.5 * a
+fn p117(a: f64) -> f64 {
+    let t0 = a.cos();
+    let mut acc1 = 0.5;
+    let mut k2 = 0;
+    let r4 = loop {
+        for j in 1..=3 {
+            match k2 {
+                0 => {
+                    if a.sin() < 0.0 {
+                        continue;
+                    }
+                }
+                1 => {
+                    let mut acc3 = 0.5;
+                }
+                _ => {
+                    if k2 > 3 {
+                        continue;
+                    }
+                }
+            }
+            acc1 *= (a - a).tanh();
+        }
+        acc1 += (a.cos().exp2() * (a * a) * 0.1).tanh();
+        k2 += 1;
+        if ((acc1 * 0.02).atan() - t0 < 0.3) || k2 >= 5 { break t0; }
+    };
+    0.9 * r4 + (acc1 * 0.02).sin() + t0
 }
 "#;
 
@@ -8738,59 +8368,28 @@ pub fn check_p117() -> Result<(), String> {
         "p117",
         SOURCE_P117,
         &[],
-        0xd580b81d889f66d3,
-        4,
-        &|p| p117(p[0], &p[1..4]),
-        &|p| {
-            let (g0, g1) = gradients_function!(p117)(p[0], &p[1..4]);
-            [vec![g0], g1].concat()
-        },
-        &|p| value_and_gradients_function!(p117)(p[0], &p[1..4]).0,
+        0x16f93c5c37938114,
+        1,
+        &|p| p117(p[0]),
+        &|p| vec![gradients_function!(p117)(p[0])],
+        &|p| value_and_gradients_function!(p117)(p[0]).0,
     )
 }
 
 #[differentiable]
-fn p118(b: f64, a: f64, c: f64) -> f64 {
-    let k0 = ((((p100(c, c.cos()) * 0.5).tanh() - a) * 0.5).tanh().abs() * 2.0) as usize % 3;
-    let mut acc1 = 1.0;
-    match k0 {
-        0 => {
-            acc1 = b + b.clamp(-0.75, 0.75);
-            let t2 = a;
-        }
-        1 => {
-            let t3 = b - (p90(3, 1.0 * a) * 0.5).sin();
-        }
-        _ => {
-            let flag4 = (1.5 + a.sin()).log(2.5 + c.cos()) > 0.0;
-        }
-    }
-    let t5: f64 = b + (acc1 - acc1);
-    let t6 = match (b.min((t5 * 0.5).sin()).abs() * 2.0) as usize % 3 { 0 => ((t5 * 0.5).tanh() * (t5 * 0.5) + (0.2 - a)) * 0.5, 1 => ((a * c + acc1) * 0.5).sin(), _ => (c * c * c.powi(2) * 0.5).atan() };
-    let t7 = (0.1 * ((t5 * 0.5).sin() * 1.5)).sin().exp_m1();
-    t7.tanh() - 1.0 * t6 + (t5 * 0.5).atan() + acc1 + c + a
+fn p118(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    let t1 = &(v - v) + x;
+    let t2 = &(v.dot(x) * 0.3) - &(x.row(0).to_owned());
+    let t3 = v.to_owned();
+    t3.dot(&t3) * 0.1 + t2.dot(&t2) * 0.1 + t1.sum() * 0.2
 }
 
 const SOURCE_P118: &str = r#"#[differentiable]
-fn p118(b: f64, a: f64, c: f64) -> f64 {
-    let k0 = ((((p100(c, c.cos()) * 0.5).tanh() - a) * 0.5).tanh().abs() * 2.0) as usize % 3;
-    let mut acc1 = 1.0;
-    match k0 {
-        0 => {
-            acc1 = b + b.clamp(-0.75, 0.75);
-            let t2 = a;
-        }
-        1 => {
-            let t3 = b - (p90(3, 1.0 * a) * 0.5).sin();
-        }
-        _ => {
-            let flag4 = (1.5 + a.sin()).log(2.5 + c.cos()) > 0.0;
-        }
-    }
-    let t5: f64 = b + (acc1 - acc1);
-    let t6 = match (b.min((t5 * 0.5).sin()).abs() * 2.0) as usize % 3 { 0 => ((t5 * 0.5).tanh() * (t5 * 0.5) + (0.2 - a)) * 0.5, 1 => ((a * c + acc1) * 0.5).sin(), _ => (c * c * c.powi(2) * 0.5).atan() };
-    let t7 = (0.1 * ((t5 * 0.5).sin() * 1.5)).sin().exp_m1();
-    t7.tanh() - 1.0 * t6 + (t5 * 0.5).atan() + acc1 + c + a
+fn p118(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    let t1 = &(v - v) + x;
+    let t2 = &(v.dot(x) * 0.3) - &(x.row(0).to_owned());
+    let t3 = v.to_owned();
+    t3.dot(&t3) * 0.1 + t2.dot(&t2) * 0.1 + t1.sum() * 0.2
 }
 "#;
 
@@ -8798,38 +8397,66 @@ pub fn check_p118() -> Result<(), String> {
     check(
         "p118",
         SOURCE_P118,
-        &["p90", "p100"],
-        0x9406f7b9c4e7ceea,
-        3,
-        &|p| p118(p[0], p[1], p[2]),
+        &[],
+        0x132bd648a67ff799,
+        13,
+        &|p| p118(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3),
         &|p| {
-            let (g0, g1, g2) = gradients_function!(p118)(p[0], p[1], p[2]);
-            [vec![g0], vec![g1], vec![g2]].concat()
+            let (g0, g1, g2) = gradients_function!(p118)(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3);
+            [g0.iter().copied().collect::<Vec<f64>>(), g1.iter().copied().collect::<Vec<f64>>(), vec![g2]].concat()
         },
-        &|p| value_and_gradients_function!(p118)(p[0], p[1], p[2]).0,
+        &|p| value_and_gradients_function!(p118)(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3).0,
     )
 }
 
 #[differentiable]
-fn p119(n: usize, a: f64) -> f64 {
-    let t0 = (-a.cos().exp_m1()).hypot(n as f64 * a + a);
-    let mut a = a;
-    for i in 0..1 {
-        let t1 = (1.5 + (t0 * 0.25).sin().sin()).log(2.5 + (t0 * 0.25).tanh().cos());
-        a = (a * 0.5 - (t1 * (t0 * 0.25) * 0.25).tanh()).sin();
+fn p119(a: f64, b: f64) -> f64 {
+    let t0: f64 = b;
+    let mut acc1 = a.cos().tanh();
+    if acc1 < 0.7 {
+        for i in 0..3 {
+            let t2 = a.cos() * 2.0;
+            acc1 *= 0.8 + 0.2 * (0.3 + t0).sin();
+        }
     }
-    a * 0.5 + 0.3 * (t0 * 0.25)
+    let mut k3 = 0;
+    loop {
+        let mut acc4 = ((1.5 + (k3 as f64).sin()).powf(b.tanh()) * t0 * 0.5).sin();
+        let t5 = ((acc1 * 0.05).sin() * t0).atan() / (1.0 + (0.5 + acc1 * 0.05).powi(2));
+        acc1 += ((2.0 + f64::sin(0.1).sin()).log2() * 0.5).atan();
+        k3 += 1;
+        if (((p108(0.1_f64.max(1.0), ((t5 * 0.5).atan().mul_add(b, k3 as f64) * 0.1).sin()) * 0.5).sin()) > acc4) || k3 >= 5 { break; }
+    }
+    let flag6 = 0.1 * 0.1 > 0.7;
+    for i in 0..3 {
+        acc1 += ((t0.powi(2) + t0) * 0.25).sin();
+    }
+    2.0 * (acc1 * 0.05).tanh() - t0.cos()
 }
 
 const SOURCE_P119: &str = r#"#[differentiable]
-fn p119(n: usize, a: f64) -> f64 {
-    let t0 = (-a.cos().exp_m1()).hypot(n as f64 * a + a);
-    let mut a = a;
-    for i in 0..1 {
-        let t1 = (1.5 + (t0 * 0.25).sin().sin()).log(2.5 + (t0 * 0.25).tanh().cos());
-        a = (a * 0.5 - (t1 * (t0 * 0.25) * 0.25).tanh()).sin();
+fn p119(a: f64, b: f64) -> f64 {
+    let t0: f64 = b;
+    let mut acc1 = a.cos().tanh();
+    if acc1 < 0.7 {
+        for i in 0..3 {
+            let t2 = a.cos() * 2.0;
+            acc1 *= 0.8 + 0.2 * (0.3 + t0).sin();
+        }
     }
-    a * 0.5 + 0.3 * (t0 * 0.25)
+    let mut k3 = 0;
+    loop {
+        let mut acc4 = ((1.5 + (k3 as f64).sin()).powf(b.tanh()) * t0 * 0.5).sin();
+        let t5 = ((acc1 * 0.05).sin() * t0).atan() / (1.0 + (0.5 + acc1 * 0.05).powi(2));
+        acc1 += ((2.0 + f64::sin(0.1).sin()).log2() * 0.5).atan();
+        k3 += 1;
+        if (((p108(0.1_f64.max(1.0), ((t5 * 0.5).atan().mul_add(b, k3 as f64) * 0.1).sin()) * 0.5).sin()) > acc4) || k3 >= 5 { break; }
+    }
+    let flag6 = 0.1 * 0.1 > 0.7;
+    for i in 0..3 {
+        acc1 += ((t0.powi(2) + t0) * 0.25).sin();
+    }
+    2.0 * (acc1 * 0.05).tanh() - t0.cos()
 }
 "#;
 
@@ -8837,29 +8464,46 @@ pub fn check_p119() -> Result<(), String> {
     check(
         "p119",
         SOURCE_P119,
-        &[],
-        0x26002ee09bf6ff61,
-        1,
-        &|p| p119(1, p[0]),
-        &|p| vec![gradients_function!(p119)(1, p[0])],
-        &|p| value_and_gradients_function!(p119)(1, p[0]).0,
+        &["p108"],
+        0x86bdbf364a78ab07,
+        2,
+        &|p| p119(p[0], p[1]),
+        &|p| {
+            let (g0, g1) = gradients_function!(p119)(p[0], p[1]);
+            [vec![g0], vec![g1]].concat()
+        },
+        &|p| value_and_gradients_function!(p119)(p[0], p[1]).0,
     )
 }
 
 #[differentiable]
-fn p120(a: f64, b: f64) -> f64 {
-    let t0 = 0.1_f64.atan();
-    let t1: f64 = 0.3;
-    let mut acc2 = (2.0 + t1.max(a).cos()).powi(-2);
-    acc2 - t1 - t0.sin()
+fn p120(xs: &[f64], a: f64) -> f64 {
+    let t0 = xs[0] * a;
+    let mut acc1 = 1.0;
+    for (i, q2) in xs.iter().enumerate() {
+        let t3 = (2.0 + (xs.iter().map(|q| (q * 0.25).sin()).sum::<f64>() * 0.5).tanh().cos()).powi(-2) / (1.5 + (a / (1.5 + t0.tanh())).tanh());
+        let mut v4 = vec![0.0; xs.len()];
+        for j in 0..v4.len() {
+            v4[j] = (1.0 + 0.2_f64.powi(2)).sqrt() * 0.3;
+        }
+        acc1 += ((v4[i] + t3).atan() * 0.5).sin();
+    }
+    a.sin()
 }
 
 const SOURCE_P120: &str = r#"#[differentiable]
-fn p120(a: f64, b: f64) -> f64 {
-    let t0 = 0.1_f64.atan();
-    let t1: f64 = 0.3;
-    let mut acc2 = (2.0 + t1.max(a).cos()).powi(-2);
-    acc2 - t1 - t0.sin()
+fn p120(xs: &[f64], a: f64) -> f64 {
+    let t0 = xs[0] * a;
+    let mut acc1 = 1.0;
+    for (i, q2) in xs.iter().enumerate() {
+        let t3 = (2.0 + (xs.iter().map(|q| (q * 0.25).sin()).sum::<f64>() * 0.5).tanh().cos()).powi(-2) / (1.5 + (a / (1.5 + t0.tanh())).tanh());
+        let mut v4 = vec![0.0; xs.len()];
+        for j in 0..v4.len() {
+            v4[j] = (1.0 + 0.2_f64.powi(2)).sqrt() * 0.3;
+        }
+        acc1 += ((v4[i] + t3).atan() * 0.5).sin();
+    }
+    a.sin()
 }
 "#;
 
@@ -8868,51 +8512,47 @@ pub fn check_p120() -> Result<(), String> {
         "p120",
         SOURCE_P120,
         &[],
-        0x6c58424a23d66881,
-        2,
-        &|p| p120(p[0], p[1]),
+        0x84a5a89f3f48ee56,
+        5,
+        &|p| p120(&p[0..4], p[4]),
         &|p| {
-            let (g0, g1) = gradients_function!(p120)(p[0], p[1]);
-            [vec![g0], vec![g1]].concat()
+            let (g0, g1) = gradients_function!(p120)(&p[0..4], p[4]);
+            [g0, vec![g1]].concat()
         },
-        &|p| value_and_gradients_function!(p120)(p[0], p[1]).0,
+        &|p| value_and_gradients_function!(p120)(&p[0..4], p[4]).0,
     )
 }
 
 #[differentiable]
-fn p121(d: f64, c: f64, a: f64, b: f64) -> f64 {
-    let t0: f64 = (1.0 + b.powi(2)).sqrt();
-    let mut acc1 = 0.0;
-    for i in 0..4 {
-        if a < 0.0 {
-            if b * b > t0 {
-                acc1 *= (1.0_f64 * 0.5).tanh();
-            }
-        } else {
-            acc1 -= (((1.5 + (i as f64).sin()).powf(2.0_f64.tanh()) - (acc1 * 0.1).atan()) * 0.25).sin();
+fn p121(c: f64, a: f64, xs: &[f64], d: f64, b: f64) -> f64 {
+    let t0 = f64::max((p117(b) * 0.5).sin() - xs[2], xs[1].powi(2)) / (1.0 + (xs.iter().map(|q| q.cos()).product::<f64>() * d).powi(2));
+    let mut v1 = vec![0.0; 3];
+    for i in 0..v1.len() {
+        v1[i] = t0 * 0.5;
+        if i > 0 {
+            v1[i] += v1[i - 1] * (f64::min(xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()), xs[i]) * 0.5).sin();
         }
-        acc1 = (b * c.powi(3) * 0.5).tanh();
     }
-    let t2 = if d / (2.0 + b.cos()) < -0.2 { a } else { a };
-    (acc1 * 0.1).tanh().sin() - 1.0 * t0 + d.sin() + 0.5 * c
+    let mut acc2 = 1.0;
+    let a = a - b * 0.75;
+    acc2 *= f64::sin(d).tanh();
+    (a * 0.5).atan().sin() + acc2 + c + 0.5 * (p104((xs.iter().map(|q| (q * 1.0).sin()).sum::<f64>() * acc2 * 0.25).tanh(), ((v1[2] * 0.25 - d) * 0.25).atan(), xs[3]) * 0.5).tanh()
 }
 
 const SOURCE_P121: &str = r#"#[differentiable]
-fn p121(d: f64, c: f64, a: f64, b: f64) -> f64 {
-    let t0: f64 = (1.0 + b.powi(2)).sqrt();
-    let mut acc1 = 0.0;
-    for i in 0..4 {
-        if a < 0.0 {
-            if b * b > t0 {
-                acc1 *= (1.0_f64 * 0.5).tanh();
-            }
-        } else {
-            acc1 -= (((1.5 + (i as f64).sin()).powf(2.0_f64.tanh()) - (acc1 * 0.1).atan()) * 0.25).sin();
+fn p121(c: f64, a: f64, xs: &[f64], d: f64, b: f64) -> f64 {
+    let t0 = f64::max((p117(b) * 0.5).sin() - xs[2], xs[1].powi(2)) / (1.0 + (xs.iter().map(|q| q.cos()).product::<f64>() * d).powi(2));
+    let mut v1 = vec![0.0; 3];
+    for i in 0..v1.len() {
+        v1[i] = t0 * 0.5;
+        if i > 0 {
+            v1[i] += v1[i - 1] * (f64::min(xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()), xs[i]) * 0.5).sin();
         }
-        acc1 = (b * c.powi(3) * 0.5).tanh();
     }
-    let t2 = if d / (2.0 + b.cos()) < -0.2 { a } else { a };
-    (acc1 * 0.1).tanh().sin() - 1.0 * t0 + d.sin() + 0.5 * c
+    let mut acc2 = 1.0;
+    let a = a - b * 0.75;
+    acc2 *= f64::sin(d).tanh();
+    (a * 0.5).atan().sin() + acc2 + c + 0.5 * (p104((xs.iter().map(|q| (q * 1.0).sin()).sum::<f64>() * acc2 * 0.25).tanh(), ((v1[2] * 0.25 - d) * 0.25).atan(), xs[3]) * 0.5).tanh()
 }
 "#;
 
@@ -8920,48 +8560,36 @@ pub fn check_p121() -> Result<(), String> {
     check(
         "p121",
         SOURCE_P121,
-        &[],
-        0x2265d116ed6cbd6a,
-        4,
-        &|p| p121(p[0], p[1], p[2], p[3]),
+        &["p104", "p117"],
+        0xc0410a357034c04b,
+        8,
+        &|p| p121(p[0], p[1], &p[2..6], p[6], p[7]),
         &|p| {
-            let (g0, g1, g2, g3) = gradients_function!(p121)(p[0], p[1], p[2], p[3]);
-            [vec![g0], vec![g1], vec![g2], vec![g3]].concat()
+            let (g0, g1, g2, g3, g4) = gradients_function!(p121)(p[0], p[1], &p[2..6], p[6], p[7]);
+            [vec![g0], vec![g1], g2, vec![g3], vec![g4]].concat()
         },
-        &|p| value_and_gradients_function!(p121)(p[0], p[1], p[2], p[3]).0,
+        &|p| value_and_gradients_function!(p121)(p[0], p[1], &p[2..6], p[6], p[7]).0,
     )
 }
 
 #[differentiable]
-fn p122(a: f64, b: f64) -> f64 {
-    let t0 = b.cos();
-    let t1 = if a < -0.2 { 0.1 * (b + a) } else { 0.5_f64.clamp(-0.75, 0.75).atan() };
-    let a = a - t0;
-    let t2 = if t1 * t0 > 0.5 && t1 < -0.2 { 1.25 } else { b * b.sin() };
-    let mut acc3 = t0;
-    for i in 0..4 {
-        let flag4 = t2 + (acc3 * 0.1).tanh() > -0.1;
-        let t6 = { let u5 = (t0 * 2.0 / (1.0 + (i as f64).powi(2)) * 0.25).sin(); (2.0 + ((a * 0.5).tanh() - t0).sin()).ln() };
-        acc3 *= (i as f64 * b).tanh();
+fn p122(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    let mut t1 = &(x.mapv(f64::tanh)) - v;
+    if n % 2 == 0 {
+        t1 = x.to_owned();
     }
-    acc3 = (acc3 * 0.1).sin() * (0.5 * t0.tanh()).acos();
-    (acc3 * 0.1).tanh() + 2.0 * t2 - t1 + 2.0 * t0 + 0.5 * b
+    let t2 = ((s) - v).mapv(|q| q.max(0.25) * 0.5);
+    t2.dot(&t2) * 0.1 + t1.sum() * 0.2 + s
 }
 
 const SOURCE_P122: &str = r#"#[differentiable]
-fn p122(a: f64, b: f64) -> f64 {
-    let t0 = b.cos();
-    let t1 = if a < -0.2 { 0.1 * (b + a) } else { 0.5_f64.clamp(-0.75, 0.75).atan() };
-    let a = a - t0;
-    let t2 = if t1 * t0 > 0.5 && t1 < -0.2 { 1.25 } else { b * b.sin() };
-    let mut acc3 = t0;
-    for i in 0..4 {
-        let flag4 = t2 + (acc3 * 0.1).tanh() > -0.1;
-        let t6 = { let u5 = (t0 * 2.0 / (1.0 + (i as f64).powi(2)) * 0.25).sin(); (2.0 + ((a * 0.5).tanh() - t0).sin()).ln() };
-        acc3 *= (i as f64 * b).tanh();
+fn p122(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    let mut t1 = &(x.mapv(f64::tanh)) - v;
+    if n % 2 == 0 {
+        t1 = x.to_owned();
     }
-    acc3 = (acc3 * 0.1).sin() * (0.5 * t0.tanh()).acos();
-    (acc3 * 0.1).tanh() + 2.0 * t2 - t1 + 2.0 * t0 + 0.5 * b
+    let t2 = ((s) - v).mapv(|q| q.max(0.25) * 0.5);
+    t2.dot(&t2) * 0.1 + t1.sum() * 0.2 + s
 }
 "#;
 
@@ -8970,71 +8598,41 @@ pub fn check_p122() -> Result<(), String> {
         "p122",
         SOURCE_P122,
         &[],
-        0xc09cb2173e6a898c,
-        2,
-        &|p| p122(p[0], p[1]),
+        0x3d4c35cf85d9e9ad,
+        13,
+        &|p| p122(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3),
         &|p| {
-            let (g0, g1) = gradients_function!(p122)(p[0], p[1]);
-            [vec![g0], vec![g1]].concat()
+            let (g0, g1, g2) = gradients_function!(p122)(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3);
+            [g0.iter().copied().collect::<Vec<f64>>(), g1.iter().copied().collect::<Vec<f64>>(), vec![g2]].concat()
         },
-        &|p| value_and_gradients_function!(p122)(p[0], p[1]).0,
+        &|p| value_and_gradients_function!(p122)(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3).0,
     )
 }
 
 #[differentiable]
-fn p123(b: f64, n: usize, a: f64, xs: &[f64]) -> f64 {
-    let mut acc0 = 0.0;
-    if b - xs[n] > xs.iter().map(|q| q * a).sum::<f64>() {
-        let t1 = (1.0 + (a * a).sin().powi(2)).ln();
-        if 0.3 * (p118((a / (2.0 + xs[n].cos()) * 0.5).sin(), t1 * xs[n], xs.iter().map(|q| q.cos()).product::<f64>() * a) * 0.25).atan() < -0.1 {
-            if n == 1 {
-                let t2 = t1;
-            } else {
-                let t3 = match n { 0 | 1 => ((b / (1.0 + xs[2] * xs[2]) + (2.0 + a.cos()).recip()) * 0.5).tanh(), _ => (0.5 * (t1 + n as f64).tanh()).acos() };
-            }
-        } else if b > b {
-            if n == 1 {
-                acc0 -= xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.05;
-            } else {
-                let t4 = if (1.0 + a.powi(2)).ln() < -0.2 || a < -0.4 { 0.25 * (b * a) } else { (acc0 - b).sin().exp() };
-            }
-        } else {
-            let t5 = if n < 1 { (2.0 + (n as f64 - b).cos()).recip() } else { a };
-        }
-    } else {
-        if b.tanh() > xs[xs.len() - 1 - n] {
-            let t6 = xs[xs.len() - 1 - n] / (1.0 + acc0.powi(2));
-        }
+fn p123(b: f64, a: f64) -> f64 {
+    let b = b - p106(0.2_f64.atan2(1.5 + (p108(0.1_f64.atan(), 1.5) * 0.5).sin().cos()), (a.powi(3) * 0.5).sin());
+    let t0: f64 = 1.25;
+    let mut acc1 = 1.0;
+    for i in 0..1 {
+        acc1 += -(b * 0.25).tanh().cos() * 0.5;
+        let flag2 = a * (b * 0.25) > 0.3;
+        acc1 = ((t0 - a + (a - 0.75)) * 0.5).atan();
     }
-    acc0.cos() + a
+    1.0 * (acc1 * 0.5).atan() + (b * 0.25).tanh() + a + 0.5 * t0
 }
 
 const SOURCE_P123: &str = r#"#[differentiable]
-fn p123(b: f64, n: usize, a: f64, xs: &[f64]) -> f64 {
-    let mut acc0 = 0.0;
-    if b - xs[n] > xs.iter().map(|q| q * a).sum::<f64>() {
-        let t1 = (1.0 + (a * a).sin().powi(2)).ln();
-        if 0.3 * (p118((a / (2.0 + xs[n].cos()) * 0.5).sin(), t1 * xs[n], xs.iter().map(|q| q.cos()).product::<f64>() * a) * 0.25).atan() < -0.1 {
-            if n == 1 {
-                let t2 = t1;
-            } else {
-                let t3 = match n { 0 | 1 => ((b / (1.0 + xs[2] * xs[2]) + (2.0 + a.cos()).recip()) * 0.5).tanh(), _ => (0.5 * (t1 + n as f64).tanh()).acos() };
-            }
-        } else if b > b {
-            if n == 1 {
-                acc0 -= xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.05;
-            } else {
-                let t4 = if (1.0 + a.powi(2)).ln() < -0.2 || a < -0.4 { 0.25 * (b * a) } else { (acc0 - b).sin().exp() };
-            }
-        } else {
-            let t5 = if n < 1 { (2.0 + (n as f64 - b).cos()).recip() } else { a };
-        }
-    } else {
-        if b.tanh() > xs[xs.len() - 1 - n] {
-            let t6 = xs[xs.len() - 1 - n] / (1.0 + acc0.powi(2));
-        }
+fn p123(b: f64, a: f64) -> f64 {
+    let b = b - p106(0.2_f64.atan2(1.5 + (p108(0.1_f64.atan(), 1.5) * 0.5).sin().cos()), (a.powi(3) * 0.5).sin());
+    let t0: f64 = 1.25;
+    let mut acc1 = 1.0;
+    for i in 0..1 {
+        acc1 += -(b * 0.25).tanh().cos() * 0.5;
+        let flag2 = a * (b * 0.25) > 0.3;
+        acc1 = ((t0 - a + (a - 0.75)) * 0.5).atan();
     }
-    acc0.cos() + a
+    1.0 * (acc1 * 0.5).atan() + (b * 0.25).tanh() + a + 0.5 * t0
 }
 "#;
 
@@ -9042,56 +8640,42 @@ pub fn check_p123() -> Result<(), String> {
     check(
         "p123",
         SOURCE_P123,
-        &["p118"],
-        0x146691e40687e74c,
-        6,
-        &|p| p123(p[0], 2, p[1], &p[2..6]),
+        &["p106", "p108"],
+        0x2ff67d7b45dac870,
+        2,
+        &|p| p123(p[0], p[1]),
         &|p| {
-            let (g0, g1, g2) = gradients_function!(p123)(p[0], 2, p[1], &p[2..6]);
-            [vec![g0], vec![g1], g2].concat()
+            let (g0, g1) = gradients_function!(p123)(p[0], p[1]);
+            [vec![g0], vec![g1]].concat()
         },
-        &|p| value_and_gradients_function!(p123)(p[0], 2, p[1], &p[2..6]).0,
+        &|p| value_and_gradients_function!(p123)(p[0], p[1]).0,
     )
 }
 
 #[differentiable]
-fn p124(c: f64, a: f64, xs: &[f64], b: f64) -> f64 {
-    let mut acc0 = b / (1.5 + b.tanh()) * (0.6 * a);
-    for i in 0..1 {
-        for j in (0..6).step_by(2) {
-            let mut acc1 = (acc0 * 0.1).tanh() - (acc0 * 0.1).atan().sin();
-            acc0 = (1.0 + f64::sin(c).powi(2)).sqrt();
-        }
-        acc0 *= b.tanh();
+fn p124(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    let t1 = (v + x).sum() * 0.1;
+    let t2 = &(x - x) - (v[2]);
+    let t3 = v.mapv(|q| q.max(0.25) * 0.5);
+    let t4 = -t2.mapv(f64::sin);
+    let mut t5 = t2[[1, 0]];
+    if n % 2 == 0 {
+        t5 = (v.sum().sin()) + (v.dot(&t3) * 0.3) * 0.5;
     }
-    let t3 = { let u2 = xs[1].powi(2).ln_1p().atan(); u2.clamp(-0.75, 0.75).mul_add(xs[2] * a, xs.iter().map(|q| q.cos()).product::<f64>() * a) };
-    let mut w4 = 0;
-    while w4 < 4 {
-        let t5 = if xs[w4 % xs.len()] < 0.3 { xs[0].tanh().exp() / (1.0 + a.powi(2).ln_1p().powi(2)) } else { xs[w4 % xs.len()] };
-        acc0 = (-a).tanh();
-        w4 += 1;
-    }
-    (t3 * 0.5).tanh().sin() + (acc0 * 0.05).tanh() + 0.5 * p110(a, 1, f64::atan(c), ((t3 * 0.5).atan() / (1.0 + a * a) * 0.5).sin())
+    t5 + t4.sum() * 0.2 + t3.dot(&t3) * 0.1
 }
 
 const SOURCE_P124: &str = r#"#[differentiable]
-fn p124(c: f64, a: f64, xs: &[f64], b: f64) -> f64 {
-    let mut acc0 = b / (1.5 + b.tanh()) * (0.6 * a);
-    for i in 0..1 {
-        for j in (0..6).step_by(2) {
-            let mut acc1 = (acc0 * 0.1).tanh() - (acc0 * 0.1).atan().sin();
-            acc0 = (1.0 + f64::sin(c).powi(2)).sqrt();
-        }
-        acc0 *= b.tanh();
+fn p124(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    let t1 = (v + x).sum() * 0.1;
+    let t2 = &(x - x) - (v[2]);
+    let t3 = v.mapv(|q| q.max(0.25) * 0.5);
+    let t4 = -t2.mapv(f64::sin);
+    let mut t5 = t2[[1, 0]];
+    if n % 2 == 0 {
+        t5 = (v.sum().sin()) + (v.dot(&t3) * 0.3) * 0.5;
     }
-    let t3 = { let u2 = xs[1].powi(2).ln_1p().atan(); u2.clamp(-0.75, 0.75).mul_add(xs[2] * a, xs.iter().map(|q| q.cos()).product::<f64>() * a) };
-    let mut w4 = 0;
-    while w4 < 4 {
-        let t5 = if xs[w4 % xs.len()] < 0.3 { xs[0].tanh().exp() / (1.0 + a.powi(2).ln_1p().powi(2)) } else { xs[w4 % xs.len()] };
-        acc0 = (-a).tanh();
-        w4 += 1;
-    }
-    (t3 * 0.5).tanh().sin() + (acc0 * 0.05).tanh() + 0.5 * p110(a, 1, f64::atan(c), ((t3 * 0.5).atan() / (1.0 + a * a) * 0.5).sin())
+    t5 + t4.sum() * 0.2 + t3.dot(&t3) * 0.1
 }
 "#;
 
@@ -9099,58 +8683,48 @@ pub fn check_p124() -> Result<(), String> {
     check(
         "p124",
         SOURCE_P124,
-        &["p110"],
-        0x5ed7df5cc644da7c,
-        6,
-        &|p| p124(p[0], p[1], &p[2..5], p[5]),
+        &[],
+        0x459d1ae1f311c0e3,
+        13,
+        &|p| p124(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2),
         &|p| {
-            let (g0, g1, g2, g3) = gradients_function!(p124)(p[0], p[1], &p[2..5], p[5]);
-            [vec![g0], vec![g1], g2, vec![g3]].concat()
+            let (g0, g1, g2) = gradients_function!(p124)(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2);
+            [g0.iter().copied().collect::<Vec<f64>>(), g1.iter().copied().collect::<Vec<f64>>(), vec![g2]].concat()
         },
-        &|p| value_and_gradients_function!(p124)(p[0], p[1], &p[2..5], p[5]).0,
+        &|p| value_and_gradients_function!(p124)(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2).0,
     )
 }
 
 #[differentiable]
-fn p125(n: usize, a: f64) -> f64 {
-    let mut acc0 = p120((p119(1, n as f64 / (2.0 + a.cos()) * 0.5) * 0.5).sin() * a, a).tanh();
-    acc0 += ((0.5 * (a * 0.3).tanh()).asin() * 0.5).atan();
-    acc0 /= (1.0 + (0.5 * (acc0 * 0.5).sin().tanh()).asin().powi(2));
-    let t1 = if a.asinh() > 0.25 { -(1.0 + 1.5_f64.powi(2)).cbrt() } else { a.sin().exp() };
-    let t2 = a - 0.75_f64.to_radians();
-    for i in 1..=1 {
-        match i {
-            0 => {
-                let flag3 = t2 + t1 > -0.2;
-            }
-            _ => {
-                let t4 = t2.atan();
-            }
+fn p125(a: f64, n: usize) -> f64 {
+    let mut acc0 = 0.0;
+    for i in 0..3 {
+        if a > 0.0 {
+            let t1 = (p108((a.powi(3) * 0.5).atan(), a) * 0.5).atan();
+            let t2 = a * 0.5;
         }
-        acc0 += (a.atan2(1.5 + a.cos()).tanh() * 0.5).atan();
+        let mut acc3 = (1.5 + (a + a).sin()).powf((2.0 + a.sin()).cbrt().tanh());
+        acc0 = acc3.max(a) * (1.5 + a.cos()).sqrt() * 0.5;
     }
-    t2.cos() + t1.tanh() + (acc0 * 0.25).tanh() + a.tanh()
+    let t4 = if (1.5 + (acc0 * 0.25).sin().sin()).log(2.5 + 0.25_f64.cos()) > a { -(1.0 + a.powi(2)).sqrt() } else { acc0 * 0.25 };
+    let t5 = t4.min(acc0 * 0.25).atan().tanh().exp();
+    t5 + 1.25 * t4 + acc0 * 0.25
 }
 
 const SOURCE_P125: &str = r#"#[differentiable]
-fn p125(n: usize, a: f64) -> f64 {
-    let mut acc0 = p120((p119(1, n as f64 / (2.0 + a.cos()) * 0.5) * 0.5).sin() * a, a).tanh();
-    acc0 += ((0.5 * (a * 0.3).tanh()).asin() * 0.5).atan();
-    acc0 /= (1.0 + (0.5 * (acc0 * 0.5).sin().tanh()).asin().powi(2));
-    let t1 = if a.asinh() > 0.25 { -(1.0 + 1.5_f64.powi(2)).cbrt() } else { a.sin().exp() };
-    let t2 = a - 0.75_f64.to_radians();
-    for i in 1..=1 {
-        match i {
-            0 => {
-                let flag3 = t2 + t1 > -0.2;
-            }
-            _ => {
-                let t4 = t2.atan();
-            }
+fn p125(a: f64, n: usize) -> f64 {
+    let mut acc0 = 0.0;
+    for i in 0..3 {
+        if a > 0.0 {
+            let t1 = (p108((a.powi(3) * 0.5).atan(), a) * 0.5).atan();
+            let t2 = a * 0.5;
         }
-        acc0 += (a.atan2(1.5 + a.cos()).tanh() * 0.5).atan();
+        let mut acc3 = (1.5 + (a + a).sin()).powf((2.0 + a.sin()).cbrt().tanh());
+        acc0 = acc3.max(a) * (1.5 + a.cos()).sqrt() * 0.5;
     }
-    t2.cos() + t1.tanh() + (acc0 * 0.25).tanh() + a.tanh()
+    let t4 = if (1.5 + (acc0 * 0.25).sin().sin()).log(2.5 + 0.25_f64.cos()) > a { -(1.0 + a.powi(2)).sqrt() } else { acc0 * 0.25 };
+    let t5 = t4.min(acc0 * 0.25).atan().tanh().exp();
+    t5 + 1.25 * t4 + acc0 * 0.25
 }
 "#;
 
@@ -9158,77 +8732,101 @@ pub fn check_p125() -> Result<(), String> {
     check(
         "p125",
         SOURCE_P125,
-        &["p119", "p120"],
-        0xa896214d3cf79c5b,
+        &["p108"],
+        0x4b6444a5f0e295bd,
         1,
-        &|p| p125(1, p[0]),
-        &|p| vec![gradients_function!(p125)(1, p[0])],
-        &|p| value_and_gradients_function!(p125)(1, p[0]).0,
+        &|p| p125(p[0], 1),
+        &|p| vec![gradients_function!(p125)(p[0], 1)],
+        &|p| value_and_gradients_function!(p125)(p[0], 1).0,
     )
 }
 
 #[differentiable]
-fn p126(b: f64, n: usize, a: f64) -> f64 {
-    let t0 = if (n as f64 * a) > 1.25 { b.abs().min(a) } else { (p105((b - a) * 0.5) * 0.5).tanh() };
-    let mut acc1 = ((0.2 + t0 * n as f64) * 0.25).tanh();
-    for i in 0..1 {
-        if (acc1 * 0.5).sin() * t0 > acc1 * 0.5 {
-            let mut t0 = t0;
-            if b * b < 0.1 || (acc1 * 0.5).tanh() < -0.4 {
-                let t2 = a * b;
-                return a * 1.0;
-            }
-        } else if 1.0 > 0.7 {
-            let acc1 = (acc1 * 0.5).sin() * b;
-        } else {
-            for j in (0..1).rev() {
-                let t3 = f64::cos(f64::atan(a));
-                acc1 = ((a * b).powi(3) * 0.25).tanh();
-            }
+fn p126(xs: &[f64], a: f64) -> f64 {
+    let mut acc0 = xs[1].cos() * a.sin();
+    let mut w1 = 0;
+    while w1 < 4 {
+        let mut v2 = vec![0.0; xs.len()];
+        for j in 0..v2.len() {
+            v2[j] = ((xs[(w1 + 1) % 3].powi(2).ln_1p() + (a + xs[1])) * 0.5).tanh();
         }
-        acc1 += (a - t0) * 0.3;
-    }
-    for i in 0..4 {
-        if n % 3 == 1 {
-            let t4 = a;
+        if w1 > 2 {
+            let mut w3 = 0;
+            while w3 < 2 {
+                if (acc0 * 0.05).cos() > (acc0 * 0.05).tanh() {
+                    let t4 = (acc0 * 0.05 / (2.0 + (v2[w1 % v2.len()] * 0.1).tanh().cos())).cos();
+                } else {
+                    let mut k5 = 0;
+                    loop {
+                        v2[k5] = a.atan() * 0.5;
+                        v2[w1 % 3] -= (((acc0 * 0.02).sin() - (acc0 * 0.02).atan()).tanh() * 0.5).sin();
+                        k5 += 1;
+                        if (xs.iter().map(|q| (q * 0.75).sin()).sum::<f64>() > 0.1 && 0.1 < 0.5) || k5 >= 2 { break; }
+                    }
+                }
+                acc0 = (xs[0] + a + (1.5 + (acc0 * 0.02).sin().sin()).powf(a.tanh())) * 0.5;
+                w3 += 1;
+            }
         } else {
-            acc1 = b.tanh();
+            let t6 = if xs[w1 % xs.len()].to_radians() > a { (acc0 * 0.02).tanh() * (v2[w1 % v2.len()] * 0.02 * xs.iter().map(|q| q * q).sum::<f64>()) } else { acc0 * 0.02 };
         }
-        acc1 -= 0.9_f64;
+        v2[(w1 + 1) % 3] -= (((acc0 * 0.02).atan() - acc0 * 0.02 * w1 as f64) * 0.1).sin();
+        w1 += 1;
     }
-    0.5 * t0
+    if xs[1].abs() < -0.2 && xs[2] < 0.0 {
+        let mut v7 = vec![0.0; xs.len()];
+        for i in 0..v7.len() {
+            v7[i] = (1.5 + (i as f64 - xs[i]).sin()).powf(((p104((a / (1.0 + xs.iter().map(|q| (q * 0.9).sin()).sum::<f64>().powi(2)) * 0.5).atan(), (xs[i] * a * 0.5).tanh(), i as f64 * (acc0 * 0.02).atan() * 0.25) * 0.5).tanh() * 1.25).tanh());
+        }
+        acc0 -= ((0.2_f64.cos() + (acc0 * 0.02).sin() * (acc0 * 0.02).atan()) * 0.25).tanh();
+    } else {
+        let t8 = if a / (2.0 + (acc0 * 0.02).atan().cos()) > a { (acc0 * 0.02).sin() } else { a - (p123((acc0 * 0.02).sin().powi(3), a.cos()) * 0.5).sin() + (acc0 * 0.02).tanh() * xs[0] };
+    }
+    (acc0 * 0.02).sin() - a.tanh()
 }
 
 const SOURCE_P126: &str = r#"#[differentiable]
-fn p126(b: f64, n: usize, a: f64) -> f64 {
-    let t0 = if (n as f64 * a) > 1.25 { b.abs().min(a) } else { (p105((b - a) * 0.5) * 0.5).tanh() };
-    let mut acc1 = ((0.2 + t0 * n as f64) * 0.25).tanh();
-    for i in 0..1 {
-        if (acc1 * 0.5).sin() * t0 > acc1 * 0.5 {
-            let mut t0 = t0;
-            if b * b < 0.1 || (acc1 * 0.5).tanh() < -0.4 {
-                let t2 = a * b;
-                return a * 1.0;
-            }
-        } else if 1.0 > 0.7 {
-            let acc1 = (acc1 * 0.5).sin() * b;
-        } else {
-            for j in (0..1).rev() {
-                let t3 = f64::cos(f64::atan(a));
-                acc1 = ((a * b).powi(3) * 0.25).tanh();
-            }
+fn p126(xs: &[f64], a: f64) -> f64 {
+    let mut acc0 = xs[1].cos() * a.sin();
+    let mut w1 = 0;
+    while w1 < 4 {
+        let mut v2 = vec![0.0; xs.len()];
+        for j in 0..v2.len() {
+            v2[j] = ((xs[(w1 + 1) % 3].powi(2).ln_1p() + (a + xs[1])) * 0.5).tanh();
         }
-        acc1 += (a - t0) * 0.3;
-    }
-    for i in 0..4 {
-        if n % 3 == 1 {
-            let t4 = a;
+        if w1 > 2 {
+            let mut w3 = 0;
+            while w3 < 2 {
+                if (acc0 * 0.05).cos() > (acc0 * 0.05).tanh() {
+                    let t4 = (acc0 * 0.05 / (2.0 + (v2[w1 % v2.len()] * 0.1).tanh().cos())).cos();
+                } else {
+                    let mut k5 = 0;
+                    loop {
+                        v2[k5] = a.atan() * 0.5;
+                        v2[w1 % 3] -= (((acc0 * 0.02).sin() - (acc0 * 0.02).atan()).tanh() * 0.5).sin();
+                        k5 += 1;
+                        if (xs.iter().map(|q| (q * 0.75).sin()).sum::<f64>() > 0.1 && 0.1 < 0.5) || k5 >= 2 { break; }
+                    }
+                }
+                acc0 = (xs[0] + a + (1.5 + (acc0 * 0.02).sin().sin()).powf(a.tanh())) * 0.5;
+                w3 += 1;
+            }
         } else {
-            acc1 = b.tanh();
+            let t6 = if xs[w1 % xs.len()].to_radians() > a { (acc0 * 0.02).tanh() * (v2[w1 % v2.len()] * 0.02 * xs.iter().map(|q| q * q).sum::<f64>()) } else { acc0 * 0.02 };
         }
-        acc1 -= 0.9_f64;
+        v2[(w1 + 1) % 3] -= (((acc0 * 0.02).atan() - acc0 * 0.02 * w1 as f64) * 0.1).sin();
+        w1 += 1;
     }
-    0.5 * t0
+    if xs[1].abs() < -0.2 && xs[2] < 0.0 {
+        let mut v7 = vec![0.0; xs.len()];
+        for i in 0..v7.len() {
+            v7[i] = (1.5 + (i as f64 - xs[i]).sin()).powf(((p104((a / (1.0 + xs.iter().map(|q| (q * 0.9).sin()).sum::<f64>().powi(2)) * 0.5).atan(), (xs[i] * a * 0.5).tanh(), i as f64 * (acc0 * 0.02).atan() * 0.25) * 0.5).tanh() * 1.25).tanh());
+        }
+        acc0 -= ((0.2_f64.cos() + (acc0 * 0.02).sin() * (acc0 * 0.02).atan()) * 0.25).tanh();
+    } else {
+        let t8 = if a / (2.0 + (acc0 * 0.02).atan().cos()) > a { (acc0 * 0.02).sin() } else { a - (p123((acc0 * 0.02).sin().powi(3), a.cos()) * 0.5).sin() + (acc0 * 0.02).tanh() * xs[0] };
+    }
+    (acc0 * 0.02).sin() - a.tanh()
 }
 "#;
 
@@ -9236,48 +8834,76 @@ pub fn check_p126() -> Result<(), String> {
     check(
         "p126",
         SOURCE_P126,
-        &["p105"],
-        0x220ebe0487ffc420,
-        2,
-        &|p| p126(p[0], 3, p[1]),
+        &["p104", "p123"],
+        0xc4bc64f9af001aee,
+        4,
+        &|p| p126(&p[0..3], p[3]),
         &|p| {
-            let (g0, g1) = gradients_function!(p126)(p[0], 3, p[1]);
-            [vec![g0], vec![g1]].concat()
+            let (g0, g1) = gradients_function!(p126)(&p[0..3], p[3]);
+            [g0, vec![g1]].concat()
         },
-        &|p| value_and_gradients_function!(p126)(p[0], 3, p[1]).0,
+        &|p| value_and_gradients_function!(p126)(&p[0..3], p[3]).0,
     )
 }
 
 #[differentiable]
-fn p127(n: usize, b: f64, a: f64, c: f64) -> f64 {
-    let mut acc0 = 1.0;
-    if p101(a.powi(2).ln_1p()) * 0.25 * c > 0.0 {
-        acc0 -= (a + a).sin() * 0.5;
-        acc0 -= (a * acc0 * (c - acc0) * 0.1).tanh();
-    } else if a - (acc0 * 0.5).atan() < 0.0 {
-        if b - a > c {
-            return (0.75 - b) / (2.0 + (c - b).cos());
+fn p127(a: f64, b: f64) -> f64 {
+    let mut acc0 = 0.0;
+    for i in 0..3 {
+        acc0 += (((b + b) * 0.5).powi(3) * 0.05).tanh();
+        match i {
+            0 => {
+                for j in 0..4 {
+                    let flag1 = b.atan2(1.5 + (acc0 * 0.05).atan().cos()) > -0.2;
+                    acc0 = ((acc0 * 0.05).atan() * b).atan();
+                }
+            }
+            1 => {
+                for j in 0..3 {
+                    let t2: f64 = a.cos() - a.powi(2);
+                    acc0 /= (2.0 + a.cos());
+                }
+            }
+            _ => {
+                for j in 0..1 {
+                    acc0 = (acc0 * 0.02 - (acc0 * 0.02).atan().cos()).sin();
+                }
+            }
         }
-        acc0 = (2.0 + (b * a).cos()).powi(-2);
     }
-    acc0 = (n as f64).atan2(1.5 + b.cos().cos());
-    (acc0 * 0.5).sin() + 0.5 * (acc0 * 0.5)
+    let acc0 = acc0 * 0.02 - f64::min(0.1, 0.75);
+    let flag3 = a * 0.75 > -0.4;
+    0.9 * acc0 + 0.1 * b + 0.5 * b
 }
 
 const SOURCE_P127: &str = r#"#[differentiable]
-fn p127(n: usize, b: f64, a: f64, c: f64) -> f64 {
-    let mut acc0 = 1.0;
-    if p101(a.powi(2).ln_1p()) * 0.25 * c > 0.0 {
-        acc0 -= (a + a).sin() * 0.5;
-        acc0 -= (a * acc0 * (c - acc0) * 0.1).tanh();
-    } else if a - (acc0 * 0.5).atan() < 0.0 {
-        if b - a > c {
-            return (0.75 - b) / (2.0 + (c - b).cos());
+fn p127(a: f64, b: f64) -> f64 {
+    let mut acc0 = 0.0;
+    for i in 0..3 {
+        acc0 += (((b + b) * 0.5).powi(3) * 0.05).tanh();
+        match i {
+            0 => {
+                for j in 0..4 {
+                    let flag1 = b.atan2(1.5 + (acc0 * 0.05).atan().cos()) > -0.2;
+                    acc0 = ((acc0 * 0.05).atan() * b).atan();
+                }
+            }
+            1 => {
+                for j in 0..3 {
+                    let t2: f64 = a.cos() - a.powi(2);
+                    acc0 /= (2.0 + a.cos());
+                }
+            }
+            _ => {
+                for j in 0..1 {
+                    acc0 = (acc0 * 0.02 - (acc0 * 0.02).atan().cos()).sin();
+                }
+            }
         }
-        acc0 = (2.0 + (b * a).cos()).powi(-2);
     }
-    acc0 = (n as f64).atan2(1.5 + b.cos().cos());
-    (acc0 * 0.5).sin() + 0.5 * (acc0 * 0.5)
+    let acc0 = acc0 * 0.02 - f64::min(0.1, 0.75);
+    let flag3 = a * 0.75 > -0.4;
+    0.9 * acc0 + 0.1 * b + 0.5 * b
 }
 "#;
 
@@ -9285,92 +8911,46 @@ pub fn check_p127() -> Result<(), String> {
     check(
         "p127",
         SOURCE_P127,
-        &["p101"],
-        0x217c9ae79e35c9b4,
-        3,
-        &|p| p127(3, p[0], p[1], p[2]),
+        &[],
+        0x4708a2415a246880,
+        2,
+        &|p| p127(p[0], p[1]),
         &|p| {
-            let (g0, g1, g2) = gradients_function!(p127)(3, p[0], p[1], p[2]);
-            [vec![g0], vec![g1], vec![g2]].concat()
+            let (g0, g1) = gradients_function!(p127)(p[0], p[1]);
+            [vec![g0], vec![g1]].concat()
         },
-        &|p| value_and_gradients_function!(p127)(3, p[0], p[1], p[2]).0,
+        &|p| value_and_gradients_function!(p127)(p[0], p[1]).0,
     )
 }
 
 #[differentiable]
-fn p128(b: f64, a: f64, n: usize) -> f64 {
-    if b + a < -0.2 {
-        return (n as f64).tanh();
+fn p128(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    let mut t1 = v.to_owned();
+    for _ in 0..n {
+        t1 = (((s) * x).dot(&t1) * 0.3).mapv(f64::tanh) + &t1 * 0.5;
     }
-    let mut b = b;
-    for i in 0..n {
-        b -= (2.0 + (a * 0.3).cos()).powi(-2);
-        let mut acc0 = a;
-        b *= 0.8 + 0.2 * 0.75_f64.sin();
+    let mut t2 = -(-x.mapv(f64::sin)).mapv(f64::sin);
+    if n % 2 == 0 {
+        t2 = &(x - &t1) - &(x.mapv(|q| q * q * 0.5 - q));
     }
-    match n {
-        0 => {
-            let t1: f64 = a * 0.1;
-        }
-        1 => {
-            let t2 = (b * 0.1).tanh().cos().exp_m1().cos().exp();
-            for i in 0..1 {
-                let mut k3 = 0;
-                let r5 = loop {
-                    for l in 0..2 {
-                        let flag4 = (l as f64 + 0.9) > -0.4;
-                        b += f64::sin((b * 0.02).sin() * 1.25) * 0.5;
-                    }
-                    b += (t2.atan2(1.5 + f64::tanh((b * 0.02).atan()).cos()) * 0.5).sin();
-                    k3 += 1;
-                    if ((b * 0.02).atan() * 0.5 < 0.0) || k3 >= 5 { break n as f64; }
-                };
-                b += r5.sin() * 0.5;
-            }
-        }
-        _ => {
-            b += (f64::min(0.2 * (b * 0.02).atan(), 1.25_f64.max(b * 0.02)) * 0.5).sin();
-        }
-    }
-    b * 0.02
+    let t3 = &((&t2 * v).mapv(f64::tanh)) / &(&t2 - x).mapv(|q| q * q + 1.0);
+    let t4 = s;
+    t4 + t3.sum() * 0.2 + t2.sum() * 0.2
 }
 
 const SOURCE_P128: &str = r#"#[differentiable]
-fn p128(b: f64, a: f64, n: usize) -> f64 {
-    if b + a < -0.2 {
-        return (n as f64).tanh();
+fn p128(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    let mut t1 = v.to_owned();
+    for _ in 0..n {
+        t1 = (((s) * x).dot(&t1) * 0.3).mapv(f64::tanh) + &t1 * 0.5;
     }
-    let mut b = b;
-    for i in 0..n {
-        b -= (2.0 + (a * 0.3).cos()).powi(-2);
-        let mut acc0 = a;
-        b *= 0.8 + 0.2 * 0.75_f64.sin();
+    let mut t2 = -(-x.mapv(f64::sin)).mapv(f64::sin);
+    if n % 2 == 0 {
+        t2 = &(x - &t1) - &(x.mapv(|q| q * q * 0.5 - q));
     }
-    match n {
-        0 => {
-            let t1: f64 = a * 0.1;
-        }
-        1 => {
-            let t2 = (b * 0.1).tanh().cos().exp_m1().cos().exp();
-            for i in 0..1 {
-                let mut k3 = 0;
-                let r5 = loop {
-                    for l in 0..2 {
-                        let flag4 = (l as f64 + 0.9) > -0.4;
-                        b += f64::sin((b * 0.02).sin() * 1.25) * 0.5;
-                    }
-                    b += (t2.atan2(1.5 + f64::tanh((b * 0.02).atan()).cos()) * 0.5).sin();
-                    k3 += 1;
-                    if ((b * 0.02).atan() * 0.5 < 0.0) || k3 >= 5 { break n as f64; }
-                };
-                b += r5.sin() * 0.5;
-            }
-        }
-        _ => {
-            b += (f64::min(0.2 * (b * 0.02).atan(), 1.25_f64.max(b * 0.02)) * 0.5).sin();
-        }
-    }
-    b * 0.02
+    let t3 = &((&t2 * v).mapv(f64::tanh)) / &(&t2 - x).mapv(|q| q * q + 1.0);
+    let t4 = s;
+    t4 + t3.sum() * 0.2 + t2.sum() * 0.2
 }
 "#;
 
@@ -9379,63 +8959,65 @@ pub fn check_p128() -> Result<(), String> {
         "p128",
         SOURCE_P128,
         &[],
-        0x965c6d32b100111e,
-        2,
-        &|p| p128(p[0], p[1], 2),
+        0x9e37b4dc6d864c2c,
+        13,
+        &|p| p128(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3),
         &|p| {
-            let (g0, g1) = gradients_function!(p128)(p[0], p[1], 2);
-            [vec![g0], vec![g1]].concat()
+            let (g0, g1, g2) = gradients_function!(p128)(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3);
+            [g0.iter().copied().collect::<Vec<f64>>(), g1.iter().copied().collect::<Vec<f64>>(), vec![g2]].concat()
         },
-        &|p| value_and_gradients_function!(p128)(p[0], p[1], 2).0,
+        &|p| value_and_gradients_function!(p128)(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3).0,
     )
 }
 
 #[differentiable]
-fn p129(a: f64, b: f64) -> f64 {
-    let mut acc0 = 0.0;
-    if 0.25 > b {
-        if b > a {
-            let t1 = f64::atan(b) * a * (b * a * a);
-        } else {
-            let a = a - (1.5 + (p121(((b + a) * 0.5).sin(), -b, a - 0.1, a.atan2(1.5 + a.cos())) * 0.5).sin()).powf(a.tanh());
+fn p129(xs: &[f64], b: f64, a: f64) -> f64 {
+    let mut acc0 = 0.5;
+    for i in (0..2).rev() {
+        let mut v1 = vec![0.0; 2];
+        for j in 0..v1.len() {
+            v1[j] = (1.5 + a.cos()).sqrt();
+        }
+        let t2 = v1.iter().map(|q| (q * 1.25).sin()).sum::<f64>() * a / (2.0 + 0.25_f64.powi(2).ln_1p().cos());
+        v1[i] -= (t2 * 0.5).sin().hypot((t2 * 0.5).tanh()).mul_add(v1.iter().map(|q| q * a).sum::<f64>() / (1.0 + (t2 * 0.5).powi(2)), xs[i]) * 0.05;
+        let t3: f64 = v1.iter().map(|q| (q * 0.5) * (q * 0.5)).sum::<f64>().hypot((t2 * 0.5).sin());
+    }
+    if b.atan() < -0.4 {
+        let mut w4 = 0;
+        while w4 < 4 {
+            let t5 = match w4 { 0 => 0.6 * b * (xs[3] / (1.0 + xs.iter().map(|q| q * b).sum::<f64>() * xs.iter().map(|q| q * b).sum::<f64>())), 1 => ((b + xs.iter().map(|q| q * q).sum::<f64>().mul_add(xs[w4], b)) * 0.1).tanh(), _ => xs[w4] };
+            acc0 = (b * 1.0 + f64::atan(xs[w4])) * 0.5;
+            w4 += 1;
         }
     } else {
-        let mut w2 = 0;
-        while w2 < 2 {
-            if w2 == 1 {
-                let t3: f64 = 0.6;
-            } else if w2 % 2 == 0 {
-                acc0 += 0.75_f64.powi(2);
-            }
-            acc0 = (-a).cos().exp();
-            w2 += 1;
-        }
+        acc0 = b;
     }
-    0.1 * (acc0 * 0.25).tanh()
+    (acc0 * 0.1).tanh().tanh() + a + b + 0.5 * a
 }
 
 const SOURCE_P129: &str = r#"#[differentiable]
-fn p129(a: f64, b: f64) -> f64 {
-    let mut acc0 = 0.0;
-    if 0.25 > b {
-        if b > a {
-            let t1 = f64::atan(b) * a * (b * a * a);
-        } else {
-            let a = a - (1.5 + (p121(((b + a) * 0.5).sin(), -b, a - 0.1, a.atan2(1.5 + a.cos())) * 0.5).sin()).powf(a.tanh());
+fn p129(xs: &[f64], b: f64, a: f64) -> f64 {
+    let mut acc0 = 0.5;
+    for i in (0..2).rev() {
+        let mut v1 = vec![0.0; 2];
+        for j in 0..v1.len() {
+            v1[j] = (1.5 + a.cos()).sqrt();
+        }
+        let t2 = v1.iter().map(|q| (q * 1.25).sin()).sum::<f64>() * a / (2.0 + 0.25_f64.powi(2).ln_1p().cos());
+        v1[i] -= (t2 * 0.5).sin().hypot((t2 * 0.5).tanh()).mul_add(v1.iter().map(|q| q * a).sum::<f64>() / (1.0 + (t2 * 0.5).powi(2)), xs[i]) * 0.05;
+        let t3: f64 = v1.iter().map(|q| (q * 0.5) * (q * 0.5)).sum::<f64>().hypot((t2 * 0.5).sin());
+    }
+    if b.atan() < -0.4 {
+        let mut w4 = 0;
+        while w4 < 4 {
+            let t5 = match w4 { 0 => 0.6 * b * (xs[3] / (1.0 + xs.iter().map(|q| q * b).sum::<f64>() * xs.iter().map(|q| q * b).sum::<f64>())), 1 => ((b + xs.iter().map(|q| q * q).sum::<f64>().mul_add(xs[w4], b)) * 0.1).tanh(), _ => xs[w4] };
+            acc0 = (b * 1.0 + f64::atan(xs[w4])) * 0.5;
+            w4 += 1;
         }
     } else {
-        let mut w2 = 0;
-        while w2 < 2 {
-            if w2 == 1 {
-                let t3: f64 = 0.6;
-            } else if w2 % 2 == 0 {
-                acc0 += 0.75_f64.powi(2);
-            }
-            acc0 = (-a).cos().exp();
-            w2 += 1;
-        }
+        acc0 = b;
     }
-    0.1 * (acc0 * 0.25).tanh()
+    (acc0 * 0.1).tanh().tanh() + a + b + 0.5 * a
 }
 "#;
 
@@ -9443,74 +9025,168 @@ pub fn check_p129() -> Result<(), String> {
     check(
         "p129",
         SOURCE_P129,
-        &["p121"],
-        0xab24fae411f9b6ce,
-        2,
-        &|p| p129(p[0], p[1]),
+        &[],
+        0x5d44366730f83a49,
+        6,
+        &|p| p129(&p[0..4], p[4], p[5]),
         &|p| {
-            let (g0, g1) = gradients_function!(p129)(p[0], p[1]);
-            [vec![g0], vec![g1]].concat()
+            let (g0, g1, g2) = gradients_function!(p129)(&p[0..4], p[4], p[5]);
+            [g0, vec![g1], vec![g2]].concat()
         },
-        &|p| value_and_gradients_function!(p129)(p[0], p[1]).0,
+        &|p| value_and_gradients_function!(p129)(&p[0..4], p[4], p[5]).0,
     )
 }
 
 #[differentiable]
-fn p130(a: f64) -> f64 {
-    let mut v0 = vec![0.0; 3];
-    for i in 0..v0.len() {
-        v0[i] = (2.0 + a.sin()).cbrt().mul_add(i as f64 * a, a) * 0.25;
+fn p130(xs: &[f64], a: f64, b: f64) -> f64 {
+    let mut acc0 = b;
+    let t1 = f64::min(a, xs[1]) / (2.0 + b.mul_add(a, xs[1]).cos()) + (2.0 + p119(0.2 * b, b * xs[0] * 0.5).sin()).sqrt() / (2.0 + (xs.iter().map(|q| q * a).sum::<f64>() * b).cos());
+    let mut k2 = 0;
+    loop {
+        if k2 > 0 {
+            acc0 -= (a / (1.0 + (t1 * 0.25).sin().hypot(b).powi(2)) * 0.5).sin();
+        } else {
+            let mut acc3 = 1.0;
+        }
+        acc0 += (-(acc0 * 0.1) * (t1 * 0.25 / (1.5 + (acc0 * 0.1).tanh())) * 0.05).sin();
+        k2 += 1;
+        if (t1 * 0.25 + b > -0.2) || k2 >= 6 { break; }
     }
-    let mut acc1 = 0.0;
-    for i in 0..4 {
-        let mut v2 = vec![0.0; 2];
-        for j in 0..v2.len() {
-            v2[j] = (a / (2.0 + (v0[j] * 0.1).cos())).min((v0[(i + 1) % 3] * 0.1).cos());
-            if j > 0 {
-                v2[j] += v2[j - 1] * (a * 0.5).tanh();
+    acc0 += ((xs[2] - b).min(a) * 0.5).tanh();
+    let mut w4 = 0;
+    while w4 < 4 && (f64::tanh(b) > 0.5) {
+        let mut acc5 = 0.3_f64;
+        acc0 = ((acc0 * 0.05).atan().mul_add(xs[w4], b) * b.hypot(t1 * 0.25) * 0.1).sin();
+        w4 += 1;
+    }
+    if xs.iter().map(|q| q.cos()).product::<f64>() / (1.0 + (t1 * 0.25).sin().powi(2)) > 0.0 || b < -0.4 {
+        for i in (0..6).step_by(2) {
+            if i == 4 {
+                if ((i as f64).mul_add(i as f64, b)) > 0.5 {
+                    let mut acc6 = (t1 * 0.25).sin() * (t1 * 0.25).tanh() * 1.0;
+                }
+            } else if i > 3 {
+                let t7 = xs[i % xs.len()] / (1.0 + b.powi(2)) * 0.2;
+            } else {
+                if a > xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() || (p97(((acc0 * 0.05 - b) * 0.25).tanh(), (a.cos().exp2() * 0.5).tanh(), (xs[(i + 1) % 4] / (1.0 + a * a) * 0.5).atan(), a.asinh()) * 0.5).sin() < -0.1 {
+                    if i == 1 {
+                        let mut w8 = 0;
+                        while w8 < 3 {
+                            let t9 = match i % 3 { 0 | 1 => (b * xs.iter().map(|q| q * (t1 * 0.25).tanh()).sum::<f64>()).cos(), _ => (w8 as f64 * xs.iter().sum::<f64>() * 0.1).sin() };
+                            acc0 -= (acc0 * 0.02).sin().atan().sin() * 0.5;
+                            w8 += 1;
+                        }
+                    } else if i == 0 {
+                        for j in 0..3 {
+                            acc0 += (1.0 + (xs.iter().sum::<f64>() * 0.25).tanh().powi(2).powi(2)).ln();
+                        }
+                    } else {
+                        if i % 3 == 1 {
+                            let t10 = if i % 3 == 1 { a.max(i as f64) * (xs[(i + 1) % 4] / (1.0 + (i as f64).powi(2))) } else { (acc0 * 0.02).atan() - (acc0 * 0.02).atan().clamp(-0.75, 0.75) };
+                        } else {
+                            let b = b * (b + a);
+                        }
+                    }
+                } else if a.tanh() < 0.3 {
+                    let mut w11 = 0;
+                    while w11 < 1 {
+                        for l in 0..4 {
+                            let mut b = b;
+                            acc0 *= xs[l].tanh();
+                        }
+                        acc0 = ((acc0 * 0.01).sin() + 0.9 * a).tanh();
+                        w11 += 1;
+                    }
+                } else {
+                    for j in 0..4 {
+                        let t12 = f64::atan(xs[xs.len() - 1 - j] + a);
+                        acc0 /= (1.0 + t12.atan().powi(2));
+                    }
+                }
             }
+            acc0 += ((t1 * 0.25).atan().tanh() - (a - i as f64)) * 0.1;
         }
-        let mut v3 = vec![0.0; 2];
-        for j in 0..v3.len() {
-            v3[j] = (a * a + (v0[i % v0.len()] * 0.1).atan() * 0.9) * 0.5;
-        }
-        if a < -0.4 {
-            return (a * a).min(-v3.iter().map(|q| q * q).sum::<f64>());
-        }
-        acc1 -= ((v0[i % v0.len()] * 0.1).sin().sin().asinh() * 0.5).tanh();
     }
-    let acc1 = (acc1 * 0.1).sin() * (v0.iter().enumerate().map(|(k, q)| (q * 0.1) * k as f64).sum::<f64>() / (1.0 + (v0[1] * 0.1).atan().powi(2)) * 0.5).sin();
-    let t4 = acc1 * (v0[2] * 0.1).sin();
-    t4 + acc1 - a + 0.5 * t4
+    for i in 0..xs.len() {
+        acc0 -= a.cos() / (1.5 + b.tanh()) * 0.25;
+    }
+    (t1 * 0.25).tanh().tanh() - (acc0 * 0.005).tanh() + 0.5 * 0.6
 }
 
 const SOURCE_P130: &str = r#"#[differentiable]
-fn p130(a: f64) -> f64 {
-    let mut v0 = vec![0.0; 3];
-    for i in 0..v0.len() {
-        v0[i] = (2.0 + a.sin()).cbrt().mul_add(i as f64 * a, a) * 0.25;
+fn p130(xs: &[f64], a: f64, b: f64) -> f64 {
+    let mut acc0 = b;
+    let t1 = f64::min(a, xs[1]) / (2.0 + b.mul_add(a, xs[1]).cos()) + (2.0 + p119(0.2 * b, b * xs[0] * 0.5).sin()).sqrt() / (2.0 + (xs.iter().map(|q| q * a).sum::<f64>() * b).cos());
+    let mut k2 = 0;
+    loop {
+        if k2 > 0 {
+            acc0 -= (a / (1.0 + (t1 * 0.25).sin().hypot(b).powi(2)) * 0.5).sin();
+        } else {
+            let mut acc3 = 1.0;
+        }
+        acc0 += (-(acc0 * 0.1) * (t1 * 0.25 / (1.5 + (acc0 * 0.1).tanh())) * 0.05).sin();
+        k2 += 1;
+        if (t1 * 0.25 + b > -0.2) || k2 >= 6 { break; }
     }
-    let mut acc1 = 0.0;
-    for i in 0..4 {
-        let mut v2 = vec![0.0; 2];
-        for j in 0..v2.len() {
-            v2[j] = (a / (2.0 + (v0[j] * 0.1).cos())).min((v0[(i + 1) % 3] * 0.1).cos());
-            if j > 0 {
-                v2[j] += v2[j - 1] * (a * 0.5).tanh();
+    acc0 += ((xs[2] - b).min(a) * 0.5).tanh();
+    let mut w4 = 0;
+    while w4 < 4 && (f64::tanh(b) > 0.5) {
+        let mut acc5 = 0.3_f64;
+        acc0 = ((acc0 * 0.05).atan().mul_add(xs[w4], b) * b.hypot(t1 * 0.25) * 0.1).sin();
+        w4 += 1;
+    }
+    if xs.iter().map(|q| q.cos()).product::<f64>() / (1.0 + (t1 * 0.25).sin().powi(2)) > 0.0 || b < -0.4 {
+        for i in (0..6).step_by(2) {
+            if i == 4 {
+                if ((i as f64).mul_add(i as f64, b)) > 0.5 {
+                    let mut acc6 = (t1 * 0.25).sin() * (t1 * 0.25).tanh() * 1.0;
+                }
+            } else if i > 3 {
+                let t7 = xs[i % xs.len()] / (1.0 + b.powi(2)) * 0.2;
+            } else {
+                if a > xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() || (p97(((acc0 * 0.05 - b) * 0.25).tanh(), (a.cos().exp2() * 0.5).tanh(), (xs[(i + 1) % 4] / (1.0 + a * a) * 0.5).atan(), a.asinh()) * 0.5).sin() < -0.1 {
+                    if i == 1 {
+                        let mut w8 = 0;
+                        while w8 < 3 {
+                            let t9 = match i % 3 { 0 | 1 => (b * xs.iter().map(|q| q * (t1 * 0.25).tanh()).sum::<f64>()).cos(), _ => (w8 as f64 * xs.iter().sum::<f64>() * 0.1).sin() };
+                            acc0 -= (acc0 * 0.02).sin().atan().sin() * 0.5;
+                            w8 += 1;
+                        }
+                    } else if i == 0 {
+                        for j in 0..3 {
+                            acc0 += (1.0 + (xs.iter().sum::<f64>() * 0.25).tanh().powi(2).powi(2)).ln();
+                        }
+                    } else {
+                        if i % 3 == 1 {
+                            let t10 = if i % 3 == 1 { a.max(i as f64) * (xs[(i + 1) % 4] / (1.0 + (i as f64).powi(2))) } else { (acc0 * 0.02).atan() - (acc0 * 0.02).atan().clamp(-0.75, 0.75) };
+                        } else {
+                            let b = b * (b + a);
+                        }
+                    }
+                } else if a.tanh() < 0.3 {
+                    let mut w11 = 0;
+                    while w11 < 1 {
+                        for l in 0..4 {
+                            let mut b = b;
+                            acc0 *= xs[l].tanh();
+                        }
+                        acc0 = ((acc0 * 0.01).sin() + 0.9 * a).tanh();
+                        w11 += 1;
+                    }
+                } else {
+                    for j in 0..4 {
+                        let t12 = f64::atan(xs[xs.len() - 1 - j] + a);
+                        acc0 /= (1.0 + t12.atan().powi(2));
+                    }
+                }
             }
+            acc0 += ((t1 * 0.25).atan().tanh() - (a - i as f64)) * 0.1;
         }
-        let mut v3 = vec![0.0; 2];
-        for j in 0..v3.len() {
-            v3[j] = (a * a + (v0[i % v0.len()] * 0.1).atan() * 0.9) * 0.5;
-        }
-        if a < -0.4 {
-            return (a * a).min(-v3.iter().map(|q| q * q).sum::<f64>());
-        }
-        acc1 -= ((v0[i % v0.len()] * 0.1).sin().sin().asinh() * 0.5).tanh();
     }
-    let acc1 = (acc1 * 0.1).sin() * (v0.iter().enumerate().map(|(k, q)| (q * 0.1) * k as f64).sum::<f64>() / (1.0 + (v0[1] * 0.1).atan().powi(2)) * 0.5).sin();
-    let t4 = acc1 * (v0[2] * 0.1).sin();
-    t4 + acc1 - a + 0.5 * t4
+    for i in 0..xs.len() {
+        acc0 -= a.cos() / (1.5 + b.tanh()) * 0.25;
+    }
+    (t1 * 0.25).tanh().tanh() - (acc0 * 0.005).tanh() + 0.5 * 0.6
 }
 "#;
 
@@ -9518,47 +9194,126 @@ pub fn check_p130() -> Result<(), String> {
     check(
         "p130",
         SOURCE_P130,
-        &[],
-        0x4a380af2d128bce6,
-        1,
-        &|p| p130(p[0]),
-        &|p| vec![gradients_function!(p130)(p[0])],
-        &|p| value_and_gradients_function!(p130)(p[0]).0,
+        &["p97", "p119"],
+        0xb79bb670316f5e0a,
+        6,
+        &|p| p130(&p[0..4], p[4], p[5]),
+        &|p| {
+            let (g0, g1, g2) = gradients_function!(p130)(&p[0..4], p[4], p[5]);
+            [g0, vec![g1], vec![g2]].concat()
+        },
+        &|p| value_and_gradients_function!(p130)(&p[0..4], p[4], p[5]).0,
     )
 }
 
 #[differentiable]
-fn p131(xs: &[f64], b: f64, a: f64) -> f64 {
-    let t0: f64 = (p118((xs[1] * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.05).atan(), (b.sin().exp_m1() * 0.5).atan(), (b * a * 0.5).tanh()) * 0.25).tanh() / (1.5 + (xs[0] * xs[2]).tanh()) - b;
-    let t1 = xs[0] - xs[0];
-    if xs[3].mul_add((p127(3, (1.0 + a.powi(2)).ln(), (xs[2] - t1) * 0.25, a) * 0.5).sin(), b) > 0.1 {
-        return 0.3_f64.atan2(1.5 + (t0 * 0.5).sin().cos()).min((1.5 + t1.cos()).sqrt());
+fn p131(a: f64) -> f64 {
+    let t0 = a;
+    let mut acc1 = 1.0;
+    let mut k2 = 0;
+    loop {
+        acc1 = (t0.mul_add(p97((a * a * 0.5).tanh(), (p104((a * k2 as f64 * 0.1).sin(), a, t0.max(k2 as f64) * 0.25) * 0.5 * 0.5).atan(), t0.mul_add(t0, t0) * 0.5, t0.atan2(1.5 + 0.75_f64.cos())) * 0.5, k2 as f64) * (0.9 / (1.0 + a * a)) * 0.1).tanh();
+        let t3 = -t0;
+        acc1 /= (1.0 + (acc1 * 0.1 - t0).powi(2));
+        let t4 = match k2 % 3 { 0 => 1.25 * t0.atan(), 1 => ((t0.sin() - 0.6_f64.cos()) * 0.5).tanh(), _ => (t0.tanh().exp() * 0.5).atan().powi(2) };
+        acc1 *= 0.5 + 0.4 * (t4 / (1.5 + (acc1 * 0.1).tanh())).sin();
+        k2 += 1;
+        if (0.1 / (1.5 + (acc1 * 0.05).tanh()) > a) || k2 >= 6 { break; }
     }
-    let mut acc2 = f64::sin(0.2);
-    for i in 0..4 {
-        if i < 1 {
-            let b = b - t1.min(xs.iter().map(|q| q * b).sum::<f64>());
+    let mut acc5 = (a / (2.0 + t0.cos())).sin();
+    acc5 /= (2.0 + (acc1 * 0.05).atan().cos().cos());
+    match (1.25_f64.abs() * 2.0) as usize % 3 {
+        0 => {
+            let k6 = ((a * a * 0.5).abs() * 2.0) as usize % 3;
+            match k6 {
+                0 | 1 => {
+                    for i in 0..1 {
+                        if i == 0 {
+                            for j in 0..4 {
+                                for l in 0..4 {
+                                    let t7 = (acc1 * 0.02).tanh().mul_add(a * (acc1 * 0.02).tanh(), a.sin());
+                                    acc1 -= (a * (t7 * 0.5).sin()).powi(2) * 0.5;
+                                }
+                                acc1 += a.sin().powi(2) * 0.5;
+                            }
+                        }
+                        acc5 *= (acc5 * 0.02).atan().tanh().cos();
+                    }
+                }
+                _ => {
+                    acc1 = (((acc1 * 0.02).sin().atan() + (acc1 * 0.02 - t0)) * 0.25).atan();
+                }
+            }
         }
-        acc2 -= xs[0].hypot((i as f64).atan()) * 0.25;
+        1 => {
+            if (acc5 * 0.02).sin() < -0.4 {
+                let mut acc8 = (-a * (t0 - a) * 0.5).sin();
+            } else if a.powi(2) > t0 {
+                let mut acc9 = a;
+            } else {
+                acc1 -= (((acc1 * 0.02).tanh() / (1.0 + 0.6_f64.powi(2))).mul_add((acc1 * 0.02).sin(), 1.0_f64.abs()) * 0.5).tanh();
+            }
+        }
+        _ => {
+            let t10 = 0.3 * (acc1 * 0.02).tanh();
+        }
     }
-    0.2 * t1 + (t0 * 0.5).atan() + a + b.cos()
+    (acc5 * 0.02).tanh().tanh() - 0.75 * (acc1 * 0.02) + t0.cos()
 }
 
 const SOURCE_P131: &str = r#"#[differentiable]
-fn p131(xs: &[f64], b: f64, a: f64) -> f64 {
-    let t0: f64 = (p118((xs[1] * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.05).atan(), (b.sin().exp_m1() * 0.5).atan(), (b * a * 0.5).tanh()) * 0.25).tanh() / (1.5 + (xs[0] * xs[2]).tanh()) - b;
-    let t1 = xs[0] - xs[0];
-    if xs[3].mul_add((p127(3, (1.0 + a.powi(2)).ln(), (xs[2] - t1) * 0.25, a) * 0.5).sin(), b) > 0.1 {
-        return 0.3_f64.atan2(1.5 + (t0 * 0.5).sin().cos()).min((1.5 + t1.cos()).sqrt());
+fn p131(a: f64) -> f64 {
+    let t0 = a;
+    let mut acc1 = 1.0;
+    let mut k2 = 0;
+    loop {
+        acc1 = (t0.mul_add(p97((a * a * 0.5).tanh(), (p104((a * k2 as f64 * 0.1).sin(), a, t0.max(k2 as f64) * 0.25) * 0.5 * 0.5).atan(), t0.mul_add(t0, t0) * 0.5, t0.atan2(1.5 + 0.75_f64.cos())) * 0.5, k2 as f64) * (0.9 / (1.0 + a * a)) * 0.1).tanh();
+        let t3 = -t0;
+        acc1 /= (1.0 + (acc1 * 0.1 - t0).powi(2));
+        let t4 = match k2 % 3 { 0 => 1.25 * t0.atan(), 1 => ((t0.sin() - 0.6_f64.cos()) * 0.5).tanh(), _ => (t0.tanh().exp() * 0.5).atan().powi(2) };
+        acc1 *= 0.5 + 0.4 * (t4 / (1.5 + (acc1 * 0.1).tanh())).sin();
+        k2 += 1;
+        if (0.1 / (1.5 + (acc1 * 0.05).tanh()) > a) || k2 >= 6 { break; }
     }
-    let mut acc2 = f64::sin(0.2);
-    for i in 0..4 {
-        if i < 1 {
-            let b = b - t1.min(xs.iter().map(|q| q * b).sum::<f64>());
+    let mut acc5 = (a / (2.0 + t0.cos())).sin();
+    acc5 /= (2.0 + (acc1 * 0.05).atan().cos().cos());
+    match (1.25_f64.abs() * 2.0) as usize % 3 {
+        0 => {
+            let k6 = ((a * a * 0.5).abs() * 2.0) as usize % 3;
+            match k6 {
+                0 | 1 => {
+                    for i in 0..1 {
+                        if i == 0 {
+                            for j in 0..4 {
+                                for l in 0..4 {
+                                    let t7 = (acc1 * 0.02).tanh().mul_add(a * (acc1 * 0.02).tanh(), a.sin());
+                                    acc1 -= (a * (t7 * 0.5).sin()).powi(2) * 0.5;
+                                }
+                                acc1 += a.sin().powi(2) * 0.5;
+                            }
+                        }
+                        acc5 *= (acc5 * 0.02).atan().tanh().cos();
+                    }
+                }
+                _ => {
+                    acc1 = (((acc1 * 0.02).sin().atan() + (acc1 * 0.02 - t0)) * 0.25).atan();
+                }
+            }
         }
-        acc2 -= xs[0].hypot((i as f64).atan()) * 0.25;
+        1 => {
+            if (acc5 * 0.02).sin() < -0.4 {
+                let mut acc8 = (-a * (t0 - a) * 0.5).sin();
+            } else if a.powi(2) > t0 {
+                let mut acc9 = a;
+            } else {
+                acc1 -= (((acc1 * 0.02).tanh() / (1.0 + 0.6_f64.powi(2))).mul_add((acc1 * 0.02).sin(), 1.0_f64.abs()) * 0.5).tanh();
+            }
+        }
+        _ => {
+            let t10 = 0.3 * (acc1 * 0.02).tanh();
+        }
     }
-    0.2 * t1 + (t0 * 0.5).atan() + a + b.cos()
+    (acc5 * 0.02).tanh().tanh() - 0.75 * (acc1 * 0.02) + t0.cos()
 }
 "#;
 
@@ -9566,54 +9321,55 @@ pub fn check_p131() -> Result<(), String> {
     check(
         "p131",
         SOURCE_P131,
-        &["p118", "p127"],
-        0x659a4d997d39ce41,
-        6,
-        &|p| p131(&p[0..4], p[4], p[5]),
-        &|p| {
-            let (g0, g1, g2) = gradients_function!(p131)(&p[0..4], p[4], p[5]);
-            [g0, vec![g1], vec![g2]].concat()
-        },
-        &|p| value_and_gradients_function!(p131)(&p[0..4], p[4], p[5]).0,
+        &["p97", "p104"],
+        0xef8e8e60e069849c,
+        1,
+        &|p| p131(p[0]),
+        &|p| vec![gradients_function!(p131)(p[0])],
+        &|p| value_and_gradients_function!(p131)(p[0]).0,
     )
 }
 
 #[differentiable]
-fn p132(b: f64, a: f64, xs: &[f64]) -> f64 {
-    let b = b - b.tanh();
-    let mut v0 = vec![0.0; 4];
-    for i in 0..v0.len() {
-        v0[i] = p115(a * 0.6, a * 0.2, (a / (1.0 + p115((a - xs[1]) * 0.5, ((b * 0.5).sin() + a) * 0.5, (b * 0.5 * (b * 0.5).tanh() * 0.5).atan()).powi(2)) * 0.5).tanh()).cos();
-        if i > 0 {
-            v0[i] += v0[i - 1] * (xs[i].tanh() * 0.5).tanh();
+fn p132(a: f64) -> f64 {
+    let mut acc0 = 0.5;
+    let mut k1 = 0;
+    loop {
+        for j in 0..4 {
+            if 0.9 > a {
+                acc0 *= (j as f64).atan().cos();
+            } else if (a * j as f64) < 0.25 && (acc0 * 0.02).sin() < 0.3 {
+                let acc0 = (acc0 * 0.02).atan() * (1.5 + a.sin()).log(2.5 + (acc0 * 0.02).tanh().cos());
+            }
+            acc0 *= (a - a).tanh();
         }
+        acc0 = (k1 as f64 / (1.0 + a * a)).cos();
+        k1 += 1;
+        if ((p95(a, (acc0 * 0.01).tanh() * (acc0 * 0.01).tanh(), a * 1.0) * 0.5).tanh() > (acc0 * 0.01).sin() && acc0 * 0.01 < 0.0) || k1 >= 4 { break; }
     }
-    let flag1 = a * a > 0.0;
-    let a = a * xs.iter().map(|q| q * a).sum::<f64>().powi(2).ln_1p();
-    let mut v2 = vec![0.0; xs.len()];
-    for i in 0..v2.len() {
-        v2[i] = 0.2 * (b * 0.5).atan() * 1.0;
-    }
-    a * 0.1 + (b * 0.5).tanh().sin()
+    let t2 = (2.0 + (acc0 * 0.01).sin()).log10().to_radians() * ((acc0 * 0.01).atan().mul_add(a, (acc0 * 0.01).sin()) * (acc0 * 0.01).atan());
+    0.75 * t2 - acc0 * 0.01 + 0.5 * 0.9
 }
 
 const SOURCE_P132: &str = r#"#[differentiable]
-fn p132(b: f64, a: f64, xs: &[f64]) -> f64 {
-    let b = b - b.tanh();
-    let mut v0 = vec![0.0; 4];
-    for i in 0..v0.len() {
-        v0[i] = p115(a * 0.6, a * 0.2, (a / (1.0 + p115((a - xs[1]) * 0.5, ((b * 0.5).sin() + a) * 0.5, (b * 0.5 * (b * 0.5).tanh() * 0.5).atan()).powi(2)) * 0.5).tanh()).cos();
-        if i > 0 {
-            v0[i] += v0[i - 1] * (xs[i].tanh() * 0.5).tanh();
+fn p132(a: f64) -> f64 {
+    let mut acc0 = 0.5;
+    let mut k1 = 0;
+    loop {
+        for j in 0..4 {
+            if 0.9 > a {
+                acc0 *= (j as f64).atan().cos();
+            } else if (a * j as f64) < 0.25 && (acc0 * 0.02).sin() < 0.3 {
+                let acc0 = (acc0 * 0.02).atan() * (1.5 + a.sin()).log(2.5 + (acc0 * 0.02).tanh().cos());
+            }
+            acc0 *= (a - a).tanh();
         }
+        acc0 = (k1 as f64 / (1.0 + a * a)).cos();
+        k1 += 1;
+        if ((p95(a, (acc0 * 0.01).tanh() * (acc0 * 0.01).tanh(), a * 1.0) * 0.5).tanh() > (acc0 * 0.01).sin() && acc0 * 0.01 < 0.0) || k1 >= 4 { break; }
     }
-    let flag1 = a * a > 0.0;
-    let a = a * xs.iter().map(|q| q * a).sum::<f64>().powi(2).ln_1p();
-    let mut v2 = vec![0.0; xs.len()];
-    for i in 0..v2.len() {
-        v2[i] = 0.2 * (b * 0.5).atan() * 1.0;
-    }
-    a * 0.1 + (b * 0.5).tanh().sin()
+    let t2 = (2.0 + (acc0 * 0.01).sin()).log10().to_radians() * ((acc0 * 0.01).atan().mul_add(a, (acc0 * 0.01).sin()) * (acc0 * 0.01).atan());
+    0.75 * t2 - acc0 * 0.01 + 0.5 * 0.9
 }
 "#;
 
@@ -9621,38 +9377,63 @@ pub fn check_p132() -> Result<(), String> {
     check(
         "p132",
         SOURCE_P132,
-        &["p115"],
-        0x33f4766d9b3e3d59,
-        6,
-        &|p| p132(p[0], p[1], &p[2..6]),
-        &|p| {
-            let (g0, g1, g2) = gradients_function!(p132)(p[0], p[1], &p[2..6]);
-            [vec![g0], vec![g1], g2].concat()
-        },
-        &|p| value_and_gradients_function!(p132)(p[0], p[1], &p[2..6]).0,
+        &["p95"],
+        0x172ee03c9840e436,
+        1,
+        &|p| p132(p[0]),
+        &|p| vec![gradients_function!(p132)(p[0])],
+        &|p| value_and_gradients_function!(p132)(p[0]).0,
     )
 }
 
 #[differentiable]
-fn p133(a: f64) -> f64 {
-    let t1 = { let u0 = ((a + a) * 0.5).sin().powi(3); a + (a + u0) };
-    let mut acc2 = 1.0;
-    for i in 0..1 {
-        let t3 = if f64::atan(a) < 0.5 { 2.0 - a + a } else { f64::tanh((t1 * 0.5).atan()) - a * a };
-        acc2 += i as f64;
+fn p133(c: f64, d: f64, b: f64, a: f64) -> f64 {
+    let mut acc0 = 0.5;
+    for i in (0..6).step_by(2) {
+        acc0 += (b * c * 0.5).atan();
+        let mut k1 = 0;
+        loop {
+            if i % 3 == 1 {
+                acc0 = ((acc0 * 0.05).tanh() * (c.hypot(b) * 0.5)).sin();
+            }
+            acc0 += d;
+            k1 += 1;
+            if ((i as f64 * (acc0 * 0.05).tanh()) > c) || k1 >= 4 { break; }
+        }
     }
-    (acc2 * 0.5).sin().tanh() + (t1 * 0.5).atan()
+    let t2 = (c * 0.5).min((1.5 + (acc0 * 0.05).cos()).sqrt());
+    for i in 0..4 {
+        acc0 = (acc0 * 0.02 * (b.powi(2) * 0.5)).atan();
+        acc0 += b;
+    }
+    let mut acc3 = t2;
+    let t4 = if b - a > -0.1 { (1.5 + d.sin()).log(2.5 + (p117(b) * 0.5).tanh().cos()).cos() } else { a * a / (2.0 + c.to_radians().cos()) };
+    (t4 * 0.5).tanh() + 1.5 * acc3 + t2 + 0.3 * c
 }
 
 const SOURCE_P133: &str = r#"#[differentiable]
-fn p133(a: f64) -> f64 {
-    let t1 = { let u0 = ((a + a) * 0.5).sin().powi(3); a + (a + u0) };
-    let mut acc2 = 1.0;
-    for i in 0..1 {
-        let t3 = if f64::atan(a) < 0.5 { 2.0 - a + a } else { f64::tanh((t1 * 0.5).atan()) - a * a };
-        acc2 += i as f64;
+fn p133(c: f64, d: f64, b: f64, a: f64) -> f64 {
+    let mut acc0 = 0.5;
+    for i in (0..6).step_by(2) {
+        acc0 += (b * c * 0.5).atan();
+        let mut k1 = 0;
+        loop {
+            if i % 3 == 1 {
+                acc0 = ((acc0 * 0.05).tanh() * (c.hypot(b) * 0.5)).sin();
+            }
+            acc0 += d;
+            k1 += 1;
+            if ((i as f64 * (acc0 * 0.05).tanh()) > c) || k1 >= 4 { break; }
+        }
     }
-    (acc2 * 0.5).sin().tanh() + (t1 * 0.5).atan()
+    let t2 = (c * 0.5).min((1.5 + (acc0 * 0.05).cos()).sqrt());
+    for i in 0..4 {
+        acc0 = (acc0 * 0.02 * (b.powi(2) * 0.5)).atan();
+        acc0 += b;
+    }
+    let mut acc3 = t2;
+    let t4 = if b - a > -0.1 { (1.5 + d.sin()).log(2.5 + (p117(b) * 0.5).tanh().cos()).cos() } else { a * a / (2.0 + c.to_radians().cos()) };
+    (t4 * 0.5).tanh() + 1.5 * acc3 + t2 + 0.3 * c
 }
 "#;
 
@@ -9660,67 +9441,54 @@ pub fn check_p133() -> Result<(), String> {
     check(
         "p133",
         SOURCE_P133,
-        &[],
-        0xfa3cfd71bb96abe0,
-        1,
-        &|p| p133(p[0]),
-        &|p| vec![gradients_function!(p133)(p[0])],
-        &|p| value_and_gradients_function!(p133)(p[0]).0,
+        &["p117"],
+        0xdf53d05ebaceae06,
+        4,
+        &|p| p133(p[0], p[1], p[2], p[3]),
+        &|p| {
+            let (g0, g1, g2, g3) = gradients_function!(p133)(p[0], p[1], p[2], p[3]);
+            [vec![g0], vec![g1], vec![g2], vec![g3]].concat()
+        },
+        &|p| value_and_gradients_function!(p133)(p[0], p[1], p[2], p[3]).0,
     )
 }
 
 #[differentiable]
-fn p134(n: usize, a: f64) -> f64 {
-    let t0 = a.atan2(1.5 + a.cos());
-    let t0 = t0 + t0.asinh();
-    let mut v1 = vec![0.0; 4];
-    for i in 0..v1.len() {
-        v1[i] = (((t0 * 0.5).atan() - a + f64::tanh(a)) * 0.5).tanh();
-    }
-    let a = a + a.min(v1[2]);
-    let mut acc2 = 1.0;
-    if n == 0 {
-        let mut t0 = t0;
-    } else {
-        for i in 1..=2 {
-            let mut k3 = 0;
-            loop {
-                let t4 = ((v1[i] * 0.05).sin() / (1.0 + (a * 0.5).tanh().powi(2))).mul_add((1.0 + (p92((t0 * 0.5 * 0.5).sin(), f64::cos((v1[n] * 0.05).tanh()), (t0 * 0.5 / (2.0 + (t0 * 0.5).tanh().cos()) * 0.25).sin(), (1.0 * i as f64 * 0.5).sin()) * 0.5).sin().powi(2)).sqrt(), (a * 0.5).atan() * 0.25);
-                v1[3 - i] -= (((a * 0.5 * 0.5).powi(2) + (v1.iter().map(|q| (q * 0.05) * (q * 0.05)).sum::<f64>() * v1.iter().map(|q| ((q * 0.05) * 0.25).sin()).sum::<f64>() * 0.25).tanh()) * 0.1).atan();
-                k3 += 1;
-                if ((t0 * 0.5).sin() * 2.0 > 0.9) || k3 >= 5 { break; }
-            }
-            v1[n] = ((t0 * 0.5).sin().powi(2).ln_1p().atan() * 0.5).atan();
+fn p134(a: f64) -> f64 {
+    let k0 = (a.tanh().abs() * 2.0) as usize % 3;
+    let mut acc1 = 0.9 * a * (p117(a) * 0.5).sin();
+    match k0 {
+        0 => {
+            let a = a - (acc1 - acc1);
+        }
+        1 => {
+            let t2 = match ((acc1.mul_add(acc1, acc1) * 0.5).atan().abs() * 2.0) as usize % 3 { 0 | 1 => f64::sin(a) * (0.2 - acc1), _ => ((acc1 - acc1).hypot(acc1) * 0.5).tanh() };
+        }
+        _ => {
+            let k3 = ((acc1 / (1.5 + a.tanh()) * 0.5).abs() * 2.0) as usize % 3;
+            let t4 = match k3 { 0 | 1 => ((acc1 + a - 0.25 * a) * 0.5).sin(), _ => (a.asinh() * 0.25_f64.tanh() * 0.5).sin() };
         }
     }
-    (a * 0.5).tanh() - 0.5 * (t0 * 0.5).atan()
+    acc1 + 0.5 * acc1
 }
 
 const SOURCE_P134: &str = r#"#[differentiable]
-fn p134(n: usize, a: f64) -> f64 {
-    let t0 = a.atan2(1.5 + a.cos());
-    let t0 = t0 + t0.asinh();
-    let mut v1 = vec![0.0; 4];
-    for i in 0..v1.len() {
-        v1[i] = (((t0 * 0.5).atan() - a + f64::tanh(a)) * 0.5).tanh();
-    }
-    let a = a + a.min(v1[2]);
-    let mut acc2 = 1.0;
-    if n == 0 {
-        let mut t0 = t0;
-    } else {
-        for i in 1..=2 {
-            let mut k3 = 0;
-            loop {
-                let t4 = ((v1[i] * 0.05).sin() / (1.0 + (a * 0.5).tanh().powi(2))).mul_add((1.0 + (p92((t0 * 0.5 * 0.5).sin(), f64::cos((v1[n] * 0.05).tanh()), (t0 * 0.5 / (2.0 + (t0 * 0.5).tanh().cos()) * 0.25).sin(), (1.0 * i as f64 * 0.5).sin()) * 0.5).sin().powi(2)).sqrt(), (a * 0.5).atan() * 0.25);
-                v1[3 - i] -= (((a * 0.5 * 0.5).powi(2) + (v1.iter().map(|q| (q * 0.05) * (q * 0.05)).sum::<f64>() * v1.iter().map(|q| ((q * 0.05) * 0.25).sin()).sum::<f64>() * 0.25).tanh()) * 0.1).atan();
-                k3 += 1;
-                if ((t0 * 0.5).sin() * 2.0 > 0.9) || k3 >= 5 { break; }
-            }
-            v1[n] = ((t0 * 0.5).sin().powi(2).ln_1p().atan() * 0.5).atan();
+fn p134(a: f64) -> f64 {
+    let k0 = (a.tanh().abs() * 2.0) as usize % 3;
+    let mut acc1 = 0.9 * a * (p117(a) * 0.5).sin();
+    match k0 {
+        0 => {
+            let a = a - (acc1 - acc1);
+        }
+        1 => {
+            let t2 = match ((acc1.mul_add(acc1, acc1) * 0.5).atan().abs() * 2.0) as usize % 3 { 0 | 1 => f64::sin(a) * (0.2 - acc1), _ => ((acc1 - acc1).hypot(acc1) * 0.5).tanh() };
+        }
+        _ => {
+            let k3 = ((acc1 / (1.5 + a.tanh()) * 0.5).abs() * 2.0) as usize % 3;
+            let t4 = match k3 { 0 | 1 => ((acc1 + a - 0.25 * a) * 0.5).sin(), _ => (a.asinh() * 0.25_f64.tanh() * 0.5).sin() };
         }
     }
-    (a * 0.5).tanh() - 0.5 * (t0 * 0.5).atan()
+    acc1 + 0.5 * acc1
 }
 "#;
 
@@ -9728,49 +9496,29 @@ pub fn check_p134() -> Result<(), String> {
     check(
         "p134",
         SOURCE_P134,
-        &["p92"],
-        0x5a54b64dd4dcea2f,
+        &["p117"],
+        0x1cfde682e03a91d2,
         1,
-        &|p| p134(1, p[0]),
-        &|p| vec![gradients_function!(p134)(1, p[0])],
-        &|p| value_and_gradients_function!(p134)(1, p[0]).0,
+        &|p| p134(p[0]),
+        &|p| vec![gradients_function!(p134)(p[0])],
+        &|p| value_and_gradients_function!(p134)(p[0]).0,
     )
 }
 
 #[differentiable]
-fn p135(c: f64, n: usize, a: f64, d: f64, b: f64) -> f64 {
-    let mut acc0 = 1.0;
-    acc0 += (c * d / (1.0 + (1.0 + b.powi(2)).ln().powi(2)) * 0.25).atan();
-    acc0 += (c * c * (acc0 * a) * 0.1).atan();
-    if b > -0.2 {
-        return d.powi(3).atan2(1.5 + 0.6_f64.cos());
-    }
-    acc0 = (f64::min(0.25, d) + f64::max(n as f64, d)) * 0.5;
-    let mut w1 = 0;
-    while w1 < 1 && (b.cos() < -0.1) {
-        let t2 = (acc0 * 0.25).atan();
-        acc0 = 2.0_f64.atan().sin();
-        w1 += 1;
-    }
-    (acc0 * 0.25).atan() - a
+fn p135(a: f64, n: usize) -> f64 {
+    let a = a - (a - a);
+    let t0 = match n { 0 | 1 => (-((a * 0.25).atan() + a * 0.25) * 0.5).sin(), _ => (a * 0.25 * 0.5).sin().powi(3) - ((a * 0.25).sin() - (a * 0.25).sin()) };
+    let t1 = 0.25 * t0;
+    0.2 * t1 + (a * 0.25).sin()
 }
 
 const SOURCE_P135: &str = r#"#[differentiable]
-fn p135(c: f64, n: usize, a: f64, d: f64, b: f64) -> f64 {
-    let mut acc0 = 1.0;
-    acc0 += (c * d / (1.0 + (1.0 + b.powi(2)).ln().powi(2)) * 0.25).atan();
-    acc0 += (c * c * (acc0 * a) * 0.1).atan();
-    if b > -0.2 {
-        return d.powi(3).atan2(1.5 + 0.6_f64.cos());
-    }
-    acc0 = (f64::min(0.25, d) + f64::max(n as f64, d)) * 0.5;
-    let mut w1 = 0;
-    while w1 < 1 && (b.cos() < -0.1) {
-        let t2 = (acc0 * 0.25).atan();
-        acc0 = 2.0_f64.atan().sin();
-        w1 += 1;
-    }
-    (acc0 * 0.25).atan() - a
+fn p135(a: f64, n: usize) -> f64 {
+    let a = a - (a - a);
+    let t0 = match n { 0 | 1 => (-((a * 0.25).atan() + a * 0.25) * 0.5).sin(), _ => (a * 0.25 * 0.5).sin().powi(3) - ((a * 0.25).sin() - (a * 0.25).sin()) };
+    let t1 = 0.25 * t0;
+    0.2 * t1 + (a * 0.25).sin()
 }
 "#;
 
@@ -9779,139 +9527,60 @@ pub fn check_p135() -> Result<(), String> {
         "p135",
         SOURCE_P135,
         &[],
-        0xf2369eb9ba7d56d2,
-        4,
-        &|p| p135(p[0], 1, p[1], p[2], p[3]),
-        &|p| {
-            let (g0, g1, g2, g3) = gradients_function!(p135)(p[0], 1, p[1], p[2], p[3]);
-            [vec![g0], vec![g1], vec![g2], vec![g3]].concat()
-        },
-        &|p| value_and_gradients_function!(p135)(p[0], 1, p[1], p[2], p[3]).0,
+        0x31746a753679e6a1,
+        1,
+        &|p| p135(p[0], 3),
+        &|p| vec![gradients_function!(p135)(p[0], 3)],
+        &|p| value_and_gradients_function!(p135)(p[0], 3).0,
     )
 }
 
 #[differentiable]
-fn p136(xs: &[f64], a: f64, b: f64) -> f64 {
-    if b > -0.1 {
-        return xs.iter().sum::<f64>();
-    }
-    let mut b = b;
-    b /= (2.0 + (xs[0] * 0.2).cos());
-    b *= (b - xs[1]).tanh();
-    let t0 = b / (1.0 + 0.25_f64.powi(2)) + xs[0].tanh();
-    if (1.0 + b.powi(2)).ln() > a {
-        if a < -0.1 {
-            b += (((1.5 + b.cos()).sqrt() + (b - (t0 * 0.25).atan())) * 0.1).tanh();
-        } else {
-            let flag1 = a.tanh() > 0.5;
-        }
-    } else if xs[1] * 0.9 > 0.5 {
-        for i in 0..4 {
-            match i {
-                0 => {
-                    if (t0 * 0.25).atan().atan2(1.5 + a.cos()) > (b * 0.1).tanh() {
-                        for j in 0..1 {
-                            for l in 0..2 {
-                                b += (((b * 0.05).atan() * xs.iter().map(|q| (q * 0.75).sin()).sum::<f64>()).tanh().exp() * 0.5).sin();
-                                b += ((t0 * 0.25).atan().tanh() * 0.5).sin();
-                            }
-                            b += (t0 * 0.25 * 0.5).tanh();
-                        }
-                    } else {
-                        match i {
-                            0 => {
-                                let mut acc2 = ((b * 0.05 - xs[0]) * 0.9 * 0.5).atan();
-                            }
-                            1 => {
-                                if (t0 * 0.25).atan() - b * 0.05 > xs[1] {
-                                    let t3: f64 = ((b * 0.05).tanh() + (t0 * 0.25).atan()) * (t0 * 0.25).atan();
-                                } else {
-                                    let t4 = 0.75 * xs[i % xs.len()].cos().exp();
-                                }
-                            }
-                            _ => {
-                                if i == 0 {
-                                    continue;
-                                }
-                            }
-                        }
-                    }
-                }
-                1 => {
-                    let t5 = if xs[(i + 1) % 3] > 0.1 { (b * 0.05).atan() - a } else { (1.5 + (b * 0.05).tanh().cos()).sqrt().sin() };
-                }
-                _ => {
-                    let t0 = (t0 * 0.25).atan() - a * a;
-                }
-            }
-            b /= (2.0 + (2.0 + a.cos()).powi(-2).cos());
+fn p136(a: f64, c: f64, n: usize, d: f64, xs: &[f64], b: f64) -> f64 {
+    let t0 = 0.6 * (xs.iter().map(|q| (q * 0.3).sin()).sum::<f64>() * n as f64) * (1.5 + (2.0 + xs[n].cos()).powi(-2).sin()).powf((a - a).tanh());
+    let mut acc1 = (xs[n].powi(3) * (xs[n] * d) * 0.25).sin();
+    if b * xs[0] > 0.1 {
+        if (t0 * 0.25).tanh().tanh().sinh() > acc1 {
+            let t2 = match n % 3 { 0 => a, 1 => 0.25, _ => (c * c).tanh().sinh() };
+            return xs[n] / (1.0 + xs[xs.len() - 1 - n] * xs[xs.len() - 1 - n]) / (2.0 + (0.3 * c).cos());
         }
     } else {
-        b = f64::min(a, xs[2]) * (xs[2] * xs.iter().map(|q| q.cos()).product::<f64>());
+        acc1 += ((1.5 + (xs[n] / (2.0 + (p127((d + a) * 0.5, 0.1) * 0.5).cos())).sin()).log(2.5 + (xs.iter().map(|q| q.cos()).product::<f64>() + d).cos()) * 0.5).sin();
+        let t3 = xs[n].atan();
     }
-    0.25 * (t0 * 0.25).tanh() + 0.25 * (b * 0.05) + 0.6 * a
+    acc1 = (acc1 * (xs[1] / (2.0 + c.cos()) * 0.5)).atan();
+    let mut k4 = 0;
+    loop {
+        let t5 = match k4 { 0 => 0.5 * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().atan(), 1 => ((n as f64 + k4 as f64 / (2.0 + xs[(k4 + 1) % 3].cos())) * 0.25).sin(), _ => 0.5 };
+        acc1 *= 0.5 + 0.4 * (xs.iter().map(|q| q * t5).sum::<f64>() / (1.5 + 1.25_f64.tanh())).sin();
+        k4 += 1;
+        if (xs.iter().map(|q| q * t5).sum::<f64>().tanh() > -0.1) || k4 >= 4 { break; }
+    }
+    (acc1 * 0.1).sin() + (t0 * 0.25).sin() + 1.0 * b
 }
 
 const SOURCE_P136: &str = r#"#[differentiable]
-fn p136(xs: &[f64], a: f64, b: f64) -> f64 {
-    if b > -0.1 {
-        return xs.iter().sum::<f64>();
-    }
-    let mut b = b;
-    b /= (2.0 + (xs[0] * 0.2).cos());
-    b *= (b - xs[1]).tanh();
-    let t0 = b / (1.0 + 0.25_f64.powi(2)) + xs[0].tanh();
-    if (1.0 + b.powi(2)).ln() > a {
-        if a < -0.1 {
-            b += (((1.5 + b.cos()).sqrt() + (b - (t0 * 0.25).atan())) * 0.1).tanh();
-        } else {
-            let flag1 = a.tanh() > 0.5;
-        }
-    } else if xs[1] * 0.9 > 0.5 {
-        for i in 0..4 {
-            match i {
-                0 => {
-                    if (t0 * 0.25).atan().atan2(1.5 + a.cos()) > (b * 0.1).tanh() {
-                        for j in 0..1 {
-                            for l in 0..2 {
-                                b += (((b * 0.05).atan() * xs.iter().map(|q| (q * 0.75).sin()).sum::<f64>()).tanh().exp() * 0.5).sin();
-                                b += ((t0 * 0.25).atan().tanh() * 0.5).sin();
-                            }
-                            b += (t0 * 0.25 * 0.5).tanh();
-                        }
-                    } else {
-                        match i {
-                            0 => {
-                                let mut acc2 = ((b * 0.05 - xs[0]) * 0.9 * 0.5).atan();
-                            }
-                            1 => {
-                                if (t0 * 0.25).atan() - b * 0.05 > xs[1] {
-                                    let t3: f64 = ((b * 0.05).tanh() + (t0 * 0.25).atan()) * (t0 * 0.25).atan();
-                                } else {
-                                    let t4 = 0.75 * xs[i % xs.len()].cos().exp();
-                                }
-                            }
-                            _ => {
-                                if i == 0 {
-                                    continue;
-                                }
-                            }
-                        }
-                    }
-                }
-                1 => {
-                    let t5 = if xs[(i + 1) % 3] > 0.1 { (b * 0.05).atan() - a } else { (1.5 + (b * 0.05).tanh().cos()).sqrt().sin() };
-                }
-                _ => {
-                    let t0 = (t0 * 0.25).atan() - a * a;
-                }
-            }
-            b /= (2.0 + (2.0 + a.cos()).powi(-2).cos());
+fn p136(a: f64, c: f64, n: usize, d: f64, xs: &[f64], b: f64) -> f64 {
+    let t0 = 0.6 * (xs.iter().map(|q| (q * 0.3).sin()).sum::<f64>() * n as f64) * (1.5 + (2.0 + xs[n].cos()).powi(-2).sin()).powf((a - a).tanh());
+    let mut acc1 = (xs[n].powi(3) * (xs[n] * d) * 0.25).sin();
+    if b * xs[0] > 0.1 {
+        if (t0 * 0.25).tanh().tanh().sinh() > acc1 {
+            let t2 = match n % 3 { 0 => a, 1 => 0.25, _ => (c * c).tanh().sinh() };
+            return xs[n] / (1.0 + xs[xs.len() - 1 - n] * xs[xs.len() - 1 - n]) / (2.0 + (0.3 * c).cos());
         }
     } else {
-        b = f64::min(a, xs[2]) * (xs[2] * xs.iter().map(|q| q.cos()).product::<f64>());
+        acc1 += ((1.5 + (xs[n] / (2.0 + (p127((d + a) * 0.5, 0.1) * 0.5).cos())).sin()).log(2.5 + (xs.iter().map(|q| q.cos()).product::<f64>() + d).cos()) * 0.5).sin();
+        let t3 = xs[n].atan();
     }
-    0.25 * (t0 * 0.25).tanh() + 0.25 * (b * 0.05) + 0.6 * a
+    acc1 = (acc1 * (xs[1] / (2.0 + c.cos()) * 0.5)).atan();
+    let mut k4 = 0;
+    loop {
+        let t5 = match k4 { 0 => 0.5 * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().atan(), 1 => ((n as f64 + k4 as f64 / (2.0 + xs[(k4 + 1) % 3].cos())) * 0.25).sin(), _ => 0.5 };
+        acc1 *= 0.5 + 0.4 * (xs.iter().map(|q| q * t5).sum::<f64>() / (1.5 + 1.25_f64.tanh())).sin();
+        k4 += 1;
+        if (xs.iter().map(|q| q * t5).sum::<f64>().tanh() > -0.1) || k4 >= 4 { break; }
+    }
+    (acc1 * 0.1).sin() + (t0 * 0.25).sin() + 1.0 * b
 }
 "#;
 
@@ -9919,100 +9588,60 @@ pub fn check_p136() -> Result<(), String> {
     check(
         "p136",
         SOURCE_P136,
-        &[],
-        0x0a699c4b8cbef97a,
-        5,
-        &|p| p136(&p[0..3], p[3], p[4]),
+        &["p127"],
+        0x7348cebe7a60c354,
+        7,
+        &|p| p136(p[0], p[1], 1, p[2], &p[3..6], p[6]),
         &|p| {
-            let (g0, g1, g2) = gradients_function!(p136)(&p[0..3], p[3], p[4]);
-            [g0, vec![g1], vec![g2]].concat()
+            let (g0, g1, g2, g3, g4) = gradients_function!(p136)(p[0], p[1], 1, p[2], &p[3..6], p[6]);
+            [vec![g0], vec![g1], vec![g2], g3, vec![g4]].concat()
         },
-        &|p| value_and_gradients_function!(p136)(&p[0..3], p[3], p[4]).0,
+        &|p| value_and_gradients_function!(p136)(p[0], p[1], 1, p[2], &p[3..6], p[6]).0,
     )
 }
 
 #[differentiable]
-fn p137(b: f64, xs: &[f64], a: f64) -> f64 {
-    let k0 = ((a / (1.5 + xs[2].tanh()) * 0.5).sin().abs() * 2.0) as usize % 3;
-    let mut acc1 = 1.0;
-    match k0 {
-        0 => {
-            let mut v2 = vec![0.0; 3];
-            for i in 0..v2.len() {
-                v2[i] = b;
-            }
-        }
-        1 => {
-            let k3 = (a.abs() * 2.0) as usize % 3;
-            match k3 {
-                0 | 1 => {
-                    if p121(1.25 * a, (b * b * 0.5).atan(), 0.2 * 0.3, xs[1].atan2(1.5 + xs.iter().map(|q| (q * 0.2).sin()).sum::<f64>().cos())) * 0.5 - xs.iter().map(|q| q.cos()).product::<f64>() > b {
-                        let b = b + b.powi(3);
-                    }
-                }
-                _ => {
-                    for q4 in xs.iter() {
-                        for j in 0..2 {
-                            for l in 0..1 {
-                                let t6 = { let u5 = a; xs[l] * b + f64::min(u5, b) };
-                                acc1 = (2.0 + (xs[2] - a).cos()).recip();
-                            }
-                            acc1 += (((p125(1, ((xs[2] - *q4) * 0.5).tanh()) * 0.5).tanh() * j as f64 - xs[j]) * 0.25).tanh();
-                        }
-                        acc1 += (f64::atan((acc1 * 0.05).tanh() / (1.5 + 1.0_f64.tanh())) * 0.5).sin();
-                    }
-                }
-            }
-        }
-        _ => {
-            let t7 = xs[2];
-        }
+fn p137(n: usize, c: f64, b: f64, a: f64) -> f64 {
+    if c.cos() < -0.4 {
+        return 0.75_f64.abs().atan2(1.5 + (n as f64 * a).cos());
     }
-    acc1 /= (1.0 + (a * xs[2]).powi(2));
-    let b = b + (1.5 + b.sin()).log(2.5 + (acc1 * 0.05).tanh().cos());
-    (b * 0.5).sin() + (acc1 * 0.05).tanh().sin() - a
+    let mut acc0 = (c.tanh().cosh() / (1.0 + b.powi(2)) * 0.5).atan();
+    let mut k1 = 0;
+    let r4 = loop {
+        let t2 = acc0 * 0.1;
+        let t3 = if a.sin() > 0.5 { t2 } else { 2.0_f64.atan() * f64::atan((p125((2.0 + (acc0 * 0.1 * 0.5).sin().cos()).powi(-2), 1) * 0.25).tanh()) };
+        for j in 0..2 {
+            acc0 += (0.1 * (acc0 * 0.05).atan()).asinh();
+        }
+        acc0 = (t3 - a).tanh();
+        k1 += 1;
+        if (b / (1.0 + 0.5_f64.powi(2)) < 0.25 || 0.2 < 0.5) || k1 >= 6 { break (acc0 * 0.05).atan(); }
+    };
+    let t5 = (1.5 + a.sin().cos()).sqrt();
+    let t6 = t5;
+    t6 + 1.5 * t5 + (acc0 * 0.05).tanh() + a - c
 }
 
 const SOURCE_P137: &str = r#"#[differentiable]
-fn p137(b: f64, xs: &[f64], a: f64) -> f64 {
-    let k0 = ((a / (1.5 + xs[2].tanh()) * 0.5).sin().abs() * 2.0) as usize % 3;
-    let mut acc1 = 1.0;
-    match k0 {
-        0 => {
-            let mut v2 = vec![0.0; 3];
-            for i in 0..v2.len() {
-                v2[i] = b;
-            }
-        }
-        1 => {
-            let k3 = (a.abs() * 2.0) as usize % 3;
-            match k3 {
-                0 | 1 => {
-                    if p121(1.25 * a, (b * b * 0.5).atan(), 0.2 * 0.3, xs[1].atan2(1.5 + xs.iter().map(|q| (q * 0.2).sin()).sum::<f64>().cos())) * 0.5 - xs.iter().map(|q| q.cos()).product::<f64>() > b {
-                        let b = b + b.powi(3);
-                    }
-                }
-                _ => {
-                    for q4 in xs.iter() {
-                        for j in 0..2 {
-                            for l in 0..1 {
-                                let t6 = { let u5 = a; xs[l] * b + f64::min(u5, b) };
-                                acc1 = (2.0 + (xs[2] - a).cos()).recip();
-                            }
-                            acc1 += (((p125(1, ((xs[2] - *q4) * 0.5).tanh()) * 0.5).tanh() * j as f64 - xs[j]) * 0.25).tanh();
-                        }
-                        acc1 += (f64::atan((acc1 * 0.05).tanh() / (1.5 + 1.0_f64.tanh())) * 0.5).sin();
-                    }
-                }
-            }
-        }
-        _ => {
-            let t7 = xs[2];
-        }
+fn p137(n: usize, c: f64, b: f64, a: f64) -> f64 {
+    if c.cos() < -0.4 {
+        return 0.75_f64.abs().atan2(1.5 + (n as f64 * a).cos());
     }
-    acc1 /= (1.0 + (a * xs[2]).powi(2));
-    let b = b + (1.5 + b.sin()).log(2.5 + (acc1 * 0.05).tanh().cos());
-    (b * 0.5).sin() + (acc1 * 0.05).tanh().sin() - a
+    let mut acc0 = (c.tanh().cosh() / (1.0 + b.powi(2)) * 0.5).atan();
+    let mut k1 = 0;
+    let r4 = loop {
+        let t2 = acc0 * 0.1;
+        let t3 = if a.sin() > 0.5 { t2 } else { 2.0_f64.atan() * f64::atan((p125((2.0 + (acc0 * 0.1 * 0.5).sin().cos()).powi(-2), 1) * 0.25).tanh()) };
+        for j in 0..2 {
+            acc0 += (0.1 * (acc0 * 0.05).atan()).asinh();
+        }
+        acc0 = (t3 - a).tanh();
+        k1 += 1;
+        if (b / (1.0 + 0.5_f64.powi(2)) < 0.25 || 0.2 < 0.5) || k1 >= 6 { break (acc0 * 0.05).atan(); }
+    };
+    let t5 = (1.5 + a.sin().cos()).sqrt();
+    let t6 = t5;
+    t6 + 1.5 * t5 + (acc0 * 0.05).tanh() + a - c
 }
 "#;
 
@@ -10020,62 +9649,50 @@ pub fn check_p137() -> Result<(), String> {
     check(
         "p137",
         SOURCE_P137,
-        &["p121", "p125"],
-        0xe45a0672606a58c5,
-        5,
-        &|p| p137(p[0], &p[1..4], p[4]),
+        &["p125"],
+        0x561b0566f5fb4464,
+        3,
+        &|p| p137(3, p[0], p[1], p[2]),
         &|p| {
-            let (g0, g1, g2) = gradients_function!(p137)(p[0], &p[1..4], p[4]);
-            [vec![g0], g1, vec![g2]].concat()
+            let (g0, g1, g2) = gradients_function!(p137)(3, p[0], p[1], p[2]);
+            [vec![g0], vec![g1], vec![g2]].concat()
         },
-        &|p| value_and_gradients_function!(p137)(p[0], &p[1..4], p[4]).0,
+        &|p| value_and_gradients_function!(p137)(3, p[0], p[1], p[2]).0,
     )
 }
 
 #[differentiable]
-fn p138(n: usize, b: f64, xs: &[f64], a: f64) -> f64 {
-    let mut acc0 = 0.0;
-    for i in 0..2 {
-        acc0 += (a.hypot(b) * (2.0 + a.sin()).log10() * 0.25).sin();
+fn p138(b: f64, c: f64, d: f64, a: f64, xs: &[f64]) -> f64 {
+    let a = a * b.abs();
+    let mut d = d;
+    for i in (0..2).rev() {
+        for j in 0..xs.len() {
+            d += (c / (1.5 + c.tanh()) / (1.0 + 0.25_f64.atan().powi(2)) * 0.25).tanh();
+        }
+        let mut acc0 = 0.0;
+        let mut acc1 = ((1.0 + (d * 0.1 * c).powi(2)).sqrt() * 0.5).atan();
+        d *= (d * 0.1 + p114(0.9 * (a * 0.5).sin(), -(a * 0.5).tanh())).tanh();
     }
-    let mut k1 = 0;
-    loop {
-        acc0 += ((acc0 * 0.1).sin().tanh().exp_m1() * 0.5).tanh();
-        let acc0 = (acc0 * 0.1).atan() * (acc0 * 0.1).tanh().cos().exp();
-        k1 += 1;
-        if (0.3 > xs[k1]) || k1 >= 2 { break; }
-    }
-    acc0 += xs[n].hypot(b).to_radians();
-    for i in 0..3 {
-        let t2 = if i % 3 == 1 { f64::min(b, xs.iter().map(|q| q * q).sum::<f64>()) - b.atan2(1.5 + xs[1].cos()) } else { -a / (2.0 + f64::min(b, acc0 * 0.1).cos()) };
-        let t3 = if i > 2 { a } else { (t2 * 0.25).tanh() };
-        acc0 = ((b + xs.iter().map(|q| (q * 0.75).sin()).sum::<f64>()) * (t2 * 0.25 * xs.iter().sum::<f64>()) * 0.25 * 0.05).tanh();
-        acc0 = f64::tanh(f64::atan(a));
-    }
-    (acc0 * 0.1).sin().cos() - b + 0.5 * 0.5
+    let t2 = b.hypot(0.75_f64.max(xs[0]) / (2.0 + (xs[2] / (1.0 + (p132((2.0 + c.sin()).log10()) * 0.5).powi(2))).cos()));
+    let t3 = -c;
+    t3.cos() - 1.25 * (t2 * 0.5).atan() + 0.75 * (d * 0.05).atan()
 }
 
 const SOURCE_P138: &str = r#"#[differentiable]
-fn p138(n: usize, b: f64, xs: &[f64], a: f64) -> f64 {
-    let mut acc0 = 0.0;
-    for i in 0..2 {
-        acc0 += (a.hypot(b) * (2.0 + a.sin()).log10() * 0.25).sin();
+fn p138(b: f64, c: f64, d: f64, a: f64, xs: &[f64]) -> f64 {
+    let a = a * b.abs();
+    let mut d = d;
+    for i in (0..2).rev() {
+        for j in 0..xs.len() {
+            d += (c / (1.5 + c.tanh()) / (1.0 + 0.25_f64.atan().powi(2)) * 0.25).tanh();
+        }
+        let mut acc0 = 0.0;
+        let mut acc1 = ((1.0 + (d * 0.1 * c).powi(2)).sqrt() * 0.5).atan();
+        d *= (d * 0.1 + p114(0.9 * (a * 0.5).sin(), -(a * 0.5).tanh())).tanh();
     }
-    let mut k1 = 0;
-    loop {
-        acc0 += ((acc0 * 0.1).sin().tanh().exp_m1() * 0.5).tanh();
-        let acc0 = (acc0 * 0.1).atan() * (acc0 * 0.1).tanh().cos().exp();
-        k1 += 1;
-        if (0.3 > xs[k1]) || k1 >= 2 { break; }
-    }
-    acc0 += xs[n].hypot(b).to_radians();
-    for i in 0..3 {
-        let t2 = if i % 3 == 1 { f64::min(b, xs.iter().map(|q| q * q).sum::<f64>()) - b.atan2(1.5 + xs[1].cos()) } else { -a / (2.0 + f64::min(b, acc0 * 0.1).cos()) };
-        let t3 = if i > 2 { a } else { (t2 * 0.25).tanh() };
-        acc0 = ((b + xs.iter().map(|q| (q * 0.75).sin()).sum::<f64>()) * (t2 * 0.25 * xs.iter().sum::<f64>()) * 0.25 * 0.05).tanh();
-        acc0 = f64::tanh(f64::atan(a));
-    }
-    (acc0 * 0.1).sin().cos() - b + 0.5 * 0.5
+    let t2 = b.hypot(0.75_f64.max(xs[0]) / (2.0 + (xs[2] / (1.0 + (p132((2.0 + c.sin()).log10()) * 0.5).powi(2))).cos()));
+    let t3 = -c;
+    t3.cos() - 1.25 * (t2 * 0.5).atan() + 0.75 * (d * 0.05).atan()
 }
 "#;
 
@@ -10083,62 +9700,68 @@ pub fn check_p138() -> Result<(), String> {
     check(
         "p138",
         SOURCE_P138,
-        &[],
-        0xcbd970b29b762e36,
-        6,
-        &|p| p138(1, p[0], &p[1..5], p[5]),
+        &["p114", "p132"],
+        0xd472add1f37921fc,
+        7,
+        &|p| p138(p[0], p[1], p[2], p[3], &p[4..7]),
         &|p| {
-            let (g0, g1, g2) = gradients_function!(p138)(1, p[0], &p[1..5], p[5]);
-            [vec![g0], g1, vec![g2]].concat()
+            let (g0, g1, g2, g3, g4) = gradients_function!(p138)(p[0], p[1], p[2], p[3], &p[4..7]);
+            [vec![g0], vec![g1], vec![g2], vec![g3], g4].concat()
         },
-        &|p| value_and_gradients_function!(p138)(1, p[0], &p[1..5], p[5]).0,
+        &|p| value_and_gradients_function!(p138)(p[0], p[1], p[2], p[3], &p[4..7]).0,
     )
 }
 
 #[differentiable]
-fn p139(a: f64, xs: &[f64], c: f64, d: f64, b: f64) -> f64 {
-    let mut acc0 = a;
-    let t1 = d.to_radians().cos() * (a / (1.5 + xs.iter().map(|q| q * q).sum::<f64>().tanh()) + 0.9 * xs[2]);
-    for i in 1..=2 {
-        let t2 = d;
-        let a = a - xs[i];
-        acc0 /= (2.0 + (xs[i] * (t1 * 0.25).sin()).cos());
-    }
-    let t1 = (t1 * 0.25).sin() + (c + xs[0]);
-    let mut k3 = 0;
-    loop {
-        let t4: f64 = if k3 % 3 == 1 { 0.1 } else { 0.9 };
-        if b > -0.4 || (k3 as f64) < -0.2 {
-            let t5 = a * 0.5;
+fn p139(b: f64, a: f64, xs: &[f64]) -> f64 {
+    let t0 = 2.0 * a * b.powi(3);
+    let mut acc1 = 0.5;
+    if b.atan() > (t0 * 0.25).atan() || 1.5 < -0.4 {
+        acc1 += b;
+    } else if f64::atan((p127((xs[0] / (1.5 + b.tanh()) * 0.5).atan(), (f64::min(acc1, acc1) * 0.5).tanh()) * 0.5).sin()) > 0.7 {
+        let mut acc2 = (xs[2] * 0.9_f64.sin().exp() * 0.5).tanh();
+        if acc1 * 1.25 > 0.7 || acc1 < 0.1 {
+            let t3 = xs[0] * a;
+        } else {
+            match (((p133(acc2 / (1.0 + xs[2].powi(2)), b.clamp(-0.75, 0.75), (a - xs[1]) * 0.5, acc2) * 0.5).atan() * acc2).abs() * 2.0) as usize % 3 {
+                0 | 1 => {
+                    let t4: f64 = 1.0;
+                }
+                _ => {
+                    let mut acc5 = xs.iter().map(|q| q * (t0 * 0.25)).sum::<f64>().sin();
+                }
+            }
         }
-        acc0 -= ((xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) - (t1 * 0.25).tanh()) * 1.25 * 0.25).sin();
-        k3 += 1;
-        if (xs[k3 % xs.len()] * 0.6 > 0.1) || k3 >= 5 { break; }
+    } else {
+        let t6 = xs.iter().sum::<f64>();
     }
-    0.1 * (t1 * 0.25).sin() - d + c.sin()
+    1.5 * acc1 - 0.75 * (t0 * 0.25).atan() + b + 0.5 * b
 }
 
 const SOURCE_P139: &str = r#"#[differentiable]
-fn p139(a: f64, xs: &[f64], c: f64, d: f64, b: f64) -> f64 {
-    let mut acc0 = a;
-    let t1 = d.to_radians().cos() * (a / (1.5 + xs.iter().map(|q| q * q).sum::<f64>().tanh()) + 0.9 * xs[2]);
-    for i in 1..=2 {
-        let t2 = d;
-        let a = a - xs[i];
-        acc0 /= (2.0 + (xs[i] * (t1 * 0.25).sin()).cos());
-    }
-    let t1 = (t1 * 0.25).sin() + (c + xs[0]);
-    let mut k3 = 0;
-    loop {
-        let t4: f64 = if k3 % 3 == 1 { 0.1 } else { 0.9 };
-        if b > -0.4 || (k3 as f64) < -0.2 {
-            let t5 = a * 0.5;
+fn p139(b: f64, a: f64, xs: &[f64]) -> f64 {
+    let t0 = 2.0 * a * b.powi(3);
+    let mut acc1 = 0.5;
+    if b.atan() > (t0 * 0.25).atan() || 1.5 < -0.4 {
+        acc1 += b;
+    } else if f64::atan((p127((xs[0] / (1.5 + b.tanh()) * 0.5).atan(), (f64::min(acc1, acc1) * 0.5).tanh()) * 0.5).sin()) > 0.7 {
+        let mut acc2 = (xs[2] * 0.9_f64.sin().exp() * 0.5).tanh();
+        if acc1 * 1.25 > 0.7 || acc1 < 0.1 {
+            let t3 = xs[0] * a;
+        } else {
+            match (((p133(acc2 / (1.0 + xs[2].powi(2)), b.clamp(-0.75, 0.75), (a - xs[1]) * 0.5, acc2) * 0.5).atan() * acc2).abs() * 2.0) as usize % 3 {
+                0 | 1 => {
+                    let t4: f64 = 1.0;
+                }
+                _ => {
+                    let mut acc5 = xs.iter().map(|q| q * (t0 * 0.25)).sum::<f64>().sin();
+                }
+            }
         }
-        acc0 -= ((xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) - (t1 * 0.25).tanh()) * 1.25 * 0.25).sin();
-        k3 += 1;
-        if (xs[k3 % xs.len()] * 0.6 > 0.1) || k3 >= 5 { break; }
+    } else {
+        let t6 = xs.iter().sum::<f64>();
     }
-    0.1 * (t1 * 0.25).sin() - d + c.sin()
+    1.5 * acc1 - 0.75 * (t0 * 0.25).atan() + b + 0.5 * b
 }
 "#;
 
@@ -10146,46 +9769,48 @@ pub fn check_p139() -> Result<(), String> {
     check(
         "p139",
         SOURCE_P139,
-        &[],
-        0x9212a58719a86397,
-        7,
-        &|p| p139(p[0], &p[1..4], p[4], p[5], p[6]),
+        &["p127", "p133"],
+        0xfc0d89a7c5a820ed,
+        5,
+        &|p| p139(p[0], p[1], &p[2..5]),
         &|p| {
-            let (g0, g1, g2, g3, g4) = gradients_function!(p139)(p[0], &p[1..4], p[4], p[5], p[6]);
-            [vec![g0], g1, vec![g2], vec![g3], vec![g4]].concat()
+            let (g0, g1, g2) = gradients_function!(p139)(p[0], p[1], &p[2..5]);
+            [vec![g0], vec![g1], g2].concat()
         },
-        &|p| value_and_gradients_function!(p139)(p[0], &p[1..4], p[4], p[5], p[6]).0,
+        &|p| value_and_gradients_function!(p139)(p[0], p[1], &p[2..5]).0,
     )
 }
 
 #[differentiable]
-fn p140(b: f64, xs: &[f64], a: f64, c: f64, d: f64) -> f64 {
-    let t0 = xs[2];
-    let mut acc1 = xs[2];
-    if c.tanh() > 0.3 {
-        let t2 = if xs[0] * c > xs[2] || 1.0 < 0.7 { xs[0].sin().exp_m1() } else { d.cos() + xs[1] / (1.5 + b.tanh()) };
-    } else {
-        if c / (1.0 + xs[2].powi(2)) > 0.7 {
-            acc1 = f64::min(a, c / (2.0 + d.cos()));
-            return (c.mul_add(acc1, xs[0]) * 0.5).atan().powi(3);
-        }
+fn p140(a: f64, xs: &[f64], n: usize) -> f64 {
+    let flag0 = a - a > 0.5;
+    let a = a - a.hypot(a);
+    let flag1 = (1.5 + (a * 0.25).tanh().sin()).powf(xs[1].tanh()) > 0.1;
+    let t2 = xs[n] - xs[n].powi(2);
+    let mut acc3 = xs[n].sin().exp_m1();
+    for i in 1..=2 {
+        let t4 = if i % 2 == 0 { 1.0_f64.min(i as f64).max((t2 * 0.5).sin().tanh()) } else { 1.25 + (acc3 * 0.25).tanh() };
+        let a = (a * 0.25).atan() * f64::max((a * 0.25).sin(), 0.9);
+        let t5 = if ((n as f64).mul_add((t2 * 0.5).atan(), (t2 * 0.5).sin())) > xs.iter().map(|q| q * (t2 * 0.5)).sum::<f64>() { (p117(((xs[1] - xs[n]) * 0.5).tanh()) * 0.5).tanh() * xs[0].cos() } else { a };
+        acc3 *= 0.5 + 0.4 * xs[xs.len() - 1 - n].clamp(-0.75, 0.75).sin();
     }
-    0.75 * t0 + a.tanh()
+    (acc3 * 0.1).sin() + t2 * 0.5 - (a * 0.25).sin() + 0.5 * xs[0]
 }
 
 const SOURCE_P140: &str = r#"#[differentiable]
-fn p140(b: f64, xs: &[f64], a: f64, c: f64, d: f64) -> f64 {
-    let t0 = xs[2];
-    let mut acc1 = xs[2];
-    if c.tanh() > 0.3 {
-        let t2 = if xs[0] * c > xs[2] || 1.0 < 0.7 { xs[0].sin().exp_m1() } else { d.cos() + xs[1] / (1.5 + b.tanh()) };
-    } else {
-        if c / (1.0 + xs[2].powi(2)) > 0.7 {
-            acc1 = f64::min(a, c / (2.0 + d.cos()));
-            return (c.mul_add(acc1, xs[0]) * 0.5).atan().powi(3);
-        }
+fn p140(a: f64, xs: &[f64], n: usize) -> f64 {
+    let flag0 = a - a > 0.5;
+    let a = a - a.hypot(a);
+    let flag1 = (1.5 + (a * 0.25).tanh().sin()).powf(xs[1].tanh()) > 0.1;
+    let t2 = xs[n] - xs[n].powi(2);
+    let mut acc3 = xs[n].sin().exp_m1();
+    for i in 1..=2 {
+        let t4 = if i % 2 == 0 { 1.0_f64.min(i as f64).max((t2 * 0.5).sin().tanh()) } else { 1.25 + (acc3 * 0.25).tanh() };
+        let a = (a * 0.25).atan() * f64::max((a * 0.25).sin(), 0.9);
+        let t5 = if ((n as f64).mul_add((t2 * 0.5).atan(), (t2 * 0.5).sin())) > xs.iter().map(|q| q * (t2 * 0.5)).sum::<f64>() { (p117(((xs[1] - xs[n]) * 0.5).tanh()) * 0.5).tanh() * xs[0].cos() } else { a };
+        acc3 *= 0.5 + 0.4 * xs[xs.len() - 1 - n].clamp(-0.75, 0.75).sin();
     }
-    0.75 * t0 + a.tanh()
+    (acc3 * 0.1).sin() + t2 * 0.5 - (a * 0.25).sin() + 0.5 * xs[0]
 }
 "#;
 
@@ -10193,58 +9818,38 @@ pub fn check_p140() -> Result<(), String> {
     check(
         "p140",
         SOURCE_P140,
-        &[],
-        0x40f3270875fa777c,
-        7,
-        &|p| p140(p[0], &p[1..4], p[4], p[5], p[6]),
+        &["p117"],
+        0xad24beb022d57764,
+        4,
+        &|p| p140(p[0], &p[1..4], 1),
         &|p| {
-            let (g0, g1, g2, g3, g4) = gradients_function!(p140)(p[0], &p[1..4], p[4], p[5], p[6]);
-            [vec![g0], g1, vec![g2], vec![g3], vec![g4]].concat()
+            let (g0, g1) = gradients_function!(p140)(p[0], &p[1..4], 1);
+            [vec![g0], g1].concat()
         },
-        &|p| value_and_gradients_function!(p140)(p[0], &p[1..4], p[4], p[5], p[6]).0,
+        &|p| value_and_gradients_function!(p140)(p[0], &p[1..4], 1).0,
     )
 }
 
 #[differentiable]
-fn p141(xs: &[f64], c: f64, d: f64, a: f64, b: f64) -> f64 {
-    let b = b + xs[2].hypot(c);
-    let mut acc0 = 0.0;
-    for q1 in xs.iter() {
-        acc0 += ((1.5 + 1.0_f64.tanh().sin()).log(2.5 + c.tanh().exp().cos()) * 0.5).sin();
-        match ((d / (1.0 + (b * 0.25).powi(2)) * 0.5).abs() * 2.0) as usize % 3 {
-            0 => {
-                let mut acc2 = (xs.iter().map(|q| (q * 1.25).sin()).sum::<f64>() / (1.0 + d * d)).cos();
-            }
-            1 => {
-                let t3 = if 0.5 > 0.3 { 1.25 } else { (2.0 + (xs[2] / (2.0 + 0.9_f64.cos())).sin()).log10() };
-            }
-            _ => {
-                let flag4 = p120(0.2 + xs[3], 0.5 / (1.5 + d.tanh())) * (acc0 * 0.1) > 0.3;
-            }
-        }
+fn p141(a: f64, d: f64, b: f64, c: f64) -> f64 {
+    let mut acc0 = 0.5;
+    if b * a > a {
+        acc0 -= a;
+    } else {
+        acc0 *= (b * c).tanh();
     }
-    (acc0 * 0.1).tanh().cos() + 0.2 * (b * 0.25).atan() + 1.5 * a
+    0.25 * (acc0 * 0.5).sin() + b.sin()
 }
 
 const SOURCE_P141: &str = r#"#[differentiable]
-fn p141(xs: &[f64], c: f64, d: f64, a: f64, b: f64) -> f64 {
-    let b = b + xs[2].hypot(c);
-    let mut acc0 = 0.0;
-    for q1 in xs.iter() {
-        acc0 += ((1.5 + 1.0_f64.tanh().sin()).log(2.5 + c.tanh().exp().cos()) * 0.5).sin();
-        match ((d / (1.0 + (b * 0.25).powi(2)) * 0.5).abs() * 2.0) as usize % 3 {
-            0 => {
-                let mut acc2 = (xs.iter().map(|q| (q * 1.25).sin()).sum::<f64>() / (1.0 + d * d)).cos();
-            }
-            1 => {
-                let t3 = if 0.5 > 0.3 { 1.25 } else { (2.0 + (xs[2] / (2.0 + 0.9_f64.cos())).sin()).log10() };
-            }
-            _ => {
-                let flag4 = p120(0.2 + xs[3], 0.5 / (1.5 + d.tanh())) * (acc0 * 0.1) > 0.3;
-            }
-        }
+fn p141(a: f64, d: f64, b: f64, c: f64) -> f64 {
+    let mut acc0 = 0.5;
+    if b * a > a {
+        acc0 -= a;
+    } else {
+        acc0 *= (b * c).tanh();
     }
-    (acc0 * 0.1).tanh().cos() + 0.2 * (b * 0.25).atan() + 1.5 * a
+    0.25 * (acc0 * 0.5).sin() + b.sin()
 }
 "#;
 
@@ -10252,80 +9857,56 @@ pub fn check_p141() -> Result<(), String> {
     check(
         "p141",
         SOURCE_P141,
-        &["p120"],
-        0xaf1acddfa6472d38,
-        8,
-        &|p| p141(&p[0..4], p[4], p[5], p[6], p[7]),
+        &[],
+        0xd099a93c063879d4,
+        4,
+        &|p| p141(p[0], p[1], p[2], p[3]),
         &|p| {
-            let (g0, g1, g2, g3, g4) = gradients_function!(p141)(&p[0..4], p[4], p[5], p[6], p[7]);
-            [g0, vec![g1], vec![g2], vec![g3], vec![g4]].concat()
+            let (g0, g1, g2, g3) = gradients_function!(p141)(p[0], p[1], p[2], p[3]);
+            [vec![g0], vec![g1], vec![g2], vec![g3]].concat()
         },
-        &|p| value_and_gradients_function!(p141)(&p[0..4], p[4], p[5], p[6], p[7]).0,
+        &|p| value_and_gradients_function!(p141)(p[0], p[1], p[2], p[3]).0,
     )
 }
 
 #[differentiable]
-fn p142(b: f64, a: f64, xs: &[f64]) -> f64 {
-    let mut acc0 = 0.0;
-    for q1 in xs.iter() {
-        if -xs[0] > -0.1 || b < -0.4 {
-            let mut k2 = 0;
-            let r4 = loop {
-                let t3 = 0.1_f64.cos().exp_m1() + (xs.iter().map(|q| q.cos()).product::<f64>() - *q1);
-                acc0 += (f64::sin((2.0 + xs[k2].cos()).powi(-2)) * 0.5).sin();
-                k2 += 1;
-                if (((k2 as f64).cos()) < -0.4 && t3 * 0.5 < 0.3) || k2 >= 3 { break a.cos() * f64::atan(xs.iter().sum::<f64>()); }
-            };
-        } else if (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().hypot(xs[3])) < 0.3 {
-            let t5 = f64::sin((1.0 + (*q1).powi(2)).sqrt()) / (1.0 + a.tanh().cosh().powi(2));
+fn p142(n: usize, xs: &[f64], a: f64) -> f64 {
+    let mut acc0 = 1.0;
+    if n < 1 {
+        acc0 -= a * (xs[xs.len() - 1 - n] / (1.0 + xs[2].powi(2))) * 0.25;
+    } else if n % 3 == 1 {
+        acc0 += ((xs.iter().sum::<f64>() / (1.0 + 1.5_f64.powi(2)) + a) * 0.1).tanh();
+    }
+    if xs.iter().map(|q| q * q).sum::<f64>() * 0.3 < 0.0 {
+        acc0 /= (2.0 + f64::tanh(n as f64).cos());
+    }
+    for i in 0..n {
+        for j in 0..2 {
+            acc0 = ((acc0 * 0.05).sin() * (0.2 * xs[xs.len() - 1 - n])).sin();
         }
-        acc0 += ((2.0 + (acc0 * 0.05).sin() / (1.5 + (acc0 * 0.05).sin().tanh())) * 0.25).tanh();
+        acc0 /= (2.0 + xs[2].powi(2).cos());
     }
-    let t6 = if (acc0 * 0.05).sin() * b > xs[3] { (acc0 * 0.05).sin().asinh() / (1.5 + f64::tanh(b).tanh()) } else { (acc0 * 0.05).atan() - xs[2] + xs[2].tanh().exp() };
-    if b + xs[0] > -0.1 {
-        return (p134(1, xs[3].cos()) - (acc0 * 0.05).atan()) * 0.3;
-    }
-    let t7: f64 = xs[0] / (1.0 + (xs[0] - (t6 * 0.5).tanh()).powi(2));
-    let mut k8 = 0;
-    loop {
-        let t9 = if k8 == 1 { (acc0 * 0.05 * 0.2).tanh() } else { -(0.5 * xs[k8].tanh()).acos() };
-        acc0 /= (1.0 + (1.5 + t9.sin()).powf(b.tanh()).powi(2));
-        k8 += 1;
-        if ((1.5 + b.cos()).sqrt() > a) || k8 >= 2 { break; }
-    }
-    0.75 * t7 - (t6 * 0.5).sin() + (acc0 * 0.05).tanh().cos() + 1.0 * a + b
+    (acc0 * 0.05).atan() + 0.5 * (p132((acc0 * 0.05).tanh().powi(3)) * 0.5).atan()
 }
 
 const SOURCE_P142: &str = r#"#[differentiable]
-fn p142(b: f64, a: f64, xs: &[f64]) -> f64 {
-    let mut acc0 = 0.0;
-    for q1 in xs.iter() {
-        if -xs[0] > -0.1 || b < -0.4 {
-            let mut k2 = 0;
-            let r4 = loop {
-                let t3 = 0.1_f64.cos().exp_m1() + (xs.iter().map(|q| q.cos()).product::<f64>() - *q1);
-                acc0 += (f64::sin((2.0 + xs[k2].cos()).powi(-2)) * 0.5).sin();
-                k2 += 1;
-                if (((k2 as f64).cos()) < -0.4 && t3 * 0.5 < 0.3) || k2 >= 3 { break a.cos() * f64::atan(xs.iter().sum::<f64>()); }
-            };
-        } else if (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().hypot(xs[3])) < 0.3 {
-            let t5 = f64::sin((1.0 + (*q1).powi(2)).sqrt()) / (1.0 + a.tanh().cosh().powi(2));
+fn p142(n: usize, xs: &[f64], a: f64) -> f64 {
+    let mut acc0 = 1.0;
+    if n < 1 {
+        acc0 -= a * (xs[xs.len() - 1 - n] / (1.0 + xs[2].powi(2))) * 0.25;
+    } else if n % 3 == 1 {
+        acc0 += ((xs.iter().sum::<f64>() / (1.0 + 1.5_f64.powi(2)) + a) * 0.1).tanh();
+    }
+    if xs.iter().map(|q| q * q).sum::<f64>() * 0.3 < 0.0 {
+        acc0 /= (2.0 + f64::tanh(n as f64).cos());
+    }
+    for i in 0..n {
+        for j in 0..2 {
+            acc0 = ((acc0 * 0.05).sin() * (0.2 * xs[xs.len() - 1 - n])).sin();
         }
-        acc0 += ((2.0 + (acc0 * 0.05).sin() / (1.5 + (acc0 * 0.05).sin().tanh())) * 0.25).tanh();
+        acc0 /= (2.0 + xs[2].powi(2).cos());
     }
-    let t6 = if (acc0 * 0.05).sin() * b > xs[3] { (acc0 * 0.05).sin().asinh() / (1.5 + f64::tanh(b).tanh()) } else { (acc0 * 0.05).atan() - xs[2] + xs[2].tanh().exp() };
-    if b + xs[0] > -0.1 {
-        return (p134(1, xs[3].cos()) - (acc0 * 0.05).atan()) * 0.3;
-    }
-    let t7: f64 = xs[0] / (1.0 + (xs[0] - (t6 * 0.5).tanh()).powi(2));
-    let mut k8 = 0;
-    loop {
-        let t9 = if k8 == 1 { (acc0 * 0.05 * 0.2).tanh() } else { -(0.5 * xs[k8].tanh()).acos() };
-        acc0 /= (1.0 + (1.5 + t9.sin()).powf(b.tanh()).powi(2));
-        k8 += 1;
-        if ((1.5 + b.cos()).sqrt() > a) || k8 >= 2 { break; }
-    }
-    0.75 * t7 - (t6 * 0.5).sin() + (acc0 * 0.05).tanh().cos() + 1.0 * a + b
+    (acc0 * 0.05).atan() + 0.5 * (p132((acc0 * 0.05).tanh().powi(3)) * 0.5).atan()
 }
 "#;
 
@@ -10333,34 +9914,76 @@ pub fn check_p142() -> Result<(), String> {
     check(
         "p142",
         SOURCE_P142,
-        &["p134"],
-        0xad20224ba4c64c22,
-        6,
-        &|p| p142(p[0], p[1], &p[2..6]),
+        &["p132"],
+        0xf037926aab5eda62,
+        5,
+        &|p| p142(3, &p[0..4], p[4]),
         &|p| {
-            let (g0, g1, g2) = gradients_function!(p142)(p[0], p[1], &p[2..6]);
-            [vec![g0], vec![g1], g2].concat()
+            let (g0, g1) = gradients_function!(p142)(3, &p[0..4], p[4]);
+            [g0, vec![g1]].concat()
         },
-        &|p| value_and_gradients_function!(p142)(p[0], p[1], &p[2..6]).0,
+        &|p| value_and_gradients_function!(p142)(3, &p[0..4], p[4]).0,
     )
 }
 
 #[differentiable]
-fn p143(a: f64, b: f64) -> f64 {
-    let a = a + a;
-    let mut acc0 = (1.5 + (a * 0.5).tanh().sin()).log(2.5 + (b / (1.5 + (a * 0.5).sin().tanh())).cos());
-    let t1 = match (((1.0 + b.powi(2)).sqrt() * 0.5).abs() * 2.0) as usize % 3 { 0 => p126((acc0.hypot((a * 0.5).sin()) * 0.5).atan(), 3, ((acc0 + acc0) * 0.5).atan()), 1 => b.cos().exp().atan(), _ => (1.0 + ((p130((b * b * 0.5).atan()) * 0.1).tanh() - b).powi(2)).ln() };
-    let t2 = t1.max(acc0);
-    t2.cos() + acc0.cos() + a * 0.5
+fn p143(b: f64, xs: &[f64], a: f64) -> f64 {
+    let k0 = ((xs[2].cos().exp() * 0.5).abs() * 2.0) as usize % 3;
+    let t1 = match k0 { 0 => (1.5 + xs[1].cos()).sqrt(), 1 => ((b * xs.iter().map(|q| q * q).sum::<f64>() + xs[0] / (1.0 + (p133((b / (1.5 + 0.1_f64.tanh()) * 0.5).atan(), xs[1].sin(), (a.tanh().exp() * 0.5).sin(), xs[1].atan()) * 0.5).atan().powi(2))) * 0.1).atan(), _ => 2.0_f64.min(f64::tanh(a)) };
+    let t2 = if t1 / (1.0 + b * b) < 0.1 { f64::tanh(a) - t1 * b } else { (1.0 + (b / (1.0 + a.powi(2))).powi(2)).ln() };
+    let mut acc3 = ((xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * xs[0] - b.atan2(1.5 + b.cos())) * 0.1).atan();
+    if p141(acc3.atan(), ((xs[1] - xs[2]) * 0.5).sin(), (b - a) * 0.5, (acc3.powi(2) * 0.5).atan()).tanh() > xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() {
+        let mut w4 = 0;
+        while w4 < 2 && (0.1 * (t2 * 0.25) < -0.2) {
+            let t5 = a;
+            acc3 += ((w4 as f64 * (acc3 * 0.25).atan() + (t1 + t5)) * 0.1).tanh();
+            w4 += 1;
+        }
+    } else {
+        let t6 = a;
+        let mut w7 = 0;
+        while w7 < 2 {
+            let t8: f64 = t6;
+            acc3 = (1.5 + (0.3 * xs[w7]).sin()).log(2.5 + f64::atan(xs[xs.len() - 1 - w7]).cos());
+            w7 += 1;
+        }
+    }
+    for i in 0..xs.len() {
+        let t9 = if 0.6 / (2.0 + b.cos()) > i as f64 { b + t1 - (xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) + b) } else { b * (a * 0.75) };
+        acc3 = (acc3 * 0.1 - (0.25 + b)).sin();
+        acc3 = ((b - t1) * 0.5).tanh().powi(3);
+    }
+    0.9 * (acc3 * 0.1) + (t2 * 0.25).tanh().cos() + 0.5 * xs[2]
 }
 
 const SOURCE_P143: &str = r#"#[differentiable]
-fn p143(a: f64, b: f64) -> f64 {
-    let a = a + a;
-    let mut acc0 = (1.5 + (a * 0.5).tanh().sin()).log(2.5 + (b / (1.5 + (a * 0.5).sin().tanh())).cos());
-    let t1 = match (((1.0 + b.powi(2)).sqrt() * 0.5).abs() * 2.0) as usize % 3 { 0 => p126((acc0.hypot((a * 0.5).sin()) * 0.5).atan(), 3, ((acc0 + acc0) * 0.5).atan()), 1 => b.cos().exp().atan(), _ => (1.0 + ((p130((b * b * 0.5).atan()) * 0.1).tanh() - b).powi(2)).ln() };
-    let t2 = t1.max(acc0);
-    t2.cos() + acc0.cos() + a * 0.5
+fn p143(b: f64, xs: &[f64], a: f64) -> f64 {
+    let k0 = ((xs[2].cos().exp() * 0.5).abs() * 2.0) as usize % 3;
+    let t1 = match k0 { 0 => (1.5 + xs[1].cos()).sqrt(), 1 => ((b * xs.iter().map(|q| q * q).sum::<f64>() + xs[0] / (1.0 + (p133((b / (1.5 + 0.1_f64.tanh()) * 0.5).atan(), xs[1].sin(), (a.tanh().exp() * 0.5).sin(), xs[1].atan()) * 0.5).atan().powi(2))) * 0.1).atan(), _ => 2.0_f64.min(f64::tanh(a)) };
+    let t2 = if t1 / (1.0 + b * b) < 0.1 { f64::tanh(a) - t1 * b } else { (1.0 + (b / (1.0 + a.powi(2))).powi(2)).ln() };
+    let mut acc3 = ((xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * xs[0] - b.atan2(1.5 + b.cos())) * 0.1).atan();
+    if p141(acc3.atan(), ((xs[1] - xs[2]) * 0.5).sin(), (b - a) * 0.5, (acc3.powi(2) * 0.5).atan()).tanh() > xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() {
+        let mut w4 = 0;
+        while w4 < 2 && (0.1 * (t2 * 0.25) < -0.2) {
+            let t5 = a;
+            acc3 += ((w4 as f64 * (acc3 * 0.25).atan() + (t1 + t5)) * 0.1).tanh();
+            w4 += 1;
+        }
+    } else {
+        let t6 = a;
+        let mut w7 = 0;
+        while w7 < 2 {
+            let t8: f64 = t6;
+            acc3 = (1.5 + (0.3 * xs[w7]).sin()).log(2.5 + f64::atan(xs[xs.len() - 1 - w7]).cos());
+            w7 += 1;
+        }
+    }
+    for i in 0..xs.len() {
+        let t9 = if 0.6 / (2.0 + b.cos()) > i as f64 { b + t1 - (xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) + b) } else { b * (a * 0.75) };
+        acc3 = (acc3 * 0.1 - (0.25 + b)).sin();
+        acc3 = ((b - t1) * 0.5).tanh().powi(3);
+    }
+    0.9 * (acc3 * 0.1) + (t2 * 0.25).tanh().cos() + 0.5 * xs[2]
 }
 "#;
 
@@ -10368,52 +9991,48 @@ pub fn check_p143() -> Result<(), String> {
     check(
         "p143",
         SOURCE_P143,
-        &["p126", "p130"],
-        0x74e7073dae958963,
-        2,
-        &|p| p143(p[0], p[1]),
+        &["p133", "p141"],
+        0x92964378f15f3b16,
+        5,
+        &|p| p143(p[0], &p[1..4], p[4]),
         &|p| {
-            let (g0, g1) = gradients_function!(p143)(p[0], p[1]);
-            [vec![g0], vec![g1]].concat()
+            let (g0, g1, g2) = gradients_function!(p143)(p[0], &p[1..4], p[4]);
+            [vec![g0], g1, vec![g2]].concat()
         },
-        &|p| value_and_gradients_function!(p143)(p[0], p[1]).0,
+        &|p| value_and_gradients_function!(p143)(p[0], &p[1..4], p[4]).0,
     )
 }
 
 #[differentiable]
-fn p144(n: usize, a: f64, b: f64) -> f64 {
-    let mut acc0 = b.atan().powi(2);
-    acc0 += ((b + n as f64).hypot((2.0 + (acc0 * 0.5).atan().cos()).powi(-2)) * 0.25).atan();
-    acc0 = (b * 0.1).min((acc0 * 0.5).atan());
-    for i in (0..3).rev() {
-        if f64::sin((acc0 * 0.1).atan()) < -0.1 {
-            let t1 = (acc0 * 0.1).sin();
-        } else {
-            let t2 = f64::tanh(b.tanh().exp()) * (0.2_f64.tanh() / (1.0 + 0.9_f64.sin().powi(2)));
-        }
-        acc0 += (a.atan2(1.5 + a.cos()).atan2(1.5 + (a * (acc0 * 0.1)).cos()) * 0.5).tanh();
+fn p144(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    let t1 = x.to_owned();
+    let mut t2 = &(v / &v.mapv(|q| q * q + 1.0)) - v;
+    for _ in 0..n {
+        t2 = ((t1.dot(x) * 0.3).dot(&t2) * 0.3).mapv(f64::tanh) + &t2 * 0.5;
     }
-    let t3 = (-(acc0 * 0.1)).sin();
-    acc0 += ((1.5 + (n as f64 * b).sin()).log(2.5 + b.cos()) * 0.5).atan();
-    0.5 * (acc0 * 0.1).tanh() + a
+    let t3 = t1.to_owned();
+    let t4 = x.to_owned();
+    let mut t5 = t2.dot(&(t3.dot(&t3) * 0.3)) * 0.3;
+    for _ in 0..n {
+        t5 = ((t1.mapv(|q| (q * 0.5).exp())).dot(&t5) * 0.3).mapv(f64::tanh) + &t5 * 0.5;
+    }
+    t5.dot(&t5) * 0.1 + t4.sum() * 0.2 + t3.sum() * 0.2
 }
 
 const SOURCE_P144: &str = r#"#[differentiable]
-fn p144(n: usize, a: f64, b: f64) -> f64 {
-    let mut acc0 = b.atan().powi(2);
-    acc0 += ((b + n as f64).hypot((2.0 + (acc0 * 0.5).atan().cos()).powi(-2)) * 0.25).atan();
-    acc0 = (b * 0.1).min((acc0 * 0.5).atan());
-    for i in (0..3).rev() {
-        if f64::sin((acc0 * 0.1).atan()) < -0.1 {
-            let t1 = (acc0 * 0.1).sin();
-        } else {
-            let t2 = f64::tanh(b.tanh().exp()) * (0.2_f64.tanh() / (1.0 + 0.9_f64.sin().powi(2)));
-        }
-        acc0 += (a.atan2(1.5 + a.cos()).atan2(1.5 + (a * (acc0 * 0.1)).cos()) * 0.5).tanh();
+fn p144(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    let t1 = x.to_owned();
+    let mut t2 = &(v / &v.mapv(|q| q * q + 1.0)) - v;
+    for _ in 0..n {
+        t2 = ((t1.dot(x) * 0.3).dot(&t2) * 0.3).mapv(f64::tanh) + &t2 * 0.5;
     }
-    let t3 = (-(acc0 * 0.1)).sin();
-    acc0 += ((1.5 + (n as f64 * b).sin()).log(2.5 + b.cos()) * 0.5).atan();
-    0.5 * (acc0 * 0.1).tanh() + a
+    let t3 = t1.to_owned();
+    let t4 = x.to_owned();
+    let mut t5 = t2.dot(&(t3.dot(&t3) * 0.3)) * 0.3;
+    for _ in 0..n {
+        t5 = ((t1.mapv(|q| (q * 0.5).exp())).dot(&t5) * 0.3).mapv(f64::tanh) + &t5 * 0.5;
+    }
+    t5.dot(&t5) * 0.1 + t4.sum() * 0.2 + t3.sum() * 0.2
 }
 "#;
 
@@ -10422,63 +10041,45 @@ pub fn check_p144() -> Result<(), String> {
         "p144",
         SOURCE_P144,
         &[],
-        0x3748c3e7d899498a,
-        2,
-        &|p| p144(1, p[0], p[1]),
+        0x8261a28da1bf2fef,
+        13,
+        &|p| p144(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1),
         &|p| {
-            let (g0, g1) = gradients_function!(p144)(1, p[0], p[1]);
-            [vec![g0], vec![g1]].concat()
+            let (g0, g1, g2) = gradients_function!(p144)(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1);
+            [g0.iter().copied().collect::<Vec<f64>>(), g1.iter().copied().collect::<Vec<f64>>(), vec![g2]].concat()
         },
-        &|p| value_and_gradients_function!(p144)(1, p[0], p[1]).0,
+        &|p| value_and_gradients_function!(p144)(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1).0,
     )
 }
 
 #[differentiable]
-fn p145(a: f64) -> f64 {
-    let a = a * (a * 0.1);
-    let mut acc0 = (2.0 + a.cos()).recip().tanh();
-    let mut k1 = 0;
-    let r2 = loop {
-        for j in 0..4 {
-            if k1 == 0 {
-                acc0 *= ((acc0 * 0.02).atan() - a).tanh();
-            }
-            acc0 /= (1.0 + a.powi(2));
-        }
-        acc0 += ((a + (acc0 * 0.02).sin()).cos() * 0.5).sin();
-        k1 += 1;
-        if ((acc0 * 0.02).sin().sin().exp2() > 0.0) || k1 >= 4 { break k1 as f64; }
-    };
-    acc0 += 1.5_f64;
-    for i in 1..=1 {
-        let r2 = (r2 * 0.5).tanh() * ((acc0 * 0.02).atan() / (1.5 + p128((2.0 + a.cos()).recip(), ((r2 * 0.5).hypot((acc0 * 0.02).sin()) * 0.5).sin(), 2).tanh()));
-        acc0 = (((i as f64).max(p133(((i as f64).mul_add(a, 0.6) * 0.25).tanh())) - (1.5 + (i as f64).cos()).sqrt()) * 0.5).sin();
+fn p145(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    let t1 = v + &(-x.mapv(f64::sin));
+    let mut t2 = (&(x.column(1).to_owned()) * (((s) * (s)).tanh())).mapv(f64::sin);
+    if n % 3 == 0 {
+        t2 = (v.sum().sin()) - &((v * (s)).mapv(f64::sin));
     }
-    (r2 * 0.5).tanh().cos() + (acc0 * 0.02).tanh() + a
+    let t3 = x.to_owned();
+    let mut t4 = v.to_owned();
+    if n % 3 == 0 {
+        t4 = (x / &t2.mapv(|q| q * q + 1.0)).dot(&(&t2 - &t2)) * 0.3;
+    }
+    t4.dot(&t4) * 0.1 + t3.sum() * 0.2 + t2.dot(&t2) * 0.1
 }
 
 const SOURCE_P145: &str = r#"#[differentiable]
-fn p145(a: f64) -> f64 {
-    let a = a * (a * 0.1);
-    let mut acc0 = (2.0 + a.cos()).recip().tanh();
-    let mut k1 = 0;
-    let r2 = loop {
-        for j in 0..4 {
-            if k1 == 0 {
-                acc0 *= ((acc0 * 0.02).atan() - a).tanh();
-            }
-            acc0 /= (1.0 + a.powi(2));
-        }
-        acc0 += ((a + (acc0 * 0.02).sin()).cos() * 0.5).sin();
-        k1 += 1;
-        if ((acc0 * 0.02).sin().sin().exp2() > 0.0) || k1 >= 4 { break k1 as f64; }
-    };
-    acc0 += 1.5_f64;
-    for i in 1..=1 {
-        let r2 = (r2 * 0.5).tanh() * ((acc0 * 0.02).atan() / (1.5 + p128((2.0 + a.cos()).recip(), ((r2 * 0.5).hypot((acc0 * 0.02).sin()) * 0.5).sin(), 2).tanh()));
-        acc0 = (((i as f64).max(p133(((i as f64).mul_add(a, 0.6) * 0.25).tanh())) - (1.5 + (i as f64).cos()).sqrt()) * 0.5).sin();
+fn p145(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    let t1 = v + &(-x.mapv(f64::sin));
+    let mut t2 = (&(x.column(1).to_owned()) * (((s) * (s)).tanh())).mapv(f64::sin);
+    if n % 3 == 0 {
+        t2 = (v.sum().sin()) - &((v * (s)).mapv(f64::sin));
     }
-    (r2 * 0.5).tanh().cos() + (acc0 * 0.02).tanh() + a
+    let t3 = x.to_owned();
+    let mut t4 = v.to_owned();
+    if n % 3 == 0 {
+        t4 = (x / &t2.mapv(|q| q * q + 1.0)).dot(&(&t2 - &t2)) * 0.3;
+    }
+    t4.dot(&t4) * 0.1 + t3.sum() * 0.2 + t2.dot(&t2) * 0.1
 }
 "#;
 
@@ -10486,69 +10087,104 @@ pub fn check_p145() -> Result<(), String> {
     check(
         "p145",
         SOURCE_P145,
-        &["p128", "p133"],
-        0xb834dea0b679819d,
-        1,
-        &|p| p145(p[0]),
-        &|p| vec![gradients_function!(p145)(p[0])],
-        &|p| value_and_gradients_function!(p145)(p[0]).0,
+        &[],
+        0xd237641149d1e4bf,
+        13,
+        &|p| p145(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3),
+        &|p| {
+            let (g0, g1, g2) = gradients_function!(p145)(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3);
+            [g0.iter().copied().collect::<Vec<f64>>(), g1.iter().copied().collect::<Vec<f64>>(), vec![g2]].concat()
+        },
+        &|p| value_and_gradients_function!(p145)(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3).0,
     )
 }
 
 #[differentiable]
-fn p146(d: f64, a: f64, xs: &[f64], b: f64, c: f64) -> f64 {
-    let mut v0 = vec![0.0; 2];
-    for i in 0..v0.len() {
-        v0[i] = c;
-    }
-    let mut acc1 = 0.5;
-    if v0[1] * 0.6 < 0.25 {
-        let a = a - (1.5 + (p145(c.atan()) * 0.5).tanh().cos()).sqrt();
-        let b = b * xs[0].tanh();
-    } else {
-        let t2 = c.atan().mul_add(d - 0.9, xs[2] - a);
-        let t3 = (1.5 + (b * 1.0).sin()).powf((v0[1] + xs[1]).tanh()).asinh();
-    }
-    let mut d = d;
-    let mut acc4 = 0.5;
-    if d < 0.0 {
-        if v0.iter().map(|q| q * q).sum::<f64>() - b > -0.4 {
-            let mut acc5 = a;
-        } else {
-            let t6: f64 = 0.75;
+fn p146(a: f64, c: f64, b: f64) -> f64 {
+    let mut acc0 = a;
+    for i in 0..4 {
+        if 1.5_f64.mul_add((acc0 * 0.1).tanh(), c) > a {
+            let flag1 = (p125(0.25, 1) * 0.25).tanh() > -0.4;
         }
-    } else {
-        v0[0] -= (a * a * 0.5).tanh();
+        acc0 /= (1.0 + c.powi(2));
     }
-    d.cos() + 1.0 * a
+    let mut v2 = vec![0.0; 2];
+    for i in 0..v2.len() {
+        v2[i] = -c;
+    }
+    let t3 = if v2[1].abs() < -0.4 { -a.asinh() } else { (1.0 + c.powi(2)).cbrt() * a.powi(2).ln_1p() };
+    let t4 = (c * v2[0]).cos().exp2() * (v2[1] - b).tanh();
+    for i in 0..1 {
+        if i == 1 {
+            let t5 = if i < 1 { -(v2[i] * 0.5).sin() - ((t4 * 0.5).sin() - (p117((v2[i] * 0.5).tanh() * c) * 0.5).tanh()) } else { c };
+        } else if i > 1 {
+            if i == 1 {
+                for (j, q6) in v2.iter().enumerate() {
+                    acc0 -= v2.iter().map(|q| (q * 0.25).cos()).product::<f64>();
+                    acc0 = (2.0 + v2.iter().enumerate().map(|(k, q)| (q * 0.25) * k as f64).sum::<f64>().cos()).recip().sin();
+                }
+            } else if i % 3 == 1 {
+                for j in 0..v2.len() {
+                    v2[i] -= (acc0 * 0.1).sin();
+                }
+            }
+        } else {
+            for j in 0..v2.len() {
+                if v2.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.1).sin()).powi(2).ln_1p() < 0.3 || (acc0 * 0.05).tanh() < -0.2 {
+                    let t7 = b * t3;
+                } else {
+                    let t8 = t3 * j as f64;
+                }
+                acc0 = ((acc0 * 0.05).atan() * ((v2[v2.len() - 1 - j] * 0.1).tanh() * (t4 * 0.5).atan())).sin();
+            }
+        }
+        acc0 /= (2.0 + f64::max(t3, v2[v2.len() - 1 - i] * 0.1).cos());
+    }
+    t4 * 0.5 - t3 + (acc0 * 0.05).tanh() + a
 }
 
 const SOURCE_P146: &str = r#"#[differentiable]
-fn p146(d: f64, a: f64, xs: &[f64], b: f64, c: f64) -> f64 {
-    let mut v0 = vec![0.0; 2];
-    for i in 0..v0.len() {
-        v0[i] = c;
-    }
-    let mut acc1 = 0.5;
-    if v0[1] * 0.6 < 0.25 {
-        let a = a - (1.5 + (p145(c.atan()) * 0.5).tanh().cos()).sqrt();
-        let b = b * xs[0].tanh();
-    } else {
-        let t2 = c.atan().mul_add(d - 0.9, xs[2] - a);
-        let t3 = (1.5 + (b * 1.0).sin()).powf((v0[1] + xs[1]).tanh()).asinh();
-    }
-    let mut d = d;
-    let mut acc4 = 0.5;
-    if d < 0.0 {
-        if v0.iter().map(|q| q * q).sum::<f64>() - b > -0.4 {
-            let mut acc5 = a;
-        } else {
-            let t6: f64 = 0.75;
+fn p146(a: f64, c: f64, b: f64) -> f64 {
+    let mut acc0 = a;
+    for i in 0..4 {
+        if 1.5_f64.mul_add((acc0 * 0.1).tanh(), c) > a {
+            let flag1 = (p125(0.25, 1) * 0.25).tanh() > -0.4;
         }
-    } else {
-        v0[0] -= (a * a * 0.5).tanh();
+        acc0 /= (1.0 + c.powi(2));
     }
-    d.cos() + 1.0 * a
+    let mut v2 = vec![0.0; 2];
+    for i in 0..v2.len() {
+        v2[i] = -c;
+    }
+    let t3 = if v2[1].abs() < -0.4 { -a.asinh() } else { (1.0 + c.powi(2)).cbrt() * a.powi(2).ln_1p() };
+    let t4 = (c * v2[0]).cos().exp2() * (v2[1] - b).tanh();
+    for i in 0..1 {
+        if i == 1 {
+            let t5 = if i < 1 { -(v2[i] * 0.5).sin() - ((t4 * 0.5).sin() - (p117((v2[i] * 0.5).tanh() * c) * 0.5).tanh()) } else { c };
+        } else if i > 1 {
+            if i == 1 {
+                for (j, q6) in v2.iter().enumerate() {
+                    acc0 -= v2.iter().map(|q| (q * 0.25).cos()).product::<f64>();
+                    acc0 = (2.0 + v2.iter().enumerate().map(|(k, q)| (q * 0.25) * k as f64).sum::<f64>().cos()).recip().sin();
+                }
+            } else if i % 3 == 1 {
+                for j in 0..v2.len() {
+                    v2[i] -= (acc0 * 0.1).sin();
+                }
+            }
+        } else {
+            for j in 0..v2.len() {
+                if v2.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.1).sin()).powi(2).ln_1p() < 0.3 || (acc0 * 0.05).tanh() < -0.2 {
+                    let t7 = b * t3;
+                } else {
+                    let t8 = t3 * j as f64;
+                }
+                acc0 = ((acc0 * 0.05).atan() * ((v2[v2.len() - 1 - j] * 0.1).tanh() * (t4 * 0.5).atan())).sin();
+            }
+        }
+        acc0 /= (2.0 + f64::max(t3, v2[v2.len() - 1 - i] * 0.1).cos());
+    }
+    t4 * 0.5 - t3 + (acc0 * 0.05).tanh() + a
 }
 "#;
 
@@ -10556,62 +10192,48 @@ pub fn check_p146() -> Result<(), String> {
     check(
         "p146",
         SOURCE_P146,
-        &["p145"],
-        0x6d15279e9a0ad884,
-        7,
-        &|p| p146(p[0], p[1], &p[2..5], p[5], p[6]),
+        &["p117", "p125"],
+        0x5c8e6c5988f50695,
+        3,
+        &|p| p146(p[0], p[1], p[2]),
         &|p| {
-            let (g0, g1, g2, g3, g4) = gradients_function!(p146)(p[0], p[1], &p[2..5], p[5], p[6]);
-            [vec![g0], vec![g1], g2, vec![g3], vec![g4]].concat()
+            let (g0, g1, g2) = gradients_function!(p146)(p[0], p[1], p[2]);
+            [vec![g0], vec![g1], vec![g2]].concat()
         },
-        &|p| value_and_gradients_function!(p146)(p[0], p[1], &p[2..5], p[5], p[6]).0,
+        &|p| value_and_gradients_function!(p146)(p[0], p[1], p[2]).0,
     )
 }
 
 #[differentiable]
-fn p147(xs: &[f64], a: f64) -> f64 {
-    let t0 = if (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() + xs[2]) < -0.2 { a * a + a.tanh().exp_m1() } else { ((p127(3, ((a - xs[0]) * 0.5).tanh(), -xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.05, a) * 0.5).sin() * 0.1).sin().exp_m1() };
-    let mut acc1 = 0.1_f64.cos();
-    acc1 /= (2.0 + (1.0 + a.powi(2)).sqrt().cos());
-    if 0.25_f64.tanh().exp() > t0 * 0.5 {
-        for i in (0..2).rev() {
-            if (acc1 * 0.25).atan().cos() > -0.1 {
-                for j in (0..4).rev() {
-                    let flag2 = (0.1 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) > -0.4;
-                    acc1 = (p121(((j as f64).abs() * 0.5).atan(), ((j as f64 + a) * 0.25).sin(), f64::tanh(a), ((acc1 * 0.05 - xs.iter().map(|q| q * (t0 * 0.5)).sum::<f64>()) * 0.05).atan()) * 0.5).atan().powi(2).ln_1p();
-                }
-            } else {
-                acc1 = ((t0 * 0.5).tanh() + a).cos();
-            }
-            acc1 += ((1.0 + (t0 * 0.5).atan().powi(2)).ln() * xs[2] * 0.5).atan();
-        }
-        let t3 = 0.2_f64.max(xs[2]) - xs[3].sin();
+fn p147(a: f64, xs: &[f64]) -> f64 {
+    let a = a * xs.iter().sum::<f64>().sin().exp();
+    let a = (a * 0.25).atan() - (2.0 + xs[1].sin()).sqrt();
+    let t0 = if 0.2 * (a * 0.5).sin() < 0.3 { p134((a * 0.5).sin()).min((a * 0.5).sin()) * (a * 0.5 * (a * 0.5).tanh()) } else { xs[1] };
+    let t1 = match (((t0 * 0.25).sin().mul_add((a * 0.5).atan(), (t0 * 0.25).sin()) * 0.5).sin().abs() * 2.0) as usize % 3 { 0 => 1.5 * ((a * 0.5).tanh() * (p125((a * 0.5).tanh() + 0.1, 1) * 0.25).atan()), 1 => xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()), _ => (a * 0.5).atan() };
+    let mut acc2 = (t0 * 0.25 - xs[0]).max(xs[1] * xs[2]) * 0.5;
+    if (t0 * 0.25).tanh().cos().exp() < -0.2 {
+        let t3 = xs[3] * 1.0 * (acc2 / (1.0 + 1.25_f64.powi(2)));
+    } else if xs.iter().map(|q| (q * 2.0).sin()).sum::<f64>() - t1 > t1 && (a * 0.5).sin() < 0.25 {
+        let t0 = (t0 * 0.25).tanh() - 0.1 * t1;
     }
-    let t4 = xs[1];
-    t4 + acc1 * 0.05 + (t0 * 0.5).tanh()
+    let flag4 = xs[3] > 0.7;
+    acc2.tanh() + t1 + (t0 * 0.25).sin() + (a * 0.5).sin().cos()
 }
 
 const SOURCE_P147: &str = r#"#[differentiable]
-fn p147(xs: &[f64], a: f64) -> f64 {
-    let t0 = if (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() + xs[2]) < -0.2 { a * a + a.tanh().exp_m1() } else { ((p127(3, ((a - xs[0]) * 0.5).tanh(), -xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.05, a) * 0.5).sin() * 0.1).sin().exp_m1() };
-    let mut acc1 = 0.1_f64.cos();
-    acc1 /= (2.0 + (1.0 + a.powi(2)).sqrt().cos());
-    if 0.25_f64.tanh().exp() > t0 * 0.5 {
-        for i in (0..2).rev() {
-            if (acc1 * 0.25).atan().cos() > -0.1 {
-                for j in (0..4).rev() {
-                    let flag2 = (0.1 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) > -0.4;
-                    acc1 = (p121(((j as f64).abs() * 0.5).atan(), ((j as f64 + a) * 0.25).sin(), f64::tanh(a), ((acc1 * 0.05 - xs.iter().map(|q| q * (t0 * 0.5)).sum::<f64>()) * 0.05).atan()) * 0.5).atan().powi(2).ln_1p();
-                }
-            } else {
-                acc1 = ((t0 * 0.5).tanh() + a).cos();
-            }
-            acc1 += ((1.0 + (t0 * 0.5).atan().powi(2)).ln() * xs[2] * 0.5).atan();
-        }
-        let t3 = 0.2_f64.max(xs[2]) - xs[3].sin();
+fn p147(a: f64, xs: &[f64]) -> f64 {
+    let a = a * xs.iter().sum::<f64>().sin().exp();
+    let a = (a * 0.25).atan() - (2.0 + xs[1].sin()).sqrt();
+    let t0 = if 0.2 * (a * 0.5).sin() < 0.3 { p134((a * 0.5).sin()).min((a * 0.5).sin()) * (a * 0.5 * (a * 0.5).tanh()) } else { xs[1] };
+    let t1 = match (((t0 * 0.25).sin().mul_add((a * 0.5).atan(), (t0 * 0.25).sin()) * 0.5).sin().abs() * 2.0) as usize % 3 { 0 => 1.5 * ((a * 0.5).tanh() * (p125((a * 0.5).tanh() + 0.1, 1) * 0.25).atan()), 1 => xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()), _ => (a * 0.5).atan() };
+    let mut acc2 = (t0 * 0.25 - xs[0]).max(xs[1] * xs[2]) * 0.5;
+    if (t0 * 0.25).tanh().cos().exp() < -0.2 {
+        let t3 = xs[3] * 1.0 * (acc2 / (1.0 + 1.25_f64.powi(2)));
+    } else if xs.iter().map(|q| (q * 2.0).sin()).sum::<f64>() - t1 > t1 && (a * 0.5).sin() < 0.25 {
+        let t0 = (t0 * 0.25).tanh() - 0.1 * t1;
     }
-    let t4 = xs[1];
-    t4 + acc1 * 0.05 + (t0 * 0.5).tanh()
+    let flag4 = xs[3] > 0.7;
+    acc2.tanh() + t1 + (t0 * 0.25).sin() + (a * 0.5).sin().cos()
 }
 "#;
 
@@ -10619,44 +10241,78 @@ pub fn check_p147() -> Result<(), String> {
     check(
         "p147",
         SOURCE_P147,
-        &["p121", "p127"],
-        0xdd03ce6c8682f19f,
+        &["p125", "p134"],
+        0x26fb678aab7d130d,
         5,
-        &|p| p147(&p[0..4], p[4]),
+        &|p| p147(p[0], &p[1..5]),
         &|p| {
-            let (g0, g1) = gradients_function!(p147)(&p[0..4], p[4]);
-            [g0, vec![g1]].concat()
+            let (g0, g1) = gradients_function!(p147)(p[0], &p[1..5]);
+            [vec![g0], g1].concat()
         },
-        &|p| value_and_gradients_function!(p147)(&p[0..4], p[4]).0,
+        &|p| value_and_gradients_function!(p147)(p[0], &p[1..5]).0,
     )
 }
 
 #[differentiable]
-fn p148(b: f64, a: f64) -> f64 {
-    let t0 = match ((1.0 * b).abs() * 2.0) as usize % 3 { 0 => f64::max(a, a), 1 => a, _ => b };
-    let mut acc1 = p134(1, (b * a * 0.5).atan()).tanh() * a;
-    if b - a < 0.7 {
-        let t2 = if b.atan() > acc1 { (p143((t0 * a * 0.25).sin(), (1.5 + a.cos()).sqrt()) * 0.5).atan() - (0.9 - a) } else { (2.0 + t0.sin()).log10().sin() };
+fn p148(b: f64, c: f64, a: f64) -> f64 {
+    let mut acc0 = b.asinh() * 0.9;
+    for i in 0..1 {
+        let t1 = c;
+        acc0 = ((acc0 * 0.5).tanh() + f64::tanh(c)).sin();
     }
-    let mut v3 = vec![0.0; 2];
-    for i in 0..v3.len() {
-        v3[i] = a;
+    for i in 0..2 {
+        let mut v2 = vec![0.0; 3];
+        for j in 0..v2.len() {
+            v2[j] = (i as f64 + c * (acc0 * 0.25)) * 0.25;
+            if j > 0 {
+                v2[j] += v2[j - 1] * ((acc0 * 0.25).sin().exp() * 0.25).atan();
+            }
+        }
+        acc0 += ((1.0 + a.powi(2)).ln().mul_add(c.tanh(), a) * 0.25).atan();
     }
-    t0 + 0.5 * v3[0]
+    for i in 0..2 {
+        let t3 = if b > (acc0 * 0.1).sin() { f64::min(a, 0.25) } else { c - b };
+        for j in 0..3 {
+            let mut acc4 = 0.5;
+            acc0 = ((acc0 * 0.05).atan() * (0.5 / (1.0 + a * a))).atan();
+        }
+        acc0 = ((1.0 + 1.25_f64.powi(2)).sqrt().powi(2) * 0.5).tanh();
+    }
+    if p127(((1.0 + 1.25_f64.powi(2)).cbrt() * 0.5).sin(), 0.25 * b) * 0.5 > a {
+        return c.cos().exp() * (2.0 + b.sin()).log10();
+    }
+    (acc0 * 0.05).cos() + 1.0 * c
 }
 
 const SOURCE_P148: &str = r#"#[differentiable]
-fn p148(b: f64, a: f64) -> f64 {
-    let t0 = match ((1.0 * b).abs() * 2.0) as usize % 3 { 0 => f64::max(a, a), 1 => a, _ => b };
-    let mut acc1 = p134(1, (b * a * 0.5).atan()).tanh() * a;
-    if b - a < 0.7 {
-        let t2 = if b.atan() > acc1 { (p143((t0 * a * 0.25).sin(), (1.5 + a.cos()).sqrt()) * 0.5).atan() - (0.9 - a) } else { (2.0 + t0.sin()).log10().sin() };
+fn p148(b: f64, c: f64, a: f64) -> f64 {
+    let mut acc0 = b.asinh() * 0.9;
+    for i in 0..1 {
+        let t1 = c;
+        acc0 = ((acc0 * 0.5).tanh() + f64::tanh(c)).sin();
     }
-    let mut v3 = vec![0.0; 2];
-    for i in 0..v3.len() {
-        v3[i] = a;
+    for i in 0..2 {
+        let mut v2 = vec![0.0; 3];
+        for j in 0..v2.len() {
+            v2[j] = (i as f64 + c * (acc0 * 0.25)) * 0.25;
+            if j > 0 {
+                v2[j] += v2[j - 1] * ((acc0 * 0.25).sin().exp() * 0.25).atan();
+            }
+        }
+        acc0 += ((1.0 + a.powi(2)).ln().mul_add(c.tanh(), a) * 0.25).atan();
     }
-    t0 + 0.5 * v3[0]
+    for i in 0..2 {
+        let t3 = if b > (acc0 * 0.1).sin() { f64::min(a, 0.25) } else { c - b };
+        for j in 0..3 {
+            let mut acc4 = 0.5;
+            acc0 = ((acc0 * 0.05).atan() * (0.5 / (1.0 + a * a))).atan();
+        }
+        acc0 = ((1.0 + 1.25_f64.powi(2)).sqrt().powi(2) * 0.5).tanh();
+    }
+    if p127(((1.0 + 1.25_f64.powi(2)).cbrt() * 0.5).sin(), 0.25 * b) * 0.5 > a {
+        return c.cos().exp() * (2.0 + b.sin()).log10();
+    }
+    (acc0 * 0.05).cos() + 1.0 * c
 }
 "#;
 
@@ -10664,110 +10320,52 @@ pub fn check_p148() -> Result<(), String> {
     check(
         "p148",
         SOURCE_P148,
-        &["p134", "p143"],
-        0x34f48059f70884d8,
-        2,
-        &|p| p148(p[0], p[1]),
+        &["p127"],
+        0x178670d45873e778,
+        3,
+        &|p| p148(p[0], p[1], p[2]),
         &|p| {
-            let (g0, g1) = gradients_function!(p148)(p[0], p[1]);
-            [vec![g0], vec![g1]].concat()
+            let (g0, g1, g2) = gradients_function!(p148)(p[0], p[1], p[2]);
+            [vec![g0], vec![g1], vec![g2]].concat()
         },
-        &|p| value_and_gradients_function!(p148)(p[0], p[1]).0,
+        &|p| value_and_gradients_function!(p148)(p[0], p[1], p[2]).0,
     )
 }
 
 #[differentiable]
-fn p149(a: f64) -> f64 {
-    if a.powi(3) < 0.0 {
-        return f64::atan(0.1 / (1.0 + a * a));
+fn p149(c: f64, n: usize, a: f64, d: f64, b: f64) -> f64 {
+    let mut acc0 = 1.0;
+    acc0 += (c * d / (1.0 + (1.0 + b.powi(2)).ln().powi(2)) * 0.25).atan();
+    acc0 += (c * c * (acc0 * a) * 0.1).atan();
+    if b > -0.2 {
+        return d.powi(3).atan2(1.5 + 0.6_f64.cos());
     }
-    let flag0 = a / (1.5 + a.tanh()) > 0.5;
-    let mut acc1 = ((a + a) * a.max(a) * 0.5).sin();
-    let acc1 = acc1 * a.min(a);
-    let mut acc2 = (acc1 * 0.5).sin();
-    let mut k3 = 0;
-    let r9 = loop {
-        for j in 0..4 {
-            if !flag0 {
-                let t4 = a / (2.0 + (-a).cos());
-            } else if flag0 {
-                if a.tanh() < 0.0 && a < -0.1 {
-                    let t5 = (acc1 * 0.5).atan().hypot((acc2 * 0.02).atan());
-                } else if !flag0 {
-                    let t6 = match k3 % 3 { 0 => (((acc2 * 0.02).tanh() * 1.5 - a / (1.5 + 1.25_f64.tanh())) * 0.5).sin(), 1 => (acc2 * 0.02).atan(), _ => (acc1 * 0.5).sin().cos().sin() };
-                }
-            } else {
-                let t7 = (2.0 + a.sin()).cbrt() + (acc2 * 0.02).tanh().tanh();
-            }
-            acc2 /= (2.0 + (acc1 * 0.5).tanh().cos());
-        }
-        if k3 % 2 == 0 {
-            if k3 == 3 {
-                acc2 = 0.75 * (1.0 * p129((acc1 * 0.5).atan().atan(), (acc1 * 0.5 - a) * 0.25));
-            } else if k3 < 3 {
-                acc2 = (acc2 * 0.02 - ((1.0 + (acc2 * 0.02).powi(2)).cbrt() * 0.5).sin()).atan();
-            }
-        } else if k3 % 3 == 1 {
-            let t8: f64 = 0.6 + (a + (acc2 * 0.02).sin()) / (1.5 + f64::min(k3 as f64, k3 as f64).tanh());
-        } else {
-            acc2 = ((acc2 * 0.02).atan() - a).atan();
-        }
-        acc2 = (((acc2 * 0.02).atan().min((acc1 * 0.5).atan()) + -a) * 0.5).sin();
-        k3 += 1;
-        if (flag0) || k3 >= 4 { break (1.5 + 1.25_f64.sin()).log(2.5 + (acc1 * 0.5).tanh().cos()) / (1.0 + (1.0 / (1.0 + a * a)).powi(2)); }
-    };
-    for i in 0..4 {
-        acc2 = (acc2 * 0.02 + (0.9 * i as f64 * 0.5).atan()).atan();
-        acc2 += ((1.25_f64 * 1.25).powi(3) * 0.25).sin();
+    acc0 = (f64::min(0.25, d) + f64::max(n as f64, d)) * 0.5;
+    let mut w1 = 0;
+    while w1 < 1 && (b.cos() < -0.1) {
+        let t2 = (acc0 * 0.25).atan();
+        acc0 = 2.0_f64.atan().sin();
+        w1 += 1;
     }
-    (r9 * 0.5).sin() + 0.6 * (acc2 * 0.02) + (acc1 * 0.5).tanh()
+    (acc0 * 0.25).atan() - a
 }
 
 const SOURCE_P149: &str = r#"#[differentiable]
-fn p149(a: f64) -> f64 {
-    if a.powi(3) < 0.0 {
-        return f64::atan(0.1 / (1.0 + a * a));
+fn p149(c: f64, n: usize, a: f64, d: f64, b: f64) -> f64 {
+    let mut acc0 = 1.0;
+    acc0 += (c * d / (1.0 + (1.0 + b.powi(2)).ln().powi(2)) * 0.25).atan();
+    acc0 += (c * c * (acc0 * a) * 0.1).atan();
+    if b > -0.2 {
+        return d.powi(3).atan2(1.5 + 0.6_f64.cos());
     }
-    let flag0 = a / (1.5 + a.tanh()) > 0.5;
-    let mut acc1 = ((a + a) * a.max(a) * 0.5).sin();
-    let acc1 = acc1 * a.min(a);
-    let mut acc2 = (acc1 * 0.5).sin();
-    let mut k3 = 0;
-    let r9 = loop {
-        for j in 0..4 {
-            if !flag0 {
-                let t4 = a / (2.0 + (-a).cos());
-            } else if flag0 {
-                if a.tanh() < 0.0 && a < -0.1 {
-                    let t5 = (acc1 * 0.5).atan().hypot((acc2 * 0.02).atan());
-                } else if !flag0 {
-                    let t6 = match k3 % 3 { 0 => (((acc2 * 0.02).tanh() * 1.5 - a / (1.5 + 1.25_f64.tanh())) * 0.5).sin(), 1 => (acc2 * 0.02).atan(), _ => (acc1 * 0.5).sin().cos().sin() };
-                }
-            } else {
-                let t7 = (2.0 + a.sin()).cbrt() + (acc2 * 0.02).tanh().tanh();
-            }
-            acc2 /= (2.0 + (acc1 * 0.5).tanh().cos());
-        }
-        if k3 % 2 == 0 {
-            if k3 == 3 {
-                acc2 = 0.75 * (1.0 * p129((acc1 * 0.5).atan().atan(), (acc1 * 0.5 - a) * 0.25));
-            } else if k3 < 3 {
-                acc2 = (acc2 * 0.02 - ((1.0 + (acc2 * 0.02).powi(2)).cbrt() * 0.5).sin()).atan();
-            }
-        } else if k3 % 3 == 1 {
-            let t8: f64 = 0.6 + (a + (acc2 * 0.02).sin()) / (1.5 + f64::min(k3 as f64, k3 as f64).tanh());
-        } else {
-            acc2 = ((acc2 * 0.02).atan() - a).atan();
-        }
-        acc2 = (((acc2 * 0.02).atan().min((acc1 * 0.5).atan()) + -a) * 0.5).sin();
-        k3 += 1;
-        if (flag0) || k3 >= 4 { break (1.5 + 1.25_f64.sin()).log(2.5 + (acc1 * 0.5).tanh().cos()) / (1.0 + (1.0 / (1.0 + a * a)).powi(2)); }
-    };
-    for i in 0..4 {
-        acc2 = (acc2 * 0.02 + (0.9 * i as f64 * 0.5).atan()).atan();
-        acc2 += ((1.25_f64 * 1.25).powi(3) * 0.25).sin();
+    acc0 = (f64::min(0.25, d) + f64::max(n as f64, d)) * 0.5;
+    let mut w1 = 0;
+    while w1 < 1 && (b.cos() < -0.1) {
+        let t2 = (acc0 * 0.25).atan();
+        acc0 = 2.0_f64.atan().sin();
+        w1 += 1;
     }
-    (r9 * 0.5).sin() + 0.6 * (acc2 * 0.02) + (acc1 * 0.5).tanh()
+    (acc0 * 0.25).atan() - a
 }
 "#;
 
@@ -10775,175 +10373,50 @@ pub fn check_p149() -> Result<(), String> {
     check(
         "p149",
         SOURCE_P149,
-        &["p129"],
-        0xe671b48d3cf672ca,
-        1,
-        &|p| p149(p[0]),
-        &|p| vec![gradients_function!(p149)(p[0])],
-        &|p| value_and_gradients_function!(p149)(p[0]).0,
+        &[],
+        0xf2369eb9ba7d56d2,
+        4,
+        &|p| p149(p[0], 1, p[1], p[2], p[3]),
+        &|p| {
+            let (g0, g1, g2, g3) = gradients_function!(p149)(p[0], 1, p[1], p[2], p[3]);
+            [vec![g0], vec![g1], vec![g2], vec![g3]].concat()
+        },
+        &|p| value_and_gradients_function!(p149)(p[0], 1, p[1], p[2], p[3]).0,
     )
 }
 
 #[differentiable]
-fn p150(d: f64, b: f64, a: f64, c: f64) -> f64 {
-    let mut acc0 = 0.0;
-    if d < 0.0 {
-        let c = c + a.powi(2);
-        acc0 = ((c * 0.25).atan() + a).tanh().exp();
-        match (1.0_f64.sin().abs() * 2.0) as usize % 3 {
-            0 | 1 => {
-                match (1.25_f64.abs() * 2.0) as usize % 3 {
-                    0 => {
-                        let t1 = d.clamp(-0.75, 0.75) * (d / (1.0 + acc0 * acc0));
-                    }
-                    1 => {
-                        let t2 = match (d.atan().abs() * 2.0) as usize % 3 { 0 => c * 0.25, 1 => (c * 0.25 / (1.0 + b.powi(2))).atan(), _ => a * (b * 0.25) };
-                    }
-                    _ => {
-                        let k3 = (b.abs() * 2.0) as usize % 3;
-                        match k3 {
-                            0 => {
-                                for i in (0..1).rev() {
-                                    let d = d + (c * 0.25).tanh().atan();
-                                    acc0 += ((c * 0.25).sin().clamp(-0.75, 0.75).cos().exp() * 0.5).atan();
-                                }
-                            }
-                            1 => {
-                                let mut acc4 = 1.0;
-                            }
-                            _ => {
-                                acc0 -= (acc0 * 0.25).sin();
-                            }
-                        }
-                    }
-                }
-            }
-            _ => {
-                for i in 1..=3 {
-                    let mut k5 = 0;
-                    let r6 = loop {
-                        let d = d - (a + (acc0 * 0.05).tanh());
-                        acc0 = ((d * 0.25).atan() * (d * 0.25).tanh() - b * (c * 0.25)) * 0.25;
-                        k5 += 1;
-                        if (a + (c * 0.25).sin() < -0.2) || k5 >= 3 { break a - 0.5 - (d * 0.25).atan() * 0.9; }
-                    };
-                    acc0 *= 0.8 + 0.2 * ((r6 * 0.5).sin() - a).sin();
-                }
-            }
+fn p150(xs: &[f64], n: usize, a: f64) -> f64 {
+    let t0 = xs[xs.len() - 1 - n].atan();
+    let t1: f64 = a.atan2(1.5 + ((xs[n] - xs[n]) * 0.25).cos());
+    let mut acc2 = 0.0;
+    for i in 0..3 {
+        for j in (0..4).rev() {
+            acc2 = ((xs[xs.len() - 1 - n] - xs[i] * a) * 0.5).atan();
         }
-    } else {
-        if 0.75 * c > 0.1 {
-            for i in 0..4 {
-                acc0 = (-(p133((b / (1.5 + a.tanh()) * 0.5).atan()) / (1.0 + (acc0 * 0.02).sin().powi(2))) * 0.5).atan();
-            }
-        } else {
-            match ((d.sin().exp() * 0.5).tanh().abs() * 2.0) as usize % 3 {
-                0 | 1 => {
-                    if d / (1.5 + b.tanh()) < -0.2 && c < 0.7 {
-                        let t7 = match ((b.sin().exp2() * 0.5).atan().abs() * 2.0) as usize % 3 { 0 => 0.75, 1 => (1.5 * (acc0 * 0.02) * 0.5).atan().powi(2), _ => (1.5 + 1.25_f64.sin()).log(2.5 + a.cos()).cos().exp_m1() };
-                    }
-                }
-                _ => {
-                    acc0 = ((acc0 * 0.02).tanh() + (acc0 * 0.02).tanh()).cos();
-                }
-            }
-        }
+        let mut t1 = t1;
+        let mut acc3 = 1.0;
+        acc2 /= (2.0 + t1.min(t0).cos());
     }
-    acc0 += (1.0 + (acc0 * 0.02).sin().powi(2)).ln() / (1.0 + a.powi(2));
-    let t8 = (1.0 + (0.5 * a.tanh()).asin().powi(2)).ln();
-    acc0 = (1.0 + 0.25_f64.powi(2)).sqrt().sin().exp();
-    for i in 0..1 {
-        if (-(i as f64)) > c {
-            if c > i as f64 {
-                let mut acc9 = a.cos() * c;
-            }
-        } else {
-            let acc0 = acc0 * 0.02 - a * a;
-        }
-        acc0 += (((p148(f64::max(i as f64, a), d.hypot(a) * 0.5) * 0.5).atan() + c) / (1.5 + (0.5 * b).tanh()) * 0.1).atan();
-    }
-    (acc0 * 0.02).tanh() + 0.1 * c + b + d
+    let t4: f64 = a - (acc2 * 0.05).atan();
+    0.3 * (t4 * 0.5) + (acc2 * 0.05).tanh().sin() + t1.tanh() - t0.cos()
 }
 
 const SOURCE_P150: &str = r#"#[differentiable]
-fn p150(d: f64, b: f64, a: f64, c: f64) -> f64 {
-    let mut acc0 = 0.0;
-    if d < 0.0 {
-        let c = c + a.powi(2);
-        acc0 = ((c * 0.25).atan() + a).tanh().exp();
-        match (1.0_f64.sin().abs() * 2.0) as usize % 3 {
-            0 | 1 => {
-                match (1.25_f64.abs() * 2.0) as usize % 3 {
-                    0 => {
-                        let t1 = d.clamp(-0.75, 0.75) * (d / (1.0 + acc0 * acc0));
-                    }
-                    1 => {
-                        let t2 = match (d.atan().abs() * 2.0) as usize % 3 { 0 => c * 0.25, 1 => (c * 0.25 / (1.0 + b.powi(2))).atan(), _ => a * (b * 0.25) };
-                    }
-                    _ => {
-                        let k3 = (b.abs() * 2.0) as usize % 3;
-                        match k3 {
-                            0 => {
-                                for i in (0..1).rev() {
-                                    let d = d + (c * 0.25).tanh().atan();
-                                    acc0 += ((c * 0.25).sin().clamp(-0.75, 0.75).cos().exp() * 0.5).atan();
-                                }
-                            }
-                            1 => {
-                                let mut acc4 = 1.0;
-                            }
-                            _ => {
-                                acc0 -= (acc0 * 0.25).sin();
-                            }
-                        }
-                    }
-                }
-            }
-            _ => {
-                for i in 1..=3 {
-                    let mut k5 = 0;
-                    let r6 = loop {
-                        let d = d - (a + (acc0 * 0.05).tanh());
-                        acc0 = ((d * 0.25).atan() * (d * 0.25).tanh() - b * (c * 0.25)) * 0.25;
-                        k5 += 1;
-                        if (a + (c * 0.25).sin() < -0.2) || k5 >= 3 { break a - 0.5 - (d * 0.25).atan() * 0.9; }
-                    };
-                    acc0 *= 0.8 + 0.2 * ((r6 * 0.5).sin() - a).sin();
-                }
-            }
+fn p150(xs: &[f64], n: usize, a: f64) -> f64 {
+    let t0 = xs[xs.len() - 1 - n].atan();
+    let t1: f64 = a.atan2(1.5 + ((xs[n] - xs[n]) * 0.25).cos());
+    let mut acc2 = 0.0;
+    for i in 0..3 {
+        for j in (0..4).rev() {
+            acc2 = ((xs[xs.len() - 1 - n] - xs[i] * a) * 0.5).atan();
         }
-    } else {
-        if 0.75 * c > 0.1 {
-            for i in 0..4 {
-                acc0 = (-(p133((b / (1.5 + a.tanh()) * 0.5).atan()) / (1.0 + (acc0 * 0.02).sin().powi(2))) * 0.5).atan();
-            }
-        } else {
-            match ((d.sin().exp() * 0.5).tanh().abs() * 2.0) as usize % 3 {
-                0 | 1 => {
-                    if d / (1.5 + b.tanh()) < -0.2 && c < 0.7 {
-                        let t7 = match ((b.sin().exp2() * 0.5).atan().abs() * 2.0) as usize % 3 { 0 => 0.75, 1 => (1.5 * (acc0 * 0.02) * 0.5).atan().powi(2), _ => (1.5 + 1.25_f64.sin()).log(2.5 + a.cos()).cos().exp_m1() };
-                    }
-                }
-                _ => {
-                    acc0 = ((acc0 * 0.02).tanh() + (acc0 * 0.02).tanh()).cos();
-                }
-            }
-        }
+        let mut t1 = t1;
+        let mut acc3 = 1.0;
+        acc2 /= (2.0 + t1.min(t0).cos());
     }
-    acc0 += (1.0 + (acc0 * 0.02).sin().powi(2)).ln() / (1.0 + a.powi(2));
-    let t8 = (1.0 + (0.5 * a.tanh()).asin().powi(2)).ln();
-    acc0 = (1.0 + 0.25_f64.powi(2)).sqrt().sin().exp();
-    for i in 0..1 {
-        if (-(i as f64)) > c {
-            if c > i as f64 {
-                let mut acc9 = a.cos() * c;
-            }
-        } else {
-            let acc0 = acc0 * 0.02 - a * a;
-        }
-        acc0 += (((p148(f64::max(i as f64, a), d.hypot(a) * 0.5) * 0.5).atan() + c) / (1.5 + (0.5 * b).tanh()) * 0.1).atan();
-    }
-    (acc0 * 0.02).tanh() + 0.1 * c + b + d
+    let t4: f64 = a - (acc2 * 0.05).atan();
+    0.3 * (t4 * 0.5) + (acc2 * 0.05).tanh().sin() + t1.tanh() - t0.cos()
 }
 "#;
 
@@ -10951,96 +10424,46 @@ pub fn check_p150() -> Result<(), String> {
     check(
         "p150",
         SOURCE_P150,
-        &["p133", "p148"],
-        0xee00221cd4fa2c33,
+        &[],
+        0xf3fd292a346d207f,
         4,
-        &|p| p150(p[0], p[1], p[2], p[3]),
+        &|p| p150(&p[0..3], 2, p[3]),
         &|p| {
-            let (g0, g1, g2, g3) = gradients_function!(p150)(p[0], p[1], p[2], p[3]);
-            [vec![g0], vec![g1], vec![g2], vec![g3]].concat()
+            let (g0, g1) = gradients_function!(p150)(&p[0..3], 2, p[3]);
+            [g0, vec![g1]].concat()
         },
-        &|p| value_and_gradients_function!(p150)(p[0], p[1], p[2], p[3]).0,
+        &|p| value_and_gradients_function!(p150)(&p[0..3], 2, p[3]).0,
     )
 }
 
 #[differentiable]
-fn p151(b: f64, n: usize, a: f64) -> f64 {
-    let mut acc0 = 1.0;
-    if a.tanh() > a {
-        let mut acc1 = f64::min(b, a) + a;
-        acc0 += b / (2.0 + acc1.cos()) / (1.0 + (a * 0.6).powi(2)) * 0.25;
-        let mut w2 = 0;
-        while w2 < 4 {
-            if n % 2 == 0 {
-                if n + w2 < 2 {
-                    let mut acc3 = f64::cos(b * (acc1 * 0.1).atan());
-                } else {
-                    acc1 /= (2.0 + (-(p135(0.9_f64.powi(2), 1, (acc1 * 0.1).sin() / (2.0 + (acc1 * 0.1).cos()), ((acc0 * 0.1).tanh() + a) * 0.5, (a / (1.0 + (acc0 * 0.1).sin().powi(2)) * 0.5).tanh()) * 0.5).tanh()).cos());
-                }
-            } else {
-                acc1 += (1.0 + (p122((acc1 * 0.1).tanh() * a, (acc0 * 0.1).sin()) * 0.25).powi(2)).sqrt() * ((acc1 * 0.1).sin() + (acc0 * 0.1).tanh()) * 0.1;
-            }
-            acc0 = ((a.cos() - (acc0 * 0.1).sin() / (1.0 + 0.3_f64.powi(2))) * 0.5).sin();
-            w2 += 1;
+fn p151(b: f64, c: f64, a: f64) -> f64 {
+    let mut acc0 = 0.25_f64;
+    for i in (0..1).rev() {
+        let c = c - c * 0.75;
+        acc0 += ((1.5 + 0.2_f64.cos()).sqrt() / (1.0 + (acc0 * 0.5).sin().tanh().powi(2)) * 0.25).tanh();
+        if (a - i as f64) > 0.3 {
+            acc0 = (1.5 + (a - i as f64).sin()).powf((i as f64).sin().tanh());
+        } else if (acc0 * 0.5).atan() > b {
+            let t1 = (c * 0.5).tanh().abs();
         }
-    } else if ((n as f64).atan()) < 0.3 {
-        let mut k4 = 0;
-        loop {
-            acc0 = (acc0 * 0.1 + ((a - 1.0) * 0.5).sin()).tanh();
-            acc0 += ((acc0 * 0.1).cos().exp2() * (acc0 * 0.1).atan().min(acc0 * 0.1) * 0.1).atan();
-            k4 += 1;
-            if (a + b > 0.25) || k4 >= 3 { break; }
-        }
-    } else {
-        let t5 = if (0.5 * a.tanh()).acos() < 0.3 { b.hypot(0.2 + (acc0 * 0.1).atan()) } else { (-b).mul_add(0.9 - a, b.cos()) };
-        let mut v6 = vec![0.0; n];
-        for i in 0..v6.len() {
-            v6[i] = ((acc0 * 0.1).atan() - n as f64 - i as f64) * 0.5;
-        }
-        let acc0 = (acc0 * 0.1).atan() * (t5 * 0.5).atan().powi(3);
     }
-    acc0 += (f64::cos((acc0 * 0.1).sin()).atan() * 0.5).tanh();
-    (acc0 * 0.1).tanh() + 1.0 * b
+    1.5 * (acc0 * 0.5).sin() + 0.5 * a
 }
 
 const SOURCE_P151: &str = r#"#[differentiable]
-fn p151(b: f64, n: usize, a: f64) -> f64 {
-    let mut acc0 = 1.0;
-    if a.tanh() > a {
-        let mut acc1 = f64::min(b, a) + a;
-        acc0 += b / (2.0 + acc1.cos()) / (1.0 + (a * 0.6).powi(2)) * 0.25;
-        let mut w2 = 0;
-        while w2 < 4 {
-            if n % 2 == 0 {
-                if n + w2 < 2 {
-                    let mut acc3 = f64::cos(b * (acc1 * 0.1).atan());
-                } else {
-                    acc1 /= (2.0 + (-(p135(0.9_f64.powi(2), 1, (acc1 * 0.1).sin() / (2.0 + (acc1 * 0.1).cos()), ((acc0 * 0.1).tanh() + a) * 0.5, (a / (1.0 + (acc0 * 0.1).sin().powi(2)) * 0.5).tanh()) * 0.5).tanh()).cos());
-                }
-            } else {
-                acc1 += (1.0 + (p122((acc1 * 0.1).tanh() * a, (acc0 * 0.1).sin()) * 0.25).powi(2)).sqrt() * ((acc1 * 0.1).sin() + (acc0 * 0.1).tanh()) * 0.1;
-            }
-            acc0 = ((a.cos() - (acc0 * 0.1).sin() / (1.0 + 0.3_f64.powi(2))) * 0.5).sin();
-            w2 += 1;
+fn p151(b: f64, c: f64, a: f64) -> f64 {
+    let mut acc0 = 0.25_f64;
+    for i in (0..1).rev() {
+        let c = c - c * 0.75;
+        acc0 += ((1.5 + 0.2_f64.cos()).sqrt() / (1.0 + (acc0 * 0.5).sin().tanh().powi(2)) * 0.25).tanh();
+        if (a - i as f64) > 0.3 {
+            acc0 = (1.5 + (a - i as f64).sin()).powf((i as f64).sin().tanh());
+        } else if (acc0 * 0.5).atan() > b {
+            let t1 = (c * 0.5).tanh().abs();
         }
-    } else if ((n as f64).atan()) < 0.3 {
-        let mut k4 = 0;
-        loop {
-            acc0 = (acc0 * 0.1 + ((a - 1.0) * 0.5).sin()).tanh();
-            acc0 += ((acc0 * 0.1).cos().exp2() * (acc0 * 0.1).atan().min(acc0 * 0.1) * 0.1).atan();
-            k4 += 1;
-            if (a + b > 0.25) || k4 >= 3 { break; }
-        }
-    } else {
-        let t5 = if (0.5 * a.tanh()).acos() < 0.3 { b.hypot(0.2 + (acc0 * 0.1).atan()) } else { (-b).mul_add(0.9 - a, b.cos()) };
-        let mut v6 = vec![0.0; n];
-        for i in 0..v6.len() {
-            v6[i] = ((acc0 * 0.1).atan() - n as f64 - i as f64) * 0.5;
-        }
-        let acc0 = (acc0 * 0.1).atan() * (t5 * 0.5).atan().powi(3);
     }
-    acc0 += (f64::cos((acc0 * 0.1).sin()).atan() * 0.5).tanh();
-    (acc0 * 0.1).tanh() + 1.0 * b
+    1.5 * (acc0 * 0.5).sin() + 0.5 * a
 }
 "#;
 
@@ -11048,34 +10471,62 @@ pub fn check_p151() -> Result<(), String> {
     check(
         "p151",
         SOURCE_P151,
-        &["p122", "p135"],
-        0x16445a6d1775bcbc,
-        2,
-        &|p| p151(p[0], 1, p[1]),
+        &[],
+        0xc2c30771c866089c,
+        3,
+        &|p| p151(p[0], p[1], p[2]),
         &|p| {
-            let (g0, g1) = gradients_function!(p151)(p[0], 1, p[1]);
-            [vec![g0], vec![g1]].concat()
+            let (g0, g1, g2) = gradients_function!(p151)(p[0], p[1], p[2]);
+            [vec![g0], vec![g1], vec![g2]].concat()
         },
-        &|p| value_and_gradients_function!(p151)(p[0], 1, p[1]).0,
+        &|p| value_and_gradients_function!(p151)(p[0], p[1], p[2]).0,
     )
 }
 
 #[differentiable]
-fn p152(n: usize, a: f64) -> f64 {
-    let t0 = (1.5 + a.sin()).powf(a.tanh());
-    let t1: f64 = t0.max(a) / (1.0 + a.min(n as f64).powi(2)) * (2.0 + (0.25 * a).sin()).sqrt();
-    let mut a = a;
-    a *= a.powi(2).tanh();
-    a - t1 * 0.25 + t0
+fn p152(a: f64, n: usize) -> f64 {
+    let t0 = 0.3 * a * a;
+    let mut v1 = vec![0.0; 2];
+    for i in 0..v1.len() {
+        v1[i] = t0.sin().exp().sin();
+    }
+    let mut acc2 = 0.0;
+    if n % 3 == 1 {
+        acc2 -= t0 / (1.0 + a.atan().powi(2));
+    } else if n == 2 {
+        for i in (0..8).step_by(2) {
+            for j in (0..8).step_by(2) {
+                let mut t0 = t0;
+                acc2 += a;
+            }
+            acc2 += ((f64::cos(t0) + (acc2 * 0.02).tanh()) * 0.5).atan();
+        }
+        let t3: f64 = v1[n % v1.len()] * 0.02;
+    }
+    (acc2 * 0.02).tanh() + t0
 }
 
 const SOURCE_P152: &str = r#"#[differentiable]
-fn p152(n: usize, a: f64) -> f64 {
-    let t0 = (1.5 + a.sin()).powf(a.tanh());
-    let t1: f64 = t0.max(a) / (1.0 + a.min(n as f64).powi(2)) * (2.0 + (0.25 * a).sin()).sqrt();
-    let mut a = a;
-    a *= a.powi(2).tanh();
-    a - t1 * 0.25 + t0
+fn p152(a: f64, n: usize) -> f64 {
+    let t0 = 0.3 * a * a;
+    let mut v1 = vec![0.0; 2];
+    for i in 0..v1.len() {
+        v1[i] = t0.sin().exp().sin();
+    }
+    let mut acc2 = 0.0;
+    if n % 3 == 1 {
+        acc2 -= t0 / (1.0 + a.atan().powi(2));
+    } else if n == 2 {
+        for i in (0..8).step_by(2) {
+            for j in (0..8).step_by(2) {
+                let mut t0 = t0;
+                acc2 += a;
+            }
+            acc2 += ((f64::cos(t0) + (acc2 * 0.02).tanh()) * 0.5).atan();
+        }
+        let t3: f64 = v1[n % v1.len()] * 0.02;
+    }
+    (acc2 * 0.02).tanh() + t0
 }
 "#;
 
@@ -11084,42 +10535,76 @@ pub fn check_p152() -> Result<(), String> {
         "p152",
         SOURCE_P152,
         &[],
-        0x0002adaafa2dfb6f,
+        0x5211f59b6e3b04e6,
         1,
-        &|p| p152(2, p[0]),
-        &|p| vec![gradients_function!(p152)(2, p[0])],
-        &|p| value_and_gradients_function!(p152)(2, p[0]).0,
+        &|p| p152(p[0], 2),
+        &|p| vec![gradients_function!(p152)(p[0], 2)],
+        &|p| value_and_gradients_function!(p152)(p[0], 2).0,
     )
 }
 
 #[differentiable]
-fn p153(c: f64, d: f64, a: f64, b: f64) -> f64 {
-    let mut acc0 = 0.5 * c;
-    let mut w1 = 0;
-    while w1 < 1 {
-        let mut v2 = vec![0.0; 3];
-        for j in 0..v2.len() {
-            v2[j] = b.sin().atan();
+fn p153(a: f64) -> f64 {
+    let k0 = (a.cos().abs() * 2.0) as usize % 3;
+    let t1 = match k0 { 0 => a, 1 => a, _ => a };
+    let mut acc2 = (t1.cos() / (2.0 + 1.5_f64.cos()) * 0.5).atan();
+    for i in 0..1 {
+        for j in (0..8).step_by(2) {
+            match i {
+                0 => {
+                    let mut k3 = 0;
+                    let r5 = loop {
+                        let t4 = (acc2 * 0.02).sin();
+                        acc2 -= (0.9 + t4).powi(2).ln_1p() * 0.5;
+                        k3 += 1;
+                        if (t4.atan() > 0.7) || k3 >= 4 { break t4.cos() - t4.atan2(1.5 + t1.cos()); }
+                    };
+                }
+                _ => {
+                    if i < 1 {
+                        let flag6 = (a + i as f64) > 0.1;
+                    } else {
+                        let flag7 = 2.0 > -0.1;
+                    }
+                }
+            }
+            acc2 = -1.5_f64.cos();
         }
-        acc0 *= d.tanh();
-        w1 += 1;
+        acc2 -= a;
     }
-    1.0 * (acc0 * 0.25) + c
+    (acc2 * 0.02).cos() + t1 - a
 }
 
 const SOURCE_P153: &str = r#"#[differentiable]
-fn p153(c: f64, d: f64, a: f64, b: f64) -> f64 {
-    let mut acc0 = 0.5 * c;
-    let mut w1 = 0;
-    while w1 < 1 {
-        let mut v2 = vec![0.0; 3];
-        for j in 0..v2.len() {
-            v2[j] = b.sin().atan();
+fn p153(a: f64) -> f64 {
+    let k0 = (a.cos().abs() * 2.0) as usize % 3;
+    let t1 = match k0 { 0 => a, 1 => a, _ => a };
+    let mut acc2 = (t1.cos() / (2.0 + 1.5_f64.cos()) * 0.5).atan();
+    for i in 0..1 {
+        for j in (0..8).step_by(2) {
+            match i {
+                0 => {
+                    let mut k3 = 0;
+                    let r5 = loop {
+                        let t4 = (acc2 * 0.02).sin();
+                        acc2 -= (0.9 + t4).powi(2).ln_1p() * 0.5;
+                        k3 += 1;
+                        if (t4.atan() > 0.7) || k3 >= 4 { break t4.cos() - t4.atan2(1.5 + t1.cos()); }
+                    };
+                }
+                _ => {
+                    if i < 1 {
+                        let flag6 = (a + i as f64) > 0.1;
+                    } else {
+                        let flag7 = 2.0 > -0.1;
+                    }
+                }
+            }
+            acc2 = -1.5_f64.cos();
         }
-        acc0 *= d.tanh();
-        w1 += 1;
+        acc2 -= a;
     }
-    1.0 * (acc0 * 0.25) + c
+    (acc2 * 0.02).cos() + t1 - a
 }
 "#;
 
@@ -11128,47 +10613,78 @@ pub fn check_p153() -> Result<(), String> {
         "p153",
         SOURCE_P153,
         &[],
-        0x9b2c445d2c08e639,
-        4,
-        &|p| p153(p[0], p[1], p[2], p[3]),
-        &|p| {
-            let (g0, g1, g2, g3) = gradients_function!(p153)(p[0], p[1], p[2], p[3]);
-            [vec![g0], vec![g1], vec![g2], vec![g3]].concat()
-        },
-        &|p| value_and_gradients_function!(p153)(p[0], p[1], p[2], p[3]).0,
+        0xe3ba779d85aa23ba,
+        1,
+        &|p| p153(p[0]),
+        &|p| vec![gradients_function!(p153)(p[0])],
+        &|p| value_and_gradients_function!(p153)(p[0]).0,
     )
 }
 
 #[differentiable]
-fn p154(b: f64, a: f64) -> f64 {
-    let b = b - b * 0.3;
-    let mut acc0 = 0.0;
-    let mut w1 = 0;
-    while w1 < 3 {
-        let t2 = match w1 { 0 => (p153((b * 0.5).sin(), ((b - b) * 0.25).sin(), (w1 as f64 * 0.5).atan(), -b * 0.5) * 0.5).tanh().atan(), 1 => b.clamp(-0.75, 0.75) * b.atan(), _ => b.atan2(1.5 + 0.5_f64.cos()).cos() };
-        acc0 -= (a * a).to_radians();
-        w1 += 1;
+fn p154(xs: &[f64], a: f64) -> f64 {
+    let mut acc0 = ((a - xs[1]) * a * 0.5).atan();
+    let mut k1 = 0;
+    loop {
+        let t2 = a - p134(((k1 as f64 + (acc0 * 0.1).sin()) * 0.25).atan());
+        let mut k3 = 0;
+        let r5 = loop {
+            if k3 + k3 < 2 {
+                let acc0 = (acc0 * 0.05).sin() + f64::min((acc0 * 0.05).sin(), (t2 * 0.5).atan());
+            } else if k3 % 2 == 0 {
+                let t4 = match k1 % 3 { 0 => xs[2], 1 => xs[k1 % xs.len()], _ => ((t2 * 0.5).atan() * (acc0 * 0.05) * ((t2 * 0.5).tanh() + 0.5) * 0.25).atan() };
+            } else {
+                acc0 = (acc0 * 0.05 * (acc0 * 0.05).sin()).tanh();
+            }
+            acc0 = ((2.0 + a.sin()).log10() + xs[k1 % xs.len()].powi(2)) * 0.5;
+            k3 += 1;
+            if ((2.0 + a.sin()).log10() > xs[(k1 + 1) % 3]) || k3 >= 2 { break ((t2 * 0.5).sin() + (t2 * 0.5).tanh()).cos(); }
+        };
+        acc0 /= (1.0 + (0.9 * xs.iter().map(|q| q * q).sum::<f64>()).powi(2));
+        k1 += 1;
+        if (p152(a.clamp(-0.75, 0.75), 2).cos() < -0.4) || k1 >= 5 { break; }
     }
-    acc0 = ((acc0 * 0.25).sin() * (0.3 - (acc0 * 0.25).tanh())).sin();
-    let t3 = (b - 0.2).tanh();
-    let mut acc4 = ((2.0 + t3) * 1.5 * 0.5).sin();
-    acc4.sin() + 0.1 * (acc0 * 0.25) - b.sin()
+    acc0 = (a.cos().hypot((1.0 + xs[2].powi(2)).sqrt()) * 0.5).atan();
+    for q6 in xs.iter() {
+        let t7 = (xs[2].sin() - xs[0]) * 0.3;
+        let t8 = (acc0 * 0.05).tanh().atan2(1.5 + (acc0 * 0.05).tanh().cos());
+        let t9 = a - -(t8 * (acc0 * 0.05).tanh());
+        acc0 = (a * xs.iter().sum::<f64>()).atan();
+    }
+    acc0 * 0.05 + 0.1 * a
 }
 
 const SOURCE_P154: &str = r#"#[differentiable]
-fn p154(b: f64, a: f64) -> f64 {
-    let b = b - b * 0.3;
-    let mut acc0 = 0.0;
-    let mut w1 = 0;
-    while w1 < 3 {
-        let t2 = match w1 { 0 => (p153((b * 0.5).sin(), ((b - b) * 0.25).sin(), (w1 as f64 * 0.5).atan(), -b * 0.5) * 0.5).tanh().atan(), 1 => b.clamp(-0.75, 0.75) * b.atan(), _ => b.atan2(1.5 + 0.5_f64.cos()).cos() };
-        acc0 -= (a * a).to_radians();
-        w1 += 1;
+fn p154(xs: &[f64], a: f64) -> f64 {
+    let mut acc0 = ((a - xs[1]) * a * 0.5).atan();
+    let mut k1 = 0;
+    loop {
+        let t2 = a - p134(((k1 as f64 + (acc0 * 0.1).sin()) * 0.25).atan());
+        let mut k3 = 0;
+        let r5 = loop {
+            if k3 + k3 < 2 {
+                let acc0 = (acc0 * 0.05).sin() + f64::min((acc0 * 0.05).sin(), (t2 * 0.5).atan());
+            } else if k3 % 2 == 0 {
+                let t4 = match k1 % 3 { 0 => xs[2], 1 => xs[k1 % xs.len()], _ => ((t2 * 0.5).atan() * (acc0 * 0.05) * ((t2 * 0.5).tanh() + 0.5) * 0.25).atan() };
+            } else {
+                acc0 = (acc0 * 0.05 * (acc0 * 0.05).sin()).tanh();
+            }
+            acc0 = ((2.0 + a.sin()).log10() + xs[k1 % xs.len()].powi(2)) * 0.5;
+            k3 += 1;
+            if ((2.0 + a.sin()).log10() > xs[(k1 + 1) % 3]) || k3 >= 2 { break ((t2 * 0.5).sin() + (t2 * 0.5).tanh()).cos(); }
+        };
+        acc0 /= (1.0 + (0.9 * xs.iter().map(|q| q * q).sum::<f64>()).powi(2));
+        k1 += 1;
+        if (p152(a.clamp(-0.75, 0.75), 2).cos() < -0.4) || k1 >= 5 { break; }
     }
-    acc0 = ((acc0 * 0.25).sin() * (0.3 - (acc0 * 0.25).tanh())).sin();
-    let t3 = (b - 0.2).tanh();
-    let mut acc4 = ((2.0 + t3) * 1.5 * 0.5).sin();
-    acc4.sin() + 0.1 * (acc0 * 0.25) - b.sin()
+    acc0 = (a.cos().hypot((1.0 + xs[2].powi(2)).sqrt()) * 0.5).atan();
+    for q6 in xs.iter() {
+        let t7 = (xs[2].sin() - xs[0]) * 0.3;
+        let t8 = (acc0 * 0.05).tanh().atan2(1.5 + (acc0 * 0.05).tanh().cos());
+        let t9 = a - -(t8 * (acc0 * 0.05).tanh());
+        acc0 = (a * xs.iter().sum::<f64>()).atan();
+    }
+    acc0 * 0.05 + 0.1 * a
 }
 "#;
 
@@ -11176,72 +10692,72 @@ pub fn check_p154() -> Result<(), String> {
     check(
         "p154",
         SOURCE_P154,
-        &["p153"],
-        0xe1899081d3a93fe3,
-        2,
-        &|p| p154(p[0], p[1]),
+        &["p134", "p152"],
+        0xa54198c6d0522874,
+        4,
+        &|p| p154(&p[0..3], p[3]),
         &|p| {
-            let (g0, g1) = gradients_function!(p154)(p[0], p[1]);
-            [vec![g0], vec![g1]].concat()
+            let (g0, g1) = gradients_function!(p154)(&p[0..3], p[3]);
+            [g0, vec![g1]].concat()
         },
-        &|p| value_and_gradients_function!(p154)(p[0], p[1]).0,
+        &|p| value_and_gradients_function!(p154)(&p[0..3], p[3]).0,
     )
 }
 
 #[differentiable]
-fn p155(a: f64, b: f64, xs: &[f64]) -> f64 {
-    if 0.9 - b < 0.3 {
-        return (b * a).tanh();
-    }
-    let t0 = if a.mul_add(1.0, 0.75) > 0.5 { 1.5_f64.abs() } else { -b - (p134(1, xs[1]) + b) };
-    let mut v1 = vec![0.0; 2];
-    for i in 0..v1.len() {
-        v1[i] = 1.0_f64 * 0.1;
-    }
-    let mut acc2 = (t0 * 0.5).sin();
-    for i in 1..=4 {
-        let t4 = { let u3 = xs[(i + 1) % 4]; (v1[i % v1.len()] * 0.1).atan() };
-        if a * 0.5 > 0.0 {
-            for j in 0..xs.len() {
-                if i % 2 == 0 {
-                    acc2 *= 0.8 + 0.2 * (v1[0] * 0.02).sin();
+fn p155(a: f64, n: usize, xs: &[f64]) -> f64 {
+    let t0: f64 = (a + xs[n]) * (p141(a, a.min(0.2), ((xs[n] - xs[n]) * 0.5).atan(), (p146(((a - a) * 0.5).atan(), a * xs.iter().map(|q| q * q).sum::<f64>() * 0.1, (xs.iter().map(|q| q * a).sum::<f64>() * xs[2] * 0.1).sin()) * 0.25).tanh()) * xs.iter().map(|q| (q * 2.0).sin()).sum::<f64>()) - (a.tanh() + (a - a));
+    let mut acc1 = (1.0 + a.powi(2)).ln().tanh();
+    if f64::sin(a) > a && acc1 < -0.4 {
+        let mut k2 = 0;
+        let r4 = loop {
+            let mut w3 = 0;
+            while w3 < 2 && ((acc1 * 0.1).tanh() > xs[0]) {
+                for l in 1..=1 {
+                    if l % 3 == 1 {
+                        acc1 = a.atan().cos().exp2();
+                    }
+                    acc1 -= f64::max((acc1 * 0.02).sin(), 0.9).powi(2);
                 }
-                acc2 = ((t0 * 0.5).atan() * (v1[(j + 1) % 2] * 0.02).sin()).atan();
+                acc1 = (t0 * 0.1).tanh() * 0.6 / (1.0 + xs[w3].powi(2));
+                w3 += 1;
             }
-        }
-        v1[(i + 1) % 2] += (a.cos().exp() * 0.5).atan();
+            acc1 = (acc1 * 0.02).tanh().tanh().powi(2);
+            k2 += 1;
+            if ((0.5 * xs.iter().map(|q| q * (acc1 * 0.02).atan()).sum::<f64>().tanh()).acos() > acc1 * 0.02) || k2 >= 4 { break (1.0 - xs[k2 % xs.len()]).tanh(); }
+        };
+    } else if (xs[n] + n as f64) > 0.1 {
+        let t5 = xs[0].sin().exp_m1().tanh().cosh().sin();
     }
-    let t5 = p134(1, (1.0 + xs[2].powi(2)).ln()).sin();
-    let t6 = a;
-    t6.tanh() + (t0 * 0.5).sin() + b
+    (acc1 * 0.02).tanh().sin() + (t0 * 0.1).sin() + 1.25 * a
 }
 
 const SOURCE_P155: &str = r#"#[differentiable]
-fn p155(a: f64, b: f64, xs: &[f64]) -> f64 {
-    if 0.9 - b < 0.3 {
-        return (b * a).tanh();
-    }
-    let t0 = if a.mul_add(1.0, 0.75) > 0.5 { 1.5_f64.abs() } else { -b - (p134(1, xs[1]) + b) };
-    let mut v1 = vec![0.0; 2];
-    for i in 0..v1.len() {
-        v1[i] = 1.0_f64 * 0.1;
-    }
-    let mut acc2 = (t0 * 0.5).sin();
-    for i in 1..=4 {
-        let t4 = { let u3 = xs[(i + 1) % 4]; (v1[i % v1.len()] * 0.1).atan() };
-        if a * 0.5 > 0.0 {
-            for j in 0..xs.len() {
-                if i % 2 == 0 {
-                    acc2 *= 0.8 + 0.2 * (v1[0] * 0.02).sin();
+fn p155(a: f64, n: usize, xs: &[f64]) -> f64 {
+    let t0: f64 = (a + xs[n]) * (p141(a, a.min(0.2), ((xs[n] - xs[n]) * 0.5).atan(), (p146(((a - a) * 0.5).atan(), a * xs.iter().map(|q| q * q).sum::<f64>() * 0.1, (xs.iter().map(|q| q * a).sum::<f64>() * xs[2] * 0.1).sin()) * 0.25).tanh()) * xs.iter().map(|q| (q * 2.0).sin()).sum::<f64>()) - (a.tanh() + (a - a));
+    let mut acc1 = (1.0 + a.powi(2)).ln().tanh();
+    if f64::sin(a) > a && acc1 < -0.4 {
+        let mut k2 = 0;
+        let r4 = loop {
+            let mut w3 = 0;
+            while w3 < 2 && ((acc1 * 0.1).tanh() > xs[0]) {
+                for l in 1..=1 {
+                    if l % 3 == 1 {
+                        acc1 = a.atan().cos().exp2();
+                    }
+                    acc1 -= f64::max((acc1 * 0.02).sin(), 0.9).powi(2);
                 }
-                acc2 = ((t0 * 0.5).atan() * (v1[(j + 1) % 2] * 0.02).sin()).atan();
+                acc1 = (t0 * 0.1).tanh() * 0.6 / (1.0 + xs[w3].powi(2));
+                w3 += 1;
             }
-        }
-        v1[(i + 1) % 2] += (a.cos().exp() * 0.5).atan();
+            acc1 = (acc1 * 0.02).tanh().tanh().powi(2);
+            k2 += 1;
+            if ((0.5 * xs.iter().map(|q| q * (acc1 * 0.02).atan()).sum::<f64>().tanh()).acos() > acc1 * 0.02) || k2 >= 4 { break (1.0 - xs[k2 % xs.len()]).tanh(); }
+        };
+    } else if (xs[n] + n as f64) > 0.1 {
+        let t5 = xs[0].sin().exp_m1().tanh().cosh().sin();
     }
-    let t5 = p134(1, (1.0 + xs[2].powi(2)).ln()).sin();
-    let t6 = a;
-    t6.tanh() + (t0 * 0.5).sin() + b
+    (acc1 * 0.02).tanh().sin() + (t0 * 0.1).sin() + 1.25 * a
 }
 "#;
 
@@ -11249,98 +10765,50 @@ pub fn check_p155() -> Result<(), String> {
     check(
         "p155",
         SOURCE_P155,
-        &["p134"],
-        0xf4a4de7f9ae47e79,
-        6,
-        &|p| p155(p[0], p[1], &p[2..6]),
+        &["p141", "p146"],
+        0xe2453e7c325ded56,
+        4,
+        &|p| p155(p[0], 1, &p[1..4]),
         &|p| {
-            let (g0, g1, g2) = gradients_function!(p155)(p[0], p[1], &p[2..6]);
-            [vec![g0], vec![g1], g2].concat()
+            let (g0, g1) = gradients_function!(p155)(p[0], 1, &p[1..4]);
+            [vec![g0], g1].concat()
         },
-        &|p| value_and_gradients_function!(p155)(p[0], p[1], &p[2..6]).0,
+        &|p| value_and_gradients_function!(p155)(p[0], 1, &p[1..4]).0,
     )
 }
 
 #[differentiable]
-fn p156(a: f64, c: f64, b: f64, d: f64) -> f64 {
-    let b = b * (d * (p135(a * a * 0.5, 1, a * d * 0.5, 0.9_f64.powi(2), c * b * 0.5) * 0.5).tanh());
-    let mut acc0 = ((b * 0.5).max(b * 0.5) - a * (p145(((1.5 + a.sin()).powf(d.tanh()) * 0.5).tanh()) * 0.5).tanh()) * 0.5;
-    if c * d < 0.25 && c < -0.2 {
-        acc0 += (a * acc0 + (d - 0.5)) * 0.1;
-        let t1 = (acc0 * 0.5).tanh().max(c);
-    } else {
-        let mut w2 = 0;
-        while w2 < 2 {
-            acc0 = ((acc0 * 0.25).atan() - c).atan();
-            for j in 0..4 {
-                let t3 = w2 as f64 / (1.5 + (acc0 * 0.05).atan().mul_add(a, 2.0).tanh());
-                acc0 = 0.3 * (d / (2.0 + (b * 0.5).sin().cos()));
-            }
-            w2 += 1;
+fn p156(xs: &[f64], a: f64, b: f64, c: f64) -> f64 {
+    let mut acc0 = 1.0;
+    for q1 in xs.iter() {
+        let t2 = b * xs[0];
+        let mut acc3 = (*q1).cos().exp().clamp(-0.75, 0.75);
+        for j in 0..4 {
+            let mut acc4 = f64::atan(j as f64).tanh().exp();
+            acc4 += ((c + xs.iter().map(|q| q * (acc3 * 0.05).atan()).sum::<f64>()).tanh() * 0.5).sin();
         }
+        acc3 += (xs.iter().map(|q| q * c).sum::<f64>() + c).min(0.2) * 0.1;
     }
-    for i in (0..6).step_by(2) {
-        if (acc0 * 0.05).sin().asinh() < 0.1 {
-            acc0 *= (i as f64).hypot(c).tanh();
-        } else if a > 0.5 && (i as f64) < -0.4 {
-            if i == 5 {
-                if a * 0.6 > 0.25 {
-                    let t4 = (1.5 + c.sin()).powf(c.tanh()).tanh();
-                }
-            } else {
-                acc0 = (f64::tanh(c) / (1.0 + (a + (acc0 * 0.02).sin()).powi(2)) * 0.5).tanh();
-            }
-        } else {
-            let t5: f64 = (b * 0.5).tanh() * d;
-        }
-        acc0 += ((b * 0.5).atan() * (d + 0.5) * 0.25).tanh();
-    }
-    for i in 0..3 {
-        let t7 = { let u6 = (1.5 + (a * d).sin()).log(2.5 + (acc0 * 0.02).tanh().tanh().cosh().cos()); -d.mul_add(1.5, i as f64) };
-        acc0 = c.atan();
-    }
-    acc0 * 0.02 - c + 1.25 * a
+    let c = c * (1.0 + xs[1].powi(2)).cbrt();
+    let mut acc5 = 0.5;
+    (c * 0.25).tanh().tanh()
 }
 
 const SOURCE_P156: &str = r#"#[differentiable]
-fn p156(a: f64, c: f64, b: f64, d: f64) -> f64 {
-    let b = b * (d * (p135(a * a * 0.5, 1, a * d * 0.5, 0.9_f64.powi(2), c * b * 0.5) * 0.5).tanh());
-    let mut acc0 = ((b * 0.5).max(b * 0.5) - a * (p145(((1.5 + a.sin()).powf(d.tanh()) * 0.5).tanh()) * 0.5).tanh()) * 0.5;
-    if c * d < 0.25 && c < -0.2 {
-        acc0 += (a * acc0 + (d - 0.5)) * 0.1;
-        let t1 = (acc0 * 0.5).tanh().max(c);
-    } else {
-        let mut w2 = 0;
-        while w2 < 2 {
-            acc0 = ((acc0 * 0.25).atan() - c).atan();
-            for j in 0..4 {
-                let t3 = w2 as f64 / (1.5 + (acc0 * 0.05).atan().mul_add(a, 2.0).tanh());
-                acc0 = 0.3 * (d / (2.0 + (b * 0.5).sin().cos()));
-            }
-            w2 += 1;
+fn p156(xs: &[f64], a: f64, b: f64, c: f64) -> f64 {
+    let mut acc0 = 1.0;
+    for q1 in xs.iter() {
+        let t2 = b * xs[0];
+        let mut acc3 = (*q1).cos().exp().clamp(-0.75, 0.75);
+        for j in 0..4 {
+            let mut acc4 = f64::atan(j as f64).tanh().exp();
+            acc4 += ((c + xs.iter().map(|q| q * (acc3 * 0.05).atan()).sum::<f64>()).tanh() * 0.5).sin();
         }
+        acc3 += (xs.iter().map(|q| q * c).sum::<f64>() + c).min(0.2) * 0.1;
     }
-    for i in (0..6).step_by(2) {
-        if (acc0 * 0.05).sin().asinh() < 0.1 {
-            acc0 *= (i as f64).hypot(c).tanh();
-        } else if a > 0.5 && (i as f64) < -0.4 {
-            if i == 5 {
-                if a * 0.6 > 0.25 {
-                    let t4 = (1.5 + c.sin()).powf(c.tanh()).tanh();
-                }
-            } else {
-                acc0 = (f64::tanh(c) / (1.0 + (a + (acc0 * 0.02).sin()).powi(2)) * 0.5).tanh();
-            }
-        } else {
-            let t5: f64 = (b * 0.5).tanh() * d;
-        }
-        acc0 += ((b * 0.5).atan() * (d + 0.5) * 0.25).tanh();
-    }
-    for i in 0..3 {
-        let t7 = { let u6 = (1.5 + (a * d).sin()).log(2.5 + (acc0 * 0.02).tanh().tanh().cosh().cos()); -d.mul_add(1.5, i as f64) };
-        acc0 = c.atan();
-    }
-    acc0 * 0.02 - c + 1.25 * a
+    let c = c * (1.0 + xs[1].powi(2)).cbrt();
+    let mut acc5 = 0.5;
+    (c * 0.25).tanh().tanh()
 }
 "#;
 
@@ -11348,40 +10816,42 @@ pub fn check_p156() -> Result<(), String> {
     check(
         "p156",
         SOURCE_P156,
-        &["p135", "p145"],
-        0x4eedd0534ef1bcdd,
-        4,
-        &|p| p156(p[0], p[1], p[2], p[3]),
+        &[],
+        0x2c598e305739d931,
+        7,
+        &|p| p156(&p[0..4], p[4], p[5], p[6]),
         &|p| {
-            let (g0, g1, g2, g3) = gradients_function!(p156)(p[0], p[1], p[2], p[3]);
-            [vec![g0], vec![g1], vec![g2], vec![g3]].concat()
+            let (g0, g1, g2, g3) = gradients_function!(p156)(&p[0..4], p[4], p[5], p[6]);
+            [g0, vec![g1], vec![g2], vec![g3]].concat()
         },
-        &|p| value_and_gradients_function!(p156)(p[0], p[1], p[2], p[3]).0,
+        &|p| value_and_gradients_function!(p156)(&p[0..4], p[4], p[5], p[6]).0,
     )
 }
 
 #[differentiable]
-fn p157(a: f64) -> f64 {
-    let t0: f64 = f64::max(a / (2.0 + (a - a).cos()), a.cos());
-    let mut acc1 = 1.0;
-    for i in 0..1 {
-        acc1 = ((1.0 + t0.powi(2)).sqrt() * 0.5).tanh();
-        let t2 = match i % 3 { 0 => (t0.sin().hypot(t0) * 0.5).atan(), 1 => a.clamp(-0.75, 0.75), _ => a };
-        acc1 = ((acc1 * 0.5).sin() - (a / (2.0 + a.cos()) * 0.5).sin()).atan();
+fn p157(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    let t1 = v.to_owned();
+    let t2 = -(x - x).mapv(f64::sin);
+    let t3 = t2.sum() * 0.1;
+    let mut t4 = v.to_owned();
+    for _ in 0..n {
+        t4 = ((x / &t1.mapv(|q| q * q + 1.0)).dot(&t4) * 0.3).mapv(f64::tanh) + &t4 * 0.5;
     }
-    (acc1 * 0.5).sin().sin() + t0 + 0.5 * (acc1 * 0.5).sin()
+    let t5 = x.to_owned();
+    t5.sum() * 0.2 + t4.dot(&t4) * 0.1 + t3
 }
 
 const SOURCE_P157: &str = r#"#[differentiable]
-fn p157(a: f64) -> f64 {
-    let t0: f64 = f64::max(a / (2.0 + (a - a).cos()), a.cos());
-    let mut acc1 = 1.0;
-    for i in 0..1 {
-        acc1 = ((1.0 + t0.powi(2)).sqrt() * 0.5).tanh();
-        let t2 = match i % 3 { 0 => (t0.sin().hypot(t0) * 0.5).atan(), 1 => a.clamp(-0.75, 0.75), _ => a };
-        acc1 = ((acc1 * 0.5).sin() - (a / (2.0 + a.cos()) * 0.5).sin()).atan();
+fn p157(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    let t1 = v.to_owned();
+    let t2 = -(x - x).mapv(f64::sin);
+    let t3 = t2.sum() * 0.1;
+    let mut t4 = v.to_owned();
+    for _ in 0..n {
+        t4 = ((x / &t1.mapv(|q| q * q + 1.0)).dot(&t4) * 0.3).mapv(f64::tanh) + &t4 * 0.5;
     }
-    (acc1 * 0.5).sin().sin() + t0 + 0.5 * (acc1 * 0.5).sin()
+    let t5 = x.to_owned();
+    t5.sum() * 0.2 + t4.dot(&t4) * 0.1 + t3
 }
 "#;
 
@@ -11390,102 +10860,41 @@ pub fn check_p157() -> Result<(), String> {
         "p157",
         SOURCE_P157,
         &[],
-        0xc73857ff42b5b75b,
-        1,
-        &|p| p157(p[0]),
-        &|p| vec![gradients_function!(p157)(p[0])],
-        &|p| value_and_gradients_function!(p157)(p[0]).0,
+        0xa0a4515bf7c2b847,
+        13,
+        &|p| p157(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1),
+        &|p| {
+            let (g0, g1, g2) = gradients_function!(p157)(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1);
+            [g0.iter().copied().collect::<Vec<f64>>(), g1.iter().copied().collect::<Vec<f64>>(), vec![g2]].concat()
+        },
+        &|p| value_and_gradients_function!(p157)(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1).0,
     )
 }
 
 #[differentiable]
-fn p158(xs: &[f64], a: f64) -> f64 {
-    let t0 = xs[3] / (2.0 + (xs[3] * 0.6).cos());
-    let mut t0 = t0;
-    t0 += (xs[3] * a).cos() * 0.5;
-    let mut acc1 = ((0.5 * 0.3 - p156(a.powi(2).ln_1p(), (((t0 * 0.5).atan() - a) * 0.5).tanh(), (p148(a, ((t0 * 0.5).min(xs[2]) * 0.5).tanh()) * 0.5).sin().tanh(), (xs[1] * xs[1] * 0.5).sin()) * 0.25 / (1.5 + xs[1].tanh())) * 0.25).tanh();
-    if (t0 * 0.5).sin().max(acc1) < -0.2 {
-        let mut a = a;
+fn p158(a: f64, b: f64, n: usize) -> f64 {
+    let t0 = if b / (1.0 + b * b) > 0.25 { (a + a).mul_add(b + 0.1, a / (2.0 + b.cos())) } else { (1.5 + b.powi(3).sin()).powf(b.tanh()) };
+    let t1 = (a * (t0 * 0.25).sin()).cos();
+    let mut acc2 = 0.0;
+    if n % 2 == 0 {
+        let a = a * ((t0 * 0.25).tanh() * 2.0);
     } else {
-        for i in 0..xs.len() {
-            if i == 1 {
-                if (1.5 + (t0 * 0.1).tanh().cos()).sqrt() > -0.2 {
-                    let mut acc2 = xs[xs.len() - 1 - i];
-                } else if (t0 * 0.1).sin() * 0.25 > a {
-                    for j in 0..3 {
-                        let t0 = t0 * 0.05 * (xs[xs.len() - 1 - i] - j as f64);
-                        acc1 = ((acc1 * 0.05).tanh() + (((t0 * 0.1).tanh() + t0 * 0.1) * 0.5).tanh()).tanh();
-                    }
-                }
-            } else {
-                for j in 1..=4 {
-                    if (acc1 * 0.02).atan() < 0.5 {
-                        let t3 = if j > 3 { (acc1 * 0.02 * a).sin() } else { 0.1_f64.powi(3) };
-                    } else {
-                        match i {
-                            0 => {
-                                acc1 += ((2.0 + 0.2_f64.atan().sin()).sqrt() * 0.5).atan();
-                            }
-                            1 => {
-                                acc1 -= 0.9 * xs.iter().map(|q| q.cos()).product::<f64>().clamp(-0.75, 0.75);
-                            }
-                            _ => {
-                                acc1 /= (1.0 + ((acc1 * 0.02).sin() * a).powi(2));
-                            }
-                        }
-                    }
-                    acc1 /= (2.0 + (t0 * 0.02).tanh().cos().exp().cos());
-                }
-            }
-            t0 *= 0.8 + 0.2 * (xs.iter().map(|q| q * q).sum::<f64>() * xs.iter().map(|q| q * q).sum::<f64>() * 0.25).sin().sin();
-        }
+        let t3 = (t0 * 0.25).tanh();
     }
-    (acc1 * 0.02).sin().sin() + (t0 * 0.01).atan() + a
+    (t0 * 0.25).sin().tanh() + b + 0.2 * a + 0.5 * p134(a.cos())
 }
 
 const SOURCE_P158: &str = r#"#[differentiable]
-fn p158(xs: &[f64], a: f64) -> f64 {
-    let t0 = xs[3] / (2.0 + (xs[3] * 0.6).cos());
-    let mut t0 = t0;
-    t0 += (xs[3] * a).cos() * 0.5;
-    let mut acc1 = ((0.5 * 0.3 - p156(a.powi(2).ln_1p(), (((t0 * 0.5).atan() - a) * 0.5).tanh(), (p148(a, ((t0 * 0.5).min(xs[2]) * 0.5).tanh()) * 0.5).sin().tanh(), (xs[1] * xs[1] * 0.5).sin()) * 0.25 / (1.5 + xs[1].tanh())) * 0.25).tanh();
-    if (t0 * 0.5).sin().max(acc1) < -0.2 {
-        let mut a = a;
+fn p158(a: f64, b: f64, n: usize) -> f64 {
+    let t0 = if b / (1.0 + b * b) > 0.25 { (a + a).mul_add(b + 0.1, a / (2.0 + b.cos())) } else { (1.5 + b.powi(3).sin()).powf(b.tanh()) };
+    let t1 = (a * (t0 * 0.25).sin()).cos();
+    let mut acc2 = 0.0;
+    if n % 2 == 0 {
+        let a = a * ((t0 * 0.25).tanh() * 2.0);
     } else {
-        for i in 0..xs.len() {
-            if i == 1 {
-                if (1.5 + (t0 * 0.1).tanh().cos()).sqrt() > -0.2 {
-                    let mut acc2 = xs[xs.len() - 1 - i];
-                } else if (t0 * 0.1).sin() * 0.25 > a {
-                    for j in 0..3 {
-                        let t0 = t0 * 0.05 * (xs[xs.len() - 1 - i] - j as f64);
-                        acc1 = ((acc1 * 0.05).tanh() + (((t0 * 0.1).tanh() + t0 * 0.1) * 0.5).tanh()).tanh();
-                    }
-                }
-            } else {
-                for j in 1..=4 {
-                    if (acc1 * 0.02).atan() < 0.5 {
-                        let t3 = if j > 3 { (acc1 * 0.02 * a).sin() } else { 0.1_f64.powi(3) };
-                    } else {
-                        match i {
-                            0 => {
-                                acc1 += ((2.0 + 0.2_f64.atan().sin()).sqrt() * 0.5).atan();
-                            }
-                            1 => {
-                                acc1 -= 0.9 * xs.iter().map(|q| q.cos()).product::<f64>().clamp(-0.75, 0.75);
-                            }
-                            _ => {
-                                acc1 /= (1.0 + ((acc1 * 0.02).sin() * a).powi(2));
-                            }
-                        }
-                    }
-                    acc1 /= (2.0 + (t0 * 0.02).tanh().cos().exp().cos());
-                }
-            }
-            t0 *= 0.8 + 0.2 * (xs.iter().map(|q| q * q).sum::<f64>() * xs.iter().map(|q| q * q).sum::<f64>() * 0.25).sin().sin();
-        }
+        let t3 = (t0 * 0.25).tanh();
     }
-    (acc1 * 0.02).sin().sin() + (t0 * 0.01).atan() + a
+    (t0 * 0.25).sin().tanh() + b + 0.2 * a + 0.5 * p134(a.cos())
 }
 "#;
 
@@ -11493,58 +10902,122 @@ pub fn check_p158() -> Result<(), String> {
     check(
         "p158",
         SOURCE_P158,
-        &["p148", "p156"],
-        0xe7c6254142e6477c,
-        5,
-        &|p| p158(&p[0..4], p[4]),
+        &["p134"],
+        0x4c7477261ecda09d,
+        2,
+        &|p| p158(p[0], p[1], 2),
         &|p| {
-            let (g0, g1) = gradients_function!(p158)(&p[0..4], p[4]);
-            [g0, vec![g1]].concat()
+            let (g0, g1) = gradients_function!(p158)(p[0], p[1], 2);
+            [vec![g0], vec![g1]].concat()
         },
-        &|p| value_and_gradients_function!(p158)(&p[0..4], p[4]).0,
+        &|p| value_and_gradients_function!(p158)(p[0], p[1], 2).0,
     )
 }
 
 #[differentiable]
-fn p159(n: usize, a: f64, xs: &[f64]) -> f64 {
-    let mut acc0 = 0.0;
-    let mut acc1 = 0.2 * a / (2.0 + (xs.iter().map(|q| q.cos()).product::<f64>() * a).cos());
-    let t2: f64 = xs.iter().map(|q| q * q).sum::<f64>().to_radians();
-    let t3 = (2.0 + f64::atan(xs[0]).cos()).recip();
-    let mut k4 = 0;
-    let r6 = loop {
-        let mut v5 = vec![0.0; xs.len()];
-        for j in 0..v5.len() {
-            v5[j] = -f64::tanh(n as f64);
+fn p159(a: f64, b: f64) -> f64 {
+    let t0 = (f64::min(a, b) / (1.5 + a.tanh())).mul_add(b * b * (b + b), (1.0 + b.powi(2)).ln());
+    let t1 = 0.1 / (1.5 + a.tanh()) * (2.0 + (t0 * 0.1).sin().cos()).powi(-2);
+    let a = a + ((p137(3, 0.3 / (1.0 + b.powi(2)), t0 * 0.1 * a * 0.25, (a + b) * 0.5) * 0.25).tanh() - a);
+    let mut acc2 = 0.0;
+    let mut k3 = 0;
+    loop {
+        let t4 = (a * 0.25).atan();
+        let mut k5 = 0;
+        loop {
+            let b = b * (a * 0.25).tanh().powi(3);
+            acc2 *= 0.8 + 0.2 * (1.0 + t1.powi(2)).ln().sin();
+            k5 += 1;
+            if (p135((t0 * 0.1).atan().abs(), 3) - (a * 0.25).tanh() > (t0 * 0.1).sin()) || k5 >= 2 { break; }
         }
-        acc0 -= (k4 as f64 - v5[n] + a.mul_add(a, t3)) * 0.1;
-        v5[(k4 + 1) % 3] = ((xs[n].atan() - (k4 as f64).cos()) * 0.25).tanh();
-        k4 += 1;
-        if ((acc0 * 0.1).sin() < 0.25) || k4 >= 5 { break (1.0 + (acc0 * 0.1).tanh().powi(2)).sqrt() * 1.25; }
-    };
-    let t7 = xs[0];
-    t7 + t3 + t2 + (acc1 * 0.1).sin() - acc0 * 0.1
+        acc2 /= (1.0 + 1.0_f64.atan().powi(2));
+        k3 += 1;
+        if (t1.max((t0 * 0.1).tanh()) > a * 0.25) || k3 >= 5 { break; }
+    }
+    let mut w6 = 0;
+    while w6 < 4 {
+        if (1.5 + (t0 * 0.1).sin()).log(2.5 + (acc2 * 0.02).tanh().cos()) > 0.5 && t0 * 0.1 < -0.1 {
+            acc2 /= (2.0 + (1.0 * t1).cos());
+        } else {
+            if b / (1.5 + (acc2 * 0.02).atan().tanh()) < -0.2 {
+                if t1 / (1.5 + b.tanh()) > 0.25 {
+                    if w6 == 1 {
+                        acc2 -= (t1 * w6 as f64 * (a * 0.25 + t1) * 0.5).sin();
+                    }
+                } else {
+                    if w6 % 3 == 1 {
+                        let mut acc7 = 0.0;
+                    } else {
+                        if t1.clamp(-0.75, 0.75) > (acc2 * 0.02).sin() || (w6 as f64) < 0.3 {
+                            let t8 = (2.0 * w6 as f64).powi(2).ln_1p();
+                        } else {
+                            acc2 = ((1.5 - (t0 * 0.1).sin()) / (1.0 + f64::max(b, (a * 0.25).tanh()).powi(2)) * 0.5).atan();
+                        }
+                    }
+                }
+            } else if 0.5 * 1.5 > acc2 * 0.02 {
+                acc2 = ((acc2 * 0.02).tanh() + (f64::max(a * 0.25, t1) * 0.5).sin()).atan();
+            } else {
+                let t9 = f64::max(0.2, t0 * 0.1).cos() * (acc2 * 0.02).tanh().min(t1).sin();
+            }
+        }
+        acc2 += (((a * 0.25).tanh() * (a * 0.25).tanh() - (1.5 + t1.sin()).powf(t1.tanh())) * 0.25).atan();
+        w6 += 1;
+    }
+    (acc2 * 0.02).cos() + (a * 0.25).atan() - (t0 * 0.1).tanh()
 }
 
 const SOURCE_P159: &str = r#"#[differentiable]
-fn p159(n: usize, a: f64, xs: &[f64]) -> f64 {
-    let mut acc0 = 0.0;
-    let mut acc1 = 0.2 * a / (2.0 + (xs.iter().map(|q| q.cos()).product::<f64>() * a).cos());
-    let t2: f64 = xs.iter().map(|q| q * q).sum::<f64>().to_radians();
-    let t3 = (2.0 + f64::atan(xs[0]).cos()).recip();
-    let mut k4 = 0;
-    let r6 = loop {
-        let mut v5 = vec![0.0; xs.len()];
-        for j in 0..v5.len() {
-            v5[j] = -f64::tanh(n as f64);
+fn p159(a: f64, b: f64) -> f64 {
+    let t0 = (f64::min(a, b) / (1.5 + a.tanh())).mul_add(b * b * (b + b), (1.0 + b.powi(2)).ln());
+    let t1 = 0.1 / (1.5 + a.tanh()) * (2.0 + (t0 * 0.1).sin().cos()).powi(-2);
+    let a = a + ((p137(3, 0.3 / (1.0 + b.powi(2)), t0 * 0.1 * a * 0.25, (a + b) * 0.5) * 0.25).tanh() - a);
+    let mut acc2 = 0.0;
+    let mut k3 = 0;
+    loop {
+        let t4 = (a * 0.25).atan();
+        let mut k5 = 0;
+        loop {
+            let b = b * (a * 0.25).tanh().powi(3);
+            acc2 *= 0.8 + 0.2 * (1.0 + t1.powi(2)).ln().sin();
+            k5 += 1;
+            if (p135((t0 * 0.1).atan().abs(), 3) - (a * 0.25).tanh() > (t0 * 0.1).sin()) || k5 >= 2 { break; }
         }
-        acc0 -= (k4 as f64 - v5[n] + a.mul_add(a, t3)) * 0.1;
-        v5[(k4 + 1) % 3] = ((xs[n].atan() - (k4 as f64).cos()) * 0.25).tanh();
-        k4 += 1;
-        if ((acc0 * 0.1).sin() < 0.25) || k4 >= 5 { break (1.0 + (acc0 * 0.1).tanh().powi(2)).sqrt() * 1.25; }
-    };
-    let t7 = xs[0];
-    t7 + t3 + t2 + (acc1 * 0.1).sin() - acc0 * 0.1
+        acc2 /= (1.0 + 1.0_f64.atan().powi(2));
+        k3 += 1;
+        if (t1.max((t0 * 0.1).tanh()) > a * 0.25) || k3 >= 5 { break; }
+    }
+    let mut w6 = 0;
+    while w6 < 4 {
+        if (1.5 + (t0 * 0.1).sin()).log(2.5 + (acc2 * 0.02).tanh().cos()) > 0.5 && t0 * 0.1 < -0.1 {
+            acc2 /= (2.0 + (1.0 * t1).cos());
+        } else {
+            if b / (1.5 + (acc2 * 0.02).atan().tanh()) < -0.2 {
+                if t1 / (1.5 + b.tanh()) > 0.25 {
+                    if w6 == 1 {
+                        acc2 -= (t1 * w6 as f64 * (a * 0.25 + t1) * 0.5).sin();
+                    }
+                } else {
+                    if w6 % 3 == 1 {
+                        let mut acc7 = 0.0;
+                    } else {
+                        if t1.clamp(-0.75, 0.75) > (acc2 * 0.02).sin() || (w6 as f64) < 0.3 {
+                            let t8 = (2.0 * w6 as f64).powi(2).ln_1p();
+                        } else {
+                            acc2 = ((1.5 - (t0 * 0.1).sin()) / (1.0 + f64::max(b, (a * 0.25).tanh()).powi(2)) * 0.5).atan();
+                        }
+                    }
+                }
+            } else if 0.5 * 1.5 > acc2 * 0.02 {
+                acc2 = ((acc2 * 0.02).tanh() + (f64::max(a * 0.25, t1) * 0.5).sin()).atan();
+            } else {
+                let t9 = f64::max(0.2, t0 * 0.1).cos() * (acc2 * 0.02).tanh().min(t1).sin();
+            }
+        }
+        acc2 += (((a * 0.25).tanh() * (a * 0.25).tanh() - (1.5 + t1.sin()).powf(t1.tanh())) * 0.25).atan();
+        w6 += 1;
+    }
+    (acc2 * 0.02).cos() + (a * 0.25).atan() - (t0 * 0.1).tanh()
 }
 "#;
 
@@ -11552,76 +11025,58 @@ pub fn check_p159() -> Result<(), String> {
     check(
         "p159",
         SOURCE_P159,
-        &[],
-        0x4e57e73502ca647c,
-        4,
-        &|p| p159(1, p[0], &p[1..4]),
+        &["p135", "p137"],
+        0x04b2a4c4e1e074af,
+        2,
+        &|p| p159(p[0], p[1]),
         &|p| {
-            let (g0, g1) = gradients_function!(p159)(1, p[0], &p[1..4]);
-            [vec![g0], g1].concat()
+            let (g0, g1) = gradients_function!(p159)(p[0], p[1]);
+            [vec![g0], vec![g1]].concat()
         },
-        &|p| value_and_gradients_function!(p159)(1, p[0], &p[1..4]).0,
+        &|p| value_and_gradients_function!(p159)(p[0], p[1]).0,
     )
 }
 
 #[differentiable]
-fn p160(a: f64) -> f64 {
-    let mut a = a;
-    let mut acc0 = 0.5;
-    let mut k1 = 0;
-    let r5 = loop {
-        let flag2 = a * 0.25 * p154((1.5 + (a * 0.25).sin().sin()).log(2.5 + (a * 0.25).tanh().cos()), (a * 0.25).atan().sin()) > -0.4;
-        let mut acc3 = 0.0;
-        let t4 = if (a * 0.25).atan() * (a * 0.25).atan() > (a * 0.25).sin() { p133((a * 0.25).sin()).cos() } else { (a * 0.25).atan().tanh().sinh() / (1.0 + (a * 0.25).tanh().atan().powi(2)) };
-        a *= ((a * 0.25).sin() * 0.75).tanh();
-        k1 += 1;
-        if (!flag2) || k1 >= 3 { break (1.0 + (t4 * 0.5).sin().powi(2)).ln() * 1.5_f64.cos(); }
-    };
-    let mut k6 = 0;
-    loop {
-        if k6 % 2 == 0 {
-            acc0 += (f64::tanh(k6 as f64 / (1.5 + (k6 as f64).tanh())) * 0.5).sin();
-        } else {
-            for j in 0..3 {
-                a = ((a * 0.05).atan() + 1.25_f64.clamp(-0.75, 0.75)).sin();
-            }
-        }
-        let flag7 = (acc0 * 0.05).tanh() * (acc0 * 0.05).atan() > 0.7;
-        acc0 = 0.5 * r5 * 0.5;
-        k6 += 1;
-        if (flag7) || k6 >= 3 { break; }
+fn p160(b: f64, a: f64) -> f64 {
+    let mut v0 = vec![0.0; 4];
+    for i in 0..v0.len() {
+        v0[i] = a.atan2(1.5 + b.cos()).tanh();
     }
-    r5 + 1.0 * (acc0 * 0.05).tanh() - 1.5 * (a * 0.05).tanh()
+    let a = a + (1.0 + b.powi(2)).ln();
+    let t1 = if v0[3] > 0.7 { (b - b) * (v0.iter().map(|q| q.cos()).product::<f64>() * v0[1]) } else { ((p149(((b + b) * 0.5).tanh(), 1, v0.iter().map(|q| q * q).sum::<f64>() * 0.1, 0.1 * b, ((v0[2] + b) * 0.5).atan()) * 0.5).atan() - (a * 0.5).atan()).max(f64::min(v0[3], b)) };
+    let t2 = match (b.abs() * 2.0) as usize % 3 { 0 => b, 1 => (t1 * 0.5).atan(), _ => 0.5 * (b / (2.0 + b.cos())) };
+    let mut acc3 = (a * 0.5).sin().abs() - (a * 0.5).tanh() * 0.6;
+    for i in 0..v0.len() {
+        if v0.iter().map(|q| (q * 0.1).cos()).product::<f64>() > t2 {
+            let t4 = b;
+            let mut acc5 = (v0[v0.len() - 1 - i] * 0.1).tanh().cos().exp();
+        }
+        v0[i] -= t1 * 0.5 * 0.3;
+    }
+    acc3 /= (2.0 + (b / (1.0 + p135((acc3 * 0.1).tanh() * (v0[0] * 0.1).sin(), 3).powi(2))).cos());
+    (acc3 * 0.1).tanh().cos() + (t1 * 0.5).cos() + (a * 0.5).tanh()
 }
 
 const SOURCE_P160: &str = r#"#[differentiable]
-fn p160(a: f64) -> f64 {
-    let mut a = a;
-    let mut acc0 = 0.5;
-    let mut k1 = 0;
-    let r5 = loop {
-        let flag2 = a * 0.25 * p154((1.5 + (a * 0.25).sin().sin()).log(2.5 + (a * 0.25).tanh().cos()), (a * 0.25).atan().sin()) > -0.4;
-        let mut acc3 = 0.0;
-        let t4 = if (a * 0.25).atan() * (a * 0.25).atan() > (a * 0.25).sin() { p133((a * 0.25).sin()).cos() } else { (a * 0.25).atan().tanh().sinh() / (1.0 + (a * 0.25).tanh().atan().powi(2)) };
-        a *= ((a * 0.25).sin() * 0.75).tanh();
-        k1 += 1;
-        if (!flag2) || k1 >= 3 { break (1.0 + (t4 * 0.5).sin().powi(2)).ln() * 1.5_f64.cos(); }
-    };
-    let mut k6 = 0;
-    loop {
-        if k6 % 2 == 0 {
-            acc0 += (f64::tanh(k6 as f64 / (1.5 + (k6 as f64).tanh())) * 0.5).sin();
-        } else {
-            for j in 0..3 {
-                a = ((a * 0.05).atan() + 1.25_f64.clamp(-0.75, 0.75)).sin();
-            }
-        }
-        let flag7 = (acc0 * 0.05).tanh() * (acc0 * 0.05).atan() > 0.7;
-        acc0 = 0.5 * r5 * 0.5;
-        k6 += 1;
-        if (flag7) || k6 >= 3 { break; }
+fn p160(b: f64, a: f64) -> f64 {
+    let mut v0 = vec![0.0; 4];
+    for i in 0..v0.len() {
+        v0[i] = a.atan2(1.5 + b.cos()).tanh();
     }
-    r5 + 1.0 * (acc0 * 0.05).tanh() - 1.5 * (a * 0.05).tanh()
+    let a = a + (1.0 + b.powi(2)).ln();
+    let t1 = if v0[3] > 0.7 { (b - b) * (v0.iter().map(|q| q.cos()).product::<f64>() * v0[1]) } else { ((p149(((b + b) * 0.5).tanh(), 1, v0.iter().map(|q| q * q).sum::<f64>() * 0.1, 0.1 * b, ((v0[2] + b) * 0.5).atan()) * 0.5).atan() - (a * 0.5).atan()).max(f64::min(v0[3], b)) };
+    let t2 = match (b.abs() * 2.0) as usize % 3 { 0 => b, 1 => (t1 * 0.5).atan(), _ => 0.5 * (b / (2.0 + b.cos())) };
+    let mut acc3 = (a * 0.5).sin().abs() - (a * 0.5).tanh() * 0.6;
+    for i in 0..v0.len() {
+        if v0.iter().map(|q| (q * 0.1).cos()).product::<f64>() > t2 {
+            let t4 = b;
+            let mut acc5 = (v0[v0.len() - 1 - i] * 0.1).tanh().cos().exp();
+        }
+        v0[i] -= t1 * 0.5 * 0.3;
+    }
+    acc3 /= (2.0 + (b / (1.0 + p135((acc3 * 0.1).tanh() * (v0[0] * 0.1).sin(), 3).powi(2))).cos());
+    (acc3 * 0.1).tanh().cos() + (t1 * 0.5).cos() + (a * 0.5).tanh()
 }
 "#;
 
@@ -11629,107 +11084,106 @@ pub fn check_p160() -> Result<(), String> {
     check(
         "p160",
         SOURCE_P160,
-        &["p133", "p154"],
-        0x2f985b41a98fa470,
-        1,
-        &|p| p160(p[0]),
-        &|p| vec![gradients_function!(p160)(p[0])],
-        &|p| value_and_gradients_function!(p160)(p[0]).0,
+        &["p135", "p149"],
+        0x9055505ecfb75bb5,
+        2,
+        &|p| p160(p[0], p[1]),
+        &|p| {
+            let (g0, g1) = gradients_function!(p160)(p[0], p[1]);
+            [vec![g0], vec![g1]].concat()
+        },
+        &|p| value_and_gradients_function!(p160)(p[0], p[1]).0,
     )
 }
 
 #[differentiable]
-fn p161(a: f64) -> f64 {
-    let mut acc0 = 0.5_f64.tanh().sinh();
-    let mut k1 = 0;
-    let r4 = loop {
-        let mut acc2 = 0.0;
-        let t3 = -a * p154(a.tanh(), (acc0 * 0.1).sin().cos()).hypot(k1 as f64);
-        acc0 *= 0.8 + 0.2 * (p152(2, (2.0 + a.cos()).recip()) * 0.25).tanh().cos().sin();
-        acc0 *= 0.5 + 0.4 * (t3 * 0.25).sin().sin();
-        k1 += 1;
-        if ((t3 * 0.25).tanh() < 0.5 && (t3 * 0.25).atan() < 0.0) || k1 >= 4 { break (t3 * 0.25).sin().exp() * a.cos(); }
-    };
-    let mut acc5 = (((acc0 * 0.05).tanh() - acc0 * 0.05 - ((acc0 * 0.05).atan() + a)) * 0.25).tanh();
-    let t6 = (r4 * 0.5).tanh() * a;
-    for i in 0..3 {
-        let acc5 = (acc5 * 0.25).sin() + (r4 * 0.5).tanh().sin().exp_m1();
-        let acc0 = (acc0 * 0.02).sin() - (acc0 * 0.02).powi(2).ln_1p();
-        let mut acc7 = (acc0 * 0.25).tanh();
-        if i > 2 {
-            if i > 0 {
-                for j in (0..1).rev() {
-                    for l in 0..3 {
-                        if j == 0 {
-                            continue;
+fn p161(n: usize, a: f64) -> f64 {
+    let flag0 = a.powi(2) > -0.1;
+    let t1 = if !flag0 { 1.0 * -0.6 } else { (n as f64 * a).atan() };
+    let mut acc2 = t1;
+    if n % 2 == 0 {
+        if !flag0 {
+            for i in 0..1 {
+                for j in 0..1 {
+                    if (acc2 * 0.25).mul_add((acc2 * 0.25).sin(), t1) > a {
+                        if n % 3 == 1 {
+                            let mut k3 = 0;
+                            loop {
+                                let t4 = (0.5_f64 + 1.0).sin().exp_m1();
+                                acc2 = (t1 * i as f64 - -a) * 0.5;
+                                k3 += 1;
+                                if (a.sin() < -0.2) || k3 >= 3 { break; }
+                            }
+                        } else {
+                            let t1 = t1 * f64::atan(a);
                         }
-                        acc7 += ((t6 - (acc5 * 0.25).atan()).cos() * 0.5).sin();
+                    } else if !flag0 {
+                        let t5 = a.tanh();
+                    } else {
+                        acc2 = t1 * 0.5;
                     }
-                    acc7 += (acc0 * 0.25 * 0.5).sin().powi(2) * (0.75 + acc5 * 0.25) * 0.25;
+                    acc2 = ((acc2 * 0.1).sin() - a.hypot((acc2 * 0.1).sin()) * 0.5).sin();
                 }
-            } else if i < 1 {
-                acc7 = ((acc7 * 0.05).atan() - (a.tanh().exp() * 0.5).atan()).tanh();
-            }
-        } else if i == 0 {
-            acc7 = (acc7 * 0.05 / (1.0 + (i as f64).powi(2)) / (1.0 + (a * i as f64).powi(2)) * 0.25).atan();
-        } else {
-            for j in (0..3).rev() {
-                if j < 2 {
-                    continue;
-                }
-                acc7 = (acc7 * 0.02 * (0.6 * a)).tanh();
+                acc2 = t1.tanh();
             }
         }
-        acc7 += ((a + (acc5 * 0.25).sin().powi(3)) * 0.5).atan();
     }
-    t6 + (acc5 * 0.02).atan() - (r4 * 0.5).sin() + 0.5 * (acc5 * 0.02).atan()
+    let t6: f64 = t1;
+    if n > 0 {
+        let t7 = if 0.3 > (acc2 * 0.1).sin() { f64::min(t6, t6 * a) } else { t1.cos().exp() };
+        let t8 = (1.0 + t6.powi(3).powi(2)).sqrt().atan();
+    } else {
+        if n == 0 {
+            acc2 = ((t1 - t1.cos()) * 0.5).atan();
+        }
+    }
+    let mut acc9 = t1;
+    acc9 + t6.sin() - t1
 }
 
 const SOURCE_P161: &str = r#"#[differentiable]
-fn p161(a: f64) -> f64 {
-    let mut acc0 = 0.5_f64.tanh().sinh();
-    let mut k1 = 0;
-    let r4 = loop {
-        let mut acc2 = 0.0;
-        let t3 = -a * p154(a.tanh(), (acc0 * 0.1).sin().cos()).hypot(k1 as f64);
-        acc0 *= 0.8 + 0.2 * (p152(2, (2.0 + a.cos()).recip()) * 0.25).tanh().cos().sin();
-        acc0 *= 0.5 + 0.4 * (t3 * 0.25).sin().sin();
-        k1 += 1;
-        if ((t3 * 0.25).tanh() < 0.5 && (t3 * 0.25).atan() < 0.0) || k1 >= 4 { break (t3 * 0.25).sin().exp() * a.cos(); }
-    };
-    let mut acc5 = (((acc0 * 0.05).tanh() - acc0 * 0.05 - ((acc0 * 0.05).atan() + a)) * 0.25).tanh();
-    let t6 = (r4 * 0.5).tanh() * a;
-    for i in 0..3 {
-        let acc5 = (acc5 * 0.25).sin() + (r4 * 0.5).tanh().sin().exp_m1();
-        let acc0 = (acc0 * 0.02).sin() - (acc0 * 0.02).powi(2).ln_1p();
-        let mut acc7 = (acc0 * 0.25).tanh();
-        if i > 2 {
-            if i > 0 {
-                for j in (0..1).rev() {
-                    for l in 0..3 {
-                        if j == 0 {
-                            continue;
+fn p161(n: usize, a: f64) -> f64 {
+    let flag0 = a.powi(2) > -0.1;
+    let t1 = if !flag0 { 1.0 * -0.6 } else { (n as f64 * a).atan() };
+    let mut acc2 = t1;
+    if n % 2 == 0 {
+        if !flag0 {
+            for i in 0..1 {
+                for j in 0..1 {
+                    if (acc2 * 0.25).mul_add((acc2 * 0.25).sin(), t1) > a {
+                        if n % 3 == 1 {
+                            let mut k3 = 0;
+                            loop {
+                                let t4 = (0.5_f64 + 1.0).sin().exp_m1();
+                                acc2 = (t1 * i as f64 - -a) * 0.5;
+                                k3 += 1;
+                                if (a.sin() < -0.2) || k3 >= 3 { break; }
+                            }
+                        } else {
+                            let t1 = t1 * f64::atan(a);
                         }
-                        acc7 += ((t6 - (acc5 * 0.25).atan()).cos() * 0.5).sin();
+                    } else if !flag0 {
+                        let t5 = a.tanh();
+                    } else {
+                        acc2 = t1 * 0.5;
                     }
-                    acc7 += (acc0 * 0.25 * 0.5).sin().powi(2) * (0.75 + acc5 * 0.25) * 0.25;
+                    acc2 = ((acc2 * 0.1).sin() - a.hypot((acc2 * 0.1).sin()) * 0.5).sin();
                 }
-            } else if i < 1 {
-                acc7 = ((acc7 * 0.05).atan() - (a.tanh().exp() * 0.5).atan()).tanh();
-            }
-        } else if i == 0 {
-            acc7 = (acc7 * 0.05 / (1.0 + (i as f64).powi(2)) / (1.0 + (a * i as f64).powi(2)) * 0.25).atan();
-        } else {
-            for j in (0..3).rev() {
-                if j < 2 {
-                    continue;
-                }
-                acc7 = (acc7 * 0.02 * (0.6 * a)).tanh();
+                acc2 = t1.tanh();
             }
         }
-        acc7 += ((a + (acc5 * 0.25).sin().powi(3)) * 0.5).atan();
     }
-    t6 + (acc5 * 0.02).atan() - (r4 * 0.5).sin() + 0.5 * (acc5 * 0.02).atan()
+    let t6: f64 = t1;
+    if n > 0 {
+        let t7 = if 0.3 > (acc2 * 0.1).sin() { f64::min(t6, t6 * a) } else { t1.cos().exp() };
+        let t8 = (1.0 + t6.powi(3).powi(2)).sqrt().atan();
+    } else {
+        if n == 0 {
+            acc2 = ((t1 - t1.cos()) * 0.5).atan();
+        }
+    }
+    let mut acc9 = t1;
+    acc9 + t6.sin() - t1
 }
 "#;
 
@@ -11737,47 +11191,31 @@ pub fn check_p161() -> Result<(), String> {
     check(
         "p161",
         SOURCE_P161,
-        &["p152", "p154"],
-        0xbd4cd269fcd39b8a,
+        &[],
+        0x8d0a44630f2b2e66,
         1,
-        &|p| p161(p[0]),
-        &|p| vec![gradients_function!(p161)(p[0])],
-        &|p| value_and_gradients_function!(p161)(p[0]).0,
+        &|p| p161(1, p[0]),
+        &|p| vec![gradients_function!(p161)(1, p[0])],
+        &|p| value_and_gradients_function!(p161)(1, p[0]).0,
     )
 }
 
 #[differentiable]
-fn p162(xs: &[f64], a: f64, n: usize, b: f64) -> f64 {
-    let mut v0 = vec![0.0; xs.len()];
-    for i in 0..v0.len() {
-        v0[i] = 0.9 * (xs[xs.len() - 1 - i] / (1.0 + xs.iter().map(|q| q * b).sum::<f64>().powi(2)));
-    }
-    v0[n] -= ((b + v0.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())) * (1.5 + v0[n].cos()).sqrt() * 0.25).sin();
-    v0[n] -= (v0.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.5).sin()).max(xs[n]).mul_add(-xs[n], b.min((v0[3] * 0.5).atan())) * 0.25).tanh();
-    let mut acc1 = (a.hypot(n as f64).abs() * 0.5).tanh();
-    for i in 0..2 {
-        let t2: f64 = (2.0 + b.to_radians().sin()).sqrt();
-        let t3 = (2.0 + xs.iter().map(|q| q.cos()).product::<f64>().cos()).recip() * xs[n].cos();
-        acc1 += ((1.5 + (0.25 - b).cos()).sqrt() * 0.5).sin();
-    }
-    0.9 * (acc1 * 0.25).tanh()
+fn p162(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    let t1 = x.to_owned();
+    let t2 = (&t1 / &v.mapv(|q| q * q + 1.0)).row(2).to_owned();
+    let t3 = t2.to_owned();
+    let t4 = t1[[0, 0]];
+    t4 + t3.dot(&t3) * 0.1 + t2.dot(&t2) * 0.1
 }
 
 const SOURCE_P162: &str = r#"#[differentiable]
-fn p162(xs: &[f64], a: f64, n: usize, b: f64) -> f64 {
-    let mut v0 = vec![0.0; xs.len()];
-    for i in 0..v0.len() {
-        v0[i] = 0.9 * (xs[xs.len() - 1 - i] / (1.0 + xs.iter().map(|q| q * b).sum::<f64>().powi(2)));
-    }
-    v0[n] -= ((b + v0.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())) * (1.5 + v0[n].cos()).sqrt() * 0.25).sin();
-    v0[n] -= (v0.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.5).sin()).max(xs[n]).mul_add(-xs[n], b.min((v0[3] * 0.5).atan())) * 0.25).tanh();
-    let mut acc1 = (a.hypot(n as f64).abs() * 0.5).tanh();
-    for i in 0..2 {
-        let t2: f64 = (2.0 + b.to_radians().sin()).sqrt();
-        let t3 = (2.0 + xs.iter().map(|q| q.cos()).product::<f64>().cos()).recip() * xs[n].cos();
-        acc1 += ((1.5 + (0.25 - b).cos()).sqrt() * 0.5).sin();
-    }
-    0.9 * (acc1 * 0.25).tanh()
+fn p162(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    let t1 = x.to_owned();
+    let t2 = (&t1 / &v.mapv(|q| q * q + 1.0)).row(2).to_owned();
+    let t3 = t2.to_owned();
+    let t4 = t1[[0, 0]];
+    t4 + t3.dot(&t3) * 0.1 + t2.dot(&t2) * 0.1
 }
 "#;
 
@@ -11786,59 +11224,87 @@ pub fn check_p162() -> Result<(), String> {
         "p162",
         SOURCE_P162,
         &[],
-        0xf743f4ffe3fc31ff,
-        6,
-        &|p| p162(&p[0..4], p[4], 2, p[5]),
+        0x8de66466ac9de1ee,
+        13,
+        &|p| p162(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3),
         &|p| {
-            let (g0, g1, g2) = gradients_function!(p162)(&p[0..4], p[4], 2, p[5]);
-            [g0, vec![g1], vec![g2]].concat()
+            let (g0, g1, g2) = gradients_function!(p162)(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3);
+            [g0.iter().copied().collect::<Vec<f64>>(), g1.iter().copied().collect::<Vec<f64>>(), vec![g2]].concat()
         },
-        &|p| value_and_gradients_function!(p162)(&p[0..4], p[4], 2, p[5]).0,
+        &|p| value_and_gradients_function!(p162)(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3).0,
     )
 }
 
 #[differentiable]
-fn p163(b: f64, a: f64, xs: &[f64], n: usize, c: f64) -> f64 {
-    let mut acc0 = xs[n] - a.clamp(-0.75, 0.75);
-    if b.tanh().exp() > -0.1 && acc0 < 0.1 {
-        acc0 *= 1.0 + xs[xs.len() - 1 - n].tanh().exp().tanh();
-    } else if xs[n] * b > a {
-        acc0 = c.atan().tanh().exp2();
-        let mut k1 = 0;
-        loop {
-            let t2 = if xs[k1].cos() < -0.2 { xs[n].powi(2) * c.powi(2) } else { xs[k1] };
-            acc0 /= (2.0 + (a + 0.2).cos());
-            k1 += 1;
-            if (0.1_f64.tanh() > 0.5) || k1 >= 3 { break; }
+fn p163(a: f64) -> f64 {
+    let t0: f64 = 0.75;
+    let mut acc1 = ((a / (1.0 + t0.powi(2)) + t0 * t0) * 0.5).tanh();
+    if t0 / (1.0 + a * a) < 0.7 {
+        for i in 0..3 {
+            for j in 0..2 {
+                for l in 0..1 {
+                    if i == 0 {
+                        let flag2 = t0 * a > -0.4;
+                    } else {
+                        let mut acc3 = a;
+                    }
+                    acc1 = ((acc1 * 0.05).sin() * (a * a * 0.5)).tanh();
+                }
+                acc1 += ((-t0).hypot((i as f64).tanh().exp()) * 0.25).atan();
+            }
+            acc1 *= (i as f64).tanh();
         }
-    } else {
-        if b * xs[xs.len() - 1 - n] < -0.1 {
-            return c * b / (1.0 + 1.0_f64.powi(2));
+        for i in 0..3 {
+            let t4 = match i % 3 { 0 | 1 => (1.0 + t0.powi(2)).sqrt() - 0.5 * p152(a * t0, 2), _ => a };
+            acc1 += (a.tanh() * 0.5).atan();
         }
+    } else if (acc1 * 0.02).atan().tanh() > 0.3 {
+        acc1 += t0;
     }
-    (acc0 * 0.1).atan().cos() + a.sin() - b.cos()
+    let mut acc5 = 1.0;
+    let mut v6 = vec![0.0; 4];
+    for i in 0..v6.len() {
+        v6[i] = ((t0 + t0 + ((p133((i as f64).cos(), a, (0.9_f64.hypot(acc1 * 0.02) * 0.5).atan(), a.asinh()) * 0.5).sin() - t0)) * 0.5).atan();
+    }
+    acc1 *= v6[0].tanh().tanh();
+    let t7 = if f64::cos(t0) > acc1 * 0.01 && v6[0] < -0.4 { 2.0 } else { t0 + 0.5 * a };
+    t7 - 0.5 * (acc1 * 0.01).atan() + t0.tanh()
 }
 
 const SOURCE_P163: &str = r#"#[differentiable]
-fn p163(b: f64, a: f64, xs: &[f64], n: usize, c: f64) -> f64 {
-    let mut acc0 = xs[n] - a.clamp(-0.75, 0.75);
-    if b.tanh().exp() > -0.1 && acc0 < 0.1 {
-        acc0 *= 1.0 + xs[xs.len() - 1 - n].tanh().exp().tanh();
-    } else if xs[n] * b > a {
-        acc0 = c.atan().tanh().exp2();
-        let mut k1 = 0;
-        loop {
-            let t2 = if xs[k1].cos() < -0.2 { xs[n].powi(2) * c.powi(2) } else { xs[k1] };
-            acc0 /= (2.0 + (a + 0.2).cos());
-            k1 += 1;
-            if (0.1_f64.tanh() > 0.5) || k1 >= 3 { break; }
+fn p163(a: f64) -> f64 {
+    let t0: f64 = 0.75;
+    let mut acc1 = ((a / (1.0 + t0.powi(2)) + t0 * t0) * 0.5).tanh();
+    if t0 / (1.0 + a * a) < 0.7 {
+        for i in 0..3 {
+            for j in 0..2 {
+                for l in 0..1 {
+                    if i == 0 {
+                        let flag2 = t0 * a > -0.4;
+                    } else {
+                        let mut acc3 = a;
+                    }
+                    acc1 = ((acc1 * 0.05).sin() * (a * a * 0.5)).tanh();
+                }
+                acc1 += ((-t0).hypot((i as f64).tanh().exp()) * 0.25).atan();
+            }
+            acc1 *= (i as f64).tanh();
         }
-    } else {
-        if b * xs[xs.len() - 1 - n] < -0.1 {
-            return c * b / (1.0 + 1.0_f64.powi(2));
+        for i in 0..3 {
+            let t4 = match i % 3 { 0 | 1 => (1.0 + t0.powi(2)).sqrt() - 0.5 * p152(a * t0, 2), _ => a };
+            acc1 += (a.tanh() * 0.5).atan();
         }
+    } else if (acc1 * 0.02).atan().tanh() > 0.3 {
+        acc1 += t0;
     }
-    (acc0 * 0.1).atan().cos() + a.sin() - b.cos()
+    let mut acc5 = 1.0;
+    let mut v6 = vec![0.0; 4];
+    for i in 0..v6.len() {
+        v6[i] = ((t0 + t0 + ((p133((i as f64).cos(), a, (0.9_f64.hypot(acc1 * 0.02) * 0.5).atan(), a.asinh()) * 0.5).sin() - t0)) * 0.5).atan();
+    }
+    acc1 *= v6[0].tanh().tanh();
+    let t7 = if f64::cos(t0) > acc1 * 0.01 && v6[0] < -0.4 { 2.0 } else { t0 + 0.5 * a };
+    t7 - 0.5 * (acc1 * 0.01).atan() + t0.tanh()
 }
 "#;
 
@@ -11846,80 +11312,75 @@ pub fn check_p163() -> Result<(), String> {
     check(
         "p163",
         SOURCE_P163,
-        &[],
-        0x389caeea586e457d,
-        7,
-        &|p| p163(p[0], p[1], &p[2..6], 2, p[6]),
-        &|p| {
-            let (g0, g1, g2, g3) = gradients_function!(p163)(p[0], p[1], &p[2..6], 2, p[6]);
-            [vec![g0], vec![g1], g2, vec![g3]].concat()
-        },
-        &|p| value_and_gradients_function!(p163)(p[0], p[1], &p[2..6], 2, p[6]).0,
+        &["p133", "p152"],
+        0x2b33564d9e1723c5,
+        1,
+        &|p| p163(p[0]),
+        &|p| vec![gradients_function!(p163)(p[0])],
+        &|p| value_and_gradients_function!(p163)(p[0]).0,
     )
 }
 
 #[differentiable]
-fn p164(n: usize, a: f64) -> f64 {
-    let t0 = if ((2.0 + (n as f64).sin()).log2()) < 0.3 { a * a * a } else { n as f64 };
-    let mut acc1 = 1.0;
-    if (t0 * 0.5).atan() + 1.0 > a && a < -0.4 {
-        for i in (0..6).step_by(2) {
-            if i > 5 {
-                let mut k2 = 0;
-                let r3 = loop {
-                    acc1 -= ((1.0 + (t0 * 0.5).atan().powi(2)).sqrt() * 0.5).tanh();
-                    acc1 += ((t0 * 0.5).tanh().cos().sin().exp() * 0.5).tanh();
-                    k2 += 1;
-                    if (a > -0.2) || k2 >= 4 { break (1.5 + (2.0 + (t0 * 0.5).sin().cos()).powi(-2).sin()).powf(((t0 * 0.5).sin() * 0.25).tanh()); }
-                };
-            } else if n + n < 2 {
-                for j in 0..1 {
-                    let t5 = { let u4 = n as f64 * (t0 * 0.5).tanh(); a - a - u4 };
-                    acc1 += (acc1 * 0.05).sin();
-                }
-            } else {
-                let t6 = (a / (1.0 + (acc1 * 0.05).atan().powi(2))).sin();
+fn p164(c: f64, a: f64, n: usize, b: f64) -> f64 {
+    let t0 = n as f64;
+    let mut acc1 = (t0.clamp(-0.75, 0.75).mul_add(c * 1.5, a.sin()) * 0.5).atan();
+    for i in (0..8).step_by(2) {
+        let t2: f64 = (1.0 + a.powi(2)).ln().hypot(b) + (c + (acc1 * 0.1).sin().powi(2));
+        let a = a * b.sin();
+        let t3 = n as f64;
+        for j in 0..2 {
+            for l in 0..1 {
+                let t4 = (2.0 + b.sin()).log10();
+                acc1 /= (2.0 + ((acc1 * 0.02).atan() + b).cos());
             }
-            acc1 += (t0 * 0.5).atan() * 0.5;
+            acc1 += (-(1.5 * t0) * 0.25).atan();
         }
-    } else if (acc1 * 0.05).tanh() * (acc1 * 0.05).atan() > (acc1 * 0.05).sin() {
-        let t8 = { let u7 = f64::sin((t0 * 0.5).tanh()).powi(2); (t0 * 0.5).sin().cos() * 0.75 };
-    } else {
-        let t9 = (acc1 * 0.05).atan() * a + (t0 * 0.5).atan().atan() - 0.1 * ((acc1 * 0.05).sin() - 0.75);
+        acc1 *= (2.0 + b.sin()).cbrt().cos();
     }
-    (t0 * 0.5).atan() - 1.0 * a
+    if a < -0.4 {
+        let t5 = c;
+    } else if a > 0.3 {
+        if n == 0 {
+            acc1 += ((acc1 * 0.02).asinh().mul_add((acc1 * 0.02).atan().tanh().cosh(), 0.9 * c) * 0.25).atan();
+        } else {
+            let flag6 = c / (1.0 + a * a) > 0.25;
+        }
+    } else {
+        let mut acc7 = -c;
+    }
+    (acc1 * 0.02).sin() + t0 + a
 }
 
 const SOURCE_P164: &str = r#"#[differentiable]
-fn p164(n: usize, a: f64) -> f64 {
-    let t0 = if ((2.0 + (n as f64).sin()).log2()) < 0.3 { a * a * a } else { n as f64 };
-    let mut acc1 = 1.0;
-    if (t0 * 0.5).atan() + 1.0 > a && a < -0.4 {
-        for i in (0..6).step_by(2) {
-            if i > 5 {
-                let mut k2 = 0;
-                let r3 = loop {
-                    acc1 -= ((1.0 + (t0 * 0.5).atan().powi(2)).sqrt() * 0.5).tanh();
-                    acc1 += ((t0 * 0.5).tanh().cos().sin().exp() * 0.5).tanh();
-                    k2 += 1;
-                    if (a > -0.2) || k2 >= 4 { break (1.5 + (2.0 + (t0 * 0.5).sin().cos()).powi(-2).sin()).powf(((t0 * 0.5).sin() * 0.25).tanh()); }
-                };
-            } else if n + n < 2 {
-                for j in 0..1 {
-                    let t5 = { let u4 = n as f64 * (t0 * 0.5).tanh(); a - a - u4 };
-                    acc1 += (acc1 * 0.05).sin();
-                }
-            } else {
-                let t6 = (a / (1.0 + (acc1 * 0.05).atan().powi(2))).sin();
+fn p164(c: f64, a: f64, n: usize, b: f64) -> f64 {
+    let t0 = n as f64;
+    let mut acc1 = (t0.clamp(-0.75, 0.75).mul_add(c * 1.5, a.sin()) * 0.5).atan();
+    for i in (0..8).step_by(2) {
+        let t2: f64 = (1.0 + a.powi(2)).ln().hypot(b) + (c + (acc1 * 0.1).sin().powi(2));
+        let a = a * b.sin();
+        let t3 = n as f64;
+        for j in 0..2 {
+            for l in 0..1 {
+                let t4 = (2.0 + b.sin()).log10();
+                acc1 /= (2.0 + ((acc1 * 0.02).atan() + b).cos());
             }
-            acc1 += (t0 * 0.5).atan() * 0.5;
+            acc1 += (-(1.5 * t0) * 0.25).atan();
         }
-    } else if (acc1 * 0.05).tanh() * (acc1 * 0.05).atan() > (acc1 * 0.05).sin() {
-        let t8 = { let u7 = f64::sin((t0 * 0.5).tanh()).powi(2); (t0 * 0.5).sin().cos() * 0.75 };
-    } else {
-        let t9 = (acc1 * 0.05).atan() * a + (t0 * 0.5).atan().atan() - 0.1 * ((acc1 * 0.05).sin() - 0.75);
+        acc1 *= (2.0 + b.sin()).cbrt().cos();
     }
-    (t0 * 0.5).atan() - 1.0 * a
+    if a < -0.4 {
+        let t5 = c;
+    } else if a > 0.3 {
+        if n == 0 {
+            acc1 += ((acc1 * 0.02).asinh().mul_add((acc1 * 0.02).atan().tanh().cosh(), 0.9 * c) * 0.25).atan();
+        } else {
+            let flag6 = c / (1.0 + a * a) > 0.25;
+        }
+    } else {
+        let mut acc7 = -c;
+    }
+    (acc1 * 0.02).sin() + t0 + a
 }
 "#;
 
@@ -11928,70 +11389,107 @@ pub fn check_p164() -> Result<(), String> {
         "p164",
         SOURCE_P164,
         &[],
-        0x85044d3cab7769cb,
-        1,
-        &|p| p164(1, p[0]),
-        &|p| vec![gradients_function!(p164)(1, p[0])],
-        &|p| value_and_gradients_function!(p164)(1, p[0]).0,
+        0xce583ebba3a5e6d7,
+        3,
+        &|p| p164(p[0], p[1], 2, p[2]),
+        &|p| {
+            let (g0, g1, g2) = gradients_function!(p164)(p[0], p[1], 2, p[2]);
+            [vec![g0], vec![g1], vec![g2]].concat()
+        },
+        &|p| value_and_gradients_function!(p164)(p[0], p[1], 2, p[2]).0,
     )
 }
 
 #[differentiable]
-fn p165(b: f64, c: f64, a: f64) -> f64 {
-    let mut acc0 = 0.0;
-    let mut acc1 = (2.0 + (p145(0.5 * c) * 0.5).atan().cos()).recip().cos();
-    acc1 = ((c - acc1 - f64::sin(acc1)) * 0.5).tanh();
-    let t2 = acc1.powi(2).ln_1p();
-    acc0 *= (acc1 / (1.0 + c.powi(2))).tanh();
-    for i in 0..1 {
-        let t3 = 0.5 * 1.25_f64.atan();
-        acc1 -= ((t2 * 0.1).cos() * 0.5).tanh();
+fn p165(a: f64, xs: &[f64]) -> f64 {
+    let mut v0 = vec![0.0; 2];
+    for i in 0..v0.len() {
+        v0[i] = (-a.powi(3) * 0.5).atan();
     }
-    if b.powi(2) < 0.5 {
-        let t5 = { let u4 = c.hypot(a).powi(2).ln_1p(); (1.0 + t2.min(a).powi(2)).ln() };
-        for i in 1..=4 {
-            if b.hypot(t2) > 0.0 {
-                if (i as f64) < -0.2 {
-                    let t6 = (acc0 * 0.1).sin().atan();
-                } else {
-                    acc1 = ((b.atan2(1.5 + a.cos()) + b.cos().exp()) * 0.5).sin();
+    v0[1] = (a - a * a) * 0.25;
+    let t1 = v0[0];
+    let mut acc2 = 0.5;
+    for i in 0..2 {
+        for j in 0..xs.len() {
+            match j % 3 {
+                0 => {
+                    if j % 3 == 1 {
+                        if p141(0.25 * t1, (1.5 + t1.cos()).sqrt(), (t1 + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())) * 0.5, xs[i].tanh()) / (1.5 + t1.tanh()) > 0.1 {
+                            acc2 += ((a * 0.9).tanh().sinh() * 0.5).tanh();
+                        } else {
+                            let t3 = if xs[xs.len() - 1 - i] > 0.1 { (i as f64).cos() } else { ((v0[0] * 0.1).sin() - (acc2 * 0.1).tanh()).cos().exp() };
+                        }
+                    } else {
+                        for l in 0..1 {
+                            let t4 = xs.iter().map(|q| q.cos()).product::<f64>();
+                            acc2 += (0.6 * xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).powi(2) * 0.5).atan();
+                        }
+                    }
+                }
+                1 => {
+                    for l in 1..=2 {
+                        acc2 = (acc2 * 0.02 * ((v0.iter().map(|q| (q * 0.02) * (q * 0.02)).sum::<f64>() + (v0[1] * 0.02).sin()) * 0.1).sin()).sin();
+                        acc2 = (acc2 * 0.02 * (t1 * (acc2 * 0.02).tanh())).atan();
+                    }
+                }
+                _ => {
+                    let flag5 = v0.iter().map(|q| (q * 0.02) * t1).sum::<f64>().atan() > 0.5;
                 }
             }
-            acc0 = acc1 * 0.1;
+            acc2 -= ((t1 - xs[0]).atan() * 0.5).tanh();
         }
-    } else {
-        acc0 /= (1.0 + (acc1 * 0.1).sin().powi(2));
+        acc2 += 0.3 * xs.iter().map(|q| q * a).sum::<f64>() * 0.5;
     }
-    t2 + (acc1 * 0.1).sin() + (acc0 * 0.1).tanh().sin() + b
+    v0[0] = ((a + (v0[0] * 0.02).mul_add((v0[1] * 0.02).atan(), (acc2 * 0.02).tanh())) * 0.1).sin();
+    let a = a + t1 / (2.0 + (acc2 * 0.02).cos());
+    let t6: f64 = (a * 0.25).atan().powi(2);
+    t6 + a * 0.25 - (acc2 * 0.02).tanh() + t1.tanh()
 }
 
 const SOURCE_P165: &str = r#"#[differentiable]
-fn p165(b: f64, c: f64, a: f64) -> f64 {
-    let mut acc0 = 0.0;
-    let mut acc1 = (2.0 + (p145(0.5 * c) * 0.5).atan().cos()).recip().cos();
-    acc1 = ((c - acc1 - f64::sin(acc1)) * 0.5).tanh();
-    let t2 = acc1.powi(2).ln_1p();
-    acc0 *= (acc1 / (1.0 + c.powi(2))).tanh();
-    for i in 0..1 {
-        let t3 = 0.5 * 1.25_f64.atan();
-        acc1 -= ((t2 * 0.1).cos() * 0.5).tanh();
+fn p165(a: f64, xs: &[f64]) -> f64 {
+    let mut v0 = vec![0.0; 2];
+    for i in 0..v0.len() {
+        v0[i] = (-a.powi(3) * 0.5).atan();
     }
-    if b.powi(2) < 0.5 {
-        let t5 = { let u4 = c.hypot(a).powi(2).ln_1p(); (1.0 + t2.min(a).powi(2)).ln() };
-        for i in 1..=4 {
-            if b.hypot(t2) > 0.0 {
-                if (i as f64) < -0.2 {
-                    let t6 = (acc0 * 0.1).sin().atan();
-                } else {
-                    acc1 = ((b.atan2(1.5 + a.cos()) + b.cos().exp()) * 0.5).sin();
+    v0[1] = (a - a * a) * 0.25;
+    let t1 = v0[0];
+    let mut acc2 = 0.5;
+    for i in 0..2 {
+        for j in 0..xs.len() {
+            match j % 3 {
+                0 => {
+                    if j % 3 == 1 {
+                        if p141(0.25 * t1, (1.5 + t1.cos()).sqrt(), (t1 + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())) * 0.5, xs[i].tanh()) / (1.5 + t1.tanh()) > 0.1 {
+                            acc2 += ((a * 0.9).tanh().sinh() * 0.5).tanh();
+                        } else {
+                            let t3 = if xs[xs.len() - 1 - i] > 0.1 { (i as f64).cos() } else { ((v0[0] * 0.1).sin() - (acc2 * 0.1).tanh()).cos().exp() };
+                        }
+                    } else {
+                        for l in 0..1 {
+                            let t4 = xs.iter().map(|q| q.cos()).product::<f64>();
+                            acc2 += (0.6 * xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).powi(2) * 0.5).atan();
+                        }
+                    }
+                }
+                1 => {
+                    for l in 1..=2 {
+                        acc2 = (acc2 * 0.02 * ((v0.iter().map(|q| (q * 0.02) * (q * 0.02)).sum::<f64>() + (v0[1] * 0.02).sin()) * 0.1).sin()).sin();
+                        acc2 = (acc2 * 0.02 * (t1 * (acc2 * 0.02).tanh())).atan();
+                    }
+                }
+                _ => {
+                    let flag5 = v0.iter().map(|q| (q * 0.02) * t1).sum::<f64>().atan() > 0.5;
                 }
             }
-            acc0 = acc1 * 0.1;
+            acc2 -= ((t1 - xs[0]).atan() * 0.5).tanh();
         }
-    } else {
-        acc0 /= (1.0 + (acc1 * 0.1).sin().powi(2));
+        acc2 += 0.3 * xs.iter().map(|q| q * a).sum::<f64>() * 0.5;
     }
-    t2 + (acc1 * 0.1).sin() + (acc0 * 0.1).tanh().sin() + b
+    v0[0] = ((a + (v0[0] * 0.02).mul_add((v0[1] * 0.02).atan(), (acc2 * 0.02).tanh())) * 0.1).sin();
+    let a = a + t1 / (2.0 + (acc2 * 0.02).cos());
+    let t6: f64 = (a * 0.25).atan().powi(2);
+    t6 + a * 0.25 - (acc2 * 0.02).tanh() + t1.tanh()
 }
 "#;
 
@@ -11999,48 +11497,60 @@ pub fn check_p165() -> Result<(), String> {
     check(
         "p165",
         SOURCE_P165,
-        &["p145"],
-        0x5adb0a53bd23005c,
-        3,
-        &|p| p165(p[0], p[1], p[2]),
+        &["p141"],
+        0x5234adcb7a2d2131,
+        4,
+        &|p| p165(p[0], &p[1..4]),
         &|p| {
-            let (g0, g1, g2) = gradients_function!(p165)(p[0], p[1], p[2]);
-            [vec![g0], vec![g1], vec![g2]].concat()
+            let (g0, g1) = gradients_function!(p165)(p[0], &p[1..4]);
+            [vec![g0], g1].concat()
         },
-        &|p| value_and_gradients_function!(p165)(p[0], p[1], p[2]).0,
+        &|p| value_and_gradients_function!(p165)(p[0], &p[1..4]).0,
     )
 }
 
 #[differentiable]
-fn p166(a: f64) -> f64 {
-    let mut acc0 = a;
-    for i in 0..3 {
-        for j in 0..2 {
-            let t1 = if (1.0 + a.powi(2)).ln() > 0.1 { (a - acc0 * 0.1) * (acc0 * 0.1).tanh().powi(2).ln_1p() } else { f64::cos((acc0 * 0.1).atan()) };
-            let acc0 = (acc0 * 0.1).sin() + ((t1 * 0.5).atan() + (acc0 * 0.1).atan());
-        }
-        acc0 *= (0.6_f64 * 2.0).tanh();
+fn p166(b: f64, c: f64, a: f64, n: usize, xs: &[f64]) -> f64 {
+    let mut acc0 = 1.0;
+    for i in 0..2 {
+        let t1: f64 = (2.0 + xs[n].sin()).log10() - c.sin();
+        acc0 -= (0.5 * (n as f64).tanh()).asin().mul_add(b / (1.5 + xs[n].tanh()), i as f64 * (p164((a - c) * 0.5, ((xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) + xs[xs.len() - 1 - n]) * 0.5).atan(), 2, 1.0 / (1.0 + xs[i] * xs[i])) * 0.5).atan()) * 0.1;
     }
-    let a = a + a;
-    let t2 = (acc0 * 0.05).tanh();
-    let t3 = (acc0 * 0.05).tanh().sin();
-    0.25 * (a * 0.5).tanh()
+    let t2 = (acc0 * 0.25).atan().sin();
+    acc0 *= ((acc0 * 0.25).sin() - n as f64).cos();
+    let mut acc3 = (xs[n] / (1.0 + c.powi(2))).sin().exp_m1();
+    let mut acc4 = c.tanh().min(a.powi(2));
+    if n == 0 {
+        for i in 0..xs.len() {
+            let t5 = (acc3 * 0.25).tanh();
+            acc0 -= xs[n];
+        }
+    } else if n % 3 == 1 {
+        acc3 -= ((1.5 + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).hypot((acc0 * 0.1).tanh()).sin()).log(2.5 + 0.6_f64.cos()) * 0.5).sin();
+    }
+    (acc4 * 0.25).atan().cos() + acc3 * 0.1 + t2.cos() + 0.25 * (acc0 * 0.1).atan() + a + 1.5 * b
 }
 
 const SOURCE_P166: &str = r#"#[differentiable]
-fn p166(a: f64) -> f64 {
-    let mut acc0 = a;
-    for i in 0..3 {
-        for j in 0..2 {
-            let t1 = if (1.0 + a.powi(2)).ln() > 0.1 { (a - acc0 * 0.1) * (acc0 * 0.1).tanh().powi(2).ln_1p() } else { f64::cos((acc0 * 0.1).atan()) };
-            let acc0 = (acc0 * 0.1).sin() + ((t1 * 0.5).atan() + (acc0 * 0.1).atan());
-        }
-        acc0 *= (0.6_f64 * 2.0).tanh();
+fn p166(b: f64, c: f64, a: f64, n: usize, xs: &[f64]) -> f64 {
+    let mut acc0 = 1.0;
+    for i in 0..2 {
+        let t1: f64 = (2.0 + xs[n].sin()).log10() - c.sin();
+        acc0 -= (0.5 * (n as f64).tanh()).asin().mul_add(b / (1.5 + xs[n].tanh()), i as f64 * (p164((a - c) * 0.5, ((xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) + xs[xs.len() - 1 - n]) * 0.5).atan(), 2, 1.0 / (1.0 + xs[i] * xs[i])) * 0.5).atan()) * 0.1;
     }
-    let a = a + a;
-    let t2 = (acc0 * 0.05).tanh();
-    let t3 = (acc0 * 0.05).tanh().sin();
-    0.25 * (a * 0.5).tanh()
+    let t2 = (acc0 * 0.25).atan().sin();
+    acc0 *= ((acc0 * 0.25).sin() - n as f64).cos();
+    let mut acc3 = (xs[n] / (1.0 + c.powi(2))).sin().exp_m1();
+    let mut acc4 = c.tanh().min(a.powi(2));
+    if n == 0 {
+        for i in 0..xs.len() {
+            let t5 = (acc3 * 0.25).tanh();
+            acc0 -= xs[n];
+        }
+    } else if n % 3 == 1 {
+        acc3 -= ((1.5 + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).hypot((acc0 * 0.1).tanh()).sin()).log(2.5 + 0.6_f64.cos()) * 0.5).sin();
+    }
+    (acc4 * 0.25).atan().cos() + acc3 * 0.1 + t2.cos() + 0.25 * (acc0 * 0.1).atan() + a + 1.5 * b
 }
 "#;
 
@@ -12048,95 +11558,34 @@ pub fn check_p166() -> Result<(), String> {
     check(
         "p166",
         SOURCE_P166,
-        &[],
-        0x22a23880d3946d1c,
-        1,
-        &|p| p166(p[0]),
-        &|p| vec![gradients_function!(p166)(p[0])],
-        &|p| value_and_gradients_function!(p166)(p[0]).0,
+        &["p164"],
+        0xccaf6b1474e2d0b4,
+        6,
+        &|p| p166(p[0], p[1], p[2], 1, &p[3..6]),
+        &|p| {
+            let (g0, g1, g2, g3) = gradients_function!(p166)(p[0], p[1], p[2], 1, &p[3..6]);
+            [vec![g0], vec![g1], vec![g2], g3].concat()
+        },
+        &|p| value_and_gradients_function!(p166)(p[0], p[1], p[2], 1, &p[3..6]).0,
     )
 }
 
 #[differentiable]
-fn p167(a: f64, xs: &[f64], n: usize, b: f64) -> f64 {
-    let t0 = (xs[n] + a).atan();
-    let mut acc1 = xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin());
-    if b > b {
-        let mut v2 = vec![0.0; xs.len()];
-        for i in 0..v2.len() {
-            v2[i] = ((acc1 + -xs[1]) * 0.5).sin();
-        }
-        for i in 0..1 {
-            acc1 += (0.5 * 0.9 * (v2[n] * 0.5).tanh().mul_add((acc1 * 0.5).tanh(), acc1 * 0.5) * 0.5).sin();
-        }
-    }
-    if n < 1 {
-        for q3 in xs.iter() {
-            let acc1 = (acc1 * 0.1).tanh() + (b - a);
-        }
-    } else {
-        if 0.25 < -0.2 {
-            match n % 3 {
-                0 | 1 => {
-                    let t0 = t0 * ((acc1 * 0.1).tanh() + t0);
-                }
-                _ => {
-                    if xs.iter().map(|q| (q * 0.5).sin()).sum::<f64>() * b < -0.4 {
-                        for i in 0..1 {
-                            let t4 = if b * xs[xs.len() - 1 - n] > xs.iter().map(|q| (q * 0.6).sin()).sum::<f64>() { a } else { t0.max(xs[i].hypot(0.25)) };
-                            acc1 /= (2.0 + (acc1 * 0.1).sin().sin().cos());
-                        }
-                    } else {
-                        acc1 += ((b / (1.0 + t0.powi(2)) - (0.2 + t0)) * 0.25).sin();
-                    }
-                }
-            }
-        } else if xs[n] + a > xs[n] {
-            let t0 = t0 - 0.9 * b;
-        }
-    }
-    0.9 * (acc1 * 0.1) + t0 - 0.2 * b + 2.0 * a
+fn p167(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    let t1 = &((s) - v) + &(x - x);
+    let t2 = v.to_owned();
+    let t3 = &(x.sum_axis(Axis(0)) * 0.3) + &(&t1 / &t2.mapv(|q| q * q + 1.0));
+    let t4 = t3.to_owned();
+    t4.sum() * 0.2 + t3.sum() * 0.2 + t2.dot(&t2) * 0.1
 }
 
 const SOURCE_P167: &str = r#"#[differentiable]
-fn p167(a: f64, xs: &[f64], n: usize, b: f64) -> f64 {
-    let t0 = (xs[n] + a).atan();
-    let mut acc1 = xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin());
-    if b > b {
-        let mut v2 = vec![0.0; xs.len()];
-        for i in 0..v2.len() {
-            v2[i] = ((acc1 + -xs[1]) * 0.5).sin();
-        }
-        for i in 0..1 {
-            acc1 += (0.5 * 0.9 * (v2[n] * 0.5).tanh().mul_add((acc1 * 0.5).tanh(), acc1 * 0.5) * 0.5).sin();
-        }
-    }
-    if n < 1 {
-        for q3 in xs.iter() {
-            let acc1 = (acc1 * 0.1).tanh() + (b - a);
-        }
-    } else {
-        if 0.25 < -0.2 {
-            match n % 3 {
-                0 | 1 => {
-                    let t0 = t0 * ((acc1 * 0.1).tanh() + t0);
-                }
-                _ => {
-                    if xs.iter().map(|q| (q * 0.5).sin()).sum::<f64>() * b < -0.4 {
-                        for i in 0..1 {
-                            let t4 = if b * xs[xs.len() - 1 - n] > xs.iter().map(|q| (q * 0.6).sin()).sum::<f64>() { a } else { t0.max(xs[i].hypot(0.25)) };
-                            acc1 /= (2.0 + (acc1 * 0.1).sin().sin().cos());
-                        }
-                    } else {
-                        acc1 += ((b / (1.0 + t0.powi(2)) - (0.2 + t0)) * 0.25).sin();
-                    }
-                }
-            }
-        } else if xs[n] + a > xs[n] {
-            let t0 = t0 - 0.9 * b;
-        }
-    }
-    0.9 * (acc1 * 0.1) + t0 - 0.2 * b + 2.0 * a
+fn p167(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    let t1 = &((s) - v) + &(x - x);
+    let t2 = v.to_owned();
+    let t3 = &(x.sum_axis(Axis(0)) * 0.3) + &(&t1 / &t2.mapv(|q| q * q + 1.0));
+    let t4 = t3.to_owned();
+    t4.sum() * 0.2 + t3.sum() * 0.2 + t2.dot(&t2) * 0.1
 }
 "#;
 
@@ -12145,123 +11594,41 @@ pub fn check_p167() -> Result<(), String> {
         "p167",
         SOURCE_P167,
         &[],
-        0x6a8a40906c4c8b71,
-        5,
-        &|p| p167(p[0], &p[1..4], 1, p[4]),
+        0x447ee68d97200eaa,
+        13,
+        &|p| p167(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2),
         &|p| {
-            let (g0, g1, g2) = gradients_function!(p167)(p[0], &p[1..4], 1, p[4]);
-            [vec![g0], g1, vec![g2]].concat()
+            let (g0, g1, g2) = gradients_function!(p167)(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2);
+            [g0.iter().copied().collect::<Vec<f64>>(), g1.iter().copied().collect::<Vec<f64>>(), vec![g2]].concat()
         },
-        &|p| value_and_gradients_function!(p167)(p[0], &p[1..4], 1, p[4]).0,
+        &|p| value_and_gradients_function!(p167)(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2).0,
     )
 }
 
 #[differentiable]
-fn p168(a: f64, b: f64, c: f64) -> f64 {
-    let mut acc0 = ((a + a - 0.1_f64.sin()) * 0.5).tanh();
-    match (c.abs() * 2.0) as usize % 3 {
-        0 => {
-            let mut acc1 = f64::max(0.2 * c, -acc0);
-            acc1 -= (acc0.tanh().exp_m1().atan() * 0.5).tanh();
-        }
-        1 => {
-            let t2 = b * a;
-        }
-        _ => {
-            if acc0 > 0.6 {
-                let mut w3 = 0;
-                while w3 < 2 {
-                    acc0 += b.cos() * 0.5;
-                    w3 += 1;
-                }
-            } else {
-                if b * 0.75 > 0.7 || a < 0.7 {
-                    if (acc0 * 0.25).max((acc0 * 0.25).sin()) > 0.0 {
-                        for i in (0..6).step_by(2) {
-                            let mut w4 = 0;
-                            while w4 < 2 && (acc0 * 0.1 * b < -0.4) {
-                                let mut k5 = 0;
-                                let r7 = loop {
-                                    let t6 = if i == 5 { (1.5 + (b * a).cos()).sqrt() } else { (1.5 + 1.5_f64.sin()).powf(c.tanh().tanh()) };
-                                    acc0 -= acc0 * 0.02 * 0.5;
-                                    k5 += 1;
-                                    if ((1.5 + c.cos()).sqrt() > (acc0 * 0.02).tanh()) || k5 >= 2 { break 2.0_f64.powi(3) * (1.5 + (acc0 * 0.02).cos()).sqrt(); }
-                                };
-                                acc0 = ((w4 as f64 - (p135(a.min(c), 1, ((acc0 * 0.02).tanh().sin().exp() * 0.5).tanh(), (acc0 * 0.02).tanh(), (a * 1.5 * 0.5).tanh()) * 0.5).atan() - a) * 0.5).atan();
-                                w4 += 1;
-                            }
-                            acc0 /= (2.0 + (acc0 * 0.02).sin().cos());
-                        }
-                    } else {
-                        let acc0 = (acc0 * 0.02).tanh() + b.min(b);
-                    }
-                } else {
-                    for i in (0..2).rev() {
-                        for j in (0..2).rev() {
-                            acc0 = ((acc0 * 0.02).atan() * (acc0 * 0.02 * 0.5).atan()).tanh();
-                            acc0 = (acc0 * 0.02 * ((1.0 + b.powi(2)).sqrt() * 0.5).sin()).sin();
-                        }
-                        acc0 *= 0.8 + 0.2 * (acc0 * 0.02 - c).sin();
-                    }
-                }
-            }
-        }
+fn p168(xs: &[f64], a: f64, b: f64) -> f64 {
+    let t1 = { let u0 = (1.5 + a.cos()).sqrt().cos(); b };
+    let b = b * (b / (1.0 + b * b));
+    let mut acc2 = 0.0;
+    if 2.0 / (2.0 + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).cos()) < 0.1 {
+        acc2 *= 0.5 + 0.4 * (a - xs[3]).sin();
+        let t4 = { let u3 = xs[2]; t1 };
     }
-    b
+    let t5 = xs[3].max(acc2) * xs[2].powi(2);
+    0.2 * (t5 * 0.5).sin() - acc2.cos() + t1 - a
 }
 
 const SOURCE_P168: &str = r#"#[differentiable]
-fn p168(a: f64, b: f64, c: f64) -> f64 {
-    let mut acc0 = ((a + a - 0.1_f64.sin()) * 0.5).tanh();
-    match (c.abs() * 2.0) as usize % 3 {
-        0 => {
-            let mut acc1 = f64::max(0.2 * c, -acc0);
-            acc1 -= (acc0.tanh().exp_m1().atan() * 0.5).tanh();
-        }
-        1 => {
-            let t2 = b * a;
-        }
-        _ => {
-            if acc0 > 0.6 {
-                let mut w3 = 0;
-                while w3 < 2 {
-                    acc0 += b.cos() * 0.5;
-                    w3 += 1;
-                }
-            } else {
-                if b * 0.75 > 0.7 || a < 0.7 {
-                    if (acc0 * 0.25).max((acc0 * 0.25).sin()) > 0.0 {
-                        for i in (0..6).step_by(2) {
-                            let mut w4 = 0;
-                            while w4 < 2 && (acc0 * 0.1 * b < -0.4) {
-                                let mut k5 = 0;
-                                let r7 = loop {
-                                    let t6 = if i == 5 { (1.5 + (b * a).cos()).sqrt() } else { (1.5 + 1.5_f64.sin()).powf(c.tanh().tanh()) };
-                                    acc0 -= acc0 * 0.02 * 0.5;
-                                    k5 += 1;
-                                    if ((1.5 + c.cos()).sqrt() > (acc0 * 0.02).tanh()) || k5 >= 2 { break 2.0_f64.powi(3) * (1.5 + (acc0 * 0.02).cos()).sqrt(); }
-                                };
-                                acc0 = ((w4 as f64 - (p135(a.min(c), 1, ((acc0 * 0.02).tanh().sin().exp() * 0.5).tanh(), (acc0 * 0.02).tanh(), (a * 1.5 * 0.5).tanh()) * 0.5).atan() - a) * 0.5).atan();
-                                w4 += 1;
-                            }
-                            acc0 /= (2.0 + (acc0 * 0.02).sin().cos());
-                        }
-                    } else {
-                        let acc0 = (acc0 * 0.02).tanh() + b.min(b);
-                    }
-                } else {
-                    for i in (0..2).rev() {
-                        for j in (0..2).rev() {
-                            acc0 = ((acc0 * 0.02).atan() * (acc0 * 0.02 * 0.5).atan()).tanh();
-                            acc0 = (acc0 * 0.02 * ((1.0 + b.powi(2)).sqrt() * 0.5).sin()).sin();
-                        }
-                        acc0 *= 0.8 + 0.2 * (acc0 * 0.02 - c).sin();
-                    }
-                }
-            }
-        }
+fn p168(xs: &[f64], a: f64, b: f64) -> f64 {
+    let t1 = { let u0 = (1.5 + a.cos()).sqrt().cos(); b };
+    let b = b * (b / (1.0 + b * b));
+    let mut acc2 = 0.0;
+    if 2.0 / (2.0 + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).cos()) < 0.1 {
+        acc2 *= 0.5 + 0.4 * (a - xs[3]).sin();
+        let t4 = { let u3 = xs[2]; t1 };
     }
-    b
+    let t5 = xs[3].max(acc2) * xs[2].powi(2);
+    0.2 * (t5 * 0.5).sin() - acc2.cos() + t1 - a
 }
 "#;
 
@@ -12269,42 +11636,48 @@ pub fn check_p168() -> Result<(), String> {
     check(
         "p168",
         SOURCE_P168,
-        &["p135"],
-        0x23c9158d07512778,
-        3,
-        &|p| p168(p[0], p[1], p[2]),
+        &[],
+        0x717bda0f7fee0f92,
+        6,
+        &|p| p168(&p[0..4], p[4], p[5]),
         &|p| {
-            let (g0, g1, g2) = gradients_function!(p168)(p[0], p[1], p[2]);
-            [vec![g0], vec![g1], vec![g2]].concat()
+            let (g0, g1, g2) = gradients_function!(p168)(&p[0..4], p[4], p[5]);
+            [g0, vec![g1], vec![g2]].concat()
         },
-        &|p| value_and_gradients_function!(p168)(p[0], p[1], p[2]).0,
+        &|p| value_and_gradients_function!(p168)(&p[0..4], p[4], p[5]).0,
     )
 }
 
 #[differentiable]
-fn p169(b: f64, xs: &[f64], a: f64) -> f64 {
-    let mut acc0 = xs[0] * 0.75;
-    let t1 = if b / (1.0 + xs[0].powi(2)) > xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() { acc0 / (1.0 + xs[1] * xs[1]) * (xs[1] + xs[3]) } else { f64::min(b, b) - b.atan2(1.5 + acc0.cos()) };
-    let mut v2 = vec![0.0; 2];
-    for i in 0..v2.len() {
-        v2[i] = xs[xs.len() - 1 - i].abs() / (2.0 + (0.5 + b).cos());
+fn p169(a: f64) -> f64 {
+    let mut acc0 = f64::atan(a.cos().exp());
+    for i in 0..1 {
+        let t1: f64 = 0.2;
+        acc0 = (1.0 + 0.9_f64.powi(2).powi(2)).cbrt();
     }
-    acc0 = (1.5 + (-acc0).sin()).powf(v2.iter().map(|q| q.cos()).product::<f64>().mul_add(v2[0], 0.25).tanh());
-    let t3 = a - a.atan() * (v2[1] * (t1 * 0.25));
-    t3 * 0.1 + (t1 * 0.25).tanh()
+    if (acc0 * 0.5).cos() > 0.25 || acc0 * 0.5 < 0.7 {
+        let k2 = (a.abs() * 2.0) as usize % 3;
+        let t3 = match k2 { 0 => (((acc0 * 0.5).sin() * 2.0).hypot((p148((acc0 * 0.5).tanh() * (acc0 * 0.5).sin(), (a * (acc0 * 0.5).atan() * 0.5).sin(), a / (1.0 + (acc0 * 0.5).powi(2)) * 0.5) * 0.5).atan().powi(2).ln_1p()) * 0.5).atan(), 1 => (acc0 * 0.5).atan().tanh().powi(2).ln_1p(), _ => ((a.powi(3) + (0.5 * p151(1.25 * 0.5, a.cos(), (acc0 * 0.5).sin() + (acc0 * 0.5).sin()).tanh()).acos()) * 0.5).sin() };
+        let a = a + t3.cos();
+    }
+    let t4 = if (acc0 * 0.5).atan().asinh() < 0.5 { 0.75 * (a * 2.0) } else { (acc0 * 0.5).sin().asinh() + (acc0 * 0.5).atan() / (1.0 + (acc0 * 0.5).tanh().powi(2)) };
+    (t4 * 0.5).sin() - (acc0 * 0.5).atan()
 }
 
 const SOURCE_P169: &str = r#"#[differentiable]
-fn p169(b: f64, xs: &[f64], a: f64) -> f64 {
-    let mut acc0 = xs[0] * 0.75;
-    let t1 = if b / (1.0 + xs[0].powi(2)) > xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() { acc0 / (1.0 + xs[1] * xs[1]) * (xs[1] + xs[3]) } else { f64::min(b, b) - b.atan2(1.5 + acc0.cos()) };
-    let mut v2 = vec![0.0; 2];
-    for i in 0..v2.len() {
-        v2[i] = xs[xs.len() - 1 - i].abs() / (2.0 + (0.5 + b).cos());
+fn p169(a: f64) -> f64 {
+    let mut acc0 = f64::atan(a.cos().exp());
+    for i in 0..1 {
+        let t1: f64 = 0.2;
+        acc0 = (1.0 + 0.9_f64.powi(2).powi(2)).cbrt();
     }
-    acc0 = (1.5 + (-acc0).sin()).powf(v2.iter().map(|q| q.cos()).product::<f64>().mul_add(v2[0], 0.25).tanh());
-    let t3 = a - a.atan() * (v2[1] * (t1 * 0.25));
-    t3 * 0.1 + (t1 * 0.25).tanh()
+    if (acc0 * 0.5).cos() > 0.25 || acc0 * 0.5 < 0.7 {
+        let k2 = (a.abs() * 2.0) as usize % 3;
+        let t3 = match k2 { 0 => (((acc0 * 0.5).sin() * 2.0).hypot((p148((acc0 * 0.5).tanh() * (acc0 * 0.5).sin(), (a * (acc0 * 0.5).atan() * 0.5).sin(), a / (1.0 + (acc0 * 0.5).powi(2)) * 0.5) * 0.5).atan().powi(2).ln_1p()) * 0.5).atan(), 1 => (acc0 * 0.5).atan().tanh().powi(2).ln_1p(), _ => ((a.powi(3) + (0.5 * p151(1.25 * 0.5, a.cos(), (acc0 * 0.5).sin() + (acc0 * 0.5).sin()).tanh()).acos()) * 0.5).sin() };
+        let a = a + t3.cos();
+    }
+    let t4 = if (acc0 * 0.5).atan().asinh() < 0.5 { 0.75 * (a * 2.0) } else { (acc0 * 0.5).sin().asinh() + (acc0 * 0.5).atan() / (1.0 + (acc0 * 0.5).tanh().powi(2)) };
+    (t4 * 0.5).sin() - (acc0 * 0.5).atan()
 }
 "#;
 
@@ -12312,42 +11685,59 @@ pub fn check_p169() -> Result<(), String> {
     check(
         "p169",
         SOURCE_P169,
-        &[],
-        0xbcd2a4eb9c493672,
-        6,
-        &|p| p169(p[0], &p[1..5], p[5]),
-        &|p| {
-            let (g0, g1, g2) = gradients_function!(p169)(p[0], &p[1..5], p[5]);
-            [vec![g0], g1, vec![g2]].concat()
-        },
-        &|p| value_and_gradients_function!(p169)(p[0], &p[1..5], p[5]).0,
+        &["p148", "p151"],
+        0x5f648be63a598561,
+        1,
+        &|p| p169(p[0]),
+        &|p| vec![gradients_function!(p169)(p[0])],
+        &|p| value_and_gradients_function!(p169)(p[0]).0,
     )
 }
 
 #[differentiable]
-fn p170(xs: &[f64], a: f64) -> f64 {
-    let t0 = if a.mul_add(a, 0.25) < 0.7 { (1.5 + (xs[0] / (1.0 + a.powi(2))).sin()).powf((2.0 + a.cos()).recip().tanh()) } else { xs[0] * 0.2 / (1.5 + (a + a).tanh()) };
-    let mut acc1 = 0.5;
-    for i in 0..1 {
-        let t2 = if i < 1 { t0.mul_add((i as f64).max(t0), xs[xs.len() - 1 - i] / (1.5 + a.tanh())) } else { a.atan().mul_add((2.0 + 0.6_f64.sin()).cbrt(), a.powi(2)) };
-        let t0 = t0 - t0.cos();
-        acc1 += ((a.max(a) - 1.0 * (t2 * 0.25)) * 0.25).sin();
+fn p170(a: f64) -> f64 {
+    if (p153(a.cos()) * 0.5).atan() > a {
+        return a;
     }
-    let t3 = (1.5 + (a * t0).cos().cos()).sqrt();
-    (acc1 * 0.5).tanh() - 0.5 * t0 + 0.5 * xs.iter().map(|q| q * q).sum::<f64>()
+    let mut acc0 = 1.0;
+    let t1 = a * a;
+    if a.powi(3) > a {
+        return (1.0 + a.powi(2)).sqrt() * (t1 * t1);
+    }
+    acc0 *= 0.5 + 0.4 * (2.0 * t1).sin();
+    let t2 = (1.5 + a.sin()).powf(acc0.tanh());
+    let t3: f64 = acc0.max(a) / (1.0 + a.min(0.3).powi(2)) * (2.0 + (0.25 * t1).sin()).sqrt();
+    acc0 *= 0.5 + 0.4 * t1.powi(3).sin();
+    let mut w4 = 0;
+    while w4 < 3 {
+        acc0 = p151(-a, -a, t2 * (acc0 * 0.1).atan() * 0.5).atan();
+        acc0 /= (2.0 + (1.0 + 0.9_f64.powi(2)).cbrt().cos());
+        w4 += 1;
+    }
+    t3 * 0.25 + t2.tanh() + (acc0 * 0.1).tanh().cos()
 }
 
 const SOURCE_P170: &str = r#"#[differentiable]
-fn p170(xs: &[f64], a: f64) -> f64 {
-    let t0 = if a.mul_add(a, 0.25) < 0.7 { (1.5 + (xs[0] / (1.0 + a.powi(2))).sin()).powf((2.0 + a.cos()).recip().tanh()) } else { xs[0] * 0.2 / (1.5 + (a + a).tanh()) };
-    let mut acc1 = 0.5;
-    for i in 0..1 {
-        let t2 = if i < 1 { t0.mul_add((i as f64).max(t0), xs[xs.len() - 1 - i] / (1.5 + a.tanh())) } else { a.atan().mul_add((2.0 + 0.6_f64.sin()).cbrt(), a.powi(2)) };
-        let t0 = t0 - t0.cos();
-        acc1 += ((a.max(a) - 1.0 * (t2 * 0.25)) * 0.25).sin();
+fn p170(a: f64) -> f64 {
+    if (p153(a.cos()) * 0.5).atan() > a {
+        return a;
     }
-    let t3 = (1.5 + (a * t0).cos().cos()).sqrt();
-    (acc1 * 0.5).tanh() - 0.5 * t0 + 0.5 * xs.iter().map(|q| q * q).sum::<f64>()
+    let mut acc0 = 1.0;
+    let t1 = a * a;
+    if a.powi(3) > a {
+        return (1.0 + a.powi(2)).sqrt() * (t1 * t1);
+    }
+    acc0 *= 0.5 + 0.4 * (2.0 * t1).sin();
+    let t2 = (1.5 + a.sin()).powf(acc0.tanh());
+    let t3: f64 = acc0.max(a) / (1.0 + a.min(0.3).powi(2)) * (2.0 + (0.25 * t1).sin()).sqrt();
+    acc0 *= 0.5 + 0.4 * t1.powi(3).sin();
+    let mut w4 = 0;
+    while w4 < 3 {
+        acc0 = p151(-a, -a, t2 * (acc0 * 0.1).atan() * 0.5).atan();
+        acc0 /= (2.0 + (1.0 + 0.9_f64.powi(2)).cbrt().cos());
+        w4 += 1;
+    }
+    t3 * 0.25 + t2.tanh() + (acc0 * 0.1).tanh().cos()
 }
 "#;
 
@@ -12355,104 +11745,45 @@ pub fn check_p170() -> Result<(), String> {
     check(
         "p170",
         SOURCE_P170,
-        &[],
-        0xe576da7c64303d9b,
-        5,
-        &|p| p170(&p[0..4], p[4]),
-        &|p| {
-            let (g0, g1) = gradients_function!(p170)(&p[0..4], p[4]);
-            [g0, vec![g1]].concat()
-        },
-        &|p| value_and_gradients_function!(p170)(&p[0..4], p[4]).0,
+        &["p151", "p153"],
+        0x1c8f2f904ff6b003,
+        1,
+        &|p| p170(p[0]),
+        &|p| vec![gradients_function!(p170)(p[0])],
+        &|p| value_and_gradients_function!(p170)(p[0]).0,
     )
 }
 
 #[differentiable]
-fn p171(b: f64, a: f64) -> f64 {
-    let mut acc0 = p166(b);
-    let mut w1 = 0;
-    while w1 < 1 && (a.atan2(1.5 + acc0.cos()) > 0.7) {
-        if f64::sin(b) > (acc0 * 0.5).sin() {
-            let t2 = (b + b).powi(2).ln_1p();
-        } else if (acc0 * 0.5).atan().powi(2) > b {
-            let t3 = 0.5 * ((acc0 * 0.5).atan() + b - (acc0 * 0.5).tanh());
-        } else {
-            let mut acc4 = a.atan();
+fn p171(n: usize, b: f64, a: f64, c: f64) -> f64 {
+    let mut acc0 = (c * a).cos();
+    for i in 0..3 {
+        if a * 0.6 > 0.7 {
+            let t1 = a * c + b.max(n as f64 - c);
+        } else if (acc0 * 0.25).sin() > 0.25 {
+            let t2 = (n as f64).powi(2) * (1.5 * a);
         }
-        acc0 = f64::atan(2.0 * a);
-        w1 += 1;
+        acc0 = (acc0 * 0.25 + (b + p160(((1.0 - c) * 0.5).tanh(), (2.0_f64.sin().exp_m1() * 0.5).tanh())) * 0.25).sin();
     }
-    match ((1.0 + (acc0 * 0.5).tanh().powi(2)).ln().abs() * 2.0) as usize % 3 {
-        0 => {
-            let mut acc5 = f64::max((1.5 + (acc0 * 0.5).tanh().sin()).log(2.5 + a.cos()), f64::tanh(b));
-            let mut k6 = 0;
-            loop {
-                for j in (0..6).step_by(2) {
-                    let mut a = a;
-                    a = ((acc0 * 0.05).atan().atan() / (1.0 + (a / (1.5 + 1.5_f64.tanh())).powi(2)) * 0.5).tanh();
-                }
-                acc0 = (a * 0.5).atan();
-                k6 += 1;
-                if (2.0 > b) || k6 >= 4 { break; }
-            }
-        }
-        1 => {
-            for i in 0..3 {
-                let t7 = ((acc0 * 0.02).tanh() * b).max((acc0 * 0.02).atan() * 0.25);
-                acc0 += (((acc0 * 0.02).atan() * t7).atan2(1.5 + b.atan2(1.5 + t7.cos()).cos()) * 0.5).sin();
-            }
-        }
-        _ => {
-            for i in 0..2 {
-                acc0 += ((1.5 + (1.0 + a.powi(2)).sqrt().cos()).sqrt() * 0.5).sin();
-            }
-        }
-    }
-    acc0 * 0.02 - b.sin()
+    acc0 += ((1.5 + c.mul_add(b, (acc0 * 0.25).atan()).sin()).log(2.5 + (0.6 * b).cos()) * 0.5).sin();
+    let b = b + (p158(c.sin(), (b * a * 0.5).tanh(), 2) * 0.5).sin().tanh().exp();
+    (b * 0.25).atan().cos() + 0.1 * (acc0 * 0.25).atan()
 }
 
 const SOURCE_P171: &str = r#"#[differentiable]
-fn p171(b: f64, a: f64) -> f64 {
-    let mut acc0 = p166(b);
-    let mut w1 = 0;
-    while w1 < 1 && (a.atan2(1.5 + acc0.cos()) > 0.7) {
-        if f64::sin(b) > (acc0 * 0.5).sin() {
-            let t2 = (b + b).powi(2).ln_1p();
-        } else if (acc0 * 0.5).atan().powi(2) > b {
-            let t3 = 0.5 * ((acc0 * 0.5).atan() + b - (acc0 * 0.5).tanh());
-        } else {
-            let mut acc4 = a.atan();
+fn p171(n: usize, b: f64, a: f64, c: f64) -> f64 {
+    let mut acc0 = (c * a).cos();
+    for i in 0..3 {
+        if a * 0.6 > 0.7 {
+            let t1 = a * c + b.max(n as f64 - c);
+        } else if (acc0 * 0.25).sin() > 0.25 {
+            let t2 = (n as f64).powi(2) * (1.5 * a);
         }
-        acc0 = f64::atan(2.0 * a);
-        w1 += 1;
+        acc0 = (acc0 * 0.25 + (b + p160(((1.0 - c) * 0.5).tanh(), (2.0_f64.sin().exp_m1() * 0.5).tanh())) * 0.25).sin();
     }
-    match ((1.0 + (acc0 * 0.5).tanh().powi(2)).ln().abs() * 2.0) as usize % 3 {
-        0 => {
-            let mut acc5 = f64::max((1.5 + (acc0 * 0.5).tanh().sin()).log(2.5 + a.cos()), f64::tanh(b));
-            let mut k6 = 0;
-            loop {
-                for j in (0..6).step_by(2) {
-                    let mut a = a;
-                    a = ((acc0 * 0.05).atan().atan() / (1.0 + (a / (1.5 + 1.5_f64.tanh())).powi(2)) * 0.5).tanh();
-                }
-                acc0 = (a * 0.5).atan();
-                k6 += 1;
-                if (2.0 > b) || k6 >= 4 { break; }
-            }
-        }
-        1 => {
-            for i in 0..3 {
-                let t7 = ((acc0 * 0.02).tanh() * b).max((acc0 * 0.02).atan() * 0.25);
-                acc0 += (((acc0 * 0.02).atan() * t7).atan2(1.5 + b.atan2(1.5 + t7.cos()).cos()) * 0.5).sin();
-            }
-        }
-        _ => {
-            for i in 0..2 {
-                acc0 += ((1.5 + (1.0 + a.powi(2)).sqrt().cos()).sqrt() * 0.5).sin();
-            }
-        }
-    }
-    acc0 * 0.02 - b.sin()
+    acc0 += ((1.5 + c.mul_add(b, (acc0 * 0.25).atan()).sin()).log(2.5 + (0.6 * b).cos()) * 0.5).sin();
+    let b = b + (p158(c.sin(), (b * a * 0.5).tanh(), 2) * 0.5).sin().tanh().exp();
+    (b * 0.25).atan().cos() + 0.1 * (acc0 * 0.25).atan()
 }
 "#;
 
@@ -12460,42 +11791,52 @@ pub fn check_p171() -> Result<(), String> {
     check(
         "p171",
         SOURCE_P171,
-        &["p166"],
-        0x7f42d00058741e2e,
-        2,
-        &|p| p171(p[0], p[1]),
+        &["p158", "p160"],
+        0xe726d48c742b252a,
+        3,
+        &|p| p171(1, p[0], p[1], p[2]),
         &|p| {
-            let (g0, g1) = gradients_function!(p171)(p[0], p[1]);
-            [vec![g0], vec![g1]].concat()
+            let (g0, g1, g2) = gradients_function!(p171)(1, p[0], p[1], p[2]);
+            [vec![g0], vec![g1], vec![g2]].concat()
         },
-        &|p| value_and_gradients_function!(p171)(p[0], p[1]).0,
+        &|p| value_and_gradients_function!(p171)(1, p[0], p[1], p[2]).0,
     )
 }
 
 #[differentiable]
-fn p172(a: f64, b: f64, c: f64) -> f64 {
-    let mut acc0 = c;
-    if 0.75 / (1.0 + c.powi(2)) > 0.25 {
-        if -a > 0.5 {
-            let t1 = 1.25 + b;
-            return a * (c / (2.0 + c.cos()));
-        }
+fn p172(xs: &[f64], b: f64, a: f64) -> f64 {
+    let a = a * (a * 0.25);
+    let mut acc0 = (b / (1.5 + b.tanh()) * b.mul_add(xs.iter().map(|q| q * q).sum::<f64>(), a) * 0.05).sin();
+    let t1 = a / (1.0 + acc0 * acc0);
+    let b = b + (0.1 - xs[1]);
+    let t2 = (p158(a.asinh() * 0.5, (t1 * 0.5).tanh().powi(2), 2) * 0.5).tanh().atan2(1.5 + xs.iter().map(|q| (q * 1.0).sin()).sum::<f64>().cos());
+    let t3 = a;
+    acc0 = (acc0 + 0.9 * acc0).atan();
+    acc0 -= ((a + t2).atan() * 0.5).sin();
+    acc0 = (t2 * acc0).tanh();
+    let mut v4 = vec![0.0; xs.len()];
+    for i in 0..v4.len() {
+        v4[i] = (f64::min(acc0, xs[i]) * 0.5).sin().powi(3);
     }
-    let t2 = (c - b).atan().atan2(1.5 + (1.5 * c - c / (1.0 + acc0.powi(2))).cos());
-    acc0 - c.tanh() + a.tanh()
+    t3 - 2.0 * (b * 0.5).tanh() + (t1 * 0.5).sin() - acc0 + 0.1 * a
 }
 
 const SOURCE_P172: &str = r#"#[differentiable]
-fn p172(a: f64, b: f64, c: f64) -> f64 {
-    let mut acc0 = c;
-    if 0.75 / (1.0 + c.powi(2)) > 0.25 {
-        if -a > 0.5 {
-            let t1 = 1.25 + b;
-            return a * (c / (2.0 + c.cos()));
-        }
+fn p172(xs: &[f64], b: f64, a: f64) -> f64 {
+    let a = a * (a * 0.25);
+    let mut acc0 = (b / (1.5 + b.tanh()) * b.mul_add(xs.iter().map(|q| q * q).sum::<f64>(), a) * 0.05).sin();
+    let t1 = a / (1.0 + acc0 * acc0);
+    let b = b + (0.1 - xs[1]);
+    let t2 = (p158(a.asinh() * 0.5, (t1 * 0.5).tanh().powi(2), 2) * 0.5).tanh().atan2(1.5 + xs.iter().map(|q| (q * 1.0).sin()).sum::<f64>().cos());
+    let t3 = a;
+    acc0 = (acc0 + 0.9 * acc0).atan();
+    acc0 -= ((a + t2).atan() * 0.5).sin();
+    acc0 = (t2 * acc0).tanh();
+    let mut v4 = vec![0.0; xs.len()];
+    for i in 0..v4.len() {
+        v4[i] = (f64::min(acc0, xs[i]) * 0.5).sin().powi(3);
     }
-    let t2 = (c - b).atan().atan2(1.5 + (1.5 * c - c / (1.0 + acc0.powi(2))).cos());
-    acc0 - c.tanh() + a.tanh()
+    t3 - 2.0 * (b * 0.5).tanh() + (t1 * 0.5).sin() - acc0 + 0.1 * a
 }
 "#;
 
@@ -12503,64 +11844,70 @@ pub fn check_p172() -> Result<(), String> {
     check(
         "p172",
         SOURCE_P172,
-        &[],
-        0x5e230fe4f6d0f616,
-        3,
-        &|p| p172(p[0], p[1], p[2]),
+        &["p158"],
+        0x9c6f94e4e4b3694e,
+        5,
+        &|p| p172(&p[0..3], p[3], p[4]),
         &|p| {
-            let (g0, g1, g2) = gradients_function!(p172)(p[0], p[1], p[2]);
-            [vec![g0], vec![g1], vec![g2]].concat()
+            let (g0, g1, g2) = gradients_function!(p172)(&p[0..3], p[3], p[4]);
+            [g0, vec![g1], vec![g2]].concat()
         },
-        &|p| value_and_gradients_function!(p172)(p[0], p[1], p[2]).0,
+        &|p| value_and_gradients_function!(p172)(&p[0..3], p[3], p[4]).0,
     )
 }
 
 #[differentiable]
-fn p173(c: f64, b: f64, d: f64, a: f64) -> f64 {
-    let t0: f64 = b;
-    let d = d * 0.2_f64.powi(2);
-    let t1 = (p172(0.3_f64.powi(2), (d * 0.5).tanh().powi(3), 0.1 * b) * 0.5).tanh().tanh();
-    let t2 = (d * 0.5).tanh().powi(3) * d;
-    let t3: f64 = (0.3 + b).to_radians();
-    let t4 = match ((t2 * 0.5).tanh().abs() * 2.0) as usize % 3 { 0 => (t3.tanh().hypot(a + a) * 0.5).atan(), 1 => (c * 0.75).cos(), _ => (c * c).atan2(1.5 + (t0 * t3).cos()) };
-    let mut acc5 = (c / (1.0 + t2.powi(2))).sin();
+fn p173(b: f64, a: f64, d: f64, c: f64) -> f64 {
+    let mut a = a;
+    if (1.5 + 0.3_f64.cos()).sqrt() < -0.1 {
+        return (1.5 + c.sin()).log(2.5 + a.cos()).tanh().sinh();
+    }
+    let mut acc0 = 0.0;
     for i in 0..3 {
-        let t6 = 0.25 * d;
-        acc5 = ((acc5 * 0.25).atan() + (i as f64 * 0.5).atan()).sin();
+        for j in 0..1 {
+            for l in 1..=1 {
+                if j % 2 == 0 {
+                    acc0 = (1.0 * d * (a * 0.1 + b) * 0.25).atan();
+                } else if i < 1 {
+                    let c = c * (0.5 - b);
+                } else {
+                    let t1 = (d.cos() + acc0 * 0.1 / (1.0 + c * c)) * c.cos();
+                }
+                acc0 = 0.25 - (a * 0.1).sin().sin();
+            }
+            acc0 /= (1.0 + f64::cos((acc0 * 0.1).atan()).powi(2));
+            acc0 += d.powi(3).clamp(-0.75, 0.75);
+        }
+        acc0 = ((acc0 * 0.1).sin() * ((acc0 * 0.1).atan().mul_add(b, 2.0) * 0.25)).tanh();
     }
-    acc5 *= a.atan().cos();
-    let mut k7 = 0;
-    loop {
-        acc5 *= 0.8 + 0.2 * t4.sin();
-        acc5 /= (2.0 + (1.0 + c).cos());
-        k7 += 1;
-        if (((acc5 * 0.02).tanh() - k7 as f64) > 1.5) || k7 >= 6 { break; }
-    }
-    (acc5 * 0.02).atan() + t4 + 1.0 * t3 + t2 + t1 + 1.5 * d + 0.9 * t0 - b
+    (acc0 * 0.1).sin() + a * 0.1 + c.cos()
 }
 
 const SOURCE_P173: &str = r#"#[differentiable]
-fn p173(c: f64, b: f64, d: f64, a: f64) -> f64 {
-    let t0: f64 = b;
-    let d = d * 0.2_f64.powi(2);
-    let t1 = (p172(0.3_f64.powi(2), (d * 0.5).tanh().powi(3), 0.1 * b) * 0.5).tanh().tanh();
-    let t2 = (d * 0.5).tanh().powi(3) * d;
-    let t3: f64 = (0.3 + b).to_radians();
-    let t4 = match ((t2 * 0.5).tanh().abs() * 2.0) as usize % 3 { 0 => (t3.tanh().hypot(a + a) * 0.5).atan(), 1 => (c * 0.75).cos(), _ => (c * c).atan2(1.5 + (t0 * t3).cos()) };
-    let mut acc5 = (c / (1.0 + t2.powi(2))).sin();
+fn p173(b: f64, a: f64, d: f64, c: f64) -> f64 {
+    let mut a = a;
+    if (1.5 + 0.3_f64.cos()).sqrt() < -0.1 {
+        return (1.5 + c.sin()).log(2.5 + a.cos()).tanh().sinh();
+    }
+    let mut acc0 = 0.0;
     for i in 0..3 {
-        let t6 = 0.25 * d;
-        acc5 = ((acc5 * 0.25).atan() + (i as f64 * 0.5).atan()).sin();
+        for j in 0..1 {
+            for l in 1..=1 {
+                if j % 2 == 0 {
+                    acc0 = (1.0 * d * (a * 0.1 + b) * 0.25).atan();
+                } else if i < 1 {
+                    let c = c * (0.5 - b);
+                } else {
+                    let t1 = (d.cos() + acc0 * 0.1 / (1.0 + c * c)) * c.cos();
+                }
+                acc0 = 0.25 - (a * 0.1).sin().sin();
+            }
+            acc0 /= (1.0 + f64::cos((acc0 * 0.1).atan()).powi(2));
+            acc0 += d.powi(3).clamp(-0.75, 0.75);
+        }
+        acc0 = ((acc0 * 0.1).sin() * ((acc0 * 0.1).atan().mul_add(b, 2.0) * 0.25)).tanh();
     }
-    acc5 *= a.atan().cos();
-    let mut k7 = 0;
-    loop {
-        acc5 *= 0.8 + 0.2 * t4.sin();
-        acc5 /= (2.0 + (1.0 + c).cos());
-        k7 += 1;
-        if (((acc5 * 0.02).tanh() - k7 as f64) > 1.5) || k7 >= 6 { break; }
-    }
-    (acc5 * 0.02).atan() + t4 + 1.0 * t3 + t2 + t1 + 1.5 * d + 0.9 * t0 - b
+    (acc0 * 0.1).sin() + a * 0.1 + c.cos()
 }
 "#;
 
@@ -12568,8 +11915,8 @@ pub fn check_p173() -> Result<(), String> {
     check(
         "p173",
         SOURCE_P173,
-        &["p172"],
-        0x231ab73fc27f6d30,
+        &[],
+        0x4a2f6b55db92ba93,
         4,
         &|p| p173(p[0], p[1], p[2], p[3]),
         &|p| {
@@ -12581,33 +11928,93 @@ pub fn check_p173() -> Result<(), String> {
 }
 
 #[differentiable]
-fn p174(n: usize, xs: &[f64], a: f64) -> f64 {
+fn p174(xs: &[f64], b: f64, a: f64) -> f64 {
     let mut acc0 = 1.0;
-    for i in 0..n {
-        let t1 = xs[i];
-        let t2 = xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>();
-        acc0 += (n as f64 * 1.5 + xs[0]) * 0.1;
-        if n % 2 == 0 {
-            acc0 += t1;
+    if 1.0_f64.cos() > -0.1 {
+        let t1 = a - a;
+        if b / (1.0 + t1 * t1) > 0.7 {
+            if t1 * xs[2] > t1 || xs[2] < 0.5 {
+                acc0 *= 1.0 + xs[1].tanh();
+            } else {
+                for i in (0..1).rev() {
+                    if xs[0].powi(2).ln_1p() < -0.4 {
+                        let t2 = match i { 0 => b * (xs[i] * (acc0 * 0.5).sin()), _ => ((xs[i] + b.mul_add(i as f64, t1)) * 0.5).tanh() };
+                    } else if 1.0 * (acc0 * 0.5) < -0.4 {
+                        if i % 3 == 1 {
+                            acc0 /= (2.0 + b.cos());
+                        } else {
+                            acc0 += (xs[i] - (acc0 * 0.5).tanh()) / (1.0 + (xs.iter().map(|q| q * b).sum::<f64>() - xs[2]).powi(2)) * 0.25;
+                        }
+                    } else {
+                        acc0 = a.tanh();
+                    }
+                    acc0 /= (2.0 + xs[xs.len() - 1 - i].powi(3).cos());
+                }
+            }
+        } else {
+            acc0 = (1.0 + a.powi(2)).sqrt();
         }
-        acc0 *= 0.8 + 0.2 * (t2 * 0.1 * a).sin();
     }
-    0.1 * (acc0 * 0.1)
+    for i in 0..xs.len() {
+        let mut w3 = 0;
+        while w3 < 3 {
+            if a > (acc0 * 0.05).sin() || b < 0.1 {
+                let flag4 = b > -0.4;
+            } else {
+                let b = b * (i as f64 / (1.0 + b.powi(2)));
+            }
+            acc0 = (acc0 * 0.05).atan().atan2(1.5 + (b + xs[w3]).cos());
+            w3 += 1;
+        }
+        acc0 = (acc0 * 0.05).atan().to_radians() * (1.0 + (i as f64).powi(2)).sqrt();
+    }
+    let t5 = (b * xs[2]).asinh().atan2(1.5 + ((a - xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())) * xs[2].sin()).cos());
+    0.75 * t5 + (acc0 * 0.05).sin() + a.cos()
 }
 
 const SOURCE_P174: &str = r#"#[differentiable]
-fn p174(n: usize, xs: &[f64], a: f64) -> f64 {
+fn p174(xs: &[f64], b: f64, a: f64) -> f64 {
     let mut acc0 = 1.0;
-    for i in 0..n {
-        let t1 = xs[i];
-        let t2 = xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>();
-        acc0 += (n as f64 * 1.5 + xs[0]) * 0.1;
-        if n % 2 == 0 {
-            acc0 += t1;
+    if 1.0_f64.cos() > -0.1 {
+        let t1 = a - a;
+        if b / (1.0 + t1 * t1) > 0.7 {
+            if t1 * xs[2] > t1 || xs[2] < 0.5 {
+                acc0 *= 1.0 + xs[1].tanh();
+            } else {
+                for i in (0..1).rev() {
+                    if xs[0].powi(2).ln_1p() < -0.4 {
+                        let t2 = match i { 0 => b * (xs[i] * (acc0 * 0.5).sin()), _ => ((xs[i] + b.mul_add(i as f64, t1)) * 0.5).tanh() };
+                    } else if 1.0 * (acc0 * 0.5) < -0.4 {
+                        if i % 3 == 1 {
+                            acc0 /= (2.0 + b.cos());
+                        } else {
+                            acc0 += (xs[i] - (acc0 * 0.5).tanh()) / (1.0 + (xs.iter().map(|q| q * b).sum::<f64>() - xs[2]).powi(2)) * 0.25;
+                        }
+                    } else {
+                        acc0 = a.tanh();
+                    }
+                    acc0 /= (2.0 + xs[xs.len() - 1 - i].powi(3).cos());
+                }
+            }
+        } else {
+            acc0 = (1.0 + a.powi(2)).sqrt();
         }
-        acc0 *= 0.8 + 0.2 * (t2 * 0.1 * a).sin();
     }
-    0.1 * (acc0 * 0.1)
+    for i in 0..xs.len() {
+        let mut w3 = 0;
+        while w3 < 3 {
+            if a > (acc0 * 0.05).sin() || b < 0.1 {
+                let flag4 = b > -0.4;
+            } else {
+                let b = b * (i as f64 / (1.0 + b.powi(2)));
+            }
+            acc0 = (acc0 * 0.05).atan().atan2(1.5 + (b + xs[w3]).cos());
+            w3 += 1;
+        }
+        acc0 = (acc0 * 0.05).atan().to_radians() * (1.0 + (i as f64).powi(2)).sqrt();
+    }
+    let t5 = (b * xs[2]).asinh().atan2(1.5 + ((a - xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())) * xs[2].sin()).cos());
+    0.75 * t5 + (acc0 * 0.05).sin() + a.cos()
 }
 "#;
 
@@ -12616,45 +12023,45 @@ pub fn check_p174() -> Result<(), String> {
         "p174",
         SOURCE_P174,
         &[],
-        0x32f629655afe1090,
-        4,
-        &|p| p174(3, &p[0..3], p[3]),
+        0x81384f677e1e3735,
+        5,
+        &|p| p174(&p[0..3], p[3], p[4]),
         &|p| {
-            let (g0, g1) = gradients_function!(p174)(3, &p[0..3], p[3]);
-            [g0, vec![g1]].concat()
+            let (g0, g1, g2) = gradients_function!(p174)(&p[0..3], p[3], p[4]);
+            [g0, vec![g1], vec![g2]].concat()
         },
-        &|p| value_and_gradients_function!(p174)(3, &p[0..3], p[3]).0,
+        &|p| value_and_gradients_function!(p174)(&p[0..3], p[3], p[4]).0,
     )
 }
 
 #[differentiable]
-fn p175(a: f64, b: f64, n: usize, c: f64, d: f64, xs: &[f64]) -> f64 {
-    let t1 = { let u0 = a.cos() * b; xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) };
-    let mut a = a;
-    let b = b + d.tanh();
-    let mut w2 = 0;
-    while w2 < 1 && (xs[n] + d > -0.1) {
-        a += ((d * xs[n]).tanh().exp2() * 0.5).atan();
-        a /= (2.0 + c.cos().cos());
-        w2 += 1;
+fn p175(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    let mut t1 = x.to_owned();
+    if n % 3 == 0 {
+        t1 = &((v * (s)).mapv(f64::sin)) + &(x.mapv(f64::tanh));
     }
-    let t3: f64 = (b * 0.5).sin();
-    t3 + (b * 0.5).sin().sin() + (a * 0.25).sin() - c.sin()
+    let t2 = (x.dot(&t1) * 0.3).dot(&(v - v)) * 0.3;
+    let mut t3 = t1.to_owned();
+    for _ in 0..n {
+        t3 = (&t3 * (x[[2, 0]])).mapv(f64::sin) + &t3 * 0.5;
+    }
+    let t4 = s;
+    t4 + t3.sum() * 0.2 + t2.dot(&t2) * 0.1
 }
 
 const SOURCE_P175: &str = r#"#[differentiable]
-fn p175(a: f64, b: f64, n: usize, c: f64, d: f64, xs: &[f64]) -> f64 {
-    let t1 = { let u0 = a.cos() * b; xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) };
-    let mut a = a;
-    let b = b + d.tanh();
-    let mut w2 = 0;
-    while w2 < 1 && (xs[n] + d > -0.1) {
-        a += ((d * xs[n]).tanh().exp2() * 0.5).atan();
-        a /= (2.0 + c.cos().cos());
-        w2 += 1;
+fn p175(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    let mut t1 = x.to_owned();
+    if n % 3 == 0 {
+        t1 = &((v * (s)).mapv(f64::sin)) + &(x.mapv(f64::tanh));
     }
-    let t3: f64 = (b * 0.5).sin();
-    t3 + (b * 0.5).sin().sin() + (a * 0.25).sin() - c.sin()
+    let t2 = (x.dot(&t1) * 0.3).dot(&(v - v)) * 0.3;
+    let mut t3 = t1.to_owned();
+    for _ in 0..n {
+        t3 = (&t3 * (x[[2, 0]])).mapv(f64::sin) + &t3 * 0.5;
+    }
+    let t4 = s;
+    t4 + t3.sum() * 0.2 + t2.dot(&t2) * 0.1
 }
 "#;
 
@@ -12663,63 +12070,91 @@ pub fn check_p175() -> Result<(), String> {
         "p175",
         SOURCE_P175,
         &[],
-        0x4c451f5b86cd832a,
-        8,
-        &|p| p175(p[0], p[1], 1, p[2], p[3], &p[4..8]),
+        0xaaece1fa266d3df6,
+        13,
+        &|p| p175(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2),
         &|p| {
-            let (g0, g1, g2, g3, g4) = gradients_function!(p175)(p[0], p[1], 1, p[2], p[3], &p[4..8]);
-            [vec![g0], vec![g1], vec![g2], vec![g3], g4].concat()
+            let (g0, g1, g2) = gradients_function!(p175)(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2);
+            [g0.iter().copied().collect::<Vec<f64>>(), g1.iter().copied().collect::<Vec<f64>>(), vec![g2]].concat()
         },
-        &|p| value_and_gradients_function!(p175)(p[0], p[1], 1, p[2], p[3], &p[4..8]).0,
+        &|p| value_and_gradients_function!(p175)(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2).0,
     )
 }
 
 #[differentiable]
-fn p176(xs: &[f64], a: f64, n: usize) -> f64 {
-    let mut acc0 = 0.5;
-    for i in 0..4 {
-        let mut w1 = 0;
-        while w1 < 3 && ((1.5 + xs[1].sin()).powf(a.tanh()) < -0.4 || a < 0.5) {
-            let mut acc2 = 0.0;
-            acc2 += ((xs[xs.len() - 1 - i].sin().exp2() * 0.5).powi(3) * 0.05).sin();
-            w1 += 1;
+fn p176(a: f64, n: usize, xs: &[f64]) -> f64 {
+    let mut acc0 = (a.cos().exp() * 0.5).sin().powi(3);
+    for i in 1..=3 {
+        for j in (0..6).step_by(2) {
+            let mut acc1 = (acc0 * 0.05).tanh().sin().exp2().cos();
+            acc0 += ((acc0 * 0.05).cos().exp() * a.sin().exp_m1() * 0.1).atan();
         }
-        acc0 += ((-a).atan2(1.5 + (xs[i] * 1.25).cos()) * 0.5).sin();
+        acc0 = ((acc0 * 0.05).sin() * ((acc0 * 0.05).max(a) * 0.5).tanh()).atan();
     }
-    let mut v3 = vec![0.0; xs.len()];
-    for i in 0..v3.len() {
-        v3[i] = a;
+    let mut v2 = vec![0.0; xs.len()];
+    for i in 0..v2.len() {
+        v2[i] = (acc0 * 0.05).tanh();
+        if i > 0 {
+            v2[i] += v2[i - 1] * (-(acc0 * 0.05) * 0.25).sin();
+        }
     }
-    if a > 0.25 {
-        let t4: f64 = a;
+    if f64::sin(a) > xs.iter().map(|q| q * (acc0 * 0.05).tanh()).sum::<f64>() || (acc0 * 0.05).tanh() < 0.5 {
+        let mut k3 = 0;
+        loop {
+            v2[2 - n] = xs[2];
+            acc0 = ((acc0 * 0.05).sin() * xs[k3].sin()).tanh();
+            k3 += 1;
+            if (f64::max(2.0, v2.iter().map(|q| ((q * 0.25) * 0.25).sin()).sum::<f64>()) > 0.0) || k3 >= 2 { break; }
+        }
     } else {
-        acc0 += ((2.0 + v3.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).sin()).ln().sin() * 0.5).tanh();
+        for i in 0..1 {
+            for j in 0..xs.len() {
+                let t4 = if i % 2 == 0 { (1.5 + xs[i].min(v2.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.1).sin())).sin()).log(2.5 + a.cos()) } else { (v2[i] * 0.1).sin() };
+                acc0 += ((1.5 + 2.0_f64.sin()).powf(1.25_f64.tanh()) * (a - v2[0] * 0.1) * 0.1).atan();
+            }
+            v2[0] = (a * a / (1.5 + v2.iter().map(|q| ((q * 0.1) * 0.9).sin()).sum::<f64>().hypot(a).tanh()) * 0.25).sin();
+        }
     }
-    (acc0 * 0.05).sin()
+    let a = a * ((acc0 * 0.05).atan() / (2.0 + (acc0 * 0.05).sin().cos()));
+    (a * 0.25).tanh() - (acc0 * 0.05).sin()
 }
 
 const SOURCE_P176: &str = r#"#[differentiable]
-fn p176(xs: &[f64], a: f64, n: usize) -> f64 {
-    let mut acc0 = 0.5;
-    for i in 0..4 {
-        let mut w1 = 0;
-        while w1 < 3 && ((1.5 + xs[1].sin()).powf(a.tanh()) < -0.4 || a < 0.5) {
-            let mut acc2 = 0.0;
-            acc2 += ((xs[xs.len() - 1 - i].sin().exp2() * 0.5).powi(3) * 0.05).sin();
-            w1 += 1;
+fn p176(a: f64, n: usize, xs: &[f64]) -> f64 {
+    let mut acc0 = (a.cos().exp() * 0.5).sin().powi(3);
+    for i in 1..=3 {
+        for j in (0..6).step_by(2) {
+            let mut acc1 = (acc0 * 0.05).tanh().sin().exp2().cos();
+            acc0 += ((acc0 * 0.05).cos().exp() * a.sin().exp_m1() * 0.1).atan();
         }
-        acc0 += ((-a).atan2(1.5 + (xs[i] * 1.25).cos()) * 0.5).sin();
+        acc0 = ((acc0 * 0.05).sin() * ((acc0 * 0.05).max(a) * 0.5).tanh()).atan();
     }
-    let mut v3 = vec![0.0; xs.len()];
-    for i in 0..v3.len() {
-        v3[i] = a;
+    let mut v2 = vec![0.0; xs.len()];
+    for i in 0..v2.len() {
+        v2[i] = (acc0 * 0.05).tanh();
+        if i > 0 {
+            v2[i] += v2[i - 1] * (-(acc0 * 0.05) * 0.25).sin();
+        }
     }
-    if a > 0.25 {
-        let t4: f64 = a;
+    if f64::sin(a) > xs.iter().map(|q| q * (acc0 * 0.05).tanh()).sum::<f64>() || (acc0 * 0.05).tanh() < 0.5 {
+        let mut k3 = 0;
+        loop {
+            v2[2 - n] = xs[2];
+            acc0 = ((acc0 * 0.05).sin() * xs[k3].sin()).tanh();
+            k3 += 1;
+            if (f64::max(2.0, v2.iter().map(|q| ((q * 0.25) * 0.25).sin()).sum::<f64>()) > 0.0) || k3 >= 2 { break; }
+        }
     } else {
-        acc0 += ((2.0 + v3.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).sin()).ln().sin() * 0.5).tanh();
+        for i in 0..1 {
+            for j in 0..xs.len() {
+                let t4 = if i % 2 == 0 { (1.5 + xs[i].min(v2.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.1).sin())).sin()).log(2.5 + a.cos()) } else { (v2[i] * 0.1).sin() };
+                acc0 += ((1.5 + 2.0_f64.sin()).powf(1.25_f64.tanh()) * (a - v2[0] * 0.1) * 0.1).atan();
+            }
+            v2[0] = (a * a / (1.5 + v2.iter().map(|q| ((q * 0.1) * 0.9).sin()).sum::<f64>().hypot(a).tanh()) * 0.25).sin();
+        }
     }
-    (acc0 * 0.05).sin()
+    let a = a * ((acc0 * 0.05).atan() / (2.0 + (acc0 * 0.05).sin().cos()));
+    (a * 0.25).tanh() - (acc0 * 0.05).sin()
 }
 "#;
 
@@ -12728,37 +12163,65 @@ pub fn check_p176() -> Result<(), String> {
         "p176",
         SOURCE_P176,
         &[],
-        0x267662de75d98605,
-        5,
-        &|p| p176(&p[0..4], p[4], 3),
+        0x0d8aa72970542503,
+        4,
+        &|p| p176(p[0], 2, &p[1..4]),
         &|p| {
-            let (g0, g1) = gradients_function!(p176)(&p[0..4], p[4], 3);
-            [g0, vec![g1]].concat()
+            let (g0, g1) = gradients_function!(p176)(p[0], 2, &p[1..4]);
+            [vec![g0], g1].concat()
         },
-        &|p| value_and_gradients_function!(p176)(&p[0..4], p[4], 3).0,
+        &|p| value_and_gradients_function!(p176)(p[0], 2, &p[1..4]).0,
     )
 }
 
 #[differentiable]
-fn p177(a: f64, b: f64) -> f64 {
-    let mut acc0 = 1.0;
-    acc0 += (((2.0 + a.cos()).recip() + a) * 0.5).atan();
-    for i in 1..=3 {
-        let mut acc1 = 1.0;
-        acc1 += (f64::atan((acc0 * 0.25).atan().tanh().exp()) * 0.5).sin();
+fn p177(b: f64, a: f64, n: usize) -> f64 {
+    let mut v0 = vec![0.0; n];
+    for i in 0..v0.len() {
+        v0[i] = (1.5 + 0.25_f64.sin()).powf(a.atan().tanh());
     }
-    (acc0 * 0.25).sin().tanh() - a.tanh()
+    let mut v1 = vec![0.0; v0.len()];
+    for i in 0..v1.len() {
+        v1[i] = (n as f64 - i as f64) / (1.0 + (v0.iter().map(|q| q.cos()).product::<f64>() * b).powi(2)) * 0.5;
+    }
+    v0[(n + 1) % 1] = ((a - v0[(n + 1) % 1]).sin().exp() * 0.5).tanh();
+    v0[(n + 1) % 1] = v1[(n + 1) % 1].sin().clamp(-0.75, 0.75);
+    let a = a - b * 0.5;
+    v0[n % 1] -= v1[0] * 0.5;
+    let mut acc2 = (1.5 + b.atan().sin()).log(2.5 + (a * a).cos());
+    for i in 1..=3 {
+        if a * b > 0.7 {
+            let mut acc3 = f64::sin(f64::max(v1.iter().map(|q| ((q * 0.25) * 2.0).sin()).sum::<f64>(), a));
+            return (acc2 * 0.25).atan() + v1.iter().map(|q| (q * 0.25).cos()).product::<f64>();
+        }
+        acc2 += (a.powi(2).ln_1p().sin() * 0.5).sin();
+    }
+    (acc2 * 0.25).tanh() + a
 }
 
 const SOURCE_P177: &str = r#"#[differentiable]
-fn p177(a: f64, b: f64) -> f64 {
-    let mut acc0 = 1.0;
-    acc0 += (((2.0 + a.cos()).recip() + a) * 0.5).atan();
-    for i in 1..=3 {
-        let mut acc1 = 1.0;
-        acc1 += (f64::atan((acc0 * 0.25).atan().tanh().exp()) * 0.5).sin();
+fn p177(b: f64, a: f64, n: usize) -> f64 {
+    let mut v0 = vec![0.0; n];
+    for i in 0..v0.len() {
+        v0[i] = (1.5 + 0.25_f64.sin()).powf(a.atan().tanh());
     }
-    (acc0 * 0.25).sin().tanh() - a.tanh()
+    let mut v1 = vec![0.0; v0.len()];
+    for i in 0..v1.len() {
+        v1[i] = (n as f64 - i as f64) / (1.0 + (v0.iter().map(|q| q.cos()).product::<f64>() * b).powi(2)) * 0.5;
+    }
+    v0[(n + 1) % 1] = ((a - v0[(n + 1) % 1]).sin().exp() * 0.5).tanh();
+    v0[(n + 1) % 1] = v1[(n + 1) % 1].sin().clamp(-0.75, 0.75);
+    let a = a - b * 0.5;
+    v0[n % 1] -= v1[0] * 0.5;
+    let mut acc2 = (1.5 + b.atan().sin()).log(2.5 + (a * a).cos());
+    for i in 1..=3 {
+        if a * b > 0.7 {
+            let mut acc3 = f64::sin(f64::max(v1.iter().map(|q| ((q * 0.25) * 2.0).sin()).sum::<f64>(), a));
+            return (acc2 * 0.25).atan() + v1.iter().map(|q| (q * 0.25).cos()).product::<f64>();
+        }
+        acc2 += (a.powi(2).ln_1p().sin() * 0.5).sin();
+    }
+    (acc2 * 0.25).tanh() + a
 }
 "#;
 
@@ -12767,95 +12230,53 @@ pub fn check_p177() -> Result<(), String> {
         "p177",
         SOURCE_P177,
         &[],
-        0xad4bfe2bcea5bdbe,
+        0x4a0a7c8d9a7a54ec,
         2,
-        &|p| p177(p[0], p[1]),
+        &|p| p177(p[0], p[1], 1),
         &|p| {
-            let (g0, g1) = gradients_function!(p177)(p[0], p[1]);
+            let (g0, g1) = gradients_function!(p177)(p[0], p[1], 1);
             [vec![g0], vec![g1]].concat()
         },
-        &|p| value_and_gradients_function!(p177)(p[0], p[1]).0,
+        &|p| value_and_gradients_function!(p177)(p[0], p[1], 1).0,
     )
 }
 
 #[differentiable]
-fn p178(a: f64, n: usize) -> f64 {
-    let mut acc0 = 0.0;
-    if a * a < 0.25 && a < 0.7 {
-        return -a.atan2(1.5 + a.cos());
-    }
-    acc0 = a;
-    let a = a * (acc0 * n as f64);
-    for i in (0..3).rev() {
-        acc0 += (acc0 * 0.25).sin().sin().exp() * 0.5;
-        if n % 2 == 0 {
-            continue;
+fn p178(a: f64) -> f64 {
+    let t0 = if f64::max(a, a) > a { (a / (1.0 + a * a) * 0.5).powi(2) } else { a.tanh().tanh() };
+    let t1 = if 1.0 - 1.5 < 0.7 { a / (1.0 + a.powi(2)) - -(t0 * 0.25).sin() } else { (1.0 + 0.75_f64.powi(2)).sqrt() + a.abs() };
+    let flag2 = (2.0 + (p160((p158((2.0 + a.cos()).recip(), (t0 * 0.25).atan() * (t0 * 0.25) * 0.25, 2) * 0.5).atan().hypot(a) * 0.5, a / (1.0 + a.powi(2)) * 0.5) * 0.5).sin().cos()).powi(-2) > -0.1;
+    let mut acc3 = 0.6_f64;
+    if t0 * 0.25 / (1.5 + (t1 * 0.5).atan().tanh()) < -0.1 {
+        let mut w4 = 0;
+        while w4 < 3 {
+            let t5 = acc3 * 0.25 * (t1 * 0.5).atan();
+            acc3 = ((t5 * 0.5 - (t0 * 0.25).sin()).min(w4 as f64 * (t5 * 0.5)) * 0.25).tanh();
+            w4 += 1;
         }
+    } else {
+        let t6 = if (t0 * 0.25).atan() - (acc3 * 0.25).tanh() < 0.3 { a } else { (t0 * 0.25).atan() * (a + (t0 * 0.25).atan()) };
     }
-    let a = (a * 0.1).atan() * (acc0 * 0.25).asinh();
-    let t1 = (a * 0.25).cos();
-    let mut w2 = 0;
-    while w2 < 3 && ((acc0 * 0.25).sin() * (acc0 * 0.25).tanh() < 0.1) {
-        if acc0 * 0.1 - t1 > 0.1 {
-            let t3: f64 = t1;
-        } else if (a * 0.25).sin() < 0.25 {
-            for j in 0..4 {
-                let t5 = { let u4 = acc0 * 0.05; t1 };
-                acc0 += ((-t1).cos() * 0.5).tanh();
-            }
-        } else {
-            let mut k6 = 0;
-            loop {
-                let a = (a * 0.25).atan() * t1;
-                acc0 -= (((a * 0.5).sin().atan2(1.5 + t1.cos()) + (a * 0.5).sin().min((acc0 * 0.02).atan())) * 0.25).sin();
-                k6 += 1;
-                if ((a * 0.5).atan() + acc0 * 0.02 < 0.3) || k6 >= 2 { break; }
-            }
-        }
-        acc0 *= (a * 0.25).tanh().cos();
-        w2 += 1;
-    }
-    t1 + (a * 0.25).sin()
+    (acc3 * 0.25).tanh().sin() + 1.5 * (t1 * 0.5) + 1.5 * (t0 * 0.25).sin()
 }
 
 const SOURCE_P178: &str = r#"#[differentiable]
-fn p178(a: f64, n: usize) -> f64 {
-    let mut acc0 = 0.0;
-    if a * a < 0.25 && a < 0.7 {
-        return -a.atan2(1.5 + a.cos());
-    }
-    acc0 = a;
-    let a = a * (acc0 * n as f64);
-    for i in (0..3).rev() {
-        acc0 += (acc0 * 0.25).sin().sin().exp() * 0.5;
-        if n % 2 == 0 {
-            continue;
+fn p178(a: f64) -> f64 {
+    let t0 = if f64::max(a, a) > a { (a / (1.0 + a * a) * 0.5).powi(2) } else { a.tanh().tanh() };
+    let t1 = if 1.0 - 1.5 < 0.7 { a / (1.0 + a.powi(2)) - -(t0 * 0.25).sin() } else { (1.0 + 0.75_f64.powi(2)).sqrt() + a.abs() };
+    let flag2 = (2.0 + (p160((p158((2.0 + a.cos()).recip(), (t0 * 0.25).atan() * (t0 * 0.25) * 0.25, 2) * 0.5).atan().hypot(a) * 0.5, a / (1.0 + a.powi(2)) * 0.5) * 0.5).sin().cos()).powi(-2) > -0.1;
+    let mut acc3 = 0.6_f64;
+    if t0 * 0.25 / (1.5 + (t1 * 0.5).atan().tanh()) < -0.1 {
+        let mut w4 = 0;
+        while w4 < 3 {
+            let t5 = acc3 * 0.25 * (t1 * 0.5).atan();
+            acc3 = ((t5 * 0.5 - (t0 * 0.25).sin()).min(w4 as f64 * (t5 * 0.5)) * 0.25).tanh();
+            w4 += 1;
         }
+    } else {
+        let t6 = if (t0 * 0.25).atan() - (acc3 * 0.25).tanh() < 0.3 { a } else { (t0 * 0.25).atan() * (a + (t0 * 0.25).atan()) };
     }
-    let a = (a * 0.1).atan() * (acc0 * 0.25).asinh();
-    let t1 = (a * 0.25).cos();
-    let mut w2 = 0;
-    while w2 < 3 && ((acc0 * 0.25).sin() * (acc0 * 0.25).tanh() < 0.1) {
-        if acc0 * 0.1 - t1 > 0.1 {
-            let t3: f64 = t1;
-        } else if (a * 0.25).sin() < 0.25 {
-            for j in 0..4 {
-                let t5 = { let u4 = acc0 * 0.05; t1 };
-                acc0 += ((-t1).cos() * 0.5).tanh();
-            }
-        } else {
-            let mut k6 = 0;
-            loop {
-                let a = (a * 0.25).atan() * t1;
-                acc0 -= (((a * 0.5).sin().atan2(1.5 + t1.cos()) + (a * 0.5).sin().min((acc0 * 0.02).atan())) * 0.25).sin();
-                k6 += 1;
-                if ((a * 0.5).atan() + acc0 * 0.02 < 0.3) || k6 >= 2 { break; }
-            }
-        }
-        acc0 *= (a * 0.25).tanh().cos();
-        w2 += 1;
-    }
-    t1 + (a * 0.25).sin()
+    (acc3 * 0.25).tanh().sin() + 1.5 * (t1 * 0.5) + 1.5 * (t0 * 0.25).sin()
 }
 "#;
 
@@ -12863,77 +12284,71 @@ pub fn check_p178() -> Result<(), String> {
     check(
         "p178",
         SOURCE_P178,
-        &[],
-        0x50e8107a428e667d,
+        &["p158", "p160"],
+        0x406ce6e1390ffadd,
         1,
-        &|p| p178(p[0], 3),
-        &|p| vec![gradients_function!(p178)(p[0], 3)],
-        &|p| value_and_gradients_function!(p178)(p[0], 3).0,
+        &|p| p178(p[0]),
+        &|p| vec![gradients_function!(p178)(p[0])],
+        &|p| value_and_gradients_function!(p178)(p[0]).0,
     )
 }
 
 #[differentiable]
-fn p179(a: f64, b: f64, xs: &[f64]) -> f64 {
-    let mut acc0 = 0.0;
-    for i in 0..xs.len() {
-        let t1: f64 = -b.atan() * (p166(a) * (b * xs.iter().map(|q| q.cos()).product::<f64>()));
-        let b = b - (t1 + b);
-        acc0 *= 0.8 + 0.2 * (xs.iter().map(|q| q.cos()).product::<f64>() / (2.0 + xs[3].cos())).sin();
-    }
-    let mut v2 = vec![0.0; xs.len()];
-    for i in 0..v2.len() {
-        v2[i] = f64::atan(2.0 + i as f64);
-    }
-    let t3 = a * 0.75;
-    let t4 = (xs.iter().map(|q| q * q).sum::<f64>().asinh() - xs.iter().sum::<f64>().max(xs[0])).min((-t3).mul_add((acc0 * 0.1).atan() * a, v2[0] - xs[0]));
-    for i in 0..xs.len() {
-        if v2[i] * 0.1 - (v2[i] * 0.1).atan() > (v2.iter().enumerate().map(|(k, q)| (q * 0.1) * k as f64).sum::<f64>() * 0.5).sin() && (p171(xs[xs.len() - 1 - i].min(b), b) * 0.5).tanh() < 0.3 {
-            if i == 0 {
-                if i > 0 {
-                    acc0 += t3;
-                } else {
-                    for j in (0..4).rev() {
-                        acc0 += a;
-                        acc0 /= (2.0 + ((acc0 * 0.02).atan() * (t4 * 0.25).atan()).cos());
+fn p179(a: f64) -> f64 {
+    let mut acc0 = 1.0;
+    let mut w1 = 0;
+    while w1 < 2 && (a.sin().exp_m1() > p177((a.hypot((p177(0.75, a.mul_add(a, a) * 0.5, 1) * 0.5).atan()) * 0.5).sin(), (a.tanh().exp() * 0.5).atan(), 1) * 0.5) {
+        acc0 += a;
+        if (acc0 * 0.25).tanh() + acc0 * 0.25 > -0.4 {
+            let mut w2 = 0;
+            while w2 < 1 {
+                for l in (0..1).rev() {
+                    if ((w2 as f64).tanh().cosh()) > a {
+                        let t3 = (2.0 + (acc0 * 0.1).atan().cos()).powi(-2);
+                    } else {
+                        acc0 += (a.powi(3) * 0.25).tanh();
                     }
+                    acc0 = ((acc0 * 0.1).atan() - 0.9 * 0.2).atan();
                 }
+                acc0 *= (acc0 * 0.1).cos();
+                w2 += 1;
             }
         }
-        acc0 = (((acc0 * 0.02).atan() * xs[i] - xs.iter().map(|q| q * q).sum::<f64>().atan()) * 0.5).tanh();
+        w1 += 1;
     }
-    t4 * 0.25 + b + a
+    if (acc0 * 0.05).sin() > 0.7 {
+        let flag4 = a > 0.3;
+    }
+    0.9 * (acc0 * 0.05).sin()
 }
 
 const SOURCE_P179: &str = r#"#[differentiable]
-fn p179(a: f64, b: f64, xs: &[f64]) -> f64 {
-    let mut acc0 = 0.0;
-    for i in 0..xs.len() {
-        let t1: f64 = -b.atan() * (p166(a) * (b * xs.iter().map(|q| q.cos()).product::<f64>()));
-        let b = b - (t1 + b);
-        acc0 *= 0.8 + 0.2 * (xs.iter().map(|q| q.cos()).product::<f64>() / (2.0 + xs[3].cos())).sin();
-    }
-    let mut v2 = vec![0.0; xs.len()];
-    for i in 0..v2.len() {
-        v2[i] = f64::atan(2.0 + i as f64);
-    }
-    let t3 = a * 0.75;
-    let t4 = (xs.iter().map(|q| q * q).sum::<f64>().asinh() - xs.iter().sum::<f64>().max(xs[0])).min((-t3).mul_add((acc0 * 0.1).atan() * a, v2[0] - xs[0]));
-    for i in 0..xs.len() {
-        if v2[i] * 0.1 - (v2[i] * 0.1).atan() > (v2.iter().enumerate().map(|(k, q)| (q * 0.1) * k as f64).sum::<f64>() * 0.5).sin() && (p171(xs[xs.len() - 1 - i].min(b), b) * 0.5).tanh() < 0.3 {
-            if i == 0 {
-                if i > 0 {
-                    acc0 += t3;
-                } else {
-                    for j in (0..4).rev() {
-                        acc0 += a;
-                        acc0 /= (2.0 + ((acc0 * 0.02).atan() * (t4 * 0.25).atan()).cos());
+fn p179(a: f64) -> f64 {
+    let mut acc0 = 1.0;
+    let mut w1 = 0;
+    while w1 < 2 && (a.sin().exp_m1() > p177((a.hypot((p177(0.75, a.mul_add(a, a) * 0.5, 1) * 0.5).atan()) * 0.5).sin(), (a.tanh().exp() * 0.5).atan(), 1) * 0.5) {
+        acc0 += a;
+        if (acc0 * 0.25).tanh() + acc0 * 0.25 > -0.4 {
+            let mut w2 = 0;
+            while w2 < 1 {
+                for l in (0..1).rev() {
+                    if ((w2 as f64).tanh().cosh()) > a {
+                        let t3 = (2.0 + (acc0 * 0.1).atan().cos()).powi(-2);
+                    } else {
+                        acc0 += (a.powi(3) * 0.25).tanh();
                     }
+                    acc0 = ((acc0 * 0.1).atan() - 0.9 * 0.2).atan();
                 }
+                acc0 *= (acc0 * 0.1).cos();
+                w2 += 1;
             }
         }
-        acc0 = (((acc0 * 0.02).atan() * xs[i] - xs.iter().map(|q| q * q).sum::<f64>().atan()) * 0.5).tanh();
+        w1 += 1;
     }
-    t4 * 0.25 + b + a
+    if (acc0 * 0.05).sin() > 0.7 {
+        let flag4 = a > 0.3;
+    }
+    0.9 * (acc0 * 0.05).sin()
 }
 "#;
 
@@ -12941,68 +12356,61 @@ pub fn check_p179() -> Result<(), String> {
     check(
         "p179",
         SOURCE_P179,
-        &["p166", "p171"],
-        0xc2a00908191be2d7,
-        6,
-        &|p| p179(p[0], p[1], &p[2..6]),
-        &|p| {
-            let (g0, g1, g2) = gradients_function!(p179)(p[0], p[1], &p[2..6]);
-            [vec![g0], vec![g1], g2].concat()
-        },
-        &|p| value_and_gradients_function!(p179)(p[0], p[1], &p[2..6]).0,
+        &["p177"],
+        0xc74694d903fd2d7d,
+        1,
+        &|p| p179(p[0]),
+        &|p| vec![gradients_function!(p179)(p[0])],
+        &|p| value_and_gradients_function!(p179)(p[0]).0,
     )
 }
 
 #[differentiable]
-fn p180(a: f64, n: usize, b: f64, c: f64) -> f64 {
-    let mut acc0 = 0.0;
-    if f64::sin(c) > c {
-        let t1 = 0.6_f64.to_radians();
+fn p180(a: f64) -> f64 {
+    let t0 = if a / (2.0 + a.cos()) < 0.3 { f64::sin(a + a) } else { a * a - a };
+    let mut acc1 = (0.5 * (t0 * 0.5).tanh().min(t0 * 0.5).tanh()).acos();
+    for i in 0..2 {
+        let flag2 = (t0 * 0.5).atan().powi(3) > 0.7;
+        acc1 /= (2.0 + a.cos());
+        let t3 = f64::max(0.6 / (1.0 + 0.3_f64.powi(2)) * 0.25, (1.0 + (p177(((t0 * 0.5).tanh() * (t0 * 0.5) * 0.5).sin(), (t0 * 0.5).sin(), 1) * 0.5).atan().powi(2)).cbrt());
+        acc1 -= (acc1 * 0.25).tanh() / (1.0 + a.powi(2)) / (1.0 + 0.3_f64.tanh().powi(2)) * 0.25;
     }
-    acc0 = ((a - a.max(n as f64)) * 0.5).atan();
-    for i in 0..4 {
-        acc0 = (2.0 + (b * a).sin()).cbrt();
-        let t2 = a.to_radians();
-        if (2.0 + t2.sin()).ln() > 0.7 {
-            return t2.powi(2).cos().exp();
-        }
+    if (acc1 * 0.25).atan() < -0.4 {
+        let mut k4 = 0;
+        let r6 = loop {
+            let t5 = if a / (1.0 + a * a) > -0.4 { (2.0 + a).mul_add(a * (t0 * 0.5).atan(), a * (acc1 * 0.1)) } else { 1.5 };
+            acc1 = ((acc1 * 0.1).tanh() * 0.5_f64.tanh()).sin();
+            k4 += 1;
+            if (((acc1 * 0.1).tanh().mul_add(k4 as f64, (acc1 * 0.1).sin())) > -0.4) || k4 >= 6 { break p151((t0 * 0.5).tanh().sin(), (k4 as f64).tanh(), 0.6); }
+        };
+    } else {
+        let t0 = (t0 * 0.5).atan() * -(acc1 * 0.1).tanh();
     }
-    let t3 = b.min((p165((acc0 * 0.1).sin(), a.sin(), 1.25) * 0.5).sin()).tanh().exp2();
-    acc0 += f64::min(c - a, b - a) * 0.5;
-    let mut k4 = 0;
-    let r6 = loop {
-        let t5 = if (acc0 * 0.1).tanh() - a > -0.4 { 1.5 * b.tanh() } else { a };
-        acc0 = (acc0 * 0.1 * (t5 * (acc0 * 0.1).sin() * 0.5)).tanh();
-        k4 += 1;
-        if (t3 < 0.3 && t5 < 0.7) || k4 >= 4 { break (c - (acc0 * 0.1).atan()).sin(); }
-    };
-    r6 - t3 - 2.0 * (acc0 * 0.1) - c.sin()
+    0.3 * (acc1 * 0.1).tanh() + 0.5 * (acc1 * 0.1).tanh()
 }
 
 const SOURCE_P180: &str = r#"#[differentiable]
-fn p180(a: f64, n: usize, b: f64, c: f64) -> f64 {
-    let mut acc0 = 0.0;
-    if f64::sin(c) > c {
-        let t1 = 0.6_f64.to_radians();
+fn p180(a: f64) -> f64 {
+    let t0 = if a / (2.0 + a.cos()) < 0.3 { f64::sin(a + a) } else { a * a - a };
+    let mut acc1 = (0.5 * (t0 * 0.5).tanh().min(t0 * 0.5).tanh()).acos();
+    for i in 0..2 {
+        let flag2 = (t0 * 0.5).atan().powi(3) > 0.7;
+        acc1 /= (2.0 + a.cos());
+        let t3 = f64::max(0.6 / (1.0 + 0.3_f64.powi(2)) * 0.25, (1.0 + (p177(((t0 * 0.5).tanh() * (t0 * 0.5) * 0.5).sin(), (t0 * 0.5).sin(), 1) * 0.5).atan().powi(2)).cbrt());
+        acc1 -= (acc1 * 0.25).tanh() / (1.0 + a.powi(2)) / (1.0 + 0.3_f64.tanh().powi(2)) * 0.25;
     }
-    acc0 = ((a - a.max(n as f64)) * 0.5).atan();
-    for i in 0..4 {
-        acc0 = (2.0 + (b * a).sin()).cbrt();
-        let t2 = a.to_radians();
-        if (2.0 + t2.sin()).ln() > 0.7 {
-            return t2.powi(2).cos().exp();
-        }
+    if (acc1 * 0.25).atan() < -0.4 {
+        let mut k4 = 0;
+        let r6 = loop {
+            let t5 = if a / (1.0 + a * a) > -0.4 { (2.0 + a).mul_add(a * (t0 * 0.5).atan(), a * (acc1 * 0.1)) } else { 1.5 };
+            acc1 = ((acc1 * 0.1).tanh() * 0.5_f64.tanh()).sin();
+            k4 += 1;
+            if (((acc1 * 0.1).tanh().mul_add(k4 as f64, (acc1 * 0.1).sin())) > -0.4) || k4 >= 6 { break p151((t0 * 0.5).tanh().sin(), (k4 as f64).tanh(), 0.6); }
+        };
+    } else {
+        let t0 = (t0 * 0.5).atan() * -(acc1 * 0.1).tanh();
     }
-    let t3 = b.min((p165((acc0 * 0.1).sin(), a.sin(), 1.25) * 0.5).sin()).tanh().exp2();
-    acc0 += f64::min(c - a, b - a) * 0.5;
-    let mut k4 = 0;
-    let r6 = loop {
-        let t5 = if (acc0 * 0.1).tanh() - a > -0.4 { 1.5 * b.tanh() } else { a };
-        acc0 = (acc0 * 0.1 * (t5 * (acc0 * 0.1).sin() * 0.5)).tanh();
-        k4 += 1;
-        if (t3 < 0.3 && t5 < 0.7) || k4 >= 4 { break (c - (acc0 * 0.1).atan()).sin(); }
-    };
-    r6 - t3 - 2.0 * (acc0 * 0.1) - c.sin()
+    0.3 * (acc1 * 0.1).tanh() + 0.5 * (acc1 * 0.1).tanh()
 }
 "#;
 
@@ -13010,154 +12418,93 @@ pub fn check_p180() -> Result<(), String> {
     check(
         "p180",
         SOURCE_P180,
-        &["p165"],
-        0x3c42ad4d835dd03a,
-        3,
-        &|p| p180(p[0], 3, p[1], p[2]),
-        &|p| {
-            let (g0, g1, g2) = gradients_function!(p180)(p[0], 3, p[1], p[2]);
-            [vec![g0], vec![g1], vec![g2]].concat()
-        },
-        &|p| value_and_gradients_function!(p180)(p[0], 3, p[1], p[2]).0,
+        &["p151", "p177"],
+        0x4bb197c7085b92ca,
+        1,
+        &|p| p180(p[0]),
+        &|p| vec![gradients_function!(p180)(p[0])],
+        &|p| value_and_gradients_function!(p180)(p[0]).0,
     )
 }
 
 #[differentiable]
-fn p181(n: usize, b: f64, a: f64) -> f64 {
-    let mut acc0 = (2.0 + (n as f64 / (1.0 + b.powi(2))).sin()).log2();
+fn p181(b: f64, a: f64, c: f64, n: usize) -> f64 {
+    let mut acc0 = 0.5;
+    if n == 0 {
+        match n {
+            0 => {
+                for i in 0..2 {
+                    let mut acc1 = c.tanh().cos();
+                    acc0 *= acc1.atan().cos();
+                }
+            }
+            1 => {
+                if (acc0 * 0.1).tanh().powi(2).ln_1p() > 0.25 {
+                    acc0 += ((1.5 + b.sin()).log(2.5 + b.cos()) / (1.5 + b.tanh()) * 0.25).atan();
+                }
+            }
+            _ => {
+                for i in (0..6).step_by(2) {
+                    if i > 1 {
+                        let mut c = c;
+                    } else {
+                        let acc0 = (acc0 * 0.1).tanh() + a.sin();
+                    }
+                    acc0 *= ((p173((b * b * 0.5).sin(), (b.mul_add(p179(c.cos().exp2() * 0.5), a) * 0.5).sin(), a.cos(), (n as f64 * c * 0.25).atan()) * 0.5).atan() / (1.5 + a.tanh())).tanh();
+                }
+            }
+        }
+    }
     for i in 0..n {
-        if i % 2 == 0 {
-            continue;
-        }
-        for j in 0..n {
-            let mut k1 = 0;
-            let r3 = loop {
-                let t2: f64 = 1.5_f64.atan().powi(2);
-                acc0 += (b * 2.0 * 0.5).atan();
-                k1 += 1;
-                if ((j as f64 * t2) > -0.2) || k1 >= 4 { break (1.5 + (b * t2).sin()).log(2.5 + (acc0 * 0.02).tanh().cos()); }
-            };
-            acc0 = (acc0 * 0.02 * b.atan()).sin();
-        }
-        acc0 = (acc0 * 0.02 * ((acc0 * 0.02).tanh() * b)).sin();
+        acc0 = ((acc0 * 0.05).tanh() * ((acc0 * 0.05).max(acc0 * 0.05) * 0.5).sin()).sin();
     }
-    let mut v4 = vec![0.0; 3];
-    for i in 0..v4.len() {
-        v4[i] = (2.0 + b).atan();
+    let t2 = if (c - n as f64) > -0.4 { -(n as f64) - 1.0 * (acc0 * 0.05).sin() } else { (n as f64 * 0.5).tanh().powi(3) * a.powi(2).ln_1p() };
+    let mut v3 = vec![0.0; 2];
+    for i in 0..v3.len() {
+        v3[i] = (t2 * 0.5).atan().powi(2);
     }
-    acc0 += v4[v4.len() - 1 - n] * 0.5;
-    if v4.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) > v4[0] {
-        if n % 2 == 0 {
-            let mut w5 = 0;
-            while w5 < 3 {
-                if n < 2 {
-                    for j in (0..6).step_by(2) {
-                        let a = a * (2.0 + (w5 as f64 * 0.5).atan().cos()).powi(-2);
-                        acc0 -= 0.25 * (acc0 * 0.02).atan() + 0.25 * (v4[n] * 0.05).sin();
-                    }
-                }
-                v4[w5] -= (acc0 * 0.02 * (acc0 * 0.02) * (acc0 * 0.02 * 0.5).powi(2) * 0.5).sin();
-                w5 += 1;
-            }
-        } else {
-            acc0 += f64::atan(b).tanh().cosh() * 0.5;
-        }
-    } else {
-        let mut w6 = 0;
-        while w6 < 2 {
-            if 0.5 > 0.7 {
-                for j in (0..2).rev() {
-                    acc0 = ((acc0 * 0.02).atan() * v4.iter().map(|q| (q * 0.05).cos()).product::<f64>()).tanh();
-                }
-            } else {
-                for j in 0..3 {
-                    let mut k7 = 0;
-                    loop {
-                        let acc0 = (acc0 * 0.01).atan() + n as f64 * j as f64;
-                        v4[j] += ((acc0 * 0.1).atan() + (1.5 + v4.iter().map(|q| (q * 0.02) * b).sum::<f64>())) * 0.05;
-                        k7 += 1;
-                        if ((j as f64) > (acc0 * 0.1).tanh()) || k7 >= 2 { break; }
-                    }
-                    acc0 = ((acc0 * 0.01).tanh() * ((j as f64).sin().exp_m1() * 0.5)).sin();
-                }
-            }
-            acc0 += -b;
-            w6 += 1;
-        }
-    }
-    if b * a > 0.1 {
-        let mut acc8 = ((acc0 * 0.01).min((v4[0] * 0.02).sin()) * n as f64 * 0.25).tanh();
-    }
-    a
+    let t4 = v3[n % v3.len()] * c * (2.0 + (n as f64).sin()).log2();
+    (t4 * 0.25).sin() - t2 * 0.5 + b.sin()
 }
 
 const SOURCE_P181: &str = r#"#[differentiable]
-fn p181(n: usize, b: f64, a: f64) -> f64 {
-    let mut acc0 = (2.0 + (n as f64 / (1.0 + b.powi(2))).sin()).log2();
+fn p181(b: f64, a: f64, c: f64, n: usize) -> f64 {
+    let mut acc0 = 0.5;
+    if n == 0 {
+        match n {
+            0 => {
+                for i in 0..2 {
+                    let mut acc1 = c.tanh().cos();
+                    acc0 *= acc1.atan().cos();
+                }
+            }
+            1 => {
+                if (acc0 * 0.1).tanh().powi(2).ln_1p() > 0.25 {
+                    acc0 += ((1.5 + b.sin()).log(2.5 + b.cos()) / (1.5 + b.tanh()) * 0.25).atan();
+                }
+            }
+            _ => {
+                for i in (0..6).step_by(2) {
+                    if i > 1 {
+                        let mut c = c;
+                    } else {
+                        let acc0 = (acc0 * 0.1).tanh() + a.sin();
+                    }
+                    acc0 *= ((p173((b * b * 0.5).sin(), (b.mul_add(p179(c.cos().exp2() * 0.5), a) * 0.5).sin(), a.cos(), (n as f64 * c * 0.25).atan()) * 0.5).atan() / (1.5 + a.tanh())).tanh();
+                }
+            }
+        }
+    }
     for i in 0..n {
-        if i % 2 == 0 {
-            continue;
-        }
-        for j in 0..n {
-            let mut k1 = 0;
-            let r3 = loop {
-                let t2: f64 = 1.5_f64.atan().powi(2);
-                acc0 += (b * 2.0 * 0.5).atan();
-                k1 += 1;
-                if ((j as f64 * t2) > -0.2) || k1 >= 4 { break (1.5 + (b * t2).sin()).log(2.5 + (acc0 * 0.02).tanh().cos()); }
-            };
-            acc0 = (acc0 * 0.02 * b.atan()).sin();
-        }
-        acc0 = (acc0 * 0.02 * ((acc0 * 0.02).tanh() * b)).sin();
+        acc0 = ((acc0 * 0.05).tanh() * ((acc0 * 0.05).max(acc0 * 0.05) * 0.5).sin()).sin();
     }
-    let mut v4 = vec![0.0; 3];
-    for i in 0..v4.len() {
-        v4[i] = (2.0 + b).atan();
+    let t2 = if (c - n as f64) > -0.4 { -(n as f64) - 1.0 * (acc0 * 0.05).sin() } else { (n as f64 * 0.5).tanh().powi(3) * a.powi(2).ln_1p() };
+    let mut v3 = vec![0.0; 2];
+    for i in 0..v3.len() {
+        v3[i] = (t2 * 0.5).atan().powi(2);
     }
-    acc0 += v4[v4.len() - 1 - n] * 0.5;
-    if v4.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) > v4[0] {
-        if n % 2 == 0 {
-            let mut w5 = 0;
-            while w5 < 3 {
-                if n < 2 {
-                    for j in (0..6).step_by(2) {
-                        let a = a * (2.0 + (w5 as f64 * 0.5).atan().cos()).powi(-2);
-                        acc0 -= 0.25 * (acc0 * 0.02).atan() + 0.25 * (v4[n] * 0.05).sin();
-                    }
-                }
-                v4[w5] -= (acc0 * 0.02 * (acc0 * 0.02) * (acc0 * 0.02 * 0.5).powi(2) * 0.5).sin();
-                w5 += 1;
-            }
-        } else {
-            acc0 += f64::atan(b).tanh().cosh() * 0.5;
-        }
-    } else {
-        let mut w6 = 0;
-        while w6 < 2 {
-            if 0.5 > 0.7 {
-                for j in (0..2).rev() {
-                    acc0 = ((acc0 * 0.02).atan() * v4.iter().map(|q| (q * 0.05).cos()).product::<f64>()).tanh();
-                }
-            } else {
-                for j in 0..3 {
-                    let mut k7 = 0;
-                    loop {
-                        let acc0 = (acc0 * 0.01).atan() + n as f64 * j as f64;
-                        v4[j] += ((acc0 * 0.1).atan() + (1.5 + v4.iter().map(|q| (q * 0.02) * b).sum::<f64>())) * 0.05;
-                        k7 += 1;
-                        if ((j as f64) > (acc0 * 0.1).tanh()) || k7 >= 2 { break; }
-                    }
-                    acc0 = ((acc0 * 0.01).tanh() * ((j as f64).sin().exp_m1() * 0.5)).sin();
-                }
-            }
-            acc0 += -b;
-            w6 += 1;
-        }
-    }
-    if b * a > 0.1 {
-        let mut acc8 = ((acc0 * 0.01).min((v4[0] * 0.02).sin()) * n as f64 * 0.25).tanh();
-    }
-    a
+    let t4 = v3[n % v3.len()] * c * (2.0 + (n as f64).sin()).log2();
+    (t4 * 0.25).sin() - t2 * 0.5 + b.sin()
 }
 "#;
 
@@ -13165,46 +12512,66 @@ pub fn check_p181() -> Result<(), String> {
     check(
         "p181",
         SOURCE_P181,
-        &[],
-        0x68233550d820065b,
-        2,
-        &|p| p181(2, p[0], p[1]),
+        &["p173", "p179"],
+        0xb192a55ef293de8f,
+        3,
+        &|p| p181(p[0], p[1], p[2], 2),
         &|p| {
-            let (g0, g1) = gradients_function!(p181)(2, p[0], p[1]);
-            [vec![g0], vec![g1]].concat()
+            let (g0, g1, g2) = gradients_function!(p181)(p[0], p[1], p[2], 2);
+            [vec![g0], vec![g1], vec![g2]].concat()
         },
-        &|p| value_and_gradients_function!(p181)(2, p[0], p[1]).0,
+        &|p| value_and_gradients_function!(p181)(p[0], p[1], p[2], 2).0,
     )
 }
 
 #[differentiable]
-fn p182(a: f64) -> f64 {
-    let mut acc0 = (a * a).tanh().exp2();
-    for i in 0..4 {
-        let mut w1 = 0;
-        while w1 < 4 && (0.25 * (acc0 * 0.1) > (acc0 * 0.1).sin()) {
-            let t2 = a;
-            acc0 *= 0.5 + 0.4 * (2.0 + a.cos()).powi(-2).sin();
-            w1 += 1;
+fn p182(a: f64, xs: &[f64], b: f64) -> f64 {
+    let mut acc0 = ((p177(((xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) - a) * 0.5).tanh(), a, 1) * 0.5).sin() * b).powi(2);
+    if xs[2] > b {
+        if 1.0 < -0.4 {
+            for i in 1..=1 {
+                let t1: f64 = (1.5 + 0.1_f64.cos()).sqrt();
+                acc0 = b;
+            }
+        } else if 2.0 * xs[0] > (acc0 * 0.5).sin() {
+            let t3 = { let u2 = f64::sin(xs[0]).powi(2); xs[1].cos() * xs[1] };
+        } else {
+            let t4 = (acc0 * 0.5).sin();
         }
-        acc0 += (acc0 * 0.02).atan().sin() * (acc0 * 0.02).tanh().atan() * 0.5;
+    } else {
+        let a = a + 1.25_f64.tanh();
+        acc0 += (((a * 0.5).atan().tanh().cosh() - xs[2].min((a * 0.5).sin())) * 0.25).sin();
     }
-    a
+    for i in 0..4 {
+        let flag5 = acc0 * 0.1 * xs[(i + 1) % 3] > 0.5;
+        acc0 /= (1.0 + xs[(i + 1) % 3].sin().exp_m1().powi(2));
+    }
+    (acc0 * 0.1).tanh()
 }
 
 const SOURCE_P182: &str = r#"#[differentiable]
-fn p182(a: f64) -> f64 {
-    let mut acc0 = (a * a).tanh().exp2();
-    for i in 0..4 {
-        let mut w1 = 0;
-        while w1 < 4 && (0.25 * (acc0 * 0.1) > (acc0 * 0.1).sin()) {
-            let t2 = a;
-            acc0 *= 0.5 + 0.4 * (2.0 + a.cos()).powi(-2).sin();
-            w1 += 1;
+fn p182(a: f64, xs: &[f64], b: f64) -> f64 {
+    let mut acc0 = ((p177(((xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) - a) * 0.5).tanh(), a, 1) * 0.5).sin() * b).powi(2);
+    if xs[2] > b {
+        if 1.0 < -0.4 {
+            for i in 1..=1 {
+                let t1: f64 = (1.5 + 0.1_f64.cos()).sqrt();
+                acc0 = b;
+            }
+        } else if 2.0 * xs[0] > (acc0 * 0.5).sin() {
+            let t3 = { let u2 = f64::sin(xs[0]).powi(2); xs[1].cos() * xs[1] };
+        } else {
+            let t4 = (acc0 * 0.5).sin();
         }
-        acc0 += (acc0 * 0.02).atan().sin() * (acc0 * 0.02).tanh().atan() * 0.5;
+    } else {
+        let a = a + 1.25_f64.tanh();
+        acc0 += (((a * 0.5).atan().tanh().cosh() - xs[2].min((a * 0.5).sin())) * 0.25).sin();
     }
-    a
+    for i in 0..4 {
+        let flag5 = acc0 * 0.1 * xs[(i + 1) % 3] > 0.5;
+        acc0 /= (1.0 + xs[(i + 1) % 3].sin().exp_m1().powi(2));
+    }
+    (acc0 * 0.1).tanh()
 }
 "#;
 
@@ -13212,53 +12579,32 @@ pub fn check_p182() -> Result<(), String> {
     check(
         "p182",
         SOURCE_P182,
-        &[],
-        0x184973a1a6cb0f8f,
-        1,
-        &|p| p182(p[0]),
-        &|p| vec![gradients_function!(p182)(p[0])],
-        &|p| value_and_gradients_function!(p182)(p[0]).0,
+        &["p177"],
+        0x1b70b8e99e278e3b,
+        5,
+        &|p| p182(p[0], &p[1..4], p[4]),
+        &|p| {
+            let (g0, g1, g2) = gradients_function!(p182)(p[0], &p[1..4], p[4]);
+            [vec![g0], g1, vec![g2]].concat()
+        },
+        &|p| value_and_gradients_function!(p182)(p[0], &p[1..4], p[4]).0,
     )
 }
 
 #[differentiable]
-fn p183(xs: &[f64], b: f64, c: f64, a: f64) -> f64 {
-    let t0 = xs[2];
-    let mut acc1 = (p165(f64::cos(0.2), -(p164(1, b) * 0.5).atan(), (xs[0].mul_add(c, 0.3) * 0.5).tanh()) * 0.5).tanh() / (1.0 + (c - xs[0]).powi(2));
-    if b > t0 {
-        let mut acc2 = 1.0;
-    } else {
-        let mut k3 = 0;
-        let r4 = loop {
-            if t0.max(1.25) > 0.5 {
-                return c;
-            }
-            acc1 += ((xs.iter().map(|q| q * q).sum::<f64>() - t0).powi(2).ln_1p() * 0.25).atan();
-            k3 += 1;
-            if ((c.mul_add(0.25, xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>())) > (acc1 * 0.1).tanh() && xs[0] < -0.1) || k3 >= 3 { break c * 0.1 - (acc1 * 0.1).sin().cos(); }
-        };
-    }
-    (acc1 * 0.1).tanh() - 0.1 * t0 + c.cos() + 0.5 * xs[0]
+fn p183(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    let t1 = (x.row(0).to_owned()).dot(&((v * (s)).mapv(f64::sin))) * 0.3;
+    let t2 = x.sum() * 0.1;
+    let t3 = &((s) - v) - v;
+    t3.dot(&t3) * 0.1 + t2 + t1
 }
 
 const SOURCE_P183: &str = r#"#[differentiable]
-fn p183(xs: &[f64], b: f64, c: f64, a: f64) -> f64 {
-    let t0 = xs[2];
-    let mut acc1 = (p165(f64::cos(0.2), -(p164(1, b) * 0.5).atan(), (xs[0].mul_add(c, 0.3) * 0.5).tanh()) * 0.5).tanh() / (1.0 + (c - xs[0]).powi(2));
-    if b > t0 {
-        let mut acc2 = 1.0;
-    } else {
-        let mut k3 = 0;
-        let r4 = loop {
-            if t0.max(1.25) > 0.5 {
-                return c;
-            }
-            acc1 += ((xs.iter().map(|q| q * q).sum::<f64>() - t0).powi(2).ln_1p() * 0.25).atan();
-            k3 += 1;
-            if ((c.mul_add(0.25, xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>())) > (acc1 * 0.1).tanh() && xs[0] < -0.1) || k3 >= 3 { break c * 0.1 - (acc1 * 0.1).sin().cos(); }
-        };
-    }
-    (acc1 * 0.1).tanh() - 0.1 * t0 + c.cos() + 0.5 * xs[0]
+fn p183(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    let t1 = (x.row(0).to_owned()).dot(&((v * (s)).mapv(f64::sin))) * 0.3;
+    let t2 = x.sum() * 0.1;
+    let t3 = &((s) - v) - v;
+    t3.dot(&t3) * 0.1 + t2 + t1
 }
 "#;
 
@@ -13266,42 +12612,32 @@ pub fn check_p183() -> Result<(), String> {
     check(
         "p183",
         SOURCE_P183,
-        &["p164", "p165"],
-        0x07d604fcdf85a738,
-        7,
-        &|p| p183(&p[0..4], p[4], p[5], p[6]),
+        &[],
+        0xff880e12011c3dfa,
+        13,
+        &|p| p183(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1),
         &|p| {
-            let (g0, g1, g2, g3) = gradients_function!(p183)(&p[0..4], p[4], p[5], p[6]);
-            [g0, vec![g1], vec![g2], vec![g3]].concat()
+            let (g0, g1, g2) = gradients_function!(p183)(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1);
+            [g0.iter().copied().collect::<Vec<f64>>(), g1.iter().copied().collect::<Vec<f64>>(), vec![g2]].concat()
         },
-        &|p| value_and_gradients_function!(p183)(&p[0..4], p[4], p[5], p[6]).0,
+        &|p| value_and_gradients_function!(p183)(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1).0,
     )
 }
 
 #[differentiable]
-fn p184(b: f64, a: f64) -> f64 {
-    let mut acc0 = a;
-    for i in 0..3 {
-        let a = a * (acc0 * 0.25 * i as f64);
-        let t1 = ((a * 0.1).sin() / (1.0 + (acc0 * 0.25).tanh().powi(2))).tanh().powi(3);
-        acc0 += ((2.0 + (0.9 * (a * 0.1).tanh()).sin()).log10() * 0.5).atan();
-    }
-    acc0 += a;
-    let t2 = b - (acc0 * 0.1).sin();
-    t2.tanh() + (acc0 * 0.1).atan() - 0.25 * a
+fn p184(b: f64, c: f64, a: f64) -> f64 {
+    let mut acc0 = (a * a).mul_add((2.0 + a.cos()).recip(), 0.2);
+    acc0 -= ((b + b).sin() * 0.5).atan();
+    let t1 = if (1.5 + a.cos()).sqrt() < 0.25 { (1.0 + a.powi(2)).sqrt() + (p170(b) * 0.1).sin().tanh() } else { c.sin().min((acc0 * 0.5).tanh() - (acc0 * 0.5).tanh()) };
+    (t1 * 0.5).atan() + (acc0 * 0.5).tanh() + a + c + b
 }
 
 const SOURCE_P184: &str = r#"#[differentiable]
-fn p184(b: f64, a: f64) -> f64 {
-    let mut acc0 = a;
-    for i in 0..3 {
-        let a = a * (acc0 * 0.25 * i as f64);
-        let t1 = ((a * 0.1).sin() / (1.0 + (acc0 * 0.25).tanh().powi(2))).tanh().powi(3);
-        acc0 += ((2.0 + (0.9 * (a * 0.1).tanh()).sin()).log10() * 0.5).atan();
-    }
-    acc0 += a;
-    let t2 = b - (acc0 * 0.1).sin();
-    t2.tanh() + (acc0 * 0.1).atan() - 0.25 * a
+fn p184(b: f64, c: f64, a: f64) -> f64 {
+    let mut acc0 = (a * a).mul_add((2.0 + a.cos()).recip(), 0.2);
+    acc0 -= ((b + b).sin() * 0.5).atan();
+    let t1 = if (1.5 + a.cos()).sqrt() < 0.25 { (1.0 + a.powi(2)).sqrt() + (p170(b) * 0.1).sin().tanh() } else { c.sin().min((acc0 * 0.5).tanh() - (acc0 * 0.5).tanh()) };
+    (t1 * 0.5).atan() + (acc0 * 0.5).tanh() + a + c + b
 }
 "#;
 
@@ -13309,50 +12645,92 @@ pub fn check_p184() -> Result<(), String> {
     check(
         "p184",
         SOURCE_P184,
-        &[],
-        0xa6d2ffa84975c330,
-        2,
-        &|p| p184(p[0], p[1]),
+        &["p170"],
+        0x96fe3117fe8a9b97,
+        3,
+        &|p| p184(p[0], p[1], p[2]),
         &|p| {
-            let (g0, g1) = gradients_function!(p184)(p[0], p[1]);
-            [vec![g0], vec![g1]].concat()
+            let (g0, g1, g2) = gradients_function!(p184)(p[0], p[1], p[2]);
+            [vec![g0], vec![g1], vec![g2]].concat()
         },
-        &|p| value_and_gradients_function!(p184)(p[0], p[1]).0,
+        &|p| value_and_gradients_function!(p184)(p[0], p[1], p[2]).0,
     )
 }
 
 #[differentiable]
-fn p185(a: f64) -> f64 {
-    let mut acc0 = 1.0;
-    if -a > -0.2 {
-        let t1 = a;
-        let mut w2 = 0;
-        while w2 < 2 {
-            for j in 0..4 {
-                acc0 -= (2.0 + a.cos()).powi(-2).mul_add(a.atan2(1.5 + a.cos()), t1 / (2.0 + t1.cos())) * 0.25;
+fn p185(b: f64, a: f64) -> f64 {
+    let t0 = if b * b > b { -(b * 0.1) } else { (1.5 + b.sin()).log(2.5 + b.cos()) / (2.0 + b.cos()) };
+    let t1 = (0.1 * (t0 * 0.5)).min(a.cos()) / (1.0 + p180(((t0 * 0.5).atan() * b * 0.5).tanh()).powi(2).ln_1p().powi(2));
+    let mut acc2 = a;
+    if b / (1.0 + (t0 * 0.5).powi(2)) > 0.1 {
+        for i in (0..1).rev() {
+            for j in (0..3).rev() {
+                let t3 = b;
+                acc2 = ((acc2 * 0.1).sin() - (t0 * 0.5).atan()).sin();
             }
-            acc0 = (2.0 + (acc0 * 0.05).sin().sin()).sqrt();
-            w2 += 1;
+            acc2 += f64::max(b.tanh().sinh(), 0.5) * 0.5;
+        }
+    } else {
+        let t4 = (t1 * 0.5).atan();
+        let flag5 = a.sin() > 0.5;
+        match ((((t1 * 0.5).sin() - p184(((b + (acc2 * 0.1).sin()) * 0.5).sin(), ((b + a) * 0.5).atan(), 0.2 * (acc2 * 0.1).atan()) * 0.25) * 0.5).tanh().abs() * 2.0) as usize % 3 {
+            0 => {
+                if t4 + a > -0.2 {
+                    let mut acc6 = 0.0;
+                    return -((acc2 * 0.1).tanh() - a);
+                }
+            }
+            1 => {
+                acc2 = -(acc2 * 0.1).sin();
+            }
+            _ => {
+                acc2 -= (t4 * 0.5).tanh();
+            }
         }
     }
-    (acc0 * 0.05).sin() - a + 0.5 * (acc0 * 0.05)
+    for i in 0..1 {
+        let mut t1 = t1;
+        t1 *= (acc2 * 0.1).atan().to_radians().cos();
+    }
+    t1 * 0.5 - (t0 * 0.5).sin() + 0.5 * (t1 * 0.5).tanh()
 }
 
 const SOURCE_P185: &str = r#"#[differentiable]
-fn p185(a: f64) -> f64 {
-    let mut acc0 = 1.0;
-    if -a > -0.2 {
-        let t1 = a;
-        let mut w2 = 0;
-        while w2 < 2 {
-            for j in 0..4 {
-                acc0 -= (2.0 + a.cos()).powi(-2).mul_add(a.atan2(1.5 + a.cos()), t1 / (2.0 + t1.cos())) * 0.25;
+fn p185(b: f64, a: f64) -> f64 {
+    let t0 = if b * b > b { -(b * 0.1) } else { (1.5 + b.sin()).log(2.5 + b.cos()) / (2.0 + b.cos()) };
+    let t1 = (0.1 * (t0 * 0.5)).min(a.cos()) / (1.0 + p180(((t0 * 0.5).atan() * b * 0.5).tanh()).powi(2).ln_1p().powi(2));
+    let mut acc2 = a;
+    if b / (1.0 + (t0 * 0.5).powi(2)) > 0.1 {
+        for i in (0..1).rev() {
+            for j in (0..3).rev() {
+                let t3 = b;
+                acc2 = ((acc2 * 0.1).sin() - (t0 * 0.5).atan()).sin();
             }
-            acc0 = (2.0 + (acc0 * 0.05).sin().sin()).sqrt();
-            w2 += 1;
+            acc2 += f64::max(b.tanh().sinh(), 0.5) * 0.5;
+        }
+    } else {
+        let t4 = (t1 * 0.5).atan();
+        let flag5 = a.sin() > 0.5;
+        match ((((t1 * 0.5).sin() - p184(((b + (acc2 * 0.1).sin()) * 0.5).sin(), ((b + a) * 0.5).atan(), 0.2 * (acc2 * 0.1).atan()) * 0.25) * 0.5).tanh().abs() * 2.0) as usize % 3 {
+            0 => {
+                if t4 + a > -0.2 {
+                    let mut acc6 = 0.0;
+                    return -((acc2 * 0.1).tanh() - a);
+                }
+            }
+            1 => {
+                acc2 = -(acc2 * 0.1).sin();
+            }
+            _ => {
+                acc2 -= (t4 * 0.5).tanh();
+            }
         }
     }
-    (acc0 * 0.05).sin() - a + 0.5 * (acc0 * 0.05)
+    for i in 0..1 {
+        let mut t1 = t1;
+        t1 *= (acc2 * 0.1).atan().to_radians().cos();
+    }
+    t1 * 0.5 - (t0 * 0.5).sin() + 0.5 * (t1 * 0.5).tanh()
 }
 "#;
 
@@ -13360,55 +12738,82 @@ pub fn check_p185() -> Result<(), String> {
     check(
         "p185",
         SOURCE_P185,
-        &[],
-        0x68ea5a1a18320308,
-        1,
-        &|p| p185(p[0]),
-        &|p| vec![gradients_function!(p185)(p[0])],
-        &|p| value_and_gradients_function!(p185)(p[0]).0,
+        &["p180", "p184"],
+        0x8deecbe51a8a1c39,
+        2,
+        &|p| p185(p[0], p[1]),
+        &|p| {
+            let (g0, g1) = gradients_function!(p185)(p[0], p[1]);
+            [vec![g0], vec![g1]].concat()
+        },
+        &|p| value_and_gradients_function!(p185)(p[0], p[1]).0,
     )
 }
 
 #[differentiable]
 fn p186(a: f64, b: f64) -> f64 {
-    let mut acc0 = 0.0;
-    let mut w1 = 0;
-    while w1 < 2 {
-        acc0 += ((w1 as f64).powi(3) - b.powi(2)) * 0.1;
-        w1 += 1;
+    let mut acc0 = f64::atan(a).clamp(-0.75, 0.75);
+    let t1 = -0.25 * a;
+    for i in 0..1 {
+        let mut k2 = 0;
+        loop {
+            if a.cos() < 0.3 {
+                acc0 += (2.0 + t1.cos()).powi(-2);
+            } else {
+                let mut b = b;
+            }
+            acc0 = (p180(i as f64).powi(3).powi(3) * 0.25).atan();
+            k2 += 1;
+            if ((acc0 * 0.1).sin() > -0.4) || k2 >= 5 { break; }
+        }
+        if acc0 * 0.1 * 0.3 < -0.1 {
+            return t1;
+        }
+        acc0 += ((f64::min(b, (acc0 * 0.1).atan()) + b.abs()) * 0.25).sin();
     }
-    let mut k2 = 0;
-    let r4 = loop {
-        let t3: f64 = b;
-        acc0 += 0.6 * a;
-        k2 += 1;
-        if (t3.clamp(-0.75, 0.75) > b || a < 0.1) || k2 >= 4 { break (acc0 * 0.1).tanh().atan2(1.5 + 0.1_f64.cos()) + 0.75 * a; }
-    };
-    acc0 += ((a / (2.0 + b.cos())).atan2(1.5 + (2.0 + b.sin()).sqrt().cos()) * 0.5).tanh();
-    let flag5 = (acc0 * 0.1).atan().powi(3) > -0.4;
-    let t6 = r4.tanh().exp() + a.mul_add(p181(2, ((1.5 + (acc0 * 0.1).sin().sin()).powf(a.tanh()) * 0.5).atan(), acc0 * 0.1 * b * 0.25), b);
-    0.6 * (t6 * 0.25).sin() - (acc0 * 0.1).sin().tanh()
+    let mut w3 = 0;
+    while w3 < 2 && (t1.cos() > 0.7) {
+        for j in 0..2 {
+            let t4 = if j % 3 == 1 { (acc0 * 0.05).tanh() } else { (acc0 * 0.05).sin().sin() };
+            acc0 += (j as f64 * a * 2.0_f64.atan() * 0.25).sin();
+        }
+        acc0 += (acc0 * 0.05 * 0.5).atan();
+        w3 += 1;
+    }
+    b + a
 }
 
 const SOURCE_P186: &str = r#"#[differentiable]
 fn p186(a: f64, b: f64) -> f64 {
-    let mut acc0 = 0.0;
-    let mut w1 = 0;
-    while w1 < 2 {
-        acc0 += ((w1 as f64).powi(3) - b.powi(2)) * 0.1;
-        w1 += 1;
+    let mut acc0 = f64::atan(a).clamp(-0.75, 0.75);
+    let t1 = -0.25 * a;
+    for i in 0..1 {
+        let mut k2 = 0;
+        loop {
+            if a.cos() < 0.3 {
+                acc0 += (2.0 + t1.cos()).powi(-2);
+            } else {
+                let mut b = b;
+            }
+            acc0 = (p180(i as f64).powi(3).powi(3) * 0.25).atan();
+            k2 += 1;
+            if ((acc0 * 0.1).sin() > -0.4) || k2 >= 5 { break; }
+        }
+        if acc0 * 0.1 * 0.3 < -0.1 {
+            return t1;
+        }
+        acc0 += ((f64::min(b, (acc0 * 0.1).atan()) + b.abs()) * 0.25).sin();
     }
-    let mut k2 = 0;
-    let r4 = loop {
-        let t3: f64 = b;
-        acc0 += 0.6 * a;
-        k2 += 1;
-        if (t3.clamp(-0.75, 0.75) > b || a < 0.1) || k2 >= 4 { break (acc0 * 0.1).tanh().atan2(1.5 + 0.1_f64.cos()) + 0.75 * a; }
-    };
-    acc0 += ((a / (2.0 + b.cos())).atan2(1.5 + (2.0 + b.sin()).sqrt().cos()) * 0.5).tanh();
-    let flag5 = (acc0 * 0.1).atan().powi(3) > -0.4;
-    let t6 = r4.tanh().exp() + a.mul_add(p181(2, ((1.5 + (acc0 * 0.1).sin().sin()).powf(a.tanh()) * 0.5).atan(), acc0 * 0.1 * b * 0.25), b);
-    0.6 * (t6 * 0.25).sin() - (acc0 * 0.1).sin().tanh()
+    let mut w3 = 0;
+    while w3 < 2 && (t1.cos() > 0.7) {
+        for j in 0..2 {
+            let t4 = if j % 3 == 1 { (acc0 * 0.05).tanh() } else { (acc0 * 0.05).sin().sin() };
+            acc0 += (j as f64 * a * 2.0_f64.atan() * 0.25).sin();
+        }
+        acc0 += (acc0 * 0.05 * 0.5).atan();
+        w3 += 1;
+    }
+    b + a
 }
 "#;
 
@@ -13416,8 +12821,8 @@ pub fn check_p186() -> Result<(), String> {
     check(
         "p186",
         SOURCE_P186,
-        &["p181"],
-        0xbe13ff49b09a87b9,
+        &["p180"],
+        0x383bc9d40b3a91cc,
         2,
         &|p| p186(p[0], p[1]),
         &|p| {
@@ -13429,33 +12834,19 @@ pub fn check_p186() -> Result<(), String> {
 }
 
 #[differentiable]
-fn p187(a: f64, n: usize, b: f64) -> f64 {
-    let mut a = a;
-    if n > 1 {
-        a /= (2.0 + (2.0 + a.sin()).ln().cos());
-    } else {
-        if n % 3 == 1 {
-            let flag0 = (n as f64) > -0.4;
-        } else {
-            a += (a.mul_add(n as f64, a).tanh() * 0.5).atan();
-        }
-    }
-    (a * 0.5).tanh().tanh()
+fn p187(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    let t1 = ((s) - v).dot(&((v * (s)).mapv(f64::sin))) * 0.3;
+    let t2 = v.sum().sin();
+    let t3 = x.column(1).to_owned();
+    t3.dot(&t3) * 0.1 + t2 + t1
 }
 
 const SOURCE_P187: &str = r#"#[differentiable]
-fn p187(a: f64, n: usize, b: f64) -> f64 {
-    let mut a = a;
-    if n > 1 {
-        a /= (2.0 + (2.0 + a.sin()).ln().cos());
-    } else {
-        if n % 3 == 1 {
-            let flag0 = (n as f64) > -0.4;
-        } else {
-            a += (a.mul_add(n as f64, a).tanh() * 0.5).atan();
-        }
-    }
-    (a * 0.5).tanh().tanh()
+fn p187(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    let t1 = ((s) - v).dot(&((v * (s)).mapv(f64::sin))) * 0.3;
+    let t2 = v.sum().sin();
+    let t3 = x.column(1).to_owned();
+    t3.dot(&t3) * 0.1 + t2 + t1
 }
 "#;
 
@@ -13464,121 +12855,79 @@ pub fn check_p187() -> Result<(), String> {
         "p187",
         SOURCE_P187,
         &[],
-        0xc2ea58ea3240e3e4,
-        2,
-        &|p| p187(p[0], 1, p[1]),
+        0x670480799668d554,
+        13,
+        &|p| p187(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3),
         &|p| {
-            let (g0, g1) = gradients_function!(p187)(p[0], 1, p[1]);
-            [vec![g0], vec![g1]].concat()
+            let (g0, g1, g2) = gradients_function!(p187)(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3);
+            [g0.iter().copied().collect::<Vec<f64>>(), g1.iter().copied().collect::<Vec<f64>>(), vec![g2]].concat()
         },
-        &|p| value_and_gradients_function!(p187)(p[0], 1, p[1]).0,
+        &|p| value_and_gradients_function!(p187)(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3).0,
     )
 }
 
 #[differentiable]
 fn p188(b: f64, a: f64) -> f64 {
-    let mut acc0 = 0.0;
-    let mut w1 = 0;
-    while w1 < 4 {
-        acc0 *= (b * b).cos();
-        if w1 == 0 {
-            for j in (0..4).step_by(2) {
-                if j == 1 {
-                    continue;
-                }
-                acc0 /= (1.0 + b.powi(2));
-            }
-        } else if w1 > 2 {
-            for j in 0..3 {
-                acc0 += (2.0 + (a.cos().exp2() * 0.5).tanh().cos()).powi(-2);
-            }
-        } else {
-            if b.cos() > p182(((w1 as f64 + (acc0 * 0.02).tanh()) * 0.25).tanh()) {
-                if b * a > 0.7 {
-                    let flag2 = a + a > 0.5;
-                } else if a + a > 0.5 {
-                    let t3 = (acc0 * 0.02).atan() / (1.0 + (a * (acc0 * 0.02).sin()).powi(2));
+    let mut acc0 = a;
+    let mut k1 = 0;
+    loop {
+        let t2 = b * (acc0 * 0.1).tanh();
+        if k1 % 2 == 0 {
+            let mut w3 = 0;
+            while w3 < 3 {
+                if w3 % 2 == 0 {
+                    let t4 = if a > b { (2.0 + (acc0 * 0.02).atan().cos().exp2().sin()).log10() } else { k1 as f64 };
                 } else {
-                    if (2.0 + a.sin()).log2() > acc0 * 0.02 && (w1 as f64) < 0.3 {
-                        let t4 = b + w1 as f64;
+                    if b.sin() > b {
+                        let t5: f64 = (1.0 + b.max(0.9).powi(2).powi(2)).sqrt();
+                    } else if t2.tanh() < -0.1 {
+                        let t6 = if (2.0 + t2.cos()).recip() > 0.25 || acc0 * 0.02 < -0.1 { (acc0 * 0.02).atan().sin() / (1.5 + (-b).tanh()) } else { a };
+                    } else {
+                        let t7 = ((acc0 * 0.02).tanh() * 2.0).powi(3);
                     }
                 }
-            } else {
-                for j in 0..4 {
-                    let acc0 = (acc0 * 0.02).tanh() * (b / (2.0 + b.cos()));
-                }
+                acc0 += (f64::cos(b + t2) * 0.5).tanh();
+                w3 += 1;
             }
         }
-        acc0 *= (w1 as f64).cos();
-        w1 += 1;
+        acc0 = f64::min(t2.cos(), t2 * (acc0 * 0.02).tanh());
+        k1 += 1;
+        if (b > b) || k1 >= 5 { break; }
     }
-    for i in 0..3 {
-        let mut w5 = 0;
-        while w5 < 3 {
-            acc0 = 0.6_f64;
-            w5 += 1;
-        }
-        acc0 = (2.0 + p177(a.sin(), (i as f64 - a) * 0.25).sin()).sqrt().sin();
-    }
-    if b.mul_add(a, (acc0 * 0.005).atan()) < 0.3 {
-        acc0 /= (2.0 + (acc0 * 0.005).sin().cos());
-    } else if (1.0 + a.powi(2)).sqrt() > 0.25 {
-        acc0 = (acc0 * 0.005 - a).tanh();
-    }
-    (acc0 * 0.005).sin()
+    let t8 = match (b.asinh().abs() * 2.0) as usize % 3 { 0 => ((b + (1.5 + (acc0 * 0.02).sin().cos()).sqrt()) * 0.5).tanh(), 1 => b, _ => (a / (1.0 + a.powi(2))).min(b) };
+    t8 - (acc0 * 0.02).tanh() + a
 }
 
 const SOURCE_P188: &str = r#"#[differentiable]
 fn p188(b: f64, a: f64) -> f64 {
-    let mut acc0 = 0.0;
-    let mut w1 = 0;
-    while w1 < 4 {
-        acc0 *= (b * b).cos();
-        if w1 == 0 {
-            for j in (0..4).step_by(2) {
-                if j == 1 {
-                    continue;
-                }
-                acc0 /= (1.0 + b.powi(2));
-            }
-        } else if w1 > 2 {
-            for j in 0..3 {
-                acc0 += (2.0 + (a.cos().exp2() * 0.5).tanh().cos()).powi(-2);
-            }
-        } else {
-            if b.cos() > p182(((w1 as f64 + (acc0 * 0.02).tanh()) * 0.25).tanh()) {
-                if b * a > 0.7 {
-                    let flag2 = a + a > 0.5;
-                } else if a + a > 0.5 {
-                    let t3 = (acc0 * 0.02).atan() / (1.0 + (a * (acc0 * 0.02).sin()).powi(2));
+    let mut acc0 = a;
+    let mut k1 = 0;
+    loop {
+        let t2 = b * (acc0 * 0.1).tanh();
+        if k1 % 2 == 0 {
+            let mut w3 = 0;
+            while w3 < 3 {
+                if w3 % 2 == 0 {
+                    let t4 = if a > b { (2.0 + (acc0 * 0.02).atan().cos().exp2().sin()).log10() } else { k1 as f64 };
                 } else {
-                    if (2.0 + a.sin()).log2() > acc0 * 0.02 && (w1 as f64) < 0.3 {
-                        let t4 = b + w1 as f64;
+                    if b.sin() > b {
+                        let t5: f64 = (1.0 + b.max(0.9).powi(2).powi(2)).sqrt();
+                    } else if t2.tanh() < -0.1 {
+                        let t6 = if (2.0 + t2.cos()).recip() > 0.25 || acc0 * 0.02 < -0.1 { (acc0 * 0.02).atan().sin() / (1.5 + (-b).tanh()) } else { a };
+                    } else {
+                        let t7 = ((acc0 * 0.02).tanh() * 2.0).powi(3);
                     }
                 }
-            } else {
-                for j in 0..4 {
-                    let acc0 = (acc0 * 0.02).tanh() * (b / (2.0 + b.cos()));
-                }
+                acc0 += (f64::cos(b + t2) * 0.5).tanh();
+                w3 += 1;
             }
         }
-        acc0 *= (w1 as f64).cos();
-        w1 += 1;
+        acc0 = f64::min(t2.cos(), t2 * (acc0 * 0.02).tanh());
+        k1 += 1;
+        if (b > b) || k1 >= 5 { break; }
     }
-    for i in 0..3 {
-        let mut w5 = 0;
-        while w5 < 3 {
-            acc0 = 0.6_f64;
-            w5 += 1;
-        }
-        acc0 = (2.0 + p177(a.sin(), (i as f64 - a) * 0.25).sin()).sqrt().sin();
-    }
-    if b.mul_add(a, (acc0 * 0.005).atan()) < 0.3 {
-        acc0 /= (2.0 + (acc0 * 0.005).sin().cos());
-    } else if (1.0 + a.powi(2)).sqrt() > 0.25 {
-        acc0 = (acc0 * 0.005 - a).tanh();
-    }
-    (acc0 * 0.005).sin()
+    let t8 = match (b.asinh().abs() * 2.0) as usize % 3 { 0 => ((b + (1.5 + (acc0 * 0.02).sin().cos()).sqrt()) * 0.5).tanh(), 1 => b, _ => (a / (1.0 + a.powi(2))).min(b) };
+    t8 - (acc0 * 0.02).tanh() + a
 }
 "#;
 
@@ -13586,8 +12935,8 @@ pub fn check_p188() -> Result<(), String> {
     check(
         "p188",
         SOURCE_P188,
-        &["p177", "p182"],
-        0xb81806150479992e,
+        &[],
+        0x628cb906ab17592b,
         2,
         &|p| p188(p[0], p[1]),
         &|p| {
@@ -13599,33 +12948,113 @@ pub fn check_p188() -> Result<(), String> {
 }
 
 #[differentiable]
-fn p189(n: usize, a: f64, xs: &[f64]) -> f64 {
-    let mut acc0 = a;
-    if n % 3 == 1 {
-        acc0 += (1.25 * a * (a + 0.9) * 0.25).tanh();
-        for i in 1..=3 {
-            let t1: f64 = ((acc0 * 0.25).sin() - a) * a.atan();
-            acc0 /= (2.0 + (a * (acc0 * 0.25).atan()).cos());
+fn p189(a: f64, xs: &[f64], b: f64) -> f64 {
+    let mut v0 = vec![0.0; xs.len()];
+    for i in 0..v0.len() {
+        v0[i] = (b.atan() / (1.5 + b.tanh()) * 0.5).tanh();
+    }
+    let k1 = ((1.0 + v0[2].powi(2)).cbrt().abs() * 2.0) as usize % 3;
+    let t2 = match k1 { 0 => b.max(xs[0] * b), 1 => f64::atan((0.5 * 0.9_f64.tanh()).atanh()), _ => 0.1 * (2.0 + b.cos()).recip() };
+    let t3 = if t2 / (1.0 + xs[0] * xs[0]) > a { (1.0 + b.powi(2)).sqrt().powi(3) } else { (1.0 * xs[0]).max(0.1 * xs[0]) };
+    v0[1] -= (2.0 + xs[0].cos()).powi(-2);
+    let t4 = b / (1.0 + t2.powi(2)) + t2;
+    let mut acc5 = (a.mul_add(t2.max(xs[1]), (t3 * 0.1).atan()) * 0.25).sin();
+    if b.atan() > t2 {
+        let t6 = f64::max(1.25 / (1.5 + v0[2].tanh()), 0.3 * a);
+        let k7 = (2.0_f64.abs() * 2.0) as usize % 3;
+        let t8 = match k7 { 0 => (0.25 - (p173((xs.iter().map(|q| q * q).sum::<f64>() * xs[1] * 0.1).sin(), b.cos(), ((0.5 - v0[2]) * 0.5).tanh(), (1.5 + 2.0_f64.sin()).powf(b.tanh()) * 0.5) * 0.5).sin()) / (1.0 + (t6 / (1.5 + v0[1].tanh())).powi(2)), 1 => ((0.1 + ((t4 * 0.5).sin() + v0[2])) * 0.5).sin(), _ => (1.5 + (2.0 + b.sin()).cbrt().sin()).powf((acc5 / (1.0 + v0[1].powi(2))).tanh()) };
+    } else if (1.5 + (t3 * 0.1).cos()).sqrt() > v0[1] {
+        for i in 0..2 {
+            if i > 1 {
+                for q9 in xs.iter() {
+                    for l in 0..1 {
+                        if i + i < 2 {
+                            let mut b = b;
+                        } else if i + i < 2 {
+                            let a = a - xs[xs.len() - 1 - i];
+                        } else {
+                            v0[l] = i as f64 * 0.5;
+                        }
+                        acc5 += ((1.0 + (acc5 * 0.05).atan().powi(2)).cbrt().atan2(1.5 + (v0[v0.len() - 1 - i] * 0.05).sin().sin().cos()) * 0.5).tanh();
+                    }
+                    acc5 += (f64::sin(a) - f64::sin((acc5 * 0.05).tanh())) * 0.25;
+                }
+            } else {
+                for j in (0..8).step_by(2) {
+                    let mut w10 = 0;
+                    while w10 < 2 && (xs[(j + 1) % 3].sin() > xs.iter().sum::<f64>() && (t4 * 0.5).sin() < -0.4) {
+                        let t11: f64 = 0.1_f64.tanh().exp();
+                        acc5 /= (2.0 + (1.25 * (t3 * 0.1).sin()).cos());
+                        w10 += 1;
+                    }
+                    acc5 = (((acc5 * 0.02).atan().asinh() + (v0[(j + 1) % 3] * 0.02).sin() * xs.iter().map(|q| (q * 1.25).sin()).sum::<f64>()) * 0.5).tanh();
+                }
+            }
+            acc5 += ((0.9 * 2.0 - ((acc5 * 0.02).tanh() + t2)) * 0.25).atan();
         }
     } else {
-        acc0 = (2.0 + (p184((acc0 * 0.25).tanh() * xs[n], xs[n].sin()) + xs[n]).sin()).sqrt();
+        for (i, q12) in v0.iter().enumerate() {
+            let t13: f64 = acc5 * 0.02 * ((t4 * 0.5).atan().atan() / (1.5 + ((acc5 * 0.02).tanh() / (1.0 + (t4 * 0.5).tanh().powi(2))).tanh()));
+            acc5 = ((acc5 * 0.02).sin() + b).tanh();
+        }
     }
-    (acc0 * 0.25).sin()
+    let t14: f64 = (v0[0] * 0.02).atan();
+    t14 + (acc5 * 0.02).sin() + 1.0 * (t4 * 0.5).tanh() - 0.2 * (t3 * 0.1).atan() - 0.6 * t2 + 1.25 * b + a
 }
 
 const SOURCE_P189: &str = r#"#[differentiable]
-fn p189(n: usize, a: f64, xs: &[f64]) -> f64 {
-    let mut acc0 = a;
-    if n % 3 == 1 {
-        acc0 += (1.25 * a * (a + 0.9) * 0.25).tanh();
-        for i in 1..=3 {
-            let t1: f64 = ((acc0 * 0.25).sin() - a) * a.atan();
-            acc0 /= (2.0 + (a * (acc0 * 0.25).atan()).cos());
+fn p189(a: f64, xs: &[f64], b: f64) -> f64 {
+    let mut v0 = vec![0.0; xs.len()];
+    for i in 0..v0.len() {
+        v0[i] = (b.atan() / (1.5 + b.tanh()) * 0.5).tanh();
+    }
+    let k1 = ((1.0 + v0[2].powi(2)).cbrt().abs() * 2.0) as usize % 3;
+    let t2 = match k1 { 0 => b.max(xs[0] * b), 1 => f64::atan((0.5 * 0.9_f64.tanh()).atanh()), _ => 0.1 * (2.0 + b.cos()).recip() };
+    let t3 = if t2 / (1.0 + xs[0] * xs[0]) > a { (1.0 + b.powi(2)).sqrt().powi(3) } else { (1.0 * xs[0]).max(0.1 * xs[0]) };
+    v0[1] -= (2.0 + xs[0].cos()).powi(-2);
+    let t4 = b / (1.0 + t2.powi(2)) + t2;
+    let mut acc5 = (a.mul_add(t2.max(xs[1]), (t3 * 0.1).atan()) * 0.25).sin();
+    if b.atan() > t2 {
+        let t6 = f64::max(1.25 / (1.5 + v0[2].tanh()), 0.3 * a);
+        let k7 = (2.0_f64.abs() * 2.0) as usize % 3;
+        let t8 = match k7 { 0 => (0.25 - (p173((xs.iter().map(|q| q * q).sum::<f64>() * xs[1] * 0.1).sin(), b.cos(), ((0.5 - v0[2]) * 0.5).tanh(), (1.5 + 2.0_f64.sin()).powf(b.tanh()) * 0.5) * 0.5).sin()) / (1.0 + (t6 / (1.5 + v0[1].tanh())).powi(2)), 1 => ((0.1 + ((t4 * 0.5).sin() + v0[2])) * 0.5).sin(), _ => (1.5 + (2.0 + b.sin()).cbrt().sin()).powf((acc5 / (1.0 + v0[1].powi(2))).tanh()) };
+    } else if (1.5 + (t3 * 0.1).cos()).sqrt() > v0[1] {
+        for i in 0..2 {
+            if i > 1 {
+                for q9 in xs.iter() {
+                    for l in 0..1 {
+                        if i + i < 2 {
+                            let mut b = b;
+                        } else if i + i < 2 {
+                            let a = a - xs[xs.len() - 1 - i];
+                        } else {
+                            v0[l] = i as f64 * 0.5;
+                        }
+                        acc5 += ((1.0 + (acc5 * 0.05).atan().powi(2)).cbrt().atan2(1.5 + (v0[v0.len() - 1 - i] * 0.05).sin().sin().cos()) * 0.5).tanh();
+                    }
+                    acc5 += (f64::sin(a) - f64::sin((acc5 * 0.05).tanh())) * 0.25;
+                }
+            } else {
+                for j in (0..8).step_by(2) {
+                    let mut w10 = 0;
+                    while w10 < 2 && (xs[(j + 1) % 3].sin() > xs.iter().sum::<f64>() && (t4 * 0.5).sin() < -0.4) {
+                        let t11: f64 = 0.1_f64.tanh().exp();
+                        acc5 /= (2.0 + (1.25 * (t3 * 0.1).sin()).cos());
+                        w10 += 1;
+                    }
+                    acc5 = (((acc5 * 0.02).atan().asinh() + (v0[(j + 1) % 3] * 0.02).sin() * xs.iter().map(|q| (q * 1.25).sin()).sum::<f64>()) * 0.5).tanh();
+                }
+            }
+            acc5 += ((0.9 * 2.0 - ((acc5 * 0.02).tanh() + t2)) * 0.25).atan();
         }
     } else {
-        acc0 = (2.0 + (p184((acc0 * 0.25).tanh() * xs[n], xs[n].sin()) + xs[n]).sin()).sqrt();
+        for (i, q12) in v0.iter().enumerate() {
+            let t13: f64 = acc5 * 0.02 * ((t4 * 0.5).atan().atan() / (1.5 + ((acc5 * 0.02).tanh() / (1.0 + (t4 * 0.5).tanh().powi(2))).tanh()));
+            acc5 = ((acc5 * 0.02).sin() + b).tanh();
+        }
     }
-    (acc0 * 0.25).sin()
+    let t14: f64 = (v0[0] * 0.02).atan();
+    t14 + (acc5 * 0.02).sin() + 1.0 * (t4 * 0.5).tanh() - 0.2 * (t3 * 0.1).atan() - 0.6 * t2 + 1.25 * b + a
 }
 "#;
 
@@ -13633,58 +13062,58 @@ pub fn check_p189() -> Result<(), String> {
     check(
         "p189",
         SOURCE_P189,
-        &["p184"],
-        0x8bde36ec53360e01,
+        &["p173"],
+        0x172282f89ee658a5,
         5,
-        &|p| p189(2, p[0], &p[1..5]),
+        &|p| p189(p[0], &p[1..4], p[4]),
         &|p| {
-            let (g0, g1) = gradients_function!(p189)(2, p[0], &p[1..5]);
-            [vec![g0], g1].concat()
+            let (g0, g1, g2) = gradients_function!(p189)(p[0], &p[1..4], p[4]);
+            [vec![g0], g1, vec![g2]].concat()
         },
-        &|p| value_and_gradients_function!(p189)(2, p[0], &p[1..5]).0,
+        &|p| value_and_gradients_function!(p189)(p[0], &p[1..4], p[4]).0,
     )
 }
 
 #[differentiable]
-fn p190(a: f64, xs: &[f64], b: f64) -> f64 {
-    let mut acc0 = -xs[1] * (0.25 * a);
-    for i in (0..8).step_by(2) {
-        let mut w1 = 0;
-        while w1 < 2 && ((2.0 + xs.iter().map(|q| (q * 0.5).sin()).sum::<f64>().sin()).cbrt() > 0.7) {
-            if (acc0 * 0.05).sin() > 0.1 {
-                for l in 0..1 {
-                    acc0 += ((a - xs[1]).sin() * 0.5).sin();
-                }
-                return 0.2 * (a * b);
-            }
-            acc0 /= (1.0 + (acc0 * 0.02).powi(2));
-            w1 += 1;
-        }
-        acc0 = (acc0 * 0.02 - ((b - b) * 0.5).tanh()).atan();
+fn p190(a: f64) -> f64 {
+    let mut acc0 = 1.0;
+    if (1.0 + a.powi(2)).sqrt() < 0.7 || a < 0.25 {
+        let mut acc1 = a.atan().atan2(1.5 + a.powi(3).cos());
+        acc0 *= 1.0 + acc1.clamp(-0.75, 0.75).tanh();
+        acc0 = acc0.tanh().sin();
     }
-    let t2 = xs[1] * xs[1];
-    1.5 * t2 + (acc0 * 0.02).sin().sin()
+    let t2 = (1.0 + 1.5_f64.clamp(-0.75, 0.75).cos().powi(2)).ln();
+    if a * acc0 < 0.5 {
+        return a.min(0.75) * a.mul_add(a, p170((1.5 + 0.75_f64.cos()).sqrt()) * 0.1);
+    }
+    let t4 = { let u3 = (t2 * acc0 / (1.5 + (t2 / (1.5 + acc0.tanh())).tanh()) * 0.5).sin(); (2.0 + t2.cos()).recip() };
+    let mut v5 = vec![0.0; 4];
+    for i in 0..v5.len() {
+        v5[i] = acc0;
+    }
+    let t6 = (2.0 + v5[0].min(t4).cos()).powi(-2).mul_add(acc0 + acc0 / (1.0 + v5.iter().map(|q| q.cos()).product::<f64>() * v5.iter().map(|q| q.cos()).product::<f64>()), 0.75 / (2.0 + v5.iter().map(|q| (q * 1.0).sin()).sum::<f64>().cos()));
+    t4 + t2.cos() + acc0.sin()
 }
 
 const SOURCE_P190: &str = r#"#[differentiable]
-fn p190(a: f64, xs: &[f64], b: f64) -> f64 {
-    let mut acc0 = -xs[1] * (0.25 * a);
-    for i in (0..8).step_by(2) {
-        let mut w1 = 0;
-        while w1 < 2 && ((2.0 + xs.iter().map(|q| (q * 0.5).sin()).sum::<f64>().sin()).cbrt() > 0.7) {
-            if (acc0 * 0.05).sin() > 0.1 {
-                for l in 0..1 {
-                    acc0 += ((a - xs[1]).sin() * 0.5).sin();
-                }
-                return 0.2 * (a * b);
-            }
-            acc0 /= (1.0 + (acc0 * 0.02).powi(2));
-            w1 += 1;
-        }
-        acc0 = (acc0 * 0.02 - ((b - b) * 0.5).tanh()).atan();
+fn p190(a: f64) -> f64 {
+    let mut acc0 = 1.0;
+    if (1.0 + a.powi(2)).sqrt() < 0.7 || a < 0.25 {
+        let mut acc1 = a.atan().atan2(1.5 + a.powi(3).cos());
+        acc0 *= 1.0 + acc1.clamp(-0.75, 0.75).tanh();
+        acc0 = acc0.tanh().sin();
     }
-    let t2 = xs[1] * xs[1];
-    1.5 * t2 + (acc0 * 0.02).sin().sin()
+    let t2 = (1.0 + 1.5_f64.clamp(-0.75, 0.75).cos().powi(2)).ln();
+    if a * acc0 < 0.5 {
+        return a.min(0.75) * a.mul_add(a, p170((1.5 + 0.75_f64.cos()).sqrt()) * 0.1);
+    }
+    let t4 = { let u3 = (t2 * acc0 / (1.5 + (t2 / (1.5 + acc0.tanh())).tanh()) * 0.5).sin(); (2.0 + t2.cos()).recip() };
+    let mut v5 = vec![0.0; 4];
+    for i in 0..v5.len() {
+        v5[i] = acc0;
+    }
+    let t6 = (2.0 + v5[0].min(t4).cos()).powi(-2).mul_add(acc0 + acc0 / (1.0 + v5.iter().map(|q| q.cos()).product::<f64>() * v5.iter().map(|q| q.cos()).product::<f64>()), 0.75 / (2.0 + v5.iter().map(|q| (q * 1.0).sin()).sum::<f64>().cos()));
+    t4 + t2.cos() + acc0.sin()
 }
 "#;
 
@@ -13692,52 +13121,41 @@ pub fn check_p190() -> Result<(), String> {
     check(
         "p190",
         SOURCE_P190,
-        &[],
-        0xd49e9398b9974b6a,
-        5,
-        &|p| p190(p[0], &p[1..4], p[4]),
-        &|p| {
-            let (g0, g1, g2) = gradients_function!(p190)(p[0], &p[1..4], p[4]);
-            [vec![g0], g1, vec![g2]].concat()
-        },
-        &|p| value_and_gradients_function!(p190)(p[0], &p[1..4], p[4]).0,
+        &["p170"],
+        0x376fe3e147b22e00,
+        1,
+        &|p| p190(p[0]),
+        &|p| vec![gradients_function!(p190)(p[0])],
+        &|p| value_and_gradients_function!(p190)(p[0]).0,
     )
 }
 
 #[differentiable]
-fn p191(xs: &[f64], c: f64, a: f64, b: f64) -> f64 {
-    let mut acc0 = xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).powi(3).tanh().exp();
-    let flag1 = a - xs[0] > 0.7;
-    let t2 = if b * a > acc0 { c * (xs[0] + c) } else { xs[0] };
-    if (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * c) > 0.25 && xs[1] < 0.3 {
-        let t3 = xs[0].mul_add(xs[2].sin().exp().abs(), acc0 / (1.5 + a.tanh()));
-    } else if xs[0].sin().exp2() < -0.4 {
-        let t5 = { let u4 = (c * a).cos(); ((t2 * 0.5).tanh() * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()).cos() };
-    } else {
-        let mut v6 = vec![0.0; 2];
-        for i in 0..v6.len() {
-            v6[i] = acc0;
-        }
+fn p191(a: f64, b: f64) -> f64 {
+    let mut acc0 = 1.0;
+    let mut w1 = 0;
+    while w1 < 3 && (a.tanh() < 0.0 || b < -0.1) {
+        let t2 = match w1 { 0 => (a - a + w1 as f64) * 0.5, 1 => b, _ => a / (2.0 + (a - w1 as f64).cos()) };
+        acc0 *= 0.5 + 0.4 * (0.5 * a.tanh()).atanh().sin();
+        acc0 = t2;
+        w1 += 1;
     }
-    c.cos()
+    let mut acc3 = 0.0;
+    0.1 * a
 }
 
 const SOURCE_P191: &str = r#"#[differentiable]
-fn p191(xs: &[f64], c: f64, a: f64, b: f64) -> f64 {
-    let mut acc0 = xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).powi(3).tanh().exp();
-    let flag1 = a - xs[0] > 0.7;
-    let t2 = if b * a > acc0 { c * (xs[0] + c) } else { xs[0] };
-    if (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * c) > 0.25 && xs[1] < 0.3 {
-        let t3 = xs[0].mul_add(xs[2].sin().exp().abs(), acc0 / (1.5 + a.tanh()));
-    } else if xs[0].sin().exp2() < -0.4 {
-        let t5 = { let u4 = (c * a).cos(); ((t2 * 0.5).tanh() * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()).cos() };
-    } else {
-        let mut v6 = vec![0.0; 2];
-        for i in 0..v6.len() {
-            v6[i] = acc0;
-        }
+fn p191(a: f64, b: f64) -> f64 {
+    let mut acc0 = 1.0;
+    let mut w1 = 0;
+    while w1 < 3 && (a.tanh() < 0.0 || b < -0.1) {
+        let t2 = match w1 { 0 => (a - a + w1 as f64) * 0.5, 1 => b, _ => a / (2.0 + (a - w1 as f64).cos()) };
+        acc0 *= 0.5 + 0.4 * (0.5 * a.tanh()).atanh().sin();
+        acc0 = t2;
+        w1 += 1;
     }
-    c.cos()
+    let mut acc3 = 0.0;
+    0.1 * a
 }
 "#;
 
@@ -13746,55 +13164,75 @@ pub fn check_p191() -> Result<(), String> {
         "p191",
         SOURCE_P191,
         &[],
-        0x8be5f34df138a7db,
-        7,
-        &|p| p191(&p[0..4], p[4], p[5], p[6]),
+        0x30df73262461317b,
+        2,
+        &|p| p191(p[0], p[1]),
         &|p| {
-            let (g0, g1, g2, g3) = gradients_function!(p191)(&p[0..4], p[4], p[5], p[6]);
-            [g0, vec![g1], vec![g2], vec![g3]].concat()
+            let (g0, g1) = gradients_function!(p191)(p[0], p[1]);
+            [vec![g0], vec![g1]].concat()
         },
-        &|p| value_and_gradients_function!(p191)(&p[0..4], p[4], p[5], p[6]).0,
+        &|p| value_and_gradients_function!(p191)(p[0], p[1]).0,
     )
 }
 
 #[differentiable]
-fn p192(xs: &[f64], a: f64, n: usize) -> f64 {
-    let mut acc0 = 1.0;
-    for (i, q1) in xs.iter().enumerate() {
-        for j in (0..1).rev() {
-            let mut acc2 = -(1.0 + (n as f64).powi(2)).sqrt();
-            let t4 = { let u3 = 0.6_f64.cos(); f64::min(*q1, 1.0).tanh().exp2() };
-            acc0 *= 0.5 + 0.4 * acc2.atan().sin();
+fn p192(a: f64, n: usize, xs: &[f64], b: f64) -> f64 {
+    let a = a - a * a;
+    let flag0 = xs[1] > 0.25;
+    let mut acc1 = xs[3].atan();
+    if a * 0.25 * (a * 0.25) > (a * 0.25).atan() && (n as f64) < -0.2 {
+        match n % 3 {
+            0 => {
+                let mut k2 = 0;
+                loop {
+                    let mut acc3 = 1.0;
+                    acc3 += (xs.iter().map(|q| q * q).sum::<f64>() * b * 0.1).sin();
+                    k2 += 1;
+                    if (acc3.powi(2).ln_1p() < 0.3) || k2 >= 2 { break; }
+                }
+            }
+            1 => {
+                let t4 = if b > -0.2 && 1.5 < 0.3 { (1.0 + (a * 0.25).powi(2)).ln() * (xs[n] - b) } else { (a * 0.25).sin() };
+            }
+            _ => {
+                for i in 0..xs.len() {
+                    let mut acc1 = acc1;
+                    acc1 /= (2.0 + (xs.iter().sum::<f64>() * 1.5).cos());
+                }
+            }
         }
-        acc0 /= (1.0 + a.powi(2));
     }
-    let mut w5 = 0;
-    while w5 < 3 && (xs[n] > xs[n]) {
-        let t6 = (acc0 * 0.05).sin().atan2(1.5 + (w5 as f64).cos());
-        acc0 = (acc0 * 0.05 + a).atan();
-        w5 += 1;
-    }
-    a
+    (acc1 * 0.1).tanh() + (a * 0.25).sin() - b
 }
 
 const SOURCE_P192: &str = r#"#[differentiable]
-fn p192(xs: &[f64], a: f64, n: usize) -> f64 {
-    let mut acc0 = 1.0;
-    for (i, q1) in xs.iter().enumerate() {
-        for j in (0..1).rev() {
-            let mut acc2 = -(1.0 + (n as f64).powi(2)).sqrt();
-            let t4 = { let u3 = 0.6_f64.cos(); f64::min(*q1, 1.0).tanh().exp2() };
-            acc0 *= 0.5 + 0.4 * acc2.atan().sin();
+fn p192(a: f64, n: usize, xs: &[f64], b: f64) -> f64 {
+    let a = a - a * a;
+    let flag0 = xs[1] > 0.25;
+    let mut acc1 = xs[3].atan();
+    if a * 0.25 * (a * 0.25) > (a * 0.25).atan() && (n as f64) < -0.2 {
+        match n % 3 {
+            0 => {
+                let mut k2 = 0;
+                loop {
+                    let mut acc3 = 1.0;
+                    acc3 += (xs.iter().map(|q| q * q).sum::<f64>() * b * 0.1).sin();
+                    k2 += 1;
+                    if (acc3.powi(2).ln_1p() < 0.3) || k2 >= 2 { break; }
+                }
+            }
+            1 => {
+                let t4 = if b > -0.2 && 1.5 < 0.3 { (1.0 + (a * 0.25).powi(2)).ln() * (xs[n] - b) } else { (a * 0.25).sin() };
+            }
+            _ => {
+                for i in 0..xs.len() {
+                    let mut acc1 = acc1;
+                    acc1 /= (2.0 + (xs.iter().sum::<f64>() * 1.5).cos());
+                }
+            }
         }
-        acc0 /= (1.0 + a.powi(2));
     }
-    let mut w5 = 0;
-    while w5 < 3 && (xs[n] > xs[n]) {
-        let t6 = (acc0 * 0.05).sin().atan2(1.5 + (w5 as f64).cos());
-        acc0 = (acc0 * 0.05 + a).atan();
-        w5 += 1;
-    }
-    a
+    (acc1 * 0.1).tanh() + (a * 0.25).sin() - b
 }
 "#;
 
@@ -13803,43 +13241,41 @@ pub fn check_p192() -> Result<(), String> {
         "p192",
         SOURCE_P192,
         &[],
-        0xbc471ec0afcc0389,
-        4,
-        &|p| p192(&p[0..3], p[3], 1),
+        0x3757626cd75aabea,
+        6,
+        &|p| p192(p[0], 3, &p[1..5], p[5]),
         &|p| {
-            let (g0, g1) = gradients_function!(p192)(&p[0..3], p[3], 1);
-            [g0, vec![g1]].concat()
+            let (g0, g1, g2) = gradients_function!(p192)(p[0], 3, &p[1..5], p[5]);
+            [vec![g0], g1, vec![g2]].concat()
         },
-        &|p| value_and_gradients_function!(p192)(&p[0..3], p[3], 1).0,
+        &|p| value_and_gradients_function!(p192)(p[0], 3, &p[1..5], p[5]).0,
     )
 }
 
 #[differentiable]
-fn p193(a: f64) -> f64 {
-    let mut acc0 = 0.5;
-    let mut w1 = 0;
-    while w1 < 2 {
-        let mut a = a;
-        acc0 = ((1.0 + (a - a).powi(2)).sqrt() * 0.5).atan();
-        w1 += 1;
+fn p193(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    let t1 = (x[[1, 0]]) - &(v - v);
+    let t2 = (-x.mapv(f64::sin)).sum_axis(Axis(0)) * 0.3;
+    let t3 = (&t2 * (v.mean().unwrap())).mapv(f64::sin);
+    let mut t4 = (t3.mapv(|q| q.max(0.25) * 0.5)).mapv(|q| q.max(0.25) * 0.5);
+    if n % 3 == 0 {
+        t4 = t2.to_owned();
     }
-    let t2: f64 = 0.75_f64.tanh().sin().exp();
-    let t3 = if a.powi(3) < -0.4 && (acc0 * 0.25).tanh() < 0.3 { p181(2, (p172(((a - a) * 0.5).sin(), (acc0 * 0.25 * 0.5).tanh().powi(2), (a.powi(2) * 0.5).tanh()) * 0.5).sin() - (acc0 * 0.25).sin(), (acc0 * 0.25).sin().atan2(1.5 + a.cos())) } else { ((a + a) * 0.5).atan().powi(3) };
-    2.0 * (t3 * 0.5) - 1.5 * t2 + a
+    let t5 = s;
+    t5 + t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1
 }
 
 const SOURCE_P193: &str = r#"#[differentiable]
-fn p193(a: f64) -> f64 {
-    let mut acc0 = 0.5;
-    let mut w1 = 0;
-    while w1 < 2 {
-        let mut a = a;
-        acc0 = ((1.0 + (a - a).powi(2)).sqrt() * 0.5).atan();
-        w1 += 1;
+fn p193(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    let t1 = (x[[1, 0]]) - &(v - v);
+    let t2 = (-x.mapv(f64::sin)).sum_axis(Axis(0)) * 0.3;
+    let t3 = (&t2 * (v.mean().unwrap())).mapv(f64::sin);
+    let mut t4 = (t3.mapv(|q| q.max(0.25) * 0.5)).mapv(|q| q.max(0.25) * 0.5);
+    if n % 3 == 0 {
+        t4 = t2.to_owned();
     }
-    let t2: f64 = 0.75_f64.tanh().sin().exp();
-    let t3 = if a.powi(3) < -0.4 && (acc0 * 0.25).tanh() < 0.3 { p181(2, (p172(((a - a) * 0.5).sin(), (acc0 * 0.25 * 0.5).tanh().powi(2), (a.powi(2) * 0.5).tanh()) * 0.5).sin() - (acc0 * 0.25).sin(), (acc0 * 0.25).sin().atan2(1.5 + a.cos())) } else { ((a + a) * 0.5).atan().powi(3) };
-    2.0 * (t3 * 0.5) - 1.5 * t2 + a
+    let t5 = s;
+    t5 + t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1
 }
 "#;
 
@@ -13847,141 +13283,132 @@ pub fn check_p193() -> Result<(), String> {
     check(
         "p193",
         SOURCE_P193,
-        &["p172", "p181"],
-        0x874a449b13396e05,
-        1,
-        &|p| p193(p[0]),
-        &|p| vec![gradients_function!(p193)(p[0])],
-        &|p| value_and_gradients_function!(p193)(p[0]).0,
+        &[],
+        0x62b1394c9127259f,
+        13,
+        &|p| p193(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2),
+        &|p| {
+            let (g0, g1, g2) = gradients_function!(p193)(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2);
+            [g0.iter().copied().collect::<Vec<f64>>(), g1.iter().copied().collect::<Vec<f64>>(), vec![g2]].concat()
+        },
+        &|p| value_and_gradients_function!(p193)(&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2).0,
     )
 }
 
 #[differentiable]
-fn p194(d: f64, xs: &[f64], a: f64, c: f64, n: usize, b: f64) -> f64 {
-    let flag0 = 1.0 * xs.iter().sum::<f64>() > 0.3;
-    let mut acc1 = 1.0;
-    for i in 0..1 {
-        let flag2 = a / (1.0 + c * c) > -0.4;
-        let mut v3 = vec![0.0; xs.len()];
-        for j in 0..v3.len() {
-            v3[j] = a.tanh() * 0.9;
+fn p194(c: f64, d: f64, b: f64, a: f64, xs: &[f64]) -> f64 {
+    let mut acc0 = 0.5;
+    let mut k1 = 0;
+    let r2 = loop {
+        for j in 0..1 {
+            acc0 *= 0.5 + 0.4 * (a - 0.9).sin();
         }
-        if n < 1 {
-            if flag0 {
-                match i % 3 {
-                    0 => {
-                        let mut w4 = 0;
-                        while w4 < 2 {
-                            let t5 = if flag2 { ((v3[i] * 0.25).tanh() + 0.2) * b.abs() } else { c.clamp(-0.75, 0.75) };
-                            v3[2 - n] = ((xs[xs.len() - 1 - i] + t5).atan() * 0.5).tanh();
-                            w4 += 1;
+        acc0 = ((acc0 * 0.05).sin() - f64::max(xs[k1], xs[xs.len() - 1 - k1])).atan();
+        k1 += 1;
+        if (f64::atan(xs[k1]) > 0.5 && d < 0.25) || k1 >= 3 { break 0.25 * xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) + (xs[1] + d); }
+    };
+    if xs[3] + (acc0 * 0.05).atan() > xs.iter().map(|q| q * q).sum::<f64>() && xs.iter().sum::<f64>() < -0.1 {
+        let t3 = xs[2].min((r2 * 0.5).tanh());
+        let mut w4 = 0;
+        while w4 < 1 {
+            if 0.25 * xs[w4] < 0.7 {
+                if -d < 0.25 {
+                    match w4 {
+                        0 => {
+                            let mut k5 = 0;
+                            let r7 = loop {
+                                let t6: f64 = -c.cos();
+                                acc0 += b;
+                                k5 += 1;
+                                if (xs[xs.len() - 1 - w4] - xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) > 0.7) || k5 >= 4 { break d * xs[w4].sin().exp_m1(); }
+                            };
+                        }
+                        _ => {
+                            for j in 0..xs.len() {
+                                let t3 = t3 + xs.iter().map(|q| q.cos()).product::<f64>() / (1.0 + xs[1] * xs[1]);
+                                acc0 *= ((t3 * 0.5).atan() / (2.0 + (t3 * 0.5).sin().cos())).tanh();
+                            }
                         }
                     }
-                    1 => {
-                        let mut acc6 = d;
-                    }
-                    _ => {
-                        acc1 *= 0.8 + 0.2 * v3.iter().map(|q| (q * 0.25) * (q * 0.25)).sum::<f64>().min(0.3).sin();
-                    }
-                }
-            } else if ((n as f64).tanh()) < 0.1 {
-                if 2.0 < -0.1 || a < 0.1 {
-                    if !flag2 {
-                        let t7 = b + b;
-                    } else if v3.iter().map(|q| (q * 0.25) * (q * 0.25)).sum::<f64>() * 0.25 > -0.2 || a < 0.0 {
-                        let t8 = d / (1.5 + c.tanh()) * 0.5;
-                    } else {
-                        for j in 0..v3.len() {
-                            let t9 = if ((j as f64 * 0.5).sin().powi(2)) > xs[j] { (1.5 + a.sin()).log(2.5 + (acc1 * 0.1).cos()) * (0.2 * xs[i]) } else { f64::tanh(b) };
-                            v3[2 - n] = (f64::max((acc1 * 0.1).tanh(), j as f64) * ((acc1 * 0.1).atan() + xs[j]) * 0.1).atan();
+                } else {
+                    if f64::atan(xs[0]) < 0.5 {
+                        if d > 0.0 {
+                            let t3 = t3 + t3 * c;
+                        } else {
+                            acc0 = (acc0 * 0.02 - ((1.5 + d.sin()).powf(1.0_f64.tanh()) * 0.5).tanh()).tanh();
                         }
                     }
-                } else if ((n as f64).powi(3)) > a {
-                    v3[i] -= (v3.iter().map(|q| ((q * 0.1) * 0.6).sin()).sum::<f64>() * 0.5).sin();
                 }
             } else {
-                for j in 0..v3.len() {
-                    let mut k10 = 0;
-                    let r11 = loop {
-                        let c = c + (k10 as f64).cos().exp2();
-                        v3[i] += (((acc1 * 0.02).tanh().powi(2) + v3.iter().enumerate().map(|(k, q)| (q * 0.02) * k as f64).sum::<f64>() * 1.0) * 0.05).sin();
-                        k10 += 1;
-                        if ((2.0 + (c * 0.25 * 0.5).atan().cos()).powi(-2) < -0.2) || k10 >= 5 { break (1.5 + (v3[v3.len() - 1 - j] * 0.02).atan().atan().sin()).powf((xs[j] / (1.5 + d.tanh())).tanh()); }
-                    };
-                    acc1 *= 0.5 + 0.4 * (r11 - c).sin();
-                }
+                let r2 = (r2 * 0.5).sin() * (xs[3] / (1.0 + (acc0 * 0.02).sin().powi(2)));
             }
-        } else {
-            acc1 = (1.0 - xs[xs.len() - 1 - i]).clamp(-0.75, 0.75);
+            acc0 += (0.9 * xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).powi(3) * 0.1).tanh();
+            w4 += 1;
         }
-        acc1 -= xs.iter().sum::<f64>() * 0.25;
+    } else if (1.5 + 1.5_f64.sin()).log(2.5 + d.cos()) > (p184((xs[3] * (p178((acc0 * 0.02).tanh()) * 0.25).atan() * 0.5).sin(), a.atan(), (1.0 + xs[0].powi(2)).ln()) * 0.25).sin() {
+        let k8 = ((((acc0 * 0.02).tanh() - xs.iter().sum::<f64>()) * 0.25).tanh().abs() * 2.0) as usize % 3;
+        let t9 = match k8 { 0 | 1 => (2.0 + (xs[0] * xs[0]).cos()).powi(-2), _ => (r2 * 0.5).tanh() };
+        let d = d + a;
     }
-    acc1 = (1.5 + (1.25 * c).cos()).sqrt();
-    (acc1 * 0.01).tanh() - c + d
+    (r2 * 0.5).tanh() + (acc0 * 0.02).cos() - b + c
 }
 
 const SOURCE_P194: &str = r#"#[differentiable]
-fn p194(d: f64, xs: &[f64], a: f64, c: f64, n: usize, b: f64) -> f64 {
-    let flag0 = 1.0 * xs.iter().sum::<f64>() > 0.3;
-    let mut acc1 = 1.0;
-    for i in 0..1 {
-        let flag2 = a / (1.0 + c * c) > -0.4;
-        let mut v3 = vec![0.0; xs.len()];
-        for j in 0..v3.len() {
-            v3[j] = a.tanh() * 0.9;
+fn p194(c: f64, d: f64, b: f64, a: f64, xs: &[f64]) -> f64 {
+    let mut acc0 = 0.5;
+    let mut k1 = 0;
+    let r2 = loop {
+        for j in 0..1 {
+            acc0 *= 0.5 + 0.4 * (a - 0.9).sin();
         }
-        if n < 1 {
-            if flag0 {
-                match i % 3 {
-                    0 => {
-                        let mut w4 = 0;
-                        while w4 < 2 {
-                            let t5 = if flag2 { ((v3[i] * 0.25).tanh() + 0.2) * b.abs() } else { c.clamp(-0.75, 0.75) };
-                            v3[2 - n] = ((xs[xs.len() - 1 - i] + t5).atan() * 0.5).tanh();
-                            w4 += 1;
+        acc0 = ((acc0 * 0.05).sin() - f64::max(xs[k1], xs[xs.len() - 1 - k1])).atan();
+        k1 += 1;
+        if (f64::atan(xs[k1]) > 0.5 && d < 0.25) || k1 >= 3 { break 0.25 * xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) + (xs[1] + d); }
+    };
+    if xs[3] + (acc0 * 0.05).atan() > xs.iter().map(|q| q * q).sum::<f64>() && xs.iter().sum::<f64>() < -0.1 {
+        let t3 = xs[2].min((r2 * 0.5).tanh());
+        let mut w4 = 0;
+        while w4 < 1 {
+            if 0.25 * xs[w4] < 0.7 {
+                if -d < 0.25 {
+                    match w4 {
+                        0 => {
+                            let mut k5 = 0;
+                            let r7 = loop {
+                                let t6: f64 = -c.cos();
+                                acc0 += b;
+                                k5 += 1;
+                                if (xs[xs.len() - 1 - w4] - xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) > 0.7) || k5 >= 4 { break d * xs[w4].sin().exp_m1(); }
+                            };
+                        }
+                        _ => {
+                            for j in 0..xs.len() {
+                                let t3 = t3 + xs.iter().map(|q| q.cos()).product::<f64>() / (1.0 + xs[1] * xs[1]);
+                                acc0 *= ((t3 * 0.5).atan() / (2.0 + (t3 * 0.5).sin().cos())).tanh();
+                            }
                         }
                     }
-                    1 => {
-                        let mut acc6 = d;
-                    }
-                    _ => {
-                        acc1 *= 0.8 + 0.2 * v3.iter().map(|q| (q * 0.25) * (q * 0.25)).sum::<f64>().min(0.3).sin();
-                    }
-                }
-            } else if ((n as f64).tanh()) < 0.1 {
-                if 2.0 < -0.1 || a < 0.1 {
-                    if !flag2 {
-                        let t7 = b + b;
-                    } else if v3.iter().map(|q| (q * 0.25) * (q * 0.25)).sum::<f64>() * 0.25 > -0.2 || a < 0.0 {
-                        let t8 = d / (1.5 + c.tanh()) * 0.5;
-                    } else {
-                        for j in 0..v3.len() {
-                            let t9 = if ((j as f64 * 0.5).sin().powi(2)) > xs[j] { (1.5 + a.sin()).log(2.5 + (acc1 * 0.1).cos()) * (0.2 * xs[i]) } else { f64::tanh(b) };
-                            v3[2 - n] = (f64::max((acc1 * 0.1).tanh(), j as f64) * ((acc1 * 0.1).atan() + xs[j]) * 0.1).atan();
+                } else {
+                    if f64::atan(xs[0]) < 0.5 {
+                        if d > 0.0 {
+                            let t3 = t3 + t3 * c;
+                        } else {
+                            acc0 = (acc0 * 0.02 - ((1.5 + d.sin()).powf(1.0_f64.tanh()) * 0.5).tanh()).tanh();
                         }
                     }
-                } else if ((n as f64).powi(3)) > a {
-                    v3[i] -= (v3.iter().map(|q| ((q * 0.1) * 0.6).sin()).sum::<f64>() * 0.5).sin();
                 }
             } else {
-                for j in 0..v3.len() {
-                    let mut k10 = 0;
-                    let r11 = loop {
-                        let c = c + (k10 as f64).cos().exp2();
-                        v3[i] += (((acc1 * 0.02).tanh().powi(2) + v3.iter().enumerate().map(|(k, q)| (q * 0.02) * k as f64).sum::<f64>() * 1.0) * 0.05).sin();
-                        k10 += 1;
-                        if ((2.0 + (c * 0.25 * 0.5).atan().cos()).powi(-2) < -0.2) || k10 >= 5 { break (1.5 + (v3[v3.len() - 1 - j] * 0.02).atan().atan().sin()).powf((xs[j] / (1.5 + d.tanh())).tanh()); }
-                    };
-                    acc1 *= 0.5 + 0.4 * (r11 - c).sin();
-                }
+                let r2 = (r2 * 0.5).sin() * (xs[3] / (1.0 + (acc0 * 0.02).sin().powi(2)));
             }
-        } else {
-            acc1 = (1.0 - xs[xs.len() - 1 - i]).clamp(-0.75, 0.75);
+            acc0 += (0.9 * xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).powi(3) * 0.1).tanh();
+            w4 += 1;
         }
-        acc1 -= xs.iter().sum::<f64>() * 0.25;
+    } else if (1.5 + 1.5_f64.sin()).log(2.5 + d.cos()) > (p184((xs[3] * (p178((acc0 * 0.02).tanh()) * 0.25).atan() * 0.5).sin(), a.atan(), (1.0 + xs[0].powi(2)).ln()) * 0.25).sin() {
+        let k8 = ((((acc0 * 0.02).tanh() - xs.iter().sum::<f64>()) * 0.25).tanh().abs() * 2.0) as usize % 3;
+        let t9 = match k8 { 0 | 1 => (2.0 + (xs[0] * xs[0]).cos()).powi(-2), _ => (r2 * 0.5).tanh() };
+        let d = d + a;
     }
-    acc1 = (1.5 + (1.25 * c).cos()).sqrt();
-    (acc1 * 0.01).tanh() - c + d
+    (r2 * 0.5).tanh() + (acc0 * 0.02).cos() - b + c
 }
 "#;
 
@@ -13989,40 +13416,54 @@ pub fn check_p194() -> Result<(), String> {
     check(
         "p194",
         SOURCE_P194,
-        &[],
-        0xba73633b37e577ca,
-        7,
-        &|p| p194(p[0], &p[1..4], p[4], p[5], 1, p[6]),
+        &["p178", "p184"],
+        0xee0fe89d7dfd428c,
+        8,
+        &|p| p194(p[0], p[1], p[2], p[3], &p[4..8]),
         &|p| {
-            let (g0, g1, g2, g3, g4) = gradients_function!(p194)(p[0], &p[1..4], p[4], p[5], 1, p[6]);
-            [vec![g0], g1, vec![g2], vec![g3], vec![g4]].concat()
+            let (g0, g1, g2, g3, g4) = gradients_function!(p194)(p[0], p[1], p[2], p[3], &p[4..8]);
+            [vec![g0], vec![g1], vec![g2], vec![g3], g4].concat()
         },
-        &|p| value_and_gradients_function!(p194)(p[0], &p[1..4], p[4], p[5], 1, p[6]).0,
+        &|p| value_and_gradients_function!(p194)(p[0], p[1], p[2], p[3], &p[4..8]).0,
     )
 }
 
 #[differentiable]
-fn p195(a: f64) -> f64 {
-    let flag0 = a > 0.5;
-    let t1 = a;
-    let t2 = (2.0 + t1.sin()).log2() * a - a;
-    if a + (p173((t1 / (2.0 + t1.cos()) * 0.5).tanh(), t1.atan(), (t2 * 0.5).sin(), (2.0 + t1.cos()).recip()) * 0.1).atan() > t1 {
-        return (1.0 + t1.powi(2)).ln().tanh();
+fn p195(a: f64, b: f64, xs: &[f64]) -> f64 {
+    let mut acc0 = 0.5;
+    if b * a > p179(a.sin()) || xs[3] < 0.7 {
+        acc0 += a.cos().tanh() * 0.5;
     }
-    let t3 = a - (t2 * 0.5).atan() - (t2 * 0.5).tanh();
-    (t2 * 0.5).tanh() + t1 + a.cos()
+    if (1.0 + xs[1].powi(2)).ln() > b {
+        return b + (1.5 + xs.iter().map(|q| (q * 1.25).sin()).sum::<f64>().cos()).sqrt();
+    }
+    for i in (0..8).step_by(2) {
+        let t1 = a / (1.0 + a * a);
+        acc0 += (a.cos().sin() * 0.5).sin();
+    }
+    acc0 *= (acc0 * 0.1 + xs[0]).cos();
+    let t2 = b.max(b) * (1.0 + xs[3].powi(2)).sqrt() - xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin());
+    let acc0 = (acc0 * 0.05).atan() * xs[3];
+    (acc0 * 0.5).tanh() + (t2 * 0.5).sin().cos() + b.cos()
 }
 
 const SOURCE_P195: &str = r#"#[differentiable]
-fn p195(a: f64) -> f64 {
-    let flag0 = a > 0.5;
-    let t1 = a;
-    let t2 = (2.0 + t1.sin()).log2() * a - a;
-    if a + (p173((t1 / (2.0 + t1.cos()) * 0.5).tanh(), t1.atan(), (t2 * 0.5).sin(), (2.0 + t1.cos()).recip()) * 0.1).atan() > t1 {
-        return (1.0 + t1.powi(2)).ln().tanh();
+fn p195(a: f64, b: f64, xs: &[f64]) -> f64 {
+    let mut acc0 = 0.5;
+    if b * a > p179(a.sin()) || xs[3] < 0.7 {
+        acc0 += a.cos().tanh() * 0.5;
     }
-    let t3 = a - (t2 * 0.5).atan() - (t2 * 0.5).tanh();
-    (t2 * 0.5).tanh() + t1 + a.cos()
+    if (1.0 + xs[1].powi(2)).ln() > b {
+        return b + (1.5 + xs.iter().map(|q| (q * 1.25).sin()).sum::<f64>().cos()).sqrt();
+    }
+    for i in (0..8).step_by(2) {
+        let t1 = a / (1.0 + a * a);
+        acc0 += (a.cos().sin() * 0.5).sin();
+    }
+    acc0 *= (acc0 * 0.1 + xs[0]).cos();
+    let t2 = b.max(b) * (1.0 + xs[3].powi(2)).sqrt() - xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin());
+    let acc0 = (acc0 * 0.05).atan() * xs[3];
+    (acc0 * 0.5).tanh() + (t2 * 0.5).sin().cos() + b.cos()
 }
 "#;
 
@@ -14030,47 +13471,50 @@ pub fn check_p195() -> Result<(), String> {
     check(
         "p195",
         SOURCE_P195,
-        &["p173"],
-        0x8f9c03e7ea3b6583,
-        1,
-        &|p| p195(p[0]),
-        &|p| vec![gradients_function!(p195)(p[0])],
-        &|p| value_and_gradients_function!(p195)(p[0]).0,
+        &["p179"],
+        0x8453575b007dcaf2,
+        6,
+        &|p| p195(p[0], p[1], &p[2..6]),
+        &|p| {
+            let (g0, g1, g2) = gradients_function!(p195)(p[0], p[1], &p[2..6]);
+            [vec![g0], vec![g1], g2].concat()
+        },
+        &|p| value_and_gradients_function!(p195)(p[0], p[1], &p[2..6]).0,
     )
 }
 
 #[differentiable]
-fn p196(a: f64) -> f64 {
-    let mut acc0 = a.mul_add(0.1, a).atan2(1.5 + a.cos());
-    for i in 0..4 {
-        let mut k1 = 0;
-        loop {
-            let mut a = a;
-            a *= 0.5 + 0.4 * (acc0 * 0.05).atan().sin();
-            k1 += 1;
-            if (0.2_f64.clamp(-0.75, 0.75) > (acc0 * 0.05).tanh()) || k1 >= 3 { break; }
+fn p196(n: usize, b: f64, a: f64, c: f64) -> f64 {
+    let flag0 = (1.5 + b.sin()).powf(b.tanh()) > -0.1;
+    let mut acc1 = -b.powi(2).ln_1p();
+    if c + a > c || acc1 < 0.7 {
+        acc1 -= b.powi(2).atan() * 0.5;
+        if flag0 {
+            let t2 = match n % 3 { 0 | 1 => 0.2 * b.min(n as f64), _ => ((p186(0.25 * 0.6, (b + b) * 0.5) + c) * 0.5).sin() };
+        } else {
+            acc1 = ((2.0 + 1.0_f64.sin()).ln() + a / (1.0 + c * c)) * 0.5;
         }
-        acc0 = (acc0 * 0.05).atan();
-        acc0 = ((a + acc0 * 0.05) * (acc0 * 0.05).sin() * 0.5).tanh();
+    } else {
+        let mut acc3 = ((a * acc1 - f64::atan(a)) * 0.25).tanh();
     }
-    (acc0 * 0.05).sin()
+    acc1
 }
 
 const SOURCE_P196: &str = r#"#[differentiable]
-fn p196(a: f64) -> f64 {
-    let mut acc0 = a.mul_add(0.1, a).atan2(1.5 + a.cos());
-    for i in 0..4 {
-        let mut k1 = 0;
-        loop {
-            let mut a = a;
-            a *= 0.5 + 0.4 * (acc0 * 0.05).atan().sin();
-            k1 += 1;
-            if (0.2_f64.clamp(-0.75, 0.75) > (acc0 * 0.05).tanh()) || k1 >= 3 { break; }
+fn p196(n: usize, b: f64, a: f64, c: f64) -> f64 {
+    let flag0 = (1.5 + b.sin()).powf(b.tanh()) > -0.1;
+    let mut acc1 = -b.powi(2).ln_1p();
+    if c + a > c || acc1 < 0.7 {
+        acc1 -= b.powi(2).atan() * 0.5;
+        if flag0 {
+            let t2 = match n % 3 { 0 | 1 => 0.2 * b.min(n as f64), _ => ((p186(0.25 * 0.6, (b + b) * 0.5) + c) * 0.5).sin() };
+        } else {
+            acc1 = ((2.0 + 1.0_f64.sin()).ln() + a / (1.0 + c * c)) * 0.5;
         }
-        acc0 = (acc0 * 0.05).atan();
-        acc0 = ((a + acc0 * 0.05) * (acc0 * 0.05).sin() * 0.5).tanh();
+    } else {
+        let mut acc3 = ((a * acc1 - f64::atan(a)) * 0.25).tanh();
     }
-    (acc0 * 0.05).sin()
+    acc1
 }
 "#;
 
@@ -14078,71 +13522,104 @@ pub fn check_p196() -> Result<(), String> {
     check(
         "p196",
         SOURCE_P196,
-        &[],
-        0x646a2dce36849692,
-        1,
-        &|p| p196(p[0]),
-        &|p| vec![gradients_function!(p196)(p[0])],
-        &|p| value_and_gradients_function!(p196)(p[0]).0,
+        &["p186"],
+        0xdb44ff3f81d7bc71,
+        3,
+        &|p| p196(1, p[0], p[1], p[2]),
+        &|p| {
+            let (g0, g1, g2) = gradients_function!(p196)(1, p[0], p[1], p[2]);
+            [vec![g0], vec![g1], vec![g2]].concat()
+        },
+        &|p| value_and_gradients_function!(p196)(1, p[0], p[1], p[2]).0,
     )
 }
 
 #[differentiable]
-fn p197(b: f64, c: f64, a: f64) -> f64 {
-    let t0 = if c.tanh().exp_m1() > 0.1 { (0.5 * (1.0 + 0.6_f64.powi(2)).sqrt().tanh()).acos() } else { a.abs() / (1.0 + (b * b).powi(2)) };
-    let mut acc1 = t0.powi(2).ln_1p();
-    if acc1 > a || a < -0.4 {
-        acc1 += (c.max(p186((a * t0 * 0.25).atan(), (c * c * 0.5).atan())) / (1.5 + (acc1 - b).tanh()) * 0.25).atan();
-        if (acc1 * 0.5).tanh().powi(2) > t0 {
-            let mut k2 = 0;
-            loop {
-                let t3 = f64::cos(-a.mul_add(k2 as f64, t0));
-                acc1 += (1.0 + (acc1 * 0.1).atan().powi(2)).sqrt().hypot(0.6 + c) * 0.25;
-                k2 += 1;
-                if ((0.2 * k2 as f64) < -0.2) || k2 >= 4 { break; }
+fn p197(a: f64, xs: &[f64]) -> f64 {
+    let mut v0 = vec![0.0; 4];
+    for i in 0..v0.len() {
+        v0[i] = (1.5 + (p188(a - 0.1, ((a + a) * 0.5).atan()) * 0.5).tanh().tanh().sinh().cos()).sqrt();
+    }
+    v0[1] -= 0.5 * a;
+    let t1 = (2.0 + v0[3].cos()).recip();
+    let mut acc2 = 0.5;
+    if t1 > 0.0 {
+        match ((t1 * xs[3]).abs() * 2.0) as usize % 3 {
+            0 => {
+                acc2 = f64::cos(v0[3] / (1.0 + a * a));
             }
-        } else {
-            acc1 = ((acc1 * 0.1).tanh() - (c / (2.0 + (acc1 * 0.1).tanh().cos()) * 0.5).sin()).atan();
-        }
-    } else if c.min(a) > 0.7 && t0 < 0.5 {
-        let mut acc4 = ((acc1 * 0.1).sin() - b).cos();
-    } else {
-        if a - b > 0.1 {
-            let t5 = b + 1.25;
-        } else {
-            acc1 *= (2.0 * p178(0.2 * t0, 3)).tanh();
+            1 => {
+                for i in 0..xs.len() {
+                    if xs[i].sin() > -0.2 || v0[v0.len() - 1 - i] * 0.1 < -0.4 {
+                        for j in 0..v0.len() {
+                            acc2 = (1.5 + 1.25_f64.min(0.6).sin()).powf(xs[i].tanh());
+                        }
+                    } else {
+                        if a > (v0[1] * 0.02).tanh() {
+                            let mut k3 = 0;
+                            let r4: f64 = loop {
+                                v0[i] -= ((xs[2] + (v0[k3] * 0.02).atan()).atan() * 0.5).sin();
+                                v0[k3] -= (acc2 * 0.02).sin();
+                                k3 += 1;
+                                if (0.3 * a > 0.25) || k3 >= 3 { break 0.25; }
+                            };
+                        } else {
+                            acc2 += (i as f64 * 0.25).sin();
+                        }
+                    }
+                    v0[i] += (f64::tanh(t1).hypot((acc2 * 0.02).sin() * (v0[v0.len() - 1 - i] * 0.02).tanh()) * 0.5).tanh();
+                }
+            }
+            _ => {
+                acc2 *= 1.25_f64.sin().cos();
+            }
         }
     }
-    0.5 * (acc1 * 0.05).atan() - t0 + 0.25 * c + 0.5 * a
+    (acc2 * 0.01).sin() - t1 - a.tanh()
 }
 
 const SOURCE_P197: &str = r#"#[differentiable]
-fn p197(b: f64, c: f64, a: f64) -> f64 {
-    let t0 = if c.tanh().exp_m1() > 0.1 { (0.5 * (1.0 + 0.6_f64.powi(2)).sqrt().tanh()).acos() } else { a.abs() / (1.0 + (b * b).powi(2)) };
-    let mut acc1 = t0.powi(2).ln_1p();
-    if acc1 > a || a < -0.4 {
-        acc1 += (c.max(p186((a * t0 * 0.25).atan(), (c * c * 0.5).atan())) / (1.5 + (acc1 - b).tanh()) * 0.25).atan();
-        if (acc1 * 0.5).tanh().powi(2) > t0 {
-            let mut k2 = 0;
-            loop {
-                let t3 = f64::cos(-a.mul_add(k2 as f64, t0));
-                acc1 += (1.0 + (acc1 * 0.1).atan().powi(2)).sqrt().hypot(0.6 + c) * 0.25;
-                k2 += 1;
-                if ((0.2 * k2 as f64) < -0.2) || k2 >= 4 { break; }
+fn p197(a: f64, xs: &[f64]) -> f64 {
+    let mut v0 = vec![0.0; 4];
+    for i in 0..v0.len() {
+        v0[i] = (1.5 + (p188(a - 0.1, ((a + a) * 0.5).atan()) * 0.5).tanh().tanh().sinh().cos()).sqrt();
+    }
+    v0[1] -= 0.5 * a;
+    let t1 = (2.0 + v0[3].cos()).recip();
+    let mut acc2 = 0.5;
+    if t1 > 0.0 {
+        match ((t1 * xs[3]).abs() * 2.0) as usize % 3 {
+            0 => {
+                acc2 = f64::cos(v0[3] / (1.0 + a * a));
             }
-        } else {
-            acc1 = ((acc1 * 0.1).tanh() - (c / (2.0 + (acc1 * 0.1).tanh().cos()) * 0.5).sin()).atan();
-        }
-    } else if c.min(a) > 0.7 && t0 < 0.5 {
-        let mut acc4 = ((acc1 * 0.1).sin() - b).cos();
-    } else {
-        if a - b > 0.1 {
-            let t5 = b + 1.25;
-        } else {
-            acc1 *= (2.0 * p178(0.2 * t0, 3)).tanh();
+            1 => {
+                for i in 0..xs.len() {
+                    if xs[i].sin() > -0.2 || v0[v0.len() - 1 - i] * 0.1 < -0.4 {
+                        for j in 0..v0.len() {
+                            acc2 = (1.5 + 1.25_f64.min(0.6).sin()).powf(xs[i].tanh());
+                        }
+                    } else {
+                        if a > (v0[1] * 0.02).tanh() {
+                            let mut k3 = 0;
+                            let r4: f64 = loop {
+                                v0[i] -= ((xs[2] + (v0[k3] * 0.02).atan()).atan() * 0.5).sin();
+                                v0[k3] -= (acc2 * 0.02).sin();
+                                k3 += 1;
+                                if (0.3 * a > 0.25) || k3 >= 3 { break 0.25; }
+                            };
+                        } else {
+                            acc2 += (i as f64 * 0.25).sin();
+                        }
+                    }
+                    v0[i] += (f64::tanh(t1).hypot((acc2 * 0.02).sin() * (v0[v0.len() - 1 - i] * 0.02).tanh()) * 0.5).tanh();
+                }
+            }
+            _ => {
+                acc2 *= 1.25_f64.sin().cos();
+            }
         }
     }
-    0.5 * (acc1 * 0.05).atan() - t0 + 0.25 * c + 0.5 * a
+    (acc2 * 0.01).sin() - t1 - a.tanh()
 }
 "#;
 
@@ -14150,56 +13627,50 @@ pub fn check_p197() -> Result<(), String> {
     check(
         "p197",
         SOURCE_P197,
-        &["p178", "p186"],
-        0xccceee4853e2cdc8,
-        3,
-        &|p| p197(p[0], p[1], p[2]),
+        &["p188"],
+        0x97e48ab571c2acf2,
+        5,
+        &|p| p197(p[0], &p[1..5]),
         &|p| {
-            let (g0, g1, g2) = gradients_function!(p197)(p[0], p[1], p[2]);
-            [vec![g0], vec![g1], vec![g2]].concat()
+            let (g0, g1) = gradients_function!(p197)(p[0], &p[1..5]);
+            [vec![g0], g1].concat()
         },
-        &|p| value_and_gradients_function!(p197)(p[0], p[1], p[2]).0,
+        &|p| value_and_gradients_function!(p197)(p[0], &p[1..5]).0,
     )
 }
 
 #[differentiable]
-fn p198(a: f64, b: f64) -> f64 {
-    let mut acc0 = 1.0;
-    let mut w1 = 0;
-    while w1 < 1 && (-b < 0.1) {
-        if 1.0 > 0.1 || (w1 as f64) < -0.4 {
-            let flag2 = f64::atan(a) > -0.4;
-        } else {
-            let t4 = { let u3 = ((w1 as f64 - w1 as f64 - p186((a * a * 0.5).atan(), (a.powi(2) * 0.5).atan()).atan()) * 0.5).tanh(); f64::tanh(b).tanh().sinh() };
+fn p198(n: usize, a: f64, c: f64, b: f64) -> f64 {
+    let mut acc0 = ((a - b).mul_add(c.cos(), b + a) * 0.25).tanh();
+    let t1 = match n % 3 { 0 => (1.5 + (a * acc0).sin()).log(2.5 + b.cos()), 1 => ((2.0 + c.sin()).cbrt() / (1.5 + c.tanh()) * 0.5).atan(), _ => acc0 * n as f64 * (a - a) * 0.25 };
+    match n {
+        0 | 1 => {
+            acc0 = (acc0 * (0.9 * t1 * 0.5)).atan();
+            let t2 = f64::sin(n as f64 - t1) * f64::atan(t1);
         }
-        acc0 *= 0.5 + 0.4 * a.sin();
-        w1 += 1;
+        _ => {
+            let t3 = a;
+        }
     }
-    for i in (0..4).rev() {
-        let t5 = i as f64;
-        acc0 -= ((p195(((b - a) * 0.5).atan()) * 0.5).tanh().atan() * 0.5).tanh();
-    }
-    (acc0 * 0.1).tanh().tanh() + 0.3 * b
+    acc0 = b;
+    t1 + acc0 - 0.25 * b + 0.5 * t1
 }
 
 const SOURCE_P198: &str = r#"#[differentiable]
-fn p198(a: f64, b: f64) -> f64 {
-    let mut acc0 = 1.0;
-    let mut w1 = 0;
-    while w1 < 1 && (-b < 0.1) {
-        if 1.0 > 0.1 || (w1 as f64) < -0.4 {
-            let flag2 = f64::atan(a) > -0.4;
-        } else {
-            let t4 = { let u3 = ((w1 as f64 - w1 as f64 - p186((a * a * 0.5).atan(), (a.powi(2) * 0.5).atan()).atan()) * 0.5).tanh(); f64::tanh(b).tanh().sinh() };
+fn p198(n: usize, a: f64, c: f64, b: f64) -> f64 {
+    let mut acc0 = ((a - b).mul_add(c.cos(), b + a) * 0.25).tanh();
+    let t1 = match n % 3 { 0 => (1.5 + (a * acc0).sin()).log(2.5 + b.cos()), 1 => ((2.0 + c.sin()).cbrt() / (1.5 + c.tanh()) * 0.5).atan(), _ => acc0 * n as f64 * (a - a) * 0.25 };
+    match n {
+        0 | 1 => {
+            acc0 = (acc0 * (0.9 * t1 * 0.5)).atan();
+            let t2 = f64::sin(n as f64 - t1) * f64::atan(t1);
         }
-        acc0 *= 0.5 + 0.4 * a.sin();
-        w1 += 1;
+        _ => {
+            let t3 = a;
+        }
     }
-    for i in (0..4).rev() {
-        let t5 = i as f64;
-        acc0 -= ((p195(((b - a) * 0.5).atan()) * 0.5).tanh().atan() * 0.5).tanh();
-    }
-    (acc0 * 0.1).tanh().tanh() + 0.3 * b
+    acc0 = b;
+    t1 + acc0 - 0.25 * b + 0.5 * t1
 }
 "#;
 
@@ -14207,48 +13678,42 @@ pub fn check_p198() -> Result<(), String> {
     check(
         "p198",
         SOURCE_P198,
-        &["p186", "p195"],
-        0x32fd59336b557f79,
-        2,
-        &|p| p198(p[0], p[1]),
+        &[],
+        0x0083513c4ed1367b,
+        3,
+        &|p| p198(2, p[0], p[1], p[2]),
         &|p| {
-            let (g0, g1) = gradients_function!(p198)(p[0], p[1]);
-            [vec![g0], vec![g1]].concat()
+            let (g0, g1, g2) = gradients_function!(p198)(2, p[0], p[1], p[2]);
+            [vec![g0], vec![g1], vec![g2]].concat()
         },
-        &|p| value_and_gradients_function!(p198)(p[0], p[1]).0,
+        &|p| value_and_gradients_function!(p198)(2, p[0], p[1], p[2]).0,
     )
 }
 
 #[differentiable]
-fn p199(xs: &[f64], a: f64, c: f64, b: f64) -> f64 {
-    let mut acc0 = xs[2];
-    let mut w1 = 0;
-    while w1 < 1 {
-        if xs.iter().map(|q| (q * 0.3).sin()).sum::<f64>() * xs[0] > 0.7 {
-            return 1.0 - b.powi(2).ln_1p();
+fn p199(b: f64, a: f64, n: usize) -> f64 {
+    let mut acc0 = 1.0;
+    for i in (0..4).rev() {
+        for j in (0..2).rev() {
+            acc0 *= 0.8 + 0.2 * (0.5 * p151((2.0 + b.cos()).recip(), b.sin(), 0.5 * 2.0).tanh()).asin().sin();
+            acc0 += (1.5 + a.cos().sin()).powf((2.0 + b.cos()).recip().tanh()) * 0.5;
         }
-        acc0 *= (xs.iter().sum::<f64>() + 0.25).cos();
-        w1 += 1;
+        acc0 = (acc0 * 0.02 + (1.5 + (acc0 * 0.02).sin()).log(2.5 + a.cos())).sin();
     }
-    let t2: f64 = xs[0] / (1.0 + 0.75_f64.powi(2)) * c.atan();
-    acc0 = (acc0 * 0.25 - ((t2 * 0.5 * 0.5).powi(2) * 0.25).sin()).atan();
-    (t2 * 0.5).sin() + acc0 * 0.25 - 0.9 * c + a
+    (acc0 * 0.02).sin() - 0.1 * a
 }
 
 const SOURCE_P199: &str = r#"#[differentiable]
-fn p199(xs: &[f64], a: f64, c: f64, b: f64) -> f64 {
-    let mut acc0 = xs[2];
-    let mut w1 = 0;
-    while w1 < 1 {
-        if xs.iter().map(|q| (q * 0.3).sin()).sum::<f64>() * xs[0] > 0.7 {
-            return 1.0 - b.powi(2).ln_1p();
+fn p199(b: f64, a: f64, n: usize) -> f64 {
+    let mut acc0 = 1.0;
+    for i in (0..4).rev() {
+        for j in (0..2).rev() {
+            acc0 *= 0.8 + 0.2 * (0.5 * p151((2.0 + b.cos()).recip(), b.sin(), 0.5 * 2.0).tanh()).asin().sin();
+            acc0 += (1.5 + a.cos().sin()).powf((2.0 + b.cos()).recip().tanh()) * 0.5;
         }
-        acc0 *= (xs.iter().sum::<f64>() + 0.25).cos();
-        w1 += 1;
+        acc0 = (acc0 * 0.02 + (1.5 + (acc0 * 0.02).sin()).log(2.5 + a.cos())).sin();
     }
-    let t2: f64 = xs[0] / (1.0 + 0.75_f64.powi(2)) * c.atan();
-    acc0 = (acc0 * 0.25 - ((t2 * 0.5 * 0.5).powi(2) * 0.25).sin()).atan();
-    (t2 * 0.5).sin() + acc0 * 0.25 - 0.9 * c + a
+    (acc0 * 0.02).sin() - 0.1 * a
 }
 "#;
 
@@ -14256,15 +13721,15 @@ pub fn check_p199() -> Result<(), String> {
     check(
         "p199",
         SOURCE_P199,
-        &[],
-        0x390a8c8c15d32ed6,
-        6,
-        &|p| p199(&p[0..3], p[3], p[4], p[5]),
+        &["p151"],
+        0x2edbc594151b9495,
+        2,
+        &|p| p199(p[0], p[1], 2),
         &|p| {
-            let (g0, g1, g2, g3) = gradients_function!(p199)(&p[0..3], p[3], p[4], p[5]);
-            [g0, vec![g1], vec![g2], vec![g3]].concat()
+            let (g0, g1) = gradients_function!(p199)(p[0], p[1], 2);
+            [vec![g0], vec![g1]].concat()
         },
-        &|p| value_and_gradients_function!(p199)(&p[0..3], p[3], p[4], p[5]).0,
+        &|p| value_and_gradients_function!(p199)(p[0], p[1], 2).0,
     )
 }
 

@@ -820,7 +820,8 @@ impl Emitter<'_> {
                 out.extend(self.save(*dst));
             }
             Stmt::WriteCell { cell, value } => {
-                let (c, v) = (cell.ident(), value.tokens());
+                let c = cell.ident();
+                let v = self.kept(value);
                 out.extend(quote!(#c = #v;));
             }
             Stmt::WriteIndex { cell, index, value } => {
@@ -883,6 +884,18 @@ impl Emitter<'_> {
                 out.extend(quote!(let mut #n = 0usize; #looped let #c = #n;));
                 out.extend(self.save(*count));
             }
+        }
+    }
+
+    /// An operand the forward sweep hands over (to a cell, as the result): an array the
+    /// reverse sweep still reads is cloned rather than moved.
+    fn kept(&self, o: &Operand) -> TokenStream {
+        match o {
+            Operand::Var(v) if self.body.vars[v.0].general && self.used.contains(v) => {
+                let id = v.ident();
+                quote!(::core::clone::Clone::clone(&#id))
+            }
+            _ => o.tokens(),
         }
     }
 
@@ -968,7 +981,10 @@ pub fn vjp_body(sig: &Signature, body: &Body) -> TokenStream {
     let declarations = e.declarations();
     let forward = e.fwd_block(&body.block);
     let items = &body.items;
-    let output = body.output.tokens();
+    let output = match &body.output {
+        Value::Var(v) => e.kept(&Operand::Var(*v)),
+        other => other.tokens(),
+    };
     let dy_type = match &sig.output {
         syn::Type::Infer(_) => quote!(),
         ty => {

@@ -21,6 +21,8 @@
 // element type is inferred as `str`, so clippy's auto-deref suggestion does not apply.
 #![allow(clippy::explicit_auto_deref)]
 
+mod arrays;
+
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
@@ -236,6 +238,10 @@ pub enum Param {
     Slice(String, usize),
     /// `n: usize`, constant, checked with `value`.
     Count(String, usize),
+    /// `x: &Array2<f64>`, checked with an `n × n` matrix.
+    Matrix(String, usize),
+    /// `v: &Array1<f64>`, checked with a vector of `n` elements.
+    Vector(String, usize),
 }
 
 /// A statement of a generated body. Every statement has an id, so the minimizer can
@@ -295,7 +301,9 @@ impl Func {
 
     /// Whether other generated functions may call it: scalar arguments only.
     fn callable(&self) -> bool {
-        self.params.iter().all(|p| !matches!(p, Param::Slice(..)))
+        self.params
+            .iter()
+            .all(|p| matches!(p, Param::Scalar(_) | Param::Count(..)))
     }
 
     /// The ids of the statements the minimizer may delete, outermost first.
@@ -442,6 +450,8 @@ impl Func {
                 Param::Scalar(n) => format!("{n}: f64"),
                 Param::Slice(n, _) => format!("{n}: &[f64]"),
                 Param::Count(n, _) => format!("{n}: usize"),
+                Param::Matrix(n, _) => format!("{n}: &Array2<f64>"),
+                Param::Vector(n, _) => format!("{n}: &Array1<f64>"),
             })
             .collect();
         let mut out = format!(
@@ -460,7 +470,8 @@ impl Func {
             .iter()
             .map(|p| match p {
                 Param::Scalar(_) => 1,
-                Param::Slice(_, len) => *len,
+                Param::Slice(_, len) | Param::Vector(_, len) => *len,
+                Param::Matrix(_, n) => n * n,
                 Param::Count(..) => 0,
             })
             .sum()
@@ -482,6 +493,18 @@ impl Func {
                     format!("&p[{}..{}]", offset - len, offset)
                 }
                 Param::Count(_, value) => value.to_string(),
+                Param::Matrix(_, n) => {
+                    offset += n * n;
+                    format!(
+                        "&Array2::from_shape_vec(({n}, {n}), p[{}..{}].to_vec()).unwrap()",
+                        offset - n * n,
+                        offset
+                    )
+                }
+                Param::Vector(_, n) => {
+                    offset += n;
+                    format!("&Array1::from(p[{}..{}].to_vec())", offset - n, offset)
+                }
             })
             .collect();
         args.join(", ")
@@ -508,6 +531,9 @@ impl Func {
                 .zip(&names)
                 .map(|(p, g)| match p {
                     Param::Scalar(_) => format!("vec![{g}]"),
+                    Param::Matrix(..) | Param::Vector(..) => {
+                        format!("{g}.iter().copied().collect::<Vec<f64>>()")
+                    }
                     _ => g.clone(),
                 })
                 .collect();
@@ -2066,6 +2092,9 @@ fn gen_function(rng: &mut Rng, index: usize, previous: &[Func]) -> Func {
                 name: n.clone(),
                 kind: Kind::Int { bound: value + 1 },
             },
+            Param::Matrix(..) | Param::Vector(..) => {
+                unreachable!("scalar functions take no arrays")
+            }
         })
         .collect();
     let point_seed = rng.next_u64();
@@ -2103,7 +2132,12 @@ pub fn generate_functions(seed: u64, count: usize) -> Vec<Func> {
     let mut rng = Rng::new(seed);
     let mut funcs: Vec<Func> = Vec::with_capacity(count);
     for index in 0..count {
-        let f = gen_function(&mut rng, index, &funcs);
+        // one function in eight is an array program
+        let f = if rng.chance(0.125) {
+            arrays::gen_array_function(&mut rng, index)
+        } else {
+            gen_function(&mut rng, index, &funcs)
+        };
         funcs.push(f);
     }
     funcs
@@ -2143,6 +2177,7 @@ impl Rendered {
 
 /// The helper every checker calls: shared by the test file and the throwaway projects.
 const HELPER: &str = r##"use autodiff::check::{finite_difference, first_mismatch};
+use autodiff::ndarray::{Array1, Array2, Axis};
 use autodiff::prelude::*;
 
 /// A checker: `Err` describes the mismatch.
