@@ -267,3 +267,31 @@ fn regression_an_array_result_read_by_its_own_rule() {
     let g = pullback(array![1.0, 1.0]);
     assert_close("x", &g, &fd(&x, |x| squashed(x).sum()));
 }
+
+#[differentiable]
+fn shapes_and_statistics(x: &Array1<f64>, m: &Array2<f64>) -> f64 {
+    let grid = x.to_shape((2, 2)).unwrap();
+    let wide = x.broadcast((3, 4)).unwrap();
+    let column = x.view().insert_axis(Axis(1));
+    let flipped = m.to_owned().reversed_axes();
+    let mut h = m.to_owned();
+    h.mapv_inplace(f64::tanh);
+    grid.dot(&flipped.slice(autodiff::ndarray::s![0..2, ..]))
+        .sum()
+        * 0.1
+        + wide.mapv(f64::sin).sum()
+        + column.sum_axis(Axis(0)).sum()
+        + x.var(0.0)
+        + x.std(1.0)
+        + x.product()
+        + h.sum()
+}
+
+#[test]
+fn reshapes_broadcasts_new_axes_statistics_and_in_place_maps() {
+    let x = array![0.3, -0.7, 1.1, 0.5];
+    let m = array![[0.2, -0.4], [0.6, 0.1], [-0.3, 0.8]];
+    let (gx, gm) = gradients_function!(shapes_and_statistics)(&x, &m);
+    assert_close("x", &gx, &fd(&x, |x| shapes_and_statistics(x, &m)));
+    assert_close("m", &gm, &fd(&m, |m| shapes_and_statistics(&x, m)));
+}

@@ -389,7 +389,9 @@ impl Lowering<'_> {
         match rhs {
             Rhs::Copy(o) => self.operand_general(o),
             Rhs::Prim(Prim::Cast { .. }, _) | Rhs::ReadIndex { .. } => false,
-            Rhs::Prim(Prim::Tensor { rule, .. }, _) => !matches!(*rule, "sum" | "mean"),
+            Rhs::Prim(Prim::Tensor { rule, .. }, _) => {
+                !matches!(*rule, "sum" | "mean" | "product" | "var" | "std")
+            }
             Rhs::Prim(_, args) | Rhs::Call { args, .. } => {
                 args.iter().any(|a| self.operand_general(a))
             }
@@ -1475,6 +1477,14 @@ impl Lowering<'_> {
         if let Some(v) = self.array_method(e, m) {
             return v;
         }
+        // `h.mapv_inplace(f)` on a local array: `h = h.mapv(f)`
+        if name == "mapv_inplace" && m.args.len() == 1 {
+            if let Some(Place::Cell(_)) = self.place(&m.receiver) {
+                let (recv, f) = (&m.receiver, &m.args[0]);
+                let value: syn::Expr = syn::parse_quote_spanned!(e.span()=> #recv.mapv(#f));
+                return self.assign(recv, &value, None, e);
+            }
+        }
         let recv = self.expr(&m.receiver);
         if name == "clone" && m.args.is_empty() {
             let x = self.operand(recv, m.receiver.span());
@@ -1519,6 +1529,17 @@ impl Lowering<'_> {
                 {
                     ("mean_axis", &*inner.receiver, vec![&inner.args[0]], false)
                 }
+                syn::Expr::MethodCall(inner)
+                    if (inner.method == "to_shape" || inner.method == "into_shape_with_order")
+                        && inner.args.len() == 1 =>
+                {
+                    ("reshape", &*inner.receiver, vec![&inner.args[0]], false)
+                }
+                syn::Expr::MethodCall(inner)
+                    if inner.method == "broadcast" && inner.args.len() == 1 =>
+                {
+                    ("broadcast", &*inner.receiver, vec![&inner.args[0]], false)
+                }
                 _ => return None,
             },
             ("mean" | "mean_axis", _) => {
@@ -1532,6 +1553,11 @@ impl Lowering<'_> {
             ("sum", 0) => ("sum", &*m.receiver, vec![], false),
             ("sum_axis", 1) => ("sum_axis", &*m.receiver, vec![&m.args[0]], false),
             ("slice", 1) => ("slice", &*m.receiver, vec![&m.args[0]], true),
+            ("insert_axis", 1) => ("insert_axis", &*m.receiver, vec![&m.args[0]], true),
+            ("reversed_axes", 0) => ("t", &*m.receiver, vec![], true),
+            ("product", 0) => ("product", &*m.receiver, vec![], false),
+            ("var", 1) => ("var", &*m.receiver, vec![&m.args[0]], false),
+            ("std", 1) => ("std", &*m.receiver, vec![&m.args[0]], false),
             ("row", 1) => ("row", &*m.receiver, vec![&m.args[0]], true),
             ("column", 1) => ("column", &*m.receiver, vec![&m.args[0]], true),
             ("index_axis", 2) => (

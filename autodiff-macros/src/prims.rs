@@ -159,10 +159,14 @@ pub fn tensor_rule_reads(rule: &str, k: usize, arity: usize) -> Vec<usize> {
         ("div", 0) => vec![0, 1],
         ("div", 1) => vec![1, y],
         ("t" | "view" | "to_owned", 0) => vec![],
-        ("sum" | "mean", 0) => vec![0],
-        ("sum_axis" | "mean_axis" | "slice" | "row" | "column" | "index_axis" | "select", 0) => {
-            (0..arity).collect()
-        }
+        ("sum" | "mean" | "product", 0) => vec![0],
+        ("std", 0) => vec![0, 1, y],
+        // the operand (for its shape) and the constant arguments (axes, indices, shapes)
+        (
+            "sum_axis" | "mean_axis" | "slice" | "row" | "column" | "index_axis" | "select"
+            | "insert_axis" | "var" | "reshape" | "broadcast",
+            0,
+        ) => (0..arity).collect(),
         // `mapv(x, f, rule)`: the rule reads the input and the output
         ("mapv", 0) => vec![0, y, 2],
         _ => rule_reads(rule, k, arity),
@@ -184,6 +188,19 @@ pub fn is_array_method(name: &str) -> bool {
             | "sum_axis"
             | "mean_axis"
             | "mapv"
+            | "slice"
+            | "row"
+            | "column"
+            | "index_axis"
+            | "select"
+            | "insert_axis"
+            | "reversed_axes"
+            | "product"
+            | "var"
+            | "std"
+            | "to_shape"
+            | "into_shape_with_order"
+            | "broadcast"
     )
 }
 

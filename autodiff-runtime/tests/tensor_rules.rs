@@ -253,6 +253,40 @@ proptest! {
     }
 
     #[test]
+    fn statistics_reshapes_and_selections(shape in prop::collection::vec(1usize..=4, 1..=3), seed in any::<u64>(), pick in any::<u64>()) {
+        let x = values(&shape, 0.5, 1.5, seed);
+        let ddof = (pick % 2) as f64;
+        let n = x.len();
+        if (n as f64) > ddof + 0.5 {
+            close(&tensor::var_d0(&x, &ddof, &0.7), &fd_of(&x, |x| tensor::var(x, &ddof) * 0.7), 1e-7).map_err(TestCaseError::fail)?;
+            let y = tensor::std(&x, &ddof);
+            if y > 1e-3 {
+                close(&tensor::std_d0(&x, &ddof, &y, &0.7), &fd_of(&x, |x| tensor::std(x, &ddof) * 0.7), 1e-7).map_err(TestCaseError::fail)?;
+            }
+        }
+        close(&tensor::product_d0(&x, &0.7), &fd_of(&x, |x| tensor::product(x) * 0.7), 1e-7).map_err(TestCaseError::fail)?;
+        // reshape to a flat vector, and broadcast to a new leading axis
+        let w1 = values(&[n], -1.0, 1.0, seed ^ 3);
+        let flat = ndarray::Ix1(n);
+        close(&tensor::reshape_d0(&x, &flat, &w1), &fd_of(&x, |x| weighted(&w1, &tensor::reshape(x, &flat).into_dyn())), 1e-7).map_err(TestCaseError::fail)?;
+        let mut wide = vec![2];
+        wide.extend(&shape);
+        let ww = values(&wide, -1.0, 1.0, seed ^ 5);
+        let to = IxDyn(&wide);
+        close(&tensor::broadcast_d0(&x, &to, &ww), &fd_of(&x, |x| weighted(&ww, &tensor::broadcast(x, &to))), 1e-7).map_err(TestCaseError::fail)?;
+        // a new axis, an index along an axis, a selection with repeats
+        let axis = Axis((pick as usize / 2) % shape.len());
+        let wi = values(&{ let mut s = shape.clone(); s.insert(axis.index(), 1); s }, -1.0, 1.0, seed ^ 7);
+        close(&tensor::insert_axis_d0(&x, &axis, &wi), &fd_of(&x, |x| weighted(&wi, &tensor::insert_axis(x, &axis).to_owned())), 1e-7).map_err(TestCaseError::fail)?;
+        let i = (pick as usize / 7) % shape[axis.index()];
+        let wr = values(&shape.iter().enumerate().filter(|(k, _)| *k != axis.index()).map(|(_, &n)| n).collect::<Vec<_>>(), -1.0, 1.0, seed ^ 11);
+        close(&tensor::index_axis_d0(&x, &axis, &i, &wr), &fd_of(&x, |x| weighted(&wr, &tensor::index_axis(x, &axis, &i).to_owned())), 1e-7).map_err(TestCaseError::fail)?;
+        let picks: Vec<usize> = (0..3).map(|k| (pick as usize >> (8 * k)) % shape[axis.index()]).collect();
+        let ws = values(&{ let mut s = shape.clone(); s[axis.index()] = picks.len(); s }, -1.0, 1.0, seed ^ 13);
+        close(&tensor::select_d0(&x, &axis, &picks, &ws), &fd_of(&x, |x| weighted(&ws, &tensor::select(x, &axis, &picks))), 1e-7).map_err(TestCaseError::fail)?;
+    }
+
+    #[test]
     fn f32_rules_agree_with_f64_differences((_, sa, sb) in broadcast_shapes(), seed in any::<u64>()) {
         let out = broadcast(&sa, &sb);
         let a = values(&sa, -2.0, 2.0, seed);

@@ -1873,3 +1873,200 @@ where
     }
     a.cot_from(z)
 }
+
+/// `x.insert_axis(axis)`: a view with a new axis of length 1.
+///
+/// ```
+/// use ndarray::{array, Axis};
+/// assert_eq!(autodiff_runtime::ops::tensor::insert_axis(&array![1.0_f64, 2.0], &Axis(0)).shape(), &[1, 2]);
+/// ```
+#[inline(always)]
+pub fn insert_axis<'a, A: Tensor + ?Sized>(
+    a: &'a A,
+    axis: &Axis,
+) -> ArrayView<'a, A::Elem, <A::Dim as Dimension>::Larger> {
+    a.view_tensor().insert_axis(*axis)
+}
+
+/// `y = x.insert_axis(axis)`: the gradient of `x`, `dy` without that axis.
+///
+/// ```
+/// use ndarray::{array, Axis};
+/// let g = autodiff_runtime::ops::tensor::insert_axis_d0(&array![1.0_f64, 2.0], &Axis(0), &array![[3.0_f64, 4.0]]);
+/// assert_eq!(g, array![3.0, 4.0]);
+/// ```
+pub fn insert_axis_d0<A, G>(_a: &A, axis: &Axis, dy: &G) -> A::Cot
+where
+    A: Tensor + ?Sized,
+    G: Tensor<Elem = A::Elem> + ?Sized,
+{
+    let g = dyn_view(dy).index_axis_move(*axis, 0).to_owned();
+    A::cot_from_dyn(g)
+}
+
+/// `x.product()`: the product of every element.
+///
+/// ```
+/// assert_eq!(autodiff_runtime::ops::tensor::product(&ndarray::array![2.0_f64, 3.0]), 6.0);
+/// ```
+#[inline(always)]
+pub fn product<A: Tensor + ?Sized>(a: &A) -> A::Elem {
+    a.view_tensor().product()
+}
+
+/// `y = x.product()`: the gradient of `x`, `dy · Πⱼ≠ᵢ xⱼ` (computed without dividing, so
+/// zeros are handled exactly).
+///
+/// ```
+/// let g = autodiff_runtime::ops::tensor::product_d0(&ndarray::array![2.0_f64, 0.0, 5.0], &1.0);
+/// assert_eq!(g, ndarray::array![0.0, 10.0, 0.0]);
+/// ```
+pub fn product_d0<A: Tensor + ?Sized>(a: &A, dy: &A::Elem) -> A::Cot {
+    let v = a.view_tensor();
+    let xs: Vec<A::Elem> = v.iter().copied().collect();
+    // prefix and suffix products
+    let one = <A::Elem as num_traits::One>::one();
+    let mut prefix = Vec::with_capacity(xs.len());
+    let mut p = one;
+    for &x in &xs {
+        prefix.push(p);
+        p = p * x;
+    }
+    let mut g = vec![one; xs.len()];
+    let mut s = one;
+    for i in (0..xs.len()).rev() {
+        g[i] = prefix[i] * s * *dy;
+        s = s * xs[i];
+    }
+    a.cot_from(Array::from_shape_vec(v.raw_dim(), g).expect("autodiff: the operand's shape"))
+}
+
+/// `x.var(ddof)`: the variance of every element, with `ddof` degrees of freedom removed.
+///
+/// ```
+/// assert_eq!(autodiff_runtime::ops::tensor::var(&ndarray::array![1.0_f64, 3.0], &0.0), 1.0);
+/// ```
+pub fn var<A: Tensor + ?Sized>(a: &A, ddof: &A::Elem) -> A::Elem {
+    let v = a.view_tensor();
+    let n = A::Elem::from_f64(v.len() as f64);
+    assert!(
+        *ddof < n,
+        "autodiff: `var` of {} elements with ddof {ddof}",
+        v.len()
+    );
+    let mean = v.sum() / n;
+    let squares = v.fold(<A::Elem as num_traits::Zero>::zero(), |s, &x| {
+        s + (x - mean) * (x - mean)
+    });
+    squares / (n - *ddof)
+}
+
+/// `y = x.var(ddof)`: the gradient of `x`, `dy · 2 (xᵢ − mean) / (n − ddof)`.
+///
+/// ```
+/// let g = autodiff_runtime::ops::tensor::var_d0(&ndarray::array![1.0_f64, 3.0], &0.0, &1.0);
+/// assert_eq!(g, ndarray::array![-1.0, 1.0]);
+/// ```
+pub fn var_d0<A: Tensor + ?Sized>(a: &A, ddof: &A::Elem, dy: &A::Elem) -> A::Cot {
+    let v = a.view_tensor();
+    let n = A::Elem::from_f64(v.len() as f64);
+    let mean = v.sum() / n;
+    let k = (*dy + *dy) / (n - *ddof);
+    a.cot_from(v.mapv(|x| (x - mean) * k))
+}
+
+/// `x.std(ddof)`: the standard deviation of every element.
+///
+/// ```
+/// assert_eq!(autodiff_runtime::ops::tensor::std(&ndarray::array![1.0_f64, 3.0], &0.0), 1.0);
+/// ```
+pub fn std<A: Tensor + ?Sized>(a: &A, ddof: &A::Elem) -> A::Elem {
+    var(a, ddof).sqrt()
+}
+
+/// `y = x.std(ddof)`: the gradient of `x`, `var`'s divided by `2y` (`+∞·0 = NaN` for
+/// constant data, as `sqrt` at 0).
+///
+/// ```
+/// let g = autodiff_runtime::ops::tensor::std_d0(&ndarray::array![1.0_f64, 3.0], &0.0, &1.0, &1.0);
+/// assert_eq!(g, ndarray::array![-0.5, 0.5]);
+/// ```
+pub fn std_d0<A: Tensor + ?Sized>(a: &A, ddof: &A::Elem, y: &A::Elem, dy: &A::Elem) -> A::Cot {
+    let two = A::Elem::from_f64(2.0);
+    var_d0(a, ddof, &(*dy / (two * *y)))
+}
+
+/// `x.to_shape(shape).unwrap()` / `x.into_shape_with_order(shape).unwrap()`: the elements
+/// in row-major order, in a new shape (an owned array).
+///
+/// ```
+/// let y = autodiff_runtime::ops::tensor::reshape(&ndarray::array![1.0_f64, 2.0, 3.0, 4.0], &(2, 2));
+/// assert_eq!(y, ndarray::array![[1.0, 2.0], [3.0, 4.0]]);
+/// ```
+pub fn reshape<A, Sh>(a: &A, shape: &Sh) -> Array<A::Elem, Sh::Dim>
+where
+    A: Tensor + ?Sized,
+    Sh: ndarray::ShapeBuilder + Clone,
+    Sh::Dim: Dimension,
+{
+    let v = a.view_tensor();
+    let elements: Vec<A::Elem> = v.iter().copied().collect();
+    let from = v.shape().to_vec();
+    Array::from_shape_vec(shape.clone(), elements)
+        .unwrap_or_else(|e| panic!("autodiff: cannot reshape an array of shape {from:?}: {e}"))
+}
+
+/// `y = reshape(x)`: the gradient of `x`, `dy`'s elements in `x`'s shape.
+///
+/// ```
+/// let g = autodiff_runtime::ops::tensor::reshape_d0(&ndarray::array![1.0_f64, 2.0], &(1, 2), &ndarray::array![[3.0_f64, 4.0]]);
+/// assert_eq!(g, ndarray::array![3.0, 4.0]);
+/// ```
+pub fn reshape_d0<A, Sh, G>(a: &A, _shape: &Sh, dy: &G) -> A::Cot
+where
+    A: Tensor + ?Sized,
+    G: Tensor<Elem = A::Elem> + ?Sized,
+{
+    let elements: Vec<A::Elem> = dy.view_tensor().iter().copied().collect();
+    a.cot_from(
+        Array::from_shape_vec(a.view_tensor().raw_dim(), elements)
+            .expect("autodiff: a reshaped gradient has the operand's size"),
+    )
+}
+
+/// `x.broadcast(shape).unwrap()`: `x` stretched to `shape` (an owned copy).
+///
+/// ```
+/// let x = ndarray::array![1.0_f64, 2.0];
+/// assert_eq!(autodiff_runtime::ops::tensor::broadcast(&x, &(2, 2)), ndarray::array![[1.0, 2.0], [1.0, 2.0]]);
+/// ```
+pub fn broadcast<A, Sh>(a: &A, shape: &Sh) -> Array<A::Elem, Sh::Dim>
+where
+    A: Tensor + ?Sized,
+    Sh: ndarray::IntoDimension + Clone,
+{
+    let v = a.view_tensor();
+    let target = shape.clone().into_dimension();
+    match v.broadcast(target.clone()) {
+        Some(b) => b.to_owned(),
+        None => panic!(
+            "autodiff: cannot broadcast an array of shape {:?} to {:?}",
+            v.shape(),
+            target.slice()
+        ),
+    }
+}
+
+/// `y = x.broadcast(shape)`: the gradient of `x`, `dy` summed over the stretched axes.
+///
+/// ```
+/// let g = autodiff_runtime::ops::tensor::broadcast_d0(&ndarray::array![1.0_f64, 2.0], &(2, 2), &ndarray::array![[1.0_f64, 2.0], [3.0, 4.0]]);
+/// assert_eq!(g, ndarray::array![4.0, 6.0]);
+/// ```
+pub fn broadcast_d0<A, Sh, G>(a: &A, _shape: &Sh, dy: &G) -> A::Cot
+where
+    A: Tensor + ?Sized,
+    G: Tensor<Elem = A::Elem> + ?Sized,
+{
+    a.reduce(CowArray::from(dyn_view(dy)))
+}
