@@ -340,7 +340,9 @@ fn closure(funcs: &BTreeMap<usize, Func>, target: usize) -> BTreeSet<usize> {
 /// The functions without `#[differentiable]`, each with its lines: plain Rust, so a
 /// compile error here is the generator's.
 fn render_plain(funcs: &[Func]) -> (String, Vec<(usize, usize, usize)>) {
-    let mut text = format!("#![allow({ALLOWED_LINTS})]\n");
+    let mut text = format!(
+        "#![allow({ALLOWED_LINTS})]\n#[allow(unused_imports)]\nuse autodiff::ndarray::{{Array1, Array2, Axis}};\n"
+    );
     let mut spans = Vec::new();
     for f in funcs {
         let first = text.matches('\n').count() + 1;
@@ -773,7 +775,9 @@ impl Soak {
         let mut broken: BTreeSet<usize> = BTreeSet::new();
         for _attempt in 0..4 {
             // One module per candidate that still compiles.
-            let mut text = format!("#![allow({ALLOWED_LINTS})]\n");
+            let mut text = format!(
+        "#![allow({ALLOWED_LINTS})]\n#[allow(unused_imports)]\nuse autodiff::ndarray::{{Array1, Array2, Axis}};\n"
+    );
             // (candidate, first line, last line, plain Rust?)
             let mut spans: Vec<(usize, usize, usize, bool)> = Vec::new();
             let mut modules = Vec::new();
@@ -792,7 +796,9 @@ impl Soak {
                     // The program without the attribute must be valid Rust: the failure
                     // is then the macro's.
                     let first = text.matches('\n').count() + 1;
-                    text.push_str(&format!("mod plain_c{i} {{\n"));
+                    text.push_str(&format!(
+                        "mod plain_c{i} {{\n#[allow(unused_imports)]\nuse autodiff::ndarray::{{Array1, Array2, Axis}};\n"
+                    ));
                     for f in &funcs {
                         text.push_str(&f.render_plain());
                     }
