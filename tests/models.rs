@@ -311,3 +311,78 @@ fn methods_differentiable_with_respect_to_their_receiver() {
     close("regularized w2", &g.w2, &hand.w2, HAND_TOL);
     assert!((glambda - (&m.w1 * &m.w1).sum()).abs() < 1e-12);
 }
+
+#[derive(Clone, Debug, Differentiable)]
+struct Layer {
+    w: Array2<f64>,
+    b: Array1<f64>,
+}
+
+#[derive(Clone, Debug, Differentiable)]
+struct Deep {
+    layers: Vec<Layer>,
+    #[no_grad]
+    depth: usize,
+}
+
+#[differentiable]
+fn deep_loss(m: &Deep, #[no_grad] x: &Array2<f64>, labels: &[usize]) -> f64 {
+    let mut h = x.to_owned();
+    for layer in m.layers.iter() {
+        h = (h.dot(&layer.w) + &layer.b).mapv(f64::tanh);
+    }
+    nn::cross_entropy(&h, labels)
+}
+
+#[test]
+fn a_vec_of_derived_layers() {
+    let m = Deep {
+        layers: vec![
+            Layer {
+                w: matrix(4, 5, 31),
+                b: Array1::from(values(5, 32)),
+            },
+            Layer {
+                w: matrix(5, 5, 33),
+                b: Array1::from(values(5, 34)),
+            },
+            Layer {
+                w: matrix(5, 3, 35),
+                b: Array1::from(values(3, 36)),
+            },
+        ],
+        depth: 3,
+    };
+    let x = matrix(6, 4, 37);
+    let labels = [0, 1, 2, 2, 1, 0];
+    let g = gradients_function!(deep_loss, params = ["m"])(&m, &x, &labels);
+    assert_eq!(g.layers.len(), m.depth);
+    for (k, layer) in m.layers.iter().enumerate() {
+        let with = |f: &dyn Fn(&mut Layer)| {
+            let mut m2 = m.clone();
+            f(&mut m2.layers[k]);
+            deep_loss(&m2, &x, &labels)
+        };
+        close(
+            "w",
+            &g.layers[k].w,
+            &fd(&layer.w, |w| with(&|l| l.w = w.clone())),
+            FD_TOL,
+        );
+        close(
+            "b",
+            &g.layers[k].b,
+            &fd(&layer.b, |b| with(&|l| l.b = b.clone())),
+            FD_TOL,
+        );
+    }
+    // optimizers update the whole stack
+    let mut m2 = m.clone();
+    Sgd::new(0.1).step(&mut m2, &g);
+    close(
+        "sgd",
+        &m2.layers[2].w,
+        &(&m.layers[2].w - &(&g.layers[2].w * 0.1)),
+        0.0,
+    );
+}

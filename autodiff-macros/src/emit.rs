@@ -176,6 +176,12 @@ fn rhs_tokens(rhs: &Rhs, span: Span, general: bool) -> TokenStream {
             let c = c.ident();
             quote!(::core::clone::Clone::clone(&#c))
         }
+        Rhs::ReadIndex { place, index } if general => {
+            // an element that may be a struct or an array: copied if `Copy`, else borrowed
+            let p = Emitter::place_tokens(*place);
+            let i = index.tokens();
+            quote!(#rt::__autodiff_project!(#p[#i]))
+        }
         Rhs::ReadIndex { place, index } => {
             let p = Emitter::place_tokens(*place);
             let i = index.tokens();
@@ -267,11 +273,12 @@ fn borrows_arguments(args: &[Operand]) -> bool {
 
 /// Whether a value borrows another and so is recomputed by the reverse sweep, never kept
 /// (a view of an array, a field of a struct).
-fn borrows(rhs: &Rhs) -> bool {
-    matches!(
-        rhs,
-        Rhs::Prim(Prim::Tensor { view: true, .. }, _) | Rhs::Member { .. }
-    )
+fn borrows(rhs: &Rhs, general: bool) -> bool {
+    match rhs {
+        Rhs::Prim(Prim::Tensor { view: true, .. }, _) | Rhs::Member { .. } => true,
+        Rhs::ReadIndex { .. } => general,
+        _ => false,
+    }
 }
 
 impl Emitter<'_> {
@@ -285,7 +292,7 @@ impl Emitter<'_> {
             }) => true,
             Some(Rhs::Prim(Prim::Binary { .. } | Prim::Neg | Prim::Cast { .. }, _)) => true,
             Some(Rhs::Field { .. }) => true,
-            Some(rhs) if borrows(rhs) => true,
+            Some(rhs) if borrows(rhs, self.body.vars[v.0].general) => true,
             Some(Rhs::Inactive(ts)) => pure_cheap(ts),
             _ => false,
         }
@@ -442,7 +449,10 @@ impl Emitter<'_> {
                 .copied()
                 .filter(|v| {
                     self.body.region_of(*v) == RegionId::BODY
-                        && self.defs.get(v).is_some_and(|r| borrows(r))
+                        && self
+                            .defs
+                            .get(v)
+                            .is_some_and(|r| borrows(r, self.body.vars[v.0].general))
                 })
                 .collect();
             while let Some(v) = stack.pop() {
@@ -452,7 +462,11 @@ impl Emitter<'_> {
                 self.recomputed.insert(v);
                 for u in self.rhs_operands(v) {
                     self.used.insert(u);
-                    if self.defs.get(&u).is_some_and(|r| borrows(r)) {
+                    if self
+                        .defs
+                        .get(&u)
+                        .is_some_and(|r| borrows(r, self.body.vars[u.0].general))
+                    {
                         stack.push(u);
                     }
                 }
@@ -564,7 +578,14 @@ impl Emitter<'_> {
                     Rhs::ReadIndex { place, index } => {
                         if let Some(adj) = self.place_adjoint(*place) {
                             let i = self.operand(index);
-                            out.extend(quote!(#rt::ops::index_d0(&mut #adj, #i, &#dy);));
+                            if self.body.vars[dst.0].general {
+                                // the element's adjoint is complete here: moved
+                                out.extend(
+                                    quote!(#rt::Accumulate::accumulate(&mut #adj[#i], #dy);),
+                                );
+                            } else {
+                                out.extend(quote!(#rt::ops::index_d0(&mut #adj, #i, &#dy);));
+                            }
                         }
                     }
                     Rhs::Prim(prim, args) => {

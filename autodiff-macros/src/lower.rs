@@ -388,7 +388,12 @@ impl Lowering<'_> {
     fn rhs_general(&self, rhs: &Rhs) -> bool {
         match rhs {
             Rhs::Copy(o) => self.operand_general(o),
-            Rhs::Prim(Prim::Cast { .. }, _) | Rhs::ReadIndex { .. } => false,
+            Rhs::Prim(Prim::Cast { .. }, _) => false,
+            // an element of a sequence the macro cannot see (`m.layers[i]`) may be anything
+            Rhs::ReadIndex { place, .. } => match place {
+                Place::Var(v) => self.vars[v.0].general,
+                Place::Cell(_) => false,
+            },
             Rhs::Prim(Prim::Tensor { rule, .. }, _) => {
                 !matches!(*rule, "sum" | "mean" | "product" | "var" | "std")
             }
@@ -1222,6 +1227,11 @@ impl Lowering<'_> {
         for p in places {
             match self.place(p) {
                 Some(place) => resolved.push(place),
+                // a field (`m.layers`): the sequence the projection reads
+                None if matches!(p, syn::Expr::Field(_)) => match self.expr(p) {
+                    Value::Var(v) => resolved.push(Place::Var(v)),
+                    _ => return self.unsupported(p, "iterate over a slice, `Vec` or array named by a parameter, a local variable or a field"),
+                },
                 None => return self.unsupported(
                     p,
                     "iterate over a slice, `Vec` or array named by a parameter or local variable",

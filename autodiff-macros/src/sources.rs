@@ -26,10 +26,12 @@ pub const MARKER: &str = "__autodiff_source_read";
 /// (parameters; every pattern binding of the body is added); `differentiable` are the
 /// parameters with gradients, whose fields are not sources.
 pub fn mark(block: &mut syn::Block, mut locals: HashSet<String>, differentiable: HashSet<String>) {
+    let params = locals.clone();
     let mut names = Bindings(&mut locals);
     names.visit_block_mut(block);
     Marker {
         locals: &locals,
+        params: &params,
         differentiable: &differentiable,
     }
     .visit_block_mut(block);
@@ -77,6 +79,8 @@ impl VisitMut for Bindings<'_> {
 
 struct Marker<'a> {
     locals: &'a HashSet<String>,
+    /// The parameters (the other locals are the body's own bindings).
+    params: &'a HashSet<String>,
     differentiable: &'a HashSet<String>,
 }
 
@@ -98,11 +102,14 @@ impl Marker<'_> {
                 while let syn::Expr::Field(inner) = root {
                     root = &inner.base;
                 }
+                // a field of a constant parameter or of a captured value, not of the
+                // body's own bindings (`layer.w` for `layer` in `m.layers.iter()`)
                 match root {
-                    syn::Expr::Path(p) => p
-                        .path
-                        .get_ident()
-                        .is_some_and(|id| !self.differentiable.contains(&id.to_string())),
+                    syn::Expr::Path(p) => p.path.get_ident().is_some_and(|id| {
+                        let name = id.to_string();
+                        !self.differentiable.contains(&name)
+                            && (self.params.contains(&name) || !self.locals.contains(&name))
+                    }),
                     _ => false,
                 }
             }

@@ -12,6 +12,10 @@ impl<F: Real, S: Data<Elem = F>, D: Dimension> Differentiable for ArrayBase<S, D
     }
 }
 
+fn is_zero<F: Real, S: Data<Elem = F>, D: Dimension>(a: &ArrayBase<S, D>) -> bool {
+    a.iter().all(|v| v.is_zero())
+}
+
 fn check_shapes(into: &[usize], from: &[usize]) {
     assert!(
         into == from,
@@ -20,13 +24,19 @@ fn check_shapes(into: &[usize], from: &[usize]) {
 }
 
 impl<F: Real, D: Dimension> Accumulate for Array<F, D> {
-    /// Adds elementwise, in place. An empty array stands for zero and takes the
-    /// contribution. Shapes must otherwise agree (a mismatch is a bug in the caller: it
-    /// panics naming both shapes).
+    /// Adds elementwise, in place. A zero tangent takes the shape of what is added to it
+    /// (a local array may change shape between assignments, and its gradient with it); two
+    /// non-zero tangents of different shapes are a bug in the caller: it panics naming both
+    /// shapes.
     fn accumulate(&mut self, contribution: Array<F, D>) {
-        if self.is_empty() && !contribution.is_empty() {
-            *self = contribution;
-            return;
+        if self.shape() != contribution.shape() {
+            if is_zero(self) {
+                *self = contribution;
+                return;
+            }
+            if is_zero(&contribution) {
+                return;
+            }
         }
         check_shapes(self.shape(), contribution.shape());
         self.zip_mut_with(&contribution, |a, b| *a = *a + *b);
@@ -37,9 +47,14 @@ impl<'a, F: Real, D: Dimension> Accumulate<ArrayView<'a, F, D>> for Array<F, D> 
     /// Adds a borrowed contribution elementwise, in place (no allocation once `self`
     /// exists).
     fn accumulate(&mut self, contribution: ArrayView<'a, F, D>) {
-        if self.is_empty() && !contribution.is_empty() {
-            *self = contribution.to_owned();
-            return;
+        if self.shape() != contribution.shape() {
+            if is_zero(self) {
+                *self = contribution.to_owned();
+                return;
+            }
+            if is_zero(&contribution) {
+                return;
+            }
         }
         check_shapes(self.shape(), contribution.shape());
         self.zip_mut_with(&contribution, |a, b| *a = *a + *b);
@@ -76,8 +91,17 @@ mod tests {
 
     #[test]
     #[should_panic(expected = "gradient shape mismatch")]
-    fn mismatched_shapes_panic() {
+        fn mismatched_shapes_panic() {
+        let mut acc = Array::<f64, _>::from_elem(3, 1.0);
+        acc.accumulate(Array::from_elem(2, 1.0));
+    }
+
+    #[test]
+    fn a_zero_tangent_takes_the_shape_of_what_is_added() {
         let mut acc = Array::<f64, _>::zeros(3);
-        acc.accumulate(Array::zeros(2));
+        acc.accumulate(array![1.0, 2.0]);
+        assert_eq!(acc, array![1.0, 2.0]);
+        acc.accumulate(Array::zeros(5));
+        assert_eq!(acc, array![1.0, 2.0]);
     }
 }

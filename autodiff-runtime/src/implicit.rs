@@ -36,7 +36,7 @@ impl TangentValue for f32 {
     }
 }
 
-impl<T: TangentValue + crate::Real> TangentValue for Vec<T> {
+impl<T: TangentValue> TangentValue for Vec<T> {
     fn scale(&mut self, factor: f64) {
         self.iter_mut().for_each(|x| x.scale(factor));
     }
@@ -179,26 +179,49 @@ macro_rules! scalar_parameter {
             }
         }
 
-        impl Parameter for Vec<$t> {
-            fn num_elements(&self) -> usize {
-                self.len()
-            }
-            fn update_elements(&mut self, grad: &Vec<$t>, f: &mut dyn FnMut(usize, f64, f64) -> f64) {
-                assert_eq!(self.len(), grad.len(), "gradient of length {} for a parameter of length {}", grad.len(), self.len());
-                for (k, (v, g)) in self.iter_mut().zip(grad).enumerate() {
-                    *v = f(k, f64::from(*v), f64::from(*g)) as $t;
-                }
-            }
-            fn visit_gradient(grad: &Vec<$t>, f: &mut dyn FnMut(usize, f64)) {
-                grad.iter().enumerate().for_each(|(k, g)| f(k, f64::from(*g)));
-            }
-            fn scale_gradient(grad: &mut Vec<$t>, factor: f64) {
-                grad.iter_mut().for_each(|g| *g = (f64::from(*g) * factor) as $t);
-            }
-        }
     )*};
 }
 scalar_parameter!(f32, f64);
+
+/// A `Vec` of parameters (numbers, arrays, derived layers): its elements one after another.
+impl<T: Parameter> Parameter for Vec<T> {
+    fn num_elements(&self) -> usize {
+        self.iter().map(Parameter::num_elements).sum()
+    }
+    fn update_elements(
+        &mut self,
+        grad: &Vec<T::Tangent>,
+        f: &mut dyn FnMut(usize, f64, f64) -> f64,
+    ) {
+        assert_eq!(
+            self.len(),
+            grad.len(),
+            "gradient of length {} for a parameter of length {}",
+            grad.len(),
+            self.len()
+        );
+        let mut offset = 0;
+        for (v, g) in self.iter_mut().zip(grad) {
+            let n = v.num_elements();
+            v.update_elements(g, &mut |k, v, g| f(offset + k, v, g));
+            offset += n;
+        }
+    }
+    fn visit_gradient(grad: &Vec<T::Tangent>, f: &mut dyn FnMut(usize, f64)) {
+        let mut offset = 0;
+        for g in grad {
+            let mut seen = 0;
+            T::visit_gradient(g, &mut |k, g| {
+                seen = seen.max(k + 1);
+                f(offset + k, g);
+            });
+            offset += seen;
+        }
+    }
+    fn scale_gradient(grad: &mut Vec<T::Tangent>, factor: f64) {
+        grad.iter_mut().for_each(|g| T::scale_gradient(g, factor));
+    }
+}
 
 macro_rules! array_parameter {
     ($($t:ty),*) => {$(

@@ -80,7 +80,7 @@ impl<T: Real> Accumulate for T {
     }
 }
 
-impl<T: Real> Accumulate for Vec<T> {
+impl<T: Accumulate> Accumulate for Vec<T> {
     /// Adds elementwise. An empty buffer stands for zero and takes the contribution.
     fn accumulate(&mut self, contribution: Vec<T>) {
         if self.is_empty() {
@@ -95,7 +95,7 @@ impl<T: Real> Accumulate for Vec<T> {
             self.len()
         );
         for (a, b) in self.iter_mut().zip(contribution) {
-            *a = *a + b;
+            a.accumulate(b);
         }
     }
 }
@@ -121,17 +121,19 @@ macro_rules! scalar_differentiable {
 }
 scalar_differentiable!(f32, f64);
 
-impl<T: Real> Differentiable for [T] {
-    type Tangent = Vec<T>;
-    fn zero_tangent(&self) -> Vec<T> {
-        vec![T::zero(); self.len()]
+/// A slice's tangent is a `Vec` of its elements' tangents (`Vec<f64>` for `[f64]`, a
+/// `Vec` of layer tangents for a slice of derived layers).
+impl<T: Differentiable> Differentiable for [T] {
+    type Tangent = Vec<T::Tangent>;
+    fn zero_tangent(&self) -> Vec<T::Tangent> {
+        self.iter().map(Differentiable::zero_tangent).collect()
     }
 }
 
-impl<T: Real> Differentiable for Vec<T> {
-    type Tangent = Vec<T>;
-    fn zero_tangent(&self) -> Vec<T> {
-        vec![T::zero(); self.len()]
+impl<T: Differentiable> Differentiable for Vec<T> {
+    type Tangent = Vec<T::Tangent>;
+    fn zero_tangent(&self) -> Vec<T::Tangent> {
+        self.iter().map(Differentiable::zero_tangent).collect()
     }
 }
 
@@ -195,13 +197,12 @@ impl<T: Real> Reset for T {
     }
 }
 
-impl<T: Real> Reset for Vec<T> {
+impl<T: Reset> Reset for Vec<T> {
     fn reset(&mut self) {
-        self.iter_mut().for_each(|x| *x = T::zero());
+        self.iter_mut().for_each(Reset::reset);
     }
     fn take_reset(&mut self) -> Self {
-        let zeros = vec![T::zero(); self.len()];
-        core::mem::replace(self, zeros)
+        self.iter_mut().map(Reset::take_reset).collect()
     }
 }
 
