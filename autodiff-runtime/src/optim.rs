@@ -231,7 +231,14 @@ pub struct Sgd<S = f64> {
 }
 
 impl<S: Schedule> Sgd<S> {
-    /// Plain gradient descent with learning rate (or schedule) `lr`.
+        /// Plain gradient descent with learning rate (or schedule) `lr`.
+    ///
+    /// ```
+    /// use autodiff_runtime::optim::Sgd;
+    /// let mut w = vec![1.0_f64, -2.0];
+    /// Sgd::new(0.5).step(&mut w, &vec![2.0, -4.0]); // w − 0.5·g
+    /// assert_eq!(w, vec![0.0, 0.0]);
+    /// ```
     pub fn new(lr: S) -> Self {
         Sgd {
             core: Core::new(lr),
@@ -242,17 +249,41 @@ impl<S: Schedule> Sgd<S> {
             },
         }
     }
-    /// Heavy-ball momentum `μ`.
+        /// Heavy-ball momentum `μ`: the step is the velocity `v ← μ v + g`.
+    ///
+    /// ```
+    /// use autodiff_runtime::optim::Sgd;
+    /// let mut sgd = Sgd::new(1.0).momentum(0.5);
+    /// let mut w = 0.0_f64;
+    /// sgd.step(&mut w, &1.0); // v = 1
+    /// sgd.step(&mut w, &1.0); // v = 0.5·1 + 1
+    /// assert_eq!(w, -2.5);
+    /// ```
     pub fn momentum(mut self, momentum: f64) -> Self {
         self.rule.momentum = momentum;
         self
     }
-    /// Nesterov's momentum (needs a nonzero momentum).
+        /// Nesterov's momentum (needs a nonzero momentum): the step looks ahead, `g + μ v`.
+    ///
+    /// ```
+    /// use autodiff_runtime::optim::Sgd;
+    /// let mut sgd = Sgd::new(1.0).momentum(0.5).nesterov(true);
+    /// let mut w = 0.0_f64;
+    /// sgd.step(&mut w, &1.0); // v = 1, step g + μ v = 1.5
+    /// assert_eq!(w, -1.5);
+    /// ```
     pub fn nesterov(mut self, nesterov: bool) -> Self {
         self.rule.nesterov = nesterov;
         self
     }
-    /// L2 weight decay `λ` (adds `λ w` to the gradient).
+        /// L2 weight decay `λ` (adds `λ w` to the gradient).
+    ///
+    /// ```
+    /// use autodiff_runtime::optim::Sgd;
+    /// let mut w = 2.0_f64;
+    /// Sgd::new(0.5).weight_decay(0.1).step(&mut w, &0.0); // g + λ w = 0.2
+    /// assert!((w - 1.9).abs() < 1e-15);
+    /// ```
     pub fn weight_decay(mut self, weight_decay: f64) -> Self {
         self.rule.weight_decay = weight_decay;
         self
@@ -313,7 +344,14 @@ pub struct Adam<S = f64> {
 pub type AdamW<S = f64> = Adam<S>;
 
 impl<S: Schedule> Adam<S> {
-    /// Adam with learning rate (or schedule) `lr`.
+        /// Adam with learning rate (or schedule) `lr` (`β₁ = 0.9`, `β₂ = 0.999`, `ε = 1e-8`).
+    ///
+    /// ```
+    /// use autodiff_runtime::optim::Adam;
+    /// let mut w = 1.0_f64;
+    /// Adam::new(0.1).step(&mut w, &3.0); // the first step is lr·sign(g) (bias-corrected)
+    /// assert!((w - 0.9).abs() < 1e-6);
+    /// ```
     pub fn new(lr: S) -> Self {
         Adam {
             core: Core::new(lr),
@@ -338,19 +376,34 @@ impl<S: Schedule> Adam<S> {
         a.rule.decoupled = true;
         a
     }
-    /// The moment decay rates `β₁`, `β₂`.
+        /// The moment decay rates `β₁`, `β₂`.
+    ///
+    /// ```
+    /// let adam = autodiff_runtime::optim::Adam::new(1e-3).betas(0.8, 0.99);
+    /// # let _ = adam;
+    /// ```
     pub fn betas(mut self, beta1: f64, beta2: f64) -> Self {
         self.rule.beta1 = beta1;
         self.rule.beta2 = beta2;
         self
     }
-    /// The denominator's `ε`.
+        /// The denominator's `ε`.
+    ///
+    /// ```
+    /// let adam = autodiff_runtime::optim::Adam::new(1e-3).epsilon(1e-6);
+    /// # let _ = adam;
+    /// ```
     pub fn epsilon(mut self, epsilon: f64) -> Self {
         self.rule.epsilon = epsilon;
         self
     }
-    /// L2 weight decay `λ`, added to the gradient (use [`adamw`](Self::adamw) for the
+        /// L2 weight decay `λ`, added to the gradient (use [`adamw`](Self::adamw) for the
     /// decoupled form).
+    ///
+    /// ```
+    /// let adam = autodiff_runtime::optim::Adam::new(1e-3).weight_decay(1e-4);
+    /// # let _ = adam;
+    /// ```
     pub fn weight_decay(mut self, weight_decay: f64) -> Self {
         self.rule.weight_decay = weight_decay;
         self
@@ -391,7 +444,14 @@ pub struct RmsProp<S = f64> {
 }
 
 impl<S: Schedule> RmsProp<S> {
-    /// RMSProp with learning rate (or schedule) `lr`.
+        /// RMSProp with learning rate (or schedule) `lr` (`ρ = 0.9`, `ε = 1e-8`).
+    ///
+    /// ```
+    /// use autodiff_runtime::optim::RmsProp;
+    /// let mut w = 1.0_f64;
+    /// RmsProp::new(0.01).step(&mut w, &2.0); // g / √((1 − ρ) g²) = 1/√0.1
+    /// assert!((w - (1.0 - 0.01 / 0.1_f64.sqrt())).abs() < 1e-6);
+    /// ```
     pub fn new(lr: S) -> Self {
         RmsProp {
             core: Core::new(lr),
@@ -401,7 +461,12 @@ impl<S: Schedule> RmsProp<S> {
             },
         }
     }
-    /// The decay rate `ρ` of the running mean square.
+        /// The decay rate `ρ` of the running mean square.
+    ///
+    /// ```
+    /// let rms = autodiff_runtime::optim::RmsProp::new(1e-3).rho(0.99);
+    /// # let _ = rms;
+    /// ```
     pub fn rho(mut self, rho: f64) -> Self {
         self.rule.rho = rho;
         self
