@@ -295,3 +295,21 @@ fn reshapes_broadcasts_new_axes_statistics_and_in_place_maps() {
     assert_close("x", &gx, &fd(&x, |x| shapes_and_statistics(x, &m)));
     assert_close("m", &gm, &fd(&m, |m| shapes_and_statistics(&x, m)));
 }
+
+#[differentiable]
+fn joined(a: &Array2<f64>, b: &Array2<f64>, v: &Array1<f64>) -> f64 {
+    let tall = autodiff::ndarray::concatenate(Axis(0), &[a.view(), b.view()]).unwrap();
+    let rows = autodiff::ndarray::stack(Axis(0), &[v.view(), v.view()]).unwrap();
+    tall.mapv(f64::sin).sum() + (&rows * &rows).sum() * 0.5 + tall.dot(v).sum()
+}
+
+#[test]
+fn concatenate_and_stack() {
+    let a = x23().t().to_owned(); // 3 × 2
+    let b = array![[0.5, -0.25]];
+    let v = array![0.7, -1.1];
+    let (ga, gb, gv) = gradients_function!(joined)(&a, &b, &v);
+    assert_close("a", &ga, &fd(&a, |a| joined(a, &b, &v)));
+    assert_close("b", &gb, &fd(&b, |b| joined(&a, b, &v)));
+    assert_close("v", &gv, &fd(&v, |v| joined(&a, &b, v)));
+}

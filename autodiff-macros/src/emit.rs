@@ -217,6 +217,14 @@ fn rhs_tokens(rhs: &Rhs, span: Span, general: bool) -> TokenStream {
                     // compiler may not know yet (`Variable::new(1.5)` is a `{float}`)
                     quote::quote_spanned!(span=> #rt::ops::tensor::#method(#(&#a),*))
                 }
+                Prim::Tensor {
+                    rule: rule @ ("concatenate" | "stack"),
+                    ..
+                } => {
+                    let f = format_ident!("{}", rule);
+                    let (axis, parts) = (&a[0], &a[1..]);
+                    quote::quote_spanned!(span=> #rt::ops::tensor::#f(&#axis, &[#(#rt::ops::tensor::view(&#parts)),*]))
+                }
                 Prim::Tensor { rule, fwd_args, .. } => {
                     let f = format_ident!("{}", rule);
                     let a = &a[..*fwd_args];
@@ -637,6 +645,26 @@ impl Emitter<'_> {
                                 }
                             };
                             if crate::prims::constant_operand(rule, k) {
+                                continue;
+                            }
+                            if matches!(
+                                prim,
+                                Prim::Tensor {
+                                    rule: "concatenate" | "stack",
+                                    ..
+                                }
+                            ) {
+                                let ops: Vec<TokenStream> =
+                                    args.iter().map(|a| self.operand(a)).collect();
+                                let (axis, parts) = (&ops[0], &ops[1..]);
+                                let f = format_ident!("{}_d", rule);
+                                let part = k - 1;
+                                self.contribute(
+                                    out,
+                                    u,
+                                    quote!(#rt::ops::tensor::#f(&#axis, &[#(#rt::ops::tensor::view(&#parts)),*], #part, &#dy)),
+                                    false,
+                                );
                                 continue;
                             }
                             let reads = if tensor {

@@ -1526,6 +1526,13 @@ impl Lowering<'_> {
     /// `sum_axis`, `mean_axis(…).unwrap()`, `mapv(f64::tanh)`.
     fn array_method(&mut self, e: &syn::Expr, m: &syn::ExprMethodCall) -> Option<Value> {
         let name = m.method.to_string();
+        if matches!((name.as_str(), m.args.len()), ("unwrap", 0) | ("expect", 1)) {
+            if let syn::Expr::Call(c) = &*m.receiver {
+                if let Some(v) = self.join(e, c) {
+                    return Some(v);
+                }
+            }
+        }
         let (rule, recv, args, view): (&'static str, &syn::Expr, Vec<&syn::Expr>, bool) = match (
             name.as_str(),
             m.args.len(),
@@ -1593,6 +1600,48 @@ impl Lowering<'_> {
                 rule,
                 fwd_args,
                 view,
+            },
+            operands,
+            e.span(),
+        ))
+    }
+
+    /// `concatenate(axis, &[a.view(), b.view(), …])` and `stack(…)` (before their `unwrap`).
+    fn join(&mut self, e: &syn::Expr, c: &syn::ExprCall) -> Option<Value> {
+        let syn::Expr::Path(func) = &*c.func else {
+            return None;
+        };
+        let last = func.path.segments.last()?.ident.to_string();
+        let rule = match last.as_str() {
+            "concatenate" => "concatenate",
+            "stack" => "stack",
+            _ => return None,
+        };
+        if c.args.len() != 2 {
+            return None;
+        }
+        let syn::Expr::Reference(r) = &c.args[1] else {
+            return None;
+        };
+        let syn::Expr::Array(parts) = &*r.expr else {
+            return None;
+        };
+        let mut operands = vec![self.operand_of(&c.args[0])];
+        if self.operand_active(&operands[0]) {
+            self.errors.push_spanned(
+                &c.args[0],
+                format!("the axis of `{rule}` must not depend on differentiable values"),
+            );
+        }
+        for p in &parts.elems {
+            operands.push(self.operand_of(p));
+        }
+        let fwd_args = operands.len();
+        Some(self.prim(
+            Prim::Tensor {
+                rule,
+                fwd_args,
+                view: false,
             },
             operands,
             e.span(),

@@ -91,7 +91,7 @@ mod tests {
 
     #[test]
     #[should_panic(expected = "gradient shape mismatch")]
-        fn mismatched_shapes_panic() {
+    fn mismatched_shapes_panic() {
         let mut acc = Array::<f64, _>::from_elem(3, 1.0);
         acc.accumulate(Array::from_elem(2, 1.0));
     }

@@ -231,7 +231,7 @@ pub struct Sgd<S = f64> {
 }
 
 impl<S: Schedule> Sgd<S> {
-        /// Plain gradient descent with learning rate (or schedule) `lr`.
+    /// Plain gradient descent with learning rate (or schedule) `lr`.
     ///
     /// ```
     /// use autodiff_runtime::optim::Sgd;
@@ -249,7 +249,7 @@ impl<S: Schedule> Sgd<S> {
             },
         }
     }
-        /// Heavy-ball momentum `μ`: the step is the velocity `v ← μ v + g`.
+    /// Heavy-ball momentum `μ`: the step is the velocity `v ← μ v + g`.
     ///
     /// ```
     /// use autodiff_runtime::optim::Sgd;
@@ -263,7 +263,7 @@ impl<S: Schedule> Sgd<S> {
         self.rule.momentum = momentum;
         self
     }
-        /// Nesterov's momentum (needs a nonzero momentum): the step looks ahead, `g + μ v`.
+    /// Nesterov's momentum (needs a nonzero momentum): the step looks ahead, `g + μ v`.
     ///
     /// ```
     /// use autodiff_runtime::optim::Sgd;
@@ -276,7 +276,7 @@ impl<S: Schedule> Sgd<S> {
         self.rule.nesterov = nesterov;
         self
     }
-        /// L2 weight decay `λ` (adds `λ w` to the gradient).
+    /// L2 weight decay `λ` (adds `λ w` to the gradient).
     ///
     /// ```
     /// use autodiff_runtime::optim::Sgd;
@@ -344,7 +344,7 @@ pub struct Adam<S = f64> {
 pub type AdamW<S = f64> = Adam<S>;
 
 impl<S: Schedule> Adam<S> {
-        /// Adam with learning rate (or schedule) `lr` (`β₁ = 0.9`, `β₂ = 0.999`, `ε = 1e-8`).
+    /// Adam with learning rate (or schedule) `lr` (`β₁ = 0.9`, `β₂ = 0.999`, `ε = 1e-8`).
     ///
     /// ```
     /// use autodiff_runtime::optim::Adam;
@@ -376,7 +376,7 @@ impl<S: Schedule> Adam<S> {
         a.rule.decoupled = true;
         a
     }
-        /// The moment decay rates `β₁`, `β₂`.
+    /// The moment decay rates `β₁`, `β₂`.
     ///
     /// ```
     /// let adam = autodiff_runtime::optim::Adam::new(1e-3).betas(0.8, 0.99);
@@ -387,7 +387,7 @@ impl<S: Schedule> Adam<S> {
         self.rule.beta2 = beta2;
         self
     }
-        /// The denominator's `ε`.
+    /// The denominator's `ε`.
     ///
     /// ```
     /// let adam = autodiff_runtime::optim::Adam::new(1e-3).epsilon(1e-6);
@@ -397,7 +397,7 @@ impl<S: Schedule> Adam<S> {
         self.rule.epsilon = epsilon;
         self
     }
-        /// L2 weight decay `λ`, added to the gradient (use [`adamw`](Self::adamw) for the
+    /// L2 weight decay `λ`, added to the gradient (use [`adamw`](Self::adamw) for the
     /// decoupled form).
     ///
     /// ```
@@ -444,7 +444,7 @@ pub struct RmsProp<S = f64> {
 }
 
 impl<S: Schedule> RmsProp<S> {
-        /// RMSProp with learning rate (or schedule) `lr` (`ρ = 0.9`, `ε = 1e-8`).
+    /// RMSProp with learning rate (or schedule) `lr` (`ρ = 0.9`, `ε = 1e-8`).
     ///
     /// ```
     /// use autodiff_runtime::optim::RmsProp;
@@ -461,7 +461,7 @@ impl<S: Schedule> RmsProp<S> {
             },
         }
     }
-        /// The decay rate `ρ` of the running mean square.
+    /// The decay rate `ρ` of the running mean square.
     ///
     /// ```
     /// let rms = autodiff_runtime::optim::RmsProp::new(1e-3).rho(0.99);

@@ -2070,3 +2070,91 @@ where
 {
     a.reduce(CowArray::from(dyn_view(dy)))
 }
+
+/// `ndarray::concatenate(axis, &[a.view(), b.view(), …]).unwrap()`.
+///
+/// ```
+/// use ndarray::{array, Axis};
+/// let (a, b) = (array![1.0_f64, 2.0], array![3.0_f64]);
+/// assert_eq!(autodiff_runtime::ops::tensor::concatenate(&Axis(0), &[a.view(), b.view()]), array![1.0, 2.0, 3.0]);
+/// ```
+pub fn concatenate<F: Real, D: RemoveAxis>(
+    axis: &Axis,
+    parts: &[ArrayView<'_, F, D>],
+) -> Array<F, D> {
+    ndarray::concatenate(*axis, parts).unwrap_or_else(|e| {
+        let shapes: Vec<&[usize]> = parts.iter().map(|p| p.shape()).collect();
+        panic!(
+            "autodiff: `concatenate` along axis {} of shapes {shapes:?}: {e}",
+            axis.index()
+        )
+    })
+}
+
+/// `y = concatenate(axis, parts)`: the gradient of part `k`, its slice of `dy`.
+///
+/// ```
+/// use ndarray::{array, Axis};
+/// let (a, b) = (array![1.0_f64, 2.0], array![3.0_f64]);
+/// let g = autodiff_runtime::ops::tensor::concatenate_d(&Axis(0), &[a.view(), b.view()], 1, &array![4.0_f64, 5.0, 6.0]);
+/// assert_eq!(g, array![6.0]);
+/// ```
+pub fn concatenate_d<F: Real, D: RemoveAxis, G: Tensor<Elem = F> + ?Sized>(
+    axis: &Axis,
+    parts: &[ArrayView<'_, F, D>],
+    k: usize,
+    dy: &G,
+) -> Array<F, D> {
+    let start: usize = parts[..k].iter().map(|p| p.len_of(*axis)).sum();
+    let len = parts[k].len_of(*axis);
+    let g = dyn_view(dy);
+    let piece = g.slice_axis(*axis, ndarray::Slice::from(start..start + len));
+    piece
+        .to_owned()
+        .into_dimensionality::<D>()
+        .expect("autodiff: `concatenate`'s gradient has the parts' dimension")
+}
+
+/// `ndarray::stack(axis, &[a.view(), b.view(), …]).unwrap()`.
+///
+/// ```
+/// use ndarray::{array, Axis};
+/// let (a, b) = (array![1.0_f64, 2.0], array![3.0_f64, 4.0]);
+/// assert_eq!(autodiff_runtime::ops::tensor::stack(&Axis(0), &[a.view(), b.view()]), array![[1.0, 2.0], [3.0, 4.0]]);
+/// ```
+pub fn stack<F: Real, D: Dimension>(
+    axis: &Axis,
+    parts: &[ArrayView<'_, F, D>],
+) -> Array<F, D::Larger>
+where
+    D::Larger: RemoveAxis,
+{
+    ndarray::stack(*axis, parts).unwrap_or_else(|e| {
+        let shapes: Vec<&[usize]> = parts.iter().map(|p| p.shape()).collect();
+        panic!(
+            "autodiff: `stack` along axis {} of shapes {shapes:?}: {e}",
+            axis.index()
+        )
+    })
+}
+
+/// `y = stack(axis, parts)`: the gradient of part `k`, `dy` at index `k` along `axis`.
+///
+/// ```
+/// use ndarray::{array, Axis};
+/// let (a, b) = (array![1.0_f64, 2.0], array![3.0_f64, 4.0]);
+/// let g = autodiff_runtime::ops::tensor::stack_d(&Axis(0), &[a.view(), b.view()], 1, &array![[5.0_f64, 6.0], [7.0, 8.0]]);
+/// assert_eq!(g, array![7.0, 8.0]);
+/// ```
+pub fn stack_d<F: Real, D: Dimension, G: Tensor<Elem = F> + ?Sized>(
+    axis: &Axis,
+    _parts: &[ArrayView<'_, F, D>],
+    k: usize,
+    dy: &G,
+) -> Array<F, D> {
+    dyn_view(dy)
+        .index_axis_move(*axis, k)
+        .to_owned()
+        .into_dimensionality::<D>()
+        .expect("autodiff: `stack`'s gradient has one more axis than its parts")
+}
