@@ -287,6 +287,28 @@ proptest! {
     }
 
     #[test]
+    fn concatenate_and_stack_along_every_axis(shape in prop::collection::vec(1usize..=3, 1..=3), extra in 1usize..=3, seed in any::<u64>(), axis in 0usize..3) {
+        let axis = Axis(axis % shape.len());
+        let a = values(&shape, -2.0, 2.0, seed);
+        let mut other = shape.clone();
+        other[axis.index()] = extra;
+        let b = values(&other, -2.0, 2.0, seed ^ 3);
+        let mut joined = shape.clone();
+        joined[axis.index()] += extra;
+        let w = values(&joined, -1.0, 1.0, seed ^ 5);
+        let cat = |a: &ArrayD<f64>, b: &ArrayD<f64>| tensor::concatenate(&axis, &[a.view(), b.view()]);
+        close(&tensor::concatenate_d(&axis, &[a.view(), b.view()], 0, &w), &fd_of(&a, |a| weighted(&w, &cat(a, &b))), 1e-7).map_err(TestCaseError::fail)?;
+        close(&tensor::concatenate_d(&axis, &[a.view(), b.view()], 1, &w), &fd_of(&b, |b| weighted(&w, &cat(&a, b))), 1e-7).map_err(TestCaseError::fail)?;
+        let c = values(&shape, -2.0, 2.0, seed ^ 7);
+        let mut stacked = shape.clone();
+        stacked.insert(axis.index(), 2);
+        let ws = values(&stacked, -1.0, 1.0, seed ^ 11);
+        let st = |a: &ArrayD<f64>, c: &ArrayD<f64>| tensor::stack(&axis, &[a.view(), c.view()]);
+        close(&tensor::stack_d(&axis, &[a.view(), c.view()], 0, &ws), &fd_of(&a, |a| weighted(&ws, &st(a, &c))), 1e-7).map_err(TestCaseError::fail)?;
+        close(&tensor::stack_d(&axis, &[a.view(), c.view()], 1, &ws), &fd_of(&c, |c| weighted(&ws, &st(&a, c))), 1e-7).map_err(TestCaseError::fail)?;
+    }
+
+    #[test]
     fn f32_rules_agree_with_f64_differences((_, sa, sb) in broadcast_shapes(), seed in any::<u64>()) {
         let out = broadcast(&sa, &sb);
         let a = values(&sa, -2.0, 2.0, seed);
