@@ -313,3 +313,47 @@ fn concatenate_and_stack() {
     assert_close("b", &gb, &fd(&b, |b| joined(&a, b, &v)));
     assert_close("v", &gv, &fd(&v, |v| joined(&a, &b, v)));
 }
+
+#[differentiable]
+fn seed5001_p53(x: &Array2<f64>, v: &Array1<f64>, s: f64) -> f64 {
+    let t1 = x.t().to_owned();
+    let t2 = s * &t1;
+    let t3 = x.dot(&(&t2 + x)) * 0.3;
+    let t5 = &((&t1 * v).mapv(f64::tanh)) + &((&t3 * s).mapv(f64::tanh));
+    t5.sum() * 0.2 + t3.sum() * 0.2
+}
+
+#[differentiable]
+fn seed5002_p179(x: &Array2<f64>, v: &Array1<f64>, s: f64) -> f64 {
+    let t1 = ((x * v).mapv(f64::tanh)).t().to_owned();
+    let t3 = (&(v + &t1) * s).mapv(f64::tanh);
+    t3.sum() * 0.2 + t1.sum() * 0.2
+}
+
+/// The gradient of a scalar times an array was a dot product over the two arrays' memory,
+/// pairing the wrong elements when one was column-major (`x.t().to_owned()`).
+#[test]
+fn regression_seed5001_p53_and_seed5002_p179_scalar_times_a_column_major_array() {
+    let x = array![
+        [-0.63, 0.78, -0.85],
+        [1.05, 1.16, -0.27],
+        [1.0, -1.24, 1.02]
+    ];
+    let v = array![0.23, -0.66, -0.81];
+    let s = 0.44;
+    type F = fn(&Array2<f64>, &Array1<f64>, f64) -> f64;
+    let cases: [(&str, F); 2] = [
+        ("seed5001_p53", seed5001_p53),
+        ("seed5002_p179", seed5002_p179),
+    ];
+    for (name, f) in cases {
+        let (gx, gv, gs) = match name {
+            "seed5001_p53" => gradients_function!(seed5001_p53)(&x, &v, s),
+            _ => gradients_function!(seed5002_p179)(&x, &v, s),
+        };
+        assert_close(name, &gx, &fd(&x, |x| f(x, &v, s)));
+        assert_close(name, &gv, &fd(&v, |v| f(&x, v, s)));
+        let fs = finite_difference(|p| f(&x, &v, p[0]), &[s]);
+        assert_gradient_close(&[gs], &fs, FD_TOL);
+    }
+}

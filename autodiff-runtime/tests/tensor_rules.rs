@@ -14,7 +14,7 @@
 
 use autodiff_runtime::check::finite_difference;
 use autodiff_runtime::ops::tensor;
-use ndarray::{Array1, Array2, ArrayD, Axis, IxDyn};
+use ndarray::{Array1, Array2, ArrayD, Axis, IxDyn, ShapeBuilder};
 use proptest::prelude::*;
 
 /// A function of an array, as the elementwise cases pass it.
@@ -306,6 +306,29 @@ proptest! {
         let st = |a: &ArrayD<f64>, c: &ArrayD<f64>| tensor::stack(&axis, &[a.view(), c.view()]);
         close(&tensor::stack_d(&axis, &[a.view(), c.view()], 0, &ws), &fd_of(&a, |a| weighted(&ws, &st(a, &c))), 1e-7).map_err(TestCaseError::fail)?;
         close(&tensor::stack_d(&axis, &[a.view(), c.view()], 1, &ws), &fd_of(&c, |c| weighted(&ws, &st(&a, c))), 1e-7).map_err(TestCaseError::fail)?;
+    }
+
+    #[test]
+    fn column_major_operands(shape in prop::collection::vec(2usize..=4, 2..=3), seed in any::<u64>(), s in 0.5f64..2.0) {
+        // the same values, stored column-major (what `x.t().to_owned()` gives)
+        let a = values(&shape, -2.0, 2.0, seed);
+                let column_major = |x: &ArrayD<f64>| {
+            let mut c = ArrayD::zeros(IxDyn(x.shape()).f());
+            c.assign(x);
+            c
+        };
+        let a_f = column_major(&a);
+        prop_assert_eq!(&a, &a_f);
+        prop_assert!(shape.iter().all(|&n| n == 1) || a_f.as_slice().is_none());
+        let w = values(&shape, -1.0, 1.0, seed ^ 3);
+                let w_f = column_major(&w);
+        for (b, dy) in [(&a_f, &w), (&a, &w_f), (&a_f, &w_f)] {
+            let gs = tensor::mul_d0(&s, b, dy);
+            let fs = finite_difference(|p| weighted(&w, &tensor::mul(&p[0], &a)), &[s]);
+            close(&ndarray::arr0(gs).into_dyn(), &fs, 1e-7).map_err(TestCaseError::fail)?;
+            close(&tensor::mul_d1(&s, b, dy), &fd_of(&a, |a| weighted(&w, &tensor::mul(&s, a))), 1e-7).map_err(TestCaseError::fail)?;
+            close(&tensor::add_d1(b, dy.clone()), &w.clone().into_dyn().iter().copied().collect::<Vec<f64>>(), 1e-15).map_err(TestCaseError::fail)?;
+        }
     }
 
     #[test]

@@ -657,7 +657,8 @@ where
     if a.as_scalar().is_some() {
         // a scalar times an array: the gradient is a dot product, no temporary array
         let (bv, gv) = (b.view_tensor(), dy.cot_view());
-        if let (Some(b), Some(g)) = (bv.as_slice_memory_order(), gv.as_slice_memory_order()) {
+        // both in standard (row-major) order, so the slices pair the same elements
+        if let (Some(b), Some(g)) = (bv.as_slice(), gv.as_slice()) {
             if b.len() == g.len() && bv.shape() == gv.shape() {
                 let mut s = <A::Elem as num_traits::Zero>::zero();
                 for (b, g) in b.iter().zip(g) {
