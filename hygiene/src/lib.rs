@@ -77,3 +77,34 @@ impl Model {
         self.w * x
     }
 }
+
+/// A dense layer with a derived tangent.
+#[derive(Debug, Differentiable)]
+pub struct Dense {
+    /// Weights.
+    pub w: autodiff::ndarray::Array2<f64>,
+    /// Biases.
+    pub b: autodiff::ndarray::Array1<f64>,
+    /// Not trained.
+    #[no_grad]
+    pub name: &'static str,
+}
+
+/// Array code: broadcasting, a product, `mapv` with a closure, a reduction, a method with a
+/// differentiable receiver.
+#[differentiable]
+#[must_use]
+pub fn dense_loss(layer: &Dense, #[no_grad] x: &autodiff::ndarray::Array2<f64>) -> f64 {
+    let h = (x.dot(&layer.w) + &layer.b).mapv(|v| v.max(0.0) + 0.5 * v * v);
+    let scale = layer.b.sum();
+    (&h * scale).mean().unwrap() + autodiff::nn::softplus(&h).sum()
+}
+
+impl Dense {
+    /// The same loss, as a method.
+    #[differentiable(self)]
+    #[must_use]
+    pub fn loss(&self, #[no_grad] x: &autodiff::ndarray::Array2<f64>) -> f64 {
+        dense_loss(self, x)
+    }
+}

@@ -2,7 +2,7 @@
 #![deny(warnings)]
 
 use autodiff::prelude::*;
-use autodiff_hygiene::{Model, everything, looks_generated};
+use autodiff_hygiene::{Dense, Model, dense_loss, everything, looks_generated};
 
 #[test]
 fn generated_looking_names_do_not_collide() {
@@ -30,4 +30,31 @@ fn variables_through_fields() {
     };
     let grads = implicit_gradients(|x: f64| model.predict(x))(3.0);
     assert_eq!(grads.get(&model.w), Some(3.0));
+}
+
+#[test]
+fn array_code_against_finite_differences() {
+    use autodiff::ndarray::{Array1, Array2, array};
+    let layer = Dense {
+        w: array![[0.5, -0.25], [0.1, 0.3]],
+        b: array![0.2, -0.1],
+        name: "d",
+    };
+    let x = array![[1.0, 2.0], [-0.5, 0.25]];
+    let g = gradients_function!(Dense::loss, params = ["self"])(&layer, &x);
+    let flat: std::vec::Vec<f64> = layer.w.iter().chain(layer.b.iter()).copied().collect();
+    let fd = autodiff::check::finite_difference(
+        |p| {
+            let l = Dense {
+                w: Array2::from_shape_vec((2, 2), p[..4].to_vec()).unwrap(),
+                b: Array1::from(p[4..].to_vec()),
+                name: "d",
+            };
+            dense_loss(&l, &x)
+        },
+        &flat,
+    );
+    let ours: std::vec::Vec<f64> = g.w.iter().chain(g.b.iter()).copied().collect();
+    autodiff::check::assert_gradient_close(&ours, &fd, 1e-7);
+    assert_eq!(layer.name, "d");
 }
