@@ -95,3 +95,51 @@ fn a_cotangent_of_the_wrong_length_is_refused() {
     let (_, pullback) = vjp!(scale_all)(&[1.0, 2.0, 3.0], 2.0);
     let _ = pullback(vec![1.0]);
 }
+
+#[autodiff::differentiable]
+fn add_arrays(a: &autodiff::ndarray::Array2<f64>, b: &autodiff::ndarray::Array1<f64>) -> f64 {
+    (a + b).sum()
+}
+
+/// Arrays whose shapes do not broadcast: a panic naming the operation and both shapes, in
+/// the primal (ndarray's) and in the gradient (the runtime's).
+#[test]
+#[should_panic(expected = "`+` of arrays of shapes [2, 3] and [4]")]
+fn array_shapes_that_do_not_broadcast_panic_naming_them() {
+    let a = autodiff::ndarray::Array2::<f64>::zeros((2, 3));
+    let b = autodiff::ndarray::Array1::<f64>::zeros(4);
+    let _ = autodiff::gradients_function!(add_arrays)(&a, &b);
+}
+
+#[autodiff::differentiable]
+fn ce_loss(logits: &autodiff::ndarray::Array2<f64>, labels: &[usize]) -> f64 {
+    autodiff::nn::cross_entropy(logits, labels)
+}
+
+#[test]
+#[should_panic(expected = "cross_entropy: label 3 out of range for 3 classes")]
+fn a_label_out_of_range_panics_naming_it() {
+    let logits = autodiff::ndarray::Array2::<f64>::zeros((2, 3));
+    let _ = autodiff::gradients_function!(ce_loss)(&logits, &[0, 3]);
+}
+
+/// NaN in an array propagates to the gradients it reaches, elementwise: the other
+/// elements' gradients stay exact.
+#[test]
+fn nan_in_an_array_propagates_elementwise() {
+    let a = autodiff::ndarray::array![[1.0, f64::NAN, 2.0], [0.5, 0.25, 3.0]];
+    let b = autodiff::ndarray::array![1.0, 2.0, 3.0];
+    let (ga, gb) = autodiff::gradients_function!(add_arrays)(&a, &b);
+    // the sum is NaN, but `+`'s rule passes 1 to every element regardless of the values
+    assert!(ga.iter().all(|g| *g == 1.0));
+    assert_eq!(gb, autodiff::ndarray::array![2.0, 2.0, 2.0]);
+    let g = autodiff::gradients_function!(ce_loss)(&a, &[0, 2]);
+    assert!(
+        g.row(0).iter().all(|g| g.is_nan()),
+        "the row with a NaN logit"
+    );
+    assert!(
+        g.row(1).iter().all(|g| g.is_finite()),
+        "the other row is exact"
+    );
+}
