@@ -646,3 +646,48 @@ fn regression_cell_numbering_shifts_between_passes() {
         assert_gradient_close(&[gb, ga], &fd, TOL);
     }
 }
+
+// Regression tests for bugs the soak found (seeds 6000–6004).
+
+#[differentiable]
+fn weighted_by_data(w: f64, #[no_grad] data: &[f64]) -> f64 {
+    let local = [0.5_f64; 3];
+    data.iter().map(|x| x * w).sum::<f64>() + local.iter().map(|q| q * w * w).sum::<f64>()
+}
+
+/// A constant sequence iterated by reference (`data.iter()`) with differentiable values in
+/// the body: its items were references, which the rules do not take ("`&f64: Arith`").
+#[test]
+fn regression_seed6002_p48_constant_slice_iterated_with_differentiable_values() {
+    let data = [1.0, 2.0, -0.5];
+    let g: f64 = gradients_function!(weighted_by_data, params = ["w"])(0.7, &data);
+    let fd = finite_difference(|p| weighted_by_data(p[0], &data), &[0.7]);
+    assert_gradient_close(&[g], &fd, 1e-7);
+    // by hand: Σ data + 2 w Σ local
+    assert!((g - (2.5 + 1.5 * 2.0 * 0.7)).abs() < 1e-14);
+}
+
+#[differentiable]
+fn wraps_around(a: f64, xs: &[f64]) -> f64 {
+    let mut v = vec![0.0; 3];
+    for i in 0..v.len() {
+        v[i] = (i as f64 - xs[xs.len() - 1 - i]).atan() * a;
+    }
+    let mut s = 0.0;
+    for k in 0..5 {
+        s += xs[k % xs.len()] * v[(k + 1) % v.len()];
+    }
+    s
+}
+
+/// An index computed from a differentiable sequence's length (`xs[k % xs.len()]`) was
+/// rejected as "depending on differentiable values".
+#[test]
+fn regression_seed6000_p161_index_from_a_differentiable_sequences_length() {
+    let xs = [0.5, -1.0, 2.0];
+    let (ga, gx) = gradients_function!(wraps_around)(0.7, &xs);
+    let mut all = vec![ga];
+    all.extend(gx);
+    let fd = finite_difference(|p| wraps_around(p[0], &p[1..]), &[0.7, 0.5, -1.0, 2.0]);
+    assert_gradient_close(&all, &fd, 1e-7);
+}

@@ -518,6 +518,32 @@ impl Lowering<'_> {
                 .any(|n| self.lookup(n).is_some_and(|b| self.binding_active(b)))
     }
 
+    /// Whether the value of `e` depends on active values: like [`Self::references_active`],
+    /// but a sequence's length (`xs.len()`, an array's `nrows()`…) is a constant.
+    fn value_references_active(&self, e: &syn::Expr) -> bool {
+        struct Lengths;
+        impl syn::visit_mut::VisitMut for Lengths {
+            fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+                if let syn::Expr::MethodCall(m) = e {
+                    let name = m.method.to_string();
+                    if m.args.is_empty()
+                        && matches!(
+                            name.as_str(),
+                            "len" | "is_empty" | "nrows" | "ncols" | "ndim"
+                        )
+                    {
+                        *e = syn::parse_quote!(0usize);
+                        return;
+                    }
+                }
+                syn::visit_mut::visit_expr_mut(self, e);
+            }
+        }
+        let mut e2 = e.clone();
+        syn::visit_mut::VisitMut::visit_expr_mut(&mut Lengths, &mut e2);
+        self.references_active(&e2)
+    }
+
     fn renamed(&self, e: &syn::Expr) -> syn::Expr {
         let mut e2 = e.clone();
         rename::rename_expr(&mut e2, &self.renamer());
@@ -957,7 +983,7 @@ impl Lowering<'_> {
         let Some(place) = self.place(&ix.expr) else {
             return self.unsupported(&ix.expr, "indexing is supported on a slice, `Vec` or array named by a parameter or local variable; bind this value to a name first");
         };
-        if self.references_active(&ix.index) && !matches!(&*ix.index, syn::Expr::Cast(_)) {
+        if self.value_references_active(&ix.index) && !matches!(&*ix.index, syn::Expr::Cast(_)) {
             self.errors.push_spanned(
                 &ix.index,
                 "an index must not depend on differentiable values; compute it from integers",
@@ -1194,7 +1220,20 @@ impl Lowering<'_> {
         pat: &syn::Pat,
         body: impl FnOnce(&mut Self),
     ) -> Value {
-        if !self.references_active(iter_expr) {
+        // An inactive sequence iterated by reference (`data.iter()`, also `.enumerate()`,
+        // `.zip(…)`) whose items may meet differentiable values in the body: read its
+        // elements by index as values (copied if `Copy`, else borrowed), so arithmetic with
+        // them differentiates (`data.iter().map(|x| x * w).sum()`).
+        let indexed_inactive = !self.references_active(iter_expr)
+            && matches!(strip_copied(iter_expr), syn::Expr::MethodCall(_))
+            && slice_iter(iter_expr).is_some_and(|it| {
+                let places: Vec<&syn::Expr> = match &it {
+                    SliceIter::Plain(a) | SliceIter::Enumerate(a) => vec![a],
+                    SliceIter::Zip(a, b) => vec![a, b],
+                };
+                places.iter().all(|p| self.place(p).is_some())
+            });
+        if !self.references_active(iter_expr) && !indexed_inactive {
             let iter = match iter_expr {
                 syn::Expr::Range(r)
                     if matches!(r.limits, syn::RangeLimits::HalfOpen(_))
@@ -1270,6 +1309,10 @@ impl Lowering<'_> {
                     },
                     iter_expr.span(),
                 );
+                if !l.place_active(*place) {
+                    // elements of any type: read through the projection (`Copy` → copy)
+                    l.vars[v.0].general = true;
+                }
                 elems.push(Value::Ref(Box::new(Value::Var(v))));
             }
             let value = if enumerate {
