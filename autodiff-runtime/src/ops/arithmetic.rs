@@ -150,7 +150,7 @@ pub fn index_d0<T: Real, I: Copy, C: core::ops::IndexMut<I, Output = T> + ?Sized
     i: I,
     dy: &T,
 ) {
-        dv[i] = dv[i] + *dy;
+    dv[i] = dv[i] + *dy;
     // Keeps neighbouring element updates (`g[i + 1]`, then `g[i]`) as separate scalar
     // accesses: merged into one 16-byte access, the next iteration's overlapping load
     // stalls on store-to-load forwarding (measured: Rosenbrock's gradient 2.5× slower).
