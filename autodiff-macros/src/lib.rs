@@ -42,9 +42,31 @@ mod sources;
 /// assert_eq!(grad(2.0, 5.0, 3.0, 7.0), (5.0, 7.0));
 /// ```
 ///
-/// Parameters of type `f32`, `f64` (or a type parameter bounded by `Float`) are
-/// differentiable; integer, `bool`, `char` and string parameters, and parameters marked
-/// `#[no_grad]`, are constants. `#[differentiable(vjp = rule)]` supplies the derivative by
+/// Parameters of type `f32`, `f64` (or a type parameter bounded by `Float`), slices,
+/// `Vec`s and arrays of them, ndarray arrays (owned, borrowed, views) and structs with
+/// `#[derive(Differentiable)]` are differentiable; integer, `bool`, `char` and string
+/// parameters (and sequences of them), and parameters marked `#[no_grad]`, are constants. A
+/// method's receiver is a constant unless the method says `#[differentiable(self)]`:
+///
+/// ```
+/// use autodiff::prelude::*;
+///
+/// #[derive(Clone, Differentiable)]
+/// struct Spring { k: f64 }
+///
+/// impl Spring {
+///     #[differentiable(self)]
+///     fn energy(&self, x: f64) -> f64 {
+///         0.5 * self.k * x * x
+///     }
+/// }
+///
+/// let (dk, dx) = gradients_function!(Spring::energy)(&Spring { k: 3.0 }, 2.0);
+/// assert_eq!((dk.k, dx), (2.0, 6.0));
+/// ```
+///
+/// Arrays are differentiated as ndarray code is written (broadcasting arithmetic, `dot`,
+/// reductions, `mapv`, slicing, …; see the crate's README for the list). `#[differentiable(vjp = rule)]` supplies the derivative by
 /// hand: `rule` takes the function's parameters and returns `(value, pullback)`, the
 /// pullback mapping the output's cotangent to the gradients of the differentiable
 /// parameters (the bare gradient when there is one, else a tuple):
