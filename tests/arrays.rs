@@ -357,3 +357,20 @@ fn regression_seed5001_p53_and_seed5002_p179_scalar_times_a_column_major_array()
         assert_gradient_close(&[gs], &fs, FD_TOL);
     }
 }
+
+#[differentiable]
+fn permuted(x: &autodiff::ndarray::Array3<f64>, w: &Array1<f64>) -> f64 {
+    let p = x.view().permuted_axes([2, 0, 1]);
+    (&p.mapv(f64::sin) * w.len() as f64).sum() + p.sum_axis(Axis(0)).sum_axis(Axis(0)).dot(w)
+}
+
+#[test]
+fn permuted_axes_of_a_three_dimensional_array() {
+    let x = autodiff::ndarray::Array3::from_shape_fn((2, 3, 2), |(i, j, k)| {
+        (i as f64 - j as f64 * 0.5 + k as f64 * 0.25).sin()
+    });
+    let w = array![0.5, -1.0, 2.0];
+    let (gx, gw) = gradients_function!(permuted)(&x, &w);
+    assert_close("x", &gx, &fd(&x, |x| permuted(x, &w)));
+    assert_close("w", &gw, &fd(&w, |w| permuted(&x, w)));
+}

@@ -1615,6 +1615,7 @@ impl Lowering<'_> {
             ("slice", 1) => ("slice", &*m.receiver, vec![&m.args[0]], true),
             ("insert_axis", 1) => ("insert_axis", &*m.receiver, vec![&m.args[0]], true),
             ("reversed_axes", 0) => ("t", &*m.receiver, vec![], true),
+            ("permuted_axes", 1) => ("permuted_axes", &*m.receiver, vec![&m.args[0]], true),
             ("product", 0) => ("product", &*m.receiver, vec![], false),
             ("var", 1) => ("var", &*m.receiver, vec![&m.args[0]], false),
             ("std", 1) => ("std", &*m.receiver, vec![&m.args[0]], false),

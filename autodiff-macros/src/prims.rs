@@ -164,7 +164,7 @@ pub fn tensor_rule_reads(rule: &str, k: usize, arity: usize) -> Vec<usize> {
         // the operand (for its shape) and the constant arguments (axes, indices, shapes)
         (
             "sum_axis" | "mean_axis" | "slice" | "row" | "column" | "index_axis" | "select"
-            | "insert_axis" | "var" | "reshape" | "broadcast",
+            | "insert_axis" | "var" | "reshape" | "broadcast" | "permuted_axes",
             0,
         ) => (0..arity).collect(),
         // `mapv(x, f, rule)`: the rule reads the input and the output
@@ -195,6 +195,7 @@ pub fn is_array_method(name: &str) -> bool {
             | "select"
             | "insert_axis"
             | "reversed_axes"
+            | "permuted_axes"
             | "product"
             | "var"
             | "std"

@@ -274,6 +274,16 @@ proptest! {
         let ww = values(&wide, -1.0, 1.0, seed ^ 5);
         let to = IxDyn(&wide);
         close(&tensor::broadcast_d0(&x, &to, &ww), &fd_of(&x, |x| weighted(&ww, &tensor::broadcast(x, &to))), 1e-7).map_err(TestCaseError::fail)?;
+                // the axes reversed (and rotated by one)
+        for perm in [
+            (0..shape.len()).rev().collect::<Vec<usize>>(),
+            (0..shape.len()).map(|k| (k + 1) % shape.len()).collect(),
+        ] {
+            let permuted: Vec<usize> = perm.iter().map(|&k| shape[k]).collect();
+            let wp = values(&permuted, -1.0, 1.0, seed ^ 17);
+            let axes = IxDyn(&perm);
+            close(&tensor::permuted_axes_d0(&x, &axes, &wp), &fd_of(&x, |x| weighted(&wp, &tensor::permuted_axes(x, &axes).to_owned())), 1e-7).map_err(TestCaseError::fail)?;
+        }
         // a new axis, an index along an axis, a selection with repeats
         let axis = Axis((pick as usize / 2) % shape.len());
         let wi = values(&{ let mut s = shape.clone(); s.insert(axis.index(), 1); s }, -1.0, 1.0, seed ^ 7);

@@ -2159,3 +2159,40 @@ pub fn stack_d<F: Real, D: Dimension, G: Tensor<Elem = F> + ?Sized>(
         .into_dimensionality::<D>()
         .expect("autodiff: `stack`'s gradient has one more axis than its parts")
 }
+
+/// `x.view().permuted_axes(axes)`: a view with its axes reordered.
+///
+/// ```
+/// let x = ndarray::array![[1.0_f64, 2.0]];
+/// assert_eq!(autodiff_runtime::ops::tensor::permuted_axes(&x, &[1, 0]).shape(), &[2, 1]);
+/// ```
+#[inline(always)]
+pub fn permuted_axes<'a, A, T>(a: &'a A, axes: &T) -> ArrayView<'a, A::Elem, A::Dim>
+where
+    A: Tensor + ?Sized,
+    T: ndarray::IntoDimension<Dim = A::Dim> + Clone,
+{
+    a.view_tensor().permuted_axes(axes.clone())
+}
+
+/// `y = x.permuted_axes(axes)`: the gradient of `x`, `dy` with the inverse permutation.
+///
+/// ```
+/// let x = ndarray::Array3::<f64>::zeros((1, 2, 3));
+/// let dy = ndarray::Array3::<f64>::ones((3, 1, 2));
+/// let g = autodiff_runtime::ops::tensor::permuted_axes_d0(&x, &[2, 0, 1], &dy);
+/// assert_eq!(g.shape(), &[1, 2, 3]);
+/// ```
+pub fn permuted_axes_d0<A, T, G>(_a: &A, axes: &T, dy: &G) -> A::Cot
+where
+    A: Tensor + ?Sized,
+    T: ndarray::IntoDimension<Dim = A::Dim> + Clone,
+    G: Tensor<Elem = A::Elem> + ?Sized,
+{
+    let perm = axes.clone().into_dimension();
+    let mut inverse = vec![0; perm.ndim()];
+    for (k, &p) in perm.slice().iter().enumerate() {
+        inverse[p] = k;
+    }
+    A::cot_from_dyn(dyn_view(dy).permuted_axes(IxDyn(&inverse)).to_owned())
+}
