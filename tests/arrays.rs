@@ -374,3 +374,17 @@ fn permuted_axes_of_a_three_dimensional_array() {
     assert_close("x", &gx, &fd(&x, |x| permuted(x, &w)));
     assert_close("w", &gw, &fd(&w, |w| permuted(&x, w)));
 }
+
+#[differentiable]
+fn mapped(x: &Array1<f64>) -> f64 {
+    let clipped = x.map(|v| if *v > 0.0 { v * v } else { 0.5 * *v });
+    let smooth = x.map(|v| v.tanh() * 2.0);
+    clipped.sum() + smooth.dot(&clipped)
+}
+
+#[test]
+fn map_with_closures_over_references() {
+    let x = array![0.3, -0.7, 1.1, -0.2];
+    let g = gradients_function!(mapped)(&x);
+    assert_close("x", &g, &fd(&x, mapped));
+}

@@ -137,7 +137,12 @@ fn lower_pass(
     for p in &sig.params {
         let v = l.new_var(p.differentiable);
         l.vars[v.0].general = general_type(&p.ty, &l.type_params);
-        l.bind(&p.name, Binding::Value(Value::Var(v)));
+        let value = if p.by_ref {
+            Value::Ref(Box::new(Value::Var(v)))
+        } else {
+            Value::Var(v)
+        };
+        l.bind(&p.name, Binding::Value(value));
     }
     let mut output = l.block_contents(&body.stmts, true);
     if let Some((_, value)) = l.ret {
@@ -1628,7 +1633,7 @@ impl Lowering<'_> {
                 true,
             ),
             ("select", 2) => ("select", &*m.receiver, vec![&m.args[0], &m.args[1]], false),
-            ("mapv", 1) => return Some(self.mapv(e, m)),
+            ("mapv" | "map", 1) => return Some(self.mapv(e, m)),
             _ => return None,
         };
         let mut operands = vec![self.operand_of(recv)];
@@ -1739,7 +1744,9 @@ impl Lowering<'_> {
                 }
                 // The closure's own reverse sweep, run at each element.
                 let mut errors = Errors::default();
-                let sig = Signature::for_closure(c, &mut errors);
+                let mut sig = Signature::for_closure(c, &mut errors);
+                // `map`'s closure receives `&x`
+                sig.params[0].by_ref = m.method == "map";
                 let block: syn::Block = match &*c.body {
                     syn::Expr::Block(b) if b.label.is_none() => b.block.clone(),
                     other => syn::parse_quote!({ #other }),
@@ -1764,9 +1771,11 @@ impl Lowering<'_> {
             Operand::Inline(f),
             Operand::Inline(syn::parse_quote!(#rule)),
         ];
+        // `map` runs the user's closure (on `&x`) forward; both share `mapv`'s rule
+        let rule = if m.method == "map" { "map" } else { "mapv" };
         self.prim(
             Prim::Tensor {
-                rule: "mapv",
+                rule,
                 fwd_args: 2,
                 view: false,
             },

@@ -168,7 +168,7 @@ pub fn tensor_rule_reads(rule: &str, k: usize, arity: usize) -> Vec<usize> {
             0,
         ) => (0..arity).collect(),
         // `mapv(x, f, rule)`: the rule reads the input and the output
-        ("mapv", 0) => vec![0, y, 2],
+        ("mapv" | "map", 0) => vec![0, y, 2],
         _ => rule_reads(rule, k, arity),
     }
 }
@@ -188,6 +188,7 @@ pub fn is_array_method(name: &str) -> bool {
             | "sum_axis"
             | "mean_axis"
             | "mapv"
+            | "map"
             | "slice"
             | "row"
             | "column"
@@ -210,6 +211,6 @@ pub fn is_array_method(name: &str) -> bool {
 pub fn tensor_rule_takes_owned(rule: &str) -> bool {
     matches!(
         rule,
-        "add" | "sub" | "mul" | "div" | "neg" | "mapv" | "powi"
+        "add" | "sub" | "mul" | "div" | "neg" | "mapv" | "map" | "powi"
     ) || (method_arity(rule).is_some_and(|(_, n)| n == 1))
 }

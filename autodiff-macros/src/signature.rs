@@ -15,6 +15,9 @@ pub struct Param {
     /// The type with every elided lifetime named (for the generated `__vjp` signature).
     pub ty_named: syn::Type,
     pub differentiable: bool,
+    /// The body sees the parameter through a reference (`map`'s `|v| …` gets `&x`): it
+    /// is differentiated as the value, and code kept as written reads `&value`.
+    pub by_ref: bool,
 }
 
 /// A function signature as the generated code needs it.
@@ -264,6 +267,7 @@ impl Signature {
                         ty,
                         ty_named,
                         differentiable: false,
+                        by_ref: false,
                     });
                     is_method = true;
                 }
@@ -288,6 +292,7 @@ impl Signature {
                         ty,
                         ty_named,
                         differentiable,
+                        by_ref: false,
                     });
                 }
             }
@@ -355,6 +360,7 @@ impl Signature {
                 ty: ty.clone(),
                 ty_named: ty,
                 differentiable,
+                by_ref: false,
             });
         }
         let output = match &closure.output {

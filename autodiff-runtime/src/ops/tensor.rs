@@ -2196,3 +2196,37 @@ where
     }
     A::cot_from_dyn(dyn_view(dy).permuted_axes(IxDyn(&inverse)).to_owned())
 }
+
+/// `x.map(f)` (the closure takes `&element`) for scalars and arrays, by reference.
+///
+/// ```
+/// let y = autodiff_runtime::ops::tensor::map(&ndarray::array![1.0_f64, 2.0], &|v: &f64| *v * 3.0);
+/// assert_eq!(y, ndarray::array![3.0, 6.0]);
+/// ```
+#[inline(always)]
+pub fn map<A: Tensor + ?Sized, Fun: Fn(&A::Elem) -> A::Elem>(
+    a: &A,
+    f: &Fun,
+) -> Array<A::Elem, A::Dim> {
+    a.view_tensor().map(f)
+}
+
+/// `y = x.map(f)`: the gradient of `x`, as [`mapv_d0`] (the rule gets the element's value).
+///
+/// ```
+/// use ndarray::array;
+/// let x = array![0.5_f64];
+/// let y = x.map(|v| v.tanh());
+/// let g = autodiff_runtime::ops::tensor::map_d0(&x, &y, &|_x, y, dy| autodiff_runtime::ops::tanh_d0(&y, &dy), &array![1.0]);
+/// assert_eq!(g[0], 1.0 - y[0] * y[0]);
+/// ```
+#[inline(always)]
+pub fn map_d0<X, Y, G, R>(x: &X, y: &Y, rule: &R, dy: G) -> X::Cot
+where
+    X: Tensor + ?Sized,
+    Y: Tensor<Elem = X::Elem> + ?Sized,
+    G: CotArg<Elem = X::Elem>,
+    R: Fn(X::Elem, X::Elem, X::Elem) -> X::Elem,
+{
+    mapv_d0(x, y, rule, dy)
+}
