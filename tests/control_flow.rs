@@ -691,3 +691,103 @@ fn regression_seed6000_p161_index_from_a_differentiable_sequences_length() {
     let fd = finite_difference(|p| wraps_around(p[0], &p[1..]), &[0.7, 0.5, -1.0, 2.0]);
     assert_gradient_close(&all, &fd, 1e-7);
 }
+
+#[differentiable]
+#[allow(
+    unused_variables,
+    unused_assignments,
+    clippy::collapsible_else_if,
+    clippy::needless_else,
+    clippy::needless_range_loop
+)]
+fn seed7002_p141(a: f64, xs: &[f64]) -> f64 {
+    let mut v0 = vec![0.0; 2];
+    for i in 0..v0.len() {
+        v0[i] = (1.5 + (a / (1.5 + a.tanh())).cos()).sqrt();
+    }
+    let mut acc1 = a;
+    acc1 -= (v0
+        .iter()
+        .map(|q| (q * 0.1).cos())
+        .product::<f64>()
+        .sin()
+        .tanh()
+        .sinh()
+        * 0.5)
+        .atan();
+    let mut w3 = 0;
+    while w3 < 3 {
+        if w3 > 0 {
+        } else {
+            if a > -0.4 {
+                let t4 = xs.iter().map(|q| q * q).sum::<f64>() * xs[w3];
+            } else {
+            }
+        }
+        w3 += 1;
+    }
+    a
+}
+
+/// The activity fixpoint numbered cells by creation order, and a pass that lowered an
+/// expression differently renumbered later cells: the counter `w3` was taken for an active
+/// cell, and its use as an index rejected ("an index must not depend on differentiable
+/// values"). Cells are now keyed by the syntax that makes them.
+#[test]
+fn regression_seed7002_p141_cells_keep_their_identity_across_fixpoint_passes() {
+    let xs = [0.5, -1.0, 2.0];
+    let (ga, gx) = gradients_function!(seed7002_p141)(0.7, &xs);
+    let mut all = vec![ga];
+    all.extend(gx);
+    let fd = finite_difference(|p| seed7002_p141(p[0], &p[1..]), &[0.7, 0.5, -1.0, 2.0]);
+    assert_gradient_close(&all, &fd, 1e-7);
+}
+
+#[differentiable]
+#[allow(unused_mut, clippy::match_single_binding, clippy::collapsible_else_if)]
+fn seed7002_p169(xs: &[f64], c: f64, b: f64, a: f64, d: f64) -> f64 {
+    let t0 = c;
+    let mut a = a;
+    let mut v2 = vec![0.0; 3];
+    let t4 = {
+        let u3 = (-v2
+            .iter()
+            .enumerate()
+            .map(|(k, q)| q * k as f64)
+            .sum::<f64>()
+            * 0.1)
+            .atan();
+        xs[0] * u3 * -a
+    };
+    for (i, q5) in v2.iter().enumerate() {
+        if f64::max(v2.iter().map(|q| ((q * 0.25) * 0.25).sin()).sum::<f64>(), c) < -0.4 {
+        } else if *q5 + 0.3 > -0.4 {
+            if i >= 1 && (v2[i] * 0.25).sin() > d && i == 1 {
+                a += t0
+                    .cos()
+                    .exp_m1()
+                    .min((*q5).min(xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())))
+                    * 0.5;
+            }
+        }
+    }
+    match (((t4 * 0.5).atan().powi(3) * 0.25).abs() * 2.0) as usize % 3 {
+        _ => {}
+    }
+    c * a + b
+}
+
+/// `%` on an integer computed from values the macro treats as possibly arrays (elements
+/// of a local buffer) was refused as "`%` of arrays".
+#[test]
+fn regression_seed7002_p169_integer_remainder_of_a_cast() {
+    let xs = [0.5, -1.0];
+    let (gx, gc, gb, ga, gd) = gradients_function!(seed7002_p169)(&xs, 1.5, 0.2, 0.3, -2.0);
+    let mut all = gx;
+    all.extend([gc, gb, ga, gd]);
+    let fd = finite_difference(
+        |p| seed7002_p169(&p[..2], p[2], p[3], p[4], p[5]),
+        &[0.5, -1.0, 1.5, 0.2, 0.3, -2.0],
+    );
+    assert_gradient_close(&all, &fd, 1e-7);
+}

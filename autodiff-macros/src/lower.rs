@@ -51,6 +51,10 @@ pub struct Lowering<'a> {
     errors: &'a mut Errors,
     assumed_active_cells: &'a HashSet<usize>,
     found_active_cells: HashSet<usize>,
+    /// Each cell's key (see [`active_key`]).
+    cell_keys: Vec<usize>,
+    /// Keys for flag cells, counting down from the top (never an address).
+    next_flag_key: usize,
     loops: Vec<LoopCtx>,
     /// The early-return flag and value cells, made at the first `return`.
     ret: Option<(CellId, CellId)>,
@@ -86,6 +90,7 @@ pub fn lower(
     for _ in 0..12 {
         let mut pass_errors = Errors::default();
         let (ir, found) = lower_pass(sig, generics, body, &mut pass_errors, &assumed);
+
         if found == assumed {
             errors.extend(pass_errors);
             return ir;
@@ -128,6 +133,8 @@ fn lower_pass(
         errors,
         assumed_active_cells: assumed,
         found_active_cells: HashSet::new(),
+        cell_keys: Vec::new(),
+        next_flag_key: usize::MAX >> 2,
         loops: Vec::new(),
         ret: None,
         snapshots: HashMap::new(),
@@ -161,8 +168,21 @@ fn lower_pass(
     (ir, found)
 }
 
-/// Added to a cell's number in the fixpoint's set: the cell may hold an array.
-const GENERAL_CELL: usize = 1 << 40;
+/// The fixpoint's sets hold `key << 1` for an active cell and `key << 1 | 1` for a cell
+/// that may hold an array. A cell's key is the address of the syntax node that makes it
+/// (the same node in every pass, whatever the numbering), or a unique number for flag
+/// cells that never hold a differentiable value.
+fn active_key(key: usize) -> usize {
+    key << 1
+}
+
+fn general_key(key: usize) -> usize {
+    (key << 1) | 1
+}
+
+fn node_key<T>(node: &T) -> usize {
+    node as *const T as usize
+}
 
 /// Whether a value of this type may be an array (or of a type the macro does not know):
 /// everything but float scalars, sequences of them, and constants' types.
@@ -313,10 +333,11 @@ impl Lowering<'_> {
         VarId(self.vars.len() - 1)
     }
 
-    fn new_cell(&mut self, ty: Option<Box<syn::Type>>) -> CellId {
+    fn new_cell(&mut self, ty: Option<Box<syn::Type>>, key: usize) -> CellId {
         let id = CellId(self.cells.len());
-        let active = self.assumed_active_cells.contains(&id.0);
-        let general = self.assumed_active_cells.contains(&(id.0 + GENERAL_CELL))
+        self.cell_keys.push(key);
+        let active = self.assumed_active_cells.contains(&active_key(key));
+        let general = self.assumed_active_cells.contains(&general_key(key))
             || ty
                 .as_deref()
                 .is_some_and(|t| general_type(t, &self.type_params));
@@ -326,6 +347,13 @@ impl Lowering<'_> {
             ty,
         });
         id
+    }
+
+    /// A cell for a control-flow flag (never a differentiable value).
+    fn flag_cell(&mut self) -> CellId {
+        self.next_flag_key -= 1;
+        let key = self.next_flag_key;
+        self.new_cell(None, key)
     }
 
     fn in_loop(&self) -> bool {
@@ -487,10 +515,12 @@ impl Lowering<'_> {
     fn write_cell(&mut self, cell: CellId, value: Operand) {
         self.snapshots.remove(&cell);
         if self.operand_active(&value) {
-            self.found_active_cells.insert(cell.0);
+            self.found_active_cells
+                .insert(active_key(self.cell_keys[cell.0]));
         }
         if self.operand_general(&value) {
-            self.found_active_cells.insert(cell.0 + GENERAL_CELL);
+            self.found_active_cells
+                .insert(general_key(self.cell_keys[cell.0]));
         }
         self.block.stmts.push(Stmt::WriteCell { cell, value });
     }
@@ -651,7 +681,7 @@ impl Lowering<'_> {
                 let rest = &stmts[i + 1..];
                 let has_value = matches!(rest.last(), Some(syn::Stmt::Expr(_, None)));
                 let result = if has_value && !is_body {
-                    Some(self.new_cell(None))
+                    Some(self.new_cell(None, node_key(stmt)))
                 } else {
                     None
                 };
@@ -735,7 +765,7 @@ impl Lowering<'_> {
         match pat {
             syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
                 if pi.mutability.is_some() {
-                    let cell = self.new_cell(ty);
+                    let cell = self.new_cell(ty, node_key(pi));
                     let o = self.operand(value, span);
                     self.write_cell(cell, o);
                     self.bind(&pi.ident.to_string(), Binding::Cell(cell));
@@ -955,6 +985,11 @@ impl Lowering<'_> {
         }
         let l = self.operand_of(&b.left);
         let r = self.operand_of(&b.right);
+        if !self.operand_active(&l) && !self.operand_active(&r) {
+            // constants on both sides (an integer computed from a cast, …): as written
+            let (lt, rt, op) = (l.tokens(), r.tokens(), &b.op);
+            return self.inactive(quote_spanned!(e.span()=> #lt #op #rt), e.span());
+        }
         if rule == "rem" && (self.operand_general(&l) || self.operand_general(&r)) {
             return self.unsupported(
                 &b.op,
@@ -1057,7 +1092,8 @@ impl Lowering<'_> {
                     value = self.operand(v, e.span());
                 }
                 if self.operand_active(&value) {
-                    self.found_active_cells.insert(cell.0);
+                    self.found_active_cells
+                        .insert(active_key(self.cell_keys[cell.0]));
                 }
                 self.snapshots.remove(&cell);
                 self.block
@@ -1079,7 +1115,7 @@ impl Lowering<'_> {
         let has_value = !discard
             && i.else_branch.is_some()
             && matches!(i.then_branch.stmts.last(), Some(syn::Stmt::Expr(_, None)));
-        let result = has_value.then(|| self.new_cell(None));
+        let result = has_value.then(|| self.new_cell(None, node_key(i)));
         let then = self.nested(false, |l| {
             let v = l.block_contents(&i.then_branch.stmts, false);
             if let Some(cell) = result {
@@ -1117,7 +1153,7 @@ impl Lowering<'_> {
         let s = scrutinee.tokens();
         let has_value = !discard
             && m.arms.iter().all(|a| !matches!(&*a.body, syn::Expr::Block(b) if b.block.stmts.last().is_none_or(|s| !matches!(s, syn::Stmt::Expr(_, None)))));
-        let result = has_value.then(|| self.new_cell(None));
+        let result = has_value.then(|| self.new_cell(None, node_key(m)));
         self.match_arms(&m.arms, &s, result);
         match result {
             Some(cell) => Value::Var(self.read_cell(cell, m.span())),
@@ -1176,7 +1212,7 @@ impl Lowering<'_> {
         iter: Option<(TokenStream, Option<Operand>)>,
         body: impl FnOnce(&mut Self) -> Option<VarId>,
     ) -> Value {
-        let flow = self.new_cell(None);
+        let flow = self.flag_cell();
         self.write_flag(flow, syn::parse_quote!(0u8));
         self.loops.push(LoopCtx {
             label,
@@ -1229,8 +1265,9 @@ impl Lowering<'_> {
         // `.zip(…)`) whose items may meet differentiable values in the body: read its
         // elements by index as values (copied if `Copy`, else borrowed), so arithmetic with
         // them differentiates (`data.iter().map(|x| x * w).sum()`).
-        let indexed_inactive = !self.references_active(iter_expr)
-            && matches!(strip_copied(iter_expr), syn::Expr::MethodCall(_))
+        // (Chosen from the syntax alone, never from activity: the lowering must have the
+        // same structure in every pass of the activity fixpoint, or cells are renumbered.)
+        let indexed = matches!(strip_copied(iter_expr), syn::Expr::MethodCall(_))
             && slice_iter(iter_expr).is_some_and(|it| {
                 let places: Vec<&syn::Expr> = match &it {
                     SliceIter::Plain(a) | SliceIter::Enumerate(a) => vec![a],
@@ -1238,7 +1275,7 @@ impl Lowering<'_> {
                 };
                 places.iter().all(|p| self.place(p).is_some())
             });
-        if !self.references_active(iter_expr) && !indexed_inactive {
+        if !self.references_active(iter_expr) && !indexed {
             let iter = match iter_expr {
                 syn::Expr::Range(r)
                     if matches!(r.limits, syn::RangeLimits::HalfOpen(_))
@@ -1393,7 +1430,7 @@ impl Lowering<'_> {
             return None;
         }
         let init = self.operand_of(&init);
-        let acc = self.new_cell(None);
+        let acc = self.new_cell(None, node_key(m));
         self.write_cell(acc, init);
         let item_pat: syn::Pat = match (&map, &fold) {
             (Some(c), _) => c.inputs[0].clone(),
@@ -1469,7 +1506,7 @@ impl Lowering<'_> {
             let cell = match self.loops[target].value {
                 Some(c) => c,
                 None => {
-                    let c = self.new_cell(None);
+                    let c = self.new_cell(None, node_key(b));
                     self.loops[target].value = Some(c);
                     c
                 }
@@ -1509,7 +1546,8 @@ impl Lowering<'_> {
         let (flag, out) = match self.ret {
             Some(cells) => cells,
             None => {
-                let cells = (self.new_cell(None), self.new_cell(None));
+                // the return flag, and the returned value (one per function: key 2)
+                let cells = (self.flag_cell(), self.new_cell(None, 2));
                 self.ret = Some(cells);
                 cells
             }
