@@ -744,7 +744,12 @@ fn regression_seed7002_p141_cells_keep_their_identity_across_fixpoint_passes() {
 }
 
 #[differentiable]
-#[allow(unused_mut, clippy::match_single_binding, clippy::collapsible_else_if)]
+#[allow(
+    unused_mut,
+    clippy::match_single_binding,
+    clippy::collapsible_else_if,
+    clippy::collapsible_if
+)]
 fn seed7002_p169(xs: &[f64], c: f64, b: f64, a: f64, d: f64) -> f64 {
     let t0 = c;
     let mut a = a;
