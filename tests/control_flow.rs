@@ -796,3 +796,31 @@ fn regression_seed7002_p169_integer_remainder_of_a_cast() {
     );
     assert_gradient_close(&all, &fd, 1e-7);
 }
+
+#[differentiable]
+#[allow(unused_mut, clippy::needless_range_loop)]
+fn seed8003_p145(a: f64, b: f64) -> f64 {
+    let mut v0 = vec![0.0; 2];
+    let a = a + (v0.iter().map(|q| (q * 0.5) * b).sum::<f64>() + (v0[0] * 0.5).atan());
+    let t1 = a;
+    let mut v2 = vec![0.0; v0.len()];
+    for i in 0..v2.len() {
+        v2[i] = (v0[i] * 0.5).atan().sin().atan();
+    }
+    let t3 = if (1.5 + (v0[1] * 0.5).sin()).powf((a * 0.05).tanh().tanh()) > -0.4 {
+        v2.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) - t1.tanh()
+    } else {
+        f64::cos(b * b)
+    };
+    a + t3
+}
+
+/// Elements of a constant buffer whose literal type is not fixed yet (`vec![0.0; 2]`) were
+/// read through a dispatch that needs the type: "type annotations needed".
+#[test]
+fn regression_seed8003_p145_elements_of_a_buffer_of_float_literals() {
+    let (ga, gb) = gradients_function!(seed8003_p145)(0.5, 0.25);
+    let fd = finite_difference(|p| seed8003_p145(p[0], p[1]), &[0.5, 0.25]);
+    assert_gradient_close(&[ga, gb], &fd, 1e-7);
+    assert!((ga - 0.5_f64.tanh().powi(2)).abs() < 1e-15);
+}

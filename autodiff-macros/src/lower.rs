@@ -1245,7 +1245,13 @@ impl Lowering<'_> {
 
     fn for_loop(&mut self, f: &syn::ExprForLoop) -> Value {
         let label = f.label.as_ref().map(|l| l.name.ident.to_string());
-        self.iter_loop(label, &f.expr, &f.pat, |l| {
+        let body: syn::Expr = syn::Expr::Block(syn::ExprBlock {
+            attrs: Vec::new(),
+            label: None,
+            block: f.body.clone(),
+        });
+        let body_active = self.references_active(&body);
+        self.iter_loop(label, &f.expr, &f.pat, body_active, |l| {
             l.block_contents(&f.body.stmts, false);
         })
     }
@@ -1259,15 +1265,17 @@ impl Lowering<'_> {
         label: Option<String>,
         iter_expr: &syn::Expr,
         pat: &syn::Pat,
+        body_active: bool,
         body: impl FnOnce(&mut Self),
     ) -> Value {
         // An inactive sequence iterated by reference (`data.iter()`, also `.enumerate()`,
         // `.zip(…)`) whose items may meet differentiable values in the body: read its
-        // elements by index as values (copied if `Copy`, else borrowed), so arithmetic with
-        // them differentiates (`data.iter().map(|x| x * w).sum()`).
-        // (Chosen from the syntax alone, never from activity: the lowering must have the
-        // same structure in every pass of the activity fixpoint, or cells are renumbered.)
-        let indexed = matches!(strip_copied(iter_expr), syn::Expr::MethodCall(_))
+        // elements by index as values, so arithmetic with them differentiates
+        // (`data.iter().map(|x| x * w).sum()`). (Cells are keyed by the syntax that makes
+        // them, so this choice may depend on activity without confusing the fixpoint.)
+        let indexed = body_active
+            && !self.references_active(iter_expr)
+            && matches!(strip_copied(iter_expr), syn::Expr::MethodCall(_))
             && slice_iter(iter_expr).is_some_and(|it| {
                 let places: Vec<&syn::Expr> = match &it {
                     SliceIter::Plain(a) | SliceIter::Enumerate(a) => vec![a],
@@ -1351,10 +1359,7 @@ impl Lowering<'_> {
                     },
                     iter_expr.span(),
                 );
-                if !l.place_active(*place) {
-                    // elements of any type: read through the projection (`Copy` → copy)
-                    l.vars[v.0].general = true;
-                }
+
                 elems.push(Value::Ref(Box::new(Value::Var(v))));
             }
             let value = if enumerate {
@@ -1437,7 +1442,10 @@ impl Lowering<'_> {
             (_, Some(c)) => c.inputs[1].clone(),
             _ => syn::parse_quote!(__autodiff_item),
         };
-        self.iter_loop(None, src, &item_pat, |l| {
+        let closure_body = map.as_ref().or(fold.as_ref()).map(|c| &*c.body);
+        let body_active =
+            closure_body.is_some_and(|b| self.references_active(b)) || self.cells[acc.0].active;
+        self.iter_loop(None, src, &item_pat, body_active, |l| {
             let value = match (&map, &fold, op) {
                 (_, Some(c), _) => {
                     let old = l.read_cell(acc, c.span());
