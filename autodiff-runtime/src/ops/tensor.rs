@@ -179,58 +179,46 @@ pub fn sum_to<F: Real, D: Dimension>(g: ArrayD<F>, dim: D) -> Array<F, D> {
 /// as it is, a borrowed one is reduced without copying it first.
 fn sum_to_cow<F: Real, D: Dimension>(g: CowArray<'_, F, IxDyn>, dim: D) -> Array<F, D> {
     let target = dim.slice();
-    if g.shape() == target {
-        return g
-            .into_owned()
+    let shape = g.shape();
+    if shape != target {
+        // `g` must have `target`'s axes last, each of the same length or stretched from 1
+        let lead = shape.len().checked_sub(target.len());
+        let broadcast = lead.is_some_and(|lead| {
+            target
+                .iter()
+                .zip(&shape[lead..])
+                .all(|(&t, &s)| t == s || t == 1)
+        });
+        assert!(
+            broadcast,
+            "autodiff: a gradient of shape {shape:?} cannot be reduced to an operand of shape {target:?} (the operand was not broadcast to it)"
+        );
+        let lead = lead.unwrap_or(0);
+        // Sum the stretched axes from the last, so the indices of the others stay valid; the
+        // first sum reads the (maybe borrowed) gradient without copying it.
+        let mut out: Option<ArrayD<F>> = None;
+        for k in (0..shape.len()).rev() {
+            let leading = k < lead;
+            if !leading && (target[k - lead] != 1 || shape[k] == 1) {
+                continue;
+            }
+            let summed = match &out {
+                Some(a) => a.sum_axis(Axis(k)),
+                None => g.sum_axis(Axis(k)),
+            };
+            out = Some(if leading {
+                summed
+            } else {
+                summed.insert_axis(Axis(k))
+            });
+        }
+        let out = out.expect("autodiff: shapes that differ have a stretched axis");
+        return out
             .into_dimensionality::<D>()
             .expect("autodiff: same number of axes");
     }
-    let view = g.view();
-    let mut g: ArrayD<F>;
-    {
-        let mismatch = || -> ! {
-            panic!(
-                "autodiff: a gradient of shape {:?} cannot be reduced to an operand of shape {target:?} (the operand was not broadcast to it)",
-                view.shape()
-            )
-        };
-        if view.ndim() < target.len() {
-            mismatch();
-        }
-        // the first reduction reads the borrowed gradient directly
-        let lead = view.ndim() - target.len();
-        g = if lead > 0 {
-            view.sum_axis(Axis(0))
-        } else {
-            match target.iter().position(|&n| n == 1) {
-                Some(k) if view.shape()[k] != 1 => view.sum_axis(Axis(k)).insert_axis(Axis(k)),
-                _ => view.to_owned(),
-            }
-        };
-        if g.shape() != target {
-            let original = g.shape().to_vec();
-            let mismatch = || -> ! {
-                panic!(
-                "autodiff: a gradient of shape {original:?} cannot be reduced to an operand of shape {target:?} (the operand was not broadcast to it)"
-            )
-            };
-            if g.ndim() < target.len() {
-                mismatch();
-            }
-            while g.ndim() > target.len() {
-                g = g.sum_axis(Axis(0));
-            }
-            for (k, &n) in target.iter().enumerate() {
-                if n == 1 && g.shape()[k] != 1 {
-                    g = g.sum_axis(Axis(k)).insert_axis(Axis(k));
-                }
-            }
-            if g.shape() != target {
-                mismatch();
-            }
-        }
-    }
-    g.into_dimensionality::<D>()
+    g.into_owned()
+        .into_dimensionality::<D>()
         .expect("autodiff: same number of axes")
 }
 
@@ -625,16 +613,17 @@ pub fn sub_d1<B: Tensor + ?Sized, G: CotArg<Elem = B::Elem>>(b: &B, dy: G) -> B:
     }
 }
 
-/// `g ∘ v` in `g`'s buffer, `v` broadcast to `g`'s shape.
-fn times_in_place<F: Real>(g: &mut ArrayD<F>, v: ArrayView<'_, F, IxDyn>, op: &str) {
-    let Some(vb) = v.broadcast(g.raw_dim()) else {
-        panic!(
-            "autodiff: the gradient of `{op}` has shape {:?}, an operand {:?}: they do not broadcast",
-            g.shape(),
-            v.shape()
-        )
-    };
-    g.zip_mut_with(&vb, |g, v| *g = *g * *v);
+/// `g ← f(g, v)` elementwise in `g`'s buffer, `v` broadcast to `g`'s shape (`what` names
+/// `v` in the panic message if it does not broadcast).
+fn zip_in_place<F: Real>(
+    g: &mut ArrayD<F>,
+    v: ArrayView<'_, F, IxDyn>,
+    what: &str,
+    f: impl Fn(F, F) -> F,
+) {
+    let shape = g.raw_dim();
+    let v = broadcast_to(&v, &shape, what);
+    g.zip_mut_with(&v, |g, &v| *g = f(*g, v));
 }
 
 /// `y = a * b`: the gradient of `a`, `b · dy` reduced to `a`'s shape.
@@ -669,7 +658,7 @@ where
         }
     }
     let mut g = dy.into_array();
-    times_in_place(&mut g, dyn_view(b), "*");
+    zip_in_place(&mut g, dyn_view(b), "an operand of `*`", |g, b| g * b);
     a.reduce(CowArray::from(g))
 }
 
@@ -706,15 +695,7 @@ where
         return a.reduce_scalar(g / b);
     }
     let mut g = dy.into_array();
-    let bv = dyn_view(b);
-    let Some(bb) = bv.broadcast(g.raw_dim()) else {
-        panic!(
-            "autodiff: the gradient of `/` has shape {:?}, the divisor {:?}: they do not broadcast",
-            g.shape(),
-            bv.shape()
-        )
-    };
-    g.zip_mut_with(&bb, |g, b| *g = *g / *b);
+    zip_in_place(&mut g, dyn_view(b), "the divisor of `/`", |g, b| g / b);
     a.reduce(CowArray::from(g))
 }
 
@@ -734,16 +715,8 @@ where
         return b.reduce_scalar(-(g * ys) / bs);
     }
     let mut g = dy.into_array();
-    times_in_place(&mut g, dyn_view(y), "/");
-    let bv = dyn_view(b);
-    let Some(bb) = bv.broadcast(g.raw_dim()) else {
-        panic!(
-            "autodiff: the gradient of `/` has shape {:?}, the divisor {:?}: they do not broadcast",
-            g.shape(),
-            bv.shape()
-        )
-    };
-    g.zip_mut_with(&bb, |g, b| *g = -*g / *b);
+    zip_in_place(&mut g, dyn_view(y), "the result of `/`", |g, y| g * y);
+    zip_in_place(&mut g, dyn_view(b), "the divisor of `/`", |g, b| -g / b);
     b.reduce(CowArray::from(g))
 }
 
@@ -1414,7 +1387,11 @@ where
     }
     let (u, v, g) = (dyn_view(u), dyn_view(v), dyn_view(dy));
     let shape = g.raw_dim();
-    let (u, v) = (broadcast_to(&u, &shape), broadcast_to(&v, &shape));
+    let what = "an operand of an elementwise function";
+    let (u, v) = (
+        broadcast_to(&u, &shape, what),
+        broadcast_to(&v, &shape, what),
+    );
     let mut s = <U::Elem as num_traits::Zero>::zero();
     Zip::from(&u)
         .and(&v)
@@ -1423,10 +1400,14 @@ where
     s
 }
 
-fn broadcast_to<'a, F>(a: &'a ArrayView<'_, F, IxDyn>, shape: &IxDyn) -> ArrayView<'a, F, IxDyn> {
+fn broadcast_to<'a, F>(
+    a: &'a ArrayView<'_, F, IxDyn>,
+    shape: &IxDyn,
+    what: &str,
+) -> ArrayView<'a, F, IxDyn> {
     a.broadcast(shape.clone()).unwrap_or_else(|| {
         panic!(
-            "autodiff: an elementwise function's operand of shape {:?} does not match its result's shape {:?}",
+            "autodiff: {what}, of shape {:?}, does not broadcast to the gradient's shape {:?}",
             a.shape(),
             shape.slice()
         )
