@@ -279,17 +279,17 @@ fn borrows_arguments(args: &[Operand]) -> bool {
     args.iter().any(|a| matches!(a, Operand::Ref(_)))
 }
 
-/// Whether a value borrows another and so is recomputed by the reverse sweep, never kept
-/// (a view of an array, a field of a struct).
-fn borrows(rhs: &Rhs, general: bool) -> bool {
-    match rhs {
-        Rhs::Prim(Prim::Tensor { view: true, .. }, _) | Rhs::Member { .. } => true,
-        Rhs::ReadIndex { .. } => general,
-        _ => false,
-    }
-}
-
 impl Emitter<'_> {
+    /// Whether `v` borrows another value and so is recomputed by the reverse sweep, never
+    /// kept (a view of an array, a field of a struct, an element that may be either).
+    fn borrows(&self, v: VarId) -> bool {
+        self.defs.get(&v).is_some_and(|rhs| match rhs {
+            Rhs::Prim(Prim::Tensor { view: true, .. }, _) | Rhs::Member { .. } => true,
+            Rhs::ReadIndex { .. } => self.body.vars[v.0].general,
+            _ => false,
+        })
+    }
+
     /// Whether the reverse sweep can evaluate `v`'s definition again instead of saving `v`.
     fn recomputable(&self, v: VarId) -> bool {
         match self.defs.get(&v) {
@@ -300,7 +300,7 @@ impl Emitter<'_> {
             }) => true,
             Some(Rhs::Prim(Prim::Binary { .. } | Prim::Neg | Prim::Cast { .. }, _)) => true,
             Some(Rhs::Field { .. }) => true,
-            Some(rhs) if borrows(rhs, self.body.vars[v.0].general) => true,
+            Some(_) if self.borrows(v) => true,
             Some(Rhs::Inactive(ts)) => pure_cheap(ts),
             _ => false,
         }
@@ -455,13 +455,7 @@ impl Emitter<'_> {
                 .used
                 .iter()
                 .copied()
-                .filter(|v| {
-                    self.body.region_of(*v) == RegionId::BODY
-                        && self
-                            .defs
-                            .get(v)
-                            .is_some_and(|r| borrows(r, self.body.vars[v.0].general))
-                })
+                .filter(|v| self.body.region_of(*v) == RegionId::BODY && self.borrows(*v))
                 .collect();
             while let Some(v) = stack.pop() {
                 if !needed.insert(v) {
@@ -470,11 +464,7 @@ impl Emitter<'_> {
                 self.recomputed.insert(v);
                 for u in self.rhs_operands(v) {
                     self.used.insert(u);
-                    if self
-                        .defs
-                        .get(&u)
-                        .is_some_and(|r| borrows(r, self.body.vars[u.0].general))
-                    {
+                    if self.borrows(u) {
                         stack.push(u);
                     }
                 }
@@ -699,25 +689,22 @@ impl Emitter<'_> {
                             self.contribute(out, u, quote!(#path(#(&#reads,)* #dy_arg)), false);
                         }
                     }
-                    Rhs::Call { func, args } if borrows_arguments(args) => {
-                        // The callee's pullback would borrow values the pullback closure
-                        // owns: its reverse runs the callee's vjp again, here.
-                        let a: Vec<TokenStream> = args.iter().map(|a| self.operand(a)).collect();
-                        let vjp = companion_path(func, "vjp");
+                    Rhs::Call { func, args } => {
                         let g = self.fresh("__g");
-                        out.extend(quote!(let #g = { let (_, __pb) = #vjp(#(#a),*); __pb(#dy) };));
-                        for (k, arg) in args.iter().enumerate() {
-                            if let Some(u) = self.active_var(arg) {
-                                let index = syn::Index::from(k);
-                                self.contribute(out, u, quote!(#g.#index), true);
-                            }
+                        if borrows_arguments(args) {
+                            // The callee's pullback would borrow values the pullback closure
+                            // owns: its reverse runs the callee's vjp again, here.
+                            let a: Vec<TokenStream> =
+                                args.iter().map(|a| self.operand(a)).collect();
+                            let vjp = companion_path(func, "vjp");
+                            out.extend(
+                                quote!(let #g = { let (_, __pb) = #vjp(#(#a),*); __pb(#dy) };),
+                            );
+                        } else {
+                            self.used_pullbacks.insert(*dst);
+                            let pb = dst.pullback();
+                            out.extend(quote!(let #g = #pb(#dy);));
                         }
-                    }
-                    Rhs::Call { args, .. } => {
-                        self.used_pullbacks.insert(*dst);
-                        let pb = dst.pullback();
-                        let g = self.fresh("__g");
-                        out.extend(quote!(let #g = #pb(#dy);));
                         for (k, arg) in args.iter().enumerate() {
                             if let Some(u) = self.active_var(arg) {
                                 let index = syn::Index::from(k);
