@@ -16,30 +16,38 @@ fn is_zero<F: Real, S: Data<Elem = F>, D: Dimension>(a: &ArrayBase<S, D>) -> boo
     a.iter().all(|v| v.is_zero())
 }
 
-fn check_shapes(into: &[usize], from: &[usize]) {
-    assert!(
-        into == from,
-        "gradient shape mismatch: accumulating a gradient of shape {from:?} into one of shape {into:?}"
-    );
+/// Adds `from` into `into` elementwise and returns `true`, or returns `false` when `into`
+/// is a zero of another shape, which the caller replaces by `from`. A zero `from` of
+/// another shape adds nothing; two non-zero tangents of different shapes are a bug in the
+/// caller: it panics naming both shapes.
+fn add_in_place<F: Real, S: Data<Elem = F>, D: Dimension>(
+    into: &mut Array<F, D>,
+    from: &ArrayBase<S, D>,
+) -> bool {
+    if into.shape() != from.shape() {
+        if is_zero(into) {
+            return false;
+        }
+        if is_zero(from) {
+            return true;
+        }
+        panic!(
+            "gradient shape mismatch: accumulating a gradient of shape {:?} into one of shape {:?}",
+            from.shape(),
+            into.shape()
+        );
+    }
+    into.zip_mut_with(from, |a, b| *a = *a + *b);
+    true
 }
 
 impl<F: Real, D: Dimension> Accumulate for Array<F, D> {
     /// Adds elementwise, in place. A zero tangent takes the shape of what is added to it
-    /// (a local array may change shape between assignments, and its gradient with it); two
-    /// non-zero tangents of different shapes are a bug in the caller: it panics naming both
-    /// shapes.
+    /// (a local array may change shape between assignments, and its gradient with it).
     fn accumulate(&mut self, contribution: Array<F, D>) {
-        if self.shape() != contribution.shape() {
-            if is_zero(self) {
-                *self = contribution;
-                return;
-            }
-            if is_zero(&contribution) {
-                return;
-            }
+        if !add_in_place(self, &contribution) {
+            *self = contribution;
         }
-        check_shapes(self.shape(), contribution.shape());
-        self.zip_mut_with(&contribution, |a, b| *a = *a + *b);
     }
 }
 
@@ -47,17 +55,9 @@ impl<'a, F: Real, D: Dimension> Accumulate<ArrayView<'a, F, D>> for Array<F, D> 
     /// Adds a borrowed contribution elementwise, in place (no allocation once `self`
     /// exists).
     fn accumulate(&mut self, contribution: ArrayView<'a, F, D>) {
-        if self.shape() != contribution.shape() {
-            if is_zero(self) {
-                *self = contribution.to_owned();
-                return;
-            }
-            if is_zero(&contribution) {
-                return;
-            }
+        if !add_in_place(self, &contribution) {
+            *self = contribution.to_owned();
         }
-        check_shapes(self.shape(), contribution.shape());
-        self.zip_mut_with(&contribution, |a, b| *a = *a + *b);
     }
 }
 
