@@ -3,7 +3,7 @@
 //! with central finite differences of the function as written, and, where the formula is
 //! short, with one derived by hand.
 
-use autodiff::check::{assert_gradient_close, finite_difference};
+use autodiff::check::{assert_gradient_close, finite_difference, finite_difference_array as fd};
 use autodiff::ndarray::{array, Array, Array1, Array2, ArrayView1, Axis, Dimension};
 use autodiff::prelude::*;
 use autodiff::{gradients_function, value_and_gradients_function, vjp};
@@ -11,16 +11,6 @@ use autodiff::{gradients_function, value_and_gradients_function, vjp};
 /// Relative tolerance against finite differences (fourth-order, step 1e-3·max(1,|x|)): the
 /// functions below have derivatives of moderate size, so 1e-7 leaves a wide margin.
 const FD_TOL: f64 = 1e-7;
-
-/// The finite-difference gradient of `f` with respect to every element of `a`.
-fn fd<D: Dimension>(a: &Array<f64, D>, f: impl Fn(&Array<f64, D>) -> f64) -> Array<f64, D> {
-    let flat: Vec<f64> = a.iter().copied().collect();
-    let g = finite_difference(
-        |p| f(&Array::from_shape_vec(a.raw_dim(), p.to_vec()).expect("shape")),
-        &flat,
-    );
-    Array::from_shape_vec(a.raw_dim(), g).expect("shape")
-}
 
 #[track_caller]
 fn assert_close<D: Dimension>(name: &str, actual: &Array<f64, D>, expected: &Array<f64, D>) {

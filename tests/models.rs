@@ -2,7 +2,7 @@
 //! perceptron against finite differences and a hand-written backpropagation, optimizers
 //! updating a model, and array variables in the implicit mode.
 
-use autodiff::check::{assert_gradient_close, finite_difference};
+use autodiff::check::{assert_gradient_close, finite_difference, finite_difference_array as fd};
 use autodiff::ndarray::{array, Array, Array1, Array2, Axis, Dimension};
 use autodiff::nn;
 use autodiff::optim::{Adam, Sgd};
@@ -14,15 +14,6 @@ const FD_TOL: f64 = 1e-7;
 /// Against a hand-written backpropagation of the same formulas: a few ulps of rounding in
 /// a different order of operations.
 const HAND_TOL: f64 = 1e-12;
-
-fn fd<D: Dimension>(a: &Array<f64, D>, f: impl Fn(&Array<f64, D>) -> f64) -> Array<f64, D> {
-    let flat: Vec<f64> = a.iter().copied().collect();
-    let g = finite_difference(
-        |p| f(&Array::from_shape_vec(a.raw_dim(), p.to_vec()).expect("shape")),
-        &flat,
-    );
-    Array::from_shape_vec(a.raw_dim(), g).expect("shape")
-}
 
 #[track_caller]
 fn close<D: Dimension>(name: &str, actual: &Array<f64, D>, expected: &Array<f64, D>, tol: f64) {

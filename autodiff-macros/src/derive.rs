@@ -8,7 +8,7 @@
 //! the implicit mode stores).
 
 use crate::diag::Errors;
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
@@ -150,7 +150,6 @@ pub fn derive(input: TokenStream) -> TokenStream {
         .collect();
     let generics = &item.generics;
     let doc = format!("The tangent (gradient) of [`{name}`]: one field per field of `{name}`, `NoTangent` for the `#[no_grad]` ones.");
-    let _ = Span::call_site();
     quote! {
         #[doc = #doc]
         #[derive(Clone, Debug)]

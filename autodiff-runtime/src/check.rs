@@ -105,3 +105,24 @@ pub fn assert_gradient_close(analytic: &[f64], numeric: &[f64], tolerance: f64) 
         );
     }
 }
+
+/// [`finite_difference`] with respect to every element of an array: the gradient of `f` at
+/// `a`, shaped like `a`.
+///
+/// ```
+/// use ndarray::array;
+/// let a = array![[1.0_f64, 2.0], [3.0, 4.0]];
+/// let g = autodiff_runtime::check::finite_difference_array(&a, |a| (a * a).sum());
+/// assert!((g[[1, 0]] - 6.0).abs() < 1e-9);
+/// ```
+pub fn finite_difference_array<D, F>(a: &ndarray::Array<f64, D>, f: F) -> ndarray::Array<f64, D>
+where
+    D: ndarray::Dimension,
+    F: Fn(&ndarray::Array<f64, D>) -> f64,
+{
+    let flat: Vec<f64> = a.iter().copied().collect();
+    let shaped = |p: &[f64]| {
+        ndarray::Array::from_shape_vec(a.raw_dim(), p.to_vec()).expect("the array's own shape")
+    };
+    shaped(&finite_difference(|p| f(&shaped(p)), &flat))
+}
