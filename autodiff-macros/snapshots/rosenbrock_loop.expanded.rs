@@ -210,8 +210,8 @@ impl rosenbrock {
         __S: ::autodiff::__private::select::ScalarOutputFor<f64>,
     {
         move |__v0: &[f64]| {
-            let (__value, __pullback) = Self::__vjp(__v0);
-            let (__g0,) = __pullback(
+            let (__value, (__g0,)) = Self::__seeded(
+                __v0,
                 <__S as ::autodiff::__private::select::ScalarOutputFor<f64>>::seed(),
             );
             (
@@ -225,5 +225,105 @@ impl rosenbrock {
                 >>::select((::core::option::Option::Some(__g0),)),
             )
         }
+    }
+    #[doc(hidden)]
+    #[inline]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        clippy::all,
+        clippy::pedantic
+    )]
+    fn __seeded<'__autodiff_l0>(
+        __v0: &'__autodiff_l0 [f64],
+        __dy: <f64 as ::autodiff::__private::Differentiable>::Tangent,
+    ) -> (f64, (<[f64] as ::autodiff::__private::Differentiable>::Tangent,)) {
+        let _ = rosenbrock;
+        let mut __c0 = ::core::default::Default::default();
+        let mut __c1 = ::core::default::Default::default();
+        __c0 = (0.0);
+        let __v1 = __v0.len() - 1;
+        __c1 = (0u8);
+        let mut __dc0 = ::autodiff::__private::zero_tangent(&__c0);
+        let mut __d0 = ::autodiff::__private::zero_tangent(&__v0);
+        let mut __d16 = __dy;
+        ::autodiff::__private::Accumulate::accumulate(
+            &mut __dc0,
+            ::autodiff::__private::ops::identity_d0(&__d16),
+        );
+        let mut __carry2 = ::autodiff::__private::ops::element_zero(&__d0);
+        let mut __at3 = ::core::option::Option::None;
+        let mut __n15 = 0usize;
+        for __v2 in (0)..__v1 {
+            let __v3 = __v0[__v2];
+            let __v4 = (1.0) - __v3;
+            let __v5 = __v2 + 1;
+            let __v6 = __v0[__v5];
+            let __v7 = __v3 * __v3;
+            let __v8 = __v6 - __v7;
+            let __v9 = __v4 * __v4;
+            let __v10 = (100.0) * __v8;
+            let __v11 = __v10 * __v8;
+            let __v12 = __v9 + __v11;
+            let __v13 = ::core::clone::Clone::clone(&__c0);
+            let __v14 = __v13 + __v12;
+            __c0 = __v14;
+            __n15 += 1;
+            {
+                let mut __here1 = __carry2;
+                let mut __hot4 = __at3.take().is_some();
+                let __v5 = __v2 + 1;
+                let __t5 = ::autodiff::__private::ops::take_d0(&mut __dc0);
+                let mut __d14 = __t5;
+                let mut __d13 = ::autodiff::__private::ops::add_d0(&__d14);
+                let mut __d12 = ::autodiff::__private::ops::add_d1(&__d14);
+                ::autodiff::__private::Accumulate::accumulate(
+                    &mut __dc0,
+                    ::autodiff::__private::ops::identity_d0(&__d13),
+                );
+                let mut __d9 = ::autodiff::__private::ops::add_d0(&__d12);
+                let mut __d11 = ::autodiff::__private::ops::add_d1(&__d12);
+                let mut __d10 = ::autodiff::__private::ops::mul_d0(&__v8, &__d11);
+                let mut __d8 = ::autodiff::__private::ops::mul_d1(&__v10, &__d11);
+                ::autodiff::__private::Accumulate::accumulate(
+                    &mut __d8,
+                    ::autodiff::__private::ops::mul_d1(&(100.0), &__d10),
+                );
+                let mut __d4 = ::autodiff::__private::ops::mul_d0(&__v4, &__d9);
+                ::autodiff::__private::Accumulate::accumulate(
+                    &mut __d4,
+                    ::autodiff::__private::ops::mul_d1(&__v4, &__d9),
+                );
+                let mut __d6 = ::autodiff::__private::ops::sub_d0(&__d8);
+                let mut __d7 = ::autodiff::__private::ops::sub_d1(&__d8);
+                let mut __d3 = ::autodiff::__private::ops::mul_d0(&__v3, &__d7);
+                ::autodiff::__private::Accumulate::accumulate(
+                    &mut __d3,
+                    ::autodiff::__private::ops::mul_d1(&__v3, &__d7),
+                );
+                __carry2 = __d6;
+                __at3 = ::core::option::Option::Some(__v5);
+                ::autodiff::__private::Accumulate::accumulate(
+                    &mut __d3,
+                    ::autodiff::__private::ops::sub_d1(&__d4),
+                );
+                ::autodiff::__private::Accumulate::accumulate(&mut __here1, __d3);
+                __hot4 = true;
+                if __hot4 {
+                    __d0[__v2] = __here1;
+                }
+            }
+        }
+        let __v15 = __n15;
+        if let ::core::option::Option::Some(__k) = __at3 {
+            __d0[__k] = __carry2;
+        }
+        let __v16 = ::core::clone::Clone::clone(&__c0);
+        ::autodiff::__private::ops::reset_d0(&mut __dc0);
+        (__v16, (__d0,))
     }
 }

@@ -115,6 +115,31 @@ struct Emitter<'a> {
     reverse_bound: HashSet<VarId>,
     defs: HashMap<VarId, &'a Rhs>,
     fresh: usize,
+    /// Slices whose adjoint elements a fused loop carries in registers (see `fuse`).
+    carried: HashMap<VarId, Carried>,
+}
+
+/// The registers of a carried slice adjoint in a fused loop: `here` collects element `i`
+/// (starting from what the previous iteration left for it), `carry` element `i + 1`, `at`
+/// remembers that index, `hot` whether element `i` received anything.
+struct Carried {
+    offsets: HashMap<VarId, u8>,
+    region: RegionId,
+    here: syn::Ident,
+    carry: syn::Ident,
+    at: syn::Ident,
+    hot: syn::Ident,
+    /// Whether the first contribution to `carry` in an iteration assigns it (it is
+    /// unconditional); otherwise the iteration starts it from zero.
+    carry_assigned: Option<bool>,
+    /// The same for `here`, when nothing is carried into it (no `i + 1` reads).
+    here_assigned: Option<bool>,
+}
+
+impl Carried {
+    fn carries(&self) -> bool {
+        self.offsets.values().any(|o| *o == 1)
+    }
 }
 
 /// Whether an inactive expression is pure and cheap enough to evaluate again in the
@@ -576,7 +601,11 @@ impl Emitter<'_> {
                     Rhs::ReadIndex { place, index } => {
                         if let Some(adj) = self.place_adjoint(*place) {
                             let i = self.operand(index);
-                            if self.body.vars[dst.0].general {
+                            if let Some(tokens) =
+                                self.carried_contribution(*place, index, *dst, &dy)
+                            {
+                                out.extend(tokens);
+                            } else if self.body.vars[dst.0].general {
                                 // the element's adjoint is complete here: moved
                                 out.extend(
                                     quote!(#rt::Accumulate::accumulate(&mut #adj[#i], #dy);),
@@ -782,6 +811,55 @@ impl Emitter<'_> {
         }
     }
 
+    /// A contribution to an element of a carried slice adjoint, into its registers.
+    fn carried_contribution(
+        &mut self,
+        place: Place,
+        index: &Operand,
+        dst: VarId,
+        dy: &syn::Ident,
+    ) -> Option<TokenStream> {
+        let rt = rt();
+        let (Place::Var(p), Operand::Var(iv)) = (place, index) else {
+            return None;
+        };
+        let top = self.body.region_of(dst);
+        let c = self.carried.get_mut(&p)?;
+        let (here, carry, at, hot) = (&c.here, &c.carry, &c.at, &c.hot);
+        let ivt = iv.ident();
+        Some(match c.offsets.get(iv)? {
+            0 if !c.carries() && c.here_assigned.is_none() && top == c.region => {
+                c.here_assigned = Some(true);
+                quote! {
+                    #here = #dy;
+                    #hot = true;
+                }
+            }
+            0 => {
+                c.here_assigned.get_or_insert(false);
+                quote! {
+                    #rt::Accumulate::accumulate(&mut #here, #dy);
+                    #hot = true;
+                }
+            }
+            _ => {
+                if c.carry_assigned.is_none() {
+                    c.carry_assigned = Some(top == c.region);
+                    if top == c.region {
+                        return Some(quote! {
+                            #carry = #dy;
+                            #at = ::core::option::Option::Some(#ivt);
+                        });
+                    }
+                }
+                quote! {
+                    #rt::Accumulate::accumulate(&mut #carry, #dy);
+                    #at = ::core::option::Option::Some(#ivt);
+                }
+            }
+        })
+    }
+
     fn save(&self, v: VarId) -> TokenStream {
         let region = self.body.region_of(v);
         if region == RegionId::BODY
@@ -874,7 +952,22 @@ impl Emitter<'_> {
                 body,
                 count,
                 flow,
-            } => {
+            } => out.extend(self.fwd_loop(head, body, *count, *flow, None)),
+        }
+    }
+
+    /// The forward sweep of a loop; `fused` is the reverse of an iteration, run at its end.
+    fn fwd_loop(
+        &self,
+        head: &LoopHead,
+        body: &Block,
+        count: VarId,
+        flow: Option<CellId>,
+        fused: Option<TokenStream>,
+    ) -> TokenStream {
+        let mut out = TokenStream::new();
+        {
+            {
                 let n = format_ident!("__n{}", count.0, span = Span::mixed_site());
                 let b = self.fwd_block(body);
                 let check = flow.map(|f: CellId| {
@@ -902,8 +995,8 @@ impl Emitter<'_> {
                                     .map(|v| v.pullback_slot()),
                             )
                             .collect();
-                        if saved.is_empty() {
-                            quote!(for #id in #iter { #save #b #n += 1; #check })
+                        if saved.is_empty() || fused.is_some() {
+                            quote!(for #id in #iter { #save #b #n += 1; #fused #check })
                         } else {
                             let it = format_ident!("__it{}", count.0, span = Span::mixed_site());
                             quote! {
@@ -914,13 +1007,14 @@ impl Emitter<'_> {
                             }
                         }
                     }
-                    LoopHead::Infinite => quote!(loop { #b #n += 1; #check }),
+                    LoopHead::Infinite => quote!(loop { #b #n += 1; #fused #check }),
                 };
                 let c = count.ident();
                 out.extend(quote!(let mut #n = 0usize; #looped let #c = #n;));
-                out.extend(self.save(*count));
+                out.extend(self.save(count));
             }
         }
+        out
     }
 
     /// An operand the forward sweep hands over (to a cell, as the result): an array the
@@ -966,9 +1060,50 @@ impl Emitter<'_> {
     }
 }
 
-/// The body of `__autodiff_f_vjp`: forward sweep, then `(value, move |cotangent| reverse)`.
-pub fn vjp_body(sig: &Signature, body: &Body) -> TokenStream {
-    let rt = rt();
+impl Emitter<'_> {
+    /// The parameters' gradients, at the end of the reverse sweep. With no parameter, the
+    /// pullback returns `()` by ending with a statement.
+    fn gradients(&self, sig: &Signature) -> TokenStream {
+        let rt = rt();
+        let grads: Vec<TokenStream> = sig
+            .params
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let v = VarId(i);
+                if !p.differentiable {
+                    quote!(#rt::NoTangent)
+                } else if self.initialized.contains(&v) {
+                    let d = v.adjoint();
+                    quote!(#d)
+                } else {
+                    let id = v.ident();
+                    quote!(#rt::zero_tangent(&#id))
+                }
+            })
+            .collect();
+        if grads.is_empty() {
+            quote!()
+        } else {
+            quote!((#(#grads,)*))
+        }
+    }
+
+    /// Adjoints of cells, zero before their reverse sweep.
+    fn cell_adjoints(&self) -> TokenStream {
+        let rt = rt();
+        let mut out = TokenStream::new();
+        for (i, cell) in self.body.cells.iter().enumerate() {
+            if cell.active {
+                let (c, d) = (CellId(i).ident(), CellId(i).adjoint());
+                out.extend(quote!(let mut #d = #rt::zero_tangent(&#c);));
+            }
+        }
+        out
+    }
+}
+
+fn new_emitter(body: &Body) -> Emitter<'_> {
     let mut e = Emitter {
         body,
         preinit: preinitialized(body),
@@ -979,41 +1114,164 @@ pub fn vjp_body(sig: &Signature, body: &Body) -> TokenStream {
         reverse_bound: HashSet::new(),
         defs: HashMap::new(),
         fresh: 0,
+        carried: HashMap::new(),
     };
     collect_defs(&body.block, &mut e.defs);
+    e
+}
+
+/// The body of the seeded derivative, `(inputs…, cotangent) -> (value, gradients)`, when
+/// the body has a loop to fuse (see `fuse`): the forward sweep up to the loop, the reverse
+/// of what follows the loop (which needs no value computed after it), the loop with each
+/// iteration's reverse at its end, the rest of the forward sweep, then the reverse of what
+/// precedes the loop.
+pub fn seeded_body(sig: &Signature, body: &Body) -> Option<TokenStream> {
+    let plan = crate::fuse::plan(body)?;
+    let rt = rt();
+    let stmts = &body.block.stmts;
+    let Stmt::Loop {
+        head,
+        body: lbody,
+        count,
+        flow,
+    } = &stmts[plan.index]
+    else {
+        return None;
+    };
+    let mut e = new_emitter(body);
+    // The iteration's own values are in scope for its reverse: neither saved nor computed
+    // again (floats only: they are `Copy`).
+    let item = match head {
+        LoopHead::For { item, .. } => {
+            e.reverse_bound.insert(*item);
+            Some(*item)
+        }
+        LoopHead::Infinite => None,
+    };
+    for stmt in &lbody.stmts {
+        if let Stmt::Let { dst, .. } = stmt {
+            if body.is_active(*dst) && !body.vars[dst.0].general {
+                e.reverse_bound.insert(*dst);
+            }
+        }
+    }
+    for (p, offsets) in plan.carried {
+        let c = Carried {
+            offsets,
+            region: lbody.region,
+            here: e.fresh("__here"),
+            carry: e.fresh("__carry"),
+            at: e.fresh("__at"),
+            hot: e.fresh("__hot"),
+            carry_assigned: None,
+            here_assigned: None,
+        };
+        e.carried.insert(p, c);
+    }
+    let pre: Vec<VarId> = {
+        let mut p: Vec<VarId> = e
+            .preinit
+            .iter()
+            .copied()
+            .filter(|v| body.region_of(*v) == RegionId::BODY)
+            .collect();
+        p.sort();
+        p
+    };
+    e.initialized.extend(pre.iter().copied());
+    let dy = format_ident!("__dy", span = Span::mixed_site());
+    let mut after_rev = TokenStream::new();
+    e.seed(&mut after_rev, &body.output, quote!(#dy));
+    for stmt in stmts[plan.index + 1..].iter().rev() {
+        e.rev_stmt(&mut after_rev, stmt);
+    }
+    let iteration_rev = e.rev_block(lbody, None);
+    let mut before_rev = TokenStream::new();
+    for stmt in stmts[..plan.index].iter().rev() {
+        e.rev_stmt(&mut before_rev, stmt);
+    }
+    let mut zeros = TokenStream::new();
+    for v in &pre {
+        let d = v.adjoint();
+        let value = e.var(*v);
+        zeros.extend(quote!(let mut #d = #rt::zero_tangent(&#value);));
+    }
+    // Carried registers: declared before the loop, taken over at each iteration's start,
+    // element `i` stored once at its end (the slice's adjoint is still zero there: nothing
+    // else reaches it before or during the loop), the last `i + 1` after the loop.
+    let (mut regs, mut start, mut end, mut flush) = Default::default();
+    let mut carried: Vec<(&VarId, &Carried)> = e.carried.iter().collect();
+    carried.sort_by_key(|(p, _)| **p);
+    for (p, c) in carried {
+        let (d, here, carry, at, hot) = (p.adjoint(), &c.here, &c.carry, &c.at, &c.hot);
+        let item = item.map(VarId::ident);
+        (&mut end as &mut TokenStream).extend(quote! {
+            if #hot { #d[#item] = #here; }
+        });
+        if !c.carries() {
+            (&mut start as &mut TokenStream).extend(quote! {
+                let mut #here = #rt::ops::element_zero(&#d);
+                let mut #hot = false;
+            });
+            continue;
+        }
+        (&mut regs as &mut TokenStream).extend(quote! {
+            let mut #carry = #rt::ops::element_zero(&#d);
+            let mut #at = ::core::option::Option::None;
+        });
+        let reset = (c.carry_assigned == Some(false))
+            .then(|| quote!(#carry = #rt::ops::element_zero(&#d);));
+        (&mut start as &mut TokenStream).extend(quote! {
+            let mut #here = #carry;
+            let mut #hot = #at.take().is_some();
+            #reset
+        });
+        (&mut flush as &mut TokenStream).extend(quote! {
+            if let ::core::option::Option::Some(__k) = #at { #d[__k] = #carry; }
+        });
+    }
+    let fused = quote!({ #start #iteration_rev #end });
+    let declarations = e.declarations();
+    let cell_adjoints = e.cell_adjoints();
+    let mut before = TokenStream::new();
+    for stmt in &stmts[..plan.index] {
+        e.fwd_stmt(&mut before, stmt);
+    }
+    let fused_loop = e.fwd_loop(head, lbody, *count, *flow, Some(fused));
+    let mut after = TokenStream::new();
+    for stmt in &stmts[plan.index + 1..] {
+        e.fwd_stmt(&mut after, stmt);
+    }
+    let grads_value = e.gradients(sig);
+    let output = match &body.output {
+        Value::Var(v) => e.kept(&Operand::Var(*v)),
+        other => other.tokens(),
+    };
+    let items = &body.items;
+    Some(quote! {
+        #(#items)*
+        #declarations
+        #before
+        #cell_adjoints
+        #zeros
+        #after_rev
+        #regs
+        #fused_loop
+        #flush
+        #after
+        #before_rev
+        (#output, #grads_value)
+    })
+}
+
+/// The body of `__autodiff_f_vjp`: forward sweep, then `(value, move |cotangent| reverse)`.
+pub fn vjp_body(sig: &Signature, body: &Body) -> TokenStream {
+    let mut e = new_emitter(body);
     // Parameters read by index, or from a nested region, are zero-initialised up front.
     let dy = format_ident!("__dy", span = Span::mixed_site());
     let reverse = e.rev_block(&body.block, Some((&body.output, quote!(#dy))));
-    let mut cell_adjoints = TokenStream::new();
-    for (i, cell) in body.cells.iter().enumerate() {
-        if cell.active {
-            let (c, d) = (CellId(i).ident(), CellId(i).adjoint());
-            cell_adjoints.extend(quote!(let mut #d = #rt::zero_tangent(&#c);));
-        }
-    }
-    let grads: Vec<TokenStream> = sig
-        .params
-        .iter()
-        .enumerate()
-        .map(|(i, p)| {
-            let v = VarId(i);
-            if !p.differentiable {
-                quote!(#rt::NoTangent)
-            } else if e.initialized.contains(&v) {
-                let d = v.adjoint();
-                quote!(#d)
-            } else {
-                let id = v.ident();
-                quote!(#rt::zero_tangent(&#id))
-            }
-        })
-        .collect();
-    // No parameter: the pullback returns `()` by ending with a statement.
-    let grads_value = if grads.is_empty() {
-        quote!()
-    } else {
-        quote!((#(#grads,)*))
-    };
+    let cell_adjoints = e.cell_adjoints();
+    let grads_value = e.gradients(sig);
     let declarations = e.declarations();
     let forward = e.fwd_block(&body.block);
     let items = &body.items;

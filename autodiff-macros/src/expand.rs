@@ -1,7 +1,7 @@
 //! `#[differentiable]`: parse → check → lower → emit.
 
 use crate::diag::Errors;
-use crate::emit::vjp_body;
+use crate::emit::{seeded_body, vjp_body};
 use crate::lower::lower;
 use crate::signature::{companion, tangent_type, Signature};
 use proc_macro2::{Span, TokenStream};
@@ -105,11 +105,11 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> TokenStream {
     if args.custom_vjp.is_none() {
         crate::sources::mark(&mut func.block, locals, differentiable);
     }
-    let vjp_fn_body = match &args.custom_vjp {
-        Some(rule) => custom_rule_body(&sig, rule),
+    let (vjp_fn_body, seeded) = match &args.custom_vjp {
+        Some(rule) => (custom_rule_body(&sig, rule), None),
         None => {
             let body = lower(&sig, &sig.generics, &func.block, &mut errors);
-            vjp_body(&sig, &body)
+            (vjp_body(&sig, &body), seeded_body(&sig, &body))
         }
     };
     if !errors.is_empty() {
@@ -138,7 +138,7 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> TokenStream {
         };
         func.block.stmts.insert(0, prologue);
     }
-    let companions = companions(&sig, &func.vis, vjp_fn_body);
+    let companions = companions(&sig, &func.vis, vjp_fn_body, seeded);
     quote! {
         #func
         #companions
@@ -247,13 +247,19 @@ fn type_and_const_args(generics: &syn::Generics) -> TokenStream {
     }
 }
 
-fn companions(sig: &Signature, vis: &syn::Visibility, vjp_fn_body: TokenStream) -> TokenStream {
+fn companions(
+    sig: &Signature,
+    vis: &syn::Visibility,
+    vjp_fn_body: TokenStream,
+    seeded_fn_body: Option<TokenStream>,
+) -> TokenStream {
     let rt = quote!(::autodiff::__private);
     let ident = &sig.ident;
     let name = ident.to_string();
     let m = sig.is_method;
     let vjp = companion(ident, "vjp", m);
     let vjp_selected = companion(ident, "vjp_selected", m);
+    let seeded = companion(ident, "seeded", m);
     let gradients = companion(ident, "gradients_function", m);
     let value_and_gradients = companion(ident, "value_and_gradients_function", m);
     let signature = companion(ident, "SIGNATURE", m);
@@ -322,6 +328,34 @@ fn companions(sig: &Signature, vis: &syn::Visibility, vjp_fn_body: TokenStream) 
         )
     };
 
+    // With the cotangent known up front, a reduction loop runs its reverse inside the
+    // forward loop (see `fuse`); otherwise the helpers call the pullback.
+    let seed = quote!(<__S as #rt::select::ScalarOutputFor<#output>>::seed());
+    let dy = format_ident!("__dy", span = Span::mixed_site());
+    let (value_and_gradients_call, seeded_item) = match seeded_fn_body {
+        Some(body) => (
+            quote!(let (__value, (#(#gnames,)*)) = #owner #seeded #turbofish(#(#vars,)* #seed);),
+            quote! {
+                #[doc(hidden)]
+                #[inline]
+                #[allow(dead_code, non_snake_case, unused_mut, unused_variables, unused_parens, unused_assignments, clippy::all, clippy::pedantic)]
+                #vis fn #seeded #gen_named (#(#vars: #tys_named,)* #dy: #out_tangent)
+                    -> (#output, (#(#tangents,)*))
+                    #where_named
+                {
+                    let _ = #primal_owner #ident #turbofish;
+                    #body
+                }
+            },
+        ),
+        None => (
+            quote! {
+                let (__value, __pullback) = #owner #vjp #turbofish(#(#vars),*);
+                let (#(#gnames,)*) = __pullback(#seed);
+            },
+            quote!(),
+        ),
+    };
     let items = quote! {
         #[doc(hidden)]
         #[allow(non_upper_case_globals, dead_code)]
@@ -387,11 +421,12 @@ fn companions(sig: &Signature, vis: &syn::Visibility, vjp_fn_body: TokenStream) 
             #where_preds
         {
             move |#(#vars: #tys),*| {
-                let (__value, __pullback) = #owner #vjp #turbofish(#(#vars),*);
-                let (#(#gnames,)*) = __pullback(<__S as #rt::select::ScalarOutputFor<#output>>::seed());
+                #value_and_gradients_call
                 (__value, <__S as #rt::select::Select<#options>>::select((#(::core::option::Option::Some(#gnames),)*)))
             }
         }
+
+        #seeded_item
     };
     if sig.is_method {
         return items;

@@ -14,6 +14,7 @@ mod derive;
 mod diag;
 mod emit;
 mod expand;
+mod fuse;
 mod helpers;
 mod ir;
 mod lower;

@@ -137,6 +137,19 @@ pub fn cast_d0<A: Real, B: Real>(dy: &B) -> A {
     A::from_f64(dy.to_f64_lossless())
 }
 
+/// A zero of the element type of a slice's cotangent (the registers a fused loop keeps
+/// element cotangents in before storing them).
+///
+/// ```
+/// let dv = vec![1.5_f32, 2.0];
+/// let z = autodiff_runtime::ops::element_zero(&dv);
+/// assert_eq!(z, 0.0_f32);
+/// ```
+#[inline(always)]
+pub fn element_zero<T: Real, C: AsRef<[T]> + ?Sized>(_: &C) -> T {
+    T::zero()
+}
+
 /// `y = v[i]`: adds `dy` to element `i` of the cotangent of `v`.
 ///
 /// ```
