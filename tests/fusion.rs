@@ -174,6 +174,21 @@ fn wide_stencil(x: &[f64]) -> f64 {
     s
 }
 
+/// The neighbour is read but its value reaches nothing (found by the random-program
+/// tester: the carried register was declared and never assigned, leaving its type unknown).
+#[differentiable]
+#[allow(unused_variables)]
+fn dead_neighbour(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        if i + 1 < x.len() {
+            let unused = x[i + 1] * 2.0;
+        }
+        s += x[i].sin();
+    }
+    s
+}
+
 /// Not fused: the loop carries a value that is not an accumulator.
 #[differentiable]
 fn recurrence(x: &[f64]) -> f64 {
@@ -215,6 +230,7 @@ fn fused_loops_agree_with_finite_differences_and_two_sweeps() {
         check_fn!(early_exits, input(n));
         check_fn!(while_loop, input(n));
         check_fn!(wide_stencil, input(n));
+        check_fn!(dead_neighbour, input(n));
         check_fn!(recurrence, input(n));
         check_fn!(norm, input(n));
         check_fn!(self_reading, input(n));
@@ -234,6 +250,7 @@ fn loops_that_qualify_are_fused() {
     let _ = early_exits::__seeded(&x, 1.0);
     let _ = while_loop::__seeded(&x, 1.0);
     let _ = wide_stencil::__seeded(&x, 1.0);
+    let _ = dead_neighbour::__seeded(&x, 1.0);
 }
 
 #[test]

@@ -1208,7 +1208,8 @@ pub fn seeded_body(sig: &Signature, body: &Body) -> Option<TokenStream> {
         (&mut end as &mut TokenStream).extend(quote! {
             if #hot { #d[#item] = #here; }
         });
-        if !c.carries() {
+        // (a read of `i + 1` whose value has no derivative contributes nothing)
+        if c.carry_assigned.is_none() {
             (&mut start as &mut TokenStream).extend(quote! {
                 let mut #here = #rt::ops::element_zero(&#d);
                 let mut #hot = false;
