@@ -374,15 +374,34 @@ impl Lowering<'_> {
             },
         );
         self.scopes.push(HashMap::new());
-        // Snapshots do not cross region boundaries: a loop body sees a new value each
-        // iteration, and after a nested region any cell may have been written.
-        self.snapshots.clear();
+        // A loop body sees a new value each iteration; an arm of a branch starts with the
+        // cells as they are (a snapshot taken before it is still theirs). After a nested
+        // region any cell may have been written.
+        let outer_snapshots = self.snapshots.clone();
+        if in_loop {
+            self.snapshots.clear();
+        }
         let element_reads = std::mem::take(&mut self.element_reads);
         f(self);
-        self.snapshots.clear();
+        self.snapshots = outer_snapshots;
+        if in_loop {
+            let mut written = HashSet::new();
+            cells_written(&self.block, &mut written);
+            self.snapshots.retain(|c, _| !written.contains(c));
+        }
         self.element_reads = element_reads;
         self.scopes.pop();
         std::mem::replace(&mut self.block, outer)
+    }
+
+    /// Pushes a branch. Both arms started from the snapshots taken before it; after it,
+    /// those of cells either arm may write are gone.
+    fn push_if(&mut self, cond: Operand, then: Block, els: Block) {
+        let mut written = HashSet::new();
+        cells_written(&then, &mut written);
+        cells_written(&els, &mut written);
+        self.snapshots.retain(|c, _| !written.contains(c));
+        self.block.stmts.push(Stmt::If { cond, then, els });
     }
 
     fn bind(&mut self, name: &str, binding: Binding) {
@@ -693,11 +712,7 @@ impl Lowering<'_> {
                     }
                 });
                 let els = self.nested(false, |_| {});
-                self.block.stmts.push(Stmt::If {
-                    cond: guard,
-                    then,
-                    els,
-                });
+                self.push_if(guard, then, els);
                 return match result {
                     Some(cell) => Value::Var(self.read_cell(cell, Span::call_site())),
                     None => Value::Tuple(Vec::new()),
@@ -957,6 +972,43 @@ impl Lowering<'_> {
         }
     }
 
+    /// A comparison: kept as written, except that a local `let mut` binding compared with
+    /// another or with a literal reads the cell's snapshot. The branch it decides then
+    /// depends on a value the reverse sweep already has (`if y > 0.5 { y -= … }` saves
+    /// `y` once, and the reverse sweep compares again), not on a `bool` saved apart.
+    fn comparison(&mut self, e: &syn::Expr, b: &syn::ExprBinary) -> Value {
+        let side = |l: &Self, x: &syn::Expr| -> Option<Option<CellId>> {
+            match x {
+                syn::Expr::Lit(_) => Some(None),
+                syn::Expr::Path(p) if p.qself.is_none() => {
+                    match l.lookup(&p.path.get_ident()?.to_string())? {
+                        Binding::Cell(c) => Some(Some(*c)),
+                        Binding::Value(Value::Var(_)) => Some(None),
+                        Binding::Value(_) => None,
+                    }
+                }
+                _ => None,
+            }
+        };
+        let (Some(l), Some(r)) = (side(self, &b.left), side(self, &b.right)) else {
+            return self.verbatim(e);
+        };
+        if l.is_none() && r.is_none() {
+            return self.verbatim(e);
+        }
+        let token = |l: &mut Self, x: &syn::Expr, cell: Option<CellId>| match cell {
+            Some(c) => {
+                let v = l.read_cell(c, x.span()).ident();
+                quote!(#v)
+            }
+            None => l.renamed(x).to_token_stream(),
+        };
+        let lt = token(self, &b.left, l);
+        let rt = token(self, &b.right, r);
+        let op = &b.op;
+        self.inactive(quote_spanned!(e.span()=> #lt #op #rt), e.span())
+    }
+
     fn binary(&mut self, e: &syn::Expr, b: &syn::ExprBinary) -> Value {
         use syn::BinOp::*;
         let (rule, compound) = match b.op {
@@ -971,6 +1023,7 @@ impl Lowering<'_> {
             DivAssign(_) => ("div", true),
             RemAssign(_) => ("rem", true),
             // Comparisons and logic: a `bool`, no derivative.
+            Lt(_) | Le(_) | Gt(_) | Ge(_) | Eq(_) | Ne(_) => return self.comparison(e, b),
             _ => return self.verbatim(e),
         };
         if compound {
@@ -1132,7 +1185,7 @@ impl Lowering<'_> {
                 }
             }
         });
-        self.block.stmts.push(Stmt::If { cond, then, els });
+        self.push_if(cond, then, els);
         match result {
             Some(cell) => Value::Var(self.read_cell(cell, i.span())),
             None => Value::Tuple(Vec::new()),
@@ -1201,7 +1254,7 @@ impl Lowering<'_> {
             }
         });
         let els = self.nested(false, |l| l.match_arms(rest, s, result));
-        self.block.stmts.push(Stmt::If { cond, then, els });
+        self.push_if(cond, then, els);
     }
 
     /// Lowers a loop whose body `body` fills. For a `for` loop, `iter` is the iterator and
@@ -1482,7 +1535,7 @@ impl Lowering<'_> {
             });
             let flow = l.loops.last().expect("loop").flow;
             let els = l.nested(false, |l| l.write_flag(flow, syn::parse_quote!(1u8)));
-            l.block.stmts.push(Stmt::If { cond, then, els });
+            l.push_if(cond, then, els);
             None
         })
     }
@@ -1945,4 +1998,49 @@ fn collect_pattern_idents(pat: &syn::Pat, out: &mut Vec<syn::Ident>) {
         }
     }
     syn::visit::Visit::visit_pat(&mut Names(out), pat);
+}
+
+/// The cells a block may write: by assignment, and any a piece of code kept as written
+/// mentions (`k += 1` in an inactive statement).
+fn cells_written(block: &Block, out: &mut HashSet<CellId>) {
+    fn mentioned(ts: &TokenStream, out: &mut HashSet<CellId>) {
+        for tt in ts.clone() {
+            match tt {
+                proc_macro2::TokenTree::Ident(id) => {
+                    if let Some(n) = id
+                        .to_string()
+                        .strip_prefix("__c")
+                        .and_then(|n| n.parse().ok())
+                    {
+                        out.insert(CellId(n));
+                    }
+                }
+                proc_macro2::TokenTree::Group(g) => mentioned(&g.stream(), out),
+                _ => {}
+            }
+        }
+    }
+    for stmt in &block.stmts {
+        match stmt {
+            Stmt::WriteCell { cell, .. } | Stmt::WriteIndex { cell, .. } => {
+                out.insert(*cell);
+            }
+            Stmt::Let {
+                rhs: Rhs::Inactive(ts),
+                ..
+            }
+            | Stmt::Effect(ts) => mentioned(ts, out),
+            Stmt::Let { .. } => {}
+            Stmt::If { then, els, .. } => {
+                cells_written(then, out);
+                cells_written(els, out);
+            }
+            Stmt::Loop { head, body, .. } => {
+                if let LoopHead::For { iter, .. } = head {
+                    mentioned(iter, out);
+                }
+                cells_written(body, out);
+            }
+        }
+    }
 }

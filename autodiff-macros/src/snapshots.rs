@@ -130,3 +130,24 @@ fn dense_layer() {
         },
     );
 }
+
+#[test]
+fn branchy_recurrence() {
+    check(
+        "branchy_recurrence",
+        quote! {
+            fn recurrence(a: f64, b: f64, n: usize) -> f64 {
+                let h = 1e-5;
+                let mut y = 0.0;
+                for _ in 0..n {
+                    if y > 0.5 {
+                        y -= h * a * y;
+                    } else {
+                        y += h * b * (1.0 - y);
+                    }
+                }
+                y
+            }
+        },
+    );
+}

@@ -1,0 +1,296 @@
+fn recurrence(a: f64, b: f64, n: usize) -> f64 {
+    if ::autodiff::__private::implicit::requested() {
+        return ::autodiff::__private::implicit::answer(|| recurrence::__vjp(a, b, n));
+    }
+    let h = 1e-5;
+    let mut y = 0.0;
+    for _ in 0..n {
+        if y > 0.5 {
+            y -= h * a * y;
+        } else {
+            y += h * b * (1.0 - y);
+        }
+    }
+    y
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct recurrence {}
+#[allow(non_upper_case_globals)]
+impl recurrence {
+    #[doc(hidden)]
+    #[allow(non_upper_case_globals, dead_code)]
+    const __SIGNATURE: ::autodiff::__private::select::Signature = ::autodiff::__private::select::Signature {
+        function: "recurrence",
+        params: &[
+            ::autodiff::__private::select::Param {
+                name: "a",
+                differentiable: true,
+            },
+            ::autodiff::__private::select::Param {
+                name: "b",
+                differentiable: true,
+            },
+            ::autodiff::__private::select::Param {
+                name: "n",
+                differentiable: false,
+            },
+        ],
+    };
+    #[doc(hidden)]
+    #[allow(dead_code, non_snake_case)]
+    const fn __all() -> ::autodiff::__private::select::Sel2<0usize, 1usize> {
+        ::autodiff::__private::select::Sel2::<0usize, 1usize>
+    }
+    #[doc(hidden)]
+    #[inline]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        clippy::all,
+        clippy::pedantic
+    )]
+    fn __vjp(
+        __v0: f64,
+        __v1: f64,
+        __v2: usize,
+    ) -> (
+        f64,
+        impl ::core::ops::FnOnce(
+            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+        ) -> (
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                ::autodiff::__private::NoTangent,
+            ) + use<>,
+    ) {
+        let _ = recurrence;
+        let mut __c0 = ::core::default::Default::default();
+        let mut __c1 = ::core::default::Default::default();
+        let mut __s4 = ::std::vec::Vec::new();
+        __c0 = (0.0);
+        __c1 = (0u8);
+        let mut __n13 = 0usize;
+        let __it13 = ::core::iter::IntoIterator::into_iter((0)..__v2);
+        let __hint = ::core::iter::Iterator::size_hint(&__it13).0;
+        __s4.reserve(__hint);
+        for __v3 in __it13 {
+            let __v4 = ::core::clone::Clone::clone(&__c0);
+            __s4.push(::core::clone::Clone::clone(&__v4));
+            let __v5 = __v4 > 0.5;
+            if __v5 {
+                let __v6 = (1e-5) * __v0;
+                let __v7 = __v6 * __v4;
+                let __v8 = __v4 - __v7;
+                __c0 = __v8;
+            } else {
+                let __v9 = (1e-5) * __v1;
+                let __v10 = (1.0) - __v4;
+                let __v11 = __v9 * __v10;
+                let __v12 = __v4 + __v11;
+                __c0 = __v12;
+            }
+            __n13 += 1;
+        }
+        let __v13 = __n13;
+        let __v14 = ::core::clone::Clone::clone(&__c0);
+        (
+            __v14,
+            move |__dy: <f64 as ::autodiff::__private::Differentiable>::Tangent| {
+                let mut __dc0 = ::autodiff::__private::zero_tangent(&__c0);
+                let mut __d0 = ::autodiff::__private::zero_tangent(&__v0);
+                let mut __d1 = ::autodiff::__private::zero_tangent(&__v1);
+                let mut __d14 = __dy;
+                ::autodiff::__private::Accumulate::accumulate(
+                    &mut __dc0,
+                    ::autodiff::__private::ops::identity_d0(&__d14),
+                );
+                for __v3 in ::autodiff::__private::saved::range_back((0), __v13) {
+                    let __v4 = ::autodiff::__private::saved::pop(&mut __s4);
+                    let __v5 = __v4 > 0.5;
+                    let mut __d4 = ::autodiff::__private::zero_tangent(&__v4);
+                    if __v5 {
+                        let __v6 = (1e-5) * __v0;
+                        let __t1 = ::autodiff::__private::ops::take_d0(&mut __dc0);
+                        let mut __d8 = __t1;
+                        ::autodiff::__private::Accumulate::accumulate(
+                            &mut __d4,
+                            ::autodiff::__private::ops::sub_d0(&__d8),
+                        );
+                        let mut __d7 = ::autodiff::__private::ops::sub_d1(&__d8);
+                        let mut __d6 = ::autodiff::__private::ops::mul_d0(&__v4, &__d7);
+                        ::autodiff::__private::Accumulate::accumulate(
+                            &mut __d4,
+                            ::autodiff::__private::ops::mul_d1(&__v6, &__d7),
+                        );
+                        ::autodiff::__private::Accumulate::accumulate(
+                            &mut __d0,
+                            ::autodiff::__private::ops::mul_d1(&(1e-5), &__d6),
+                        );
+                    } else {
+                        let __v9 = (1e-5) * __v1;
+                        let __v10 = (1.0) - __v4;
+                        let __t2 = ::autodiff::__private::ops::take_d0(&mut __dc0);
+                        let mut __d12 = __t2;
+                        ::autodiff::__private::Accumulate::accumulate(
+                            &mut __d4,
+                            ::autodiff::__private::ops::add_d0(&__d12),
+                        );
+                        let mut __d11 = ::autodiff::__private::ops::add_d1(&__d12);
+                        let mut __d9 = ::autodiff::__private::ops::mul_d0(
+                            &__v10,
+                            &__d11,
+                        );
+                        let mut __d10 = ::autodiff::__private::ops::mul_d1(
+                            &__v9,
+                            &__d11,
+                        );
+                        ::autodiff::__private::Accumulate::accumulate(
+                            &mut __d4,
+                            ::autodiff::__private::ops::sub_d1(&__d10),
+                        );
+                        ::autodiff::__private::Accumulate::accumulate(
+                            &mut __d1,
+                            ::autodiff::__private::ops::mul_d1(&(1e-5), &__d9),
+                        );
+                    }
+                    ::autodiff::__private::Accumulate::accumulate(
+                        &mut __dc0,
+                        ::autodiff::__private::ops::identity_d0(&__d4),
+                    );
+                }
+                ::autodiff::__private::ops::reset_d0(&mut __dc0);
+                (__d0, __d1, ::autodiff::__private::NoTangent)
+            },
+        )
+    }
+    #[doc(hidden)]
+    #[inline]
+    #[allow(dead_code, non_snake_case, clippy::all)]
+    fn __vjp_selected(
+        __v0: f64,
+        __v1: f64,
+        __v2: usize,
+    ) -> (
+        f64,
+        impl ::core::ops::FnOnce(
+            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+        ) -> (
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            ) + use<>,
+    ) {
+        let (__value, __pullback) = Self::__vjp(__v0, __v1, __v2);
+        (
+            __value,
+            move |__dy: <f64 as ::autodiff::__private::Differentiable>::Tangent| {
+                let (__g0, __g1, __g2) = __pullback(__dy);
+                (__g0, __g1)
+            },
+        )
+    }
+    #[doc(hidden)]
+    #[allow(dead_code, non_snake_case, clippy::all)]
+    fn __gradients_function<__S>(
+        _selection: __S,
+    ) -> impl ::core::ops::Fn(
+        f64,
+        f64,
+        usize,
+    ) -> <__S as ::autodiff::__private::select::Select<
+            (
+                ::core::option::Option<
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+            ),
+        >>::Output
+    where
+        __S: ::autodiff::__private::select::Select<
+            (
+                ::core::option::Option<
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+            ),
+        >,
+        __S: ::autodiff::__private::select::ScalarOutputFor<f64>,
+    {
+        let __value_and_gradients = Self::__value_and_gradients_function::<
+            __S,
+        >(_selection);
+        move |__v0: f64, __v1: f64, __v2: usize| {
+            __value_and_gradients(__v0, __v1, __v2).1
+        }
+    }
+    #[doc(hidden)]
+    #[allow(dead_code, non_snake_case, clippy::all)]
+    fn __value_and_gradients_function<__S>(
+        _selection: __S,
+    ) -> impl ::core::ops::Fn(
+        f64,
+        f64,
+        usize,
+    ) -> (
+            f64,
+            <__S as ::autodiff::__private::select::Select<
+                (
+                    ::core::option::Option<
+                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<
+                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<::autodiff::__private::NoTangent>,
+                ),
+            >>::Output,
+        )
+    where
+        __S: ::autodiff::__private::select::Select<
+            (
+                ::core::option::Option<
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+            ),
+        >,
+        __S: ::autodiff::__private::select::ScalarOutputFor<f64>,
+    {
+        move |__v0: f64, __v1: f64, __v2: usize| {
+            let (__value, __pullback) = Self::__vjp(__v0, __v1, __v2);
+            let (__g0, __g1, __g2) = __pullback(
+                <__S as ::autodiff::__private::select::ScalarOutputFor<f64>>::seed(),
+            );
+            (
+                __value,
+                <__S as ::autodiff::__private::select::Select<
+                    (
+                        ::core::option::Option<
+                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                        ::core::option::Option<
+                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                        ::core::option::Option<::autodiff::__private::NoTangent>,
+                    ),
+                >>::select((
+                    ::core::option::Option::Some(__g0),
+                    ::core::option::Option::Some(__g1),
+                    ::core::option::Option::Some(__g2),
+                )),
+            )
+        }
+    }
+}
