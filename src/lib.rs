@@ -75,8 +75,9 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use autodiff_runtime::{__autodiff_project, __autodiff_source_read};
-    pub use autodiff_runtime::{implicit, saved, select, source};
     pub use autodiff_runtime::{
-        ops, zero_tangent, Accumulate, Differentiable, NoTangent, Real, Reset,
+        complete_tangent, lazy_zero_tangent, ops, zero_tangent, Accumulate, Differentiable,
+        NoTangent, Real, Reset,
     };
+    pub use autodiff_runtime::{implicit, saved, select, source};
 }

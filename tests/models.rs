@@ -377,3 +377,60 @@ fn a_vec_of_derived_layers() {
         0.0,
     );
 }
+
+/// A model whose gradient has a field nothing reaches, a field read twice and a scalar.
+#[derive(Clone, Debug, autodiff::Differentiable)]
+struct Partly {
+    used: Array2<f64>,
+    unused: Array1<f64>,
+    twice: Array1<f64>,
+    scale: f64,
+    layers: Vec<Partly2>,
+}
+
+#[derive(Clone, Debug, autodiff::Differentiable)]
+struct Partly2 {
+    w: Array1<f64>,
+}
+
+#[differentiable]
+fn partly(p: &Partly, #[no_grad] x: &Array1<f64>) -> f64 {
+    (p.used.dot(x) * &p.twice).sum() + p.twice.sum() * 0.5
+}
+
+#[test]
+fn struct_gradients_start_lazily_and_come_back_whole() {
+    // Generated code starts a struct parameter's gradient with fields of no elements (the
+    // first contribution is moved in); fields nothing reaches must still come back as
+    // zeros of their field's shape.
+    let p = Partly {
+        used: matrix(3, 2, 7),
+        unused: Array1::from(values(4, 8)),
+        twice: Array1::from(values(3, 9)),
+        scale: 1.5,
+        layers: vec![Partly2 {
+            w: Array1::from(values(2, 10)),
+        }],
+    };
+    let x = Array1::from(values(2, 11));
+    let g = gradients_function!(partly, params = ["p"])(&p, &x);
+    // f = Σᵢ (U x)ᵢ tᵢ + ½ Σᵢ tᵢ: dU = t xᵀ, dt = U x + ½
+    let ux = p.used.dot(&x);
+    let du = Array2::from_shape_fn((3, 2), |(i, j)| p.twice[i] * x[j]);
+    close("used", &g.used, &du, HAND_TOL);
+    close("twice", &g.twice, &(&ux + 0.5), HAND_TOL);
+    assert_eq!(g.unused, Array1::<f64>::zeros(4));
+    assert_eq!(g.scale, 0.0);
+    assert_eq!(g.layers.len(), 1);
+    assert_eq!(g.layers[0].w, Array1::<f64>::zeros(2));
+    let numeric = fd(&p.twice, |t| {
+        partly(
+            &Partly {
+                twice: t.clone(),
+                ..p.clone()
+            },
+            &x,
+        )
+    });
+    close("twice (finite differences)", &g.twice, &numeric, FD_TOL);
+}

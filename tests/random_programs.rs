@@ -26,7 +26,7 @@ pub mod programs {
 // Generated code is written for coverage, not style: unused bindings and `mut`s, `a - a`,
 // `x[i]` in `for i in 0..x.len()`, `i % 2 == 0`, redundant branches and parentheses are
 // expected. (`unknown_lints`: older clippy versions do not know every name.)
-#![allow(unknown_lints, unused_variables, unused_mut, unused_assignments, unused_parens, unreachable_code, dead_code, non_snake_case, clippy::assign_op_pattern, clippy::collapsible_else_if, clippy::collapsible_if, clippy::double_comparisons, double_negations, clippy::eq_op, clippy::erasing_op, clippy::explicit_counter_loop, clippy::identity_op, clippy::if_same_then_else, clippy::ifs_same_cond, clippy::impossible_comparisons, clippy::int_plus_one, clippy::let_and_return, clippy::manual_is_multiple_of, clippy::manual_memcpy, clippy::manual_range_contains, clippy::manual_slice_fill, clippy::match_single_binding, clippy::modulo_one, clippy::needless_range_loop, clippy::needless_return, clippy::neg_multiply, clippy::never_loop, clippy::no_effect, clippy::nonminimal_bool, clippy::overly_complex_bool_expr, clippy::precedence, clippy::redundant_locals, clippy::self_assignment, clippy::single_match, clippy::unnecessary_cast, clippy::unnecessary_operation, clippy::useless_vec, clippy::while_immutable_condition)]
+#![allow(unknown_lints, unused_variables, unused_mut, unused_assignments, unused_parens, unreachable_code, dead_code, non_snake_case, clippy::assign_op_pattern, clippy::collapsible_else_if, clippy::collapsible_if, clippy::double_comparisons, double_negations, clippy::eq_op, clippy::erasing_op, clippy::explicit_counter_loop, clippy::identity_op, clippy::if_same_then_else, clippy::ifs_same_cond, clippy::impossible_comparisons, clippy::int_plus_one, clippy::let_and_return, clippy::manual_is_multiple_of, clippy::manual_memcpy, clippy::manual_range_contains, clippy::manual_slice_fill, clippy::match_single_binding, clippy::modulo_one, clippy::needless_range_loop, clippy::needless_return, clippy::neg_multiply, clippy::never_loop, clippy::no_effect, clippy::nonminimal_bool, clippy::overly_complex_bool_expr, clippy::precedence, clippy::redundant_comparisons, clippy::redundant_locals, clippy::self_assignment, clippy::single_match, clippy::unnecessary_cast, clippy::unnecessary_operation, clippy::useless_vec, clippy::while_immutable_condition)]
 
 use autodiff::check::{finite_difference, first_mismatch};
 use autodiff::ndarray::{Array1, Array2, Axis};
@@ -647,7 +647,7 @@ pub fn check_p8() -> Result<(), String> {
 
 #[differentiable]
 fn p9(a: f64, xs: &[f64]) -> f64 {
-    let t1 = ((((0.64_f64)) * 0.5).exp() + ((a) * 0.5).exp() + xs[3]).tanh();
+    let t1 = (((0.64_f64) * 0.5).exp() + ((a) * 0.5).exp() + xs[3]).tanh();
     let t2 = (((t1 - a) * 0.5).exp() + xs[1]).tanh();
     let mut acc = 0.0;
     let mut extra = 0.0;
@@ -659,26 +659,26 @@ fn p9(a: f64, xs: &[f64]) -> f64 {
         for j in 0..2 {
             t3 += ((xs[i]).sin() * (j as f64 + 0.5)).sin();
         }
-        acc += ((((0.40_f64)).sin()).tanh() + xs[i] - (xs[i]).sin()).tanh();
-        if ((-0.97_f64)).tanh() < -0.45 {
+        acc += (((0.40_f64).sin()).tanh() + xs[i] - (xs[i]).sin()).tanh();
+        if (-0.97_f64).tanh() < -0.45 {
             break;
         }
-        let t4 = ((((1.0 + (xs[i]) * (xs[i])).ln()).sin()) * ((1.0 + (a) * (a)).ln() - (xs[i]) * ((-0.81_f64)))).tanh() * 1.5;
+        let t4 = ((((1.0 + (xs[i]) * (xs[i])).ln()).sin()) * ((1.0 + (a) * (a)).ln() - (xs[i]) * (-0.81_f64))).tanh() * 1.5;
         if i + 1 < xs.len() {
-            let t5 = (((1.0 + (xs[i]) * (xs[i])).ln()).mul_add(0.5, (-0.31_f64)) - (xs[i + 1]).mul_add(0.5, t2)).tanh() * 1.5;
+            let t5 = (((1.0 + (xs[i]) * (xs[i])).ln()).mul_add(0.5, -0.31_f64) - (xs[i + 1]).mul_add(0.5, t2)).tanh() * 1.5;
             if (xs[i]).mul_add(0.5, xs[i]) + (xs[i + 1]).mul_add(0.5, xs[i + 1]) < 0.24 {
                 continue;
             }
             acc = acc + (xs[i + 1]).tanh() - (t2).tanh();
         }
-        acc -= ((-0.16_f64)).tanh();
+        acc -= (-0.16_f64).tanh();
     }
     acc
 }
 
 const SOURCE_P9: &str = r#"#[differentiable]
 fn p9(a: f64, xs: &[f64]) -> f64 {
-    let t1 = ((((0.64_f64)) * 0.5).exp() + ((a) * 0.5).exp() + xs[3]).tanh();
+    let t1 = (((0.64_f64) * 0.5).exp() + ((a) * 0.5).exp() + xs[3]).tanh();
     let t2 = (((t1 - a) * 0.5).exp() + xs[1]).tanh();
     let mut acc = 0.0;
     let mut extra = 0.0;
@@ -690,19 +690,19 @@ fn p9(a: f64, xs: &[f64]) -> f64 {
         for j in 0..2 {
             t3 += ((xs[i]).sin() * (j as f64 + 0.5)).sin();
         }
-        acc += ((((0.40_f64)).sin()).tanh() + xs[i] - (xs[i]).sin()).tanh();
-        if ((-0.97_f64)).tanh() < -0.45 {
+        acc += (((0.40_f64).sin()).tanh() + xs[i] - (xs[i]).sin()).tanh();
+        if (-0.97_f64).tanh() < -0.45 {
             break;
         }
-        let t4 = ((((1.0 + (xs[i]) * (xs[i])).ln()).sin()) * ((1.0 + (a) * (a)).ln() - (xs[i]) * ((-0.81_f64)))).tanh() * 1.5;
+        let t4 = ((((1.0 + (xs[i]) * (xs[i])).ln()).sin()) * ((1.0 + (a) * (a)).ln() - (xs[i]) * (-0.81_f64))).tanh() * 1.5;
         if i + 1 < xs.len() {
-            let t5 = (((1.0 + (xs[i]) * (xs[i])).ln()).mul_add(0.5, (-0.31_f64)) - (xs[i + 1]).mul_add(0.5, t2)).tanh() * 1.5;
+            let t5 = (((1.0 + (xs[i]) * (xs[i])).ln()).mul_add(0.5, -0.31_f64) - (xs[i + 1]).mul_add(0.5, t2)).tanh() * 1.5;
             if (xs[i]).mul_add(0.5, xs[i]) + (xs[i + 1]).mul_add(0.5, xs[i + 1]) < 0.24 {
                 continue;
             }
             acc = acc + (xs[i + 1]).tanh() - (t2).tanh();
         }
-        acc -= ((-0.16_f64)).tanh();
+        acc -= (-0.16_f64).tanh();
     }
     acc
 }
@@ -827,7 +827,7 @@ fn p11(a: f64, xs: &[f64]) -> f64 {
     let mut carried = 0.5;
     for i in 0..xs.len() - 1 {
         let t3 = ((xs[i]).mul_add(0.5, xs[i]) - ((xs[i + 1]) * 0.5).exp() + (((1.0 + (xs[i + 1]) * (xs[i + 1])).ln()) * 0.5).exp()).tanh() * 1.5;
-        extra += (((xs[i]).cos() * xs[i + 1]) * ((xs[i + 1]).mul_add(0.5, a)) - (a).mul_add(0.5, (0.67_f64))).tanh();
+        extra += (((xs[i]).cos() * xs[i + 1]) * ((xs[i + 1]).mul_add(0.5, a)) - (a).mul_add(0.5, 0.67_f64)).tanh();
         acc += ((((xs[i]).cos() * xs[i]).tanh()).sin()).tanh();
         carried = carried * 0.5 + (((1.0 + ((t3).cos() * xs[i + 1]) * ((t3).cos() * xs[i + 1])).ln()).mul_add(0.5, xs[i + 1])).tanh();
         acc += carried;
@@ -844,7 +844,7 @@ fn p11(a: f64, xs: &[f64]) -> f64 {
     let mut carried = 0.5;
     for i in 0..xs.len() - 1 {
         let t3 = ((xs[i]).mul_add(0.5, xs[i]) - ((xs[i + 1]) * 0.5).exp() + (((1.0 + (xs[i + 1]) * (xs[i + 1])).ln()) * 0.5).exp()).tanh() * 1.5;
-        extra += (((xs[i]).cos() * xs[i + 1]) * ((xs[i + 1]).mul_add(0.5, a)) - (a).mul_add(0.5, (0.67_f64))).tanh();
+        extra += (((xs[i]).cos() * xs[i + 1]) * ((xs[i + 1]).mul_add(0.5, a)) - (a).mul_add(0.5, 0.67_f64)).tanh();
         acc += ((((xs[i]).cos() * xs[i]).tanh()).sin()).tanh();
         carried = carried * 0.5 + (((1.0 + ((t3).cos() * xs[i + 1]) * ((t3).cos() * xs[i + 1])).ln()).mul_add(0.5, xs[i + 1])).tanh();
         acc += carried;
@@ -1776,18 +1776,18 @@ fn p25(a: f64, xs: &[f64]) -> f64 {
     let mut acc = 0.0;
     let mut extra = 0.0;
     for i in 0..xs.len() {
-        acc += (((((a) * 0.5).exp()) * ((xs[i]).sin())).cos() * (-0.22_f64)).tanh();
-        let t3 = if a > -0.41 { ((((a) * (xs[i])).tanh()).cos() * (-0.65_f64)).tanh() } else { (a).tanh() };
+        acc += (((((a) * 0.5).exp()) * ((xs[i]).sin())).cos() * -0.22_f64).tanh();
+        let t3 = if a > -0.41 { ((((a) * (xs[i])).tanh()).cos() * -0.65_f64).tanh() } else { (a).tanh() };
         let mut t4 = 0.0;
         for j in 0..2 {
-            t4 += ((((0.79_f64)).mul_add(0.5, t1)).sin() * (j as f64 + 0.5)).sin();
+            t4 += (((0.79_f64).mul_add(0.5, t1)).sin() * (j as f64 + 0.5)).sin();
         }
-        let t5 = if t4 + (((0.15_f64)) * 0.5).exp() > 0.04 { (xs[i] + (xs[i] + xs[i]).tanh()).tanh() } else { (xs[i]).sin() };
+        let t5 = if t4 + ((0.15_f64) * 0.5).exp() > 0.04 { (xs[i] + (xs[i] + xs[i]).tanh()).tanh() } else { (xs[i]).sin() };
         if i + 1 < xs.len() {
-            let t6 = ((((0.30_f64)).mul_add(0.5, xs[i + 1]) + t2) * (xs[i])).tanh() * 1.5;
-            acc += ((0.53_f64)).tanh();
+            let t6 = (((0.30_f64).mul_add(0.5, xs[i + 1]) + t2) * (xs[i])).tanh() * 1.5;
+            acc += (0.53_f64).tanh();
         }
-        acc += (((t3 - (-0.95_f64)).sin()).mul_add(0.5, a)).tanh();
+        acc += (((t3 - -0.95_f64).sin()).mul_add(0.5, a)).tanh();
     }
     acc
 }
@@ -1799,18 +1799,18 @@ fn p25(a: f64, xs: &[f64]) -> f64 {
     let mut acc = 0.0;
     let mut extra = 0.0;
     for i in 0..xs.len() {
-        acc += (((((a) * 0.5).exp()) * ((xs[i]).sin())).cos() * (-0.22_f64)).tanh();
-        let t3 = if a > -0.41 { ((((a) * (xs[i])).tanh()).cos() * (-0.65_f64)).tanh() } else { (a).tanh() };
+        acc += (((((a) * 0.5).exp()) * ((xs[i]).sin())).cos() * -0.22_f64).tanh();
+        let t3 = if a > -0.41 { ((((a) * (xs[i])).tanh()).cos() * -0.65_f64).tanh() } else { (a).tanh() };
         let mut t4 = 0.0;
         for j in 0..2 {
-            t4 += ((((0.79_f64)).mul_add(0.5, t1)).sin() * (j as f64 + 0.5)).sin();
+            t4 += (((0.79_f64).mul_add(0.5, t1)).sin() * (j as f64 + 0.5)).sin();
         }
-        let t5 = if t4 + (((0.15_f64)) * 0.5).exp() > 0.04 { (xs[i] + (xs[i] + xs[i]).tanh()).tanh() } else { (xs[i]).sin() };
+        let t5 = if t4 + ((0.15_f64) * 0.5).exp() > 0.04 { (xs[i] + (xs[i] + xs[i]).tanh()).tanh() } else { (xs[i]).sin() };
         if i + 1 < xs.len() {
-            let t6 = ((((0.30_f64)).mul_add(0.5, xs[i + 1]) + t2) * (xs[i])).tanh() * 1.5;
-            acc += ((0.53_f64)).tanh();
+            let t6 = (((0.30_f64).mul_add(0.5, xs[i + 1]) + t2) * (xs[i])).tanh() * 1.5;
+            acc += (0.53_f64).tanh();
         }
-        acc += (((t3 - (-0.95_f64)).sin()).mul_add(0.5, a)).tanh();
+        acc += (((t3 - -0.95_f64).sin()).mul_add(0.5, a)).tanh();
     }
     acc
 }
@@ -1939,7 +1939,7 @@ fn p28(a: f64, xs: &[f64]) -> f64 {
         if (xs[i - 1]).cos() * xs[i - 1] + (a).sin() > 0.44 {
             continue;
         }
-        acc += (xs[i - 1] - (((0.11_f64)).sin()).mul_add(0.5, a)).tanh();
+        acc += (xs[i - 1] - ((0.11_f64).sin()).mul_add(0.5, a)).tanh();
         acc = acc + (((a) * 0.5).exp()).tanh() - ((a).mul_add(0.5, xs[i - 1])).tanh();
     }
     let r = acc;
@@ -1954,7 +1954,7 @@ fn p28(a: f64, xs: &[f64]) -> f64 {
         if (xs[i - 1]).cos() * xs[i - 1] + (a).sin() > 0.44 {
             continue;
         }
-        acc += (xs[i - 1] - (((0.11_f64)).sin()).mul_add(0.5, a)).tanh();
+        acc += (xs[i - 1] - ((0.11_f64).sin()).mul_add(0.5, a)).tanh();
         acc = acc + (((a) * 0.5).exp()).tanh() - ((a).mul_add(0.5, xs[i - 1])).tanh();
     }
     let r = acc;
@@ -1984,10 +1984,10 @@ fn p29(a: f64, xs: &[f64]) -> f64 {
     let mut acc = 0.0;
     let mut extra = 0.0;
     for i in 0..xs.len() {
-        extra += (((((t1) * (xs[i])) * 0.5).exp()) * ((((0.23_f64) - t1) * 0.5).exp())).tanh();
+        extra += (((((t1) * (xs[i])) * 0.5).exp()) * (((0.23_f64 - t1) * 0.5).exp())).tanh();
         let mut t2 = 0.0;
         for j in 0..2 {
-            t2 += (((((-0.84_f64)) * 0.5).exp()).sin() * (j as f64 + 0.5)).sin();
+            t2 += ((((-0.84_f64) * 0.5).exp()).sin() * (j as f64 + 0.5)).sin();
         }
         let t3 = (t1).tanh() * 1.5;
         acc += (((((t2) * 0.5).exp()).cos() * xs[i]) * (t1)).tanh();
@@ -2001,10 +2001,10 @@ fn p29(a: f64, xs: &[f64]) -> f64 {
     let mut acc = 0.0;
     let mut extra = 0.0;
     for i in 0..xs.len() {
-        extra += (((((t1) * (xs[i])) * 0.5).exp()) * ((((0.23_f64) - t1) * 0.5).exp())).tanh();
+        extra += (((((t1) * (xs[i])) * 0.5).exp()) * (((0.23_f64 - t1) * 0.5).exp())).tanh();
         let mut t2 = 0.0;
         for j in 0..2 {
-            t2 += (((((-0.84_f64)) * 0.5).exp()).sin() * (j as f64 + 0.5)).sin();
+            t2 += ((((-0.84_f64) * 0.5).exp()).sin() * (j as f64 + 0.5)).sin();
         }
         let t3 = (t1).tanh() * 1.5;
         acc += (((((t2) * 0.5).exp()).cos() * xs[i]) * (t1)).tanh();
@@ -2287,7 +2287,7 @@ fn p34(a: f64, xs: &[f64]) -> f64 {
             t1 += ((xs[i + 1]).mul_add(0.5, xs[i]) * (j as f64 + 0.5)).sin();
         }
         extra += ((((xs[i]).sin()).cos() * xs[i + 1]).mul_add(0.5, t1)).tanh();
-        acc += (xs[i] + (-0.30_f64) + (a).tanh()).tanh();
+        acc += (xs[i] + -0.30_f64 + (a).tanh()).tanh();
     }
     acc.sin()
 }
@@ -2302,7 +2302,7 @@ fn p34(a: f64, xs: &[f64]) -> f64 {
             t1 += ((xs[i + 1]).mul_add(0.5, xs[i]) * (j as f64 + 0.5)).sin();
         }
         extra += ((((xs[i]).sin()).cos() * xs[i + 1]).mul_add(0.5, t1)).tanh();
-        acc += (xs[i] + (-0.30_f64) + (a).tanh()).tanh();
+        acc += (xs[i] + -0.30_f64 + (a).tanh()).tanh();
     }
     acc.sin()
 }
@@ -2391,7 +2391,7 @@ pub fn check_p35() -> Result<(), String> {
 
 #[differentiable]
 fn p36(a: f64, xs: &[f64]) -> f64 {
-    let t1 = (((((-0.02_f64)) * 0.5).exp()).cos() * (-0.15_f64) + xs[2]).tanh();
+    let t1 = ((((-0.02_f64) * 0.5).exp()).cos() * -0.15_f64 + xs[2]).tanh();
     let mut acc = 0.0;
     let mut extra = 0.0;
     for i in 0..xs.len() - 1 {
@@ -2400,14 +2400,14 @@ fn p36(a: f64, xs: &[f64]) -> f64 {
         acc += (a).tanh();
         acc = acc + ((1.0 + ((xs[i + 1] + xs[i + 1]).tanh()) * ((xs[i + 1] + xs[i + 1]).tanh())).ln()).tanh() - (((((xs[i]) * 0.5).exp()) * ((t3).sin())).cos() * t1).tanh();
         let t4 = (xs[i]).tanh() * 1.5;
-        acc += ((-0.38_f64)).tanh();
+        acc += (-0.38_f64).tanh();
     }
     acc
 }
 
 const SOURCE_P36: &str = r#"#[differentiable]
 fn p36(a: f64, xs: &[f64]) -> f64 {
-    let t1 = (((((-0.02_f64)) * 0.5).exp()).cos() * (-0.15_f64) + xs[2]).tanh();
+    let t1 = ((((-0.02_f64) * 0.5).exp()).cos() * -0.15_f64 + xs[2]).tanh();
     let mut acc = 0.0;
     let mut extra = 0.0;
     for i in 0..xs.len() - 1 {
@@ -2416,7 +2416,7 @@ fn p36(a: f64, xs: &[f64]) -> f64 {
         acc += (a).tanh();
         acc = acc + ((1.0 + ((xs[i + 1] + xs[i + 1]).tanh()) * ((xs[i + 1] + xs[i + 1]).tanh())).ln()).tanh() - (((((xs[i]) * 0.5).exp()) * ((t3).sin())).cos() * t1).tanh();
         let t4 = (xs[i]).tanh() * 1.5;
-        acc += ((-0.38_f64)).tanh();
+        acc += (-0.38_f64).tanh();
     }
     acc
 }
@@ -3648,7 +3648,7 @@ fn p55(a: f64, xs: &[f64]) -> f64 {
     let mut acc = 0.0;
     let mut extra = 0.0;
     for i in 0..xs.len() - 1 {
-        let t3 = if ((((0.14_f64)).sin()) * 0.5).exp() > 0.49 { ((((1.0 + (t1) * (t1)).ln() + a) * 0.5).exp()).tanh() } else { a - t2 };
+        let t3 = if (((0.14_f64).sin()) * 0.5).exp() > 0.49 { ((((1.0 + (t1) * (t1)).ln() + a) * 0.5).exp()).tanh() } else { a - t2 };
         let t4 = (a).tanh() * 1.5;
         let t5 = ((((xs[i]) * 0.5).exp()).mul_add(0.5, xs[i])).tanh() * 1.5;
         acc += ((t3).cos() * t5 - xs[i] - xs[i + 1]).tanh();
@@ -3664,7 +3664,7 @@ fn p55(a: f64, xs: &[f64]) -> f64 {
     let mut acc = 0.0;
     let mut extra = 0.0;
     for i in 0..xs.len() - 1 {
-        let t3 = if ((((0.14_f64)).sin()) * 0.5).exp() > 0.49 { ((((1.0 + (t1) * (t1)).ln() + a) * 0.5).exp()).tanh() } else { a - t2 };
+        let t3 = if (((0.14_f64).sin()) * 0.5).exp() > 0.49 { ((((1.0 + (t1) * (t1)).ln() + a) * 0.5).exp()).tanh() } else { a - t2 };
         let t4 = (a).tanh() * 1.5;
         let t5 = ((((xs[i]) * 0.5).exp()).mul_add(0.5, xs[i])).tanh() * 1.5;
         acc += ((t3).cos() * t5 - xs[i] - xs[i + 1]).tanh();
@@ -5821,10 +5821,10 @@ fn p86(a: f64, xs: &[f64]) -> f64 {
             continue;
         }
         if ((t1).tanh()).sin() > -0.16 {
-            if t2 - ((0.12_f64)).tanh() > -0.19 {
+            if t2 - (0.12_f64).tanh() > -0.19 {
                 acc -= (((1.0 + (xs[i]) * (xs[i])).ln()).mul_add(0.5, xs[i])).tanh();
             } else {
-                acc = acc + ((1.0 + (((0.34_f64)).cos() * t3) * (((0.34_f64)).cos() * t3)).ln()).tanh() - ((((1.0 + (xs[i]) * (xs[i])).ln()).mul_add(0.5, a)).tanh()).tanh();
+                acc = acc + ((1.0 + ((0.34_f64).cos() * t3) * ((0.34_f64).cos() * t3)).ln()).tanh() - ((((1.0 + (xs[i]) * (xs[i])).ln()).mul_add(0.5, a)).tanh()).tanh();
             }
         } else {
             let t4 = ((1.0 + ((xs[i]).cos() * xs[i]) * ((xs[i]).cos() * xs[i])).ln() - (xs[i] - xs[i]).cos() * xs[i]).tanh() * 1.5;
@@ -5863,10 +5863,10 @@ fn p86(a: f64, xs: &[f64]) -> f64 {
             continue;
         }
         if ((t1).tanh()).sin() > -0.16 {
-            if t2 - ((0.12_f64)).tanh() > -0.19 {
+            if t2 - (0.12_f64).tanh() > -0.19 {
                 acc -= (((1.0 + (xs[i]) * (xs[i])).ln()).mul_add(0.5, xs[i])).tanh();
             } else {
-                acc = acc + ((1.0 + (((0.34_f64)).cos() * t3) * (((0.34_f64)).cos() * t3)).ln()).tanh() - ((((1.0 + (xs[i]) * (xs[i])).ln()).mul_add(0.5, a)).tanh()).tanh();
+                acc = acc + ((1.0 + ((0.34_f64).cos() * t3) * ((0.34_f64).cos() * t3)).ln()).tanh() - ((((1.0 + (xs[i]) * (xs[i])).ln()).mul_add(0.5, a)).tanh()).tanh();
             }
         } else {
             let t4 = ((1.0 + ((xs[i]).cos() * xs[i]) * ((xs[i]).cos() * xs[i])).ln() - (xs[i] - xs[i]).cos() * xs[i]).tanh() * 1.5;
@@ -6940,7 +6940,7 @@ fn p99(a: f64, xs: &[f64]) -> f64 {
         let t4 = if (t3).sin() + t2 > -0.41 { (t2).tanh() } else { xs[i + 1] };
         let mut t5 = 0.0;
         for j in 0..2 {
-            t5 += ((t2 + (0.77_f64)).cos() * (-0.85_f64) * (j as f64 + 0.5)).sin();
+            t5 += ((t2 + 0.77_f64).cos() * -0.85_f64 * (j as f64 + 0.5)).sin();
         }
         acc -= (((xs[i]) * 0.5).exp()).tanh();
     }
@@ -6958,7 +6958,7 @@ fn p99(a: f64, xs: &[f64]) -> f64 {
         let t4 = if (t3).sin() + t2 > -0.41 { (t2).tanh() } else { xs[i + 1] };
         let mut t5 = 0.0;
         for j in 0..2 {
-            t5 += ((t2 + (0.77_f64)).cos() * (-0.85_f64) * (j as f64 + 0.5)).sin();
+            t5 += ((t2 + 0.77_f64).cos() * -0.85_f64 * (j as f64 + 0.5)).sin();
         }
         acc -= (((xs[i]) * 0.5).exp()).tanh();
     }
@@ -7225,7 +7225,7 @@ pub fn check_p103() -> Result<(), String> {
 
 #[differentiable]
 fn p104(a: f64, xs: &[f64]) -> f64 {
-    let t1 = (((((-0.96_f64)) * 0.5).exp()).cos() * a + xs[3]).tanh();
+    let t1 = ((((-0.96_f64) * 0.5).exp()).cos() * a + xs[3]).tanh();
     let mut acc = 0.0;
     let mut extra = 0.0;
     for i in 1..xs.len() {
@@ -7235,7 +7235,7 @@ fn p104(a: f64, xs: &[f64]) -> f64 {
         let t2 = (((1.0 + (xs[i]) * (xs[i])).ln()) * ((t1).sin()) + t1).tanh() * 1.5;
         acc -= (xs[i - 1]).tanh();
         if xs[i - 1] - (1.0 + (xs[i - 1]) * (xs[i - 1])).ln() > 0.33 {
-            extra = extra + ((1.0 + ((((-0.48_f64) - t2) * 0.5).exp()) * ((((-0.48_f64) - t2) * 0.5).exp())).ln()).tanh() - (((((-0.56_f64)).tanh()) * ((xs[i - 1]).mul_add(0.5, xs[i]))).tanh()).tanh();
+            extra = extra + ((1.0 + (((-0.48_f64 - t2) * 0.5).exp()) * (((-0.48_f64 - t2) * 0.5).exp())).ln()).tanh() - ((((-0.56_f64).tanh()) * ((xs[i - 1]).mul_add(0.5, xs[i]))).tanh()).tanh();
         } else {
             let t3 = if ((xs[i - 1]).tanh()).sin() > 0.22 { ((((xs[i - 1]) * (((xs[i]) * 0.5).exp())) * 0.5).exp()).tanh() } else { xs[i] - a };
         }
@@ -7246,7 +7246,7 @@ fn p104(a: f64, xs: &[f64]) -> f64 {
 
 const SOURCE_P104: &str = r#"#[differentiable]
 fn p104(a: f64, xs: &[f64]) -> f64 {
-    let t1 = (((((-0.96_f64)) * 0.5).exp()).cos() * a + xs[3]).tanh();
+    let t1 = ((((-0.96_f64) * 0.5).exp()).cos() * a + xs[3]).tanh();
     let mut acc = 0.0;
     let mut extra = 0.0;
     for i in 1..xs.len() {
@@ -7256,7 +7256,7 @@ fn p104(a: f64, xs: &[f64]) -> f64 {
         let t2 = (((1.0 + (xs[i]) * (xs[i])).ln()) * ((t1).sin()) + t1).tanh() * 1.5;
         acc -= (xs[i - 1]).tanh();
         if xs[i - 1] - (1.0 + (xs[i - 1]) * (xs[i - 1])).ln() > 0.33 {
-            extra = extra + ((1.0 + ((((-0.48_f64) - t2) * 0.5).exp()) * ((((-0.48_f64) - t2) * 0.5).exp())).ln()).tanh() - (((((-0.56_f64)).tanh()) * ((xs[i - 1]).mul_add(0.5, xs[i]))).tanh()).tanh();
+            extra = extra + ((1.0 + (((-0.48_f64 - t2) * 0.5).exp()) * (((-0.48_f64 - t2) * 0.5).exp())).ln()).tanh() - ((((-0.56_f64).tanh()) * ((xs[i - 1]).mul_add(0.5, xs[i]))).tanh()).tanh();
         } else {
             let t3 = if ((xs[i - 1]).tanh()).sin() > 0.22 { ((((xs[i - 1]) * (((xs[i]) * 0.5).exp())) * 0.5).exp()).tanh() } else { xs[i] - a };
         }
@@ -7613,7 +7613,7 @@ fn p111(a: f64, xs: &[f64]) -> f64 {
             continue;
         }
         if (((xs[i]) * 0.5).exp()).tanh() < 0.18 {
-            extra += (t3 + xs[i] + xs[i] - ((-0.50_f64) + xs[i]).sin()).tanh();
+            extra += (t3 + xs[i] + xs[i] - (-0.50_f64 + xs[i]).sin()).tanh();
         }
         let t5 = (a).tanh() * 1.5;
         acc += (xs[i]).tanh();
@@ -7634,7 +7634,7 @@ fn p111(a: f64, xs: &[f64]) -> f64 {
             continue;
         }
         if (((xs[i]) * 0.5).exp()).tanh() < 0.18 {
-            extra += (t3 + xs[i] + xs[i] - ((-0.50_f64) + xs[i]).sin()).tanh();
+            extra += (t3 + xs[i] + xs[i] - (-0.50_f64 + xs[i]).sin()).tanh();
         }
         let t5 = (a).tanh() * 1.5;
         acc += (xs[i]).tanh();
@@ -9720,7 +9720,7 @@ fn p144(a: f64, xs: &[f64]) -> f64 {
         extra -= ((((t2).mul_add(0.5, xs[i + 1])).cos() * a).sin()).tanh();
         extra = extra + (t2).tanh() - (((t2).cos() * xs[i + 1]) * ((t1) * (xs[i])) + xs[i]).tanh();
         extra += (xs[i] - (xs[i + 1]) * ((t2) * (xs[i + 1]))).tanh();
-        let t3 = if (1.0 + (t2) * (t2)).ln() - xs[i + 1] > 0.13 { (((xs[i + 1]) * 0.5).exp()).tanh() } else { ((0.94_f64)) * (t2) };
+        let t3 = if (1.0 + (t2) * (t2)).ln() - xs[i + 1] > 0.13 { (((xs[i + 1]) * 0.5).exp()).tanh() } else { (0.94_f64) * (t2) };
         acc -= (xs[i]).tanh();
     }
     acc.sin()
@@ -9737,7 +9737,7 @@ fn p144(a: f64, xs: &[f64]) -> f64 {
         extra -= ((((t2).mul_add(0.5, xs[i + 1])).cos() * a).sin()).tanh();
         extra = extra + (t2).tanh() - (((t2).cos() * xs[i + 1]) * ((t1) * (xs[i])) + xs[i]).tanh();
         extra += (xs[i] - (xs[i + 1]) * ((t2) * (xs[i + 1]))).tanh();
-        let t3 = if (1.0 + (t2) * (t2)).ln() - xs[i + 1] > 0.13 { (((xs[i + 1]) * 0.5).exp()).tanh() } else { ((0.94_f64)) * (t2) };
+        let t3 = if (1.0 + (t2) * (t2)).ln() - xs[i + 1] > 0.13 { (((xs[i + 1]) * 0.5).exp()).tanh() } else { (0.94_f64) * (t2) };
         acc -= (xs[i]).tanh();
     }
     acc.sin()
@@ -10668,17 +10668,17 @@ pub fn check_p160() -> Result<(), String> {
 
 #[differentiable]
 fn p161(a: f64, xs: &[f64]) -> f64 {
-    let t1 = ((1.0 + ((a).cos() * (-0.93_f64)) * ((a).cos() * (-0.93_f64))).ln() + xs[2]).tanh();
+    let t1 = ((1.0 + ((a).cos() * -0.93_f64) * ((a).cos() * -0.93_f64)).ln() + xs[2]).tanh();
     let mut acc = 0.0;
     let mut extra = 0.0;
     for i in 0..xs.len() {
         let t2 = ((xs[i] - (xs[i]) * (t1)).sin()).tanh() * 1.5;
         let t3 = ((xs[i]) * ((1.0 + (a) * (a)).ln())).tanh() * 1.5;
-        let t4 = if (1.0 + ((-0.27_f64) - t3) * ((-0.27_f64) - t3)).ln() > -0.13 { (((t3 - ((a) * 0.5).exp()) * 0.5).exp()).tanh() } else { xs[i] - xs[i] };
+        let t4 = if (1.0 + (-0.27_f64 - t3) * (-0.27_f64 - t3)).ln() > -0.13 { (((t3 - ((a) * 0.5).exp()) * 0.5).exp()).tanh() } else { xs[i] - xs[i] };
         let t5 = if xs[i] < -0.04 { (xs[i]).tanh() } else { xs[i] - xs[i] };
         if i + 1 < xs.len() {
-            acc += ((0.69_f64) - ((xs[i]) * 0.5).exp()).tanh();
-            let t6 = if ((1.0 + (t4) * (t4)).ln()).sin() < 0.22 { ((-0.45_f64)).tanh() } else { xs[i + 1] };
+            acc += (0.69_f64 - ((xs[i]) * 0.5).exp()).tanh();
+            let t6 = if ((1.0 + (t4) * (t4)).ln()).sin() < 0.22 { (-0.45_f64).tanh() } else { xs[i + 1] };
             acc += ((xs[i]).tanh()).tanh();
         }
         acc -= (a - t1).tanh();
@@ -10688,17 +10688,17 @@ fn p161(a: f64, xs: &[f64]) -> f64 {
 
 const SOURCE_P161: &str = r#"#[differentiable]
 fn p161(a: f64, xs: &[f64]) -> f64 {
-    let t1 = ((1.0 + ((a).cos() * (-0.93_f64)) * ((a).cos() * (-0.93_f64))).ln() + xs[2]).tanh();
+    let t1 = ((1.0 + ((a).cos() * -0.93_f64) * ((a).cos() * -0.93_f64)).ln() + xs[2]).tanh();
     let mut acc = 0.0;
     let mut extra = 0.0;
     for i in 0..xs.len() {
         let t2 = ((xs[i] - (xs[i]) * (t1)).sin()).tanh() * 1.5;
         let t3 = ((xs[i]) * ((1.0 + (a) * (a)).ln())).tanh() * 1.5;
-        let t4 = if (1.0 + ((-0.27_f64) - t3) * ((-0.27_f64) - t3)).ln() > -0.13 { (((t3 - ((a) * 0.5).exp()) * 0.5).exp()).tanh() } else { xs[i] - xs[i] };
+        let t4 = if (1.0 + (-0.27_f64 - t3) * (-0.27_f64 - t3)).ln() > -0.13 { (((t3 - ((a) * 0.5).exp()) * 0.5).exp()).tanh() } else { xs[i] - xs[i] };
         let t5 = if xs[i] < -0.04 { (xs[i]).tanh() } else { xs[i] - xs[i] };
         if i + 1 < xs.len() {
-            acc += ((0.69_f64) - ((xs[i]) * 0.5).exp()).tanh();
-            let t6 = if ((1.0 + (t4) * (t4)).ln()).sin() < 0.22 { ((-0.45_f64)).tanh() } else { xs[i + 1] };
+            acc += (0.69_f64 - ((xs[i]) * 0.5).exp()).tanh();
+            let t6 = if ((1.0 + (t4) * (t4)).ln()).sin() < 0.22 { (-0.45_f64).tanh() } else { xs[i + 1] };
             acc += ((xs[i]).tanh()).tanh();
         }
         acc -= (a - t1).tanh();
@@ -12620,12 +12620,12 @@ fn p190(a: f64, xs: &[f64]) -> f64 {
         if ((a).sin()).cos() * a < -0.09 {
             continue;
         }
-        let t1 = if (xs[i] - xs[i]).cos() * xs[i] > 0.03 { (((xs[i]) * 0.5).exp() - (0.34_f64)).tanh() } else { ((xs[i]) * 0.5).exp() };
+        let t1 = if (xs[i] - xs[i]).cos() * xs[i] > 0.03 { (((xs[i]) * 0.5).exp() - 0.34_f64).tanh() } else { ((xs[i]) * 0.5).exp() };
         let t2 = (((xs[i]).sin()).tanh() - (xs[i] - a).cos() * a).tanh() * 1.5;
         if i + 1 < xs.len() {
             let mut t3 = 0.0;
             for j in 0..2 {
-                t3 += (((0.70_f64) + t2) * (t1 + xs[i]) * (j as f64 + 0.5)).sin();
+                t3 += ((0.70_f64 + t2) * (t1 + xs[i]) * (j as f64 + 0.5)).sin();
             }
             acc += (xs[i + 1] + (a).mul_add(0.5, t1)).tanh();
         }
@@ -12643,12 +12643,12 @@ fn p190(a: f64, xs: &[f64]) -> f64 {
         if ((a).sin()).cos() * a < -0.09 {
             continue;
         }
-        let t1 = if (xs[i] - xs[i]).cos() * xs[i] > 0.03 { (((xs[i]) * 0.5).exp() - (0.34_f64)).tanh() } else { ((xs[i]) * 0.5).exp() };
+        let t1 = if (xs[i] - xs[i]).cos() * xs[i] > 0.03 { (((xs[i]) * 0.5).exp() - 0.34_f64).tanh() } else { ((xs[i]) * 0.5).exp() };
         let t2 = (((xs[i]).sin()).tanh() - (xs[i] - a).cos() * a).tanh() * 1.5;
         if i + 1 < xs.len() {
             let mut t3 = 0.0;
             for j in 0..2 {
-                t3 += (((0.70_f64) + t2) * (t1 + xs[i]) * (j as f64 + 0.5)).sin();
+                t3 += ((0.70_f64 + t2) * (t1 + xs[i]) * (j as f64 + 0.5)).sin();
             }
             acc += (xs[i + 1] + (a).mul_add(0.5, t1)).tanh();
         }

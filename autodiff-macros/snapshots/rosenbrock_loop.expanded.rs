@@ -277,14 +277,9 @@ impl rosenbrock {
                 let mut __here1 = __carry2;
                 let mut __hot4 = __at3.take().is_some();
                 let __v5 = __v2 + 1;
-                let __t5 = ::autodiff::__private::ops::take_d0(&mut __dc0);
-                let mut __d14 = __t5;
+                let mut __d14 = ::core::clone::Clone::clone(&__dc0);
                 let mut __d13 = ::autodiff::__private::ops::add_d0(&__d14);
                 let mut __d12 = ::autodiff::__private::ops::add_d1(&__d14);
-                ::autodiff::__private::Accumulate::accumulate(
-                    &mut __dc0,
-                    ::autodiff::__private::ops::identity_d0(&__d13),
-                );
                 let mut __d9 = ::autodiff::__private::ops::add_d0(&__d12);
                 let mut __d11 = ::autodiff::__private::ops::add_d1(&__d12);
                 let mut __d10 = ::autodiff::__private::ops::mul_d0(&__v8, &__d11);

@@ -83,6 +83,8 @@ pub fn derive(input: TokenStream) -> TokenStream {
     let mut tangent_fields = Vec::new();
     let mut zero = Vec::new();
     let mut accumulate = Vec::new();
+    let mut lazy = Vec::new();
+    let mut complete = Vec::new();
     let mut reset = Vec::new();
     let mut take = Vec::new();
     let mut count = Vec::new();
@@ -100,6 +102,9 @@ pub fn derive(input: TokenStream) -> TokenStream {
                 pub #n: <#ty as #rt::Differentiable>::Tangent
             });
             zero.push(quote!(#n: #rt::Differentiable::zero_tangent(&self.#n)));
+            lazy.push(quote!(#n: #rt::Differentiable::lazy_zero_tangent(&self.#n)));
+            complete
+                .push(quote!(#rt::Differentiable::complete_tangent(&self.#n, &mut tangent.#n);));
             accumulate.push(quote!(#rt::Accumulate::accumulate(&mut self.#n, contribution.#n);));
             reset.push(quote!(#rt::Reset::reset(&mut self.#n);));
             take.push(quote!(#n: #rt::Reset::take_reset(&mut self.#n)));
@@ -127,6 +132,7 @@ pub fn derive(input: TokenStream) -> TokenStream {
                 pub #n: #rt::NoTangent
             });
             zero.push(quote!(#n: #rt::NoTangent));
+            lazy.push(quote!(#n: #rt::NoTangent));
             take.push(quote!(#n: #rt::NoTangent));
         }
     }
@@ -161,6 +167,13 @@ pub fn derive(input: TokenStream) -> TokenStream {
             type Tangent = #tangent #ty_generics;
             fn zero_tangent(&self) -> Self::Tangent {
                 #tangent { #(#zero,)* }
+            }
+            fn lazy_zero_tangent(&self) -> Self::Tangent {
+                #tangent { #(#lazy,)* }
+            }
+            fn complete_tangent(&self, tangent: &mut Self::Tangent) {
+                let _ = tangent;
+                #(#complete)*
             }
         }
 

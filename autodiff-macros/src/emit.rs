@@ -117,6 +117,13 @@ struct Emitter<'a> {
     fresh: usize,
     /// Slices whose adjoint elements a fused loop carries in registers (see `fuse`).
     carried: HashMap<VarId, Carried>,
+    /// Parameters whose fields the body reads (struct parameters): their gradient starts
+    /// as a lazy zero, each field taking its first contribution by move, and is completed
+    /// (fields nothing reached become zeros) when returned.
+    lazy: HashSet<VarId>,
+    /// While the reverse of a fused loop's iteration is generated: its accumulators, whose
+    /// adjoint the iteration reads without taking (it is the same in every iteration).
+    invariant: HashSet<CellId>,
 }
 
 /// The registers of a carried slice adjoint in a fused loop: `here` collects element `i`
@@ -502,9 +509,7 @@ impl Emitter<'_> {
             }
         }
         for v in &pre {
-            let d = v.adjoint();
-            let value = self.var(*v);
-            prefix.extend(quote!(let mut #d = #rt::zero_tangent(&#value);));
+            prefix.extend(self.zero_adjoint(*v));
         }
         if block.region != RegionId::BODY {
             let in_loop = self.body.regions[block.region.0].in_loop;
@@ -580,6 +585,7 @@ impl Emitter<'_> {
                             self.contribute(out, u, quote!(#rt::ops::identity_d0(&#dy)), false);
                         }
                     }
+                    Rhs::ReadCell(c) if self.invariant.contains(c) => {}
                     Rhs::ReadCell(c) => {
                         let dc = c.adjoint();
                         out.extend(quote!(#rt::Accumulate::accumulate(&mut #dc, #rt::ops::identity_d0(&#dy));));
@@ -749,6 +755,9 @@ impl Emitter<'_> {
                 }
                 let dc = cell.adjoint();
                 match self.active_var(value) {
+                    Some(u) if self.invariant.contains(cell) => {
+                        self.contribute(out, u, quote!(::core::clone::Clone::clone(&#dc)), false);
+                    }
                     Some(u) => {
                         let t = self.fresh("__t");
                         out.extend(quote!(let #t = #rt::ops::take_d0(&mut #dc);));
@@ -1075,7 +1084,12 @@ impl Emitter<'_> {
                     quote!(#rt::NoTangent)
                 } else if self.initialized.contains(&v) {
                     let d = v.adjoint();
-                    quote!(#d)
+                    if self.lazy.contains(&v) {
+                        let id = v.ident();
+                        quote!(#rt::complete_tangent(&#id, #d))
+                    } else {
+                        quote!(#d)
+                    }
                 } else {
                     let id = v.ident();
                     quote!(#rt::zero_tangent(&#id))
@@ -1086,6 +1100,18 @@ impl Emitter<'_> {
             quote!()
         } else {
             quote!((#(#grads,)*))
+        }
+    }
+
+    /// `let mut <adjoint> = <zero>;` for a variable whose adjoint is zero-initialised.
+    fn zero_adjoint(&mut self, v: VarId) -> TokenStream {
+        let rt = rt();
+        let d = v.adjoint();
+        let value = self.var(v);
+        if self.lazy.contains(&v) {
+            quote!(let mut #d = #rt::lazy_zero_tangent(&#value);)
+        } else {
+            quote!(let mut #d = #rt::zero_tangent(&#value);)
         }
     }
 
@@ -1103,7 +1129,7 @@ impl Emitter<'_> {
     }
 }
 
-fn new_emitter(body: &Body) -> Emitter<'_> {
+fn new_emitter(sig_params: usize, body: &Body) -> Emitter<'_> {
     let mut e = Emitter {
         body,
         preinit: preinitialized(body),
@@ -1115,9 +1141,46 @@ fn new_emitter(body: &Body) -> Emitter<'_> {
         defs: HashMap::new(),
         fresh: 0,
         carried: HashMap::new(),
+        lazy: HashSet::new(),
+        invariant: HashSet::new(),
     };
     collect_defs(&body.block, &mut e.defs);
+    e.lazy = lazily_zeroed(sig_params, body);
     e
+}
+
+/// Parameters read through their fields and never by index: see `Emitter::lazy`.
+fn lazily_zeroed(params: usize, body: &Body) -> HashSet<VarId> {
+    fn walk(block: &Block, bases: &mut HashSet<VarId>, indexed: &mut HashSet<VarId>) {
+        for stmt in &block.stmts {
+            match stmt {
+                Stmt::Let { rhs, .. } => match rhs {
+                    Rhs::Member { base, .. } => {
+                        bases.insert(*base);
+                    }
+                    Rhs::ReadIndex {
+                        place: Place::Var(p),
+                        ..
+                    } => {
+                        indexed.insert(*p);
+                    }
+                    _ => {}
+                },
+                Stmt::If { then, els, .. } => {
+                    walk(then, bases, indexed);
+                    walk(els, bases, indexed);
+                }
+                Stmt::Loop { body, .. } => walk(body, bases, indexed),
+                _ => {}
+            }
+        }
+    }
+    let (mut bases, mut indexed) = (HashSet::new(), HashSet::new());
+    walk(&body.block, &mut bases, &mut indexed);
+    bases
+        .into_iter()
+        .filter(|v| v.0 < params && !indexed.contains(v) && body.is_active(*v))
+        .collect()
 }
 
 /// The body of the seeded derivative, `(inputs…, cotangent) -> (value, gradients)`, when
@@ -1138,7 +1201,7 @@ pub fn seeded_body(sig: &Signature, body: &Body) -> Option<TokenStream> {
     else {
         return None;
     };
-    let mut e = new_emitter(body);
+    let mut e = new_emitter(sig.params.len(), body);
     // The iteration's own values are in scope for its reverse: neither saved nor computed
     // again (floats only: they are `Copy`).
     let item = match head {
@@ -1185,16 +1248,16 @@ pub fn seeded_body(sig: &Signature, body: &Body) -> Option<TokenStream> {
     for stmt in stmts[plan.index + 1..].iter().rev() {
         e.rev_stmt(&mut after_rev, stmt);
     }
+    e.invariant = plan.accumulators;
     let iteration_rev = e.rev_block(lbody, None);
+    e.invariant.clear();
     let mut before_rev = TokenStream::new();
     for stmt in stmts[..plan.index].iter().rev() {
         e.rev_stmt(&mut before_rev, stmt);
     }
     let mut zeros = TokenStream::new();
     for v in &pre {
-        let d = v.adjoint();
-        let value = e.var(*v);
-        zeros.extend(quote!(let mut #d = #rt::zero_tangent(&#value);));
+        zeros.extend(e.zero_adjoint(*v));
     }
     // Carried registers: declared before the loop, taken over at each iteration's start,
     // element `i` stored once at its end (the slice's adjoint is still zero there: nothing
@@ -1267,7 +1330,7 @@ pub fn seeded_body(sig: &Signature, body: &Body) -> Option<TokenStream> {
 
 /// The body of `__autodiff_f_vjp`: forward sweep, then `(value, move |cotangent| reverse)`.
 pub fn vjp_body(sig: &Signature, body: &Body) -> TokenStream {
-    let mut e = new_emitter(body);
+    let mut e = new_emitter(sig.params.len(), body);
     // Parameters read by index, or from a nested region, are zero-initialised up front.
     let dy = format_ident!("__dy", span = Span::mixed_site());
     let reverse = e.rev_block(&body.block, Some((&body.output, quote!(#dy))));

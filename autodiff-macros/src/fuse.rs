@@ -34,6 +34,9 @@ pub struct Plan {
     /// Slices whose adjoint elements are carried: for each, the index variables and their
     /// offset from the loop's item (0 or 1).
     pub carried: Vec<(VarId, HashMap<VarId, u8>)>,
+    /// The loop's accumulators: their adjoint is the same in every iteration, so the
+    /// iteration's reverse reads it and leaves it as it is.
+    pub accumulators: HashSet<CellId>,
 }
 
 /// The IR variables an inactive token stream mentions.
@@ -306,6 +309,7 @@ pub fn plan(body: &Body) -> Option<Plan> {
     }
     let in_loop = uses_of(&lbody.stmts);
     let after = uses_of(post);
+    let mut accumulators = HashSet::new();
     for c in &in_loop.cell_writes {
         let info = &body.cells[c.0];
         if !info.active {
@@ -316,8 +320,11 @@ pub fn plan(body: &Body) -> Option<Plan> {
         }
         let fresh_each_time =
             written_first(&lbody.stmts, *c) == Some(true) && !after.cell_reads.contains(c);
-        if !fresh_each_time && !accumulator(&lbody.stmts, *c, &all) {
-            return None;
+        if !fresh_each_time {
+            if !accumulator(&lbody.stmts, *c, &all) {
+                return None;
+            }
+            accumulators.insert(*c);
         }
     }
     // Carried slices: a ranged loop's item and item + 1 only.
@@ -389,5 +396,9 @@ pub fn plan(body: &Body) -> Option<Plan> {
             }
         }
     }
-    Some(Plan { index, carried })
+    Some(Plan {
+        index,
+        carried,
+        accumulators,
+    })
 }

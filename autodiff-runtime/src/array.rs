@@ -10,6 +10,15 @@ impl<F: Real, S: Data<Elem = F>, D: Dimension> Differentiable for ArrayBase<S, D
     fn zero_tangent(&self) -> Array<F, D> {
         Array::zeros(self.raw_dim())
     }
+    /// An array of no elements: a zero that takes the shape of what is added to it.
+    fn lazy_zero_tangent(&self) -> Array<F, D> {
+        Array::zeros(D::zeros(self.ndim()))
+    }
+    fn complete_tangent(&self, tangent: &mut Array<F, D>) {
+        if tangent.shape() != self.shape() {
+            *tangent = self.zero_tangent();
+        }
+    }
 }
 
 fn is_zero<F: Real, S: Data<Elem = F>, D: Dimension>(a: &ArrayBase<S, D>) -> bool {

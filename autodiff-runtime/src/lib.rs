@@ -38,6 +38,8 @@ pub use implicit::{
     implicit_gradients, implicit_value_and_gradients, Gradient, Gradients, Parameter, VariableRef,
 };
 pub use real::Real;
+#[doc(hidden)]
+pub use tangent::{complete_tangent, lazy_zero_tangent};
 pub use tangent::{zero_tangent, Accumulate, Differentiable, NoTangent, Reset};
 pub use tape::{GradientTape, Once, Persistent, Recorded, Sources};
 pub use variable::{Variable, VariableId};

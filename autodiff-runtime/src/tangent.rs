@@ -26,6 +26,24 @@ pub trait Differentiable {
     type Tangent: Accumulate + Clone;
     /// A zero tangent shaped like `self`.
     fn zero_tangent(&self) -> Self::Tangent;
+
+    /// A zero tangent that may not be shaped like `self` yet (an array of no elements, an
+    /// empty `Vec`): the first contribution accumulated into it is moved in rather than
+    /// added to zeros. Generated code starts a struct parameter's gradient this way and
+    /// calls [`complete_tangent`](Differentiable::complete_tangent) before returning it.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn lazy_zero_tangent(&self) -> Self::Tangent {
+        self.zero_tangent()
+    }
+
+    /// Gives a tangent started by [`lazy_zero_tangent`](Differentiable::lazy_zero_tangent)
+    /// the shape of `self` where nothing reached it.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn complete_tangent(&self, tangent: &mut Self::Tangent) {
+        let _ = tangent;
+    }
 }
 
 /// The gradient slot of a parameter that is a constant (an integer, a `bool`, a
@@ -128,12 +146,24 @@ impl<T: Differentiable> Differentiable for [T] {
     fn zero_tangent(&self) -> Vec<T::Tangent> {
         self.iter().map(Differentiable::zero_tangent).collect()
     }
+    fn lazy_zero_tangent(&self) -> Vec<T::Tangent> {
+        Vec::new()
+    }
+    fn complete_tangent(&self, tangent: &mut Vec<T::Tangent>) {
+        complete_elements(self, tangent);
+    }
 }
 
 impl<T: Differentiable> Differentiable for Vec<T> {
     type Tangent = Vec<T::Tangent>;
     fn zero_tangent(&self) -> Vec<T::Tangent> {
         self.iter().map(Differentiable::zero_tangent).collect()
+    }
+    fn lazy_zero_tangent(&self) -> Vec<T::Tangent> {
+        Vec::new()
+    }
+    fn complete_tangent(&self, tangent: &mut Vec<T::Tangent>) {
+        complete_elements(self, tangent);
     }
 }
 
@@ -144,11 +174,29 @@ impl<T: Real, const N: usize> Differentiable for [T; N] {
     }
 }
 
+/// An empty gradient buffer (nothing reached it) becomes zeros; each element is completed.
+fn complete_elements<T: Differentiable>(values: &[T], tangent: &mut Vec<T::Tangent>) {
+    if tangent.is_empty() {
+        *tangent = values.iter().map(Differentiable::zero_tangent).collect();
+    }
+    for (v, t) in values.iter().zip(tangent.iter_mut()) {
+        v.complete_tangent(t);
+    }
+}
+
 impl<T: Differentiable + ?Sized> Differentiable for &T {
     type Tangent = T::Tangent;
     #[inline(always)]
     fn zero_tangent(&self) -> T::Tangent {
         (**self).zero_tangent()
+    }
+    #[inline(always)]
+    fn lazy_zero_tangent(&self) -> T::Tangent {
+        (**self).lazy_zero_tangent()
+    }
+    #[inline(always)]
+    fn complete_tangent(&self, tangent: &mut T::Tangent) {
+        (**self).complete_tangent(tangent)
     }
 }
 
@@ -157,6 +205,14 @@ impl<T: Differentiable + ?Sized> Differentiable for &mut T {
     #[inline(always)]
     fn zero_tangent(&self) -> T::Tangent {
         (**self).zero_tangent()
+    }
+    #[inline(always)]
+    fn lazy_zero_tangent(&self) -> T::Tangent {
+        (**self).lazy_zero_tangent()
+    }
+    #[inline(always)]
+    fn complete_tangent(&self, tangent: &mut T::Tangent) {
+        (**self).complete_tangent(tangent)
     }
 }
 
@@ -168,6 +224,25 @@ impl<T: Differentiable + ?Sized> Differentiable for &mut T {
 #[inline(always)]
 pub fn zero_tangent<T: Differentiable + ?Sized>(value: &T) -> T::Tangent {
     value.zero_tangent()
+}
+
+/// [`Differentiable::lazy_zero_tangent`]: how generated code starts the gradient of a
+/// struct parameter whose fields it reads.
+#[doc(hidden)]
+#[inline(always)]
+pub fn lazy_zero_tangent<T: Differentiable + ?Sized>(value: &T) -> T::Tangent {
+    value.lazy_zero_tangent()
+}
+
+/// [`Differentiable::complete_tangent`], returning the completed tangent.
+#[doc(hidden)]
+#[inline(always)]
+pub fn complete_tangent<T: Differentiable + ?Sized>(
+    value: &T,
+    mut tangent: T::Tangent,
+) -> T::Tangent {
+    value.complete_tangent(&mut tangent);
+    tangent
 }
 
 /// Setting a tangent back to zero in place, as the reverse sweep does when it passes an

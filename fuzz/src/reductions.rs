@@ -52,7 +52,7 @@ impl ReductionGen<'_> {
             let names = self.names.clone();
             self.rng.pick(&names).clone()
         } else {
-            format!("({:.2}_f64)", self.rng.unit() * 2.0 - 1.0)
+            format!("{:.2}_f64", self.rng.unit() * 2.0 - 1.0)
         }
     }
 
