@@ -82,7 +82,7 @@ fn pretty(seconds: f64) -> String {
 fn main() {
     // `cargo bench` passes `--bench`; a quick run for smoke tests takes `--quick`.
     let quick = std::env::args().any(|a| a == "--quick");
-    let rounds = if quick { 3 } else { 15 };
+    let rounds = if quick { 3 } else { 31 };
     let mut rows = Vec::new();
     for n in [10_000, 1_000_000] {
         let x = rosenbrock_input(n);

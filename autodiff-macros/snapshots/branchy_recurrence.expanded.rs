@@ -120,13 +120,13 @@ impl recurrence {
                             &mut __d4,
                             ::autodiff::__private::ops::sub_d0(&__d8),
                         );
-                        let mut __d7 = ::autodiff::__private::ops::sub_d1(&__d8);
+                        let mut __d7 = ::autodiff::__private::ops::add_d0(&__d8);
                         let mut __d6 = ::autodiff::__private::ops::mul_d0(&__v4, &__d7);
-                        ::autodiff::__private::Accumulate::accumulate(
+                        ::autodiff::__private::ops::accumulate_negated(
                             &mut __d4,
                             ::autodiff::__private::ops::mul_d1(&__v6, &__d7),
                         );
-                        ::autodiff::__private::Accumulate::accumulate(
+                        ::autodiff::__private::ops::accumulate_negated(
                             &mut __d0,
                             ::autodiff::__private::ops::mul_d1(&(1e-5), &__d6),
                         );
@@ -148,9 +148,9 @@ impl recurrence {
                             &__v9,
                             &__d11,
                         );
-                        ::autodiff::__private::Accumulate::accumulate(
+                        ::autodiff::__private::ops::accumulate_negated(
                             &mut __d4,
-                            ::autodiff::__private::ops::sub_d1(&__d10),
+                            ::autodiff::__private::ops::add_d0(&__d10),
                         );
                         ::autodiff::__private::Accumulate::accumulate(
                             &mut __d1,

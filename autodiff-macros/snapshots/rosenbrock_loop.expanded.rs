@@ -117,7 +117,7 @@ impl rosenbrock {
                         ::autodiff::__private::ops::mul_d1(&__v4, &__d9),
                     );
                     let mut __d6 = ::autodiff::__private::ops::sub_d0(&__d8);
-                    let mut __d7 = ::autodiff::__private::ops::sub_d1(&__d8);
+                    let mut __d7 = ::autodiff::__private::ops::add_d0(&__d8);
                     let mut __d3 = ::autodiff::__private::ops::mul_d0(&__v3, &__d7);
                     ::autodiff::__private::Accumulate::accumulate(
                         &mut __d3,
@@ -126,8 +126,9 @@ impl rosenbrock {
                     ::autodiff::__private::ops::index_d0(&mut __d0, __v5, &__d6);
                     ::autodiff::__private::Accumulate::accumulate(
                         &mut __d3,
-                        ::autodiff::__private::ops::sub_d1(&__d4),
+                        ::autodiff::__private::ops::add_d0(&__d4),
                     );
+                    let mut __d3 = ::autodiff::__private::ops::sub_d1(&__d3);
                     ::autodiff::__private::ops::index_d0(&mut __d0, __v2, &__d3);
                 }
                 ::autodiff::__private::ops::reset_d0(&mut __dc0);
@@ -294,7 +295,7 @@ impl rosenbrock {
                     ::autodiff::__private::ops::mul_d1(&__v4, &__d9),
                 );
                 let mut __d6 = ::autodiff::__private::ops::sub_d0(&__d8);
-                let mut __d7 = ::autodiff::__private::ops::sub_d1(&__d8);
+                let mut __d7 = ::autodiff::__private::ops::add_d0(&__d8);
                 let mut __d3 = ::autodiff::__private::ops::mul_d0(&__v3, &__d7);
                 ::autodiff::__private::Accumulate::accumulate(
                     &mut __d3,
@@ -304,8 +305,9 @@ impl rosenbrock {
                 __at3 = ::core::option::Option::Some(__v5);
                 ::autodiff::__private::Accumulate::accumulate(
                     &mut __d3,
-                    ::autodiff::__private::ops::sub_d1(&__d4),
+                    ::autodiff::__private::ops::add_d0(&__d4),
                 );
+                let mut __d3 = ::autodiff::__private::ops::sub_d1(&__d3);
                 ::autodiff::__private::Accumulate::accumulate(&mut __here1, __d3);
                 __hot4 = true;
                 if __hot4 {

@@ -124,6 +124,11 @@ struct Emitter<'a> {
     /// While the reverse of a fused loop's iteration is generated: its accumulators, whose
     /// adjoint the iteration reads without taking (it is the same in every iteration).
     invariant: HashSet<CellId>,
+    /// Scalar adjoints kept with their sign pending: the variable holds the negation of
+    /// the adjoint. A subtraction's right operand (`a - b*c`) then costs no negation: the
+    /// rules downstream are linear in the cotangent (and rounding is symmetric in sign),
+    /// so the sign travels to where the contribution is added, which subtracts instead.
+    negated: HashSet<VarId>,
 }
 
 /// The registers of a carried slice adjoint in a fused loop: `here` collects element `i`
@@ -422,8 +427,27 @@ impl Emitter<'_> {
         contribution: TokenStream,
         typed: bool,
     ) {
+        self.contribute_signed(out, target, contribution, typed, false);
+    }
+
+    /// [`contribute`](Self::contribute) of the negation of `contribution` when `negated`.
+    fn contribute_signed(
+        &mut self,
+        out: &mut TokenStream,
+        target: VarId,
+        contribution: TokenStream,
+        typed: bool,
+        negated: bool,
+    ) {
         let rt = rt();
         let d = target.adjoint();
+        let general = self.body.vars[target.0].general;
+        let contribution = if negated && (typed || general) {
+            quote!(#rt::ops::sub_d1(&#contribution))
+        } else {
+            contribution
+        };
+        let negated = negated && !typed && !general;
         if self.initialized.insert(target) {
             if typed {
                 let v = self.var(target);
@@ -433,7 +457,12 @@ impl Emitter<'_> {
                 });
             } else {
                 out.extend(quote!(let mut #d = #contribution;));
+                if negated {
+                    self.negated.insert(target);
+                }
             }
+        } else if negated != self.negated.contains(&target) {
+            out.extend(quote!(#rt::ops::accumulate_negated(&mut #d, #contribution);));
         } else {
             out.extend(quote!(#rt::Accumulate::accumulate(&mut #d, #contribution);));
         }
@@ -578,6 +607,18 @@ impl Emitter<'_> {
                     return;
                 }
                 let dy = dst.adjoint();
+                let signed_rule = !self.body.vars[dst.0].general
+                    && matches!(
+                        rhs,
+                        Rhs::Prim(Prim::Binary { .. } | Prim::Neg | Prim::Method { .. }, _)
+                    );
+                let negated = self.negated.contains(dst);
+                if negated && !signed_rule {
+                    // the adjoint's sign is applied before anything but a scalar rule reads it
+                    out.extend(quote!(let mut #dy = #rt::ops::sub_d1(&#dy);));
+                    self.negated.remove(dst);
+                }
+                let negated = negated && signed_rule;
                 match rhs {
                     Rhs::Inactive(_) => {}
                     Rhs::Copy(o) => {
@@ -721,7 +762,25 @@ impl Emitter<'_> {
                             } else {
                                 quote!(&#dy)
                             };
-                            self.contribute(out, u, quote!(#path(#(&#reads,)* #dy_arg)), false);
+                            // `−dy` (a subtraction's right operand, a negation): the sign is
+                            // left pending rather than computed
+                            if !tensor && matches!((rule, k), ("sub", 1) | ("neg", 0)) {
+                                self.contribute_signed(
+                                    out,
+                                    u,
+                                    quote!(#rt::ops::add_d0(&#dy)),
+                                    false,
+                                    !negated,
+                                );
+                                continue;
+                            }
+                            self.contribute_signed(
+                                out,
+                                u,
+                                quote!(#path(#(&#reads,)* #dy_arg)),
+                                false,
+                                negated,
+                            );
                         }
                     }
                     Rhs::Call { func, args } => {
@@ -1084,7 +1143,9 @@ impl Emitter<'_> {
                     quote!(#rt::NoTangent)
                 } else if self.initialized.contains(&v) {
                     let d = v.adjoint();
-                    if self.lazy.contains(&v) {
+                    if self.negated.contains(&v) {
+                        quote!(#rt::ops::sub_d1(&#d))
+                    } else if self.lazy.contains(&v) {
                         let id = v.ident();
                         quote!(#rt::complete_tangent(&#id, #d))
                     } else {
@@ -1143,6 +1204,7 @@ fn new_emitter(sig_params: usize, body: &Body) -> Emitter<'_> {
         carried: HashMap::new(),
         lazy: HashSet::new(),
         invariant: HashSet::new(),
+        negated: HashSet::new(),
     };
     collect_defs(&body.block, &mut e.defs);
     e.lazy = lazily_zeroed(sig_params, body);

@@ -137,6 +137,20 @@ pub fn cast_d0<A: Real, B: Real>(dy: &B) -> A {
     A::from_f64(dy.to_f64_lossless())
 }
 
+/// Accumulates the negation of a contribution: `into = into − contribution` (what
+/// `into + (−contribution)` is, exactly). Generated code keeps an adjoint reached through
+/// a subtraction or a negation with its sign pending, and subtracts it where it lands.
+///
+/// ```
+/// let mut d = 1.5_f64;
+/// autodiff_runtime::ops::accumulate_negated(&mut d, 0.5);
+/// assert_eq!(d, 1.0);
+/// ```
+#[inline(always)]
+pub fn accumulate_negated<T: Real>(into: &mut T, contribution: T) {
+    *into = *into - contribution;
+}
+
 /// A zero of the element type of a slice's cotangent (the registers a fused loop keeps
 /// element cotangents in before storing them).
 ///
