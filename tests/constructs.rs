@@ -930,3 +930,52 @@ fn return_at_the_end_of_the_body() {
         assert_eq!(g, g2);
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Signs: an adjoint reached through `-` or a negation keeps its sign pending in generated
+// code and is subtracted where it lands; every way it can land is here.
+// ---------------------------------------------------------------------------------------
+
+#[differentiable]
+fn signs(a: f64, b: f64, c: f64) -> f64 {
+    // `b` only ever through subtractions and negations: its gradient leaves with the
+    // sign applied; `c` twice negated; `a` through both signs, into a cell and a call.
+    let t = a - b * c;
+    let u = -(-c) * 2.0 - (-a);
+    let mut s = 0.0;
+    s -= t.sin();
+    s = s - -u;
+    let v = -b;
+    s + weighted_sum(v, 0.5, -t, 1.5)
+}
+
+#[differentiable]
+fn weighted_sum(w1: f64, x1: f64, w2: f64, x2: f64) -> f64 {
+    w1 * x1 + w2 * x2
+}
+
+#[test]
+fn pending_signs_reach_every_gradient() {
+    for &(a, b, c) in &[(0.3, -1.2, 0.7), (-2.0, 0.5, 1.5), (1.0, 0.0, -0.25)] {
+        let (da, db, dc) = gradients_function!(signs)(a, b, c);
+        // s = −sin(a − bc) + 2c + a − 0.5b − 1.5(a − bc)
+        let t: f64 = a - b * c;
+        let expected = (
+            -t.cos() + 1.0 - 1.5,
+            t.cos() * c - 0.5 + 1.5 * c,
+            t.cos() * b + 2.0 + 1.5 * b,
+        );
+        let close = |x: f64, y: f64| (x - y).abs() <= 1e-14 * y.abs().max(1.0);
+        assert!(close(da, expected.0), "d/da {da} vs {}", expected.0);
+        assert!(close(db, expected.1), "d/db {db} vs {}", expected.1);
+        assert!(close(dc, expected.2), "d/dc {dc} vs {}", expected.2);
+        let numeric = finite_difference(|p| signs(p[0], p[1], p[2]), &[a, b, c]);
+        assert_gradient_close(&[da, db, dc], &numeric, 1e-8);
+    }
+    // a parameter reached only through one negation
+    #[differentiable]
+    fn minus(x: f64) -> f64 {
+        -x
+    }
+    assert_eq!(gradients_function!(minus)(2.0), -1.0);
+}
