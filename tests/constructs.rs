@@ -944,7 +944,7 @@ fn signs(a: f64, b: f64, c: f64) -> f64 {
     let u = -(-c) * 2.0 - (-a);
     let mut s = 0.0;
     s -= t.sin();
-    s = s - -u;
+    s -= -u;
     let v = -b;
     s + weighted_sum(v, 0.5, -t, 1.5)
 }
