@@ -1324,35 +1324,38 @@ pub fn seeded_body(sig: &Signature, body: &Body) -> Option<TokenStream> {
     // Carried registers: declared before the loop, taken over at each iteration's start,
     // element `i` stored once at its end (the slice's adjoint is still zero there: nothing
     // else reaches it before or during the loop), the last `i + 1` after the loop.
-    let (mut regs, mut start, mut end, mut flush) = Default::default();
+    let mut regs = TokenStream::new();
+    let mut start = TokenStream::new();
+    let mut end = TokenStream::new();
+    let mut flush = TokenStream::new();
     let mut carried: Vec<(&VarId, &Carried)> = e.carried.iter().collect();
     carried.sort_by_key(|(p, _)| **p);
     for (p, c) in carried {
         let (d, here, carry, at, hot) = (p.adjoint(), &c.here, &c.carry, &c.at, &c.hot);
         let item = item.map(VarId::ident);
-        (&mut end as &mut TokenStream).extend(quote! {
+        end.extend(quote! {
             if #hot { #d[#item] = #here; }
         });
         // (a read of `i + 1` whose value has no derivative contributes nothing)
         if c.carry_assigned.is_none() {
-            (&mut start as &mut TokenStream).extend(quote! {
+            start.extend(quote! {
                 let mut #here = #rt::ops::element_zero(&#d);
                 let mut #hot = false;
             });
             continue;
         }
-        (&mut regs as &mut TokenStream).extend(quote! {
+        regs.extend(quote! {
             let mut #carry = #rt::ops::element_zero(&#d);
             let mut #at = ::core::option::Option::None;
         });
         let reset = (c.carry_assigned == Some(false))
             .then(|| quote!(#carry = #rt::ops::element_zero(&#d);));
-        (&mut start as &mut TokenStream).extend(quote! {
+        start.extend(quote! {
             let mut #here = #carry;
             let mut #hot = #at.take().is_some();
             #reset
         });
-        (&mut flush as &mut TokenStream).extend(quote! {
+        flush.extend(quote! {
             if let ::core::option::Option::Some(__k) = #at { #d[__k] = #carry; }
         });
     }
