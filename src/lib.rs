@@ -76,8 +76,8 @@ pub mod prelude {
 pub mod __private {
     pub use autodiff_runtime::{__autodiff_project, __autodiff_source_read};
     pub use autodiff_runtime::{
-        complete_tangent, lazy_zero_tangent, ops, zero_tangent, Accumulate, Differentiable,
-        NoTangent, Real, Reset,
+        adjoint_zero, complete_tangent, finish_tangent, lazy_zero_tangent, ops, zero_tangent,
+        Accumulate, Differentiable, NoTangent, Real, Reset,
     };
     pub use autodiff_runtime::{implicit, saved, select, source};
 }

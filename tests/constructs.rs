@@ -979,3 +979,39 @@ fn pending_signs_reach_every_gradient() {
     }
     assert_eq!(gradients_function!(minus)(2.0), -1.0);
 }
+
+#[differentiable]
+fn zero_gradients(a: f64, b: f64, c: f64) -> f64 {
+    let mut s = 0.0;
+    if a > 100.0 {
+        s += b;
+    }
+    let t = -c;
+    s + a * 0.0 + t * 0.0
+}
+
+#[test]
+fn zero_gradients_are_positive_zeros() {
+    // Reverse sweeps start adjoints from −0.0 (the additive identity the compiler can
+    // drop); a gradient nothing reached still comes back as 0.0, through every path.
+    let (da, db, dc) = gradients_function!(zero_gradients)(1.0, 2.0, 3.0);
+    for (name, g) in [("a", da), ("b", db), ("c", dc)] {
+        assert!(g == 0.0 && g.is_sign_positive(), "d/d{name} = {g:?}");
+    }
+    let (_, pullback) = vjp!(zero_gradients)(1.0, 2.0, 3.0);
+    let (da, db, dc) = pullback(1.0);
+    for (name, g) in [("a", da), ("b", db), ("c", dc)] {
+        assert!(g == 0.0 && g.is_sign_positive(), "vjp d/d{name} = {g:?}");
+    }
+    let w = Variable::new(2.0);
+    let f = differentiable_closure!(|x: f64| {
+        let mut s = x;
+        if x > 100.0 {
+            s += w * 1.0;
+        }
+        s + w * 0.0
+    });
+    let grads = implicit_gradients(f)(1.0);
+    let g: f64 = grads.get(&w).expect("w was read");
+    assert!(g == 0.0 && g.is_sign_positive(), "implicit d/dw = {g:?}");
+}

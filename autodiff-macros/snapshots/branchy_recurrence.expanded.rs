@@ -100,9 +100,9 @@ impl recurrence {
         (
             __v14,
             move |__dy: <f64 as ::autodiff::__private::Differentiable>::Tangent| {
-                let mut __dc0 = ::autodiff::__private::zero_tangent(&__c0);
-                let mut __d0 = ::autodiff::__private::zero_tangent(&__v0);
-                let mut __d1 = ::autodiff::__private::zero_tangent(&__v1);
+                let mut __dc0 = ::autodiff::__private::adjoint_zero(&__c0);
+                let mut __d0 = ::autodiff::__private::adjoint_zero(&__v0);
+                let mut __d1 = ::autodiff::__private::adjoint_zero(&__v1);
                 let mut __d14 = __dy;
                 ::autodiff::__private::Accumulate::accumulate(
                     &mut __dc0,
@@ -111,7 +111,7 @@ impl recurrence {
                 for __v3 in ::autodiff::__private::saved::range_back((0), __v13) {
                     let __v4 = ::autodiff::__private::saved::pop(&mut __s4);
                     let __v5 = __v4 > 0.5;
-                    let mut __d4 = ::autodiff::__private::zero_tangent(&__v4);
+                    let mut __d4 = ::autodiff::__private::adjoint_zero(&__v4);
                     if __v5 {
                         let __v6 = (1e-5) * __v0;
                         let __t1 = ::autodiff::__private::ops::take_d0(&mut __dc0);
@@ -163,7 +163,11 @@ impl recurrence {
                     );
                 }
                 ::autodiff::__private::ops::reset_d0(&mut __dc0);
-                (__d0, __d1, ::autodiff::__private::NoTangent)
+                (
+                    ::autodiff::__private::finish_tangent(&__v0, __d0),
+                    ::autodiff::__private::finish_tangent(&__v1, __d1),
+                    ::autodiff::__private::NoTangent,
+                )
             },
         )
     }

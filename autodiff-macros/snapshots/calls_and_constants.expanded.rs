@@ -77,11 +77,11 @@ impl energy {
                 let mut __d3 = ::autodiff::__private::ops::div_d1(&__v3, &__v9, &__d9);
                 let mut __d7 = ::autodiff::__private::ops::powi_d0(&__v7, &__v2, &__d8);
                 let __g1 = __pb7(__d7);
-                let mut __d0 = ::autodiff::__private::zero_tangent(&__v0);
+                let mut __d0 = ::autodiff::__private::adjoint_zero(&__v0);
                 ::autodiff::__private::Accumulate::accumulate(&mut __d0, __g1.0);
-                let mut __d6 = ::autodiff::__private::zero_tangent(&__v6);
+                let mut __d6 = ::autodiff::__private::adjoint_zero(&__v6);
                 ::autodiff::__private::Accumulate::accumulate(&mut __d6, __g1.2);
-                let mut __d1 = ::autodiff::__private::zero_tangent(&__v1);
+                let mut __d1 = ::autodiff::__private::adjoint_zero(&__v1);
                 ::autodiff::__private::Accumulate::accumulate(&mut __d1, __g1.3);
                 ::autodiff::__private::Accumulate::accumulate(
                     &mut __d3,
@@ -95,7 +95,11 @@ impl energy {
                     &mut __d1,
                     ::autodiff::__private::ops::hypot_d1(&__v1, &__v3, &__d3),
                 );
-                (__d0, __d1, ::autodiff::__private::NoTangent)
+                (
+                    ::autodiff::__private::finish_tangent(&__v0, __d0),
+                    ::autodiff::__private::finish_tangent(&__v1, __d1),
+                    ::autodiff::__private::NoTangent,
+                )
             },
         )
     }

@@ -87,7 +87,11 @@ impl dense {
                     &__v1,
                     &__d3,
                 );
-                (__d0, __d1, __d2)
+                (
+                    ::autodiff::__private::finish_tangent(&__v0, __d0),
+                    ::autodiff::__private::finish_tangent(&__v1, __d1),
+                    ::autodiff::__private::finish_tangent(&__v2, __d2),
+                )
             },
         )
     }

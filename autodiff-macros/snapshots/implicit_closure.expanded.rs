@@ -69,7 +69,10 @@ fn snapshot() {
                             };
                             (&&&::autodiff::__private::source::Probe(__v2)).deposit(__d3)
                         };
-                        (__d0, __d1)
+                        (
+                            ::autodiff::__private::finish_tangent(&__v0, __d0),
+                            ::autodiff::__private::finish_tangent(&__v1, __d1),
+                        )
                     },
                 )
             });

@@ -56,8 +56,8 @@ fn snapshot() {
                 (
                     __v13,
                     move |__dy| {
-                        let mut __dc0 = ::autodiff::__private::zero_tangent(&__c0);
-                        let mut __d0 = ::autodiff::__private::zero_tangent(&__v0);
+                        let mut __dc0 = ::autodiff::__private::adjoint_zero(&__c0);
+                        let mut __d0 = ::autodiff::__private::adjoint_zero(&__v0);
                         let mut __d13 = __dy;
                         ::autodiff::__private::Accumulate::accumulate(
                             &mut __dc0,
@@ -144,7 +144,7 @@ fn snapshot() {
                             };
                         }
                         ::autodiff::__private::ops::reset_d0(&mut __dc0);
-                        (__d0,)
+                        (::autodiff::__private::finish_tangent(&__v0, __d0),)
                     },
                 )
             });

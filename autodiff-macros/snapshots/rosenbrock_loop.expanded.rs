@@ -80,8 +80,8 @@ impl rosenbrock {
         (
             __v16,
             move |__dy: <f64 as ::autodiff::__private::Differentiable>::Tangent| {
-                let mut __dc0 = ::autodiff::__private::zero_tangent(&__c0);
-                let mut __d0 = ::autodiff::__private::zero_tangent(&__v0);
+                let mut __dc0 = ::autodiff::__private::adjoint_zero(&__c0);
+                let mut __d0 = ::autodiff::__private::adjoint_zero(&__v0);
                 let mut __d16 = __dy;
                 ::autodiff::__private::Accumulate::accumulate(
                     &mut __dc0,
@@ -132,7 +132,7 @@ impl rosenbrock {
                     ::autodiff::__private::ops::index_d0(&mut __d0, __v2, &__d3);
                 }
                 ::autodiff::__private::ops::reset_d0(&mut __dc0);
-                (__d0,)
+                (::autodiff::__private::finish_tangent(&__v0, __d0),)
             },
         )
     }
@@ -249,8 +249,8 @@ impl rosenbrock {
         __c0 = (0.0);
         let __v1 = __v0.len() - 1;
         __c1 = (0u8);
-        let mut __dc0 = ::autodiff::__private::zero_tangent(&__c0);
-        let mut __d0 = ::autodiff::__private::zero_tangent(&__v0);
+        let mut __dc0 = ::autodiff::__private::adjoint_zero(&__c0);
+        let mut __d0 = ::autodiff::__private::adjoint_zero(&__v0);
         let mut __d16 = __dy;
         ::autodiff::__private::Accumulate::accumulate(
             &mut __dc0,
@@ -321,6 +321,6 @@ impl rosenbrock {
         }
         let __v16 = ::core::clone::Clone::clone(&__c0);
         ::autodiff::__private::ops::reset_d0(&mut __dc0);
-        (__v16, (__d0,))
+        (__v16, (::autodiff::__private::finish_tangent(&__v0, __d0),))
     }
 }

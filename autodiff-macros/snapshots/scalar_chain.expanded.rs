@@ -82,8 +82,8 @@ impl chain {
         (
             __v10,
             move |__dy: <f64 as ::autodiff::__private::Differentiable>::Tangent| {
-                let mut __dc0 = ::autodiff::__private::zero_tangent(&__c0);
-                let mut __d0 = ::autodiff::__private::zero_tangent(&__v0);
+                let mut __dc0 = ::autodiff::__private::adjoint_zero(&__c0);
+                let mut __d0 = ::autodiff::__private::adjoint_zero(&__v0);
                 let mut __d10 = __dy;
                 ::autodiff::__private::Accumulate::accumulate(
                     &mut __dc0,
@@ -114,7 +114,10 @@ impl chain {
                 }
                 let __t2 = ::autodiff::__private::ops::take_d0(&mut __dc0);
                 ::autodiff::__private::Accumulate::accumulate(&mut __d0, __t2);
-                (__d0, ::autodiff::__private::NoTangent)
+                (
+                    ::autodiff::__private::finish_tangent(&__v0, __d0),
+                    ::autodiff::__private::NoTangent,
+                )
             },
         )
     }

@@ -452,7 +452,7 @@ impl Emitter<'_> {
             if typed {
                 let v = self.var(target);
                 out.extend(quote! {
-                    let mut #d = #rt::zero_tangent(&#v);
+                    let mut #d = #rt::adjoint_zero(&#v);
                     #rt::Accumulate::accumulate(&mut #d, #contribution);
                 });
             } else {
@@ -704,7 +704,7 @@ impl Emitter<'_> {
                                     let d = u.adjoint();
                                     if self.initialized.insert(u) {
                                         let v = self.var(u);
-                                        out.extend(quote!(let mut #d = #rt::zero_tangent(&#v);));
+                                        out.extend(quote!(let mut #d = #rt::adjoint_zero(&#v);));
                                     }
                                     out.extend(quote!(#rt::ops::cast_accumulate(&mut #d, &#dy);));
                                     continue;
@@ -1142,15 +1142,16 @@ impl Emitter<'_> {
                 if !p.differentiable {
                     quote!(#rt::NoTangent)
                 } else if self.initialized.contains(&v) {
-                    let d = v.adjoint();
-                    if self.negated.contains(&v) {
+                    let (d, id) = (v.adjoint(), v.ident());
+                    let d = if self.negated.contains(&v) {
                         quote!(#rt::ops::sub_d1(&#d))
                     } else if self.lazy.contains(&v) {
-                        let id = v.ident();
                         quote!(#rt::complete_tangent(&#id, #d))
                     } else {
                         quote!(#d)
-                    }
+                    };
+                    // adjoints start from −0.0: a zero gradient leaves as 0.0
+                    quote!(#rt::finish_tangent(&#id, #d))
                 } else {
                     let id = v.ident();
                     quote!(#rt::zero_tangent(&#id))
@@ -1172,7 +1173,7 @@ impl Emitter<'_> {
         if self.lazy.contains(&v) {
             quote!(let mut #d = #rt::lazy_zero_tangent(&#value);)
         } else {
-            quote!(let mut #d = #rt::zero_tangent(&#value);)
+            quote!(let mut #d = #rt::adjoint_zero(&#value);)
         }
     }
 
@@ -1183,7 +1184,7 @@ impl Emitter<'_> {
         for (i, cell) in self.body.cells.iter().enumerate() {
             if cell.active {
                 let (c, d) = (CellId(i).ident(), CellId(i).adjoint());
-                out.extend(quote!(let mut #d = #rt::zero_tangent(&#c);));
+                out.extend(quote!(let mut #d = #rt::adjoint_zero(&#c);));
             }
         }
         out

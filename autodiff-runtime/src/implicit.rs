@@ -22,17 +22,30 @@ use std::sync::Arc;
 pub trait TangentValue: crate::Accumulate + Clone + Send + Sync + fmt::Debug + 'static {
     /// `self *= factor`.
     fn scale(&mut self, factor: f64);
+
+    /// The value as handed to the caller: a float `−0.0` (the zero reverse sweeps start
+    /// adjoints from) becomes `0.0`.
+    #[doc(hidden)]
+    fn normalized(self) -> Self {
+        self
+    }
 }
 
 impl TangentValue for f64 {
     fn scale(&mut self, factor: f64) {
         *self *= factor;
     }
+    fn normalized(self) -> Self {
+        self + 0.0
+    }
 }
 
 impl TangentValue for f32 {
     fn scale(&mut self, factor: f64) {
         *self = (f64::from(*self) * factor) as f32;
+    }
+    fn normalized(self) -> Self {
+        self + 0.0
     }
 }
 
@@ -674,6 +687,7 @@ where
         if !wanted {
             return;
         }
+        let gradient = gradient.normalized();
         match req.sink.variables.get_mut(&id) {
             Some((g, _)) => g.0.add(&gradient),
             None => {

@@ -44,6 +44,23 @@ pub trait Differentiable {
     fn complete_tangent(&self, tangent: &mut Self::Tangent) {
         let _ = tangent;
     }
+
+    /// The zero a reverse sweep starts an adjoint from: for floats `−0.0`, the additive
+    /// identity of IEEE arithmetic (`−0.0 + x` is `x` for every `x`, so the compiler drops
+    /// the addition; `0.0 + x` is not `x` when `x` is `−0.0`).
+    #[doc(hidden)]
+    #[inline(always)]
+    fn adjoint_zero(&self) -> Self::Tangent {
+        self.zero_tangent()
+    }
+
+    /// A gradient as returned to the caller: a float zero reached only by `−0.0` starts
+    /// becomes `0.0` (`x + 0.0`), anything else is unchanged.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn finish_tangent(&self, tangent: Self::Tangent) -> Self::Tangent {
+        tangent
+    }
 }
 
 /// The gradient slot of a parameter that is a constant (an integer, a `bool`, a
@@ -134,6 +151,14 @@ macro_rules! scalar_differentiable {
             fn zero_tangent(&self) -> $t {
                 0.0
             }
+            #[inline(always)]
+            fn adjoint_zero(&self) -> $t {
+                -0.0
+            }
+            #[inline(always)]
+            fn finish_tangent(&self, tangent: $t) -> $t {
+                tangent + 0.0
+            }
         }
     )*};
 }
@@ -198,6 +223,14 @@ impl<T: Differentiable + ?Sized> Differentiable for &T {
     fn complete_tangent(&self, tangent: &mut T::Tangent) {
         (**self).complete_tangent(tangent)
     }
+    #[inline(always)]
+    fn adjoint_zero(&self) -> T::Tangent {
+        (**self).adjoint_zero()
+    }
+    #[inline(always)]
+    fn finish_tangent(&self, tangent: T::Tangent) -> T::Tangent {
+        (**self).finish_tangent(tangent)
+    }
 }
 
 impl<T: Differentiable + ?Sized> Differentiable for &mut T {
@@ -213,6 +246,14 @@ impl<T: Differentiable + ?Sized> Differentiable for &mut T {
     #[inline(always)]
     fn complete_tangent(&self, tangent: &mut T::Tangent) {
         (**self).complete_tangent(tangent)
+    }
+    #[inline(always)]
+    fn adjoint_zero(&self) -> T::Tangent {
+        (**self).adjoint_zero()
+    }
+    #[inline(always)]
+    fn finish_tangent(&self, tangent: T::Tangent) -> T::Tangent {
+        (**self).finish_tangent(tangent)
     }
 }
 
@@ -232,6 +273,20 @@ pub fn zero_tangent<T: Differentiable + ?Sized>(value: &T) -> T::Tangent {
 #[inline(always)]
 pub fn lazy_zero_tangent<T: Differentiable + ?Sized>(value: &T) -> T::Tangent {
     value.lazy_zero_tangent()
+}
+
+/// [`Differentiable::adjoint_zero`].
+#[doc(hidden)]
+#[inline(always)]
+pub fn adjoint_zero<T: Differentiable + ?Sized>(value: &T) -> T::Tangent {
+    value.adjoint_zero()
+}
+
+/// [`Differentiable::finish_tangent`].
+#[doc(hidden)]
+#[inline(always)]
+pub fn finish_tangent<T: Differentiable + ?Sized>(value: &T, tangent: T::Tangent) -> T::Tangent {
+    value.finish_tangent(tangent)
 }
 
 /// [`Differentiable::complete_tangent`], returning the completed tangent.
@@ -259,6 +314,21 @@ pub trait Reset: Sized {
     fn reset(&mut self);
     /// Returns the current value and leaves zero behind.
     fn take_reset(&mut self) -> Self;
+
+    /// [`reset`](Reset::reset) as a reverse sweep does it: a float becomes `−0.0` (see
+    /// [`Differentiable::adjoint_zero`]).
+    #[doc(hidden)]
+    #[inline(always)]
+    fn reset_adjoint(&mut self) {
+        self.reset();
+    }
+
+    /// [`take_reset`](Reset::take_reset) as a reverse sweep does it.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn take_reset_adjoint(&mut self) -> Self {
+        self.take_reset()
+    }
 }
 
 impl<T: Real> Reset for T {
@@ -269,6 +339,14 @@ impl<T: Real> Reset for T {
     #[inline(always)]
     fn take_reset(&mut self) -> Self {
         core::mem::replace(self, T::zero())
+    }
+    #[inline(always)]
+    fn reset_adjoint(&mut self) {
+        *self = -T::zero();
+    }
+    #[inline(always)]
+    fn take_reset_adjoint(&mut self) -> Self {
+        core::mem::replace(self, -T::zero())
     }
 }
 

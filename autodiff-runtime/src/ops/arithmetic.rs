@@ -212,7 +212,7 @@ pub fn index_take_d0<T: Real, I: Copy, C: core::ops::IndexMut<I, Output = T> + ?
 /// ```
 #[inline(always)]
 pub fn take_d0<T: crate::tangent::Reset>(dv: &mut T) -> T {
-    dv.take_reset()
+    dv.take_reset_adjoint()
 }
 
 /// The reverse of an assignment of a constant `v = c`: `v`'s cotangent becomes zero.
@@ -224,7 +224,7 @@ pub fn take_d0<T: crate::tangent::Reset>(dv: &mut T) -> T {
 /// ```
 #[inline(always)]
 pub fn reset_d0<T: crate::tangent::Reset>(dv: &mut T) {
-    dv.reset();
+    dv.reset_adjoint();
 }
 
 /// `y = a as B` between float types: adds `dy`, converted back to `A`, to the cotangent
