@@ -63,6 +63,19 @@ pub fn everything(x: &[f64], scale: f64, n: usize) -> f64 {
     total + buffer.iter().sum::<f64>()
 }
 
+/// A fused reduction loop (stencil reads, an accumulator), with parameters named like the
+/// fused derivative's registers.
+#[differentiable]
+#[must_use]
+pub fn fused_stencil(x: &[f64], __k: f64, __dy: f64) -> f64 {
+    let mut sum = 0.0;
+    for i in 0..x.len() - 1 {
+        let d = x[i + 1] - x[i] * __k;
+        sum += d * d + __dy * x[i];
+    }
+    sum
+}
+
 /// A model reading variables through a field.
 pub struct Model {
     /// The weight.
