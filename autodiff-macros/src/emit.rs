@@ -181,22 +181,6 @@ fn pure_cheap(tokens: &TokenStream) -> bool {
     })
 }
 
-fn collect_defs<'a>(block: &'a Block, out: &mut HashMap<VarId, &'a Rhs>) {
-    for stmt in &block.stmts {
-        match stmt {
-            Stmt::Let { dst, rhs, .. } => {
-                out.insert(*dst, rhs);
-            }
-            Stmt::If { then, els, .. } => {
-                collect_defs(then, out);
-                collect_defs(els, out);
-            }
-            Stmt::Loop { body, .. } => collect_defs(body, out),
-            _ => {}
-        }
-    }
-}
-
 /// The expression a variable's definition evaluates (the forward sweep's right-hand side).
 /// `general`: the value may be an array (operators go through the runtime, by reference).
 fn rhs_tokens(rhs: &Rhs, span: Span, general: bool) -> TokenStream {
@@ -355,28 +339,7 @@ impl Emitter<'_> {
                 }
                 out
             }
-            Some(Rhs::Inactive(ts)) => {
-                // the variables an inactive expression mentions, by name
-                let mut out = Vec::new();
-                fn scan(ts: &TokenStream, out: &mut Vec<VarId>) {
-                    for tt in ts.clone() {
-                        match tt {
-                            proc_macro2::TokenTree::Ident(id) => {
-                                let name = id.to_string();
-                                if let Some(n) =
-                                    name.strip_prefix("__v").and_then(|n| n.parse().ok())
-                                {
-                                    out.push(VarId(n));
-                                }
-                            }
-                            proc_macro2::TokenTree::Group(g) => scan(&g.stream(), out),
-                            _ => {}
-                        }
-                    }
-                }
-                scan(ts, &mut out);
-                out
-            }
+            Some(Rhs::Inactive(ts)) => VarId::mentioned_in(ts),
             _ => Vec::new(),
         }
     }
@@ -483,19 +446,23 @@ impl Emitter<'_> {
         }
     }
 
+    /// The variables of `region` whose adjoints are zero-initialised when its reverse sweep
+    /// starts (in order), marked initialised: contributions to them accumulate.
+    fn start_region(&mut self, region: RegionId) -> Vec<VarId> {
+        let mut pre: Vec<VarId> = self
+            .preinit
+            .iter()
+            .copied()
+            .filter(|v| self.body.region_of(*v) == region)
+            .collect();
+        pre.sort();
+        self.initialized.extend(pre.iter().copied());
+        pre
+    }
+
     /// The reverse sweep of a block (a whole region); `seed` starts the body's.
     fn rev_block(&mut self, block: &Block, seed: Option<(&Value, TokenStream)>) -> TokenStream {
-        let pre: Vec<VarId> = {
-            let mut p: Vec<VarId> = self
-                .preinit
-                .iter()
-                .copied()
-                .filter(|v| self.body.region_of(*v) == block.region)
-                .collect();
-            p.sort();
-            p
-        };
-        self.initialized.extend(pre.iter().copied());
+        let pre = self.start_region(block.region);
         let mut body = TokenStream::new();
         if let Some((value, cotangent)) = seed {
             self.seed(&mut body, value, cotangent);
@@ -1033,56 +1000,49 @@ impl Emitter<'_> {
         flow: Option<CellId>,
         fused: Option<TokenStream>,
     ) -> TokenStream {
-        let mut out = TokenStream::new();
-        {
-            {
-                let n = format_ident!("__n{}", count.0, span = Span::mixed_site());
-                let b = self.fwd_block(body);
-                let check = flow.map(|f: CellId| {
-                    let f = f.ident();
-                    quote!(if #f == 1u8 { break; } #f = 0u8;)
-                });
-                let looped = match head {
-                    LoopHead::For { item, iter, .. } => {
-                        let id = item.ident();
-                        let save = self.save(*item);
-                        // Stacks of this loop's values are reserved from the trip count.
-                        let saved: Vec<syn::Ident> = self
-                            .used
+        let n = format_ident!("__n{}", count.0, span = Span::mixed_site());
+        let b = self.fwd_block(body);
+        let check = flow.map(|f: CellId| {
+            let f = f.ident();
+            quote!(if #f == 1u8 { break; } #f = 0u8;)
+        });
+        let looped = match head {
+            LoopHead::For { item, iter, .. } => {
+                let id = item.ident();
+                let save = self.save(*item);
+                // Stacks of this loop's values are reserved from the trip count.
+                let saved: Vec<syn::Ident> = self
+                    .used
+                    .iter()
+                    .filter(|v| {
+                        self.body.region_of(**v) == body.region
+                            && !self.recomputed.contains(v)
+                            && !self.reverse_bound.contains(v)
+                    })
+                    .map(|v| v.slot())
+                    .chain(
+                        self.used_pullbacks
                             .iter()
-                            .filter(|v| {
-                                self.body.region_of(**v) == body.region
-                                    && !self.recomputed.contains(v)
-                                    && !self.reverse_bound.contains(v)
-                            })
-                            .map(|v| v.slot())
-                            .chain(
-                                self.used_pullbacks
-                                    .iter()
-                                    .filter(|v| self.body.region_of(**v) == body.region)
-                                    .map(|v| v.pullback_slot()),
-                            )
-                            .collect();
-                        if saved.is_empty() || fused.is_some() {
-                            quote!(for #id in #iter { #save #b #n += 1; #fused #check })
-                        } else {
-                            let it = format_ident!("__it{}", count.0, span = Span::mixed_site());
-                            quote! {
-                                let #it = ::core::iter::IntoIterator::into_iter(#iter);
-                                let __hint = ::core::iter::Iterator::size_hint(&#it).0;
-                                #(#saved.reserve(__hint);)*
-                                for #id in #it { #save #b #n += 1; #check }
-                            }
-                        }
+                            .filter(|v| self.body.region_of(**v) == body.region)
+                            .map(|v| v.pullback_slot()),
+                    )
+                    .collect();
+                if saved.is_empty() || fused.is_some() {
+                    quote!(for #id in #iter { #save #b #n += 1; #fused #check })
+                } else {
+                    let it = format_ident!("__it{}", count.0, span = Span::mixed_site());
+                    quote! {
+                        let #it = ::core::iter::IntoIterator::into_iter(#iter);
+                        let __hint = ::core::iter::Iterator::size_hint(&#it).0;
+                        #(#saved.reserve(__hint);)*
+                        for #id in #it { #save #b #n += 1; #check }
                     }
-                    LoopHead::Infinite => quote!(loop { #b #n += 1; #fused #check }),
-                };
-                let c = count.ident();
-                out.extend(quote!(let mut #n = 0usize; #looped let #c = #n;));
-                out.extend(self.save(count));
+                }
             }
-        }
-        out
+            LoopHead::Infinite => quote!(loop { #b #n += 1; #fused #check }),
+        };
+        let (c, save_count) = (count.ident(), self.save(count));
+        quote!(let mut #n = 0usize; #looped let #c = #n; #save_count)
     }
 
     /// An operand the forward sweep hands over (to a cell, as the result): an array the
@@ -1200,46 +1160,34 @@ fn new_emitter(sig_params: usize, body: &Body) -> Emitter<'_> {
         initialized: HashSet::new(),
         recomputed: HashSet::new(),
         reverse_bound: HashSet::new(),
-        defs: HashMap::new(),
+        defs: crate::ir::definitions(&body.block),
         fresh: 0,
         carried: HashMap::new(),
         lazy: HashSet::new(),
         invariant: HashSet::new(),
         negated: HashSet::new(),
     };
-    collect_defs(&body.block, &mut e.defs);
-    e.lazy = lazily_zeroed(sig_params, body);
+    e.lazy = lazily_zeroed(sig_params, body, &e.defs);
     e
 }
 
 /// Parameters read through their fields and never by index: see `Emitter::lazy`.
-fn lazily_zeroed(params: usize, body: &Body) -> HashSet<VarId> {
-    fn walk(block: &Block, bases: &mut HashSet<VarId>, indexed: &mut HashSet<VarId>) {
-        for stmt in &block.stmts {
-            match stmt {
-                Stmt::Let { rhs, .. } => match rhs {
-                    Rhs::Member { base, .. } => {
-                        bases.insert(*base);
-                    }
-                    Rhs::ReadIndex {
-                        place: Place::Var(p),
-                        ..
-                    } => {
-                        indexed.insert(*p);
-                    }
-                    _ => {}
-                },
-                Stmt::If { then, els, .. } => {
-                    walk(then, bases, indexed);
-                    walk(els, bases, indexed);
-                }
-                Stmt::Loop { body, .. } => walk(body, bases, indexed),
-                _ => {}
+fn lazily_zeroed(params: usize, body: &Body, defs: &HashMap<VarId, &Rhs>) -> HashSet<VarId> {
+    let (mut bases, mut indexed) = (HashSet::new(), HashSet::new());
+    for rhs in defs.values() {
+        match rhs {
+            Rhs::Member { base, .. } => {
+                bases.insert(*base);
             }
+            Rhs::ReadIndex {
+                place: Place::Var(p),
+                ..
+            } => {
+                indexed.insert(*p);
+            }
+            _ => {}
         }
     }
-    let (mut bases, mut indexed) = (HashSet::new(), HashSet::new());
-    walk(&body.block, &mut bases, &mut indexed);
     bases
         .into_iter()
         .filter(|v| v.0 < params && !indexed.contains(v) && body.is_active(*v))
@@ -1294,17 +1242,7 @@ pub fn seeded_body(sig: &Signature, body: &Body) -> Option<TokenStream> {
         };
         e.carried.insert(p, c);
     }
-    let pre: Vec<VarId> = {
-        let mut p: Vec<VarId> = e
-            .preinit
-            .iter()
-            .copied()
-            .filter(|v| body.region_of(*v) == RegionId::BODY)
-            .collect();
-        p.sort();
-        p
-    };
-    e.initialized.extend(pre.iter().copied());
+    let pre = e.start_region(RegionId::BODY);
     let dy = format_ident!("__dy", span = Span::mixed_site());
     let mut after_rev = TokenStream::new();
     e.seed(&mut after_rev, &body.output, quote!(#dy));
@@ -1331,9 +1269,9 @@ pub fn seeded_body(sig: &Signature, body: &Body) -> Option<TokenStream> {
     let mut flush = TokenStream::new();
     let mut carried: Vec<(&VarId, &Carried)> = e.carried.iter().collect();
     carried.sort_by_key(|(p, _)| **p);
+    let item = item.map(VarId::ident);
     for (p, c) in carried {
         let (d, here, carry, at, hot) = (p.adjoint(), &c.here, &c.carry, &c.at, &c.hot);
-        let item = item.map(VarId::ident);
         end.extend(quote! {
             if #hot { #d[#item] = #here; }
         });

@@ -39,25 +39,6 @@ pub struct Plan {
     pub accumulators: HashSet<CellId>,
 }
 
-/// The IR variables an inactive token stream mentions.
-fn mentions(ts: &TokenStream, out: &mut Vec<VarId>) {
-    for tt in ts.clone() {
-        match tt {
-            proc_macro2::TokenTree::Ident(id) => {
-                if let Some(n) = id
-                    .to_string()
-                    .strip_prefix("__v")
-                    .and_then(|n| n.parse().ok())
-                {
-                    out.push(VarId(n));
-                }
-            }
-            proc_macro2::TokenTree::Group(g) => mentions(&g.stream(), out),
-            _ => {}
-        }
-    }
-}
-
 /// What a block does: operand uses of variables (differentiable data flow), mentions in
 /// code kept as written, indexed reads of variables, and cell accesses.
 #[derive(Default)]
@@ -136,9 +117,7 @@ impl Uses {
     }
 
     fn mention(&mut self, ts: &TokenStream) {
-        let mut vs = Vec::new();
-        mentions(ts, &mut vs);
-        self.mentioned.extend(vs);
+        self.mentioned.extend(VarId::mentioned_in(ts));
     }
 }
 
@@ -335,26 +314,7 @@ pub fn plan(body: &Body) -> Option<Plan> {
         ..
     } = head
     {
-        let defs = {
-            let mut d = HashMap::new();
-            fn walk<'a>(b: &'a Block, d: &mut HashMap<VarId, &'a Rhs>) {
-                for s in &b.stmts {
-                    match s {
-                        Stmt::Let { dst, rhs, .. } => {
-                            d.insert(*dst, rhs);
-                        }
-                        Stmt::If { then, els, .. } => {
-                            walk(then, d);
-                            walk(els, d);
-                        }
-                        Stmt::Loop { body, .. } => walk(body, d),
-                        _ => {}
-                    }
-                }
-            }
-            walk(lbody, &mut d);
-            d
-        };
+        let defs = crate::ir::definitions(lbody);
         let mut places: Vec<VarId> = in_loop.indexed.iter().map(|(p, _, _)| *p).collect();
         places.sort();
         places.dedup();

@@ -40,6 +40,35 @@ hygienic_names!(VarId {
     pullback_slot => "__spb{}",
 });
 
+/// The numbers of the IR names with `prefix` (`__v`, `__c`) that code kept as written
+/// mentions, at any depth, in order.
+fn mentioned(ts: &TokenStream, prefix: &str, out: &mut Vec<usize>) {
+    for tt in ts.clone() {
+        match tt {
+            proc_macro2::TokenTree::Ident(id) => {
+                if let Some(n) = id
+                    .to_string()
+                    .strip_prefix(prefix)
+                    .and_then(|n| n.parse().ok())
+                {
+                    out.push(n);
+                }
+            }
+            proc_macro2::TokenTree::Group(g) => mentioned(&g.stream(), prefix, out),
+            _ => {}
+        }
+    }
+}
+
+impl VarId {
+    /// The variables code kept as written mentions (by their `__vN` names).
+    pub fn mentioned_in(ts: &TokenStream) -> Vec<VarId> {
+        let mut out = Vec::new();
+        mentioned(ts, "__v", &mut out);
+        out.into_iter().map(VarId).collect()
+    }
+}
+
 /// A mutable cell of the IR, emitted as `__cN`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct CellId(pub usize);
@@ -48,6 +77,15 @@ hygienic_names!(CellId {
     ident => "__c{}",
     adjoint => "__dc{}",
 });
+
+impl CellId {
+    /// The cells code kept as written mentions (by their `__cN` names).
+    pub fn mentioned_in(ts: &TokenStream) -> Vec<CellId> {
+        let mut out = Vec::new();
+        mentioned(ts, "__c", &mut out);
+        out.into_iter().map(CellId).collect()
+    }
+}
 
 /// A region (the body, an arm, a loop body).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -296,6 +334,28 @@ pub struct Body {
     pub items: Vec<syn::Item>,
     pub block: Block,
     pub output: Value,
+}
+
+/// Every variable's definition in `block` and the blocks nested in it.
+pub fn definitions(block: &Block) -> std::collections::HashMap<VarId, &Rhs> {
+    fn walk<'a>(block: &'a Block, out: &mut std::collections::HashMap<VarId, &'a Rhs>) {
+        for stmt in &block.stmts {
+            match stmt {
+                Stmt::Let { dst, rhs, .. } => {
+                    out.insert(*dst, rhs);
+                }
+                Stmt::If { then, els, .. } => {
+                    walk(then, out);
+                    walk(els, out);
+                }
+                Stmt::Loop { body, .. } => walk(body, out),
+                _ => {}
+            }
+        }
+    }
+    let mut out = std::collections::HashMap::new();
+    walk(block, &mut out);
+    out
 }
 
 impl Body {

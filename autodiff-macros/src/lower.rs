@@ -461,26 +461,12 @@ impl Lowering<'_> {
 
     /// Whether code kept as written mentions a variable or cell that may be an array.
     fn mentions_general(&self, ts: &TokenStream) -> bool {
-        ts.clone().into_iter().any(|tt| match tt {
-            proc_macro2::TokenTree::Ident(id) => {
-                let name = id.to_string();
-                if let Some(n) = name
-                    .strip_prefix("__v")
-                    .and_then(|n| n.parse::<usize>().ok())
-                {
-                    self.vars.get(n).is_some_and(|v| v.general)
-                } else if let Some(n) = name
-                    .strip_prefix("__c")
-                    .and_then(|n| n.parse::<usize>().ok())
-                {
-                    self.cells.get(n).is_some_and(|c| c.general)
-                } else {
-                    false
-                }
-            }
-            proc_macro2::TokenTree::Group(g) => self.mentions_general(&g.stream()),
-            _ => false,
-        })
+        VarId::mentioned_in(ts)
+            .into_iter()
+            .any(|v| self.vars.get(v.0).is_some_and(|v| v.general))
+            || CellId::mentioned_in(ts)
+                .into_iter()
+                .any(|c| self.cells.get(c.0).is_some_and(|c| c.general))
     }
 
     fn push(&mut self, dst: VarId, ty: Option<Box<syn::Type>>, rhs: Rhs, span: Span) {
@@ -497,20 +483,8 @@ impl Lowering<'_> {
     /// Code kept as written may assign the cells it mentions (`k += 1`): their snapshots
     /// are stale after it.
     fn forget_snapshots_in(&mut self, tokens: &TokenStream) {
-        for tt in tokens.clone() {
-            match tt {
-                proc_macro2::TokenTree::Ident(id) => {
-                    if let Some(n) = id
-                        .to_string()
-                        .strip_prefix("__c")
-                        .and_then(|n| n.parse::<usize>().ok())
-                    {
-                        self.snapshots.remove(&CellId(n));
-                    }
-                }
-                proc_macro2::TokenTree::Group(g) => self.forget_snapshots_in(&g.stream()),
-                _ => {}
-            }
+        for c in CellId::mentioned_in(tokens) {
+            self.snapshots.remove(&c);
         }
     }
 
@@ -2003,23 +1977,8 @@ fn collect_pattern_idents(pat: &syn::Pat, out: &mut Vec<syn::Ident>) {
 /// The cells a block may write: by assignment, and any a piece of code kept as written
 /// mentions (`k += 1` in an inactive statement).
 fn cells_written(block: &Block, out: &mut HashSet<CellId>) {
-    fn mentioned(ts: &TokenStream, out: &mut HashSet<CellId>) {
-        for tt in ts.clone() {
-            match tt {
-                proc_macro2::TokenTree::Ident(id) => {
-                    if let Some(n) = id
-                        .to_string()
-                        .strip_prefix("__c")
-                        .and_then(|n| n.parse().ok())
-                    {
-                        out.insert(CellId(n));
-                    }
-                }
-                proc_macro2::TokenTree::Group(g) => mentioned(&g.stream(), out),
-                _ => {}
-            }
-        }
-    }
+    let mentioned =
+        |ts: &TokenStream, out: &mut HashSet<CellId>| out.extend(CellId::mentioned_in(ts));
     for stmt in &block.stmts {
         match stmt {
             Stmt::WriteCell { cell, .. } | Stmt::WriteIndex { cell, .. } => {
