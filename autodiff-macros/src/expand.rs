@@ -1,7 +1,8 @@
 //! `#[differentiable]`: parse → check → lower → emit.
 
 use crate::diag::Errors;
-use crate::emit::{seeded_body, vjp_body};
+use crate::emit::vjp_body;
+use crate::fuse::seeded_body;
 use crate::lower::lower;
 use crate::signature::{companion, tangent_type, Signature};
 use proc_macro2::{Span, TokenStream};

@@ -362,3 +362,5 @@ pub fn plan(body: &Body) -> Option<Plan> {
         accumulators,
     })
 }
+pub mod emit;
+pub use emit::seeded_body;

@@ -1,0 +1,186 @@
+//! Adjoint accumulation: first contributions declare an adjoint, later ones add into it
+//! (with a pending sign where a subtraction left one); seeds; the registers of carried
+//! slice adjoints; the gradients the pullback returns.
+
+use super::*;
+
+impl Emitter<'_> {
+    /// Adds `contribution` to the adjoint of `target`. `typed` contributions (from calls
+    /// and casts) may not have the adjoint's type (`NoTangent` for a callee's constant
+    /// parameter), so a first one starts from a zero adjoint instead of becoming it.
+    pub(crate) fn contribute(
+        &mut self,
+        out: &mut TokenStream,
+        target: VarId,
+        contribution: TokenStream,
+        typed: bool,
+    ) {
+        self.contribute_signed(out, target, contribution, typed, false);
+    }
+
+    /// [`contribute`](Self::contribute) of the negation of `contribution` when `negated`.
+    pub(crate) fn contribute_signed(
+        &mut self,
+        out: &mut TokenStream,
+        target: VarId,
+        contribution: TokenStream,
+        typed: bool,
+        negated: bool,
+    ) {
+        let rt = rt();
+        let d = target.adjoint();
+        let general = self.body.vars[target.0].general;
+        let contribution = if negated && (typed || general) {
+            quote!(#rt::ops::sub_d1(&#contribution))
+        } else {
+            contribution
+        };
+        let negated = negated && !typed && !general;
+        if self.initialized.insert(target) {
+            if typed {
+                let v = self.var(target);
+                out.extend(quote! {
+                    let mut #d = #rt::adjoint_zero(&#v);
+                    #rt::Accumulate::accumulate(&mut #d, #contribution);
+                });
+            } else {
+                out.extend(quote!(let mut #d = #contribution;));
+                if negated {
+                    self.negated.insert(target);
+                }
+            }
+        } else if negated != self.negated.contains(&target) {
+            out.extend(quote!(#rt::ops::accumulate_negated(&mut #d, #contribution);));
+        } else {
+            out.extend(quote!(#rt::Accumulate::accumulate(&mut #d, #contribution);));
+        }
+    }
+
+    pub(crate) fn seed(&mut self, out: &mut TokenStream, value: &Value, cotangent: TokenStream) {
+        match value {
+            Value::Var(v) if self.body.is_active(*v) => self.contribute(out, *v, cotangent, false),
+            Value::Var(_) | Value::Inline(_) => out.extend(quote!(let _ = #cotangent;)),
+            Value::Tuple(items) => {
+                let names: Vec<syn::Ident> = items.iter().map(|_| self.fresh("__dy")).collect();
+                out.extend(quote!(let (#(#names,)*) = #cotangent;));
+                for (item, name) in items.iter().zip(names) {
+                    self.seed(out, item, quote!(#name));
+                }
+            }
+            Value::Ref(inner) => self.seed(out, inner, cotangent),
+        }
+    }
+
+    /// The variables of `region` whose adjoints are zero-initialised when its reverse sweep
+    /// A contribution to an element of a carried slice adjoint, into its registers.
+    pub(crate) fn carried_contribution(
+        &mut self,
+        place: Place,
+        index: &Operand,
+        dst: VarId,
+        dy: &syn::Ident,
+    ) -> Option<TokenStream> {
+        let rt = rt();
+        let (Place::Var(p), Operand::Var(iv)) = (place, index) else {
+            return None;
+        };
+        let top = self.body.region_of(dst);
+        let c = self.carried.get_mut(&p)?;
+        let (here, carry, at, hot) = (&c.here, &c.carry, &c.at, &c.hot);
+        let ivt = iv.ident();
+        Some(match c.offsets.get(iv)? {
+            0 if !c.carries() && c.here_assigned.is_none() && top == c.region => {
+                c.here_assigned = Some(true);
+                quote! {
+                    #here = #dy;
+                    #hot = true;
+                }
+            }
+            0 => {
+                c.here_assigned.get_or_insert(false);
+                quote! {
+                    #rt::Accumulate::accumulate(&mut #here, #dy);
+                    #hot = true;
+                }
+            }
+            _ => {
+                if c.carry_assigned.is_none() {
+                    c.carry_assigned = Some(top == c.region);
+                    if top == c.region {
+                        return Some(quote! {
+                            #carry = #dy;
+                            #at = ::core::option::Option::Some(#ivt);
+                        });
+                    }
+                }
+                quote! {
+                    #rt::Accumulate::accumulate(&mut #carry, #dy);
+                    #at = ::core::option::Option::Some(#ivt);
+                }
+            }
+        })
+    }
+}
+
+impl Emitter<'_> {
+    /// The parameters' gradients, at the end of the reverse sweep. With no parameter, the
+    /// pullback returns `()` by ending with a statement.
+    pub(crate) fn gradients(&self, sig: &Signature) -> TokenStream {
+        let rt = rt();
+        let grads: Vec<TokenStream> = sig
+            .params
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let v = VarId(i);
+                if !p.differentiable {
+                    quote!(#rt::NoTangent)
+                } else if self.initialized.contains(&v) {
+                    let (d, id) = (v.adjoint(), v.ident());
+                    let d = if self.negated.contains(&v) {
+                        quote!(#rt::ops::sub_d1(&#d))
+                    } else if self.lazy.contains(&v) {
+                        quote!(#rt::complete_tangent(&#id, #d))
+                    } else {
+                        quote!(#d)
+                    };
+                    // adjoints start from −0.0: a zero gradient leaves as 0.0
+                    quote!(#rt::finish_tangent(&#id, #d))
+                } else {
+                    let id = v.ident();
+                    quote!(#rt::zero_tangent(&#id))
+                }
+            })
+            .collect();
+        if grads.is_empty() {
+            quote!()
+        } else {
+            quote!((#(#grads,)*))
+        }
+    }
+
+    /// `let mut <adjoint> = <zero>;` for a variable whose adjoint is zero-initialised.
+    pub(crate) fn zero_adjoint(&mut self, v: VarId) -> TokenStream {
+        let rt = rt();
+        let d = v.adjoint();
+        let value = self.var(v);
+        if self.lazy.contains(&v) {
+            quote!(let mut #d = #rt::lazy_zero_tangent(&#value);)
+        } else {
+            quote!(let mut #d = #rt::adjoint_zero(&#value);)
+        }
+    }
+
+    /// Adjoints of cells, zero before their reverse sweep.
+    pub(crate) fn cell_adjoints(&self) -> TokenStream {
+        let rt = rt();
+        let mut out = TokenStream::new();
+        for (i, cell) in self.body.cells.iter().enumerate() {
+            if cell.active {
+                let (c, d) = (CellId(i).ident(), CellId(i).adjoint());
+                out.extend(quote!(let mut #d = #rt::adjoint_zero(&#c);));
+            }
+        }
+        out
+    }
+}

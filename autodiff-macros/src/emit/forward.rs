@@ -1,0 +1,313 @@
+//! The forward sweep: each definition's right-hand side, saves of the values the reverse
+//! sweep reads (an `Option` slot in a branch, a typed stack in a loop), loops, and the
+//! declarations of cells and slots.
+
+use super::*;
+
+/// The expression a variable's definition evaluates (the forward sweep's right-hand side).
+/// `general`: the value may be an array (operators go through the runtime, by reference).
+pub(crate) fn rhs_tokens(rhs: &Rhs, span: Span, general: bool) -> TokenStream {
+    let rt = rt();
+    match rhs {
+        Rhs::Copy(o) if general => {
+            // method syntax: `r.clone()` of a reference `&Array` clones the array
+            let o = o.tokens();
+            quote!(#o.clone())
+        }
+        Rhs::Copy(o) => o.tokens(),
+        Rhs::Inactive(ts) => ts.clone(),
+        Rhs::ReadCell(c) => {
+            let c = c.ident();
+            quote!(::core::clone::Clone::clone(&#c))
+        }
+        Rhs::ReadIndex { place, index } if general => {
+            // an element that may be a struct or an array: copied if `Copy`, else borrowed
+            let p = Emitter::place_tokens(*place);
+            let i = index.tokens();
+            quote!(#rt::__autodiff_project!(#p[#i]))
+        }
+        Rhs::ReadIndex { place, index } => {
+            let p = Emitter::place_tokens(*place);
+            let i = index.tokens();
+            quote!(#p[#i])
+        }
+        Rhs::Prim(prim, args) => {
+            let a: Vec<TokenStream> = args.iter().map(Operand::tokens).collect();
+            match prim {
+                Prim::Binary { rule, .. } if general => {
+                    // a float literal takes the other operand's element type
+                    let literal = |o: &Operand| matches!(o, Operand::Inline(syn::Expr::Lit(_)));
+                    let (l, r) = match (literal(&args[0]), literal(&args[1])) {
+                        (true, false) => {
+                            let (x, other) = (&a[0], &a[1]);
+                            (quote!(#rt::ops::tensor::elem_of(&#other, #x)), a[1].clone())
+                        }
+                        (false, true) => {
+                            let (other, x) = (&a[0], &a[1]);
+                            (a[0].clone(), quote!(#rt::ops::tensor::elem_of(&#other, #x)))
+                        }
+                        _ => (a[0].clone(), a[1].clone()),
+                    };
+                    let (l, r) = (&l, &r);
+                    let f = format_ident!("{}", rule);
+                    quote::quote_spanned!(span=> #rt::ops::tensor::#f(&#l, &#r))
+                }
+                Prim::Neg if general => {
+                    let x = &a[0];
+                    quote::quote_spanned!(span=> #rt::ops::tensor::neg(&#x))
+                }
+                Prim::Method { method, .. } if general => {
+                    // the runtime's elementwise function: no method call on a type the
+                    // compiler may not know yet (`Variable::new(1.5)` is a `{float}`)
+                    quote::quote_spanned!(span=> #rt::ops::tensor::#method(#(&#a),*))
+                }
+                Prim::Tensor {
+                    rule: rule @ ("concatenate" | "stack"),
+                    ..
+                } => {
+                    let f = format_ident!("{}", rule);
+                    let (axis, parts) = (&a[0], &a[1..]);
+                    quote::quote_spanned!(span=> #rt::ops::tensor::#f(&#axis, &[#(#rt::ops::tensor::view(&#parts)),*]))
+                }
+                Prim::Tensor { rule, fwd_args, .. } => {
+                    let f = format_ident!("{}", rule);
+                    let a = &a[..*fwd_args];
+                    quote::quote_spanned!(span=> #rt::ops::tensor::#f(#(&#a),*))
+                }
+                Prim::Binary { op, .. } => {
+                    let (l, r) = (&a[0], &a[1]);
+                    quote::quote_spanned!(span=> #l #op #r)
+                }
+                Prim::Neg => {
+                    let x = &a[0];
+                    quote::quote_spanned!(span=> -#x)
+                }
+                Prim::Method {
+                    method,
+                    callee: None,
+                    ..
+                } => {
+                    let (recv, rest) = (&a[0], &a[1..]);
+                    quote::quote_spanned!(span=> #recv.#method(#(#rest),*))
+                }
+                Prim::Method {
+                    callee: Some(path), ..
+                } => quote::quote_spanned!(span=> #path(#(#a),*)),
+                Prim::Cast { ty } => {
+                    let x = &a[0];
+                    quote::quote_spanned!(span=> #x as #ty)
+                }
+            }
+        }
+        Rhs::Call { func, args } => {
+            let a = args.iter().map(Operand::tokens);
+            quote::quote_spanned!(span=> #func(#(#a),*))
+        }
+        Rhs::Field { base, index } => {
+            let (b, i) = (base.ident(), syn::Index::from(*index as usize));
+            quote!(::core::clone::Clone::clone(&#b.#i))
+        }
+        Rhs::Source(r) => {
+            let id = r.ident();
+            crate::sources::read_tokens(&quote!(#id))
+        }
+        Rhs::Member { base, member } => {
+            let b = base.ident();
+            quote!(#rt::__autodiff_project!(#b.#member))
+        }
+    }
+}
+
+impl Emitter<'_> {
+    pub(crate) fn save(&self, v: VarId) -> TokenStream {
+        let region = self.body.region_of(v);
+        if region == RegionId::BODY
+            || !self.used.contains(&v)
+            || self.recomputed.contains(&v)
+            || self.reverse_bound.contains(&v)
+        {
+            return TokenStream::new();
+        }
+        let (id, slot) = (v.ident(), v.slot());
+        if self.body.regions[region.0].in_loop {
+            quote!(#slot.push(::core::clone::Clone::clone(&#id));)
+        } else {
+            quote!(#slot = ::core::option::Option::Some(::core::clone::Clone::clone(&#id));)
+        }
+    }
+
+    pub(crate) fn save_pullback(&self, v: VarId) -> TokenStream {
+        let region = self.body.region_of(v);
+        if region == RegionId::BODY || !self.used_pullbacks.contains(&v) {
+            return TokenStream::new();
+        }
+        let (id, slot) = (v.pullback(), v.pullback_slot());
+        if self.body.regions[region.0].in_loop {
+            quote!(#slot.push(#id);)
+        } else {
+            quote!(#slot = ::core::option::Option::Some(#id);)
+        }
+    }
+
+    pub(crate) fn place_tokens(place: Place) -> TokenStream {
+        match place {
+            Place::Var(v) => {
+                let id = v.ident();
+                quote!(#id)
+            }
+            Place::Cell(c) => {
+                let id = c.ident();
+                quote!(#id)
+            }
+        }
+    }
+
+    pub(crate) fn fwd_block(&self, block: &Block) -> TokenStream {
+        let mut out = TokenStream::new();
+        for stmt in &block.stmts {
+            self.fwd_stmt(&mut out, stmt);
+        }
+        out
+    }
+
+    pub(crate) fn fwd_stmt(&self, out: &mut TokenStream, stmt: &Stmt) {
+        match stmt {
+            Stmt::Effect(ts) => out.extend(ts.clone()),
+            Stmt::Let { dst, ty, rhs, span } => {
+                let v = dst.ident();
+                let ty = ty.as_ref().map(|t| quote!(: #t));
+                let span = *span;
+                if let Rhs::Call { func, args } = rhs {
+                    if self.used_pullbacks.contains(dst) {
+                        let a = args.iter().map(Operand::tokens);
+                        let pb = dst.pullback();
+                        let vjp = companion_path(func, "vjp");
+                        out.extend(quote::quote_spanned!(span=> let (#v, #pb) = #vjp(#(#a),*);));
+                        out.extend(self.save(*dst));
+                        out.extend(self.save_pullback(*dst));
+                        return;
+                    }
+                }
+                let value = rhs_tokens(rhs, span, self.body.vars[dst.0].general);
+                out.extend(quote::quote_spanned!(span=> let #v #ty = #value;));
+                out.extend(self.save(*dst));
+            }
+            Stmt::WriteCell { cell, value } => {
+                let c = cell.ident();
+                let v = self.kept(value);
+                out.extend(quote!(#c = #v;));
+            }
+            Stmt::WriteIndex { cell, index, value } => {
+                let (c, i, v) = (cell.ident(), index.tokens(), value.tokens());
+                out.extend(quote!(#c[#i] = #v;));
+            }
+            Stmt::If { cond, then, els } => {
+                let c = cond.tokens();
+                let (t, e) = (self.fwd_block(then), self.fwd_block(els));
+                out.extend(quote!(if #c { #t } else { #e }));
+            }
+            Stmt::Loop {
+                head,
+                body,
+                count,
+                flow,
+            } => out.extend(self.fwd_loop(head, body, *count, *flow, None)),
+        }
+    }
+
+    /// The forward sweep of a loop; `fused` is the reverse of an iteration, run at its end.
+    pub(crate) fn fwd_loop(
+        &self,
+        head: &LoopHead,
+        body: &Block,
+        count: VarId,
+        flow: Option<CellId>,
+        fused: Option<TokenStream>,
+    ) -> TokenStream {
+        let n = format_ident!("__n{}", count.0, span = Span::mixed_site());
+        let b = self.fwd_block(body);
+        let check = flow.map(|f: CellId| {
+            let f = f.ident();
+            quote!(if #f == 1u8 { break; } #f = 0u8;)
+        });
+        let looped = match head {
+            LoopHead::For { item, iter, .. } => {
+                let id = item.ident();
+                let save = self.save(*item);
+                // Stacks of this loop's values are reserved from the trip count.
+                let saved: Vec<syn::Ident> = self
+                    .used
+                    .iter()
+                    .filter(|v| {
+                        self.body.region_of(**v) == body.region
+                            && !self.recomputed.contains(v)
+                            && !self.reverse_bound.contains(v)
+                    })
+                    .map(|v| v.slot())
+                    .chain(
+                        self.used_pullbacks
+                            .iter()
+                            .filter(|v| self.body.region_of(**v) == body.region)
+                            .map(|v| v.pullback_slot()),
+                    )
+                    .collect();
+                if saved.is_empty() || fused.is_some() {
+                    quote!(for #id in #iter { #save #b #n += 1; #fused #check })
+                } else {
+                    let it = format_ident!("__it{}", count.0, span = Span::mixed_site());
+                    quote! {
+                        let #it = ::core::iter::IntoIterator::into_iter(#iter);
+                        let __hint = ::core::iter::Iterator::size_hint(&#it).0;
+                        #(#saved.reserve(__hint);)*
+                        for #id in #it { #save #b #n += 1; #check }
+                    }
+                }
+            }
+            LoopHead::Infinite => quote!(loop { #b #n += 1; #fused #check }),
+        };
+        let (c, save_count) = (count.ident(), self.save(count));
+        quote!(let mut #n = 0usize; #looped let #c = #n; #save_count)
+    }
+
+    /// An operand the forward sweep hands over (to a cell, as the result): an array the
+    /// reverse sweep still reads is cloned rather than moved.
+    pub(crate) fn kept(&self, o: &Operand) -> TokenStream {
+        match o {
+            Operand::Var(v) if self.body.vars[v.0].general && self.used.contains(v) => {
+                let id = v.ident();
+                quote!(::core::clone::Clone::clone(&#id))
+            }
+            _ => o.tokens(),
+        }
+    }
+
+    /// Declarations at the top of the forward sweep: cells and save slots.
+    pub(crate) fn declarations(&self) -> TokenStream {
+        let mut out = TokenStream::new();
+        for (i, cell) in self.body.cells.iter().enumerate() {
+            let c = CellId(i).ident();
+            let ty = cell.ty.as_ref().map(|t| quote!(: #t));
+            out.extend(quote!(let mut #c #ty = ::core::default::Default::default();));
+        }
+        let slots = self
+            .used
+            .iter()
+            .map(|v| (*v, v.slot()))
+            .chain(self.used_pullbacks.iter().map(|v| (*v, v.pullback_slot())));
+        for (v, slot) in slots {
+            let region = self.body.region_of(v);
+            if region == RegionId::BODY
+                || (slot == v.slot()
+                    && (self.recomputed.contains(&v) || self.reverse_bound.contains(&v)))
+            {
+                continue;
+            }
+            if self.body.regions[region.0].in_loop {
+                out.extend(quote!(let mut #slot = ::std::vec::Vec::new();));
+            } else {
+                out.extend(quote!(let mut #slot = ::core::option::Option::None;));
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,356 @@
+//! Emission: the forward sweep, the reverse sweep, and their glue.
+//!
+//! The reverse sweep is generated first, recording every variable it reads; the forward
+//! sweep then saves exactly those of them that are defined inside a branch (in an
+//! `Option` slot) or a loop (on a typed stack), and the reverse sweep of each region starts
+//! by restoring them. Values at the top level of the body are simply captured by the
+//! pullback closure. Adjoints are declared by their first contribution when the order is
+//! static, and zero-initialised at the start of their region otherwise (a variable used in
+//! a nested region, a slice read by index, a cell).
+
+use crate::ir::{
+    Block, Body, CellId, LoopHead, Operand, Place, Prim, RegionId, Rhs, Stmt, Value, VarId,
+};
+
+mod accumulate;
+mod forward;
+mod reverse;
+
+use forward::rhs_tokens;
+
+use crate::signature::{companion, tangent_type, Signature};
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote};
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+pub(crate) fn rt() -> TokenStream {
+    quote!(::autodiff::__private)
+}
+
+/// The path of a companion item of the function `func` names. A path whose owner is a
+/// type (`Type::method`, `Self::method`: an uppercase or `Self` segment, or a qualified
+/// self) names a method: `Type::__autodiff_method_<what>`. Any other path (`f`, `module::f`)
+/// names a free function: `module::f::__<what>`, the turbofish moved along.
+pub fn companion_path(func: &syn::ExprPath, what: &str) -> syn::ExprPath {
+    let mut path = func.clone();
+    let segments = &path.path.segments;
+    let is_method = path.qself.is_some()
+        || (segments.len() >= 2 && {
+            let owner = segments[segments.len() - 2].ident.to_string();
+            owner == "Self" || owner.starts_with(|c: char| c.is_ascii_uppercase())
+        });
+    if is_method {
+        if let Some(last) = path.path.segments.last_mut() {
+            last.ident = companion(&last.ident, what, true);
+        }
+        return path;
+    }
+    let Some(last) = path.path.segments.last_mut() else {
+        return path;
+    };
+    let arguments = std::mem::replace(&mut last.arguments, syn::PathArguments::None);
+    let ident = companion(&last.ident, what, false);
+    path.path
+        .segments
+        .push(syn::PathSegment { ident, arguments });
+    path
+}
+
+/// Variables whose adjoint receives contributions from a region other than their own, or
+/// by index: they are zero-initialised at the start of their region's reverse sweep.
+pub(crate) fn preinitialized(body: &Body) -> HashSet<VarId> {
+    pub(crate) fn walk(body: &Body, block: &Block, out: &mut HashSet<VarId>) {
+        let use_var = |v: VarId, out: &mut HashSet<VarId>| {
+            if body.is_active(v) && body.region_of(v) != block.region {
+                out.insert(v);
+            }
+        };
+        for stmt in &block.stmts {
+            match stmt {
+                Stmt::Let { rhs, .. } => match rhs {
+                    Rhs::Copy(o) => o.var().into_iter().for_each(|v| use_var(v, out)),
+                    Rhs::Prim(_, args) | Rhs::Call { args, .. } => args
+                        .iter()
+                        .filter_map(Operand::var)
+                        .for_each(|v| use_var(v, out)),
+                    Rhs::ReadIndex {
+                        place: Place::Var(v),
+                        ..
+                    } => {
+                        if body.is_active(*v) {
+                            out.insert(*v);
+                        }
+                    }
+                    Rhs::Field { base, .. } | Rhs::Member { base, .. } => {
+                        if body.is_active(*base) {
+                            out.insert(*base);
+                        }
+                    }
+                    Rhs::ReadIndex { .. }
+                    | Rhs::ReadCell(_)
+                    | Rhs::Inactive(_)
+                    | Rhs::Source(_) => {}
+                },
+                Stmt::WriteCell { value, .. } | Stmt::WriteIndex { value, .. } => {
+                    value.var().into_iter().for_each(|v| use_var(v, out))
+                }
+                Stmt::Effect(_) => {}
+                Stmt::If { then, els, .. } => {
+                    walk(body, then, out);
+                    walk(body, els, out);
+                }
+                Stmt::Loop { body: b, .. } => walk(body, b, out),
+            }
+        }
+    }
+    let mut out = HashSet::new();
+    walk(body, &body.block, &mut out);
+    out
+}
+
+pub(crate) struct Emitter<'a> {
+    pub(crate) body: &'a Body,
+    pub(crate) preinit: HashSet<VarId>,
+    /// Variables the reverse sweep reads.
+    pub(crate) used: BTreeSet<VarId>,
+    /// Calls whose pullback the reverse sweep runs.
+    pub(crate) used_pullbacks: BTreeSet<VarId>,
+    pub(crate) initialized: HashSet<VarId>,
+    /// Variables the reverse sweep recomputes from others instead of restoring.
+    pub(crate) recomputed: HashSet<VarId>,
+    /// Loop items the reverse sweep's own loop header binds.
+    pub(crate) reverse_bound: HashSet<VarId>,
+    pub(crate) defs: HashMap<VarId, &'a Rhs>,
+    pub(crate) fresh: usize,
+    /// Slices whose adjoint elements a fused loop carries in registers (see `fuse`).
+    pub(crate) carried: HashMap<VarId, Carried>,
+    /// Parameters whose fields the body reads (struct parameters): their gradient starts
+    /// as a lazy zero, each field taking its first contribution by move, and is completed
+    /// (fields nothing reached become zeros) when returned.
+    pub(crate) lazy: HashSet<VarId>,
+    /// While the reverse of a fused loop's iteration is generated: its accumulators, whose
+    /// adjoint the iteration reads without taking (it is the same in every iteration).
+    pub(crate) invariant: HashSet<CellId>,
+    /// Scalar adjoints kept with their sign pending: the variable holds the negation of
+    /// the adjoint. A subtraction's right operand (`a - b*c`) then costs no negation: the
+    /// rules downstream are linear in the cotangent (and rounding is symmetric in sign),
+    /// so the sign travels to where the contribution is added, which subtracts instead.
+    pub(crate) negated: HashSet<VarId>,
+}
+
+/// The registers of a carried slice adjoint in a fused loop: `here` collects element `i`
+/// (starting from what the previous iteration left for it), `carry` element `i + 1`, `at`
+/// remembers that index, `hot` whether element `i` received anything.
+pub(crate) struct Carried {
+    pub(crate) offsets: HashMap<VarId, u8>,
+    pub(crate) region: RegionId,
+    pub(crate) here: syn::Ident,
+    pub(crate) carry: syn::Ident,
+    pub(crate) at: syn::Ident,
+    pub(crate) hot: syn::Ident,
+    /// Whether the first contribution to `carry` in an iteration assigns it (it is
+    /// unconditional); otherwise the iteration starts it from zero.
+    pub(crate) carry_assigned: Option<bool>,
+    /// The same for `here`, when nothing is carried into it (no `i + 1` reads).
+    pub(crate) here_assigned: Option<bool>,
+}
+
+impl Carried {
+    pub(crate) fn carries(&self) -> bool {
+        self.offsets.values().any(|o| *o == 1)
+    }
+}
+
+/// Whether an inactive expression is pure and cheap enough to evaluate again in the
+/// reverse sweep: integer arithmetic on variables and literals, `len()`, no calls, no macros.
+pub(crate) fn pure_cheap(tokens: &TokenStream) -> bool {
+    let tts: Vec<proc_macro2::TokenTree> = tokens.clone().into_iter().collect();
+    tts.iter().enumerate().all(|(k, tt)| match tt {
+        proc_macro2::TokenTree::Literal(_) => true,
+        proc_macro2::TokenTree::Ident(id) => {
+            let name = id.to_string();
+            let next = tts.get(k + 1);
+            let prev = k.checked_sub(1).and_then(|p| tts.get(p));
+            let call = matches!(next, Some(proc_macro2::TokenTree::Group(g)) if g.delimiter() == proc_macro2::Delimiter::Parenthesis);
+            let after_dot = matches!(prev, Some(proc_macro2::TokenTree::Punct(p)) if p.as_char() == '.');
+            let after_as = matches!(prev, Some(proc_macro2::TokenTree::Ident(p)) if p == "as");
+            // Only the IR's own variables: a user name (a captured variable, a constant)
+            // would be captured again by the reverse sweep's closure. A cell (`__cN`)
+            // changes over time: its value now is not its value then.
+            let variable = name.strip_prefix("__v").is_some_and(|n| n.parse::<usize>().is_ok());
+            if call {
+                return after_dot && name == "len";
+            }
+            variable || after_dot || after_as || name == "as" || name == "true" || name == "false"
+        }
+        proc_macro2::TokenTree::Punct(p) => "+-*/%.<>=!&|^".contains(p.as_char()),
+        proc_macro2::TokenTree::Group(g) => g.delimiter() != proc_macro2::Delimiter::Brace && pure_cheap(&g.stream()),
+    })
+}
+
+/// Whether a call passes a variable by reference (`f(&x)`).
+pub(crate) fn borrows_arguments(args: &[Operand]) -> bool {
+    args.iter().any(|a| matches!(a, Operand::Ref(_)))
+}
+
+impl Emitter<'_> {
+    /// Whether `v` borrows another value and so is recomputed by the reverse sweep, never
+    /// kept (a view of an array, a field of a struct, an element that may be either).
+    pub(crate) fn borrows(&self, v: VarId) -> bool {
+        self.defs.get(&v).is_some_and(|rhs| match rhs {
+            Rhs::Prim(Prim::Tensor { view: true, .. }, _) | Rhs::Member { .. } => true,
+            Rhs::ReadIndex { .. } => self.body.vars[v.0].general,
+            _ => false,
+        })
+    }
+
+    /// Whether the reverse sweep can evaluate `v`'s definition again instead of saving `v`.
+    pub(crate) fn recomputable(&self, v: VarId) -> bool {
+        match self.defs.get(&v) {
+            Some(Rhs::Copy(_))
+            | Some(Rhs::ReadIndex {
+                place: Place::Var(_),
+                ..
+            }) => true,
+            Some(Rhs::Prim(Prim::Binary { .. } | Prim::Neg | Prim::Cast { .. }, _)) => true,
+            Some(Rhs::Field { .. }) => true,
+            Some(_) if self.borrows(v) => true,
+            Some(Rhs::Inactive(ts)) => pure_cheap(ts),
+            _ => false,
+        }
+    }
+
+    pub(crate) fn rhs_operands(&self, v: VarId) -> Vec<VarId> {
+        match self.defs.get(&v) {
+            Some(Rhs::Copy(o)) => o.var().into_iter().collect(),
+            Some(Rhs::Field { base, .. } | Rhs::Member { base, .. }) => vec![*base],
+            Some(Rhs::Prim(_, args)) => args.iter().filter_map(Operand::var).collect(),
+            Some(Rhs::ReadIndex { place, index }) => {
+                let mut out: Vec<VarId> = index.var().into_iter().collect();
+                if let Place::Var(p) = place {
+                    out.push(*p);
+                }
+                out
+            }
+            Some(Rhs::Inactive(ts)) => VarId::mentioned_in(ts),
+            _ => Vec::new(),
+        }
+    }
+
+    pub(crate) fn fresh(&mut self, prefix: &str) -> syn::Ident {
+        self.fresh += 1;
+        format_ident!("{}{}", prefix, self.fresh, span = Span::mixed_site())
+    }
+
+    pub(crate) fn var(&mut self, v: VarId) -> TokenStream {
+        self.used.insert(v);
+        let id = v.ident();
+        quote!(#id)
+    }
+
+    pub(crate) fn operand(&mut self, o: &Operand) -> TokenStream {
+        if let Some(v) = o.var() {
+            self.used.insert(v);
+        }
+        o.tokens()
+    }
+
+    pub(crate) fn active_var(&self, o: &Operand) -> Option<VarId> {
+        o.var().filter(|v| self.body.is_active(*v))
+    }
+
+    pub(crate) fn place_adjoint(&self, place: Place) -> Option<TokenStream> {
+        match place {
+            Place::Var(v) if self.body.is_active(v) => {
+                let d = v.adjoint();
+                Some(quote!(#d))
+            }
+            Place::Cell(c) if self.body.cells[c.0].active => {
+                let d = c.adjoint();
+                Some(quote!(#d))
+            }
+            _ => None,
+        }
+    }
+}
+
+pub(crate) fn new_emitter(sig_params: usize, body: &Body) -> Emitter<'_> {
+    let mut e = Emitter {
+        body,
+        preinit: preinitialized(body),
+        used: BTreeSet::new(),
+        used_pullbacks: BTreeSet::new(),
+        initialized: HashSet::new(),
+        recomputed: HashSet::new(),
+        reverse_bound: HashSet::new(),
+        defs: crate::ir::definitions(&body.block),
+        fresh: 0,
+        carried: HashMap::new(),
+        lazy: HashSet::new(),
+        invariant: HashSet::new(),
+        negated: HashSet::new(),
+    };
+    e.lazy = lazily_zeroed(sig_params, body, &e.defs);
+    e
+}
+
+/// Parameters read through their fields and never by index: see `Emitter::lazy`.
+pub(crate) fn lazily_zeroed(
+    params: usize,
+    body: &Body,
+    defs: &HashMap<VarId, &Rhs>,
+) -> HashSet<VarId> {
+    let (mut bases, mut indexed) = (HashSet::new(), HashSet::new());
+    for rhs in defs.values() {
+        match rhs {
+            Rhs::Member { base, .. } => {
+                bases.insert(*base);
+            }
+            Rhs::ReadIndex {
+                place: Place::Var(p),
+                ..
+            } => {
+                indexed.insert(*p);
+            }
+            _ => {}
+        }
+    }
+    bases
+        .into_iter()
+        .filter(|v| v.0 < params && !indexed.contains(v) && body.is_active(*v))
+        .collect()
+}
+
+/// The body of `__autodiff_f_vjp`: forward sweep, then `(value, move |cotangent| reverse)`.
+pub fn vjp_body(sig: &Signature, body: &Body) -> TokenStream {
+    let mut e = new_emitter(sig.params.len(), body);
+    // Parameters read by index, or from a nested region, are zero-initialised up front.
+    let dy = format_ident!("__dy", span = Span::mixed_site());
+    let reverse = e.rev_block(&body.block, Some((&body.output, quote!(#dy))));
+    let cell_adjoints = e.cell_adjoints();
+    let grads_value = e.gradients(sig);
+    let declarations = e.declarations();
+    let forward = e.fwd_block(&body.block);
+    let items = &body.items;
+    let output = match &body.output {
+        Value::Var(v) => e.kept(&Operand::Var(*v)),
+        other => other.tokens(),
+    };
+    let dy_type = match &sig.output {
+        syn::Type::Infer(_) => quote!(),
+        ty => {
+            let t = tangent_type(ty);
+            quote!(: #t)
+        }
+    };
+    quote! {
+        #(#items)*
+        #declarations
+        #forward
+        (#output, move |#dy #dy_type| {
+            #cell_adjoints
+            #reverse
+            #grads_value
+        })
+    }
+}

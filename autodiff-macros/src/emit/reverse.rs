@@ -1,0 +1,410 @@
+//! The reverse sweep: regions walked backwards, each starting by restoring (or
+//! recomputing) the values its rules read, each statement contributing to the adjoints of
+//! its operands through the runtime's rules.
+
+use super::*;
+
+impl Emitter<'_> {
+    /// starts (in order), marked initialised: contributions to them accumulate.
+    pub(crate) fn start_region(&mut self, region: RegionId) -> Vec<VarId> {
+        let mut pre: Vec<VarId> = self
+            .preinit
+            .iter()
+            .copied()
+            .filter(|v| self.body.region_of(*v) == region)
+            .collect();
+        pre.sort();
+        self.initialized.extend(pre.iter().copied());
+        pre
+    }
+
+    /// The reverse sweep of a block (a whole region); `seed` starts the body's.
+    pub(crate) fn rev_block(
+        &mut self,
+        block: &Block,
+        seed: Option<(&Value, TokenStream)>,
+    ) -> TokenStream {
+        let pre = self.start_region(block.region);
+        let mut body = TokenStream::new();
+        if let Some((value, cotangent)) = seed {
+            self.seed(&mut body, value, cotangent);
+        }
+        for stmt in block.stmts.iter().rev() {
+            self.rev_stmt(&mut body, stmt);
+        }
+        if body.is_empty() {
+            return body;
+        }
+        let rt = rt();
+        let mut prefix = TokenStream::new();
+        if block.region == RegionId::BODY {
+            // Views and fields borrow the values they come from, which the pullback closure
+            // owns: it evaluates them again rather than capturing them.
+            let mut needed: BTreeSet<VarId> = BTreeSet::new();
+            let mut stack: Vec<VarId> = self
+                .used
+                .iter()
+                .copied()
+                .filter(|v| self.body.region_of(*v) == RegionId::BODY && self.borrows(*v))
+                .collect();
+            while let Some(v) = stack.pop() {
+                if !needed.insert(v) {
+                    continue;
+                }
+                self.recomputed.insert(v);
+                for u in self.rhs_operands(v) {
+                    self.used.insert(u);
+                    if self.borrows(u) {
+                        stack.push(u);
+                    }
+                }
+            }
+            for v in &needed {
+                let id = v.ident();
+                let value =
+                    rhs_tokens(self.defs[v], Span::call_site(), self.body.vars[v.0].general);
+                prefix.extend(quote!(let #id = #value;));
+            }
+        }
+        for v in &pre {
+            prefix.extend(self.zero_adjoint(*v));
+        }
+        if block.region != RegionId::BODY {
+            let in_loop = self.body.regions[block.region.0].in_loop;
+            let restore = if in_loop {
+                quote!(#rt::saved::pop)
+            } else {
+                quote!(#rt::saved::take)
+            };
+            // Close the set of values this region's reverse needs under recomputation:
+            // a recomputed value needs its own operands.
+            let mut needed: BTreeSet<VarId> = self
+                .used
+                .iter()
+                .copied()
+                .filter(|v| {
+                    self.body.region_of(*v) == block.region && !self.reverse_bound.contains(v)
+                })
+                .collect();
+            let mut stack: Vec<VarId> = needed.iter().copied().collect();
+            while let Some(v) = stack.pop() {
+                if !self.recomputable(v) {
+                    continue;
+                }
+                self.recomputed.insert(v);
+                for u in self.rhs_operands(v) {
+                    self.used.insert(u);
+                    if self.body.region_of(u) == block.region
+                        && !self.reverse_bound.contains(&u)
+                        && needed.insert(u)
+                    {
+                        stack.push(u);
+                    }
+                }
+            }
+            let mut restores = TokenStream::new();
+            for v in &needed {
+                let id = v.ident();
+                if self.recomputed.contains(v) {
+                    let value =
+                        rhs_tokens(self.defs[v], Span::call_site(), self.body.vars[v.0].general);
+                    restores.extend(quote!(let #id = #value;));
+                } else {
+                    let slot = v.slot();
+                    restores.extend(quote!(let #id = #restore(&mut #slot);));
+                }
+            }
+            for v in self
+                .used_pullbacks
+                .iter()
+                .filter(|v| self.body.region_of(**v) == block.region)
+            {
+                let (id, slot) = (v.pullback(), v.pullback_slot());
+                restores.extend(quote!(let #id = #restore(&mut #slot);));
+            }
+            prefix = quote!(#restores #prefix);
+        }
+        quote!(#prefix #body)
+    }
+
+    pub(crate) fn rev_stmt(&mut self, out: &mut TokenStream, stmt: &Stmt) {
+        let rt = rt();
+        match stmt {
+            Stmt::Effect(_) => {}
+            Stmt::Let { dst, rhs, .. } => {
+                if !self.body.is_active(*dst) || !self.initialized.contains(dst) {
+                    return;
+                }
+                let dy = dst.adjoint();
+                let signed_rule = !self.body.vars[dst.0].general
+                    && matches!(
+                        rhs,
+                        Rhs::Prim(Prim::Binary { .. } | Prim::Neg | Prim::Method { .. }, _)
+                    );
+                let negated = self.negated.contains(dst);
+                if negated && !signed_rule {
+                    // the adjoint's sign is applied before anything but a scalar rule reads it
+                    out.extend(quote!(let mut #dy = #rt::ops::sub_d1(&#dy);));
+                    self.negated.remove(dst);
+                }
+                let negated = negated && signed_rule;
+                match rhs {
+                    Rhs::Inactive(_) => {}
+                    Rhs::Copy(o) => {
+                        if let Some(u) = self.active_var(o) {
+                            self.contribute(out, u, quote!(#rt::ops::identity_d0(&#dy)), false);
+                        }
+                    }
+                    Rhs::ReadCell(c) if self.invariant.contains(c) => {}
+                    Rhs::ReadCell(c) => {
+                        let dc = c.adjoint();
+                        out.extend(quote!(#rt::Accumulate::accumulate(&mut #dc, #rt::ops::identity_d0(&#dy));));
+                    }
+                    Rhs::Field { base, index } => {
+                        let (db, i) = (base.adjoint(), syn::Index::from(*index as usize));
+                        out.extend(quote!(#rt::Accumulate::accumulate(&mut #db.#i, #rt::ops::identity_d0(&#dy));));
+                    }
+                    Rhs::Member { base, member } => {
+                        // the field's adjoint is complete here: moved, not copied
+                        let db = base.adjoint();
+                        out.extend(quote!(#rt::Accumulate::accumulate(&mut #db.#member, #dy);));
+                    }
+                    Rhs::Source(r) => {
+                        let reference = self.var(*r);
+                        out.extend(crate::sources::deposit_tokens(&reference, &quote!(#dy)));
+                        out.extend(quote!(;));
+                    }
+                    Rhs::ReadIndex { place, index } => {
+                        if let Some(adj) = self.place_adjoint(*place) {
+                            let i = self.operand(index);
+                            if let Some(tokens) =
+                                self.carried_contribution(*place, index, *dst, &dy)
+                            {
+                                out.extend(tokens);
+                            } else if self.body.vars[dst.0].general {
+                                // the element's adjoint is complete here: moved
+                                out.extend(
+                                    quote!(#rt::Accumulate::accumulate(&mut #adj[#i], #dy);),
+                                );
+                            } else {
+                                out.extend(quote!(#rt::ops::index_d0(&mut #adj, #i, &#dy);));
+                            }
+                        }
+                    }
+                    Rhs::Prim(prim, args) => {
+                        let general = self.body.vars[dst.0].general;
+                        let tensor = general || matches!(prim, Prim::Tensor { .. });
+                        // The last rule to read `dy` may take it by value (its buffer is
+                        // reused). For `+`/`-` that is the left operand's, which usually has the
+                        // result's shape (`x.dot(&w) + &b`), while the other is reduced.
+                        let mut order: Vec<usize> = (0..args.len()).collect();
+                        if tensor
+                            && matches!(
+                                prim,
+                                Prim::Binary {
+                                    rule: "add" | "sub",
+                                    ..
+                                }
+                            )
+                        {
+                            order.reverse();
+                        }
+                        let last = order
+                            .iter()
+                            .rev()
+                            .map(|&k| (k, &args[k]))
+                            .find(|(k, a)| {
+                                self.active_var(a).is_some()
+                                    && !matches!(prim, Prim::Cast { .. })
+                                    && !matches!(prim, Prim::Method { rule, .. } if crate::prims::constant_operand(rule, *k))
+                            })
+                            .map(|(k, _)| k);
+                        for k in order {
+                            let arg = &args[k];
+                            let Some(u) = self.active_var(arg) else {
+                                continue;
+                            };
+                            let rule = match prim {
+                                Prim::Binary { rule, .. }
+                                | Prim::Method { rule, .. }
+                                | Prim::Tensor { rule, .. } => *rule,
+                                Prim::Neg => "neg",
+                                Prim::Cast { .. } => {
+                                    let d = u.adjoint();
+                                    if self.initialized.insert(u) {
+                                        let v = self.var(u);
+                                        out.extend(quote!(let mut #d = #rt::adjoint_zero(&#v);));
+                                    }
+                                    out.extend(quote!(#rt::ops::cast_accumulate(&mut #d, &#dy);));
+                                    continue;
+                                }
+                            };
+                            if crate::prims::constant_operand(rule, k) {
+                                continue;
+                            }
+                            if matches!(
+                                prim,
+                                Prim::Tensor {
+                                    rule: "concatenate" | "stack",
+                                    ..
+                                }
+                            ) {
+                                let ops: Vec<TokenStream> =
+                                    args.iter().map(|a| self.operand(a)).collect();
+                                let (axis, parts) = (&ops[0], &ops[1..]);
+                                let f = format_ident!("{}_d", rule);
+                                let part = k - 1;
+                                self.contribute(
+                                    out,
+                                    u,
+                                    quote!(#rt::ops::tensor::#f(&#axis, &[#(#rt::ops::tensor::view(&#parts)),*], #part, &#dy)),
+                                    false,
+                                );
+                                continue;
+                            }
+                            let reads = if tensor {
+                                crate::prims::tensor_rule_reads(rule, k, args.len())
+                            } else {
+                                crate::prims::rule_reads(rule, k, args.len())
+                            };
+                            let reads: Vec<TokenStream> = reads
+                                .into_iter()
+                                .map(|i| {
+                                    if i == args.len() {
+                                        self.var(*dst)
+                                    } else {
+                                        self.operand(&args[i])
+                                    }
+                                })
+                                .collect();
+                            let name = format_ident!("{}_d{}", rule, k);
+                            let path = if tensor {
+                                quote!(#rt::ops::tensor::#name)
+                            } else {
+                                quote!(#rt::ops::#name)
+                            };
+                            let dy_arg = if tensor
+                                && Some(k) == last
+                                && crate::prims::tensor_rule_takes_owned(rule)
+                            {
+                                quote!(#dy)
+                            } else {
+                                quote!(&#dy)
+                            };
+                            // `−dy` (a subtraction's right operand, a negation): the sign is
+                            // left pending rather than computed
+                            if !tensor && matches!((rule, k), ("sub", 1) | ("neg", 0)) {
+                                self.contribute_signed(
+                                    out,
+                                    u,
+                                    quote!(#rt::ops::add_d0(&#dy)),
+                                    false,
+                                    !negated,
+                                );
+                                continue;
+                            }
+                            self.contribute_signed(
+                                out,
+                                u,
+                                quote!(#path(#(&#reads,)* #dy_arg)),
+                                false,
+                                negated,
+                            );
+                        }
+                    }
+                    Rhs::Call { func, args } => {
+                        let g = self.fresh("__g");
+                        if borrows_arguments(args) {
+                            // The callee's pullback would borrow values the pullback closure
+                            // owns: its reverse runs the callee's vjp again, here.
+                            let a: Vec<TokenStream> =
+                                args.iter().map(|a| self.operand(a)).collect();
+                            let vjp = companion_path(func, "vjp");
+                            out.extend(
+                                quote!(let #g = { let (_, __pb) = #vjp(#(#a),*); __pb(#dy) };),
+                            );
+                        } else {
+                            self.used_pullbacks.insert(*dst);
+                            let pb = dst.pullback();
+                            out.extend(quote!(let #g = #pb(#dy);));
+                        }
+                        for (k, arg) in args.iter().enumerate() {
+                            if let Some(u) = self.active_var(arg) {
+                                let index = syn::Index::from(k);
+                                self.contribute(out, u, quote!(#g.#index), true);
+                            }
+                        }
+                    }
+                }
+            }
+            Stmt::WriteCell { cell, value } => {
+                if !self.body.cells[cell.0].active {
+                    return;
+                }
+                let dc = cell.adjoint();
+                match self.active_var(value) {
+                    Some(u) if self.invariant.contains(cell) => {
+                        self.contribute(out, u, quote!(::core::clone::Clone::clone(&#dc)), false);
+                    }
+                    Some(u) => {
+                        let t = self.fresh("__t");
+                        out.extend(quote!(let #t = #rt::ops::take_d0(&mut #dc);));
+                        self.contribute(out, u, quote!(#t), false);
+                    }
+                    None => out.extend(quote!(#rt::ops::reset_d0(&mut #dc);)),
+                }
+            }
+            Stmt::WriteIndex { cell, index, value } => {
+                if !self.body.cells[cell.0].active {
+                    return;
+                }
+                let dc = cell.adjoint();
+                let i = self.operand(index);
+                match self.active_var(value) {
+                    Some(u) => {
+                        let t = self.fresh("__t");
+                        out.extend(quote!(let #t = #rt::ops::index_take_d0(&mut #dc, #i);));
+                        self.contribute(out, u, quote!(#t), false);
+                    }
+                    None => out.extend(quote!(let _ = #rt::ops::index_take_d0(&mut #dc, #i);)),
+                }
+            }
+            Stmt::If { cond, then, els } => {
+                let then = self.rev_block(then, None);
+                let els = self.rev_block(els, None);
+                if then.is_empty() && els.is_empty() {
+                    return;
+                }
+                let c = self.operand(cond);
+                out.extend(quote!(if #c { #then } else { #els }));
+            }
+            Stmt::Loop {
+                head, body, count, ..
+            } => {
+                let range = match head {
+                    LoopHead::For {
+                        item,
+                        start: Some(start),
+                        ..
+                    } => {
+                        self.reverse_bound.insert(*item);
+                        Some((*item, start))
+                    }
+                    _ => None,
+                };
+                let b = self.rev_block(body, None);
+                if b.is_empty() {
+                    return;
+                }
+                let n = self.var(*count);
+                match range {
+                    Some((item, start)) => {
+                        let (id, start) = (item.ident(), self.operand(start));
+                        out.extend(quote!(for #id in #rt::saved::range_back(#start, #n) { #b }));
+                    }
+                    None => out.extend(quote!(for _ in 0..#n { #b })),
+                }
+            }
+        }
+    }
+}

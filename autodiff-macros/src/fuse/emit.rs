@@ -1,0 +1,145 @@
+//! Emission of a fused derivative (see the module's documentation for the plan).
+
+use crate::emit::*;
+use crate::ir::{Body, LoopHead, Operand, RegionId, Stmt, Value, VarId};
+use crate::signature::Signature;
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote};
+
+/// The body of the seeded derivative, `(inputs…, cotangent) -> (value, gradients)`, when
+/// the body has a loop to fuse (see `fuse`): the forward sweep up to the loop, the reverse
+/// of what follows the loop (which needs no value computed after it), the loop with each
+/// iteration's reverse at its end, the rest of the forward sweep, then the reverse of what
+/// precedes the loop.
+pub fn seeded_body(sig: &Signature, body: &Body) -> Option<TokenStream> {
+    let plan = crate::fuse::plan(body)?;
+    let rt = rt();
+    let stmts = &body.block.stmts;
+    let Stmt::Loop {
+        head,
+        body: lbody,
+        count,
+        flow,
+    } = &stmts[plan.index]
+    else {
+        return None;
+    };
+    let mut e = new_emitter(sig.params.len(), body);
+    // The iteration's own values are in scope for its reverse: neither saved nor computed
+    // again (floats only: they are `Copy`).
+    let item = match head {
+        LoopHead::For { item, .. } => {
+            e.reverse_bound.insert(*item);
+            Some(*item)
+        }
+        LoopHead::Infinite => None,
+    };
+    for stmt in &lbody.stmts {
+        if let Stmt::Let { dst, .. } = stmt {
+            if body.is_active(*dst) && !body.vars[dst.0].general {
+                e.reverse_bound.insert(*dst);
+            }
+        }
+    }
+    for (p, offsets) in plan.carried {
+        let c = Carried {
+            offsets,
+            region: lbody.region,
+            here: e.fresh("__here"),
+            carry: e.fresh("__carry"),
+            at: e.fresh("__at"),
+            hot: e.fresh("__hot"),
+            carry_assigned: None,
+            here_assigned: None,
+        };
+        e.carried.insert(p, c);
+    }
+    let pre = e.start_region(RegionId::BODY);
+    let dy = format_ident!("__dy", span = Span::mixed_site());
+    let mut after_rev = TokenStream::new();
+    e.seed(&mut after_rev, &body.output, quote!(#dy));
+    for stmt in stmts[plan.index + 1..].iter().rev() {
+        e.rev_stmt(&mut after_rev, stmt);
+    }
+    e.invariant = plan.accumulators;
+    let iteration_rev = e.rev_block(lbody, None);
+    e.invariant.clear();
+    let mut before_rev = TokenStream::new();
+    for stmt in stmts[..plan.index].iter().rev() {
+        e.rev_stmt(&mut before_rev, stmt);
+    }
+    let mut zeros = TokenStream::new();
+    for v in &pre {
+        zeros.extend(e.zero_adjoint(*v));
+    }
+    // Carried registers: declared before the loop, taken over at each iteration's start,
+    // element `i` stored once at its end (the slice's adjoint is still zero there: nothing
+    // else reaches it before or during the loop), the last `i + 1` after the loop.
+    let mut regs = TokenStream::new();
+    let mut start = TokenStream::new();
+    let mut end = TokenStream::new();
+    let mut flush = TokenStream::new();
+    let mut carried: Vec<(&VarId, &Carried)> = e.carried.iter().collect();
+    carried.sort_by_key(|(p, _)| **p);
+    let item = item.map(VarId::ident);
+    for (p, c) in carried {
+        let (d, here, carry, at, hot) = (p.adjoint(), &c.here, &c.carry, &c.at, &c.hot);
+        end.extend(quote! {
+            if #hot { #d[#item] = #here; }
+        });
+        // (a read of `i + 1` whose value has no derivative contributes nothing)
+        if c.carry_assigned.is_none() {
+            start.extend(quote! {
+                let mut #here = #rt::ops::element_zero(&#d);
+                let mut #hot = false;
+            });
+            continue;
+        }
+        regs.extend(quote! {
+            let mut #carry = #rt::ops::element_zero(&#d);
+            let mut #at = ::core::option::Option::None;
+        });
+        let reset = (c.carry_assigned == Some(false))
+            .then(|| quote!(#carry = #rt::ops::element_zero(&#d);));
+        start.extend(quote! {
+            let mut #here = #carry;
+            let mut #hot = #at.take().is_some();
+            #reset
+        });
+        flush.extend(quote! {
+            if let ::core::option::Option::Some(__k) = #at { #d[__k] = #carry; }
+        });
+    }
+    let fused = quote!({ #start #iteration_rev #end });
+    let declarations = e.declarations();
+    let cell_adjoints = e.cell_adjoints();
+    let mut before = TokenStream::new();
+    for stmt in &stmts[..plan.index] {
+        e.fwd_stmt(&mut before, stmt);
+    }
+    let fused_loop = e.fwd_loop(head, lbody, *count, *flow, Some(fused));
+    let mut after = TokenStream::new();
+    for stmt in &stmts[plan.index + 1..] {
+        e.fwd_stmt(&mut after, stmt);
+    }
+    let grads_value = e.gradients(sig);
+    let output = match &body.output {
+        Value::Var(v) => e.kept(&Operand::Var(*v)),
+        other => other.tokens(),
+    };
+    let items = &body.items;
+    Some(quote! {
+        #(#items)*
+        #declarations
+        #before
+        #cell_adjoints
+        #zeros
+        #after_rev
+        #regs
+        #fused_loop
+        #flush
+        #after
+        #before_rev
+        (#output, #grads_value)
+    })
+}

@@ -1,0 +1,157 @@
+//! Calls: float methods and their path forms (`x.sin()`, `f64::sin(x)`), calls of other
+//! differentiable functions and methods.
+
+use super::*;
+
+impl Lowering<'_> {
+    pub(super) fn method_call(&mut self, e: &syn::Expr, m: &syn::ExprMethodCall) -> Value {
+        let name = m.method.to_string();
+        if prims::is_piecewise_constant(&name) {
+            return self.verbatim(e);
+        }
+        if let Some(v) = self.reduction(e, m) {
+            return v;
+        }
+        if let Some(v) = self.array_method(e, m) {
+            return v;
+        }
+        // `h.mapv_inplace(f)` on a local array: `h = h.mapv(f)`
+        if name == "mapv_inplace" && m.args.len() == 1 {
+            if let Some(Place::Cell(_)) = self.place(&m.receiver) {
+                let (recv, f) = (&m.receiver, &m.args[0]);
+                let value: syn::Expr = syn::parse_quote_spanned!(e.span()=> #recv.mapv(#f));
+                return self.assign(recv, &value, None, e);
+            }
+        }
+        let recv = self.expr(&m.receiver);
+        if name == "clone" && m.args.is_empty() {
+            let x = self.operand(recv, m.receiver.span());
+            let active = self.operand_active(&x);
+            let v = self.new_var(active);
+            self.push(v, None, Rhs::Copy(x), e.span());
+            return Value::Var(v);
+        }
+        let mut args = vec![self.operand(recv, m.receiver.span())];
+        for a in &m.args {
+            args.push(self.operand_of(a));
+        }
+        let on_self = matches!(&*m.receiver, syn::Expr::Path(p) if p.path.is_ident("self"));
+        if on_self && prims::method_arity(&name).is_none() {
+            // `self.helper(x)`: a sibling differentiable method, through `Self::helper`.
+            let method = &m.method;
+            let turbofish = &m.turbofish;
+            let func: syn::ExprPath =
+                syn::parse_quote_spanned!(method.span()=> Self::#method #turbofish);
+            let active = args.iter().any(|a| self.operand_active(a));
+            let v = self.new_var(active);
+            self.push(v, None, Rhs::Call { func, args }, e.span());
+            return Value::Var(v);
+        }
+        self.method_prim(e, &m.method, None, args)
+    }
+
+    pub(super) fn method_prim(
+        &mut self,
+        e: &syn::Expr,
+        method: &syn::Ident,
+        callee: Option<syn::ExprPath>,
+        args: Vec<Operand>,
+    ) -> Value {
+        let name = method.to_string();
+        match prims::method_arity(&name) {
+            Some((rule, arity)) if arity == args.len() => self.prim(
+                Prim::Method {
+                    rule,
+                    method: method.clone(),
+                    callee,
+                },
+                args,
+                e.span(),
+            ),
+            Some((_, arity)) => {
+                self.unsupported(e, &format!("`{name}` takes {} argument(s) here", arity - 1))
+            }
+            None => {
+                self.errors.push(method.span(), format!("cannot differentiate through the method `{name}`: it is not a differentiable primitive; {HELP_CALL}"));
+                Value::Inline(syn::parse_quote!(()))
+            }
+        }
+    }
+
+    pub(super) fn call(&mut self, e: &syn::Expr, c: &syn::ExprCall) -> Value {
+        let syn::Expr::Path(func) = &*c.func else {
+            return self.unsupported(&c.func, &format!("cannot differentiate a call of this expression; call a named function. To call a differentiable function: {HELP_CALL}"));
+        };
+        let Some(last) = func.path.segments.last().map(|s| s.ident.clone()) else {
+            return self.verbatim(e);
+        };
+        if last == "stop_gradient" && c.args.len() == 1 {
+            return self.verbatim(e);
+        }
+        if let Some(id) = func.path.get_ident() {
+            if self.lookup(&id.to_string()).is_some() {
+                return self.unsupported(&c.func, "calling a local closure with differentiable values is not supported; make it a `#[differentiable]` function");
+            }
+        }
+        // `f64::sin(x)`, `T::powi(x, 2)`, `Float::max(a, b)`: the path form of a method.
+        let segs = &func.path.segments;
+        let path_form = func.qself.is_some()
+            || segs.len() >= 2 && {
+                let owner = segs[segs.len() - 2].ident.to_string();
+                prims::is_float_type_name(&owner)
+                    || owner == "Float"
+                    || owner == "Real"
+                    || self.type_params.contains(&owner)
+            };
+        let name = last.to_string();
+        if path_form && prims::is_piecewise_constant(&name) {
+            return self.verbatim(e);
+        }
+        let mut args = Vec::new();
+        for a in &c.args {
+            let arg = self.operand_of(a);
+            // `f(&x)`: the callee takes a reference (and `x` may be an array)
+            let arg = match (a, arg) {
+                (syn::Expr::Reference(r), Operand::Var(v))
+                    if r.mutability.is_none() && !path_form =>
+                {
+                    Operand::Ref(v)
+                }
+                (_, arg) => arg,
+            };
+            args.push(arg);
+        }
+        if path_form {
+            if name == "from" && args.len() == 1 && func.qself.is_none() {
+                let owner = &segs[segs.len() - 2].ident;
+                let ty: syn::Type = syn::parse_quote!(#owner);
+                let x = args.remove(0);
+                return self.prim(Prim::Cast { ty: Box::new(ty) }, vec![x], e.span());
+            }
+            return self.method_prim(e, &last, Some(func.clone()), args);
+        }
+        let active = args.iter().any(|a| self.operand_active(a));
+        let v = self.new_var(active);
+        if active {
+            self.push(
+                v,
+                None,
+                Rhs::Call {
+                    func: func.clone(),
+                    args,
+                },
+                e.span(),
+            );
+        } else {
+            let arg_tokens = args.iter().map(Operand::tokens);
+            let span = e.span();
+            self.push(
+                v,
+                None,
+                Rhs::Inactive(quote_spanned!(span=> #func(#(#arg_tokens),*))),
+                span,
+            );
+        }
+        Value::Var(v)
+    }
+}

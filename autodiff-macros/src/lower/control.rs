@@ -1,0 +1,595 @@
+//! Control flow: `if`, `match`, the loops (`for`, `while`, `loop`), reductions over
+//! iterators, `break`, `continue` and `return`.
+
+use super::*;
+
+pub(super) fn may_exit(node: &dyn Fn(&mut ExitFinder)) -> bool {
+    let mut f = ExitFinder {
+        depth: 0,
+        found: false,
+    };
+    node(&mut f);
+    f.found
+}
+
+pub(super) struct ExitFinder {
+    depth: usize,
+    found: bool,
+}
+
+impl<'ast> syn::visit::Visit<'ast> for ExitFinder {
+    fn visit_expr(&mut self, e: &'ast syn::Expr) {
+        match e {
+            syn::Expr::Return(_) => self.found = true,
+            syn::Expr::Break(b) if self.depth == 0 || b.label.is_some() => self.found = true,
+            syn::Expr::Continue(c) if self.depth == 0 || c.label.is_some() => self.found = true,
+            syn::Expr::Closure(_) => {}
+            syn::Expr::ForLoop(_) | syn::Expr::While(_) | syn::Expr::Loop(_) => {
+                self.depth += 1;
+                syn::visit::visit_expr(self, e);
+                self.depth -= 1;
+            }
+            _ => syn::visit::visit_expr(self, e),
+        }
+    }
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
+pub(super) fn expr_may_exit(e: &syn::Expr) -> bool {
+    may_exit(&|f| syn::visit::Visit::visit_expr(f, e))
+}
+
+pub(super) fn stmt_may_exit(s: &syn::Stmt) -> bool {
+    may_exit(&|f| syn::visit::Visit::visit_stmt(f, s))
+}
+
+/// The forms of iteration over a differentiable slice the lowering turns into indexed
+/// loops: `x.iter()`, `x.iter().enumerate()`, `x.iter().zip(y.iter())`, and `for v in x`.
+pub(super) enum SliceIter {
+    Plain(syn::Expr),
+    Enumerate(syn::Expr),
+    Zip(syn::Expr, syn::Expr),
+}
+
+/// Whether `e` is an iterator over a sequence (`x.iter()`, `….map(…)`, `….zip(…)`, …), as
+/// opposed to an array whose `sum()` is ndarray's.
+pub(super) fn is_iterator_chain(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::MethodCall(m) => matches!(
+            m.method.to_string().as_str(),
+            "iter" | "into_iter" | "copied" | "cloned" | "zip" | "enumerate" | "map" | "rev"
+        ),
+        syn::Expr::Paren(p) => is_iterator_chain(&p.expr),
+        _ => false,
+    }
+}
+
+pub(super) fn strip_copied(e: &syn::Expr) -> &syn::Expr {
+    match e {
+        syn::Expr::MethodCall(m)
+            if (m.method == "copied" || m.method == "cloned") && m.args.is_empty() =>
+        {
+            strip_copied(&m.receiver)
+        }
+        syn::Expr::Paren(p) => strip_copied(&p.expr),
+        _ => e,
+    }
+}
+
+pub(super) fn iter_base(e: &syn::Expr) -> Option<&syn::Expr> {
+    match strip_copied(e) {
+        syn::Expr::MethodCall(m) if m.method == "iter" && m.args.is_empty() => Some(&m.receiver),
+        syn::Expr::Reference(r) if r.mutability.is_none() => Some(&r.expr),
+        _ => None,
+    }
+}
+
+pub(super) fn slice_iter(e: &syn::Expr) -> Option<SliceIter> {
+    if let syn::Expr::MethodCall(m) = strip_copied(e) {
+        if m.method == "enumerate" && m.args.is_empty() {
+            return iter_base(&m.receiver).map(|b| SliceIter::Enumerate(b.clone()));
+        }
+        if m.method == "zip" && m.args.len() == 1 {
+            let a = iter_base(&m.receiver)?;
+            let b = iter_base(&m.args[0]).or(match &m.args[0] {
+                syn::Expr::Path(_) => Some(&m.args[0]),
+                _ => None,
+            })?;
+            return Some(SliceIter::Zip(a.clone(), b.clone()));
+        }
+    }
+    if let Some(b) = iter_base(e) {
+        return Some(SliceIter::Plain(b.clone()));
+    }
+    if let syn::Expr::Path(_) = e {
+        return Some(SliceIter::Plain(e.clone()));
+    }
+    None
+}
+
+impl Lowering<'_> {
+    pub(super) fn if_expr(&mut self, i: &syn::ExprIf) -> Value {
+        if let syn::Expr::Let(l) = &*i.cond {
+            return self.unsupported(l, "`if let` on differentiable values is not supported yet; use `match` on an inactive value or an `if` on a `bool`");
+        }
+        let discard = std::mem::replace(&mut self.discard, false);
+        let cond = self.operand_of(&i.cond);
+        self.discard = discard;
+        let has_value = !discard
+            && i.else_branch.is_some()
+            && matches!(i.then_branch.stmts.last(), Some(syn::Stmt::Expr(_, None)));
+        let result = has_value.then(|| self.new_cell(None, node_key(i)));
+        let then = self.nested(false, |l| {
+            let v = l.block_contents(&i.then_branch.stmts, false);
+            if let Some(cell) = result {
+                let o = l.operand(v, i.then_branch.span());
+                l.write_cell(cell, o);
+            }
+        });
+        let els = self.nested(false, |l| {
+            if let Some((_, e)) = &i.else_branch {
+                let v = l.expr(e);
+                if let Some(cell) = result {
+                    let o = l.operand(v, e.span());
+                    l.write_cell(cell, o);
+                }
+            }
+        });
+        self.push_if(cond, then, els);
+        match result {
+            Some(cell) => Value::Var(self.read_cell(cell, i.span())),
+            None => Value::Tuple(Vec::new()),
+        }
+    }
+
+    /// `match` on an inactive scrutinee: a chain of `if`s, each testing one arm's pattern
+    /// (and guard) with `match s { pat if guard => true, _ => false }`.
+    pub(super) fn match_expr(&mut self, m: &syn::ExprMatch) -> Value {
+        // The scrutinee's value decides: `(x * 2.0) as usize % 3` mentions `x` but is an
+        // integer, with no derivative.
+        let discard = std::mem::replace(&mut self.discard, false);
+        let scrutinee = self.expr(&m.expr);
+        self.discard = discard;
+        if self.is_active(&scrutinee) {
+            return self.unsupported(&m.expr, "`match` on a differentiable value is not supported; match on an integer, `bool` or enum, or compare with `if`");
+        }
+        let s = scrutinee.tokens();
+        let has_value = !discard
+            && m.arms.iter().all(|a| !matches!(&*a.body, syn::Expr::Block(b) if b.block.stmts.last().is_none_or(|s| !matches!(s, syn::Stmt::Expr(_, None)))));
+        let result = has_value.then(|| self.new_cell(None, node_key(m)));
+        self.match_arms(&m.arms, &s, result);
+        match result {
+            Some(cell) => Value::Var(self.read_cell(cell, m.span())),
+            None => Value::Tuple(Vec::new()),
+        }
+    }
+
+    pub(super) fn match_arms(
+        &mut self,
+        arms: &[syn::Arm],
+        s: &TokenStream,
+        result: Option<CellId>,
+    ) {
+        let Some((arm, rest)) = arms.split_first() else {
+            self.block.stmts.push(Stmt::Effect(
+                quote!(::core::unreachable!("no arm of a `match` in differentiable code matched");),
+            ));
+            return;
+        };
+        let pat = &arm.pat;
+        let guard = arm.guard.as_ref().map(|(_, g)| {
+            let g = self.renamed(g);
+            quote!(if #g)
+        });
+        let cond = self.inactive(
+            quote!(match #s { #pat #guard => true, _ => false }),
+            arm.pat.span(),
+        );
+        let cond = self.operand(cond, arm.pat.span());
+        let mut names = Vec::new();
+        collect_pattern_idents(pat, &mut names);
+        let then = self.nested(false, |l| {
+            if !names.is_empty() {
+                let bound = l.inactive(
+                    quote!(match #s { #pat => (#(#names,)*), _ => ::core::unreachable!() }),
+                    arm.pat.span(),
+                );
+                let Value::Var(b) = bound else { unreachable!() };
+                for (k, n) in names.iter().enumerate() {
+                    let index = syn::Index::from(k);
+                    let id = b.ident();
+                    let field = l.inactive(quote!(#id.#index), n.span());
+                    l.bind(&n.to_string(), Binding::Value(field));
+                }
+            }
+            let v = l.expr(&arm.body);
+            if let Some(cell) = result {
+                let o = l.operand(v, arm.body.span());
+                l.write_cell(cell, o);
+            }
+        });
+        let els = self.nested(false, |l| l.match_arms(rest, s, result));
+        self.push_if(cond, then, els);
+    }
+
+    /// Lowers a loop whose body `body` fills. For a `for` loop, `iter` is the iterator and
+    /// `body` returns the variable it binds each item to (made inside the body's region).
+    pub(super) fn lower_loop(
+        &mut self,
+        label: Option<String>,
+        iter: Option<(TokenStream, Option<Operand>)>,
+        body: impl FnOnce(&mut Self) -> Option<VarId>,
+    ) -> Value {
+        let flow = self.flag_cell();
+        self.write_flag(flow, syn::parse_quote!(0u8));
+        self.loops.push(LoopCtx {
+            label,
+            flow,
+            flow_used: iter.is_none(),
+            value: None,
+        });
+        let mut item = None;
+        // A loop body's value is dropped.
+        let outer = std::mem::replace(&mut self.discard, true);
+        let block = self.nested(true, |l| item = body(l));
+        self.discard = outer;
+        let ctx = self.loops.pop().expect("loop context");
+        let head = match (iter, item) {
+            (Some((iter, start)), Some(item)) => LoopHead::For { item, iter, start },
+            _ => LoopHead::Infinite,
+        };
+        let count = self.new_var(false);
+        self.block.stmts.push(Stmt::Loop {
+            head,
+            body: block,
+            count,
+            flow: ctx.flow_used.then_some(ctx.flow),
+        });
+        match ctx.value {
+            Some(cell) => Value::Var(self.read_cell(cell, Span::call_site())),
+            None => Value::Tuple(Vec::new()),
+        }
+    }
+
+    pub(super) fn for_loop(&mut self, f: &syn::ExprForLoop) -> Value {
+        let label = f.label.as_ref().map(|l| l.name.ident.to_string());
+        let body: syn::Expr = syn::Expr::Block(syn::ExprBlock {
+            attrs: Vec::new(),
+            label: None,
+            block: f.body.clone(),
+        });
+        let body_active = self.references_active(&body);
+        self.iter_loop(label, &f.expr, &f.pat, body_active, |l| {
+            l.block_contents(&f.body.stmts, false);
+        })
+    }
+
+    /// A loop over `iter`, binding each item to `pat` and lowering `body` for it. An
+    /// inactive iterator (`0..n`, `(0..n).rev()`, anything over constants) is used as
+    /// written; over a differentiable slice, `x.iter()`, `x.iter().enumerate()`,
+    /// `x.iter().zip(y.iter())` and `x` become loops over indices reading the elements.
+    pub(super) fn iter_loop(
+        &mut self,
+        label: Option<String>,
+        iter_expr: &syn::Expr,
+        pat: &syn::Pat,
+        body_active: bool,
+        body: impl FnOnce(&mut Self),
+    ) -> Value {
+        // An inactive sequence iterated by reference (`data.iter()`, also `.enumerate()`,
+        // `.zip(…)`) whose items may meet differentiable values in the body: read its
+        // elements by index as values, so arithmetic with them differentiates
+        // (`data.iter().map(|x| x * w).sum()`). (Cells are keyed by the syntax that makes
+        // them, so this choice may depend on activity without confusing the fixpoint.)
+        let indexed = body_active
+            && !self.references_active(iter_expr)
+            && matches!(strip_copied(iter_expr), syn::Expr::MethodCall(_))
+            && slice_iter(iter_expr).is_some_and(|it| {
+                let places: Vec<&syn::Expr> = match &it {
+                    SliceIter::Plain(a) | SliceIter::Enumerate(a) => vec![a],
+                    SliceIter::Zip(a, b) => vec![a, b],
+                };
+                places.iter().all(|p| self.place(p).is_some())
+            });
+        if !self.references_active(iter_expr) && !indexed {
+            let iter = match iter_expr {
+                syn::Expr::Range(r)
+                    if matches!(r.limits, syn::RangeLimits::HalfOpen(_))
+                        && r.start.is_some()
+                        && r.end.is_some() =>
+                {
+                    let start = self.operand_of(r.start.as_deref().expect("start"));
+                    let end = self.operand_of(r.end.as_deref().expect("end"));
+                    let (s, e) = (start.tokens(), end.tokens());
+                    (quote!(#s..#e), Some(start))
+                }
+                other => (self.renamed(other).to_token_stream(), None),
+            };
+            return self.lower_loop(label, Some(iter), |l| {
+                let item = l.new_var(false);
+                l.bind_pattern(pat, Value::Var(item), None, pat.span());
+                body(l);
+                Some(item)
+            });
+        }
+        let Some(it) = slice_iter(iter_expr) else {
+            return self.unsupported(iter_expr, "this iterator is not supported over differentiable values; iterate over a range of indices (`for i in 0..x.len()`) or `x.iter()`, `x.iter().enumerate()`, `x.iter().zip(y.iter())`");
+        };
+        let (places, enumerate) = match &it {
+            SliceIter::Plain(a) => (vec![a], false),
+            SliceIter::Enumerate(a) => (vec![a], true),
+            SliceIter::Zip(a, b) => (vec![a, b], false),
+        };
+        let mut resolved = Vec::new();
+        for p in places {
+            match self.place(p) {
+                Some(place) => resolved.push(place),
+                // a field (`m.layers`): the sequence the projection reads
+                None if matches!(p, syn::Expr::Field(_)) => match self.expr(p) {
+                    Value::Var(v) => resolved.push(Place::Var(v)),
+                    _ => return self.unsupported(p, "iterate over a slice, `Vec` or array named by a parameter, a local variable or a field"),
+                },
+                None => return self.unsupported(
+                    p,
+                    "iterate over a slice, `Vec` or array named by a parameter or local variable",
+                ),
+            }
+        }
+        let len = |p: &Place| match p {
+            Place::Var(v) => {
+                let id = v.ident();
+                quote!(#id.len())
+            }
+            Place::Cell(c) => {
+                let id = c.ident();
+                quote!(#id.len())
+            }
+        };
+        let iter = if resolved.len() == 2 {
+            let (a, b) = (len(&resolved[0]), len(&resolved[1]));
+            quote!(0..::core::cmp::min(#a, #b))
+        } else {
+            let a = len(&resolved[0]);
+            quote!(0..#a)
+        };
+        let iter = (iter, Some(Operand::Inline(syn::parse_quote!(0usize))));
+        self.lower_loop(label, Some(iter), |l| {
+            let k = l.new_var(false);
+            let mut elems = Vec::new();
+            for place in &resolved {
+                let v = l.new_var(l.place_active(*place));
+                l.push(
+                    v,
+                    None,
+                    Rhs::ReadIndex {
+                        place: *place,
+                        index: Operand::Var(k),
+                    },
+                    iter_expr.span(),
+                );
+
+                elems.push(Value::Ref(Box::new(Value::Var(v))));
+            }
+            let value = if enumerate {
+                Value::Tuple(vec![Value::Var(k), elems.remove(0)])
+            } else if elems.len() == 2 {
+                Value::Tuple(elems)
+            } else {
+                elems.remove(0)
+            };
+            l.bind_pattern(pat, value, None, pat.span());
+            body(l);
+            Some(k)
+        })
+    }
+
+    /// `….sum()`, `….product()`, `….map(|v| …).sum()`, `….fold(init, |acc, v| …)`: a
+    /// loop with an accumulator cell, starting where the standard library starts
+    /// (`-0.0` for a float sum, `1.0` for a product) so the value is bit for bit the same.
+    pub(super) fn reduction(&mut self, e: &syn::Expr, m: &syn::ExprMethodCall) -> Option<Value> {
+        let name = m.method.to_string();
+        let closure_of = |x: &syn::Expr| match x {
+            syn::Expr::Closure(c) => Some(c.clone()),
+            _ => None,
+        };
+        type Accumulation = Option<(&'static str, syn::BinOp)>;
+        #[allow(clippy::type_complexity)]
+        let (src, init, op, map, fold): (
+            &syn::Expr,
+            syn::Expr,
+            Accumulation,
+            Option<syn::ExprClosure>,
+            Option<syn::ExprClosure>,
+        ) = match (name.as_str(), m.args.len()) {
+            ("sum" | "product", 0) if is_iterator_chain(&m.receiver) => {
+                let (src, map) = match &*m.receiver {
+                    syn::Expr::MethodCall(inner)
+                        if inner.method == "map" && inner.args.len() == 1 =>
+                    {
+                        (&*inner.receiver, Some(closure_of(&inner.args[0])?))
+                    }
+                    other => (other, None),
+                };
+                if name == "sum" {
+                    (
+                        src,
+                        syn::parse_quote!(-0.0),
+                        Some(("add", syn::parse_quote!(+))),
+                        map,
+                        None,
+                    )
+                } else {
+                    (
+                        src,
+                        syn::parse_quote!(1.0),
+                        Some(("mul", syn::parse_quote!(*))),
+                        map,
+                        None,
+                    )
+                }
+            }
+            ("fold", 2) => (
+                &*m.receiver,
+                m.args[0].clone(),
+                None,
+                None,
+                Some(closure_of(&m.args[1])?),
+            ),
+            _ => return None,
+        };
+        if map.as_ref().is_some_and(|c| c.inputs.len() != 1)
+            || fold.as_ref().is_some_and(|c| c.inputs.len() != 2)
+        {
+            return None;
+        }
+        let init = self.operand_of(&init);
+        let acc = self.new_cell(None, node_key(m));
+        self.write_cell(acc, init);
+        let item_pat: syn::Pat = match (&map, &fold) {
+            (Some(c), _) => c.inputs[0].clone(),
+            (_, Some(c)) => c.inputs[1].clone(),
+            _ => syn::parse_quote!(__autodiff_item),
+        };
+        let closure_body = map.as_ref().or(fold.as_ref()).map(|c| &*c.body);
+        let body_active =
+            closure_body.is_some_and(|b| self.references_active(b)) || self.cells[acc.0].active;
+        self.iter_loop(None, src, &item_pat, body_active, |l| {
+            let value = match (&map, &fold, op) {
+                (_, Some(c), _) => {
+                    let old = l.read_cell(acc, c.span());
+                    l.bind_pattern(&c.inputs[0], Value::Var(old), None, c.span());
+                    let v = l.expr(&c.body);
+                    l.operand(v, c.body.span())
+                }
+                (map, None, Some((rule, op))) => {
+                    let item = match map {
+                        Some(c) => l.expr(&c.body),
+                        None => l.expr(&syn::parse_quote!(__autodiff_item)),
+                    };
+                    let item = l.operand(item, e.span());
+                    let old = Operand::Var(l.read_cell(acc, e.span()));
+                    let v = l.prim(Prim::Binary { rule, op }, vec![old, item], e.span());
+                    l.operand(v, e.span())
+                }
+                _ => unreachable!("a reduction is a fold or has an operator"),
+            };
+            l.write_cell(acc, value);
+        });
+        Some(Value::Var(self.read_cell(acc, e.span())))
+    }
+
+    pub(super) fn while_loop(&mut self, w: &syn::ExprWhile) -> Value {
+        if let syn::Expr::Let(l) = &*w.cond {
+            return self.unsupported(l, "`while let` is not supported in differentiable code; use `loop` with `match` and `break`");
+        }
+        let label = w.label.as_ref().map(|l| l.name.ident.to_string());
+        self.lower_loop(label, None, |l| {
+            let cond = l.operand_of(&w.cond);
+            let then = l.nested(false, |l| {
+                l.block_contents(&w.body.stmts, false);
+            });
+            let flow = l.loops.last().expect("loop").flow;
+            let els = l.nested(false, |l| l.write_flag(flow, syn::parse_quote!(1u8)));
+            l.push_if(cond, then, els);
+            None
+        })
+    }
+
+    /// The index in `self.loops` of the loop a `break`/`continue` targets.
+    pub(super) fn target_loop(
+        &mut self,
+        label: Option<&syn::Lifetime>,
+        span: &dyn ToTokens,
+    ) -> Option<usize> {
+        let found = match label {
+            None => self.loops.len().checked_sub(1),
+            Some(l) => self
+                .loops
+                .iter()
+                .rposition(|c| c.label.as_deref() == Some(&l.ident.to_string())),
+        };
+        if found.is_none() {
+            self.errors.push_spanned(
+                span,
+                "`break`/`continue` outside a loop of the differentiable function",
+            );
+        }
+        found
+    }
+
+    pub(super) fn break_expr(&mut self, b: &syn::ExprBreak) -> Value {
+        let Some(target) = self.target_loop(b.label.as_ref(), b) else {
+            return Value::Tuple(Vec::new());
+        };
+        if let Some(e) = &b.expr {
+            let v = self.operand_of(e);
+            let cell = match self.loops[target].value {
+                Some(c) => c,
+                None => {
+                    let c = self.new_cell(None, node_key(b));
+                    self.loops[target].value = Some(c);
+                    c
+                }
+            };
+            self.write_cell(cell, v);
+        }
+        for k in target..self.loops.len() {
+            self.loops[k].flow_used = true;
+            let flow = self.loops[k].flow;
+            self.write_flag(flow, syn::parse_quote!(1u8));
+        }
+        Value::Tuple(Vec::new())
+    }
+
+    pub(super) fn continue_expr(&mut self, c: &syn::ExprContinue) -> Value {
+        let Some(target) = self.target_loop(c.label.as_ref(), c) else {
+            return Value::Tuple(Vec::new());
+        };
+        for k in target..self.loops.len() {
+            self.loops[k].flow_used = true;
+            let flow = self.loops[k].flow;
+            let code: syn::Expr = if k == target {
+                syn::parse_quote!(2u8)
+            } else {
+                syn::parse_quote!(1u8)
+            };
+            self.write_flag(flow, code);
+        }
+        Value::Tuple(Vec::new())
+    }
+
+    pub(super) fn return_expr(&mut self, r: &syn::ExprReturn) -> Value {
+        let value = match &r.expr {
+            Some(e) => self.operand_of(e),
+            None => Operand::Inline(syn::parse_quote!(())),
+        };
+        let (flag, out) = match self.ret {
+            Some(cells) => cells,
+            None => {
+                // the return flag, and the returned value (one per function: key 2)
+                let cells = (self.flag_cell(), self.new_cell(None, 2));
+                self.ret = Some(cells);
+                cells
+            }
+        };
+        self.write_cell(out, value);
+        self.write_flag(flag, syn::parse_quote!(true));
+        for k in 0..self.loops.len() {
+            self.loops[k].flow_used = true;
+            let flow = self.loops[k].flow;
+            self.write_flag(flow, syn::parse_quote!(1u8));
+        }
+        Value::Tuple(Vec::new())
+    }
+}
+
+pub(super) fn collect_pattern_idents(pat: &syn::Pat, out: &mut Vec<syn::Ident>) {
+    struct Names<'b>(&'b mut Vec<syn::Ident>);
+    impl syn::visit::Visit<'_> for Names<'_> {
+        fn visit_pat_ident(&mut self, p: &syn::PatIdent) {
+            self.0.push(p.ident.clone());
+            syn::visit::visit_pat_ident(self, p);
+        }
+    }
+    syn::visit::Visit::visit_pat(&mut Names(out), pat);
+}

@@ -1,0 +1,311 @@
+//! Expressions: paths, operators, fields, indexing and assignment.
+
+use super::*;
+
+impl Lowering<'_> {
+    pub fn expr(&mut self, e: &syn::Expr) -> Value {
+        match e {
+            syn::Expr::Lit(_) => return Value::Inline(e.clone()),
+            syn::Expr::Paren(p) => return self.expr(&p.expr),
+            syn::Expr::Group(g) => return self.expr(&g.expr),
+            syn::Expr::Path(p) => {
+                if p.qself.is_none() {
+                    if let Some(id) = p.path.get_ident() {
+                        match self.lookup(&id.to_string()).cloned() {
+                            Some(Binding::Value(v)) => return v.deref(),
+                            Some(Binding::Cell(c)) => {
+                                return Value::Var(self.read_cell(c, e.span()))
+                            }
+                            None => {}
+                        }
+                    }
+                }
+                // A constant or static: inactive, written inline.
+                return Value::Inline(e.clone());
+            }
+            syn::Expr::Macro(_) if crate::sources::marked_place(e).is_some() => {
+                let place = crate::sources::marked_place(e).expect("a marked place");
+                let place = self.renamed(&place);
+                let reference = self.inactive(quote!(&(#place)), e.span());
+                let Value::Var(r) = reference else {
+                    unreachable!("a variable")
+                };
+                let v = self.new_var(true);
+                self.push(v, None, Rhs::Source(r), e.span());
+                return Value::Var(v);
+            }
+            syn::Expr::Unsafe(u) => {
+                return self.unsupported(&u.unsafe_token, "`unsafe` blocks cannot be differentiated: the reverse sweep could not uphold their safety contract; move the unsafe code into a function with a custom rule (`#[differentiable(vjp = …)]`)");
+            }
+            _ => {}
+        }
+        if !self.references_active(e) && !expr_may_exit(e) {
+            return self.verbatim(e);
+        }
+        match e {
+            syn::Expr::Unary(u) => match u.op {
+                syn::UnOp::Neg(_) => {
+                    let x = self.operand_of(&u.expr);
+                    self.prim(Prim::Neg, vec![x], e.span())
+                }
+                syn::UnOp::Not(_) => self.verbatim(e),
+                // `*v` for an element of a slice being iterated: the element itself.
+                _ => self.expr(&u.expr),
+            },
+            syn::Expr::Binary(b) => self.binary(e, b),
+            syn::Expr::MethodCall(m) => self.method_call(e, m),
+            syn::Expr::Call(c) => self.call(e, c),
+            syn::Expr::Cast(c) => {
+                let float_target = matches!(&*c.ty, syn::Type::Path(p) if p.path.get_ident().is_some_and(|i| prims::is_float_type_name(&i.to_string()) || self.type_params.contains(&i.to_string())));
+                if !float_target {
+                    // A cast to an integer type: piecewise constant, zero derivative.
+                    return self.verbatim(e);
+                }
+                let x = self.operand_of(&c.expr);
+                self.prim(Prim::Cast { ty: c.ty.clone() }, vec![x], e.span())
+            }
+            syn::Expr::Tuple(t) => Value::Tuple(t.elems.iter().map(|x| self.expr(x)).collect()),
+            syn::Expr::Field(f) => match &f.member {
+                syn::Member::Unnamed(index) => match self.expr(&f.base) {
+                    Value::Tuple(items) if (index.index as usize) < items.len() => items[index.index as usize].clone(),
+                    v if !self.is_active(&v) => {
+                        // an inactive value (or one already reported as an error)
+                        let base = v.tokens();
+                        self.inactive(quote!(#base.#index), e.span())
+                    }
+                    Value::Var(base) => {
+                        let field = self.new_var(true);
+                        self.push(field, None, Rhs::Field { base, index: index.index }, e.span());
+                        Value::Var(field)
+                    }
+                    _ => self.unsupported(e, "taking a field of this value is not supported in differentiable code yet"),
+                },
+                syn::Member::Named(_) => match self.expr(&f.base) {
+                    v if !self.is_active(&v) => {
+                        let base = v.tokens();
+                        let member = &f.member;
+                        self.inactive(quote!(#base.#member), e.span())
+                    }
+                    Value::Var(base) => {
+                        let field = self.new_var(true);
+                        self.push(field, None, Rhs::Member { base, member: f.member.clone() }, e.span());
+                        Value::Var(field)
+                    }
+                    _ => self.unsupported(e, "taking a field of this value is not supported in differentiable code yet"),
+                },
+            },
+            syn::Expr::Block(b) if b.label.is_none() => {
+                self.scopes.push(HashMap::new());
+                let v = self.block_contents(&b.block.stmts, false);
+                self.scopes.pop();
+                v
+            }
+            syn::Expr::Index(ix) => self.index(e, ix),
+            syn::Expr::Assign(a) => self.assign(&a.left, &a.right, None, e),
+            syn::Expr::If(i) => self.if_expr(i),
+            syn::Expr::Match(m) => self.match_expr(m),
+            syn::Expr::ForLoop(f) => self.for_loop(f),
+            syn::Expr::While(w) => self.while_loop(w),
+            syn::Expr::Loop(l) => {
+                let label = l.label.as_ref().map(|l| l.name.ident.to_string());
+                self.lower_loop(label, None, |this| {
+                    this.block_contents(&l.body.stmts, false);
+                    None
+                })
+            }
+            syn::Expr::Break(b) => self.break_expr(b),
+            syn::Expr::Continue(c) => self.continue_expr(c),
+            syn::Expr::Return(r) => self.return_expr(r),
+            syn::Expr::Macro(m) => self.unsupported(&m.mac, "a macro invocation cannot be differentiated; compute the value outside the macro, or wrap it in `stop_gradient(…)`"),
+            syn::Expr::Closure(_) => self.unsupported(e, "closures capturing differentiable values are not supported in differentiable code yet"),
+            syn::Expr::Reference(r) => self.expr(&r.expr),
+            _ => self.unsupported(e, "this expression is not supported in differentiable code"),
+        }
+    }
+
+    /// A comparison: kept as written, except that a local `let mut` binding compared with
+    /// another or with a literal reads the cell's snapshot. The branch it decides then
+    /// depends on a value the reverse sweep already has (`if y > 0.5 { y -= … }` saves
+    /// `y` once, and the reverse sweep compares again), not on a `bool` saved apart.
+    pub(super) fn comparison(&mut self, e: &syn::Expr, b: &syn::ExprBinary) -> Value {
+        let side = |l: &Self, x: &syn::Expr| -> Option<Option<CellId>> {
+            match x {
+                syn::Expr::Lit(_) => Some(None),
+                syn::Expr::Path(p) if p.qself.is_none() => {
+                    match l.lookup(&p.path.get_ident()?.to_string())? {
+                        Binding::Cell(c) => Some(Some(*c)),
+                        Binding::Value(Value::Var(_)) => Some(None),
+                        Binding::Value(_) => None,
+                    }
+                }
+                _ => None,
+            }
+        };
+        let (Some(l), Some(r)) = (side(self, &b.left), side(self, &b.right)) else {
+            return self.verbatim(e);
+        };
+        if l.is_none() && r.is_none() {
+            return self.verbatim(e);
+        }
+        let token = |l: &mut Self, x: &syn::Expr, cell: Option<CellId>| match cell {
+            Some(c) => {
+                let v = l.read_cell(c, x.span()).ident();
+                quote!(#v)
+            }
+            None => l.renamed(x).to_token_stream(),
+        };
+        let lt = token(self, &b.left, l);
+        let rt = token(self, &b.right, r);
+        let op = &b.op;
+        self.inactive(quote_spanned!(e.span()=> #lt #op #rt), e.span())
+    }
+
+    pub(super) fn binary(&mut self, e: &syn::Expr, b: &syn::ExprBinary) -> Value {
+        use syn::BinOp::*;
+        let (rule, compound) = match b.op {
+            Add(_) => ("add", false),
+            Sub(_) => ("sub", false),
+            Mul(_) => ("mul", false),
+            Div(_) => ("div", false),
+            Rem(_) => ("rem", false),
+            AddAssign(_) => ("add", true),
+            SubAssign(_) => ("sub", true),
+            MulAssign(_) => ("mul", true),
+            DivAssign(_) => ("div", true),
+            RemAssign(_) => ("rem", true),
+            // Comparisons and logic: a `bool`, no derivative.
+            Lt(_) | Le(_) | Gt(_) | Ge(_) | Eq(_) | Ne(_) => return self.comparison(e, b),
+            _ => return self.verbatim(e),
+        };
+        if compound {
+            let op: syn::BinOp = match rule {
+                "add" => syn::parse_quote!(+),
+                "sub" => syn::parse_quote!(-),
+                "mul" => syn::parse_quote!(*),
+                "div" => syn::parse_quote!(/),
+                _ => syn::parse_quote!(%),
+            };
+            return self.assign(&b.left, &b.right, Some((rule, op)), e);
+        }
+        let l = self.operand_of(&b.left);
+        let r = self.operand_of(&b.right);
+        if !self.operand_active(&l) && !self.operand_active(&r) {
+            // constants on both sides (an integer computed from a cast, …): as written
+            let (lt, rt, op) = (l.tokens(), r.tokens(), &b.op);
+            return self.inactive(quote_spanned!(e.span()=> #lt #op #rt), e.span());
+        }
+        if rule == "rem" && (self.operand_general(&l) || self.operand_general(&r)) {
+            return self.unsupported(
+                &b.op,
+                "`%` of arrays cannot be differentiated; apply it to scalars (`x.mapv(|v| v % m)`)",
+            );
+        }
+        self.prim(Prim::Binary { rule, op: b.op }, vec![l, r], e.span())
+    }
+
+    /// The cell or variable a place expression (`x`, `v`) names.
+    pub(super) fn place(&mut self, base: &syn::Expr) -> Option<Place> {
+        let syn::Expr::Path(p) = base else {
+            return None;
+        };
+        let id = p.path.get_ident()?;
+        match self.lookup(&id.to_string())? {
+            Binding::Cell(c) => Some(Place::Cell(*c)),
+            Binding::Value(Value::Var(v)) => Some(Place::Var(*v)),
+            Binding::Value(_) => None,
+        }
+    }
+
+    pub(super) fn place_active(&self, p: Place) -> bool {
+        match p {
+            Place::Var(v) => self.vars[v.0].active,
+            Place::Cell(c) => self.cells[c.0].active,
+        }
+    }
+
+    pub(super) fn index(&mut self, e: &syn::Expr, ix: &syn::ExprIndex) -> Value {
+        let Some(place) = self.place(&ix.expr) else {
+            return self.unsupported(&ix.expr, "indexing is supported on a slice, `Vec` or array named by a parameter or local variable; bind this value to a name first");
+        };
+        if self.value_references_active(&ix.index) && !matches!(&*ix.index, syn::Expr::Cast(_)) {
+            self.errors.push_spanned(
+                &ix.index,
+                "an index must not depend on differentiable values; compute it from integers",
+            );
+        }
+        let index = self.operand_of(&ix.index);
+        let key = match (place, &index) {
+            (Place::Var(p), Operand::Var(i)) => Some((p, *i)),
+            _ => None,
+        };
+        if let Some(v) = key.and_then(|k| self.element_reads.get(&k)) {
+            return Value::Var(*v);
+        }
+        let v = self.new_var(self.place_active(place));
+        self.push(v, None, Rhs::ReadIndex { place, index }, e.span());
+        if let Some(k) = key {
+            self.element_reads.insert(k, v);
+        }
+        Value::Var(v)
+    }
+
+    /// `left = right`, or `left op= right` when `compound` is given.
+    pub(super) fn assign(
+        &mut self,
+        left: &syn::Expr,
+        right: &syn::Expr,
+        compound: Option<(&'static str, syn::BinOp)>,
+        e: &syn::Expr,
+    ) -> Value {
+        let write_error = "only local variables declared with `let mut` (and their elements) can be assigned in differentiable code; writing through a `&mut` parameter, a static or a field would hide the write from the reverse sweep — return the new value instead";
+        match left {
+            syn::Expr::Path(_) => {
+                let Some(Place::Cell(cell)) = self.place(left) else {
+                    return self.unsupported(left, write_error);
+                };
+                let mut value = self.operand_of(right);
+                if let Some((rule, op)) = compound {
+                    let old = Operand::Var(self.read_cell(cell, e.span()));
+                    let v = self.prim(Prim::Binary { rule, op }, vec![old, value], e.span());
+                    value = self.operand(v, e.span());
+                }
+                self.write_cell(cell, value);
+            }
+            syn::Expr::Index(ix) => {
+                let Some(Place::Cell(cell)) = self.place(&ix.expr) else {
+                    return self.unsupported(left, write_error);
+                };
+                let index = self.operand_of(&ix.index);
+                let mut value = self.operand_of(right);
+                if let Some((rule, op)) = compound {
+                    let old = self.new_var(self.cells[cell.0].active);
+                    self.push(
+                        old,
+                        None,
+                        Rhs::ReadIndex {
+                            place: Place::Cell(cell),
+                            index: index.clone(),
+                        },
+                        e.span(),
+                    );
+                    let v = self.prim(
+                        Prim::Binary { rule, op },
+                        vec![Operand::Var(old), value],
+                        e.span(),
+                    );
+                    value = self.operand(v, e.span());
+                }
+                if self.operand_active(&value) {
+                    self.found_active_cells
+                        .insert(active_key(self.cell_keys[cell.0]));
+                }
+                self.snapshots.remove(&cell);
+                self.block
+                    .stmts
+                    .push(Stmt::WriteIndex { cell, index, value });
+            }
+            _ => return self.unsupported(left, write_error),
+        }
+        Value::Tuple(Vec::new())
+    }
+}

@@ -1,0 +1,569 @@
+//! Lowering: a function body (syn's AST) to the IR, in A-normal form.
+//!
+//! Activity is decided here, as values are built: a value is *active* when it depends on
+//! a differentiable parameter through operations with a derivative. Expressions whose
+//! result is inactive (constants, comparisons, integer arithmetic, piecewise-constant
+//! methods, `stop_gradient`) are kept as written, renamed. Whether a cell (a `let mut`
+//! binding) is active depends on every write to it, including later ones in a loop, so the
+//! body is lowered until the set of active cells stops growing (a fixpoint; each pass is
+//! cheap). Every construct the macro cannot differentiate is reported at its span, and
+//! lowering goes on so all errors come at once.
+//!
+//! Control flow: `if` and `match` become [`Stmt::If`] chains on inactive conditions; `for`,
+//! `while` and `loop` become [`Stmt::Loop`]. `break`, `continue` and `return` write flag
+//! cells, and the statements after one that may exit are guarded by the flags, so every
+//! region runs straight through and its reverse replays exactly what ran.
+
+use crate::diag::Errors;
+use crate::ir::{
+    Block, Body, CellId, CellInfo, LoopHead, Operand, Place, Prim, RegionId, RegionInfo, Rhs, Stmt,
+    Value, VarId, VarInfo,
+};
+use crate::prims;
+use crate::rename;
+use crate::signature::Signature;
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, quote_spanned, ToTokens};
+use std::collections::{HashMap, HashSet};
+use syn::spanned::Spanned;
+
+#[derive(Clone, Debug)]
+enum Binding {
+    Value(Value),
+    Cell(CellId),
+}
+
+struct LoopCtx {
+    label: Option<String>,
+    flow: CellId,
+    flow_used: bool,
+    value: Option<CellId>,
+}
+
+pub struct Lowering<'a> {
+    vars: Vec<VarInfo>,
+    cells: Vec<CellInfo>,
+    regions: Vec<RegionInfo>,
+    scopes: Vec<HashMap<String, Binding>>,
+    block: Block,
+    items: Vec<syn::Item>,
+    type_params: Vec<String>,
+    errors: &'a mut Errors,
+    assumed_active_cells: &'a HashSet<usize>,
+    found_active_cells: HashSet<usize>,
+    /// Each cell's key (see [`active_key`]).
+    cell_keys: Vec<usize>,
+    /// Keys for flag cells, counting down from the top (never an address).
+    next_flag_key: usize,
+    loops: Vec<LoopCtx>,
+    /// The early-return flag and value cells, made at the first `return`.
+    ret: Option<(CellId, CellId)>,
+    /// The snapshot of each cell read since its last write in the current block: reading
+    /// it again reuses the snapshot (one value saved, not two).
+    snapshots: HashMap<CellId, VarId>,
+    /// Reads of an immutable slice at an index variable, in the current block: reading
+    /// `x[i]` again reuses the first read (one load, one gradient accumulation).
+    element_reads: HashMap<(VarId, VarId), VarId>,
+    /// Whether the expression being lowered is in statement position (its value, if any,
+    /// is dropped): an `if` or `match` there needs no result cell.
+    discard: bool,
+}
+
+const HELP_CALL: &str = "mark it `#[differentiable]`, give it a custom rule with `#[differentiable(vjp = …)]`, or wrap the value in `stop_gradient(…)` if no gradient should flow through it";
+
+/// Lowers `body`; the parameters of `sig` are variables `0..n`, active when differentiable.
+pub fn lower(
+    sig: &Signature,
+    generics: &syn::Generics,
+    body: &syn::Block,
+    errors: &mut Errors,
+) -> Body {
+    // Cells are numbered in the order lowering makes them, and a pass may lower an
+    // expression differently once more cells are active (structurally rather than as
+    // written), which renumbers later cells. So iterate A ← F(A) — the cells found written
+    // with active values when A is assumed, in that pass's own numbering — to an exact
+    // fixpoint; from the empty set it grows monotonically while the numbering is stable. If
+    // it does not settle, the union of everything found is a safe over-approximation
+    // (an extra active cell costs work, never a gradient).
+    let mut assumed = HashSet::new();
+    let mut union = HashSet::new();
+    for _ in 0..12 {
+        let mut pass_errors = Errors::default();
+        let (ir, found) = lower_pass(sig, generics, body, &mut pass_errors, &assumed);
+
+        if found == assumed {
+            errors.extend(pass_errors);
+            return ir;
+        }
+        union.extend(found.iter().copied());
+        assumed = found;
+    }
+    loop {
+        let mut pass_errors = Errors::default();
+        let (ir, found) = lower_pass(sig, generics, body, &mut pass_errors, &union);
+        if found.is_subset(&union) {
+            errors.extend(pass_errors);
+            return ir;
+        }
+        union.extend(found);
+    }
+}
+
+fn lower_pass(
+    sig: &Signature,
+    generics: &syn::Generics,
+    body: &syn::Block,
+    errors: &mut Errors,
+    assumed: &HashSet<usize>,
+) -> (Body, HashSet<usize>) {
+    let mut l = Lowering {
+        vars: Vec::new(),
+        cells: Vec::new(),
+        regions: vec![RegionInfo { in_loop: false }],
+        scopes: vec![HashMap::new()],
+        block: Block {
+            region: RegionId::BODY,
+            stmts: Vec::new(),
+        },
+        items: Vec::new(),
+        type_params: generics
+            .type_params()
+            .map(|t| t.ident.to_string())
+            .collect(),
+        errors,
+        assumed_active_cells: assumed,
+        found_active_cells: HashSet::new(),
+        cell_keys: Vec::new(),
+        next_flag_key: usize::MAX >> 2,
+        loops: Vec::new(),
+        ret: None,
+        snapshots: HashMap::new(),
+        element_reads: HashMap::new(),
+        discard: false,
+    };
+    for p in &sig.params {
+        let v = l.new_var(p.differentiable);
+        l.vars[v.0].general = general_type(&p.ty, &l.type_params);
+        let value = if p.by_ref {
+            Value::Ref(Box::new(Value::Var(v)))
+        } else {
+            Value::Var(v)
+        };
+        l.bind(&p.name, Binding::Value(value));
+    }
+    let mut output = l.block_contents(&body.stmts, true);
+    if let Some((_, value)) = l.ret {
+        let out = l.read_cell(value, Span::call_site());
+        output = Value::Var(out);
+    }
+    let found = std::mem::take(&mut l.found_active_cells);
+    let ir = Body {
+        vars: l.vars,
+        cells: l.cells,
+        regions: l.regions,
+        items: l.items,
+        block: l.block,
+        output,
+    };
+    (ir, found)
+}
+
+/// The fixpoint's sets hold `key << 1` for an active cell and `key << 1 | 1` for a cell
+/// that may hold an array. A cell's key is the address of the syntax node that makes it
+/// (the same node in every pass, whatever the numbering), or a unique number for flag
+/// cells that never hold a differentiable value.
+fn active_key(key: usize) -> usize {
+    key << 1
+}
+
+fn general_key(key: usize) -> usize {
+    (key << 1) | 1
+}
+
+fn node_key<T>(node: &T) -> usize {
+    node as *const T as usize
+}
+
+/// Whether a value of this type may be an array (or of a type the macro does not know):
+/// everything but float scalars, sequences of them, and constants' types.
+fn general_type(ty: &syn::Type, type_params: &[String]) -> bool {
+    match ty {
+        syn::Type::Reference(r) => general_type(&r.elem, type_params),
+        syn::Type::Paren(p) => general_type(&p.elem, type_params),
+        syn::Type::Group(g) => general_type(&g.elem, type_params),
+        // an untyped closure parameter: taken to be a scalar
+        syn::Type::Slice(_) | syn::Type::Array(_) | syn::Type::Infer(_) => false,
+        syn::Type::Tuple(t) => t.elems.iter().any(|e| general_type(e, type_params)),
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let Some(last) = p.path.segments.last() else {
+                return true;
+            };
+            let name = last.ident.to_string();
+            !(prims::is_float_type_name(&name)
+                || prims::is_constant_type_name(&name)
+                || name == "Vec"
+                || (p.path.segments.len() == 1 && type_params.contains(&name)))
+        }
+        _ => true,
+    }
+}
+
+fn is_literal(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::Lit(_) => true,
+        syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => is_literal(&u.expr),
+        syn::Expr::Paren(p) => is_literal(&p.expr),
+        _ => false,
+    }
+}
+
+/// Whether `node` may leave the enclosing block early: a `return`, or a `break`/`continue`
+/// that is not caught by a loop inside `node`. Closures are not looked into.
+mod calls;
+mod control;
+mod expr;
+mod ndarray;
+mod stmt;
+
+use control::{expr_may_exit, stmt_may_exit};
+
+impl Lowering<'_> {
+    fn new_var(&mut self, active: bool) -> VarId {
+        self.vars.push(VarInfo {
+            active,
+            region: self.block.region,
+            general: false,
+        });
+        VarId(self.vars.len() - 1)
+    }
+
+    fn new_cell(&mut self, ty: Option<Box<syn::Type>>, key: usize) -> CellId {
+        let id = CellId(self.cells.len());
+        self.cell_keys.push(key);
+        let active = self.assumed_active_cells.contains(&active_key(key));
+        let general = self.assumed_active_cells.contains(&general_key(key))
+            || ty
+                .as_deref()
+                .is_some_and(|t| general_type(t, &self.type_params));
+        self.cells.push(CellInfo {
+            active,
+            general,
+            ty,
+        });
+        id
+    }
+
+    /// A cell for a control-flow flag (never a differentiable value).
+    fn flag_cell(&mut self) -> CellId {
+        self.next_flag_key -= 1;
+        let key = self.next_flag_key;
+        self.new_cell(None, key)
+    }
+
+    fn in_loop(&self) -> bool {
+        self.regions[self.block.region.0].in_loop
+    }
+
+    /// Runs `f` with a fresh block in a new region; returns the block.
+    fn nested(&mut self, in_loop: bool, f: impl FnOnce(&mut Self)) -> Block {
+        self.regions.push(RegionInfo {
+            in_loop: in_loop || self.in_loop(),
+        });
+        let region = RegionId(self.regions.len() - 1);
+        let outer = std::mem::replace(
+            &mut self.block,
+            Block {
+                region,
+                stmts: Vec::new(),
+            },
+        );
+        self.scopes.push(HashMap::new());
+        // A loop body sees a new value each iteration; an arm of a branch starts with the
+        // cells as they are (a snapshot taken before it is still theirs). After a nested
+        // region any cell may have been written.
+        let outer_snapshots = self.snapshots.clone();
+        if in_loop {
+            self.snapshots.clear();
+        }
+        let element_reads = std::mem::take(&mut self.element_reads);
+        f(self);
+        self.snapshots = outer_snapshots;
+        if in_loop {
+            let mut written = HashSet::new();
+            cells_written(&self.block, &mut written);
+            self.snapshots.retain(|c, _| !written.contains(c));
+        }
+        self.element_reads = element_reads;
+        self.scopes.pop();
+        std::mem::replace(&mut self.block, outer)
+    }
+
+    /// Pushes a branch. Both arms started from the snapshots taken before it; after it,
+    /// those of cells either arm may write are gone.
+    fn push_if(&mut self, cond: Operand, then: Block, els: Block) {
+        let mut written = HashSet::new();
+        cells_written(&then, &mut written);
+        cells_written(&els, &mut written);
+        self.snapshots.retain(|c, _| !written.contains(c));
+        self.block.stmts.push(Stmt::If { cond, then, els });
+    }
+
+    fn bind(&mut self, name: &str, binding: Binding) {
+        self.scopes
+            .last_mut()
+            .expect("scope")
+            .insert(name.to_string(), binding);
+    }
+
+    fn lookup(&self, name: &str) -> Option<&Binding> {
+        self.scopes.iter().rev().find_map(|s| s.get(name))
+    }
+
+    fn is_active(&self, v: &Value) -> bool {
+        let mut vars = Vec::new();
+        v.vars(&mut vars);
+        vars.iter().any(|v| self.vars[v.0].active)
+    }
+
+    fn binding_active(&self, b: &Binding) -> bool {
+        match b {
+            Binding::Value(v) => self.is_active(v),
+            Binding::Cell(c) => self.cells[c.0].active,
+        }
+    }
+
+    fn operand_active(&self, o: &Operand) -> bool {
+        o.var().is_some_and(|v| self.vars[v.0].active)
+    }
+
+    fn operand_general(&self, o: &Operand) -> bool {
+        o.var().is_some_and(|v| self.vars[v.0].general)
+    }
+
+    /// Whether a value defined by `rhs` may be an array (see [`VarInfo::general`]).
+    fn rhs_general(&self, rhs: &Rhs) -> bool {
+        match rhs {
+            Rhs::Copy(o) => self.operand_general(o),
+            Rhs::Prim(Prim::Cast { .. }, _) => false,
+            // an element of a sequence the macro cannot see (`m.layers[i]`) may be anything
+            Rhs::ReadIndex { place, .. } => match place {
+                Place::Var(v) => self.vars[v.0].general,
+                Place::Cell(_) => false,
+            },
+            Rhs::Prim(Prim::Tensor { rule, .. }, _) => {
+                !matches!(*rule, "sum" | "mean" | "product" | "var" | "std")
+            }
+            Rhs::Prim(_, args) | Rhs::Call { args, .. } => {
+                args.iter().any(|a| self.operand_general(a))
+            }
+            Rhs::ReadCell(c) => self.cells[c.0].general,
+            Rhs::Field { base, .. } => self.vars[base.0].general,
+            Rhs::Member { .. } | Rhs::Source(_) => true,
+            Rhs::Inactive(ts) => self.mentions_general(ts),
+        }
+    }
+
+    /// Whether code kept as written mentions a variable or cell that may be an array.
+    fn mentions_general(&self, ts: &TokenStream) -> bool {
+        VarId::mentioned_in(ts)
+            .into_iter()
+            .any(|v| self.vars.get(v.0).is_some_and(|v| v.general))
+            || CellId::mentioned_in(ts)
+                .into_iter()
+                .any(|c| self.cells.get(c.0).is_some_and(|c| c.general))
+    }
+
+    fn push(&mut self, dst: VarId, ty: Option<Box<syn::Type>>, rhs: Rhs, span: Span) {
+        if let Rhs::Inactive(ts) = &rhs {
+            self.forget_snapshots_in(ts);
+        }
+        self.vars[dst.0].general = match &ty {
+            Some(t) => general_type(t, &self.type_params),
+            None => self.rhs_general(&rhs),
+        };
+        self.block.stmts.push(Stmt::Let { dst, ty, rhs, span });
+    }
+
+    /// Code kept as written may assign the cells it mentions (`k += 1`): their snapshots
+    /// are stale after it.
+    fn forget_snapshots_in(&mut self, tokens: &TokenStream) {
+        for c in CellId::mentioned_in(tokens) {
+            self.snapshots.remove(&c);
+        }
+    }
+
+    /// A fresh inactive variable holding `tokens`.
+    fn inactive(&mut self, tokens: TokenStream, span: Span) -> Value {
+        let v = self.new_var(false);
+        self.push(v, None, Rhs::Inactive(tokens), span);
+        Value::Var(v)
+    }
+
+    fn read_cell(&mut self, cell: CellId, span: Span) -> VarId {
+        if let Some(v) = self.snapshots.get(&cell) {
+            return *v;
+        }
+        let v = self.new_var(self.cells[cell.0].active);
+        self.push(v, None, Rhs::ReadCell(cell), span);
+        self.snapshots.insert(cell, v);
+        v
+    }
+
+    fn write_cell(&mut self, cell: CellId, value: Operand) {
+        self.snapshots.remove(&cell);
+        if self.operand_active(&value) {
+            self.found_active_cells
+                .insert(active_key(self.cell_keys[cell.0]));
+        }
+        if self.operand_general(&value) {
+            self.found_active_cells
+                .insert(general_key(self.cell_keys[cell.0]));
+        }
+        self.block.stmts.push(Stmt::WriteCell { cell, value });
+    }
+
+    fn write_flag(&mut self, cell: CellId, value: syn::Expr) {
+        self.snapshots.remove(&cell);
+        self.block.stmts.push(Stmt::WriteCell {
+            cell,
+            value: Operand::Inline(value),
+        });
+    }
+
+    fn renamer(&self) -> impl Fn(&str) -> Option<TokenStream> + '_ {
+        move |name| {
+            self.lookup(name).map(|b| match b {
+                Binding::Value(v) => v.tokens(),
+                Binding::Cell(c) => {
+                    let id = c.ident();
+                    quote!(#id)
+                }
+            })
+        }
+    }
+
+    /// Whether `e` mentions a local whose value is active, or reads a source.
+    fn references_active(&self, e: &syn::Expr) -> bool {
+        crate::sources::contains_marker(e)
+            || rename::free_names(e, &self.renamer())
+                .iter()
+                .any(|n| self.lookup(n).is_some_and(|b| self.binding_active(b)))
+    }
+
+    /// Whether the value of `e` depends on active values: like [`Self::references_active`],
+    /// but a sequence's length (`xs.len()`, an array's `nrows()`…) is a constant.
+    fn value_references_active(&self, e: &syn::Expr) -> bool {
+        struct Lengths;
+        impl syn::visit_mut::VisitMut for Lengths {
+            fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+                if let syn::Expr::MethodCall(m) = e {
+                    let name = m.method.to_string();
+                    if m.args.is_empty()
+                        && matches!(
+                            name.as_str(),
+                            "len" | "is_empty" | "nrows" | "ncols" | "ndim"
+                        )
+                    {
+                        *e = syn::parse_quote!(0usize);
+                        return;
+                    }
+                }
+                syn::visit_mut::visit_expr_mut(self, e);
+            }
+        }
+        let mut e2 = e.clone();
+        syn::visit_mut::VisitMut::visit_expr_mut(&mut Lengths, &mut e2);
+        self.references_active(&e2)
+    }
+
+    fn renamed(&self, e: &syn::Expr) -> syn::Expr {
+        let mut e2 = e.clone();
+        rename::rename_expr(&mut e2, &self.renamer());
+        e2
+    }
+
+    /// `e`, whose value carries no derivative, kept as written with locals renamed.
+    fn verbatim(&mut self, e: &syn::Expr) -> Value {
+        if is_literal(e) {
+            return Value::Inline(e.clone());
+        }
+        let e2 = self.renamed(e);
+        self.inactive(e2.to_token_stream(), e.span())
+    }
+
+    fn operand(&mut self, v: Value, span: Span) -> Operand {
+        match v.deref() {
+            Value::Var(v) => Operand::Var(v),
+            Value::Inline(e) => Operand::Inline(e),
+            Value::Tuple(items) if items.is_empty() => Operand::Inline(syn::parse_quote!(())),
+            Value::Tuple(_) | Value::Ref(_) => {
+                self.errors.push(span, "a tuple cannot be used as an operand here; take its fields (`t.0`) or destructure it with `let (a, b) = …`");
+                Operand::Inline(syn::parse_quote!(()))
+            }
+        }
+    }
+
+    fn operand_of(&mut self, e: &syn::Expr) -> Operand {
+        // An operand's value is needed, whatever the context.
+        let discard = std::mem::replace(&mut self.discard, false);
+        let v = self.expr(e);
+        self.discard = discard;
+        self.operand(v, e.span())
+    }
+
+    fn prim(&mut self, prim: Prim, args: Vec<Operand>, span: Span) -> Value {
+        let active = args.iter().any(|a| self.operand_active(a));
+        let v = self.new_var(active);
+        self.push(v, None, Rhs::Prim(prim, args), span);
+        Value::Var(v)
+    }
+
+    fn unsupported(&mut self, e: &dyn ToTokens, what: &str) -> Value {
+        self.errors.push_spanned(e, what);
+        Value::Inline(syn::parse_quote!(()))
+    }
+
+    /// The condition under which execution goes on after a statement that may exit: no
+    /// `break`/`continue` in the innermost loop, no `return` outside loops.
+    fn guard(&mut self) -> Option<Operand> {
+        if let Some(ctx) = self.loops.last() {
+            let flow = ctx.flow.ident();
+            let v = self.inactive(quote!(#flow == 0u8), Span::call_site());
+            return Some(self.operand(v, Span::call_site()));
+        }
+        let (flag, _) = self.ret?;
+        let flag = flag.ident();
+        let v = self.inactive(quote!(!#flag), Span::call_site());
+        Some(self.operand(v, Span::call_site()))
+    }
+}
+
+/// The cells a block may write: by assignment, and any a piece of code kept as written
+/// mentions (`k += 1` in an inactive statement).
+fn cells_written(block: &Block, out: &mut HashSet<CellId>) {
+    let mentioned =
+        |ts: &TokenStream, out: &mut HashSet<CellId>| out.extend(CellId::mentioned_in(ts));
+    for stmt in &block.stmts {
+        match stmt {
+            Stmt::WriteCell { cell, .. } | Stmt::WriteIndex { cell, .. } => {
+                out.insert(*cell);
+            }
+            Stmt::Let {
+                rhs: Rhs::Inactive(ts),
+                ..
+            }
+            | Stmt::Effect(ts) => mentioned(ts, out),
+            Stmt::Let { .. } => {}
+            Stmt::If { then, els, .. } => {
+                cells_written(then, out);
+                cells_written(els, out);
+            }
+            Stmt::Loop { head, body, .. } => {
+                if let LoopHead::For { iter, .. } = head {
+                    mentioned(iter, out);
+                }
+                cells_written(body, out);
+            }
+        }
+    }
+}

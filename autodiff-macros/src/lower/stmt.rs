@@ -1,0 +1,199 @@
+//! Statements and patterns: a block's statements in order, `let` bindings, destructuring,
+//! statements kept for their effect, and the guards after a statement that may exit.
+
+use super::*;
+
+impl Lowering<'_> {
+    /// Lowers the statements of a block in the current scope; the value of its tail.
+    pub(super) fn block_contents(&mut self, stmts: &[syn::Stmt], is_body: bool) -> Value {
+        for (i, stmt) in stmts.iter().enumerate() {
+            let last = i + 1 == stmts.len();
+            match stmt {
+                syn::Stmt::Local(local) => self.local(local),
+                syn::Stmt::Item(item) => {
+                    if is_body {
+                        self.items.push(item.clone());
+                    } else {
+                        self.errors.push_spanned(item, "items inside nested blocks of a differentiable function are not supported; declare them at the top of the function body");
+                    }
+                }
+                // `return e;` ending the body: its value is the body's.
+                syn::Stmt::Expr(syn::Expr::Return(r), _)
+                    if last && is_body && self.loops.is_empty() =>
+                {
+                    let value = match &r.expr {
+                        Some(e) => self.expr(e),
+                        None => Value::Tuple(Vec::new()),
+                    };
+                    return self.finish_body(value, is_body, r.span());
+                }
+                syn::Stmt::Expr(e, None) if last => {
+                    let value = self.expr(e);
+                    return self.finish_body(value, is_body, e.span());
+                }
+                syn::Stmt::Expr(e, _) => self.effect(e),
+                syn::Stmt::Macro(m) => {
+                    let e = syn::Expr::Macro(syn::ExprMacro {
+                        attrs: m.attrs.clone(),
+                        mac: m.mac.clone(),
+                    });
+                    self.effect(&e);
+                }
+            }
+            if !last && stmt_may_exit(stmt) {
+                let Some(guard) = self.guard() else { continue };
+                let rest = &stmts[i + 1..];
+                let has_value = matches!(rest.last(), Some(syn::Stmt::Expr(_, None)));
+                let result = if has_value && !is_body {
+                    Some(self.new_cell(None, node_key(stmt)))
+                } else {
+                    None
+                };
+                let then = self.nested(false, |l| {
+                    let v = l.block_contents(rest, is_body);
+                    if let Some(cell) = result {
+                        let o = l.operand(v, Span::call_site());
+                        l.write_cell(cell, o);
+                    }
+                });
+                let els = self.nested(false, |_| {});
+                self.push_if(guard, then, els);
+                return match result {
+                    Some(cell) => Value::Var(self.read_cell(cell, Span::call_site())),
+                    None => Value::Tuple(Vec::new()),
+                };
+            }
+        }
+        self.finish_body(Value::Tuple(Vec::new()), is_body, Span::call_site())
+    }
+
+    /// At the end of the function body, with early returns: the value goes to the
+    /// return cell.
+    pub(super) fn finish_body(&mut self, value: Value, is_body: bool, span: Span) -> Value {
+        if is_body {
+            if let Some((_, out)) = self.ret {
+                let o = self.operand(value, span);
+                self.write_cell(out, o);
+                return Value::Tuple(Vec::new());
+            }
+        }
+        value
+    }
+
+    /// A statement evaluated for its effect (`println!(…);`, `acc += x;`).
+    pub(super) fn effect(&mut self, e: &syn::Expr) {
+        if (self.references_active(e) || expr_may_exit(e)) && !matches!(e, syn::Expr::Macro(_)) {
+            let outer = std::mem::replace(&mut self.discard, true);
+            self.expr(e);
+            self.discard = outer;
+            return;
+        }
+        let e2 = self.renamed(e);
+        let ts = quote!(#e2;);
+        self.forget_snapshots_in(&ts);
+        self.block.stmts.push(Stmt::Effect(ts));
+    }
+
+    pub(super) fn local(&mut self, local: &syn::Local) {
+        let Some(init) = &local.init else {
+            self.errors.push_spanned(local, "a `let` without a value is not supported in differentiable code; initialise the variable where it is declared");
+            return;
+        };
+        if let Some((_, d)) = &init.diverge {
+            self.errors.push_spanned(
+                d,
+                "`let … else` is not supported in differentiable code yet",
+            );
+        }
+        let (pat, ty) = match &local.pat {
+            syn::Pat::Type(pt) => (&*pt.pat, Some(pt.ty.clone())),
+            p => (p, None),
+        };
+        let discard = std::mem::replace(&mut self.discard, false);
+        let value = self.expr(&init.expr);
+        self.discard = discard;
+        self.bind_pattern(pat, value, ty, init.expr.span());
+    }
+
+    pub(super) fn bind_pattern(
+        &mut self,
+        pat: &syn::Pat,
+        value: Value,
+        ty: Option<Box<syn::Type>>,
+        span: Span,
+    ) {
+        match pat {
+            syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+                if pi.mutability.is_some() {
+                    let cell = self.new_cell(ty, node_key(pi));
+                    let o = self.operand(value, span);
+                    self.write_cell(cell, o);
+                    self.bind(&pi.ident.to_string(), Binding::Cell(cell));
+                    return;
+                }
+                let value = match (ty, value) {
+                    (Some(ty), Value::Inline(e)) => {
+                        let v = self.new_var(false);
+                        self.push(v, Some(ty), Rhs::Inactive(e.to_token_stream()), span);
+                        Value::Var(v)
+                    }
+                    (Some(ty), Value::Var(src)) => {
+                        let v = self.new_var(self.vars[src.0].active);
+                        self.push(v, Some(ty), Rhs::Copy(Operand::Var(src)), span);
+                        Value::Var(v)
+                    }
+                    (_, value) => value,
+                };
+                self.bind(&pi.ident.to_string(), Binding::Value(value));
+            }
+            syn::Pat::Wild(_) => {}
+            syn::Pat::Paren(p) => self.bind_pattern(&p.pat, value, ty, span),
+            syn::Pat::Reference(r) => self.bind_pattern(&r.pat, value.deref(), ty, span),
+            syn::Pat::Tuple(pt) => {
+                let elem_tys: Vec<Option<Box<syn::Type>>> = match ty.as_deref() {
+                    Some(syn::Type::Tuple(tt)) if tt.elems.len() == pt.elems.len() => {
+                        tt.elems.iter().map(|t| Some(Box::new(t.clone()))).collect()
+                    }
+                    _ => vec![None; pt.elems.len()],
+                };
+                match value {
+                    Value::Tuple(items) if items.len() == pt.elems.len() => {
+                        for ((p, item), ty) in pt.elems.iter().zip(items).zip(elem_tys) {
+                            self.bind_pattern(p, item, ty, span);
+                        }
+                    }
+                    Value::Var(v) if !self.vars[v.0].active => {
+                        for (k, (p, ty)) in pt.elems.iter().zip(elem_tys).enumerate() {
+                            let index = syn::Index::from(k);
+                            let id = v.ident();
+                            let field = self.inactive(quote!(#id.#index), span);
+                            self.bind_pattern(p, field, ty, span);
+                        }
+                    }
+                    Value::Var(v) => {
+                        // A tuple returned by a differentiable call: project its components.
+                        for (k, (p, ty)) in pt.elems.iter().zip(elem_tys).enumerate() {
+                            let field = self.new_var(true);
+                            self.push(
+                                field,
+                                None,
+                                Rhs::Field {
+                                    base: v,
+                                    index: k as u32,
+                                },
+                                span,
+                            );
+                            self.bind_pattern(p, Value::Var(field), ty, span);
+                        }
+                    }
+                    _ => {
+                        self.errors.push_spanned(pat, "destructuring this value is not supported yet in differentiable code; bind it to a name and take its fields with `.0`, `.1`, …");
+                    }
+                }
+            }
+            other => {
+                self.errors.push_spanned(other, "this pattern is not supported in differentiable code; bind the value to a plain name");
+            }
+        }
+    }
+}
