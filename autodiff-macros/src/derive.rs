@@ -22,7 +22,7 @@ fn constant_type(ty: &syn::Type) -> Option<String> {
         syn::Type::Reference(r) => constant_type(&r.elem),
         syn::Type::Path(p) if p.qself.is_none() => {
             let name = p.path.segments.last()?.ident.to_string();
-            crate::prims::is_constant_type_name(&name).then_some(name)
+            crate::rules::is_constant_type_name(&name).then_some(name)
         }
         _ => None,
     }

@@ -13,6 +13,7 @@
 //!   sweep (an `Option` slot in a branch, a typed stack in a loop) and restored at the
 //!   start of its region's reverse.
 
+use crate::rules::{self, Rule};
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
 
@@ -201,16 +202,17 @@ impl Value {
     }
 }
 
-/// A primitive whose derivative rule lives in the runtime (`ops::<rule>_d<k>`).
+/// A primitive whose derivative rule lives in the runtime (`ops::<rule>_d<k>`); its row of
+/// the table ([`crate::rules`]) says what each rule reads.
 #[derive(Clone, Debug)]
 pub enum Prim {
-    /// A binary operator; `rule` is `add`, `sub`, `mul`, `div` or `rem`.
-    Binary { rule: &'static str, op: syn::BinOp },
-    /// Unary minus.
+    /// A binary operator: [`rules::ADD`], `SUB`, `MUL`, `DIV` or `REM`.
+    Binary { rule: &'static Rule, op: syn::BinOp },
+    /// Unary minus ([`rules::NEG`]).
     Neg,
     /// A float method, `x.sin()` or `f64::sin(x)`; `callee` is the user's path in path form.
     Method {
-        rule: &'static str,
+        rule: &'static Rule,
         method: syn::Ident,
         callee: Option<syn::ExprPath>,
     },
@@ -218,13 +220,24 @@ pub enum Prim {
     Cast { ty: Box<syn::Type> },
     /// An array operation (`dot`, `t`, `sum`, `mean`, `sum_axis`, `mapv`, …): forward
     /// `ops::tensor::<rule>(&operands…)` on the first `fwd_args` operands (the others feed
-    /// the rule only), reverse `ops::tensor::<rule>_d<k>`. A `view` borrows its operand and
-    /// is recomputed by the reverse sweep rather than kept.
+    /// the rule only), reverse `ops::tensor::<rule>_d<k>`.
     Tensor {
-        rule: &'static str,
+        rule: &'static Rule,
         fwd_args: usize,
-        view: bool,
     },
+}
+
+impl Prim {
+    /// The primitive's row of the table (`None` for a cast).
+    pub fn rule(&self) -> Option<&'static Rule> {
+        match self {
+            Prim::Binary { rule, .. } | Prim::Method { rule, .. } | Prim::Tensor { rule, .. } => {
+                Some(rule)
+            }
+            Prim::Neg => Some(&rules::NEG),
+            Prim::Cast { .. } => None,
+        }
+    }
 }
 
 /// What an indexed read or write addresses: a variable (a slice parameter) or a cell (a

@@ -18,8 +18,8 @@ mod fuse;
 mod helpers;
 mod ir;
 mod lower;
-mod prims;
 mod rename;
+mod rules;
 mod signature;
 #[cfg(test)]
 mod snapshots;
@@ -226,4 +226,14 @@ pub fn vjp(input: TokenStream) -> TokenStream {
 #[proc_macro_derive(Differentiable, attributes(no_grad))]
 pub fn derive_differentiable(input: TokenStream) -> TokenStream {
     derive::derive(input.into()).into()
+}
+
+/// The finite-difference checks of the macro's primitive table (for the facade's tests):
+/// an expression of type `&[(&str, f64, f64)]`, each entry a rule's name, its value at the
+/// row's sample point through the runtime's formula, reading what the row says it reads,
+/// and the central difference of the primitive there.
+#[doc(hidden)]
+#[proc_macro]
+pub fn __rule_table_checks(_input: TokenStream) -> TokenStream {
+    rules::checks().into()
 }

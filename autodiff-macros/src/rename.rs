@@ -83,7 +83,7 @@ impl Renamer<'_> {
             let next_prev_dot = matches!(&tt, TokenTree::Punct(p) if p.as_char() == '.');
             let receiver_of_constant_method = self.values_only
                 && matches!(tokens.get(k + 1), Some(TokenTree::Punct(p)) if p.as_char() == '.')
-                && matches!(tokens.get(k + 2), Some(TokenTree::Ident(m)) if crate::prims::is_piecewise_constant(&m.to_string()));
+                && matches!(tokens.get(k + 2), Some(TokenTree::Ident(m)) if crate::rules::is_piecewise_constant(&m.to_string()));
             match tt {
                 TokenTree::Ident(_) if receiver_of_constant_method => out.push(tt),
                 TokenTree::Ident(ref id) if !prev_dot => match self.replacement(&id.to_string()) {
@@ -119,7 +119,7 @@ impl VisitMut for Renamer<'_> {
         match e {
             syn::Expr::MethodCall(m)
                 if self.values_only
-                    && crate::prims::is_piecewise_constant(&m.method.to_string()) =>
+                    && crate::rules::is_piecewise_constant(&m.method.to_string()) =>
             {
                 m.args.iter_mut().for_each(|a| self.visit_expr_mut(a));
             }

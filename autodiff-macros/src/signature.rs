@@ -2,7 +2,7 @@
 //! are differentiable, its generics, its output, and the names of the generated items.
 
 use crate::diag::Errors;
-use crate::prims;
+use crate::rules as prims;
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, ToTokens};
 use syn::visit_mut::VisitMut;

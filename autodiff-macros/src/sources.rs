@@ -13,7 +13,7 @@
 //! stay as written. A variable anywhere else is not a number and does not compile: never a
 //! silently missing gradient.
 
-use crate::prims;
+use crate::rules as prims;
 use proc_macro2::TokenStream;
 use quote::quote;
 use std::collections::HashSet;
@@ -167,7 +167,7 @@ impl VisitMut for Marker<'_> {
                     m.args.iter_mut().for_each(|a| self.mark_operand(a));
                 }
             }
-            syn::Expr::MethodCall(m) if prims::method_arity(&m.method.to_string()).is_some() => {
+            syn::Expr::MethodCall(m) if prims::method_rule(&m.method.to_string()).is_some() => {
                 self.mark_operand(&mut m.receiver);
                 m.args.iter_mut().for_each(|a| self.mark_operand(a));
             }

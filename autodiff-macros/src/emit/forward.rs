@@ -49,7 +49,7 @@ pub(crate) fn rhs_tokens(rhs: &Rhs, span: Span, general: bool) -> TokenStream {
                         _ => (a[0].clone(), a[1].clone()),
                     };
                     let (l, r) = (&l, &r);
-                    let f = format_ident!("{}", rule);
+                    let f = format_ident!("{}", rule.name);
                     quote::quote_spanned!(span=> #rt::ops::tensor::#f(&#l, &#r))
                 }
                 Prim::Neg if general => {
@@ -61,16 +61,13 @@ pub(crate) fn rhs_tokens(rhs: &Rhs, span: Span, general: bool) -> TokenStream {
                     // compiler may not know yet (`Variable::new(1.5)` is a `{float}`)
                     quote::quote_spanned!(span=> #rt::ops::tensor::#method(#(&#a),*))
                 }
-                Prim::Tensor {
-                    rule: rule @ ("concatenate" | "stack"),
-                    ..
-                } => {
-                    let f = format_ident!("{}", rule);
+                Prim::Tensor { rule, .. } if rule.form == crate::rules::Form::Join => {
+                    let f = format_ident!("{}", rule.name);
                     let (axis, parts) = (&a[0], &a[1..]);
                     quote::quote_spanned!(span=> #rt::ops::tensor::#f(&#axis, &[#(#rt::ops::tensor::view(&#parts)),*]))
                 }
-                Prim::Tensor { rule, fwd_args, .. } => {
-                    let f = format_ident!("{}", rule);
+                Prim::Tensor { rule, fwd_args } => {
+                    let f = format_ident!("{}", rule.name);
                     let a = &a[..*fwd_args];
                     quote::quote_spanned!(span=> #rt::ops::tensor::#f(#(&#a),*))
                 }

@@ -198,7 +198,8 @@ impl Emitter<'_> {
     /// kept (a view of an array, a field of a struct, an element that may be either).
     pub(crate) fn borrows(&self, v: VarId) -> bool {
         self.defs.get(&v).is_some_and(|rhs| match rhs {
-            Rhs::Prim(Prim::Tensor { view: true, .. }, _) | Rhs::Member { .. } => true,
+            Rhs::Prim(Prim::Tensor { rule, .. }, _) if rule.is_view() => true,
+            Rhs::Member { .. } => true,
             Rhs::ReadIndex { .. } => self.body.vars[v.0].general,
             _ => false,
         })

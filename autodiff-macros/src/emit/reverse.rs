@@ -3,6 +3,7 @@
 //! its operands through the runtime's rules.
 
 use super::*;
+use crate::rules::{Form, Read};
 
 impl Emitter<'_> {
     /// starts (in order), marked initialised: contributions to them accumulate.
@@ -198,15 +199,7 @@ impl Emitter<'_> {
                         // reused). For `+`/`-` that is the left operand's, which usually has the
                         // result's shape (`x.dot(&w) + &b`), while the other is reduced.
                         let mut order: Vec<usize> = (0..args.len()).collect();
-                        if tensor
-                            && matches!(
-                                prim,
-                                Prim::Binary {
-                                    rule: "add" | "sub",
-                                    ..
-                                }
-                            )
-                        {
+                        if tensor && prim.rule().is_some_and(|r| r.owned_by_left) {
                             order.reverse();
                         }
                         let last = order
@@ -216,7 +209,7 @@ impl Emitter<'_> {
                             .find(|(k, a)| {
                                 self.active_var(a).is_some()
                                     && !matches!(prim, Prim::Cast { .. })
-                                    && !matches!(prim, Prim::Method { rule, .. } if crate::prims::constant_operand(rule, *k))
+                                    && !prim.rule().is_some_and(|r| r.constant_operand(*k))
                             })
                             .map(|(k, _)| k);
                         for k in order {
@@ -224,12 +217,9 @@ impl Emitter<'_> {
                             let Some(u) = self.active_var(arg) else {
                                 continue;
                             };
-                            let rule = match prim {
-                                Prim::Binary { rule, .. }
-                                | Prim::Method { rule, .. }
-                                | Prim::Tensor { rule, .. } => *rule,
-                                Prim::Neg => "neg",
-                                Prim::Cast { .. } => {
+                            let rule = match prim.rule() {
+                                Some(rule) => rule,
+                                None => {
                                     let d = u.adjoint();
                                     if self.initialized.insert(u) {
                                         let v = self.var(u);
@@ -239,20 +229,14 @@ impl Emitter<'_> {
                                     continue;
                                 }
                             };
-                            if crate::prims::constant_operand(rule, k) {
+                            if rule.constant_operand(k) {
                                 continue;
                             }
-                            if matches!(
-                                prim,
-                                Prim::Tensor {
-                                    rule: "concatenate" | "stack",
-                                    ..
-                                }
-                            ) {
+                            if rule.form == Form::Join {
                                 let ops: Vec<TokenStream> =
                                     args.iter().map(|a| self.operand(a)).collect();
                                 let (axis, parts) = (&ops[0], &ops[1..]);
-                                let f = format_ident!("{}_d", rule);
+                                let f = format_ident!("{}_d", rule.name);
                                 let part = k - 1;
                                 self.contribute(
                                     out,
@@ -262,38 +246,28 @@ impl Emitter<'_> {
                                 );
                                 continue;
                             }
-                            let reads = if tensor {
-                                crate::prims::tensor_rule_reads(rule, k, args.len())
-                            } else {
-                                crate::prims::rule_reads(rule, k, args.len())
-                            };
-                            let reads: Vec<TokenStream> = reads
-                                .into_iter()
-                                .map(|i| {
-                                    if i == args.len() {
-                                        self.var(*dst)
-                                    } else {
-                                        self.operand(&args[i])
-                                    }
+                            let reads: Vec<TokenStream> = rule
+                                .reads(k, tensor)
+                                .iter()
+                                .map(|r| match r {
+                                    Read::Output => self.var(*dst),
+                                    Read::Operand(i) => self.operand(&args[*i]),
                                 })
                                 .collect();
-                            let name = format_ident!("{}_d{}", rule, k);
+                            let name = format_ident!("{}_d{}", rule.name, k);
                             let path = if tensor {
                                 quote!(#rt::ops::tensor::#name)
                             } else {
                                 quote!(#rt::ops::#name)
                             };
-                            let dy_arg = if tensor
-                                && Some(k) == last
-                                && crate::prims::tensor_rule_takes_owned(rule)
-                            {
+                            let dy_arg = if tensor && Some(k) == last && rule.owned_cotangent {
                                 quote!(#dy)
                             } else {
                                 quote!(&#dy)
                             };
                             // `−dy` (a subtraction's right operand, a negation): the sign is
                             // left pending rather than computed
-                            if !tensor && matches!((rule, k), ("sub", 1) | ("neg", 0)) {
+                            if !tensor && rule.negates == Some(k) {
                                 self.contribute_signed(
                                     out,
                                     u,

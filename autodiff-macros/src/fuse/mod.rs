@@ -225,11 +225,9 @@ fn update_chain(stmts: &[Stmt], r: VarId, s: VarId, all: &Uses) -> bool {
                 Rhs::Copy(Operand::Var(v)) if *v == cur => Some(*dst),
                 Rhs::Prim(crate::ir::Prim::Binary { rule, .. }, args) => {
                     let is = |k: usize| matches!(&args[k], Operand::Var(v) if *v == cur);
-                    let ok = match *rule {
-                        "add" => is(0) != is(1),
-                        "sub" => is(0) && !is(1),
-                        _ => false,
-                    };
+                    // the value read reaches exactly one operand, whose cotangent is `dy`
+                    let reached: Vec<usize> = (0..args.len()).filter(|k| is(*k)).collect();
+                    let ok = matches!(reached[..], [k] if rule.passes.contains(&k));
                     ok.then_some(*dst)
                 }
                 _ => None,

@@ -36,7 +36,7 @@ impl Lowering<'_> {
             args.push(self.operand_of(a));
         }
         let on_self = matches!(&*m.receiver, syn::Expr::Path(p) if p.path.is_ident("self"));
-        if on_self && prims::method_arity(&name).is_none() {
+        if on_self && rules::method_rule(&name).is_none() {
             // `self.helper(x)`: a sibling differentiable method, through `Self::helper`.
             let method = &m.method;
             let turbofish = &m.turbofish;
@@ -58,8 +58,8 @@ impl Lowering<'_> {
         args: Vec<Operand>,
     ) -> Value {
         let name = method.to_string();
-        match prims::method_arity(&name) {
-            Some((rule, arity)) if arity == args.len() => self.prim(
+        match rules::method_rule(&name) {
+            Some(rule) if rule.arity() == args.len() => self.prim(
                 Prim::Method {
                     rule,
                     method: method.clone(),
@@ -68,8 +68,9 @@ impl Lowering<'_> {
                 args,
                 e.span(),
             ),
-            Some((_, arity)) => {
-                self.unsupported(e, &format!("`{name}` takes {} argument(s) here", arity - 1))
+            Some(rule) => {
+                let n = rule.arity() - 1;
+                self.unsupported(e, &format!("`{name}` takes {n} argument(s) here"))
             }
             None => {
                 self.errors.push(method.span(), format!("cannot differentiate through the method `{name}`: it is not a differentiable primitive; {HELP_CALL}"));

@@ -392,7 +392,7 @@ impl Lowering<'_> {
             syn::Expr::Closure(c) => Some(c.clone()),
             _ => None,
         };
-        type Accumulation = Option<(&'static str, syn::BinOp)>;
+        type Accumulation = Option<(&'static Rule, syn::BinOp)>;
         #[allow(clippy::type_complexity)]
         let (src, init, op, map, fold): (
             &syn::Expr,
@@ -414,7 +414,7 @@ impl Lowering<'_> {
                     (
                         src,
                         syn::parse_quote!(-0.0),
-                        Some(("add", syn::parse_quote!(+))),
+                        Some((&rules::ADD, syn::parse_quote!(+))),
                         map,
                         None,
                     )
@@ -422,7 +422,7 @@ impl Lowering<'_> {
                     (
                         src,
                         syn::parse_quote!(1.0),
-                        Some(("mul", syn::parse_quote!(*))),
+                        Some((&rules::MUL, syn::parse_quote!(*))),
                         map,
                         None,
                     )

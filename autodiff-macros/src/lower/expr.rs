@@ -162,27 +162,27 @@ impl Lowering<'_> {
 
     pub(super) fn binary(&mut self, e: &syn::Expr, b: &syn::ExprBinary) -> Value {
         use syn::BinOp::*;
-        let (rule, compound) = match b.op {
-            Add(_) => ("add", false),
-            Sub(_) => ("sub", false),
-            Mul(_) => ("mul", false),
-            Div(_) => ("div", false),
-            Rem(_) => ("rem", false),
-            AddAssign(_) => ("add", true),
-            SubAssign(_) => ("sub", true),
-            MulAssign(_) => ("mul", true),
-            DivAssign(_) => ("div", true),
-            RemAssign(_) => ("rem", true),
+        let (rule, compound): (&'static Rule, bool) = match b.op {
+            Add(_) => (&rules::ADD, false),
+            Sub(_) => (&rules::SUB, false),
+            Mul(_) => (&rules::MUL, false),
+            Div(_) => (&rules::DIV, false),
+            Rem(_) => (&rules::REM, false),
+            AddAssign(_) => (&rules::ADD, true),
+            SubAssign(_) => (&rules::SUB, true),
+            MulAssign(_) => (&rules::MUL, true),
+            DivAssign(_) => (&rules::DIV, true),
+            RemAssign(_) => (&rules::REM, true),
             // Comparisons and logic: a `bool`, no derivative.
             Lt(_) | Le(_) | Gt(_) | Ge(_) | Eq(_) | Ne(_) => return self.comparison(e, b),
             _ => return self.verbatim(e),
         };
         if compound {
-            let op: syn::BinOp = match rule {
-                "add" => syn::parse_quote!(+),
-                "sub" => syn::parse_quote!(-),
-                "mul" => syn::parse_quote!(*),
-                "div" => syn::parse_quote!(/),
+            let op: syn::BinOp = match b.op {
+                AddAssign(_) => syn::parse_quote!(+),
+                SubAssign(_) => syn::parse_quote!(-),
+                MulAssign(_) => syn::parse_quote!(*),
+                DivAssign(_) => syn::parse_quote!(/),
                 _ => syn::parse_quote!(%),
             };
             return self.assign(&b.left, &b.right, Some((rule, op)), e);
@@ -194,7 +194,8 @@ impl Lowering<'_> {
             let (lt, rt, op) = (l.tokens(), r.tokens(), &b.op);
             return self.inactive(quote_spanned!(e.span()=> #lt #op #rt), e.span());
         }
-        if rule == "rem" && (self.operand_general(&l) || self.operand_general(&r)) {
+        if std::ptr::eq(rule, &rules::REM) && (self.operand_general(&l) || self.operand_general(&r))
+        {
             return self.unsupported(
                 &b.op,
                 "`%` of arrays cannot be differentiated; apply it to scalars (`x.mapv(|v| v % m)`)",
@@ -254,7 +255,7 @@ impl Lowering<'_> {
         &mut self,
         left: &syn::Expr,
         right: &syn::Expr,
-        compound: Option<(&'static str, syn::BinOp)>,
+        compound: Option<(&'static Rule, syn::BinOp)>,
         e: &syn::Expr,
     ) -> Value {
         let write_error = "only local variables declared with `let mut` (and their elements) can be assigned in differentiable code; writing through a `&mut` parameter, a static or a field would hide the write from the reverse sweep — return the new value instead";

@@ -19,8 +19,9 @@ use crate::ir::{
     Block, Body, CellId, CellInfo, LoopHead, Operand, Place, Prim, RegionId, RegionInfo, Rhs, Stmt,
     Value, VarId, VarInfo,
 };
-use crate::prims;
 use crate::rename;
+use crate::rules;
+use crate::rules::{self as prims, Rule};
 use crate::signature::Signature;
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned, ToTokens};
@@ -351,7 +352,7 @@ impl Lowering<'_> {
                 Place::Cell(_) => false,
             },
             Rhs::Prim(Prim::Tensor { rule, .. }, _) => {
-                !matches!(*rule, "sum" | "mean" | "product" | "var" | "std")
+                !matches!(rule.form, rules::Form::Array { scalar: true, .. })
             }
             Rhs::Prim(_, args) | Rhs::Call { args, .. } => {
                 args.iter().any(|a| self.operand_general(a))

@@ -14,29 +14,29 @@ impl Lowering<'_> {
                 }
             }
         }
-        let (rule, recv, args, view): (&'static str, &syn::Expr, Vec<&syn::Expr>, bool) = match (
+        let (rule, recv, args): (&'static Rule, &syn::Expr, Vec<&syn::Expr>) = match (
             name.as_str(),
             m.args.len(),
         ) {
             ("unwrap", 0) | ("expect", 1) => match &*m.receiver {
                 syn::Expr::MethodCall(inner) if inner.method == "mean" && inner.args.is_empty() => {
-                    ("mean", &*inner.receiver, vec![], false)
+                    (&rules::MEAN, &*inner.receiver, vec![])
                 }
                 syn::Expr::MethodCall(inner)
                     if inner.method == "mean_axis" && inner.args.len() == 1 =>
                 {
-                    ("mean_axis", &*inner.receiver, vec![&inner.args[0]], false)
+                    (&rules::MEAN_AXIS, &*inner.receiver, vec![&inner.args[0]])
                 }
                 syn::Expr::MethodCall(inner)
                     if (inner.method == "to_shape" || inner.method == "into_shape_with_order")
                         && inner.args.len() == 1 =>
                 {
-                    ("reshape", &*inner.receiver, vec![&inner.args[0]], false)
+                    (&rules::RESHAPE, &*inner.receiver, vec![&inner.args[0]])
                 }
                 syn::Expr::MethodCall(inner)
                     if inner.method == "broadcast" && inner.args.len() == 1 =>
                 {
-                    ("broadcast", &*inner.receiver, vec![&inner.args[0]], false)
+                    (&rules::BROADCAST, &*inner.receiver, vec![&inner.args[0]])
                 }
                 _ => return None,
             },
@@ -44,28 +44,27 @@ impl Lowering<'_> {
                 self.errors.push(m.method.span(), format!("`{name}` returns an `Option` (`None` for an empty array): write `.{name}(…).unwrap()` (or `.expect(…)`) directly after it"));
                 return Some(Value::Inline(syn::parse_quote!(())));
             }
-            ("dot", 1) => ("dot", &*m.receiver, vec![&m.args[0]], false),
-            ("t", 0) => ("t", &*m.receiver, vec![], true),
-            ("view", 0) => ("view", &*m.receiver, vec![], true),
-            ("to_owned" | "into_owned", 0) => ("to_owned", &*m.receiver, vec![], false),
-            ("sum", 0) => ("sum", &*m.receiver, vec![], false),
-            ("sum_axis", 1) => ("sum_axis", &*m.receiver, vec![&m.args[0]], false),
-            ("slice", 1) => ("slice", &*m.receiver, vec![&m.args[0]], true),
-            ("insert_axis", 1) => ("insert_axis", &*m.receiver, vec![&m.args[0]], true),
-            ("reversed_axes", 0) => ("t", &*m.receiver, vec![], true),
-            ("permuted_axes", 1) => ("permuted_axes", &*m.receiver, vec![&m.args[0]], true),
-            ("product", 0) => ("product", &*m.receiver, vec![], false),
-            ("var", 1) => ("var", &*m.receiver, vec![&m.args[0]], false),
-            ("std", 1) => ("std", &*m.receiver, vec![&m.args[0]], false),
-            ("row", 1) => ("row", &*m.receiver, vec![&m.args[0]], true),
-            ("column", 1) => ("column", &*m.receiver, vec![&m.args[0]], true),
+            ("dot", 1) => (&rules::DOT, &*m.receiver, vec![&m.args[0]]),
+            ("t", 0) => (&rules::T, &*m.receiver, vec![]),
+            ("view", 0) => (&rules::VIEW, &*m.receiver, vec![]),
+            ("to_owned" | "into_owned", 0) => (&rules::TO_OWNED, &*m.receiver, vec![]),
+            ("sum", 0) => (&rules::SUM, &*m.receiver, vec![]),
+            ("sum_axis", 1) => (&rules::SUM_AXIS, &*m.receiver, vec![&m.args[0]]),
+            ("slice", 1) => (&rules::SLICE, &*m.receiver, vec![&m.args[0]]),
+            ("insert_axis", 1) => (&rules::INSERT_AXIS, &*m.receiver, vec![&m.args[0]]),
+            ("reversed_axes", 0) => (&rules::T, &*m.receiver, vec![]),
+            ("permuted_axes", 1) => (&rules::PERMUTED_AXES, &*m.receiver, vec![&m.args[0]]),
+            ("product", 0) => (&rules::PRODUCT, &*m.receiver, vec![]),
+            ("var", 1) => (&rules::VAR, &*m.receiver, vec![&m.args[0]]),
+            ("std", 1) => (&rules::STD, &*m.receiver, vec![&m.args[0]]),
+            ("row", 1) => (&rules::ROW, &*m.receiver, vec![&m.args[0]]),
+            ("column", 1) => (&rules::COLUMN, &*m.receiver, vec![&m.args[0]]),
             ("index_axis", 2) => (
-                "index_axis",
+                &rules::INDEX_AXIS,
                 &*m.receiver,
                 vec![&m.args[0], &m.args[1]],
-                true,
             ),
-            ("select", 2) => ("select", &*m.receiver, vec![&m.args[0], &m.args[1]], false),
+            ("select", 2) => (&rules::SELECT, &*m.receiver, vec![&m.args[0], &m.args[1]]),
             ("mapv" | "map", 1) => return Some(self.mapv(e, m)),
             _ => return None,
         };
@@ -73,19 +72,13 @@ impl Lowering<'_> {
         for a in args {
             operands.push(self.operand_of(a));
         }
-        if rule != "dot" && operands[1..].iter().any(|o| self.operand_active(o)) {
+        let constant = (1..operands.len())
+            .any(|k| rule.constant_operand(k) && self.operand_active(&operands[k]));
+        if constant {
             self.errors.push_spanned(&m.args, format!("the arguments of `{name}` (axes, indices, slices) must not depend on differentiable values"));
         }
         let fwd_args = operands.len();
-        Some(self.prim(
-            Prim::Tensor {
-                rule,
-                fwd_args,
-                view,
-            },
-            operands,
-            e.span(),
-        ))
+        Some(self.prim(Prim::Tensor { rule, fwd_args }, operands, e.span()))
     }
 
     /// `concatenate(axis, &[a.view(), b.view(), …])` and `stack(…)` (before their `unwrap`).
@@ -94,9 +87,9 @@ impl Lowering<'_> {
             return None;
         };
         let last = func.path.segments.last()?.ident.to_string();
-        let rule = match last.as_str() {
-            "concatenate" => "concatenate",
-            "stack" => "stack",
+        let rule: &'static Rule = match last.as_str() {
+            "concatenate" => &rules::CONCATENATE,
+            "stack" => &rules::STACK,
             _ => return None,
         };
         if c.args.len() != 2 {
@@ -112,22 +105,14 @@ impl Lowering<'_> {
         if self.operand_active(&operands[0]) {
             self.errors.push_spanned(
                 &c.args[0],
-                format!("the axis of `{rule}` must not depend on differentiable values"),
+                format!("the axis of `{last}` must not depend on differentiable values"),
             );
         }
         for p in &parts.elems {
             operands.push(self.operand_of(p));
         }
         let fwd_args = operands.len();
-        Some(self.prim(
-            Prim::Tensor {
-                rule,
-                fwd_args,
-                view: false,
-            },
-            operands,
-            e.span(),
-        ))
+        Some(self.prim(Prim::Tensor { rule, fwd_args }, operands, e.span()))
     }
 
     /// `x.mapv(f)` with `f` a float method's path (`f64::tanh`) or a closure of one
@@ -146,17 +131,13 @@ impl Lowering<'_> {
                 if prims::is_piecewise_constant(&name) {
                     quote!(|_x, _y, _g| 0.0)
                 } else {
-                    match prims::method_arity(&name) {
-                        Some((rule, 1)) => {
-                            let reads = prims::rule_reads(rule, 0, 1);
-                            let args = reads.iter().map(|r| {
-                                if *r == 0 {
-                                    quote!(&__x,)
-                                } else {
-                                    quote!(&__y,)
-                                }
+                    match rules::method_rule(&name) {
+                        Some(rule) if rule.arity() == 1 => {
+                            let args = rule.reads(0, false).iter().map(|r| match r {
+                                rules::Read::Output => quote!(&__y,),
+                                rules::Read::Operand(_) => quote!(&__x,),
                             });
-                            let d = quote::format_ident!("{}_d0", rule);
+                            let d = quote::format_ident!("{}_d0", rule.name);
                             quote!(|__x, __y, __g| ::autodiff::__private::ops::#d(#(#args)* &__g))
                         }
                         _ => {
@@ -205,15 +186,12 @@ impl Lowering<'_> {
             Operand::Inline(syn::parse_quote!(#rule)),
         ];
         // `map` runs the user's closure (on `&x`) forward; both share `mapv`'s rule
-        let rule = if m.method == "map" { "map" } else { "mapv" };
-        self.prim(
-            Prim::Tensor {
-                rule,
-                fwd_args: 2,
-                view: false,
-            },
-            operands,
-            e.span(),
-        )
+        let rule: &'static Rule = if m.method == "map" {
+            &rules::MAP
+        } else {
+            &rules::MAPV
+        };
+        let fwd_args = rule.forward_operands.unwrap_or(operands.len());
+        self.prim(Prim::Tensor { rule, fwd_args }, operands, e.span())
     }
 }
