@@ -14,12 +14,33 @@ fn recurrence(a: f64, b: f64, n: usize) -> f64 {
     y
 }
 #[doc(hidden)]
-#[allow(non_camel_case_types, dead_code)]
+#[allow(
+    dead_code,
+    non_snake_case,
+    non_upper_case_globals,
+    non_camel_case_types,
+    unused_mut,
+    unused_variables,
+    unused_parens,
+    unused_assignments,
+    clippy::all,
+    clippy::pedantic
+)]
 struct recurrence {}
-#[allow(non_upper_case_globals)]
+#[allow(
+    dead_code,
+    non_snake_case,
+    non_upper_case_globals,
+    non_camel_case_types,
+    unused_mut,
+    unused_variables,
+    unused_parens,
+    unused_assignments,
+    clippy::all,
+    clippy::pedantic
+)]
 impl recurrence {
     #[doc(hidden)]
-    #[allow(non_upper_case_globals, dead_code)]
     const __SIGNATURE: ::autodiff::__private::select::Signature = ::autodiff::__private::select::Signature {
         function: "recurrence",
         params: &[
@@ -38,21 +59,11 @@ impl recurrence {
         ],
     };
     #[doc(hidden)]
-    #[allow(dead_code, non_snake_case)]
     const fn __all() -> ::autodiff::__private::select::Sel2<0usize, 1usize> {
         ::autodiff::__private::select::Sel2::<0usize, 1usize>
     }
     #[doc(hidden)]
     #[inline]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        clippy::all,
-        clippy::pedantic
-    )]
     fn __vjp(
         __v0: f64,
         __v1: f64,
@@ -173,7 +184,6 @@ impl recurrence {
     }
     #[doc(hidden)]
     #[inline]
-    #[allow(dead_code, non_snake_case, clippy::all)]
     fn __vjp_selected(
         __v0: f64,
         __v1: f64,
@@ -197,7 +207,6 @@ impl recurrence {
         )
     }
     #[doc(hidden)]
-    #[allow(dead_code, non_snake_case, clippy::all)]
     fn __gradients_function<__S>(
         _selection: __S,
     ) -> impl ::core::ops::Fn(
@@ -237,7 +246,6 @@ impl recurrence {
         }
     }
     #[doc(hidden)]
-    #[allow(dead_code, non_snake_case, clippy::all)]
     fn __value_and_gradients_function<__S>(
         _selection: __S,
     ) -> impl ::core::ops::Fn(

@@ -5,12 +5,33 @@ fn energy<T: Float>(x: T, y: T, n: i32) -> T {
     s.powi(n) / r
 }
 #[doc(hidden)]
-#[allow(non_camel_case_types, dead_code)]
+#[allow(
+    dead_code,
+    non_snake_case,
+    non_upper_case_globals,
+    non_camel_case_types,
+    unused_mut,
+    unused_variables,
+    unused_parens,
+    unused_assignments,
+    clippy::all,
+    clippy::pedantic
+)]
 struct energy {}
-#[allow(non_upper_case_globals)]
+#[allow(
+    dead_code,
+    non_snake_case,
+    non_upper_case_globals,
+    non_camel_case_types,
+    unused_mut,
+    unused_variables,
+    unused_parens,
+    unused_assignments,
+    clippy::all,
+    clippy::pedantic
+)]
 impl energy {
     #[doc(hidden)]
-    #[allow(non_upper_case_globals, dead_code)]
     const __SIGNATURE: ::autodiff::__private::select::Signature = ::autodiff::__private::select::Signature {
         function: "energy",
         params: &[
@@ -29,21 +50,11 @@ impl energy {
         ],
     };
     #[doc(hidden)]
-    #[allow(dead_code, non_snake_case)]
     const fn __all() -> ::autodiff::__private::select::Sel2<0usize, 1usize> {
         ::autodiff::__private::select::Sel2::<0usize, 1usize>
     }
     #[doc(hidden)]
     #[inline]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        clippy::all,
-        clippy::pedantic
-    )]
     fn __vjp<T: Float>(
         __v0: T,
         __v1: T,
@@ -105,7 +116,6 @@ impl energy {
     }
     #[doc(hidden)]
     #[inline]
-    #[allow(dead_code, non_snake_case, clippy::all)]
     fn __vjp_selected<T: Float>(
         __v0: T,
         __v1: T,
@@ -132,7 +142,6 @@ impl energy {
         )
     }
     #[doc(hidden)]
-    #[allow(dead_code, non_snake_case, clippy::all)]
     fn __gradients_function<__S, T: Float>(
         _selection: __S,
     ) -> impl ::core::ops::Fn(
@@ -172,7 +181,6 @@ impl energy {
         move |__v0: T, __v1: T, __v2: i32| __value_and_gradients(__v0, __v1, __v2).1
     }
     #[doc(hidden)]
-    #[allow(dead_code, non_snake_case, clippy::all)]
     fn __value_and_gradients_function<__S, T: Float>(
         _selection: __S,
     ) -> impl ::core::ops::Fn(

@@ -6,12 +6,33 @@ fn dense(x: &Array2<f64>, w: &Array2<f64>, b: &Array1<f64>) -> f64 {
     h.mapv(f64::tanh).sum()
 }
 #[doc(hidden)]
-#[allow(non_camel_case_types, dead_code)]
+#[allow(
+    dead_code,
+    non_snake_case,
+    non_upper_case_globals,
+    non_camel_case_types,
+    unused_mut,
+    unused_variables,
+    unused_parens,
+    unused_assignments,
+    clippy::all,
+    clippy::pedantic
+)]
 struct dense {}
-#[allow(non_upper_case_globals)]
+#[allow(
+    dead_code,
+    non_snake_case,
+    non_upper_case_globals,
+    non_camel_case_types,
+    unused_mut,
+    unused_variables,
+    unused_parens,
+    unused_assignments,
+    clippy::all,
+    clippy::pedantic
+)]
 impl dense {
     #[doc(hidden)]
-    #[allow(non_upper_case_globals, dead_code)]
     const __SIGNATURE: ::autodiff::__private::select::Signature = ::autodiff::__private::select::Signature {
         function: "dense",
         params: &[
@@ -30,21 +51,11 @@ impl dense {
         ],
     };
     #[doc(hidden)]
-    #[allow(dead_code, non_snake_case)]
     const fn __all() -> ::autodiff::__private::select::Sel3<0usize, 1usize, 2usize> {
         ::autodiff::__private::select::Sel3::<0usize, 1usize, 2usize>
     }
     #[doc(hidden)]
     #[inline]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        clippy::all,
-        clippy::pedantic
-    )]
     fn __vjp<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2>(
         __v0: &'__autodiff_l0 Array2<f64>,
         __v1: &'__autodiff_l1 Array2<f64>,
@@ -97,7 +108,6 @@ impl dense {
     }
     #[doc(hidden)]
     #[inline]
-    #[allow(dead_code, non_snake_case, clippy::all)]
     fn __vjp_selected<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2>(
         __v0: &'__autodiff_l0 Array2<f64>,
         __v1: &'__autodiff_l1 Array2<f64>,
@@ -122,7 +132,6 @@ impl dense {
         )
     }
     #[doc(hidden)]
-    #[allow(dead_code, non_snake_case, clippy::all)]
     fn __gradients_function<__S>(
         _selection: __S,
     ) -> impl ::core::ops::Fn(
@@ -166,7 +175,6 @@ impl dense {
         }
     }
     #[doc(hidden)]
-    #[allow(dead_code, non_snake_case, clippy::all)]
     fn __value_and_gradients_function<__S>(
         _selection: __S,
     ) -> impl ::core::ops::Fn(

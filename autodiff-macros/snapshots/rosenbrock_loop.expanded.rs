@@ -11,12 +11,33 @@ fn rosenbrock(x: &[f64]) -> f64 {
     sum
 }
 #[doc(hidden)]
-#[allow(non_camel_case_types, dead_code)]
+#[allow(
+    dead_code,
+    non_snake_case,
+    non_upper_case_globals,
+    non_camel_case_types,
+    unused_mut,
+    unused_variables,
+    unused_parens,
+    unused_assignments,
+    clippy::all,
+    clippy::pedantic
+)]
 struct rosenbrock {}
-#[allow(non_upper_case_globals)]
+#[allow(
+    dead_code,
+    non_snake_case,
+    non_upper_case_globals,
+    non_camel_case_types,
+    unused_mut,
+    unused_variables,
+    unused_parens,
+    unused_assignments,
+    clippy::all,
+    clippy::pedantic
+)]
 impl rosenbrock {
     #[doc(hidden)]
-    #[allow(non_upper_case_globals, dead_code)]
     const __SIGNATURE: ::autodiff::__private::select::Signature = ::autodiff::__private::select::Signature {
         function: "rosenbrock",
         params: &[
@@ -27,21 +48,11 @@ impl rosenbrock {
         ],
     };
     #[doc(hidden)]
-    #[allow(dead_code, non_snake_case)]
     const fn __all() -> ::autodiff::__private::select::Sel1<0usize> {
         ::autodiff::__private::select::Sel1::<0usize>
     }
     #[doc(hidden)]
     #[inline]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        clippy::all,
-        clippy::pedantic
-    )]
     fn __vjp<'__autodiff_l0>(
         __v0: &'__autodiff_l0 [f64],
     ) -> (
@@ -138,7 +149,6 @@ impl rosenbrock {
     }
     #[doc(hidden)]
     #[inline]
-    #[allow(dead_code, non_snake_case, clippy::all)]
     fn __vjp_selected<'__autodiff_l0>(
         __v0: &'__autodiff_l0 [f64],
     ) -> (
@@ -157,7 +167,6 @@ impl rosenbrock {
         )
     }
     #[doc(hidden)]
-    #[allow(dead_code, non_snake_case, clippy::all)]
     fn __gradients_function<__S>(
         _selection: __S,
     ) -> impl ::core::ops::Fn(
@@ -185,7 +194,6 @@ impl rosenbrock {
         move |__v0: &[f64]| __value_and_gradients(__v0).1
     }
     #[doc(hidden)]
-    #[allow(dead_code, non_snake_case, clippy::all)]
     fn __value_and_gradients_function<__S>(
         _selection: __S,
     ) -> impl ::core::ops::Fn(
@@ -229,16 +237,6 @@ impl rosenbrock {
     }
     #[doc(hidden)]
     #[inline]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        clippy::all,
-        clippy::pedantic
-    )]
     fn __seeded<'__autodiff_l0>(
         __v0: &'__autodiff_l0 [f64],
         __dy: <f64 as ::autodiff::__private::Differentiable>::Tangent,

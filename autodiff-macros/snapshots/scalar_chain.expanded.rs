@@ -9,12 +9,33 @@ fn chain(x: f64, n: usize) -> f64 {
     y
 }
 #[doc(hidden)]
-#[allow(non_camel_case_types, dead_code)]
+#[allow(
+    dead_code,
+    non_snake_case,
+    non_upper_case_globals,
+    non_camel_case_types,
+    unused_mut,
+    unused_variables,
+    unused_parens,
+    unused_assignments,
+    clippy::all,
+    clippy::pedantic
+)]
 struct chain {}
-#[allow(non_upper_case_globals)]
+#[allow(
+    dead_code,
+    non_snake_case,
+    non_upper_case_globals,
+    non_camel_case_types,
+    unused_mut,
+    unused_variables,
+    unused_parens,
+    unused_assignments,
+    clippy::all,
+    clippy::pedantic
+)]
 impl chain {
     #[doc(hidden)]
-    #[allow(non_upper_case_globals, dead_code)]
     const __SIGNATURE: ::autodiff::__private::select::Signature = ::autodiff::__private::select::Signature {
         function: "chain",
         params: &[
@@ -29,21 +50,11 @@ impl chain {
         ],
     };
     #[doc(hidden)]
-    #[allow(dead_code, non_snake_case)]
     const fn __all() -> ::autodiff::__private::select::Sel1<0usize> {
         ::autodiff::__private::select::Sel1::<0usize>
     }
     #[doc(hidden)]
     #[inline]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        clippy::all,
-        clippy::pedantic
-    )]
     fn __vjp(
         __v0: f64,
         __v1: usize,
@@ -123,7 +134,6 @@ impl chain {
     }
     #[doc(hidden)]
     #[inline]
-    #[allow(dead_code, non_snake_case, clippy::all)]
     fn __vjp_selected(
         __v0: f64,
         __v1: usize,
@@ -143,7 +153,6 @@ impl chain {
         )
     }
     #[doc(hidden)]
-    #[allow(dead_code, non_snake_case, clippy::all)]
     fn __gradients_function<__S>(
         _selection: __S,
     ) -> impl ::core::ops::Fn(
@@ -174,7 +183,6 @@ impl chain {
         move |__v0: f64, __v1: usize| __value_and_gradients(__v0, __v1).1
     }
     #[doc(hidden)]
-    #[allow(dead_code, non_snake_case, clippy::all)]
     fn __value_and_gradients_function<__S>(
         _selection: __S,
     ) -> impl ::core::ops::Fn(

@@ -10,12 +10,33 @@ fn weighted_sum(w1: f64, x1: f64, w2: f64, x2: f64) -> f64 {
     w1 * x1 + w2 * x2
 }
 #[doc(hidden)]
-#[allow(non_camel_case_types, dead_code)]
+#[allow(
+    dead_code,
+    non_snake_case,
+    non_upper_case_globals,
+    non_camel_case_types,
+    unused_mut,
+    unused_variables,
+    unused_parens,
+    unused_assignments,
+    clippy::all,
+    clippy::pedantic
+)]
 struct weighted_sum {}
-#[allow(non_upper_case_globals)]
+#[allow(
+    dead_code,
+    non_snake_case,
+    non_upper_case_globals,
+    non_camel_case_types,
+    unused_mut,
+    unused_variables,
+    unused_parens,
+    unused_assignments,
+    clippy::all,
+    clippy::pedantic
+)]
 impl weighted_sum {
     #[doc(hidden)]
-    #[allow(non_upper_case_globals, dead_code)]
     const __SIGNATURE: ::autodiff::__private::select::Signature = ::autodiff::__private::select::Signature {
         function: "weighted_sum",
         params: &[
@@ -38,7 +59,6 @@ impl weighted_sum {
         ],
     };
     #[doc(hidden)]
-    #[allow(dead_code, non_snake_case)]
     const fn __all() -> ::autodiff::__private::select::Sel4<
         0usize,
         1usize,
@@ -49,15 +69,6 @@ impl weighted_sum {
     }
     #[doc(hidden)]
     #[inline]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        clippy::all,
-        clippy::pedantic
-    )]
     fn __vjp(
         __v0: f64,
         __v1: f64,
@@ -99,7 +110,6 @@ impl weighted_sum {
     }
     #[doc(hidden)]
     #[inline]
-    #[allow(dead_code, non_snake_case, clippy::all)]
     fn __vjp_selected(
         __v0: f64,
         __v1: f64,
@@ -126,7 +136,6 @@ impl weighted_sum {
         )
     }
     #[doc(hidden)]
-    #[allow(dead_code, non_snake_case, clippy::all)]
     fn __gradients_function<__S>(
         _selection: __S,
     ) -> impl ::core::ops::Fn(
@@ -177,7 +186,6 @@ impl weighted_sum {
         }
     }
     #[doc(hidden)]
-    #[allow(dead_code, non_snake_case, clippy::all)]
     fn __value_and_gradients_function<__S>(
         _selection: __S,
     ) -> impl ::core::ops::Fn(

@@ -39,12 +39,12 @@ pub fn derive(input: TokenStream) -> TokenStream {
             syn::Fields::Named(n) => n.named.iter().collect::<Vec<_>>(),
             syn::Fields::Unit => Vec::new(),
             syn::Fields::Unnamed(u) => {
-                errors.push_spanned(u, "`#[derive(Differentiable)]` needs named fields (its tangent has the same field names); give the fields names");
+                errors.push_spanned(u, crate::diag::DERIVE_UNNAMED_FIELDS);
                 Vec::new()
             }
         },
         syn::Data::Enum(e) => {
-            errors.push(e.enum_token.span, "`#[derive(Differentiable)]` is for structs: an enum has no tangent space (its variants are not a vector space); mark fields of this type `#[no_grad]`");
+            errors.push(e.enum_token.span, crate::diag::DERIVE_ON_ENUM);
             Vec::new()
         }
         syn::Data::Union(u) => {
@@ -61,7 +61,10 @@ pub fn derive(input: TokenStream) -> TokenStream {
         }
         if let Some(name) = constant_type(&f.ty) {
             let field = f.ident.as_ref().expect("named");
-            errors.push(f.ty.span(), format!("the field `{field}` has type `{name}`, which has no tangent space (it is a constant); mark it `#[no_grad]`"));
+            errors.push(
+                f.ty.span(),
+                crate::diag::derive_constant_field(&field.to_string(), &name),
+            );
         }
     }
     if !errors.is_empty() {
@@ -111,7 +114,11 @@ pub fn derive(input: TokenStream) -> TokenStream {
             count.push(quote!(+ #rt::implicit::Parameter::num_elements(&self.#n)));
             update.push(quote! {
                 let n = #rt::implicit::Parameter::num_elements(&self.#n);
-                #rt::implicit::Parameter::update_elements(&mut self.#n, &grad.#n, &mut |k, v, g| f(offset + k, v, g));
+                #rt::implicit::Parameter::update_elements(
+                    &mut self.#n,
+                    &grad.#n,
+                    &mut |k, v, g| f(offset + k, v, g),
+                );
                 offset += n;
             });
             visit.push(quote! {
@@ -151,11 +158,16 @@ pub fn derive(input: TokenStream) -> TokenStream {
         .filter(|(_, g)| **g)
         .map(|(f, _)| {
             let ty = &f.ty;
-            quote_spanned!(ty.span()=> <#ty as #rt::Differentiable>::Tangent: #rt::implicit::TangentValue)
+            quote_spanned! {ty.span()=>
+                <#ty as #rt::Differentiable>::Tangent: #rt::implicit::TangentValue
+            }
         })
         .collect();
     let generics = &item.generics;
-    let doc = format!("The tangent (gradient) of [`{name}`]: one field per field of `{name}`, `NoTangent` for the `#[no_grad]` ones.");
+    let doc = format!(
+        "The tangent (gradient) of [`{name}`]: one field per field of `{name}`, `NoTangent` \
+         for the `#[no_grad]` ones."
+    );
     quote! {
         #[doc = #doc]
         #[derive(Clone, Debug)]
@@ -202,7 +214,11 @@ pub fn derive(input: TokenStream) -> TokenStream {
             fn num_elements(&self) -> usize {
                 0 #(#count)*
             }
-            fn update_elements(&mut self, grad: &Self::Tangent, f: &mut dyn FnMut(usize, f64, f64) -> f64) {
+            fn update_elements(
+                &mut self,
+                grad: &Self::Tangent,
+                f: &mut dyn FnMut(usize, f64, f64) -> f64,
+            ) {
                 let mut offset = 0usize;
                 let _ = (&grad, &mut *f);
                 #(#update)*

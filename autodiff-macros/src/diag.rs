@@ -29,3 +29,200 @@ impl Errors {
             .collect()
     }
 }
+
+// The lowering's diagnostics: what cannot be differentiated, in the user's words, with
+// the fix that applies.
+
+pub const LOCAL_CLOSURE_CALL: &str =
+    "calling a local closure with differentiable values is not supported; make it a \
+     `#[differentiable]` function";
+pub const IF_LET: &str =
+    "`if let` on differentiable values is not supported yet; use `match` on an inactive \
+     value or an `if` on a `bool`";
+pub const MATCH_ON_DIFFERENTIABLE: &str =
+    "`match` on a differentiable value is not supported; match on an integer, `bool` or \
+     enum, or compare with `if`";
+pub const UNSUPPORTED_ITERATOR: &str =
+    "this iterator is not supported over differentiable values; iterate over a range of \
+     indices (`for i in 0..x.len()`) or `x.iter()`, `x.iter().enumerate()`, \
+     `x.iter().zip(y.iter())`";
+pub const ITERATE_NAMED_OR_FIELD: &str =
+    "iterate over a slice, `Vec` or array named by a parameter, a local variable or a \
+     field";
+pub const ITERATE_NAMED: &str =
+    "iterate over a slice, `Vec` or array named by a parameter or local variable";
+pub const WHILE_LET: &str =
+    "`while let` is not supported in differentiable code; use `loop` with `match` and \
+     `break`";
+pub const UNSAFE_BLOCK: &str =
+    "`unsafe` blocks cannot be differentiated: the reverse sweep could not uphold their \
+     safety contract; move the unsafe code into a function with a custom rule \
+     (`#[differentiable(vjp = …)]`)";
+pub const FIELD_OF_VALUE: &str =
+    "taking a field of this value is not supported in differentiable code yet";
+pub const MACRO_INVOCATION: &str =
+    "a macro invocation cannot be differentiated; compute the value outside the macro, or \
+     wrap it in `stop_gradient(…)`";
+pub const CLOSURE_EXPRESSION: &str =
+    "closures capturing differentiable values are not supported in differentiable code \
+     yet";
+pub const UNSUPPORTED_EXPRESSION: &str = "this expression is not supported in differentiable code";
+pub const INDEX_UNNAMED: &str =
+    "indexing is supported on a slice, `Vec` or array named by a parameter or local \
+     variable; bind this value to a name first";
+pub const TUPLE_OPERAND: &str =
+    "a tuple cannot be used as an operand here; take its fields (`t.0`) or destructure it \
+     with `let (a, b) = …`";
+pub const MAPV_EXPRESSION: &str =
+    "cannot differentiate `mapv` of this expression: pass a float method's path \
+     (`f64::tanh`) or a closure";
+pub const NESTED_ITEM: &str =
+    "items inside nested blocks of a differentiable function are not supported; declare \
+     them at the top of the function body";
+pub const LET_WITHOUT_VALUE: &str =
+    "a `let` without a value is not supported in differentiable code; initialise the \
+     variable where it is declared";
+pub const DESTRUCTURING: &str =
+    "destructuring this value is not supported yet in differentiable code; bind it to a \
+     name and take its fields with `.0`, `.1`, …";
+pub const UNSUPPORTED_PATTERN: &str =
+    "this pattern is not supported in differentiable code; bind the value to a plain name";
+pub const ACTIVE_INDEX: &str =
+    "an index must not depend on differentiable values; compute it from integers";
+pub const LET_ELSE: &str = "`let … else` is not supported in differentiable code yet";
+pub const REM_OF_ARRAYS: &str =
+    "`%` of arrays cannot be differentiated; apply it to scalars (`x.mapv(|v| v % m)`)";
+pub const BREAK_OUTSIDE_LOOP: &str =
+    "`break`/`continue` outside a loop of the differentiable function";
+pub const WRITE_TARGET: &str =
+    "only local variables declared with `let mut` (and their elements) can be assigned in \
+     differentiable code; writing through a `&mut` parameter, a static or a field would \
+     hide the write from the reverse sweep — return the new value instead";
+
+/// How to make a call differentiable.
+pub const HELP_CALL: &str = "mark it `#[differentiable]`, give it a custom rule with \
+     `#[differentiable(vjp = …)]`, or wrap the value in `stop_gradient(…)` if no gradient \
+     should flow through it";
+
+pub fn method_arity(name: &str, n: usize) -> String {
+    format!("`{name}` takes {n} argument(s) here")
+}
+
+pub fn method_not_differentiable(name: &str) -> String {
+    format!(
+        "cannot differentiate through the method `{name}`: it is not a differentiable \
+         primitive; {HELP_CALL}"
+    )
+}
+
+pub fn call_of_expression() -> String {
+    format!(
+        "cannot differentiate a call of this expression; call a named function. To call a \
+         differentiable function: {HELP_CALL}"
+    )
+}
+
+pub fn option_needs_unwrap(name: &str) -> String {
+    format!(
+        "`{name}` returns an `Option` (`None` for an empty array): write \
+         `.{name}(…).unwrap()` (or `.expect(…)`) directly after it"
+    )
+}
+
+pub fn active_array_arguments(name: &str) -> String {
+    format!(
+        "the arguments of `{name}` (axes, indices, slices) must not depend on differentiable \
+         values"
+    )
+}
+
+pub fn active_axis(name: &str) -> String {
+    format!("the axis of `{name}` must not depend on differentiable values")
+}
+
+pub fn mapv_of_path(path: &str) -> String {
+    format!(
+        "cannot differentiate `mapv` of `{path}`: a one-argument float method (`f64::tanh`) \
+         or a closure is expected"
+    )
+}
+
+pub fn mapv_capture(local: &str) -> String {
+    format!(
+        "a `mapv` closure may use only its argument, literals and constants, not the local \
+         `{local}`; use array arithmetic (`x.mapv(f) * {local}`) for the rest"
+    )
+}
+
+// The signature, the helpers, the derive.
+
+pub const DERIVE_UNNAMED_FIELDS: &str =
+    "`#[derive(Differentiable)]` needs named fields (its tangent has the same field \
+     names); give the fields names";
+
+pub const DERIVE_ON_ENUM: &str =
+    "`#[derive(Differentiable)]` is for structs: an enum has no tangent space (its \
+     variants are not a vector space); mark fields of this type `#[no_grad]`";
+
+pub const CLOSURE_MACRO_INPUT: &str =
+    "`differentiable_closure!` takes a closure: `differentiable_closure!(|x: f64| w * \
+     x)`";
+
+pub const HELPER_EXPECTS_PATH: &str =
+    "expected the path of a `#[differentiable]` function, such as `loss` or \
+     `model::loss`";
+
+pub const PARAMS_EMPTY: &str =
+    "`params` names no parameter; list at least one, or leave `params` out to \
+     differentiate with respect to every differentiable parameter";
+
+pub const PARAMS_TOO_MANY: &str =
+    "at most 8 parameters can be selected with `params`; leave `params` out to get \
+     every gradient";
+
+pub const VJP_TAKES_NO_PARAMS: &str =
+    "`vjp!` takes no `params`: its pullback returns the gradient of every \
+     differentiable parameter";
+
+pub const UNSAFE_FN: &str =
+    "`#[differentiable]` cannot differentiate an `unsafe fn`: the reverse sweep could \
+     not uphold its safety contract; write a safe wrapper and differentiate that, or \
+     give it a custom rule with `#[differentiable(vjp = …)]`";
+
+pub const MISSING_RETURN_TYPE: &str =
+    "a `#[differentiable]` function must return the value to differentiate; add a \
+     return type such as `-> f64`";
+
+pub const PARAMETER_PATTERN: &str =
+    "`#[differentiable]` needs every parameter to be a plain name (`x: f64`); \
+     destructure it in the body instead";
+
+pub const CLOSURE_PARAMETER_PATTERN: &str =
+    "a `differentiable_closure!` parameter must be a plain name (`x: f64`); \
+     destructure it in the body instead";
+
+pub fn derive_constant_field(field: &str, ty: &str) -> String {
+    format!(
+        "the field `{field}` has type `{ty}`, which has no tangent space (it is a constant); \
+         mark it `#[no_grad]`"
+    )
+}
+
+pub fn unknown_attribute_argument(key: &syn::Ident) -> String {
+    format!(
+        "unknown argument `{key}`; `#[differentiable]` takes `vjp = path_to_rule` (a custom \
+         rule) and `self` (a method differentiable with respect to its receiver)"
+    )
+}
+
+pub fn unknown_helper_argument(key: &syn::Ident) -> String {
+    format!("unknown argument `{key}`; expected `params = [\"name\", …]` or `params = [0, …]`")
+}
+
+pub fn named_like_a_primitive(name: &str) -> String {
+    format!(
+        "a `#[differentiable]` function cannot be named `{name}`: its derivative lives in a \
+         type of the same name, which would shadow the primitive type `{name}`; rename the \
+         function"
+    )
+}

@@ -1,12 +1,13 @@
 //! `#[differentiable]`: parse → check → lower → emit.
 
+use crate::companions::{companion, companions, type_and_const_args};
 use crate::diag::Errors;
 use crate::emit::vjp_body;
 use crate::fuse::seeded_body;
 use crate::lower::lower;
-use crate::signature::{companion, tangent_type, Signature};
+use crate::signature::{tangent_type, Signature};
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, ToTokens};
+use quote::{format_ident, quote};
 
 /// The attribute's arguments: nothing; `vjp = path` for a custom rule; `self` for a
 /// method differentiable with respect to its receiver.
@@ -31,7 +32,10 @@ fn parse_args(args: TokenStream) -> syn::Result<Args> {
             } else {
                 let key: syn::Ident = input.parse()?;
                 if key != "vjp" {
-                    return Err(syn::Error::new(key.span(), format!("unknown argument `{key}`; `#[differentiable]` takes `vjp = path_to_rule` (a custom rule) and `self` (a method differentiable with respect to its receiver)")));
+                    return Err(syn::Error::new(
+                        key.span(),
+                        crate::diag::unknown_attribute_argument(&key),
+                    ));
                 }
                 input.parse::<syn::Token![=]>()?;
                 out.custom_vjp = Some(input.parse()?);
@@ -134,7 +138,9 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> TokenStream {
             .collect();
         let prologue: syn::Stmt = syn::parse_quote! {
             if ::autodiff::__private::implicit::requested() {
-                return ::autodiff::__private::implicit::answer(|| #owner #vjp #turbofish(#(#names),*));
+                return ::autodiff::__private::implicit::answer(
+                    || #owner #vjp #turbofish(#(#names),*)
+                );
             }
         };
         func.block.stmts.insert(0, prologue);
@@ -152,7 +158,8 @@ pub fn closure(input: TokenStream) -> TokenStream {
     let mut closure: syn::ExprClosure = match syn::parse2(input.clone()) {
         Ok(c) => c,
         Err(e) => {
-            let err = syn::Error::new(e.span(), "`differentiable_closure!` takes a closure: `differentiable_closure!(|x: f64| w * x)`").to_compile_error();
+            let err =
+                syn::Error::new(e.span(), crate::diag::CLOSURE_MACRO_INPUT).to_compile_error();
             return err;
         }
     };
@@ -228,219 +235,6 @@ fn custom_rule_body(sig: &Signature, rule: &syn::ExprPath) -> TokenStream {
             let #pattern: #selected = __pullback(__dy);
             (#(#all,)*)
         })
-    }
-}
-
-fn type_and_const_args(generics: &syn::Generics) -> TokenStream {
-    let args: Vec<TokenStream> = generics
-        .params
-        .iter()
-        .filter_map(|p| match p {
-            syn::GenericParam::Type(t) => Some(t.ident.to_token_stream()),
-            syn::GenericParam::Const(c) => Some(c.ident.to_token_stream()),
-            syn::GenericParam::Lifetime(_) => None,
-        })
-        .collect();
-    if args.is_empty() {
-        quote!()
-    } else {
-        quote!(::<#(#args),*>)
-    }
-}
-
-fn companions(
-    sig: &Signature,
-    vis: &syn::Visibility,
-    vjp_fn_body: TokenStream,
-    seeded_fn_body: Option<TokenStream>,
-) -> TokenStream {
-    let rt = quote!(::autodiff::__private);
-    let ident = &sig.ident;
-    let name = ident.to_string();
-    let m = sig.is_method;
-    let vjp = companion(ident, "vjp", m);
-    let vjp_selected = companion(ident, "vjp_selected", m);
-    let seeded = companion(ident, "seeded", m);
-    let gradients = companion(ident, "gradients_function", m);
-    let value_and_gradients = companion(ident, "value_and_gradients_function", m);
-    let signature = companion(ident, "SIGNATURE", m);
-    let all = companion(ident, "all", m);
-
-    let vars: Vec<syn::Ident> = (0..sig.params.len())
-        .map(|i| crate::ir::VarId(i).ident())
-        .collect();
-    let tys_named: Vec<&syn::Type> = sig.params.iter().map(|p| &p.ty_named).collect();
-    let tys: Vec<&syn::Type> = sig.params.iter().map(|p| &p.ty).collect();
-    let output = &sig.output;
-    let out_tangent = tangent_type(output);
-    let tangents = sig.param_tangents();
-    let selected = sig.selected_tangents();
-    let captures = sig.precise_captures();
-    let turbofish = type_and_const_args(&sig.generics);
-    let turbofish_with_selection = {
-        let args: Vec<TokenStream> = std::iter::once(quote!(__S))
-            .chain(sig.generics.params.iter().filter_map(|p| match p {
-                syn::GenericParam::Type(t) => Some(t.ident.to_token_stream()),
-                syn::GenericParam::Const(c) => Some(c.ident.to_token_stream()),
-                syn::GenericParam::Lifetime(_) => None,
-            }))
-            .collect();
-        quote!(::<#(#args),*>)
-    };
-    // Companions are associated items (of the method's `impl`, or of the function's
-    // companion struct), reached through `Self::`; the primal is `Self::m` for a method.
-    let owner = quote!(Self::);
-    let primal_owner = if sig.is_method {
-        quote!(Self::)
-    } else {
-        quote!()
-    };
-
-    let (gen_named, _, where_named) = sig.generics_named.split_for_impl();
-    let gen_params = &sig.generics.params;
-    let where_preds = sig.generics.where_clause.as_ref().map(|w| &w.predicates);
-
-    let positions = sig.differentiable_positions();
-    let gnames: Vec<syn::Ident> = (0..sig.params.len())
-        .map(|i| format_ident!("__g{}", i, span = Span::mixed_site()))
-        .collect();
-    let chosen: Vec<&syn::Ident> = positions.iter().map(|i| &gnames[*i]).collect();
-    let selected_value = if chosen.len() == 1 {
-        quote!(#(#chosen)*)
-    } else {
-        quote!((#(#chosen,)*))
-    };
-    let options = quote!((#(::core::option::Option<#tangents>,)*));
-
-    let params_info = sig.params.iter().map(|p| {
-        let (n, d) = (&p.name, p.differentiable);
-        quote!(#rt::select::Param { name: #n, differentiable: #d })
-    });
-    let (all_selection, all_value) = if positions.is_empty() || positions.len() > 8 {
-        (
-            quote!(#rt::select::NoSelection),
-            quote!(#rt::select::NoSelection),
-        )
-    } else {
-        let sel = format_ident!("Sel{}", positions.len());
-        (
-            quote!(#rt::select::#sel<#(#positions),*>),
-            quote!(#rt::select::#sel::<#(#positions),*>),
-        )
-    };
-
-    // With the cotangent known up front, a reduction loop runs its reverse inside the
-    // forward loop (see `fuse`); otherwise the helpers call the pullback.
-    let seed = quote!(<__S as #rt::select::ScalarOutputFor<#output>>::seed());
-    let dy = format_ident!("__dy", span = Span::mixed_site());
-    let (value_and_gradients_call, seeded_item) = match seeded_fn_body {
-        Some(body) => (
-            quote!(let (__value, (#(#gnames,)*)) = #owner #seeded #turbofish(#(#vars,)* #seed);),
-            quote! {
-                #[doc(hidden)]
-                #[inline]
-                #[allow(dead_code, non_snake_case, unused_mut, unused_variables, unused_parens, unused_assignments, clippy::all, clippy::pedantic)]
-                #vis fn #seeded #gen_named (#(#vars: #tys_named,)* #dy: #out_tangent)
-                    -> (#output, (#(#tangents,)*))
-                    #where_named
-                {
-                    let _ = #primal_owner #ident #turbofish;
-                    #body
-                }
-            },
-        ),
-        None => (
-            quote! {
-                let (__value, __pullback) = #owner #vjp #turbofish(#(#vars),*);
-                let (#(#gnames,)*) = __pullback(#seed);
-            },
-            quote!(),
-        ),
-    };
-    let items = quote! {
-        #[doc(hidden)]
-        #[allow(non_upper_case_globals, dead_code)]
-        #vis const #signature: #rt::select::Signature = #rt::select::Signature {
-            function: #name,
-            params: &[#(#params_info),*],
-        };
-
-        #[doc(hidden)]
-        #[allow(dead_code, non_snake_case)]
-        #vis const fn #all() -> #all_selection {
-            #all_value
-        }
-
-        #[doc(hidden)]
-        #[inline]
-        #[allow(dead_code, non_snake_case, unused_mut, unused_variables, unused_parens, clippy::all, clippy::pedantic)]
-        #vis fn #vjp #gen_named (#(#vars: #tys_named),*)
-            -> (#output, impl ::core::ops::FnOnce(#out_tangent) -> (#(#tangents,)*) + #captures)
-            #where_named
-        {
-            // The primal counts as used wherever its derivative is.
-            let _ = #primal_owner #ident #turbofish;
-            #vjp_fn_body
-        }
-
-        #[doc(hidden)]
-        #[inline]
-        #[allow(dead_code, non_snake_case, clippy::all)]
-        #vis fn #vjp_selected #gen_named (#(#vars: #tys_named),*)
-            -> (#output, impl ::core::ops::FnOnce(#out_tangent) -> #selected + #captures)
-            #where_named
-        {
-            let (__value, __pullback) = #owner #vjp #turbofish(#(#vars),*);
-            (__value, move |__dy: #out_tangent| {
-                let (#(#gnames,)*) = __pullback(__dy);
-                #selected_value
-            })
-        }
-
-        #[doc(hidden)]
-        #[allow(dead_code, non_snake_case, clippy::all)]
-        #vis fn #gradients<__S, #gen_params>(_selection: __S)
-            -> impl ::core::ops::Fn(#(#tys),*) -> <__S as #rt::select::Select<#options>>::Output
-        where
-            __S: #rt::select::Select<#options>,
-            __S: #rt::select::ScalarOutputFor<#output>,
-            #where_preds
-        {
-            // The value comes for free in reverse mode: this is the value-and-gradients
-            // closure without the value.
-            let __value_and_gradients = #owner #value_and_gradients #turbofish_with_selection(_selection);
-            move |#(#vars: #tys),*| __value_and_gradients(#(#vars),*).1
-        }
-
-        #[doc(hidden)]
-        #[allow(dead_code, non_snake_case, clippy::all)]
-        #vis fn #value_and_gradients<__S, #gen_params>(_selection: __S)
-            -> impl ::core::ops::Fn(#(#tys),*) -> (#output, <__S as #rt::select::Select<#options>>::Output)
-        where
-            __S: #rt::select::Select<#options>,
-            __S: #rt::select::ScalarOutputFor<#output>,
-            #where_preds
-        {
-            move |#(#vars: #tys),*| {
-                #value_and_gradients_call
-                (__value, <__S as #rt::select::Select<#options>>::select((#(::core::option::Option::Some(#gnames),)*)))
-            }
-        }
-
-        #seeded_item
-    };
-    if sig.is_method {
-        return items;
-    }
-    quote! {
-        #[doc(hidden)]
-        #[allow(non_camel_case_types, dead_code)]
-        #vis struct #ident {}
-
-        #[allow(non_upper_case_globals)]
-        impl #ident {
-            #items
-        }
     }
 }
 

@@ -22,14 +22,19 @@ pub struct HelperInput {
 
 impl Parse for HelperInput {
     fn parse(input: ParseStream) -> syn::Result<Self> {
-        let func: syn::ExprPath = input.parse().map_err(|e| syn::Error::new(e.span(), "expected the path of a `#[differentiable]` function, such as `loss` or `model::loss`"))?;
+        let func: syn::ExprPath = input
+            .parse()
+            .map_err(|e| syn::Error::new(e.span(), crate::diag::HELPER_EXPECTS_PATH))?;
         let mut params = None;
         if input.peek(syn::Token![,]) {
             input.parse::<syn::Token![,]>()?;
             if !input.is_empty() {
                 let key: syn::Ident = input.parse()?;
                 if key != "params" {
-                    return Err(syn::Error::new(key.span(), format!("unknown argument `{key}`; expected `params = [\"name\", …]` or `params = [0, …]`")));
+                    return Err(syn::Error::new(
+                        key.span(),
+                        crate::diag::unknown_helper_argument(&key),
+                    ));
                 }
                 input.parse::<syn::Token![=]>()?;
                 let content;
@@ -75,10 +80,10 @@ pub fn gradients_function(input: HelperInput, with_value: bool) -> syn::Result<T
         return Ok(quote!(#target(#all())));
     };
     if refs.is_empty() {
-        return Err(syn::Error::new(span, "`params` names no parameter; list at least one, or leave `params` out to differentiate with respect to every differentiable parameter"));
+        return Err(syn::Error::new(span, crate::diag::PARAMS_EMPTY));
     }
     if refs.len() > 8 {
-        return Err(syn::Error::new(span, "at most 8 parameters can be selected with `params`; leave `params` out to get every gradient"));
+        return Err(syn::Error::new(span, crate::diag::PARAMS_TOO_MANY));
     }
     let signature = companion_path(&input.func, "SIGNATURE");
     let mut consts = Vec::new();
@@ -100,10 +105,14 @@ pub fn gradients_function(input: HelperInput, with_value: bool) -> syn::Result<T
         let signature_spanned = respan(&signature, lit_span);
         let call = match r {
             ParamRef::Name(s) => {
-                quote_spanned!(lit_span=> ::autodiff::__private::select::param_index(&#signature_spanned, #s))
+                quote_spanned! {lit_span=>
+                    ::autodiff::__private::select::param_index(&#signature_spanned, #s)
+                }
             }
             ParamRef::Position(p) => {
-                quote_spanned!(lit_span=> ::autodiff::__private::select::param_position(&#signature_spanned, #p))
+                quote_spanned! {lit_span=>
+                    ::autodiff::__private::select::param_position(&#signature_spanned, #p)
+                }
             }
         };
         consts.push(quote_spanned!(lit_span=> const #k: usize = #call;));
@@ -114,7 +123,10 @@ pub fn gradients_function(input: HelperInput, with_value: bool) -> syn::Result<T
     for i in 0..keys.len() {
         for j in i + 1..keys.len() {
             let (a, b) = (&keys[i], &keys[j]);
-            distinct.push(quote!(const _: () = ::core::assert!(#a != #b, "the same parameter is selected twice in `params`");));
+            let message = "the same parameter is selected twice in `params`";
+            distinct.push(quote!(
+                const _: () = ::core::assert!(#a != #b, #message);
+            ));
         }
     }
     let sel = format_ident!("Sel{}", keys.len());
@@ -128,7 +140,7 @@ pub fn gradients_function(input: HelperInput, with_value: bool) -> syn::Result<T
 /// `vjp!(f)`: the function returning `(value, pullback)`.
 pub fn vjp(input: HelperInput) -> syn::Result<TokenStream> {
     if let Some((span, _)) = input.params {
-        return Err(syn::Error::new(span, "`vjp!` takes no `params`: its pullback returns the gradient of every differentiable parameter"));
+        return Err(syn::Error::new(span, crate::diag::VJP_TAKES_NO_PARAMS));
     }
     let target = companion_path(&input.func, "vjp_selected");
     Ok(quote!(#target))

@@ -10,6 +10,7 @@
 
 use proc_macro::TokenStream;
 
+mod companions;
 mod derive;
 mod diag;
 mod emit;
@@ -67,7 +68,8 @@ mod sources;
 /// ```
 ///
 /// Arrays are differentiated as ndarray code is written (broadcasting arithmetic, `dot`,
-/// reductions, `mapv`, slicing, …; see the crate's README for the list). `#[differentiable(vjp = rule)]` supplies the derivative by
+/// reductions, `mapv`, slicing, …; see the crate's README for the list).
+/// `#[differentiable(vjp = rule)]` supplies the derivative by
 /// hand: `rule` takes the function's parameters and returns `(value, pullback)`, the
 /// pullback mapping the output's cotangent to the gradients of the differentiable
 /// parameters (the bare gradient when there is one, else a tuple):

@@ -83,7 +83,10 @@ impl Renamer<'_> {
             let next_prev_dot = matches!(&tt, TokenTree::Punct(p) if p.as_char() == '.');
             let receiver_of_constant_method = self.values_only
                 && matches!(tokens.get(k + 1), Some(TokenTree::Punct(p)) if p.as_char() == '.')
-                && matches!(tokens.get(k + 2), Some(TokenTree::Ident(m)) if crate::rules::is_piecewise_constant(&m.to_string()));
+                && tokens.get(k + 2).is_some_and(|t| {
+                    let TokenTree::Ident(m) = t else { return false };
+                    crate::rules::is_piecewise_constant(&m.to_string())
+                });
             match tt {
                 TokenTree::Ident(_) if receiver_of_constant_method => out.push(tt),
                 TokenTree::Ident(ref id) if !prev_dot => match self.replacement(&id.to_string()) {

@@ -4,7 +4,7 @@
 use crate::diag::Errors;
 use crate::rules as prims;
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, ToTokens};
+use quote::{quote, ToTokens};
 use syn::visit_mut::VisitMut;
 
 /// One parameter of the differentiable function.
@@ -32,18 +32,6 @@ pub struct Signature {
     /// Whether the function is a method (has a `self` receiver): its companions are then
     /// associated functions reached through `Self::`.
     pub is_method: bool,
-}
-
-/// The name of a generated companion item. A free function `f` gets a struct `f` (in the
-/// type namespace, beside the function in the value namespace, so `use m::f;` imports
-/// both) whose associated items are `__<what>`; a method `m` gets sibling associated items
-/// `__autodiff_<m>_<what>` in its `impl`.
-pub fn companion(ident: &syn::Ident, what: &str, is_method: bool) -> syn::Ident {
-    if is_method {
-        format_ident!("__autodiff_{}_{}", ident, what, span = ident.span())
-    } else {
-        format_ident!("__{}", what, span = ident.span())
-    }
 }
 
 fn bounds_mention_float(
@@ -227,7 +215,7 @@ impl Signature {
             );
         }
         if let Some(u) = &sig.unsafety {
-            errors.push(u.span, "`#[differentiable]` cannot differentiate an `unsafe fn`: the reverse sweep could not uphold its safety contract; write a safe wrapper and differentiate that, or give it a custom rule with `#[differentiable(vjp = …)]`");
+            errors.push(u.span, crate::diag::UNSAFE_FN);
         }
         if let Some(v) = &sig.variadic {
             errors.push_spanned(
@@ -237,15 +225,12 @@ impl Signature {
         }
         let name = sig.ident.to_string();
         if prims::is_float_type_name(&name) || prims::is_constant_type_name(&name) {
-            errors.push(
-                sig.ident.span(),
-                format!("a `#[differentiable]` function cannot be named `{name}`: its derivative lives in a type of the same name, which would shadow the primitive type `{name}`; rename the function"),
-            );
+            errors.push(sig.ident.span(), crate::diag::named_like_a_primitive(&name));
         }
         let output = match &sig.output {
             syn::ReturnType::Type(_, ty) => (**ty).clone(),
             syn::ReturnType::Default => {
-                errors.push(sig.ident.span(), "a `#[differentiable]` function must return the value to differentiate; add a return type such as `-> f64`");
+                errors.push(sig.ident.span(), crate::diag::MISSING_RETURN_TYPE);
                 return None;
             }
         };
@@ -278,7 +263,7 @@ impl Signature {
                             pi.ident.to_string()
                         }
                         other => {
-                            errors.push_spanned(other, "`#[differentiable]` needs every parameter to be a plain name (`x: f64`); destructure it in the body instead");
+                            errors.push_spanned(other, crate::diag::PARAMETER_PATTERN);
                             format!("_{i}")
                         }
                     };
@@ -328,7 +313,13 @@ impl Signature {
     /// differentiable closure or function it goes straight to its derivative anyway).
     pub fn answers_requests(&self) -> bool {
         float_type_params(&self.generics).is_empty()
-            && matches!(&self.output, syn::Type::Path(p) if p.qself.is_none() && p.path.get_ident().is_some_and(|i| prims::is_float_type_name(&i.to_string())))
+            && match &self.output {
+                syn::Type::Path(p) if p.qself.is_none() => p
+                    .path
+                    .get_ident()
+                    .is_some_and(|i| prims::is_float_type_name(&i.to_string())),
+                _ => false,
+            }
     }
 
     /// A signature for a closure's parameters (`|x: f64, n: usize|`); untyped parameters
@@ -345,7 +336,7 @@ impl Signature {
                     pi.ident.to_string()
                 }
                 other => {
-                    errors.push_spanned(other, "a `differentiable_closure!` parameter must be a plain name (`x: f64`); destructure it in the body instead");
+                    errors.push_spanned(other, crate::diag::CLOSURE_PARAMETER_PATTERN);
                     format!("_{i}")
                 }
             };

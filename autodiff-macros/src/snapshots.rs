@@ -27,7 +27,8 @@ fn compare(name: &str, actual: String) {
     let expected = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         expected == actual,
-        "the expansion of `{name}` changed; review it and rerun with AUTODIFF_BLESS=1 to update {}\n--- new expansion ---\n{actual}",
+        "the expansion of `{name}` changed; review it and rerun with AUTODIFF_BLESS=1 to \
+             update {}\n--- new expansion ---\n{actual}",
         path.display()
     );
 }

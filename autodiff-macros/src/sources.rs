@@ -172,13 +172,26 @@ impl VisitMut for Marker<'_> {
                 m.args.iter_mut().for_each(|a| self.mark_operand(a));
             }
             syn::Expr::Call(c) => {
-                let stop = matches!(&*c.func, syn::Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "stop_gradient"));
+                let stop = match &*c.func {
+                    syn::Expr::Path(p) => p
+                        .path
+                        .segments
+                        .last()
+                        .is_some_and(|s| s.ident == "stop_gradient"),
+                    _ => false,
+                };
                 if !stop {
                     c.args.iter_mut().for_each(|a| self.mark_operand(a));
                 }
             }
             syn::Expr::Cast(c) => {
-                let float = matches!(&*c.ty, syn::Type::Path(p) if p.path.get_ident().is_some_and(|i| prims::is_float_type_name(&i.to_string())));
+                let float = match &*c.ty {
+                    syn::Type::Path(p) => p
+                        .path
+                        .get_ident()
+                        .is_some_and(|i| prims::is_float_type_name(&i.to_string())),
+                    _ => false,
+                };
                 if float {
                     self.mark_operand(&mut c.expr);
                 }

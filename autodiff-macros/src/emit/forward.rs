@@ -64,7 +64,9 @@ pub(crate) fn rhs_tokens(rhs: &Rhs, span: Span, general: bool) -> TokenStream {
                 Prim::Tensor { rule, .. } if rule.form == crate::rules::Form::Join => {
                     let f = format_ident!("{}", rule.name);
                     let (axis, parts) = (&a[0], &a[1..]);
-                    quote::quote_spanned!(span=> #rt::ops::tensor::#f(&#axis, &[#(#rt::ops::tensor::view(&#parts)),*]))
+                    quote::quote_spanned! {span=>
+                        #rt::ops::tensor::#f(&#axis, &[#(#rt::ops::tensor::view(&#parts)),*])
+                    }
                 }
                 Prim::Tensor { rule, fwd_args } => {
                     let f = format_ident!("{}", rule.name);

@@ -18,43 +18,12 @@ mod reverse;
 
 use forward::rhs_tokens;
 
-use crate::signature::{companion, tangent_type, Signature};
-use proc_macro2::{Span, TokenStream};
+use crate::signature::{tangent_type, Signature};
+use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
 use quote::{format_ident, quote};
 use std::collections::{BTreeSet, HashMap, HashSet};
 
-pub(crate) fn rt() -> TokenStream {
-    quote!(::autodiff::__private)
-}
-
-/// The path of a companion item of the function `func` names. A path whose owner is a
-/// type (`Type::method`, `Self::method`: an uppercase or `Self` segment, or a qualified
-/// self) names a method: `Type::__autodiff_method_<what>`. Any other path (`f`, `module::f`)
-/// names a free function: `module::f::__<what>`, the turbofish moved along.
-pub fn companion_path(func: &syn::ExprPath, what: &str) -> syn::ExprPath {
-    let mut path = func.clone();
-    let segments = &path.path.segments;
-    let is_method = path.qself.is_some()
-        || (segments.len() >= 2 && {
-            let owner = segments[segments.len() - 2].ident.to_string();
-            owner == "Self" || owner.starts_with(|c: char| c.is_ascii_uppercase())
-        });
-    if is_method {
-        if let Some(last) = path.path.segments.last_mut() {
-            last.ident = companion(&last.ident, what, true);
-        }
-        return path;
-    }
-    let Some(last) = path.path.segments.last_mut() else {
-        return path;
-    };
-    let arguments = std::mem::replace(&mut last.arguments, syn::PathArguments::None);
-    let ident = companion(&last.ident, what, false);
-    path.path
-        .segments
-        .push(syn::PathSegment { ident, arguments });
-    path
-}
+pub(crate) use crate::companions::{companion_path, rt};
 
 /// Variables whose adjoint receives contributions from a region other than their own, or
 /// by index: they are zero-initialised at the start of their region's reverse sweep.
@@ -171,20 +140,25 @@ pub(crate) fn pure_cheap(tokens: &TokenStream) -> bool {
             let name = id.to_string();
             let next = tts.get(k + 1);
             let prev = k.checked_sub(1).and_then(|p| tts.get(p));
-            let call = matches!(next, Some(proc_macro2::TokenTree::Group(g)) if g.delimiter() == proc_macro2::Delimiter::Parenthesis);
-            let after_dot = matches!(prev, Some(proc_macro2::TokenTree::Punct(p)) if p.as_char() == '.');
+            let call = next.is_some_and(
+                |n| matches!(n, TokenTree::Group(g) if g.delimiter() == Delimiter::Parenthesis),
+            );
+            let after_dot =
+                prev.is_some_and(|p| matches!(p, TokenTree::Punct(p) if p.as_char() == '.'));
             let after_as = matches!(prev, Some(proc_macro2::TokenTree::Ident(p)) if p == "as");
             // Only the IR's own variables: a user name (a captured variable, a constant)
             // would be captured again by the reverse sweep's closure. A cell (`__cN`)
             // changes over time: its value now is not its value then.
-            let variable = name.strip_prefix("__v").is_some_and(|n| n.parse::<usize>().is_ok());
+            let variable = name
+                .strip_prefix("__v")
+                .is_some_and(|n| n.parse::<usize>().is_ok());
             if call {
                 return after_dot && name == "len";
             }
             variable || after_dot || after_as || name == "as" || name == "true" || name == "false"
         }
         proc_macro2::TokenTree::Punct(p) => "+-*/%.<>=!&|^".contains(p.as_char()),
-        proc_macro2::TokenTree::Group(g) => g.delimiter() != proc_macro2::Delimiter::Brace && pure_cheap(&g.stream()),
+        TokenTree::Group(g) => g.delimiter() != Delimiter::Brace && pure_cheap(&g.stream()),
     })
 }
 

@@ -159,11 +159,13 @@ impl Emitter<'_> {
                     Rhs::ReadCell(c) if self.invariant.contains(c) => {}
                     Rhs::ReadCell(c) => {
                         let dc = c.adjoint();
-                        out.extend(quote!(#rt::Accumulate::accumulate(&mut #dc, #rt::ops::identity_d0(&#dy));));
+                        let d = quote!(#rt::ops::identity_d0(&#dy));
+                        out.extend(quote!(#rt::Accumulate::accumulate(&mut #dc, #d);));
                     }
                     Rhs::Field { base, index } => {
                         let (db, i) = (base.adjoint(), syn::Index::from(*index as usize));
-                        out.extend(quote!(#rt::Accumulate::accumulate(&mut #db.#i, #rt::ops::identity_d0(&#dy));));
+                        let d = quote!(#rt::ops::identity_d0(&#dy));
+                        out.extend(quote!(#rt::Accumulate::accumulate(&mut #db.#i, #d);));
                     }
                     Rhs::Member { base, member } => {
                         // the field's adjoint is complete here: moved, not copied
@@ -241,7 +243,14 @@ impl Emitter<'_> {
                                 self.contribute(
                                     out,
                                     u,
-                                    quote!(#rt::ops::tensor::#f(&#axis, &[#(#rt::ops::tensor::view(&#parts)),*], #part, &#dy)),
+                                    quote! {
+                                        #rt::ops::tensor::#f(
+                                            &#axis,
+                                            &[#(#rt::ops::tensor::view(&#parts)),*],
+                                            #part,
+                                            &#dy,
+                                        )
+                                    },
                                     false,
                                 );
                                 continue;

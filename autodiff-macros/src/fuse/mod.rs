@@ -327,28 +327,30 @@ pub fn plan(body: &Body) -> Option<Plan> {
                 continue;
             }
             let mut offsets = HashMap::new();
-            let all_stencil = in_loop
-                .indexed
-                .iter()
-                .filter(|(q, _, _)| *q == p)
-                .all(|(_, index, dst)| {
-                    let Operand::Var(iv) = index else {
-                        return false;
-                    };
-                    if body.vars[dst.0].general {
-                        return false;
-                    }
-                    let offset = if iv == item {
-                        0
-                    } else if matches!(defs.get(iv), Some(Rhs::Inactive(ts)) if is_item_plus_one(ts, *item))
-                    {
-                        1
-                    } else {
-                        return false;
-                    };
-                    offsets.insert(*iv, offset);
-                    true
-                });
+            let all_stencil =
+                in_loop
+                    .indexed
+                    .iter()
+                    .filter(|(q, _, _)| *q == p)
+                    .all(|(_, index, dst)| {
+                        let Operand::Var(iv) = index else {
+                            return false;
+                        };
+                        if body.vars[dst.0].general {
+                            return false;
+                        }
+                        let offset = if iv == item {
+                            0
+                        } else if defs.get(iv).is_some_and(
+                            |d| matches!(d, Rhs::Inactive(ts) if is_item_plus_one(ts, *item)),
+                        ) {
+                            1
+                        } else {
+                            return false;
+                        };
+                        offsets.insert(*iv, offset);
+                        true
+                    });
             if all_stencil {
                 carried.push((p, offsets));
             }

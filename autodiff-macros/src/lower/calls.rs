@@ -70,10 +70,11 @@ impl Lowering<'_> {
             ),
             Some(rule) => {
                 let n = rule.arity() - 1;
-                self.unsupported(e, &format!("`{name}` takes {n} argument(s) here"))
+                self.unsupported(e, &diag::method_arity(&name, n))
             }
             None => {
-                self.errors.push(method.span(), format!("cannot differentiate through the method `{name}`: it is not a differentiable primitive; {HELP_CALL}"));
+                self.errors
+                    .push(method.span(), diag::method_not_differentiable(&name));
                 Value::Inline(syn::parse_quote!(()))
             }
         }
@@ -81,7 +82,7 @@ impl Lowering<'_> {
 
     pub(super) fn call(&mut self, e: &syn::Expr, c: &syn::ExprCall) -> Value {
         let syn::Expr::Path(func) = &*c.func else {
-            return self.unsupported(&c.func, &format!("cannot differentiate a call of this expression; call a named function. To call a differentiable function: {HELP_CALL}"));
+            return self.unsupported(&c.func, &diag::call_of_expression());
         };
         let Some(last) = func.path.segments.last().map(|s| s.ident.clone()) else {
             return self.verbatim(e);
@@ -91,7 +92,7 @@ impl Lowering<'_> {
         }
         if let Some(id) = func.path.get_ident() {
             if self.lookup(&id.to_string()).is_some() {
-                return self.unsupported(&c.func, "calling a local closure with differentiable values is not supported; make it a `#[differentiable]` function");
+                return self.unsupported(&c.func, diag::LOCAL_CLOSURE_CALL);
             }
         }
         // `f64::sin(x)`, `T::powi(x, 2)`, `Float::max(a, b)`: the path form of a method.

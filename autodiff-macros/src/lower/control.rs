@@ -110,7 +110,7 @@ pub(super) fn slice_iter(e: &syn::Expr) -> Option<SliceIter> {
 impl Lowering<'_> {
     pub(super) fn if_expr(&mut self, i: &syn::ExprIf) -> Value {
         if let syn::Expr::Let(l) = &*i.cond {
-            return self.unsupported(l, "`if let` on differentiable values is not supported yet; use `match` on an inactive value or an `if` on a `bool`");
+            return self.unsupported(l, diag::IF_LET);
         }
         let discard = std::mem::replace(&mut self.discard, false);
         let cond = self.operand_of(&i.cond);
@@ -151,11 +151,10 @@ impl Lowering<'_> {
         let scrutinee = self.expr(&m.expr);
         self.discard = discard;
         if self.is_active(&scrutinee) {
-            return self.unsupported(&m.expr, "`match` on a differentiable value is not supported; match on an integer, `bool` or enum, or compare with `if`");
+            return self.unsupported(&m.expr, diag::MATCH_ON_DIFFERENTIABLE);
         }
         let s = scrutinee.tokens();
-        let has_value = !discard
-            && m.arms.iter().all(|a| !matches!(&*a.body, syn::Expr::Block(b) if b.block.stmts.last().is_none_or(|s| !matches!(s, syn::Stmt::Expr(_, None)))));
+        let has_value = !discard && m.arms.iter().all(|a| !is_block_without_value(&a.body));
         let result = has_value.then(|| self.new_cell(None, node_key(m)));
         self.match_arms(&m.arms, &s, result);
         match result {
@@ -313,7 +312,7 @@ impl Lowering<'_> {
             });
         }
         let Some(it) = slice_iter(iter_expr) else {
-            return self.unsupported(iter_expr, "this iterator is not supported over differentiable values; iterate over a range of indices (`for i in 0..x.len()`) or `x.iter()`, `x.iter().enumerate()`, `x.iter().zip(y.iter())`");
+            return self.unsupported(iter_expr, diag::UNSUPPORTED_ITERATOR);
         };
         let (places, enumerate) = match &it {
             SliceIter::Plain(a) => (vec![a], false),
@@ -327,12 +326,9 @@ impl Lowering<'_> {
                 // a field (`m.layers`): the sequence the projection reads
                 None if matches!(p, syn::Expr::Field(_)) => match self.expr(p) {
                     Value::Var(v) => resolved.push(Place::Var(v)),
-                    _ => return self.unsupported(p, "iterate over a slice, `Vec` or array named by a parameter, a local variable or a field"),
+                    _ => return self.unsupported(p, diag::ITERATE_NAMED_OR_FIELD),
                 },
-                None => return self.unsupported(
-                    p,
-                    "iterate over a slice, `Vec` or array named by a parameter or local variable",
-                ),
+                None => return self.unsupported(p, diag::ITERATE_NAMED),
             }
         }
         let len = |p: &Place| match p {
@@ -480,7 +476,7 @@ impl Lowering<'_> {
 
     pub(super) fn while_loop(&mut self, w: &syn::ExprWhile) -> Value {
         if let syn::Expr::Let(l) = &*w.cond {
-            return self.unsupported(l, "`while let` is not supported in differentiable code; use `loop` with `match` and `break`");
+            return self.unsupported(l, diag::WHILE_LET);
         }
         let label = w.label.as_ref().map(|l| l.name.ident.to_string());
         self.lower_loop(label, None, |l| {
@@ -509,10 +505,7 @@ impl Lowering<'_> {
                 .rposition(|c| c.label.as_deref() == Some(&l.ident.to_string())),
         };
         if found.is_none() {
-            self.errors.push_spanned(
-                span,
-                "`break`/`continue` outside a loop of the differentiable function",
-            );
+            self.errors.push_spanned(span, diag::BREAK_OUTSIDE_LOOP);
         }
         found
     }
@@ -592,4 +585,15 @@ pub(super) fn collect_pattern_idents(pat: &syn::Pat, out: &mut Vec<syn::Ident>) 
         }
     }
     syn::visit::Visit::visit_pat(&mut Names(out), pat);
+}
+
+/// Whether `e` is a block that ends with a statement (its value is `()`).
+fn is_block_without_value(e: &syn::Expr) -> bool {
+    let syn::Expr::Block(b) = e else {
+        return false;
+    };
+    b.block
+        .stmts
+        .last()
+        .is_none_or(|s| !matches!(s, syn::Stmt::Expr(_, None)))
 }

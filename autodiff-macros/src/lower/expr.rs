@@ -35,7 +35,7 @@ impl Lowering<'_> {
                 return Value::Var(v);
             }
             syn::Expr::Unsafe(u) => {
-                return self.unsupported(&u.unsafe_token, "`unsafe` blocks cannot be differentiated: the reverse sweep could not uphold their safety contract; move the unsafe code into a function with a custom rule (`#[differentiable(vjp = …)]`)");
+                return self.unsupported(&u.unsafe_token, diag::UNSAFE_BLOCK);
             }
             _ => {}
         }
@@ -56,7 +56,13 @@ impl Lowering<'_> {
             syn::Expr::MethodCall(m) => self.method_call(e, m),
             syn::Expr::Call(c) => self.call(e, c),
             syn::Expr::Cast(c) => {
-                let float_target = matches!(&*c.ty, syn::Type::Path(p) if p.path.get_ident().is_some_and(|i| prims::is_float_type_name(&i.to_string()) || self.type_params.contains(&i.to_string())));
+                let float_target = match &*c.ty {
+                    syn::Type::Path(p) => p.path.get_ident().is_some_and(|i| {
+                        let name = i.to_string();
+                        prims::is_float_type_name(&name) || self.type_params.contains(&name)
+                    }),
+                    _ => false,
+                };
                 if !float_target {
                     // A cast to an integer type: piecewise constant, zero derivative.
                     return self.verbatim(e);
@@ -67,7 +73,9 @@ impl Lowering<'_> {
             syn::Expr::Tuple(t) => Value::Tuple(t.elems.iter().map(|x| self.expr(x)).collect()),
             syn::Expr::Field(f) => match &f.member {
                 syn::Member::Unnamed(index) => match self.expr(&f.base) {
-                    Value::Tuple(items) if (index.index as usize) < items.len() => items[index.index as usize].clone(),
+                    Value::Tuple(items) if (index.index as usize) < items.len() => {
+                        items[index.index as usize].clone()
+                    }
                     v if !self.is_active(&v) => {
                         // an inactive value (or one already reported as an error)
                         let base = v.tokens();
@@ -75,10 +83,18 @@ impl Lowering<'_> {
                     }
                     Value::Var(base) => {
                         let field = self.new_var(true);
-                        self.push(field, None, Rhs::Field { base, index: index.index }, e.span());
+                        self.push(
+                            field,
+                            None,
+                            Rhs::Field {
+                                base,
+                                index: index.index,
+                            },
+                            e.span(),
+                        );
                         Value::Var(field)
                     }
-                    _ => self.unsupported(e, "taking a field of this value is not supported in differentiable code yet"),
+                    _ => self.unsupported(e, diag::FIELD_OF_VALUE),
                 },
                 syn::Member::Named(_) => match self.expr(&f.base) {
                     v if !self.is_active(&v) => {
@@ -88,10 +104,18 @@ impl Lowering<'_> {
                     }
                     Value::Var(base) => {
                         let field = self.new_var(true);
-                        self.push(field, None, Rhs::Member { base, member: f.member.clone() }, e.span());
+                        self.push(
+                            field,
+                            None,
+                            Rhs::Member {
+                                base,
+                                member: f.member.clone(),
+                            },
+                            e.span(),
+                        );
                         Value::Var(field)
                     }
-                    _ => self.unsupported(e, "taking a field of this value is not supported in differentiable code yet"),
+                    _ => self.unsupported(e, diag::FIELD_OF_VALUE),
                 },
             },
             syn::Expr::Block(b) if b.label.is_none() => {
@@ -116,10 +140,10 @@ impl Lowering<'_> {
             syn::Expr::Break(b) => self.break_expr(b),
             syn::Expr::Continue(c) => self.continue_expr(c),
             syn::Expr::Return(r) => self.return_expr(r),
-            syn::Expr::Macro(m) => self.unsupported(&m.mac, "a macro invocation cannot be differentiated; compute the value outside the macro, or wrap it in `stop_gradient(…)`"),
-            syn::Expr::Closure(_) => self.unsupported(e, "closures capturing differentiable values are not supported in differentiable code yet"),
+            syn::Expr::Macro(m) => self.unsupported(&m.mac, diag::MACRO_INVOCATION),
+            syn::Expr::Closure(_) => self.unsupported(e, diag::CLOSURE_EXPRESSION),
             syn::Expr::Reference(r) => self.expr(&r.expr),
-            _ => self.unsupported(e, "this expression is not supported in differentiable code"),
+            _ => self.unsupported(e, diag::UNSUPPORTED_EXPRESSION),
         }
     }
 
@@ -196,10 +220,7 @@ impl Lowering<'_> {
         }
         if std::ptr::eq(rule, &rules::REM) && (self.operand_general(&l) || self.operand_general(&r))
         {
-            return self.unsupported(
-                &b.op,
-                "`%` of arrays cannot be differentiated; apply it to scalars (`x.mapv(|v| v % m)`)",
-            );
+            return self.unsupported(&b.op, diag::REM_OF_ARRAYS);
         }
         self.prim(Prim::Binary { rule, op: b.op }, vec![l, r], e.span())
     }
@@ -226,13 +247,10 @@ impl Lowering<'_> {
 
     pub(super) fn index(&mut self, e: &syn::Expr, ix: &syn::ExprIndex) -> Value {
         let Some(place) = self.place(&ix.expr) else {
-            return self.unsupported(&ix.expr, "indexing is supported on a slice, `Vec` or array named by a parameter or local variable; bind this value to a name first");
+            return self.unsupported(&ix.expr, diag::INDEX_UNNAMED);
         };
         if self.value_references_active(&ix.index) && !matches!(&*ix.index, syn::Expr::Cast(_)) {
-            self.errors.push_spanned(
-                &ix.index,
-                "an index must not depend on differentiable values; compute it from integers",
-            );
+            self.errors.push_spanned(&ix.index, diag::ACTIVE_INDEX);
         }
         let index = self.operand_of(&ix.index);
         let key = match (place, &index) {
@@ -258,7 +276,7 @@ impl Lowering<'_> {
         compound: Option<(&'static Rule, syn::BinOp)>,
         e: &syn::Expr,
     ) -> Value {
-        let write_error = "only local variables declared with `let mut` (and their elements) can be assigned in differentiable code; writing through a `&mut` parameter, a static or a field would hide the write from the reverse sweep — return the new value instead";
+        let write_error = diag::WRITE_TARGET;
         match left {
             syn::Expr::Path(_) => {
                 let Some(Place::Cell(cell)) = self.place(left) else {

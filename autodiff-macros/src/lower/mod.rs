@@ -14,7 +14,7 @@
 //! cells, and the statements after one that may exit are guarded by the flags, so every
 //! region runs straight through and its reverse replays exactly what ran.
 
-use crate::diag::Errors;
+use crate::diag::{self, Errors};
 use crate::ir::{
     Block, Body, CellId, CellInfo, LoopHead, Operand, Place, Prim, RegionId, RegionInfo, Rhs, Stmt,
     Value, VarId, VarInfo,
@@ -69,8 +69,6 @@ pub struct Lowering<'a> {
     /// is dropped): an `if` or `match` there needs no result cell.
     discard: bool,
 }
-
-const HELP_CALL: &str = "mark it `#[differentiable]`, give it a custom rule with `#[differentiable(vjp = …)]`, or wrap the value in `stop_gradient(…)` if no gradient should flow through it";
 
 /// Lowers `body`; the parameters of `sig` are variables `0..n`, active when differentiable.
 pub fn lower(
@@ -498,7 +496,7 @@ impl Lowering<'_> {
             Value::Inline(e) => Operand::Inline(e),
             Value::Tuple(items) if items.is_empty() => Operand::Inline(syn::parse_quote!(())),
             Value::Tuple(_) | Value::Ref(_) => {
-                self.errors.push(span, "a tuple cannot be used as an operand here; take its fields (`t.0`) or destructure it with `let (a, b) = …`");
+                self.errors.push(span, diag::TUPLE_OPERAND);
                 Operand::Inline(syn::parse_quote!(()))
             }
         }

@@ -14,60 +14,62 @@ impl Lowering<'_> {
                 }
             }
         }
-        let (rule, recv, args): (&'static Rule, &syn::Expr, Vec<&syn::Expr>) = match (
-            name.as_str(),
-            m.args.len(),
-        ) {
-            ("unwrap", 0) | ("expect", 1) => match &*m.receiver {
-                syn::Expr::MethodCall(inner) if inner.method == "mean" && inner.args.is_empty() => {
-                    (&rules::MEAN, &*inner.receiver, vec![])
+        let (rule, recv, args): (&'static Rule, &syn::Expr, Vec<&syn::Expr>) =
+            match (name.as_str(), m.args.len()) {
+                ("unwrap", 0) | ("expect", 1) => match &*m.receiver {
+                    syn::Expr::MethodCall(inner)
+                        if inner.method == "mean" && inner.args.is_empty() =>
+                    {
+                        (&rules::MEAN, &*inner.receiver, vec![])
+                    }
+                    syn::Expr::MethodCall(inner)
+                        if inner.method == "mean_axis" && inner.args.len() == 1 =>
+                    {
+                        (&rules::MEAN_AXIS, &*inner.receiver, vec![&inner.args[0]])
+                    }
+                    syn::Expr::MethodCall(inner)
+                        if (inner.method == "to_shape"
+                            || inner.method == "into_shape_with_order")
+                            && inner.args.len() == 1 =>
+                    {
+                        (&rules::RESHAPE, &*inner.receiver, vec![&inner.args[0]])
+                    }
+                    syn::Expr::MethodCall(inner)
+                        if inner.method == "broadcast" && inner.args.len() == 1 =>
+                    {
+                        (&rules::BROADCAST, &*inner.receiver, vec![&inner.args[0]])
+                    }
+                    _ => return None,
+                },
+                ("mean" | "mean_axis", _) => {
+                    self.errors
+                        .push(m.method.span(), diag::option_needs_unwrap(&name));
+                    return Some(Value::Inline(syn::parse_quote!(())));
                 }
-                syn::Expr::MethodCall(inner)
-                    if inner.method == "mean_axis" && inner.args.len() == 1 =>
-                {
-                    (&rules::MEAN_AXIS, &*inner.receiver, vec![&inner.args[0]])
-                }
-                syn::Expr::MethodCall(inner)
-                    if (inner.method == "to_shape" || inner.method == "into_shape_with_order")
-                        && inner.args.len() == 1 =>
-                {
-                    (&rules::RESHAPE, &*inner.receiver, vec![&inner.args[0]])
-                }
-                syn::Expr::MethodCall(inner)
-                    if inner.method == "broadcast" && inner.args.len() == 1 =>
-                {
-                    (&rules::BROADCAST, &*inner.receiver, vec![&inner.args[0]])
-                }
+                ("dot", 1) => (&rules::DOT, &*m.receiver, vec![&m.args[0]]),
+                ("t", 0) => (&rules::T, &*m.receiver, vec![]),
+                ("view", 0) => (&rules::VIEW, &*m.receiver, vec![]),
+                ("to_owned" | "into_owned", 0) => (&rules::TO_OWNED, &*m.receiver, vec![]),
+                ("sum", 0) => (&rules::SUM, &*m.receiver, vec![]),
+                ("sum_axis", 1) => (&rules::SUM_AXIS, &*m.receiver, vec![&m.args[0]]),
+                ("slice", 1) => (&rules::SLICE, &*m.receiver, vec![&m.args[0]]),
+                ("insert_axis", 1) => (&rules::INSERT_AXIS, &*m.receiver, vec![&m.args[0]]),
+                ("reversed_axes", 0) => (&rules::T, &*m.receiver, vec![]),
+                ("permuted_axes", 1) => (&rules::PERMUTED_AXES, &*m.receiver, vec![&m.args[0]]),
+                ("product", 0) => (&rules::PRODUCT, &*m.receiver, vec![]),
+                ("var", 1) => (&rules::VAR, &*m.receiver, vec![&m.args[0]]),
+                ("std", 1) => (&rules::STD, &*m.receiver, vec![&m.args[0]]),
+                ("row", 1) => (&rules::ROW, &*m.receiver, vec![&m.args[0]]),
+                ("column", 1) => (&rules::COLUMN, &*m.receiver, vec![&m.args[0]]),
+                ("index_axis", 2) => (
+                    &rules::INDEX_AXIS,
+                    &*m.receiver,
+                    vec![&m.args[0], &m.args[1]],
+                ),
+                ("select", 2) => (&rules::SELECT, &*m.receiver, vec![&m.args[0], &m.args[1]]),
+                ("mapv" | "map", 1) => return Some(self.mapv(e, m)),
                 _ => return None,
-            },
-            ("mean" | "mean_axis", _) => {
-                self.errors.push(m.method.span(), format!("`{name}` returns an `Option` (`None` for an empty array): write `.{name}(…).unwrap()` (or `.expect(…)`) directly after it"));
-                return Some(Value::Inline(syn::parse_quote!(())));
-            }
-            ("dot", 1) => (&rules::DOT, &*m.receiver, vec![&m.args[0]]),
-            ("t", 0) => (&rules::T, &*m.receiver, vec![]),
-            ("view", 0) => (&rules::VIEW, &*m.receiver, vec![]),
-            ("to_owned" | "into_owned", 0) => (&rules::TO_OWNED, &*m.receiver, vec![]),
-            ("sum", 0) => (&rules::SUM, &*m.receiver, vec![]),
-            ("sum_axis", 1) => (&rules::SUM_AXIS, &*m.receiver, vec![&m.args[0]]),
-            ("slice", 1) => (&rules::SLICE, &*m.receiver, vec![&m.args[0]]),
-            ("insert_axis", 1) => (&rules::INSERT_AXIS, &*m.receiver, vec![&m.args[0]]),
-            ("reversed_axes", 0) => (&rules::T, &*m.receiver, vec![]),
-            ("permuted_axes", 1) => (&rules::PERMUTED_AXES, &*m.receiver, vec![&m.args[0]]),
-            ("product", 0) => (&rules::PRODUCT, &*m.receiver, vec![]),
-            ("var", 1) => (&rules::VAR, &*m.receiver, vec![&m.args[0]]),
-            ("std", 1) => (&rules::STD, &*m.receiver, vec![&m.args[0]]),
-            ("row", 1) => (&rules::ROW, &*m.receiver, vec![&m.args[0]]),
-            ("column", 1) => (&rules::COLUMN, &*m.receiver, vec![&m.args[0]]),
-            ("index_axis", 2) => (
-                &rules::INDEX_AXIS,
-                &*m.receiver,
-                vec![&m.args[0], &m.args[1]],
-            ),
-            ("select", 2) => (&rules::SELECT, &*m.receiver, vec![&m.args[0], &m.args[1]]),
-            ("mapv" | "map", 1) => return Some(self.mapv(e, m)),
-            _ => return None,
-        };
+            };
         let mut operands = vec![self.operand_of(recv)];
         for a in args {
             operands.push(self.operand_of(a));
@@ -75,7 +77,8 @@ impl Lowering<'_> {
         let constant = (1..operands.len())
             .any(|k| rule.constant_operand(k) && self.operand_active(&operands[k]));
         if constant {
-            self.errors.push_spanned(&m.args, format!("the arguments of `{name}` (axes, indices, slices) must not depend on differentiable values"));
+            self.errors
+                .push_spanned(&m.args, diag::active_array_arguments(&name));
         }
         let fwd_args = operands.len();
         Some(self.prim(Prim::Tensor { rule, fwd_args }, operands, e.span()))
@@ -103,10 +106,8 @@ impl Lowering<'_> {
         };
         let mut operands = vec![self.operand_of(&c.args[0])];
         if self.operand_active(&operands[0]) {
-            self.errors.push_spanned(
-                &c.args[0],
-                format!("the axis of `{last}` must not depend on differentiable values"),
-            );
+            self.errors
+                .push_spanned(&c.args[0], diag::active_axis(&last));
         }
         for p in &parts.elems {
             operands.push(self.operand_of(p));
@@ -141,7 +142,8 @@ impl Lowering<'_> {
                             quote!(|__x, __y, __g| ::autodiff::__private::ops::#d(#(#args)* &__g))
                         }
                         _ => {
-                            self.errors.push_spanned(f, format!("cannot differentiate `mapv` of `{}`: a one-argument float method (`f64::tanh`) or a closure is expected", quote!(#f)));
+                            self.errors
+                                .push_spanned(f, diag::mapv_of_path(&quote!(#f).to_string()));
                             return Value::Inline(syn::parse_quote!(()));
                         }
                     }
@@ -153,7 +155,7 @@ impl Lowering<'_> {
                     .filter(|n| self.lookup(n).is_some())
                     .collect();
                 if let Some(name) = captured.first() {
-                    self.errors.push_spanned(f, format!("a `mapv` closure may use only its argument, literals and constants, not the local `{name}`; use array arithmetic (`x.mapv(f) * {name}`) for the rest"));
+                    self.errors.push_spanned(f, diag::mapv_capture(name));
                     return Value::Inline(syn::parse_quote!(()));
                 }
                 // The closure's own reverse sweep, run at each element.
@@ -175,7 +177,7 @@ impl Lowering<'_> {
                 quote!(|__x, _y, __g| { let #v0 = __x; let (_, __pb) = { #vjp }; (__pb(__g)).0 })
             }
             _ => {
-                self.errors.push_spanned(f, "cannot differentiate `mapv` of this expression: pass a float method's path (`f64::tanh`) or a closure");
+                self.errors.push_spanned(f, diag::MAPV_EXPRESSION);
                 return Value::Inline(syn::parse_quote!(()));
             }
         };

@@ -14,7 +14,7 @@ impl Lowering<'_> {
                     if is_body {
                         self.items.push(item.clone());
                     } else {
-                        self.errors.push_spanned(item, "items inside nested blocks of a differentiable function are not supported; declare them at the top of the function body");
+                        self.errors.push_spanned(item, diag::NESTED_ITEM);
                     }
                 }
                 // `return e;` ending the body: its value is the body's.
@@ -96,14 +96,11 @@ impl Lowering<'_> {
 
     pub(super) fn local(&mut self, local: &syn::Local) {
         let Some(init) = &local.init else {
-            self.errors.push_spanned(local, "a `let` without a value is not supported in differentiable code; initialise the variable where it is declared");
+            self.errors.push_spanned(local, diag::LET_WITHOUT_VALUE);
             return;
         };
         if let Some((_, d)) = &init.diverge {
-            self.errors.push_spanned(
-                d,
-                "`let … else` is not supported in differentiable code yet",
-            );
+            self.errors.push_spanned(d, diag::LET_ELSE);
         }
         let (pat, ty) = match &local.pat {
             syn::Pat::Type(pt) => (&*pt.pat, Some(pt.ty.clone())),
@@ -187,12 +184,12 @@ impl Lowering<'_> {
                         }
                     }
                     _ => {
-                        self.errors.push_spanned(pat, "destructuring this value is not supported yet in differentiable code; bind it to a name and take its fields with `.0`, `.1`, …");
+                        self.errors.push_spanned(pat, diag::DESTRUCTURING);
                     }
                 }
             }
             other => {
-                self.errors.push_spanned(other, "this pattern is not supported in differentiable code; bind the value to a plain name");
+                self.errors.push_spanned(other, diag::UNSUPPORTED_PATTERN);
             }
         }
     }

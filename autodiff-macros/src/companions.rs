@@ -1,0 +1,306 @@
+//! Companions: the items generated beside a differentiable function, which the helpers
+//! (`gradients_function!`, `vjp!`, …) and differentiable callers reach by name — their
+//! names, the path to the runtime, and the one lint allow-list of all generated code.
+
+use crate::signature::{tangent_type, Signature};
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, ToTokens};
+
+/// The runtime, as generated code names it: the facade's hidden re-export, never a path
+/// the user must import.
+pub fn rt() -> TokenStream {
+    quote!(::autodiff::__private)
+}
+
+/// The lints generated items allow, each for a reason:
+///
+/// * `dead_code`: a companion no helper or caller uses (most functions use one or two);
+/// * `non_snake_case`, `non_upper_case_globals`, `non_camel_case_types`: companions are
+///   named after the function (`__autodiff_Model_forward_vjp`, the struct `loss {}` that
+///   carries a free function's companions, its `__SIGNATURE`);
+/// * `unused_mut`, `unused_variables`, `unused_parens`, `unused_assignments`: the sweeps
+///   are generated uniformly (every cell is `mut`, every operand parenthesised, a saved
+///   value may go unread on some path);
+/// * `clippy::all`, `clippy::pedantic`: generated code follows the IR, not style.
+pub fn lint_allows() -> TokenStream {
+    quote! {
+        #[allow(
+            dead_code,
+            non_snake_case,
+            non_upper_case_globals,
+            non_camel_case_types,
+            unused_mut,
+            unused_variables,
+            unused_parens,
+            unused_assignments,
+            clippy::all,
+            clippy::pedantic
+        )]
+    }
+}
+
+/// The name of a generated companion item. A free function `f` gets a struct `f` (in the
+/// type namespace, beside the function in the value namespace, so `use m::f;` imports
+/// both) whose associated items are `__<what>`; a method `m` gets sibling associated items
+/// `__autodiff_<m>_<what>` in its `impl`.
+pub fn companion(ident: &syn::Ident, what: &str, is_method: bool) -> syn::Ident {
+    if is_method {
+        format_ident!("__autodiff_{}_{}", ident, what, span = ident.span())
+    } else {
+        format_ident!("__{}", what, span = ident.span())
+    }
+}
+
+/// The path of a companion item of the function `func` names. A path whose owner is a
+/// type (`Type::method`, `Self::method`: an uppercase or `Self` segment, or a qualified
+/// self) names a method: `Type::__autodiff_method_<what>`. Any other path (`f`, `module::f`)
+/// names a free function: `module::f::__<what>`, the turbofish moved along.
+pub fn companion_path(func: &syn::ExprPath, what: &str) -> syn::ExprPath {
+    let mut path = func.clone();
+    let segments = &path.path.segments;
+    let is_method = path.qself.is_some()
+        || (segments.len() >= 2 && {
+            let owner = segments[segments.len() - 2].ident.to_string();
+            owner == "Self" || owner.starts_with(|c: char| c.is_ascii_uppercase())
+        });
+    if is_method {
+        if let Some(last) = path.path.segments.last_mut() {
+            last.ident = companion(&last.ident, what, true);
+        }
+        return path;
+    }
+    let Some(last) = path.path.segments.last_mut() else {
+        return path;
+    };
+    let arguments = std::mem::replace(&mut last.arguments, syn::PathArguments::None);
+    let ident = companion(&last.ident, what, false);
+    path.path
+        .segments
+        .push(syn::PathSegment { ident, arguments });
+    path
+}
+
+pub fn type_and_const_args(generics: &syn::Generics) -> TokenStream {
+    let args: Vec<TokenStream> = generics
+        .params
+        .iter()
+        .filter_map(|p| match p {
+            syn::GenericParam::Type(t) => Some(t.ident.to_token_stream()),
+            syn::GenericParam::Const(c) => Some(c.ident.to_token_stream()),
+            syn::GenericParam::Lifetime(_) => None,
+        })
+        .collect();
+    if args.is_empty() {
+        quote!()
+    } else {
+        quote!(::<#(#args),*>)
+    }
+}
+
+pub fn companions(
+    sig: &Signature,
+    vis: &syn::Visibility,
+    vjp_fn_body: TokenStream,
+    seeded_fn_body: Option<TokenStream>,
+) -> TokenStream {
+    let rt = rt();
+    // A free function's companions are associated items of its struct: the allow-list on
+    // the struct and its `impl` covers them. A method's are siblings in the user's `impl`.
+    let all_lints = lint_allows();
+    let allow = if sig.is_method {
+        all_lints.clone()
+    } else {
+        quote!()
+    };
+    let ident = &sig.ident;
+    let name = ident.to_string();
+    let m = sig.is_method;
+    let vjp = companion(ident, "vjp", m);
+    let vjp_selected = companion(ident, "vjp_selected", m);
+    let seeded = companion(ident, "seeded", m);
+    let gradients = companion(ident, "gradients_function", m);
+    let value_and_gradients = companion(ident, "value_and_gradients_function", m);
+    let signature = companion(ident, "SIGNATURE", m);
+    let all = companion(ident, "all", m);
+
+    let vars: Vec<syn::Ident> = (0..sig.params.len())
+        .map(|i| crate::ir::VarId(i).ident())
+        .collect();
+    let tys_named: Vec<&syn::Type> = sig.params.iter().map(|p| &p.ty_named).collect();
+    let tys: Vec<&syn::Type> = sig.params.iter().map(|p| &p.ty).collect();
+    let output = &sig.output;
+    let out_tangent = tangent_type(output);
+    let tangents = sig.param_tangents();
+    let selected = sig.selected_tangents();
+    let captures = sig.precise_captures();
+    let turbofish = type_and_const_args(&sig.generics);
+    let turbofish_with_selection = {
+        let args: Vec<TokenStream> = std::iter::once(quote!(__S))
+            .chain(sig.generics.params.iter().filter_map(|p| match p {
+                syn::GenericParam::Type(t) => Some(t.ident.to_token_stream()),
+                syn::GenericParam::Const(c) => Some(c.ident.to_token_stream()),
+                syn::GenericParam::Lifetime(_) => None,
+            }))
+            .collect();
+        quote!(::<#(#args),*>)
+    };
+    // Companions are associated items (of the method's `impl`, or of the function's
+    // companion struct), reached through `Self::`; the primal is `Self::m` for a method.
+    let owner = quote!(Self::);
+    let primal_owner = if sig.is_method {
+        quote!(Self::)
+    } else {
+        quote!()
+    };
+
+    let (gen_named, _, where_named) = sig.generics_named.split_for_impl();
+    let gen_params = &sig.generics.params;
+    let where_preds = sig.generics.where_clause.as_ref().map(|w| &w.predicates);
+
+    let positions = sig.differentiable_positions();
+    let gnames: Vec<syn::Ident> = (0..sig.params.len())
+        .map(|i| format_ident!("__g{}", i, span = Span::mixed_site()))
+        .collect();
+    let chosen: Vec<&syn::Ident> = positions.iter().map(|i| &gnames[*i]).collect();
+    let selected_value = if chosen.len() == 1 {
+        quote!(#(#chosen)*)
+    } else {
+        quote!((#(#chosen,)*))
+    };
+    let options = quote!((#(::core::option::Option<#tangents>,)*));
+
+    let params_info = sig.params.iter().map(|p| {
+        let (n, d) = (&p.name, p.differentiable);
+        quote!(#rt::select::Param { name: #n, differentiable: #d })
+    });
+    let (all_selection, all_value) = if positions.is_empty() || positions.len() > 8 {
+        (
+            quote!(#rt::select::NoSelection),
+            quote!(#rt::select::NoSelection),
+        )
+    } else {
+        let sel = format_ident!("Sel{}", positions.len());
+        (
+            quote!(#rt::select::#sel<#(#positions),*>),
+            quote!(#rt::select::#sel::<#(#positions),*>),
+        )
+    };
+
+    // With the cotangent known up front, a reduction loop runs its reverse inside the
+    // forward loop (see `fuse`); otherwise the helpers call the pullback.
+    let seed = quote!(<__S as #rt::select::ScalarOutputFor<#output>>::seed());
+    let dy = format_ident!("__dy", span = Span::mixed_site());
+    let (value_and_gradients_call, seeded_item) = match seeded_fn_body {
+        Some(body) => (
+            quote!(let (__value, (#(#gnames,)*)) = #owner #seeded #turbofish(#(#vars,)* #seed);),
+            quote! {
+                #[doc(hidden)]
+                #[inline]
+                #allow
+                #vis fn #seeded #gen_named (#(#vars: #tys_named,)* #dy: #out_tangent)
+                    -> (#output, (#(#tangents,)*))
+                    #where_named
+                {
+                    let _ = #primal_owner #ident #turbofish;
+                    #body
+                }
+            },
+        ),
+        None => (
+            quote! {
+                let (__value, __pullback) = #owner #vjp #turbofish(#(#vars),*);
+                let (#(#gnames,)*) = __pullback(#seed);
+            },
+            quote!(),
+        ),
+    };
+    let items = quote! {
+        #[doc(hidden)]
+        #allow
+        #vis const #signature: #rt::select::Signature = #rt::select::Signature {
+            function: #name,
+            params: &[#(#params_info),*],
+        };
+
+        #[doc(hidden)]
+        #allow
+        #vis const fn #all() -> #all_selection {
+            #all_value
+        }
+
+        #[doc(hidden)]
+        #[inline]
+        #allow
+        #vis fn #vjp #gen_named (#(#vars: #tys_named),*)
+            -> (#output, impl ::core::ops::FnOnce(#out_tangent) -> (#(#tangents,)*) + #captures)
+            #where_named
+        {
+            // The primal counts as used wherever its derivative is.
+            let _ = #primal_owner #ident #turbofish;
+            #vjp_fn_body
+        }
+
+        #[doc(hidden)]
+        #[inline]
+        #allow
+        #vis fn #vjp_selected #gen_named (#(#vars: #tys_named),*)
+            -> (#output, impl ::core::ops::FnOnce(#out_tangent) -> #selected + #captures)
+            #where_named
+        {
+            let (__value, __pullback) = #owner #vjp #turbofish(#(#vars),*);
+            (__value, move |__dy: #out_tangent| {
+                let (#(#gnames,)*) = __pullback(__dy);
+                #selected_value
+            })
+        }
+
+        #[doc(hidden)]
+        #allow
+        #vis fn #gradients<__S, #gen_params>(_selection: __S)
+            -> impl ::core::ops::Fn(#(#tys),*) -> <__S as #rt::select::Select<#options>>::Output
+        where
+            __S: #rt::select::Select<#options>,
+            __S: #rt::select::ScalarOutputFor<#output>,
+            #where_preds
+        {
+            // The value comes for free in reverse mode: this is the value-and-gradients
+            // closure without the value.
+            let __value_and_gradients =
+                #owner #value_and_gradients #turbofish_with_selection(_selection);
+            move |#(#vars: #tys),*| __value_and_gradients(#(#vars),*).1
+        }
+
+        #[doc(hidden)]
+        #allow
+        #vis fn #value_and_gradients<__S, #gen_params>(_selection: __S)
+            -> impl ::core::ops::Fn(#(#tys),*)
+                -> (#output, <__S as #rt::select::Select<#options>>::Output)
+        where
+            __S: #rt::select::Select<#options>,
+            __S: #rt::select::ScalarOutputFor<#output>,
+            #where_preds
+        {
+            move |#(#vars: #tys),*| {
+                #value_and_gradients_call
+                (__value, <__S as #rt::select::Select<#options>>::select(
+                    (#(::core::option::Option::Some(#gnames),)*)
+                ))
+            }
+        }
+
+        #seeded_item
+    };
+    if sig.is_method {
+        return items;
+    }
+    quote! {
+        #[doc(hidden)]
+        #all_lints
+        #vis struct #ident {}
+
+        #all_lints
+        impl #ident {
+            #items
+        }
+    }
+}
