@@ -16,6 +16,9 @@ impl Errors {
     pub fn push_spanned(&mut self, tokens: impl ToTokens, message: impl std::fmt::Display) {
         self.errors.push(syn::Error::new_spanned(tokens, message));
     }
+    pub fn push_error(&mut self, error: syn::Error) {
+        self.errors.push(error);
+    }
     pub fn extend(&mut self, other: Errors) {
         self.errors.extend(other.errors);
     }

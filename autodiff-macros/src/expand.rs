@@ -49,6 +49,10 @@ fn parse_args(args: TokenStream) -> syn::Result<Args> {
     syn::parse::Parser::parse2(parser, args)
 }
 
+/// `#[differentiable]` on a function: the function as written and its companions, or —
+/// when anything cannot be differentiated — the function as written (without the
+/// attribute's own markers) and every error at its span, so one mistake neither cascades
+/// into follow-on errors nor leaves editors without the function.
 pub fn differentiable(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut func: syn::ItemFn = match syn::parse2(item.clone()) {
         Ok(f) => f,
@@ -61,27 +65,41 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> TokenStream {
             return quote!(#err #item);
         }
     };
-    // `#[no_grad]` is read by this attribute only; the primal must not see it.
+    // The signature as written (with `#[no_grad]`); the primal must not see the marker,
+    // which is read by this attribute only.
+    let original_sig = func.sig.clone();
     for input in func.sig.inputs.iter_mut() {
         if let syn::FnArg::Typed(pt) = input {
             pt.attrs.retain(|a| !a.path().is_ident("no_grad"));
         }
     }
+    match try_expand(args, func.clone(), &original_sig) {
+        Ok(tokens) => tokens,
+        Err(errors) => fallback(&func, &errors),
+    }
+}
+
+/// The function as written, and the errors.
+fn fallback(func: &syn::ItemFn, errors: &Errors) -> TokenStream {
+    let errors = errors.to_compile_errors();
+    quote!(#errors #func)
+}
+
+fn try_expand(
+    args: TokenStream,
+    mut func: syn::ItemFn,
+    original_sig: &syn::Signature,
+) -> Result<TokenStream, Errors> {
+    let mut errors = Errors::default();
     let args = match parse_args(args) {
         Ok(a) => a,
         Err(e) => {
-            let err = e.to_compile_error();
-            return quote!(#err #func);
+            errors.push_error(e);
+            return Err(errors);
         }
     };
-    let mut errors = Errors::default();
-    let original_sig = {
-        let item: syn::ItemFn = syn::parse2(item).expect("parsed above");
-        item.sig
-    };
-    let Some(mut sig) = Signature::parse(&original_sig, &mut errors) else {
-        let errs = errors.to_compile_errors();
-        return quote!(#errs #func);
+    let Some(mut sig) = Signature::parse(original_sig, &mut errors) else {
+        return Err(errors);
     };
     if args.wrt_self {
         match sig.params.iter_mut().find(|p| p.name == "self") {
@@ -97,7 +115,6 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> TokenStream {
     if !sig.is_method && mentions_self(&func) {
         sig.is_method = true;
     }
-    let original = func.clone();
     // Reads of captured names and constant parameters' fields go through the runtime's
     // source dispatch, in the primal and in the derivative alike.
     let locals = sig.params.iter().map(|p| p.name.clone()).collect();
@@ -118,8 +135,7 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> TokenStream {
         }
     };
     if !errors.is_empty() {
-        let errs = errors.to_compile_errors();
-        return quote!(#errs #original);
+        return Err(errors);
     }
     if sig.answers_requests() {
         // An entry point answers the implicit helpers and the tape (one thread-local read).
@@ -146,10 +162,10 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> TokenStream {
         func.block.stmts.insert(0, prologue);
     }
     let companions = companions(&sig, &func.vis, vjp_fn_body, seeded);
-    quote! {
+    Ok(quote! {
         #func
         #companions
-    }
+    })
 }
 
 /// `differentiable_closure!(|x: f64| …)`: an ordinary closure that also answers the

@@ -105,14 +105,14 @@ pub struct VarInfo {
     /// Whether the value may be an array (or a value of unknown type): operations on it
     /// go through the runtime's tensor functions, which borrow their operands. Scalars
     /// (floats, slice elements, literals, casts) keep plain operators.
-    pub general: bool,
+    pub maybe_array: bool,
 }
 
 #[derive(Clone, Debug)]
 pub struct CellInfo {
     pub active: bool,
-    /// Whether a value written to the cell may be an array (see [`VarInfo::general`]).
-    pub general: bool,
+    /// Whether a value written to the cell may be an array (see [`VarInfo::maybe_array`]).
+    pub maybe_array: bool,
     pub ty: Option<Box<syn::Type>>,
 }
 

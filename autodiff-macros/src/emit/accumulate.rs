@@ -29,13 +29,13 @@ impl Emitter<'_> {
     ) {
         let rt = rt();
         let d = target.adjoint();
-        let general = self.body.vars[target.0].general;
-        let contribution = if negated && (typed || general) {
+        let maybe_array = self.body.vars[target.0].maybe_array;
+        let contribution = if negated && (typed || maybe_array) {
             quote!(#rt::ops::sub_d1(&#contribution))
         } else {
             contribution
         };
-        let negated = negated && !typed && !general;
+        let negated = negated && !typed && !maybe_array;
         if self.initialized.insert(target) {
             if typed {
                 let v = self.var(target);

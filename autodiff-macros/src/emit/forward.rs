@@ -5,11 +5,11 @@
 use super::*;
 
 /// The expression a variable's definition evaluates (the forward sweep's right-hand side).
-/// `general`: the value may be an array (operators go through the runtime, by reference).
-pub(crate) fn rhs_tokens(rhs: &Rhs, span: Span, general: bool) -> TokenStream {
+/// `maybe_array`: the value may be an array (operators go through the runtime, by reference).
+pub(crate) fn rhs_tokens(rhs: &Rhs, span: Span, maybe_array: bool) -> TokenStream {
     let rt = rt();
     match rhs {
-        Rhs::Copy(o) if general => {
+        Rhs::Copy(o) if maybe_array => {
             // method syntax: `r.clone()` of a reference `&Array` clones the array
             let o = o.tokens();
             quote!(#o.clone())
@@ -20,7 +20,7 @@ pub(crate) fn rhs_tokens(rhs: &Rhs, span: Span, general: bool) -> TokenStream {
             let c = c.ident();
             quote!(::core::clone::Clone::clone(&#c))
         }
-        Rhs::ReadIndex { place, index } if general => {
+        Rhs::ReadIndex { place, index } if maybe_array => {
             // an element that may be a struct or an array: copied if `Copy`, else borrowed
             let p = Emitter::place_tokens(*place);
             let i = index.tokens();
@@ -34,7 +34,7 @@ pub(crate) fn rhs_tokens(rhs: &Rhs, span: Span, general: bool) -> TokenStream {
         Rhs::Prim(prim, args) => {
             let a: Vec<TokenStream> = args.iter().map(Operand::tokens).collect();
             match prim {
-                Prim::Binary { rule, .. } if general => {
+                Prim::Binary { rule, .. } if maybe_array => {
                     // a float literal takes the other operand's element type
                     let literal = |o: &Operand| matches!(o, Operand::Inline(syn::Expr::Lit(_)));
                     let (l, r) = match (literal(&args[0]), literal(&args[1])) {
@@ -52,11 +52,11 @@ pub(crate) fn rhs_tokens(rhs: &Rhs, span: Span, general: bool) -> TokenStream {
                     let f = format_ident!("{}", rule.name);
                     quote::quote_spanned!(span=> #rt::ops::tensor::#f(&#l, &#r))
                 }
-                Prim::Neg if general => {
+                Prim::Neg if maybe_array => {
                     let x = &a[0];
                     quote::quote_spanned!(span=> #rt::ops::tensor::neg(&#x))
                 }
-                Prim::Method { method, .. } if general => {
+                Prim::Method { method, .. } if maybe_array => {
                     // the runtime's elementwise function: no method call on a type the
                     // compiler may not know yet (`Variable::new(1.5)` is a `{float}`)
                     quote::quote_spanned!(span=> #rt::ops::tensor::#method(#(&#a),*))
@@ -187,7 +187,7 @@ impl Emitter<'_> {
                         return;
                     }
                 }
-                let value = rhs_tokens(rhs, span, self.body.vars[dst.0].general);
+                let value = rhs_tokens(rhs, span, self.body.vars[dst.0].maybe_array);
                 out.extend(quote::quote_spanned!(span=> let #v #ty = #value;));
                 out.extend(self.save(*dst));
             }
@@ -272,7 +272,7 @@ impl Emitter<'_> {
     /// reverse sweep still reads is cloned rather than moved.
     pub(crate) fn kept(&self, o: &Operand) -> TokenStream {
         match o {
-            Operand::Var(v) if self.body.vars[v.0].general && self.used.contains(v) => {
+            Operand::Var(v) if self.body.vars[v.0].maybe_array && self.used.contains(v) => {
                 let id = v.ident();
                 quote!(::core::clone::Clone::clone(&#id))
             }

@@ -174,7 +174,7 @@ impl Emitter<'_> {
         self.defs.get(&v).is_some_and(|rhs| match rhs {
             Rhs::Prim(Prim::Tensor { rule, .. }, _) if rule.is_view() => true,
             Rhs::Member { .. } => true,
-            Rhs::ReadIndex { .. } => self.body.vars[v.0].general,
+            Rhs::ReadIndex { .. } => self.body.vars[v.0].maybe_array,
             _ => false,
         })
     }

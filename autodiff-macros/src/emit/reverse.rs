@@ -62,8 +62,11 @@ impl Emitter<'_> {
             }
             for v in &needed {
                 let id = v.ident();
-                let value =
-                    rhs_tokens(self.defs[v], Span::call_site(), self.body.vars[v.0].general);
+                let value = rhs_tokens(
+                    self.defs[v],
+                    Span::call_site(),
+                    self.body.vars[v.0].maybe_array,
+                );
                 prefix.extend(quote!(let #id = #value;));
             }
         }
@@ -107,8 +110,11 @@ impl Emitter<'_> {
             for v in &needed {
                 let id = v.ident();
                 if self.recomputed.contains(v) {
-                    let value =
-                        rhs_tokens(self.defs[v], Span::call_site(), self.body.vars[v.0].general);
+                    let value = rhs_tokens(
+                        self.defs[v],
+                        Span::call_site(),
+                        self.body.vars[v.0].maybe_array,
+                    );
                     restores.extend(quote!(let #id = #value;));
                 } else {
                     let slot = v.slot();
@@ -137,7 +143,7 @@ impl Emitter<'_> {
                     return;
                 }
                 let dy = dst.adjoint();
-                let signed_rule = !self.body.vars[dst.0].general
+                let signed_rule = !self.body.vars[dst.0].maybe_array
                     && matches!(
                         rhs,
                         Rhs::Prim(Prim::Binary { .. } | Prim::Neg | Prim::Method { .. }, _)
@@ -184,7 +190,7 @@ impl Emitter<'_> {
                                 self.carried_contribution(*place, index, *dst, &dy)
                             {
                                 out.extend(tokens);
-                            } else if self.body.vars[dst.0].general {
+                            } else if self.body.vars[dst.0].maybe_array {
                                 // the element's adjoint is complete here: moved
                                 out.extend(
                                     quote!(#rt::Accumulate::accumulate(&mut #adj[#i], #dy);),
@@ -195,8 +201,8 @@ impl Emitter<'_> {
                         }
                     }
                     Rhs::Prim(prim, args) => {
-                        let general = self.body.vars[dst.0].general;
-                        let tensor = general || matches!(prim, Prim::Tensor { .. });
+                        let maybe_array = self.body.vars[dst.0].maybe_array;
+                        let tensor = maybe_array || matches!(prim, Prim::Tensor { .. });
                         // The last rule to read `dy` may take it by value (its buffer is
                         // reused). For `+`/`-` that is the left operand's, which usually has the
                         // result's shape (`x.dot(&w) + &b`), while the other is reduced.

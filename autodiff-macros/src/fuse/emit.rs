@@ -36,7 +36,7 @@ pub fn seeded_body(sig: &Signature, body: &Body) -> Option<TokenStream> {
     };
     for stmt in &lbody.stmts {
         if let Stmt::Let { dst, .. } = stmt {
-            if body.is_active(*dst) && !body.vars[dst.0].general {
+            if body.is_active(*dst) && !body.vars[dst.0].maybe_array {
                 e.reverse_bound.insert(*dst);
             }
         }

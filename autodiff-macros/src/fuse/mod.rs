@@ -292,7 +292,7 @@ pub fn plan(body: &Body) -> Option<Plan> {
         if !info.active {
             continue;
         }
-        if info.general {
+        if info.maybe_array {
             return None;
         }
         let fresh_each_time =
@@ -336,7 +336,7 @@ pub fn plan(body: &Body) -> Option<Plan> {
                         let Operand::Var(iv) = index else {
                             return false;
                         };
-                        if body.vars[dst.0].general {
+                        if body.vars[dst.0].maybe_array {
                             return false;
                         }
                         let offset = if iv == item {

@@ -218,7 +218,8 @@ impl Lowering<'_> {
             let (lt, rt, op) = (l.tokens(), r.tokens(), &b.op);
             return self.inactive(quote_spanned!(e.span()=> #lt #op #rt), e.span());
         }
-        if std::ptr::eq(rule, &rules::REM) && (self.operand_general(&l) || self.operand_general(&r))
+        if std::ptr::eq(rule, &rules::REM)
+            && (self.operand_maybe_array(&l) || self.operand_maybe_array(&r))
         {
             return self.unsupported(&b.op, diag::REM_OF_ARRAYS);
         }

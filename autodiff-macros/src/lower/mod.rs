@@ -142,7 +142,7 @@ fn lower_pass(
     };
     for p in &sig.params {
         let v = l.new_var(p.differentiable);
-        l.vars[v.0].general = general_type(&p.ty, &l.type_params);
+        l.vars[v.0].maybe_array = maybe_array_type(&p.ty, &l.type_params);
         let value = if p.by_ref {
             Value::Ref(Box::new(Value::Var(v)))
         } else {
@@ -175,7 +175,7 @@ fn active_key(key: usize) -> usize {
     key << 1
 }
 
-fn general_key(key: usize) -> usize {
+fn maybe_array_key(key: usize) -> usize {
     (key << 1) | 1
 }
 
@@ -185,14 +185,14 @@ fn node_key<T>(node: &T) -> usize {
 
 /// Whether a value of this type may be an array (or of a type the macro does not know):
 /// everything but float scalars, sequences of them, and constants' types.
-fn general_type(ty: &syn::Type, type_params: &[String]) -> bool {
+fn maybe_array_type(ty: &syn::Type, type_params: &[String]) -> bool {
     match ty {
-        syn::Type::Reference(r) => general_type(&r.elem, type_params),
-        syn::Type::Paren(p) => general_type(&p.elem, type_params),
-        syn::Type::Group(g) => general_type(&g.elem, type_params),
+        syn::Type::Reference(r) => maybe_array_type(&r.elem, type_params),
+        syn::Type::Paren(p) => maybe_array_type(&p.elem, type_params),
+        syn::Type::Group(g) => maybe_array_type(&g.elem, type_params),
         // an untyped closure parameter: taken to be a scalar
         syn::Type::Slice(_) | syn::Type::Array(_) | syn::Type::Infer(_) => false,
-        syn::Type::Tuple(t) => t.elems.iter().any(|e| general_type(e, type_params)),
+        syn::Type::Tuple(t) => t.elems.iter().any(|e| maybe_array_type(e, type_params)),
         syn::Type::Path(p) if p.qself.is_none() => {
             let Some(last) = p.path.segments.last() else {
                 return true;
@@ -231,7 +231,7 @@ impl Lowering<'_> {
         self.vars.push(VarInfo {
             active,
             region: self.block.region,
-            general: false,
+            maybe_array: false,
         });
         VarId(self.vars.len() - 1)
     }
@@ -240,13 +240,13 @@ impl Lowering<'_> {
         let id = CellId(self.cells.len());
         self.cell_keys.push(key);
         let active = self.assumed_active_cells.contains(&active_key(key));
-        let general = self.assumed_active_cells.contains(&general_key(key))
+        let maybe_array = self.assumed_active_cells.contains(&maybe_array_key(key))
             || ty
                 .as_deref()
-                .is_some_and(|t| general_type(t, &self.type_params));
+                .is_some_and(|t| maybe_array_type(t, &self.type_params));
         self.cells.push(CellInfo {
             active,
-            general,
+            maybe_array,
             ty,
         });
         id
@@ -335,50 +335,50 @@ impl Lowering<'_> {
         o.var().is_some_and(|v| self.vars[v.0].active)
     }
 
-    fn operand_general(&self, o: &Operand) -> bool {
-        o.var().is_some_and(|v| self.vars[v.0].general)
+    fn operand_maybe_array(&self, o: &Operand) -> bool {
+        o.var().is_some_and(|v| self.vars[v.0].maybe_array)
     }
 
-    /// Whether a value defined by `rhs` may be an array (see [`VarInfo::general`]).
-    fn rhs_general(&self, rhs: &Rhs) -> bool {
+    /// Whether a value defined by `rhs` may be an array (see [`VarInfo::maybe_array`]).
+    fn rhs_maybe_array(&self, rhs: &Rhs) -> bool {
         match rhs {
-            Rhs::Copy(o) => self.operand_general(o),
+            Rhs::Copy(o) => self.operand_maybe_array(o),
             Rhs::Prim(Prim::Cast { .. }, _) => false,
             // an element of a sequence the macro cannot see (`m.layers[i]`) may be anything
             Rhs::ReadIndex { place, .. } => match place {
-                Place::Var(v) => self.vars[v.0].general,
+                Place::Var(v) => self.vars[v.0].maybe_array,
                 Place::Cell(_) => false,
             },
             Rhs::Prim(Prim::Tensor { rule, .. }, _) => {
                 !matches!(rule.form, rules::Form::Array { scalar: true, .. })
             }
             Rhs::Prim(_, args) | Rhs::Call { args, .. } => {
-                args.iter().any(|a| self.operand_general(a))
+                args.iter().any(|a| self.operand_maybe_array(a))
             }
-            Rhs::ReadCell(c) => self.cells[c.0].general,
-            Rhs::Field { base, .. } => self.vars[base.0].general,
+            Rhs::ReadCell(c) => self.cells[c.0].maybe_array,
+            Rhs::Field { base, .. } => self.vars[base.0].maybe_array,
             Rhs::Member { .. } | Rhs::Source(_) => true,
-            Rhs::Inactive(ts) => self.mentions_general(ts),
+            Rhs::Inactive(ts) => self.mentions_maybe_array(ts),
         }
     }
 
     /// Whether code kept as written mentions a variable or cell that may be an array.
-    fn mentions_general(&self, ts: &TokenStream) -> bool {
+    fn mentions_maybe_array(&self, ts: &TokenStream) -> bool {
         VarId::mentioned_in(ts)
             .into_iter()
-            .any(|v| self.vars.get(v.0).is_some_and(|v| v.general))
+            .any(|v| self.vars.get(v.0).is_some_and(|v| v.maybe_array))
             || CellId::mentioned_in(ts)
                 .into_iter()
-                .any(|c| self.cells.get(c.0).is_some_and(|c| c.general))
+                .any(|c| self.cells.get(c.0).is_some_and(|c| c.maybe_array))
     }
 
     fn push(&mut self, dst: VarId, ty: Option<Box<syn::Type>>, rhs: Rhs, span: Span) {
         if let Rhs::Inactive(ts) = &rhs {
             self.forget_snapshots_in(ts);
         }
-        self.vars[dst.0].general = match &ty {
-            Some(t) => general_type(t, &self.type_params),
-            None => self.rhs_general(&rhs),
+        self.vars[dst.0].maybe_array = match &ty {
+            Some(t) => maybe_array_type(t, &self.type_params),
+            None => self.rhs_maybe_array(&rhs),
         };
         self.block.stmts.push(Stmt::Let { dst, ty, rhs, span });
     }
@@ -414,9 +414,9 @@ impl Lowering<'_> {
             self.found_active_cells
                 .insert(active_key(self.cell_keys[cell.0]));
         }
-        if self.operand_general(&value) {
+        if self.operand_maybe_array(&value) {
             self.found_active_cells
-                .insert(general_key(self.cell_keys[cell.0]));
+                .insert(maybe_array_key(self.cell_keys[cell.0]));
         }
         self.block.stmts.push(Stmt::WriteCell { cell, value });
     }
