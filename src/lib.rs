@@ -80,5 +80,5 @@ pub mod __private {
         adjoint_zero, complete_tangent, finish_tangent, lazy_zero_tangent, ops, zero_tangent,
         Accumulate, Differentiable, NoTangent, Real, Reset,
     };
-    pub use autodiff_runtime::{implicit, saved, select, source};
+    pub use autodiff_runtime::{implicit, saved, select, shadow, source};
 }

@@ -73,26 +73,74 @@ impl energy {
         T: ::autodiff::__private::Real,
     {
         let _ = energy::<T>;
+        let (__value, __pullback) = Self::__vjp_into::<T>(__v0, __v1, __v2);
+        (
+            __value,
+            move |__dy: <T as ::autodiff::__private::Differentiable>::Tangent| {
+                let (__g0, __g1, __g2) = __pullback(
+                    __dy,
+                    ::autodiff::__private::shadow::no_sink(),
+                    ::autodiff::__private::shadow::no_sink(),
+                    ::autodiff::__private::shadow::no_sink(),
+                );
+                (__g0, __g1, __g2)
+            },
+        )
+    }
+    #[doc(hidden)]
+    #[inline]
+    fn __vjp_into<T: Float>(
+        __v0: T,
+        __v1: T,
+        __v2: i32,
+    ) -> (
+        T,
+        impl ::core::ops::FnOnce(
+            <T as ::autodiff::__private::Differentiable>::Tangent,
+            ::autodiff::__private::shadow::Ignored,
+            ::autodiff::__private::shadow::Ignored,
+            ::autodiff::__private::shadow::Ignored,
+        ) -> (
+                <T as ::autodiff::__private::Differentiable>::Tangent,
+                <T as ::autodiff::__private::Differentiable>::Tangent,
+                ::autodiff::__private::NoTangent,
+            ) + use<T>,
+    )
+    where
+        T: ::autodiff::__private::Real,
+    {
+        let _ = energy::<T>;
         let __v3 = __v0.hypot(__v1);
         let __v4 = (__v2 as f64) * 0.5;
         let __v5 = T::from(__v4).unwrap();
         let __v6 = __v3.sin();
-        let (__v7, __pb7) = weighted_sum::__vjp(__v0, __v5, __v6, __v1);
+        let (__v7, __pb7) = weighted_sum::__vjp_into(__v0, __v5, __v6, __v1);
         let __v8 = __v7.powi(__v2);
         let __v9 = __v8 / __v3;
         (
             __v9,
-            move |__dy: <T as ::autodiff::__private::Differentiable>::Tangent| {
+            move |
+                __dy: <T as ::autodiff::__private::Differentiable>::Tangent,
+                _: ::autodiff::__private::shadow::Ignored,
+                _: ::autodiff::__private::shadow::Ignored,
+                _: ::autodiff::__private::shadow::Ignored|
+            {
                 let mut __d9 = __dy;
                 let mut __d8 = ::autodiff::__private::ops::div_d0(&__v3, &__d9);
                 let mut __d3 = ::autodiff::__private::ops::div_d1(&__v3, &__v9, &__d9);
                 let mut __d7 = ::autodiff::__private::ops::powi_d0(&__v7, &__v2, &__d8);
-                let __g1 = __pb7(__d7);
                 let mut __d0 = ::autodiff::__private::adjoint_zero(&__v0);
-                ::autodiff::__private::Accumulate::accumulate(&mut __d0, __g1.0);
                 let mut __d6 = ::autodiff::__private::adjoint_zero(&__v6);
-                ::autodiff::__private::Accumulate::accumulate(&mut __d6, __g1.2);
                 let mut __d1 = ::autodiff::__private::adjoint_zero(&__v1);
+                let __g1 = __pb7(
+                    __d7,
+                    ::autodiff::__private::shadow::sink(&mut __d0),
+                    ::autodiff::__private::shadow::no_sink(),
+                    ::autodiff::__private::shadow::sink(&mut __d6),
+                    ::autodiff::__private::shadow::sink(&mut __d1),
+                );
+                ::autodiff::__private::Accumulate::accumulate(&mut __d0, __g1.0);
+                ::autodiff::__private::Accumulate::accumulate(&mut __d6, __g1.2);
                 ::autodiff::__private::Accumulate::accumulate(&mut __d1, __g1.3);
                 ::autodiff::__private::Accumulate::accumulate(
                     &mut __d3,

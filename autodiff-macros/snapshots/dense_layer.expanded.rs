@@ -71,13 +71,52 @@ impl dense {
             ) + use<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2>,
     ) {
         let _ = dense;
+        let (__value, __pullback) = Self::__vjp_into(__v0, __v1, __v2);
+        (
+            __value,
+            move |__dy: <f64 as ::autodiff::__private::Differentiable>::Tangent| {
+                let (__g0, __g1, __g2) = __pullback(
+                    __dy,
+                    ::autodiff::__private::shadow::no_sink(),
+                    ::autodiff::__private::shadow::no_sink(),
+                    ::autodiff::__private::shadow::no_sink(),
+                );
+                (__g0, __g1, __g2)
+            },
+        )
+    }
+    #[doc(hidden)]
+    #[inline]
+    fn __vjp_into<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2>(
+        __v0: &'__autodiff_l0 Array2<f64>,
+        __v1: &'__autodiff_l1 Array2<f64>,
+        __v2: &'__autodiff_l2 Array1<f64>,
+    ) -> (
+        f64,
+        impl ::core::ops::FnOnce(
+            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            ::autodiff::__private::shadow::Ignored,
+            ::autodiff::__private::shadow::Ignored,
+            ::autodiff::__private::shadow::Ignored,
+        ) -> (
+                <Array2<f64> as ::autodiff::__private::Differentiable>::Tangent,
+                <Array2<f64> as ::autodiff::__private::Differentiable>::Tangent,
+                <Array1<f64> as ::autodiff::__private::Differentiable>::Tangent,
+            ) + use<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2>,
+    ) {
+        let _ = dense;
         let __v3 = ::autodiff::__private::ops::tensor::dot(&__v0, &__v1);
         let __v4 = ::autodiff::__private::ops::tensor::add(&__v3, &__v2);
         let __v5 = ::autodiff::__private::ops::tensor::mapv(&__v4, &(f64::tanh));
         let __v6 = ::autodiff::__private::ops::tensor::sum(&__v5);
         (
             __v6,
-            move |__dy: <f64 as ::autodiff::__private::Differentiable>::Tangent| {
+            move |
+                __dy: <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                _: ::autodiff::__private::shadow::Ignored,
+                _: ::autodiff::__private::shadow::Ignored,
+                _: ::autodiff::__private::shadow::Ignored|
+            {
                 let mut __d6 = __dy;
                 let mut __d5 = ::autodiff::__private::ops::tensor::sum_d0(&__v5, &__d6);
                 let mut __d4 = ::autodiff::__private::ops::tensor::mapv_d0(

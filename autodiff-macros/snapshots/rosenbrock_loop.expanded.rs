@@ -64,6 +64,31 @@ impl rosenbrock {
             ) + use<'__autodiff_l0>,
     ) {
         let _ = rosenbrock;
+        let mut __b0 = ::autodiff::__private::adjoint_zero(&__v0);
+        let (__value, __pullback) = Self::__vjp_into(__v0);
+        (
+            __value,
+            move |__dy: <f64 as ::autodiff::__private::Differentiable>::Tangent| {
+                let (__g0,) = __pullback(
+                    __dy,
+                    ::autodiff::__private::shadow::sink(&mut __b0),
+                );
+                (__b0,)
+            },
+        )
+    }
+    #[doc(hidden)]
+    #[inline]
+    fn __vjp_into<'__autodiff_l0>(
+        __v0: &'__autodiff_l0 [f64],
+    ) -> (
+        f64,
+        impl ::core::ops::FnOnce(
+            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            ::autodiff::__private::shadow::SliceShadow<'_, f64>,
+        ) -> (::autodiff::__private::NoTangent,) + use<'__autodiff_l0>,
+    ) {
+        let _ = rosenbrock;
         let mut __c0 = ::core::default::Default::default();
         let mut __c1 = ::core::default::Default::default();
         __c0 = (0.0);
@@ -90,9 +115,11 @@ impl rosenbrock {
         let __v16 = ::core::clone::Clone::clone(&__c0);
         (
             __v16,
-            move |__dy: <f64 as ::autodiff::__private::Differentiable>::Tangent| {
+            move |
+                __dy: <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                mut __d0: ::autodiff::__private::shadow::SliceShadow<'_, f64>|
+            {
                 let mut __dc0 = ::autodiff::__private::adjoint_zero(&__c0);
-                let mut __d0 = ::autodiff::__private::adjoint_zero(&__v0);
                 let mut __d16 = __dy;
                 ::autodiff::__private::Accumulate::accumulate(
                     &mut __dc0,
@@ -143,7 +170,7 @@ impl rosenbrock {
                     ::autodiff::__private::ops::index_d0(&mut __d0, __v2, &__d3);
                 }
                 ::autodiff::__private::ops::reset_d0(&mut __dc0);
-                (::autodiff::__private::finish_tangent(&__v0, __d0),)
+                (::autodiff::__private::NoTangent,)
             },
         )
     }

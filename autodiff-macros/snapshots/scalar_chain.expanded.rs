@@ -68,6 +68,36 @@ impl chain {
             ) + use<>,
     ) {
         let _ = chain;
+        let (__value, __pullback) = Self::__vjp_into(__v0, __v1);
+        (
+            __value,
+            move |__dy: <f64 as ::autodiff::__private::Differentiable>::Tangent| {
+                let (__g0, __g1) = __pullback(
+                    __dy,
+                    ::autodiff::__private::shadow::no_sink(),
+                    ::autodiff::__private::shadow::no_sink(),
+                );
+                (__g0, __g1)
+            },
+        )
+    }
+    #[doc(hidden)]
+    #[inline]
+    fn __vjp_into(
+        __v0: f64,
+        __v1: usize,
+    ) -> (
+        f64,
+        impl ::core::ops::FnOnce(
+            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            ::autodiff::__private::shadow::Ignored,
+            ::autodiff::__private::shadow::Ignored,
+        ) -> (
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                ::autodiff::__private::NoTangent,
+            ) + use<>,
+    ) {
+        let _ = chain;
         let mut __c0 = ::core::default::Default::default();
         let mut __c1 = ::core::default::Default::default();
         let mut __s3 = ::std::vec::Vec::new();
@@ -92,7 +122,11 @@ impl chain {
         let __v10 = ::core::clone::Clone::clone(&__c0);
         (
             __v10,
-            move |__dy: <f64 as ::autodiff::__private::Differentiable>::Tangent| {
+            move |
+                __dy: <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                _: ::autodiff::__private::shadow::Ignored,
+                _: ::autodiff::__private::shadow::Ignored|
+            {
                 let mut __dc0 = ::autodiff::__private::adjoint_zero(&__c0);
                 let mut __d0 = ::autodiff::__private::adjoint_zero(&__v0);
                 let mut __d10 = __dy;

@@ -86,12 +86,56 @@ impl weighted_sum {
             ) + use<>,
     ) {
         let _ = weighted_sum;
+        let (__value, __pullback) = Self::__vjp_into(__v0, __v1, __v2, __v3);
+        (
+            __value,
+            move |__dy: <f64 as ::autodiff::__private::Differentiable>::Tangent| {
+                let (__g0, __g1, __g2, __g3) = __pullback(
+                    __dy,
+                    ::autodiff::__private::shadow::no_sink(),
+                    ::autodiff::__private::shadow::no_sink(),
+                    ::autodiff::__private::shadow::no_sink(),
+                    ::autodiff::__private::shadow::no_sink(),
+                );
+                (__g0, __g1, __g2, __g3)
+            },
+        )
+    }
+    #[doc(hidden)]
+    #[inline]
+    fn __vjp_into(
+        __v0: f64,
+        __v1: f64,
+        __v2: f64,
+        __v3: f64,
+    ) -> (
+        f64,
+        impl ::core::ops::FnOnce(
+            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            ::autodiff::__private::shadow::Ignored,
+            ::autodiff::__private::shadow::Ignored,
+            ::autodiff::__private::shadow::Ignored,
+            ::autodiff::__private::shadow::Ignored,
+        ) -> (
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            ) + use<>,
+    ) {
+        let _ = weighted_sum;
         let __v4 = __v0 * __v1;
         let __v5 = __v2 * __v3;
         let __v6 = __v4 + __v5;
         (
             __v6,
-            move |__dy: <f64 as ::autodiff::__private::Differentiable>::Tangent| {
+            move |
+                __dy: <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                _: ::autodiff::__private::shadow::Ignored,
+                _: ::autodiff::__private::shadow::Ignored,
+                _: ::autodiff::__private::shadow::Ignored,
+                _: ::autodiff::__private::shadow::Ignored|
+            {
                 let mut __d6 = __dy;
                 let mut __d4 = ::autodiff::__private::ops::add_d0(&__d6);
                 let mut __d5 = ::autodiff::__private::ops::add_d1(&__d6);

@@ -97,10 +97,19 @@ pub fn type_and_const_args(generics: &syn::Generics) -> TokenStream {
     }
 }
 
+/// Where the reverse sweep is written: a generated function's lives in `__vjp_into` (its
+/// slice parameters' gradients added into its callers' buffers) and `__vjp` allocates
+/// those buffers; a custom rule's lives in `__vjp` (the rule returns every gradient) and
+/// `__vjp_into` adds them into the buffers it is handed.
+pub enum Pullback {
+    Generated(TokenStream),
+    Custom(TokenStream),
+}
+
 pub fn companions(
     sig: &Signature,
     vis: &syn::Visibility,
-    vjp_fn_body: TokenStream,
+    pullback: Pullback,
     seeded_fn_body: Option<TokenStream>,
 ) -> TokenStream {
     let rt = rt();
@@ -116,6 +125,7 @@ pub fn companions(
     let name = ident.to_string();
     let m = sig.is_method;
     let vjp = companion(ident, "vjp", m);
+    let vjp_into = companion(ident, "vjp_into", m);
     let vjp_selected = companion(ident, "vjp_selected", m);
     let seeded = companion(ident, "seeded", m);
     let gradients = companion(ident, "gradients_function", m);
@@ -186,6 +196,91 @@ pub fn companions(
         )
     };
 
+    // The two pullbacks, one written in terms of the other.
+    let sinks = crate::emit::sink_types(sig);
+    let shadowed: Vec<bool> = sig.params.iter().map(|p| p.shadow.is_some()).collect();
+    let into_tangents: Vec<TokenStream> = tangents
+        .iter()
+        .zip(&shadowed)
+        .map(|(t, s)| {
+            if *s {
+                quote!(#rt::NoTangent)
+            } else {
+                t.clone()
+            }
+        })
+        .collect();
+    let buffers: Vec<syn::Ident> = (0..sig.params.len())
+        .map(|i| format_ident!("__b{}", i, span = Span::mixed_site()))
+        .collect();
+    let (vjp_fn_body, vjp_into_fn_body) = match pullback {
+        Pullback::Generated(body) => {
+            // the outermost caller: each slice parameter's adjoint allocated once
+            let allocate = vars
+                .iter()
+                .zip(&buffers)
+                .zip(&shadowed)
+                .filter(|(_, s)| **s)
+                .map(|((v, b), _)| quote!(let mut #b = #rt::adjoint_zero(&#v);));
+            let sink_args = buffers.iter().zip(&shadowed).map(|(b, s)| {
+                if *s {
+                    quote!(#rt::shadow::sink(&mut #b))
+                } else {
+                    quote!(#rt::shadow::no_sink())
+                }
+            });
+            let results = gnames
+                .iter()
+                .zip(&buffers)
+                .zip(&shadowed)
+                .map(|((g, b), s)| if *s { quote!(#b) } else { quote!(#g) });
+            let wrapper = quote! {
+                #(#allocate)*
+                let (__value, __pullback) = #owner #vjp_into #turbofish(#(#vars),*);
+                (__value, move |__dy: #out_tangent| {
+                    let (#(#gnames,)*) = __pullback(__dy, #(#sink_args),*);
+                    (#(#results,)*)
+                })
+            };
+            (wrapper, body)
+        }
+        Pullback::Custom(body) => {
+            let params = buffers
+                .iter()
+                .zip(&sinks)
+                .zip(&shadowed)
+                .map(|((b, t), s)| {
+                    if *s {
+                        quote!(mut #b: #t)
+                    } else {
+                        quote!(_: #t)
+                    }
+                });
+            let adds = gnames
+                .iter()
+                .zip(&buffers)
+                .zip(&shadowed)
+                .filter(|(_, s)| **s)
+                .map(|((g, b), _)| quote!(#rt::Accumulate::accumulate(&mut #b, #g);));
+            let results = gnames.iter().zip(&shadowed).map(|(g, s)| {
+                if *s {
+                    quote!(#rt::NoTangent)
+                } else {
+                    quote!(#g)
+                }
+            });
+            let adapter = quote! {
+                let (__value, __pullback) = #owner #vjp #turbofish(#(#vars),*);
+                (__value, move |__dy: #out_tangent, #(#params),*| {
+                    let (#(#gnames,)*) = __pullback(__dy);
+                    #(#adds)*
+                    (#(#results,)*)
+                })
+            };
+            (body, adapter)
+        }
+    };
+
     // With the cotangent known up front, a reduction loop runs its reverse inside the
     // forward loop (see `fuse`); otherwise the helpers call the pullback.
     let seed = quote!(<__S as #rt::select::ScalarOutputFor<#output>>::seed());
@@ -238,6 +333,21 @@ pub fn companions(
             // The primal counts as used wherever its derivative is.
             let _ = #primal_owner #ident #turbofish;
             #vjp_fn_body
+        }
+
+        #[doc(hidden)]
+        #[inline]
+        #allow
+        #vis fn #vjp_into #gen_named (#(#vars: #tys_named),*)
+            -> (
+                #output,
+                impl ::core::ops::FnOnce(#out_tangent, #(#sinks),*) -> (#(#into_tangents,)*)
+                    + #captures
+            )
+            #where_named
+        {
+            let _ = #primal_owner #ident #turbofish;
+            #vjp_into_fn_body
         }
 
         #[doc(hidden)]

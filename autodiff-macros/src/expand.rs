@@ -1,8 +1,8 @@
 //! `#[differentiable]`: parse → check → lower → emit.
 
-use crate::companions::{companion, companions, type_and_const_args};
+use crate::companions::{companion, companions, type_and_const_args, Pullback};
 use crate::diag::Errors;
-use crate::emit::vjp_body;
+use crate::emit::{vjp_body, vjp_into_body};
 use crate::fuse::seeded_body;
 use crate::lower::lower;
 use crate::signature::{tangent_type, Signature};
@@ -128,10 +128,13 @@ fn try_expand(
         crate::sources::mark(&mut func.block, locals, differentiable);
     }
     let (vjp_fn_body, seeded) = match &args.custom_vjp {
-        Some(rule) => (custom_rule_body(&sig, rule), None),
+        Some(rule) => (Pullback::Custom(custom_rule_body(&sig, rule)), None),
         None => {
             let body = lower(&sig, &sig.generics, &func.block, &mut errors);
-            (vjp_body(&sig, &body), seeded_body(&sig, &body))
+            (
+                Pullback::Generated(vjp_into_body(&sig, &body)),
+                seeded_body(&sig, &body),
+            )
         }
     };
     if !errors.is_empty() {

@@ -18,6 +18,10 @@ pub struct Param {
     /// The body sees the parameter through a reference (`map`'s `|v| …` gets `&x`): it
     /// is differentiated as the value, and code kept as written reads `&value`.
     pub by_ref: bool,
+    /// For a differentiable float slice or `Vec` (`&[f64]`, `&Vec<T>`, `Vec<f64>`), its
+    /// element type: the derivative adds the parameter's gradient into its caller's
+    /// buffer (a shadow) rather than returning it.
+    pub shadow: Option<syn::Type>,
 }
 
 /// A function signature as the generated code needs it.
@@ -115,6 +119,42 @@ fn is_differentiable_type(ty: &syn::Type, generics: &syn::Generics, floats: &[sy
             true
         }
         _ => true,
+    }
+}
+
+/// The element type of a float slice or `Vec` parameter (`&[f64]`, `&Vec<T>`, `Vec<f32>`,
+/// with `T` a float type parameter), through shared references.
+fn shadow_element(ty: &syn::Type, floats: &[syn::Ident]) -> Option<syn::Type> {
+    let is_float = |t: &syn::Type| match t {
+        syn::Type::Path(p) if p.qself.is_none() => p
+            .path
+            .get_ident()
+            .is_some_and(|i| prims::is_float_type_name(&i.to_string()) || floats.contains(i)),
+        _ => false,
+    };
+    let elem = match ty {
+        syn::Type::Reference(r) if r.mutability.is_none() => match &*r.elem {
+            syn::Type::Slice(s) => Some(&*s.elem),
+            other => vec_element(other),
+        },
+        other => vec_element(other),
+    }?;
+    is_float(elem).then(|| elem.clone())
+}
+
+/// `E` of `Vec<E>`.
+fn vec_element(ty: &syn::Type) -> Option<&syn::Type> {
+    let syn::Type::Path(p) = ty else { return None };
+    let last = p.path.segments.last()?;
+    if last.ident != "Vec" {
+        return None;
+    }
+    match &last.arguments {
+        syn::PathArguments::AngleBracketed(args) if args.args.len() == 1 => match &args.args[0] {
+            syn::GenericArgument::Type(t) => Some(t),
+            _ => None,
+        },
+        _ => None,
     }
 }
 
@@ -253,6 +293,7 @@ impl Signature {
                         ty_named,
                         differentiable: false,
                         by_ref: false,
+                        shadow: None,
                     });
                     is_method = true;
                 }
@@ -272,12 +313,16 @@ impl Signature {
                     namer.visit_type_mut(&mut ty_named);
                     let differentiable =
                         !no_grad && is_differentiable_type(&ty, &sig.generics, &floats);
+                    let shadow = differentiable
+                        .then(|| shadow_element(&ty, &floats))
+                        .flatten();
                     params.push(Param {
                         name,
                         ty,
                         ty_named,
                         differentiable,
                         by_ref: false,
+                        shadow,
                     });
                 }
             }
@@ -352,6 +397,7 @@ impl Signature {
                 ty_named: ty,
                 differentiable,
                 by_ref: false,
+                shadow: None,
             });
         }
         let output = match &closure.output {

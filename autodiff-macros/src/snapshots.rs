@@ -152,3 +152,19 @@ fn branchy_recurrence() {
         },
     );
 }
+
+#[test]
+fn slice_helper_calls() {
+    check(
+        "slice_helper_calls",
+        quote! {
+            fn sum_picks(v: &[f64], n: usize) -> f64 {
+                let mut s = 0.0;
+                for i in 0..n {
+                    s += pick(v, i % v.len());
+                }
+                s
+            }
+        },
+    );
+}

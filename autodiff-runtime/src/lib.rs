@@ -29,6 +29,8 @@ pub mod saved;
 #[doc(hidden)]
 pub mod select;
 #[doc(hidden)]
+pub mod shadow;
+#[doc(hidden)]
 pub mod source;
 mod tangent;
 mod tape;

@@ -133,7 +133,7 @@ impl Emitter<'_> {
             .enumerate()
             .map(|(i, p)| {
                 let v = VarId(i);
-                if !p.differentiable {
+                if !p.differentiable || self.shadows.contains(&v) {
                     quote!(#rt::NoTangent)
                 } else if self.initialized.contains(&v) {
                     let (d, id) = (v.adjoint(), v.ident());

@@ -180,7 +180,12 @@ impl Emitter<'_> {
                     if self.used_pullbacks.contains(dst) {
                         let a = args.iter().map(Operand::tokens);
                         let pb = dst.pullback();
-                        let vjp = companion_path(func, "vjp");
+                        let form = if shadows_args(args) {
+                            "vjp_into"
+                        } else {
+                            "vjp"
+                        };
+                        let vjp = companion_path(func, form);
                         out.extend(quote::quote_spanned!(span=> let (#v, #pb) = #vjp(#(#a),*);));
                         out.extend(self.save(*dst));
                         out.extend(self.save_pullback(*dst));

@@ -105,6 +105,9 @@ pub(crate) struct Emitter<'a> {
     /// rules downstream are linear in the cotangent (and rounding is symmetric in sign),
     /// so the sign travels to where the contribution is added, which subtracts instead.
     pub(crate) negated: HashSet<VarId>,
+    /// Parameters whose adjoint is their caller's buffer (see `shadow`): the pullback takes
+    /// it as an argument, adds into it, and returns no gradient for it.
+    pub(crate) shadows: HashSet<VarId>,
 }
 
 /// The registers of a carried slice adjoint in a fused loop: `here` collects element `i`
@@ -160,6 +163,14 @@ pub(crate) fn pure_cheap(tokens: &TokenStream) -> bool {
         proc_macro2::TokenTree::Punct(p) => "+-*/%.<>=!&|^".contains(p.as_char()),
         TokenTree::Group(g) => g.delimiter() != Delimiter::Brace && pure_cheap(&g.stream()),
     })
+}
+
+/// Whether a call hands its arguments' adjoints to the callee (`__vjp_into`): unless one
+/// variable is passed twice (its adjoint cannot be lent twice), when the callee returns
+/// every gradient (`__vjp`).
+pub(crate) fn shadows_args(args: &[Operand]) -> bool {
+    let mut seen = HashSet::new();
+    args.iter().filter_map(Operand::var).all(|v| seen.insert(v))
 }
 
 /// Whether a call passes a variable by reference (`f(&x)`).
@@ -264,6 +275,7 @@ pub(crate) fn new_emitter(sig_params: usize, body: &Body) -> Emitter<'_> {
         lazy: HashSet::new(),
         invariant: HashSet::new(),
         negated: HashSet::new(),
+        shadows: HashSet::new(),
     };
     e.lazy = lazily_zeroed(sig_params, body, &e.defs);
     e
@@ -296,9 +308,46 @@ pub(crate) fn lazily_zeroed(
         .collect()
 }
 
-/// The body of `__autodiff_f_vjp`: forward sweep, then `(value, move |cotangent| reverse)`.
+/// The body of `__vjp`: forward sweep, then `(value, move |cotangent| reverse)`.
 pub fn vjp_body(sig: &Signature, body: &Body) -> TokenStream {
+    pullback_body(sig, body, false)
+}
+
+/// The body of `__vjp_into`: forward sweep, then `(value, move |cotangent, sinks…| reverse)`,
+/// the reverse adding the gradients of slice parameters into the sinks (their callers'
+/// buffers) and returning the others'.
+pub fn vjp_into_body(sig: &Signature, body: &Body) -> TokenStream {
+    pullback_body(sig, body, true)
+}
+
+/// The types of the sinks `__vjp_into`'s pullback takes, one per parameter.
+pub fn sink_types(sig: &Signature) -> Vec<TokenStream> {
+    let rt = rt();
+    sig.params
+        .iter()
+        .map(|p| match &p.shadow {
+            Some(elem) => quote!(#rt::shadow::SliceShadow<'_, #elem>),
+            None => quote!(#rt::shadow::Ignored),
+        })
+        .collect()
+}
+
+fn pullback_body(sig: &Signature, body: &Body, shadows: bool) -> TokenStream {
     let mut e = new_emitter(sig.params.len(), body);
+    let mut sinks = Vec::new();
+    if shadows {
+        for ((i, p), ty) in sig.params.iter().enumerate().zip(sink_types(sig)) {
+            let v = VarId(i);
+            if p.shadow.is_some() && body.is_active(v) {
+                e.shadows.insert(v);
+                e.initialized.insert(v);
+                let d = v.adjoint();
+                sinks.push(quote!(mut #d: #ty));
+            } else {
+                sinks.push(quote!(_: #ty));
+            }
+        }
+    }
     // Parameters read by index, or from a nested region, are zero-initialised up front.
     let dy = format_ident!("__dy", span = Span::mixed_site());
     let reverse = e.rev_block(&body.block, Some((&body.output, quote!(#dy))));
@@ -322,7 +371,7 @@ pub fn vjp_body(sig: &Signature, body: &Body) -> TokenStream {
         #(#items)*
         #declarations
         #forward
-        (#output, move |#dy #dy_type| {
+        (#output, move |#dy #dy_type, #(#sinks),*| {
             #cell_adjoints
             #reverse
             #grads_value

@@ -12,7 +12,7 @@ impl Emitter<'_> {
             .preinit
             .iter()
             .copied()
-            .filter(|v| self.body.region_of(*v) == region)
+            .filter(|v| self.body.region_of(*v) == region && !self.shadows.contains(v))
             .collect();
         pre.sort();
         self.initialized.extend(pre.iter().copied());
@@ -303,19 +303,40 @@ impl Emitter<'_> {
                     }
                     Rhs::Call { func, args } => {
                         let g = self.fresh("__g");
+                        // The callee adds the gradients of its slice parameters into the
+                        // adjoints handed to it (sinks), and returns the others.
+                        let into = shadows_args(args);
+                        let mut sinks = Vec::new();
+                        for arg in args.iter().filter(|_| into) {
+                            sinks.push(match self.active_var(arg) {
+                                Some(u) => {
+                                    let d = u.adjoint();
+                                    if self.initialized.insert(u) {
+                                        let v = self.var(u);
+                                        out.extend(quote!(let mut #d = #rt::adjoint_zero(&#v);));
+                                    }
+                                    quote!(#rt::shadow::sink(&mut #d))
+                                }
+                                None => quote!(#rt::shadow::no_sink()),
+                            });
+                        }
+                        let form = if into { "vjp_into" } else { "vjp" };
                         if borrows_arguments(args) {
                             // The callee's pullback would borrow values the pullback closure
                             // owns: its reverse runs the callee's vjp again, here.
                             let a: Vec<TokenStream> =
                                 args.iter().map(|a| self.operand(a)).collect();
-                            let vjp = companion_path(func, "vjp");
-                            out.extend(
-                                quote!(let #g = { let (_, __pb) = #vjp(#(#a),*); __pb(#dy) };),
-                            );
+                            let vjp = companion_path(func, form);
+                            out.extend(quote! {
+                                let #g = {
+                                    let (_, __pb) = #vjp(#(#a),*);
+                                    __pb(#dy, #(#sinks),*)
+                                };
+                            });
                         } else {
                             self.used_pullbacks.insert(*dst);
                             let pb = dst.pullback();
-                            out.extend(quote!(let #g = #pb(#dy);));
+                            out.extend(quote!(let #g = #pb(#dy, #(#sinks),*);));
                         }
                         for (k, arg) in args.iter().enumerate() {
                             if let Some(u) = self.active_var(arg) {

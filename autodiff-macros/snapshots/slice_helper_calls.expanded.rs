@@ -1,0 +1,316 @@
+fn sum_picks(v: &[f64], n: usize) -> f64 {
+    if ::autodiff::__private::implicit::requested() {
+        return ::autodiff::__private::implicit::answer(|| sum_picks::__vjp(v, n));
+    }
+    let mut s = 0.0;
+    for i in 0..n {
+        s += pick(v, i % v.len());
+    }
+    s
+}
+#[doc(hidden)]
+#[allow(
+    dead_code,
+    non_snake_case,
+    non_upper_case_globals,
+    non_camel_case_types,
+    unused_mut,
+    unused_variables,
+    unused_parens,
+    unused_assignments,
+    clippy::all,
+    clippy::pedantic
+)]
+struct sum_picks {}
+#[allow(
+    dead_code,
+    non_snake_case,
+    non_upper_case_globals,
+    non_camel_case_types,
+    unused_mut,
+    unused_variables,
+    unused_parens,
+    unused_assignments,
+    clippy::all,
+    clippy::pedantic
+)]
+impl sum_picks {
+    #[doc(hidden)]
+    const __SIGNATURE: ::autodiff::__private::select::Signature = ::autodiff::__private::select::Signature {
+        function: "sum_picks",
+        params: &[
+            ::autodiff::__private::select::Param {
+                name: "v",
+                differentiable: true,
+            },
+            ::autodiff::__private::select::Param {
+                name: "n",
+                differentiable: false,
+            },
+        ],
+    };
+    #[doc(hidden)]
+    const fn __all() -> ::autodiff::__private::select::Sel1<0usize> {
+        ::autodiff::__private::select::Sel1::<0usize>
+    }
+    #[doc(hidden)]
+    #[inline]
+    fn __vjp<'__autodiff_l0>(
+        __v0: &'__autodiff_l0 [f64],
+        __v1: usize,
+    ) -> (
+        f64,
+        impl ::core::ops::FnOnce(
+            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+        ) -> (
+                <[f64] as ::autodiff::__private::Differentiable>::Tangent,
+                ::autodiff::__private::NoTangent,
+            ) + use<'__autodiff_l0>,
+    ) {
+        let _ = sum_picks;
+        let mut __b0 = ::autodiff::__private::adjoint_zero(&__v0);
+        let (__value, __pullback) = Self::__vjp_into(__v0, __v1);
+        (
+            __value,
+            move |__dy: <f64 as ::autodiff::__private::Differentiable>::Tangent| {
+                let (__g0, __g1) = __pullback(
+                    __dy,
+                    ::autodiff::__private::shadow::sink(&mut __b0),
+                    ::autodiff::__private::shadow::no_sink(),
+                );
+                (__b0, __g1)
+            },
+        )
+    }
+    #[doc(hidden)]
+    #[inline]
+    fn __vjp_into<'__autodiff_l0>(
+        __v0: &'__autodiff_l0 [f64],
+        __v1: usize,
+    ) -> (
+        f64,
+        impl ::core::ops::FnOnce(
+            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            ::autodiff::__private::shadow::SliceShadow<'_, f64>,
+            ::autodiff::__private::shadow::Ignored,
+        ) -> (
+                ::autodiff::__private::NoTangent,
+                ::autodiff::__private::NoTangent,
+            ) + use<'__autodiff_l0>,
+    ) {
+        let _ = sum_picks;
+        let mut __c0 = ::core::default::Default::default();
+        let mut __c1 = ::core::default::Default::default();
+        let mut __spb4 = ::std::vec::Vec::new();
+        __c0 = (0.0);
+        __c1 = (0u8);
+        let mut __n7 = 0usize;
+        let __it7 = ::core::iter::IntoIterator::into_iter((0)..__v1);
+        let __hint = ::core::iter::Iterator::size_hint(&__it7).0;
+        __spb4.reserve(__hint);
+        for __v2 in __it7 {
+            let __v3 = __v2 % __v0.len();
+            let (__v4, __pb4) = pick::__vjp_into(__v0, __v3);
+            __spb4.push(__pb4);
+            let __v5 = ::core::clone::Clone::clone(&__c0);
+            let __v6 = __v5 + __v4;
+            __c0 = __v6;
+            __n7 += 1;
+        }
+        let __v7 = __n7;
+        let __v8 = ::core::clone::Clone::clone(&__c0);
+        (
+            __v8,
+            move |
+                __dy: <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                mut __d0: ::autodiff::__private::shadow::SliceShadow<'_, f64>,
+                _: ::autodiff::__private::shadow::Ignored|
+            {
+                let mut __dc0 = ::autodiff::__private::adjoint_zero(&__c0);
+                let mut __d8 = __dy;
+                ::autodiff::__private::Accumulate::accumulate(
+                    &mut __dc0,
+                    ::autodiff::__private::ops::identity_d0(&__d8),
+                );
+                for __v2 in ::autodiff::__private::saved::range_back((0), __v7) {
+                    let __pb4 = ::autodiff::__private::saved::pop(&mut __spb4);
+                    let __t1 = ::autodiff::__private::ops::take_d0(&mut __dc0);
+                    let mut __d6 = __t1;
+                    let mut __d5 = ::autodiff::__private::ops::add_d0(&__d6);
+                    let mut __d4 = ::autodiff::__private::ops::add_d1(&__d6);
+                    ::autodiff::__private::Accumulate::accumulate(
+                        &mut __dc0,
+                        ::autodiff::__private::ops::identity_d0(&__d5),
+                    );
+                    let __g2 = __pb4(
+                        __d4,
+                        ::autodiff::__private::shadow::sink(&mut __d0),
+                        ::autodiff::__private::shadow::no_sink(),
+                    );
+                    ::autodiff::__private::Accumulate::accumulate(&mut __d0, __g2.0);
+                }
+                ::autodiff::__private::ops::reset_d0(&mut __dc0);
+                (::autodiff::__private::NoTangent, ::autodiff::__private::NoTangent)
+            },
+        )
+    }
+    #[doc(hidden)]
+    #[inline]
+    fn __vjp_selected<'__autodiff_l0>(
+        __v0: &'__autodiff_l0 [f64],
+        __v1: usize,
+    ) -> (
+        f64,
+        impl ::core::ops::FnOnce(
+            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+        ) -> <[f64] as ::autodiff::__private::Differentiable>::Tangent + use<'__autodiff_l0>,
+    ) {
+        let (__value, __pullback) = Self::__vjp(__v0, __v1);
+        (
+            __value,
+            move |__dy: <f64 as ::autodiff::__private::Differentiable>::Tangent| {
+                let (__g0, __g1) = __pullback(__dy);
+                __g0
+            },
+        )
+    }
+    #[doc(hidden)]
+    fn __gradients_function<__S>(
+        _selection: __S,
+    ) -> impl ::core::ops::Fn(
+        &[f64],
+        usize,
+    ) -> <__S as ::autodiff::__private::select::Select<
+            (
+                ::core::option::Option<
+                    <[f64] as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+            ),
+        >>::Output
+    where
+        __S: ::autodiff::__private::select::Select<
+            (
+                ::core::option::Option<
+                    <[f64] as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+            ),
+        >,
+        __S: ::autodiff::__private::select::ScalarOutputFor<f64>,
+    {
+        let __value_and_gradients = Self::__value_and_gradients_function::<
+            __S,
+        >(_selection);
+        move |__v0: &[f64], __v1: usize| __value_and_gradients(__v0, __v1).1
+    }
+    #[doc(hidden)]
+    fn __value_and_gradients_function<__S>(
+        _selection: __S,
+    ) -> impl ::core::ops::Fn(
+        &[f64],
+        usize,
+    ) -> (
+            f64,
+            <__S as ::autodiff::__private::select::Select<
+                (
+                    ::core::option::Option<
+                        <[f64] as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<::autodiff::__private::NoTangent>,
+                ),
+            >>::Output,
+        )
+    where
+        __S: ::autodiff::__private::select::Select<
+            (
+                ::core::option::Option<
+                    <[f64] as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+            ),
+        >,
+        __S: ::autodiff::__private::select::ScalarOutputFor<f64>,
+    {
+        move |__v0: &[f64], __v1: usize| {
+            let (__value, (__g0, __g1)) = Self::__seeded(
+                __v0,
+                __v1,
+                <__S as ::autodiff::__private::select::ScalarOutputFor<f64>>::seed(),
+            );
+            (
+                __value,
+                <__S as ::autodiff::__private::select::Select<
+                    (
+                        ::core::option::Option<
+                            <[f64] as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                        ::core::option::Option<::autodiff::__private::NoTangent>,
+                    ),
+                >>::select((
+                    ::core::option::Option::Some(__g0),
+                    ::core::option::Option::Some(__g1),
+                )),
+            )
+        }
+    }
+    #[doc(hidden)]
+    #[inline]
+    fn __seeded<'__autodiff_l0>(
+        __v0: &'__autodiff_l0 [f64],
+        __v1: usize,
+        __dy: <f64 as ::autodiff::__private::Differentiable>::Tangent,
+    ) -> (
+        f64,
+        (
+            <[f64] as ::autodiff::__private::Differentiable>::Tangent,
+            ::autodiff::__private::NoTangent,
+        ),
+    ) {
+        let _ = sum_picks;
+        let mut __c0 = ::core::default::Default::default();
+        let mut __c1 = ::core::default::Default::default();
+        let mut __spb4 = ::std::vec::Vec::new();
+        __c0 = (0.0);
+        __c1 = (0u8);
+        let mut __dc0 = ::autodiff::__private::adjoint_zero(&__c0);
+        let mut __d0 = ::autodiff::__private::adjoint_zero(&__v0);
+        let mut __d8 = __dy;
+        ::autodiff::__private::Accumulate::accumulate(
+            &mut __dc0,
+            ::autodiff::__private::ops::identity_d0(&__d8),
+        );
+        let mut __n7 = 0usize;
+        for __v2 in (0)..__v1 {
+            let __v3 = __v2 % __v0.len();
+            let (__v4, __pb4) = pick::__vjp_into(__v0, __v3);
+            __spb4.push(__pb4);
+            let __v5 = ::core::clone::Clone::clone(&__c0);
+            let __v6 = __v5 + __v4;
+            __c0 = __v6;
+            __n7 += 1;
+            {
+                let __pb4 = ::autodiff::__private::saved::pop(&mut __spb4);
+                let mut __d6 = ::core::clone::Clone::clone(&__dc0);
+                let mut __d5 = ::autodiff::__private::ops::add_d0(&__d6);
+                let mut __d4 = ::autodiff::__private::ops::add_d1(&__d6);
+                let __g1 = __pb4(
+                    __d4,
+                    ::autodiff::__private::shadow::sink(&mut __d0),
+                    ::autodiff::__private::shadow::no_sink(),
+                );
+                ::autodiff::__private::Accumulate::accumulate(&mut __d0, __g1.0);
+            }
+        }
+        let __v7 = __n7;
+        let __v8 = ::core::clone::Clone::clone(&__c0);
+        ::autodiff::__private::ops::reset_d0(&mut __dc0);
+        (
+            __v8,
+            (
+                ::autodiff::__private::finish_tangent(&__v0, __d0),
+                ::autodiff::__private::NoTangent,
+            ),
+        )
+    }
+}

@@ -1,0 +1,247 @@
+//! Adjoint buffers owned by the caller ("shadows", as Enzyme's `Duplicated` arguments and
+//! Tapenade's adjoint arguments): the derivative of a function with a slice or `Vec`
+//! parameter adds that parameter's gradient into a buffer its caller hands over, instead
+//! of returning a fresh full-length gradient. Differentiating a call then costs what the
+//! callee does, not the length of every slice it was given.
+//!
+//! Generated code passes one sink per argument, and the callee's signature decides its
+//! type: a [`SliceShadow`] for a parameter that is a float slice or `Vec` (the caller's
+//! adjoint buffer, a sub-slice of it, or nothing when the argument is a constant), and
+//! [`Ignored`] for every other parameter (whose gradient is returned, as a value). The
+//! caller does not need to know which: [`sink`] and [`no_sink`] produce whichever type the
+//! callee's pullback expects.
+//!
+//! ```
+//! use autodiff_runtime::shadow::{sink, no_sink, Ignored, SliceShadow};
+//! use autodiff_runtime::ops::index_d0;
+//!
+//! // A callee's reverse sweep: `y = v[1] * 2`, adding into the caller's buffer.
+//! fn reverse(dy: f64, mut dv: SliceShadow<'_, f64>) {
+//!     index_d0(&mut dv, 1, &(2.0 * dy));
+//! }
+//! let mut caller_adjoint = vec![0.0_f64; 4];
+//! reverse(1.0, sink(&mut caller_adjoint));
+//! reverse(1.0, sink(&mut caller_adjoint[1..3])); // a sub-slice: its element 1 is 2
+//! reverse(1.0, no_sink()); // a constant argument: nothing is computed anywhere
+//! assert_eq!(caller_adjoint, vec![0.0, 2.0, 2.0, 0.0]);
+//! let _: Ignored = sink(&mut 1.0_f64); // a parameter whose gradient is returned
+//! ```
+
+use crate::real::Real;
+use crate::tangent::Accumulate;
+
+/// The adjoint buffer of a slice or `Vec` parameter, owned by the caller: contributions
+/// are added into it in place. Empty when the caller's argument is a constant: then
+/// contributions are dropped.
+#[derive(Debug)]
+pub struct SliceShadow<'a, E> {
+    buf: Option<&'a mut [E]>,
+    scratch: E,
+}
+
+impl<E: Real> Default for SliceShadow<'_, E> {
+    /// No buffer: the argument is a constant.
+    fn default() -> Self {
+        SliceShadow {
+            buf: None,
+            scratch: E::zero(),
+        }
+    }
+}
+
+impl<'a, E: Real> SliceShadow<'a, E> {
+    /// A shadow adding into `buf`.
+    #[inline(always)]
+    pub fn new(buf: &'a mut [E]) -> Self {
+        SliceShadow {
+            buf: Some(buf),
+            scratch: E::zero(),
+        }
+    }
+
+    /// Whether contributions land anywhere (the argument is differentiable).
+    #[inline(always)]
+    pub fn is_active(&self) -> bool {
+        self.buf.is_some()
+    }
+
+    /// The same buffer, borrowed for a nested call.
+    #[inline(always)]
+    pub fn reborrow(&mut self) -> SliceShadow<'_, E> {
+        SliceShadow {
+            buf: self.buf.as_deref_mut(),
+            scratch: E::zero(),
+        }
+    }
+
+    /// The shadow of the sub-slice `range` (the argument `&v[range]`).
+    ///
+    /// # Panics
+    ///
+    /// If `range` is out of bounds, as indexing the primal slice with it does first.
+    #[inline(always)]
+    pub fn range<R>(&mut self, range: R) -> SliceShadow<'_, E>
+    where
+        R: core::slice::SliceIndex<[E], Output = [E]>,
+    {
+        SliceShadow {
+            buf: self.buf.as_deref_mut().map(|b| &mut b[range]),
+            scratch: E::zero(),
+        }
+    }
+}
+
+impl<E: Real> core::ops::Index<usize> for SliceShadow<'_, E> {
+    type Output = E;
+    #[inline(always)]
+    fn index(&self, i: usize) -> &E {
+        match &self.buf {
+            Some(b) => &b[i],
+            None => &self.scratch,
+        }
+    }
+}
+
+impl<E: Real> core::ops::IndexMut<usize> for SliceShadow<'_, E> {
+    /// Element `i` of the buffer; with no buffer, a scratch element (reset to zero)
+    /// that nothing reads.
+    #[inline(always)]
+    fn index_mut(&mut self, i: usize) -> &mut E {
+        match &mut self.buf {
+            Some(b) => &mut b[i],
+            None => {
+                self.scratch = E::zero();
+                &mut self.scratch
+            }
+        }
+    }
+}
+
+impl<E: Real> Accumulate<Vec<E>> for SliceShadow<'_, E> {
+    /// Adds a whole gradient (from a copy of the parameter, or a callee that returned it).
+    fn accumulate(&mut self, contribution: Vec<E>) {
+        let Some(buf) = &mut self.buf else {
+            return;
+        };
+        if contribution.is_empty() {
+            return; // an empty gradient stands for zero
+        }
+        assert_eq!(
+            buf.len(),
+            contribution.len(),
+            "gradient length mismatch: accumulating a gradient of length {} into a slice of \
+             length {}",
+            contribution.len(),
+            buf.len()
+        );
+        for (a, b) in buf.iter_mut().zip(contribution) {
+            *a = *a + b;
+        }
+    }
+}
+
+/// The sink of a parameter whose gradient the callee returns as a value (a float, an
+/// array, a struct): it carries nothing.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Ignored;
+
+/// Makes a callee's sink from the caller's adjoint of an argument.
+pub trait FromAdjoint<'a, A: ?Sized> {
+    /// The sink for `adjoint`.
+    fn from_adjoint(adjoint: &'a mut A) -> Self;
+}
+
+impl<'a, A: ?Sized> FromAdjoint<'a, A> for Ignored {
+    #[inline(always)]
+    fn from_adjoint(_: &'a mut A) -> Self {
+        Ignored
+    }
+}
+
+impl<'a, E: Real> FromAdjoint<'a, Vec<E>> for SliceShadow<'a, E> {
+    #[inline(always)]
+    fn from_adjoint(adjoint: &'a mut Vec<E>) -> Self {
+        SliceShadow::new(adjoint)
+    }
+}
+
+impl<'a, E: Real> FromAdjoint<'a, [E]> for SliceShadow<'a, E> {
+    #[inline(always)]
+    fn from_adjoint(adjoint: &'a mut [E]) -> Self {
+        SliceShadow::new(adjoint)
+    }
+}
+
+impl<'a, E: Real, const N: usize> FromAdjoint<'a, [E; N]> for SliceShadow<'a, E> {
+    #[inline(always)]
+    fn from_adjoint(adjoint: &'a mut [E; N]) -> Self {
+        SliceShadow::new(adjoint)
+    }
+}
+
+impl<'a, 'b, E: Real> FromAdjoint<'a, SliceShadow<'b, E>> for SliceShadow<'a, E> {
+    #[inline(always)]
+    fn from_adjoint(adjoint: &'a mut SliceShadow<'b, E>) -> Self {
+        adjoint.reborrow()
+    }
+}
+
+/// The sink a callee expects for an argument whose adjoint is `adjoint`.
+#[inline(always)]
+pub fn sink<'a, A: ?Sized, S: FromAdjoint<'a, A>>(adjoint: &'a mut A) -> S {
+    S::from_adjoint(adjoint)
+}
+
+/// The sink of a constant argument: no gradient is computed for it.
+#[inline(always)]
+pub fn no_sink<S: Default>() -> S {
+    S::default()
+}
+
+/// The sink of a sub-slice argument `&v[range]`, from the adjoint of `v`.
+pub trait RangeAdjoint<E> {
+    /// The shadow of `self[range]`.
+    fn range_shadow<R>(&mut self, range: R) -> SliceShadow<'_, E>
+    where
+        R: core::slice::SliceIndex<[E], Output = [E]>;
+}
+
+impl<E: Real> RangeAdjoint<E> for Vec<E> {
+    #[inline(always)]
+    fn range_shadow<R>(&mut self, range: R) -> SliceShadow<'_, E>
+    where
+        R: core::slice::SliceIndex<[E], Output = [E]>,
+    {
+        SliceShadow::new(&mut self[range])
+    }
+}
+
+impl<E: Real, const N: usize> RangeAdjoint<E> for [E; N] {
+    #[inline(always)]
+    fn range_shadow<R>(&mut self, range: R) -> SliceShadow<'_, E>
+    where
+        R: core::slice::SliceIndex<[E], Output = [E]>,
+    {
+        SliceShadow::new(&mut self[range])
+    }
+}
+
+impl<E: Real> RangeAdjoint<E> for SliceShadow<'_, E> {
+    #[inline(always)]
+    fn range_shadow<R>(&mut self, range: R) -> SliceShadow<'_, E>
+    where
+        R: core::slice::SliceIndex<[E], Output = [E]>,
+    {
+        self.range(range)
+    }
+}
+
+/// The sink of `&v[range]`: `adjoint` is the adjoint of `v`.
+#[inline(always)]
+pub fn sink_range<E, A, R>(adjoint: &mut A, range: R) -> SliceShadow<'_, E>
+where
+    A: RangeAdjoint<E> + ?Sized,
+    R: core::slice::SliceIndex<[E], Output = [E]>,
+{
+    adjoint.range_shadow(range)
+}
