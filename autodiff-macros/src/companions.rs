@@ -66,6 +66,7 @@ pub fn companion_path(func: &syn::ExprPath, what: &str) -> syn::ExprPath {
     if is_method {
         if let Some(last) = path.path.segments.last_mut() {
             last.ident = companion(&last.ident, what, true);
+            last.arguments = companion_arguments(std::mem::take(&mut last.arguments), what);
         }
         return path;
     }
@@ -73,11 +74,28 @@ pub fn companion_path(func: &syn::ExprPath, what: &str) -> syn::ExprPath {
         return path;
     };
     let arguments = std::mem::replace(&mut last.arguments, syn::PathArguments::None);
+    let arguments = companion_arguments(arguments, what);
     let ident = companion(&last.ident, what, false);
     path.path
         .segments
         .push(syn::PathSegment { ident, arguments });
     path
+}
+
+/// The user's turbofish (`f::<f64>`) as the companion `what` takes it: the selection
+/// helpers have the selection's type first (inferred), the constants none.
+fn companion_arguments(arguments: syn::PathArguments, what: &str) -> syn::PathArguments {
+    let syn::PathArguments::AngleBracketed(mut args) = arguments else {
+        return arguments;
+    };
+    match what {
+        "all" | "SIGNATURE" => syn::PathArguments::None,
+        "gradients_function" | "value_and_gradients_function" => {
+            args.args.insert(0, syn::parse_quote!(_));
+            syn::PathArguments::AngleBracketed(args)
+        }
+        _ => syn::PathArguments::AngleBracketed(args),
+    }
 }
 
 pub fn type_and_const_args(generics: &syn::Generics) -> TokenStream {

@@ -1,0 +1,157 @@
+//! Calls of differentiable helpers that take slices: the callee adds its gradient into its
+//! caller's buffer (no full-length gradient per call). Every gradient is compared with
+//! central finite differences and, where it is easy, with a hand-derived value.
+
+use autodiff::check::{assert_gradient_close, finite_difference};
+use autodiff::prelude::*;
+
+#[differentiable]
+fn pick(v: &[f64], i: usize) -> f64 {
+    v[i] * v[i]
+}
+
+/// Σ_k v[k mod n]² over `m` calls of a helper.
+#[differentiable]
+fn sum_picks(v: &[f64], m: usize) -> f64 {
+    let mut s = 0.0;
+    for k in 0..m {
+        s += pick(v, k % v.len());
+    }
+    s
+}
+
+fn point(n: usize) -> Vec<f64> {
+    (0..n).map(|i| 0.3 + 0.17 * i as f64 - 0.01 * (i * i) as f64).collect()
+}
+
+#[test]
+fn a_helper_reading_one_element_adds_into_the_callers_buffer() {
+    let v = point(7);
+    let m = 19;
+    let g = gradients_function!(sum_picks, params = ["v"])(&v, m);
+    // each element is picked ⌈…⌉ times: d/dv_i = 2 v_i · count_i
+    let hand: Vec<f64> = (0..v.len())
+        .map(|i| 2.0 * v[i] * (0..m).filter(|k| k % v.len() == i).count() as f64)
+        .collect();
+    assert_gradient_close(&g, &hand, 1e-14);
+    let fd = finite_difference(|x| sum_picks(x, m), &v);
+    assert_gradient_close(&g, &fd, 1e-8);
+}
+
+/// A helper calling a helper, both on slices: the shadow is lent on.
+#[differentiable]
+fn weighted_pick(w: &[f64], v: &[f64], i: usize) -> f64 {
+    w[i] * pick(v, i)
+}
+
+#[differentiable]
+fn nested(w: &[f64], v: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..v.len() {
+        s += weighted_pick(w, v, i) + pick(w, (i + 1) % w.len());
+    }
+    s
+}
+
+#[test]
+fn nested_helpers_lend_the_buffer_on() {
+    let (w, v) = (point(5), point(5).iter().map(|x| x + 0.5).collect::<Vec<_>>());
+    let (gw, gv) = gradients_function!(nested)(&w, &v);
+    let fd_w = finite_difference(|x| nested(x, &v), &w);
+    let fd_v = finite_difference(|x| nested(&w, x), &v);
+    assert_gradient_close(&gw, &fd_w, 1e-8);
+    assert_gradient_close(&gv, &fd_v, 1e-8);
+    // by hand: ∂/∂w_i = v_i² + 2 w_i, ∂/∂v_i = 2 w_i v_i
+    let hw: Vec<f64> = (0..5).map(|i| v[i] * v[i] + 2.0 * w[i]).collect();
+    let hv: Vec<f64> = (0..5).map(|i| 2.0 * w[i] * v[i]).collect();
+    assert_gradient_close(&gw, &hw, 1e-14);
+    assert_gradient_close(&gv, &hv, 1e-14);
+}
+
+/// Data passed to a differentiable slice parameter: no adjoint is made for it.
+#[differentiable]
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..a.len() {
+        s += a[i] * b[i];
+    }
+    s
+}
+
+#[differentiable]
+fn fit(w: &[f64], #[no_grad] data: &[f64]) -> f64 {
+    let r = dot(w, data) - 1.0;
+    r * r
+}
+
+#[test]
+fn a_constant_argument_gets_no_adjoint() {
+    let (w, data) = (point(4), vec![0.5, -1.0, 2.0, 0.25]);
+    let gw = gradients_function!(fit)(&w, &data);
+    let r = dot(&w, &data) - 1.0;
+    let hand: Vec<f64> = data.iter().map(|d| 2.0 * r * d).collect();
+    assert_gradient_close(&gw, &hand, 1e-14);
+    assert_gradient_close(&gw, &finite_difference(|x| fit(x, &data), &w), 1e-8);
+}
+
+/// The same slice passed twice: its adjoint cannot be lent twice, the callee returns both
+/// gradients instead.
+#[differentiable]
+fn squared_norm(v: &[f64]) -> f64 {
+    dot(v, v)
+}
+
+#[test]
+fn a_slice_passed_twice() {
+    let v = point(6);
+    let g = gradients_function!(squared_norm)(&v);
+    let hand: Vec<f64> = v.iter().map(|x| 2.0 * x).collect();
+    assert_gradient_close(&g, &hand, 1e-14);
+}
+
+/// Generic over the float type, with a `Vec` parameter taken by value.
+#[differentiable]
+fn generic_sum<T: Float>(v: Vec<T>, scale: T) -> T {
+    let mut s = T::zero();
+    for i in 0..v.len() {
+        s = s + pick_generic(&v, i) * scale;
+    }
+    s
+}
+
+#[differentiable]
+fn pick_generic<T: Float>(v: &[T], i: usize) -> T {
+    v[i].sin()
+}
+
+#[test]
+fn generic_helpers_and_vec_parameters() {
+    let v = point(5);
+    let (gv, gs) = gradients_function!(generic_sum::<f64>)(v.clone(), 1.5);
+    let hand: Vec<f64> = v.iter().map(|x| 1.5 * x.cos()).collect();
+    assert_gradient_close(&gv, &hand, 1e-14);
+    let sum_sin: f64 = v.iter().map(|x| x.sin()).sum();
+    assert!((gs - sum_sin).abs() < 1e-14);
+    let (gv32, _) = gradients_function!(generic_sum::<f32>)(vec![0.5_f32, 1.0], 2.0);
+    assert!((gv32[1] - 2.0 * 1.0_f32.cos()).abs() < 1e-6);
+}
+
+#[test]
+fn vjp_and_the_implicit_mode_of_slice_helpers() {
+    let v = point(7);
+    let (value, pullback) = vjp!(sum_picks)(&v, 10);
+    assert_eq!(value, sum_picks(&v, 10));
+    let gv = pullback(2.0);
+    let g = gradients_function!(sum_picks, params = ["v"])(&v, 10);
+    let doubled: Vec<f64> = g.iter().map(|x| 2.0 * x).collect();
+    assert_gradient_close(&gv, &doubled, 1e-15);
+
+    // a closure reading a variable and calling the slice helper
+    let w = Variable::new(vec![0.2_f64, -0.4, 0.9]);
+    let f = differentiable_closure!(|k: usize| sum_picks(&w, k) * 0.5);
+    let grads = implicit_gradients(&f)(5);
+    let gw: Vec<f64> = grads.get(&w).expect("w was read");
+    let wv = vec![0.2_f64, -0.4, 0.9];
+    let fd = finite_difference(|x| 0.5 * sum_picks(x, 5), &wv);
+    assert_gradient_close(&gw, &fd, 1e-8);
+}
