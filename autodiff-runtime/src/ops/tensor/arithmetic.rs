@@ -21,7 +21,10 @@ fn broadcast_check(op: &str, a: &[usize], b: &[usize]) {
             1
         };
         if x != y && x != 1 && y != 1 {
-            panic!("autodiff: `{op}` of arrays of shapes {a:?} and {b:?}: the shapes do not broadcast (axis {k} of the result has lengths {x} and {y})");
+            panic!(
+                "autodiff: `{op}` of arrays of shapes {a:?} and {b:?}: the shapes do not \
+                broadcast (axis {k} of the result has lengths {x} and {y})"
+            );
         }
     }
 }
@@ -137,7 +140,10 @@ macro_rules! forward_binary {
         ///
         /// ```
         /// use ndarray::array;
-        #[doc = concat!("let y = autodiff_runtime::ops::tensor::", stringify!($name), "(&array![[1.0_f64], [2.0]], &array![4.0_f64, 8.0]);")]
+        #[doc = concat!(
+            "let y = autodiff_runtime::ops::tensor::", stringify!($name),
+            "(&array![[1.0_f64], [2.0]], &array![4.0_f64, 8.0]);"
+        )]
         #[doc = concat!("assert_eq!(y, array![[1.0_f64], [2.0]] ", $op, " array![4.0_f64, 8.0]);")]
         /// ```
         #[inline(always)]
@@ -170,7 +176,9 @@ pub fn elem_of<A: Tensor + ?Sized>(_like: &A, value: A::Elem) -> A::Elem {
 /// `-a` for scalars and arrays, by reference.
 ///
 /// ```
-/// assert_eq!(autodiff_runtime::ops::tensor::neg(&ndarray::array![1.0_f64]), ndarray::array![-1.0]);
+/// use autodiff_runtime::ops::tensor;
+/// use ndarray::array;
+/// assert_eq!(tensor::neg(&array![1.0_f64]), array![-1.0]);
 /// ```
 #[inline(always)]
 pub fn neg<A: Tensor + ?Sized>(a: &A) -> A::Cot {
@@ -183,7 +191,9 @@ pub fn neg<A: Tensor + ?Sized>(a: &A) -> A::Cot {
 /// `y = a + b`: the gradient of `a` (`dy` summed over the axes `a` was broadcast along).
 ///
 /// ```
-/// assert_eq!(autodiff_runtime::ops::tensor::add_d0(&1.0_f64, &ndarray::array![1.0_f64, 2.0]), 3.0);
+/// use autodiff_runtime::ops::tensor;
+/// use ndarray::array;
+/// assert_eq!(tensor::add_d0(&1.0_f64, &array![1.0_f64, 2.0]), 3.0);
 /// ```
 #[inline(always)]
 pub fn add_d0<A: Tensor + ?Sized, G: CotArg<Elem = A::Elem>>(a: &A, dy: G) -> A::Cot {
@@ -246,8 +256,9 @@ fn zip_in_place<F: Real>(
 /// `y = a * b`: the gradient of `a`, `b · dy` reduced to `a`'s shape.
 ///
 /// ```
+/// use autodiff_runtime::ops::tensor;
 /// use ndarray::array;
-/// let g = autodiff_runtime::ops::tensor::mul_d0(&2.0_f64, &array![1.0_f64, 3.0], &array![1.0_f64, 1.0]);
+/// let g = tensor::mul_d0(&2.0_f64, &array![1.0_f64, 3.0], &array![1.0_f64, 1.0]);
 /// assert_eq!(g, 4.0);
 /// ```
 #[inline(always)]
@@ -282,8 +293,9 @@ where
 /// `y = a * b`: the gradient of `b`, `a · dy` reduced to `b`'s shape.
 ///
 /// ```
+/// use autodiff_runtime::ops::tensor;
 /// use ndarray::array;
-/// let g = autodiff_runtime::ops::tensor::mul_d1(&2.0_f64, &array![1.0_f64, 3.0], &array![1.0_f64, 1.0]);
+/// let g = tensor::mul_d1(&2.0_f64, &array![1.0_f64, 3.0], &array![1.0_f64, 1.0]);
 /// assert_eq!(g, array![2.0, 2.0]);
 /// ```
 #[inline(always)]

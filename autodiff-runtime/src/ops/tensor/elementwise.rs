@@ -16,10 +16,15 @@ pub(super) fn map_elem<A: Tensor + ?Sized>(a: &A, f: impl Fn(A::Elem) -> A::Elem
 
 macro_rules! elementwise_fn {
     ($($name:ident),* $(,)?) => {$(
-        #[doc = concat!("`x.", stringify!($name), "()` for a scalar, elementwise for an array (by reference).")]
+        #[doc = concat!(
+            "`x.", stringify!($name), "()` for a scalar, elementwise for an array (by reference)."
+        )]
         ///
         /// ```
-        #[doc = concat!("let a = autodiff_runtime::ops::tensor::", stringify!($name), "(&ndarray::array![0.5_f64]);")]
+        #[doc = concat!(
+            "let a = autodiff_runtime::ops::tensor::", stringify!($name),
+            "(&ndarray::array![0.5_f64]);"
+        )]
         #[doc = concat!("assert_eq!(a[0], 0.5_f64.", stringify!($name), "());")]
         /// ```
         #[inline(always)]
@@ -82,11 +87,20 @@ where
 
 macro_rules! lift_unary {
     ($($name:ident at $at:literal),* $(,)?) => {$(
-        #[doc = concat!("The elementwise [`", stringify!($name), "`](crate::ops::", stringify!($name), ") for arrays (and scalars): reads the same value, elementwise.")]
+        #[doc = concat!(
+            "The elementwise [`", stringify!($name), "`](crate::ops::", stringify!($name),
+            ") for arrays (and scalars): reads the same value, elementwise."
+        )]
         ///
         /// ```
-        #[doc = concat!("let s = autodiff_runtime::ops::", stringify!($name), "(&", stringify!($at), "_f64, &2.0);")]
-        #[doc = concat!("let a = autodiff_runtime::ops::tensor::", stringify!($name), "(&ndarray::array![", stringify!($at), "_f64], &ndarray::array![2.0_f64]);")]
+        #[doc = concat!(
+            "let s = autodiff_runtime::ops::", stringify!($name), "(&", stringify!($at),
+            "_f64, &2.0);"
+        )]
+        #[doc = concat!(
+            "let a = autodiff_runtime::ops::tensor::", stringify!($name), "(&ndarray::array![",
+            stringify!($at), "_f64], &ndarray::array![2.0_f64]);"
+        )]
         /// assert_eq!(a[0], s);
         /// ```
         #[inline(always)]
@@ -110,11 +124,17 @@ lift_unary!(
 
 macro_rules! lift_linear {
     ($($name:ident),* $(,)?) => {$(
-        #[doc = concat!("The elementwise [`", stringify!($name), "`](crate::ops::", stringify!($name), ") for arrays (and scalars).")]
+        #[doc = concat!(
+            "The elementwise [`", stringify!($name), "`](crate::ops::", stringify!($name),
+            ") for arrays (and scalars)."
+        )]
         ///
         /// ```
         #[doc = concat!("let s = autodiff_runtime::ops::", stringify!($name), "(&2.0_f64);")]
-        #[doc = concat!("let a = autodiff_runtime::ops::tensor::", stringify!($name), "(&ndarray::array![2.0_f64]);")]
+        #[doc = concat!(
+            "let a = autodiff_runtime::ops::tensor::", stringify!($name),
+            "(&ndarray::array![2.0_f64]);"
+        )]
         /// assert_eq!(a[0], s);
         /// ```
         #[inline(always)]
@@ -136,7 +156,9 @@ lift_linear!(to_degrees_d0, to_radians_d0, fract_d0);
 /// `y = x.powi(n)` elementwise: the gradient of `x`.
 ///
 /// ```
-/// let g = autodiff_runtime::ops::tensor::powi_d0(&ndarray::array![3.0_f64], &2, &ndarray::array![1.0_f64]);
+/// use autodiff_runtime::ops::tensor;
+/// use ndarray::array;
+/// let g = tensor::powi_d0(&array![3.0_f64], &2, &array![1.0_f64]);
 /// assert_eq!(g[0], 6.0);
 /// ```
 #[inline(always)]
@@ -166,10 +188,11 @@ pub fn mapv<A: Tensor + ?Sized, Fun: Fn(A::Elem) -> A::Elem>(
 /// is `f`'s scalar rule.
 ///
 /// ```
+/// use autodiff_runtime::ops::{self, tensor};
 /// use ndarray::array;
 /// let x = array![0.5_f64, 1.0];
 /// let y = x.mapv(f64::tanh);
-/// let g = autodiff_runtime::ops::tensor::mapv_d0(&x, &y, &|_x, y, dy| autodiff_runtime::ops::tanh_d0(&y, &dy), &array![1.0, 1.0]);
+/// let g = tensor::mapv_d0(&x, &y, &|_x, y, dy| ops::tanh_d0(&y, &dy), &array![1.0, 1.0]);
 /// assert_eq!(g[0], 1.0 - y[0] * y[0]);
 /// ```
 #[inline(always)]
@@ -215,10 +238,11 @@ pub fn map<A: Tensor + ?Sized, Fun: Fn(&A::Elem) -> A::Elem>(
 /// `y = x.map(f)`: the gradient of `x`, as [`mapv_d0`] (the rule gets the element's value).
 ///
 /// ```
+/// use autodiff_runtime::ops::{self, tensor};
 /// use ndarray::array;
 /// let x = array![0.5_f64];
 /// let y = x.map(|v| v.tanh());
-/// let g = autodiff_runtime::ops::tensor::map_d0(&x, &y, &|_x, y, dy| autodiff_runtime::ops::tanh_d0(&y, &dy), &array![1.0]);
+/// let g = tensor::map_d0(&x, &y, &|_x, y, dy| ops::tanh_d0(&y, &dy), &array![1.0]);
 /// assert_eq!(g[0], 1.0 - y[0] * y[0]);
 /// ```
 #[inline(always)]

@@ -16,11 +16,20 @@ macro_rules! empty {
 
 macro_rules! elementwise_fn_scalar_args {
     ($($name:ident($($p:ident),*)),* $(,)?) => {$(
-        #[doc = concat!("`x.", stringify!($name), "(…)` for a scalar `x`, elementwise for an array `x` (the other arguments are scalars).")]
+        #[doc = concat!(
+            "`x.", stringify!($name),
+            "(…)` for a scalar `x`, elementwise for an array `x` ",
+            "(the other arguments are scalars)."
+        )]
         ///
         /// ```
-        #[doc = concat!("let a = autodiff_runtime::ops::tensor::", stringify!($name), "(&ndarray::array![0.5_f64]", $(", &0.75", empty!($p),)* ");")]
-        #[doc = concat!("assert_eq!(a[0], 0.5_f64.", stringify!($name), "(", $("0.75", empty!($p), ",",)* "));")]
+        #[doc = concat!(
+            "let a = autodiff_runtime::ops::tensor::", stringify!($name),
+            "(&ndarray::array![0.5_f64]", $(", &0.75", empty!($p),)* ");"
+        )]
+        #[doc = concat!(
+            "assert_eq!(a[0], 0.5_f64.", stringify!($name), "(", $("0.75", empty!($p), ",",)* "));"
+        )]
         /// ```
         #[inline(always)]
         pub fn $name<A: Tensor + ?Sized>(a: &A, $($p: &A::Elem),*) -> A::Cot {
@@ -130,7 +139,9 @@ where
 /// `y = x.powf(p)`: the gradient of `x` (elementwise).
 ///
 /// ```
-/// assert_eq!(autodiff_runtime::ops::tensor::powf_d0(&ndarray::array![2.0_f64], &3.0, &ndarray::array![1.0_f64])[0], 12.0);
+/// use autodiff_runtime::ops::tensor;
+/// use ndarray::array;
+/// assert_eq!(tensor::powf_d0(&array![2.0_f64], &3.0, &array![1.0_f64])[0], 12.0);
 /// ```
 #[inline(always)]
 pub fn powf_d0<X: Tensor + ?Sized, G: Tensor<Elem = X::Elem> + ?Sized>(
@@ -162,7 +173,10 @@ where
 /// `y = x.log(b)`: the gradient of `x` (elementwise).
 ///
 /// ```
-/// assert_eq!(autodiff_runtime::ops::tensor::log_d0(&ndarray::array![2.0_f64], &10.0, &ndarray::array![1.0_f64])[0], autodiff_runtime::ops::log_d0(&2.0, &10.0, &1.0));
+/// use autodiff_runtime::ops::{self, tensor};
+/// use ndarray::array;
+/// let g = tensor::log_d0(&array![2.0_f64], &10.0, &array![1.0_f64]);
+/// assert_eq!(g[0], ops::log_d0(&2.0, &10.0, &1.0));
 /// ```
 #[inline(always)]
 pub fn log_d0<X: Tensor + ?Sized, G: Tensor<Elem = X::Elem> + ?Sized>(
@@ -176,8 +190,10 @@ pub fn log_d0<X: Tensor + ?Sized, G: Tensor<Elem = X::Elem> + ?Sized>(
 /// `y = x.log(b)`: the gradient of the scalar base `b`.
 ///
 /// ```
-/// let y = ndarray::array![2.0_f64.log(10.0)];
-/// assert_eq!(autodiff_runtime::ops::tensor::log_d1(&10.0, &y, &ndarray::array![1.0_f64]), autodiff_runtime::ops::log_d1(&10.0, &y[0], &1.0));
+/// use autodiff_runtime::ops::{self, tensor};
+/// use ndarray::array;
+/// let y = array![2.0_f64.log(10.0)];
+/// assert_eq!(tensor::log_d1(&10.0, &y, &array![1.0_f64]), ops::log_d1(&10.0, &y[0], &1.0));
 /// ```
 #[inline(always)]
 pub fn log_d1<Y: Tensor + ?Sized, G: Tensor<Elem = Y::Elem> + ?Sized>(
@@ -190,25 +206,50 @@ pub fn log_d1<Y: Tensor + ?Sized, G: Tensor<Elem = Y::Elem> + ?Sized>(
 
 macro_rules! receiver_and_scalar_rules {
     ($($d0:ident / $d1:ident),* $(,)?) => {$(
-        #[doc = concat!("[`", stringify!($d0), "`](crate::ops::", stringify!($d0), ") with an array receiver (elementwise) and a scalar second argument.")]
+        #[doc = concat!(
+            "[`", stringify!($d0), "`](crate::ops::", stringify!($d0),
+            ") with an array receiver (elementwise) and a scalar second argument."
+        )]
         ///
         /// ```
-        #[doc = concat!("let a = autodiff_runtime::ops::tensor::", stringify!($d0), "(&ndarray::array![0.5_f64], &0.25, &ndarray::array![1.0_f64]);")]
-        #[doc = concat!("assert_eq!(a[0], autodiff_runtime::ops::", stringify!($d0), "(&0.5, &0.25, &1.0));")]
+        #[doc = concat!(
+            "let a = autodiff_runtime::ops::tensor::", stringify!($d0),
+            "(&ndarray::array![0.5_f64], &0.25, &ndarray::array![1.0_f64]);"
+        )]
+        #[doc = concat!(
+            "assert_eq!(a[0], autodiff_runtime::ops::", stringify!($d0), "(&0.5, &0.25, &1.0));"
+        )]
         /// ```
         #[inline(always)]
-        pub fn $d0<X: Tensor + ?Sized, G: Tensor<Elem = X::Elem> + ?Sized>(a: &X, b: &X::Elem, dy: &G) -> X::Cot {
+        pub fn $d0<X: Tensor + ?Sized, G: Tensor<Elem = X::Elem> + ?Sized>(
+            a: &X,
+            b: &X::Elem,
+            dy: &G,
+        ) -> X::Cot {
             lift(a, dy, |a, g| ops::$d0(&a, b, &g))
         }
 
-        #[doc = concat!("[`", stringify!($d1), "`](crate::ops::", stringify!($d1), ") for the scalar second argument of an elementwise function (summed over the elements).")]
+        #[doc = concat!(
+            "[`", stringify!($d1), "`](crate::ops::", stringify!($d1),
+            ") for the scalar second argument of an elementwise function ",
+            "(summed over the elements)."
+        )]
         ///
         /// ```
-        #[doc = concat!("let a = autodiff_runtime::ops::tensor::", stringify!($d1), "(&ndarray::array![0.5_f64], &0.25, &ndarray::array![1.0_f64]);")]
-        #[doc = concat!("assert_eq!(a, autodiff_runtime::ops::", stringify!($d1), "(&0.5, &0.25, &1.0));")]
+        #[doc = concat!(
+            "let a = autodiff_runtime::ops::tensor::", stringify!($d1),
+            "(&ndarray::array![0.5_f64], &0.25, &ndarray::array![1.0_f64]);"
+        )]
+        #[doc = concat!(
+            "assert_eq!(a, autodiff_runtime::ops::", stringify!($d1), "(&0.5, &0.25, &1.0));"
+        )]
         /// ```
         #[inline(always)]
-        pub fn $d1<X: Tensor + ?Sized, G: Tensor<Elem = X::Elem> + ?Sized>(a: &X, b: &X::Elem, dy: &G) -> X::Elem {
+        pub fn $d1<X: Tensor + ?Sized, G: Tensor<Elem = X::Elem> + ?Sized>(
+            a: &X,
+            b: &X::Elem,
+            dy: &G,
+        ) -> X::Elem {
             sum_over(a, a, dy, |a, _, g| ops::$d1(&a, b, &g))
         }
     )*};
@@ -219,8 +260,10 @@ receiver_and_scalar_rules!(atan2_d0 / atan2_d1, max_d0 / max_d1, min_d0 / min_d1
 /// `y = a.hypot(b)`: the gradient of `a` (elementwise).
 ///
 /// ```
-/// let y = ndarray::array![3.0_f64.hypot(4.0)];
-/// assert_eq!(autodiff_runtime::ops::tensor::hypot_d0(&ndarray::array![3.0_f64], &y, &ndarray::array![1.0_f64])[0], 0.6);
+/// use autodiff_runtime::ops::tensor;
+/// use ndarray::array;
+/// let y = array![3.0_f64.hypot(4.0)];
+/// assert_eq!(tensor::hypot_d0(&array![3.0_f64], &y, &array![1.0_f64])[0], 0.6);
 /// ```
 #[inline(always)]
 pub fn hypot_d0<X, Y, G>(a: &X, y: &Y, dy: &G) -> X::Cot
@@ -250,7 +293,9 @@ pub fn hypot_d1<Y: Tensor + ?Sized, G: Tensor<Elem = Y::Elem> + ?Sized>(
 /// `y = x.clamp(lo, hi)`: the gradient of `x` (elementwise).
 ///
 /// ```
-/// assert_eq!(autodiff_runtime::ops::tensor::clamp_d0(&ndarray::array![0.5_f64], &0.0, &1.0, &ndarray::array![1.0_f64])[0], 1.0);
+/// use autodiff_runtime::ops::tensor;
+/// use ndarray::array;
+/// assert_eq!(tensor::clamp_d0(&array![0.5_f64], &0.0, &1.0, &array![1.0_f64])[0], 1.0);
 /// ```
 #[inline(always)]
 pub fn clamp_d0<X: Tensor + ?Sized, G: Tensor<Elem = X::Elem> + ?Sized>(
@@ -265,7 +310,9 @@ pub fn clamp_d0<X: Tensor + ?Sized, G: Tensor<Elem = X::Elem> + ?Sized>(
 /// `y = x.clamp(lo, hi)`: the gradient of the scalar `lo`.
 ///
 /// ```
-/// assert_eq!(autodiff_runtime::ops::tensor::clamp_d1(&ndarray::array![-0.5_f64], &0.0, &1.0, &ndarray::array![1.0_f64]), 1.0);
+/// use autodiff_runtime::ops::tensor;
+/// use ndarray::array;
+/// assert_eq!(tensor::clamp_d1(&array![-0.5_f64], &0.0, &1.0, &array![1.0_f64]), 1.0);
 /// ```
 #[inline(always)]
 pub fn clamp_d1<X: Tensor + ?Sized, G: Tensor<Elem = X::Elem> + ?Sized>(
@@ -280,7 +327,9 @@ pub fn clamp_d1<X: Tensor + ?Sized, G: Tensor<Elem = X::Elem> + ?Sized>(
 /// `y = x.clamp(lo, hi)`: the gradient of the scalar `hi`.
 ///
 /// ```
-/// assert_eq!(autodiff_runtime::ops::tensor::clamp_d2(&ndarray::array![1.5_f64], &0.0, &1.0, &ndarray::array![1.0_f64]), 1.0);
+/// use autodiff_runtime::ops::tensor;
+/// use ndarray::array;
+/// assert_eq!(tensor::clamp_d2(&array![1.5_f64], &0.0, &1.0, &array![1.0_f64]), 1.0);
 /// ```
 #[inline(always)]
 pub fn clamp_d2<X: Tensor + ?Sized, G: Tensor<Elem = X::Elem> + ?Sized>(
@@ -295,7 +344,9 @@ pub fn clamp_d2<X: Tensor + ?Sized, G: Tensor<Elem = X::Elem> + ?Sized>(
 /// `y = a.mul_add(b, c)` (`a·b + c`): the gradient of `a` (elementwise, `b` a scalar).
 ///
 /// ```
-/// assert_eq!(autodiff_runtime::ops::tensor::mul_add_d0(&2.0_f64, &ndarray::array![1.0_f64, 3.0]), ndarray::array![2.0, 6.0]);
+/// use autodiff_runtime::ops::tensor;
+/// use ndarray::array;
+/// assert_eq!(tensor::mul_add_d0(&2.0_f64, &array![1.0_f64, 3.0]), array![2.0, 6.0]);
 /// ```
 #[inline(always)]
 pub fn mul_add_d0<G: Tensor + ?Sized>(b: &G::Elem, dy: &G) -> G::Cot {
@@ -305,7 +356,9 @@ pub fn mul_add_d0<G: Tensor + ?Sized>(b: &G::Elem, dy: &G) -> G::Cot {
 /// `y = a.mul_add(b, c)`: the gradient of the scalar `b`, `Σ a·dy`.
 ///
 /// ```
-/// assert_eq!(autodiff_runtime::ops::tensor::mul_add_d1(&ndarray::array![1.0_f64, 2.0], &ndarray::array![1.0_f64, 3.0]), 7.0);
+/// use autodiff_runtime::ops::tensor;
+/// use ndarray::array;
+/// assert_eq!(tensor::mul_add_d1(&array![1.0_f64, 2.0], &array![1.0_f64, 3.0]), 7.0);
 /// ```
 #[inline(always)]
 pub fn mul_add_d1<X: Tensor + ?Sized, G: Tensor<Elem = X::Elem> + ?Sized>(

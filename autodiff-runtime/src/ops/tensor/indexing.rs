@@ -7,9 +7,10 @@ use ndarray::{Array, ArrayView, Axis, Dimension, RemoveAxis};
 /// `x.slice(info)` (`info` from `s![…]`): a view.
 ///
 /// ```
+/// use autodiff_runtime::ops::tensor;
 /// use ndarray::{array, s};
 /// let x = array![[1.0_f64, 2.0, 3.0], [4.0, 5.0, 6.0]];
-/// assert_eq!(autodiff_runtime::ops::tensor::slice(&x, &s![.., 1..]), array![[2.0, 3.0], [5.0, 6.0]]);
+/// assert_eq!(tensor::slice(&x, &s![.., 1..]), array![[2.0, 3.0], [5.0, 6.0]]);
 /// ```
 #[inline(always)]
 pub fn slice<'a, A, I>(a: &'a A, info: &I) -> ArrayView<'a, A::Elem, I::OutDim>
@@ -165,9 +166,11 @@ where
 /// `x.select(axis, indices)`: the chosen sub-arrays along `axis`, copied (repeats allowed).
 ///
 /// ```
+/// use autodiff_runtime::ops::tensor;
 /// use ndarray::{array, Axis};
 /// let x = array![[1.0_f64, 2.0], [3.0, 4.0]];
-/// assert_eq!(autodiff_runtime::ops::tensor::select(&x, &Axis(0), &&[1, 1, 0][..]), array![[3.0, 4.0], [3.0, 4.0], [1.0, 2.0]]);
+/// let y = tensor::select(&x, &Axis(0), &&[1, 1, 0][..]);
+/// assert_eq!(y, array![[3.0, 4.0], [3.0, 4.0], [1.0, 2.0]]);
 /// ```
 pub fn select<A, S>(a: &A, axis: &Axis, indices: &S) -> Array<A::Elem, A::Dim>
 where
@@ -184,9 +187,10 @@ where
 /// it was taken from (repeated indices accumulate).
 ///
 /// ```
+/// use autodiff_runtime::ops::tensor;
 /// use ndarray::{array, Axis};
 /// let x = array![1.0_f64, 2.0];
-/// let g = autodiff_runtime::ops::tensor::select_d0(&x, &Axis(0), &&[1, 1][..], &array![1.0_f64, 2.0]);
+/// let g = tensor::select_d0(&x, &Axis(0), &&[1, 1][..], &array![1.0_f64, 2.0]);
 /// assert_eq!(g, array![0.0, 3.0]);
 /// ```
 pub fn select_d0<A, S, G>(a: &A, axis: &Axis, indices: &S, dy: &G) -> A::Cot

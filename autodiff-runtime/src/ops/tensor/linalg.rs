@@ -156,8 +156,9 @@ impl DotDims<Ix2> for Ix2 {
 /// `a.dot(&b)`: vector·vector (a scalar), matrix·vector, vector·matrix, matrix·matrix.
 ///
 /// ```
+/// use autodiff_runtime::ops::tensor;
 /// use ndarray::array;
-/// assert_eq!(autodiff_runtime::ops::tensor::dot(&array![1.0_f64, 2.0], &array![3.0_f64, 4.0]), 11.0);
+/// assert_eq!(tensor::dot(&array![1.0_f64, 2.0], &array![3.0_f64, 4.0]), 11.0);
 /// ```
 #[inline(always)]
 pub fn dot<A, B>(a: &A, b: &B) -> <A::Dim as DotDims<B::Dim>>::Out<A::Elem>
@@ -172,8 +173,9 @@ where
 /// `y = a.dot(&b)`: the gradient of `a`.
 ///
 /// ```
+/// use autodiff_runtime::ops::tensor;
 /// use ndarray::array;
-/// let g = autodiff_runtime::ops::tensor::dot_d0(&array![[1.0_f64, 2.0]], &array![[3.0_f64], [4.0]], &array![[1.0_f64]]);
+/// let g = tensor::dot_d0(&array![[1.0_f64, 2.0]], &array![[3.0_f64], [4.0]], &array![[1.0_f64]]);
 /// assert_eq!(g, array![[3.0, 4.0]]);
 /// ```
 #[inline(always)]
@@ -194,8 +196,9 @@ where
 /// `y = a.dot(&b)`: the gradient of `b`.
 ///
 /// ```
+/// use autodiff_runtime::ops::tensor;
 /// use ndarray::array;
-/// let g = autodiff_runtime::ops::tensor::dot_d1(&array![[1.0_f64, 2.0]], &array![[3.0_f64], [4.0]], &array![[1.0_f64]]);
+/// let g = tensor::dot_d1(&array![[1.0_f64, 2.0]], &array![[3.0_f64], [4.0]], &array![[1.0_f64]]);
 /// assert_eq!(g, array![[1.0], [2.0]]);
 /// ```
 #[inline(always)]

@@ -206,7 +206,8 @@ fn sum_to_cow<F: Real, D: Dimension>(g: CowArray<'_, F, IxDyn>, dim: D) -> Array
         });
         assert!(
             broadcast,
-            "autodiff: a gradient of shape {shape:?} cannot be reduced to an operand of shape {target:?} (the operand was not broadcast to it)"
+            "autodiff: a gradient of shape {shape:?} cannot be reduced to an operand of shape \
+            {target:?} (the operand was not broadcast to it)"
         );
         let lead = lead.unwrap_or(0);
         // Sum the stretched axes from the last, so the indices of the others stay valid; the

@@ -22,7 +22,9 @@ pub fn sum<A: Tensor + ?Sized>(a: &A) -> A::Elem {
 /// `y = x.sum()`: the gradient of `x`, `dy` everywhere.
 ///
 /// ```
-/// assert_eq!(autodiff_runtime::ops::tensor::sum_d0(&ndarray::array![1.0_f64, 2.0], &3.0), ndarray::array![3.0, 3.0]);
+/// use autodiff_runtime::ops::tensor;
+/// use ndarray::array;
+/// assert_eq!(tensor::sum_d0(&array![1.0_f64, 2.0], &3.0), array![3.0, 3.0]);
 /// ```
 #[inline(always)]
 pub fn sum_d0<A: Tensor + ?Sized>(a: &A, dy: &A::Elem) -> A::Cot {
@@ -47,7 +49,9 @@ pub fn mean<A: Tensor + ?Sized>(a: &A) -> A::Elem {
 /// `y = x.mean()`: the gradient of `x`, `dy / n` everywhere.
 ///
 /// ```
-/// assert_eq!(autodiff_runtime::ops::tensor::mean_d0(&ndarray::array![1.0_f64, 2.0], &1.0), ndarray::array![0.5, 0.5]);
+/// use autodiff_runtime::ops::tensor;
+/// use ndarray::array;
+/// assert_eq!(tensor::mean_d0(&array![1.0_f64, 2.0], &1.0), array![0.5, 0.5]);
 /// ```
 #[inline(always)]
 pub fn mean_d0<A: Tensor + ?Sized>(a: &A, dy: &A::Elem) -> A::Cot {
@@ -58,8 +62,9 @@ pub fn mean_d0<A: Tensor + ?Sized>(a: &A, dy: &A::Elem) -> A::Cot {
 /// `x.sum_axis(axis)`.
 ///
 /// ```
+/// use autodiff_runtime::ops::tensor;
 /// use ndarray::{array, Axis};
-/// assert_eq!(autodiff_runtime::ops::tensor::sum_axis(&array![[1.0_f64, 2.0], [3.0, 4.0]], &Axis(0)), array![4.0, 6.0]);
+/// assert_eq!(tensor::sum_axis(&array![[1.0_f64, 2.0], [3.0, 4.0]], &Axis(0)), array![4.0, 6.0]);
 /// ```
 #[inline(always)]
 pub fn sum_axis<A: Tensor + ?Sized>(
@@ -77,8 +82,10 @@ where
 /// `y = x.sum_axis(axis)`: the gradient of `x`, `dy` repeated along `axis`.
 ///
 /// ```
+/// use autodiff_runtime::ops::tensor;
 /// use ndarray::{array, Axis};
-/// let g = autodiff_runtime::ops::tensor::sum_axis_d0(&array![[1.0_f64, 2.0], [3.0, 4.0]], &Axis(0), &array![1.0_f64, 2.0]);
+/// let x = array![[1.0_f64, 2.0], [3.0, 4.0]];
+/// let g = tensor::sum_axis_d0(&x, &Axis(0), &array![1.0_f64, 2.0]);
 /// assert_eq!(g, array![[1.0, 2.0], [1.0, 2.0]]);
 /// ```
 pub fn sum_axis_d0<A, G>(a: &A, axis: &Axis, dy: &G) -> A::Cot
@@ -101,8 +108,9 @@ where
 /// `x.mean_axis(axis).unwrap()`; panics on an empty axis.
 ///
 /// ```
+/// use autodiff_runtime::ops::tensor;
 /// use ndarray::{array, Axis};
-/// assert_eq!(autodiff_runtime::ops::tensor::mean_axis(&array![[1.0_f64, 2.0], [3.0, 4.0]], &Axis(1)), array![1.5, 3.5]);
+/// assert_eq!(tensor::mean_axis(&array![[1.0_f64, 2.0], [3.0, 4.0]], &Axis(1)), array![1.5, 3.5]);
 /// ```
 pub fn mean_axis<A: Tensor + ?Sized>(
     a: &A,
@@ -124,8 +132,10 @@ where
 /// `y = x.mean_axis(axis)`: the gradient of `x`, `dy / n` repeated along `axis`.
 ///
 /// ```
+/// use autodiff_runtime::ops::tensor;
 /// use ndarray::{array, Axis};
-/// let g = autodiff_runtime::ops::tensor::mean_axis_d0(&array![[1.0_f64, 2.0], [3.0, 4.0]], &Axis(1), &array![1.0_f64, 2.0]);
+/// let x = array![[1.0_f64, 2.0], [3.0, 4.0]];
+/// let g = tensor::mean_axis_d0(&x, &Axis(1), &array![1.0_f64, 2.0]);
 /// assert_eq!(g, array![[0.5, 0.5], [1.0, 1.0]]);
 /// ```
 pub fn mean_axis_d0<A, G>(a: &A, axis: &Axis, dy: &G) -> A::Cot

@@ -56,8 +56,9 @@ pub fn to_owned_d0<G: Tensor + ?Sized>(dy: &G) -> G::Cot {
 /// `x.insert_axis(axis)`: a view with a new axis of length 1.
 ///
 /// ```
+/// use autodiff_runtime::ops::tensor;
 /// use ndarray::{array, Axis};
-/// assert_eq!(autodiff_runtime::ops::tensor::insert_axis(&array![1.0_f64, 2.0], &Axis(0)).shape(), &[1, 2]);
+/// assert_eq!(tensor::insert_axis(&array![1.0_f64, 2.0], &Axis(0)).shape(), &[1, 2]);
 /// ```
 #[inline(always)]
 pub fn insert_axis<'a, A: Tensor + ?Sized>(
@@ -70,8 +71,9 @@ pub fn insert_axis<'a, A: Tensor + ?Sized>(
 /// `y = x.insert_axis(axis)`: the gradient of `x`, `dy` without that axis.
 ///
 /// ```
+/// use autodiff_runtime::ops::tensor;
 /// use ndarray::{array, Axis};
-/// let g = autodiff_runtime::ops::tensor::insert_axis_d0(&array![1.0_f64, 2.0], &Axis(0), &array![[3.0_f64, 4.0]]);
+/// let g = tensor::insert_axis_d0(&array![1.0_f64, 2.0], &Axis(0), &array![[3.0_f64, 4.0]]);
 /// assert_eq!(g, array![3.0, 4.0]);
 /// ```
 pub fn insert_axis_d0<A, G>(_a: &A, axis: &Axis, dy: &G) -> A::Cot
@@ -87,8 +89,10 @@ where
 /// in row-major order, in a new shape (an owned array).
 ///
 /// ```
-/// let y = autodiff_runtime::ops::tensor::reshape(&ndarray::array![1.0_f64, 2.0, 3.0, 4.0], &(2, 2));
-/// assert_eq!(y, ndarray::array![[1.0, 2.0], [3.0, 4.0]]);
+/// use autodiff_runtime::ops::tensor;
+/// use ndarray::array;
+/// let y = tensor::reshape(&array![1.0_f64, 2.0, 3.0, 4.0], &(2, 2));
+/// assert_eq!(y, array![[1.0, 2.0], [3.0, 4.0]]);
 /// ```
 pub fn reshape<A, Sh>(a: &A, shape: &Sh) -> Array<A::Elem, Sh::Dim>
 where
@@ -106,8 +110,10 @@ where
 /// `y = reshape(x)`: the gradient of `x`, `dy`'s elements in `x`'s shape.
 ///
 /// ```
-/// let g = autodiff_runtime::ops::tensor::reshape_d0(&ndarray::array![1.0_f64, 2.0], &(1, 2), &ndarray::array![[3.0_f64, 4.0]]);
-/// assert_eq!(g, ndarray::array![3.0, 4.0]);
+/// use autodiff_runtime::ops::tensor;
+/// use ndarray::array;
+/// let g = tensor::reshape_d0(&array![1.0_f64, 2.0], &(1, 2), &array![[3.0_f64, 4.0]]);
+/// assert_eq!(g, array![3.0, 4.0]);
 /// ```
 pub fn reshape_d0<A, Sh, G>(a: &A, _shape: &Sh, dy: &G) -> A::Cot
 where
@@ -124,8 +130,10 @@ where
 /// `x.broadcast(shape).unwrap()`: `x` stretched to `shape` (an owned copy).
 ///
 /// ```
-/// let x = ndarray::array![1.0_f64, 2.0];
-/// assert_eq!(autodiff_runtime::ops::tensor::broadcast(&x, &(2, 2)), ndarray::array![[1.0, 2.0], [1.0, 2.0]]);
+/// use autodiff_runtime::ops::tensor;
+/// use ndarray::array;
+/// let x = array![1.0_f64, 2.0];
+/// assert_eq!(tensor::broadcast(&x, &(2, 2)), array![[1.0, 2.0], [1.0, 2.0]]);
 /// ```
 pub fn broadcast<A, Sh>(a: &A, shape: &Sh) -> Array<A::Elem, Sh::Dim>
 where
@@ -147,8 +155,11 @@ where
 /// `y = x.broadcast(shape)`: the gradient of `x`, `dy` summed over the stretched axes.
 ///
 /// ```
-/// let g = autodiff_runtime::ops::tensor::broadcast_d0(&ndarray::array![1.0_f64, 2.0], &(2, 2), &ndarray::array![[1.0_f64, 2.0], [3.0, 4.0]]);
-/// assert_eq!(g, ndarray::array![4.0, 6.0]);
+/// use autodiff_runtime::ops::tensor;
+/// use ndarray::array;
+/// let dy = array![[1.0_f64, 2.0], [3.0, 4.0]];
+/// let g = tensor::broadcast_d0(&array![1.0_f64, 2.0], &(2, 2), &dy);
+/// assert_eq!(g, array![4.0, 6.0]);
 /// ```
 pub fn broadcast_d0<A, Sh, G>(a: &A, _shape: &Sh, dy: &G) -> A::Cot
 where
@@ -161,9 +172,10 @@ where
 /// `ndarray::concatenate(axis, &[a.view(), b.view(), …]).unwrap()`.
 ///
 /// ```
+/// use autodiff_runtime::ops::tensor;
 /// use ndarray::{array, Axis};
 /// let (a, b) = (array![1.0_f64, 2.0], array![3.0_f64]);
-/// assert_eq!(autodiff_runtime::ops::tensor::concatenate(&Axis(0), &[a.view(), b.view()]), array![1.0, 2.0, 3.0]);
+/// assert_eq!(tensor::concatenate(&Axis(0), &[a.view(), b.view()]), array![1.0, 2.0, 3.0]);
 /// ```
 pub fn concatenate<F: Real, D: RemoveAxis>(
     axis: &Axis,
@@ -181,9 +193,10 @@ pub fn concatenate<F: Real, D: RemoveAxis>(
 /// `y = concatenate(axis, parts)`: the gradient of part `k`, its slice of `dy`.
 ///
 /// ```
+/// use autodiff_runtime::ops::tensor;
 /// use ndarray::{array, Axis};
 /// let (a, b) = (array![1.0_f64, 2.0], array![3.0_f64]);
-/// let g = autodiff_runtime::ops::tensor::concatenate_d(&Axis(0), &[a.view(), b.view()], 1, &array![4.0_f64, 5.0, 6.0]);
+/// let g = tensor::concatenate_d(&Axis(0), &[a.view(), b.view()], 1, &array![4.0_f64, 5.0, 6.0]);
 /// assert_eq!(g, array![6.0]);
 /// ```
 pub fn concatenate_d<F: Real, D: RemoveAxis, G: Tensor<Elem = F> + ?Sized>(
@@ -205,9 +218,10 @@ pub fn concatenate_d<F: Real, D: RemoveAxis, G: Tensor<Elem = F> + ?Sized>(
 /// `ndarray::stack(axis, &[a.view(), b.view(), …]).unwrap()`.
 ///
 /// ```
+/// use autodiff_runtime::ops::tensor;
 /// use ndarray::{array, Axis};
 /// let (a, b) = (array![1.0_f64, 2.0], array![3.0_f64, 4.0]);
-/// assert_eq!(autodiff_runtime::ops::tensor::stack(&Axis(0), &[a.view(), b.view()]), array![[1.0, 2.0], [3.0, 4.0]]);
+/// assert_eq!(tensor::stack(&Axis(0), &[a.view(), b.view()]), array![[1.0, 2.0], [3.0, 4.0]]);
 /// ```
 pub fn stack<F: Real, D: Dimension>(
     axis: &Axis,
@@ -228,9 +242,11 @@ where
 /// `y = stack(axis, parts)`: the gradient of part `k`, `dy` at index `k` along `axis`.
 ///
 /// ```
+/// use autodiff_runtime::ops::tensor;
 /// use ndarray::{array, Axis};
 /// let (a, b) = (array![1.0_f64, 2.0], array![3.0_f64, 4.0]);
-/// let g = autodiff_runtime::ops::tensor::stack_d(&Axis(0), &[a.view(), b.view()], 1, &array![[5.0_f64, 6.0], [7.0, 8.0]]);
+/// let dy = array![[5.0_f64, 6.0], [7.0, 8.0]];
+/// let g = tensor::stack_d(&Axis(0), &[a.view(), b.view()], 1, &dy);
 /// assert_eq!(g, array![7.0, 8.0]);
 /// ```
 pub fn stack_d<F: Real, D: Dimension, G: Tensor<Elem = F> + ?Sized>(
