@@ -100,7 +100,8 @@ pub fn first_mismatch(
 pub fn assert_gradient_close(analytic: &[f64], numeric: &[f64], tolerance: f64) {
     if let Some((i, a, n)) = first_mismatch(analytic, numeric, tolerance) {
         panic!(
-            "gradient mismatch at coordinate {i}: analytic {a:e}, numeric {n:e} (difference {:e}, tolerance {tolerance:e} relative)\n analytic: {analytic:?}\n numeric:  {numeric:?}",
+            "gradient mismatch at coordinate {i}: analytic {a:e}, numeric {n:e} (difference {:e}, \
+            tolerance {tolerance:e} relative)\n analytic: {analytic:?}\n numeric:  {numeric:?}",
             (a - n).abs()
         );
     }

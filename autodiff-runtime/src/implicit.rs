@@ -242,8 +242,18 @@ macro_rules! array_parameter {
             fn num_elements(&self) -> usize {
                 self.len()
             }
-            fn update_elements(&mut self, grad: &ndarray::Array<$t, D>, f: &mut dyn FnMut(usize, f64, f64) -> f64) {
-                assert_eq!(self.shape(), grad.shape(), "gradient of shape {:?} for a parameter of shape {:?}", grad.shape(), self.shape());
+            fn update_elements(
+                &mut self,
+                grad: &ndarray::Array<$t, D>,
+                f: &mut dyn FnMut(usize, f64, f64) -> f64,
+            ) {
+                assert_eq!(
+                    self.shape(),
+                    grad.shape(),
+                    "gradient of shape {:?} for a parameter of shape {:?}",
+                    grad.shape(),
+                    self.shape()
+                );
                 for (k, (v, g)) in self.iter_mut().zip(grad.iter()).enumerate() {
                     *v = f(k, f64::from(*v), f64::from(*g)) as $t;
                 }
@@ -720,17 +730,24 @@ pub(crate) fn check_answer<R: PartialEq + fmt::Debug + 'static>(
 ) {
     match request.answers {
         0 => panic!(
-            "{helper}: the function ran no differentiable code. Pass a `#[differentiable]` function, a `differentiable!` closure, or a closure whose result is exactly one such call (`|x| model.loss(x)`)."
+            "{helper}: the function ran no differentiable code. Pass a `#[differentiable]` \
+            function, a `differentiable!` closure, or a closure whose result is exactly one such \
+            call (`|x| model.loss(x)`)."
         ),
         1 => {}
         n => panic!(
-            "{helper}: the function called {n} differentiable functions and combined their results outside differentiable code, so their gradient cannot be known. Combine them inside one `#[differentiable]` function or `differentiable!` closure."
+            "{helper}: the function called {n} differentiable functions and combined their results \
+            outside differentiable code, so their gradient cannot be known. Combine them inside \
+            one `#[differentiable]` function or `differentiable!` closure."
         ),
     }
     let answered = request.value.as_ref().and_then(|v| v.downcast_ref::<R>());
     if answered != Some(result) {
         panic!(
-            "{helper}: the function returned {result:?}, but its differentiable code computed {answered:?}: the result was changed outside differentiable code, so its gradient cannot be known. Do the whole computation inside one `#[differentiable]` function or `differentiable!` closure."
+            "{helper}: the function returned {result:?}, but its differentiable code computed \
+            {answered:?}: the result was changed outside differentiable code, so its gradient \
+            cannot be known. Do the whole computation inside one `#[differentiable]` function or \
+            `differentiable!` closure."
         );
     }
 }
@@ -742,7 +759,10 @@ fn gradients_of<R: PartialEq + fmt::Debug + 'static>(
 ) -> Gradients {
     check_answer(helper, result, &request);
     if request.sink.variables.is_empty() {
-        panic!("{helper}: no trainable variables were accessed by the function: it read no `Variable`, or only non-trainable ones (`Variable::non_trainable`).");
+        panic!(
+            "{helper}: no trainable variables were accessed by the function: it read no \
+            `Variable`, or only non-trainable ones (`Variable::non_trainable`)."
+        );
     }
     Gradients::from_sink(request.sink)
 }

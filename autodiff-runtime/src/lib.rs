@@ -26,6 +26,7 @@ pub mod optim;
 mod real;
 #[doc(hidden)]
 pub mod saved;
+mod sealed;
 #[doc(hidden)]
 pub mod select;
 #[doc(hidden)]

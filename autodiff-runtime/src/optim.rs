@@ -142,7 +142,13 @@ impl<S: Schedule> Core<S> {
             .state
             .entry(Key::Explicit)
             .or_insert_with(|| vec![0.0; n * R::BUFFERS]);
-        assert_eq!(state.len(), n * R::BUFFERS, "this optimizer was used with parameters of {} elements before, now {n}: use one optimizer per set of parameters", state.len() / R::BUFFERS.max(1));
+        assert_eq!(
+            state.len(),
+            n * R::BUFFERS,
+            "this optimizer was used with parameters of {} elements before, now {n}: use one \
+            optimizer per set of parameters",
+            state.len() / R::BUFFERS.max(1)
+        );
         params.update_elements(grad, &mut |k, w, gk| {
             rule.update(
                 lr,

@@ -1,14 +1,9 @@
 //! The scalar types the rules are written for.
 
+use crate::sealed::Sealed;
 use crate::tangent::Differentiable;
 use core::fmt::{Debug, Display};
 use num_traits::{Float, FloatConst};
-
-mod sealed {
-    pub trait Sealed {}
-    impl Sealed for f32 {}
-    impl Sealed for f64 {}
-}
 
 /// A real scalar type the derivative rules are implemented for: `f32` and `f64`.
 ///
@@ -31,7 +26,7 @@ pub trait Real:
     + Sync
     + 'static
     + Differentiable<Tangent = Self>
-    + sealed::Sealed
+    + Sealed
 {
     /// Converts an `f64` constant to this type (rounding for `f32`).
     fn from_f64(value: f64) -> Self;

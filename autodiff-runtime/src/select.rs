@@ -181,7 +181,9 @@ pub trait TakeAt<const K: usize> {
 }
 
 macro_rules! take_at {
-    ($([$($T:ident),+] => $(($K:tt $TK:ident))+;)*) => { $( take_at!(@each [$($T),+] $(($K $TK))+); )* };
+    ($([$($T:ident),+] => $(($K:tt $TK:ident))+;)*) => {
+        $( take_at!(@each [$($T),+] $(($K $TK))+); )*
+    };
     (@each $gens:tt $(($K:tt $TK:ident))+) => { $( take_at!(@one $gens $K $TK); )+ };
     (@one [$($T:ident),+] $K:tt $TK:ident) => {
         impl<$($T),+> TakeAt<$K> for ($(Option<$T>,)+) {
@@ -208,14 +210,18 @@ take_at! {
     [A, B, C, D, E, F, G, H] => (0 A) (1 B) (2 C) (3 D) (4 E) (5 F) (6 G) (7 H);
     [A, B, C, D, E, F, G, H, I] => (0 A) (1 B) (2 C) (3 D) (4 E) (5 F) (6 G) (7 H) (8 I);
     [A, B, C, D, E, F, G, H, I, J] => (0 A) (1 B) (2 C) (3 D) (4 E) (5 F) (6 G) (7 H) (8 I) (9 J);
-    [A, B, C, D, E, F, G, H, I, J, K] => (0 A) (1 B) (2 C) (3 D) (4 E) (5 F) (6 G) (7 H) (8 I) (9 J) (10 K);
-    [A, B, C, D, E, F, G, H, I, J, K, L] => (0 A) (1 B) (2 C) (3 D) (4 E) (5 F) (6 G) (7 H) (8 I) (9 J) (10 K) (11 L);
+    [A, B, C, D, E, F, G, H, I, J, K] =>
+        (0 A) (1 B) (2 C) (3 D) (4 E) (5 F) (6 G) (7 H) (8 I) (9 J) (10 K);
+    [A, B, C, D, E, F, G, H, I, J, K, L] =>
+        (0 A) (1 B) (2 C) (3 D) (4 E) (5 F) (6 G) (7 H) (8 I) (9 J) (10 K) (11 L);
 }
 
 /// Chooses which gradients of the all-parameters tuple `G` a helper returns.
 #[diagnostic::on_unimplemented(
-    message = "cannot take these gradients: `{Self}` does not select from this function's parameters",
-    note = "a function with no differentiable parameter, or with more than 8, needs `params = [...]` naming at most 8 differentiable parameters"
+    message = "cannot take these gradients: `{Self}` does not select from this function's \
+        parameters",
+    note = "a function with no differentiable parameter, or with more than 8, needs \
+        `params = [...]` naming at most 8 differentiable parameters"
 )]
 pub trait Select<G> {
     /// One gradient: the bare value; several: a tuple.
@@ -279,7 +285,8 @@ selectors! {
 
 /// A scalar output type (`f32`, `f64`), the only kind `gradients_function!` differentiates.
 #[diagnostic::on_unimplemented(
-    message = "`gradients_function!` and `value_and_gradients_function!` need a function returning a scalar (f32 or f64), not `{Self}`",
+    message = "`gradients_function!` and `value_and_gradients_function!` need a function returning \
+        a scalar (f32 or f64), not `{Self}`",
     label = "this function's output is not a scalar",
     note = "use `vjp!(f)` to pull back a cotangent of any output type"
 )]
@@ -292,7 +299,8 @@ impl ScalarOutput for f64 {}
 /// type, so that it is checked where `gradients_function!` is used, not where the
 /// function is defined.
 #[diagnostic::on_unimplemented(
-    message = "`gradients_function!` and `value_and_gradients_function!` need a function returning a scalar (f32 or f64), not `{O}`",
+    message = "`gradients_function!` and `value_and_gradients_function!` need a function returning \
+        a scalar (f32 or f64), not `{O}`",
     label = "this function's output is not a scalar",
     note = "use `vjp!(f)` to pull back a cotangent of any output type"
 )]
@@ -338,7 +346,8 @@ mod tests {
 
     #[test]
     #[should_panic(
-        expected = "`zz` is not a parameter of `f`; the differentiable parameters of `f` are: `a` (0), `b` (2)"
+        expected = "`zz` is not a parameter of `f`; the differentiable parameters of `f` are: \
+            `a` (0), `b` (2)"
     )]
     fn unknown_name_lists_the_differentiable_parameters() {
         param_index(&SIG, "zz");

@@ -279,7 +279,10 @@ macro_rules! tuple_sources {
     ($(($($s:ident $i:tt),+))*) => {$(
         impl<$($s: Sources),+> Sources for ($($s,)+) {
             type Output = ($($s::Output,)+);
-            fn collect(self, found: &BTreeMap<VariableId, (Gradient, VariableRef)>) -> Self::Output {
+            fn collect(
+                self,
+                found: &BTreeMap<VariableId, (Gradient, VariableRef)>,
+            ) -> Self::Output {
                 ($(self.$i.collect(found),)+)
             }
         }

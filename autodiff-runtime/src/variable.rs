@@ -89,7 +89,8 @@ impl<T: Send + Sync + 'static> Variable<T> {
         Self::make(value, false)
     }
 
-    /// Gives the variable a name (shown by `Debug` and [`VariableRef::name`](crate::VariableRef::name)).
+    /// Gives the variable a name (shown by `Debug` and
+    /// [`VariableRef::name`](crate::VariableRef::name)).
     ///
     /// ```
     /// let w = autodiff_runtime::Variable::new(2.0_f64).with_name("w1");

@@ -10,7 +10,11 @@ use crate::real::Real;
 /// the documentation example, which compares the rule with a central difference.
 macro_rules! unary_rule {
     // `reads x`: the rule reads the input; `reads y`: the output; `reads nothing`.
-    ($($(#[$meta:meta])* $name:ident / $method:ident at $at:literal reads $what:ident : |$v:ident, $dy:ident| $body:expr;)*) => {$(
+    ($(
+        $(#[$meta:meta])*
+        $name:ident / $method:ident at $at:literal
+        reads $what:ident : |$v:ident, $dy:ident| $body:expr;
+    )*) => {$(
         $(#[$meta])*
         #[doc = ""]
         #[doc = "```"]
@@ -18,8 +22,14 @@ macro_rules! unary_rule {
         #[doc = "let y = x."]
         #[doc = stringify!($method)]
         #[doc = "();"]
-        #[doc = concat!("let fd = ((x + h).", stringify!($method), "() - (x - h).", stringify!($method), "()) / (2.0 * h);")]
-        #[doc = concat!("let rule = autodiff_runtime::ops::", stringify!($name), "(", unary_rule!(@arg $what), "&1.0);")]
+        #[doc = concat!(
+            "let fd = ((x + h).", stringify!($method), "() - (x - h).", stringify!($method),
+            "()) / (2.0 * h);"
+        )]
+        #[doc = concat!(
+            "let rule = autodiff_runtime::ops::", stringify!($name), "(", unary_rule!(@arg $what),
+            "&1.0);"
+        )]
         #[doc = "assert!((rule - fd).abs() <= 1e-6 * fd.abs().max(1.0), \"{rule} vs {fd}\");"]
         #[doc = "let _ = y;"]
         #[doc = "```"]

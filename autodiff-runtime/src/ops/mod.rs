@@ -16,11 +16,11 @@
 //! | --- | --- | --- |
 //! | `abs(x)` | `x == 0` | `1` (the right derivative) |
 //! | `max(a, b)`, `min(a, b)` | `a == b` | `½` to each input |
-//! | `clamp(x, lo, hi)` | `x == lo` or `x == hi` | as `min(max(x, lo), hi)`: `½` to `x`, `½` to the bound |
+//! | `clamp(x, lo, hi)` | `x == lo` or `x == hi` | as `max`, `min`: `½` to `x`, `½` to the bound |
 //! | `sqrt(x)` | `x == 0` | `+∞` (so `dy = 0` gives NaN, as in JAX) |
 //! | `powf(x, p)` w.r.t. `p` | `x == 0` | `0` |
 //! | `hypot(a, b)` | `a == b == 0` | `0` |
-//! | `floor`, `ceil`, `round`, `trunc`, `signum`, comparisons, casts to integers | everywhere | `0` |
+//! | `floor`, `ceil`, `round`, `trunc`, `signum`, comparisons, integer casts | everywhere | `0` |
 //!
 //! ```
 //! use autodiff_runtime::ops;
