@@ -21,7 +21,9 @@ fn sum_picks(v: &[f64], m: usize) -> f64 {
 }
 
 fn point(n: usize) -> Vec<f64> {
-    (0..n).map(|i| 0.3 + 0.17 * i as f64 - 0.01 * (i * i) as f64).collect()
+    (0..n)
+        .map(|i| 0.3 + 0.17 * i as f64 - 0.01 * (i * i) as f64)
+        .collect()
 }
 
 #[test]
@@ -55,7 +57,10 @@ fn nested(w: &[f64], v: &[f64]) -> f64 {
 
 #[test]
 fn nested_helpers_lend_the_buffer_on() {
-    let (w, v) = (point(5), point(5).iter().map(|x| x + 0.5).collect::<Vec<_>>());
+    let (w, v) = (
+        point(5),
+        point(5).iter().map(|x| x + 0.5).collect::<Vec<_>>(),
+    );
     let (gw, gv) = gradients_function!(nested)(&w, &v);
     let fd_w = finite_difference(|x| nested(x, &v), &w);
     let fd_v = finite_difference(|x| nested(&w, x), &v);

@@ -1,7 +1,7 @@
 //! `+ - * /` and negation between scalars and arrays, broadcasting as ndarray does, and
 //! their rules: the gradient of an operand is reduced to its own shape.
 
-use super::{broadcast_to, dyn_view, CotArg, Tensor, Val};
+use super::{broadcast_to, dyn_view, CotangentArg, Tensor, Val};
 use crate::real::Real;
 use crate::sealed::Sealed;
 use ndarray::{Array, ArrayBase, ArrayD, ArrayView, CowArray, Data, DimMax, Dimension, IxDyn};
@@ -181,7 +181,7 @@ pub fn elem_of<A: Tensor + ?Sized>(_like: &A, value: A::Elem) -> A::Elem {
 /// assert_eq!(tensor::neg(&array![1.0_f64]), array![-1.0]);
 /// ```
 #[inline(always)]
-pub fn neg<A: Tensor + ?Sized>(a: &A) -> A::Cot {
+pub fn neg<A: Tensor + ?Sized>(a: &A) -> A::Cotangent {
     match a.as_scalar() {
         Some(s) => a.reduce_scalar(-s),
         None => a.cot_from(a.view_tensor().mapv(|v| -v)),
@@ -196,7 +196,7 @@ pub fn neg<A: Tensor + ?Sized>(a: &A) -> A::Cot {
 /// assert_eq!(tensor::add_d0(&1.0_f64, &array![1.0_f64, 2.0]), 3.0);
 /// ```
 #[inline(always)]
-pub fn add_d0<A: Tensor + ?Sized, G: CotArg<Elem = A::Elem>>(a: &A, dy: G) -> A::Cot {
+pub fn add_d0<A: Tensor + ?Sized, G: CotangentArg<Elem = A::Elem>>(a: &A, dy: G) -> A::Cotangent {
     match dy.cot_scalar() {
         Some(g) => a.reduce_scalar(g),
         None => a.reduce(dy.into_cow()),
@@ -209,7 +209,7 @@ pub fn add_d0<A: Tensor + ?Sized, G: CotArg<Elem = A::Elem>>(a: &A, dy: G) -> A:
 /// assert_eq!(autodiff_runtime::ops::tensor::add_d1(&2.0_f64, &5.0), 5.0);
 /// ```
 #[inline(always)]
-pub fn add_d1<B: Tensor + ?Sized, G: CotArg<Elem = B::Elem>>(b: &B, dy: G) -> B::Cot {
+pub fn add_d1<B: Tensor + ?Sized, G: CotangentArg<Elem = B::Elem>>(b: &B, dy: G) -> B::Cotangent {
     add_d0(b, dy)
 }
 
@@ -219,7 +219,7 @@ pub fn add_d1<B: Tensor + ?Sized, G: CotArg<Elem = B::Elem>>(b: &B, dy: G) -> B:
 /// assert_eq!(autodiff_runtime::ops::tensor::sub_d0(&2.0_f64, &5.0), 5.0);
 /// ```
 #[inline(always)]
-pub fn sub_d0<A: Tensor + ?Sized, G: CotArg<Elem = A::Elem>>(a: &A, dy: G) -> A::Cot {
+pub fn sub_d0<A: Tensor + ?Sized, G: CotangentArg<Elem = A::Elem>>(a: &A, dy: G) -> A::Cotangent {
     add_d0(a, dy)
 }
 
@@ -229,7 +229,7 @@ pub fn sub_d0<A: Tensor + ?Sized, G: CotArg<Elem = A::Elem>>(a: &A, dy: G) -> A:
 /// assert_eq!(autodiff_runtime::ops::tensor::sub_d1(&2.0_f64, &5.0), -5.0);
 /// ```
 #[inline(always)]
-pub fn sub_d1<B: Tensor + ?Sized, G: CotArg<Elem = B::Elem>>(b: &B, dy: G) -> B::Cot {
+pub fn sub_d1<B: Tensor + ?Sized, G: CotangentArg<Elem = B::Elem>>(b: &B, dy: G) -> B::Cotangent {
     match dy.cot_scalar() {
         Some(g) => b.reduce_scalar(-g),
         None => {
@@ -262,11 +262,11 @@ fn zip_in_place<F: Real>(
 /// assert_eq!(g, 4.0);
 /// ```
 #[inline(always)]
-pub fn mul_d0<A, B, G>(a: &A, b: &B, dy: G) -> A::Cot
+pub fn mul_d0<A, B, G>(a: &A, b: &B, dy: G) -> A::Cotangent
 where
     A: Tensor + ?Sized,
     B: Tensor<Elem = A::Elem> + ?Sized,
-    G: CotArg<Elem = A::Elem>,
+    G: CotangentArg<Elem = A::Elem>,
 {
     if let (Some(b), Some(g)) = (b.as_scalar(), dy.cot_scalar()) {
         return a.reduce_scalar(b * g);
@@ -299,11 +299,11 @@ where
 /// assert_eq!(g, array![2.0, 2.0]);
 /// ```
 #[inline(always)]
-pub fn mul_d1<A, B, G>(a: &A, b: &B, dy: G) -> B::Cot
+pub fn mul_d1<A, B, G>(a: &A, b: &B, dy: G) -> B::Cotangent
 where
     A: Tensor + ?Sized,
     B: Tensor<Elem = A::Elem> + ?Sized,
-    G: CotArg<Elem = A::Elem>,
+    G: CotangentArg<Elem = A::Elem>,
 {
     mul_d0(b, a, dy)
 }
@@ -314,11 +314,11 @@ where
 /// assert_eq!(autodiff_runtime::ops::tensor::div_d0(&1.0_f64, &4.0, &1.0), 0.25);
 /// ```
 #[inline(always)]
-pub fn div_d0<A, B, G>(a: &A, b: &B, dy: G) -> A::Cot
+pub fn div_d0<A, B, G>(a: &A, b: &B, dy: G) -> A::Cotangent
 where
     A: Tensor + ?Sized,
     B: Tensor<Elem = A::Elem> + ?Sized,
-    G: CotArg<Elem = A::Elem>,
+    G: CotangentArg<Elem = A::Elem>,
 {
     if let (Some(b), Some(g)) = (b.as_scalar(), dy.cot_scalar()) {
         return a.reduce_scalar(g / b);
@@ -334,11 +334,11 @@ where
 /// assert_eq!(autodiff_runtime::ops::tensor::div_d1(&4.0_f64, &0.25, &1.0), -0.0625);
 /// ```
 #[inline(always)]
-pub fn div_d1<B, Y, G>(b: &B, y: &Y, dy: G) -> B::Cot
+pub fn div_d1<B, Y, G>(b: &B, y: &Y, dy: G) -> B::Cotangent
 where
     B: Tensor + ?Sized,
     Y: Tensor<Elem = B::Elem> + ?Sized,
-    G: CotArg<Elem = B::Elem>,
+    G: CotangentArg<Elem = B::Elem>,
 {
     if let (Some(bs), Some(ys), Some(g)) = (b.as_scalar(), y.as_scalar(), dy.cot_scalar()) {
         return b.reduce_scalar(-(g * ys) / bs);
@@ -355,7 +355,7 @@ where
 /// assert_eq!(autodiff_runtime::ops::tensor::neg_d0(&2.0_f64), -2.0);
 /// ```
 #[inline(always)]
-pub fn neg_d0<G: CotArg>(dy: G) -> G::Cot {
+pub fn neg_d0<G: CotangentArg>(dy: G) -> G::Cotangent {
     match dy.cot_scalar() {
         Some(g) => G::cot_of(ndarray::arr0(-g).into_dyn()),
         None => {

@@ -1,13 +1,13 @@
 //! Functions of one value applied to every element (`sin`, `exp`, `powi`, …), and `mapv` /
 //! `map` with a closure. Each rule lifts the scalar rule of `ops` to every element.
 
-use super::{dyn_view, CotArg, Tensor};
+use super::{dyn_view, CotangentArg, Tensor};
 use crate::ops;
 use ndarray::{Array, Zip};
 use num_traits::Float;
 
 #[inline(always)]
-pub(super) fn map_elem<A: Tensor + ?Sized>(a: &A, f: impl Fn(A::Elem) -> A::Elem) -> A::Cot {
+pub(super) fn map_elem<A: Tensor + ?Sized>(a: &A, f: impl Fn(A::Elem) -> A::Elem) -> A::Cotangent {
     match a.as_scalar() {
         Some(s) => a.reduce_scalar(f(s)),
         None => a.cot_from(a.view_tensor().mapv(f)),
@@ -28,7 +28,7 @@ macro_rules! elementwise_fn {
         #[doc = concat!("assert_eq!(a[0], 0.5_f64.", stringify!($name), "());")]
         /// ```
         #[inline(always)]
-        pub fn $name<A: Tensor + ?Sized>(a: &A) -> A::Cot {
+        pub fn $name<A: Tensor + ?Sized>(a: &A) -> A::Cotangent {
             map_elem(a, |v| v.$name())
         }
     )*};
@@ -46,7 +46,7 @@ elementwise_fn!(
 /// assert_eq!(a[0], 1.5_f64.acosh());
 /// ```
 #[inline(always)]
-pub fn acosh<A: Tensor + ?Sized>(a: &A) -> A::Cot {
+pub fn acosh<A: Tensor + ?Sized>(a: &A) -> A::Cotangent {
     map_elem(a, |v| v.acosh())
 }
 
@@ -56,7 +56,7 @@ pub fn acosh<A: Tensor + ?Sized>(a: &A) -> A::Cot {
 /// assert_eq!(autodiff_runtime::ops::tensor::powi(&ndarray::array![3.0_f64], &2)[0], 9.0);
 /// ```
 #[inline(always)]
-pub fn powi<A: Tensor + ?Sized>(a: &A, n: &i32) -> A::Cot {
+pub fn powi<A: Tensor + ?Sized>(a: &A, n: &i32) -> A::Cotangent {
     map_elem(a, |v| v.powi(*n))
 }
 
@@ -64,10 +64,10 @@ pub fn powi<A: Tensor + ?Sized>(a: &A, n: &i32) -> A::Cot {
 /// input or output the scalar rule reads; a gradient of `u`'s shape (in `dy`'s buffer when
 /// it is owned).
 #[inline(always)]
-pub(super) fn lift<U, G>(u: &U, dy: G, f: impl Fn(U::Elem, U::Elem) -> U::Elem) -> U::Cot
+pub(super) fn lift<U, G>(u: &U, dy: G, f: impl Fn(U::Elem, U::Elem) -> U::Elem) -> U::Cotangent
 where
     U: Tensor + ?Sized,
-    G: CotArg<Elem = U::Elem>,
+    G: CotangentArg<Elem = U::Elem>,
 {
     if let (Some(u0), Some(g)) = (u.as_scalar(), dy.cot_scalar()) {
         return u.reduce_scalar(f(u0, g));
@@ -104,10 +104,10 @@ macro_rules! lift_unary {
         /// assert_eq!(a[0], s);
         /// ```
         #[inline(always)]
-        pub fn $name<U, G>(u: &U, dy: G) -> U::Cot
+        pub fn $name<U, G>(u: &U, dy: G) -> U::Cotangent
         where
             U: Tensor + ?Sized,
-            G: CotArg<Elem = U::Elem>,
+            G: CotangentArg<Elem = U::Elem>,
         {
             lift(u, dy, |u, g| ops::$name(&u, &g))
         }
@@ -138,7 +138,7 @@ macro_rules! lift_linear {
         /// assert_eq!(a[0], s);
         /// ```
         #[inline(always)]
-        pub fn $name<G: CotArg>(dy: G) -> G::Cot {
+        pub fn $name<G: CotangentArg>(dy: G) -> G::Cotangent {
             match dy.cot_scalar() {
                 Some(g) => G::cot_of(ndarray::arr0(crate::ops::$name(&g)).into_dyn()),
                 None => {
@@ -162,10 +162,10 @@ lift_linear!(to_degrees_d0, to_radians_d0, fract_d0);
 /// assert_eq!(g[0], 6.0);
 /// ```
 #[inline(always)]
-pub fn powi_d0<U, G>(x: &U, n: &i32, dy: G) -> U::Cot
+pub fn powi_d0<U, G>(x: &U, n: &i32, dy: G) -> U::Cotangent
 where
     U: Tensor + ?Sized,
-    G: CotArg<Elem = U::Elem>,
+    G: CotangentArg<Elem = U::Elem>,
 {
     lift(x, dy, |x, g| ops::powi_d0(&x, n, &g))
 }
@@ -196,11 +196,11 @@ pub fn mapv<A: Tensor + ?Sized, Fun: Fn(A::Elem) -> A::Elem>(
 /// assert_eq!(g[0], 1.0 - y[0] * y[0]);
 /// ```
 #[inline(always)]
-pub fn mapv_d0<X, Y, G, R>(x: &X, y: &Y, rule: &R, dy: G) -> X::Cot
+pub fn mapv_d0<X, Y, G, R>(x: &X, y: &Y, rule: &R, dy: G) -> X::Cotangent
 where
     X: Tensor + ?Sized,
     Y: Tensor<Elem = X::Elem> + ?Sized,
-    G: CotArg<Elem = X::Elem>,
+    G: CotangentArg<Elem = X::Elem>,
     R: Fn(X::Elem, X::Elem, X::Elem) -> X::Elem,
 {
     if let (Some(x0), Some(y0), Some(g)) = (x.as_scalar(), y.as_scalar(), dy.cot_scalar()) {
@@ -246,11 +246,11 @@ pub fn map<A: Tensor + ?Sized, Fun: Fn(&A::Elem) -> A::Elem>(
 /// assert_eq!(g[0], 1.0 - y[0] * y[0]);
 /// ```
 #[inline(always)]
-pub fn map_d0<X, Y, G, R>(x: &X, y: &Y, rule: &R, dy: G) -> X::Cot
+pub fn map_d0<X, Y, G, R>(x: &X, y: &Y, rule: &R, dy: G) -> X::Cotangent
 where
     X: Tensor + ?Sized,
     Y: Tensor<Elem = X::Elem> + ?Sized,
-    G: CotArg<Elem = X::Elem>,
+    G: CotangentArg<Elem = X::Elem>,
     R: Fn(X::Elem, X::Elem, X::Elem) -> X::Elem,
 {
     mapv_d0(x, y, rule, dy)

@@ -32,7 +32,7 @@ macro_rules! elementwise_fn_scalar_args {
         )]
         /// ```
         #[inline(always)]
-        pub fn $name<A: Tensor + ?Sized>(a: &A, $($p: &A::Elem),*) -> A::Cot {
+        pub fn $name<A: Tensor + ?Sized>(a: &A, $($p: &A::Elem),*) -> A::Cotangent {
             map_elem(a, |v| v.$name($(*$p),*))
         }
     )*};
@@ -54,7 +54,7 @@ elementwise_fn_scalar_args!(
 /// assert_eq!(autodiff_runtime::ops::tensor::clamp(&ndarray::array![3.0_f64], &0.0, &1.0)[0], 1.0);
 /// ```
 #[inline(always)]
-pub fn clamp<A: Tensor + ?Sized>(a: &A, lo: &A::Elem, hi: &A::Elem) -> A::Cot {
+pub fn clamp<A: Tensor + ?Sized>(a: &A, lo: &A::Elem, hi: &A::Elem) -> A::Cotangent {
     assert!(
         *lo <= *hi,
         "autodiff: `clamp` with lower bound {lo} above upper bound {hi}"
@@ -102,7 +102,7 @@ fn lift_with<U, V, G>(
     v: &V,
     dy: &G,
     f: impl Fn(U::Elem, U::Elem, U::Elem) -> U::Elem,
-) -> U::Cot
+) -> U::Cotangent
 where
     U: Tensor + ?Sized,
     V: Tensor<Elem = U::Elem> + ?Sized,
@@ -148,7 +148,7 @@ pub fn powf_d0<X: Tensor + ?Sized, G: Tensor<Elem = X::Elem> + ?Sized>(
     x: &X,
     p: &X::Elem,
     dy: &G,
-) -> X::Cot {
+) -> X::Cotangent {
     lift(x, dy, |x, g| ops::powf_d0(&x, p, &g))
 }
 
@@ -183,7 +183,7 @@ pub fn log_d0<X: Tensor + ?Sized, G: Tensor<Elem = X::Elem> + ?Sized>(
     x: &X,
     b: &X::Elem,
     dy: &G,
-) -> X::Cot {
+) -> X::Cotangent {
     lift(x, dy, |x, g| ops::log_d0(&x, b, &g))
 }
 
@@ -225,7 +225,7 @@ macro_rules! receiver_and_scalar_rules {
             a: &X,
             b: &X::Elem,
             dy: &G,
-        ) -> X::Cot {
+        ) -> X::Cotangent {
             lift(a, dy, |a, g| ops::$d0(&a, b, &g))
         }
 
@@ -266,7 +266,7 @@ receiver_and_scalar_rules!(atan2_d0 / atan2_d1, max_d0 / max_d1, min_d0 / min_d1
 /// assert_eq!(tensor::hypot_d0(&array![3.0_f64], &y, &array![1.0_f64])[0], 0.6);
 /// ```
 #[inline(always)]
-pub fn hypot_d0<X, Y, G>(a: &X, y: &Y, dy: &G) -> X::Cot
+pub fn hypot_d0<X, Y, G>(a: &X, y: &Y, dy: &G) -> X::Cotangent
 where
     X: Tensor + ?Sized,
     Y: Tensor<Elem = X::Elem> + ?Sized,
@@ -303,7 +303,7 @@ pub fn clamp_d0<X: Tensor + ?Sized, G: Tensor<Elem = X::Elem> + ?Sized>(
     lo: &X::Elem,
     hi: &X::Elem,
     dy: &G,
-) -> X::Cot {
+) -> X::Cotangent {
     lift(x, dy, |x, g| ops::clamp_d0(&x, lo, hi, &g))
 }
 
@@ -349,7 +349,7 @@ pub fn clamp_d2<X: Tensor + ?Sized, G: Tensor<Elem = X::Elem> + ?Sized>(
 /// assert_eq!(tensor::mul_add_d0(&2.0_f64, &array![1.0_f64, 3.0]), array![2.0, 6.0]);
 /// ```
 #[inline(always)]
-pub fn mul_add_d0<G: Tensor + ?Sized>(b: &G::Elem, dy: &G) -> G::Cot {
+pub fn mul_add_d0<G: Tensor + ?Sized>(b: &G::Elem, dy: &G) -> G::Cotangent {
     map_elem(dy, |g| ops::mul_add_d0(b, &g))
 }
 

@@ -29,7 +29,7 @@ where
 /// let g = autodiff_runtime::ops::tensor::slice_d0(&x, &s![1..], &array![5.0_f64, 7.0]);
 /// assert_eq!(g, array![0.0, 5.0, 7.0]);
 /// ```
-pub fn slice_d0<A, I, G>(a: &A, info: &I, dy: &G) -> A::Cot
+pub fn slice_d0<A, I, G>(a: &A, info: &I, dy: &G) -> A::Cotangent
 where
     A: Tensor + ?Sized,
     I: ndarray::SliceArg<A::Dim> + Copy,
@@ -87,7 +87,7 @@ where
 /// let g = autodiff_runtime::ops::tensor::index_axis_d0(&x, &Axis(0), &1, &array![5.0_f64, 7.0]);
 /// assert_eq!(g, array![[0.0, 0.0], [5.0, 7.0]]);
 /// ```
-pub fn index_axis_d0<A, G>(a: &A, axis: &Axis, i: &usize, dy: &G) -> A::Cot
+pub fn index_axis_d0<A, G>(a: &A, axis: &Axis, i: &usize, dy: &G) -> A::Cotangent
 where
     A: Tensor + ?Sized,
     A::Dim: RemoveAxis,
@@ -123,7 +123,7 @@ where
 /// let g = autodiff_runtime::ops::tensor::row_d0(&x, &0, &ndarray::array![1.0_f64, 1.0]);
 /// assert_eq!(g, ndarray::array![[1.0, 1.0], [0.0, 0.0]]);
 /// ```
-pub fn row_d0<A, G>(a: &A, i: &usize, dy: &G) -> A::Cot
+pub fn row_d0<A, G>(a: &A, i: &usize, dy: &G) -> A::Cotangent
 where
     A: Tensor + ?Sized,
     A::Dim: RemoveAxis,
@@ -154,7 +154,7 @@ where
 /// let g = autodiff_runtime::ops::tensor::column_d0(&x, &0, &ndarray::array![1.0_f64, 1.0]);
 /// assert_eq!(g, ndarray::array![[1.0, 0.0], [1.0, 0.0]]);
 /// ```
-pub fn column_d0<A, G>(a: &A, i: &usize, dy: &G) -> A::Cot
+pub fn column_d0<A, G>(a: &A, i: &usize, dy: &G) -> A::Cotangent
 where
     A: Tensor + ?Sized,
     A::Dim: RemoveAxis,
@@ -193,7 +193,7 @@ where
 /// let g = tensor::select_d0(&x, &Axis(0), &&[1, 1][..], &array![1.0_f64, 2.0]);
 /// assert_eq!(g, array![0.0, 3.0]);
 /// ```
-pub fn select_d0<A, S, G>(a: &A, axis: &Axis, indices: &S, dy: &G) -> A::Cot
+pub fn select_d0<A, S, G>(a: &A, axis: &Axis, indices: &S, dy: &G) -> A::Cotangent
 where
     A: Tensor + ?Sized,
     A::Dim: RemoveAxis,

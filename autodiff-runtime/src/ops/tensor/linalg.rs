@@ -24,7 +24,7 @@ pub fn t<A: Tensor + ?Sized>(a: &A) -> ArrayView<'_, A::Elem, A::Dim> {
 /// assert_eq!(autodiff_runtime::ops::tensor::t_d0(&array![[1.0_f64], [2.0]]), array![[1.0, 2.0]]);
 /// ```
 #[inline(always)]
-pub fn t_d0<G: Tensor + ?Sized>(dy: &G) -> G::Cot {
+pub fn t_d0<G: Tensor + ?Sized>(dy: &G) -> G::Cotangent {
     dy.cot_from(dy.view_tensor().reversed_axes().to_owned())
 }
 
@@ -179,7 +179,7 @@ where
 /// assert_eq!(g, array![[3.0, 4.0]]);
 /// ```
 #[inline(always)]
-pub fn dot_d0<A, B, G>(a: &A, b: &B, dy: &G) -> A::Cot
+pub fn dot_d0<A, B, G>(a: &A, b: &B, dy: &G) -> A::Cotangent
 where
     A: Tensor + ?Sized,
     B: Tensor<Elem = A::Elem> + ?Sized,
@@ -202,7 +202,7 @@ where
 /// assert_eq!(g, array![[1.0], [2.0]]);
 /// ```
 #[inline(always)]
-pub fn dot_d1<A, B, G>(a: &A, b: &B, dy: &G) -> B::Cot
+pub fn dot_d1<A, B, G>(a: &A, b: &B, dy: &G) -> B::Cotangent
 where
     A: Tensor + ?Sized,
     B: Tensor<Elem = A::Elem> + ?Sized,

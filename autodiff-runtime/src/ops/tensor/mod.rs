@@ -62,20 +62,20 @@ pub trait Tensor: Sealed {
     /// The dimension (`Ix0` for a scalar).
     type Dim: Dimension;
     /// The type of a gradient: the scalar itself, or an owned array of the same dimension.
-    type Cot;
+    type Cotangent;
     /// A view of the value (a 0-dimensional one for a scalar).
     fn view_tensor(&self) -> ArrayView<'_, Self::Elem, Self::Dim>;
     /// The value, when it is a scalar.
     fn as_scalar(&self) -> Option<Self::Elem>;
     /// A gradient for this value from the gradient `g` of a result it was broadcast into:
     /// `g` summed over the broadcast axes (an owned `g` of the right shape is reused).
-    fn reduce(&self, g: CowArray<'_, Self::Elem, IxDyn>) -> Self::Cot;
+    fn reduce(&self, g: CowArray<'_, Self::Elem, IxDyn>) -> Self::Cotangent;
     /// A gradient of this type from an array of its shape.
-    fn cot_from_dyn(g: ArrayD<Self::Elem>) -> Self::Cot;
+    fn cot_from_dyn(g: ArrayD<Self::Elem>) -> Self::Cotangent;
     /// A gradient for this value from a scalar result's gradient.
-    fn reduce_scalar(&self, g: Self::Elem) -> Self::Cot;
+    fn reduce_scalar(&self, g: Self::Elem) -> Self::Cotangent;
     /// A gradient for this value from an array of exactly its shape.
-    fn cot_from(&self, g: Array<Self::Elem, Self::Dim>) -> Self::Cot;
+    fn cot_from(&self, g: Array<Self::Elem, Self::Dim>) -> Self::Cotangent;
 }
 
 macro_rules! scalar_tensor {
@@ -83,7 +83,7 @@ macro_rules! scalar_tensor {
         impl Tensor for $t {
             type Elem = $t;
             type Dim = Ix0;
-            type Cot = $t;
+            type Cotangent = $t;
             #[inline(always)]
             fn view_tensor(&self) -> ArrayView<'_, $t, Ix0> {
                 ArrayView::from_shape((), core::slice::from_ref(self)).expect("a scalar view")
@@ -117,7 +117,7 @@ scalar_tensor!(f32, f64);
 impl<F: Real, S: Data<Elem = F>, D: Dimension> Tensor for ArrayBase<S, D> {
     type Elem = F;
     type Dim = D;
-    type Cot = Array<F, D>;
+    type Cotangent = Array<F, D>;
     #[inline(always)]
     fn view_tensor(&self) -> ArrayView<'_, F, D> {
         self.view()
@@ -150,7 +150,7 @@ impl<F: Real, S: Data<Elem = F>, D: Dimension> Tensor for ArrayBase<S, D> {
 impl<T: Tensor + ?Sized> Tensor for &T {
     type Elem = T::Elem;
     type Dim = T::Dim;
-    type Cot = T::Cot;
+    type Cotangent = T::Cotangent;
     #[inline(always)]
     fn view_tensor(&self) -> ArrayView<'_, T::Elem, T::Dim> {
         (**self).view_tensor()
@@ -160,19 +160,19 @@ impl<T: Tensor + ?Sized> Tensor for &T {
         (**self).as_scalar()
     }
     #[inline(always)]
-    fn reduce(&self, g: CowArray<'_, T::Elem, IxDyn>) -> T::Cot {
+    fn reduce(&self, g: CowArray<'_, T::Elem, IxDyn>) -> T::Cotangent {
         (**self).reduce(g)
     }
     #[inline(always)]
-    fn cot_from_dyn(g: ArrayD<T::Elem>) -> T::Cot {
+    fn cot_from_dyn(g: ArrayD<T::Elem>) -> T::Cotangent {
         T::cot_from_dyn(g)
     }
     #[inline(always)]
-    fn reduce_scalar(&self, g: T::Elem) -> T::Cot {
+    fn reduce_scalar(&self, g: T::Elem) -> T::Cotangent {
         (**self).reduce_scalar(g)
     }
     #[inline(always)]
-    fn cot_from(&self, g: Array<T::Elem, T::Dim>) -> T::Cot {
+    fn cot_from(&self, g: Array<T::Elem, T::Dim>) -> T::Cotangent {
         (**self).cot_from(g)
     }
 }
@@ -295,17 +295,17 @@ fn dyn_view<T: Tensor + ?Sized>(t: &T) -> ArrayView<'_, T::Elem, IxDyn> {
 /// The trait is sealed.
 ///
 /// ```
-/// use autodiff_runtime::ops::tensor::{self, CotArg};
+/// use autodiff_runtime::ops::tensor::{self, CotangentArg};
 /// let dy = ndarray::array![1.0_f64, 2.0];
 /// assert_eq!(tensor::neg_d0(&dy), ndarray::array![-1.0, -2.0]); // borrowed: a new array
 /// assert_eq!(tensor::neg_d0(dy), ndarray::array![-1.0, -2.0]); // owned: negated in place
 /// assert_eq!(3.0_f64.cot_scalar(), Some(3.0));
 /// ```
-pub trait CotArg: Sealed {
+pub trait CotangentArg: Sealed {
     /// The element type.
     type Elem: Real;
     /// The type of a gradient shaped like this cotangent.
-    type Cot;
+    type Cotangent;
     /// The cotangent, when it is a scalar.
     fn cot_scalar(&self) -> Option<Self::Elem>;
     /// A view of the cotangent.
@@ -317,12 +317,12 @@ pub trait CotArg: Sealed {
     where
         Self: 'a;
     /// A gradient shaped like this cotangent from an array of its shape.
-    fn cot_of(g: ArrayD<Self::Elem>) -> Self::Cot;
+    fn cot_of(g: ArrayD<Self::Elem>) -> Self::Cotangent;
 }
 
-impl<T: Tensor + ?Sized> CotArg for &T {
+impl<T: Tensor + ?Sized> CotangentArg for &T {
     type Elem = T::Elem;
-    type Cot = T::Cot;
+    type Cotangent = T::Cotangent;
     #[inline(always)]
     fn cot_scalar(&self) -> Option<T::Elem> {
         (**self).as_scalar()
@@ -343,14 +343,14 @@ impl<T: Tensor + ?Sized> CotArg for &T {
         CowArray::from(dyn_view(self))
     }
     #[inline(always)]
-    fn cot_of(g: ArrayD<T::Elem>) -> T::Cot {
+    fn cot_of(g: ArrayD<T::Elem>) -> T::Cotangent {
         T::cot_from_dyn(g)
     }
 }
 
-impl<F: Real, D: Dimension> CotArg for Array<F, D> {
+impl<F: Real, D: Dimension> CotangentArg for Array<F, D> {
     type Elem = F;
-    type Cot = Array<F, D>;
+    type Cotangent = Array<F, D>;
     #[inline(always)]
     fn cot_scalar(&self) -> Option<F> {
         None
@@ -378,9 +378,9 @@ impl<F: Real, D: Dimension> CotArg for Array<F, D> {
 
 macro_rules! scalar_cot_arg {
     ($($t:ty),*) => {$(
-        impl CotArg for $t {
+        impl CotangentArg for $t {
             type Elem = $t;
-            type Cot = $t;
+            type Cotangent = $t;
             #[inline(always)]
             fn cot_scalar(&self) -> Option<$t> {
                 Some(*self)

@@ -27,7 +27,7 @@ pub fn sum<A: Tensor + ?Sized>(a: &A) -> A::Elem {
 /// assert_eq!(tensor::sum_d0(&array![1.0_f64, 2.0], &3.0), array![3.0, 3.0]);
 /// ```
 #[inline(always)]
-pub fn sum_d0<A: Tensor + ?Sized>(a: &A, dy: &A::Elem) -> A::Cot {
+pub fn sum_d0<A: Tensor + ?Sized>(a: &A, dy: &A::Elem) -> A::Cotangent {
     match a.as_scalar() {
         Some(_) => a.reduce_scalar(*dy),
         None => a.cot_from(Array::from_elem(a.view_tensor().raw_dim(), *dy)),
@@ -54,7 +54,7 @@ pub fn mean<A: Tensor + ?Sized>(a: &A) -> A::Elem {
 /// assert_eq!(tensor::mean_d0(&array![1.0_f64, 2.0], &1.0), array![0.5, 0.5]);
 /// ```
 #[inline(always)]
-pub fn mean_d0<A: Tensor + ?Sized>(a: &A, dy: &A::Elem) -> A::Cot {
+pub fn mean_d0<A: Tensor + ?Sized>(a: &A, dy: &A::Elem) -> A::Cotangent {
     let n = A::Elem::from_f64(a.view_tensor().len() as f64);
     sum_d0(a, &(*dy / n))
 }
@@ -88,7 +88,7 @@ where
 /// let g = tensor::sum_axis_d0(&x, &Axis(0), &array![1.0_f64, 2.0]);
 /// assert_eq!(g, array![[1.0, 2.0], [1.0, 2.0]]);
 /// ```
-pub fn sum_axis_d0<A, G>(a: &A, axis: &Axis, dy: &G) -> A::Cot
+pub fn sum_axis_d0<A, G>(a: &A, axis: &Axis, dy: &G) -> A::Cotangent
 where
     A: Tensor + ?Sized,
     G: Tensor<Elem = A::Elem> + ?Sized,
@@ -138,7 +138,7 @@ where
 /// let g = tensor::mean_axis_d0(&x, &Axis(1), &array![1.0_f64, 2.0]);
 /// assert_eq!(g, array![[0.5, 0.5], [1.0, 1.0]]);
 /// ```
-pub fn mean_axis_d0<A, G>(a: &A, axis: &Axis, dy: &G) -> A::Cot
+pub fn mean_axis_d0<A, G>(a: &A, axis: &Axis, dy: &G) -> A::Cotangent
 where
     A: Tensor + ?Sized,
     G: Tensor<Elem = A::Elem> + ?Sized,
@@ -165,7 +165,7 @@ pub fn product<A: Tensor + ?Sized>(a: &A) -> A::Elem {
 /// let g = autodiff_runtime::ops::tensor::product_d0(&ndarray::array![2.0_f64, 0.0, 5.0], &1.0);
 /// assert_eq!(g, ndarray::array![0.0, 10.0, 0.0]);
 /// ```
-pub fn product_d0<A: Tensor + ?Sized>(a: &A, dy: &A::Elem) -> A::Cot {
+pub fn product_d0<A: Tensor + ?Sized>(a: &A, dy: &A::Elem) -> A::Cotangent {
     let v = a.view_tensor();
     let xs: Vec<A::Elem> = v.iter().copied().collect();
     // prefix and suffix products
@@ -211,7 +211,7 @@ pub fn var<A: Tensor + ?Sized>(a: &A, ddof: &A::Elem) -> A::Elem {
 /// let g = autodiff_runtime::ops::tensor::var_d0(&ndarray::array![1.0_f64, 3.0], &0.0, &1.0);
 /// assert_eq!(g, ndarray::array![-1.0, 1.0]);
 /// ```
-pub fn var_d0<A: Tensor + ?Sized>(a: &A, ddof: &A::Elem, dy: &A::Elem) -> A::Cot {
+pub fn var_d0<A: Tensor + ?Sized>(a: &A, ddof: &A::Elem, dy: &A::Elem) -> A::Cotangent {
     let v = a.view_tensor();
     let n = A::Elem::from_f64(v.len() as f64);
     let mean = v.sum() / n;
@@ -235,7 +235,12 @@ pub fn std<A: Tensor + ?Sized>(a: &A, ddof: &A::Elem) -> A::Elem {
 /// let g = autodiff_runtime::ops::tensor::std_d0(&ndarray::array![1.0_f64, 3.0], &0.0, &1.0, &1.0);
 /// assert_eq!(g, ndarray::array![-0.5, 0.5]);
 /// ```
-pub fn std_d0<A: Tensor + ?Sized>(a: &A, ddof: &A::Elem, y: &A::Elem, dy: &A::Elem) -> A::Cot {
+pub fn std_d0<A: Tensor + ?Sized>(
+    a: &A,
+    ddof: &A::Elem,
+    y: &A::Elem,
+    dy: &A::Elem,
+) -> A::Cotangent {
     let two = A::Elem::from_f64(2.0);
     var_d0(a, ddof, &(*dy / (two * *y)))
 }

@@ -24,7 +24,7 @@ pub fn view<A: Tensor + ?Sized>(a: &A) -> ArrayView<'_, A::Elem, A::Dim> {
 /// assert_eq!(autodiff_runtime::ops::tensor::view_d0(&g), g);
 /// ```
 #[inline(always)]
-pub fn view_d0<G: Tensor + ?Sized>(dy: &G) -> G::Cot {
+pub fn view_d0<G: Tensor + ?Sized>(dy: &G) -> G::Cotangent {
     to_owned_d0(dy)
 }
 
@@ -46,7 +46,7 @@ pub fn to_owned<A: Tensor + ?Sized>(a: &A) -> Array<A::Elem, A::Dim> {
 /// assert_eq!(autodiff_runtime::ops::tensor::to_owned_d0(&g), g);
 /// ```
 #[inline(always)]
-pub fn to_owned_d0<G: Tensor + ?Sized>(dy: &G) -> G::Cot {
+pub fn to_owned_d0<G: Tensor + ?Sized>(dy: &G) -> G::Cotangent {
     match dy.as_scalar() {
         Some(g) => dy.reduce_scalar(g),
         None => dy.cot_from(dy.view_tensor().to_owned()),
@@ -76,7 +76,7 @@ pub fn insert_axis<'a, A: Tensor + ?Sized>(
 /// let g = tensor::insert_axis_d0(&array![1.0_f64, 2.0], &Axis(0), &array![[3.0_f64, 4.0]]);
 /// assert_eq!(g, array![3.0, 4.0]);
 /// ```
-pub fn insert_axis_d0<A, G>(_a: &A, axis: &Axis, dy: &G) -> A::Cot
+pub fn insert_axis_d0<A, G>(_a: &A, axis: &Axis, dy: &G) -> A::Cotangent
 where
     A: Tensor + ?Sized,
     G: Tensor<Elem = A::Elem> + ?Sized,
@@ -115,7 +115,7 @@ where
 /// let g = tensor::reshape_d0(&array![1.0_f64, 2.0], &(1, 2), &array![[3.0_f64, 4.0]]);
 /// assert_eq!(g, array![3.0, 4.0]);
 /// ```
-pub fn reshape_d0<A, Sh, G>(a: &A, _shape: &Sh, dy: &G) -> A::Cot
+pub fn reshape_d0<A, Sh, G>(a: &A, _shape: &Sh, dy: &G) -> A::Cotangent
 where
     A: Tensor + ?Sized,
     G: Tensor<Elem = A::Elem> + ?Sized,
@@ -161,7 +161,7 @@ where
 /// let g = tensor::broadcast_d0(&array![1.0_f64, 2.0], &(2, 2), &dy);
 /// assert_eq!(g, array![4.0, 6.0]);
 /// ```
-pub fn broadcast_d0<A, Sh, G>(a: &A, _shape: &Sh, dy: &G) -> A::Cot
+pub fn broadcast_d0<A, Sh, G>(a: &A, _shape: &Sh, dy: &G) -> A::Cotangent
 where
     A: Tensor + ?Sized,
     G: Tensor<Elem = A::Elem> + ?Sized,
@@ -285,7 +285,7 @@ where
 /// let g = autodiff_runtime::ops::tensor::permuted_axes_d0(&x, &[2, 0, 1], &dy);
 /// assert_eq!(g.shape(), &[1, 2, 3]);
 /// ```
-pub fn permuted_axes_d0<A, T, G>(_a: &A, axes: &T, dy: &G) -> A::Cot
+pub fn permuted_axes_d0<A, T, G>(_a: &A, axes: &T, dy: &G) -> A::Cotangent
 where
     A: Tensor + ?Sized,
     T: ndarray::IntoDimension<Dim = A::Dim> + Clone,
