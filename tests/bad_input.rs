@@ -143,3 +143,52 @@ fn nan_in_an_array_propagates_elementwise() {
         "the other row is exact"
     );
 }
+
+#[differentiable]
+fn window_sum(x: &[f64], start: usize, len: usize) -> f64 {
+    let w = &x[start..start + len];
+    w[0] + w[len - 1]
+}
+
+thread_local! {
+    static PANIC_AT: std::cell::Cell<Option<(&'static str, u32)>> =
+        const { std::cell::Cell::new(None) };
+}
+
+/// A sub-slice out of range panics with Rust's own message, located at the user's line
+/// (the slicing expression), in the primal and in the gradient alike.
+#[test]
+fn sub_slice_out_of_range_panics_at_the_users_line() {
+    let line = line!() - 13; // `let w = &x[start..start + len];` above
+    std::panic::set_hook(Box::new(|info| {
+        if let Some(l) = info.location() {
+            // `file()` borrows the panic's location, which is `'static` for code locations
+            let file: &'static str = Box::leak(l.file().to_string().into_boxed_str());
+            PANIC_AT.with(|p| p.set(Some((file, l.line()))));
+        }
+    }));
+    let x = [1.0, 2.0, 3.0, 4.0];
+    let mut seen = Vec::new();
+    for run in 0..2 {
+        PANIC_AT.with(|p| p.set(None));
+        let result = std::panic::catch_unwind(|| {
+            if run == 0 {
+                window_sum(&x, 2, 7)
+            } else {
+                gradients_function!(window_sum, params = ["x"])(&x, 2, 7)[0]
+            }
+        });
+        let message = result.err().and_then(|m| m.downcast_ref::<String>().cloned());
+        seen.push((message, PANIC_AT.with(|p| p.get())));
+    }
+    let _ = std::panic::take_hook();
+    for (message, at) in seen {
+        assert_eq!(
+            message.as_deref(),
+            Some("range end index 9 out of range for slice of length 4")
+        );
+        let (file, at) = at.expect("a location");
+        assert!(file.ends_with("bad_input.rs"), "panicked in {file}");
+        assert_eq!(at, line, "panicked at line {at}, not the slicing expression");
+    }
+}

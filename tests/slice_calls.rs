@@ -160,3 +160,88 @@ fn vjp_and_the_implicit_mode_of_slice_helpers() {
     let fd = finite_difference(|x| 0.5 * sum_picks(x, 5), &wv);
     assert_gradient_close(&gw, &fd, 1e-8);
 }
+
+// ---------------------------------------------------------------------------------------
+// Sub-slices: `&x[a..b]` and its relatives; the adjoint is the same range of `x`'s.
+// ---------------------------------------------------------------------------------------
+
+#[differentiable]
+fn sqnorm(v: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..v.len() {
+        s += v[i] * v[i];
+    }
+    s
+}
+
+/// Σ_blocks ‖x[block]‖² · (block + 1), blocks of `d` elements.
+#[differentiable]
+fn block_norms(x: &[f64], d: usize) -> f64 {
+    let mut s = 0.0;
+    for b in 0..x.len() / d {
+        let w = (b + 1) as f64;
+        s += sqnorm(&x[b * d..(b + 1) * d]) * w;
+    }
+    s
+}
+
+#[test]
+fn sub_slices_passed_to_helpers() {
+    let x = point(12);
+    let g = gradients_function!(block_norms)(&x, 3);
+    let hand: Vec<f64> = (0..12).map(|i| 2.0 * x[i] * (i / 3 + 1) as f64).collect();
+    assert_gradient_close(&g, &hand, 1e-14);
+    assert_gradient_close(&g, &finite_difference(|v| block_norms(v, 3), &x), 1e-8);
+}
+
+/// Every form of range, read locally and passed on, inside a helper that was itself
+/// handed a sub-slice.
+#[differentiable]
+fn ranges(x: &[f64]) -> f64 {
+    let head = &x[..3];
+    let tail = &x[2..];
+    let all = &x[..];
+    let mid = &x[1..=3];
+    head[0] * tail[1] + sqnorm(mid) * all[4] + dot(head, &tail[..3])
+}
+
+#[differentiable]
+fn outer(x: &[f64]) -> f64 {
+    ranges(&x[1..]) + ranges(&x[..6]).sin()
+}
+
+#[test]
+fn every_range_form_locally_and_nested() {
+    let x = point(8);
+    let g = gradients_function!(outer)(&x);
+    assert_gradient_close(&g, &finite_difference(outer, &x), 1e-8);
+    let g = gradients_function!(ranges)(&x);
+    // by hand, y = x0·x3 + (x1²+x2²+x3²)·x4 + x0x2 + x1x3 + x2x4
+    let s = x[1] * x[1] + x[2] * x[2] + x[3] * x[3];
+    let mut hand = vec![0.0; 8];
+    hand[0] = x[3] + x[2];
+    hand[1] = 2.0 * x[1] * x[4] + x[3];
+    hand[2] = 2.0 * x[2] * x[4] + x[0] + x[4];
+    hand[3] = x[0] + 2.0 * x[3] * x[4] + x[1];
+    hand[4] = s + x[2];
+    assert_gradient_close(&g, &hand, 1e-14);
+}
+
+/// Two sub-slices of one slice in one call share an adjoint: the callee returns their
+/// gradients instead.
+#[differentiable]
+fn halves(x: &[f64]) -> f64 {
+    let n = x.len() / 2;
+    dot(&x[..n], &x[n..])
+}
+
+#[test]
+fn two_sub_slices_of_one_slice_in_one_call() {
+    let x = point(6);
+    let g = gradients_function!(halves)(&x);
+    let hand = vec![x[3], x[4], x[5], x[0], x[1], x[2]];
+    assert_gradient_close(&g, &hand, 1e-15);
+    let (value, pullback) = vjp!(halves)(&x);
+    assert_eq!(value, halves(&x));
+    assert_gradient_close(&pullback(1.0), &hand, 1e-15);
+}

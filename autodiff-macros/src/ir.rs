@@ -264,6 +264,9 @@ pub enum Rhs {
     ReadCell(CellId),
     /// `place[index]`.
     ReadIndex { place: Place, index: Operand },
+    /// `&place[start..end]` (also `..=` and open ends): a sub-slice, borrowed; its adjoint
+    /// is the same range of the place's adjoint.
+    SubSlice { place: Place, range: SliceRange },
     /// `base.index`: a component of a tuple-valued variable (the result of a call).
     Field { base: VarId, index: u32 },
     /// `base.field` of a differentiable struct: a copy of a `Copy` field, a reference to
@@ -276,6 +279,32 @@ pub enum Rhs {
     /// An expression that is constant with respect to the inputs (zero derivative),
     /// emitted as written with the user's names replaced by the IR's variables.
     Inactive(TokenStream),
+}
+
+/// The bounds of a sub-slice: integer operands, kept rather than the range itself (a
+/// `Range` is not `Copy`), so the reverse sweep can name the same range again.
+#[derive(Clone, Debug)]
+pub struct SliceRange {
+    pub start: Option<Operand>,
+    pub end: Option<Operand>,
+    pub inclusive: bool,
+}
+
+impl SliceRange {
+    /// `start..end` as written with the IR's operands.
+    pub fn tokens(&self) -> TokenStream {
+        let start = self.start.as_ref().map(Operand::tokens);
+        let end = self.end.as_ref().map(Operand::tokens);
+        if self.inclusive {
+            quote!(#start..=#end)
+        } else {
+            quote!(#start..#end)
+        }
+    }
+    /// The operands (bounds) the range reads.
+    pub fn operands(&self) -> impl Iterator<Item = &Operand> {
+        self.start.iter().chain(self.end.iter())
+    }
 }
 
 /// How a loop runs.

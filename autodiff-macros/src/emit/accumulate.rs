@@ -28,6 +28,17 @@ impl Emitter<'_> {
         negated: bool,
     ) {
         let rt = rt();
+        if self.is_sub_slice(target) {
+            // a range of another slice's adjoint: added into in place
+            let d = self.var_adjoint(target);
+            let contribution = if negated {
+                quote!(#rt::ops::sub_d1(&#contribution))
+            } else {
+                contribution
+            };
+            out.extend(quote!(#rt::Accumulate::accumulate(&mut #d, #contribution);));
+            return;
+        }
         let d = target.adjoint();
         let maybe_array = self.body.vars[target.0].maybe_array;
         let contribution = if negated && (typed || maybe_array) {

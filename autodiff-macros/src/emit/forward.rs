@@ -26,6 +26,11 @@ pub(crate) fn rhs_tokens(rhs: &Rhs, span: Span, maybe_array: bool) -> TokenStrea
             let i = index.tokens();
             quote!(#rt::__autodiff_project!(#p[#i]))
         }
+        Rhs::SubSlice { place, range } => {
+            let p = Emitter::place_tokens(*place);
+            let r = range.tokens();
+            quote::quote_spanned!(span=> &#p[#r])
+        }
         Rhs::ReadIndex { place, index } => {
             let p = Emitter::place_tokens(*place);
             let i = index.tokens();
@@ -180,7 +185,7 @@ impl Emitter<'_> {
                     if self.used_pullbacks.contains(dst) {
                         let a = args.iter().map(Operand::tokens);
                         let pb = dst.pullback();
-                        let form = if shadows_args(args) {
+                        let form = if self.lends_adjoints(args) {
                             "vjp_into"
                         } else {
                             "vjp"

@@ -50,12 +50,18 @@ pub(crate) fn preinitialized(body: &Body) -> HashSet<VarId> {
                             out.insert(*v);
                         }
                     }
-                    Rhs::Field { base, .. } | Rhs::Member { base, .. } => {
+                    Rhs::Field { base, .. }
+                    | Rhs::Member { base, .. }
+                    | Rhs::SubSlice {
+                        place: Place::Var(base),
+                        ..
+                    } => {
                         if body.is_active(*base) {
                             out.insert(*base);
                         }
                     }
-                    Rhs::ReadIndex { .. }
+                    Rhs::SubSlice { .. }
+                    | Rhs::ReadIndex { .. }
                     | Rhs::ReadCell(_)
                     | Rhs::Inactive(_)
                     | Rhs::Source(_) => {}
@@ -165,14 +171,6 @@ pub(crate) fn pure_cheap(tokens: &TokenStream) -> bool {
     })
 }
 
-/// Whether a call hands its arguments' adjoints to the callee (`__vjp_into`): unless one
-/// variable is passed twice (its adjoint cannot be lent twice), when the callee returns
-/// every gradient (`__vjp`).
-pub(crate) fn shadows_args(args: &[Operand]) -> bool {
-    let mut seen = HashSet::new();
-    args.iter().filter_map(Operand::var).all(|v| seen.insert(v))
-}
-
 /// Whether a call passes a variable by reference (`f(&x)`).
 pub(crate) fn borrows_arguments(args: &[Operand]) -> bool {
     args.iter().any(|a| matches!(a, Operand::Ref(_)))
@@ -184,7 +182,7 @@ impl Emitter<'_> {
     pub(crate) fn borrows(&self, v: VarId) -> bool {
         self.defs.get(&v).is_some_and(|rhs| match rhs {
             Rhs::Prim(Prim::Tensor { rule, .. }, _) if rule.is_view() => true,
-            Rhs::Member { .. } => true,
+            Rhs::Member { .. } | Rhs::SubSlice { .. } => true,
             Rhs::ReadIndex { .. } => self.body.vars[v.0].maybe_array,
             _ => false,
         })
@@ -218,6 +216,13 @@ impl Emitter<'_> {
                 }
                 out
             }
+            Some(Rhs::SubSlice { place, range }) => {
+                let mut out: Vec<VarId> = range.operands().filter_map(Operand::var).collect();
+                if let Place::Var(p) = place {
+                    out.push(*p);
+                }
+                out
+            }
             Some(Rhs::Inactive(ts)) => VarId::mentioned_in(ts),
             _ => Vec::new(),
         }
@@ -245,18 +250,61 @@ impl Emitter<'_> {
         o.var().filter(|v| self.body.is_active(*v))
     }
 
-    pub(crate) fn place_adjoint(&self, place: Place) -> Option<TokenStream> {
+    pub(crate) fn place_adjoint(&mut self, place: Place) -> Option<TokenStream> {
         match place {
-            Place::Var(v) if self.body.is_active(v) => {
-                let d = v.adjoint();
-                Some(quote!(#d))
-            }
+            Place::Var(v) if self.body.is_active(v) => Some(self.var_adjoint(v)),
             Place::Cell(c) if self.body.cells[c.0].active => {
                 let d = c.adjoint();
                 Some(quote!(#d))
             }
             _ => None,
         }
+    }
+}
+
+impl Emitter<'_> {
+    /// The adjoint of `v` as a place to add into: `__dN`, or for a sub-slice `&x[a..b]` the
+    /// same range of `x`'s adjoint (`v` has no adjoint of its own).
+    pub(crate) fn var_adjoint(&mut self, v: VarId) -> TokenStream {
+        let rt = rt();
+        if let Some(Rhs::SubSlice { place, range }) = self.defs.get(&v).copied() {
+            range.operands().for_each(|o| {
+                self.operand(o);
+            });
+            let range = range.tokens();
+            let parent = self.place_adjoint(*place).unwrap_or_else(|| quote!(()));
+            return quote!(#rt::shadow::sink_range(&mut #parent, #range));
+        }
+        let d = v.adjoint();
+        quote!(#d)
+    }
+
+    /// Whether `v` is a sub-slice (its adjoint is a range of another's).
+    pub(crate) fn is_sub_slice(&self, v: VarId) -> bool {
+        matches!(self.defs.get(&v), Some(Rhs::SubSlice { .. }))
+    }
+
+    /// The variable whose adjoint `v`'s adjoint is part of (itself, or the slice a
+    /// sub-slice was taken from).
+    fn adjoint_root(&self, v: VarId) -> VarId {
+        match self.defs.get(&v) {
+            Some(Rhs::SubSlice {
+                place: Place::Var(p),
+                ..
+            }) => self.adjoint_root(*p),
+            _ => v,
+        }
+    }
+
+    /// Whether a call hands its arguments' adjoints to the callee (`__vjp_into`): unless two
+    /// arguments share an adjoint (a variable passed twice, two sub-slices of one slice),
+    /// which cannot be lent twice; the callee then returns every gradient (`__vjp`).
+    pub(crate) fn lends_adjoints(&self, args: &[Operand]) -> bool {
+        let mut seen = HashSet::new();
+        args.iter()
+            .filter_map(Operand::var)
+            .filter(|v| self.body.is_active(*v))
+            .all(|v| seen.insert(self.adjoint_root(v)))
     }
 }
 

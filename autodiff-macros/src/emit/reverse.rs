@@ -156,7 +156,7 @@ impl Emitter<'_> {
                 }
                 let negated = negated && signed_rule;
                 match rhs {
-                    Rhs::Inactive(_) => {}
+                    Rhs::Inactive(_) | Rhs::SubSlice { .. } => {}
                     Rhs::Copy(o) => {
                         if let Some(u) = self.active_var(o) {
                             self.contribute(out, u, quote!(#rt::ops::identity_d0(&#dy)), false);
@@ -305,10 +305,14 @@ impl Emitter<'_> {
                         let g = self.fresh("__g");
                         // The callee adds the gradients of its slice parameters into the
                         // adjoints handed to it (sinks), and returns the others.
-                        let into = shadows_args(args);
+                        let into = self.lends_adjoints(args);
                         let mut sinks = Vec::new();
                         for arg in args.iter().filter(|_| into) {
                             sinks.push(match self.active_var(arg) {
+                                Some(u) if self.is_sub_slice(u) => {
+                                    let d = self.var_adjoint(u);
+                                    quote!(#rt::shadow::sink(&mut #d))
+                                }
                                 Some(u) => {
                                     let d = u.adjoint();
                                     if self.initialized.insert(u) {

@@ -83,6 +83,15 @@ impl Uses {
                         }
                     }
                 }
+                Rhs::SubSlice { place, range } => {
+                    range.operands().for_each(|o| self.operand(o));
+                    match place {
+                        Place::Var(p) => self.operand(&Operand::Var(*p)),
+                        Place::Cell(c) => {
+                            self.cell_reads.insert(*c);
+                        }
+                    }
+                }
                 Rhs::Field { base, .. } | Rhs::Member { base, .. } | Rhs::Source(base) => {
                     self.operand(&Operand::Var(*base))
                 }

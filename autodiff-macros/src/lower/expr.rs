@@ -250,6 +250,9 @@ impl Lowering<'_> {
         let Some(place) = self.place(&ix.expr) else {
             return self.unsupported(&ix.expr, diag::INDEX_UNNAMED);
         };
+        if let syn::Expr::Range(r) = &*ix.index {
+            return self.sub_slice(e, place, r);
+        }
         if self.value_references_active(&ix.index) && !matches!(&*ix.index, syn::Expr::Cast(_)) {
             self.errors.push_spanned(&ix.index, diag::ACTIVE_INDEX);
         }
@@ -327,5 +330,28 @@ impl Lowering<'_> {
             _ => return self.unsupported(left, write_error),
         }
         Value::Tuple(Vec::new())
+    }
+
+    /// `&x[a..b]` (and `x[a..]`, `x[..b]`, `x[..]`, `x[a..=b]`): a borrowed sub-slice whose
+    /// adjoint is the same range of `x`'s.
+    fn sub_slice(&mut self, e: &syn::Expr, place: Place, r: &syn::ExprRange) -> Value {
+        if let Place::Cell(_) = place {
+            return self.unsupported(e, diag::SUB_SLICE_OF_CELL);
+        }
+        for bound in r.start.iter().chain(r.end.iter()) {
+            if self.value_references_active(bound) {
+                self.errors.push_spanned(bound, diag::ACTIVE_INDEX);
+            }
+        }
+        let start = r.start.as_deref().map(|b| self.operand_of(b));
+        let end = r.end.as_deref().map(|b| self.operand_of(b));
+        let range = crate::ir::SliceRange {
+            start,
+            end,
+            inclusive: matches!(r.limits, syn::RangeLimits::Closed(_)),
+        };
+        let v = self.new_var(self.place_active(place));
+        self.push(v, None, Rhs::SubSlice { place, range }, e.span());
+        Value::Var(v)
     }
 }

@@ -355,6 +355,7 @@ impl Lowering<'_> {
             Rhs::Prim(_, args) | Rhs::Call { args, .. } => {
                 args.iter().any(|a| self.operand_maybe_array(a))
             }
+            Rhs::SubSlice { .. } => false,
             Rhs::ReadCell(c) => self.cells[c.0].maybe_array,
             Rhs::Field { base, .. } => self.vars[base.0].maybe_array,
             Rhs::Member { .. } | Rhs::Source(_) => true,
