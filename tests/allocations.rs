@@ -139,3 +139,35 @@ fn the_adjoint_of_a_dense_layer_allocates_no_more_arrays_than_by_hand() {
         generated - dy_copy
     );
 }
+
+#[differentiable]
+fn pick(v: &[f64], i: usize) -> f64 {
+    v[i] * v[i]
+}
+
+#[differentiable]
+fn picks(v: &[f64], m: usize) -> f64 {
+    let mut s = 0.0;
+    for k in 0..m {
+        s += pick(v, (k * 7919) % v.len());
+    }
+    s
+}
+
+/// A helper reading one element of a slice adds into its caller's buffer: the gradient
+/// call allocates the gradient and the loop's stack of pullbacks, whatever the slice's
+/// length (a fresh full-length gradient per call would allocate once per call).
+#[test]
+fn slice_helpers_allocate_independently_of_the_slice_length() {
+    let grad = gradients_function!(picks, params = ["v"]);
+    let small: Vec<f64> = (0..10).map(|i| i as f64 * 0.1).collect();
+    let large: Vec<f64> = (0..100_000).map(|i| i as f64 * 1e-5).collect();
+    let m = 1000;
+    let (n_small, bytes_small, _) = measure(|| grad(&small, m));
+    let (n_large, bytes_large, g) = measure(|| grad(&large, m));
+    assert_eq!(g.len(), large.len());
+    assert_eq!(n_small, n_large, "allocation count depends on the slice length");
+    assert!(n_large <= 2, "{n_large} allocations: expected the gradient and one stack");
+    // only the gradient buffer grows with the length
+    assert_eq!(bytes_large - bytes_small, (large.len() - small.len()) * 8);
+}
