@@ -166,8 +166,14 @@ fn slice_helpers_allocate_independently_of_the_slice_length() {
     let (n_small, bytes_small, _) = measure(|| grad(&small, m));
     let (n_large, bytes_large, g) = measure(|| grad(&large, m));
     assert_eq!(g.len(), large.len());
-    assert_eq!(n_small, n_large, "allocation count depends on the slice length");
-    assert!(n_large <= 2, "{n_large} allocations: expected the gradient and one stack");
+    assert_eq!(
+        n_small, n_large,
+        "allocation count depends on the slice length"
+    );
+    assert!(
+        n_large <= 2,
+        "{n_large} allocations: expected the gradient and one stack"
+    );
     // only the gradient buffer grows with the length
     assert_eq!(bytes_large - bytes_small, (large.len() - small.len()) * 8);
 }

@@ -178,7 +178,9 @@ fn sub_slice_out_of_range_panics_at_the_users_line() {
                 gradients_function!(window_sum, params = ["x"])(&x, 2, 7)[0]
             }
         });
-        let message = result.err().and_then(|m| m.downcast_ref::<String>().cloned());
+        let message = result
+            .err()
+            .and_then(|m| m.downcast_ref::<String>().cloned());
         seen.push((message, PANIC_AT.with(|p| p.get())));
     }
     let _ = std::panic::take_hook();
@@ -189,6 +191,9 @@ fn sub_slice_out_of_range_panics_at_the_users_line() {
         );
         let (file, at) = at.expect("a location");
         assert!(file.ends_with("bad_input.rs"), "panicked in {file}");
-        assert_eq!(at, line, "panicked at line {at}, not the slicing expression");
+        assert_eq!(
+            at, line,
+            "panicked at line {at}, not the slicing expression"
+        );
     }
 }

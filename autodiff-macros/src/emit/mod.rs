@@ -114,6 +114,9 @@ pub(crate) struct Emitter<'a> {
     /// Parameters whose adjoint is their caller's buffer (see `shadow`): the pullback takes
     /// it as an argument, adds into it, and returns no gradient for it.
     pub(crate) shadows: HashSet<VarId>,
+    /// Parameters that are shared references (`x: &[f64]`): what they point to outlives
+    /// the pullback, so a callee's pullback may keep a borrow of it.
+    pub(crate) ref_params: HashSet<VarId>,
 }
 
 /// The registers of a carried slice adjoint in a fused loop: `here` collects element `i`
@@ -169,11 +172,6 @@ pub(crate) fn pure_cheap(tokens: &TokenStream) -> bool {
         proc_macro2::TokenTree::Punct(p) => "+-*/%.<>=!&|^".contains(p.as_char()),
         TokenTree::Group(g) => g.delimiter() != Delimiter::Brace && pure_cheap(&g.stream()),
     })
-}
-
-/// Whether a call passes a variable by reference (`f(&x)`).
-pub(crate) fn borrows_arguments(args: &[Operand]) -> bool {
-    args.iter().any(|a| matches!(a, Operand::Ref(_)))
 }
 
 impl Emitter<'_> {
@@ -296,6 +294,17 @@ impl Emitter<'_> {
         }
     }
 
+    /// Whether a call passes a reference to a value the forward sweep owns (`f(&local)`):
+    /// the callee's pullback cannot keep that borrow inside the caller's pullback, which
+    /// owns the value, so the reverse sweep runs the callee's derivative again there. A
+    /// reference into a parameter's data (`f(&x[a..b])` with `x: &[f64]`) can be kept.
+    pub(crate) fn borrows_owned(&self, args: &[Operand]) -> bool {
+        args.iter().any(|a| match a {
+            Operand::Ref(v) => !self.ref_params.contains(&self.adjoint_root(*v)),
+            _ => false,
+        })
+    }
+
     /// Whether a call hands its arguments' adjoints to the callee (`__vjp_into`): unless two
     /// arguments share an adjoint (a variable passed twice, two sub-slices of one slice),
     /// which cannot be lent twice; the callee then returns every gradient (`__vjp`).
@@ -308,7 +317,8 @@ impl Emitter<'_> {
     }
 }
 
-pub(crate) fn new_emitter(sig_params: usize, body: &Body) -> Emitter<'_> {
+pub(crate) fn new_emitter<'a>(sig: &Signature, body: &'a Body) -> Emitter<'a> {
+    let sig_params = sig.params.len();
     let mut e = Emitter {
         body,
         preinit: preinitialized(body),
@@ -324,8 +334,13 @@ pub(crate) fn new_emitter(sig_params: usize, body: &Body) -> Emitter<'_> {
         invariant: HashSet::new(),
         negated: HashSet::new(),
         shadows: HashSet::new(),
+        ref_params: HashSet::new(),
     };
     e.lazy = lazily_zeroed(sig_params, body, &e.defs);
+    e.ref_params = (sig.params.iter().enumerate())
+        .filter(|(_, p)| matches!(&p.ty, syn::Type::Reference(r) if r.mutability.is_none()))
+        .map(|(i, _)| VarId(i))
+        .collect();
     e
 }
 
@@ -381,7 +396,7 @@ pub fn sink_types(sig: &Signature) -> Vec<TokenStream> {
 }
 
 fn pullback_body(sig: &Signature, body: &Body, shadows: bool) -> TokenStream {
-    let mut e = new_emitter(sig.params.len(), body);
+    let mut e = new_emitter(sig, body);
     let mut sinks = Vec::new();
     if shadows {
         for ((i, p), ty) in sig.params.iter().enumerate().zip(sink_types(sig)) {

@@ -325,7 +325,7 @@ impl Emitter<'_> {
                             });
                         }
                         let form = if into { "vjp_into" } else { "vjp" };
-                        if borrows_arguments(args) {
+                        if self.borrows_owned(args) {
                             // The callee's pullback would borrow values the pullback closure
                             // owns: its reverse runs the callee's vjp again, here.
                             let a: Vec<TokenStream> =

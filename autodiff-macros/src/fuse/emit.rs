@@ -24,7 +24,7 @@ pub fn seeded_body(sig: &Signature, body: &Body) -> Option<TokenStream> {
     else {
         return None;
     };
-    let mut e = new_emitter(sig.params.len(), body);
+    let mut e = new_emitter(sig, body);
     // The iteration's own values are in scope for its reverse: neither saved nor computed
     // again (floats only: they are `Copy`).
     let item = match head {
