@@ -133,7 +133,10 @@ fn try_expand(
             let body = lower(&sig, &sig.generics, &func.block, &mut errors);
             (
                 Pullback::Generated(vjp_into_body(&sig, &body)),
-                seeded_body(&sig, &body),
+                // (a function writing through `&mut` parameters has no fused form)
+                (!sig.has_in_out())
+                    .then(|| seeded_body(&sig, &body))
+                    .flatten(),
             )
         }
     };

@@ -114,6 +114,9 @@ pub struct CellInfo {
     /// Whether a value written to the cell may be an array (see [`VarInfo::maybe_array`]).
     pub maybe_array: bool,
     pub ty: Option<Box<syn::Type>>,
+    /// The parameter a `&mut` parameter's cell is bound to: the cell is the exclusive
+    /// reference itself, written through, and its adjoint is the caller's shadow.
+    pub bound_to: Option<VarId>,
 }
 
 #[derive(Clone, Debug)]
@@ -130,6 +133,12 @@ pub enum Operand {
     Inline(syn::Expr),
     /// A variable passed by reference (`f(&x)` as the user wrote it).
     Ref(VarId),
+    /// A buffer lent to a callee that writes it (`f(&mut buf)`, or a `&mut` parameter
+    /// passed on, `reborrow`).
+    MutRef {
+        cell: CellId,
+        reborrow: bool,
+    },
 }
 
 impl Operand {
@@ -144,12 +153,27 @@ impl Operand {
                 let id = v.ident();
                 quote!((&#id))
             }
+            Operand::MutRef { cell, reborrow } => {
+                let id = cell.ident();
+                if *reborrow {
+                    quote!((&mut *#id))
+                } else {
+                    quote!((&mut #id))
+                }
+            }
         }
     }
     pub fn var(&self) -> Option<VarId> {
         match self {
             Operand::Var(v) | Operand::Ref(v) => Some(*v),
-            Operand::Inline(_) => None,
+            Operand::Inline(_) | Operand::MutRef { .. } => None,
+        }
+    }
+    /// The buffer a callee writes, for an operand lent `&mut`.
+    pub fn lent_cell(&self) -> Option<CellId> {
+        match self {
+            Operand::MutRef { cell, .. } => Some(*cell),
+            _ => None,
         }
     }
 }

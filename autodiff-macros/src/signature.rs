@@ -22,6 +22,10 @@ pub struct Param {
     /// element type: the derivative adds the parameter's gradient into its caller's
     /// buffer (a shadow) rather than returning it.
     pub shadow: Option<syn::Type>,
+    /// A `&mut` float slice or `Vec` (an in-out parameter): the body reads and writes it,
+    /// and its shadow carries the adjoint of its final value in and of its initial value
+    /// out.
+    pub in_out: bool,
 }
 
 /// A function signature as the generated code needs it.
@@ -133,7 +137,7 @@ fn shadow_element(ty: &syn::Type, floats: &[syn::Ident]) -> Option<syn::Type> {
         _ => false,
     };
     let elem = match ty {
-        syn::Type::Reference(r) if r.mutability.is_none() => match &*r.elem {
+        syn::Type::Reference(r) => match &*r.elem {
             syn::Type::Slice(s) => Some(&*s.elem),
             other => vec_element(other),
         },
@@ -267,8 +271,14 @@ impl Signature {
         if prims::is_float_type_name(&name) || prims::is_constant_type_name(&name) {
             errors.push(sig.ident.span(), crate::diag::named_like_a_primitive(&name));
         }
+        // A function that writes its results through `&mut` parameters may return nothing.
+        let writes_through = sig.inputs.iter().any(|input| {
+            matches!(input, syn::FnArg::Typed(pt)
+                if matches!(&*pt.ty, syn::Type::Reference(r) if r.mutability.is_some()))
+        });
         let output = match &sig.output {
             syn::ReturnType::Type(_, ty) => (**ty).clone(),
+            syn::ReturnType::Default if writes_through => syn::parse_quote!(()),
             syn::ReturnType::Default => {
                 errors.push(sig.ident.span(), crate::diag::MISSING_RETURN_TYPE);
                 return None;
@@ -294,6 +304,7 @@ impl Signature {
                         differentiable: false,
                         by_ref: false,
                         shadow: None,
+                        in_out: false,
                     });
                     is_method = true;
                 }
@@ -316,6 +327,8 @@ impl Signature {
                     let shadow = differentiable
                         .then(|| shadow_element(&ty, &floats))
                         .flatten();
+                    let in_out = shadow.is_some()
+                        && matches!(&ty, syn::Type::Reference(r) if r.mutability.is_some());
                     params.push(Param {
                         name,
                         ty,
@@ -323,6 +336,7 @@ impl Signature {
                         differentiable,
                         by_ref: false,
                         shadow,
+                        in_out,
                     });
                 }
             }
@@ -398,6 +412,7 @@ impl Signature {
                 differentiable,
                 by_ref: false,
                 shadow: None,
+                in_out: false,
             });
         }
         let output = match &closure.output {
@@ -453,12 +468,28 @@ impl Signature {
     }
 
     /// `use<…>` naming every generic of `generics_named`, for the opaque pullback type.
+    ///
+    /// The lifetimes of `&mut` parameters are left out: a pullback never keeps the
+    /// exclusive borrow (its shadow comes with the cotangent), so the caller may use the
+    /// buffer again as soon as the call returns.
     pub fn precise_captures(&self) -> TokenStream {
-        let names = self.generics_named.params.iter().map(|p| match p {
-            syn::GenericParam::Lifetime(l) => l.lifetime.to_token_stream(),
-            syn::GenericParam::Type(t) => t.ident.to_token_stream(),
-            syn::GenericParam::Const(c) => c.ident.to_token_stream(),
+        let mut exclusive = Vec::new();
+        for p in self.params.iter().filter(|p| p.in_out) {
+            if let syn::Type::Reference(r) = &p.ty_named {
+                exclusive.extend(r.lifetime.clone());
+            }
+        }
+        let names = self.generics_named.params.iter().filter_map(|p| match p {
+            syn::GenericParam::Lifetime(l) if exclusive.contains(&l.lifetime) => None,
+            syn::GenericParam::Lifetime(l) => Some(l.lifetime.to_token_stream()),
+            syn::GenericParam::Type(t) => Some(t.ident.to_token_stream()),
+            syn::GenericParam::Const(c) => Some(c.ident.to_token_stream()),
         });
         quote!(use<#(#names),*>)
+    }
+
+    /// Whether a parameter is written through (`&mut`).
+    pub fn has_in_out(&self) -> bool {
+        self.params.iter().any(|p| p.in_out)
     }
 }

@@ -165,6 +165,19 @@ macro_rules! scalar_differentiable {
 }
 scalar_differentiable!(f32, f64);
 
+/// The unit value (the result of a function that writes its results through `&mut`
+/// parameters) has a trivial tangent.
+impl Differentiable for () {
+    type Tangent = ();
+    #[inline(always)]
+    fn zero_tangent(&self) {}
+}
+
+impl Accumulate for () {
+    #[inline(always)]
+    fn accumulate(&mut self, _: ()) {}
+}
+
 /// A slice's tangent is a `Vec` of its elements' tangents (`Vec<f64>` for `[f64]`, a
 /// `Vec` of layer tangents for a slice of derived layers).
 impl<T: Differentiable> Differentiable for [T] {

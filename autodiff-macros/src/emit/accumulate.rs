@@ -187,7 +187,8 @@ impl Emitter<'_> {
         let rt = rt();
         let mut out = TokenStream::new();
         for (i, cell) in self.body.cells.iter().enumerate() {
-            if cell.active {
+            // a `&mut` parameter's adjoint is the caller's shadow, handed to the pullback
+            if cell.active && cell.bound_to.is_none() {
                 let (c, d) = (CellId(i).ident(), CellId(i).adjoint());
                 out.extend(quote!(let mut #d = #rt::adjoint_zero(&#c);));
             }

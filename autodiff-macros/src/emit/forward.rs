@@ -295,6 +295,12 @@ impl Emitter<'_> {
         let mut out = TokenStream::new();
         for (i, cell) in self.body.cells.iter().enumerate() {
             let c = CellId(i).ident();
+            if let Some(p) = cell.bound_to {
+                // a `&mut` parameter: the cell is the reference
+                let p = p.ident();
+                out.extend(quote!(let mut #c = #p;));
+                continue;
+            }
             let ty = cell.ty.as_ref().map(|t| quote!(: #t));
             out.extend(quote!(let mut #c #ty = ::core::default::Default::default();));
         }

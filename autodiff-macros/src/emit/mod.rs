@@ -401,7 +401,14 @@ fn pullback_body(sig: &Signature, body: &Body, shadows: bool) -> TokenStream {
     if shadows {
         for ((i, p), ty) in sig.params.iter().enumerate().zip(sink_types(sig)) {
             let v = VarId(i);
-            if p.shadow.is_some() && body.is_active(v) {
+            let bound = body.cells.iter().position(|c| c.bound_to == Some(v));
+            if let Some(c) = bound {
+                // in-out: the shadow is the cell's adjoint, the adjoint of the final value
+                // coming in and of the initial value going out
+                e.shadows.insert(v);
+                let d = CellId(c).adjoint();
+                sinks.push(quote!(mut #d: #ty));
+            } else if p.shadow.is_some() && body.is_active(v) {
                 e.shadows.insert(v);
                 e.initialized.insert(v);
                 let d = v.adjoint();

@@ -139,6 +139,19 @@ impl Emitter<'_> {
         match stmt {
             Stmt::Effect(_) => {}
             Stmt::Let { dst, rhs, .. } => {
+                // a call writing a differentiable buffer runs its reverse even when its
+                // result's adjoint is zero: the buffer's adjoint goes through it
+                let writes = match rhs {
+                    Rhs::Call { args, .. } => args
+                        .iter()
+                        .filter_map(Operand::lent_cell)
+                        .any(|c| self.body.cells[c.0].active),
+                    _ => false,
+                };
+                if writes && self.initialized.insert(*dst) {
+                    let (d, v) = (dst.adjoint(), self.var(*dst));
+                    out.extend(quote!(let mut #d = #rt::adjoint_zero(&#v);));
+                }
                 if !self.body.is_active(*dst) || !self.initialized.contains(dst) {
                     return;
                 }
@@ -308,6 +321,15 @@ impl Emitter<'_> {
                         let into = self.lends_adjoints(args);
                         let mut sinks = Vec::new();
                         for arg in args.iter().filter(|_| into) {
+                            if let Some(c) = arg.lent_cell() {
+                                let d = c.adjoint();
+                                sinks.push(if self.body.cells[c.0].active {
+                                    quote!(#rt::shadow::sink(&mut #d))
+                                } else {
+                                    quote!(#rt::shadow::no_sink())
+                                });
+                                continue;
+                            }
                             sinks.push(match self.active_var(arg) {
                                 Some(u) if self.is_sub_slice(u) => {
                                     let d = self.var_adjoint(u);
@@ -325,7 +347,8 @@ impl Emitter<'_> {
                             });
                         }
                         let form = if into { "vjp_into" } else { "vjp" };
-                        if self.borrows_owned(args) {
+                        // (never for a call writing a buffer: running it again would write it again)
+                        if self.borrows_owned(args) && !writes {
                             // The callee's pullback would borrow values the pullback closure
                             // owns: its reverse runs the callee's vjp again, here.
                             let a: Vec<TokenStream> =

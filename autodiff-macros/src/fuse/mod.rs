@@ -56,6 +56,11 @@ impl Uses {
         if let Some(v) = o.var() {
             *self.operand.entry(v).or_default() += 1;
         }
+        if let Some(c) = o.lent_cell() {
+            // written and read by the callee
+            self.cell_writes.insert(c);
+            self.cell_reads.insert(c);
+        }
     }
 
     fn block(&mut self, block: &Block) {

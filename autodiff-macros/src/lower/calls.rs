@@ -111,6 +111,10 @@ impl Lowering<'_> {
         }
         let mut args = Vec::new();
         for a in &c.args {
+            if let Some(lent) = self.lent_buffer(a) {
+                args.push(lent);
+                continue;
+            }
             let arg = self.operand_of(a);
             // `f(&x)`: the callee takes a reference (and `x` may be an array)
             let arg = match (a, arg) {
@@ -132,7 +136,18 @@ impl Lowering<'_> {
             }
             return self.method_prim(e, &last, Some(func.clone()), args);
         }
-        let active = args.iter().any(|a| self.operand_active(a));
+        // a buffer the callee writes: its snapshots are stale after the call, and it is
+        // differentiable once a differentiable value may reach it
+        let lent: Vec<CellId> = args.iter().filter_map(Operand::lent_cell).collect();
+        let active = args.iter().any(|a| self.operand_active(a))
+            || lent.iter().any(|c| self.cells[c.0].active);
+        for c in &lent {
+            self.snapshots.remove(c);
+            if active {
+                self.found_active_cells
+                    .insert(active_key(self.cell_keys[c.0]));
+            }
+        }
         let v = self.new_var(active);
         if active {
             self.push(
@@ -155,5 +170,20 @@ impl Lowering<'_> {
             );
         }
         Value::Var(v)
+    }
+
+    /// `&mut buf` (a `let mut` buffer) or a `&mut` parameter passed on: the buffer lent to a
+    /// callee that writes it.
+    fn lent_buffer(&mut self, a: &syn::Expr) -> Option<Operand> {
+        let (place, explicit) = match a {
+            syn::Expr::Reference(r) if r.mutability.is_some() => (&*r.expr, true),
+            syn::Expr::Path(_) => (a, false),
+            _ => return None,
+        };
+        let Some(Place::Cell(cell)) = self.place(place) else {
+            return None;
+        };
+        let reborrow = self.cells[cell.0].bound_to.is_some();
+        (explicit || reborrow).then_some(Operand::MutRef { cell, reborrow })
     }
 }

@@ -143,6 +143,14 @@ fn lower_pass(
     for p in &sig.params {
         let v = l.new_var(p.differentiable);
         l.vars[v.0].maybe_array = maybe_array_type(&p.ty, &l.type_params);
+        if p.in_out {
+            // written through: a cell that is the reference itself, always differentiable
+            let c = l.flag_cell();
+            l.cells[c.0].active = true;
+            l.cells[c.0].bound_to = Some(v);
+            l.bind(&p.name, Binding::Cell(c));
+            continue;
+        }
         let value = if p.by_ref {
             Value::Ref(Box::new(Value::Var(v)))
         } else {
@@ -248,6 +256,7 @@ impl Lowering<'_> {
             active,
             maybe_array,
             ty,
+            bound_to: None,
         });
         id
     }
@@ -553,6 +562,10 @@ fn cells_written(block: &Block, out: &mut HashSet<CellId>) {
                 ..
             }
             | Stmt::Effect(ts) => mentioned(ts, out),
+            Stmt::Let {
+                rhs: Rhs::Call { args, .. },
+                ..
+            } => out.extend(args.iter().filter_map(Operand::lent_cell)),
             Stmt::Let { .. } => {}
             Stmt::If { then, els, .. } => {
                 cells_written(then, out);

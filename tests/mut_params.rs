@@ -1,0 +1,120 @@
+//! `&mut` parameters, as C and C++ users write helpers: the callee reads and writes the
+//! caller's buffer, and its shadow carries the adjoint of the buffer's final value in and
+//! of its initial value out. Gradients against finite differences and by hand.
+
+use autodiff::check::{assert_gradient_close, finite_difference};
+use autodiff::prelude::*;
+
+/// y ← y + a·x
+#[differentiable]
+fn axpy(a: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..x.len() {
+        y[i] += a * x[i];
+    }
+}
+
+#[differentiable]
+fn sqnorm(v: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..v.len() {
+        s += v[i] * v[i];
+    }
+    s
+}
+
+/// ‖1 + a·x + a²·x‖²
+#[differentiable]
+fn two_axpys(a: f64, x: &[f64]) -> f64 {
+    let mut y = vec![1.0; x.len()];
+    axpy(a, x, &mut y);
+    axpy(a * a, x, &mut y);
+    sqnorm(&y)
+}
+
+fn point(n: usize) -> Vec<f64> {
+    (0..n)
+        .map(|i| 0.4 - 0.23 * i as f64 + 0.02 * (i * i) as f64)
+        .collect()
+}
+
+#[test]
+fn a_helper_writing_the_callers_buffer() {
+    let (a, x) = (0.7, point(5));
+    let (ga, gx) = gradients_function!(two_axpys)(a, &x);
+    // y_i = 1 + (a + a²) x_i: ∂/∂a = Σ 2 y_i (1 + 2a) x_i, ∂/∂x_i = 2 y_i (a + a²)
+    let c = a + a * a;
+    let y: Vec<f64> = x.iter().map(|xi| 1.0 + c * xi).collect();
+    let hand_a: f64 = (0..5).map(|i| 2.0 * y[i] * (1.0 + 2.0 * a) * x[i]).sum();
+    let hand_x: Vec<f64> = y.iter().map(|yi| 2.0 * yi * c).collect();
+    assert!((ga - hand_a).abs() < 1e-12 * hand_a.abs().max(1.0));
+    assert_gradient_close(&gx, &hand_x, 1e-13);
+    let fd = finite_difference(|v| two_axpys(v[0], &x), &[a]);
+    assert!((ga - fd[0]).abs() < 1e-8);
+    assert_gradient_close(&gx, &finite_difference(|v| two_axpys(a, v), &x), 1e-8);
+}
+
+/// An in-place nonlinear update that reads the old values: s_i ← tanh(s_i · p_i + s_{i-1}).
+#[differentiable]
+fn step(state: &mut [f64], params: &[f64]) {
+    for i in (1..state.len()).rev() {
+        state[i] = (state[i] * params[i] + state[i - 1]).tanh();
+    }
+    state[0] = (state[0] * params[0]).tanh();
+}
+
+/// A helper passing its `&mut` parameter on.
+#[differentiable]
+fn two_steps(state: &mut [f64], params: &[f64]) {
+    step(state, params);
+    step(state, &params[..]);
+}
+
+#[differentiable]
+fn run(params: &[f64], init: &[f64], n: usize) -> f64 {
+    let mut state = vec![0.0; init.len()];
+    for i in 0..init.len() {
+        state[i] = init[i];
+    }
+    for _ in 0..n {
+        two_steps(&mut state, params);
+    }
+    let mut s = 0.0;
+    for i in 0..state.len() {
+        s += state[i] * (i + 1) as f64;
+    }
+    s
+}
+
+#[test]
+fn in_place_state_updates_in_a_loop() {
+    let (p, init) = (point(4), vec![0.3, -0.2, 0.5, 0.1]);
+    let (gp, gi) = gradients_function!(run, params = ["params", "init"])(&p, &init, 3);
+    assert_gradient_close(&gp, &finite_difference(|v| run(v, &init, 3), &p), 1e-8);
+    assert_gradient_close(&gi, &finite_difference(|v| run(&p, v, 3), &init), 1e-8);
+}
+
+/// A top-level function with a `&mut` parameter: the gradient with respect to the
+/// buffer's initial value.
+#[differentiable]
+fn update_and_read(x: &[f64], y: &mut [f64]) -> f64 {
+    axpy(2.0, x, y);
+    y[0] * y[1]
+}
+
+#[test]
+fn the_gradient_of_a_buffers_initial_value() {
+    let x = [0.5, -1.5];
+    let y0 = [1.0, 2.0];
+    let mut y = y0;
+    let (gx, gy) = gradients_function!(update_and_read)(&x, &mut y);
+    // the primal ran once: y = y0 + 2x
+    assert_eq!(y, [2.0, -1.0]);
+    // f = (y0_0 + 2x_0)(y0_1 + 2x_1)
+    let (u, v) = (y0[0] + 2.0 * x[0], y0[1] + 2.0 * x[1]);
+    assert_gradient_close(&gx, &[2.0 * v, 2.0 * u], 1e-15);
+    assert_gradient_close(&gy, &[v, u], 1e-15);
+    let (value, pullback) = vjp!(update_and_read)(&x, &mut y0.clone());
+    assert_eq!(value, u * v);
+    let (gx2, gy2) = pullback(1.0);
+    assert_eq!((gx2, gy2), (gx, gy));
+}
