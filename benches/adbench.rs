@@ -1,8 +1,9 @@
 //! ADBench's objectives (`benches/adbench/workloads.rs`): for each workload the objective and
 //! its gradient (or the BA Jacobian), measured by criterion in the same run; at the end, the
 //! gradient ÷ objective ratio of each, from the medians of criterion's own samples.
-//! `cargo bench --bench adbench`; a name filter runs a part (`cargo bench --bench adbench --
-//! gmm`).
+//! `cargo bench --bench adbench`; a part of the name runs a part (`cargo bench --bench
+//! adbench -- gmm`). A function whose first call takes more than [`ONCE_OVER`] is measured
+//! by that call alone (today: the slowest gradients).
 
 use autodiff::prelude::*;
 use criterion::{black_box, BenchmarkGroup, Criterion, SamplingMode};
@@ -14,19 +15,64 @@ use std::time::{Duration, Instant};
 mod workloads;
 use workloads::*;
 
+/// Per group and function: the time of one call in each sample, and whether it was
+/// measured once.
+type Samples = BTreeMap<(String, &'static str), (Vec<f64>, bool)>;
+
 thread_local! {
-    /// Per group and function, the time of one call in each sample criterion took.
-    static SAMPLES: RefCell<BTreeMap<(String, &'static str), Vec<f64>>> =
-        RefCell::new(BTreeMap::new());
+    /// Per group and function, the time of one call in each sample criterion took, and
+    /// whether the function was measured once instead (see [`ONCE_OVER`]).
+    static SAMPLES: RefCell<Samples> =
+        const { RefCell::new(BTreeMap::new()) };
 }
 
-/// Registers `f` with criterion as `group/name`, keeping the time per call of every sample.
+/// A function whose first call takes longer than this is measured by that one call,
+/// outside criterion (which needs at least eleven calls), so that the slowest gradients
+/// of today do not make the run last a quarter of an hour.
+const ONCE_OVER: Duration = Duration::from_secs(3);
+
+/// The names given on the command line (criterion's filter); a function is run when its
+/// `group/name` contains one of them, or when none is given.
+fn selected(full_name: &str) -> bool {
+    let filters: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    filters.is_empty() || filters.iter().any(|f| full_name.contains(f.as_str()))
+}
+
+fn record(group_name: &str, name: &'static str, seconds: f64, once: bool) {
+    SAMPLES.with(|s| {
+        let mut s = s.borrow_mut();
+        let entry = s.entry((group_name.to_string(), name)).or_default();
+        entry.0.push(seconds);
+        entry.1 = once;
+    });
+}
+
+/// Registers `f` with criterion as `group/name`, keeping the time per call of every sample;
+/// or, when its first call takes longer than [`ONCE_OVER`], keeps that call's time.
 fn bench<M: criterion::measurement::Measurement<Value = Duration>, R>(
     group: &mut BenchmarkGroup<'_, M>,
     group_name: &str,
     name: &'static str,
     mut f: impl FnMut() -> R,
 ) {
+    let full_name = format!("{group_name}/{name}");
+    if !selected(&full_name) {
+        return;
+    }
+    let start = Instant::now();
+    black_box(f());
+    let first = start.elapsed();
+    if first > ONCE_OVER {
+        println!(
+            "{full_name}: one call took {}, measured once outside criterion",
+            pretty(first.as_secs_f64())
+        );
+        record(group_name, name, first.as_secs_f64(), true);
+        return;
+    }
     group.bench_function(name, |b| {
         b.iter_custom(|iters| {
             let start = Instant::now();
@@ -34,12 +80,12 @@ fn bench<M: criterion::measurement::Measurement<Value = Duration>, R>(
                 black_box(f());
             }
             let elapsed = start.elapsed();
-            SAMPLES.with(|s| {
-                s.borrow_mut()
-                    .entry((group_name.to_string(), name))
-                    .or_default()
-                    .push(elapsed.as_secs_f64() / iters as f64)
-            });
+            record(
+                group_name,
+                name,
+                elapsed.as_secs_f64() / iters as f64,
+                false,
+            );
             elapsed
         })
     });
@@ -155,7 +201,8 @@ fn pretty(seconds: f64) -> String {
 }
 
 /// Gradient ÷ objective for every group that ran both, from the medians of the last
-/// [`SAMPLE_SIZE`] samples of each function (the earlier calls were criterion's warm-up).
+/// [`SAMPLE_SIZE`] samples of each function (the earlier calls were criterion's warm-up), or
+/// from its one call.
 fn print_ratios() {
     let samples = SAMPLES.with(|s| std::mem::take(&mut *s.borrow_mut()));
     let mut groups: Vec<&String> = samples.keys().map(|(g, _)| g).collect();
@@ -167,14 +214,13 @@ fn print_ratios() {
     println!("| --- | --- | --- | --- |");
     for group in groups {
         let get = |name: &'static str| {
-            let all = samples.get(&(group.clone(), name))?;
-            Some(median(
-                all[all.len().saturating_sub(SAMPLE_SIZE)..].to_vec(),
-            ))
+            let (all, once) = samples.get(&(group.clone(), name))?;
+            let time = median(all[all.len().saturating_sub(SAMPLE_SIZE)..].to_vec());
+            Some((time, if *once { " (one call)" } else { "" }))
         };
-        if let (Some(objective), Some(gradient)) = (get("objective"), get("gradient")) {
+        if let (Some((objective, o)), Some((gradient, g))) = (get("objective"), get("gradient")) {
             println!(
-                "| {group} | {} | {} | {:.2} |",
+                "| {group} | {}{o} | {}{g} | {:.2} |",
                 pretty(objective),
                 pretty(gradient),
                 gradient / objective
