@@ -1,0 +1,629 @@
+//! ADBench's objectives (Srajer, Schkufza, Fitzgibbon 2018, "A benchmark of selected
+//! algorithmic differentiation tools on some problems in computer vision and machine
+//! learning"), written from the paper's definitions the way a Rust user writes them: flat
+//! `&[f64]` slices, small helper functions called in the inner loop, local buffers.
+//! Shared by `benches/adbench.rs` and `tests/adbench.rs`.
+//!
+//! Where the natural form does not compile yet, the nearest form that does is used and the
+//! natural form is given in a `Natural form:` comment: a helper that would take a
+//! sub-slice (`&x[a..b]`) takes the whole slice and an offset, a helper that would write
+//! through `&mut [f64]` returns a new `Vec`, an array literal `[a, b, c]` is a `[f64; 3]`
+//! local filled element by element.
+#![allow(dead_code)]
+// The loops index their slices the way ADBench's definitions do, which is the form measured;
+// `copy_from_slice` is not differentiable yet, so copies are loops too.
+#![allow(clippy::needless_range_loop, clippy::manual_memcpy)]
+
+use autodiff::prelude::*;
+
+// ---------------------------------------------------------------------------------------
+// Shared helpers
+// ---------------------------------------------------------------------------------------
+
+/// The sum of squares of a slice.
+#[differentiable]
+pub fn sqnorm(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        s += x[i] * x[i];
+    }
+    s
+}
+
+/// The sum of squares of `x[start..end]`.
+///
+/// Natural form: `sqnorm(&x[start..end])`.
+#[differentiable]
+pub fn sqnorm_range(x: &[f64], start: usize, end: usize) -> f64 {
+    let mut s = 0.0;
+    for i in start..end {
+        s += x[i] * x[i];
+    }
+    s
+}
+
+/// `ln Σ exp(xᵢ)`, shifted by the maximum so that it neither overflows nor underflows.
+#[differentiable]
+pub fn log_sum_exp(x: &[f64]) -> f64 {
+    let mut mx = x[0];
+    for i in 1..x.len() {
+        mx = mx.max(x[i]);
+    }
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        s += (x[i] - mx).exp();
+    }
+    s.ln() + mx
+}
+
+/// The logistic function.
+#[differentiable]
+pub fn sigmoid(x: f64) -> f64 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// A deterministic stream of numbers in `[-1, 1)` (a linear congruential generator), so
+/// the inputs are the same in every run.
+pub fn uniform(n: usize, seed: u64) -> Vec<f64> {
+    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(1);
+    (0..n)
+        .map(|_| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((state >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------
+// GMM: the negative log-likelihood of n points under a mixture of K Gaussians in d
+// dimensions, with a Wishart prior on the inverse covariances.
+//
+// Parameters: `alphas` (K unnormalised log weights), `means` (K·d), `icf` (K blocks of
+// d(d+1)/2: the logarithms of the diagonal of the inverse covariance's Cholesky factor Q,
+// then its strictly lower triangle column by column). Data: `x` (n·d), the prior's γ and m.
+// ---------------------------------------------------------------------------------------
+
+/// `ln Γ(k / 2)` for a positive integer `k`, exactly from `Γ(1) = 1`, `Γ(½) = √π` and
+/// `Γ(x + 1) = x Γ(x)` (the Wishart constant only needs half-integers).
+pub fn ln_gamma_half(k: usize) -> f64 {
+    assert!(k > 0, "ln Γ(k/2) needs k > 0");
+    let (mut x, mut out) = if k % 2 == 0 {
+        (1.0, 0.0)
+    } else {
+        (0.5, 0.5 * std::f64::consts::PI.ln())
+    };
+    while x < 0.5 * k as f64 {
+        out += x.ln();
+        x += 1.0;
+    }
+    out
+}
+
+/// The logarithm of the multivariate gamma function `Γ_p(n / 2)`.
+pub fn log_gamma_distrib(n: usize, p: usize) -> f64 {
+    let mut out = 0.25 * (p * (p - 1)) as f64 * std::f64::consts::PI.ln();
+    for j in 1..=p {
+        out += ln_gamma_half(n + 1 - j);
+    }
+    out
+}
+
+/// The logarithm of the Wishart prior of the K inverse covariances, up to the terms that
+/// do not depend on the parameters' values: `½γ²‖Q_k‖²_F − m Σ ln diag(Q_k)` summed over
+/// the components, minus K times the normalising constant.
+#[differentiable]
+pub fn log_wishart_prior(
+    d: usize,
+    k: usize,
+    #[no_grad] gamma: f64,
+    m: usize,
+    sum_qs: &[f64],
+    qdiags: &[f64],
+    icf: &[f64],
+) -> f64 {
+    let n = d + m + 1;
+    let icf_sz = d * (d + 1) / 2;
+    let c = (n * d) as f64 * (gamma.ln() - 0.5 * std::f64::consts::LN_2)
+        - stop_gradient(log_gamma_distrib(n, d));
+    let mut out = 0.0;
+    for ik in 0..k {
+        // Natural form: `sqnorm(&qdiags[ik * d..(ik + 1) * d])
+        //                + sqnorm(&icf[ik * icf_sz + d..(ik + 1) * icf_sz])`.
+        let frobenius = sqnorm_range(qdiags, ik * d, (ik + 1) * d)
+            + sqnorm_range(icf, ik * icf_sz + d, (ik + 1) * icf_sz);
+        out += 0.5 * gamma * gamma * frobenius - m as f64 * sum_qs[ik];
+    }
+    out - k as f64 * c
+}
+
+/// `Q_k (x_i − μ_k)` for point `ix` and component `ik`, where `Q_k` has the diagonal
+/// `qdiags[ik·d..]` and the strictly lower triangle stored column by column in `icf` after
+/// the block's `d` log-diagonal entries.
+///
+/// Natural form: `fn q_times_x(qdiag: &[f64], ltri: &[f64], xcentered: &[f64], out: &mut
+/// [f64])`, called as `q_times_x(&qdiags[ik * d..(ik + 1) * d], &icf[ik * icf_sz + d..(ik
+/// + 1) * icf_sz], &xcentered, &mut qxcentered)` after `subtract(&x[ix * d..(ix + 1) * d],
+/// &means[ik * d..(ik + 1) * d], &mut xcentered)`, with the buffers allocated once outside
+/// the loops.
+#[differentiable]
+pub fn q_x_centered(
+    d: usize,
+    x: &[f64],
+    ix: usize,
+    means: &[f64],
+    qdiags: &[f64],
+    icf: &[f64],
+    ik: usize,
+) -> Vec<f64> {
+    let mut xcentered = vec![0.0; d];
+    for j in 0..d {
+        xcentered[j] = x[ix * d + j] - means[ik * d + j];
+    }
+    let mut out = vec![0.0; d];
+    for j in 0..d {
+        out[j] = qdiags[ik * d + j] * xcentered[j];
+    }
+    let mut l = ik * (d * (d + 1) / 2) + d;
+    for i in 0..d {
+        for j in i + 1..d {
+            out[j] += icf[l] * xcentered[i];
+            l += 1;
+        }
+    }
+    out
+}
+
+/// ADBench's GMM objective: `−(nd/2) ln 2π + Σᵢ LSE_k(α_k + Σ ln diag Q_k − ½‖Q_k(xᵢ −
+/// μ_k)‖²) − n LSE(α) + ln Wishart(Q)`.
+#[differentiable]
+#[allow(clippy::too_many_arguments)]
+pub fn gmm_objective(
+    d: usize,
+    k: usize,
+    alphas: &[f64],
+    means: &[f64],
+    icf: &[f64],
+    x: &[f64],
+    #[no_grad] gamma: f64,
+    m: usize,
+) -> f64 {
+    let n = x.len() / d;
+    let icf_sz = d * (d + 1) / 2;
+    let mut qdiags = vec![0.0; d * k];
+    let mut sum_qs = vec![0.0; k];
+    for ik in 0..k {
+        for id in 0..d {
+            let q = icf[ik * icf_sz + id];
+            sum_qs[ik] += q;
+            qdiags[ik * d + id] = q.exp();
+        }
+    }
+    let mut main_term = vec![0.0; k];
+    let mut slse = 0.0;
+    for ix in 0..n {
+        for ik in 0..k {
+            let qxcentered = q_x_centered(d, x, ix, means, &qdiags, icf, ik);
+            main_term[ik] = alphas[ik] + sum_qs[ik] - 0.5 * sqnorm(&qxcentered);
+        }
+        slse += log_sum_exp(&main_term);
+    }
+    let constant = -((n * d) as f64) * 0.5 * (2.0 * std::f64::consts::PI).ln();
+    constant + slse - n as f64 * log_sum_exp(alphas)
+        + log_wishart_prior(d, k, gamma, m, &sum_qs, &qdiags, icf)
+}
+
+/// A GMM problem of the given size: `(alphas, means, icf, x)`, uniform in `[-1, 1)` like
+/// ADBench's generated inputs (the log-diagonal too, so Q is well conditioned).
+pub fn gmm_input(d: usize, k: usize, n: usize) -> (Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>) {
+    let icf_sz = d * (d + 1) / 2;
+    (
+        uniform(k, 1),
+        uniform(k * d, 2),
+        uniform(k * icf_sz, 3),
+        uniform(n * d, 4),
+    )
+}
+
+// ---------------------------------------------------------------------------------------
+// BA: the reprojection error of one observation. A camera has 11 parameters: a Rodrigues
+// rotation (3), its centre (3), the focal length, the principal point (2) and two radial
+// distortion coefficients; a point has 3 coordinates; an observation has a weight and a
+// measured feature (2). The Jacobian of the two weighted errors with respect to the camera,
+// the point and the weight is a 2 × 15 block per observation.
+// ---------------------------------------------------------------------------------------
+
+/// The number of parameters of a camera.
+pub const BA_NCAMPARAMS: usize = 11;
+
+/// The cross product of two 3-vectors.
+///
+/// Natural form: `fn cross(a: &[f64], b: &[f64]) -> [f64; 3] { [a[1] * b[2] − a[2] * b[1],
+/// …] }` (an array literal).
+#[differentiable]
+pub fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    let mut out = [0.0; 3];
+    out[0] = a[1] * b[2] - a[2] * b[1];
+    out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+    out
+}
+
+/// `pt` rotated by the angle-axis vector `cam[0..3]` (Rodrigues' formula), with the
+/// first-order form near the zero rotation.
+///
+/// Natural form: `fn rodrigues_rotate_point(rot: &[f64], pt: &[f64], rotated: &mut [f64])`
+/// called with `&cam[0..3]`.
+#[differentiable]
+pub fn rodrigues_rotate_point(cam: &[f64], pt: [f64; 3]) -> [f64; 3] {
+    let mut rot = [0.0; 3];
+    for i in 0..3 {
+        rot[i] = cam[i];
+    }
+    let sqtheta = rot[0] * rot[0] + rot[1] * rot[1] + rot[2] * rot[2];
+    let mut rotated = [0.0; 3];
+    if sqtheta != 0.0 {
+        let theta = sqtheta.sqrt();
+        let costheta = theta.cos();
+        let sintheta = theta.sin();
+        let theta_inverse = 1.0 / theta;
+        let mut w = [0.0; 3];
+        for i in 0..3 {
+            w[i] = rot[i] * theta_inverse;
+        }
+        let w_cross_pt = cross(w, pt);
+        let tmp = (w[0] * pt[0] + w[1] * pt[1] + w[2] * pt[2]) * (1.0 - costheta);
+        for i in 0..3 {
+            rotated[i] = pt[i] * costheta + w_cross_pt[i] * sintheta + w[i] * tmp;
+        }
+    } else {
+        let rot_cross_pt = cross(rot, pt);
+        for i in 0..3 {
+            rotated[i] = pt[i] + rot_cross_pt[i];
+        }
+    }
+    rotated
+}
+
+/// The projection of the point `x` by the camera `cam`: rotate the point relative to the
+/// camera's centre, divide by depth, distort radially, scale by the focal length and shift
+/// by the principal point.
+///
+/// Natural form: `fn project(cam: &[f64], x: &[f64], proj: &mut [f64])` with `let c =
+/// &cam[3..6];`, `let xo = [x[0] − c[0], x[1] − c[1], x[2] − c[2]];`, a `let mut xcam =
+/// [0.0; 3]` written by `rodrigues_rotate_point(&cam[0..3], &xo, &mut xcam)`, and
+/// `radial_distort(&cam[9..11], proj)` writing through `&mut [f64]`.
+#[differentiable]
+pub fn project(cam: &[f64], x: &[f64]) -> (f64, f64) {
+    let mut xo = [0.0; 3];
+    for i in 0..3 {
+        xo[i] = x[i] - cam[3 + i];
+    }
+    let xcam = rodrigues_rotate_point(cam, xo);
+    let u = xcam[0] / xcam[2];
+    let v = xcam[1] / xcam[2];
+    let rsq = u * u + v * v;
+    let distortion = 1.0 + cam[9] * rsq + cam[10] * rsq * rsq;
+    (
+        u * distortion * cam[6] + cam[7],
+        v * distortion * cam[6] + cam[8],
+    )
+}
+
+/// The weighted reprojection error of one observation, both coordinates: the objective.
+///
+/// Natural form: `fn compute_reproj_error(cam: &[f64], x: &[f64], w: f64, feat: &[f64],
+/// err: &mut [f64])`.
+#[differentiable]
+pub fn reproj_error(cam: &[f64], x: &[f64], w: f64, feat: &[f64]) -> (f64, f64) {
+    let (u, v) = project(cam, x);
+    (w * (u - feat[0]), w * (v - feat[1]))
+}
+
+/// The first coordinate of [`reproj_error`], for the Jacobian's first row.
+#[differentiable]
+pub fn reproj_error_u(cam: &[f64], x: &[f64], w: f64, feat: &[f64]) -> f64 {
+    let (u, _) = project(cam, x);
+    w * (u - feat[0])
+}
+
+/// The second coordinate of [`reproj_error`], for the Jacobian's second row.
+#[differentiable]
+pub fn reproj_error_v(cam: &[f64], x: &[f64], w: f64, feat: &[f64]) -> f64 {
+    let (_, v) = project(cam, x);
+    w * (v - feat[1])
+}
+
+/// A bundle-adjustment problem: `n` cameras, `m` points, `p` observations, each observation
+/// `i` seeing point `i % m` from camera `i % n` (as ADBench's generated problems do).
+pub struct BaProblem {
+    /// `n · 11` camera parameters.
+    pub cams: Vec<f64>,
+    /// `m · 3` point coordinates.
+    pub points: Vec<f64>,
+    /// `p` weights.
+    pub weights: Vec<f64>,
+    /// `p · 2` measured features.
+    pub feats: Vec<f64>,
+    /// `p` pairs (camera, point).
+    pub obs: Vec<(usize, usize)>,
+}
+
+/// A BA problem with realistic magnitudes: small rotations, points in front of the cameras,
+/// a focal length of a few hundred pixels, small distortion.
+pub fn ba_input(n: usize, m: usize, p: usize) -> BaProblem {
+    let r = uniform(n * BA_NCAMPARAMS, 11);
+    let mut cams = vec![0.0; n * BA_NCAMPARAMS];
+    for c in 0..n {
+        let cam = &mut cams[c * BA_NCAMPARAMS..(c + 1) * BA_NCAMPARAMS];
+        let r = &r[c * BA_NCAMPARAMS..(c + 1) * BA_NCAMPARAMS];
+        for i in 0..3 {
+            cam[i] = 0.3 * r[i];
+            cam[3 + i] = r[3 + i];
+        }
+        cam[5] -= 10.0; // the camera sits well behind the points
+        cam[6] = 400.0 + 50.0 * r[6];
+        cam[7] = 5.0 * r[7];
+        cam[8] = 5.0 * r[8];
+        cam[9] = 0.01 * r[9];
+        cam[10] = 0.001 * r[10];
+    }
+    let points = uniform(m * 3, 12);
+    let weights = uniform(p, 13).iter().map(|w| 0.75 + 0.25 * w).collect();
+    let feats = uniform(p * 2, 14).iter().map(|f| 30.0 * f).collect();
+    let obs = (0..p).map(|i| (i % n, i % m)).collect();
+    BaProblem {
+        cams,
+        points,
+        weights,
+        feats,
+        obs,
+    }
+}
+
+impl BaProblem {
+    /// The camera, point, weight and feature of observation `i`.
+    pub fn observation(&self, i: usize) -> (&[f64], &[f64], f64, &[f64]) {
+        let (c, p) = self.obs[i];
+        (
+            &self.cams[c * BA_NCAMPARAMS..(c + 1) * BA_NCAMPARAMS],
+            &self.points[p * 3..p * 3 + 3],
+            self.weights[i],
+            &self.feats[2 * i..2 * i + 2],
+        )
+    }
+}
+
+/// ADBench's BA objective: the two weighted reprojection errors of every observation.
+pub fn ba_objective(problem: &BaProblem, errors: &mut [f64]) {
+    for i in 0..problem.obs.len() {
+        let (cam, x, w, feat) = problem.observation(i);
+        let (eu, ev) = reproj_error(cam, x, w, feat);
+        errors[2 * i] = eu;
+        errors[2 * i + 1] = ev;
+    }
+}
+
+/// The Jacobian of [`ba_objective`]: per observation a 2 × 15 block (row-major; columns:
+/// the 11 camera parameters, the 3 point coordinates, the weight), from two gradients.
+pub fn ba_jacobian(problem: &BaProblem, errors: &mut [f64], jacobian: &mut [f64]) {
+    let row_u = value_and_gradients_function!(reproj_error_u, params = ["cam", "x", "w"]);
+    let row_v = value_and_gradients_function!(reproj_error_v, params = ["cam", "x", "w"]);
+    for i in 0..problem.obs.len() {
+        let (cam, x, w, feat) = problem.observation(i);
+        let block = &mut jacobian[30 * i..30 * (i + 1)];
+        for (row, gradient) in [row_u(cam, x, w, feat), row_v(cam, x, w, feat)]
+            .into_iter()
+            .enumerate()
+        {
+            let (value, (g_cam, g_x, g_w)) = gradient;
+            errors[2 * i + row] = value;
+            let out = &mut block[15 * row..15 * (row + 1)];
+            out[..11].copy_from_slice(&g_cam);
+            out[11..14].copy_from_slice(&g_x);
+            out[14] = g_w;
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// LSTM: the mean log-likelihood of a sequence of c characters (one-hot-like vectors of b
+// entries) under an l-layer LSTM with hidden size b, ADBench's diagonal ("elementwise")
+// variant. `main_params`: per layer 8b values, the weights then the biases of the forget,
+// input, output and change gates; `extra_params`: 3b values, the input weights, the output
+// weights, the output biases; `state`: per layer the hidden then the cell values (2b).
+// ---------------------------------------------------------------------------------------
+
+/// ADBench's LSTM objective with the state updated in place, in one function.
+#[differentiable]
+#[allow(clippy::too_many_arguments)]
+pub fn lstm_objective(
+    l: usize,
+    c: usize,
+    b: usize,
+    main_params: &[f64],
+    extra_params: &[f64],
+    #[no_grad] state0: &[f64],
+    #[no_grad] sequence: &[f64],
+) -> f64 {
+    let mut state = state0.to_vec();
+    let mut layer_input = vec![0.0; b];
+    let mut ypred = vec![0.0; b];
+    let mut total = 0.0;
+    for t in 0..c - 1 {
+        for i in 0..b {
+            layer_input[i] = sequence[t * b + i] * extra_params[i];
+        }
+        for layer in 0..l {
+            let w = 8 * b * layer;
+            let s = 2 * b * layer;
+            for i in 0..b {
+                let forget =
+                    sigmoid(layer_input[i] * main_params[w + i] + main_params[w + 4 * b + i]);
+                let ingate =
+                    sigmoid(state[s + i] * main_params[w + b + i] + main_params[w + 5 * b + i]);
+                let outgate = sigmoid(
+                    layer_input[i] * main_params[w + 2 * b + i] + main_params[w + 6 * b + i],
+                );
+                let change =
+                    (state[s + i] * main_params[w + 3 * b + i] + main_params[w + 7 * b + i]).tanh();
+                state[s + b + i] = state[s + b + i] * forget + ingate * change;
+                state[s + i] = outgate * state[s + b + i].tanh();
+            }
+            for i in 0..b {
+                layer_input[i] = state[s + i];
+            }
+        }
+        let mut sum_exp = 0.0;
+        for i in 0..b {
+            ypred[i] = layer_input[i] * extra_params[b + i] + extra_params[2 * b + i];
+            sum_exp += ypred[i].exp();
+        }
+        let lse = (sum_exp + 2.0).ln();
+        for i in 0..b {
+            total += sequence[(t + 1) * b + i] * (ypred[i] - lse);
+        }
+    }
+    -total / ((c - 1) * b) as f64
+}
+
+/// ADBench's `logsumexp` of the LSTM: `ln(Σ exp(xᵢ) + 2)`.
+#[differentiable]
+pub fn lstm_logsumexp(x: &[f64]) -> f64 {
+    let mut sum = 0.0;
+    for i in 0..x.len() {
+        sum += x[i].exp();
+    }
+    (sum + 2.0).ln()
+}
+
+/// One layer's step: the new hidden and cell values (`2b`, hidden first) of layer `layer`
+/// from its current state `state[s..s + 2b]` and the layer's input.
+///
+/// Natural form: `fn lstm_model(weight: &[f64], bias: &[f64], hidden: &mut [f64], cell:
+/// &mut [f64], input: &[f64])`, called as `lstm_model(&main_params[w..w + 4 * b],
+/// &main_params[w + 4 * b..w + 8 * b], hidden, cell, input)` with the hidden and cell
+/// values split off the state with `split_at_mut`.
+#[differentiable]
+pub fn lstm_model(
+    b: usize,
+    main_params: &[f64],
+    layer: usize,
+    state: &[f64],
+    input: &[f64],
+) -> Vec<f64> {
+    let w = 8 * b * layer;
+    let s = 2 * b * layer;
+    let mut out = vec![0.0; 2 * b];
+    for i in 0..b {
+        let forget = sigmoid(input[i] * main_params[w + i] + main_params[w + 4 * b + i]);
+        let ingate = sigmoid(state[s + i] * main_params[w + b + i] + main_params[w + 5 * b + i]);
+        let outgate = sigmoid(input[i] * main_params[w + 2 * b + i] + main_params[w + 6 * b + i]);
+        let change =
+            (state[s + i] * main_params[w + 3 * b + i] + main_params[w + 7 * b + i]).tanh();
+        out[b + i] = state[s + b + i] * forget + ingate * change;
+        out[i] = outgate * out[b + i].tanh();
+    }
+    out
+}
+
+/// The prediction for step `t` of the sequence: the new state (`2lb`) and the output (`b`).
+///
+/// Natural form: `fn lstm_predict(l: usize, b: usize, main_params: &[f64], extra_params:
+/// &[f64], state: &mut [f64], input: &[f64], output: &mut [f64])`, called with `&sequence[t
+/// * b..(t + 1) * b]`.
+#[differentiable]
+#[allow(clippy::too_many_arguments)]
+pub fn lstm_predict(
+    l: usize,
+    b: usize,
+    main_params: &[f64],
+    extra_params: &[f64],
+    state: &[f64],
+    sequence: &[f64],
+    t: usize,
+) -> (Vec<f64>, Vec<f64>) {
+    let mut new_state = vec![0.0; 2 * l * b];
+    let mut layer_input = vec![0.0; b];
+    for i in 0..b {
+        layer_input[i] = sequence[t * b + i] * extra_params[i];
+    }
+    for layer in 0..l {
+        let layer_state = lstm_model(b, main_params, layer, state, &layer_input);
+        for i in 0..2 * b {
+            new_state[2 * b * layer + i] = layer_state[i];
+        }
+        for i in 0..b {
+            layer_input[i] = layer_state[i];
+        }
+    }
+    let mut output = vec![0.0; b];
+    for i in 0..b {
+        output[i] = layer_input[i] * extra_params[b + i] + extra_params[2 * b + i];
+    }
+    (new_state, output)
+}
+
+/// ADBench's LSTM objective split into the `lstm_predict` and `lstm_model` helpers.
+#[differentiable]
+#[allow(clippy::too_many_arguments)]
+pub fn lstm_objective_split(
+    l: usize,
+    c: usize,
+    b: usize,
+    main_params: &[f64],
+    extra_params: &[f64],
+    #[no_grad] state0: &[f64],
+    #[no_grad] sequence: &[f64],
+) -> f64 {
+    let mut state = state0.to_vec();
+    let mut total = 0.0;
+    for t in 0..c - 1 {
+        let (new_state, ypred) = lstm_predict(l, b, main_params, extra_params, &state, sequence, t);
+        state = new_state;
+        let lse = lstm_logsumexp(&ypred);
+        for i in 0..b {
+            total += sequence[(t + 1) * b + i] * (ypred[i] - lse);
+        }
+    }
+    -total / ((c - 1) * b) as f64
+}
+
+/// An LSTM problem: `(main_params, extra_params, state, sequence)`.
+pub fn lstm_input(l: usize, c: usize, b: usize) -> (Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>) {
+    (
+        uniform(8 * l * b, 21),
+        uniform(3 * b, 22),
+        uniform(2 * l * b, 23),
+        uniform(c * b, 24).iter().map(|v| 0.5 * (v + 1.0)).collect(),
+    )
+}
+
+// ---------------------------------------------------------------------------------------
+// The `pick` scaling workload: a helper reading one element of a slice, called from a
+// differentiable loop; differentiating it should cost the same for every length of `v`.
+// ---------------------------------------------------------------------------------------
+
+/// The square of one element.
+#[differentiable]
+pub fn pick(v: &[f64], i: usize) -> f64 {
+    v[i] * v[i]
+}
+
+/// `calls` calls of [`pick`], at the indices `0, 1, …` wrapping around at the end of `v`
+/// (a counter rather than `k % n`, whose division would cost more than the call).
+#[differentiable]
+pub fn pick_sum(v: &[f64], calls: usize) -> f64 {
+    let n = v.len();
+    let mut s = 0.0;
+    let mut i = 0;
+    for _ in 0..calls {
+        s += pick(v, i);
+        i += 1;
+        if i == n {
+            i = 0;
+        }
+    }
+    s
+}
