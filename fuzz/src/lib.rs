@@ -1,9 +1,10 @@
 //! A random-program differential tester for `#[differentiable]`.
 //!
 //! [`generate`] writes the source of a module of random, well-formed differentiable Rust
-//! functions `p0`, `p1`, … together with one checker per function that compares the
-//! generated gradient (`gradients_function!`) with `autodiff::check::finite_difference`
-//! and the value of `value_and_gradients_function!` with the primal, bit for bit.
+//! functions `p0`, `p1`, …, each in a `program!` invocation that also names its checker:
+//! the harness ([`HARNESS`], `tests/random_programs/harness.rs`) compares the generated
+//! gradient (`gradients_function!`) with `autodiff::check::finite_difference` and the
+//! value of `value_and_gradients_function!` with the primal, bit for bit.
 //!
 //! The functions mix the constructs the README lists as supported: arithmetic, float
 //! methods on safe domains, `let` and shadowing, `let mut` accumulators, `if`/`else` on
@@ -13,8 +14,8 @@
 //! Values are kept bounded (squashing with `tanh`/`sin`, safe divisors, exponentials of
 //! bounded arguments) so that finite differences are accurate.
 //!
-//! `tests/random_programs.rs` of the `autodiff` package is `generate(TEST_SEED, TEST_COUNT)`;
-//! the binary (`src/main.rs`) runs many more programs in throwaway cargo projects and
+//! `tests/random_programs/programs.rs` of the `autodiff` package is
+//! `generate(TEST_SEED, TEST_COUNT)`; the binary (`src/main.rs`) runs many more programs in throwaway cargo projects and
 //! minimizes failures.
 #![forbid(unsafe_code)]
 // `*self.rng.pick(&[..])` picks a `&str` out of a slice of them; without the `*` the
@@ -27,13 +28,13 @@ mod reductions;
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
-/// The seed of the checked-in `tests/random_programs.rs`.
+/// The seed of the checked-in `tests/random_programs/programs.rs`.
 pub const TEST_SEED: u64 = 300;
 /// How many functions the checked-in test file holds.
 pub const TEST_COUNT: usize = 200;
 /// The command that rewrites the checked-in test file (run from the workspace root).
 pub const REGENERATE: &str =
-    "cargo run -p autodiff-fuzz --release -- --emit tests/random_programs.rs";
+    "cargo run -p autodiff-fuzz --release -- --emit tests/random_programs/programs.rs";
 
 // ---------------------------------------------------------------------------------------
 // A seeded PRNG
@@ -511,46 +512,24 @@ impl Func {
         args.join(", ")
     }
 
-    /// The checker `check_p{index}`.
-    fn render_checker(&self) -> String {
-        let name = self.name();
-        let args = self.call_args();
-        let differentiable: Vec<&Param> = self
-            .params
-            .iter()
-            .filter(|p| !matches!(p, Param::Count(..)))
-            .collect();
-        let gradient = if differentiable.len() == 1 {
-            match differentiable[0] {
-                Param::Scalar(_) => format!("vec![gradients_function!({name})({args})]"),
-                _ => format!("gradients_function!({name})({args})"),
-            }
-        } else {
-            let names: Vec<String> = (0..differentiable.len()).map(|i| format!("g{i}")).collect();
-            let parts: Vec<String> = differentiable
-                .iter()
-                .zip(&names)
-                .map(|(p, g)| match p {
-                    Param::Scalar(_) => format!("vec![{g}]"),
-                    Param::Matrix(..) | Param::Vector(..) => {
-                        format!("{g}.iter().copied().collect::<Vec<f64>>()")
-                    }
-                    _ => g.clone(),
-                })
-                .collect();
-            format!(
-                "{{\n            let ({}) = gradients_function!({name})({args});\n            [{}].concat()\n        }}",
-                names.join(", "),
-                parts.join(", ")
-            )
-        };
+    /// The function with its checker `check_p{index}`, as a `program!` invocation (the
+    /// macro of the harness).
+    fn render_program(&self) -> String {
+        let mut out = String::from("program! {\n");
+        for line in self.render_source().lines() {
+            let _ = writeln!(out, "    {line}");
+        }
         let callees: Vec<String> = self.callees().iter().map(|j| format!("p{j}")).collect();
-        format!(
-            "pub fn check_{name}() -> Result<(), String> {{\n    check(\n        \"{name}\",\n        SOURCE_{upper},\n        &{callees:?},\n        {seed:#018x},\n        {dim},\n        &|p| {name}({args}),\n        &|p| {gradient},\n        &|p| value_and_gradients_function!({name})({args}).0,\n    )\n}}\n",
-            upper = name.to_uppercase(),
+        let _ = writeln!(
+            out,
+            "    check_{name}(seed = {seed:#018x}, inputs = {dim}, calls = [{calls}], at = |p| ({args}));\n}}",
+            name = self.name(),
             seed = self.point_seed,
             dim = self.dim(),
-        )
+            calls = callees.join(", "),
+            args = self.call_args(),
+        );
+        out
     }
 }
 
@@ -2178,147 +2157,31 @@ impl Rendered {
     }
 }
 
-/// The helper every checker calls: shared by the test file and the throwaway projects.
-const HELPER: &str = r##"use autodiff::check::{finite_difference, first_mismatch};
-use autodiff::ndarray::{Array1, Array2, Axis};
-use autodiff::prelude::*;
+/// The harness of the checked-in test (`tests/random_programs/harness.rs`, with the
+/// `program!` macro and the checker): the soak's throwaway projects compile this same file
+/// as their module `harness`, next to the generated module (`#[macro_use] mod harness;`
+/// first, so the macro is in scope).
+pub const HARNESS: &str = include_str!("../../tests/random_programs/harness.rs");
 
-/// A checker: `Err` describes the mismatch.
-pub type Check = fn() -> Result<(), String>;
+/// What a module of generated functions imports.
+const IMPORTS: &str = "use autodiff::ndarray::{Array1, Array2, Axis};\nuse autodiff::prelude::*;\n";
 
-/// Relative tolerance against `finite_difference` (compared as in `first_mismatch`,
-/// relative to `max(1, |numeric|)`). Its fourth-order stencil has a truncation error of
-/// about h⁴·f⁽⁵⁾/30 with h = 1e-3·max(1, |xᵢ|), i.e. ~1e-12·f⁽⁵⁾, and a rounding error of
-/// ~1e-13·|f|. The generator keeps values and their derivatives moderate (squashing with
-/// tanh/sin, safe divisors, exponentials of bounded arguments), so a correct gradient
-/// agrees to ~1e-9 or better and 1e-6 leaves a wide margin, while a wrong rule or a
-/// dropped contribution is off by far more.
-const TOLERANCE: f64 = 1e-6;
-/// Independent points per function.
-const POINTS: usize = 3;
-/// Perturbed points tried after a mismatch before it is reported.
-const RETRIES: usize = 3;
-
-/// xorshift64*: uniform in [0, 1).
-fn uniform(state: &mut u64) -> f64 {
-    *state ^= *state >> 12;
-    *state ^= *state << 25;
-    *state ^= *state >> 27;
-    (state.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64
-}
-
-/// Checks `gradient` against finite differences of `f` at `POINTS` points drawn from
-/// `seed`, and `value` (the value of `value_and_gradients_function!`) against `f` bit for
-/// bit. A branch switching or a `max`/`min` tie inside the finite-difference stencil also
-/// gives a mismatch, so a mismatch is reported only if it persists at `RETRIES` points
-/// perturbed by up to ±0.05: close enough to take the same branches almost surely.
-#[allow(clippy::too_many_arguments)]
-fn check(
-    name: &str,
-    source: &str,
-    callees: &[&str],
-    seed: u64,
-    dim: usize,
-    f: &dyn Fn(&[f64]) -> f64,
-    gradient: &dyn Fn(&[f64]) -> Vec<f64>,
-    value: &dyn Fn(&[f64]) -> f64,
-) -> Result<(), String> {
-    let calls = if callees.is_empty() {
-        String::new()
-    } else {
-        format!("(calls {})\n", callees.join(", "))
-    };
-    let mut state = seed | 1;
-    for _ in 0..POINTS {
-        let point: Vec<f64> = (0..dim).map(|_| 2.5 * uniform(&mut state) - 1.25).collect();
-        let primal = match catch(|| f(&point)) {
-            Ok(v) => v,
-            Err(e) => {
-                return Err(format!(
-                    "generator error: `{name}` itself panics at {point:?}: {e}\n{calls}{source}"
-                ))
-            }
-        };
-        let from_helper = catch(|| value(&point)).map_err(|e| {
-            format!("panicked: value_and_gradients_function!({name}) at {point:?}: {e}\n{calls}{source}")
-        })?;
-        // `powi`'s rounding is unspecified (Rust's documentation says so): LLVM folds a
-        // constant `powi` with `pow`, while the runtime routine multiplies, so a primal
-        // folded at compile time may differ from the derivative's in the last bits.
-        let ulps = (primal.to_bits() as i64).wrapping_sub(from_helper.to_bits() as i64).unsigned_abs();
-        if primal.to_bits() != from_helper.to_bits() && !(source.contains("powi") && ulps <= 8) {
-            return Err(format!(
-                "value mismatch: `{name}` at {point:?}: value_and_gradients_function! gives {from_helper:e}, the function {primal:e}\n{calls}{source}"
-            ));
-        }
-        let mut at = point.clone();
-        let mut attempts = Vec::new();
-        loop {
-            let analytic = catch(|| gradient(&at)).map_err(|e| {
-                format!("panicked: gradients_function!({name}) at {at:?}: {e}\n{calls}{source}")
-            })?;
-            let numeric = finite_difference(f, &at);
-            let Some((i, a, n)) = first_mismatch(&analytic, &numeric, TOLERANCE) else {
-                break;
-            };
-            attempts.push(format!(
-                "  at {at:?}: d/d(input {i}) generated {a:e}, finite difference {n:e}\n    generated: {analytic:?}\n    numeric:   {numeric:?}"
-            ));
-            if attempts.len() > RETRIES {
-                return Err(format!(
-                    "gradient mismatch: `{name}` (inputs: scalars and slice elements in parameter order)\n{}\n{calls}{source}",
-                    attempts.join("\n")
-                ));
-            }
-            at = point.iter().map(|x| x + 0.1 * uniform(&mut state) - 0.05).collect();
-        }
-    }
-    Ok(())
-}
-
-/// `f()`, or the message it panicked with.
-fn catch<T>(f: impl FnOnce() -> T) -> Result<T, String> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|payload| {
-        payload
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_default()
-    })
-}
-
-/// Runs a checker; a panic is a failure too.
-pub fn run(check: Check) -> Result<(), String> {
-    catch(check).unwrap_or_else(|e| Err(format!("panicked: {e}")))
-}
-"##;
-
-/// The contents of a module holding `funcs` and the checkers of those `checked` accepts
-/// (not indented).
+/// The items of a module holding `funcs`, after its imports: the functions `checked`
+/// accepts as `program!` invocations (with their checkers), the others plain.
 pub fn render_module_body(funcs: &[Func], checked: impl Fn(usize) -> bool) -> Rendered {
     let mut r = Rendered::default();
-    r.push(HELPER);
+    r.push(IMPORTS);
     for f in funcs {
         r.push("\n");
         let first = r.line_count() + 1;
-        r.push(&f.render_source());
         if checked(f.index) {
-            let source = f.render_source();
-            let _ = write!(
-                r.text,
-                "\nconst SOURCE_{}: &str = r#\"{source}\"#;\n\n{}",
-                f.name().to_uppercase(),
-                f.render_checker()
-            );
+            r.push(&f.render_program());
+        } else {
+            r.push(&f.render_source());
         }
         let last = r.line_count();
         r.spans.push((f.index, first, last));
     }
-    r.push("\n/// Every checker, by function name.\npub const CHECKS: &[(&str, Check)] = &[\n");
-    for f in funcs.iter().filter(|f| checked(f.index)) {
-        let _ = writeln!(r.text, "    (\"{0}\", check_{0}),", f.name());
-    }
-    r.push("];\n");
     r
 }
 
@@ -2328,35 +2191,19 @@ pub fn render_module_body(funcs: &[Func], checked: impl Fn(usize) -> bool) -> Re
 /// `unknown_lints` first: older clippy versions do not know every name.
 pub const ALLOWED_LINTS: &str = "unknown_lints, unused_variables, unused_mut, unused_assignments, unused_parens, unreachable_code, dead_code, non_snake_case, clippy::assign_op_pattern, clippy::collapsible_else_if, clippy::collapsible_if, clippy::double_comparisons, double_negations, clippy::eq_op, clippy::erasing_op, clippy::explicit_counter_loop, clippy::identity_op, clippy::if_same_then_else, clippy::ifs_same_cond, clippy::impossible_comparisons, clippy::int_plus_one, clippy::let_and_return, clippy::manual_is_multiple_of, clippy::manual_memcpy, clippy::manual_range_contains, clippy::manual_slice_fill, clippy::match_single_binding, clippy::modulo_one, clippy::needless_range_loop, clippy::needless_return, clippy::neg_multiply, clippy::never_loop, clippy::no_effect, clippy::nonminimal_bool, clippy::overly_complex_bool_expr, clippy::precedence, clippy::redundant_comparisons, clippy::redundant_locals, clippy::self_assignment, clippy::single_match, clippy::unnecessary_cast, clippy::unnecessary_operation, clippy::useless_vec, clippy::while_immutable_condition";
 
-/// The test file for `funcs` (what [`generate`] returns).
+/// The module `programs` of the test (what [`generate`] returns): `funcs`, each with its
+/// checker, under a header that says the file is generated and how to regenerate it.
 pub fn render_test_file(seed: u64, funcs: &[Func]) -> Rendered {
     let body = render_module_body(funcs, |_| true);
     let mut head = format!(
-        r#"//! {count} random differentiable functions, each checked against finite differences.
-//!
-//! GENERATED by `autodiff-fuzz` (`generate({seed}, {count})`): do not edit. Regenerate with
-//! `{REGENERATE}`
-//! (a unit test of `autodiff-fuzz` keeps this file and the generator in step).
+        r#"// @generated by `autodiff-fuzz` (`generate({seed}, {count})`): do not edit. Regenerate with
+// `{REGENERATE}`
+// (a unit test of `autodiff-fuzz` fails while this file is not the generator's output).
 
-#[test]
-fn generated_gradients_match_finite_differences() {{
-    let failures: Vec<String> = programs::CHECKS
-        .iter()
-        .filter_map(|(name, check)| programs::run(*check).err().map(|e| format!("{{name}}: {{e}}")))
-        .collect();
-    assert!(
-        failures.is_empty(),
-        "{{}} of {{}} generated functions failed:\n\n{{}}",
-        failures.len(),
-        programs::CHECKS.len(),
-        failures.join("\n\n")
-    );
-}}
+//! {count} random differentiable functions, each with its checker: `program!` (in
+//! `harness.rs`) turns `check_p<k>(…)` into a test comparing the function's gradient with
+//! finite differences.
 
-// The generator's output is compared byte for byte with this file, so rustfmt leaves it as
-// generated.
-#[rustfmt::skip]
-pub mod programs {{
 // Generated code is written for coverage, not style: unused bindings and `mut`s, `a - a`,
 // `x[i]` in `for i in 0..x.len()`, `i % 2 == 0`, redundant branches and parentheses are
 // expected. (`unknown_lints`: older clippy versions do not know every name.)
@@ -2367,7 +2214,6 @@ pub mod programs {{
     );
     let offset = head.matches('\n').count();
     head.push_str(&body.text);
-    head.push_str("}\n");
     Rendered {
         text: head,
         spans: body
@@ -2378,10 +2224,10 @@ pub mod programs {{
     }
 }
 
-/// The source of a test module with `count` random differentiable functions `p0`, `p1`, …
-/// and a checker `check_p{k}` for each (plus `CHECKS`, all of them, and `run`, which turns a
-/// panic into an `Err`), wrapped as an integration test of the `autodiff` package. The same
-/// `seed` always gives the same text.
+/// The source of a module with `count` random differentiable functions `p0`, `p1`, …,
+/// each with its checker `check_p{k}` (`tests/random_programs/programs.rs` of the
+/// `autodiff` package, compiled with [`HARNESS`]). The same `seed` always gives the same
+/// text.
 pub fn generate(seed: u64, count: usize) -> String {
     render_test_file(seed, &generate_functions(seed, count)).text
 }
@@ -2392,12 +2238,15 @@ mod tests {
 
     #[test]
     fn the_checked_in_test_file_is_the_generators_output() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/random_programs.rs");
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/random_programs/programs.rs"
+        );
         let checked_in = std::fs::read_to_string(path).unwrap_or_default();
         let generated = generate(TEST_SEED, TEST_COUNT);
         assert!(
             checked_in == generated,
-            "tests/random_programs.rs is not `generate({TEST_SEED}, {TEST_COUNT})`: regenerate it with `{REGENERATE}` (from the workspace root)"
+            "tests/random_programs/programs.rs is not `generate({TEST_SEED}, {TEST_COUNT})`: regenerate it with `{REGENERATE}` (from the workspace root)"
         );
     }
 
