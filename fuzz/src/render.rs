@@ -66,8 +66,9 @@ pub fn render_module_body(funcs: &[Func], checked: impl Fn(usize) -> bool) -> Re
 /// `unknown_lints` first: older clippy versions do not know every name.
 pub const ALLOWED_LINTS: &str = "unknown_lints, unused_variables, unused_mut, unused_assignments, unused_parens, unreachable_code, dead_code, non_snake_case, clippy::assign_op_pattern, clippy::collapsible_else_if, clippy::collapsible_if, clippy::double_comparisons, double_negations, clippy::eq_op, clippy::erasing_op, clippy::explicit_counter_loop, clippy::identity_op, clippy::if_same_then_else, clippy::ifs_same_cond, clippy::impossible_comparisons, clippy::int_plus_one, clippy::let_and_return, clippy::manual_is_multiple_of, clippy::manual_memcpy, clippy::manual_range_contains, clippy::manual_slice_fill, clippy::match_single_binding, clippy::modulo_one, clippy::needless_range_loop, clippy::needless_return, clippy::neg_multiply, clippy::never_loop, clippy::no_effect, clippy::nonminimal_bool, clippy::overly_complex_bool_expr, clippy::precedence, clippy::redundant_comparisons, clippy::redundant_locals, clippy::self_assignment, clippy::single_match, clippy::unnecessary_cast, clippy::unnecessary_operation, clippy::useless_vec, clippy::while_immutable_condition";
 
-/// The module `programs` of the test (what [`generate`] returns): `funcs`, each with its
-/// checker, under a header that says the file is generated and how to regenerate it.
+/// The module `programs` of the test (what [`generate`](crate::generate) returns):
+/// `funcs`, each with its checker, under a header that says the file is generated and how
+/// to regenerate it.
 pub fn render_test_file(seed: u64, funcs: &[Func]) -> Rendered {
     let body = render_module_body(funcs, |_| true);
     let mut head = format!(
