@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! cargo run -p autodiff-fuzz --release -- --programs 5000 --seed 7
-//! cargo run -p autodiff-fuzz --release -- --emit tests/random_programs.rs
+//! cargo run -p autodiff-fuzz --release -- --emit tests/random_programs/programs.rs
 //! ```
 //!
 //! Batch `b` of a run with `--seed S` is exactly `generate(S + b, batch size)`, so a failing
@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use autodiff_fuzz::{
     generate, generate_functions, render_module_body, render_test_file, Func, ALLOWED_LINTS,
-    TEST_COUNT, TEST_SEED,
+    HARNESS, TEST_COUNT, TEST_SEED,
 };
 
 const USAGE: &str = "\
@@ -352,25 +352,41 @@ fn render_plain(funcs: &[Func]) -> (String, Vec<(usize, usize, usize)>) {
     (text, spans)
 }
 
-const BATCH_MAIN: &str = r#"//! Runs every checker of the batch; arguments name checkers to skip.
+/// `main` of a batch: runs the checker of every function in `funcs` (the test's harness
+/// and generated module, compiled as a binary), printing `START`/`OK`/`FAIL … END` lines
+/// per checker; arguments name checkers to skip.
+fn batch_main(funcs: &[Func]) -> String {
+    let mut text = String::from(
+        r#"//! Runs every checker of the batch; arguments name checkers to skip.
+#[macro_use]
+mod harness;
 mod plain;
-mod random_programs;
+mod programs;
 
-use random_programs::programs;
 use std::io::Write;
 
+/// Every checker, by function name.
+const CHECKS: &[(&str, fn())] = &[
+"#,
+    );
+    for f in funcs {
+        text.push_str(&format!("    (\"{0}\", programs::check_{0}),\n", f.name()));
+    }
+    text.push_str(
+        r#"];
+
 fn main() {
-    // Panics are reported by `programs::run`.
+    // A checker reports its failure by panicking with the message.
     std::panic::set_hook(Box::new(|_| {}));
     let skip: Vec<String> = std::env::args().skip(1).collect();
     let mut out = std::io::stdout().lock();
-    for (name, check) in programs::CHECKS {
+    for (name, check) in CHECKS {
         if skip.iter().any(|s| s == name) {
             continue;
         }
         writeln!(out, "START {name}").unwrap();
         out.flush().unwrap();
-        match programs::run(*check) {
+        match harness::catch(check) {
             Ok(()) => writeln!(out, "OK {name}").unwrap(),
             Err(e) => {
                 writeln!(out, "FAIL {name}").unwrap();
@@ -383,7 +399,10 @@ fn main() {
         out.flush().unwrap();
     }
 }
-"#;
+"#,
+    );
+    text
+}
 
 // ---------------------------------------------------------------------------------------
 // Failures
@@ -528,8 +547,9 @@ impl Soak {
             let rendered = render_test_file(seed, &active);
             let (plain, plain_spans) = render_plain(&active);
             self.batch_project.write(&[
-                ("main.rs", BATCH_MAIN),
-                ("random_programs.rs", &rendered.text),
+                ("main.rs", &batch_main(&active)),
+                ("harness.rs", HARNESS),
+                ("programs.rs", &rendered.text),
                 ("plain.rs", &plain),
             ]);
             match self.batch_project.build() {
@@ -538,7 +558,7 @@ impl Soak {
                     let mut culprits: BTreeMap<usize, Vec<String>> = BTreeMap::new();
                     let mut invalid: BTreeSet<usize> = BTreeSet::new();
                     for e in &errors {
-                        if e.file.ends_with("random_programs.rs") {
+                        if e.file.ends_with("programs.rs") {
                             if let Some(k) = rendered.function_at(e.line) {
                                 culprits.entry(k).or_default().push(e.message.clone());
                             }
@@ -774,10 +794,9 @@ impl Soak {
         let mut verdicts: Vec<Option<String>> = vec![None; candidates.len()];
         let mut broken: BTreeSet<usize> = BTreeSet::new();
         for _attempt in 0..4 {
-            // One module per candidate that still compiles.
-            let mut text = format!(
-        "#![allow({ALLOWED_LINTS})]\n#[allow(unused_imports)]\nuse autodiff::ndarray::{{Array1, Array2, Axis}};\n"
-    );
+            // One module per candidate that still compiles, after the harness (its
+            // `program!` macro first).
+            let mut text = format!("#![allow({ALLOWED_LINTS})]\n#[macro_use]\nmod harness;\n");
             // (candidate, first line, last line, plain Rust?)
             let mut spans: Vec<(usize, usize, usize, bool)> = Vec::new();
             let mut modules = Vec::new();
@@ -810,8 +829,10 @@ impl Soak {
             if modules.is_empty() {
                 break;
             }
-            text.push_str(&minimize_main(&modules));
-            self.minimize_project.write(&[("main.rs", &text)]);
+            let checked = (kind != FailureKind::Compile).then_some(target);
+            text.push_str(&minimize_main(&modules, checked));
+            self.minimize_project
+                .write(&[("main.rs", &text), ("harness.rs", HARNESS)]);
             let subcommand = if kind == FailureKind::Compile {
                 "check"
             } else {
@@ -923,38 +944,37 @@ fn size(set: &BTreeMap<usize, Func>) -> usize {
     set.values().map(|f| f.render_source().len()).sum()
 }
 
-/// `main` of the minimizer's project: runs the target's checker in each candidate module,
-/// printing the module's name as the checker's.
-fn minimize_main(modules: &[usize]) -> String {
+/// `main` of the minimizer's project: runs the checker of `target` (if any: a compile
+/// failure needs none) in each candidate module, printing the module's name as the
+/// checker's.
+fn minimize_main(modules: &[usize], target: Option<usize>) -> String {
     let mut text = String::from(
-        "\nfn main() {\n    std::panic::set_hook(Box::new(|_| {}));\n    let skip: Vec<String> = std::env::args().skip(1).collect();\n    let all: &[(&str, &[(&str, Check)], fn(Check) -> Result<(), String>)] = &[\n",
+        "\nfn main() {\n    std::panic::set_hook(Box::new(|_| {}));\n    let skip: Vec<String> = std::env::args().skip(1).collect();\n    let all: &[(&str, fn())] = &[\n",
     );
-    for i in modules {
-        text.push_str(&format!("        (\"c{i}\", c{i}::CHECKS, c{i}::run),\n"));
+    if let Some(k) = target {
+        for i in modules {
+            text.push_str(&format!("        (\"c{i}\", c{i}::check_p{k}),\n"));
+        }
     }
     text.push_str(
         r#"    ];
-    for (module, checks, run) in all {
+    for (module, check) in all {
         if skip.iter().any(|s| s == module) {
             continue;
         }
-        for (_, check) in checks.iter() {
-            println!("START {module}");
-            match run(*check) {
-                Ok(()) => println!("OK {module}"),
-                Err(e) => {
-                    println!("FAIL {module}");
-                    for line in e.lines() {
-                        println!("| {line}");
-                    }
-                    println!("END {module}");
+        println!("START {module}");
+        match harness::catch(check) {
+            Ok(()) => println!("OK {module}"),
+            Err(e) => {
+                println!("FAIL {module}");
+                for line in e.lines() {
+                    println!("| {line}");
                 }
+                println!("END {module}");
             }
         }
     }
 }
-
-type Check = fn() -> Result<(), String>;
 "#,
     );
     text
@@ -966,10 +986,10 @@ mod tests {
 
     #[test]
     fn short_format_errors_are_parsed() {
-        let log = "   Compiling x\nsrc/random_programs.rs:120:9: error[E0425]: cannot find value `t3` in this scope\nsrc/main.rs:3:1: warning: unused\nerror: could not compile `x`";
+        let log = "   Compiling x\nsrc/programs.rs:120:9: error[E0425]: cannot find value `t3` in this scope\nsrc/main.rs:3:1: warning: unused\nerror: could not compile `x`";
         let errors = parse_errors(log);
         assert_eq!(errors.len(), 1);
-        assert_eq!(errors[0].file, "src/random_programs.rs");
+        assert_eq!(errors[0].file, "src/programs.rs");
         assert_eq!(errors[0].line, 120);
         assert_eq!(
             errors[0].message,

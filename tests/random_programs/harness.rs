@@ -1,0 +1,312 @@
+//! What every generated program is checked with: the `program!` macro, which keeps a
+//! function and its checker together, and the comparison with finite differences.
+//!
+//! The soak driver of `autodiff-fuzz` builds its throwaway projects with this very file
+//! (`include_str!`), so the checked-in programs and the soak's are checked alike.
+
+use autodiff::check::{finite_difference, first_mismatch};
+use autodiff::ndarray::{Array1, Array2};
+
+/// A generated function and its checker, written once:
+///
+/// ```text
+/// program! {
+///     #[differentiable]
+///     fn p1(a: f64, xs: &[f64]) -> f64 { … }
+///     check_p1(seed = 0x…, inputs = 5, calls = [p0], at = |p| (p[0], &p[1..5]));
+/// }
+/// ```
+///
+/// yields the function as written and `check_p1`, a `#[test]` (a plain function outside
+/// tests, for the soak) that [`check`]s it at random points of `inputs` numbers drawn
+/// from `seed`: a point `p` (the scalars, slice and array elements, in parameter order)
+/// becomes the arguments `at`. `calls` names the generated functions it calls; they and
+/// the function's source text (`stringify!`) are shown when the check fails, which it
+/// does by panicking with what [`check`] found.
+macro_rules! program {
+    (
+        $hash:tt $attribute:tt
+        fn $name:ident($($params:tt)*) -> f64 { $($body:tt)* }
+        $check:ident(
+            seed = $seed:literal,
+            inputs = $inputs:literal,
+            calls = [$($callee:ident),*],
+            at = |$p:ident| ($($arg:expr),* $(,)?) $(,)?
+        );
+    ) => {
+        // The invocation's own `#[differentiable]` tokens, not the macro's: the code the
+        // attribute writes carries the attribute's span (`Span::call_site()`) and names
+        // the parameters, which resolve only in the invocation's hygiene context.
+        $hash $attribute
+        fn $name($($params)*) -> f64 { $($body)* }
+
+        #[cfg_attr(test, test)]
+        pub fn $check() {
+            let checked = crate::harness::check(
+                stringify!($name),
+                concat!(
+                    stringify!($hash $attribute),
+                    " fn ",
+                    stringify!($name),
+                    stringify!(($($params)*)),
+                    " -> f64 ",
+                    stringify!({ $($body)* }),
+                ),
+                &[$(stringify!($callee)),*],
+                $seed,
+                $inputs,
+                &|$p: &[f64]| $name($($arg),*),
+                &|$p: &[f64]| {
+                    crate::harness::Flat::flat(autodiff::gradients_function!($name)($($arg),*))
+                },
+                &|$p: &[f64]| autodiff::value_and_gradients_function!($name)($($arg),*).0,
+            );
+            if let Err(message) = checked {
+                panic!("{message}");
+            }
+        }
+    };
+}
+
+/// Relative tolerance against `finite_difference` (compared as in `first_mismatch`,
+/// relative to `max(1, |numeric|)`). Its fourth-order stencil has a truncation error of
+/// about h⁴·f⁽⁵⁾/30 with h = 1e-3·max(1, |xᵢ|), i.e. ~1e-12·f⁽⁵⁾, and a rounding error of
+/// ~1e-13·|f|. The generator keeps values and their derivatives moderate (squashing with
+/// tanh/sin, safe divisors, exponentials of bounded arguments), so a correct gradient
+/// agrees to ~1e-9 or better and 1e-6 leaves a wide margin, while a wrong rule or a
+/// dropped contribution is off by far more.
+const TOLERANCE: f64 = 1e-6;
+/// Independent points per function.
+const POINTS: usize = 3;
+/// Perturbed points tried after a mismatch before it is reported.
+const RETRIES: usize = 3;
+
+/// xorshift64*: uniform in [0, 1).
+fn uniform(state: &mut u64) -> f64 {
+    *state ^= *state >> 12;
+    *state ^= *state << 25;
+    *state ^= *state >> 27;
+    (state.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// Checks `gradient` against finite differences of `f` at `POINTS` points drawn from
+/// `seed`, and `value` (the value of `value_and_gradients_function!`) against `f` bit for
+/// bit. A branch switching or a `max`/`min` tie inside the finite-difference stencil also
+/// gives a mismatch, so a mismatch is reported only if it persists at `RETRIES` points
+/// perturbed by up to ±0.05: close enough to take the same branches almost surely.
+///
+/// `Err` describes the failure; its first words say what kind it is (the soak sorts
+/// failures by them): `generator error`, `panicked`, `value mismatch`, `gradient mismatch`.
+#[allow(clippy::too_many_arguments)]
+pub fn check(
+    name: &str,
+    source: &str,
+    callees: &[&str],
+    seed: u64,
+    dim: usize,
+    f: &dyn Fn(&[f64]) -> f64,
+    gradient: &dyn Fn(&[f64]) -> Vec<f64>,
+    value: &dyn Fn(&[f64]) -> f64,
+) -> Result<(), String> {
+    let listing = || {
+        let calls = if callees.is_empty() {
+            String::new()
+        } else {
+            format!("(calls {})\n", callees.join(", "))
+        };
+        format!("{calls}{}", layout(source))
+    };
+    let mut state = seed | 1;
+    for _ in 0..POINTS {
+        let point: Vec<f64> = (0..dim).map(|_| 2.5 * uniform(&mut state) - 1.25).collect();
+        let primal = catch(|| f(&point)).map_err(|e| {
+            format!(
+                "generator error: `{name}` itself panics at {point:?}: {e}\n{}",
+                listing()
+            )
+        })?;
+        let from_helper = catch(|| value(&point)).map_err(|e| {
+            format!(
+                "panicked: value_and_gradients_function!({name}) at {point:?}: {e}\n{}",
+                listing()
+            )
+        })?;
+        // `powi`'s rounding is unspecified (Rust's documentation says so): LLVM folds a
+        // constant `powi` with `pow`, while the runtime routine multiplies, so a primal
+        // folded at compile time may differ from the derivative's in the last bits.
+        let ulps = (primal.to_bits() as i64)
+            .wrapping_sub(from_helper.to_bits() as i64)
+            .unsigned_abs();
+        if primal.to_bits() != from_helper.to_bits() && !(source.contains("powi") && ulps <= 8) {
+            return Err(format!(
+                "value mismatch: `{name}` at {point:?}: value_and_gradients_function! gives {from_helper:e}, the function {primal:e}\n{}",
+                listing()
+            ));
+        }
+        let mut at = point.clone();
+        let mut attempts = Vec::new();
+        loop {
+            let analytic = catch(|| gradient(&at)).map_err(|e| {
+                format!(
+                    "panicked: gradients_function!({name}) at {at:?}: {e}\n{}",
+                    listing()
+                )
+            })?;
+            let numeric = finite_difference(f, &at);
+            let Some((i, a, n)) = first_mismatch(&analytic, &numeric, TOLERANCE) else {
+                break;
+            };
+            attempts.push(format!(
+                "  at {at:?}: d/d(input {i}) generated {a:e}, finite difference {n:e}\n    generated: {analytic:?}\n    numeric:   {numeric:?}"
+            ));
+            if attempts.len() > RETRIES {
+                return Err(format!(
+                    "gradient mismatch: `{name}` (inputs: scalars and slice elements in parameter order)\n{}\n{}",
+                    attempts.join("\n"),
+                    listing()
+                ));
+            }
+            at = point
+                .iter()
+                .map(|x| x + 0.1 * uniform(&mut state) - 0.05)
+                .collect();
+        }
+    }
+    Ok(())
+}
+
+/// `f()`, or the message it panicked with.
+pub fn catch<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|payload| {
+        payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_default()
+    })
+}
+
+/// A gradient as one list of inputs, in the order of [`check`]'s point: scalars, slice
+/// and array elements (row-major) in parameter order.
+pub trait Flat {
+    /// The elements, in order.
+    fn flat(self) -> Vec<f64>;
+}
+
+impl Flat for f64 {
+    fn flat(self) -> Vec<f64> {
+        vec![self]
+    }
+}
+
+impl Flat for Vec<f64> {
+    fn flat(self) -> Vec<f64> {
+        self
+    }
+}
+
+impl Flat for Array1<f64> {
+    fn flat(self) -> Vec<f64> {
+        self.iter().copied().collect()
+    }
+}
+
+impl Flat for Array2<f64> {
+    fn flat(self) -> Vec<f64> {
+        self.iter().copied().collect()
+    }
+}
+
+/// The gradients of several parameters, one after the other.
+macro_rules! flat_tuple {
+    ($($g:ident),+) => {
+        impl<$($g: Flat),+> Flat for ($($g,)+) {
+            #[allow(non_snake_case)]
+            fn flat(self) -> Vec<f64> {
+                let ($($g,)+) = self;
+                let mut out = Vec::new();
+                $(out.extend($g.flat());)+
+                out
+            }
+        }
+    };
+}
+flat_tuple!(A, B);
+flat_tuple!(A, B, C);
+flat_tuple!(A, B, C, D);
+flat_tuple!(A, B, C, D, E);
+flat_tuple!(A, B, C, D, E, F);
+
+/// `stringify!`'s text of a function laid out for reading: the attribute on its own line,
+/// one statement or match arm a line, blocks indented (a block inside parentheses stays on
+/// its line).
+fn layout(source: &str) -> String {
+    let flat = source.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut out = String::new();
+    let mut indent = 0usize;
+    // Nesting of `(`/`[`, and of braces opened inside them (written inline).
+    let mut parens = 0usize;
+    let mut inline = 0usize;
+    let mut chars = flat.chars().peekable();
+    let newline = |out: &mut String, indent: usize| {
+        out.truncate(out.trim_end().len());
+        out.push('\n');
+        out.push_str(&"    ".repeat(indent));
+    };
+    let at_line_start = |out: &String| out.is_empty() || out.trim_end_matches(' ').ends_with('\n');
+    while let Some(c) = chars.next() {
+        match c {
+            ' ' if at_line_start(&out) => {}
+            '(' | '[' => {
+                parens += 1;
+                out.push(c);
+            }
+            ')' | ']' => {
+                parens = parens.saturating_sub(1);
+                out.push(c);
+                // An outer attribute (`#[…]` opening the text) ends its line.
+                if c == ']' && parens == 0 && out.starts_with("#[") && !out.contains('\n') {
+                    newline(&mut out, indent);
+                }
+            }
+            '{' if parens > 0 || inline > 0 => {
+                inline += 1;
+                out.push(c);
+            }
+            '}' if inline > 0 => {
+                inline -= 1;
+                out.push(c);
+            }
+            '{' => {
+                out.push(c);
+                indent += 1;
+                newline(&mut out, indent);
+            }
+            '}' => {
+                indent = indent.saturating_sub(1);
+                newline(&mut out, indent);
+                out.push(c);
+                while chars.peek() == Some(&' ') {
+                    chars.next();
+                }
+                if chars.clone().take(5).collect::<String>() == "else " {
+                    out.push(' ');
+                    continue;
+                }
+                if let Some(&end @ (';' | ',')) = chars.peek() {
+                    chars.next();
+                    out.push(end);
+                }
+                newline(&mut out, indent);
+            }
+            ';' | ',' if parens == 0 && inline == 0 => {
+                out.push(c);
+                newline(&mut out, indent);
+            }
+            _ => out.push(c),
+        }
+    }
+    out.truncate(out.trim_end().len());
+    out.push('\n');
+    out
+}
