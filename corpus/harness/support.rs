@@ -221,7 +221,14 @@ fn same_value(a: &[f64], b: &[f64], single: bool) -> bool {
 
 /// The derivative of `cot · f` along component `i` by central differences with step `h`
 /// (relative to the component), and the rounding noise to expect from it.
-fn central<A: Clone>(spec: &Spec<A>, args: &A, x: &[f64], cot: &[f64], i: usize, h: f64) -> Option<(f64, f64)> {
+fn central<A: Clone>(
+    spec: &Spec<A>,
+    args: &A,
+    x: &[f64],
+    cot: &[f64],
+    i: usize,
+    h: f64,
+) -> Option<(f64, f64)> {
     let step = h * x[i].abs().max(1.0);
     let eval = |v: f64| -> Option<f64> {
         let mut xs = x.to_vec();
@@ -232,7 +239,11 @@ fn central<A: Clone>(spec: &Spec<A>, args: &A, x: &[f64], cot: &[f64], i: usize,
         finite(&y).then(|| dot(cot, &y))
     };
     let (hi, lo) = (eval(x[i] + step)?, eval(x[i] - step)?);
-    let eps = if spec.single { f32::EPSILON as f64 } else { f64::EPSILON };
+    let eps = if spec.single {
+        f32::EPSILON as f64
+    } else {
+        f64::EPSILON
+    };
     let noise = 16.0 * eps * hi.abs().max(lo.abs()) / step;
     Some(((hi - lo) / (2.0 * step), noise))
 }
@@ -242,12 +253,19 @@ fn central<A: Clone>(spec: &Spec<A>, args: &A, x: &[f64], cot: &[f64], i: usize,
 pub fn check<A: Clone>(spec: &Spec<A>, seed: u64) -> String {
     std::panic::set_hook(Box::new(|_| {}));
     let mut rng = Rng::new(seed);
-    let (steps, stable_tol, wrong_tol): ([f64; 3], f64, f64) =
-        if spec.single { ([1e-2, 3e-3, 5e-3], 1e-2, 5e-2) } else { ([1e-5, 1e-6, 3e-6], 1e-5, 1e-3) };
+    let (steps, stable_tol, wrong_tol): ([f64; 3], f64, f64) = if spec.single {
+        ([1e-2, 3e-3, 5e-3], 1e-2, 5e-2)
+    } else {
+        ([1e-5, 1e-6, 3e-6], 1e-5, 1e-3)
+    };
     let (mut good, mut panics, mut unstable) = (0, 0, 0);
     for attempt in 0..ATTEMPTS {
         let (lo, hi) = DOMAINS[attempt % DOMAINS.len()];
-        let ctx = Ctx { lo, hi, len: LENGTHS[(attempt / DOMAINS.len()) % LENGTHS.len()] };
+        let ctx = Ctx {
+            lo,
+            hi,
+            len: LENGTHS[(attempt / DOMAINS.len()) % LENGTHS.len()],
+        };
         let args = (spec.sample)(&mut rng, &ctx);
         let Some(y) = quiet(|| (spec.primal)(&args)) else {
             panics += 1;
@@ -258,29 +276,49 @@ pub fn check<A: Clone>(spec: &Spec<A>, seed: u64) -> String {
         }
         match quiet(|| (spec.reference)(&args)) {
             Some(r) if same_value(&y, &r, spec.single) => {}
-            Some(r) => return format!("wrong\t{good}\tprimal {y:?} differs from the original's {r:?}"),
-            None => return "wrong\t0\tthe original panics where the annotated copy does not".to_string(),
+            Some(r) => {
+                return format!("wrong\t{good}\tprimal {y:?} differs from the original's {r:?}")
+            }
+            None => {
+                return "wrong\t0\tthe original panics where the annotated copy does not"
+                    .to_string()
+            }
         }
         let x = (spec.get)(&args);
         if x.is_empty() {
             return "untested\t0\tno differentiable component".to_string();
         }
-        let cot: Vec<f64> = if y.len() == 1 { vec![1.0] } else { y.iter().map(|_| 2.0 * rng.unit() - 1.0).collect() };
+        let cot: Vec<f64> = if y.len() == 1 {
+            vec![1.0]
+        } else {
+            y.iter().map(|_| 2.0 * rng.unit() - 1.0).collect()
+        };
         let Some(g) = quiet(|| (spec.gradient)(&args, &cot)) else {
-            return format!("wrong\t{good}\tthe gradient panics at {x:?} where the primal does not");
+            return format!(
+                "wrong\t{good}\tthe gradient panics at {x:?} where the primal does not"
+            );
         };
         if g.len() != x.len() {
-            return format!("wrong\t{good}\tthe gradient has {} components, the arguments {}", g.len(), x.len());
+            return format!(
+                "wrong\t{good}\tthe gradient has {} components, the arguments {}",
+                g.len(),
+                x.len()
+            );
         }
         let mut point_ok = true;
         for i in 0..x.len() {
-            let fds: Vec<Option<(f64, f64)>> = steps.iter().map(|&h| central(spec, &args, &x, &cot, i, h)).collect();
+            let fds: Vec<Option<(f64, f64)>> = steps
+                .iter()
+                .map(|&h| central(spec, &args, &x, &cot, i, h))
+                .collect();
             let (Some((d1, n1)), Some((d2, n2)), Some((d3, n3))) = (fds[0], fds[1], fds[2]) else {
                 point_ok = false;
                 break;
             };
             let scale = d1.abs().max(1.0);
-            if (d1 - d2).abs() > stable_tol * scale + n1 + n2 || (d1 - d3).abs() > stable_tol * scale + n1 + n3 {
+            if (d1 - d2).abs() > stable_tol * scale + n1 + n2
+                || (d1 - d3).abs() > stable_tol * scale + n1 + n3
+            {
                 point_ok = false;
                 break;
             }

@@ -37,20 +37,32 @@ pub fn check(binary: &Path, id: usize) -> Verdict {
             Ok(None) if start.elapsed() > TIMEOUT => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return Verdict::Untested(format!("the check ran longer than {}s", TIMEOUT.as_secs()));
+                return Verdict::Untested(format!(
+                    "the check ran longer than {}s",
+                    TIMEOUT.as_secs()
+                ));
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(5)),
             Err(e) => return Verdict::Untested(format!("wait: {e}")),
         }
     }
-    let out = child.wait_with_output().map(|o| String::from_utf8_lossy(&o.stdout).into_owned()).unwrap_or_default();
+    let out = child
+        .wait_with_output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default();
     let Some(line) = out.lines().find_map(|l| l.strip_prefix("CORPUS-RESULT\t")) else {
         return Verdict::Untested("the check crashed (stack overflow or abort)".into());
     };
     let mut parts = line.splitn(3, '\t');
-    let (status, points, detail) = (parts.next().unwrap_or(""), parts.next().unwrap_or("0"), parts.next().unwrap_or(""));
+    let (status, points, detail) = (
+        parts.next().unwrap_or(""),
+        parts.next().unwrap_or("0"),
+        parts.next().unwrap_or(""),
+    );
     match status {
-        "correct" => Verdict::Correct { points: points.parse().unwrap_or(0) },
+        "correct" => Verdict::Correct {
+            points: points.parse().unwrap_or(0),
+        },
         "wrong" => Verdict::Wrong(detail.to_string()),
         _ => Verdict::Untested(detail.to_string()),
     }

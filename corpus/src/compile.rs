@@ -40,9 +40,15 @@ struct Run {
 /// The unit (file stem under `src/`) a span belongs to, following macro expansions outward.
 fn span_unit(span: &Value) -> Option<(String, usize)> {
     let file = span["file_name"].as_str().unwrap_or_default();
-    if let Some(stem) = file.strip_prefix("src/").and_then(|f| f.strip_suffix(".rs")) {
+    if let Some(stem) = file
+        .strip_prefix("src/")
+        .and_then(|f| f.strip_suffix(".rs"))
+    {
         if stem != "main" && stem != "support" {
-            return Some((stem.to_string(), span["line_start"].as_u64().unwrap_or(0) as usize));
+            return Some((
+                stem.to_string(),
+                span["line_start"].as_u64().unwrap_or(0) as usize,
+            ));
         }
     }
     span.get("expansion").and_then(|e| span_unit(&e["span"]))
@@ -60,12 +66,20 @@ fn run(dir: &Path, target: &Path, mode: Mode) -> Run {
         .output();
     let out = match out {
         Ok(o) => o,
-        Err(e) => return Run { ok: false, by_unit: BTreeMap::new(), loose: vec![format!("cargo: {e}")] },
+        Err(e) => {
+            return Run {
+                ok: false,
+                by_unit: BTreeMap::new(),
+                loose: vec![format!("cargo: {e}")],
+            }
+        }
     };
     let mut by_unit = BTreeMap::new();
     let mut loose = Vec::new();
     for line in String::from_utf8_lossy(&out.stdout).lines() {
-        let Ok(v) = serde_json::from_str::<Value>(line) else { continue };
+        let Ok(v) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
         if v["reason"] != "compiler-message" || v["message"]["level"] != "error" {
             continue;
         }
@@ -83,18 +97,41 @@ fn run(dir: &Path, target: &Path, mode: Mode) -> Run {
                 let file = dir.join("src").join(format!("{u}.rs"));
                 let source_line = std::fs::read_to_string(file)
                     .ok()
-                    .and_then(|t| t.lines().nth(line.saturating_sub(1)).map(|l| l.trim().to_string()))
+                    .and_then(|t| {
+                        t.lines()
+                            .nth(line.saturating_sub(1))
+                            .map(|l| l.trim().to_string())
+                    })
                     .unwrap_or_default();
-                by_unit.entry(u).or_insert(Diag { message: first, line, source_line, rendered });
+                by_unit.entry(u).or_insert(Diag {
+                    message: first,
+                    line,
+                    source_line,
+                    rendered,
+                });
             }
-            None if !first.starts_with("error: aborting") && !first.contains("could not compile") => loose.push(rendered),
+            None if !first.starts_with("error: aborting")
+                && !first.contains("could not compile") =>
+            {
+                loose.push(rendered)
+            }
             None => {}
         }
     }
     if !out.status.success() && by_unit.is_empty() && loose.is_empty() {
-        loose.push(String::from_utf8_lossy(&out.stderr).lines().take(20).collect::<Vec<_>>().join("\n"));
+        loose.push(
+            String::from_utf8_lossy(&out.stderr)
+                .lines()
+                .take(20)
+                .collect::<Vec<_>>()
+                .join("\n"),
+        );
     }
-    Run { ok: out.status.success(), by_unit, loose }
+    Run {
+        ok: out.status.success(),
+        by_unit,
+        loose,
+    }
 }
 
 /// Builds the crate in `dir` with the units `units`, written by `write`, dropping the units
@@ -124,11 +161,17 @@ pub fn converge(
         if !dropped {
             // Errors that name no unit: find the units that cause them one at a time.
             if live.is_empty() {
-                return Err(format!("the scratch crate does not build without any function:\n{}", r.loose.join("\n")));
+                return Err(format!(
+                    "the scratch crate does not build without any function:\n{}",
+                    r.loose.join("\n")
+                ));
             }
             let alone = isolate(dir, target, mode, &live, write)?;
             if alone.is_empty() {
-                return Err(format!("errors attributed to no function:\n{}", r.loose.join("\n")));
+                return Err(format!(
+                    "errors attributed to no function:\n{}",
+                    r.loose.join("\n")
+                ));
             }
             for (u, d) in alone {
                 live.remove(&u);
@@ -154,7 +197,12 @@ fn isolate(
         if !r.ok {
             let d = r.by_unit.into_values().next().unwrap_or_else(|| {
                 let rendered = r.loose.join("\n");
-                Diag { message: rendered.lines().next().unwrap_or_default().to_string(), line: 0, source_line: String::new(), rendered }
+                Diag {
+                    message: rendered.lines().next().unwrap_or_default().to_string(),
+                    line: 0,
+                    source_line: String::new(),
+                    rendered,
+                }
             });
             failed.insert(u.clone(), d);
         }

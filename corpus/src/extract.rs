@@ -195,19 +195,39 @@ fn is_test_cfg(attrs: &[syn::Attribute]) -> bool {
 }
 
 fn path_attr(attrs: &[syn::Attribute]) -> Option<String> {
-    attrs.iter().find(|a| a.path().is_ident("path")).and_then(|a| match &a.meta {
-        syn::Meta::NameValue(nv) => match &nv.value {
-            syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Some(s.value()),
+    attrs
+        .iter()
+        .find(|a| a.path().is_ident("path"))
+        .and_then(|a| match &a.meta {
+            syn::Meta::NameValue(nv) => match &nv.value {
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(s),
+                    ..
+                }) => Some(s.value()),
+                _ => None,
+            },
             _ => None,
-        },
-        _ => None,
-    })
+        })
 }
 
-fn load_file(crate_dir: &Path, file: &Path, path: Vec<String>, public: bool, modules: &mut Vec<Module>) {
-    let Ok(text) = std::fs::read_to_string(file) else { return };
-    let Ok(parsed) = syn::parse_file(&text) else { return };
-    let rel = file.strip_prefix(crate_dir).unwrap_or(file).display().to_string();
+fn load_file(
+    crate_dir: &Path,
+    file: &Path,
+    path: Vec<String>,
+    public: bool,
+    modules: &mut Vec<Module>,
+) {
+    let Ok(text) = std::fs::read_to_string(file) else {
+        return;
+    };
+    let Ok(parsed) = syn::parse_file(&text) else {
+        return;
+    };
+    let rel = file
+        .strip_prefix(crate_dir)
+        .unwrap_or(file)
+        .display()
+        .to_string();
     // The directory where this file's child modules live.
     let stem = file.file_stem().and_then(|s| s.to_str()).unwrap_or("");
     let dir: PathBuf = if matches!(stem, "lib" | "mod" | "main") {
@@ -215,7 +235,16 @@ fn load_file(crate_dir: &Path, file: &Path, path: Vec<String>, public: bool, mod
     } else {
         file.with_extension("")
     };
-    add_module(crate_dir, &dir, &rel, std::rc::Rc::new(text), parsed.items, path, public, modules);
+    add_module(
+        crate_dir,
+        &dir,
+        &rel,
+        std::rc::Rc::new(text),
+        parsed.items,
+        path,
+        public,
+        modules,
+    );
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -240,20 +269,36 @@ fn add_module(
             nested.push(m.clone());
         }
     }
-    modules.push(Module { path: path.clone(), public, file: rel.to_string(), text: text.clone(), items, children });
+    modules.push(Module {
+        path: path.clone(),
+        public,
+        file: rel.to_string(),
+        text: text.clone(),
+        items,
+        children,
+    });
     for m in nested {
         let mut child = path.clone();
         child.push(m.ident.to_string());
         let child_public = public && matches!(m.vis, syn::Visibility::Public(_));
         let name = m.ident.to_string();
         match m.content {
-            Some((_, inner)) => {
-                add_module(crate_dir, &dir.join(&name), rel, text.clone(), inner, child, child_public, modules)
-            }
+            Some((_, inner)) => add_module(
+                crate_dir,
+                &dir.join(&name),
+                rel,
+                text.clone(),
+                inner,
+                child,
+                child_public,
+                modules,
+            ),
             None => {
                 let file = match path_attr(&m.attrs) {
                     Some(p) => dir.join(p),
-                    None if dir.join(format!("{name}.rs")).exists() => dir.join(format!("{name}.rs")),
+                    None if dir.join(format!("{name}.rs")).exists() => {
+                        dir.join(format!("{name}.rs"))
+                    }
                     None => dir.join(&name).join("mod.rs"),
                 };
                 load_file(crate_dir, &file, child, child_public, modules);
@@ -317,16 +362,15 @@ struct TypeCtx<'a> {
 
 impl TypeCtx<'_> {
     fn classify(&mut self, ty: &syn::Type, depth: usize) -> Result<(Pass, Kind), String> {
-        if depth > 8 {
-            return Err("type too deep".into());
-        }
         match ty {
             syn::Type::Reference(r) => {
                 if r.mutability.is_some() {
                     return Err(format!("`&mut` parameter `{}`", tokens(ty)));
                 }
                 match &*r.elem {
-                    syn::Type::Slice(s) => Ok((Pass::Ref, Kind::Vec(Box::new(self.value(&s.elem, depth)?)))),
+                    syn::Type::Slice(s) => {
+                        Ok((Pass::Ref, Kind::Vec(Box::new(self.value(&s.elem, depth)?))))
+                    }
                     other => Ok((Pass::Ref, self.value(other, depth)?)),
                 }
             }
@@ -335,6 +379,9 @@ impl TypeCtx<'_> {
     }
 
     fn value(&mut self, ty: &syn::Type, depth: usize) -> Result<Kind, String> {
+        if depth > 8 {
+            return Err("type too deep".into());
+        }
         let unsupported = || Err(format!("type `{}` not supported", tokens(ty)));
         match ty {
             syn::Type::Paren(p) => self.value(&p.elem, depth + 1),
@@ -343,13 +390,25 @@ impl TypeCtx<'_> {
                 if t.elems.is_empty() {
                     return Err("returns nothing".into());
                 }
-                Ok(Kind::Tuple(t.elems.iter().map(|e| self.value(e, depth + 1)).collect::<Result<_, _>>()?))
+                Ok(Kind::Tuple(
+                    t.elems
+                        .iter()
+                        .map(|e| self.value(e, depth + 1))
+                        .collect::<Result<_, _>>()?,
+                ))
             }
             syn::Type::Array(a) => match &a.len {
-                syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(n), .. }) => {
-                    Ok(Kind::Array(Box::new(self.value(&a.elem, depth + 1)?), n.base10_digits().to_string()))
-                }
-                _ => Err(format!("array length `{}` is not a literal", tokens(&a.len))),
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Int(n),
+                    ..
+                }) => Ok(Kind::Array(
+                    Box::new(self.value(&a.elem, depth + 1)?),
+                    n.base10_digits().to_string(),
+                )),
+                _ => Err(format!(
+                    "array length `{}` is not a literal",
+                    tokens(&a.len)
+                )),
             },
             syn::Type::Path(p) if p.qself.is_none() => {
                 let last = p.path.segments.last().ok_or("empty path")?;
@@ -362,9 +421,8 @@ impl TypeCtx<'_> {
                         "f64" => return Ok(Kind::Float(Float::F64)),
                         "f32" => return Ok(Kind::Float(Float::F32)),
                         "bool" => return Ok(Kind::Bool),
-                        "u8" | "u16" | "u32" | "u64" | "usize" | "i8" | "i16" | "i32" | "i64" | "isize" => {
-                            return Ok(Kind::Int(name))
-                        }
+                        "u8" | "u16" | "u32" | "u64" | "usize" | "i8" | "i16" | "i32" | "i64"
+                        | "isize" => return Ok(Kind::Int(name)),
                         "Self" => {
                             let s = self.self_ty.clone().ok_or("`Self` outside an impl")?;
                             return self.local_struct(&s);
@@ -382,7 +440,11 @@ impl TypeCtx<'_> {
                 }
                 if let Some(alias) = self.types.aliases.get(&name).cloned() {
                     let mut target = (*alias.ty).clone();
-                    let params: Vec<String> = alias.generics.type_params().map(|t| t.ident.to_string()).collect();
+                    let params: Vec<String> = alias
+                        .generics
+                        .type_params()
+                        .map(|t| t.ident.to_string())
+                        .collect();
                     let args: Vec<syn::Type> = match &last.arguments {
                         syn::PathArguments::AngleBracketed(a) => a
                             .args
@@ -402,7 +464,8 @@ impl TypeCtx<'_> {
                     }
                     return self.value(&target, depth + 1);
                 }
-                if matches!(last.arguments, syn::PathArguments::None) && p.path.segments.len() == 1 {
+                if matches!(last.arguments, syn::PathArguments::None) && p.path.segments.len() == 1
+                {
                     return self.local_struct(&name);
                 }
                 unsupported()
@@ -415,11 +478,21 @@ impl TypeCtx<'_> {
         if self.structs.contains_key(name) {
             return Ok(Kind::Struct(name.to_string()));
         }
-        let s = self.types.structs.get(name).ok_or_else(|| format!("type `{name}` not supported"))?.clone();
+        let s = self
+            .types
+            .structs
+            .get(name)
+            .ok_or_else(|| format!("type `{name}` not supported"))?
+            .clone();
         if s.generics.params.iter().next().is_some() {
             return Err(format!("struct `{name}` is generic"));
         }
-        let mut inner = TypeCtx { types: self.types, generic: None, self_ty: None, structs: BTreeMap::new() };
+        let mut inner = TypeCtx {
+            types: self.types,
+            generic: None,
+            self_ty: None,
+            structs: BTreeMap::new(),
+        };
         let mut fields = Vec::new();
         let tuple = matches!(s.fields, syn::Fields::Unnamed(_));
         for (i, f) in s.fields.iter().enumerate() {
@@ -427,12 +500,18 @@ impl TypeCtx<'_> {
                 .value(&f.ty, 1)
                 .map_err(|e| format!("struct `{name}` not reconstructible: field {e}"))?;
             if matches!(kind, Kind::Struct(_)) {
-                return Err(format!("struct `{name}` not reconstructible: nested struct field"));
+                return Err(format!(
+                    "struct `{name}` not reconstructible: nested struct field"
+                ));
             }
-            let fname = f.ident.as_ref().map_or_else(|| i.to_string(), |id| id.to_string());
+            let fname = f
+                .ident
+                .as_ref()
+                .map_or_else(|| i.to_string(), |id| id.to_string());
             fields.push((fname, kind));
         }
-        self.structs.insert(name.to_string(), PlainStruct { fields, tuple });
+        self.structs
+            .insert(name.to_string(), PlainStruct { fields, tuple });
         Ok(Kind::Struct(name.to_string()))
     }
 }
@@ -446,12 +525,17 @@ pub fn tokens(t: &impl ToTokens) -> String {
 fn offset(text: &str, lc: proc_macro2::LineColumn) -> usize {
     let mut line_start = 0;
     for _ in 1..lc.line {
-        line_start += text[line_start..].find('\n').map_or(text.len() - line_start, |i| i + 1);
+        line_start += text[line_start..]
+            .find('\n')
+            .map_or(text.len() - line_start, |i| i + 1);
     }
     let line = &text[line_start..];
-    line_start + line.char_indices().nth(lc.column).map_or(line.len(), |(i, _)| i)
+    line_start
+        + line
+            .char_indices()
+            .nth(lc.column)
+            .map_or(line.len(), |(i, _)| i)
 }
-
 
 /// The text of an item with its attributes, from the first attribute to the end.
 fn item_text(text: &str, attrs: &[syn::Attribute], item: &impl Spanned) -> String {
@@ -499,37 +583,119 @@ fn impl_self_name(imp: &syn::ItemImpl) -> Option<String> {
 }
 
 /// The use declarations of a module as absolute one-leaf paths: (name it binds or `*`, text).
-fn use_leaves(krate: &str, m: &Module, modules: &[Module]) -> Vec<(String, String)> {
-    fn walk(tree: &syn::UseTree, prefix: Vec<String>, out: &mut Vec<(Vec<String>, String, Option<String>)>) {
-        match tree {
-            syn::UseTree::Path(p) => {
-                let mut pre = prefix;
-                pre.push(p.ident.to_string());
-                walk(&p.tree, pre, out);
-            }
-            syn::UseTree::Name(n) => {
-                let name = n.ident.to_string();
-                if name == "self" {
-                    let last = prefix.last().cloned().unwrap_or_default();
-                    out.push((prefix, last, None));
-                } else {
-                    let mut p = prefix;
-                    p.push(name.clone());
-                    out.push((p, name, None));
-                }
-            }
-            syn::UseTree::Rename(r) => {
+/// A `use` leaf: the name it binds (or `*`), its text, and the module index and item name it
+/// imports when that item is private to the crate (then the item is copied instead).
+type Leaf = (String, String, Option<(usize, String)>);
+
+fn item_public(item: &syn::Item) -> bool {
+    let vis = match item {
+        syn::Item::Fn(i) => &i.vis,
+        syn::Item::Const(i) => &i.vis,
+        syn::Item::Static(i) => &i.vis,
+        syn::Item::Struct(i) => &i.vis,
+        syn::Item::Enum(i) => &i.vis,
+        syn::Item::Type(i) => &i.vis,
+        syn::Item::Trait(i) => &i.vis,
+        syn::Item::Macro(_) => return false,
+        _ => return true,
+    };
+    matches!(vis, syn::Visibility::Public(_))
+}
+
+/// The leaves of a use tree: (path, bound name or `*`, rename).
+fn walk(
+    tree: &syn::UseTree,
+    prefix: Vec<String>,
+    out: &mut Vec<(Vec<String>, String, Option<String>)>,
+) {
+    match tree {
+        syn::UseTree::Path(p) => {
+            let mut pre = prefix;
+            pre.push(p.ident.to_string());
+            walk(&p.tree, pre, out);
+        }
+        syn::UseTree::Name(n) => {
+            let name = n.ident.to_string();
+            if name == "self" {
+                let last = prefix.last().cloned().unwrap_or_default();
+                out.push((prefix, last, None));
+            } else {
                 let mut p = prefix;
-                if r.ident != "self" {
-                    p.push(r.ident.to_string());
-                }
-                out.push((p, r.rename.to_string(), Some(r.rename.to_string())));
+                p.push(name.clone());
+                out.push((p, name, None));
             }
-            syn::UseTree::Glob(_) => out.push((prefix, "*".into(), None)),
-            syn::UseTree::Group(g) => g.items.iter().for_each(|t| walk(t, prefix.clone(), out)),
+        }
+        syn::UseTree::Rename(r) => {
+            let mut p = prefix;
+            if r.ident != "self" {
+                p.push(r.ident.to_string());
+            }
+            out.push((p, r.rename.to_string(), Some(r.rename.to_string())));
+        }
+        syn::UseTree::Glob(_) => out.push((prefix, "*".into(), None)),
+        syn::UseTree::Group(g) => g.items.iter().for_each(|t| walk(t, prefix.clone(), out)),
+    }
+}
+
+/// Where a `pub use` of a public module re-exports the item `name` (a path under the crate).
+fn public_reexport(name: &str, modules: &[Module]) -> Option<Vec<String>> {
+    for md in modules.iter().filter(|md| md.public) {
+        for item in &md.items {
+            let syn::Item::Use(u) = item else { continue };
+            if !matches!(u.vis, syn::Visibility::Public(_)) {
+                continue;
+            }
+            let mut raw = Vec::new();
+            walk(&u.tree, Vec::new(), &mut raw);
+            for (path, bound, _) in raw {
+                let found = if bound == "*" {
+                    // A glob of a module of the crate, matched by its last segment.
+                    path.last().is_some_and(|last| {
+                        modules.iter().any(|t| {
+                            t.path.last() == Some(last)
+                                && t.items
+                                    .iter()
+                                    .any(|i| item_name(i).as_deref() == Some(name))
+                        })
+                    })
+                } else {
+                    bound == name
+                };
+                if found {
+                    return Some(md.path.iter().cloned().chain([name.to_string()]).collect());
+                }
+            }
         }
     }
-    let lib = krate.replace('-', "_");
+    None
+}
+
+/// The leaves of a module without its globs of private modules (no cycles).
+fn use_leaves_flat(krate: &Pinned, m: &Module, modules: &[Module]) -> Vec<Leaf> {
+    use_leaves_depth(krate, m, modules, false)
+}
+
+fn use_leaves(krate: &Pinned, m: &Module, modules: &[Module]) -> Vec<Leaf> {
+    use_leaves_depth(krate, m, modules, true)
+}
+
+fn use_leaves_depth(krate: &Pinned, m: &Module, modules: &[Module], expand: bool) -> Vec<Leaf> {
+    let lib = krate.name.replace('-', "_");
+    // Edition 2015: a `use` path starts at the crate's root.
+    let edition2015 = krate.edition == "2015";
+    let root_children = modules
+        .first()
+        .map(|r| r.children.clone())
+        .unwrap_or_default();
+    let externs: BTreeSet<String> = modules
+        .first()
+        .into_iter()
+        .flat_map(|r| &r.items)
+        .filter_map(|i| match i {
+            syn::Item::ExternCrate(e) => Some(e.ident.to_string()),
+            _ => None,
+        })
+        .collect();
     let mut leaves = Vec::new();
     for item in &m.items {
         let syn::Item::Use(u) = item else { continue };
@@ -541,8 +707,13 @@ fn use_leaves(krate: &str, m: &Module, modules: &[Module]) -> Vec<(String, Strin
         for (path, name, rename) in raw {
             let Some(first) = path.first() else { continue };
             let abs: Vec<String> = match first.as_str() {
-                "crate" => std::iter::once(lib.clone()).chain(path[1..].iter().cloned()).collect(),
-                "self" => std::iter::once(lib.clone()).chain(m.path.iter().cloned()).chain(path[1..].iter().cloned()).collect(),
+                "crate" => std::iter::once(lib.clone())
+                    .chain(path[1..].iter().cloned())
+                    .collect(),
+                "self" => std::iter::once(lib.clone())
+                    .chain(m.path.iter().cloned())
+                    .chain(path[1..].iter().cloned())
+                    .collect(),
                 "super" => {
                     let mut base = m.path.clone();
                     let mut rest = &path[..];
@@ -550,19 +721,95 @@ fn use_leaves(krate: &str, m: &Module, modules: &[Module]) -> Vec<(String, Strin
                         base.pop();
                         rest = &rest[1..];
                     }
-                    std::iter::once(lib.clone()).chain(base).chain(rest.iter().cloned()).collect()
+                    std::iter::once(lib.clone())
+                        .chain(base)
+                        .chain(rest.iter().cloned())
+                        .collect()
                 }
-                f if m.children.contains(f) || m.items.iter().any(|i| item_name(i).as_deref() == Some(f)) => {
-                    std::iter::once(lib.clone()).chain(m.path.iter().cloned()).chain(path.iter().cloned()).collect()
+                f if edition2015 && root_children.contains(f) => std::iter::once(lib.clone())
+                    .chain(path.iter().cloned())
+                    .collect(),
+                f if m.children.contains(f)
+                    || m.items.iter().any(|i| item_name(i).as_deref() == Some(f)) =>
+                {
+                    std::iter::once(lib.clone())
+                        .chain(m.path.iter().cloned())
+                        .chain(path.iter().cloned())
+                        .collect()
                 }
                 _ => path.clone(),
             };
+            // `crate::alloc::…` after `extern crate alloc;` at the root.
+            let abs = if abs.first() == Some(&lib) && abs.len() > 1 && externs.contains(&abs[1]) {
+                abs[1..].to_vec()
+            } else {
+                abs
+            };
+            // An item private to the crate is copied rather than imported.
+            let private = (abs.first() == Some(&lib) && name != "*")
+                .then(|| {
+                    let (md, last) = (&abs[1..abs.len() - 1], abs.last()?);
+                    let idx = modules.iter().position(|x| x.path[..] == *md)?;
+                    let item = modules[idx]
+                        .items
+                        .iter()
+                        .find(|i| item_name(i).as_deref() == Some(last.as_str()))?;
+                    let copyable = matches!(
+                        item,
+                        syn::Item::Fn(_)
+                            | syn::Item::Const(_)
+                            | syn::Item::Static(_)
+                            | syn::Item::Macro(_)
+                    );
+                    (copyable && (!modules[idx].public || !item_public(item)))
+                        .then(|| (idx, last.clone()))
+                })
+                .flatten();
             // A path through a private module of the crate cannot be followed from outside:
-            // the item is taken to be re-exported at the crate's root.
+            // the item is looked for among the re-exports of public modules (else at the root).
             let through_private = abs.first() == Some(&lib)
-                && (1..abs.len()).any(|k| modules.iter().any(|md| md.path[..] == abs[1..=k] && !md.public));
+                && (1..abs.len()).any(|k| {
+                    modules
+                        .iter()
+                        .any(|md| md.path[..] == abs[1..=k] && !md.public)
+                });
+            // A glob of a private module: its imports, and its items to copy where used.
+            if through_private && name == "*" && !expand {
+                continue;
+            }
+            if through_private && name == "*" {
+                if let Some(idx) = modules.iter().position(|md| md.path[..] == abs[1..]) {
+                    if idx
+                        != modules
+                            .iter()
+                            .position(|md| std::ptr::eq(md, m))
+                            .unwrap_or(usize::MAX)
+                    {
+                        let inner = use_leaves_flat(krate, &modules[idx], modules);
+                        leaves.extend(inner);
+                        for item in &modules[idx].items {
+                            let copyable = matches!(
+                                item,
+                                syn::Item::Fn(_)
+                                    | syn::Item::Const(_)
+                                    | syn::Item::Static(_)
+                                    | syn::Item::Macro(_)
+                            );
+                            if let (true, Some(n)) = (copyable, item_name(item)) {
+                                leaves.push((n.clone(), String::new(), Some((idx, n))));
+                            }
+                        }
+                        continue;
+                    }
+                }
+            }
             let abs = if through_private {
-                if name == "*" { vec![lib.clone()] } else { vec![lib.clone(), abs.last().cloned().unwrap_or_default()] }
+                let last = abs.last().cloned().unwrap_or_default();
+                match public_reexport(&last, modules) {
+                    _ if name == "*" => vec![lib.clone()],
+                    Some(p) => std::iter::once(lib.clone()).chain(p).collect(),
+                    None => vec![lib.clone(), last],
+                }
             } else {
                 abs
             };
@@ -572,7 +819,7 @@ fn use_leaves(krate: &str, m: &Module, modules: &[Module]) -> Vec<(String, Strin
                 (_, Some(r)) => format!("use ::{joined} as {r};"),
                 _ => format!("use ::{joined};"),
             };
-            leaves.push((name, text));
+            leaves.push((name, text, private));
         }
     }
     leaves
@@ -596,7 +843,11 @@ impl VisitMut for OpenUp {
     fn visit_block_mut(&mut self, _: &mut syn::Block) {}
 }
 
-fn unsafe_or_foreign(sig: &syn::Signature, attrs: &[syn::Attribute], body: &syn::Block) -> Option<&'static str> {
+fn unsafe_or_foreign(
+    sig: &syn::Signature,
+    attrs: &[syn::Attribute],
+    body: &syn::Block,
+) -> Option<&'static str> {
     if sig.unsafety.is_some() {
         return Some("unsafe");
     }
@@ -606,7 +857,10 @@ fn unsafe_or_foreign(sig: &syn::Signature, attrs: &[syn::Attribute], body: &syn:
     if sig.asyncness.is_some() {
         return Some("async");
     }
-    if attrs.iter().any(|a| a.path().is_ident("target_feature") || a.path().is_ident("no_mangle")) {
+    if attrs
+        .iter()
+        .any(|a| a.path().is_ident("target_feature") || a.path().is_ident("no_mangle"))
+    {
         return Some("SIMD or FFI attribute");
     }
     let b = tokens(body);
@@ -630,7 +884,11 @@ fn classify_sig(
     impl_generics: Option<&syn::Generics>,
     self_ty: Option<&str>,
 ) -> Result<Sig, String> {
-    let mut type_params: Vec<String> = sig.generics.type_params().map(|t| t.ident.to_string()).collect();
+    let mut type_params: Vec<String> = sig
+        .generics
+        .type_params()
+        .map(|t| t.ident.to_string())
+        .collect();
     if let Some(g) = impl_generics {
         type_params.extend(g.type_params().map(|t| t.ident.to_string()));
         if g.const_params().next().is_some() {
@@ -661,8 +919,13 @@ fn classify_sig(
                     return Err("`&mut self` method".into());
                 }
                 let s = self_ty.ok_or("receiver outside an impl")?;
-                ctx.local_struct(s).map_err(|e| format!("self type not reconstructible: {e}"))?;
-                receiver = Some(if r.reference.is_some() { Pass::Ref } else { Pass::Value });
+                ctx.local_struct(s)
+                    .map_err(|e| format!("self type not reconstructible: {e}"))?;
+                receiver = Some(if r.reference.is_some() {
+                    Pass::Ref
+                } else {
+                    Pass::Value
+                });
             }
             syn::FnArg::Typed(t) => {
                 if !matches!(&*t.pat, syn::Pat::Ident(_) | syn::Pat::Wild(_)) {
@@ -673,7 +936,10 @@ fn classify_sig(
                 }
                 let (pass, kind) = ctx.classify(&t.ty, 0)?;
                 if kind.mixed() {
-                    return Err(format!("parameter mixes floats and constants: `{}`", tokens(&t.ty)));
+                    return Err(format!(
+                        "parameter mixes floats and constants: `{}`",
+                        tokens(&t.ty)
+                    ));
                 }
                 params.push(Param { pass, kind });
             }
@@ -693,11 +959,21 @@ fn classify_sig(
             "no differentiable parameter".into()
         });
     }
-    Ok(Sig { generic: !type_params.is_empty(), receiver, params, output, structs: ctx.structs })
+    Ok(Sig {
+        generic: !type_params.is_empty(),
+        receiver,
+        params,
+        output,
+        structs: ctx.structs,
+    })
 }
 
 /// The items of the module the unit needs, transitively: (annotated text, plain item).
-fn needed_items(m: &Module, seed: &BTreeSet<String>, exclude: &str) -> (Vec<String>, Vec<syn::Item>) {
+fn needed_items(
+    m: &Module,
+    seed: &BTreeSet<String>,
+    exclude: &str,
+) -> (Vec<String>, Vec<syn::Item>) {
     let mut names = seed.clone();
     let mut taken: BTreeSet<usize> = BTreeSet::new();
     loop {
@@ -706,7 +982,9 @@ fn needed_items(m: &Module, seed: &BTreeSet<String>, exclude: &str) -> (Vec<Stri
             if taken.contains(&i) || is_test_cfg(item_attrs(item)) {
                 continue;
             }
-            let Some(name) = item_name(item) else { continue };
+            let Some(name) = item_name(item) else {
+                continue;
+            };
             if name == exclude || !names.contains(&name) {
                 continue;
             }
@@ -759,7 +1037,7 @@ fn extract_module(
     types: &CrateTypes,
     out: &mut (Vec<Candidate>, Vec<Skipped>),
 ) {
-    let leaves = use_leaves(&krate.name, m, modules);
+    let leaves = use_leaves(krate, m, modules);
     let lib = krate.name.replace('-', "_");
     for item in &m.items {
         match item {
@@ -772,7 +1050,7 @@ fn extract_module(
                     line: line_of(f.sig.ident.span()),
                     reason,
                 };
-                if !looks_numeric(&f.sig) {
+                if !looks_numeric(&f.sig, false) {
                     continue;
                 }
                 if let Some(r) = unsafe_or_foreign(&f.sig, &f.attrs, &f.block) {
@@ -789,15 +1067,35 @@ fn extract_module(
                 let mut seed = BTreeSet::new();
                 idents(f.to_token_stream(), &mut seed);
                 let (mut ann, mut plain) = needed_items(m, &seed, &name);
-                ann.push(format!("#[differentiable]\n{}", item_text(&m.text, &f.attrs, f)));
+                ann.push(format!(
+                    "#[differentiable]\n{}",
+                    item_text(&m.text, &f.attrs, f)
+                ));
                 plain.push(item.clone());
                 // The published function: by its module path when every module on it is public,
                 // else as a re-export at the crate's root (the probe build tells which holds).
                 let public_path = matches!(f.vis, syn::Visibility::Public(_)).then(|| {
                     let path = if m.public { m.path.clone() } else { Vec::new() };
-                    std::iter::once(lib.clone()).chain(path).chain([name.clone()]).collect::<Vec<_>>().join("::")
+                    std::iter::once(lib.clone())
+                        .chain(path)
+                        .chain([name.clone()])
+                        .collect::<Vec<_>>()
+                        .join("::")
                 });
-                out.0.push(candidate(krate, m, &leaves, name.clone(), name, UnitKind::Free, sig, ann, plain, public_path, line_of(f.sig.ident.span())));
+                out.0.push(candidate(
+                    krate,
+                    m,
+                    modules,
+                    &leaves,
+                    name.clone(),
+                    name,
+                    UnitKind::Free,
+                    sig,
+                    ann,
+                    plain,
+                    public_path,
+                    line_of(f.sig.ident.span()),
+                ));
             }
             syn::Item::Impl(imp) if !is_test_cfg(&imp.attrs) => {
                 extract_impl(krate, m, modules, types, &leaves, imp, out);
@@ -808,16 +1106,21 @@ fn extract_module(
 }
 
 /// A signature that mentions a float type somewhere (the others are not reported at all).
-fn looks_numeric(sig: &syn::Signature) -> bool {
+fn looks_numeric(sig: &syn::Signature, generic_impl: bool) -> bool {
     let t = tokens(sig);
-    t.contains("f64") || t.contains("f32") || sig.generics.type_params().next().is_some() || t.contains("Self")
+    t.contains("f64")
+        || t.contains("f32")
+        || sig.generics.type_params().next().is_some()
+        || t.contains("Self")
+        || generic_impl
 }
 
 #[allow(clippy::too_many_arguments)]
 fn candidate(
     krate: &Pinned,
     m: &Module,
-    leaves: &[(String, String)],
+    modules: &[Module],
+    leaves: &[Leaf],
     name: String,
     fn_name: String,
     unit: UnitKind,
@@ -827,16 +1130,50 @@ fn candidate(
     public_path: Option<String>,
     line: usize,
 ) -> Candidate {
+    // Private items of other modules that the copy imports come along (functions annotated).
+    let mut annotated = annotated;
+    let mut used = BTreeSet::new();
+    for item in &plain {
+        idents(item.to_token_stream(), &mut used);
+    }
+    let mut extra_uses = Vec::new();
+    let mut copied = BTreeSet::new();
+    for (name, _, private) in leaves {
+        let Some((idx, item)) = private else { continue };
+        if !used.contains(name) || !copied.insert(item.clone()) {
+            continue;
+        }
+        let (ann, pl) = needed_items(&modules[*idx], &BTreeSet::from([item.clone()]), "");
+        annotated.splice(0..0, ann);
+        plain.splice(0..0, pl);
+        let theirs = use_leaves(krate, &modules[*idx], modules);
+        extra_uses.extend(
+            theirs
+                .into_iter()
+                .filter(|l| l.2.is_none())
+                .map(|l| (l.0, l.1)),
+        );
+    }
     let defined: BTreeSet<String> = plain.iter().filter_map(item_name).collect();
-    let uses: Vec<String> = leaves
+    let mut uses: Vec<String> = Vec::new();
+    for (n, t) in leaves
         .iter()
-        .filter(|(n, _)| n == "*" || !defined.contains(n))
-        .map(|(_, t)| t.clone())
-        .collect();
+        .filter(|l| l.2.is_none())
+        .map(|l| (&l.0, &l.1))
+        .chain(extra_uses.iter().map(|l| (&l.0, &l.1)))
+    {
+        if (n == "*" || !defined.contains(n)) && !uses.contains(t) {
+            uses.push(t.clone());
+        }
+    }
     for item in &mut plain {
         OpenUp.visit_item_mut(item);
     }
-    let plain_text = prettyplease::unparse(&syn::File { shebang: None, attrs: Vec::new(), items: plain });
+    let plain_text = prettyplease::unparse(&syn::File {
+        shebang: None,
+        attrs: Vec::new(),
+        items: plain,
+    });
     Candidate {
         krate: krate.name.clone(),
         file: m.file.clone(),
@@ -861,15 +1198,22 @@ fn extract_impl(
     m: &Module,
     modules: &[Module],
     types: &CrateTypes,
-    leaves: &[(String, String)],
+    leaves: &[Leaf],
     imp: &syn::ItemImpl,
     out: &mut (Vec<Candidate>, Vec<Skipped>),
 ) {
-    let Some(self_name) = impl_self_name(imp) else { return };
-    let trait_name = imp.trait_.as_ref().map(|(_, p, _)| tokens(p).replace(' ', ""));
+    let Some(self_name) = impl_self_name(imp) else {
+        return;
+    };
+    let trait_name = imp
+        .trait_
+        .as_ref()
+        .map(|(_, p, _)| tokens(p).replace(' ', ""));
     for ii in &imp.items {
         let syn::ImplItem::Fn(f) = ii else { continue };
-        if is_test_cfg(&f.attrs) || !looks_numeric(&f.sig) {
+        if is_test_cfg(&f.attrs)
+            || !looks_numeric(&f.sig, imp.generics.type_params().next().is_some())
+        {
             continue;
         }
         let fn_name = f.sig.ident.to_string();
@@ -878,7 +1222,13 @@ fn extract_impl(
             None => format!("{self_name}::{fn_name}"),
         };
         let line = line_of(f.sig.ident.span());
-        let skip = |reason: String| Skipped { krate: krate.name.clone(), name: name.clone(), file: m.file.clone(), line, reason };
+        let skip = |reason: String| Skipped {
+            krate: krate.name.clone(),
+            name: name.clone(),
+            file: m.file.clone(),
+            line,
+            reason,
+        };
         if imp.unsafety.is_some() {
             out.1.push(skip("unsafe impl".into()));
             continue;
@@ -888,9 +1238,14 @@ fn extract_impl(
             continue;
         }
         // The self type must be a struct of this module (the copy carries its definition).
-        let own = m.items.iter().any(|i| matches!(i, syn::Item::Struct(s) if s.ident == self_name));
+        let own = m
+            .items
+            .iter()
+            .any(|i| matches!(i, syn::Item::Struct(s) if s.ident == self_name));
         if !own {
-            out.1.push(skip(format!("self type `{self_name}` is not defined in the method's module")));
+            out.1.push(skip(format!(
+                "self type `{self_name}` is not defined in the method's module"
+            )));
             continue;
         }
         let sig = match classify_sig(types, &f.sig, Some(&imp.generics), Some(&self_name)) {
@@ -901,13 +1256,18 @@ fn extract_impl(
             }
         };
         if sig.receiver.is_some() || sig.params.iter().any(|p| matches!(p.kind, Kind::Struct(_))) {
-            let mut fresh = TypeCtx { types, generic: None, self_ty: None, structs: BTreeMap::new() };
+            let mut fresh = TypeCtx {
+                types,
+                generic: None,
+                self_ty: None,
+                structs: BTreeMap::new(),
+            };
             if let Err(e) = fresh.local_struct(&self_name) {
-                out.1.push(skip(format!("self type not reconstructible: {e}")));
+                out.1
+                    .push(skip(format!("self type not reconstructible: {e}")));
                 continue;
             }
         }
-        let _ = modules;
         // Seeds: the method (or the whole trait impl), the self type.
         let mut seed = BTreeSet::new();
         seed.insert(self_name.clone());
@@ -920,22 +1280,32 @@ fn extract_impl(
                 let mut ann = format!("{header}\n");
                 let mut plain_imp = imp.clone();
                 plain_imp.items.clear();
-                for (text, item, attrs) in &methods {
-                    let _ = attrs;
+                for (text, item, _) in &methods {
                     ann.push_str(&format!("#[differentiable]\n{text}\n\n"));
                     plain_imp.items.push(syn::ImplItem::Fn(item.clone()));
                 }
-                ann.push_str(&format!("#[differentiable]\n{}\n}}", item_text(&m.text, &f.attrs, f)));
+                ann.push_str(&format!(
+                    "#[differentiable]\n{}\n}}",
+                    item_text(&m.text, &f.attrs, f)
+                ));
                 plain_imp.items.push(ii.clone());
                 for (_, item, _) in &methods {
                     idents(item.to_token_stream(), &mut seed);
                 }
-                (ann, syn::Item::Impl(plain_imp), UnitKind::Inherent(self_name.clone()))
+                (
+                    ann,
+                    syn::Item::Impl(plain_imp),
+                    UnitKind::Inherent(self_name.clone()),
+                )
             }
             Some(_) => {
                 idents(imp.to_token_stream(), &mut seed);
                 let ann = format!("#[differentiable]\n{}", item_text(&m.text, &imp.attrs, imp));
-                (ann, syn::Item::Impl(imp.clone()), UnitKind::TraitImpl(self_name.clone()))
+                (
+                    ann,
+                    syn::Item::Impl(imp.clone()),
+                    UnitKind::TraitImpl(self_name.clone()),
+                )
             }
         };
         // Inherent methods of the type that a trait impl calls come along, annotated.
@@ -957,6 +1327,23 @@ fn extract_impl(
                 extra_plain.extend(plain_imp.map(syn::Item::Impl));
             }
         }
+        // The type's other trait impls come along unchanged (supertraits such as `Min`/`Max`
+        // must hold for the copied type); only the measured impl carries the attribute.
+        if matches!(unit, UnitKind::TraitImpl(_)) {
+            for other in &m.items {
+                let syn::Item::Impl(o) = other else { continue };
+                if o.trait_.is_none()
+                    || std::ptr::eq(o, imp)
+                    || impl_self_name(o).as_deref() != Some(&self_name)
+                    || is_test_cfg(&o.attrs)
+                {
+                    continue;
+                }
+                extra_ann.push_str(&format!("\n\n{}", item_text(&m.text, &o.attrs, o)));
+                extra_plain.push(other.clone());
+                idents(o.to_token_stream(), &mut seed);
+            }
+        }
         let (mut ann, mut plain) = needed_items(m, &seed, "");
         // The self type's own inherent impls are not items with names: only the methods above.
         if !extra_ann.is_empty() {
@@ -965,13 +1352,18 @@ fn extract_impl(
         }
         ann.push(unit_ann);
         plain.push(unit_plain);
-        out.0.push(candidate(krate, m, leaves, name, fn_name, unit, sig, ann, plain, None, line));
+        out.0.push(candidate(
+            krate, m, modules, leaves, name, fn_name, unit, sig, ann, plain, None, line,
+        ));
     }
 }
 
 /// The text of an impl from its first attribute to its opening brace.
 fn impl_header(text: &str, imp: &syn::ItemImpl) -> String {
-    let start = imp.attrs.first().map_or(imp.span().start(), |a| a.span().start());
+    let start = imp
+        .attrs
+        .first()
+        .map_or(imp.span().start(), |a| a.span().start());
     let end = imp.brace_token.span.open().end();
     let (a, b) = (offset(text, start), offset(text, end));
     text.get(a..b).unwrap_or_default().to_string()
@@ -981,7 +1373,12 @@ type Method = (String, syn::ImplItemFn, Vec<syn::Attribute>);
 
 /// The methods of the type's inherent impls (in this module) named in `names`, transitively,
 /// except `except`.
-fn inherent_methods(m: &Module, self_name: &str, names: &BTreeSet<String>, except: &str) -> Vec<Method> {
+fn inherent_methods(
+    m: &Module,
+    self_name: &str,
+    names: &BTreeSet<String>,
+    except: &str,
+) -> Vec<Method> {
     let mut names = names.clone();
     let mut taken: Vec<Method> = Vec::new();
     let mut seen = BTreeSet::new();
@@ -989,13 +1386,17 @@ fn inherent_methods(m: &Module, self_name: &str, names: &BTreeSet<String>, excep
         let mut grew = false;
         for item in &m.items {
             let syn::Item::Impl(imp) = item else { continue };
-            if imp.trait_.is_some() || impl_self_name(imp).as_deref() != Some(self_name) || is_test_cfg(&imp.attrs) {
+            if imp.trait_.is_some()
+                || impl_self_name(imp).as_deref() != Some(self_name)
+                || is_test_cfg(&imp.attrs)
+            {
                 continue;
             }
             for ii in &imp.items {
                 let syn::ImplItem::Fn(f) = ii else { continue };
                 let n = f.sig.ident.to_string();
-                if n == except || seen.contains(&n) || !names.contains(&n) || is_test_cfg(&f.attrs) {
+                if n == except || seen.contains(&n) || !names.contains(&n) || is_test_cfg(&f.attrs)
+                {
                     continue;
                 }
                 seen.insert(n);

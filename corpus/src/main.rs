@@ -73,10 +73,21 @@ fn measure(
 ) -> Result<(Vec<Row>, Vec<Skipped>), String> {
     let started = Instant::now();
     let (cands, mut skipped) = extract::extract(krate);
-    eprintln!("{} {}: {} candidates, {} skipped by signature", krate.name, krate.version, cands.len(), skipped.len());
+    eprintln!(
+        "{} {}: {} candidates, {} skipped by signature",
+        krate.name,
+        krate.version,
+        cands.len(),
+        skipped.len()
+    );
     let target = corpus_dir.join("target/scratch-target");
-    let scratch = Scratch::new(&corpus_dir.join("target/scratch"), repo, krate, &corpus_dir.join("Cargo.lock"))
-        .map_err(|e| e.to_string())?;
+    let scratch = Scratch::new(
+        &corpus_dir.join("target/scratch"),
+        repo,
+        krate,
+        &corpus_dir.join("Cargo.lock"),
+    )
+    .map_err(|e| e.to_string())?;
 
     // 1. Plain copies and probes of the originals.
     let mut units = BTreeSet::new();
@@ -86,7 +97,9 @@ fn measure(
             units.insert(format!("r{id}"));
         }
     }
-    let failed = converge(&scratch.plain_dir, &target, Mode::Check, &units, &|u| scratch.write_plain(&cands, u))?;
+    let failed = converge(&scratch.plain_dir, &target, Mode::Check, &units, &|u| {
+        scratch.write_plain(&cands, u)
+    })?;
     let mut original: Vec<bool> = cands.iter().map(|c| c.public_path.is_some()).collect();
     let mut ids: BTreeSet<usize> = (0..cands.len()).collect();
     for (unit, d) in &failed {
@@ -100,11 +113,19 @@ fn measure(
                 name: c.name.clone(),
                 file: c.file.clone(),
                 line: c.line,
-                reason: format!("does not build outside its crate without the attribute: {}", d.message),
+                reason: format!(
+                    "does not build outside its crate without the attribute: {}",
+                    d.message
+                ),
             });
         }
     }
-    eprintln!("{}: {} build outside their crate ({:.0} s)", krate.name, ids.len(), started.elapsed().as_secs_f64());
+    eprintln!(
+        "{}: {} build outside their crate ({:.0} s)",
+        krate.name,
+        ids.len(),
+        started.elapsed().as_secs_f64()
+    );
 
     // 2. Annotated copies: check until the rest passes, then build (errors after type checking).
     let units: BTreeSet<String> = ids.iter().map(|id| format!("m{id}")).collect();
@@ -113,9 +134,24 @@ fn measure(
         scratch.write_ad(&cands, &ids, &original)
     };
     let mut failed = converge(&scratch.ad_dir, &target, Mode::Check, &units, &write)?;
-    let live: BTreeSet<String> = units.iter().filter(|u| !failed.contains_key(*u)).cloned().collect();
-    failed.extend(converge(&scratch.ad_dir, &target, Mode::Build, &live, &write)?);
-    eprintln!("{}: {} compile annotated ({:.0} s)", krate.name, ids.len() - failed.len(), started.elapsed().as_secs_f64());
+    let live: BTreeSet<String> = units
+        .iter()
+        .filter(|u| !failed.contains_key(*u))
+        .cloned()
+        .collect();
+    failed.extend(converge(
+        &scratch.ad_dir,
+        &target,
+        Mode::Build,
+        &live,
+        &write,
+    )?);
+    eprintln!(
+        "{}: {} compile annotated ({:.0} s)",
+        krate.name,
+        ids.len() - failed.len(),
+        started.elapsed().as_secs_f64()
+    );
 
     // 3. Checks.
     let binary = scaffold::ad_binary(&target, &krate.name);
@@ -129,14 +165,21 @@ fn measure(
             }
         })
         .collect();
-    eprintln!("{}: done ({:.0} s)", krate.name, started.elapsed().as_secs_f64());
+    eprintln!(
+        "{}: done ({:.0} s)",
+        krate.name,
+        started.elapsed().as_secs_f64()
+    );
     Ok((rows, skipped))
 }
 
 fn main() {
     let started = Instant::now();
     let corpus_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let repo = corpus_dir.parent().expect("corpus/ lives in the repository").to_path_buf();
+    let repo = corpus_dir
+        .parent()
+        .expect("corpus/ lives in the repository")
+        .to_path_buf();
     let opts = options(&repo).unwrap_or_else(|e| {
         eprintln!("autodiff-corpus: {e}");
         std::process::exit(2);
@@ -148,12 +191,17 @@ fn main() {
     for name in &opts.crates {
         if !all.iter().any(|p| &p.name == name) {
             let names: Vec<&str> = all.iter().map(|p| p.name.as_str()).collect();
-            eprintln!("autodiff-corpus: `{name}` is not pinned; pinned: {}", names.join(", "));
+            eprintln!(
+                "autodiff-corpus: `{name}` is not pinned; pinned: {}",
+                names.join(", ")
+            );
             std::process::exit(2);
         }
     }
-    let chosen: Vec<&pinned::Pinned> =
-        all.iter().filter(|p| opts.crates.is_empty() || opts.crates.contains(&p.name)).collect();
+    let chosen: Vec<&pinned::Pinned> = all
+        .iter()
+        .filter(|p| opts.crates.is_empty() || opts.crates.contains(&p.name))
+        .collect();
     let mut rows = Vec::new();
     let mut skipped = Vec::new();
     for krate in &chosen {
@@ -172,7 +220,13 @@ fn main() {
     let seconds = started.elapsed().as_secs_f64();
     println!("run time: {seconds:.0} s");
     if let Some(out) = &opts.out {
-        let meta = report::Meta { crates: chosen.iter().map(|p| (p.name.clone(), p.version.clone())).collect(), seconds };
+        let meta = report::Meta {
+            crates: chosen
+                .iter()
+                .map(|p| (p.name.clone(), p.version.clone()))
+                .collect(),
+            seconds,
+        };
         if let Err(e) = std::fs::write(out, report::markdown(&rows, &skipped, &meta)) {
             eprintln!("autodiff-corpus: writing {}: {e}", out.display());
             std::process::exit(2);

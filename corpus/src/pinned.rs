@@ -18,6 +18,8 @@ pub struct Pinned {
     pub version: String,
     /// The directory of its sources in cargo's registry cache.
     pub src_dir: PathBuf,
+    /// Its Rust edition.
+    pub edition: String,
     /// Its line in a scratch crate's `[dependencies]` (same features as the runner's).
     pub dep_line: String,
     /// Lines for its own normal dependencies, so that copied `use` items resolve.
@@ -29,9 +31,17 @@ fn dep_line(dep: &Value, name_override: Option<&str>) -> String {
     let key = dep["rename"].as_str().or(name_override).unwrap_or(name);
     let features: Vec<String> = dep["features"]
         .as_array()
-        .map(|f| f.iter().filter_map(|v| v.as_str()).map(|s| format!("\"{s}\"")).collect())
+        .map(|f| {
+            f.iter()
+                .filter_map(|v| v.as_str())
+                .map(|s| format!("\"{s}\""))
+                .collect()
+        })
         .unwrap_or_default();
-    let mut line = format!("{key} = {{ package = \"{name}\", version = \"{}\"", dep["req"].as_str().unwrap_or("*"));
+    let mut line = format!(
+        "{key} = {{ package = \"{name}\", version = \"{}\"",
+        dep["req"].as_str().unwrap_or("*")
+    );
     if dep["uses_default_features"] == Value::Bool(false) {
         line.push_str(", default-features = false");
     }
@@ -50,7 +60,10 @@ pub fn pinned(manifest: &Path) -> Result<Vec<Pinned>, String> {
         .output()
         .map_err(|e| format!("cargo metadata: {e}"))?;
     if !out.status.success() {
-        return Err(format!("cargo metadata failed: {}", String::from_utf8_lossy(&out.stderr)));
+        return Err(format!(
+            "cargo metadata failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
     }
     let meta: Value = serde_json::from_slice(&out.stdout).map_err(|e| e.to_string())?;
     let packages = meta["packages"].as_array().ok_or("no packages")?;
@@ -71,7 +84,10 @@ pub fn pinned(manifest: &Path) -> Result<Vec<Pinned>, String> {
             .find(|p| p["name"] == name && p["version"] == version.as_str())
             .ok_or_else(|| format!("{name} {version} is not in the metadata"))?;
         let manifest_path = PathBuf::from(pkg["manifest_path"].as_str().unwrap_or_default());
-        let src_dir = manifest_path.parent().ok_or("manifest without directory")?.to_path_buf();
+        let src_dir = manifest_path
+            .parent()
+            .ok_or("manifest without directory")?
+            .to_path_buf();
         let dep_lines = pkg["dependencies"]
             .as_array()
             .into_iter()
@@ -83,6 +99,7 @@ pub fn pinned(manifest: &Path) -> Result<Vec<Pinned>, String> {
             name: name.to_string(),
             version,
             src_dir,
+            edition: pkg["edition"].as_str().unwrap_or("2021").to_string(),
             dep_line: dep_line(dep, Some(&name.replace('-', "_"))),
             dep_lines,
         });

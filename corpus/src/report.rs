@@ -29,7 +29,14 @@ impl Row {
     /// A row for a candidate.
     pub fn new(c: &Candidate, error: Option<Diag>, verdict: Option<Verdict>) -> Self {
         let category = error.as_ref().map(|d| categorize(c, d));
-        Row { krate: c.krate.clone(), item: c.name.clone(), place: format!("{}:{}", c.file, c.line), error, verdict, category }
+        Row {
+            krate: c.krate.clone(),
+            item: c.name.clone(),
+            place: format!("{}:{}", c.file, c.line),
+            error,
+            verdict,
+            category,
+        }
     }
     /// The macro panicked on this function.
     pub fn panicked(&self) -> bool {
@@ -52,7 +59,7 @@ impl Row {
 const PANIC: &str = "macro panic";
 
 /// The categories: those of the open issue in its order, then the others met in the corpus.
-pub const CATEGORIES: [&str; 18] = [
+pub const CATEGORIES: [&str; 20] = [
     PANIC,
     "from_f64 ambiguity",
     "destructuring",
@@ -69,6 +76,8 @@ pub const CATEGORIES: [&str; 18] = [
     "writes outside `let mut` locals",
     "`let` without a value",
     "gradient helper (`gradients_function!`/`vjp!`)",
+    "array literals",
+    "generic bounds other than `Float`",
     "type error in generated code",
     "other",
 ];
@@ -107,9 +116,22 @@ pub fn categorize(c: &Candidate, d: &Diag) -> &'static str {
         return "closures";
     }
     const ITER: [&str; 16] = [
-        "iterator", "method `iter`", "method `into_iter`", "method `map`", "method `fold`", "method `sum`",
-        "method `zip`", "method `rev`", "method `windows`", "method `copied`", "method `product`",
-        "method `enumerate`", "method `skip`", "method `max_by`", "method `min_by`", "method `take`",
+        "iterator",
+        "method `iter`",
+        "method `into_iter`",
+        "method `map`",
+        "method `fold`",
+        "method `sum`",
+        "method `zip`",
+        "method `rev`",
+        "method `windows`",
+        "method `copied`",
+        "method `product`",
+        "method `enumerate`",
+        "method `skip`",
+        "method `max_by`",
+        "method `min_by`",
+        "method `take`",
     ];
     if has(&msg, &ITER) {
         return "iterator chains";
@@ -117,34 +139,78 @@ pub fn categorize(c: &Candidate, d: &Diag) -> &'static str {
     if has(&msg, &["option", "result", "`?`", "unwrap", "`expect`"]) {
         return "Option/Result";
     }
-    if has(&msg, &["method `len`", "method `nrows`", "method `ncols`", "method `is_empty`", "method `count`", "method `shape`"]) {
+    if has(
+        &msg,
+        &[
+            "method `len`",
+            "method `nrows`",
+            "method `ncols`",
+            "method `is_empty`",
+            "method `count`",
+            "method `shape`",
+        ],
+    ) {
         return "queries";
     }
     if msg.contains("cannot differentiate through the method") {
         return "method that is not a primitive";
     }
-    if has(&msg, &["cannot differentiate through the function", "e0433", "e0425", "not a differentiable function"]) {
+    if has(
+        &msg,
+        &[
+            "cannot differentiate through the function",
+            "e0433",
+            "e0425",
+            "not a differentiable function",
+        ],
+    ) {
         return "call outside the module";
     }
     if has(&msg, &["const", "static"]) || has(line, &["consts::"]) {
         return "consts/statics";
     }
-    if has(line, &[".iter()", ".map(", ".fold(", ".sum()", ".sum::<", ".zip(", ".windows(", ".product("]) {
+    if has(
+        line,
+        &[
+            ".iter()",
+            ".map(",
+            ".fold(",
+            ".sum()",
+            ".sum::<",
+            ".zip(",
+            ".windows(",
+            ".product(",
+        ],
+    ) {
         return "iterator chains";
     }
     if line.contains('|') && !line.contains("||") {
         return "closures";
     }
-    if has(line, &["?;", "?)", ".unwrap(", ".expect(", "Some(", "Ok(", "Err("]) {
+    if has(
+        line,
+        &["?;", "?)", ".unwrap(", ".expect(", "Some(", "Ok(", "Err("],
+    ) {
         return "Option/Result";
     }
     if !c.structs.is_empty() && has(&msg, &["struct", "self", "`differentiable`"]) {
         return "plain-struct parameter";
     }
+    if msg.contains("this expression is not supported") && line.starts_with('[') {
+        return "array literals";
+    }
+    if msg.contains("e0277") && msg.contains(": real` is not satisfied") {
+        return "generic bounds other than `Float`";
+    }
     if matches!(c.unit, UnitKind::TraitImpl(_)) {
         return "trait impl methods";
     }
-    if has(&msg, &["e0308", "e0277", "e0599", "e0061", "e0282", "e0369", "e0614", "e0608"]) {
+    if has(
+        &msg,
+        &[
+            "e0308", "e0277", "e0599", "e0061", "e0282", "e0369", "e0614", "e0608",
+        ],
+    ) {
         return "type error in generated code";
     }
     "other"
@@ -190,7 +256,7 @@ fn pct(a: usize, b: usize) -> String {
 
 /// The crates measured with their versions, for the report's header.
 pub struct Meta {
-    /// (crate, version, domain)
+    /// (crate, version)
     pub crates: Vec<(String, String)>,
     /// Wall-clock seconds of the run.
     pub seconds: f64,
@@ -215,8 +281,16 @@ listed as skipped. Produced by `cargo run --release --manifest-path corpus/Cargo
     )
     .ok();
     writeln!(out, "## Totals\n").ok();
-    writeln!(out, "| crate | version | extracted | compile | correct | wrong | untested | macro panics |").ok();
-    writeln!(out, "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |").ok();
+    writeln!(
+        out,
+        "| crate | version | extracted | compile | correct | wrong | untested | macro panics |"
+    )
+    .ok();
+    writeln!(
+        out,
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+    )
+    .ok();
     for (k, v) in &meta.crates {
         let t = totals(rows.iter().filter(|r| &r.krate == k));
         writeln!(
@@ -254,12 +328,21 @@ listed as skipped. Produced by `cargo run --release --manifest-path corpus/Cargo
         }
     }
     let mut ordered: Vec<(&str, usize)> = counts.into_iter().collect();
-    ordered.sort_by_key(|&(c, n)| (std::cmp::Reverse(n), CATEGORIES.iter().position(|x| *x == c)));
+    ordered.sort_by_key(|&(c, n)| {
+        (
+            std::cmp::Reverse(n),
+            CATEGORIES.iter().position(|x| *x == c),
+        )
+    });
     for (c, n) in ordered {
         writeln!(out, "| {c} | {n} |").ok();
     }
     writeln!(out, "\n## Functions\n").ok();
-    writeln!(out, "| crate | item | place | compiles | gradient | category | first error |").ok();
+    writeln!(
+        out,
+        "| crate | item | place | compiles | gradient | category | first error |"
+    )
+    .ok();
     writeln!(out, "| --- | --- | --- | --- | --- | --- | --- |").ok();
     for r in rows {
         let gradient = match &r.verdict {
@@ -275,7 +358,12 @@ listed as skipped. Produced by `cargo run --release --manifest-path corpus/Cargo
                 if d.source_line.is_empty() {
                     cell(&d.message)
                 } else {
-                    format!("{} — line {}: `{}`", cell(&d.message), d.line, cell(&d.source_line).replace('`', "'"))
+                    format!(
+                        "{} — line {}: `{}`",
+                        cell(&d.message),
+                        d.line,
+                        cell(&d.source_line).replace('`', "'")
+                    )
                 }
             })
             .unwrap_or_default();
@@ -303,9 +391,22 @@ listed as skipped. Produced by `cargo run --release --manifest-path corpus/Cargo
         writeln!(out, "| {} | {n} |", cell(r)).ok();
     }
     writeln!(out, "\n<details><summary>Every skipped item</summary>\n").ok();
-    writeln!(out, "| crate | item | place | reason |\n| --- | --- | --- | --- |").ok();
+    writeln!(
+        out,
+        "| crate | item | place | reason |\n| --- | --- | --- | --- |"
+    )
+    .ok();
     for s in skipped {
-        writeln!(out, "| {} | `{}` | {}:{} | {} |", s.krate, cell(&s.name), s.file, s.line, cell(&s.reason)).ok();
+        writeln!(
+            out,
+            "| {} | `{}` | {}:{} | {} |",
+            s.krate,
+            cell(&s.name),
+            s.file,
+            s.line,
+            cell(&s.reason)
+        )
+        .ok();
     }
     writeln!(out, "\n</details>").ok();
     out
@@ -313,8 +414,14 @@ listed as skipped. Produced by `cargo run --release --manifest-path corpus/Cargo
 
 /// The reason of a skip without its details, for the summary.
 fn reason_class(r: &str) -> String {
-    let r = r.split(':').next().unwrap_or(r);
-    r.split('`').next().unwrap_or(r).trim().to_string()
+    let r = r.split(": ").next().unwrap_or(r);
+    // Names between backquotes vary from item to item: keep the shape of the reason.
+    r.split('`')
+        .enumerate()
+        .map(|(i, part)| if i % 2 == 1 { "`…`" } else { part })
+        .collect::<String>()
+        .trim()
+        .to_string()
 }
 
 /// One line per function for the terminal, then the totals.
@@ -340,5 +447,13 @@ pub fn print(rows: &[Row], skipped: usize) {
         t.wrong,
         t.untested,
         t.panics
+    );
+    // The guarantees as a test summary: a checked function passes, a wrong one or a macro
+    // panic fails, the rest (not compiling, no smooth point) is skipped.
+    let failed = t.wrong + t.panics;
+    println!(
+        "corpus: {} passed, {failed} failed, {} skipped",
+        t.correct,
+        t.extracted - t.correct - failed
     );
 }

@@ -48,8 +48,9 @@ impl Scratch {
             std::fs::create_dir_all(dir.join("src"))?;
             let facade = pathdiff(repo, dir);
             let mut manifest = format!(
-                "# Written by autodiff-corpus; not part of the repository.\n[workspace]\n\n[package]\nname = \"{}\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n[dependencies]\nautodiff = {{ path = \"{facade}\" }}\n{}\n",
+                "# Written by autodiff-corpus; not part of the repository.\n[workspace]\n\n[package]\nname = \"{}\"\nversion = \"0.0.0\"\nedition = \"{}\"\npublish = false\n\n[dependencies]\nautodiff = {{ path = \"{facade}\" }}\n{}\n",
                 package_name(&krate.name, phase),
+                if krate.edition == "2015" { "2021" } else { &krate.edition },
                 krate.dep_line
             );
             for line in &krate.dep_lines {
@@ -68,18 +69,28 @@ impl Scratch {
     }
 
     /// Writes the plain crate with the given units (`p{N}`, `r{N}` file stems).
-    pub fn write_plain(&self, cands: &[Candidate], units: &BTreeSet<String>) -> std::io::Result<()> {
-        let mut main = String::from("#![allow(warnings)]\nmod support;\n");
+    pub fn write_plain(
+        &self,
+        cands: &[Candidate],
+        units: &BTreeSet<String>,
+    ) -> std::io::Result<()> {
+        let mut main = String::from("#![allow(warnings)]\nextern crate alloc;\nmod support;\n");
         for (id, c) in cands.iter().enumerate() {
             let (p, r) = (format!("p{id}"), format!("r{id}"));
             if units.contains(&p) {
                 writeln!(main, "mod {p};").ok();
-                write_if_changed(&self.plain_dir.join(format!("src/{p}.rs")), &plain_module(c))?;
+                write_if_changed(
+                    &self.plain_dir.join(format!("src/{p}.rs")),
+                    &plain_module(c),
+                )?;
             }
             if units.contains(&r) {
                 writeln!(main, "mod {r};").ok();
                 let path = c.public_path.as_deref().unwrap_or("missing");
-                let text = format!("pub fn probe() {{\n    let _ = ::{path}{};\n}}\n", turbofish(c));
+                let text = format!(
+                    "pub fn probe() {{\n    let _ = ::{path}{};\n}}\n",
+                    turbofish(c)
+                );
                 write_if_changed(&self.plain_dir.join(format!("src/{r}.rs")), &text)?;
             }
         }
@@ -89,13 +100,21 @@ impl Scratch {
 
     /// Writes the annotated crate with the given functions; `original[N]` says whether function
     /// `N`'s published original is reachable (else a plain copy is the reference).
-    pub fn write_ad(&self, cands: &[Candidate], ids: &BTreeSet<usize>, original: &[bool]) -> std::io::Result<()> {
-        let mut main = String::from("#![allow(warnings)]\nmod support;\n");
+    pub fn write_ad(
+        &self,
+        cands: &[Candidate],
+        ids: &BTreeSet<usize>,
+        original: &[bool],
+    ) -> std::io::Result<()> {
+        let mut main = String::from("#![allow(warnings)]\nextern crate alloc;\nmod support;\n");
         let mut arms = String::new();
         for &id in ids {
             writeln!(main, "mod m{id};").ok();
             writeln!(arms, "        {id} => m{id}::check(seed),").ok();
-            write_if_changed(&self.ad_dir.join(format!("src/m{id}.rs")), &ad_module(&cands[id], original[id]))?;
+            write_if_changed(
+                &self.ad_dir.join(format!("src/m{id}.rs")),
+                &ad_module(&cands[id], original[id]),
+            )?;
         }
         write!(
             main,
@@ -148,10 +167,19 @@ fn owned(k: &Kind, c: &Candidate) -> String {
         Kind::Bool => "bool".into(),
         Kind::Vec(e) => format!("Vec<{}>", owned(e, c)),
         Kind::Array(e, n) => format!("[{}; {n}]", owned(e, c)),
-        Kind::Tuple(ks) => format!("({})", ks.iter().map(|k| owned(k, c) + ",").collect::<String>()),
+        Kind::Tuple(ks) => format!(
+            "({})",
+            ks.iter().map(|k| owned(k, c) + ",").collect::<String>()
+        ),
         Kind::Struct(s) => {
             let fields = &c.structs[s].fields;
-            format!("({})", fields.iter().map(|(_, k)| owned(k, c) + ",").collect::<String>())
+            format!(
+                "({})",
+                fields
+                    .iter()
+                    .map(|(_, k)| owned(k, c) + ",")
+                    .collect::<String>()
+            )
         }
     }
 }
@@ -190,7 +218,9 @@ fn call_args(c: &Candidate, prefix: &str) -> String {
 fn fn_path(c: &Candidate, prefix: &str) -> String {
     match &c.unit {
         UnitKind::Free => format!("{prefix}{}{}", c.fn_name, turbofish(c)),
-        UnitKind::Inherent(s) | UnitKind::TraitImpl(s) => format!("{prefix}{s}::{}{}", c.fn_name, turbofish(c)),
+        UnitKind::Inherent(s) | UnitKind::TraitImpl(s) => {
+            format!("{prefix}{s}::{}{}", c.fn_name, turbofish(c))
+        }
     }
 }
 
@@ -199,14 +229,29 @@ fn constructors(c: &Candidate, vis: &str) -> String {
     for (name, s) in &c.structs {
         let ty = owned(&Kind::Struct(name.clone()), c);
         let body = if s.tuple {
-            format!("{name}({})", (0..s.fields.len()).map(|i| format!("v.{i}")).collect::<Vec<_>>().join(", "))
+            format!(
+                "{name}({})",
+                (0..s.fields.len())
+                    .map(|i| format!("v.{i}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
         } else {
             format!(
                 "{name} {{ {} }}",
-                s.fields.iter().enumerate().map(|(i, (f, _))| format!("{f}: v.{i}")).collect::<Vec<_>>().join(", ")
+                s.fields
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (f, _))| format!("{f}: v.{i}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             )
         };
-        writeln!(out, "{vis}fn __corpus_new_{name}(v: {ty}) -> {name} {{\n    {body}\n}}").ok();
+        writeln!(
+            out,
+            "{vis}fn __corpus_new_{name}(v: {ty}) -> {name} {{\n    {body}\n}}"
+        )
+        .ok();
     }
     out
 }
@@ -229,7 +274,13 @@ fn plain_module(c: &Candidate) -> String {
 }
 
 fn args_type(c: &Candidate) -> String {
-    format!("({})", slots(c).iter().map(|(_, k)| owned(k, c) + ",").collect::<String>())
+    format!(
+        "({})",
+        slots(c)
+            .iter()
+            .map(|(_, k)| owned(k, c) + ",")
+            .collect::<String>()
+    )
 }
 
 fn plain_traits(c: &Candidate) -> Vec<String> {
@@ -253,7 +304,12 @@ fn ad_module(c: &Candidate, original: bool) -> String {
     let args = call_args(c, "");
     let path = fn_path(c, "");
     let reference = if original && matches!(c.unit, UnitKind::Free) {
-        format!("::{}{}({})", c.public_path.as_deref().unwrap_or_default(), turbofish(c), args)
+        format!(
+            "::{}{}({})",
+            c.public_path.as_deref().unwrap_or_default(),
+            turbofish(c),
+            args
+        )
     } else {
         format!("{}({})", fn_path(c, "plain::"), call_args(c, "plain::"))
     };
@@ -274,7 +330,10 @@ fn ad_module(c: &Candidate, original: bool) -> String {
     let plain_mod = if original && matches!(c.unit, UnitKind::Free) {
         String::new()
     } else {
-        let traits: String = plain_traits(c).iter().map(|t| format!("#[allow(unused_imports)]\nuse self::plain::{t} as _;\n")).collect();
+        let traits: String = plain_traits(c)
+            .iter()
+            .map(|t| format!("#[allow(unused_imports)]\nuse self::plain::{t} as _;\n"))
+            .collect();
         format!(
             "\n/// The reference: the same items without the attribute.\nmod plain {{\n{}\n\n{}\n{}}}\n{traits}",
             c.uses.join("\n"),
