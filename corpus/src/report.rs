@@ -59,7 +59,7 @@ impl Row {
 const PANIC: &str = "macro panic";
 
 /// The categories: those of the open issue in its order, then the others met in the corpus.
-pub const CATEGORIES: [&str; 20] = [
+pub const CATEGORIES: [&str; 21] = [
     PANIC,
     "from_f64 ambiguity",
     "destructuring",
@@ -77,6 +77,7 @@ pub const CATEGORIES: [&str; 20] = [
     "`let` without a value",
     "gradient helper (`gradients_function!`/`vjp!`)",
     "array literals",
+    "nested indexing",
     "generic bounds other than `Float`",
     "type error in generated code",
     "other",
@@ -195,6 +196,21 @@ pub fn categorize(c: &Candidate, d: &Diag) -> &'static str {
     }
     if !c.structs.is_empty() && has(&msg, &["struct", "self", "`differentiable`"]) {
         return "plain-struct parameter";
+    }
+    if msg.contains("indexing is supported on") {
+        // A coefficient table (`COEFFS[i]`) or an element of an element (`m[0][1]`).
+        let table = line
+            .split(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_'))
+            .any(|w| {
+                w.len() > 1
+                    && w.chars()
+                        .all(|ch| ch.is_ascii_uppercase() || ch.is_ascii_digit() || ch == '_')
+            });
+        return if table {
+            "consts/statics"
+        } else {
+            "nested indexing"
+        };
     }
     if msg.contains("this expression is not supported") && line.starts_with('[') {
         return "array literals";
