@@ -1015,3 +1015,21 @@ fn zero_gradients_are_positive_zeros() {
     let g: f64 = grads.get(&w).expect("w was read");
     assert!(g == 0.0 && g.is_sign_positive(), "implicit d/dw = {g:?}");
 }
+
+// ---------------------------------------------------------------------------------------
+// Reinterpreting a float's bits has no derivative the macro can know: an error (see
+// tests/ui/bits_of_differentiable_value.rs); through `stop_gradient` it is a constant.
+// ---------------------------------------------------------------------------------------
+
+#[differentiable]
+fn next_up_scaled(x: f64) -> f64 {
+    let bits = stop_gradient(x).to_bits();
+    f64::from_bits(bits + 1) * x
+}
+
+#[test]
+fn bits_through_stop_gradient_are_a_constant() {
+    let x = 1.5_f64;
+    let g = gradients_function!(next_up_scaled)(x);
+    assert_eq!(g, f64::from_bits(x.to_bits() + 1));
+}

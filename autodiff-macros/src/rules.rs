@@ -369,6 +369,8 @@ pub fn scalar_rules() -> impl Iterator<Item = &'static Rule> {
 }
 
 /// Float methods whose result is piecewise constant (zero derivative) or not a float.
+/// (`to_bits` is not one: its integer can become a float again through `from_bits`, so a
+/// differentiable value's bits are an error, with `stop_gradient` as the fix.)
 pub const PIECEWISE_CONSTANT_METHODS: &[&str] = &[
     "floor",
     "ceil",
@@ -384,7 +386,6 @@ pub const PIECEWISE_CONSTANT_METHODS: &[&str] = &[
     "is_sign_positive",
     "is_sign_negative",
     "classify",
-    "to_bits",
     "partial_cmp",
     "total_cmp",
     "eq",

@@ -55,6 +55,17 @@ pub trait Differentiable {
         self.zero_tangent()
     }
 
+    /// Zero tangents of every element of `values` (the gradient of a slice). Floats take
+    /// zeroed memory from the allocator, which the system gives without writing it: a
+    /// large gradient costs only the pages its elements' contributions touch.
+    #[doc(hidden)]
+    fn zero_tangents(values: &[Self]) -> Vec<Self::Tangent>
+    where
+        Self: Sized,
+    {
+        values.iter().map(Differentiable::zero_tangent).collect()
+    }
+
     /// A gradient as returned to the caller: a float zero reached only by `−0.0` starts
     /// becomes `0.0` (`x + 0.0`), anything else is unchanged.
     #[doc(hidden)]
@@ -160,6 +171,10 @@ macro_rules! scalar_differentiable {
             fn finish_tangent(&self, tangent: $t) -> $t {
                 tangent + 0.0
             }
+            #[inline(always)]
+            fn zero_tangents(values: &[$t]) -> Vec<$t> {
+                vec![0.0; values.len()]
+            }
         }
     )*};
 }
@@ -183,7 +198,7 @@ impl Accumulate for () {
 impl<T: Differentiable> Differentiable for [T] {
     type Tangent = Vec<T::Tangent>;
     fn zero_tangent(&self) -> Vec<T::Tangent> {
-        self.iter().map(Differentiable::zero_tangent).collect()
+        T::zero_tangents(self)
     }
     fn lazy_zero_tangent(&self) -> Vec<T::Tangent> {
         Vec::new()
@@ -196,7 +211,7 @@ impl<T: Differentiable> Differentiable for [T] {
 impl<T: Differentiable> Differentiable for Vec<T> {
     type Tangent = Vec<T::Tangent>;
     fn zero_tangent(&self) -> Vec<T::Tangent> {
-        self.iter().map(Differentiable::zero_tangent).collect()
+        T::zero_tangents(self)
     }
     fn lazy_zero_tangent(&self) -> Vec<T::Tangent> {
         Vec::new()

@@ -47,6 +47,15 @@ impl Lowering<'_> {
             self.push(v, None, Rhs::Call { func, args }, e.span());
             return Value::Var(v);
         }
+        if !args.iter().any(|a| self.operand_active(a)) {
+            // every operand a constant (`stop_gradient(x).to_bits()`): kept as written
+            let (recv, rest) = (args[0].tokens(), args[1..].iter().map(Operand::tokens));
+            let (method, turbofish) = (&m.method, &m.turbofish);
+            return self.inactive(
+                quote_spanned!(e.span()=> #recv.#method #turbofish(#(#rest),*)),
+                e.span(),
+            );
+        }
         self.method_prim(e, &m.method, None, args)
     }
 
