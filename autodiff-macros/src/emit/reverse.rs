@@ -347,7 +347,7 @@ impl Emitter<'_> {
                             });
                         }
                         let form = if into { "vjp_into" } else { "vjp" };
-                        // (never for a call writing a buffer: running it again would write it again)
+                        // (never for a call writing a buffer: running it again writes it again)
                         if self.borrows_owned(args) && !writes {
                             // The callee's pullback would borrow values the pullback closure
                             // owns: its reverse runs the callee's vjp again, here.

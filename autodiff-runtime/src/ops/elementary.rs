@@ -47,54 +47,66 @@ fn c<T: Real>(v: f64) -> T {
     T::from_f64(v)
 }
 
-unary_rule! {
-    /// `y = x.sin()`: `dy · cos x`.
-    sin_d0 / sin at 0.7 reads x: |x, dy| dy * x.cos();
-    /// `y = x.cos()`: `-dy · sin x`.
-    cos_d0 / cos at 0.7 reads x: |x, dy| -dy * x.sin();
-    /// `y = x.tan()`: `dy · (1 + y²)`.
-    tan_d0 / tan at 0.7 reads y: |y, dy| dy * (T::one() + y * y);
-    /// `y = x.asin()`: `dy / √(1 − x²)`.
-    asin_d0 / asin at 0.3 reads x: |x, dy| dy / (T::one() - x * x).sqrt();
-    /// `y = x.acos()`: `−dy / √(1 − x²)`.
-    acos_d0 / acos at 0.3 reads x: |x, dy| -dy / (T::one() - x * x).sqrt();
-    /// `y = x.atan()`: `dy / (1 + x²)`.
-    atan_d0 / atan at 0.3 reads x: |x, dy| dy / (T::one() + x * x);
-    /// `y = x.sinh()`: `dy · cosh x`.
-    sinh_d0 / sinh at 0.7 reads x: |x, dy| dy * x.cosh();
-    /// `y = x.cosh()`: `dy · sinh x`.
-    cosh_d0 / cosh at 0.7 reads x: |x, dy| dy * x.sinh();
-    /// `y = x.tanh()`: `dy · (1 − y²)`.
-    tanh_d0 / tanh at 0.7 reads y: |y, dy| dy * (T::one() - y * y);
-    /// `y = x.asinh()`: `dy / √(x² + 1)`.
-    asinh_d0 / asinh at 0.7 reads x: |x, dy| dy / (x * x + T::one()).sqrt();
-    /// `y = x.acosh()`: `dy / (√(x − 1) · √(x + 1))`.
-    acosh_d0 / acosh at 1.7 reads x: |x, dy| dy / ((x - T::one()).sqrt() * (x + T::one()).sqrt());
-    /// `y = x.atanh()`: `dy / (1 − x²)`.
-    atanh_d0 / atanh at 0.3 reads x: |x, dy| dy / (T::one() - x * x);
-    /// `y = x.exp()`: `dy · y`.
-    exp_d0 / exp at 0.7 reads y: |y, dy| dy * y;
-    /// `y = x.exp2()`: `dy · y · ln 2`.
-    exp2_d0 / exp2 at 0.7 reads y: |y, dy| dy * y * T::LN_2();
-    /// `y = x.exp_m1()`: `dy · (y + 1)`.
-    exp_m1_d0 / exp_m1 at 0.7 reads y: |y, dy| dy * (y + T::one());
-    /// `y = x.ln()`: `dy / x`.
-    ln_d0 / ln at 0.7 reads x: |x, dy| dy / x;
-    /// `y = x.ln_1p()`: `dy / (1 + x)`.
-    ln_1p_d0 / ln_1p at 0.7 reads x: |x, dy| dy / (T::one() + x);
-    /// `y = x.log2()`: `dy / (x · ln 2)`.
-    log2_d0 / log2 at 0.7 reads x: |x, dy| dy / (x * T::LN_2());
-    /// `y = x.log10()`: `dy / (x · ln 10)`.
-    log10_d0 / log10 at 0.7 reads x: |x, dy| dy / (x * T::LN_10());
-    /// `y = x.sqrt()`: `dy / (2y)`; `+∞` at `x = 0` (JAX's convention).
-    sqrt_d0 / sqrt at 0.7 reads y: |y, dy| dy / (y + y);
-    /// `y = x.cbrt()`: `dy / (3y²)`.
-    cbrt_d0 / cbrt at 0.7 reads y: |y, dy| dy / (c::<T>(3.0) * y * y);
-    /// `y = x.abs()`: `dy · sign(x)`, with derivative `1` at `x = 0` (JAX's convention).
-    abs_d0 / abs at -0.7 reads x: |x, dy| if x < T::zero() { -dy } else { dy };
-    /// `y = x.recip()`: `−dy · y²`.
-    recip_d0 / recip at 0.7 reads y: |y, dy| -dy * y * y;
+/// Every one-input float method with a rule, in one list: the rule's name, the method, a
+/// point of its domain (for the documentation example), what the rule reads and its
+/// formula. `unary_rules!(callback)` hands the rows to `callback`: here the scalar rules,
+/// in `ops::tensor` their elementwise forms. A new one-input primitive is a row here (and
+/// a row of the macro's table, `autodiff-macros/src/rules.rs`).
+macro_rules! unary_rules {
+    ($callback:ident) => {
+        $callback! {
+            /// `y = x.sin()`: `dy · cos x`.
+            sin_d0 / sin at 0.7 reads x: |x, dy| dy * x.cos();
+            /// `y = x.cos()`: `-dy · sin x`.
+            cos_d0 / cos at 0.7 reads x: |x, dy| -dy * x.sin();
+            /// `y = x.tan()`: `dy · (1 + y²)`.
+            tan_d0 / tan at 0.7 reads y: |y, dy| dy * (T::one() + y * y);
+            /// `y = x.asin()`: `dy / √(1 − x²)`.
+            asin_d0 / asin at 0.3 reads x: |x, dy| dy / (T::one() - x * x).sqrt();
+            /// `y = x.acos()`: `−dy / √(1 − x²)`.
+            acos_d0 / acos at 0.3 reads x: |x, dy| -dy / (T::one() - x * x).sqrt();
+            /// `y = x.atan()`: `dy / (1 + x²)`.
+            atan_d0 / atan at 0.3 reads x: |x, dy| dy / (T::one() + x * x);
+            /// `y = x.sinh()`: `dy · cosh x`.
+            sinh_d0 / sinh at 0.7 reads x: |x, dy| dy * x.cosh();
+            /// `y = x.cosh()`: `dy · sinh x`.
+            cosh_d0 / cosh at 0.7 reads x: |x, dy| dy * x.sinh();
+            /// `y = x.tanh()`: `dy · (1 − y²)`.
+            tanh_d0 / tanh at 0.7 reads y: |y, dy| dy * (T::one() - y * y);
+            /// `y = x.asinh()`: `dy / √(x² + 1)`.
+            asinh_d0 / asinh at 0.7 reads x: |x, dy| dy / (x * x + T::one()).sqrt();
+            /// `y = x.acosh()`: `dy / (√(x − 1) · √(x + 1))`.
+            acosh_d0 / acosh at 1.7 reads x:
+                |x, dy| dy / ((x - T::one()).sqrt() * (x + T::one()).sqrt());
+            /// `y = x.atanh()`: `dy / (1 − x²)`.
+            atanh_d0 / atanh at 0.3 reads x: |x, dy| dy / (T::one() - x * x);
+            /// `y = x.exp()`: `dy · y`.
+            exp_d0 / exp at 0.7 reads y: |y, dy| dy * y;
+            /// `y = x.exp2()`: `dy · y · ln 2`.
+            exp2_d0 / exp2 at 0.7 reads y: |y, dy| dy * y * T::LN_2();
+            /// `y = x.exp_m1()`: `dy · (y + 1)`.
+            exp_m1_d0 / exp_m1 at 0.7 reads y: |y, dy| dy * (y + T::one());
+            /// `y = x.ln()`: `dy / x`.
+            ln_d0 / ln at 0.7 reads x: |x, dy| dy / x;
+            /// `y = x.ln_1p()`: `dy / (1 + x)`.
+            ln_1p_d0 / ln_1p at 0.7 reads x: |x, dy| dy / (T::one() + x);
+            /// `y = x.log2()`: `dy / (x · ln 2)`.
+            log2_d0 / log2 at 0.7 reads x: |x, dy| dy / (x * T::LN_2());
+            /// `y = x.log10()`: `dy / (x · ln 10)`.
+            log10_d0 / log10 at 0.7 reads x: |x, dy| dy / (x * T::LN_10());
+            /// `y = x.sqrt()`: `dy / (2y)`; `+∞` at `x = 0` (JAX's convention).
+            sqrt_d0 / sqrt at 0.7 reads y: |y, dy| dy / (y + y);
+            /// `y = x.cbrt()`: `dy / (3y²)`.
+            cbrt_d0 / cbrt at 0.7 reads y: |y, dy| dy / (c::<T>(3.0) * y * y);
+            /// `y = x.abs()`: `dy · sign(x)`, with derivative `1` at `x = 0` (JAX's convention).
+            abs_d0 / abs at -0.7 reads x: |x, dy| if x < T::zero() { -dy } else { dy };
+            /// `y = x.recip()`: `−dy · y²`.
+            recip_d0 / recip at 0.7 reads y: |y, dy| -dy * y * y;
+        }
+    };
 }
+
+unary_rules!(unary_rule);
 
 /// `y = x.to_degrees()`: `dy · 180/π`.
 ///

@@ -29,6 +29,7 @@
 //! ```
 
 mod arithmetic;
+#[macro_use]
 mod elementary;
 pub mod tensor;
 

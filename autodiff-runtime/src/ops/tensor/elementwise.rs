@@ -15,7 +15,7 @@ pub(super) fn map_elem<A: Tensor + ?Sized>(a: &A, f: impl Fn(A::Elem) -> A::Elem
 }
 
 macro_rules! elementwise_fn {
-    ($($name:ident),* $(,)?) => {$(
+    ($($name:ident at $at:literal),* $(,)?) => {$(
         #[doc = concat!(
             "`x.", stringify!($name), "()` for a scalar, elementwise for an array (by reference)."
         )]
@@ -23,9 +23,9 @@ macro_rules! elementwise_fn {
         /// ```
         #[doc = concat!(
             "let a = autodiff_runtime::ops::tensor::", stringify!($name),
-            "(&ndarray::array![0.5_f64]);"
+            "(&ndarray::array![", stringify!($at), "_f64]);"
         )]
-        #[doc = concat!("assert_eq!(a[0], 0.5_f64.", stringify!($name), "());")]
+        #[doc = concat!("assert_eq!(a[0], (", stringify!($at), "_f64).", stringify!($name), "());")]
         /// ```
         #[inline(always)]
         pub fn $name<A: Tensor + ?Sized>(a: &A) -> A::Cotangent {
@@ -34,21 +34,20 @@ macro_rules! elementwise_fn {
     )*};
 }
 
-elementwise_fn!(
-    sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, asinh, atanh, exp, exp2, exp_m1, ln, ln_1p,
-    log2, log10, sqrt, cbrt, abs, recip, to_degrees, to_radians, fract,
-);
-
-/// `x.acosh()` for a scalar, elementwise for an array (by reference).
-///
-/// ```
-/// let a = autodiff_runtime::ops::tensor::acosh(&ndarray::array![1.5_f64]);
-/// assert_eq!(a[0], 1.5_f64.acosh());
-/// ```
-#[inline(always)]
-pub fn acosh<A: Tensor + ?Sized>(a: &A) -> A::Cotangent {
-    map_elem(a, |v| v.acosh())
+/// The elementwise forms of every one-input rule (`ops::elementary`'s one list): the
+/// function on arrays and its rule lifted to every element.
+macro_rules! tensor_unary {
+    ($(
+        $(#[$meta:meta])*
+        $name:ident / $method:ident at $at:literal
+        reads $what:ident : |$v:ident, $dy:ident| $body:expr;
+    )*) => {
+        elementwise_fn!($($method at $at),*);
+        lift_unary!($($name at $at),*);
+    };
 }
+
+elementwise_fn!(to_degrees at 0.5, to_radians at 0.5, fract at 0.5);
 
 /// `x.powi(n)` for a scalar, elementwise for an array.
 ///
@@ -114,13 +113,7 @@ macro_rules! lift_unary {
     )*};
 }
 
-lift_unary!(
-    sin_d0 at 0.5, cos_d0 at 0.5, tan_d0 at 0.5, asin_d0 at 0.5, acos_d0 at 0.5, atan_d0 at 0.5,
-    sinh_d0 at 0.5, cosh_d0 at 0.5, tanh_d0 at 0.5, asinh_d0 at 0.5, acosh_d0 at 1.5,
-    atanh_d0 at 0.5, exp_d0 at 0.5, exp2_d0 at 0.5, exp_m1_d0 at 0.5, ln_d0 at 0.5,
-    ln_1p_d0 at 0.5, log2_d0 at 0.5, log10_d0 at 0.5, sqrt_d0 at 0.5, cbrt_d0 at 0.5,
-    abs_d0 at 0.5, recip_d0 at 0.5,
-);
+unary_rules!(tensor_unary);
 
 macro_rules! lift_linear {
     ($($name:ident),* $(,)?) => {$(
