@@ -44,6 +44,9 @@ pub use autodiff_macros::{
     Differentiable,
 };
 pub use autodiff_runtime::ndarray;
+/// The num-traits this crate is built with (`Float`, `FromPrimitive`, …), so generic code
+/// names the same traits the generated code requires.
+pub use autodiff_runtime::num_traits;
 pub use autodiff_runtime::{
     check, implicit, implicit_gradients, implicit_value_and_gradients, ops, optim, stop_gradient,
     zero_tangent, Accumulate, Differentiable, Gradient, GradientTape, Gradients, NoTangent, Once,

@@ -150,7 +150,7 @@ fn log_softmax_vjp<T: Real>(x: &Array2<T>) -> (Array2<T>, impl FnOnce(Array2<T>)
 pub fn cross_entropy<T: Real>(logits: &Array2<T>, labels: &[usize]) -> T {
     check_labels(logits, labels);
     let l = log_softmax(logits);
-    let n = T::from_f64(labels.len() as f64);
+    let n = T::from_f64_rounded(labels.len() as f64);
     let total = labels
         .iter()
         .enumerate()
@@ -181,7 +181,7 @@ fn cross_entropy_vjp<'a, T: Real>(
 ) -> (T, impl FnOnce(T) -> Array2<T> + 'a) {
     check_labels(logits, labels);
     let mut p = softmax(logits);
-    let n = T::from_f64(labels.len() as f64);
+    let n = T::from_f64_rounded(labels.len() as f64);
     let value = labels
         .iter()
         .enumerate()
@@ -298,7 +298,7 @@ pub fn mse<T: Real, D: Dimension>(prediction: &Array<T, D>, target: &Array<T, D>
         prediction.shape(),
         target.shape()
     );
-    let n = T::from_f64(prediction.len() as f64);
+    let n = T::from_f64_rounded(prediction.len() as f64);
     Zip::from(prediction)
         .and(target)
         .fold(T::zero(), |s, &p, &t| s + (p - t) * (p - t))
@@ -312,7 +312,7 @@ fn mse_vjp<T: Real, D: Dimension>(
 ) -> (T, impl FnOnce(T) -> (Array<T, D>, Array<T, D>)) {
     let value = mse(prediction, target);
     let mut diff = prediction - target;
-    let n = T::from_f64(prediction.len() as f64);
+    let n = T::from_f64_rounded(prediction.len() as f64);
     (value, move |dy: T| {
         let k = (dy + dy) / n;
         diff.mapv_inplace(|v| v * k);

@@ -1033,3 +1033,25 @@ fn bits_through_stop_gradient_are_a_constant() {
     let g = gradients_function!(next_up_scaled)(x);
     assert_eq!(g, f64::from_bits(x.to_bits() + 1));
 }
+
+// ---------------------------------------------------------------------------------------
+// num-traits' names are not shadowed: `T::from_f64(c)` (FromPrimitive) in generic code,
+// and `f64::from_f64` with the prelude in scope, resolve as in plain Rust.
+// ---------------------------------------------------------------------------------------
+
+use autodiff::num_traits::FromPrimitive;
+
+#[differentiable]
+fn scaled_cube<T: Float + FromPrimitive>(x: T) -> T {
+    let c = T::from_f64(1.5).unwrap();
+    c * x * x * x
+}
+
+#[test]
+fn from_primitive_in_generic_code() {
+    assert_eq!(f64::from_f64(2.0), Some(2.0));
+    let g = gradients_function!(scaled_cube::<f64>)(2.0);
+    assert_eq!(g, 1.5 * 3.0 * 4.0);
+    let g32 = gradients_function!(scaled_cube::<f32>)(2.0);
+    assert_eq!(g32, 18.0_f32);
+}

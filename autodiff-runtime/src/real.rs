@@ -13,7 +13,7 @@ use num_traits::{Float, FloatConst};
 ///
 /// ```
 /// use autodiff_runtime::Real;
-/// fn half<T: Real>() -> T { T::from_f64(0.5) }
+/// fn half<T: Real>() -> T { T::from_f64_rounded(0.5) }
 /// assert_eq!(half::<f32>(), 0.5_f32);
 /// ```
 pub trait Real:
@@ -28,15 +28,17 @@ pub trait Real:
     + Differentiable<Tangent = Self>
     + Sealed
 {
-    /// Converts an `f64` constant to this type (rounding for `f32`).
-    fn from_f64(value: f64) -> Self;
+    /// Converts an `f64` constant to this type (rounding for `f32`). Named apart from
+    /// num-traits' `FromPrimitive::from_f64`, so `T::from_f64(c)` in user code stays
+    /// unambiguous with `Real` in scope.
+    fn from_f64_rounded(value: f64) -> Self;
     /// Converts this value to `f64` (exactly).
     fn to_f64_lossless(self) -> f64;
 }
 
 impl Real for f32 {
     #[inline(always)]
-    fn from_f64(value: f64) -> Self {
+    fn from_f64_rounded(value: f64) -> Self {
         value as f32
     }
     #[inline(always)]
@@ -47,7 +49,7 @@ impl Real for f32 {
 
 impl Real for f64 {
     #[inline(always)]
-    fn from_f64(value: f64) -> Self {
+    fn from_f64_rounded(value: f64) -> Self {
         value
     }
     #[inline(always)]

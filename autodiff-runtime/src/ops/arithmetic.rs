@@ -134,7 +134,7 @@ pub fn identity_d0<T: Clone>(dy: &T) -> T {
 /// ```
 #[inline(always)]
 pub fn cast_d0<A: Real, B: Real>(dy: &B) -> A {
-    A::from_f64(dy.to_f64_lossless())
+    A::from_f64_rounded(dy.to_f64_lossless())
 }
 
 /// Accumulates the negation of a contribution: `into = into − contribution` (what

@@ -44,7 +44,7 @@ macro_rules! unary_rule {
 }
 
 fn c<T: Real>(v: f64) -> T {
-    T::from_f64(v)
+    T::from_f64_rounded(v)
 }
 
 /// Every one-input float method with a rule, in one list: the rule's name, the method, a
@@ -151,7 +151,7 @@ pub fn powi_d0<T: Real>(x: &T, n: &i32, dy: &T) -> T {
     if *n == 0 {
         T::zero()
     } else {
-        *dy * T::from_f64(f64::from(*n)) * x.powi(*n - 1)
+        *dy * T::from_f64_rounded(f64::from(*n)) * x.powi(*n - 1)
     }
 }
 
@@ -264,7 +264,7 @@ pub fn hypot_d1<T: Real>(b: &T, y: &T, dy: &T) -> T {
 #[inline(always)]
 fn tie_share<T: Real>(chosen: bool, tie: bool, dy: T) -> T {
     if tie {
-        dy * T::from_f64(0.5)
+        dy * T::from_f64_rounded(0.5)
     } else if chosen {
         dy
     } else {

@@ -43,7 +43,7 @@ pub fn sum_d0<A: Tensor + ?Sized>(a: &A, dy: &A::Elem) -> A::Cotangent {
 pub fn mean<A: Tensor + ?Sized>(a: &A) -> A::Elem {
     let v = a.view_tensor();
     assert!(!v.is_empty(), "autodiff: `mean` of an empty array");
-    v.sum() / A::Elem::from_f64(v.len() as f64)
+    v.sum() / A::Elem::from_f64_rounded(v.len() as f64)
 }
 
 /// `y = x.mean()`: the gradient of `x`, `dy / n` everywhere.
@@ -55,7 +55,7 @@ pub fn mean<A: Tensor + ?Sized>(a: &A) -> A::Elem {
 /// ```
 #[inline(always)]
 pub fn mean_d0<A: Tensor + ?Sized>(a: &A, dy: &A::Elem) -> A::Cotangent {
-    let n = A::Elem::from_f64(a.view_tensor().len() as f64);
+    let n = A::Elem::from_f64_rounded(a.view_tensor().len() as f64);
     sum_d0(a, &(*dy / n))
 }
 
@@ -123,7 +123,7 @@ where
     check_axis("mean_axis", *axis, v.shape());
     let n = v.len_of(*axis);
     assert!(n > 0, "autodiff: `mean_axis` along an empty axis");
-    let n = A::Elem::from_f64(n as f64);
+    let n = A::Elem::from_f64_rounded(n as f64);
     let mut s = v.sum_axis(*axis);
     s.mapv_inplace(|x| x / n);
     s
@@ -143,7 +143,7 @@ where
     A: Tensor + ?Sized,
     G: Tensor<Elem = A::Elem> + ?Sized,
 {
-    let n = A::Elem::from_f64(a.view_tensor().len_of(*axis) as f64);
+    let n = A::Elem::from_f64_rounded(a.view_tensor().len_of(*axis) as f64);
     let scaled = dyn_view(dy).mapv(|g| g / n);
     sum_axis_d0(a, axis, &scaled)
 }
@@ -192,7 +192,7 @@ pub fn product_d0<A: Tensor + ?Sized>(a: &A, dy: &A::Elem) -> A::Cotangent {
 /// ```
 pub fn var<A: Tensor + ?Sized>(a: &A, ddof: &A::Elem) -> A::Elem {
     let v = a.view_tensor();
-    let n = A::Elem::from_f64(v.len() as f64);
+    let n = A::Elem::from_f64_rounded(v.len() as f64);
     assert!(
         *ddof < n,
         "autodiff: `var` of {} elements with ddof {ddof}",
@@ -213,7 +213,7 @@ pub fn var<A: Tensor + ?Sized>(a: &A, ddof: &A::Elem) -> A::Elem {
 /// ```
 pub fn var_d0<A: Tensor + ?Sized>(a: &A, ddof: &A::Elem, dy: &A::Elem) -> A::Cotangent {
     let v = a.view_tensor();
-    let n = A::Elem::from_f64(v.len() as f64);
+    let n = A::Elem::from_f64_rounded(v.len() as f64);
     let mean = v.sum() / n;
     let k = (*dy + *dy) / (n - *ddof);
     a.cot_from(v.mapv(|x| (x - mean) * k))
@@ -241,6 +241,6 @@ pub fn std_d0<A: Tensor + ?Sized>(
     y: &A::Elem,
     dy: &A::Elem,
 ) -> A::Cotangent {
-    let two = A::Elem::from_f64(2.0);
+    let two = A::Elem::from_f64_rounded(2.0);
     var_d0(a, ddof, &(*dy / (two * *y)))
 }
