@@ -118,3 +118,35 @@ fn the_gradient_of_a_buffers_initial_value() {
     let (gx2, gy2) = pullback(1.0);
     assert_eq!((gx2, gy2), (gx, gy));
 }
+
+/// y ← y ⊙ a + b
+#[differentiable]
+fn scale_into(a: &[f64], b: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] = y[i] * a[i] + b[i];
+    }
+}
+
+/// Two sub-slices of one slice lent to a helper that writes a buffer: the second is lent a
+/// buffer of its own, added back after the call (it was once a silently zero gradient).
+#[differentiable]
+fn two_parts_of_one_slice(p: &[f64]) -> f64 {
+    let mut y = vec![2.0; 1];
+    scale_into(&p[0..1], &p[1..2], &mut y);
+    scale_into(&p[..1], &p[..1], &mut y);
+    y[0] * 5.0
+}
+
+#[test]
+fn sub_slices_of_one_slice_lent_with_a_written_buffer() {
+    let p = [0.5, 0.25];
+    let g = gradients_function!(two_parts_of_one_slice)(&p);
+    // y1 = 2 p0 + p1, y2 = y1 p0 + p0, f = 5 y2
+    // ∂f/∂p0 = 5 (2 p0 + y1 + 1) = 5 (1 + 1.25 + 1), ∂f/∂p1 = 5 p0
+    assert_gradient_close(
+        &g,
+        &[5.0 * (2.0 * p[0] + 2.0 * p[0] + p[1] + 1.0), 5.0 * p[0]],
+        1e-15,
+    );
+    assert_gradient_close(&g, &finite_difference(two_parts_of_one_slice, &p), 1e-8);
+}

@@ -185,11 +185,7 @@ impl Emitter<'_> {
                     if self.used_pullbacks.contains(dst) {
                         let a = args.iter().map(Operand::tokens);
                         let pb = dst.pullback();
-                        let form = if self.lends_adjoints(args) {
-                            "vjp_into"
-                        } else {
-                            "vjp"
-                        };
+                        let form = "vjp_into";
                         let vjp = companion_path(func, form);
                         out.extend(quote::quote_spanned!(span=> let (#v, #pb) = #vjp(#(#a),*);));
                         out.extend(self.save(*dst));

@@ -284,7 +284,7 @@ impl Emitter<'_> {
 
     /// The variable whose adjoint `v`'s adjoint is part of (itself, or the slice a
     /// sub-slice was taken from).
-    fn adjoint_root(&self, v: VarId) -> VarId {
+    pub(crate) fn adjoint_root(&self, v: VarId) -> VarId {
         match self.defs.get(&v) {
             Some(Rhs::SubSlice {
                 place: Place::Var(p),
@@ -303,17 +303,6 @@ impl Emitter<'_> {
             Operand::Ref(v) => !self.ref_params.contains(&self.adjoint_root(*v)),
             _ => false,
         })
-    }
-
-    /// Whether a call hands its arguments' adjoints to the callee (`__vjp_into`): unless two
-    /// arguments share an adjoint (a variable passed twice, two sub-slices of one slice),
-    /// which cannot be lent twice; the callee then returns every gradient (`__vjp`).
-    pub(crate) fn lends_adjoints(&self, args: &[Operand]) -> bool {
-        let mut seen = HashSet::new();
-        args.iter()
-            .filter_map(Operand::var)
-            .filter(|v| self.body.is_active(*v))
-            .all(|v| seen.insert(self.adjoint_root(v)))
     }
 }
 

@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::rules::{Form, Read};
+use std::collections::HashSet;
 
 impl Emitter<'_> {
     /// starts (in order), marked initialised: contributions to them accumulate.
@@ -318,9 +319,13 @@ impl Emitter<'_> {
                         let g = self.fresh("__g");
                         // The callee adds the gradients of its slice parameters into the
                         // adjoints handed to it (sinks), and returns the others.
-                        let into = self.lends_adjoints(args);
+                        // An adjoint lent twice (a variable passed twice, two sub-slices of
+                        // one slice) cannot be: the second lends a zeroed buffer, added into
+                        // the adjoint after the call.
                         let mut sinks = Vec::new();
-                        for arg in args.iter().filter(|_| into) {
+                        let mut lent = HashSet::new();
+                        let mut lent_again = Vec::new();
+                        for arg in args {
                             if let Some(c) = arg.lent_cell() {
                                 let d = c.adjoint();
                                 sinks.push(if self.body.cells[c.0].active {
@@ -331,6 +336,13 @@ impl Emitter<'_> {
                                 continue;
                             }
                             sinks.push(match self.active_var(arg) {
+                                Some(u) if !lent.insert(self.adjoint_root(u)) => {
+                                    let t = self.fresh("__lent");
+                                    let v = self.var(u);
+                                    out.extend(quote!(let mut #t = #rt::adjoint_zero(&#v);));
+                                    lent_again.push((u, t.clone()));
+                                    quote!(#rt::shadow::sink(&mut #t))
+                                }
                                 Some(u) if self.is_sub_slice(u) => {
                                     let d = self.var_adjoint(u);
                                     quote!(#rt::shadow::sink(&mut #d))
@@ -346,7 +358,7 @@ impl Emitter<'_> {
                                 None => quote!(#rt::shadow::no_sink()),
                             });
                         }
-                        let form = if into { "vjp_into" } else { "vjp" };
+                        let form = "vjp_into";
                         // (never for a call writing a buffer: running it again writes it again)
                         if self.borrows_owned(args) && !writes {
                             // The callee's pullback would borrow values the pullback closure
@@ -364,6 +376,9 @@ impl Emitter<'_> {
                             self.used_pullbacks.insert(*dst);
                             let pb = dst.pullback();
                             out.extend(quote!(let #g = #pb(#dy, #(#sinks),*);));
+                        }
+                        for (u, t) in lent_again {
+                            self.contribute(out, u, quote!(#t), true);
                         }
                         for (k, arg) in args.iter().enumerate() {
                             if let Some(u) = self.active_var(arg) {
