@@ -30,18 +30,6 @@ pub fn sqnorm(x: &[f64]) -> f64 {
     s
 }
 
-/// The sum of squares of `x[start..end]`.
-///
-/// Natural form: `sqnorm(&x[start..end])`.
-#[differentiable]
-pub fn sqnorm_range(x: &[f64], start: usize, end: usize) -> f64 {
-    let mut s = 0.0;
-    for i in start..end {
-        s += x[i] * x[i];
-    }
-    s
-}
-
 /// `ln Σ exp(xᵢ)`, shifted by the maximum so that it neither overflows nor underflows.
 #[differentiable]
 pub fn log_sum_exp(x: &[f64]) -> f64 {
@@ -129,50 +117,43 @@ pub fn log_wishart_prior(
         - stop_gradient(log_gamma_distrib(n, d));
     let mut out = 0.0;
     for ik in 0..k {
-        // Natural form: `sqnorm(&qdiags[ik * d..(ik + 1) * d])
-        //                + sqnorm(&icf[ik * icf_sz + d..(ik + 1) * icf_sz])`.
-        let frobenius = sqnorm_range(qdiags, ik * d, (ik + 1) * d)
-            + sqnorm_range(icf, ik * icf_sz + d, (ik + 1) * icf_sz);
+        let frobenius =
+            sqnorm(&qdiags[ik * d..(ik + 1) * d]) + sqnorm(&icf[ik * icf_sz + d..(ik + 1) * icf_sz]);
         out += 0.5 * gamma * gamma * frobenius - m as f64 * sum_qs[ik];
     }
     out - k as f64 * c
 }
 
-/// `Q_k (x_i − μ_k)` for point `ix` and component `ik`, where `Q_k` has the diagonal
-/// `qdiags[ik·d..]` and the strictly lower triangle stored column by column in `icf` after
-/// the block's `d` log-diagonal entries.
+/// `½‖Q (x − μ)‖²` for the lower-triangular `Q` with the diagonal `qdiag` and the strictly
+/// lower triangle `ltri` stored column by column.
 ///
-/// Natural form: `fn q_times_x(qdiag: &[f64], ltri: &[f64], xcentered: &[f64], out: &mut
-/// [f64])`, called as `q_times_x(&qdiags[ik * d..(ik + 1) * d], &icf[ik * icf_sz + d..(ik
-/// + 1) * icf_sz], &xcentered, &mut qxcentered)` after `subtract(&x[ix * d..(ix + 1) * d],
-/// &means[ik * d..(ik + 1) * d], &mut xcentered)`, with the buffers allocated once outside
-/// the loops.
+/// Natural form: `subtract(x, mean, &mut xcentered); q_times_x(qdiag, ltri, &xcentered, &mut
+/// qxcentered); 0.5 * sqnorm(&qxcentered)` in the caller's loop, with `fn subtract(x: &[f64],
+/// y: &[f64], out: &mut [f64])`, `fn q_times_x(qdiag: &[f64], ltri: &[f64], x: &[f64], out:
+/// &mut [f64])` and the two buffers allocated once outside the loops. Not yet: a local
+/// buffer (`&xcentered`, `&qdiags[..]`) passed as `&[f64]` to a helper that also takes a
+/// `&mut` argument fails to borrow-check in the generated code (E0716/E0505: the stored
+/// pullback borrows a per-iteration clone). So the helper returns the value and owns its two
+/// buffers, allocated per call.
 #[differentiable]
-pub fn q_x_centered(
-    d: usize,
-    x: &[f64],
-    ix: usize,
-    means: &[f64],
-    qdiags: &[f64],
-    icf: &[f64],
-    ik: usize,
-) -> Vec<f64> {
+pub fn half_sq_mahalanobis(qdiag: &[f64], ltri: &[f64], x: &[f64], mean: &[f64]) -> f64 {
+    let d = x.len();
     let mut xcentered = vec![0.0; d];
-    for j in 0..d {
-        xcentered[j] = x[ix * d + j] - means[ik * d + j];
+    for i in 0..d {
+        xcentered[i] = x[i] - mean[i];
     }
     let mut out = vec![0.0; d];
-    for j in 0..d {
-        out[j] = qdiags[ik * d + j] * xcentered[j];
+    for i in 0..d {
+        out[i] = qdiag[i] * xcentered[i];
     }
-    let mut l = ik * (d * (d + 1) / 2) + d;
+    let mut l = 0;
     for i in 0..d {
         for j in i + 1..d {
-            out[j] += icf[l] * xcentered[i];
+            out[j] += ltri[l] * xcentered[i];
             l += 1;
         }
     }
-    out
+    0.5 * sqnorm(&out)
 }
 
 /// ADBench's GMM objective: `−(nd/2) ln 2π + Σᵢ LSE_k(α_k + Σ ln diag Q_k − ½‖Q_k(xᵢ −
@@ -200,12 +181,19 @@ pub fn gmm_objective(
             qdiags[ik * d + id] = q.exp();
         }
     }
+    // Sub-slices need an immutable buffer.
+    let qdiags = qdiags;
     let mut main_term = vec![0.0; k];
     let mut slse = 0.0;
     for ix in 0..n {
         for ik in 0..k {
-            let qxcentered = q_x_centered(d, x, ix, means, &qdiags, icf, ik);
-            main_term[ik] = alphas[ik] + sum_qs[ik] - 0.5 * sqnorm(&qxcentered);
+            main_term[ik] = alphas[ik] + sum_qs[ik]
+                - half_sq_mahalanobis(
+                    &qdiags[ik * d..(ik + 1) * d],
+                    &icf[ik * icf_sz + d..(ik + 1) * icf_sz],
+                    &x[ix * d..(ix + 1) * d],
+                    &means[ik * d..(ik + 1) * d],
+                );
         }
         slse += log_sum_exp(&main_term);
     }
