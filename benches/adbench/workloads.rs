@@ -227,8 +227,10 @@ pub const BA_NCAMPARAMS: usize = 11;
 
 /// The cross product of two 3-vectors.
 ///
-/// Natural form: `fn cross(a: &[f64], b: &[f64]) -> [f64; 3] { [a[1] * b[2] − a[2] * b[1],
-/// …] }` (an array literal).
+/// Natural form: `fn cross(a: &[f64], b: &[f64], out: &mut [f64])` called with the local
+/// `w` and `pt`. Not yet: a local buffer passed as `&[f64]` to a helper that also takes a
+/// `&mut` argument fails to borrow-check in the generated code; and an array literal `[a[1] *
+/// b[2] − a[2] * b[1], …]` is not differentiable, so the array is filled element by element.
 #[differentiable]
 pub fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
     let mut out = [0.0; 3];
@@ -238,19 +240,15 @@ pub fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
     out
 }
 
-/// `pt` rotated by the angle-axis vector `cam[0..3]` (Rodrigues' formula), with the
-/// first-order form near the zero rotation.
+/// `pt` rotated by the angle-axis vector `rot` (Rodrigues' formula) into `rotated`, with
+/// the first-order form near the zero rotation.
 ///
-/// Natural form: `fn rodrigues_rotate_point(rot: &[f64], pt: &[f64], rotated: &mut [f64])`
-/// called with `&cam[0..3]`.
+/// Natural form: `pt: &[f64]`, and `let w = [rot[0] * theta_inverse, …]`. Not yet: the
+/// caller's point is a local buffer, which cannot be passed as `&[f64]` to a helper with a
+/// `&mut` parameter (see [`cross`]), so it comes by value; no array literals.
 #[differentiable]
-pub fn rodrigues_rotate_point(cam: &[f64], pt: [f64; 3]) -> [f64; 3] {
-    let mut rot = [0.0; 3];
-    for i in 0..3 {
-        rot[i] = cam[i];
-    }
-    let sqtheta = rot[0] * rot[0] + rot[1] * rot[1] + rot[2] * rot[2];
-    let mut rotated = [0.0; 3];
+pub fn rodrigues_rotate_point(rot: &[f64], pt: [f64; 3], rotated: &mut [f64]) {
+    let sqtheta = sqnorm(rot);
     if sqtheta != 0.0 {
         let theta = sqtheta.sqrt();
         let costheta = theta.cos();
@@ -266,61 +264,72 @@ pub fn rodrigues_rotate_point(cam: &[f64], pt: [f64; 3]) -> [f64; 3] {
             rotated[i] = pt[i] * costheta + w_cross_pt[i] * sintheta + w[i] * tmp;
         }
     } else {
-        let rot_cross_pt = cross(rot, pt);
+        let mut r = [0.0; 3];
+        for i in 0..3 {
+            r[i] = rot[i];
+        }
+        let rot_cross_pt = cross(r, pt);
         for i in 0..3 {
             rotated[i] = pt[i] + rot_cross_pt[i];
         }
     }
-    rotated
 }
 
-/// The projection of the point `x` by the camera `cam`: rotate the point relative to the
-/// camera's centre, divide by depth, distort radially, scale by the focal length and shift
-/// by the principal point.
-///
-/// Natural form: `fn project(cam: &[f64], x: &[f64], proj: &mut [f64])` with `let c =
-/// &cam[3..6];`, `let xo = [x[0] − c[0], x[1] − c[1], x[2] − c[2]];`, a `let mut xcam =
-/// [0.0; 3]` written by `rodrigues_rotate_point(&cam[0..3], &xo, &mut xcam)`, and
-/// `radial_distort(&cam[9..11], proj)` writing through `&mut [f64]`.
+/// Radial distortion of the projected point `proj` in place, by the coefficients
+/// `rad_params` (2).
 #[differentiable]
-pub fn project(cam: &[f64], x: &[f64]) -> (f64, f64) {
+pub fn radial_distort(rad_params: &[f64], proj: &mut [f64]) {
+    let rsq = proj[0] * proj[0] + proj[1] * proj[1];
+    let l = 1.0 + rad_params[0] * rsq + rad_params[1] * rsq * rsq;
+    proj[0] *= l;
+    proj[1] *= l;
+}
+
+/// The projection `proj` (2) of the point `x` by the camera `cam`: rotate the point
+/// relative to the camera's centre, divide by depth, distort radially, scale by the focal
+/// length and shift by the principal point.
+///
+/// Natural form: `let xo = [x[0] − c[0], x[1] − c[1], x[2] − c[2]];` with `let c =
+/// &cam[3..6];` (no array literals yet).
+#[differentiable]
+pub fn project(cam: &[f64], x: &[f64], proj: &mut [f64]) {
+    let c = &cam[3..6];
     let mut xo = [0.0; 3];
     for i in 0..3 {
-        xo[i] = x[i] - cam[3 + i];
+        xo[i] = x[i] - c[i];
     }
-    let xcam = rodrigues_rotate_point(cam, xo);
-    let u = xcam[0] / xcam[2];
-    let v = xcam[1] / xcam[2];
-    let rsq = u * u + v * v;
-    let distortion = 1.0 + cam[9] * rsq + cam[10] * rsq * rsq;
-    (
-        u * distortion * cam[6] + cam[7],
-        v * distortion * cam[6] + cam[8],
-    )
+    let mut xcam = [0.0; 3];
+    rodrigues_rotate_point(&cam[0..3], xo, &mut xcam);
+    proj[0] = xcam[0] / xcam[2];
+    proj[1] = xcam[1] / xcam[2];
+    radial_distort(&cam[9..11], proj);
+    proj[0] = proj[0] * cam[6] + cam[7];
+    proj[1] = proj[1] * cam[6] + cam[8];
 }
 
-/// The weighted reprojection error of one observation, both coordinates: the objective.
-///
-/// Natural form: `fn compute_reproj_error(cam: &[f64], x: &[f64], w: f64, feat: &[f64],
-/// err: &mut [f64])`.
+/// The weighted reprojection error `err` (2) of one observation: the objective.
 #[differentiable]
-pub fn reproj_error(cam: &[f64], x: &[f64], w: f64, feat: &[f64]) -> (f64, f64) {
-    let (u, v) = project(cam, x);
-    (w * (u - feat[0]), w * (v - feat[1]))
+pub fn compute_reproj_error(cam: &[f64], x: &[f64], w: f64, feat: &[f64], err: &mut [f64]) {
+    let mut proj = [0.0; 2];
+    project(cam, x, &mut proj);
+    err[0] = w * (proj[0] - feat[0]);
+    err[1] = w * (proj[1] - feat[1]);
 }
 
-/// The first coordinate of [`reproj_error`], for the Jacobian's first row.
+/// The first coordinate of [`compute_reproj_error`], for the Jacobian's first row.
 #[differentiable]
 pub fn reproj_error_u(cam: &[f64], x: &[f64], w: f64, feat: &[f64]) -> f64 {
-    let (u, _) = project(cam, x);
-    w * (u - feat[0])
+    let mut err = [0.0; 2];
+    compute_reproj_error(cam, x, w, feat, &mut err);
+    err[0]
 }
 
-/// The second coordinate of [`reproj_error`], for the Jacobian's second row.
+/// The second coordinate of [`compute_reproj_error`], for the Jacobian's second row.
 #[differentiable]
 pub fn reproj_error_v(cam: &[f64], x: &[f64], w: f64, feat: &[f64]) -> f64 {
-    let (_, v) = project(cam, x);
-    w * (v - feat[1])
+    let mut err = [0.0; 2];
+    compute_reproj_error(cam, x, w, feat, &mut err);
+    err[1]
 }
 
 /// A bundle-adjustment problem: `n` cameras, `m` points, `p` observations, each observation
@@ -387,9 +396,7 @@ impl BaProblem {
 pub fn ba_objective(problem: &BaProblem, errors: &mut [f64]) {
     for i in 0..problem.obs.len() {
         let (cam, x, w, feat) = problem.observation(i);
-        let (eu, ev) = reproj_error(cam, x, w, feat);
-        errors[2 * i] = eu;
-        errors[2 * i + 1] = ev;
+        compute_reproj_error(cam, x, w, feat, &mut errors[2 * i..2 * i + 2]);
     }
 }
 
