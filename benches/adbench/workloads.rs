@@ -117,8 +117,8 @@ pub fn log_wishart_prior(
         - stop_gradient(log_gamma_distrib(n, d));
     let mut out = 0.0;
     for ik in 0..k {
-        let frobenius =
-            sqnorm(&qdiags[ik * d..(ik + 1) * d]) + sqnorm(&icf[ik * icf_sz + d..(ik + 1) * icf_sz]);
+        let frobenius = sqnorm(&qdiags[ik * d..(ik + 1) * d])
+            + sqnorm(&icf[ik * icf_sz + d..(ik + 1) * icf_sz]);
         out += 0.5 * gamma * gamma * frobenius - m as f64 * sum_qs[ik];
     }
     out - k as f64 * c
@@ -493,41 +493,37 @@ pub fn lstm_logsumexp(x: &[f64]) -> f64 {
     (sum + 2.0).ln()
 }
 
-/// One layer's step: the new hidden and cell values (`2b`, hidden first) of layer `layer`
-/// from its current state `state[s..s + 2b]` and the layer's input.
+/// One layer's step: updates the layer's hidden and cell values `state[s..s + 2b]` (hidden
+/// first) in place from the layer's weights `main_params[w..w + 4b]` and biases
+/// `main_params[w + 4b..w + 8b]` (forget, input, output, change) and its input.
 ///
-/// Natural form: `fn lstm_model(weight: &[f64], bias: &[f64], hidden: &mut [f64], cell:
-/// &mut [f64], input: &[f64])`, called as `lstm_model(&main_params[w..w + 4 * b],
-/// &main_params[w + 4 * b..w + 8 * b], hidden, cell, input)` with the hidden and cell
-/// values split off the state with `split_at_mut`.
+/// Natural form: `fn lstm_model(weight: &[f64], bias: &[f64], hidden: &mut [f64], cell: &mut
+/// [f64], input: &[f64])`, called as `lstm_model(&main_params[w..w + 4 * b], &main_params[w
+/// + 4 * b..w + 8 * b], hidden, cell, input)` with the hidden and cell values split off the
+/// state with `split_at_mut`. Not yet: (1) with the weights and biases passed as sub-slices
+/// from `lstm_predict`, the gradient of `main_params` comes out all zero (a wrong gradient,
+/// not a compile error), so the whole slice comes with the offset `w` and is sub-sliced
+/// here; (2) `split_at_mut` and sub-slices of `&mut` / `let mut` buffers, so the whole state
+/// comes with the offset `s`; (3) the input is a local buffer, which cannot be passed as
+/// `&[f64]` to a helper that also takes a `&mut` argument, so it is a `&mut` parameter that
+/// is only read.
 #[differentiable]
-pub fn lstm_model(
-    b: usize,
-    main_params: &[f64],
-    layer: usize,
-    state: &[f64],
-    input: &[f64],
-) -> Vec<f64> {
-    let w = 8 * b * layer;
-    let s = 2 * b * layer;
-    let mut out = vec![0.0; 2 * b];
+pub fn lstm_model(main_params: &[f64], w: usize, state: &mut [f64], s: usize, input: &mut [f64]) {
+    let b = input.len();
+    let weight = &main_params[w..w + 4 * b];
+    let bias = &main_params[w + 4 * b..w + 8 * b];
     for i in 0..b {
-        let forget = sigmoid(input[i] * main_params[w + i] + main_params[w + 4 * b + i]);
-        let ingate = sigmoid(state[s + i] * main_params[w + b + i] + main_params[w + 5 * b + i]);
-        let outgate = sigmoid(input[i] * main_params[w + 2 * b + i] + main_params[w + 6 * b + i]);
-        let change =
-            (state[s + i] * main_params[w + 3 * b + i] + main_params[w + 7 * b + i]).tanh();
-        out[b + i] = state[s + b + i] * forget + ingate * change;
-        out[i] = outgate * out[b + i].tanh();
+        let forget = sigmoid(input[i] * weight[i] + bias[i]);
+        let ingate = sigmoid(state[s + i] * weight[b + i] + bias[b + i]);
+        let outgate = sigmoid(input[i] * weight[2 * b + i] + bias[2 * b + i]);
+        let change = (state[s + i] * weight[3 * b + i] + bias[3 * b + i]).tanh();
+        state[s + b + i] = state[s + b + i] * forget + ingate * change;
+        state[s + i] = outgate * state[s + b + i].tanh();
     }
-    out
 }
 
-/// The prediction for step `t` of the sequence: the new state (`2lb`) and the output (`b`).
-///
-/// Natural form: `fn lstm_predict(l: usize, b: usize, main_params: &[f64], extra_params:
-/// &[f64], state: &mut [f64], input: &[f64], output: &mut [f64])`, called with `&sequence[t
-/// * b..(t + 1) * b]`.
+/// The prediction `output` (b) for the input `input` (b), updating the state (`2lb`) in
+/// place; `output` is also the layers' input buffer, as in ADBench's C++.
 #[differentiable]
 #[allow(clippy::too_many_arguments)]
 pub fn lstm_predict(
@@ -535,29 +531,23 @@ pub fn lstm_predict(
     b: usize,
     main_params: &[f64],
     extra_params: &[f64],
-    state: &[f64],
-    sequence: &[f64],
-    t: usize,
-) -> (Vec<f64>, Vec<f64>) {
-    let mut new_state = vec![0.0; 2 * l * b];
-    let mut layer_input = vec![0.0; b];
+    state: &mut [f64],
+    input: &[f64],
+    output: &mut [f64],
+) {
     for i in 0..b {
-        layer_input[i] = sequence[t * b + i] * extra_params[i];
+        output[i] = input[i] * extra_params[i];
     }
     for layer in 0..l {
-        let layer_state = lstm_model(b, main_params, layer, state, &layer_input);
-        for i in 0..2 * b {
-            new_state[2 * b * layer + i] = layer_state[i];
-        }
+        let w = 8 * b * layer;
+        lstm_model(main_params, w, state, 2 * b * layer, output);
         for i in 0..b {
-            layer_input[i] = layer_state[i];
+            output[i] = state[2 * b * layer + i];
         }
     }
-    let mut output = vec![0.0; b];
     for i in 0..b {
-        output[i] = layer_input[i] * extra_params[b + i] + extra_params[2 * b + i];
+        output[i] = output[i] * extra_params[b + i] + extra_params[2 * b + i];
     }
-    (new_state, output)
 }
 
 /// ADBench's LSTM objective split into the `lstm_predict` and `lstm_model` helpers.
@@ -573,10 +563,18 @@ pub fn lstm_objective_split(
     #[no_grad] sequence: &[f64],
 ) -> f64 {
     let mut state = state0.to_vec();
+    let mut ypred = vec![0.0; b];
     let mut total = 0.0;
     for t in 0..c - 1 {
-        let (new_state, ypred) = lstm_predict(l, b, main_params, extra_params, &state, sequence, t);
-        state = new_state;
+        lstm_predict(
+            l,
+            b,
+            main_params,
+            extra_params,
+            &mut state,
+            &sequence[t * b..(t + 1) * b],
+            &mut ypred,
+        );
         let lse = lstm_logsumexp(&ypred);
         for i in 0..b {
             total += sequence[(t + 1) * b + i] * (ypred[i] - lse);
