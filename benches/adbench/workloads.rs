@@ -5,10 +5,10 @@
 //! Shared by `benches/adbench.rs` and `tests/adbench.rs`.
 //!
 //! Where the natural form does not compile yet, the nearest form that does is used and the
-//! natural form is given in a `Natural form:` comment: a helper that would take a
-//! sub-slice (`&x[a..b]`) takes the whole slice and an offset, a helper that would write
-//! through `&mut [f64]` returns a new `Vec`, an array literal `[a, b, c]` is a `[f64; 3]`
-//! local filled element by element.
+//! natural form is given in a `Natural form:` comment, with what is still missing: array
+//! literals `[a, b, c]` (a `[f64; 3]` local filled element by element), `split_at_mut` and
+//! sub-slices of `&mut` / `let mut` buffers (the whole buffer and an offset), a local buffer
+//! passed as `&[f64]` to a helper that also takes a `&mut` argument.
 #![allow(dead_code)]
 // The loops index their slices the way ADBench's definitions do, which is the form measured;
 // `copy_from_slice` is not differentiable yet, so copies are loops too.
