@@ -166,11 +166,15 @@ fn gmm_gradient_matches_finite_differences() {
 fn ba_pinhole_projection() {
     let cam = [0.0, 0.0, 0.0, 0.5, -0.25, -10.0, 400.0, 3.0, -2.0, 0.0, 0.0];
     let x = [1.0, 2.0, 0.5];
-    let (u, v) = project(&cam, &x);
+    let mut proj = [0.0; 2];
+    project(&cam, &x, &mut proj);
+    let [u, v] = proj;
     let depth = x[2] - cam[5];
     assert_close("u", u, 400.0 * (x[0] - cam[3]) / depth + 3.0, 1e-14);
     assert_close("v", v, 400.0 * (x[1] - cam[4]) / depth - 2.0, 1e-14);
-    let (eu, ev) = reproj_error(&cam, &x, 0.8, &[10.0, 20.0]);
+    let mut err = [0.0; 2];
+    compute_reproj_error(&cam, &x, 0.8, &[10.0, 20.0], &mut err);
+    let [eu, ev] = err;
     assert_close("weighted u error", eu, 0.8 * (u - 10.0), 1e-14);
     assert_close("weighted v error", ev, 0.8 * (v - 20.0), 1e-14);
 }
@@ -184,9 +188,8 @@ fn ba_rodrigues_rotation() {
     let theta = (rot[0] * rot[0] + rot[1] * rot[1] + rot[2] * rot[2]).sqrt();
     let a = [rot[0] / theta, rot[1] / theta, rot[2] / theta];
     let k = [[0.0, -a[2], a[1]], [a[2], 0.0, -a[0]], [-a[1], a[0], 0.0]];
-    let mut cam = [0.0; BA_NCAMPARAMS];
-    cam[..3].copy_from_slice(&rot);
-    let rotated = rodrigues_rotate_point(&cam, pt);
+    let mut rotated = [0.0; 3];
+    rodrigues_rotate_point(&rot, pt, &mut rotated);
     for i in 0..3 {
         let mut expected = pt[i];
         for j in 0..3 {
@@ -195,7 +198,8 @@ fn ba_rodrigues_rotation() {
         }
         assert_close("rotated point", rotated[i], expected, 1e-14);
     }
-    assert_eq!(rodrigues_rotate_point(&[0.0; BA_NCAMPARAMS], pt), pt);
+    rodrigues_rotate_point(&[0.0; 3], pt, &mut rotated);
+    assert_eq!(rotated, pt);
 }
 
 #[test]
@@ -216,8 +220,9 @@ fn ba_jacobian_matches_finite_differences() {
         for row in 0..2 {
             let fd = finite_difference(
                 |q| {
-                    let (eu, ev) = reproj_error(&q[..11], &q[11..14], q[14], feat);
-                    [eu, ev][row]
+                    let mut err = [0.0; 2];
+                    compute_reproj_error(&q[..11], &q[11..14], q[14], feat, &mut err);
+                    err[row]
                 },
                 &params,
             );

@@ -5,10 +5,10 @@
 //! Shared by `benches/adbench.rs` and `tests/adbench.rs`.
 //!
 //! Where the natural form does not compile yet, the nearest form that does is used and the
-//! natural form is given in a `Natural form:` comment: a helper that would take a
-//! sub-slice (`&x[a..b]`) takes the whole slice and an offset, a helper that would write
-//! through `&mut [f64]` returns a new `Vec`, an array literal `[a, b, c]` is a `[f64; 3]`
-//! local filled element by element.
+//! natural form is given in a `Natural form:` comment, with what is still missing: array
+//! literals `[a, b, c]` (a `[f64; 3]` local filled element by element), `split_at_mut` and
+//! sub-slices of `&mut` / `let mut` buffers (the whole buffer and an offset), a local buffer
+//! passed as `&[f64]` to a helper that also takes a `&mut` argument.
 #![allow(dead_code)]
 // The loops index their slices the way ADBench's definitions do, which is the form measured;
 // `copy_from_slice` is not differentiable yet, so copies are loops too.
@@ -25,18 +25,6 @@ use autodiff::prelude::*;
 pub fn sqnorm(x: &[f64]) -> f64 {
     let mut s = 0.0;
     for i in 0..x.len() {
-        s += x[i] * x[i];
-    }
-    s
-}
-
-/// The sum of squares of `x[start..end]`.
-///
-/// Natural form: `sqnorm(&x[start..end])`.
-#[differentiable]
-pub fn sqnorm_range(x: &[f64], start: usize, end: usize) -> f64 {
-    let mut s = 0.0;
-    for i in start..end {
         s += x[i] * x[i];
     }
     s
@@ -129,50 +117,43 @@ pub fn log_wishart_prior(
         - stop_gradient(log_gamma_distrib(n, d));
     let mut out = 0.0;
     for ik in 0..k {
-        // Natural form: `sqnorm(&qdiags[ik * d..(ik + 1) * d])
-        //                + sqnorm(&icf[ik * icf_sz + d..(ik + 1) * icf_sz])`.
-        let frobenius = sqnorm_range(qdiags, ik * d, (ik + 1) * d)
-            + sqnorm_range(icf, ik * icf_sz + d, (ik + 1) * icf_sz);
+        let frobenius = sqnorm(&qdiags[ik * d..(ik + 1) * d])
+            + sqnorm(&icf[ik * icf_sz + d..(ik + 1) * icf_sz]);
         out += 0.5 * gamma * gamma * frobenius - m as f64 * sum_qs[ik];
     }
     out - k as f64 * c
 }
 
-/// `Q_k (x_i − μ_k)` for point `ix` and component `ik`, where `Q_k` has the diagonal
-/// `qdiags[ik·d..]` and the strictly lower triangle stored column by column in `icf` after
-/// the block's `d` log-diagonal entries.
+/// `½‖Q (x − μ)‖²` for the lower-triangular `Q` with the diagonal `qdiag` and the strictly
+/// lower triangle `ltri` stored column by column.
 ///
-/// Natural form: `fn q_times_x(qdiag: &[f64], ltri: &[f64], xcentered: &[f64], out: &mut
-/// [f64])`, called as `q_times_x(&qdiags[ik * d..(ik + 1) * d], &icf[ik * icf_sz + d..(ik
-/// + 1) * icf_sz], &xcentered, &mut qxcentered)` after `subtract(&x[ix * d..(ix + 1) * d],
-/// &means[ik * d..(ik + 1) * d], &mut xcentered)`, with the buffers allocated once outside
-/// the loops.
+/// Natural form: `subtract(x, mean, &mut xcentered); q_times_x(qdiag, ltri, &xcentered, &mut
+/// qxcentered); 0.5 * sqnorm(&qxcentered)` in the caller's loop, with `fn subtract(x: &[f64],
+/// y: &[f64], out: &mut [f64])`, `fn q_times_x(qdiag: &[f64], ltri: &[f64], x: &[f64], out:
+/// &mut [f64])` and the two buffers allocated once outside the loops. Not yet: a local
+/// buffer (`&xcentered`, `&qdiags[..]`) passed as `&[f64]` to a helper that also takes a
+/// `&mut` argument fails to borrow-check in the generated code (E0716/E0505: the stored
+/// pullback borrows a per-iteration clone). So the helper returns the value and owns its two
+/// buffers, allocated per call.
 #[differentiable]
-pub fn q_x_centered(
-    d: usize,
-    x: &[f64],
-    ix: usize,
-    means: &[f64],
-    qdiags: &[f64],
-    icf: &[f64],
-    ik: usize,
-) -> Vec<f64> {
+pub fn half_sq_mahalanobis(qdiag: &[f64], ltri: &[f64], x: &[f64], mean: &[f64]) -> f64 {
+    let d = x.len();
     let mut xcentered = vec![0.0; d];
-    for j in 0..d {
-        xcentered[j] = x[ix * d + j] - means[ik * d + j];
+    for i in 0..d {
+        xcentered[i] = x[i] - mean[i];
     }
     let mut out = vec![0.0; d];
-    for j in 0..d {
-        out[j] = qdiags[ik * d + j] * xcentered[j];
+    for i in 0..d {
+        out[i] = qdiag[i] * xcentered[i];
     }
-    let mut l = ik * (d * (d + 1) / 2) + d;
+    let mut l = 0;
     for i in 0..d {
         for j in i + 1..d {
-            out[j] += icf[l] * xcentered[i];
+            out[j] += ltri[l] * xcentered[i];
             l += 1;
         }
     }
-    out
+    0.5 * sqnorm(&out)
 }
 
 /// ADBench's GMM objective: `−(nd/2) ln 2π + Σᵢ LSE_k(α_k + Σ ln diag Q_k − ½‖Q_k(xᵢ −
@@ -200,12 +181,19 @@ pub fn gmm_objective(
             qdiags[ik * d + id] = q.exp();
         }
     }
+    // Sub-slices need an immutable buffer.
+    let qdiags = qdiags;
     let mut main_term = vec![0.0; k];
     let mut slse = 0.0;
     for ix in 0..n {
         for ik in 0..k {
-            let qxcentered = q_x_centered(d, x, ix, means, &qdiags, icf, ik);
-            main_term[ik] = alphas[ik] + sum_qs[ik] - 0.5 * sqnorm(&qxcentered);
+            main_term[ik] = alphas[ik] + sum_qs[ik]
+                - half_sq_mahalanobis(
+                    &qdiags[ik * d..(ik + 1) * d],
+                    &icf[ik * icf_sz + d..(ik + 1) * icf_sz],
+                    &x[ix * d..(ix + 1) * d],
+                    &means[ik * d..(ik + 1) * d],
+                );
         }
         slse += log_sum_exp(&main_term);
     }
@@ -239,8 +227,10 @@ pub const BA_NCAMPARAMS: usize = 11;
 
 /// The cross product of two 3-vectors.
 ///
-/// Natural form: `fn cross(a: &[f64], b: &[f64]) -> [f64; 3] { [a[1] * b[2] − a[2] * b[1],
-/// …] }` (an array literal).
+/// Natural form: `fn cross(a: &[f64], b: &[f64], out: &mut [f64])` called with the local
+/// `w` and `pt`. Not yet: a local buffer passed as `&[f64]` to a helper that also takes a
+/// `&mut` argument fails to borrow-check in the generated code; and an array literal `[a[1] *
+/// b[2] − a[2] * b[1], …]` is not differentiable, so the array is filled element by element.
 #[differentiable]
 pub fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
     let mut out = [0.0; 3];
@@ -250,19 +240,15 @@ pub fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
     out
 }
 
-/// `pt` rotated by the angle-axis vector `cam[0..3]` (Rodrigues' formula), with the
-/// first-order form near the zero rotation.
+/// `pt` rotated by the angle-axis vector `rot` (Rodrigues' formula) into `rotated`, with
+/// the first-order form near the zero rotation.
 ///
-/// Natural form: `fn rodrigues_rotate_point(rot: &[f64], pt: &[f64], rotated: &mut [f64])`
-/// called with `&cam[0..3]`.
+/// Natural form: `pt: &[f64]`, and `let w = [rot[0] * theta_inverse, …]`. Not yet: the
+/// caller's point is a local buffer, which cannot be passed as `&[f64]` to a helper with a
+/// `&mut` parameter (see [`cross`]), so it comes by value; no array literals.
 #[differentiable]
-pub fn rodrigues_rotate_point(cam: &[f64], pt: [f64; 3]) -> [f64; 3] {
-    let mut rot = [0.0; 3];
-    for i in 0..3 {
-        rot[i] = cam[i];
-    }
-    let sqtheta = rot[0] * rot[0] + rot[1] * rot[1] + rot[2] * rot[2];
-    let mut rotated = [0.0; 3];
+pub fn rodrigues_rotate_point(rot: &[f64], pt: [f64; 3], rotated: &mut [f64]) {
+    let sqtheta = sqnorm(rot);
     if sqtheta != 0.0 {
         let theta = sqtheta.sqrt();
         let costheta = theta.cos();
@@ -278,61 +264,72 @@ pub fn rodrigues_rotate_point(cam: &[f64], pt: [f64; 3]) -> [f64; 3] {
             rotated[i] = pt[i] * costheta + w_cross_pt[i] * sintheta + w[i] * tmp;
         }
     } else {
-        let rot_cross_pt = cross(rot, pt);
+        let mut r = [0.0; 3];
+        for i in 0..3 {
+            r[i] = rot[i];
+        }
+        let rot_cross_pt = cross(r, pt);
         for i in 0..3 {
             rotated[i] = pt[i] + rot_cross_pt[i];
         }
     }
-    rotated
 }
 
-/// The projection of the point `x` by the camera `cam`: rotate the point relative to the
-/// camera's centre, divide by depth, distort radially, scale by the focal length and shift
-/// by the principal point.
-///
-/// Natural form: `fn project(cam: &[f64], x: &[f64], proj: &mut [f64])` with `let c =
-/// &cam[3..6];`, `let xo = [x[0] − c[0], x[1] − c[1], x[2] − c[2]];`, a `let mut xcam =
-/// [0.0; 3]` written by `rodrigues_rotate_point(&cam[0..3], &xo, &mut xcam)`, and
-/// `radial_distort(&cam[9..11], proj)` writing through `&mut [f64]`.
+/// Radial distortion of the projected point `proj` in place, by the coefficients
+/// `rad_params` (2).
 #[differentiable]
-pub fn project(cam: &[f64], x: &[f64]) -> (f64, f64) {
+pub fn radial_distort(rad_params: &[f64], proj: &mut [f64]) {
+    let rsq = proj[0] * proj[0] + proj[1] * proj[1];
+    let l = 1.0 + rad_params[0] * rsq + rad_params[1] * rsq * rsq;
+    proj[0] *= l;
+    proj[1] *= l;
+}
+
+/// The projection `proj` (2) of the point `x` by the camera `cam`: rotate the point
+/// relative to the camera's centre, divide by depth, distort radially, scale by the focal
+/// length and shift by the principal point.
+///
+/// Natural form: `let xo = [x[0] − c[0], x[1] − c[1], x[2] − c[2]];` with `let c =
+/// &cam[3..6];` (no array literals yet).
+#[differentiable]
+pub fn project(cam: &[f64], x: &[f64], proj: &mut [f64]) {
+    let c = &cam[3..6];
     let mut xo = [0.0; 3];
     for i in 0..3 {
-        xo[i] = x[i] - cam[3 + i];
+        xo[i] = x[i] - c[i];
     }
-    let xcam = rodrigues_rotate_point(cam, xo);
-    let u = xcam[0] / xcam[2];
-    let v = xcam[1] / xcam[2];
-    let rsq = u * u + v * v;
-    let distortion = 1.0 + cam[9] * rsq + cam[10] * rsq * rsq;
-    (
-        u * distortion * cam[6] + cam[7],
-        v * distortion * cam[6] + cam[8],
-    )
+    let mut xcam = [0.0; 3];
+    rodrigues_rotate_point(&cam[0..3], xo, &mut xcam);
+    proj[0] = xcam[0] / xcam[2];
+    proj[1] = xcam[1] / xcam[2];
+    radial_distort(&cam[9..11], proj);
+    proj[0] = proj[0] * cam[6] + cam[7];
+    proj[1] = proj[1] * cam[6] + cam[8];
 }
 
-/// The weighted reprojection error of one observation, both coordinates: the objective.
-///
-/// Natural form: `fn compute_reproj_error(cam: &[f64], x: &[f64], w: f64, feat: &[f64],
-/// err: &mut [f64])`.
+/// The weighted reprojection error `err` (2) of one observation: the objective.
 #[differentiable]
-pub fn reproj_error(cam: &[f64], x: &[f64], w: f64, feat: &[f64]) -> (f64, f64) {
-    let (u, v) = project(cam, x);
-    (w * (u - feat[0]), w * (v - feat[1]))
+pub fn compute_reproj_error(cam: &[f64], x: &[f64], w: f64, feat: &[f64], err: &mut [f64]) {
+    let mut proj = [0.0; 2];
+    project(cam, x, &mut proj);
+    err[0] = w * (proj[0] - feat[0]);
+    err[1] = w * (proj[1] - feat[1]);
 }
 
-/// The first coordinate of [`reproj_error`], for the Jacobian's first row.
+/// The first coordinate of [`compute_reproj_error`], for the Jacobian's first row.
 #[differentiable]
 pub fn reproj_error_u(cam: &[f64], x: &[f64], w: f64, feat: &[f64]) -> f64 {
-    let (u, _) = project(cam, x);
-    w * (u - feat[0])
+    let mut err = [0.0; 2];
+    compute_reproj_error(cam, x, w, feat, &mut err);
+    err[0]
 }
 
-/// The second coordinate of [`reproj_error`], for the Jacobian's second row.
+/// The second coordinate of [`compute_reproj_error`], for the Jacobian's second row.
 #[differentiable]
 pub fn reproj_error_v(cam: &[f64], x: &[f64], w: f64, feat: &[f64]) -> f64 {
-    let (_, v) = project(cam, x);
-    w * (v - feat[1])
+    let mut err = [0.0; 2];
+    compute_reproj_error(cam, x, w, feat, &mut err);
+    err[1]
 }
 
 /// A bundle-adjustment problem: `n` cameras, `m` points, `p` observations, each observation
@@ -399,9 +396,7 @@ impl BaProblem {
 pub fn ba_objective(problem: &BaProblem, errors: &mut [f64]) {
     for i in 0..problem.obs.len() {
         let (cam, x, w, feat) = problem.observation(i);
-        let (eu, ev) = reproj_error(cam, x, w, feat);
-        errors[2 * i] = eu;
-        errors[2 * i + 1] = ev;
+        compute_reproj_error(cam, x, w, feat, &mut errors[2 * i..2 * i + 2]);
     }
 }
 
@@ -498,41 +493,37 @@ pub fn lstm_logsumexp(x: &[f64]) -> f64 {
     (sum + 2.0).ln()
 }
 
-/// One layer's step: the new hidden and cell values (`2b`, hidden first) of layer `layer`
-/// from its current state `state[s..s + 2b]` and the layer's input.
+/// One layer's step: updates the layer's hidden and cell values `state[s..s + 2b]` (hidden
+/// first) in place from the layer's weights `main_params[w..w + 4b]` and biases
+/// `main_params[w + 4b..w + 8b]` (forget, input, output, change) and its input.
 ///
-/// Natural form: `fn lstm_model(weight: &[f64], bias: &[f64], hidden: &mut [f64], cell:
-/// &mut [f64], input: &[f64])`, called as `lstm_model(&main_params[w..w + 4 * b],
-/// &main_params[w + 4 * b..w + 8 * b], hidden, cell, input)` with the hidden and cell
-/// values split off the state with `split_at_mut`.
+/// Natural form: `fn lstm_model(weight: &[f64], bias: &[f64], hidden: &mut [f64], cell: &mut
+/// [f64], input: &[f64])`, called as `lstm_model(&main_params[w..w + 4 * b], &main_params[w
+/// + 4 * b..w + 8 * b], hidden, cell, input)` with the hidden and cell values split off the
+/// state with `split_at_mut`. Not yet: (1) with the weights and biases passed as sub-slices
+/// from `lstm_predict`, the gradient of `main_params` comes out all zero (a wrong gradient,
+/// not a compile error), so the whole slice comes with the offset `w` and is sub-sliced
+/// here; (2) `split_at_mut` and sub-slices of `&mut` / `let mut` buffers, so the whole state
+/// comes with the offset `s`; (3) the input is a local buffer, which cannot be passed as
+/// `&[f64]` to a helper that also takes a `&mut` argument, so it is a `&mut` parameter that
+/// is only read.
 #[differentiable]
-pub fn lstm_model(
-    b: usize,
-    main_params: &[f64],
-    layer: usize,
-    state: &[f64],
-    input: &[f64],
-) -> Vec<f64> {
-    let w = 8 * b * layer;
-    let s = 2 * b * layer;
-    let mut out = vec![0.0; 2 * b];
+pub fn lstm_model(main_params: &[f64], w: usize, state: &mut [f64], s: usize, input: &mut [f64]) {
+    let b = input.len();
+    let weight = &main_params[w..w + 4 * b];
+    let bias = &main_params[w + 4 * b..w + 8 * b];
     for i in 0..b {
-        let forget = sigmoid(input[i] * main_params[w + i] + main_params[w + 4 * b + i]);
-        let ingate = sigmoid(state[s + i] * main_params[w + b + i] + main_params[w + 5 * b + i]);
-        let outgate = sigmoid(input[i] * main_params[w + 2 * b + i] + main_params[w + 6 * b + i]);
-        let change =
-            (state[s + i] * main_params[w + 3 * b + i] + main_params[w + 7 * b + i]).tanh();
-        out[b + i] = state[s + b + i] * forget + ingate * change;
-        out[i] = outgate * out[b + i].tanh();
+        let forget = sigmoid(input[i] * weight[i] + bias[i]);
+        let ingate = sigmoid(state[s + i] * weight[b + i] + bias[b + i]);
+        let outgate = sigmoid(input[i] * weight[2 * b + i] + bias[2 * b + i]);
+        let change = (state[s + i] * weight[3 * b + i] + bias[3 * b + i]).tanh();
+        state[s + b + i] = state[s + b + i] * forget + ingate * change;
+        state[s + i] = outgate * state[s + b + i].tanh();
     }
-    out
 }
 
-/// The prediction for step `t` of the sequence: the new state (`2lb`) and the output (`b`).
-///
-/// Natural form: `fn lstm_predict(l: usize, b: usize, main_params: &[f64], extra_params:
-/// &[f64], state: &mut [f64], input: &[f64], output: &mut [f64])`, called with `&sequence[t
-/// * b..(t + 1) * b]`.
+/// The prediction `output` (b) for the input `input` (b), updating the state (`2lb`) in
+/// place; `output` is also the layers' input buffer, as in ADBench's C++.
 #[differentiable]
 #[allow(clippy::too_many_arguments)]
 pub fn lstm_predict(
@@ -540,29 +531,23 @@ pub fn lstm_predict(
     b: usize,
     main_params: &[f64],
     extra_params: &[f64],
-    state: &[f64],
-    sequence: &[f64],
-    t: usize,
-) -> (Vec<f64>, Vec<f64>) {
-    let mut new_state = vec![0.0; 2 * l * b];
-    let mut layer_input = vec![0.0; b];
+    state: &mut [f64],
+    input: &[f64],
+    output: &mut [f64],
+) {
     for i in 0..b {
-        layer_input[i] = sequence[t * b + i] * extra_params[i];
+        output[i] = input[i] * extra_params[i];
     }
     for layer in 0..l {
-        let layer_state = lstm_model(b, main_params, layer, state, &layer_input);
-        for i in 0..2 * b {
-            new_state[2 * b * layer + i] = layer_state[i];
-        }
+        let w = 8 * b * layer;
+        lstm_model(main_params, w, state, 2 * b * layer, output);
         for i in 0..b {
-            layer_input[i] = layer_state[i];
+            output[i] = state[2 * b * layer + i];
         }
     }
-    let mut output = vec![0.0; b];
     for i in 0..b {
-        output[i] = layer_input[i] * extra_params[b + i] + extra_params[2 * b + i];
+        output[i] = output[i] * extra_params[b + i] + extra_params[2 * b + i];
     }
-    (new_state, output)
 }
 
 /// ADBench's LSTM objective split into the `lstm_predict` and `lstm_model` helpers.
@@ -578,10 +563,18 @@ pub fn lstm_objective_split(
     #[no_grad] sequence: &[f64],
 ) -> f64 {
     let mut state = state0.to_vec();
+    let mut ypred = vec![0.0; b];
     let mut total = 0.0;
     for t in 0..c - 1 {
-        let (new_state, ypred) = lstm_predict(l, b, main_params, extra_params, &state, sequence, t);
-        state = new_state;
+        lstm_predict(
+            l,
+            b,
+            main_params,
+            extra_params,
+            &mut state,
+            &sequence[t * b..(t + 1) * b],
+            &mut ypred,
+        );
         let lse = lstm_logsumexp(&ypred);
         for i in 0..b {
             total += sequence[(t + 1) * b + i] * (ypred[i] - lse);
