@@ -1,6 +1,13 @@
 //! `&mut` parameters, as C and C++ users write helpers: the callee reads and writes the
 //! caller's buffer, and its shadow carries the adjoint of the buffer's final value in and
 //! of its initial value out. Gradients against finite differences and by hand.
+// Written the way C and C++ users write these helpers (index loops, explicit copies, every
+// range form), which is what these tests measure.
+#![allow(
+    clippy::needless_range_loop,
+    clippy::manual_memcpy,
+    clippy::redundant_slicing
+)]
 
 use autodiff::check::{assert_gradient_close, finite_difference};
 use autodiff::prelude::*;

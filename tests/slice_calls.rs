@@ -1,6 +1,13 @@
 //! Calls of differentiable helpers that take slices: the callee adds its gradient into its
 //! caller's buffer (no full-length gradient per call). Every gradient is compared with
 //! central finite differences and, where it is easy, with a hand-derived value.
+// Written the way C and C++ users write these helpers (index loops, explicit copies, every
+// range form), which is what these tests measure.
+#![allow(
+    clippy::needless_range_loop,
+    clippy::manual_memcpy,
+    clippy::redundant_slicing
+)]
 
 use autodiff::check::{assert_gradient_close, finite_difference};
 use autodiff::prelude::*;
