@@ -14,5462 +14,6008 @@
 use autodiff::ndarray::{Array1, Array2, Axis};
 use autodiff::prelude::*;
 
+#[differentiable]
+fn p0_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 1.5
+}
+#[differentiable]
+fn p0_h1(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.75 + (y[i] * s).cos() * 0.25;
+    }
+}
+#[differentiable]
+fn p0_h2(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).sin() * 0.3;
+    }
+}
+#[differentiable]
+fn p0_h3(y: &mut [f64], x: &[f64], s: f64) {
+    p0_h1(y, s);
+    p0_h2(s * 0.5, &x[1..], y);
+}
 program! {
     #[differentiable]
-    fn p0(a: f64) -> f64 {
-        let mut acc0 = 0.5;
-        if a < 0.7 {
-            let t1 = (2.0 + a.cos()).recip();
-            let mut acc2 = 0.0;
-            acc2 += t1;
+    fn p0(xs: &[f64], b: f64, a: f64) -> f64 {
+        let t1 = p0_h0(xs, b);
+        let t2 = p0_h0(xs, b);
+        let t3 = p0_h0(&xs[1..5], t1.tanh()).sin();
+        let t4 = p0_h0(&xs[..], a * 0.6).sin();
+        let mut buf5 = vec![0.6; 4];
+        for _ in 0..3 {
+            p0_h1(&mut buf5, a);
         }
-        let t3: f64 = 1.5 / (1.0 + a * a);
-        for i in 1..=2 {
-            if a - a < -0.2 {
-                return 1.5 / (1.0 + 0.75_f64.powi(2)) - t3.cos().exp2();
-            }
-            acc0 += (a + i as f64).atan() * 0.5;
-        }
-        (acc0 * 0.25).sin() + 0.3 * a
+        p0_h3(&mut buf5, &xs[..], t2 * 0.3);
+        p0_h3(&mut buf5, xs, t1.tanh());
+        let t6 = buf5[0] + buf5[3] * 0.5;
+        let mut arr7 = [1.5_f64; 3];
+        arr7[0] = t4;
+        arr7[1] = xs[0] * 0.75;
+        arr7[2] = (t1).sin();
+        let t8 = arr7[0] * arr7[1];
+        t8 + t6 + t4 + t3 + t2 + a * 0.3
     }
-    check_p0(seed = 0x7e7e5a1904c779b9, inputs = 1, calls = [], at = |p| (p[0]));
+    check_p0(seed = 0xba3c415d46b92e01, inputs = 10, calls = [], at = |p| (&p[0..8], p[8], p[9]));
 }
 
 program! {
     #[differentiable]
-    fn p1(a: f64, xs: &[f64], b: f64) -> f64 {
-        let a = a + xs.iter().map(|q| q * b).sum::<f64>().to_radians();
-        if xs[1].sin().exp() < 0.7 {
-            let flag0 = b.atan() > 0.5;
-            return xs[0] - xs.iter().map(|q| q.cos()).product::<f64>().hypot(a);
-        }
-        let t1 = (1.0 + 0.2_f64.powi(3).powi(2)).sqrt();
-        let mut acc2 = 1.0;
-        if xs.iter().map(|q| q * a).sum::<f64>() > xs.iter().sum::<f64>() {
-            if (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) > t1 {
-                for i in (0..4).rev() {
-                    acc2 += (1.5_f64.powi(2).ln_1p() * xs[i].sin() * 0.5).tanh();
-                }
-            } else {
-                let t3 = (t1 * 0.6).sin();
-            }
-        } else {
-            let mut w4 = 0;
-            while w4 < 1 {
-                let b = b + a;
-                acc2 /= (1.0 + xs[w4].mul_add(t1, xs[w4]).powi(2));
-                w4 += 1;
-            }
-        }
-        let mut acc5 = 0.75_f64.tanh().exp2().atan2(1.5 + 0.5_f64.cos());
-        let mut acc2 = acc2;
-        (acc2 * 0.1).tanh() - t1 + a + 0.9 * b
-    }
-    check_p1(seed = 0xa027e48eb14048d0, inputs = 6, calls = [], at = |p| (p[0], &p[1..5], p[5]));
-}
-
-program! {
-    #[differentiable]
-    fn p2(xs: &[f64], a: f64, b: f64) -> f64 {
-        let mut acc0 = 0.5;
+    fn p1(c: f64, b: f64, a: f64) -> f64 {
+        let b = b - b * 0.2;
+        let mut acc0 = ((c * a + (a + b)) * 0.25).tanh();
         let mut k1 = 0;
         let r3 = loop {
-            let mut w2 = 0;
-            while w2 < 2 {
-                acc0 += (xs[w2].max(xs[(k1 + 1) % 4]) / (1.0 + ((p0(a) * 0.5).tanh() * a).powi(2)) * 0.5).tanh();
-                w2 += 1;
+            for j in 0..2 {
+                let t2 = c * (acc0 * 0.05).sin();
+                acc0 = ((t2 - j as f64) * (acc0 * 0.05).tanh() * 0.5).tanh();
             }
-            acc0 = ((acc0 * 0.05).sin() * b.atan()).sin();
+            acc0 /= (2.0 + a.min(0.6).cos());
             k1 += 1;
-            if (a * xs[(k1 + 1) % 4] > acc0 * 0.05 || (acc0 * 0.05).tanh() < 0.25) || k1 >= 6 { break a; }
+            if (1.25 * 0.1 > 0.7 && 0.1 < 0.5) || k1 >= 6 { break c.hypot(c / (1.5 + a.tanh())); }
         };
-        acc0 += (f64::max(a.cos(), r3 * (acc0 * 0.05).sin()) * 0.5).sin();
-        r3 + (acc0 * 0.05).sin().cos() - a.cos()
-    }
-    check_p2(seed = 0xcc6f906b788752ab, inputs = 6, calls = [p0], at = |p| (&p[0..4], p[4], p[5]));
-}
-
-program! {
-    #[differentiable]
-    fn p3(a: f64) -> f64 {
-        let mut acc0 = 0.0;
-        let a = a + a;
-        let t1 = ((a * 0.5).sin() + a * 0.5) * (0.5 * 1.5);
-        let t2 = if (a * 0.5).tanh() / (2.0 + t1.cos()) > a * 0.5 { (a * 0.5).atan() } else { ((a * 0.5).atan() + t1).mul_add(t1 - t1, t1 / (1.0 + t1.powi(2))) };
-        let t3 = if 1.0_f64.min(1.25) > -0.2 || (a * 0.5).sin() < 0.7 { (t1 * 0.5).powi(3).tanh().cosh() } else { t1.cos().sin() };
-        let t4: f64 = -0.2;
-        acc0 *= (1.5 + (t2 * 0.05).sin().sin()).powf(t4.tanh()).cos();
-        0.2 * (t2 * 0.05).atan() - t1 + (a * 0.5).sin() - acc0.cos()
-    }
-    check_p3(seed = 0x3b2c31d818e2ed01, inputs = 1, calls = [], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p4(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = v.to_owned();
-        for _ in 0..n {
-            t1 = ((x.dot(x) * 0.3).dot(&t1) * 0.3).mapv(f64::tanh) + &t1 * 0.5;
-        }
-        let mut t2 = &(x.dot(v) * 0.3) + &(v + x);
-        if n % 2 == 0 {
-            t2 = (&(&t1 + x) * x).mapv(f64::tanh);
-        }
-        let t3 = (x.column(0).to_owned()).dot(&(-t2.mapv(f64::sin))) * 0.3;
-        let t4 = s;
-        let t5 = x.to_owned();
-        t5.sum() * 0.2 + t4 + t3.dot(&t3) * 0.1
-    }
-    check_p4(seed = 0x00ca3f063dac9ffd, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p5(a: f64) -> f64 {
-        let mut v0 = vec![0.0; 3];
-        for i in 0..v0.len() {
-            v0[i] = (0.5 * a.tanh()).atanh();
-            if i > 0 {
-                v0[i] += v0[i - 1] * (0.25_f64.tanh() * 0.5).atan();
-            }
-        }
-        let mut acc1 = (2.0 + v0.iter().map(|q| ((q * 0.25) * 1.25).sin()).sum::<f64>().sin()).log10().tanh().cosh();
-        let mut k2 = 0;
-        loop {
-            for (j, q3) in v0.iter().enumerate() {
-                if (acc1 * 0.02).tanh().tanh() > -0.4 && (v0[(k2 + 1) % 3] * 0.02).atan() < 0.1 {
-                    acc1 -= (((v0[j] * 0.02).tanh().sin() - (v0[v0.len() - 1 - j] * 0.02).sin().mul_add(0.2, (v0[j] * 0.02).atan())) * 0.25).sin();
-                    return (v0[v0.len() - 1 - j] * 0.02).tanh() * v0.iter().map(|q| (q * 0.02) * a).sum::<f64>() - (acc1 * 0.02).clamp(-0.75, 0.75);
-                }
-                acc1 += (v0.iter().map(|q| (q * 0.02) * (q * 0.02)).sum::<f64>() * 0.05).tanh();
-            }
-            v0[(k2 + 1) % 3] += (((acc1 * 0.02).sin() - v0.iter().map(|q| ((q * 0.02) * 0.25).sin()).sum::<f64>()).atan() * 0.5).atan();
-            k2 += 1;
-            if ((v0[1] * 0.02).tanh() / (1.0 + a.powi(2)) < -0.1) || k2 >= 5 { break; }
-        }
-        acc1 * 0.02 - a.tanh()
-    }
-    check_p5(seed = 0x44e382cb49e12aca, inputs = 1, calls = [], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p6(a: f64) -> f64 {
-        let t0 = (a * a * (a * a)).atan2(1.5 + a.cos());
-        let mut acc1 = 1.5_f64.tanh().exp_m1() * a.powi(2) * 0.25;
-        for i in 0..4 {
-            if (acc1 * 0.1).atan().to_radians() > 0.25 || t0 < 0.5 {
-                let flag2 = (0.25 + i as f64) > 0.7;
-            } else {
-                let t3 = if t0.atan() > (acc1 * 0.1).atan() { (a + (acc1 * 0.1).sin()).tanh() } else { (acc1 * 0.1).tanh() + t0 - (p3(t0) * 0.5 * 0.5).atan().powi(3) };
-            }
-            acc1 += ((-a).sin().exp_m1() * 0.5).tanh();
-        }
-        for i in 0..2 {
-            if i == 1 {
+        for i in 1..=1 {
+            if i % 2 == 0 {
                 continue;
             }
-            acc1 += t0.atan2(1.5 + 0.3_f64.cos()).powi(3) * 0.25;
+            acc0 += ((2.0 + (acc0 * 0.05).sin().sin()).log10().atan() * 0.5).tanh();
         }
-        0.75 * (acc1 * 0.1) + 0.3 * t0 - 0.75 * a
+        (r3 * 0.5).atan().cos() - (acc0 * 0.05).tanh().cos() - b + 0.5 * (acc0 * 0.05)
     }
-    check_p6(seed = 0x4410d15c6eedbd6e, inputs = 1, calls = [p3], at = |p| (p[0]));
+    check_p1(seed = 0xa9060705ed65fcc5, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]),
+        params = ["b"] at [1]);
 }
 
 program! {
     #[differentiable]
-    fn p7(n: usize, a: f64, b: f64) -> f64 {
-        let t0 = f64::sin((n as f64).min(b) * (n as f64 + b));
-        let mut v1 = vec![0.0; 4];
-        for i in 0..v1.len() {
-            v1[i] = 1.0_f64;
-            if i > 0 {
-                v1[i] += v1[i - 1] * ((1.5 + a.cos()).sqrt() * 0.5).atan();
-            }
-        }
-        let flag2 = v1.iter().map(|q| (q * 0.25) * t0).sum::<f64>() > 0.7;
-        let mut acc3 = t0 * (v1[n] * 0.25).tanh() * (p3((t0 + a) * 0.5) * 0.5).tanh().powi(2);
-        if flag2 {
-            let acc3 = acc3 + (v1[2] * 0.25).cos().exp();
-            let t4 = if f64::cos(a) < 0.5 { b } else { -(2.0 + a.sin()).ln() };
-        } else if b.tanh().exp() < 0.3 {
-            for i in 0..4 {
-                for j in 1..=2 {
-                    let mut acc5 = f64::atan(b).cos();
-                    acc3 += (acc3 * 0.05).tanh();
-                }
-                v1[3 - i] = ((1.5 + (t0 - v1.iter().map(|q| (q * 0.05) * (q * 0.05)).sum::<f64>()).sin()).powf((-b).tanh()) * 0.5).tanh();
-            }
-        } else {
-            for i in 0..4 {
-                v1[i] = (1.5 + v1.iter().map(|q| (q * 0.05) * a).sum::<f64>().cos()).sqrt() * 0.5;
-            }
-        }
-        acc3 * 0.05 - t0 + a + 0.5 * (v1[3] * 0.05).sin()
-    }
-    check_p7(seed = 0x16720a2529faa945, inputs = 2, calls = [p3], at = |p| (2, p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p8(n: usize, a: f64) -> f64 {
-        let mut acc0 = 0.0;
-        if (2.0 + a.cos()).recip() < 0.25 {
-            let t1 = if n == 1 { a } else { a.mul_add(a, a).asinh() };
-        }
-        let mut acc2 = 0.0;
-        let mut acc3 = 2.0_f64.atan().powi(2);
-        1.5 * acc3 + a.sin() + 0.5 * acc3
-    }
-    check_p8(seed = 0x2c9403af62bbd6d6, inputs = 1, calls = [], at = |p| (2, p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p9(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (((0.64_f64) * 0.5).exp() + ((a) * 0.5).exp() + xs[3]).tanh();
-        let t2 = (((t1 - a) * 0.5).exp() + xs[1]).tanh();
+    fn p2(a: f64, xs: &[f64]) -> f64 {
         let mut acc = 0.0;
         let mut extra = 0.0;
         for i in 0..xs.len() {
-            if t1 > -0.26 {
-                break;
+            acc += (((((1.0 + (a) * (a)).ln()).sin()) * 0.5).exp()).tanh();
+            let t1 = (((xs[i]).tanh() - (a) * (a)).sin()).tanh() * 1.5;
+            if ((1.0 + (xs[i]) * (xs[i])).ln()).mul_add(0.5, xs[i]) > 0.15 {
+                extra = extra + ((((0.81_f64).cos() * t1).mul_add(0.5, 0.04_f64)).mul_add(0.5, xs[i])).tanh() - ((t1).mul_add(0.5, 0.70_f64) + ((t1).mul_add(0.5, xs[i])).sin()).tanh();
             }
-            let mut t3 = 0.0;
-            for j in 0..2 {
-                t3 += ((xs[i]).sin() * (j as f64 + 0.5)).sin();
-            }
-            acc += (((0.40_f64).sin()).tanh() + xs[i] - (xs[i]).sin()).tanh();
-            if (-0.97_f64).tanh() < -0.45 {
-                break;
-            }
-            let t4 = ((((1.0 + (xs[i]) * (xs[i])).ln()).sin()) * ((1.0 + (a) * (a)).ln() - (xs[i]) * (-0.81_f64))).tanh() * 1.5;
-            if i + 1 < xs.len() {
-                let t5 = (((1.0 + (xs[i]) * (xs[i])).ln()).mul_add(0.5, -0.31_f64) - (xs[i + 1]).mul_add(0.5, t2)).tanh() * 1.5;
-                if (xs[i]).mul_add(0.5, xs[i]) + (xs[i + 1]).mul_add(0.5, xs[i + 1]) < 0.24 {
-                    continue;
-                }
-                acc = acc + (xs[i + 1]).tanh() - (t2).tanh();
-            }
-            acc -= (-0.16_f64).tanh();
+            acc += ((1.0 + (a) * (a)).ln()).tanh();
+            let t2 = (((xs[i] - xs[i]) * 0.5).exp() - a).tanh() * 1.5;
+            acc = acc + ((t2).mul_add(0.5, t1)).tanh() - (((xs[i] - (t2).tanh()) * 0.5).exp()).tanh();
         }
         acc
     }
-    check_p9(seed = 0x89a1267a1695f83e, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+    check_p2(seed = 0xd3af7eecabf252f9, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
 }
 
 program! {
     #[differentiable]
-    fn p10(a: f64) -> f64 {
-        let mut acc0 = (a + a * a) * 0.5;
-        if a.atan() > a {
-            if a.hypot(acc0) < 0.5 {
-                let t1 = if 0.5 * 2.0 > acc0 { (2.0 + (acc0 * 0.75).cos()).powi(-2) } else { (a - acc0).powi(2).ln_1p() };
-            }
-        } else {
-            if a * acc0 < 0.25 {
-                acc0 += (a * a * 0.5).tanh();
-            }
-        }
-        if a / (1.0 + (acc0 * 0.5).atan().powi(2)) < 0.0 {
-            return (acc0 * 0.5).tanh().atan();
-        }
-        acc0 = ((acc0 * 0.5).sin() * 0.5_f64.clamp(-0.75, 0.75)).atan();
-        let flag2 = (acc0 * 0.5).tanh().min(a) > -0.1;
-        let t3 = match (((acc0 * 0.5).atan() * (acc0 * 0.5).sin()).abs() * 2.0) as usize % 3 { 0 | 1 => (a - a).cos(), _ => (acc0 * 0.5).atan() };
-        if !flag2 {
-            if flag2 {
-                let t4 = -(acc0 * 0.5).atan().atan();
-            }
-        } else if t3 - a < -0.4 || t3 < 0.5 {
-            let t5 = t3.hypot(a);
-        } else {
-            let mut k6 = 0;
-            let r8 = loop {
-                if k6 == 3 {
-                    let acc0 = acc0 * 0.1 + a * a;
-                } else {
-                    let t7 = f64::cos((p5((k6 as f64).clamp(-0.75, 0.75)) * 0.1).tanh().powi(2).atan());
-                }
-                acc0 *= 0.5 + 0.4 * (k6 as f64).sin();
-                k6 += 1;
-                if ((t3.hypot(k6 as f64)) > t3) || k6 >= 5 { break (acc0 * 0.05).sin().mul_add(a.mul_add(2.0, t3), t3); }
-            };
-        }
-        (acc0 * 0.05).tanh() + a + 0.5 * t3
-    }
-    check_p10(seed = 0x1e019c16c70d2e46, inputs = 1, calls = [p5], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p11(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((1.0 + (a) * (a)).ln() - a + xs[3]).tanh();
-        let t2 = (((t1 + a) * 0.5).exp() + xs[5]).tanh();
+    fn p3(a: f64, xs: &[f64]) -> f64 {
+        let t1 = ((a - a).cos() * a + xs[4]).tanh();
+        let t2 = (a + xs[0]).tanh();
         let mut acc = 0.0;
         let mut extra = 0.0;
-        let mut carried = 0.5;
         for i in 0..xs.len() - 1 {
-            let t3 = ((xs[i]).mul_add(0.5, xs[i]) - ((xs[i + 1]) * 0.5).exp() + (((1.0 + (xs[i + 1]) * (xs[i + 1])).ln()) * 0.5).exp()).tanh() * 1.5;
-            extra += (((xs[i]).cos() * xs[i + 1]) * ((xs[i + 1]).mul_add(0.5, a)) - (a).mul_add(0.5, 0.67_f64)).tanh();
-            acc += ((((xs[i]).cos() * xs[i]).tanh()).sin()).tanh();
-            carried = carried * 0.5 + (((1.0 + ((t3).cos() * xs[i + 1]) * ((t3).cos() * xs[i + 1])).ln()).mul_add(0.5, xs[i + 1])).tanh();
-            acc += carried;
+            if (a) * (0.84_f64) + xs[i + 1] < 0.44 {
+                continue;
+            }
+            extra += (xs[i] + (t1 - t2) * ((xs[i + 1]).mul_add(0.5, xs[i + 1]))).tanh();
+            acc += (xs[i + 1]).tanh();
         }
         acc
     }
-    check_p11(seed = 0x8a46474f3412b4bf, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+    check_p3(seed = 0x475fa9f422bd9f4f, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
 }
 
 program! {
     #[differentiable]
-    fn p12(a: f64) -> f64 {
-        let t0 = a;
-        let mut acc1 = a;
-        acc1 -= (p8(2, a) * 0.25).tanh() * 0.75 * 1.5_f64.mul_add(a, t0) * 0.5;
+    fn p4(xs: &[f64], a: f64) -> f64 {
+        let a = a - a;
+        let a = a * 0.5 + (a * 0.5).sin();
+        let mut acc0 = (a / (1.5 + a.tanh())).tanh();
         for i in 0..1 {
-            let mut k2 = 0;
-            loop {
-                acc1 = ((acc1 * 0.1).tanh() - a.tanh()).tanh();
-                acc1 = ((acc1 * 0.1 * k2 as f64 - (acc1 * 0.1).tanh()) * 0.1).tanh();
-                k2 += 1;
-                if ((acc1 * 0.1).sin() - (acc1 * 0.1).tanh() < 0.7) || k2 >= 5 { break; }
-            }
-            acc1 = (acc1 * 0.1 * (2.0 + 1.25_f64.sin()).ln()).sin();
-        }
-        acc1 -= (-0.5_f64).min(a.cos().exp()) * 0.5;
-        if t0 * 0.5 < 0.25 {
-            let mut w3 = 0;
-            while w3 < 2 {
-                acc1 = ((acc1 * 0.1).tanh() - (a * t0 * 0.5).sin()).tanh();
-                w3 += 1;
-            }
-        } else {
-            acc1 += (t0.tanh() * ((acc1 * 0.1).sin() - (acc1 * 0.1).atan()) * 0.25).sin();
-        }
-        (acc1 * 0.1).tanh()
-    }
-    check_p12(seed = 0xbebe0956a2ea7b2c, inputs = 1, calls = [p8], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p13(a: f64, n: usize) -> f64 {
-        let mut acc0 = 0.0;
-        let mut w1 = 0;
-        while w1 < 4 {
-            let mut w2 = 0;
-            while w2 < 1 {
-                acc0 -= (w2 as f64 + a) * (a * 0.1);
-                acc0 = acc0 * 0.1;
-                w2 += 1;
-            }
-            acc0 = ((acc0 * 0.1).atan() + (a / (1.0 + a.powi(2)) * 0.5).tanh()).tanh();
-            w1 += 1;
-        }
-        0.2 * (acc0 * 0.1).sin() + a
-    }
-    check_p13(seed = 0xbf8b975731b6e7fa, inputs = 1, calls = [], at = |p| (p[0], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p14(b: f64, d: f64, c: f64, n: usize, a: f64) -> f64 {
-        let t0 = (d - c).abs();
-        let mut acc1 = c;
-        acc1 = (d.powi(3) * 0.5).sin();
-        let t2 = if c * 0.75 > -0.1 || (n as f64) < 0.3 { b * n as f64 + d * 1.0 } else { b };
-        let t3 = a;
-        acc1 /= (1.0 + acc1.powi(2));
-        (t2 * 0.5).sin().sin() + acc1 + 1.25 * t0 + c.tanh() - d.tanh() + b
-    }
-    check_p14(seed = 0xf292c9067d6e7090, inputs = 4, calls = [], at = |p| (p[0], p[1], p[2], 1, p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p15(n: usize, a: f64) -> f64 {
-        let mut acc0 = (a * a * a.cos() * 0.5).tanh();
-        for i in 0..3 {
-            if (a + i as f64) < 0.1 && (i as f64) < 0.3 {
-                let mut acc1 = 1.0;
-            } else {
-                let mut k2 = 0;
-                loop {
-                    let t3 = if a + a < 0.7 { -(k2 as f64).powi(2).ln_1p() } else { (1.25 + a) / (1.0 + (acc0 * 0.05).cos().powi(2)) };
-                    acc0 -= ((a + (t3 * 0.5).sin()) * (p14((a.mul_add(p13((1.0 + (t3 * 0.5).tanh().powi(2)).cbrt(), 1), (t3 * 0.5).atan()) * 0.25).tanh(), ((a + (acc0 * 0.05).sin()) * 0.5).tanh(), (acc0 * 0.05 * 0.5).sin(), 1, (a.mul_add(acc0 * 0.05, (acc0 * 0.05).sin()) * 0.25).sin()) * 0.25).atan().atan() * 0.25).atan();
-                    k2 += 1;
-                    if (f64::sin(0.1) < 0.3) || k2 >= 4 { break; }
+            let acc0 = (acc0 * 0.5).tanh() * i as f64;
+            let mut v1 = vec![0.0; 3];
+            for j in 0..v1.len() {
+                v1[j] = (xs[xs.len() - 1 - i] * (p1((xs.iter().map(|q| q.cos()).product::<f64>().max(acc0) * 0.5).tanh(), (a.cos().exp() * 0.5).atan(), (acc0 / (2.0 + acc0.cos()) * 0.25).tanh()) * 0.25).sin()).cos().exp_m1();
+                if j > 0 {
+                    v1[j] += v1[j - 1] * (xs[i].atan() * 0.5).sin();
                 }
             }
-            acc0 /= (2.0 + 0.25_f64.cos());
-        }
-        (acc0 * 0.05).sin().sin() + a
-    }
-    check_p15(seed = 0x407084d804eef54f, inputs = 1, calls = [p13, p14], at = |p| (1, p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p16(a: f64, b: f64) -> f64 {
-        let mut acc0 = (b / (1.0 + a * a)).powi(2).ln_1p();
-        let mut k1 = 0;
-        loop {
-            let t2 = (acc0 * 0.25).atan() + (acc0 * 0.25).sin();
+            let mut acc2 = f64::cos(xs[i] * a);
             let mut k3 = 0;
-            let r4 = loop {
-                acc0 *= 0.5 + 0.4 * (2.0 + 0.6_f64.sin()).cbrt().sin();
-                acc0 *= 0.5 + 0.4 * (k1 as f64).atan2(1.5 + t2.cos()).sin();
-                acc0 += ((k3 as f64).clamp(-0.75, 0.75).tanh() * 0.5).sin();
+            loop {
+                let t4 = match k3 % 3 { 0 => ((2.0 - a + (a + xs[k3 % xs.len()])) * 0.25).sin(), 1 => (2.0 + 0.9_f64.mul_add(a, xs[i]).sin()).log10(), _ => (1.5 + (acc2 * 0.1).sin()).powf(acc0.tanh()) / (1.0 + (xs[2] / (1.5 + xs[k3 % xs.len()].tanh())).powi(2)) * 0.5 };
+                acc2 = ((v1[1] * 0.1 * a).abs() * 0.25).atan();
                 k3 += 1;
-                if (b * (acc0 * 0.01) > t2) || k3 >= 4 { break 0.9 * (a - t2); }
-            };
-            acc0 = 1.25 * (acc0 * 0.01).atan();
-            k1 += 1;
-            if (a - a > acc0 * 0.01) || k1 >= 3 { break; }
-        }
-        for i in 0..4 {
-            if (p6((acc0 * 0.01).tanh().tanh()) * 0.5).atan().asinh() > 0.3 {
-                match i % 3 {
-                    0 | 1 => {
-                        let mut acc5 = 1.0;
-                    }
-                    _ => {
-                        acc0 += 1.0_f64;
-                    }
-                }
+                if ((v1[i] * 0.1).sin() * acc0 < 0.1) || k3 >= 5 { break; }
             }
-            if b > 0.25 || a < 0.7 {
-                let t6: f64 = i as f64;
-            }
-            acc0 = acc0 * 0.01;
+            acc2 /= (1.0 + a.powi(2));
         }
-        (acc0 * 0.01).sin() + 0.25 * b
+        acc0 -= xs[2];
+        acc0 += ((a + a).powi(2).ln_1p() * 0.25).tanh();
+        for (i, q5) in xs.iter().enumerate() {
+            if (acc0 * 0.05).tanh().tanh() > -0.4 || xs[i] < -0.1 {
+                return (p1((a / (1.0 + xs[i].powi(2)) * 0.25).tanh(), (acc0 * 0.05).sin() * 1.5, (a * 0.5).sin()) * 0.25).atan() * xs[i];
+            }
+            acc0 /= (2.0 + (1.5 + (i as f64).cos()).sqrt().cos());
+        }
+        (acc0 * 0.05).tanh().sin() + a.tanh()
     }
-    check_p16(seed = 0x02a3ec708f29e7d0, inputs = 2, calls = [p6], at = |p| (p[0], p[1]));
+    check_p4(seed = 0x5ce4eee1678c09f7, inputs = 5, calls = [p1], at = |p| (&p[0..4], p[4]));
+}
+
+#[differentiable]
+fn p5_h0(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).cos();
+    r[1] = v[1] * 1.5;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+#[differentiable]
+fn p5_h1(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.3).sin();
+    }
+    acc * 0.75 + v[0] * v[v.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p5(xs: &[f64], a: f64) -> f64 {
+        let arr1 = p5_h0(xs, a);
+        let t2 = arr1[2] * arr1[2];
+        let s3 = &xs[..6];
+        let t4 = (s3[4] * t2 * -0.5 + s3[2]).sin() + s3[s3.len() - 1] * 1.5;
+        let t5 = p5_h1(&xs[4..6], a);
+        let t6 = p5_h1(xs, t5).sin();
+        let t7 = p5_h1(&s3[1..=3], t4.tanh());
+        let t8 = p5_h1(s3, t4 * 0.3);
+        t8 + t7 + t6 + t5 + t4 + a * 0.3
+    }
+    check_p5(seed = 0x856cf9b1bcdff971, inputs = 7, calls = [], at = |p| (&p[0..6], p[6]));
 }
 
 program! {
     #[differentiable]
-    fn p17(b: f64, c: f64, a: f64, xs: &[f64]) -> f64 {
-        let t1 = { let u0 = (c.mul_add(xs[1], c) * (xs[1] + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())) * 0.1).atan(); xs.iter().map(|q| (q * 1.5).sin()).sum::<f64>() };
-        let t2 = if c.sin() < -0.1 { a + xs[0].mul_add(xs.iter().map(|q| q.cos()).product::<f64>(), b) } else { c };
-        let t3 = xs[1].cos();
-        let mut acc4 = 0.5;
-        let mut w5 = 0;
-        while w5 < 2 && ((t1 * 0.5).tanh().powi(2) > -0.4) {
-            if w5 % 2 == 0 {
-                acc4 *= (t1 * 2.0).cos();
-                return xs[w5];
-            }
-            acc4 += 0.5 * (c * 0.1);
-            w5 += 1;
-        }
-        t3 + 0.6 * c - b.cos()
-    }
-    check_p17(seed = 0x2169b66ffeaba72f, inputs = 6, calls = [], at = |p| (p[0], p[1], p[2], &p[3..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p18(b: f64, a: f64) -> f64 {
-        let mut acc0 = (a * (b - b) * 0.5).atan();
-        let t1 = match ((b.tanh().exp_m1() * 0.5).tanh().abs() * 2.0) as usize % 3 { 0 => (2.0 + (1.0 * acc0).cos()).recip(), 1 => ((b / (1.0 + b.powi(2)) - b.cos()) * 0.5).tanh(), _ => 0.6 };
-        acc0 /= (2.0 + a.powi(2).cos());
-        let t2 = b.max(p16(acc0, (t1 * 0.5).atan())) + t1;
-        let k3 = (((b - p12((f64::max(t1, 0.6) * 0.5).sin())) * 0.5).tanh().abs() * 2.0) as usize % 3;
-        match k3 {
-            0 => {
-                if 0.2 * t1 > a {
-                    return ((t2 * 0.5).atan() + b) / (1.0 + acc0 * acc0);
-                }
-            }
-            1 => {
-                let mut t2 = t2;
-            }
-            _ => {
-                let t4 = b.sin().exp();
-            }
-        }
-        1.25 * t1
-    }
-    check_p18(seed = 0x2cc8fcd461a91c9e, inputs = 2, calls = [p12, p16], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p19(n: usize, a: f64) -> f64 {
-        let mut acc0 = ((0.75 + a).powi(3) * 0.25).atan();
-        for i in 0..4 {
-            let t2 = { let u1 = (1.5 + (1.5 + (acc0 * 0.1).sin()).powf((acc0 * 0.1).atan().tanh()).sin()).powf((1.5 + (acc0 * 0.1).sin().sin()).powf((acc0 * 0.1).tanh().tanh()).tanh()); f64::max(a.tanh().exp2(), 0.1 * (acc0 * 0.1).sin()) };
-            let acc0 = (acc0 * 0.1).tanh() - 0.2 * t2;
-            let mut acc3 = (0.2 + t2 * a) * 0.5;
-            match i {
+    fn p6(n: usize, a: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = a;
+        for (i, q1) in xs.iter().enumerate() {
+            let mut acc2 = (xs[n] - xs[0]).tanh().exp();
+            match n {
                 0 => {
-                    let t4 = 0.1_f64.powi(2).ln_1p().tanh().exp2();
-                }
-                1 => {
-                    for j in 0..3 {
-                        let acc0 = acc0 - (2.0 + acc0.sin()).sqrt();
-                        acc3 = (acc3 * 0.05 / (1.0 + (n as f64).powi(2)) * a * 0.25).atan();
+                    let mut k3 = 0;
+                    loop {
+                        acc2 *= 0.5 + 0.4 * f64::tanh(xs.iter().sum::<f64>()).sin();
+                        acc0 /= (1.0 + (a - 0.2).powi(2));
+                        k3 += 1;
+                        if (xs[(k3 + 1) % 4].atan() < 0.0) || k3 >= 4 { break; }
                     }
                 }
                 _ => {
-                    let t5 = f64::sin(a / (1.5 + a.tanh())) * (i as f64 * 0.6 / (1.0 + t2.powi(2)));
+                    let t4 = (xs[3] - a) * ((acc2 * 0.02).tanh() / (2.0 + xs[i].cos())) * (1.0 + (0.5 * (acc0 * 0.02).sin()).powi(2)).ln();
                 }
             }
-            acc3 += t2.atan2(1.5 + acc0.cos()).tanh() * 0.5;
+            acc2 = (acc2 * 0.02 + (a.min(xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) * 0.05).tanh()).sin();
         }
-        if a + (acc0 * 0.05).sin() > a {
-            for i in (0..8).step_by(2) {
-                if n > 0 {
-                    for j in (0..8).step_by(2) {
-                        if (1.5 + a.sin()).log(2.5 + a.cos()) > 0.5 {
-                            let t6: f64 = a / (2.0 + a.cos()) + (acc0 * 0.02).tanh() * (acc0 * 0.02).tanh() - (1.0 + (a * n as f64).powi(2)).ln();
-                        }
-                        acc0 += (0.5 * (a / (2.0 + (acc0 * 0.02).cos())).tanh()).asin() * 0.5;
-                    }
-                } else {
-                    if ((acc0 * 0.02).mul_add((p14(((a + a) * 0.5).tanh(), ((1.5 + (acc0 * 0.02).sin()).powf(a.tanh()) * 0.5).tanh(), -a, 1, 1.25 * (acc0 * 0.02) * 0.5) * 0.25).sin(), i as f64)) > -0.1 {
-                        for j in (0..4).rev() {
-                            acc0 += (a * a * (a + a) * 0.1).tanh();
-                            acc0 *= 0.8 + 0.2 * a.cos().sin();
-                        }
-                    } else {
-                        for j in (0..4).rev() {
-                            if (f64::sin(n as f64)) < -0.4 {
-                                let t7 = if (j as f64 / (1.0 + (acc0 * 0.005).atan().powi(2))) > a { (acc0 * 0.005).sin() } else { (acc0 * 0.005).sin() };
-                            } else {
-                                if j + n < 4 {
-                                    let flag8 = a > -0.1;
-                                } else {
-                                    if a - acc0 * 0.005 > (acc0 * 0.005).atan() {
-                                        if (j as f64) > 1.5 {
-                                            acc0 += ((j as f64 + (p3((i as f64 * 0.25).atan().powi(3) * 0.25) * 0.5).tanh() - f64::max(acc0 * 0.005, (acc0 * 0.005).tanh())) * 0.1).atan();
-                                        } else {
-                                            let a = a + (acc0 * 0.005).atan2(1.5 + (acc0 * 0.005).tanh().cos());
-                                        }
-                                    } else if 1.25_f64.atan2(1.5 + a.cos()) < 0.3 {
-                                        let t9 = -(0.2 * (acc0 * 0.005).atan() * a);
-                                    }
-                                }
-                            }
-                            acc0 *= (a - 2.0).cos();
-                        }
-                    }
-                }
-                acc0 = acc0 * 0.002;
-            }
-        } else {
-            let t10 = (acc0 * 0.002).atan() * a;
-        }
-        (acc0 * 0.002).cos()
+        let a = a * f64::sin(xs[n]);
+        acc0 = (2.0 + (-(acc0 * 0.02).tanh()).cos()).powi(-2);
+        (a * 0.5).tanh() + (acc0 * 0.02).sin()
     }
-    check_p19(seed = 0xb7228edd0185e84d, inputs = 1, calls = [p3, p14], at = |p| (1, p[0]));
+    check_p6(seed = 0x1dede4fc7554bbb1, inputs = 5, calls = [], at = |p| (1, p[0], &p[1..5]));
+}
+
+#[differentiable]
+fn p7_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.6
+}
+#[differentiable]
+fn p7_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * -0.5;
+    t + p7_h0(&v[1..], s * 1.5) + p7_h0(v, s).cos()
+}
+#[differentiable]
+fn p7_h2(y: &mut [f64], s: f64) -> f64 {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 1.5).tanh();
+    }
+    y[0] = (y[0] * -0.5 + s).sin();
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p7_h3(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).cos() * 0.25;
+    }
+}
+#[differentiable]
+fn p7_h4(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p7_h2(y, s);
+    p7_h3(s * 0.3, &x[1..], y);
+}
+#[differentiable]
+fn p7_h5(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).tanh();
+    r[1] = v[1] * 0.75;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+program! {
+    #[differentiable]
+    fn p7(xs: &[f64], a: f64, w: [f64; 3], b: f64) -> f64 {
+        let s1 = &xs[..];
+        let t2 = (s1[3] * a + s1[3]).sin() + s1[s1.len() - 1] * 0.3;
+        let t3 = p7_h1(&s1[4..=6], t2.tanh());
+        let mut buf4 = vec![0.0; 2];
+        for i in 0..2 {
+            buf4[i] = xs[i + 2] * a * 0.25;
+        }
+        let _ = p7_h2(&mut buf4, w[2]);
+        p7_h3(w[0], xs, &mut buf4);
+        p7_h4(&mut buf4, &xs[..5], a);
+        let t5 = buf4[0] + buf4[1] * 0.6;
+        let s6 = &xs[..4];
+        let t7 = (s6[1] * a + s6[0]).sin() + s6[s6.len() - 1] * 0.5;
+        let arr8 = p7_h5(xs, t2 * 0.25);
+        let t9 = arr8[0] * arr8[0];
+        t9 + t7 + t5 + t3 + t2 + w[1] * 0.5 + a * 0.3
+    }
+    check_p7(seed = 0x8bebfdedc76159ff, inputs = 12, calls = [], at = |p| (&p[0..7], p[7], <[f64; 3]>::try_from(&p[8..11]).unwrap(), p[11]),
+        params = ["a", "xs", "w"] at [7, 0, 1, 2, 3, 4, 5, 6, 8, 9, 10]);
 }
 
 program! {
     #[differentiable]
-    fn p20(c: f64, n: usize, b: f64, a: f64) -> f64 {
-        let b = b + (n as f64).cos();
-        if a < 0.3 {
-            return (n as f64).powi(2) * 1.5;
-        }
-        let mut acc0 = 1.0;
-        if (1.0 + a.powi(2)).ln() < -0.4 {
-            let t1 = (b * 0.5).tanh() * (1.0 + (b * 0.5).sin().powi(2)).ln() - a;
-        }
-        (b * 0.5).atan()
-    }
-    check_p20(seed = 0xc586ffb81ce19dae, inputs = 3, calls = [], at = |p| (p[0], 1, p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p21(a: f64, xs: &[f64]) -> f64 {
+    fn p8(a: f64) -> f64 {
         let mut acc0 = a;
-        for i in 0..xs.len() {
-            if i < 2 {
-                let t1 = if a > -0.2 { (acc0 * 0.1).tanh().sin() + (1.0 + a.powi(2)).ln() } else { a };
-            } else if i < 3 {
-                let t2: f64 = i as f64 + (p3(1.5 * (p6(a) * 0.5).tanh()) * 0.5).atan();
-            } else {
-                if (acc0 * 0.1).atan() - xs[i] < -0.2 && 1.5 < -0.4 {
-                    acc0 = ((xs[2] / (1.5 + (acc0 * 0.1).sin().tanh()) + 0.9) * 0.5).tanh();
-                } else if (acc0 * 0.1).atan() * xs[1] < -0.1 {
-                    acc0 += (xs.iter().map(|q| q * q).sum::<f64>() * 0.1).tanh();
-                } else {
-                    acc0 -= ((acc0 * 0.1).atan().tanh().sinh().powi(2) * 0.5).sin();
-                }
-            }
-            acc0 += (xs[i].mul_add(a, acc0 * 0.1) * 1.0 * 0.25).atan();
-        }
-        let acc0 = acc0 * 0.1 + ((acc0 * 0.1).sin() + xs[2]);
-        let mut acc3 = acc0 * 0.25;
-        let t4 = xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>();
-        t4 * 0.1 + 0.25 * acc3 + (acc0 * 0.25).tanh() + a
-    }
-    check_p21(seed = 0xc66490369f42c63e, inputs = 5, calls = [p3, p6], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p22(xs: &[f64], a: f64) -> f64 {
-        let t0 = a.to_radians();
-        let t1 = xs[2] + t0;
-        let mut acc2 = 1.0;
-        let mut w3 = 0;
-        while w3 < 1 && (t1 < -0.1) {
-            let t4 = p13(t0, 1) * a;
-            for j in 1..=2 {
-                for l in (0..4).rev() {
-                    if t0 * xs[w3] > xs[j] {
-                        let t5 = 1.25 * xs.iter().map(|q| (q * 0.6).sin()).sum::<f64>() * (1.5 + (j as f64).sin()).powf(xs.iter().map(|q| q * q).sum::<f64>().tanh());
-                    }
-                    acc2 += xs[(l + 1) % 3];
-                }
-                acc2 -= (j as f64 * xs[0] * xs[xs.len() - 1 - w3].abs() * 0.1).tanh();
-            }
-            acc2 = t0.cos();
-            w3 += 1;
-        }
-        let t6 = if (2.0 + xs[1].cos()).recip() < 0.25 { t1 } else { xs[1].clamp(-0.75, 0.75) };
-        if a.atan() < -0.4 {
-            for i in 0..1 {
-                for j in 0..xs.len() {
-                    let t7 = if j + i < 3 { xs[i] } else { t6.powi(2).ln_1p() * a.powi(2) };
-                    acc2 += t7.atan() / (1.0 + t0.powi(2)) * 0.25;
-                }
-                acc2 = f64::min(t6, xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()).sin();
-            }
-        } else {
-            let t8 = t1;
-        }
-        t6.sin() + (acc2 * 0.05).tanh().tanh() + t1 + 0.2 * t0
-    }
-    check_p22(seed = 0xde7a5660f217e732, inputs = 4, calls = [p13], at = |p| (&p[0..3], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p23(a: f64) -> f64 {
-        let mut acc0 = 0.5;
-        let mut w1 = 0;
-        while w1 < 3 {
-            for j in 1..=1 {
-                if a - a < 0.1 {
-                    return a.tanh().sinh() - (2.0 + a.sin()).sqrt();
-                }
-                acc0 = -(-a);
-            }
-            acc0 *= 0.5 + 0.4 * (acc0 * 0.1 / (1.0 + a * a)).sin();
-            w1 += 1;
-        }
+        let t1 = if a > acc0 { (acc0 - 0.9).to_radians() } else { a.sin().exp() / (1.0 + (2.0 + a.cos()).recip().powi(2)) };
+        let mut t1 = t1;
         let mut v2 = vec![0.0; 3];
         for i in 0..v2.len() {
-            v2[i] = a;
+            v2[i] = (1.5 + (a - i as f64).sin()).log(2.5 + (-(i as f64)).cos());
             if i > 0 {
-                v2[i] += v2[i - 1] * (f64::tanh(0.25) * 0.5).atan();
+                v2[i] += v2[i - 1] * (a.mul_add(1.25, acc0) * 0.25).tanh();
             }
         }
-        for i in 0..1 {
-            let mut acc3 = a.sin().tanh();
-            v2[2 - i] -= a;
+        let t3: f64 = (1.0 + acc0.powi(2)).sqrt().to_radians();
+        let t4 = (1.0 + ((t1 * 0.5).tanh() + acc0).powi(2)).ln() * 1.5;
+        if a.cos() > 0.5 {
+            return (v2[0] * 0.25).atan() / (1.0 + ((t1 * 0.5).atan() * v2.iter().enumerate().map(|(k, q)| (q * 0.25) * k as f64).sum::<f64>() * 0.5).powi(2));
         }
-        let acc0 = (acc0 * 0.05).sin() + a.hypot((acc0 * 0.05).sin());
-        let mut v4 = vec![0.0; v2.len()];
-        for i in 0..v4.len() {
-            v4[i] = (f64::min(i as f64 - v2[i] * 0.1, acc0 * 0.25) * 0.5).sin();
-            if i > 0 {
-                v4[i] += v4[i - 1] * (acc0 * 0.25 / (1.0 + 0.1_f64.powi(2)) * 0.1).sin();
-            }
-        }
-        (acc0 * 0.25).sin() + a
+        t4.sin() + acc0.tanh()
     }
-    check_p23(seed = 0x84adf452c983074c, inputs = 1, calls = [], at = |p| (p[0]));
+    check_p8(seed = 0x0f5f20910e6b1848, inputs = 1, calls = [], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p9(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = (x.sum() * 0.1) - v;
+        let t2 = (&(x + x) * &((&t1 * (s)).mapv(f64::sin))).mapv(f64::tanh);
+        let t3 = x.to_owned();
+        t3.sum() * 0.2 + t2.sum() * 0.2 + t1.dot(&t1) * 0.1
+    }
+    check_p9(seed = 0x912dc621c6727efd, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1),
+        params = ["x", "v"] at [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+}
+
+#[differentiable]
+fn p10_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.5
+}
+#[differentiable]
+fn p10_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 0.3;
+    }
+}
+#[differentiable]
+fn p10_h2(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * 1.5 + (y[i] * s).tanh() * 0.25;
+    }
+    y[0] * y[y.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p10(xs: &[f64], a: f64) -> f64 {
+        let t1 = p10_h0(&xs[..], a).sin();
+        let mut buf2 = vec![0.0; 4];
+        for i in 0..4 {
+            buf2[i] = xs[i + 4] * t1 * 0.25;
+        }
+        p10_h1(a * 0.3, &xs[6..=7], &mut buf2);
+        let _ = p10_h2(&mut buf2, a * 0.5);
+        let t3 = buf2[0] + buf2[3] * -0.5;
+        let t4 = p10_h0(xs, t1);
+        t4 + t3 + t1 + a * 0.3
+    }
+    check_p10(seed = 0x1a4fb53c0f3f2d95, inputs = 9, calls = [], at = |p| (&p[0..8], p[8]));
+}
+
+program! {
+    #[differentiable]
+    fn p11(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = (x.sum_axis(Axis(1)) * 0.3).powi(2);
+        let t2 = (&t1 / &v.mapv(|q| q * q + 1.0)).mean().unwrap();
+        let t3 = x.dot(&t1) * 0.3;
+        let mut t4 = v.to_owned();
+        for _ in 0..n {
+            t4 = ((x / &x.mapv(|q| q * q + 1.0)).dot(&t4) * 0.3).mapv(f64::tanh) + &t4 * 0.5;
+        }
+        let t5 = (t4.mean().unwrap()) * &((s) * x);
+        t5.sum() * 0.2 + t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1
+    }
+    check_p11(seed = 0x6d600e0179346955, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p12(b: f64, a: f64, n: usize) -> f64 {
+        let mut acc0 = ((2.0 + a.sin()).log2().powi(2) * 0.5).tanh();
+        for i in 1..=1 {
+            let t1 = f64::sin(b) + b;
+            acc0 = b;
+            if i % 3 == 1 {
+                let t2 = (acc0 * 0.5).tanh() - b.mul_add((t1 * 0.5).atan(), b);
+            }
+        }
+        let mut v3 = vec![0.0; n];
+        for i in 0..v3.len() {
+            v3[i] = -(n as f64 / (2.0 + a.cos())) * 0.5;
+        }
+        acc0 /= (2.0 + (1.5 + v3.iter().sum::<f64>().cos()).sqrt().cos());
+        if b.powi(2).ln_1p() < 0.7 {
+            let b = b * v3[(n + 1) % 2];
+        } else {
+            v3[n % 2] = ((v3[(n + 1) % 2] - b) * (b * b) * 0.1).sin();
+        }
+        0.3 * (acc0 * 0.5).tanh() + 0.9 * b
+    }
+    check_p12(seed = 0xc8673c3e3fcf524d, inputs = 2, calls = [], at = |p| (p[0], p[1], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p13(b: f64, a: f64) -> f64 {
+        let t1: f64 = { let u0 = a.min(b).sin(); 0.75 * -2.0 };
+        let t2 = (t1 + t1.hypot(a)).tanh();
+        let b = b - b.atan2(1.5 + t2.cos());
+        let a = a * 1.0_f64.sin();
+        a * 0.5 + (b * 0.5).atan() + 0.1 * t2
+    }
+    check_p13(seed = 0x9834f359b9d10a38, inputs = 2, calls = [], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p14(n: usize, b: f64, a: f64) -> f64 {
+        let t0 = b.hypot(b);
+        let b = b + (1.0 + b.powi(2)).sqrt();
+        let flag1 = 1.5 * (b * 0.25).atan() > 0.1;
+        let t2 = t0 - (t0 - p12(((t0 * 0.5).powi(3) * 0.1).tanh(), (b * 0.25).sin() - (b * 0.25).tanh(), 2).tanh());
+        let mut acc3 = ((a + t0) / (1.0 + a.powi(2)) * 0.25).atan();
+        for i in 0..3 {
+            let mut acc4 = ((2.0_f64.atan2(1.5 + (b * 0.25).cos()) + n as f64 / (1.5 + (b * 0.25).tanh())) * 0.25).sin();
+            acc3 *= acc4.tanh();
+        }
+        (acc3 * 0.1).sin() + (t2 * 0.25).sin() - b * 0.25
+    }
+    check_p14(seed = 0x76e33174ce039934, inputs = 2, calls = [p12], at = |p| (3, p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p15(a: f64, xs: &[f64]) -> f64 {
+        let t1 = ((a).mul_add(0.5, a) + xs[0]).tanh();
+        let t2 = (((t1).sin()).sin() + xs[0]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 1..xs.len() {
+            extra = extra + ((((((1.0 + (xs[i - 1]) * (xs[i - 1])).ln()) * 0.5).exp()) * 0.5).exp()).tanh() - (((((xs[i]).tanh()).cos() * t1) * 0.5).exp()).tanh();
+            let t3 = (((t2).tanh() + xs[i - 1] + t2).cos() * xs[i]).tanh() * 1.5;
+            let t4 = if (xs[i - 1]).sin() > 0.12 { ((1.0 + ((((a) * 0.5).exp()).sin()) * ((((a) * 0.5).exp()).sin())).ln()).tanh() } else { xs[i - 1] };
+            acc += (a).tanh();
+        }
+        acc
+    }
+    check_p15(seed = 0x6c56aff098fc320a, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]),
+        params = ["a"] at [0]);
+}
+
+#[differentiable]
+fn p16_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 1.5).tanh();
+    }
+    acc * 0.5 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p16_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * -0.5;
+    t + p16_h0(&v[1..], s * 0.3) + p16_h0(v, s).cos()
+}
+program! {
+    #[differentiable]
+    fn p16(b: f64, a: f64, xs: &[f64]) -> f64 {
+        let s1 = &xs[3..];
+        let t2 = (s1[3] * a * 0.75 + s1[2]).sin() + s1[s1.len() - 1] * 0.75;
+        let t3 = p16_h1(&xs[..7], a * 0.5).sin();
+        let mut arr4 = [0.25_f64; 3];
+        arr4[0] = b;
+        arr4[1] = xs[3] * 0.3;
+        let t5 = arr4[2] * arr4[0];
+        t5 + t3 + t2 + a * 0.3
+    }
+    check_p16(seed = 0xb8002d1dad6a4646, inputs = 9, calls = [], at = |p| (p[0], p[1], &p[2..9]));
+}
+
+program! {
+    #[differentiable]
+    fn p17(a: f64, b: f64, c: f64, n: usize) -> f64 {
+        let mut acc0 = (b * a).min(0.6 * p12(f64::tanh(c), (c * b * 0.5).sin(), 2));
+        for i in 0..2 {
+            if acc0 * 0.25 < 0.7 {
+                continue;
+            }
+            acc0 -= (((acc0 * 0.25).sin() * c).mul_add(0.9 - n as f64, f64::atan(b)) * 0.1).atan();
+        }
+        let mut w1 = 0;
+        while w1 < 2 {
+            acc0 = ((acc0 * 0.1).tanh() + (acc0 * 0.1 * 0.9 * 0.5).sin()).atan();
+            let mut acc2 = b.atan().powi(2);
+            for j in (0..2).rev() {
+                let t3 = (acc2 * 0.1).sin() / (1.5 + c.tanh());
+                acc2 = (acc2 * 0.1 - (acc2 * 0.1).tanh() / (1.5 + c.tanh())).tanh();
+            }
+            w1 += 1;
+        }
+        acc0 *= 0.5 + 0.4 * (0.5_f64 * 2.0).sin();
+        let t4 = a * n as f64;
+        let t5: f64 = 0.1 * f64::tanh(b);
+        let t6 = c / (1.0 + (t4 * 0.5).sin().powi(2)) * a.powi(3) / (1.0 + (t4 * 0.5).sin().powi(2));
+        t5 + 0.75 * (t4 * 0.5).tanh() - a
+    }
+    check_p17(seed = 0xdffbb36a3f0e7f50, inputs = 3, calls = [p12], at = |p| (p[0], p[1], p[2], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p18(a: f64, b: f64) -> f64 {
+        let mut acc0 = 0.0;
+        let t1: f64 = b.sin();
+        let t2: f64 = (t1 * a).asinh().cos().exp2();
+        let mut v3 = vec![0.0; 4];
+        for i in 0..v3.len() {
+            v3[i] = 2.0_f64;
+        }
+        acc0 += 0.1_f64 * (0.1 * 0.9);
+        let t4 = v3.iter().map(|q| q.cos()).product::<f64>();
+        let t5 = acc0 * v3[3] * t2;
+        let mut t1 = t1;
+        let mut acc6 = 0.5;
+        t1 + (t5 * 0.5).atan() - t4.tanh() + t2 - acc0.sin() + 0.9 * a + 0.5 * v3[0]
+    }
+    check_p18(seed = 0x6dced111c6db1b3b, inputs = 2, calls = [], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p19(a: f64) -> f64 {
+        let t0 = f64::max(1.5 * a, (2.0 + a) * 0.5);
+        let t1 = a + a;
+        let mut acc2 = 0.1_f64;
+        if -acc2 > 0.5 {
+            acc2 /= (2.0 + (a - t1).cos());
+            let t3 = if p12(a.clamp(-0.75, 0.75), t0 * 0.5, 2) > t0 { f64::max(0.9, a).asinh() } else { (0.3_f64 * 0.2).powi(2) };
+            let t4 = t3;
+            let t4 = t4 - t0;
+        }
+        let mut v5 = vec![0.0; 4];
+        for i in 0..v5.len() {
+            v5[i] = ((a * t1).min(t0 - (p18((1.5 + acc2.sin()).log(2.5 + t0.cos()), (acc2.hypot(t0) * 0.5).tanh()) * 0.25).tanh()) * 0.5).sin();
+            if i > 0 {
+                v5[i] += v5[i - 1] * (a.cos() * 0.5).sin();
+            }
+        }
+        let mut k6 = 0;
+        let r8 = loop {
+            let mut acc7 = ((1.0 + (v5[v5.len() - 1 - k6] * 0.1 / (1.0 + (v5[2] * 0.1).atan().powi(2))).powi(2)).sqrt() * 0.25).tanh();
+            acc7 = (v5[k6] * 0.1).tanh().mul_add((v5[3] * 0.1).atan(), acc7) * (v5[v5.len() - 1 - k6] * 0.1).sin().powi(2);
+            k6 += 1;
+            if (0.3 < 0.7) || k6 >= 4 { break t0.powi(2).ln_1p() * (a / (1.5 + a.tanh())); }
+        };
+        (r8 * 0.5).sin() + (acc2 * 0.1).sin() + t1 + 0.9 * t0
+    }
+    check_p19(seed = 0x96dcbe43729608b8, inputs = 1, calls = [p12, p18], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p20(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() - 1 {
+            let mut t1 = 0.0;
+            for j in 0..2 {
+                t1 += (a * (j as f64 + 0.5)).sin();
+            }
+            extra = extra + (((xs[i + 1] + xs[i]) * (xs[i + 1])).cos() * -0.29_f64).tanh() - ((xs[i + 1]) * (a) + ((t1) * 0.5).exp() + (((xs[i]) * (t1)) * 0.5).exp()).tanh();
+            acc += (((t1) * 0.5).exp()).tanh();
+            let mut t2 = 0.0;
+            for j in 0..2 {
+                t2 += (xs[i] * (j as f64 + 0.5)).sin();
+            }
+            acc += ((((1.0 + (xs[i + 1]) * (xs[i + 1])).ln()).mul_add(0.5, xs[i + 1])).sin()).tanh();
+        }
+        let r = acc;
+        r
+    }
+    check_p20(seed = 0x508fc8064154644f, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p21(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = -(x.dot(x) * 0.3).mapv(f64::sin);
+        let mut t2 = (x.dot(v) * 0.3).powi(2);
+        if n % 3 == 0 {
+            t2 = v.to_owned();
+        }
+        let t3 = (v.mapv(|q| q.max(0.25) * 0.5)).mapv(f64::tanh);
+        t3.dot(&t3) * 0.1 + t2.dot(&t2) * 0.1 + t1.sum() * 0.2
+    }
+    check_p21(seed = 0x169503a843211f37, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+#[differentiable]
+fn p22_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.75
+}
+program! {
+    #[differentiable]
+    fn p22(b: f64, xs: &[f64], a: f64) -> f64 {
+        let s1 = &xs[1..];
+        let t2 = (s1[2] * a * -0.5 + s1[2]).sin() + s1[s1.len() - 1] * 0.5;
+        let mut arr3 = [0.25_f64; 3];
+        arr3[1] = a;
+        arr3[2] = xs[4] * 1.5;
+        arr3[0] = (b * -0.5).sin();
+        let t4 = arr3[0] * arr3[1];
+        let t5 = p22_h0(&xs[..], t4.tanh()).sin();
+        t5 + t4 + t2 + a * 0.3
+    }
+    check_p22(seed = 0xd66603c362d6f9e4, inputs = 8, calls = [], at = |p| (p[0], &p[1..7], p[7]),
+        params = ["a", "xs"] at [7, 1, 2, 3, 4, 5, 6]);
+}
+
+program! {
+    #[differentiable]
+    fn p23(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = (-x.mapv(f64::sin)).dot(v) * 0.3;
+        let t2 = t1.to_owned();
+        t2.dot(&t2) * 0.1 + t1.dot(&t1) * 0.1 + s
+    }
+    check_p23(seed = 0x437cee50304869a1, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
 }
 
 program! {
     #[differentiable]
     fn p24(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = v.to_owned();
-        let mut t2 = t1.mean().unwrap();
+        let t1 = (x.dot(x) * 0.3).dot(&(x.t().to_owned())) * 0.3;
+        let mut t2 = v.dot(&(x.dot(&t1) * 0.3)) * 0.3;
         if n % 2 == 0 {
-            t2 = s;
+            t2 = v.to_owned();
         }
-        let mut t3 = (x[[1, 0]]) * &(x + x);
+        let t3 = x.dot(v) * 0.3;
+        let t4 = &((s) - &t3) / &((&t3 * (s)).mapv(f64::sin)).mapv(|q| q * q + 1.0);
+        let mut t5 = &(x - v) - &((x * v).mapv(f64::tanh));
         for _ in 0..n {
-            t3 = (&t3 * (t2)).mapv(f64::sin) + &t3 * 0.5;
+            t5 = (&t5 * (s)).mapv(f64::sin) + &t5 * 0.5;
         }
-        let t4 = (v.mean().unwrap()) - &((s) - &t1);
-        t4.dot(&t4) * 0.1 + t3.sum() * 0.2 + t2
+        t5.sum() * 0.2 + t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1
     }
-    check_p24(seed = 0x4e1ad356b5efdab6, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+    check_p24(seed = 0xb9ebcf16acc346c4, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
 }
 
 program! {
     #[differentiable]
-    fn p25(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((1.0 + (a + a) * (a + a)).ln() + xs[1]).tanh();
-        let t2 = (t1 + xs[1]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            acc += (((((a) * 0.5).exp()) * ((xs[i]).sin())).cos() * -0.22_f64).tanh();
-            let t3 = if a > -0.41 { ((((a) * (xs[i])).tanh()).cos() * -0.65_f64).tanh() } else { (a).tanh() };
-            let mut t4 = 0.0;
-            for j in 0..2 {
-                t4 += (((0.79_f64).mul_add(0.5, t1)).sin() * (j as f64 + 0.5)).sin();
-            }
-            let t5 = if t4 + ((0.15_f64) * 0.5).exp() > 0.04 { (xs[i] + (xs[i] + xs[i]).tanh()).tanh() } else { (xs[i]).sin() };
-            if i + 1 < xs.len() {
-                let t6 = (((0.30_f64).mul_add(0.5, xs[i + 1]) + t2) * (xs[i])).tanh() * 1.5;
-                acc += (0.53_f64).tanh();
-            }
-            acc += (((t3 - -0.95_f64).sin()).mul_add(0.5, a)).tanh();
+    fn p25(xs: &[f64], a: f64, n: usize) -> f64 {
+        if a / (2.0 + a.cos()) < -0.4 {
+            let t1 = { let u0 = 0.25 * (a * 0.3); a - xs[n] + u0.sin() };
+            return xs[n] + 0.3 - xs[n].sin();
         }
-        acc
+        let mut acc2 = ((-xs[1] - (0.9 - a)) * 0.5).tanh();
+        let mut k3 = 0;
+        loop {
+            let acc2 = (acc2 * 0.25).tanh() + (a + xs[n]);
+            k3 += 1;
+            if (((k3 as f64).clamp(-0.75, 0.75)) > a || (acc2 * 0.25).sin() < 0.25) || k3 >= 3 { break; }
+        }
+        0.1 * (acc2 * 0.25)
     }
-    check_p25(seed = 0x4bc5159a565211d9, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+    check_p25(seed = 0xd5be14a7453fa936, inputs = 4, calls = [], at = |p| (&p[0..3], p[3], 2));
+}
+
+#[differentiable]
+fn p26_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 1.5
+}
+#[differentiable]
+fn p26_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 1.5;
+    t + p26_h0(&v[1..], s * 0.6) + p26_h0(v, s).tanh()
+}
+#[differentiable]
+fn p26_h2(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.5 + (y[i] * s).sin() * 0.25;
+    }
+}
+program! {
+    #[differentiable]
+    fn p26(a: f64, xs: &[f64]) -> f64 {
+        let s1 = &xs[5..7];
+        let t2 = (s1[0] * a + s1[1]).sin() + s1[s1.len() - 1] * 0.75;
+        let mut arr3 = [0.3_f64; 3];
+        arr3[0] = a * -0.5;
+        arr3[1] = xs[3] * 1.5;
+        let t4 = arr3[2] * arr3[1];
+        let s5 = &s1[..];
+        let t6 = (s5[0] * a + s5[0]).sin() + s5[s5.len() - 1] * 0.6;
+        let t7 = p26_h1(xs, t4).sin();
+        let t8 = p26_h1(xs, a * 0.6);
+        let mut arr9 = [1.5_f64; 3];
+        arr9[2] = t6;
+        arr9[0] = xs[7] * 0.75;
+        let t10 = arr9[2] * arr9[0];
+        let mut buf11 = vec![0.3; 4];
+        p26_h2(&mut buf11, t8 * 0.75);
+        let t12 = buf11[0] + buf11[3] * 0.75;
+        t12 + t10 + t8 + t7 + t6 + a * 0.3
+    }
+    check_p26(seed = 0x7e68cde315ef3698, inputs = 9, calls = [], at = |p| (p[0], &p[1..9]));
 }
 
 program! {
     #[differentiable]
-    fn p26(n: usize, a: f64) -> f64 {
-        let a = a * (a + a);
-        let t0 = f64::cos((a * 0.25).atan());
-        let a = (a * 0.25).tanh() * ((a * 0.25).tanh() / (2.0 + t0.cos()));
-        let mut acc1 = ((n as f64).atan2(1.5 + (n as f64).cos()).mul_add(f64::atan(2.0), 0.9 + (a * 0.5).tanh()) * 0.5).tanh();
-        for i in 0..n {
-            let acc1 = (acc1 * 0.5).sin() - 0.75 * (a * 0.5).tanh();
-        }
-        (acc1 * 0.5).sin() + (a * 0.5).tanh() + t0.cos()
-    }
-    check_p26(seed = 0x3c7d27330ca9b22e, inputs = 1, calls = [], at = |p| (1, p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p27(a: f64, c: f64, b: f64) -> f64 {
-        let t0 = (0.9_f64 * 1.5 * 0.6).atan2(1.5 + (b / (1.0 + c.powi(2))).cos().cos());
-        let mut acc1 = (1.5 + 0.3_f64.sin()).powf(c.abs().tanh());
-        for i in 0..3 {
-            let t2 = t0;
-            acc1 /= (2.0 + t2.cos());
-        }
-        let t3 = b.sin().sin();
-        for i in 0..4 {
-            let t4 = b.powi(3) * (b + c);
-            acc1 = a * a * ((t4 * 0.25).atan() * (acc1 * 0.1)) * 0.25;
-        }
-        let flag5 = a + a > -0.2;
-        if b / (2.0 + a.cos()) > c {
-            let mut t3 = t3;
-        } else {
-            acc1 = (p20((a.cos().exp2() * 0.5).tanh(), 1, 1.25, (c * t3 * 0.5).sin()) * 0.5).sin().exp().cos();
-        }
-        (acc1 * 0.1).sin() + t0
-    }
-    check_p27(seed = 0x903895158c601b64, inputs = 3, calls = [p20], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p28(a: f64, xs: &[f64]) -> f64 {
+    fn p27(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (a + xs[4]).tanh();
         let mut acc = 0.0;
         let mut extra = 0.0;
         for i in 1..xs.len() {
-            if (xs[i - 1]).cos() * xs[i - 1] + (a).sin() > 0.44 {
-                continue;
-            }
-            acc += (xs[i - 1] - ((0.11_f64).sin()).mul_add(0.5, a)).tanh();
-            acc = acc + (((a) * 0.5).exp()).tanh() - ((a).mul_add(0.5, xs[i - 1])).tanh();
+            extra += ((xs[i]).cos() * xs[i - 1]).tanh();
+            extra += (t1).tanh();
+            acc -= (t1 - ((xs[i]).tanh()) * (xs[i])).tanh();
         }
         let r = acc;
         r
     }
-    check_p28(seed = 0xb92137f0d204f080, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+    check_p27(seed = 0x01b21bc0a0a87780, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
 }
 
-program! {
-    #[differentiable]
-    fn p29(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (a + xs[2]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            extra += (((((t1) * (xs[i])) * 0.5).exp()) * (((0.23_f64 - t1) * 0.5).exp())).tanh();
-            let mut t2 = 0.0;
-            for j in 0..2 {
-                t2 += ((((-0.84_f64) * 0.5).exp()).sin() * (j as f64 + 0.5)).sin();
-            }
-            let t3 = (t1).tanh() * 1.5;
-            acc += (((((t2) * 0.5).exp()).cos() * xs[i]) * (t1)).tanh();
-        }
-        acc
+#[differentiable]
+fn p28_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 1.5).tanh();
     }
-    check_p29(seed = 0xc79e0254b57380f1, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+    acc * 0.6 + v[0] * v[v.len() - 1]
 }
-
-program! {
-    #[differentiable]
-    fn p30(b: f64, a: f64, c: f64, d: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = d.max(xs[0]);
-        for i in 1..=4 {
-            let mut v1 = vec![0.0; xs.len()];
-            for j in 0..v1.len() {
-                v1[j] = (c * (b + b) * 0.5).atan();
-            }
-            let a = a + v1[i % v1.len()] * c;
-            if i == 1 {
-                let mut w2 = 0;
-                while w2 < 2 {
-                    let mut k3 = 0;
-                    loop {
-                        let t4 = (acc0 * 0.02).sin().tanh() * (xs[w2] / (1.0 + xs[k3].powi(2)));
-                        acc0 *= 0.8 + 0.2 * (a * 0.25).atan().mul_add((v1[(i + 1) % 3] * 0.02).atan(), 0.2).sin();
-                        k3 += 1;
-                        if ((acc0 * 0.01 * w2 as f64) < 0.0) || k3 >= 2 { break; }
-                    }
-                    v1[2] += ((v1[w2] * 0.02).tanh().atan() / (1.5 + (acc0 * 0.01).sin().tanh().cosh().tanh()) * 0.25).sin();
-                    w2 += 1;
-                }
-            }
-            v1[i % 3] += (2.0 + (a * 0.25).sin().cos()).powi(-2) * 0.3;
-        }
-        d + a + 0.5 * xs[0]
+#[differentiable]
+fn p28_h1(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.6).tanh();
     }
-    check_p30(seed = 0xc986a545ef536ddc, inputs = 7, calls = [], at = |p| (p[0], p[1], p[2], p[3], &p[4..7]));
+    y[0] = (y[0] * -0.5 + s).sin();
 }
-
-program! {
-    #[differentiable]
-    fn p31(b: f64, a: f64, xs: &[f64]) -> f64 {
-        let t0 = (b * xs[2]).powi(2) * -0.2_f64.powi(3);
-        let t1: f64 = (2.0 + a.cos()).recip();
-        let mut acc2 = xs[2].atan2(1.5 + b.cos()).max(a);
-        for i in (0..3).rev() {
-            if i > 0 {
-                if i == 2 {
-                    acc2 = (1.0 + 1.25_f64.powi(2)).cbrt().cos();
-                }
-                for j in (0..4).step_by(2) {
-                    for l in (0..4).step_by(2) {
-                        let t4 = { let u3 = ((t0 + t0 + (l as f64).abs()) * 0.5).sin(); 0.9 * b - ((acc2 * 0.02).sin() - (p5(((t0 - xs.iter().map(|q| q * b).sum::<f64>()) * 0.1).atan()) * 0.1).sin()) };
-                        acc2 -= xs[j];
-                    }
-                    acc2 -= t0 * xs[j];
-                }
-            } else if i > 2 {
-                acc2 -= b;
-            } else {
-                let mut acc5 = 0.3 * (t1 * t1);
-            }
-            acc2 *= (p20((1.5 + xs.iter().sum::<f64>().sin()).log(2.5 + b.cos()), 1, xs.iter().map(|q| q.cos()).product::<f64>(), t1 * i as f64 * 0.5) * 0.5 - (acc2 * 0.02).sin()).tanh();
-        }
-        let t6 = xs[0] * xs[3];
-        let t6 = t6 * (xs.iter().map(|q| q.cos()).product::<f64>() * 0.25);
-        acc2 * 0.02 - t1 + t0
+#[differentiable]
+fn p28_h2(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * 1.5;
     }
-    check_p31(seed = 0x21a53515588a0cdc, inputs = 6, calls = [p5, p20], at = |p| (p[0], p[1], &p[2..6]));
+    y[0] * 0.5
 }
-
+#[differentiable]
+fn p28_h3(y: &mut [f64], x: &[f64], s: f64) {
+    p28_h1(y, s);
+    let _ = p28_h2(s * 0.3, &x[1..], y);
+}
 program! {
     #[differentiable]
-    fn p32(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            let mut t1 = 0.0;
-            for j in 0..2 {
-                t1 += ((a - a).sin() * (j as f64 + 0.5)).sin();
-            }
-            let t2 = ((((xs[i]).mul_add(0.5, a)).sin()).mul_add(0.5, xs[i])).tanh() * 1.5;
-            if i + 1 < xs.len() {
-                if ((a).tanh()) * (a) > -0.13 {
-                    continue;
-                }
-                acc += (((xs[i + 1]).cos() * t1).cos() * a - t1).tanh();
-                acc = acc + ((((t1) * 0.5).exp() + xs[i + 1] + xs[i]).cos() * t2).tanh() - (((xs[i] - xs[i + 1]).cos() * t1).tanh()).tanh();
-            }
-            acc -= ((((((xs[i]) * 0.5).exp()) * 0.5).exp()).tanh()).tanh();
+    fn p28(xs: &[f64], a: f64) -> f64 {
+        let t1 = p28_h0(&xs[..3], a);
+        let t2 = p28_h0(&xs[..], a * 0.5).sin();
+        let mut arr3 = [0.75_f64; 3];
+        arr3[2] = t1 * 0.25;
+        arr3[0] = xs[1] * 0.3;
+        arr3[1] = (t2.tanh()).sin();
+        let t4 = arr3[2] * arr3[2];
+        let t5 = p28_h0(&xs[4..], t1).sin();
+        let mut buf6 = vec![0.0; 4];
+        for i in 0..4 {
+            buf6[i] = xs[i + 0] * t1;
         }
-        acc.sin()
+        p28_h3(&mut buf6, &xs[..3], t2 * 0.6);
+        let t7 = buf6[0] + buf6[3] * 0.5;
+        let s8 = &xs[..];
+        let t9 = (s8[1] * a + s8[2]).sin() + s8[s8.len() - 1] * 0.3;
+        t9 + t7 + t5 + t4 + t2 + a * 0.3
     }
-    check_p32(seed = 0xf9eb9876fdbc83ba, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+    check_p28(seed = 0x757010e7270ab873, inputs = 7, calls = [], at = |p| (&p[0..6], p[6]),
+        params = ["xs"] at [0, 1, 2, 3, 4, 5]);
 }
 
+#[differentiable]
+fn p29_h0(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).sin() * 0.25;
+    }
+}
+#[differentiable]
+fn p29_h1(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.6).tanh();
+    }
+    y[0] = (y[0] * 0.25 + s).sin();
+}
+#[differentiable]
+fn p29_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    p29_h1(y, s);
+    p29_h0(s * 0.5, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+#[differentiable]
+fn p29_h3(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.6
+}
 program! {
     #[differentiable]
-    fn p33(xs: &[f64], b: f64, c: f64, a: f64) -> f64 {
-        let t0 = -xs[2];
-        let mut acc1 = t0.min((1.5 + a.sin()).log(2.5 + xs.iter().map(|q| q * q).sum::<f64>().cos()));
-        if xs.iter().map(|q| (q * 1.5).sin()).sum::<f64>() / (1.0 + t0 * t0) > 0.1 {
-            acc1 = (acc1 * xs[2]).sin();
+    fn p29(xs: &[f64], a: f64) -> f64 {
+        let mut buf1 = vec![-0.5; 3];
+        p29_h0(a, &xs[1..=7], &mut buf1);
+        let t2 = p29_h2(&mut buf1, &xs[1..], a * 0.5).tanh();
+        let t3 = buf1[0] + buf1[2] * 0.25;
+        let mut buf4 = vec![0.0; 3];
+        for i in 0..3 {
+            buf4[i] = xs[i + 0] * a;
         }
-        acc1 = (b / (1.0 + a * a)).cos();
-        acc1 - t0 - 0.6 * b + 0.5 * b
-    }
-    check_p33(seed = 0xe9334bc096369253, inputs = 6, calls = [], at = |p| (&p[0..3], p[3], p[4], p[5]));
-}
-
-program! {
-    #[differentiable]
-    fn p34(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() - 1 {
-            let mut t1 = 0.0;
-            for j in 0..2 {
-                t1 += ((xs[i + 1]).mul_add(0.5, xs[i]) * (j as f64 + 0.5)).sin();
-            }
-            extra += ((((xs[i]).sin()).cos() * xs[i + 1]).mul_add(0.5, t1)).tanh();
-            acc += (xs[i] + -0.30_f64 + (a).tanh()).tanh();
+        let t5 = p29_h2(&mut buf4, &xs[1..5], t2).tanh();
+        p29_h1(&mut buf4, t3);
+        let t6 = buf4[0] + buf4[2] * -0.5;
+        let t7 = p29_h3(&xs[6..8], t2);
+        let s8 = &xs[..];
+        let t9 = (s8[1] * t6 * 0.5 + s8[3]).sin() + s8[s8.len() - 1] * 0.75;
+        let mut buf10 = vec![0.5; 3];
+        for _ in 0..3 {
+            p29_h1(&mut buf10, t2);
         }
-        acc.sin()
+        let t11 = buf10[0] + buf10[2] * 0.25;
+        let mut arr12 = [0.75_f64; 3];
+        arr12[1] = t3.tanh();
+        arr12[2] = xs[1] * 1.5;
+        let t13 = arr12[0] * arr12[1];
+        let s14 = &s8[0..8];
+        let t15 = (s14[1] * t3 + s14[3]).sin() + s14[s14.len() - 1] * 0.3;
+        t15 + t13 + t11 + t9 + t7 + a * 0.3
     }
-    check_p34(seed = 0x394bee34db0f87a6, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+    check_p29(seed = 0xa269a00a1046a2b8, inputs = 9, calls = [], at = |p| (&p[0..8], p[8]),
+        params = ["xs"] at [0, 1, 2, 3, 4, 5, 6, 7]);
+}
+
+#[differentiable]
+fn p30_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 1.5).tanh();
+    }
+    acc * -0.5 + v[0] * v[v.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p30(xs: &[f64], a: f64, b: f64) -> f64 {
+        let mut arr1 = [0.25_f64; 3];
+        arr1[1] = a;
+        arr1[2] = xs[7] * 1.5;
+        let t2 = arr1[1] * arr1[1];
+        let t3 = p30_h0(&arr1, t2 * 1.5).sin();
+        let t4 = p30_h0(&xs[..8], t3).sin();
+        let t5 = p30_h0(xs, a);
+        let s6 = &xs[..7];
+        let t7 = (s6[4] * t2.tanh() + s6[0]).sin() + s6[s6.len() - 1] * -0.5;
+        t7 + t5 + t4 + t3 + t2 + a * 0.3
+    }
+    check_p30(seed = 0xbb10327a00b4c14b, inputs = 10, calls = [], at = |p| (&p[0..8], p[8], p[9]));
 }
 
 program! {
     #[differentiable]
-    fn p35(c: f64, a: f64, b: f64) -> f64 {
-        let mut acc0 = b;
+    fn p31(b: f64, n: usize, a: f64) -> f64 {
+        let mut acc0 = 0.0;
+        acc0 += (1.5 + (p18(b, ((b - b) * 0.5).atan()) * 0.25).cos()).sqrt().hypot((n as f64).atan2(1.5 + (n as f64).cos())) * 0.25;
         let mut w1 = 0;
-        while w1 < 3 && (c * b > 0.7 && 1.5 < 0.5) {
-            acc0 += ((acc0 * 0.25).atan() * 0.25).powi(3);
-            let flag2 = b + b > 0.1;
-            acc0 *= (w1 as f64 - c).tanh();
+        while w1 < 1 {
+            if n < 1 {
+                let t3 = { let u2 = (2.0 + ((n as f64).powi(2).ln_1p() * 0.5).cos()).powi(-2); (acc0 * 0.5).sin() };
+                if -t3 > 0.3 {
+                    acc0 = (acc0 * 0.5 + t3.mul_add(b, 0.25)).tanh();
+                } else if a.atan2(1.5 + (p14(3, (acc0 * 0.5).tanh(), (acc0 * 0.5).tanh().cos()) * 0.5).atan().cos()) > 0.5 {
+                    let t4 = (acc0 * 0.5).atan() * b * (acc0 * 0.5).tanh().tanh().exp_m1();
+                }
+            } else {
+                let t5 = 0.9 * (w1 as f64 * 1.5);
+            }
+            acc0 /= (1.0 + 0.6_f64.cos().powi(2));
             w1 += 1;
         }
-        let t3 = (acc0 * 0.1).atan() + a;
-        let t4 = if c - (p14((acc0 * 0.1).tanh() * p15(1, (t3 * 0.5).tanh() * c) * 0.5, b / (2.0 + b.cos()) * 0.5, (acc0 * 0.1 * 1.0 * 0.5).tanh(), 1, (1.0 + b.powi(2)).ln()) * 0.25).sin() > a { (acc0 * 0.1).tanh().max(c).abs() } else { ((t3 * 0.5).sin() * 0.5).sin() };
-        acc0 = (c / (1.0 + b * b)).atan();
+        for i in 0..1 {
+            for j in (0..6).step_by(2) {
+                let t6 = if ((acc0 * 0.1).tanh() / (2.0 + (n as f64).cos())) > a { b.tanh().powi(3) } else { a / (1.5 + (acc0 * 0.1).atan().tanh()) + a * (acc0 * 0.1).tanh() };
+                acc0 /= (1.0 + (acc0 * 0.1).powi(2));
+            }
+            acc0 += ((1.5 + (acc0 * 0.1).tanh().powi(2).cos()).sqrt() * 0.5).atan();
+        }
+        let mut w7 = 0;
+        while w7 < 3 {
+            acc0 = (0.6 + 0.3) * (acc0 * 0.1).atan().powi(2).ln_1p();
+            acc0 += (a * (acc0 * 0.1).sin().sin() * 0.5).atan();
+            w7 += 1;
+        }
+        (acc0 * 0.1).sin().tanh() + 0.5 * a
+    }
+    check_p31(seed = 0xae45ab01ad058360, inputs = 2, calls = [p14, p18], at = |p| (p[0], 3, p[1]),
+        params = ["a"] at [1]);
+}
+
+#[differentiable]
+fn p32_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * -0.5
+}
+#[differentiable]
+fn p32_h1(y: &mut [f64], s: f64) -> f64 {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.25).tanh();
+    }
+    y[0] = (y[0] * 0.75 + s).sin();
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p32_h2(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).sin() * 1.5;
+    }
+    y[0] * 0.5
+}
+program! {
+    #[differentiable]
+    fn p32(b: f64, w: [f64; 3], a: f64, xs: &[f64]) -> f64 {
+        let t1 = p32_h0(&xs[0..3], b);
+        let mut buf2 = vec![0.6; 4];
+        let _ = p32_h1(&mut buf2, w[0]);
+        let t3 = p32_h1(&mut buf2, w[2]).tanh();
+        let t4 = buf2[0] + buf2[3] * 0.6;
+        let mut buf5 = vec![-0.5; 2];
+        let t6 = p32_h2(t3, &xs[3..5], &mut buf5).tanh();
+        let t7 = buf5[0] + buf5[1] * 0.5;
+        let s8 = &xs[2..];
+        let t9 = (s8[3] * w[2] + s8[2]).sin() + s8[s8.len() - 1] * 1.5;
+        let t10 = p32_h0(&xs[5..], b * -0.5);
+        let mut buf11 = vec![0.0; 4];
+        for i in 0..4 {
+            buf11[i] = xs[i + 0] * t9 * 0.25;
+        }
+        let t12 = p32_h2(w[2], s8, &mut buf11).tanh();
+        let t13 = p32_h2(b, &xs[4..=4], &mut buf11).tanh();
+        let _ = p32_h1(&mut buf11, b * 0.3);
+        let t14 = buf11[0] + buf11[3] * 0.75;
+        t14 + t13 + t12 + t10 + t9 + w[1] * 0.5 + a * 0.3
+    }
+    check_p32(seed = 0x7de29780b2107bf3, inputs = 12, calls = [], at = |p| (p[0], <[f64; 3]>::try_from(&p[1..4]).unwrap(), p[4], &p[5..12]),
+        params = ["a", "w"] at [4, 1, 2, 3]);
+}
+
+#[differentiable]
+fn p33_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + -0.5).tanh();
+    }
+    acc * 0.75 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p33_h1(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * -0.5).tanh();
+    }
+    y[0] = (y[0] * 0.25 + s).sin();
+}
+#[differentiable]
+fn p33_h2(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).sin() * 0.5;
+    }
+    y[0] * 0.6
+}
+#[differentiable]
+fn p33_h3(y: &mut [f64], x: &[f64], s: f64) {
+    p33_h1(y, s);
+    let _ = p33_h2(s * 1.5, &x[1..], y);
+}
+program! {
+    #[differentiable]
+    fn p33(a: f64, b: f64, xs: &[f64]) -> f64 {
+        let t1 = p33_h0(xs, a * 0.5).sin();
+        let mut buf2 = vec![0.0; 4];
+        for i in 0..4 {
+            buf2[i] = xs[i + 3] * b;
+        }
+        p33_h1(&mut buf2, a);
+        let t3 = p33_h2(b * 0.3, xs, &mut buf2).tanh();
+        p33_h3(&mut buf2, xs, b * 0.75);
+        let t4 = buf2[0] + buf2[3] * 0.5;
+        let s5 = &xs[3..=6];
+        let t6 = (s5[2] * a + s5[2]).sin() + s5[s5.len() - 1] * 0.3;
+        t6 + t4 + t3 + t1 + a * 0.3
+    }
+    check_p33(seed = 0x96cb89b484f28fd6, inputs = 9, calls = [], at = |p| (p[0], p[1], &p[2..9]));
+}
+
+program! {
+    #[differentiable]
+    fn p34(b: f64, a: f64, c: f64, d: f64) -> f64 {
+        let t0 = (2.0 + d.cos()).powi(-2);
+        let mut acc1 = 1.0;
+        let mut w2 = 0;
+        while w2 < 1 && (b < -0.1) {
+            let t3 = p12(a, b, 2) * c;
+            let t4 = (p18((d * d * 0.5).tanh(), w2 as f64 + 0.75) * 0.25).sin().exp_m1() * t0;
+            let t6 = { let u5 = t4.atan2(1.5 + c.cos()).clamp(-0.75, 0.75); (w2 as f64).hypot(t0.powi(2)) };
+            acc1 += 1.5_f64;
+            w2 += 1;
+        }
+        let mut v7 = vec![0.0; 4];
+        for i in 0..v7.len() {
+            v7[i] = (1.5 - (acc1 * 0.5).sin()) * t0.powi(3);
+            if i > 0 {
+                v7[i] += v7[i - 1] * ((a + c) * 0.25).sin();
+            }
+        }
+        let t8 = (0.5 * (v7.iter().enumerate().map(|(k, q)| (q * 0.1) * k as f64).sum::<f64>() * 0.5 * t0).tanh()).asin().cos();
         for i in 0..2 {
-            if (t4 * i as f64) < 0.25 {
-                let t5 = (2.0 + 2.0_f64.tanh().cos()).recip();
+            if i == 0 {
+                let t9 = (2.0 + (b / (2.0 + (v7[3] * 0.1).tanh().cos())).cos()).recip().cos().exp();
             } else {
-                let acc0 = acc0 * 0.1 + (t3 * 0.5).tanh() * (t3 * 0.5).sin();
+                if (v7[v7.len() - 1 - i] * 0.1).cos() > t8 {
+                    return 0.6;
+                }
             }
-            acc0 = ((c / (2.0 + c.cos()) - (i as f64).hypot(b)) * 0.25).sin();
+            acc1 = (d + t8).sin();
         }
-        0.5 * t4 + 0.1 * (t3 * 0.5).atan() - (acc0 * 0.1).atan()
+        acc1 /= (1.0 + t8.powi(2));
+        0.1 * t8 + 1.25 * (acc1 * 0.25).sin() + 0.75 * d + c + a.sin()
     }
-    check_p35(seed = 0x2853d6614d9fb36d, inputs = 3, calls = [p14, p15], at = |p| (p[0], p[1], p[2]));
+    check_p34(seed = 0x2da61e9e55da796e, inputs = 4, calls = [p12, p18], at = |p| (p[0], p[1], p[2], p[3]),
+        params = ["a"] at [1]);
 }
 
 program! {
     #[differentiable]
-    fn p36(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((((-0.02_f64) * 0.5).exp()).cos() * -0.15_f64 + xs[2]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() - 1 {
-            let t2 = if xs[i + 1] > -0.16 { ((t1).cos() * xs[i]).tanh() } else { ((a) * 0.5).exp() };
-            let t3 = ((((((xs[i]) * 0.5).exp()).sin()) * 0.5).exp()).tanh() * 1.5;
-            acc += (a).tanh();
-            acc = acc + ((1.0 + ((xs[i + 1] + xs[i + 1]).tanh()) * ((xs[i + 1] + xs[i + 1]).tanh())).ln()).tanh() - (((((xs[i]) * 0.5).exp()) * ((t3).sin())).cos() * t1).tanh();
-            let t4 = (xs[i]).tanh() * 1.5;
-            acc += (-0.38_f64).tanh();
-        }
-        acc
-    }
-    check_p36(seed = 0x0379dc31dcacb772, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p37(a: f64, c: f64, xs: &[f64], n: usize, b: f64) -> f64 {
-        let mut a = a;
-        for i in 0..n {
-            let mut c = c;
-            for j in 0..3 {
-                let t0 = (2.0 + xs.iter().sum::<f64>().sin()).ln() * b.cos() * f64::max((1.5 + (j as f64).cos()).sqrt(), (a * 0.1).atan() * xs.iter().sum::<f64>());
-                c = ((xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().atan() + 0.6_f64.cos()) * 0.5).sin();
-            }
-            c *= (xs[n] / (1.0 + b.powi(2))).tanh();
-        }
-        for i in 0..xs.len() {
-            let t1 = xs.iter().map(|q| (q * 0.3).sin()).sum::<f64>();
-            a *= (-(a * 0.05).sin()).cos();
-        }
-        b + 0.5 * xs[n]
-    }
-    check_p37(seed = 0x92fe23743bd5bff9, inputs = 7, calls = [], at = |p| (p[0], p[1], &p[2..6], 2, p[6]));
-}
-
-program! {
-    #[differentiable]
-    fn p38(a: f64) -> f64 {
-        if a + a > a {
-            let mut acc0 = 0.0;
+    fn p35(b: f64, a: f64) -> f64 {
+        let mut acc0 = 1.0;
+        for i in 1..=1 {
             let mut k1 = 0;
             loop {
-                let t2 = (1.0 + (k1 as f64 / (1.5 + p12((a.tanh().exp2() * 0.5).tanh()).tanh())).powi(2)).sqrt();
-                acc0 += ((a - a / (2.0 + a.cos())) * 0.25).atan();
+                for l in 0..3 {
+                    if (i as f64) > a {
+                        acc0 *= 0.5 + 0.4 * a.sin();
+                    }
+                    acc0 = 0.6_f64;
+                }
+                acc0 -= (b.cos() / (1.0 + (-0.6_f64).powi(2)) * 0.25).tanh();
                 k1 += 1;
-                if (t2 * 0.1 * (t2 * 0.1) > -0.2) || k1 >= 6 { break; }
+                if ((acc0 * 0.02).tanh() / (2.0 + p12(f64::tanh(b), a, 2).cos()) > 0.25) || k1 >= 3 { break; }
+            }
+            acc0 = (((p18((acc0 * 0.02).tanh().clamp(-0.75, 0.75), b) * 0.25).atan() / (1.0 + 1.0_f64.powi(2)) * 0.5).powi(2) * 0.25).tanh();
+        }
+        let t2 = (acc0 * 0.02).sin().max(a);
+        let t3 = a - a;
+        acc0 = b;
+        t3 + t2 + (acc0 * 0.02).tanh() + a + b.tanh()
+    }
+    check_p35(seed = 0x2abba1c77f08ceb1, inputs = 2, calls = [p12, p18], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p36(c: f64, a: f64, b: f64) -> f64 {
+        let mut acc0 = 1.0;
+        for i in 0..3 {
+            if i == 0 {
+                let c = c * (a + c);
+            } else {
+                acc0 += b;
+            }
+            acc0 += ((1.5 + (c * 2.0).sin()).powf(b.sin().tanh()) * 0.5).tanh();
+        }
+        let t1 = (acc0 * 0.1).sin() - acc0 * 0.1;
+        (t1 * 0.5).atan() - (acc0 * 0.1).sin() + b
+    }
+    check_p36(seed = 0x174f699adfbef47e, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]));
+}
+
+#[differentiable]
+fn p37_h0(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * -0.5 + (y[i] * s).cos() * 0.25;
+    }
+}
+#[differentiable]
+fn p37_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).sin() * -0.5;
+    }
+}
+#[differentiable]
+fn p37_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    p37_h0(y, s);
+    p37_h1(s * 0.25, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+#[differentiable]
+fn p37_h3(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 1.5).sin();
+    }
+    acc * 0.3 + v[0] * v[v.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p37(w: [f64; 3], ys: &mut [f64], xs: &[f64], a: f64) -> f64 {
+        p37_h0(ys, w[0]);
+        let t1 = ys[2] * 1.5;
+        p37_h0(ys, w[2] * 0.6);
+        let t2 = ys[0] * 1.5;
+        p37_h1(w[2], &xs[0..4], ys);
+        let t3 = ys[1] * -0.5;
+        let mut buf4 = vec![0.0; 3];
+        for i in 0..3 {
+            buf4[i] = xs[i + 3] * t3;
+        }
+        p37_h0(&mut buf4, a);
+        p37_h1(w[0] * 1.5, &xs[3..=5], &mut buf4);
+        let t5 = p37_h2(&mut buf4, xs, a * 0.6).tanh();
+        let t6 = buf4[0] + buf4[2] * 0.5;
+        let t7 = p37_h3(xs, t6.tanh());
+        t7 + t6 + t5 + t3 + t2 + ys[2] + w[1] * 0.5 + a * 0.3
+    }
+    check_p37(seed = 0x47f11fb9743bf033, inputs = 13, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), &mut p[3..6].to_vec(), &p[6..12], p[12]));
+}
+
+program! {
+    #[differentiable]
+    fn p38(b: f64, c: f64, xs: &[f64], a: f64) -> f64 {
+        let mut acc0 = ((xs[1] + (p8(((xs[1] + c) * 0.5).atan()) * 0.5).sin()) / (1.0 + (2.0 * xs[2]).powi(2)) * 0.5).tanh();
+        let t1 = (1.0 + c.powi(2)).cbrt() + b.mul_add(b, 0.25);
+        let t2 = xs[1] * a - b.cos();
+        (t2 * 0.5).atan() + (t1 * 0.5).tanh() + acc0.tanh() + 1.25 * a
+    }
+    check_p38(seed = 0x21dfd802493ef0ab, inputs = 6, calls = [p8], at = |p| (p[0], p[1], &p[2..5], p[5]));
+}
+
+program! {
+    #[differentiable]
+    fn p39(a: f64, b: f64) -> f64 {
+        let t0 = (0.9_f64 * 1.5 * 0.6).atan2(1.5 + (b / (1.0 + a.powi(2))).cos().cos());
+        let mut acc1 = (1.5 + 0.3_f64.sin()).powf(t0.abs().tanh());
+        for i in 0..3 {
+            let t2 = a;
+            acc1 /= (2.0 + t2.cos());
+        }
+        let t3 = b.sin().sin();
+        for i in 0..4 {
+            let t4 = t0.powi(3) * (b + a);
+            acc1 = (t4 * 0.1).atan() * t0 * (b * (acc1 * 0.1)) * 0.25;
+        }
+        let flag5 = (acc1 * 0.1).tanh() - 0.2 > 0.3;
+        let t3 = t3 + f64::max(t0, b);
+        (t3 * 0.5).atan() + acc1 * 0.1 + t0
+    }
+    check_p39(seed = 0x903895158c601b64, inputs = 2, calls = [], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p40(n: usize, b: f64, a: f64) -> f64 {
+        let t0 = n as f64;
+        let mut acc1 = (2.0 + a.sin()).sqrt();
+        match n % 3 {
+            0 | 1 => {
+                let t2 = (1.5 + (acc1 + acc1).sin().cos()).sqrt();
+            }
+            _ => {
+                let t3 = b * acc1;
+            }
+        }
+        if b.cos() > 0.5 {
+            let t4 = (0.2 * t0).abs().asinh();
+            let t5 = if acc1.sin().exp() < 0.7 { ((b - b) * 0.5).tanh().powi(2) } else { a.powi(3).asinh() };
+        } else {
+            if (0.5 * acc1.tanh()).acos() > p17(1.25 / (1.0 + a * a) * 0.5, (1.5 + a.cos()).sqrt(), (b.sin().exp_m1() * 0.5).tanh(), 3) {
+                acc1 -= (t0.mul_add(t0, acc1).cos() * 0.5).sin();
+            }
+            let mut v6 = vec![0.0; 2];
+            for i in 0..v6.len() {
+                v6[i] = (acc1 * (b + b) * 0.25).atan();
+            }
+        }
+        acc1 - t0 + b
+    }
+    check_p40(seed = 0xc24711270a372cd3, inputs = 2, calls = [p17], at = |p| (1, p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p41(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (((1.0 + (a) * (a)).ln()).tanh() + xs[5]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            acc -= (xs[i]).tanh();
+            let t2 = (((1.0 + (((a) * 0.5).exp()) * (((a) * 0.5).exp())).ln()).tanh()).tanh() * 1.5;
+            let t3 = if t1 > 0.13 { (((((a).sin()).mul_add(0.5, xs[i])) * 0.5).exp()).tanh() } else { (0.81_f64).cos() * a };
+            let mut t4 = 0.0;
+            for j in 0..2 {
+                t4 += ((a + xs[i]).cos() * xs[i] * (j as f64 + 0.5)).sin();
+            }
+            acc = acc + (((((a).mul_add(0.5, t1)).cos() * t1) * 0.5).exp()).tanh() - (((t1).cos() * t1 + (t4).tanh()) * (xs[i])).tanh();
+            acc = acc + ((((a) * (xs[i])).cos() * xs[i]).mul_add(0.5, t2)).tanh() - (-0.85_f64).tanh();
+        }
+        acc.sin()
+    }
+    check_p41(seed = 0x0e6a9ef4ab965a49, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p42(a: f64, xs: &[f64]) -> f64 {
+        let t0 = f64::atan(a * xs[0]).abs();
+        let t0 = t0 * f64::max(a, a);
+        let mut acc1 = (a.abs().powi(3) * 0.5).sin();
+        if 0.5 > xs[2] {
+            let mut v2 = vec![0.0; 3];
+            for i in 0..v2.len() {
+                v2[i] = f64::sin(xs[2]);
+            }
+        } else {
+            if xs[3].sin().exp_m1() < 0.25 {
+                let t3 = (t0 * 0.5).sin().sin().powi(2);
+            }
+        }
+        acc1.cos() + (t0 * 0.5).atan() + a + 0.5 * (t0 * 0.5)
+    }
+    check_p42(seed = 0x6fdf7fc3696a6445, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p43(xs: &[f64], a: f64) -> f64 {
+        let mut a = a;
+        for i in 1..=2 {
+            let t0 = (p13((((a * 0.25).atan() - (a * 0.25).sin()) * 0.5).atan(), xs[i].hypot((a * 0.25).atan()) * 0.5) * 0.5).sin();
+            a /= (2.0 + (a * 0.25).atan().cos());
+        }
+        let mut acc1 = (2.0 + xs.iter().map(|q| q.cos()).product::<f64>().sin()).ln();
+        acc1 += (a * 0.25).sin();
+        acc1 = (acc1 + ((1.5 + (a * 0.25).sin().sin()).powf(acc1.tanh()) * 0.5).atan()).tanh();
+        for i in 1..=4 {
+            if i % 3 == 1 {
+                continue;
+            }
+            if (acc1 * 0.1).sin() > xs[i % xs.len()] {
+                continue;
+            }
+            acc1 += ((xs[i % xs.len()] - xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) * xs.iter().map(|q| q.cos()).product::<f64>() * 0.1).sin();
+        }
+        acc1 -= f64::atan(xs[1]) * 0.5;
+        for i in 0..3 {
+            for j in 0..3 {
+                let mut acc2 = 1.0;
+                acc2 += (f64::cos(i as f64).atan2(1.5 + (acc1 * 0.05).tanh().cos()) * 0.5).tanh();
+            }
+            a += (f64::atan((acc1 * 0.05).atan()) * (a * 0.05 * xs.iter().map(|q| (q * 0.2).sin()).sum::<f64>()) * 0.1).atan();
+        }
+        acc1 * 0.05 - (a * 0.05).atan() + 0.5 * xs[1]
+    }
+    check_p43(seed = 0x14240c1e468e763f, inputs = 4, calls = [p13], at = |p| (&p[0..3], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p44(a: f64, n: usize, xs: &[f64]) -> f64 {
+        let mut acc0 = 2.0_f64;
+        for i in 0..xs.len() {
+            acc0 = (1.0 + (acc0 * 0.1 * a).powi(2)).sqrt() * 0.5;
+        }
+        let t1 = match n { 0 => xs[xs.len() - 1 - n].powi(2).ln_1p(), 1 => a, _ => ((xs.iter().sum::<f64>() - xs.iter().map(|q| q * (acc0 * 0.1).tanh()).sum::<f64>() * a) * 0.1).tanh() };
+        0.9 * (acc0 * 0.1) + 0.5 * a
+    }
+    check_p44(seed = 0xc53cb39e53d0ea15, inputs = 5, calls = [], at = |p| (p[0], 3, &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p45(a: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = 0.0;
+        let mut w1 = 0;
+        while w1 < 1 {
+            for j in 0..1 {
+                let t2 = (1.5 + a.sin()).powf((1.0 + a.powi(2)).sqrt().tanh());
+                let flag3 = t2 * t2 > 0.5;
+                acc0 = (2.0 + t2.sin()).sqrt();
+            }
+            acc0 *= 0.5 + 0.4 * (a - a).sin();
+            w1 += 1;
+        }
+        if (acc0 * 0.1).atan().powi(3) > 0.1 {
+            let mut w4 = 0;
+            while w4 < 2 && (xs[2].powi(2) > 0.3) {
+                let flag5 = p12(xs[w4], (acc0 * 0.1).sin(), 2) > -0.4;
+                acc0 += (((w4 as f64).mul_add(xs[1], a) + (acc0 * 0.1).sin() * (acc0 * 0.1)) * 0.1).atan();
+                w4 += 1;
             }
             return a;
         }
-        let mut acc3 = a.cos();
+        acc0 += ((acc0 * 0.1).atan() * 0.25).powi(3);
+        let flag6 = xs[1] + a > 0.7;
+        let t7 = (1.5 + (1.0 + xs.iter().map(|q| q.cos()).product::<f64>().powi(2)).sqrt().sin()).log(2.5 + (xs[2] + acc0 * 0.1).cos()) - acc0 * 0.1 * a.atan();
+        for i in (0..1).rev() {
+            let t8: f64 = (t7 * 0.25).atan().atan() / (1.5 + (xs[xs.len() - 1 - i] * 0.5).tanh()) + (1.5 + (acc0 * 0.1).sin()).log(2.5 + xs[i].cos()) * 0.5;
+            acc0 = ((acc0 * 0.1).tanh() + (acc0 * 0.1).cos()).tanh();
+        }
+        (t7 * 0.25).tanh() + acc0 * 0.1
+    }
+    check_p45(seed = 0xf27b2272a9cdc017, inputs = 4, calls = [p12], at = |p| (p[0], &p[1..4]));
+}
+
+#[differentiable]
+fn p46_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.6
+}
+#[differentiable]
+fn p46_h1(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * -0.5 + (y[i] * s).cos() * 0.25;
+    }
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p46_h2(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).sin() * 0.5;
+    }
+}
+#[differentiable]
+fn p46_h3(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p46_h1(y, s);
+    p46_h2(s * 0.25, &x[1..], y);
+}
+program! {
+    #[differentiable]
+    fn p46(a: f64, xs: &[f64], b: f64) -> f64 {
+        let t1 = p46_h0(&xs[..8], b).sin();
+        let mut buf2 = vec![0.0; 4];
+        for i in 0..4 {
+            buf2[i] = xs[i + 1] * a;
+        }
+        p46_h3(&mut buf2, &xs[..], b);
+        p46_h2(a, &xs[5..], &mut buf2);
+        let t3 = buf2[0] + buf2[3] * -0.5;
+        let t4 = p46_h0(&xs[..], a);
+        let mut buf5 = vec![0.75; 4];
+        for _ in 0..3 {
+            p46_h2(t4, &xs[..], &mut buf5);
+        }
+        p46_h3(&mut buf5, &xs[3..=6], t3);
+        let t6 = p46_h1(&mut buf5, t3).tanh();
+        let t7 = buf5[0] + buf5[3] * 0.6;
+        let t8 = p46_h0(&buf2, t3 * 1.5).sin();
+        let mut buf9 = vec![0.0; 2];
         for i in 0..2 {
-            for j in 0..3 {
-                let t4 = f64::tanh(acc3 * 0.1);
-                acc3 = a.powi(3).sin();
-            }
-            acc3 = ((acc3 * 0.1).tanh() + ((a - (acc3 * 0.1).atan()) * 0.5).tanh()).sin();
+            buf9[i] = xs[i + 2] * b;
         }
-        (acc3 * 0.1).tanh()
+        p46_h3(&mut buf9, &xs[6..], t6.tanh());
+        let _ = p46_h1(&mut buf9, t1);
+        let t10 = p46_h1(&mut buf9, t1.tanh()).tanh();
+        let t11 = buf9[0] + buf9[1] * 1.5;
+        let t12 = p46_h0(&xs[..], t3 * -0.5).sin();
+        t12 + t11 + t10 + t8 + t7 + a * 0.3
     }
-    check_p38(seed = 0x5b59a1f60743d49f, inputs = 1, calls = [p12], at = |p| (p[0]));
+    check_p46(seed = 0x2ec4f1c25c083ffb, inputs = 10, calls = [], at = |p| (p[0], &p[1..9], p[9]));
 }
 
 program! {
     #[differentiable]
-    fn p39(c: f64, n: usize, a: f64, b: f64) -> f64 {
-        let mut v0 = vec![0.0; 4];
-        for i in 0..v0.len() {
-            v0[i] = b / (1.5 + c.powi(2).ln_1p().tanh());
-        }
-        v0[3 - n] += (n as f64 * 0.25).tanh();
-        let mut acc1 = f64::sin(c.min(p27(b, b * (v0[0] * 0.5).tanh(), (1.5 + c.cos()).sqrt())));
-        if 0.2 - (v0[n] * 0.5).tanh() > acc1 && c < 0.7 {
-            let a = a - b * (v0[n] * 0.5);
-            acc1 = ((v0[n] * 0.5).tanh() - acc1).tanh();
-            for i in (0..6).step_by(2) {
-                v0[(i + 1) % 4] = (((a * 0.1 * 0.5).powi(3) - (v0[2] * 0.1).atan() * 1.25) * 0.05).tanh();
-                v0[(i + 1) % 4] -= 0.6 * (v0[(i + 1) % 4] * 0.1 / (1.0 + v0.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.1).sin()).powi(2))) * 0.25;
+    fn p47(a: f64, xs: &[f64]) -> f64 {
+        let t1 = ((a).cos() * a + xs[1]).tanh();
+        let t2 = (a + xs[2]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() - 1 {
+            extra = extra + ((((xs[i + 1]).sin()).tanh()).tanh()).tanh() - ((1.0 + ((((xs[i]).tanh()) * 0.5).exp()) * ((((xs[i]).tanh()) * 0.5).exp())).ln()).tanh();
+            let mut t3 = 0.0;
+            for j in 0..2 {
+                t3 += (a * (j as f64 + 0.5)).sin();
             }
-        } else if (v0[n] * 0.1).sin().cos() > v0.iter().map(|q| (q * 0.1) * b).sum::<f64>() {
-            let t2 = (acc1 * 0.25).sin() / (2.0 + (acc1 * 0.25).tanh().cos()) + (1.0 + (v0[n] * 0.1).atan().powi(2)).sqrt();
-            let t3 = (1.0 + a.powi(2)).ln();
-        } else {
-            let t4 = f64::cos((acc1 * 0.25).sin().tanh().exp().tanh().exp_m1());
+            acc += ((((-0.22_f64).tanh()) * (xs[i] - xs[i])).cos() * xs[i]).tanh();
+            let t4 = ((((t1).mul_add(0.5, xs[i]) - ((a) * 0.5).exp()) * 0.5).exp()).tanh() * 1.5;
+            acc -= (t3).tanh();
+            acc -= (((xs[i + 1]).tanh()).mul_add(0.5, t2) + (xs[i + 1]).tanh() - (t4) * (t4)).tanh();
         }
-        acc1 * 0.25 + a.cos()
+        acc
     }
-    check_p39(seed = 0x9b0fec6addac6b3c, inputs = 3, calls = [p27], at = |p| (p[0], 3, p[1], p[2]));
+    check_p47(seed = 0x297ef537e2518df8, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
 }
 
 program! {
     #[differentiable]
-    fn p40(a: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = (a + a) * 0.75;
-        if (1.0 + xs[1].powi(2)).cbrt() > xs.iter().map(|q| q * a).sum::<f64>() {
-            let t1: f64 = -acc0 - (acc0 - 2.0);
-        } else if (a + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) > a {
-            let t2: f64 = (2.0 + (a - acc0).sin()).log10().sin().exp();
-        } else {
-            if f64::cos(acc0) < -0.1 {
-                let t3 = (1.5 + (1.5 + xs[2].sin().sin()).log(2.5 + (acc0 - acc0).cos()).cos()).sqrt();
-            } else {
-                let t4: f64 = (-(a - xs[1]) * 0.5).tanh().powi(3);
-            }
+    fn p48(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (0.21_f64 + xs[2]).tanh();
+        let t2 = (a + (1.0 + (a) * (a)).ln() + xs[0]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 1..xs.len() {
+            let t3 = if (xs[i]).tanh() < 0.43 { (-0.13_f64).tanh() } else { t2 - a };
+            let t4 = ((xs[i] - xs[i - 1]) * (0.91_f64 - xs[i - 1]) - t2).tanh() * 1.5;
+            let t5 = (-0.68_f64 + (xs[i - 1] - t4) * (xs[i - 1])).tanh() * 1.5;
+            let t6 = ((((t3 - 0.19_f64).sin()) * 0.5).exp()).tanh() * 1.5;
+            acc += ((((xs[i - 1]) * (xs[i - 1])).mul_add(0.5, xs[i])) * (xs[i] - 0.84_f64)).tanh();
         }
-        acc0 + 0.5 * acc0
+        acc
     }
-    check_p40(seed = 0xaf60e75cc6db2df5, inputs = 4, calls = [], at = |p| (p[0], &p[1..4]));
+    check_p48(seed = 0x68082c70702ac3aa, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
 }
 
 program! {
     #[differentiable]
-    fn p41(b: f64, a: f64) -> f64 {
-        let b = b * a.abs();
-        let flag0 = (b * 0.5).sin() > 0.25;
-        let mut acc1 = 0.0;
-        a + 0.5 * a
+    fn p49(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (((a).sin()) * ((1.0 + (a) * (a)).ln()) + xs[4]).tanh();
+        let t2 = (((a).sin()).sin() + xs[0]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            acc += ((1.0 + (((t2) * (xs[i])).cos() * t1) * (((t2) * (xs[i])).cos() * t1)).ln()).tanh();
+            acc += ((0.45_f64 - -0.53_f64 - t1) * ((1.0 + (xs[i]) * (xs[i])).ln() - xs[i])).tanh();
+            if i + 1 < xs.len() {
+                let t3 = (xs[i + 1]).tanh() * 1.5;
+                acc = acc + (-0.17_f64).tanh() - ((1.0 + (((xs[i + 1]).mul_add(0.5, xs[i + 1])).sin()) * (((xs[i + 1]).mul_add(0.5, xs[i + 1])).sin())).ln()).tanh();
+            }
+            acc -= (t2).tanh();
+        }
+        acc
     }
-    check_p41(seed = 0x4676c7a0b1bc5d1a, inputs = 2, calls = [], at = |p| (p[0], p[1]));
+    check_p49(seed = 0x40aa76e8603a2fb1, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
 }
 
 program! {
     #[differentiable]
-    fn p42(b: f64, a: f64) -> f64 {
-        let mut acc0 = 1.0;
-        let t1 = (2.0 + (1.0 * a).sin()).log10();
-        let t2 = b.powi(3) * t1;
-        t2 * 0.25 - t1 + 0.1 * b
+    fn p50(a: f64, xs: &[f64]) -> f64 {
+        let t1 = ((1.0 + (((a) * 0.5).exp()) * (((a) * 0.5).exp())).ln() + xs[5]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 1..xs.len() {
+            let mut t2 = 0.0;
+            for j in 0..2 {
+                t2 += (a * (j as f64 + 0.5)).sin();
+            }
+            if (xs[i]).sin() + ((-0.85_f64) * 0.5).exp() < 0.29 {
+                acc = acc + (a).tanh() - ((((1.0 + (a) * (a)).ln()) * 0.5).exp()).tanh();
+            }
+            acc += (((((xs[i]).sin()).mul_add(0.5, xs[i])) * 0.5).exp()).tanh();
+            if ((xs[i]) * 0.5).exp() + (xs[i - 1]).tanh() < -0.11 {
+                break;
+            }
+            acc = acc + (xs[i - 1] + ((1.0 + (0.59_f64) * (0.59_f64)).ln()).mul_add(0.5, xs[i - 1])).tanh() - (((t1 + xs[i]).cos() * xs[i]).mul_add(0.5, t1)).tanh();
+        }
+        acc
     }
-    check_p42(seed = 0x621814e79238a70d, inputs = 2, calls = [], at = |p| (p[0], p[1]));
+    check_p50(seed = 0xe355b5988964b08b, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
 }
 
 program! {
     #[differentiable]
-    fn p43(a: f64) -> f64 {
-        let mut acc0 = 0.5;
-        if a / (1.0 + a * a) > -0.4 {
-            let t1: f64 = a.clamp(-0.75, 0.75);
-        } else {
-            let t2 = (1.0 + (f64::min(1.0, a) * (a / (1.5 + a.tanh()))).powi(2)).ln();
-        }
-        let mut w3 = 0;
-        while w3 < 1 {
-            acc0 += a;
-            let t4 = a + 2.0;
-            if w3 > 1 {
-                let t5 = (w3 as f64).mul_add(a - (acc0 * 0.5).atan(), f64::atan(0.75)).tanh();
-            } else {
-                let a = a - (w3 as f64).abs();
-            }
-            w3 += 1;
-        }
-        acc0 *= 1.0 + f64::cos(a).tanh();
-        let mut a = a;
-        let a = a + a.atan2(1.5 + 0.25_f64.cos());
-        let mut v6 = vec![0.0; 2];
-        for i in 0..v6.len() {
-            v6[i] = ((i as f64).atan2(1.5 + (p39((acc0 * 0.25).atan().atan(), 3, ((acc0 * 0.25).atan().powi(3) * 0.25).atan(), (1.5 * (acc0 * 0.25) * 0.25).tanh()) * 0.5).tanh().cos()) * (acc0 * 0.25) * 0.5).sin();
-        }
-        0.1 * (a * 0.5).sin() + 0.5 * (a * 0.5).atan()
-    }
-    check_p43(seed = 0xa1563c74d2af4863, inputs = 1, calls = [p39], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p44(n: usize, a: f64) -> f64 {
-        let mut acc0 = (a + p35((a / (1.0 + a.powi(2)) * 0.5).atan(), ((a - a) * 0.5).sin(), a.asinh())) * 0.3;
-        for i in 0..2 {
-            for j in 0..n {
-                let mut w1 = 0;
-                while w1 < 2 {
-                    let mut acc2 = 1.0;
-                    acc0 *= 0.5 + 0.4 * ((acc0 * 0.02).tanh() * 0.3).sin();
-                    w1 += 1;
-                }
-                acc0 = (-(acc0 * 0.02 / (1.0 + a.powi(2))) * 0.5).atan();
-            }
-            acc0 = ((acc0 * 0.02).tanh() * ((acc0 * 0.02).sin() * a)).atan();
-        }
-        acc0 += 0.75 * (1.0 + (acc0 * 0.02).tanh().powi(2)).sqrt();
-        (acc0 * 0.02).tanh()
-    }
-    check_p44(seed = 0xeda8f2c005109d38, inputs = 1, calls = [p35], at = |p| (3, p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p45(c: f64, b: f64, a: f64) -> f64 {
-        let mut acc0 = (0.5 * a.tanh()).atanh();
-        for i in (0..2).rev() {
-            let t1: f64 = b.tanh().atan();
-            for j in 1..=3 {
-                if i % 2 == 0 {
-                    for l in (0..2).rev() {
-                        acc0 += (t1 * 0.5).atan();
-                    }
-                } else {
-                    if a.atan2(1.5 + (acc0 * 0.02).sin().cos()) < -0.2 {
-                        if i == 0 {
-                            for l in 0..1 {
-                                let flag2 = ((i as f64).sin()) > 0.3;
-                                acc0 += a.clamp(-0.75, 0.75);
-                            }
-                        } else if j % 3 == 1 {
-                            let mut k3 = 0;
-                            loop {
-                                let t5 = { let u4 = k3 as f64; (1.0 + u4.powi(2)).sqrt() / (1.0 + ((p8(2, ((2.0_f64 + 1.25) * 0.5).tanh()) * 0.25).tanh() * (acc0 * 0.02).atan()).powi(2)) };
-                                acc0 = ((acc0 * 0.02).sin() * (b * 0.5)).tanh();
-                                k3 += 1;
-                                if (b > -0.1) || k3 >= 2 { break; }
-                            }
-                        } else {
-                            if i % 2 == 0 {
-                                let mut k6 = 0;
-                                loop {
-                                    let t7 = -(b - t1);
-                                    acc0 = t1.tanh() * (acc0 * 0.01).atan().mul_add(0.3, 0.25);
-                                    k6 += 1;
-                                    if (0.9 * 0.6 > 0.1) || k6 >= 2 { break; }
-                                }
-                            } else if j < 2 {
-                                let t8 = (p39((t1 * i as f64 * 0.5).atan(), 3, b.cos(), (acc0 * 0.01).tanh() * (acc0 * 0.01).tanh()) * 0.5).tanh();
-                            } else {
-                                let t9: f64 = 0.75;
-                            }
-                        }
-                    }
-                }
-                acc0 -= 0.2_f64;
-            }
-            acc0 = (acc0 * 0.01 * ((t1 + t1) * 0.5).tanh()).sin();
-        }
-        let t10 = c * 0.2;
-        let c = c * (c / (2.0 + (acc0 * 0.01).tanh().cos()));
-        let mut acc11 = t10 - (c * 0.25).atan() + (acc0 * 0.01).atan().clamp(-0.75, 0.75);
-        if (acc0 * 0.01).sin() * b > 0.1 {
-            if t10.sin().exp() < -0.2 {
-                let k12 = (2.0_f64.abs() * 2.0) as usize % 3;
-                match k12 {
-                    0 => {
-                        acc11 += (acc0 * 0.01 / (1.0 + b.powi(2))).mul_add(1.0, -acc11) * 0.1;
-                    }
-                    1 => {
-                        for i in 0..1 {
-                            acc11 += (((c * 0.25).tanh() / (1.0 + b * b)).atan() * 0.5).sin();
-                        }
-                    }
-                    _ => {
-                        for i in 0..2 {
-                            if c * 0.25 < 0.25 || 0.2 < 0.25 {
-                                for j in 0..1 {
-                                    for l in 0..3 {
-                                        if i % 3 == 1 {
-                                            acc11 = ((acc11 * 0.05).sin() - t10 * (acc11 * 0.05)).tanh();
-                                        } else {
-                                            let t13 = (1.0 + a.powi(2)).cbrt();
-                                        }
-                                        acc0 = f64::tanh(f64::tanh((c * 0.25).sin()));
-                                    }
-                                    acc0 += (acc11 * 0.05).sin();
-                                }
-                            }
-                            acc11 += (((1.0 + (acc0 * 0.01).powi(2)).ln() - a.clamp(-0.75, 0.75)) * 0.25).atan();
-                        }
-                    }
-                }
-            } else {
-                if 2.0 > a {
-                    acc11 /= (2.0 + a.max((c * 0.25).sin()).cos());
-                } else {
-                    let t14 = (acc0 * 0.01).sin().tanh();
-                }
-            }
-        } else {
-            if a > t10 {
-                let flag15 = b / (1.0 + (acc11 * 0.05).powi(2)) > -0.4;
-            } else {
-                acc0 += (((acc11 * 0.05).sin() * (acc11 * 0.05).sin()).cos().exp() * 0.5).sin();
-            }
-        }
-        (acc11 * 0.05).tanh() + c * 0.25 + t10 - (acc0 * 0.01).atan().sin() + a
-    }
-    check_p45(seed = 0x572c60c9eafbcd9c, inputs = 3, calls = [p8, p39], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p46(b: f64, a: f64) -> f64 {
-        let mut acc0 = (1.0 + a.powi(2)).ln().cos();
-        for i in 0..1 {
-            let t1 = 1.25 * a * ((acc0 * 0.5).atan() - a);
-            acc0 *= 0.8 + 0.2 * (acc0 * 0.5).tanh().tanh().exp().sin();
-            acc0 /= (1.0 + a.max(i as f64).powi(2));
-        }
-        let t2 = (1.5 + a.sin()).powf((acc0 * 0.25).tanh());
-        let a = a - b;
-        acc0 += (-((a * 0.5).tanh() / (1.0 + (a * 0.5).powi(2))) * 0.5).tanh();
-        (a * 0.5).sin() + t2 - (acc0 * 0.25).atan() - b
-    }
-    check_p46(seed = 0xf4e0f18afe22ca19, inputs = 2, calls = [], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p47(a: f64, b: f64) -> f64 {
-        let mut v0 = vec![0.0; 4];
-        for i in 0..v0.len() {
-            v0[i] = b.tanh() * 0.75;
-            if i > 0 {
-                v0[i] += v0[i - 1] * (a - b) * 0.25;
-            }
-        }
-        v0[2] -= 0.2;
-        let b = b + a.tanh().sinh();
-        let mut acc1 = a.powi(2).ln_1p() / (2.0 + (b * 0.5).tanh().cos());
-        if v0.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.25).sin()) > 0.0 {
-            match (((b * 0.5 - v0[0] * 0.25) * 0.25).tanh().abs() * 2.0) as usize % 3 {
+    fn p51(b: f64, n: usize, a: f64) -> f64 {
+        let mut acc0 = ((a.powi(3) + b.atan()) * 0.5).atan();
+        if 1.5 * acc0 > 0.25 {
+            match n % 3 {
                 0 => {
-                    let t2 = f64::min((b * 0.5).tanh(), v0[2] * 0.25);
+                    acc0 = -b / (1.0 + (b * a).powi(2));
                 }
                 1 => {
-                    let t3 = (b * 0.5).tanh() * acc1;
-                }
-                _ => {
-                    let a = a + v0.iter().map(|q| ((q * 0.25) * 1.25).sin()).sum::<f64>().tanh();
-                }
-            }
-        } else {
-            let t4 = (1.5 + a.sin()).log(2.5 + (-acc1 / (2.0 + (0.9 * (v0.iter().enumerate().map(|(k, q)| (q * 0.25) * k as f64).sum::<f64>() * 0.5).sin()).cos())).cos());
-            let t4 = t4 - (a - v0.iter().map(|q| (q * 0.25).cos()).product::<f64>());
-            let t5 = -(v0[3] * 0.25).tanh();
-        }
-        0.9 * acc1 + (b * 0.5).sin() + a.cos()
-    }
-    check_p47(seed = 0x2a481e433b586e8b, inputs = 2, calls = [], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p48(a: f64, n: usize, xs: &[f64]) -> f64 {
-        let mut acc0 = (1.5 + (1.0 + xs.iter().sum::<f64>().powi(2)).ln().cos()).sqrt();
-        for i in 1..=3 {
-            acc0 -= ((a.asinh() + (acc0 * 0.25).tanh()) * 0.5).atan();
-            let acc0 = acc0 * 0.1 - xs[i % xs.len()].hypot((acc0 * 0.1).tanh());
-        }
-        (acc0 * 0.1).atan().tanh()
-    }
-    check_p48(seed = 0x8c3485cb44433cdd, inputs = 4, calls = [], at = |p| (p[0], 2, &p[1..4]));
-}
-
-program! {
-    #[differentiable]
-    fn p49(n: usize, d: f64, a: f64, b: f64, c: f64) -> f64 {
-        let t0 = c;
-        let mut b = b;
-        let t1 = (c - b - n as f64 / (1.0 + a * a)) * b.powi(3).abs();
-        let t2 = (1.5 + a.powi(2).sin()).powf(t0.cos().tanh()).clamp(-0.75, 0.75);
-        let mut acc3 = t0.mul_add(c, n as f64).tanh();
-        acc3 + t2 - (t1 * 0.05).sin() - b + t0
-    }
-    check_p49(seed = 0x2ab51ff7664b0049, inputs = 4, calls = [], at = |p| (2, p[0], p[1], p[2], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p50(a: f64, xs: &[f64], c: f64, n: usize, b: f64) -> f64 {
-        let mut acc0 = 0.0;
-        match n {
-            0 => {
-                let t1 = 1.25_f64.powi(3);
-                let mut acc2 = 1.0;
-            }
-            1 => {
-                acc0 += ((1.5 + (b * p35(a, a, a)).sin()).log(2.5 + f64::atan(b).cos()) * 0.5).tanh();
-                for i in 0..xs.len() {
-                    let t3 = (n as f64).max(a);
-                    acc0 += a;
-                }
-            }
-            _ => {
-                let t4: f64 = xs[3] - xs.iter().sum::<f64>();
-                for i in 0..xs.len() {
-                    let t5 = (1.0 + (t4 * 0.25).atan().powi(2)).ln();
-                    acc0 += ((xs[1] - 0.5) * xs[0].atan() * 0.25).tanh();
-                }
-            }
-        }
-        let mut acc6 = 1.0;
-        acc6 = c.atan2(1.5 + c.cos());
-        acc6 + (acc0 * 0.1).cos()
-    }
-    check_p50(seed = 0x4bf7bfca33b5283e, inputs = 7, calls = [p35], at = |p| (p[0], &p[1..5], p[5], 3, p[6]));
-}
-
-program! {
-    #[differentiable]
-    fn p51(a: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = 0.0;
-        if xs[2] / (1.0 + p41((a * a * 0.5).sin(), xs[2].tanh()).powi(2)) > 0.25 {
-            acc0 += ((a.atan() - (1.0 + a.powi(2)).cbrt()) * 0.25).sin();
-            let mut v1 = vec![0.0; xs.len()];
-            for i in 0..v1.len() {
-                v1[i] = ((1.0 + (1.0 + acc0.powi(2)).sqrt().powi(2)).cbrt() * 0.5).tanh();
-            }
-            let mut acc0 = acc0;
-            let t2 = if acc0.cos() > 0.0 { (acc0 / (1.5 + a.tanh())).atan2(1.5 + a.mul_add(a, 0.3).cos()) } else { acc0 + v1[3] + xs[0].powi(2) };
-        } else if xs.iter().map(|q| (q * 0.1).sin()).sum::<f64>().atan() > acc0 {
-            let t3 = acc0.sin().exp2() / (1.5 + acc0.sin().tanh()) + (a * acc0).tanh();
-            let t4 = (1.0 + a.powi(2)).sqrt().sin();
-        }
-        let mut acc5 = 0.5;
-        let mut w6 = 0;
-        while w6 < 3 {
-            for j in 0..xs.len() {
-                if (1.0 + (acc0 * 0.05).powi(2)).ln() < 0.0 {
-                    if w6 % 2 == 0 {
-                        if j % 3 == 1 {
-                            acc5 += (a.cos().atan2(1.5 + f64::max(acc0 * 0.05, a).cos()) * 0.5).sin();
-                        } else {
-                            acc5 = ((acc5 * 0.05).tanh() - f64::tanh(a)).atan();
-                        }
-                    } else {
-                        let t7 = 0.2 * 1.0 - (acc5 * 0.05).atan();
+                    for i in 1..=2 {
+                        let t1 = -a;
+                        acc0 += (acc0 * 0.25).sin().powi(3);
                     }
                 }
-                acc5 = ((1.5 + a.sin()).log(2.5 + 0.75_f64.cos()) / (1.0 + (acc0 * 0.05).sin().powi(2)) * 0.5).sin();
+                _ => {
+                    let a = a * (acc0 * 0.25).sin().powi(2);
+                }
             }
-            acc0 = xs[w6];
-            w6 += 1;
+        } else if b * (acc0 * 0.25).tanh() < -0.4 {
+            for i in 0..1 {
+                for j in 0..3 {
+                    let t2 = if i % 2 == 0 { (a * b).tanh().cosh() } else { b * (acc0 * 0.1) / (1.5 + (a - a).tanh()) };
+                    acc0 += 0.5 * f64::atan(a);
+                }
+                acc0 = (1.0 + a.sin().powi(2)).cbrt();
+            }
         }
-        (acc5 * 0.05).atan().sin() + 1.5 * (acc0 * 0.05).tanh() + a
+        if (acc0 * 0.1).tanh() < -0.4 && (acc0 * 0.1).sin() < 0.3 {
+            let t3 = a + (acc0 * 0.1).tanh();
+        }
+        (acc0 * 0.1).sin().tanh() - 0.2 * b
     }
-    check_p51(seed = 0x44fa966251d0c180, inputs = 5, calls = [p41], at = |p| (p[0], &p[1..5]));
+    check_p51(seed = 0x06f6f6b5bdc6a196, inputs = 2, calls = [], at = |p| (p[0], 3, p[1]));
+}
+
+#[differentiable]
+fn p52_h0(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * -0.5).tanh();
+    }
+    y[0] = (y[0] * 0.3 + s).sin();
+}
+#[differentiable]
+fn p52_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 1.5;
+    }
+}
+#[differentiable]
+fn p52_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    p52_h0(y, s);
+    p52_h1(s * 1.5, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+#[differentiable]
+fn p52_h3(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * -0.5
+}
+program! {
+    #[differentiable]
+    fn p52(xs: &[f64], w: [f64; 3], a: f64) -> f64 {
+        let mut buf1 = vec![0.75; 2];
+        let t2 = p52_h2(&mut buf1, &xs[4..], a * 0.6).tanh();
+        let t3 = buf1[0] + buf1[1] * 0.25;
+        let t4 = p52_h3(&xs[4..=5], t2);
+        let mut buf5 = vec![0.0; 2];
+        for i in 0..2 {
+            buf5[i] = xs[i + 6] * t4.tanh();
+        }
+        p52_h0(&mut buf5, w[0]);
+        let t6 = buf5[0] + buf5[1] * -0.5;
+        let mut buf7 = vec![0.75; 2];
+        let t8 = p52_h2(&mut buf7, &xs[..7], t2.tanh()).tanh();
+        let t9 = p52_h2(&mut buf7, &xs[5..], a).tanh();
+        let t10 = buf7[0] + buf7[1] * 0.6;
+        let s11 = &xs[0..];
+        let t12 = (s11[1] * t10 * 0.75 + s11[2]).sin() + s11[s11.len() - 1] * 1.5;
+        let mut buf13 = vec![0.0; 4];
+        for i in 0..4 {
+            buf13[i] = xs[i + 1] * w[2];
+        }
+        p52_h0(&mut buf13, t8);
+        for _ in 0..3 {
+            p52_h0(&mut buf13, a);
+        }
+        p52_h0(&mut buf13, t12 * 0.3);
+        let t14 = buf13[0] + buf13[3] * -0.5;
+        t14 + t12 + t10 + t9 + t8 + w[1] * 0.5 + a * 0.3
+    }
+    check_p52(seed = 0x0717b8e216464932, inputs = 12, calls = [], at = |p| (&p[0..8], <[f64; 3]>::try_from(&p[8..11]).unwrap(), p[11]),
+        params = ["w"] at [8, 9, 10]);
 }
 
 program! {
     #[differentiable]
-    fn p52(a: f64, b: f64) -> f64 {
-        if b.cos() > -0.1 {
-            let mut a = a;
-            return (1.0 + (0.3 * a).powi(2)).ln();
+    fn p53(a: f64, b: f64) -> f64 {
+        let mut acc0 = 0.5;
+        for i in 0..3 {
+            let t1 = match i % 3 { 0 | 1 => 0.5 * a * (p14(3, -b, (0.5 * a.tanh()).acos()) * 0.5).atan().min(a), _ => b.sin() };
+            let mut acc2 = b;
+            let flag3 = t1 / (1.0 + t1.powi(2)) > 0.25;
+            acc2 = (acc2 * a.tanh()).atan();
         }
-        let mut a = a;
-        a -= (f64::min(a / (1.5 + b.tanh()), b * 0.75) * 0.5).tanh();
-        let a = a * b.tanh();
+        a.tanh()
+    }
+    check_p53(seed = 0x01d375bb9704d4e5, inputs = 2, calls = [p14], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p54(b: f64, a: f64) -> f64 {
         let mut acc0 = 1.0;
-        let mut w1 = 0;
-        while w1 < 3 {
-            if 1.5 / (1.0 + 0.5_f64.powi(2)) < 0.0 {
-                let mut b = b;
-                return b.tanh();
-            }
-            acc0 += b;
-            w1 += 1;
+        let mut v1 = vec![0.0; 4];
+        for i in 0..v1.len() {
+            v1[i] = a * b;
         }
-        0.5 * (acc0 * 0.25).sin() + (a * 0.5).tanh()
+        v1[3] = v1[1] / (1.5 + v1.iter().map(|q| (q * 1.5).sin()).sum::<f64>().tanh()) * 0.25;
+        let t2: f64 = 0.2;
+        let t3 = v1[3].atan() - 1.0 * t2;
+        if a > -0.4 && v1[0] < -0.2 {
+            return t2 * a - v1[2].hypot(a);
+        }
+        t3.tanh() + t2
     }
-    check_p52(seed = 0x50aff73c6a2b5dbf, inputs = 2, calls = [], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p53(a: f64, c: f64, b: f64) -> f64 {
-        let mut acc0 = (p39(a * 0.3, 3, ((b + c) * 0.5).atan(), 0.9) * 0.5).sin() * 0.9 * c;
-        for i in 0..4 {
-            if i % 2 == 0 {
-                return (1.5 + (i as f64).sin()).log(2.5 + (acc0 * 0.1).cos()).mul_add(b.asinh(), (1.5 + b.sin()).log(2.5 + a.cos()));
-            }
-            acc0 *= (c + 0.3).tanh();
-        }
-        for i in 0..4 {
-            match i % 3 {
-                0 | 1 => {
-                    for j in 0..3 {
-                        let mut acc1 = (2.0 * (acc0 * 0.02).tanh() * (c / (2.0 + b.cos())) * 0.5).atan();
-                        acc1 += (c.cos().exp_m1().tanh().cosh() * 0.5).sin();
-                    }
-                }
-                _ => {
-                    acc0 = ((acc0 * 0.02).tanh() - 0.3_f64.mul_add(a, a)).atan();
-                }
-            }
-            acc0 += ((0.5 * c.atan().tanh()).asin() * 0.5).sin();
-        }
-        for i in 1..=2 {
-            acc0 += b;
-        }
-        for i in 0..4 {
-            acc0 += ((1.0 + (c / (1.5 + a.tanh())).powi(2)).cbrt() * 0.25).sin();
-        }
-        (acc0 * 0.02).sin() + a + 0.5 * 0.2
-    }
-    check_p53(seed = 0xd32523d2e2947883, inputs = 3, calls = [p39], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p54(b: f64, xs: &[f64], c: f64, a: f64) -> f64 {
-        let mut v0 = vec![0.0; 4];
-        for i in 0..v0.len() {
-            v0[i] = ((b.atan() + (p47(a * 0.2, (a * b * 0.5).tanh()) * 0.5 + 0.5)) * 0.5).sin();
-        }
-        let mut acc1 = (2.0 + a.sin()).log10();
-        for i in (0..6).step_by(2) {
-            acc1 += 1.25_f64;
-            for j in 0..2 {
-                for l in 0..1 {
-                    let t2: f64 = b.powi(3);
-                    acc1 += ((j as f64 + 0.9_f64.cos().exp_m1()) * 0.25).tanh();
-                }
-                acc1 = ((acc1 * 0.05).atan() * b.abs()).tanh();
-            }
-            v0[(i + 1) % 4] -= v0.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.05).sin()) * 0.5;
-        }
-        acc1 -= ((0.6 * b).hypot(a * p44(3, (xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) * b * 0.5).tanh())) * 0.5).tanh();
-        let t3 = if b < 0.1 || (acc1 * 0.05).sin() < 0.3 { c.asinh() - c } else { b * b * b };
-        (t3 * 0.5).sin() + b.cos()
-    }
-    check_p54(seed = 0x75ea12a69365b499, inputs = 7, calls = [p44, p47], at = |p| (p[0], &p[1..5], p[5], p[6]));
+    check_p54(seed = 0xc9ba5d88b62262dd, inputs = 2, calls = [], at = |p| (p[0], p[1]),
+        params = ["b"] at [0]);
 }
 
 program! {
     #[differentiable]
     fn p55(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (((a) * (a)).tanh() + xs[5]).tanh();
-        let t2 = ((a).mul_add(0.5, a) - a + xs[4]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() - 1 {
-            let t3 = if (((0.14_f64).sin()) * 0.5).exp() > 0.49 { ((((1.0 + (t1) * (t1)).ln() + a) * 0.5).exp()).tanh() } else { a - t2 };
-            let t4 = (a).tanh() * 1.5;
-            let t5 = ((((xs[i]) * 0.5).exp()).mul_add(0.5, xs[i])).tanh() * 1.5;
-            acc += ((t3).cos() * t5 - xs[i] - xs[i + 1]).tanh();
-        }
-        let r = acc;
-        r
-    }
-    check_p55(seed = 0xcc94e8d41556dca5, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-program! {
-    #[differentiable]
-    fn p56(a: f64) -> f64 {
-        let mut acc0 = 0.5;
-        if 0.75 * a < 0.7 {
-            acc0 -= 0.25 * a.asinh();
-        } else {
-            let mut acc1 = 1.0;
-            match ((0.2 * acc0).abs() * 2.0) as usize % 3 {
-                0 => {
-                    for i in (0..8).step_by(2) {
-                        for j in 0..3 {
-                            acc1 = (p39(((acc0 * 0.05).atan().cos().exp_m1() * 0.5).atan(), 3, (acc0 * 0.05).tanh() - 0.75, (1.5 + (acc0 * 0.05).tanh().cos()).sqrt()) * 0.5).atan().sin();
-                            acc1 -= (((2.0 + (acc1 * 0.05).sin().sin()).ln() - 0.25 * (acc0 * 0.05).atan()) * 0.5).sin();
-                        }
-                        acc1 /= (1.0 + (acc0 * 0.05).sin().powi(2));
-                    }
-                }
-                1 => {
-                    let t2 = ((acc1 * 0.05).tanh() + p41((acc1 * 0.05).atan2(1.5 + (acc0 * 0.05).sin().cos()), ((acc1 * 0.05).mul_add(2.0, a) * 0.25).sin())) / (1.0 + a.sin().exp().powi(2));
-                }
-                _ => {
-                    acc1 = ((acc1 * 0.05).atan() * (acc1 * 0.05).sin()).tanh();
-                }
-            }
-        }
-        for i in (0..6).step_by(2) {
-            let t3 = match i { 0 => (acc0 * 0.05).atan().to_radians(), 1 => (acc0 * 0.05).sin() * (acc0 * 0.05).atan(), _ => (a * 1.0).sin() };
-            acc0 /= (2.0 + (1.25 * (acc0 * 0.05).atan()).cos());
-        }
-        let t4 = a;
-        0.2 * t4 + (acc0 * 0.05).tanh()
-    }
-    check_p56(seed = 0x4b8eff5456352939, inputs = 1, calls = [p39, p41], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p57(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = x.to_owned();
-        let t2 = v.to_owned();
-        let t3 = (&(-t1.mapv(f64::sin)) * v).mapv(f64::tanh);
-        t3.sum() * 0.2 + t2.dot(&t2) * 0.1 + t1.sum() * 0.2
-    }
-    check_p57(seed = 0xa51cd6e2888d1d62, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p58(c: f64, a: f64, b: f64) -> f64 {
-        let mut acc0 = c;
-        for i in 0..4 {
-            for j in 0..4 {
-                let t1 = (p20((acc0 * 0.02).tanh().clamp(-0.75, 0.75), 1, (acc0 * 0.02).sin(), 0.9_f64.powi(3)) * 0.5).tanh();
-                acc0 -= a;
-            }
-            acc0 = ((p43((acc0 * 0.02).tanh() * 0.6) - acc0 * 0.02) * b.cos() * 0.25).atan();
-        }
-        let mut w2 = 0;
-        while w2 < 4 {
-            for j in (0..4).step_by(2) {
-                let mut w3 = 0;
-                while w3 < 2 {
-                    let mut c = c;
-                    c = (c - (2.0 + (acc0 * 0.02).tanh().sin()).sqrt()).atan();
-                    w3 += 1;
-                }
-                acc0 += (b.tanh().exp_m1().atan() * 0.5).atan();
-            }
-            acc0 *= 0.5 + 0.4 * (w2 as f64).cos().sin();
-            w2 += 1;
-        }
-        (acc0 * 0.01).tanh().tanh() - c.tanh()
-    }
-    check_p58(seed = 0x93fa3d84b056ba14, inputs = 3, calls = [p20, p43], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p59(a: f64, xs: &[f64]) -> f64 {
-        let a = a * a.hypot(a);
-        let t0 = (a * 0.25).atan().powi(2).ln_1p();
-        let mut acc1 = f64::cos(t0) / (1.0 + (1.5 * xs[2]).powi(2)) * 0.5;
-        for i in (0..2).rev() {
-            let t3 = { let u2 = t0.powi(3); (a * 0.25).abs() - xs.iter().map(|q| q * q).sum::<f64>().tanh() };
-            acc1 -= xs[i] * (0.25 * 2.0);
-        }
-        (acc1 * 0.25).sin().tanh() - t0 + (a * 0.25).atan()
-    }
-    check_p59(seed = 0xf1728b873748e533, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p60(a: f64, b: f64) -> f64 {
-        let mut acc0 = 0.0;
-        let mut w1 = 0;
-        while w1 < 2 {
-            if 0.1 * 1.25 < 0.5 {
-                let t2 = (b * a.mul_add(w1 as f64, b)).powi(2).ln_1p();
-            } else {
-                let t3 = a / (1.0 + (a * a).powi(2));
-            }
-            acc0 += -0.9_f64.powi(2).ln_1p();
-            w1 += 1;
-        }
-        let t4 = (b * (acc0 * 0.25).atan()).sin();
-        if 0.25_f64.sin() > 0.7 {
-            let mut w5 = 0;
-            while w5 < 1 {
-                acc0 = (acc0 * 0.25 * t4).atan();
-                w5 += 1;
-            }
-        } else {
-            if a / (1.0 + a * a) < 0.7 || (acc0 * 0.25).sin() < 0.5 {
-                let t6 = if -b > p43(a) { (t4 / (2.0 + a.cos())).cos().exp2() } else { 1.0_f64.tanh().exp() };
-            }
-        }
-        1.5 * t4 + acc0 * 0.25
-    }
-    check_p60(seed = 0xc87a39dbdb7505e5, inputs = 2, calls = [p43], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p61(a: f64, b: f64) -> f64 {
-        let flag0 = (1.5 + b.sin()).log(2.5 + b.cos()) > 0.0;
-        let mut acc1 = (a * a).tanh();
-        match ((b * a * 0.5).sin().abs() * 2.0) as usize % 3 {
-            0 | 1 => {
-                for i in 0..4 {
-                    if 0.1 / (1.0 + a * a) < 0.7 && (i as f64) < -0.2 {
-                        for j in (0..3).rev() {
-                            let t2: f64 = (acc1 * 0.05 - a) / (1.0 + (1.0 + b.powi(2)).ln().powi(2));
-                            acc1 *= 0.2_f64.tanh().exp().tanh();
-                        }
-                    } else if b * b > 0.5 && a < 0.0 {
-                        acc1 = (a + a).cos();
-                    } else {
-                        let t3 = a;
-                    }
-                    acc1 = -(b - 0.3);
-                }
-            }
-            _ => {
-                let mut w4 = 0;
-                while w4 < 1 {
-                    if !flag0 {
-                        if w4 % 2 == 0 {
-                            for j in 0..2 {
-                                acc1 += (f64::max(a, (acc1 * 0.02).atan()).max(b + a) * 0.5).sin();
-                                acc1 = f64::sin(b);
-                            }
-                        }
-                    } else {
-                        if flag0 {
-                            let mut acc5 = b.abs();
-                        } else {
-                            let t6 = a;
-                        }
-                    }
-                    acc1 = ((acc1 * 0.02).tanh() * (w4 as f64).tanh()).tanh();
-                    w4 += 1;
-                }
-            }
-        }
-        (acc1 * 0.02).tanh() + 0.5 * a
-    }
-    check_p61(seed = 0x59b2e82fca288cbc, inputs = 2, calls = [], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p62(b: f64, a: f64) -> f64 {
-        let t0 = if 0.6_f64.sin() > b { b } else { (1.5 + b.cos()).sqrt() - a };
-        let mut acc1 = (1.5 + 1.5_f64.cos()).sqrt();
-        let mut k2 = 0;
-        loop {
-            let t3 = t0 * 0.5 + (acc1 * 0.1).tanh();
-            acc1 /= (1.0 + b.powi(2));
-            k2 += 1;
-            if ((f64::tanh(p27(b * 0.6, (k2 as f64 - t3 * 0.5) * 0.1, (t3 * 0.5 * 0.5).tanh()))) < 0.3) || k2 >= 5 { break; }
-        }
-        acc1 += a;
-        acc1 += ((a + acc1 * 0.1 * b) * 0.25).tanh();
-        let mut k4 = 0;
-        loop {
-            let mut w5 = 0;
-            while w5 < 1 && ((a - k4 as f64) < 0.25) {
-                let t6 = (k4 as f64 / (1.0 + a * a) * (acc1 * 0.05).hypot(a) * (1.5 + (b / (1.0 + p43(a.atan()).powi(2))).sin()).powf(a.tanh().tanh()) * 0.5).atan();
-                acc1 += b;
-                w5 += 1;
-            }
-            acc1 += (1.5 + ((t0 * 0.5).sin() + (t0 * 0.5).sin()).sin()).log(2.5 + 0.25_f64.cos().cos()) * 0.5;
-            k4 += 1;
-            if (0.25 * (acc1 * 0.05) > 0.3 || (t0 * 0.5).tanh() < 0.5) || k4 >= 3 { break; }
-        }
-        (acc1 * 0.05).atan() + 0.1 * (t0 * 0.5).tanh() - 0.1 * a
-    }
-    check_p62(seed = 0x7c89844737437ba5, inputs = 2, calls = [p27, p43], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p63(a: f64, b: f64) -> f64 {
-        let mut acc0 = b;
-        if a.powi(2) > 0.5 && a < -0.4 {
-            for i in 0..4 {
-                acc0 += a;
-            }
-            let t1 = (acc0 * 0.1 * 0.6).sin();
-            let mut acc2 = 0.5;
-        } else if acc0 * 0.1 * a > 0.1 || (acc0 * 0.1).tanh() < 0.0 {
-            let mut k3 = 0;
-            loop {
-                if k3 == 2 {
-                    for j in 0..1 {
-                        acc0 /= (2.0 + a.cos());
-                        acc0 = (acc0 * 0.05).tanh().clamp(-0.75, 0.75);
-                    }
-                } else if k3 % 3 == 1 {
-                    acc0 /= (2.0 + (1.5 * a).cos());
-                } else {
-                    acc0 = (a.mul_add((acc0 * 0.05).tanh(), b) + 0.25_f64.asinh()) * 0.5;
-                }
-                acc0 += (acc0 * 0.05 * a * 2.0 * 0.1).sin();
-                k3 += 1;
-                if (b * (acc0 * 0.05) < 0.0) || k3 >= 3 { break; }
-            }
-        } else {
-            let mut k4 = 0;
-            let r9 = loop {
-                match k4 % 3 {
-                    0 => {
-                        let t5 = if f64::cos((acc0 * 0.05).sin()) < -0.1 { f64::cos(b.powi(3)) } else { (acc0 * 0.05).tanh() };
-                    }
-                    1 => {
-                        let mut acc6 = 1.0;
-                    }
-                    _ => {
-                        if k4 % 2 == 0 {
-                            let mut acc7 = ((acc0 * 0.05 + a) * 0.5).tanh();
-                        } else if k4 < 4 {
-                            let t8 = if k4 == 4 { (1.5 + b.sin()).powf(0.3_f64.tanh()) / (1.0 + a.powi(2)) } else { b / (2.0 + (k4 as f64).asinh().cos()) };
-                        }
-                    }
-                }
-                acc0 = (acc0 * 0.05 * (0.3 - (acc0 * 0.05).sin())).sin();
-                k4 += 1;
-                if (acc0 * 0.05 * 0.6 < 0.7) || k4 >= 6 { break b; }
-            };
-        }
-        let mut w10 = 0;
-        while w10 < 2 {
-            let mut v11 = vec![0.0; 3];
-            for j in 0..v11.len() {
-                v11[j] = ((b + a.cos()) * 0.5).sin();
-            }
-            v11[2 - w10] = a * 0.9;
-            w10 += 1;
-        }
-        a
-    }
-    check_p63(seed = 0xfaebefca629dba80, inputs = 2, calls = [], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p64(b: f64, a: f64) -> f64 {
-        let t0 = if a - b < 0.1 { b } else { a / (1.0 + a.tanh().powi(2)) };
-        let t1 = t0 * (p47(0.9 * 0.25, (b / (1.5 + t0.tanh()) * 0.5).tanh()) * 0.5);
-        let mut acc2 = 1.0;
-        match (((t0 * 0.5).atan().powi(2) * 0.5).sin().abs() * 2.0) as usize % 3 {
-            0 => {
-                let a = a - t0 / (1.5 + t0.tanh());
-            }
-            1 => {
-                let mut k3 = 0;
-                loop {
-                    for j in 0..2 {
-                        let t4 = t1 * 0.25;
-                        acc2 += 0.1 * (0.25 / (1.5 + (t1 * 0.25).sin().tanh()));
-                    }
-                    acc2 = (f64::min((k3 as f64).atan(), t0 / (1.0 + (p46((t1 * 0.25).sin() * a, ((a + t0) * 0.25).sin()) * 0.25).powi(2))) * 0.5).sin();
-                    k3 += 1;
-                    if (t0.cos() < -0.1) || k3 >= 4 { break; }
-                }
-            }
-            _ => {
-                let mut acc5 = (acc2 * 0.05).tanh().clamp(-0.75, 0.75) - (2.0 + b.cos()).recip();
-            }
-        }
-        (acc2 * 0.05).tanh() + t1 * 0.25 + a
-    }
-    check_p64(seed = 0xd5295020809b6619, inputs = 2, calls = [p46, p47], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p65(a: f64, b: f64) -> f64 {
-        let mut v0 = vec![0.0; 3];
-        for i in 0..v0.len() {
-            v0[i] = (0.6 - (a + p61((a.powi(2) * 0.5).tanh(), (1.0 + (p64((b + a) * 0.5, (a / (1.0 + b * b) * 0.5).tanh()) * 0.5).sin().powi(2)).ln()))) * 0.5;
-            if i > 0 {
-                v0[i] += v0[i - 1] * (a * 0.5).tanh();
-            }
-        }
-        v0[0] += b;
-        let mut acc1 = a * 0.9 / (1.0 + a.powi(3).powi(2));
-        let mut w2 = 0;
-        while w2 < 1 {
-            for j in 0..1 {
-                let b = b - a / (1.5 + 0.5_f64.tanh());
-                acc1 += (acc1 * 0.25).sin().sin().exp2().sin() * 0.5;
-            }
-            v0[w2] -= (1.0 * b - (v0[w2] * 0.1).tanh().sin()) * 0.25;
-            w2 += 1;
-        }
-        let b = b - b.cos().exp();
-        (b * 0.25).atan()
-    }
-    check_p65(seed = 0x092be89156ddf102, inputs = 2, calls = [p61, p64], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p66(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = &(v + v) + &(v.dot(x) * 0.3);
-        if n % 2 == 0 {
-            t1 = x.column(0).to_owned();
-        }
-        let mut t2 = &(-x.mapv(f64::sin)) + x;
-        for _ in 0..n {
-            t2 = (&t2 * (t1.dot(v) * 0.3)).mapv(f64::sin) + &t2 * 0.5;
-        }
-        t2.sum() * 0.2 + t1.dot(&t1) * 0.1 + s
-    }
-    check_p66(seed = 0x2f1d5a552f9c2f64, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p67(a: f64) -> f64 {
-        let mut acc0 = a;
-        acc0 = f64::min(0.5_f64.powi(3), acc0 * a);
-        let t1 = -((p53(a.min(a), f64::max(a, a), ((a + acc0) * 0.5).sin()) * 0.5).mul_add(acc0, p61((a.powi(3) * 0.5).tanh(), acc0.atan())) * 0.75);
-        (t1 * 0.25).tanh().tanh() - acc0 + 0.5 * (t1 * 0.25).sin()
-    }
-    check_p67(seed = 0xa50e5bbbe250f982, inputs = 1, calls = [p53, p61], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p68(a: f64, b: f64, c: f64) -> f64 {
-        let mut acc0 = 0.5_f64.tanh();
-        for i in 0..1 {
-            if (a * p52(((a + (acc0 * 0.5).atan()) * 0.5).sin(), i as f64)) > (acc0 * 0.5).atan() && (acc0 * 0.5).sin() < 0.25 {
-                continue;
-            }
-            acc0 = (c * a).tanh();
-        }
-        0.1 * (acc0 * 0.5).sin() + c + b.sin()
-    }
-    check_p68(seed = 0x51a6e82fa01a7cf0, inputs = 3, calls = [p52], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p69(a: f64, n: usize, b: f64) -> f64 {
-        let mut acc0 = 0.5;
-        for i in 1..=1 {
-            acc0 *= 0.5 + 0.4 * a.sin();
-        }
-        let a = a + b / (1.5 + b.tanh());
-        for i in 0..1 {
-            let mut acc0 = acc0;
-            if (1.5 + b.sin()).log(2.5 + (acc0 * 0.25).tanh().cos()) > 0.3 {
-                let t1 = (a * 0.25).atan() * 0.25;
-            } else if (1.5 + (a * 0.25).sin().sin()).powf(b.tanh()) > b {
-                for j in 0..2 {
-                    let acc0 = acc0 * 0.1 - n as f64;
-                }
-            } else {
-                let t2 = match n % 3 { 0 | 1 => f64::min((a * 0.25).sin().powi(2), (acc0 * 0.1).tanh().exp_m1()), _ => b };
-            }
-            acc0 -= (1.0 + (i as f64).powi(2)).ln().cos() * 0.5;
-        }
-        if (a * 0.25).atan() < 0.7 {
-            let mut w3 = 0;
-            while w3 < 3 {
-                let t5 = { let u4 = (acc0 * 0.1).tanh(); ((a * 0.25).sin() + b) / (2.0 + b.tanh().cos()) };
-                acc0 *= (acc0 * 0.1).sin().cos();
-                w3 += 1;
-            }
-        }
-        let t6 = f64::sin((a * 0.25).sin().atan2(1.5 + b.cos()));
-        t6 + (a * 0.25).sin().cos() - 0.75 * (acc0 * 0.05).sin()
-    }
-    check_p69(seed = 0xb7891c4d4f755574, inputs = 2, calls = [], at = |p| (p[0], 1, p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p70(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = (v.mapv(|q| q.max(0.25) * 0.5)).dot(&((s) * x)) * 0.3;
-        if n % 3 == 0 {
-            t1 = &(v.dot(x) * 0.3) - &(x.dot(v) * 0.3);
-        }
-        let t2 = (&(&t1 + &t1) * ((s) + (s) * 0.5)).mapv(f64::sin);
-        let mut t3 = ((s) * (t1.dot(&t2) * 0.3)).tanh();
-        if n % 2 == 0 {
-            t3 = ((t1[0]) * (x[[1, 0]])).tanh();
-        }
-        let t4 = (x.dot(v) * 0.3).mapv(f64::tanh);
-        let t5 = &t2 - &t1;
-        t5.dot(&t5) * 0.1 + t4.dot(&t4) * 0.1 + t3
-    }
-    check_p70(seed = 0x1f7ddb02cf26cd50, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p71(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = x.to_owned();
-        if n % 3 == 0 {
-            t1 = x.to_owned();
-        }
-        let mut t2 = (v.dot(v) * 0.3) - &(x.row(0).to_owned());
-        if n % 3 == 0 {
-            t2 = v.to_owned();
-        }
-        let t3 = -(-t1.mapv(f64::sin)).mapv(f64::sin);
-        t3.sum() * 0.2 + t2.dot(&t2) * 0.1 + t1.sum() * 0.2
-    }
-    check_p71(seed = 0x48d63b7b402a7a2c, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p72(b: f64, a: f64) -> f64 {
-        let t1 = { let u0 = ((a.hypot(a) + (b - b)) * 0.5).atan(); a };
-        let t2 = (b * 2.0).asinh() * t1.max(p61(a.sin().exp() * 0.5, b / (1.0 + t1.powi(2)) * 0.5)).min(0.9_f64.cos());
-        let mut acc3 = 1.0;
-        if a > t2 * 0.5 {
-            let mut acc4 = (t1 / (1.5 + (t2 * 0.5).sin().tanh()) / (2.0 + (a * a).cos()) * 0.5).sin();
-        } else {
-            if b * 0.9 > -0.2 && (t2 * 0.5).sin() < 0.7 {
-                acc3 = (t2 * 0.5).atan();
-                return (1.0 + (p58((b.powi(2) * 0.5).tanh(), (b.tanh().exp() * 0.5).sin(), (((t2 * 0.5).atan() - t1) * 0.5).tanh()) + 1.5).powi(2)).ln();
-            }
-        }
-        for i in (0..8).step_by(2) {
-            let mut w5 = 0;
-            while w5 < 2 && (b + (acc3 * 0.1).tanh() > t1) {
-                if 1.25 * a > b {
-                    let t6 = a;
-                } else {
-                    let a = a * i as f64;
-                }
-                acc3 = (acc3 * 0.05 + -b).tanh();
-                w5 += 1;
-            }
-            acc3 += ((t2 * 0.5).atan().powi(2).cos() * 0.5).sin();
-        }
-        for i in 1..=1 {
-            let mut v7 = vec![0.0; 4];
-            for j in 0..v7.len() {
-                v7[j] = ((t2 * 0.5).sin().atan2(1.5 + (j as f64).cos()) / (1.0 + (0.3 + a).powi(2)) * 0.5).tanh();
-            }
-            acc3 = (a * v7[v7.len() - 1 - i]).tanh();
-        }
-        t2 * 0.5 - t1
-    }
-    check_p72(seed = 0x86acb88250edee94, inputs = 2, calls = [p58, p61], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p73(b: f64, xs: &[f64], n: usize, a: f64) -> f64 {
-        let a = a + b;
-        let mut acc0 = (b.mul_add((a * 0.5).atan(), b) / (1.0 + xs[0].powi(2)) * 0.25).sin();
-        match n % 3 {
-            0 | 1 => {
-                let mut w1 = 0;
-                while w1 < 2 && (acc0.abs() > 0.5) {
-                    let t2 = ((acc0 * 0.25).sin() + (a * 0.5).atan() / (2.0 + b.cos())).sin().exp_m1();
-                    acc0 /= (2.0 + (xs[w1] + t2).cos());
-                    w1 += 1;
-                }
-            }
-            _ => {
-                for i in 0..1 {
-                    acc0 += ((1.25 * xs[xs.len() - 1 - n] + acc0 * 0.25 * 0.25) * 0.5).sin();
-                    acc0 -= ((acc0 * 0.25).atan() * 0.5).tanh();
-                }
-            }
-        }
-        if xs.iter().map(|q| q.cos()).product::<f64>().cos() > 0.25 {
-            acc0 -= (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.1).tanh();
-        } else {
-            for i in (0..3).rev() {
-                acc0 /= (1.0 + (acc0 * 0.1).atan().powi(2));
-                acc0 *= (acc0 * 0.1).atan().tanh();
-            }
-        }
-        (a * 0.5).atan().cos() + 0.5 * p56(f64::cos((a * 0.5).sin()))
-    }
-    check_p73(seed = 0x8977071fc9881052, inputs = 5, calls = [p56], at = |p| (p[0], &p[1..4], 2, p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p74(b: f64, a: f64) -> f64 {
-        let t0 = a.cos();
-        let t1 = t0 + a;
-        let t2 = match ((a * (t1 * 0.5) * 0.25).abs() * 2.0) as usize % 3 { 0 => (2.0 + b.cos()).recip(), 1 => (t1 * 0.5).sin().powi(2).ln_1p() + (t1 * 0.5).tanh() * a, _ => ((1.5 + (t1 * 0.5).tanh().cos()).sqrt().powi(3) * 0.5).tanh() };
-        let t3 = a.powi(3);
-        let t4 = (1.0 + (t1 * 0.5 / (1.0 + a.powi(2))).powi(2)).ln().cos();
-        let t5 = (t1 * 0.5).atan2(1.5 + ((t3 * 0.5).tanh() * a).cos());
-        let mut acc6 = (1.5 + (b + t2).sin()).powf((0.75_f64 * 0.5).tanh());
-        for i in 0..1 {
-            if i == 0 {
-                let mut acc7 = (t1 * 0.5 * (t1 * 0.5).tanh()).cos();
-                if b / (1.5 + (t1 * 0.5).atan().tanh()) > a || (i as f64) < 0.25 {
-                    for j in 0..1 {
-                        let t8 = if f64::tanh(a) > 0.7 { a.powi(2) } else { t0 * 2.0 / (1.0 + (t5 / (1.0 + 0.3_f64.powi(2))).powi(2)) };
-                        acc6 += ((-(acc7 * 0.5)).tanh() * 0.5).atan();
-                    }
-                } else if t3 * 0.5 > -0.4 && (i as f64) < 0.5 {
-                    let a = a - t5 * t0;
-                }
-            } else if i % 3 == 1 {
-                if t5.mul_add(a, a) > 0.3 {
-                    let t9 = match i { 0 => i as f64 * ((acc6 * 0.25).sin() * 0.75), _ => (t2 * (t3 * 0.5) / (1.0 + t0.cos().powi(2)) * 0.1).sin() };
-                }
-            } else {
-                for j in (0..8).step_by(2) {
-                    let t10 = (2.0 + (p47((t0 - t5) * 0.5, (t3 * 0.5).sin() * (acc6 * 0.1).tanh()) * 0.5).tanh().sin()).cbrt().cos();
-                    acc6 *= 0.8 + 0.2 * (b / (2.0 + a.cos())).sin();
-                }
-            }
-            acc6 = (p60(t2.clamp(-0.75, 0.75), -t4) * 0.5).tanh() + t0.min(0.1);
-        }
-        0.25 * (acc6 * 0.05) + 0.9 * t5 + 1.5 * t4 - t3 * 0.5 - t2 - t0 + b
-    }
-    check_p74(seed = 0x6bab0b41571916d0, inputs = 2, calls = [p47, p60], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p75(c: f64, b: f64, a: f64, xs: &[f64]) -> f64 {
-        let flag0 = 0.5_f64.sin() > 0.7;
-        let mut acc1 = 0.0;
-        let t2 = if -c > -0.2 && c < 0.3 { (1.5 + b.abs().sin()).powf((xs[1] * b).tanh()) } else { f64::min(b, xs[2]).mul_add(xs[0] + xs[0], a) };
-        acc1 *= (c * c).cos();
-        let t3 = 1.0_f64.powi(2).ln_1p();
-        for i in (0..4).rev() {
-            let t4: f64 = f64::max((t2 * 0.5).tanh(), 1.0);
-            acc1 *= 0.8 + 0.2 * xs.iter().map(|q| q * t4).sum::<f64>().tanh().exp().sin();
-        }
-        t3 - (t2 * 0.5).atan().cos() + (acc1 * 0.1).tanh().tanh() - c.tanh()
-    }
-    check_p75(seed = 0x66d65589c0f70cfb, inputs = 6, calls = [], at = |p| (p[0], p[1], p[2], &p[3..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p76(a: f64, n: usize) -> f64 {
-        let mut acc0 = ((a - n as f64) * 1.25 * 0.25).tanh();
-        if n == 0 {
-            let t1 = p68(acc0 / (2.0 + a.cos()), acc0 * acc0, 1.5_f64.atan2(1.5 + acc0.cos())).max(acc0.powi(2).ln_1p());
-            if n % 2 == 0 {
-                acc0 = (acc0.sin().powi(3) * 0.5).atan();
-            }
-            let mut v2 = vec![0.0; 3];
-            for i in 0..v2.len() {
-                v2[i] = ((a.atan() + -acc0) * 0.5).atan();
-            }
-        } else {
-            if n == 1 {
-                let t4 = { let u3 = (a * acc0 * (n as f64 * 0.5) * 0.5).atan(); p62(acc0 * 0.9, ((acc0 + n as f64) * 0.25).tanh()) };
-            } else if n == 0 {
-                let mut k5 = 0;
-                loop {
-                    let t6 = if ((acc0 * 0.1).tanh() / (1.0 + (k5 as f64).powi(2))) > 0.7 { (acc0 * 0.1).sin().tanh().exp() + (acc0 * 0.1).sin() * a } else { (acc0 * 0.1).sin() * (acc0 * 0.1) - (acc0 * 0.1).tanh() };
-                    acc0 = 0.5_f64;
-                    k5 += 1;
-                    if (a.tanh() < -0.4) || k5 >= 6 { break; }
-                }
-            } else {
-                let mut k7 = 0;
-                loop {
-                    let t8 = 0.25 * n as f64;
-                    acc0 *= 0.8 + 0.2 * a.sin().exp2().sin();
-                    k7 += 1;
-                    if ((acc0 * 0.02).atan() * (acc0 * 0.02).tanh() < -0.4 && t8 < 0.1) || k7 >= 5 { break; }
-                }
-            }
-        }
-        acc0 * 0.02
-    }
-    check_p76(seed = 0xa7d6ffa391a1f981, inputs = 1, calls = [p62, p68], at = |p| (p[0], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p77(n: usize, a: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = (a.atan() / (1.0 + a.powi(2).powi(2)) * 0.5).tanh();
-        if (2.0 + a.cos()).recip() < 0.25 {
-            let t1 = a;
-            let t2: f64 = acc0.powi(3);
-            if n % 2 == 0 {
-                for i in 0..2 {
-                    let mut w3 = 0;
-                    while w3 < 1 {
-                        acc0 = 0.75 * xs[xs.len() - 1 - i];
-                        w3 += 1;
-                    }
-                    acc0 += ((a * n as f64 + xs[(n + 1) % 3].powi(2).ln_1p()) * 0.1).sin();
-                }
-            }
-        } else {
-            let t4 = -(acc0 * 0.1).atan() - (0.2 * 0.9 - xs[(n + 1) % 3].powi(3));
-        }
-        (acc0 * 0.1).sin().tanh() + 0.5 * (acc0 * 0.1).atan()
-    }
-    check_p77(seed = 0xf8e706cc1eecc8a6, inputs = 4, calls = [], at = |p| (3, p[0], &p[1..4]));
-}
-
-program! {
-    #[differentiable]
-    fn p78(a: f64, c: f64, b: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = 1.0;
-        for i in (0..2).rev() {
-            let t1 = 0.9 * a.sin().exp2();
-            acc0 = i as f64;
-            for j in 0..1 {
-                let t2 = 0.5 * (acc0 * 0.1).sin();
-                acc0 += t2;
-            }
-        }
-        match ((c * 0.75).abs() * 2.0) as usize % 3 {
-            0 => {
-                let mut acc3 = 0.0;
-            }
-            1 => {
-                if xs[2] < 0.7 && xs.iter().map(|q| q * c).sum::<f64>() < -0.2 {
-                    for i in 0..1 {
-                        let mut k4 = 0;
-                        loop {
-                            let t5 = (0.25 * c).max(k4 as f64) + -(k4 as f64);
-                            acc0 = (((acc0 * 0.1).tanh().hypot(xs[i]) + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())) * 0.5).atan();
-                            k4 += 1;
-                            if (1.25 - (t5 * 0.5).sin() > 0.5) || k4 >= 2 { break; }
-                        }
-                        acc0 = ((acc0 * 0.1).tanh() - c).sin();
-                    }
-                    return b;
-                }
-            }
-            _ => {
-                match ((0.1 + xs[2]).abs() * 2.0) as usize % 3 {
-                    0 | 1 => {
-                        acc0 *= 0.5 + 0.4 * (a * 0.75).sin();
-                    }
-                    _ => {
-                        let mut w6 = 0;
-                        while w6 < 4 {
-                            if a > 1.0 {
-                                acc0 += (b.cos().tanh() * 0.5).sin();
-                            } else {
-                                let mut acc7 = 1.0;
-                            }
-                            acc0 += a;
-                            w6 += 1;
-                        }
-                    }
-                }
-            }
-        }
-        let mut acc8 = ((acc0 * 0.05).atan() * xs.iter().map(|q| (q * 0.25).sin()).sum::<f64>() / (1.0 + xs[1].sin().powi(2)) * 0.25).sin();
-        acc8.cos() + (acc0 * 0.05).sin().cos() + c.sin() + a
-    }
-    check_p78(seed = 0x21a4bd74a0ae03fa, inputs = 6, calls = [], at = |p| (p[0], p[1], p[2], &p[3..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p79(xs: &[f64], a: f64, b: f64) -> f64 {
-        let k0 = (((1.5 + xs.iter().map(|q| (q * 1.0).sin()).sum::<f64>().sin()).powf(xs[0].tanh()) * 0.5).abs() * 2.0) as usize % 3;
-        let mut acc1 = (0.5 * (-a).tanh()).acos();
-        match k0 {
-            0 => {
-                for i in 0..3 {
-                    let t2 = 1.5 * f64::min(xs[xs.len() - 1 - i], b.cos());
-                    acc1 /= (1.0 + (-t2).powi(2));
-                }
-            }
-            1 => {
-                let mut v3 = vec![0.0; 3];
-                for i in 0..v3.len() {
-                    v3[i] = (1.0 + xs[i].atan().powi(2)).ln();
-                }
-                match (a.abs() * 2.0) as usize % 3 {
-                    0 | 1 => {
-                        acc1 = ((acc1 * 0.25).sin().atan2(1.5 + v3[0].cos()) + a * v3.iter().map(|q| q.cos()).product::<f64>()) * 0.5;
-                    }
-                    _ => {
-                        if 1.5_f64.min(v3[1]) > -0.1 {
-                            acc1 *= 0.5 + 0.4 * xs[0].sin();
-                        } else {
-                            for i in 0..xs.len() {
-                                let mut acc4 = (0.5 * xs[i].tanh()).atanh();
-                                acc4 = xs[i].hypot(i as f64).mul_add((i as f64).powi(2).ln_1p(), (v3[0] * 0.25).tanh()) * 0.25;
-                            }
-                        }
-                    }
-                }
-            }
-            _ => {
-                acc1 = ((xs.iter().map(|q| q * (acc1 * 0.05)).sum::<f64>() * 0.5 - f64::atan(xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()))) * 0.25).sin();
-                for i in 0..3 {
-                    let t5 = if i < 1 { xs[2] / (1.0 + (acc1 * 0.05).sin().powi(2)) * (b + b) } else { (0.5 * b.tanh()).asin() * (0.2 / (1.0 + (acc1 * 0.05).atan().powi(2))) };
-                    acc1 = ((acc1 * 0.05).atan() + (t5 * 0.25).atan()).tanh();
-                }
-            }
-        }
-        0.9 * (acc1 * 0.05).sin()
-    }
-    check_p79(seed = 0xf70ce90fd5c84889, inputs = 5, calls = [], at = |p| (&p[0..3], p[3], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p80(a: f64) -> f64 {
-        let t0 = (1.0 + a.powi(2)).sqrt();
-        let mut v1 = vec![0.0; 3];
-        for i in 0..v1.len() {
-            v1[i] = a;
-        }
-        let t3 = { let u2 = ((t0 - t0.mul_add(t0, t0)) * 0.25).sin(); v1[1] * 1.5 };
-        let t3 = t3 + f64::sin(a);
-        let mut acc4 = 0.5;
-        let mut acc5 = 1.0;
-        let t6 = v1.iter().map(|q| q * t0).sum::<f64>().tanh().exp_m1().atan();
-        let mut k7 = 0;
-        loop {
-            let t8 = (0.5 * 1.25_f64.tanh()).acos();
-            let mut k9 = 0;
-            loop {
-                let t10 = t8;
-                acc5 *= 0.8 + 0.2 * (0.9 * t8).sin();
-                k9 += 1;
-                if ((v1[0] * 0.05).tanh().mul_add((p42(t10, (t8 / (2.0 + a.cos()) * 0.5).sin()) * 0.5).atan(), t8) > -0.2) || k9 >= 3 { break; }
-            }
-            acc4 += (((k7 as f64).max(t8) + ((p49(2, (t3 * 0.5).sin() * (v1[k7] * 0.05).atan(), (((v1[k7] * 0.05).atan() + (t3 * 0.5).tanh()) * 0.5).atan(), (1.5 + t6.cos()).sqrt(), (v1.iter().map(|q| ((q * 0.05) * 0.6).sin()).sum::<f64>() * 0.5).tanh()) * 0.25).sin() + t8)) * 0.25).atan();
-            k7 += 1;
-            if ((acc5 * 0.02).tanh().tanh() < 0.0) || k7 >= 3 { break; }
-        }
-        t6 + (acc4 * 0.05).sin() + 1.0 * (t3 * 0.5).atan() + t0
-    }
-    check_p80(seed = 0x783693fec07398c9, inputs = 1, calls = [p42, p49], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p81(a: f64, n: usize) -> f64 {
-        let t0 = n as f64;
-        let t1 = a * 2.0;
-        let t2 = (1.5 + (-(t0 / (2.0 + t1.cos()))).sin()).log(2.5 + (1.5 + (t0 * 0.5).cos()).sqrt().cos());
-        t2 - t1.tanh() + 1.5 * t0
-    }
-    check_p81(seed = 0x4284a2f1c04d2942, inputs = 1, calls = [], at = |p| (p[0], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p82(xs: &[f64], a: f64) -> f64 {
-        let mut acc0 = 0.5;
-        for i in 0..4 {
-            for j in 0..3 {
-                let t1 = i as f64;
-                acc0 *= 0.8 + 0.2 * (t1 * 0.5).atan().sin();
-            }
-            let t3 = { let u2 = (a - xs[xs.len() - 1 - i]) * (1.0 + (acc0 * 0.02).atan().powi(2)).sqrt() * 0.25; (-a).sin() };
-            acc0 /= (2.0 + xs[i].cos());
-        }
-        for i in 0..2 {
-            for j in 1..=1 {
-                match j {
-                    0 => {
-                        if j % 2 == 0 {
-                            acc0 += (0.25_f64 * 0.1).max((acc0 * 0.02).sin().min(xs[2]));
-                        }
-                    }
-                    _ => {
-                        for (l, q4) in xs.iter().enumerate() {
-                            let a = a + (xs.iter().map(|q| q * a).sum::<f64>() - a);
-                            acc0 -= *q4;
-                        }
-                    }
-                }
-                acc0 -= (j as f64 * 0.5).tanh();
-            }
-            acc0 += (1.5 + (0.6 * xs.iter().map(|q| q.cos()).product::<f64>()).sin()).log(2.5 + (xs[xs.len() - 1 - i] + (acc0 * 0.02).atan()).cos()) * 0.5;
-        }
-        let t5 = (1.5 + (p81(xs[2].clamp(-0.75, 0.75), 1) * 0.5).cos()).sqrt();
-        let flag6 = 0.1 * p65((2.0 + xs[2].cos()).powi(-2), a * 0.75) > 0.7;
-        t5 + (acc0 * 0.02).atan()
-    }
-    check_p82(seed = 0x4c5d5c072b8202fe, inputs = 5, calls = [p65, p81], at = |p| (&p[0..4], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p83(xs: &[f64], a: f64, b: f64) -> f64 {
-        let flag0 = b / (1.5 + b.tanh()) > 0.25;
-        let mut acc1 = 1.0;
-        if !flag0 {
-            if (1.0 + a.powi(2)).ln() < 0.3 && b < 0.5 {
-                for i in (0..2).rev() {
-                    for j in 1..=4 {
-                        acc1 = ((b + xs[j % xs.len()] - 0.9) * 0.5).tanh();
-                    }
-                    acc1 += xs[3];
-                }
-            } else {
-                for i in 1..=4 {
-                    let a = a + xs[(i + 1) % 4].min(0.5);
-                    acc1 /= (1.0 + (-b).powi(2));
-                }
-            }
-        }
-        let b = b + xs[2];
-        acc1 /= (1.0 + (xs.iter().map(|q| q * q).sum::<f64>() / (2.0 + (b * 0.5).sin().cos())).powi(2));
-        let acc1 = (acc1 * 0.05).sin() - a.mul_add(xs.iter().map(|q| (q * 0.1).sin()).sum::<f64>(), a);
-        let mut acc2 = 0.0;
-        if xs[1] * (b * 0.5).sin() > xs[0] {
-            let mut v3 = vec![0.0; 3];
-            for i in 0..v3.len() {
-                v3[i] = 0.25 * xs[i];
-            }
-            let t4 = xs[0] * a;
-        } else {
-            let t5 = (acc1 * 0.1).sin() * xs[3] * 1.25;
-        }
-        1.25 * (acc1 * 0.1).sin() + (b * 0.5).atan()
-    }
-    check_p83(seed = 0x8a0184e257cc08fc, inputs = 6, calls = [], at = |p| (&p[0..4], p[4], p[5]));
-}
-
-program! {
-    #[differentiable]
-    fn p84(xs: &[f64], b: f64, a: f64) -> f64 {
-        let mut acc0 = 0.0;
-        acc0 *= 0.5 + 0.4 * (a / (1.0 + 0.1_f64.powi(2))).sin();
-        for q1 in xs.iter() {
-            acc0 *= (xs[1] - *q1).cos();
-            acc0 += xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).to_radians();
-            acc0 /= (2.0 + b.atan().cos());
-        }
-        acc0 = ((xs[2] + (acc0 * 0.1).sin()) / (1.0 + (xs[1] - a).powi(2)) * 0.5).atan();
-        let t2 = b.atan();
-        let t3 = if (2.0 + xs[1].sin()).sqrt() > a { a.to_radians() + (acc0 * 0.1).atan() / (2.0 + (acc0 * 0.1).cos()) } else { a.tanh() };
-        let t4 = a * 2.0;
-        for i in 1..=1 {
-            let t5 = xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>();
-            acc0 -= ((1.0 + xs[i].powi(2)).sqrt().asinh() * 0.5).tanh();
-        }
-        2.0 * t4 + (t3 * 0.5).cos() + t2 - 0.9 * b
-    }
-    check_p84(seed = 0x75565f66d74e6825, inputs = 5, calls = [], at = |p| (&p[0..3], p[3], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p85(a: f64, b: f64, n: usize) -> f64 {
-        let mut v0 = vec![0.0; 3];
-        for i in 0..v0.len() {
-            v0[i] = a;
-        }
-        v0[2] = ((a.powi(3) - v0[n].abs()) * 0.25).tanh();
-        let t1 = if a * a > b { (1.5 + b.sin()).log(2.5 + v0[n].cos()) * (v0[n] - v0.iter().sum::<f64>()) } else { v0.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) / (1.0 + f64::sin(b).powi(2)) };
-        let mut acc2 = (v0[1] + a) * 0.25;
-        for i in 0..3 {
-            let mut k3 = 0;
-            let r4 = loop {
-                acc2 /= (1.0 + (v0[2] * 0.05).powi(2));
-                acc2 += ((v0.iter().map(|q| (q * 0.05).cos()).product::<f64>() - (p81((1.5 + b.cos()).sqrt(), 1) * 0.5).atan()).cos() * 0.5).sin();
-                k3 += 1;
-                if ((v0[n] * 0.05).mul_add(b, v0.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.05).sin())) < -0.1) || k3 >= 4 { break (-(acc2 * 0.05).atan()).sin(); }
-            };
-            acc2 += (f64::min(p52((((v0[i] * 0.05).tanh() - r4) * 0.5).atan(), (r4.mul_add(a, t1 * 0.25) * 0.25).atan()).atan(), acc2 * 0.05 - 0.3) * 0.25).sin();
-        }
-        let acc2 = (acc2 * 0.05).atan() - -(v0[n] * 0.05);
-        (acc2 * 0.25).atan() + (t1 * 0.25).cos() - a
-    }
-    check_p85(seed = 0x51723f7070cc6216, inputs = 2, calls = [p52, p81], at = |p| (p[0], p[1], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p86(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (((a) * 0.5).exp() + xs[5]).tanh();
-        let t2 = (((a).tanh()).tanh() + xs[4]).tanh();
+        let t1 = (((a).tanh()) * (a + a) + xs[0]).tanh();
         let mut acc = 0.0;
         let mut extra = 0.0;
         for i in 0..xs.len() {
-            extra += ((((xs[i] - xs[i]) * 0.5).exp()).tanh()).tanh();
-            let mut t3 = 0.0;
-            for j in 0..2 {
-                t3 += (a * (j as f64 + 0.5)).sin();
-            }
-            if xs[i] < 0.48 {
-                continue;
-            }
-            if ((t1).tanh()).sin() > -0.16 {
-                if t2 - (0.12_f64).tanh() > -0.19 {
-                    acc -= (((1.0 + (xs[i]) * (xs[i])).ln()).mul_add(0.5, xs[i])).tanh();
-                } else {
-                    acc = acc + ((1.0 + ((0.34_f64).cos() * t3) * ((0.34_f64).cos() * t3)).ln()).tanh() - ((((1.0 + (xs[i]) * (xs[i])).ln()).mul_add(0.5, a)).tanh()).tanh();
+            extra = extra + (xs[i]).tanh() - (((((t1) * 0.5).exp()) * ((xs[i]).tanh())).tanh()).tanh();
+            extra += (((xs[i]) * (t1 + xs[i])) * ((a) * (xs[i]))).tanh();
+            acc += (((a) * (xs[i]) + (1.0 + (t1) * (t1)).ln()).sin()).tanh();
+            acc = acc + ((1.0 + ((xs[i]).mul_add(0.5, xs[i])) * ((xs[i]).mul_add(0.5, xs[i]))).ln()).tanh() - (((1.0 + (xs[i]) * (xs[i])).ln() + xs[i]).mul_add(0.5, -0.24_f64)).tanh();
+            if ((xs[i]) * (xs[i])).mul_add(0.5, xs[i]) > -0.24 {
+                if (xs[i]) * (a) + xs[i] < 0.04 {
+                    continue;
                 }
             } else {
-                let t4 = ((1.0 + ((xs[i]).cos() * xs[i]) * ((xs[i]).cos() * xs[i])).ln() - (xs[i] - xs[i]).cos() * xs[i]).tanh() * 1.5;
+                acc -= (((xs[i]) * 0.5).exp()).tanh();
             }
-            let mut t5 = 0.0;
-            for j in 0..2 {
-                t5 += (((((xs[i]) * 0.5).exp()) * 0.5).exp() * (j as f64 + 0.5)).sin();
-            }
-            if i + 1 < xs.len() {
-                let t6 = ((t3).tanh()).tanh() * 1.5;
-                if t5 > -0.47 {
-                    let t7 = (((xs[i + 1] - xs[i + 1]).sin()).mul_add(0.5, xs[i])).tanh() * 1.5;
-                } else {
-                    acc += (xs[i + 1] + (((xs[i + 1]).cos() * xs[i + 1]) * 0.5).exp()).tanh();
-                }
-                acc = acc + (xs[i + 1]).tanh() - (t5 + (t6).sin()).tanh();
-            }
-            acc -= (xs[i] + ((t5) * (xs[i])).tanh()).tanh();
+            acc += ((xs[i]).sin()).tanh();
         }
         acc
     }
-    check_p86(seed = 0xa9edd19a62f88455, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+    check_p55(seed = 0x918138b328cd2432, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
 }
 
 program! {
     #[differentiable]
-    fn p87(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = x.to_owned();
-        for _ in 0..n {
-            t1 = (&t1 * ((s) + (s) * 0.5)).mapv(f64::sin) + &t1 * 0.5;
-        }
-        let mut t2 = (&t1 * &(t1.sum_axis(Axis(1)) * 0.3)).mapv(f64::tanh);
-        if n % 2 == 0 {
-            t2 = t1.to_owned();
-        }
-        let mut t3 = (&(v / &v.mapv(|q| q * q + 1.0)) * (s)).mapv(f64::sin);
+    fn p56(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = ((x * (s)).mapv(f64::tanh)).sum_axis(Axis(1)) * 0.3;
         if n % 3 == 0 {
-            t3 = (s) - &(t1.sum_axis(Axis(0)) * 0.3);
+            t1 = (-x.mapv(f64::sin)).sum_axis(Axis(1)) * 0.3;
         }
-        t3.dot(&t3) * 0.1 + t2.sum() * 0.2 + t1.sum() * 0.2
+        let t2 = &(v / &t1.mapv(|q| q * q + 1.0)) + &(v / &t1.mapv(|q| q * q + 1.0));
+        let mut t3 = v.to_owned();
+        if n % 2 == 0 {
+            t3 = ((s) * x).sum_axis(Axis(0)) * 0.3;
+        }
+        let t4 = (&t2 + &t2).mapv(f64::tanh);
+        let mut t5 = -x.mapv(f64::sin);
+        for _ in 0..n {
+            t5 = (&t5 * (s)).mapv(f64::sin) + &t5 * 0.5;
+        }
+        t5.sum() * 0.2 + t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1
     }
-    check_p87(seed = 0xaa18c2dac6cff6aa, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+    check_p56(seed = 0xd3f2bec268a3315b, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
 }
 
 program! {
     #[differentiable]
-    fn p88(xs: &[f64], a: f64, n: usize) -> f64 {
-        let t0 = (xs[n].powi(3) * 0.5).atan().powi(2);
-        let mut acc1 = f64::sin(a) * a;
-        for i in 1..=3 {
-            for j in 0..3 {
-                let flag2 = t0 > -0.4;
-                acc1 -= (acc1 * 0.05).tanh();
-            }
-            acc1 = xs[xs.len() - 1 - n] * t0 * 0.3;
+    fn p57(a: f64, b: f64) -> f64 {
+        let t0 = (p54(0.9, (b * (p34(-b, 0.9 * b, b, ((a - 1.0) * 0.5).atan()) * 0.5).atan() * 0.5).sin()) * 0.5).atan() * 1.5 / (1.0 + a.atan().powi(2)) * (0.25 * b).cos();
+        let mut a = a;
+        let t1 = if a.cos() > (t0 * 0.25).atan() { (1.5 + ((t0 * 0.25).tanh() - b).cos()).sqrt() } else { f64::tanh((t0 * 0.25).tanh()) };
+        let mut v2 = vec![0.0; 2];
+        for i in 0..v2.len() {
+            v2[i] = t1;
         }
-        match n {
-            0 | 1 => {
-                for i in 0..xs.len() {
-                    if i < 3 {
-                        continue;
-                    }
-                    acc1 *= 0.5 + 0.4 * (a * i as f64).sin();
+        if b > v2.iter().map(|q| q * q).sum::<f64>() {
+            let mut k3 = 0;
+            loop {
+                for j in 0..3 {
+                    let t4 = if t1 > t1 { 0.2 * (t1 + t1) } else { (t0 * 0.25).sin() };
+                    a = (a * 0.05).min(b).tanh();
                 }
+                a = ((a * 0.05).sin() * b.tanh()).tanh();
+                k3 += 1;
+                if ((v2[k3 % v2.len()] * 0.05).sin() > 0.25 && (k3 as f64) < -0.4) || k3 >= 3 { break; }
+            }
+        } else {
+            let mut w5 = 0;
+            while w5 < 4 {
+                if b > 0.3 {
+                    let mut acc6 = 0.5;
+                } else {
+                    for j in (0..8).step_by(2) {
+                        v2[j % 2] -= ((-(v2[(j + 1) % 2] * 0.02).tanh()).hypot(v2.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.02).sin())) * 0.5).atan();
+                    }
+                }
+                a -= 1.0_f64;
+                w5 += 1;
+            }
+        }
+        let t7: f64 = 2.0;
+        let t8 = if (t0 * 0.25).atan() > 0.1 { v2.iter().map(|q| (q * 0.02).cos()).product::<f64>().sin().sin() } else { (1.5 + t7.sin()).log(2.5 + b.cos()).atan() };
+        a /= (1.0 + (t7 * (v2[0] * 0.02).sin()).powi(2));
+        1.0 * t8 + t7 + (a * 0.02).atan() + (t0 * 0.25).tanh() + b
+    }
+    check_p57(seed = 0x74485d16e7d10b67, inputs = 2, calls = [p34, p54], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p58(a: f64, b: f64, c: f64) -> f64 {
+        let mut acc0 = c;
+        match (0.3_f64.tanh().abs() * 2.0) as usize % 3 {
+            0 => {
+                let t1 = a;
+                let flag2 = 0.5_f64.clamp(-0.75, 0.75) > 0.3;
+            }
+            1 => {
+                acc0 = (acc0 * (0.2 - c)).tanh();
             }
             _ => {
-                if xs[xs.len() - 1 - n].sin() < 0.0 {
-                    acc1 /= (1.0 + ((acc1 * 0.02).atan() / (1.0 + a * a)).powi(2));
-                } else if acc1 * 0.02 * t0 < -0.1 || xs[xs.len() - 1 - n] < 0.0 {
-                    for i in 0..xs.len() {
-                        acc1 -= (acc1 * 0.02).sin();
-                        acc1 -= ((-(acc1 * 0.02).tanh()).mul_add((t0 * 0.5).powi(2), (acc1 * 0.02).tanh().atan2(1.5 + xs[2].cos())) * 0.1).tanh();
-                    }
-                } else {
-                    let a = a * (0.2 - (acc1 * 0.02).atan());
-                }
+                let mut k3 = 0;
+                let r4 = loop {
+                    let acc0 = acc0 * 0.1 * (p36((a / (1.0 + c * c) * 0.5).tanh(), (acc0 * 0.1).atan(), (2.0 * c * 0.5).tanh()) * 0.5).atan();
+                    k3 += 1;
+                    if (b - c < 0.5) || k3 >= 4 { break (1.5 + (k3 as f64).sin()).log(2.5 + a.cos()) * 1.5; }
+                };
             }
         }
-        1.0 * (acc1 * 0.02).atan() - t0.tanh()
+        0.3 * (acc0 * 0.1).sin()
     }
-    check_p88(seed = 0x59e4f76db3a2e400, inputs = 5, calls = [], at = |p| (&p[0..4], p[4], 3));
+    check_p58(seed = 0xafb54a4cb0cabac4, inputs = 3, calls = [p36], at = |p| (p[0], p[1], p[2]));
 }
 
 program! {
     #[differentiable]
-    fn p89(xs: &[f64], n: usize, b: f64, a: f64, c: f64, d: f64) -> f64 {
-        let d = d - xs[0].asinh();
-        let t0 = d * 0.5 / (2.0 + (1.0 + b.powi(2)).sqrt().cos());
-        let a = a - ((d * 0.5).atan() - 0.25);
-        let t1 = (1.0 + xs.iter().map(|q| q.cos()).product::<f64>().powi(2)).cbrt().tanh();
-        let mut acc2 = 0.0;
-        for (i, q3) in xs.iter().enumerate() {
-            if i % 2 == 0 {
-                if i % 2 == 0 {
-                    for j in (0..2).rev() {
-                        acc2 = 0.6 * (p49(2, t1, ((d * 0.5).sin().hypot(xs.iter().sum::<f64>()) * 0.25).atan(), (b * b * 0.5).tanh(), *q3) * 0.25);
-                    }
-                } else if i > 2 {
-                    match i {
-                        0 => {
-                            let t1 = t1 * (i as f64 - xs.iter().map(|q| q.cos()).product::<f64>());
-                        }
-                        1 => {
-                            if n + n < 4 {
-                                continue;
-                            }
-                        }
-                        _ => {
-                            for j in 0..1 {
-                                let t4 = f64::cos((t0 * 0.5).atan().hypot(xs.iter().map(|q| q.cos()).product::<f64>()).cos().exp_m1());
-                                acc2 -= t4.max(0.2_f64.tanh()) * 0.5;
-                            }
-                        }
-                    }
-                }
-            } else {
-                acc2 -= (1.0 + (p64(b * xs[i] * 0.5, ((t1 + xs.iter().map(|q| (q * 2.0).sin()).sum::<f64>()) * 0.25).tanh()) * 0.5).sin().powi(2)).ln() / (2.0 + (2.0 + b.sin()).cbrt().cos());
-            }
-            acc2 *= ((a * 0.5).sin() * *q3).tanh();
+    fn p59(a: f64) -> f64 {
+        let t0 = a.sin();
+        let t1 = a.atan2(1.5 + (f64::cos(t0) / (1.0 + f64::cos(a).powi(2))).cos());
+        let mut acc2 = t0.tanh();
+        let mut w3 = 0;
+        while w3 < 1 {
+            let t4 = if (acc2 * 0.5).sin() < -0.2 { (1.0 + a.powi(2)).ln().mul_add(a * t1, a + (p39(1.25, (2.0 + a.sin()).cbrt()) * 0.25).sin()) } else { t0.cos() };
+            acc2 += 2.0_f64.clamp(-0.75, 0.75).asinh() * 0.5;
+            w3 += 1;
         }
-        let t5 = n as f64 * xs[(n + 1) % 3] * xs.iter().map(|q| q.cos()).product::<f64>();
-        let mut w6 = 0;
-        while w6 < 4 {
-            let mut w7 = 0;
-            while w7 < 2 && (b.tanh() < 0.5) {
-                let mut acc8 = 0.5;
-                acc8 *= (1.5 * xs.iter().map(|q| (q * 0.2).sin()).sum::<f64>()).tanh();
-                w7 += 1;
-            }
-            acc2 /= (1.0 + xs[n % xs.len()].powi(2).ln_1p().powi(2));
-            w6 += 1;
-        }
-        t5 * 0.5 - (acc2 * 0.02).sin() + t1 + (a * 0.5).sin() + (t0 * 0.5).tanh() - (d * 0.5).atan()
+        let t5 = (1.0 + (-t1).powi(2)).ln();
+        let mut acc6 = f64::cos(t0).mul_add(a, t1.clamp(-0.75, 0.75)) * 0.5;
+        0.25 * acc6 + (acc2 * 0.25).tanh() + t1 - t0
     }
-    check_p89(seed = 0xc2998ff4fc97ac90, inputs = 7, calls = [p49, p64], at = |p| (&p[0..3], 3, p[3], p[4], p[5], p[6]));
+    check_p59(seed = 0xa5c7863caa6dea2b, inputs = 1, calls = [p39], at = |p| (p[0]));
 }
 
 program! {
     #[differentiable]
-    fn p90(a: f64) -> f64 {
-        let mut acc0 = 0.0;
-        let mut w1 = 0;
-        while w1 < 4 {
-            let t2 = (-(a * a)).mul_add(a.mul_add(a, a) - a, a.mul_add(0.2, a));
-            acc0 = a;
-            w1 += 1;
-        }
-        if (1.5 + a.cos()).sqrt() < 0.25 {
-            let acc0 = (acc0 * 0.1).sin() - (0.2 - (acc0 * 0.1).tanh());
-            let mut v3 = vec![0.0; 4];
-            for i in 0..v3.len() {
-                v3[i] = a.min(0.5).sin();
-            }
-        }
-        acc0 -= ((a.sin() + a.clamp(-0.75, 0.75)) * 0.5).sin();
-        if (acc0 * 0.1).atan() - a < -0.4 {
-            let mut acc4 = (acc0 * 0.1).atan() * 0.1 + (acc0 * 0.1).atan();
-        } else if (acc0 * 0.1).sin() > acc0 * 0.1 {
-            let t5 = (acc0 * 0.1).clamp(-0.75, 0.75).cos().exp();
-        }
-        (acc0 * 0.1).sin().tanh()
+    fn p60(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = (v.dot(x) * 0.3).mapv(|q| q.max(0.25) * 0.5);
+        let t2 = &((s) - v) + &(x.dot(x) * 0.3);
+        t2.sum() * 0.2 + t1.dot(&t1) * 0.1 + s
     }
-    check_p90(seed = 0xaebe64d866523827, inputs = 1, calls = [], at = |p| (p[0]));
+    check_p60(seed = 0x66562237a85dcc74, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3),
+        params = ["s", "v"] at [12, 9, 10, 11]);
 }
 
 program! {
     #[differentiable]
-    fn p91(c: f64, a: f64, b: f64, d: f64) -> f64 {
-        let mut acc0 = 1.0;
-        if c.powi(3) > c {
-            if b.cos() > d || d < 0.7 {
-                let mut w1 = 0;
-                while w1 < 4 {
-                    acc0 *= (a * w1 as f64).tanh();
-                    w1 += 1;
-                }
-            } else if 0.75 * (acc0 * 0.1) > (acc0 * 0.1).sin() || acc0 * 0.1 < 0.0 {
-                let acc0 = (acc0 * 0.1).tanh() * (2.0 + c.sin()).log10();
-            } else {
-                if (p85((a + c) * 0.5, 0.1 * d, 1) * 0.5).atan() > a {
-                    let mut w2 = 0;
-                    while w2 < 2 {
-                        let mut k3 = 0;
-                        loop {
-                            if p63(c / (1.5 + a.tanh()) * 0.5, b) > 0.5 {
-                                let t4 = b.clamp(-0.75, 0.75);
-                            } else if a * 0.3 > 0.5 {
-                                let t5 = ((acc0 * 0.05).sin() + acc0 * 0.05).mul_add((1.5 + d.sin()).powf(d.tanh()), (1.5 + d.cos()).sqrt());
-                            }
-                            acc0 = (a.tanh().exp() / (1.0 + d.powi(3).powi(2)) * 0.5).atan();
-                            k3 += 1;
-                            if (a < 0.3) || k3 >= 4 { break; }
-                        }
-                        acc0 = d;
-                        w2 += 1;
-                    }
-                } else {
-                    acc0 = (b * 0.9 - (a - c)) * 0.5;
-                }
-            }
-        } else if b > a {
-            let b = b * ((acc0 * 0.05).tanh() * b);
-            let mut acc6 = 0.0;
-        } else {
-            if 0.75 * b > b {
-                if c.sin().exp() > d {
-                    let mut k7 = 0;
-                    loop {
-                        match k7 {
-                            0 => {
-                                let t9 = { let u8 = 0.6_f64.min(b).powi(2); (1.0 + a.hypot(b).powi(2)).sqrt() };
-                            }
-                            1 => {
-                                let mut w10 = 0;
-                                while w10 < 2 {
-                                    let t11 = match k7 % 3 { 0 => (d / (1.0 + b.powi(2)) * (d * a) * 0.25).sin(), 1 => acc0 * 0.02, _ => 0.75 * (acc0 * 0.02).sin() };
-                                    acc0 = f64::sin((acc0 * 0.02).tanh()) * (0.3 + b);
-                                    w10 += 1;
-                                }
-                            }
-                            _ => {
-                                match k7 {
-                                    0 => {
-                                        let t12 = acc0 * 0.02 * k7 as f64;
-                                    }
-                                    1 => {
-                                        let t13 = 1.25 * (0.25 * d).atan();
-                                    }
-                                    _ => {
-                                        let mut w14 = 0;
-                                        while w14 < 3 {
-                                            if k7 < 4 {
-                                                let t15 = c;
-                                            }
-                                            acc0 *= 0.8 + 0.2 * (2.0 + c.cos()).powi(-2).sin();
-                                            w14 += 1;
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                        acc0 += b;
-                        k7 += 1;
-                        if ((acc0 * 0.01).atan() > -0.4) || k7 >= 5 { break; }
-                    }
-                }
-            } else {
-                acc0 *= b.tanh();
-            }
-        }
-        for i in 0..2 {
-            let t16: f64 = b;
-            acc0 -= (((acc0 * 0.005).tanh().atan() + t16.powi(2)) * 0.25).tanh();
-        }
-        acc0 -= b.mul_add(b, d.sin()) * 0.25;
-        let t17: f64 = b * c + a;
-        (t17 * 0.5).tanh() + (acc0 * 0.005).atan() - c + 0.5 * (acc0 * 0.005).tanh()
-    }
-    check_p91(seed = 0xd2f163d326f4dadd, inputs = 4, calls = [p63, p85], at = |p| (p[0], p[1], p[2], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p92(b: f64, a: f64) -> f64 {
-        let t0 = f64::tanh((a * a).clamp(-0.75, 0.75));
-        let mut acc1 = 1.0;
-        let mut k2 = 0;
-        loop {
-            acc1 = (2.0 + (-t0).cos()).recip();
-            if k2 < 2 {
-                acc1 -= ((a + t0) * 1.0 * 0.25).tanh();
-            }
-            acc1 = (acc1 * 0.1 * -0.6).sin();
-            k2 += 1;
-            if (1.25_f64.powi(3) > -0.2) || k2 >= 4 { break; }
-        }
-        for i in 0..3 {
-            let t3 = 0.6 * (acc1 * 0.1).atan();
-            let mut v4 = vec![0.0; 4];
-            for j in 0..v4.len() {
-                v4[j] = i as f64;
-                if j > 0 {
-                    v4[j] += v4[j - 1] * (i as f64 * t3 * 0.25).tanh();
-                }
-            }
-            acc1 /= (2.0 + (i as f64).tanh().cos());
-            acc1 = 0.75 * (2.0 + b.sin()).ln();
-        }
-        let mut v5 = vec![0.0; 2];
-        for i in 0..v5.len() {
-            v5[i] = f64::cos(a.powi(2));
-            if i > 0 {
-                v5[i] += v5[i - 1] * 0.3 * i as f64;
-            }
-        }
-        for (i, q6) in v5.iter().enumerate() {
-            let mut w7 = 0;
-            while w7 < 1 && (t0 > a) {
-                for l in 0..3 {
-                    acc1 += (((l as f64 - (v5[(l + 1) % 2] * 0.05).sin()) * 0.5).powi(3) * 0.05).sin();
-                }
-                acc1 += (((acc1 * 0.05).atan() - (v5[v5.len() - 1 - i] * 0.05).sin()).atan2(1.5 + (v5[v5.len() - 1 - i] * 0.05).atan().mul_add(0.6, a).cos()) * 0.5).sin();
-                w7 += 1;
-            }
-            acc1 += i as f64 * t0 * (acc1 * 0.05).tanh() * 0.25;
-        }
-        (acc1 * 0.05).sin().sin() - t0 + b
-    }
-    check_p92(seed = 0x79d2aa98a41ce03c, inputs = 2, calls = [], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p93(a: f64) -> f64 {
-        let mut acc0 = ((a.atan() - a) * 0.5).sin();
-        for i in 1..=2 {
-            if a + a > 0.3 {
-                continue;
-            }
-            for j in 0..1 {
-                let t1 = j as f64;
-                acc0 = a.to_radians();
-            }
-            acc0 += ((acc0 * 0.1).sin().cos().abs() * 0.5).sin();
-        }
-        for i in (0..4).rev() {
-            let t2 = if 0.5 - acc0 * 0.1 < 0.0 { a } else { (a / (1.0 + a * a)).mul_add((p81(((acc0 * 0.1).atan() / (1.0 + a.powi(2)) * 0.5).sin(), 1) * 0.5).tanh() / (1.5 + (i as f64).tanh()), a + 0.25) };
-            acc0 -= (a + (acc0 * 0.1).atan() + (p67((a + acc0 * 0.1) * 0.25) * 0.5).atan().tanh().exp_m1()) * 0.25;
-            acc0 /= (2.0 + ((acc0 * 0.1).tanh() * (t2 * 0.25).tanh()).cos());
-        }
-        let t3 = if a < -0.1 { acc0 * 0.1 } else { (acc0 * 0.1).sin() };
-        acc0 += (acc0 * 0.1).atan() * 0.5;
-        t3 + (acc0 * 0.1).sin().tanh()
-    }
-    check_p93(seed = 0x70beb19142671c24, inputs = 1, calls = [p67, p81], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p94(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = (((s) + (s) * 0.5) * (((s) * (s)).tanh())).tanh();
-        if n % 3 == 0 {
-            t1 = ((v[2]) * (v.sum().sin())).tanh();
-        }
-        let t2 = ((v * (t1)).mapv(f64::sin)).powi(2);
-        t2.dot(&t2) * 0.1 + t1 + s
-    }
-    check_p94(seed = 0x9852540c01989511, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p95(c: f64, a: f64, b: f64) -> f64 {
-        let mut acc0 = ((1.5 + a) * (2.0 + a.sin()).ln() * 0.5).tanh();
-        let mut k1 = 0;
-        loop {
-            acc0 = ((acc0 * 0.1).atan() + c) * 0.5;
-            acc0 *= a.cos();
-            let c = c + 0.2_f64.powi(3);
-            acc0 = (c.tanh().mul_add((acc0 * 0.1).atan() * 0.5, b + a) * 0.5).tanh();
-            k1 += 1;
-            if (-b < 0.7) || k1 >= 4 { break; }
-        }
-        let mut k2 = 0;
-        loop {
-            acc0 += ((a.cos().exp() - b.hypot(b)) * 0.25).sin();
-            acc0 += ((1.0 + b.cos().exp2().powi(2)).ln() * 0.5).sin();
-            k2 += 1;
-            if ((acc0 * 0.05).hypot(a) > (acc0 * 0.05).tanh()) || k2 >= 5 { break; }
-        }
-        let flag3 = c.mul_add((p69(acc0 * 0.05 * (p69((b / (1.5 + a.tanh()) * 0.5).tanh(), 1, (b * b * 0.5).tanh()) * 0.5) * 0.1, 1, acc0 * 0.05 * 0.2) * 0.5).sin(), a) > 0.3;
-        for i in 0..4 {
-            let mut w4 = 0;
-            while w4 < 3 {
-                if flag3 {
-                    let t5 = -c;
-                } else if c * b > a {
-                    let t6 = a * w4 as f64;
-                } else {
-                    match i % 3 {
-                        0 => {
-                            let b = b - (2.0 + c.cos()).recip();
-                        }
-                        1 => {
-                            let t7 = (w4 as f64).sin().exp();
-                        }
-                        _ => {
-                            acc0 = ((acc0 * 0.02).tanh() - 1.0 * a).tanh();
-                        }
-                    }
-                }
-                acc0 = ((acc0 * 0.02).tanh() + c).atan();
-                w4 += 1;
-            }
-            acc0 -= ((2.0 + (b - c).sin()).log10() * 0.5).sin();
-        }
-        1.25 * c
-    }
-    check_p95(seed = 0x5bb26b5da9bdbdbe, inputs = 3, calls = [p69], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p96(n: usize, a: f64) -> f64 {
-        let mut acc0 = 0.0;
-        for i in 0..4 {
-            let mut acc1 = ((0.6 * a).mul_add(a / (2.0 + a.cos()), (1.0 + a.powi(2)).ln()) * 0.5).atan();
-            acc1 = f64::atan((2.0 + (i as f64).sin()).log2());
-        }
-        if n == 1 {
-            for i in 1..=3 {
-                acc0 = ((1.0 + (p80(a.atan()) * 0.25).atan()) * 2.0 * 0.5).sin();
-                acc0 += ((2.0 + (i as f64 * 0.5).cos()).powi(-2).atan2(1.5 + (acc0 * 0.1).atan().cos()) * 0.5).sin();
-            }
-        } else {
-            acc0 += -(0.1_f64 * 0.5);
-        }
-        (acc0 * 0.1).atan()
-    }
-    check_p96(seed = 0xff2bebb903a944af, inputs = 1, calls = [p80], at = |p| (1, p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p97(a: f64, b: f64) -> f64 {
-        let mut a = a;
-        let mut v0 = vec![0.0; 2];
-        for i in 0..v0.len() {
-            v0[i] = 1.0 * (1.5 / (1.0 + a * a));
-        }
-        let flag1 = b.hypot(a) > 0.7;
-        for i in 0..4 {
-            a += ((a * 0.1).mul_add((a * 0.1).tanh() - (a * 0.1).atan(), (a * 0.1).sin().powi(3)) * 0.1).atan();
-            if b / (1.5 + b.tanh()) > (v0[i % v0.len()] * 0.1).sin() {
-                return (v0[0] * 0.1).sin() * (b * b);
-            }
-            a /= (1.0 + (v0[i % v0.len()] * 0.1).tanh().atan2(1.5 + (a * 0.1).sin().cos()).powi(2));
-        }
-        1.5 * (a * 0.1).tanh()
-    }
-    check_p97(seed = 0x01680346d619f8ba, inputs = 2, calls = [], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p98(xs: &[f64], b: f64, c: f64, a: f64) -> f64 {
-        let mut acc0 = c + b;
-        if a.powi(2) > c {
-            acc0 += (xs[0].tanh().cos() * 0.5).tanh();
-        }
-        if (acc0 * 0.5).sin() > -0.2 {
-            return f64::tanh(xs.iter().sum::<f64>()).mul_add(f64::max(1.25, 0.3), c);
-        }
-        for i in 0..xs.len() {
-            let t1 = if xs[i] > c { c * xs[i] - (acc0 * 0.1).sin() * xs[i] } else { xs[xs.len() - 1 - i] };
-            let c = c - (1.5 + a.cos()).sqrt();
-            if b > b {
-                acc0 /= (1.0 + f64::cos(a).powi(2));
-            }
-            acc0 = (2.0 + (b * (acc0 * 0.1).tanh()).sin()).ln();
-        }
-        acc0 *= (xs[2] * xs.iter().map(|q| q * b).sum::<f64>()).tanh();
-        let mut k2 = 0;
-        loop {
-            let a = a * (xs[k2] * 0.3);
-            acc0 = c.powi(2) * 0.25;
-            k2 += 1;
-            if (a.hypot(xs[(k2 + 1) % 3]) > c) || k2 >= 3 { break; }
-        }
-        acc0 * 0.05 - a.sin()
-    }
-    check_p98(seed = 0xeb9aaeb9bc00596a, inputs = 6, calls = [], at = |p| (&p[0..3], p[3], p[4], p[5]));
-}
-
-program! {
-    #[differentiable]
-    fn p99(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (((a).cos() * a).mul_add(0.5, a) + xs[3]).tanh();
-        let t2 = ((t1).sin() + xs[5]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() - 1 {
-            let t3 = ((1.0 + (xs[i]) * (xs[i])).ln()).tanh() * 1.5;
-            let t4 = if (t3).sin() + t2 > -0.41 { (t2).tanh() } else { xs[i + 1] };
-            let mut t5 = 0.0;
-            for j in 0..2 {
-                t5 += ((t2 + 0.77_f64).cos() * -0.85_f64 * (j as f64 + 0.5)).sin();
-            }
-            acc -= (((xs[i]) * 0.5).exp()).tanh();
-        }
-        acc.sin()
-    }
-    check_p99(seed = 0xd88d08dcbb5739f6, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-program! {
-    #[differentiable]
-    fn p100(xs: &[f64], a: f64) -> f64 {
-        let mut acc0 = a.powi(2).ln_1p() / (2.0 + 0.5_f64.cos());
-        for i in 0..2 {
-            let flag1 = ((p97(xs[i], (i as f64 * a * 0.5).tanh()) * 0.5).sin()) > 0.1;
-            acc0 -= 1.5_f64;
-        }
-        let t3 = { let u2 = xs[1] / (2.0 + (acc0 * 0.25 + (acc0 * 0.25).atan()).cos()); (2.0 + (u2.sin().exp() * 0.5).sin().cos()).powi(-2) };
-        let t4 = 0.3_f64.cos() * 1.0;
-        acc0 = ((acc0 * 0.25).sin() - a.clamp(-0.75, 0.75)).atan();
-        for i in 0..xs.len() {
-            acc0 *= a.cos();
-            let t5 = (2.0 + (t3 * xs.iter().map(|q| q.cos()).product::<f64>() * t4.cos()).cos()).powi(-2);
-            let mut acc6 = (t4 * 0.9).sin();
-        }
-        t3 + (acc0 * 0.05).sin()
-    }
-    check_p100(seed = 0xd046dbad629be4f6, inputs = 4, calls = [p97], at = |p| (&p[0..3], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p101(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = v.to_owned();
-        let mut t2 = v.to_owned();
-        for _ in 0..n {
-            t2 = (x.dot(&t2) * 0.3).mapv(f64::tanh) + &t2 * 0.5;
-        }
-        let mut t3 = s;
-        if n % 2 == 0 {
-            t3 = s;
-        }
-        let t4 = &(x.t().to_owned()) - &(x + x);
-        t4.sum() * 0.2 + t3 + t2.dot(&t2) * 0.1
-    }
-    check_p101(seed = 0x89e5305ec1050e32, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p102(n: usize, a: f64) -> f64 {
-        let mut acc0 = (1.0 + (2.0 + a.cos()).recip().powi(2)).cbrt();
-        if n < 2 {
-            let acc0 = acc0 * (acc0 * (p85(((1.5 + acc0) * 0.5).tanh(), (acc0.hypot(acc0) * 0.5).sin(), 1) * 0.5).tanh());
-            let mut acc1 = 1.0;
-            let mut acc2 = 0.5;
-            acc1 = a * (0.75 * 0.25);
-        }
-        let t3 = a - a;
-        for i in 0..n {
-            acc0 += (0.9 * t3.cos().exp2() * 0.5).tanh();
-            acc0 = ((acc0 * 0.25).tanh() - (t3 * 0.5).sin()).sin();
-        }
-        t3 + 0.3 * (acc0 * 0.25).tanh() + 0.5 * 1.25
-    }
-    check_p102(seed = 0x26660ec10209bc13, inputs = 1, calls = [p85], at = |p| (2, p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p103(b: f64, a: f64, c: f64, xs: &[f64]) -> f64 {
-        let t0 = -(xs[2] * b);
+    fn p61(b: f64, a: f64, xs: &[f64]) -> f64 {
+        let t0 = (a * xs[2]).min(a / (1.5 + 0.1_f64.tanh())) + b.tanh().exp2() * 1.0;
+        let b = b + a;
         let mut acc1 = 0.0;
-        for (i, q2) in xs.iter().enumerate() {
-            match i {
-                0 => {
-                    for (j, q3) in xs.iter().enumerate() {
-                        if j < 3 {
-                            continue;
+        let mut v2 = vec![0.0; xs.len()];
+        for i in 0..v2.len() {
+            v2[i] = ((b * 0.5).tanh() * (t0 * 0.5).tanh()).min(a);
+        }
+        acc1 -= (a - a).cos() * 0.5;
+        if -(b * 0.5).tanh() < 0.0 {
+            acc1 += (acc1 * 0.5).atan();
+        } else if 0.6 + v2[0] > 0.25 {
+            let t3 = a * (acc1 * 0.5).atan();
+        } else {
+            let mut k4 = 0;
+            loop {
+                match k4 % 3 {
+                    0 => {
+                        acc1 = t0 * 0.5;
+                    }
+                    1 => {
+                        v2[2 - k4] = (0.1 * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() / (1.5 + ((v2[2] * 0.25).sin() * a).tanh()) * 0.5).sin();
+                    }
+                    _ => {
+                        if xs[2] > (v2[v2.len() - 1 - k4] * 0.25).sin() {
+                            v2[k4] = ((acc1 * 0.1).sin() * xs[xs.len() - 1 - k4]).powi(2).ln_1p();
+                        } else if ((1.0 + v2.iter().enumerate().map(|(k, q)| (q * 0.25) * k as f64).sum::<f64>().powi(2)).ln()) < 0.1 {
+                            v2[2 - k4] += ((t0 * 0.5).tanh().atan2(1.5 + (acc1 * 0.1).atan().cos()) * a * 0.5).tanh();
                         }
-                        acc1 += ((c - c).sin().exp2() * 0.5).sin();
                     }
                 }
-                1 => {
-                    acc1 += ((i as f64 * t0).max(c - xs[i]) * 0.1).sin();
-                }
-                _ => {
-                    let flag4 = xs[i] > 0.1;
-                }
+                acc1 /= (1.0 + (0.6 * (acc1 * 0.1).tanh()).powi(2));
+                k4 += 1;
+                if (acc1 * 0.1 < 0.3) || k4 >= 3 { break; }
             }
-            acc1 = (1.5 + (xs.iter().map(|q| q * q).sum::<f64>() / (2.0 + (i as f64).cos())).sin()).powf((*q2).powi(2).tanh());
         }
-        let t5 = if 0.6 * xs[2] < 0.5 { xs[1] } else { f64::sin(acc1 * 0.02) * (c - t0) };
-        let t6 = if a - c > b { f64::atan((acc1 * 0.02).atan()) * (xs[1] * a) } else { (t5 * 0.5).tanh().cos().exp() - xs[0] * a };
-        acc1 -= ((xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) + (acc1 * 0.02).atan().mul_add(t0, t5 * 0.5)) * 0.1).atan();
-        let t7 = xs[1].powi(2).ln_1p() * (acc1 * 0.02 * 0.2) / (1.0 + xs.iter().map(|q| (q * 0.2).sin()).sum::<f64>().powi(2));
-        let a = a + (0.3 + t0);
-        for i in 1..=2 {
-            let t5 = (t5 * 0.5).tanh() + (a * 0.25).tanh().cos().exp2();
-            acc1 *= (0.2 * xs.iter().sum::<f64>()).tanh();
-        }
-        if (p80(f64::tanh(xs[2])) * 0.25).sin().powi(2).ln_1p() < -0.2 {
-            let t8 = (0.5 * (t6 * 0.5).tanh()).powi(2).ln_1p();
-        }
-        0.5 * (a * 0.25) - 0.6 * (t6 * 0.5) + t5 * 0.5 + (acc1 * 0.02).tanh() + t0.tanh()
+        (acc1 * 0.1).tanh() - 1.5 * (b * 0.5).sin() + 0.75 * (t0 * 0.5).tanh() + a + 0.5 * (b * 0.5).sin()
     }
-    check_p103(seed = 0xd06fb8bc2d9cabad, inputs = 7, calls = [p80], at = |p| (p[0], p[1], p[2], &p[3..7]));
+    check_p61(seed = 0xb16c2b8d519f43fa, inputs = 5, calls = [], at = |p| (p[0], p[1], &p[2..5]));
 }
 
 program! {
     #[differentiable]
-    fn p104(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((((-0.96_f64) * 0.5).exp()).cos() * a + xs[3]).tanh();
+    fn p62(n: usize, a: f64) -> f64 {
+        let mut acc0 = (1.5 + a.atan().sin()).powf((1.0 * a).tanh());
+        let mut k1 = 0;
+        let r5 = loop {
+            let t2 = (1.5 + (acc0 * 0.1).sin().powi(3).sin()).log(2.5 + (n as f64).sin().cos()).clamp(-0.75, 0.75);
+            if ((1.0 + (n as f64).powi(2)).cbrt()) > (acc0 * 0.1).sin() || a < 0.0 {
+                let t3 = f64::sin(t2);
+            } else {
+                let flag4 = 0.25 - acc0 * 0.1 > -0.4;
+            }
+            acc0 += (1.0 + t2.powi(2)).ln();
+            k1 += 1;
+            if ((t2 / (1.5 + (p34((n as f64 * 0.5).sin(), (acc0 * 0.1).sin() * t2, (2.0 + (k1 as f64).cos()).recip(), (-(k1 as f64) * 0.25).sin()) * 0.5).atan().tanh())) < -0.2 && a < 0.7) || k1 >= 4 { break a; }
+        };
+        acc0 = (n as f64).atan();
+        let mut acc6 = 0.5;
+        let t7 = 0.1_f64.max(r5);
+        acc6 += 0.5_f64;
+        t7 + acc6 - r5 + acc0 * 0.1
+    }
+    check_p62(seed = 0xaf581a9f9c5d4679, inputs = 1, calls = [p34], at = |p| (3, p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p63(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = x.to_owned();
+        for _ in 0..n {
+            t1 = (&t1 * (s)).mapv(f64::sin) + &t1 * 0.5;
+        }
+        let t2 = (v.dot(v) * 0.3) - &(v.dot(x) * 0.3);
+        let t3 = t2[2];
+        let mut t4 = v.to_owned();
+        for _ in 0..n {
+            t4 = (t1.dot(&t4) * 0.3).mapv(f64::tanh) + &t4 * 0.5;
+        }
+        let t5 = t1.dot(&((s) * &t1)) * 0.3;
+        t5.sum() * 0.2 + t4.dot(&t4) * 0.1 + t3
+    }
+    check_p63(seed = 0x5d51cae00ce4ebc6, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+#[differentiable]
+fn p64_h0(y: &mut [f64], s: f64) -> f64 {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.3).tanh();
+    }
+    y[0] = (y[0] * 0.75 + s).sin();
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p64_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 0.3;
+    }
+}
+#[differentiable]
+fn p64_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    let _ = p64_h0(y, s);
+    p64_h1(s * 0.75, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+program! {
+    #[differentiable]
+    fn p64(a: f64, ys: &mut [f64], b: f64, xs: &[f64]) -> f64 {
+        let t1 = p64_h2(ys, xs, a).tanh();
+        let t2 = ys[2] * 0.3;
+        let _ = p64_h2(ys, &xs[0..], b * 0.5);
+        let t3 = ys[0] * 0.3;
+        let s4 = &xs[2..=3];
+        let t5 = (s4[1] * t2 + s4[1]).sin() + s4[s4.len() - 1] * 0.75;
+        t5 + t3 + t2 + t1 + ys[2] + a * 0.3
+    }
+    check_p64(seed = 0x1dc07be9f0c33718, inputs = 13, calls = [], at = |p| (p[0], &mut p[1..4].to_vec(), p[4], &p[5..13]));
+}
+
+program! {
+    #[differentiable]
+    fn p65(a: f64) -> f64 {
+        let mut acc0 = 0.1 * a * (a * 2.0);
+        let mut acc1 = a;
+        let mut a = a;
+        a.tanh() + acc1 + acc0.sin()
+    }
+    check_p65(seed = 0x7a9f5e50315586cd, inputs = 1, calls = [], at = |p| (p[0]));
+}
+
+#[differentiable]
+fn p66_h0(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.3 + (y[i] * s).cos() * 0.25;
+    }
+}
+#[differentiable]
+fn p66_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).tanh() * 0.3;
+    }
+    y[0] * 0.75
+}
+#[differentiable]
+fn p66_h2(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.3
+}
+program! {
+    #[differentiable]
+    fn p66(w: [f64; 3], a: f64, ys: &mut [f64], xs: &[f64], b: f64) -> f64 {
+        let s1 = &xs[3..];
+        let t2 = (s1[1] * w[0] + s1[1]).sin() + s1[s1.len() - 1] * 0.75;
+        let mut buf3 = vec![0.0; 4];
+        for i in 0..4 {
+            buf3[i] = xs[i + 1] * w[0];
+        }
+        p66_h0(&mut buf3, w[2]);
+        let _ = p66_h1(w[2], xs, &mut buf3);
+        let t4 = buf3[0] + buf3[3] * 0.6;
+        let t5 = p66_h2(&s1[1..], t4 * 0.6);
+        let mut buf6 = vec![0.0; 2];
+        for i in 0..2 {
+            buf6[i] = xs[i + 1] * a;
+        }
+        p66_h0(&mut buf6, a * 0.25);
+        let t7 = buf6[0] + buf6[1] * 0.6;
+        let mut arr8 = [-0.5_f64; 3];
+        arr8[1] = w[2];
+        arr8[2] = xs[5] * 0.25;
+        arr8[0] = (t7 * 1.5).sin();
+        let t9 = arr8[2] * arr8[0];
+        p66_h0(ys, a);
+        let t10 = ys[2] * -0.5;
+        t10 + t9 + t7 + t5 + t4 + ys[2] + w[1] * 0.5 + a * 0.3
+    }
+    check_p66(seed = 0x5bf65130b4b61390, inputs = 14, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), p[3], &mut p[4..7].to_vec(), &p[7..13], p[13]));
+}
+
+program! {
+    #[differentiable]
+    fn p67(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = s;
+        let mut t2 = x.to_owned();
+        if n % 2 == 0 {
+            t2 = x.mapv(|q| q * q * 0.5 - q);
+        }
+        let t3 = v.to_owned();
+        let mut t4 = x.sum_axis(Axis(1)) * 0.3;
+        if n % 3 == 0 {
+            t4 = (s) - &(t3.mapv(|q| q.max(0.25) * 0.5));
+        }
+        t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1 + t2.sum() * 0.2
+    }
+    check_p67(seed = 0xbab6085c1e5f6c2a, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p68(c: f64, b: f64, a: f64) -> f64 {
+        let mut acc0 = a;
+        let mut k1 = 0;
+        let r5 = loop {
+            let t2: f64 = (2.0 + b.max((acc0 * 0.25).tanh() * b).cos()).powi(-2);
+            let mut w3 = 0;
+            while w3 < 1 {
+                let t4 = 0.6 * (acc0 * 0.1).atan() + p54((p54(0.6 * a, f64::cos(t2)) * 0.5).sin() / (1.0 + a.powi(2)), (acc0 * 0.1).sin() + w3 as f64) * 0.5 * 1.0;
+                acc0 += a;
+                w3 += 1;
+            }
+            let c = c * t2;
+            acc0 = (1.0 + a.powi(2)).ln() * (b - t2);
+            k1 += 1;
+            if (a.powi(2) > -0.4) || k1 >= 2 { break b - b * a; }
+        };
+        acc0 /= (2.0 + (c * b).cos());
+        (acc0 * 0.1).atan() + 0.1 * c
+    }
+    check_p68(seed = 0x167d298557895f79, inputs = 3, calls = [p54], at = |p| (p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p69(n: usize, b: f64, a: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = (b.min(b).powi(3) * 0.5).sin();
+        for i in 0..4 {
+            acc0 += ((a / (1.0 + b * b) - (1.0 + xs[1].powi(2)).cbrt()) * 0.25).tanh();
+            for j in 0..3 {
+                let t2 = { let u1 = (b.cos() * b.mul_add(b, b) * 0.5).atan(); b.tanh() };
+                acc0 = j as f64;
+            }
+        }
+        let t3 = xs[xs.len() - 1 - n];
+        (acc0 * 0.05).atan()
+    }
+    check_p69(seed = 0xee52dd25ee803e23, inputs = 5, calls = [], at = |p| (2, p[0], p[1], &p[2..5]),
+        params = ["a"] at [1]);
+}
+
+program! {
+    #[differentiable]
+    fn p70(a: f64, b: f64) -> f64 {
+        let flag0 = a > 0.1;
+        let mut acc1 = b;
+        let mut w2 = 0;
+        while w2 < 4 {
+            let t3 = match w2 % 3 { 0 => b / (1.0 + (acc1 * 0.1).tanh().powi(2)) * a.sin() * 0.5, 1 => a, _ => (b / (1.0 + b * b)).sin() };
+            acc1 = ((acc1 * 0.1).atan() + ((acc1 * 0.1).atan().mul_add(t3, b) * 0.25).tanh()).tanh();
+            w2 += 1;
+        }
+        acc1 = a;
+        acc1 *= 1.0 + 0.6_f64.clamp(-0.75, 0.75).tanh();
+        b
+    }
+    check_p70(seed = 0xf998605712dcaa84, inputs = 2, calls = [], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p71(a: f64, b: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = (a / (1.0 + a.powi(2))).tanh();
+        match (((p40(1, (a.sin().exp_m1() * 0.5).sin(), ((xs[1] - a) * 0.5).atan()) * 0.25).tanh() * 0.3).abs() * 2.0) as usize % 3 {
+            0 => {
+                let t1 = xs[2] * xs[1];
+                let mut w2 = 0;
+                while w2 < 1 {
+                    let t3 = a;
+                    acc0 = (((acc0 * 0.5).sin() + (p62(3, t3 * 0.2) * 0.25).atan()) * 0.5).sin();
+                    w2 += 1;
+                }
+            }
+            1 => {
+                acc0 /= (1.0 + (acc0 * 0.5).powi(2));
+            }
+            _ => {
+                let mut acc4 = (acc0 * 0.5).tanh().powi(2).ln_1p();
+            }
+        }
+        (acc0 * 0.5).sin() + b + 0.5 * 1.25
+    }
+    check_p71(seed = 0x7d7a9469c69e78ef, inputs = 5, calls = [p40, p62], at = |p| (p[0], p[1], &p[2..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p72(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = ((s) - v).dot(&((v * (s)).mapv(f64::sin))) * 0.3;
+        let t2 = v.to_owned();
+        let t3 = v.mapv(f64::tanh);
+        t3.dot(&t3) * 0.1 + t2.dot(&t2) * 0.1 + t1
+    }
+    check_p72(seed = 0xb71e37d613bbb5da, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p73(a: f64, xs: &[f64]) -> f64 {
+        let t0 = f64::sin(a).abs();
+        let mut acc1 = (xs[2].tanh().exp_m1() + a.tanh()) * 0.5;
+        for i in 0..1 {
+            let acc1 = (acc1 * 0.5).sin() - xs.iter().map(|q| q.cos()).product::<f64>().atan();
+            let mut acc2 = 0.0;
+            let mut k3 = 0;
+            let r7 = loop {
+                if 0.3 * a < 0.1 {
+                    let mut w4 = 0;
+                    while w4 < 1 {
+                        let t5 = xs.iter().map(|q| (q * 0.1).sin()).sum::<f64>() + acc1 * 0.5 * 0.5;
+                        acc2 += i as f64;
+                        w4 += 1;
+                    }
+                } else if f64::cos(a) < 0.1 {
+                    let t6 = (2.0 + 1.25_f64.max(xs[(k3 + 1) % 4]).cos().sin()).ln();
+                } else {
+                    acc2 += (((2.0 + p68(t0 / (2.0 + (i as f64).cos()) * 0.5, (acc2 * 0.05).tanh(), (xs[i] - t0) * 0.5).cos()).recip() + a) * 0.5).tanh();
+                }
+                acc2 += (f64::tanh((acc1 * 0.5).sin().powi(3)) * 0.5).sin();
+                k3 += 1;
+                if (a.asinh() > 0.1) || k3 >= 6 { break t0 / (1.0 + (acc1 * 0.5 / (1.0 + (acc2 * 0.05).powi(2))).powi(2)); }
+            };
+            let t8 = (p54((acc2 * 0.05).asinh() * 0.5, (acc2 * 0.05).atan().atan()) * 0.5).sin().exp2();
+            acc2 /= (1.0 + (acc2 * 0.05 * (acc2 * 0.05)).powi(2));
+        }
+        if (1.5 + (acc1 * 0.05).sin().sin()).powf(xs.iter().map(|q| q * a).sum::<f64>().tanh()) < 0.1 {
+            if f64::tanh((acc1 * 0.05).sin()) < 0.0 {
+                let t9 = (acc1 * 0.05).tanh() * 0.3;
+                return (2.0 + (t0 * xs[1]).sin()).ln();
+            }
+        }
+        (acc1 * 0.05).atan() + t0.tanh() + 0.5 * t0
+    }
+    check_p73(seed = 0x5ccd7a5332d036f6, inputs = 5, calls = [p54, p68], at = |p| (p[0], &p[1..5]));
+}
+
+#[differentiable]
+fn p74_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.25
+}
+#[differentiable]
+fn p74_h1(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * -0.5).tanh();
+    }
+    y[0] = (y[0] * 0.5 + s).sin();
+}
+#[differentiable]
+fn p74_h2(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * 0.25;
+    }
+    y[0] * 0.5
+}
+program! {
+    #[differentiable]
+    fn p74(a: f64, xs: &[f64]) -> f64 {
+        let s1 = &xs[4..];
+        let t2 = (s1[1] * a + s1[1]).sin() + s1[s1.len() - 1] * 0.5;
+        let t3 = p74_h0(s1, t2 * 0.6).sin();
+        let t4 = p74_h0(&s1[0..], t3 * 0.6);
+        let t5 = p74_h0(&xs[..], t3);
+        let mut buf6 = vec![0.0; 2];
+        for i in 0..2 {
+            buf6[i] = xs[i + 2] * t5;
+        }
+        p74_h1(&mut buf6, t5);
+        let _ = p74_h2(t3, &s1[..], &mut buf6);
+        let t7 = buf6[0] + buf6[1] * 0.25;
+        let mut buf8 = vec![0.75; 3];
+        for _ in 0..3 {
+            p74_h1(&mut buf8, t4.tanh());
+        }
+        let t9 = buf8[0] + buf8[2] * 0.3;
+        t9 + t7 + t5 + t4 + t3 + a * 0.3
+    }
+    check_p74(seed = 0x0f6c469e940a87aa, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p75(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (((a) * (a)).sin() + xs[0]).tanh();
+        let t2 = (a + xs[2]).tanh();
         let mut acc = 0.0;
         let mut extra = 0.0;
         for i in 1..xs.len() {
-            if ((t1).mul_add(0.5, xs[i])).cos() * t1 > 0.21 {
-                continue;
-            }
-            let t2 = (((1.0 + (xs[i]) * (xs[i])).ln()) * ((t1).sin()) + t1).tanh() * 1.5;
-            acc -= (xs[i - 1]).tanh();
-            if xs[i - 1] - (1.0 + (xs[i - 1]) * (xs[i - 1])).ln() > 0.33 {
-                extra = extra + ((1.0 + (((-0.48_f64 - t2) * 0.5).exp()) * (((-0.48_f64 - t2) * 0.5).exp())).ln()).tanh() - ((((-0.56_f64).tanh()) * ((xs[i - 1]).mul_add(0.5, xs[i]))).tanh()).tanh();
-            } else {
-                let t3 = if ((xs[i - 1]).tanh()).sin() > 0.22 { ((((xs[i - 1]) * (((xs[i]) * 0.5).exp())) * 0.5).exp()).tanh() } else { xs[i] - a };
-            }
-            acc -= ((((t2).cos() * xs[i - 1] - (xs[i]).sin()) * 0.5).exp()).tanh();
-        }
-        acc.sin()
-    }
-    check_p104(seed = 0xb20493b6ef8aa3ab, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p105(a: f64, c: f64, b: f64) -> f64 {
-        let mut v0 = vec![0.0; 2];
-        for i in 0..v0.len() {
-            v0[i] = c.tanh().atan();
-        }
-        let mut acc1 = (-v0[1]).tanh();
-        if a.sin() > v0.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() {
-            let t2 = if v0[1] + a > 0.5 || v0.iter().map(|q| q * b).sum::<f64>() < -0.1 { a } else { 0.2 * a.mul_add(c, v0[0]) };
-            let mut acc3 = (v0.iter().map(|q| q * acc1).sum::<f64>() * (acc1 - c) * 0.1).sin();
-        }
-        let a = a - (p81(c, 1) * 0.5).tanh() * a;
-        (a * 0.5).atan() + acc1
-    }
-    check_p105(seed = 0xa4cd0a58f8d88e51, inputs = 3, calls = [p81], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p106(a: f64) -> f64 {
-        let a = a * 1.25;
-        let t0 = if (a * 0.5).sin().cos() < -0.4 { 0.2_f64.sin().exp2() * 1.25 } else { (a * 0.5).sin() };
-        let flag1 = (a * 0.5).tanh() + (a * 0.5).sin() > 0.3;
-        (t0 * 0.5).tanh().sin() - (a * 0.5).sin()
-    }
-    check_p106(seed = 0x47c183b7c405aa34, inputs = 1, calls = [], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p107(a: f64) -> f64 {
-        let mut acc0 = 0.0;
-        for i in 0..4 {
-            let t1 = (i as f64).atan2(1.5 + a.cos());
-            let t2 = a.cos().exp2();
-            for j in 0..2 {
-                let t3: f64 = 0.6 * t1;
-                acc0 += ((0.5 * (a / (1.0 + a.powi(2))).tanh()).acos() * 0.5).atan();
-            }
-            acc0 = ((acc0 * 0.05).atan() * (a * t1 * 0.5).sin()).sin();
-        }
-        if (1.5 + p96(1, (acc0 * 0.05).atan().cos()).sin()).log(2.5 + a.cos()) < 0.7 {
-            let t4 = (1.0 + (acc0 * 0.05).sin().powi(2)).cbrt();
-            let t6 = { let u5 = a.tanh().exp(); a.cos().sin() };
-            let t7 = if t4 > t6 { t4 } else { (t6 / (1.0 + t6.powi(2))).sin() };
-        }
-        let mut acc0 = acc0;
-        acc0 += acc0 * 0.05 * 0.5;
-        acc0 *= 1.0 + (-a).tanh();
-        acc0 * 0.02
-    }
-    check_p107(seed = 0x673bb9b8a79f6e50, inputs = 1, calls = [p96], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p108(c: f64, a: f64, b: f64, n: usize) -> f64 {
-        let mut acc0 = 0.0;
-        let mut acc1 = (((2.0 + b.sin()).cbrt() + b.sin().exp_m1()) * 0.5).sin();
-        let t2 = c - a - n as f64 + (acc1 * acc1 - acc1.powi(3));
-        let mut w3 = 0;
-        while w3 < 2 {
-            let mut k4 = 0;
-            let r5 = loop {
-                acc0 *= b.powi(3).tanh();
-                acc1 = c / (1.0 + (b * c).powi(2));
-                k4 += 1;
-                if (0.1 * 0.3 < 0.5) || k4 >= 5 { break (w3 as f64).powi(3) * (a - 0.3); }
-            };
-            let mut w6 = 0;
-            while w6 < 3 {
-                acc0 += a;
-                w6 += 1;
-            }
-            acc0 += (1.0 + ((acc1 * 0.05).sin() * 0.1).powi(2)).cbrt();
-            w3 += 1;
-        }
-        0.3 * (t2 * 0.25).tanh() + 0.25 * (acc1 * 0.05).atan() + (acc0 * 0.02).sin() + 0.5 * b
-    }
-    check_p108(seed = 0x66f90b7ab588f83c, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p109(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = (x - v).mean_axis(Axis(0)).unwrap();
-        let t2 = t1.to_owned();
-        let t3 = (x * &((x * &t1).mapv(f64::tanh))).mapv(f64::tanh);
-        let t4 = x.to_owned();
-        t4.sum() * 0.2 + t3.sum() * 0.2 + t2.dot(&t2) * 0.1
-    }
-    check_p109(seed = 0x920b5fc27faa7aaa, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p110(b: f64, a: f64) -> f64 {
-        let mut acc0 = 1.0;
-        for i in 0..2 {
-            if b * 0.3 > -0.1 {
-                for j in (0..4).step_by(2) {
-                    for l in 1..=4 {
-                        if i < 1 {
-                            let t1 = 1.5 * a.cos().exp();
-                        } else {
-                            let mut acc2 = (a.tanh().powi(3) * 0.5).sin();
-                        }
-                        acc0 *= a.asinh().tanh();
-                    }
-                    acc0 = (((i as f64).sin().exp() - a.atan()) * 0.5).sin();
-                }
-            } else {
-                acc0 += ((i as f64).cos().cos().exp_m1() * 0.5).tanh();
-            }
-            acc0 = ((1.0 + ((acc0 * 0.02).atan() - a).powi(2)).sqrt() * 0.5).atan();
-        }
-        acc0 /= (1.0 + (a - (acc0 * 0.02).sin()).powi(2));
-        acc0 = (acc0 * 0.02 * (p107((acc0 * 0.02).sin() * b) * 0.5).atan()).atan();
-        let mut acc3 = (a * (acc0 * 0.02).atan().mul_add(b, a) * 0.5).atan();
-        let flag4 = a > 0.5;
-        let flag5 = acc3 > 0.3;
-        let t6 = a / (1.0 + ((p92((b * a * 0.5).atan(), a.min(b)) * 0.5).sin() * b).powi(2));
-        acc3 /= (2.0 + a.atan().cos());
-        t6 + 0.1 * acc3 + acc0 * 0.02 + a.cos()
-    }
-    check_p110(seed = 0x3b69c922d43a3eb6, inputs = 2, calls = [p92, p107], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p111(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (a + xs[4]).tanh();
-        let t2 = (((a) * (t1)).tanh() + xs[0]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            let t3 = (xs[i] - (t1 - xs[i]) * (((t1) * 0.5).exp())).tanh() * 1.5;
-            let t4 = ((t2 + xs[i] - (xs[i]).sin()).cos() * xs[i]).tanh() * 1.5;
-            if ((1.0 + (xs[i]) * (xs[i])).ln()) * ((t3).sin()) > 0.43 {
-                continue;
-            }
-            if (((xs[i]) * 0.5).exp()).tanh() < 0.18 {
-                extra += (t3 + xs[i] + xs[i] - (-0.50_f64 + xs[i]).sin()).tanh();
-            }
-            let t5 = (a).tanh() * 1.5;
+            let t3 = (xs[i - 1]).tanh() * 1.5;
+            let t4 = (xs[i - 1]).tanh() * 1.5;
+            extra = extra + (xs[i - 1]).tanh() - ((xs[i]).sin()).tanh();
             acc += (xs[i]).tanh();
         }
         acc
     }
-    check_p111(seed = 0x7a538448d49b7a61, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+    check_p75(seed = 0x1ef97b4a44477125, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
 }
 
 program! {
     #[differentiable]
-    fn p112(a: f64, xs: &[f64]) -> f64 {
-        let t0 = if 0.25 * a > xs[1] { a } else { (1.0 + 0.3_f64.powi(2)).sqrt() };
-        let mut acc1 = a;
-        let mut w2 = 0;
-        while w2 < 3 && (a * a > (p97((t0 / (2.0 + xs[1].cos()) * 0.5).sin(), (t0.tanh().exp2() * 0.5).tanh()) * 0.5).atan() && a < -0.2) {
-            if w2 % 3 == 1 {
-                let t3 = (acc1 * 0.25).atan() * a;
-            } else if w2 < 1 {
-                let mut w4 = 0;
-                while w4 < 4 {
-                    let t5 = (1.5 + t0.sin()).powf(xs[w4].tanh());
-                    acc1 = (w2 as f64 + xs[w2]).cos();
-                    w4 += 1;
-                }
-            }
-            acc1 += (w2 as f64).clamp(-0.75, 0.75);
-            w2 += 1;
+    fn p76(a: f64, b: f64, n: usize) -> f64 {
+        let mut acc0 = (p54(0.6 * b, (n as f64 * 0.5).sin()) * 0.5).tanh() / (1.0 + (b / (1.0 + a.powi(2))).powi(2));
+        for i in 0..4 {
+            let t1 = (1.0 + 1.5_f64.powi(2)).cbrt();
+            acc0 = ((t1 * 0.5 - a * (acc0 * 0.1)) * 0.5).sin();
         }
-        let k6 = ((2.0 + xs[2].sin()).log10().abs() * 2.0) as usize % 3;
-        match k6 {
-            0 => {
-                if (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * p107(xs[2].atan()) * 0.5) > t0 {
-                    return a - 1.25 + t0.sin().exp_m1();
-                }
+        let b = b + b.mul_add(b, a);
+        let flag2 = acc0 * 0.1 / (1.5 + (acc0 * 0.1).tanh()) > 0.0;
+        let a = a * f64::tanh(a);
+        if flag2 {
+            if n == 1 {
+                let t3 = (b * 0.25).sin() * (b * 0.25) / (1.0 + ((acc0 * 0.1).atan() * (a * 0.5).atan()).powi(2));
+                return (acc0 * 0.1).clamp(-0.75, 0.75).hypot((b * 0.25).atan());
             }
-            1 => {
-                let t7 = 0.1_f64.powi(2).ln_1p() - xs[3];
-            }
-            _ => {
-                let mut acc8 = 0.0;
-            }
-        }
-        (acc1 * 0.05).atan() + t0.cos()
-    }
-    check_p112(seed = 0xabf99ebf6977f23e, inputs = 5, calls = [p97, p107], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p113(b: f64, a: f64, xs: &[f64]) -> f64 {
-        let mut v0 = vec![0.0; xs.len()];
-        for i in 0..v0.len() {
-            v0[i] = ((p108(a.powi(2).ln_1p(), b, a.min(0.3), 3) * 0.5).atan() - a).tanh();
-            if i > 0 {
-                v0[i] += v0[i - 1] * 0.6 * xs[1];
-            }
-        }
-        v0[2] += ((v0[0] * 0.25).atan().cos() * 0.5).atan();
-        v0[0] += (((v0[2] * 0.25).tanh() + v0[0] * 0.25) * (b * b) * 0.1).atan();
-        let mut acc1 = v0[1] * 0.25;
-        for (i, q2) in xs.iter().enumerate() {
-            let t3: f64 = v0.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.1).sin()) / (1.5 + (v0[v0.len() - 1 - i] * 0.1).tanh().max(*q2).tanh());
-            v0[i] -= *q2;
-        }
-        b
-    }
-    check_p113(seed = 0xa4741e74232af3d9, inputs = 5, calls = [p108], at = |p| (p[0], p[1], &p[2..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p114(b: f64, xs: &[f64], a: f64) -> f64 {
-        let flag0 = b > 0.1;
-        let t1 = (1.5 + 0.2_f64.sin()).log(2.5 + b.cos()) * (b / (2.0 + a.cos()));
-        let mut acc2 = (((t1 * 0.5).tanh().tanh().exp() - a * (t1 * 0.5)) * 0.25).atan();
-        if flag0 {
-            let t3 = acc2;
         } else {
-            acc2 -= 0.9 * 0.1_f64.mul_add(a, xs[3]);
+            let t4 = if n > 3 { b * 0.25 } else { (a * 0.5).sin().cos() / (1.5 + (2.0 + (b * 0.25 * 0.5).atan().cos()).powi(-2).tanh()) };
         }
-        (acc2 * 0.5).atan() + 0.6 * (t1 * 0.5).tanh()
+        2.0 * (a * 0.5).atan() - (b * 0.25).tanh() + (acc0 * 0.1).atan() + 0.5 * (p57((a * 0.5).sin() / (1.0 + (acc0 * 0.1).sin().powi(2)), (acc0 * 0.1).tanh().tanh()) * 0.25).tanh()
     }
-    check_p114(seed = 0xf3f5a82fcc39b141, inputs = 6, calls = [], at = |p| (p[0], &p[1..5], p[5]));
+    check_p76(seed = 0x47792ec0a5bc50b0, inputs = 2, calls = [p54, p57], at = |p| (p[0], p[1], 3));
 }
 
 program! {
     #[differentiable]
-    fn p115(a: f64, c: f64, xs: &[f64], b: f64, d: f64, n: usize) -> f64 {
-        let mut acc0 = xs[0].tanh() * (p102(2, (1.0 + xs.iter().map(|q| q.cos()).product::<f64>().powi(2)).ln()) * 0.5).sin();
-        if (2.0 + a.cos()).powi(-2) < 0.3 {
-            let mut acc1 = 0.0;
+    fn p77(b: f64, a: f64) -> f64 {
+        let mut acc0 = 1.0;
+        let mut k1 = 0;
+        loop {
+            acc0 += 0.75_f64;
             let mut k2 = 0;
             loop {
-                let mut w3 = 0;
-                while w3 < 2 {
-                    let t4 = match w3 % 3 { 0 => d.sin().exp_m1(), 1 => c, _ => (xs[(n + 1) % 3] * c * c.atan() * 0.5).tanh() };
-                    acc0 = 1.0_f64;
-                    w3 += 1;
-                }
-                acc0 -= (xs[0].sin().exp() * 0.5).tanh();
+                let t3 = if a.atan2(1.5 + 1.25_f64.cos()) > b { f64::cos((1.0 + (acc0 * 0.05).sin().powi(2)).sqrt()) } else { f64::max((1.0 + b.powi(2)).sqrt(), b.to_radians()) };
+                acc0 = ((acc0 * 0.05).sin() * (((acc0 * 0.05).tanh() + a) * 0.5).sin()).atan();
                 k2 += 1;
-                if (0.5 / (1.0 + xs[(k2 + 1) % 3] * xs[(k2 + 1) % 3]) > xs[(n + 1) % 3]) || k2 >= 3 { break; }
+                if (f64::min(b, (acc0 * 0.05).atan()) > 0.0) || k2 >= 2 { break; }
             }
+            acc0 = 0.2_f64;
+            k1 += 1;
+            if (0.9_f64.powi(2).ln_1p() < 0.3) || k1 >= 5 { break; }
         }
-        for i in 0..n {
-            let acc0 = (acc0 * 0.05 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().abs()) * 0.5;
-        }
-        let t5 = b;
-        if xs[n % xs.len()].sin().exp2() < -0.2 {
-            let t6 = n as f64;
-        } else if xs[(n + 1) % 3].atan() > xs[(n + 1) % 3] {
-            let t7 = 0.2 * (0.5 * a.tanh()).atanh();
-        }
-        0.6 * t5 - 2.0 * (acc0 * 0.05).atan()
-    }
-    check_p115(seed = 0x3d6e7b6b81dff034, inputs = 7, calls = [p102], at = |p| (p[0], p[1], &p[2..5], p[5], p[6], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p116(xs: &[f64], a: f64) -> f64 {
-        let mut v0 = vec![0.0; 3];
-        for i in 0..v0.len() {
-            v0[i] = 0.2 * xs[i] + a * a;
-        }
-        let mut acc1 = a * 1.25;
-        if (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() - v0[2]) > 0.5 {
-            for i in 0..3 {
-                let t2 = if i % 2 == 0 { f64::cos(p90(((i as f64).asinh() * 0.5).atan())) + (2.0 + v0.iter().enumerate().map(|(k, q)| (q * 0.25) * k as f64).sum::<f64>().sin()).log2() } else { (acc1 * 0.25).tanh().sin().cos() };
-                v0[i] = (1.5 + (a + (t2 * 0.5).atan()).cos()).sqrt() * 0.5;
-            }
-            let t3 = xs[0] - 0.75;
-        } else {
-            let acc1 = (acc1 * 0.25).sin() * ((v0[0] * 0.25).sin() / (1.0 + a.powi(2)));
-            v0[0] = (p95(0.5 * a, ((a - (acc1 * 0.5).tanh()) * 0.5).tanh(), (1.5 + 2.0_f64.cos()).sqrt()).tanh() * xs[1].powi(2) * 0.25).sin();
-        }
-        if (1.5 + a.sin()).powf((acc1 * 0.25).tanh()) > 0.3 {
-            let mut v4 = vec![0.0; xs.len()];
-            for i in 0..v4.len() {
-                v4[i] = (i as f64).min(i as f64).min((v0[(i + 1) % 3] * 0.25).tanh() / (2.0 + (v0[i % v0.len()] * 0.25).cos())) * 0.5;
-            }
-        } else {
-            acc1 += ((acc1 * 0.25).tanh().mul_add(a * (v0[0] * 0.25).tanh(), (acc1 * 0.25).tanh() * a) * 0.5).atan();
-        }
-        (acc1 * 0.1).tanh()
-    }
-    check_p116(seed = 0x42514e4ad8daa01f, inputs = 5, calls = [p90, p95], at = |p| (&p[0..4], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p117(a: f64) -> f64 {
-        let t0 = p107(1.0) + 2.0;
-        let mut acc1 = 1.0;
-        let t2 = 0.6_f64.cos();
-        acc1 = (t2 * (2.0 * a) * 0.5).sin();
-        let t3 = f64::cos(a - t2).atan();
-        if t3 * a > acc1 {
-            match ((0.3 * t2).abs() * 2.0) as usize % 3 {
-                0 => {
-                    let mut w4 = 0;
-                    while w4 < 3 {
-                        let t5 = ((t0 * 0.5).abs() * 0.25_f64.atan()).sin();
-                        acc1 = (a * w4 as f64 / (2.0 + (a - (acc1 * 0.25).sin()).cos()) * 0.25).sin();
-                        w4 += 1;
-                    }
-                }
-                1 => {
-                    let a = a + ((p108((t0 * 0.5 + t2) * 0.25, 0.75 * (t0 * 0.5).sin(), ((acc1 * 0.25).tanh().mul_add(acc1 * 0.25, acc1 * 0.25) * 0.25).atan(), 3) * 0.5).sin() + a);
+        if a < 0.3 {
+            match (((1.5 + (acc0 * 0.05).tanh().sin()).powf((acc0 * 0.05).atan().tanh()) * 0.5).tanh().abs() * 2.0) as usize % 3 {
+                0 | 1 => {
+                    let t4 = (2.0 + (a / (1.0 + (acc0 * 0.05).powi(2))).sin()).ln();
                 }
                 _ => {
-                    let t6 = 1.5 + 0.3 * t3 * -(acc1 * 0.25).tanh();
+                    let t5 = (acc0 * 0.05).tanh() / (1.0 + b * b);
                 }
-            }
-        }
-        let t7 = if 0.3 > 0.0 || (t0 * 0.5).tanh() < 0.5 { f64::cos((1.0 + (acc1 * 0.25).powi(2)).sqrt()) } else { (t0 * 0.5).tanh() + (acc1 * 0.25).atan() + t3 };
-        if (acc1 * 0.25).atan().mul_add(0.2, a) < 0.5 {
-            let k8 = (0.3_f64.atan().abs() * 2.0) as usize % 3;
-            let t9 = match k8 { 0 => (t0 * 0.5).tanh().tanh(), 1 => (t0 * 0.5).atan().sin().exp2(), _ => (t0 * 0.5).atan() };
-        } else {
-            let flag10 = t2 > -0.4;
-        }
-        0.9 * (t7 * 0.5).tanh() - t3 + 0.6 * t2 + t0 * 0.5 + a
-    }
-    check_p117(seed = 0xf7bc85f01faf3d6f, inputs = 1, calls = [p107, p108], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p118(c: f64, a: f64, b: f64, xs: &[f64]) -> f64 {
-        let t0 = match (a.atan().abs() * 2.0) as usize % 3 { 0 => ((c / (1.0 + b.powi(2)) + b / (2.0 + a.cos())) * 0.5).sin(), 1 => (f64::min(xs.iter().map(|q| q * c).sum::<f64>(), 0.1 * (p110(((1.5 + xs[2].sin()).powf(c.tanh()) * 0.5).tanh(), f64::tanh(c)) * 0.25)) * 0.25).atan(), _ => (c.sin() * a.powi(2) * 0.5).sin() };
-        let mut acc1 = 0.0;
-        acc1 = ((a - (p117((t0 * 0.5).sin()) * 0.25).atan()) * 0.5).tanh().powi(3);
-        let t2 = (1.0 + c.powi(2)).ln();
-        if xs[2].tanh() > xs.iter().map(|q| (q * 0.1).sin()).sum::<f64>() {
-            for i in (0..4).step_by(2) {
-                if i % 3 == 1 {
-                    let t3 = t2;
-                    return xs[i];
-                }
-                acc1 -= ((acc1 * 0.25).sin().mul_add(xs[0], c.sin()) * 0.25).tanh();
             }
         } else {
-            for i in 0..4 {
-                if xs[i] * b < -0.2 {
-                    acc1 += ((a - t2) * 0.5).tanh();
-                } else if (2.0 + a.sin()).ln() > -0.4 {
-                    let t4 = f64::sin(xs[xs.len() - 1 - i].max(xs[i] * t0));
-                } else {
-                    let mut acc5 = ((t0 + (1.0 + (acc1 * 0.1).sin().powi(2)).sqrt()) * 0.5).sin();
-                }
-                acc1 *= (acc1 * 0.1).tanh().sin().exp().tanh();
+            let t6: f64 = (2.0 + a.tanh().exp2().cos()).recip() + (2.0 + (a - a).cos()).recip();
+            let mut k7 = 0;
+            loop {
+                let t8 = if a > 0.1 { -t6 * a.powi(3) } else { k7 as f64 };
+                acc0 /= (2.0 + t6.sin().exp2().cos());
+                k7 += 1;
+                if (f64::max((p57((a.powi(2) * 0.5).sin(), b.min(a)) * 0.25).atan(), t6) > t6) || k7 >= 4 { break; }
             }
         }
-        t2 + acc1 * 0.05 + t0.cos() + 0.5 * xs[3]
+        (acc0 * 0.05).sin().sin()
     }
-    check_p118(seed = 0x39365303e0f792bf, inputs = 7, calls = [p110, p117], at = |p| (p[0], p[1], p[2], &p[3..7]));
+    check_p77(seed = 0x8d1810d1285765ea, inputs = 2, calls = [p57], at = |p| (p[0], p[1]));
 }
 
 program! {
     #[differentiable]
-    fn p119(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = &((s) - v) / &(x.column(1).to_owned()).mapv(|q| q * q + 1.0);
-        if n % 3 == 0 {
-            t1 = v.to_owned();
-        }
-        let t2 = x.to_owned();
-        t2.sum() * 0.2 + t1.dot(&t1) * 0.1 + s
-    }
-    check_p119(seed = 0xc54f0bcd40f0f529, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p120(a: f64, xs: &[f64]) -> f64 {
+    fn p78(a: f64) -> f64 {
+        let a = a * (a * a);
+        let a = a * 0.25 * (p57((a * 0.25 * 0.5).sin(), (a * 0.25 * 0.5).atan()) * 0.25).to_radians();
         let mut acc0 = 1.0;
-        for i in 0..2 {
-            acc0 -= xs.iter().map(|q| (q * 0.9).sin()).sum::<f64>() * 0.25;
-        }
-        let t1 = a;
         for i in 0..1 {
-            let mut w2 = 0;
-            while w2 < 1 && (a < 0.0) {
-                if w2 % 3 == 1 {
-                    let t3 = (acc0 * 0.1).atan();
-                } else if i < 1 {
-                    let t4 = a * 1.0;
-                }
-                acc0 = w2 as f64 / (1.0 + (1.5 + a.sin()).log(2.5 + (acc0 * 0.1).sin().cos()).powi(2));
-                w2 += 1;
-            }
-            acc0 /= (2.0 + (1.5 + t1.sin()).powf(t1.tanh()).cos());
+            acc0 += (a.cos().hypot(a.cos()) * 0.25).sin();
+            let t1 = (a * 0.5).atan().powi(2) * (a + a);
+            acc0 *= (i as f64).tanh();
         }
-        let t5 = match ((2.0 + (xs.iter().map(|q| (q * 0.5).sin()).sum::<f64>() * 0.5).sin().cos()).powi(-2).abs() * 2.0) as usize % 3 { 0 => (1.5 + (1.5 + a.sin()).powf(t1.tanh()).sin()).log(2.5 + xs[1].cos()), 1 => (acc0 * 0.1).cos().atan2(1.5 + (t1 * a).cos()), _ => xs[2].min((1.5 + t1.cos()).sqrt()) };
-        let mut k6 = 0;
-        loop {
-            let t7 = if a.mul_add(t5, t5) > xs[k6 % xs.len()] { 0.6 * t5 } else { k6 as f64 * 0.6 };
-            acc0 *= 0.8 + 0.2 * a.sin();
-            k6 += 1;
-            if (t7.cos() > xs[1]) || k6 >= 5 { break; }
-        }
-        for i in 0..1 {
-            for j in 0..4 {
-                let t8: f64 = (acc0 * 0.02).tanh();
-                acc0 = xs[i] * 0.6 * 1.5;
-            }
-            acc0 = (a * 1.0 - (xs.iter().map(|q| q.cos()).product::<f64>() - t5)) * 0.5;
-        }
-        t5.tanh() - t1 + (acc0 * 0.02).sin().cos()
+        a.tanh()
     }
-    check_p120(seed = 0x8b02bfdcd32cd9cb, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+    check_p78(seed = 0x729bc624b2a94f8a, inputs = 1, calls = [p57], at = |p| (p[0]));
+}
+
+#[differentiable]
+fn p79_h0(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).sin() * 1.5;
+    }
+}
+#[differentiable]
+fn p79_h1(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.75).sin();
+    }
+    acc * 0.75 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p79_h2(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.3;
+    t + p79_h1(&v[1..], s * 0.25) + p79_h1(v, s).tanh()
+}
+program! {
+    #[differentiable]
+    fn p79(xs: &[f64], a: f64) -> f64 {
+        let mut buf1 = vec![-0.5; 2];
+        for _ in 0..2 {
+            p79_h0(a * 0.3, &xs[..], &mut buf1);
+        }
+        let t2 = buf1[0] + buf1[1] * 0.25;
+        let mut arr3 = [0.25_f64; 3];
+        arr3[0] = t2.tanh();
+        arr3[1] = xs[0] * 0.75;
+        arr3[2] = (a).sin();
+        let t4 = arr3[0] * arr3[1];
+        let t5 = p79_h2(&xs[..], t4);
+        t5 + t4 + t2 + a * 0.3
+    }
+    check_p79(seed = 0x74962a9760ef14f9, inputs = 8, calls = [], at = |p| (&p[0..7], p[7]));
 }
 
 program! {
     #[differentiable]
-    fn p121(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((a) * (a) + xs[4]).tanh();
+    fn p80(a: f64, xs: &[f64]) -> f64 {
         let mut acc = 0.0;
         let mut extra = 0.0;
         for i in 0..xs.len() - 1 {
-            let mut t2 = 0.0;
-            for j in 0..2 {
-                t2 += (((1.0 + (xs[i + 1]) * (xs[i + 1])).ln()) * (xs[i + 1] - t1) * (j as f64 + 0.5)).sin();
-            }
-            let t3 = ((1.0 + (xs[i + 1]) * (xs[i + 1])).ln() + (1.0 + (a) * (a)).ln() + t1).tanh() * 1.5;
-            acc += (((xs[i]).cos() * xs[i] + xs[i]).mul_add(0.5, a)).tanh();
+            let t1 = ((1.0 + (a) * (a)).ln()).tanh() * 1.5;
+            acc -= ((1.0 + (a) * (a)).ln() - xs[i]).tanh();
+            acc += (xs[i + 1]).tanh();
         }
         acc
     }
-    check_p121(seed = 0x6fe4a35c61f09fe1, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+    check_p80(seed = 0xd40622e4f86fb3ec, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
 }
 
 program! {
     #[differentiable]
-    fn p122(xs: &[f64], a: f64) -> f64 {
-        if a - a > a {
-            return (p92(0.25, a) * 0.5 / (1.0 + a.powi(2))).sin().exp2();
-        }
-        let flag0 = xs.iter().map(|q| (q * 0.5).sin()).sum::<f64>() + a > 0.3;
-        let mut a = a;
-        for i in 0..3 {
-            a -= (i as f64 - (a * 0.25).sin()).hypot((a * 0.25).sin().mul_add(xs[i], (a * 0.25).sin())) * 0.1;
-        }
-        let t1 = (1.5 + 0.1_f64.sin()).log(2.5 + (p105((1.0 + (a * 0.25).tanh().powi(2)).ln(), ((xs[3] + a * 0.25) * 0.25).atan(), (a * 0.25).sin()) * 0.5).sin().cos()) + (xs[2] - (a * 0.25).sin());
-        let mut k2 = 0;
-        loop {
-            a /= (2.0 + ((t1 * 0.5).sin() - k2 as f64).cos());
-            a += ((t1 * 0.5).atan() * 0.5).atan();
-            k2 += 1;
-            if ((t1 * 0.5).tanh().tanh() < 0.25) || k2 >= 5 { break; }
-        }
-        0.6 * (t1 * 0.5).atan() - (a * 0.1).tanh().cos() + 0.5 * (t1 * 0.5).tanh()
-    }
-    check_p122(seed = 0xf38adabb8c9af809, inputs = 5, calls = [p92, p105], at = |p| (&p[0..4], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p123(xs: &[f64], a: f64, c: f64, n: usize, b: f64) -> f64 {
-        let t0 = if n == 1 { xs[xs.len() - 1 - n] } else { (1.5 + f64::cos(xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()).sin()).powf((c * xs[xs.len() - 1 - n]).tanh()) };
-        let mut acc1 = 1.0;
-        for i in 0..1 {
-            for (j, q2) in xs.iter().enumerate() {
-                let mut acc3 = 1.0;
-                acc3 = c;
-            }
-            acc1 -= ((i as f64 / (1.0 + xs[xs.len() - 1 - i].powi(2))).cos() * 0.5).atan();
-        }
-        (acc1 * 0.1).sin().cos() + t0 + 0.3 * c + a.sin()
-    }
-    check_p123(seed = 0x438f988234bb3663, inputs = 6, calls = [], at = |p| (&p[0..3], p[3], p[4], 2, p[5]));
-}
-
-program! {
-    #[differentiable]
-    fn p124(a: f64, n: usize) -> f64 {
-        let mut a = a;
-        let mut a = a;
-        a += ((1.5 + 1.0_f64.sin()).powf(a.tanh()).cos() * 0.5).tanh();
-        let a = a + a * a;
-        let t0 = if (a * 0.1).sin() * (a * 0.1).tanh() < 0.1 { (a * 0.1).atan() } else { (1.5 + (a * 0.1).sin()).powf((a * 0.1).tanh()).sin().exp() };
-        let mut acc1 = 0.0;
-        for i in 0..2 {
-            acc1 += (((a * 0.1).tanh() - 0.25).powi(3) * 0.5).tanh();
-        }
-        2.0 * (acc1 * 0.25) + 2.0 * t0 - 0.5 * (a * 0.1)
-    }
-    check_p124(seed = 0x411d020d20428182, inputs = 1, calls = [], at = |p| (p[0], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p125(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (a + xs[2]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        let mut carried = 0.5;
-        for i in 0..xs.len() {
-            if (1.0 + (xs[i]) * (xs[i])).ln() > 0.14 {
-                continue;
-            }
-            let t2 = (((((xs[i]) * 0.5).exp()) * 0.5).exp() - ((1.0 + (t1) * (t1)).ln()).mul_add(0.5, xs[i])).tanh() * 1.5;
-            acc += (t2 - (xs[i]).cos() * xs[i] - (xs[i]).tanh()).tanh();
-            carried = carried * 0.5 + (((xs[i]) * (xs[i]) + (t1).mul_add(0.5, a)) * ((((xs[i]).mul_add(0.5, a)) * 0.5).exp())).tanh();
-            acc += carried;
-        }
-        acc
-    }
-    check_p125(seed = 0x8e884973721de57a, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-program! {
-    #[differentiable]
-    fn p126(a: f64) -> f64 {
-        let mut acc0 = 0.5;
-        acc0 -= a;
-        for i in (0..1).rev() {
-            let t1 = i as f64;
-            let a = a - t1 / (1.5 + t1.tanh());
-            for j in 1..=4 {
-                let t2 = f64::min(t1, acc0 * 0.1);
-                acc0 -= ((a * 0.5).sin() + t1).sin() * 0.5;
-            }
-            acc0 -= ((a * 0.5).sin().powi(3).cos().exp_m1() * 0.5).sin();
-        }
-        for i in 0..1 {
-            let mut acc3 = f64::atan(a.atan());
-            acc3 = a.cos().min(acc3.tanh().exp());
-        }
-        let t4 = a.cos() * a.powi(2).ln_1p();
-        t4 + (acc0 * 0.1).tanh().tanh()
-    }
-    check_p126(seed = 0x107c86bec21b3171, inputs = 1, calls = [], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p127(a: f64) -> f64 {
-        let mut acc0 = 1.0;
-        if a.min(a) < -0.1 {
-            let k1 = (0.25_f64.atan().abs() * 2.0) as usize % 3;
-            let t2 = match k1 { 0 => a, 1 => ((a.tanh() + (a + a)) * 0.5).tanh(), _ => ((2.0 + 0.3_f64.sin()).ln() - p95(a, a.min(a), a / (1.0 + a * a) * 0.5)) * 0.5 };
-            acc0 += (t2 * 0.5).tanh();
-        } else {
-            let t3 = acc0 / (1.0 + acc0 * acc0);
-            let a = a * (acc0 * a);
-            let t4 = if 2.0 * (a * 0.25).sin() < 0.1 { (0.75 * p95((a * 0.25).tanh() * (t3 * 0.5).tanh(), (t3 * 0.5).atan().tanh(), (t3 * 0.5).atan().cos())).cos() } else { (1.0 + (a * 0.25).max((a * 0.25).atan()).powi(2)).sqrt() };
-        }
-        a.sin()
-    }
-    check_p127(seed = 0x7fa92ad74f9bb574, inputs = 1, calls = [p95], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p128(a: f64, xs: &[f64], b: f64, n: usize) -> f64 {
-        let mut acc0 = 0.5;
-        for i in 0..4 {
-            let t1 = xs[(n + 1) % 3].atan();
-            let t2 = xs[0].powi(2);
-            acc0 = 0.75 * xs[1].tanh();
-        }
-        acc0 += (((acc0 * 0.1).atan() - (2.0 + (n as f64).sin()).ln()) * 0.25).tanh();
-        let t3 = (acc0 * 0.1).sin().tanh();
-        let mut a = a;
-        if xs.iter().map(|q| q * q).sum::<f64>() + xs[2] > -0.1 {
-            for i in 0..xs.len() {
-                let t4 = if 0.2 / (1.5 + (p92(t3.sin(), t3) * 0.5).tanh().tanh()) < -0.1 { xs[n % xs.len()].tanh().tanh().exp() } else { (xs[i] * b).cos() };
-                a /= (1.0 + ((a * 0.25).tanh() - (a * 0.25).tanh()).powi(2));
-            }
-        } else {
-            let t5 = t3 + b;
-        }
-        a = ((xs.iter().map(|q| q * q).sum::<f64>() + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) * xs[0]) * 0.25).tanh();
-        (a * 0.25).tanh() + t3 + b.cos()
-    }
-    check_p128(seed = 0x6e48b93bbf72ba10, inputs = 5, calls = [p92], at = |p| (p[0], &p[1..4], p[4], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p129(xs: &[f64], b: f64, c: f64, a: f64) -> f64 {
-        let mut acc0 = f64::tanh(c) * 0.6;
-        if xs[2].mul_add(acc0, b) > xs.iter().map(|q| q.cos()).product::<f64>() && xs.iter().sum::<f64>() < 0.3 {
-            for i in (0..8).step_by(2) {
-                let mut w1 = 0;
-                while w1 < 3 {
-                    let b = b * (i as f64).hypot((p124(-1.0, 2) * 0.1).atan());
-                    acc0 = xs[i % xs.len()] * (xs[w1] / (2.0 + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).cos())) * 0.5;
-                    w1 += 1;
-                }
-                acc0 /= (1.0 + (i as f64).powi(2));
-            }
-        }
-        let mut acc2 = xs[3];
-        acc2 -= (a / (1.0 + (c / (2.0 + a.cos())).powi(2)) * 0.5).sin();
-        if a * 0.75 < 0.1 {
-            let mut k3 = 0;
-            loop {
-                let t4 = (0.5 * (1.0 * xs[0])).to_radians();
-                acc2 *= a.powi(2).tanh();
-                k3 += 1;
-                if (a.min(c) > xs[k3 % xs.len()]) || k3 >= 6 { break; }
-            }
-        }
-        if -xs[0] > 0.25 {
-            for i in 0..1 {
-                acc0 = ((acc2 * 0.05).atan().mul_add(c, -xs[i]) * 0.5).tanh();
-                acc2 += ((1.0 + c.powi(2)).sqrt() * ((p105(xs[i].sin(), 0.25 * xs.iter().map(|q| q.cos()).product::<f64>(), xs.iter().map(|q| q * (acc2 * 0.05).tanh()).sum::<f64>().powi(2).ln_1p() * 0.5) * 0.5).tanh() / (1.0 + 0.25_f64.powi(2))) * 0.25).sin();
-            }
-        }
-        (acc0 * 0.02).sin()
-    }
-    check_p129(seed = 0xd5cbc20b76f70308, inputs = 7, calls = [p105, p124], at = |p| (&p[0..4], p[4], p[5], p[6]));
-}
-
-program! {
-    #[differentiable]
-    fn p130(a: f64, xs: &[f64]) -> f64 {
-        let mut v0 = vec![0.0; xs.len()];
-        for i in 0..v0.len() {
-            v0[i] = ((xs[xs.len() - 1 - i].sin() + xs[xs.len() - 1 - i].mul_add(xs[i], a)) * 0.5).atan();
-            if i > 0 {
-                v0[i] += v0[i - 1] * ((a - xs[i]) * 0.25).tanh();
-            }
-        }
-        let mut acc1 = ((a * a - a * (v0[2] * 0.25)) * 0.25).atan();
-        for i in 1..=4 {
-            let t2 = match i % 3 { 0 => ((v0.iter().map(|q| (q * 0.1) * a).sum::<f64>() - (acc1 * 0.1).atan()) * 0.1).sin(), 1 => a.atan(), _ => (acc1 * 0.1).tanh() * v0.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.1).sin()) * (v0[(i + 1) % 3] * 0.1).tanh() };
-            for j in (0..6).step_by(2) {
-                if i > 3 {
-                    let mut acc3 = (a.sin() - t2) * 0.5;
-                }
-                v0[i % 3] -= f64::cos(t2.cos()) * 0.5;
-            }
-            acc1 *= (2.0 + (acc1 * 0.05).sin().cos()).recip().cos();
-        }
-        v0[0] -= 0.6 * (1.5 + (v0[0] * 0.05).sin()).powf(a.tanh());
-        match (a.abs() * 2.0) as usize % 3 {
-            0 => {
-                acc1 -= (-(v0[2] * 0.05).sin().sin() * 0.5).tanh();
-            }
-            1 => {
-                let mut a = a;
+    fn p81(a: f64) -> f64 {
+        let k0 = (a.max(a).abs() * 2.0) as usize % 3;
+        let mut acc1 = a * 0.25 * (a * 0.6);
+        match k0 {
+            0 | 1 => {
+                let t3 = { let u2 = (1.0 + acc1.powi(2)).sqrt() / (1.0 + (acc1 - a).powi(2)); a };
             }
             _ => {
-                let mut w4 = 0;
-                while w4 < 4 {
-                    if xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) > 0.2 {
-                        let t5 = ((v0[(w4 + 1) % 3] * 0.02).atan() / (1.0 + v0.iter().map(|q| ((q * 0.02) * 0.2).sin()).sum::<f64>().powi(2))).tanh().exp_m1().hypot(1.5 * (acc1 * 0.02));
-                    }
-                    v0[(w4 + 1) % 3] -= ((v0[(w4 + 1) % 3] * 0.02).sin().tanh().exp2() / (1.5 + (acc1 * 0.02).sin().powi(2).tanh()) * 0.25).sin();
-                    w4 += 1;
-                }
+                acc1 *= (1.5 + acc1).tanh();
             }
         }
-        (acc1 * 0.02).tanh() + 0.5 * xs.iter().map(|q| (q * 0.75).sin()).sum::<f64>()
+        acc1.cos() + a
     }
-    check_p130(seed = 0x4a0543757c80184f, inputs = 4, calls = [], at = |p| (p[0], &p[1..4]));
+    check_p81(seed = 0xe79b57384c83a9a4, inputs = 1, calls = [], at = |p| (p[0]));
 }
 
 program! {
     #[differentiable]
-    fn p131(d: f64, n: usize, b: f64, c: f64, a: f64) -> f64 {
-        let mut v0 = vec![0.0; 2];
-        for i in 0..v0.len() {
-            v0[i] = (d.powi(2) * f64::sin(c) * 0.5).tanh();
-        }
-        let mut acc1 = v0[(n + 1) % 2];
-        if d > -0.4 && a < 0.7 {
-            if n % 2 == 0 {
-                if n % 3 == 1 {
-                    let mut k2 = 0;
-                    loop {
-                        let mut acc3 = 0.0;
-                        acc3 += (1.0 + (v0[0] * 0.1).tanh().min(v0.iter().map(|q| (q * 0.1) * (q * 0.1)).sum::<f64>()).powi(2)).sqrt() * 0.05;
-                        k2 += 1;
-                        if ((v0[1] * 0.1).sin().powi(2).ln_1p() > v0.iter().map(|q| ((q * 0.1) * 0.9).sin()).sum::<f64>()) || k2 >= 4 { break; }
-                    }
-                } else {
-                    let mut k4 = 0;
-                    loop {
-                        match k4 {
-                            0 => {
-                                let t5 = a - a;
-                            }
-                            1 => {
-                                for j in 0..v0.len() {
-                                    let mut w6 = 0;
-                                    while w6 < 1 && (d.min(d) < -0.2) {
-                                        let t7 = (1.5 + (acc1 * 0.05).tanh().sin()).log(2.5 + (w6 as f64).cos()) * 0.75;
-                                        acc1 -= t7.asinh().powi(3) * 0.1;
-                                        w6 += 1;
-                                    }
-                                    acc1 = (acc1 * 0.05 + (0.5 * b.tanh()).atanh()).sin();
-                                }
-                            }
-                            _ => {
-                                if n + k4 < 3 {
-                                    for j in (0..6).step_by(2) {
-                                        let t8: f64 = 1.25;
-                                        acc1 = f64::min(c, (v0[n % v0.len()] * 0.02).sin()).hypot(b * v0.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.02).sin())) * 0.5;
-                                    }
-                                }
-                            }
-                        }
-                        acc1 /= (2.0 + (acc1 * 0.02).atan().cos());
-                        k4 += 1;
-                        if ((f64::min(a, n as f64)) > -0.2) || k4 >= 3 { break; }
-                    }
-                }
-            }
-        } else {
-            if (1.5 + b.cos()).sqrt() > v0.iter().map(|q| (q * 0.02) * (acc1 * 0.02)).sum::<f64>() {
-                return (v0[n % v0.len()] * 0.02).atan() / (2.0 + a.cos());
-            }
-        }
-        if n % 3 == 1 {
-            let mut v9 = vec![0.0; 4];
-            for i in 0..v9.len() {
-                v9[i] = 0.1_f64;
-            }
-        }
-        let mut acc10 = ((v0[1] * 0.02 + n as f64 - (v0[n % v0.len()] * 0.02).sin() * (v0[(n + 1) % 2] * 0.02).tanh()) * 0.25).sin();
-        for i in (0..8).step_by(2) {
-            if n > 1 {
-                let b = b + b;
-            } else if i < 2 {
-                let t11 = a + (1.5 + v0[n % v0.len()] * 0.02);
-            } else {
-                acc1 = (c.tanh().powi(3) * 0.5).sin();
-            }
-            v0[(i + 1) % 2] = (v0[(i + 1) % 2] * 0.02).tanh().powi(3);
-        }
-        acc1 * 0.02 + c
-    }
-    check_p131(seed = 0xede2b6fccfd78b83, inputs = 4, calls = [], at = |p| (p[0], 2, p[1], p[2], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p132(a: f64, xs: &[f64], b: f64) -> f64 {
-        let mut acc0 = 0.5;
-        if a + b > 0.3 {
-            acc0 += (f64::sin(xs.iter().map(|q| q.cos()).product::<f64>().sin()) * 0.5).tanh();
-        } else {
-            acc0 += (1.25 * a * 0.9 * 0.5).sin();
-        }
-        let t1 = if b / (2.0 + acc0.cos()) < 0.5 && xs[1] < 0.25 { b / (2.0 + p127((a.powi(3) * 0.5).sin()).atan().cos()) } else { 0.75 * 1.25_f64.powi(3) };
-        let mut w2 = 0;
-        while w2 < 2 {
-            acc0 = (((1.0 + xs.iter().map(|q| q.cos()).product::<f64>().powi(2)).ln() + (t1 + b)) * 0.5).sin();
-            match w2 % 3 {
-                0 => {
-                    for j in (0..4).rev() {
-                        let t1 = t1 * a.powi(3);
-                        acc0 += (t1 * 0.25).cos().powi(2).ln_1p();
-                    }
-                }
-                1 => {
-                    acc0 *= (2.0 * xs[w2]).tanh();
-                }
-                _ => {
-                    let t3 = xs.iter().map(|q| q * q).sum::<f64>().atan2(1.5 + a.cos());
-                }
-            }
-            w2 += 1;
-        }
-        t1 + acc0 * 0.02
-    }
-    check_p132(seed = 0xfbdf7007e24777d1, inputs = 6, calls = [p127], at = |p| (p[0], &p[1..5], p[5]));
-}
-
-program! {
-    #[differentiable]
-    fn p133(a: f64) -> f64 {
-        let t0: f64 = a.powi(3);
-        let mut acc1 = 0.1 * a * a.powi(3);
-        let mut v2 = vec![0.0; 4];
-        for i in 0..v2.len() {
-            v2[i] = a.cos();
-            if i > 0 {
-                v2[i] += v2[i - 1] * ((i as f64 + (p105(0.1 * acc1, acc1, (t0 * 0.5).sin()) * 0.5).atan()) * 0.1).atan();
-            }
-        }
-        let t3 = -((v2[2] * 0.1).sin() * (v2[0] * 0.1).atan());
-        acc1.sin() + 0.75 * (t0 * 0.5).sin()
-    }
-    check_p133(seed = 0x19fa170f135d7cb7, inputs = 1, calls = [p105], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p134(a: f64, xs: &[f64], b: f64) -> f64 {
-        let mut acc0 = b * (xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) - 0.25) * 0.5;
-        let t1 = a.tanh().hypot(xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() - acc0).sin().exp();
-        let t2 = if t1 > xs[1] { (a + b) / (1.0 + (1.0 + xs[3].powi(2)).ln().powi(2)) } else { b + (xs.iter().map(|q| (q * 0.5).sin()).sum::<f64>() + acc0) };
-        let mut w3 = 0;
-        while w3 < 2 && (a - t1 < -0.1) {
-            acc0 = ((acc0 * 0.25).atan() - a).sin();
-            acc0 += 0.3_f64;
-            w3 += 1;
-        }
-        (t2 * 0.25).tanh() + t1 + (acc0 * 0.25).sin()
-    }
-    check_p134(seed = 0xd6d8296b4a456a20, inputs = 6, calls = [], at = |p| (p[0], &p[1..5], p[5]));
-}
-
-program! {
-    #[differentiable]
-    fn p135(a: f64, b: f64) -> f64 {
-        let t0 = if 0.3 * 0.2 > 0.7 || a < 0.5 { -(b + 0.9) } else { 2.0 * (a * b) };
-        let mut a = a;
-        let mut v1 = vec![0.0; 2];
-        for i in 0..v1.len() {
-            v1[i] = b * (t0 * 0.5).tanh() * 1.25;
-        }
-        let t2 = match (b.abs() * 2.0) as usize % 3 { 0 => (b - v1[1]).cos(), 1 => b, _ => (t0 * 0.5).sin() };
-        if v1[0] > -0.1 {
-            let mut k3 = 0;
-            loop {
-                let mut k4 = 0;
-                loop {
-                    for l in 0..3 {
-                        a = b.cos() * ((a * 0.05).tanh() - (a * 0.05).atan()) * 0.5;
-                    }
-                    a /= (2.0 + (0.2 * b).cos());
-                    k4 += 1;
-                    if (0.5 * (v1[0] * 0.05) < 0.0) || k4 >= 2 { break; }
-                }
-                a += (f64::atan(p96(1, (a * 0.05).atan())) * 0.5).tanh();
-                k3 += 1;
-                if ((t0 * 0.5).sin() * t2 > 0.25) || k3 >= 2 { break; }
-            }
-        }
-        t2 + (a * 0.05).sin().sin() + t0 * 0.5 - b + 0.5 * v1.iter().map(|q| ((q * 0.05) * 1.25).sin()).sum::<f64>()
-    }
-    check_p135(seed = 0xf523f68475cf0080, inputs = 2, calls = [p96], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p136(a: f64, d: f64, c: f64, b: f64) -> f64 {
-        let t0 = match (((b + c) * 0.5).abs() * 2.0) as usize % 3 { 0 => c / (1.5 + d.tanh()) / (1.5 + (1.0 + c).tanh()) * 0.5, 1 => b, _ => ((b * d + a.tanh()) * 0.5).atan() };
-        if d > -0.1 {
-            let mut acc1 = 0.0;
-            return 0.25 * (a * d);
-        }
-        let t2 = d;
-        let mut acc3 = 0.75 / (1.0 + t0 * t0) / (1.0 + a.hypot(t2).powi(2));
-        for i in 0..4 {
-            let t4 = if d > 0.25 { (acc3 * 0.1).tanh().max(0.2).asinh() } else { (i as f64).mul_add(i as f64, 0.5) - c / (2.0 + a.cos()) };
-            let mut w5 = 0;
-            while w5 < 3 {
-                if i > 3 {
-                    let t6 = c / (2.0 + d.cos()) * 0.6;
-                }
-                acc3 *= c.cos();
-                w5 += 1;
-            }
-            acc3 = ((t0 - (p92(((c - p105((i as f64).max(acc3 * 0.02) * 0.5, c.atan2(1.5 + (acc3 * 0.02).tanh().cos()), t2.powi(2) * 0.5) * 0.5) * 0.25).sin(), ((d + (acc3 * 0.02).atan()) * 0.5).sin()) * 0.5).sin()) / (1.0 + (t2 / (1.0 + t0 * t0)).powi(2)) * 0.25).sin();
-        }
-        acc3 = 1.0_f64;
-        0.6 * t2 + 0.25 * t0 + 0.75 * b + d + a
-    }
-    check_p136(seed = 0x83853542300c291c, inputs = 4, calls = [p92, p105], at = |p| (p[0], p[1], p[2], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p137(n: usize, a: f64) -> f64 {
-        let t0 = if n > 1 { f64::cos(0.1_f64.powi(2).ln_1p()) } else { 0.1_f64.powi(2).ln_1p().atan2(1.5 + (p131(a * 0.3, 2, 0.5 * n as f64, a.atan2(1.5 + a.cos()), (a.max(n as f64) * 0.5).atan()) * 0.5).sin().clamp(-0.75, 0.75).cos()) };
-        let mut acc1 = ((1.5 * t0 - (1.0 + (p135(((a + a) * 0.5).atan(), (a / (1.5 + t0.tanh()) * 0.5).sin()) * 0.25).powi(2)).ln()) * 0.5).sin();
-        if t0.atan() > 0.3 {
-            if 2.0 * 0.9 > 0.7 || 2.0 < 0.25 {
-                let t2: f64 = (1.5 + (0.9 * a).sin()).powf((a + a).tanh());
-            }
-        }
-        let t3: f64 = -acc1;
-        0.2 * t3 - acc1
-    }
-    check_p137(seed = 0x4d57c17220e169d0, inputs = 1, calls = [p131, p135], at = |p| (2, p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p138(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = (((s) * (s)).tanh()) * &(v + x);
-        let t2 = s;
-        t2 + t1.sum() * 0.2 + s
-    }
-    check_p138(seed = 0xafdbfb618765f4cb, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p139(n: usize, c: f64, a: f64, b: f64) -> f64 {
-        let b = b * (c - a);
-        let mut acc0 = 0.5;
-        for i in 0..1 {
-            if 0.25 * c > a {
-                for j in 0..4 {
-                    let t1 = (j as f64).mul_add(b * 0.25, c);
-                    acc0 -= c * (t1 * 0.1).sin() * 0.1;
-                }
-            } else {
-                let t2 = ((b * 0.25).sin() + (b * 0.25).atan() - c).clamp(-0.75, 0.75);
-            }
-            acc0 = n as f64 * 0.5;
-        }
-        (acc0 * 0.1).atan().cos() - (b * 0.25).tanh()
-    }
-    check_p139(seed = 0x8d075483b8cbb3be, inputs = 3, calls = [], at = |p| (3, p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p140(b: f64, a: f64) -> f64 {
-        let mut v0 = vec![0.0; 2];
-        for i in 0..v0.len() {
-            v0[i] = (b.tanh().sinh() / (1.5 + a.tanh()) * 0.5).atan();
-        }
-        let a = a + 1.0 * b;
-        let mut acc1 = 0.5;
-        for i in 0..2 {
-            for j in 0..4 {
-                if j > 3 {
-                    v0[(j + 1) % 2] += ((a * 0.5 - j as f64) * (v0[i] * 0.05).tanh() * 0.1).sin();
-                } else {
-                    let t2 = ((a * 0.5).tanh() * b * b.atan()).powi(2);
-                }
-                acc1 *= (v0[i] * 0.05).tanh().atan().tanh();
-            }
-            if 0.1 * 0.2 > v0[i] * 0.05 && v0[1] * 0.05 < -0.2 {
-                let t3 = f64::sin((a * 0.5).atan());
-            } else {
-                let mut acc4 = 1.0;
-            }
-            acc1 *= (a * 0.5).tanh();
-        }
-        v0[0] += ((v0[0] * 0.05).sin().min((acc1 * 0.02).sin()) - 0.25 * (a * 0.5)) * 0.5;
-        (acc1 * 0.02).atan().cos() + 0.75 * (a * 0.5).tanh() - b.tanh() + 0.5 * (v0[1] * 0.05).sin()
-    }
-    check_p140(seed = 0x6e7493df4c5ad3a9, inputs = 2, calls = [], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p141(xs: &[f64], b: f64, a: f64) -> f64 {
-        let mut acc0 = 1.0;
-        for i in 0..1 {
-            let t1 = (b.hypot(a) + b.hypot(b)).max((2.0 * xs[i]).cos());
-            let mut acc2 = 0.5;
-            let mut acc3 = -xs[i] * xs[xs.len() - 1 - i].max(xs[i]);
-            acc3 = i as f64 * b * (b / (1.0 + acc3 * acc3)) * 0.5;
-        }
-        acc0 -= f64::tanh(0.3).clamp(-0.75, 0.75);
-        acc0 = ((acc0 * 0.5).atan() * (xs.iter().map(|q| q.cos()).product::<f64>() * 2.0)).sin();
-        let t4 = xs[1] * a * b;
-        let mut w5 = 0;
-        while w5 < 2 {
-            let mut acc6 = 0.5;
-            acc0 = 0.75_f64;
-            w5 += 1;
-        }
-        acc0 += xs[2];
-        t4 * 0.5 + (acc0 * 0.1).atan().sin() + b
-    }
-    check_p141(seed = 0x5786550a979ac3c7, inputs = 6, calls = [], at = |p| (&p[0..4], p[4], p[5]));
-}
-
-program! {
-    #[differentiable]
-    fn p142(a: f64, b: f64) -> f64 {
-        let t0 = b * a.tanh();
-        let t1 = if f64::max(b, 0.3) < 0.25 { a.min(b).clamp(-0.75, 0.75) } else { a * t0.asinh() };
-        let t2 = ((p110((t0 * 0.5).tanh(), (t1 * 0.5).tanh() * (t1 * 0.5).sin()) * 0.25).sin() - a) / (1.0 + (1.5 * t0).powi(2));
-        let mut acc3 = 0.5;
-        for i in 0..4 {
-            acc3 = (1.5 + b.cos()).sqrt().asinh();
-            let a = a - p108((1.5 + (acc3 * 0.1).cos()).sqrt(), (a - (t1 * 0.5).atan()) * 0.5, b.tanh(), 3) * 0.5 * (t1 * 0.5).sin();
-        }
-        acc3 /= (1.0 + ((t2 * 0.5).tanh() * (acc3 * 0.1)).powi(2));
-        if (t1 * 0.5).sin() * t0 < -0.1 {
-            acc3 = (2.0 + (t2 * 0.5).sin().cos()).powi(-2) * b.mul_add((t1 * 0.5).sin(), b);
-        } else {
-            let t4 = match ((a.max(t0) * 0.5).abs() * 2.0) as usize % 3 { 0 => (((t1 * 0.5).atan() * t0).mul_add(1.0_f64.tanh(), (acc3 * 0.1).tanh() * (t1 * 0.5).tanh()) * 0.25).atan(), 1 => (f64::max(t2 * 0.5 * 2.0, a / (1.0 + 0.25_f64.powi(2))) * 0.5).atan(), _ => b.atan2(1.5 + (t1 * 0.5).sin().cos()) };
-        }
-        0.25 * (acc3 * 0.1).sin() + (t2 * 0.5).atan() + 0.5 * (t1 * 0.5).tanh() + t0.sin()
-    }
-    check_p142(seed = 0x61338bb23b9e689c, inputs = 2, calls = [p108, p110], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p143(xs: &[f64], a: f64, c: f64, n: usize, b: f64) -> f64 {
-        if 0.25 * a > 0.5 {
-            let t0 = b / (1.5 + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).tanh()) - 0.2 * xs[n];
-            return a.powi(2) * (xs[n] + c);
-        }
-        let t1 = match n % 3 { 0 | 1 => f64::cos(c), _ => xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) };
-        0.3 * t1 - a
-    }
-    check_p143(seed = 0xc86545f641543749, inputs = 6, calls = [], at = |p| (&p[0..3], p[3], p[4], 1, p[5]));
-}
-
-program! {
-    #[differentiable]
-    fn p144(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((1.0 + (a) * (a)).ln() + xs[3]).tanh();
-        let t2 = (t1 + xs[3]).tanh();
+    fn p82(a: f64, xs: &[f64]) -> f64 {
+        let t1 = ((((a) * 0.5).exp()).cos() * a + xs[3]).tanh();
         let mut acc = 0.0;
         let mut extra = 0.0;
         for i in 0..xs.len() - 1 {
-            extra -= (a).tanh();
-            extra -= ((((t2).mul_add(0.5, xs[i + 1])).cos() * a).sin()).tanh();
-            extra = extra + (t2).tanh() - (((t2).cos() * xs[i + 1]) * ((t1) * (xs[i])) + xs[i]).tanh();
-            extra += (xs[i] - (xs[i + 1]) * ((t2) * (xs[i + 1]))).tanh();
-            let t3 = if (1.0 + (t2) * (t2)).ln() - xs[i + 1] > 0.13 { (((xs[i + 1]) * 0.5).exp()).tanh() } else { (0.94_f64) * (t2) };
-            acc -= (xs[i]).tanh();
+            if (t1).tanh() - -0.27_f64 < 0.45 {
+                continue;
+            }
+            if t1 > -0.43 {
+                let t2 = if a > -0.08 { (xs[i] - (a).cos() * t1).tanh() } else { (t1).sin() };
+            }
+            let mut t3 = 0.0;
+            for j in 0..2 {
+                t3 += (((xs[i]) * 0.5).exp() * (j as f64 + 0.5)).sin();
+            }
+            acc -= (((t1 + (xs[i + 1]).sin()) * 0.5).exp()).tanh();
         }
         acc.sin()
     }
-    check_p144(seed = 0xbec2f5a0a57331b7, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+    check_p82(seed = 0x7eb73bb0dce62c4b, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
 }
 
 program! {
     #[differentiable]
-    fn p145(b: f64, c: f64, d: f64, a: f64) -> f64 {
-        let t0 = b.mul_add(b, b.powi(3));
-        if b < 0.0 {
-            return (1.25 - t0 * 0.5).powi(2).ln_1p();
+    fn p83(b: f64, xs: &[f64], a: f64) -> f64 {
+        let mut acc0 = 0.0;
+        if xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) - xs[2] > -0.2 {
+            let flag1 = 1.5 > 0.25;
+            for i in (0..8).step_by(2) {
+                let mut k2 = 0;
+                loop {
+                    let t3 = if 2.0 * a < 0.1 { (1.5 + b.sin()).powf(b.tanh()) + xs.iter().sum::<f64>() } else { b.hypot((1.5 + a.sin()).powf(b.tanh())) };
+                    acc0 *= 0.5 + 0.4 * (p18(((b + xs.iter().map(|q| q * (t3 * 0.25)).sum::<f64>()) * 0.1).tanh(), ((a + b) * 0.5).sin()) * 0.25).sin().max(i as f64).sin();
+                    k2 += 1;
+                    if ((acc0 * 0.02).sin().asinh() < 0.0) || k2 >= 3 { break; }
+                }
+                acc0 = ((acc0 * 0.02).atan() - xs[(i + 1) % 4].powi(2).ln_1p()).sin();
+            }
+            let t4 = if flag1 { ((xs[3] + a) * 0.5).tanh().powi(2) } else { b.min(f64::atan(p70(((1.0 + b.powi(2)).cbrt() * 0.5).tanh(), (acc0 * 0.02 * b * 0.25).sin()))) };
+        } else {
+            if b > 0.7 || xs[3] < 0.5 {
+                let t5: f64 = 1.0;
+            }
         }
-        let mut acc1 = 0.5;
-        if 0.2 * (t0 * 0.5).tanh() > a {
-            for i in 0..4 {
-                let t2 = 0.1_f64.atan();
-                acc1 -= 0.3_f64;
+        (acc0 * 0.02).tanh() + a + 0.75 * b
+    }
+    check_p83(seed = 0x4e865f898a2e8d6a, inputs = 6, calls = [p18, p70], at = |p| (p[0], &p[1..5], p[5]));
+}
+
+program! {
+    #[differentiable]
+    fn p84(a: f64, b: f64) -> f64 {
+        let mut acc0 = 1.0;
+        acc0 -= (2.0 + (b + a).cos()).recip();
+        let mut w1 = 0;
+        while w1 < 2 {
+            let flag2 = a.clamp(-0.75, 0.75) > 0.5;
+            let t3 = b / (1.0 + a.powi(2));
+            acc0 += ((acc0 * 0.25 * 0.2).tanh().cosh() * 0.5).sin();
+            acc0 = w1 as f64;
+            w1 += 1;
+        }
+        acc0 /= (1.0 + a.tanh().exp2().powi(2));
+        if 0.25 * b > 0.5 {
+            let t4 = a;
+        }
+        (acc0 * 0.25).tanh() + 0.5 * p81(b)
+    }
+    check_p84(seed = 0x671df54ed3fc8194, inputs = 2, calls = [p81], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p85(n: usize, xs: &[f64], b: f64, a: f64, c: f64) -> f64 {
+        let t0 = xs[n] / (1.0 + a.powi(2));
+        let mut acc1 = p81(c);
+        let mut k2 = 0;
+        let r4 = loop {
+            acc1 = t0;
+            if (b / (1.5 + (n as f64).tanh())) > 0.3 {
+                acc1 += (((acc1 * 0.25).powi(2).ln_1p() - t0.min(xs[1])) * 0.25).sin();
+            }
+            let t3 = match k2 % 3 { 0 | 1 => b.cos() / (1.0 + (xs[k2] * 2.0).powi(2)) * 0.5, _ => 0.9 * 0.5 };
+            acc1 = (1.0 + (0.6 * b).powi(2)).sqrt();
+            k2 += 1;
+            if (f64::tanh(xs[1]) > xs.iter().map(|q| q * q).sum::<f64>()) || k2 >= 3 { break (c / (1.0 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>())).powi(2).ln_1p(); }
+        };
+        r4 + (acc1 * 0.1).sin() + t0
+    }
+    check_p85(seed = 0x0dfb59521a7cb4b6, inputs = 6, calls = [p81], at = |p| (1, &p[0..3], p[3], p[4], p[5]),
+        params = ["a"] at [4]);
+}
+
+program! {
+    #[differentiable]
+    fn p86(a: f64, b: f64) -> f64 {
+        let mut acc0 = -b / (1.5 + (b * 2.0).tanh());
+        for i in 0..1 {
+            let acc0 = (acc0 * 0.5).tanh() - (1.0 + b.powi(2)).sqrt();
+        }
+        (acc0 * 0.5).tanh()
+    }
+    check_p86(seed = 0x6fc1c068e075102c, inputs = 2, calls = [], at = |p| (p[0], p[1]),
+        params = ["b"] at [1]);
+}
+
+program! {
+    #[differentiable]
+    fn p87(n: usize, a: f64) -> f64 {
+        let mut acc0 = a.max(a).cos();
+        if a.tanh() < -0.4 {
+            match n % 3 {
+                0 => {
+                    if n % 2 == 0 {
+                        for i in 0..1 {
+                            let acc0 = (acc0 * 0.5).sin() * (n as f64 + a);
+                        }
+                    } else {
+                        match n {
+                            0 => {
+                                let t1 = a.atan();
+                            }
+                            _ => {
+                                let t2 = if n < 1 { (p76(a, (0.3_f64.sin().exp_m1() * 0.5).sin(), 3) * 0.25).tanh() } else { a.mul_add(a, (acc0 * 0.5).tanh()) * (acc0 * 0.5).tanh().powi(2).ln_1p() };
+                            }
+                        }
+                    }
+                }
+                1 => {
+                    let t3 = (acc0 * 0.5).atan().to_radians();
+                }
+                _ => {
+                    acc0 = (acc0 * 0.5 + ((acc0 * 0.5).atan() * a * 0.5).tanh()).sin();
+                }
             }
         } else {
-            let mut acc3 = 1.0 * (acc1 * 0.1).sin().powi(3);
+            acc0 /= (1.0 + (1.0 + (acc0 * 0.5).sin().powi(2)).sqrt().powi(2));
         }
-        (acc1 * 0.1).sin().sin() + t0 * 0.5 + a.sin()
+        (acc0 * 0.5).atan().sin()
     }
-    check_p145(seed = 0xf10f293a0b9568d2, inputs = 4, calls = [], at = |p| (p[0], p[1], p[2], p[3]));
+    check_p87(seed = 0x0734519caea7b97f, inputs = 1, calls = [p76], at = |p| (1, p[0]));
 }
 
 program! {
     #[differentiable]
-    fn p146(a: f64) -> f64 {
-        let t0: f64 = (1.5 + a.cos()).sqrt() * 0.3;
-        let t1: f64 = 0.1;
-        let mut acc2 = (a * a - t1.sin()) * 0.5;
-        for i in 0..4 {
+    fn p88(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (((1.0 + (a) * (a)).ln()).sin() + xs[2]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            acc -= ((((t1).mul_add(0.5, xs[i])).mul_add(0.5, xs[i])).mul_add(0.5, a)).tanh();
+            let t2 = (((-0.74_f64) * 0.5).exp()).tanh() * 1.5;
+            if ((xs[i]).sin()) * ((xs[i]).cos() * -0.08_f64) < -0.23 {
+                let mut t3 = 0.0;
+                for j in 0..2 {
+                    t3 += (xs[i] + (xs[i]).sin() * (j as f64 + 0.5)).sin();
+                }
+                acc += (((1.0 + ((xs[i]).mul_add(0.5, xs[i])) * ((xs[i]).mul_add(0.5, xs[i]))).ln()).cos() * xs[i]).tanh();
+            }
+            acc += (((1.0 + ((t2).tanh()) * ((t2).tanh())).ln()) * ((xs[i]) * (0.79_f64))).tanh();
+        }
+        acc
+    }
+    check_p88(seed = 0x73e2c177f7c91fca, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+#[differentiable]
+fn p89_h0(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).cos() * 0.6;
+    }
+}
+#[differentiable]
+fn p89_h1(y: &mut [f64], s: f64) -> f64 {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.25).tanh();
+    }
+    y[0] = (y[0] * -0.5 + s).sin();
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p89_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    let _ = p89_h1(y, s);
+    p89_h0(s * -0.5, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+#[differentiable]
+fn p89_h3(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.6).tanh();
+    }
+    acc * 0.5 + v[0] * v[v.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p89(xs: &[f64], a: f64) -> f64 {
+        let mut buf1 = vec![1.5; 4];
+        p89_h0(a * 0.3, xs, &mut buf1);
+        let _ = p89_h1(&mut buf1, a);
+        let _ = p89_h2(&mut buf1, &xs[..], a * -0.5);
+        let t2 = buf1[0] + buf1[3] * 1.5;
+        let t3 = p89_h3(&buf1, a * 1.5).sin();
+        let t4 = p89_h3(&xs[..6], t3.tanh()).sin();
+        let s5 = &xs[2..];
+        let t6 = (s5[3] * t4 + s5[4]).sin() + s5[s5.len() - 1] * 0.25;
+        let mut buf7 = vec![1.5; 2];
+        let _ = p89_h1(&mut buf7, t2.tanh());
+        let t8 = buf7[0] + buf7[1] * 1.5;
+        let mut buf9 = vec![0.0; 3];
+        for i in 0..3 {
+            buf9[i] = xs[i + 0] * a;
+        }
+        let t10 = p89_h1(&mut buf9, t8 * 0.75).tanh();
+        let t11 = p89_h2(&mut buf9, &xs[4..=6], t6.tanh()).tanh();
+        p89_h0(t10.tanh(), &xs[3..6], &mut buf9);
+        let t12 = buf9[0] + buf9[2] * -0.5;
+        t12 + t11 + t10 + t8 + t6 + a * 0.3
+    }
+    check_p89(seed = 0x2ac367bd308c55b0, inputs = 8, calls = [], at = |p| (&p[0..7], p[7]));
+}
+
+#[differentiable]
+fn p90_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.5
+}
+#[differentiable]
+fn p90_h1(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.75 + (y[i] * s).sin() * 0.25;
+    }
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p90_h2(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 0.3;
+    }
+}
+#[differentiable]
+fn p90_h3(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    let _ = p90_h1(y, s);
+    p90_h2(s * 0.3, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+program! {
+    #[differentiable]
+    fn p90(ys: &mut [f64], xs: &[f64], a: f64) -> f64 {
+        let s1 = &xs[3..];
+        let t2 = (s1[0] * a + s1[1]).sin() + s1[s1.len() - 1] * 0.25;
+        let t3 = p90_h0(xs, a);
+        let mut arr4 = [0.25_f64; 3];
+        arr4[0] = a * 1.5;
+        arr4[1] = xs[5] * 0.6;
+        arr4[2] = (t3).sin();
+        let t5 = arr4[2] * arr4[1];
+        let s6 = &xs[..];
+        let t7 = (s6[3] * t2 + s6[4]).sin() + s6[s6.len() - 1] * 0.6;
+        let t8 = p90_h0(&arr4, t5.tanh());
+        let mut buf9 = vec![0.75; 2];
+        let t10 = p90_h3(&mut buf9, &s6[1..=2], t3).tanh();
+        let _ = p90_h1(&mut buf9, t3);
+        let t11 = buf9[0] + buf9[1] * 0.3;
+        let t12 = p90_h0(&s1[..4], t2 * 0.25);
+        p90_h2(t7, xs, ys);
+        let t13 = ys[2] * 0.5;
+        t13 + t12 + t11 + t10 + t8 + ys[2] + a * 0.3
+    }
+    check_p90(seed = 0x51316d7396adf463, inputs = 12, calls = [], at = |p| (&mut p[0..3].to_vec(), &p[3..11], p[11]));
+}
+
+program! {
+    #[differentiable]
+    fn p91(a: f64, xs: &[f64], b: f64) -> f64 {
+        let mut acc0 = (1.5_f64.atan() - (b - a)) * 0.5;
+        for i in 1..=1 {
+            acc0 /= (2.0 + 0.1_f64.sin().cos());
+            acc0 -= f64::min((acc0 * 0.5).sin().powi(2), (acc0 * 0.5 * 0.5).powi(3)) * 0.05;
+        }
+        acc0 *= ((acc0 * 0.25).tanh() + xs[1]).tanh();
+        if (acc0 * 0.1).tanh().exp_m1() < 0.25 || xs[2] < -0.2 {
+            if p78((b.hypot(acc0 * 0.1) * 0.25).atan()) / (2.0 + a.cos()) > -0.2 {
+                let k1 = (((b + (acc0 * 0.1).tanh()) * 0.5).atan().abs() * 2.0) as usize % 3;
+                match k1 {
+                    0 => {
+                        let mut acc2 = (acc0 * 0.1).atan().powi(2).atan();
+                    }
+                    1 => {
+                        let t3 = xs.iter().map(|q| q * b).sum::<f64>() + xs[0];
+                    }
+                    _ => {
+                        if a * b > -0.2 {
+                            for i in 0..4 {
+                                if b > 0.25 || xs.iter().sum::<f64>() < -0.1 {
+                                    continue;
+                                }
+                                acc0 = xs[1];
+                            }
+                        }
+                    }
+                }
+            } else {
+                if 1.5 * xs[2] < 0.5 {
+                    let t4 = (2.0 + (xs[0] * (acc0 * 0.1)).cos()).recip();
+                    return (b + 0.1).atan();
+                }
+            }
+        } else {
+            if b / (2.0 + xs[1].cos()) < 0.25 {
+                let t5 = f64::cos(a);
+            } else {
+                if (acc0 * 0.1).atan().min(xs[1]) > -0.1 {
+                    let t6 = (acc0 * 0.1).sin();
+                }
+            }
+        }
+        if (acc0 * 0.1).tanh().cosh() < -0.1 {
+            for i in 0..2 {
+                for j in (0..4).step_by(2) {
+                    if a * 0.5 < 0.25 {
+                        continue;
+                    }
+                    acc0 += ((1.5 + a.hypot(xs[0]).sin()).powf((xs[i] / (1.0 + (acc0 * 0.05).atan().powi(2))).tanh()) * 0.5).atan();
+                }
+                acc0 *= (1.5 / (1.0 + b * b)).cos();
+            }
+        } else {
+            let mut acc7 = 0.0;
+        }
+        (acc0 * 0.02).atan() + 1.25 * b
+    }
+    check_p91(seed = 0x9e8f047f7f8c4a0d, inputs = 5, calls = [p78], at = |p| (p[0], &p[1..4], p[4]));
+}
+
+program! {
+    #[differentiable]
+    fn p92(xs: &[f64], a: f64, b: f64) -> f64 {
+        let mut acc0 = 1.0;
+        if xs[0] > a {
+            if (2.0 + (p65(((xs[1] - a) * 0.5).atan()) * 0.5).tanh().cos()).powi(-2) < 0.1 {
+                let t1 = b * xs[0];
+                acc0 += (2.0_f64 * 0.5).atan();
+            } else {
+                let flag2 = acc0 / (1.5 + acc0.tanh()) > 0.5;
+            }
+        } else if xs[2] + xs[0] > b {
+            if acc0 * acc0 > acc0 {
+                acc0 += 0.5 * (1.5 + xs[0].sin()).powf(b.tanh());
+            } else {
+                let t3 = (b * xs.iter().map(|q| q * (acc0 * 0.5)).sum::<f64>()).tanh().exp();
+            }
+        } else {
+            for i in 1..=3 {
+                let t4 = match i { 0 => (i as f64 * xs[i % xs.len()]).tanh().exp2(), 1 => b.sin().exp() * (a + (acc0 * 0.1).atan()) * 0.25, _ => a };
+                acc0 -= 0.2_f64;
+            }
+        }
+        let mut w5 = 0;
+        while w5 < 4 {
+            acc0 -= (2.0 + xs[(w5 + 1) % 3].atan().cos()).powi(-2);
+            acc0 -= (-(1.5 + (acc0 * 0.1).sin().cos()).sqrt() * 0.5).sin();
+            w5 += 1;
+        }
+        a
+    }
+    check_p92(seed = 0xebd851fae7fbe300, inputs = 5, calls = [p65], at = |p| (&p[0..3], p[3], p[4]));
+}
+
+program! {
+    #[differentiable]
+    fn p93(c: f64, a: f64, n: usize, b: f64) -> f64 {
+        let mut acc0 = b.cos() * c;
+        if n > 2 {
+            let mut v1 = vec![0.0; n];
+            for i in 0..v1.len() {
+                v1[i] = c;
+            }
+            v1[(n + 1) % 2] = ((n as f64).powi(2).ln_1p() / (1.5 + (2.0 * v1[n % v1.len()]).tanh()) * 0.25).atan();
+            acc0 += (f64::sin((1.0 + v1[(n + 1) % 2].powi(2)).ln()) * 0.5).atan();
+        } else {
+            for i in 0..1 {
+                if i < 1 {
+                    let t2 = b - (0.5 - i as f64).powi(2).ln_1p();
+                } else {
+                    let t3 = match n % 3 { 0 | 1 => 0.1, _ => ((i as f64).tanh().exp_m1() / (1.5 + 0.25_f64.powi(2).ln_1p().tanh()) * 0.5).tanh() };
+                }
+                acc0 = ((b - a + a.abs()) * 0.5).atan();
+            }
+            let t4 = (n as f64 + (p62(3, (b.tanh().exp_m1() * 0.5).tanh()) * 0.25).atan()).atan2(1.5 + c.clamp(-0.75, 0.75).cos());
+        }
+        let mut k5 = 0;
+        loop {
+            let t6 = if (acc0 * 0.1).atan() > 0.7 { 1.25 * f64::cos(c) } else { (2.0 + c.cos()).recip() };
+            acc0 = (2.0 + (acc0 * 0.1).atan().sin()).log10();
+            k5 += 1;
+            if (b.powi(2).ln_1p() > -0.1) || k5 >= 2 { break; }
+        }
+        2.0 * (acc0 * 0.1).tanh() - b.tanh() + a.sin()
+    }
+    check_p93(seed = 0xc0a26b597d769816, inputs = 3, calls = [p62], at = |p| (p[0], p[1], 2, p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p94(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (((a) * (a)).mul_add(0.5, 0.47_f64) + xs[2]).tanh();
+        let t2 = ((t1 + -0.55_f64).sin() + xs[2]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        let mut carried = 0.5;
+        for i in 0..xs.len() - 1 {
+            let t3 = if (t1).cos() * xs[i + 1] > 0.34 { ((1.0 + ((xs[i]).mul_add(0.5, 0.41_f64)) * ((xs[i]).mul_add(0.5, 0.41_f64))).ln() - xs[i] + ((xs[i]) * 0.5).exp()).tanh() } else { xs[i] - t1 };
+            let t4 = ((((1.0 + (xs[i + 1]) * (xs[i + 1])).ln()) * 0.5).exp()).tanh() * 1.5;
+            let t5 = ((xs[i + 1]).sin()).tanh() * 1.5;
+            extra -= (0.00_f64).tanh();
+            acc = acc + ((-0.14_f64).tanh()).tanh() - ((((xs[i]) * (t4)) * ((xs[i]).cos() * t4)).sin()).tanh();
+            carried = carried * 0.5 + (xs[i]).tanh();
+            acc += carried;
+        }
+        acc.sin()
+    }
+    check_p94(seed = 0x1a53635388c2abca, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]),
+        params = ["xs"] at [1, 2, 3, 4, 5]);
+}
+
+program! {
+    #[differentiable]
+    fn p95(a: f64, xs: &[f64]) -> f64 {
+        let t0 = xs[2];
+        let flag1 = 2.0_f64.powi(3) > 0.7;
+        let mut acc2 = 1.0;
+        for i in 0..3 {
             let mut w3 = 0;
-            while w3 < 1 {
-                let t4 = if w3 % 2 == 0 { a / (1.0 + (w3 as f64).powi(2)) / (1.0 + ((acc2 * 0.1).sin() * t0).powi(2)) } else { (t0 * t0).tanh().sinh() };
-                acc2 = ((acc2 * 0.1).tanh() - ((acc2 * 0.1).atan().powi(3) * 0.25).tanh()).atan();
+            while w3 < 3 {
+                if flag1 {
+                    acc2 = (((2.0 + t0.sin()).log10() - f64::tanh(a)) * 0.5).tanh();
+                } else {
+                    acc2 *= 0.5 + 0.4 * (acc2 * 0.05 - xs[w3]).sin();
+                }
+                acc2 = ((acc2 * 0.02).tanh() + ((xs[w3] - t0) * 0.5).atan()).atan();
                 w3 += 1;
             }
-            acc2 = 0.2 * (a + t1);
+            acc2 *= (xs[i] * 0.75).cos();
         }
-        (acc2 * 0.1).sin() + 1.0 * t1 + 0.5 * (acc2 * 0.1).atan()
+        acc2 /= (1.0 + (acc2 * 0.02).min(xs.iter().map(|q| q * (acc2 * 0.02).sin()).sum::<f64>()).powi(2));
+        let t4 = if xs[0].min(xs[2]) < -0.1 { (1.0 + ((acc2 * 0.02).tanh() - 1.5).powi(2)).sqrt() } else { (acc2 * 0.02).sin() };
+        acc2 += ((t4 * 0.5).atan() / (1.0 + a * a) - xs[0]) * 0.25;
+        let t4 = (t4 * 0.5).atan() * p68((acc2 * 0.02).clamp(-0.75, 0.75), (t4 * 0.5).tanh() * 0.3, (t4 * 0.5).atan().max(a));
+        (t4 * 0.5).tanh().cos() - acc2 * 0.02 - t0 + a
     }
-    check_p146(seed = 0xe0d720fa826f35d0, inputs = 1, calls = [], at = |p| (p[0]));
+    check_p95(seed = 0xbba29eb9643fa7d0, inputs = 5, calls = [p68], at = |p| (p[0], &p[1..5]));
 }
 
 program! {
     #[differentiable]
-    fn p147(xs: &[f64], a: f64) -> f64 {
-        let mut a = a;
-        if xs[1] > a {
-            let mut acc0 = 0.1 * (a + a);
-        } else {
-            if 0.5_f64.cos() < 0.3 {
-                for q1 in xs.iter() {
-                    let t2: f64 = 0.5;
-                    a = (a * 0.25 * (t2 * 1.25)).sin();
-                }
-                return 1.5;
-            }
-        }
-        (a * 0.25).tanh()
-    }
-    check_p147(seed = 0xfd65f0600c6ed931, inputs = 4, calls = [], at = |p| (&p[0..3], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p148(c: f64, a: f64, b: f64) -> f64 {
-        let t0 = f64::tanh(c * (b / (1.0 + a * a)));
-        let mut acc1 = 0.5;
-        if a - a > -0.4 {
-            for i in 0..1 {
-                for j in 0..3 {
-                    acc1 = 0.5 * (p108(c.tanh().cosh(), t0, 0.5 * c, 3) * 0.5).atan().sin();
-                }
-                acc1 = (acc1 * 0.1 - b.sin()).tanh();
-            }
-        } else {
-            acc1 *= 0.5 + 0.4 * a.atan().sin();
-            if t0.powi(3) > acc1 * 0.1 {
-                for i in (0..4).rev() {
-                    acc1 /= (2.0 + (0.1 * (acc1 * 0.05).atan()).cos());
-                    acc1 *= 0.8 + 0.2 * (1.0 + (acc1 * 0.05).atan().powi(2)).cbrt().sin();
-                }
-            } else {
-                if acc1 * 0.02 / (1.5 + (acc1 * 0.02).tanh().tanh()) > 0.5 {
-                    for i in (0..8).step_by(2) {
-                        let t2 = i as f64;
-                        acc1 /= (1.0 + a.powi(2));
-                    }
-                } else {
-                    let t3 = (p140(1.5 + 0.2, (c - b) * 0.5) * 0.5).sin().powi(2);
-                }
-            }
-        }
-        let t5 = { let u4 = a; (1.0 + u4.powi(2)).cbrt().sin() };
-        (acc1 * 0.02).tanh() + t0 - b + c
-    }
-    check_p148(seed = 0xf412d9dd7edc8bef, inputs = 3, calls = [p108, p140], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p149(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = (x.row(0).to_owned()).powi(2);
-        let t2 = ((s) - v).dot(&(x / &t1.mapv(|q| q * q + 1.0))) * 0.3;
-        t2.dot(&t2) * 0.1 + t1.dot(&t1) * 0.1 + s
-    }
-    check_p149(seed = 0x54eb307f691c42b5, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p150(xs: &[f64], a: f64, b: f64, c: f64) -> f64 {
-        if xs[1].sin() > 0.7 {
-            return 0.3 * (xs[2] * (p135((2.0 + a.cos()).recip(), b) * 0.25));
-        }
-        let mut acc0 = (2.0 + 2.0_f64.min(a).cos()).recip();
-        if f64::tanh(xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())) > c {
-            if -c < 0.5 {
-                if xs[2] * 0.75 > -0.4 {
-                    let t1 = match (b.tanh().abs() * 2.0) as usize % 3 { 0 => xs.iter().map(|q| q.cos()).product::<f64>(), 1 => (0.5 * a.tanh()).atanh() * 1.0, _ => (xs.iter().map(|q| q * q).sum::<f64>().atan() * (xs[2] * xs[0]) * 0.5).atan() };
-                } else if (1.5 + xs[0].cos()).sqrt() < 0.25 {
-                    let t2 = acc0;
-                }
-            } else {
-                for i in 0..4 {
-                    for j in (0..3).rev() {
-                        acc0 += ((1.5 + (i as f64 * (acc0 * 0.05).tanh()).sin()).powf((acc0 * 0.05).sin().sin().exp().tanh()) * 0.5).atan();
-                    }
-                    acc0 = ((c + (acc0 * 0.05).atan() + (acc0 * 0.05).tanh() / (1.0 + a.powi(2))) * 0.5).sin();
-                }
-            }
-        }
-        let t3 = xs[0] * (acc0 * 0.05).atan();
-        if p142((t3 / (1.0 + xs[2].powi(2)) * 0.25).atan(), 0.1 * t3) * 0.5 * xs[0] < 0.0 {
-            acc0 = ((c - acc0 * 0.05) * 0.5).atan();
-        }
-        t3 + acc0 * 0.05 - c
-    }
-    check_p150(seed = 0x708231d59d9fd4a7, inputs = 6, calls = [p135, p142], at = |p| (&p[0..3], p[3], p[4], p[5]));
-}
-
-program! {
-    #[differentiable]
-    fn p151(n: usize, xs: &[f64], a: f64, d: f64, c: f64, b: f64) -> f64 {
-        let mut v0 = vec![0.0; n];
+    fn p96(a: f64) -> f64 {
+        let mut v0 = vec![0.0; 4];
         for i in 0..v0.len() {
-            v0[i] = -(p140(a, (d + c) * 0.5) * 0.5).tanh().atan();
-            if i > 0 {
-                v0[i] += v0[i - 1] * a * 0.5;
+            v0[i] = ((a / (2.0 + a.cos()) + a * 0.5) * 0.5).atan();
+        }
+        let mut acc1 = 0.0;
+        for i in 0..2 {
+            acc1 *= 0.5 + 0.4 * (a + a).sin();
+        }
+        (acc1 * 0.1).atan().tanh() + a
+    }
+    check_p96(seed = 0xe8f7c0ad81e82749, inputs = 1, calls = [], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p97(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = &(v.powi(2)) - &(v / &v.mapv(|q| q * q + 1.0));
+        let mut t2 = -(x + x).mapv(f64::sin);
+        for _ in 0..n {
+            t2 = (&t2 * (s)).mapv(f64::sin) + &t2 * 0.5;
+        }
+        let t3 = t2.to_owned();
+        let mut t4 = &((&t3 * (s)).mapv(f64::tanh)) / &t1.mapv(|q| q * q + 1.0);
+        if n % 2 == 0 {
+            t4 = t2.to_owned();
+        }
+        t4.sum() * 0.2 + t3.sum() * 0.2 + t2.sum() * 0.2
+    }
+    check_p97(seed = 0x9760fee4a5e14e9d, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p98(a: f64) -> f64 {
+        let a = a * (p65(0.75 * a) * 0.5);
+        let mut acc0 = (a * 0.25).tanh();
+        for i in 0..1 {
+            if (a * 0.25).tanh() > -0.4 {
+                let t1 = (a * 0.25).tanh().powi(2).ln_1p();
+            } else {
+                let mut k2 = 0;
+                loop {
+                    acc0 /= (2.0 + (a * 0.25 * 0.6).cos());
+                    acc0 *= 0.8 + 0.2 * 0.1_f64.sin().sin();
+                    k2 += 1;
+                    if (1.25 < -0.2) || k2 >= 5 { break; }
+                }
+            }
+            acc0 = acc0 * 0.05;
+        }
+        if (acc0 * 0.05).hypot(0.25) > 0.3 {
+            for i in 0..1 {
+                let mut acc3 = ((acc0 * 0.05).tanh().hypot(a * 0.25) + (acc0 * 0.05).tanh().sin()) * 0.5;
+                acc3 -= ((1.5 + (acc3 + acc3).sin()).powf((2.0 * i as f64).tanh()) * 0.5).sin();
+            }
+        } else {
+            if a * 0.25 * (p93((acc0 * 0.05).sin() / (2.0 + (acc0 * 0.05).tanh().cos()), ((acc0 * 0.05).atan() / (1.0 + (acc0 * 0.05).powi(2)) * 0.5).tanh(), 2, (a * 0.25).tanh()) * 0.5) > 0.0 {
+                let mut k4 = 0;
+                loop {
+                    let t5 = (a * 0.25).sin().clamp(-0.75, 0.75);
+                    acc0 /= (1.0 + (t5 / (1.0 + (acc0 * 0.05).tanh().powi(2))).powi(2));
+                    k4 += 1;
+                    if (t5 * t5 > acc0 * 0.05) || k4 >= 3 { break; }
+                }
+            } else if a * 0.25 / (1.0 + (a * 0.25).sin().powi(2)) > 0.7 {
+                for i in 0..4 {
+                    acc0 += ((0.5 + f64::cos((a * 0.25).atan())) * 0.5).atan();
+                }
+            } else {
+                acc0 += (acc0 * 0.02).tanh();
             }
         }
-        let mut acc1 = d.hypot(b).to_radians();
-        if n == 0 {
+        (a * 0.25).atan().cos()
+    }
+    check_p98(seed = 0x21caadd11d41ce96, inputs = 1, calls = [p65, p93], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p99(n: usize, c: f64, a: f64, b: f64) -> f64 {
+        let t0 = b + c;
+        let t1 = if 0.9_f64.max(c) > b { (a / (1.0 + a * a)).asinh() } else { b.max(t0) * t0 };
+        let t2 = f64::sin((n as f64).powi(3));
+        if p81(a * (t1 * 0.25).tanh()) > -0.4 {
+            return (1.5 + 0.25_f64.cos()).sqrt();
+        }
+        let mut acc3 = (2.0 + a.sin()).sqrt();
+        for i in 0..2 {
+            if n % 3 == 1 {
+                let mut w4 = 0;
+                while w4 < 1 {
+                    for l in 0..n {
+                        if w4 % 3 == 1 {
+                            acc3 += ((t1 * 0.25).atan().min((t1 * 0.25).sin()).tanh() * 0.5).atan();
+                        } else if i == 0 {
+                            acc3 = ((t1 * 0.25).sin() - a).tanh();
+                        }
+                        acc3 = (acc3 * 0.1).atan();
+                    }
+                    acc3 = 0.3 * (acc3 * 0.1) * (0.9 + t2);
+                    w4 += 1;
+                }
+            } else if i < 1 {
+                let t5: f64 = b + acc3 * 0.1 / (2.0 + b.cos());
+            } else {
+                let t1 = (t1 * 0.25).tanh() + f64::sin((acc3 * 0.1).sin());
+            }
+            acc3 += (-(b * t2) * 0.5).tanh();
+        }
+        for i in (0..6).step_by(2) {
+            acc3 = (acc3 * 0.05 - ((0.9 + a) * 0.5).sin()).sin();
+        }
+        t2.sin() + 0.5 * (t1 * 0.25).sin() + 2.0 * t0
+    }
+    check_p99(seed = 0xfb7b5474b8fede72, inputs = 3, calls = [p81], at = |p| (1, p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p100(b: f64, a: f64, c: f64) -> f64 {
+        let t0 = a;
+        let t1 = a * b * (t0 * a);
+        let mut acc2 = (((2.0 + (t1 * 0.5).atan().sin()).sqrt() - (t1 * 0.5).sin().tanh()) * 0.5).atan();
+        for i in 0..3 {
+            let b = b * t0;
+            let mut k3 = 0;
+            let r5 = loop {
+                let t4 = (t1 * 0.5).atan().sin().mul_add(p65((t1 * 0.5).atan().tanh()) * 0.5 + a, t0 - 1.5);
+                acc2 *= (t0 + (t1 * 0.5).sin()).cos();
+                k3 += 1;
+                if (c > -0.1) || k3 >= 3 { break (t1 * 0.5).atan(); }
+            };
+            acc2 *= 0.5 + 0.4 * (b * 0.5).sin().sin();
+        }
+        let mut v6 = vec![0.0; 4];
+        for i in 0..v6.len() {
+            v6[i] = (acc2 * 0.01).atan().abs() * b.min(a);
+        }
+        let c = c * (c - v6[3]);
+        for i in (0..4).step_by(2) {
+            let t7 = (v6[i] * 0.25).tanh();
+            acc2 -= ((1.5 + (1.5 + v6.iter().map(|q| ((q * 0.25) * 1.0).sin()).sum::<f64>().sin()).powf((v6[i] * 0.25).sin().tanh()).sin()).log(2.5 + t7.powi(2).ln_1p().cos()) * 0.5).sin();
+        }
+        v6[2] = -(b - a) * 0.5;
+        (c * 0.25).tanh().sin() + 2.0 * (t1 * 0.5).tanh() + 0.1 * t0 + b
+    }
+    check_p100(seed = 0xc8bf8e1432d06af5, inputs = 3, calls = [p65], at = |p| (p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p101(a: f64, b: f64) -> f64 {
+        let mut acc0 = f64::tanh(b);
+        for i in 0..4 {
+            if p70(1.25_f64.cos(), b) < 0.3 {
+                let mut k1 = 0;
+                let r4 = loop {
+                    let mut k2 = 0;
+                    loop {
+                        match k1 {
+                            0 => {
+                                if i > 3 {
+                                    let t3 = match k2 % 3 { 0 => (1.0 + (acc0 * 0.02).atan().asinh().powi(2)).ln(), 1 => b.tanh().cosh(), _ => a };
+                                } else {
+                                    acc0 *= 0.8 + 0.2 * (acc0 * 0.02).atan().tanh().sin();
+                                }
+                            }
+                            _ => {
+                                acc0 /= (1.0 + (1.5 + 0.3_f64.sin()).powf(a.tanh()).powi(2));
+                            }
+                        }
+                        acc0 *= ((acc0 * 0.01).atan() * b).tanh();
+                        k2 += 1;
+                        if (acc0 * 0.005 * 0.5 > -0.2) || k2 >= 2 { break; }
+                    }
+                    acc0 *= p70((((acc0 * 0.005).atan() - k1 as f64) * 0.5).sin(), 0.3 * a).cos();
+                    k1 += 1;
+                    if ((a * i as f64) < -0.2) || k1 >= 2 { break 1.0 * b * (a / (2.0 + a.cos())); }
+                };
+                return b * a - i as f64 / (2.0 + (acc0 * 0.1).cos());
+            }
+            acc0 = 0.5 * b.sin().exp_m1();
+        }
+        let b = b - -b;
+        acc0 = (a * 0.5).sin().exp_m1();
+        (b * 0.5).atan().sin() + 0.5 * (acc0 * 0.002).sin()
+    }
+    check_p101(seed = 0x3dce34ee2b584cbc, inputs = 2, calls = [p70], at = |p| (p[0], p[1]));
+}
+
+#[differentiable]
+fn p102_h0(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).sin();
+    r[1] = v[1] * 0.3;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+#[differentiable]
+fn p102_h1(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.5
+}
+#[differentiable]
+fn p102_h2(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * 1.5;
+    }
+}
+#[differentiable]
+fn p102_h3(y: &mut [f64], s: f64) -> f64 {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.75).tanh();
+    }
+    y[0] = (y[0] * 1.5 + s).sin();
+    y[0] * y[y.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p102(b: f64, a: f64, xs: &[f64]) -> f64 {
+        let s1 = &xs[..7];
+        let t2 = (s1[3] * b + s1[2]).sin() + s1[s1.len() - 1] * 0.6;
+        let arr3 = p102_h0(&s1[0..6], t2);
+        let t4 = arr3[1] * arr3[2];
+        let t5 = p102_h1(&s1[..], a).sin();
+        let t6 = p102_h1(&s1[4..], b);
+        let mut buf7 = vec![1.5; 2];
+        p102_h2(b, &xs[1..8], &mut buf7);
+        let t8 = p102_h3(&mut buf7, a).tanh();
+        let t9 = buf7[0] + buf7[1] * -0.5;
+        let mut buf10 = vec![0.0; 2];
+        for i in 0..2 {
+            buf10[i] = xs[i + 1] * b;
+        }
+        p102_h2(t8, &xs[..8], &mut buf10);
+        let t11 = buf10[0] + buf10[1] * 0.6;
+        t11 + t9 + t8 + t6 + t5 + a * 0.3
+    }
+    check_p102(seed = 0x406e1feb12d72142, inputs = 10, calls = [], at = |p| (p[0], p[1], &p[2..10]));
+}
+
+program! {
+    #[differentiable]
+    fn p103(a: f64, xs: &[f64], b: f64) -> f64 {
+        let mut acc0 = (xs[0].hypot(a) + p78(a * a * 0.5)) * 0.5;
+        for i in 0..2 {
+            let t1 = (2.0 + 0.6_f64.sin()).sqrt().powi(2);
+            for j in 0..xs.len() {
+                let flag2 = xs[i] / (2.0 + b.cos()) > 0.3;
+                let t3 = if b > j as f64 { (1.5 + a.sin()).log(2.5 + 0.3_f64.cos()) + xs[i] * 0.75 } else { (2.0 + 0.1_f64.cos()).recip() };
+                acc0 -= ((xs.iter().sum::<f64>() + (acc0 * 0.05).atan() - xs[i].clamp(-0.75, 0.75)) * 0.1).sin();
+            }
+            acc0 += b;
+        }
+        let mut v4 = vec![0.0; xs.len()];
+        for i in 0..v4.len() {
+            v4[i] = (acc0 * 0.05).atan() * 0.75;
+        }
+        v4[1] = b;
+        for i in 0..4 {
+            let t5 = if (acc0 * 0.05).atan() + (acc0 * 0.05).atan() > -0.4 { a.atan2(1.5 + (acc0 * 0.05).cos()).sin().exp_m1() } else { b + b.asinh() };
+            v4[3 - i] -= ((v4[i] * 0.1).atan() * 0.5).atan();
+        }
+        0.2 * (acc0 * 0.05) + a
+    }
+    check_p103(seed = 0x9e6862c551df6046, inputs = 6, calls = [p78], at = |p| (p[0], &p[1..5], p[5]));
+}
+
+#[differentiable]
+fn p104_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.5).sin();
+    }
+    acc * 1.5 + v[0] * v[v.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p104(xs: &[f64], a: f64) -> f64 {
+        let t1 = p104_h0(&xs[..], a * 0.25).sin();
+        let t2 = p104_h0(&xs[0..6], t1);
+        let t3 = p104_h0(&xs[..], a);
+        let t4 = p104_h0(&xs[2..=3], t1).sin();
+        t4 + t3 + t2 + t1 + a * 0.3
+    }
+    check_p104(seed = 0x983e60b6edebdec7, inputs = 7, calls = [], at = |p| (&p[0..6], p[6]),
+        params = ["a"] at [6]);
+}
+
+program! {
+    #[differentiable]
+    fn p105(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = v.to_owned();
+        for _ in 0..n {
+            t1 = (x.dot(&t1) * 0.3).mapv(f64::tanh) + &t1 * 0.5;
+        }
+        let mut t2 = x.to_owned();
+        for _ in 0..n {
+            t2 = (&t2 * (((s) * (s)).tanh())).mapv(f64::sin) + &t2 * 0.5;
+        }
+        let mut t3 = v.dot(&(-t2.mapv(f64::sin))) * 0.3;
+        for _ in 0..n {
+            t3 = ((&t2 - x).dot(&t3) * 0.3).mapv(f64::tanh) + &t3 * 0.5;
+        }
+        let t4 = (&t3 + &t2).sum_axis(Axis(0)) * 0.3;
+        t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1 + t2.sum() * 0.2
+    }
+    check_p105(seed = 0xf2646e6cd99df03e, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p106(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = v.to_owned();
+        let mut t2 = (v * (((s) * (s)).tanh())).mapv(f64::sin);
+        if n % 3 == 0 {
+            t2 = t1.to_owned();
+        }
+        let mut t3 = t2.to_owned();
+        for _ in 0..n {
+            t3 = ((-x.mapv(f64::sin)).dot(&t3) * 0.3).mapv(f64::tanh) + &t3 * 0.5;
+        }
+        let t4 = t3.to_owned();
+        t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1 + t2.dot(&t2) * 0.1
+    }
+    check_p106(seed = 0xac2de483b52273a5, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p107(a: f64, b: f64) -> f64 {
+        let mut acc0 = b * 0.75 - 0.1 / (2.0 + a.cos());
+        for i in 0..4 {
+            let t1 = i as f64 * a.atan();
+            for j in 0..4 {
+                acc0 += b;
+                acc0 -= ((0.5 * b + (i as f64).tanh().exp()) * 0.25).atan();
+            }
+            acc0 += ((acc0 * 0.02).sin().min(acc0 * 0.02) * ((t1 * 0.25).tanh() - a) * 0.1).tanh();
+        }
+        let t2 = b;
+        for i in (0..3).rev() {
+            let t3 = (acc0 * 0.02 + t2).atan();
+            let t4 = if (2.0 + t2.cos()).recip() > 0.25 { f64::atan(a / (1.5 + a.tanh())) } else { a.powi(3).cos() };
+            acc0 /= (1.0 + t4.cos().exp2().powi(2));
+        }
+        (acc0 * 0.02).sin().cos() - a
+    }
+    check_p107(seed = 0x5e6f9a88fbe2d287, inputs = 2, calls = [], at = |p| (p[0], p[1]),
+        params = ["b"] at [1]);
+}
+
+program! {
+    #[differentiable]
+    fn p108(a: f64, xs: &[f64]) -> f64 {
+        let t1 = ((a).mul_add(0.5, a) + xs[1]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            acc = acc + (((1.0 + ((1.0 + (xs[i]) * (xs[i])).ln()) * ((1.0 + (xs[i]) * (xs[i])).ln())).ln()).cos() * 0.99_f64).tanh() - (a).tanh();
+            acc += ((((-0.13_f64) * ((a) * (xs[i]))) * 0.5).exp()).tanh();
+            let t2 = if xs[i] - ((0.18_f64) * 0.5).exp() < -0.27 { (((1.0 + ((1.0 + (xs[i]) * (xs[i])).ln()) * ((1.0 + (xs[i]) * (xs[i])).ln())).ln()).cos() * a).tanh() } else { a + xs[i] };
+            let t3 = ((((a) * (-0.53_f64)).cos() * t1).mul_add(0.5, xs[i])).tanh() * 1.5;
+            acc += ((t3).tanh()).tanh();
+            if i + 1 < xs.len() {
+                extra = extra + (xs[i + 1]).tanh() - (t1).tanh();
+                let t4 = if t2 - (xs[i]).mul_add(0.5, t3) < -0.18 { (a).tanh() } else { xs[i + 1] + xs[i + 1] };
+                acc += ((xs[i]).tanh()).tanh();
+            }
+            acc -= ((t1).sin()).tanh();
+        }
+        acc.sin()
+    }
+    check_p108(seed = 0x7aec86457a3e86e6, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p109(b: f64, xs: &[f64], a: f64, c: f64) -> f64 {
+        let mut c = c;
+        let t0 = if 0.6 > 0.25 && xs[2] < 0.7 { xs[0] } else { xs[2] };
+        let t1 = if xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) > 0.7 { 1.5 } else { c.cos().exp_m1() - (2.0 + a.sin()).ln() };
+        let t2 = (1.0 + (t1 * 0.5 - c).powi(2)).ln();
+        let t3 = if a > a { (t1 * 0.5).sin() } else { 0.2 * xs[2].atan() };
+        let t3 = t3 - b * (t2 * 0.5).sin();
+        (t3 * 0.5).atan() - (t1 * 0.5).tanh().tanh() + t0 + a
+    }
+    check_p109(seed = 0x744eca23fbb86329, inputs = 6, calls = [], at = |p| (p[0], &p[1..4], p[4], p[5]));
+}
+
+program! {
+    #[differentiable]
+    fn p110(c: f64, a: f64, b: f64, xs: &[f64], n: usize) -> f64 {
+        let mut acc0 = 0.5;
+        for i in 0..3 {
+            let mut k1 = 0;
+            let r4 = loop {
+                if -xs.iter().sum::<f64>() > 0.7 {
+                    let t3 = { let u2 = ((a - c) / (2.0 + (i as f64).atan().cos()) * 0.5).tanh(); xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) / (1.0 + f64::sin(u2).powi(2)) };
+                    return a * a / (2.0 + (2.0 * c).cos());
+                }
+                acc0 += (xs[3] + c) * 0.25;
+                k1 += 1;
+                if ((k1 as f64 * a) < 0.0) || k1 >= 5 { break (1.5 + (2.0 + b.sin()).sqrt().cos()).sqrt(); }
+            };
+            acc0 += ((-r4 + xs[n].cos()) * 0.25).sin();
+        }
+        let acc0 = (acc0 * 0.05).tanh() - (xs.iter().sum::<f64>() * 0.25).tanh().powi(2);
+        let t5 = ((n as f64).atan() * (0.5 * p78(((0.1 - n as f64) * 0.25).tanh()).tanh()).asin()).atan();
+        t5.cos() + acc0 + 1.0 * a + c.tanh()
+    }
+    check_p110(seed = 0x0f5ce9adcc2bd4a8, inputs = 7, calls = [p78], at = |p| (p[0], p[1], p[2], &p[3..7], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p111(a: f64, n: usize) -> f64 {
+        let mut acc0 = a.tanh() / (1.5 + (1.5 + a.cos()).sqrt().tanh()) * 0.5;
+        for i in 0..2 {
+            for j in (0..4).rev() {
+                for l in 0..1 {
+                    let mut acc1 = (((acc0 * 0.05).tanh().tanh().exp() + acc0 * 0.05 / (1.0 + (acc0 * 0.05).powi(2))) * 0.25).atan();
+                    acc0 += (f64::atan((acc0 * 0.05).sin() - (p65((acc1 * acc1 * 0.5).sin()) * 0.5).atan()) * 0.5).atan();
+                }
+                acc0 = (acc0 * 0.05 + (a * a * 0.5).atan()).tanh();
+            }
+            acc0 /= (1.0 + 1.5_f64.powi(2).powi(2));
+        }
+        acc0 *= a.min(a).tanh();
+        acc0 = (a + a) * -0.25;
+        acc0 = (acc0 * 0.02).atan() * (0.25 * (acc0 * 0.02).atan());
+        if n % 2 == 0 {
+            for i in 0..1 {
+                let t2 = a;
+                acc0 = (-(n as f64)).max(1.0 * 1.5);
+            }
+        } else {
+            match n {
+                0 => {
+                    if n > 0 {
+                        let mut w3 = 0;
+                        while w3 < 3 {
+                            let t4 = (2.0 + (acc0 * 0.02).sin()).ln();
+                            acc0 *= ((acc0 * 0.02).sin() * t4).cos();
+                            w3 += 1;
+                        }
+                    }
+                }
+                _ => {
+                    let t5: f64 = (acc0 * 0.01).sin();
+                }
+            }
+        }
+        0.1 * (acc0 * 0.01).tanh()
+    }
+    check_p111(seed = 0x5064b8087c7c250f, inputs = 1, calls = [p65], at = |p| (p[0], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p112(a: f64, b: f64, c: f64, n: usize, xs: &[f64], d: f64) -> f64 {
+        let mut acc0 = 1.0;
+        for i in 0..xs.len() {
+            let a = a * (n as f64).mul_add(b, d);
+            acc0 += a * 0.1 * 0.5;
+            acc0 /= (1.0 + (2.0 + c.sin()).ln().powi(2));
+            let t1 = if i < 1 { xs[0] } else { xs[xs.len() - 1 - i].powi(3) - xs[i] * xs[(n + 1) % 3] };
+        }
+        let t2 = d;
+        2.0 * t2 - 0.9 * (acc0 * 0.25).atan() - c + 0.5 * c
+    }
+    check_p112(seed = 0xe497e197f934c139, inputs = 7, calls = [], at = |p| (p[0], p[1], p[2], 3, &p[3..6], p[6]));
+}
+
+program! {
+    #[differentiable]
+    fn p113(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = x.dot(&((s) - v)) * 0.3;
+        let mut t2 = &(t1.dot(x) * 0.3) + &(x.dot(x) * 0.3);
+        for _ in 0..n {
+            t2 = (&t2 * (t1.dot(v) * 0.3)).mapv(f64::sin) + &t2 * 0.5;
+        }
+        let t3 = t2.dot(&((&t1 * (s)).mapv(f64::sin))) * 0.3;
+        let t4 = (t3.sum().sin()) - &(v.sin());
+        let t5 = (x.dot(x) * 0.3).column(1).to_owned();
+        t5.dot(&t5) * 0.1 + t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1
+    }
+    check_p113(seed = 0xce489440d6356f6e, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p114(n: usize, xs: &[f64], a: f64) -> f64 {
+        let mut acc0 = 0.0;
+        if n % 3 == 1 {
+            let t1: f64 = (a.mul_add(a, a) + a).to_radians();
+            let mut w2 = 0;
+            while w2 < 1 {
+                let t4 = { let u3 = p96((n as f64 * 0.5).atan()).clamp(-0.75, 0.75) * 1.0; xs[2] / (1.0 + xs[n % xs.len()] * xs[n % xs.len()]) / (1.0 + (0.2 * u3).powi(2)) };
+                acc0 -= ((xs[(n + 1) % 3] - xs.iter().sum::<f64>() - a * xs[w2]) * 0.1).tanh();
+                w2 += 1;
+            }
+        } else if n == 2 {
+            let t5 = acc0 * 0.5 * (acc0 * 0.5);
+        } else {
+            for i in (0..3).rev() {
+                for j in 0..n {
+                    acc0 += ((xs[1] - 0.3) * (1.5 + (acc0 * 0.05).atan().sin()).powf(xs[n % xs.len()].tanh()) * 0.25).sin();
+                }
+                acc0 += (f64::tanh(acc0 * 0.05) * a * 0.5).tanh();
+            }
+        }
+        (acc0 * 0.05).sin()
+    }
+    check_p114(seed = 0x1bef63e686e74fbb, inputs = 4, calls = [p96], at = |p| (3, &p[0..3], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p115(a: f64, b: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = 0.5;
+        let mut k1 = 0;
+        loop {
+            let t2 = (2.0 + b.sin()).cbrt() * (xs.iter().map(|q| (q * 0.1).sin()).sum::<f64>() + a) * 0.6;
+            match k1 {
+                0 => {
+                    let b = b * (k1 as f64 - xs.iter().map(|q| q.cos()).product::<f64>());
+                }
+                1 => {
+                    let flag3 = b.sin().exp2() > -0.2;
+                }
+                _ => {
+                    let t4 = k1 as f64;
+                }
+            }
+            acc0 *= a.atan2(1.5 + a.cos()).cos();
+            k1 += 1;
+            if ((2.0 + 0.25_f64.cos()).powi(-2) < 0.5) || k1 >= 3 { break; }
+        }
+        let mut w5 = 0;
+        while w5 < 1 {
+            for j in (0..4).step_by(2) {
+                let flag6 = (1.5 + xs[w5].sin()).log(2.5 + (acc0 * 0.1).cos()) > -0.4;
+                acc0 -= (2.0 + (b / (2.0 + b.cos())).cos()).recip();
+            }
+            acc0 = ((f64::atan(xs.iter().map(|q| (q * 2.0).sin()).sum::<f64>()) + 0.1_f64.cos()) * 0.5).tanh();
+            w5 += 1;
+        }
+        (acc0 * 0.1).sin()
+    }
+    check_p115(seed = 0xf12e0a6dd86a00b3, inputs = 5, calls = [], at = |p| (p[0], p[1], &p[2..5]));
+}
+
+#[differentiable]
+fn p116_h0(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.25 + (y[i] * s).sin() * 0.25;
+    }
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p116_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 0.5;
+    }
+}
+#[differentiable]
+fn p116_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    let _ = p116_h0(y, s);
+    p116_h1(s * 0.3, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+#[differentiable]
+fn p116_h3(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 1.5
+}
+program! {
+    #[differentiable]
+    fn p116(a: f64, xs: &[f64], w: [f64; 3]) -> f64 {
+        let mut buf1 = vec![0.75; 4];
+        let _ = p116_h2(&mut buf1, &xs[5..7], w[2]);
+        p116_h1(a, &xs[2..], &mut buf1);
+        let t2 = buf1[0] + buf1[3] * 0.6;
+        let mut buf3 = vec![0.6; 4];
+        let t4 = p116_h2(&mut buf3, &xs[0..6], a).tanh();
+        let t5 = p116_h2(&mut buf3, &xs[6..=7], w[0]).tanh();
+        let t6 = buf3[0] + buf3[3] * 0.25;
+        let t7 = p116_h3(xs, t5 * 0.75);
+        let s8 = &xs[6..];
+        let t9 = (s8[1] * w[2] + s8[1]).sin() + s8[s8.len() - 1] * 0.6;
+        let s10 = &s8[0..=1];
+        let t11 = (s10[0] * a * 0.75 + s10[1]).sin() + s10[s10.len() - 1] * 0.6;
+        let t12 = p116_h3(&s10[..], t5);
+        let s13 = &s10[0..];
+        let t14 = (s13[0] * a + s13[1]).sin() + s13[s13.len() - 1] * 0.75;
+        t14 + t12 + t11 + t9 + t7 + w[1] * 0.5 + a * 0.3
+    }
+    check_p116(seed = 0x6eb06a50d9c85088, inputs = 12, calls = [], at = |p| (p[0], &p[1..9], <[f64; 3]>::try_from(&p[9..12]).unwrap()));
+}
+
+program! {
+    #[differentiable]
+    fn p117(b: f64, a: f64, c: f64) -> f64 {
+        let mut acc0 = c;
+        let mut k1 = 0;
+        loop {
+            acc0 -= (f64::cos((1.5 + c.cos()).sqrt()) * 0.5).atan();
+            acc0 -= (-(acc0 * 0.1) * 0.5).atan();
+            k1 += 1;
+            if ((b.mul_add(k1 as f64, c)) > (acc0 * 0.1).tanh()) || k1 >= 5 { break; }
+        }
+        if a / (1.5 + b.tanh()) > b {
+            if (acc0 * 0.1).sin() < -0.1 {
+                match ((acc0 * 0.1).tanh().abs().abs() * 2.0) as usize % 3 {
+                    0 => {
+                        let t2: f64 = (a + 0.9 - (b + a)).atan();
+                    }
+                    1 => {
+                        for i in (0..8).step_by(2) {
+                            let t3 = (0.2 + p81(a.cos()) / (2.0 + b.cos())) / (2.0 + (i as f64).cos());
+                            acc0 -= ((acc0 * 0.05).atan2(1.5 + 0.9_f64.cos()).tanh() * 0.5).sin();
+                        }
+                    }
+                    _ => {
+                        acc0 *= (a - a).cos();
+                    }
+                }
+            } else if -0.6 > (acc0 * 0.02).tanh() {
+                let a = a + 1.5 * b;
+            } else {
+                let mut acc4 = 0.0;
+            }
+            return p81(0.75).cos();
+        }
+        let mut acc5 = (acc0 * 0.02 - (acc0 * 0.02).atan()).asinh();
+        acc0 -= f64::sin(1.0).powi(2).ln_1p();
+        if b.clamp(-0.75, 0.75) > 0.7 {
+            acc0 /= (1.0 + (b * b).powi(2));
+            match (((acc0 * 0.02).atan() / (2.0 + a.cos()) * 0.5).abs() * 2.0) as usize % 3 {
+                0 | 1 => {
+                    let k6 = ((c * a * 0.5).abs() * 2.0) as usize % 3;
+                    let t7 = match k6 { 0 => (acc0 * 0.02).tanh(), 1 => b, _ => b };
+                }
+                _ => {
+                    acc5 += c * b / (2.0 + a.min(c).cos()) * 0.25;
+                }
+            }
+        }
+        (acc5 * 0.5).sin().cos() + (acc0 * 0.02).sin()
+    }
+    check_p117(seed = 0x36ab88048c40489d, inputs = 3, calls = [p81], at = |p| (p[0], p[1], p[2]));
+}
+
+#[differentiable]
+fn p118_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + -0.5).sin();
+    }
+    acc * 0.3 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p118_h1(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.5).tanh();
+    }
+    y[0] = (y[0] * -0.5 + s).sin();
+}
+#[differentiable]
+fn p118_h2(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).tanh();
+    r[1] = v[1] * 0.3;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+program! {
+    #[differentiable]
+    fn p118(a: f64, xs: &[f64], ys: &mut [f64]) -> f64 {
+        let t1 = p118_h0(xs, a * 0.3);
+        let mut buf2 = vec![0.75; 2];
+        p118_h1(&mut buf2, t1.tanh());
+        let t3 = buf2[0] + buf2[1] * 1.5;
+        let arr4 = p118_h2(&xs[3..], t3);
+        let t5 = arr4[0] * arr4[1];
+        for _ in 0..3 {
+            p118_h1(ys, t5);
+        }
+        let t6 = ys[1] * 0.6;
+        t6 + t5 + t3 + t1 + ys[2] + a * 0.3
+    }
+    check_p118(seed = 0x74f071692ad6e6ca, inputs = 11, calls = [], at = |p| (p[0], &p[1..8], &mut p[8..11].to_vec()),
+        params = ["xs", "a"] at [1, 2, 3, 4, 5, 6, 7, 0]);
+}
+
+program! {
+    #[differentiable]
+    fn p119(xs: &[f64], a: f64) -> f64 {
+        let t0: f64 = a.tanh();
+        let mut acc1 = 1.0;
+        if t0 + a > p111(((xs[2] + a) * 0.5).sin(), 1) {
+            for i in 1..=1 {
+                if i % 2 == 0 {
+                    let mut acc2 = (p100(xs[2], ((1.0 + (i as f64).powi(2)).cbrt() * 0.5).tanh(), (t0 / (1.0 + (i as f64).powi(2)) * 0.5).atan()) * 0.5).tanh().mul_add(xs.iter().map(|q| q.cos()).product::<f64>(), t0) * (t0 / (1.0 + t0.powi(2))) * 0.25;
+                } else {
+                    let mut a = a;
+                }
+                acc1 += 0.1 * a * a;
+            }
+            let acc1 = (acc1 * 0.5).tanh() * ((acc1 * 0.5).tanh() * 0.25);
+        } else {
+            if xs.iter().map(|q| q * q).sum::<f64>() - a > acc1 * 0.5 || xs.iter().map(|q| q * q).sum::<f64>() < -0.2 {
+                acc1 -= ((1.5 + t0.sin()).log(2.5 + xs[0].cos()).tanh().exp() * 0.5).atan();
+            } else {
+                for i in 0..1 {
+                    let mut acc3 = 0.5;
+                    acc1 = (xs[i].sin().exp().mul_add(xs[i], (acc1 * 0.25).sin()) * 0.5).atan();
+                }
+            }
+        }
+        for q4 in xs.iter() {
+            for j in 0..xs.len() {
+                if j % 2 == 0 {
+                    let t5 = xs[j];
+                }
+                acc1 += (j as f64 / (1.0 + a.powi(2)) / (1.5 + xs.iter().map(|q| q.cos()).product::<f64>().sin().tanh()) * 0.1).sin();
+            }
+            acc1 += (t0 * 0.5).sin();
+        }
+        (acc1 * 0.05).sin() + t0 - a + 0.5 * a
+    }
+    check_p119(seed = 0x0dbdf3f32878268f, inputs = 4, calls = [p100, p111], at = |p| (&p[0..3], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p120(a: f64, b: f64, n: usize) -> f64 {
+        let t0 = a;
+        let mut acc1 = (b - t0).sin();
+        for i in (0..1).rev() {
             let mut k2 = 0;
             loop {
-                let t3 = if ((k2 as f64).to_radians()) < -0.2 { (1.5 + xs.iter().map(|q| (q * 0.9).sin()).sum::<f64>().sin()).powf(xs.iter().map(|q| q * (acc1 * 0.25).tanh()).sum::<f64>().tanh()).sin().exp() } else { v0.iter().map(|q| (q * 0.25) * (q * 0.25)).sum::<f64>() * -(p136(xs[k2].min(b), ((c - b) * 0.5).sin(), d, ((d - (acc1 * 0.25).sin()) * 0.5).atan()) * 0.5).atan() };
-                acc1 = 0.9_f64;
+                if k2 + n < 2 {
+                    acc1 /= (1.0 + (-b).powi(2));
+                }
+                acc1 += (t0.powi(2).ln_1p() * -b * 0.5).tanh();
                 k2 += 1;
-                if (b - (acc1 * 0.25).sin() < 0.3) || k2 >= 2 { break; }
+                if ((b + k2 as f64) < 0.25) || k2 >= 2 { break; }
             }
-            return d.sin().exp();
+            for j in 0..2 {
+                acc1 = ((1.5 + b.cos()).sqrt().powi(3) * 0.5).tanh();
+            }
+            acc1 -= 1.25_f64.powi(3) * 0.6;
         }
-        let mut w4 = 0;
-        while w4 < 4 {
-            let mut v5 = vec![0.0; n];
-            for j in 0..v5.len() {
-                v5[j] = (acc1 * 0.1).sin() / (1.0 + (acc1 * 0.1 * c).powi(2));
-            }
-            let t6 = (1.0 + v0.iter().map(|q| (q * 0.1) * (q * 0.1)).sum::<f64>().powi(2).ln_1p().powi(2)).sqrt();
-            for q7 in v5.iter() {
-                let t6 = (t6 * 0.25).tanh() * (1.0 + 0.5_f64.powi(2)).cbrt();
-                acc1 /= (1.0 + (acc1 * 0.05 + xs[w4]).powi(2));
-            }
-            acc1 /= (1.0 + (acc1 * 0.05 + a).powi(2));
-            w4 += 1;
-        }
-        let t8 = 0.75 * a / (1.5 + (a * b).tanh());
-        0.2 * t8 + (acc1 * 0.05).atan() + 1.0 * b + c.sin() + 0.1 * a
+        (acc1 * 0.1).atan() + t0 + b
     }
-    check_p151(seed = 0x28b7fe9bd08a0c87, inputs = 8, calls = [p136, p140], at = |p| (2, &p[0..4], p[4], p[5], p[6], p[7]));
+    check_p120(seed = 0x9dc93242b33de9bf, inputs = 2, calls = [], at = |p| (p[0], p[1], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p121(c: f64, d: f64, a: f64, b: f64) -> f64 {
+        let mut acc0 = 0.0;
+        match (1.25_f64.abs() * 2.0) as usize % 3 {
+            0 | 1 => {
+                if d * d > p101((1.5 + b.cos()).sqrt(), d) * 0.25 {
+                    let t1 = (1.0 + ((a + b) * -(p100(a, b, c.atan2(1.5 + c.cos())) * 0.5)).powi(2)).ln();
+                } else {
+                    acc0 -= ((1.0 + a.sin().powi(2)).sqrt() * 0.5).atan();
+                }
+            }
+            _ => {
+                acc0 += ((a * c + 0.5_f64.to_radians()) * 0.5).sin();
+            }
+        }
+        for i in 0..3 {
+            let t2: f64 = -0.25;
+            acc0 /= (2.0 + (acc0 * 0.1).cos().cos());
+            let t3: f64 = (acc0 * 0.1).atan() * 1.25;
+            let mut k4 = 0;
+            loop {
+                let t5 = 0.1 / (1.5 + (acc0 * 0.05).atan().tanh());
+                acc0 = 1.5_f64.to_radians() * ((acc0 * 0.05).sin() / (1.0 + (acc0 * 0.05).atan().powi(2)));
+                k4 += 1;
+                if (-d < 0.3) || k4 >= 5 { break; }
+            }
+            acc0 = ((acc0 * 0.05).tanh() - (1.0 + (acc0 * 0.05).sin().powi(2)).cbrt()).atan();
+        }
+        let mut k6 = 0;
+        loop {
+            if k6 % 3 == 1 {
+                for j in (0..1).rev() {
+                    for l in 0..2 {
+                        let t8 = { let u7 = d; (1.5 + (k6 as f64).sin()).powf(c.tanh()) * (acc0 * 0.02).sin().hypot(c) };
+                        acc0 = ((acc0 * 0.02).sin() * (1.5 + d.cos()).sqrt()).atan();
+                    }
+                    acc0 -= ((b - a + (d + b)) * 0.25).sin();
+                }
+            } else {
+                if k6 == 1 {
+                    let mut k9 = 0;
+                    let r11 = loop {
+                        let t10 = b;
+                        acc0 = (c / (1.0 + a * a) / (2.0 + (k9 as f64).mul_add(k6 as f64, a).cos()) * 0.5).tanh();
+                        k9 += 1;
+                        if (c * c < 0.3 && (acc0 * 0.02).atan() < -0.1) || k9 >= 5 { break f64::cos(c) * c.cos(); }
+                    };
+                } else {
+                    let b = b * d.atan2(1.5 + d.cos());
+                }
+            }
+            acc0 /= (1.0 + (k6 as f64 * c).powi(2));
+            k6 += 1;
+            if (a.cos().exp() > c) || k6 >= 2 { break; }
+        }
+        1.0 * c
+    }
+    check_p121(seed = 0x70d3bc4f3b3125bb, inputs = 4, calls = [p100, p101], at = |p| (p[0], p[1], p[2], p[3]));
+}
+
+#[differentiable]
+fn p122_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.6
+}
+program! {
+    #[differentiable]
+    fn p122(a: f64, xs: &[f64]) -> f64 {
+        let t1 = p122_h0(&xs[..], a).sin();
+        let t2 = p122_h0(&xs[3..=6], a).sin();
+        let t3 = p122_h0(xs, a).sin();
+        t3 + t2 + t1 + a * 0.3
+    }
+    check_p122(seed = 0xfa37290d4cb0e211, inputs = 8, calls = [], at = |p| (p[0], &p[1..8]));
+}
+
+program! {
+    #[differentiable]
+    fn p123(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (((a).tanh()).tanh() + xs[2]).tanh();
+        let t2 = (((a) * (t1)) * (a - t1) + xs[2]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            let mut t3 = 0.0;
+            for j in 0..2 {
+                t3 += ((t1).cos() * 0.53_f64 - (xs[i]).cos() * xs[i] * (j as f64 + 0.5)).sin();
+            }
+            let t4 = ((1.0 + ((1.0 + ((a).sin()) * ((a).sin())).ln()) * ((1.0 + ((a).sin()) * ((a).sin())).ln())).ln()).tanh() * 1.5;
+            acc -= (-0.30_f64).tanh();
+            let t5 = ((((t2).tanh()) * 0.5).exp()).tanh() * 1.5;
+            acc += (((t4).tanh()).mul_add(0.5, xs[i]) + xs[i]).tanh();
+            acc = acc + ((0.28_f64 + (xs[i]).tanh()).sin()).tanh() - ((1.0 + ((0.51_f64).tanh()) * ((0.51_f64).tanh())).ln() + ((a).mul_add(0.5, t3)) * ((xs[i]).tanh())).tanh();
+        }
+        acc
+    }
+    check_p123(seed = 0xd5714974f0a79ed5, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+}
+
+program! {
+    #[differentiable]
+    fn p124(n: usize, a: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = (a * a / (1.0 + a.asinh().powi(2)) * 0.5).atan();
+        match n % 3 {
+            0 => {
+                let mut k1 = 0;
+                loop {
+                    if xs[n] * a > a || (acc0 * 0.25).atan() < 0.25 {
+                        let t2 = if k1 % 2 == 0 { -(acc0 * 0.25) } else { (xs.iter().map(|q| q * a).sum::<f64>() * a * (acc0 * 0.25 * a) * 0.5).tanh() };
+                    } else {
+                        if n % 2 == 0 {
+                            match k1 {
+                                0 => {
+                                    let mut w3 = 0;
+                                    while w3 < 3 {
+                                        let t4 = (0.5 * (p100(a, ((a + xs[xs.len() - 1 - k1]) * 0.5).atan(), ((xs[k1] - xs[xs.len() - 1 - n]) * 0.5).sin()) * 0.5).tanh().tanh()).asin();
+                                        acc0 = ((1.0 + (n as f64).powi(2)).sqrt() * (a - xs[n]) * 0.25).tanh();
+                                        w3 += 1;
+                                    }
+                                }
+                                1 => {
+                                    if a.cos() > 0.1 {
+                                        let a = a - ((acc0 * 0.05).atan() + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()));
+                                    }
+                                }
+                                _ => {
+                                    if (acc0 * 0.05).atan().sin() > 0.25 {
+                                        if a.atan() > xs[2] {
+                                            acc0 = (a - k1 as f64).sin().exp_m1();
+                                        } else if (p99(1, xs[k1].tanh(), a.sin(), (2.0 + xs[0].cos()).powi(-2)) * 0.25).tanh() > (acc0 * 0.05).tanh() {
+                                            acc0 *= (n as f64 / (1.0 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().powi(2))).tanh();
+                                        }
+                                    } else {
+                                        acc0 -= (f64::tanh((acc0 * 0.02).sin()).mul_add(k1 as f64 + xs[xs.len() - 1 - k1], xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).sin()) * 0.1).atan();
+                                    }
+                                }
+                            }
+                        } else {
+                            let t5 = (a * (acc0 * 0.02).sin() * (acc0 * 0.02 * (acc0 * 0.02).tanh())).sin();
+                        }
+                    }
+                    acc0 = (acc0 * 0.02).sin().powi(3).tanh();
+                    k1 += 1;
+                    if (xs[n].tanh() > 0.25) || k1 >= 3 { break; }
+                }
+            }
+            1 => {
+                let t6 = (f64::atan(xs[0]) * f64::atan(a)).clamp(-0.75, 0.75);
+            }
+            _ => {
+                let mut acc7 = -(2.0 + a.cos()).powi(-2);
+            }
+        }
+        (acc0 * 0.02).tanh() + a.tanh()
+    }
+    check_p124(seed = 0x8e9c397ef26f2b70, inputs = 4, calls = [p99, p100], at = |p| (1, p[0], &p[1..4]));
+}
+
+program! {
+    #[differentiable]
+    fn p125(b: f64, c: f64, xs: &[f64], a: f64) -> f64 {
+        let b = b - (a + 0.75);
+        let mut acc0 = 1.0;
+        acc0 += ((-2.0_f64).powi(2) * 0.25).atan();
+        0.3 * acc0 - (b * 0.25).sin()
+    }
+    check_p125(seed = 0x9ac3875bc2977b5a, inputs = 7, calls = [], at = |p| (p[0], p[1], &p[2..6], p[6]),
+        params = ["c"] at [1]);
+}
+
+program! {
+    #[differentiable]
+    fn p126(b: f64, n: usize, a: f64) -> f64 {
+        let t0: f64 = 0.3_f64.tanh().sinh().mul_add(b.powi(3), f64::atan(p87(1, (b.sin().exp() * 0.5).sin()))).sin();
+        let mut acc1 = 0.5;
+        for i in 0..1 {
+            if i % 3 == 1 {
+                let t2 = (2.0 + t0.sin()).ln() - b * p96(b.max(1.0));
+            }
+            acc1 *= 0.8 + 0.2 * (1.5 + a.cos()).sqrt().sin();
+        }
+        if a > (acc1 * 0.25).tanh() {
+            let t3 = f64::cos(b);
+        }
+        (acc1 * 0.25).sin() + t0 + 2.0 * a
+    }
+    check_p126(seed = 0xf1a3bbb52c156f9a, inputs = 2, calls = [p87, p96], at = |p| (p[0], 3, p[1]));
+}
+
+#[differentiable]
+fn p127_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.6
+}
+program! {
+    #[differentiable]
+    fn p127(a: f64, xs: &[f64]) -> f64 {
+        let t1 = p127_h0(&xs[..], a);
+        let t2 = p127_h0(&xs[..], t1).sin();
+        let t3 = p127_h0(&xs[0..6], t2.tanh()).sin();
+        t3 + t2 + t1 + a * 0.3
+    }
+    check_p127(seed = 0x46fefa0f1cd499b0, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p128(n: usize, a: f64) -> f64 {
+        let t0 = 1.0_f64.powi(3) + a.hypot(a);
+        let t1: f64 = (p101(a, (2.0 + (n as f64).sin()).ln()) * 0.25).atan() * a.to_radians() + a.tanh();
+        let mut acc2 = (t0 * 0.5).tanh();
+        for i in (0..1).rev() {
+            let t3 = t1.hypot(a);
+            acc2 = (1.5 + (t0 * 0.5).atan().sin()).log(2.5 + (t3 * 0.5).atan().cos()) * a.tanh() * 0.5;
+        }
+        (acc2 * 0.5).atan().sin() - 0.3 * t1 + (t0 * 0.5).sin()
+    }
+    check_p128(seed = 0xc17b9c4c70f687bf, inputs = 1, calls = [p101], at = |p| (3, p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p129(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = (&(-x.mapv(f64::sin)) * &((x * v).mapv(f64::tanh))).mapv(f64::tanh);
+        if n % 2 == 0 {
+            t1 = (&(x + x) * &(x.mapv(|q| q * q * 0.5 - q))).mapv(f64::tanh);
+        }
+        let t2 = x.to_owned();
+        let mut t3 = (t1.row(2).to_owned()).sum().sin();
+        if n % 3 == 0 {
+            t3 = x[[1, 1]];
+        }
+        let t4 = t1.to_owned();
+        let t5 = &(&t1 + &t2) - &(x.column(2).to_owned());
+        t5.sum() * 0.2 + t4.sum() * 0.2 + t3
+    }
+    check_p129(seed = 0x24e45b10420993bb, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3),
+        params = ["s"] at [12]);
+}
+
+program! {
+    #[differentiable]
+    fn p130(a: f64, b: f64, c: f64) -> f64 {
+        let mut acc0 = 1.0;
+        let t1 = (b - c * b).powi(2).ln_1p();
+        if 0.1 * c > 0.25 {
+            acc0 += ((2.0 + (b - p96(c)).sin()).ln() * 0.5).atan();
+        } else {
+            acc0 *= acc0.tanh();
+        }
+        1.0 * t1 - 0.3 * c - b.cos() - a.tanh()
+    }
+    check_p130(seed = 0x5e4ccb9ab6c73935, inputs = 3, calls = [p96], at = |p| (p[0], p[1], p[2]),
+        params = ["b", "a"] at [1, 0]);
+}
+
+program! {
+    #[differentiable]
+    fn p131(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = (-x.mapv(f64::sin)).mapv(f64::tanh);
+        if n % 2 == 0 {
+            t1 = &(v - v) + &(v + x);
+        }
+        let t2 = v.dot(&(x / &t1.mapv(|q| q * q + 1.0))) * 0.3;
+        t2.dot(&t2) * 0.1 + t1.sum() * 0.2 + s
+    }
+    check_p131(seed = 0xabaad76eb3ea3329, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p132(n: usize, b: f64, a: f64) -> f64 {
+        let mut acc0 = b;
+        if n % 2 == 0 {
+            acc0 = (p117((2.0 + (n as f64).sin()).sqrt(), acc0 * b * 0.5, (acc0.powi(3) * 0.5).tanh()) - b) * (1.5 + n as f64) * 0.1;
+            acc0 = a.abs().sin().exp();
+        } else {
+            let mut acc0 = acc0;
+        }
+        acc0
+    }
+    check_p132(seed = 0x98c8e6b248522c82, inputs = 2, calls = [p117], at = |p| (1, p[0], p[1]));
+}
+
+#[differentiable]
+fn p133_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.25
+}
+program! {
+    #[differentiable]
+    fn p133(xs: &[f64], a: f64) -> f64 {
+        let s1 = &xs[..];
+        let t2 = (s1[0] * a + s1[2]).sin() + s1[s1.len() - 1] * 1.5;
+        let s3 = &s1[..4];
+        let t4 = (s3[0] * a + s3[0]).sin() + s3[s3.len() - 1] * 0.6;
+        let t5 = p133_h0(&xs[..], a);
+        let t6 = p133_h0(&s3[..], t4);
+        let s7 = &s1[..7];
+        let t8 = (s7[0] * t4.tanh() + s7[1]).sin() + s7[s7.len() - 1] * 1.5;
+        t8 + t6 + t5 + t4 + t2 + a * 0.3
+    }
+    check_p133(seed = 0x7a5bed4143712130, inputs = 8, calls = [], at = |p| (&p[0..7], p[7]));
+}
+
+program! {
+    #[differentiable]
+    fn p134(a: f64, b: f64, c: f64) -> f64 {
+        let mut acc0 = 0.5;
+        let mut k1 = 0;
+        loop {
+            let mut k2 = 0;
+            loop {
+                let t3 = c;
+                acc0 += ((1.5 + (c * a).cos()).sqrt() * 0.5).atan();
+                k2 += 1;
+                if (b - (acc0 * 0.05).sin() > 0.5) || k2 >= 3 { break; }
+            }
+            let flag4 = 0.1_f64.powi(2).ln_1p() > -0.1;
+            acc0 += (((1.0 + c.powi(2)).ln() - (acc0 * 0.05).sin()) * 0.5).atan();
+            k1 += 1;
+            if (flag4) || k1 >= 4 { break; }
+        }
+        let t5 = if a.atan() > 0.3 || (acc0 * 0.05).tanh() < 0.25 { (b - a) / (1.0 + (1.5 * (acc0 * 0.05).sin()).powi(2)) } else { c.cos().asinh() };
+        for i in 0..2 {
+            let t6 = (t5 * 0.5).atan() + i as f64;
+            acc0 /= (1.0 + (t6 * 0.5).powi(2));
+        }
+        (t5 * 0.5).atan().sin()
+    }
+    check_p134(seed = 0x38c2325af8eaa068, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]));
+}
+
+#[differentiable]
+fn p135_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 1.5).sin();
+    }
+    acc * -0.5 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p135_h1(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).sin();
+    r[1] = v[1] * 0.3;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+program! {
+    #[differentiable]
+    fn p135(xs: &[f64], a: f64, b: f64, w: [f64; 3]) -> f64 {
+        let t1 = p135_h0(&w, b).sin();
+        let arr2 = p135_h1(&xs[..], w[2]);
+        let t3 = arr2[1] * arr2[2];
+        let s4 = &xs[..7];
+        let t5 = (s4[3] * w[0] + s4[3]).sin() + s4[s4.len() - 1] * 0.6;
+        let s6 = &xs[..];
+        let t7 = (s6[4] * t5.tanh() + s6[5]).sin() + s6[s6.len() - 1] * 0.6;
+        let s8 = &s6[3..6];
+        let t9 = (s8[2] * t5.tanh() + s8[1]).sin() + s8[s8.len() - 1] * 0.25;
+        t9 + t7 + t5 + t3 + t1 + w[1] * 0.5 + a * 0.3
+    }
+    check_p135(seed = 0x31d67a2603088bc5, inputs = 13, calls = [], at = |p| (&p[0..8], p[8], p[9], <[f64; 3]>::try_from(&p[10..13]).unwrap()));
+}
+
+#[differentiable]
+fn p136_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * -0.5
+}
+#[differentiable]
+fn p136_h1(y: &mut [f64], s: f64) -> f64 {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.75).tanh();
+    }
+    y[0] = (y[0] * 1.5 + s).sin();
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p136_h2(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).cos() * 0.3;
+    }
+}
+program! {
+    #[differentiable]
+    fn p136(xs: &[f64], b: f64, a: f64) -> f64 {
+        let s1 = &xs[0..];
+        let t2 = (s1[4] * a + s1[5]).sin() + s1[s1.len() - 1] * 0.25;
+        let s3 = &s1[..];
+        let t4 = (s3[0] * t2 + s3[1]).sin() + s3[s3.len() - 1] * 0.75;
+        let t5 = p136_h0(&s1[5..], b * 0.75);
+        let mut buf6 = vec![0.0; 2];
+        for i in 0..2 {
+            buf6[i] = xs[i + 5] * t4;
+        }
+        let _ = p136_h1(&mut buf6, t2);
+        p136_h2(t2, &s1[..], &mut buf6);
+        let t7 = buf6[0] + buf6[1] * 0.6;
+        let s8 = &s3[..5];
+        let t9 = (s8[3] * a + s8[4]).sin() + s8[s8.len() - 1] * 0.75;
+        let t10 = p136_h0(&xs[1..], t9).sin();
+        let s11 = &s8[1..];
+        let t12 = (s11[0] * t10 + s11[1]).sin() + s11[s11.len() - 1] * 0.25;
+        t12 + t10 + t9 + t7 + t5 + a * 0.3
+    }
+    check_p136(seed = 0x86b5604f47eebd83, inputs = 9, calls = [], at = |p| (&p[0..7], p[7], p[8]));
+}
+
+program! {
+    #[differentiable]
+    fn p137(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = v + &((x * x).mapv(f64::tanh));
+        let t2 = v.to_owned();
+        t2.dot(&t2) * 0.1 + t1.sum() * 0.2 + s
+    }
+    check_p137(seed = 0x9efaf62e4f7a3188, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3),
+        params = ["v", "s"] at [9, 10, 11, 12]);
+}
+
+#[differentiable]
+fn p138_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.75
+}
+#[differentiable]
+fn p138_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * 0.5;
+    }
+}
+#[differentiable]
+fn p138_h2(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.6).tanh();
+    }
+    y[0] = (y[0] * -0.5 + s).sin();
+}
+#[differentiable]
+fn p138_h3(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    p138_h2(y, s);
+    p138_h1(s * 0.6, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+program! {
+    #[differentiable]
+    fn p138(a: f64, xs: &[f64]) -> f64 {
+        let t1 = p138_h0(&xs[..5], a * 0.75);
+        let mut buf2 = vec![0.0; 2];
+        for i in 0..2 {
+            buf2[i] = xs[i + 1] * t1.tanh();
+        }
+        p138_h1(a, &xs[..], &mut buf2);
+        let t3 = p138_h3(&mut buf2, &xs[4..=5], t1).tanh();
+        let t4 = buf2[0] + buf2[1] * 0.5;
+        let mut buf5 = vec![0.5; 2];
+        p138_h1(t4, &xs[1..], &mut buf5);
+        let _ = p138_h3(&mut buf5, xs, t3);
+        let _ = p138_h3(&mut buf5, &xs[..], t1.tanh());
+        let t6 = buf5[0] + buf5[1] * 0.5;
+        t6 + t4 + t3 + t1 + a * 0.3
+    }
+    check_p138(seed = 0xd8088a4461fcaad3, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p139(a: f64, n: usize, b: f64) -> f64 {
+        if n % 2 == 0 {
+            return 0.2 * b - b * 0.75;
+        }
+        let t0 = (a + (p120((a.powi(3) * 0.5).tanh(), (a.powi(2) * 0.5).sin(), 1) * 0.5).atan()) * b * ((a - a) / (2.0 + a.to_radians().cos()));
+        let mut acc1 = 0.0;
+        let t2 = if (n as f64) > -0.4 { (0.6 / (2.0 + (p120((n as f64 - (t0 * 0.1).tanh()) * 0.25, ((t0 * 0.1).atan().powi(2) * 0.5).tanh(), 1) * 0.5).tanh().cos())).sin() } else { 1.25_f64.powi(2).ln_1p() };
+        let t3 = (1.0 + (t2 * t2).powi(2)).sqrt();
+        let mut t0 = t0;
+        t0 = ((t0 * 0.1).tanh() + (t3 * 0.5).tanh() * a).atan();
+        if n % 2 == 0 {
+            t0 /= (2.0 + (t0 * 0.1).atan().cos());
+        } else if n == 2 {
+            if a / (1.5 + (t0 * 0.1).atan().tanh()) > 0.3 {
+                if n == 3 {
+                    match n {
+                        0 => {
+                            if b + a < 0.1 {
+                                let b = b * a.powi(2);
+                            }
+                        }
+                        1 => {
+                            for i in 0..2 {
+                                let t4 = n as f64 + 0.6 / (1.5 + (t0 * 0.05).sin().tanh());
+                                t0 -= ((0.75 - t2) * (2.0 + t2.cos()).powi(-2) * 0.5).sin();
+                            }
+                        }
+                        _ => {
+                            if (t3 * 0.5).sin() < 0.0 {
+                                let t2 = t2 - 2.0_f64.atan();
+                            }
+                        }
+                    }
+                }
+            }
+        } else {
+            let t5 = b.powi(3);
+        }
+        (t0 * 0.05).sin() + (t3 * 0.5).sin().tanh() + t2 + b
+    }
+    check_p139(seed = 0xea2b0a4b02ed58b4, inputs = 2, calls = [p120], at = |p| (p[0], 3, p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p140(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (a + xs[3]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() - 1 {
+            extra = extra + ((((xs[i]).tanh()).sin()).cos() * xs[i]).tanh() - (((xs[i] + xs[i]).mul_add(0.5, xs[i + 1])).sin()).tanh();
+            if xs[i + 1] - xs[i] + t1 < -0.48 {
+                acc -= (xs[i + 1]).tanh();
+                let mut t2 = 0.0;
+                for j in 0..2 {
+                    t2 += ((a).sin() * (j as f64 + 0.5)).sin();
+                }
+            }
+            if ((((xs[i + 1]) * 0.5).exp()) * 0.5).exp() < 0.31 {
+                if (1.0 + (xs[i] - t1) * (xs[i] - t1)).ln() > 0.37 {
+                    acc += (xs[i + 1]).tanh();
+                    acc = acc + ((t1).sin() - (1.0 + (xs[i + 1]) * (xs[i + 1])).ln()).tanh() - ((t1).sin()).tanh();
+                }
+            }
+            acc += ((xs[i + 1]).mul_add(0.5, a) + ((1.0 + (xs[i]) * (xs[i])).ln()).mul_add(0.5, 0.32_f64)).tanh();
+        }
+        let r = acc;
+        r
+    }
+    check_p140(seed = 0xc406fa8a2e0a293f, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p141(xs: &[f64], a: f64, c: f64, b: f64) -> f64 {
+        let mut acc0 = xs[3].abs().sin();
+        let mut w1 = 0;
+        while w1 < 1 {
+            acc0 = b.tanh().exp_m1();
+            let t2 = -b * 1.0;
+            if w1 == 1 {
+                for j in 0..xs.len() {
+                    let mut k3 = 0;
+                    let r5 = loop {
+                        let t4 = if t2 * a < 0.25 { (xs[j] / (1.0 + (acc0 * 0.02).powi(2))).mul_add((acc0 * 0.02).atan() * 0.25, xs[w1].atan()) } else { 0.6_f64.powi(2).ln_1p() };
+                        acc0 += (t4 * 0.5).atan();
+                        k3 += 1;
+                        if (xs.iter().map(|q| q * b).sum::<f64>() * t2 < 0.1) || k3 >= 4 { break xs.iter().map(|q| q.cos()).product::<f64>().powi(2).to_radians(); }
+                    };
+                    acc0 = 0.2_f64;
+                }
+            }
+            w1 += 1;
+        }
+        let t6: f64 = c * xs[1] - (xs.iter().map(|q| (q * 1.25).sin()).sum::<f64>() - xs[3]);
+        let t6 = (t6 * 0.25).atan() - xs[2].powi(2);
+        for i in 1..=3 {
+            let t7 = c.tanh().powi(3);
+            acc0 /= (1.0 + p134(b.atan2(1.5 + b.cos()), ((xs.iter().map(|q| q * q).sum::<f64>() + p134((xs[0] * (acc0 * 0.02).atan() * 0.5).sin(), f64::tanh(b), ((acc0 * 0.02 + xs[3]) * 0.25).sin())) * 0.1).atan(), ((xs[2] + b) * 0.5).atan()).tanh().powi(2));
+        }
+        acc0 += xs[0].to_radians() * ((acc0 * 0.02).atan() / (1.5 + xs[2].tanh()));
+        (t6 * 0.25).sin() + 0.2 * (acc0 * 0.02).tanh() + 0.25 * b
+    }
+    check_p141(seed = 0x9925d97f3254f04b, inputs = 7, calls = [p134], at = |p| (&p[0..4], p[4], p[5], p[6]));
+}
+
+program! {
+    #[differentiable]
+    fn p142(a: f64, b: f64, c: f64, n: usize) -> f64 {
+        let mut acc0 = 0.0;
+        if n == 1 {
+            let t1 = c + b;
+            let mut acc2 = (c.hypot(b - 1.0) * 0.5).tanh();
+        } else {
+            match n {
+                0 => {
+                    let t3 = if a.cos() < -0.2 { (n as f64 + 0.3) * (a * n as f64) } else { b };
+                }
+                _ => {
+                    let t4 = if n % 3 == 1 { f64::atan(c / (2.0 + 1.5_f64.cos())) } else { (c + b) * 0.2 };
+                }
+            }
+        }
+        if c.asinh() < 0.3 {
+            return b;
+        }
+        c.cos() - a
+    }
+    check_p142(seed = 0xa23f9c72addaf5cd, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p143(a: f64, n: usize, b: f64) -> f64 {
+        let mut acc0 = ((b + n as f64) * 0.25_f64.mul_add(b, a) * 0.25).tanh();
+        let mut k1 = 0;
+        loop {
+            acc0 /= (1.0 + ((acc0 * 0.25).atan() - (acc0 * 0.25).tanh()).powi(2));
+            let t2 = if n < 1 { p142(a.abs(), (n as f64).sin(), a.tanh(), 1).sin().cos().exp2() } else { b * b * (1.0 + 1.5_f64.powi(2)).ln() };
+            acc0 += (f64::atan(1.5 - 1.25) * 0.5).atan();
+            k1 += 1;
+            if (b.sin().exp() < 0.3) || k1 >= 3 { break; }
+        }
+        if n % 2 == 0 {
+            let mut k3 = 0;
+            loop {
+                let t4 = (acc0 * 0.1).atan().powi(3);
+                acc0 /= (2.0 + (t4 * 0.5).tanh().sin().exp_m1().cos());
+                k3 += 1;
+                if (-a < 0.25) || k3 >= 3 { break; }
+            }
+            let mut w5 = 0;
+            while w5 < 2 {
+                for j in 0..4 {
+                    if a > 0.0 {
+                        match n {
+                            0 | 1 => {
+                                acc0 /= (2.0 + (b / (1.0 + (acc0 * 0.05).sin().powi(2))).cos());
+                            }
+                            _ => {
+                                acc0 *= ((p100((acc0 * 0.05 * (acc0 * 0.05).atan() * 0.25).atan(), ((1.25 - acc0 * 0.05) * 0.25).atan(), a) * 0.5).atan() * a).cos();
+                            }
+                        }
+                    } else {
+                        if f64::cos(b) > (acc0 * 0.02).sin() {
+                            if j % 2 == 0 {
+                                if b + a < 0.7 {
+                                    if 0.6 + a < -0.4 {
+                                        if j + n < 4 {
+                                            for l in 0..1 {
+                                                let t6 = if a > 0.25 || (w5 as f64) < -0.1 { b.atan() + (b + b) } else { (0.5 * (acc0 * 0.02)).sin() };
+                                                acc0 -= a.mul_add((acc0 * 0.02).tanh() / (1.0 + b * b), f64::max(t6 * 0.5, a)) * 0.25;
+                                            }
+                                        } else {
+                                            let t7 = b - (acc0 * 0.02).tanh();
+                                        }
+                                    } else if (acc0 * 0.02).asinh() > 0.5 {
+                                        if n == 2 {
+                                            let t8 = acc0 * 0.02 / (1.0 + b.powi(2));
+                                        }
+                                    }
+                                } else {
+                                    for l in 0..1 {
+                                        let t9 = b.powi(2).ln_1p();
+                                        acc0 -= (1.5 * f64::min((acc0 * 0.01).sin(), b) * 0.5).atan();
+                                    }
+                                }
+                            } else if n + j < 3 {
+                                for l in 0..2 {
+                                    let t11 = { let u10 = -a.clamp(-0.75, 0.75); ((acc0 * 0.01).atan() + b) * 1.0 };
+                                    acc0 -= ((acc0 * 0.01).tanh() * w5 as f64 + 0.75_f64.powi(2).ln_1p()) * 0.5;
+                                }
+                            }
+                        }
+                    }
+                    acc0 = (acc0 * 0.01 + (acc0 * 0.01).atan()).sin();
+                }
+                acc0 += ((0.1_f64 * 0.25).mul_add(a * a, a) * 0.5).atan();
+                w5 += 1;
+            }
+        } else if n < 1 {
+            acc0 += ((n as f64 * (acc0 * 0.01).tanh() * 0.5).powi(2) * 0.1).sin();
+            let t12 = b.powi(2).powi(3);
+        } else {
+            let mut w13 = 0;
+            while w13 < 1 {
+                if (w13 as f64 - 0.3) < -0.1 {
+                    if (acc0 * 0.01).sin() * a < 0.1 {
+                        for j in 0..3 {
+                            let t14 = (acc0 * 0.01).sin();
+                            acc0 = (1.0 * (acc0 * 0.01).tanh()).sin().exp();
+                        }
+                    }
+                } else if 1.25 > (acc0 * 0.01).tanh() {
+                    acc0 = (2.0 + 1.25_f64.sin().sin()).log2();
+                } else {
+                    if n + n < 3 {
+                        acc0 += ((acc0 * 0.01).atan().sin().hypot(-(n as f64)) * 0.25).sin();
+                    } else if n < 1 {
+                        let mut acc15 = (acc0 * 0.01).atan();
+                    }
+                }
+                acc0 += (acc0 * 0.01).sin();
+                w13 += 1;
+            }
+        }
+        (acc0 * 0.01).sin().sin()
+    }
+    check_p143(seed = 0x278e5683e17f9f04, inputs = 2, calls = [p100, p142], at = |p| (p[0], 2, p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p144(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = (s) + (s) * 0.5;
+        let mut t2 = ((x.sum() * 0.1) * (v.mean().unwrap())).tanh();
+        if n % 2 == 0 {
+            t2 = (x.sum_axis(Axis(0)) * 0.3).dot(&(x.dot(v) * 0.3)) * 0.3;
+        }
+        let t3 = v.to_owned();
+        t3.dot(&t3) * 0.1 + t2 + t1
+    }
+    check_p144(seed = 0x72701269d38fb6e4, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2),
+        params = ["s"] at [12]);
+}
+
+program! {
+    #[differentiable]
+    fn p145(a: f64, b: f64) -> f64 {
+        let mut acc0 = 1.0;
+        let mut w1 = 0;
+        while w1 < 1 {
+            let t2 = if (p130(b.sin(), (b - a) * 0.5, (1.5 + a.cos()).sqrt()) * 0.5).atan() - b > 0.0 { a - b.powi(2).ln_1p() } else { b * b * 0.3 };
+            acc0 *= (w1 as f64 * t2).tanh();
+            w1 += 1;
+        }
+        acc0 = (acc0 * 0.25 + (acc0 * 0.25).sin().tanh().cosh()).sin();
+        if a / (1.0 + 0.5_f64.powi(2)) < -0.4 {
+            let t3 = ((acc0 * 0.25).atan() * 1.5).powi(2);
+            match ((0.75 * a).abs() * 2.0) as usize % 3 {
+                0 => {
+                    acc0 += ((acc0 * 0.25).min(0.25).mul_add((t3 * 0.5).atan() / (1.0 + 0.75_f64.powi(2)), p128(3, (1.0 + a.powi(2)).ln()).cos()) * 0.1).sin();
+                }
+                1 => {
+                    let t4 = if b.hypot(2.0) < 0.7 { (t3 * 0.5).sin().atan2(1.5 + (t3 * 0.5).tanh().cos()) + (acc0 * 0.25).tanh().mul_add(0.9, b) } else { a / (1.0 + a * a) / (1.0 + (1.0_f64 * 2.0).powi(2)) };
+                }
+                _ => {
+                    let mut acc5 = 1.0;
+                }
+            }
+        } else if a.sin() > 0.3 {
+            let mut acc6 = 0.5;
+            let mut acc7 = 1.0;
+        }
+        let mut k8 = 0;
+        loop {
+            let t9 = f64::cos(a - b).atan();
+            acc0 -= ((acc0 * 0.1).sin().tanh() * 0.5).atan();
+            k8 += 1;
+            if (0.3 * t9 > (acc0 * 0.1).tanh()) || k8 >= 2 { break; }
+        }
+        acc0 * 0.1
+    }
+    check_p145(seed = 0x03b4a37b5ac5340f, inputs = 2, calls = [p128, p130], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p146(n: usize, c: f64, xs: &[f64], b: f64, d: f64, a: f64) -> f64 {
+        let mut acc0 = ((xs.iter().map(|q| q * c).sum::<f64>() / (1.0 + (n as f64).powi(2))).hypot(d) * 0.1).sin();
+        for i in 0..2 {
+            acc0 += ((1.5 + p142(((b + xs[n]) * 0.5).tanh(), xs[xs.len() - 1 - i], (b - d) * 0.5, 1).sin()).powf(p142(c, xs[1], ((c + xs[xs.len() - 1 - i]) * 0.5).atan(), 1).mul_add(b, xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())).tanh()) * 0.5).tanh();
+            let mut k1 = 0;
+            loop {
+                let t2 = match k1 { 0 => (((acc0 * 0.05).tanh().atan() + (2.0 + xs[i].sin()).cbrt()) * 0.5).tanh(), 1 => b, _ => f64::atan(d - (acc0 * 0.05).tanh()) };
+                acc0 -= ((1.5 + d.sin()).log(2.5 + c.cos()).powi(2).ln_1p() * 0.5).tanh();
+                k1 += 1;
+                if ((acc0 * 0.05).atan() / (1.5 + xs.iter().map(|q| q * q).sum::<f64>().tanh()) > t2 && b < -0.2) || k1 >= 4 { break; }
+            }
+        }
+        let t3 = if n == 0 { (0.9_f64.tanh().exp_m1() * 0.5).atan().powi(3) } else { (acc0 * 0.05).sin().to_radians() };
+        if f64::min(a, 2.0) > 0.5 || xs[n] < -0.2 {
+            let mut c = c;
+        } else {
+            let acc0 = acc0 * 0.05 + b.atan();
+        }
+        t3 * 0.5 + 0.6 * (acc0 * 0.05) + 0.3 * a
+    }
+    check_p146(seed = 0x93da4344af6fbba2, inputs = 8, calls = [p142], at = |p| (3, p[0], &p[1..5], p[5], p[6], p[7]));
+}
+
+program! {
+    #[differentiable]
+    fn p147(d: f64, a: f64, c: f64, b: f64) -> f64 {
+        let mut acc0 = 0.5;
+        for i in 0..3 {
+            let mut w1 = 0;
+            while w1 < 1 && (b * 0.3 > a && (i as f64) < 0.25) {
+                for l in 1..=2 {
+                    acc0 -= (d.powi(2).hypot(a * b) * 0.25).sin();
+                }
+                acc0 += ((acc0 * 0.05).tanh() * w1 as f64 / (2.0 + (c * d).cos()) * 0.5).tanh();
+                w1 += 1;
+            }
+            acc0 = (i as f64 - 0.75).tanh();
+        }
+        let b = b + b.tanh();
+        let flag2 = -p134((d.hypot(a) * 0.5).atan(), (acc0 * 0.05 * (acc0 * 0.05) * 0.1).tanh(), (0.6_f64.mul_add(b * 0.5, a) * 0.5).atan()) > 0.0;
+        let mut c = c;
+        let t3 = c - a;
+        let t4 = t3.min(acc0 * 0.05) * 1.25 * (1.0 + (1.5 + 0.3_f64.cos()).sqrt().powi(2)).sqrt();
+        for i in (0..4).step_by(2) {
+            if i > 3 {
+                let t4 = (t4 * 0.25).tanh() * ((t4 * 0.25).atan() - t3);
+            } else if i % 3 == 1 {
+                let t5 = d.tanh().cosh().powi(3);
+            } else {
+                for j in 0..1 {
+                    c -= ((b * 0.5).tanh() - (c * 0.1).atan()).cos() * 0.5;
+                    acc0 -= ((acc0 * 0.05).tanh() * d).atan() * 0.5;
+                }
+            }
+            acc0 = (2.0 + (a.cos().exp() * 0.5).cos()).powi(-2);
+        }
+        0.5 * (t4 * 0.25) + t3 + 0.2 * (c * 0.1).tanh() - 0.25 * (acc0 * 0.05) - 0.9 * d
+    }
+    check_p147(seed = 0x4f5e38ed2c59f75f, inputs = 4, calls = [p134], at = |p| (p[0], p[1], p[2], p[3]));
+}
+
+#[differentiable]
+fn p148_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 1.5
+}
+#[differentiable]
+fn p148_h1(y: &mut [f64], s: f64) -> f64 {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.5).tanh();
+    }
+    y[0] = (y[0] * 0.25 + s).sin();
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p148_h2(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).sin() * 0.5;
+    }
+}
+#[differentiable]
+fn p148_h3(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p148_h1(y, s);
+    p148_h2(s * 0.3, &x[1..], y);
+}
+program! {
+    #[differentiable]
+    fn p148(xs: &[f64], a: f64) -> f64 {
+        let t1 = p148_h0(xs, a * 0.75).sin();
+        let s2 = &xs[..];
+        let t3 = (s2[4] * t1.tanh() + s2[4]).sin() + s2[s2.len() - 1] * 0.25;
+        let s4 = &xs[3..];
+        let t5 = (s4[0] * a + s4[2]).sin() + s4[s4.len() - 1] * 0.5;
+        let mut buf6 = vec![0.0; 4];
+        for i in 0..4 {
+            buf6[i] = xs[i + 1] * a;
+        }
+        p148_h3(&mut buf6, &xs[..6], t5);
+        let t7 = p148_h1(&mut buf6, t5).tanh();
+        let t8 = buf6[0] + buf6[3] * 0.75;
+        let t9 = p148_h0(&s2[5..7], t1.tanh());
+        let mut arr10 = [0.25_f64; 3];
+        arr10[1] = t3 * 0.3;
+        arr10[2] = xs[3] * 0.25;
+        let t11 = arr10[1] * arr10[1];
+        t11 + t9 + t8 + t7 + t5 + a * 0.3
+    }
+    check_p148(seed = 0xadb887ab29e2437b, inputs = 8, calls = [], at = |p| (&p[0..7], p[7]));
+}
+
+program! {
+    #[differentiable]
+    fn p149(b: f64, c: f64, a: f64) -> f64 {
+        let t0 = match (0.6_f64.tanh().abs() * 2.0) as usize % 3 { 0 | 1 => (2.0 / (1.0 + (2.0 * b).powi(2)) * 0.5).tanh(), _ => c * c };
+        let mut acc1 = 1.0;
+        let mut k2 = 0;
+        loop {
+            acc1 += (t0.max(b) * (b + a) * 0.1).tanh();
+            acc1 *= (a + k2 as f64).cos();
+            k2 += 1;
+            if (c - c > b) || k2 >= 3 { break; }
+        }
+        let t3: f64 = 1.25 * t0;
+        (t3 * 0.5).atan().tanh() + 0.3 * (acc1 * 0.1).sin() - 0.75 * t0 + 0.5 * b
+    }
+    check_p149(seed = 0xc4346d86363cf42b, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]));
+}
+
+#[differentiable]
+fn p150_h0(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.6 + (y[i] * s).tanh() * 0.25;
+    }
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p150_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).sin() * 0.6;
+    }
+}
+#[differentiable]
+fn p150_h2(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p150_h0(y, s);
+    p150_h1(s * 0.75, &x[1..], y);
+}
+#[differentiable]
+fn p150_h3(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 1.5
+}
+program! {
+    #[differentiable]
+    fn p150(xs: &[f64], ys: &mut [f64], a: f64, w: [f64; 3]) -> f64 {
+        let mut buf1 = vec![0.0; 4];
+        for i in 0..4 {
+            buf1[i] = xs[i + 3] * w[2];
+        }
+        p150_h2(&mut buf1, &xs[..4], w[2]);
+        for _ in 0..3 {
+            p150_h2(&mut buf1, xs, a);
+        }
+        p150_h2(&mut buf1, &xs[1..8], w[0]);
+        let t2 = buf1[0] + buf1[3] * -0.5;
+        let t3 = p150_h3(xs, w[2] * 0.6);
+        p150_h2(ys, &xs[..6], t3);
+        let t4 = ys[2] * 0.3;
+        let s5 = &xs[..];
+        let t6 = (s5[5] * a + s5[4]).sin() + s5[s5.len() - 1] * 0.25;
+        let mut arr7 = [0.75_f64; 3];
+        arr7[0] = w[2] * 0.25;
+        arr7[1] = xs[1] * 0.25;
+        arr7[2] = (t6 * 1.5).sin();
+        let t8 = arr7[0] * arr7[0];
+        t8 + t6 + t4 + t3 + t2 + ys[2] + w[1] * 0.5 + a * 0.3
+    }
+    check_p150(seed = 0xf50869547fbcd9d7, inputs = 15, calls = [], at = |p| (&p[0..8], &mut p[8..11].to_vec(), p[11], <[f64; 3]>::try_from(&p[12..15]).unwrap()),
+        params = ["w", "xs"] at [12, 13, 14, 0, 1, 2, 3, 4, 5, 6, 7]);
+}
+
+#[differentiable]
+fn p151_h0(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.25 + (y[i] * s).cos() * 0.25;
+    }
+}
+#[differentiable]
+fn p151_h1(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 1.5
+}
+#[differentiable]
+fn p151_h2(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.3;
+    t + p151_h1(&v[1..], s * 0.3) + p151_h1(v, s).cos()
+}
+#[differentiable]
+fn p151_h3(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).tanh() * -0.5;
+    }
+}
+#[differentiable]
+fn p151_h4(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    p151_h0(y, s);
+    p151_h3(s * 0.3, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+program! {
+    #[differentiable]
+    fn p151(b: f64, xs: &[f64], a: f64) -> f64 {
+        let s1 = &xs[..3];
+        let t2 = (s1[0] * b + s1[0]).sin() + s1[s1.len() - 1] * 0.5;
+        let mut buf3 = vec![0.5; 2];
+        p151_h0(&mut buf3, a);
+        let t4 = buf3[0] + buf3[1] * 0.25;
+        let t5 = p151_h2(&s1[..3], a).sin();
+        let s6 = &xs[..];
+        let t7 = (s6[1] * t2 * 0.6 + s6[2]).sin() + s6[s6.len() - 1] * -0.5;
+        let mut buf8 = vec![0.0; 4];
+        for i in 0..4 {
+            buf8[i] = xs[i + 1] * t4.tanh();
+        }
+        p151_h3(t4, &s1[0..], &mut buf8);
+        let t9 = p151_h4(&mut buf8, &s1[..], t4.tanh()).tanh();
+        let t10 = p151_h4(&mut buf8, s6, t4).tanh();
+        let t11 = buf8[0] + buf8[3] * 0.3;
+        let t12 = p151_h2(&xs[3..6], t4);
+        let t13 = p151_h2(&s1[..3], t5).sin();
+        t13 + t12 + t11 + t10 + t9 + a * 0.3
+    }
+    check_p151(seed = 0xe898b5f4073dd09e, inputs = 10, calls = [], at = |p| (p[0], &p[1..9], p[9]),
+        params = ["b"] at [0]);
 }
 
 program! {
     #[differentiable]
     fn p152(a: f64) -> f64 {
-        let mut acc0 = 0.0;
-        if 0.1 > 0.25 || 1.5 < 0.7 {
-            let a = a * -a;
-            match (((a * 0.5).sin() * 1.0).abs() * 2.0) as usize % 3 {
-                0 => {
-                    acc0 += (a * 0.5 / (1.5 + (a * 0.5).tanh()) * (a * 0.5).atan() * 0.1).sin();
+        let t0 = if p142(a * a * 0.5, (1.5 + a.sin()).log(2.5 + a.cos()), a, 1) * a > 0.0 { 0.5 * a * (a - a) } else { (2.0 + a.mul_add(a, a).sin()).log2() };
+        let mut a = a;
+        a += (t0 * 0.5).sin();
+        let flag1 = (1.5 + a.sin()).log(2.5 + a.cos()) > 0.25;
+        a = (a + (p149(t0 * 0.5, (a * t0 * 0.25).tanh(), t0.tanh()) * 0.5).sin().atan()).tanh();
+        let mut k2 = 0;
+        let r4 = loop {
+            let mut acc3 = 1.0;
+            acc3 = t0;
+            k2 += 1;
+            if (t0 > (a * 0.1).atan()) || k2 >= 5 { break f64::max((a * 0.1).atan().min(0.3), acc3); }
+        };
+        0.3 * r4 + (a * 0.1).sin() - 0.9 * t0
+    }
+    check_p152(seed = 0x3429f7e398bbecd2, inputs = 1, calls = [p142, p149], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p153(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = v.to_owned();
+        let t2 = (s) * &(v + x);
+        let t3 = (v * (s)).mapv(f64::sin);
+        t3.dot(&t3) * 0.1 + t2.sum() * 0.2 + t1.dot(&t1) * 0.1
+    }
+    check_p153(seed = 0xd9250f9fd2624404, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2),
+        params = ["x", "v"] at [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+}
+
+program! {
+    #[differentiable]
+    fn p154(n: usize, a: f64) -> f64 {
+        let t1 = { let u0 = a.cos(); (1.0 + 0.25_f64.powi(2)).ln() };
+        let mut acc2 = 1.0;
+        for i in 0..2 {
+            for j in 0..3 {
+                let mut acc3 = 0.0;
+                acc2 += ((1.0_f64 * 0.1).tanh() * 0.5).sin();
+            }
+            acc2 = a;
+        }
+        match n % 3 {
+            0 => {
+                let t4: f64 = 0.5 * (acc2 * 0.1).tanh();
+                for i in 1..=4 {
+                    let t5 = p134(a, (a.powi(3) * 0.5).tanh(), t4) / (1.5 + (acc2 * 0.05).atan().tanh());
+                    acc2 = (1.0 + 0.75_f64.powi(2)).sqrt() + -0.2;
                 }
-                1 => {
-                    acc0 = acc0.tanh();
+            }
+            1 => {
+                let mut v6 = vec![0.0; n];
+                for i in 0..v6.len() {
+                    v6[i] = 1.0 * 1.5 * (t1 / (1.5 + (acc2 * 0.05).sin().tanh()));
                 }
-                _ => {
-                    if acc0.cos() > acc0 {
-                        return (a * 0.5).tanh().powi(2);
+                if f64::cos(v6[(n + 1) % 2]) > 0.3 && a < -0.4 {
+                    let t7 = 0.9 * v6[0];
+                }
+            }
+            _ => {
+                if a - p126(((1.0 + a.powi(2)).cbrt() * 0.5).atan(), 3, (a / (1.0 + (acc2 * 0.05).atan().powi(2)) * 0.5).sin()) * 0.5 > 0.1 {
+                    let mut w8 = 0;
+                    while w8 < 2 && (1.0 * a > 0.5) {
+                        if a.sin() > 0.7 {
+                            for j in 0..1 {
+                                acc2 += -(1.5 + t1.cos()).sqrt() * 0.5;
+                            }
+                        }
+                        acc2 /= (1.0 + (t1 - 0.75).powi(2));
+                        w8 += 1;
+                    }
+                } else {
+                    for i in (0..4).rev() {
+                        let t1 = t1 - (acc2 * 0.02).sin().max((acc2 * 0.02).sin());
+                        acc2 *= a.cos();
                     }
                 }
             }
-        } else {
-            let t1 = a.atan2(1.5 + a.cos()).clamp(-0.75, 0.75);
         }
-        acc0.tanh()
+        (acc2 * 0.02).tanh() - t1.cos()
     }
-    check_p152(seed = 0x1b1509c6c8acc1b3, inputs = 1, calls = [], at = |p| (p[0]));
+    check_p154(seed = 0x6e55ca030fae549e, inputs = 1, calls = [p126, p134], at = |p| (2, p[0]));
 }
 
 program! {
     #[differentiable]
-    fn p153(a: f64, b: f64, c: f64, d: f64) -> f64 {
-        let t0 = (b.powi(2) * 0.75).powi(2);
-        let t1 = c + c;
-        let mut t1 = t1;
-        t1 /= (2.0 + 0.2_f64.powi(2).cos());
-        t1 + t0 - b
-    }
-    check_p153(seed = 0xb5e980a77e8d3d14, inputs = 4, calls = [], at = |p| (p[0], p[1], p[2], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p154(a: f64, xs: &[f64], b: f64, n: usize) -> f64 {
-        let mut acc0 = 0.0;
-        if a * 1.5 > 0.0 {
-            if (p140((b.tanh().exp() * 0.5).sin(), xs[3].tanh()) * 0.5).sin() > xs[xs.len() - 1 - n] && a < 0.0 {
-                let t1 = ((a + b) / (1.0 + (b * 0.3).powi(2))).max(a);
-            } else {
-                for i in 0..n {
-                    acc0 += (a * xs[0]).powi(2) * 0.25;
+    fn p155(c: f64, a: f64, b: f64, d: f64) -> f64 {
+        let mut acc0 = 1.0;
+        let mut w1 = 0;
+        while w1 < 3 {
+            let mut v2 = vec![0.0; 3];
+            for j in 0..v2.len() {
+                v2[j] = (c * b).tanh();
+            }
+            match w1 {
+                0 | 1 => {
+                    let mut k3 = 0;
+                    loop {
+                        let t4 = if v2.iter().map(|q| (q * 0.05) * (q * 0.05)).sum::<f64>().min(c) < -0.1 { (a + a) * (a / (1.5 + d.tanh())) } else { (2.0 + a.mul_add(d, d).sin()).cbrt() };
+                        acc0 *= (c - d).tanh();
+                        k3 += 1;
+                        if (p134(((a + 2.0) * 0.5).atan(), (v2[w1] * 0.05 * d * 0.25).atan(), (v2[2] * 0.05 * c * 0.25).atan()) < 0.0) || k3 >= 4 { break; }
+                    }
+                }
+                _ => {
+                    if w1 == 1 {
+                        let t5 = c.abs().sin().powi(2).ln_1p();
+                    } else if w1 < 2 {
+                        if (v2[0] * 0.05).sin().tanh() < 0.7 {
+                            let mut w6 = 0;
+                            while w6 < 3 {
+                                v2[2] += (c + d).to_radians();
+                                acc0 = a.sin().exp2() / (2.0 + (d - 0.6).cos()) * 0.5;
+                                w6 += 1;
+                            }
+                        }
+                    }
                 }
             }
+            acc0 += (f64::sin(a).powi(3) * 0.25).tanh();
+            w1 += 1;
+        }
+        acc0 += c / (1.0 + d.cos().powi(2)) * 0.5;
+        let a = a * (c * b);
+        let t8 = { let u7 = (a * 0.25).sin(); f64::tanh(u7 + b) };
+        if 0.9 + (acc0 * 0.02).sin() > -0.2 {
+            if d * b < -0.1 {
+                let flag9 = (acc0 * 0.02).sin().sin() > 0.7;
+            } else if b < 0.7 {
+                let mut acc10 = c;
+            } else {
+                let mut acc11 = (b * t8).tanh();
+            }
         } else {
+            acc0 += b;
+        }
+        t8.sin() + 1.0 * (a * 0.25) + (acc0 * 0.02).atan().tanh() + d.cos() + b
+    }
+    check_p155(seed = 0xae4633784e8f9659, inputs = 4, calls = [p134], at = |p| (p[0], p[1], p[2], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p156(b: f64, a: f64) -> f64 {
+        let t0 = 1.25 / (1.0 + b * b) - -b;
+        let mut acc1 = a;
+        acc1 /= (1.0 + 0.75_f64.abs().powi(2));
+        if f64::tanh(b) > 0.1 {
             let mut w2 = 0;
-            while w2 < 1 {
-                if w2 % 3 == 1 {
-                    let flag3 = a > 0.0;
-                } else {
-                    acc0 = (acc0 * 0.1).tanh();
-                }
-                acc0 /= (1.0 + xs[2].powi(2));
+            while w2 < 2 {
+                let t3 = b;
+                acc1 /= (1.0 + (t0 * 0.5).sin().powi(2));
                 w2 += 1;
             }
         }
-        acc0 * 0.1 - b.sin()
+        (acc1 * 0.25).sin() - t0 * 0.5 - 0.9 * a - b
     }
-    check_p154(seed = 0x0f20c0f283da619d, inputs = 6, calls = [p140], at = |p| (p[0], &p[1..5], p[5], 3));
+    check_p156(seed = 0xf000d58bf140916d, inputs = 2, calls = [], at = |p| (p[0], p[1]));
 }
 
 program! {
     #[differentiable]
-    fn p155(b: f64, a: f64) -> f64 {
-        let t0 = a + b;
-        let mut a = a;
-        let t0 = t0 * t0;
-        let b = b - 0.75_f64.tanh();
-        let t1 = if (2.0 + (t0 * 0.25 * 0.5).sin().cos()).powi(-2) > (b * 0.5).tanh() { ((t0 * 0.25).sin() - 0.2).cos() } else { a - ((t0 * 0.25).sin() + 0.1) };
-        a += (b * 0.5).sin() * 0.5;
-        a /= (1.0 + (a - p152(f64::sin(t1))).powi(2));
-        a += (0.25_f64.tanh().exp2() * 0.5).tanh();
-        let t2: f64 = 0.3;
-        t2 + t1 + (b * 0.5).tanh() + (t0 * 0.25).tanh().tanh() + (a * 0.5).atan() + 0.5 * (t0 * 0.25).sin()
-    }
-    check_p155(seed = 0x29e242fbe6ab96ab, inputs = 2, calls = [p152], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p156(b: f64, xs: &[f64], a: f64) -> f64 {
-        let mut acc0 = b;
-        let mut w1 = 0;
-        while w1 < 2 {
-            let t3 = { let u2 = xs[xs.len() - 1 - w1].cos(); a * u2 / (1.5 + u2.tanh()) };
-            acc0 = (acc0 * 0.25 * xs[1]).atan();
-            w1 += 1;
+    fn p157(d: f64, b: f64, n: usize, a: f64, c: f64) -> f64 {
+        let t0 = d.mul_add(c, b);
+        let mut acc1 = (2.0 + a.cos()).powi(-2).sin();
+        for i in (0..2).rev() {
+            let mut acc2 = t0 * 0.5;
+            acc2 -= (c / (1.0 + (c / (2.0 + acc2.cos())).powi(2)) * 0.5).sin();
+            if 2.0 * (t0 * 0.5).atan() > 0.5 {
+                let acc1 = (acc1 * 0.25).sin() - (p156(-(t0 * 0.5).atan(), b) * 0.25).tanh() / (1.0 + (i as f64).powi(2));
+            } else {
+                for j in 1..=3 {
+                    let d = d + (acc2 * 0.1).atan().min(c);
+                    acc2 = ((acc2 * 0.1).sin() * (t0 * 0.5).sin()).tanh();
+                }
+            }
+            acc2 *= d.atan2(1.5 + (acc2 * 0.1).tanh().cos()).tanh();
         }
-        let flag4 = xs[2] > 0.25;
-        acc0 = (acc0 * 0.25).tanh();
-        let acc0 = (acc0 * 0.25).tanh() + xs[1];
-        (acc0 * 0.5).atan().sin() + a.tanh()
+        let t3 = (1.0 + (acc1 * 0.1).mul_add((t0 * 0.5).sin(), n as f64).powi(2)).ln() * 0.25;
+        acc1 /= (1.0 + b.powi(2));
+        0.25 * t3 + acc1 * 0.1
     }
-    check_p156(seed = 0x5ce71e18d201a0af, inputs = 5, calls = [], at = |p| (p[0], &p[1..4], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p157(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = v + &(-x.mapv(f64::sin));
-        let mut t2 = (&(x.column(1).to_owned()) * (((s) * (s)).tanh())).mapv(f64::sin);
-        if n % 3 == 0 {
-            t2 = (v.sum().sin()) - &((v * (s)).mapv(f64::sin));
-        }
-        let t3 = x.to_owned();
-        let mut t4 = v.to_owned();
-        if n % 3 == 0 {
-            t4 = (x / &t2.mapv(|q| q * q + 1.0)).dot(&(&t2 - &t2)) * 0.3;
-        }
-        t4.dot(&t4) * 0.1 + t3.sum() * 0.2 + t2.dot(&t2) * 0.1
-    }
-    check_p157(seed = 0xd237641149d1e4bf, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+    check_p157(seed = 0xdc0d54eb514c755a, inputs = 4, calls = [p156], at = |p| (p[0], p[1], 1, p[2], p[3]));
 }
 
 program! {
     #[differentiable]
     fn p158(a: f64, b: f64) -> f64 {
-        let mut acc0 = b;
+        let mut acc0 = (p157(((2.0 - b) * 0.5).sin(), (1.5 + a.sin()).log(2.5 + (p147((1.0 + a.powi(2)).cbrt() * 0.5, (a * a * 0.5).tanh(), (b / (1.0 + a.powi(2)) * 0.5).atan(), b) * 0.25).sin().cos()), 1, 0.5 * a, (2.0 + b.sin()).log10()) * 0.5).sin().powi(2).ln_1p() + a * a;
+        let mut k1 = 0;
+        loop {
+            let mut w2 = 0;
+            while w2 < 2 && (b > 0.3) {
+                let t3 = if acc0 * 0.05 + a > a { a.hypot(0.5) * (0.3 * (acc0 * 0.05).sin()) } else { w2 as f64 };
+                acc0 = ((acc0 * 0.05).sin() - 0.75_f64.to_radians()).tanh();
+                w2 += 1;
+            }
+            acc0 /= (2.0 + (k1 as f64).cos());
+            k1 += 1;
+            if (-(acc0 * 0.05).atan() < -0.4 || b < 0.5) || k1 >= 4 { break; }
+        }
         for i in 0..4 {
-            if 1.5_f64.min(b) > (acc0 * 0.1).sin() && (i as f64) < 0.0 {
-                let flag1 = (acc0 * 0.1).sin() > 0.3;
-            } else {
-                for j in 0..1 {
-                    let t2 = if (2.0 * i as f64) > -0.4 { 2.0 * 1.5_f64.abs() } else { (acc0 * 0.1).tanh() };
-                    acc0 += ((0.6 * t2 + t2 * a) * 0.1).sin();
+            let t4: f64 = (a / (1.0 + (0.25 * a).powi(2))).sin();
+            if acc0 * 0.05 > i as f64 {
+                for j in 0..4 {
+                    acc0 += (i as f64 * 0.25).sin();
+                }
+            } else if (1.5 + 0.5_f64.sin()).powf(b.tanh()) > a {
+                if i == 3 {
+                    continue;
                 }
             }
-            acc0 -= (b * 0.75).sin().exp2() * 0.5;
+            acc0 -= ((b / (1.5 + b.tanh())).tanh() * 0.5).tanh();
         }
-        if b.powi(2) > a {
-            if a > -0.2 && a < -0.1 {
-                if (1.0 + a.powi(2)).ln() > 0.25 {
-                    acc0 *= a.sin().cos();
-                } else {
-                    acc0 *= 0.5 + 0.4 * (b + (acc0 * 0.05).sin()).sin();
-                }
-            } else {
-                if (acc0 * 0.02).atan() * b < 0.25 {
-                    let t3 = a - (acc0 * 0.02).atan();
-                }
-            }
-        } else if 1.5_f64.mul_add((p148((1.0 + b.powi(2)).ln(), ((acc0 * 0.02).atan() - b) * 0.5, a) * 0.5).sin(), (acc0 * 0.02).tanh()) > 0.7 {
-            if 0.1 * 1.0 > b {
-                acc0 += f64::tanh(a - a) * 0.5;
-            }
-        } else {
-            let t4 = match ((acc0 * 0.02).tanh().cos().abs() * 2.0) as usize % 3 { 0 => (1.0 + (acc0 * 0.02).tanh().powi(2)).ln() * (acc0 * 0.02).sin(), 1 => p146(a + 0.1).mul_add(0.25, 2.0).min(a * a), _ => 0.75_f64.tanh().cos().exp() };
-            let t5 = t4.atan();
+        let mut k5 = 0;
+        loop {
+            acc0 -= (-b.sin() * 0.5).tanh();
+            acc0 += ((0.2_f64.tanh() - -(k5 as f64)) * 0.25).sin();
+            acc0 /= (2.0 + a.sin().cos());
+            k5 += 1;
+            if ((acc0 * 0.02).tanh().sin().exp() < 0.5) || k5 >= 4 { break; }
         }
-        a
+        (acc0 * 0.02).tanh() + 0.5 * b
     }
-    check_p158(seed = 0x5c8e6c5988f50695, inputs = 2, calls = [p146, p148], at = |p| (p[0], p[1]));
+    check_p158(seed = 0x5ee87be3396260ca, inputs = 2, calls = [p147, p157], at = |p| (p[0], p[1]));
 }
 
 program! {
     #[differentiable]
     fn p159(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = (x.dot(x) * 0.3).t().to_owned();
-        let t2 = (s) - v;
-        let t3 = &(&t1 - (s)) / &t2.mapv(|q| q * q + 1.0);
-        let t4 = (&t2 * (t2[0])).mapv(f64::sin);
-        t4.dot(&t4) * 0.1 + t3.sum() * 0.2 + t2.dot(&t2) * 0.1
-    }
-    check_p159(seed = 0x41be5e1181a90147, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p160(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = v.to_owned();
-        let t2 = &((&t1 * (s)).mapv(f64::sin)) + &(x.cos());
-        let mut t3 = t1.to_owned();
-        if n % 3 == 0 {
-            t3 = &(t1.powi(2)) / &(t2.dot(&t1) * 0.3).mapv(|q| q * q + 1.0);
+        let t1 = (v + x).sum() * 0.1;
+        let t2 = &(x - x) - (v[2]);
+        let t3 = v.mapv(|q| q.max(0.25) * 0.5);
+        let t4 = -t2.mapv(f64::sin);
+        let mut t5 = t2[[1, 0]];
+        if n % 2 == 0 {
+            t5 = (v.sum().sin()) + (v.dot(&t3) * 0.3) * 0.5;
         }
-        let t4 = (t2.sum() * 0.1) - &(x.column(2).to_owned());
-        t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1 + t2.sum() * 0.2
+        t5 + t4.sum() * 0.2 + t3.dot(&t3) * 0.1
     }
-    check_p160(seed = 0x525079af7395d5f8, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+    check_p159(seed = 0x459d1ae1f311c0e3, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
 }
 
 program! {
     #[differentiable]
-    fn p161(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((1.0 + ((a).cos() * -0.93_f64) * ((a).cos() * -0.93_f64)).ln() + xs[2]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            let t2 = ((xs[i] - (xs[i]) * (t1)).sin()).tanh() * 1.5;
-            let t3 = ((xs[i]) * ((1.0 + (a) * (a)).ln())).tanh() * 1.5;
-            let t4 = if (1.0 + (-0.27_f64 - t3) * (-0.27_f64 - t3)).ln() > -0.13 { (((t3 - ((a) * 0.5).exp()) * 0.5).exp()).tanh() } else { xs[i] - xs[i] };
-            let t5 = if xs[i] < -0.04 { (xs[i]).tanh() } else { xs[i] - xs[i] };
-            if i + 1 < xs.len() {
-                acc += (0.69_f64 - ((xs[i]) * 0.5).exp()).tanh();
-                let t6 = if ((1.0 + (t4) * (t4)).ln()).sin() < 0.22 { (-0.45_f64).tanh() } else { xs[i + 1] };
-                acc += ((xs[i]).tanh()).tanh();
+    fn p160(a: f64) -> f64 {
+        let mut acc0 = 0.0;
+        for i in 0..3 {
+            if a > 0.0 {
+                let t1 = (p147((a.powi(3) * 0.5).atan(), a, a, (a * a * 0.5).atan()) * 0.25).tanh();
+                for j in 0..1 {
+                    for l in 1..=4 {
+                        let t1 = t1 * t1.tanh();
+                        acc0 = (t1 * 0.5).tanh() * (t1 * 0.5 * 0.2);
+                    }
+                    acc0 *= (t1 * t1).cos();
+                }
+            } else {
+                let mut w2 = 0;
+                while w2 < 2 {
+                    let a = a * (w2 as f64 * (acc0 * 0.02).sin());
+                    acc0 *= ((a * 0.5).atan() - (a * 0.5).tanh()).cos();
+                    w2 += 1;
+                }
             }
-            acc -= (a - t1).tanh();
+            acc0 += (acc0 * 0.01).atan().to_radians().mul_add((acc0 * 0.01).tanh() * (acc0 * 0.01), 0.3 * a);
         }
-        acc
+        acc0 /= (2.0 + (a - (acc0 * 0.01).tanh()).cos());
+        acc0 -= (f64::max(0.2 * (acc0 * 0.01).sin(), (1.5 + p154(2, (a - a) * 0.5).sin()).powf(a.tanh())) * 0.5).sin();
+        a + 0.5 * (acc0 * 0.01).tanh()
     }
-    check_p161(seed = 0xbcb2a5a0c47895a7, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+    check_p160(seed = 0x4b6444a5f0e295bd, inputs = 1, calls = [p147, p154], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p161(a: f64, b: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = f64::tanh(a + xs[0]);
+        for q1 in xs.iter() {
+            if a > 0.1 {
+                let a = a - acc0 * 0.25 * (acc0 * 0.25);
+            } else {
+                let t2: f64 = 0.5;
+            }
+            acc0 *= xs.iter().map(|q| q * (acc0 * 0.25)).sum::<f64>().tanh();
+        }
+        let mut k3 = 0;
+        loop {
+            let t4 = if (acc0 * 0.05).sin() + a > 0.5 { a } else { a.max(b) / (1.0 + (2.0 + xs[k3].cos()).powi(-2).powi(2)) };
+            acc0 = ((acc0 * 0.05).sin() - (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.1).tanh()).sin();
+            k3 += 1;
+            if (xs[k3 % xs.len()] > xs[(k3 + 1) % 3]) || k3 >= 3 { break; }
+        }
+        a
+    }
+    check_p161(seed = 0x7178c6e56659bc65, inputs = 5, calls = [], at = |p| (p[0], p[1], &p[2..5]));
 }
 
 program! {
     #[differentiable]
     fn p162(a: f64) -> f64 {
-        let t0 = a;
-        let t1 = (1.5 + (t0 / (1.5 + a.mul_add(t0, a).tanh())).sin()).log(2.5 + t0.cos());
-        let mut acc2 = 1.0;
-        if t0 > 0.3 {
-            acc2 += ((a - (1.0 + t0.powi(2)).ln()) * 0.5).tanh();
-            for i in 0..3 {
-                let t3 = (1.5 + (p131(a, 2, t1, f64::tanh(t1), a.cos()) * 0.5).sin().cos()).sqrt().tanh().exp2() - t1;
-                acc2 = (acc2 * 0.25).sin() + (acc2 * 0.25).atan() * 0.25;
-            }
-            let t4 = (acc2 * 0.25).atan().tanh().exp();
+        let t0 = (1.5 + ((a - a) * (a + a)).cos()).sqrt();
+        let mut acc1 = ((t0 - a.atan2(1.5 + a.cos())) * 0.5).tanh();
+        for i in 0..2 {
+            let mut acc2 = a.sin().exp_m1();
+            acc2 += a.powi(2) * 0.5;
         }
-        let mut v5 = vec![0.0; 2];
-        for i in 0..v5.len() {
-            v5[i] = (t0 * 2.0 * -t0 * 0.5).sin();
-            if i > 0 {
-                v5[i] += v5[i - 1] * (t1 * a * 0.25).atan();
-            }
-        }
-        0.2 * (acc2 * 0.25).sin() + t1 - t0 + 2.0 * a
-    }
-    check_p162(seed = 0xec5f5cd2fa70c7aa, inputs = 1, calls = [p131], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p163(a: f64, b: f64) -> f64 {
-        let t0 = if b * 0.5 < 0.0 { b.cos().exp2() * (b * a) } else { a * a / (1.0 + (1.0 + b.powi(2)).ln().powi(2)) };
-        let t1 = match ((b / (2.0 + b.cos()) * 0.5).atan().abs() * 2.0) as usize % 3 { 0 => p139(3, ((t0 * 0.25).atan() * (t0 * 0.25).atan() * 0.5).atan(), (b / (1.0 + a.powi(2)) * 0.5).tanh(), 0.2 * b), 1 => a * 0.3 + ((t0 * 0.25).sin() - (t0 * 0.25).sin()), _ => f64::min(b.tanh().sinh(), (2.0 + 2.0_f64.cos()).powi(-2)) };
-        let mut acc2 = 0.0;
-        if b.atan2(1.5 + t1.cos()) > a {
-            acc2 *= 1.0 + b.cos().tanh();
-            for i in 0..1 {
-                if p152(b.tanh()) + a > 0.1 {
-                    let t3 = (2.0 + (acc2 * 0.5).sin()) * a;
-                } else if (t0 * 0.25 * 0.5).atan().powi(2) > 0.25 {
-                    acc2 = (1.5 + f64::min((acc2 * 0.5).tanh(), t1).sin()).powf((t0 * 0.25).tanh().atan().tanh());
-                } else {
-                    if i == 0 {
-                        for j in (0..2).rev() {
-                            for l in 0..3 {
-                                if a > -0.2 && (l as f64) < 0.3 {
-                                    let t4 = if (1.5 + a.cos()).sqrt() > t1 { b + (0.3 + a) } else { a };
-                                } else {
-                                    if j == 1 {
-                                        continue;
-                                    }
-                                }
-                                acc2 += (t1 * (acc2 * 0.1).sin() * (1.5 + a.sin()).log(2.5 + t1.cos()) * 0.25).tanh();
-                            }
-                            acc2 -= (0.3 * a).powi(2);
-                        }
-                    } else if i > 0 {
-                        let t5 = if i % 2 == 0 { f64::atan(0.25 * t1) } else { (1.0 + t1.cos().powi(2)).cbrt() };
-                    }
-                }
-                acc2 += (t1 * 0.5).atan();
-            }
-            acc2 += ((acc2 * 0.05).tanh() - (acc2 * 0.05).atan() - (0.5 * a.tanh()).asin()) * 0.25;
-        } else {
-            let t6 = (a + t1).mul_add(f64::tanh(b), b * 0.2);
-        }
-        2.0 * (acc2 * 0.05).sin() + t1 + (t0 * 0.25).tanh().cos() + 1.0 * a + 0.5 * t1
-    }
-    check_p163(seed = 0x611f5f6bad329821, inputs = 2, calls = [p139, p152], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p164(b: f64, a: f64) -> f64 {
-        let mut acc0 = 1.0;
-        let mut acc1 = 0.0;
-        for i in 0..3 {
-            let mut acc2 = 0.5;
-            let b = b + (p155(1.0, b / (1.0 + b * b) * 0.5) * 0.25).tanh().sinh();
-            let t3 = (a - a).atan2(1.5 + (1.5 + (b * 0.5).tanh().cos()).sqrt().cos());
-            acc2 = (p145((b * 0.5).sin() * (b * 0.5).tanh(), (2.0 + a.cos()).powi(-2), ((a + (b * 0.5).sin()) * 0.5).tanh(), (((b * 0.5).atan() + a) * 0.5).tanh()) * 0.5).tanh();
-        }
-        for i in (0..4).step_by(2) {
-            match i % 3 {
-                0 | 1 => {
-                    for j in 1..=4 {
-                        let t4 = f64::min(b - a, (1.5 + a.sin()).log(2.5 + a.cos())).tanh().exp();
-                        acc1 = 0.75_f64;
-                    }
-                }
-                _ => {
-                    let a = a - (acc1 * 0.05).sin();
-                }
-            }
-            acc0 = (0.9 + b).powi(2).ln_1p();
-        }
-        let t5 = (acc0 * 0.05).atan().cos().atan();
-        t5 - (acc1 * 0.05).tanh().cos() + 0.6 * (acc0 * 0.05) + b + 0.5 * (acc0 * 0.05).atan()
-    }
-    check_p164(seed = 0x005e2c6e0894191b, inputs = 2, calls = [p145, p155], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p165(d: f64, n: usize, c: f64, a: f64, b: f64) -> f64 {
-        let mut acc0 = 2.0_f64;
-        for i in 0..3 {
-            match n {
-                0 => {
-                    let mut acc1 = a;
-                    let t3 = { let u2 = acc0 * 0.25; u2 };
-                }
-                1 => {
-                    let t4 = 0.9 * (acc0 * 0.25).tanh();
-                }
-                _ => {
-                    let mut w5 = 0;
-                    while w5 < 2 {
-                        for l in 0..2 {
-                            let t6 = if b.cos().exp_m1() > 0.5 && b < 0.7 { (0.5 * c).tanh().cosh() } else { (1.0 + (i as f64 * (acc0 * 0.02).tanh()).powi(2)).sqrt() };
-                            acc0 = f64::min((acc0 * 0.02).sin(), (acc0 * 0.02).sin().min(a));
-                        }
-                        acc0 += (c.mul_add(a.mul_add(c, b), b) * 0.1).tanh();
-                        w5 += 1;
-                    }
-                }
-            }
-            acc0 = (1.5 + (c * 2.0).sin()).powf(b.atan().tanh());
-        }
-        if n == 1 {
-            let c = c - c;
-            let a = a * (a * b);
-        }
-        (acc0 * 0.02).tanh() + a + d
-    }
-    check_p165(seed = 0x76a442f67ba47941, inputs = 4, calls = [], at = |p| (p[0], 2, p[1], p[2], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p166(a: f64) -> f64 {
-        let mut acc0 = a * 0.3 - a;
-        for i in 1..=4 {
-            acc0 += (0.2 * i as f64).atan2(1.5 + ((acc0 * 0.1).sin() - a).cos()) * 0.5;
-        }
-        acc0 += a.atan2(1.5 + (acc0 * 0.1).sin().cos()).to_radians();
-        let acc0 = (acc0 * 0.1).tanh() * (a * (acc0 * 0.1));
-        let mut acc1 = (((acc0 * 0.1).sin().hypot(a) + (acc0 * 0.1).atan()) * 0.5).sin();
-        if acc1.mul_add(0.75, acc0 * 0.1) > -0.2 {
-            if a.powi(2).ln_1p() > 0.7 {
-                let t2 = a.asinh() / (2.0 + (acc0 * 0.1).cos());
-            } else if acc1 * a > (acc0 * 0.1).tanh() || (acc0 * 0.1).atan() < 0.1 {
-                let mut acc3 = 0.5;
-            }
-        } else if 1.0 * a > acc1 {
-            let t4 = a.cos().exp2();
-        } else {
-            let flag5 = (acc0 * 0.1).tanh() > 0.7;
-        }
-        0.2 * (acc0 * 0.1)
-    }
-    check_p166(seed = 0x4e9fdccf3598386c, inputs = 1, calls = [], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p167(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = v.to_owned();
-        let t2 = (-x.mapv(f64::sin)).sum_axis(Axis(1)) * 0.3;
-        let t3 = x / &(x.dot(x) * 0.3).mapv(|q| q * q + 1.0);
-        let t4 = s;
-        t4 + t3.sum() * 0.2 + t2.dot(&t2) * 0.1
-    }
-    check_p167(seed = 0xcb1ffab39f5869b5, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p168(xs: &[f64], a: f64, c: f64, b: f64, d: f64) -> f64 {
-        let mut acc0 = 0.0;
-        match (xs.iter().map(|q| q * q).sum::<f64>().cos().abs() * 2.0) as usize % 3 {
-            0 | 1 => {
-                acc0 += (xs[0].cos().exp() * 0.5).sin();
-                for i in 0..1 {
-                    let t1: f64 = (acc0 * 0.5).tanh().sin() - (acc0 * 0.5 + d);
-                    acc0 = ((acc0 * 0.5).sin() + (acc0 * 0.5).tanh()).tanh();
-                }
-            }
-            _ => {
-                for (i, q2) in xs.iter().enumerate() {
-                    let t3 = b.mul_add(acc0 * 0.1, c);
-                    acc0 += ((0.6 + i as f64).tanh() * 0.5).sin();
-                }
-            }
-        }
-        for i in 0..3 {
-            acc0 += (f64::sin(p146(xs[xs.len() - 1 - i]) * a) * 0.5).sin();
-            let mut w4 = 0;
-            while w4 < 1 {
-                acc0 += w4 as f64;
-                w4 += 1;
-            }
-            acc0 -= (acc0 * 0.05).tanh() * (acc0 * 0.05).tanh() * b.tanh() * 0.5;
-        }
-        let t5 = b / (1.0 + d.powi(2));
-        2.0 * t5 + (acc0 * 0.05).tanh() - c + 0.5 * xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())
-    }
-    check_p168(seed = 0x7e4c10d0b6eaf695, inputs = 7, calls = [p146], at = |p| (&p[0..3], p[3], p[4], p[5], p[6]));
-}
-
-program! {
-    #[differentiable]
-    fn p169(xs: &[f64], a: f64) -> f64 {
-        let flag0 = xs[2].tanh().exp() > 0.0;
-        let mut acc1 = f64::max(-xs[1], a / (1.5 + a.tanh()));
-        for i in (0..2).rev() {
-            let t2: f64 = 1.0 * a.mul_add(xs[i], xs[3]);
-            acc1 += (xs.iter().sum::<f64>() * xs.iter().map(|q| q * q).sum::<f64>() * 0.5).tanh() * (t2 * 0.5).tanh();
-        }
-        for q3 in xs.iter() {
-            for j in 0..xs.len() {
-                let t4 = a;
-                acc1 = (*q3).cos();
-            }
-            acc1 = xs[2] / (1.0 + xs[0].powi(2)) * xs.iter().map(|q| q * (acc1 * 0.02).tanh()).sum::<f64>() * 0.1;
-        }
-        0.2 * (acc1 * 0.02) + a
-    }
-    check_p169(seed = 0x8bbad25c34fd026d, inputs = 5, calls = [], at = |p| (&p[0..4], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p170(c: f64, a: f64, d: f64, b: f64) -> f64 {
-        let mut acc0 = ((b.cos() - (c + a)) * 0.5).atan();
-        let mut v1 = vec![0.0; 4];
-        for i in 0..v1.len() {
-            v1[i] = 0.2_f64;
-        }
-        acc0 = (acc0 - b / (2.0 + v1[3].cos()) * 0.5).tanh();
-        let mut c = c;
-        c += ((c + v1[1].sin()) * 0.25).tanh();
-        let t2 = b.mul_add(a, d);
-        let t3 = (v1[3] - b).powi(2);
-        match ((b.powi(3) * 0.5).abs() * 2.0) as usize % 3 {
-            0 | 1 => {
-                if acc0 * b < 0.1 {
-                    c += ((v1.iter().sum::<f64>() - v1[0]).sin() * 0.5).tanh();
-                } else {
-                    let t4 = acc0;
-                }
-            }
-            _ => {
-                let mut k5 = 0;
-                loop {
-                    let t6 = match k5 % 3 { 0 | 1 => a.tanh().atan(), _ => ((f64::sin(0.75) - a) * 0.5).atan() };
-                    c += (((t2 * 0.5).atan() + t3).min(b.powi(3)) * 0.25).atan();
-                    k5 += 1;
-                    if ((c * 0.1).atan().powi(2) > 0.1) || k5 >= 4 { break; }
-                }
-            }
-        }
-        0.1 * t3 + t2 * 0.5 + (c * 0.1).tanh() + (acc0 * 0.1).sin().cos() + b.cos() + 0.3 * a
-    }
-    check_p170(seed = 0x501824473ec2152d, inputs = 4, calls = [], at = |p| (p[0], p[1], p[2], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p171(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = v.to_owned();
-        let mut t2 = ((s) * x).sum_axis(Axis(1)) * 0.3;
-        for _ in 0..n {
-            t2 = (((x * (s)).mapv(f64::tanh)).dot(&t2) * 0.3).mapv(f64::tanh) + &t2 * 0.5;
-        }
-        let mut t3 = s;
-        if n % 2 == 0 {
-            t3 = s;
-        }
-        let t4 = (x + x).row(0).to_owned();
-        let mut t5 = x.to_owned();
-        if n % 2 == 0 {
-            t5 = &t4 + &((s) * x);
-        }
-        t5.sum() * 0.2 + t4.dot(&t4) * 0.1 + t3
-    }
-    check_p171(seed = 0x750c61581756cc21, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p172(a: f64, b: f64) -> f64 {
-        let mut acc0 = (1.0 + f64::cos(a).powi(2)).ln();
-        for i in 1..=3 {
-            if i < 2 {
-                let t1 = if i == 3 { a / (2.0 + (acc0 * 0.25).tanh().mul_add((acc0 * 0.25).atan(), b).cos()) } else { (0.5 * (acc0 * 0.25 * i as f64).tanh()).asin() };
-                match i {
-                    0 => {
-                        acc0 *= (2.0 + (acc0 * 0.25).atan().sin()).log2().cos();
-                    }
-                    1 => {
-                        let t2 = (2.0 + (1.0 + (acc0 * 0.1).sin().powi(2)).cbrt().sin()).log10();
-                    }
-                    _ => {
-                        let mut acc0 = acc0;
-                    }
-                }
-            }
-            let mut k3 = 0;
-            let r4 = loop {
-                let a = a - ((acc0 * 0.05).sin() + a);
-                acc0 += (a * 0.25 / (1.0 + (a * 0.25).powi(2)) * 0.25).tanh();
-                k3 += 1;
-                if ((acc0 * 0.05).tanh() - b < -0.1) || k3 >= 3 { break ((a * 0.25).sin().mul_add((a * 0.25).tanh(), a * 0.25) * 0.5).tanh().powi(3); }
-            };
-            acc0 = (((1.0 + (acc0 * 0.05).powi(2)).ln() - (0.5 - a)) * 0.5).atan();
-        }
-        let mut acc5 = -(b * 0.1);
-        let t6 = b + b.clamp(-0.75, 0.75);
-        0.75 * t6 + 0.1 * acc5 + 0.3 * (acc0 * 0.05).atan() + 1.5 * a
-    }
-    check_p172(seed = 0xf96586114f55146b, inputs = 2, calls = [], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p173(xs: &[f64], a: f64) -> f64 {
-        let mut acc0 = xs[3] * 0.3 / (1.0 + (a / (1.0 + a * a)).powi(2));
-        for i in 0..1 {
-            acc0 = (1.5 + (xs[i] - a).sin()).powf((xs[i] * 0.75).tanh());
-        }
-        if (acc0 * 0.5).atan().atan() > (p153(0.9_f64.tanh(), (acc0 * 0.5).tanh(), a, a) * 0.25).sin() {
-            if acc0 * 0.5 * 0.1 > -0.4 {
-                let a = a + a / (1.5 + xs[2].tanh());
-            }
-        } else {
-            let t1 = f64::max(a.mul_add((acc0 * 0.5).tanh(), (acc0 * 0.5).sin()), a / (1.0 + a.powi(2))).sin();
-        }
-        (acc0 * 0.5).tanh() + a
-    }
-    check_p173(seed = 0x1395c4dda48fb358, inputs = 5, calls = [p153], at = |p| (&p[0..4], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p174(a: f64) -> f64 {
-        let mut acc0 = a;
-        if (p163(((a + a) * 0.5).tanh(), 0.5) * 0.25).sin() + a < 0.0 {
-            let mut v1 = vec![0.0; 3];
-            for i in 0..v1.len() {
-                v1[i] = f64::tanh(acc0).powi(2).ln_1p();
-            }
-            for q2 in v1.iter() {
-                let t3 = *q2 - a;
-                acc0 = (acc0 * 0.25).atan();
-            }
-        }
-        for i in 0..1 {
-            if i % 2 == 0 {
-                let t4 = a / (1.0 + (0.1 * a).powi(2));
-            }
-            acc0 -= ((acc0 * 0.1).tanh() + acc0 * 0.1).cos() * 0.5;
-        }
-        let t5 = 0.75 * (acc0 * 0.1).tanh() + ((acc0 * 0.1).tanh() + 0.5);
-        let mut k6 = 0;
-        let r8 = loop {
-            let t7 = if k6 < 3 { t5 / (1.0 + a.powi(2)) + -(k6 as f64) } else { (a + a).atan2(1.5 + a.hypot(k6 as f64).cos()) };
-            acc0 = ((p148(0.5 * (acc0 * 0.1), (1.0 + t5.powi(2)).ln(), (k6 as f64 / (1.0 + t5.powi(2)) * 0.25).sin()) * 0.5).tanh().powi(2) - (t5 - 2.0)) * 0.5;
-            k6 += 1;
-            if ((acc0 * 0.1).sin().hypot(a) > 0.5) || k6 >= 4 { break f64::atan(k6 as f64); }
-        };
-        r8 + t5
-    }
-    check_p174(seed = 0x478e222774f03624, inputs = 1, calls = [p148, p163], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p175(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = v / &((s) - v).mapv(|q| q * q + 1.0);
-        let mut t2 = (x.sum() * 0.1) * &(x.mapv(|q| (q * 0.5).exp()));
-        for _ in 0..n {
-            t2 = (&t2 * (t1.sum().sin())).mapv(f64::sin) + &t2 * 0.5;
-        }
-        t2.sum() * 0.2 + t1.dot(&t1) * 0.1 + s
-    }
-    check_p175(seed = 0x2414854df7ab27b6, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p176(a: f64) -> f64 {
-        let mut acc0 = (1.5 + (a * 1.0).sin()).powf((a + a).tanh());
-        if a > 0.1 {
-            if (0.5 * 0.25_f64.tanh()).atanh() < 0.0 {
-                acc0 /= (2.0 + (p158((acc0 * a * 0.5).sin(), a * a * 0.5) + p158(((a - acc0) * 0.5).atan(), ((acc0 + acc0) * 0.25).sin())).cos());
-            } else {
-                acc0 *= (0.2 * a).tanh();
-            }
-        } else {
-            let a = a - acc0 * 0.5;
-        }
-        if 0.3 > 0.1 {
-            let t1 = acc0 * 0.5;
-            let mut acc2 = t1;
-            for i in 0..4 {
-                for j in 1..=3 {
-                    if j % 3 == 1 {
-                        let mut acc3 = 1.0;
-                    } else {
-                        let t4 = match i { 0 => t1, 1 => (a * a - f64::cos(a)) * 0.5, _ => ((1.0 + (1.0 + t1.powi(2)).sqrt().powi(2)).cbrt() * 0.5).atan() };
-                    }
-                    acc0 = (t1 * (acc0 * 0.05).sin()).tanh().exp2();
-                }
-                acc2 = ((acc2 * 0.05).sin() + (1.5 + a.sin()).log(2.5 + a.cos())).tanh();
-            }
-        } else if acc0 * 0.05 * a < 0.0 {
-            let t5 = (1.5 + (acc0 * 0.05).atan().sin()).powf((acc0 * 0.05).atan().tanh());
-        } else {
-            for i in 0..4 {
-                let acc0 = (acc0 * 0.02).atan() + (2.0 + a);
-            }
-        }
-        acc0 * 0.02
-    }
-    check_p176(seed = 0x54d2ff6bd9f134b1, inputs = 1, calls = [p158], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p177(xs: &[f64], a: f64) -> f64 {
-        let t0 = a + 1.25;
-        let t1: f64 = xs[0].cos();
-        let mut acc2 = 0.0;
-        for i in 1..=1 {
-            for j in 0..4 {
-                let t3 = t1;
-                acc2 = t3.powi(2).ln_1p();
-            }
-            let t4 = (xs.iter().map(|q| (q * 0.75).sin()).sum::<f64>() * 0.5).sin().powi(3).sin().exp();
-            acc2 += (t0.mul_add(t0 / (1.0 + a * a), xs[2]) * 0.05).tanh();
-        }
-        let mut v5 = vec![0.0; xs.len()];
-        for i in 0..v5.len() {
-            v5[i] = xs.iter().map(|q| q * q).sum::<f64>().sin().exp().min(a * 1.5);
-            if i > 0 {
-                v5[i] += v5[i - 1] * (t0.hypot(xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) * 0.02).sin();
-            }
-        }
-        if 1.25 / (1.0 + (v5[3] * 0.1).tanh().powi(2)) < 0.7 {
-            if xs[0] - (p155(((a - t0) * 0.25).tanh(), t0 * 0.5) * 0.25).tanh() > a {
-                acc2 = (xs.iter().sum::<f64>() - 0.9 * (acc2 * 0.1).atan()) * 0.25;
-            } else {
-                if (v5[1] * 0.1).tanh() * a > -0.2 && 1.25 < 0.7 {
-                    let t6 = if f64::cos(t0) > acc2 * 0.1 && (v5[0] * 0.1).tanh() < 0.25 { (t1 - v5[0] * 0.1) / (1.5 + a.tanh()) } else { t0 };
-                    return f64::min((v5[3] * 0.1).sin(), 2.0).mul_add(f64::tanh(xs.iter().map(|q| q * t1).sum::<f64>()), (1.5 + a.sin()).log(2.5 + v5.iter().map(|q| (q * 0.1) * (acc2 * 0.1).tanh()).sum::<f64>().cos()));
-                }
-            }
-        } else {
-            acc2 += (f64::max(t1.min(t1), xs[3]) * 0.5).sin();
-        }
-        acc2 * 0.1 + t1 + t0 + 1.5 * a
-    }
-    check_p177(seed = 0x74872e076c6a4b5c, inputs = 5, calls = [p155], at = |p| (&p[0..4], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p178(a: f64) -> f64 {
-        let mut acc0 = 0.5;
-        for i in (0..8).step_by(2) {
-            let t1 = (1.0 + a.powi(2)).ln().hypot(a) + (a + a.powi(2));
-            let t2 = (t1 * 0.25).atan();
-            let t3 = t2 + i as f64;
-            let t4 = (t3 * 0.25).atan();
-            acc0 -= ((1.5 + ((p153(f64::atan(0.1), (t1 * 0.25 / (1.0 + (t3 * 0.25).atan().powi(2)) * 0.25).sin(), (1.5 * (t3 * 0.25).atan() * 0.5).atan(), ((t2 + t2) * 0.5).atan()) * 0.25).sin() - t4).cos()).sqrt() * 0.5).atan();
-        }
-        let mut acc5 = ((a + (acc0 * 0.1).sin() - a) * 0.5).sin();
-        let mut v6 = vec![0.0; 2];
-        for i in 0..v6.len() {
-            v6[i] = (acc0 * 0.1).atan().powi(2).ln_1p().powi(2).ln_1p();
-        }
-        a.cos()
-    }
-    check_p178(seed = 0x9ef9e46b866706d7, inputs = 1, calls = [p153], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p179(a: f64, n: usize) -> f64 {
-        let mut acc0 = 0.1 * a;
-        let flag1 = a / (1.0 + a * a) > 0.25;
-        let mut acc2 = 1.0;
-        if flag1 {
-            for i in 0..3 {
-                for j in (0..4).rev() {
-                    let t3 = (0.5 * (acc0 * 0.05).sin().tanh()).asin();
-                    acc2 += (2.0 + 0.2_f64.atan().cos()).powi(-2);
-                }
-                acc2 *= (acc2 * 0.05).sin().tanh().cos();
-            }
-        } else if (n as f64) < 0.3 {
-            let t4 = acc2 * 0.02;
-            let t5 = (acc0 * 0.05).sin();
-            acc0 = ((1.0 + (acc0 * 0.05).powi(2)).cbrt() - t5.clamp(-0.75, 0.75)) * 0.5;
-        } else {
-            let flag6 = (1.5 + (acc0 * 0.05).sin().sin()).powf(a.tanh()) > 0.25;
-        }
-        (acc2 * 0.02).atan() - (acc0 * 0.05).sin()
-    }
-    check_p179(seed = 0xbc384b87e08ea56f, inputs = 1, calls = [], at = |p| (p[0], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p180(c: f64, b: f64, a: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = 0.0;
-        if b.tanh() > b {
-            acc0 += 1.5 * (a - a) * 0.25;
-            let mut v1 = vec![0.0; xs.len()];
-            for i in 0..v1.len() {
-                v1[i] = (2.0 + a.cos()).powi(-2);
-            }
-        } else {
-            acc0 += xs[2];
-        }
-        let t2 = (acc0 * 0.5).sin().mul_add(a, b).mul_add(xs.iter().map(|q| q.cos()).product::<f64>(), b.cos()) + (xs[0] * b).abs();
-        for i in 0..1 {
-            let t3 = if t2 * 0.25 * c < 0.7 && p176((xs[0] / (1.0 + (acc0 * 0.25).powi(2)) * 0.5).tanh()) < -0.2 { b * 0.25 - -(t2 * 0.25).atan() } else { (1.0 + (t2 * 0.25).powi(2)).sqrt().mul_add((t2 * 0.25).tanh(), b) };
-            let t4: f64 = xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).cos().abs();
-            acc0 -= (f64::sin(a + 2.0) * 0.5).sin();
-        }
-        (t2 * 0.25).atan() + (acc0 * 0.25).tanh().sin() + a.sin() + b.cos() + c.cos()
-    }
-    check_p180(seed = 0x78175dac2a716287, inputs = 7, calls = [p176], at = |p| (p[0], p[1], p[2], &p[3..7]));
-}
-
-program! {
-    #[differentiable]
-    fn p181(a: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = (xs[1] + a - (a + xs.iter().map(|q| q * q).sum::<f64>())) * 0.25;
-        if acc0 < 0.25 {
-            acc0 += (1.5 + a.tanh().sinh().sin()).powf((1.0 + xs[0].powi(2)).ln().tanh()) * 0.5;
-        }
-        let mut acc1 = 0.9_f64.mul_add((acc0 * 0.5).sin().max(xs[0]), a);
-        match (((p170((a / (1.5 + acc1.tanh()) * 0.5).atan(), (acc0 * 0.5).sin(), xs.iter().map(|q| q * a).sum::<f64>() * 0.25, (xs[1].cos().exp() * 0.5).sin()) * 0.25).atan() / (2.0 + xs[2].cos()) * 0.5).abs() * 2.0) as usize % 3 {
+        let k3 = (((1.25 - t0) * 0.5).abs() * 2.0) as usize % 3;
+        match k3 {
             0 => {
-                if a - 0.25 < 0.3 {
-                    let acc0 = acc0 * 0.5 - acc1;
-                } else {
-                    acc0 -= (xs[0].sin().exp2() * (xs[2] / (1.0 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().powi(2))) * 0.1).atan();
-                }
+                let flag4 = (acc1 * 0.25).sin() * 1.25 > 0.25;
             }
             1 => {
-                let mut k2 = 0;
-                let r5 = loop {
-                    if xs[k2 % xs.len()].cos() > a {
-                        let t4 = { let u3 = xs[k2 % xs.len()].cos().exp() * -(acc1 * 0.1).tanh(); (1.5 + xs[(k2 + 1) % 3].asinh().cos()).sqrt() };
-                    }
-                    acc0 *= (1.0 + (k2 as f64).powi(2)).sqrt().cos();
-                    k2 += 1;
-                    if ((2.0 + a.cos()).powi(-2) < 0.7) || k2 >= 6 { break (1.5 + (a - acc1 * 0.1).sin()).powf((a - xs[1]).tanh()); }
-                };
+                acc1 *= 1.0 + (2.0 + (acc1 * 0.25 * 0.5).sin().cos()).powi(-2).tanh();
             }
             _ => {
-                if f64::tanh((acc1 * 0.1).sin()) > (acc1 * 0.1).tanh() {
-                    let t6 = (xs[2] / (1.0 + (acc1 * 0.1).atan().powi(2)) * (p178((xs.iter().map(|q| q * q).sum::<f64>().hypot(0.25) * 0.25).tanh()) - xs[2]) * 0.25).powi(3);
-                } else if xs.iter().map(|q| q * q).sum::<f64>() < 0.25 {
-                    let mut acc1 = acc1;
-                } else {
-                    let mut w7 = 0;
-                    while w7 < 2 {
-                        acc1 = w7 as f64;
-                        w7 += 1;
-                    }
-                }
+                let mut acc5 = ((acc1 * 0.1).tanh() * (acc1 * 0.1).tanh() - t0 / (1.0 + (acc1 * 0.1).tanh().powi(2))) * 0.5;
             }
         }
-        acc1 * 0.1 + (acc0 * 0.05).sin()
+        0.25 * (acc1 * 0.1).tanh() + t0 + a.sin()
     }
-    check_p181(seed = 0xc509bcde242bc3d2, inputs = 4, calls = [p170, p178], at = |p| (p[0], &p[1..4]));
+    check_p162(seed = 0x4eaec1ab895ad196, inputs = 1, calls = [], at = |p| (p[0]));
+}
+
+#[differentiable]
+fn p163_h0(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).cos();
+    r[1] = v[1] * 0.5;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+#[differentiable]
+fn p163_h1(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.5).sin();
+    }
+    acc * 0.75 + v[0] * v[v.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p163(xs: &[f64], a: f64) -> f64 {
+        let s1 = &xs[4..=6];
+        let t2 = (s1[2] * a + s1[2]).sin() + s1[s1.len() - 1] * 0.75;
+        let arr3 = p163_h0(&xs[5..], t2 * 0.75);
+        let t4 = arr3[0] * arr3[0];
+        let t5 = p163_h1(&xs[..6], t2).sin();
+        let t6 = p163_h1(&s1[1..=1], t5).sin();
+        let t7 = p163_h1(&arr3, t2.tanh());
+        let t8 = p163_h1(s1, t6 * 0.3).sin();
+        t8 + t7 + t6 + t5 + t4 + a * 0.3
+    }
+    check_p163(seed = 0x9dbedc9c728989b4, inputs = 8, calls = [], at = |p| (&p[0..7], p[7]));
 }
 
 program! {
     #[differentiable]
-    fn p182(xs: &[f64], a: f64) -> f64 {
-        let mut acc0 = 1.0;
-        acc0 *= 0.5 + 0.4 * xs[2].tanh().exp2().sin();
-        let t1 = -(xs[2] - (p163((a / (2.0 + xs[0].cos()) * 0.5).sin(), (1.5 + a.cos()).sqrt()) * 0.25).cos().exp());
-        let t2: f64 = xs[0].sin().exp();
-        if xs[2].tanh().exp_m1() > 0.5 {
-            acc0 /= (1.0 + (a * t2).powi(2));
-        } else {
-            let t3 = match (a.asinh().abs() * 2.0) as usize % 3 { 0 => a / (2.0 + a.cos()) / (1.5 + ((t1 * 0.5).tanh() + acc0).tanh()) * 0.5, 1 => 0.25 * ((t1 * 0.5).sin() - t2), _ => (xs.iter().map(|q| (q * 0.75).sin()).sum::<f64>() / (2.0 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().cos()) / (1.0 + 1.25_f64.abs().powi(2)) * 0.25).tanh() };
+    fn p164(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (a + xs[1]).tanh();
+        let t2 = ((a + a).mul_add(0.5, a) + xs[3]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 1..xs.len() {
+            let mut t3 = 0.0;
+            for j in 0..2 {
+                t3 += (((t2).sin()).sin() * (j as f64 + 0.5)).sin();
+            }
+            let t4 = (xs[i]).tanh() * 1.5;
+            acc += ((1.0 + (a - xs[i]) * (a - xs[i])).ln() - (t1 + xs[i - 1]).mul_add(0.5, xs[i])).tanh();
         }
-        t2.tanh() + (t1 * 0.5).atan() - 0.25 * acc0 + a.sin() + 0.5 * xs[1]
+        acc
     }
-    check_p182(seed = 0x5cfb8d1fd4f93efb, inputs = 4, calls = [p163], at = |p| (&p[0..3], p[3]));
+    check_p164(seed = 0xc919261ebaa08d21, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
 }
 
 program! {
     #[differentiable]
-    fn p183(b: f64, xs: &[f64], a: f64) -> f64 {
-        let b = b + a;
-        let t0: f64 = f64::atan(p158((b * 0.5).sin(), a.cos()));
-        let t1 = xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin());
-        let t2 = a.tanh().exp() * (0.75 * xs[3]);
-        let t3 = p166(-a) - (t2 * 0.5).sin();
-        let t4 = if b * 0.5 - t0 < 0.3 { t1.hypot(xs[1] - xs[2]) } else { (xs[3] + xs[1]).tanh() };
-        let k5 = (f64::tanh(xs[2]).abs() * 2.0) as usize % 3;
-        let t6 = match k5 { 0 | 1 => (t4 * 0.5).atan(), _ => ((xs.iter().map(|q| q * q).sum::<f64>() + t3) * 1.0 * 0.25).atan() };
-        0.3 * t6 + 1.25 * (t4 * 0.5) + t3.sin() - (t2 * 0.5).cos() + t1.cos() + t0 + 0.6 * (b * 0.5).tanh() + a
+    fn p165(a: f64, xs: &[f64]) -> f64 {
+        let t1 = ((1.0 + ((a).cos() * a) * ((a).cos() * a)).ln() + xs[2]).tanh();
+        let t2 = (a + xs[4]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        let mut carried = 0.5;
+        for i in 1..xs.len() {
+            acc -= ((1.0 + (-0.20_f64) * (-0.20_f64)).ln()).tanh();
+            let mut t3 = 0.0;
+            for j in 0..2 {
+                t3 += ((((xs[i - 1]) * 0.5).exp()) * ((-0.30_f64).cos() * 0.98_f64) * (j as f64 + 0.5)).sin();
+            }
+            acc += ((xs[i] + t1 - (xs[i - 1]).mul_add(0.5, xs[i - 1])) * (((xs[i]).mul_add(0.5, xs[i])).tanh())).tanh();
+            carried = carried * 0.5 + (((t1).tanh()).mul_add(0.5, t3)).tanh();
+            acc += carried;
+        }
+        let r = acc;
+        r
     }
-    check_p183(seed = 0xa6288e47a58b37d6, inputs = 6, calls = [p158, p166], at = |p| (p[0], &p[1..5], p[5]));
+    check_p165(seed = 0x479b42db103233a7, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]),
+        params = ["xs"] at [1, 2, 3, 4, 5]);
 }
 
 program! {
     #[differentiable]
-    fn p184(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = v.to_owned();
-        let t2 = (t1[1]) + (s) * 0.5;
-        let mut t3 = &((s) * x) / &(x.mean_axis(Axis(1)).unwrap()).mapv(|q| q * q + 1.0);
+    fn p166(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = v.to_owned();
         for _ in 0..n {
-            t3 = (&t3 * (t1.sum().sin())).mapv(f64::sin) + &t3 * 0.5;
+            t1 = (((s) * x).dot(&t1) * 0.3).mapv(f64::tanh) + &t1 * 0.5;
         }
-        let t4 = (t1.dot(&t1) * 0.3) - &((s) - v);
-        let t5 = t3.to_owned();
-        t5.sum() * 0.2 + t4.dot(&t4) * 0.1 + t3.sum() * 0.2
+        let mut t2 = -(-x.mapv(f64::sin)).mapv(f64::sin);
+        if n % 2 == 0 {
+            t2 = &(x - &t1) - &(x.mapv(|q| q * q * 0.5 - q));
+        }
+        let t3 = &((&t2 * v).mapv(f64::tanh)) / &(&t2 - x).mapv(|q| q * q + 1.0);
+        let t4 = s;
+        t4 + t3.sum() * 0.2 + t2.sum() * 0.2
     }
-    check_p184(seed = 0xeff9ce1772447ea4, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+    check_p166(seed = 0x9e37b4dc6d864c2c, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
 }
 
+#[differentiable]
+fn p167_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * -0.5
+}
+#[differentiable]
+fn p167_h1(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).cos();
+    r[1] = v[1] * 0.3;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
 program! {
     #[differentiable]
-    fn p185(b: f64, a: f64, n: usize) -> f64 {
-        let mut acc0 = (p164(-a, -0.9) * 0.25).tanh();
-        if a * 1.25 > -0.1 {
-            let t2 = { let u1 = a.min(b).sin(); acc0 };
-            let t3 = match n % 3 { 0 | 1 => ((1.0 * n as f64).min(b - n as f64) * 0.5).atan(), _ => a.powi(2).ln_1p().tanh().exp_m1() };
-            for i in (0..6).step_by(2) {
-                acc0 += ((1.5 + f64::cos((acc0 * 0.25).sin()).sin()).powf((t2 * t3).tanh()) * 0.5).sin();
-            }
-        } else if a / (1.0 + (acc0 * 0.25).sin().powi(2)) < -0.1 {
-            let mut acc4 = (2.0 + (b + (acc0 * 0.25).tanh()).sin()).cbrt();
-            let mut acc5 = (p164(a.abs(), f64::min(b, a)) * 0.25).sin().atan2(1.5 + acc4.cos()).powi(2).ln_1p();
-            if n < 1 {
-                for i in (0..1).rev() {
-                    let t6 = b / (1.0 + (1.5 + 0.3_f64.cos()).sqrt().powi(2));
-                    acc0 = 0.25 * (i as f64 + (acc4 * 0.5).sin());
-                }
-            } else if n > 1 {
-                let mut acc7 = 0.75 * b - -b;
-            }
-        }
-        (acc0 * 0.1).atan().cos() - a + b.tanh()
+    fn p167(a: f64, xs: &[f64]) -> f64 {
+        let s1 = &xs[5..8];
+        let t2 = (s1[1] * a + s1[0]).sin() + s1[s1.len() - 1] * 0.5;
+        let t3 = p167_h0(&xs[..3], t2).sin();
+        let t4 = p167_h0(&xs[0..], t3).sin();
+        let arr5 = p167_h1(&xs[..], t4);
+        let t6 = arr5[1] * arr5[1];
+        let arr7 = p167_h1(&s1[..], t3.tanh());
+        let t8 = arr7[0] * arr7[2];
+        let s9 = &s1[..];
+        let t10 = (s9[2] * t4 * 1.5 + s9[2]).sin() + s9[s9.len() - 1] * 0.6;
+        let t11 = p167_h0(&s9[..], t10).sin();
+        t11 + t10 + t8 + t6 + t4 + a * 0.3
     }
-    check_p185(seed = 0xad16cffe4db07718, inputs = 2, calls = [p164], at = |p| (p[0], p[1], 1));
+    check_p167(seed = 0x9b7b13a1b0de82fc, inputs = 9, calls = [], at = |p| (p[0], &p[1..9]));
 }
 
+#[differentiable]
+fn p168_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 1.5).tanh();
+    }
+    acc * 0.75 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p168_h1(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * -0.5 + (y[i] * s).cos() * 0.25;
+    }
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p168_h2(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).tanh() * 0.75;
+    }
+}
+#[differentiable]
+fn p168_h3(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p168_h1(y, s);
+    p168_h2(s * 0.6, &x[1..], y);
+}
 program! {
     #[differentiable]
-    fn p186(a: f64) -> f64 {
-        let mut acc0 = -(a * 0.25);
-        for i in (0..2).rev() {
-            if a / (1.5 + a.tanh()) > 0.1 {
-                if (acc0 * 0.25).tanh() < 0.5 {
-                    return (acc0 * 0.25).tanh() * i as f64 / (1.0 + (a * 0.1).powi(2));
-                }
-            } else {
-                let a = a - (2.0 + a.cos()).powi(-2);
-                let t1 = (a * 0.5).atan().powi(2);
-            }
-            acc0 += (i as f64 * 0.5).atan();
-        }
-        let t2 = f64::max((1.5 + a.sin()).powf(a.tanh()) * 0.3, f64::atan(a).powi(2));
+    fn p168(a: f64, w: [f64; 3], xs: &[f64], b: f64) -> f64 {
+        let t1 = p168_h0(&xs[..5], w[0]);
+        let t2 = p168_h0(xs, w[2] * 0.5).sin();
+        let s3 = &xs[2..];
+        let t4 = (s3[2] * t2 * 0.75 + s3[4]).sin() + s3[s3.len() - 1] * 0.5;
+        let mut buf5 = vec![0.0; 2];
         for i in 0..2 {
-            match i {
-                0 => {
-                    let mut acc0 = acc0;
-                }
-                _ => {
-                    for j in 0..3 {
-                        if 1.0 * a > a {
-                            let t3 = (acc0 * 0.05).tanh().mul_add(t2, t2).cos();
-                        }
-                        acc0 = ((acc0 * 0.05).atan() + 0.3).atan();
-                    }
-                }
-            }
-            acc0 -= (1.0 + t2.mul_add((acc0 * 0.05).atan(), a).powi(2)).sqrt() * 0.1;
+            buf5[i] = xs[i + 3] * a;
         }
-        for i in 0..4 {
-            acc0 /= (1.0 + t2.sin().powi(2));
-            acc0 -= a * 0.3 * a.powi(2).ln_1p();
-        }
-        t2.cos() + 1.25 * (acc0 * 0.05).tanh()
+        p168_h3(&mut buf5, &s3[..], a);
+        let _ = p168_h1(&mut buf5, a);
+        let t6 = buf5[0] + buf5[1] * 0.5;
+        let s7 = &s3[1..];
+        let t8 = (s7[3] * b + s7[0]).sin() + s7[s7.len() - 1] * 0.75;
+        let t9 = p168_h0(s3, t6);
+        let t10 = p168_h0(xs, t8.tanh());
+        t10 + t9 + t8 + t6 + t4 + w[1] * 0.5 + a * 0.3
     }
-    check_p186(seed = 0x87d22b9de590f012, inputs = 1, calls = [], at = |p| (p[0]));
+    check_p168(seed = 0x95306313cd4ab068, inputs = 12, calls = [], at = |p| (p[0], <[f64; 3]>::try_from(&p[1..4]).unwrap(), &p[4..11], p[11]),
+        params = ["a", "xs"] at [0, 4, 5, 6, 7, 8, 9, 10]);
+}
+
+#[differentiable]
+fn p169_h0(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.6 + (y[i] * s).sin() * 0.25;
+    }
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p169_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 0.6;
+    }
+}
+#[differentiable]
+fn p169_h2(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p169_h0(y, s);
+    p169_h1(s * 0.6, &x[1..], y);
+}
+#[differentiable]
+fn p169_h3(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).tanh();
+    r[1] = v[1] * -0.5;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+#[differentiable]
+fn p169_h4(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.6).sin();
+    }
+    acc * 0.3 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p169_h5(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.6;
+    t + p169_h4(&v[1..], s * 0.3) + p169_h4(v, s).sin()
+}
+program! {
+    #[differentiable]
+    fn p169(w: [f64; 3], a: f64, xs: &[f64]) -> f64 {
+        let mut buf1 = vec![-0.5; 4];
+        p169_h2(&mut buf1, xs, w[2] * 0.75);
+        for _ in 0..2 {
+            p169_h2(&mut buf1, &xs[..], a);
+        }
+        for _ in 0..2 {
+            p169_h1(w[2], &xs[..3], &mut buf1);
+        }
+        let t2 = buf1[0] + buf1[3] * 0.6;
+        let s3 = &xs[..];
+        let t4 = (s3[0] * w[0] + s3[0]).sin() + s3[s3.len() - 1] * 0.25;
+        let arr5 = p169_h3(xs, t4);
+        let t6 = arr5[1] * arr5[2];
+        let t7 = p169_h5(&xs[1..5], t2 * 0.6);
+        let t8 = p169_h5(&s3[1..=3], w[2]);
+        let s9 = &xs[..6];
+        let t10 = (s9[0] * t4 * 0.3 + s9[5]).sin() + s9[s9.len() - 1] * 0.25;
+        let t11 = p169_h5(&s9[..], t6);
+        t11 + t10 + t8 + t7 + t6 + w[1] * 0.5 + a * 0.3
+    }
+    check_p169(seed = 0xaa73317ca0e409b7, inputs = 10, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), p[3], &p[4..10]));
 }
 
 program! {
     #[differentiable]
-    fn p187(a: f64) -> f64 {
-        let t0 = (a + 0.2) * a;
-        let mut acc1 = (-t0 * a * 0.5).tanh();
-        if f64::min(a, t0) > 0.0 {
-            acc1 /= (1.0 + (2.0 + a.sin()).log2().powi(2));
-            let t0 = t0 - (t0 - 0.5);
-            acc1 += 0.25_f64;
-        } else {
-            let t2 = if -a < 0.25 { acc1.tanh() * t0.abs() } else { acc1.to_radians() + (2.0 + 1.25_f64.cos()).powi(-2) };
-            if acc1 - t0 > a || acc1 < -0.1 {
-                acc1 -= (t0.tanh() * 0.5).sin();
-            } else {
-                let t3 = if t0.cos() > -0.1 { t0 } else { 1.5 + (t2 * 0.5).tanh().mul_add((p186((a / (1.0 + (t2 * 0.5).sin().powi(2)) * 0.5).atan()) * 0.5).tanh(), t0) };
-            }
-        }
-        let acc1 = acc1 + a.atan2(1.5 + a.cos());
-        t0
-    }
-    check_p187(seed = 0x8bb0615d47351f0d, inputs = 1, calls = [p186], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p188(b: f64, n: usize, a: f64) -> f64 {
-        let mut acc0 = b.tanh() * 0.3;
-        if n == 3 {
-            if a < -0.2 && a < 0.1 {
-                acc0 *= acc0.cos();
-            } else if b > 0.7 {
-                let mut k1 = 0;
-                let r4 = loop {
-                    for j in 0..1 {
-                        for l in 0..4 {
-                            match k1 % 3 {
-                                0 => {
-                                    if b * (acc0 * 0.05).sin() < -0.2 {
-                                        acc0 = (n as f64 * 0.5).tanh();
-                                    }
-                                }
-                                1 => {
-                                    let t2 = (b - p186((acc0 * 0.05).tanh()) * 0.5) / (1.5 + (l as f64).tanh());
-                                }
-                                _ => {
-                                    if j % 3 == 1 {
-                                        let t3 = (acc0 * 0.05).sin().tanh();
-                                    } else {
-                                        acc0 = ((acc0 * 0.05).atan() - (acc0 * 0.05).sin() * (acc0 * 0.05).tanh()).atan();
-                                    }
-                                }
-                            }
-                            acc0 = (1.0 + a.powi(2)).sqrt();
-                        }
-                        acc0 /= (2.0 + (acc0 * 0.05 - 1.0).cos());
-                    }
-                    acc0 /= (2.0 + (a + b).cos());
-                    k1 += 1;
-                    if (b > a) || k1 >= 3 { break (acc0 * 0.05 / (1.0 + (acc0 * 0.05).atan().powi(2))).mul_add(a - acc0 * 0.05, (acc0 * 0.05).atan()); }
-                };
-            } else {
-                let mut acc0 = acc0;
-            }
-        }
-        for i in 0..3 {
-            if i + i < 3 {
-                if b.atan2(1.5 + b.cos()) < 0.0 {
-                    let a = a * (n as f64).sin().exp();
-                } else {
-                    let mut acc5 = b;
-                }
-            }
-            acc0 /= (1.0 + ((p186((1.0 + (acc0 * 0.02).sin().powi(2)).ln()) * 0.5).tanh() / (2.0 + b.cos())).powi(2));
-        }
-        0.3 * (acc0 * 0.02).tanh() + 0.5 * (acc0 * 0.02).sin()
-    }
-    check_p188(seed = 0x5ea673fd49b1fd43, inputs = 2, calls = [p186], at = |p| (p[0], 3, p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p189(a: f64, b: f64) -> f64 {
-        let t0 = match (0.75_f64.abs() * 2.0) as usize % 3 { 0 => (a.mul_add(a, a) * 1.5_f64.sin() * 0.5).tanh(), 1 => -a + b, _ => a };
-        let mut acc1 = (b * a / (1.0 + 1.25_f64.powi(2)) * 0.5).atan();
-        let mut k2 = 0;
-        let r3 = loop {
-            for j in (0..6).step_by(2) {
-                acc1 -= ((acc1 * 0.1).tanh().sin().exp2().cos() * 0.5).sin();
-            }
-            acc1 /= (2.0 + (a * (acc1 * 0.1).sin()).cos());
-            k2 += 1;
-            if ((2.0 + b.cos()).recip() > t0) || k2 >= 2 { break t0 * ((acc1 * 0.1).tanh() * k2 as f64); }
-        };
-        let t4 = if t0 / (1.0 + a.powi(2)) > b { f64::sin(b) / (2.0 + (acc1 * 0.1).atan().atan2(1.5 + b.cos()).cos()) } else { (0.5 * 2.0_f64.mul_add(b, 0.5).tanh()).acos() };
-        let t5 = (t4 * 0.5).tanh() + t0;
-        acc1 = (acc1 * 0.1 * ((0.25 - t0) * 0.5).atan()).sin();
-        if t0.mul_add(a, 1.0) < 0.25 {
-            return (t5 * 0.5).min((p186((1.0 + (r3 * 0.25).sin().powi(2)).sqrt()) * 0.5).sin()).mul_add(a * b, a * t0);
-        }
-        (r3 * 0.25).atan().cos() + t0 - b
-    }
-    check_p189(seed = 0xfab514e37be72c58, inputs = 2, calls = [p186], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p190(a: f64, xs: &[f64]) -> f64 {
+    fn p170(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (-0.92_f64 + xs[0]).tanh();
+        let t2 = (t1 + xs[1]).tanh();
         let mut acc = 0.0;
         let mut extra = 0.0;
         for i in 0..xs.len() {
-            acc += ((a + xs[i]).sin() - (((a) * 0.5).exp()).tanh()).tanh();
-            if ((a).sin()).cos() * a < -0.09 {
-                continue;
+            if (xs[i]).mul_add(0.5, xs[i]) > 0.41 {
+                let t3 = (((t1).cos() * xs[i]) * (xs[i]) - (xs[i] + xs[i]).cos() * xs[i]).tanh() * 1.5;
+            } else {
+                extra = extra + (((((t1).cos() * t2) * 0.5).exp()).mul_add(0.5, xs[i])).tanh() - ((1.0 + (((xs[i]).tanh()).mul_add(0.5, xs[i])) * (((xs[i]).tanh()).mul_add(0.5, xs[i]))).ln()).tanh();
             }
-            let t1 = if (xs[i] - xs[i]).cos() * xs[i] > 0.03 { (((xs[i]) * 0.5).exp() - 0.34_f64).tanh() } else { ((xs[i]) * 0.5).exp() };
-            let t2 = (((xs[i]).sin()).tanh() - (xs[i] - a).cos() * a).tanh() * 1.5;
+            extra -= (t1).tanh();
+            acc = acc + ((xs[i] - xs[i] + xs[i] - a).tanh()).tanh() - ((((t2) * (xs[i])).cos() * t2).mul_add(0.5, -0.45_f64)).tanh();
+            acc = acc + ((((t2).cos() * a).sin()) * ((1.0 + (t2) * (t2)).ln())).tanh() - ((((((a).cos() * t1) * 0.5).exp()) * 0.5).exp()).tanh();
             if i + 1 < xs.len() {
-                let mut t3 = 0.0;
-                for j in 0..2 {
-                    t3 += ((0.70_f64 + t2) * (t1 + xs[i]) * (j as f64 + 0.5)).sin();
-                }
-                acc += (xs[i + 1] + (a).mul_add(0.5, t1)).tanh();
+                let t4 = (t1).tanh() * 1.5;
+                acc = acc + ((t4).sin() + xs[i + 1]).tanh() - (t1 - xs[i] + (t4).mul_add(0.5, xs[i]) + (0.12_f64) * (xs[i])).tanh();
             }
-            acc += (((((xs[i] - xs[i]) * 0.5).exp()) * 0.5).exp()).tanh();
+            acc += ((((t2 - xs[i]).tanh()) * 0.5).exp()).tanh();
         }
         acc
     }
-    check_p190(seed = 0x084fe5d8e431647d, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+    check_p170(seed = 0xedf4d9735cfac31f, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
 }
 
 program! {
     #[differentiable]
-    fn p191(b: f64, a: f64) -> f64 {
-        let mut acc0 = 0.0;
-        for i in 0..2 {
-            let t1 = match i { 0 => a, _ => (2.0 + b.asinh().sin()).log2() };
-            acc0 *= 0.8 + 0.2 * (t1 * 1.25).sin();
+    fn p171(n: usize, b: f64, a: f64) -> f64 {
+        let t0 = b * 0.3;
+        let t1 = (2.0 + (t0 + a).cos()).recip();
+        let mut acc2 = 1.0;
+        for i in 1..=1 {
+            let mut a = a;
+            a += 0.6 * t1 * (1.5 + b.sin()).powf(p142(t0.cos(), t1 - t1, 0.3 * a, 1).tanh());
         }
-        if (acc0 * 0.1).sin() * (acc0 * 0.1) > -0.2 {
-            if 0.9 > -0.2 {
-                return 1.0 * (p170((acc0 * 0.1 * 0.9 * 0.5).atan(), (a * b * 0.5).sin(), f64::tanh(b), a * (acc0 * 0.1).tanh()) * 0.25).atan();
+        if b * 0.5 < 0.25 {
+            let t3 = b.max(n as f64) * (b / (1.0 + t1.powi(2)));
+        } else if b - a > -0.2 {
+            for i in 0..n {
+                let t4 = b / (1.5 + t1.tanh());
+                acc2 -= (t4.tanh().sin() * 0.5).sin();
             }
-            return b;
         }
-        (acc0 * 0.1).atan() + a.tanh() + b.tanh()
+        (acc2 * 0.1).atan().tanh() + t1 - 1.0 * t0
     }
-    check_p191(seed = 0x7d274bb149f8c9f5, inputs = 2, calls = [p170], at = |p| (p[0], p[1]));
+    check_p171(seed = 0xde235e9c9eec950e, inputs = 2, calls = [p142], at = |p| (3, p[0], p[1]));
 }
 
 program! {
     #[differentiable]
-    fn p192(n: usize, a: f64) -> f64 {
-        let mut acc0 = f64::tanh(1.0) * f64::sin(a);
-        if n % 3 == 1 {
-            acc0 -= (0.6 * acc0.cos().exp() * 0.5).sin();
-            let acc0 = (acc0 * 0.5).sin() * (acc0 * 0.5).cos();
-            let mut acc1 = ((acc0 * 0.5).sin().sin().exp_m1() * a.mul_add(a, p178(a * 0.6)) * 0.25).atan();
-            let mut k2 = 0;
-            let r3 = loop {
-                if (acc1 * 0.25).atan().cos() > (acc1 * 0.25).sin() || a < 0.1 {
-                    acc1 = (2.0 + a.sin()).cbrt() / (1.0 + ((acc1 * 0.25).tanh() - a).powi(2)) * 0.5;
-                    return (1.0 + (acc0 * 0.5).atan().powi(2)).sqrt().atan();
-                }
-                acc1 = ((acc1 * 0.25).sin() * (acc0 * 0.5).sin().tanh().cosh()).sin();
-                k2 += 1;
-                if (0.5 > 0.0) || k2 >= 3 { break ((acc0 * 0.5).atan() * (acc0 * 0.5).tanh()).tanh(); }
-            };
+    fn p172(a: f64) -> f64 {
+        let mut acc0 = f64::tanh(a + a);
+        for i in 0..1 {
+            let t1 = -(acc0 * 0.5).sin();
+            let t2 = (acc0 * 0.5).tanh();
+            acc0 += (1.0 + (i as f64 * 0.9).powi(2)).cbrt() * 0.5;
         }
-        a
+        let t3: f64 = 0.9;
+        t3
     }
-    check_p192(seed = 0x8a0e3c610b1e76c5, inputs = 1, calls = [p178], at = |p| (2, p[0]));
+    check_p172(seed = 0xe614fd45b5c88451, inputs = 1, calls = [], at = |p| (p[0]));
 }
 
 program! {
     #[differentiable]
-    fn p193(a: f64, xs: &[f64]) -> f64 {
+    fn p173(a: f64, xs: &[f64]) -> f64 {
         let mut acc = 0.0;
         let mut extra = 0.0;
-        for i in 0..xs.len() - 1 {
-            acc += (((((a) * 0.5).exp()).tanh()).tanh()).tanh();
-            let t1 = if (1.0 + (((xs[i + 1]) * 0.5).exp()) * (((xs[i + 1]) * 0.5).exp())).ln() < 0.32 { ((a + a).cos() * a - (xs[i + 1]) * (xs[i] + xs[i])).tanh() } else { (a).sin() };
-            acc = acc + ((((t1) * (a)).sin()).tanh()).tanh() - (((1.0 + ((1.0 + (xs[i]) * (xs[i])).ln()) * ((1.0 + (xs[i]) * (xs[i])).ln())).ln()).sin()).tanh();
-            acc -= (t1).tanh();
-            acc += (((xs[i]).tanh() + (a).mul_add(0.5, xs[i + 1])) * (xs[i])).tanh();
+        for i in 0..xs.len() {
+            if ((-0.26_f64).mul_add(0.5, a)).tanh() > 0.24 {
+                continue;
+            }
+            extra += (a).tanh();
+            let mut t1 = 0.0;
+            for j in 0..2 {
+                t1 += ((((a) * 0.5).exp()).tanh() * (j as f64 + 0.5)).sin();
+            }
+            if i + 1 < xs.len() {
+                acc = acc + (a).tanh() - ((xs[i]).tanh()).tanh();
+                let t2 = ((t1).cos() * a - xs[i] - ((xs[i]).sin()).mul_add(0.5, a)).tanh() * 1.5;
+                acc = acc + ((xs[i]) * (t2)).tanh() - ((((1.0 + (xs[i + 1]) * (xs[i + 1])).ln()).mul_add(0.5, -0.29_f64)).mul_add(0.5, t2)).tanh();
+            }
+            acc += (a).tanh();
         }
         acc
     }
-    check_p193(seed = 0xb23c30343a1c01c5, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+    check_p173(seed = 0xd8afde8cac1f5021, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
 }
 
-program! {
-    #[differentiable]
-    fn p194(a: f64) -> f64 {
-        let mut acc0 = 1.0;
-        let t1 = ((1.5 - a.tanh().exp()) * 0.5).powi(3);
-        let t2: f64 = (t1 * 0.1).tanh();
-        t2 + t1 * 0.1 - 1.5 * a
+#[differentiable]
+fn p174_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.75).tanh();
     }
-    check_p194(seed = 0xb0b30a91dda4f742, inputs = 1, calls = [], at = |p| (p[0]));
+    acc * 0.25 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p174_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.75;
+    t + p174_h0(&v[1..], s * 0.75) + p174_h0(v, s).cos()
+}
+#[differentiable]
+fn p174_h2(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 1.5).tanh();
+    }
+    y[0] = (y[0] * 0.5 + s).sin();
+}
+program! {
+    #[differentiable]
+    fn p174(xs: &[f64], a: f64, w: [f64; 3]) -> f64 {
+        let t1 = p174_h1(&w, w[2]);
+        let t2 = p174_h1(&xs[..], t1.tanh()).sin();
+        let mut buf3 = vec![0.3; 4];
+        for _ in 0..3 {
+            p174_h2(&mut buf3, t2 * 0.5);
+        }
+        p174_h2(&mut buf3, t2);
+        let t4 = buf3[0] + buf3[3] * 1.5;
+        let t5 = p174_h1(xs, t4);
+        let s6 = &xs[6..];
+        let t7 = (s6[1] * t1.tanh() + s6[0]).sin() + s6[s6.len() - 1] * 1.5;
+        t7 + t5 + t4 + t2 + t1 + w[1] * 0.5 + a * 0.3
+    }
+    check_p174(seed = 0x072224fae430566e, inputs = 12, calls = [], at = |p| (&p[0..8], p[8], <[f64; 3]>::try_from(&p[9..12]).unwrap()));
 }
 
 program! {
     #[differentiable]
-    fn p195(b: f64, a: f64) -> f64 {
-        let flag0 = (1.5 + b.sin()).log(2.5 + (p170(a.cos(), a.cos(), ((b - a) * 0.5).sin(), b) * 0.25).sin().cos()) > 0.7;
-        let mut acc1 = 0.0;
-        for i in 1..=3 {
-            let mut k2 = 0;
-            loop {
-                let b = b + b.sin();
-                acc1 += (((b * 0.5).atan() * 0.6).cos().exp_m1() * 0.5).tanh();
-                k2 += 1;
-                if (b * 0.5 > a) || k2 >= 3 { break; }
+    fn p175(b: f64, a: f64, c: f64) -> f64 {
+        let mut acc0 = 0.5;
+        for i in 0..3 {
+            let flag1 = b.hypot(a) > -0.4;
+            let a = a - b;
+            match i % 3 {
+                0 | 1 => {
+                    if i > 0 {
+                        let t2 = if b / (2.0 + c.cos()) > (a * 0.5).tanh() { ((a * 0.5).atan() / (2.0 + p162((p157(c, i as f64 * 0.5, 1, ((a * 0.5 - (a * 0.5).tanh()) * 0.5).tanh(), (a * 0.5 * 0.5).atan()) * 0.5).sin()).cos())).sin() } else { (2.0 + c.sin()).cbrt() };
+                    } else {
+                        let c = c - (b + b);
+                    }
+                }
+                _ => {
+                    let c = c * b.cos();
+                }
             }
-            acc1 -= ((acc1 * 0.05).atan().abs() * 0.5).sin();
+            acc0 += ((b.powi(2) - b.powi(3)) * 0.25).sin();
         }
-        acc1 += (1.5_f64.atan() * a.tanh().exp2() * 0.25).atan();
-        0.1 * (acc1 * 0.05) + b.tanh() + 0.5 * a
+        acc0 = ((acc0 * 0.25).sin() * c.tanh()).sin();
+        let flag3 = (acc0 * 0.25).sin() * (acc0 * 0.25).atan() > 0.7;
+        let mut k4 = 0;
+        let r5 = loop {
+            acc0 = ((c.cos() - c * b) * 0.5).atan();
+            for j in 0..3 {
+                acc0 = ((acc0 * 0.05).sin() - j as f64 / (1.0 + (acc0 * 0.05).sin().powi(2)) * 0.25).sin();
+                acc0 = ((a - 1.25).hypot(a + b) * 0.5).atan();
+            }
+            acc0 = (1.5 * b * (b / (1.5 + (acc0 * 0.05).tanh().tanh())) * 0.25).atan();
+            k4 += 1;
+            if ((k4 as f64 / (2.0 + (acc0 * 0.05).atan().cos())) > -0.2) || k4 >= 3 { break (acc0 * 0.05).sin().to_radians(); }
+        };
+        0.25 * r5 + (acc0 * 0.05).tanh() + 0.3 * c + 0.9 * a + b.tanh()
     }
-    check_p195(seed = 0x509f48c26f52f9bd, inputs = 2, calls = [p170], at = |p| (p[0], p[1]));
+    check_p175(seed = 0xc477f73d01f209ad, inputs = 3, calls = [p157, p162], at = |p| (p[0], p[1], p[2]));
 }
 
 program! {
     #[differentiable]
-    fn p196(b: f64, a: f64, c: f64) -> f64 {
-        let mut b = b;
-        let t0 = (2.0 + b.sin()).sqrt().mul_add(b + a, b);
-        let mut acc1 = 0.5;
-        if 1.25 * b > (t0 * 0.25).sin() {
-            let k2 = ((2.0 + (t0 * 0.25).atan().cos()).recip().abs() * 2.0) as usize % 3;
-            let t3 = match k2 { 0 | 1 => ((t0 * 0.25 - b).min(c.atan2(1.5 + (p172(c.powi(3) * 0.5, -a) * 0.5).cos())) * 0.5).tanh(), _ => (((t0 * 0.25).atan() / (1.0 + c.powi(2))).hypot(c * 2.0) * 0.25).tanh() };
-            return (0.5 * p192(2, (t0 * 0.25).tanh() * a).tanh()).atanh();
-        }
-        t0 * 0.25 + b
+    fn p176(a: f64, b: f64, c: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = 0.5;
+        let mut k1 = 0;
+        let r2 = loop {
+            for j in 0..xs.len() {
+                if xs[0] - 1.25 > 0.3 {
+                    acc0 -= ((b.mul_add(c, c) + xs[j]) * 0.25).atan();
+                }
+                acc0 = xs[j].mul_add(xs[(k1 + 1) % 3], xs[0]).cos().exp();
+            }
+            acc0 *= 0.8 + 0.2 * (c + xs[(k1 + 1) % 3]).sin();
+            k1 += 1;
+            if ((acc0 * 0.02).sin() + (acc0 * 0.02).tanh() > -0.2) || k1 >= 4 { break (xs.iter().map(|q| q.cos()).product::<f64>() * c).max((acc0 * 0.02).powi(2).ln_1p()); }
+        };
+        acc0 -= ((1.5 + b.cos()).sqrt().asinh() * 0.5).sin();
+        r2
     }
-    check_p196(seed = 0xd8df451a56cac743, inputs = 3, calls = [p172, p192], at = |p| (p[0], p[1], p[2]));
+    check_p176(seed = 0x172ee03c9840e436, inputs = 6, calls = [], at = |p| (p[0], p[1], p[2], &p[3..6]),
+        params = ["c", "xs", "b"] at [2, 3, 4, 5, 1]);
+}
+
+program! {
+    #[differentiable]
+    fn p177(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = -(x.mapv(|q| (q * 0.5).exp())).mapv(f64::sin);
+        let mut t2 = (-t1.mapv(f64::sin)).row(2).to_owned();
+        if n % 2 == 0 {
+            t2 = (((s) * (s)).tanh()) - &(x.dot(v) * 0.3);
+        }
+        let mut t3 = s;
+        if n % 2 == 0 {
+            t3 = v.mean().unwrap();
+        }
+        t3 + t2.dot(&t2) * 0.1 + t1.sum() * 0.2
+    }
+    check_p177(seed = 0xb65daaf9e4954493, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p178(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = v + &(-x.mapv(f64::sin));
+        for _ in 0..n {
+            t1 = (&t1 * (s)).mapv(f64::sin) + &t1 * 0.5;
+        }
+        let mut t2 = &((s) - v) - &(v / &v.mapv(|q| q * q + 1.0));
+        for _ in 0..n {
+            t2 = ((v + x).dot(&t2) * 0.3).mapv(f64::tanh) + &t2 * 0.5;
+        }
+        let t3 = &((s) - &t2) / &v.mapv(|q| q * q + 1.0);
+        let mut t4 = (s) - &((s) - &t3);
+        if n % 3 == 0 {
+            t4 = v.to_owned();
+        }
+        let mut t5 = &t3 + &((s) - &t3);
+        for _ in 0..n {
+            t5 = (x.dot(&t5) * 0.3).mapv(f64::tanh) + &t5 * 0.5;
+        }
+        t5.dot(&t5) * 0.1 + t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1
+    }
+    check_p178(seed = 0x6605f9607a83dade, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p179(a: f64, b: f64, c: f64) -> f64 {
+        let mut acc0 = 0.5;
+        if c.powi(2) < -0.2 {
+            let t1 = if c > a { c } else { b - c - 1.0 * b };
+            let mut w2 = 0;
+            while w2 < 2 {
+                let t1 = (t1 * 0.5).sin() * 1.5_f64.cos();
+                acc0 = ((p158((t1 * 0.5).tanh() * a, b).atan() - b.mul_add(b, b)) * 0.5).atan();
+                w2 += 1;
+            }
+            let t3 = (t1 * 0.5).tanh() + (t1 * 0.5).sin();
+        } else {
+            for i in 0..4 {
+                let mut acc4 = (p152(a) * 0.5).sin() * a;
+                acc0 *= (i as f64).tanh();
+            }
+            for i in 0..4 {
+                let mut acc5 = 0.0;
+                acc0 += (i as f64 * (a + (acc0 * 0.05).tanh()) * 0.1).tanh();
+            }
+        }
+        acc0 /= (1.0 + (b / (1.0 + a.powi(2))).powi(2));
+        acc0 /= (1.0 + (2.0 + b.sin()).sqrt().powi(2));
+        b - a
+    }
+    check_p179(seed = 0xcde3d5909e79692f, inputs = 3, calls = [p152, p158], at = |p| (p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p180(xs: &[f64], n: usize, a: f64) -> f64 {
+        let mut acc0 = 0.5;
+        if n < 1 {
+            let t1: f64 = 0.2 * (a / (2.0 + (n as f64).cos())) * a;
+        }
+        if a * a > 0.25 {
+            return a;
+        }
+        1.5 * a
+    }
+    check_p180(seed = 0xb1d4fd60f004f2aa, inputs = 4, calls = [], at = |p| (&p[0..3], 2, p[3]),
+        params = ["a"] at [3]);
+}
+
+#[differentiable]
+fn p181_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.6
+}
+#[differentiable]
+fn p181_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.6;
+    t + p181_h0(&v[1..], s * 0.75) + p181_h0(v, s).sin()
+}
+#[differentiable]
+fn p181_h2(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.75).tanh();
+    }
+    y[0] = (y[0] * 0.5 + s).sin();
+}
+#[differentiable]
+fn p181_h3(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * -0.5;
+    }
+}
+#[differentiable]
+fn p181_h4(y: &mut [f64], x: &[f64], s: f64) {
+    p181_h2(y, s);
+    p181_h3(s * -0.5, &x[1..], y);
+}
+program! {
+    #[differentiable]
+    fn p181(xs: &[f64], a: f64, w: [f64; 3]) -> f64 {
+        let t1 = p181_h1(&w, w[2] * 0.25);
+        let t2 = p181_h1(&xs[..], w[0]);
+        let mut buf3 = vec![0.0; 2];
+        for i in 0..2 {
+            buf3[i] = xs[i + 6] * w[0];
+        }
+        p181_h4(&mut buf3, &xs[..], a);
+        let t4 = buf3[0] + buf3[1] * -0.5;
+        let mut buf5 = vec![0.3; 4];
+        p181_h3(t4, xs, &mut buf5);
+        let t6 = buf5[0] + buf5[3] * 0.3;
+        let t7 = p181_h1(&xs[5..=7], w[2] * 0.6);
+        t7 + t6 + t4 + t2 + t1 + w[1] * 0.5 + a * 0.3
+    }
+    check_p181(seed = 0xf10f293a0b9568d2, inputs = 12, calls = [], at = |p| (&p[0..8], p[8], <[f64; 3]>::try_from(&p[9..12]).unwrap()));
+}
+
+program! {
+    #[differentiable]
+    fn p182(a: f64, n: usize) -> f64 {
+        let mut acc0 = (n as f64).max((p156(n as f64 * 1.0, p154(2, 0.2 * 0.2)) * 0.25).atan()).cos();
+        for i in 0..4 {
+            if a < 0.0 {
+                if (acc0 * 0.1).atan() * (acc0 * 0.1).tanh() < 0.5 {
+                    let t1 = if n == 1 { (acc0 * 0.1).tanh().tanh().atan2(1.5 + (0.3 / (1.5 + a.tanh())).cos()) } else { 2.0 };
+                } else if a + a > (acc0 * 0.1).tanh() {
+                    let t2 = match n % 3 { 0 => (1.5 + a.sin()).powf(a.tanh()) * 0.6, 1 => 0.2 * (a + a), _ => (acc0 * 0.1).atan().tanh().exp2() };
+                } else {
+                    for j in 0..1 {
+                        let t3 = (acc0 * 0.1).tanh();
+                        acc0 = t3;
+                    }
+                }
+            } else {
+                for j in (0..2).rev() {
+                    if n + j < 2 {
+                        acc0 = 2.0_f64;
+                    } else {
+                        acc0 = ((acc0 * 0.05).tanh() + (f64::min(i as f64, (acc0 * 0.05).sin()) * 0.5).atan()).atan();
+                    }
+                    acc0 *= 0.5 + 0.4 * (a * (acc0 * 0.05).tanh()).sin();
+                }
+            }
+            acc0 = ((acc0 * 0.02).sin() * ((a - 1.25) * 0.5).atan()).tanh();
+        }
+        if a * (acc0 * 0.02).tanh() > 0.5 {
+            acc0 /= (1.0 + a.powi(2));
+            acc0 /= (1.0 + (n as f64).powi(2));
+        } else {
+            let t4 = match n { 0 => ((acc0 * 0.02).atan() * a).tanh(), _ => 2.0_f64.cos().exp().sin() };
+        }
+        for i in 0..3 {
+            acc0 = (acc0 * 0.02).sin() * (acc0 * 0.02).sin().asinh();
+        }
+        acc0 * 0.02
+    }
+    check_p182(seed = 0x1b27a25e1159dc8e, inputs = 1, calls = [p154, p156], at = |p| (p[0], 1));
+}
+
+#[differentiable]
+fn p183_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.25).cos();
+    }
+    acc * 0.5 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p183_h1(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * -0.5 + (y[i] * s).tanh() * 0.25;
+    }
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p183_h2(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).sin() * 0.5;
+    }
+    y[0] * 0.6
+}
+#[differentiable]
+fn p183_h3(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p183_h1(y, s);
+    let _ = p183_h2(s * -0.5, &x[1..], y);
+}
+program! {
+    #[differentiable]
+    fn p183(w: [f64; 3], xs: &[f64], b: f64, a: f64) -> f64 {
+        let t1 = p183_h0(xs, b * 0.5).sin();
+        let t2 = p183_h0(xs, w[0]);
+        let mut buf3 = vec![-0.5; 3];
+        for _ in 0..2 {
+            p183_h3(&mut buf3, xs, a);
+        }
+        let t4 = buf3[0] + buf3[2] * 0.75;
+        let mut arr5 = [0.6_f64; 3];
+        arr5[2] = t1 * 0.5;
+        arr5[0] = xs[7] * 0.75;
+        let t6 = arr5[2] * arr5[0];
+        let s7 = &xs[..];
+        let t8 = (s7[1] * b * -0.5 + s7[3]).sin() + s7[s7.len() - 1] * 0.3;
+        let t9 = p183_h0(s7, w[2]).sin();
+        t9 + t8 + t6 + t4 + t2 + w[1] * 0.5 + a * 0.3
+    }
+    check_p183(seed = 0x0942d2b521984b9c, inputs = 13, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), &p[3..11], p[11], p[12]));
+}
+
+#[differentiable]
+fn p184_h0(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).sin() * 0.75;
+    }
+    y[0] * 1.5
+}
+#[differentiable]
+fn p184_h1(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.25 + (y[i] * s).cos() * 0.25;
+    }
+}
+#[differentiable]
+fn p184_h2(y: &mut [f64], x: &[f64], s: f64) {
+    p184_h1(y, s);
+    let _ = p184_h0(s * 0.6, &x[1..], y);
+}
+#[differentiable]
+fn p184_h3(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).cos();
+    r[1] = v[1] * 0.75;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+program! {
+    #[differentiable]
+    fn p184(a: f64, ys: &mut [f64], xs: &[f64], b: f64) -> f64 {
+        let mut buf1 = vec![-0.5; 4];
+        let t2 = p184_h0(a * 0.3, &xs[..5], &mut buf1).tanh();
+        p184_h2(&mut buf1, &xs[0..=1], b * 0.6);
+        let t3 = buf1[0] + buf1[3] * 0.3;
+        let s4 = &xs[4..];
+        let t5 = (s4[2] * t3.tanh() + s4[0]).sin() + s4[s4.len() - 1] * 0.6;
+        let arr6 = p184_h3(s4, t5.tanh());
+        let t7 = arr6[1] * arr6[2];
+        for _ in 0..2 {
+            p184_h1(ys, t5 * 1.5);
+        }
+        let t8 = ys[2] * -0.5;
+        t8 + t7 + t5 + t3 + t2 + ys[2] + a * 0.3
+    }
+    check_p184(seed = 0xae5170a5d51a119e, inputs = 13, calls = [], at = |p| (p[0], &mut p[1..4].to_vec(), &p[4..12], p[12]));
+}
+
+program! {
+    #[differentiable]
+    fn p185(c: f64, a: f64, b: f64) -> f64 {
+        let mut acc0 = 0.0;
+        let mut w1 = 0;
+        while w1 < 4 && (a * a > 0.7) {
+            if w1 % 3 == 1 {
+                if w1 == 3 {
+                    let b = b - ((p147((2.0 + c.cos()).recip(), a, ((a - c) * 0.5).atan(), (0.5 * 0.9_f64.tanh()).acos()) * 0.25).atan() + a);
+                } else {
+                    for j in (0..8).step_by(2) {
+                        acc0 += ((a + w1 as f64).sin() * 0.5).sin();
+                    }
+                }
+            }
+            acc0 = (-a * (p156(a * (acc0 * 0.02).sin(), c) * 0.25 * 1.25) * 0.5).tanh();
+            w1 += 1;
+        }
+        let t3 = { let u2 = (c.powi(3) / (1.0 + 0.75_f64.sin().powi(2)) * 0.25).tanh(); (c * b).atan() };
+        for i in (0..1).rev() {
+            acc0 /= (1.0 + t3.powi(2));
+            acc0 *= (i as f64).sin().cos();
+        }
+        t3 + acc0 * 0.02
+    }
+    check_p185(seed = 0x6eeb7ea347b51856, inputs = 3, calls = [p147, p156], at = |p| (p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p186(b: f64, a: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = 0.5;
+        for i in 0..2 {
+            let a = a * (2.0 * b);
+            acc0 += 0.6 * b.max(b);
+        }
+        let t1 = -xs[1];
+        let acc0 = (acc0 * 0.25).tanh() + (acc0 * 0.25).sin();
+        let mut acc2 = xs[2];
+        match (xs[3].sin().abs() * 2.0) as usize % 3 {
+            0 => {
+                acc2 += (p162(a) * 0.5).sin();
+                acc2 *= 0.5 + 0.4 * acc2.sin();
+            }
+            1 => {
+                let t3 = xs[0];
+                let t4 = xs[2].cos().exp2();
+            }
+            _ => {
+                let flag5 = t1.clamp(-0.75, 0.75) > -0.1;
+            }
+        }
+        1.25 * (acc2 * 0.5).sin() + acc0 - t1.tanh() + b
+    }
+    check_p186(seed = 0x325de20078ee3490, inputs = 6, calls = [p162], at = |p| (p[0], p[1], &p[2..6]),
+        params = ["b", "a"] at [0, 1]);
+}
+
+program! {
+    #[differentiable]
+    fn p187(n: usize, b: f64, d: f64, a: f64, c: f64) -> f64 {
+        let mut acc0 = 0.0;
+        if n % 2 == 0 {
+            acc0 += (a.asinh().tanh() * 0.5).tanh();
+            match n {
+                0 => {
+                    let mut acc1 = 1.0;
+                }
+                1 => {
+                    let t2: f64 = c;
+                }
+                _ => {
+                    let t3 = if 0.75_f64.to_radians() < -0.2 { (1.5 + (n as f64).sin()).log(2.5 + 0.9_f64.cos()).sin().exp() } else { (0.75 * d).tanh() };
+                }
+            }
+        }
+        match n % 3 {
+            0 => {
+                let mut k4 = 0;
+                loop {
+                    let mut w5 = 0;
+                    while w5 < 3 && (c.cos() > 0.7) {
+                        let t6 = d - (acc0 * 0.05).sin();
+                        acc0 = a / (1.5 + (c - (acc0 * 0.05).sin()).tanh());
+                        w5 += 1;
+                    }
+                    acc0 /= (1.0 + f64::max(d, (acc0 * 0.05).atan()).powi(2));
+                    k4 += 1;
+                    if (b - (acc0 * 0.05).tanh() < 0.0) || k4 >= 4 { break; }
+                }
+            }
+            1 => {
+                let mut w7 = 0;
+                while w7 < 4 {
+                    for j in (0..3).rev() {
+                        let t8 = a.powi(2);
+                        acc0 /= (1.0 + (1.0 + t8.powi(2)).cbrt().powi(2));
+                    }
+                    acc0 += a.min((2.0 + (acc0 * 0.02).tanh().sin()).sqrt()) * 0.5;
+                    w7 += 1;
+                }
+            }
+            _ => {
+                let mut d = d;
+            }
+        }
+        (acc0 * 0.02).cos() + c + 0.5 * a
+    }
+    check_p187(seed = 0x32f606045b5880ce, inputs = 4, calls = [], at = |p| (2, p[0], p[1], p[2], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p188(xs: &[f64], a: f64) -> f64 {
+        let t0: f64 = a.hypot(a);
+        let mut acc1 = 0.5;
+        let mut w2 = 0;
+        while w2 < 4 {
+            let a = a * t0;
+            let mut w3 = 0;
+            while w3 < 1 {
+                let t4 = f64::cos(f64::atan(0.3));
+                acc1 = ((a * 0.25 * t4 * 0.5).powi(2) * 0.25).tanh();
+                w3 += 1;
+            }
+            acc1 = ((xs[xs.len() - 1 - w2] - t0 + a * 0.25 * xs[w2]) * 0.25).tanh();
+            w2 += 1;
+        }
+        acc1 += ((xs.iter().sum::<f64>() / (1.0 + 1.5_f64.powi(2)) + a) * 0.1).tanh();
+        let mut k5 = 0;
+        loop {
+            let mut k6 = 0;
+            let r9 = loop {
+                match k5 {
+                    0 => {
+                        let t7: f64 = t0;
+                    }
+                    1 => {
+                        acc1 = (xs.iter().map(|q| q.cos()).product::<f64>() * xs[k5] + xs[xs.len() - 1 - k5] / (1.5 + xs[xs.len() - 1 - k5].tanh())) * 0.5;
+                    }
+                    _ => {
+                        if k6 % 3 == 1 {
+                            let t8 = (acc1 * 0.02).sin().tanh() * (2.0 + t0) * (a * 1.5_f64.sin());
+                        }
+                    }
+                }
+                acc1 = a;
+                k6 += 1;
+                if (xs[1] * t0 < -0.1 || xs[3] < -0.2) || k6 >= 3 { break (1.0 + k6 as f64) / (1.0 + 0.1_f64.min(xs[k5]).powi(2)); }
+            };
+            let t11 = { let u10 = (k5 as f64 * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.5).sin().powi(3); xs.iter().map(|q| q.cos()).product::<f64>().powi(2).atan2(1.5 + xs[k5].cos()) };
+            let mut k12 = 0;
+            let r13 = loop {
+                acc1 -= (f64::sin(a) * 0.5).sin();
+                acc1 *= 0.8 + 0.2 * f64::tanh(a).sin();
+                k12 += 1;
+                if ((acc1 * 0.01).sin() > 0.0) || k12 >= 5 { break (acc1 * 0.01).sin(); }
+            };
+            acc1 += (xs[k5] + xs[k5]).mul_add(xs[k5] - xs[k5], k5 as f64 * a) * 0.1;
+            k5 += 1;
+            if (xs[2].sin().exp_m1() > 0.7) || k5 >= 3 { break; }
+        }
+        for i in 0..xs.len() {
+            for j in 0..1 {
+                if xs.iter().map(|q| (q * 0.9).sin()).sum::<f64>() + t0 > -0.2 {
+                    acc1 = ((acc1 * 0.01).sin() * ((t0 + (acc1 * 0.01).tanh()) * 0.5).atan()).atan();
+                } else {
+                    if j % 3 == 1 {
+                        if i + j < 4 {
+                            if acc1 * 0.01 + xs[i] < 0.0 {
+                                let t0 = t0 - (1.5 + (acc1 * 0.01).sin().sin()).log(2.5 + t0.cos());
+                            } else {
+                                if xs[0] - xs[3] < 0.0 {
+                                    if a / (2.0 + (acc1 * 0.01).sin().cos()) < -0.2 {
+                                        let t0 = t0 - 0.1;
+                                    } else if t0.cos() > 0.1 {
+                                        let mut acc14 = 0.5;
+                                    } else {
+                                        acc1 *= 0.5 + 0.4 * (0.25 + a).sin();
+                                    }
+                                } else {
+                                    acc1 = (((acc1 * 0.005).tanh() * (p157(((xs[xs.len() - 1 - i] + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) * 0.05).tanh(), ((xs[i] + xs[i]) * 0.5).atan(), 1, (((p152((acc1 * 0.005).to_radians()) * 0.5).sin() + a) * 0.5).sin(), (t0 * 0.5).tanh()) * 0.5) + (xs[i] - t0)) * 0.25).sin();
+                                }
+                            }
+                        } else {
+                            for l in 0..xs.len() {
+                                let mut acc15 = t0;
+                                acc1 += ((2.0 + t0.cos()).recip().sin() * 0.5).sin();
+                            }
+                        }
+                    } else {
+                        if j + i < 1 {
+                            for l in 0..2 {
+                                acc1 *= 0.5 + 0.4 * (1.5 + xs[xs.len() - 1 - l].sin()).powf(t0.tanh()).sin();
+                            }
+                        } else {
+                            let t16 = xs[i].mul_add(xs[j], (acc1 * 0.002).atan()).cos().exp();
+                        }
+                    }
+                }
+                acc1 = a / (1.5 + (acc1 * 0.002).tanh().tanh()) / (1.0 + (xs.iter().map(|q| (q * 0.3).sin()).sum::<f64>() * (acc1 * 0.002).sin()).powi(2)) * 0.5;
+            }
+            acc1 /= (2.0 + a.min(xs[i]).cos());
+        }
+        acc1 * 0.002
+    }
+    check_p188(seed = 0x3ebc6741d829c717, inputs = 5, calls = [p152, p157], at = |p| (&p[0..4], p[4]),
+        params = ["a"] at [4]);
+}
+
+program! {
+    #[differentiable]
+    fn p189(xs: &[f64], a: f64, b: f64) -> f64 {
+        let k0 = ((a * b * 0.5).tanh().abs() * 2.0) as usize % 3;
+        let mut acc1 = 0.0;
+        match k0 {
+            0 | 1 => {
+                let a = a + a;
+            }
+            _ => {
+                acc1 += ((b.max(xs[0]) + (xs[1] - b)) * 0.25).atan();
+                for i in 0..1 {
+                    if i == 1 {
+                        if (0.3 - p179(((acc1 * 0.5).atan() * xs.iter().map(|q| q * b).sum::<f64>() * 0.1).tanh(), p157((xs[i] * (acc1 * 0.5).atan() * 0.5).tanh(), ((acc1 * 0.5).atan().sin().exp() * 0.5).sin(), 1, a, ((b + xs[0]) * 0.5).atan()) * 0.5 * 0.5, i as f64 / (1.0 + (acc1 * 0.5).atan().powi(2)))) > 0.5 {
+                            if 0.5 - xs[2] < -0.2 {
+                                for j in 1..=4 {
+                                    acc1 = ((a - xs[xs.len() - 1 - i]) * 0.5).tanh().powi(2);
+                                }
+                            }
+                        } else {
+                            for j in 0..3 {
+                                let mut acc2 = a;
+                                acc2 = f64::sin(0.2);
+                            }
+                        }
+                    } else {
+                        acc1 = (1.5 + b.sin()).log(2.5 + xs[2].cos()) - i as f64;
+                    }
+                    acc1 -= ((1.0 + xs[i].powi(2)).sqrt().sin() * 0.5).tanh();
+                }
+            }
+        }
+        let mut v3 = vec![0.0; 3];
+        for i in 0..v3.len() {
+            v3[i] = (a * b).atan2(1.5 + (i as f64 * a).cos());
+            if i > 0 {
+                v3[i] += v3[i - 1] * xs[i].mul_add(0.25, b) * 0.5;
+            }
+        }
+        acc1 = v3.iter().enumerate().map(|(k, q)| (q * 0.25) * k as f64).sum::<f64>().sin().exp().cos();
+        acc1 /= (2.0 + b.atan().cos());
+        (acc1 * 0.1).sin() + 0.25 * b + 0.5 * xs[2]
+    }
+    check_p189(seed = 0x4d82b3a5d51c7e9f, inputs = 5, calls = [p157, p179], at = |p| (&p[0..3], p[3], p[4]),
+        params = ["b"] at [4]);
+}
+
+program! {
+    #[differentiable]
+    fn p190(a: f64, n: usize, c: f64, b: f64, d: f64) -> f64 {
+        let mut acc0 = 0.5;
+        let mut k1 = 0;
+        loop {
+            let t2 = d - a + b * 1.0;
+            let flag3 = (t2 * 0.5).tanh() * b > 0.25;
+            acc0 += (c + n as f64).max(0.1 * (p175((p152(((c - 2.0) * 0.5).atan()) * 0.5 * 0.5).tanh(), ((b - d) * 0.5).tanh(), (0.5 * c.tanh()).acos()) * 0.5).tanh()) * 0.25;
+            let mut acc4 = a;
+            acc0 = (acc0 * 0.25).atan();
+            k1 += 1;
+            if (acc4 * acc4 > -0.1) || k1 >= 2 { break; }
+        }
+        acc0 /= (2.0 + c.cos().cos());
+        acc0 * 0.25 + a.sin() + 0.5 * (acc0 * 0.25)
+    }
+    check_p190(seed = 0x358a5e8d381ddc1d, inputs = 4, calls = [p152, p175], at = |p| (p[0], 3, p[1], p[2], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p191(xs: &[f64], n: usize, a: f64, b: f64) -> f64 {
+        let mut acc0 = a * 0.9 * xs[n].cos();
+        let mut k1 = 0;
+        let r3: f64 = loop {
+            let t2: f64 = k1 as f64 - n as f64;
+            acc0 += ((p156((t2 * 0.5).tanh().clamp(-0.75, 0.75), ((xs[k1 % xs.len()] - (acc0 * 0.1).tanh()) * 0.5).tanh()) * 0.25).sin().abs() * (t2 * 0.5 - (acc0 * 0.1).tanh()) * 0.25).tanh();
+            k1 += 1;
+            if (b + xs[k1 % xs.len()] > 0.3) || k1 >= 4 { break 0.75; }
+        };
+        let mut a = a;
+        1.0 * a + r3.sin() - (acc0 * 0.1).tanh()
+    }
+    check_p191(seed = 0x28389dee3b250227, inputs = 5, calls = [p156], at = |p| (&p[0..3], 1, p[3], p[4]));
+}
+
+program! {
+    #[differentiable]
+    fn p192(b: f64, a: f64) -> f64 {
+        let a = a + b.sin().exp();
+        let t0 = b;
+        let t1 = if f64::min((a * 0.25).sin(), (a * 0.25).sin()) > 0.25 && t0 < 0.0 { (a * 0.25).sin().sin().mul_add(0.3 * b, t0 - b) } else { a * 0.25 };
+        let mut acc2 = f64::tanh((2.0 + (t1 * 0.5).cos()).recip());
+        for i in 0..3 {
+            let mut acc3 = 0.9 * (a * 0.25 * 0.3);
+            acc2 -= ((a * 0.25).sin() + b).sin().exp2() * 0.5;
+        }
+        if (t1 * 0.5).tanh() < 0.1 || 0.2 < 0.0 {
+            let mut acc4 = (1.0 + t0.powi(2)).ln() * b;
+            acc4 += acc4 * t0.abs() * 0.5;
+        }
+        0.6 * (acc2 * 0.1) - (t1 * 0.5).atan() + 0.25 * t0 - (a * 0.25).atan().sin() + b.sin() + 0.5 * (t1 * 0.5)
+    }
+    check_p192(seed = 0x114fd7dbcfcd219d, inputs = 2, calls = [], at = |p| (p[0], p[1]),
+        params = ["b"] at [0]);
+}
+
+program! {
+    #[differentiable]
+    fn p193(a: f64, c: f64, xs: &[f64], b: f64) -> f64 {
+        let t0 = 1.25 * (a * xs[1] - ((p175((xs.iter().map(|q| q * q).sum::<f64>().hypot(a) * 0.1).sin(), xs.iter().map(|q| q.cos()).product::<f64>().max(b), 1.0) * 0.5).tanh() + xs[1]));
+        let mut acc1 = 0.5;
+        if 0.6 * 0.25 < 0.7 {
+            acc1 = ((xs.iter().map(|q| q * q).sum::<f64>() + 0.25) / (2.0 + b.cos()) * 0.1).atan();
+        } else if c + xs[2] > a {
+            acc1 = (t0 * 0.5).sin().min(a * 0.5);
+        }
+        for i in (0..4).step_by(2) {
+            for j in 0..xs.len() {
+                let t2 = b / (1.0 + xs[j].powi(2)) - (a - t0 * 0.5);
+                acc1 += (b / (1.0 + xs[0].powi(2)) * 0.5).sin().powi(3);
+            }
+            acc1 /= (1.0 + b.max((acc1 * 0.1).atan()).powi(2));
+        }
+        for i in 0..xs.len() {
+            acc1 = ((xs[i] + a + a) * 0.5).atan();
+            let t3 = if (1.0 + c.powi(2)).sqrt() > 0.5 { (-b).powi(2) } else { (p152(b.hypot(xs.iter().map(|q| (q * 0.5).sin()).sum::<f64>()) * 0.25) * 0.5).atan().sin().exp() / (1.0 + xs[i].powi(2)) };
+        }
+        let t4 = if f64::atan((t0 * 0.5).atan()) < -0.2 { xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() } else { xs[0] * 0.75 * (t0 * 0.5).atan() };
+        (t4 * 0.1).sin().cos() + (acc1 * 0.05).tanh() - 2.0 * (t0 * 0.5) + a
+    }
+    check_p193(seed = 0x009ab5ffc2780898, inputs = 6, calls = [p152, p175], at = |p| (p[0], p[1], &p[2..5], p[5]));
+}
+
+program! {
+    #[differentiable]
+    fn p194(b: f64, d: f64, c: f64, a: f64) -> f64 {
+        let mut acc0 = d;
+        let mut w1 = 0;
+        while w1 < 2 {
+            acc0 -= (2.0 + a.sin()).sqrt() * 0.5;
+            if w1 == 0 {
+                let d = d + b;
+            } else if w1 < 1 {
+                let t2: f64 = c.atan();
+            } else {
+                let t3 = match w1 { 0 => 0.75 * 1.25_f64.powi(3), _ => f64::min(p172((1.0 + d) * 0.5), d) * p172(((a + 0.75) * 0.5).atan()) };
+            }
+            acc0 *= (1.0 + b.powi(2)).sqrt().tanh();
+            w1 += 1;
+        }
+        let mut acc4 = 0.0;
+        (acc0 * 0.1).atan() + c + b.cos()
+    }
+    check_p194(seed = 0xa835f1feaa74c87a, inputs = 4, calls = [p172], at = |p| (p[0], p[1], p[2], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p195(n: usize, a: f64) -> f64 {
+        let mut v0 = vec![0.0; 4];
+        for i in 0..v0.len() {
+            v0[i] = (i as f64).atan2(1.5 + (n as f64).cos()) + 0.1_f64.powi(2);
+            if i > 0 {
+                v0[i] += v0[i - 1] * ((p149(((a - a) * 0.5).sin(), a.atan2(1.5 + a.cos()), n as f64) * 0.5).atan() * 0.5).atan();
+            }
+        }
+        v0[n] += a;
+        let flag1 = v0.iter().map(|q| (q * 0.1) * a).sum::<f64>() + a > 0.25;
+        let mut acc2 = (((2.0 + (v0[v0.len() - 1 - n] * 0.1).tanh().sin()).log10() + p162(1.25 * a)) * 0.5).atan();
+        for (i, q3) in v0.iter().enumerate() {
+            acc2 -= f64::atan((v0[3] * 0.1).sin().cos().exp_m1()) * 0.5;
+            acc2 -= (n as f64 * a - (v0[3] * 0.1).tanh() * (v0[n] * 0.1).sin()) * 0.25;
+            let t4 = if !flag1 { (acc2 * 0.1 - acc2 * 0.1).hypot((v0.iter().enumerate().map(|(k, q)| (q * 0.1) * k as f64).sum::<f64>() * 0.5).atan()) } else { (acc2 * 0.1).sin().cos().exp_m1().max(acc2 * 0.1 + (acc2 * 0.1).tanh()) };
+        }
+        let t5 = f64::max(a, (acc2 * 0.1).atan().atan2(1.5 + a.cos())) - (1.5 + (acc2 * 0.1).hypot((acc2 * 0.1).atan()).sin()).powf((acc2 * 0.1).sin().max(a).tanh());
+        acc2 *= 1.0 + ((t5 * 0.5).atan() - (t5 * 0.5).tanh()).tanh();
+        acc2 += ((acc2 * 0.05).tanh() * (2.0 + a.sin()).sqrt() * 0.5).atan();
+        (t5 * 0.5).sin() + (acc2 * 0.05).sin()
+    }
+    check_p195(seed = 0x5f82404096ba87ff, inputs = 1, calls = [p149, p162], at = |p| (1, p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p196(a: f64, xs: &[f64], b: f64) -> f64 {
+        let t0 = if a < 0.3 { a * 1.0_f64.mul_add(b, a) } else { a / (1.0 + xs.iter().map(|q| q * b).sum::<f64>() * xs.iter().map(|q| q * b).sum::<f64>()) + xs[1].atan2(1.5 + a.cos()) };
+        let mut acc1 = ((xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).max(xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())) - xs[0].mul_add(a, a)) * 0.5).atan();
+        let mut w2 = 0;
+        while w2 < 2 {
+            if 0.9 < -0.1 {
+                acc1 /= (1.0 + (acc1 * 0.25).tanh().powi(3).powi(2));
+                return (2.0 + f64::max(xs[w2], (t0 * 0.5).sin()).cos()).recip();
+            }
+            acc1 += (xs[w2] * (t0 * 0.5 * 1.5) * 0.1).atan();
+            w2 += 1;
+        }
+        let k3 = (a.abs() * 2.0) as usize % 3;
+        match k3 {
+            0 | 1 => {
+                acc1 /= (2.0 + (2.0 + 1.0_f64.sin()).ln().cos());
+            }
+            _ => {
+                let b = b + (acc1 * 0.25).tanh();
+                if (acc1 * 0.25).tanh() * xs[1] < 0.0 {
+                    return xs[0] * a * ((t0 * 0.5).atan() - 0.1);
+                }
+            }
+        }
+        let mut b = b;
+        b + (acc1 * 0.25).sin() + t0 * 0.5
+    }
+    check_p196(seed = 0x517c707f8affc61d, inputs = 5, calls = [], at = |p| (p[0], &p[1..4], p[4]));
 }
 
 program! {
     #[differentiable]
     fn p197(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (((a) * (a)).mul_add(0.5, a) + xs[2]).tanh();
-        let t2 = ((t1).cos() * a + xs[2]).tanh();
+        let t1 = (((1.0 + (a) * (a)).ln()).tanh() + xs[0]).tanh();
+        let t2 = (-0.07_f64 + (a).tanh() + xs[0]).tanh();
         let mut acc = 0.0;
         let mut extra = 0.0;
         for i in 0..xs.len() {
-            acc = acc + ((1.0 + (((xs[i]).sin()).tanh()) * (((xs[i]).sin()).tanh())).ln()).tanh() - (((t1) * ((xs[i]).cos() * xs[i])) * (((t2) * (xs[i])).sin())).tanh();
-            acc += ((xs[i]).mul_add(0.5, t1)).tanh();
-            let t3 = if (xs[i] - t2).tanh() > 0.37 { ((a).mul_add(0.5, xs[i])).tanh() } else { (t1).sin() };
-            extra -= (((((a) * 0.5).exp()) * 0.5).exp()).tanh();
-            acc -= (xs[i]).tanh();
-            acc = acc + ((1.0 + ((((a).sin()) * 0.5).exp()) * ((((a).sin()) * 0.5).exp())).ln()).tanh() - (xs[i]).tanh();
+            let t3 = if (t2).sin() + (t2) * (t2) < 0.49 { (((xs[i]).cos() * xs[i]).tanh()).tanh() } else { (xs[i]).sin() };
+            acc += (xs[i]).tanh();
+            if i + 1 < xs.len() {
+                if t1 < 0.26 {
+                    acc += ((t2).cos() * xs[i + 1]).tanh();
+                } else {
+                    let t4 = ((t3).cos() * t1).tanh() * 1.5;
+                }
+                let mut t5 = 0.0;
+                for j in 0..2 {
+                    t5 += (xs[i + 1] * (j as f64 + 0.5)).sin();
+                }
+                acc -= (t2).tanh();
+            }
+            acc -= ((((a) * (xs[i])) * (xs[i] - t2)) * (((xs[i]) * 0.5).exp())).tanh();
         }
         let r = acc;
         r
     }
-    check_p197(seed = 0xfb55e98abe3dc132, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+    check_p197(seed = 0x61b53e65e67b99e8, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]),
+        params = ["xs"] at [1, 2, 3, 4]);
 }
 
 program! {
     #[differentiable]
-    fn p198(a: f64, b: f64) -> f64 {
-        let a = a + b * a;
-        let t0 = if b * (a * 0.25).tanh() > (a * 0.25).sin() { -(b / (1.5 + b.tanh())) } else { b * b / (1.0 + (0.5_f64 * 0.75).powi(2)) };
-        let mut acc1 = (t0 * 0.5).tanh();
-        for i in 1..=2 {
-            if b > b {
-                if (acc1 * 0.25).atan() > -0.2 {
-                    let flag2 = (acc1 * 0.25).mul_add(b, (p172(p195(((t0 * 0.5).sin().sin().exp2() * 0.5).atan(), f64::min(1.0, b)).atan2(1.5 + (t0 * 0.5).sin().cos()), (((a * 0.25).atan() - a * 0.25) * 0.25).atan()) * 0.5).tanh()) > 0.0;
-                } else {
-                    acc1 = ((acc1 * 0.25).tanh() * ((acc1 * 0.25).max(acc1 * 0.25) * 0.5).sin()).sin();
-                }
+    fn p198(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (a + xs[2]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        let mut carried = 0.5;
+        for i in 0..xs.len() - 1 {
+            let t2 = (((1.0 + ((xs[i]).sin()) * ((xs[i]).sin())).ln()).mul_add(0.5, a)).tanh() * 1.5;
+            if ((a).mul_add(0.5, t1)).sin() < 0.29 {
+                let t3 = ((((1.0 + (xs[i + 1]) * (xs[i + 1])).ln()).mul_add(0.5, xs[i + 1])).cos() * xs[i + 1]).tanh() * 1.5;
+                let t4 = if ((t3).mul_add(0.5, xs[i + 1])) * (((t2) * 0.5).exp()) > 0.44 { (xs[i + 1]).tanh() } else { (1.0 + (xs[i]) * (xs[i])).ln() };
+            } else {
+                let t5 = (xs[i + 1]).tanh() * 1.5;
             }
-            acc1 += (t0 * 0.5 * 0.5).atan();
+            let t6 = (-0.34_f64).tanh() * 1.5;
+            acc -= (t6 - ((xs[i + 1]).sin()) * (xs[i + 1] + t6)).tanh();
+            carried = carried * 0.5 + (((xs[i + 1] - xs[i]).cos() * xs[i + 1]).sin()).tanh();
+            acc += carried;
         }
-        1.25 * (acc1 * 0.25) + (t0 * 0.5).atan()
+        acc.sin()
     }
-    check_p198(seed = 0x390d669c3c1c1bc4, inputs = 2, calls = [p172, p195], at = |p| (p[0], p[1]));
+    check_p198(seed = 0x4e05ddf200e73d2a, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
 }
 
+#[differentiable]
+fn p199_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.75).cos();
+    }
+    acc * 0.75 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p199_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.5;
+    t + p199_h0(&v[1..], s * 0.5) + p199_h0(v, s).tanh()
+}
 program! {
     #[differentiable]
-    fn p199(a: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = ((xs[3] + xs[3]) / (2.0 + f64::cos(xs[1]).cos()) * 0.5).tanh();
-        for i in 0..3 {
-            let mut v1 = vec![0.0; xs.len()];
-            for j in 0..v1.len() {
-                v1[j] = (acc0 * 0.25).tanh().cos().sin().exp();
-                if j > 0 {
-                    v1[j] += v1[j - 1] * (acc0 * 0.25 - xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())) * 0.1;
-                }
-            }
-            acc0 = 1.5_f64;
-        }
-        let mut k2 = 0;
-        loop {
-            acc0 = ((acc0 * 0.1).tanh() - ((1.5 - acc0 * 0.1) * 0.25).tanh()).sin();
-            let mut acc3 = ((a + (acc0 * 0.1).tanh() + (xs[3] - xs[0])) * 0.5).tanh();
-            let t4 = xs[k2].atan().cos();
-            acc0 += xs[k2];
-            k2 += 1;
-            if (0.75 < -0.1 && a < 0.25) || k2 >= 2 { break; }
-        }
-        let t5 = p179(p192(2, a * 0.5).atan2(1.5 + xs[3].cos()), 3) / (1.0 + 2.0_f64.powi(2)) * (1.5 + a.cos()).sqrt();
-        let t6: f64 = (t5 * 0.25).atan();
-        acc0 /= (2.0 + t6.cos());
-        t6 + 0.1 * (t5 * 0.25).atan() + acc0 * 0.1 - 0.5 * a + 0.5 * (acc0 * 0.1).sin()
+    fn p199(xs: &[f64], a: f64) -> f64 {
+        let s1 = &xs[..6];
+        let t2 = (s1[2] * a * 1.5 + s1[0]).sin() + s1[s1.len() - 1] * 0.6;
+        let mut arr3 = [-0.5_f64; 3];
+        arr3[2] = a;
+        arr3[0] = xs[5] * 0.6;
+        arr3[1] = (t2.tanh()).sin();
+        let t4 = arr3[2] * arr3[2];
+        let s5 = &xs[..7];
+        let t6 = (s5[4] * t2 + s5[5]).sin() + s5[s5.len() - 1] * -0.5;
+        let t7 = p199_h1(&s5[..6], t6).sin();
+        let t8 = p199_h1(&s1[..], t6).sin();
+        let t9 = p199_h1(s5, t6);
+        let t10 = p199_h1(&xs[5..], t4);
+        t10 + t9 + t8 + t7 + t6 + a * 0.3
     }
-    check_p199(seed = 0x51ecd559647c8a13, inputs = 5, calls = [p179, p192], at = |p| (p[0], &p[1..5]));
+    check_p199(seed = 0x7241212486c8c2ce, inputs = 9, calls = [], at = |p| (&p[0..8], p[8]));
 }
