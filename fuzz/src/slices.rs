@@ -13,6 +13,12 @@ use std::collections::BTreeSet;
 
 use super::{Func, Node, Param, Rng, Stmt};
 
+/// Also generate constructs issue 12 asks for that the macro does not compile yet (array
+/// literals `[a, b, c]`; a `let mut` buffer or an array passed as the `&[f64]` of a call
+/// that also takes a `&mut` buffer): off, so that every generated program is expected to
+/// pass; turn on to measure them.
+const PENDING: bool = false;
+
 /// What a helper does.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Kind {
@@ -86,6 +92,9 @@ const FEATURES: &[&str] = &[
     "[f64; N] returned by a helper",
     "&[f64; N] passed as &[f64]",
     "params = [...] subset",
+    "pending: array literal",
+    "pending: `let mut` buffer as `&[f64]` next to `&mut`",
+    "pending: `&[f64; N]` as `&[f64]` next to `&mut`",
 ];
 
 /// The constructs the slice programs (and the `params` selections) exercise, each with how
@@ -292,16 +301,24 @@ impl SliceGen<'_> {
         let choice = self.rng.below(10);
         // (a `let mut` buffer or an array as the `&[f64]` next to a `&mut` argument does
         // not compile yet: only in calls of reading helpers)
-        let reading = exclude.is_empty();
+        let reading = exclude.is_empty() || PENDING;
         if choice == 0 && reading && !self.buffers.is_empty() {
             let (b, len) = self.rng.pick(&self.buffers.clone()).clone();
-            if len >= min {
+            if len >= min && exclude != format!("&mut {b}") {
+                if !exclude.is_empty() {
+                    self.features
+                        .insert("pending: `let mut` buffer as `&[f64]` next to `&mut`");
+                }
                 self.features.insert("slice helper: a `let mut` buffer");
                 return format!("&{b}");
             }
         }
         if choice == 1 && reading && !self.arrays.is_empty() && min <= 3 {
             self.features.insert("&[f64; N] passed as &[f64]");
+            if !exclude.is_empty() {
+                self.features
+                    .insert("pending: `&[f64; N]` as `&[f64]` next to `&mut`");
+            }
             return format!("&{}", self.rng.pick(&self.arrays.clone()));
         }
         let (s, len) = self.rng.pick(&slices).clone();
@@ -444,9 +461,21 @@ impl SliceGen<'_> {
                     let (a, b) = (self.scalar(), self.scalar());
                     let (x, len) = self.slices[0].clone();
                     let i = self.rng.below(len);
-                    // (array literals and repeats of a differentiable value do not
-                    // compile yet: a constant array, written by index)
                     let k = self.coef();
+                    if PENDING && self.rng.chance(0.5) {
+                        out.push(self.line(format!(
+                            "let {arr}: [f64; 3] = [{a}, {x}[{i}] * {k}, ({b}).sin()];"
+                        )));
+                        self.features.insert("pending: array literal");
+                        self.features.insert("[f64; N] local");
+                        let t = self.fresh("t");
+                        out.push(self.line(format!("let {t} = {arr}[0] * {arr}[2];")));
+                        self.terms.push(t.clone());
+                        self.scalars.push(t);
+                        self.arrays.push(arr);
+                        return;
+                    }
+                    // a constant array, written by index
                     let fill = self.coef();
                     out.push(self.line(format!("let mut {arr} = [{fill}_f64; 3];")));
                     let i0 = self.rng.below(3);
@@ -646,7 +675,10 @@ mod tests {
     fn the_checked_in_programs_use_every_construct() {
         let funcs = generate_functions(TEST_SEED, TEST_COUNT);
         for (feature, n) in feature_counts(&funcs) {
-            assert!(n > 0, "no checked-in program uses {feature}");
+            assert!(
+                n > 0 || (feature.starts_with("pending") && !PENDING),
+                "no checked-in program uses {feature}"
+            );
         }
     }
 
