@@ -18,72 +18,60 @@ use autodiff::prelude::*;
 fn p0_h0(v: &[f64], s: f64) -> f64 {
     (v[0] * s).sin() + v[1] * v[v.len() - 1] * 1.5
 }
-#[differentiable]
-fn p0_h1(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.75 + (y[i] * s).cos() * 0.25;
-    }
-}
-#[differentiable]
-fn p0_h2(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).sin() * 0.3;
-    }
-}
-#[differentiable]
-fn p0_h3(y: &mut [f64], x: &[f64], s: f64) {
-    p0_h1(y, s);
-    p0_h2(s * 0.5, &x[1..], y);
-}
 program! {
     #[differentiable]
     fn p0(xs: &[f64], b: f64, a: f64) -> f64 {
         let t1 = p0_h0(xs, b);
         let t2 = p0_h0(xs, b);
         let t3 = p0_h0(&xs[1..5], t1.tanh()).sin();
-        let t4 = p0_h0(&xs[..], a * 0.6).sin();
-        let mut buf5 = vec![0.6; 4];
-        for _ in 0..3 {
-            p0_h1(&mut buf5, a);
-        }
-        p0_h3(&mut buf5, &xs[..], t2 * 0.3);
-        p0_h3(&mut buf5, xs, t1.tanh());
-        let t6 = buf5[0] + buf5[3] * 0.5;
-        let mut arr7 = [1.5_f64; 3];
-        arr7[0] = t4;
-        arr7[1] = xs[0] * 0.75;
-        arr7[2] = (t1).sin();
-        let t8 = arr7[0] * arr7[1];
-        t8 + t6 + t4 + t3 + t2 + a * 0.3
+        let t4 = p0_h0(&xs[..], a).sin();
+        let mut arr5 = [0.5_f64; 3];
+        arr5[2] = t4.tanh();
+        arr5[0] = xs[1] * 0.75;
+        let t6 = arr5[2] * arr5[1];
+        let t7 = p0_h0(xs, b);
+        t7 + t6 + t4 + t3 + t2 + a * 0.3
     }
     check_p0(seed = 0xba3c415d46b92e01, inputs = 10, calls = [], at = |p| (&p[0..8], p[8], p[9]));
 }
 
 program! {
     #[differentiable]
-    fn p1(c: f64, b: f64, a: f64) -> f64 {
-        let b = b - b * 0.2;
-        let mut acc0 = ((c * a + (a + b)) * 0.25).tanh();
-        let mut k1 = 0;
-        let r3 = loop {
-            for j in 0..2 {
-                let t2 = c * (acc0 * 0.05).sin();
-                acc0 = ((t2 - j as f64) * (acc0 * 0.05).tanh() * 0.5).tanh();
+    fn p1(a: f64) -> f64 {
+        let mut v0 = vec![0.0; 4];
+        for i in 0..v0.len() {
+            v0[i] = a.tanh().sin().exp_m1();
+            if i > 0 {
+                v0[i] += v0[i - 1] * a.cos() * 0.5;
             }
-            acc0 /= (2.0 + a.min(0.6).cos());
-            k1 += 1;
-            if (1.25 * 0.1 > 0.7 && 0.1 < 0.5) || k1 >= 6 { break c.hypot(c / (1.5 + a.tanh())); }
-        };
-        for i in 1..=1 {
-            if i % 2 == 0 {
-                continue;
-            }
-            acc0 += ((2.0 + (acc0 * 0.05).sin().sin()).log10().atan() * 0.5).tanh();
         }
-        (r3 * 0.5).atan().cos() - (acc0 * 0.05).tanh().cos() - b + 0.5 * (acc0 * 0.05)
+        let mut v1 = vec![0.0; 2];
+        for i in 0..v1.len() {
+            v1[i] = -0.9 * (a * 0.5);
+        }
+        let mut acc2 = 0.5;
+        if a > 0.0 || v1.iter().map(|q| q.cos()).product::<f64>() < 0.7 {
+            let mut k3 = 0;
+            let r5 = loop {
+                let mut acc4 = ((v0[1] * 0.1).sin() - a).tanh().exp();
+                acc2 *= a.tanh();
+                k3 += 1;
+                if (acc4.max(v1.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.25).sin())) < 0.7) || k3 >= 3 { break (acc2 * 0.1).atan(); }
+            };
+        }
+        if (acc2 * 0.1).sin() * (acc2 * 0.1).tanh() > 0.7 {
+            let t6: f64 = 0.75 * (v0[1] * 0.1).tanh();
+        }
+        let t7 = (v0[1] * 0.1).sin().exp();
+        if 1.25 < 0.25 && ((v0.iter().enumerate().map(|(k, q)| (q * 0.1) * k as f64).sum::<f64>() * 0.5).atan()) < -0.1 {
+            for i in 1..=4 {
+                let t8 = if i == 2 { (v1[i % v1.len()] * 0.1).sin() } else { (v1[(i + 1) % 2] * 0.1).atan() };
+                acc2 += (((acc2 * 0.05).atan() + t7 - (v0[i % v0.len()] * 0.05).min(v0.iter().map(|q| ((q * 0.05) * 0.2).sin()).sum::<f64>())) * 0.1).sin();
+            }
+        }
+        t7
     }
-    check_p1(seed = 0xa9060705ed65fcc5, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]),
-        params = ["b"] at [1]);
+    check_p1(seed = 0xe41d74784c1528ce, inputs = 1, calls = [], at = |p| (p[0]));
 }
 
 program! {
@@ -91,1725 +79,314 @@ program! {
     fn p2(a: f64, xs: &[f64]) -> f64 {
         let mut acc = 0.0;
         let mut extra = 0.0;
-        for i in 0..xs.len() {
-            acc += (((((1.0 + (a) * (a)).ln()).sin()) * 0.5).exp()).tanh();
-            let t1 = (((xs[i]).tanh() - (a) * (a)).sin()).tanh() * 1.5;
-            if ((1.0 + (xs[i]) * (xs[i])).ln()).mul_add(0.5, xs[i]) > 0.15 {
-                extra = extra + ((((0.81_f64).cos() * t1).mul_add(0.5, 0.04_f64)).mul_add(0.5, xs[i])).tanh() - ((t1).mul_add(0.5, 0.70_f64) + ((t1).mul_add(0.5, xs[i])).sin()).tanh();
+        for i in 0..xs.len() - 1 {
+            let t1 = (xs[i]).tanh() * 1.5;
+            if (((a) * 0.5).exp()).sin() > 0.02 {
+                if (xs[i + 1] + -1.00_f64).sin() < 0.26 {
+                    acc = acc + (t1).tanh() - (xs[i]).tanh();
+                }
+                acc = acc + ((1.0 + ((xs[i + 1]).sin()) * ((xs[i + 1]).sin())).ln()).tanh() - ((1.0 + (a) * (a)).ln()).tanh();
             }
-            acc += ((1.0 + (a) * (a)).ln()).tanh();
-            let t2 = (((xs[i] - xs[i]) * 0.5).exp() - a).tanh() * 1.5;
-            acc = acc + ((t2).mul_add(0.5, t1)).tanh() - (((xs[i] - (t2).tanh()) * 0.5).exp()).tanh();
+            acc -= (((xs[i]).tanh() - t1 - xs[i]).mul_add(0.5, t1)).tanh();
         }
         acc
     }
-    check_p2(seed = 0xd3af7eecabf252f9, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+    check_p2(seed = 0xec84489933339923, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
 }
 
 program! {
     #[differentiable]
     fn p3(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((a - a).cos() * a + xs[4]).tanh();
-        let t2 = (a + xs[0]).tanh();
+        let t1 = (a - (a).tanh() + xs[3]).tanh();
         let mut acc = 0.0;
         let mut extra = 0.0;
-        for i in 0..xs.len() - 1 {
-            if (a) * (0.84_f64) + xs[i + 1] < 0.44 {
-                continue;
-            }
-            extra += (xs[i] + (t1 - t2) * ((xs[i + 1]).mul_add(0.5, xs[i + 1]))).tanh();
-            acc += (xs[i + 1]).tanh();
-        }
-        acc
-    }
-    check_p3(seed = 0x475fa9f422bd9f4f, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p4(xs: &[f64], a: f64) -> f64 {
-        let a = a - a;
-        let a = a * 0.5 + (a * 0.5).sin();
-        let mut acc0 = (a / (1.5 + a.tanh())).tanh();
-        for i in 0..1 {
-            let acc0 = (acc0 * 0.5).tanh() * i as f64;
-            let mut v1 = vec![0.0; 3];
-            for j in 0..v1.len() {
-                v1[j] = (xs[xs.len() - 1 - i] * (p1((xs.iter().map(|q| q.cos()).product::<f64>().max(acc0) * 0.5).tanh(), (a.cos().exp() * 0.5).atan(), (acc0 / (2.0 + acc0.cos()) * 0.25).tanh()) * 0.25).sin()).cos().exp_m1();
-                if j > 0 {
-                    v1[j] += v1[j - 1] * (xs[i].atan() * 0.5).sin();
-                }
-            }
-            let mut acc2 = f64::cos(xs[i] * a);
-            let mut k3 = 0;
-            loop {
-                let t4 = match k3 % 3 { 0 => ((2.0 - a + (a + xs[k3 % xs.len()])) * 0.25).sin(), 1 => (2.0 + 0.9_f64.mul_add(a, xs[i]).sin()).log10(), _ => (1.5 + (acc2 * 0.1).sin()).powf(acc0.tanh()) / (1.0 + (xs[2] / (1.5 + xs[k3 % xs.len()].tanh())).powi(2)) * 0.5 };
-                acc2 = ((v1[1] * 0.1 * a).abs() * 0.25).atan();
-                k3 += 1;
-                if ((v1[i] * 0.1).sin() * acc0 < 0.1) || k3 >= 5 { break; }
-            }
-            acc2 /= (1.0 + a.powi(2));
-        }
-        acc0 -= xs[2];
-        acc0 += ((a + a).powi(2).ln_1p() * 0.25).tanh();
-        for (i, q5) in xs.iter().enumerate() {
-            if (acc0 * 0.05).tanh().tanh() > -0.4 || xs[i] < -0.1 {
-                return (p1((a / (1.0 + xs[i].powi(2)) * 0.25).tanh(), (acc0 * 0.05).sin() * 1.5, (a * 0.5).sin()) * 0.25).atan() * xs[i];
-            }
-            acc0 /= (2.0 + (1.5 + (i as f64).cos()).sqrt().cos());
-        }
-        (acc0 * 0.05).tanh().sin() + a.tanh()
-    }
-    check_p4(seed = 0x5ce4eee1678c09f7, inputs = 5, calls = [p1], at = |p| (&p[0..4], p[4]));
-}
-
-#[differentiable]
-fn p5_h0(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).cos();
-    r[1] = v[1] * 1.5;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-#[differentiable]
-fn p5_h1(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.3).sin();
-    }
-    acc * 0.75 + v[0] * v[v.len() - 1]
-}
-program! {
-    #[differentiable]
-    fn p5(xs: &[f64], a: f64) -> f64 {
-        let arr1 = p5_h0(xs, a);
-        let t2 = arr1[2] * arr1[2];
-        let s3 = &xs[..6];
-        let t4 = (s3[4] * t2 * -0.5 + s3[2]).sin() + s3[s3.len() - 1] * 1.5;
-        let t5 = p5_h1(&xs[4..6], a);
-        let t6 = p5_h1(xs, t5).sin();
-        let t7 = p5_h1(&s3[1..=3], t4.tanh());
-        let t8 = p5_h1(s3, t4 * 0.3);
-        t8 + t7 + t6 + t5 + t4 + a * 0.3
-    }
-    check_p5(seed = 0x856cf9b1bcdff971, inputs = 7, calls = [], at = |p| (&p[0..6], p[6]));
-}
-
-program! {
-    #[differentiable]
-    fn p6(n: usize, a: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = a;
-        for (i, q1) in xs.iter().enumerate() {
-            let mut acc2 = (xs[n] - xs[0]).tanh().exp();
-            match n {
-                0 => {
-                    let mut k3 = 0;
-                    loop {
-                        acc2 *= 0.5 + 0.4 * f64::tanh(xs.iter().sum::<f64>()).sin();
-                        acc0 /= (1.0 + (a - 0.2).powi(2));
-                        k3 += 1;
-                        if (xs[(k3 + 1) % 4].atan() < 0.0) || k3 >= 4 { break; }
-                    }
-                }
-                _ => {
-                    let t4 = (xs[3] - a) * ((acc2 * 0.02).tanh() / (2.0 + xs[i].cos())) * (1.0 + (0.5 * (acc0 * 0.02).sin()).powi(2)).ln();
-                }
-            }
-            acc2 = (acc2 * 0.02 + (a.min(xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) * 0.05).tanh()).sin();
-        }
-        let a = a * f64::sin(xs[n]);
-        acc0 = (2.0 + (-(acc0 * 0.02).tanh()).cos()).powi(-2);
-        (a * 0.5).tanh() + (acc0 * 0.02).sin()
-    }
-    check_p6(seed = 0x1dede4fc7554bbb1, inputs = 5, calls = [], at = |p| (1, p[0], &p[1..5]));
-}
-
-#[differentiable]
-fn p7_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.6
-}
-#[differentiable]
-fn p7_h1(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * -0.5;
-    t + p7_h0(&v[1..], s * 1.5) + p7_h0(v, s).cos()
-}
-#[differentiable]
-fn p7_h2(y: &mut [f64], s: f64) -> f64 {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 1.5).tanh();
-    }
-    y[0] = (y[0] * -0.5 + s).sin();
-    y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p7_h3(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).cos() * 0.25;
-    }
-}
-#[differentiable]
-fn p7_h4(y: &mut [f64], x: &[f64], s: f64) {
-    let _ = p7_h2(y, s);
-    p7_h3(s * 0.3, &x[1..], y);
-}
-#[differentiable]
-fn p7_h5(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).tanh();
-    r[1] = v[1] * 0.75;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-program! {
-    #[differentiable]
-    fn p7(xs: &[f64], a: f64, w: [f64; 3], b: f64) -> f64 {
-        let s1 = &xs[..];
-        let t2 = (s1[3] * a + s1[3]).sin() + s1[s1.len() - 1] * 0.3;
-        let t3 = p7_h1(&s1[4..=6], t2.tanh());
-        let mut buf4 = vec![0.0; 2];
-        for i in 0..2 {
-            buf4[i] = xs[i + 2] * a * 0.25;
-        }
-        let _ = p7_h2(&mut buf4, w[2]);
-        p7_h3(w[0], xs, &mut buf4);
-        p7_h4(&mut buf4, &xs[..5], a);
-        let t5 = buf4[0] + buf4[1] * 0.6;
-        let s6 = &xs[..4];
-        let t7 = (s6[1] * a + s6[0]).sin() + s6[s6.len() - 1] * 0.5;
-        let arr8 = p7_h5(xs, t2 * 0.25);
-        let t9 = arr8[0] * arr8[0];
-        t9 + t7 + t5 + t3 + t2 + w[1] * 0.5 + a * 0.3
-    }
-    check_p7(seed = 0x8bebfdedc76159ff, inputs = 12, calls = [], at = |p| (&p[0..7], p[7], <[f64; 3]>::try_from(&p[8..11]).unwrap(), p[11]),
-        params = ["a", "xs", "w"] at [7, 0, 1, 2, 3, 4, 5, 6, 8, 9, 10]);
-}
-
-program! {
-    #[differentiable]
-    fn p8(a: f64) -> f64 {
-        let mut acc0 = a;
-        let t1 = if a > acc0 { (acc0 - 0.9).to_radians() } else { a.sin().exp() / (1.0 + (2.0 + a.cos()).recip().powi(2)) };
-        let mut t1 = t1;
-        let mut v2 = vec![0.0; 3];
-        for i in 0..v2.len() {
-            v2[i] = (1.5 + (a - i as f64).sin()).log(2.5 + (-(i as f64)).cos());
-            if i > 0 {
-                v2[i] += v2[i - 1] * (a.mul_add(1.25, acc0) * 0.25).tanh();
-            }
-        }
-        let t3: f64 = (1.0 + acc0.powi(2)).sqrt().to_radians();
-        let t4 = (1.0 + ((t1 * 0.5).tanh() + acc0).powi(2)).ln() * 1.5;
-        if a.cos() > 0.5 {
-            return (v2[0] * 0.25).atan() / (1.0 + ((t1 * 0.5).atan() * v2.iter().enumerate().map(|(k, q)| (q * 0.25) * k as f64).sum::<f64>() * 0.5).powi(2));
-        }
-        t4.sin() + acc0.tanh()
-    }
-    check_p8(seed = 0x0f5f20910e6b1848, inputs = 1, calls = [], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p9(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = (x.sum() * 0.1) - v;
-        let t2 = (&(x + x) * &((&t1 * (s)).mapv(f64::sin))).mapv(f64::tanh);
-        let t3 = x.to_owned();
-        t3.sum() * 0.2 + t2.sum() * 0.2 + t1.dot(&t1) * 0.1
-    }
-    check_p9(seed = 0x912dc621c6727efd, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1),
-        params = ["x", "v"] at [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
-}
-
-#[differentiable]
-fn p10_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.5
-}
-#[differentiable]
-fn p10_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).cos() * 0.3;
-    }
-}
-#[differentiable]
-fn p10_h2(y: &mut [f64], s: f64) -> f64 {
-    for i in 0..y.len() {
-        y[i] = y[i] * 1.5 + (y[i] * s).tanh() * 0.25;
-    }
-    y[0] * y[y.len() - 1]
-}
-program! {
-    #[differentiable]
-    fn p10(xs: &[f64], a: f64) -> f64 {
-        let t1 = p10_h0(&xs[..], a).sin();
-        let mut buf2 = vec![0.0; 4];
-        for i in 0..4 {
-            buf2[i] = xs[i + 4] * t1 * 0.25;
-        }
-        p10_h1(a * 0.3, &xs[6..=7], &mut buf2);
-        let _ = p10_h2(&mut buf2, a * 0.5);
-        let t3 = buf2[0] + buf2[3] * -0.5;
-        let t4 = p10_h0(xs, t1);
-        t4 + t3 + t1 + a * 0.3
-    }
-    check_p10(seed = 0x1a4fb53c0f3f2d95, inputs = 9, calls = [], at = |p| (&p[0..8], p[8]));
-}
-
-program! {
-    #[differentiable]
-    fn p11(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = (x.sum_axis(Axis(1)) * 0.3).powi(2);
-        let t2 = (&t1 / &v.mapv(|q| q * q + 1.0)).mean().unwrap();
-        let t3 = x.dot(&t1) * 0.3;
-        let mut t4 = v.to_owned();
-        for _ in 0..n {
-            t4 = ((x / &x.mapv(|q| q * q + 1.0)).dot(&t4) * 0.3).mapv(f64::tanh) + &t4 * 0.5;
-        }
-        let t5 = (t4.mean().unwrap()) * &((s) * x);
-        t5.sum() * 0.2 + t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1
-    }
-    check_p11(seed = 0x6d600e0179346955, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p12(b: f64, a: f64, n: usize) -> f64 {
-        let mut acc0 = ((2.0 + a.sin()).log2().powi(2) * 0.5).tanh();
-        for i in 1..=1 {
-            let t1 = f64::sin(b) + b;
-            acc0 = b;
-            if i % 3 == 1 {
-                let t2 = (acc0 * 0.5).tanh() - b.mul_add((t1 * 0.5).atan(), b);
-            }
-        }
-        let mut v3 = vec![0.0; n];
-        for i in 0..v3.len() {
-            v3[i] = -(n as f64 / (2.0 + a.cos())) * 0.5;
-        }
-        acc0 /= (2.0 + (1.5 + v3.iter().sum::<f64>().cos()).sqrt().cos());
-        if b.powi(2).ln_1p() < 0.7 {
-            let b = b * v3[(n + 1) % 2];
-        } else {
-            v3[n % 2] = ((v3[(n + 1) % 2] - b) * (b * b) * 0.1).sin();
-        }
-        0.3 * (acc0 * 0.5).tanh() + 0.9 * b
-    }
-    check_p12(seed = 0xc8673c3e3fcf524d, inputs = 2, calls = [], at = |p| (p[0], p[1], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p13(b: f64, a: f64) -> f64 {
-        let t1: f64 = { let u0 = a.min(b).sin(); 0.75 * -2.0 };
-        let t2 = (t1 + t1.hypot(a)).tanh();
-        let b = b - b.atan2(1.5 + t2.cos());
-        let a = a * 1.0_f64.sin();
-        a * 0.5 + (b * 0.5).atan() + 0.1 * t2
-    }
-    check_p13(seed = 0x9834f359b9d10a38, inputs = 2, calls = [], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p14(n: usize, b: f64, a: f64) -> f64 {
-        let t0 = b.hypot(b);
-        let b = b + (1.0 + b.powi(2)).sqrt();
-        let flag1 = 1.5 * (b * 0.25).atan() > 0.1;
-        let t2 = t0 - (t0 - p12(((t0 * 0.5).powi(3) * 0.1).tanh(), (b * 0.25).sin() - (b * 0.25).tanh(), 2).tanh());
-        let mut acc3 = ((a + t0) / (1.0 + a.powi(2)) * 0.25).atan();
-        for i in 0..3 {
-            let mut acc4 = ((2.0_f64.atan2(1.5 + (b * 0.25).cos()) + n as f64 / (1.5 + (b * 0.25).tanh())) * 0.25).sin();
-            acc3 *= acc4.tanh();
-        }
-        (acc3 * 0.1).sin() + (t2 * 0.25).sin() - b * 0.25
-    }
-    check_p14(seed = 0x76e33174ce039934, inputs = 2, calls = [p12], at = |p| (3, p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p15(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((a).mul_add(0.5, a) + xs[0]).tanh();
-        let t2 = (((t1).sin()).sin() + xs[0]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 1..xs.len() {
-            extra = extra + ((((((1.0 + (xs[i - 1]) * (xs[i - 1])).ln()) * 0.5).exp()) * 0.5).exp()).tanh() - (((((xs[i]).tanh()).cos() * t1) * 0.5).exp()).tanh();
-            let t3 = (((t2).tanh() + xs[i - 1] + t2).cos() * xs[i]).tanh() * 1.5;
-            let t4 = if (xs[i - 1]).sin() > 0.12 { ((1.0 + ((((a) * 0.5).exp()).sin()) * ((((a) * 0.5).exp()).sin())).ln()).tanh() } else { xs[i - 1] };
-            acc += (a).tanh();
-        }
-        acc
-    }
-    check_p15(seed = 0x6c56aff098fc320a, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]),
-        params = ["a"] at [0]);
-}
-
-#[differentiable]
-fn p16_h0(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 1.5).tanh();
-    }
-    acc * 0.5 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p16_h1(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * -0.5;
-    t + p16_h0(&v[1..], s * 0.3) + p16_h0(v, s).cos()
-}
-program! {
-    #[differentiable]
-    fn p16(b: f64, a: f64, xs: &[f64]) -> f64 {
-        let s1 = &xs[3..];
-        let t2 = (s1[3] * a * 0.75 + s1[2]).sin() + s1[s1.len() - 1] * 0.75;
-        let t3 = p16_h1(&xs[..7], a * 0.5).sin();
-        let mut arr4 = [0.25_f64; 3];
-        arr4[0] = b;
-        arr4[1] = xs[3] * 0.3;
-        let t5 = arr4[2] * arr4[0];
-        t5 + t3 + t2 + a * 0.3
-    }
-    check_p16(seed = 0xb8002d1dad6a4646, inputs = 9, calls = [], at = |p| (p[0], p[1], &p[2..9]));
-}
-
-program! {
-    #[differentiable]
-    fn p17(a: f64, b: f64, c: f64, n: usize) -> f64 {
-        let mut acc0 = (b * a).min(0.6 * p12(f64::tanh(c), (c * b * 0.5).sin(), 2));
-        for i in 0..2 {
-            if acc0 * 0.25 < 0.7 {
-                continue;
-            }
-            acc0 -= (((acc0 * 0.25).sin() * c).mul_add(0.9 - n as f64, f64::atan(b)) * 0.1).atan();
-        }
-        let mut w1 = 0;
-        while w1 < 2 {
-            acc0 = ((acc0 * 0.1).tanh() + (acc0 * 0.1 * 0.9 * 0.5).sin()).atan();
-            let mut acc2 = b.atan().powi(2);
-            for j in (0..2).rev() {
-                let t3 = (acc2 * 0.1).sin() / (1.5 + c.tanh());
-                acc2 = (acc2 * 0.1 - (acc2 * 0.1).tanh() / (1.5 + c.tanh())).tanh();
-            }
-            w1 += 1;
-        }
-        acc0 *= 0.5 + 0.4 * (0.5_f64 * 2.0).sin();
-        let t4 = a * n as f64;
-        let t5: f64 = 0.1 * f64::tanh(b);
-        let t6 = c / (1.0 + (t4 * 0.5).sin().powi(2)) * a.powi(3) / (1.0 + (t4 * 0.5).sin().powi(2));
-        t5 + 0.75 * (t4 * 0.5).tanh() - a
-    }
-    check_p17(seed = 0xdffbb36a3f0e7f50, inputs = 3, calls = [p12], at = |p| (p[0], p[1], p[2], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p18(a: f64, b: f64) -> f64 {
-        let mut acc0 = 0.0;
-        let t1: f64 = b.sin();
-        let t2: f64 = (t1 * a).asinh().cos().exp2();
-        let mut v3 = vec![0.0; 4];
-        for i in 0..v3.len() {
-            v3[i] = 2.0_f64;
-        }
-        acc0 += 0.1_f64 * (0.1 * 0.9);
-        let t4 = v3.iter().map(|q| q.cos()).product::<f64>();
-        let t5 = acc0 * v3[3] * t2;
-        let mut t1 = t1;
-        let mut acc6 = 0.5;
-        t1 + (t5 * 0.5).atan() - t4.tanh() + t2 - acc0.sin() + 0.9 * a + 0.5 * v3[0]
-    }
-    check_p18(seed = 0x6dced111c6db1b3b, inputs = 2, calls = [], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p19(a: f64) -> f64 {
-        let t0 = f64::max(1.5 * a, (2.0 + a) * 0.5);
-        let t1 = a + a;
-        let mut acc2 = 0.1_f64;
-        if -acc2 > 0.5 {
-            acc2 /= (2.0 + (a - t1).cos());
-            let t3 = if p12(a.clamp(-0.75, 0.75), t0 * 0.5, 2) > t0 { f64::max(0.9, a).asinh() } else { (0.3_f64 * 0.2).powi(2) };
-            let t4 = t3;
-            let t4 = t4 - t0;
-        }
-        let mut v5 = vec![0.0; 4];
-        for i in 0..v5.len() {
-            v5[i] = ((a * t1).min(t0 - (p18((1.5 + acc2.sin()).log(2.5 + t0.cos()), (acc2.hypot(t0) * 0.5).tanh()) * 0.25).tanh()) * 0.5).sin();
-            if i > 0 {
-                v5[i] += v5[i - 1] * (a.cos() * 0.5).sin();
-            }
-        }
-        let mut k6 = 0;
-        let r8 = loop {
-            let mut acc7 = ((1.0 + (v5[v5.len() - 1 - k6] * 0.1 / (1.0 + (v5[2] * 0.1).atan().powi(2))).powi(2)).sqrt() * 0.25).tanh();
-            acc7 = (v5[k6] * 0.1).tanh().mul_add((v5[3] * 0.1).atan(), acc7) * (v5[v5.len() - 1 - k6] * 0.1).sin().powi(2);
-            k6 += 1;
-            if (0.3 < 0.7) || k6 >= 4 { break t0.powi(2).ln_1p() * (a / (1.5 + a.tanh())); }
-        };
-        (r8 * 0.5).sin() + (acc2 * 0.1).sin() + t1 + 0.9 * t0
-    }
-    check_p19(seed = 0x96dcbe43729608b8, inputs = 1, calls = [p12, p18], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p20(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() - 1 {
-            let mut t1 = 0.0;
-            for j in 0..2 {
-                t1 += (a * (j as f64 + 0.5)).sin();
-            }
-            extra = extra + (((xs[i + 1] + xs[i]) * (xs[i + 1])).cos() * -0.29_f64).tanh() - ((xs[i + 1]) * (a) + ((t1) * 0.5).exp() + (((xs[i]) * (t1)) * 0.5).exp()).tanh();
-            acc += (((t1) * 0.5).exp()).tanh();
-            let mut t2 = 0.0;
-            for j in 0..2 {
-                t2 += (xs[i] * (j as f64 + 0.5)).sin();
-            }
-            acc += ((((1.0 + (xs[i + 1]) * (xs[i + 1])).ln()).mul_add(0.5, xs[i + 1])).sin()).tanh();
-        }
-        let r = acc;
-        r
-    }
-    check_p20(seed = 0x508fc8064154644f, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-program! {
-    #[differentiable]
-    fn p21(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = -(x.dot(x) * 0.3).mapv(f64::sin);
-        let mut t2 = (x.dot(v) * 0.3).powi(2);
-        if n % 3 == 0 {
-            t2 = v.to_owned();
-        }
-        let t3 = (v.mapv(|q| q.max(0.25) * 0.5)).mapv(f64::tanh);
-        t3.dot(&t3) * 0.1 + t2.dot(&t2) * 0.1 + t1.sum() * 0.2
-    }
-    check_p21(seed = 0x169503a843211f37, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
-}
-
-#[differentiable]
-fn p22_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.75
-}
-program! {
-    #[differentiable]
-    fn p22(b: f64, xs: &[f64], a: f64) -> f64 {
-        let s1 = &xs[1..];
-        let t2 = (s1[2] * a * -0.5 + s1[2]).sin() + s1[s1.len() - 1] * 0.5;
-        let mut arr3 = [0.25_f64; 3];
-        arr3[1] = a;
-        arr3[2] = xs[4] * 1.5;
-        arr3[0] = (b * -0.5).sin();
-        let t4 = arr3[0] * arr3[1];
-        let t5 = p22_h0(&xs[..], t4.tanh()).sin();
-        t5 + t4 + t2 + a * 0.3
-    }
-    check_p22(seed = 0xd66603c362d6f9e4, inputs = 8, calls = [], at = |p| (p[0], &p[1..7], p[7]),
-        params = ["a", "xs"] at [7, 1, 2, 3, 4, 5, 6]);
-}
-
-program! {
-    #[differentiable]
-    fn p23(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = (-x.mapv(f64::sin)).dot(v) * 0.3;
-        let t2 = t1.to_owned();
-        t2.dot(&t2) * 0.1 + t1.dot(&t1) * 0.1 + s
-    }
-    check_p23(seed = 0x437cee50304869a1, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p24(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = (x.dot(x) * 0.3).dot(&(x.t().to_owned())) * 0.3;
-        let mut t2 = v.dot(&(x.dot(&t1) * 0.3)) * 0.3;
-        if n % 2 == 0 {
-            t2 = v.to_owned();
-        }
-        let t3 = x.dot(v) * 0.3;
-        let t4 = &((s) - &t3) / &((&t3 * (s)).mapv(f64::sin)).mapv(|q| q * q + 1.0);
-        let mut t5 = &(x - v) - &((x * v).mapv(f64::tanh));
-        for _ in 0..n {
-            t5 = (&t5 * (s)).mapv(f64::sin) + &t5 * 0.5;
-        }
-        t5.sum() * 0.2 + t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1
-    }
-    check_p24(seed = 0xb9ebcf16acc346c4, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p25(xs: &[f64], a: f64, n: usize) -> f64 {
-        if a / (2.0 + a.cos()) < -0.4 {
-            let t1 = { let u0 = 0.25 * (a * 0.3); a - xs[n] + u0.sin() };
-            return xs[n] + 0.3 - xs[n].sin();
-        }
-        let mut acc2 = ((-xs[1] - (0.9 - a)) * 0.5).tanh();
-        let mut k3 = 0;
-        loop {
-            let acc2 = (acc2 * 0.25).tanh() + (a + xs[n]);
-            k3 += 1;
-            if (((k3 as f64).clamp(-0.75, 0.75)) > a || (acc2 * 0.25).sin() < 0.25) || k3 >= 3 { break; }
-        }
-        0.1 * (acc2 * 0.25)
-    }
-    check_p25(seed = 0xd5be14a7453fa936, inputs = 4, calls = [], at = |p| (&p[0..3], p[3], 2));
-}
-
-#[differentiable]
-fn p26_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 1.5
-}
-#[differentiable]
-fn p26_h1(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 1.5;
-    t + p26_h0(&v[1..], s * 0.6) + p26_h0(v, s).tanh()
-}
-#[differentiable]
-fn p26_h2(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.5 + (y[i] * s).sin() * 0.25;
-    }
-}
-program! {
-    #[differentiable]
-    fn p26(a: f64, xs: &[f64]) -> f64 {
-        let s1 = &xs[5..7];
-        let t2 = (s1[0] * a + s1[1]).sin() + s1[s1.len() - 1] * 0.75;
-        let mut arr3 = [0.3_f64; 3];
-        arr3[0] = a * -0.5;
-        arr3[1] = xs[3] * 1.5;
-        let t4 = arr3[2] * arr3[1];
-        let s5 = &s1[..];
-        let t6 = (s5[0] * a + s5[0]).sin() + s5[s5.len() - 1] * 0.6;
-        let t7 = p26_h1(xs, t4).sin();
-        let t8 = p26_h1(xs, a * 0.6);
-        let mut arr9 = [1.5_f64; 3];
-        arr9[2] = t6;
-        arr9[0] = xs[7] * 0.75;
-        let t10 = arr9[2] * arr9[0];
-        let mut buf11 = vec![0.3; 4];
-        p26_h2(&mut buf11, t8 * 0.75);
-        let t12 = buf11[0] + buf11[3] * 0.75;
-        t12 + t10 + t8 + t7 + t6 + a * 0.3
-    }
-    check_p26(seed = 0x7e68cde315ef3698, inputs = 9, calls = [], at = |p| (p[0], &p[1..9]));
-}
-
-program! {
-    #[differentiable]
-    fn p27(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (a + xs[4]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 1..xs.len() {
-            extra += ((xs[i]).cos() * xs[i - 1]).tanh();
-            extra += (t1).tanh();
-            acc -= (t1 - ((xs[i]).tanh()) * (xs[i])).tanh();
-        }
-        let r = acc;
-        r
-    }
-    check_p27(seed = 0x01b21bc0a0a87780, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-#[differentiable]
-fn p28_h0(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 1.5).tanh();
-    }
-    acc * 0.6 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p28_h1(y: &mut [f64], s: f64) {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.6).tanh();
-    }
-    y[0] = (y[0] * -0.5 + s).sin();
-}
-#[differentiable]
-fn p28_h2(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).tanh() * 1.5;
-    }
-    y[0] * 0.5
-}
-#[differentiable]
-fn p28_h3(y: &mut [f64], x: &[f64], s: f64) {
-    p28_h1(y, s);
-    let _ = p28_h2(s * 0.3, &x[1..], y);
-}
-program! {
-    #[differentiable]
-    fn p28(xs: &[f64], a: f64) -> f64 {
-        let t1 = p28_h0(&xs[..3], a);
-        let t2 = p28_h0(&xs[..], a * 0.5).sin();
-        let mut arr3 = [0.75_f64; 3];
-        arr3[2] = t1 * 0.25;
-        arr3[0] = xs[1] * 0.3;
-        arr3[1] = (t2.tanh()).sin();
-        let t4 = arr3[2] * arr3[2];
-        let t5 = p28_h0(&xs[4..], t1).sin();
-        let mut buf6 = vec![0.0; 4];
-        for i in 0..4 {
-            buf6[i] = xs[i + 0] * t1;
-        }
-        p28_h3(&mut buf6, &xs[..3], t2 * 0.6);
-        let t7 = buf6[0] + buf6[3] * 0.5;
-        let s8 = &xs[..];
-        let t9 = (s8[1] * a + s8[2]).sin() + s8[s8.len() - 1] * 0.3;
-        t9 + t7 + t5 + t4 + t2 + a * 0.3
-    }
-    check_p28(seed = 0x757010e7270ab873, inputs = 7, calls = [], at = |p| (&p[0..6], p[6]),
-        params = ["xs"] at [0, 1, 2, 3, 4, 5]);
-}
-
-#[differentiable]
-fn p29_h0(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).sin() * 0.25;
-    }
-}
-#[differentiable]
-fn p29_h1(y: &mut [f64], s: f64) {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.6).tanh();
-    }
-    y[0] = (y[0] * 0.25 + s).sin();
-}
-#[differentiable]
-fn p29_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    p29_h1(y, s);
-    p29_h0(s * 0.5, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-#[differentiable]
-fn p29_h3(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.6
-}
-program! {
-    #[differentiable]
-    fn p29(xs: &[f64], a: f64) -> f64 {
-        let mut buf1 = vec![-0.5; 3];
-        p29_h0(a, &xs[1..=7], &mut buf1);
-        let t2 = p29_h2(&mut buf1, &xs[1..], a * 0.5).tanh();
-        let t3 = buf1[0] + buf1[2] * 0.25;
-        let mut buf4 = vec![0.0; 3];
-        for i in 0..3 {
-            buf4[i] = xs[i + 0] * a;
-        }
-        let t5 = p29_h2(&mut buf4, &xs[1..5], t2).tanh();
-        p29_h1(&mut buf4, t3);
-        let t6 = buf4[0] + buf4[2] * -0.5;
-        let t7 = p29_h3(&xs[6..8], t2);
-        let s8 = &xs[..];
-        let t9 = (s8[1] * t6 * 0.5 + s8[3]).sin() + s8[s8.len() - 1] * 0.75;
-        let mut buf10 = vec![0.5; 3];
-        for _ in 0..3 {
-            p29_h1(&mut buf10, t2);
-        }
-        let t11 = buf10[0] + buf10[2] * 0.25;
-        let mut arr12 = [0.75_f64; 3];
-        arr12[1] = t3.tanh();
-        arr12[2] = xs[1] * 1.5;
-        let t13 = arr12[0] * arr12[1];
-        let s14 = &s8[0..8];
-        let t15 = (s14[1] * t3 + s14[3]).sin() + s14[s14.len() - 1] * 0.3;
-        t15 + t13 + t11 + t9 + t7 + a * 0.3
-    }
-    check_p29(seed = 0xa269a00a1046a2b8, inputs = 9, calls = [], at = |p| (&p[0..8], p[8]),
-        params = ["xs"] at [0, 1, 2, 3, 4, 5, 6, 7]);
-}
-
-#[differentiable]
-fn p30_h0(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 1.5).tanh();
-    }
-    acc * -0.5 + v[0] * v[v.len() - 1]
-}
-program! {
-    #[differentiable]
-    fn p30(xs: &[f64], a: f64, b: f64) -> f64 {
-        let mut arr1 = [0.25_f64; 3];
-        arr1[1] = a;
-        arr1[2] = xs[7] * 1.5;
-        let t2 = arr1[1] * arr1[1];
-        let t3 = p30_h0(&arr1, t2 * 1.5).sin();
-        let t4 = p30_h0(&xs[..8], t3).sin();
-        let t5 = p30_h0(xs, a);
-        let s6 = &xs[..7];
-        let t7 = (s6[4] * t2.tanh() + s6[0]).sin() + s6[s6.len() - 1] * -0.5;
-        t7 + t5 + t4 + t3 + t2 + a * 0.3
-    }
-    check_p30(seed = 0xbb10327a00b4c14b, inputs = 10, calls = [], at = |p| (&p[0..8], p[8], p[9]));
-}
-
-program! {
-    #[differentiable]
-    fn p31(b: f64, n: usize, a: f64) -> f64 {
-        let mut acc0 = 0.0;
-        acc0 += (1.5 + (p18(b, ((b - b) * 0.5).atan()) * 0.25).cos()).sqrt().hypot((n as f64).atan2(1.5 + (n as f64).cos())) * 0.25;
-        let mut w1 = 0;
-        while w1 < 1 {
-            if n < 1 {
-                let t3 = { let u2 = (2.0 + ((n as f64).powi(2).ln_1p() * 0.5).cos()).powi(-2); (acc0 * 0.5).sin() };
-                if -t3 > 0.3 {
-                    acc0 = (acc0 * 0.5 + t3.mul_add(b, 0.25)).tanh();
-                } else if a.atan2(1.5 + (p14(3, (acc0 * 0.5).tanh(), (acc0 * 0.5).tanh().cos()) * 0.5).atan().cos()) > 0.5 {
-                    let t4 = (acc0 * 0.5).atan() * b * (acc0 * 0.5).tanh().tanh().exp_m1();
-                }
-            } else {
-                let t5 = 0.9 * (w1 as f64 * 1.5);
-            }
-            acc0 /= (1.0 + 0.6_f64.cos().powi(2));
-            w1 += 1;
-        }
-        for i in 0..1 {
-            for j in (0..6).step_by(2) {
-                let t6 = if ((acc0 * 0.1).tanh() / (2.0 + (n as f64).cos())) > a { b.tanh().powi(3) } else { a / (1.5 + (acc0 * 0.1).atan().tanh()) + a * (acc0 * 0.1).tanh() };
-                acc0 /= (1.0 + (acc0 * 0.1).powi(2));
-            }
-            acc0 += ((1.5 + (acc0 * 0.1).tanh().powi(2).cos()).sqrt() * 0.5).atan();
-        }
-        let mut w7 = 0;
-        while w7 < 3 {
-            acc0 = (0.6 + 0.3) * (acc0 * 0.1).atan().powi(2).ln_1p();
-            acc0 += (a * (acc0 * 0.1).sin().sin() * 0.5).atan();
-            w7 += 1;
-        }
-        (acc0 * 0.1).sin().tanh() + 0.5 * a
-    }
-    check_p31(seed = 0xae45ab01ad058360, inputs = 2, calls = [p14, p18], at = |p| (p[0], 3, p[1]),
-        params = ["a"] at [1]);
-}
-
-#[differentiable]
-fn p32_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * -0.5
-}
-#[differentiable]
-fn p32_h1(y: &mut [f64], s: f64) -> f64 {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.25).tanh();
-    }
-    y[0] = (y[0] * 0.75 + s).sin();
-    y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p32_h2(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).sin() * 1.5;
-    }
-    y[0] * 0.5
-}
-program! {
-    #[differentiable]
-    fn p32(b: f64, w: [f64; 3], a: f64, xs: &[f64]) -> f64 {
-        let t1 = p32_h0(&xs[0..3], b);
-        let mut buf2 = vec![0.6; 4];
-        let _ = p32_h1(&mut buf2, w[0]);
-        let t3 = p32_h1(&mut buf2, w[2]).tanh();
-        let t4 = buf2[0] + buf2[3] * 0.6;
-        let mut buf5 = vec![-0.5; 2];
-        let t6 = p32_h2(t3, &xs[3..5], &mut buf5).tanh();
-        let t7 = buf5[0] + buf5[1] * 0.5;
-        let s8 = &xs[2..];
-        let t9 = (s8[3] * w[2] + s8[2]).sin() + s8[s8.len() - 1] * 1.5;
-        let t10 = p32_h0(&xs[5..], b * -0.5);
-        let mut buf11 = vec![0.0; 4];
-        for i in 0..4 {
-            buf11[i] = xs[i + 0] * t9 * 0.25;
-        }
-        let t12 = p32_h2(w[2], s8, &mut buf11).tanh();
-        let t13 = p32_h2(b, &xs[4..=4], &mut buf11).tanh();
-        let _ = p32_h1(&mut buf11, b * 0.3);
-        let t14 = buf11[0] + buf11[3] * 0.75;
-        t14 + t13 + t12 + t10 + t9 + w[1] * 0.5 + a * 0.3
-    }
-    check_p32(seed = 0x7de29780b2107bf3, inputs = 12, calls = [], at = |p| (p[0], <[f64; 3]>::try_from(&p[1..4]).unwrap(), p[4], &p[5..12]),
-        params = ["a", "w"] at [4, 1, 2, 3]);
-}
-
-#[differentiable]
-fn p33_h0(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + -0.5).tanh();
-    }
-    acc * 0.75 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p33_h1(y: &mut [f64], s: f64) {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * -0.5).tanh();
-    }
-    y[0] = (y[0] * 0.25 + s).sin();
-}
-#[differentiable]
-fn p33_h2(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).sin() * 0.5;
-    }
-    y[0] * 0.6
-}
-#[differentiable]
-fn p33_h3(y: &mut [f64], x: &[f64], s: f64) {
-    p33_h1(y, s);
-    let _ = p33_h2(s * 1.5, &x[1..], y);
-}
-program! {
-    #[differentiable]
-    fn p33(a: f64, b: f64, xs: &[f64]) -> f64 {
-        let t1 = p33_h0(xs, a * 0.5).sin();
-        let mut buf2 = vec![0.0; 4];
-        for i in 0..4 {
-            buf2[i] = xs[i + 3] * b;
-        }
-        p33_h1(&mut buf2, a);
-        let t3 = p33_h2(b * 0.3, xs, &mut buf2).tanh();
-        p33_h3(&mut buf2, xs, b * 0.75);
-        let t4 = buf2[0] + buf2[3] * 0.5;
-        let s5 = &xs[3..=6];
-        let t6 = (s5[2] * a + s5[2]).sin() + s5[s5.len() - 1] * 0.3;
-        t6 + t4 + t3 + t1 + a * 0.3
-    }
-    check_p33(seed = 0x96cb89b484f28fd6, inputs = 9, calls = [], at = |p| (p[0], p[1], &p[2..9]));
-}
-
-program! {
-    #[differentiable]
-    fn p34(b: f64, a: f64, c: f64, d: f64) -> f64 {
-        let t0 = (2.0 + d.cos()).powi(-2);
-        let mut acc1 = 1.0;
-        let mut w2 = 0;
-        while w2 < 1 && (b < -0.1) {
-            let t3 = p12(a, b, 2) * c;
-            let t4 = (p18((d * d * 0.5).tanh(), w2 as f64 + 0.75) * 0.25).sin().exp_m1() * t0;
-            let t6 = { let u5 = t4.atan2(1.5 + c.cos()).clamp(-0.75, 0.75); (w2 as f64).hypot(t0.powi(2)) };
-            acc1 += 1.5_f64;
-            w2 += 1;
-        }
-        let mut v7 = vec![0.0; 4];
-        for i in 0..v7.len() {
-            v7[i] = (1.5 - (acc1 * 0.5).sin()) * t0.powi(3);
-            if i > 0 {
-                v7[i] += v7[i - 1] * ((a + c) * 0.25).sin();
-            }
-        }
-        let t8 = (0.5 * (v7.iter().enumerate().map(|(k, q)| (q * 0.1) * k as f64).sum::<f64>() * 0.5 * t0).tanh()).asin().cos();
-        for i in 0..2 {
-            if i == 0 {
-                let t9 = (2.0 + (b / (2.0 + (v7[3] * 0.1).tanh().cos())).cos()).recip().cos().exp();
-            } else {
-                if (v7[v7.len() - 1 - i] * 0.1).cos() > t8 {
-                    return 0.6;
-                }
-            }
-            acc1 = (d + t8).sin();
-        }
-        acc1 /= (1.0 + t8.powi(2));
-        0.1 * t8 + 1.25 * (acc1 * 0.25).sin() + 0.75 * d + c + a.sin()
-    }
-    check_p34(seed = 0x2da61e9e55da796e, inputs = 4, calls = [p12, p18], at = |p| (p[0], p[1], p[2], p[3]),
-        params = ["a"] at [1]);
-}
-
-program! {
-    #[differentiable]
-    fn p35(b: f64, a: f64) -> f64 {
-        let mut acc0 = 1.0;
-        for i in 1..=1 {
-            let mut k1 = 0;
-            loop {
-                for l in 0..3 {
-                    if (i as f64) > a {
-                        acc0 *= 0.5 + 0.4 * a.sin();
-                    }
-                    acc0 = 0.6_f64;
-                }
-                acc0 -= (b.cos() / (1.0 + (-0.6_f64).powi(2)) * 0.25).tanh();
-                k1 += 1;
-                if ((acc0 * 0.02).tanh() / (2.0 + p12(f64::tanh(b), a, 2).cos()) > 0.25) || k1 >= 3 { break; }
-            }
-            acc0 = (((p18((acc0 * 0.02).tanh().clamp(-0.75, 0.75), b) * 0.25).atan() / (1.0 + 1.0_f64.powi(2)) * 0.5).powi(2) * 0.25).tanh();
-        }
-        let t2 = (acc0 * 0.02).sin().max(a);
-        let t3 = a - a;
-        acc0 = b;
-        t3 + t2 + (acc0 * 0.02).tanh() + a + b.tanh()
-    }
-    check_p35(seed = 0x2abba1c77f08ceb1, inputs = 2, calls = [p12, p18], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p36(c: f64, a: f64, b: f64) -> f64 {
-        let mut acc0 = 1.0;
-        for i in 0..3 {
-            if i == 0 {
-                let c = c * (a + c);
-            } else {
-                acc0 += b;
-            }
-            acc0 += ((1.5 + (c * 2.0).sin()).powf(b.sin().tanh()) * 0.5).tanh();
-        }
-        let t1 = (acc0 * 0.1).sin() - acc0 * 0.1;
-        (t1 * 0.5).atan() - (acc0 * 0.1).sin() + b
-    }
-    check_p36(seed = 0x174f699adfbef47e, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]));
-}
-
-#[differentiable]
-fn p37_h0(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * -0.5 + (y[i] * s).cos() * 0.25;
-    }
-}
-#[differentiable]
-fn p37_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).sin() * -0.5;
-    }
-}
-#[differentiable]
-fn p37_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    p37_h0(y, s);
-    p37_h1(s * 0.25, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-#[differentiable]
-fn p37_h3(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 1.5).sin();
-    }
-    acc * 0.3 + v[0] * v[v.len() - 1]
-}
-program! {
-    #[differentiable]
-    fn p37(w: [f64; 3], ys: &mut [f64], xs: &[f64], a: f64) -> f64 {
-        p37_h0(ys, w[0]);
-        let t1 = ys[2] * 1.5;
-        p37_h0(ys, w[2] * 0.6);
-        let t2 = ys[0] * 1.5;
-        p37_h1(w[2], &xs[0..4], ys);
-        let t3 = ys[1] * -0.5;
-        let mut buf4 = vec![0.0; 3];
-        for i in 0..3 {
-            buf4[i] = xs[i + 3] * t3;
-        }
-        p37_h0(&mut buf4, a);
-        p37_h1(w[0] * 1.5, &xs[3..=5], &mut buf4);
-        let t5 = p37_h2(&mut buf4, xs, a * 0.6).tanh();
-        let t6 = buf4[0] + buf4[2] * 0.5;
-        let t7 = p37_h3(xs, t6.tanh());
-        t7 + t6 + t5 + t3 + t2 + ys[2] + w[1] * 0.5 + a * 0.3
-    }
-    check_p37(seed = 0x47f11fb9743bf033, inputs = 13, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), &mut p[3..6].to_vec(), &p[6..12], p[12]));
-}
-
-program! {
-    #[differentiable]
-    fn p38(b: f64, c: f64, xs: &[f64], a: f64) -> f64 {
-        let mut acc0 = ((xs[1] + (p8(((xs[1] + c) * 0.5).atan()) * 0.5).sin()) / (1.0 + (2.0 * xs[2]).powi(2)) * 0.5).tanh();
-        let t1 = (1.0 + c.powi(2)).cbrt() + b.mul_add(b, 0.25);
-        let t2 = xs[1] * a - b.cos();
-        (t2 * 0.5).atan() + (t1 * 0.5).tanh() + acc0.tanh() + 1.25 * a
-    }
-    check_p38(seed = 0x21dfd802493ef0ab, inputs = 6, calls = [p8], at = |p| (p[0], p[1], &p[2..5], p[5]));
-}
-
-program! {
-    #[differentiable]
-    fn p39(a: f64, b: f64) -> f64 {
-        let t0 = (0.9_f64 * 1.5 * 0.6).atan2(1.5 + (b / (1.0 + a.powi(2))).cos().cos());
-        let mut acc1 = (1.5 + 0.3_f64.sin()).powf(t0.abs().tanh());
-        for i in 0..3 {
-            let t2 = a;
-            acc1 /= (2.0 + t2.cos());
-        }
-        let t3 = b.sin().sin();
-        for i in 0..4 {
-            let t4 = t0.powi(3) * (b + a);
-            acc1 = (t4 * 0.1).atan() * t0 * (b * (acc1 * 0.1)) * 0.25;
-        }
-        let flag5 = (acc1 * 0.1).tanh() - 0.2 > 0.3;
-        let t3 = t3 + f64::max(t0, b);
-        (t3 * 0.5).atan() + acc1 * 0.1 + t0
-    }
-    check_p39(seed = 0x903895158c601b64, inputs = 2, calls = [], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p40(n: usize, b: f64, a: f64) -> f64 {
-        let t0 = n as f64;
-        let mut acc1 = (2.0 + a.sin()).sqrt();
-        match n % 3 {
-            0 | 1 => {
-                let t2 = (1.5 + (acc1 + acc1).sin().cos()).sqrt();
-            }
-            _ => {
-                let t3 = b * acc1;
-            }
-        }
-        if b.cos() > 0.5 {
-            let t4 = (0.2 * t0).abs().asinh();
-            let t5 = if acc1.sin().exp() < 0.7 { ((b - b) * 0.5).tanh().powi(2) } else { a.powi(3).asinh() };
-        } else {
-            if (0.5 * acc1.tanh()).acos() > p17(1.25 / (1.0 + a * a) * 0.5, (1.5 + a.cos()).sqrt(), (b.sin().exp_m1() * 0.5).tanh(), 3) {
-                acc1 -= (t0.mul_add(t0, acc1).cos() * 0.5).sin();
-            }
-            let mut v6 = vec![0.0; 2];
-            for i in 0..v6.len() {
-                v6[i] = (acc1 * (b + b) * 0.25).atan();
-            }
-        }
-        acc1 - t0 + b
-    }
-    check_p40(seed = 0xc24711270a372cd3, inputs = 2, calls = [p17], at = |p| (1, p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p41(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (((1.0 + (a) * (a)).ln()).tanh() + xs[5]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
+        let mut carried = 0.5;
         for i in 0..xs.len() {
-            acc -= (xs[i]).tanh();
-            let t2 = (((1.0 + (((a) * 0.5).exp()) * (((a) * 0.5).exp())).ln()).tanh()).tanh() * 1.5;
-            let t3 = if t1 > 0.13 { (((((a).sin()).mul_add(0.5, xs[i])) * 0.5).exp()).tanh() } else { (0.81_f64).cos() * a };
-            let mut t4 = 0.0;
-            for j in 0..2 {
-                t4 += ((a + xs[i]).cos() * xs[i] * (j as f64 + 0.5)).sin();
-            }
-            acc = acc + (((((a).mul_add(0.5, t1)).cos() * t1) * 0.5).exp()).tanh() - (((t1).cos() * t1 + (t4).tanh()) * (xs[i])).tanh();
-            acc = acc + ((((a) * (xs[i])).cos() * xs[i]).mul_add(0.5, t2)).tanh() - (-0.85_f64).tanh();
-        }
-        acc.sin()
-    }
-    check_p41(seed = 0x0e6a9ef4ab965a49, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-program! {
-    #[differentiable]
-    fn p42(a: f64, xs: &[f64]) -> f64 {
-        let t0 = f64::atan(a * xs[0]).abs();
-        let t0 = t0 * f64::max(a, a);
-        let mut acc1 = (a.abs().powi(3) * 0.5).sin();
-        if 0.5 > xs[2] {
-            let mut v2 = vec![0.0; 3];
-            for i in 0..v2.len() {
-                v2[i] = f64::sin(xs[2]);
-            }
-        } else {
-            if xs[3].sin().exp_m1() < 0.25 {
-                let t3 = (t0 * 0.5).sin().sin().powi(2);
-            }
-        }
-        acc1.cos() + (t0 * 0.5).atan() + a + 0.5 * (t0 * 0.5)
-    }
-    check_p42(seed = 0x6fdf7fc3696a6445, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p43(xs: &[f64], a: f64) -> f64 {
-        let mut a = a;
-        for i in 1..=2 {
-            let t0 = (p13((((a * 0.25).atan() - (a * 0.25).sin()) * 0.5).atan(), xs[i].hypot((a * 0.25).atan()) * 0.5) * 0.5).sin();
-            a /= (2.0 + (a * 0.25).atan().cos());
-        }
-        let mut acc1 = (2.0 + xs.iter().map(|q| q.cos()).product::<f64>().sin()).ln();
-        acc1 += (a * 0.25).sin();
-        acc1 = (acc1 + ((1.5 + (a * 0.25).sin().sin()).powf(acc1.tanh()) * 0.5).atan()).tanh();
-        for i in 1..=4 {
-            if i % 3 == 1 {
-                continue;
-            }
-            if (acc1 * 0.1).sin() > xs[i % xs.len()] {
-                continue;
-            }
-            acc1 += ((xs[i % xs.len()] - xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) * xs.iter().map(|q| q.cos()).product::<f64>() * 0.1).sin();
-        }
-        acc1 -= f64::atan(xs[1]) * 0.5;
-        for i in 0..3 {
-            for j in 0..3 {
-                let mut acc2 = 1.0;
-                acc2 += (f64::cos(i as f64).atan2(1.5 + (acc1 * 0.05).tanh().cos()) * 0.5).tanh();
-            }
-            a += (f64::atan((acc1 * 0.05).atan()) * (a * 0.05 * xs.iter().map(|q| (q * 0.2).sin()).sum::<f64>()) * 0.1).atan();
-        }
-        acc1 * 0.05 - (a * 0.05).atan() + 0.5 * xs[1]
-    }
-    check_p43(seed = 0x14240c1e468e763f, inputs = 4, calls = [p13], at = |p| (&p[0..3], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p44(a: f64, n: usize, xs: &[f64]) -> f64 {
-        let mut acc0 = 2.0_f64;
-        for i in 0..xs.len() {
-            acc0 = (1.0 + (acc0 * 0.1 * a).powi(2)).sqrt() * 0.5;
-        }
-        let t1 = match n { 0 => xs[xs.len() - 1 - n].powi(2).ln_1p(), 1 => a, _ => ((xs.iter().sum::<f64>() - xs.iter().map(|q| q * (acc0 * 0.1).tanh()).sum::<f64>() * a) * 0.1).tanh() };
-        0.9 * (acc0 * 0.1) + 0.5 * a
-    }
-    check_p44(seed = 0xc53cb39e53d0ea15, inputs = 5, calls = [], at = |p| (p[0], 3, &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p45(a: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = 0.0;
-        let mut w1 = 0;
-        while w1 < 1 {
-            for j in 0..1 {
-                let t2 = (1.5 + a.sin()).powf((1.0 + a.powi(2)).sqrt().tanh());
-                let flag3 = t2 * t2 > 0.5;
-                acc0 = (2.0 + t2.sin()).sqrt();
-            }
-            acc0 *= 0.5 + 0.4 * (a - a).sin();
-            w1 += 1;
-        }
-        if (acc0 * 0.1).atan().powi(3) > 0.1 {
-            let mut w4 = 0;
-            while w4 < 2 && (xs[2].powi(2) > 0.3) {
-                let flag5 = p12(xs[w4], (acc0 * 0.1).sin(), 2) > -0.4;
-                acc0 += (((w4 as f64).mul_add(xs[1], a) + (acc0 * 0.1).sin() * (acc0 * 0.1)) * 0.1).atan();
-                w4 += 1;
-            }
-            return a;
-        }
-        acc0 += ((acc0 * 0.1).atan() * 0.25).powi(3);
-        let flag6 = xs[1] + a > 0.7;
-        let t7 = (1.5 + (1.0 + xs.iter().map(|q| q.cos()).product::<f64>().powi(2)).sqrt().sin()).log(2.5 + (xs[2] + acc0 * 0.1).cos()) - acc0 * 0.1 * a.atan();
-        for i in (0..1).rev() {
-            let t8: f64 = (t7 * 0.25).atan().atan() / (1.5 + (xs[xs.len() - 1 - i] * 0.5).tanh()) + (1.5 + (acc0 * 0.1).sin()).log(2.5 + xs[i].cos()) * 0.5;
-            acc0 = ((acc0 * 0.1).tanh() + (acc0 * 0.1).cos()).tanh();
-        }
-        (t7 * 0.25).tanh() + acc0 * 0.1
-    }
-    check_p45(seed = 0xf27b2272a9cdc017, inputs = 4, calls = [p12], at = |p| (p[0], &p[1..4]));
-}
-
-#[differentiable]
-fn p46_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.6
-}
-#[differentiable]
-fn p46_h1(y: &mut [f64], s: f64) -> f64 {
-    for i in 0..y.len() {
-        y[i] = y[i] * -0.5 + (y[i] * s).cos() * 0.25;
-    }
-    y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p46_h2(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).sin() * 0.5;
-    }
-}
-#[differentiable]
-fn p46_h3(y: &mut [f64], x: &[f64], s: f64) {
-    let _ = p46_h1(y, s);
-    p46_h2(s * 0.25, &x[1..], y);
-}
-program! {
-    #[differentiable]
-    fn p46(a: f64, xs: &[f64], b: f64) -> f64 {
-        let t1 = p46_h0(&xs[..8], b).sin();
-        let mut buf2 = vec![0.0; 4];
-        for i in 0..4 {
-            buf2[i] = xs[i + 1] * a;
-        }
-        p46_h3(&mut buf2, &xs[..], b);
-        p46_h2(a, &xs[5..], &mut buf2);
-        let t3 = buf2[0] + buf2[3] * -0.5;
-        let t4 = p46_h0(&xs[..], a);
-        let mut buf5 = vec![0.75; 4];
-        for _ in 0..3 {
-            p46_h2(t4, &xs[..], &mut buf5);
-        }
-        p46_h3(&mut buf5, &xs[3..=6], t3);
-        let t6 = p46_h1(&mut buf5, t3).tanh();
-        let t7 = buf5[0] + buf5[3] * 0.6;
-        let t8 = p46_h0(&buf2, t3 * 1.5).sin();
-        let mut buf9 = vec![0.0; 2];
-        for i in 0..2 {
-            buf9[i] = xs[i + 2] * b;
-        }
-        p46_h3(&mut buf9, &xs[6..], t6.tanh());
-        let _ = p46_h1(&mut buf9, t1);
-        let t10 = p46_h1(&mut buf9, t1.tanh()).tanh();
-        let t11 = buf9[0] + buf9[1] * 1.5;
-        let t12 = p46_h0(&xs[..], t3 * -0.5).sin();
-        t12 + t11 + t10 + t8 + t7 + a * 0.3
-    }
-    check_p46(seed = 0x2ec4f1c25c083ffb, inputs = 10, calls = [], at = |p| (p[0], &p[1..9], p[9]));
-}
-
-program! {
-    #[differentiable]
-    fn p47(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((a).cos() * a + xs[1]).tanh();
-        let t2 = (a + xs[2]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() - 1 {
-            extra = extra + ((((xs[i + 1]).sin()).tanh()).tanh()).tanh() - ((1.0 + ((((xs[i]).tanh()) * 0.5).exp()) * ((((xs[i]).tanh()) * 0.5).exp())).ln()).tanh();
-            let mut t3 = 0.0;
-            for j in 0..2 {
-                t3 += (a * (j as f64 + 0.5)).sin();
-            }
-            acc += ((((-0.22_f64).tanh()) * (xs[i] - xs[i])).cos() * xs[i]).tanh();
-            let t4 = ((((t1).mul_add(0.5, xs[i]) - ((a) * 0.5).exp()) * 0.5).exp()).tanh() * 1.5;
-            acc -= (t3).tanh();
-            acc -= (((xs[i + 1]).tanh()).mul_add(0.5, t2) + (xs[i + 1]).tanh() - (t4) * (t4)).tanh();
-        }
-        acc
-    }
-    check_p47(seed = 0x297ef537e2518df8, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-program! {
-    #[differentiable]
-    fn p48(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (0.21_f64 + xs[2]).tanh();
-        let t2 = (a + (1.0 + (a) * (a)).ln() + xs[0]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 1..xs.len() {
-            let t3 = if (xs[i]).tanh() < 0.43 { (-0.13_f64).tanh() } else { t2 - a };
-            let t4 = ((xs[i] - xs[i - 1]) * (0.91_f64 - xs[i - 1]) - t2).tanh() * 1.5;
-            let t5 = (-0.68_f64 + (xs[i - 1] - t4) * (xs[i - 1])).tanh() * 1.5;
-            let t6 = ((((t3 - 0.19_f64).sin()) * 0.5).exp()).tanh() * 1.5;
-            acc += ((((xs[i - 1]) * (xs[i - 1])).mul_add(0.5, xs[i])) * (xs[i] - 0.84_f64)).tanh();
-        }
-        acc
-    }
-    check_p48(seed = 0x68082c70702ac3aa, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p49(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (((a).sin()) * ((1.0 + (a) * (a)).ln()) + xs[4]).tanh();
-        let t2 = (((a).sin()).sin() + xs[0]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            acc += ((1.0 + (((t2) * (xs[i])).cos() * t1) * (((t2) * (xs[i])).cos() * t1)).ln()).tanh();
-            acc += ((0.45_f64 - -0.53_f64 - t1) * ((1.0 + (xs[i]) * (xs[i])).ln() - xs[i])).tanh();
+            let t2 = ((((a).mul_add(0.5, -0.99_f64)).sin()).cos() * t1).tanh() * 1.5;
+            acc += (xs[i]).tanh();
+            let t3 = (xs[i]).tanh() * 1.5;
             if i + 1 < xs.len() {
-                let t3 = (xs[i + 1]).tanh() * 1.5;
-                acc = acc + (-0.17_f64).tanh() - ((1.0 + (((xs[i + 1]).mul_add(0.5, xs[i + 1])).sin()) * (((xs[i + 1]).mul_add(0.5, xs[i + 1])).sin())).ln()).tanh();
+                extra += (xs[i + 1]).tanh();
+                acc += (xs[i + 1] + (xs[i + 1]) * (xs[i]) + xs[i + 1] - xs[i + 1]).tanh();
+                acc += ((xs[i]) * (xs[i + 1]) - xs[i + 1] + t3).tanh();
             }
-            acc -= (t2).tanh();
+            acc -= (t1).tanh();
+            carried = carried * 0.5 + ((((1.0 + (xs[i]) * (xs[i])).ln()).cos() * t2).sin()).tanh();
+            acc += carried;
         }
         acc
     }
-    check_p49(seed = 0x40aa76e8603a2fb1, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+    check_p3(seed = 0x2863b2d5e2446bd9, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]),
+        params = ["xs"] at [1, 2, 3, 4, 5]);
 }
 
 program! {
     #[differentiable]
-    fn p50(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((1.0 + (((a) * 0.5).exp()) * (((a) * 0.5).exp())).ln() + xs[5]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 1..xs.len() {
-            let mut t2 = 0.0;
-            for j in 0..2 {
-                t2 += (a * (j as f64 + 0.5)).sin();
-            }
-            if (xs[i]).sin() + ((-0.85_f64) * 0.5).exp() < 0.29 {
-                acc = acc + (a).tanh() - ((((1.0 + (a) * (a)).ln()) * 0.5).exp()).tanh();
-            }
-            acc += (((((xs[i]).sin()).mul_add(0.5, xs[i])) * 0.5).exp()).tanh();
-            if ((xs[i]) * 0.5).exp() + (xs[i - 1]).tanh() < -0.11 {
-                break;
-            }
-            acc = acc + (xs[i - 1] + ((1.0 + (0.59_f64) * (0.59_f64)).ln()).mul_add(0.5, xs[i - 1])).tanh() - (((t1 + xs[i]).cos() * xs[i]).mul_add(0.5, t1)).tanh();
-        }
-        acc
+    fn p4(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = (x.dot(v) * 0.3).dot(&(x / &x.mapv(|q| q * q + 1.0))) * 0.3;
+        let t2 = (-x.mapv(f64::sin)).sum_axis(Axis(0)) * 0.3;
+        let t3 = t2.to_owned();
+        t3.dot(&t3) * 0.1 + t2.dot(&t2) * 0.1 + t1.dot(&t1) * 0.1
     }
-    check_p50(seed = 0xe355b5988964b08b, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-program! {
-    #[differentiable]
-    fn p51(b: f64, n: usize, a: f64) -> f64 {
-        let mut acc0 = ((a.powi(3) + b.atan()) * 0.5).atan();
-        if 1.5 * acc0 > 0.25 {
-            match n % 3 {
-                0 => {
-                    acc0 = -b / (1.0 + (b * a).powi(2));
-                }
-                1 => {
-                    for i in 1..=2 {
-                        let t1 = -a;
-                        acc0 += (acc0 * 0.25).sin().powi(3);
-                    }
-                }
-                _ => {
-                    let a = a * (acc0 * 0.25).sin().powi(2);
-                }
-            }
-        } else if b * (acc0 * 0.25).tanh() < -0.4 {
-            for i in 0..1 {
-                for j in 0..3 {
-                    let t2 = if i % 2 == 0 { (a * b).tanh().cosh() } else { b * (acc0 * 0.1) / (1.5 + (a - a).tanh()) };
-                    acc0 += 0.5 * f64::atan(a);
-                }
-                acc0 = (1.0 + a.sin().powi(2)).cbrt();
-            }
-        }
-        if (acc0 * 0.1).tanh() < -0.4 && (acc0 * 0.1).sin() < 0.3 {
-            let t3 = a + (acc0 * 0.1).tanh();
-        }
-        (acc0 * 0.1).sin().tanh() - 0.2 * b
-    }
-    check_p51(seed = 0x06f6f6b5bdc6a196, inputs = 2, calls = [], at = |p| (p[0], 3, p[1]));
-}
-
-#[differentiable]
-fn p52_h0(y: &mut [f64], s: f64) {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * -0.5).tanh();
-    }
-    y[0] = (y[0] * 0.3 + s).sin();
-}
-#[differentiable]
-fn p52_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).cos() * 1.5;
-    }
-}
-#[differentiable]
-fn p52_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    p52_h0(y, s);
-    p52_h1(s * 1.5, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-#[differentiable]
-fn p52_h3(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * -0.5
-}
-program! {
-    #[differentiable]
-    fn p52(xs: &[f64], w: [f64; 3], a: f64) -> f64 {
-        let mut buf1 = vec![0.75; 2];
-        let t2 = p52_h2(&mut buf1, &xs[4..], a * 0.6).tanh();
-        let t3 = buf1[0] + buf1[1] * 0.25;
-        let t4 = p52_h3(&xs[4..=5], t2);
-        let mut buf5 = vec![0.0; 2];
-        for i in 0..2 {
-            buf5[i] = xs[i + 6] * t4.tanh();
-        }
-        p52_h0(&mut buf5, w[0]);
-        let t6 = buf5[0] + buf5[1] * -0.5;
-        let mut buf7 = vec![0.75; 2];
-        let t8 = p52_h2(&mut buf7, &xs[..7], t2.tanh()).tanh();
-        let t9 = p52_h2(&mut buf7, &xs[5..], a).tanh();
-        let t10 = buf7[0] + buf7[1] * 0.6;
-        let s11 = &xs[0..];
-        let t12 = (s11[1] * t10 * 0.75 + s11[2]).sin() + s11[s11.len() - 1] * 1.5;
-        let mut buf13 = vec![0.0; 4];
-        for i in 0..4 {
-            buf13[i] = xs[i + 1] * w[2];
-        }
-        p52_h0(&mut buf13, t8);
-        for _ in 0..3 {
-            p52_h0(&mut buf13, a);
-        }
-        p52_h0(&mut buf13, t12 * 0.3);
-        let t14 = buf13[0] + buf13[3] * -0.5;
-        t14 + t12 + t10 + t9 + t8 + w[1] * 0.5 + a * 0.3
-    }
-    check_p52(seed = 0x0717b8e216464932, inputs = 12, calls = [], at = |p| (&p[0..8], <[f64; 3]>::try_from(&p[8..11]).unwrap(), p[11]),
-        params = ["w"] at [8, 9, 10]);
-}
-
-program! {
-    #[differentiable]
-    fn p53(a: f64, b: f64) -> f64 {
-        let mut acc0 = 0.5;
-        for i in 0..3 {
-            let t1 = match i % 3 { 0 | 1 => 0.5 * a * (p14(3, -b, (0.5 * a.tanh()).acos()) * 0.5).atan().min(a), _ => b.sin() };
-            let mut acc2 = b;
-            let flag3 = t1 / (1.0 + t1.powi(2)) > 0.25;
-            acc2 = (acc2 * a.tanh()).atan();
-        }
-        a.tanh()
-    }
-    check_p53(seed = 0x01d375bb9704d4e5, inputs = 2, calls = [p14], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p54(b: f64, a: f64) -> f64 {
-        let mut acc0 = 1.0;
-        let mut v1 = vec![0.0; 4];
-        for i in 0..v1.len() {
-            v1[i] = a * b;
-        }
-        v1[3] = v1[1] / (1.5 + v1.iter().map(|q| (q * 1.5).sin()).sum::<f64>().tanh()) * 0.25;
-        let t2: f64 = 0.2;
-        let t3 = v1[3].atan() - 1.0 * t2;
-        if a > -0.4 && v1[0] < -0.2 {
-            return t2 * a - v1[2].hypot(a);
-        }
-        t3.tanh() + t2
-    }
-    check_p54(seed = 0xc9ba5d88b62262dd, inputs = 2, calls = [], at = |p| (p[0], p[1]),
-        params = ["b"] at [0]);
-}
-
-program! {
-    #[differentiable]
-    fn p55(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (((a).tanh()) * (a + a) + xs[0]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            extra = extra + (xs[i]).tanh() - (((((t1) * 0.5).exp()) * ((xs[i]).tanh())).tanh()).tanh();
-            extra += (((xs[i]) * (t1 + xs[i])) * ((a) * (xs[i]))).tanh();
-            acc += (((a) * (xs[i]) + (1.0 + (t1) * (t1)).ln()).sin()).tanh();
-            acc = acc + ((1.0 + ((xs[i]).mul_add(0.5, xs[i])) * ((xs[i]).mul_add(0.5, xs[i]))).ln()).tanh() - (((1.0 + (xs[i]) * (xs[i])).ln() + xs[i]).mul_add(0.5, -0.24_f64)).tanh();
-            if ((xs[i]) * (xs[i])).mul_add(0.5, xs[i]) > -0.24 {
-                if (xs[i]) * (a) + xs[i] < 0.04 {
-                    continue;
-                }
-            } else {
-                acc -= (((xs[i]) * 0.5).exp()).tanh();
-            }
-            acc += ((xs[i]).sin()).tanh();
-        }
-        acc
-    }
-    check_p55(seed = 0x918138b328cd2432, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p56(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = ((x * (s)).mapv(f64::tanh)).sum_axis(Axis(1)) * 0.3;
-        if n % 3 == 0 {
-            t1 = (-x.mapv(f64::sin)).sum_axis(Axis(1)) * 0.3;
-        }
-        let t2 = &(v / &t1.mapv(|q| q * q + 1.0)) + &(v / &t1.mapv(|q| q * q + 1.0));
-        let mut t3 = v.to_owned();
-        if n % 2 == 0 {
-            t3 = ((s) * x).sum_axis(Axis(0)) * 0.3;
-        }
-        let t4 = (&t2 + &t2).mapv(f64::tanh);
-        let mut t5 = -x.mapv(f64::sin);
-        for _ in 0..n {
-            t5 = (&t5 * (s)).mapv(f64::sin) + &t5 * 0.5;
-        }
-        t5.sum() * 0.2 + t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1
-    }
-    check_p56(seed = 0xd3f2bec268a3315b, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p57(a: f64, b: f64) -> f64 {
-        let t0 = (p54(0.9, (b * (p34(-b, 0.9 * b, b, ((a - 1.0) * 0.5).atan()) * 0.5).atan() * 0.5).sin()) * 0.5).atan() * 1.5 / (1.0 + a.atan().powi(2)) * (0.25 * b).cos();
-        let mut a = a;
-        let t1 = if a.cos() > (t0 * 0.25).atan() { (1.5 + ((t0 * 0.25).tanh() - b).cos()).sqrt() } else { f64::tanh((t0 * 0.25).tanh()) };
-        let mut v2 = vec![0.0; 2];
-        for i in 0..v2.len() {
-            v2[i] = t1;
-        }
-        if b > v2.iter().map(|q| q * q).sum::<f64>() {
-            let mut k3 = 0;
-            loop {
-                for j in 0..3 {
-                    let t4 = if t1 > t1 { 0.2 * (t1 + t1) } else { (t0 * 0.25).sin() };
-                    a = (a * 0.05).min(b).tanh();
-                }
-                a = ((a * 0.05).sin() * b.tanh()).tanh();
-                k3 += 1;
-                if ((v2[k3 % v2.len()] * 0.05).sin() > 0.25 && (k3 as f64) < -0.4) || k3 >= 3 { break; }
-            }
-        } else {
-            let mut w5 = 0;
-            while w5 < 4 {
-                if b > 0.3 {
-                    let mut acc6 = 0.5;
-                } else {
-                    for j in (0..8).step_by(2) {
-                        v2[j % 2] -= ((-(v2[(j + 1) % 2] * 0.02).tanh()).hypot(v2.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.02).sin())) * 0.5).atan();
-                    }
-                }
-                a -= 1.0_f64;
-                w5 += 1;
-            }
-        }
-        let t7: f64 = 2.0;
-        let t8 = if (t0 * 0.25).atan() > 0.1 { v2.iter().map(|q| (q * 0.02).cos()).product::<f64>().sin().sin() } else { (1.5 + t7.sin()).log(2.5 + b.cos()).atan() };
-        a /= (1.0 + (t7 * (v2[0] * 0.02).sin()).powi(2));
-        1.0 * t8 + t7 + (a * 0.02).atan() + (t0 * 0.25).tanh() + b
-    }
-    check_p57(seed = 0x74485d16e7d10b67, inputs = 2, calls = [p34, p54], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p58(a: f64, b: f64, c: f64) -> f64 {
-        let mut acc0 = c;
-        match (0.3_f64.tanh().abs() * 2.0) as usize % 3 {
-            0 => {
-                let t1 = a;
-                let flag2 = 0.5_f64.clamp(-0.75, 0.75) > 0.3;
-            }
-            1 => {
-                acc0 = (acc0 * (0.2 - c)).tanh();
-            }
-            _ => {
-                let mut k3 = 0;
-                let r4 = loop {
-                    let acc0 = acc0 * 0.1 * (p36((a / (1.0 + c * c) * 0.5).tanh(), (acc0 * 0.1).atan(), (2.0 * c * 0.5).tanh()) * 0.5).atan();
-                    k3 += 1;
-                    if (b - c < 0.5) || k3 >= 4 { break (1.5 + (k3 as f64).sin()).log(2.5 + a.cos()) * 1.5; }
-                };
-            }
-        }
-        0.3 * (acc0 * 0.1).sin()
-    }
-    check_p58(seed = 0xafb54a4cb0cabac4, inputs = 3, calls = [p36], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p59(a: f64) -> f64 {
-        let t0 = a.sin();
-        let t1 = a.atan2(1.5 + (f64::cos(t0) / (1.0 + f64::cos(a).powi(2))).cos());
-        let mut acc2 = t0.tanh();
-        let mut w3 = 0;
-        while w3 < 1 {
-            let t4 = if (acc2 * 0.5).sin() < -0.2 { (1.0 + a.powi(2)).ln().mul_add(a * t1, a + (p39(1.25, (2.0 + a.sin()).cbrt()) * 0.25).sin()) } else { t0.cos() };
-            acc2 += 2.0_f64.clamp(-0.75, 0.75).asinh() * 0.5;
-            w3 += 1;
-        }
-        let t5 = (1.0 + (-t1).powi(2)).ln();
-        let mut acc6 = f64::cos(t0).mul_add(a, t1.clamp(-0.75, 0.75)) * 0.5;
-        0.25 * acc6 + (acc2 * 0.25).tanh() + t1 - t0
-    }
-    check_p59(seed = 0xa5c7863caa6dea2b, inputs = 1, calls = [p39], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p60(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = (v.dot(x) * 0.3).mapv(|q| q.max(0.25) * 0.5);
-        let t2 = &((s) - v) + &(x.dot(x) * 0.3);
-        t2.sum() * 0.2 + t1.dot(&t1) * 0.1 + s
-    }
-    check_p60(seed = 0x66562237a85dcc74, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3),
+    check_p4(seed = 0x4cde615a44138bb4, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2),
         params = ["s", "v"] at [12, 9, 10, 11]);
 }
 
 program! {
     #[differentiable]
-    fn p61(b: f64, a: f64, xs: &[f64]) -> f64 {
-        let t0 = (a * xs[2]).min(a / (1.5 + 0.1_f64.tanh())) + b.tanh().exp2() * 1.0;
-        let b = b + a;
-        let mut acc1 = 0.0;
-        let mut v2 = vec![0.0; xs.len()];
-        for i in 0..v2.len() {
-            v2[i] = ((b * 0.5).tanh() * (t0 * 0.5).tanh()).min(a);
+    fn p5(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = &(v + v) + x;
+        let t2 = (x + &t1).dot(&(t1.mean_axis(Axis(1)).unwrap())) * 0.3;
+        let t3 = (v.dot(x) * 0.3).dot(&((v * (s)).mapv(f64::sin))) * 0.3;
+        let mut t4 = (t2.dot(x) * 0.3).sum().sin();
+        if n % 2 == 0 {
+            t4 = (t1.dot(x) * 0.3).sum() * 0.1;
         }
-        acc1 -= (a - a).cos() * 0.5;
-        if -(b * 0.5).tanh() < 0.0 {
-            acc1 += (acc1 * 0.5).atan();
-        } else if 0.6 + v2[0] > 0.25 {
-            let t3 = a * (acc1 * 0.5).atan();
-        } else {
-            let mut k4 = 0;
-            loop {
-                match k4 % 3 {
-                    0 => {
-                        acc1 = t0 * 0.5;
-                    }
-                    1 => {
-                        v2[2 - k4] = (0.1 * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() / (1.5 + ((v2[2] * 0.25).sin() * a).tanh()) * 0.5).sin();
-                    }
-                    _ => {
-                        if xs[2] > (v2[v2.len() - 1 - k4] * 0.25).sin() {
-                            v2[k4] = ((acc1 * 0.1).sin() * xs[xs.len() - 1 - k4]).powi(2).ln_1p();
-                        } else if ((1.0 + v2.iter().enumerate().map(|(k, q)| (q * 0.25) * k as f64).sum::<f64>().powi(2)).ln()) < 0.1 {
-                            v2[2 - k4] += ((t0 * 0.5).tanh().atan2(1.5 + (acc1 * 0.1).atan().cos()) * a * 0.5).tanh();
+        t4 + t3 + t2.dot(&t2) * 0.1
+    }
+    check_p5(seed = 0x8ab84e48e970a3f4, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p6(d: f64, c: f64, a: f64, n: usize, b: f64) -> f64 {
+        let mut acc0 = (1.5 + (n as f64).sin()).powf((a + n as f64).tanh());
+        if n % 2 == 0 {
+            let t1 = d;
+            if d > d {
+                if c / (1.5 + a.tanh()) > n as f64 {
+                    for i in 0..n {
+                        for j in 0..2 {
+                            let t2 = (1.0 + (1.5 * p1(b).atan()).powi(2)).ln();
+                            acc0 /= (2.0 + t1.hypot((acc0 * 0.1).sin()).cos());
                         }
+                        acc0 *= (i as f64).cos();
+                    }
+                } else {
+                    for i in 0..1 {
+                        for j in (0..2).rev() {
+                            if p1((((acc0 * 0.02).tanh() + b) * 0.5).tanh()).to_radians() < -0.4 {
+                                acc0 = acc0 * 0.02;
+                            } else {
+                                let mut acc3 = acc0 * 0.02;
+                            }
+                            acc0 = ((acc0 * 0.02).atan() + -(acc0 * 0.02).atan()).sin();
+                        }
+                        acc0 = 1.0_f64.clamp(-0.75, 0.75).powi(3);
                     }
                 }
-                acc1 /= (1.0 + (0.6 * (acc1 * 0.1).tanh()).powi(2));
-                k4 += 1;
-                if (acc1 * 0.1 < 0.3) || k4 >= 3 { break; }
-            }
-        }
-        (acc1 * 0.1).tanh() - 1.5 * (b * 0.5).sin() + 0.75 * (t0 * 0.5).tanh() + a + 0.5 * (b * 0.5).sin()
-    }
-    check_p61(seed = 0xb16c2b8d519f43fa, inputs = 5, calls = [], at = |p| (p[0], p[1], &p[2..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p62(n: usize, a: f64) -> f64 {
-        let mut acc0 = (1.5 + a.atan().sin()).powf((1.0 * a).tanh());
-        let mut k1 = 0;
-        let r5 = loop {
-            let t2 = (1.5 + (acc0 * 0.1).sin().powi(3).sin()).log(2.5 + (n as f64).sin().cos()).clamp(-0.75, 0.75);
-            if ((1.0 + (n as f64).powi(2)).cbrt()) > (acc0 * 0.1).sin() || a < 0.0 {
-                let t3 = f64::sin(t2);
             } else {
-                let flag4 = 0.25 - acc0 * 0.1 > -0.4;
+                for i in 0..4 {
+                    if i % 3 == 1 {
+                        for j in 0..4 {
+                            if (1.5 + 2.0_f64.cos()).sqrt() < -0.4 {
+                                acc0 += ((1.0 + (t1 / (1.0 + a * a)).powi(2)).sqrt() * 0.25).atan();
+                            }
+                            acc0 -= ((d.powi(3) - (b - t1)) * 0.1).sin();
+                        }
+                    }
+                    acc0 += (c - d) / (1.5 + ((acc0 * 0.02).tanh() * a).tanh()) * 0.25;
+                }
             }
-            acc0 += (1.0 + t2.powi(2)).ln();
-            k1 += 1;
-            if ((t2 / (1.5 + (p34((n as f64 * 0.5).sin(), (acc0 * 0.1).sin() * t2, (2.0 + (k1 as f64).cos()).recip(), (-(k1 as f64) * 0.25).sin()) * 0.5).atan().tanh())) < -0.2 && a < 0.7) || k1 >= 4 { break a; }
-        };
-        acc0 = (n as f64).atan();
-        let mut acc6 = 0.5;
-        let t7 = 0.1_f64.max(r5);
-        acc6 += 0.5_f64;
-        t7 + acc6 - r5 + acc0 * 0.1
-    }
-    check_p62(seed = 0xaf581a9f9c5d4679, inputs = 1, calls = [p34], at = |p| (3, p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p63(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = x.to_owned();
-        for _ in 0..n {
-            t1 = (&t1 * (s)).mapv(f64::sin) + &t1 * 0.5;
         }
-        let t2 = (v.dot(v) * 0.3) - &(v.dot(x) * 0.3);
-        let t3 = t2[2];
-        let mut t4 = v.to_owned();
-        for _ in 0..n {
-            t4 = (t1.dot(&t4) * 0.3).mapv(f64::tanh) + &t4 * 0.5;
+        let c = c - (d + a);
+        let mut acc4 = 0.5;
+        for i in 0..1 {
+            let b = b * (a * d);
+            acc0 += (n as f64 / (1.5 + (b * 0.25).atan().tanh())).mul_add(acc0 * 0.02 - (b * 0.25).tanh(), (b * 0.25).atan().cos()) * 0.02;
         }
-        let t5 = t1.dot(&((s) * &t1)) * 0.3;
-        t5.sum() * 0.2 + t4.dot(&t4) * 0.1 + t3
+        acc0 * 0.02 - b
     }
-    check_p63(seed = 0x5d51cae00ce4ebc6, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+    check_p6(seed = 0x2368c78ed42e7c97, inputs = 4, calls = [p1], at = |p| (p[0], p[1], p[2], 3, p[3]));
 }
 
 #[differentiable]
-fn p64_h0(y: &mut [f64], s: f64) -> f64 {
+fn p7_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + -0.5).tanh();
+    }
+    acc * 0.25 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p7_h1(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).tanh();
+    r[1] = v[1] * 0.5;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+#[differentiable]
+fn p7_h2(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.6 + (y[i] * s).cos() * 0.25;
+    }
+}
+program! {
+    #[differentiable]
+    fn p7(a: f64, xs: &[f64], ys: &mut [f64]) -> f64 {
+        let t1 = p7_h0(&xs[6..=6], a * 0.25);
+        let mut arr2 = [-0.5_f64; 3];
+        arr2[1] = a * -0.5;
+        arr2[2] = xs[4] * 0.25;
+        let t3 = arr2[1] * arr2[2];
+        let t4 = p7_h0(&xs[..8], t1.tanh() * 0.3);
+        let t5 = p7_h0(&xs[..], t3.tanh() * 1.5);
+        let s6 = &xs[2..7];
+        let t7 = (s6[0] * a * 0.3 + s6[4]).sin() + s6[s6.len() - 1] * 0.6;
+        let s8 = &s6[..5];
+        let t9 = (s8[1] * a + s8[1]).sin() + s8[s8.len() - 1] * 0.75;
+        let arr10 = p7_h1(&s8[..], t5.tanh());
+        let t11 = arr10[1] * arr10[0];
+        p7_h2(ys, t9.tanh() * -0.5);
+        let t12 = ys[1] * -0.5;
+        t12 + t11 + t9 + t7 + t5 + ys[2] + a * 0.3
+    }
+    check_p7(seed = 0x2708cc4957c38215, inputs = 12, calls = [], at = |p| (p[0], &p[1..9], &mut p[9..12].to_vec()),
+        params = ["ys"] at [9, 10, 11]);
+}
+
+program! {
+    #[differentiable]
+    fn p8(n: usize, a: f64, b: f64) -> f64 {
+        let t0 = f64::sin((n as f64).min(b) * (n as f64 + b));
+        let mut v1 = vec![0.0; 4];
+        for i in 0..v1.len() {
+            v1[i] = 1.0_f64;
+            if i > 0 {
+                v1[i] += v1[i - 1] * ((1.5 + a.cos()).sqrt() * 0.5).atan();
+            }
+        }
+        let flag2 = v1.iter().map(|q| (q * 0.25) * t0).sum::<f64>() > 0.7;
+        let mut acc3 = t0 * (v1[n] * 0.25).tanh() * (p6((t0 + a) * 0.5, (1.5 + (n as f64).sin()).log(2.5 + t0.cos()), ((v1.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.25).sin()) + v1[2] * 0.25) * 0.25).tanh(), 3, t0.sin()) * 0.5).tanh().powi(3);
+        if acc3 * a > v1.iter().map(|q| (q * 0.25).cos()).product::<f64>() {
+            match n {
+                0 => {
+                    let b = b + (n as f64).cos();
+                }
+                1 => {
+                    acc3 = (acc3 - ((b - n as f64) * 0.25).sin()).tanh();
+                }
+                _ => {
+                    let t4 = if (v1[3] * 0.25).tanh() / (1.0 + b * b) > n as f64 { (1.5 + (t0 - v1.iter().map(|q| (q * 0.25) * (q * 0.25)).sum::<f64>()).sin()).powf((-b).tanh()) } else { ((v1[n] * 0.25).tanh() * 2.0).min((v1.iter().enumerate().map(|(k, q)| (q * 0.25) * k as f64).sum::<f64>() * 0.5).tanh().to_radians()) };
+                }
+            }
+        } else if 0.75 * a > acc3 {
+            let mut a = a;
+        }
+        acc3
+    }
+    check_p8(seed = 0x16720a2529faa945, inputs = 2, calls = [p6], at = |p| (2, p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p9(b: f64, xs: &[f64], a: f64) -> f64 {
+        let mut acc0 = 1.0;
+        if xs.iter().sum::<f64>() / (1.0 + xs.iter().map(|q| q * q).sum::<f64>() * xs.iter().map(|q| q * q).sum::<f64>()) > 0.3 {
+            for i in 0..xs.len() {
+                acc0 -= b;
+                let mut acc1 = 0.0;
+                acc0 = (acc0 * 0.25 * (1.5 * (acc0 * 0.25).tanh())).atan();
+            }
+        } else {
+            let t2 = b;
+        }
+        let t3 = xs[2];
+        acc0 = ((acc0 * 0.25).tanh() + (a.cos().exp2() * 0.5).atan()).atan();
+        for i in 0..3 {
+            acc0 += (xs[xs.len() - 1 - i] - xs[2]) / (2.0 + b.cos()) * 0.25;
+        }
+        0.3 * t3 + 0.75 * (acc0 * 0.1) - a
+    }
+    check_p9(seed = 0xc5dbd41c93db56c5, inputs = 5, calls = [], at = |p| (p[0], &p[1..4], p[4]));
+}
+
+program! {
+    #[differentiable]
+    fn p10(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = x - &(-x.mapv(f64::sin));
+        let t2 = &(v + x) / &t1.mapv(|q| q * q + 1.0);
+        let t3 = (&((&t1 * &t2).mapv(f64::tanh)) * &(v.sin())).mapv(f64::tanh);
+        let t4 = v[1];
+        let t5 = -(-t3.mapv(f64::sin)).mapv(f64::sin);
+        t5.sum() * 0.2 + t4 + t3.sum() * 0.2
+    }
+    check_p10(seed = 0x4c02be87745ab9c1, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p11(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = x.mean_axis(Axis(0)).unwrap();
+        let t2 = v / &(&t1 / &v.mapv(|q| q * q + 1.0)).mapv(|q| q * q + 1.0);
+        let t3 = -((x * x).mapv(f64::tanh)).mapv(f64::sin);
+        t3.sum() * 0.2 + t2.dot(&t2) * 0.1 + t1.dot(&t1) * 0.1
+    }
+    check_p11(seed = 0x71e8b32123e7c19e, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p12(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() - 1 {
+            let mut t1 = 0.0;
+            for j in 0..2 {
+                t1 += (xs[i + 1] * (j as f64 + 0.5)).sin();
+            }
+            if (a - t1).mul_add(0.5, xs[i]) < 0.03 {
+                if (a).mul_add(0.5, a) - (xs[i + 1]).sin() > -0.48 {
+                    acc -= (((0.51_f64).cos() * a) * ((xs[i + 1]).sin()) - (((xs[i + 1]) * (t1)) * 0.5).exp()).tanh();
+                    extra -= ((t1).mul_add(0.5, a) + ((1.0 + (a) * (a)).ln()).tanh()).tanh();
+                }
+            }
+            let t2 = (t1).tanh() * 1.5;
+            let t3 = (((t2 + a).cos() * xs[i]) * (xs[i + 1])).tanh() * 1.5;
+            acc -= ((a).cos() * xs[i]).tanh();
+        }
+        acc
+    }
+    check_p12(seed = 0x86b89fea96a9c821, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p13(a: f64, xs: &[f64]) -> f64 {
+        let t0 = a * (1.0 * xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())) * 0.5;
+        let flag1 = xs[1].min(a) > -0.1;
+        let t2 = match ((t0 * xs[0] * 0.5).sin().abs() * 2.0) as usize % 3 { 0 | 1 => (a - 1.25).cos(), _ => t0 };
+        let t3: f64 = -t0 + t0 * a;
+        let mut acc4 = (1.0 + t0.powi(2)).sqrt().tanh();
+        for i in 0..3 {
+            acc4 -= 1.5_f64;
+        }
+        let t5 = if (t3 * 0.5).sin() > t0 { (a * 1.0).hypot(xs[2].atan2(1.5 + xs[0].cos())) } else { 1.5_f64.cos() };
+        let t6 = t0 - ((acc4 * 0.1).atan() - xs[2].clamp(-0.75, 0.75));
+        let t7 = if 0.3 > -0.2 { xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().atan() } else { 0.3 * -(t6 * 0.5) };
+        acc4 += (2.0 + (1.25 / (1.0 + a.powi(2))).cos()).recip();
+        t7.tanh() - (t6 * 0.5).cos() + 0.1 * (t5 * 0.5).atan() + (acc4 * 0.1).tanh() - (t3 * 0.5).tanh() + t2.tanh() + 1.25 * t0 + 0.5 * xs.iter().map(|q| q * t2).sum::<f64>()
+    }
+    check_p13(seed = 0xd9043d9db1bca3b3, inputs = 4, calls = [], at = |p| (p[0], &p[1..4]));
+}
+
+#[differentiable]
+fn p14_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.75).tanh();
+    }
+    acc * 0.3 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p14_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.25;
+    t + p14_h0(&v[1..], s * 0.5) + p14_h0(v, s).cos()
+}
+#[differentiable]
+fn p14_h2(y: &mut [f64], s: f64) -> f64 {
     for i in (1..y.len()).rev() {
         y[i] = (y[i] * s + y[i - 1] * 0.3).tanh();
     }
@@ -1817,2181 +394,3787 @@ fn p64_h0(y: &mut [f64], s: f64) -> f64 {
     y[0] * y[y.len() - 1]
 }
 #[differentiable]
-fn p64_h1(s: f64, x: &[f64], y: &mut [f64]) {
+fn p14_h3(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).cos() * 0.3;
+        y[i] -= (s * x[i % x.len()]).tanh() * 0.5;
     }
 }
 #[differentiable]
-fn p64_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    let _ = p64_h0(y, s);
-    p64_h1(s * 0.75, &x[1..], y);
-    y[y.len() - 1] + x[0]
+fn p14_h4(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p14_h2(y, s);
+    p14_h3(s * 0.75, &x[1..], y);
 }
 program! {
     #[differentiable]
-    fn p64(a: f64, ys: &mut [f64], b: f64, xs: &[f64]) -> f64 {
-        let t1 = p64_h2(ys, xs, a).tanh();
-        let t2 = ys[2] * 0.3;
-        let _ = p64_h2(ys, &xs[0..], b * 0.5);
-        let t3 = ys[0] * 0.3;
-        let s4 = &xs[2..=3];
-        let t5 = (s4[1] * t2 + s4[1]).sin() + s4[s4.len() - 1] * 0.75;
-        t5 + t3 + t2 + t1 + ys[2] + a * 0.3
+    fn p14(xs: &[f64], a: f64, b: f64, ys: &mut [f64]) -> f64 {
+        let t1 = p14_h1(xs, b);
+        let t2 = p14_h1(&xs[..], a);
+        let mut buf3 = vec![0.5; 4];
+        let t4 = p14_h2(&mut buf3, b).tanh();
+        p14_h4(&mut buf3, xs, a);
+        let t5 = buf3[0] + buf3[3] * 0.5;
+        let t6 = p14_h1(xs, t1.tanh());
+        let s7 = &xs[2..5];
+        let t8 = (s7[2] * b + s7[0]).sin() + s7[s7.len() - 1] * 1.5;
+        p14_h3(t6.tanh() * 0.3, &xs[5..], ys);
+        let t9 = ys[1] * 0.3;
+        t9 + t8 + t6 + t5 + t4 + ys[2] + a * 0.3
     }
-    check_p64(seed = 0x1dc07be9f0c33718, inputs = 13, calls = [], at = |p| (p[0], &mut p[1..4].to_vec(), p[4], &p[5..13]));
+    check_p14(seed = 0x6c56aff098fc320a, inputs = 11, calls = [], at = |p| (&p[0..6], p[6], p[7], &mut p[8..11].to_vec()),
+        params = ["b", "ys"] at [7, 8, 9, 10]);
 }
 
 program! {
     #[differentiable]
-    fn p65(a: f64) -> f64 {
-        let mut acc0 = 0.1 * a * (a * 2.0);
-        let mut acc1 = a;
-        let mut a = a;
-        a.tanh() + acc1 + acc0.sin()
-    }
-    check_p65(seed = 0x7a9f5e50315586cd, inputs = 1, calls = [], at = |p| (p[0]));
-}
-
-#[differentiable]
-fn p66_h0(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.3 + (y[i] * s).cos() * 0.25;
-    }
-}
-#[differentiable]
-fn p66_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).tanh() * 0.3;
-    }
-    y[0] * 0.75
-}
-#[differentiable]
-fn p66_h2(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.3
-}
-program! {
-    #[differentiable]
-    fn p66(w: [f64; 3], a: f64, ys: &mut [f64], xs: &[f64], b: f64) -> f64 {
-        let s1 = &xs[3..];
-        let t2 = (s1[1] * w[0] + s1[1]).sin() + s1[s1.len() - 1] * 0.75;
-        let mut buf3 = vec![0.0; 4];
-        for i in 0..4 {
-            buf3[i] = xs[i + 1] * w[0];
+    fn p15(a: f64) -> f64 {
+        let t0 = 1.5_f64.mul_add(a, a).atan().tanh();
+        if a - t0 > a {
+            return f64::tanh(a);
         }
-        p66_h0(&mut buf3, w[2]);
-        let _ = p66_h1(w[2], xs, &mut buf3);
-        let t4 = buf3[0] + buf3[3] * 0.6;
-        let t5 = p66_h2(&s1[1..], t4 * 0.6);
-        let mut buf6 = vec![0.0; 2];
+        let mut acc1 = (t0 * a).min(t0 * p8(2, f64::tanh(a), (t0 * a * 0.5).sin()));
         for i in 0..2 {
-            buf6[i] = xs[i + 1] * a;
-        }
-        p66_h0(&mut buf6, a * 0.25);
-        let t7 = buf6[0] + buf6[1] * 0.6;
-        let mut arr8 = [-0.5_f64; 3];
-        arr8[1] = w[2];
-        arr8[2] = xs[5] * 0.25;
-        arr8[0] = (t7 * 1.5).sin();
-        let t9 = arr8[2] * arr8[0];
-        p66_h0(ys, a);
-        let t10 = ys[2] * -0.5;
-        t10 + t9 + t7 + t5 + t4 + ys[2] + w[1] * 0.5 + a * 0.3
-    }
-    check_p66(seed = 0x5bf65130b4b61390, inputs = 14, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), p[3], &mut p[4..7].to_vec(), &p[7..13], p[13]));
-}
-
-program! {
-    #[differentiable]
-    fn p67(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = s;
-        let mut t2 = x.to_owned();
-        if n % 2 == 0 {
-            t2 = x.mapv(|q| q * q * 0.5 - q);
-        }
-        let t3 = v.to_owned();
-        let mut t4 = x.sum_axis(Axis(1)) * 0.3;
-        if n % 3 == 0 {
-            t4 = (s) - &(t3.mapv(|q| q.max(0.25) * 0.5));
-        }
-        t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1 + t2.sum() * 0.2
-    }
-    check_p67(seed = 0xbab6085c1e5f6c2a, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p68(c: f64, b: f64, a: f64) -> f64 {
-        let mut acc0 = a;
-        let mut k1 = 0;
-        let r5 = loop {
-            let t2: f64 = (2.0 + b.max((acc0 * 0.25).tanh() * b).cos()).powi(-2);
-            let mut w3 = 0;
-            while w3 < 1 {
-                let t4 = 0.6 * (acc0 * 0.1).atan() + p54((p54(0.6 * a, f64::cos(t2)) * 0.5).sin() / (1.0 + a.powi(2)), (acc0 * 0.1).sin() + w3 as f64) * 0.5 * 1.0;
-                acc0 += a;
-                w3 += 1;
+            if t0 > -0.1 {
+                continue;
             }
-            let c = c * t2;
-            acc0 = (1.0 + a.powi(2)).ln() * (b - t2);
-            k1 += 1;
-            if (a.powi(2) > -0.4) || k1 >= 2 { break b - b * a; }
-        };
-        acc0 /= (2.0 + (c * b).cos());
-        (acc0 * 0.1).atan() + 0.1 * c
-    }
-    check_p68(seed = 0x167d298557895f79, inputs = 3, calls = [p54], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p69(n: usize, b: f64, a: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = (b.min(b).powi(3) * 0.5).sin();
-        for i in 0..4 {
-            acc0 += ((a / (1.0 + b * b) - (1.0 + xs[1].powi(2)).cbrt()) * 0.25).tanh();
-            for j in 0..3 {
-                let t2 = { let u1 = (b.cos() * b.mul_add(b, b) * 0.5).atan(); b.tanh() };
-                acc0 = j as f64;
-            }
+            acc1 -= (-f64::cos((acc1 * 0.25).tanh()) * 0.5).sin();
         }
-        let t3 = xs[xs.len() - 1 - n];
-        (acc0 * 0.05).atan()
+        (acc1 * 0.25).cos() - t0
     }
-    check_p69(seed = 0xee52dd25ee803e23, inputs = 5, calls = [], at = |p| (2, p[0], p[1], &p[2..5]),
-        params = ["a"] at [1]);
+    check_p15(seed = 0xffc3b3eb0bf39d5c, inputs = 1, calls = [p8], at = |p| (p[0]));
 }
 
 program! {
     #[differentiable]
-    fn p70(a: f64, b: f64) -> f64 {
-        let flag0 = a > 0.1;
-        let mut acc1 = b;
-        let mut w2 = 0;
-        while w2 < 4 {
-            let t3 = match w2 % 3 { 0 => b / (1.0 + (acc1 * 0.1).tanh().powi(2)) * a.sin() * 0.5, 1 => a, _ => (b / (1.0 + b * b)).sin() };
-            acc1 = ((acc1 * 0.1).atan() + ((acc1 * 0.1).atan().mul_add(t3, b) * 0.25).tanh()).tanh();
-            w2 += 1;
+    fn p16(a: f64) -> f64 {
+        let mut acc0 = 0.6_f64.tanh();
+        for i in (0..1).rev() {
+            acc0 += ((acc0 * 0.5).tanh().abs() * (a * (acc0 * 0.5)) * 0.25).sin();
+            let mut a = a;
         }
-        acc1 = a;
-        acc1 *= 1.0 + 0.6_f64.clamp(-0.75, 0.75).tanh();
-        b
+        acc0 = ((acc0 * 0.5).sin() - a * a * 0.5).sin();
+        1.0 * (acc0 * 0.5) - a
     }
-    check_p70(seed = 0xf998605712dcaa84, inputs = 2, calls = [], at = |p| (p[0], p[1]));
+    check_p16(seed = 0xccd5785702d26d8b, inputs = 1, calls = [], at = |p| (p[0]));
 }
 
 program! {
     #[differentiable]
-    fn p71(a: f64, b: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = (a / (1.0 + a.powi(2))).tanh();
-        match (((p40(1, (a.sin().exp_m1() * 0.5).sin(), ((xs[1] - a) * 0.5).atan()) * 0.25).tanh() * 0.3).abs() * 2.0) as usize % 3 {
-            0 => {
-                let t1 = xs[2] * xs[1];
-                let mut w2 = 0;
-                while w2 < 1 {
-                    let t3 = a;
-                    acc0 = (((acc0 * 0.5).sin() + (p62(3, t3 * 0.2) * 0.25).atan()) * 0.5).sin();
-                    w2 += 1;
+    fn p17(b: f64, c: f64, a: f64) -> f64 {
+        let mut a = a;
+        for i in 0..3 {
+            let mut v0 = vec![0.0; 4];
+            for j in 0..v0.len() {
+                v0[j] = (a * 0.25).atan();
+                if j > 0 {
+                    v0[j] += v0[j - 1] * (f64::cos((a * 0.25).sin()) * 0.5).sin();
                 }
             }
-            1 => {
-                acc0 /= (1.0 + (acc0 * 0.5).powi(2));
+            let t1: f64 = 1.5 / (1.0 + (v0[i] * 0.25).sin().powi(2)) * 0.2_f64.tanh() / (1.0 + (c * (a * 0.25).sin()).powi(2));
+            a -= c;
+            let mut v2 = vec![0.0; v0.len()];
+            for j in 0..v2.len() {
+                v2[j] = (-b).tanh();
+            }
+            v0[i] = ((t1 * 0.25).atan().powi(3) * 0.25).atan();
+        }
+        let flag3 = (a * 0.25).atan() * c > 0.0;
+        let k4 = (0.9_f64.abs() * 2.0) as usize % 3;
+        match k4 {
+            0 | 1 => {
+                if c * 1.0 > 0.25 {
+                    let t5 = b;
+                }
             }
             _ => {
-                let mut acc4 = (acc0 * 0.5).tanh().powi(2).ln_1p();
+                let t6 = (a * 0.25).atan() * c * c;
             }
         }
-        (acc0 * 0.5).sin() + b + 0.5 * 1.25
+        let mut c = c;
+        c.tanh() - a * 0.25 + b
     }
-    check_p71(seed = 0x7d7a9469c69e78ef, inputs = 5, calls = [p40, p62], at = |p| (p[0], p[1], &p[2..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p72(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = ((s) - v).dot(&((v * (s)).mapv(f64::sin))) * 0.3;
-        let t2 = v.to_owned();
-        let t3 = v.mapv(f64::tanh);
-        t3.dot(&t3) * 0.1 + t2.dot(&t2) * 0.1 + t1
-    }
-    check_p72(seed = 0xb71e37d613bbb5da, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p73(a: f64, xs: &[f64]) -> f64 {
-        let t0 = f64::sin(a).abs();
-        let mut acc1 = (xs[2].tanh().exp_m1() + a.tanh()) * 0.5;
-        for i in 0..1 {
-            let acc1 = (acc1 * 0.5).sin() - xs.iter().map(|q| q.cos()).product::<f64>().atan();
-            let mut acc2 = 0.0;
-            let mut k3 = 0;
-            let r7 = loop {
-                if 0.3 * a < 0.1 {
-                    let mut w4 = 0;
-                    while w4 < 1 {
-                        let t5 = xs.iter().map(|q| (q * 0.1).sin()).sum::<f64>() + acc1 * 0.5 * 0.5;
-                        acc2 += i as f64;
-                        w4 += 1;
-                    }
-                } else if f64::cos(a) < 0.1 {
-                    let t6 = (2.0 + 1.25_f64.max(xs[(k3 + 1) % 4]).cos().sin()).ln();
-                } else {
-                    acc2 += (((2.0 + p68(t0 / (2.0 + (i as f64).cos()) * 0.5, (acc2 * 0.05).tanh(), (xs[i] - t0) * 0.5).cos()).recip() + a) * 0.5).tanh();
-                }
-                acc2 += (f64::tanh((acc1 * 0.5).sin().powi(3)) * 0.5).sin();
-                k3 += 1;
-                if (a.asinh() > 0.1) || k3 >= 6 { break t0 / (1.0 + (acc1 * 0.5 / (1.0 + (acc2 * 0.05).powi(2))).powi(2)); }
-            };
-            let t8 = (p54((acc2 * 0.05).asinh() * 0.5, (acc2 * 0.05).atan().atan()) * 0.5).sin().exp2();
-            acc2 /= (1.0 + (acc2 * 0.05 * (acc2 * 0.05)).powi(2));
-        }
-        if (1.5 + (acc1 * 0.05).sin().sin()).powf(xs.iter().map(|q| q * a).sum::<f64>().tanh()) < 0.1 {
-            if f64::tanh((acc1 * 0.05).sin()) < 0.0 {
-                let t9 = (acc1 * 0.05).tanh() * 0.3;
-                return (2.0 + (t0 * xs[1]).sin()).ln();
-            }
-        }
-        (acc1 * 0.05).atan() + t0.tanh() + 0.5 * t0
-    }
-    check_p73(seed = 0x5ccd7a5332d036f6, inputs = 5, calls = [p54, p68], at = |p| (p[0], &p[1..5]));
+    check_p17(seed = 0xc4b2711af429c168, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]),
+        params = ["a", "b"] at [2, 0]);
 }
 
 #[differentiable]
-fn p74_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.25
-}
-#[differentiable]
-fn p74_h1(y: &mut [f64], s: f64) {
+fn p18_h0(y: &mut [f64], s: f64) -> f64 {
     for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * -0.5).tanh();
+        y[i] = (y[i] * s + y[i - 1] * 0.25).tanh();
     }
-    y[0] = (y[0] * 0.5 + s).sin();
+    y[0] = (y[0] * 0.3 + s).sin();
+    y[0] * y[y.len() - 1]
 }
 #[differentiable]
-fn p74_h2(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+fn p18_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
     for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).tanh() * 0.25;
+        y[i] -= (s * x[i % x.len()]).tanh() * 1.5;
+    }
+    y[0] * -0.5
+}
+#[differentiable]
+fn p18_h2(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p18_h0(y, s);
+    let _ = p18_h1(s * 0.5, &x[1..], y);
+}
+#[differentiable]
+fn p18_h3(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 1.5
+}
+program! {
+    #[differentiable]
+    fn p18(xs: &[f64], a: f64) -> f64 {
+        let mut buf1 = vec![0.5; 2];
+        p18_h2(&mut buf1, &xs[3..], a);
+        let t2 = p18_h1(a * 0.5, xs, &mut buf1).tanh();
+        let t3 = buf1[0] + buf1[1] * -0.5;
+        let t4 = p18_h3(xs, t3.tanh());
+        let t5 = p18_h3(xs, t4.tanh() * 0.5);
+        let t6 = p18_h3(&xs[..2], t2.tanh()).sin();
+        t6 + t5 + t4 + t3 + t2 + a * 0.3
+    }
+    check_p18(seed = 0x03dfb5c0b6e82a79, inputs = 7, calls = [], at = |p| (&p[0..6], p[6]));
+}
+
+program! {
+    #[differentiable]
+    fn p19(xs: &[f64], a: f64, b: f64) -> f64 {
+        let mut acc0 = ((p1(a.clamp(-0.75, 0.75)) + b) * 0.5).tanh();
+        acc0 = (2.0 + xs[2].min((p16(acc0.tanh().sinh()) * 0.5).tanh()).cos()).recip();
+        let a = a + (a + b);
+        let mut k1 = 0;
+        loop {
+            for j in 1..=4 {
+                match k1 {
+                    0 => {
+                        let b = b - j as f64 * b;
+                    }
+                    1 => {
+                        acc0 += b;
+                    }
+                    _ => {
+                        if (k1 as f64 - j as f64) > 0.3 {
+                            acc0 = b.hypot(b).cos();
+                        } else {
+                            if xs[0] > xs[0] {
+                                if xs[(j + 1) % 3].hypot(b) > -0.1 {
+                                    acc0 *= 0.5 + 0.4 * (k1 as f64).atan2(1.5 + 0.5_f64.cos()).sin();
+                                } else {
+                                    acc0 = (xs[xs.len() - 1 - k1] * (acc0 * 0.02).sin() + a * 0.25) * 0.5;
+                                }
+                            } else if (acc0 * 0.02).sin() > xs.iter().map(|q| (q * 1.0).sin()).sum::<f64>() {
+                                let t2 = 0.3 * (a * 0.25).tanh().hypot(0.25) - (1.5 * xs[k1]).atan2(1.5 + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).asinh().cos());
+                            } else {
+                                if b.sin().exp_m1() > -0.1 {
+                                    let mut acc0 = acc0;
+                                } else {
+                                    acc0 = ((acc0 * 0.02).atan() * xs[j % xs.len()].atan2(1.5 + (acc0 * 0.02).tanh().cos())).sin();
+                                }
+                            }
+                        }
+                    }
+                }
+                acc0 /= (1.0 + (xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) * (a * 0.25).sin()).powi(2));
+            }
+            for j in 1..=2 {
+                let t3 = xs[0];
+                acc0 += (xs.iter().map(|q| q.cos()).product::<f64>().sin().atan() * 0.5).tanh();
+            }
+            acc0 = (acc0 * 0.02).tanh().atan2(1.5 + (acc0 * 0.02).tanh().cos()) * (1.5 + (a * 0.25).cos()).sqrt();
+            k1 += 1;
+            if ((f64::tanh(k1 as f64)) > 1.0 || 1.0 < 0.5) || k1 >= 3 { break; }
+        }
+        (acc0 * 0.02).atan()
+    }
+    check_p19(seed = 0xcf212161812937d3, inputs = 5, calls = [p1, p16], at = |p| (&p[0..3], p[3], p[4]));
+}
+
+program! {
+    #[differentiable]
+    fn p20(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (((a + a) * 0.5).exp() + xs[0]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            let mut t2 = 0.0;
+            for j in 0..2 {
+                t2 += (a * (j as f64 + 0.5)).sin();
+            }
+            let mut t3 = 0.0;
+            for j in 0..2 {
+                t3 += ((xs[i]).tanh() - (a).tanh() * (j as f64 + 0.5)).sin();
+            }
+            extra -= ((t3 - (xs[i]).tanh()) * (xs[i] + xs[i] + xs[i])).tanh();
+            acc -= (xs[i]).tanh();
+        }
+        let r = acc;
+        r
+    }
+    check_p20(seed = 0x1878cad5c9ebbfbf, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p21(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = &(x + x) - &(v / &v.mapv(|q| q * q + 1.0));
+        for _ in 0..n {
+            t1 = (&t1 * (((s) * (s)).tanh())).mapv(f64::sin) + &t1 * 0.5;
+        }
+        let t2 = (v.dot(&t1) * 0.3).dot(x) * 0.3;
+        t2.dot(&t2) * 0.1 + t1.sum() * 0.2 + s
+    }
+    check_p21(seed = 0xa0a7bd9f2e70794a, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3),
+        params = ["x", "s"] at [0, 1, 2, 3, 4, 5, 6, 7, 8, 12]);
+}
+
+program! {
+    #[differentiable]
+    fn p22(a: f64) -> f64 {
+        let mut acc0 = 0.0;
+        let t1 = (1.0 + 1.25_f64.powi(2)).ln();
+        let mut t1 = t1;
+        let t2 = (0.5 * (-a).tanh()).atanh().powi(2);
+        1.0 * t2 + t1.cos()
+    }
+    check_p22(seed = 0xf285022d55c48445, inputs = 1, calls = [], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p23(a: f64, b: f64, c: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = (0.5_f64.cos().exp_m1() * 0.5).tanh().powi(3);
+        for i in 1..=1 {
+            let b = b - (i as f64).sin();
+            if (1.0 + xs[i].powi(2)).cbrt() < 0.5 {
+                acc0 /= (1.0 + (-(b * 0.5).sin()).powi(2));
+            }
+            acc0 = ((acc0 * 0.5).atan() - -c).sin();
+        }
+        if c.abs() > -0.4 {
+            if 1.0 * xs[1] > 0.1 {
+                let mut k1 = 0;
+                let r2 = loop {
+                    acc0 /= (2.0 + ((acc0 * 0.1).tanh() / (1.0 + (k1 as f64).powi(2))).cos());
+                    acc0 = (acc0 * 0.1 * c).atan();
+                    k1 += 1;
+                    if ((1.0 + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).powi(2)).ln() < 0.1) || k1 >= 4 { break 0.9 - (1.0 + xs[k1 % xs.len()].powi(2)).ln(); }
+                };
+            } else if b - xs.iter().map(|q| q * q).sum::<f64>() < 0.5 {
+                if xs[1].powi(3) < 0.7 {
+                    acc0 += (a.tanh().exp2().min(0.9 * 0.25) * 0.5).tanh();
+                } else if c * a < 0.1 {
+                    let t3 = match (xs[1].max(c).abs() * 2.0) as usize % 3 { 0 | 1 => c, _ => (0.2 + xs[0]) * a.atan() };
+                } else {
+                    acc0 += (2.0 + c.sin()).sqrt() * 0.75;
+                }
+            }
+        }
+        (acc0 * 0.1).sin().tanh() + a
+    }
+    check_p23(seed = 0x738feb670b46b232, inputs = 7, calls = [], at = |p| (p[0], p[1], p[2], &p[3..7]),
+        params = ["a", "c"] at [0, 2]);
+}
+
+#[differentiable]
+fn p24_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.6
+}
+#[differentiable]
+fn p24_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.3;
+    t + p24_h0(&v[1..], s * 0.75) + p24_h0(v, s).cos()
+}
+#[differentiable]
+fn p24_h2(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).cos() * 1.5;
+    }
+}
+program! {
+    #[differentiable]
+    fn p24(a: f64, xs: &[f64], b: f64) -> f64 {
+        let t1 = p24_h1(&xs[4..], b);
+        let mut buf2 = vec![0.0; 4];
+        for i in 0..4 {
+            buf2[i] = xs[i + 2] * b;
+        }
+        for _ in 0..3 {
+            p24_h2(a, &xs[7..], &mut buf2);
+        }
+        let t3 = buf2[0] + buf2[3] * -0.5;
+        let s4 = &xs[1..];
+        let t5 = (s4[3] * t3.tanh() + s4[6]).sin() + s4[s4.len() - 1] * 0.6;
+        let s6 = &xs[..];
+        let t7 = (s6[4] * b + s6[1]).sin() + s6[s6.len() - 1] * 0.25;
+        let mut buf8 = vec![0.0; 3];
+        for i in 0..3 {
+            buf8[i] = xs[i + 0] * t3.tanh();
+        }
+        p24_h2(t1.tanh(), &s6[7..], &mut buf8);
+        for _ in 0..3 {
+            p24_h2(t1.tanh(), &s6[1..=3], &mut buf8);
+        }
+        let t9 = buf8[0] + buf8[2] * 0.6;
+        let t10 = p24_h1(&s4[1..], t7.tanh() * 0.75);
+        t10 + t9 + t7 + t5 + t3 + a * 0.3
+    }
+    check_p24(seed = 0x594c21249fd45655, inputs = 10, calls = [], at = |p| (p[0], &p[1..9], p[9]),
+        params = ["a"] at [0]);
+}
+
+program! {
+    #[differentiable]
+    fn p25(n: usize, a: f64, b: f64, c: f64) -> f64 {
+        let mut acc0 = 0.5;
+        for i in 0..n {
+            for j in 0..3 {
+                acc0 += (b / (2.0 + 1.0_f64.cos()) * (p16(((a + b) * 0.5).tanh()) * 0.5).sin() * 0.5).atan();
+            }
+            acc0 -= (acc0 * 0.1).sin();
+        }
+        for i in 0..4 {
+            let mut acc1 = 1.0;
+            acc0 *= (i as f64 - c).cos();
+        }
+        (acc0 * 0.05).cos() + b.cos() + 1.0 * a + 0.5 * p15(c)
+    }
+    check_p25(seed = 0x76805b3d585983aa, inputs = 3, calls = [p15, p16], at = |p| (1, p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p26(b: f64, d: f64, a: f64, n: usize, c: f64) -> f64 {
+        let t0 = match n { 0 | 1 => c.cos().atan(), _ => b };
+        let mut acc1 = (0.5 * t0).min(d - c);
+        let acc1 = acc1 * (acc1 - a);
+        let mut acc2 = 0.5;
+        for i in 1..=4 {
+            let t3: f64 = d + d.powi(3).cos();
+            acc2 = d;
+        }
+        acc2 += ((n as f64 + acc2 * 0.1).atan2(1.5 + (acc1 * 0.1).atan().cos()) * 0.5).tanh();
+        if n == 2 {
+            return -(-b);
+        }
+        let mut w4 = 0;
+        while w4 < 2 {
+            let mut acc5 = a;
+            acc5 -= (acc5 * w4 as f64 / (2.0 + (acc5 - 0.25).cos()) * 0.25).tanh();
+            w4 += 1;
+        }
+        acc1 * 0.1 - a - 0.75 * b
+    }
+    check_p26(seed = 0xe5916e7362668ec5, inputs = 4, calls = [], at = |p| (p[0], p[1], p[2], 3, p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p27(a: f64) -> f64 {
+        let t0: f64 = a * a * (1.5 + a.sin()).powf(a.tanh());
+        let mut acc1 = 1.0;
+        acc1 += 0.25 * (p8(2, ((t0 * 0.5).mul_add((t0 * 0.5).sin(), 0.6) * 0.5).sin(), (((t0 * 0.5).atan() + (t0 * 0.5).atan()) * 0.5).sin()) * 1.25);
+        let mut acc2 = (((t0 * 0.5).atan() + acc1.powi(2)) * 0.5).sin();
+        let a = a + (acc1 - a);
+        let mut acc3 = 1.0;
+        let t4: f64 = (t0 * 0.5).tanh() * acc2;
+        let mut acc5 = (1.0 + (2.0 + t4.cos()).powi(-2).powi(2)).ln();
+        let t4 = t4 * acc1.tanh();
+        (t4 * 0.5).atan() - 0.5 * acc5 - acc2 + acc1.sin() - (t0 * 0.5).atan()
+    }
+    check_p27(seed = 0xe364773d6898a00f, inputs = 1, calls = [p8], at = |p| (p[0]));
+}
+
+#[differentiable]
+fn p28_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.75
+}
+#[differentiable]
+fn p28_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * -0.5;
     }
     y[0] * 0.5
 }
 program! {
     #[differentiable]
-    fn p74(a: f64, xs: &[f64]) -> f64 {
-        let s1 = &xs[4..];
-        let t2 = (s1[1] * a + s1[1]).sin() + s1[s1.len() - 1] * 0.5;
-        let t3 = p74_h0(s1, t2 * 0.6).sin();
-        let t4 = p74_h0(&s1[0..], t3 * 0.6);
-        let t5 = p74_h0(&xs[..], t3);
-        let mut buf6 = vec![0.0; 2];
+    fn p28(a: f64, xs: &[f64]) -> f64 {
+        let t1 = p28_h0(xs, a);
+        let mut buf2 = vec![0.0; 2];
         for i in 0..2 {
-            buf6[i] = xs[i + 2] * t5;
+            buf2[i] = xs[i + 2] * a;
         }
-        p74_h1(&mut buf6, t5);
-        let _ = p74_h2(t3, &s1[..], &mut buf6);
-        let t7 = buf6[0] + buf6[1] * 0.25;
-        let mut buf8 = vec![0.75; 3];
-        for _ in 0..3 {
-            p74_h1(&mut buf8, t4.tanh());
-        }
-        let t9 = buf8[0] + buf8[2] * 0.3;
-        t9 + t7 + t5 + t4 + t3 + a * 0.3
+        let _ = p28_h1(t1.tanh(), &xs[5..], &mut buf2);
+        let t3 = buf2[0] + buf2[1] * 0.5;
+        let t4 = p28_h0(&xs[5..], t1.tanh() * 0.5);
+        t4 + t3 + t1 + a * 0.3
     }
-    check_p74(seed = 0x0f6c469e940a87aa, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+    check_p28(seed = 0x407740c7b5307492, inputs = 8, calls = [], at = |p| (p[0], &p[1..8]));
 }
 
 program! {
     #[differentiable]
-    fn p75(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (((a) * (a)).sin() + xs[0]).tanh();
-        let t2 = (a + xs[2]).tanh();
+    fn p29(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (a + xs[1]).tanh();
+        let t2 = (((a).cos() * a).tanh() + xs[0]).tanh();
         let mut acc = 0.0;
         let mut extra = 0.0;
-        for i in 1..xs.len() {
-            let t3 = (xs[i - 1]).tanh() * 1.5;
-            let t4 = (xs[i - 1]).tanh() * 1.5;
-            extra = extra + (xs[i - 1]).tanh() - ((xs[i]).sin()).tanh();
-            acc += (xs[i]).tanh();
-        }
-        acc
-    }
-    check_p75(seed = 0x1ef97b4a44477125, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p76(a: f64, b: f64, n: usize) -> f64 {
-        let mut acc0 = (p54(0.6 * b, (n as f64 * 0.5).sin()) * 0.5).tanh() / (1.0 + (b / (1.0 + a.powi(2))).powi(2));
-        for i in 0..4 {
-            let t1 = (1.0 + 1.5_f64.powi(2)).cbrt();
-            acc0 = ((t1 * 0.5 - a * (acc0 * 0.1)) * 0.5).sin();
-        }
-        let b = b + b.mul_add(b, a);
-        let flag2 = acc0 * 0.1 / (1.5 + (acc0 * 0.1).tanh()) > 0.0;
-        let a = a * f64::tanh(a);
-        if flag2 {
-            if n == 1 {
-                let t3 = (b * 0.25).sin() * (b * 0.25) / (1.0 + ((acc0 * 0.1).atan() * (a * 0.5).atan()).powi(2));
-                return (acc0 * 0.1).clamp(-0.75, 0.75).hypot((b * 0.25).atan());
-            }
-        } else {
-            let t4 = if n > 3 { b * 0.25 } else { (a * 0.5).sin().cos() / (1.5 + (2.0 + (b * 0.25 * 0.5).atan().cos()).powi(-2).tanh()) };
-        }
-        2.0 * (a * 0.5).atan() - (b * 0.25).tanh() + (acc0 * 0.1).atan() + 0.5 * (p57((a * 0.5).sin() / (1.0 + (acc0 * 0.1).sin().powi(2)), (acc0 * 0.1).tanh().tanh()) * 0.25).tanh()
-    }
-    check_p76(seed = 0x47792ec0a5bc50b0, inputs = 2, calls = [p54, p57], at = |p| (p[0], p[1], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p77(b: f64, a: f64) -> f64 {
-        let mut acc0 = 1.0;
-        let mut k1 = 0;
-        loop {
-            acc0 += 0.75_f64;
-            let mut k2 = 0;
-            loop {
-                let t3 = if a.atan2(1.5 + 1.25_f64.cos()) > b { f64::cos((1.0 + (acc0 * 0.05).sin().powi(2)).sqrt()) } else { f64::max((1.0 + b.powi(2)).sqrt(), b.to_radians()) };
-                acc0 = ((acc0 * 0.05).sin() * (((acc0 * 0.05).tanh() + a) * 0.5).sin()).atan();
-                k2 += 1;
-                if (f64::min(b, (acc0 * 0.05).atan()) > 0.0) || k2 >= 2 { break; }
-            }
-            acc0 = 0.2_f64;
-            k1 += 1;
-            if (0.9_f64.powi(2).ln_1p() < 0.3) || k1 >= 5 { break; }
-        }
-        if a < 0.3 {
-            match (((1.5 + (acc0 * 0.05).tanh().sin()).powf((acc0 * 0.05).atan().tanh()) * 0.5).tanh().abs() * 2.0) as usize % 3 {
-                0 | 1 => {
-                    let t4 = (2.0 + (a / (1.0 + (acc0 * 0.05).powi(2))).sin()).ln();
-                }
-                _ => {
-                    let t5 = (acc0 * 0.05).tanh() / (1.0 + b * b);
-                }
-            }
-        } else {
-            let t6: f64 = (2.0 + a.tanh().exp2().cos()).recip() + (2.0 + (a - a).cos()).recip();
-            let mut k7 = 0;
-            loop {
-                let t8 = if a > 0.1 { -t6 * a.powi(3) } else { k7 as f64 };
-                acc0 /= (2.0 + t6.sin().exp2().cos());
-                k7 += 1;
-                if (f64::max((p57((a.powi(2) * 0.5).sin(), b.min(a)) * 0.25).atan(), t6) > t6) || k7 >= 4 { break; }
-            }
-        }
-        (acc0 * 0.05).sin().sin()
-    }
-    check_p77(seed = 0x8d1810d1285765ea, inputs = 2, calls = [p57], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p78(a: f64) -> f64 {
-        let a = a * (a * a);
-        let a = a * 0.25 * (p57((a * 0.25 * 0.5).sin(), (a * 0.25 * 0.5).atan()) * 0.25).to_radians();
-        let mut acc0 = 1.0;
-        for i in 0..1 {
-            acc0 += (a.cos().hypot(a.cos()) * 0.25).sin();
-            let t1 = (a * 0.5).atan().powi(2) * (a + a);
-            acc0 *= (i as f64).tanh();
-        }
-        a.tanh()
-    }
-    check_p78(seed = 0x729bc624b2a94f8a, inputs = 1, calls = [p57], at = |p| (p[0]));
-}
-
-#[differentiable]
-fn p79_h0(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).sin() * 1.5;
-    }
-}
-#[differentiable]
-fn p79_h1(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.75).sin();
-    }
-    acc * 0.75 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p79_h2(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.3;
-    t + p79_h1(&v[1..], s * 0.25) + p79_h1(v, s).tanh()
-}
-program! {
-    #[differentiable]
-    fn p79(xs: &[f64], a: f64) -> f64 {
-        let mut buf1 = vec![-0.5; 2];
-        for _ in 0..2 {
-            p79_h0(a * 0.3, &xs[..], &mut buf1);
-        }
-        let t2 = buf1[0] + buf1[1] * 0.25;
-        let mut arr3 = [0.25_f64; 3];
-        arr3[0] = t2.tanh();
-        arr3[1] = xs[0] * 0.75;
-        arr3[2] = (a).sin();
-        let t4 = arr3[0] * arr3[1];
-        let t5 = p79_h2(&xs[..], t4);
-        t5 + t4 + t2 + a * 0.3
-    }
-    check_p79(seed = 0x74962a9760ef14f9, inputs = 8, calls = [], at = |p| (&p[0..7], p[7]));
-}
-
-program! {
-    #[differentiable]
-    fn p80(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() - 1 {
-            let t1 = ((1.0 + (a) * (a)).ln()).tanh() * 1.5;
-            acc -= ((1.0 + (a) * (a)).ln() - xs[i]).tanh();
-            acc += (xs[i + 1]).tanh();
-        }
-        acc
-    }
-    check_p80(seed = 0xd40622e4f86fb3ec, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p81(a: f64) -> f64 {
-        let k0 = (a.max(a).abs() * 2.0) as usize % 3;
-        let mut acc1 = a * 0.25 * (a * 0.6);
-        match k0 {
-            0 | 1 => {
-                let t3 = { let u2 = (1.0 + acc1.powi(2)).sqrt() / (1.0 + (acc1 - a).powi(2)); a };
-            }
-            _ => {
-                acc1 *= (1.5 + acc1).tanh();
-            }
-        }
-        acc1.cos() + a
-    }
-    check_p81(seed = 0xe79b57384c83a9a4, inputs = 1, calls = [], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p82(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((((a) * 0.5).exp()).cos() * a + xs[3]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() - 1 {
-            if (t1).tanh() - -0.27_f64 < 0.45 {
-                continue;
-            }
-            if t1 > -0.43 {
-                let t2 = if a > -0.08 { (xs[i] - (a).cos() * t1).tanh() } else { (t1).sin() };
-            }
-            let mut t3 = 0.0;
-            for j in 0..2 {
-                t3 += (((xs[i]) * 0.5).exp() * (j as f64 + 0.5)).sin();
-            }
-            acc -= (((t1 + (xs[i + 1]).sin()) * 0.5).exp()).tanh();
-        }
-        acc.sin()
-    }
-    check_p82(seed = 0x7eb73bb0dce62c4b, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p83(b: f64, xs: &[f64], a: f64) -> f64 {
-        let mut acc0 = 0.0;
-        if xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) - xs[2] > -0.2 {
-            let flag1 = 1.5 > 0.25;
-            for i in (0..8).step_by(2) {
-                let mut k2 = 0;
-                loop {
-                    let t3 = if 2.0 * a < 0.1 { (1.5 + b.sin()).powf(b.tanh()) + xs.iter().sum::<f64>() } else { b.hypot((1.5 + a.sin()).powf(b.tanh())) };
-                    acc0 *= 0.5 + 0.4 * (p18(((b + xs.iter().map(|q| q * (t3 * 0.25)).sum::<f64>()) * 0.1).tanh(), ((a + b) * 0.5).sin()) * 0.25).sin().max(i as f64).sin();
-                    k2 += 1;
-                    if ((acc0 * 0.02).sin().asinh() < 0.0) || k2 >= 3 { break; }
-                }
-                acc0 = ((acc0 * 0.02).atan() - xs[(i + 1) % 4].powi(2).ln_1p()).sin();
-            }
-            let t4 = if flag1 { ((xs[3] + a) * 0.5).tanh().powi(2) } else { b.min(f64::atan(p70(((1.0 + b.powi(2)).cbrt() * 0.5).tanh(), (acc0 * 0.02 * b * 0.25).sin()))) };
-        } else {
-            if b > 0.7 || xs[3] < 0.5 {
-                let t5: f64 = 1.0;
-            }
-        }
-        (acc0 * 0.02).tanh() + a + 0.75 * b
-    }
-    check_p83(seed = 0x4e865f898a2e8d6a, inputs = 6, calls = [p18, p70], at = |p| (p[0], &p[1..5], p[5]));
-}
-
-program! {
-    #[differentiable]
-    fn p84(a: f64, b: f64) -> f64 {
-        let mut acc0 = 1.0;
-        acc0 -= (2.0 + (b + a).cos()).recip();
-        let mut w1 = 0;
-        while w1 < 2 {
-            let flag2 = a.clamp(-0.75, 0.75) > 0.5;
-            let t3 = b / (1.0 + a.powi(2));
-            acc0 += ((acc0 * 0.25 * 0.2).tanh().cosh() * 0.5).sin();
-            acc0 = w1 as f64;
-            w1 += 1;
-        }
-        acc0 /= (1.0 + a.tanh().exp2().powi(2));
-        if 0.25 * b > 0.5 {
-            let t4 = a;
-        }
-        (acc0 * 0.25).tanh() + 0.5 * p81(b)
-    }
-    check_p84(seed = 0x671df54ed3fc8194, inputs = 2, calls = [p81], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p85(n: usize, xs: &[f64], b: f64, a: f64, c: f64) -> f64 {
-        let t0 = xs[n] / (1.0 + a.powi(2));
-        let mut acc1 = p81(c);
-        let mut k2 = 0;
-        let r4 = loop {
-            acc1 = t0;
-            if (b / (1.5 + (n as f64).tanh())) > 0.3 {
-                acc1 += (((acc1 * 0.25).powi(2).ln_1p() - t0.min(xs[1])) * 0.25).sin();
-            }
-            let t3 = match k2 % 3 { 0 | 1 => b.cos() / (1.0 + (xs[k2] * 2.0).powi(2)) * 0.5, _ => 0.9 * 0.5 };
-            acc1 = (1.0 + (0.6 * b).powi(2)).sqrt();
-            k2 += 1;
-            if (f64::tanh(xs[1]) > xs.iter().map(|q| q * q).sum::<f64>()) || k2 >= 3 { break (c / (1.0 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>())).powi(2).ln_1p(); }
-        };
-        r4 + (acc1 * 0.1).sin() + t0
-    }
-    check_p85(seed = 0x0dfb59521a7cb4b6, inputs = 6, calls = [p81], at = |p| (1, &p[0..3], p[3], p[4], p[5]),
-        params = ["a"] at [4]);
-}
-
-program! {
-    #[differentiable]
-    fn p86(a: f64, b: f64) -> f64 {
-        let mut acc0 = -b / (1.5 + (b * 2.0).tanh());
-        for i in 0..1 {
-            let acc0 = (acc0 * 0.5).tanh() - (1.0 + b.powi(2)).sqrt();
-        }
-        (acc0 * 0.5).tanh()
-    }
-    check_p86(seed = 0x6fc1c068e075102c, inputs = 2, calls = [], at = |p| (p[0], p[1]),
-        params = ["b"] at [1]);
-}
-
-program! {
-    #[differentiable]
-    fn p87(n: usize, a: f64) -> f64 {
-        let mut acc0 = a.max(a).cos();
-        if a.tanh() < -0.4 {
-            match n % 3 {
-                0 => {
-                    if n % 2 == 0 {
-                        for i in 0..1 {
-                            let acc0 = (acc0 * 0.5).sin() * (n as f64 + a);
-                        }
-                    } else {
-                        match n {
-                            0 => {
-                                let t1 = a.atan();
-                            }
-                            _ => {
-                                let t2 = if n < 1 { (p76(a, (0.3_f64.sin().exp_m1() * 0.5).sin(), 3) * 0.25).tanh() } else { a.mul_add(a, (acc0 * 0.5).tanh()) * (acc0 * 0.5).tanh().powi(2).ln_1p() };
-                            }
-                        }
-                    }
-                }
-                1 => {
-                    let t3 = (acc0 * 0.5).atan().to_radians();
-                }
-                _ => {
-                    acc0 = (acc0 * 0.5 + ((acc0 * 0.5).atan() * a * 0.5).tanh()).sin();
-                }
-            }
-        } else {
-            acc0 /= (1.0 + (1.0 + (acc0 * 0.5).sin().powi(2)).sqrt().powi(2));
-        }
-        (acc0 * 0.5).atan().sin()
-    }
-    check_p87(seed = 0x0734519caea7b97f, inputs = 1, calls = [p76], at = |p| (1, p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p88(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (((1.0 + (a) * (a)).ln()).sin() + xs[2]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
+        let mut carried = 0.5;
         for i in 0..xs.len() {
-            acc -= ((((t1).mul_add(0.5, xs[i])).mul_add(0.5, xs[i])).mul_add(0.5, a)).tanh();
-            let t2 = (((-0.74_f64) * 0.5).exp()).tanh() * 1.5;
-            if ((xs[i]).sin()) * ((xs[i]).cos() * -0.08_f64) < -0.23 {
-                let mut t3 = 0.0;
-                for j in 0..2 {
-                    t3 += (xs[i] + (xs[i]).sin() * (j as f64 + 0.5)).sin();
-                }
-                acc += (((1.0 + ((xs[i]).mul_add(0.5, xs[i])) * ((xs[i]).mul_add(0.5, xs[i]))).ln()).cos() * xs[i]).tanh();
+            let t3 = if (((xs[i]) * 0.5).exp()).cos() * t1 < -0.06 { ((t1) * (((a).cos() * xs[i]).sin())).tanh() } else { (t2).sin() };
+            let t4 = if (1.0 + (xs[i]) * (xs[i])).ln() > -0.05 { (t1).tanh() } else { t3 };
+            let mut t5 = 0.0;
+            for j in 0..2 {
+                t5 += (xs[i] - a * (j as f64 + 0.5)).sin();
             }
-            acc += (((1.0 + ((t2).tanh()) * ((t2).tanh())).ln()) * ((xs[i]) * (0.79_f64))).tanh();
+            if i + 1 < xs.len() {
+                acc += (0.08_f64).tanh();
+                let mut t6 = 0.0;
+                for j in 0..2 {
+                    t6 += (((t2).sin()) * ((t2).tanh()) * (j as f64 + 0.5)).sin();
+                }
+                acc += (t3 - (1.0 + (t6 - a) * (t6 - a)).ln()).tanh();
+            }
+            acc = acc + (xs[i]).tanh() - (t5).tanh();
+            carried = carried * 0.5 + ((((1.0 + (-0.63_f64) * (-0.63_f64)).ln()) * ((t2).cos() * xs[i])) * ((1.0 + (((xs[i]) * 0.5).exp()) * (((xs[i]) * 0.5).exp())).ln())).tanh();
+            acc += carried;
+        }
+        let r = acc;
+        r
+    }
+    check_p29(seed = 0x4db682b468f0c02a, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p30(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = v.to_owned();
+        for _ in 0..n {
+            t1 = ((v + x).dot(&t1) * 0.3).mapv(f64::tanh) + &t1 * 0.5;
+        }
+        let t2 = ((s) * x).row(2).to_owned();
+        let t3 = x.to_owned();
+        let mut t4 = t2.to_owned();
+        if n % 3 == 0 {
+            t4 = (&((&t1 * (s)).mapv(f64::sin)) * ((s) + (s) * 0.5)).mapv(f64::sin);
+        }
+        t4.dot(&t4) * 0.1 + t3.sum() * 0.2 + t2.dot(&t2) * 0.1
+    }
+    check_p30(seed = 0xc804ae9971b46adc, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p31(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (((a).tanh()).cos() * 0.56_f64 + xs[2]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() - 1 {
+            extra += (-0.70_f64).tanh();
+            let mut t2 = 0.0;
+            for j in 0..2 {
+                t2 += (((xs[i + 1]) * 0.5).exp() * (j as f64 + 0.5)).sin();
+            }
+            acc = acc + ((xs[i] + xs[i]).sin()).tanh() - (t1).tanh();
         }
         acc
     }
-    check_p88(seed = 0x73e2c177f7c91fca, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+    check_p31(seed = 0xa5ed8975b2adcc44, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]),
+        params = ["xs"] at [1, 2, 3, 4]);
+}
+
+program! {
+    #[differentiable]
+    fn p32(b: f64, a: f64, n: usize, c: f64) -> f64 {
+        let t0: f64 = (1.5 + a.sin()).powf(a.tanh());
+        let mut acc1 = 1.0;
+        acc1 += t0 * 0.25 * (n as f64 - a) * 0.5;
+        let t2 = f64::atan(a);
+        acc1 /= (2.0 + 0.5_f64.cos());
+        let mut v3 = vec![0.0; n];
+        for i in 0..v3.len() {
+            v3[i] = 0.3_f64.sin().exp().to_radians();
+            if i > 0 {
+                v3[i] += v3[i - 1] * ((a + c) * 0.25).sin();
+            }
+        }
+        let t4 = (v3.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * n as f64).asinh().cos();
+        if v3[(n + 1) % 2] / (2.0 + v3.iter().map(|q| q * q).sum::<f64>().cos()) > 0.0 {
+            return 1.5 * (1.5 + t0.cos()).sqrt();
+        }
+        0.6 * t2 + 0.1 * acc1 - t0 - a.cos()
+    }
+    check_p32(seed = 0xc2808975ca937aa0, inputs = 3, calls = [], at = |p| (p[0], p[1], 2, p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p33(b: f64, a: f64, xs: &[f64], c: f64) -> f64 {
+        let mut acc0 = (a + a).sin();
+        acc0 = (acc0 + ((b - acc0) * 0.5).sin()).atan();
+        for i in 1..=4 {
+            for j in 0..xs.len() {
+                let t1 = c.cos();
+                acc0 += ((t1 * 1.0).mul_add(1.5, b) * 0.25).tanh();
+            }
+            acc0 += (acc0 * 0.05).cos().exp().to_radians();
+        }
+        let t2 = (((acc0 * 0.05).atan() - xs[2]) * 0.5).atan().powi(2);
+        t2.cos() - (acc0 * 0.05).sin() - 0.9 * b
+    }
+    check_p33(seed = 0xeefc61862c53f076, inputs = 6, calls = [], at = |p| (p[0], p[1], &p[2..5], p[5]));
+}
+
+program! {
+    #[differentiable]
+    fn p34(b: f64, a: f64) -> f64 {
+        let mut acc0 = 0.5;
+        if a < 0.1 {
+            for i in (0..2).rev() {
+                let a = a + p8(2, a.clamp(-0.75, 0.75), ((a - a) * 0.5).tanh()) / (2.0 + (p32(((a + i as f64) * 0.5).atan(), 0.75_f64.powi(2), 2, f64::tanh(a)) * 0.5).atan().cos());
+                acc0 += ((b - b + a * 0.25) * 0.25).sin();
+            }
+        } else if a / (1.0 + b * b) < -0.2 {
+            let t1 = (acc0 * 0.25).atan() / (2.0 + (acc0 * 0.25 + (acc0 * 0.25).tanh()).cos());
+        }
+        (acc0 * 0.25).atan() + a.sin()
+    }
+    check_p34(seed = 0xfe5abe7d3ea85523, inputs = 2, calls = [p8, p32], at = |p| (p[0], p[1]),
+        params = ["a"] at [1]);
 }
 
 #[differentiable]
-fn p89_h0(s: f64, x: &[f64], y: &mut [f64]) {
+fn p35_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.75
+}
+program! {
+    #[differentiable]
+    fn p35(a: f64, b: f64, xs: &[f64]) -> f64 {
+        let t1 = p35_h0(&xs[..5], b);
+        let s2 = &xs[..7];
+        let t3 = (s2[4] * a + s2[2]).sin() + s2[s2.len() - 1] * 0.6;
+        let mut arr4 = [0.6_f64; 3];
+        arr4[2] = t1.tanh();
+        arr4[0] = xs[3] * 0.5;
+        let t5 = arr4[0] * arr4[0];
+        t5 + t3 + t1 + a * 0.3
+    }
+    check_p35(seed = 0x30d0c0cbc20cd768, inputs = 10, calls = [], at = |p| (p[0], p[1], &p[2..10]),
+        params = ["b", "xs"] at [1, 2, 3, 4, 5, 6, 7, 8, 9]);
+}
+
+#[differentiable]
+fn p36_h0(y: &mut [f64], s: f64) {
     for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).cos() * 0.6;
+        y[i] = y[i] * -0.5 + (y[i] * s).cos() * 0.25;
     }
 }
 #[differentiable]
-fn p89_h1(y: &mut [f64], s: f64) -> f64 {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.25).tanh();
-    }
-    y[0] = (y[0] * -0.5 + s).sin();
-    y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p89_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    let _ = p89_h1(y, s);
-    p89_h0(s * -0.5, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-#[differentiable]
-fn p89_h3(v: &[f64], s: f64) -> f64 {
+fn p36_h1(v: &[f64], s: f64) -> f64 {
     let mut acc = 0.0;
     for i in 0..v.len() {
         acc += (v[i] * s + 0.6).tanh();
     }
-    acc * 0.5 + v[0] * v[v.len() - 1]
+    acc * 0.3 + v[0] * v[v.len() - 1]
 }
 program! {
     #[differentiable]
-    fn p89(xs: &[f64], a: f64) -> f64 {
-        let mut buf1 = vec![1.5; 4];
-        p89_h0(a * 0.3, xs, &mut buf1);
-        let _ = p89_h1(&mut buf1, a);
-        let _ = p89_h2(&mut buf1, &xs[..], a * -0.5);
-        let t2 = buf1[0] + buf1[3] * 1.5;
-        let t3 = p89_h3(&buf1, a * 1.5).sin();
-        let t4 = p89_h3(&xs[..6], t3.tanh()).sin();
-        let s5 = &xs[2..];
-        let t6 = (s5[3] * t4 + s5[4]).sin() + s5[s5.len() - 1] * 0.25;
-        let mut buf7 = vec![1.5; 2];
-        let _ = p89_h1(&mut buf7, t2.tanh());
-        let t8 = buf7[0] + buf7[1] * 1.5;
-        let mut buf9 = vec![0.0; 3];
-        for i in 0..3 {
-            buf9[i] = xs[i + 0] * a;
-        }
-        let t10 = p89_h1(&mut buf9, t8 * 0.75).tanh();
-        let t11 = p89_h2(&mut buf9, &xs[4..=6], t6.tanh()).tanh();
-        p89_h0(t10.tanh(), &xs[3..6], &mut buf9);
-        let t12 = buf9[0] + buf9[2] * -0.5;
-        t12 + t11 + t10 + t8 + t6 + a * 0.3
+    fn p36(w: [f64; 3], ys: &mut [f64], xs: &[f64], a: f64) -> f64 {
+        p36_h0(ys, w[0]);
+        let t1 = ys[2] * 1.5;
+        p36_h0(ys, w[2]);
+        let t2 = ys[1] * 1.5;
+        let t3 = p36_h1(xs, w[2]);
+        let s4 = &xs[..5];
+        let t5 = (s4[0] * w[0] * 0.25 + s4[0]).sin() + s4[s4.len() - 1] * 0.3;
+        let s6 = &s4[..5];
+        let t7 = (s6[2] * t1.tanh() + s6[0]).sin() + s6[s6.len() - 1] * 0.75;
+        t7 + t5 + t3 + t2 + t1 + ys[2] + w[1] * 0.5 + a * 0.3
     }
-    check_p89(seed = 0x2ac367bd308c55b0, inputs = 8, calls = [], at = |p| (&p[0..7], p[7]));
+    check_p36(seed = 0x47f11fb9743bf033, inputs = 13, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), &mut p[3..6].to_vec(), &p[6..12], p[12]));
 }
 
 #[differentiable]
-fn p90_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.5
-}
-#[differentiable]
-fn p90_h1(y: &mut [f64], s: f64) -> f64 {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.75 + (y[i] * s).sin() * 0.25;
-    }
-    y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p90_h2(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).cos() * 0.3;
-    }
-}
-#[differentiable]
-fn p90_h3(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    let _ = p90_h1(y, s);
-    p90_h2(s * 0.3, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-program! {
-    #[differentiable]
-    fn p90(ys: &mut [f64], xs: &[f64], a: f64) -> f64 {
-        let s1 = &xs[3..];
-        let t2 = (s1[0] * a + s1[1]).sin() + s1[s1.len() - 1] * 0.25;
-        let t3 = p90_h0(xs, a);
-        let mut arr4 = [0.25_f64; 3];
-        arr4[0] = a * 1.5;
-        arr4[1] = xs[5] * 0.6;
-        arr4[2] = (t3).sin();
-        let t5 = arr4[2] * arr4[1];
-        let s6 = &xs[..];
-        let t7 = (s6[3] * t2 + s6[4]).sin() + s6[s6.len() - 1] * 0.6;
-        let t8 = p90_h0(&arr4, t5.tanh());
-        let mut buf9 = vec![0.75; 2];
-        let t10 = p90_h3(&mut buf9, &s6[1..=2], t3).tanh();
-        let _ = p90_h1(&mut buf9, t3);
-        let t11 = buf9[0] + buf9[1] * 0.3;
-        let t12 = p90_h0(&s1[..4], t2 * 0.25);
-        p90_h2(t7, xs, ys);
-        let t13 = ys[2] * 0.5;
-        t13 + t12 + t11 + t10 + t8 + ys[2] + a * 0.3
-    }
-    check_p90(seed = 0x51316d7396adf463, inputs = 12, calls = [], at = |p| (&mut p[0..3].to_vec(), &p[3..11], p[11]));
-}
-
-program! {
-    #[differentiable]
-    fn p91(a: f64, xs: &[f64], b: f64) -> f64 {
-        let mut acc0 = (1.5_f64.atan() - (b - a)) * 0.5;
-        for i in 1..=1 {
-            acc0 /= (2.0 + 0.1_f64.sin().cos());
-            acc0 -= f64::min((acc0 * 0.5).sin().powi(2), (acc0 * 0.5 * 0.5).powi(3)) * 0.05;
-        }
-        acc0 *= ((acc0 * 0.25).tanh() + xs[1]).tanh();
-        if (acc0 * 0.1).tanh().exp_m1() < 0.25 || xs[2] < -0.2 {
-            if p78((b.hypot(acc0 * 0.1) * 0.25).atan()) / (2.0 + a.cos()) > -0.2 {
-                let k1 = (((b + (acc0 * 0.1).tanh()) * 0.5).atan().abs() * 2.0) as usize % 3;
-                match k1 {
-                    0 => {
-                        let mut acc2 = (acc0 * 0.1).atan().powi(2).atan();
-                    }
-                    1 => {
-                        let t3 = xs.iter().map(|q| q * b).sum::<f64>() + xs[0];
-                    }
-                    _ => {
-                        if a * b > -0.2 {
-                            for i in 0..4 {
-                                if b > 0.25 || xs.iter().sum::<f64>() < -0.1 {
-                                    continue;
-                                }
-                                acc0 = xs[1];
-                            }
-                        }
-                    }
-                }
-            } else {
-                if 1.5 * xs[2] < 0.5 {
-                    let t4 = (2.0 + (xs[0] * (acc0 * 0.1)).cos()).recip();
-                    return (b + 0.1).atan();
-                }
-            }
-        } else {
-            if b / (2.0 + xs[1].cos()) < 0.25 {
-                let t5 = f64::cos(a);
-            } else {
-                if (acc0 * 0.1).atan().min(xs[1]) > -0.1 {
-                    let t6 = (acc0 * 0.1).sin();
-                }
-            }
-        }
-        if (acc0 * 0.1).tanh().cosh() < -0.1 {
-            for i in 0..2 {
-                for j in (0..4).step_by(2) {
-                    if a * 0.5 < 0.25 {
-                        continue;
-                    }
-                    acc0 += ((1.5 + a.hypot(xs[0]).sin()).powf((xs[i] / (1.0 + (acc0 * 0.05).atan().powi(2))).tanh()) * 0.5).atan();
-                }
-                acc0 *= (1.5 / (1.0 + b * b)).cos();
-            }
-        } else {
-            let mut acc7 = 0.0;
-        }
-        (acc0 * 0.02).atan() + 1.25 * b
-    }
-    check_p91(seed = 0x9e8f047f7f8c4a0d, inputs = 5, calls = [p78], at = |p| (p[0], &p[1..4], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p92(xs: &[f64], a: f64, b: f64) -> f64 {
-        let mut acc0 = 1.0;
-        if xs[0] > a {
-            if (2.0 + (p65(((xs[1] - a) * 0.5).atan()) * 0.5).tanh().cos()).powi(-2) < 0.1 {
-                let t1 = b * xs[0];
-                acc0 += (2.0_f64 * 0.5).atan();
-            } else {
-                let flag2 = acc0 / (1.5 + acc0.tanh()) > 0.5;
-            }
-        } else if xs[2] + xs[0] > b {
-            if acc0 * acc0 > acc0 {
-                acc0 += 0.5 * (1.5 + xs[0].sin()).powf(b.tanh());
-            } else {
-                let t3 = (b * xs.iter().map(|q| q * (acc0 * 0.5)).sum::<f64>()).tanh().exp();
-            }
-        } else {
-            for i in 1..=3 {
-                let t4 = match i { 0 => (i as f64 * xs[i % xs.len()]).tanh().exp2(), 1 => b.sin().exp() * (a + (acc0 * 0.1).atan()) * 0.25, _ => a };
-                acc0 -= 0.2_f64;
-            }
-        }
-        let mut w5 = 0;
-        while w5 < 4 {
-            acc0 -= (2.0 + xs[(w5 + 1) % 3].atan().cos()).powi(-2);
-            acc0 -= (-(1.5 + (acc0 * 0.1).sin().cos()).sqrt() * 0.5).sin();
-            w5 += 1;
-        }
-        a
-    }
-    check_p92(seed = 0xebd851fae7fbe300, inputs = 5, calls = [p65], at = |p| (&p[0..3], p[3], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p93(c: f64, a: f64, n: usize, b: f64) -> f64 {
-        let mut acc0 = b.cos() * c;
-        if n > 2 {
-            let mut v1 = vec![0.0; n];
-            for i in 0..v1.len() {
-                v1[i] = c;
-            }
-            v1[(n + 1) % 2] = ((n as f64).powi(2).ln_1p() / (1.5 + (2.0 * v1[n % v1.len()]).tanh()) * 0.25).atan();
-            acc0 += (f64::sin((1.0 + v1[(n + 1) % 2].powi(2)).ln()) * 0.5).atan();
-        } else {
-            for i in 0..1 {
-                if i < 1 {
-                    let t2 = b - (0.5 - i as f64).powi(2).ln_1p();
-                } else {
-                    let t3 = match n % 3 { 0 | 1 => 0.1, _ => ((i as f64).tanh().exp_m1() / (1.5 + 0.25_f64.powi(2).ln_1p().tanh()) * 0.5).tanh() };
-                }
-                acc0 = ((b - a + a.abs()) * 0.5).atan();
-            }
-            let t4 = (n as f64 + (p62(3, (b.tanh().exp_m1() * 0.5).tanh()) * 0.25).atan()).atan2(1.5 + c.clamp(-0.75, 0.75).cos());
-        }
-        let mut k5 = 0;
-        loop {
-            let t6 = if (acc0 * 0.1).atan() > 0.7 { 1.25 * f64::cos(c) } else { (2.0 + c.cos()).recip() };
-            acc0 = (2.0 + (acc0 * 0.1).atan().sin()).log10();
-            k5 += 1;
-            if (b.powi(2).ln_1p() > -0.1) || k5 >= 2 { break; }
-        }
-        2.0 * (acc0 * 0.1).tanh() - b.tanh() + a.sin()
-    }
-    check_p93(seed = 0xc0a26b597d769816, inputs = 3, calls = [p62], at = |p| (p[0], p[1], 2, p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p94(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (((a) * (a)).mul_add(0.5, 0.47_f64) + xs[2]).tanh();
-        let t2 = ((t1 + -0.55_f64).sin() + xs[2]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        let mut carried = 0.5;
-        for i in 0..xs.len() - 1 {
-            let t3 = if (t1).cos() * xs[i + 1] > 0.34 { ((1.0 + ((xs[i]).mul_add(0.5, 0.41_f64)) * ((xs[i]).mul_add(0.5, 0.41_f64))).ln() - xs[i] + ((xs[i]) * 0.5).exp()).tanh() } else { xs[i] - t1 };
-            let t4 = ((((1.0 + (xs[i + 1]) * (xs[i + 1])).ln()) * 0.5).exp()).tanh() * 1.5;
-            let t5 = ((xs[i + 1]).sin()).tanh() * 1.5;
-            extra -= (0.00_f64).tanh();
-            acc = acc + ((-0.14_f64).tanh()).tanh() - ((((xs[i]) * (t4)) * ((xs[i]).cos() * t4)).sin()).tanh();
-            carried = carried * 0.5 + (xs[i]).tanh();
-            acc += carried;
-        }
-        acc.sin()
-    }
-    check_p94(seed = 0x1a53635388c2abca, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]),
-        params = ["xs"] at [1, 2, 3, 4, 5]);
-}
-
-program! {
-    #[differentiable]
-    fn p95(a: f64, xs: &[f64]) -> f64 {
-        let t0 = xs[2];
-        let flag1 = 2.0_f64.powi(3) > 0.7;
-        let mut acc2 = 1.0;
-        for i in 0..3 {
-            let mut w3 = 0;
-            while w3 < 3 {
-                if flag1 {
-                    acc2 = (((2.0 + t0.sin()).log10() - f64::tanh(a)) * 0.5).tanh();
-                } else {
-                    acc2 *= 0.5 + 0.4 * (acc2 * 0.05 - xs[w3]).sin();
-                }
-                acc2 = ((acc2 * 0.02).tanh() + ((xs[w3] - t0) * 0.5).atan()).atan();
-                w3 += 1;
-            }
-            acc2 *= (xs[i] * 0.75).cos();
-        }
-        acc2 /= (1.0 + (acc2 * 0.02).min(xs.iter().map(|q| q * (acc2 * 0.02).sin()).sum::<f64>()).powi(2));
-        let t4 = if xs[0].min(xs[2]) < -0.1 { (1.0 + ((acc2 * 0.02).tanh() - 1.5).powi(2)).sqrt() } else { (acc2 * 0.02).sin() };
-        acc2 += ((t4 * 0.5).atan() / (1.0 + a * a) - xs[0]) * 0.25;
-        let t4 = (t4 * 0.5).atan() * p68((acc2 * 0.02).clamp(-0.75, 0.75), (t4 * 0.5).tanh() * 0.3, (t4 * 0.5).atan().max(a));
-        (t4 * 0.5).tanh().cos() - acc2 * 0.02 - t0 + a
-    }
-    check_p95(seed = 0xbba29eb9643fa7d0, inputs = 5, calls = [p68], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p96(a: f64) -> f64 {
-        let mut v0 = vec![0.0; 4];
-        for i in 0..v0.len() {
-            v0[i] = ((a / (2.0 + a.cos()) + a * 0.5) * 0.5).atan();
-        }
-        let mut acc1 = 0.0;
-        for i in 0..2 {
-            acc1 *= 0.5 + 0.4 * (a + a).sin();
-        }
-        (acc1 * 0.1).atan().tanh() + a
-    }
-    check_p96(seed = 0xe8f7c0ad81e82749, inputs = 1, calls = [], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p97(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = &(v.powi(2)) - &(v / &v.mapv(|q| q * q + 1.0));
-        let mut t2 = -(x + x).mapv(f64::sin);
-        for _ in 0..n {
-            t2 = (&t2 * (s)).mapv(f64::sin) + &t2 * 0.5;
-        }
-        let t3 = t2.to_owned();
-        let mut t4 = &((&t3 * (s)).mapv(f64::tanh)) / &t1.mapv(|q| q * q + 1.0);
-        if n % 2 == 0 {
-            t4 = t2.to_owned();
-        }
-        t4.sum() * 0.2 + t3.sum() * 0.2 + t2.sum() * 0.2
-    }
-    check_p97(seed = 0x9760fee4a5e14e9d, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p98(a: f64) -> f64 {
-        let a = a * (p65(0.75 * a) * 0.5);
-        let mut acc0 = (a * 0.25).tanh();
-        for i in 0..1 {
-            if (a * 0.25).tanh() > -0.4 {
-                let t1 = (a * 0.25).tanh().powi(2).ln_1p();
-            } else {
-                let mut k2 = 0;
-                loop {
-                    acc0 /= (2.0 + (a * 0.25 * 0.6).cos());
-                    acc0 *= 0.8 + 0.2 * 0.1_f64.sin().sin();
-                    k2 += 1;
-                    if (1.25 < -0.2) || k2 >= 5 { break; }
-                }
-            }
-            acc0 = acc0 * 0.05;
-        }
-        if (acc0 * 0.05).hypot(0.25) > 0.3 {
-            for i in 0..1 {
-                let mut acc3 = ((acc0 * 0.05).tanh().hypot(a * 0.25) + (acc0 * 0.05).tanh().sin()) * 0.5;
-                acc3 -= ((1.5 + (acc3 + acc3).sin()).powf((2.0 * i as f64).tanh()) * 0.5).sin();
-            }
-        } else {
-            if a * 0.25 * (p93((acc0 * 0.05).sin() / (2.0 + (acc0 * 0.05).tanh().cos()), ((acc0 * 0.05).atan() / (1.0 + (acc0 * 0.05).powi(2)) * 0.5).tanh(), 2, (a * 0.25).tanh()) * 0.5) > 0.0 {
-                let mut k4 = 0;
-                loop {
-                    let t5 = (a * 0.25).sin().clamp(-0.75, 0.75);
-                    acc0 /= (1.0 + (t5 / (1.0 + (acc0 * 0.05).tanh().powi(2))).powi(2));
-                    k4 += 1;
-                    if (t5 * t5 > acc0 * 0.05) || k4 >= 3 { break; }
-                }
-            } else if a * 0.25 / (1.0 + (a * 0.25).sin().powi(2)) > 0.7 {
-                for i in 0..4 {
-                    acc0 += ((0.5 + f64::cos((a * 0.25).atan())) * 0.5).atan();
-                }
-            } else {
-                acc0 += (acc0 * 0.02).tanh();
-            }
-        }
-        (a * 0.25).atan().cos()
-    }
-    check_p98(seed = 0x21caadd11d41ce96, inputs = 1, calls = [p65, p93], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p99(n: usize, c: f64, a: f64, b: f64) -> f64 {
-        let t0 = b + c;
-        let t1 = if 0.9_f64.max(c) > b { (a / (1.0 + a * a)).asinh() } else { b.max(t0) * t0 };
-        let t2 = f64::sin((n as f64).powi(3));
-        if p81(a * (t1 * 0.25).tanh()) > -0.4 {
-            return (1.5 + 0.25_f64.cos()).sqrt();
-        }
-        let mut acc3 = (2.0 + a.sin()).sqrt();
-        for i in 0..2 {
-            if n % 3 == 1 {
-                let mut w4 = 0;
-                while w4 < 1 {
-                    for l in 0..n {
-                        if w4 % 3 == 1 {
-                            acc3 += ((t1 * 0.25).atan().min((t1 * 0.25).sin()).tanh() * 0.5).atan();
-                        } else if i == 0 {
-                            acc3 = ((t1 * 0.25).sin() - a).tanh();
-                        }
-                        acc3 = (acc3 * 0.1).atan();
-                    }
-                    acc3 = 0.3 * (acc3 * 0.1) * (0.9 + t2);
-                    w4 += 1;
-                }
-            } else if i < 1 {
-                let t5: f64 = b + acc3 * 0.1 / (2.0 + b.cos());
-            } else {
-                let t1 = (t1 * 0.25).tanh() + f64::sin((acc3 * 0.1).sin());
-            }
-            acc3 += (-(b * t2) * 0.5).tanh();
-        }
-        for i in (0..6).step_by(2) {
-            acc3 = (acc3 * 0.05 - ((0.9 + a) * 0.5).sin()).sin();
-        }
-        t2.sin() + 0.5 * (t1 * 0.25).sin() + 2.0 * t0
-    }
-    check_p99(seed = 0xfb7b5474b8fede72, inputs = 3, calls = [p81], at = |p| (1, p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p100(b: f64, a: f64, c: f64) -> f64 {
-        let t0 = a;
-        let t1 = a * b * (t0 * a);
-        let mut acc2 = (((2.0 + (t1 * 0.5).atan().sin()).sqrt() - (t1 * 0.5).sin().tanh()) * 0.5).atan();
-        for i in 0..3 {
-            let b = b * t0;
-            let mut k3 = 0;
-            let r5 = loop {
-                let t4 = (t1 * 0.5).atan().sin().mul_add(p65((t1 * 0.5).atan().tanh()) * 0.5 + a, t0 - 1.5);
-                acc2 *= (t0 + (t1 * 0.5).sin()).cos();
-                k3 += 1;
-                if (c > -0.1) || k3 >= 3 { break (t1 * 0.5).atan(); }
-            };
-            acc2 *= 0.5 + 0.4 * (b * 0.5).sin().sin();
-        }
-        let mut v6 = vec![0.0; 4];
-        for i in 0..v6.len() {
-            v6[i] = (acc2 * 0.01).atan().abs() * b.min(a);
-        }
-        let c = c * (c - v6[3]);
-        for i in (0..4).step_by(2) {
-            let t7 = (v6[i] * 0.25).tanh();
-            acc2 -= ((1.5 + (1.5 + v6.iter().map(|q| ((q * 0.25) * 1.0).sin()).sum::<f64>().sin()).powf((v6[i] * 0.25).sin().tanh()).sin()).log(2.5 + t7.powi(2).ln_1p().cos()) * 0.5).sin();
-        }
-        v6[2] = -(b - a) * 0.5;
-        (c * 0.25).tanh().sin() + 2.0 * (t1 * 0.5).tanh() + 0.1 * t0 + b
-    }
-    check_p100(seed = 0xc8bf8e1432d06af5, inputs = 3, calls = [p65], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p101(a: f64, b: f64) -> f64 {
-        let mut acc0 = f64::tanh(b);
-        for i in 0..4 {
-            if p70(1.25_f64.cos(), b) < 0.3 {
-                let mut k1 = 0;
-                let r4 = loop {
-                    let mut k2 = 0;
-                    loop {
-                        match k1 {
-                            0 => {
-                                if i > 3 {
-                                    let t3 = match k2 % 3 { 0 => (1.0 + (acc0 * 0.02).atan().asinh().powi(2)).ln(), 1 => b.tanh().cosh(), _ => a };
-                                } else {
-                                    acc0 *= 0.8 + 0.2 * (acc0 * 0.02).atan().tanh().sin();
-                                }
-                            }
-                            _ => {
-                                acc0 /= (1.0 + (1.5 + 0.3_f64.sin()).powf(a.tanh()).powi(2));
-                            }
-                        }
-                        acc0 *= ((acc0 * 0.01).atan() * b).tanh();
-                        k2 += 1;
-                        if (acc0 * 0.005 * 0.5 > -0.2) || k2 >= 2 { break; }
-                    }
-                    acc0 *= p70((((acc0 * 0.005).atan() - k1 as f64) * 0.5).sin(), 0.3 * a).cos();
-                    k1 += 1;
-                    if ((a * i as f64) < -0.2) || k1 >= 2 { break 1.0 * b * (a / (2.0 + a.cos())); }
-                };
-                return b * a - i as f64 / (2.0 + (acc0 * 0.1).cos());
-            }
-            acc0 = 0.5 * b.sin().exp_m1();
-        }
-        let b = b - -b;
-        acc0 = (a * 0.5).sin().exp_m1();
-        (b * 0.5).atan().sin() + 0.5 * (acc0 * 0.002).sin()
-    }
-    check_p101(seed = 0x3dce34ee2b584cbc, inputs = 2, calls = [p70], at = |p| (p[0], p[1]));
-}
-
-#[differentiable]
-fn p102_h0(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).sin();
-    r[1] = v[1] * 0.3;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-#[differentiable]
-fn p102_h1(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.5
-}
-#[differentiable]
-fn p102_h2(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).tanh() * 1.5;
-    }
-}
-#[differentiable]
-fn p102_h3(y: &mut [f64], s: f64) -> f64 {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.75).tanh();
-    }
-    y[0] = (y[0] * 1.5 + s).sin();
-    y[0] * y[y.len() - 1]
-}
-program! {
-    #[differentiable]
-    fn p102(b: f64, a: f64, xs: &[f64]) -> f64 {
-        let s1 = &xs[..7];
-        let t2 = (s1[3] * b + s1[2]).sin() + s1[s1.len() - 1] * 0.6;
-        let arr3 = p102_h0(&s1[0..6], t2);
-        let t4 = arr3[1] * arr3[2];
-        let t5 = p102_h1(&s1[..], a).sin();
-        let t6 = p102_h1(&s1[4..], b);
-        let mut buf7 = vec![1.5; 2];
-        p102_h2(b, &xs[1..8], &mut buf7);
-        let t8 = p102_h3(&mut buf7, a).tanh();
-        let t9 = buf7[0] + buf7[1] * -0.5;
-        let mut buf10 = vec![0.0; 2];
-        for i in 0..2 {
-            buf10[i] = xs[i + 1] * b;
-        }
-        p102_h2(t8, &xs[..8], &mut buf10);
-        let t11 = buf10[0] + buf10[1] * 0.6;
-        t11 + t9 + t8 + t6 + t5 + a * 0.3
-    }
-    check_p102(seed = 0x406e1feb12d72142, inputs = 10, calls = [], at = |p| (p[0], p[1], &p[2..10]));
-}
-
-program! {
-    #[differentiable]
-    fn p103(a: f64, xs: &[f64], b: f64) -> f64 {
-        let mut acc0 = (xs[0].hypot(a) + p78(a * a * 0.5)) * 0.5;
-        for i in 0..2 {
-            let t1 = (2.0 + 0.6_f64.sin()).sqrt().powi(2);
-            for j in 0..xs.len() {
-                let flag2 = xs[i] / (2.0 + b.cos()) > 0.3;
-                let t3 = if b > j as f64 { (1.5 + a.sin()).log(2.5 + 0.3_f64.cos()) + xs[i] * 0.75 } else { (2.0 + 0.1_f64.cos()).recip() };
-                acc0 -= ((xs.iter().sum::<f64>() + (acc0 * 0.05).atan() - xs[i].clamp(-0.75, 0.75)) * 0.1).sin();
-            }
-            acc0 += b;
-        }
-        let mut v4 = vec![0.0; xs.len()];
-        for i in 0..v4.len() {
-            v4[i] = (acc0 * 0.05).atan() * 0.75;
-        }
-        v4[1] = b;
-        for i in 0..4 {
-            let t5 = if (acc0 * 0.05).atan() + (acc0 * 0.05).atan() > -0.4 { a.atan2(1.5 + (acc0 * 0.05).cos()).sin().exp_m1() } else { b + b.asinh() };
-            v4[3 - i] -= ((v4[i] * 0.1).atan() * 0.5).atan();
-        }
-        0.2 * (acc0 * 0.05) + a
-    }
-    check_p103(seed = 0x9e6862c551df6046, inputs = 6, calls = [p78], at = |p| (p[0], &p[1..5], p[5]));
-}
-
-#[differentiable]
-fn p104_h0(v: &[f64], s: f64) -> f64 {
+fn p37_h0(v: &[f64], s: f64) -> f64 {
     let mut acc = 0.0;
     for i in 0..v.len() {
-        acc += (v[i] * s + 0.5).sin();
+        acc += (v[i] * s + 1.5).cos();
     }
     acc * 1.5 + v[0] * v[v.len() - 1]
 }
-program! {
-    #[differentiable]
-    fn p104(xs: &[f64], a: f64) -> f64 {
-        let t1 = p104_h0(&xs[..], a * 0.25).sin();
-        let t2 = p104_h0(&xs[0..6], t1);
-        let t3 = p104_h0(&xs[..], a);
-        let t4 = p104_h0(&xs[2..=3], t1).sin();
-        t4 + t3 + t2 + t1 + a * 0.3
-    }
-    check_p104(seed = 0x983e60b6edebdec7, inputs = 7, calls = [], at = |p| (&p[0..6], p[6]),
-        params = ["a"] at [6]);
-}
-
-program! {
-    #[differentiable]
-    fn p105(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = v.to_owned();
-        for _ in 0..n {
-            t1 = (x.dot(&t1) * 0.3).mapv(f64::tanh) + &t1 * 0.5;
-        }
-        let mut t2 = x.to_owned();
-        for _ in 0..n {
-            t2 = (&t2 * (((s) * (s)).tanh())).mapv(f64::sin) + &t2 * 0.5;
-        }
-        let mut t3 = v.dot(&(-t2.mapv(f64::sin))) * 0.3;
-        for _ in 0..n {
-            t3 = ((&t2 - x).dot(&t3) * 0.3).mapv(f64::tanh) + &t3 * 0.5;
-        }
-        let t4 = (&t3 + &t2).sum_axis(Axis(0)) * 0.3;
-        t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1 + t2.sum() * 0.2
-    }
-    check_p105(seed = 0xf2646e6cd99df03e, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p106(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = v.to_owned();
-        let mut t2 = (v * (((s) * (s)).tanh())).mapv(f64::sin);
-        if n % 3 == 0 {
-            t2 = t1.to_owned();
-        }
-        let mut t3 = t2.to_owned();
-        for _ in 0..n {
-            t3 = ((-x.mapv(f64::sin)).dot(&t3) * 0.3).mapv(f64::tanh) + &t3 * 0.5;
-        }
-        let t4 = t3.to_owned();
-        t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1 + t2.dot(&t2) * 0.1
-    }
-    check_p106(seed = 0xac2de483b52273a5, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p107(a: f64, b: f64) -> f64 {
-        let mut acc0 = b * 0.75 - 0.1 / (2.0 + a.cos());
-        for i in 0..4 {
-            let t1 = i as f64 * a.atan();
-            for j in 0..4 {
-                acc0 += b;
-                acc0 -= ((0.5 * b + (i as f64).tanh().exp()) * 0.25).atan();
-            }
-            acc0 += ((acc0 * 0.02).sin().min(acc0 * 0.02) * ((t1 * 0.25).tanh() - a) * 0.1).tanh();
-        }
-        let t2 = b;
-        for i in (0..3).rev() {
-            let t3 = (acc0 * 0.02 + t2).atan();
-            let t4 = if (2.0 + t2.cos()).recip() > 0.25 { f64::atan(a / (1.5 + a.tanh())) } else { a.powi(3).cos() };
-            acc0 /= (1.0 + t4.cos().exp2().powi(2));
-        }
-        (acc0 * 0.02).sin().cos() - a
-    }
-    check_p107(seed = 0x5e6f9a88fbe2d287, inputs = 2, calls = [], at = |p| (p[0], p[1]),
-        params = ["b"] at [1]);
-}
-
-program! {
-    #[differentiable]
-    fn p108(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((a).mul_add(0.5, a) + xs[1]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            acc = acc + (((1.0 + ((1.0 + (xs[i]) * (xs[i])).ln()) * ((1.0 + (xs[i]) * (xs[i])).ln())).ln()).cos() * 0.99_f64).tanh() - (a).tanh();
-            acc += ((((-0.13_f64) * ((a) * (xs[i]))) * 0.5).exp()).tanh();
-            let t2 = if xs[i] - ((0.18_f64) * 0.5).exp() < -0.27 { (((1.0 + ((1.0 + (xs[i]) * (xs[i])).ln()) * ((1.0 + (xs[i]) * (xs[i])).ln())).ln()).cos() * a).tanh() } else { a + xs[i] };
-            let t3 = ((((a) * (-0.53_f64)).cos() * t1).mul_add(0.5, xs[i])).tanh() * 1.5;
-            acc += ((t3).tanh()).tanh();
-            if i + 1 < xs.len() {
-                extra = extra + (xs[i + 1]).tanh() - (t1).tanh();
-                let t4 = if t2 - (xs[i]).mul_add(0.5, t3) < -0.18 { (a).tanh() } else { xs[i + 1] + xs[i + 1] };
-                acc += ((xs[i]).tanh()).tanh();
-            }
-            acc -= ((t1).sin()).tanh();
-        }
-        acc.sin()
-    }
-    check_p108(seed = 0x7aec86457a3e86e6, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-program! {
-    #[differentiable]
-    fn p109(b: f64, xs: &[f64], a: f64, c: f64) -> f64 {
-        let mut c = c;
-        let t0 = if 0.6 > 0.25 && xs[2] < 0.7 { xs[0] } else { xs[2] };
-        let t1 = if xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) > 0.7 { 1.5 } else { c.cos().exp_m1() - (2.0 + a.sin()).ln() };
-        let t2 = (1.0 + (t1 * 0.5 - c).powi(2)).ln();
-        let t3 = if a > a { (t1 * 0.5).sin() } else { 0.2 * xs[2].atan() };
-        let t3 = t3 - b * (t2 * 0.5).sin();
-        (t3 * 0.5).atan() - (t1 * 0.5).tanh().tanh() + t0 + a
-    }
-    check_p109(seed = 0x744eca23fbb86329, inputs = 6, calls = [], at = |p| (p[0], &p[1..4], p[4], p[5]));
-}
-
-program! {
-    #[differentiable]
-    fn p110(c: f64, a: f64, b: f64, xs: &[f64], n: usize) -> f64 {
-        let mut acc0 = 0.5;
-        for i in 0..3 {
-            let mut k1 = 0;
-            let r4 = loop {
-                if -xs.iter().sum::<f64>() > 0.7 {
-                    let t3 = { let u2 = ((a - c) / (2.0 + (i as f64).atan().cos()) * 0.5).tanh(); xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) / (1.0 + f64::sin(u2).powi(2)) };
-                    return a * a / (2.0 + (2.0 * c).cos());
-                }
-                acc0 += (xs[3] + c) * 0.25;
-                k1 += 1;
-                if ((k1 as f64 * a) < 0.0) || k1 >= 5 { break (1.5 + (2.0 + b.sin()).sqrt().cos()).sqrt(); }
-            };
-            acc0 += ((-r4 + xs[n].cos()) * 0.25).sin();
-        }
-        let acc0 = (acc0 * 0.05).tanh() - (xs.iter().sum::<f64>() * 0.25).tanh().powi(2);
-        let t5 = ((n as f64).atan() * (0.5 * p78(((0.1 - n as f64) * 0.25).tanh()).tanh()).asin()).atan();
-        t5.cos() + acc0 + 1.0 * a + c.tanh()
-    }
-    check_p110(seed = 0x0f5ce9adcc2bd4a8, inputs = 7, calls = [p78], at = |p| (p[0], p[1], p[2], &p[3..7], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p111(a: f64, n: usize) -> f64 {
-        let mut acc0 = a.tanh() / (1.5 + (1.5 + a.cos()).sqrt().tanh()) * 0.5;
-        for i in 0..2 {
-            for j in (0..4).rev() {
-                for l in 0..1 {
-                    let mut acc1 = (((acc0 * 0.05).tanh().tanh().exp() + acc0 * 0.05 / (1.0 + (acc0 * 0.05).powi(2))) * 0.25).atan();
-                    acc0 += (f64::atan((acc0 * 0.05).sin() - (p65((acc1 * acc1 * 0.5).sin()) * 0.5).atan()) * 0.5).atan();
-                }
-                acc0 = (acc0 * 0.05 + (a * a * 0.5).atan()).tanh();
-            }
-            acc0 /= (1.0 + 1.5_f64.powi(2).powi(2));
-        }
-        acc0 *= a.min(a).tanh();
-        acc0 = (a + a) * -0.25;
-        acc0 = (acc0 * 0.02).atan() * (0.25 * (acc0 * 0.02).atan());
-        if n % 2 == 0 {
-            for i in 0..1 {
-                let t2 = a;
-                acc0 = (-(n as f64)).max(1.0 * 1.5);
-            }
-        } else {
-            match n {
-                0 => {
-                    if n > 0 {
-                        let mut w3 = 0;
-                        while w3 < 3 {
-                            let t4 = (2.0 + (acc0 * 0.02).sin()).ln();
-                            acc0 *= ((acc0 * 0.02).sin() * t4).cos();
-                            w3 += 1;
-                        }
-                    }
-                }
-                _ => {
-                    let t5: f64 = (acc0 * 0.01).sin();
-                }
-            }
-        }
-        0.1 * (acc0 * 0.01).tanh()
-    }
-    check_p111(seed = 0x5064b8087c7c250f, inputs = 1, calls = [p65], at = |p| (p[0], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p112(a: f64, b: f64, c: f64, n: usize, xs: &[f64], d: f64) -> f64 {
-        let mut acc0 = 1.0;
-        for i in 0..xs.len() {
-            let a = a * (n as f64).mul_add(b, d);
-            acc0 += a * 0.1 * 0.5;
-            acc0 /= (1.0 + (2.0 + c.sin()).ln().powi(2));
-            let t1 = if i < 1 { xs[0] } else { xs[xs.len() - 1 - i].powi(3) - xs[i] * xs[(n + 1) % 3] };
-        }
-        let t2 = d;
-        2.0 * t2 - 0.9 * (acc0 * 0.25).atan() - c + 0.5 * c
-    }
-    check_p112(seed = 0xe497e197f934c139, inputs = 7, calls = [], at = |p| (p[0], p[1], p[2], 3, &p[3..6], p[6]));
-}
-
-program! {
-    #[differentiable]
-    fn p113(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = x.dot(&((s) - v)) * 0.3;
-        let mut t2 = &(t1.dot(x) * 0.3) + &(x.dot(x) * 0.3);
-        for _ in 0..n {
-            t2 = (&t2 * (t1.dot(v) * 0.3)).mapv(f64::sin) + &t2 * 0.5;
-        }
-        let t3 = t2.dot(&((&t1 * (s)).mapv(f64::sin))) * 0.3;
-        let t4 = (t3.sum().sin()) - &(v.sin());
-        let t5 = (x.dot(x) * 0.3).column(1).to_owned();
-        t5.dot(&t5) * 0.1 + t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1
-    }
-    check_p113(seed = 0xce489440d6356f6e, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p114(n: usize, xs: &[f64], a: f64) -> f64 {
-        let mut acc0 = 0.0;
-        if n % 3 == 1 {
-            let t1: f64 = (a.mul_add(a, a) + a).to_radians();
-            let mut w2 = 0;
-            while w2 < 1 {
-                let t4 = { let u3 = p96((n as f64 * 0.5).atan()).clamp(-0.75, 0.75) * 1.0; xs[2] / (1.0 + xs[n % xs.len()] * xs[n % xs.len()]) / (1.0 + (0.2 * u3).powi(2)) };
-                acc0 -= ((xs[(n + 1) % 3] - xs.iter().sum::<f64>() - a * xs[w2]) * 0.1).tanh();
-                w2 += 1;
-            }
-        } else if n == 2 {
-            let t5 = acc0 * 0.5 * (acc0 * 0.5);
-        } else {
-            for i in (0..3).rev() {
-                for j in 0..n {
-                    acc0 += ((xs[1] - 0.3) * (1.5 + (acc0 * 0.05).atan().sin()).powf(xs[n % xs.len()].tanh()) * 0.25).sin();
-                }
-                acc0 += (f64::tanh(acc0 * 0.05) * a * 0.5).tanh();
-            }
-        }
-        (acc0 * 0.05).sin()
-    }
-    check_p114(seed = 0x1bef63e686e74fbb, inputs = 4, calls = [p96], at = |p| (3, &p[0..3], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p115(a: f64, b: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = 0.5;
-        let mut k1 = 0;
-        loop {
-            let t2 = (2.0 + b.sin()).cbrt() * (xs.iter().map(|q| (q * 0.1).sin()).sum::<f64>() + a) * 0.6;
-            match k1 {
-                0 => {
-                    let b = b * (k1 as f64 - xs.iter().map(|q| q.cos()).product::<f64>());
-                }
-                1 => {
-                    let flag3 = b.sin().exp2() > -0.2;
-                }
-                _ => {
-                    let t4 = k1 as f64;
-                }
-            }
-            acc0 *= a.atan2(1.5 + a.cos()).cos();
-            k1 += 1;
-            if ((2.0 + 0.25_f64.cos()).powi(-2) < 0.5) || k1 >= 3 { break; }
-        }
-        let mut w5 = 0;
-        while w5 < 1 {
-            for j in (0..4).step_by(2) {
-                let flag6 = (1.5 + xs[w5].sin()).log(2.5 + (acc0 * 0.1).cos()) > -0.4;
-                acc0 -= (2.0 + (b / (2.0 + b.cos())).cos()).recip();
-            }
-            acc0 = ((f64::atan(xs.iter().map(|q| (q * 2.0).sin()).sum::<f64>()) + 0.1_f64.cos()) * 0.5).tanh();
-            w5 += 1;
-        }
-        (acc0 * 0.1).sin()
-    }
-    check_p115(seed = 0xf12e0a6dd86a00b3, inputs = 5, calls = [], at = |p| (p[0], p[1], &p[2..5]));
-}
-
 #[differentiable]
-fn p116_h0(y: &mut [f64], s: f64) -> f64 {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.25 + (y[i] * s).sin() * 0.25;
-    }
-    y[0] * y[y.len() - 1]
+fn p37_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.25;
+    t + p37_h0(&v[1..], s * -0.5) + p37_h0(v, s).tanh()
 }
 #[differentiable]
-fn p116_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).cos() * 0.5;
-    }
-}
-#[differentiable]
-fn p116_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    let _ = p116_h0(y, s);
-    p116_h1(s * 0.3, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-#[differentiable]
-fn p116_h3(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 1.5
-}
-program! {
-    #[differentiable]
-    fn p116(a: f64, xs: &[f64], w: [f64; 3]) -> f64 {
-        let mut buf1 = vec![0.75; 4];
-        let _ = p116_h2(&mut buf1, &xs[5..7], w[2]);
-        p116_h1(a, &xs[2..], &mut buf1);
-        let t2 = buf1[0] + buf1[3] * 0.6;
-        let mut buf3 = vec![0.6; 4];
-        let t4 = p116_h2(&mut buf3, &xs[0..6], a).tanh();
-        let t5 = p116_h2(&mut buf3, &xs[6..=7], w[0]).tanh();
-        let t6 = buf3[0] + buf3[3] * 0.25;
-        let t7 = p116_h3(xs, t5 * 0.75);
-        let s8 = &xs[6..];
-        let t9 = (s8[1] * w[2] + s8[1]).sin() + s8[s8.len() - 1] * 0.6;
-        let s10 = &s8[0..=1];
-        let t11 = (s10[0] * a * 0.75 + s10[1]).sin() + s10[s10.len() - 1] * 0.6;
-        let t12 = p116_h3(&s10[..], t5);
-        let s13 = &s10[0..];
-        let t14 = (s13[0] * a + s13[1]).sin() + s13[s13.len() - 1] * 0.75;
-        t14 + t12 + t11 + t9 + t7 + w[1] * 0.5 + a * 0.3
-    }
-    check_p116(seed = 0x6eb06a50d9c85088, inputs = 12, calls = [], at = |p| (p[0], &p[1..9], <[f64; 3]>::try_from(&p[9..12]).unwrap()));
-}
-
-program! {
-    #[differentiable]
-    fn p117(b: f64, a: f64, c: f64) -> f64 {
-        let mut acc0 = c;
-        let mut k1 = 0;
-        loop {
-            acc0 -= (f64::cos((1.5 + c.cos()).sqrt()) * 0.5).atan();
-            acc0 -= (-(acc0 * 0.1) * 0.5).atan();
-            k1 += 1;
-            if ((b.mul_add(k1 as f64, c)) > (acc0 * 0.1).tanh()) || k1 >= 5 { break; }
-        }
-        if a / (1.5 + b.tanh()) > b {
-            if (acc0 * 0.1).sin() < -0.1 {
-                match ((acc0 * 0.1).tanh().abs().abs() * 2.0) as usize % 3 {
-                    0 => {
-                        let t2: f64 = (a + 0.9 - (b + a)).atan();
-                    }
-                    1 => {
-                        for i in (0..8).step_by(2) {
-                            let t3 = (0.2 + p81(a.cos()) / (2.0 + b.cos())) / (2.0 + (i as f64).cos());
-                            acc0 -= ((acc0 * 0.05).atan2(1.5 + 0.9_f64.cos()).tanh() * 0.5).sin();
-                        }
-                    }
-                    _ => {
-                        acc0 *= (a - a).cos();
-                    }
-                }
-            } else if -0.6 > (acc0 * 0.02).tanh() {
-                let a = a + 1.5 * b;
-            } else {
-                let mut acc4 = 0.0;
-            }
-            return p81(0.75).cos();
-        }
-        let mut acc5 = (acc0 * 0.02 - (acc0 * 0.02).atan()).asinh();
-        acc0 -= f64::sin(1.0).powi(2).ln_1p();
-        if b.clamp(-0.75, 0.75) > 0.7 {
-            acc0 /= (1.0 + (b * b).powi(2));
-            match (((acc0 * 0.02).atan() / (2.0 + a.cos()) * 0.5).abs() * 2.0) as usize % 3 {
-                0 | 1 => {
-                    let k6 = ((c * a * 0.5).abs() * 2.0) as usize % 3;
-                    let t7 = match k6 { 0 => (acc0 * 0.02).tanh(), 1 => b, _ => b };
-                }
-                _ => {
-                    acc5 += c * b / (2.0 + a.min(c).cos()) * 0.25;
-                }
-            }
-        }
-        (acc5 * 0.5).sin().cos() + (acc0 * 0.02).sin()
-    }
-    check_p117(seed = 0x36ab88048c40489d, inputs = 3, calls = [p81], at = |p| (p[0], p[1], p[2]));
-}
-
-#[differentiable]
-fn p118_h0(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + -0.5).sin();
-    }
-    acc * 0.3 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p118_h1(y: &mut [f64], s: f64) {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.5).tanh();
-    }
-    y[0] = (y[0] * -0.5 + s).sin();
-}
-#[differentiable]
-fn p118_h2(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).tanh();
-    r[1] = v[1] * 0.3;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-program! {
-    #[differentiable]
-    fn p118(a: f64, xs: &[f64], ys: &mut [f64]) -> f64 {
-        let t1 = p118_h0(xs, a * 0.3);
-        let mut buf2 = vec![0.75; 2];
-        p118_h1(&mut buf2, t1.tanh());
-        let t3 = buf2[0] + buf2[1] * 1.5;
-        let arr4 = p118_h2(&xs[3..], t3);
-        let t5 = arr4[0] * arr4[1];
-        for _ in 0..3 {
-            p118_h1(ys, t5);
-        }
-        let t6 = ys[1] * 0.6;
-        t6 + t5 + t3 + t1 + ys[2] + a * 0.3
-    }
-    check_p118(seed = 0x74f071692ad6e6ca, inputs = 11, calls = [], at = |p| (p[0], &p[1..8], &mut p[8..11].to_vec()),
-        params = ["xs", "a"] at [1, 2, 3, 4, 5, 6, 7, 0]);
-}
-
-program! {
-    #[differentiable]
-    fn p119(xs: &[f64], a: f64) -> f64 {
-        let t0: f64 = a.tanh();
-        let mut acc1 = 1.0;
-        if t0 + a > p111(((xs[2] + a) * 0.5).sin(), 1) {
-            for i in 1..=1 {
-                if i % 2 == 0 {
-                    let mut acc2 = (p100(xs[2], ((1.0 + (i as f64).powi(2)).cbrt() * 0.5).tanh(), (t0 / (1.0 + (i as f64).powi(2)) * 0.5).atan()) * 0.5).tanh().mul_add(xs.iter().map(|q| q.cos()).product::<f64>(), t0) * (t0 / (1.0 + t0.powi(2))) * 0.25;
-                } else {
-                    let mut a = a;
-                }
-                acc1 += 0.1 * a * a;
-            }
-            let acc1 = (acc1 * 0.5).tanh() * ((acc1 * 0.5).tanh() * 0.25);
-        } else {
-            if xs.iter().map(|q| q * q).sum::<f64>() - a > acc1 * 0.5 || xs.iter().map(|q| q * q).sum::<f64>() < -0.2 {
-                acc1 -= ((1.5 + t0.sin()).log(2.5 + xs[0].cos()).tanh().exp() * 0.5).atan();
-            } else {
-                for i in 0..1 {
-                    let mut acc3 = 0.5;
-                    acc1 = (xs[i].sin().exp().mul_add(xs[i], (acc1 * 0.25).sin()) * 0.5).atan();
-                }
-            }
-        }
-        for q4 in xs.iter() {
-            for j in 0..xs.len() {
-                if j % 2 == 0 {
-                    let t5 = xs[j];
-                }
-                acc1 += (j as f64 / (1.0 + a.powi(2)) / (1.5 + xs.iter().map(|q| q.cos()).product::<f64>().sin().tanh()) * 0.1).sin();
-            }
-            acc1 += (t0 * 0.5).sin();
-        }
-        (acc1 * 0.05).sin() + t0 - a + 0.5 * a
-    }
-    check_p119(seed = 0x0dbdf3f32878268f, inputs = 4, calls = [p100, p111], at = |p| (&p[0..3], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p120(a: f64, b: f64, n: usize) -> f64 {
-        let t0 = a;
-        let mut acc1 = (b - t0).sin();
-        for i in (0..1).rev() {
-            let mut k2 = 0;
-            loop {
-                if k2 + n < 2 {
-                    acc1 /= (1.0 + (-b).powi(2));
-                }
-                acc1 += (t0.powi(2).ln_1p() * -b * 0.5).tanh();
-                k2 += 1;
-                if ((b + k2 as f64) < 0.25) || k2 >= 2 { break; }
-            }
-            for j in 0..2 {
-                acc1 = ((1.5 + b.cos()).sqrt().powi(3) * 0.5).tanh();
-            }
-            acc1 -= 1.25_f64.powi(3) * 0.6;
-        }
-        (acc1 * 0.1).atan() + t0 + b
-    }
-    check_p120(seed = 0x9dc93242b33de9bf, inputs = 2, calls = [], at = |p| (p[0], p[1], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p121(c: f64, d: f64, a: f64, b: f64) -> f64 {
-        let mut acc0 = 0.0;
-        match (1.25_f64.abs() * 2.0) as usize % 3 {
-            0 | 1 => {
-                if d * d > p101((1.5 + b.cos()).sqrt(), d) * 0.25 {
-                    let t1 = (1.0 + ((a + b) * -(p100(a, b, c.atan2(1.5 + c.cos())) * 0.5)).powi(2)).ln();
-                } else {
-                    acc0 -= ((1.0 + a.sin().powi(2)).sqrt() * 0.5).atan();
-                }
-            }
-            _ => {
-                acc0 += ((a * c + 0.5_f64.to_radians()) * 0.5).sin();
-            }
-        }
-        for i in 0..3 {
-            let t2: f64 = -0.25;
-            acc0 /= (2.0 + (acc0 * 0.1).cos().cos());
-            let t3: f64 = (acc0 * 0.1).atan() * 1.25;
-            let mut k4 = 0;
-            loop {
-                let t5 = 0.1 / (1.5 + (acc0 * 0.05).atan().tanh());
-                acc0 = 1.5_f64.to_radians() * ((acc0 * 0.05).sin() / (1.0 + (acc0 * 0.05).atan().powi(2)));
-                k4 += 1;
-                if (-d < 0.3) || k4 >= 5 { break; }
-            }
-            acc0 = ((acc0 * 0.05).tanh() - (1.0 + (acc0 * 0.05).sin().powi(2)).cbrt()).atan();
-        }
-        let mut k6 = 0;
-        loop {
-            if k6 % 3 == 1 {
-                for j in (0..1).rev() {
-                    for l in 0..2 {
-                        let t8 = { let u7 = d; (1.5 + (k6 as f64).sin()).powf(c.tanh()) * (acc0 * 0.02).sin().hypot(c) };
-                        acc0 = ((acc0 * 0.02).sin() * (1.5 + d.cos()).sqrt()).atan();
-                    }
-                    acc0 -= ((b - a + (d + b)) * 0.25).sin();
-                }
-            } else {
-                if k6 == 1 {
-                    let mut k9 = 0;
-                    let r11 = loop {
-                        let t10 = b;
-                        acc0 = (c / (1.0 + a * a) / (2.0 + (k9 as f64).mul_add(k6 as f64, a).cos()) * 0.5).tanh();
-                        k9 += 1;
-                        if (c * c < 0.3 && (acc0 * 0.02).atan() < -0.1) || k9 >= 5 { break f64::cos(c) * c.cos(); }
-                    };
-                } else {
-                    let b = b * d.atan2(1.5 + d.cos());
-                }
-            }
-            acc0 /= (1.0 + (k6 as f64 * c).powi(2));
-            k6 += 1;
-            if (a.cos().exp() > c) || k6 >= 2 { break; }
-        }
-        1.0 * c
-    }
-    check_p121(seed = 0x70d3bc4f3b3125bb, inputs = 4, calls = [p100, p101], at = |p| (p[0], p[1], p[2], p[3]));
-}
-
-#[differentiable]
-fn p122_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.6
-}
-program! {
-    #[differentiable]
-    fn p122(a: f64, xs: &[f64]) -> f64 {
-        let t1 = p122_h0(&xs[..], a).sin();
-        let t2 = p122_h0(&xs[3..=6], a).sin();
-        let t3 = p122_h0(xs, a).sin();
-        t3 + t2 + t1 + a * 0.3
-    }
-    check_p122(seed = 0xfa37290d4cb0e211, inputs = 8, calls = [], at = |p| (p[0], &p[1..8]));
-}
-
-program! {
-    #[differentiable]
-    fn p123(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (((a).tanh()).tanh() + xs[2]).tanh();
-        let t2 = (((a) * (t1)) * (a - t1) + xs[2]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            let mut t3 = 0.0;
-            for j in 0..2 {
-                t3 += ((t1).cos() * 0.53_f64 - (xs[i]).cos() * xs[i] * (j as f64 + 0.5)).sin();
-            }
-            let t4 = ((1.0 + ((1.0 + ((a).sin()) * ((a).sin())).ln()) * ((1.0 + ((a).sin()) * ((a).sin())).ln())).ln()).tanh() * 1.5;
-            acc -= (-0.30_f64).tanh();
-            let t5 = ((((t2).tanh()) * 0.5).exp()).tanh() * 1.5;
-            acc += (((t4).tanh()).mul_add(0.5, xs[i]) + xs[i]).tanh();
-            acc = acc + ((0.28_f64 + (xs[i]).tanh()).sin()).tanh() - ((1.0 + ((0.51_f64).tanh()) * ((0.51_f64).tanh())).ln() + ((a).mul_add(0.5, t3)) * ((xs[i]).tanh())).tanh();
-        }
-        acc
-    }
-    check_p123(seed = 0xd5714974f0a79ed5, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p124(n: usize, a: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = (a * a / (1.0 + a.asinh().powi(2)) * 0.5).atan();
-        match n % 3 {
-            0 => {
-                let mut k1 = 0;
-                loop {
-                    if xs[n] * a > a || (acc0 * 0.25).atan() < 0.25 {
-                        let t2 = if k1 % 2 == 0 { -(acc0 * 0.25) } else { (xs.iter().map(|q| q * a).sum::<f64>() * a * (acc0 * 0.25 * a) * 0.5).tanh() };
-                    } else {
-                        if n % 2 == 0 {
-                            match k1 {
-                                0 => {
-                                    let mut w3 = 0;
-                                    while w3 < 3 {
-                                        let t4 = (0.5 * (p100(a, ((a + xs[xs.len() - 1 - k1]) * 0.5).atan(), ((xs[k1] - xs[xs.len() - 1 - n]) * 0.5).sin()) * 0.5).tanh().tanh()).asin();
-                                        acc0 = ((1.0 + (n as f64).powi(2)).sqrt() * (a - xs[n]) * 0.25).tanh();
-                                        w3 += 1;
-                                    }
-                                }
-                                1 => {
-                                    if a.cos() > 0.1 {
-                                        let a = a - ((acc0 * 0.05).atan() + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()));
-                                    }
-                                }
-                                _ => {
-                                    if (acc0 * 0.05).atan().sin() > 0.25 {
-                                        if a.atan() > xs[2] {
-                                            acc0 = (a - k1 as f64).sin().exp_m1();
-                                        } else if (p99(1, xs[k1].tanh(), a.sin(), (2.0 + xs[0].cos()).powi(-2)) * 0.25).tanh() > (acc0 * 0.05).tanh() {
-                                            acc0 *= (n as f64 / (1.0 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().powi(2))).tanh();
-                                        }
-                                    } else {
-                                        acc0 -= (f64::tanh((acc0 * 0.02).sin()).mul_add(k1 as f64 + xs[xs.len() - 1 - k1], xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).sin()) * 0.1).atan();
-                                    }
-                                }
-                            }
-                        } else {
-                            let t5 = (a * (acc0 * 0.02).sin() * (acc0 * 0.02 * (acc0 * 0.02).tanh())).sin();
-                        }
-                    }
-                    acc0 = (acc0 * 0.02).sin().powi(3).tanh();
-                    k1 += 1;
-                    if (xs[n].tanh() > 0.25) || k1 >= 3 { break; }
-                }
-            }
-            1 => {
-                let t6 = (f64::atan(xs[0]) * f64::atan(a)).clamp(-0.75, 0.75);
-            }
-            _ => {
-                let mut acc7 = -(2.0 + a.cos()).powi(-2);
-            }
-        }
-        (acc0 * 0.02).tanh() + a.tanh()
-    }
-    check_p124(seed = 0x8e9c397ef26f2b70, inputs = 4, calls = [p99, p100], at = |p| (1, p[0], &p[1..4]));
-}
-
-program! {
-    #[differentiable]
-    fn p125(b: f64, c: f64, xs: &[f64], a: f64) -> f64 {
-        let b = b - (a + 0.75);
-        let mut acc0 = 1.0;
-        acc0 += ((-2.0_f64).powi(2) * 0.25).atan();
-        0.3 * acc0 - (b * 0.25).sin()
-    }
-    check_p125(seed = 0x9ac3875bc2977b5a, inputs = 7, calls = [], at = |p| (p[0], p[1], &p[2..6], p[6]),
-        params = ["c"] at [1]);
-}
-
-program! {
-    #[differentiable]
-    fn p126(b: f64, n: usize, a: f64) -> f64 {
-        let t0: f64 = 0.3_f64.tanh().sinh().mul_add(b.powi(3), f64::atan(p87(1, (b.sin().exp() * 0.5).sin()))).sin();
-        let mut acc1 = 0.5;
-        for i in 0..1 {
-            if i % 3 == 1 {
-                let t2 = (2.0 + t0.sin()).ln() - b * p96(b.max(1.0));
-            }
-            acc1 *= 0.8 + 0.2 * (1.5 + a.cos()).sqrt().sin();
-        }
-        if a > (acc1 * 0.25).tanh() {
-            let t3 = f64::cos(b);
-        }
-        (acc1 * 0.25).sin() + t0 + 2.0 * a
-    }
-    check_p126(seed = 0xf1a3bbb52c156f9a, inputs = 2, calls = [p87, p96], at = |p| (p[0], 3, p[1]));
-}
-
-#[differentiable]
-fn p127_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.6
-}
-program! {
-    #[differentiable]
-    fn p127(a: f64, xs: &[f64]) -> f64 {
-        let t1 = p127_h0(&xs[..], a);
-        let t2 = p127_h0(&xs[..], t1).sin();
-        let t3 = p127_h0(&xs[0..6], t2.tanh()).sin();
-        t3 + t2 + t1 + a * 0.3
-    }
-    check_p127(seed = 0x46fefa0f1cd499b0, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-program! {
-    #[differentiable]
-    fn p128(n: usize, a: f64) -> f64 {
-        let t0 = 1.0_f64.powi(3) + a.hypot(a);
-        let t1: f64 = (p101(a, (2.0 + (n as f64).sin()).ln()) * 0.25).atan() * a.to_radians() + a.tanh();
-        let mut acc2 = (t0 * 0.5).tanh();
-        for i in (0..1).rev() {
-            let t3 = t1.hypot(a);
-            acc2 = (1.5 + (t0 * 0.5).atan().sin()).log(2.5 + (t3 * 0.5).atan().cos()) * a.tanh() * 0.5;
-        }
-        (acc2 * 0.5).atan().sin() - 0.3 * t1 + (t0 * 0.5).sin()
-    }
-    check_p128(seed = 0xc17b9c4c70f687bf, inputs = 1, calls = [p101], at = |p| (3, p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p129(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = (&(-x.mapv(f64::sin)) * &((x * v).mapv(f64::tanh))).mapv(f64::tanh);
-        if n % 2 == 0 {
-            t1 = (&(x + x) * &(x.mapv(|q| q * q * 0.5 - q))).mapv(f64::tanh);
-        }
-        let t2 = x.to_owned();
-        let mut t3 = (t1.row(2).to_owned()).sum().sin();
-        if n % 3 == 0 {
-            t3 = x[[1, 1]];
-        }
-        let t4 = t1.to_owned();
-        let t5 = &(&t1 + &t2) - &(x.column(2).to_owned());
-        t5.sum() * 0.2 + t4.sum() * 0.2 + t3
-    }
-    check_p129(seed = 0x24e45b10420993bb, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3),
-        params = ["s"] at [12]);
-}
-
-program! {
-    #[differentiable]
-    fn p130(a: f64, b: f64, c: f64) -> f64 {
-        let mut acc0 = 1.0;
-        let t1 = (b - c * b).powi(2).ln_1p();
-        if 0.1 * c > 0.25 {
-            acc0 += ((2.0 + (b - p96(c)).sin()).ln() * 0.5).atan();
-        } else {
-            acc0 *= acc0.tanh();
-        }
-        1.0 * t1 - 0.3 * c - b.cos() - a.tanh()
-    }
-    check_p130(seed = 0x5e4ccb9ab6c73935, inputs = 3, calls = [p96], at = |p| (p[0], p[1], p[2]),
-        params = ["b", "a"] at [1, 0]);
-}
-
-program! {
-    #[differentiable]
-    fn p131(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = (-x.mapv(f64::sin)).mapv(f64::tanh);
-        if n % 2 == 0 {
-            t1 = &(v - v) + &(v + x);
-        }
-        let t2 = v.dot(&(x / &t1.mapv(|q| q * q + 1.0))) * 0.3;
-        t2.dot(&t2) * 0.1 + t1.sum() * 0.2 + s
-    }
-    check_p131(seed = 0xabaad76eb3ea3329, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p132(n: usize, b: f64, a: f64) -> f64 {
-        let mut acc0 = b;
-        if n % 2 == 0 {
-            acc0 = (p117((2.0 + (n as f64).sin()).sqrt(), acc0 * b * 0.5, (acc0.powi(3) * 0.5).tanh()) - b) * (1.5 + n as f64) * 0.1;
-            acc0 = a.abs().sin().exp();
-        } else {
-            let mut acc0 = acc0;
-        }
-        acc0
-    }
-    check_p132(seed = 0x98c8e6b248522c82, inputs = 2, calls = [p117], at = |p| (1, p[0], p[1]));
-}
-
-#[differentiable]
-fn p133_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.25
-}
-program! {
-    #[differentiable]
-    fn p133(xs: &[f64], a: f64) -> f64 {
-        let s1 = &xs[..];
-        let t2 = (s1[0] * a + s1[2]).sin() + s1[s1.len() - 1] * 1.5;
-        let s3 = &s1[..4];
-        let t4 = (s3[0] * a + s3[0]).sin() + s3[s3.len() - 1] * 0.6;
-        let t5 = p133_h0(&xs[..], a);
-        let t6 = p133_h0(&s3[..], t4);
-        let s7 = &s1[..7];
-        let t8 = (s7[0] * t4.tanh() + s7[1]).sin() + s7[s7.len() - 1] * 1.5;
-        t8 + t6 + t5 + t4 + t2 + a * 0.3
-    }
-    check_p133(seed = 0x7a5bed4143712130, inputs = 8, calls = [], at = |p| (&p[0..7], p[7]));
-}
-
-program! {
-    #[differentiable]
-    fn p134(a: f64, b: f64, c: f64) -> f64 {
-        let mut acc0 = 0.5;
-        let mut k1 = 0;
-        loop {
-            let mut k2 = 0;
-            loop {
-                let t3 = c;
-                acc0 += ((1.5 + (c * a).cos()).sqrt() * 0.5).atan();
-                k2 += 1;
-                if (b - (acc0 * 0.05).sin() > 0.5) || k2 >= 3 { break; }
-            }
-            let flag4 = 0.1_f64.powi(2).ln_1p() > -0.1;
-            acc0 += (((1.0 + c.powi(2)).ln() - (acc0 * 0.05).sin()) * 0.5).atan();
-            k1 += 1;
-            if (flag4) || k1 >= 4 { break; }
-        }
-        let t5 = if a.atan() > 0.3 || (acc0 * 0.05).tanh() < 0.25 { (b - a) / (1.0 + (1.5 * (acc0 * 0.05).sin()).powi(2)) } else { c.cos().asinh() };
-        for i in 0..2 {
-            let t6 = (t5 * 0.5).atan() + i as f64;
-            acc0 /= (1.0 + (t6 * 0.5).powi(2));
-        }
-        (t5 * 0.5).atan().sin()
-    }
-    check_p134(seed = 0x38c2325af8eaa068, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]));
-}
-
-#[differentiable]
-fn p135_h0(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 1.5).sin();
-    }
-    acc * -0.5 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p135_h1(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).sin();
-    r[1] = v[1] * 0.3;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-program! {
-    #[differentiable]
-    fn p135(xs: &[f64], a: f64, b: f64, w: [f64; 3]) -> f64 {
-        let t1 = p135_h0(&w, b).sin();
-        let arr2 = p135_h1(&xs[..], w[2]);
-        let t3 = arr2[1] * arr2[2];
-        let s4 = &xs[..7];
-        let t5 = (s4[3] * w[0] + s4[3]).sin() + s4[s4.len() - 1] * 0.6;
-        let s6 = &xs[..];
-        let t7 = (s6[4] * t5.tanh() + s6[5]).sin() + s6[s6.len() - 1] * 0.6;
-        let s8 = &s6[3..6];
-        let t9 = (s8[2] * t5.tanh() + s8[1]).sin() + s8[s8.len() - 1] * 0.25;
-        t9 + t7 + t5 + t3 + t1 + w[1] * 0.5 + a * 0.3
-    }
-    check_p135(seed = 0x31d67a2603088bc5, inputs = 13, calls = [], at = |p| (&p[0..8], p[8], p[9], <[f64; 3]>::try_from(&p[10..13]).unwrap()));
-}
-
-#[differentiable]
-fn p136_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).cos() + v[1] * v[v.len() - 1] * -0.5
-}
-#[differentiable]
-fn p136_h1(y: &mut [f64], s: f64) -> f64 {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.75).tanh();
-    }
-    y[0] = (y[0] * 1.5 + s).sin();
-    y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p136_h2(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).cos() * 0.3;
-    }
-}
-program! {
-    #[differentiable]
-    fn p136(xs: &[f64], b: f64, a: f64) -> f64 {
-        let s1 = &xs[0..];
-        let t2 = (s1[4] * a + s1[5]).sin() + s1[s1.len() - 1] * 0.25;
-        let s3 = &s1[..];
-        let t4 = (s3[0] * t2 + s3[1]).sin() + s3[s3.len() - 1] * 0.75;
-        let t5 = p136_h0(&s1[5..], b * 0.75);
-        let mut buf6 = vec![0.0; 2];
-        for i in 0..2 {
-            buf6[i] = xs[i + 5] * t4;
-        }
-        let _ = p136_h1(&mut buf6, t2);
-        p136_h2(t2, &s1[..], &mut buf6);
-        let t7 = buf6[0] + buf6[1] * 0.6;
-        let s8 = &s3[..5];
-        let t9 = (s8[3] * a + s8[4]).sin() + s8[s8.len() - 1] * 0.75;
-        let t10 = p136_h0(&xs[1..], t9).sin();
-        let s11 = &s8[1..];
-        let t12 = (s11[0] * t10 + s11[1]).sin() + s11[s11.len() - 1] * 0.25;
-        t12 + t10 + t9 + t7 + t5 + a * 0.3
-    }
-    check_p136(seed = 0x86b5604f47eebd83, inputs = 9, calls = [], at = |p| (&p[0..7], p[7], p[8]));
-}
-
-program! {
-    #[differentiable]
-    fn p137(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = v + &((x * x).mapv(f64::tanh));
-        let t2 = v.to_owned();
-        t2.dot(&t2) * 0.1 + t1.sum() * 0.2 + s
-    }
-    check_p137(seed = 0x9efaf62e4f7a3188, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3),
-        params = ["v", "s"] at [9, 10, 11, 12]);
-}
-
-#[differentiable]
-fn p138_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.75
-}
-#[differentiable]
-fn p138_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).tanh() * 0.5;
-    }
-}
-#[differentiable]
-fn p138_h2(y: &mut [f64], s: f64) {
+fn p37_h2(y: &mut [f64], s: f64) {
     for i in (1..y.len()).rev() {
         y[i] = (y[i] * s + y[i - 1] * 0.6).tanh();
     }
     y[0] = (y[0] * -0.5 + s).sin();
 }
+program! {
+    #[differentiable]
+    fn p37(a: f64, xs: &[f64]) -> f64 {
+        let t1 = p37_h1(xs, a).sin();
+        let s2 = &xs[..];
+        let t3 = (s2[3] * t1.tanh() * 0.6 + s2[1]).sin() + s2[s2.len() - 1] * -0.5;
+        let mut buf4 = vec![0.75; 2];
+        p37_h2(&mut buf4, t3.tanh());
+        for _ in 0..3 {
+            p37_h2(&mut buf4, t3.tanh() * 0.3);
+        }
+        for _ in 0..3 {
+            p37_h2(&mut buf4, t1.tanh());
+        }
+        let t5 = buf4[0] + buf4[1] * 0.75;
+        let t6 = p37_h1(s2, t3.tanh()).sin();
+        t6 + t5 + t3 + t1 + a * 0.3
+    }
+    check_p37(seed = 0xd2d92c9b7251067f, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
 #[differentiable]
-fn p138_h3(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    p138_h2(y, s);
-    p138_h1(s * 0.6, &x[1..], y);
-    y[y.len() - 1] + x[0]
+fn p38_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.3).sin();
+    }
+    acc * 1.5 + v[0] * v[v.len() - 1]
 }
 program! {
     #[differentiable]
-    fn p138(a: f64, xs: &[f64]) -> f64 {
-        let t1 = p138_h0(&xs[..5], a * 0.75);
-        let mut buf2 = vec![0.0; 2];
-        for i in 0..2 {
-            buf2[i] = xs[i + 1] * t1.tanh();
-        }
-        p138_h1(a, &xs[..], &mut buf2);
-        let t3 = p138_h3(&mut buf2, &xs[4..=5], t1).tanh();
-        let t4 = buf2[0] + buf2[1] * 0.5;
-        let mut buf5 = vec![0.5; 2];
-        p138_h1(t4, &xs[1..], &mut buf5);
-        let _ = p138_h3(&mut buf5, xs, t3);
-        let _ = p138_h3(&mut buf5, &xs[..], t1.tanh());
-        let t6 = buf5[0] + buf5[1] * 0.5;
-        t6 + t4 + t3 + t1 + a * 0.3
+    fn p38(a: f64, xs: &[f64]) -> f64 {
+        let t1 = p38_h0(&xs[..], a);
+        let t2 = p38_h0(&xs[..1], t1.tanh()).sin();
+        let t3 = p38_h0(xs, t2.tanh()).sin();
+        let t4 = p38_h0(&xs[0..=2], t1.tanh()).sin();
+        let t5 = p38_h0(xs, t1.tanh()).sin();
+        let t6 = p38_h0(&xs[..], t1.tanh());
+        t6 + t5 + t4 + t3 + t2 + a * 0.3
     }
-    check_p138(seed = 0xd8088a4461fcaad3, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+    check_p38(seed = 0x470d53071bc4ecdc, inputs = 8, calls = [], at = |p| (p[0], &p[1..8]));
 }
 
 program! {
     #[differentiable]
-    fn p139(a: f64, n: usize, b: f64) -> f64 {
-        if n % 2 == 0 {
-            return 0.2 * b - b * 0.75;
+    fn p39(a: f64, b: f64) -> f64 {
+        let mut acc0 = ((p16((b.mul_add(a, a) * 0.5).tanh()) * 0.5).atan() + b).sin();
+        for i in 0..1 {
+            let t1: f64 = (1.5 + (i as f64).cos()).sqrt().tanh().exp() + b * (acc0 * 0.5) * (b + a);
+            if i < 1 {
+                continue;
+            }
+            acc0 /= (2.0 + ((t1 * 0.1).sin() * i as f64).cos());
         }
-        let t0 = (a + (p120((a.powi(3) * 0.5).tanh(), (a.powi(2) * 0.5).sin(), 1) * 0.5).atan()) * b * ((a - a) / (2.0 + a.to_radians().cos()));
-        let mut acc1 = 0.0;
-        let t2 = if (n as f64) > -0.4 { (0.6 / (2.0 + (p120((n as f64 - (t0 * 0.1).tanh()) * 0.25, ((t0 * 0.1).atan().powi(2) * 0.5).tanh(), 1) * 0.5).tanh().cos())).sin() } else { 1.25_f64.powi(2).ln_1p() };
-        let t3 = (1.0 + (t2 * t2).powi(2)).sqrt();
-        let mut t0 = t0;
-        t0 = ((t0 * 0.1).tanh() + (t3 * 0.5).tanh() * a).atan();
-        if n % 2 == 0 {
-            t0 /= (2.0 + (t0 * 0.1).atan().cos());
-        } else if n == 2 {
-            if a / (1.5 + (t0 * 0.1).atan().tanh()) > 0.3 {
-                if n == 3 {
-                    match n {
+        for i in 0..4 {
+            let t2 = (2.0 + (acc0 * 0.1).sin().cos()).powi(-2) * ((acc0 * 0.1).sin() + b);
+            acc0 += ((b + (acc0 * 0.1).sin()) * (1.5 + b.sin()).log(2.5 + 1.5_f64.cos()) * 0.25).tanh();
+        }
+        0.1 * (acc0 * 0.1).sin() + b
+    }
+    check_p39(seed = 0xcc23faa86ceae5c2, inputs = 2, calls = [p16], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p40(xs: &[f64], a: f64, b: f64, n: usize) -> f64 {
+        let a = a + p15((a / (1.0 + xs[(n + 1) % 3].powi(2)) * 0.5).sin());
+        let mut acc0 = 1.0;
+        for i in 0..4 {
+            if i % 2 == 0 {
+                let t1 = (0.5 * b.tanh()).asin() + (a * 0.25).tanh();
+            } else {
+                for j in 1..=2 {
+                    let t2 = (xs[2] - (a * 0.25 + (a * 0.25).sin())).cos();
+                    acc0 = ((p1(b * xs[(n + 1) % 3] * 0.5).cos().exp2() - 0.2_f64.sin().exp()) * 0.5).atan();
+                }
+            }
+            acc0 += (1.0 + xs[(i + 1) % 3].powi(2)).sqrt() * 0.5;
+        }
+        (acc0 * 0.05).sin() + 0.1 * (a * 0.25).atan()
+    }
+    check_p40(seed = 0x3ae8b5aef69fbfbb, inputs = 5, calls = [p1, p15], at = |p| (&p[0..3], p[3], p[4], 3),
+        params = ["xs"] at [0, 1, 2]);
+}
+
+program! {
+    #[differentiable]
+    fn p41(c: f64, a: f64, b: f64, d: f64) -> f64 {
+        let t0 = -d.atan().powi(3);
+        let mut acc1 = b * d / (1.0 + (t0 * 0.5).sin().atan().powi(2)) * 0.5;
+        if 0.25 - 0.25 > c && p32((acc1 + 0.5) * 0.5, (acc1 / (2.0 + d.cos()) * 0.25).atan(), 2, d.powi(2).ln_1p()) * 0.5 < 0.1 {
+            if b.cos() > -0.4 {
+                let t2 = (1.0 + c.powi(3).powi(2)).cbrt();
+            } else {
+                let t3 = c.cos();
+            }
+        }
+        0.2 * acc1 + (t0 * 0.5).tanh().tanh() + 0.75 * a
+    }
+    check_p41(seed = 0xe7649e7df0936e41, inputs = 4, calls = [p32], at = |p| (p[0], p[1], p[2], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p42(a: f64, xs: &[f64]) -> f64 {
+        let a = a * (a * a);
+        let mut acc0 = ((2.0 + (a * 0.25).sin()).sqrt() + ((a * 0.25).tanh() + xs[0])) * 0.5;
+        for i in 1..=3 {
+            let acc0 = (acc0 * 0.25).tanh() + xs[0].abs();
+        }
+        for i in 0..xs.len() {
+            if i % 3 == 1 {
+                acc0 = (xs.iter().sum::<f64>() * (a * 0.25).tanh()).cos();
+            } else if i < 1 {
+                let a = (a * 0.25).tanh() * 1.5_f64.sin();
+            }
+            acc0 += (xs[i] * (xs[i] + i as f64) * 0.1).atan();
+        }
+        0.2 * (acc0 * 0.1) + (a * 0.25).tanh()
+    }
+    check_p42(seed = 0xd779df222e1a4afc, inputs = 4, calls = [], at = |p| (p[0], &p[1..4]));
+}
+
+program! {
+    #[differentiable]
+    fn p43(a: f64, d: f64, b: f64, c: f64) -> f64 {
+        if a * 1.0 > 0.0 {
+            let mut acc0 = ((b + b + 0.3_f64.abs()) * 0.5).sin();
+            if acc0 > b {
+                let t1 = b.sin().exp2() - (d - acc0);
+            }
+            return a.tanh().tanh().sinh();
+        }
+        let t2 = 0.75 * (p34(a.atan2(1.5 + a.cos()), (c * a * 0.5).tanh()) - 0.1);
+        let mut d = d;
+        if t2 < 0.0 {
+            if p26((2.0 + 0.3_f64.cos()).powi(-2), (0.1_f64.hypot(2.0) * 0.5).tanh(), a.to_radians(), 3, (a.powi(2) * 0.5).atan()) * 0.5 * d < -0.1 {
+                let t3 = a * d;
+            } else {
+                d -= b.sin() * 0.5;
+            }
+        }
+        for i in 0..2 {
+            if (f64::max(b, i as f64)) < -0.1 {
+                for j in 0..4 {
+                    if 1.5 * c > b || d * 0.05 < 0.3 {
+                        for l in (0..2).rev() {
+                            let d = (d * 0.02).atan() - d * 0.02 * 0.75;
+                        }
+                    } else if 2.0 * b < 0.25 {
+                        let t4 = if d * 0.02 + c > a { (2.0 + 0.2_f64.powi(2).ln_1p().cos()).recip() } else { (d * 0.02).tanh() - c.cos() };
+                    } else {
+                        let t5 = 0.6_f64.sin();
+                    }
+                    d += ((i as f64 - (2.0 + a.sin()).ln()) * 0.25).tanh();
+                }
+            } else {
+                for j in 0..2 {
+                    let t6 = d * 0.02 * (d * 0.02) * (2.0 + (j as f64).cos()).recip() + (d * 0.02).sin();
+                    d /= (1.0 + (c * (d * 0.02)).powi(2));
+                }
+            }
+            d = ((d * 0.02).tanh() * ((c + i as f64) * 0.5).atan()).tanh();
+        }
+        let t7 = 0.6 + c;
+        (d * 0.02).sin().sin() + 0.5 * b
+    }
+    check_p43(seed = 0x31bbf68862faf66b, inputs = 4, calls = [p26, p34], at = |p| (p[0], p[1], p[2], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p44(a: f64, n: usize) -> f64 {
+        let mut acc0 = 0.0;
+        let mut k1 = 0;
+        let r6 = loop {
+            let mut k2 = 0;
+            let r5 = loop {
+                for l in (0..6).step_by(2) {
+                    let mut acc3 = p1(a);
+                    match l % 3 {
+                        0 | 1 => {
+                            let t4 = if a * a < 0.7 { 1.5 + 0.75 * a } else { a + (a + a) };
+                        }
+                        _ => {
+                            acc0 = (2.0 + p1(a).sin()).ln();
+                        }
+                    }
+                    acc0 += a;
+                }
+                acc0 /= (1.0 + ((acc0 * 0.05).tanh() / (1.0 + a * a)).powi(2));
+                k2 += 1;
+                if (0.2 + a > 0.7) || k2 >= 2 { break a; }
+            };
+            acc0 += ((k1 as f64).tanh().exp() + a.hypot(n as f64)) * 0.1;
+            k1 += 1;
+            if (r5 / (1.0 + (acc0 * 0.05).powi(2)) > k1 as f64) || k1 >= 2 { break 0.25 * (acc0 * 0.05).sin() / (1.0 + (k1 as f64 * 0.5).sin().powi(2).powi(2)); }
+        };
+        acc0 /= (2.0 + r6.cos());
+        let mut acc7 = 1.0;
+        if r6 / (1.5 + (acc0 * 0.05).tanh()) > a {
+            match n % 3 {
+                0 => {
+                    let t8 = (2.0 + 2.0_f64.tanh().cos()).recip();
+                }
+                1 => {
+                    acc7 += ((0.5 * ((acc0 * 0.05).tanh() * (acc0 * 0.05).sin()).tanh()).acos() * 0.5).atan();
+                }
+                _ => {
+                    match n % 3 {
                         0 => {
-                            if b + a < 0.1 {
-                                let b = b * a.powi(2);
+                            if (a / (1.0 + (n as f64).powi(2))) > -0.1 && 0.3 < 0.7 {
+                                let mut k9 = 0;
+                                let r10 = loop {
+                                    acc7 = (acc0 * 0.02 + r6).powi(2).ln_1p();
+                                    acc0 /= (1.0 + (r6 / (2.0 + a.cos())).powi(2));
+                                    k9 += 1;
+                                    if ((acc0 * 0.02).sin() < 0.25) || k9 >= 3 { break (1.0 + (r6 + acc0 * 0.02).powi(2)).sqrt(); }
+                                };
+                            } else if acc7 * 0.25 * r6 < -0.2 {
+                                let mut acc11 = r6;
                             }
                         }
                         1 => {
-                            for i in 0..2 {
-                                let t4 = n as f64 + 0.6 / (1.5 + (t0 * 0.05).sin().tanh());
-                                t0 -= ((0.75 - t2) * (2.0 + t2.cos()).powi(-2) * 0.5).sin();
-                            }
+                            let mut acc7 = acc7;
                         }
                         _ => {
-                            if (t3 * 0.5).sin() < 0.0 {
-                                let t2 = t2 - 2.0_f64.atan();
+                            match n % 3 {
+                                0 => {
+                                    for i in 0..2 {
+                                        let mut acc12 = 0.5;
+                                        acc0 *= 0.8 + 0.2 * a.sin();
+                                    }
+                                }
+                                1 => {
+                                    acc0 = (1.0 + f64::sin(r6).powi(2)).ln();
+                                }
+                                _ => {
+                                    acc0 -= ((a.sin().exp() + (acc0 * 0.02).atan()) * 0.25).tanh();
+                                }
                             }
                         }
                     }
                 }
             }
-        } else {
-            let t5 = b.powi(3);
+            return a + acc0 * 0.05 * n as f64;
         }
-        (t0 * 0.05).sin() + (t3 * 0.5).sin().tanh() + t2 + b
+        r6 + 1.0 * (acc0 * 0.02)
     }
-    check_p139(seed = 0xea2b0a4b02ed58b4, inputs = 2, calls = [p120], at = |p| (p[0], 3, p[1]));
+    check_p44(seed = 0xaa235db86c7dd6bc, inputs = 1, calls = [p1], at = |p| (p[0], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p45(b: f64, a: f64) -> f64 {
+        let b = b + (0.25 - (p17(a, b, 0.75_f64.atan()) * 0.5).atan());
+        let mut acc0 = -(b * 0.5).atan() / (1.0 + (a + (b * 0.5).atan()).powi(2)) * 0.5;
+        if f64::tanh(acc0) > a {
+            let t1 = -(b * 0.5).sin();
+        } else if a + acc0 > b * 0.5 {
+            let mut acc2 = 0.0;
+        } else {
+            let t3: f64 = acc0;
+            if a / (2.0 + 0.75_f64.cos()) > 0.7 {
+                for i in (0..1).rev() {
+                    let t4 = match i { 0 => (0.5 * a).cos().exp(), _ => (((acc0 * 0.5).sin() + b * 0.5) * -(b * 0.5).atan() * 0.25).atan() };
+                    acc0 -= (1.5_f64.sin().tanh() * 0.5).sin();
+                }
+            }
+        }
+        let t5 = (acc0 * 0.25).atan().mul_add(a, a) + (acc0 * 0.25).tanh().atan();
+        acc0 += ((1.5 + (a / (1.0 + (t5 * 0.5).sin().powi(2))).cos()).sqrt() * 0.5).tanh();
+        (t5 * 0.5).sin().tanh() + (acc0 * 0.25).atan() + (b * 0.5).sin() + a.tanh()
+    }
+    check_p45(seed = 0x0815e8949d080721, inputs = 2, calls = [p17], at = |p| (p[0], p[1]),
+        params = ["a"] at [1]);
+}
+
+#[differentiable]
+fn p46_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.5
+}
+#[differentiable]
+fn p46_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.6;
+    t + p46_h0(&v[1..], s * 0.75) + p46_h0(v, s).sin()
+}
+#[differentiable]
+fn p46_h2(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).tanh();
+    r[1] = v[1] * 0.75;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+#[differentiable]
+fn p46_h3(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.3).tanh();
+    }
+    y[0] = (y[0] * 0.3 + s).sin();
+}
+#[differentiable]
+fn p46_h4(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * 1.5;
+    }
+}
+#[differentiable]
+fn p46_h5(y: &mut [f64], x: &[f64], s: f64) {
+    p46_h3(y, s);
+    p46_h4(s * 0.75, &x[1..], y);
+}
+program! {
+    #[differentiable]
+    fn p46(xs: &[f64], b: f64, a: f64) -> f64 {
+        let t1 = p46_h1(xs, b);
+        let arr2 = p46_h2(xs, a);
+        let t3 = arr2[2] * arr2[0];
+        let t4 = p46_h1(&arr2, t3.tanh() * 0.25);
+        let mut buf5 = vec![0.75; 2];
+        p46_h3(&mut buf5, b);
+        let t6 = buf5[0] + buf5[1] * 0.25;
+        let t7 = p46_h1(&xs[..], t3.tanh()).sin();
+        let mut buf8 = vec![0.25; 4];
+        for _ in 0..2 {
+            p46_h4(t6.tanh(), &xs[6..], &mut buf8);
+        }
+        p46_h3(&mut buf8, t1.tanh());
+        p46_h5(&mut buf8, &xs[..], t7.tanh());
+        let t9 = buf8[0] + buf8[3] * -0.5;
+        t9 + t7 + t6 + t4 + t3 + a * 0.3
+    }
+    check_p46(seed = 0x9bd3167dac422ae1, inputs = 10, calls = [], at = |p| (&p[0..8], p[8], p[9]),
+        params = ["a"] at [9]);
+}
+
+program! {
+    #[differentiable]
+    fn p47(xs: &[f64], b: f64, a: f64) -> f64 {
+        let mut acc0 = 0.5;
+        for i in 0..3 {
+            if b.tanh() > 0.0 {
+                if a.tanh() < -0.1 {
+                    let t1 = (1.5 + (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 1.0).sin()).powf(a.powi(3).tanh()) / (1.0 + (b * a).powi(2));
+                } else {
+                    let mut k2 = 0;
+                    let r6 = loop {
+                        match k2 {
+                            0 => {
+                                let t3 = xs[xs.len() - 1 - i] + a;
+                            }
+                            1 => {
+                                let mut acc4 = a.max(b - a);
+                            }
+                            _ => {
+                                if a > xs[i] || b < -0.4 {
+                                    acc0 += a * 0.1 + 0.2 * xs[1];
+                                } else {
+                                    let mut acc5 = 0.5;
+                                }
+                            }
+                        }
+                        acc0 *= xs[i].cos();
+                        k2 += 1;
+                        if ((2.0 + (p32((acc0 * 0.02).atan().sin().exp() * 0.5, (1.5 * a * 0.5).sin(), 2, (acc0 * 0.02).sin() + (acc0 * 0.02).sin()) * 0.5 * 0.5).atan().cos()).powi(-2) > -0.2) || k2 >= 5 { break k2 as f64 / (1.0 + b.powi(2)) * (b + xs[k2 % xs.len()]); }
+                    };
+                }
+            } else if xs.iter().map(|q| q.cos()).product::<f64>() < -0.4 {
+                if f64::cos(xs.iter().map(|q| q * a).sum::<f64>()) < -0.1 {
+                    let t7 = (1.0 + (1.5 + f64::tanh(xs[i]).sin()).log(2.5 + (a * 2.0).cos()).powi(2)).ln();
+                }
+            } else {
+                if (acc0 * 0.02).sin().cos() < -0.2 {
+                    let a = a - xs[0].tanh();
+                } else {
+                    let mut acc8 = 0.5;
+                }
+            }
+            acc0 -= 2.0_f64 * 0.5;
+        }
+        let t9 = a.powi(3);
+        if 0.1 - (acc0 * 0.02).tanh() < 0.1 {
+            return (1.5 - t9 * 0.5) * 0.1;
+        }
+        acc0 *= 1.0 + (a - b).tanh();
+        acc0 *= 1.0 + (t9 * 0.5).sin().tanh();
+        (t9 * 0.5).atan() + (acc0 * 0.005).tanh().cos()
+    }
+    check_p47(seed = 0xb20209046f525a36, inputs = 5, calls = [p32], at = |p| (&p[0..3], p[3], p[4]));
+}
+
+#[differentiable]
+fn p48_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.6
+}
+#[differentiable]
+fn p48_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).sin() * 1.5;
+    }
+}
+program! {
+    #[differentiable]
+    fn p48(xs: &[f64], a: f64) -> f64 {
+        let t1 = p48_h0(&xs[..7], a);
+        let t2 = p48_h0(&xs[..2], t1.tanh()).sin();
+        let t3 = p48_h0(xs, t1.tanh());
+        let mut buf4 = vec![0.25; 3];
+        p48_h1(a, &xs[5..6], &mut buf4);
+        for _ in 0..2 {
+            p48_h1(a, xs, &mut buf4);
+        }
+        let t5 = buf4[0] + buf4[2] * 0.6;
+        t5 + t3 + t2 + t1 + a * 0.3
+    }
+    check_p48(seed = 0xffc6544c21191a18, inputs = 8, calls = [], at = |p| (&p[0..7], p[7]));
+}
+
+program! {
+    #[differentiable]
+    fn p49(a: f64, xs: &[f64]) -> f64 {
+        let t0 = xs.iter().map(|q| (q * 1.5).sin()).sum::<f64>();
+        let t1 = xs[1];
+        let t0 = (t0 * 0.5).atan() - (a + xs[3]);
+        let mut acc2 = 0.0;
+        if (1.0 + xs[3].powi(2)).sqrt() > 0.75 {
+            for i in (0..8).step_by(2) {
+                let t3 = if i < 7 { xs.iter().map(|q| q * q).sum::<f64>() } else { (1.0 + xs.iter().map(|q| q * q).sum::<f64>().powi(2)).sqrt().atan2(1.5 + (1.5 + a.sin()).log(2.5 + t1.cos()).cos()) };
+                acc2 += t1;
+            }
+        } else {
+            if xs[3] + xs.iter().map(|q| q * q).sum::<f64>() > (p45(((acc2 * 0.1 - t0 * 0.25) * 0.25).sin(), (2.0 + (acc2 * 0.1).sin().sin()).sqrt()) * 0.5).tanh() {
+                acc2 = (t0 * 0.25).sin();
+                return (xs[1] * xs[3]).hypot(xs.iter().map(|q| q.cos()).product::<f64>().tanh());
+            }
+        }
+        1.0 * (acc2 * 0.1).atan() + (t0 * 0.25).tanh() + t1.tanh()
+    }
+    check_p49(seed = 0x01d123793c371e81, inputs = 5, calls = [p45], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p50(xs: &[f64], a: f64) -> f64 {
+        let mut acc0 = (2.0 + a.cos()).powi(-2).cos().exp();
+        let mut k1 = 0;
+        let r3 = loop {
+            for q2 in xs.iter() {
+                if a / (1.0 + (*q2).powi(2)) < 0.0 {
+                    acc0 *= 0.5 + 0.4 * xs.iter().map(|q| q * a).sum::<f64>().atan().sin();
+                }
+                acc0 /= (1.0 + (k1 as f64 + a).powi(2));
+            }
+            acc0 /= (2.0 + (1.0 + a.powi(2)).sqrt().cos());
+            k1 += 1;
+            if (a / (1.0 + a.powi(2)) > 0.7) || k1 >= 5 { break xs.iter().map(|q| q * q).sum::<f64>() / (1.0 + (acc0 * 0.02).powi(2)) / (1.5 + f64::sin((acc0 * 0.02).atan()).tanh()); }
+        };
+        let t4 = (-(r3 * 0.1).atan()).cos().asinh();
+        for (i, q5) in xs.iter().enumerate() {
+            for j in 1..=3 {
+                if j % 2 == 0 {
+                    let t6 = match j % 3 { 0 => *q5, 1 => (f64::atan(*q5) * (xs[(j + 1) % 3] + r3 * 0.1) * 0.25).tanh(), _ => (-(r3 * 0.1) * 1.5_f64.sin() * 0.5).atan() };
+                }
+                let t7 = if i == 2 { xs.iter().map(|q| q.cos()).product::<f64>() } else { -(0.25 - a) };
+                acc0 += (j as f64 * 0.25).tanh();
+            }
+            acc0 -= ((acc0 * 0.01).sin().cos().cos().exp2() * 0.5).atan();
+        }
+        if (acc0 * 0.01).tanh() < 0.1 {
+            let mut acc8 = 0.5;
+        }
+        t4 - 1.0 * (acc0 * 0.01)
+    }
+    check_p50(seed = 0x204706f7e21b4025, inputs = 4, calls = [], at = |p| (&p[0..3], p[3]));
+}
+
+#[differentiable]
+fn p51_h0(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).sin() * 0.3;
+    }
+    y[0] * 0.5
+}
+#[differentiable]
+fn p51_h1(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.3 + (y[i] * s).tanh() * 0.25;
+    }
+}
+program! {
+    #[differentiable]
+    fn p51(xs: &[f64], ys: &mut [f64], a: f64) -> f64 {
+        let mut arr1 = [-0.5_f64; 3];
+        arr1[2] = a;
+        arr1[0] = xs[0] * 0.3;
+        arr1[1] = (a).sin();
+        let t2 = arr1[0] * arr1[0];
+        let mut buf3 = vec![0.3; 2];
+        let t4 = p51_h0(t2.tanh(), xs, &mut buf3).tanh();
+        p51_h1(&mut buf3, a);
+        let t5 = buf3[0] + buf3[1] * 1.5;
+        let mut buf6 = vec![0.0; 3];
+        for i in 0..3 {
+            buf6[i] = xs[i + 0] * t4.tanh();
+        }
+        p51_h1(&mut buf6, t2.tanh() * -0.5);
+        let t7 = p51_h0(t5.tanh(), xs, &mut buf6).tanh();
+        let t8 = buf6[0] + buf6[2] * 1.5;
+        let t9 = p51_h0(t2.tanh(), xs, ys).tanh();
+        let t10 = ys[2] * 0.75;
+        t10 + t9 + t8 + t7 + t5 + ys[2] + a * 0.3
+    }
+    check_p51(seed = 0xd63c44f852867cff, inputs = 11, calls = [], at = |p| (&p[0..7], &mut p[7..10].to_vec(), p[10]));
+}
+
+program! {
+    #[differentiable]
+    fn p52(a: f64, xs: &[f64]) -> f64 {
+        let t1 = ((1.0 + (-0.38_f64) * (-0.38_f64)).ln() + xs[0]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            let t2 = if a > -0.11 { (t1).tanh() } else { xs[i] };
+            acc += (xs[i]).tanh();
+            acc -= ((1.0 + ((0.92_f64) * (0.67_f64)) * ((0.92_f64) * (0.67_f64))).ln()).tanh();
+        }
+        acc
+    }
+    check_p52(seed = 0xdd142c3c18366b73, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+}
+
+program! {
+    #[differentiable]
+    fn p53(c: f64, b: f64, a: f64, n: usize) -> f64 {
+        let mut acc0 = 0.5;
+        if 0.2 * c > -0.1 {
+            let a = a * (c - b);
+        } else {
+            let t1 = if (1.5 + b.sin()).log(2.5 + (p22((1.5 + c.sin()).log(2.5 + c.cos())) * 0.5).cos()) > p43(f64::max(b, a), c, (c.sin().exp() * 0.5).atan(), c.sin()) { (1.0 + c.powi(2)).sqrt() - (n as f64 * 0.5).sin().powi(3) } else { f64::tanh(b - c) };
+            let t2 = a + c;
+        }
+        let a = a + a.powi(2).ln_1p();
+        let c = c * (0.2 - b);
+        for i in 0..n {
+            let b = b * b.cos();
+            if n % 2 == 0 {
+                acc0 = (b * 0.5).tanh().max((c * 0.5).sin()) * 0.75;
+            }
+            acc0 = 0.5 * i as f64 * (a * 0.5) * 0.5;
+        }
+        let t3 = if (c * 0.5).tanh().clamp(-0.75, 0.75) < -0.1 { c * 0.5 } else { (c * 0.5).tanh() };
+        2.0 * t3 - 0.6 * (a * 0.5).sin() + (acc0 * 0.25).atan().tanh() - b
+    }
+    check_p53(seed = 0xb8d57f5e2480951e, inputs = 3, calls = [p22, p43], at = |p| (p[0], p[1], p[2], 3));
+}
+
+#[differentiable]
+fn p54_h0(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 1.5).tanh();
+    }
+    y[0] = (y[0] * -0.5 + s).sin();
+}
+#[differentiable]
+fn p54_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 0.5;
+    }
+}
+program! {
+    #[differentiable]
+    fn p54(ys: &mut [f64], w: [f64; 3], a: f64, xs: &[f64]) -> f64 {
+        let s1 = &xs[..];
+        let t2 = (s1[4] * w[0] + s1[0]).sin() + s1[s1.len() - 1] * 0.5;
+        let s3 = &s1[..5];
+        let t4 = (s3[3] * a + s3[3]).sin() + s3[s3.len() - 1] * 0.5;
+        let mut buf5 = vec![1.5; 3];
+        for _ in 0..3 {
+            p54_h0(&mut buf5, a);
+        }
+        p54_h0(&mut buf5, a);
+        p54_h0(&mut buf5, t4.tanh());
+        let t6 = buf5[0] + buf5[2] * 0.75;
+        let mut buf7 = vec![0.5; 4];
+        p54_h1(t6.tanh(), &xs[..5], &mut buf7);
+        p54_h1(w[2], &xs[4..=4], &mut buf7);
+        p54_h0(&mut buf7, w[2] * 1.5);
+        let t8 = buf7[0] + buf7[3] * 0.6;
+        p54_h1(t6.tanh(), &xs[4..=4], ys);
+        let t9 = ys[1] * 0.25;
+        t9 + t8 + t6 + t4 + t2 + ys[2] + w[1] * 0.5 + a * 0.3
+    }
+    check_p54(seed = 0x8a86c19137a2d32e, inputs = 13, calls = [], at = |p| (&mut p[0..3].to_vec(), <[f64; 3]>::try_from(&p[3..6]).unwrap(), p[6], &p[7..13]));
+}
+
+program! {
+    #[differentiable]
+    fn p55(xs: &[f64], a: f64) -> f64 {
+        if -a < -0.2 {
+            return (2.0 + a.cos()).powi(-2);
+        }
+        let mut acc0 = (xs.iter().sum::<f64>() - a + 0.6 / (1.5 + a.tanh())) * 0.25;
+        if acc0.atan2(1.5 + xs.iter().map(|q| q.cos()).product::<f64>().cos()) > acc0 {
+            if acc0 > 0.3 {
+                acc0 = (2.0 + (xs[1] / (1.5 + xs[2].tanh())).sin()).log10();
+            }
+        } else {
+            if acc0.tanh() < 0.7 {
+                acc0 *= 1.0 + (1.5 + acc0.sin()).log(2.5 + 0.2_f64.cos()).tanh();
+            } else if xs[2] + a < -0.1 {
+                for i in (0..3).rev() {
+                    let t1: f64 = xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).to_radians() - (-a).mul_add(a, 0.3 / (1.0 + (acc0 * 0.1).powi(2)));
+                    acc0 = ((xs[0].min(t1) - t1) * 0.5).sin();
+                }
+            } else {
+                let t2 = (acc0 * 0.1).sin().sin().exp();
+            }
+        }
+        a
+    }
+    check_p55(seed = 0x0b910526ffde6489, inputs = 4, calls = [], at = |p| (&p[0..3], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p56(n: usize, b: f64, a: f64) -> f64 {
+        let t0 = b.powi(2).ln_1p() * 1.25 * a;
+        let mut acc1 = (n as f64 * t0 - (t0 - n as f64)) * 0.1;
+        if n > 1 {
+            acc1 *= 0.5 + 0.4 * (b * 0.1).sin();
+            acc1 += ((t0 * t0 + a * b) * 0.1).atan();
+        } else if n % 2 == 0 {
+            let t2 = b;
+            let mut acc3 = 0.5;
+            let t4 = t0;
+        } else {
+            acc1 *= (t0 * (acc1 * 0.25).tanh()).tanh();
+            acc1 = acc1 * 0.1;
+        }
+        0.3 * (acc1 * 0.1).sin() + 1.0 * t0 + 1.5 * b + 0.5 * (acc1 * 0.1)
+    }
+    check_p56(seed = 0x1aeb4ab77c6d31da, inputs = 2, calls = [], at = |p| (3, p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p57(n: usize, a: f64) -> f64 {
+        let t0 = a;
+        let t1 = n as f64 / (1.0 + a * a);
+        let mut v2 = vec![0.0; 4];
+        for i in 0..v2.len() {
+            v2[i] = (2.0 + (t1 * 0.25).atan().cos()).powi(-2) / (1.5 + (i as f64 * i as f64).tanh());
+            if i > 0 {
+                v2[i] += v2[i - 1] * (0.1_f64.cos() * 0.5).atan();
+            }
+        }
+        let mut acc3 = 0.0;
+        if n % 3 == 1 {
+            let mut v4 = vec![0.0; v2.len()];
+            for i in 0..v4.len() {
+                v4[i] = ((a.mul_add((t1 * 0.25).atan(), (t1 * 0.25).sin()) - (2.0 + t0.cos()).powi(-2)) * 0.5).tanh();
+            }
+        }
+        t0
+    }
+    check_p57(seed = 0x5503f406f365e5f8, inputs = 1, calls = [], at = |p| (3, p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p58(xs: &[f64], a: f64) -> f64 {
+        let mut acc0 = 1.0;
+        acc0 -= xs.iter().map(|q| (q * 1.5).sin()).sum::<f64>() * (a * 1.25) * 0.1;
+        let mut v1 = vec![0.0; 2];
+        for i in 0..v1.len() {
+            v1[i] = -acc0.atan();
+        }
+        let t2 = a + xs[2] - acc0.sin();
+        acc0 /= (2.0 + (v1[1] * xs.iter().map(|q| q * (t2 * 0.5)).sum::<f64>()).cos());
+        (t2 * 0.5).tanh() + acc0 + a
+    }
+    check_p58(seed = 0x0a1dc0dda24be527, inputs = 5, calls = [], at = |p| (&p[0..4], p[4]));
+}
+
+program! {
+    #[differentiable]
+    fn p59(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = ((s) + (s) * 0.5) - v;
+        if n % 2 == 0 {
+            t1 = x.row(2).to_owned();
+        }
+        let t2 = (v.dot(&t1) * 0.3) - &(t1.dot(x) * 0.3);
+        let t3 = t2[2];
+        let mut t4 = v.to_owned();
+        for _ in 0..n {
+            t4 = (x.dot(&t4) * 0.3).mapv(f64::tanh) + &t4 * 0.5;
+        }
+        let t5 = x.dot(&((s) * x)) * 0.3;
+        t5.sum() * 0.2 + t4.dot(&t4) * 0.1 + t3
+    }
+    check_p59(seed = 0xa7f22d06e5654f70, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+#[differentiable]
+fn p60_h0(y: &mut [f64], s: f64) -> f64 {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.3).tanh();
+    }
+    y[0] = (y[0] * 0.75 + s).sin();
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p60_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 0.3;
+    }
+}
+#[differentiable]
+fn p60_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    let _ = p60_h0(y, s);
+    p60_h1(s * 0.75, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+program! {
+    #[differentiable]
+    fn p60(a: f64, ys: &mut [f64], b: f64, xs: &[f64]) -> f64 {
+        let t1 = p60_h2(ys, xs, a).tanh();
+        let t2 = ys[2] * 0.3;
+        let _ = p60_h2(ys, &xs[0..], b * 0.5);
+        let t3 = ys[0] * 0.3;
+        let s4 = &xs[2..=3];
+        let t5 = (s4[1] * t2.tanh() * 0.75 + s4[1]).sin() + s4[s4.len() - 1] * 0.3;
+        t5 + t3 + t2 + t1 + ys[2] + a * 0.3
+    }
+    check_p60(seed = 0x1dc07be9f0c33718, inputs = 13, calls = [], at = |p| (p[0], &mut p[1..4].to_vec(), p[4], &p[5..13]));
+}
+
+#[differentiable]
+fn p61_h0(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * 1.5 + (y[i] * s).cos() * 0.25;
+    }
+    y[0] * y[y.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p61(b: f64, a: f64, xs: &[f64]) -> f64 {
+        let s1 = &xs[..];
+        let t2 = (s1[2] * b + s1[3]).sin() + s1[s1.len() - 1] * 1.5;
+        let mut buf3 = vec![0.0; 3];
+        for i in 0..3 {
+            buf3[i] = xs[i + 4] * b;
+        }
+        let t4 = p61_h0(&mut buf3, t2.tanh()).tanh();
+        let t5 = p61_h0(&mut buf3, b * 0.75).tanh();
+        let t6 = buf3[0] + buf3[2] * 1.5;
+        let s7 = &s1[3..];
+        let t8 = (s7[0] * t4.tanh() * 0.25 + s7[0]).sin() + s7[s7.len() - 1] * 0.75;
+        t8 + t6 + t5 + t4 + t2 + a * 0.3
+    }
+    check_p61(seed = 0x94b2aad77811eb06, inputs = 9, calls = [], at = |p| (p[0], p[1], &p[2..9]));
+}
+
+program! {
+    #[differentiable]
+    fn p62(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (((1.0 + (a) * (a)).ln()).tanh() + xs[1]).tanh();
+        let t2 = (-0.36_f64 + xs[2]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            let mut t3 = 0.0;
+            for j in 0..2 {
+                t3 += (((-0.01_f64).tanh()) * ((xs[i]).tanh()) * (j as f64 + 0.5)).sin();
+            }
+            acc -= (((t3 + (xs[i]) * (-0.91_f64)) * 0.5).exp()).tanh();
+            extra += ((((a).sin()).tanh()) * (((xs[i]).tanh()).cos() * t1)).tanh();
+            if t3 > -0.29 {
+                let t4 = if xs[i] > 0.33 { ((((xs[i]) * 0.5).exp() + t1).sin()).tanh() } else { (t2).mul_add(0.5, xs[i]) };
+            }
+            acc -= (xs[i]).tanh();
+        }
+        acc
+    }
+    check_p62(seed = 0x0d590dc580290b34, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]),
+        params = ["a"] at [0]);
+}
+
+program! {
+    #[differentiable]
+    fn p63(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = (&(x + x) * (x[[1, 0]])).mapv(f64::tanh);
+        let t2 = x.to_owned();
+        let mut t3 = x.to_owned();
+        if n % 3 == 0 {
+            t3 = x.to_owned();
+        }
+        t3.sum() * 0.2 + t2.sum() * 0.2 + t1.sum() * 0.2
+    }
+    check_p63(seed = 0xa1bd176fb5d9f75b, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p64(c: f64, b: f64, a: f64) -> f64 {
+        let mut acc0 = a;
+        let mut k1 = 0;
+        loop {
+            let t2: f64 = (2.0 + b.max((acc0 * 0.25).tanh() * b).cos()).powi(-2);
+            let mut w3 = 0;
+            while w3 < 1 {
+                let t4 = 0.6 * (acc0 * 0.1).atan() + 1.25 * (p32((p32(0.6 * a, f64::cos(t2), 2, (0.9_f64.cos().exp_m1() * 0.5).tanh()) * 0.5).sin() / (2.0 + b.cos()), ((a - b) * 0.5).tanh(), 2, (acc0 * 0.1).atan()) * 0.5).tanh();
+                acc0 = (acc0 * 0.1 - (k1 as f64 * b * 0.5).sin()).tanh();
+                w3 += 1;
+            }
+            if (acc0 * 0.1).sin().exp() > t2 {
+                acc0 *= (c + c).tanh();
+            } else {
+                for j in 0..3 {
+                    match k1 % 3 {
+                        0 => {
+                            for l in (0..2).rev() {
+                                let t5 = (b - t2).sin();
+                                acc0 *= 0.5 + 0.4 * a.abs().sin();
+                            }
+                        }
+                        1 => {
+                            for l in 0..1 {
+                                let t7 = { let u6 = (b - b) * (acc0 * 0.01).sin(); c / (1.0 + (l as f64).powi(3).powi(2)) };
+                                acc0 += ((1.5 + 1.5_f64.sin()).powf((j as f64).tanh()) / (1.0 + c.cos().powi(2)) * 0.25).tanh();
+                            }
+                        }
+                        _ => {
+                            let t8 = t2.atan().cos() - (f64::cos(a) - (c - b));
+                        }
+                    }
+                    acc0 += ((1.0 + (acc0 * 0.01).tanh().min(0.6).powi(2)).cbrt() * 0.5).sin();
+                }
+            }
+            acc0 /= (2.0 + (1.5 + a.sin()).log(2.5 + a.cos()).cos());
+            k1 += 1;
+            if (t2.powi(2).ln_1p() > 0.7) || k1 >= 2 { break; }
+        }
+        let t9 = 2.0 * a * 2.0;
+        0.3 * (t9 * 0.5).sin() - (acc0 * 0.01).sin() + 0.5 * c
+    }
+    check_p64(seed = 0x167d298557895f79, inputs = 3, calls = [p32], at = |p| (p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p65(xs: &[f64], a: f64, b: f64) -> f64 {
+        let mut acc0 = 1.5 * a.powi(3) * 0.5;
+        for i in 1..=2 {
+            let mut w1 = 0;
+            while w1 < 4 {
+                let mut acc2 = 0.0;
+                acc2 += ((0.5 * 0.9_f64.tanh()).acos() + (acc0 * 0.05).sin() * 0.9) * 0.5;
+                w1 += 1;
+            }
+            acc0 += ((1.5_f64.hypot(xs[i]) + xs.iter().map(|q| q.cos()).product::<f64>()) * 0.25).tanh();
+        }
+        acc0 *= 0.5 + 0.4 * (xs[2] * (acc0 * 0.05).atan()).sin();
+        let acc0 = (acc0 * 0.02).tanh() * xs[1];
+        let mut acc3 = 0.0;
+        let mut k4 = 0;
+        loop {
+            let t5 = (k4 as f64 + (acc0 * 0.5).atan()).cos().exp2();
+            acc3 = (acc0 * 0.5 * 1.25 * (xs[k4] / (1.5 + 0.5_f64.tanh())) * 0.25).sin();
+            k4 += 1;
+            if (xs[k4] * (acc3 * 0.25).tanh() > 0.0) || k4 >= 2 { break; }
+        }
+        acc3 += ((b.asinh() - xs.iter().sum::<f64>()) * 0.1).sin();
+        (acc3 * 0.25).sin() + acc0 * 0.5 + a
+    }
+    check_p65(seed = 0x78b91e70093dbb16, inputs = 5, calls = [], at = |p| (&p[0..3], p[3], p[4]));
+}
+
+program! {
+    #[differentiable]
+    fn p66(a: f64) -> f64 {
+        let t0 = a;
+        let mut acc1 = f64::sin(a).abs();
+        if acc1.cos() < 0.5 {
+            acc1 += (0.6 * acc1).atan2(1.5 + (acc1 * p43(1.5 * a * 0.5, t0.cos(), t0, a.max(a))).cos()) * 0.5;
+        }
+        let t0 = t0 + (a - (p53(t0.atan2(1.5 + 1.25_f64.cos()), (acc1 * 0.5).atan(), a, 3) * 0.25).tanh());
+        acc1 = (acc1 * 0.5).atan();
+        let t2 = (acc1 * 0.5).atan().max((acc1 * 0.5).tanh()).cos().powi(2).ln_1p();
+        0.25 * t2 - 0.9 * (t0 * 0.25).atan() + (acc1 * 0.5).atan()
+    }
+    check_p66(seed = 0x8d31da00028adc14, inputs = 1, calls = [p43, p53], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p67(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        let mut carried = 0.5;
+        for i in 0..xs.len() {
+            extra = extra + (((xs[i]) * 0.5).exp() + a - (((xs[i]).tanh()) * 0.5).exp()).tanh() - (((((a) * 0.5).exp()).sin()).cos() * a).tanh();
+            let t1 = (xs[i]).tanh() * 1.5;
+            let t2 = (xs[i]).tanh() * 1.5;
+            let t3 = if (((xs[i]) * 0.5).exp()).mul_add(0.5, xs[i]) > -0.38 { (t1).tanh() } else { ((t2) * 0.5).exp() };
+            extra = extra + (xs[i]).tanh() - (xs[i]).tanh();
+            acc -= ((((xs[i]) * (xs[i])).tanh()).sin()).tanh();
+            carried = carried * 0.5 + ((t2) * (((t3).sin()).cos() * t3)).tanh();
+            acc += carried;
+        }
+        acc
+    }
+    check_p67(seed = 0xdc8a1694b9f75dbb, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+}
+
+program! {
+    #[differentiable]
+    fn p68(a: f64) -> f64 {
+        let mut acc0 = (1.5 + (0.5 * (p44(((p43((a.tanh().exp_m1() * 0.5).atan(), (a / (2.0 + a.cos()) * 0.5).atan(), f64::sin(a), (a.hypot(a) * 0.5).tanh()) - a) * 0.5).atan(), 2) * 0.25).tanh()).asin().sin()).powf((1.0 + a.powi(2)).ln().tanh());
+        for i in 0..3 {
+            let a = a + (acc0 * 0.25 + a);
+            let t1 = (1.0 + (acc0 * 0.25).powi(2)).ln();
+            let t2: f64 = (i as f64).sin();
+            acc0 *= 0.5 + 0.4 * 1.25_f64.mul_add(2.0, (a * 0.1).sin()).sin();
+        }
+        let t3 = if a.atan2(1.5 + 2.0_f64.cos()) > 0.3 { (acc0 * 0.1).atan() * (acc0 * 0.1) - -a } else { acc0 * 0.1 };
+        let t4: f64 = acc0 * 0.1;
+        acc0 += ((acc0 * 0.1).atan() * 0.5).tanh();
+        for i in 0..1 {
+            let mut v5 = vec![0.0; 4];
+            for j in 0..v5.len() {
+                v5[j] = (t3 * 0.25).sin().tanh() * 0.5;
+                if j > 0 {
+                    v5[j] += v5[j - 1] * (((t3 * 0.25).sin() - 2.0) * 0.25).atan();
+                }
+            }
+            acc0 += (v5[i] * 0.25).sin();
+        }
+        let t6: f64 = (t3 * 0.25).atan() - (t3 * 0.25).sin();
+        let t7 = (t3 * 0.25).atan() - (t3 * 0.25).tanh();
+        0.2 * t7 + t6 - t4.sin() + 0.5 * 0.25
+    }
+    check_p68(seed = 0x247db197974e25e1, inputs = 1, calls = [p43, p44], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p69(xs: &[f64], b: f64, n: usize, a: f64) -> f64 {
+        let mut acc0 = (xs.iter().sum::<f64>() * 0.5).atan();
+        let a = a - a.powi(2);
+        if 1.25 * xs[n] > 0.1 {
+            acc0 = (acc0 * ((1.0 + b.powi(2)).sqrt() * 0.5).atan()).atan();
+            return (1.5 + xs[xs.len() - 1 - n].sin()).powf((xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.1).sin().powi(2).tanh());
+        }
+        let t1 = (p44(b.tanh().exp_m1() * 0.5, 2) * 0.25).sin();
+        if xs.iter().map(|q| q.cos()).product::<f64>().atan() > 0.7 && (a * 0.25).atan() < 0.3 {
+            let mut v2 = vec![0.0; n];
+            for i in 0..v2.len() {
+                v2[i] = ((acc0 + b) * (xs[1] * t1) * 0.5).tanh();
+            }
+            let mut k3 = 0;
+            loop {
+                if (acc0 * 0.25).atan().max(0.6) > 0.1 {
+                    let mut k4 = 0;
+                    let r6 = loop {
+                        let mut acc5 = b - 0.6;
+                        acc5 += (xs[n].powi(3).min(xs[k3].mul_add((v2[(k4 + 1) % 1] * 0.05).tanh(), xs[n])) * 0.25).atan();
+                        k4 += 1;
+                        if ((acc0 * 0.05).tanh().mul_add(b, (acc5 * 0.5).sin()) > 0.25) || k4 >= 3 { break (n as f64).cos().mul_add((v2[(n + 1) % 1] * 0.05).sin(), (1.5 + (v2[(n + 1) % 1] * 0.05).cos()).sqrt()); }
+                    };
+                }
+                acc0 = ((1.0 + ((a * 0.25).tanh() * (v2[(n + 1) % 1] * 0.05)).powi(2)).sqrt() * 0.5).sin();
+                k3 += 1;
+                if (acc0 * 0.05 > (a * 0.25).sin()) || k3 >= 3 { break; }
+            }
+            let t7 = (a * 0.25).min(b);
+        } else if -(a * 0.25).sin() > n as f64 {
+            let t8 = match n { 0 => 1.0, _ => (acc0 * 0.05).atan() };
+        }
+        t1 - 0.5 * (a * 0.25).tanh() - (acc0 * 0.05).atan().tanh() + b
+    }
+    check_p69(seed = 0xbe7ef235e0ae85ba, inputs = 6, calls = [p44], at = |p| (&p[0..4], p[4], 1, p[5]));
+}
+
+program! {
+    #[differentiable]
+    fn p70(a: f64, b: f64) -> f64 {
+        let mut acc0 = 0.5;
+        for i in 0..4 {
+            let flag1 = a / (1.5 + b.tanh()) > 0.1;
+            acc0 = a;
+        }
+        let a = a * (acc0 * 0.1);
+        for i in 0..4 {
+            if (acc0 * 0.1).sin() + (a * 0.25).tanh() > 0.0 {
+                let t2 = if b > 0.1 { -b * (2.0 + (acc0 * 0.1 * 0.5).sin().cos()).powi(-2) } else { acc0 * 0.1 * (acc0 * 0.1) * (1.5 + 0.75_f64.sin()).powf((a * 0.25).tanh().tanh()) };
+                acc0 /= (2.0 + f64::sin(0.5).cos());
+            } else {
+                let t3 = match i % 3 { 0 => a * 0.25, 1 => (i as f64 * 0.5).sin(), _ => (i as f64).tanh().tanh() };
+            }
+            acc0 *= (b * b).tanh();
+        }
+        a * 0.25 + 1.5 * (acc0 * 0.05).atan() + b
+    }
+    check_p70(seed = 0x0dfa2140364325d9, inputs = 2, calls = [], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p71(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = -(x + x).mapv(f64::sin);
+        if n % 2 == 0 {
+            t1 = x.dot(&(v + x)) * 0.3;
+        }
+        let t2 = ((x * x).mapv(f64::tanh)).dot(&((s) * &t1)) * 0.3;
+        let t3 = -t2.mapv(f64::sin);
+        let mut t4 = (&t3 / &v.mapv(|q| q * q + 1.0)).t().to_owned();
+        for _ in 0..n {
+            t4 = (&t4 * (t1.sum() * 0.1)).mapv(f64::sin) + &t4 * 0.5;
+        }
+        let t5 = t4.to_owned();
+        t5.sum() * 0.2 + t4.sum() * 0.2 + t3.sum() * 0.2
+    }
+    check_p71(seed = 0x93deebf213170561, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p72(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            acc += (xs[i] + (a).tanh() + (xs[i]).tanh()).tanh();
+            if xs[i] > 0.24 {
+                continue;
+            }
+            acc += ((a - xs[i] - xs[i]) * ((a).cos() * xs[i] + (a).tanh())).tanh();
+        }
+        acc
+    }
+    check_p72(seed = 0xf1871817f5921edc, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]),
+        params = ["xs"] at [1, 2, 3, 4, 5]);
+}
+
+#[differentiable]
+fn p73_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.6).sin();
+    }
+    acc * 0.25 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p73_h1(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.3 + (y[i] * s).cos() * 0.25;
+    }
+}
+#[differentiable]
+fn p73_h2(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * 0.6;
+    }
+}
+#[differentiable]
+fn p73_h3(y: &mut [f64], x: &[f64], s: f64) {
+    p73_h1(y, s);
+    p73_h2(s * 0.75, &x[1..], y);
+}
+program! {
+    #[differentiable]
+    fn p73(b: f64, xs: &[f64], a: f64) -> f64 {
+        let t1 = p73_h0(&xs[0..=0], a).sin();
+        let mut arr2 = [1.5_f64; 3];
+        arr2[2] = t1.tanh();
+        arr2[0] = xs[2] * 0.5;
+        let t3 = arr2[2] * arr2[0];
+        let s4 = &xs[1..=4];
+        let t5 = (s4[0] * a * 0.5 + s4[2]).sin() + s4[s4.len() - 1] * 0.25;
+        let s6 = &xs[6..];
+        let t7 = (s6[0] * t3.tanh() * 0.75 + s6[0]).sin() + s6[s6.len() - 1] * 0.25;
+        let mut buf8 = vec![0.0; 4];
+        for i in 0..4 {
+            buf8[i] = xs[i + 3] * t1.tanh();
+        }
+        p73_h3(&mut buf8, s4, t7.tanh() * 0.5);
+        p73_h1(&mut buf8, t3.tanh());
+        let t9 = buf8[0] + buf8[3] * 0.5;
+        let s10 = &xs[3..6];
+        let t11 = (s10[0] * b * 0.5 + s10[2]).sin() + s10[s10.len() - 1] * 1.5;
+        t11 + t9 + t7 + t5 + t3 + a * 0.3
+    }
+    check_p73(seed = 0x1b00f409cbb41e43, inputs = 10, calls = [], at = |p| (p[0], &p[1..9], p[9]));
+}
+
+program! {
+    #[differentiable]
+    fn p74(a: f64, xs: &[f64]) -> f64 {
+        let t0 = if xs.iter().map(|q| q * q).sum::<f64>() > xs[0] { -a.asinh() } else { (a + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()).powi(2).ln_1p() };
+        if a > xs.iter().map(|q| q * q).sum::<f64>() {
+            let t1 = a;
+            return -((t0 * 0.25).atan() * xs[0]);
+        }
+        a
+    }
+    check_p74(seed = 0xa727a778c1c9cb86, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p75(b: f64, xs: &[f64], a: f64) -> f64 {
+        let s1 = &xs[..];
+        let t2 = (s1[3] * b + s1[4]).sin() + s1[s1.len() - 1] * 0.25;
+        let mut arr3 = [0.3_f64; 3];
+        arr3[1] = t2.tanh() * 0.5;
+        arr3[2] = xs[2] * 0.25;
+        arr3[0] = (b).sin();
+        let t4 = arr3[0] * arr3[0];
+        let mut arr5 = [0.3_f64; 3];
+        arr5[0] = b * -0.5;
+        arr5[1] = xs[6] * 0.5;
+        let t6 = arr5[1] * arr5[1];
+        let mut arr7 = [0.6_f64; 3];
+        arr7[1] = a;
+        arr7[2] = xs[6] * 0.25;
+        let t8 = arr7[1] * arr7[1];
+        t8 + t6 + t4 + t2 + a * 0.3
+    }
+    check_p75(seed = 0xa978452162443b04, inputs = 10, calls = [], at = |p| (p[0], &p[1..9], p[9]));
+}
+
+program! {
+    #[differentiable]
+    fn p76(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            acc += ((((a).cos() * xs[i]).tanh()).cos() * -0.51_f64).tanh();
+            let t1 = (a).tanh() * 1.5;
+            if i + 1 < xs.len() {
+                if t1 > 0.41 {
+                    let t2 = if ((t1).tanh()).sin() < 0.33 { ((t1).tanh()).tanh() } else { (0.80_f64).tanh() };
+                    let t3 = ((((t2 + xs[i + 1]) * 0.5).exp()) * ((xs[i + 1]) * (a) + (xs[i + 1]) * (t1))).tanh() * 1.5;
+                } else {
+                    acc += (((a).cos() * xs[i]).sin() + (-0.82_f64) * ((xs[i + 1]).cos() * a)).tanh();
+                }
+                acc += (xs[i]).tanh();
+            }
+            acc += (xs[i] - (((xs[i]) * 0.5).exp()) * ((1.0 + (xs[i]) * (xs[i])).ln())).tanh();
+        }
+        let r = acc;
+        r
+    }
+    check_p76(seed = 0x8066ef700709428b, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p77(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = x.to_owned();
+        if n % 2 == 0 {
+            t1 = x.to_owned();
+        }
+        let t2 = v.dot(&(-t1.mapv(f64::sin))) * 0.3;
+        t2.dot(&t2) * 0.1 + t1.sum() * 0.2 + s
+    }
+    check_p77(seed = 0x19bede0a8221d216, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+}
+
+#[differentiable]
+fn p78_h0(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 0.6;
+    }
+}
+#[differentiable]
+fn p78_h1(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.75 + (y[i] * s).tanh() * 0.25;
+    }
+}
+#[differentiable]
+fn p78_h2(y: &mut [f64], x: &[f64], s: f64) {
+    p78_h1(y, s);
+    p78_h0(s * 0.25, &x[1..], y);
+}
+#[differentiable]
+fn p78_h3(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.25
+}
+program! {
+    #[differentiable]
+    fn p78(b: f64, w: [f64; 3], a: f64, xs: &[f64]) -> f64 {
+        let mut buf1 = vec![1.5; 4];
+        p78_h0(a, xs, &mut buf1);
+        p78_h2(&mut buf1, &xs[..], w[2]);
+        let t2 = buf1[0] + buf1[3] * 0.25;
+        let mut buf3 = vec![0.3; 4];
+        p78_h0(a, &xs[..4], &mut buf3);
+        let t4 = buf3[0] + buf3[3] * 1.5;
+        let t5 = p78_h3(&xs[..7], b);
+        let s6 = &xs[0..=7];
+        let t7 = (s6[5] * b + s6[3]).sin() + s6[s6.len() - 1] * 0.3;
+        let mut buf8 = vec![0.3; 4];
+        p78_h0(t2.tanh(), &s6[..5], &mut buf8);
+        p78_h2(&mut buf8, &s6[..4], w[0]);
+        for _ in 0..3 {
+            p78_h0(t4.tanh(), &xs[2..5], &mut buf8);
+        }
+        let t9 = buf8[0] + buf8[3] * 0.25;
+        t9 + t7 + t5 + t4 + t2 + w[1] * 0.5 + a * 0.3
+    }
+    check_p78(seed = 0x0ecd6c5306a115d6, inputs = 13, calls = [], at = |p| (p[0], <[f64; 3]>::try_from(&p[1..4]).unwrap(), p[4], &p[5..13]));
+}
+
+program! {
+    #[differentiable]
+    fn p79(n: usize, a: f64, b: f64) -> f64 {
+        let mut v0 = vec![0.0; 2];
+        for i in 0..v0.len() {
+            v0[i] = (1.0_f64.sin().exp_m1() * (a / (1.0 + b * b)) * 0.25).atan();
+        }
+        let mut acc1 = (b / (1.5 + b.tanh())).tanh().exp_m1();
+        if acc1 + v0[n % v0.len()] > acc1 {
+            match n {
+                0 => {
+                    if v0[n % v0.len()] > -0.2 {
+                        return v0.iter().map(|q| q.cos()).product::<f64>() / (1.0 + a * a) * (v0[(n + 1) % 2] + v0[n % v0.len()]);
+                    }
+                }
+                1 => {
+                    acc1 += (v0[(n + 1) % 2] * 2.0).asinh() * 0.5;
+                }
+                _ => {
+                    let t2 = v0.iter().map(|q| q.cos()).product::<f64>() / (1.0 + 0.3_f64.powi(2));
+                }
+            }
+        }
+        (acc1 * 0.5).atan().sin()
+    }
+    check_p79(seed = 0x14943f35b4516252, inputs = 2, calls = [], at = |p| (2, p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p80(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = x - (((s) * (s)).tanh());
+        if n % 3 == 0 {
+            t1 = &((x * (s)).mapv(f64::tanh)) - (((s) * (s)).tanh());
+        }
+        let t2 = (s) - &(t1.row(0).to_owned());
+        let t3 = t1.mean_axis(Axis(1)).unwrap();
+        let t4 = (&(t1.dot(&t3) * 0.3) * (v.sum().sin())).mapv(f64::sin);
+        let t5 = -x.mapv(f64::sin);
+        t5.sum() * 0.2 + t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1
+    }
+    check_p80(seed = 0x26253d7171ecdd10, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p81(a: f64, c: f64, b: f64) -> f64 {
+        let mut acc0 = 0.0;
+        let mut k1 = 0;
+        loop {
+            let mut acc2 = 0.0;
+            let t3 = 0.2 + b;
+            acc0 -= (0.1 + t3) * 0.75;
+            k1 += 1;
+            if (((k1 as f64).atan()) < 0.5) || k1 >= 4 { break; }
+        }
+        let t5 = { let u4 = f64::cos(f64::sin(b)); -b.atan() };
+        let mut k6 = 0;
+        loop {
+            let mut acc7 = (2.0 + (1.0 + a.powi(2)).ln().sin()).log2();
+            for j in 0..3 {
+                acc7 = acc0 * 0.05;
+            }
+            acc0 -= (b.powi(3) * 0.25).atan();
+            k6 += 1;
+            if (b < 0.0) || k6 >= 2 { break; }
+        }
+        let mut v8 = vec![0.0; 3];
+        for i in 0..v8.len() {
+            v8[i] = f64::max(a, -a);
+        }
+        v8[1] = ((acc0 * 0.05).sin().powi(2) + (2.0 + (p79(2, (a + v8[2]) * 0.5, ((b + a) * 0.5).sin()) * 0.25).atan().sin()).ln()) * 0.5;
+        let t9 = a * (v8[2] * t5) * 0.75;
+        t9 - t5 - (acc0 * 0.05).cos() + a
+    }
+    check_p81(seed = 0xb74e4541dc9a1696, inputs = 3, calls = [p79], at = |p| (p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p82(a: f64, n: usize) -> f64 {
+        let mut acc0 = (a.atan() / (1.5 + (a * 1.5).tanh()) * 0.5).atan();
+        for i in 0..1 {
+            acc0 = ((acc0 * 0.5).atan() * (acc0 * 0.5).atan().sin()).tanh();
+            for j in 0..n {
+                for l in 0..2 {
+                    if j % 2 == 0 {
+                        acc0 *= (1.5 + (acc0 * 0.05).sin()).powf(a.tanh()).tanh();
+                    }
+                    acc0 = (acc0 * 0.02).tanh() / (1.0 + 0.6_f64.cos().exp_m1().powi(2));
+                }
+                acc0 = a.tanh().exp_m1();
+            }
+            let t1 = a;
+        }
+        for i in 0..1 {
+            let acc0 = acc0 * 0.02 * (acc0 * 0.02 - a);
+            let t2 = f64::max((i as f64).powi(3), (acc0 * 0.1).tanh() * 0.75);
+            let mut acc3 = (2.0 + (2.0 + 0.6_f64.cos()).recip().cos()).recip();
+            acc3 = (acc3 - ((acc3 + a) * 0.5).sin()).tanh();
+        }
+        acc0 = (acc0 * 0.02 * ((a + a) * 0.5).tanh()).sin();
+        (acc0 * 0.02).sin()
+    }
+    check_p82(seed = 0x959c757a588232dc, inputs = 1, calls = [], at = |p| (p[0], 3));
+}
+
+#[differentiable]
+fn p83_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * -0.5
+}
+program! {
+    #[differentiable]
+    fn p83(xs: &[f64], a: f64) -> f64 {
+        let t1 = p83_h0(&xs[3..5], a).sin();
+        let s2 = &xs[3..];
+        let t3 = (s2[2] * a + s2[0]).sin() + s2[s2.len() - 1] * 0.25;
+        let t4 = p83_h0(s2, t1.tanh());
+        t4 + t3 + t1 + a * 0.3
+    }
+    check_p83(seed = 0xabf1d8c872c807da, inputs = 7, calls = [], at = |p| (&p[0..6], p[6]));
+}
+
+#[differentiable]
+fn p84_h0(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).sin() * 1.5;
+    }
+}
+#[differentiable]
+fn p84_h1(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 1.5).tanh();
+    }
+    y[0] = (y[0] * -0.5 + s).sin();
+}
+#[differentiable]
+fn p84_h2(y: &mut [f64], x: &[f64], s: f64) {
+    p84_h1(y, s);
+    p84_h0(s * 0.6, &x[1..], y);
+}
+program! {
+    #[differentiable]
+    fn p84(a: f64, xs: &[f64], ys: &mut [f64], w: [f64; 3]) -> f64 {
+        let mut buf1 = vec![0.5; 3];
+        for _ in 0..3 {
+            p84_h0(w[0], &xs[4..=5], &mut buf1);
+        }
+        for _ in 0..3 {
+            p84_h0(a, &xs[..], &mut buf1);
+        }
+        for _ in 0..2 {
+            p84_h0(a, &xs[..], &mut buf1);
+        }
+        let t2 = buf1[0] + buf1[2] * 0.3;
+        let mut buf3 = vec![0.0; 2];
+        for i in 0..2 {
+            buf3[i] = xs[i + 1] * t2.tanh();
+        }
+        p84_h0(t2.tanh(), xs, &mut buf3);
+        let t4 = buf3[0] + buf3[1] * 0.5;
+        let mut arr5 = [0.25_f64; 3];
+        arr5[2] = w[2];
+        arr5[0] = xs[6] * 0.5;
+        arr5[1] = (a).sin();
+        let t6 = arr5[2] * arr5[1];
+        p84_h1(ys, t4.tanh());
+        let t7 = ys[0] * -0.5;
+        p84_h0(w[2], xs, ys);
+        let t8 = ys[0] * 0.6;
+        let s9 = &xs[..];
+        let t10 = (s9[1] * t6.tanh() + s9[3]).sin() + s9[s9.len() - 1] * 0.75;
+        let mut buf11 = vec![-0.5; 3];
+        p84_h2(&mut buf11, &xs[..], a);
+        for _ in 0..2 {
+            p84_h2(&mut buf11, xs, t7.tanh());
+        }
+        let t12 = buf11[0] + buf11[2] * 1.5;
+        t12 + t10 + t8 + t7 + t6 + ys[2] + w[1] * 0.5 + a * 0.3
+    }
+    check_p84(seed = 0x2a0a41862a447109, inputs = 14, calls = [], at = |p| (p[0], &p[1..8], &mut p[8..11].to_vec(), <[f64; 3]>::try_from(&p[11..14]).unwrap()),
+        params = ["w"] at [11, 12, 13]);
+}
+
+program! {
+    #[differentiable]
+    fn p85(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = v.to_owned();
+        for _ in 0..n {
+            t1 = (x.dot(&t1) * 0.3).mapv(f64::tanh) + &t1 * 0.5;
+        }
+        let t2 = &(&t1 - v) + &(&t1 + x);
+        let t3 = (&t1 + x).dot(&((s) - v)) * 0.3;
+        let t4 = (t1.dot(&t2) * 0.3).dot(&t2) * 0.3;
+        let t5 = (s) - &(x.dot(&t4) * 0.3);
+        t5.dot(&t5) * 0.1 + t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1
+    }
+    check_p85(seed = 0xe4214cc46f99b013, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+#[differentiable]
+fn p86_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.6).sin();
+    }
+    acc * 0.5 + v[0] * v[v.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p86(w: [f64; 3], a: f64, xs: &[f64]) -> f64 {
+        let t1 = p86_h0(xs, a);
+        let t2 = p86_h0(&w, w[2]);
+        let mut arr3 = [0.75_f64; 3];
+        arr3[0] = w[0] * 0.25;
+        arr3[1] = xs[2] * 0.6;
+        let t4 = arr3[2] * arr3[0];
+        let s5 = &xs[4..];
+        let t6 = (s5[0] * w[0] * 0.3 + s5[2]).sin() + s5[s5.len() - 1] * 0.25;
+        t6 + t4 + t2 + t1 + w[1] * 0.5 + a * 0.3
+    }
+    check_p86(seed = 0xee9196d13e8e4882, inputs = 11, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), p[3], &p[4..11]),
+        params = ["a"] at [3]);
+}
+
+program! {
+    #[differentiable]
+    fn p87(a: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = 0.5;
+        for i in 0..4 {
+            acc0 = (2.0 + xs[i].cos()).powi(-2) - a.tanh();
+        }
+        let t1 = 0.75 * xs[3].atan2(1.5 + a.cos());
+        acc0 += ((xs[0] - a).cos() * 0.5).atan();
+        let mut k2 = 0;
+        loop {
+            acc0 *= 0.8 + 0.2 * t1.max(t1).sin();
+            acc0 += xs[0];
+            k2 += 1;
+            if (a < 0.7) || k2 >= 2 { break; }
+        }
+        if a.clamp(-0.75, 0.75) < 0.3 {
+            if xs[0] - t1 < -0.1 {
+                let mut k3 = 0;
+                let r5 = loop {
+                    let t4 = xs[xs.len() - 1 - k3].tanh().exp();
+                    acc0 += (t4.tanh().exp_m1() / (2.0 + (1.5 + t1.cos()).sqrt().cos()) * 0.25).sin();
+                    k3 += 1;
+                    if (0.75 + (acc0 * 0.05).atan() > t4) || k3 >= 2 { break (k3 as f64).atan2(1.5 + (k3 as f64).cos()) * t4.sin().exp(); }
+                };
+            } else if t1 * t1 > a {
+                let mut acc6 = ((acc0 * 0.05).sin() * a).powi(2).ln_1p();
+            }
+        } else if a.atan2(1.5 + xs[3].cos()) > -0.1 {
+            let t1 = t1 * f64::tanh((acc0 * 0.05).sin());
+        } else {
+            acc0 = (acc0 * 0.05 * a.atan()).atan();
+        }
+        t1 - (acc0 * 0.05).tanh().cos()
+    }
+    check_p87(seed = 0x32fe8f2ad4fdc4cc, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]),
+        params = ["xs"] at [1, 2, 3, 4]);
+}
+
+program! {
+    #[differentiable]
+    fn p88(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() - 1 {
+            acc -= ((((a).sin()).sin()).mul_add(0.5, 0.65_f64)).tanh();
+            let mut t1 = 0.0;
+            for j in 0..2 {
+                t1 += (((xs[i + 1]).sin()).cos() * xs[i + 1] * (j as f64 + 0.5)).sin();
+            }
+            acc += (((xs[i + 1]).sin()).mul_add(0.5, xs[i])).tanh();
+            let mut t2 = 0.0;
+            for j in 0..2 {
+                t2 += ((xs[i]).cos() * xs[i + 1] * (j as f64 + 0.5)).sin();
+            }
+            extra = extra + (((1.0 + ((t2) * (xs[i])) * ((t2) * (xs[i]))).ln()).sin()).tanh() - (((xs[i]).mul_add(0.5, a)) * (((1.0 + (xs[i + 1]) * (xs[i + 1])).ln()).cos() * xs[i])).tanh();
+            acc = acc + ((1.0 + ((1.0 + (a - t1) * (a - t1)).ln()) * ((1.0 + (a - t1) * (a - t1)).ln())).ln()).tanh() - (((xs[i + 1]) * 0.5).exp() + xs[i + 1] + xs[i] - (xs[i]) * (xs[i + 1])).tanh();
+        }
+        acc
+    }
+    check_p88(seed = 0xc80650c5197db7aa, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+}
+
+program! {
+    #[differentiable]
+    fn p89(b: f64, a: f64, c: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = 0.5;
+        let mut k1 = 0;
+        let r3 = loop {
+            let t2 = if (k1 as f64 + a) > 0.25 { b.powi(2).ln_1p() } else { (1.0 + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).powi(2)).sqrt() - (p70((a.powi(3) * 0.5).atan(), xs[0].atan()) * 0.25).tanh() * 0.3 };
+            acc0 += ((xs[k1 % xs.len()] * xs.iter().map(|q| q.cos()).product::<f64>() + xs[(k1 + 1) % 4].powi(2)) * 0.25).sin();
+            k1 += 1;
+            if (c.sin().exp() > xs[2]) || k1 >= 6 { break -xs.iter().sum::<f64>() / (1.5 + a.tanh()); }
+        };
+        let t4 = (xs[3] * b).tanh().tanh();
+        let mut acc5 = 0.5;
+        for i in (0..8).step_by(2) {
+            let t4 = t4 + a.sin();
+            acc5 += ((1.25 * xs[i % xs.len()] + t4 * 0.5 * 0.25) * 0.5).sin();
+            acc0 -= ((acc0 * 0.05).atan() * 0.5).tanh();
+        }
+        let t6 = if 0.6_f64.cos() < 0.5 { a * (acc0 * 0.05).sin() / (2.0 + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).tanh().exp_m1().cos()) } else { 1.25 * (acc0 * 0.05).atan() - (0.1 - (acc5 * 0.1).atan()) };
+        let t7 = (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().sin().exp() + ((t6 * 0.5).atan() + xs[2])) * 2.0;
+        if xs[3] > xs[1] {
+            let acc5 = (acc5 * 0.1).tanh() * a.sin().exp2();
+        }
+        (t7 * 0.25).sin() + (t6 * 0.5).tanh() + 0.75 * (acc5 * 0.1) - t4 + 0.9 * (r3 * 0.25).sin() - 0.6 * (acc0 * 0.05).tanh() + a
+    }
+    check_p89(seed = 0x731b41ebb48be11c, inputs = 7, calls = [p70], at = |p| (p[0], p[1], p[2], &p[3..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p90(xs: &[f64], a: f64, b: f64) -> f64 {
+        let mut acc0 = 1.0;
+        for i in 0..3 {
+            if i == 2 {
+                let a = a - xs[i].cos();
+            } else if i == 1 {
+                let mut acc1 = (1.5 + xs[xs.len() - 1 - i].hypot(a).sin()).powf(p82(0.5 * xs.iter().map(|q| q.cos()).product::<f64>(), 3).tanh());
+            }
+            acc0 += (1.0 + a.powi(2)).sqrt() * 0.5;
+        }
+        let t2 = match (xs[2].tanh().abs() * 2.0) as usize % 3 { 0 | 1 => ((acc0 * 0.25).tanh() / (1.0 + b * b)).tanh(), _ => a };
+        if (acc0 * 0.25).atan().sin().exp2() > 0.0 {
+            if a > 0.25 {
+                let t3 = xs[2];
+            } else {
+                if xs[1] / (1.0 + (acc0 * 0.25).tanh().powi(2)) > 0.75 {
+                    let t4: f64 = (1.5 + b.cos()).sqrt();
+                } else {
+                    for i in 0..4 {
+                        let t5 = (b + b) * (acc0 * 0.1);
+                        acc0 -= ((0.5 * xs[i]).sin() * 0.5).tanh();
+                    }
+                }
+            }
+        } else {
+            match ((xs.iter().map(|q| q * b).sum::<f64>() * 0.1).sin().abs() * 2.0) as usize % 3 {
+                0 | 1 => {
+                    if t2 + (acc0 * 0.1).tanh() > xs[0] {
+                        if (acc0 * 0.1).max(xs[3]) < 0.1 {
+                            if (2.0 + xs.iter().map(|q| q * a).sum::<f64>().sin()).cbrt() > 1.5 {
+                                let t6 = a;
+                            }
+                        } else if b * a < 0.3 {
+                            let t7 = (1.0 + (acc0 * 0.1).atan().powi(2)).sqrt() * ((1.0 + t2.powi(2)).sqrt() / (2.0 + t2.cos()));
+                        } else {
+                            let t8 = a;
+                        }
+                    } else if xs[3].atan() < 0.0 {
+                        for i in (0..3).rev() {
+                            let t9 = i as f64;
+                            acc0 /= (2.0 + (i as f64).sin().cos());
+                        }
+                    } else {
+                        acc0 *= 0.5 + 0.4 * 0.5_f64.sin().sin();
+                    }
+                }
+                _ => {
+                    let t10 = if xs[2].tanh() > 0.0 && t2 < 0.25 { (xs.iter().map(|q| q * (acc0 * 0.02).atan()).sum::<f64>() * a).cos() } else { xs.iter().sum::<f64>().tanh() * t2.atan() };
+                }
+            }
+        }
+        let t11: f64 = f64::sin(xs[1]);
+        let t12 = a.sin();
+        t12 + 0.25 * t2 + (acc0 * 0.02).atan() - a
+    }
+    check_p90(seed = 0x71ad6363f802a90f, inputs = 6, calls = [p82], at = |p| (&p[0..4], p[4], p[5]));
+}
+
+#[differentiable]
+fn p91_h0(y: &mut [f64], s: f64) -> f64 {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.5).tanh();
+    }
+    y[0] = (y[0] * 0.3 + s).sin();
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p91_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).sin() * 0.5;
+    }
+    y[0] * 0.75
+}
+#[differentiable]
+fn p91_h2(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p91_h0(y, s);
+    let _ = p91_h1(s * 1.5, &x[1..], y);
+}
+#[differentiable]
+fn p91_h3(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 1.5
+}
+program! {
+    #[differentiable]
+    fn p91(xs: &[f64], a: f64) -> f64 {
+        let mut buf1 = vec![1.5; 4];
+        p91_h2(&mut buf1, xs, a * 0.5);
+        let t2 = p91_h1(a * 0.25, &xs[2..3], &mut buf1).tanh();
+        let t3 = buf1[0] + buf1[3] * 0.3;
+        let s4 = &xs[5..=7];
+        let t5 = (s4[1] * t2.tanh() * 0.5 + s4[1]).sin() + s4[s4.len() - 1] * 1.5;
+        let s6 = &s4[1..];
+        let t7 = (s6[0] * t2.tanh() + s6[0]).sin() + s6[s6.len() - 1] * 0.5;
+        let t8 = p91_h3(&xs[3..7], t3.tanh());
+        let t9 = p91_h3(xs, t7.tanh());
+        let t10 = p91_h3(&buf1, t5.tanh());
+        t10 + t9 + t8 + t7 + t5 + a * 0.3
+    }
+    check_p91(seed = 0x1a62da4d28cf580b, inputs = 9, calls = [], at = |p| (&p[0..8], p[8]));
+}
+
+program! {
+    #[differentiable]
+    fn p92(b: f64, n: usize, a: f64, xs: &[f64]) -> f64 {
+        let t0 = (a * 0.6 * a.cos()).atan();
+        let mut acc1 = ((xs[1] - t0 + (a + n as f64)) * 0.25).tanh();
+        let mut w2 = 0;
+        while w2 < 1 && (xs[n] * a > xs[0]) {
+            let mut k3 = 0;
+            let r5: f64 = loop {
+                for l in 0..xs.len() {
+                    let t4 = if (k3 as f64) > k3 as f64 { (xs[xs.len() - 1 - l] - b).clamp(-0.75, 0.75) } else { (1.0 + ((acc1 * 0.02).atan() * 0.6).powi(2)).ln() };
+                    acc1 += ((t0 - a) * (l as f64).tanh() * 0.25).sin();
+                }
+                acc1 = ((xs[3] * xs[1] - xs[3].powi(2)) * 0.5).sin();
+                k3 += 1;
+                if (xs[0] - 1.5 > k3 as f64) || k3 >= 4 { break 0.3; }
+            };
+            let mut w6 = 0;
+            while w6 < 2 {
+                let t8 = { let u7 = (0.75_f64.sin().exp2() / (1.0 + 0.1_f64.powi(2)) * 0.5).tanh(); p81(t0, acc1 * 0.02 * 0.5, xs[w6]) * 0.25 + b * xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) };
+                acc1 /= (1.0 + a.powi(3).powi(2));
+                w6 += 1;
+            }
+            acc1 *= (2.0 + (acc1 * 0.02).tanh().cos()).powi(-2).cos();
+            w2 += 1;
+        }
+        for i in 0..1 {
+            if n % 2 == 0 {
+                let t9 = t0;
+            } else if n % 2 == 0 {
+                if b < 0.7 {
+                    continue;
+                }
+            }
+            acc1 += ((i as f64).hypot(-a) * 0.5).atan();
+        }
+        0.25 * (acc1 * 0.02).sin() + 0.75 * t0 - a + 0.5 * n as f64
+    }
+    check_p92(seed = 0xdcd80d41561e6ecf, inputs = 6, calls = [p81], at = |p| (p[0], 1, p[1], &p[2..6]));
+}
+
+program! {
+    #[differentiable]
+    fn p93(xs: &[f64], c: f64, b: f64, a: f64) -> f64 {
+        let mut acc0 = ((1.0 + (xs[2] * xs.iter().map(|q| (q * 0.25).sin()).sum::<f64>()).powi(2)).sqrt() * 0.25).atan();
+        acc0 += b;
+        for q1 in xs.iter() {
+            let t2 = if xs[1] > -0.4 { b.powi(2) / (1.5 + (xs[0] * c).tanh()) } else { a.sin() };
+            acc0 /= (2.0 + ((t2 * 0.5).tanh() + xs[3]).cos());
+        }
+        (acc0 * 0.1).sin() + a
+    }
+    check_p93(seed = 0xbb09b28bcdd2b5f3, inputs = 7, calls = [], at = |p| (&p[0..4], p[4], p[5], p[6]));
+}
+
+program! {
+    #[differentiable]
+    fn p94(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = x.to_owned();
+        let t2 = &((s) * &t1) + &(&t1 - x);
+        let t3 = x.dot(v) * 0.3;
+        let mut t4 = (&(x.mapv(|q| (q * 0.5).exp())) * &(-t1.mapv(f64::sin))).mapv(f64::tanh);
+        if n % 2 == 0 {
+            t4 = &(v + &t2) / &t3.mapv(|q| q * q + 1.0);
+        }
+        t4.sum() * 0.2 + t3.dot(&t3) * 0.1 + t2.sum() * 0.2
+    }
+    check_p94(seed = 0xa8ede011d96f0257, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+}
+
+#[differentiable]
+fn p95_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.6
+}
+#[differentiable]
+fn p95_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.6;
+    t + p95_h0(&v[1..], s * 0.6) + p95_h0(v, s).cos()
+}
+program! {
+    #[differentiable]
+    fn p95(b: f64, w: [f64; 3], xs: &[f64], a: f64) -> f64 {
+        let t1 = p95_h1(&xs[..5], w[0] * 0.75).sin();
+        let t2 = p95_h1(&xs[..], b).sin();
+        let t3 = p95_h1(&xs[..], w[2] * 0.3);
+        t3 + t2 + t1 + w[1] * 0.5 + a * 0.3
+    }
+    check_p95(seed = 0x1b2fb7ecaad1e76d, inputs = 11, calls = [], at = |p| (p[0], <[f64; 3]>::try_from(&p[1..4]).unwrap(), &p[4..10], p[10]));
+}
+
+program! {
+    #[differentiable]
+    fn p96(a: f64) -> f64 {
+        let k0 = (((a - a) * 0.5).atan().abs() * 2.0) as usize % 3;
+        let mut acc1 = ((a - a) * 0.5).sin().powi(3);
+        match k0 {
+            0 => {
+                let mut k2 = 0;
+                loop {
+                    if k2 == 1 {
+                        let t3 = 1.0 * ((acc1 * 0.25).atan() * a);
+                    } else {
+                        let mut acc4 = 0.5;
+                    }
+                    acc1 += (a.cos().tanh() * 0.5).sin();
+                    k2 += 1;
+                    if ((acc1 * 0.25).atan() - a > 0.5) || k2 >= 3 { break; }
+                }
+            }
+            1 => {
+                let mut acc5 = (acc1 * 0.25).atan() * 0.75 / (2.0 + a.min((acc1 * 0.25).tanh()).cos());
+            }
+            _ => {
+                let mut w6 = 0;
+                while w6 < 1 && (a > 0.0) {
+                    for j in (0..4).step_by(2) {
+                        let t7 = a;
+                        acc1 *= t7.cos().cos();
+                    }
+                    acc1 *= 0.8 + 0.2 * (acc1 * 0.05 * (acc1 * 0.05).sin()).sin();
+                    w6 += 1;
+                }
+            }
+        }
+        let t9 = { let u8 = (1.0 + ((p81((p45((acc1 * 0.02).atan(), (1.5 + a.sin()).powf(a.tanh()) * 0.5) * 0.5 * (acc1 * 0.02).tanh() * 0.5).sin(), (acc1 * 0.02).tanh().mul_add((acc1 * 0.02).tanh(), a) * 0.5, (acc1 * 0.02).tanh().cos()) * 0.25).atan() * (acc1 * 0.02)).powi(2)).cbrt() * 0.5; u8.sin().atan() };
+        let mut acc10 = a;
+        acc1 += acc10.cos().atan() * 0.5;
+        acc10 + t9.sin() + (acc1 * 0.02).tanh().sin()
+    }
+    check_p96(seed = 0xaca87af2173f3ec1, inputs = 1, calls = [p45, p81], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p97(a: f64) -> f64 {
+        let mut acc0 = 1.25 * (a / (1.0 + a * a)) * 0.5;
+        for i in 0..2 {
+            if i == 1 {
+                let t1 = 0.3 / (1.0 + a.powi(2));
+                for j in 0..4 {
+                    acc0 = (a.atan2(1.5 + 0.75_f64.cos()).hypot((2.0 + t1.sin()).cbrt()) * 0.5).atan();
+                }
+            } else if i < 1 {
+                acc0 = acc0 * 0.05;
+            }
+            acc0 /= (2.0 + a.sin().cos());
+        }
+        if a.max((acc0 * 0.05).atan()) > (acc0 * 0.05).tanh() {
+            acc0 *= (p81((a * (p96((acc0 * 0.05).sin()) * 0.5) * 0.25).sin(), ((acc0 * 0.05).atan() * a * 0.5).sin(), (a / (1.0 + (acc0 * 0.05).atan().powi(2)) * 0.5).tanh()) * 0.25).sin().powi(2).tanh();
+        }
+        acc0 * 0.02
+    }
+    check_p97(seed = 0x9c61851dd65a0aa6, inputs = 1, calls = [p81, p96], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p98(b: f64, n: usize, xs: &[f64], a: f64) -> f64 {
+        let mut acc0 = b;
+        let mut k1 = 0;
+        let r4 = loop {
+            let mut k2 = 0;
+            loop {
+                let t3 = xs[k1];
+                acc0 += 0.1 / (2.0 + a.cos()) * (1.0 + a.powi(2)).ln();
+                k2 += 1;
+                if (xs[0] > 0.5) || k2 >= 3 { break; }
+            }
+            acc0 *= 0.5 + 0.4 * b.sin();
+            k1 += 1;
+            if (a * xs.iter().map(|q| q * b).sum::<f64>() > acc0 * 0.02) || k1 >= 3 { break -(p41(xs.iter().map(|q| q.cos()).product::<f64>() * xs.iter().map(|q| q.cos()).product::<f64>(), (xs[xs.len() - 1 - n] * a * 0.5).sin(), 1.5_f64.tanh(), 0.9 * a) - xs.iter().map(|q| q.cos()).product::<f64>()); }
+        };
+        let mut acc0 = acc0;
+        acc0 = (acc0 * 0.02).atan();
+        acc0 -= ((xs[0] / (2.0 + (r4 * 0.5).sin().cos())).tanh().exp() * 0.5).tanh();
+        let t5 = f64::min(0.5 * b, (n as f64).max(b));
+        for i in 0..2 {
+            let t6 = (2.0 + 0.6_f64.sin()).sqrt().powi(2);
+            acc0 = (xs.iter().map(|q| (q * 0.6).sin()).sum::<f64>() / (1.5 + p97(((t6 * 0.5).tanh() - xs[xs.len() - 1 - i]) * 0.5).tanh()) * 0.5).atan();
+        }
+        if (1.5 + (r4 * 0.5).sin().sin()).powf(xs[n].tanh()) > (acc0 * 0.02).sin() {
+            if (acc0 * 0.02).atan() * xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) > n as f64 {
+                for i in 0..3 {
+                    let t7 = match i { 0 => xs[i], 1 => (a / (2.0 + xs[i].cos()) + xs[i]) * 0.5, _ => ((xs.iter().map(|q| q * t5).sum::<f64>().sin() + b * b) * 0.5).sin() };
+                    acc0 /= (1.0 + xs[i].abs().powi(2));
+                }
+            } else {
+                let a = a + t5.mul_add(acc0 * 0.02, acc0 * 0.02);
+            }
+        } else if (1.0 + xs[n].powi(2)).sqrt() < 0.0 {
+            acc0 += (-(0.6 - xs.iter().map(|q| q * b).sum::<f64>()) * 0.1).atan();
+        }
+        t5 + (acc0 * 0.02).tanh() + 1.0 * (r4 * 0.5).atan()
+    }
+    check_p98(seed = 0x175166c8d677db7f, inputs = 5, calls = [p41, p97], at = |p| (p[0], 1, &p[1..4], p[4]));
+}
+
+program! {
+    #[differentiable]
+    fn p99(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = (&(x.row(2).to_owned()) * ((s) + (s) * 0.5)).mapv(f64::sin);
+        let t2 = &(x.dot(v) * 0.3) / &v.mapv(|q| q * q + 1.0);
+        let t3 = x.to_owned();
+        t3.sum() * 0.2 + t2.dot(&t2) * 0.1 + t1.dot(&t1) * 0.1
+    }
+    check_p99(seed = 0xc7f497212d4e98ff, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p100(a: f64, c: f64, n: usize, b: f64) -> f64 {
+        let c = c * a;
+        let t0 = (p96(((0.75 - a) * 0.5).sin()) * 0.5).sin().atan() - (1.5 + (c * 0.5).tanh().sin()).powf(a.tanh());
+        let mut acc1 = ((b.atan2(1.5 + a.cos()) - b.hypot(p97(a.abs()))) * 0.25).tanh();
+        let mut k2 = 0;
+        loop {
+            if n == 3 {
+                if 0.6 * (acc1 * 0.1).atan() > n as f64 {
+                    acc1 = 0.2_f64.abs();
+                } else if b > 0.1 {
+                    acc1 = ((k2 as f64).tanh() + a * (acc1 * 0.1).atan()) * 0.5;
+                }
+            } else if k2 % 2 == 0 {
+                let t3 = (1.5 + b.powi(2).cos()).sqrt();
+            } else {
+                acc1 *= 0.5 + 0.4 * (n as f64).sin();
+            }
+            acc1 += (acc1 * 0.05).tanh();
+            k2 += 1;
+            if (t0 * 0.5 < 0.1) || k2 >= 6 { break; }
+        }
+        let t4 = a;
+        acc1 += (c * 0.5).asinh() * 0.5;
+        acc1 = (a - t4).tanh();
+        let t0 = (t0 * 0.5).sin() + a * b;
+        acc1 /= (1.0 + (0.6 / (1.0 + (acc1 * 0.05).sin().powi(2))).powi(2));
+        (t0 * 0.25).cos() + t4.cos() - (acc1 * 0.05).sin() + 0.6 * (c * 0.5).sin() + 0.75 * b + a.sin()
+    }
+    check_p100(seed = 0x1c2babc650b03458, inputs = 3, calls = [p96, p97], at = |p| (p[0], p[1], 3, p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p101(a: f64, b: f64) -> f64 {
+        let t0 = (b * 1.0).min(a / (1.5 + a.tanh()));
+        let mut acc1 = a;
+        for i in (0..4).step_by(2) {
+            let t2 = if b * t0 > t0 { 1.25 } else { i as f64 / (2.0 + b.cos()) / (1.5 + 0.25_f64.asinh().tanh()) };
+            acc1 -= ((t2 * 0.1 * t0 * (p100((1.5 + b.sin()).log(2.5 + a.cos()), 0.9 * t0 * 0.5, 3, ((acc1 * 0.25).sin().sin().exp() * 0.5).tanh()) * 0.5 + t0) * 0.5).atan() * 0.5).tanh();
+        }
+        0.1 * (acc1 * 0.25) + t0 + b
+    }
+    check_p101(seed = 0x9d87e89aa92c2a40, inputs = 2, calls = [p100], at = |p| (p[0], p[1]),
+        params = ["b"] at [1]);
+}
+
+program! {
+    #[differentiable]
+    fn p102(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            let t1 = ((xs[i]).mul_add(0.5, a)).tanh() * 1.5;
+            let t2 = if a < 0.13 { ((xs[i]).mul_add(0.5, xs[i])).tanh() } else { 0.06_f64 + t1 };
+            acc -= (((a).mul_add(0.5, 0.27_f64)).sin()).tanh();
+            let t3 = (xs[i]).tanh() * 1.5;
+            acc += (t3).tanh();
+            if i + 1 < xs.len() {
+                if (((t1) * 0.5).exp()).tanh() < -0.40 {
+                    continue;
+                }
+                acc -= (t3).tanh();
+            }
+            acc -= (((((t2).tanh()) * 0.5).exp()).tanh()).tanh();
+        }
+        acc
+    }
+    check_p102(seed = 0xa6f1aa3a23391931, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p103(n: usize, a: f64, b: f64) -> f64 {
+        if a.hypot(b) > a {
+            return b.sin();
+        }
+        let t0: f64 = n as f64 / (1.0 + b.powi(2)) * ((p70(0.6, a * 0.75) * 0.25).atan() + 1.0);
+        let mut acc1 = 0.9_f64.powi(2).ln_1p();
+        let t2 = if n % 3 == 1 { (1.5 + acc1.powi(3).sin()).powf(0.3_f64.tanh().exp_m1().tanh()) } else { (t0 * 0.25).atan() - 1.5 * acc1 };
+        let t3: f64 = t2 / (2.0 + acc1.cos());
+        for i in 0..2 {
+            if b.tanh() > i as f64 {
+                for j in 1..=1 {
+                    for l in 0..1 {
+                        if t2.sin() > -0.4 {
+                            continue;
+                        }
+                        acc1 -= (acc1 * 0.1).atan().hypot(a / (1.5 + (t0 * 0.25).atan().tanh())) * 0.25;
+                    }
+                    acc1 /= (2.0 + ((t0 * 0.25).sin() / (1.5 + b.tanh())).cos());
+                }
+            } else {
+                acc1 += 0.2 * ((acc1 * 0.1).tanh() + (t0 * 0.25).atan());
+            }
+            acc1 = t2;
+        }
+        (t3 * 0.5).tanh() + t2.tanh() + (t0 * 0.25).tanh() + 0.5 * a
+    }
+    check_p103(seed = 0x5b7cffe6d5aa2ae7, inputs = 2, calls = [p70], at = |p| (1, p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p104(xs: &[f64], b: f64, a: f64) -> f64 {
+        let mut b = b;
+        if xs[1] * b > xs[0] {
+            let t0: f64 = 0.3 * 0.2;
+            for i in 0..4 {
+                for j in 0..xs.len() {
+                    if a - xs[(i + 1) % 3] < 0.1 {
+                        let t1 = if j < 2 { t0.atan2(1.5 + (a / (1.0 + 0.5_f64.powi(2))).cos()) } else { i as f64 / (1.0 + xs[i % xs.len()].sin().powi(2)) };
+                    } else if t0 > 0.1 {
+                        let t2 = (t0 * xs[(i + 1) % 3]).tanh().tanh();
+                    }
+                    b /= (2.0 + t0.cos());
+                }
+                b += xs[i % xs.len()];
+            }
+        } else {
+            let mut acc3 = 0.0;
+        }
+        for i in 0..4 {
+            b += ((2.0 + (b * 0.02).atan().sin()).sqrt() / (1.0 + xs[(i + 1) % 3].powi(2)) * 0.25).sin();
+            b *= (0.3 * (b * 0.02).tanh()).cos();
+        }
+        0.25 * (b * 0.02).atan() + 0.5 * (b * 0.02)
+    }
+    check_p104(seed = 0x659bbdb1b6128246, inputs = 5, calls = [], at = |p| (&p[0..3], p[3], p[4]));
+}
+
+program! {
+    #[differentiable]
+    fn p105(a: f64) -> f64 {
+        let t0 = a * 1.25;
+        let t1 = if a - t0 < 0.3 { t0 * a + a.powi(2) } else { a };
+        let mut acc2 = 1.0;
+        if (p81(t0, 0.5, (1.0 + (t1 * 0.5).sin().powi(2)).ln()) * 0.25).sin() + 2.0 < 0.0 {
+            let a = a * (1.5 + t0.sin()).powf(t0.tanh());
+            for i in 0..4 {
+                if t0 / (1.5 + (a * 0.25).atan().tanh()) > 0.1 || a * 0.25 < -0.1 {
+                    acc2 -= f64::cos(0.5 * (t1 * 0.5).sin()) * 0.5;
+                } else if (t1 * 0.5).hypot(0.6) > 0.5 {
+                    if i == 1 {
+                        if (1.0 + (t1 * 0.5).sin().powi(2)).ln() < 0.0 || 1.0 < -0.4 {
+                            acc2 = ((acc2 * 0.1).sin() * (a * 0.25 * 0.5).tanh()).sin();
+                        } else {
+                            for j in 0..3 {
+                                let mut acc3 = 1.0;
+                                acc3 = (a * 0.25).sin();
+                            }
+                        }
+                    }
+                }
+                acc2 *= (acc2 * 0.05).tanh();
+            }
+        }
+        if -(acc2 * 0.02) < 0.1 {
+            let mut v4 = vec![0.0; 4];
+            for i in 0..v4.len() {
+                v4[i] = (1.5 + (t1 * 0.5).sin().sin()).log(2.5 + (t1 * 0.5).sin().cos()).sin();
+            }
+            for i in 0..v4.len() {
+                if i > 3 {
+                    let t5 = a + a;
+                } else {
+                    let t6 = (1.5 + p57(3, (acc2 * 0.02).tanh()).sin()).powf(t0.tanh()) - (acc2 * 0.02 - (v4[i] * 0.1).tanh());
+                }
+                acc2 = ((acc2 * 0.02).tanh() * (t0.powi(2) * 0.5).atan()).tanh();
+            }
+        } else {
+            acc2 = (t1 * 0.5).tanh();
+        }
+        0.6 * (t1 * 0.5).sin() + t0.sin()
+    }
+    check_p105(seed = 0xcaac28762b9f3fcb, inputs = 1, calls = [p57, p81], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p106(n: usize, a: f64) -> f64 {
+        let mut acc0 = a.tanh().sinh().atan();
+        for i in 0..1 {
+            for j in 0..1 {
+                if a + (acc0 * 0.25).tanh() < -0.2 {
+                    let t1 = -(2.0 + a.sin()).log10() + -f64::sin(a);
+                } else {
+                    let mut k2 = 0;
+                    let r3 = loop {
+                        let acc0 = (acc0 * 0.1).sin() + a.powi(2).ln_1p();
+                        k2 += 1;
+                        if (a * a < 0.7) || k2 >= 4 { break a + a; }
+                    };
+                }
+                acc0 += ((acc0 * 0.1).sin().sin() * 0.5).sin();
+            }
+            if (a * n as f64) > 0.7 {
+                return (1.5 + (acc0 * 0.1).tanh().cos()).sqrt() * (p100(((1.0 + a.powi(2)).cbrt() * 0.5).tanh(), i as f64 * (p96((acc0 * 0.1 - (acc0 * 0.1).tanh()) * 0.5) * 0.5).tanh(), 3, (acc0 * 0.1 * (acc0 * 0.1).atan() * 0.25).sin()) * 0.5 + (acc0 * 0.1).sin());
+            }
+            acc0 = ((acc0 * 0.1).sin() * (1.5 + a.sin()).log(2.5 + (acc0 * 0.1).atan().cos())).sin();
+        }
+        (acc0 * 0.1).atan().sin()
+    }
+    check_p106(seed = 0x8c80560eaa45321d, inputs = 1, calls = [p96, p100], at = |p| (2, p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p107(a: f64) -> f64 {
+        let mut acc0 = (1.5 + a.powi(3).sin()).log(2.5 + a.cos().exp().cos());
+        if acc0 / (2.0 + acc0.cos()) > 0.3 {
+            let t1 = a.abs();
+            let t2 = f64::sin(0.75).cos();
+        } else {
+            acc0 = 0.6_f64.cos();
+            let acc0 = acc0 + (1.0 + acc0.powi(2)).sqrt();
+        }
+        let t3: f64 = 0.75 * f64::min(0.5, a);
+        let t4 = if acc0.atan() > a { a.to_radians() / (1.0 + acc0.powi(2)) } else { -a.tanh().exp_m1() };
+        let mut t3 = t3;
+        t3 + t4.tanh() - acc0 - a.sin()
+    }
+    check_p107(seed = 0xb658e130d3c1bfaa, inputs = 1, calls = [], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p108(n: usize, a: f64, b: f64, d: f64, c: f64) -> f64 {
+        let mut acc0 = p82(b * 0.25, 3).min(-b);
+        if n % 2 == 0 {
+            acc0 *= 1.0 + a.tanh();
+            let t1 = (n as f64).max(0.2_f64.sin().exp());
+        }
+        acc0 = (acc0 * (c / (1.0 + a.powi(2)) * 0.5)).sin();
+        let t2: f64 = a * 2.0;
+        2.0 * c
+    }
+    check_p108(seed = 0xdd1d6b0276aa168e, inputs = 4, calls = [p82], at = |p| (2, p[0], p[1], p[2], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p109(n: usize, c: f64, a: f64, b: f64) -> f64 {
+        let mut acc0 = (1.0 + b.atan().powi(2)).ln();
+        acc0 /= (2.0 + f64::sin(acc0).cos());
+        if acc0 + c > -0.2 {
+            if n == 3 {
+                let acc0 = acc0 * (1.5 + (n as f64).sin()).powf(a.tanh());
+            } else {
+                let t1 = n as f64;
+            }
+        } else {
+            let mut v2 = vec![0.0; n];
+            for i in 0..v2.len() {
+                v2[i] = p64((2.0 + b.cos()).powi(-2), a, -acc0).hypot(0.2) * 0.3;
+            }
+        }
+        acc0 = (acc0 + b.atan2(1.5 + 1.0_f64.cos())).sin();
+        for i in 0..3 {
+            let t3 = 0.3 * i as f64;
+            acc0 += (f64::sin((2.0 + 1.0_f64.sin()).cbrt()) * 0.5).sin();
+        }
+        let mut w4 = 0;
+        while w4 < 3 {
+            let acc0 = (acc0 * 0.1).sin() + c.clamp(-0.75, 0.75);
+            w4 += 1;
+        }
+        (acc0 * 0.1).tanh().sin() + b + a + c
+    }
+    check_p109(seed = 0x78d92ea5e86075ec, inputs = 3, calls = [p64], at = |p| (3, p[0], p[1], p[2]));
+}
+
+#[differentiable]
+fn p110_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.25
+}
+#[differentiable]
+fn p110_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * -0.5;
+    t + p110_h0(&v[1..], s * 0.6) + p110_h0(v, s).sin()
+}
+#[differentiable]
+fn p110_h2(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * 0.5;
+    }
+}
+program! {
+    #[differentiable]
+    fn p110(a: f64, xs: &[f64]) -> f64 {
+        let t1 = p110_h1(&xs[2..=4], a).sin();
+        let mut buf2 = vec![0.3; 4];
+        for _ in 0..3 {
+            p110_h2(a, xs, &mut buf2);
+        }
+        let t3 = buf2[0] + buf2[3] * -0.5;
+        let s4 = &xs[1..];
+        let t5 = (s4[1] * t3.tanh() + s4[2]).sin() + s4[s4.len() - 1] * 0.75;
+        let t6 = p110_h1(&xs[..6], t1.tanh()).sin();
+        let s7 = &s4[..5];
+        let t8 = (s7[2] * t1.tanh() + s7[3]).sin() + s7[s7.len() - 1] * 0.6;
+        t8 + t6 + t5 + t3 + t1 + a * 0.3
+    }
+    check_p110(seed = 0x40f41d48d858e4d6, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p111(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = v.to_owned();
+        let t2 = &((x * x).mapv(f64::tanh)) / &(x - &t1).mapv(|q| q * q + 1.0);
+        let t3 = (s) - &(v + &t1);
+        t3.dot(&t3) * 0.1 + t2.sum() * 0.2 + t1.dot(&t1) * 0.1
+    }
+    check_p111(seed = 0x1fc1816bd7f665f4, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+#[differentiable]
+fn p112_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 1.5).sin();
+    }
+    acc * 0.75 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p112_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.3;
+    t + p112_h0(&v[1..], s * 0.6) + p112_h0(v, s).sin()
+}
+program! {
+    #[differentiable]
+    fn p112(a: f64, b: f64, xs: &[f64]) -> f64 {
+        let t1 = p112_h1(xs, a).sin();
+        let t2 = p112_h1(&xs[2..5], b);
+        let t3 = p112_h1(&xs[2..], t1.tanh()).sin();
+        let s4 = &xs[..6];
+        let t5 = (s4[5] * b * 0.3 + s4[0]).sin() + s4[s4.len() - 1] * 0.25;
+        t5 + t3 + t2 + t1 + a * 0.3
+    }
+    check_p112(seed = 0x6b5f0b32aab2494d, inputs = 9, calls = [], at = |p| (p[0], p[1], &p[2..9]));
+}
+
+#[differentiable]
+fn p113_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 1.5
+}
+#[differentiable]
+fn p113_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * -0.5;
+    t + p113_h0(&v[1..], s * 1.5) + p113_h0(v, s).tanh()
+}
+#[differentiable]
+fn p113_h2(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * 1.5 + (y[i] * s).sin() * 0.25;
+    }
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p113_h3(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).tanh() * 0.6;
+    }
+    y[0] * 0.25
+}
+#[differentiable]
+fn p113_h4(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    let _ = p113_h2(y, s);
+    let _ = p113_h3(s * 0.6, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+program! {
+    #[differentiable]
+    fn p113(a: f64, b: f64, xs: &[f64]) -> f64 {
+        let t1 = p113_h1(xs, a * 0.25).sin();
+        let mut buf2 = vec![0.0; 2];
+        for i in 0..2 {
+            buf2[i] = xs[i + 4] * a;
+        }
+        let _ = p113_h4(&mut buf2, &xs[..4], a);
+        let t3 = p113_h4(&mut buf2, &xs[1..=6], t1.tanh()).tanh();
+        let t4 = buf2[0] + buf2[1] * 0.25;
+        let t5 = p113_h1(&xs[3..], t1.tanh());
+        let t6 = p113_h1(&xs[1..6], t5.tanh()).sin();
+        let mut buf7 = vec![0.0; 2];
+        for i in 0..2 {
+            buf7[i] = xs[i + 3] * t5.tanh();
+        }
+        let t8 = p113_h4(&mut buf7, &xs[1..5], t4.tanh() * -0.5).tanh();
+        let t9 = p113_h2(&mut buf7, b).tanh();
+        let t10 = p113_h3(t4.tanh(), &xs[0..6], &mut buf7).tanh();
+        let t11 = buf7[0] + buf7[1] * -0.5;
+        let t12 = p113_h1(&xs[..], t4.tanh()).sin();
+        t12 + t11 + t10 + t9 + t8 + a * 0.3
+    }
+    check_p113(seed = 0x49a3efa0004741a3, inputs = 9, calls = [], at = |p| (p[0], p[1], &p[2..9]));
+}
+
+program! {
+    #[differentiable]
+    fn p114(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = (-x.mapv(f64::sin)).column(1).to_owned();
+        if n % 2 == 0 {
+            t1 = v / &(v - v).mapv(|q| q * q + 1.0);
+        }
+        let t2 = t1.to_owned();
+        t2.dot(&t2) * 0.1 + t1.dot(&t1) * 0.1 + s
+    }
+    check_p114(seed = 0xd9f04cd8ef33cd77, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p115(a: f64, b: f64, c: f64) -> f64 {
+        let mut v0 = vec![0.0; 2];
+        for i in 0..v0.len() {
+            v0[i] = ((f64::max(i as f64, c) - a) * 0.5).atan();
+            if i > 0 {
+                v0[i] += v0[i - 1] * ((a - b) * 0.25).atan();
+            }
+        }
+        let mut acc1 = ((v0[0] * 0.25).tanh() + b).cos();
+        let mut k2 = 0;
+        let r5 = loop {
+            for q3 in v0.iter() {
+                let t4 = if *q3 * 0.1 / (1.0 + c * c) > c { k2 as f64 } else { (*q3 * 0.1).atan() / (1.0 + b.powi(2)) };
+                acc1 += ((t4 * 0.5 * 0.5).tanh().powi(2) * (v0.iter().map(|q| (q * 0.1).cos()).product::<f64>() / (1.5 + (k2 as f64).tanh())) * 0.5).atan();
+            }
+            if k2 == 1 {
+                let b = b + (p81((1.0 + (acc1 * 0.1).atan().powi(2)).cbrt() * 0.5, 1.25 * a, (acc1 * 0.1).atan()) * 0.25).sin();
+            }
+            acc1 /= (1.0 + b.powi(2));
+            k2 += 1;
+            if ((acc1 * 0.1).tanh().mul_add((v0[k2 % v0.len()] * 0.1).tanh(), a) > v0.iter().map(|q| (q * 0.1).cos()).product::<f64>()) || k2 >= 2 { break 0.25 * (1.0 + a.powi(2)).ln(); }
+        };
+        let t6 = 1.0 * ((0.5 * 0.6_f64.tanh()).asin() * a);
+        let k7 = (c.sin().abs() * 2.0) as usize % 3;
+        let t8 = match k7 { 0 | 1 => r5, _ => b };
+        t8 + t6 - r5.tanh() - 1.25 * a
+    }
+    check_p115(seed = 0x4c6667e80048102d, inputs = 3, calls = [p81], at = |p| (p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p116(b: f64, a: f64) -> f64 {
+        let mut acc0 = 0.0;
+        let mut w1 = 0;
+        while w1 < 3 {
+            if (-(w1 as f64)) > 0.25 {
+                let mut acc2 = 0.5;
+                let t3 = a;
+            } else {
+                if 0.3 / (1.5 + a.tanh()) > -0.1 {
+                    let t4 = a.mul_add(b, 0.75) + (b + a);
+                } else {
+                    for j in 0..2 {
+                        let t5: f64 = b - a;
+                        acc0 -= (a.atan().min(a.powi(2)) * 0.5).tanh();
+                    }
+                }
+            }
+            acc0 *= 0.8 + 0.2 * (acc0 * 0.1).sin().hypot(a).sin();
+            w1 += 1;
+        }
+        let k6 = (b.min(a).abs() * 2.0) as usize % 3;
+        match k6 {
+            0 => {
+                let t7: f64 = -0.25;
+            }
+            1 => {
+                if b.cos() > 0.0 {
+                    let mut acc8 = ((1.5 + (acc0 * 0.05).tanh()).hypot(p108(2, ((a - b) * 0.5).sin(), 1.5_f64.to_radians(), (a / (1.5 + b.tanh()) * 0.5).atan(), (p100(((a - (acc0 * 0.05).sin()) * 0.5).sin(), ((a - b) * 0.5).sin(), 3, (a * a * 0.5).tanh()) * 0.5).sin().atan()).max(a)) * 0.5).sin();
+                } else {
+                    let t9 = 0.3_f64.sin() / (1.0 + a.powi(2));
+                }
+            }
+            _ => {
+                let t10 = if b * b < 0.1 { b } else { ((acc0 * 0.05).sin() - a).sin() };
+            }
+        }
+        (acc0 * 0.05).sin()
+    }
+    check_p116(seed = 0x094afbc43e35a212, inputs = 2, calls = [p100, p108], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p117(b: f64, a: f64, c: f64) -> f64 {
+        let mut acc0 = f64::cos(c - c);
+        let mut acc1 = 0.5;
+        let t2 = acc0;
+        let mut k3 = 0;
+        let r5 = loop {
+            let flag4 = (1.0 + b.powi(2)).cbrt() > 0.5;
+            acc1 += (c / (1.5 + a.tanh()) * 0.5).atan();
+            k3 += 1;
+            if (flag4) || k3 >= 5 { break f64::atan(0.5_f64.sin()); }
+        };
+        acc0 /= (2.0 + (-t2).cos());
+        let mut w6 = 0;
+        while w6 < 3 {
+            let mut k7 = 0;
+            loop {
+                match k7 {
+                    0 | 1 => {
+                        acc0 -= ((w6 as f64 * t2).sin().exp() * 0.5).tanh();
+                    }
+                    _ => {
+                        if 1.25 > 0.1 {
+                            acc0 /= (1.0 + (1.5 + b.sin()).powf(r5.tanh()).powi(2));
+                        } else if r5 + a > acc1 * 0.02 {
+                            let t8 = if f64::tanh(p108(2, 1.5 + 0.25, (2.0 + a.sin()).ln(), 2.0, (acc0 * 0.02 / (1.0 + b * b) * 0.25).tanh())) < 0.7 { acc1 * 0.02 } else { c };
+                        }
+                    }
+                }
+                acc1 = (2.0 + (-a).cos()).powi(-2);
+                k7 += 1;
+                if (r5.max(0.3) > w6 as f64) || k7 >= 5 { break; }
+            }
+            acc0 = ((acc0 * 0.02).atan() + 0.6).atan();
+            w6 += 1;
+        }
+        r5 - t2 + 1.5 * (acc1 * 0.02).tanh() + (acc0 * 0.02).atan()
+    }
+    check_p117(seed = 0x959837ec0fa8f249, inputs = 3, calls = [p108], at = |p| (p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p118(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = (-x.mapv(f64::sin)).dot(&(x.column(2).to_owned())) * 0.3;
+        let mut t2 = &(x.dot(&t1) * 0.3) - &(x.dot(&t1) * 0.3);
+        if n % 3 == 0 {
+            t2 = (x.dot(x) * 0.3).mean_axis(Axis(1)).unwrap();
+        }
+        let t3 = x.to_owned();
+        let mut t4 = x.to_owned();
+        if n % 3 == 0 {
+            t4 = &((x * &t3).mapv(f64::tanh)) + &(&t3 / &v.mapv(|q| q * q + 1.0));
+        }
+        t4.sum() * 0.2 + t3.sum() * 0.2 + t2.dot(&t2) * 0.1
+    }
+    check_p118(seed = 0xb711cb3dfe4464f2, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p119(n: usize, b: f64, a: f64) -> f64 {
+        let b = b + a.min(b);
+        let mut a = a;
+        if a + 0.5 > a {
+            return (-(b * 0.5).atan()).atan();
+        }
+        a += (a * ((b * 0.5).sin() * p97(((a - a) * 0.5).sin())) * 0.25).atan();
+        match n {
+            0 => {
+                let mut k0 = 0;
+                let r4 = loop {
+                    let mut k1 = 0;
+                    let r3 = loop {
+                        let flag2 = (b * 0.5).atan().to_radians() > -0.1;
+                        a -= ((a * 0.05).tanh().powi(2).cos().exp() * 0.5).tanh();
+                        k1 += 1;
+                        if ((1.0 + (b * 0.5).powi(2)).sqrt() > 0.1) || k1 >= 5 { break (a * 0.05).tanh().tanh().sin(); }
+                    };
+                    a *= (p79(2, (k0 as f64).tanh(), f64::sin((a * 0.05).tanh())) * 0.25).cos();
+                    k0 += 1;
+                    if (((k0 as f64).clamp(-0.75, 0.75)) > 0.3) || k0 >= 3 { break -(b * 0.5).tanh() * 0.6; }
+                };
+            }
+            1 => {
+                if (a * 0.02).atan().sin() > 0.25 {
+                    if (b * 0.5).sin() > -0.2 {
+                        a += ((n as f64).tanh().exp2().cos().exp() * 0.5).sin();
+                    } else {
+                        let t5 = (n as f64).tanh() / (1.0 + (b * 0.5 * 1.5).powi(2));
+                    }
+                }
+            }
+            _ => {
+                let t6: f64 = (b * 0.5).tanh();
+                let t7 = if 0.1 * t6 > 0.3 { (-t6).hypot(t6 * (a * 0.02).tanh()) } else { -((b * 0.5).tanh() - 2.0) };
+            }
+        }
+        1.0 * (b * 0.5).tanh()
+    }
+    check_p119(seed = 0xda3dc361fced3578, inputs = 2, calls = [p79, p97], at = |p| (2, p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p120(xs: &[f64], a: f64) -> f64 {
+        let t0 = xs[2];
+        let t1: f64 = f64::max(xs[0], a) * t0 / (1.0 + xs[0].powi(2).powi(2));
+        let mut acc2 = -0.6 * ((t1 * 0.5).atan() / (2.0 + a.cos()));
+        let mut k3 = 0;
+        let r5 = loop {
+            let mut v4 = vec![0.0; 4];
+            for j in 0..v4.len() {
+                v4[j] = ((t1 * 0.5).tanh() * a).abs();
+            }
+            v4[k3] -= (-0.6 - a.max(k3 as f64)) * 0.5;
+            k3 += 1;
+            if ((t1 * 0.5).tanh() - a > 0.5) || k3 >= 2 { break (t0 - (t1 * 0.5).sin()).cos(); }
+        };
+        r5.cos() + (acc2 * 0.25).tanh() - (t1 * 0.5).atan() + t0
+    }
+    check_p120(seed = 0xbc0d441664091e9d, inputs = 4, calls = [], at = |p| (&p[0..3], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p121(b: f64, a: f64) -> f64 {
+        let t0 = (b.powi(3).mul_add(a, 0.6 * a) * 0.25).atan().powi(3);
+        let mut v1 = vec![0.0; 4];
+        for i in 0..v1.len() {
+            v1[i] = (1.5 + b.cos().sin()).powf(p64((t0 * 0.5).atan().cos().exp() * 0.5, a, a).tanh().tanh());
+        }
+        let mut acc2 = a;
+        if v1[2] > v1[3] {
+            let t4 = { let u3 = v1[2].to_radians() * (1.5 + (t0 * 0.5).sin()).log(2.5 + b.cos()); (t0 * 0.5).powi(2).ln_1p().atan() };
+            for i in (0..1).rev() {
+                let t0 = (t0 * 0.5).tanh() * t4.sin();
+                acc2 += ((t0 * 0.5).atan() * 0.5).tanh();
+            }
+            for i in 1..=4 {
+                let mut acc5 = 0.0;
+                acc5 += (b.mul_add(v1[i % v1.len()] * 0.1, i as f64) / (2.0 + (acc2 * 0.1).cos()) * 0.05).tanh();
+            }
+        } else {
+            acc2 = (acc2 * 0.1 * (v1.iter().map(|q| (q * 0.1).cos()).product::<f64>() * 0.75)).sin();
+            for i in (0..6).step_by(2) {
+                let t6 = if v1[i % v1.len()] * 0.1 < 0.7 { -(t0 * 0.5).atan() } else { (v1.iter().map(|q| (q * 0.1) * a).sum::<f64>() / (1.5 + (v1[i % v1.len()] * 0.1).tanh().tanh()) * 0.05).powi(3) };
+                v1[(i + 1) % 4] = 2.0 * (1.5 + (v1[(i + 1) % 4] * 0.1).tanh().sin()).powf(a.tanh()) * 0.25;
+            }
+        }
+        (acc2 * 0.1).atan() + (t0 * 0.5).atan().tanh() + 0.5 * (v1[0] * 0.1)
+    }
+    check_p121(seed = 0x5a272c7459d30ed8, inputs = 2, calls = [p64], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p122(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (-0.85_f64 + xs[3]).tanh();
+        let t2 = (a + xs[3]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            let t3 = (xs[i]).tanh() * 1.5;
+            acc = acc + ((((t1).mul_add(0.5, -0.11_f64)).cos() * xs[i]).tanh()).tanh() - (a).tanh();
+            if ((a).tanh()) * (((xs[i]) * 0.5).exp()) < -0.10 {
+                acc += ((1.0 + ((((xs[i]) * (t1)) * 0.5).exp()) * ((((xs[i]) * (t1)) * 0.5).exp())).ln()).tanh();
+            } else {
+                extra -= ((((((xs[i]) * 0.5).exp()) * 0.5).exp()).mul_add(0.5, t1)).tanh();
+            }
+            extra += (t2).tanh();
+            acc += (((((xs[i]).sin()) * 0.5).exp()).sin()).tanh();
+            if i + 1 < xs.len() {
+                acc += (-0.57_f64).tanh();
+                extra = extra + ((xs[i + 1]).tanh() - ((-0.13_f64) * 0.5).exp() + (t3 - xs[i + 1]).mul_add(0.5, -0.26_f64)).tanh() - ((1.0 + (((t3) * (t3)) * (xs[i])) * (((t3) * (t3)) * (xs[i]))).ln()).tanh();
+                acc = acc + ((1.0 + (((xs[i + 1]).tanh()).sin()) * (((xs[i + 1]).tanh()).sin())).ln()).tanh() - ((((t1 + 0.50_f64) * 0.5).exp()).mul_add(0.5, xs[i])).tanh();
+            }
+            acc += ((1.0 + ((1.0 + (xs[i] + a) * (xs[i] + a)).ln()) * ((1.0 + (xs[i] + a) * (xs[i] + a)).ln())).ln()).tanh();
+        }
+        acc.sin()
+    }
+    check_p122(seed = 0x9baf83740b577d6d, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+#[differentiable]
+fn p123_h0(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 0.5;
+    }
+    y[0] * 0.25
+}
+#[differentiable]
+fn p123_h1(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.5 + (y[i] * s).sin() * 0.25;
+    }
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p123_h2(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p123_h1(y, s);
+    let _ = p123_h0(s * 0.25, &x[1..], y);
+}
+program! {
+    #[differentiable]
+    fn p123(xs: &[f64], a: f64, ys: &mut [f64], b: f64) -> f64 {
+        let t1 = p123_h0(a, &xs[0..], ys).tanh();
+        let t2 = ys[1] * 0.6;
+        let s3 = &xs[..6];
+        let t4 = (s3[0] * t1.tanh() + s3[1]).sin() + s3[s3.len() - 1] * 0.6;
+        let mut buf5 = vec![0.0; 4];
+        for i in 0..4 {
+            buf5[i] = xs[i + 2] * t2.tanh() * -0.5;
+        }
+        let t6 = p123_h0(t1.tanh(), &xs[..], &mut buf5).tanh();
+        let t7 = p123_h0(a, &xs[3..6], &mut buf5).tanh();
+        p123_h2(&mut buf5, &xs[..3], a);
+        let t8 = buf5[0] + buf5[3] * 0.75;
+        t8 + t7 + t6 + t4 + t2 + ys[2] + a * 0.3
+    }
+    check_p123(seed = 0xb4b95da3b1295b2a, inputs = 11, calls = [], at = |p| (&p[0..6], p[6], &mut p[7..10].to_vec(), p[10]));
+}
+
+program! {
+    #[differentiable]
+    fn p124(a: f64, n: usize) -> f64 {
+        let mut acc0 = ((a * 0.25 + n as f64 / (2.0 + a.cos())) * 0.5).tanh();
+        if acc0 < -0.2 && (n as f64) < 0.3 {
+            acc0 *= 1.0 + p108(2, ((acc0 + a) * 0.5).sin(), a, (p107((1.5 + acc0.sin()).log(2.5 + acc0.cos())) * 0.5).sin().abs(), f64::tanh(a)).atan().tanh();
+            let t1 = a / (1.0 + a.atan2(1.5 + acc0.cos()).powi(2));
+        } else {
+            let mut v2 = vec![0.0; n];
+            for i in 0..v2.len() {
+                v2[i] = acc0.min(a) / (1.5 + (-acc0).tanh()) * 0.5;
+            }
+        }
+        let flag3 = a.cos() > -0.1;
+        let t4 = if n < 1 { (n as f64 * a).mul_add(acc0.hypot(0.6), acc0 + a) } else { -acc0 + (acc0 - n as f64) };
+        for i in 0..3 {
+            if (i as f64 / (1.0 + (i as f64).powi(2))) < 0.0 {
+                for j in 0..3 {
+                    if a + (acc0 * 0.05).atan() > (t4 * 0.25).sin() {
+                        if (t4 * 0.25 * 0.5).powi(2) > i as f64 {
+                            let t5 = (t4 * 0.25).atan();
+                        } else if a * (acc0 * 0.05).atan() > 0.25 {
+                            if i < 1 {
+                                let acc0 = (acc0 * 0.05).atan() * a;
+                            } else if j % 2 == 0 {
+                                let t6 = a * (t4 * 0.25);
+                            } else {
+                                let t7 = if a > 0.5 { (t4 * 0.25).tanh() } else { 0.9 };
+                            }
+                        } else {
+                            let acc0 = (acc0 * 0.05).sin() + (1.0 + (t4 * 0.25).powi(2)).sqrt();
+                        }
+                    }
+                    acc0 = i as f64;
+                }
+            } else {
+                let mut acc8 = (acc0 * 0.05).tanh().atan() - (2.0 + (acc0 * 0.05).cos()).recip();
+            }
+            acc0 = ((acc0 * 0.05).tanh() * (t4 * 0.25).tanh().atan()).tanh();
+        }
+        (acc0 * 0.05).tanh()
+    }
+    check_p124(seed = 0xf4a8aae9d9545e07, inputs = 1, calls = [p107, p108], at = |p| (p[0], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p125(a: f64, b: f64, d: f64, c: f64) -> f64 {
+        let t0 = c.tanh() + -c;
+        let mut acc1 = 1.0;
+        let mut k2 = 0;
+        let r5 = loop {
+            let mut v3 = vec![0.0; 2];
+            for j in 0..v3.len() {
+                v3[j] = (a * d).abs();
+            }
+            let t4 = if k2 % 3 == 1 { v3[(k2 + 1) % 2].mul_add(b, v3[(k2 + 1) % 2]) + v3[(k2 + 1) % 2] } else { v3[(k2 + 1) % 2].sin() * v3.iter().map(|q| q.cos()).product::<f64>().atan() };
+            acc1 -= -(2.0 + v3[k2 % v3.len()].cos()).recip();
+            k2 += 1;
+            if (v3[0] - (acc1 * 0.1).atan() < 0.3) || k2 >= 6 { break p108(2, ((v3[k2 % v3.len()] + v3[1]) * 0.25).sin(), (f64::min(v3[0], a) * 0.5).atan(), a.powi(2).ln_1p(), v3.iter().map(|q| q.cos()).product::<f64>().sin()); }
+        };
+        for i in 1..=2 {
+            let flag6 = 0.75_f64.abs() > 0.1;
+            acc1 = ((acc1 * 0.1).tanh() - ((b + r5) * 0.25).tanh()).tanh();
+        }
+        let mut v7 = vec![0.0; 3];
+        for i in 0..v7.len() {
+            v7[i] = (p97(((c - (acc1 * 0.1).atan()) * 0.5).sin()) + (t0 * 0.5).atan()).cos().exp2();
+        }
+        let t8 = if (v7.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() - v7[1]) > 0.5 { v7[1].mul_add(v7[1], b).tanh().exp() } else { 0.5_f64.powi(2).ln_1p().abs() };
+        for i in 0..v7.len() {
+            acc1 += ((-v7.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.25).sin())).mul_add((1.5 + (t0 * 0.5).cos()).sqrt(), v7.iter().enumerate().map(|(k, q)| (q * 0.25) * k as f64).sum::<f64>() - (v7[i] * 0.25).tanh()) * 0.02).tanh();
+            acc1 = ((acc1 * 0.05).atan() + (((acc1 * 0.05).tanh() + a) * 0.5).tanh()).sin();
+        }
+        t8.tanh() - acc1 * 0.05 + (t0 * 0.5).tanh().sin() + c + a
+    }
+    check_p125(seed = 0xfb811221523ae006, inputs = 4, calls = [p97, p108], at = |p| (p[0], p[1], p[2], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p126(n: usize, xs: &[f64], b: f64, a: f64, c: f64) -> f64 {
+        let mut acc0 = ((a + n as f64) * 0.25).atan().powi(2);
+        for i in 0..1 {
+            let mut k1 = 0;
+            let r3 = loop {
+                let t2 = (2.0 + ((acc0 * 0.25).sin() * xs[xs.len() - 1 - i]).sin()).log2();
+                acc0 += (xs[k1] * c.tanh() * 0.5).tanh();
+                k1 += 1;
+                if (c.cos().exp_m1() > xs[2]) || k1 >= 2 { break a; }
+            };
+            if xs[i] > 0.3 {
+                if i == 1 {
+                    match n {
+                        0 => {
+                            if xs[n] - 0.6 < 0.1 {
+                                for j in 0..1 {
+                                    for l in 1..=3 {
+                                        let t4 = match l % 3 { 0 => r3, 1 => a, _ => xs[l] };
+                                        acc0 = (acc0 * 0.1 * (a.powi(3) * 0.5).sin()).atan();
+                                    }
+                                    acc0 = (1.5 + xs[1].powi(2).sin()).log(2.5 + xs[i].cos().cos());
+                                }
+                            } else if (acc0 * 0.1).sin() < 0.1 {
+                                let t5 = if r3.powi(2) < -0.2 { acc0 * 0.1 + a.cos() } else { (2.0 + ((xs[xs.len() - 1 - i] - xs[2]) * 0.5).atan().cos()).powi(-2) };
+                            } else {
+                                let mut acc6 = 0.0;
+                            }
+                        }
+                        1 => {
+                            let mut w7 = 0;
+                            while w7 < 1 {
+                                acc0 = 1.0_f64;
+                                w7 += 1;
+                            }
+                        }
+                        _ => {
+                            acc0 -= 0.3 * (a + b);
+                        }
+                    }
+                } else {
+                    for j in 0..xs.len() {
+                        acc0 += ((acc0 * 0.05).tanh() + (acc0 * 0.05).tanh()) * (b * xs.iter().map(|q| q * (acc0 * 0.05).sin()).sum::<f64>()) * 0.05;
+                        acc0 = ((acc0 * 0.05).sin() * ((1.0 + xs[j].powi(2)).sqrt() * 0.5).atan()).tanh();
+                    }
+                }
+            }
+            acc0 /= (1.0 + (xs[n] + a).powi(2));
+        }
+        for i in 1..=4 {
+            let mut acc8 = (c - 2.0).tanh();
+            acc8 = xs[n].sin().exp() / (1.0 + a.powi(2)) * 0.5;
+        }
+        let mut acc9 = 0.5;
+        let mut k10 = 0;
+        let r17 = loop {
+            for j in 0..xs.len() {
+                let t11 = a * c;
+                if b > (acc0 * 0.02).tanh() {
+                    match k10 % 3 {
+                        0 | 1 => {
+                            acc9 += b;
+                        }
+                        _ => {
+                            let t12 = xs.iter().map(|q| q * a).sum::<f64>().hypot(c);
+                        }
+                    }
+                } else if (c.mul_add(xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>(), xs[k10])) > 0.2 || xs[j] < 0.1 {
+                    let t11 = ((t11 + (acc0 * 0.02 * 0.5).powi(3)) * 0.5).sin();
+                } else {
+                    if t11 > 0.7 {
+                        let flag13 = (xs.iter().map(|q| (q * 0.25).sin()).sum::<f64>() * 0.5).powi(3) > 0.1;
+                    } else {
+                        match n {
+                            0 | 1 => {
+                                acc0 -= (0.5 * xs[0].tanh()).atanh().max(xs[j] - c) * 0.5;
+                            }
+                            _ => {
+                                if (acc9 * 0.02).atan() > 0.7 {
+                                    if 0.3_f64.powi(2).ln_1p() > 0.0 {
+                                        if (acc0 * 0.02).sin() < 0.7 {
+                                            let mut acc14 = ((c.atan2(1.5 + c.cos()) - (xs.iter().map(|q| q * q).sum::<f64>() + p107((xs[0] * (acc0 * 0.02).atan() * 0.5).sin()) * 0.5)) * 0.1).sin();
+                                        } else {
+                                            let t15 = b + c - (2.0 + (acc0 * 0.02).atan().cos()).recip();
+                                        }
+                                    } else {
+                                        let t16 = (acc0 * 0.02).tanh() / (2.0 + (0.5 * xs[3].tanh()).asin().cos());
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                acc0 = ((acc9 * 0.02).tanh() * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.6 * 0.1).tanh();
+            }
+            acc9 += (0.5 * f64::sin(n as f64).tanh()).asin() * 0.5;
+            k10 += 1;
+            if (c - (acc9 * 0.02).tanh() > -0.4) || k10 >= 4 { break b; }
+        };
+        0.25 * r17 + (acc9 * 0.02).tanh().sin() + acc0 * 0.02 - a
+    }
+    check_p126(seed = 0x9abb135e363dce98, inputs = 7, calls = [p107], at = |p| (3, &p[0..4], p[4], p[5], p[6]),
+        params = ["xs"] at [0, 1, 2, 3]);
+}
+
+program! {
+    #[differentiable]
+    fn p127(a: f64) -> f64 {
+        if a.tanh() < -0.4 {
+            return a;
+        }
+        let a = a - (0.6 + a);
+        let a = (a * 0.25).atan() + (a * 0.25).tanh() * 0.5;
+        let mut acc0 = (a.atan2(1.5 + a.cos()) / (2.0 + (a + a).cos()) * 0.5).atan();
+        for i in (0..1).rev() {
+            let flag1 = a.clamp(-0.75, 0.75) > 0.5;
+            let t2 = ((acc0 * 0.5).tanh() - 0.3) / (1.0 + (acc0 * 0.5).powi(2));
+            acc0 = ((acc0 * 0.5).sin() * a).sin();
+        }
+        0.2 * (acc0 * 0.5).sin() + 0.6 * a + 0.5 * (acc0 * 0.5)
+    }
+    check_p127(seed = 0x749db10ee5037325, inputs = 1, calls = [], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p128(n: usize, a: f64) -> f64 {
+        let t0 = a - a.cos() * (a - a);
+        if a < 0.3 {
+            let mut acc1 = 1.0;
+            for i in 0..n {
+                let a = a * (t0 * 0.25 - t0 * 0.25);
+                acc1 += (a * 0.1 * 0.5).tanh();
+            }
+            return a.tanh().atan2(1.5 + (a * 0.3).cos());
+        }
+        a.tanh()
+    }
+    check_p128(seed = 0x2c0a6164c9070d79, inputs = 1, calls = [], at = |p| (3, p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p129(xs: &[f64], a: f64) -> f64 {
+        let mut acc0 = xs[3];
+        for q1 in xs.iter() {
+            for j in 0..3 {
+                if (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().clamp(-0.75, 0.75)) > 0.7 {
+                    if (1.5 + xs[j].sin()).powf(0.9_f64.tanh()) < 0.3 || a < -0.4 {
+                        let a = a * (acc0 * 0.05).atan().powi(2);
+                    } else if a + 0.1 < 0.25 {
+                        let t3 = { let u2 = -(*q1 * *q1); xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() - a - u2 };
+                    } else {
+                        if *q1 > a {
+                            if j % 2 == 0 {
+                                let a = a - 0.25 * 0.3;
+                            }
+                        } else {
+                            let mut acc4 = (acc0 * 0.05).sin().mul_add(0.75, (acc0 * 0.05).tanh()) + (acc0 * 0.05).tanh();
+                        }
+                    }
+                } else {
+                    let t5 = (j as f64).tanh();
+                }
+                acc0 += (*q1 * (acc0 * 0.05).atan() + xs[xs.len() - 1 - j].powi(3)) * 0.25;
+            }
+            acc0 += ((1.5 + (xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) - (acc0 * 0.05).tanh()).sin()).powf(((acc0 * 0.05).sin() * (acc0 * 0.05)).tanh()) * 0.5).sin();
+        }
+        let mut w6 = 0;
+        while w6 < 3 && ((acc0 * 0.05).atan() > 0.25) {
+            for j in 1..=1 {
+                let t7 = (acc0 * 0.02).abs() - (a + a);
+                acc0 = ((acc0 * 0.02).atan() / (1.0 + xs[xs.len() - 1 - j] * xs[xs.len() - 1 - j])).tanh().cosh();
+            }
+            acc0 += (acc0 * 0.02).tanh();
+            w6 += 1;
+        }
+        1.0 * (acc0 * 0.02)
+    }
+    check_p129(seed = 0x47bdc8f8476dccbb, inputs = 5, calls = [], at = |p| (&p[0..4], p[4]));
+}
+
+program! {
+    #[differentiable]
+    fn p130(xs: &[f64], b: f64, a: f64) -> f64 {
+        let mut acc0 = (a / (1.0 + b * b) * b.tanh() * 0.5).sin();
+        acc0 += -xs[0];
+        let flag1 = xs[0] > 0.25;
+        let t3 = { let u2 = -b.clamp(-0.75, 0.75); 0.1 * (acc0 - b) };
+        let mut v4 = vec![0.0; 4];
+        for i in 0..v4.len() {
+            v4[i] = (acc0 * 0.25 + xs[i] / (2.0 + xs[i].cos())) * 0.5;
+            if i > 0 {
+                v4[i] += v4[i - 1] * ((i as f64).sin().exp() * 0.25).atan();
+            }
+        }
+        match (t3.mul_add(acc0, (v4.iter().enumerate().map(|(k, q)| (q * 0.1) * k as f64).sum::<f64>() * 0.5).tanh()).abs() * 2.0) as usize % 3 {
+            0 => {
+                let mut acc5 = 1.0;
+                let t6 = acc0;
+            }
+            1 => {
+                let t7 = if (1.0 + acc0.powi(2)).ln() > t3 { t3.hypot(-(v4[3] * 0.1).sin()) } else { xs[0].cos().asinh() };
+            }
+            _ => {
+                if (p115(((v4.iter().map(|q| (q * 0.1) * acc0).sum::<f64>() * 0.05).powi(2) * 0.25).sin(), 0.5 * b, xs[3]) * 0.25).sin() > 0.0 {
+                    let t8 = acc0;
+                } else {
+                    let mut w9 = 0;
+                    while w9 < 2 {
+                        if w9 % 3 == 1 {
+                            if (w9 as f64) > a {
+                                if w9 == 0 {
+                                    if v4.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.1).sin()).asinh() > b {
+                                        let t10 = if w9 % 2 == 0 { f64::max(t3.tanh(), (1.0 + xs.iter().map(|q| q * (acc0 * 0.25).sin()).sum::<f64>().powi(2)).cbrt()) } else { xs[w9] };
+                                    } else {
+                                        if w9 == 1 {
+                                            let t11: f64 = f64::min(b, t3) * (0.1 * (acc0 * 0.25).sin()) + -(xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() - (v4[1] * 0.1).atan());
+                                        } else {
+                                            acc0 = (xs[w9] - (p100(((xs[2] - xs[0]) * 0.5).tanh(), (xs.iter().map(|q| q * (acc0 * 0.25).sin()).sum::<f64>() * 0.25).tanh(), 3, (-(acc0 * 0.25) * 0.5).atan()) * 0.5).tanh()).atan();
+                                        }
+                                    }
+                                }
+                            } else {
+                                v4[w9] += (f64::min(acc0 * 0.25, 1.0_f64.powi(2).ln_1p()) * 0.5).tanh();
+                            }
+                        } else {
+                            for j in 1..=1 {
+                                let t12 = xs.iter().map(|q| (q * 0.5).sin()).sum::<f64>() * b;
+                                acc0 = ((acc0 * 0.1).tanh() + xs[3]).sin();
+                            }
+                        }
+                        acc0 += ((w9 as f64).sin() / (1.5 + (w9 as f64).hypot(v4.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.05).sin())).tanh()) * 0.25).sin();
+                        w9 += 1;
+                    }
+                }
+            }
+        }
+        t3.sin() + (acc0 * 0.1).atan()
+    }
+    check_p130(seed = 0x4ac02a46c59adc16, inputs = 6, calls = [p100, p115], at = |p| (&p[0..4], p[4], p[5]));
+}
+
+program! {
+    #[differentiable]
+    fn p131(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = (v.dot(x) * 0.3).mean().unwrap();
+        let mut t2 = &((s) - v) / &((t1) - v).mapv(|q| q * q + 1.0);
+        if n % 2 == 0 {
+            t2 = (v - v).sin();
+        }
+        let t3 = (t1) + (x.sum() * 0.1) * 0.5;
+        t3 + t2.dot(&t2) * 0.1 + t1
+    }
+    check_p131(seed = 0xac10f75efa924708, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+#[differentiable]
+fn p132_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.25).sin();
+    }
+    acc * -0.5 + v[0] * v[v.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p132(a: f64, b: f64, xs: &[f64]) -> f64 {
+        let t1 = p132_h0(&xs[..2], a * 1.5).sin();
+        let t2 = p132_h0(xs, t1.tanh()).sin();
+        let s3 = &xs[2..];
+        let t4 = (s3[0] * b * 0.3 + s3[1]).sin() + s3[s3.len() - 1] * 0.3;
+        let t5 = p132_h0(s3, t2.tanh()).sin();
+        let t6 = p132_h0(&xs[3..], b);
+        let t7 = p132_h0(&xs[4..=6], t1.tanh() * 0.5).sin();
+        let t8 = p132_h0(&xs[3..5], t5.tanh() * 0.3);
+        t8 + t7 + t6 + t5 + t4 + a * 0.3
+    }
+    check_p132(seed = 0xcb509556beac3ac6, inputs = 9, calls = [], at = |p| (p[0], p[1], &p[2..9]));
+}
+
+program! {
+    #[differentiable]
+    fn p133(b: f64, a: f64, n: usize) -> f64 {
+        let mut acc0 = 0.5;
+        let mut w1 = 0;
+        while w1 < 1 {
+            let mut k2 = 0;
+            let r8 = loop {
+                let mut acc3 = 0.5;
+                if a < 0.3 {
+                    if k2 == 2 {
+                        for l in 0..3 {
+                            let t4 = (b.abs() * (0.25 * b)).tanh();
+                            acc3 += (f64::sin((1.5 + t4.sin()).powf(b.tanh())) * 0.5).tanh();
+                        }
+                    } else {
+                        let t5 = match w1 % 3 { 0 | 1 => (1.5 + (p127(((b - b) * 0.5).sin()) * 0.5).sin()).powf((a * 0.1).tanh()), _ => (b.mul_add(1.25, (p127((acc3 * 0.05).sin()) * 0.5).sin().max(a)) * 0.5).atan() };
+                    }
+                } else if 0.1_f64.hypot(b) < 0.25 {
+                    let t6 = match k2 % 3 { 0 | 1 => (k2 as f64).cos().hypot(0.25), _ => (1.25 * (acc3 * 0.05 - a) * 0.5).sin() };
+                } else {
+                    let t7 = a;
+                }
+                acc3 = a;
+                k2 += 1;
+                if (a - b > -0.4) || k2 >= 4 { break b * (0.2 / (2.0 + (w1 as f64).cos())); }
+            };
+            match w1 {
+                0 => {
+                    for j in 0..4 {
+                        let t9: f64 = r8 * -a;
+                        acc0 += ((a + a).cos().exp() * 0.5).atan();
+                    }
+                }
+                _ => {
+                    let t10: f64 = (1.0 + (0.6 * w1 as f64).sin().exp2().powi(2)).ln();
+                }
+            }
+            acc0 /= (1.0 + a.sin().exp_m1().powi(2));
+            w1 += 1;
+        }
+        let t11 = (-a * b).tanh();
+        let t12 = t11;
+        let t13: f64 = 0.75;
+        let t13 = t13 * (t12 * n as f64);
+        (t13 * 0.25).tanh() + 0.75 * t12 - t11.tanh() + 2.0 * (acc0 * 0.02).sin() + a
+    }
+    check_p133(seed = 0xe7ec84f4cde15664, inputs = 2, calls = [p127], at = |p| (p[0], p[1], 1));
+}
+
+#[differentiable]
+fn p134_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 1.5
+}
+#[differentiable]
+fn p134_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.75;
+    t + p134_h0(&v[1..], s * 0.6) + p134_h0(v, s).cos()
+}
+#[differentiable]
+fn p134_h2(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).sin() * 0.25;
+    }
+    y[0] * 0.5
+}
+#[differentiable]
+fn p134_h3(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 1.5 + (y[i] * s).tanh() * 0.25;
+    }
+}
+#[differentiable]
+fn p134_h4(y: &mut [f64], x: &[f64], s: f64) {
+    p134_h3(y, s);
+    let _ = p134_h2(s * 0.5, &x[1..], y);
+}
+program! {
+    #[differentiable]
+    fn p134(a: f64, xs: &[f64], w: [f64; 3], b: f64) -> f64 {
+        let t1 = p134_h1(&xs[4..], a).sin();
+        let mut buf2 = vec![0.0; 3];
+        for i in 0..3 {
+            buf2[i] = xs[i + 4] * w[0] * 0.3;
+        }
+        let t3 = p134_h2(b, &xs[4..=4], &mut buf2).tanh();
+        let t4 = buf2[0] + buf2[2] * 0.3;
+        let t5 = p134_h1(&xs[..], t4.tanh());
+        let mut arr6 = [-0.5_f64; 3];
+        arr6[1] = t3.tanh();
+        arr6[2] = xs[5] * 0.3;
+        let t7 = arr6[2] * arr6[2];
+        let mut buf8 = vec![0.0; 2];
+        for i in 0..2 {
+            buf8[i] = xs[i + 4] * t3.tanh();
+        }
+        p134_h4(&mut buf8, &xs[2..5], b);
+        let t9 = buf8[0] + buf8[1] * 0.6;
+        let t10 = p134_h1(&buf2, w[0] * 0.75);
+        let t11 = p134_h1(&xs[3..], w[0] * -0.5).sin();
+        t11 + t10 + t9 + t7 + t5 + w[1] * 0.5 + a * 0.3
+    }
+    check_p134(seed = 0xd1ab28deda9abb79, inputs = 12, calls = [], at = |p| (p[0], &p[1..8], <[f64; 3]>::try_from(&p[8..11]).unwrap(), p[11]));
+}
+
+program! {
+    #[differentiable]
+    fn p135(b: f64, a: f64) -> f64 {
+        let mut acc0 = -b.atan();
+        let mut k1 = 0;
+        loop {
+            let t2 = match k1 { 0 => a, _ => acc0 * 0.25 };
+            acc0 /= (2.0 + t2.cos());
+            k1 += 1;
+            if (a < 0.1) || k1 >= 2 { break; }
+        }
+        let mut k3 = 0;
+        loop {
+            if 1.0 - 1.0 < 0.5 {
+                acc0 = ((acc0 * 0.1).sin() * (acc0 * 0.1).sin().atan2(1.5 + (acc0 * 0.1).tanh().cos())).tanh();
+                let t4: f64 = (acc0 * 0.1).tanh();
+            } else {
+                let t5 = f64::min((1.0 + a.powi(2)).sqrt().sin().exp2(), a);
+            }
+            acc0 *= b.atan().tanh();
+            k3 += 1;
+            if (b > 0.7) || k3 >= 3 { break; }
+        }
+        for i in 0..1 {
+            for j in 0..3 {
+                acc0 *= 0.8 + 0.2 * (b - b).sin();
+                acc0 *= (1.0 + (i as f64).powi(2)).ln().tanh();
+            }
+            acc0 = a - b;
+        }
+        a
+    }
+    check_p135(seed = 0x4c7991e769578dcc, inputs = 2, calls = [], at = |p| (p[0], p[1]),
+        params = ["b"] at [0]);
+}
+
+program! {
+    #[differentiable]
+    fn p136(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = &((x * x).mapv(f64::tanh)) + x;
+        let t2 = v.to_owned();
+        let t3 = v / &(v + &t2).mapv(|q| q * q + 1.0);
+        let mut t4 = x - &(&t1 + &t1);
+        for _ in 0..n {
+            t4 = (&t4 * (v[2])).mapv(f64::sin) + &t4 * 0.5;
+        }
+        let t5 = t2.sum().sin();
+        t5 + t4.sum() * 0.2 + t3.dot(&t3) * 0.1
+    }
+    check_p136(seed = 0x73a61162cfbff873, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2),
+        params = ["v"] at [9, 10, 11]);
+}
+
+program! {
+    #[differentiable]
+    fn p137(a: f64) -> f64 {
+        let mut acc0 = 1.0;
+        if a > 0.25 && a < 0.3 {
+            let a = a * (a / (1.0 + a * a));
+            let t1 = ((a * 0.25).sin() / (1.5 + (a * 0.25).sin().tanh())).sin().cos();
+        } else {
+            let a = a * (a + a);
+        }
+        a
+    }
+    check_p137(seed = 0xefdfb3f76e8670d7, inputs = 1, calls = [], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p138(b: f64, a: f64) -> f64 {
+        let mut v0 = vec![0.0; 2];
+        for i in 0..v0.len() {
+            v0[i] = (b.hypot(a - b) * 0.5).tanh();
+            if i > 0 {
+                v0[i] += v0[i - 1] * ((1.5 + a.sin()).powf(a.tanh()) * 0.25).atan();
+            }
+        }
+        let mut v1 = vec![0.0; v0.len()];
+        for i in 0..v1.len() {
+            v1[i] = (((v0[v0.len() - 1 - i] * 0.5).atan() + (1.5 + (v0[i] * 0.5).atan().cos()).sqrt()) * 0.5).atan();
+        }
+        let mut acc2 = f64::atan((1.5 + (v0[1] * 0.5).atan().sin()).powf(b.tanh()));
+        for i in (0..6).step_by(2) {
+            if (acc2 * 0.25).tanh() < -0.4 {
+                return (1.0 + ((v1[(i + 1) % 2] * 0.25).atan() * (acc2 * 0.25).atan()).powi(2)).ln();
+            }
+            if v0.iter().map(|q| (q * 0.1).cos()).product::<f64>() - b > 0.0 {
+                let mut k3 = 0;
+                let r5 = loop {
+                    let t4 = a.mul_add((v0[i % v0.len()] * 0.05).sin(), v0.iter().map(|q| (q * 0.05) * (q * 0.05)).sum::<f64>()).sin().exp_m1();
+                    v1[0] = 0.25 * (i as f64 + (v1[i % v1.len()] * 0.05).atan()) * 0.5;
+                    k3 += 1;
+                    if (a.powi(3) > v0.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.05).sin())) || k3 >= 5 { break (b * 0.6).atan2(1.5 + (v1[k3 % v1.len()] * 0.05 - 0.9).cos()); }
+                };
+            } else if -v0.iter().map(|q| (q * 0.05) * (acc2 * 0.05).sin()).sum::<f64>() > 0.1 || (acc2 * 0.05).atan() < 0.1 {
+                let t6 = if (2.0 + a.cos()).recip() < 0.7 { b } else { b.sin().tanh() };
+            } else {
+                v1[i % 2] -= 0.1 * v0.iter().enumerate().map(|(k, q)| (q * 0.05) * k as f64).sum::<f64>();
+            }
+            acc2 *= a.powi(3).cos();
+        }
+        (acc2 * 0.02).atan().cos()
+    }
+    check_p138(seed = 0xd5fbafd940b694b1, inputs = 2, calls = [], at = |p| (p[0], p[1]));
+}
+
+#[differentiable]
+fn p139_h0(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).sin();
+    r[1] = v[1] * -0.5;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+#[differentiable]
+fn p139_h1(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + -0.5).tanh();
+    }
+    acc * 0.75 + v[0] * v[v.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p139(a: f64, w: [f64; 3], xs: &[f64]) -> f64 {
+        let arr1 = p139_h0(&xs[0..], a);
+        let t2 = arr1[2] * arr1[2];
+        let t3 = p139_h1(&xs[4..6], a).sin();
+        let s4 = &xs[3..];
+        let t5 = (s4[3] * a + s4[0]).sin() + s4[s4.len() - 1] * 1.5;
+        t5 + t3 + t2 + w[1] * 0.5 + a * 0.3
+    }
+    check_p139(seed = 0xee76f0c3a5a44057, inputs = 11, calls = [], at = |p| (p[0], <[f64; 3]>::try_from(&p[1..4]).unwrap(), &p[4..11]));
 }
 
 program! {
@@ -4000,1000 +4183,1249 @@ program! {
         let t1 = (a + xs[3]).tanh();
         let mut acc = 0.0;
         let mut extra = 0.0;
-        for i in 0..xs.len() - 1 {
-            extra = extra + ((((xs[i]).tanh()).sin()).cos() * xs[i]).tanh() - (((xs[i] + xs[i]).mul_add(0.5, xs[i + 1])).sin()).tanh();
-            if xs[i + 1] - xs[i] + t1 < -0.48 {
-                acc -= (xs[i + 1]).tanh();
-                let mut t2 = 0.0;
-                for j in 0..2 {
-                    t2 += ((a).sin() * (j as f64 + 0.5)).sin();
-                }
+        for i in 0..xs.len() {
+            if (a).sin() < 0.26 {
+                continue;
             }
-            if ((((xs[i + 1]) * 0.5).exp()) * 0.5).exp() < 0.31 {
-                if (1.0 + (xs[i] - t1) * (xs[i] - t1)).ln() > 0.37 {
-                    acc += (xs[i + 1]).tanh();
-                    acc = acc + ((t1).sin() - (1.0 + (xs[i + 1]) * (xs[i + 1])).ln()).tanh() - ((t1).sin()).tanh();
-                }
-            }
-            acc += ((xs[i + 1]).mul_add(0.5, a) + ((1.0 + (xs[i]) * (xs[i])).ln()).mul_add(0.5, 0.32_f64)).tanh();
-        }
-        let r = acc;
-        r
-    }
-    check_p140(seed = 0xc406fa8a2e0a293f, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-program! {
-    #[differentiable]
-    fn p141(xs: &[f64], a: f64, c: f64, b: f64) -> f64 {
-        let mut acc0 = xs[3].abs().sin();
-        let mut w1 = 0;
-        while w1 < 1 {
-            acc0 = b.tanh().exp_m1();
-            let t2 = -b * 1.0;
-            if w1 == 1 {
-                for j in 0..xs.len() {
-                    let mut k3 = 0;
-                    let r5 = loop {
-                        let t4 = if t2 * a < 0.25 { (xs[j] / (1.0 + (acc0 * 0.02).powi(2))).mul_add((acc0 * 0.02).atan() * 0.25, xs[w1].atan()) } else { 0.6_f64.powi(2).ln_1p() };
-                        acc0 += (t4 * 0.5).atan();
-                        k3 += 1;
-                        if (xs.iter().map(|q| q * b).sum::<f64>() * t2 < 0.1) || k3 >= 4 { break xs.iter().map(|q| q.cos()).product::<f64>().powi(2).to_radians(); }
-                    };
-                    acc0 = 0.2_f64;
-                }
-            }
-            w1 += 1;
-        }
-        let t6: f64 = c * xs[1] - (xs.iter().map(|q| (q * 1.25).sin()).sum::<f64>() - xs[3]);
-        let t6 = (t6 * 0.25).atan() - xs[2].powi(2);
-        for i in 1..=3 {
-            let t7 = c.tanh().powi(3);
-            acc0 /= (1.0 + p134(b.atan2(1.5 + b.cos()), ((xs.iter().map(|q| q * q).sum::<f64>() + p134((xs[0] * (acc0 * 0.02).atan() * 0.5).sin(), f64::tanh(b), ((acc0 * 0.02 + xs[3]) * 0.25).sin())) * 0.1).atan(), ((xs[2] + b) * 0.5).atan()).tanh().powi(2));
-        }
-        acc0 += xs[0].to_radians() * ((acc0 * 0.02).atan() / (1.5 + xs[2].tanh()));
-        (t6 * 0.25).sin() + 0.2 * (acc0 * 0.02).tanh() + 0.25 * b
-    }
-    check_p141(seed = 0x9925d97f3254f04b, inputs = 7, calls = [p134], at = |p| (&p[0..4], p[4], p[5], p[6]));
-}
-
-program! {
-    #[differentiable]
-    fn p142(a: f64, b: f64, c: f64, n: usize) -> f64 {
-        let mut acc0 = 0.0;
-        if n == 1 {
-            let t1 = c + b;
-            let mut acc2 = (c.hypot(b - 1.0) * 0.5).tanh();
-        } else {
-            match n {
-                0 => {
-                    let t3 = if a.cos() < -0.2 { (n as f64 + 0.3) * (a * n as f64) } else { b };
-                }
-                _ => {
-                    let t4 = if n % 3 == 1 { f64::atan(c / (2.0 + 1.5_f64.cos())) } else { (c + b) * 0.2 };
-                }
-            }
-        }
-        if c.asinh() < 0.3 {
-            return b;
-        }
-        c.cos() - a
-    }
-    check_p142(seed = 0xa23f9c72addaf5cd, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p143(a: f64, n: usize, b: f64) -> f64 {
-        let mut acc0 = ((b + n as f64) * 0.25_f64.mul_add(b, a) * 0.25).tanh();
-        let mut k1 = 0;
-        loop {
-            acc0 /= (1.0 + ((acc0 * 0.25).atan() - (acc0 * 0.25).tanh()).powi(2));
-            let t2 = if n < 1 { p142(a.abs(), (n as f64).sin(), a.tanh(), 1).sin().cos().exp2() } else { b * b * (1.0 + 1.5_f64.powi(2)).ln() };
-            acc0 += (f64::atan(1.5 - 1.25) * 0.5).atan();
-            k1 += 1;
-            if (b.sin().exp() < 0.3) || k1 >= 3 { break; }
-        }
-        if n % 2 == 0 {
-            let mut k3 = 0;
-            loop {
-                let t4 = (acc0 * 0.1).atan().powi(3);
-                acc0 /= (2.0 + (t4 * 0.5).tanh().sin().exp_m1().cos());
-                k3 += 1;
-                if (-a < 0.25) || k3 >= 3 { break; }
-            }
-            let mut w5 = 0;
-            while w5 < 2 {
-                for j in 0..4 {
-                    if a > 0.0 {
-                        match n {
-                            0 | 1 => {
-                                acc0 /= (2.0 + (b / (1.0 + (acc0 * 0.05).sin().powi(2))).cos());
-                            }
-                            _ => {
-                                acc0 *= ((p100((acc0 * 0.05 * (acc0 * 0.05).atan() * 0.25).atan(), ((1.25 - acc0 * 0.05) * 0.25).atan(), a) * 0.5).atan() * a).cos();
-                            }
-                        }
-                    } else {
-                        if f64::cos(b) > (acc0 * 0.02).sin() {
-                            if j % 2 == 0 {
-                                if b + a < 0.7 {
-                                    if 0.6 + a < -0.4 {
-                                        if j + n < 4 {
-                                            for l in 0..1 {
-                                                let t6 = if a > 0.25 || (w5 as f64) < -0.1 { b.atan() + (b + b) } else { (0.5 * (acc0 * 0.02)).sin() };
-                                                acc0 -= a.mul_add((acc0 * 0.02).tanh() / (1.0 + b * b), f64::max(t6 * 0.5, a)) * 0.25;
-                                            }
-                                        } else {
-                                            let t7 = b - (acc0 * 0.02).tanh();
-                                        }
-                                    } else if (acc0 * 0.02).asinh() > 0.5 {
-                                        if n == 2 {
-                                            let t8 = acc0 * 0.02 / (1.0 + b.powi(2));
-                                        }
-                                    }
-                                } else {
-                                    for l in 0..1 {
-                                        let t9 = b.powi(2).ln_1p();
-                                        acc0 -= (1.5 * f64::min((acc0 * 0.01).sin(), b) * 0.5).atan();
-                                    }
-                                }
-                            } else if n + j < 3 {
-                                for l in 0..2 {
-                                    let t11 = { let u10 = -a.clamp(-0.75, 0.75); ((acc0 * 0.01).atan() + b) * 1.0 };
-                                    acc0 -= ((acc0 * 0.01).tanh() * w5 as f64 + 0.75_f64.powi(2).ln_1p()) * 0.5;
-                                }
-                            }
-                        }
-                    }
-                    acc0 = (acc0 * 0.01 + (acc0 * 0.01).atan()).sin();
-                }
-                acc0 += ((0.1_f64 * 0.25).mul_add(a * a, a) * 0.5).atan();
-                w5 += 1;
-            }
-        } else if n < 1 {
-            acc0 += ((n as f64 * (acc0 * 0.01).tanh() * 0.5).powi(2) * 0.1).sin();
-            let t12 = b.powi(2).powi(3);
-        } else {
-            let mut w13 = 0;
-            while w13 < 1 {
-                if (w13 as f64 - 0.3) < -0.1 {
-                    if (acc0 * 0.01).sin() * a < 0.1 {
-                        for j in 0..3 {
-                            let t14 = (acc0 * 0.01).sin();
-                            acc0 = (1.0 * (acc0 * 0.01).tanh()).sin().exp();
-                        }
-                    }
-                } else if 1.25 > (acc0 * 0.01).tanh() {
-                    acc0 = (2.0 + 1.25_f64.sin().sin()).log2();
-                } else {
-                    if n + n < 3 {
-                        acc0 += ((acc0 * 0.01).atan().sin().hypot(-(n as f64)) * 0.25).sin();
-                    } else if n < 1 {
-                        let mut acc15 = (acc0 * 0.01).atan();
-                    }
-                }
-                acc0 += (acc0 * 0.01).sin();
-                w13 += 1;
-            }
-        }
-        (acc0 * 0.01).sin().sin()
-    }
-    check_p143(seed = 0x278e5683e17f9f04, inputs = 2, calls = [p100, p142], at = |p| (p[0], 2, p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p144(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = (s) + (s) * 0.5;
-        let mut t2 = ((x.sum() * 0.1) * (v.mean().unwrap())).tanh();
-        if n % 2 == 0 {
-            t2 = (x.sum_axis(Axis(0)) * 0.3).dot(&(x.dot(v) * 0.3)) * 0.3;
-        }
-        let t3 = v.to_owned();
-        t3.dot(&t3) * 0.1 + t2 + t1
-    }
-    check_p144(seed = 0x72701269d38fb6e4, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2),
-        params = ["s"] at [12]);
-}
-
-program! {
-    #[differentiable]
-    fn p145(a: f64, b: f64) -> f64 {
-        let mut acc0 = 1.0;
-        let mut w1 = 0;
-        while w1 < 1 {
-            let t2 = if (p130(b.sin(), (b - a) * 0.5, (1.5 + a.cos()).sqrt()) * 0.5).atan() - b > 0.0 { a - b.powi(2).ln_1p() } else { b * b * 0.3 };
-            acc0 *= (w1 as f64 * t2).tanh();
-            w1 += 1;
-        }
-        acc0 = (acc0 * 0.25 + (acc0 * 0.25).sin().tanh().cosh()).sin();
-        if a / (1.0 + 0.5_f64.powi(2)) < -0.4 {
-            let t3 = ((acc0 * 0.25).atan() * 1.5).powi(2);
-            match ((0.75 * a).abs() * 2.0) as usize % 3 {
-                0 => {
-                    acc0 += ((acc0 * 0.25).min(0.25).mul_add((t3 * 0.5).atan() / (1.0 + 0.75_f64.powi(2)), p128(3, (1.0 + a.powi(2)).ln()).cos()) * 0.1).sin();
-                }
-                1 => {
-                    let t4 = if b.hypot(2.0) < 0.7 { (t3 * 0.5).sin().atan2(1.5 + (t3 * 0.5).tanh().cos()) + (acc0 * 0.25).tanh().mul_add(0.9, b) } else { a / (1.0 + a * a) / (1.0 + (1.0_f64 * 2.0).powi(2)) };
-                }
-                _ => {
-                    let mut acc5 = 1.0;
-                }
-            }
-        } else if a.sin() > 0.3 {
-            let mut acc6 = 0.5;
-            let mut acc7 = 1.0;
-        }
-        let mut k8 = 0;
-        loop {
-            let t9 = f64::cos(a - b).atan();
-            acc0 -= ((acc0 * 0.1).sin().tanh() * 0.5).atan();
-            k8 += 1;
-            if (0.3 * t9 > (acc0 * 0.1).tanh()) || k8 >= 2 { break; }
-        }
-        acc0 * 0.1
-    }
-    check_p145(seed = 0x03b4a37b5ac5340f, inputs = 2, calls = [p128, p130], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p146(n: usize, c: f64, xs: &[f64], b: f64, d: f64, a: f64) -> f64 {
-        let mut acc0 = ((xs.iter().map(|q| q * c).sum::<f64>() / (1.0 + (n as f64).powi(2))).hypot(d) * 0.1).sin();
-        for i in 0..2 {
-            acc0 += ((1.5 + p142(((b + xs[n]) * 0.5).tanh(), xs[xs.len() - 1 - i], (b - d) * 0.5, 1).sin()).powf(p142(c, xs[1], ((c + xs[xs.len() - 1 - i]) * 0.5).atan(), 1).mul_add(b, xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())).tanh()) * 0.5).tanh();
-            let mut k1 = 0;
-            loop {
-                let t2 = match k1 { 0 => (((acc0 * 0.05).tanh().atan() + (2.0 + xs[i].sin()).cbrt()) * 0.5).tanh(), 1 => b, _ => f64::atan(d - (acc0 * 0.05).tanh()) };
-                acc0 -= ((1.5 + d.sin()).log(2.5 + c.cos()).powi(2).ln_1p() * 0.5).tanh();
-                k1 += 1;
-                if ((acc0 * 0.05).atan() / (1.5 + xs.iter().map(|q| q * q).sum::<f64>().tanh()) > t2 && b < -0.2) || k1 >= 4 { break; }
-            }
-        }
-        let t3 = if n == 0 { (0.9_f64.tanh().exp_m1() * 0.5).atan().powi(3) } else { (acc0 * 0.05).sin().to_radians() };
-        if f64::min(a, 2.0) > 0.5 || xs[n] < -0.2 {
-            let mut c = c;
-        } else {
-            let acc0 = acc0 * 0.05 + b.atan();
-        }
-        t3 * 0.5 + 0.6 * (acc0 * 0.05) + 0.3 * a
-    }
-    check_p146(seed = 0x93da4344af6fbba2, inputs = 8, calls = [p142], at = |p| (3, p[0], &p[1..5], p[5], p[6], p[7]));
-}
-
-program! {
-    #[differentiable]
-    fn p147(d: f64, a: f64, c: f64, b: f64) -> f64 {
-        let mut acc0 = 0.5;
-        for i in 0..3 {
-            let mut w1 = 0;
-            while w1 < 1 && (b * 0.3 > a && (i as f64) < 0.25) {
-                for l in 1..=2 {
-                    acc0 -= (d.powi(2).hypot(a * b) * 0.25).sin();
-                }
-                acc0 += ((acc0 * 0.05).tanh() * w1 as f64 / (2.0 + (c * d).cos()) * 0.5).tanh();
-                w1 += 1;
-            }
-            acc0 = (i as f64 - 0.75).tanh();
-        }
-        let b = b + b.tanh();
-        let flag2 = -p134((d.hypot(a) * 0.5).atan(), (acc0 * 0.05 * (acc0 * 0.05) * 0.1).tanh(), (0.6_f64.mul_add(b * 0.5, a) * 0.5).atan()) > 0.0;
-        let mut c = c;
-        let t3 = c - a;
-        let t4 = t3.min(acc0 * 0.05) * 1.25 * (1.0 + (1.5 + 0.3_f64.cos()).sqrt().powi(2)).sqrt();
-        for i in (0..4).step_by(2) {
-            if i > 3 {
-                let t4 = (t4 * 0.25).tanh() * ((t4 * 0.25).atan() - t3);
-            } else if i % 3 == 1 {
-                let t5 = d.tanh().cosh().powi(3);
-            } else {
-                for j in 0..1 {
-                    c -= ((b * 0.5).tanh() - (c * 0.1).atan()).cos() * 0.5;
-                    acc0 -= ((acc0 * 0.05).tanh() * d).atan() * 0.5;
-                }
-            }
-            acc0 = (2.0 + (a.cos().exp() * 0.5).cos()).powi(-2);
-        }
-        0.5 * (t4 * 0.25) + t3 + 0.2 * (c * 0.1).tanh() - 0.25 * (acc0 * 0.05) - 0.9 * d
-    }
-    check_p147(seed = 0x4f5e38ed2c59f75f, inputs = 4, calls = [p134], at = |p| (p[0], p[1], p[2], p[3]));
-}
-
-#[differentiable]
-fn p148_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 1.5
-}
-#[differentiable]
-fn p148_h1(y: &mut [f64], s: f64) -> f64 {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.5).tanh();
-    }
-    y[0] = (y[0] * 0.25 + s).sin();
-    y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p148_h2(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).sin() * 0.5;
-    }
-}
-#[differentiable]
-fn p148_h3(y: &mut [f64], x: &[f64], s: f64) {
-    let _ = p148_h1(y, s);
-    p148_h2(s * 0.3, &x[1..], y);
-}
-program! {
-    #[differentiable]
-    fn p148(xs: &[f64], a: f64) -> f64 {
-        let t1 = p148_h0(xs, a * 0.75).sin();
-        let s2 = &xs[..];
-        let t3 = (s2[4] * t1.tanh() + s2[4]).sin() + s2[s2.len() - 1] * 0.25;
-        let s4 = &xs[3..];
-        let t5 = (s4[0] * a + s4[2]).sin() + s4[s4.len() - 1] * 0.5;
-        let mut buf6 = vec![0.0; 4];
-        for i in 0..4 {
-            buf6[i] = xs[i + 1] * a;
-        }
-        p148_h3(&mut buf6, &xs[..6], t5);
-        let t7 = p148_h1(&mut buf6, t5).tanh();
-        let t8 = buf6[0] + buf6[3] * 0.75;
-        let t9 = p148_h0(&s2[5..7], t1.tanh());
-        let mut arr10 = [0.25_f64; 3];
-        arr10[1] = t3 * 0.3;
-        arr10[2] = xs[3] * 0.25;
-        let t11 = arr10[1] * arr10[1];
-        t11 + t9 + t8 + t7 + t5 + a * 0.3
-    }
-    check_p148(seed = 0xadb887ab29e2437b, inputs = 8, calls = [], at = |p| (&p[0..7], p[7]));
-}
-
-program! {
-    #[differentiable]
-    fn p149(b: f64, c: f64, a: f64) -> f64 {
-        let t0 = match (0.6_f64.tanh().abs() * 2.0) as usize % 3 { 0 | 1 => (2.0 / (1.0 + (2.0 * b).powi(2)) * 0.5).tanh(), _ => c * c };
-        let mut acc1 = 1.0;
-        let mut k2 = 0;
-        loop {
-            acc1 += (t0.max(b) * (b + a) * 0.1).tanh();
-            acc1 *= (a + k2 as f64).cos();
-            k2 += 1;
-            if (c - c > b) || k2 >= 3 { break; }
-        }
-        let t3: f64 = 1.25 * t0;
-        (t3 * 0.5).atan().tanh() + 0.3 * (acc1 * 0.1).sin() - 0.75 * t0 + 0.5 * b
-    }
-    check_p149(seed = 0xc4346d86363cf42b, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]));
-}
-
-#[differentiable]
-fn p150_h0(y: &mut [f64], s: f64) -> f64 {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.6 + (y[i] * s).tanh() * 0.25;
-    }
-    y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p150_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).sin() * 0.6;
-    }
-}
-#[differentiable]
-fn p150_h2(y: &mut [f64], x: &[f64], s: f64) {
-    let _ = p150_h0(y, s);
-    p150_h1(s * 0.75, &x[1..], y);
-}
-#[differentiable]
-fn p150_h3(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 1.5
-}
-program! {
-    #[differentiable]
-    fn p150(xs: &[f64], ys: &mut [f64], a: f64, w: [f64; 3]) -> f64 {
-        let mut buf1 = vec![0.0; 4];
-        for i in 0..4 {
-            buf1[i] = xs[i + 3] * w[2];
-        }
-        p150_h2(&mut buf1, &xs[..4], w[2]);
-        for _ in 0..3 {
-            p150_h2(&mut buf1, xs, a);
-        }
-        p150_h2(&mut buf1, &xs[1..8], w[0]);
-        let t2 = buf1[0] + buf1[3] * -0.5;
-        let t3 = p150_h3(xs, w[2] * 0.6);
-        p150_h2(ys, &xs[..6], t3);
-        let t4 = ys[2] * 0.3;
-        let s5 = &xs[..];
-        let t6 = (s5[5] * a + s5[4]).sin() + s5[s5.len() - 1] * 0.25;
-        let mut arr7 = [0.75_f64; 3];
-        arr7[0] = w[2] * 0.25;
-        arr7[1] = xs[1] * 0.25;
-        arr7[2] = (t6 * 1.5).sin();
-        let t8 = arr7[0] * arr7[0];
-        t8 + t6 + t4 + t3 + t2 + ys[2] + w[1] * 0.5 + a * 0.3
-    }
-    check_p150(seed = 0xf50869547fbcd9d7, inputs = 15, calls = [], at = |p| (&p[0..8], &mut p[8..11].to_vec(), p[11], <[f64; 3]>::try_from(&p[12..15]).unwrap()),
-        params = ["w", "xs"] at [12, 13, 14, 0, 1, 2, 3, 4, 5, 6, 7]);
-}
-
-#[differentiable]
-fn p151_h0(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.25 + (y[i] * s).cos() * 0.25;
-    }
-}
-#[differentiable]
-fn p151_h1(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 1.5
-}
-#[differentiable]
-fn p151_h2(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.3;
-    t + p151_h1(&v[1..], s * 0.3) + p151_h1(v, s).cos()
-}
-#[differentiable]
-fn p151_h3(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).tanh() * -0.5;
-    }
-}
-#[differentiable]
-fn p151_h4(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    p151_h0(y, s);
-    p151_h3(s * 0.3, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-program! {
-    #[differentiable]
-    fn p151(b: f64, xs: &[f64], a: f64) -> f64 {
-        let s1 = &xs[..3];
-        let t2 = (s1[0] * b + s1[0]).sin() + s1[s1.len() - 1] * 0.5;
-        let mut buf3 = vec![0.5; 2];
-        p151_h0(&mut buf3, a);
-        let t4 = buf3[0] + buf3[1] * 0.25;
-        let t5 = p151_h2(&s1[..3], a).sin();
-        let s6 = &xs[..];
-        let t7 = (s6[1] * t2 * 0.6 + s6[2]).sin() + s6[s6.len() - 1] * -0.5;
-        let mut buf8 = vec![0.0; 4];
-        for i in 0..4 {
-            buf8[i] = xs[i + 1] * t4.tanh();
-        }
-        p151_h3(t4, &s1[0..], &mut buf8);
-        let t9 = p151_h4(&mut buf8, &s1[..], t4.tanh()).tanh();
-        let t10 = p151_h4(&mut buf8, s6, t4).tanh();
-        let t11 = buf8[0] + buf8[3] * 0.3;
-        let t12 = p151_h2(&xs[3..6], t4);
-        let t13 = p151_h2(&s1[..3], t5).sin();
-        t13 + t12 + t11 + t10 + t9 + a * 0.3
-    }
-    check_p151(seed = 0xe898b5f4073dd09e, inputs = 10, calls = [], at = |p| (p[0], &p[1..9], p[9]),
-        params = ["b"] at [0]);
-}
-
-program! {
-    #[differentiable]
-    fn p152(a: f64) -> f64 {
-        let t0 = if p142(a * a * 0.5, (1.5 + a.sin()).log(2.5 + a.cos()), a, 1) * a > 0.0 { 0.5 * a * (a - a) } else { (2.0 + a.mul_add(a, a).sin()).log2() };
-        let mut a = a;
-        a += (t0 * 0.5).sin();
-        let flag1 = (1.5 + a.sin()).log(2.5 + a.cos()) > 0.25;
-        a = (a + (p149(t0 * 0.5, (a * t0 * 0.25).tanh(), t0.tanh()) * 0.5).sin().atan()).tanh();
-        let mut k2 = 0;
-        let r4 = loop {
-            let mut acc3 = 1.0;
-            acc3 = t0;
-            k2 += 1;
-            if (t0 > (a * 0.1).atan()) || k2 >= 5 { break f64::max((a * 0.1).atan().min(0.3), acc3); }
-        };
-        0.3 * r4 + (a * 0.1).sin() - 0.9 * t0
-    }
-    check_p152(seed = 0x3429f7e398bbecd2, inputs = 1, calls = [p142, p149], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p153(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = v.to_owned();
-        let t2 = (s) * &(v + x);
-        let t3 = (v * (s)).mapv(f64::sin);
-        t3.dot(&t3) * 0.1 + t2.sum() * 0.2 + t1.dot(&t1) * 0.1
-    }
-    check_p153(seed = 0xd9250f9fd2624404, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2),
-        params = ["x", "v"] at [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
-}
-
-program! {
-    #[differentiable]
-    fn p154(n: usize, a: f64) -> f64 {
-        let t1 = { let u0 = a.cos(); (1.0 + 0.25_f64.powi(2)).ln() };
-        let mut acc2 = 1.0;
-        for i in 0..2 {
-            for j in 0..3 {
-                let mut acc3 = 0.0;
-                acc2 += ((1.0_f64 * 0.1).tanh() * 0.5).sin();
-            }
-            acc2 = a;
-        }
-        match n % 3 {
-            0 => {
-                let t4: f64 = 0.5 * (acc2 * 0.1).tanh();
-                for i in 1..=4 {
-                    let t5 = p134(a, (a.powi(3) * 0.5).tanh(), t4) / (1.5 + (acc2 * 0.05).atan().tanh());
-                    acc2 = (1.0 + 0.75_f64.powi(2)).sqrt() + -0.2;
-                }
-            }
-            1 => {
-                let mut v6 = vec![0.0; n];
-                for i in 0..v6.len() {
-                    v6[i] = 1.0 * 1.5 * (t1 / (1.5 + (acc2 * 0.05).sin().tanh()));
-                }
-                if f64::cos(v6[(n + 1) % 2]) > 0.3 && a < -0.4 {
-                    let t7 = 0.9 * v6[0];
-                }
-            }
-            _ => {
-                if a - p126(((1.0 + a.powi(2)).cbrt() * 0.5).atan(), 3, (a / (1.0 + (acc2 * 0.05).atan().powi(2)) * 0.5).sin()) * 0.5 > 0.1 {
-                    let mut w8 = 0;
-                    while w8 < 2 && (1.0 * a > 0.5) {
-                        if a.sin() > 0.7 {
-                            for j in 0..1 {
-                                acc2 += -(1.5 + t1.cos()).sqrt() * 0.5;
-                            }
-                        }
-                        acc2 /= (1.0 + (t1 - 0.75).powi(2));
-                        w8 += 1;
-                    }
-                } else {
-                    for i in (0..4).rev() {
-                        let t1 = t1 - (acc2 * 0.02).sin().max((acc2 * 0.02).sin());
-                        acc2 *= a.cos();
-                    }
-                }
-            }
-        }
-        (acc2 * 0.02).tanh() - t1.cos()
-    }
-    check_p154(seed = 0x6e55ca030fae549e, inputs = 1, calls = [p126, p134], at = |p| (2, p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p155(c: f64, a: f64, b: f64, d: f64) -> f64 {
-        let mut acc0 = 1.0;
-        let mut w1 = 0;
-        while w1 < 3 {
-            let mut v2 = vec![0.0; 3];
-            for j in 0..v2.len() {
-                v2[j] = (c * b).tanh();
-            }
-            match w1 {
-                0 | 1 => {
-                    let mut k3 = 0;
-                    loop {
-                        let t4 = if v2.iter().map(|q| (q * 0.05) * (q * 0.05)).sum::<f64>().min(c) < -0.1 { (a + a) * (a / (1.5 + d.tanh())) } else { (2.0 + a.mul_add(d, d).sin()).cbrt() };
-                        acc0 *= (c - d).tanh();
-                        k3 += 1;
-                        if (p134(((a + 2.0) * 0.5).atan(), (v2[w1] * 0.05 * d * 0.25).atan(), (v2[2] * 0.05 * c * 0.25).atan()) < 0.0) || k3 >= 4 { break; }
-                    }
-                }
-                _ => {
-                    if w1 == 1 {
-                        let t5 = c.abs().sin().powi(2).ln_1p();
-                    } else if w1 < 2 {
-                        if (v2[0] * 0.05).sin().tanh() < 0.7 {
-                            let mut w6 = 0;
-                            while w6 < 3 {
-                                v2[2] += (c + d).to_radians();
-                                acc0 = a.sin().exp2() / (2.0 + (d - 0.6).cos()) * 0.5;
-                                w6 += 1;
-                            }
-                        }
-                    }
-                }
-            }
-            acc0 += (f64::sin(a).powi(3) * 0.25).tanh();
-            w1 += 1;
-        }
-        acc0 += c / (1.0 + d.cos().powi(2)) * 0.5;
-        let a = a * (c * b);
-        let t8 = { let u7 = (a * 0.25).sin(); f64::tanh(u7 + b) };
-        if 0.9 + (acc0 * 0.02).sin() > -0.2 {
-            if d * b < -0.1 {
-                let flag9 = (acc0 * 0.02).sin().sin() > 0.7;
-            } else if b < 0.7 {
-                let mut acc10 = c;
-            } else {
-                let mut acc11 = (b * t8).tanh();
-            }
-        } else {
-            acc0 += b;
-        }
-        t8.sin() + 1.0 * (a * 0.25) + (acc0 * 0.02).atan().tanh() + d.cos() + b
-    }
-    check_p155(seed = 0xae4633784e8f9659, inputs = 4, calls = [p134], at = |p| (p[0], p[1], p[2], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p156(b: f64, a: f64) -> f64 {
-        let t0 = 1.25 / (1.0 + b * b) - -b;
-        let mut acc1 = a;
-        acc1 /= (1.0 + 0.75_f64.abs().powi(2));
-        if f64::tanh(b) > 0.1 {
-            let mut w2 = 0;
-            while w2 < 2 {
-                let t3 = b;
-                acc1 /= (1.0 + (t0 * 0.5).sin().powi(2));
-                w2 += 1;
-            }
-        }
-        (acc1 * 0.25).sin() - t0 * 0.5 - 0.9 * a - b
-    }
-    check_p156(seed = 0xf000d58bf140916d, inputs = 2, calls = [], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p157(d: f64, b: f64, n: usize, a: f64, c: f64) -> f64 {
-        let t0 = d.mul_add(c, b);
-        let mut acc1 = (2.0 + a.cos()).powi(-2).sin();
-        for i in (0..2).rev() {
-            let mut acc2 = t0 * 0.5;
-            acc2 -= (c / (1.0 + (c / (2.0 + acc2.cos())).powi(2)) * 0.5).sin();
-            if 2.0 * (t0 * 0.5).atan() > 0.5 {
-                let acc1 = (acc1 * 0.25).sin() - (p156(-(t0 * 0.5).atan(), b) * 0.25).tanh() / (1.0 + (i as f64).powi(2));
-            } else {
-                for j in 1..=3 {
-                    let d = d + (acc2 * 0.1).atan().min(c);
-                    acc2 = ((acc2 * 0.1).sin() * (t0 * 0.5).sin()).tanh();
-                }
-            }
-            acc2 *= d.atan2(1.5 + (acc2 * 0.1).tanh().cos()).tanh();
-        }
-        let t3 = (1.0 + (acc1 * 0.1).mul_add((t0 * 0.5).sin(), n as f64).powi(2)).ln() * 0.25;
-        acc1 /= (1.0 + b.powi(2));
-        0.25 * t3 + acc1 * 0.1
-    }
-    check_p157(seed = 0xdc0d54eb514c755a, inputs = 4, calls = [p156], at = |p| (p[0], p[1], 1, p[2], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p158(a: f64, b: f64) -> f64 {
-        let mut acc0 = (p157(((2.0 - b) * 0.5).sin(), (1.5 + a.sin()).log(2.5 + (p147((1.0 + a.powi(2)).cbrt() * 0.5, (a * a * 0.5).tanh(), (b / (1.0 + a.powi(2)) * 0.5).atan(), b) * 0.25).sin().cos()), 1, 0.5 * a, (2.0 + b.sin()).log10()) * 0.5).sin().powi(2).ln_1p() + a * a;
-        let mut k1 = 0;
-        loop {
-            let mut w2 = 0;
-            while w2 < 2 && (b > 0.3) {
-                let t3 = if acc0 * 0.05 + a > a { a.hypot(0.5) * (0.3 * (acc0 * 0.05).sin()) } else { w2 as f64 };
-                acc0 = ((acc0 * 0.05).sin() - 0.75_f64.to_radians()).tanh();
-                w2 += 1;
-            }
-            acc0 /= (2.0 + (k1 as f64).cos());
-            k1 += 1;
-            if (-(acc0 * 0.05).atan() < -0.4 || b < 0.5) || k1 >= 4 { break; }
-        }
-        for i in 0..4 {
-            let t4: f64 = (a / (1.0 + (0.25 * a).powi(2))).sin();
-            if acc0 * 0.05 > i as f64 {
-                for j in 0..4 {
-                    acc0 += (i as f64 * 0.25).sin();
-                }
-            } else if (1.5 + 0.5_f64.sin()).powf(b.tanh()) > a {
-                if i == 3 {
-                    continue;
-                }
-            }
-            acc0 -= ((b / (1.5 + b.tanh())).tanh() * 0.5).tanh();
-        }
-        let mut k5 = 0;
-        loop {
-            acc0 -= (-b.sin() * 0.5).tanh();
-            acc0 += ((0.2_f64.tanh() - -(k5 as f64)) * 0.25).sin();
-            acc0 /= (2.0 + a.sin().cos());
-            k5 += 1;
-            if ((acc0 * 0.02).tanh().sin().exp() < 0.5) || k5 >= 4 { break; }
-        }
-        (acc0 * 0.02).tanh() + 0.5 * b
-    }
-    check_p158(seed = 0x5ee87be3396260ca, inputs = 2, calls = [p147, p157], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p159(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = (v + x).sum() * 0.1;
-        let t2 = &(x - x) - (v[2]);
-        let t3 = v.mapv(|q| q.max(0.25) * 0.5);
-        let t4 = -t2.mapv(f64::sin);
-        let mut t5 = t2[[1, 0]];
-        if n % 2 == 0 {
-            t5 = (v.sum().sin()) + (v.dot(&t3) * 0.3) * 0.5;
-        }
-        t5 + t4.sum() * 0.2 + t3.dot(&t3) * 0.1
-    }
-    check_p159(seed = 0x459d1ae1f311c0e3, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p160(a: f64) -> f64 {
-        let mut acc0 = 0.0;
-        for i in 0..3 {
-            if a > 0.0 {
-                let t1 = (p147((a.powi(3) * 0.5).atan(), a, a, (a * a * 0.5).atan()) * 0.25).tanh();
-                for j in 0..1 {
-                    for l in 1..=4 {
-                        let t1 = t1 * t1.tanh();
-                        acc0 = (t1 * 0.5).tanh() * (t1 * 0.5 * 0.2);
-                    }
-                    acc0 *= (t1 * t1).cos();
-                }
-            } else {
-                let mut w2 = 0;
-                while w2 < 2 {
-                    let a = a * (w2 as f64 * (acc0 * 0.02).sin());
-                    acc0 *= ((a * 0.5).atan() - (a * 0.5).tanh()).cos();
-                    w2 += 1;
-                }
-            }
-            acc0 += (acc0 * 0.01).atan().to_radians().mul_add((acc0 * 0.01).tanh() * (acc0 * 0.01), 0.3 * a);
-        }
-        acc0 /= (2.0 + (a - (acc0 * 0.01).tanh()).cos());
-        acc0 -= (f64::max(0.2 * (acc0 * 0.01).sin(), (1.5 + p154(2, (a - a) * 0.5).sin()).powf(a.tanh())) * 0.5).sin();
-        a + 0.5 * (acc0 * 0.01).tanh()
-    }
-    check_p160(seed = 0x4b6444a5f0e295bd, inputs = 1, calls = [p147, p154], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p161(a: f64, b: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = f64::tanh(a + xs[0]);
-        for q1 in xs.iter() {
-            if a > 0.1 {
-                let a = a - acc0 * 0.25 * (acc0 * 0.25);
-            } else {
-                let t2: f64 = 0.5;
-            }
-            acc0 *= xs.iter().map(|q| q * (acc0 * 0.25)).sum::<f64>().tanh();
-        }
-        let mut k3 = 0;
-        loop {
-            let t4 = if (acc0 * 0.05).sin() + a > 0.5 { a } else { a.max(b) / (1.0 + (2.0 + xs[k3].cos()).powi(-2).powi(2)) };
-            acc0 = ((acc0 * 0.05).sin() - (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.1).tanh()).sin();
-            k3 += 1;
-            if (xs[k3 % xs.len()] > xs[(k3 + 1) % 3]) || k3 >= 3 { break; }
-        }
-        a
-    }
-    check_p161(seed = 0x7178c6e56659bc65, inputs = 5, calls = [], at = |p| (p[0], p[1], &p[2..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p162(a: f64) -> f64 {
-        let t0 = (1.5 + ((a - a) * (a + a)).cos()).sqrt();
-        let mut acc1 = ((t0 - a.atan2(1.5 + a.cos())) * 0.5).tanh();
-        for i in 0..2 {
-            let mut acc2 = a.sin().exp_m1();
-            acc2 += a.powi(2) * 0.5;
-        }
-        let k3 = (((1.25 - t0) * 0.5).abs() * 2.0) as usize % 3;
-        match k3 {
-            0 => {
-                let flag4 = (acc1 * 0.25).sin() * 1.25 > 0.25;
-            }
-            1 => {
-                acc1 *= 1.0 + (2.0 + (acc1 * 0.25 * 0.5).sin().cos()).powi(-2).tanh();
-            }
-            _ => {
-                let mut acc5 = ((acc1 * 0.1).tanh() * (acc1 * 0.1).tanh() - t0 / (1.0 + (acc1 * 0.1).tanh().powi(2))) * 0.5;
-            }
-        }
-        0.25 * (acc1 * 0.1).tanh() + t0 + a.sin()
-    }
-    check_p162(seed = 0x4eaec1ab895ad196, inputs = 1, calls = [], at = |p| (p[0]));
-}
-
-#[differentiable]
-fn p163_h0(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).cos();
-    r[1] = v[1] * 0.5;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-#[differentiable]
-fn p163_h1(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.5).sin();
-    }
-    acc * 0.75 + v[0] * v[v.len() - 1]
-}
-program! {
-    #[differentiable]
-    fn p163(xs: &[f64], a: f64) -> f64 {
-        let s1 = &xs[4..=6];
-        let t2 = (s1[2] * a + s1[2]).sin() + s1[s1.len() - 1] * 0.75;
-        let arr3 = p163_h0(&xs[5..], t2 * 0.75);
-        let t4 = arr3[0] * arr3[0];
-        let t5 = p163_h1(&xs[..6], t2).sin();
-        let t6 = p163_h1(&s1[1..=1], t5).sin();
-        let t7 = p163_h1(&arr3, t2.tanh());
-        let t8 = p163_h1(s1, t6 * 0.3).sin();
-        t8 + t7 + t6 + t5 + t4 + a * 0.3
-    }
-    check_p163(seed = 0x9dbedc9c728989b4, inputs = 8, calls = [], at = |p| (&p[0..7], p[7]));
-}
-
-program! {
-    #[differentiable]
-    fn p164(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (a + xs[1]).tanh();
-        let t2 = ((a + a).mul_add(0.5, a) + xs[3]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 1..xs.len() {
+            let t2 = (t1).tanh() * 1.5;
             let mut t3 = 0.0;
             for j in 0..2 {
-                t3 += (((t2).sin()).sin() * (j as f64 + 0.5)).sin();
+                t3 += ((1.0 + (t1) * (t1)).ln() * (j as f64 + 0.5)).sin();
             }
-            let t4 = (xs[i]).tanh() * 1.5;
-            acc += ((1.0 + (a - xs[i]) * (a - xs[i])).ln() - (t1 + xs[i - 1]).mul_add(0.5, xs[i])).tanh();
+            if i + 1 < xs.len() {
+                let t4 = ((1.0 + (t2 - t2) * (t2 - t2)).ln()).tanh() * 1.5;
+                acc -= ((((((xs[i]) * 0.5).exp()) * 0.5).exp()) * (xs[i])).tanh();
+            }
+            acc -= (-0.88_f64 + xs[i] - t3 + ((a) * (xs[i])).mul_add(0.5, t1)).tanh();
         }
         acc
     }
-    check_p164(seed = 0xc919261ebaa08d21, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+    check_p140(seed = 0x5761e8367a55c55d, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
 }
 
 program! {
     #[differentiable]
-    fn p165(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((1.0 + ((a).cos() * a) * ((a).cos() * a)).ln() + xs[2]).tanh();
-        let t2 = (a + xs[4]).tanh();
+    fn p141(b: f64, c: f64, n: usize, d: f64, a: f64) -> f64 {
+        let t0 = c.powi(2);
+        let mut acc1 = 0.0;
+        for i in 0..4 {
+            let t0 = t0 + (1.5 + b.sin()).powf(b.tanh());
+            acc1 *= c.cos();
+        }
+        acc1 = (t0.atan2(1.5 + c.cos()) * (d * d) * 0.5).atan();
+        acc1 /= (2.0 + (acc1 * 0.1 - d).cos());
+        let mut v2 = vec![0.0; n];
+        for i in 0..v2.len() {
+            v2[i] = ((t0 / (1.0 + t0 * t0) - (0.1 - c)) * 0.25).sin();
+        }
+        let mut v3 = vec![0.0; 3];
+        for i in 0..v3.len() {
+            v3[i] = ((n as f64 + d.tanh()) * 0.5).atan();
+            if i > 0 {
+                v3[i] += v3[i - 1] * v2[n % v2.len()] * 0.1;
+            }
+        }
+        for i in 1..=2 {
+            let a = a - b;
+            acc1 += d.hypot(d) * 0.1;
+        }
+        d - c.cos() + 0.5 * b
+    }
+    check_p141(seed = 0xaa643b48b5de2f4a, inputs = 4, calls = [], at = |p| (p[0], p[1], 1, p[2], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p142(c: f64, b: f64, a: f64) -> f64 {
+        let mut acc0 = 1.0;
+        let mut w1 = 0;
+        while w1 < 3 && (a > 1.5) {
+            acc0 *= 0.8 + 0.2 * (a + w1 as f64).sin();
+            acc0 += (acc0 * 0.1).tanh();
+            w1 += 1;
+        }
+        let t2 = if 0.5 > (acc0 * 0.1).tanh() { 1.5 * (1.5 + 0.25_f64.sin()).powf(b.tanh()) } else { 1.0 * 1.5 * (b / (1.0 + b.powi(2))) };
+        t2 * 0.5 - (acc0 * 0.1).sin() + c.cos() + 0.5 * b
+    }
+    check_p142(seed = 0x88a33f7b9e7ccc1b, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p143(n: usize, a: f64, xs: &[f64], b: f64) -> f64 {
+        let mut acc0 = 1.0;
+        if 1.25 + 0.1 > 0.1 {
+            if n == 1 {
+                let t1 = xs[n] - xs[n];
+                return n as f64;
+            }
+        } else {
+            let b = b * (xs[n] * xs[2]);
+            let flag2 = (b * 0.25).tanh() > 0.7;
+        }
+        for i in 0..xs.len() {
+            for j in 0..xs.len() {
+                let mut acc3 = xs[1].powi(3) / (1.0 + 0.9_f64.cos().powi(2)) * 0.25;
+                acc0 -= b;
+            }
+            acc0 += ((i as f64).cos().exp_m1() * a * 0.25).tanh();
+        }
+        if xs[n].sin() > 0.3 {
+            for i in (0..6).step_by(2) {
+                if xs.iter().map(|q| q * b).sum::<f64>() > xs.iter().sum::<f64>() {
+                    return b.hypot(b) * (1.0 + 0.25_f64.powi(2)).ln();
+                }
+                acc0 += (xs.iter().map(|q| q * q).sum::<f64>().hypot((acc0 * 0.05).atan()).sin() * 0.5).tanh();
+            }
+        } else {
+            for i in 0..n {
+                let mut acc4 = a;
+                acc0 *= (-xs[0]).tanh();
+            }
+        }
+        0.1 * (acc0 * 0.02).sin()
+    }
+    check_p143(seed = 0x88f1e66a51566e67, inputs = 5, calls = [], at = |p| (1, p[0], &p[1..4], p[4]));
+}
+
+#[differentiable]
+fn p144_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.3
+}
+program! {
+    #[differentiable]
+    fn p144(b: f64, a: f64, xs: &[f64]) -> f64 {
+        let t1 = p144_h0(xs, b).sin();
+        let s2 = &xs[..7];
+        let t3 = (s2[2] * a + s2[2]).sin() + s2[s2.len() - 1] * 0.5;
+        let t4 = p144_h0(&xs[..7], t3.tanh() * 0.75);
+        t4 + t3 + t1 + a * 0.3
+    }
+    check_p144(seed = 0x8d78b02eb0de787b, inputs = 9, calls = [], at = |p| (p[0], p[1], &p[2..9]));
+}
+
+program! {
+    #[differentiable]
+    fn p145(a: f64, n: usize, b: f64) -> f64 {
+        let mut acc0 = a.abs().sin();
+        for i in 1..=1 {
+            let mut w1 = 0;
+            while w1 < 3 {
+                acc0 = (acc0 * 0.1).sin().powi(2) * (a * a);
+                w1 += 1;
+            }
+            acc0 += ((b + (p141(b, a, 1, f64::atan(a), b / (1.5 + a.tanh()) * 0.5) * 0.5).sin() - (p121((1.5_f64.powi(3) * 0.5).atan(), (b - a) * 0.5) * 0.5).sin()) * 0.25).tanh();
+        }
+        for i in 1..=1 {
+            let mut k2 = 0;
+            loop {
+                acc0 = (b * (acc0 * 0.1) / (1.0 + (acc0 * 0.1).atan().powi(2)) * 0.25).sin();
+                for l in 1..=1 {
+                    let t4 = { let u3 = b; (acc0 * 0.05).atan() * u3 * (u3 - a) };
+                    acc0 /= (2.0 + (acc0 * 0.05).atan().cos());
+                }
+                acc0 += ((acc0 * 0.05).atan() * 0.5).atan();
+                k2 += 1;
+                if ((0.6 * i as f64) > 0.25) || k2 >= 3 { break; }
+            }
+            acc0 = ((acc0 * 0.05).tanh() - ((a - b) * 0.5).tanh()).sin();
+        }
+        let t5 = if a.cos().exp2() > -0.4 { (2.0 + a.abs().sin()).ln() } else { b };
+        t5.sin() + (acc0 * 0.05).atan()
+    }
+    check_p145(seed = 0x0905bb00747424cc, inputs = 2, calls = [p121, p141], at = |p| (p[0], 2, p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p146(a: f64, xs: &[f64]) -> f64 {
         let mut acc = 0.0;
         let mut extra = 0.0;
         let mut carried = 0.5;
-        for i in 1..xs.len() {
-            acc -= ((1.0 + (-0.20_f64) * (-0.20_f64)).ln()).tanh();
-            let mut t3 = 0.0;
-            for j in 0..2 {
-                t3 += ((((xs[i - 1]) * 0.5).exp()) * ((-0.30_f64).cos() * 0.98_f64) * (j as f64 + 0.5)).sin();
+        for i in 0..xs.len() - 1 {
+            if (xs[i + 1]).cos() * -0.13_f64 > -0.04 {
+                if xs[i] < 0.11 {
+                    acc = acc + (xs[i + 1]).tanh() - (((1.0 + (xs[i]) * (xs[i])).ln()).tanh()).tanh();
+                    acc = acc + ((a) * (((a).tanh()).cos() * a)).tanh() - (((xs[i + 1]).tanh()).mul_add(0.5, -0.04_f64)).tanh();
+                }
+            } else {
+                if (1.0 + (a) * (a)).ln() + (xs[i]).mul_add(0.5, xs[i + 1]) > 0.15 {
+                    continue;
+                }
             }
-            acc += ((xs[i] + t1 - (xs[i - 1]).mul_add(0.5, xs[i - 1])) * (((xs[i]).mul_add(0.5, xs[i])).tanh())).tanh();
-            carried = carried * 0.5 + (((t1).tanh()).mul_add(0.5, t3)).tanh();
+            if xs[i + 1] > 0.45 {
+                let mut t1 = 0.0;
+                for j in 0..2 {
+                    t1 += (a * (j as f64 + 0.5)).sin();
+                }
+            } else {
+                let t2 = if (((xs[i + 1]) * 0.5).exp()).cos() * xs[i] > -0.05 { ((1.0 + ((((xs[i]) * 0.5).exp()).mul_add(0.5, xs[i + 1])) * ((((xs[i]) * 0.5).exp()).mul_add(0.5, xs[i + 1]))).ln()).tanh() } else { (a) * (xs[i]) };
+            }
+            acc += (((xs[i + 1]).cos() * a).mul_add(0.5, xs[i])).tanh();
+            let t3 = (xs[i]).tanh() * 1.5;
+            acc += (((-0.18_f64).sin()).cos() * a - (0.75_f64) * (xs[i]) - (xs[i]).cos() * xs[i]).tanh();
+            carried = carried * 0.5 + (((a - 0.90_f64).cos() * -0.56_f64) * (((1.0 + (a) * (a)).ln()).sin())).tanh();
             acc += carried;
         }
-        let r = acc;
-        r
+        acc.sin()
     }
-    check_p165(seed = 0x479b42db103233a7, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]),
-        params = ["xs"] at [1, 2, 3, 4, 5]);
-}
-
-program! {
-    #[differentiable]
-    fn p166(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = v.to_owned();
-        for _ in 0..n {
-            t1 = (((s) * x).dot(&t1) * 0.3).mapv(f64::tanh) + &t1 * 0.5;
-        }
-        let mut t2 = -(-x.mapv(f64::sin)).mapv(f64::sin);
-        if n % 2 == 0 {
-            t2 = &(x - &t1) - &(x.mapv(|q| q * q * 0.5 - q));
-        }
-        let t3 = &((&t2 * v).mapv(f64::tanh)) / &(&t2 - x).mapv(|q| q * q + 1.0);
-        let t4 = s;
-        t4 + t3.sum() * 0.2 + t2.sum() * 0.2
-    }
-    check_p166(seed = 0x9e37b4dc6d864c2c, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+    check_p146(seed = 0x7c90edee7268f8af, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
 }
 
 #[differentiable]
-fn p167_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).cos() + v[1] * v[v.len() - 1] * -0.5
-}
-#[differentiable]
-fn p167_h1(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).cos();
-    r[1] = v[1] * 0.3;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-program! {
-    #[differentiable]
-    fn p167(a: f64, xs: &[f64]) -> f64 {
-        let s1 = &xs[5..8];
-        let t2 = (s1[1] * a + s1[0]).sin() + s1[s1.len() - 1] * 0.5;
-        let t3 = p167_h0(&xs[..3], t2).sin();
-        let t4 = p167_h0(&xs[0..], t3).sin();
-        let arr5 = p167_h1(&xs[..], t4);
-        let t6 = arr5[1] * arr5[1];
-        let arr7 = p167_h1(&s1[..], t3.tanh());
-        let t8 = arr7[0] * arr7[2];
-        let s9 = &s1[..];
-        let t10 = (s9[2] * t4 * 1.5 + s9[2]).sin() + s9[s9.len() - 1] * 0.6;
-        let t11 = p167_h0(&s9[..], t10).sin();
-        t11 + t10 + t8 + t6 + t4 + a * 0.3
-    }
-    check_p167(seed = 0x9b7b13a1b0de82fc, inputs = 9, calls = [], at = |p| (p[0], &p[1..9]));
-}
-
-#[differentiable]
-fn p168_h0(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 1.5).tanh();
-    }
-    acc * 0.75 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p168_h1(y: &mut [f64], s: f64) -> f64 {
-    for i in 0..y.len() {
-        y[i] = y[i] * -0.5 + (y[i] * s).cos() * 0.25;
-    }
-    y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p168_h2(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).tanh() * 0.75;
-    }
-}
-#[differentiable]
-fn p168_h3(y: &mut [f64], x: &[f64], s: f64) {
-    let _ = p168_h1(y, s);
-    p168_h2(s * 0.6, &x[1..], y);
-}
-program! {
-    #[differentiable]
-    fn p168(a: f64, w: [f64; 3], xs: &[f64], b: f64) -> f64 {
-        let t1 = p168_h0(&xs[..5], w[0]);
-        let t2 = p168_h0(xs, w[2] * 0.5).sin();
-        let s3 = &xs[2..];
-        let t4 = (s3[2] * t2 * 0.75 + s3[4]).sin() + s3[s3.len() - 1] * 0.5;
-        let mut buf5 = vec![0.0; 2];
-        for i in 0..2 {
-            buf5[i] = xs[i + 3] * a;
-        }
-        p168_h3(&mut buf5, &s3[..], a);
-        let _ = p168_h1(&mut buf5, a);
-        let t6 = buf5[0] + buf5[1] * 0.5;
-        let s7 = &s3[1..];
-        let t8 = (s7[3] * b + s7[0]).sin() + s7[s7.len() - 1] * 0.75;
-        let t9 = p168_h0(s3, t6);
-        let t10 = p168_h0(xs, t8.tanh());
-        t10 + t9 + t8 + t6 + t4 + w[1] * 0.5 + a * 0.3
-    }
-    check_p168(seed = 0x95306313cd4ab068, inputs = 12, calls = [], at = |p| (p[0], <[f64; 3]>::try_from(&p[1..4]).unwrap(), &p[4..11], p[11]),
-        params = ["a", "xs"] at [0, 4, 5, 6, 7, 8, 9, 10]);
-}
-
-#[differentiable]
-fn p169_h0(y: &mut [f64], s: f64) -> f64 {
+fn p147_h0(y: &mut [f64], s: f64) -> f64 {
     for i in 0..y.len() {
         y[i] = y[i] * 0.6 + (y[i] * s).sin() * 0.25;
     }
     y[0] * y[y.len() - 1]
 }
 #[differentiable]
-fn p169_h1(s: f64, x: &[f64], y: &mut [f64]) {
+fn p147_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
     for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).cos() * 0.6;
+        y[i] -= (s * x[i % x.len()]).sin() * 0.25;
+    }
+    y[0] * 0.25
+}
+#[differentiable]
+fn p147_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    let _ = p147_h0(y, s);
+    let _ = p147_h1(s * 0.6, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+#[differentiable]
+fn p147_h3(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 1.5
+}
+program! {
+    #[differentiable]
+    fn p147(a: f64, ys: &mut [f64], xs: &[f64]) -> f64 {
+        let t1 = p147_h0(ys, a * 0.75).tanh();
+        let t2 = ys[2] * 0.3;
+        let t3 = p147_h2(ys, &xs[6..], t2.tanh()).tanh();
+        let t4 = ys[0] * 0.6;
+        let mut buf5 = vec![0.75; 2];
+        let t6 = p147_h1(a, &xs[..], &mut buf5).tanh();
+        let t7 = buf5[0] + buf5[1] * 0.5;
+        let mut arr8 = [-0.5_f64; 3];
+        arr8[2] = t1.tanh();
+        arr8[0] = xs[3] * 0.75;
+        arr8[1] = (t7.tanh()).sin();
+        let t9 = arr8[1] * arr8[1];
+        let t10 = p147_h3(&xs[..], t2.tanh());
+        let mut buf11 = vec![0.5; 2];
+        let t12 = p147_h0(&mut buf11, t10.tanh() * 0.5).tanh();
+        let t13 = buf11[0] + buf11[1] * 0.6;
+        let mut arr14 = [0.75_f64; 3];
+        arr14[2] = t4.tanh();
+        arr14[0] = xs[6] * 0.6;
+        let t15 = arr14[0] * arr14[0];
+        t15 + t13 + t12 + t10 + t9 + ys[2] + a * 0.3
+    }
+    check_p147(seed = 0x3b044312cd70ff15, inputs = 12, calls = [], at = |p| (p[0], &mut p[1..4].to_vec(), &p[4..12]),
+        params = ["xs"] at [4, 5, 6, 7, 8, 9, 10, 11]);
+}
+
+program! {
+    #[differentiable]
+    fn p148(d: f64, a: f64, c: f64, b: f64) -> f64 {
+        let mut acc0 = 0.0;
+        if c < -0.4 {
+            acc0 += 1.0_f64.to_radians();
+            acc0 *= (acc0 - a).tanh();
+            let t1: f64 = acc0.cos() - d.atan2(1.5 + d.cos());
+            let t2 = if (1.5 + (t1 * 0.5).sin()).powf(c.tanh()) < 0.25 { b } else { f64::max(p133((1.5 + c.cos()).sqrt(), (d * c * 0.5).atan(), 1) * 0.25, a) + b.min((t1 * 0.5).atan()) };
+        } else {
+            if c.cos() > 0.5 {
+                let b = b + acc0;
+            }
+        }
+        let b = b * (1.25 * d);
+        let t3 = (1.0 + acc0.powi(2)).ln().atan().hypot(d.cos() + (b * 0.5 - d));
+        if c - b * 0.5 > (t3 * 0.25).tanh() {
+            let t4: f64 = p128(3, 0.1_f64.atan()).hypot(t3 * 0.25).min((1.5 + (t3 * 0.25).tanh().sin()).powf(c.tanh())) - d;
+            let a = a * acc0.powi(2);
+        }
+        2.0 * (b * 0.5).tanh() - acc0.tanh()
+    }
+    check_p148(seed = 0xba2659f1dd2d047a, inputs = 4, calls = [p128, p133], at = |p| (p[0], p[1], p[2], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p149(a: f64, b: f64, c: f64) -> f64 {
+        let t0 = c;
+        let mut acc1 = 1.25 * 0.75 - (2.0 + t0.sin()).ln();
+        let mut k2 = 0;
+        let r5 = loop {
+            let t0 = t0 * (2.0 + b.sin()).cbrt();
+            let t3 = (1.5 + (acc1 * 0.25).atan().cos()).sqrt().powi(2) / (2.0 + ((t0 * 0.5).tanh() * k2 as f64).cos());
+            let t4 = a.powi(2);
+            acc1 = ((acc1 * 0.25).sin() + k2 as f64).sin();
+            k2 += 1;
+            if (0.75 > t4) || k2 >= 2 { break 0.2_f64.sin() * (acc1 * 0.25).sin(); }
+        };
+        acc1 += (1.5 + r5.cos()).sqrt() * b * 0.5;
+        if p137((a.powi(3) * 0.5).atan()) + c > 0.7 {
+            let mut acc6 = 1.0;
+        } else if b * 1.0 < -0.2 {
+            let mut acc7 = 0.0;
+        } else {
+            for i in (0..1).rev() {
+                let mut w8 = 0;
+                while w8 < 3 && (b > 0.1) {
+                    let mut acc9 = (c * c).cos();
+                    acc9 = (acc9 - (i as f64).sin()).tanh();
+                    w8 += 1;
+                }
+                acc1 /= (1.0 + b.atan().powi(2));
+            }
+        }
+        r5 - (acc1 * 0.1).atan() - 0.25 * t0 + 0.25 * a
+    }
+    check_p149(seed = 0xeb74b0617b56e7ce, inputs = 3, calls = [p137], at = |p| (p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p150(n: usize, xs: &[f64], a: f64) -> f64 {
+        let mut acc0 = 0.0;
+        let t1 = xs[n].mul_add(a, a.asinh());
+        acc0 *= a.clamp(-0.75, 0.75).cos();
+        let t2: f64 = t1 * 0.5;
+        if n == 1 {
+            let t3 = t2 + 1.25 - acc0.cos();
+        }
+        acc0 *= (a + n as f64).tanh();
+        (t1 * 0.5).cos() + 1.25 * (acc0 * 0.5).atan()
+    }
+    check_p150(seed = 0x1361c0121d695a96, inputs = 4, calls = [], at = |p| (2, &p[0..3], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p151(n: usize, d: f64, c: f64, b: f64, a: f64) -> f64 {
+        let t0 = if n == 0 { a + b + (p149(((1.5 + a.sin()).powf(0.2_f64.tanh()) * 0.5).sin(), d * b * 0.5, 0.3 * b) * 0.5).tanh() } else { a.max(c) / (1.0 + b.powi(2).powi(2)) };
+        let t1: f64 = 0.25;
+        let t2 = match n { 0 | 1 => (b - b) * (0.9 / (1.0 + d.powi(2))) * 0.5, _ => a };
+        let mut acc3 = c * a / (1.0 + t1.hypot(d).powi(2)) * 0.5;
+        if n == 2 {
+            acc3 = (2.0 + d.cos()).powi(-2).cos().exp();
+        }
+        acc3.tanh() - t2.cos() - t1.cos() + (t0 * 0.5).tanh() - d.cos()
+    }
+    check_p151(seed = 0x9ece7998ff713b4b, inputs = 4, calls = [p149], at = |p| (3, p[0], p[1], p[2], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p152(a: f64, xs: &[f64]) -> f64 {
+        let t1 = ((a).tanh() + (a).tanh() + xs[2]).tanh();
+        let t2 = (0.05_f64 + xs[0]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            acc += ((1.0 + (xs[i]) * (xs[i])).ln()).tanh();
+            let t3 = ((1.0 + (((xs[i]).mul_add(0.5, xs[i])).sin()) * (((xs[i]).mul_add(0.5, xs[i])).sin())).ln()).tanh() * 1.5;
+            if i + 1 < xs.len() {
+                extra += ((t1).cos() * xs[i]).tanh();
+                if (1.0 + (xs[i]) * (xs[i])).ln() + (xs[i]).sin() > 0.03 {
+                    extra = extra + (a).tanh() - ((((xs[i]).mul_add(0.5, xs[i])).sin()).tanh()).tanh();
+                } else {
+                    let t4 = if (1.0 + (((xs[i + 1]) * 0.5).exp()) * (((xs[i + 1]) * 0.5).exp())).ln() > -0.02 { (((t3).cos() * xs[i + 1]).cos() * xs[i + 1]).tanh() } else { t2 };
+                }
+                acc = acc + ((((t1).sin()).sin()).mul_add(0.5, t3)).tanh() - (((t1).sin()) * ((t1).mul_add(0.5, t2) - (-0.33_f64).tanh())).tanh();
+            }
+            acc = acc + ((((xs[i]) * 0.5).exp()) * ((((1.0 + (-0.68_f64) * (-0.68_f64)).ln()) * 0.5).exp())).tanh() - (((t1) * 0.5).exp()).tanh();
+        }
+        acc
+    }
+    check_p152(seed = 0xfa782226abf825bb, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p153(a: f64, c: f64, b: f64) -> f64 {
+        let mut acc0 = 0.5;
+        if c > 1.0 {
+            let t1 = -a;
+        } else {
+            acc0 -= (c.cos() / (2.0 + b.cos()) * 0.25).atan();
+        }
+        for i in 0..2 {
+            let t2: f64 = (i as f64).atan() * (acc0 * 0.25).sin();
+            acc0 /= (2.0 + c.cos());
+        }
+        2.0 * (acc0 * 0.25).tanh() + 0.9 * c
+    }
+    check_p153(seed = 0x35cedca8bcafeda6, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]),
+        params = ["c", "a"] at [1, 0]);
+}
+
+program! {
+    #[differentiable]
+    fn p154(a: f64) -> f64 {
+        let mut acc0 = 0.0;
+        let mut w1 = 0;
+        while w1 < 4 && ((1.5 + a.sin()).powf(a.tanh()) > 0.5) {
+            if w1 % 2 == 0 {
+                acc0 += a;
+                let t2 = if a > (acc0 * 0.1).atan() { -((acc0 * 0.1).tanh() * a) } else { a };
+            }
+            let t3 = if w1 % 2 == 0 { (acc0 * 0.1).atan() - (acc0 * 0.1).sin() * 1.25 } else { (1.0 * a).min(acc0 * 0.1) };
+            acc0 /= (2.0 + (acc0 * 0.1).tanh().cos());
+            w1 += 1;
+        }
+        for i in 0..4 {
+            if (acc0 * 0.1).sin() < -0.1 {
+                acc0 += i as f64 * 0.25;
+            } else if 0.5 > a {
+                acc0 /= (2.0 + ((acc0 * 0.1).tanh() / (1.5 + a.tanh())).cos());
+            } else {
+                let mut w4 = 0;
+                while w4 < 1 && ((i as f64 / (1.5 + (i as f64).tanh())) > a) {
+                    for l in 0..2 {
+                        let t5 = (1.5 + (acc0 * 0.02).tanh().clamp(-0.75, 0.75).sin()).powf(0.9_f64.tanh()) + -(acc0 * 0.02).tanh();
+                        acc0 /= (1.0 + (t5 * 0.5 * (t5 * 0.5).sin()).powi(2));
+                    }
+                    acc0 += (acc0 * 0.02).sin();
+                    w4 += 1;
+                }
+            }
+            acc0 += ((a / (1.5 + a.tanh()) * 0.5).atan().powi(3) * 0.25).tanh();
+        }
+        let t6 = f64::min(0.25, a).tanh().exp();
+        t6.cos() + (acc0 * 0.02).cos()
+    }
+    check_p154(seed = 0x63ff3c2a2ce3ba87, inputs = 1, calls = [], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p155(a: f64) -> f64 {
+        let a = a - a.atan();
+        let t0 = match ((a * 0.5).sin().abs() * 2.0) as usize % 3 { 0 => (1.5 + (a * 0.5).sin()).powf((a * 0.5).sin().tanh()), 1 => (a * 0.5).tanh(), _ => a * 0.5 };
+        let mut acc1 = 0.0;
+        for i in 0..4 {
+            for j in 0..2 {
+                let mut k2 = 0;
+                let r4 = loop {
+                    let t3 = if (1.0 + (a * 0.5).tanh().powi(2)).sqrt() < 0.5 { (a * 0.5).sin().sin() * (a * 0.5).tanh() } else { i as f64 };
+                    acc1 += ((1.0 + (1.5 + t0.sin()).powf((a * 0.5).atan().tanh()).powi(2)).ln() * 0.5).atan();
+                    k2 += 1;
+                    if ((t3 * 0.5).atan2(1.5 + (a * 0.5).cos()) < 0.3) || k2 >= 2 { break (p108(2, (acc1 * 0.02).atan(), (t3 * 0.5).tanh(), (t0 * i as f64 * 0.1).tanh(), (acc1 * 0.02 * 0.5).sin()) + 0.25).powi(2).ln_1p(); }
+                };
+                acc1 = ((acc1 * 0.02).sin() - t0 * 0.2).sin();
+            }
+            acc1 += (-(a * 0.5) * (a * 0.5 / (1.5 + (acc1 * 0.02).tanh())) * 0.05).sin();
+        }
+        if (acc1 * 0.02).sin().min(t0) < 0.0 || a * 0.5 < -0.1 {
+            let t5 = if t0 > 0.5 { 0.75 } else { t0 * (acc1 * 0.02).tanh() };
+        } else {
+            let mut acc6 = ((t0.sin() + (a * 0.5).atan().atan2(1.5 + (acc1 * 0.02).sin().cos())) * 0.5).atan();
+        }
+        0.5 * (acc1 * 0.02).sin() - t0 - (a * 0.5).tanh()
+    }
+    check_p155(seed = 0x66a1f7694a0e60f5, inputs = 1, calls = [p108], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p156(a: f64, b: f64) -> f64 {
+        let b = b * b.sin().exp();
+        let mut acc0 = ((0.3 - (b * 0.25).atan() - b * 0.25 * a) * 0.25).atan();
+        let t1 = (1.5 + (-a).sin()).powf((2.0 + acc0.sin()).log2().tanh());
+        let mut acc2 = (0.5 * (2.0 + a.cos()).powi(-2).tanh()).atanh();
+        let t3 = if acc2.sin() < 0.25 { a * acc0 + acc2 } else { acc0 };
+        acc0 /= (2.0 + (p137(((acc0 + p145(0.5_f64.atan2(1.5 + acc2.cos()), 2, (t3 * 0.5).atan())) * 0.25).sin()) + a).cos());
+        let mut acc4 = 0.0;
+        acc2 *= 0.5 + 0.4 * a.sin().exp2().sin();
+        acc2 -= acc0 * 0.5;
+        acc2 -= (1.25 * (acc2 * 0.5).atan() * 0.5).tanh();
+        if acc0 + acc2 * 0.5 > -0.2 {
+            if 0.5 < -0.1 {
+                acc0 = (acc0 + a).sin();
+            }
+            return (b * 0.25).atan() * 1.0 * (acc0 * t1);
+        }
+        0.3 * (t3 * 0.5) + 0.1 * (acc2 * 0.5).atan() - t1 + acc0 + 1.25 * (b * 0.25)
+    }
+    check_p156(seed = 0x459b32839b95e2dd, inputs = 2, calls = [p137, p145], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p157(c: f64, a: f64, n: usize, b: f64) -> f64 {
+        let mut acc0 = b.max(b);
+        acc0 *= 1.0 + (0.5 * acc0.tanh()).atanh().tanh();
+        let t1 = c / (1.5 + acc0.tanh());
+        t1.tanh() + acc0
+    }
+    check_p157(seed = 0x78cf536cf6425479, inputs = 3, calls = [], at = |p| (p[0], p[1], 3, p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p158(c: f64, b: f64, a: f64) -> f64 {
+        let k0 = (((c - c) * 0.5).tanh().abs() * 2.0) as usize % 3;
+        let mut acc1 = 1.0;
+        match k0 {
+            0 => {
+                let k2 = ((0.9 * c).abs() * 2.0) as usize % 3;
+                let t3 = match k2 { 0 | 1 => (a / (1.0 + b.powi(2))).powi(2).ln_1p(), _ => a };
+                match (c.sin().abs() * 2.0) as usize % 3 {
+                    0 => {
+                        let flag4 = c - a > 0.25;
+                    }
+                    1 => {
+                        let t5 = 0.9 * (p142(-c, 0.75, (c.powi(3) * 0.5).tanh()) * 0.25).atan();
+                    }
+                    _ => {
+                        let t6 = c.cos() / (1.5 + b.tanh());
+                    }
+                }
+            }
+            1 => {
+                acc1 = c;
+                if c.powi(2).ln_1p() > -0.4 || acc1 < 0.25 {
+                    let mut w7 = 0;
+                    while w7 < 4 {
+                        let t8: f64 = p154((a / (1.0 + (w7 as f64).powi(2)) * 0.5).sin());
+                        acc1 += ((c + w7 as f64) * (c - t8) * 0.05).atan();
+                        w7 += 1;
+                    }
+                } else if a.atan2(1.5 + c.cos()) > c || 0.9 < 0.25 {
+                    let t9 = (1.0 + c.tanh().powi(2).ln_1p().powi(2)).ln();
+                } else {
+                    acc1 += ((b + c + 2.0 * (acc1 * 0.1).sin()) * 0.25).sin();
+                }
+            }
+            _ => {
+                let t10 = (1.0 + 1.0_f64.powi(2)).ln() * 0.5;
+            }
+        }
+        (acc1 * 0.1).atan() + 1.5 * b - c.tanh() + 0.5 * (acc1 * 0.1)
+    }
+    check_p158(seed = 0x58a3ea74bf8b7c17, inputs = 3, calls = [p142, p154], at = |p| (p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p159(a: f64, d: f64, b: f64, c: f64) -> f64 {
+        let mut acc0 = p155((d + d) * 0.5) * 0.5;
+        let t1 = (p148(acc0 * 0.6, a.cos().exp2() * 0.5, ((1.0 + a.powi(2)).sqrt() * 0.5).tanh(), ((1.5 + c) * 0.5).atan()) * b).atan2(1.5 + (1.5 + b.sin()).log(2.5 + b.cos()).cos()) / (1.5 + 1.25_f64.tanh());
+        let t2 = (1.0 + b.powi(2)).cbrt();
+        for i in 0..1 {
+            if i == 0 {
+                for j in 0..4 {
+                    for l in 0..4 {
+                        let t3 = c.mul_add(c.powi(2).ln_1p(), t2.powi(3));
+                        acc0 *= 0.8 + 0.2 * t2.powi(3).sin();
+                    }
+                    acc0 /= (1.0 + (acc0 * 0.02).tanh().powi(3).powi(2));
+                }
+            } else {
+                acc0 = (1.25_f64.atan() * (2.0 * b) * 0.5).tanh();
+            }
+            acc0 += acc0 * 0.02 * (t2 + t2) * 0.1;
+        }
+        let mut t1 = t1;
+        1.0 * (t1 * 0.5) + t2 - d.sin()
+    }
+    check_p159(seed = 0xa5fac7cc8fa897e5, inputs = 4, calls = [p148, p155], at = |p| (p[0], p[1], p[2], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p160(a: f64) -> f64 {
+        let a = a * f64::min(a, a);
+        let mut acc0 = 1.0;
+        for i in 0..3 {
+            let t1 = (1.0 + (a * 0.5).tanh().powi(2)).sqrt() + 0.25 * (p141((a * 0.5).sin() * 2.0, (a * 0.5).sin().cos(), 1, p154(0.2 * 0.1).clamp(-0.75, 0.75), (a * 0.5).tanh() - (a * 0.5).tanh()) * 0.5).tanh() / (1.0 + ((a * 0.5).atan() - 0.1).powi(2));
+            acc0 *= 0.5 + 0.4 * (2.0 + (t1 * 0.5).atan().sin()).log2().sin();
+        }
+        acc0 * 0.1 - (a * 0.5).tanh().cos() + 0.5 * (a * 0.5).sin()
+    }
+    check_p160(seed = 0xbe130059bb23fae3, inputs = 1, calls = [p141, p154], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p161(a: f64, b: f64) -> f64 {
+        let mut acc0 = (b - b * b) * 0.5;
+        match (((a - b) * 0.5).sin().abs() * 2.0) as usize % 3 {
+            0 | 1 => {
+                let acc0 = acc0 - 0.2_f64.sin().exp2();
+            }
+            _ => {
+                for i in 0..1 {
+                    for j in 0..4 {
+                        let acc0 = (acc0 * 0.1).tanh() * (0.5 * (acc0 * 0.1).tanh()).acos();
+                    }
+                    acc0 *= 0.8 + 0.2 * (p142((acc0 * 0.1).tanh(), (a * a * 0.5).tanh(), b * 1.0) * 0.25).tanh().sin();
+                }
+            }
+        }
+        let t1: f64 = acc0 * 0.05 - a;
+        acc0 += (2.0 + (t1 * 0.5).sin()).log10().to_radians();
+        let mut acc2 = (1.5 + ((t1 * 0.5).sin() - (acc0 * 0.05).sin()).cos()).sqrt();
+        acc0 *= 0.5 + 0.4 * (t1 * 0.5).atan().atan().sin();
+        if 1.0 * acc2 > b {
+            for i in (0..8).step_by(2) {
+                let t3 = (t1 * 0.5).atan() * 1.5 - 0.2 * i as f64;
+                acc2 = ((acc2 * 0.1).sin() + a).sin();
+            }
+        } else {
+            let mut k4 = 0;
+            let r5 = loop {
+                acc2 -= ((0.1 * (acc2 * 0.1)).min(b / (1.5 + (k4 as f64).tanh())) * 0.5).tanh();
+                acc2 += (((t1 * 0.5).atan() - k4 as f64).tanh() * 0.5).tanh();
+                k4 += 1;
+                if (f64::max((acc0 * 0.02).tanh(), t1 * 0.5) > b) || k4 >= 2 { break (2.0 + f64::sin(t1 * 0.5).cos()).powi(-2); }
+            };
+        }
+        (acc2 * 0.1).atan() + 0.2 * (t1 * 0.5).sin() + (acc0 * 0.02).tanh().cos() + 0.5 * b
+    }
+    check_p161(seed = 0xbcdb9aa4ab8ff302, inputs = 2, calls = [p142], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p162(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = &(x.mapv(f64::sin)) - &(x.column(0).to_owned());
+        let t2 = (x + x).dot(&(v - v)) * 0.3;
+        let mut t3 = (&(x / &t1.mapv(|q| q * q + 1.0)) * (t2.mean().unwrap())).mapv(f64::tanh);
+        if n % 2 == 0 {
+            t3 = -((s) * x).mapv(f64::sin);
+        }
+        t3.sum() * 0.2 + t2.dot(&t2) * 0.1 + t1.sum() * 0.2
+    }
+    check_p162(seed = 0x9a00e2dd2f4985d9, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2),
+        params = ["v", "s"] at [9, 10, 11, 12]);
+}
+
+program! {
+    #[differentiable]
+    fn p163(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = x - &(x / &v.mapv(|q| q * q + 1.0));
+        let t2 = (x.mapv(f64::tanh)).mean_axis(Axis(0)).unwrap();
+        let mut t3 = t1.to_owned();
+        if n % 2 == 0 {
+            t3 = &(t1.dot(x) * 0.3) / &((s) * &t1).mapv(|q| q * q + 1.0);
+        }
+        let t4 = v / &((s) - v).mapv(|q| q * q + 1.0);
+        t4.dot(&t4) * 0.1 + t3.sum() * 0.2 + t2.dot(&t2) * 0.1
+    }
+    check_p163(seed = 0x11330b17f417725e, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p164(n: usize, a: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = 0.5;
+        if n % 2 == 0 {
+            acc0 -= ((a - a).hypot(a) * 0.25).tanh();
+            match n % 3 {
+                0 | 1 => {
+                    let t1 = if n % 3 == 1 { a.atan2(1.5 + xs[n % xs.len()].cos()) } else { p154((a * a * 0.5).sin()) - acc0 - a * a };
+                    let t2 = xs[n % xs.len()].clamp(-0.75, 0.75);
+                }
+                _ => {
+                    match n % 3 {
+                        0 | 1 => {
+                            for i in 0..xs.len() {
+                                let acc0 = (acc0 * 0.25).atan() - (acc0 * 0.25).atan().powi(2);
+                            }
+                        }
+                        _ => {
+                            let t3 = a.powi(3) + a.abs();
+                        }
+                    }
+                }
+            }
+        } else {
+            for i in 1..=2 {
+                let flag4 = (acc0 * 0.1).sin() - (acc0 * 0.1).sin() > 0.7;
+                acc0 += a.sin() * 2.0 * 0.25;
+            }
+        }
+        for i in 0..4 {
+            let t5 = (n as f64).atan();
+            acc0 += (i as f64 * 0.25).tanh();
+        }
+        (acc0 * 0.05).atan()
+    }
+    check_p164(seed = 0x57caf028d3589fe3, inputs = 4, calls = [p154], at = |p| (3, p[0], &p[1..4]));
+}
+
+program! {
+    #[differentiable]
+    fn p165(b: f64, xs: &[f64], a: f64, n: usize, c: f64) -> f64 {
+        let mut acc0 = (xs[n].powi(3) * (xs[n] * c) * 0.25).sin();
+        if a * xs[0] > 0.1 {
+            if (2.0 + b.cos()).recip() > 0.7 {
+                return acc0;
+            }
+        } else {
+            match n % 3 {
+                0 => {
+                    let mut k1 = 0;
+                    loop {
+                        let mut w2 = 0;
+                        while w2 < 1 && ((acc0 * 0.1).atan() * b > 0.0) {
+                            acc0 /= (1.0 + (0.25_f64 + 0.1).powi(2));
+                            acc0 -= 0.75_f64;
+                            w2 += 1;
+                        }
+                        acc0 = ((acc0 * 0.05).tanh() - ((acc0 * 0.05).atan().powi(3) * 0.25).tanh()).atan();
+                        k1 += 1;
+                        if (f64::cos((p151(3, (b + c) * 0.5, 0.1, (acc0 * 0.05).atan(), b.cos()) * 0.5).atan()) > a) || k1 >= 5 { break; }
+                    }
+                }
+                1 => {
+                    for i in 0..4 {
+                        if xs[n] < -0.1 || a < -0.2 {
+                            let mut w3 = 0;
+                            while w3 < 4 && (xs[2] - c < -0.2) {
+                                acc0 += ((n as f64 + i as f64 / (2.0 + xs[xs.len() - 1 - n].cos())) * 0.1).sin();
+                                w3 += 1;
+                            }
+                        } else if (n as f64) > b {
+                            let mut w4 = 0;
+                            while w4 < 4 {
+                                acc0 *= (xs[i % xs.len()] + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()).cos();
+                                w4 += 1;
+                            }
+                        } else {
+                            let t5 = -(a * 1.0);
+                        }
+                        acc0 = (xs[2] * 0.6).tanh().cosh();
+                    }
+                }
+                _ => {
+                    let t6 = if n == 1 { (acc0 * 0.01).tanh().sin().abs() } else { n as f64 / (1.0 + (p151(3, (2.0 + xs[0].cos()).recip(), ((1.5 + (n as f64).sin()).powf(b.tanh()) * 0.5).tanh(), acc0 * 0.01 * 0.5, ((xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) + (acc0 * 0.01).sin()) * 0.5).tanh()) * 0.5).tanh().powi(2)) + b };
+                }
+            }
+        }
+        acc0 * 0.01 + c
+    }
+    check_p165(seed = 0x85860227038ace35, inputs = 6, calls = [p151], at = |p| (p[0], &p[1..4], p[4], 1, p[5]));
+}
+
+program! {
+    #[differentiable]
+    fn p166(b: f64, n: usize, a: f64) -> f64 {
+        let mut acc0 = (b * (p157(0.6_f64.max(1.0), (1.0 + b.powi(2)).ln(), 3, (b / (1.0 + b.powi(2)) * 0.5).atan()) * 0.5).atan()).mul_add((1.0 + a.powi(2)).ln(), 1.5 * a) * 0.5;
+        for i in 0..3 {
+            let t1 = a;
+            let mut w2 = 0;
+            while w2 < 4 {
+                let t3 = w2 as f64 / (2.0 + (acc0 * 0.05).atan().cos());
+                acc0 /= (1.0 + (w2 as f64 - (p161((acc0 * 0.05).atan(), (b * (t3 * 0.25).atan() * 0.5).tanh()) * 0.5).atan()).powi(2));
+                w2 += 1;
+            }
+            let t1 = t1 * f64::sin(t1);
+            acc0 = (t1 * 0.5 - a) / (2.0 + b.cos()) * 0.25;
+        }
+        (acc0 * 0.05).tanh().tanh()
+    }
+    check_p166(seed = 0x6c00fcf47d8162b3, inputs = 2, calls = [p157, p161], at = |p| (p[0], 1, p[1]));
+}
+
+#[differentiable]
+fn p167_h0(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).cos();
+    r[1] = v[1] * 0.3;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+#[differentiable]
+fn p167_h1(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 1.5).tanh();
+    }
+    acc * 1.5 + v[0] * v[v.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p167(xs: &[f64], a: f64) -> f64 {
+        let s1 = &xs[..6];
+        let t2 = (s1[4] * a + s1[0]).sin() + s1[s1.len() - 1] * 0.5;
+        let s3 = &s1[4..];
+        let t4 = (s3[0] * a * -0.5 + s3[1]).sin() + s3[s3.len() - 1] * 0.25;
+        let mut arr5 = [0.25_f64; 3];
+        arr5[0] = t2.tanh();
+        arr5[1] = xs[3] * 1.5;
+        arr5[2] = (t4.tanh()).sin();
+        let t6 = arr5[2] * arr5[2];
+        let s7 = &s1[0..=3];
+        let t8 = (s7[1] * t6.tanh() + s7[0]).sin() + s7[s7.len() - 1] * 0.75;
+        let arr9 = p167_h0(&s7[..3], t2.tanh());
+        let t10 = arr9[0] * arr9[0];
+        let t11 = p167_h1(&s3[..1], t4.tanh());
+        t11 + t10 + t8 + t6 + t4 + a * 0.3
+    }
+    check_p167(seed = 0x2c6ba407b825a968, inputs = 9, calls = [], at = |p| (&p[0..8], p[8]));
+}
+
+program! {
+    #[differentiable]
+    fn p168(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            if ((a).tanh()).tanh() > -0.07 {
+                extra += (((((xs[i]) * (a)) * 0.5).exp()) * (((xs[i]).cos() * a).sin())).tanh();
+                if (1.0 + ((a).tanh()) * ((a).tanh())).ln() < 0.11 {
+                    continue;
+                }
+            } else {
+                let t1 = if (a - a).sin() < 0.05 { ((1.0 + (xs[i]) * (xs[i])).ln()).tanh() } else { xs[i] + a };
+            }
+            acc += (xs[i]).tanh();
+            let t2 = ((((1.0 + (a) * (a)).ln()).cos() * xs[i]).sin()).tanh() * 1.5;
+            acc -= (t2).tanh();
+        }
+        acc.sin()
+    }
+    check_p168(seed = 0x3ba3fd76f1ed749f, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p169(a: f64, b: f64) -> f64 {
+        let mut acc0 = (a * b / (1.5 + (b / (1.5 + b.tanh())).tanh()) * 0.5).tanh();
+        for i in 0..2 {
+            let a = a * (2.0 * b);
+            acc0 /= (1.0 + (0.3 * i as f64).powi(2));
+        }
+        let acc0 = (acc0 * 0.25).tanh() * ((acc0 * 0.25).sin() + 2.0);
+        if acc0 * 0.25 > (acc0 * 0.25).atan() {
+            let mut acc1 = a;
+            let mut k2 = 0;
+            let r4 = loop {
+                let t3 = (1.0 + 1.5_f64.powi(2)).ln() + a.mul_add(b, a);
+                acc1 += ((acc1 * 0.25).sin() * (acc1 * 0.25) + ((p157((p154(k2 as f64 / (2.0 + b.cos()) * 0.25) * a * 0.5).tanh(), b, 3, (t3 * 0.5).tanh().tanh()) * 0.5).tanh() - acc1 * 0.25)) * 0.1;
+                k2 += 1;
+                if (acc1 * 0.25 > 0.5) || k2 >= 3 { break (acc1 * 0.25).sin() * k2 as f64 / (1.5 + (k2 as f64 - b).tanh()); }
+            };
+            return (1.0 + (b * a).powi(2)).sqrt();
+        }
+        let t6 = { let u5 = f64::cos(b); a + (acc0 * 0.25).atan() - b.to_radians() };
+        if b.sin().exp2() > (t6 * 0.5).sin() {
+            return (0.75 * a).tanh();
+        }
+        let k7 = (((acc0 * 0.25).sin() * b).abs() * 2.0) as usize % 3;
+        let t8 = match k7 { 0 => f64::cos((acc0 * 0.25).atan() + a), 1 => a / (2.0 + (acc0 * 0.25).cos()), _ => ((acc0 * 0.25).sin() / (1.0 + (t6 * 0.5).sin().powi(2))).hypot(a.powi(3)) * 0.5 };
+        t8 + (t6 * 0.5).sin() + a
+    }
+    check_p169(seed = 0x18fb841c93b7e58b, inputs = 2, calls = [p154, p157], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p170(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (a + xs[0]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            if ((xs[i]).cos() * t1).sin() > -0.32 {
+                let t2 = (xs[i] + ((1.0 + (a) * (a)).ln()).mul_add(0.5, xs[i])).tanh() * 1.5;
+            }
+            let mut t3 = 0.0;
+            for j in 0..2 {
+                t3 += ((1.0 + ((a).mul_add(0.5, a)) * ((a).mul_add(0.5, a))).ln() * (j as f64 + 0.5)).sin();
+            }
+            let t4 = if (1.0 + ((1.0 + (xs[i]) * (xs[i])).ln()) * ((1.0 + (xs[i]) * (xs[i])).ln())).ln() < -0.20 { ((((xs[i]).tanh() - (1.0 + (xs[i]) * (xs[i])).ln()) * 0.5).exp()).tanh() } else { (xs[i]).mul_add(0.5, t1) };
+            acc += (-0.78_f64 + (t3).cos() * xs[i] - xs[i]).tanh();
+            if (1.0 + ((t1) * (xs[i])) * ((t1) * (xs[i]))).ln() < -0.25 {
+                continue;
+            }
+            acc += ((t4).sin()).tanh();
+        }
+        acc
+    }
+    check_p170(seed = 0xce308c6862b323db, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]),
+        params = ["xs"] at [1, 2, 3, 4, 5]);
+}
+
+#[differentiable]
+fn p171_h0(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.3 + (y[i] * s).sin() * 0.25;
     }
 }
 #[differentiable]
-fn p169_h2(y: &mut [f64], x: &[f64], s: f64) {
-    let _ = p169_h0(y, s);
-    p169_h1(s * 0.6, &x[1..], y);
+fn p171_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * 1.5;
+    }
 }
 #[differentiable]
-fn p169_h3(v: &[f64], s: f64) -> [f64; 3] {
+fn p171_h2(y: &mut [f64], x: &[f64], s: f64) {
+    p171_h0(y, s);
+    p171_h1(s * 0.6, &x[1..], y);
+}
+#[differentiable]
+fn p171_h3(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).tanh();
+    r[1] = v[1] * 0.5;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+#[differentiable]
+fn p171_h4(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.6).cos();
+    }
+    acc * 0.6 + v[0] * v[v.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p171(b: f64, a: f64, xs: &[f64]) -> f64 {
+        let mut buf1 = vec![-0.5; 4];
+        p171_h0(&mut buf1, a);
+        for _ in 0..2 {
+            p171_h2(&mut buf1, &xs[..], a);
+        }
+        let t2 = buf1[0] + buf1[3] * 0.25;
+        let arr3 = p171_h3(xs, t2.tanh());
+        let t4 = arr3[1] * arr3[2];
+        let t5 = p171_h4(&xs[..3], b * 0.25).sin();
+        let mut buf6 = vec![0.6; 2];
+        p171_h1(t2.tanh(), &xs[..5], &mut buf6);
+        p171_h2(&mut buf6, &xs[1..], b);
+        let t7 = buf6[0] + buf6[1] * 0.25;
+        let t8 = p171_h4(xs, t2.tanh());
+        t8 + t7 + t5 + t4 + t2 + a * 0.3
+    }
+    check_p171(seed = 0xdac86b74446480c1, inputs = 10, calls = [], at = |p| (p[0], p[1], &p[2..10]));
+}
+
+#[differentiable]
+fn p172_h0(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.3).tanh();
+    }
+    y[0] = (y[0] * 0.5 + s).sin();
+}
+#[differentiable]
+fn p172_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * 0.5;
+    }
+}
+#[differentiable]
+fn p172_h2(y: &mut [f64], x: &[f64], s: f64) {
+    p172_h0(y, s);
+    p172_h1(s * 0.3, &x[1..], y);
+}
+#[differentiable]
+fn p172_h3(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.75).sin();
+    }
+    acc * 0.6 + v[0] * v[v.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p172(a: f64, xs: &[f64]) -> f64 {
+        let mut buf1 = vec![0.0; 3];
+        for i in 0..3 {
+            buf1[i] = xs[i + 4] * a;
+        }
+        for _ in 0..3 {
+            p172_h0(&mut buf1, a);
+        }
+        for _ in 0..3 {
+            p172_h2(&mut buf1, &xs[3..8], a);
+        }
+        let t2 = buf1[0] + buf1[2] * 1.5;
+        let mut buf3 = vec![0.0; 4];
+        for i in 0..4 {
+            buf3[i] = xs[i + 3] * t2.tanh();
+        }
+        p172_h1(t2.tanh() * 0.25, xs, &mut buf3);
+        p172_h1(t2.tanh(), xs, &mut buf3);
+        let t4 = buf3[0] + buf3[3] * 0.75;
+        let t5 = p172_h3(&xs[6..=7], t2.tanh()).sin();
+        let s6 = &xs[5..];
+        let t7 = (s6[0] * t2.tanh() + s6[0]).sin() + s6[s6.len() - 1] * -0.5;
+        let t8 = p172_h3(&xs[..], t2.tanh());
+        t8 + t7 + t5 + t4 + t2 + a * 0.3
+    }
+    check_p172(seed = 0xb519d72c93e54026, inputs = 9, calls = [], at = |p| (p[0], &p[1..9]));
+}
+
+program! {
+    #[differentiable]
+    fn p173(xs: &[f64], a: f64, n: usize, b: f64, c: f64) -> f64 {
+        let t0 = if n % 3 == 1 { a } else { a };
+        if b > xs.iter().map(|q| q * a).sum::<f64>() {
+            return t0 * 0.1;
+        }
+        let b = b + c.powi(3);
+        let mut b = b;
+        let mut acc1 = xs[n];
+        let t2 = xs[n];
+        if acc1.atan() > 0.0 {
+            let t3 = f64::tanh(xs[n]);
+        }
+        t2.sin() + (b * 0.25).tanh() + t0
+    }
+    check_p173(seed = 0x0809d22730823e6f, inputs = 6, calls = [], at = |p| (&p[0..3], p[3], 2, p[4], p[5]));
+}
+
+program! {
+    #[differentiable]
+    fn p174(a: f64, n: usize, xs: &[f64]) -> f64 {
+        let mut acc0 = 1.0;
+        for i in 0..4 {
+            let t1: f64 = xs[2] / (1.5 + a.tanh());
+            let flag2 = a.min(a) > 0.3;
+            acc0 += f64::max((1.0 + a.powi(2)).ln(), xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())) * 0.5;
+        }
+        let t3 = a;
+        let mut acc4 = 0.3 * (acc0 * 0.1).atan() * 1.5;
+        let mut w5 = 0;
+        while w5 < 1 {
+            if w5 % 3 == 1 {
+                let mut acc6 = p154((a / (2.0 + (acc0 * 0.1).sin().cos()) * 0.5).atan()).cos().atan();
+                acc0 += (xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) * 0.5).tanh();
+            }
+            for j in 0..1 {
+                let t7 = match n % 3 { 0 | 1 => 1.25 * a * (t3 * (acc0 * 0.1).atan()) * 0.5, _ => a };
+                acc0 /= (1.0 + 0.1_f64.powi(2));
+            }
+            acc0 -= ((xs[xs.len() - 1 - n] + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()).tanh().exp() * 0.5).atan();
+            w5 += 1;
+        }
+        (acc4 * 0.25).tanh().tanh() + t3 + (acc0 * 0.1).sin() - a
+    }
+    check_p174(seed = 0x509964bf9adf214d, inputs = 4, calls = [p154], at = |p| (p[0], 2, &p[1..4]));
+}
+
+#[differentiable]
+fn p175_h0(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 1.5 + (y[i] * s).sin() * 0.25;
+    }
+}
+#[differentiable]
+fn p175_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).sin() * 0.75;
+    }
+}
+#[differentiable]
+fn p175_h2(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.6).tanh();
+    }
+    acc * -0.5 + v[0] * v[v.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p175(a: f64, xs: &[f64]) -> f64 {
+        let mut buf1 = vec![-0.5; 2];
+        p175_h0(&mut buf1, a);
+        p175_h1(a, &xs[..], &mut buf1);
+        let t2 = buf1[0] + buf1[1] * 0.25;
+        let t3 = p175_h2(&xs[..], a);
+        let t4 = p175_h2(xs, a);
+        let t5 = p175_h2(xs, t3.tanh()).sin();
+        t5 + t4 + t3 + t2 + a * 0.3
+    }
+    check_p175(seed = 0xcb04dffb642e4353, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p176(a: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = a / (1.5 + xs[0].cos().exp2().tanh());
+        let mut w1 = 0;
+        while w1 < 1 {
+            let mut k2 = 0;
+            loop {
+                acc0 = (f64::cos(xs[(k2 + 1) % 3]) + (w1 as f64).mul_add((acc0 * 0.1).tanh(), (acc0 * 0.1).sin())) * 0.5;
+                acc0 /= (1.0 + ((p149(xs[1], xs[2].min(xs[w1]), (((acc0 * 0.1).tanh() + xs[(k2 + 1) % 3]) * 0.5).sin()) * 0.5).tanh() + a).powi(2));
+                k2 += 1;
+                if (-p128(3, xs[(k2 + 1) % 3]) < 0.3) || k2 >= 6 { break; }
+            }
+            acc0 *= 0.5 + 0.4 * (a + xs[w1]).sin();
+            w1 += 1;
+        }
+        let mut acc3 = 1.0;
+        for i in 0..xs.len() {
+            let t4 = (xs.iter().map(|q| (q * 0.75).sin()).sum::<f64>() * 0.5).atan().powi(2);
+            if (acc0 * 0.05).cos() > t4 {
+                if i == 2 {
+                    continue;
+                }
+            } else {
+                for j in 0..2 {
+                    let t5: f64 = (2.0 * i as f64).sin().exp().atan();
+                    acc3 *= (a * (acc0 * 0.02).tanh()).tanh();
+                }
+            }
+            acc3 *= 0.8 + 0.2 * (a * (acc0 * 0.02)).sin();
+        }
+        if (acc3 * 0.02).atan() > xs[0] {
+            if 0.5 - xs[0] > -0.2 {
+                for i in 0..xs.len() {
+                    acc3 = ((a - xs[xs.len() - 1 - i]) * 0.5).tanh().powi(2);
+                }
+            }
+        } else {
+            for i in 0..3 {
+                let mut acc6 = a;
+                acc3 = f64::sin(0.2);
+            }
+        }
+        (acc3 * 0.02).atan().sin() - 0.9 * (acc0 * 0.02)
+    }
+    check_p176(seed = 0x3c0a8ff82f448249, inputs = 4, calls = [p128, p149], at = |p| (p[0], &p[1..4]));
+}
+
+program! {
+    #[differentiable]
+    fn p177(a: f64) -> f64 {
+        let a = a * a.powi(2);
+        let t0 = (a * 0.25).atan() - 0.25;
+        let t1 = t0.to_radians();
+        let t2 = (1.5 + t1.sin()).powf(t1.tanh());
+        let k3 = ((t2 * t0 * 0.25).sin().abs() * 2.0) as usize % 3;
+        let t4 = match k3 { 0 | 1 => (t2 - t1).sin(), _ => ((t0 - (a * 0.25).tanh() + 0.25 * (a * 0.25)) * 0.5).atan() };
+        let t5: f64 = t1;
+        let mut acc6 = ((p158(t0, t4.atan(), t4.cos()) * 0.25).tanh().atan2(1.5 + t2.cos()) * (1.5 + (a * 0.25).sin().sin()).powf((a * 0.25).sin().tanh()) * 0.5).atan();
+        for i in 1..=3 {
+            if i == 3 {
+                continue;
+            }
+            if i < 3 {
+                if i == 3 {
+                    continue;
+                }
+            }
+            acc6 -= 0.9 * (t1 * 0.75);
+        }
+        let mut k7 = 0;
+        let r9 = loop {
+            let t8 = if k7 < 4 { t2 } else { (p149((t0 * t2 * 0.25).atan(), ((t0 - (acc6 * 0.1).tanh()) * 0.5).sin(), (t4 + (a * 0.25).tanh()) * 0.5) * 0.5).sin().hypot(acc6 * 0.1).sin() };
+            acc6 += (t4 * 0.5).tanh();
+            k7 += 1;
+            if ((t4 * k7 as f64) > (a * 0.25).sin()) || k7 >= 5 { break (a * 0.25).sin() + (1.0 + t0.powi(2)).sqrt(); }
+        };
+        (r9 * 0.5).sin() + (acc6 * 0.1).cos() - t2 + t1 - t0.sin() + a * 0.25
+    }
+    check_p177(seed = 0x32141a404b37be99, inputs = 1, calls = [p149, p158], at = |p| (p[0]));
+}
+
+#[differentiable]
+fn p178_h0(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).cos();
+    r[1] = v[1] * 0.25;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+#[differentiable]
+fn p178_h1(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + -0.5).sin();
+    }
+    acc * 0.3 + v[0] * v[v.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p178(a: f64, b: f64, xs: &[f64]) -> f64 {
+        let arr1 = p178_h0(&xs[..], b);
+        let t2 = arr1[1] * arr1[2];
+        let arr3 = p178_h0(&xs[..], t2.tanh());
+        let t4 = arr3[1] * arr3[2];
+        let t5 = p178_h1(xs, b).sin();
+        let t6 = p178_h1(&xs[5..], t5.tanh());
+        let s7 = &xs[3..=5];
+        let t8 = (s7[1] * t2.tanh() + s7[1]).sin() + s7[s7.len() - 1] * 0.5;
+        t8 + t6 + t5 + t4 + t2 + a * 0.3
+    }
+    check_p178(seed = 0xe0d02f60d6e0a9e5, inputs = 8, calls = [], at = |p| (p[0], p[1], &p[2..8]),
+        params = ["xs"] at [2, 3, 4, 5, 6, 7]);
+}
+
+#[differentiable]
+fn p179_h0(y: &mut [f64], s: f64) -> f64 {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * -0.5).tanh();
+    }
+    y[0] = (y[0] * 0.5 + s).sin();
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p179_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * 0.25;
+    }
+    y[0] * 0.25
+}
+#[differentiable]
+fn p179_h2(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).cos();
+    r[1] = v[1] * 0.3;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+#[differentiable]
+fn p179_h3(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + -0.5).cos();
+    }
+    acc * 0.3 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p179_h4(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.3;
+    t + p179_h3(&v[1..], s * 0.75) + p179_h3(v, s).sin()
+}
+program! {
+    #[differentiable]
+    fn p179(w: [f64; 3], b: f64, xs: &[f64], a: f64) -> f64 {
+        let mut buf1 = vec![0.0; 2];
+        for i in 0..2 {
+            buf1[i] = xs[i + 4] * a;
+        }
+        let t2 = p179_h0(&mut buf1, b).tanh();
+        let t3 = p179_h1(a, &xs[3..6], &mut buf1).tanh();
+        let t4 = p179_h1(w[2] * 0.6, xs, &mut buf1).tanh();
+        let t5 = buf1[0] + buf1[1] * 0.5;
+        let arr6 = p179_h2(&xs[..7], a);
+        let t7 = arr6[2] * arr6[2];
+        let mut buf8 = vec![0.3; 2];
+        let _ = p179_h1(t4.tanh() * 0.3, &xs[..], &mut buf8);
+        let t9 = p179_h1(t2.tanh(), &xs[0..4], &mut buf8).tanh();
+        let t10 = buf8[0] + buf8[1] * 0.25;
+        let t11 = p179_h4(&xs[..6], a);
+        let arr12 = p179_h2(&xs[..7], t7.tanh());
+        let t13 = arr12[0] * arr12[0];
+        let t14 = p179_h4(&arr6, t9.tanh());
+        let s15 = &xs[..6];
+        let t16 = (s15[4] * t13.tanh() + s15[2]).sin() + s15[s15.len() - 1] * 0.25;
+        t16 + t14 + t13 + t11 + t10 + w[1] * 0.5 + a * 0.3
+    }
+    check_p179(seed = 0xbe50bb4cf32c183f, inputs = 12, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), p[3], &p[4..11], p[11]));
+}
+
+#[differentiable]
+fn p180_h0(v: &[f64], s: f64) -> [f64; 3] {
     let mut r = [0.0_f64; 3];
     r[0] = (v[0] * s).tanh();
     r[1] = v[1] * -0.5;
@@ -5001,1021 +5433,557 @@ fn p169_h3(v: &[f64], s: f64) -> [f64; 3] {
     r
 }
 #[differentiable]
-fn p169_h4(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.6).sin();
-    }
-    acc * 0.3 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p169_h5(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.6;
-    t + p169_h4(&v[1..], s * 0.3) + p169_h4(v, s).sin()
-}
-program! {
-    #[differentiable]
-    fn p169(w: [f64; 3], a: f64, xs: &[f64]) -> f64 {
-        let mut buf1 = vec![-0.5; 4];
-        p169_h2(&mut buf1, xs, w[2] * 0.75);
-        for _ in 0..2 {
-            p169_h2(&mut buf1, &xs[..], a);
-        }
-        for _ in 0..2 {
-            p169_h1(w[2], &xs[..3], &mut buf1);
-        }
-        let t2 = buf1[0] + buf1[3] * 0.6;
-        let s3 = &xs[..];
-        let t4 = (s3[0] * w[0] + s3[0]).sin() + s3[s3.len() - 1] * 0.25;
-        let arr5 = p169_h3(xs, t4);
-        let t6 = arr5[1] * arr5[2];
-        let t7 = p169_h5(&xs[1..5], t2 * 0.6);
-        let t8 = p169_h5(&s3[1..=3], w[2]);
-        let s9 = &xs[..6];
-        let t10 = (s9[0] * t4 * 0.3 + s9[5]).sin() + s9[s9.len() - 1] * 0.25;
-        let t11 = p169_h5(&s9[..], t6);
-        t11 + t10 + t8 + t7 + t6 + w[1] * 0.5 + a * 0.3
-    }
-    check_p169(seed = 0xaa73317ca0e409b7, inputs = 10, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), p[3], &p[4..10]));
-}
-
-program! {
-    #[differentiable]
-    fn p170(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (-0.92_f64 + xs[0]).tanh();
-        let t2 = (t1 + xs[1]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            if (xs[i]).mul_add(0.5, xs[i]) > 0.41 {
-                let t3 = (((t1).cos() * xs[i]) * (xs[i]) - (xs[i] + xs[i]).cos() * xs[i]).tanh() * 1.5;
-            } else {
-                extra = extra + (((((t1).cos() * t2) * 0.5).exp()).mul_add(0.5, xs[i])).tanh() - ((1.0 + (((xs[i]).tanh()).mul_add(0.5, xs[i])) * (((xs[i]).tanh()).mul_add(0.5, xs[i]))).ln()).tanh();
-            }
-            extra -= (t1).tanh();
-            acc = acc + ((xs[i] - xs[i] + xs[i] - a).tanh()).tanh() - ((((t2) * (xs[i])).cos() * t2).mul_add(0.5, -0.45_f64)).tanh();
-            acc = acc + ((((t2).cos() * a).sin()) * ((1.0 + (t2) * (t2)).ln())).tanh() - ((((((a).cos() * t1) * 0.5).exp()) * 0.5).exp()).tanh();
-            if i + 1 < xs.len() {
-                let t4 = (t1).tanh() * 1.5;
-                acc = acc + ((t4).sin() + xs[i + 1]).tanh() - (t1 - xs[i] + (t4).mul_add(0.5, xs[i]) + (0.12_f64) * (xs[i])).tanh();
-            }
-            acc += ((((t2 - xs[i]).tanh()) * 0.5).exp()).tanh();
-        }
-        acc
-    }
-    check_p170(seed = 0xedf4d9735cfac31f, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p171(n: usize, b: f64, a: f64) -> f64 {
-        let t0 = b * 0.3;
-        let t1 = (2.0 + (t0 + a).cos()).recip();
-        let mut acc2 = 1.0;
-        for i in 1..=1 {
-            let mut a = a;
-            a += 0.6 * t1 * (1.5 + b.sin()).powf(p142(t0.cos(), t1 - t1, 0.3 * a, 1).tanh());
-        }
-        if b * 0.5 < 0.25 {
-            let t3 = b.max(n as f64) * (b / (1.0 + t1.powi(2)));
-        } else if b - a > -0.2 {
-            for i in 0..n {
-                let t4 = b / (1.5 + t1.tanh());
-                acc2 -= (t4.tanh().sin() * 0.5).sin();
-            }
-        }
-        (acc2 * 0.1).atan().tanh() + t1 - 1.0 * t0
-    }
-    check_p171(seed = 0xde235e9c9eec950e, inputs = 2, calls = [p142], at = |p| (3, p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p172(a: f64) -> f64 {
-        let mut acc0 = f64::tanh(a + a);
-        for i in 0..1 {
-            let t1 = -(acc0 * 0.5).sin();
-            let t2 = (acc0 * 0.5).tanh();
-            acc0 += (1.0 + (i as f64 * 0.9).powi(2)).cbrt() * 0.5;
-        }
-        let t3: f64 = 0.9;
-        t3
-    }
-    check_p172(seed = 0xe614fd45b5c88451, inputs = 1, calls = [], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p173(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            if ((-0.26_f64).mul_add(0.5, a)).tanh() > 0.24 {
-                continue;
-            }
-            extra += (a).tanh();
-            let mut t1 = 0.0;
-            for j in 0..2 {
-                t1 += ((((a) * 0.5).exp()).tanh() * (j as f64 + 0.5)).sin();
-            }
-            if i + 1 < xs.len() {
-                acc = acc + (a).tanh() - ((xs[i]).tanh()).tanh();
-                let t2 = ((t1).cos() * a - xs[i] - ((xs[i]).sin()).mul_add(0.5, a)).tanh() * 1.5;
-                acc = acc + ((xs[i]) * (t2)).tanh() - ((((1.0 + (xs[i + 1]) * (xs[i + 1])).ln()).mul_add(0.5, -0.29_f64)).mul_add(0.5, t2)).tanh();
-            }
-            acc += (a).tanh();
-        }
-        acc
-    }
-    check_p173(seed = 0xd8afde8cac1f5021, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-#[differentiable]
-fn p174_h0(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.75).tanh();
-    }
-    acc * 0.25 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p174_h1(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.75;
-    t + p174_h0(&v[1..], s * 0.75) + p174_h0(v, s).cos()
-}
-#[differentiable]
-fn p174_h2(y: &mut [f64], s: f64) {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 1.5).tanh();
-    }
-    y[0] = (y[0] * 0.5 + s).sin();
-}
-program! {
-    #[differentiable]
-    fn p174(xs: &[f64], a: f64, w: [f64; 3]) -> f64 {
-        let t1 = p174_h1(&w, w[2]);
-        let t2 = p174_h1(&xs[..], t1.tanh()).sin();
-        let mut buf3 = vec![0.3; 4];
-        for _ in 0..3 {
-            p174_h2(&mut buf3, t2 * 0.5);
-        }
-        p174_h2(&mut buf3, t2);
-        let t4 = buf3[0] + buf3[3] * 1.5;
-        let t5 = p174_h1(xs, t4);
-        let s6 = &xs[6..];
-        let t7 = (s6[1] * t1.tanh() + s6[0]).sin() + s6[s6.len() - 1] * 1.5;
-        t7 + t5 + t4 + t2 + t1 + w[1] * 0.5 + a * 0.3
-    }
-    check_p174(seed = 0x072224fae430566e, inputs = 12, calls = [], at = |p| (&p[0..8], p[8], <[f64; 3]>::try_from(&p[9..12]).unwrap()));
-}
-
-program! {
-    #[differentiable]
-    fn p175(b: f64, a: f64, c: f64) -> f64 {
-        let mut acc0 = 0.5;
-        for i in 0..3 {
-            let flag1 = b.hypot(a) > -0.4;
-            let a = a - b;
-            match i % 3 {
-                0 | 1 => {
-                    if i > 0 {
-                        let t2 = if b / (2.0 + c.cos()) > (a * 0.5).tanh() { ((a * 0.5).atan() / (2.0 + p162((p157(c, i as f64 * 0.5, 1, ((a * 0.5 - (a * 0.5).tanh()) * 0.5).tanh(), (a * 0.5 * 0.5).atan()) * 0.5).sin()).cos())).sin() } else { (2.0 + c.sin()).cbrt() };
-                    } else {
-                        let c = c - (b + b);
-                    }
-                }
-                _ => {
-                    let c = c * b.cos();
-                }
-            }
-            acc0 += ((b.powi(2) - b.powi(3)) * 0.25).sin();
-        }
-        acc0 = ((acc0 * 0.25).sin() * c.tanh()).sin();
-        let flag3 = (acc0 * 0.25).sin() * (acc0 * 0.25).atan() > 0.7;
-        let mut k4 = 0;
-        let r5 = loop {
-            acc0 = ((c.cos() - c * b) * 0.5).atan();
-            for j in 0..3 {
-                acc0 = ((acc0 * 0.05).sin() - j as f64 / (1.0 + (acc0 * 0.05).sin().powi(2)) * 0.25).sin();
-                acc0 = ((a - 1.25).hypot(a + b) * 0.5).atan();
-            }
-            acc0 = (1.5 * b * (b / (1.5 + (acc0 * 0.05).tanh().tanh())) * 0.25).atan();
-            k4 += 1;
-            if ((k4 as f64 / (2.0 + (acc0 * 0.05).atan().cos())) > -0.2) || k4 >= 3 { break (acc0 * 0.05).sin().to_radians(); }
-        };
-        0.25 * r5 + (acc0 * 0.05).tanh() + 0.3 * c + 0.9 * a + b.tanh()
-    }
-    check_p175(seed = 0xc477f73d01f209ad, inputs = 3, calls = [p157, p162], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p176(a: f64, b: f64, c: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = 0.5;
-        let mut k1 = 0;
-        let r2 = loop {
-            for j in 0..xs.len() {
-                if xs[0] - 1.25 > 0.3 {
-                    acc0 -= ((b.mul_add(c, c) + xs[j]) * 0.25).atan();
-                }
-                acc0 = xs[j].mul_add(xs[(k1 + 1) % 3], xs[0]).cos().exp();
-            }
-            acc0 *= 0.8 + 0.2 * (c + xs[(k1 + 1) % 3]).sin();
-            k1 += 1;
-            if ((acc0 * 0.02).sin() + (acc0 * 0.02).tanh() > -0.2) || k1 >= 4 { break (xs.iter().map(|q| q.cos()).product::<f64>() * c).max((acc0 * 0.02).powi(2).ln_1p()); }
-        };
-        acc0 -= ((1.5 + b.cos()).sqrt().asinh() * 0.5).sin();
-        r2
-    }
-    check_p176(seed = 0x172ee03c9840e436, inputs = 6, calls = [], at = |p| (p[0], p[1], p[2], &p[3..6]),
-        params = ["c", "xs", "b"] at [2, 3, 4, 5, 1]);
-}
-
-program! {
-    #[differentiable]
-    fn p177(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = -(x.mapv(|q| (q * 0.5).exp())).mapv(f64::sin);
-        let mut t2 = (-t1.mapv(f64::sin)).row(2).to_owned();
-        if n % 2 == 0 {
-            t2 = (((s) * (s)).tanh()) - &(x.dot(v) * 0.3);
-        }
-        let mut t3 = s;
-        if n % 2 == 0 {
-            t3 = v.mean().unwrap();
-        }
-        t3 + t2.dot(&t2) * 0.1 + t1.sum() * 0.2
-    }
-    check_p177(seed = 0xb65daaf9e4954493, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p178(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = v + &(-x.mapv(f64::sin));
-        for _ in 0..n {
-            t1 = (&t1 * (s)).mapv(f64::sin) + &t1 * 0.5;
-        }
-        let mut t2 = &((s) - v) - &(v / &v.mapv(|q| q * q + 1.0));
-        for _ in 0..n {
-            t2 = ((v + x).dot(&t2) * 0.3).mapv(f64::tanh) + &t2 * 0.5;
-        }
-        let t3 = &((s) - &t2) / &v.mapv(|q| q * q + 1.0);
-        let mut t4 = (s) - &((s) - &t3);
-        if n % 3 == 0 {
-            t4 = v.to_owned();
-        }
-        let mut t5 = &t3 + &((s) - &t3);
-        for _ in 0..n {
-            t5 = (x.dot(&t5) * 0.3).mapv(f64::tanh) + &t5 * 0.5;
-        }
-        t5.dot(&t5) * 0.1 + t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1
-    }
-    check_p178(seed = 0x6605f9607a83dade, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p179(a: f64, b: f64, c: f64) -> f64 {
-        let mut acc0 = 0.5;
-        if c.powi(2) < -0.2 {
-            let t1 = if c > a { c } else { b - c - 1.0 * b };
-            let mut w2 = 0;
-            while w2 < 2 {
-                let t1 = (t1 * 0.5).sin() * 1.5_f64.cos();
-                acc0 = ((p158((t1 * 0.5).tanh() * a, b).atan() - b.mul_add(b, b)) * 0.5).atan();
-                w2 += 1;
-            }
-            let t3 = (t1 * 0.5).tanh() + (t1 * 0.5).sin();
-        } else {
-            for i in 0..4 {
-                let mut acc4 = (p152(a) * 0.5).sin() * a;
-                acc0 *= (i as f64).tanh();
-            }
-            for i in 0..4 {
-                let mut acc5 = 0.0;
-                acc0 += (i as f64 * (a + (acc0 * 0.05).tanh()) * 0.1).tanh();
-            }
-        }
-        acc0 /= (1.0 + (b / (1.0 + a.powi(2))).powi(2));
-        acc0 /= (1.0 + (2.0 + b.sin()).sqrt().powi(2));
-        b - a
-    }
-    check_p179(seed = 0xcde3d5909e79692f, inputs = 3, calls = [p152, p158], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p180(xs: &[f64], n: usize, a: f64) -> f64 {
-        let mut acc0 = 0.5;
-        if n < 1 {
-            let t1: f64 = 0.2 * (a / (2.0 + (n as f64).cos())) * a;
-        }
-        if a * a > 0.25 {
-            return a;
-        }
-        1.5 * a
-    }
-    check_p180(seed = 0xb1d4fd60f004f2aa, inputs = 4, calls = [], at = |p| (&p[0..3], 2, p[3]),
-        params = ["a"] at [3]);
-}
-
-#[differentiable]
-fn p181_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.6
-}
-#[differentiable]
-fn p181_h1(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.6;
-    t + p181_h0(&v[1..], s * 0.75) + p181_h0(v, s).sin()
-}
-#[differentiable]
-fn p181_h2(y: &mut [f64], s: f64) {
+fn p180_h1(y: &mut [f64], s: f64) -> f64 {
     for i in (1..y.len()).rev() {
         y[i] = (y[i] * s + y[i - 1] * 0.75).tanh();
     }
     y[0] = (y[0] * 0.5 + s).sin();
+    y[0] * y[y.len() - 1]
 }
 #[differentiable]
-fn p181_h3(s: f64, x: &[f64], y: &mut [f64]) {
+fn p180_h2(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).cos() * -0.5;
+        y[i] += (s * x[i % x.len()]).sin() * 0.6;
     }
 }
 #[differentiable]
-fn p181_h4(y: &mut [f64], x: &[f64], s: f64) {
-    p181_h2(y, s);
-    p181_h3(s * -0.5, &x[1..], y);
+fn p180_h3(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    let _ = p180_h1(y, s);
+    p180_h2(s * 0.3, &x[1..], y);
+    y[y.len() - 1] + x[0]
 }
 program! {
     #[differentiable]
-    fn p181(xs: &[f64], a: f64, w: [f64; 3]) -> f64 {
-        let t1 = p181_h1(&w, w[2] * 0.25);
-        let t2 = p181_h1(&xs[..], w[0]);
-        let mut buf3 = vec![0.0; 2];
-        for i in 0..2 {
-            buf3[i] = xs[i + 6] * w[0];
-        }
-        p181_h4(&mut buf3, &xs[..], a);
-        let t4 = buf3[0] + buf3[1] * -0.5;
-        let mut buf5 = vec![0.3; 4];
-        p181_h3(t4, xs, &mut buf5);
-        let t6 = buf5[0] + buf5[3] * 0.3;
-        let t7 = p181_h1(&xs[5..=7], w[2] * 0.6);
-        t7 + t6 + t4 + t2 + t1 + w[1] * 0.5 + a * 0.3
+    fn p180(a: f64, ys: &mut [f64], xs: &[f64]) -> f64 {
+        let s1 = &xs[1..];
+        let t2 = (s1[3] * a + s1[2]).sin() + s1[s1.len() - 1] * 0.75;
+        let arr3 = p180_h0(xs, a);
+        let t4 = arr3[1] * arr3[1];
+        let _ = p180_h3(ys, &s1[0..], t4.tanh());
+        let t5 = ys[1] * 0.6;
+        let t6 = p180_h3(ys, &xs[..], a).tanh();
+        let t7 = ys[0] * 0.25;
+        let t8 = p180_h1(ys, t5.tanh() * 1.5).tanh();
+        let t9 = ys[2] * -0.5;
+        t9 + t8 + t7 + t6 + t5 + ys[2] + a * 0.3
     }
-    check_p181(seed = 0xf10f293a0b9568d2, inputs = 12, calls = [], at = |p| (&p[0..8], p[8], <[f64; 3]>::try_from(&p[9..12]).unwrap()));
+    check_p180(seed = 0x574126fec6b07b46, inputs = 10, calls = [], at = |p| (p[0], &mut p[1..4].to_vec(), &p[4..10]),
+        params = ["xs", "a"] at [4, 5, 6, 7, 8, 9, 0]);
 }
 
 program! {
     #[differentiable]
-    fn p182(a: f64, n: usize) -> f64 {
-        let mut acc0 = (n as f64).max((p156(n as f64 * 1.0, p154(2, 0.2 * 0.2)) * 0.25).atan()).cos();
-        for i in 0..4 {
-            if a < 0.0 {
-                if (acc0 * 0.1).atan() * (acc0 * 0.1).tanh() < 0.5 {
-                    let t1 = if n == 1 { (acc0 * 0.1).tanh().tanh().atan2(1.5 + (0.3 / (1.5 + a.tanh())).cos()) } else { 2.0 };
-                } else if a + a > (acc0 * 0.1).tanh() {
-                    let t2 = match n % 3 { 0 => (1.5 + a.sin()).powf(a.tanh()) * 0.6, 1 => 0.2 * (a + a), _ => (acc0 * 0.1).atan().tanh().exp2() };
-                } else {
-                    for j in 0..1 {
-                        let t3 = (acc0 * 0.1).tanh();
-                        acc0 = t3;
-                    }
-                }
+    fn p181(c: f64, b: f64, d: f64, a: f64) -> f64 {
+        if b.cos() < -0.1 {
+            let mut acc0 = 0.0;
+            if d.powi(3) > d {
+                let t1 = a - b;
+            } else if b * 0.9 > 0.25 {
+                acc0 *= b.atan().cos();
             } else {
-                for j in (0..2).rev() {
-                    if n + j < 2 {
-                        acc0 = 2.0_f64;
-                    } else {
-                        acc0 = ((acc0 * 0.05).tanh() + (f64::min(i as f64, (acc0 * 0.05).sin()) * 0.5).atan()).atan();
+                for i in 0..3 {
+                    for j in 0..2 {
+                        let t2 = d.sin() * (d * a);
+                        acc0 /= (1.0 + (acc0 * 0.1 * d).powi(2));
                     }
-                    acc0 *= 0.5 + 0.4 * (a * (acc0 * 0.05).tanh()).sin();
+                    acc0 -= ((c + d).atan() * 0.5).sin();
                 }
             }
-            acc0 = ((acc0 * 0.02).sin() * ((a - 1.25) * 0.5).atan()).tanh();
+            return -c + (p177((1.5 * a * 0.5).atan()) * 0.25).sin() / (2.0 + c.cos());
         }
-        if a * (acc0 * 0.02).tanh() > 0.5 {
-            acc0 /= (1.0 + a.powi(2));
-            acc0 /= (1.0 + (n as f64).powi(2));
-        } else {
-            let t4 = match n { 0 => ((acc0 * 0.02).atan() * a).tanh(), _ => 2.0_f64.cos().exp().sin() };
-        }
-        for i in 0..3 {
-            acc0 = (acc0 * 0.02).sin() * (acc0 * 0.02).sin().asinh();
-        }
-        acc0 * 0.02
+        let t3 = (p169(((b - b) * 0.5).tanh(), b) * 0.5).tanh();
+        0.3 * t3 + 0.9 * a + b.tanh()
     }
-    check_p182(seed = 0x1b27a25e1159dc8e, inputs = 1, calls = [p154, p156], at = |p| (p[0], 1));
+    check_p181(seed = 0xc960120c68ff49b7, inputs = 4, calls = [p169, p177], at = |p| (p[0], p[1], p[2], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p182(xs: &[f64], c: f64, a: f64, b: f64) -> f64 {
+        let mut acc0 = (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.1).sin();
+        for i in 0..xs.len() {
+            acc0 += ((xs[3] * 1.0).powi(3) * 0.25).sin();
+            if xs[xs.len() - 1 - i].clamp(-0.75, 0.75) > b {
+                match i {
+                    0 => {
+                        acc0 += (f64::max(a.tanh(), b.cos()) * 0.5).tanh();
+                    }
+                    1 => {
+                        let a = a + (xs.iter().map(|q| (q * 0.1).sin()).sum::<f64>() + b);
+                    }
+                    _ => {
+                        if i == 2 {
+                            for j in (0..4).step_by(2) {
+                                for l in (0..4).step_by(2) {
+                                    acc0 -= (2.0 + b.sin()).sqrt() * 0.5;
+                                }
+                                acc0 = ((acc0 * 0.02).sin() + a).tanh();
+                            }
+                        } else if i == 0 {
+                            if b + 2.0 > 0.3 {
+                                let mut acc1 = xs[i];
+                            }
+                        } else {
+                            let mut acc2 = 0.5;
+                        }
+                    }
+                }
+            } else if (0.5 * p154(xs[i]).tanh()).asin() > 0.5 {
+                if i == 3 {
+                    continue;
+                }
+            } else {
+                if i < 1 {
+                    let t3 = if (acc0 * 0.02).atan() < -0.2 || a < -0.2 { (xs.iter().map(|q| q * q).sum::<f64>() - a) * -(acc0 * 0.02).tanh() } else { 0.75 * xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).clamp(-0.75, 0.75) };
+                }
+            }
+        }
+        let k4 = (b.cos().abs() * 2.0) as usize % 3;
+        let t5 = match k4 { 0 => (acc0 * 0.02).sin(), 1 => (xs[0] - (acc0 * 0.02).atan().tanh().exp()) * 0.5, _ => (xs.iter().map(|q| q * q).sum::<f64>() * 0.25).atan() };
+        t5 - c
+    }
+    check_p182(seed = 0xc2c30771c866089c, inputs = 7, calls = [p154], at = |p| (&p[0..4], p[4], p[5], p[6]));
 }
 
 #[differentiable]
 fn p183_h0(v: &[f64], s: f64) -> f64 {
     let mut acc = 0.0;
     for i in 0..v.len() {
-        acc += (v[i] * s + 0.25).cos();
+        acc += (v[i] * s + 1.5).tanh();
     }
-    acc * 0.5 + v[0] * v[v.len() - 1]
+    acc * 0.3 + v[0] * v[v.len() - 1]
 }
 #[differentiable]
-fn p183_h1(y: &mut [f64], s: f64) -> f64 {
-    for i in 0..y.len() {
-        y[i] = y[i] * -0.5 + (y[i] * s).tanh() * 0.25;
-    }
-    y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p183_h2(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).sin() * 0.5;
-    }
-    y[0] * 0.6
-}
-#[differentiable]
-fn p183_h3(y: &mut [f64], x: &[f64], s: f64) {
-    let _ = p183_h1(y, s);
-    let _ = p183_h2(s * -0.5, &x[1..], y);
-}
-program! {
-    #[differentiable]
-    fn p183(w: [f64; 3], xs: &[f64], b: f64, a: f64) -> f64 {
-        let t1 = p183_h0(xs, b * 0.5).sin();
-        let t2 = p183_h0(xs, w[0]);
-        let mut buf3 = vec![-0.5; 3];
-        for _ in 0..2 {
-            p183_h3(&mut buf3, xs, a);
-        }
-        let t4 = buf3[0] + buf3[2] * 0.75;
-        let mut arr5 = [0.6_f64; 3];
-        arr5[2] = t1 * 0.5;
-        arr5[0] = xs[7] * 0.75;
-        let t6 = arr5[2] * arr5[0];
-        let s7 = &xs[..];
-        let t8 = (s7[1] * b * -0.5 + s7[3]).sin() + s7[s7.len() - 1] * 0.3;
-        let t9 = p183_h0(s7, w[2]).sin();
-        t9 + t8 + t6 + t4 + t2 + w[1] * 0.5 + a * 0.3
-    }
-    check_p183(seed = 0x0942d2b521984b9c, inputs = 13, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), &p[3..11], p[11], p[12]));
-}
-
-#[differentiable]
-fn p184_h0(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).sin() * 0.75;
-    }
-    y[0] * 1.5
-}
-#[differentiable]
-fn p184_h1(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.25 + (y[i] * s).cos() * 0.25;
-    }
-}
-#[differentiable]
-fn p184_h2(y: &mut [f64], x: &[f64], s: f64) {
-    p184_h1(y, s);
-    let _ = p184_h0(s * 0.6, &x[1..], y);
-}
-#[differentiable]
-fn p184_h3(v: &[f64], s: f64) -> [f64; 3] {
+fn p183_h1(v: &[f64], s: f64) -> [f64; 3] {
     let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).cos();
-    r[1] = v[1] * 0.75;
+    r[0] = (v[0] * s).tanh();
+    r[1] = v[1] * 0.5;
     r[2] = (v[v.len() - 1] + s).tanh();
     r
 }
 program! {
     #[differentiable]
-    fn p184(a: f64, ys: &mut [f64], xs: &[f64], b: f64) -> f64 {
-        let mut buf1 = vec![-0.5; 4];
-        let t2 = p184_h0(a * 0.3, &xs[..5], &mut buf1).tanh();
-        p184_h2(&mut buf1, &xs[0..=1], b * 0.6);
-        let t3 = buf1[0] + buf1[3] * 0.3;
-        let s4 = &xs[4..];
-        let t5 = (s4[2] * t3.tanh() + s4[0]).sin() + s4[s4.len() - 1] * 0.6;
-        let arr6 = p184_h3(s4, t5.tanh());
-        let t7 = arr6[1] * arr6[2];
-        for _ in 0..2 {
-            p184_h1(ys, t5 * 1.5);
-        }
-        let t8 = ys[2] * -0.5;
-        t8 + t7 + t5 + t3 + t2 + ys[2] + a * 0.3
+    fn p183(xs: &[f64], a: f64, w: [f64; 3]) -> f64 {
+        let t1 = p183_h0(xs, a).sin();
+        let arr2 = p183_h1(&xs[..7], w[0]);
+        let t3 = arr2[0] * arr2[1];
+        let t4 = p183_h0(&xs[6..], a * 0.25);
+        t4 + t3 + t1 + w[1] * 0.5 + a * 0.3
     }
-    check_p184(seed = 0xae5170a5d51a119e, inputs = 13, calls = [], at = |p| (p[0], &mut p[1..4].to_vec(), &p[4..12], p[12]));
+    check_p183(seed = 0x28c2c69429533132, inputs = 11, calls = [], at = |p| (&p[0..7], p[7], <[f64; 3]>::try_from(&p[8..11]).unwrap()));
 }
 
 program! {
     #[differentiable]
-    fn p185(c: f64, a: f64, b: f64) -> f64 {
-        let mut acc0 = 0.0;
-        let mut w1 = 0;
-        while w1 < 4 && (a * a > 0.7) {
-            if w1 % 3 == 1 {
-                if w1 == 3 {
-                    let b = b - ((p147((2.0 + c.cos()).recip(), a, ((a - c) * 0.5).atan(), (0.5 * 0.9_f64.tanh()).acos()) * 0.25).atan() + a);
-                } else {
-                    for j in (0..8).step_by(2) {
-                        acc0 += ((a + w1 as f64).sin() * 0.5).sin();
-                    }
-                }
+    fn p184(a: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = (a * a).max(xs[0] + a);
+        if xs[3].hypot(acc0) > xs[2] && a < -0.4 {
+            for i in 1..=1 {
+                acc0 = a.sin().exp().hypot(xs[i]) * 0.5;
             }
-            acc0 = (-a * (p156(a * (acc0 * 0.02).sin(), c) * 0.25 * 1.25) * 0.5).tanh();
-            w1 += 1;
+        } else if (p160(a) * 0.5).sin() - a < 0.25 || xs[1] < 0.25 {
+            for i in 0..1 {
+                let t1 = acc0 * 0.25 * (p153(a, (i as f64).atan(), f64::atan(a)) * 0.5).sin();
+                acc0 -= ((t1.mul_add((acc0 * 0.25).tanh(), a) + xs[i]) * 0.25).sin();
+            }
+        } else {
+            let acc0 = (acc0 * 0.25).tanh() * (1.5 + a.sin()).powf(a.tanh());
         }
-        let t3 = { let u2 = (c.powi(3) / (1.0 + 0.75_f64.sin().powi(2)) * 0.25).tanh(); (c * b).atan() };
-        for i in (0..1).rev() {
-            acc0 /= (1.0 + t3.powi(2));
-            acc0 *= (i as f64).sin().cos();
-        }
-        t3 + acc0 * 0.02
+        (acc0 * 0.25).tanh()
     }
-    check_p185(seed = 0x6eeb7ea347b51856, inputs = 3, calls = [p147, p156], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p186(b: f64, a: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = 0.5;
-        for i in 0..2 {
-            let a = a * (2.0 * b);
-            acc0 += 0.6 * b.max(b);
-        }
-        let t1 = -xs[1];
-        let acc0 = (acc0 * 0.25).tanh() + (acc0 * 0.25).sin();
-        let mut acc2 = xs[2];
-        match (xs[3].sin().abs() * 2.0) as usize % 3 {
-            0 => {
-                acc2 += (p162(a) * 0.5).sin();
-                acc2 *= 0.5 + 0.4 * acc2.sin();
-            }
-            1 => {
-                let t3 = xs[0];
-                let t4 = xs[2].cos().exp2();
-            }
-            _ => {
-                let flag5 = t1.clamp(-0.75, 0.75) > -0.1;
-            }
-        }
-        1.25 * (acc2 * 0.5).sin() + acc0 - t1.tanh() + b
-    }
-    check_p186(seed = 0x325de20078ee3490, inputs = 6, calls = [p162], at = |p| (p[0], p[1], &p[2..6]),
-        params = ["b", "a"] at [0, 1]);
-}
-
-program! {
-    #[differentiable]
-    fn p187(n: usize, b: f64, d: f64, a: f64, c: f64) -> f64 {
-        let mut acc0 = 0.0;
-        if n % 2 == 0 {
-            acc0 += (a.asinh().tanh() * 0.5).tanh();
-            match n {
-                0 => {
-                    let mut acc1 = 1.0;
-                }
-                1 => {
-                    let t2: f64 = c;
-                }
-                _ => {
-                    let t3 = if 0.75_f64.to_radians() < -0.2 { (1.5 + (n as f64).sin()).log(2.5 + 0.9_f64.cos()).sin().exp() } else { (0.75 * d).tanh() };
-                }
-            }
-        }
-        match n % 3 {
-            0 => {
-                let mut k4 = 0;
-                loop {
-                    let mut w5 = 0;
-                    while w5 < 3 && (c.cos() > 0.7) {
-                        let t6 = d - (acc0 * 0.05).sin();
-                        acc0 = a / (1.5 + (c - (acc0 * 0.05).sin()).tanh());
-                        w5 += 1;
-                    }
-                    acc0 /= (1.0 + f64::max(d, (acc0 * 0.05).atan()).powi(2));
-                    k4 += 1;
-                    if (b - (acc0 * 0.05).tanh() < 0.0) || k4 >= 4 { break; }
-                }
-            }
-            1 => {
-                let mut w7 = 0;
-                while w7 < 4 {
-                    for j in (0..3).rev() {
-                        let t8 = a.powi(2);
-                        acc0 /= (1.0 + (1.0 + t8.powi(2)).cbrt().powi(2));
-                    }
-                    acc0 += a.min((2.0 + (acc0 * 0.02).tanh().sin()).sqrt()) * 0.5;
-                    w7 += 1;
-                }
-            }
-            _ => {
-                let mut d = d;
-            }
-        }
-        (acc0 * 0.02).cos() + c + 0.5 * a
-    }
-    check_p187(seed = 0x32f606045b5880ce, inputs = 4, calls = [], at = |p| (2, p[0], p[1], p[2], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p188(xs: &[f64], a: f64) -> f64 {
-        let t0: f64 = a.hypot(a);
-        let mut acc1 = 0.5;
-        let mut w2 = 0;
-        while w2 < 4 {
-            let a = a * t0;
-            let mut w3 = 0;
-            while w3 < 1 {
-                let t4 = f64::cos(f64::atan(0.3));
-                acc1 = ((a * 0.25 * t4 * 0.5).powi(2) * 0.25).tanh();
-                w3 += 1;
-            }
-            acc1 = ((xs[xs.len() - 1 - w2] - t0 + a * 0.25 * xs[w2]) * 0.25).tanh();
-            w2 += 1;
-        }
-        acc1 += ((xs.iter().sum::<f64>() / (1.0 + 1.5_f64.powi(2)) + a) * 0.1).tanh();
-        let mut k5 = 0;
-        loop {
-            let mut k6 = 0;
-            let r9 = loop {
-                match k5 {
-                    0 => {
-                        let t7: f64 = t0;
-                    }
-                    1 => {
-                        acc1 = (xs.iter().map(|q| q.cos()).product::<f64>() * xs[k5] + xs[xs.len() - 1 - k5] / (1.5 + xs[xs.len() - 1 - k5].tanh())) * 0.5;
-                    }
-                    _ => {
-                        if k6 % 3 == 1 {
-                            let t8 = (acc1 * 0.02).sin().tanh() * (2.0 + t0) * (a * 1.5_f64.sin());
-                        }
-                    }
-                }
-                acc1 = a;
-                k6 += 1;
-                if (xs[1] * t0 < -0.1 || xs[3] < -0.2) || k6 >= 3 { break (1.0 + k6 as f64) / (1.0 + 0.1_f64.min(xs[k5]).powi(2)); }
-            };
-            let t11 = { let u10 = (k5 as f64 * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.5).sin().powi(3); xs.iter().map(|q| q.cos()).product::<f64>().powi(2).atan2(1.5 + xs[k5].cos()) };
-            let mut k12 = 0;
-            let r13 = loop {
-                acc1 -= (f64::sin(a) * 0.5).sin();
-                acc1 *= 0.8 + 0.2 * f64::tanh(a).sin();
-                k12 += 1;
-                if ((acc1 * 0.01).sin() > 0.0) || k12 >= 5 { break (acc1 * 0.01).sin(); }
-            };
-            acc1 += (xs[k5] + xs[k5]).mul_add(xs[k5] - xs[k5], k5 as f64 * a) * 0.1;
-            k5 += 1;
-            if (xs[2].sin().exp_m1() > 0.7) || k5 >= 3 { break; }
-        }
-        for i in 0..xs.len() {
-            for j in 0..1 {
-                if xs.iter().map(|q| (q * 0.9).sin()).sum::<f64>() + t0 > -0.2 {
-                    acc1 = ((acc1 * 0.01).sin() * ((t0 + (acc1 * 0.01).tanh()) * 0.5).atan()).atan();
-                } else {
-                    if j % 3 == 1 {
-                        if i + j < 4 {
-                            if acc1 * 0.01 + xs[i] < 0.0 {
-                                let t0 = t0 - (1.5 + (acc1 * 0.01).sin().sin()).log(2.5 + t0.cos());
-                            } else {
-                                if xs[0] - xs[3] < 0.0 {
-                                    if a / (2.0 + (acc1 * 0.01).sin().cos()) < -0.2 {
-                                        let t0 = t0 - 0.1;
-                                    } else if t0.cos() > 0.1 {
-                                        let mut acc14 = 0.5;
-                                    } else {
-                                        acc1 *= 0.5 + 0.4 * (0.25 + a).sin();
-                                    }
-                                } else {
-                                    acc1 = (((acc1 * 0.005).tanh() * (p157(((xs[xs.len() - 1 - i] + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) * 0.05).tanh(), ((xs[i] + xs[i]) * 0.5).atan(), 1, (((p152((acc1 * 0.005).to_radians()) * 0.5).sin() + a) * 0.5).sin(), (t0 * 0.5).tanh()) * 0.5) + (xs[i] - t0)) * 0.25).sin();
-                                }
-                            }
-                        } else {
-                            for l in 0..xs.len() {
-                                let mut acc15 = t0;
-                                acc1 += ((2.0 + t0.cos()).recip().sin() * 0.5).sin();
-                            }
-                        }
-                    } else {
-                        if j + i < 1 {
-                            for l in 0..2 {
-                                acc1 *= 0.5 + 0.4 * (1.5 + xs[xs.len() - 1 - l].sin()).powf(t0.tanh()).sin();
-                            }
-                        } else {
-                            let t16 = xs[i].mul_add(xs[j], (acc1 * 0.002).atan()).cos().exp();
-                        }
-                    }
-                }
-                acc1 = a / (1.5 + (acc1 * 0.002).tanh().tanh()) / (1.0 + (xs.iter().map(|q| (q * 0.3).sin()).sum::<f64>() * (acc1 * 0.002).sin()).powi(2)) * 0.5;
-            }
-            acc1 /= (2.0 + a.min(xs[i]).cos());
-        }
-        acc1 * 0.002
-    }
-    check_p188(seed = 0x3ebc6741d829c717, inputs = 5, calls = [p152, p157], at = |p| (&p[0..4], p[4]),
-        params = ["a"] at [4]);
-}
-
-program! {
-    #[differentiable]
-    fn p189(xs: &[f64], a: f64, b: f64) -> f64 {
-        let k0 = ((a * b * 0.5).tanh().abs() * 2.0) as usize % 3;
-        let mut acc1 = 0.0;
-        match k0 {
-            0 | 1 => {
-                let a = a + a;
-            }
-            _ => {
-                acc1 += ((b.max(xs[0]) + (xs[1] - b)) * 0.25).atan();
-                for i in 0..1 {
-                    if i == 1 {
-                        if (0.3 - p179(((acc1 * 0.5).atan() * xs.iter().map(|q| q * b).sum::<f64>() * 0.1).tanh(), p157((xs[i] * (acc1 * 0.5).atan() * 0.5).tanh(), ((acc1 * 0.5).atan().sin().exp() * 0.5).sin(), 1, a, ((b + xs[0]) * 0.5).atan()) * 0.5 * 0.5, i as f64 / (1.0 + (acc1 * 0.5).atan().powi(2)))) > 0.5 {
-                            if 0.5 - xs[2] < -0.2 {
-                                for j in 1..=4 {
-                                    acc1 = ((a - xs[xs.len() - 1 - i]) * 0.5).tanh().powi(2);
-                                }
-                            }
-                        } else {
-                            for j in 0..3 {
-                                let mut acc2 = a;
-                                acc2 = f64::sin(0.2);
-                            }
-                        }
-                    } else {
-                        acc1 = (1.5 + b.sin()).log(2.5 + xs[2].cos()) - i as f64;
-                    }
-                    acc1 -= ((1.0 + xs[i].powi(2)).sqrt().sin() * 0.5).tanh();
-                }
-            }
-        }
-        let mut v3 = vec![0.0; 3];
-        for i in 0..v3.len() {
-            v3[i] = (a * b).atan2(1.5 + (i as f64 * a).cos());
-            if i > 0 {
-                v3[i] += v3[i - 1] * xs[i].mul_add(0.25, b) * 0.5;
-            }
-        }
-        acc1 = v3.iter().enumerate().map(|(k, q)| (q * 0.25) * k as f64).sum::<f64>().sin().exp().cos();
-        acc1 /= (2.0 + b.atan().cos());
-        (acc1 * 0.1).sin() + 0.25 * b + 0.5 * xs[2]
-    }
-    check_p189(seed = 0x4d82b3a5d51c7e9f, inputs = 5, calls = [p157, p179], at = |p| (&p[0..3], p[3], p[4]),
-        params = ["b"] at [4]);
-}
-
-program! {
-    #[differentiable]
-    fn p190(a: f64, n: usize, c: f64, b: f64, d: f64) -> f64 {
-        let mut acc0 = 0.5;
-        let mut k1 = 0;
-        loop {
-            let t2 = d - a + b * 1.0;
-            let flag3 = (t2 * 0.5).tanh() * b > 0.25;
-            acc0 += (c + n as f64).max(0.1 * (p175((p152(((c - 2.0) * 0.5).atan()) * 0.5 * 0.5).tanh(), ((b - d) * 0.5).tanh(), (0.5 * c.tanh()).acos()) * 0.5).tanh()) * 0.25;
-            let mut acc4 = a;
-            acc0 = (acc0 * 0.25).atan();
-            k1 += 1;
-            if (acc4 * acc4 > -0.1) || k1 >= 2 { break; }
-        }
-        acc0 /= (2.0 + c.cos().cos());
-        acc0 * 0.25 + a.sin() + 0.5 * (acc0 * 0.25)
-    }
-    check_p190(seed = 0x358a5e8d381ddc1d, inputs = 4, calls = [p152, p175], at = |p| (p[0], 3, p[1], p[2], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p191(xs: &[f64], n: usize, a: f64, b: f64) -> f64 {
-        let mut acc0 = a * 0.9 * xs[n].cos();
-        let mut k1 = 0;
-        let r3: f64 = loop {
-            let t2: f64 = k1 as f64 - n as f64;
-            acc0 += ((p156((t2 * 0.5).tanh().clamp(-0.75, 0.75), ((xs[k1 % xs.len()] - (acc0 * 0.1).tanh()) * 0.5).tanh()) * 0.25).sin().abs() * (t2 * 0.5 - (acc0 * 0.1).tanh()) * 0.25).tanh();
-            k1 += 1;
-            if (b + xs[k1 % xs.len()] > 0.3) || k1 >= 4 { break 0.75; }
-        };
-        let mut a = a;
-        1.0 * a + r3.sin() - (acc0 * 0.1).tanh()
-    }
-    check_p191(seed = 0x28389dee3b250227, inputs = 5, calls = [p156], at = |p| (&p[0..3], 1, p[3], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p192(b: f64, a: f64) -> f64 {
-        let a = a + b.sin().exp();
-        let t0 = b;
-        let t1 = if f64::min((a * 0.25).sin(), (a * 0.25).sin()) > 0.25 && t0 < 0.0 { (a * 0.25).sin().sin().mul_add(0.3 * b, t0 - b) } else { a * 0.25 };
-        let mut acc2 = f64::tanh((2.0 + (t1 * 0.5).cos()).recip());
-        for i in 0..3 {
-            let mut acc3 = 0.9 * (a * 0.25 * 0.3);
-            acc2 -= ((a * 0.25).sin() + b).sin().exp2() * 0.5;
-        }
-        if (t1 * 0.5).tanh() < 0.1 || 0.2 < 0.0 {
-            let mut acc4 = (1.0 + t0.powi(2)).ln() * b;
-            acc4 += acc4 * t0.abs() * 0.5;
-        }
-        0.6 * (acc2 * 0.1) - (t1 * 0.5).atan() + 0.25 * t0 - (a * 0.25).atan().sin() + b.sin() + 0.5 * (t1 * 0.5)
-    }
-    check_p192(seed = 0x114fd7dbcfcd219d, inputs = 2, calls = [], at = |p| (p[0], p[1]),
-        params = ["b"] at [0]);
-}
-
-program! {
-    #[differentiable]
-    fn p193(a: f64, c: f64, xs: &[f64], b: f64) -> f64 {
-        let t0 = 1.25 * (a * xs[1] - ((p175((xs.iter().map(|q| q * q).sum::<f64>().hypot(a) * 0.1).sin(), xs.iter().map(|q| q.cos()).product::<f64>().max(b), 1.0) * 0.5).tanh() + xs[1]));
-        let mut acc1 = 0.5;
-        if 0.6 * 0.25 < 0.7 {
-            acc1 = ((xs.iter().map(|q| q * q).sum::<f64>() + 0.25) / (2.0 + b.cos()) * 0.1).atan();
-        } else if c + xs[2] > a {
-            acc1 = (t0 * 0.5).sin().min(a * 0.5);
-        }
-        for i in (0..4).step_by(2) {
-            for j in 0..xs.len() {
-                let t2 = b / (1.0 + xs[j].powi(2)) - (a - t0 * 0.5);
-                acc1 += (b / (1.0 + xs[0].powi(2)) * 0.5).sin().powi(3);
-            }
-            acc1 /= (1.0 + b.max((acc1 * 0.1).atan()).powi(2));
-        }
-        for i in 0..xs.len() {
-            acc1 = ((xs[i] + a + a) * 0.5).atan();
-            let t3 = if (1.0 + c.powi(2)).sqrt() > 0.5 { (-b).powi(2) } else { (p152(b.hypot(xs.iter().map(|q| (q * 0.5).sin()).sum::<f64>()) * 0.25) * 0.5).atan().sin().exp() / (1.0 + xs[i].powi(2)) };
-        }
-        let t4 = if f64::atan((t0 * 0.5).atan()) < -0.2 { xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() } else { xs[0] * 0.75 * (t0 * 0.5).atan() };
-        (t4 * 0.1).sin().cos() + (acc1 * 0.05).tanh() - 2.0 * (t0 * 0.5) + a
-    }
-    check_p193(seed = 0x009ab5ffc2780898, inputs = 6, calls = [p152, p175], at = |p| (p[0], p[1], &p[2..5], p[5]));
-}
-
-program! {
-    #[differentiable]
-    fn p194(b: f64, d: f64, c: f64, a: f64) -> f64 {
-        let mut acc0 = d;
-        let mut w1 = 0;
-        while w1 < 2 {
-            acc0 -= (2.0 + a.sin()).sqrt() * 0.5;
-            if w1 == 0 {
-                let d = d + b;
-            } else if w1 < 1 {
-                let t2: f64 = c.atan();
-            } else {
-                let t3 = match w1 { 0 => 0.75 * 1.25_f64.powi(3), _ => f64::min(p172((1.0 + d) * 0.5), d) * p172(((a + 0.75) * 0.5).atan()) };
-            }
-            acc0 *= (1.0 + b.powi(2)).sqrt().tanh();
-            w1 += 1;
-        }
-        let mut acc4 = 0.0;
-        (acc0 * 0.1).atan() + c + b.cos()
-    }
-    check_p194(seed = 0xa835f1feaa74c87a, inputs = 4, calls = [p172], at = |p| (p[0], p[1], p[2], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p195(n: usize, a: f64) -> f64 {
-        let mut v0 = vec![0.0; 4];
-        for i in 0..v0.len() {
-            v0[i] = (i as f64).atan2(1.5 + (n as f64).cos()) + 0.1_f64.powi(2);
-            if i > 0 {
-                v0[i] += v0[i - 1] * ((p149(((a - a) * 0.5).sin(), a.atan2(1.5 + a.cos()), n as f64) * 0.5).atan() * 0.5).atan();
-            }
-        }
-        v0[n] += a;
-        let flag1 = v0.iter().map(|q| (q * 0.1) * a).sum::<f64>() + a > 0.25;
-        let mut acc2 = (((2.0 + (v0[v0.len() - 1 - n] * 0.1).tanh().sin()).log10() + p162(1.25 * a)) * 0.5).atan();
-        for (i, q3) in v0.iter().enumerate() {
-            acc2 -= f64::atan((v0[3] * 0.1).sin().cos().exp_m1()) * 0.5;
-            acc2 -= (n as f64 * a - (v0[3] * 0.1).tanh() * (v0[n] * 0.1).sin()) * 0.25;
-            let t4 = if !flag1 { (acc2 * 0.1 - acc2 * 0.1).hypot((v0.iter().enumerate().map(|(k, q)| (q * 0.1) * k as f64).sum::<f64>() * 0.5).atan()) } else { (acc2 * 0.1).sin().cos().exp_m1().max(acc2 * 0.1 + (acc2 * 0.1).tanh()) };
-        }
-        let t5 = f64::max(a, (acc2 * 0.1).atan().atan2(1.5 + a.cos())) - (1.5 + (acc2 * 0.1).hypot((acc2 * 0.1).atan()).sin()).powf((acc2 * 0.1).sin().max(a).tanh());
-        acc2 *= 1.0 + ((t5 * 0.5).atan() - (t5 * 0.5).tanh()).tanh();
-        acc2 += ((acc2 * 0.05).tanh() * (2.0 + a.sin()).sqrt() * 0.5).atan();
-        (t5 * 0.5).sin() + (acc2 * 0.05).sin()
-    }
-    check_p195(seed = 0x5f82404096ba87ff, inputs = 1, calls = [p149, p162], at = |p| (1, p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p196(a: f64, xs: &[f64], b: f64) -> f64 {
-        let t0 = if a < 0.3 { a * 1.0_f64.mul_add(b, a) } else { a / (1.0 + xs.iter().map(|q| q * b).sum::<f64>() * xs.iter().map(|q| q * b).sum::<f64>()) + xs[1].atan2(1.5 + a.cos()) };
-        let mut acc1 = ((xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).max(xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())) - xs[0].mul_add(a, a)) * 0.5).atan();
-        let mut w2 = 0;
-        while w2 < 2 {
-            if 0.9 < -0.1 {
-                acc1 /= (1.0 + (acc1 * 0.25).tanh().powi(3).powi(2));
-                return (2.0 + f64::max(xs[w2], (t0 * 0.5).sin()).cos()).recip();
-            }
-            acc1 += (xs[w2] * (t0 * 0.5 * 1.5) * 0.1).atan();
-            w2 += 1;
-        }
-        let k3 = (a.abs() * 2.0) as usize % 3;
-        match k3 {
-            0 | 1 => {
-                acc1 /= (2.0 + (2.0 + 1.0_f64.sin()).ln().cos());
-            }
-            _ => {
-                let b = b + (acc1 * 0.25).tanh();
-                if (acc1 * 0.25).tanh() * xs[1] < 0.0 {
-                    return xs[0] * a * ((t0 * 0.5).atan() - 0.1);
-                }
-            }
-        }
-        let mut b = b;
-        b + (acc1 * 0.25).sin() + t0 * 0.5
-    }
-    check_p196(seed = 0x517c707f8affc61d, inputs = 5, calls = [], at = |p| (p[0], &p[1..4], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p197(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (((1.0 + (a) * (a)).ln()).tanh() + xs[0]).tanh();
-        let t2 = (-0.07_f64 + (a).tanh() + xs[0]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            let t3 = if (t2).sin() + (t2) * (t2) < 0.49 { (((xs[i]).cos() * xs[i]).tanh()).tanh() } else { (xs[i]).sin() };
-            acc += (xs[i]).tanh();
-            if i + 1 < xs.len() {
-                if t1 < 0.26 {
-                    acc += ((t2).cos() * xs[i + 1]).tanh();
-                } else {
-                    let t4 = ((t3).cos() * t1).tanh() * 1.5;
-                }
-                let mut t5 = 0.0;
-                for j in 0..2 {
-                    t5 += (xs[i + 1] * (j as f64 + 0.5)).sin();
-                }
-                acc -= (t2).tanh();
-            }
-            acc -= ((((a) * (xs[i])) * (xs[i] - t2)) * (((xs[i]) * 0.5).exp())).tanh();
-        }
-        let r = acc;
-        r
-    }
-    check_p197(seed = 0x61b53e65e67b99e8, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]),
-        params = ["xs"] at [1, 2, 3, 4]);
-}
-
-program! {
-    #[differentiable]
-    fn p198(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (a + xs[2]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        let mut carried = 0.5;
-        for i in 0..xs.len() - 1 {
-            let t2 = (((1.0 + ((xs[i]).sin()) * ((xs[i]).sin())).ln()).mul_add(0.5, a)).tanh() * 1.5;
-            if ((a).mul_add(0.5, t1)).sin() < 0.29 {
-                let t3 = ((((1.0 + (xs[i + 1]) * (xs[i + 1])).ln()).mul_add(0.5, xs[i + 1])).cos() * xs[i + 1]).tanh() * 1.5;
-                let t4 = if ((t3).mul_add(0.5, xs[i + 1])) * (((t2) * 0.5).exp()) > 0.44 { (xs[i + 1]).tanh() } else { (1.0 + (xs[i]) * (xs[i])).ln() };
-            } else {
-                let t5 = (xs[i + 1]).tanh() * 1.5;
-            }
-            let t6 = (-0.34_f64).tanh() * 1.5;
-            acc -= (t6 - ((xs[i + 1]).sin()) * (xs[i + 1] + t6)).tanh();
-            carried = carried * 0.5 + (((xs[i + 1] - xs[i]).cos() * xs[i + 1]).sin()).tanh();
-            acc += carried;
-        }
-        acc.sin()
-    }
-    check_p198(seed = 0x4e05ddf200e73d2a, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+    check_p184(seed = 0xe3900be181e3790f, inputs = 5, calls = [p153, p160], at = |p| (p[0], &p[1..5]));
 }
 
 #[differentiable]
-fn p199_h0(v: &[f64], s: f64) -> f64 {
+fn p185_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.25
+}
+#[differentiable]
+fn p185_h1(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.25 + (y[i] * s).cos() * 0.25;
+    }
+}
+program! {
+    #[differentiable]
+    fn p185(xs: &[f64], b: f64, a: f64, w: [f64; 3]) -> f64 {
+        let t1 = p185_h0(&xs[..6], w[2]);
+        let t2 = p185_h0(&xs[3..], w[0] * 0.3).sin();
+        let mut buf3 = vec![0.0; 3];
+        for i in 0..3 {
+            buf3[i] = xs[i + 2] * t2.tanh();
+        }
+        p185_h1(&mut buf3, a);
+        let t4 = buf3[0] + buf3[2] * 0.25;
+        let t5 = p185_h0(xs, t2.tanh());
+        let s6 = &xs[0..];
+        let t7 = (s6[0] * a + s6[5]).sin() + s6[s6.len() - 1] * -0.5;
+        let mut arr8 = [0.25_f64; 3];
+        arr8[0] = t4.tanh();
+        arr8[1] = xs[0] * 0.5;
+        arr8[2] = (w[2]).sin();
+        let t9 = arr8[1] * arr8[1];
+        t9 + t7 + t5 + t4 + t2 + w[1] * 0.5 + a * 0.3
+    }
+    check_p185(seed = 0x1acd412713478363, inputs = 11, calls = [], at = |p| (&p[0..6], p[6], p[7], <[f64; 3]>::try_from(&p[8..11]).unwrap()));
+}
+
+program! {
+    #[differentiable]
+    fn p186(c: f64, a: f64, b: f64) -> f64 {
+        let t0 = c.hypot(b).sin().exp2();
+        let t1 = b + t0;
+        let t2 = if t0 < -0.4 { (c / (1.5 + b.tanh())).min(c - a) } else { f64::tanh(a.cos().exp()) };
+        let t3 = c.asinh() / (1.5 + a.tanh());
+        let mut t0 = t0;
+        let t4 = if a * t0 < 0.7 && t0 < -0.1 { f64::tanh(-t2) } else { a };
+        let mut v5 = vec![0.0; 3];
+        for i in 0..v5.len() {
+            v5[i] = -t4;
+        }
+        t4 + 1.5 * t0 + t2 + 0.1 * (t1 * 0.5).atan() + b.tanh() - a
+    }
+    check_p186(seed = 0x7f888cbd8ddb8a85, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p187(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = v.to_owned();
+        let t2 = (-x.mapv(f64::sin)).sum_axis(Axis(1)) * 0.3;
+        let t3 = x / &(x.dot(x) * 0.3).mapv(|q| q * q + 1.0);
+        let t4 = s;
+        t4 + t3.sum() * 0.2 + t2.dot(&t2) * 0.1
+    }
+    check_p187(seed = 0xcb1ffab39f5869b5, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p188(a: f64) -> f64 {
+        let t0 = -a * a.tanh() + (a - a - a);
+        let mut acc1 = a;
+        for i in 0..3 {
+            if (acc1 * 0.25).tanh().tanh().sinh() < 0.25 && t0 * 0.25 < -0.1 {
+                acc1 /= (1.0 + (i as f64 / (1.0 + 0.9_f64.powi(2))).powi(2));
+            } else {
+                let t2 = (acc1 * 0.25).tanh().min(t0 * 0.25);
+            }
+            acc1 /= (1.0 + a.atan2(1.5 + (t0 * 0.25).tanh().cos()).powi(2));
+        }
+        (acc1 * 0.25).atan().tanh() + (t0 * 0.25).sin()
+    }
+    check_p188(seed = 0xd42c125ed7b5ebdb, inputs = 1, calls = [], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p189(b: f64, a: f64, n: usize) -> f64 {
+        let mut acc0 = 1.0;
+        let mut acc1 = 0.5;
+        let t2 = a;
+        let t2 = t2 - 1.0;
+        if n == 0 {
+            acc0 += (t2.sin() * t2 * 0.25).sin();
+            for i in 0..1 {
+                if t2 / (1.0 + 1.0_f64.powi(2)) < 0.5 {
+                    for j in 0..1 {
+                        let t3 = (2.0 + (b - (acc0 * 0.25).tanh()).cos()).recip() / (2.0 + a.tanh().exp().cos());
+                        acc0 /= (1.0 + (j as f64).sin().powi(2));
+                    }
+                } else {
+                    let t4 = b * b - 0.25 * a;
+                }
+                acc0 -= a;
+            }
+        } else if n == 1 {
+            let mut w5 = 0;
+            while w5 < 4 && ((n as f64 * a) > 0.5) {
+                let t2 = t2 * (1.0 + 0.1_f64.powi(2)).sqrt();
+                acc1 += (f64::atan(0.9).tanh().exp() * 0.5).atan();
+                w5 += 1;
+            }
+            let t6 = match n % 3 { 0 | 1 => (1.5 + b.tanh().sin()).log(2.5 + b.tanh().exp().cos()), _ => (((acc0 * 0.1).tanh() * (acc0 * 0.1) - (acc1 * 0.1).tanh().powi(2)) * 0.5).sin() };
+        }
+        if b * t2 > 0.1 {
+            let t7 = if n % 2 == 0 { (acc0 * 0.1).atan() } else { (1.0 + (n as f64).powi(2)).ln() * 0.3 };
+        }
+        t2.sin() + (acc1 * 0.1).atan().cos()
+    }
+    check_p189(seed = 0xca461bcb98c51386, inputs = 2, calls = [], at = |p| (p[0], p[1], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p190(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = (x / &x.mapv(|q| q * q + 1.0)).dot(x) * 0.3;
+        if n % 2 == 0 {
+            t1 = (v.dot(v) * 0.3) * x;
+        }
+        let t2 = v.to_owned();
+        let mut t3 = &t2 + &(t1.column(1).to_owned());
+        for _ in 0..n {
+            t3 = (((&t1 * &t1).mapv(f64::tanh)).dot(&t3) * 0.3).mapv(f64::tanh) + &t3 * 0.5;
+        }
+        let mut t4 = v.to_owned();
+        if n % 3 == 0 {
+            t4 = (v * (t2.dot(&t2) * 0.3)).mapv(f64::sin);
+        }
+        let t5 = t4.to_owned();
+        t5.dot(&t5) * 0.1 + t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1
+    }
+    check_p190(seed = 0xdc261056c27ee48d, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p191(a: f64, xs: &[f64]) -> f64 {
+        let t1 = ((a).tanh() + xs[4]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 1..xs.len() {
+            extra -= ((((1.0 + (t1) * (t1)).ln()) * 0.5).exp()).tanh();
+            let t2 = (a).tanh() * 1.5;
+            if (1.0 + (xs[i - 1]) * (xs[i - 1])).ln() - ((t2) * 0.5).exp() > -0.34 {
+                let t3 = if ((xs[i - 1]).cos() * t1).tanh() < -0.19 { (((xs[i] + a).tanh()).mul_add(0.5, xs[i - 1])).tanh() } else { (xs[i - 1]).mul_add(0.5, a) };
+                let t4 = if 0.29_f64 > 0.31 { (((t1 - -0.17_f64 + -0.85_f64) * 0.5).exp()).tanh() } else { -0.40_f64 + t2 };
+            } else {
+                if ((t2).sin()) * ((t2) * (t1)) > 0.44 {
+                    continue;
+                }
+            }
+            acc -= (xs[i - 1]).tanh();
+        }
+        acc
+    }
+    check_p191(seed = 0xdcb3416bb9ae766d, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+}
+
+program! {
+    #[differentiable]
+    fn p192(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (a + xs[3]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            let t2 = if (a).sin() < -0.29 { ((-0.17_f64 + (xs[i]).cos() * xs[i]).tanh()).tanh() } else { (xs[i]) * (t1) };
+            acc += ((t2).cos() * xs[i]).tanh();
+            if i + 1 < xs.len() {
+                acc += ((((a).cos() * xs[i + 1]) * 0.5).exp() + xs[i]).tanh();
+                acc = acc + ((1.0 + ((xs[i]).mul_add(0.5, t2)) * ((xs[i]).mul_add(0.5, t2))).ln()).tanh() - ((t1).sin()).tanh();
+            }
+            acc = acc + ((((xs[i]) * 0.5).exp() + (t2).sin()).cos() * t2).tanh() - (((t1).tanh()).sin() + xs[i]).tanh();
+        }
+        acc.sin()
+    }
+    check_p192(seed = 0x2e75a4d7cd22d291, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]),
+        params = ["a"] at [0]);
+}
+
+program! {
+    #[differentiable]
+    fn p193(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = v.to_owned();
+        if n % 2 == 0 {
+            t1 = v.to_owned();
+        }
+        let t2 = x.to_owned();
+        let mut t3 = ((&t2 * (s)).mapv(f64::tanh)).column(0).to_owned();
+        if n % 3 == 0 {
+            t3 = (t2.sum() * 0.1) - &(v.powi(2));
+        }
+        let mut t4 = (x / &t3.mapv(|q| q * q + 1.0)).dot(&t1) * 0.3;
+        for _ in 0..n {
+            t4 = ((&t2 - (s)).dot(&t4) * 0.3).mapv(f64::tanh) + &t4 * 0.5;
+        }
+        t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1 + t2.sum() * 0.2
+    }
+    check_p193(seed = 0x726cf0a5f39c69c4, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p194(a: f64, b: f64, d: f64, c: f64) -> f64 {
+        let mut acc0 = 0.5;
+        let mut k1 = 0;
+        loop {
+            for j in (0..2).rev() {
+                let d = d - c * a;
+                let t2 = a - a;
+                acc0 *= 0.8 + 0.2 * (d * 0.25).tanh().sin();
+            }
+            acc0 += 0.25 * k1 as f64 * (c + 0.6);
+            k1 += 1;
+            if ((p157(((acc0 * 0.05).atan().hypot(b) * 0.5).atan(), (acc0 * 0.05).tanh() + 0.5, 3, d.cos()) * 0.5).tanh() > -0.2) || k1 >= 2 { break; }
+        }
+        (acc0 * 0.05).sin().sin() - c.sin() - d
+    }
+    check_p194(seed = 0x9dcc36b0ebaef7b2, inputs = 4, calls = [p157], at = |p| (p[0], p[1], p[2], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p195(a: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = ((xs.iter().map(|q| (q * 0.2).sin()).sum::<f64>() - a) / (1.0 + (a + 0.6).powi(2)) * 0.25).sin();
+        let mut k1 = 0;
+        loop {
+            acc0 *= xs[k1 % xs.len()].to_radians().cos();
+            if k1 == 0 {
+                acc0 = (1.5 + (xs[(k1 + 1) % 3] - a).sin()).powf((xs[k1 % xs.len()] * 0.75).tanh());
+            } else {
+                if k1 == 2 {
+                    if (acc0 * 0.1).sin().tanh() > -0.4 {
+                        let t2 = xs.iter().sum::<f64>().tanh() + xs[(k1 + 1) % 3];
+                    }
+                }
+            }
+            acc0 *= 0.8 + 0.2 * (a / (2.0 + (k1 as f64).cos())).sin();
+            k1 += 1;
+            if (xs[k1 % xs.len()].atan() > a) || k1 >= 4 { break; }
+        }
+        acc0 = (a * xs[1] / (1.0 + (xs[1] - xs[2]).powi(2)) * 0.5).tanh();
+        let mut k3 = 0;
+        loop {
+            let t4 = a * xs[xs.len() - 1 - k3];
+            let t5 = ((p161(((a + t4) * 0.5).tanh(), xs.iter().map(|q| q * q).sum::<f64>() * 0.25) * 0.5).sin() + (acc0 * 0.05).sin()).max((acc0 * 0.05).atan2(1.5 + xs[k3].cos()));
+            if xs[0].powi(3) < 0.25 {
+                if k3 == 0 {
+                    let t6 = (1.0 + t5.powi(2)).ln();
+                } else {
+                    if k3 % 3 == 1 {
+                        let t4 = t4 + t4 * t4;
+                    } else if k3 == 0 {
+                        let t5 = t5 - (2.0 + (acc0 * 0.05).atan());
+                    } else {
+                        let t7 = (acc0 * 0.05).tanh();
+                    }
+                }
+            } else {
+                if xs[xs.len() - 1 - k3] + t4 > 0.0 {
+                    for j in 0..4 {
+                        acc0 *= 0.5 + 0.4 * (j as f64 / (1.0 + t4 * t4)).sin();
+                    }
+                } else {
+                    for j in 0..xs.len() {
+                        let t8 = xs[k3];
+                        acc0 += ((xs[xs.len() - 1 - j] + t8) * (0.5 * t8.tanh()).asin() * 0.25).sin();
+                    }
+                }
+            }
+            acc0 /= (1.0 + xs[0].min(xs[k3]).powi(2));
+            k3 += 1;
+            if (xs[k3] * 1.0 > -0.1) || k3 >= 2 { break; }
+        }
+        let mut k9 = 0;
+        loop {
+            let t10 = xs.iter().map(|q| q.cos()).product::<f64>() - a;
+            acc0 -= ((a - xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()).cos().exp() * 0.5).tanh();
+            k9 += 1;
+            if (0.6_f64.atan() > t10) || k9 >= 2 { break; }
+        }
+        (acc0 * 0.01).sin() + 0.5 * xs[2]
+    }
+    check_p195(seed = 0xb78a75f2da63357c, inputs = 4, calls = [p161], at = |p| (p[0], &p[1..4]));
+}
+
+program! {
+    #[differentiable]
+    fn p196(xs: &[f64], a: f64, b: f64) -> f64 {
+        let mut acc0 = 1.0;
+        for i in (0..8).step_by(2) {
+            let mut acc1 = b;
+            let b = b * (b * b);
+            acc0 -= -a;
+        }
+        acc0 -= (b.sin().exp2().atan2(1.5 + xs[3].cos().cos()) * 0.5).sin();
+        let t2 = p166(((a - 0.75) * 0.5).atan(), 1, ((a + b) * 0.5).sin());
+        t2 + acc0 * 0.1
+    }
+    check_p196(seed = 0xe37814933e51db7f, inputs = 6, calls = [p166], at = |p| (&p[0..4], p[4], p[5]));
+}
+
+program! {
+    #[differentiable]
+    fn p197(a: f64) -> f64 {
+        let a = a - a;
+        let a = a * 0.5 - (0.3 - a * 0.5);
+        let t0 = 1.5 * (a * 0.25).sin();
+        let t1 = if (1.0 + t0.powi(2)).ln() > (a * 0.25).sin() { t0.hypot(t0 * (a * 0.25).atan()) } else { t0.cos().exp() };
+        let t2 = (1.0 + t0.powi(3).powi(2)).sqrt().atan();
+        let flag3 = (1.0 + (t1 * 0.5).sin().powi(2)).ln() > 0.1;
+        let t4 = if t0.cos() > -0.1 { 1.0_f64.cos() * (a * 0.25).tanh().sin().exp() } else { 1.0_f64.powi(2) * (2.0 + t2.cos()).recip() };
+        let mut v5 = vec![0.0; 4];
+        for i in 0..v5.len() {
+            v5[i] = ((t0.tanh().exp2() + (2.0 + t2.sin()).log10()) * 0.5).atan();
+        }
+        let t6 = (p157(1.5 * (a * 0.25).sin(), ((t1 * 0.5 - v5.iter().map(|q| q * t2).sum::<f64>()) * 0.1).tanh(), 3, t0) * 0.5).atan() + (t1 * 0.5).atan();
+        (t6 * 0.5).sin() + (t4 * 0.5).tanh().cos() + t2 - 1.5 * (t1 * 0.5).sin() + a * 0.25
+    }
+    check_p197(seed = 0x191091e7e7dfc143, inputs = 1, calls = [p157], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p198(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = v.sum().sin();
+        let t2 = -((x * x).mapv(f64::tanh)).mapv(f64::sin);
+        let t3 = (x.dot(x) * 0.3).sum_axis(Axis(0)) * 0.3;
+        let t4 = t3.to_owned();
+        let t5 = (&t3 + x).sum() * 0.1;
+        t5 + t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1
+    }
+    check_p198(seed = 0xbaccfea47b9de0e5, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3),
+        params = ["v"] at [9, 10, 11]);
+}
+
+#[differentiable]
+fn p199_h0(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.25).tanh();
+    }
+    y[0] = (y[0] * -0.5 + s).sin();
+}
+#[differentiable]
+fn p199_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 0.25;
+    }
+}
+#[differentiable]
+fn p199_h2(v: &[f64], s: f64) -> f64 {
     let mut acc = 0.0;
     for i in 0..v.len() {
         acc += (v[i] * s + 0.75).cos();
     }
-    acc * 0.75 + v[0] * v[v.len() - 1]
+    acc * 0.25 + v[0] * v[v.len() - 1]
 }
 #[differentiable]
-fn p199_h1(v: &[f64], s: f64) -> f64 {
+fn p199_h3(v: &[f64], s: f64) -> f64 {
     let head = &v[..2];
-    let t = head[0] * head[1] * 0.5;
-    t + p199_h0(&v[1..], s * 0.5) + p199_h0(v, s).tanh()
+    let t = head[0] * head[1] * 0.3;
+    t + p199_h2(&v[1..], s * 0.75) + p199_h2(v, s).sin()
 }
 program! {
     #[differentiable]
     fn p199(xs: &[f64], a: f64) -> f64 {
-        let s1 = &xs[..6];
-        let t2 = (s1[2] * a * 1.5 + s1[0]).sin() + s1[s1.len() - 1] * 0.6;
-        let mut arr3 = [-0.5_f64; 3];
-        arr3[2] = a;
-        arr3[0] = xs[5] * 0.6;
-        arr3[1] = (t2.tanh()).sin();
-        let t4 = arr3[2] * arr3[2];
-        let s5 = &xs[..7];
-        let t6 = (s5[4] * t2 + s5[5]).sin() + s5[s5.len() - 1] * -0.5;
-        let t7 = p199_h1(&s5[..6], t6).sin();
-        let t8 = p199_h1(&s1[..], t6).sin();
-        let t9 = p199_h1(s5, t6);
-        let t10 = p199_h1(&xs[5..], t4);
-        t10 + t9 + t8 + t7 + t6 + a * 0.3
+        let mut buf1 = vec![0.6; 3];
+        for _ in 0..3 {
+            p199_h0(&mut buf1, a);
+        }
+        p199_h0(&mut buf1, a);
+        p199_h1(a, &xs[2..], &mut buf1);
+        let t2 = buf1[0] + buf1[2] * 0.75;
+        let t3 = p199_h3(xs, a * 0.3);
+        let mut buf4 = vec![0.0; 4];
+        for i in 0..4 {
+            buf4[i] = xs[i + 0] * t2.tanh();
+        }
+        for _ in 0..2 {
+            p199_h0(&mut buf4, t3.tanh() * 0.6);
+        }
+        let t5 = buf4[0] + buf4[3] * 1.5;
+        let t6 = p199_h3(&xs[..6], a);
+        t6 + t5 + t3 + t2 + a * 0.3
     }
-    check_p199(seed = 0x7241212486c8c2ce, inputs = 9, calls = [], at = |p| (&p[0..8], p[8]));
+    check_p199(seed = 0xec5dd2a5dcc5f712, inputs = 7, calls = [], at = |p| (&p[0..6], p[6]));
 }
