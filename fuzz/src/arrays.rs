@@ -346,5 +346,8 @@ pub(crate) fn gen_array_function(rng: &mut Rng, index: usize) -> Func {
         point_seed,
         mag: 5.0,
         cost: 50.0,
+        helpers: Vec::new(),
+        selected: Vec::new(),
+        features: Default::default(),
     }
 }

@@ -10,7 +10,13 @@
 //! methods on safe domains, `let` and shadowing, `let mut` accumulators, `if`/`else` on
 //! constant and on differentiable conditions, `for`/`while`/`loop` (with `break` on a
 //! differentiable condition and an iteration cap), slices, local buffers, iterator
-//! reductions, calls between generated functions, early `return` and `match` on integers.
+//! reductions, calls between generated functions, early `return` and `match` on integers;
+//! slice programs with helpers taking `&[f64]` (called with whole slices and sub-slices of
+//! every range form), local sub-slices, `&mut [f64]` helpers (in place, accumulating,
+//! passing their buffer on, with or without a return value) on `let mut` buffers and on
+//! the caller's `&mut` parameter, and fixed-size arrays; and, for about one function in
+//! six, a `params = [...]` selection checked against the finite differences of only the
+//! selected parameters ([`feature_counts`] counts them).
 //! Values are kept bounded (squashing with `tanh`/`sin`, safe divisors, exponentials of
 //! bounded arguments) so that finite differences are accurate.
 //!
@@ -21,7 +27,8 @@
 //! The modules: [`Rng`] (`rng`); the expression tree (`expr`); a function as data, its
 //! source text and the minimizer's edits ([`Func`], `program`); the generators of scalar
 //! functions (`scalar`, with its expressions, statements and control flow), of ndarray
-//! programs (`arrays`) and of reduction loops (`reductions`); the text of generated
+//! programs (`arrays`), of reduction loops (`reductions`) and of slice programs with their
+//! helpers and of `params` selections (`slices`); the text of generated
 //! modules ([`render_test_file`], `render`).
 #![forbid(unsafe_code)]
 // `*self.rng.pick(&[..])` picks a `&str` out of a slice of them; without the `*` the
@@ -35,10 +42,12 @@ mod reductions;
 mod render;
 mod rng;
 mod scalar;
+mod slices;
 
 pub use program::{called_functions, Func, Node, Param, Stmt};
 pub use render::{render_module_body, render_test_file, Rendered, ALLOWED_LINTS, HARNESS};
 pub use rng::Rng;
+pub use slices::feature_counts;
 
 /// The seed of the checked-in `tests/random_programs/programs.rs`.
 pub const TEST_SEED: u64 = 300;
@@ -53,14 +62,19 @@ pub fn generate_functions(seed: u64, count: usize) -> Vec<Func> {
     let mut rng = Rng::new(seed);
     let mut funcs: Vec<Func> = Vec::with_capacity(count);
     for index in 0..count {
-        // one function in eight is an array program, one in eight a reduction loop
-        let f = if rng.chance(0.125) {
+        // one function in eight is an array program, one in eight a reduction loop, one in
+        // five a slice program
+        let mut f = if rng.chance(0.125) {
             arrays::gen_array_function(&mut rng, index)
         } else if rng.chance(1.0 / 7.0) {
             reductions::gen_reduction_function(&mut rng, index)
+        } else if rng.chance(4.0 / 15.0) {
+            slices::gen_slice_function(&mut rng, index)
         } else {
             scalar::gen_function(&mut rng, index, &funcs)
         };
+        // drawn from the function's own seed: the stream above is left as it was
+        slices::select_params(&mut f);
         funcs.push(f);
     }
     funcs

@@ -19,8 +19,8 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use autodiff_fuzz::{
-    generate, generate_functions, render_module_body, render_test_file, Func, ALLOWED_LINTS,
-    HARNESS, TEST_COUNT, TEST_SEED,
+    feature_counts, generate, generate_functions, render_module_body, render_test_file, Func,
+    ALLOWED_LINTS, HARNESS, TEST_COUNT, TEST_SEED,
 };
 
 const USAGE: &str = "\
@@ -95,10 +95,19 @@ fn main() {
             std::process::exit(1);
         }
         println!("wrote generate({seed}, {count}) to {}", path.display());
+        print_features(&feature_counts(&generate_functions(seed, count)));
         return;
     }
     let ok = Soak::new(opts).run();
     std::process::exit(if ok { 0 } else { 1 });
+}
+
+/// How many programs use each construct of the slice programs and `params` selections.
+fn print_features(counts: &[(&str, usize)]) {
+    println!("programs using each construct:");
+    for (feature, n) in counts {
+        println!("  {n:6}  {feature}");
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -463,6 +472,8 @@ struct Soak {
     checked: usize,
     passed: usize,
     skipped: usize,
+    /// Programs generated per construct, over all batches.
+    features: Vec<(&'static str, usize)>,
 }
 
 impl Soak {
@@ -475,6 +486,7 @@ impl Soak {
             checked: 0,
             passed: 0,
             skipped: 0,
+            features: Vec::new(),
         }
     }
 
@@ -528,6 +540,7 @@ impl Soak {
             self.skipped,
             start.elapsed().as_secs_f64()
         );
+        print_features(&self.features);
         failures.is_empty()
     }
 
@@ -535,6 +548,14 @@ impl Soak {
     /// the generated code.
     fn batch(&mut self, seed: u64, size: usize) -> bool {
         let funcs = generate_functions(seed, size);
+        let counts = feature_counts(&funcs);
+        if self.features.is_empty() {
+            self.features = counts;
+        } else {
+            for (total, (_, n)) in self.features.iter_mut().zip(counts) {
+                total.1 += n;
+            }
+        }
         let mut bad: BTreeSet<usize> = BTreeSet::new();
         let mut retries = 0;
         let excluded = loop {

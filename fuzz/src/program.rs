@@ -18,6 +18,39 @@ pub enum Param {
     Matrix(String, usize),
     /// `v: &Array1<f64>`, checked with a vector of `n` elements.
     Vector(String, usize),
+    /// `w: [f64; N]`, a fixed-size array by value.
+    Array(String, usize),
+    /// `ys: &mut [f64]`, checked with a fresh copy of `len` elements per call (its
+    /// gradient is that of the buffer's initial value).
+    MutSlice(String, usize),
+}
+
+impl Param {
+    /// The parameter's name.
+    pub fn name(&self) -> &str {
+        match self {
+            Param::Scalar(n)
+            | Param::Slice(n, _)
+            | Param::Count(n, _)
+            | Param::Matrix(n, _)
+            | Param::Vector(n, _)
+            | Param::Array(n, _)
+            | Param::MutSlice(n, _) => n,
+        }
+    }
+
+    /// How many numbers of a checker's point it takes (0 for a constant).
+    pub fn inputs(&self) -> usize {
+        match self {
+            Param::Scalar(_) => 1,
+            Param::Slice(_, len)
+            | Param::Vector(_, len)
+            | Param::Array(_, len)
+            | Param::MutSlice(_, len) => *len,
+            Param::Matrix(_, n) => n * n,
+            Param::Count(..) => 0,
+        }
+    }
 }
 
 /// A statement of a generated body. Every statement has an id, so the minimizer can
@@ -60,6 +93,14 @@ pub struct Func {
     pub(crate) mag: f64,
     /// A rough count of the operations one call runs, for callers.
     pub(crate) cost: f64,
+    /// Differentiable helper functions it calls (`p{index}_h{k}`, whole items, attribute
+    /// included), written before it.
+    pub helpers: Vec<String>,
+    /// The differentiable parameters its checker selects with `params = [...]` (indices
+    /// into `params`, in the order named), or empty for all of them.
+    pub selected: Vec<usize>,
+    /// The constructs it exercises, for the generator's statistics.
+    pub features: BTreeSet<&'static str>,
 }
 
 impl Func {
@@ -210,11 +251,14 @@ impl Func {
         out
     }
 
-    /// The function as plain Rust, without `#[differentiable]`.
+    /// The function (and its helpers) as plain Rust, without `#[differentiable]`.
     pub fn render_plain(&self) -> String {
-        self.render_source()
-            .trim_start_matches("#[differentiable]\n")
-            .to_string()
+        self.render_source().replace("#[differentiable]\n", "")
+    }
+
+    /// Its helpers, each followed by a blank line.
+    fn render_helpers(&self) -> String {
+        self.helpers.iter().map(|h| format!("{h}\n")).collect()
     }
 
     /// The function as it appears in the module, attribute included.
@@ -228,9 +272,13 @@ impl Func {
                 Param::Count(n, _) => format!("{n}: usize"),
                 Param::Matrix(n, _) => format!("{n}: &Array2<f64>"),
                 Param::Vector(n, _) => format!("{n}: &Array1<f64>"),
+                Param::Array(n, len) => format!("{n}: [f64; {len}]"),
+                Param::MutSlice(n, _) => format!("{n}: &mut [f64]"),
             })
             .collect();
-        let mut out = format!(
+        let mut out = self.render_helpers();
+        let _ = write!(
+            out,
             "#[differentiable]\nfn {}({}) -> f64 {{\n",
             self.name(),
             params.join(", ")
@@ -242,15 +290,22 @@ impl Func {
 
     /// The number of `f64` inputs (scalars and slice elements).
     pub fn dim(&self) -> usize {
-        self.params
+        self.params.iter().map(Param::inputs).sum()
+    }
+
+    /// The positions in a checker's point of the selected parameters' inputs, in the
+    /// order `selected` names them (the order of the gradients).
+    pub fn selected_inputs(&self) -> Vec<usize> {
+        let mut starts = Vec::new();
+        let mut offset = 0;
+        for p in &self.params {
+            starts.push(offset);
+            offset += p.inputs();
+        }
+        self.selected
             .iter()
-            .map(|p| match p {
-                Param::Scalar(_) => 1,
-                Param::Slice(_, len) | Param::Vector(_, len) => *len,
-                Param::Matrix(_, n) => n * n,
-                Param::Count(..) => 0,
-            })
-            .sum()
+            .flat_map(|&k| starts[k]..starts[k] + self.params[k].inputs())
+            .collect()
     }
 
     /// The arguments of a call at the point `p` (a `&[f64]` of `dim()` inputs).
@@ -281,6 +336,18 @@ impl Func {
                     offset += n;
                     format!("&Array1::from(p[{}..{}].to_vec())", offset - n, offset)
                 }
+                Param::Array(_, n) => {
+                    offset += n;
+                    format!(
+                        "<[f64; {n}]>::try_from(&p[{}..{}]).unwrap()",
+                        offset - n,
+                        offset
+                    )
+                }
+                Param::MutSlice(_, n) => {
+                    offset += n;
+                    format!("&mut p[{}..{}].to_vec()", offset - n, offset)
+                }
             })
             .collect();
         args.join(", ")
@@ -289,14 +356,38 @@ impl Func {
     /// The function with its checker `check_p{index}`, as a `program!` invocation (the
     /// macro of the harness).
     pub(crate) fn render_program(&self) -> String {
-        let mut out = String::from("program! {\n");
-        for line in self.render_source().lines() {
+        let mut out = self.render_helpers();
+        out.push_str("program! {\n");
+        let own = Func {
+            helpers: Vec::new(),
+            ..self.clone()
+        };
+        for line in own.render_source().lines() {
             let _ = writeln!(out, "    {line}");
         }
         let callees: Vec<String> = self.callees().iter().map(|j| format!("p{j}")).collect();
+        let selection = if self.selected.is_empty() {
+            String::new()
+        } else {
+            let names: Vec<String> = self
+                .selected
+                .iter()
+                .map(|&k| format!("{:?}", self.params[k].name()))
+                .collect();
+            let inputs: Vec<String> = self
+                .selected_inputs()
+                .iter()
+                .map(|i| i.to_string())
+                .collect();
+            format!(
+                ",\n        params = [{}] at [{}]",
+                names.join(", "),
+                inputs.join(", ")
+            )
+        };
         let _ = writeln!(
             out,
-            "    check_{name}(seed = {seed:#018x}, inputs = {dim}, calls = [{calls}], at = |p| ({args}));\n}}",
+            "    check_{name}(seed = {seed:#018x}, inputs = {dim}, calls = [{calls}], at = |p| ({args}){selection});\n}}",
             name = self.name(),
             seed = self.point_seed,
             dim = self.dim(),

@@ -241,5 +241,8 @@ pub(crate) fn gen_reduction_function(rng: &mut Rng, index: usize) -> Func {
         point_seed,
         mag: 20.0,
         cost: 60.0,
+        helpers: Vec::new(),
+        selected: Vec::new(),
+        features: Default::default(),
     }
 }

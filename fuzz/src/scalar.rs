@@ -334,8 +334,8 @@ pub(crate) fn gen_function(rng: &mut Rng, index: usize, previous: &[Func]) -> Fu
                 name: n.clone(),
                 kind: Kind::Int { bound: value + 1 },
             },
-            Param::Matrix(..) | Param::Vector(..) => {
-                unreachable!("scalar functions take no arrays")
+            Param::Matrix(..) | Param::Vector(..) | Param::Array(..) | Param::MutSlice(..) => {
+                unreachable!("scalar functions take no arrays and no `&mut`")
             }
         })
         .collect();
@@ -366,5 +366,8 @@ pub(crate) fn gen_function(rng: &mut Rng, index: usize, previous: &[Func]) -> Fu
         point_seed,
         mag,
         cost,
+        helpers: Vec::new(),
+        selected: Vec::new(),
+        features: Default::default(),
     }
 }

@@ -17,6 +17,11 @@ use autodiff::ndarray::{Array1, Array2};
 /// }
 /// ```
 ///
+/// (helper functions the program calls are written before the invocation) and, to check
+/// a selection of parameters, `…, at = |p| (…), params = ["xs", "a"] at [1, 2, 3, 4, 0]);`:
+/// the names go to `gradients_function!(p1, params = [...])`, the positions in the point
+/// of their inputs, in the same order, pick the finite differences it is compared with.
+///
 /// yields the function as written and `check_p1`, a `#[test]` (a plain function outside
 /// tests, for the soak) that [`check`]s it at random points of `inputs` numbers drawn
 /// from `seed`: a point `p` (the scalars, slice and array elements, in parameter order)
@@ -31,7 +36,8 @@ macro_rules! program {
             seed = $seed:literal,
             inputs = $inputs:literal,
             calls = [$($callee:ident),*],
-            at = |$p:ident| ($($arg:expr),* $(,)?) $(,)?
+            at = |$p:ident| ($($arg:expr),* $(,)?)
+            $(, params = [$($selected:literal),+] at [$($input:literal),+])? $(,)?
         );
     ) => {
         // The invocation's own `#[differentiable]` tokens, not the macro's: the code the
@@ -55,11 +61,21 @@ macro_rules! program {
                 &[$(stringify!($callee)),*],
                 $seed,
                 $inputs,
+                &[$($($input),+)?],
                 &|$p: &[f64]| $name($($arg),*),
                 &|$p: &[f64]| {
-                    crate::harness::Flat::flat(autodiff::gradients_function!($name)($($arg),*))
+                    crate::harness::Flat::flat(
+                        autodiff::gradients_function!($name $(, params = [$($selected),+])?)(
+                            $($arg),*
+                        ),
+                    )
                 },
-                &|$p: &[f64]| autodiff::value_and_gradients_function!($name)($($arg),*).0,
+                &|$p: &[f64]| {
+                    autodiff::value_and_gradients_function!(
+                        $name $(, params = [$($selected),+])?
+                    )($($arg),*)
+                    .0
+                },
             );
             if let Err(message) = checked {
                 panic!("{message}");
@@ -90,7 +106,8 @@ fn uniform(state: &mut u64) -> f64 {
 }
 
 /// Checks `gradient` against finite differences of `f` at `POINTS` points drawn from
-/// `seed`, and `value` (the value of `value_and_gradients_function!`) against `f` bit for
+/// `seed` (the inputs at the positions `selected`, in that order, or all of them if it is
+/// empty), and `value` (the value of `value_and_gradients_function!`) against `f` bit for
 /// bit. A branch switching or a `max`/`min` tie inside the finite-difference stencil also
 /// gives a mismatch, so a mismatch is reported only if it persists at `RETRIES` points
 /// perturbed by up to ±0.05: close enough to take the same branches almost surely.
@@ -104,6 +121,7 @@ pub fn check(
     callees: &[&str],
     seed: u64,
     dim: usize,
+    selected: &[usize],
     f: &dyn Fn(&[f64]) -> f64,
     gradient: &dyn Fn(&[f64]) -> Vec<f64>,
     value: &dyn Fn(&[f64]) -> f64,
@@ -152,7 +170,10 @@ pub fn check(
                     listing()
                 )
             })?;
-            let numeric = finite_difference(f, &at);
+            let mut numeric = finite_difference(f, &at);
+            if !selected.is_empty() {
+                numeric = selected.iter().map(|&i| numeric[i]).collect();
+            }
             let Some((i, a, n)) = first_mismatch(&analytic, &numeric, TOLERANCE) else {
                 break;
             };
@@ -161,7 +182,12 @@ pub fn check(
             ));
             if attempts.len() > RETRIES {
                 return Err(format!(
-                    "gradient mismatch: `{name}` (inputs: scalars and slice elements in parameter order)\n{}\n{}",
+                    "gradient mismatch: `{name}` (inputs: scalars and slice elements in parameter order{})\n{}\n{}",
+                    if selected.is_empty() {
+                        String::new()
+                    } else {
+                        format!("; of them, the selected ones: {selected:?}")
+                    },
                     attempts.join("\n"),
                     listing()
                 ));
@@ -202,6 +228,12 @@ impl Flat for f64 {
 impl Flat for Vec<f64> {
     fn flat(self) -> Vec<f64> {
         self
+    }
+}
+
+impl<const N: usize> Flat for [f64; N] {
+    fn flat(self) -> Vec<f64> {
+        self.to_vec()
     }
 }
 

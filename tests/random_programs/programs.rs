@@ -14,171 +14,241 @@
 use autodiff::ndarray::{Array1, Array2, Axis};
 use autodiff::prelude::*;
 
+#[differentiable]
+fn p0_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 1.5
+}
 program! {
     #[differentiable]
-    fn p0(a: f64) -> f64 {
-        let mut acc0 = 0.5;
-        if a < 0.7 {
-            let t1 = (2.0 + a.cos()).recip();
-            let mut acc2 = 0.0;
-            acc2 += t1;
-        }
-        let t3: f64 = 1.5 / (1.0 + a * a);
-        for i in 1..=2 {
-            if a - a < -0.2 {
-                return 1.5 / (1.0 + 0.75_f64.powi(2)) - t3.cos().exp2();
-            }
-            acc0 += (a + i as f64).atan() * 0.5;
-        }
-        (acc0 * 0.25).sin() + 0.3 * a
+    fn p0(xs: &[f64], b: f64, a: f64) -> f64 {
+        let t1 = p0_h0(xs, b);
+        let t2 = p0_h0(xs, b);
+        let t3 = p0_h0(&xs[1..5], t1.tanh()).sin();
+        let t4 = p0_h0(&xs[..], a).sin();
+        let mut arr5 = [0.5_f64; 3];
+        arr5[2] = t4.tanh();
+        arr5[0] = xs[1] * 0.75;
+        let t6 = arr5[2] * arr5[1];
+        let t7 = p0_h0(xs, b);
+        t7 + t6 + t4 + t3 + t2 + a * 0.3
     }
-    check_p0(seed = 0x7e7e5a1904c779b9, inputs = 1, calls = [], at = |p| (p[0]));
+    check_p0(seed = 0xba3c415d46b92e01, inputs = 10, calls = [], at = |p| (&p[0..8], p[8], p[9]));
 }
 
 program! {
     #[differentiable]
-    fn p1(a: f64, xs: &[f64], b: f64) -> f64 {
-        let a = a + xs.iter().map(|q| q * b).sum::<f64>().to_radians();
-        if xs[1].sin().exp() < 0.7 {
-            let flag0 = b.atan() > 0.5;
-            return xs[0] - xs.iter().map(|q| q.cos()).product::<f64>().hypot(a);
+    fn p1(a: f64) -> f64 {
+        let mut v0 = vec![0.0; 4];
+        for i in 0..v0.len() {
+            v0[i] = a.tanh().sin().exp_m1();
+            if i > 0 {
+                v0[i] += v0[i - 1] * a.cos() * 0.5;
+            }
         }
-        let t1 = (1.0 + 0.2_f64.powi(3).powi(2)).sqrt();
-        let mut acc2 = 1.0;
-        if xs.iter().map(|q| q * a).sum::<f64>() > xs.iter().sum::<f64>() {
-            if (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) > t1 {
-                for i in (0..4).rev() {
-                    acc2 += (1.5_f64.powi(2).ln_1p() * xs[i].sin() * 0.5).tanh();
+        let mut v1 = vec![0.0; 2];
+        for i in 0..v1.len() {
+            v1[i] = -0.9 * (a * 0.5);
+        }
+        let mut acc2 = 0.5;
+        if a > 0.0 || v1.iter().map(|q| q.cos()).product::<f64>() < 0.7 {
+            let mut k3 = 0;
+            let r5 = loop {
+                let mut acc4 = ((v0[1] * 0.1).sin() - a).tanh().exp();
+                acc2 *= a.tanh();
+                k3 += 1;
+                if (acc4.max(v1.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.25).sin())) < 0.7) || k3 >= 3 { break (acc2 * 0.1).atan(); }
+            };
+        }
+        if (acc2 * 0.1).sin() * (acc2 * 0.1).tanh() > 0.7 {
+            let t6: f64 = 0.75 * (v0[1] * 0.1).tanh();
+        }
+        let t7 = (v0[1] * 0.1).sin().exp();
+        if 1.25 < 0.25 && ((v0.iter().enumerate().map(|(k, q)| (q * 0.1) * k as f64).sum::<f64>() * 0.5).atan()) < -0.1 {
+            for i in 1..=4 {
+                let t8 = if i == 2 { (v1[i % v1.len()] * 0.1).sin() } else { (v1[(i + 1) % 2] * 0.1).atan() };
+                acc2 += (((acc2 * 0.05).atan() + t7 - (v0[i % v0.len()] * 0.05).min(v0.iter().map(|q| ((q * 0.05) * 0.2).sin()).sum::<f64>())) * 0.1).sin();
+            }
+        }
+        t7
+    }
+    check_p1(seed = 0xe41d74784c1528ce, inputs = 1, calls = [], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p2(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() - 1 {
+            let t1 = (xs[i]).tanh() * 1.5;
+            if (((a) * 0.5).exp()).sin() > 0.02 {
+                if (xs[i + 1] + -1.00_f64).sin() < 0.26 {
+                    acc = acc + (t1).tanh() - (xs[i]).tanh();
                 }
-            } else {
-                let t3 = (t1 * 0.6).sin();
+                acc = acc + ((1.0 + ((xs[i + 1]).sin()) * ((xs[i + 1]).sin())).ln()).tanh() - ((1.0 + (a) * (a)).ln()).tanh();
             }
-        } else {
-            let mut w4 = 0;
-            while w4 < 1 {
-                let b = b + a;
-                acc2 /= (1.0 + xs[w4].mul_add(t1, xs[w4]).powi(2));
-                w4 += 1;
-            }
+            acc -= (((xs[i]).tanh() - t1 - xs[i]).mul_add(0.5, t1)).tanh();
         }
-        let mut acc5 = 0.75_f64.tanh().exp2().atan2(1.5 + 0.5_f64.cos());
-        let mut acc2 = acc2;
-        (acc2 * 0.1).tanh() - t1 + a + 0.9 * b
+        acc
     }
-    check_p1(seed = 0xa027e48eb14048d0, inputs = 6, calls = [], at = |p| (p[0], &p[1..5], p[5]));
+    check_p2(seed = 0xec84489933339923, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
 }
 
 program! {
     #[differentiable]
-    fn p2(xs: &[f64], a: f64, b: f64) -> f64 {
-        let mut acc0 = 0.5;
-        let mut k1 = 0;
-        let r3 = loop {
-            let mut w2 = 0;
-            while w2 < 2 {
-                acc0 += (xs[w2].max(xs[(k1 + 1) % 4]) / (1.0 + ((p0(a) * 0.5).tanh() * a).powi(2)) * 0.5).tanh();
-                w2 += 1;
+    fn p3(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (a - (a).tanh() + xs[3]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        let mut carried = 0.5;
+        for i in 0..xs.len() {
+            let t2 = ((((a).mul_add(0.5, -0.99_f64)).sin()).cos() * t1).tanh() * 1.5;
+            acc += (xs[i]).tanh();
+            let t3 = (xs[i]).tanh() * 1.5;
+            if i + 1 < xs.len() {
+                extra += (xs[i + 1]).tanh();
+                acc += (xs[i + 1] + (xs[i + 1]) * (xs[i]) + xs[i + 1] - xs[i + 1]).tanh();
+                acc += ((xs[i]) * (xs[i + 1]) - xs[i + 1] + t3).tanh();
             }
-            acc0 = ((acc0 * 0.05).sin() * b.atan()).sin();
-            k1 += 1;
-            if (a * xs[(k1 + 1) % 4] > acc0 * 0.05 || (acc0 * 0.05).tanh() < 0.25) || k1 >= 6 { break a; }
-        };
-        acc0 += (f64::max(a.cos(), r3 * (acc0 * 0.05).sin()) * 0.5).sin();
-        r3 + (acc0 * 0.05).sin().cos() - a.cos()
+            acc -= (t1).tanh();
+            carried = carried * 0.5 + ((((1.0 + (xs[i]) * (xs[i])).ln()).cos() * t2).sin()).tanh();
+            acc += carried;
+        }
+        acc
     }
-    check_p2(seed = 0xcc6f906b788752ab, inputs = 6, calls = [p0], at = |p| (&p[0..4], p[4], p[5]));
-}
-
-program! {
-    #[differentiable]
-    fn p3(a: f64) -> f64 {
-        let mut acc0 = 0.0;
-        let a = a + a;
-        let t1 = ((a * 0.5).sin() + a * 0.5) * (0.5 * 1.5);
-        let t2 = if (a * 0.5).tanh() / (2.0 + t1.cos()) > a * 0.5 { (a * 0.5).atan() } else { ((a * 0.5).atan() + t1).mul_add(t1 - t1, t1 / (1.0 + t1.powi(2))) };
-        let t3 = if 1.0_f64.min(1.25) > -0.2 || (a * 0.5).sin() < 0.7 { (t1 * 0.5).powi(3).tanh().cosh() } else { t1.cos().sin() };
-        let t4: f64 = -0.2;
-        acc0 *= (1.5 + (t2 * 0.05).sin().sin()).powf(t4.tanh()).cos();
-        0.2 * (t2 * 0.05).atan() - t1 + (a * 0.5).sin() - acc0.cos()
-    }
-    check_p3(seed = 0x3b2c31d818e2ed01, inputs = 1, calls = [], at = |p| (p[0]));
+    check_p3(seed = 0x2863b2d5e2446bd9, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]),
+        params = ["xs"] at [1, 2, 3, 4, 5]);
 }
 
 program! {
     #[differentiable]
     fn p4(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = v.to_owned();
-        for _ in 0..n {
-            t1 = ((x.dot(x) * 0.3).dot(&t1) * 0.3).mapv(f64::tanh) + &t1 * 0.5;
-        }
-        let mut t2 = &(x.dot(v) * 0.3) + &(v + x);
+        let t1 = (x.dot(v) * 0.3).dot(&(x / &x.mapv(|q| q * q + 1.0))) * 0.3;
+        let t2 = (-x.mapv(f64::sin)).sum_axis(Axis(0)) * 0.3;
+        let t3 = t2.to_owned();
+        t3.dot(&t3) * 0.1 + t2.dot(&t2) * 0.1 + t1.dot(&t1) * 0.1
+    }
+    check_p4(seed = 0x4cde615a44138bb4, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2),
+        params = ["s", "v"] at [12, 9, 10, 11]);
+}
+
+program! {
+    #[differentiable]
+    fn p5(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = &(v + v) + x;
+        let t2 = (x + &t1).dot(&(t1.mean_axis(Axis(1)).unwrap())) * 0.3;
+        let t3 = (v.dot(x) * 0.3).dot(&((v * (s)).mapv(f64::sin))) * 0.3;
+        let mut t4 = (t2.dot(x) * 0.3).sum().sin();
         if n % 2 == 0 {
-            t2 = (&(&t1 + x) * x).mapv(f64::tanh);
+            t4 = (t1.dot(x) * 0.3).sum() * 0.1;
         }
-        let t3 = (x.column(0).to_owned()).dot(&(-t2.mapv(f64::sin))) * 0.3;
-        let t4 = s;
-        let t5 = x.to_owned();
-        t5.sum() * 0.2 + t4 + t3.dot(&t3) * 0.1
+        t4 + t3 + t2.dot(&t2) * 0.1
     }
-    check_p4(seed = 0x00ca3f063dac9ffd, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+    check_p5(seed = 0x8ab84e48e970a3f4, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
 }
 
 program! {
     #[differentiable]
-    fn p5(a: f64) -> f64 {
-        let mut v0 = vec![0.0; 3];
-        for i in 0..v0.len() {
-            v0[i] = (0.5 * a.tanh()).atanh();
-            if i > 0 {
-                v0[i] += v0[i - 1] * (0.25_f64.tanh() * 0.5).atan();
-            }
-        }
-        let mut acc1 = (2.0 + v0.iter().map(|q| ((q * 0.25) * 1.25).sin()).sum::<f64>().sin()).log10().tanh().cosh();
-        let mut k2 = 0;
-        loop {
-            for (j, q3) in v0.iter().enumerate() {
-                if (acc1 * 0.02).tanh().tanh() > -0.4 && (v0[(k2 + 1) % 3] * 0.02).atan() < 0.1 {
-                    acc1 -= (((v0[j] * 0.02).tanh().sin() - (v0[v0.len() - 1 - j] * 0.02).sin().mul_add(0.2, (v0[j] * 0.02).atan())) * 0.25).sin();
-                    return (v0[v0.len() - 1 - j] * 0.02).tanh() * v0.iter().map(|q| (q * 0.02) * a).sum::<f64>() - (acc1 * 0.02).clamp(-0.75, 0.75);
+    fn p6(d: f64, c: f64, a: f64, n: usize, b: f64) -> f64 {
+        let mut acc0 = (1.5 + (n as f64).sin()).powf((a + n as f64).tanh());
+        if n % 2 == 0 {
+            let t1 = d;
+            if d > d {
+                if c / (1.5 + a.tanh()) > n as f64 {
+                    for i in 0..n {
+                        for j in 0..2 {
+                            let t2 = (1.0 + (1.5 * p1(b).atan()).powi(2)).ln();
+                            acc0 /= (2.0 + t1.hypot((acc0 * 0.1).sin()).cos());
+                        }
+                        acc0 *= (i as f64).cos();
+                    }
+                } else {
+                    for i in 0..1 {
+                        for j in (0..2).rev() {
+                            if p1((((acc0 * 0.02).tanh() + b) * 0.5).tanh()).to_radians() < -0.4 {
+                                acc0 = acc0 * 0.02;
+                            } else {
+                                let mut acc3 = acc0 * 0.02;
+                            }
+                            acc0 = ((acc0 * 0.02).atan() + -(acc0 * 0.02).atan()).sin();
+                        }
+                        acc0 = 1.0_f64.clamp(-0.75, 0.75).powi(3);
+                    }
                 }
-                acc1 += (v0.iter().map(|q| (q * 0.02) * (q * 0.02)).sum::<f64>() * 0.05).tanh();
-            }
-            v0[(k2 + 1) % 3] += (((acc1 * 0.02).sin() - v0.iter().map(|q| ((q * 0.02) * 0.25).sin()).sum::<f64>()).atan() * 0.5).atan();
-            k2 += 1;
-            if ((v0[1] * 0.02).tanh() / (1.0 + a.powi(2)) < -0.1) || k2 >= 5 { break; }
-        }
-        acc1 * 0.02 - a.tanh()
-    }
-    check_p5(seed = 0x44e382cb49e12aca, inputs = 1, calls = [], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p6(a: f64) -> f64 {
-        let t0 = (a * a * (a * a)).atan2(1.5 + a.cos());
-        let mut acc1 = 1.5_f64.tanh().exp_m1() * a.powi(2) * 0.25;
-        for i in 0..4 {
-            if (acc1 * 0.1).atan().to_radians() > 0.25 || t0 < 0.5 {
-                let flag2 = (0.25 + i as f64) > 0.7;
             } else {
-                let t3 = if t0.atan() > (acc1 * 0.1).atan() { (a + (acc1 * 0.1).sin()).tanh() } else { (acc1 * 0.1).tanh() + t0 - (p3(t0) * 0.5 * 0.5).atan().powi(3) };
+                for i in 0..4 {
+                    if i % 3 == 1 {
+                        for j in 0..4 {
+                            if (1.5 + 2.0_f64.cos()).sqrt() < -0.4 {
+                                acc0 += ((1.0 + (t1 / (1.0 + a * a)).powi(2)).sqrt() * 0.25).atan();
+                            }
+                            acc0 -= ((d.powi(3) - (b - t1)) * 0.1).sin();
+                        }
+                    }
+                    acc0 += (c - d) / (1.5 + ((acc0 * 0.02).tanh() * a).tanh()) * 0.25;
+                }
             }
-            acc1 += ((-a).sin().exp_m1() * 0.5).tanh();
         }
-        for i in 0..2 {
-            if i == 1 {
-                continue;
-            }
-            acc1 += t0.atan2(1.5 + 0.3_f64.cos()).powi(3) * 0.25;
+        let c = c - (d + a);
+        let mut acc4 = 0.5;
+        for i in 0..1 {
+            let b = b * (a * d);
+            acc0 += (n as f64 / (1.5 + (b * 0.25).atan().tanh())).mul_add(acc0 * 0.02 - (b * 0.25).tanh(), (b * 0.25).atan().cos()) * 0.02;
         }
-        0.75 * (acc1 * 0.1) + 0.3 * t0 - 0.75 * a
+        acc0 * 0.02 - b
     }
-    check_p6(seed = 0x4410d15c6eedbd6e, inputs = 1, calls = [p3], at = |p| (p[0]));
+    check_p6(seed = 0x2368c78ed42e7c97, inputs = 4, calls = [p1], at = |p| (p[0], p[1], p[2], 3, p[3]));
+}
+
+#[differentiable]
+fn p7_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + -0.5).tanh();
+    }
+    acc * 0.25 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p7_h1(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).tanh();
+    r[1] = v[1] * 0.5;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+#[differentiable]
+fn p7_h2(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.6 + (y[i] * s).cos() * 0.25;
+    }
+}
+program! {
+    #[differentiable]
+    fn p7(a: f64, xs: &[f64], ys: &mut [f64]) -> f64 {
+        let t1 = p7_h0(&xs[6..=6], a * 0.25);
+        let mut arr2 = [-0.5_f64; 3];
+        arr2[1] = a * -0.5;
+        arr2[2] = xs[4] * 0.25;
+        let t3 = arr2[1] * arr2[2];
+        let t4 = p7_h0(&xs[..8], t1.tanh() * 0.3);
+        let t5 = p7_h0(&xs[..], t3.tanh() * 1.5);
+        let s6 = &xs[2..7];
+        let t7 = (s6[0] * a * 0.3 + s6[4]).sin() + s6[s6.len() - 1] * 0.6;
+        let s8 = &s6[..5];
+        let t9 = (s8[1] * a + s8[1]).sin() + s8[s8.len() - 1] * 0.75;
+        let arr10 = p7_h1(&s8[..], t5.tanh());
+        let t11 = arr10[1] * arr10[0];
+        p7_h2(ys, t9.tanh() * -0.5);
+        let t12 = ys[1] * -0.5;
+        t12 + t11 + t9 + t7 + t5 + ys[2] + a * 0.3
+    }
+    check_p7(seed = 0x2708cc4957c38215, inputs = 12, calls = [], at = |p| (p[0], &p[1..9], &mut p[9..12].to_vec()),
+        params = ["ys"] at [9, 10, 11]);
 }
 
 program! {
     #[differentiable]
-    fn p7(n: usize, a: f64, b: f64) -> f64 {
+    fn p8(n: usize, a: f64, b: f64) -> f64 {
         let t0 = f64::sin((n as f64).min(b) * (n as f64 + b));
         let mut v1 = vec![0.0; 4];
         for i in 0..v1.len() {
@@ -188,5288 +258,5732 @@ program! {
             }
         }
         let flag2 = v1.iter().map(|q| (q * 0.25) * t0).sum::<f64>() > 0.7;
-        let mut acc3 = t0 * (v1[n] * 0.25).tanh() * (p3((t0 + a) * 0.5) * 0.5).tanh().powi(2);
-        if flag2 {
-            let acc3 = acc3 + (v1[2] * 0.25).cos().exp();
-            let t4 = if f64::cos(a) < 0.5 { b } else { -(2.0 + a.sin()).ln() };
-        } else if b.tanh().exp() < 0.3 {
-            for i in 0..4 {
-                for j in 1..=2 {
-                    let mut acc5 = f64::atan(b).cos();
-                    acc3 += (acc3 * 0.05).tanh();
+        let mut acc3 = t0 * (v1[n] * 0.25).tanh() * (p6((t0 + a) * 0.5, (1.5 + (n as f64).sin()).log(2.5 + t0.cos()), ((v1.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.25).sin()) + v1[2] * 0.25) * 0.25).tanh(), 3, t0.sin()) * 0.5).tanh().powi(3);
+        if acc3 * a > v1.iter().map(|q| (q * 0.25).cos()).product::<f64>() {
+            match n {
+                0 => {
+                    let b = b + (n as f64).cos();
                 }
-                v1[3 - i] = ((1.5 + (t0 - v1.iter().map(|q| (q * 0.05) * (q * 0.05)).sum::<f64>()).sin()).powf((-b).tanh()) * 0.5).tanh();
+                1 => {
+                    acc3 = (acc3 - ((b - n as f64) * 0.25).sin()).tanh();
+                }
+                _ => {
+                    let t4 = if (v1[3] * 0.25).tanh() / (1.0 + b * b) > n as f64 { (1.5 + (t0 - v1.iter().map(|q| (q * 0.25) * (q * 0.25)).sum::<f64>()).sin()).powf((-b).tanh()) } else { ((v1[n] * 0.25).tanh() * 2.0).min((v1.iter().enumerate().map(|(k, q)| (q * 0.25) * k as f64).sum::<f64>() * 0.5).tanh().to_radians()) };
+                }
+            }
+        } else if 0.75 * a > acc3 {
+            let mut a = a;
+        }
+        acc3
+    }
+    check_p8(seed = 0x16720a2529faa945, inputs = 2, calls = [p6], at = |p| (2, p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p9(b: f64, xs: &[f64], a: f64) -> f64 {
+        let mut acc0 = 1.0;
+        if xs.iter().sum::<f64>() / (1.0 + xs.iter().map(|q| q * q).sum::<f64>() * xs.iter().map(|q| q * q).sum::<f64>()) > 0.3 {
+            for i in 0..xs.len() {
+                acc0 -= b;
+                let mut acc1 = 0.0;
+                acc0 = (acc0 * 0.25 * (1.5 * (acc0 * 0.25).tanh())).atan();
             }
         } else {
-            for i in 0..4 {
-                v1[i] = (1.5 + v1.iter().map(|q| (q * 0.05) * a).sum::<f64>().cos()).sqrt() * 0.5;
+            let t2 = b;
+        }
+        let t3 = xs[2];
+        acc0 = ((acc0 * 0.25).tanh() + (a.cos().exp2() * 0.5).atan()).atan();
+        for i in 0..3 {
+            acc0 += (xs[xs.len() - 1 - i] - xs[2]) / (2.0 + b.cos()) * 0.25;
+        }
+        0.3 * t3 + 0.75 * (acc0 * 0.1) - a
+    }
+    check_p9(seed = 0xc5dbd41c93db56c5, inputs = 5, calls = [], at = |p| (p[0], &p[1..4], p[4]));
+}
+
+program! {
+    #[differentiable]
+    fn p10(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = x - &(-x.mapv(f64::sin));
+        let t2 = &(v + x) / &t1.mapv(|q| q * q + 1.0);
+        let t3 = (&((&t1 * &t2).mapv(f64::tanh)) * &(v.sin())).mapv(f64::tanh);
+        let t4 = v[1];
+        let t5 = -(-t3.mapv(f64::sin)).mapv(f64::sin);
+        t5.sum() * 0.2 + t4 + t3.sum() * 0.2
+    }
+    check_p10(seed = 0x4c02be87745ab9c1, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p11(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = x.mean_axis(Axis(0)).unwrap();
+        let t2 = v / &(&t1 / &v.mapv(|q| q * q + 1.0)).mapv(|q| q * q + 1.0);
+        let t3 = -((x * x).mapv(f64::tanh)).mapv(f64::sin);
+        t3.sum() * 0.2 + t2.dot(&t2) * 0.1 + t1.dot(&t1) * 0.1
+    }
+    check_p11(seed = 0x71e8b32123e7c19e, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p12(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() - 1 {
+            let mut t1 = 0.0;
+            for j in 0..2 {
+                t1 += (xs[i + 1] * (j as f64 + 0.5)).sin();
+            }
+            if (a - t1).mul_add(0.5, xs[i]) < 0.03 {
+                if (a).mul_add(0.5, a) - (xs[i + 1]).sin() > -0.48 {
+                    acc -= (((0.51_f64).cos() * a) * ((xs[i + 1]).sin()) - (((xs[i + 1]) * (t1)) * 0.5).exp()).tanh();
+                    extra -= ((t1).mul_add(0.5, a) + ((1.0 + (a) * (a)).ln()).tanh()).tanh();
+                }
+            }
+            let t2 = (t1).tanh() * 1.5;
+            let t3 = (((t2 + a).cos() * xs[i]) * (xs[i + 1])).tanh() * 1.5;
+            acc -= ((a).cos() * xs[i]).tanh();
+        }
+        acc
+    }
+    check_p12(seed = 0x86b89fea96a9c821, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p13(a: f64, xs: &[f64]) -> f64 {
+        let t0 = a * (1.0 * xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())) * 0.5;
+        let flag1 = xs[1].min(a) > -0.1;
+        let t2 = match ((t0 * xs[0] * 0.5).sin().abs() * 2.0) as usize % 3 { 0 | 1 => (a - 1.25).cos(), _ => t0 };
+        let t3: f64 = -t0 + t0 * a;
+        let mut acc4 = (1.0 + t0.powi(2)).sqrt().tanh();
+        for i in 0..3 {
+            acc4 -= 1.5_f64;
+        }
+        let t5 = if (t3 * 0.5).sin() > t0 { (a * 1.0).hypot(xs[2].atan2(1.5 + xs[0].cos())) } else { 1.5_f64.cos() };
+        let t6 = t0 - ((acc4 * 0.1).atan() - xs[2].clamp(-0.75, 0.75));
+        let t7 = if 0.3 > -0.2 { xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().atan() } else { 0.3 * -(t6 * 0.5) };
+        acc4 += (2.0 + (1.25 / (1.0 + a.powi(2))).cos()).recip();
+        t7.tanh() - (t6 * 0.5).cos() + 0.1 * (t5 * 0.5).atan() + (acc4 * 0.1).tanh() - (t3 * 0.5).tanh() + t2.tanh() + 1.25 * t0 + 0.5 * xs.iter().map(|q| q * t2).sum::<f64>()
+    }
+    check_p13(seed = 0xd9043d9db1bca3b3, inputs = 4, calls = [], at = |p| (p[0], &p[1..4]));
+}
+
+#[differentiable]
+fn p14_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.75).tanh();
+    }
+    acc * 0.3 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p14_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.25;
+    t + p14_h0(&v[1..], s * 0.5) + p14_h0(v, s).cos()
+}
+#[differentiable]
+fn p14_h2(y: &mut [f64], s: f64) -> f64 {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.3).tanh();
+    }
+    y[0] = (y[0] * 0.75 + s).sin();
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p14_h3(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).tanh() * 0.5;
+    }
+}
+#[differentiable]
+fn p14_h4(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p14_h2(y, s);
+    p14_h3(s * 0.75, &x[1..], y);
+}
+program! {
+    #[differentiable]
+    fn p14(xs: &[f64], a: f64, b: f64, ys: &mut [f64]) -> f64 {
+        let t1 = p14_h1(xs, b);
+        let t2 = p14_h1(&xs[..], a);
+        let mut buf3 = vec![0.5; 4];
+        let t4 = p14_h2(&mut buf3, b).tanh();
+        p14_h4(&mut buf3, xs, a);
+        let t5 = buf3[0] + buf3[3] * 0.5;
+        let t6 = p14_h1(xs, t1.tanh());
+        let s7 = &xs[2..5];
+        let t8 = (s7[2] * b + s7[0]).sin() + s7[s7.len() - 1] * 1.5;
+        p14_h3(t6.tanh() * 0.3, &xs[5..], ys);
+        let t9 = ys[1] * 0.3;
+        t9 + t8 + t6 + t5 + t4 + ys[2] + a * 0.3
+    }
+    check_p14(seed = 0x6c56aff098fc320a, inputs = 11, calls = [], at = |p| (&p[0..6], p[6], p[7], &mut p[8..11].to_vec()),
+        params = ["b", "ys"] at [7, 8, 9, 10]);
+}
+
+program! {
+    #[differentiable]
+    fn p15(a: f64) -> f64 {
+        let t0 = 1.5_f64.mul_add(a, a).atan().tanh();
+        if a - t0 > a {
+            return f64::tanh(a);
+        }
+        let mut acc1 = (t0 * a).min(t0 * p8(2, f64::tanh(a), (t0 * a * 0.5).sin()));
+        for i in 0..2 {
+            if t0 > -0.1 {
+                continue;
+            }
+            acc1 -= (-f64::cos((acc1 * 0.25).tanh()) * 0.5).sin();
+        }
+        (acc1 * 0.25).cos() - t0
+    }
+    check_p15(seed = 0xffc3b3eb0bf39d5c, inputs = 1, calls = [p8], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p16(a: f64) -> f64 {
+        let mut acc0 = 0.6_f64.tanh();
+        for i in (0..1).rev() {
+            acc0 += ((acc0 * 0.5).tanh().abs() * (a * (acc0 * 0.5)) * 0.25).sin();
+            let mut a = a;
+        }
+        acc0 = ((acc0 * 0.5).sin() - a * a * 0.5).sin();
+        1.0 * (acc0 * 0.5) - a
+    }
+    check_p16(seed = 0xccd5785702d26d8b, inputs = 1, calls = [], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p17(b: f64, c: f64, a: f64) -> f64 {
+        let mut a = a;
+        for i in 0..3 {
+            let mut v0 = vec![0.0; 4];
+            for j in 0..v0.len() {
+                v0[j] = (a * 0.25).atan();
+                if j > 0 {
+                    v0[j] += v0[j - 1] * (f64::cos((a * 0.25).sin()) * 0.5).sin();
+                }
+            }
+            let t1: f64 = 1.5 / (1.0 + (v0[i] * 0.25).sin().powi(2)) * 0.2_f64.tanh() / (1.0 + (c * (a * 0.25).sin()).powi(2));
+            a -= c;
+            let mut v2 = vec![0.0; v0.len()];
+            for j in 0..v2.len() {
+                v2[j] = (-b).tanh();
+            }
+            v0[i] = ((t1 * 0.25).atan().powi(3) * 0.25).atan();
+        }
+        let flag3 = (a * 0.25).atan() * c > 0.0;
+        let k4 = (0.9_f64.abs() * 2.0) as usize % 3;
+        match k4 {
+            0 | 1 => {
+                if c * 1.0 > 0.25 {
+                    let t5 = b;
+                }
+            }
+            _ => {
+                let t6 = (a * 0.25).atan() * c * c;
             }
         }
-        acc3 * 0.05 - t0 + a + 0.5 * (v1[3] * 0.05).sin()
+        let mut c = c;
+        c.tanh() - a * 0.25 + b
     }
-    check_p7(seed = 0x16720a2529faa945, inputs = 2, calls = [p3], at = |p| (2, p[0], p[1]));
+    check_p17(seed = 0xc4b2711af429c168, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]),
+        params = ["a", "b"] at [2, 0]);
+}
+
+#[differentiable]
+fn p18_h0(y: &mut [f64], s: f64) -> f64 {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.25).tanh();
+    }
+    y[0] = (y[0] * 0.3 + s).sin();
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p18_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).tanh() * 1.5;
+    }
+    y[0] * -0.5
+}
+#[differentiable]
+fn p18_h2(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p18_h0(y, s);
+    let _ = p18_h1(s * 0.5, &x[1..], y);
+}
+#[differentiable]
+fn p18_h3(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 1.5
+}
+program! {
+    #[differentiable]
+    fn p18(xs: &[f64], a: f64) -> f64 {
+        let mut buf1 = vec![0.5; 2];
+        p18_h2(&mut buf1, &xs[3..], a);
+        let t2 = p18_h1(a * 0.5, xs, &mut buf1).tanh();
+        let t3 = buf1[0] + buf1[1] * -0.5;
+        let t4 = p18_h3(xs, t3.tanh());
+        let t5 = p18_h3(xs, t4.tanh() * 0.5);
+        let t6 = p18_h3(&xs[..2], t2.tanh()).sin();
+        t6 + t5 + t4 + t3 + t2 + a * 0.3
+    }
+    check_p18(seed = 0x03dfb5c0b6e82a79, inputs = 7, calls = [], at = |p| (&p[0..6], p[6]));
 }
 
 program! {
     #[differentiable]
-    fn p8(n: usize, a: f64) -> f64 {
-        let mut acc0 = 0.0;
-        if (2.0 + a.cos()).recip() < 0.25 {
-            let t1 = if n == 1 { a } else { a.mul_add(a, a).asinh() };
+    fn p19(xs: &[f64], a: f64, b: f64) -> f64 {
+        let mut acc0 = ((p1(a.clamp(-0.75, 0.75)) + b) * 0.5).tanh();
+        acc0 = (2.0 + xs[2].min((p16(acc0.tanh().sinh()) * 0.5).tanh()).cos()).recip();
+        let a = a + (a + b);
+        let mut k1 = 0;
+        loop {
+            for j in 1..=4 {
+                match k1 {
+                    0 => {
+                        let b = b - j as f64 * b;
+                    }
+                    1 => {
+                        acc0 += b;
+                    }
+                    _ => {
+                        if (k1 as f64 - j as f64) > 0.3 {
+                            acc0 = b.hypot(b).cos();
+                        } else {
+                            if xs[0] > xs[0] {
+                                if xs[(j + 1) % 3].hypot(b) > -0.1 {
+                                    acc0 *= 0.5 + 0.4 * (k1 as f64).atan2(1.5 + 0.5_f64.cos()).sin();
+                                } else {
+                                    acc0 = (xs[xs.len() - 1 - k1] * (acc0 * 0.02).sin() + a * 0.25) * 0.5;
+                                }
+                            } else if (acc0 * 0.02).sin() > xs.iter().map(|q| (q * 1.0).sin()).sum::<f64>() {
+                                let t2 = 0.3 * (a * 0.25).tanh().hypot(0.25) - (1.5 * xs[k1]).atan2(1.5 + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).asinh().cos());
+                            } else {
+                                if b.sin().exp_m1() > -0.1 {
+                                    let mut acc0 = acc0;
+                                } else {
+                                    acc0 = ((acc0 * 0.02).atan() * xs[j % xs.len()].atan2(1.5 + (acc0 * 0.02).tanh().cos())).sin();
+                                }
+                            }
+                        }
+                    }
+                }
+                acc0 /= (1.0 + (xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) * (a * 0.25).sin()).powi(2));
+            }
+            for j in 1..=2 {
+                let t3 = xs[0];
+                acc0 += (xs.iter().map(|q| q.cos()).product::<f64>().sin().atan() * 0.5).tanh();
+            }
+            acc0 = (acc0 * 0.02).tanh().atan2(1.5 + (acc0 * 0.02).tanh().cos()) * (1.5 + (a * 0.25).cos()).sqrt();
+            k1 += 1;
+            if ((f64::tanh(k1 as f64)) > 1.0 || 1.0 < 0.5) || k1 >= 3 { break; }
         }
-        let mut acc2 = 0.0;
-        let mut acc3 = 2.0_f64.atan().powi(2);
-        1.5 * acc3 + a.sin() + 0.5 * acc3
+        (acc0 * 0.02).atan()
     }
-    check_p8(seed = 0x2c9403af62bbd6d6, inputs = 1, calls = [], at = |p| (2, p[0]));
+    check_p19(seed = 0xcf212161812937d3, inputs = 5, calls = [p1, p16], at = |p| (&p[0..3], p[3], p[4]));
 }
 
 program! {
     #[differentiable]
-    fn p9(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (((0.64_f64) * 0.5).exp() + ((a) * 0.5).exp() + xs[3]).tanh();
-        let t2 = (((t1 - a) * 0.5).exp() + xs[1]).tanh();
+    fn p20(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (((a + a) * 0.5).exp() + xs[0]).tanh();
         let mut acc = 0.0;
         let mut extra = 0.0;
         for i in 0..xs.len() {
-            if t1 > -0.26 {
-                break;
+            let mut t2 = 0.0;
+            for j in 0..2 {
+                t2 += (a * (j as f64 + 0.5)).sin();
             }
             let mut t3 = 0.0;
             for j in 0..2 {
-                t3 += ((xs[i]).sin() * (j as f64 + 0.5)).sin();
+                t3 += ((xs[i]).tanh() - (a).tanh() * (j as f64 + 0.5)).sin();
             }
-            acc += (((0.40_f64).sin()).tanh() + xs[i] - (xs[i]).sin()).tanh();
-            if (-0.97_f64).tanh() < -0.45 {
-                break;
-            }
-            let t4 = ((((1.0 + (xs[i]) * (xs[i])).ln()).sin()) * ((1.0 + (a) * (a)).ln() - (xs[i]) * (-0.81_f64))).tanh() * 1.5;
-            if i + 1 < xs.len() {
-                let t5 = (((1.0 + (xs[i]) * (xs[i])).ln()).mul_add(0.5, -0.31_f64) - (xs[i + 1]).mul_add(0.5, t2)).tanh() * 1.5;
-                if (xs[i]).mul_add(0.5, xs[i]) + (xs[i + 1]).mul_add(0.5, xs[i + 1]) < 0.24 {
-                    continue;
-                }
-                acc = acc + (xs[i + 1]).tanh() - (t2).tanh();
-            }
-            acc -= (-0.16_f64).tanh();
-        }
-        acc
-    }
-    check_p9(seed = 0x89a1267a1695f83e, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p10(a: f64) -> f64 {
-        let mut acc0 = (a + a * a) * 0.5;
-        if a.atan() > a {
-            if a.hypot(acc0) < 0.5 {
-                let t1 = if 0.5 * 2.0 > acc0 { (2.0 + (acc0 * 0.75).cos()).powi(-2) } else { (a - acc0).powi(2).ln_1p() };
-            }
-        } else {
-            if a * acc0 < 0.25 {
-                acc0 += (a * a * 0.5).tanh();
-            }
-        }
-        if a / (1.0 + (acc0 * 0.5).atan().powi(2)) < 0.0 {
-            return (acc0 * 0.5).tanh().atan();
-        }
-        acc0 = ((acc0 * 0.5).sin() * 0.5_f64.clamp(-0.75, 0.75)).atan();
-        let flag2 = (acc0 * 0.5).tanh().min(a) > -0.1;
-        let t3 = match (((acc0 * 0.5).atan() * (acc0 * 0.5).sin()).abs() * 2.0) as usize % 3 { 0 | 1 => (a - a).cos(), _ => (acc0 * 0.5).atan() };
-        if !flag2 {
-            if flag2 {
-                let t4 = -(acc0 * 0.5).atan().atan();
-            }
-        } else if t3 - a < -0.4 || t3 < 0.5 {
-            let t5 = t3.hypot(a);
-        } else {
-            let mut k6 = 0;
-            let r8 = loop {
-                if k6 == 3 {
-                    let acc0 = acc0 * 0.1 + a * a;
-                } else {
-                    let t7 = f64::cos((p5((k6 as f64).clamp(-0.75, 0.75)) * 0.1).tanh().powi(2).atan());
-                }
-                acc0 *= 0.5 + 0.4 * (k6 as f64).sin();
-                k6 += 1;
-                if ((t3.hypot(k6 as f64)) > t3) || k6 >= 5 { break (acc0 * 0.05).sin().mul_add(a.mul_add(2.0, t3), t3); }
-            };
-        }
-        (acc0 * 0.05).tanh() + a + 0.5 * t3
-    }
-    check_p10(seed = 0x1e019c16c70d2e46, inputs = 1, calls = [p5], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p11(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((1.0 + (a) * (a)).ln() - a + xs[3]).tanh();
-        let t2 = (((t1 + a) * 0.5).exp() + xs[5]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        let mut carried = 0.5;
-        for i in 0..xs.len() - 1 {
-            let t3 = ((xs[i]).mul_add(0.5, xs[i]) - ((xs[i + 1]) * 0.5).exp() + (((1.0 + (xs[i + 1]) * (xs[i + 1])).ln()) * 0.5).exp()).tanh() * 1.5;
-            extra += (((xs[i]).cos() * xs[i + 1]) * ((xs[i + 1]).mul_add(0.5, a)) - (a).mul_add(0.5, 0.67_f64)).tanh();
-            acc += ((((xs[i]).cos() * xs[i]).tanh()).sin()).tanh();
-            carried = carried * 0.5 + (((1.0 + ((t3).cos() * xs[i + 1]) * ((t3).cos() * xs[i + 1])).ln()).mul_add(0.5, xs[i + 1])).tanh();
-            acc += carried;
-        }
-        acc
-    }
-    check_p11(seed = 0x8a46474f3412b4bf, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-program! {
-    #[differentiable]
-    fn p12(a: f64) -> f64 {
-        let t0 = a;
-        let mut acc1 = a;
-        acc1 -= (p8(2, a) * 0.25).tanh() * 0.75 * 1.5_f64.mul_add(a, t0) * 0.5;
-        for i in 0..1 {
-            let mut k2 = 0;
-            loop {
-                acc1 = ((acc1 * 0.1).tanh() - a.tanh()).tanh();
-                acc1 = ((acc1 * 0.1 * k2 as f64 - (acc1 * 0.1).tanh()) * 0.1).tanh();
-                k2 += 1;
-                if ((acc1 * 0.1).sin() - (acc1 * 0.1).tanh() < 0.7) || k2 >= 5 { break; }
-            }
-            acc1 = (acc1 * 0.1 * (2.0 + 1.25_f64.sin()).ln()).sin();
-        }
-        acc1 -= (-0.5_f64).min(a.cos().exp()) * 0.5;
-        if t0 * 0.5 < 0.25 {
-            let mut w3 = 0;
-            while w3 < 2 {
-                acc1 = ((acc1 * 0.1).tanh() - (a * t0 * 0.5).sin()).tanh();
-                w3 += 1;
-            }
-        } else {
-            acc1 += (t0.tanh() * ((acc1 * 0.1).sin() - (acc1 * 0.1).atan()) * 0.25).sin();
-        }
-        (acc1 * 0.1).tanh()
-    }
-    check_p12(seed = 0xbebe0956a2ea7b2c, inputs = 1, calls = [p8], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p13(a: f64, n: usize) -> f64 {
-        let mut acc0 = 0.0;
-        let mut w1 = 0;
-        while w1 < 4 {
-            let mut w2 = 0;
-            while w2 < 1 {
-                acc0 -= (w2 as f64 + a) * (a * 0.1);
-                acc0 = acc0 * 0.1;
-                w2 += 1;
-            }
-            acc0 = ((acc0 * 0.1).atan() + (a / (1.0 + a.powi(2)) * 0.5).tanh()).tanh();
-            w1 += 1;
-        }
-        0.2 * (acc0 * 0.1).sin() + a
-    }
-    check_p13(seed = 0xbf8b975731b6e7fa, inputs = 1, calls = [], at = |p| (p[0], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p14(b: f64, d: f64, c: f64, n: usize, a: f64) -> f64 {
-        let t0 = (d - c).abs();
-        let mut acc1 = c;
-        acc1 = (d.powi(3) * 0.5).sin();
-        let t2 = if c * 0.75 > -0.1 || (n as f64) < 0.3 { b * n as f64 + d * 1.0 } else { b };
-        let t3 = a;
-        acc1 /= (1.0 + acc1.powi(2));
-        (t2 * 0.5).sin().sin() + acc1 + 1.25 * t0 + c.tanh() - d.tanh() + b
-    }
-    check_p14(seed = 0xf292c9067d6e7090, inputs = 4, calls = [], at = |p| (p[0], p[1], p[2], 1, p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p15(n: usize, a: f64) -> f64 {
-        let mut acc0 = (a * a * a.cos() * 0.5).tanh();
-        for i in 0..3 {
-            if (a + i as f64) < 0.1 && (i as f64) < 0.3 {
-                let mut acc1 = 1.0;
-            } else {
-                let mut k2 = 0;
-                loop {
-                    let t3 = if a + a < 0.7 { -(k2 as f64).powi(2).ln_1p() } else { (1.25 + a) / (1.0 + (acc0 * 0.05).cos().powi(2)) };
-                    acc0 -= ((a + (t3 * 0.5).sin()) * (p14((a.mul_add(p13((1.0 + (t3 * 0.5).tanh().powi(2)).cbrt(), 1), (t3 * 0.5).atan()) * 0.25).tanh(), ((a + (acc0 * 0.05).sin()) * 0.5).tanh(), (acc0 * 0.05 * 0.5).sin(), 1, (a.mul_add(acc0 * 0.05, (acc0 * 0.05).sin()) * 0.25).sin()) * 0.25).atan().atan() * 0.25).atan();
-                    k2 += 1;
-                    if (f64::sin(0.1) < 0.3) || k2 >= 4 { break; }
-                }
-            }
-            acc0 /= (2.0 + 0.25_f64.cos());
-        }
-        (acc0 * 0.05).sin().sin() + a
-    }
-    check_p15(seed = 0x407084d804eef54f, inputs = 1, calls = [p13, p14], at = |p| (1, p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p16(a: f64, b: f64) -> f64 {
-        let mut acc0 = (b / (1.0 + a * a)).powi(2).ln_1p();
-        let mut k1 = 0;
-        loop {
-            let t2 = (acc0 * 0.25).atan() + (acc0 * 0.25).sin();
-            let mut k3 = 0;
-            let r4 = loop {
-                acc0 *= 0.5 + 0.4 * (2.0 + 0.6_f64.sin()).cbrt().sin();
-                acc0 *= 0.5 + 0.4 * (k1 as f64).atan2(1.5 + t2.cos()).sin();
-                acc0 += ((k3 as f64).clamp(-0.75, 0.75).tanh() * 0.5).sin();
-                k3 += 1;
-                if (b * (acc0 * 0.01) > t2) || k3 >= 4 { break 0.9 * (a - t2); }
-            };
-            acc0 = 1.25 * (acc0 * 0.01).atan();
-            k1 += 1;
-            if (a - a > acc0 * 0.01) || k1 >= 3 { break; }
-        }
-        for i in 0..4 {
-            if (p6((acc0 * 0.01).tanh().tanh()) * 0.5).atan().asinh() > 0.3 {
-                match i % 3 {
-                    0 | 1 => {
-                        let mut acc5 = 1.0;
-                    }
-                    _ => {
-                        acc0 += 1.0_f64;
-                    }
-                }
-            }
-            if b > 0.25 || a < 0.7 {
-                let t6: f64 = i as f64;
-            }
-            acc0 = acc0 * 0.01;
-        }
-        (acc0 * 0.01).sin() + 0.25 * b
-    }
-    check_p16(seed = 0x02a3ec708f29e7d0, inputs = 2, calls = [p6], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p17(b: f64, c: f64, a: f64, xs: &[f64]) -> f64 {
-        let t1 = { let u0 = (c.mul_add(xs[1], c) * (xs[1] + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())) * 0.1).atan(); xs.iter().map(|q| (q * 1.5).sin()).sum::<f64>() };
-        let t2 = if c.sin() < -0.1 { a + xs[0].mul_add(xs.iter().map(|q| q.cos()).product::<f64>(), b) } else { c };
-        let t3 = xs[1].cos();
-        let mut acc4 = 0.5;
-        let mut w5 = 0;
-        while w5 < 2 && ((t1 * 0.5).tanh().powi(2) > -0.4) {
-            if w5 % 2 == 0 {
-                acc4 *= (t1 * 2.0).cos();
-                return xs[w5];
-            }
-            acc4 += 0.5 * (c * 0.1);
-            w5 += 1;
-        }
-        t3 + 0.6 * c - b.cos()
-    }
-    check_p17(seed = 0x2169b66ffeaba72f, inputs = 6, calls = [], at = |p| (p[0], p[1], p[2], &p[3..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p18(b: f64, a: f64) -> f64 {
-        let mut acc0 = (a * (b - b) * 0.5).atan();
-        let t1 = match ((b.tanh().exp_m1() * 0.5).tanh().abs() * 2.0) as usize % 3 { 0 => (2.0 + (1.0 * acc0).cos()).recip(), 1 => ((b / (1.0 + b.powi(2)) - b.cos()) * 0.5).tanh(), _ => 0.6 };
-        acc0 /= (2.0 + a.powi(2).cos());
-        let t2 = b.max(p16(acc0, (t1 * 0.5).atan())) + t1;
-        let k3 = (((b - p12((f64::max(t1, 0.6) * 0.5).sin())) * 0.5).tanh().abs() * 2.0) as usize % 3;
-        match k3 {
-            0 => {
-                if 0.2 * t1 > a {
-                    return ((t2 * 0.5).atan() + b) / (1.0 + acc0 * acc0);
-                }
-            }
-            1 => {
-                let mut t2 = t2;
-            }
-            _ => {
-                let t4 = b.sin().exp();
-            }
-        }
-        1.25 * t1
-    }
-    check_p18(seed = 0x2cc8fcd461a91c9e, inputs = 2, calls = [p12, p16], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p19(n: usize, a: f64) -> f64 {
-        let mut acc0 = ((0.75 + a).powi(3) * 0.25).atan();
-        for i in 0..4 {
-            let t2 = { let u1 = (1.5 + (1.5 + (acc0 * 0.1).sin()).powf((acc0 * 0.1).atan().tanh()).sin()).powf((1.5 + (acc0 * 0.1).sin().sin()).powf((acc0 * 0.1).tanh().tanh()).tanh()); f64::max(a.tanh().exp2(), 0.1 * (acc0 * 0.1).sin()) };
-            let acc0 = (acc0 * 0.1).tanh() - 0.2 * t2;
-            let mut acc3 = (0.2 + t2 * a) * 0.5;
-            match i {
-                0 => {
-                    let t4 = 0.1_f64.powi(2).ln_1p().tanh().exp2();
-                }
-                1 => {
-                    for j in 0..3 {
-                        let acc0 = acc0 - (2.0 + acc0.sin()).sqrt();
-                        acc3 = (acc3 * 0.05 / (1.0 + (n as f64).powi(2)) * a * 0.25).atan();
-                    }
-                }
-                _ => {
-                    let t5 = f64::sin(a / (1.5 + a.tanh())) * (i as f64 * 0.6 / (1.0 + t2.powi(2)));
-                }
-            }
-            acc3 += t2.atan2(1.5 + acc0.cos()).tanh() * 0.5;
-        }
-        if a + (acc0 * 0.05).sin() > a {
-            for i in (0..8).step_by(2) {
-                if n > 0 {
-                    for j in (0..8).step_by(2) {
-                        if (1.5 + a.sin()).log(2.5 + a.cos()) > 0.5 {
-                            let t6: f64 = a / (2.0 + a.cos()) + (acc0 * 0.02).tanh() * (acc0 * 0.02).tanh() - (1.0 + (a * n as f64).powi(2)).ln();
-                        }
-                        acc0 += (0.5 * (a / (2.0 + (acc0 * 0.02).cos())).tanh()).asin() * 0.5;
-                    }
-                } else {
-                    if ((acc0 * 0.02).mul_add((p14(((a + a) * 0.5).tanh(), ((1.5 + (acc0 * 0.02).sin()).powf(a.tanh()) * 0.5).tanh(), -a, 1, 1.25 * (acc0 * 0.02) * 0.5) * 0.25).sin(), i as f64)) > -0.1 {
-                        for j in (0..4).rev() {
-                            acc0 += (a * a * (a + a) * 0.1).tanh();
-                            acc0 *= 0.8 + 0.2 * a.cos().sin();
-                        }
-                    } else {
-                        for j in (0..4).rev() {
-                            if (f64::sin(n as f64)) < -0.4 {
-                                let t7 = if (j as f64 / (1.0 + (acc0 * 0.005).atan().powi(2))) > a { (acc0 * 0.005).sin() } else { (acc0 * 0.005).sin() };
-                            } else {
-                                if j + n < 4 {
-                                    let flag8 = a > -0.1;
-                                } else {
-                                    if a - acc0 * 0.005 > (acc0 * 0.005).atan() {
-                                        if (j as f64) > 1.5 {
-                                            acc0 += ((j as f64 + (p3((i as f64 * 0.25).atan().powi(3) * 0.25) * 0.5).tanh() - f64::max(acc0 * 0.005, (acc0 * 0.005).tanh())) * 0.1).atan();
-                                        } else {
-                                            let a = a + (acc0 * 0.005).atan2(1.5 + (acc0 * 0.005).tanh().cos());
-                                        }
-                                    } else if 1.25_f64.atan2(1.5 + a.cos()) < 0.3 {
-                                        let t9 = -(0.2 * (acc0 * 0.005).atan() * a);
-                                    }
-                                }
-                            }
-                            acc0 *= (a - 2.0).cos();
-                        }
-                    }
-                }
-                acc0 = acc0 * 0.002;
-            }
-        } else {
-            let t10 = (acc0 * 0.002).atan() * a;
-        }
-        (acc0 * 0.002).cos()
-    }
-    check_p19(seed = 0xb7228edd0185e84d, inputs = 1, calls = [p3, p14], at = |p| (1, p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p20(c: f64, n: usize, b: f64, a: f64) -> f64 {
-        let b = b + (n as f64).cos();
-        if a < 0.3 {
-            return (n as f64).powi(2) * 1.5;
-        }
-        let mut acc0 = 1.0;
-        if (1.0 + a.powi(2)).ln() < -0.4 {
-            let t1 = (b * 0.5).tanh() * (1.0 + (b * 0.5).sin().powi(2)).ln() - a;
-        }
-        (b * 0.5).atan()
-    }
-    check_p20(seed = 0xc586ffb81ce19dae, inputs = 3, calls = [], at = |p| (p[0], 1, p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p21(a: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = a;
-        for i in 0..xs.len() {
-            if i < 2 {
-                let t1 = if a > -0.2 { (acc0 * 0.1).tanh().sin() + (1.0 + a.powi(2)).ln() } else { a };
-            } else if i < 3 {
-                let t2: f64 = i as f64 + (p3(1.5 * (p6(a) * 0.5).tanh()) * 0.5).atan();
-            } else {
-                if (acc0 * 0.1).atan() - xs[i] < -0.2 && 1.5 < -0.4 {
-                    acc0 = ((xs[2] / (1.5 + (acc0 * 0.1).sin().tanh()) + 0.9) * 0.5).tanh();
-                } else if (acc0 * 0.1).atan() * xs[1] < -0.1 {
-                    acc0 += (xs.iter().map(|q| q * q).sum::<f64>() * 0.1).tanh();
-                } else {
-                    acc0 -= ((acc0 * 0.1).atan().tanh().sinh().powi(2) * 0.5).sin();
-                }
-            }
-            acc0 += (xs[i].mul_add(a, acc0 * 0.1) * 1.0 * 0.25).atan();
-        }
-        let acc0 = acc0 * 0.1 + ((acc0 * 0.1).sin() + xs[2]);
-        let mut acc3 = acc0 * 0.25;
-        let t4 = xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>();
-        t4 * 0.1 + 0.25 * acc3 + (acc0 * 0.25).tanh() + a
-    }
-    check_p21(seed = 0xc66490369f42c63e, inputs = 5, calls = [p3, p6], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p22(xs: &[f64], a: f64) -> f64 {
-        let t0 = a.to_radians();
-        let t1 = xs[2] + t0;
-        let mut acc2 = 1.0;
-        let mut w3 = 0;
-        while w3 < 1 && (t1 < -0.1) {
-            let t4 = p13(t0, 1) * a;
-            for j in 1..=2 {
-                for l in (0..4).rev() {
-                    if t0 * xs[w3] > xs[j] {
-                        let t5 = 1.25 * xs.iter().map(|q| (q * 0.6).sin()).sum::<f64>() * (1.5 + (j as f64).sin()).powf(xs.iter().map(|q| q * q).sum::<f64>().tanh());
-                    }
-                    acc2 += xs[(l + 1) % 3];
-                }
-                acc2 -= (j as f64 * xs[0] * xs[xs.len() - 1 - w3].abs() * 0.1).tanh();
-            }
-            acc2 = t0.cos();
-            w3 += 1;
-        }
-        let t6 = if (2.0 + xs[1].cos()).recip() < 0.25 { t1 } else { xs[1].clamp(-0.75, 0.75) };
-        if a.atan() < -0.4 {
-            for i in 0..1 {
-                for j in 0..xs.len() {
-                    let t7 = if j + i < 3 { xs[i] } else { t6.powi(2).ln_1p() * a.powi(2) };
-                    acc2 += t7.atan() / (1.0 + t0.powi(2)) * 0.25;
-                }
-                acc2 = f64::min(t6, xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()).sin();
-            }
-        } else {
-            let t8 = t1;
-        }
-        t6.sin() + (acc2 * 0.05).tanh().tanh() + t1 + 0.2 * t0
-    }
-    check_p22(seed = 0xde7a5660f217e732, inputs = 4, calls = [p13], at = |p| (&p[0..3], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p23(a: f64) -> f64 {
-        let mut acc0 = 0.5;
-        let mut w1 = 0;
-        while w1 < 3 {
-            for j in 1..=1 {
-                if a - a < 0.1 {
-                    return a.tanh().sinh() - (2.0 + a.sin()).sqrt();
-                }
-                acc0 = -(-a);
-            }
-            acc0 *= 0.5 + 0.4 * (acc0 * 0.1 / (1.0 + a * a)).sin();
-            w1 += 1;
-        }
-        let mut v2 = vec![0.0; 3];
-        for i in 0..v2.len() {
-            v2[i] = a;
-            if i > 0 {
-                v2[i] += v2[i - 1] * (f64::tanh(0.25) * 0.5).atan();
-            }
-        }
-        for i in 0..1 {
-            let mut acc3 = a.sin().tanh();
-            v2[2 - i] -= a;
-        }
-        let acc0 = (acc0 * 0.05).sin() + a.hypot((acc0 * 0.05).sin());
-        let mut v4 = vec![0.0; v2.len()];
-        for i in 0..v4.len() {
-            v4[i] = (f64::min(i as f64 - v2[i] * 0.1, acc0 * 0.25) * 0.5).sin();
-            if i > 0 {
-                v4[i] += v4[i - 1] * (acc0 * 0.25 / (1.0 + 0.1_f64.powi(2)) * 0.1).sin();
-            }
-        }
-        (acc0 * 0.25).sin() + a
-    }
-    check_p23(seed = 0x84adf452c983074c, inputs = 1, calls = [], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p24(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = v.to_owned();
-        let mut t2 = t1.mean().unwrap();
-        if n % 2 == 0 {
-            t2 = s;
-        }
-        let mut t3 = (x[[1, 0]]) * &(x + x);
-        for _ in 0..n {
-            t3 = (&t3 * (t2)).mapv(f64::sin) + &t3 * 0.5;
-        }
-        let t4 = (v.mean().unwrap()) - &((s) - &t1);
-        t4.dot(&t4) * 0.1 + t3.sum() * 0.2 + t2
-    }
-    check_p24(seed = 0x4e1ad356b5efdab6, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p25(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((1.0 + (a + a) * (a + a)).ln() + xs[1]).tanh();
-        let t2 = (t1 + xs[1]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            acc += (((((a) * 0.5).exp()) * ((xs[i]).sin())).cos() * -0.22_f64).tanh();
-            let t3 = if a > -0.41 { ((((a) * (xs[i])).tanh()).cos() * -0.65_f64).tanh() } else { (a).tanh() };
-            let mut t4 = 0.0;
-            for j in 0..2 {
-                t4 += (((0.79_f64).mul_add(0.5, t1)).sin() * (j as f64 + 0.5)).sin();
-            }
-            let t5 = if t4 + ((0.15_f64) * 0.5).exp() > 0.04 { (xs[i] + (xs[i] + xs[i]).tanh()).tanh() } else { (xs[i]).sin() };
-            if i + 1 < xs.len() {
-                let t6 = (((0.30_f64).mul_add(0.5, xs[i + 1]) + t2) * (xs[i])).tanh() * 1.5;
-                acc += (0.53_f64).tanh();
-            }
-            acc += (((t3 - -0.95_f64).sin()).mul_add(0.5, a)).tanh();
-        }
-        acc
-    }
-    check_p25(seed = 0x4bc5159a565211d9, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p26(n: usize, a: f64) -> f64 {
-        let a = a * (a + a);
-        let t0 = f64::cos((a * 0.25).atan());
-        let a = (a * 0.25).tanh() * ((a * 0.25).tanh() / (2.0 + t0.cos()));
-        let mut acc1 = ((n as f64).atan2(1.5 + (n as f64).cos()).mul_add(f64::atan(2.0), 0.9 + (a * 0.5).tanh()) * 0.5).tanh();
-        for i in 0..n {
-            let acc1 = (acc1 * 0.5).sin() - 0.75 * (a * 0.5).tanh();
-        }
-        (acc1 * 0.5).sin() + (a * 0.5).tanh() + t0.cos()
-    }
-    check_p26(seed = 0x3c7d27330ca9b22e, inputs = 1, calls = [], at = |p| (1, p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p27(a: f64, c: f64, b: f64) -> f64 {
-        let t0 = (0.9_f64 * 1.5 * 0.6).atan2(1.5 + (b / (1.0 + c.powi(2))).cos().cos());
-        let mut acc1 = (1.5 + 0.3_f64.sin()).powf(c.abs().tanh());
-        for i in 0..3 {
-            let t2 = t0;
-            acc1 /= (2.0 + t2.cos());
-        }
-        let t3 = b.sin().sin();
-        for i in 0..4 {
-            let t4 = b.powi(3) * (b + c);
-            acc1 = a * a * ((t4 * 0.25).atan() * (acc1 * 0.1)) * 0.25;
-        }
-        let flag5 = a + a > -0.2;
-        if b / (2.0 + a.cos()) > c {
-            let mut t3 = t3;
-        } else {
-            acc1 = (p20((a.cos().exp2() * 0.5).tanh(), 1, 1.25, (c * t3 * 0.5).sin()) * 0.5).sin().exp().cos();
-        }
-        (acc1 * 0.1).sin() + t0
-    }
-    check_p27(seed = 0x903895158c601b64, inputs = 3, calls = [p20], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p28(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 1..xs.len() {
-            if (xs[i - 1]).cos() * xs[i - 1] + (a).sin() > 0.44 {
-                continue;
-            }
-            acc += (xs[i - 1] - ((0.11_f64).sin()).mul_add(0.5, a)).tanh();
-            acc = acc + (((a) * 0.5).exp()).tanh() - ((a).mul_add(0.5, xs[i - 1])).tanh();
+            extra -= ((t3 - (xs[i]).tanh()) * (xs[i] + xs[i] + xs[i])).tanh();
+            acc -= (xs[i]).tanh();
         }
         let r = acc;
         r
     }
-    check_p28(seed = 0xb92137f0d204f080, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+    check_p20(seed = 0x1878cad5c9ebbfbf, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p21(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = &(x + x) - &(v / &v.mapv(|q| q * q + 1.0));
+        for _ in 0..n {
+            t1 = (&t1 * (((s) * (s)).tanh())).mapv(f64::sin) + &t1 * 0.5;
+        }
+        let t2 = (v.dot(&t1) * 0.3).dot(x) * 0.3;
+        t2.dot(&t2) * 0.1 + t1.sum() * 0.2 + s
+    }
+    check_p21(seed = 0xa0a7bd9f2e70794a, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3),
+        params = ["x", "s"] at [0, 1, 2, 3, 4, 5, 6, 7, 8, 12]);
+}
+
+program! {
+    #[differentiable]
+    fn p22(a: f64) -> f64 {
+        let mut acc0 = 0.0;
+        let t1 = (1.0 + 1.25_f64.powi(2)).ln();
+        let mut t1 = t1;
+        let t2 = (0.5 * (-a).tanh()).atanh().powi(2);
+        1.0 * t2 + t1.cos()
+    }
+    check_p22(seed = 0xf285022d55c48445, inputs = 1, calls = [], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p23(a: f64, b: f64, c: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = (0.5_f64.cos().exp_m1() * 0.5).tanh().powi(3);
+        for i in 1..=1 {
+            let b = b - (i as f64).sin();
+            if (1.0 + xs[i].powi(2)).cbrt() < 0.5 {
+                acc0 /= (1.0 + (-(b * 0.5).sin()).powi(2));
+            }
+            acc0 = ((acc0 * 0.5).atan() - -c).sin();
+        }
+        if c.abs() > -0.4 {
+            if 1.0 * xs[1] > 0.1 {
+                let mut k1 = 0;
+                let r2 = loop {
+                    acc0 /= (2.0 + ((acc0 * 0.1).tanh() / (1.0 + (k1 as f64).powi(2))).cos());
+                    acc0 = (acc0 * 0.1 * c).atan();
+                    k1 += 1;
+                    if ((1.0 + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).powi(2)).ln() < 0.1) || k1 >= 4 { break 0.9 - (1.0 + xs[k1 % xs.len()].powi(2)).ln(); }
+                };
+            } else if b - xs.iter().map(|q| q * q).sum::<f64>() < 0.5 {
+                if xs[1].powi(3) < 0.7 {
+                    acc0 += (a.tanh().exp2().min(0.9 * 0.25) * 0.5).tanh();
+                } else if c * a < 0.1 {
+                    let t3 = match (xs[1].max(c).abs() * 2.0) as usize % 3 { 0 | 1 => c, _ => (0.2 + xs[0]) * a.atan() };
+                } else {
+                    acc0 += (2.0 + c.sin()).sqrt() * 0.75;
+                }
+            }
+        }
+        (acc0 * 0.1).sin().tanh() + a
+    }
+    check_p23(seed = 0x738feb670b46b232, inputs = 7, calls = [], at = |p| (p[0], p[1], p[2], &p[3..7]),
+        params = ["a", "c"] at [0, 2]);
+}
+
+#[differentiable]
+fn p24_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.6
+}
+#[differentiable]
+fn p24_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.3;
+    t + p24_h0(&v[1..], s * 0.75) + p24_h0(v, s).cos()
+}
+#[differentiable]
+fn p24_h2(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).cos() * 1.5;
+    }
+}
+program! {
+    #[differentiable]
+    fn p24(a: f64, xs: &[f64], b: f64) -> f64 {
+        let t1 = p24_h1(&xs[4..], b);
+        let mut buf2 = vec![0.0; 4];
+        for i in 0..4 {
+            buf2[i] = xs[i + 2] * b;
+        }
+        for _ in 0..3 {
+            p24_h2(a, &xs[7..], &mut buf2);
+        }
+        let t3 = buf2[0] + buf2[3] * -0.5;
+        let s4 = &xs[1..];
+        let t5 = (s4[3] * t3.tanh() + s4[6]).sin() + s4[s4.len() - 1] * 0.6;
+        let s6 = &xs[..];
+        let t7 = (s6[4] * b + s6[1]).sin() + s6[s6.len() - 1] * 0.25;
+        let mut buf8 = vec![0.0; 3];
+        for i in 0..3 {
+            buf8[i] = xs[i + 0] * t3.tanh();
+        }
+        p24_h2(t1.tanh(), &s6[7..], &mut buf8);
+        for _ in 0..3 {
+            p24_h2(t1.tanh(), &s6[1..=3], &mut buf8);
+        }
+        let t9 = buf8[0] + buf8[2] * 0.6;
+        let t10 = p24_h1(&s4[1..], t7.tanh() * 0.75);
+        t10 + t9 + t7 + t5 + t3 + a * 0.3
+    }
+    check_p24(seed = 0x594c21249fd45655, inputs = 10, calls = [], at = |p| (p[0], &p[1..9], p[9]),
+        params = ["a"] at [0]);
+}
+
+program! {
+    #[differentiable]
+    fn p25(n: usize, a: f64, b: f64, c: f64) -> f64 {
+        let mut acc0 = 0.5;
+        for i in 0..n {
+            for j in 0..3 {
+                acc0 += (b / (2.0 + 1.0_f64.cos()) * (p16(((a + b) * 0.5).tanh()) * 0.5).sin() * 0.5).atan();
+            }
+            acc0 -= (acc0 * 0.1).sin();
+        }
+        for i in 0..4 {
+            let mut acc1 = 1.0;
+            acc0 *= (i as f64 - c).cos();
+        }
+        (acc0 * 0.05).cos() + b.cos() + 1.0 * a + 0.5 * p15(c)
+    }
+    check_p25(seed = 0x76805b3d585983aa, inputs = 3, calls = [p15, p16], at = |p| (1, p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p26(b: f64, d: f64, a: f64, n: usize, c: f64) -> f64 {
+        let t0 = match n { 0 | 1 => c.cos().atan(), _ => b };
+        let mut acc1 = (0.5 * t0).min(d - c);
+        let acc1 = acc1 * (acc1 - a);
+        let mut acc2 = 0.5;
+        for i in 1..=4 {
+            let t3: f64 = d + d.powi(3).cos();
+            acc2 = d;
+        }
+        acc2 += ((n as f64 + acc2 * 0.1).atan2(1.5 + (acc1 * 0.1).atan().cos()) * 0.5).tanh();
+        if n == 2 {
+            return -(-b);
+        }
+        let mut w4 = 0;
+        while w4 < 2 {
+            let mut acc5 = a;
+            acc5 -= (acc5 * w4 as f64 / (2.0 + (acc5 - 0.25).cos()) * 0.25).tanh();
+            w4 += 1;
+        }
+        acc1 * 0.1 - a - 0.75 * b
+    }
+    check_p26(seed = 0xe5916e7362668ec5, inputs = 4, calls = [], at = |p| (p[0], p[1], p[2], 3, p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p27(a: f64) -> f64 {
+        let t0: f64 = a * a * (1.5 + a.sin()).powf(a.tanh());
+        let mut acc1 = 1.0;
+        acc1 += 0.25 * (p8(2, ((t0 * 0.5).mul_add((t0 * 0.5).sin(), 0.6) * 0.5).sin(), (((t0 * 0.5).atan() + (t0 * 0.5).atan()) * 0.5).sin()) * 1.25);
+        let mut acc2 = (((t0 * 0.5).atan() + acc1.powi(2)) * 0.5).sin();
+        let a = a + (acc1 - a);
+        let mut acc3 = 1.0;
+        let t4: f64 = (t0 * 0.5).tanh() * acc2;
+        let mut acc5 = (1.0 + (2.0 + t4.cos()).powi(-2).powi(2)).ln();
+        let t4 = t4 * acc1.tanh();
+        (t4 * 0.5).atan() - 0.5 * acc5 - acc2 + acc1.sin() - (t0 * 0.5).atan()
+    }
+    check_p27(seed = 0xe364773d6898a00f, inputs = 1, calls = [p8], at = |p| (p[0]));
+}
+
+#[differentiable]
+fn p28_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.75
+}
+#[differentiable]
+fn p28_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * -0.5;
+    }
+    y[0] * 0.5
+}
+program! {
+    #[differentiable]
+    fn p28(a: f64, xs: &[f64]) -> f64 {
+        let t1 = p28_h0(xs, a);
+        let mut buf2 = vec![0.0; 2];
+        for i in 0..2 {
+            buf2[i] = xs[i + 2] * a;
+        }
+        let _ = p28_h1(t1.tanh(), &xs[5..], &mut buf2);
+        let t3 = buf2[0] + buf2[1] * 0.5;
+        let t4 = p28_h0(&xs[5..], t1.tanh() * 0.5);
+        t4 + t3 + t1 + a * 0.3
+    }
+    check_p28(seed = 0x407740c7b5307492, inputs = 8, calls = [], at = |p| (p[0], &p[1..8]));
 }
 
 program! {
     #[differentiable]
     fn p29(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (a + xs[2]).tanh();
+        let t1 = (a + xs[1]).tanh();
+        let t2 = (((a).cos() * a).tanh() + xs[0]).tanh();
         let mut acc = 0.0;
         let mut extra = 0.0;
+        let mut carried = 0.5;
         for i in 0..xs.len() {
-            extra += (((((t1) * (xs[i])) * 0.5).exp()) * (((0.23_f64 - t1) * 0.5).exp())).tanh();
-            let mut t2 = 0.0;
+            let t3 = if (((xs[i]) * 0.5).exp()).cos() * t1 < -0.06 { ((t1) * (((a).cos() * xs[i]).sin())).tanh() } else { (t2).sin() };
+            let t4 = if (1.0 + (xs[i]) * (xs[i])).ln() > -0.05 { (t1).tanh() } else { t3 };
+            let mut t5 = 0.0;
             for j in 0..2 {
-                t2 += ((((-0.84_f64) * 0.5).exp()).sin() * (j as f64 + 0.5)).sin();
+                t5 += (xs[i] - a * (j as f64 + 0.5)).sin();
             }
-            let t3 = (t1).tanh() * 1.5;
-            acc += (((((t2) * 0.5).exp()).cos() * xs[i]) * (t1)).tanh();
-        }
-        acc
-    }
-    check_p29(seed = 0xc79e0254b57380f1, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p30(b: f64, a: f64, c: f64, d: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = d.max(xs[0]);
-        for i in 1..=4 {
-            let mut v1 = vec![0.0; xs.len()];
-            for j in 0..v1.len() {
-                v1[j] = (c * (b + b) * 0.5).atan();
-            }
-            let a = a + v1[i % v1.len()] * c;
-            if i == 1 {
-                let mut w2 = 0;
-                while w2 < 2 {
-                    let mut k3 = 0;
-                    loop {
-                        let t4 = (acc0 * 0.02).sin().tanh() * (xs[w2] / (1.0 + xs[k3].powi(2)));
-                        acc0 *= 0.8 + 0.2 * (a * 0.25).atan().mul_add((v1[(i + 1) % 3] * 0.02).atan(), 0.2).sin();
-                        k3 += 1;
-                        if ((acc0 * 0.01 * w2 as f64) < 0.0) || k3 >= 2 { break; }
-                    }
-                    v1[2] += ((v1[w2] * 0.02).tanh().atan() / (1.5 + (acc0 * 0.01).sin().tanh().cosh().tanh()) * 0.25).sin();
-                    w2 += 1;
-                }
-            }
-            v1[i % 3] += (2.0 + (a * 0.25).sin().cos()).powi(-2) * 0.3;
-        }
-        d + a + 0.5 * xs[0]
-    }
-    check_p30(seed = 0xc986a545ef536ddc, inputs = 7, calls = [], at = |p| (p[0], p[1], p[2], p[3], &p[4..7]));
-}
-
-program! {
-    #[differentiable]
-    fn p31(b: f64, a: f64, xs: &[f64]) -> f64 {
-        let t0 = (b * xs[2]).powi(2) * -0.2_f64.powi(3);
-        let t1: f64 = (2.0 + a.cos()).recip();
-        let mut acc2 = xs[2].atan2(1.5 + b.cos()).max(a);
-        for i in (0..3).rev() {
-            if i > 0 {
-                if i == 2 {
-                    acc2 = (1.0 + 1.25_f64.powi(2)).cbrt().cos();
-                }
-                for j in (0..4).step_by(2) {
-                    for l in (0..4).step_by(2) {
-                        let t4 = { let u3 = ((t0 + t0 + (l as f64).abs()) * 0.5).sin(); 0.9 * b - ((acc2 * 0.02).sin() - (p5(((t0 - xs.iter().map(|q| q * b).sum::<f64>()) * 0.1).atan()) * 0.1).sin()) };
-                        acc2 -= xs[j];
-                    }
-                    acc2 -= t0 * xs[j];
-                }
-            } else if i > 2 {
-                acc2 -= b;
-            } else {
-                let mut acc5 = 0.3 * (t1 * t1);
-            }
-            acc2 *= (p20((1.5 + xs.iter().sum::<f64>().sin()).log(2.5 + b.cos()), 1, xs.iter().map(|q| q.cos()).product::<f64>(), t1 * i as f64 * 0.5) * 0.5 - (acc2 * 0.02).sin()).tanh();
-        }
-        let t6 = xs[0] * xs[3];
-        let t6 = t6 * (xs.iter().map(|q| q.cos()).product::<f64>() * 0.25);
-        acc2 * 0.02 - t1 + t0
-    }
-    check_p31(seed = 0x21a53515588a0cdc, inputs = 6, calls = [p5, p20], at = |p| (p[0], p[1], &p[2..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p32(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            let mut t1 = 0.0;
-            for j in 0..2 {
-                t1 += ((a - a).sin() * (j as f64 + 0.5)).sin();
-            }
-            let t2 = ((((xs[i]).mul_add(0.5, a)).sin()).mul_add(0.5, xs[i])).tanh() * 1.5;
             if i + 1 < xs.len() {
-                if ((a).tanh()) * (a) > -0.13 {
-                    continue;
+                acc += (0.08_f64).tanh();
+                let mut t6 = 0.0;
+                for j in 0..2 {
+                    t6 += (((t2).sin()) * ((t2).tanh()) * (j as f64 + 0.5)).sin();
                 }
-                acc += (((xs[i + 1]).cos() * t1).cos() * a - t1).tanh();
-                acc = acc + ((((t1) * 0.5).exp() + xs[i + 1] + xs[i]).cos() * t2).tanh() - (((xs[i] - xs[i + 1]).cos() * t1).tanh()).tanh();
+                acc += (t3 - (1.0 + (t6 - a) * (t6 - a)).ln()).tanh();
             }
-            acc -= ((((((xs[i]) * 0.5).exp()) * 0.5).exp()).tanh()).tanh();
-        }
-        acc.sin()
-    }
-    check_p32(seed = 0xf9eb9876fdbc83ba, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p33(xs: &[f64], b: f64, c: f64, a: f64) -> f64 {
-        let t0 = -xs[2];
-        let mut acc1 = t0.min((1.5 + a.sin()).log(2.5 + xs.iter().map(|q| q * q).sum::<f64>().cos()));
-        if xs.iter().map(|q| (q * 1.5).sin()).sum::<f64>() / (1.0 + t0 * t0) > 0.1 {
-            acc1 = (acc1 * xs[2]).sin();
-        }
-        acc1 = (b / (1.0 + a * a)).cos();
-        acc1 - t0 - 0.6 * b + 0.5 * b
-    }
-    check_p33(seed = 0xe9334bc096369253, inputs = 6, calls = [], at = |p| (&p[0..3], p[3], p[4], p[5]));
-}
-
-program! {
-    #[differentiable]
-    fn p34(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() - 1 {
-            let mut t1 = 0.0;
-            for j in 0..2 {
-                t1 += ((xs[i + 1]).mul_add(0.5, xs[i]) * (j as f64 + 0.5)).sin();
-            }
-            extra += ((((xs[i]).sin()).cos() * xs[i + 1]).mul_add(0.5, t1)).tanh();
-            acc += (xs[i] + -0.30_f64 + (a).tanh()).tanh();
-        }
-        acc.sin()
-    }
-    check_p34(seed = 0x394bee34db0f87a6, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-program! {
-    #[differentiable]
-    fn p35(c: f64, a: f64, b: f64) -> f64 {
-        let mut acc0 = b;
-        let mut w1 = 0;
-        while w1 < 3 && (c * b > 0.7 && 1.5 < 0.5) {
-            acc0 += ((acc0 * 0.25).atan() * 0.25).powi(3);
-            let flag2 = b + b > 0.1;
-            acc0 *= (w1 as f64 - c).tanh();
-            w1 += 1;
-        }
-        let t3 = (acc0 * 0.1).atan() + a;
-        let t4 = if c - (p14((acc0 * 0.1).tanh() * p15(1, (t3 * 0.5).tanh() * c) * 0.5, b / (2.0 + b.cos()) * 0.5, (acc0 * 0.1 * 1.0 * 0.5).tanh(), 1, (1.0 + b.powi(2)).ln()) * 0.25).sin() > a { (acc0 * 0.1).tanh().max(c).abs() } else { ((t3 * 0.5).sin() * 0.5).sin() };
-        acc0 = (c / (1.0 + b * b)).atan();
-        for i in 0..2 {
-            if (t4 * i as f64) < 0.25 {
-                let t5 = (2.0 + 2.0_f64.tanh().cos()).recip();
-            } else {
-                let acc0 = acc0 * 0.1 + (t3 * 0.5).tanh() * (t3 * 0.5).sin();
-            }
-            acc0 = ((c / (2.0 + c.cos()) - (i as f64).hypot(b)) * 0.25).sin();
-        }
-        0.5 * t4 + 0.1 * (t3 * 0.5).atan() - (acc0 * 0.1).atan()
-    }
-    check_p35(seed = 0x2853d6614d9fb36d, inputs = 3, calls = [p14, p15], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p36(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((((-0.02_f64) * 0.5).exp()).cos() * -0.15_f64 + xs[2]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() - 1 {
-            let t2 = if xs[i + 1] > -0.16 { ((t1).cos() * xs[i]).tanh() } else { ((a) * 0.5).exp() };
-            let t3 = ((((((xs[i]) * 0.5).exp()).sin()) * 0.5).exp()).tanh() * 1.5;
-            acc += (a).tanh();
-            acc = acc + ((1.0 + ((xs[i + 1] + xs[i + 1]).tanh()) * ((xs[i + 1] + xs[i + 1]).tanh())).ln()).tanh() - (((((xs[i]) * 0.5).exp()) * ((t3).sin())).cos() * t1).tanh();
-            let t4 = (xs[i]).tanh() * 1.5;
-            acc += (-0.38_f64).tanh();
-        }
-        acc
-    }
-    check_p36(seed = 0x0379dc31dcacb772, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p37(a: f64, c: f64, xs: &[f64], n: usize, b: f64) -> f64 {
-        let mut a = a;
-        for i in 0..n {
-            let mut c = c;
-            for j in 0..3 {
-                let t0 = (2.0 + xs.iter().sum::<f64>().sin()).ln() * b.cos() * f64::max((1.5 + (j as f64).cos()).sqrt(), (a * 0.1).atan() * xs.iter().sum::<f64>());
-                c = ((xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().atan() + 0.6_f64.cos()) * 0.5).sin();
-            }
-            c *= (xs[n] / (1.0 + b.powi(2))).tanh();
-        }
-        for i in 0..xs.len() {
-            let t1 = xs.iter().map(|q| (q * 0.3).sin()).sum::<f64>();
-            a *= (-(a * 0.05).sin()).cos();
-        }
-        b + 0.5 * xs[n]
-    }
-    check_p37(seed = 0x92fe23743bd5bff9, inputs = 7, calls = [], at = |p| (p[0], p[1], &p[2..6], 2, p[6]));
-}
-
-program! {
-    #[differentiable]
-    fn p38(a: f64) -> f64 {
-        if a + a > a {
-            let mut acc0 = 0.0;
-            let mut k1 = 0;
-            loop {
-                let t2 = (1.0 + (k1 as f64 / (1.5 + p12((a.tanh().exp2() * 0.5).tanh()).tanh())).powi(2)).sqrt();
-                acc0 += ((a - a / (2.0 + a.cos())) * 0.25).atan();
-                k1 += 1;
-                if (t2 * 0.1 * (t2 * 0.1) > -0.2) || k1 >= 6 { break; }
-            }
-            return a;
-        }
-        let mut acc3 = a.cos();
-        for i in 0..2 {
-            for j in 0..3 {
-                let t4 = f64::tanh(acc3 * 0.1);
-                acc3 = a.powi(3).sin();
-            }
-            acc3 = ((acc3 * 0.1).tanh() + ((a - (acc3 * 0.1).atan()) * 0.5).tanh()).sin();
-        }
-        (acc3 * 0.1).tanh()
-    }
-    check_p38(seed = 0x5b59a1f60743d49f, inputs = 1, calls = [p12], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p39(c: f64, n: usize, a: f64, b: f64) -> f64 {
-        let mut v0 = vec![0.0; 4];
-        for i in 0..v0.len() {
-            v0[i] = b / (1.5 + c.powi(2).ln_1p().tanh());
-        }
-        v0[3 - n] += (n as f64 * 0.25).tanh();
-        let mut acc1 = f64::sin(c.min(p27(b, b * (v0[0] * 0.5).tanh(), (1.5 + c.cos()).sqrt())));
-        if 0.2 - (v0[n] * 0.5).tanh() > acc1 && c < 0.7 {
-            let a = a - b * (v0[n] * 0.5);
-            acc1 = ((v0[n] * 0.5).tanh() - acc1).tanh();
-            for i in (0..6).step_by(2) {
-                v0[(i + 1) % 4] = (((a * 0.1 * 0.5).powi(3) - (v0[2] * 0.1).atan() * 1.25) * 0.05).tanh();
-                v0[(i + 1) % 4] -= 0.6 * (v0[(i + 1) % 4] * 0.1 / (1.0 + v0.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.1).sin()).powi(2))) * 0.25;
-            }
-        } else if (v0[n] * 0.1).sin().cos() > v0.iter().map(|q| (q * 0.1) * b).sum::<f64>() {
-            let t2 = (acc1 * 0.25).sin() / (2.0 + (acc1 * 0.25).tanh().cos()) + (1.0 + (v0[n] * 0.1).atan().powi(2)).sqrt();
-            let t3 = (1.0 + a.powi(2)).ln();
-        } else {
-            let t4 = f64::cos((acc1 * 0.25).sin().tanh().exp().tanh().exp_m1());
-        }
-        acc1 * 0.25 + a.cos()
-    }
-    check_p39(seed = 0x9b0fec6addac6b3c, inputs = 3, calls = [p27], at = |p| (p[0], 3, p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p40(a: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = (a + a) * 0.75;
-        if (1.0 + xs[1].powi(2)).cbrt() > xs.iter().map(|q| q * a).sum::<f64>() {
-            let t1: f64 = -acc0 - (acc0 - 2.0);
-        } else if (a + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) > a {
-            let t2: f64 = (2.0 + (a - acc0).sin()).log10().sin().exp();
-        } else {
-            if f64::cos(acc0) < -0.1 {
-                let t3 = (1.5 + (1.5 + xs[2].sin().sin()).log(2.5 + (acc0 - acc0).cos()).cos()).sqrt();
-            } else {
-                let t4: f64 = (-(a - xs[1]) * 0.5).tanh().powi(3);
-            }
-        }
-        acc0 + 0.5 * acc0
-    }
-    check_p40(seed = 0xaf60e75cc6db2df5, inputs = 4, calls = [], at = |p| (p[0], &p[1..4]));
-}
-
-program! {
-    #[differentiable]
-    fn p41(b: f64, a: f64) -> f64 {
-        let b = b * a.abs();
-        let flag0 = (b * 0.5).sin() > 0.25;
-        let mut acc1 = 0.0;
-        a + 0.5 * a
-    }
-    check_p41(seed = 0x4676c7a0b1bc5d1a, inputs = 2, calls = [], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p42(b: f64, a: f64) -> f64 {
-        let mut acc0 = 1.0;
-        let t1 = (2.0 + (1.0 * a).sin()).log10();
-        let t2 = b.powi(3) * t1;
-        t2 * 0.25 - t1 + 0.1 * b
-    }
-    check_p42(seed = 0x621814e79238a70d, inputs = 2, calls = [], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p43(a: f64) -> f64 {
-        let mut acc0 = 0.5;
-        if a / (1.0 + a * a) > -0.4 {
-            let t1: f64 = a.clamp(-0.75, 0.75);
-        } else {
-            let t2 = (1.0 + (f64::min(1.0, a) * (a / (1.5 + a.tanh()))).powi(2)).ln();
-        }
-        let mut w3 = 0;
-        while w3 < 1 {
-            acc0 += a;
-            let t4 = a + 2.0;
-            if w3 > 1 {
-                let t5 = (w3 as f64).mul_add(a - (acc0 * 0.5).atan(), f64::atan(0.75)).tanh();
-            } else {
-                let a = a - (w3 as f64).abs();
-            }
-            w3 += 1;
-        }
-        acc0 *= 1.0 + f64::cos(a).tanh();
-        let mut a = a;
-        let a = a + a.atan2(1.5 + 0.25_f64.cos());
-        let mut v6 = vec![0.0; 2];
-        for i in 0..v6.len() {
-            v6[i] = ((i as f64).atan2(1.5 + (p39((acc0 * 0.25).atan().atan(), 3, ((acc0 * 0.25).atan().powi(3) * 0.25).atan(), (1.5 * (acc0 * 0.25) * 0.25).tanh()) * 0.5).tanh().cos()) * (acc0 * 0.25) * 0.5).sin();
-        }
-        0.1 * (a * 0.5).sin() + 0.5 * (a * 0.5).atan()
-    }
-    check_p43(seed = 0xa1563c74d2af4863, inputs = 1, calls = [p39], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p44(n: usize, a: f64) -> f64 {
-        let mut acc0 = (a + p35((a / (1.0 + a.powi(2)) * 0.5).atan(), ((a - a) * 0.5).sin(), a.asinh())) * 0.3;
-        for i in 0..2 {
-            for j in 0..n {
-                let mut w1 = 0;
-                while w1 < 2 {
-                    let mut acc2 = 1.0;
-                    acc0 *= 0.5 + 0.4 * ((acc0 * 0.02).tanh() * 0.3).sin();
-                    w1 += 1;
-                }
-                acc0 = (-(acc0 * 0.02 / (1.0 + a.powi(2))) * 0.5).atan();
-            }
-            acc0 = ((acc0 * 0.02).tanh() * ((acc0 * 0.02).sin() * a)).atan();
-        }
-        acc0 += 0.75 * (1.0 + (acc0 * 0.02).tanh().powi(2)).sqrt();
-        (acc0 * 0.02).tanh()
-    }
-    check_p44(seed = 0xeda8f2c005109d38, inputs = 1, calls = [p35], at = |p| (3, p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p45(c: f64, b: f64, a: f64) -> f64 {
-        let mut acc0 = (0.5 * a.tanh()).atanh();
-        for i in (0..2).rev() {
-            let t1: f64 = b.tanh().atan();
-            for j in 1..=3 {
-                if i % 2 == 0 {
-                    for l in (0..2).rev() {
-                        acc0 += (t1 * 0.5).atan();
-                    }
-                } else {
-                    if a.atan2(1.5 + (acc0 * 0.02).sin().cos()) < -0.2 {
-                        if i == 0 {
-                            for l in 0..1 {
-                                let flag2 = ((i as f64).sin()) > 0.3;
-                                acc0 += a.clamp(-0.75, 0.75);
-                            }
-                        } else if j % 3 == 1 {
-                            let mut k3 = 0;
-                            loop {
-                                let t5 = { let u4 = k3 as f64; (1.0 + u4.powi(2)).sqrt() / (1.0 + ((p8(2, ((2.0_f64 + 1.25) * 0.5).tanh()) * 0.25).tanh() * (acc0 * 0.02).atan()).powi(2)) };
-                                acc0 = ((acc0 * 0.02).sin() * (b * 0.5)).tanh();
-                                k3 += 1;
-                                if (b > -0.1) || k3 >= 2 { break; }
-                            }
-                        } else {
-                            if i % 2 == 0 {
-                                let mut k6 = 0;
-                                loop {
-                                    let t7 = -(b - t1);
-                                    acc0 = t1.tanh() * (acc0 * 0.01).atan().mul_add(0.3, 0.25);
-                                    k6 += 1;
-                                    if (0.9 * 0.6 > 0.1) || k6 >= 2 { break; }
-                                }
-                            } else if j < 2 {
-                                let t8 = (p39((t1 * i as f64 * 0.5).atan(), 3, b.cos(), (acc0 * 0.01).tanh() * (acc0 * 0.01).tanh()) * 0.5).tanh();
-                            } else {
-                                let t9: f64 = 0.75;
-                            }
-                        }
-                    }
-                }
-                acc0 -= 0.2_f64;
-            }
-            acc0 = (acc0 * 0.01 * ((t1 + t1) * 0.5).tanh()).sin();
-        }
-        let t10 = c * 0.2;
-        let c = c * (c / (2.0 + (acc0 * 0.01).tanh().cos()));
-        let mut acc11 = t10 - (c * 0.25).atan() + (acc0 * 0.01).atan().clamp(-0.75, 0.75);
-        if (acc0 * 0.01).sin() * b > 0.1 {
-            if t10.sin().exp() < -0.2 {
-                let k12 = (2.0_f64.abs() * 2.0) as usize % 3;
-                match k12 {
-                    0 => {
-                        acc11 += (acc0 * 0.01 / (1.0 + b.powi(2))).mul_add(1.0, -acc11) * 0.1;
-                    }
-                    1 => {
-                        for i in 0..1 {
-                            acc11 += (((c * 0.25).tanh() / (1.0 + b * b)).atan() * 0.5).sin();
-                        }
-                    }
-                    _ => {
-                        for i in 0..2 {
-                            if c * 0.25 < 0.25 || 0.2 < 0.25 {
-                                for j in 0..1 {
-                                    for l in 0..3 {
-                                        if i % 3 == 1 {
-                                            acc11 = ((acc11 * 0.05).sin() - t10 * (acc11 * 0.05)).tanh();
-                                        } else {
-                                            let t13 = (1.0 + a.powi(2)).cbrt();
-                                        }
-                                        acc0 = f64::tanh(f64::tanh((c * 0.25).sin()));
-                                    }
-                                    acc0 += (acc11 * 0.05).sin();
-                                }
-                            }
-                            acc11 += (((1.0 + (acc0 * 0.01).powi(2)).ln() - a.clamp(-0.75, 0.75)) * 0.25).atan();
-                        }
-                    }
-                }
-            } else {
-                if 2.0 > a {
-                    acc11 /= (2.0 + a.max((c * 0.25).sin()).cos());
-                } else {
-                    let t14 = (acc0 * 0.01).sin().tanh();
-                }
-            }
-        } else {
-            if a > t10 {
-                let flag15 = b / (1.0 + (acc11 * 0.05).powi(2)) > -0.4;
-            } else {
-                acc0 += (((acc11 * 0.05).sin() * (acc11 * 0.05).sin()).cos().exp() * 0.5).sin();
-            }
-        }
-        (acc11 * 0.05).tanh() + c * 0.25 + t10 - (acc0 * 0.01).atan().sin() + a
-    }
-    check_p45(seed = 0x572c60c9eafbcd9c, inputs = 3, calls = [p8, p39], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p46(b: f64, a: f64) -> f64 {
-        let mut acc0 = (1.0 + a.powi(2)).ln().cos();
-        for i in 0..1 {
-            let t1 = 1.25 * a * ((acc0 * 0.5).atan() - a);
-            acc0 *= 0.8 + 0.2 * (acc0 * 0.5).tanh().tanh().exp().sin();
-            acc0 /= (1.0 + a.max(i as f64).powi(2));
-        }
-        let t2 = (1.5 + a.sin()).powf((acc0 * 0.25).tanh());
-        let a = a - b;
-        acc0 += (-((a * 0.5).tanh() / (1.0 + (a * 0.5).powi(2))) * 0.5).tanh();
-        (a * 0.5).sin() + t2 - (acc0 * 0.25).atan() - b
-    }
-    check_p46(seed = 0xf4e0f18afe22ca19, inputs = 2, calls = [], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p47(a: f64, b: f64) -> f64 {
-        let mut v0 = vec![0.0; 4];
-        for i in 0..v0.len() {
-            v0[i] = b.tanh() * 0.75;
-            if i > 0 {
-                v0[i] += v0[i - 1] * (a - b) * 0.25;
-            }
-        }
-        v0[2] -= 0.2;
-        let b = b + a.tanh().sinh();
-        let mut acc1 = a.powi(2).ln_1p() / (2.0 + (b * 0.5).tanh().cos());
-        if v0.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.25).sin()) > 0.0 {
-            match (((b * 0.5 - v0[0] * 0.25) * 0.25).tanh().abs() * 2.0) as usize % 3 {
-                0 => {
-                    let t2 = f64::min((b * 0.5).tanh(), v0[2] * 0.25);
-                }
-                1 => {
-                    let t3 = (b * 0.5).tanh() * acc1;
-                }
-                _ => {
-                    let a = a + v0.iter().map(|q| ((q * 0.25) * 1.25).sin()).sum::<f64>().tanh();
-                }
-            }
-        } else {
-            let t4 = (1.5 + a.sin()).log(2.5 + (-acc1 / (2.0 + (0.9 * (v0.iter().enumerate().map(|(k, q)| (q * 0.25) * k as f64).sum::<f64>() * 0.5).sin()).cos())).cos());
-            let t4 = t4 - (a - v0.iter().map(|q| (q * 0.25).cos()).product::<f64>());
-            let t5 = -(v0[3] * 0.25).tanh();
-        }
-        0.9 * acc1 + (b * 0.5).sin() + a.cos()
-    }
-    check_p47(seed = 0x2a481e433b586e8b, inputs = 2, calls = [], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p48(a: f64, n: usize, xs: &[f64]) -> f64 {
-        let mut acc0 = (1.5 + (1.0 + xs.iter().sum::<f64>().powi(2)).ln().cos()).sqrt();
-        for i in 1..=3 {
-            acc0 -= ((a.asinh() + (acc0 * 0.25).tanh()) * 0.5).atan();
-            let acc0 = acc0 * 0.1 - xs[i % xs.len()].hypot((acc0 * 0.1).tanh());
-        }
-        (acc0 * 0.1).atan().tanh()
-    }
-    check_p48(seed = 0x8c3485cb44433cdd, inputs = 4, calls = [], at = |p| (p[0], 2, &p[1..4]));
-}
-
-program! {
-    #[differentiable]
-    fn p49(n: usize, d: f64, a: f64, b: f64, c: f64) -> f64 {
-        let t0 = c;
-        let mut b = b;
-        let t1 = (c - b - n as f64 / (1.0 + a * a)) * b.powi(3).abs();
-        let t2 = (1.5 + a.powi(2).sin()).powf(t0.cos().tanh()).clamp(-0.75, 0.75);
-        let mut acc3 = t0.mul_add(c, n as f64).tanh();
-        acc3 + t2 - (t1 * 0.05).sin() - b + t0
-    }
-    check_p49(seed = 0x2ab51ff7664b0049, inputs = 4, calls = [], at = |p| (2, p[0], p[1], p[2], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p50(a: f64, xs: &[f64], c: f64, n: usize, b: f64) -> f64 {
-        let mut acc0 = 0.0;
-        match n {
-            0 => {
-                let t1 = 1.25_f64.powi(3);
-                let mut acc2 = 1.0;
-            }
-            1 => {
-                acc0 += ((1.5 + (b * p35(a, a, a)).sin()).log(2.5 + f64::atan(b).cos()) * 0.5).tanh();
-                for i in 0..xs.len() {
-                    let t3 = (n as f64).max(a);
-                    acc0 += a;
-                }
-            }
-            _ => {
-                let t4: f64 = xs[3] - xs.iter().sum::<f64>();
-                for i in 0..xs.len() {
-                    let t5 = (1.0 + (t4 * 0.25).atan().powi(2)).ln();
-                    acc0 += ((xs[1] - 0.5) * xs[0].atan() * 0.25).tanh();
-                }
-            }
-        }
-        let mut acc6 = 1.0;
-        acc6 = c.atan2(1.5 + c.cos());
-        acc6 + (acc0 * 0.1).cos()
-    }
-    check_p50(seed = 0x4bf7bfca33b5283e, inputs = 7, calls = [p35], at = |p| (p[0], &p[1..5], p[5], 3, p[6]));
-}
-
-program! {
-    #[differentiable]
-    fn p51(a: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = 0.0;
-        if xs[2] / (1.0 + p41((a * a * 0.5).sin(), xs[2].tanh()).powi(2)) > 0.25 {
-            acc0 += ((a.atan() - (1.0 + a.powi(2)).cbrt()) * 0.25).sin();
-            let mut v1 = vec![0.0; xs.len()];
-            for i in 0..v1.len() {
-                v1[i] = ((1.0 + (1.0 + acc0.powi(2)).sqrt().powi(2)).cbrt() * 0.5).tanh();
-            }
-            let mut acc0 = acc0;
-            let t2 = if acc0.cos() > 0.0 { (acc0 / (1.5 + a.tanh())).atan2(1.5 + a.mul_add(a, 0.3).cos()) } else { acc0 + v1[3] + xs[0].powi(2) };
-        } else if xs.iter().map(|q| (q * 0.1).sin()).sum::<f64>().atan() > acc0 {
-            let t3 = acc0.sin().exp2() / (1.5 + acc0.sin().tanh()) + (a * acc0).tanh();
-            let t4 = (1.0 + a.powi(2)).sqrt().sin();
-        }
-        let mut acc5 = 0.5;
-        let mut w6 = 0;
-        while w6 < 3 {
-            for j in 0..xs.len() {
-                if (1.0 + (acc0 * 0.05).powi(2)).ln() < 0.0 {
-                    if w6 % 2 == 0 {
-                        if j % 3 == 1 {
-                            acc5 += (a.cos().atan2(1.5 + f64::max(acc0 * 0.05, a).cos()) * 0.5).sin();
-                        } else {
-                            acc5 = ((acc5 * 0.05).tanh() - f64::tanh(a)).atan();
-                        }
-                    } else {
-                        let t7 = 0.2 * 1.0 - (acc5 * 0.05).atan();
-                    }
-                }
-                acc5 = ((1.5 + a.sin()).log(2.5 + 0.75_f64.cos()) / (1.0 + (acc0 * 0.05).sin().powi(2)) * 0.5).sin();
-            }
-            acc0 = xs[w6];
-            w6 += 1;
-        }
-        (acc5 * 0.05).atan().sin() + 1.5 * (acc0 * 0.05).tanh() + a
-    }
-    check_p51(seed = 0x44fa966251d0c180, inputs = 5, calls = [p41], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p52(a: f64, b: f64) -> f64 {
-        if b.cos() > -0.1 {
-            let mut a = a;
-            return (1.0 + (0.3 * a).powi(2)).ln();
-        }
-        let mut a = a;
-        a -= (f64::min(a / (1.5 + b.tanh()), b * 0.75) * 0.5).tanh();
-        let a = a * b.tanh();
-        let mut acc0 = 1.0;
-        let mut w1 = 0;
-        while w1 < 3 {
-            if 1.5 / (1.0 + 0.5_f64.powi(2)) < 0.0 {
-                let mut b = b;
-                return b.tanh();
-            }
-            acc0 += b;
-            w1 += 1;
-        }
-        0.5 * (acc0 * 0.25).sin() + (a * 0.5).tanh()
-    }
-    check_p52(seed = 0x50aff73c6a2b5dbf, inputs = 2, calls = [], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p53(a: f64, c: f64, b: f64) -> f64 {
-        let mut acc0 = (p39(a * 0.3, 3, ((b + c) * 0.5).atan(), 0.9) * 0.5).sin() * 0.9 * c;
-        for i in 0..4 {
-            if i % 2 == 0 {
-                return (1.5 + (i as f64).sin()).log(2.5 + (acc0 * 0.1).cos()).mul_add(b.asinh(), (1.5 + b.sin()).log(2.5 + a.cos()));
-            }
-            acc0 *= (c + 0.3).tanh();
-        }
-        for i in 0..4 {
-            match i % 3 {
-                0 | 1 => {
-                    for j in 0..3 {
-                        let mut acc1 = (2.0 * (acc0 * 0.02).tanh() * (c / (2.0 + b.cos())) * 0.5).atan();
-                        acc1 += (c.cos().exp_m1().tanh().cosh() * 0.5).sin();
-                    }
-                }
-                _ => {
-                    acc0 = ((acc0 * 0.02).tanh() - 0.3_f64.mul_add(a, a)).atan();
-                }
-            }
-            acc0 += ((0.5 * c.atan().tanh()).asin() * 0.5).sin();
-        }
-        for i in 1..=2 {
-            acc0 += b;
-        }
-        for i in 0..4 {
-            acc0 += ((1.0 + (c / (1.5 + a.tanh())).powi(2)).cbrt() * 0.25).sin();
-        }
-        (acc0 * 0.02).sin() + a + 0.5 * 0.2
-    }
-    check_p53(seed = 0xd32523d2e2947883, inputs = 3, calls = [p39], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p54(b: f64, xs: &[f64], c: f64, a: f64) -> f64 {
-        let mut v0 = vec![0.0; 4];
-        for i in 0..v0.len() {
-            v0[i] = ((b.atan() + (p47(a * 0.2, (a * b * 0.5).tanh()) * 0.5 + 0.5)) * 0.5).sin();
-        }
-        let mut acc1 = (2.0 + a.sin()).log10();
-        for i in (0..6).step_by(2) {
-            acc1 += 1.25_f64;
-            for j in 0..2 {
-                for l in 0..1 {
-                    let t2: f64 = b.powi(3);
-                    acc1 += ((j as f64 + 0.9_f64.cos().exp_m1()) * 0.25).tanh();
-                }
-                acc1 = ((acc1 * 0.05).atan() * b.abs()).tanh();
-            }
-            v0[(i + 1) % 4] -= v0.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.05).sin()) * 0.5;
-        }
-        acc1 -= ((0.6 * b).hypot(a * p44(3, (xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) * b * 0.5).tanh())) * 0.5).tanh();
-        let t3 = if b < 0.1 || (acc1 * 0.05).sin() < 0.3 { c.asinh() - c } else { b * b * b };
-        (t3 * 0.5).sin() + b.cos()
-    }
-    check_p54(seed = 0x75ea12a69365b499, inputs = 7, calls = [p44, p47], at = |p| (p[0], &p[1..5], p[5], p[6]));
-}
-
-program! {
-    #[differentiable]
-    fn p55(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (((a) * (a)).tanh() + xs[5]).tanh();
-        let t2 = ((a).mul_add(0.5, a) - a + xs[4]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() - 1 {
-            let t3 = if (((0.14_f64).sin()) * 0.5).exp() > 0.49 { ((((1.0 + (t1) * (t1)).ln() + a) * 0.5).exp()).tanh() } else { a - t2 };
-            let t4 = (a).tanh() * 1.5;
-            let t5 = ((((xs[i]) * 0.5).exp()).mul_add(0.5, xs[i])).tanh() * 1.5;
-            acc += ((t3).cos() * t5 - xs[i] - xs[i + 1]).tanh();
+            acc = acc + (xs[i]).tanh() - (t5).tanh();
+            carried = carried * 0.5 + ((((1.0 + (-0.63_f64) * (-0.63_f64)).ln()) * ((t2).cos() * xs[i])) * ((1.0 + (((xs[i]) * 0.5).exp()) * (((xs[i]) * 0.5).exp())).ln())).tanh();
+            acc += carried;
         }
         let r = acc;
         r
     }
-    check_p55(seed = 0xcc94e8d41556dca5, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+    check_p29(seed = 0x4db682b468f0c02a, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
 }
 
 program! {
     #[differentiable]
-    fn p56(a: f64) -> f64 {
+    fn p30(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = v.to_owned();
+        for _ in 0..n {
+            t1 = ((v + x).dot(&t1) * 0.3).mapv(f64::tanh) + &t1 * 0.5;
+        }
+        let t2 = ((s) * x).row(2).to_owned();
+        let t3 = x.to_owned();
+        let mut t4 = t2.to_owned();
+        if n % 3 == 0 {
+            t4 = (&((&t1 * (s)).mapv(f64::sin)) * ((s) + (s) * 0.5)).mapv(f64::sin);
+        }
+        t4.dot(&t4) * 0.1 + t3.sum() * 0.2 + t2.dot(&t2) * 0.1
+    }
+    check_p30(seed = 0xc804ae9971b46adc, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p31(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (((a).tanh()).cos() * 0.56_f64 + xs[2]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() - 1 {
+            extra += (-0.70_f64).tanh();
+            let mut t2 = 0.0;
+            for j in 0..2 {
+                t2 += (((xs[i + 1]) * 0.5).exp() * (j as f64 + 0.5)).sin();
+            }
+            acc = acc + ((xs[i] + xs[i]).sin()).tanh() - (t1).tanh();
+        }
+        acc
+    }
+    check_p31(seed = 0xa5ed8975b2adcc44, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]),
+        params = ["xs"] at [1, 2, 3, 4]);
+}
+
+program! {
+    #[differentiable]
+    fn p32(b: f64, a: f64, n: usize, c: f64) -> f64 {
+        let t0: f64 = (1.5 + a.sin()).powf(a.tanh());
+        let mut acc1 = 1.0;
+        acc1 += t0 * 0.25 * (n as f64 - a) * 0.5;
+        let t2 = f64::atan(a);
+        acc1 /= (2.0 + 0.5_f64.cos());
+        let mut v3 = vec![0.0; n];
+        for i in 0..v3.len() {
+            v3[i] = 0.3_f64.sin().exp().to_radians();
+            if i > 0 {
+                v3[i] += v3[i - 1] * ((a + c) * 0.25).sin();
+            }
+        }
+        let t4 = (v3.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * n as f64).asinh().cos();
+        if v3[(n + 1) % 2] / (2.0 + v3.iter().map(|q| q * q).sum::<f64>().cos()) > 0.0 {
+            return 1.5 * (1.5 + t0.cos()).sqrt();
+        }
+        0.6 * t2 + 0.1 * acc1 - t0 - a.cos()
+    }
+    check_p32(seed = 0xc2808975ca937aa0, inputs = 3, calls = [], at = |p| (p[0], p[1], 2, p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p33(b: f64, a: f64, xs: &[f64], c: f64) -> f64 {
+        let mut acc0 = (a + a).sin();
+        acc0 = (acc0 + ((b - acc0) * 0.5).sin()).atan();
+        for i in 1..=4 {
+            for j in 0..xs.len() {
+                let t1 = c.cos();
+                acc0 += ((t1 * 1.0).mul_add(1.5, b) * 0.25).tanh();
+            }
+            acc0 += (acc0 * 0.05).cos().exp().to_radians();
+        }
+        let t2 = (((acc0 * 0.05).atan() - xs[2]) * 0.5).atan().powi(2);
+        t2.cos() - (acc0 * 0.05).sin() - 0.9 * b
+    }
+    check_p33(seed = 0xeefc61862c53f076, inputs = 6, calls = [], at = |p| (p[0], p[1], &p[2..5], p[5]));
+}
+
+program! {
+    #[differentiable]
+    fn p34(b: f64, a: f64) -> f64 {
         let mut acc0 = 0.5;
-        if 0.75 * a < 0.7 {
-            acc0 -= 0.25 * a.asinh();
-        } else {
-            let mut acc1 = 1.0;
-            match ((0.2 * acc0).abs() * 2.0) as usize % 3 {
-                0 => {
-                    for i in (0..8).step_by(2) {
-                        for j in 0..3 {
-                            acc1 = (p39(((acc0 * 0.05).atan().cos().exp_m1() * 0.5).atan(), 3, (acc0 * 0.05).tanh() - 0.75, (1.5 + (acc0 * 0.05).tanh().cos()).sqrt()) * 0.5).atan().sin();
-                            acc1 -= (((2.0 + (acc1 * 0.05).sin().sin()).ln() - 0.25 * (acc0 * 0.05).atan()) * 0.5).sin();
+        if a < 0.1 {
+            for i in (0..2).rev() {
+                let a = a + p8(2, a.clamp(-0.75, 0.75), ((a - a) * 0.5).tanh()) / (2.0 + (p32(((a + i as f64) * 0.5).atan(), 0.75_f64.powi(2), 2, f64::tanh(a)) * 0.5).atan().cos());
+                acc0 += ((b - b + a * 0.25) * 0.25).sin();
+            }
+        } else if a / (1.0 + b * b) < -0.2 {
+            let t1 = (acc0 * 0.25).atan() / (2.0 + (acc0 * 0.25 + (acc0 * 0.25).tanh()).cos());
+        }
+        (acc0 * 0.25).atan() + a.sin()
+    }
+    check_p34(seed = 0xfe5abe7d3ea85523, inputs = 2, calls = [p8, p32], at = |p| (p[0], p[1]),
+        params = ["a"] at [1]);
+}
+
+#[differentiable]
+fn p35_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.75
+}
+program! {
+    #[differentiable]
+    fn p35(a: f64, b: f64, xs: &[f64]) -> f64 {
+        let t1 = p35_h0(&xs[..5], b);
+        let s2 = &xs[..7];
+        let t3 = (s2[4] * a + s2[2]).sin() + s2[s2.len() - 1] * 0.6;
+        let mut arr4 = [0.6_f64; 3];
+        arr4[2] = t1.tanh();
+        arr4[0] = xs[3] * 0.5;
+        let t5 = arr4[0] * arr4[0];
+        t5 + t3 + t1 + a * 0.3
+    }
+    check_p35(seed = 0x30d0c0cbc20cd768, inputs = 10, calls = [], at = |p| (p[0], p[1], &p[2..10]),
+        params = ["b", "xs"] at [1, 2, 3, 4, 5, 6, 7, 8, 9]);
+}
+
+#[differentiable]
+fn p36_h0(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * -0.5 + (y[i] * s).cos() * 0.25;
+    }
+}
+#[differentiable]
+fn p36_h1(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.6).tanh();
+    }
+    acc * 0.3 + v[0] * v[v.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p36(w: [f64; 3], ys: &mut [f64], xs: &[f64], a: f64) -> f64 {
+        p36_h0(ys, w[0]);
+        let t1 = ys[2] * 1.5;
+        p36_h0(ys, w[2]);
+        let t2 = ys[1] * 1.5;
+        let t3 = p36_h1(xs, w[2]);
+        let s4 = &xs[..5];
+        let t5 = (s4[0] * w[0] * 0.25 + s4[0]).sin() + s4[s4.len() - 1] * 0.3;
+        let s6 = &s4[..5];
+        let t7 = (s6[2] * t1.tanh() + s6[0]).sin() + s6[s6.len() - 1] * 0.75;
+        t7 + t5 + t3 + t2 + t1 + ys[2] + w[1] * 0.5 + a * 0.3
+    }
+    check_p36(seed = 0x47f11fb9743bf033, inputs = 13, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), &mut p[3..6].to_vec(), &p[6..12], p[12]));
+}
+
+#[differentiable]
+fn p37_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 1.5).cos();
+    }
+    acc * 1.5 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p37_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.25;
+    t + p37_h0(&v[1..], s * -0.5) + p37_h0(v, s).tanh()
+}
+#[differentiable]
+fn p37_h2(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.6).tanh();
+    }
+    y[0] = (y[0] * -0.5 + s).sin();
+}
+program! {
+    #[differentiable]
+    fn p37(a: f64, xs: &[f64]) -> f64 {
+        let t1 = p37_h1(xs, a).sin();
+        let s2 = &xs[..];
+        let t3 = (s2[3] * t1.tanh() * 0.6 + s2[1]).sin() + s2[s2.len() - 1] * -0.5;
+        let mut buf4 = vec![0.75; 2];
+        p37_h2(&mut buf4, t3.tanh());
+        for _ in 0..3 {
+            p37_h2(&mut buf4, t3.tanh() * 0.3);
+        }
+        for _ in 0..3 {
+            p37_h2(&mut buf4, t1.tanh());
+        }
+        let t5 = buf4[0] + buf4[1] * 0.75;
+        let t6 = p37_h1(s2, t3.tanh()).sin();
+        t6 + t5 + t3 + t1 + a * 0.3
+    }
+    check_p37(seed = 0xd2d92c9b7251067f, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+#[differentiable]
+fn p38_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.3).sin();
+    }
+    acc * 1.5 + v[0] * v[v.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p38(a: f64, xs: &[f64]) -> f64 {
+        let t1 = p38_h0(&xs[..], a);
+        let t2 = p38_h0(&xs[..1], t1.tanh()).sin();
+        let t3 = p38_h0(xs, t2.tanh()).sin();
+        let t4 = p38_h0(&xs[0..=2], t1.tanh()).sin();
+        let t5 = p38_h0(xs, t1.tanh()).sin();
+        let t6 = p38_h0(&xs[..], t1.tanh());
+        t6 + t5 + t4 + t3 + t2 + a * 0.3
+    }
+    check_p38(seed = 0x470d53071bc4ecdc, inputs = 8, calls = [], at = |p| (p[0], &p[1..8]));
+}
+
+program! {
+    #[differentiable]
+    fn p39(a: f64, b: f64) -> f64 {
+        let mut acc0 = ((p16((b.mul_add(a, a) * 0.5).tanh()) * 0.5).atan() + b).sin();
+        for i in 0..1 {
+            let t1: f64 = (1.5 + (i as f64).cos()).sqrt().tanh().exp() + b * (acc0 * 0.5) * (b + a);
+            if i < 1 {
+                continue;
+            }
+            acc0 /= (2.0 + ((t1 * 0.1).sin() * i as f64).cos());
+        }
+        for i in 0..4 {
+            let t2 = (2.0 + (acc0 * 0.1).sin().cos()).powi(-2) * ((acc0 * 0.1).sin() + b);
+            acc0 += ((b + (acc0 * 0.1).sin()) * (1.5 + b.sin()).log(2.5 + 1.5_f64.cos()) * 0.25).tanh();
+        }
+        0.1 * (acc0 * 0.1).sin() + b
+    }
+    check_p39(seed = 0xcc23faa86ceae5c2, inputs = 2, calls = [p16], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p40(xs: &[f64], a: f64, b: f64, n: usize) -> f64 {
+        let a = a + p15((a / (1.0 + xs[(n + 1) % 3].powi(2)) * 0.5).sin());
+        let mut acc0 = 1.0;
+        for i in 0..4 {
+            if i % 2 == 0 {
+                let t1 = (0.5 * b.tanh()).asin() + (a * 0.25).tanh();
+            } else {
+                for j in 1..=2 {
+                    let t2 = (xs[2] - (a * 0.25 + (a * 0.25).sin())).cos();
+                    acc0 = ((p1(b * xs[(n + 1) % 3] * 0.5).cos().exp2() - 0.2_f64.sin().exp()) * 0.5).atan();
+                }
+            }
+            acc0 += (1.0 + xs[(i + 1) % 3].powi(2)).sqrt() * 0.5;
+        }
+        (acc0 * 0.05).sin() + 0.1 * (a * 0.25).atan()
+    }
+    check_p40(seed = 0x3ae8b5aef69fbfbb, inputs = 5, calls = [p1, p15], at = |p| (&p[0..3], p[3], p[4], 3),
+        params = ["xs"] at [0, 1, 2]);
+}
+
+program! {
+    #[differentiable]
+    fn p41(c: f64, a: f64, b: f64, d: f64) -> f64 {
+        let t0 = -d.atan().powi(3);
+        let mut acc1 = b * d / (1.0 + (t0 * 0.5).sin().atan().powi(2)) * 0.5;
+        if 0.25 - 0.25 > c && p32((acc1 + 0.5) * 0.5, (acc1 / (2.0 + d.cos()) * 0.25).atan(), 2, d.powi(2).ln_1p()) * 0.5 < 0.1 {
+            if b.cos() > -0.4 {
+                let t2 = (1.0 + c.powi(3).powi(2)).cbrt();
+            } else {
+                let t3 = c.cos();
+            }
+        }
+        0.2 * acc1 + (t0 * 0.5).tanh().tanh() + 0.75 * a
+    }
+    check_p41(seed = 0xe7649e7df0936e41, inputs = 4, calls = [p32], at = |p| (p[0], p[1], p[2], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p42(a: f64, xs: &[f64]) -> f64 {
+        let a = a * (a * a);
+        let mut acc0 = ((2.0 + (a * 0.25).sin()).sqrt() + ((a * 0.25).tanh() + xs[0])) * 0.5;
+        for i in 1..=3 {
+            let acc0 = (acc0 * 0.25).tanh() + xs[0].abs();
+        }
+        for i in 0..xs.len() {
+            if i % 3 == 1 {
+                acc0 = (xs.iter().sum::<f64>() * (a * 0.25).tanh()).cos();
+            } else if i < 1 {
+                let a = (a * 0.25).tanh() * 1.5_f64.sin();
+            }
+            acc0 += (xs[i] * (xs[i] + i as f64) * 0.1).atan();
+        }
+        0.2 * (acc0 * 0.1) + (a * 0.25).tanh()
+    }
+    check_p42(seed = 0xd779df222e1a4afc, inputs = 4, calls = [], at = |p| (p[0], &p[1..4]));
+}
+
+program! {
+    #[differentiable]
+    fn p43(a: f64, d: f64, b: f64, c: f64) -> f64 {
+        if a * 1.0 > 0.0 {
+            let mut acc0 = ((b + b + 0.3_f64.abs()) * 0.5).sin();
+            if acc0 > b {
+                let t1 = b.sin().exp2() - (d - acc0);
+            }
+            return a.tanh().tanh().sinh();
+        }
+        let t2 = 0.75 * (p34(a.atan2(1.5 + a.cos()), (c * a * 0.5).tanh()) - 0.1);
+        let mut d = d;
+        if t2 < 0.0 {
+            if p26((2.0 + 0.3_f64.cos()).powi(-2), (0.1_f64.hypot(2.0) * 0.5).tanh(), a.to_radians(), 3, (a.powi(2) * 0.5).atan()) * 0.5 * d < -0.1 {
+                let t3 = a * d;
+            } else {
+                d -= b.sin() * 0.5;
+            }
+        }
+        for i in 0..2 {
+            if (f64::max(b, i as f64)) < -0.1 {
+                for j in 0..4 {
+                    if 1.5 * c > b || d * 0.05 < 0.3 {
+                        for l in (0..2).rev() {
+                            let d = (d * 0.02).atan() - d * 0.02 * 0.75;
                         }
-                        acc1 /= (1.0 + (acc0 * 0.05).sin().powi(2));
+                    } else if 2.0 * b < 0.25 {
+                        let t4 = if d * 0.02 + c > a { (2.0 + 0.2_f64.powi(2).ln_1p().cos()).recip() } else { (d * 0.02).tanh() - c.cos() };
+                    } else {
+                        let t5 = 0.6_f64.sin();
                     }
+                    d += ((i as f64 - (2.0 + a.sin()).ln()) * 0.25).tanh();
+                }
+            } else {
+                for j in 0..2 {
+                    let t6 = d * 0.02 * (d * 0.02) * (2.0 + (j as f64).cos()).recip() + (d * 0.02).sin();
+                    d /= (1.0 + (c * (d * 0.02)).powi(2));
+                }
+            }
+            d = ((d * 0.02).tanh() * ((c + i as f64) * 0.5).atan()).tanh();
+        }
+        let t7 = 0.6 + c;
+        (d * 0.02).sin().sin() + 0.5 * b
+    }
+    check_p43(seed = 0x31bbf68862faf66b, inputs = 4, calls = [p26, p34], at = |p| (p[0], p[1], p[2], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p44(a: f64, n: usize) -> f64 {
+        let mut acc0 = 0.0;
+        let mut k1 = 0;
+        let r6 = loop {
+            let mut k2 = 0;
+            let r5 = loop {
+                for l in (0..6).step_by(2) {
+                    let mut acc3 = p1(a);
+                    match l % 3 {
+                        0 | 1 => {
+                            let t4 = if a * a < 0.7 { 1.5 + 0.75 * a } else { a + (a + a) };
+                        }
+                        _ => {
+                            acc0 = (2.0 + p1(a).sin()).ln();
+                        }
+                    }
+                    acc0 += a;
+                }
+                acc0 /= (1.0 + ((acc0 * 0.05).tanh() / (1.0 + a * a)).powi(2));
+                k2 += 1;
+                if (0.2 + a > 0.7) || k2 >= 2 { break a; }
+            };
+            acc0 += ((k1 as f64).tanh().exp() + a.hypot(n as f64)) * 0.1;
+            k1 += 1;
+            if (r5 / (1.0 + (acc0 * 0.05).powi(2)) > k1 as f64) || k1 >= 2 { break 0.25 * (acc0 * 0.05).sin() / (1.0 + (k1 as f64 * 0.5).sin().powi(2).powi(2)); }
+        };
+        acc0 /= (2.0 + r6.cos());
+        let mut acc7 = 1.0;
+        if r6 / (1.5 + (acc0 * 0.05).tanh()) > a {
+            match n % 3 {
+                0 => {
+                    let t8 = (2.0 + 2.0_f64.tanh().cos()).recip();
                 }
                 1 => {
-                    let t2 = ((acc1 * 0.05).tanh() + p41((acc1 * 0.05).atan2(1.5 + (acc0 * 0.05).sin().cos()), ((acc1 * 0.05).mul_add(2.0, a) * 0.25).sin())) / (1.0 + a.sin().exp().powi(2));
+                    acc7 += ((0.5 * ((acc0 * 0.05).tanh() * (acc0 * 0.05).sin()).tanh()).acos() * 0.5).atan();
                 }
                 _ => {
-                    acc1 = ((acc1 * 0.05).atan() * (acc1 * 0.05).sin()).tanh();
-                }
-            }
-        }
-        for i in (0..6).step_by(2) {
-            let t3 = match i { 0 => (acc0 * 0.05).atan().to_radians(), 1 => (acc0 * 0.05).sin() * (acc0 * 0.05).atan(), _ => (a * 1.0).sin() };
-            acc0 /= (2.0 + (1.25 * (acc0 * 0.05).atan()).cos());
-        }
-        let t4 = a;
-        0.2 * t4 + (acc0 * 0.05).tanh()
-    }
-    check_p56(seed = 0x4b8eff5456352939, inputs = 1, calls = [p39, p41], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p57(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = x.to_owned();
-        let t2 = v.to_owned();
-        let t3 = (&(-t1.mapv(f64::sin)) * v).mapv(f64::tanh);
-        t3.sum() * 0.2 + t2.dot(&t2) * 0.1 + t1.sum() * 0.2
-    }
-    check_p57(seed = 0xa51cd6e2888d1d62, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p58(c: f64, a: f64, b: f64) -> f64 {
-        let mut acc0 = c;
-        for i in 0..4 {
-            for j in 0..4 {
-                let t1 = (p20((acc0 * 0.02).tanh().clamp(-0.75, 0.75), 1, (acc0 * 0.02).sin(), 0.9_f64.powi(3)) * 0.5).tanh();
-                acc0 -= a;
-            }
-            acc0 = ((p43((acc0 * 0.02).tanh() * 0.6) - acc0 * 0.02) * b.cos() * 0.25).atan();
-        }
-        let mut w2 = 0;
-        while w2 < 4 {
-            for j in (0..4).step_by(2) {
-                let mut w3 = 0;
-                while w3 < 2 {
-                    let mut c = c;
-                    c = (c - (2.0 + (acc0 * 0.02).tanh().sin()).sqrt()).atan();
-                    w3 += 1;
-                }
-                acc0 += (b.tanh().exp_m1().atan() * 0.5).atan();
-            }
-            acc0 *= 0.5 + 0.4 * (w2 as f64).cos().sin();
-            w2 += 1;
-        }
-        (acc0 * 0.01).tanh().tanh() - c.tanh()
-    }
-    check_p58(seed = 0x93fa3d84b056ba14, inputs = 3, calls = [p20, p43], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p59(a: f64, xs: &[f64]) -> f64 {
-        let a = a * a.hypot(a);
-        let t0 = (a * 0.25).atan().powi(2).ln_1p();
-        let mut acc1 = f64::cos(t0) / (1.0 + (1.5 * xs[2]).powi(2)) * 0.5;
-        for i in (0..2).rev() {
-            let t3 = { let u2 = t0.powi(3); (a * 0.25).abs() - xs.iter().map(|q| q * q).sum::<f64>().tanh() };
-            acc1 -= xs[i] * (0.25 * 2.0);
-        }
-        (acc1 * 0.25).sin().tanh() - t0 + (a * 0.25).atan()
-    }
-    check_p59(seed = 0xf1728b873748e533, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p60(a: f64, b: f64) -> f64 {
-        let mut acc0 = 0.0;
-        let mut w1 = 0;
-        while w1 < 2 {
-            if 0.1 * 1.25 < 0.5 {
-                let t2 = (b * a.mul_add(w1 as f64, b)).powi(2).ln_1p();
-            } else {
-                let t3 = a / (1.0 + (a * a).powi(2));
-            }
-            acc0 += -0.9_f64.powi(2).ln_1p();
-            w1 += 1;
-        }
-        let t4 = (b * (acc0 * 0.25).atan()).sin();
-        if 0.25_f64.sin() > 0.7 {
-            let mut w5 = 0;
-            while w5 < 1 {
-                acc0 = (acc0 * 0.25 * t4).atan();
-                w5 += 1;
-            }
-        } else {
-            if a / (1.0 + a * a) < 0.7 || (acc0 * 0.25).sin() < 0.5 {
-                let t6 = if -b > p43(a) { (t4 / (2.0 + a.cos())).cos().exp2() } else { 1.0_f64.tanh().exp() };
-            }
-        }
-        1.5 * t4 + acc0 * 0.25
-    }
-    check_p60(seed = 0xc87a39dbdb7505e5, inputs = 2, calls = [p43], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p61(a: f64, b: f64) -> f64 {
-        let flag0 = (1.5 + b.sin()).log(2.5 + b.cos()) > 0.0;
-        let mut acc1 = (a * a).tanh();
-        match ((b * a * 0.5).sin().abs() * 2.0) as usize % 3 {
-            0 | 1 => {
-                for i in 0..4 {
-                    if 0.1 / (1.0 + a * a) < 0.7 && (i as f64) < -0.2 {
-                        for j in (0..3).rev() {
-                            let t2: f64 = (acc1 * 0.05 - a) / (1.0 + (1.0 + b.powi(2)).ln().powi(2));
-                            acc1 *= 0.2_f64.tanh().exp().tanh();
-                        }
-                    } else if b * b > 0.5 && a < 0.0 {
-                        acc1 = (a + a).cos();
-                    } else {
-                        let t3 = a;
-                    }
-                    acc1 = -(b - 0.3);
-                }
-            }
-            _ => {
-                let mut w4 = 0;
-                while w4 < 1 {
-                    if !flag0 {
-                        if w4 % 2 == 0 {
-                            for j in 0..2 {
-                                acc1 += (f64::max(a, (acc1 * 0.02).atan()).max(b + a) * 0.5).sin();
-                                acc1 = f64::sin(b);
+                    match n % 3 {
+                        0 => {
+                            if (a / (1.0 + (n as f64).powi(2))) > -0.1 && 0.3 < 0.7 {
+                                let mut k9 = 0;
+                                let r10 = loop {
+                                    acc7 = (acc0 * 0.02 + r6).powi(2).ln_1p();
+                                    acc0 /= (1.0 + (r6 / (2.0 + a.cos())).powi(2));
+                                    k9 += 1;
+                                    if ((acc0 * 0.02).sin() < 0.25) || k9 >= 3 { break (1.0 + (r6 + acc0 * 0.02).powi(2)).sqrt(); }
+                                };
+                            } else if acc7 * 0.25 * r6 < -0.2 {
+                                let mut acc11 = r6;
                             }
                         }
-                    } else {
-                        if flag0 {
-                            let mut acc5 = b.abs();
-                        } else {
-                            let t6 = a;
+                        1 => {
+                            let mut acc7 = acc7;
+                        }
+                        _ => {
+                            match n % 3 {
+                                0 => {
+                                    for i in 0..2 {
+                                        let mut acc12 = 0.5;
+                                        acc0 *= 0.8 + 0.2 * a.sin();
+                                    }
+                                }
+                                1 => {
+                                    acc0 = (1.0 + f64::sin(r6).powi(2)).ln();
+                                }
+                                _ => {
+                                    acc0 -= ((a.sin().exp() + (acc0 * 0.02).atan()) * 0.25).tanh();
+                                }
+                            }
                         }
                     }
-                    acc1 = ((acc1 * 0.02).tanh() * (w4 as f64).tanh()).tanh();
-                    w4 += 1;
+                }
+            }
+            return a + acc0 * 0.05 * n as f64;
+        }
+        r6 + 1.0 * (acc0 * 0.02)
+    }
+    check_p44(seed = 0xaa235db86c7dd6bc, inputs = 1, calls = [p1], at = |p| (p[0], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p45(b: f64, a: f64) -> f64 {
+        let b = b + (0.25 - (p17(a, b, 0.75_f64.atan()) * 0.5).atan());
+        let mut acc0 = -(b * 0.5).atan() / (1.0 + (a + (b * 0.5).atan()).powi(2)) * 0.5;
+        if f64::tanh(acc0) > a {
+            let t1 = -(b * 0.5).sin();
+        } else if a + acc0 > b * 0.5 {
+            let mut acc2 = 0.0;
+        } else {
+            let t3: f64 = acc0;
+            if a / (2.0 + 0.75_f64.cos()) > 0.7 {
+                for i in (0..1).rev() {
+                    let t4 = match i { 0 => (0.5 * a).cos().exp(), _ => (((acc0 * 0.5).sin() + b * 0.5) * -(b * 0.5).atan() * 0.25).atan() };
+                    acc0 -= (1.5_f64.sin().tanh() * 0.5).sin();
                 }
             }
         }
-        (acc1 * 0.02).tanh() + 0.5 * a
+        let t5 = (acc0 * 0.25).atan().mul_add(a, a) + (acc0 * 0.25).tanh().atan();
+        acc0 += ((1.5 + (a / (1.0 + (t5 * 0.5).sin().powi(2))).cos()).sqrt() * 0.5).tanh();
+        (t5 * 0.5).sin().tanh() + (acc0 * 0.25).atan() + (b * 0.5).sin() + a.tanh()
     }
-    check_p61(seed = 0x59b2e82fca288cbc, inputs = 2, calls = [], at = |p| (p[0], p[1]));
+    check_p45(seed = 0x0815e8949d080721, inputs = 2, calls = [p17], at = |p| (p[0], p[1]),
+        params = ["a"] at [1]);
+}
+
+#[differentiable]
+fn p46_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.5
+}
+#[differentiable]
+fn p46_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.6;
+    t + p46_h0(&v[1..], s * 0.75) + p46_h0(v, s).sin()
+}
+#[differentiable]
+fn p46_h2(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).tanh();
+    r[1] = v[1] * 0.75;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+#[differentiable]
+fn p46_h3(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.3).tanh();
+    }
+    y[0] = (y[0] * 0.3 + s).sin();
+}
+#[differentiable]
+fn p46_h4(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * 1.5;
+    }
+}
+#[differentiable]
+fn p46_h5(y: &mut [f64], x: &[f64], s: f64) {
+    p46_h3(y, s);
+    p46_h4(s * 0.75, &x[1..], y);
+}
+program! {
+    #[differentiable]
+    fn p46(xs: &[f64], b: f64, a: f64) -> f64 {
+        let t1 = p46_h1(xs, b);
+        let arr2 = p46_h2(xs, a);
+        let t3 = arr2[2] * arr2[0];
+        let t4 = p46_h1(&arr2, t3.tanh() * 0.25);
+        let mut buf5 = vec![0.75; 2];
+        p46_h3(&mut buf5, b);
+        let t6 = buf5[0] + buf5[1] * 0.25;
+        let t7 = p46_h1(&xs[..], t3.tanh()).sin();
+        let mut buf8 = vec![0.25; 4];
+        for _ in 0..2 {
+            p46_h4(t6.tanh(), &xs[6..], &mut buf8);
+        }
+        p46_h3(&mut buf8, t1.tanh());
+        p46_h5(&mut buf8, &xs[..], t7.tanh());
+        let t9 = buf8[0] + buf8[3] * -0.5;
+        t9 + t7 + t6 + t4 + t3 + a * 0.3
+    }
+    check_p46(seed = 0x9bd3167dac422ae1, inputs = 10, calls = [], at = |p| (&p[0..8], p[8], p[9]),
+        params = ["a"] at [9]);
 }
 
 program! {
     #[differentiable]
-    fn p62(b: f64, a: f64) -> f64 {
-        let t0 = if 0.6_f64.sin() > b { b } else { (1.5 + b.cos()).sqrt() - a };
-        let mut acc1 = (1.5 + 1.5_f64.cos()).sqrt();
-        let mut k2 = 0;
-        loop {
-            let t3 = t0 * 0.5 + (acc1 * 0.1).tanh();
-            acc1 /= (1.0 + b.powi(2));
-            k2 += 1;
-            if ((f64::tanh(p27(b * 0.6, (k2 as f64 - t3 * 0.5) * 0.1, (t3 * 0.5 * 0.5).tanh()))) < 0.3) || k2 >= 5 { break; }
-        }
-        acc1 += a;
-        acc1 += ((a + acc1 * 0.1 * b) * 0.25).tanh();
-        let mut k4 = 0;
-        loop {
-            let mut w5 = 0;
-            while w5 < 1 && ((a - k4 as f64) < 0.25) {
-                let t6 = (k4 as f64 / (1.0 + a * a) * (acc1 * 0.05).hypot(a) * (1.5 + (b / (1.0 + p43(a.atan()).powi(2))).sin()).powf(a.tanh().tanh()) * 0.5).atan();
-                acc1 += b;
-                w5 += 1;
-            }
-            acc1 += (1.5 + ((t0 * 0.5).sin() + (t0 * 0.5).sin()).sin()).log(2.5 + 0.25_f64.cos().cos()) * 0.5;
-            k4 += 1;
-            if (0.25 * (acc1 * 0.05) > 0.3 || (t0 * 0.5).tanh() < 0.5) || k4 >= 3 { break; }
-        }
-        (acc1 * 0.05).atan() + 0.1 * (t0 * 0.5).tanh() - 0.1 * a
-    }
-    check_p62(seed = 0x7c89844737437ba5, inputs = 2, calls = [p27, p43], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p63(a: f64, b: f64) -> f64 {
-        let mut acc0 = b;
-        if a.powi(2) > 0.5 && a < -0.4 {
-            for i in 0..4 {
-                acc0 += a;
-            }
-            let t1 = (acc0 * 0.1 * 0.6).sin();
-            let mut acc2 = 0.5;
-        } else if acc0 * 0.1 * a > 0.1 || (acc0 * 0.1).tanh() < 0.0 {
-            let mut k3 = 0;
-            loop {
-                if k3 == 2 {
-                    for j in 0..1 {
-                        acc0 /= (2.0 + a.cos());
-                        acc0 = (acc0 * 0.05).tanh().clamp(-0.75, 0.75);
-                    }
-                } else if k3 % 3 == 1 {
-                    acc0 /= (2.0 + (1.5 * a).cos());
+    fn p47(xs: &[f64], b: f64, a: f64) -> f64 {
+        let mut acc0 = 0.5;
+        for i in 0..3 {
+            if b.tanh() > 0.0 {
+                if a.tanh() < -0.1 {
+                    let t1 = (1.5 + (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 1.0).sin()).powf(a.powi(3).tanh()) / (1.0 + (b * a).powi(2));
                 } else {
-                    acc0 = (a.mul_add((acc0 * 0.05).tanh(), b) + 0.25_f64.asinh()) * 0.5;
+                    let mut k2 = 0;
+                    let r6 = loop {
+                        match k2 {
+                            0 => {
+                                let t3 = xs[xs.len() - 1 - i] + a;
+                            }
+                            1 => {
+                                let mut acc4 = a.max(b - a);
+                            }
+                            _ => {
+                                if a > xs[i] || b < -0.4 {
+                                    acc0 += a * 0.1 + 0.2 * xs[1];
+                                } else {
+                                    let mut acc5 = 0.5;
+                                }
+                            }
+                        }
+                        acc0 *= xs[i].cos();
+                        k2 += 1;
+                        if ((2.0 + (p32((acc0 * 0.02).atan().sin().exp() * 0.5, (1.5 * a * 0.5).sin(), 2, (acc0 * 0.02).sin() + (acc0 * 0.02).sin()) * 0.5 * 0.5).atan().cos()).powi(-2) > -0.2) || k2 >= 5 { break k2 as f64 / (1.0 + b.powi(2)) * (b + xs[k2 % xs.len()]); }
+                    };
                 }
-                acc0 += (acc0 * 0.05 * a * 2.0 * 0.1).sin();
-                k3 += 1;
-                if (b * (acc0 * 0.05) < 0.0) || k3 >= 3 { break; }
+            } else if xs.iter().map(|q| q.cos()).product::<f64>() < -0.4 {
+                if f64::cos(xs.iter().map(|q| q * a).sum::<f64>()) < -0.1 {
+                    let t7 = (1.0 + (1.5 + f64::tanh(xs[i]).sin()).log(2.5 + (a * 2.0).cos()).powi(2)).ln();
+                }
+            } else {
+                if (acc0 * 0.02).sin().cos() < -0.2 {
+                    let a = a - xs[0].tanh();
+                } else {
+                    let mut acc8 = 0.5;
+                }
+            }
+            acc0 -= 2.0_f64 * 0.5;
+        }
+        let t9 = a.powi(3);
+        if 0.1 - (acc0 * 0.02).tanh() < 0.1 {
+            return (1.5 - t9 * 0.5) * 0.1;
+        }
+        acc0 *= 1.0 + (a - b).tanh();
+        acc0 *= 1.0 + (t9 * 0.5).sin().tanh();
+        (t9 * 0.5).atan() + (acc0 * 0.005).tanh().cos()
+    }
+    check_p47(seed = 0xb20209046f525a36, inputs = 5, calls = [p32], at = |p| (&p[0..3], p[3], p[4]));
+}
+
+#[differentiable]
+fn p48_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.6
+}
+#[differentiable]
+fn p48_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).sin() * 1.5;
+    }
+}
+program! {
+    #[differentiable]
+    fn p48(xs: &[f64], a: f64) -> f64 {
+        let t1 = p48_h0(&xs[..7], a);
+        let t2 = p48_h0(&xs[..2], t1.tanh()).sin();
+        let t3 = p48_h0(xs, t1.tanh());
+        let mut buf4 = vec![0.25; 3];
+        p48_h1(a, &xs[5..6], &mut buf4);
+        for _ in 0..2 {
+            p48_h1(a, xs, &mut buf4);
+        }
+        let t5 = buf4[0] + buf4[2] * 0.6;
+        t5 + t3 + t2 + t1 + a * 0.3
+    }
+    check_p48(seed = 0xffc6544c21191a18, inputs = 8, calls = [], at = |p| (&p[0..7], p[7]));
+}
+
+program! {
+    #[differentiable]
+    fn p49(a: f64, xs: &[f64]) -> f64 {
+        let t0 = xs.iter().map(|q| (q * 1.5).sin()).sum::<f64>();
+        let t1 = xs[1];
+        let t0 = (t0 * 0.5).atan() - (a + xs[3]);
+        let mut acc2 = 0.0;
+        if (1.0 + xs[3].powi(2)).sqrt() > 0.75 {
+            for i in (0..8).step_by(2) {
+                let t3 = if i < 7 { xs.iter().map(|q| q * q).sum::<f64>() } else { (1.0 + xs.iter().map(|q| q * q).sum::<f64>().powi(2)).sqrt().atan2(1.5 + (1.5 + a.sin()).log(2.5 + t1.cos()).cos()) };
+                acc2 += t1;
             }
         } else {
-            let mut k4 = 0;
-            let r9 = loop {
-                match k4 % 3 {
-                    0 => {
-                        let t5 = if f64::cos((acc0 * 0.05).sin()) < -0.1 { f64::cos(b.powi(3)) } else { (acc0 * 0.05).tanh() };
-                    }
-                    1 => {
-                        let mut acc6 = 1.0;
-                    }
-                    _ => {
-                        if k4 % 2 == 0 {
-                            let mut acc7 = ((acc0 * 0.05 + a) * 0.5).tanh();
-                        } else if k4 < 4 {
-                            let t8 = if k4 == 4 { (1.5 + b.sin()).powf(0.3_f64.tanh()) / (1.0 + a.powi(2)) } else { b / (2.0 + (k4 as f64).asinh().cos()) };
-                        }
-                    }
-                }
-                acc0 = (acc0 * 0.05 * (0.3 - (acc0 * 0.05).sin())).sin();
-                k4 += 1;
-                if (acc0 * 0.05 * 0.6 < 0.7) || k4 >= 6 { break b; }
-            };
-        }
-        let mut w10 = 0;
-        while w10 < 2 {
-            let mut v11 = vec![0.0; 3];
-            for j in 0..v11.len() {
-                v11[j] = ((b + a.cos()) * 0.5).sin();
+            if xs[3] + xs.iter().map(|q| q * q).sum::<f64>() > (p45(((acc2 * 0.1 - t0 * 0.25) * 0.25).sin(), (2.0 + (acc2 * 0.1).sin().sin()).sqrt()) * 0.5).tanh() {
+                acc2 = (t0 * 0.25).sin();
+                return (xs[1] * xs[3]).hypot(xs.iter().map(|q| q.cos()).product::<f64>().tanh());
             }
-            v11[2 - w10] = a * 0.9;
-            w10 += 1;
+        }
+        1.0 * (acc2 * 0.1).atan() + (t0 * 0.25).tanh() + t1.tanh()
+    }
+    check_p49(seed = 0x01d123793c371e81, inputs = 5, calls = [p45], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p50(xs: &[f64], a: f64) -> f64 {
+        let mut acc0 = (2.0 + a.cos()).powi(-2).cos().exp();
+        let mut k1 = 0;
+        let r3 = loop {
+            for q2 in xs.iter() {
+                if a / (1.0 + (*q2).powi(2)) < 0.0 {
+                    acc0 *= 0.5 + 0.4 * xs.iter().map(|q| q * a).sum::<f64>().atan().sin();
+                }
+                acc0 /= (1.0 + (k1 as f64 + a).powi(2));
+            }
+            acc0 /= (2.0 + (1.0 + a.powi(2)).sqrt().cos());
+            k1 += 1;
+            if (a / (1.0 + a.powi(2)) > 0.7) || k1 >= 5 { break xs.iter().map(|q| q * q).sum::<f64>() / (1.0 + (acc0 * 0.02).powi(2)) / (1.5 + f64::sin((acc0 * 0.02).atan()).tanh()); }
+        };
+        let t4 = (-(r3 * 0.1).atan()).cos().asinh();
+        for (i, q5) in xs.iter().enumerate() {
+            for j in 1..=3 {
+                if j % 2 == 0 {
+                    let t6 = match j % 3 { 0 => *q5, 1 => (f64::atan(*q5) * (xs[(j + 1) % 3] + r3 * 0.1) * 0.25).tanh(), _ => (-(r3 * 0.1) * 1.5_f64.sin() * 0.5).atan() };
+                }
+                let t7 = if i == 2 { xs.iter().map(|q| q.cos()).product::<f64>() } else { -(0.25 - a) };
+                acc0 += (j as f64 * 0.25).tanh();
+            }
+            acc0 -= ((acc0 * 0.01).sin().cos().cos().exp2() * 0.5).atan();
+        }
+        if (acc0 * 0.01).tanh() < 0.1 {
+            let mut acc8 = 0.5;
+        }
+        t4 - 1.0 * (acc0 * 0.01)
+    }
+    check_p50(seed = 0x204706f7e21b4025, inputs = 4, calls = [], at = |p| (&p[0..3], p[3]));
+}
+
+#[differentiable]
+fn p51_h0(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).sin() * 0.3;
+    }
+    y[0] * 0.5
+}
+#[differentiable]
+fn p51_h1(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.3 + (y[i] * s).tanh() * 0.25;
+    }
+}
+program! {
+    #[differentiable]
+    fn p51(xs: &[f64], ys: &mut [f64], a: f64) -> f64 {
+        let mut arr1 = [-0.5_f64; 3];
+        arr1[2] = a;
+        arr1[0] = xs[0] * 0.3;
+        arr1[1] = (a).sin();
+        let t2 = arr1[0] * arr1[0];
+        let mut buf3 = vec![0.3; 2];
+        let t4 = p51_h0(t2.tanh(), xs, &mut buf3).tanh();
+        p51_h1(&mut buf3, a);
+        let t5 = buf3[0] + buf3[1] * 1.5;
+        let mut buf6 = vec![0.0; 3];
+        for i in 0..3 {
+            buf6[i] = xs[i + 0] * t4.tanh();
+        }
+        p51_h1(&mut buf6, t2.tanh() * -0.5);
+        let t7 = p51_h0(t5.tanh(), xs, &mut buf6).tanh();
+        let t8 = buf6[0] + buf6[2] * 1.5;
+        let t9 = p51_h0(t2.tanh(), xs, ys).tanh();
+        let t10 = ys[2] * 0.75;
+        t10 + t9 + t8 + t7 + t5 + ys[2] + a * 0.3
+    }
+    check_p51(seed = 0xd63c44f852867cff, inputs = 11, calls = [], at = |p| (&p[0..7], &mut p[7..10].to_vec(), p[10]));
+}
+
+program! {
+    #[differentiable]
+    fn p52(a: f64, xs: &[f64]) -> f64 {
+        let t1 = ((1.0 + (-0.38_f64) * (-0.38_f64)).ln() + xs[0]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            let t2 = if a > -0.11 { (t1).tanh() } else { xs[i] };
+            acc += (xs[i]).tanh();
+            acc -= ((1.0 + ((0.92_f64) * (0.67_f64)) * ((0.92_f64) * (0.67_f64))).ln()).tanh();
+        }
+        acc
+    }
+    check_p52(seed = 0xdd142c3c18366b73, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+}
+
+program! {
+    #[differentiable]
+    fn p53(c: f64, b: f64, a: f64, n: usize) -> f64 {
+        let mut acc0 = 0.5;
+        if 0.2 * c > -0.1 {
+            let a = a * (c - b);
+        } else {
+            let t1 = if (1.5 + b.sin()).log(2.5 + (p22((1.5 + c.sin()).log(2.5 + c.cos())) * 0.5).cos()) > p43(f64::max(b, a), c, (c.sin().exp() * 0.5).atan(), c.sin()) { (1.0 + c.powi(2)).sqrt() - (n as f64 * 0.5).sin().powi(3) } else { f64::tanh(b - c) };
+            let t2 = a + c;
+        }
+        let a = a + a.powi(2).ln_1p();
+        let c = c * (0.2 - b);
+        for i in 0..n {
+            let b = b * b.cos();
+            if n % 2 == 0 {
+                acc0 = (b * 0.5).tanh().max((c * 0.5).sin()) * 0.75;
+            }
+            acc0 = 0.5 * i as f64 * (a * 0.5) * 0.5;
+        }
+        let t3 = if (c * 0.5).tanh().clamp(-0.75, 0.75) < -0.1 { c * 0.5 } else { (c * 0.5).tanh() };
+        2.0 * t3 - 0.6 * (a * 0.5).sin() + (acc0 * 0.25).atan().tanh() - b
+    }
+    check_p53(seed = 0xb8d57f5e2480951e, inputs = 3, calls = [p22, p43], at = |p| (p[0], p[1], p[2], 3));
+}
+
+#[differentiable]
+fn p54_h0(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 1.5).tanh();
+    }
+    y[0] = (y[0] * -0.5 + s).sin();
+}
+#[differentiable]
+fn p54_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 0.5;
+    }
+}
+program! {
+    #[differentiable]
+    fn p54(ys: &mut [f64], w: [f64; 3], a: f64, xs: &[f64]) -> f64 {
+        let s1 = &xs[..];
+        let t2 = (s1[4] * w[0] + s1[0]).sin() + s1[s1.len() - 1] * 0.5;
+        let s3 = &s1[..5];
+        let t4 = (s3[3] * a + s3[3]).sin() + s3[s3.len() - 1] * 0.5;
+        let mut buf5 = vec![1.5; 3];
+        for _ in 0..3 {
+            p54_h0(&mut buf5, a);
+        }
+        p54_h0(&mut buf5, a);
+        p54_h0(&mut buf5, t4.tanh());
+        let t6 = buf5[0] + buf5[2] * 0.75;
+        let mut buf7 = vec![0.5; 4];
+        p54_h1(t6.tanh(), &xs[..5], &mut buf7);
+        p54_h1(w[2], &xs[4..=4], &mut buf7);
+        p54_h0(&mut buf7, w[2] * 1.5);
+        let t8 = buf7[0] + buf7[3] * 0.6;
+        p54_h1(t6.tanh(), &xs[4..=4], ys);
+        let t9 = ys[1] * 0.25;
+        t9 + t8 + t6 + t4 + t2 + ys[2] + w[1] * 0.5 + a * 0.3
+    }
+    check_p54(seed = 0x8a86c19137a2d32e, inputs = 13, calls = [], at = |p| (&mut p[0..3].to_vec(), <[f64; 3]>::try_from(&p[3..6]).unwrap(), p[6], &p[7..13]));
+}
+
+program! {
+    #[differentiable]
+    fn p55(xs: &[f64], a: f64) -> f64 {
+        if -a < -0.2 {
+            return (2.0 + a.cos()).powi(-2);
+        }
+        let mut acc0 = (xs.iter().sum::<f64>() - a + 0.6 / (1.5 + a.tanh())) * 0.25;
+        if acc0.atan2(1.5 + xs.iter().map(|q| q.cos()).product::<f64>().cos()) > acc0 {
+            if acc0 > 0.3 {
+                acc0 = (2.0 + (xs[1] / (1.5 + xs[2].tanh())).sin()).log10();
+            }
+        } else {
+            if acc0.tanh() < 0.7 {
+                acc0 *= 1.0 + (1.5 + acc0.sin()).log(2.5 + 0.2_f64.cos()).tanh();
+            } else if xs[2] + a < -0.1 {
+                for i in (0..3).rev() {
+                    let t1: f64 = xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).to_radians() - (-a).mul_add(a, 0.3 / (1.0 + (acc0 * 0.1).powi(2)));
+                    acc0 = ((xs[0].min(t1) - t1) * 0.5).sin();
+                }
+            } else {
+                let t2 = (acc0 * 0.1).sin().sin().exp();
+            }
         }
         a
     }
-    check_p63(seed = 0xfaebefca629dba80, inputs = 2, calls = [], at = |p| (p[0], p[1]));
+    check_p55(seed = 0x0b910526ffde6489, inputs = 4, calls = [], at = |p| (&p[0..3], p[3]));
 }
 
 program! {
     #[differentiable]
-    fn p64(b: f64, a: f64) -> f64 {
-        let t0 = if a - b < 0.1 { b } else { a / (1.0 + a.tanh().powi(2)) };
-        let t1 = t0 * (p47(0.9 * 0.25, (b / (1.5 + t0.tanh()) * 0.5).tanh()) * 0.5);
-        let mut acc2 = 1.0;
-        match (((t0 * 0.5).atan().powi(2) * 0.5).sin().abs() * 2.0) as usize % 3 {
-            0 => {
-                let a = a - t0 / (1.5 + t0.tanh());
-            }
-            1 => {
-                let mut k3 = 0;
-                loop {
-                    for j in 0..2 {
-                        let t4 = t1 * 0.25;
-                        acc2 += 0.1 * (0.25 / (1.5 + (t1 * 0.25).sin().tanh()));
-                    }
-                    acc2 = (f64::min((k3 as f64).atan(), t0 / (1.0 + (p46((t1 * 0.25).sin() * a, ((a + t0) * 0.25).sin()) * 0.25).powi(2))) * 0.5).sin();
-                    k3 += 1;
-                    if (t0.cos() < -0.1) || k3 >= 4 { break; }
-                }
-            }
-            _ => {
-                let mut acc5 = (acc2 * 0.05).tanh().clamp(-0.75, 0.75) - (2.0 + b.cos()).recip();
-            }
+    fn p56(n: usize, b: f64, a: f64) -> f64 {
+        let t0 = b.powi(2).ln_1p() * 1.25 * a;
+        let mut acc1 = (n as f64 * t0 - (t0 - n as f64)) * 0.1;
+        if n > 1 {
+            acc1 *= 0.5 + 0.4 * (b * 0.1).sin();
+            acc1 += ((t0 * t0 + a * b) * 0.1).atan();
+        } else if n % 2 == 0 {
+            let t2 = b;
+            let mut acc3 = 0.5;
+            let t4 = t0;
+        } else {
+            acc1 *= (t0 * (acc1 * 0.25).tanh()).tanh();
+            acc1 = acc1 * 0.1;
         }
-        (acc2 * 0.05).tanh() + t1 * 0.25 + a
+        0.3 * (acc1 * 0.1).sin() + 1.0 * t0 + 1.5 * b + 0.5 * (acc1 * 0.1)
     }
-    check_p64(seed = 0xd5295020809b6619, inputs = 2, calls = [p46, p47], at = |p| (p[0], p[1]));
+    check_p56(seed = 0x1aeb4ab77c6d31da, inputs = 2, calls = [], at = |p| (3, p[0], p[1]));
 }
 
 program! {
     #[differentiable]
-    fn p65(a: f64, b: f64) -> f64 {
-        let mut v0 = vec![0.0; 3];
-        for i in 0..v0.len() {
-            v0[i] = (0.6 - (a + p61((a.powi(2) * 0.5).tanh(), (1.0 + (p64((b + a) * 0.5, (a / (1.0 + b * b) * 0.5).tanh()) * 0.5).sin().powi(2)).ln()))) * 0.5;
+    fn p57(n: usize, a: f64) -> f64 {
+        let t0 = a;
+        let t1 = n as f64 / (1.0 + a * a);
+        let mut v2 = vec![0.0; 4];
+        for i in 0..v2.len() {
+            v2[i] = (2.0 + (t1 * 0.25).atan().cos()).powi(-2) / (1.5 + (i as f64 * i as f64).tanh());
             if i > 0 {
-                v0[i] += v0[i - 1] * (a * 0.5).tanh();
+                v2[i] += v2[i - 1] * (0.1_f64.cos() * 0.5).atan();
             }
         }
-        v0[0] += b;
-        let mut acc1 = a * 0.9 / (1.0 + a.powi(3).powi(2));
-        let mut w2 = 0;
-        while w2 < 1 {
-            for j in 0..1 {
-                let b = b - a / (1.5 + 0.5_f64.tanh());
-                acc1 += (acc1 * 0.25).sin().sin().exp2().sin() * 0.5;
+        let mut acc3 = 0.0;
+        if n % 3 == 1 {
+            let mut v4 = vec![0.0; v2.len()];
+            for i in 0..v4.len() {
+                v4[i] = ((a.mul_add((t1 * 0.25).atan(), (t1 * 0.25).sin()) - (2.0 + t0.cos()).powi(-2)) * 0.5).tanh();
             }
-            v0[w2] -= (1.0 * b - (v0[w2] * 0.1).tanh().sin()) * 0.25;
-            w2 += 1;
         }
-        let b = b - b.cos().exp();
-        (b * 0.25).atan()
+        t0
     }
-    check_p65(seed = 0x092be89156ddf102, inputs = 2, calls = [p61, p64], at = |p| (p[0], p[1]));
+    check_p57(seed = 0x5503f406f365e5f8, inputs = 1, calls = [], at = |p| (3, p[0]));
 }
 
 program! {
     #[differentiable]
-    fn p66(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = &(v + v) + &(v.dot(x) * 0.3);
+    fn p58(xs: &[f64], a: f64) -> f64 {
+        let mut acc0 = 1.0;
+        acc0 -= xs.iter().map(|q| (q * 1.5).sin()).sum::<f64>() * (a * 1.25) * 0.1;
+        let mut v1 = vec![0.0; 2];
+        for i in 0..v1.len() {
+            v1[i] = -acc0.atan();
+        }
+        let t2 = a + xs[2] - acc0.sin();
+        acc0 /= (2.0 + (v1[1] * xs.iter().map(|q| q * (t2 * 0.5)).sum::<f64>()).cos());
+        (t2 * 0.5).tanh() + acc0 + a
+    }
+    check_p58(seed = 0x0a1dc0dda24be527, inputs = 5, calls = [], at = |p| (&p[0..4], p[4]));
+}
+
+program! {
+    #[differentiable]
+    fn p59(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = ((s) + (s) * 0.5) - v;
         if n % 2 == 0 {
-            t1 = x.column(0).to_owned();
+            t1 = x.row(2).to_owned();
         }
-        let mut t2 = &(-x.mapv(f64::sin)) + x;
+        let t2 = (v.dot(&t1) * 0.3) - &(t1.dot(x) * 0.3);
+        let t3 = t2[2];
+        let mut t4 = v.to_owned();
         for _ in 0..n {
-            t2 = (&t2 * (t1.dot(v) * 0.3)).mapv(f64::sin) + &t2 * 0.5;
+            t4 = (x.dot(&t4) * 0.3).mapv(f64::tanh) + &t4 * 0.5;
         }
-        t2.sum() * 0.2 + t1.dot(&t1) * 0.1 + s
+        let t5 = x.dot(&((s) * x)) * 0.3;
+        t5.sum() * 0.2 + t4.dot(&t4) * 0.1 + t3
     }
-    check_p66(seed = 0x2f1d5a552f9c2f64, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+    check_p59(seed = 0xa7f22d06e5654f70, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+#[differentiable]
+fn p60_h0(y: &mut [f64], s: f64) -> f64 {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.3).tanh();
+    }
+    y[0] = (y[0] * 0.75 + s).sin();
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p60_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 0.3;
+    }
+}
+#[differentiable]
+fn p60_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    let _ = p60_h0(y, s);
+    p60_h1(s * 0.75, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+program! {
+    #[differentiable]
+    fn p60(a: f64, ys: &mut [f64], b: f64, xs: &[f64]) -> f64 {
+        let t1 = p60_h2(ys, xs, a).tanh();
+        let t2 = ys[2] * 0.3;
+        let _ = p60_h2(ys, &xs[0..], b * 0.5);
+        let t3 = ys[0] * 0.3;
+        let s4 = &xs[2..=3];
+        let t5 = (s4[1] * t2.tanh() * 0.75 + s4[1]).sin() + s4[s4.len() - 1] * 0.3;
+        t5 + t3 + t2 + t1 + ys[2] + a * 0.3
+    }
+    check_p60(seed = 0x1dc07be9f0c33718, inputs = 13, calls = [], at = |p| (p[0], &mut p[1..4].to_vec(), p[4], &p[5..13]));
+}
+
+#[differentiable]
+fn p61_h0(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * 1.5 + (y[i] * s).cos() * 0.25;
+    }
+    y[0] * y[y.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p61(b: f64, a: f64, xs: &[f64]) -> f64 {
+        let s1 = &xs[..];
+        let t2 = (s1[2] * b + s1[3]).sin() + s1[s1.len() - 1] * 1.5;
+        let mut buf3 = vec![0.0; 3];
+        for i in 0..3 {
+            buf3[i] = xs[i + 4] * b;
+        }
+        let t4 = p61_h0(&mut buf3, t2.tanh()).tanh();
+        let t5 = p61_h0(&mut buf3, b * 0.75).tanh();
+        let t6 = buf3[0] + buf3[2] * 1.5;
+        let s7 = &s1[3..];
+        let t8 = (s7[0] * t4.tanh() * 0.25 + s7[0]).sin() + s7[s7.len() - 1] * 0.75;
+        t8 + t6 + t5 + t4 + t2 + a * 0.3
+    }
+    check_p61(seed = 0x94b2aad77811eb06, inputs = 9, calls = [], at = |p| (p[0], p[1], &p[2..9]));
 }
 
 program! {
     #[differentiable]
-    fn p67(a: f64) -> f64 {
+    fn p62(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (((1.0 + (a) * (a)).ln()).tanh() + xs[1]).tanh();
+        let t2 = (-0.36_f64 + xs[2]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            let mut t3 = 0.0;
+            for j in 0..2 {
+                t3 += (((-0.01_f64).tanh()) * ((xs[i]).tanh()) * (j as f64 + 0.5)).sin();
+            }
+            acc -= (((t3 + (xs[i]) * (-0.91_f64)) * 0.5).exp()).tanh();
+            extra += ((((a).sin()).tanh()) * (((xs[i]).tanh()).cos() * t1)).tanh();
+            if t3 > -0.29 {
+                let t4 = if xs[i] > 0.33 { ((((xs[i]) * 0.5).exp() + t1).sin()).tanh() } else { (t2).mul_add(0.5, xs[i]) };
+            }
+            acc -= (xs[i]).tanh();
+        }
+        acc
+    }
+    check_p62(seed = 0x0d590dc580290b34, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]),
+        params = ["a"] at [0]);
+}
+
+program! {
+    #[differentiable]
+    fn p63(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = (&(x + x) * (x[[1, 0]])).mapv(f64::tanh);
+        let t2 = x.to_owned();
+        let mut t3 = x.to_owned();
+        if n % 3 == 0 {
+            t3 = x.to_owned();
+        }
+        t3.sum() * 0.2 + t2.sum() * 0.2 + t1.sum() * 0.2
+    }
+    check_p63(seed = 0xa1bd176fb5d9f75b, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p64(c: f64, b: f64, a: f64) -> f64 {
         let mut acc0 = a;
-        acc0 = f64::min(0.5_f64.powi(3), acc0 * a);
-        let t1 = -((p53(a.min(a), f64::max(a, a), ((a + acc0) * 0.5).sin()) * 0.5).mul_add(acc0, p61((a.powi(3) * 0.5).tanh(), acc0.atan())) * 0.75);
-        (t1 * 0.25).tanh().tanh() - acc0 + 0.5 * (t1 * 0.25).sin()
-    }
-    check_p67(seed = 0xa50e5bbbe250f982, inputs = 1, calls = [p53, p61], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p68(a: f64, b: f64, c: f64) -> f64 {
-        let mut acc0 = 0.5_f64.tanh();
-        for i in 0..1 {
-            if (a * p52(((a + (acc0 * 0.5).atan()) * 0.5).sin(), i as f64)) > (acc0 * 0.5).atan() && (acc0 * 0.5).sin() < 0.25 {
-                continue;
-            }
-            acc0 = (c * a).tanh();
-        }
-        0.1 * (acc0 * 0.5).sin() + c + b.sin()
-    }
-    check_p68(seed = 0x51a6e82fa01a7cf0, inputs = 3, calls = [p52], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p69(a: f64, n: usize, b: f64) -> f64 {
-        let mut acc0 = 0.5;
-        for i in 1..=1 {
-            acc0 *= 0.5 + 0.4 * a.sin();
-        }
-        let a = a + b / (1.5 + b.tanh());
-        for i in 0..1 {
-            let mut acc0 = acc0;
-            if (1.5 + b.sin()).log(2.5 + (acc0 * 0.25).tanh().cos()) > 0.3 {
-                let t1 = (a * 0.25).atan() * 0.25;
-            } else if (1.5 + (a * 0.25).sin().sin()).powf(b.tanh()) > b {
-                for j in 0..2 {
-                    let acc0 = acc0 * 0.1 - n as f64;
-                }
-            } else {
-                let t2 = match n % 3 { 0 | 1 => f64::min((a * 0.25).sin().powi(2), (acc0 * 0.1).tanh().exp_m1()), _ => b };
-            }
-            acc0 -= (1.0 + (i as f64).powi(2)).ln().cos() * 0.5;
-        }
-        if (a * 0.25).atan() < 0.7 {
+        let mut k1 = 0;
+        loop {
+            let t2: f64 = (2.0 + b.max((acc0 * 0.25).tanh() * b).cos()).powi(-2);
             let mut w3 = 0;
-            while w3 < 3 {
-                let t5 = { let u4 = (acc0 * 0.1).tanh(); ((a * 0.25).sin() + b) / (2.0 + b.tanh().cos()) };
-                acc0 *= (acc0 * 0.1).sin().cos();
+            while w3 < 1 {
+                let t4 = 0.6 * (acc0 * 0.1).atan() + 1.25 * (p32((p32(0.6 * a, f64::cos(t2), 2, (0.9_f64.cos().exp_m1() * 0.5).tanh()) * 0.5).sin() / (2.0 + b.cos()), ((a - b) * 0.5).tanh(), 2, (acc0 * 0.1).atan()) * 0.5).tanh();
+                acc0 = (acc0 * 0.1 - (k1 as f64 * b * 0.5).sin()).tanh();
                 w3 += 1;
             }
+            if (acc0 * 0.1).sin().exp() > t2 {
+                acc0 *= (c + c).tanh();
+            } else {
+                for j in 0..3 {
+                    match k1 % 3 {
+                        0 => {
+                            for l in (0..2).rev() {
+                                let t5 = (b - t2).sin();
+                                acc0 *= 0.5 + 0.4 * a.abs().sin();
+                            }
+                        }
+                        1 => {
+                            for l in 0..1 {
+                                let t7 = { let u6 = (b - b) * (acc0 * 0.01).sin(); c / (1.0 + (l as f64).powi(3).powi(2)) };
+                                acc0 += ((1.5 + 1.5_f64.sin()).powf((j as f64).tanh()) / (1.0 + c.cos().powi(2)) * 0.25).tanh();
+                            }
+                        }
+                        _ => {
+                            let t8 = t2.atan().cos() - (f64::cos(a) - (c - b));
+                        }
+                    }
+                    acc0 += ((1.0 + (acc0 * 0.01).tanh().min(0.6).powi(2)).cbrt() * 0.5).sin();
+                }
+            }
+            acc0 /= (2.0 + (1.5 + a.sin()).log(2.5 + a.cos()).cos());
+            k1 += 1;
+            if (t2.powi(2).ln_1p() > 0.7) || k1 >= 2 { break; }
         }
-        let t6 = f64::sin((a * 0.25).sin().atan2(1.5 + b.cos()));
-        t6 + (a * 0.25).sin().cos() - 0.75 * (acc0 * 0.05).sin()
+        let t9 = 2.0 * a * 2.0;
+        0.3 * (t9 * 0.5).sin() - (acc0 * 0.01).sin() + 0.5 * c
     }
-    check_p69(seed = 0xb7891c4d4f755574, inputs = 2, calls = [], at = |p| (p[0], 1, p[1]));
+    check_p64(seed = 0x167d298557895f79, inputs = 3, calls = [p32], at = |p| (p[0], p[1], p[2]));
 }
 
 program! {
     #[differentiable]
-    fn p70(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = (v.mapv(|q| q.max(0.25) * 0.5)).dot(&((s) * x)) * 0.3;
-        if n % 3 == 0 {
-            t1 = &(v.dot(x) * 0.3) - &(x.dot(v) * 0.3);
+    fn p65(xs: &[f64], a: f64, b: f64) -> f64 {
+        let mut acc0 = 1.5 * a.powi(3) * 0.5;
+        for i in 1..=2 {
+            let mut w1 = 0;
+            while w1 < 4 {
+                let mut acc2 = 0.0;
+                acc2 += ((0.5 * 0.9_f64.tanh()).acos() + (acc0 * 0.05).sin() * 0.9) * 0.5;
+                w1 += 1;
+            }
+            acc0 += ((1.5_f64.hypot(xs[i]) + xs.iter().map(|q| q.cos()).product::<f64>()) * 0.25).tanh();
         }
-        let t2 = (&(&t1 + &t1) * ((s) + (s) * 0.5)).mapv(f64::sin);
-        let mut t3 = ((s) * (t1.dot(&t2) * 0.3)).tanh();
-        if n % 2 == 0 {
-            t3 = ((t1[0]) * (x[[1, 0]])).tanh();
+        acc0 *= 0.5 + 0.4 * (xs[2] * (acc0 * 0.05).atan()).sin();
+        let acc0 = (acc0 * 0.02).tanh() * xs[1];
+        let mut acc3 = 0.0;
+        let mut k4 = 0;
+        loop {
+            let t5 = (k4 as f64 + (acc0 * 0.5).atan()).cos().exp2();
+            acc3 = (acc0 * 0.5 * 1.25 * (xs[k4] / (1.5 + 0.5_f64.tanh())) * 0.25).sin();
+            k4 += 1;
+            if (xs[k4] * (acc3 * 0.25).tanh() > 0.0) || k4 >= 2 { break; }
         }
-        let t4 = (x.dot(v) * 0.3).mapv(f64::tanh);
-        let t5 = &t2 - &t1;
-        t5.dot(&t5) * 0.1 + t4.dot(&t4) * 0.1 + t3
+        acc3 += ((b.asinh() - xs.iter().sum::<f64>()) * 0.1).sin();
+        (acc3 * 0.25).sin() + acc0 * 0.5 + a
     }
-    check_p70(seed = 0x1f7ddb02cf26cd50, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+    check_p65(seed = 0x78b91e70093dbb16, inputs = 5, calls = [], at = |p| (&p[0..3], p[3], p[4]));
+}
+
+program! {
+    #[differentiable]
+    fn p66(a: f64) -> f64 {
+        let t0 = a;
+        let mut acc1 = f64::sin(a).abs();
+        if acc1.cos() < 0.5 {
+            acc1 += (0.6 * acc1).atan2(1.5 + (acc1 * p43(1.5 * a * 0.5, t0.cos(), t0, a.max(a))).cos()) * 0.5;
+        }
+        let t0 = t0 + (a - (p53(t0.atan2(1.5 + 1.25_f64.cos()), (acc1 * 0.5).atan(), a, 3) * 0.25).tanh());
+        acc1 = (acc1 * 0.5).atan();
+        let t2 = (acc1 * 0.5).atan().max((acc1 * 0.5).tanh()).cos().powi(2).ln_1p();
+        0.25 * t2 - 0.9 * (t0 * 0.25).atan() + (acc1 * 0.5).atan()
+    }
+    check_p66(seed = 0x8d31da00028adc14, inputs = 1, calls = [p43, p53], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p67(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        let mut carried = 0.5;
+        for i in 0..xs.len() {
+            extra = extra + (((xs[i]) * 0.5).exp() + a - (((xs[i]).tanh()) * 0.5).exp()).tanh() - (((((a) * 0.5).exp()).sin()).cos() * a).tanh();
+            let t1 = (xs[i]).tanh() * 1.5;
+            let t2 = (xs[i]).tanh() * 1.5;
+            let t3 = if (((xs[i]) * 0.5).exp()).mul_add(0.5, xs[i]) > -0.38 { (t1).tanh() } else { ((t2) * 0.5).exp() };
+            extra = extra + (xs[i]).tanh() - (xs[i]).tanh();
+            acc -= ((((xs[i]) * (xs[i])).tanh()).sin()).tanh();
+            carried = carried * 0.5 + ((t2) * (((t3).sin()).cos() * t3)).tanh();
+            acc += carried;
+        }
+        acc
+    }
+    check_p67(seed = 0xdc8a1694b9f75dbb, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+}
+
+program! {
+    #[differentiable]
+    fn p68(a: f64) -> f64 {
+        let mut acc0 = (1.5 + (0.5 * (p44(((p43((a.tanh().exp_m1() * 0.5).atan(), (a / (2.0 + a.cos()) * 0.5).atan(), f64::sin(a), (a.hypot(a) * 0.5).tanh()) - a) * 0.5).atan(), 2) * 0.25).tanh()).asin().sin()).powf((1.0 + a.powi(2)).ln().tanh());
+        for i in 0..3 {
+            let a = a + (acc0 * 0.25 + a);
+            let t1 = (1.0 + (acc0 * 0.25).powi(2)).ln();
+            let t2: f64 = (i as f64).sin();
+            acc0 *= 0.5 + 0.4 * 1.25_f64.mul_add(2.0, (a * 0.1).sin()).sin();
+        }
+        let t3 = if a.atan2(1.5 + 2.0_f64.cos()) > 0.3 { (acc0 * 0.1).atan() * (acc0 * 0.1) - -a } else { acc0 * 0.1 };
+        let t4: f64 = acc0 * 0.1;
+        acc0 += ((acc0 * 0.1).atan() * 0.5).tanh();
+        for i in 0..1 {
+            let mut v5 = vec![0.0; 4];
+            for j in 0..v5.len() {
+                v5[j] = (t3 * 0.25).sin().tanh() * 0.5;
+                if j > 0 {
+                    v5[j] += v5[j - 1] * (((t3 * 0.25).sin() - 2.0) * 0.25).atan();
+                }
+            }
+            acc0 += (v5[i] * 0.25).sin();
+        }
+        let t6: f64 = (t3 * 0.25).atan() - (t3 * 0.25).sin();
+        let t7 = (t3 * 0.25).atan() - (t3 * 0.25).tanh();
+        0.2 * t7 + t6 - t4.sin() + 0.5 * 0.25
+    }
+    check_p68(seed = 0x247db197974e25e1, inputs = 1, calls = [p43, p44], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p69(xs: &[f64], b: f64, n: usize, a: f64) -> f64 {
+        let mut acc0 = (xs.iter().sum::<f64>() * 0.5).atan();
+        let a = a - a.powi(2);
+        if 1.25 * xs[n] > 0.1 {
+            acc0 = (acc0 * ((1.0 + b.powi(2)).sqrt() * 0.5).atan()).atan();
+            return (1.5 + xs[xs.len() - 1 - n].sin()).powf((xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.1).sin().powi(2).tanh());
+        }
+        let t1 = (p44(b.tanh().exp_m1() * 0.5, 2) * 0.25).sin();
+        if xs.iter().map(|q| q.cos()).product::<f64>().atan() > 0.7 && (a * 0.25).atan() < 0.3 {
+            let mut v2 = vec![0.0; n];
+            for i in 0..v2.len() {
+                v2[i] = ((acc0 + b) * (xs[1] * t1) * 0.5).tanh();
+            }
+            let mut k3 = 0;
+            loop {
+                if (acc0 * 0.25).atan().max(0.6) > 0.1 {
+                    let mut k4 = 0;
+                    let r6 = loop {
+                        let mut acc5 = b - 0.6;
+                        acc5 += (xs[n].powi(3).min(xs[k3].mul_add((v2[(k4 + 1) % 1] * 0.05).tanh(), xs[n])) * 0.25).atan();
+                        k4 += 1;
+                        if ((acc0 * 0.05).tanh().mul_add(b, (acc5 * 0.5).sin()) > 0.25) || k4 >= 3 { break (n as f64).cos().mul_add((v2[(n + 1) % 1] * 0.05).sin(), (1.5 + (v2[(n + 1) % 1] * 0.05).cos()).sqrt()); }
+                    };
+                }
+                acc0 = ((1.0 + ((a * 0.25).tanh() * (v2[(n + 1) % 1] * 0.05)).powi(2)).sqrt() * 0.5).sin();
+                k3 += 1;
+                if (acc0 * 0.05 > (a * 0.25).sin()) || k3 >= 3 { break; }
+            }
+            let t7 = (a * 0.25).min(b);
+        } else if -(a * 0.25).sin() > n as f64 {
+            let t8 = match n { 0 => 1.0, _ => (acc0 * 0.05).atan() };
+        }
+        t1 - 0.5 * (a * 0.25).tanh() - (acc0 * 0.05).atan().tanh() + b
+    }
+    check_p69(seed = 0xbe7ef235e0ae85ba, inputs = 6, calls = [p44], at = |p| (&p[0..4], p[4], 1, p[5]));
+}
+
+program! {
+    #[differentiable]
+    fn p70(a: f64, b: f64) -> f64 {
+        let mut acc0 = 0.5;
+        for i in 0..4 {
+            let flag1 = a / (1.5 + b.tanh()) > 0.1;
+            acc0 = a;
+        }
+        let a = a * (acc0 * 0.1);
+        for i in 0..4 {
+            if (acc0 * 0.1).sin() + (a * 0.25).tanh() > 0.0 {
+                let t2 = if b > 0.1 { -b * (2.0 + (acc0 * 0.1 * 0.5).sin().cos()).powi(-2) } else { acc0 * 0.1 * (acc0 * 0.1) * (1.5 + 0.75_f64.sin()).powf((a * 0.25).tanh().tanh()) };
+                acc0 /= (2.0 + f64::sin(0.5).cos());
+            } else {
+                let t3 = match i % 3 { 0 => a * 0.25, 1 => (i as f64 * 0.5).sin(), _ => (i as f64).tanh().tanh() };
+            }
+            acc0 *= (b * b).tanh();
+        }
+        a * 0.25 + 1.5 * (acc0 * 0.05).atan() + b
+    }
+    check_p70(seed = 0x0dfa2140364325d9, inputs = 2, calls = [], at = |p| (p[0], p[1]));
 }
 
 program! {
     #[differentiable]
     fn p71(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = x.to_owned();
-        if n % 3 == 0 {
-            t1 = x.to_owned();
+        let mut t1 = -(x + x).mapv(f64::sin);
+        if n % 2 == 0 {
+            t1 = x.dot(&(v + x)) * 0.3;
         }
-        let mut t2 = (v.dot(v) * 0.3) - &(x.row(0).to_owned());
-        if n % 3 == 0 {
-            t2 = v.to_owned();
+        let t2 = ((x * x).mapv(f64::tanh)).dot(&((s) * &t1)) * 0.3;
+        let t3 = -t2.mapv(f64::sin);
+        let mut t4 = (&t3 / &v.mapv(|q| q * q + 1.0)).t().to_owned();
+        for _ in 0..n {
+            t4 = (&t4 * (t1.sum() * 0.1)).mapv(f64::sin) + &t4 * 0.5;
         }
-        let t3 = -(-t1.mapv(f64::sin)).mapv(f64::sin);
-        t3.sum() * 0.2 + t2.dot(&t2) * 0.1 + t1.sum() * 0.2
+        let t5 = t4.to_owned();
+        t5.sum() * 0.2 + t4.sum() * 0.2 + t3.sum() * 0.2
     }
-    check_p71(seed = 0x48d63b7b402a7a2c, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+    check_p71(seed = 0x93deebf213170561, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
 }
 
 program! {
     #[differentiable]
-    fn p72(b: f64, a: f64) -> f64 {
-        let t1 = { let u0 = ((a.hypot(a) + (b - b)) * 0.5).atan(); a };
-        let t2 = (b * 2.0).asinh() * t1.max(p61(a.sin().exp() * 0.5, b / (1.0 + t1.powi(2)) * 0.5)).min(0.9_f64.cos());
-        let mut acc3 = 1.0;
-        if a > t2 * 0.5 {
-            let mut acc4 = (t1 / (1.5 + (t2 * 0.5).sin().tanh()) / (2.0 + (a * a).cos()) * 0.5).sin();
-        } else {
-            if b * 0.9 > -0.2 && (t2 * 0.5).sin() < 0.7 {
-                acc3 = (t2 * 0.5).atan();
-                return (1.0 + (p58((b.powi(2) * 0.5).tanh(), (b.tanh().exp() * 0.5).sin(), (((t2 * 0.5).atan() - t1) * 0.5).tanh()) + 1.5).powi(2)).ln();
-            }
-        }
-        for i in (0..8).step_by(2) {
-            let mut w5 = 0;
-            while w5 < 2 && (b + (acc3 * 0.1).tanh() > t1) {
-                if 1.25 * a > b {
-                    let t6 = a;
-                } else {
-                    let a = a * i as f64;
-                }
-                acc3 = (acc3 * 0.05 + -b).tanh();
-                w5 += 1;
-            }
-            acc3 += ((t2 * 0.5).atan().powi(2).cos() * 0.5).sin();
-        }
-        for i in 1..=1 {
-            let mut v7 = vec![0.0; 4];
-            for j in 0..v7.len() {
-                v7[j] = ((t2 * 0.5).sin().atan2(1.5 + (j as f64).cos()) / (1.0 + (0.3 + a).powi(2)) * 0.5).tanh();
-            }
-            acc3 = (a * v7[v7.len() - 1 - i]).tanh();
-        }
-        t2 * 0.5 - t1
-    }
-    check_p72(seed = 0x86acb88250edee94, inputs = 2, calls = [p58, p61], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p73(b: f64, xs: &[f64], n: usize, a: f64) -> f64 {
-        let a = a + b;
-        let mut acc0 = (b.mul_add((a * 0.5).atan(), b) / (1.0 + xs[0].powi(2)) * 0.25).sin();
-        match n % 3 {
-            0 | 1 => {
-                let mut w1 = 0;
-                while w1 < 2 && (acc0.abs() > 0.5) {
-                    let t2 = ((acc0 * 0.25).sin() + (a * 0.5).atan() / (2.0 + b.cos())).sin().exp_m1();
-                    acc0 /= (2.0 + (xs[w1] + t2).cos());
-                    w1 += 1;
-                }
-            }
-            _ => {
-                for i in 0..1 {
-                    acc0 += ((1.25 * xs[xs.len() - 1 - n] + acc0 * 0.25 * 0.25) * 0.5).sin();
-                    acc0 -= ((acc0 * 0.25).atan() * 0.5).tanh();
-                }
-            }
-        }
-        if xs.iter().map(|q| q.cos()).product::<f64>().cos() > 0.25 {
-            acc0 -= (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.1).tanh();
-        } else {
-            for i in (0..3).rev() {
-                acc0 /= (1.0 + (acc0 * 0.1).atan().powi(2));
-                acc0 *= (acc0 * 0.1).atan().tanh();
-            }
-        }
-        (a * 0.5).atan().cos() + 0.5 * p56(f64::cos((a * 0.5).sin()))
-    }
-    check_p73(seed = 0x8977071fc9881052, inputs = 5, calls = [p56], at = |p| (p[0], &p[1..4], 2, p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p74(b: f64, a: f64) -> f64 {
-        let t0 = a.cos();
-        let t1 = t0 + a;
-        let t2 = match ((a * (t1 * 0.5) * 0.25).abs() * 2.0) as usize % 3 { 0 => (2.0 + b.cos()).recip(), 1 => (t1 * 0.5).sin().powi(2).ln_1p() + (t1 * 0.5).tanh() * a, _ => ((1.5 + (t1 * 0.5).tanh().cos()).sqrt().powi(3) * 0.5).tanh() };
-        let t3 = a.powi(3);
-        let t4 = (1.0 + (t1 * 0.5 / (1.0 + a.powi(2))).powi(2)).ln().cos();
-        let t5 = (t1 * 0.5).atan2(1.5 + ((t3 * 0.5).tanh() * a).cos());
-        let mut acc6 = (1.5 + (b + t2).sin()).powf((0.75_f64 * 0.5).tanh());
-        for i in 0..1 {
-            if i == 0 {
-                let mut acc7 = (t1 * 0.5 * (t1 * 0.5).tanh()).cos();
-                if b / (1.5 + (t1 * 0.5).atan().tanh()) > a || (i as f64) < 0.25 {
-                    for j in 0..1 {
-                        let t8 = if f64::tanh(a) > 0.7 { a.powi(2) } else { t0 * 2.0 / (1.0 + (t5 / (1.0 + 0.3_f64.powi(2))).powi(2)) };
-                        acc6 += ((-(acc7 * 0.5)).tanh() * 0.5).atan();
-                    }
-                } else if t3 * 0.5 > -0.4 && (i as f64) < 0.5 {
-                    let a = a - t5 * t0;
-                }
-            } else if i % 3 == 1 {
-                if t5.mul_add(a, a) > 0.3 {
-                    let t9 = match i { 0 => i as f64 * ((acc6 * 0.25).sin() * 0.75), _ => (t2 * (t3 * 0.5) / (1.0 + t0.cos().powi(2)) * 0.1).sin() };
-                }
-            } else {
-                for j in (0..8).step_by(2) {
-                    let t10 = (2.0 + (p47((t0 - t5) * 0.5, (t3 * 0.5).sin() * (acc6 * 0.1).tanh()) * 0.5).tanh().sin()).cbrt().cos();
-                    acc6 *= 0.8 + 0.2 * (b / (2.0 + a.cos())).sin();
-                }
-            }
-            acc6 = (p60(t2.clamp(-0.75, 0.75), -t4) * 0.5).tanh() + t0.min(0.1);
-        }
-        0.25 * (acc6 * 0.05) + 0.9 * t5 + 1.5 * t4 - t3 * 0.5 - t2 - t0 + b
-    }
-    check_p74(seed = 0x6bab0b41571916d0, inputs = 2, calls = [p47, p60], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p75(c: f64, b: f64, a: f64, xs: &[f64]) -> f64 {
-        let flag0 = 0.5_f64.sin() > 0.7;
-        let mut acc1 = 0.0;
-        let t2 = if -c > -0.2 && c < 0.3 { (1.5 + b.abs().sin()).powf((xs[1] * b).tanh()) } else { f64::min(b, xs[2]).mul_add(xs[0] + xs[0], a) };
-        acc1 *= (c * c).cos();
-        let t3 = 1.0_f64.powi(2).ln_1p();
-        for i in (0..4).rev() {
-            let t4: f64 = f64::max((t2 * 0.5).tanh(), 1.0);
-            acc1 *= 0.8 + 0.2 * xs.iter().map(|q| q * t4).sum::<f64>().tanh().exp().sin();
-        }
-        t3 - (t2 * 0.5).atan().cos() + (acc1 * 0.1).tanh().tanh() - c.tanh()
-    }
-    check_p75(seed = 0x66d65589c0f70cfb, inputs = 6, calls = [], at = |p| (p[0], p[1], p[2], &p[3..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p76(a: f64, n: usize) -> f64 {
-        let mut acc0 = ((a - n as f64) * 1.25 * 0.25).tanh();
-        if n == 0 {
-            let t1 = p68(acc0 / (2.0 + a.cos()), acc0 * acc0, 1.5_f64.atan2(1.5 + acc0.cos())).max(acc0.powi(2).ln_1p());
-            if n % 2 == 0 {
-                acc0 = (acc0.sin().powi(3) * 0.5).atan();
-            }
-            let mut v2 = vec![0.0; 3];
-            for i in 0..v2.len() {
-                v2[i] = ((a.atan() + -acc0) * 0.5).atan();
-            }
-        } else {
-            if n == 1 {
-                let t4 = { let u3 = (a * acc0 * (n as f64 * 0.5) * 0.5).atan(); p62(acc0 * 0.9, ((acc0 + n as f64) * 0.25).tanh()) };
-            } else if n == 0 {
-                let mut k5 = 0;
-                loop {
-                    let t6 = if ((acc0 * 0.1).tanh() / (1.0 + (k5 as f64).powi(2))) > 0.7 { (acc0 * 0.1).sin().tanh().exp() + (acc0 * 0.1).sin() * a } else { (acc0 * 0.1).sin() * (acc0 * 0.1) - (acc0 * 0.1).tanh() };
-                    acc0 = 0.5_f64;
-                    k5 += 1;
-                    if (a.tanh() < -0.4) || k5 >= 6 { break; }
-                }
-            } else {
-                let mut k7 = 0;
-                loop {
-                    let t8 = 0.25 * n as f64;
-                    acc0 *= 0.8 + 0.2 * a.sin().exp2().sin();
-                    k7 += 1;
-                    if ((acc0 * 0.02).atan() * (acc0 * 0.02).tanh() < -0.4 && t8 < 0.1) || k7 >= 5 { break; }
-                }
-            }
-        }
-        acc0 * 0.02
-    }
-    check_p76(seed = 0xa7d6ffa391a1f981, inputs = 1, calls = [p62, p68], at = |p| (p[0], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p77(n: usize, a: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = (a.atan() / (1.0 + a.powi(2).powi(2)) * 0.5).tanh();
-        if (2.0 + a.cos()).recip() < 0.25 {
-            let t1 = a;
-            let t2: f64 = acc0.powi(3);
-            if n % 2 == 0 {
-                for i in 0..2 {
-                    let mut w3 = 0;
-                    while w3 < 1 {
-                        acc0 = 0.75 * xs[xs.len() - 1 - i];
-                        w3 += 1;
-                    }
-                    acc0 += ((a * n as f64 + xs[(n + 1) % 3].powi(2).ln_1p()) * 0.1).sin();
-                }
-            }
-        } else {
-            let t4 = -(acc0 * 0.1).atan() - (0.2 * 0.9 - xs[(n + 1) % 3].powi(3));
-        }
-        (acc0 * 0.1).sin().tanh() + 0.5 * (acc0 * 0.1).atan()
-    }
-    check_p77(seed = 0xf8e706cc1eecc8a6, inputs = 4, calls = [], at = |p| (3, p[0], &p[1..4]));
-}
-
-program! {
-    #[differentiable]
-    fn p78(a: f64, c: f64, b: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = 1.0;
-        for i in (0..2).rev() {
-            let t1 = 0.9 * a.sin().exp2();
-            acc0 = i as f64;
-            for j in 0..1 {
-                let t2 = 0.5 * (acc0 * 0.1).sin();
-                acc0 += t2;
-            }
-        }
-        match ((c * 0.75).abs() * 2.0) as usize % 3 {
-            0 => {
-                let mut acc3 = 0.0;
-            }
-            1 => {
-                if xs[2] < 0.7 && xs.iter().map(|q| q * c).sum::<f64>() < -0.2 {
-                    for i in 0..1 {
-                        let mut k4 = 0;
-                        loop {
-                            let t5 = (0.25 * c).max(k4 as f64) + -(k4 as f64);
-                            acc0 = (((acc0 * 0.1).tanh().hypot(xs[i]) + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())) * 0.5).atan();
-                            k4 += 1;
-                            if (1.25 - (t5 * 0.5).sin() > 0.5) || k4 >= 2 { break; }
-                        }
-                        acc0 = ((acc0 * 0.1).tanh() - c).sin();
-                    }
-                    return b;
-                }
-            }
-            _ => {
-                match ((0.1 + xs[2]).abs() * 2.0) as usize % 3 {
-                    0 | 1 => {
-                        acc0 *= 0.5 + 0.4 * (a * 0.75).sin();
-                    }
-                    _ => {
-                        let mut w6 = 0;
-                        while w6 < 4 {
-                            if a > 1.0 {
-                                acc0 += (b.cos().tanh() * 0.5).sin();
-                            } else {
-                                let mut acc7 = 1.0;
-                            }
-                            acc0 += a;
-                            w6 += 1;
-                        }
-                    }
-                }
-            }
-        }
-        let mut acc8 = ((acc0 * 0.05).atan() * xs.iter().map(|q| (q * 0.25).sin()).sum::<f64>() / (1.0 + xs[1].sin().powi(2)) * 0.25).sin();
-        acc8.cos() + (acc0 * 0.05).sin().cos() + c.sin() + a
-    }
-    check_p78(seed = 0x21a4bd74a0ae03fa, inputs = 6, calls = [], at = |p| (p[0], p[1], p[2], &p[3..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p79(xs: &[f64], a: f64, b: f64) -> f64 {
-        let k0 = (((1.5 + xs.iter().map(|q| (q * 1.0).sin()).sum::<f64>().sin()).powf(xs[0].tanh()) * 0.5).abs() * 2.0) as usize % 3;
-        let mut acc1 = (0.5 * (-a).tanh()).acos();
-        match k0 {
-            0 => {
-                for i in 0..3 {
-                    let t2 = 1.5 * f64::min(xs[xs.len() - 1 - i], b.cos());
-                    acc1 /= (1.0 + (-t2).powi(2));
-                }
-            }
-            1 => {
-                let mut v3 = vec![0.0; 3];
-                for i in 0..v3.len() {
-                    v3[i] = (1.0 + xs[i].atan().powi(2)).ln();
-                }
-                match (a.abs() * 2.0) as usize % 3 {
-                    0 | 1 => {
-                        acc1 = ((acc1 * 0.25).sin().atan2(1.5 + v3[0].cos()) + a * v3.iter().map(|q| q.cos()).product::<f64>()) * 0.5;
-                    }
-                    _ => {
-                        if 1.5_f64.min(v3[1]) > -0.1 {
-                            acc1 *= 0.5 + 0.4 * xs[0].sin();
-                        } else {
-                            for i in 0..xs.len() {
-                                let mut acc4 = (0.5 * xs[i].tanh()).atanh();
-                                acc4 = xs[i].hypot(i as f64).mul_add((i as f64).powi(2).ln_1p(), (v3[0] * 0.25).tanh()) * 0.25;
-                            }
-                        }
-                    }
-                }
-            }
-            _ => {
-                acc1 = ((xs.iter().map(|q| q * (acc1 * 0.05)).sum::<f64>() * 0.5 - f64::atan(xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()))) * 0.25).sin();
-                for i in 0..3 {
-                    let t5 = if i < 1 { xs[2] / (1.0 + (acc1 * 0.05).sin().powi(2)) * (b + b) } else { (0.5 * b.tanh()).asin() * (0.2 / (1.0 + (acc1 * 0.05).atan().powi(2))) };
-                    acc1 = ((acc1 * 0.05).atan() + (t5 * 0.25).atan()).tanh();
-                }
-            }
-        }
-        0.9 * (acc1 * 0.05).sin()
-    }
-    check_p79(seed = 0xf70ce90fd5c84889, inputs = 5, calls = [], at = |p| (&p[0..3], p[3], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p80(a: f64) -> f64 {
-        let t0 = (1.0 + a.powi(2)).sqrt();
-        let mut v1 = vec![0.0; 3];
-        for i in 0..v1.len() {
-            v1[i] = a;
-        }
-        let t3 = { let u2 = ((t0 - t0.mul_add(t0, t0)) * 0.25).sin(); v1[1] * 1.5 };
-        let t3 = t3 + f64::sin(a);
-        let mut acc4 = 0.5;
-        let mut acc5 = 1.0;
-        let t6 = v1.iter().map(|q| q * t0).sum::<f64>().tanh().exp_m1().atan();
-        let mut k7 = 0;
-        loop {
-            let t8 = (0.5 * 1.25_f64.tanh()).acos();
-            let mut k9 = 0;
-            loop {
-                let t10 = t8;
-                acc5 *= 0.8 + 0.2 * (0.9 * t8).sin();
-                k9 += 1;
-                if ((v1[0] * 0.05).tanh().mul_add((p42(t10, (t8 / (2.0 + a.cos()) * 0.5).sin()) * 0.5).atan(), t8) > -0.2) || k9 >= 3 { break; }
-            }
-            acc4 += (((k7 as f64).max(t8) + ((p49(2, (t3 * 0.5).sin() * (v1[k7] * 0.05).atan(), (((v1[k7] * 0.05).atan() + (t3 * 0.5).tanh()) * 0.5).atan(), (1.5 + t6.cos()).sqrt(), (v1.iter().map(|q| ((q * 0.05) * 0.6).sin()).sum::<f64>() * 0.5).tanh()) * 0.25).sin() + t8)) * 0.25).atan();
-            k7 += 1;
-            if ((acc5 * 0.02).tanh().tanh() < 0.0) || k7 >= 3 { break; }
-        }
-        t6 + (acc4 * 0.05).sin() + 1.0 * (t3 * 0.5).atan() + t0
-    }
-    check_p80(seed = 0x783693fec07398c9, inputs = 1, calls = [p42, p49], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p81(a: f64, n: usize) -> f64 {
-        let t0 = n as f64;
-        let t1 = a * 2.0;
-        let t2 = (1.5 + (-(t0 / (2.0 + t1.cos()))).sin()).log(2.5 + (1.5 + (t0 * 0.5).cos()).sqrt().cos());
-        t2 - t1.tanh() + 1.5 * t0
-    }
-    check_p81(seed = 0x4284a2f1c04d2942, inputs = 1, calls = [], at = |p| (p[0], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p82(xs: &[f64], a: f64) -> f64 {
-        let mut acc0 = 0.5;
-        for i in 0..4 {
-            for j in 0..3 {
-                let t1 = i as f64;
-                acc0 *= 0.8 + 0.2 * (t1 * 0.5).atan().sin();
-            }
-            let t3 = { let u2 = (a - xs[xs.len() - 1 - i]) * (1.0 + (acc0 * 0.02).atan().powi(2)).sqrt() * 0.25; (-a).sin() };
-            acc0 /= (2.0 + xs[i].cos());
-        }
-        for i in 0..2 {
-            for j in 1..=1 {
-                match j {
-                    0 => {
-                        if j % 2 == 0 {
-                            acc0 += (0.25_f64 * 0.1).max((acc0 * 0.02).sin().min(xs[2]));
-                        }
-                    }
-                    _ => {
-                        for (l, q4) in xs.iter().enumerate() {
-                            let a = a + (xs.iter().map(|q| q * a).sum::<f64>() - a);
-                            acc0 -= *q4;
-                        }
-                    }
-                }
-                acc0 -= (j as f64 * 0.5).tanh();
-            }
-            acc0 += (1.5 + (0.6 * xs.iter().map(|q| q.cos()).product::<f64>()).sin()).log(2.5 + (xs[xs.len() - 1 - i] + (acc0 * 0.02).atan()).cos()) * 0.5;
-        }
-        let t5 = (1.5 + (p81(xs[2].clamp(-0.75, 0.75), 1) * 0.5).cos()).sqrt();
-        let flag6 = 0.1 * p65((2.0 + xs[2].cos()).powi(-2), a * 0.75) > 0.7;
-        t5 + (acc0 * 0.02).atan()
-    }
-    check_p82(seed = 0x4c5d5c072b8202fe, inputs = 5, calls = [p65, p81], at = |p| (&p[0..4], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p83(xs: &[f64], a: f64, b: f64) -> f64 {
-        let flag0 = b / (1.5 + b.tanh()) > 0.25;
-        let mut acc1 = 1.0;
-        if !flag0 {
-            if (1.0 + a.powi(2)).ln() < 0.3 && b < 0.5 {
-                for i in (0..2).rev() {
-                    for j in 1..=4 {
-                        acc1 = ((b + xs[j % xs.len()] - 0.9) * 0.5).tanh();
-                    }
-                    acc1 += xs[3];
-                }
-            } else {
-                for i in 1..=4 {
-                    let a = a + xs[(i + 1) % 4].min(0.5);
-                    acc1 /= (1.0 + (-b).powi(2));
-                }
-            }
-        }
-        let b = b + xs[2];
-        acc1 /= (1.0 + (xs.iter().map(|q| q * q).sum::<f64>() / (2.0 + (b * 0.5).sin().cos())).powi(2));
-        let acc1 = (acc1 * 0.05).sin() - a.mul_add(xs.iter().map(|q| (q * 0.1).sin()).sum::<f64>(), a);
-        let mut acc2 = 0.0;
-        if xs[1] * (b * 0.5).sin() > xs[0] {
-            let mut v3 = vec![0.0; 3];
-            for i in 0..v3.len() {
-                v3[i] = 0.25 * xs[i];
-            }
-            let t4 = xs[0] * a;
-        } else {
-            let t5 = (acc1 * 0.1).sin() * xs[3] * 1.25;
-        }
-        1.25 * (acc1 * 0.1).sin() + (b * 0.5).atan()
-    }
-    check_p83(seed = 0x8a0184e257cc08fc, inputs = 6, calls = [], at = |p| (&p[0..4], p[4], p[5]));
-}
-
-program! {
-    #[differentiable]
-    fn p84(xs: &[f64], b: f64, a: f64) -> f64 {
-        let mut acc0 = 0.0;
-        acc0 *= 0.5 + 0.4 * (a / (1.0 + 0.1_f64.powi(2))).sin();
-        for q1 in xs.iter() {
-            acc0 *= (xs[1] - *q1).cos();
-            acc0 += xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).to_radians();
-            acc0 /= (2.0 + b.atan().cos());
-        }
-        acc0 = ((xs[2] + (acc0 * 0.1).sin()) / (1.0 + (xs[1] - a).powi(2)) * 0.5).atan();
-        let t2 = b.atan();
-        let t3 = if (2.0 + xs[1].sin()).sqrt() > a { a.to_radians() + (acc0 * 0.1).atan() / (2.0 + (acc0 * 0.1).cos()) } else { a.tanh() };
-        let t4 = a * 2.0;
-        for i in 1..=1 {
-            let t5 = xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>();
-            acc0 -= ((1.0 + xs[i].powi(2)).sqrt().asinh() * 0.5).tanh();
-        }
-        2.0 * t4 + (t3 * 0.5).cos() + t2 - 0.9 * b
-    }
-    check_p84(seed = 0x75565f66d74e6825, inputs = 5, calls = [], at = |p| (&p[0..3], p[3], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p85(a: f64, b: f64, n: usize) -> f64 {
-        let mut v0 = vec![0.0; 3];
-        for i in 0..v0.len() {
-            v0[i] = a;
-        }
-        v0[2] = ((a.powi(3) - v0[n].abs()) * 0.25).tanh();
-        let t1 = if a * a > b { (1.5 + b.sin()).log(2.5 + v0[n].cos()) * (v0[n] - v0.iter().sum::<f64>()) } else { v0.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) / (1.0 + f64::sin(b).powi(2)) };
-        let mut acc2 = (v0[1] + a) * 0.25;
-        for i in 0..3 {
-            let mut k3 = 0;
-            let r4 = loop {
-                acc2 /= (1.0 + (v0[2] * 0.05).powi(2));
-                acc2 += ((v0.iter().map(|q| (q * 0.05).cos()).product::<f64>() - (p81((1.5 + b.cos()).sqrt(), 1) * 0.5).atan()).cos() * 0.5).sin();
-                k3 += 1;
-                if ((v0[n] * 0.05).mul_add(b, v0.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.05).sin())) < -0.1) || k3 >= 4 { break (-(acc2 * 0.05).atan()).sin(); }
-            };
-            acc2 += (f64::min(p52((((v0[i] * 0.05).tanh() - r4) * 0.5).atan(), (r4.mul_add(a, t1 * 0.25) * 0.25).atan()).atan(), acc2 * 0.05 - 0.3) * 0.25).sin();
-        }
-        let acc2 = (acc2 * 0.05).atan() - -(v0[n] * 0.05);
-        (acc2 * 0.25).atan() + (t1 * 0.25).cos() - a
-    }
-    check_p85(seed = 0x51723f7070cc6216, inputs = 2, calls = [p52, p81], at = |p| (p[0], p[1], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p86(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (((a) * 0.5).exp() + xs[5]).tanh();
-        let t2 = (((a).tanh()).tanh() + xs[4]).tanh();
+    fn p72(a: f64, xs: &[f64]) -> f64 {
         let mut acc = 0.0;
         let mut extra = 0.0;
         for i in 0..xs.len() {
-            extra += ((((xs[i] - xs[i]) * 0.5).exp()).tanh()).tanh();
-            let mut t3 = 0.0;
-            for j in 0..2 {
-                t3 += (a * (j as f64 + 0.5)).sin();
-            }
-            if xs[i] < 0.48 {
+            acc += (xs[i] + (a).tanh() + (xs[i]).tanh()).tanh();
+            if xs[i] > 0.24 {
                 continue;
             }
-            if ((t1).tanh()).sin() > -0.16 {
-                if t2 - (0.12_f64).tanh() > -0.19 {
-                    acc -= (((1.0 + (xs[i]) * (xs[i])).ln()).mul_add(0.5, xs[i])).tanh();
-                } else {
-                    acc = acc + ((1.0 + ((0.34_f64).cos() * t3) * ((0.34_f64).cos() * t3)).ln()).tanh() - ((((1.0 + (xs[i]) * (xs[i])).ln()).mul_add(0.5, a)).tanh()).tanh();
-                }
-            } else {
-                let t4 = ((1.0 + ((xs[i]).cos() * xs[i]) * ((xs[i]).cos() * xs[i])).ln() - (xs[i] - xs[i]).cos() * xs[i]).tanh() * 1.5;
-            }
-            let mut t5 = 0.0;
-            for j in 0..2 {
-                t5 += (((((xs[i]) * 0.5).exp()) * 0.5).exp() * (j as f64 + 0.5)).sin();
-            }
-            if i + 1 < xs.len() {
-                let t6 = ((t3).tanh()).tanh() * 1.5;
-                if t5 > -0.47 {
-                    let t7 = (((xs[i + 1] - xs[i + 1]).sin()).mul_add(0.5, xs[i])).tanh() * 1.5;
-                } else {
-                    acc += (xs[i + 1] + (((xs[i + 1]).cos() * xs[i + 1]) * 0.5).exp()).tanh();
-                }
-                acc = acc + (xs[i + 1]).tanh() - (t5 + (t6).sin()).tanh();
-            }
-            acc -= (xs[i] + ((t5) * (xs[i])).tanh()).tanh();
+            acc += ((a - xs[i] - xs[i]) * ((a).cos() * xs[i] + (a).tanh())).tanh();
         }
         acc
     }
-    check_p86(seed = 0xa9edd19a62f88455, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+    check_p72(seed = 0xf1871817f5921edc, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]),
+        params = ["xs"] at [1, 2, 3, 4, 5]);
+}
+
+#[differentiable]
+fn p73_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.6).sin();
+    }
+    acc * 0.25 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p73_h1(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.3 + (y[i] * s).cos() * 0.25;
+    }
+}
+#[differentiable]
+fn p73_h2(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * 0.6;
+    }
+}
+#[differentiable]
+fn p73_h3(y: &mut [f64], x: &[f64], s: f64) {
+    p73_h1(y, s);
+    p73_h2(s * 0.75, &x[1..], y);
+}
+program! {
+    #[differentiable]
+    fn p73(b: f64, xs: &[f64], a: f64) -> f64 {
+        let t1 = p73_h0(&xs[0..=0], a).sin();
+        let mut arr2 = [1.5_f64; 3];
+        arr2[2] = t1.tanh();
+        arr2[0] = xs[2] * 0.5;
+        let t3 = arr2[2] * arr2[0];
+        let s4 = &xs[1..=4];
+        let t5 = (s4[0] * a * 0.5 + s4[2]).sin() + s4[s4.len() - 1] * 0.25;
+        let s6 = &xs[6..];
+        let t7 = (s6[0] * t3.tanh() * 0.75 + s6[0]).sin() + s6[s6.len() - 1] * 0.25;
+        let mut buf8 = vec![0.0; 4];
+        for i in 0..4 {
+            buf8[i] = xs[i + 3] * t1.tanh();
+        }
+        p73_h3(&mut buf8, s4, t7.tanh() * 0.5);
+        p73_h1(&mut buf8, t3.tanh());
+        let t9 = buf8[0] + buf8[3] * 0.5;
+        let s10 = &xs[3..6];
+        let t11 = (s10[0] * b * 0.5 + s10[2]).sin() + s10[s10.len() - 1] * 1.5;
+        t11 + t9 + t7 + t5 + t3 + a * 0.3
+    }
+    check_p73(seed = 0x1b00f409cbb41e43, inputs = 10, calls = [], at = |p| (p[0], &p[1..9], p[9]));
 }
 
 program! {
     #[differentiable]
-    fn p87(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    fn p74(a: f64, xs: &[f64]) -> f64 {
+        let t0 = if xs.iter().map(|q| q * q).sum::<f64>() > xs[0] { -a.asinh() } else { (a + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()).powi(2).ln_1p() };
+        if a > xs.iter().map(|q| q * q).sum::<f64>() {
+            let t1 = a;
+            return -((t0 * 0.25).atan() * xs[0]);
+        }
+        a
+    }
+    check_p74(seed = 0xa727a778c1c9cb86, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p75(b: f64, xs: &[f64], a: f64) -> f64 {
+        let s1 = &xs[..];
+        let t2 = (s1[3] * b + s1[4]).sin() + s1[s1.len() - 1] * 0.25;
+        let mut arr3 = [0.3_f64; 3];
+        arr3[1] = t2.tanh() * 0.5;
+        arr3[2] = xs[2] * 0.25;
+        arr3[0] = (b).sin();
+        let t4 = arr3[0] * arr3[0];
+        let mut arr5 = [0.3_f64; 3];
+        arr5[0] = b * -0.5;
+        arr5[1] = xs[6] * 0.5;
+        let t6 = arr5[1] * arr5[1];
+        let mut arr7 = [0.6_f64; 3];
+        arr7[1] = a;
+        arr7[2] = xs[6] * 0.25;
+        let t8 = arr7[1] * arr7[1];
+        t8 + t6 + t4 + t2 + a * 0.3
+    }
+    check_p75(seed = 0xa978452162443b04, inputs = 10, calls = [], at = |p| (p[0], &p[1..9], p[9]));
+}
+
+program! {
+    #[differentiable]
+    fn p76(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            acc += ((((a).cos() * xs[i]).tanh()).cos() * -0.51_f64).tanh();
+            let t1 = (a).tanh() * 1.5;
+            if i + 1 < xs.len() {
+                if t1 > 0.41 {
+                    let t2 = if ((t1).tanh()).sin() < 0.33 { ((t1).tanh()).tanh() } else { (0.80_f64).tanh() };
+                    let t3 = ((((t2 + xs[i + 1]) * 0.5).exp()) * ((xs[i + 1]) * (a) + (xs[i + 1]) * (t1))).tanh() * 1.5;
+                } else {
+                    acc += (((a).cos() * xs[i]).sin() + (-0.82_f64) * ((xs[i + 1]).cos() * a)).tanh();
+                }
+                acc += (xs[i]).tanh();
+            }
+            acc += (xs[i] - (((xs[i]) * 0.5).exp()) * ((1.0 + (xs[i]) * (xs[i])).ln())).tanh();
+        }
+        let r = acc;
+        r
+    }
+    check_p76(seed = 0x8066ef700709428b, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p77(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
         let mut t1 = x.to_owned();
-        for _ in 0..n {
-            t1 = (&t1 * ((s) + (s) * 0.5)).mapv(f64::sin) + &t1 * 0.5;
-        }
-        let mut t2 = (&t1 * &(t1.sum_axis(Axis(1)) * 0.3)).mapv(f64::tanh);
         if n % 2 == 0 {
-            t2 = t1.to_owned();
+            t1 = x.to_owned();
         }
-        let mut t3 = (&(v / &v.mapv(|q| q * q + 1.0)) * (s)).mapv(f64::sin);
+        let t2 = v.dot(&(-t1.mapv(f64::sin))) * 0.3;
+        t2.dot(&t2) * 0.1 + t1.sum() * 0.2 + s
+    }
+    check_p77(seed = 0x19bede0a8221d216, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+}
+
+#[differentiable]
+fn p78_h0(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 0.6;
+    }
+}
+#[differentiable]
+fn p78_h1(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.75 + (y[i] * s).tanh() * 0.25;
+    }
+}
+#[differentiable]
+fn p78_h2(y: &mut [f64], x: &[f64], s: f64) {
+    p78_h1(y, s);
+    p78_h0(s * 0.25, &x[1..], y);
+}
+#[differentiable]
+fn p78_h3(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.25
+}
+program! {
+    #[differentiable]
+    fn p78(b: f64, w: [f64; 3], a: f64, xs: &[f64]) -> f64 {
+        let mut buf1 = vec![1.5; 4];
+        p78_h0(a, xs, &mut buf1);
+        p78_h2(&mut buf1, &xs[..], w[2]);
+        let t2 = buf1[0] + buf1[3] * 0.25;
+        let mut buf3 = vec![0.3; 4];
+        p78_h0(a, &xs[..4], &mut buf3);
+        let t4 = buf3[0] + buf3[3] * 1.5;
+        let t5 = p78_h3(&xs[..7], b);
+        let s6 = &xs[0..=7];
+        let t7 = (s6[5] * b + s6[3]).sin() + s6[s6.len() - 1] * 0.3;
+        let mut buf8 = vec![0.3; 4];
+        p78_h0(t2.tanh(), &s6[..5], &mut buf8);
+        p78_h2(&mut buf8, &s6[..4], w[0]);
+        for _ in 0..3 {
+            p78_h0(t4.tanh(), &xs[2..5], &mut buf8);
+        }
+        let t9 = buf8[0] + buf8[3] * 0.25;
+        t9 + t7 + t5 + t4 + t2 + w[1] * 0.5 + a * 0.3
+    }
+    check_p78(seed = 0x0ecd6c5306a115d6, inputs = 13, calls = [], at = |p| (p[0], <[f64; 3]>::try_from(&p[1..4]).unwrap(), p[4], &p[5..13]));
+}
+
+program! {
+    #[differentiable]
+    fn p79(n: usize, a: f64, b: f64) -> f64 {
+        let mut v0 = vec![0.0; 2];
+        for i in 0..v0.len() {
+            v0[i] = (1.0_f64.sin().exp_m1() * (a / (1.0 + b * b)) * 0.25).atan();
+        }
+        let mut acc1 = (b / (1.5 + b.tanh())).tanh().exp_m1();
+        if acc1 + v0[n % v0.len()] > acc1 {
+            match n {
+                0 => {
+                    if v0[n % v0.len()] > -0.2 {
+                        return v0.iter().map(|q| q.cos()).product::<f64>() / (1.0 + a * a) * (v0[(n + 1) % 2] + v0[n % v0.len()]);
+                    }
+                }
+                1 => {
+                    acc1 += (v0[(n + 1) % 2] * 2.0).asinh() * 0.5;
+                }
+                _ => {
+                    let t2 = v0.iter().map(|q| q.cos()).product::<f64>() / (1.0 + 0.3_f64.powi(2));
+                }
+            }
+        }
+        (acc1 * 0.5).atan().sin()
+    }
+    check_p79(seed = 0x14943f35b4516252, inputs = 2, calls = [], at = |p| (2, p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p80(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = x - (((s) * (s)).tanh());
         if n % 3 == 0 {
-            t3 = (s) - &(t1.sum_axis(Axis(0)) * 0.3);
+            t1 = &((x * (s)).mapv(f64::tanh)) - (((s) * (s)).tanh());
         }
-        t3.dot(&t3) * 0.1 + t2.sum() * 0.2 + t1.sum() * 0.2
+        let t2 = (s) - &(t1.row(0).to_owned());
+        let t3 = t1.mean_axis(Axis(1)).unwrap();
+        let t4 = (&(t1.dot(&t3) * 0.3) * (v.sum().sin())).mapv(f64::sin);
+        let t5 = -x.mapv(f64::sin);
+        t5.sum() * 0.2 + t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1
     }
-    check_p87(seed = 0xaa18c2dac6cff6aa, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+    check_p80(seed = 0x26253d7171ecdd10, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
 }
 
 program! {
     #[differentiable]
-    fn p88(xs: &[f64], a: f64, n: usize) -> f64 {
-        let t0 = (xs[n].powi(3) * 0.5).atan().powi(2);
-        let mut acc1 = f64::sin(a) * a;
-        for i in 1..=3 {
-            for j in 0..3 {
-                let flag2 = t0 > -0.4;
-                acc1 -= (acc1 * 0.05).tanh();
-            }
-            acc1 = xs[xs.len() - 1 - n] * t0 * 0.3;
-        }
-        match n {
-            0 | 1 => {
-                for i in 0..xs.len() {
-                    if i < 3 {
-                        continue;
-                    }
-                    acc1 *= 0.5 + 0.4 * (a * i as f64).sin();
-                }
-            }
-            _ => {
-                if xs[xs.len() - 1 - n].sin() < 0.0 {
-                    acc1 /= (1.0 + ((acc1 * 0.02).atan() / (1.0 + a * a)).powi(2));
-                } else if acc1 * 0.02 * t0 < -0.1 || xs[xs.len() - 1 - n] < 0.0 {
-                    for i in 0..xs.len() {
-                        acc1 -= (acc1 * 0.02).sin();
-                        acc1 -= ((-(acc1 * 0.02).tanh()).mul_add((t0 * 0.5).powi(2), (acc1 * 0.02).tanh().atan2(1.5 + xs[2].cos())) * 0.1).tanh();
-                    }
-                } else {
-                    let a = a * (0.2 - (acc1 * 0.02).atan());
-                }
-            }
-        }
-        1.0 * (acc1 * 0.02).atan() - t0.tanh()
-    }
-    check_p88(seed = 0x59e4f76db3a2e400, inputs = 5, calls = [], at = |p| (&p[0..4], p[4], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p89(xs: &[f64], n: usize, b: f64, a: f64, c: f64, d: f64) -> f64 {
-        let d = d - xs[0].asinh();
-        let t0 = d * 0.5 / (2.0 + (1.0 + b.powi(2)).sqrt().cos());
-        let a = a - ((d * 0.5).atan() - 0.25);
-        let t1 = (1.0 + xs.iter().map(|q| q.cos()).product::<f64>().powi(2)).cbrt().tanh();
-        let mut acc2 = 0.0;
-        for (i, q3) in xs.iter().enumerate() {
-            if i % 2 == 0 {
-                if i % 2 == 0 {
-                    for j in (0..2).rev() {
-                        acc2 = 0.6 * (p49(2, t1, ((d * 0.5).sin().hypot(xs.iter().sum::<f64>()) * 0.25).atan(), (b * b * 0.5).tanh(), *q3) * 0.25);
-                    }
-                } else if i > 2 {
-                    match i {
-                        0 => {
-                            let t1 = t1 * (i as f64 - xs.iter().map(|q| q.cos()).product::<f64>());
-                        }
-                        1 => {
-                            if n + n < 4 {
-                                continue;
-                            }
-                        }
-                        _ => {
-                            for j in 0..1 {
-                                let t4 = f64::cos((t0 * 0.5).atan().hypot(xs.iter().map(|q| q.cos()).product::<f64>()).cos().exp_m1());
-                                acc2 -= t4.max(0.2_f64.tanh()) * 0.5;
-                            }
-                        }
-                    }
-                }
-            } else {
-                acc2 -= (1.0 + (p64(b * xs[i] * 0.5, ((t1 + xs.iter().map(|q| (q * 2.0).sin()).sum::<f64>()) * 0.25).tanh()) * 0.5).sin().powi(2)).ln() / (2.0 + (2.0 + b.sin()).cbrt().cos());
-            }
-            acc2 *= ((a * 0.5).sin() * *q3).tanh();
-        }
-        let t5 = n as f64 * xs[(n + 1) % 3] * xs.iter().map(|q| q.cos()).product::<f64>();
-        let mut w6 = 0;
-        while w6 < 4 {
-            let mut w7 = 0;
-            while w7 < 2 && (b.tanh() < 0.5) {
-                let mut acc8 = 0.5;
-                acc8 *= (1.5 * xs.iter().map(|q| (q * 0.2).sin()).sum::<f64>()).tanh();
-                w7 += 1;
-            }
-            acc2 /= (1.0 + xs[n % xs.len()].powi(2).ln_1p().powi(2));
-            w6 += 1;
-        }
-        t5 * 0.5 - (acc2 * 0.02).sin() + t1 + (a * 0.5).sin() + (t0 * 0.5).tanh() - (d * 0.5).atan()
-    }
-    check_p89(seed = 0xc2998ff4fc97ac90, inputs = 7, calls = [p49, p64], at = |p| (&p[0..3], 3, p[3], p[4], p[5], p[6]));
-}
-
-program! {
-    #[differentiable]
-    fn p90(a: f64) -> f64 {
+    fn p81(a: f64, c: f64, b: f64) -> f64 {
         let mut acc0 = 0.0;
-        let mut w1 = 0;
-        while w1 < 4 {
-            let t2 = (-(a * a)).mul_add(a.mul_add(a, a) - a, a.mul_add(0.2, a));
-            acc0 = a;
-            w1 += 1;
+        let mut k1 = 0;
+        loop {
+            let mut acc2 = 0.0;
+            let t3 = 0.2 + b;
+            acc0 -= (0.1 + t3) * 0.75;
+            k1 += 1;
+            if (((k1 as f64).atan()) < 0.5) || k1 >= 4 { break; }
         }
-        if (1.5 + a.cos()).sqrt() < 0.25 {
-            let acc0 = (acc0 * 0.1).sin() - (0.2 - (acc0 * 0.1).tanh());
-            let mut v3 = vec![0.0; 4];
-            for i in 0..v3.len() {
-                v3[i] = a.min(0.5).sin();
+        let t5 = { let u4 = f64::cos(f64::sin(b)); -b.atan() };
+        let mut k6 = 0;
+        loop {
+            let mut acc7 = (2.0 + (1.0 + a.powi(2)).ln().sin()).log2();
+            for j in 0..3 {
+                acc7 = acc0 * 0.05;
             }
+            acc0 -= (b.powi(3) * 0.25).atan();
+            k6 += 1;
+            if (b < 0.0) || k6 >= 2 { break; }
         }
-        acc0 -= ((a.sin() + a.clamp(-0.75, 0.75)) * 0.5).sin();
-        if (acc0 * 0.1).atan() - a < -0.4 {
-            let mut acc4 = (acc0 * 0.1).atan() * 0.1 + (acc0 * 0.1).atan();
-        } else if (acc0 * 0.1).sin() > acc0 * 0.1 {
-            let t5 = (acc0 * 0.1).clamp(-0.75, 0.75).cos().exp();
+        let mut v8 = vec![0.0; 3];
+        for i in 0..v8.len() {
+            v8[i] = f64::max(a, -a);
         }
-        (acc0 * 0.1).sin().tanh()
+        v8[1] = ((acc0 * 0.05).sin().powi(2) + (2.0 + (p79(2, (a + v8[2]) * 0.5, ((b + a) * 0.5).sin()) * 0.25).atan().sin()).ln()) * 0.5;
+        let t9 = a * (v8[2] * t5) * 0.75;
+        t9 - t5 - (acc0 * 0.05).cos() + a
     }
-    check_p90(seed = 0xaebe64d866523827, inputs = 1, calls = [], at = |p| (p[0]));
+    check_p81(seed = 0xb74e4541dc9a1696, inputs = 3, calls = [p79], at = |p| (p[0], p[1], p[2]));
 }
 
 program! {
     #[differentiable]
-    fn p91(c: f64, a: f64, b: f64, d: f64) -> f64 {
-        let mut acc0 = 1.0;
-        if c.powi(3) > c {
-            if b.cos() > d || d < 0.7 {
-                let mut w1 = 0;
-                while w1 < 4 {
-                    acc0 *= (a * w1 as f64).tanh();
-                    w1 += 1;
-                }
-            } else if 0.75 * (acc0 * 0.1) > (acc0 * 0.1).sin() || acc0 * 0.1 < 0.0 {
-                let acc0 = (acc0 * 0.1).tanh() * (2.0 + c.sin()).log10();
-            } else {
-                if (p85((a + c) * 0.5, 0.1 * d, 1) * 0.5).atan() > a {
-                    let mut w2 = 0;
-                    while w2 < 2 {
-                        let mut k3 = 0;
-                        loop {
-                            if p63(c / (1.5 + a.tanh()) * 0.5, b) > 0.5 {
-                                let t4 = b.clamp(-0.75, 0.75);
-                            } else if a * 0.3 > 0.5 {
-                                let t5 = ((acc0 * 0.05).sin() + acc0 * 0.05).mul_add((1.5 + d.sin()).powf(d.tanh()), (1.5 + d.cos()).sqrt());
-                            }
-                            acc0 = (a.tanh().exp() / (1.0 + d.powi(3).powi(2)) * 0.5).atan();
-                            k3 += 1;
-                            if (a < 0.3) || k3 >= 4 { break; }
-                        }
-                        acc0 = d;
-                        w2 += 1;
+    fn p82(a: f64, n: usize) -> f64 {
+        let mut acc0 = (a.atan() / (1.5 + (a * 1.5).tanh()) * 0.5).atan();
+        for i in 0..1 {
+            acc0 = ((acc0 * 0.5).atan() * (acc0 * 0.5).atan().sin()).tanh();
+            for j in 0..n {
+                for l in 0..2 {
+                    if j % 2 == 0 {
+                        acc0 *= (1.5 + (acc0 * 0.05).sin()).powf(a.tanh()).tanh();
                     }
-                } else {
-                    acc0 = (b * 0.9 - (a - c)) * 0.5;
+                    acc0 = (acc0 * 0.02).tanh() / (1.0 + 0.6_f64.cos().exp_m1().powi(2));
                 }
+                acc0 = a.tanh().exp_m1();
             }
-        } else if b > a {
-            let b = b * ((acc0 * 0.05).tanh() * b);
-            let mut acc6 = 0.0;
-        } else {
-            if 0.75 * b > b {
-                if c.sin().exp() > d {
-                    let mut k7 = 0;
-                    loop {
-                        match k7 {
-                            0 => {
-                                let t9 = { let u8 = 0.6_f64.min(b).powi(2); (1.0 + a.hypot(b).powi(2)).sqrt() };
-                            }
-                            1 => {
-                                let mut w10 = 0;
-                                while w10 < 2 {
-                                    let t11 = match k7 % 3 { 0 => (d / (1.0 + b.powi(2)) * (d * a) * 0.25).sin(), 1 => acc0 * 0.02, _ => 0.75 * (acc0 * 0.02).sin() };
-                                    acc0 = f64::sin((acc0 * 0.02).tanh()) * (0.3 + b);
-                                    w10 += 1;
-                                }
-                            }
-                            _ => {
-                                match k7 {
-                                    0 => {
-                                        let t12 = acc0 * 0.02 * k7 as f64;
-                                    }
-                                    1 => {
-                                        let t13 = 1.25 * (0.25 * d).atan();
-                                    }
-                                    _ => {
-                                        let mut w14 = 0;
-                                        while w14 < 3 {
-                                            if k7 < 4 {
-                                                let t15 = c;
-                                            }
-                                            acc0 *= 0.8 + 0.2 * (2.0 + c.cos()).powi(-2).sin();
-                                            w14 += 1;
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                        acc0 += b;
-                        k7 += 1;
-                        if ((acc0 * 0.01).atan() > -0.4) || k7 >= 5 { break; }
-                    }
-                }
-            } else {
-                acc0 *= b.tanh();
-            }
+            let t1 = a;
         }
+        for i in 0..1 {
+            let acc0 = acc0 * 0.02 * (acc0 * 0.02 - a);
+            let t2 = f64::max((i as f64).powi(3), (acc0 * 0.1).tanh() * 0.75);
+            let mut acc3 = (2.0 + (2.0 + 0.6_f64.cos()).recip().cos()).recip();
+            acc3 = (acc3 - ((acc3 + a) * 0.5).sin()).tanh();
+        }
+        acc0 = (acc0 * 0.02 * ((a + a) * 0.5).tanh()).sin();
+        (acc0 * 0.02).sin()
+    }
+    check_p82(seed = 0x959c757a588232dc, inputs = 1, calls = [], at = |p| (p[0], 3));
+}
+
+#[differentiable]
+fn p83_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * -0.5
+}
+program! {
+    #[differentiable]
+    fn p83(xs: &[f64], a: f64) -> f64 {
+        let t1 = p83_h0(&xs[3..5], a).sin();
+        let s2 = &xs[3..];
+        let t3 = (s2[2] * a + s2[0]).sin() + s2[s2.len() - 1] * 0.25;
+        let t4 = p83_h0(s2, t1.tanh());
+        t4 + t3 + t1 + a * 0.3
+    }
+    check_p83(seed = 0xabf1d8c872c807da, inputs = 7, calls = [], at = |p| (&p[0..6], p[6]));
+}
+
+#[differentiable]
+fn p84_h0(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).sin() * 1.5;
+    }
+}
+#[differentiable]
+fn p84_h1(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 1.5).tanh();
+    }
+    y[0] = (y[0] * -0.5 + s).sin();
+}
+#[differentiable]
+fn p84_h2(y: &mut [f64], x: &[f64], s: f64) {
+    p84_h1(y, s);
+    p84_h0(s * 0.6, &x[1..], y);
+}
+program! {
+    #[differentiable]
+    fn p84(a: f64, xs: &[f64], ys: &mut [f64], w: [f64; 3]) -> f64 {
+        let mut buf1 = vec![0.5; 3];
+        for _ in 0..3 {
+            p84_h0(w[0], &xs[4..=5], &mut buf1);
+        }
+        for _ in 0..3 {
+            p84_h0(a, &xs[..], &mut buf1);
+        }
+        for _ in 0..2 {
+            p84_h0(a, &xs[..], &mut buf1);
+        }
+        let t2 = buf1[0] + buf1[2] * 0.3;
+        let mut buf3 = vec![0.0; 2];
         for i in 0..2 {
-            let t16: f64 = b;
-            acc0 -= (((acc0 * 0.005).tanh().atan() + t16.powi(2)) * 0.25).tanh();
+            buf3[i] = xs[i + 1] * t2.tanh();
         }
-        acc0 -= b.mul_add(b, d.sin()) * 0.25;
-        let t17: f64 = b * c + a;
-        (t17 * 0.5).tanh() + (acc0 * 0.005).atan() - c + 0.5 * (acc0 * 0.005).tanh()
+        p84_h0(t2.tanh(), xs, &mut buf3);
+        let t4 = buf3[0] + buf3[1] * 0.5;
+        let mut arr5 = [0.25_f64; 3];
+        arr5[2] = w[2];
+        arr5[0] = xs[6] * 0.5;
+        arr5[1] = (a).sin();
+        let t6 = arr5[2] * arr5[1];
+        p84_h1(ys, t4.tanh());
+        let t7 = ys[0] * -0.5;
+        p84_h0(w[2], xs, ys);
+        let t8 = ys[0] * 0.6;
+        let s9 = &xs[..];
+        let t10 = (s9[1] * t6.tanh() + s9[3]).sin() + s9[s9.len() - 1] * 0.75;
+        let mut buf11 = vec![-0.5; 3];
+        p84_h2(&mut buf11, &xs[..], a);
+        for _ in 0..2 {
+            p84_h2(&mut buf11, xs, t7.tanh());
+        }
+        let t12 = buf11[0] + buf11[2] * 1.5;
+        t12 + t10 + t8 + t7 + t6 + ys[2] + w[1] * 0.5 + a * 0.3
     }
-    check_p91(seed = 0xd2f163d326f4dadd, inputs = 4, calls = [p63, p85], at = |p| (p[0], p[1], p[2], p[3]));
+    check_p84(seed = 0x2a0a41862a447109, inputs = 14, calls = [], at = |p| (p[0], &p[1..8], &mut p[8..11].to_vec(), <[f64; 3]>::try_from(&p[11..14]).unwrap()),
+        params = ["w"] at [11, 12, 13]);
 }
 
 program! {
     #[differentiable]
-    fn p92(b: f64, a: f64) -> f64 {
-        let t0 = f64::tanh((a * a).clamp(-0.75, 0.75));
-        let mut acc1 = 1.0;
+    fn p85(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = v.to_owned();
+        for _ in 0..n {
+            t1 = (x.dot(&t1) * 0.3).mapv(f64::tanh) + &t1 * 0.5;
+        }
+        let t2 = &(&t1 - v) + &(&t1 + x);
+        let t3 = (&t1 + x).dot(&((s) - v)) * 0.3;
+        let t4 = (t1.dot(&t2) * 0.3).dot(&t2) * 0.3;
+        let t5 = (s) - &(x.dot(&t4) * 0.3);
+        t5.dot(&t5) * 0.1 + t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1
+    }
+    check_p85(seed = 0xe4214cc46f99b013, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+#[differentiable]
+fn p86_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.6).sin();
+    }
+    acc * 0.5 + v[0] * v[v.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p86(w: [f64; 3], a: f64, xs: &[f64]) -> f64 {
+        let t1 = p86_h0(xs, a);
+        let t2 = p86_h0(&w, w[2]);
+        let mut arr3 = [0.75_f64; 3];
+        arr3[0] = w[0] * 0.25;
+        arr3[1] = xs[2] * 0.6;
+        let t4 = arr3[2] * arr3[0];
+        let s5 = &xs[4..];
+        let t6 = (s5[0] * w[0] * 0.3 + s5[2]).sin() + s5[s5.len() - 1] * 0.25;
+        t6 + t4 + t2 + t1 + w[1] * 0.5 + a * 0.3
+    }
+    check_p86(seed = 0xee9196d13e8e4882, inputs = 11, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), p[3], &p[4..11]),
+        params = ["a"] at [3]);
+}
+
+program! {
+    #[differentiable]
+    fn p87(a: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = 0.5;
+        for i in 0..4 {
+            acc0 = (2.0 + xs[i].cos()).powi(-2) - a.tanh();
+        }
+        let t1 = 0.75 * xs[3].atan2(1.5 + a.cos());
+        acc0 += ((xs[0] - a).cos() * 0.5).atan();
         let mut k2 = 0;
         loop {
-            acc1 = (2.0 + (-t0).cos()).recip();
-            if k2 < 2 {
-                acc1 -= ((a + t0) * 1.0 * 0.25).tanh();
-            }
-            acc1 = (acc1 * 0.1 * -0.6).sin();
+            acc0 *= 0.8 + 0.2 * t1.max(t1).sin();
+            acc0 += xs[0];
             k2 += 1;
-            if (1.25_f64.powi(3) > -0.2) || k2 >= 4 { break; }
+            if (a < 0.7) || k2 >= 2 { break; }
         }
-        for i in 0..3 {
-            let t3 = 0.6 * (acc1 * 0.1).atan();
-            let mut v4 = vec![0.0; 4];
-            for j in 0..v4.len() {
-                v4[j] = i as f64;
-                if j > 0 {
-                    v4[j] += v4[j - 1] * (i as f64 * t3 * 0.25).tanh();
-                }
+        if a.clamp(-0.75, 0.75) < 0.3 {
+            if xs[0] - t1 < -0.1 {
+                let mut k3 = 0;
+                let r5 = loop {
+                    let t4 = xs[xs.len() - 1 - k3].tanh().exp();
+                    acc0 += (t4.tanh().exp_m1() / (2.0 + (1.5 + t1.cos()).sqrt().cos()) * 0.25).sin();
+                    k3 += 1;
+                    if (0.75 + (acc0 * 0.05).atan() > t4) || k3 >= 2 { break (k3 as f64).atan2(1.5 + (k3 as f64).cos()) * t4.sin().exp(); }
+                };
+            } else if t1 * t1 > a {
+                let mut acc6 = ((acc0 * 0.05).sin() * a).powi(2).ln_1p();
             }
-            acc1 /= (2.0 + (i as f64).tanh().cos());
-            acc1 = 0.75 * (2.0 + b.sin()).ln();
+        } else if a.atan2(1.5 + xs[3].cos()) > -0.1 {
+            let t1 = t1 * f64::tanh((acc0 * 0.05).sin());
+        } else {
+            acc0 = (acc0 * 0.05 * a.atan()).atan();
         }
-        let mut v5 = vec![0.0; 2];
-        for i in 0..v5.len() {
-            v5[i] = f64::cos(a.powi(2));
-            if i > 0 {
-                v5[i] += v5[i - 1] * 0.3 * i as f64;
-            }
-        }
-        for (i, q6) in v5.iter().enumerate() {
-            let mut w7 = 0;
-            while w7 < 1 && (t0 > a) {
-                for l in 0..3 {
-                    acc1 += (((l as f64 - (v5[(l + 1) % 2] * 0.05).sin()) * 0.5).powi(3) * 0.05).sin();
-                }
-                acc1 += (((acc1 * 0.05).atan() - (v5[v5.len() - 1 - i] * 0.05).sin()).atan2(1.5 + (v5[v5.len() - 1 - i] * 0.05).atan().mul_add(0.6, a).cos()) * 0.5).sin();
-                w7 += 1;
-            }
-            acc1 += i as f64 * t0 * (acc1 * 0.05).tanh() * 0.25;
-        }
-        (acc1 * 0.05).sin().sin() - t0 + b
+        t1 - (acc0 * 0.05).tanh().cos()
     }
-    check_p92(seed = 0x79d2aa98a41ce03c, inputs = 2, calls = [], at = |p| (p[0], p[1]));
+    check_p87(seed = 0x32fe8f2ad4fdc4cc, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]),
+        params = ["xs"] at [1, 2, 3, 4]);
 }
 
 program! {
     #[differentiable]
-    fn p93(a: f64) -> f64 {
-        let mut acc0 = ((a.atan() - a) * 0.5).sin();
-        for i in 1..=2 {
-            if a + a > 0.3 {
-                continue;
+    fn p88(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() - 1 {
+            acc -= ((((a).sin()).sin()).mul_add(0.5, 0.65_f64)).tanh();
+            let mut t1 = 0.0;
+            for j in 0..2 {
+                t1 += (((xs[i + 1]).sin()).cos() * xs[i + 1] * (j as f64 + 0.5)).sin();
             }
-            for j in 0..1 {
-                let t1 = j as f64;
-                acc0 = a.to_radians();
+            acc += (((xs[i + 1]).sin()).mul_add(0.5, xs[i])).tanh();
+            let mut t2 = 0.0;
+            for j in 0..2 {
+                t2 += ((xs[i]).cos() * xs[i + 1] * (j as f64 + 0.5)).sin();
             }
-            acc0 += ((acc0 * 0.1).sin().cos().abs() * 0.5).sin();
+            extra = extra + (((1.0 + ((t2) * (xs[i])) * ((t2) * (xs[i]))).ln()).sin()).tanh() - (((xs[i]).mul_add(0.5, a)) * (((1.0 + (xs[i + 1]) * (xs[i + 1])).ln()).cos() * xs[i])).tanh();
+            acc = acc + ((1.0 + ((1.0 + (a - t1) * (a - t1)).ln()) * ((1.0 + (a - t1) * (a - t1)).ln())).ln()).tanh() - (((xs[i + 1]) * 0.5).exp() + xs[i + 1] + xs[i] - (xs[i]) * (xs[i + 1])).tanh();
         }
-        for i in (0..4).rev() {
-            let t2 = if 0.5 - acc0 * 0.1 < 0.0 { a } else { (a / (1.0 + a * a)).mul_add((p81(((acc0 * 0.1).atan() / (1.0 + a.powi(2)) * 0.5).sin(), 1) * 0.5).tanh() / (1.5 + (i as f64).tanh()), a + 0.25) };
-            acc0 -= (a + (acc0 * 0.1).atan() + (p67((a + acc0 * 0.1) * 0.25) * 0.5).atan().tanh().exp_m1()) * 0.25;
-            acc0 /= (2.0 + ((acc0 * 0.1).tanh() * (t2 * 0.25).tanh()).cos());
-        }
-        let t3 = if a < -0.1 { acc0 * 0.1 } else { (acc0 * 0.1).sin() };
-        acc0 += (acc0 * 0.1).atan() * 0.5;
-        t3 + (acc0 * 0.1).sin().tanh()
+        acc
     }
-    check_p93(seed = 0x70beb19142671c24, inputs = 1, calls = [p67, p81], at = |p| (p[0]));
+    check_p88(seed = 0xc80650c5197db7aa, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+}
+
+program! {
+    #[differentiable]
+    fn p89(b: f64, a: f64, c: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = 0.5;
+        let mut k1 = 0;
+        let r3 = loop {
+            let t2 = if (k1 as f64 + a) > 0.25 { b.powi(2).ln_1p() } else { (1.0 + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).powi(2)).sqrt() - (p70((a.powi(3) * 0.5).atan(), xs[0].atan()) * 0.25).tanh() * 0.3 };
+            acc0 += ((xs[k1 % xs.len()] * xs.iter().map(|q| q.cos()).product::<f64>() + xs[(k1 + 1) % 4].powi(2)) * 0.25).sin();
+            k1 += 1;
+            if (c.sin().exp() > xs[2]) || k1 >= 6 { break -xs.iter().sum::<f64>() / (1.5 + a.tanh()); }
+        };
+        let t4 = (xs[3] * b).tanh().tanh();
+        let mut acc5 = 0.5;
+        for i in (0..8).step_by(2) {
+            let t4 = t4 + a.sin();
+            acc5 += ((1.25 * xs[i % xs.len()] + t4 * 0.5 * 0.25) * 0.5).sin();
+            acc0 -= ((acc0 * 0.05).atan() * 0.5).tanh();
+        }
+        let t6 = if 0.6_f64.cos() < 0.5 { a * (acc0 * 0.05).sin() / (2.0 + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).tanh().exp_m1().cos()) } else { 1.25 * (acc0 * 0.05).atan() - (0.1 - (acc5 * 0.1).atan()) };
+        let t7 = (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().sin().exp() + ((t6 * 0.5).atan() + xs[2])) * 2.0;
+        if xs[3] > xs[1] {
+            let acc5 = (acc5 * 0.1).tanh() * a.sin().exp2();
+        }
+        (t7 * 0.25).sin() + (t6 * 0.5).tanh() + 0.75 * (acc5 * 0.1) - t4 + 0.9 * (r3 * 0.25).sin() - 0.6 * (acc0 * 0.05).tanh() + a
+    }
+    check_p89(seed = 0x731b41ebb48be11c, inputs = 7, calls = [p70], at = |p| (p[0], p[1], p[2], &p[3..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p90(xs: &[f64], a: f64, b: f64) -> f64 {
+        let mut acc0 = 1.0;
+        for i in 0..3 {
+            if i == 2 {
+                let a = a - xs[i].cos();
+            } else if i == 1 {
+                let mut acc1 = (1.5 + xs[xs.len() - 1 - i].hypot(a).sin()).powf(p82(0.5 * xs.iter().map(|q| q.cos()).product::<f64>(), 3).tanh());
+            }
+            acc0 += (1.0 + a.powi(2)).sqrt() * 0.5;
+        }
+        let t2 = match (xs[2].tanh().abs() * 2.0) as usize % 3 { 0 | 1 => ((acc0 * 0.25).tanh() / (1.0 + b * b)).tanh(), _ => a };
+        if (acc0 * 0.25).atan().sin().exp2() > 0.0 {
+            if a > 0.25 {
+                let t3 = xs[2];
+            } else {
+                if xs[1] / (1.0 + (acc0 * 0.25).tanh().powi(2)) > 0.75 {
+                    let t4: f64 = (1.5 + b.cos()).sqrt();
+                } else {
+                    for i in 0..4 {
+                        let t5 = (b + b) * (acc0 * 0.1);
+                        acc0 -= ((0.5 * xs[i]).sin() * 0.5).tanh();
+                    }
+                }
+            }
+        } else {
+            match ((xs.iter().map(|q| q * b).sum::<f64>() * 0.1).sin().abs() * 2.0) as usize % 3 {
+                0 | 1 => {
+                    if t2 + (acc0 * 0.1).tanh() > xs[0] {
+                        if (acc0 * 0.1).max(xs[3]) < 0.1 {
+                            if (2.0 + xs.iter().map(|q| q * a).sum::<f64>().sin()).cbrt() > 1.5 {
+                                let t6 = a;
+                            }
+                        } else if b * a < 0.3 {
+                            let t7 = (1.0 + (acc0 * 0.1).atan().powi(2)).sqrt() * ((1.0 + t2.powi(2)).sqrt() / (2.0 + t2.cos()));
+                        } else {
+                            let t8 = a;
+                        }
+                    } else if xs[3].atan() < 0.0 {
+                        for i in (0..3).rev() {
+                            let t9 = i as f64;
+                            acc0 /= (2.0 + (i as f64).sin().cos());
+                        }
+                    } else {
+                        acc0 *= 0.5 + 0.4 * 0.5_f64.sin().sin();
+                    }
+                }
+                _ => {
+                    let t10 = if xs[2].tanh() > 0.0 && t2 < 0.25 { (xs.iter().map(|q| q * (acc0 * 0.02).atan()).sum::<f64>() * a).cos() } else { xs.iter().sum::<f64>().tanh() * t2.atan() };
+                }
+            }
+        }
+        let t11: f64 = f64::sin(xs[1]);
+        let t12 = a.sin();
+        t12 + 0.25 * t2 + (acc0 * 0.02).atan() - a
+    }
+    check_p90(seed = 0x71ad6363f802a90f, inputs = 6, calls = [p82], at = |p| (&p[0..4], p[4], p[5]));
+}
+
+#[differentiable]
+fn p91_h0(y: &mut [f64], s: f64) -> f64 {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.5).tanh();
+    }
+    y[0] = (y[0] * 0.3 + s).sin();
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p91_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).sin() * 0.5;
+    }
+    y[0] * 0.75
+}
+#[differentiable]
+fn p91_h2(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p91_h0(y, s);
+    let _ = p91_h1(s * 1.5, &x[1..], y);
+}
+#[differentiable]
+fn p91_h3(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 1.5
+}
+program! {
+    #[differentiable]
+    fn p91(xs: &[f64], a: f64) -> f64 {
+        let mut buf1 = vec![1.5; 4];
+        p91_h2(&mut buf1, xs, a * 0.5);
+        let t2 = p91_h1(a * 0.25, &xs[2..3], &mut buf1).tanh();
+        let t3 = buf1[0] + buf1[3] * 0.3;
+        let s4 = &xs[5..=7];
+        let t5 = (s4[1] * t2.tanh() * 0.5 + s4[1]).sin() + s4[s4.len() - 1] * 1.5;
+        let s6 = &s4[1..];
+        let t7 = (s6[0] * t2.tanh() + s6[0]).sin() + s6[s6.len() - 1] * 0.5;
+        let t8 = p91_h3(&xs[3..7], t3.tanh());
+        let t9 = p91_h3(xs, t7.tanh());
+        let t10 = p91_h3(&buf1, t5.tanh());
+        t10 + t9 + t8 + t7 + t5 + a * 0.3
+    }
+    check_p91(seed = 0x1a62da4d28cf580b, inputs = 9, calls = [], at = |p| (&p[0..8], p[8]));
+}
+
+program! {
+    #[differentiable]
+    fn p92(b: f64, n: usize, a: f64, xs: &[f64]) -> f64 {
+        let t0 = (a * 0.6 * a.cos()).atan();
+        let mut acc1 = ((xs[1] - t0 + (a + n as f64)) * 0.25).tanh();
+        let mut w2 = 0;
+        while w2 < 1 && (xs[n] * a > xs[0]) {
+            let mut k3 = 0;
+            let r5: f64 = loop {
+                for l in 0..xs.len() {
+                    let t4 = if (k3 as f64) > k3 as f64 { (xs[xs.len() - 1 - l] - b).clamp(-0.75, 0.75) } else { (1.0 + ((acc1 * 0.02).atan() * 0.6).powi(2)).ln() };
+                    acc1 += ((t0 - a) * (l as f64).tanh() * 0.25).sin();
+                }
+                acc1 = ((xs[3] * xs[1] - xs[3].powi(2)) * 0.5).sin();
+                k3 += 1;
+                if (xs[0] - 1.5 > k3 as f64) || k3 >= 4 { break 0.3; }
+            };
+            let mut w6 = 0;
+            while w6 < 2 {
+                let t8 = { let u7 = (0.75_f64.sin().exp2() / (1.0 + 0.1_f64.powi(2)) * 0.5).tanh(); p81(t0, acc1 * 0.02 * 0.5, xs[w6]) * 0.25 + b * xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) };
+                acc1 /= (1.0 + a.powi(3).powi(2));
+                w6 += 1;
+            }
+            acc1 *= (2.0 + (acc1 * 0.02).tanh().cos()).powi(-2).cos();
+            w2 += 1;
+        }
+        for i in 0..1 {
+            if n % 2 == 0 {
+                let t9 = t0;
+            } else if n % 2 == 0 {
+                if b < 0.7 {
+                    continue;
+                }
+            }
+            acc1 += ((i as f64).hypot(-a) * 0.5).atan();
+        }
+        0.25 * (acc1 * 0.02).sin() + 0.75 * t0 - a + 0.5 * n as f64
+    }
+    check_p92(seed = 0xdcd80d41561e6ecf, inputs = 6, calls = [p81], at = |p| (p[0], 1, p[1], &p[2..6]));
+}
+
+program! {
+    #[differentiable]
+    fn p93(xs: &[f64], c: f64, b: f64, a: f64) -> f64 {
+        let mut acc0 = ((1.0 + (xs[2] * xs.iter().map(|q| (q * 0.25).sin()).sum::<f64>()).powi(2)).sqrt() * 0.25).atan();
+        acc0 += b;
+        for q1 in xs.iter() {
+            let t2 = if xs[1] > -0.4 { b.powi(2) / (1.5 + (xs[0] * c).tanh()) } else { a.sin() };
+            acc0 /= (2.0 + ((t2 * 0.5).tanh() + xs[3]).cos());
+        }
+        (acc0 * 0.1).sin() + a
+    }
+    check_p93(seed = 0xbb09b28bcdd2b5f3, inputs = 7, calls = [], at = |p| (&p[0..4], p[4], p[5], p[6]));
 }
 
 program! {
     #[differentiable]
     fn p94(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = (((s) + (s) * 0.5) * (((s) * (s)).tanh())).tanh();
-        if n % 3 == 0 {
-            t1 = ((v[2]) * (v.sum().sin())).tanh();
+        let t1 = x.to_owned();
+        let t2 = &((s) * &t1) + &(&t1 - x);
+        let t3 = x.dot(v) * 0.3;
+        let mut t4 = (&(x.mapv(|q| (q * 0.5).exp())) * &(-t1.mapv(f64::sin))).mapv(f64::tanh);
+        if n % 2 == 0 {
+            t4 = &(v + &t2) / &t3.mapv(|q| q * q + 1.0);
         }
-        let t2 = ((v * (t1)).mapv(f64::sin)).powi(2);
-        t2.dot(&t2) * 0.1 + t1 + s
+        t4.sum() * 0.2 + t3.dot(&t3) * 0.1 + t2.sum() * 0.2
     }
-    check_p94(seed = 0x9852540c01989511, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+    check_p94(seed = 0xa8ede011d96f0257, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+}
+
+#[differentiable]
+fn p95_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.6
+}
+#[differentiable]
+fn p95_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.6;
+    t + p95_h0(&v[1..], s * 0.6) + p95_h0(v, s).cos()
+}
+program! {
+    #[differentiable]
+    fn p95(b: f64, w: [f64; 3], xs: &[f64], a: f64) -> f64 {
+        let t1 = p95_h1(&xs[..5], w[0] * 0.75).sin();
+        let t2 = p95_h1(&xs[..], b).sin();
+        let t3 = p95_h1(&xs[..], w[2] * 0.3);
+        t3 + t2 + t1 + w[1] * 0.5 + a * 0.3
+    }
+    check_p95(seed = 0x1b2fb7ecaad1e76d, inputs = 11, calls = [], at = |p| (p[0], <[f64; 3]>::try_from(&p[1..4]).unwrap(), &p[4..10], p[10]));
 }
 
 program! {
     #[differentiable]
-    fn p95(c: f64, a: f64, b: f64) -> f64 {
-        let mut acc0 = ((1.5 + a) * (2.0 + a.sin()).ln() * 0.5).tanh();
-        let mut k1 = 0;
-        loop {
-            acc0 = ((acc0 * 0.1).atan() + c) * 0.5;
-            acc0 *= a.cos();
-            let c = c + 0.2_f64.powi(3);
-            acc0 = (c.tanh().mul_add((acc0 * 0.1).atan() * 0.5, b + a) * 0.5).tanh();
-            k1 += 1;
-            if (-b < 0.7) || k1 >= 4 { break; }
-        }
-        let mut k2 = 0;
-        loop {
-            acc0 += ((a.cos().exp() - b.hypot(b)) * 0.25).sin();
-            acc0 += ((1.0 + b.cos().exp2().powi(2)).ln() * 0.5).sin();
-            k2 += 1;
-            if ((acc0 * 0.05).hypot(a) > (acc0 * 0.05).tanh()) || k2 >= 5 { break; }
-        }
-        let flag3 = c.mul_add((p69(acc0 * 0.05 * (p69((b / (1.5 + a.tanh()) * 0.5).tanh(), 1, (b * b * 0.5).tanh()) * 0.5) * 0.1, 1, acc0 * 0.05 * 0.2) * 0.5).sin(), a) > 0.3;
-        for i in 0..4 {
-            let mut w4 = 0;
-            while w4 < 3 {
-                if flag3 {
-                    let t5 = -c;
-                } else if c * b > a {
-                    let t6 = a * w4 as f64;
-                } else {
-                    match i % 3 {
-                        0 => {
-                            let b = b - (2.0 + c.cos()).recip();
-                        }
-                        1 => {
-                            let t7 = (w4 as f64).sin().exp();
-                        }
-                        _ => {
-                            acc0 = ((acc0 * 0.02).tanh() - 1.0 * a).tanh();
-                        }
+    fn p96(a: f64) -> f64 {
+        let k0 = (((a - a) * 0.5).atan().abs() * 2.0) as usize % 3;
+        let mut acc1 = ((a - a) * 0.5).sin().powi(3);
+        match k0 {
+            0 => {
+                let mut k2 = 0;
+                loop {
+                    if k2 == 1 {
+                        let t3 = 1.0 * ((acc1 * 0.25).atan() * a);
+                    } else {
+                        let mut acc4 = 0.5;
                     }
+                    acc1 += (a.cos().tanh() * 0.5).sin();
+                    k2 += 1;
+                    if ((acc1 * 0.25).atan() - a > 0.5) || k2 >= 3 { break; }
                 }
-                acc0 = ((acc0 * 0.02).tanh() + c).atan();
-                w4 += 1;
             }
-            acc0 -= ((2.0 + (b - c).sin()).log10() * 0.5).sin();
+            1 => {
+                let mut acc5 = (acc1 * 0.25).atan() * 0.75 / (2.0 + a.min((acc1 * 0.25).tanh()).cos());
+            }
+            _ => {
+                let mut w6 = 0;
+                while w6 < 1 && (a > 0.0) {
+                    for j in (0..4).step_by(2) {
+                        let t7 = a;
+                        acc1 *= t7.cos().cos();
+                    }
+                    acc1 *= 0.8 + 0.2 * (acc1 * 0.05 * (acc1 * 0.05).sin()).sin();
+                    w6 += 1;
+                }
+            }
         }
-        1.25 * c
+        let t9 = { let u8 = (1.0 + ((p81((p45((acc1 * 0.02).atan(), (1.5 + a.sin()).powf(a.tanh()) * 0.5) * 0.5 * (acc1 * 0.02).tanh() * 0.5).sin(), (acc1 * 0.02).tanh().mul_add((acc1 * 0.02).tanh(), a) * 0.5, (acc1 * 0.02).tanh().cos()) * 0.25).atan() * (acc1 * 0.02)).powi(2)).cbrt() * 0.5; u8.sin().atan() };
+        let mut acc10 = a;
+        acc1 += acc10.cos().atan() * 0.5;
+        acc10 + t9.sin() + (acc1 * 0.02).tanh().sin()
     }
-    check_p95(seed = 0x5bb26b5da9bdbdbe, inputs = 3, calls = [p69], at = |p| (p[0], p[1], p[2]));
+    check_p96(seed = 0xaca87af2173f3ec1, inputs = 1, calls = [p45, p81], at = |p| (p[0]));
 }
 
 program! {
     #[differentiable]
-    fn p96(n: usize, a: f64) -> f64 {
-        let mut acc0 = 0.0;
-        for i in 0..4 {
-            let mut acc1 = ((0.6 * a).mul_add(a / (2.0 + a.cos()), (1.0 + a.powi(2)).ln()) * 0.5).atan();
-            acc1 = f64::atan((2.0 + (i as f64).sin()).log2());
-        }
-        if n == 1 {
-            for i in 1..=3 {
-                acc0 = ((1.0 + (p80(a.atan()) * 0.25).atan()) * 2.0 * 0.5).sin();
-                acc0 += ((2.0 + (i as f64 * 0.5).cos()).powi(-2).atan2(1.5 + (acc0 * 0.1).atan().cos()) * 0.5).sin();
+    fn p97(a: f64) -> f64 {
+        let mut acc0 = 1.25 * (a / (1.0 + a * a)) * 0.5;
+        for i in 0..2 {
+            if i == 1 {
+                let t1 = 0.3 / (1.0 + a.powi(2));
+                for j in 0..4 {
+                    acc0 = (a.atan2(1.5 + 0.75_f64.cos()).hypot((2.0 + t1.sin()).cbrt()) * 0.5).atan();
+                }
+            } else if i < 1 {
+                acc0 = acc0 * 0.05;
             }
-        } else {
-            acc0 += -(0.1_f64 * 0.5);
+            acc0 /= (2.0 + a.sin().cos());
         }
-        (acc0 * 0.1).atan()
+        if a.max((acc0 * 0.05).atan()) > (acc0 * 0.05).tanh() {
+            acc0 *= (p81((a * (p96((acc0 * 0.05).sin()) * 0.5) * 0.25).sin(), ((acc0 * 0.05).atan() * a * 0.5).sin(), (a / (1.0 + (acc0 * 0.05).atan().powi(2)) * 0.5).tanh()) * 0.25).sin().powi(2).tanh();
+        }
+        acc0 * 0.02
     }
-    check_p96(seed = 0xff2bebb903a944af, inputs = 1, calls = [p80], at = |p| (1, p[0]));
+    check_p97(seed = 0x9c61851dd65a0aa6, inputs = 1, calls = [p81, p96], at = |p| (p[0]));
 }
 
 program! {
     #[differentiable]
-    fn p97(a: f64, b: f64) -> f64 {
-        let mut a = a;
-        let mut v0 = vec![0.0; 2];
-        for i in 0..v0.len() {
-            v0[i] = 1.0 * (1.5 / (1.0 + a * a));
-        }
-        let flag1 = b.hypot(a) > 0.7;
-        for i in 0..4 {
-            a += ((a * 0.1).mul_add((a * 0.1).tanh() - (a * 0.1).atan(), (a * 0.1).sin().powi(3)) * 0.1).atan();
-            if b / (1.5 + b.tanh()) > (v0[i % v0.len()] * 0.1).sin() {
-                return (v0[0] * 0.1).sin() * (b * b);
+    fn p98(b: f64, n: usize, xs: &[f64], a: f64) -> f64 {
+        let mut acc0 = b;
+        let mut k1 = 0;
+        let r4 = loop {
+            let mut k2 = 0;
+            loop {
+                let t3 = xs[k1];
+                acc0 += 0.1 / (2.0 + a.cos()) * (1.0 + a.powi(2)).ln();
+                k2 += 1;
+                if (xs[0] > 0.5) || k2 >= 3 { break; }
             }
-            a /= (1.0 + (v0[i % v0.len()] * 0.1).tanh().atan2(1.5 + (a * 0.1).sin().cos()).powi(2));
+            acc0 *= 0.5 + 0.4 * b.sin();
+            k1 += 1;
+            if (a * xs.iter().map(|q| q * b).sum::<f64>() > acc0 * 0.02) || k1 >= 3 { break -(p41(xs.iter().map(|q| q.cos()).product::<f64>() * xs.iter().map(|q| q.cos()).product::<f64>(), (xs[xs.len() - 1 - n] * a * 0.5).sin(), 1.5_f64.tanh(), 0.9 * a) - xs.iter().map(|q| q.cos()).product::<f64>()); }
+        };
+        let mut acc0 = acc0;
+        acc0 = (acc0 * 0.02).atan();
+        acc0 -= ((xs[0] / (2.0 + (r4 * 0.5).sin().cos())).tanh().exp() * 0.5).tanh();
+        let t5 = f64::min(0.5 * b, (n as f64).max(b));
+        for i in 0..2 {
+            let t6 = (2.0 + 0.6_f64.sin()).sqrt().powi(2);
+            acc0 = (xs.iter().map(|q| (q * 0.6).sin()).sum::<f64>() / (1.5 + p97(((t6 * 0.5).tanh() - xs[xs.len() - 1 - i]) * 0.5).tanh()) * 0.5).atan();
         }
-        1.5 * (a * 0.1).tanh()
+        if (1.5 + (r4 * 0.5).sin().sin()).powf(xs[n].tanh()) > (acc0 * 0.02).sin() {
+            if (acc0 * 0.02).atan() * xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) > n as f64 {
+                for i in 0..3 {
+                    let t7 = match i { 0 => xs[i], 1 => (a / (2.0 + xs[i].cos()) + xs[i]) * 0.5, _ => ((xs.iter().map(|q| q * t5).sum::<f64>().sin() + b * b) * 0.5).sin() };
+                    acc0 /= (1.0 + xs[i].abs().powi(2));
+                }
+            } else {
+                let a = a + t5.mul_add(acc0 * 0.02, acc0 * 0.02);
+            }
+        } else if (1.0 + xs[n].powi(2)).sqrt() < 0.0 {
+            acc0 += (-(0.6 - xs.iter().map(|q| q * b).sum::<f64>()) * 0.1).atan();
+        }
+        t5 + (acc0 * 0.02).tanh() + 1.0 * (r4 * 0.5).atan()
     }
-    check_p97(seed = 0x01680346d619f8ba, inputs = 2, calls = [], at = |p| (p[0], p[1]));
+    check_p98(seed = 0x175166c8d677db7f, inputs = 5, calls = [p41, p97], at = |p| (p[0], 1, &p[1..4], p[4]));
 }
 
 program! {
     #[differentiable]
-    fn p98(xs: &[f64], b: f64, c: f64, a: f64) -> f64 {
-        let mut acc0 = c + b;
-        if a.powi(2) > c {
-            acc0 += (xs[0].tanh().cos() * 0.5).tanh();
-        }
-        if (acc0 * 0.5).sin() > -0.2 {
-            return f64::tanh(xs.iter().sum::<f64>()).mul_add(f64::max(1.25, 0.3), c);
-        }
-        for i in 0..xs.len() {
-            let t1 = if xs[i] > c { c * xs[i] - (acc0 * 0.1).sin() * xs[i] } else { xs[xs.len() - 1 - i] };
-            let c = c - (1.5 + a.cos()).sqrt();
-            if b > b {
-                acc0 /= (1.0 + f64::cos(a).powi(2));
-            }
-            acc0 = (2.0 + (b * (acc0 * 0.1).tanh()).sin()).ln();
-        }
-        acc0 *= (xs[2] * xs.iter().map(|q| q * b).sum::<f64>()).tanh();
+    fn p99(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = (&(x.row(2).to_owned()) * ((s) + (s) * 0.5)).mapv(f64::sin);
+        let t2 = &(x.dot(v) * 0.3) / &v.mapv(|q| q * q + 1.0);
+        let t3 = x.to_owned();
+        t3.sum() * 0.2 + t2.dot(&t2) * 0.1 + t1.dot(&t1) * 0.1
+    }
+    check_p99(seed = 0xc7f497212d4e98ff, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p100(a: f64, c: f64, n: usize, b: f64) -> f64 {
+        let c = c * a;
+        let t0 = (p96(((0.75 - a) * 0.5).sin()) * 0.5).sin().atan() - (1.5 + (c * 0.5).tanh().sin()).powf(a.tanh());
+        let mut acc1 = ((b.atan2(1.5 + a.cos()) - b.hypot(p97(a.abs()))) * 0.25).tanh();
         let mut k2 = 0;
         loop {
-            let a = a * (xs[k2] * 0.3);
-            acc0 = c.powi(2) * 0.25;
+            if n == 3 {
+                if 0.6 * (acc1 * 0.1).atan() > n as f64 {
+                    acc1 = 0.2_f64.abs();
+                } else if b > 0.1 {
+                    acc1 = ((k2 as f64).tanh() + a * (acc1 * 0.1).atan()) * 0.5;
+                }
+            } else if k2 % 2 == 0 {
+                let t3 = (1.5 + b.powi(2).cos()).sqrt();
+            } else {
+                acc1 *= 0.5 + 0.4 * (n as f64).sin();
+            }
+            acc1 += (acc1 * 0.05).tanh();
             k2 += 1;
-            if (a.hypot(xs[(k2 + 1) % 3]) > c) || k2 >= 3 { break; }
+            if (t0 * 0.5 < 0.1) || k2 >= 6 { break; }
         }
-        acc0 * 0.05 - a.sin()
+        let t4 = a;
+        acc1 += (c * 0.5).asinh() * 0.5;
+        acc1 = (a - t4).tanh();
+        let t0 = (t0 * 0.5).sin() + a * b;
+        acc1 /= (1.0 + (0.6 / (1.0 + (acc1 * 0.05).sin().powi(2))).powi(2));
+        (t0 * 0.25).cos() + t4.cos() - (acc1 * 0.05).sin() + 0.6 * (c * 0.5).sin() + 0.75 * b + a.sin()
     }
-    check_p98(seed = 0xeb9aaeb9bc00596a, inputs = 6, calls = [], at = |p| (&p[0..3], p[3], p[4], p[5]));
+    check_p100(seed = 0x1c2babc650b03458, inputs = 3, calls = [p96, p97], at = |p| (p[0], p[1], 3, p[2]));
 }
 
 program! {
     #[differentiable]
-    fn p99(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (((a).cos() * a).mul_add(0.5, a) + xs[3]).tanh();
-        let t2 = ((t1).sin() + xs[5]).tanh();
+    fn p101(a: f64, b: f64) -> f64 {
+        let t0 = (b * 1.0).min(a / (1.5 + a.tanh()));
+        let mut acc1 = a;
+        for i in (0..4).step_by(2) {
+            let t2 = if b * t0 > t0 { 1.25 } else { i as f64 / (2.0 + b.cos()) / (1.5 + 0.25_f64.asinh().tanh()) };
+            acc1 -= ((t2 * 0.1 * t0 * (p100((1.5 + b.sin()).log(2.5 + a.cos()), 0.9 * t0 * 0.5, 3, ((acc1 * 0.25).sin().sin().exp() * 0.5).tanh()) * 0.5 + t0) * 0.5).atan() * 0.5).tanh();
+        }
+        0.1 * (acc1 * 0.25) + t0 + b
+    }
+    check_p101(seed = 0x9d87e89aa92c2a40, inputs = 2, calls = [p100], at = |p| (p[0], p[1]),
+        params = ["b"] at [1]);
+}
+
+program! {
+    #[differentiable]
+    fn p102(a: f64, xs: &[f64]) -> f64 {
         let mut acc = 0.0;
         let mut extra = 0.0;
-        for i in 0..xs.len() - 1 {
-            let t3 = ((1.0 + (xs[i]) * (xs[i])).ln()).tanh() * 1.5;
-            let t4 = if (t3).sin() + t2 > -0.41 { (t2).tanh() } else { xs[i + 1] };
-            let mut t5 = 0.0;
-            for j in 0..2 {
-                t5 += ((t2 + 0.77_f64).cos() * -0.85_f64 * (j as f64 + 0.5)).sin();
-            }
-            acc -= (((xs[i]) * 0.5).exp()).tanh();
-        }
-        acc.sin()
-    }
-    check_p99(seed = 0xd88d08dcbb5739f6, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-program! {
-    #[differentiable]
-    fn p100(xs: &[f64], a: f64) -> f64 {
-        let mut acc0 = a.powi(2).ln_1p() / (2.0 + 0.5_f64.cos());
-        for i in 0..2 {
-            let flag1 = ((p97(xs[i], (i as f64 * a * 0.5).tanh()) * 0.5).sin()) > 0.1;
-            acc0 -= 1.5_f64;
-        }
-        let t3 = { let u2 = xs[1] / (2.0 + (acc0 * 0.25 + (acc0 * 0.25).atan()).cos()); (2.0 + (u2.sin().exp() * 0.5).sin().cos()).powi(-2) };
-        let t4 = 0.3_f64.cos() * 1.0;
-        acc0 = ((acc0 * 0.25).sin() - a.clamp(-0.75, 0.75)).atan();
         for i in 0..xs.len() {
-            acc0 *= a.cos();
-            let t5 = (2.0 + (t3 * xs.iter().map(|q| q.cos()).product::<f64>() * t4.cos()).cos()).powi(-2);
-            let mut acc6 = (t4 * 0.9).sin();
+            let t1 = ((xs[i]).mul_add(0.5, a)).tanh() * 1.5;
+            let t2 = if a < 0.13 { ((xs[i]).mul_add(0.5, xs[i])).tanh() } else { 0.06_f64 + t1 };
+            acc -= (((a).mul_add(0.5, 0.27_f64)).sin()).tanh();
+            let t3 = (xs[i]).tanh() * 1.5;
+            acc += (t3).tanh();
+            if i + 1 < xs.len() {
+                if (((t1) * 0.5).exp()).tanh() < -0.40 {
+                    continue;
+                }
+                acc -= (t3).tanh();
+            }
+            acc -= (((((t2).tanh()) * 0.5).exp()).tanh()).tanh();
         }
-        t3 + (acc0 * 0.05).sin()
+        acc
     }
-    check_p100(seed = 0xd046dbad629be4f6, inputs = 4, calls = [p97], at = |p| (&p[0..3], p[3]));
+    check_p102(seed = 0xa6f1aa3a23391931, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
 }
 
 program! {
     #[differentiable]
-    fn p101(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = v.to_owned();
-        let mut t2 = v.to_owned();
-        for _ in 0..n {
-            t2 = (x.dot(&t2) * 0.3).mapv(f64::tanh) + &t2 * 0.5;
+    fn p103(n: usize, a: f64, b: f64) -> f64 {
+        if a.hypot(b) > a {
+            return b.sin();
         }
-        let mut t3 = s;
-        if n % 2 == 0 {
-            t3 = s;
-        }
-        let t4 = &(x.t().to_owned()) - &(x + x);
-        t4.sum() * 0.2 + t3 + t2.dot(&t2) * 0.1
-    }
-    check_p101(seed = 0x89e5305ec1050e32, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p102(n: usize, a: f64) -> f64 {
-        let mut acc0 = (1.0 + (2.0 + a.cos()).recip().powi(2)).cbrt();
-        if n < 2 {
-            let acc0 = acc0 * (acc0 * (p85(((1.5 + acc0) * 0.5).tanh(), (acc0.hypot(acc0) * 0.5).sin(), 1) * 0.5).tanh());
-            let mut acc1 = 1.0;
-            let mut acc2 = 0.5;
-            acc1 = a * (0.75 * 0.25);
-        }
-        let t3 = a - a;
-        for i in 0..n {
-            acc0 += (0.9 * t3.cos().exp2() * 0.5).tanh();
-            acc0 = ((acc0 * 0.25).tanh() - (t3 * 0.5).sin()).sin();
-        }
-        t3 + 0.3 * (acc0 * 0.25).tanh() + 0.5 * 1.25
-    }
-    check_p102(seed = 0x26660ec10209bc13, inputs = 1, calls = [p85], at = |p| (2, p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p103(b: f64, a: f64, c: f64, xs: &[f64]) -> f64 {
-        let t0 = -(xs[2] * b);
-        let mut acc1 = 0.0;
-        for (i, q2) in xs.iter().enumerate() {
-            match i {
-                0 => {
-                    for (j, q3) in xs.iter().enumerate() {
-                        if j < 3 {
+        let t0: f64 = n as f64 / (1.0 + b.powi(2)) * ((p70(0.6, a * 0.75) * 0.25).atan() + 1.0);
+        let mut acc1 = 0.9_f64.powi(2).ln_1p();
+        let t2 = if n % 3 == 1 { (1.5 + acc1.powi(3).sin()).powf(0.3_f64.tanh().exp_m1().tanh()) } else { (t0 * 0.25).atan() - 1.5 * acc1 };
+        let t3: f64 = t2 / (2.0 + acc1.cos());
+        for i in 0..2 {
+            if b.tanh() > i as f64 {
+                for j in 1..=1 {
+                    for l in 0..1 {
+                        if t2.sin() > -0.4 {
                             continue;
                         }
-                        acc1 += ((c - c).sin().exp2() * 0.5).sin();
+                        acc1 -= (acc1 * 0.1).atan().hypot(a / (1.5 + (t0 * 0.25).atan().tanh())) * 0.25;
+                    }
+                    acc1 /= (2.0 + ((t0 * 0.25).sin() / (1.5 + b.tanh())).cos());
+                }
+            } else {
+                acc1 += 0.2 * ((acc1 * 0.1).tanh() + (t0 * 0.25).atan());
+            }
+            acc1 = t2;
+        }
+        (t3 * 0.5).tanh() + t2.tanh() + (t0 * 0.25).tanh() + 0.5 * a
+    }
+    check_p103(seed = 0x5b7cffe6d5aa2ae7, inputs = 2, calls = [p70], at = |p| (1, p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p104(xs: &[f64], b: f64, a: f64) -> f64 {
+        let mut b = b;
+        if xs[1] * b > xs[0] {
+            let t0: f64 = 0.3 * 0.2;
+            for i in 0..4 {
+                for j in 0..xs.len() {
+                    if a - xs[(i + 1) % 3] < 0.1 {
+                        let t1 = if j < 2 { t0.atan2(1.5 + (a / (1.0 + 0.5_f64.powi(2))).cos()) } else { i as f64 / (1.0 + xs[i % xs.len()].sin().powi(2)) };
+                    } else if t0 > 0.1 {
+                        let t2 = (t0 * xs[(i + 1) % 3]).tanh().tanh();
+                    }
+                    b /= (2.0 + t0.cos());
+                }
+                b += xs[i % xs.len()];
+            }
+        } else {
+            let mut acc3 = 0.0;
+        }
+        for i in 0..4 {
+            b += ((2.0 + (b * 0.02).atan().sin()).sqrt() / (1.0 + xs[(i + 1) % 3].powi(2)) * 0.25).sin();
+            b *= (0.3 * (b * 0.02).tanh()).cos();
+        }
+        0.25 * (b * 0.02).atan() + 0.5 * (b * 0.02)
+    }
+    check_p104(seed = 0x659bbdb1b6128246, inputs = 5, calls = [], at = |p| (&p[0..3], p[3], p[4]));
+}
+
+program! {
+    #[differentiable]
+    fn p105(a: f64) -> f64 {
+        let t0 = a * 1.25;
+        let t1 = if a - t0 < 0.3 { t0 * a + a.powi(2) } else { a };
+        let mut acc2 = 1.0;
+        if (p81(t0, 0.5, (1.0 + (t1 * 0.5).sin().powi(2)).ln()) * 0.25).sin() + 2.0 < 0.0 {
+            let a = a * (1.5 + t0.sin()).powf(t0.tanh());
+            for i in 0..4 {
+                if t0 / (1.5 + (a * 0.25).atan().tanh()) > 0.1 || a * 0.25 < -0.1 {
+                    acc2 -= f64::cos(0.5 * (t1 * 0.5).sin()) * 0.5;
+                } else if (t1 * 0.5).hypot(0.6) > 0.5 {
+                    if i == 1 {
+                        if (1.0 + (t1 * 0.5).sin().powi(2)).ln() < 0.0 || 1.0 < -0.4 {
+                            acc2 = ((acc2 * 0.1).sin() * (a * 0.25 * 0.5).tanh()).sin();
+                        } else {
+                            for j in 0..3 {
+                                let mut acc3 = 1.0;
+                                acc3 = (a * 0.25).sin();
+                            }
+                        }
                     }
                 }
-                1 => {
-                    acc1 += ((i as f64 * t0).max(c - xs[i]) * 0.1).sin();
+                acc2 *= (acc2 * 0.05).tanh();
+            }
+        }
+        if -(acc2 * 0.02) < 0.1 {
+            let mut v4 = vec![0.0; 4];
+            for i in 0..v4.len() {
+                v4[i] = (1.5 + (t1 * 0.5).sin().sin()).log(2.5 + (t1 * 0.5).sin().cos()).sin();
+            }
+            for i in 0..v4.len() {
+                if i > 3 {
+                    let t5 = a + a;
+                } else {
+                    let t6 = (1.5 + p57(3, (acc2 * 0.02).tanh()).sin()).powf(t0.tanh()) - (acc2 * 0.02 - (v4[i] * 0.1).tanh());
                 }
-                _ => {
-                    let flag4 = xs[i] > 0.1;
+                acc2 = ((acc2 * 0.02).tanh() * (t0.powi(2) * 0.5).atan()).tanh();
+            }
+        } else {
+            acc2 = (t1 * 0.5).tanh();
+        }
+        0.6 * (t1 * 0.5).sin() + t0.sin()
+    }
+    check_p105(seed = 0xcaac28762b9f3fcb, inputs = 1, calls = [p57, p81], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p106(n: usize, a: f64) -> f64 {
+        let mut acc0 = a.tanh().sinh().atan();
+        for i in 0..1 {
+            for j in 0..1 {
+                if a + (acc0 * 0.25).tanh() < -0.2 {
+                    let t1 = -(2.0 + a.sin()).log10() + -f64::sin(a);
+                } else {
+                    let mut k2 = 0;
+                    let r3 = loop {
+                        let acc0 = (acc0 * 0.1).sin() + a.powi(2).ln_1p();
+                        k2 += 1;
+                        if (a * a < 0.7) || k2 >= 4 { break a + a; }
+                    };
                 }
+                acc0 += ((acc0 * 0.1).sin().sin() * 0.5).sin();
             }
-            acc1 = (1.5 + (xs.iter().map(|q| q * q).sum::<f64>() / (2.0 + (i as f64).cos())).sin()).powf((*q2).powi(2).tanh());
-        }
-        let t5 = if 0.6 * xs[2] < 0.5 { xs[1] } else { f64::sin(acc1 * 0.02) * (c - t0) };
-        let t6 = if a - c > b { f64::atan((acc1 * 0.02).atan()) * (xs[1] * a) } else { (t5 * 0.5).tanh().cos().exp() - xs[0] * a };
-        acc1 -= ((xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) + (acc1 * 0.02).atan().mul_add(t0, t5 * 0.5)) * 0.1).atan();
-        let t7 = xs[1].powi(2).ln_1p() * (acc1 * 0.02 * 0.2) / (1.0 + xs.iter().map(|q| (q * 0.2).sin()).sum::<f64>().powi(2));
-        let a = a + (0.3 + t0);
-        for i in 1..=2 {
-            let t5 = (t5 * 0.5).tanh() + (a * 0.25).tanh().cos().exp2();
-            acc1 *= (0.2 * xs.iter().sum::<f64>()).tanh();
-        }
-        if (p80(f64::tanh(xs[2])) * 0.25).sin().powi(2).ln_1p() < -0.2 {
-            let t8 = (0.5 * (t6 * 0.5).tanh()).powi(2).ln_1p();
-        }
-        0.5 * (a * 0.25) - 0.6 * (t6 * 0.5) + t5 * 0.5 + (acc1 * 0.02).tanh() + t0.tanh()
-    }
-    check_p103(seed = 0xd06fb8bc2d9cabad, inputs = 7, calls = [p80], at = |p| (p[0], p[1], p[2], &p[3..7]));
-}
-
-program! {
-    #[differentiable]
-    fn p104(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((((-0.96_f64) * 0.5).exp()).cos() * a + xs[3]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 1..xs.len() {
-            if ((t1).mul_add(0.5, xs[i])).cos() * t1 > 0.21 {
-                continue;
+            if (a * n as f64) > 0.7 {
+                return (1.5 + (acc0 * 0.1).tanh().cos()).sqrt() * (p100(((1.0 + a.powi(2)).cbrt() * 0.5).tanh(), i as f64 * (p96((acc0 * 0.1 - (acc0 * 0.1).tanh()) * 0.5) * 0.5).tanh(), 3, (acc0 * 0.1 * (acc0 * 0.1).atan() * 0.25).sin()) * 0.5 + (acc0 * 0.1).sin());
             }
-            let t2 = (((1.0 + (xs[i]) * (xs[i])).ln()) * ((t1).sin()) + t1).tanh() * 1.5;
-            acc -= (xs[i - 1]).tanh();
-            if xs[i - 1] - (1.0 + (xs[i - 1]) * (xs[i - 1])).ln() > 0.33 {
-                extra = extra + ((1.0 + (((-0.48_f64 - t2) * 0.5).exp()) * (((-0.48_f64 - t2) * 0.5).exp())).ln()).tanh() - ((((-0.56_f64).tanh()) * ((xs[i - 1]).mul_add(0.5, xs[i]))).tanh()).tanh();
-            } else {
-                let t3 = if ((xs[i - 1]).tanh()).sin() > 0.22 { ((((xs[i - 1]) * (((xs[i]) * 0.5).exp())) * 0.5).exp()).tanh() } else { xs[i] - a };
-            }
-            acc -= ((((t2).cos() * xs[i - 1] - (xs[i]).sin()) * 0.5).exp()).tanh();
+            acc0 = ((acc0 * 0.1).sin() * (1.5 + a.sin()).log(2.5 + (acc0 * 0.1).atan().cos())).sin();
         }
-        acc.sin()
+        (acc0 * 0.1).atan().sin()
     }
-    check_p104(seed = 0xb20493b6ef8aa3ab, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p105(a: f64, c: f64, b: f64) -> f64 {
-        let mut v0 = vec![0.0; 2];
-        for i in 0..v0.len() {
-            v0[i] = c.tanh().atan();
-        }
-        let mut acc1 = (-v0[1]).tanh();
-        if a.sin() > v0.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() {
-            let t2 = if v0[1] + a > 0.5 || v0.iter().map(|q| q * b).sum::<f64>() < -0.1 { a } else { 0.2 * a.mul_add(c, v0[0]) };
-            let mut acc3 = (v0.iter().map(|q| q * acc1).sum::<f64>() * (acc1 - c) * 0.1).sin();
-        }
-        let a = a - (p81(c, 1) * 0.5).tanh() * a;
-        (a * 0.5).atan() + acc1
-    }
-    check_p105(seed = 0xa4cd0a58f8d88e51, inputs = 3, calls = [p81], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p106(a: f64) -> f64 {
-        let a = a * 1.25;
-        let t0 = if (a * 0.5).sin().cos() < -0.4 { 0.2_f64.sin().exp2() * 1.25 } else { (a * 0.5).sin() };
-        let flag1 = (a * 0.5).tanh() + (a * 0.5).sin() > 0.3;
-        (t0 * 0.5).tanh().sin() - (a * 0.5).sin()
-    }
-    check_p106(seed = 0x47c183b7c405aa34, inputs = 1, calls = [], at = |p| (p[0]));
+    check_p106(seed = 0x8c80560eaa45321d, inputs = 1, calls = [p96, p100], at = |p| (2, p[0]));
 }
 
 program! {
     #[differentiable]
     fn p107(a: f64) -> f64 {
-        let mut acc0 = 0.0;
-        for i in 0..4 {
-            let t1 = (i as f64).atan2(1.5 + a.cos());
-            let t2 = a.cos().exp2();
-            for j in 0..2 {
-                let t3: f64 = 0.6 * t1;
-                acc0 += ((0.5 * (a / (1.0 + a.powi(2))).tanh()).acos() * 0.5).atan();
-            }
-            acc0 = ((acc0 * 0.05).atan() * (a * t1 * 0.5).sin()).sin();
+        let mut acc0 = (1.5 + a.powi(3).sin()).log(2.5 + a.cos().exp().cos());
+        if acc0 / (2.0 + acc0.cos()) > 0.3 {
+            let t1 = a.abs();
+            let t2 = f64::sin(0.75).cos();
+        } else {
+            acc0 = 0.6_f64.cos();
+            let acc0 = acc0 + (1.0 + acc0.powi(2)).sqrt();
         }
-        if (1.5 + p96(1, (acc0 * 0.05).atan().cos()).sin()).log(2.5 + a.cos()) < 0.7 {
-            let t4 = (1.0 + (acc0 * 0.05).sin().powi(2)).cbrt();
-            let t6 = { let u5 = a.tanh().exp(); a.cos().sin() };
-            let t7 = if t4 > t6 { t4 } else { (t6 / (1.0 + t6.powi(2))).sin() };
-        }
-        let mut acc0 = acc0;
-        acc0 += acc0 * 0.05 * 0.5;
-        acc0 *= 1.0 + (-a).tanh();
-        acc0 * 0.02
+        let t3: f64 = 0.75 * f64::min(0.5, a);
+        let t4 = if acc0.atan() > a { a.to_radians() / (1.0 + acc0.powi(2)) } else { -a.tanh().exp_m1() };
+        let mut t3 = t3;
+        t3 + t4.tanh() - acc0 - a.sin()
     }
-    check_p107(seed = 0x673bb9b8a79f6e50, inputs = 1, calls = [p96], at = |p| (p[0]));
+    check_p107(seed = 0xb658e130d3c1bfaa, inputs = 1, calls = [], at = |p| (p[0]));
 }
 
 program! {
     #[differentiable]
-    fn p108(c: f64, a: f64, b: f64, n: usize) -> f64 {
-        let mut acc0 = 0.0;
-        let mut acc1 = (((2.0 + b.sin()).cbrt() + b.sin().exp_m1()) * 0.5).sin();
-        let t2 = c - a - n as f64 + (acc1 * acc1 - acc1.powi(3));
-        let mut w3 = 0;
-        while w3 < 2 {
-            let mut k4 = 0;
-            let r5 = loop {
-                acc0 *= b.powi(3).tanh();
-                acc1 = c / (1.0 + (b * c).powi(2));
-                k4 += 1;
-                if (0.1 * 0.3 < 0.5) || k4 >= 5 { break (w3 as f64).powi(3) * (a - 0.3); }
-            };
-            let mut w6 = 0;
-            while w6 < 3 {
-                acc0 += a;
-                w6 += 1;
-            }
-            acc0 += (1.0 + ((acc1 * 0.05).sin() * 0.1).powi(2)).cbrt();
-            w3 += 1;
+    fn p108(n: usize, a: f64, b: f64, d: f64, c: f64) -> f64 {
+        let mut acc0 = p82(b * 0.25, 3).min(-b);
+        if n % 2 == 0 {
+            acc0 *= 1.0 + a.tanh();
+            let t1 = (n as f64).max(0.2_f64.sin().exp());
         }
-        0.3 * (t2 * 0.25).tanh() + 0.25 * (acc1 * 0.05).atan() + (acc0 * 0.02).sin() + 0.5 * b
+        acc0 = (acc0 * (c / (1.0 + a.powi(2)) * 0.5)).sin();
+        let t2: f64 = a * 2.0;
+        2.0 * c
     }
-    check_p108(seed = 0x66f90b7ab588f83c, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2], 3));
+    check_p108(seed = 0xdd1d6b0276aa168e, inputs = 4, calls = [p82], at = |p| (2, p[0], p[1], p[2], p[3]));
 }
 
 program! {
     #[differentiable]
-    fn p109(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = (x - v).mean_axis(Axis(0)).unwrap();
+    fn p109(n: usize, c: f64, a: f64, b: f64) -> f64 {
+        let mut acc0 = (1.0 + b.atan().powi(2)).ln();
+        acc0 /= (2.0 + f64::sin(acc0).cos());
+        if acc0 + c > -0.2 {
+            if n == 3 {
+                let acc0 = acc0 * (1.5 + (n as f64).sin()).powf(a.tanh());
+            } else {
+                let t1 = n as f64;
+            }
+        } else {
+            let mut v2 = vec![0.0; n];
+            for i in 0..v2.len() {
+                v2[i] = p64((2.0 + b.cos()).powi(-2), a, -acc0).hypot(0.2) * 0.3;
+            }
+        }
+        acc0 = (acc0 + b.atan2(1.5 + 1.0_f64.cos())).sin();
+        for i in 0..3 {
+            let t3 = 0.3 * i as f64;
+            acc0 += (f64::sin((2.0 + 1.0_f64.sin()).cbrt()) * 0.5).sin();
+        }
+        let mut w4 = 0;
+        while w4 < 3 {
+            let acc0 = (acc0 * 0.1).sin() + c.clamp(-0.75, 0.75);
+            w4 += 1;
+        }
+        (acc0 * 0.1).tanh().sin() + b + a + c
+    }
+    check_p109(seed = 0x78d92ea5e86075ec, inputs = 3, calls = [p64], at = |p| (3, p[0], p[1], p[2]));
+}
+
+#[differentiable]
+fn p110_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.25
+}
+#[differentiable]
+fn p110_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * -0.5;
+    t + p110_h0(&v[1..], s * 0.6) + p110_h0(v, s).sin()
+}
+#[differentiable]
+fn p110_h2(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * 0.5;
+    }
+}
+program! {
+    #[differentiable]
+    fn p110(a: f64, xs: &[f64]) -> f64 {
+        let t1 = p110_h1(&xs[2..=4], a).sin();
+        let mut buf2 = vec![0.3; 4];
+        for _ in 0..3 {
+            p110_h2(a, xs, &mut buf2);
+        }
+        let t3 = buf2[0] + buf2[3] * -0.5;
+        let s4 = &xs[1..];
+        let t5 = (s4[1] * t3.tanh() + s4[2]).sin() + s4[s4.len() - 1] * 0.75;
+        let t6 = p110_h1(&xs[..6], t1.tanh()).sin();
+        let s7 = &s4[..5];
+        let t8 = (s7[2] * t1.tanh() + s7[3]).sin() + s7[s7.len() - 1] * 0.6;
+        t8 + t6 + t5 + t3 + t1 + a * 0.3
+    }
+    check_p110(seed = 0x40f41d48d858e4d6, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p111(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = v.to_owned();
+        let t2 = &((x * x).mapv(f64::tanh)) / &(x - &t1).mapv(|q| q * q + 1.0);
+        let t3 = (s) - &(v + &t1);
+        t3.dot(&t3) * 0.1 + t2.sum() * 0.2 + t1.dot(&t1) * 0.1
+    }
+    check_p111(seed = 0x1fc1816bd7f665f4, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+#[differentiable]
+fn p112_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 1.5).sin();
+    }
+    acc * 0.75 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p112_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.3;
+    t + p112_h0(&v[1..], s * 0.6) + p112_h0(v, s).sin()
+}
+program! {
+    #[differentiable]
+    fn p112(a: f64, b: f64, xs: &[f64]) -> f64 {
+        let t1 = p112_h1(xs, a).sin();
+        let t2 = p112_h1(&xs[2..5], b);
+        let t3 = p112_h1(&xs[2..], t1.tanh()).sin();
+        let s4 = &xs[..6];
+        let t5 = (s4[5] * b * 0.3 + s4[0]).sin() + s4[s4.len() - 1] * 0.25;
+        t5 + t3 + t2 + t1 + a * 0.3
+    }
+    check_p112(seed = 0x6b5f0b32aab2494d, inputs = 9, calls = [], at = |p| (p[0], p[1], &p[2..9]));
+}
+
+#[differentiable]
+fn p113_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 1.5
+}
+#[differentiable]
+fn p113_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * -0.5;
+    t + p113_h0(&v[1..], s * 1.5) + p113_h0(v, s).tanh()
+}
+#[differentiable]
+fn p113_h2(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * 1.5 + (y[i] * s).sin() * 0.25;
+    }
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p113_h3(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).tanh() * 0.6;
+    }
+    y[0] * 0.25
+}
+#[differentiable]
+fn p113_h4(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    let _ = p113_h2(y, s);
+    let _ = p113_h3(s * 0.6, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+program! {
+    #[differentiable]
+    fn p113(a: f64, b: f64, xs: &[f64]) -> f64 {
+        let t1 = p113_h1(xs, a * 0.25).sin();
+        let mut buf2 = vec![0.0; 2];
+        for i in 0..2 {
+            buf2[i] = xs[i + 4] * a;
+        }
+        let _ = p113_h4(&mut buf2, &xs[..4], a);
+        let t3 = p113_h4(&mut buf2, &xs[1..=6], t1.tanh()).tanh();
+        let t4 = buf2[0] + buf2[1] * 0.25;
+        let t5 = p113_h1(&xs[3..], t1.tanh());
+        let t6 = p113_h1(&xs[1..6], t5.tanh()).sin();
+        let mut buf7 = vec![0.0; 2];
+        for i in 0..2 {
+            buf7[i] = xs[i + 3] * t5.tanh();
+        }
+        let t8 = p113_h4(&mut buf7, &xs[1..5], t4.tanh() * -0.5).tanh();
+        let t9 = p113_h2(&mut buf7, b).tanh();
+        let t10 = p113_h3(t4.tanh(), &xs[0..6], &mut buf7).tanh();
+        let t11 = buf7[0] + buf7[1] * -0.5;
+        let t12 = p113_h1(&xs[..], t4.tanh()).sin();
+        t12 + t11 + t10 + t9 + t8 + a * 0.3
+    }
+    check_p113(seed = 0x49a3efa0004741a3, inputs = 9, calls = [], at = |p| (p[0], p[1], &p[2..9]));
+}
+
+program! {
+    #[differentiable]
+    fn p114(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = (-x.mapv(f64::sin)).column(1).to_owned();
+        if n % 2 == 0 {
+            t1 = v / &(v - v).mapv(|q| q * q + 1.0);
+        }
         let t2 = t1.to_owned();
-        let t3 = (x * &((x * &t1).mapv(f64::tanh))).mapv(f64::tanh);
-        let t4 = x.to_owned();
+        t2.dot(&t2) * 0.1 + t1.dot(&t1) * 0.1 + s
+    }
+    check_p114(seed = 0xd9f04cd8ef33cd77, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p115(a: f64, b: f64, c: f64) -> f64 {
+        let mut v0 = vec![0.0; 2];
+        for i in 0..v0.len() {
+            v0[i] = ((f64::max(i as f64, c) - a) * 0.5).atan();
+            if i > 0 {
+                v0[i] += v0[i - 1] * ((a - b) * 0.25).atan();
+            }
+        }
+        let mut acc1 = ((v0[0] * 0.25).tanh() + b).cos();
+        let mut k2 = 0;
+        let r5 = loop {
+            for q3 in v0.iter() {
+                let t4 = if *q3 * 0.1 / (1.0 + c * c) > c { k2 as f64 } else { (*q3 * 0.1).atan() / (1.0 + b.powi(2)) };
+                acc1 += ((t4 * 0.5 * 0.5).tanh().powi(2) * (v0.iter().map(|q| (q * 0.1).cos()).product::<f64>() / (1.5 + (k2 as f64).tanh())) * 0.5).atan();
+            }
+            if k2 == 1 {
+                let b = b + (p81((1.0 + (acc1 * 0.1).atan().powi(2)).cbrt() * 0.5, 1.25 * a, (acc1 * 0.1).atan()) * 0.25).sin();
+            }
+            acc1 /= (1.0 + b.powi(2));
+            k2 += 1;
+            if ((acc1 * 0.1).tanh().mul_add((v0[k2 % v0.len()] * 0.1).tanh(), a) > v0.iter().map(|q| (q * 0.1).cos()).product::<f64>()) || k2 >= 2 { break 0.25 * (1.0 + a.powi(2)).ln(); }
+        };
+        let t6 = 1.0 * ((0.5 * 0.6_f64.tanh()).asin() * a);
+        let k7 = (c.sin().abs() * 2.0) as usize % 3;
+        let t8 = match k7 { 0 | 1 => r5, _ => b };
+        t8 + t6 - r5.tanh() - 1.25 * a
+    }
+    check_p115(seed = 0x4c6667e80048102d, inputs = 3, calls = [p81], at = |p| (p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p116(b: f64, a: f64) -> f64 {
+        let mut acc0 = 0.0;
+        let mut w1 = 0;
+        while w1 < 3 {
+            if (-(w1 as f64)) > 0.25 {
+                let mut acc2 = 0.5;
+                let t3 = a;
+            } else {
+                if 0.3 / (1.5 + a.tanh()) > -0.1 {
+                    let t4 = a.mul_add(b, 0.75) + (b + a);
+                } else {
+                    for j in 0..2 {
+                        let t5: f64 = b - a;
+                        acc0 -= (a.atan().min(a.powi(2)) * 0.5).tanh();
+                    }
+                }
+            }
+            acc0 *= 0.8 + 0.2 * (acc0 * 0.1).sin().hypot(a).sin();
+            w1 += 1;
+        }
+        let k6 = (b.min(a).abs() * 2.0) as usize % 3;
+        match k6 {
+            0 => {
+                let t7: f64 = -0.25;
+            }
+            1 => {
+                if b.cos() > 0.0 {
+                    let mut acc8 = ((1.5 + (acc0 * 0.05).tanh()).hypot(p108(2, ((a - b) * 0.5).sin(), 1.5_f64.to_radians(), (a / (1.5 + b.tanh()) * 0.5).atan(), (p100(((a - (acc0 * 0.05).sin()) * 0.5).sin(), ((a - b) * 0.5).sin(), 3, (a * a * 0.5).tanh()) * 0.5).sin().atan()).max(a)) * 0.5).sin();
+                } else {
+                    let t9 = 0.3_f64.sin() / (1.0 + a.powi(2));
+                }
+            }
+            _ => {
+                let t10 = if b * b < 0.1 { b } else { ((acc0 * 0.05).sin() - a).sin() };
+            }
+        }
+        (acc0 * 0.05).sin()
+    }
+    check_p116(seed = 0x094afbc43e35a212, inputs = 2, calls = [p100, p108], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p117(b: f64, a: f64, c: f64) -> f64 {
+        let mut acc0 = f64::cos(c - c);
+        let mut acc1 = 0.5;
+        let t2 = acc0;
+        let mut k3 = 0;
+        let r5 = loop {
+            let flag4 = (1.0 + b.powi(2)).cbrt() > 0.5;
+            acc1 += (c / (1.5 + a.tanh()) * 0.5).atan();
+            k3 += 1;
+            if (flag4) || k3 >= 5 { break f64::atan(0.5_f64.sin()); }
+        };
+        acc0 /= (2.0 + (-t2).cos());
+        let mut w6 = 0;
+        while w6 < 3 {
+            let mut k7 = 0;
+            loop {
+                match k7 {
+                    0 | 1 => {
+                        acc0 -= ((w6 as f64 * t2).sin().exp() * 0.5).tanh();
+                    }
+                    _ => {
+                        if 1.25 > 0.1 {
+                            acc0 /= (1.0 + (1.5 + b.sin()).powf(r5.tanh()).powi(2));
+                        } else if r5 + a > acc1 * 0.02 {
+                            let t8 = if f64::tanh(p108(2, 1.5 + 0.25, (2.0 + a.sin()).ln(), 2.0, (acc0 * 0.02 / (1.0 + b * b) * 0.25).tanh())) < 0.7 { acc1 * 0.02 } else { c };
+                        }
+                    }
+                }
+                acc1 = (2.0 + (-a).cos()).powi(-2);
+                k7 += 1;
+                if (r5.max(0.3) > w6 as f64) || k7 >= 5 { break; }
+            }
+            acc0 = ((acc0 * 0.02).atan() + 0.6).atan();
+            w6 += 1;
+        }
+        r5 - t2 + 1.5 * (acc1 * 0.02).tanh() + (acc0 * 0.02).atan()
+    }
+    check_p117(seed = 0x959837ec0fa8f249, inputs = 3, calls = [p108], at = |p| (p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p118(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = (-x.mapv(f64::sin)).dot(&(x.column(2).to_owned())) * 0.3;
+        let mut t2 = &(x.dot(&t1) * 0.3) - &(x.dot(&t1) * 0.3);
+        if n % 3 == 0 {
+            t2 = (x.dot(x) * 0.3).mean_axis(Axis(1)).unwrap();
+        }
+        let t3 = x.to_owned();
+        let mut t4 = x.to_owned();
+        if n % 3 == 0 {
+            t4 = &((x * &t3).mapv(f64::tanh)) + &(&t3 / &v.mapv(|q| q * q + 1.0));
+        }
         t4.sum() * 0.2 + t3.sum() * 0.2 + t2.dot(&t2) * 0.1
     }
-    check_p109(seed = 0x920b5fc27faa7aaa, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+    check_p118(seed = 0xb711cb3dfe4464f2, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
 }
 
 program! {
     #[differentiable]
-    fn p110(b: f64, a: f64) -> f64 {
-        let mut acc0 = 1.0;
-        for i in 0..2 {
-            if b * 0.3 > -0.1 {
-                for j in (0..4).step_by(2) {
-                    for l in 1..=4 {
-                        if i < 1 {
-                            let t1 = 1.5 * a.cos().exp();
-                        } else {
-                            let mut acc2 = (a.tanh().powi(3) * 0.5).sin();
-                        }
-                        acc0 *= a.asinh().tanh();
-                    }
-                    acc0 = (((i as f64).sin().exp() - a.atan()) * 0.5).sin();
-                }
-            } else {
-                acc0 += ((i as f64).cos().cos().exp_m1() * 0.5).tanh();
-            }
-            acc0 = ((1.0 + ((acc0 * 0.02).atan() - a).powi(2)).sqrt() * 0.5).atan();
+    fn p119(n: usize, b: f64, a: f64) -> f64 {
+        let b = b + a.min(b);
+        let mut a = a;
+        if a + 0.5 > a {
+            return (-(b * 0.5).atan()).atan();
         }
-        acc0 /= (1.0 + (a - (acc0 * 0.02).sin()).powi(2));
-        acc0 = (acc0 * 0.02 * (p107((acc0 * 0.02).sin() * b) * 0.5).atan()).atan();
-        let mut acc3 = (a * (acc0 * 0.02).atan().mul_add(b, a) * 0.5).atan();
-        let flag4 = a > 0.5;
-        let flag5 = acc3 > 0.3;
-        let t6 = a / (1.0 + ((p92((b * a * 0.5).atan(), a.min(b)) * 0.5).sin() * b).powi(2));
-        acc3 /= (2.0 + a.atan().cos());
-        t6 + 0.1 * acc3 + acc0 * 0.02 + a.cos()
+        a += (a * ((b * 0.5).sin() * p97(((a - a) * 0.5).sin())) * 0.25).atan();
+        match n {
+            0 => {
+                let mut k0 = 0;
+                let r4 = loop {
+                    let mut k1 = 0;
+                    let r3 = loop {
+                        let flag2 = (b * 0.5).atan().to_radians() > -0.1;
+                        a -= ((a * 0.05).tanh().powi(2).cos().exp() * 0.5).tanh();
+                        k1 += 1;
+                        if ((1.0 + (b * 0.5).powi(2)).sqrt() > 0.1) || k1 >= 5 { break (a * 0.05).tanh().tanh().sin(); }
+                    };
+                    a *= (p79(2, (k0 as f64).tanh(), f64::sin((a * 0.05).tanh())) * 0.25).cos();
+                    k0 += 1;
+                    if (((k0 as f64).clamp(-0.75, 0.75)) > 0.3) || k0 >= 3 { break -(b * 0.5).tanh() * 0.6; }
+                };
+            }
+            1 => {
+                if (a * 0.02).atan().sin() > 0.25 {
+                    if (b * 0.5).sin() > -0.2 {
+                        a += ((n as f64).tanh().exp2().cos().exp() * 0.5).sin();
+                    } else {
+                        let t5 = (n as f64).tanh() / (1.0 + (b * 0.5 * 1.5).powi(2));
+                    }
+                }
+            }
+            _ => {
+                let t6: f64 = (b * 0.5).tanh();
+                let t7 = if 0.1 * t6 > 0.3 { (-t6).hypot(t6 * (a * 0.02).tanh()) } else { -((b * 0.5).tanh() - 2.0) };
+            }
+        }
+        1.0 * (b * 0.5).tanh()
     }
-    check_p110(seed = 0x3b69c922d43a3eb6, inputs = 2, calls = [p92, p107], at = |p| (p[0], p[1]));
+    check_p119(seed = 0xda3dc361fced3578, inputs = 2, calls = [p79, p97], at = |p| (2, p[0], p[1]));
 }
 
 program! {
     #[differentiable]
-    fn p111(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (a + xs[4]).tanh();
-        let t2 = (((a) * (t1)).tanh() + xs[0]).tanh();
+    fn p120(xs: &[f64], a: f64) -> f64 {
+        let t0 = xs[2];
+        let t1: f64 = f64::max(xs[0], a) * t0 / (1.0 + xs[0].powi(2).powi(2));
+        let mut acc2 = -0.6 * ((t1 * 0.5).atan() / (2.0 + a.cos()));
+        let mut k3 = 0;
+        let r5 = loop {
+            let mut v4 = vec![0.0; 4];
+            for j in 0..v4.len() {
+                v4[j] = ((t1 * 0.5).tanh() * a).abs();
+            }
+            v4[k3] -= (-0.6 - a.max(k3 as f64)) * 0.5;
+            k3 += 1;
+            if ((t1 * 0.5).tanh() - a > 0.5) || k3 >= 2 { break (t0 - (t1 * 0.5).sin()).cos(); }
+        };
+        r5.cos() + (acc2 * 0.25).tanh() - (t1 * 0.5).atan() + t0
+    }
+    check_p120(seed = 0xbc0d441664091e9d, inputs = 4, calls = [], at = |p| (&p[0..3], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p121(b: f64, a: f64) -> f64 {
+        let t0 = (b.powi(3).mul_add(a, 0.6 * a) * 0.25).atan().powi(3);
+        let mut v1 = vec![0.0; 4];
+        for i in 0..v1.len() {
+            v1[i] = (1.5 + b.cos().sin()).powf(p64((t0 * 0.5).atan().cos().exp() * 0.5, a, a).tanh().tanh());
+        }
+        let mut acc2 = a;
+        if v1[2] > v1[3] {
+            let t4 = { let u3 = v1[2].to_radians() * (1.5 + (t0 * 0.5).sin()).log(2.5 + b.cos()); (t0 * 0.5).powi(2).ln_1p().atan() };
+            for i in (0..1).rev() {
+                let t0 = (t0 * 0.5).tanh() * t4.sin();
+                acc2 += ((t0 * 0.5).atan() * 0.5).tanh();
+            }
+            for i in 1..=4 {
+                let mut acc5 = 0.0;
+                acc5 += (b.mul_add(v1[i % v1.len()] * 0.1, i as f64) / (2.0 + (acc2 * 0.1).cos()) * 0.05).tanh();
+            }
+        } else {
+            acc2 = (acc2 * 0.1 * (v1.iter().map(|q| (q * 0.1).cos()).product::<f64>() * 0.75)).sin();
+            for i in (0..6).step_by(2) {
+                let t6 = if v1[i % v1.len()] * 0.1 < 0.7 { -(t0 * 0.5).atan() } else { (v1.iter().map(|q| (q * 0.1) * a).sum::<f64>() / (1.5 + (v1[i % v1.len()] * 0.1).tanh().tanh()) * 0.05).powi(3) };
+                v1[(i + 1) % 4] = 2.0 * (1.5 + (v1[(i + 1) % 4] * 0.1).tanh().sin()).powf(a.tanh()) * 0.25;
+            }
+        }
+        (acc2 * 0.1).atan() + (t0 * 0.5).atan().tanh() + 0.5 * (v1[0] * 0.1)
+    }
+    check_p121(seed = 0x5a272c7459d30ed8, inputs = 2, calls = [p64], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p122(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (-0.85_f64 + xs[3]).tanh();
+        let t2 = (a + xs[3]).tanh();
         let mut acc = 0.0;
         let mut extra = 0.0;
         for i in 0..xs.len() {
-            let t3 = (xs[i] - (t1 - xs[i]) * (((t1) * 0.5).exp())).tanh() * 1.5;
-            let t4 = ((t2 + xs[i] - (xs[i]).sin()).cos() * xs[i]).tanh() * 1.5;
-            if ((1.0 + (xs[i]) * (xs[i])).ln()) * ((t3).sin()) > 0.43 {
-                continue;
+            let t3 = (xs[i]).tanh() * 1.5;
+            acc = acc + ((((t1).mul_add(0.5, -0.11_f64)).cos() * xs[i]).tanh()).tanh() - (a).tanh();
+            if ((a).tanh()) * (((xs[i]) * 0.5).exp()) < -0.10 {
+                acc += ((1.0 + ((((xs[i]) * (t1)) * 0.5).exp()) * ((((xs[i]) * (t1)) * 0.5).exp())).ln()).tanh();
+            } else {
+                extra -= ((((((xs[i]) * 0.5).exp()) * 0.5).exp()).mul_add(0.5, t1)).tanh();
             }
-            if (((xs[i]) * 0.5).exp()).tanh() < 0.18 {
-                extra += (t3 + xs[i] + xs[i] - (-0.50_f64 + xs[i]).sin()).tanh();
+            extra += (t2).tanh();
+            acc += (((((xs[i]).sin()) * 0.5).exp()).sin()).tanh();
+            if i + 1 < xs.len() {
+                acc += (-0.57_f64).tanh();
+                extra = extra + ((xs[i + 1]).tanh() - ((-0.13_f64) * 0.5).exp() + (t3 - xs[i + 1]).mul_add(0.5, -0.26_f64)).tanh() - ((1.0 + (((t3) * (t3)) * (xs[i])) * (((t3) * (t3)) * (xs[i]))).ln()).tanh();
+                acc = acc + ((1.0 + (((xs[i + 1]).tanh()).sin()) * (((xs[i + 1]).tanh()).sin())).ln()).tanh() - ((((t1 + 0.50_f64) * 0.5).exp()).mul_add(0.5, xs[i])).tanh();
             }
-            let t5 = (a).tanh() * 1.5;
-            acc += (xs[i]).tanh();
+            acc += ((1.0 + ((1.0 + (xs[i] + a) * (xs[i] + a)).ln()) * ((1.0 + (xs[i] + a) * (xs[i] + a)).ln())).ln()).tanh();
         }
-        acc
+        acc.sin()
     }
-    check_p111(seed = 0x7a538448d49b7a61, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+    check_p122(seed = 0x9baf83740b577d6d, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
 }
 
-program! {
-    #[differentiable]
-    fn p112(a: f64, xs: &[f64]) -> f64 {
-        let t0 = if 0.25 * a > xs[1] { a } else { (1.0 + 0.3_f64.powi(2)).sqrt() };
-        let mut acc1 = a;
-        let mut w2 = 0;
-        while w2 < 3 && (a * a > (p97((t0 / (2.0 + xs[1].cos()) * 0.5).sin(), (t0.tanh().exp2() * 0.5).tanh()) * 0.5).atan() && a < -0.2) {
-            if w2 % 3 == 1 {
-                let t3 = (acc1 * 0.25).atan() * a;
-            } else if w2 < 1 {
-                let mut w4 = 0;
-                while w4 < 4 {
-                    let t5 = (1.5 + t0.sin()).powf(xs[w4].tanh());
-                    acc1 = (w2 as f64 + xs[w2]).cos();
-                    w4 += 1;
-                }
-            }
-            acc1 += (w2 as f64).clamp(-0.75, 0.75);
-            w2 += 1;
-        }
-        let k6 = ((2.0 + xs[2].sin()).log10().abs() * 2.0) as usize % 3;
-        match k6 {
-            0 => {
-                if (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * p107(xs[2].atan()) * 0.5) > t0 {
-                    return a - 1.25 + t0.sin().exp_m1();
-                }
-            }
-            1 => {
-                let t7 = 0.1_f64.powi(2).ln_1p() - xs[3];
-            }
-            _ => {
-                let mut acc8 = 0.0;
-            }
-        }
-        (acc1 * 0.05).atan() + t0.cos()
+#[differentiable]
+fn p123_h0(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 0.5;
     }
-    check_p112(seed = 0xabf99ebf6977f23e, inputs = 5, calls = [p97, p107], at = |p| (p[0], &p[1..5]));
+    y[0] * 0.25
 }
-
-program! {
-    #[differentiable]
-    fn p113(b: f64, a: f64, xs: &[f64]) -> f64 {
-        let mut v0 = vec![0.0; xs.len()];
-        for i in 0..v0.len() {
-            v0[i] = ((p108(a.powi(2).ln_1p(), b, a.min(0.3), 3) * 0.5).atan() - a).tanh();
-            if i > 0 {
-                v0[i] += v0[i - 1] * 0.6 * xs[1];
-            }
-        }
-        v0[2] += ((v0[0] * 0.25).atan().cos() * 0.5).atan();
-        v0[0] += (((v0[2] * 0.25).tanh() + v0[0] * 0.25) * (b * b) * 0.1).atan();
-        let mut acc1 = v0[1] * 0.25;
-        for (i, q2) in xs.iter().enumerate() {
-            let t3: f64 = v0.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.1).sin()) / (1.5 + (v0[v0.len() - 1 - i] * 0.1).tanh().max(*q2).tanh());
-            v0[i] -= *q2;
-        }
-        b
+#[differentiable]
+fn p123_h1(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.5 + (y[i] * s).sin() * 0.25;
     }
-    check_p113(seed = 0xa4741e74232af3d9, inputs = 5, calls = [p108], at = |p| (p[0], p[1], &p[2..5]));
+    y[0] * y[y.len() - 1]
 }
-
-program! {
-    #[differentiable]
-    fn p114(b: f64, xs: &[f64], a: f64) -> f64 {
-        let flag0 = b > 0.1;
-        let t1 = (1.5 + 0.2_f64.sin()).log(2.5 + b.cos()) * (b / (2.0 + a.cos()));
-        let mut acc2 = (((t1 * 0.5).tanh().tanh().exp() - a * (t1 * 0.5)) * 0.25).atan();
-        if flag0 {
-            let t3 = acc2;
-        } else {
-            acc2 -= 0.9 * 0.1_f64.mul_add(a, xs[3]);
-        }
-        (acc2 * 0.5).atan() + 0.6 * (t1 * 0.5).tanh()
-    }
-    check_p114(seed = 0xf3f5a82fcc39b141, inputs = 6, calls = [], at = |p| (p[0], &p[1..5], p[5]));
+#[differentiable]
+fn p123_h2(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p123_h1(y, s);
+    let _ = p123_h0(s * 0.25, &x[1..], y);
 }
-
 program! {
     #[differentiable]
-    fn p115(a: f64, c: f64, xs: &[f64], b: f64, d: f64, n: usize) -> f64 {
-        let mut acc0 = xs[0].tanh() * (p102(2, (1.0 + xs.iter().map(|q| q.cos()).product::<f64>().powi(2)).ln()) * 0.5).sin();
-        if (2.0 + a.cos()).powi(-2) < 0.3 {
-            let mut acc1 = 0.0;
-            let mut k2 = 0;
-            loop {
-                let mut w3 = 0;
-                while w3 < 2 {
-                    let t4 = match w3 % 3 { 0 => d.sin().exp_m1(), 1 => c, _ => (xs[(n + 1) % 3] * c * c.atan() * 0.5).tanh() };
-                    acc0 = 1.0_f64;
-                    w3 += 1;
-                }
-                acc0 -= (xs[0].sin().exp() * 0.5).tanh();
-                k2 += 1;
-                if (0.5 / (1.0 + xs[(k2 + 1) % 3] * xs[(k2 + 1) % 3]) > xs[(n + 1) % 3]) || k2 >= 3 { break; }
-            }
+    fn p123(xs: &[f64], a: f64, ys: &mut [f64], b: f64) -> f64 {
+        let t1 = p123_h0(a, &xs[0..], ys).tanh();
+        let t2 = ys[1] * 0.6;
+        let s3 = &xs[..6];
+        let t4 = (s3[0] * t1.tanh() + s3[1]).sin() + s3[s3.len() - 1] * 0.6;
+        let mut buf5 = vec![0.0; 4];
+        for i in 0..4 {
+            buf5[i] = xs[i + 2] * t2.tanh() * -0.5;
         }
-        for i in 0..n {
-            let acc0 = (acc0 * 0.05 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().abs()) * 0.5;
-        }
-        let t5 = b;
-        if xs[n % xs.len()].sin().exp2() < -0.2 {
-            let t6 = n as f64;
-        } else if xs[(n + 1) % 3].atan() > xs[(n + 1) % 3] {
-            let t7 = 0.2 * (0.5 * a.tanh()).atanh();
-        }
-        0.6 * t5 - 2.0 * (acc0 * 0.05).atan()
+        let t6 = p123_h0(t1.tanh(), &xs[..], &mut buf5).tanh();
+        let t7 = p123_h0(a, &xs[3..6], &mut buf5).tanh();
+        p123_h2(&mut buf5, &xs[..3], a);
+        let t8 = buf5[0] + buf5[3] * 0.75;
+        t8 + t7 + t6 + t4 + t2 + ys[2] + a * 0.3
     }
-    check_p115(seed = 0x3d6e7b6b81dff034, inputs = 7, calls = [p102], at = |p| (p[0], p[1], &p[2..5], p[5], p[6], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p116(xs: &[f64], a: f64) -> f64 {
-        let mut v0 = vec![0.0; 3];
-        for i in 0..v0.len() {
-            v0[i] = 0.2 * xs[i] + a * a;
-        }
-        let mut acc1 = a * 1.25;
-        if (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() - v0[2]) > 0.5 {
-            for i in 0..3 {
-                let t2 = if i % 2 == 0 { f64::cos(p90(((i as f64).asinh() * 0.5).atan())) + (2.0 + v0.iter().enumerate().map(|(k, q)| (q * 0.25) * k as f64).sum::<f64>().sin()).log2() } else { (acc1 * 0.25).tanh().sin().cos() };
-                v0[i] = (1.5 + (a + (t2 * 0.5).atan()).cos()).sqrt() * 0.5;
-            }
-            let t3 = xs[0] - 0.75;
-        } else {
-            let acc1 = (acc1 * 0.25).sin() * ((v0[0] * 0.25).sin() / (1.0 + a.powi(2)));
-            v0[0] = (p95(0.5 * a, ((a - (acc1 * 0.5).tanh()) * 0.5).tanh(), (1.5 + 2.0_f64.cos()).sqrt()).tanh() * xs[1].powi(2) * 0.25).sin();
-        }
-        if (1.5 + a.sin()).powf((acc1 * 0.25).tanh()) > 0.3 {
-            let mut v4 = vec![0.0; xs.len()];
-            for i in 0..v4.len() {
-                v4[i] = (i as f64).min(i as f64).min((v0[(i + 1) % 3] * 0.25).tanh() / (2.0 + (v0[i % v0.len()] * 0.25).cos())) * 0.5;
-            }
-        } else {
-            acc1 += ((acc1 * 0.25).tanh().mul_add(a * (v0[0] * 0.25).tanh(), (acc1 * 0.25).tanh() * a) * 0.5).atan();
-        }
-        (acc1 * 0.1).tanh()
-    }
-    check_p116(seed = 0x42514e4ad8daa01f, inputs = 5, calls = [p90, p95], at = |p| (&p[0..4], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p117(a: f64) -> f64 {
-        let t0 = p107(1.0) + 2.0;
-        let mut acc1 = 1.0;
-        let t2 = 0.6_f64.cos();
-        acc1 = (t2 * (2.0 * a) * 0.5).sin();
-        let t3 = f64::cos(a - t2).atan();
-        if t3 * a > acc1 {
-            match ((0.3 * t2).abs() * 2.0) as usize % 3 {
-                0 => {
-                    let mut w4 = 0;
-                    while w4 < 3 {
-                        let t5 = ((t0 * 0.5).abs() * 0.25_f64.atan()).sin();
-                        acc1 = (a * w4 as f64 / (2.0 + (a - (acc1 * 0.25).sin()).cos()) * 0.25).sin();
-                        w4 += 1;
-                    }
-                }
-                1 => {
-                    let a = a + ((p108((t0 * 0.5 + t2) * 0.25, 0.75 * (t0 * 0.5).sin(), ((acc1 * 0.25).tanh().mul_add(acc1 * 0.25, acc1 * 0.25) * 0.25).atan(), 3) * 0.5).sin() + a);
-                }
-                _ => {
-                    let t6 = 1.5 + 0.3 * t3 * -(acc1 * 0.25).tanh();
-                }
-            }
-        }
-        let t7 = if 0.3 > 0.0 || (t0 * 0.5).tanh() < 0.5 { f64::cos((1.0 + (acc1 * 0.25).powi(2)).sqrt()) } else { (t0 * 0.5).tanh() + (acc1 * 0.25).atan() + t3 };
-        if (acc1 * 0.25).atan().mul_add(0.2, a) < 0.5 {
-            let k8 = (0.3_f64.atan().abs() * 2.0) as usize % 3;
-            let t9 = match k8 { 0 => (t0 * 0.5).tanh().tanh(), 1 => (t0 * 0.5).atan().sin().exp2(), _ => (t0 * 0.5).atan() };
-        } else {
-            let flag10 = t2 > -0.4;
-        }
-        0.9 * (t7 * 0.5).tanh() - t3 + 0.6 * t2 + t0 * 0.5 + a
-    }
-    check_p117(seed = 0xf7bc85f01faf3d6f, inputs = 1, calls = [p107, p108], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p118(c: f64, a: f64, b: f64, xs: &[f64]) -> f64 {
-        let t0 = match (a.atan().abs() * 2.0) as usize % 3 { 0 => ((c / (1.0 + b.powi(2)) + b / (2.0 + a.cos())) * 0.5).sin(), 1 => (f64::min(xs.iter().map(|q| q * c).sum::<f64>(), 0.1 * (p110(((1.5 + xs[2].sin()).powf(c.tanh()) * 0.5).tanh(), f64::tanh(c)) * 0.25)) * 0.25).atan(), _ => (c.sin() * a.powi(2) * 0.5).sin() };
-        let mut acc1 = 0.0;
-        acc1 = ((a - (p117((t0 * 0.5).sin()) * 0.25).atan()) * 0.5).tanh().powi(3);
-        let t2 = (1.0 + c.powi(2)).ln();
-        if xs[2].tanh() > xs.iter().map(|q| (q * 0.1).sin()).sum::<f64>() {
-            for i in (0..4).step_by(2) {
-                if i % 3 == 1 {
-                    let t3 = t2;
-                    return xs[i];
-                }
-                acc1 -= ((acc1 * 0.25).sin().mul_add(xs[0], c.sin()) * 0.25).tanh();
-            }
-        } else {
-            for i in 0..4 {
-                if xs[i] * b < -0.2 {
-                    acc1 += ((a - t2) * 0.5).tanh();
-                } else if (2.0 + a.sin()).ln() > -0.4 {
-                    let t4 = f64::sin(xs[xs.len() - 1 - i].max(xs[i] * t0));
-                } else {
-                    let mut acc5 = ((t0 + (1.0 + (acc1 * 0.1).sin().powi(2)).sqrt()) * 0.5).sin();
-                }
-                acc1 *= (acc1 * 0.1).tanh().sin().exp().tanh();
-            }
-        }
-        t2 + acc1 * 0.05 + t0.cos() + 0.5 * xs[3]
-    }
-    check_p118(seed = 0x39365303e0f792bf, inputs = 7, calls = [p110, p117], at = |p| (p[0], p[1], p[2], &p[3..7]));
-}
-
-program! {
-    #[differentiable]
-    fn p119(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = &((s) - v) / &(x.column(1).to_owned()).mapv(|q| q * q + 1.0);
-        if n % 3 == 0 {
-            t1 = v.to_owned();
-        }
-        let t2 = x.to_owned();
-        t2.sum() * 0.2 + t1.dot(&t1) * 0.1 + s
-    }
-    check_p119(seed = 0xc54f0bcd40f0f529, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p120(a: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = 1.0;
-        for i in 0..2 {
-            acc0 -= xs.iter().map(|q| (q * 0.9).sin()).sum::<f64>() * 0.25;
-        }
-        let t1 = a;
-        for i in 0..1 {
-            let mut w2 = 0;
-            while w2 < 1 && (a < 0.0) {
-                if w2 % 3 == 1 {
-                    let t3 = (acc0 * 0.1).atan();
-                } else if i < 1 {
-                    let t4 = a * 1.0;
-                }
-                acc0 = w2 as f64 / (1.0 + (1.5 + a.sin()).log(2.5 + (acc0 * 0.1).sin().cos()).powi(2));
-                w2 += 1;
-            }
-            acc0 /= (2.0 + (1.5 + t1.sin()).powf(t1.tanh()).cos());
-        }
-        let t5 = match ((2.0 + (xs.iter().map(|q| (q * 0.5).sin()).sum::<f64>() * 0.5).sin().cos()).powi(-2).abs() * 2.0) as usize % 3 { 0 => (1.5 + (1.5 + a.sin()).powf(t1.tanh()).sin()).log(2.5 + xs[1].cos()), 1 => (acc0 * 0.1).cos().atan2(1.5 + (t1 * a).cos()), _ => xs[2].min((1.5 + t1.cos()).sqrt()) };
-        let mut k6 = 0;
-        loop {
-            let t7 = if a.mul_add(t5, t5) > xs[k6 % xs.len()] { 0.6 * t5 } else { k6 as f64 * 0.6 };
-            acc0 *= 0.8 + 0.2 * a.sin();
-            k6 += 1;
-            if (t7.cos() > xs[1]) || k6 >= 5 { break; }
-        }
-        for i in 0..1 {
-            for j in 0..4 {
-                let t8: f64 = (acc0 * 0.02).tanh();
-                acc0 = xs[i] * 0.6 * 1.5;
-            }
-            acc0 = (a * 1.0 - (xs.iter().map(|q| q.cos()).product::<f64>() - t5)) * 0.5;
-        }
-        t5.tanh() - t1 + (acc0 * 0.02).sin().cos()
-    }
-    check_p120(seed = 0x8b02bfdcd32cd9cb, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p121(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((a) * (a) + xs[4]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() - 1 {
-            let mut t2 = 0.0;
-            for j in 0..2 {
-                t2 += (((1.0 + (xs[i + 1]) * (xs[i + 1])).ln()) * (xs[i + 1] - t1) * (j as f64 + 0.5)).sin();
-            }
-            let t3 = ((1.0 + (xs[i + 1]) * (xs[i + 1])).ln() + (1.0 + (a) * (a)).ln() + t1).tanh() * 1.5;
-            acc += (((xs[i]).cos() * xs[i] + xs[i]).mul_add(0.5, a)).tanh();
-        }
-        acc
-    }
-    check_p121(seed = 0x6fe4a35c61f09fe1, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p122(xs: &[f64], a: f64) -> f64 {
-        if a - a > a {
-            return (p92(0.25, a) * 0.5 / (1.0 + a.powi(2))).sin().exp2();
-        }
-        let flag0 = xs.iter().map(|q| (q * 0.5).sin()).sum::<f64>() + a > 0.3;
-        let mut a = a;
-        for i in 0..3 {
-            a -= (i as f64 - (a * 0.25).sin()).hypot((a * 0.25).sin().mul_add(xs[i], (a * 0.25).sin())) * 0.1;
-        }
-        let t1 = (1.5 + 0.1_f64.sin()).log(2.5 + (p105((1.0 + (a * 0.25).tanh().powi(2)).ln(), ((xs[3] + a * 0.25) * 0.25).atan(), (a * 0.25).sin()) * 0.5).sin().cos()) + (xs[2] - (a * 0.25).sin());
-        let mut k2 = 0;
-        loop {
-            a /= (2.0 + ((t1 * 0.5).sin() - k2 as f64).cos());
-            a += ((t1 * 0.5).atan() * 0.5).atan();
-            k2 += 1;
-            if ((t1 * 0.5).tanh().tanh() < 0.25) || k2 >= 5 { break; }
-        }
-        0.6 * (t1 * 0.5).atan() - (a * 0.1).tanh().cos() + 0.5 * (t1 * 0.5).tanh()
-    }
-    check_p122(seed = 0xf38adabb8c9af809, inputs = 5, calls = [p92, p105], at = |p| (&p[0..4], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p123(xs: &[f64], a: f64, c: f64, n: usize, b: f64) -> f64 {
-        let t0 = if n == 1 { xs[xs.len() - 1 - n] } else { (1.5 + f64::cos(xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()).sin()).powf((c * xs[xs.len() - 1 - n]).tanh()) };
-        let mut acc1 = 1.0;
-        for i in 0..1 {
-            for (j, q2) in xs.iter().enumerate() {
-                let mut acc3 = 1.0;
-                acc3 = c;
-            }
-            acc1 -= ((i as f64 / (1.0 + xs[xs.len() - 1 - i].powi(2))).cos() * 0.5).atan();
-        }
-        (acc1 * 0.1).sin().cos() + t0 + 0.3 * c + a.sin()
-    }
-    check_p123(seed = 0x438f988234bb3663, inputs = 6, calls = [], at = |p| (&p[0..3], p[3], p[4], 2, p[5]));
+    check_p123(seed = 0xb4b95da3b1295b2a, inputs = 11, calls = [], at = |p| (&p[0..6], p[6], &mut p[7..10].to_vec(), p[10]));
 }
 
 program! {
     #[differentiable]
     fn p124(a: f64, n: usize) -> f64 {
-        let mut a = a;
-        let mut a = a;
-        a += ((1.5 + 1.0_f64.sin()).powf(a.tanh()).cos() * 0.5).tanh();
-        let a = a + a * a;
-        let t0 = if (a * 0.1).sin() * (a * 0.1).tanh() < 0.1 { (a * 0.1).atan() } else { (1.5 + (a * 0.1).sin()).powf((a * 0.1).tanh()).sin().exp() };
-        let mut acc1 = 0.0;
-        for i in 0..2 {
-            acc1 += (((a * 0.1).tanh() - 0.25).powi(3) * 0.5).tanh();
+        let mut acc0 = ((a * 0.25 + n as f64 / (2.0 + a.cos())) * 0.5).tanh();
+        if acc0 < -0.2 && (n as f64) < 0.3 {
+            acc0 *= 1.0 + p108(2, ((acc0 + a) * 0.5).sin(), a, (p107((1.5 + acc0.sin()).log(2.5 + acc0.cos())) * 0.5).sin().abs(), f64::tanh(a)).atan().tanh();
+            let t1 = a / (1.0 + a.atan2(1.5 + acc0.cos()).powi(2));
+        } else {
+            let mut v2 = vec![0.0; n];
+            for i in 0..v2.len() {
+                v2[i] = acc0.min(a) / (1.5 + (-acc0).tanh()) * 0.5;
+            }
         }
-        2.0 * (acc1 * 0.25) + 2.0 * t0 - 0.5 * (a * 0.1)
+        let flag3 = a.cos() > -0.1;
+        let t4 = if n < 1 { (n as f64 * a).mul_add(acc0.hypot(0.6), acc0 + a) } else { -acc0 + (acc0 - n as f64) };
+        for i in 0..3 {
+            if (i as f64 / (1.0 + (i as f64).powi(2))) < 0.0 {
+                for j in 0..3 {
+                    if a + (acc0 * 0.05).atan() > (t4 * 0.25).sin() {
+                        if (t4 * 0.25 * 0.5).powi(2) > i as f64 {
+                            let t5 = (t4 * 0.25).atan();
+                        } else if a * (acc0 * 0.05).atan() > 0.25 {
+                            if i < 1 {
+                                let acc0 = (acc0 * 0.05).atan() * a;
+                            } else if j % 2 == 0 {
+                                let t6 = a * (t4 * 0.25);
+                            } else {
+                                let t7 = if a > 0.5 { (t4 * 0.25).tanh() } else { 0.9 };
+                            }
+                        } else {
+                            let acc0 = (acc0 * 0.05).sin() + (1.0 + (t4 * 0.25).powi(2)).sqrt();
+                        }
+                    }
+                    acc0 = i as f64;
+                }
+            } else {
+                let mut acc8 = (acc0 * 0.05).tanh().atan() - (2.0 + (acc0 * 0.05).cos()).recip();
+            }
+            acc0 = ((acc0 * 0.05).tanh() * (t4 * 0.25).tanh().atan()).tanh();
+        }
+        (acc0 * 0.05).tanh()
     }
-    check_p124(seed = 0x411d020d20428182, inputs = 1, calls = [], at = |p| (p[0], 2));
+    check_p124(seed = 0xf4a8aae9d9545e07, inputs = 1, calls = [p107, p108], at = |p| (p[0], 1));
 }
 
 program! {
     #[differentiable]
-    fn p125(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (a + xs[2]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        let mut carried = 0.5;
-        for i in 0..xs.len() {
-            if (1.0 + (xs[i]) * (xs[i])).ln() > 0.14 {
-                continue;
+    fn p125(a: f64, b: f64, d: f64, c: f64) -> f64 {
+        let t0 = c.tanh() + -c;
+        let mut acc1 = 1.0;
+        let mut k2 = 0;
+        let r5 = loop {
+            let mut v3 = vec![0.0; 2];
+            for j in 0..v3.len() {
+                v3[j] = (a * d).abs();
             }
-            let t2 = (((((xs[i]) * 0.5).exp()) * 0.5).exp() - ((1.0 + (t1) * (t1)).ln()).mul_add(0.5, xs[i])).tanh() * 1.5;
-            acc += (t2 - (xs[i]).cos() * xs[i] - (xs[i]).tanh()).tanh();
-            carried = carried * 0.5 + (((xs[i]) * (xs[i]) + (t1).mul_add(0.5, a)) * ((((xs[i]).mul_add(0.5, a)) * 0.5).exp())).tanh();
-            acc += carried;
+            let t4 = if k2 % 3 == 1 { v3[(k2 + 1) % 2].mul_add(b, v3[(k2 + 1) % 2]) + v3[(k2 + 1) % 2] } else { v3[(k2 + 1) % 2].sin() * v3.iter().map(|q| q.cos()).product::<f64>().atan() };
+            acc1 -= -(2.0 + v3[k2 % v3.len()].cos()).recip();
+            k2 += 1;
+            if (v3[0] - (acc1 * 0.1).atan() < 0.3) || k2 >= 6 { break p108(2, ((v3[k2 % v3.len()] + v3[1]) * 0.25).sin(), (f64::min(v3[0], a) * 0.5).atan(), a.powi(2).ln_1p(), v3.iter().map(|q| q.cos()).product::<f64>().sin()); }
+        };
+        for i in 1..=2 {
+            let flag6 = 0.75_f64.abs() > 0.1;
+            acc1 = ((acc1 * 0.1).tanh() - ((b + r5) * 0.25).tanh()).tanh();
         }
-        acc
+        let mut v7 = vec![0.0; 3];
+        for i in 0..v7.len() {
+            v7[i] = (p97(((c - (acc1 * 0.1).atan()) * 0.5).sin()) + (t0 * 0.5).atan()).cos().exp2();
+        }
+        let t8 = if (v7.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() - v7[1]) > 0.5 { v7[1].mul_add(v7[1], b).tanh().exp() } else { 0.5_f64.powi(2).ln_1p().abs() };
+        for i in 0..v7.len() {
+            acc1 += ((-v7.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.25).sin())).mul_add((1.5 + (t0 * 0.5).cos()).sqrt(), v7.iter().enumerate().map(|(k, q)| (q * 0.25) * k as f64).sum::<f64>() - (v7[i] * 0.25).tanh()) * 0.02).tanh();
+            acc1 = ((acc1 * 0.05).atan() + (((acc1 * 0.05).tanh() + a) * 0.5).tanh()).sin();
+        }
+        t8.tanh() - acc1 * 0.05 + (t0 * 0.5).tanh().sin() + c + a
     }
-    check_p125(seed = 0x8e884973721de57a, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+    check_p125(seed = 0xfb811221523ae006, inputs = 4, calls = [p97, p108], at = |p| (p[0], p[1], p[2], p[3]));
 }
 
 program! {
     #[differentiable]
-    fn p126(a: f64) -> f64 {
-        let mut acc0 = 0.5;
-        acc0 -= a;
-        for i in (0..1).rev() {
-            let t1 = i as f64;
-            let a = a - t1 / (1.5 + t1.tanh());
-            for j in 1..=4 {
-                let t2 = f64::min(t1, acc0 * 0.1);
-                acc0 -= ((a * 0.5).sin() + t1).sin() * 0.5;
-            }
-            acc0 -= ((a * 0.5).sin().powi(3).cos().exp_m1() * 0.5).sin();
-        }
+    fn p126(n: usize, xs: &[f64], b: f64, a: f64, c: f64) -> f64 {
+        let mut acc0 = ((a + n as f64) * 0.25).atan().powi(2);
         for i in 0..1 {
-            let mut acc3 = f64::atan(a.atan());
-            acc3 = a.cos().min(acc3.tanh().exp());
+            let mut k1 = 0;
+            let r3 = loop {
+                let t2 = (2.0 + ((acc0 * 0.25).sin() * xs[xs.len() - 1 - i]).sin()).log2();
+                acc0 += (xs[k1] * c.tanh() * 0.5).tanh();
+                k1 += 1;
+                if (c.cos().exp_m1() > xs[2]) || k1 >= 2 { break a; }
+            };
+            if xs[i] > 0.3 {
+                if i == 1 {
+                    match n {
+                        0 => {
+                            if xs[n] - 0.6 < 0.1 {
+                                for j in 0..1 {
+                                    for l in 1..=3 {
+                                        let t4 = match l % 3 { 0 => r3, 1 => a, _ => xs[l] };
+                                        acc0 = (acc0 * 0.1 * (a.powi(3) * 0.5).sin()).atan();
+                                    }
+                                    acc0 = (1.5 + xs[1].powi(2).sin()).log(2.5 + xs[i].cos().cos());
+                                }
+                            } else if (acc0 * 0.1).sin() < 0.1 {
+                                let t5 = if r3.powi(2) < -0.2 { acc0 * 0.1 + a.cos() } else { (2.0 + ((xs[xs.len() - 1 - i] - xs[2]) * 0.5).atan().cos()).powi(-2) };
+                            } else {
+                                let mut acc6 = 0.0;
+                            }
+                        }
+                        1 => {
+                            let mut w7 = 0;
+                            while w7 < 1 {
+                                acc0 = 1.0_f64;
+                                w7 += 1;
+                            }
+                        }
+                        _ => {
+                            acc0 -= 0.3 * (a + b);
+                        }
+                    }
+                } else {
+                    for j in 0..xs.len() {
+                        acc0 += ((acc0 * 0.05).tanh() + (acc0 * 0.05).tanh()) * (b * xs.iter().map(|q| q * (acc0 * 0.05).sin()).sum::<f64>()) * 0.05;
+                        acc0 = ((acc0 * 0.05).sin() * ((1.0 + xs[j].powi(2)).sqrt() * 0.5).atan()).tanh();
+                    }
+                }
+            }
+            acc0 /= (1.0 + (xs[n] + a).powi(2));
         }
-        let t4 = a.cos() * a.powi(2).ln_1p();
-        t4 + (acc0 * 0.1).tanh().tanh()
+        for i in 1..=4 {
+            let mut acc8 = (c - 2.0).tanh();
+            acc8 = xs[n].sin().exp() / (1.0 + a.powi(2)) * 0.5;
+        }
+        let mut acc9 = 0.5;
+        let mut k10 = 0;
+        let r17 = loop {
+            for j in 0..xs.len() {
+                let t11 = a * c;
+                if b > (acc0 * 0.02).tanh() {
+                    match k10 % 3 {
+                        0 | 1 => {
+                            acc9 += b;
+                        }
+                        _ => {
+                            let t12 = xs.iter().map(|q| q * a).sum::<f64>().hypot(c);
+                        }
+                    }
+                } else if (c.mul_add(xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>(), xs[k10])) > 0.2 || xs[j] < 0.1 {
+                    let t11 = ((t11 + (acc0 * 0.02 * 0.5).powi(3)) * 0.5).sin();
+                } else {
+                    if t11 > 0.7 {
+                        let flag13 = (xs.iter().map(|q| (q * 0.25).sin()).sum::<f64>() * 0.5).powi(3) > 0.1;
+                    } else {
+                        match n {
+                            0 | 1 => {
+                                acc0 -= (0.5 * xs[0].tanh()).atanh().max(xs[j] - c) * 0.5;
+                            }
+                            _ => {
+                                if (acc9 * 0.02).atan() > 0.7 {
+                                    if 0.3_f64.powi(2).ln_1p() > 0.0 {
+                                        if (acc0 * 0.02).sin() < 0.7 {
+                                            let mut acc14 = ((c.atan2(1.5 + c.cos()) - (xs.iter().map(|q| q * q).sum::<f64>() + p107((xs[0] * (acc0 * 0.02).atan() * 0.5).sin()) * 0.5)) * 0.1).sin();
+                                        } else {
+                                            let t15 = b + c - (2.0 + (acc0 * 0.02).atan().cos()).recip();
+                                        }
+                                    } else {
+                                        let t16 = (acc0 * 0.02).tanh() / (2.0 + (0.5 * xs[3].tanh()).asin().cos());
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                acc0 = ((acc9 * 0.02).tanh() * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.6 * 0.1).tanh();
+            }
+            acc9 += (0.5 * f64::sin(n as f64).tanh()).asin() * 0.5;
+            k10 += 1;
+            if (c - (acc9 * 0.02).tanh() > -0.4) || k10 >= 4 { break b; }
+        };
+        0.25 * r17 + (acc9 * 0.02).tanh().sin() + acc0 * 0.02 - a
     }
-    check_p126(seed = 0x107c86bec21b3171, inputs = 1, calls = [], at = |p| (p[0]));
+    check_p126(seed = 0x9abb135e363dce98, inputs = 7, calls = [p107], at = |p| (3, &p[0..4], p[4], p[5], p[6]),
+        params = ["xs"] at [0, 1, 2, 3]);
 }
 
 program! {
     #[differentiable]
     fn p127(a: f64) -> f64 {
-        let mut acc0 = 1.0;
-        if a.min(a) < -0.1 {
-            let k1 = (0.25_f64.atan().abs() * 2.0) as usize % 3;
-            let t2 = match k1 { 0 => a, 1 => ((a.tanh() + (a + a)) * 0.5).tanh(), _ => ((2.0 + 0.3_f64.sin()).ln() - p95(a, a.min(a), a / (1.0 + a * a) * 0.5)) * 0.5 };
-            acc0 += (t2 * 0.5).tanh();
-        } else {
-            let t3 = acc0 / (1.0 + acc0 * acc0);
-            let a = a * (acc0 * a);
-            let t4 = if 2.0 * (a * 0.25).sin() < 0.1 { (0.75 * p95((a * 0.25).tanh() * (t3 * 0.5).tanh(), (t3 * 0.5).atan().tanh(), (t3 * 0.5).atan().cos())).cos() } else { (1.0 + (a * 0.25).max((a * 0.25).atan()).powi(2)).sqrt() };
+        if a.tanh() < -0.4 {
+            return a;
         }
-        a.sin()
+        let a = a - (0.6 + a);
+        let a = (a * 0.25).atan() + (a * 0.25).tanh() * 0.5;
+        let mut acc0 = (a.atan2(1.5 + a.cos()) / (2.0 + (a + a).cos()) * 0.5).atan();
+        for i in (0..1).rev() {
+            let flag1 = a.clamp(-0.75, 0.75) > 0.5;
+            let t2 = ((acc0 * 0.5).tanh() - 0.3) / (1.0 + (acc0 * 0.5).powi(2));
+            acc0 = ((acc0 * 0.5).sin() * a).sin();
+        }
+        0.2 * (acc0 * 0.5).sin() + 0.6 * a + 0.5 * (acc0 * 0.5)
     }
-    check_p127(seed = 0x7fa92ad74f9bb574, inputs = 1, calls = [p95], at = |p| (p[0]));
+    check_p127(seed = 0x749db10ee5037325, inputs = 1, calls = [], at = |p| (p[0]));
 }
 
 program! {
     #[differentiable]
-    fn p128(a: f64, xs: &[f64], b: f64, n: usize) -> f64 {
-        let mut acc0 = 0.5;
-        for i in 0..4 {
-            let t1 = xs[(n + 1) % 3].atan();
-            let t2 = xs[0].powi(2);
-            acc0 = 0.75 * xs[1].tanh();
-        }
-        acc0 += (((acc0 * 0.1).atan() - (2.0 + (n as f64).sin()).ln()) * 0.25).tanh();
-        let t3 = (acc0 * 0.1).sin().tanh();
-        let mut a = a;
-        if xs.iter().map(|q| q * q).sum::<f64>() + xs[2] > -0.1 {
-            for i in 0..xs.len() {
-                let t4 = if 0.2 / (1.5 + (p92(t3.sin(), t3) * 0.5).tanh().tanh()) < -0.1 { xs[n % xs.len()].tanh().tanh().exp() } else { (xs[i] * b).cos() };
-                a /= (1.0 + ((a * 0.25).tanh() - (a * 0.25).tanh()).powi(2));
+    fn p128(n: usize, a: f64) -> f64 {
+        let t0 = a - a.cos() * (a - a);
+        if a < 0.3 {
+            let mut acc1 = 1.0;
+            for i in 0..n {
+                let a = a * (t0 * 0.25 - t0 * 0.25);
+                acc1 += (a * 0.1 * 0.5).tanh();
             }
-        } else {
-            let t5 = t3 + b;
+            return a.tanh().atan2(1.5 + (a * 0.3).cos());
         }
-        a = ((xs.iter().map(|q| q * q).sum::<f64>() + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) * xs[0]) * 0.25).tanh();
-        (a * 0.25).tanh() + t3 + b.cos()
+        a.tanh()
     }
-    check_p128(seed = 0x6e48b93bbf72ba10, inputs = 5, calls = [p92], at = |p| (p[0], &p[1..4], p[4], 3));
+    check_p128(seed = 0x2c0a6164c9070d79, inputs = 1, calls = [], at = |p| (3, p[0]));
 }
 
 program! {
     #[differentiable]
-    fn p129(xs: &[f64], b: f64, c: f64, a: f64) -> f64 {
-        let mut acc0 = f64::tanh(c) * 0.6;
-        if xs[2].mul_add(acc0, b) > xs.iter().map(|q| q.cos()).product::<f64>() && xs.iter().sum::<f64>() < 0.3 {
-            for i in (0..8).step_by(2) {
-                let mut w1 = 0;
-                while w1 < 3 {
-                    let b = b * (i as f64).hypot((p124(-1.0, 2) * 0.1).atan());
-                    acc0 = xs[i % xs.len()] * (xs[w1] / (2.0 + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).cos())) * 0.5;
-                    w1 += 1;
+    fn p129(xs: &[f64], a: f64) -> f64 {
+        let mut acc0 = xs[3];
+        for q1 in xs.iter() {
+            for j in 0..3 {
+                if (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().clamp(-0.75, 0.75)) > 0.7 {
+                    if (1.5 + xs[j].sin()).powf(0.9_f64.tanh()) < 0.3 || a < -0.4 {
+                        let a = a * (acc0 * 0.05).atan().powi(2);
+                    } else if a + 0.1 < 0.25 {
+                        let t3 = { let u2 = -(*q1 * *q1); xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() - a - u2 };
+                    } else {
+                        if *q1 > a {
+                            if j % 2 == 0 {
+                                let a = a - 0.25 * 0.3;
+                            }
+                        } else {
+                            let mut acc4 = (acc0 * 0.05).sin().mul_add(0.75, (acc0 * 0.05).tanh()) + (acc0 * 0.05).tanh();
+                        }
+                    }
+                } else {
+                    let t5 = (j as f64).tanh();
                 }
-                acc0 /= (1.0 + (i as f64).powi(2));
+                acc0 += (*q1 * (acc0 * 0.05).atan() + xs[xs.len() - 1 - j].powi(3)) * 0.25;
             }
+            acc0 += ((1.5 + (xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) - (acc0 * 0.05).tanh()).sin()).powf(((acc0 * 0.05).sin() * (acc0 * 0.05)).tanh()) * 0.5).sin();
         }
-        let mut acc2 = xs[3];
-        acc2 -= (a / (1.0 + (c / (2.0 + a.cos())).powi(2)) * 0.5).sin();
-        if a * 0.75 < 0.1 {
-            let mut k3 = 0;
-            loop {
-                let t4 = (0.5 * (1.0 * xs[0])).to_radians();
-                acc2 *= a.powi(2).tanh();
-                k3 += 1;
-                if (a.min(c) > xs[k3 % xs.len()]) || k3 >= 6 { break; }
+        let mut w6 = 0;
+        while w6 < 3 && ((acc0 * 0.05).atan() > 0.25) {
+            for j in 1..=1 {
+                let t7 = (acc0 * 0.02).abs() - (a + a);
+                acc0 = ((acc0 * 0.02).atan() / (1.0 + xs[xs.len() - 1 - j] * xs[xs.len() - 1 - j])).tanh().cosh();
             }
+            acc0 += (acc0 * 0.02).tanh();
+            w6 += 1;
         }
-        if -xs[0] > 0.25 {
-            for i in 0..1 {
-                acc0 = ((acc2 * 0.05).atan().mul_add(c, -xs[i]) * 0.5).tanh();
-                acc2 += ((1.0 + c.powi(2)).sqrt() * ((p105(xs[i].sin(), 0.25 * xs.iter().map(|q| q.cos()).product::<f64>(), xs.iter().map(|q| q * (acc2 * 0.05).tanh()).sum::<f64>().powi(2).ln_1p() * 0.5) * 0.5).tanh() / (1.0 + 0.25_f64.powi(2))) * 0.25).sin();
-            }
-        }
-        (acc0 * 0.02).sin()
+        1.0 * (acc0 * 0.02)
     }
-    check_p129(seed = 0xd5cbc20b76f70308, inputs = 7, calls = [p105, p124], at = |p| (&p[0..4], p[4], p[5], p[6]));
+    check_p129(seed = 0x47bdc8f8476dccbb, inputs = 5, calls = [], at = |p| (&p[0..4], p[4]));
 }
 
 program! {
     #[differentiable]
-    fn p130(a: f64, xs: &[f64]) -> f64 {
-        let mut v0 = vec![0.0; xs.len()];
-        for i in 0..v0.len() {
-            v0[i] = ((xs[xs.len() - 1 - i].sin() + xs[xs.len() - 1 - i].mul_add(xs[i], a)) * 0.5).atan();
+    fn p130(xs: &[f64], b: f64, a: f64) -> f64 {
+        let mut acc0 = (a / (1.0 + b * b) * b.tanh() * 0.5).sin();
+        acc0 += -xs[0];
+        let flag1 = xs[0] > 0.25;
+        let t3 = { let u2 = -b.clamp(-0.75, 0.75); 0.1 * (acc0 - b) };
+        let mut v4 = vec![0.0; 4];
+        for i in 0..v4.len() {
+            v4[i] = (acc0 * 0.25 + xs[i] / (2.0 + xs[i].cos())) * 0.5;
             if i > 0 {
-                v0[i] += v0[i - 1] * ((a - xs[i]) * 0.25).tanh();
+                v4[i] += v4[i - 1] * ((i as f64).sin().exp() * 0.25).atan();
             }
         }
-        let mut acc1 = ((a * a - a * (v0[2] * 0.25)) * 0.25).atan();
-        for i in 1..=4 {
-            let t2 = match i % 3 { 0 => ((v0.iter().map(|q| (q * 0.1) * a).sum::<f64>() - (acc1 * 0.1).atan()) * 0.1).sin(), 1 => a.atan(), _ => (acc1 * 0.1).tanh() * v0.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.1).sin()) * (v0[(i + 1) % 3] * 0.1).tanh() };
-            for j in (0..6).step_by(2) {
-                if i > 3 {
-                    let mut acc3 = (a.sin() - t2) * 0.5;
-                }
-                v0[i % 3] -= f64::cos(t2.cos()) * 0.5;
-            }
-            acc1 *= (2.0 + (acc1 * 0.05).sin().cos()).recip().cos();
-        }
-        v0[0] -= 0.6 * (1.5 + (v0[0] * 0.05).sin()).powf(a.tanh());
-        match (a.abs() * 2.0) as usize % 3 {
+        match (t3.mul_add(acc0, (v4.iter().enumerate().map(|(k, q)| (q * 0.1) * k as f64).sum::<f64>() * 0.5).tanh()).abs() * 2.0) as usize % 3 {
             0 => {
-                acc1 -= (-(v0[2] * 0.05).sin().sin() * 0.5).tanh();
+                let mut acc5 = 1.0;
+                let t6 = acc0;
             }
             1 => {
-                let mut a = a;
+                let t7 = if (1.0 + acc0.powi(2)).ln() > t3 { t3.hypot(-(v4[3] * 0.1).sin()) } else { xs[0].cos().asinh() };
             }
             _ => {
-                let mut w4 = 0;
-                while w4 < 4 {
-                    if xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) > 0.2 {
-                        let t5 = ((v0[(w4 + 1) % 3] * 0.02).atan() / (1.0 + v0.iter().map(|q| ((q * 0.02) * 0.2).sin()).sum::<f64>().powi(2))).tanh().exp_m1().hypot(1.5 * (acc1 * 0.02));
-                    }
-                    v0[(w4 + 1) % 3] -= ((v0[(w4 + 1) % 3] * 0.02).sin().tanh().exp2() / (1.5 + (acc1 * 0.02).sin().powi(2).tanh()) * 0.25).sin();
-                    w4 += 1;
-                }
-            }
-        }
-        (acc1 * 0.02).tanh() + 0.5 * xs.iter().map(|q| (q * 0.75).sin()).sum::<f64>()
-    }
-    check_p130(seed = 0x4a0543757c80184f, inputs = 4, calls = [], at = |p| (p[0], &p[1..4]));
-}
-
-program! {
-    #[differentiable]
-    fn p131(d: f64, n: usize, b: f64, c: f64, a: f64) -> f64 {
-        let mut v0 = vec![0.0; 2];
-        for i in 0..v0.len() {
-            v0[i] = (d.powi(2) * f64::sin(c) * 0.5).tanh();
-        }
-        let mut acc1 = v0[(n + 1) % 2];
-        if d > -0.4 && a < 0.7 {
-            if n % 2 == 0 {
-                if n % 3 == 1 {
-                    let mut k2 = 0;
-                    loop {
-                        let mut acc3 = 0.0;
-                        acc3 += (1.0 + (v0[0] * 0.1).tanh().min(v0.iter().map(|q| (q * 0.1) * (q * 0.1)).sum::<f64>()).powi(2)).sqrt() * 0.05;
-                        k2 += 1;
-                        if ((v0[1] * 0.1).sin().powi(2).ln_1p() > v0.iter().map(|q| ((q * 0.1) * 0.9).sin()).sum::<f64>()) || k2 >= 4 { break; }
-                    }
+                if (p115(((v4.iter().map(|q| (q * 0.1) * acc0).sum::<f64>() * 0.05).powi(2) * 0.25).sin(), 0.5 * b, xs[3]) * 0.25).sin() > 0.0 {
+                    let t8 = acc0;
                 } else {
-                    let mut k4 = 0;
-                    loop {
-                        match k4 {
-                            0 => {
-                                let t5 = a - a;
-                            }
-                            1 => {
-                                for j in 0..v0.len() {
-                                    let mut w6 = 0;
-                                    while w6 < 1 && (d.min(d) < -0.2) {
-                                        let t7 = (1.5 + (acc1 * 0.05).tanh().sin()).log(2.5 + (w6 as f64).cos()) * 0.75;
-                                        acc1 -= t7.asinh().powi(3) * 0.1;
-                                        w6 += 1;
-                                    }
-                                    acc1 = (acc1 * 0.05 + (0.5 * b.tanh()).atanh()).sin();
-                                }
-                            }
-                            _ => {
-                                if n + k4 < 3 {
-                                    for j in (0..6).step_by(2) {
-                                        let t8: f64 = 1.25;
-                                        acc1 = f64::min(c, (v0[n % v0.len()] * 0.02).sin()).hypot(b * v0.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.02).sin())) * 0.5;
+                    let mut w9 = 0;
+                    while w9 < 2 {
+                        if w9 % 3 == 1 {
+                            if (w9 as f64) > a {
+                                if w9 == 0 {
+                                    if v4.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.1).sin()).asinh() > b {
+                                        let t10 = if w9 % 2 == 0 { f64::max(t3.tanh(), (1.0 + xs.iter().map(|q| q * (acc0 * 0.25).sin()).sum::<f64>().powi(2)).cbrt()) } else { xs[w9] };
+                                    } else {
+                                        if w9 == 1 {
+                                            let t11: f64 = f64::min(b, t3) * (0.1 * (acc0 * 0.25).sin()) + -(xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() - (v4[1] * 0.1).atan());
+                                        } else {
+                                            acc0 = (xs[w9] - (p100(((xs[2] - xs[0]) * 0.5).tanh(), (xs.iter().map(|q| q * (acc0 * 0.25).sin()).sum::<f64>() * 0.25).tanh(), 3, (-(acc0 * 0.25) * 0.5).atan()) * 0.5).tanh()).atan();
+                                        }
                                     }
                                 }
+                            } else {
+                                v4[w9] += (f64::min(acc0 * 0.25, 1.0_f64.powi(2).ln_1p()) * 0.5).tanh();
+                            }
+                        } else {
+                            for j in 1..=1 {
+                                let t12 = xs.iter().map(|q| (q * 0.5).sin()).sum::<f64>() * b;
+                                acc0 = ((acc0 * 0.1).tanh() + xs[3]).sin();
                             }
                         }
-                        acc1 /= (2.0 + (acc1 * 0.02).atan().cos());
-                        k4 += 1;
-                        if ((f64::min(a, n as f64)) > -0.2) || k4 >= 3 { break; }
+                        acc0 += ((w9 as f64).sin() / (1.5 + (w9 as f64).hypot(v4.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.05).sin())).tanh()) * 0.25).sin();
+                        w9 += 1;
                     }
                 }
             }
-        } else {
-            if (1.5 + b.cos()).sqrt() > v0.iter().map(|q| (q * 0.02) * (acc1 * 0.02)).sum::<f64>() {
-                return (v0[n % v0.len()] * 0.02).atan() / (2.0 + a.cos());
-            }
         }
-        if n % 3 == 1 {
-            let mut v9 = vec![0.0; 4];
-            for i in 0..v9.len() {
-                v9[i] = 0.1_f64;
-            }
-        }
-        let mut acc10 = ((v0[1] * 0.02 + n as f64 - (v0[n % v0.len()] * 0.02).sin() * (v0[(n + 1) % 2] * 0.02).tanh()) * 0.25).sin();
-        for i in (0..8).step_by(2) {
-            if n > 1 {
-                let b = b + b;
-            } else if i < 2 {
-                let t11 = a + (1.5 + v0[n % v0.len()] * 0.02);
-            } else {
-                acc1 = (c.tanh().powi(3) * 0.5).sin();
-            }
-            v0[(i + 1) % 2] = (v0[(i + 1) % 2] * 0.02).tanh().powi(3);
-        }
-        acc1 * 0.02 + c
+        t3.sin() + (acc0 * 0.1).atan()
     }
-    check_p131(seed = 0xede2b6fccfd78b83, inputs = 4, calls = [], at = |p| (p[0], 2, p[1], p[2], p[3]));
+    check_p130(seed = 0x4ac02a46c59adc16, inputs = 6, calls = [p100, p115], at = |p| (&p[0..4], p[4], p[5]));
 }
 
 program! {
     #[differentiable]
-    fn p132(a: f64, xs: &[f64], b: f64) -> f64 {
+    fn p131(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = (v.dot(x) * 0.3).mean().unwrap();
+        let mut t2 = &((s) - v) / &((t1) - v).mapv(|q| q * q + 1.0);
+        if n % 2 == 0 {
+            t2 = (v - v).sin();
+        }
+        let t3 = (t1) + (x.sum() * 0.1) * 0.5;
+        t3 + t2.dot(&t2) * 0.1 + t1
+    }
+    check_p131(seed = 0xac10f75efa924708, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+#[differentiable]
+fn p132_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.25).sin();
+    }
+    acc * -0.5 + v[0] * v[v.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p132(a: f64, b: f64, xs: &[f64]) -> f64 {
+        let t1 = p132_h0(&xs[..2], a * 1.5).sin();
+        let t2 = p132_h0(xs, t1.tanh()).sin();
+        let s3 = &xs[2..];
+        let t4 = (s3[0] * b * 0.3 + s3[1]).sin() + s3[s3.len() - 1] * 0.3;
+        let t5 = p132_h0(s3, t2.tanh()).sin();
+        let t6 = p132_h0(&xs[3..], b);
+        let t7 = p132_h0(&xs[4..=6], t1.tanh() * 0.5).sin();
+        let t8 = p132_h0(&xs[3..5], t5.tanh() * 0.3);
+        t8 + t7 + t6 + t5 + t4 + a * 0.3
+    }
+    check_p132(seed = 0xcb509556beac3ac6, inputs = 9, calls = [], at = |p| (p[0], p[1], &p[2..9]));
+}
+
+program! {
+    #[differentiable]
+    fn p133(b: f64, a: f64, n: usize) -> f64 {
         let mut acc0 = 0.5;
-        if a + b > 0.3 {
-            acc0 += (f64::sin(xs.iter().map(|q| q.cos()).product::<f64>().sin()) * 0.5).tanh();
-        } else {
-            acc0 += (1.25 * a * 0.9 * 0.5).sin();
-        }
-        let t1 = if b / (2.0 + acc0.cos()) < 0.5 && xs[1] < 0.25 { b / (2.0 + p127((a.powi(3) * 0.5).sin()).atan().cos()) } else { 0.75 * 1.25_f64.powi(3) };
-        let mut w2 = 0;
-        while w2 < 2 {
-            acc0 = (((1.0 + xs.iter().map(|q| q.cos()).product::<f64>().powi(2)).ln() + (t1 + b)) * 0.5).sin();
-            match w2 % 3 {
-                0 => {
-                    for j in (0..4).rev() {
-                        let t1 = t1 * a.powi(3);
-                        acc0 += (t1 * 0.25).cos().powi(2).ln_1p();
-                    }
-                }
-                1 => {
-                    acc0 *= (2.0 * xs[w2]).tanh();
-                }
-                _ => {
-                    let t3 = xs.iter().map(|q| q * q).sum::<f64>().atan2(1.5 + a.cos());
-                }
-            }
-            w2 += 1;
-        }
-        t1 + acc0 * 0.02
-    }
-    check_p132(seed = 0xfbdf7007e24777d1, inputs = 6, calls = [p127], at = |p| (p[0], &p[1..5], p[5]));
-}
-
-program! {
-    #[differentiable]
-    fn p133(a: f64) -> f64 {
-        let t0: f64 = a.powi(3);
-        let mut acc1 = 0.1 * a * a.powi(3);
-        let mut v2 = vec![0.0; 4];
-        for i in 0..v2.len() {
-            v2[i] = a.cos();
-            if i > 0 {
-                v2[i] += v2[i - 1] * ((i as f64 + (p105(0.1 * acc1, acc1, (t0 * 0.5).sin()) * 0.5).atan()) * 0.1).atan();
-            }
-        }
-        let t3 = -((v2[2] * 0.1).sin() * (v2[0] * 0.1).atan());
-        acc1.sin() + 0.75 * (t0 * 0.5).sin()
-    }
-    check_p133(seed = 0x19fa170f135d7cb7, inputs = 1, calls = [p105], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p134(a: f64, xs: &[f64], b: f64) -> f64 {
-        let mut acc0 = b * (xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) - 0.25) * 0.5;
-        let t1 = a.tanh().hypot(xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() - acc0).sin().exp();
-        let t2 = if t1 > xs[1] { (a + b) / (1.0 + (1.0 + xs[3].powi(2)).ln().powi(2)) } else { b + (xs.iter().map(|q| (q * 0.5).sin()).sum::<f64>() + acc0) };
-        let mut w3 = 0;
-        while w3 < 2 && (a - t1 < -0.1) {
-            acc0 = ((acc0 * 0.25).atan() - a).sin();
-            acc0 += 0.3_f64;
-            w3 += 1;
-        }
-        (t2 * 0.25).tanh() + t1 + (acc0 * 0.25).sin()
-    }
-    check_p134(seed = 0xd6d8296b4a456a20, inputs = 6, calls = [], at = |p| (p[0], &p[1..5], p[5]));
-}
-
-program! {
-    #[differentiable]
-    fn p135(a: f64, b: f64) -> f64 {
-        let t0 = if 0.3 * 0.2 > 0.7 || a < 0.5 { -(b + 0.9) } else { 2.0 * (a * b) };
-        let mut a = a;
-        let mut v1 = vec![0.0; 2];
-        for i in 0..v1.len() {
-            v1[i] = b * (t0 * 0.5).tanh() * 1.25;
-        }
-        let t2 = match (b.abs() * 2.0) as usize % 3 { 0 => (b - v1[1]).cos(), 1 => b, _ => (t0 * 0.5).sin() };
-        if v1[0] > -0.1 {
-            let mut k3 = 0;
-            loop {
-                let mut k4 = 0;
-                loop {
-                    for l in 0..3 {
-                        a = b.cos() * ((a * 0.05).tanh() - (a * 0.05).atan()) * 0.5;
-                    }
-                    a /= (2.0 + (0.2 * b).cos());
-                    k4 += 1;
-                    if (0.5 * (v1[0] * 0.05) < 0.0) || k4 >= 2 { break; }
-                }
-                a += (f64::atan(p96(1, (a * 0.05).atan())) * 0.5).tanh();
-                k3 += 1;
-                if ((t0 * 0.5).sin() * t2 > 0.25) || k3 >= 2 { break; }
-            }
-        }
-        t2 + (a * 0.05).sin().sin() + t0 * 0.5 - b + 0.5 * v1.iter().map(|q| ((q * 0.05) * 1.25).sin()).sum::<f64>()
-    }
-    check_p135(seed = 0xf523f68475cf0080, inputs = 2, calls = [p96], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p136(a: f64, d: f64, c: f64, b: f64) -> f64 {
-        let t0 = match (((b + c) * 0.5).abs() * 2.0) as usize % 3 { 0 => c / (1.5 + d.tanh()) / (1.5 + (1.0 + c).tanh()) * 0.5, 1 => b, _ => ((b * d + a.tanh()) * 0.5).atan() };
-        if d > -0.1 {
-            let mut acc1 = 0.0;
-            return 0.25 * (a * d);
-        }
-        let t2 = d;
-        let mut acc3 = 0.75 / (1.0 + t0 * t0) / (1.0 + a.hypot(t2).powi(2));
-        for i in 0..4 {
-            let t4 = if d > 0.25 { (acc3 * 0.1).tanh().max(0.2).asinh() } else { (i as f64).mul_add(i as f64, 0.5) - c / (2.0 + a.cos()) };
-            let mut w5 = 0;
-            while w5 < 3 {
-                if i > 3 {
-                    let t6 = c / (2.0 + d.cos()) * 0.6;
-                }
-                acc3 *= c.cos();
-                w5 += 1;
-            }
-            acc3 = ((t0 - (p92(((c - p105((i as f64).max(acc3 * 0.02) * 0.5, c.atan2(1.5 + (acc3 * 0.02).tanh().cos()), t2.powi(2) * 0.5) * 0.5) * 0.25).sin(), ((d + (acc3 * 0.02).atan()) * 0.5).sin()) * 0.5).sin()) / (1.0 + (t2 / (1.0 + t0 * t0)).powi(2)) * 0.25).sin();
-        }
-        acc3 = 1.0_f64;
-        0.6 * t2 + 0.25 * t0 + 0.75 * b + d + a
-    }
-    check_p136(seed = 0x83853542300c291c, inputs = 4, calls = [p92, p105], at = |p| (p[0], p[1], p[2], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p137(n: usize, a: f64) -> f64 {
-        let t0 = if n > 1 { f64::cos(0.1_f64.powi(2).ln_1p()) } else { 0.1_f64.powi(2).ln_1p().atan2(1.5 + (p131(a * 0.3, 2, 0.5 * n as f64, a.atan2(1.5 + a.cos()), (a.max(n as f64) * 0.5).atan()) * 0.5).sin().clamp(-0.75, 0.75).cos()) };
-        let mut acc1 = ((1.5 * t0 - (1.0 + (p135(((a + a) * 0.5).atan(), (a / (1.5 + t0.tanh()) * 0.5).sin()) * 0.25).powi(2)).ln()) * 0.5).sin();
-        if t0.atan() > 0.3 {
-            if 2.0 * 0.9 > 0.7 || 2.0 < 0.25 {
-                let t2: f64 = (1.5 + (0.9 * a).sin()).powf((a + a).tanh());
-            }
-        }
-        let t3: f64 = -acc1;
-        0.2 * t3 - acc1
-    }
-    check_p137(seed = 0x4d57c17220e169d0, inputs = 1, calls = [p131, p135], at = |p| (2, p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p138(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = (((s) * (s)).tanh()) * &(v + x);
-        let t2 = s;
-        t2 + t1.sum() * 0.2 + s
-    }
-    check_p138(seed = 0xafdbfb618765f4cb, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p139(n: usize, c: f64, a: f64, b: f64) -> f64 {
-        let b = b * (c - a);
-        let mut acc0 = 0.5;
-        for i in 0..1 {
-            if 0.25 * c > a {
-                for j in 0..4 {
-                    let t1 = (j as f64).mul_add(b * 0.25, c);
-                    acc0 -= c * (t1 * 0.1).sin() * 0.1;
-                }
-            } else {
-                let t2 = ((b * 0.25).sin() + (b * 0.25).atan() - c).clamp(-0.75, 0.75);
-            }
-            acc0 = n as f64 * 0.5;
-        }
-        (acc0 * 0.1).atan().cos() - (b * 0.25).tanh()
-    }
-    check_p139(seed = 0x8d075483b8cbb3be, inputs = 3, calls = [], at = |p| (3, p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p140(b: f64, a: f64) -> f64 {
-        let mut v0 = vec![0.0; 2];
-        for i in 0..v0.len() {
-            v0[i] = (b.tanh().sinh() / (1.5 + a.tanh()) * 0.5).atan();
-        }
-        let a = a + 1.0 * b;
-        let mut acc1 = 0.5;
-        for i in 0..2 {
-            for j in 0..4 {
-                if j > 3 {
-                    v0[(j + 1) % 2] += ((a * 0.5 - j as f64) * (v0[i] * 0.05).tanh() * 0.1).sin();
-                } else {
-                    let t2 = ((a * 0.5).tanh() * b * b.atan()).powi(2);
-                }
-                acc1 *= (v0[i] * 0.05).tanh().atan().tanh();
-            }
-            if 0.1 * 0.2 > v0[i] * 0.05 && v0[1] * 0.05 < -0.2 {
-                let t3 = f64::sin((a * 0.5).atan());
-            } else {
-                let mut acc4 = 1.0;
-            }
-            acc1 *= (a * 0.5).tanh();
-        }
-        v0[0] += ((v0[0] * 0.05).sin().min((acc1 * 0.02).sin()) - 0.25 * (a * 0.5)) * 0.5;
-        (acc1 * 0.02).atan().cos() + 0.75 * (a * 0.5).tanh() - b.tanh() + 0.5 * (v0[1] * 0.05).sin()
-    }
-    check_p140(seed = 0x6e7493df4c5ad3a9, inputs = 2, calls = [], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p141(xs: &[f64], b: f64, a: f64) -> f64 {
-        let mut acc0 = 1.0;
-        for i in 0..1 {
-            let t1 = (b.hypot(a) + b.hypot(b)).max((2.0 * xs[i]).cos());
-            let mut acc2 = 0.5;
-            let mut acc3 = -xs[i] * xs[xs.len() - 1 - i].max(xs[i]);
-            acc3 = i as f64 * b * (b / (1.0 + acc3 * acc3)) * 0.5;
-        }
-        acc0 -= f64::tanh(0.3).clamp(-0.75, 0.75);
-        acc0 = ((acc0 * 0.5).atan() * (xs.iter().map(|q| q.cos()).product::<f64>() * 2.0)).sin();
-        let t4 = xs[1] * a * b;
-        let mut w5 = 0;
-        while w5 < 2 {
-            let mut acc6 = 0.5;
-            acc0 = 0.75_f64;
-            w5 += 1;
-        }
-        acc0 += xs[2];
-        t4 * 0.5 + (acc0 * 0.1).atan().sin() + b
-    }
-    check_p141(seed = 0x5786550a979ac3c7, inputs = 6, calls = [], at = |p| (&p[0..4], p[4], p[5]));
-}
-
-program! {
-    #[differentiable]
-    fn p142(a: f64, b: f64) -> f64 {
-        let t0 = b * a.tanh();
-        let t1 = if f64::max(b, 0.3) < 0.25 { a.min(b).clamp(-0.75, 0.75) } else { a * t0.asinh() };
-        let t2 = ((p110((t0 * 0.5).tanh(), (t1 * 0.5).tanh() * (t1 * 0.5).sin()) * 0.25).sin() - a) / (1.0 + (1.5 * t0).powi(2));
-        let mut acc3 = 0.5;
-        for i in 0..4 {
-            acc3 = (1.5 + b.cos()).sqrt().asinh();
-            let a = a - p108((1.5 + (acc3 * 0.1).cos()).sqrt(), (a - (t1 * 0.5).atan()) * 0.5, b.tanh(), 3) * 0.5 * (t1 * 0.5).sin();
-        }
-        acc3 /= (1.0 + ((t2 * 0.5).tanh() * (acc3 * 0.1)).powi(2));
-        if (t1 * 0.5).sin() * t0 < -0.1 {
-            acc3 = (2.0 + (t2 * 0.5).sin().cos()).powi(-2) * b.mul_add((t1 * 0.5).sin(), b);
-        } else {
-            let t4 = match ((a.max(t0) * 0.5).abs() * 2.0) as usize % 3 { 0 => (((t1 * 0.5).atan() * t0).mul_add(1.0_f64.tanh(), (acc3 * 0.1).tanh() * (t1 * 0.5).tanh()) * 0.25).atan(), 1 => (f64::max(t2 * 0.5 * 2.0, a / (1.0 + 0.25_f64.powi(2))) * 0.5).atan(), _ => b.atan2(1.5 + (t1 * 0.5).sin().cos()) };
-        }
-        0.25 * (acc3 * 0.1).sin() + (t2 * 0.5).atan() + 0.5 * (t1 * 0.5).tanh() + t0.sin()
-    }
-    check_p142(seed = 0x61338bb23b9e689c, inputs = 2, calls = [p108, p110], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p143(xs: &[f64], a: f64, c: f64, n: usize, b: f64) -> f64 {
-        if 0.25 * a > 0.5 {
-            let t0 = b / (1.5 + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).tanh()) - 0.2 * xs[n];
-            return a.powi(2) * (xs[n] + c);
-        }
-        let t1 = match n % 3 { 0 | 1 => f64::cos(c), _ => xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) };
-        0.3 * t1 - a
-    }
-    check_p143(seed = 0xc86545f641543749, inputs = 6, calls = [], at = |p| (&p[0..3], p[3], p[4], 1, p[5]));
-}
-
-program! {
-    #[differentiable]
-    fn p144(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((1.0 + (a) * (a)).ln() + xs[3]).tanh();
-        let t2 = (t1 + xs[3]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() - 1 {
-            extra -= (a).tanh();
-            extra -= ((((t2).mul_add(0.5, xs[i + 1])).cos() * a).sin()).tanh();
-            extra = extra + (t2).tanh() - (((t2).cos() * xs[i + 1]) * ((t1) * (xs[i])) + xs[i]).tanh();
-            extra += (xs[i] - (xs[i + 1]) * ((t2) * (xs[i + 1]))).tanh();
-            let t3 = if (1.0 + (t2) * (t2)).ln() - xs[i + 1] > 0.13 { (((xs[i + 1]) * 0.5).exp()).tanh() } else { (0.94_f64) * (t2) };
-            acc -= (xs[i]).tanh();
-        }
-        acc.sin()
-    }
-    check_p144(seed = 0xbec2f5a0a57331b7, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p145(b: f64, c: f64, d: f64, a: f64) -> f64 {
-        let t0 = b.mul_add(b, b.powi(3));
-        if b < 0.0 {
-            return (1.25 - t0 * 0.5).powi(2).ln_1p();
-        }
-        let mut acc1 = 0.5;
-        if 0.2 * (t0 * 0.5).tanh() > a {
-            for i in 0..4 {
-                let t2 = 0.1_f64.atan();
-                acc1 -= 0.3_f64;
-            }
-        } else {
-            let mut acc3 = 1.0 * (acc1 * 0.1).sin().powi(3);
-        }
-        (acc1 * 0.1).sin().sin() + t0 * 0.5 + a.sin()
-    }
-    check_p145(seed = 0xf10f293a0b9568d2, inputs = 4, calls = [], at = |p| (p[0], p[1], p[2], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p146(a: f64) -> f64 {
-        let t0: f64 = (1.5 + a.cos()).sqrt() * 0.3;
-        let t1: f64 = 0.1;
-        let mut acc2 = (a * a - t1.sin()) * 0.5;
-        for i in 0..4 {
-            let mut w3 = 0;
-            while w3 < 1 {
-                let t4 = if w3 % 2 == 0 { a / (1.0 + (w3 as f64).powi(2)) / (1.0 + ((acc2 * 0.1).sin() * t0).powi(2)) } else { (t0 * t0).tanh().sinh() };
-                acc2 = ((acc2 * 0.1).tanh() - ((acc2 * 0.1).atan().powi(3) * 0.25).tanh()).atan();
-                w3 += 1;
-            }
-            acc2 = 0.2 * (a + t1);
-        }
-        (acc2 * 0.1).sin() + 1.0 * t1 + 0.5 * (acc2 * 0.1).atan()
-    }
-    check_p146(seed = 0xe0d720fa826f35d0, inputs = 1, calls = [], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p147(xs: &[f64], a: f64) -> f64 {
-        let mut a = a;
-        if xs[1] > a {
-            let mut acc0 = 0.1 * (a + a);
-        } else {
-            if 0.5_f64.cos() < 0.3 {
-                for q1 in xs.iter() {
-                    let t2: f64 = 0.5;
-                    a = (a * 0.25 * (t2 * 1.25)).sin();
-                }
-                return 1.5;
-            }
-        }
-        (a * 0.25).tanh()
-    }
-    check_p147(seed = 0xfd65f0600c6ed931, inputs = 4, calls = [], at = |p| (&p[0..3], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p148(c: f64, a: f64, b: f64) -> f64 {
-        let t0 = f64::tanh(c * (b / (1.0 + a * a)));
-        let mut acc1 = 0.5;
-        if a - a > -0.4 {
-            for i in 0..1 {
-                for j in 0..3 {
-                    acc1 = 0.5 * (p108(c.tanh().cosh(), t0, 0.5 * c, 3) * 0.5).atan().sin();
-                }
-                acc1 = (acc1 * 0.1 - b.sin()).tanh();
-            }
-        } else {
-            acc1 *= 0.5 + 0.4 * a.atan().sin();
-            if t0.powi(3) > acc1 * 0.1 {
-                for i in (0..4).rev() {
-                    acc1 /= (2.0 + (0.1 * (acc1 * 0.05).atan()).cos());
-                    acc1 *= 0.8 + 0.2 * (1.0 + (acc1 * 0.05).atan().powi(2)).cbrt().sin();
-                }
-            } else {
-                if acc1 * 0.02 / (1.5 + (acc1 * 0.02).tanh().tanh()) > 0.5 {
-                    for i in (0..8).step_by(2) {
-                        let t2 = i as f64;
-                        acc1 /= (1.0 + a.powi(2));
-                    }
-                } else {
-                    let t3 = (p140(1.5 + 0.2, (c - b) * 0.5) * 0.5).sin().powi(2);
-                }
-            }
-        }
-        let t5 = { let u4 = a; (1.0 + u4.powi(2)).cbrt().sin() };
-        (acc1 * 0.02).tanh() + t0 - b + c
-    }
-    check_p148(seed = 0xf412d9dd7edc8bef, inputs = 3, calls = [p108, p140], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p149(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = (x.row(0).to_owned()).powi(2);
-        let t2 = ((s) - v).dot(&(x / &t1.mapv(|q| q * q + 1.0))) * 0.3;
-        t2.dot(&t2) * 0.1 + t1.dot(&t1) * 0.1 + s
-    }
-    check_p149(seed = 0x54eb307f691c42b5, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p150(xs: &[f64], a: f64, b: f64, c: f64) -> f64 {
-        if xs[1].sin() > 0.7 {
-            return 0.3 * (xs[2] * (p135((2.0 + a.cos()).recip(), b) * 0.25));
-        }
-        let mut acc0 = (2.0 + 2.0_f64.min(a).cos()).recip();
-        if f64::tanh(xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())) > c {
-            if -c < 0.5 {
-                if xs[2] * 0.75 > -0.4 {
-                    let t1 = match (b.tanh().abs() * 2.0) as usize % 3 { 0 => xs.iter().map(|q| q.cos()).product::<f64>(), 1 => (0.5 * a.tanh()).atanh() * 1.0, _ => (xs.iter().map(|q| q * q).sum::<f64>().atan() * (xs[2] * xs[0]) * 0.5).atan() };
-                } else if (1.5 + xs[0].cos()).sqrt() < 0.25 {
-                    let t2 = acc0;
-                }
-            } else {
-                for i in 0..4 {
-                    for j in (0..3).rev() {
-                        acc0 += ((1.5 + (i as f64 * (acc0 * 0.05).tanh()).sin()).powf((acc0 * 0.05).sin().sin().exp().tanh()) * 0.5).atan();
-                    }
-                    acc0 = ((c + (acc0 * 0.05).atan() + (acc0 * 0.05).tanh() / (1.0 + a.powi(2))) * 0.5).sin();
-                }
-            }
-        }
-        let t3 = xs[0] * (acc0 * 0.05).atan();
-        if p142((t3 / (1.0 + xs[2].powi(2)) * 0.25).atan(), 0.1 * t3) * 0.5 * xs[0] < 0.0 {
-            acc0 = ((c - acc0 * 0.05) * 0.5).atan();
-        }
-        t3 + acc0 * 0.05 - c
-    }
-    check_p150(seed = 0x708231d59d9fd4a7, inputs = 6, calls = [p135, p142], at = |p| (&p[0..3], p[3], p[4], p[5]));
-}
-
-program! {
-    #[differentiable]
-    fn p151(n: usize, xs: &[f64], a: f64, d: f64, c: f64, b: f64) -> f64 {
-        let mut v0 = vec![0.0; n];
-        for i in 0..v0.len() {
-            v0[i] = -(p140(a, (d + c) * 0.5) * 0.5).tanh().atan();
-            if i > 0 {
-                v0[i] += v0[i - 1] * a * 0.5;
-            }
-        }
-        let mut acc1 = d.hypot(b).to_radians();
-        if n == 0 {
-            let mut k2 = 0;
-            loop {
-                let t3 = if ((k2 as f64).to_radians()) < -0.2 { (1.5 + xs.iter().map(|q| (q * 0.9).sin()).sum::<f64>().sin()).powf(xs.iter().map(|q| q * (acc1 * 0.25).tanh()).sum::<f64>().tanh()).sin().exp() } else { v0.iter().map(|q| (q * 0.25) * (q * 0.25)).sum::<f64>() * -(p136(xs[k2].min(b), ((c - b) * 0.5).sin(), d, ((d - (acc1 * 0.25).sin()) * 0.5).atan()) * 0.5).atan() };
-                acc1 = 0.9_f64;
-                k2 += 1;
-                if (b - (acc1 * 0.25).sin() < 0.3) || k2 >= 2 { break; }
-            }
-            return d.sin().exp();
-        }
-        let mut w4 = 0;
-        while w4 < 4 {
-            let mut v5 = vec![0.0; n];
-            for j in 0..v5.len() {
-                v5[j] = (acc1 * 0.1).sin() / (1.0 + (acc1 * 0.1 * c).powi(2));
-            }
-            let t6 = (1.0 + v0.iter().map(|q| (q * 0.1) * (q * 0.1)).sum::<f64>().powi(2).ln_1p().powi(2)).sqrt();
-            for q7 in v5.iter() {
-                let t6 = (t6 * 0.25).tanh() * (1.0 + 0.5_f64.powi(2)).cbrt();
-                acc1 /= (1.0 + (acc1 * 0.05 + xs[w4]).powi(2));
-            }
-            acc1 /= (1.0 + (acc1 * 0.05 + a).powi(2));
-            w4 += 1;
-        }
-        let t8 = 0.75 * a / (1.5 + (a * b).tanh());
-        0.2 * t8 + (acc1 * 0.05).atan() + 1.0 * b + c.sin() + 0.1 * a
-    }
-    check_p151(seed = 0x28b7fe9bd08a0c87, inputs = 8, calls = [p136, p140], at = |p| (2, &p[0..4], p[4], p[5], p[6], p[7]));
-}
-
-program! {
-    #[differentiable]
-    fn p152(a: f64) -> f64 {
-        let mut acc0 = 0.0;
-        if 0.1 > 0.25 || 1.5 < 0.7 {
-            let a = a * -a;
-            match (((a * 0.5).sin() * 1.0).abs() * 2.0) as usize % 3 {
-                0 => {
-                    acc0 += (a * 0.5 / (1.5 + (a * 0.5).tanh()) * (a * 0.5).atan() * 0.1).sin();
-                }
-                1 => {
-                    acc0 = acc0.tanh();
-                }
-                _ => {
-                    if acc0.cos() > acc0 {
-                        return (a * 0.5).tanh().powi(2);
-                    }
-                }
-            }
-        } else {
-            let t1 = a.atan2(1.5 + a.cos()).clamp(-0.75, 0.75);
-        }
-        acc0.tanh()
-    }
-    check_p152(seed = 0x1b1509c6c8acc1b3, inputs = 1, calls = [], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p153(a: f64, b: f64, c: f64, d: f64) -> f64 {
-        let t0 = (b.powi(2) * 0.75).powi(2);
-        let t1 = c + c;
-        let mut t1 = t1;
-        t1 /= (2.0 + 0.2_f64.powi(2).cos());
-        t1 + t0 - b
-    }
-    check_p153(seed = 0xb5e980a77e8d3d14, inputs = 4, calls = [], at = |p| (p[0], p[1], p[2], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p154(a: f64, xs: &[f64], b: f64, n: usize) -> f64 {
-        let mut acc0 = 0.0;
-        if a * 1.5 > 0.0 {
-            if (p140((b.tanh().exp() * 0.5).sin(), xs[3].tanh()) * 0.5).sin() > xs[xs.len() - 1 - n] && a < 0.0 {
-                let t1 = ((a + b) / (1.0 + (b * 0.3).powi(2))).max(a);
-            } else {
-                for i in 0..n {
-                    acc0 += (a * xs[0]).powi(2) * 0.25;
-                }
-            }
-        } else {
-            let mut w2 = 0;
-            while w2 < 1 {
-                if w2 % 3 == 1 {
-                    let flag3 = a > 0.0;
-                } else {
-                    acc0 = (acc0 * 0.1).tanh();
-                }
-                acc0 /= (1.0 + xs[2].powi(2));
-                w2 += 1;
-            }
-        }
-        acc0 * 0.1 - b.sin()
-    }
-    check_p154(seed = 0x0f20c0f283da619d, inputs = 6, calls = [p140], at = |p| (p[0], &p[1..5], p[5], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p155(b: f64, a: f64) -> f64 {
-        let t0 = a + b;
-        let mut a = a;
-        let t0 = t0 * t0;
-        let b = b - 0.75_f64.tanh();
-        let t1 = if (2.0 + (t0 * 0.25 * 0.5).sin().cos()).powi(-2) > (b * 0.5).tanh() { ((t0 * 0.25).sin() - 0.2).cos() } else { a - ((t0 * 0.25).sin() + 0.1) };
-        a += (b * 0.5).sin() * 0.5;
-        a /= (1.0 + (a - p152(f64::sin(t1))).powi(2));
-        a += (0.25_f64.tanh().exp2() * 0.5).tanh();
-        let t2: f64 = 0.3;
-        t2 + t1 + (b * 0.5).tanh() + (t0 * 0.25).tanh().tanh() + (a * 0.5).atan() + 0.5 * (t0 * 0.25).sin()
-    }
-    check_p155(seed = 0x29e242fbe6ab96ab, inputs = 2, calls = [p152], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p156(b: f64, xs: &[f64], a: f64) -> f64 {
-        let mut acc0 = b;
         let mut w1 = 0;
-        while w1 < 2 {
-            let t3 = { let u2 = xs[xs.len() - 1 - w1].cos(); a * u2 / (1.5 + u2.tanh()) };
-            acc0 = (acc0 * 0.25 * xs[1]).atan();
+        while w1 < 1 {
+            let mut k2 = 0;
+            let r8 = loop {
+                let mut acc3 = 0.5;
+                if a < 0.3 {
+                    if k2 == 2 {
+                        for l in 0..3 {
+                            let t4 = (b.abs() * (0.25 * b)).tanh();
+                            acc3 += (f64::sin((1.5 + t4.sin()).powf(b.tanh())) * 0.5).tanh();
+                        }
+                    } else {
+                        let t5 = match w1 % 3 { 0 | 1 => (1.5 + (p127(((b - b) * 0.5).sin()) * 0.5).sin()).powf((a * 0.1).tanh()), _ => (b.mul_add(1.25, (p127((acc3 * 0.05).sin()) * 0.5).sin().max(a)) * 0.5).atan() };
+                    }
+                } else if 0.1_f64.hypot(b) < 0.25 {
+                    let t6 = match k2 % 3 { 0 | 1 => (k2 as f64).cos().hypot(0.25), _ => (1.25 * (acc3 * 0.05 - a) * 0.5).sin() };
+                } else {
+                    let t7 = a;
+                }
+                acc3 = a;
+                k2 += 1;
+                if (a - b > -0.4) || k2 >= 4 { break b * (0.2 / (2.0 + (w1 as f64).cos())); }
+            };
+            match w1 {
+                0 => {
+                    for j in 0..4 {
+                        let t9: f64 = r8 * -a;
+                        acc0 += ((a + a).cos().exp() * 0.5).atan();
+                    }
+                }
+                _ => {
+                    let t10: f64 = (1.0 + (0.6 * w1 as f64).sin().exp2().powi(2)).ln();
+                }
+            }
+            acc0 /= (1.0 + a.sin().exp_m1().powi(2));
             w1 += 1;
         }
-        let flag4 = xs[2] > 0.25;
-        acc0 = (acc0 * 0.25).tanh();
-        let acc0 = (acc0 * 0.25).tanh() + xs[1];
-        (acc0 * 0.5).atan().sin() + a.tanh()
+        let t11 = (-a * b).tanh();
+        let t12 = t11;
+        let t13: f64 = 0.75;
+        let t13 = t13 * (t12 * n as f64);
+        (t13 * 0.25).tanh() + 0.75 * t12 - t11.tanh() + 2.0 * (acc0 * 0.02).sin() + a
     }
-    check_p156(seed = 0x5ce71e18d201a0af, inputs = 5, calls = [], at = |p| (p[0], &p[1..4], p[4]));
+    check_p133(seed = 0xe7ec84f4cde15664, inputs = 2, calls = [p127], at = |p| (p[0], p[1], 1));
+}
+
+#[differentiable]
+fn p134_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 1.5
+}
+#[differentiable]
+fn p134_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.75;
+    t + p134_h0(&v[1..], s * 0.6) + p134_h0(v, s).cos()
+}
+#[differentiable]
+fn p134_h2(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).sin() * 0.25;
+    }
+    y[0] * 0.5
+}
+#[differentiable]
+fn p134_h3(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 1.5 + (y[i] * s).tanh() * 0.25;
+    }
+}
+#[differentiable]
+fn p134_h4(y: &mut [f64], x: &[f64], s: f64) {
+    p134_h3(y, s);
+    let _ = p134_h2(s * 0.5, &x[1..], y);
+}
+program! {
+    #[differentiable]
+    fn p134(a: f64, xs: &[f64], w: [f64; 3], b: f64) -> f64 {
+        let t1 = p134_h1(&xs[4..], a).sin();
+        let mut buf2 = vec![0.0; 3];
+        for i in 0..3 {
+            buf2[i] = xs[i + 4] * w[0] * 0.3;
+        }
+        let t3 = p134_h2(b, &xs[4..=4], &mut buf2).tanh();
+        let t4 = buf2[0] + buf2[2] * 0.3;
+        let t5 = p134_h1(&xs[..], t4.tanh());
+        let mut arr6 = [-0.5_f64; 3];
+        arr6[1] = t3.tanh();
+        arr6[2] = xs[5] * 0.3;
+        let t7 = arr6[2] * arr6[2];
+        let mut buf8 = vec![0.0; 2];
+        for i in 0..2 {
+            buf8[i] = xs[i + 4] * t3.tanh();
+        }
+        p134_h4(&mut buf8, &xs[2..5], b);
+        let t9 = buf8[0] + buf8[1] * 0.6;
+        let t10 = p134_h1(&buf2, w[0] * 0.75);
+        let t11 = p134_h1(&xs[3..], w[0] * -0.5).sin();
+        t11 + t10 + t9 + t7 + t5 + w[1] * 0.5 + a * 0.3
+    }
+    check_p134(seed = 0xd1ab28deda9abb79, inputs = 12, calls = [], at = |p| (p[0], &p[1..8], <[f64; 3]>::try_from(&p[8..11]).unwrap(), p[11]));
 }
 
 program! {
     #[differentiable]
-    fn p157(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = v + &(-x.mapv(f64::sin));
-        let mut t2 = (&(x.column(1).to_owned()) * (((s) * (s)).tanh())).mapv(f64::sin);
-        if n % 3 == 0 {
-            t2 = (v.sum().sin()) - &((v * (s)).mapv(f64::sin));
+    fn p135(b: f64, a: f64) -> f64 {
+        let mut acc0 = -b.atan();
+        let mut k1 = 0;
+        loop {
+            let t2 = match k1 { 0 => a, _ => acc0 * 0.25 };
+            acc0 /= (2.0 + t2.cos());
+            k1 += 1;
+            if (a < 0.1) || k1 >= 2 { break; }
         }
-        let t3 = x.to_owned();
-        let mut t4 = v.to_owned();
-        if n % 3 == 0 {
-            t4 = (x / &t2.mapv(|q| q * q + 1.0)).dot(&(&t2 - &t2)) * 0.3;
-        }
-        t4.dot(&t4) * 0.1 + t3.sum() * 0.2 + t2.dot(&t2) * 0.1
-    }
-    check_p157(seed = 0xd237641149d1e4bf, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p158(a: f64, b: f64) -> f64 {
-        let mut acc0 = b;
-        for i in 0..4 {
-            if 1.5_f64.min(b) > (acc0 * 0.1).sin() && (i as f64) < 0.0 {
-                let flag1 = (acc0 * 0.1).sin() > 0.3;
+        let mut k3 = 0;
+        loop {
+            if 1.0 - 1.0 < 0.5 {
+                acc0 = ((acc0 * 0.1).sin() * (acc0 * 0.1).sin().atan2(1.5 + (acc0 * 0.1).tanh().cos())).tanh();
+                let t4: f64 = (acc0 * 0.1).tanh();
             } else {
-                for j in 0..1 {
-                    let t2 = if (2.0 * i as f64) > -0.4 { 2.0 * 1.5_f64.abs() } else { (acc0 * 0.1).tanh() };
-                    acc0 += ((0.6 * t2 + t2 * a) * 0.1).sin();
-                }
+                let t5 = f64::min((1.0 + a.powi(2)).sqrt().sin().exp2(), a);
             }
-            acc0 -= (b * 0.75).sin().exp2() * 0.5;
+            acc0 *= b.atan().tanh();
+            k3 += 1;
+            if (b > 0.7) || k3 >= 3 { break; }
         }
-        if b.powi(2) > a {
-            if a > -0.2 && a < -0.1 {
-                if (1.0 + a.powi(2)).ln() > 0.25 {
-                    acc0 *= a.sin().cos();
-                } else {
-                    acc0 *= 0.5 + 0.4 * (b + (acc0 * 0.05).sin()).sin();
-                }
-            } else {
-                if (acc0 * 0.02).atan() * b < 0.25 {
-                    let t3 = a - (acc0 * 0.02).atan();
-                }
+        for i in 0..1 {
+            for j in 0..3 {
+                acc0 *= 0.8 + 0.2 * (b - b).sin();
+                acc0 *= (1.0 + (i as f64).powi(2)).ln().tanh();
             }
-        } else if 1.5_f64.mul_add((p148((1.0 + b.powi(2)).ln(), ((acc0 * 0.02).atan() - b) * 0.5, a) * 0.5).sin(), (acc0 * 0.02).tanh()) > 0.7 {
-            if 0.1 * 1.0 > b {
-                acc0 += f64::tanh(a - a) * 0.5;
-            }
-        } else {
-            let t4 = match ((acc0 * 0.02).tanh().cos().abs() * 2.0) as usize % 3 { 0 => (1.0 + (acc0 * 0.02).tanh().powi(2)).ln() * (acc0 * 0.02).sin(), 1 => p146(a + 0.1).mul_add(0.25, 2.0).min(a * a), _ => 0.75_f64.tanh().cos().exp() };
-            let t5 = t4.atan();
+            acc0 = a - b;
         }
         a
     }
-    check_p158(seed = 0x5c8e6c5988f50695, inputs = 2, calls = [p146, p148], at = |p| (p[0], p[1]));
+    check_p135(seed = 0x4c7991e769578dcc, inputs = 2, calls = [], at = |p| (p[0], p[1]),
+        params = ["b"] at [0]);
 }
 
 program! {
     #[differentiable]
-    fn p159(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = (x.dot(x) * 0.3).t().to_owned();
-        let t2 = (s) - v;
-        let t3 = &(&t1 - (s)) / &t2.mapv(|q| q * q + 1.0);
-        let t4 = (&t2 * (t2[0])).mapv(f64::sin);
-        t4.dot(&t4) * 0.1 + t3.sum() * 0.2 + t2.dot(&t2) * 0.1
-    }
-    check_p159(seed = 0x41be5e1181a90147, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p160(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = v.to_owned();
-        let t2 = &((&t1 * (s)).mapv(f64::sin)) + &(x.cos());
-        let mut t3 = t1.to_owned();
-        if n % 3 == 0 {
-            t3 = &(t1.powi(2)) / &(t2.dot(&t1) * 0.3).mapv(|q| q * q + 1.0);
+    fn p136(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = &((x * x).mapv(f64::tanh)) + x;
+        let t2 = v.to_owned();
+        let t3 = v / &(v + &t2).mapv(|q| q * q + 1.0);
+        let mut t4 = x - &(&t1 + &t1);
+        for _ in 0..n {
+            t4 = (&t4 * (v[2])).mapv(f64::sin) + &t4 * 0.5;
         }
-        let t4 = (t2.sum() * 0.1) - &(x.column(2).to_owned());
-        t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1 + t2.sum() * 0.2
+        let t5 = t2.sum().sin();
+        t5 + t4.sum() * 0.2 + t3.dot(&t3) * 0.1
     }
-    check_p160(seed = 0x525079af7395d5f8, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+    check_p136(seed = 0x73a61162cfbff873, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2),
+        params = ["v"] at [9, 10, 11]);
 }
 
 program! {
     #[differentiable]
-    fn p161(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((1.0 + ((a).cos() * -0.93_f64) * ((a).cos() * -0.93_f64)).ln() + xs[2]).tanh();
+    fn p137(a: f64) -> f64 {
+        let mut acc0 = 1.0;
+        if a > 0.25 && a < 0.3 {
+            let a = a * (a / (1.0 + a * a));
+            let t1 = ((a * 0.25).sin() / (1.5 + (a * 0.25).sin().tanh())).sin().cos();
+        } else {
+            let a = a * (a + a);
+        }
+        a
+    }
+    check_p137(seed = 0xefdfb3f76e8670d7, inputs = 1, calls = [], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p138(b: f64, a: f64) -> f64 {
+        let mut v0 = vec![0.0; 2];
+        for i in 0..v0.len() {
+            v0[i] = (b.hypot(a - b) * 0.5).tanh();
+            if i > 0 {
+                v0[i] += v0[i - 1] * ((1.5 + a.sin()).powf(a.tanh()) * 0.25).atan();
+            }
+        }
+        let mut v1 = vec![0.0; v0.len()];
+        for i in 0..v1.len() {
+            v1[i] = (((v0[v0.len() - 1 - i] * 0.5).atan() + (1.5 + (v0[i] * 0.5).atan().cos()).sqrt()) * 0.5).atan();
+        }
+        let mut acc2 = f64::atan((1.5 + (v0[1] * 0.5).atan().sin()).powf(b.tanh()));
+        for i in (0..6).step_by(2) {
+            if (acc2 * 0.25).tanh() < -0.4 {
+                return (1.0 + ((v1[(i + 1) % 2] * 0.25).atan() * (acc2 * 0.25).atan()).powi(2)).ln();
+            }
+            if v0.iter().map(|q| (q * 0.1).cos()).product::<f64>() - b > 0.0 {
+                let mut k3 = 0;
+                let r5 = loop {
+                    let t4 = a.mul_add((v0[i % v0.len()] * 0.05).sin(), v0.iter().map(|q| (q * 0.05) * (q * 0.05)).sum::<f64>()).sin().exp_m1();
+                    v1[0] = 0.25 * (i as f64 + (v1[i % v1.len()] * 0.05).atan()) * 0.5;
+                    k3 += 1;
+                    if (a.powi(3) > v0.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.05).sin())) || k3 >= 5 { break (b * 0.6).atan2(1.5 + (v1[k3 % v1.len()] * 0.05 - 0.9).cos()); }
+                };
+            } else if -v0.iter().map(|q| (q * 0.05) * (acc2 * 0.05).sin()).sum::<f64>() > 0.1 || (acc2 * 0.05).atan() < 0.1 {
+                let t6 = if (2.0 + a.cos()).recip() < 0.7 { b } else { b.sin().tanh() };
+            } else {
+                v1[i % 2] -= 0.1 * v0.iter().enumerate().map(|(k, q)| (q * 0.05) * k as f64).sum::<f64>();
+            }
+            acc2 *= a.powi(3).cos();
+        }
+        (acc2 * 0.02).atan().cos()
+    }
+    check_p138(seed = 0xd5fbafd940b694b1, inputs = 2, calls = [], at = |p| (p[0], p[1]));
+}
+
+#[differentiable]
+fn p139_h0(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).sin();
+    r[1] = v[1] * -0.5;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+#[differentiable]
+fn p139_h1(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + -0.5).tanh();
+    }
+    acc * 0.75 + v[0] * v[v.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p139(a: f64, w: [f64; 3], xs: &[f64]) -> f64 {
+        let arr1 = p139_h0(&xs[0..], a);
+        let t2 = arr1[2] * arr1[2];
+        let t3 = p139_h1(&xs[4..6], a).sin();
+        let s4 = &xs[3..];
+        let t5 = (s4[3] * a + s4[0]).sin() + s4[s4.len() - 1] * 1.5;
+        t5 + t3 + t2 + w[1] * 0.5 + a * 0.3
+    }
+    check_p139(seed = 0xee76f0c3a5a44057, inputs = 11, calls = [], at = |p| (p[0], <[f64; 3]>::try_from(&p[1..4]).unwrap(), &p[4..11]));
+}
+
+program! {
+    #[differentiable]
+    fn p140(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (a + xs[3]).tanh();
         let mut acc = 0.0;
         let mut extra = 0.0;
         for i in 0..xs.len() {
-            let t2 = ((xs[i] - (xs[i]) * (t1)).sin()).tanh() * 1.5;
-            let t3 = ((xs[i]) * ((1.0 + (a) * (a)).ln())).tanh() * 1.5;
-            let t4 = if (1.0 + (-0.27_f64 - t3) * (-0.27_f64 - t3)).ln() > -0.13 { (((t3 - ((a) * 0.5).exp()) * 0.5).exp()).tanh() } else { xs[i] - xs[i] };
-            let t5 = if xs[i] < -0.04 { (xs[i]).tanh() } else { xs[i] - xs[i] };
-            if i + 1 < xs.len() {
-                acc += (0.69_f64 - ((xs[i]) * 0.5).exp()).tanh();
-                let t6 = if ((1.0 + (t4) * (t4)).ln()).sin() < 0.22 { (-0.45_f64).tanh() } else { xs[i + 1] };
-                acc += ((xs[i]).tanh()).tanh();
+            if (a).sin() < 0.26 {
+                continue;
             }
-            acc -= (a - t1).tanh();
+            let t2 = (t1).tanh() * 1.5;
+            let mut t3 = 0.0;
+            for j in 0..2 {
+                t3 += ((1.0 + (t1) * (t1)).ln() * (j as f64 + 0.5)).sin();
+            }
+            if i + 1 < xs.len() {
+                let t4 = ((1.0 + (t2 - t2) * (t2 - t2)).ln()).tanh() * 1.5;
+                acc -= ((((((xs[i]) * 0.5).exp()) * 0.5).exp()) * (xs[i])).tanh();
+            }
+            acc -= (-0.88_f64 + xs[i] - t3 + ((a) * (xs[i])).mul_add(0.5, t1)).tanh();
         }
         acc
     }
-    check_p161(seed = 0xbcb2a5a0c47895a7, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+    check_p140(seed = 0x5761e8367a55c55d, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
 }
 
 program! {
     #[differentiable]
-    fn p162(a: f64) -> f64 {
-        let t0 = a;
-        let t1 = (1.5 + (t0 / (1.5 + a.mul_add(t0, a).tanh())).sin()).log(2.5 + t0.cos());
-        let mut acc2 = 1.0;
-        if t0 > 0.3 {
-            acc2 += ((a - (1.0 + t0.powi(2)).ln()) * 0.5).tanh();
-            for i in 0..3 {
-                let t3 = (1.5 + (p131(a, 2, t1, f64::tanh(t1), a.cos()) * 0.5).sin().cos()).sqrt().tanh().exp2() - t1;
-                acc2 = (acc2 * 0.25).sin() + (acc2 * 0.25).atan() * 0.25;
-            }
-            let t4 = (acc2 * 0.25).atan().tanh().exp();
+    fn p141(b: f64, c: f64, n: usize, d: f64, a: f64) -> f64 {
+        let t0 = c.powi(2);
+        let mut acc1 = 0.0;
+        for i in 0..4 {
+            let t0 = t0 + (1.5 + b.sin()).powf(b.tanh());
+            acc1 *= c.cos();
         }
-        let mut v5 = vec![0.0; 2];
-        for i in 0..v5.len() {
-            v5[i] = (t0 * 2.0 * -t0 * 0.5).sin();
+        acc1 = (t0.atan2(1.5 + c.cos()) * (d * d) * 0.5).atan();
+        acc1 /= (2.0 + (acc1 * 0.1 - d).cos());
+        let mut v2 = vec![0.0; n];
+        for i in 0..v2.len() {
+            v2[i] = ((t0 / (1.0 + t0 * t0) - (0.1 - c)) * 0.25).sin();
+        }
+        let mut v3 = vec![0.0; 3];
+        for i in 0..v3.len() {
+            v3[i] = ((n as f64 + d.tanh()) * 0.5).atan();
             if i > 0 {
-                v5[i] += v5[i - 1] * (t1 * a * 0.25).atan();
+                v3[i] += v3[i - 1] * v2[n % v2.len()] * 0.1;
             }
         }
-        0.2 * (acc2 * 0.25).sin() + t1 - t0 + 2.0 * a
+        for i in 1..=2 {
+            let a = a - b;
+            acc1 += d.hypot(d) * 0.1;
+        }
+        d - c.cos() + 0.5 * b
     }
-    check_p162(seed = 0xec5f5cd2fa70c7aa, inputs = 1, calls = [p131], at = |p| (p[0]));
+    check_p141(seed = 0xaa643b48b5de2f4a, inputs = 4, calls = [], at = |p| (p[0], p[1], 1, p[2], p[3]));
 }
 
 program! {
     #[differentiable]
-    fn p163(a: f64, b: f64) -> f64 {
-        let t0 = if b * 0.5 < 0.0 { b.cos().exp2() * (b * a) } else { a * a / (1.0 + (1.0 + b.powi(2)).ln().powi(2)) };
-        let t1 = match ((b / (2.0 + b.cos()) * 0.5).atan().abs() * 2.0) as usize % 3 { 0 => p139(3, ((t0 * 0.25).atan() * (t0 * 0.25).atan() * 0.5).atan(), (b / (1.0 + a.powi(2)) * 0.5).tanh(), 0.2 * b), 1 => a * 0.3 + ((t0 * 0.25).sin() - (t0 * 0.25).sin()), _ => f64::min(b.tanh().sinh(), (2.0 + 2.0_f64.cos()).powi(-2)) };
-        let mut acc2 = 0.0;
-        if b.atan2(1.5 + t1.cos()) > a {
-            acc2 *= 1.0 + b.cos().tanh();
-            for i in 0..1 {
-                if p152(b.tanh()) + a > 0.1 {
-                    let t3 = (2.0 + (acc2 * 0.5).sin()) * a;
-                } else if (t0 * 0.25 * 0.5).atan().powi(2) > 0.25 {
-                    acc2 = (1.5 + f64::min((acc2 * 0.5).tanh(), t1).sin()).powf((t0 * 0.25).tanh().atan().tanh());
+    fn p142(c: f64, b: f64, a: f64) -> f64 {
+        let mut acc0 = 1.0;
+        let mut w1 = 0;
+        while w1 < 3 && (a > 1.5) {
+            acc0 *= 0.8 + 0.2 * (a + w1 as f64).sin();
+            acc0 += (acc0 * 0.1).tanh();
+            w1 += 1;
+        }
+        let t2 = if 0.5 > (acc0 * 0.1).tanh() { 1.5 * (1.5 + 0.25_f64.sin()).powf(b.tanh()) } else { 1.0 * 1.5 * (b / (1.0 + b.powi(2))) };
+        t2 * 0.5 - (acc0 * 0.1).sin() + c.cos() + 0.5 * b
+    }
+    check_p142(seed = 0x88a33f7b9e7ccc1b, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p143(n: usize, a: f64, xs: &[f64], b: f64) -> f64 {
+        let mut acc0 = 1.0;
+        if 1.25 + 0.1 > 0.1 {
+            if n == 1 {
+                let t1 = xs[n] - xs[n];
+                return n as f64;
+            }
+        } else {
+            let b = b * (xs[n] * xs[2]);
+            let flag2 = (b * 0.25).tanh() > 0.7;
+        }
+        for i in 0..xs.len() {
+            for j in 0..xs.len() {
+                let mut acc3 = xs[1].powi(3) / (1.0 + 0.9_f64.cos().powi(2)) * 0.25;
+                acc0 -= b;
+            }
+            acc0 += ((i as f64).cos().exp_m1() * a * 0.25).tanh();
+        }
+        if xs[n].sin() > 0.3 {
+            for i in (0..6).step_by(2) {
+                if xs.iter().map(|q| q * b).sum::<f64>() > xs.iter().sum::<f64>() {
+                    return b.hypot(b) * (1.0 + 0.25_f64.powi(2)).ln();
+                }
+                acc0 += (xs.iter().map(|q| q * q).sum::<f64>().hypot((acc0 * 0.05).atan()).sin() * 0.5).tanh();
+            }
+        } else {
+            for i in 0..n {
+                let mut acc4 = a;
+                acc0 *= (-xs[0]).tanh();
+            }
+        }
+        0.1 * (acc0 * 0.02).sin()
+    }
+    check_p143(seed = 0x88f1e66a51566e67, inputs = 5, calls = [], at = |p| (1, p[0], &p[1..4], p[4]));
+}
+
+#[differentiable]
+fn p144_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.3
+}
+program! {
+    #[differentiable]
+    fn p144(b: f64, a: f64, xs: &[f64]) -> f64 {
+        let t1 = p144_h0(xs, b).sin();
+        let s2 = &xs[..7];
+        let t3 = (s2[2] * a + s2[2]).sin() + s2[s2.len() - 1] * 0.5;
+        let t4 = p144_h0(&xs[..7], t3.tanh() * 0.75);
+        t4 + t3 + t1 + a * 0.3
+    }
+    check_p144(seed = 0x8d78b02eb0de787b, inputs = 9, calls = [], at = |p| (p[0], p[1], &p[2..9]));
+}
+
+program! {
+    #[differentiable]
+    fn p145(a: f64, n: usize, b: f64) -> f64 {
+        let mut acc0 = a.abs().sin();
+        for i in 1..=1 {
+            let mut w1 = 0;
+            while w1 < 3 {
+                acc0 = (acc0 * 0.1).sin().powi(2) * (a * a);
+                w1 += 1;
+            }
+            acc0 += ((b + (p141(b, a, 1, f64::atan(a), b / (1.5 + a.tanh()) * 0.5) * 0.5).sin() - (p121((1.5_f64.powi(3) * 0.5).atan(), (b - a) * 0.5) * 0.5).sin()) * 0.25).tanh();
+        }
+        for i in 1..=1 {
+            let mut k2 = 0;
+            loop {
+                acc0 = (b * (acc0 * 0.1) / (1.0 + (acc0 * 0.1).atan().powi(2)) * 0.25).sin();
+                for l in 1..=1 {
+                    let t4 = { let u3 = b; (acc0 * 0.05).atan() * u3 * (u3 - a) };
+                    acc0 /= (2.0 + (acc0 * 0.05).atan().cos());
+                }
+                acc0 += ((acc0 * 0.05).atan() * 0.5).atan();
+                k2 += 1;
+                if ((0.6 * i as f64) > 0.25) || k2 >= 3 { break; }
+            }
+            acc0 = ((acc0 * 0.05).tanh() - ((a - b) * 0.5).tanh()).sin();
+        }
+        let t5 = if a.cos().exp2() > -0.4 { (2.0 + a.abs().sin()).ln() } else { b };
+        t5.sin() + (acc0 * 0.05).atan()
+    }
+    check_p145(seed = 0x0905bb00747424cc, inputs = 2, calls = [p121, p141], at = |p| (p[0], 2, p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p146(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        let mut carried = 0.5;
+        for i in 0..xs.len() - 1 {
+            if (xs[i + 1]).cos() * -0.13_f64 > -0.04 {
+                if xs[i] < 0.11 {
+                    acc = acc + (xs[i + 1]).tanh() - (((1.0 + (xs[i]) * (xs[i])).ln()).tanh()).tanh();
+                    acc = acc + ((a) * (((a).tanh()).cos() * a)).tanh() - (((xs[i + 1]).tanh()).mul_add(0.5, -0.04_f64)).tanh();
+                }
+            } else {
+                if (1.0 + (a) * (a)).ln() + (xs[i]).mul_add(0.5, xs[i + 1]) > 0.15 {
+                    continue;
+                }
+            }
+            if xs[i + 1] > 0.45 {
+                let mut t1 = 0.0;
+                for j in 0..2 {
+                    t1 += (a * (j as f64 + 0.5)).sin();
+                }
+            } else {
+                let t2 = if (((xs[i + 1]) * 0.5).exp()).cos() * xs[i] > -0.05 { ((1.0 + ((((xs[i]) * 0.5).exp()).mul_add(0.5, xs[i + 1])) * ((((xs[i]) * 0.5).exp()).mul_add(0.5, xs[i + 1]))).ln()).tanh() } else { (a) * (xs[i]) };
+            }
+            acc += (((xs[i + 1]).cos() * a).mul_add(0.5, xs[i])).tanh();
+            let t3 = (xs[i]).tanh() * 1.5;
+            acc += (((-0.18_f64).sin()).cos() * a - (0.75_f64) * (xs[i]) - (xs[i]).cos() * xs[i]).tanh();
+            carried = carried * 0.5 + (((a - 0.90_f64).cos() * -0.56_f64) * (((1.0 + (a) * (a)).ln()).sin())).tanh();
+            acc += carried;
+        }
+        acc.sin()
+    }
+    check_p146(seed = 0x7c90edee7268f8af, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+#[differentiable]
+fn p147_h0(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.6 + (y[i] * s).sin() * 0.25;
+    }
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p147_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).sin() * 0.25;
+    }
+    y[0] * 0.25
+}
+#[differentiable]
+fn p147_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    let _ = p147_h0(y, s);
+    let _ = p147_h1(s * 0.6, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+#[differentiable]
+fn p147_h3(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 1.5
+}
+program! {
+    #[differentiable]
+    fn p147(a: f64, ys: &mut [f64], xs: &[f64]) -> f64 {
+        let t1 = p147_h0(ys, a * 0.75).tanh();
+        let t2 = ys[2] * 0.3;
+        let t3 = p147_h2(ys, &xs[6..], t2.tanh()).tanh();
+        let t4 = ys[0] * 0.6;
+        let mut buf5 = vec![0.75; 2];
+        let t6 = p147_h1(a, &xs[..], &mut buf5).tanh();
+        let t7 = buf5[0] + buf5[1] * 0.5;
+        let mut arr8 = [-0.5_f64; 3];
+        arr8[2] = t1.tanh();
+        arr8[0] = xs[3] * 0.75;
+        arr8[1] = (t7.tanh()).sin();
+        let t9 = arr8[1] * arr8[1];
+        let t10 = p147_h3(&xs[..], t2.tanh());
+        let mut buf11 = vec![0.5; 2];
+        let t12 = p147_h0(&mut buf11, t10.tanh() * 0.5).tanh();
+        let t13 = buf11[0] + buf11[1] * 0.6;
+        let mut arr14 = [0.75_f64; 3];
+        arr14[2] = t4.tanh();
+        arr14[0] = xs[6] * 0.6;
+        let t15 = arr14[0] * arr14[0];
+        t15 + t13 + t12 + t10 + t9 + ys[2] + a * 0.3
+    }
+    check_p147(seed = 0x3b044312cd70ff15, inputs = 12, calls = [], at = |p| (p[0], &mut p[1..4].to_vec(), &p[4..12]),
+        params = ["xs"] at [4, 5, 6, 7, 8, 9, 10, 11]);
+}
+
+program! {
+    #[differentiable]
+    fn p148(d: f64, a: f64, c: f64, b: f64) -> f64 {
+        let mut acc0 = 0.0;
+        if c < -0.4 {
+            acc0 += 1.0_f64.to_radians();
+            acc0 *= (acc0 - a).tanh();
+            let t1: f64 = acc0.cos() - d.atan2(1.5 + d.cos());
+            let t2 = if (1.5 + (t1 * 0.5).sin()).powf(c.tanh()) < 0.25 { b } else { f64::max(p133((1.5 + c.cos()).sqrt(), (d * c * 0.5).atan(), 1) * 0.25, a) + b.min((t1 * 0.5).atan()) };
+        } else {
+            if c.cos() > 0.5 {
+                let b = b + acc0;
+            }
+        }
+        let b = b * (1.25 * d);
+        let t3 = (1.0 + acc0.powi(2)).ln().atan().hypot(d.cos() + (b * 0.5 - d));
+        if c - b * 0.5 > (t3 * 0.25).tanh() {
+            let t4: f64 = p128(3, 0.1_f64.atan()).hypot(t3 * 0.25).min((1.5 + (t3 * 0.25).tanh().sin()).powf(c.tanh())) - d;
+            let a = a * acc0.powi(2);
+        }
+        2.0 * (b * 0.5).tanh() - acc0.tanh()
+    }
+    check_p148(seed = 0xba2659f1dd2d047a, inputs = 4, calls = [p128, p133], at = |p| (p[0], p[1], p[2], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p149(a: f64, b: f64, c: f64) -> f64 {
+        let t0 = c;
+        let mut acc1 = 1.25 * 0.75 - (2.0 + t0.sin()).ln();
+        let mut k2 = 0;
+        let r5 = loop {
+            let t0 = t0 * (2.0 + b.sin()).cbrt();
+            let t3 = (1.5 + (acc1 * 0.25).atan().cos()).sqrt().powi(2) / (2.0 + ((t0 * 0.5).tanh() * k2 as f64).cos());
+            let t4 = a.powi(2);
+            acc1 = ((acc1 * 0.25).sin() + k2 as f64).sin();
+            k2 += 1;
+            if (0.75 > t4) || k2 >= 2 { break 0.2_f64.sin() * (acc1 * 0.25).sin(); }
+        };
+        acc1 += (1.5 + r5.cos()).sqrt() * b * 0.5;
+        if p137((a.powi(3) * 0.5).atan()) + c > 0.7 {
+            let mut acc6 = 1.0;
+        } else if b * 1.0 < -0.2 {
+            let mut acc7 = 0.0;
+        } else {
+            for i in (0..1).rev() {
+                let mut w8 = 0;
+                while w8 < 3 && (b > 0.1) {
+                    let mut acc9 = (c * c).cos();
+                    acc9 = (acc9 - (i as f64).sin()).tanh();
+                    w8 += 1;
+                }
+                acc1 /= (1.0 + b.atan().powi(2));
+            }
+        }
+        r5 - (acc1 * 0.1).atan() - 0.25 * t0 + 0.25 * a
+    }
+    check_p149(seed = 0xeb74b0617b56e7ce, inputs = 3, calls = [p137], at = |p| (p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p150(n: usize, xs: &[f64], a: f64) -> f64 {
+        let mut acc0 = 0.0;
+        let t1 = xs[n].mul_add(a, a.asinh());
+        acc0 *= a.clamp(-0.75, 0.75).cos();
+        let t2: f64 = t1 * 0.5;
+        if n == 1 {
+            let t3 = t2 + 1.25 - acc0.cos();
+        }
+        acc0 *= (a + n as f64).tanh();
+        (t1 * 0.5).cos() + 1.25 * (acc0 * 0.5).atan()
+    }
+    check_p150(seed = 0x1361c0121d695a96, inputs = 4, calls = [], at = |p| (2, &p[0..3], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p151(n: usize, d: f64, c: f64, b: f64, a: f64) -> f64 {
+        let t0 = if n == 0 { a + b + (p149(((1.5 + a.sin()).powf(0.2_f64.tanh()) * 0.5).sin(), d * b * 0.5, 0.3 * b) * 0.5).tanh() } else { a.max(c) / (1.0 + b.powi(2).powi(2)) };
+        let t1: f64 = 0.25;
+        let t2 = match n { 0 | 1 => (b - b) * (0.9 / (1.0 + d.powi(2))) * 0.5, _ => a };
+        let mut acc3 = c * a / (1.0 + t1.hypot(d).powi(2)) * 0.5;
+        if n == 2 {
+            acc3 = (2.0 + d.cos()).powi(-2).cos().exp();
+        }
+        acc3.tanh() - t2.cos() - t1.cos() + (t0 * 0.5).tanh() - d.cos()
+    }
+    check_p151(seed = 0x9ece7998ff713b4b, inputs = 4, calls = [p149], at = |p| (3, p[0], p[1], p[2], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p152(a: f64, xs: &[f64]) -> f64 {
+        let t1 = ((a).tanh() + (a).tanh() + xs[2]).tanh();
+        let t2 = (0.05_f64 + xs[0]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            acc += ((1.0 + (xs[i]) * (xs[i])).ln()).tanh();
+            let t3 = ((1.0 + (((xs[i]).mul_add(0.5, xs[i])).sin()) * (((xs[i]).mul_add(0.5, xs[i])).sin())).ln()).tanh() * 1.5;
+            if i + 1 < xs.len() {
+                extra += ((t1).cos() * xs[i]).tanh();
+                if (1.0 + (xs[i]) * (xs[i])).ln() + (xs[i]).sin() > 0.03 {
+                    extra = extra + (a).tanh() - ((((xs[i]).mul_add(0.5, xs[i])).sin()).tanh()).tanh();
                 } else {
-                    if i == 0 {
-                        for j in (0..2).rev() {
-                            for l in 0..3 {
-                                if a > -0.2 && (l as f64) < 0.3 {
-                                    let t4 = if (1.5 + a.cos()).sqrt() > t1 { b + (0.3 + a) } else { a };
-                                } else {
-                                    if j == 1 {
-                                        continue;
-                                    }
-                                }
-                                acc2 += (t1 * (acc2 * 0.1).sin() * (1.5 + a.sin()).log(2.5 + t1.cos()) * 0.25).tanh();
-                            }
-                            acc2 -= (0.3 * a).powi(2);
-                        }
-                    } else if i > 0 {
-                        let t5 = if i % 2 == 0 { f64::atan(0.25 * t1) } else { (1.0 + t1.cos().powi(2)).cbrt() };
+                    let t4 = if (1.0 + (((xs[i + 1]) * 0.5).exp()) * (((xs[i + 1]) * 0.5).exp())).ln() > -0.02 { (((t3).cos() * xs[i + 1]).cos() * xs[i + 1]).tanh() } else { t2 };
+                }
+                acc = acc + ((((t1).sin()).sin()).mul_add(0.5, t3)).tanh() - (((t1).sin()) * ((t1).mul_add(0.5, t2) - (-0.33_f64).tanh())).tanh();
+            }
+            acc = acc + ((((xs[i]) * 0.5).exp()) * ((((1.0 + (-0.68_f64) * (-0.68_f64)).ln()) * 0.5).exp())).tanh() - (((t1) * 0.5).exp()).tanh();
+        }
+        acc
+    }
+    check_p152(seed = 0xfa782226abf825bb, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p153(a: f64, c: f64, b: f64) -> f64 {
+        let mut acc0 = 0.5;
+        if c > 1.0 {
+            let t1 = -a;
+        } else {
+            acc0 -= (c.cos() / (2.0 + b.cos()) * 0.25).atan();
+        }
+        for i in 0..2 {
+            let t2: f64 = (i as f64).atan() * (acc0 * 0.25).sin();
+            acc0 /= (2.0 + c.cos());
+        }
+        2.0 * (acc0 * 0.25).tanh() + 0.9 * c
+    }
+    check_p153(seed = 0x35cedca8bcafeda6, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]),
+        params = ["c", "a"] at [1, 0]);
+}
+
+program! {
+    #[differentiable]
+    fn p154(a: f64) -> f64 {
+        let mut acc0 = 0.0;
+        let mut w1 = 0;
+        while w1 < 4 && ((1.5 + a.sin()).powf(a.tanh()) > 0.5) {
+            if w1 % 2 == 0 {
+                acc0 += a;
+                let t2 = if a > (acc0 * 0.1).atan() { -((acc0 * 0.1).tanh() * a) } else { a };
+            }
+            let t3 = if w1 % 2 == 0 { (acc0 * 0.1).atan() - (acc0 * 0.1).sin() * 1.25 } else { (1.0 * a).min(acc0 * 0.1) };
+            acc0 /= (2.0 + (acc0 * 0.1).tanh().cos());
+            w1 += 1;
+        }
+        for i in 0..4 {
+            if (acc0 * 0.1).sin() < -0.1 {
+                acc0 += i as f64 * 0.25;
+            } else if 0.5 > a {
+                acc0 /= (2.0 + ((acc0 * 0.1).tanh() / (1.5 + a.tanh())).cos());
+            } else {
+                let mut w4 = 0;
+                while w4 < 1 && ((i as f64 / (1.5 + (i as f64).tanh())) > a) {
+                    for l in 0..2 {
+                        let t5 = (1.5 + (acc0 * 0.02).tanh().clamp(-0.75, 0.75).sin()).powf(0.9_f64.tanh()) + -(acc0 * 0.02).tanh();
+                        acc0 /= (1.0 + (t5 * 0.5 * (t5 * 0.5).sin()).powi(2));
+                    }
+                    acc0 += (acc0 * 0.02).sin();
+                    w4 += 1;
+                }
+            }
+            acc0 += ((a / (1.5 + a.tanh()) * 0.5).atan().powi(3) * 0.25).tanh();
+        }
+        let t6 = f64::min(0.25, a).tanh().exp();
+        t6.cos() + (acc0 * 0.02).cos()
+    }
+    check_p154(seed = 0x63ff3c2a2ce3ba87, inputs = 1, calls = [], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p155(a: f64) -> f64 {
+        let a = a - a.atan();
+        let t0 = match ((a * 0.5).sin().abs() * 2.0) as usize % 3 { 0 => (1.5 + (a * 0.5).sin()).powf((a * 0.5).sin().tanh()), 1 => (a * 0.5).tanh(), _ => a * 0.5 };
+        let mut acc1 = 0.0;
+        for i in 0..4 {
+            for j in 0..2 {
+                let mut k2 = 0;
+                let r4 = loop {
+                    let t3 = if (1.0 + (a * 0.5).tanh().powi(2)).sqrt() < 0.5 { (a * 0.5).sin().sin() * (a * 0.5).tanh() } else { i as f64 };
+                    acc1 += ((1.0 + (1.5 + t0.sin()).powf((a * 0.5).atan().tanh()).powi(2)).ln() * 0.5).atan();
+                    k2 += 1;
+                    if ((t3 * 0.5).atan2(1.5 + (a * 0.5).cos()) < 0.3) || k2 >= 2 { break (p108(2, (acc1 * 0.02).atan(), (t3 * 0.5).tanh(), (t0 * i as f64 * 0.1).tanh(), (acc1 * 0.02 * 0.5).sin()) + 0.25).powi(2).ln_1p(); }
+                };
+                acc1 = ((acc1 * 0.02).sin() - t0 * 0.2).sin();
+            }
+            acc1 += (-(a * 0.5) * (a * 0.5 / (1.5 + (acc1 * 0.02).tanh())) * 0.05).sin();
+        }
+        if (acc1 * 0.02).sin().min(t0) < 0.0 || a * 0.5 < -0.1 {
+            let t5 = if t0 > 0.5 { 0.75 } else { t0 * (acc1 * 0.02).tanh() };
+        } else {
+            let mut acc6 = ((t0.sin() + (a * 0.5).atan().atan2(1.5 + (acc1 * 0.02).sin().cos())) * 0.5).atan();
+        }
+        0.5 * (acc1 * 0.02).sin() - t0 - (a * 0.5).tanh()
+    }
+    check_p155(seed = 0x66a1f7694a0e60f5, inputs = 1, calls = [p108], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p156(a: f64, b: f64) -> f64 {
+        let b = b * b.sin().exp();
+        let mut acc0 = ((0.3 - (b * 0.25).atan() - b * 0.25 * a) * 0.25).atan();
+        let t1 = (1.5 + (-a).sin()).powf((2.0 + acc0.sin()).log2().tanh());
+        let mut acc2 = (0.5 * (2.0 + a.cos()).powi(-2).tanh()).atanh();
+        let t3 = if acc2.sin() < 0.25 { a * acc0 + acc2 } else { acc0 };
+        acc0 /= (2.0 + (p137(((acc0 + p145(0.5_f64.atan2(1.5 + acc2.cos()), 2, (t3 * 0.5).atan())) * 0.25).sin()) + a).cos());
+        let mut acc4 = 0.0;
+        acc2 *= 0.5 + 0.4 * a.sin().exp2().sin();
+        acc2 -= acc0 * 0.5;
+        acc2 -= (1.25 * (acc2 * 0.5).atan() * 0.5).tanh();
+        if acc0 + acc2 * 0.5 > -0.2 {
+            if 0.5 < -0.1 {
+                acc0 = (acc0 + a).sin();
+            }
+            return (b * 0.25).atan() * 1.0 * (acc0 * t1);
+        }
+        0.3 * (t3 * 0.5) + 0.1 * (acc2 * 0.5).atan() - t1 + acc0 + 1.25 * (b * 0.25)
+    }
+    check_p156(seed = 0x459b32839b95e2dd, inputs = 2, calls = [p137, p145], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p157(c: f64, a: f64, n: usize, b: f64) -> f64 {
+        let mut acc0 = b.max(b);
+        acc0 *= 1.0 + (0.5 * acc0.tanh()).atanh().tanh();
+        let t1 = c / (1.5 + acc0.tanh());
+        t1.tanh() + acc0
+    }
+    check_p157(seed = 0x78cf536cf6425479, inputs = 3, calls = [], at = |p| (p[0], p[1], 3, p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p158(c: f64, b: f64, a: f64) -> f64 {
+        let k0 = (((c - c) * 0.5).tanh().abs() * 2.0) as usize % 3;
+        let mut acc1 = 1.0;
+        match k0 {
+            0 => {
+                let k2 = ((0.9 * c).abs() * 2.0) as usize % 3;
+                let t3 = match k2 { 0 | 1 => (a / (1.0 + b.powi(2))).powi(2).ln_1p(), _ => a };
+                match (c.sin().abs() * 2.0) as usize % 3 {
+                    0 => {
+                        let flag4 = c - a > 0.25;
+                    }
+                    1 => {
+                        let t5 = 0.9 * (p142(-c, 0.75, (c.powi(3) * 0.5).tanh()) * 0.25).atan();
+                    }
+                    _ => {
+                        let t6 = c.cos() / (1.5 + b.tanh());
                     }
                 }
-                acc2 += (t1 * 0.5).atan();
             }
-            acc2 += ((acc2 * 0.05).tanh() - (acc2 * 0.05).atan() - (0.5 * a.tanh()).asin()) * 0.25;
-        } else {
-            let t6 = (a + t1).mul_add(f64::tanh(b), b * 0.2);
+            1 => {
+                acc1 = c;
+                if c.powi(2).ln_1p() > -0.4 || acc1 < 0.25 {
+                    let mut w7 = 0;
+                    while w7 < 4 {
+                        let t8: f64 = p154((a / (1.0 + (w7 as f64).powi(2)) * 0.5).sin());
+                        acc1 += ((c + w7 as f64) * (c - t8) * 0.05).atan();
+                        w7 += 1;
+                    }
+                } else if a.atan2(1.5 + c.cos()) > c || 0.9 < 0.25 {
+                    let t9 = (1.0 + c.tanh().powi(2).ln_1p().powi(2)).ln();
+                } else {
+                    acc1 += ((b + c + 2.0 * (acc1 * 0.1).sin()) * 0.25).sin();
+                }
+            }
+            _ => {
+                let t10 = (1.0 + 1.0_f64.powi(2)).ln() * 0.5;
+            }
         }
-        2.0 * (acc2 * 0.05).sin() + t1 + (t0 * 0.25).tanh().cos() + 1.0 * a + 0.5 * t1
+        (acc1 * 0.1).atan() + 1.5 * b - c.tanh() + 0.5 * (acc1 * 0.1)
     }
-    check_p163(seed = 0x611f5f6bad329821, inputs = 2, calls = [p139, p152], at = |p| (p[0], p[1]));
+    check_p158(seed = 0x58a3ea74bf8b7c17, inputs = 3, calls = [p142, p154], at = |p| (p[0], p[1], p[2]));
 }
 
 program! {
     #[differentiable]
-    fn p164(b: f64, a: f64) -> f64 {
-        let mut acc0 = 1.0;
-        let mut acc1 = 0.0;
-        for i in 0..3 {
-            let mut acc2 = 0.5;
-            let b = b + (p155(1.0, b / (1.0 + b * b) * 0.5) * 0.25).tanh().sinh();
-            let t3 = (a - a).atan2(1.5 + (1.5 + (b * 0.5).tanh().cos()).sqrt().cos());
-            acc2 = (p145((b * 0.5).sin() * (b * 0.5).tanh(), (2.0 + a.cos()).powi(-2), ((a + (b * 0.5).sin()) * 0.5).tanh(), (((b * 0.5).atan() + a) * 0.5).tanh()) * 0.5).tanh();
-        }
-        for i in (0..4).step_by(2) {
-            match i % 3 {
-                0 | 1 => {
-                    for j in 1..=4 {
-                        let t4 = f64::min(b - a, (1.5 + a.sin()).log(2.5 + a.cos())).tanh().exp();
-                        acc1 = 0.75_f64;
+    fn p159(a: f64, d: f64, b: f64, c: f64) -> f64 {
+        let mut acc0 = p155((d + d) * 0.5) * 0.5;
+        let t1 = (p148(acc0 * 0.6, a.cos().exp2() * 0.5, ((1.0 + a.powi(2)).sqrt() * 0.5).tanh(), ((1.5 + c) * 0.5).atan()) * b).atan2(1.5 + (1.5 + b.sin()).log(2.5 + b.cos()).cos()) / (1.5 + 1.25_f64.tanh());
+        let t2 = (1.0 + b.powi(2)).cbrt();
+        for i in 0..1 {
+            if i == 0 {
+                for j in 0..4 {
+                    for l in 0..4 {
+                        let t3 = c.mul_add(c.powi(2).ln_1p(), t2.powi(3));
+                        acc0 *= 0.8 + 0.2 * t2.powi(3).sin();
                     }
+                    acc0 /= (1.0 + (acc0 * 0.02).tanh().powi(3).powi(2));
+                }
+            } else {
+                acc0 = (1.25_f64.atan() * (2.0 * b) * 0.5).tanh();
+            }
+            acc0 += acc0 * 0.02 * (t2 + t2) * 0.1;
+        }
+        let mut t1 = t1;
+        1.0 * (t1 * 0.5) + t2 - d.sin()
+    }
+    check_p159(seed = 0xa5fac7cc8fa897e5, inputs = 4, calls = [p148, p155], at = |p| (p[0], p[1], p[2], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p160(a: f64) -> f64 {
+        let a = a * f64::min(a, a);
+        let mut acc0 = 1.0;
+        for i in 0..3 {
+            let t1 = (1.0 + (a * 0.5).tanh().powi(2)).sqrt() + 0.25 * (p141((a * 0.5).sin() * 2.0, (a * 0.5).sin().cos(), 1, p154(0.2 * 0.1).clamp(-0.75, 0.75), (a * 0.5).tanh() - (a * 0.5).tanh()) * 0.5).tanh() / (1.0 + ((a * 0.5).atan() - 0.1).powi(2));
+            acc0 *= 0.5 + 0.4 * (2.0 + (t1 * 0.5).atan().sin()).log2().sin();
+        }
+        acc0 * 0.1 - (a * 0.5).tanh().cos() + 0.5 * (a * 0.5).sin()
+    }
+    check_p160(seed = 0xbe130059bb23fae3, inputs = 1, calls = [p141, p154], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p161(a: f64, b: f64) -> f64 {
+        let mut acc0 = (b - b * b) * 0.5;
+        match (((a - b) * 0.5).sin().abs() * 2.0) as usize % 3 {
+            0 | 1 => {
+                let acc0 = acc0 - 0.2_f64.sin().exp2();
+            }
+            _ => {
+                for i in 0..1 {
+                    for j in 0..4 {
+                        let acc0 = (acc0 * 0.1).tanh() * (0.5 * (acc0 * 0.1).tanh()).acos();
+                    }
+                    acc0 *= 0.8 + 0.2 * (p142((acc0 * 0.1).tanh(), (a * a * 0.5).tanh(), b * 1.0) * 0.25).tanh().sin();
+                }
+            }
+        }
+        let t1: f64 = acc0 * 0.05 - a;
+        acc0 += (2.0 + (t1 * 0.5).sin()).log10().to_radians();
+        let mut acc2 = (1.5 + ((t1 * 0.5).sin() - (acc0 * 0.05).sin()).cos()).sqrt();
+        acc0 *= 0.5 + 0.4 * (t1 * 0.5).atan().atan().sin();
+        if 1.0 * acc2 > b {
+            for i in (0..8).step_by(2) {
+                let t3 = (t1 * 0.5).atan() * 1.5 - 0.2 * i as f64;
+                acc2 = ((acc2 * 0.1).sin() + a).sin();
+            }
+        } else {
+            let mut k4 = 0;
+            let r5 = loop {
+                acc2 -= ((0.1 * (acc2 * 0.1)).min(b / (1.5 + (k4 as f64).tanh())) * 0.5).tanh();
+                acc2 += (((t1 * 0.5).atan() - k4 as f64).tanh() * 0.5).tanh();
+                k4 += 1;
+                if (f64::max((acc0 * 0.02).tanh(), t1 * 0.5) > b) || k4 >= 2 { break (2.0 + f64::sin(t1 * 0.5).cos()).powi(-2); }
+            };
+        }
+        (acc2 * 0.1).atan() + 0.2 * (t1 * 0.5).sin() + (acc0 * 0.02).tanh().cos() + 0.5 * b
+    }
+    check_p161(seed = 0xbcdb9aa4ab8ff302, inputs = 2, calls = [p142], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p162(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = &(x.mapv(f64::sin)) - &(x.column(0).to_owned());
+        let t2 = (x + x).dot(&(v - v)) * 0.3;
+        let mut t3 = (&(x / &t1.mapv(|q| q * q + 1.0)) * (t2.mean().unwrap())).mapv(f64::tanh);
+        if n % 2 == 0 {
+            t3 = -((s) * x).mapv(f64::sin);
+        }
+        t3.sum() * 0.2 + t2.dot(&t2) * 0.1 + t1.sum() * 0.2
+    }
+    check_p162(seed = 0x9a00e2dd2f4985d9, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2),
+        params = ["v", "s"] at [9, 10, 11, 12]);
+}
+
+program! {
+    #[differentiable]
+    fn p163(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = x - &(x / &v.mapv(|q| q * q + 1.0));
+        let t2 = (x.mapv(f64::tanh)).mean_axis(Axis(0)).unwrap();
+        let mut t3 = t1.to_owned();
+        if n % 2 == 0 {
+            t3 = &(t1.dot(x) * 0.3) / &((s) * &t1).mapv(|q| q * q + 1.0);
+        }
+        let t4 = v / &((s) - v).mapv(|q| q * q + 1.0);
+        t4.dot(&t4) * 0.1 + t3.sum() * 0.2 + t2.dot(&t2) * 0.1
+    }
+    check_p163(seed = 0x11330b17f417725e, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p164(n: usize, a: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = 0.5;
+        if n % 2 == 0 {
+            acc0 -= ((a - a).hypot(a) * 0.25).tanh();
+            match n % 3 {
+                0 | 1 => {
+                    let t1 = if n % 3 == 1 { a.atan2(1.5 + xs[n % xs.len()].cos()) } else { p154((a * a * 0.5).sin()) - acc0 - a * a };
+                    let t2 = xs[n % xs.len()].clamp(-0.75, 0.75);
                 }
                 _ => {
-                    let a = a - (acc1 * 0.05).sin();
+                    match n % 3 {
+                        0 | 1 => {
+                            for i in 0..xs.len() {
+                                let acc0 = (acc0 * 0.25).atan() - (acc0 * 0.25).atan().powi(2);
+                            }
+                        }
+                        _ => {
+                            let t3 = a.powi(3) + a.abs();
+                        }
+                    }
                 }
             }
-            acc0 = (0.9 + b).powi(2).ln_1p();
+        } else {
+            for i in 1..=2 {
+                let flag4 = (acc0 * 0.1).sin() - (acc0 * 0.1).sin() > 0.7;
+                acc0 += a.sin() * 2.0 * 0.25;
+            }
         }
-        let t5 = (acc0 * 0.05).atan().cos().atan();
-        t5 - (acc1 * 0.05).tanh().cos() + 0.6 * (acc0 * 0.05) + b + 0.5 * (acc0 * 0.05).atan()
+        for i in 0..4 {
+            let t5 = (n as f64).atan();
+            acc0 += (i as f64 * 0.25).tanh();
+        }
+        (acc0 * 0.05).atan()
     }
-    check_p164(seed = 0x005e2c6e0894191b, inputs = 2, calls = [p145, p155], at = |p| (p[0], p[1]));
+    check_p164(seed = 0x57caf028d3589fe3, inputs = 4, calls = [p154], at = |p| (3, p[0], &p[1..4]));
 }
 
 program! {
     #[differentiable]
-    fn p165(d: f64, n: usize, c: f64, a: f64, b: f64) -> f64 {
-        let mut acc0 = 2.0_f64;
-        for i in 0..3 {
-            match n {
+    fn p165(b: f64, xs: &[f64], a: f64, n: usize, c: f64) -> f64 {
+        let mut acc0 = (xs[n].powi(3) * (xs[n] * c) * 0.25).sin();
+        if a * xs[0] > 0.1 {
+            if (2.0 + b.cos()).recip() > 0.7 {
+                return acc0;
+            }
+        } else {
+            match n % 3 {
                 0 => {
-                    let mut acc1 = a;
-                    let t3 = { let u2 = acc0 * 0.25; u2 };
+                    let mut k1 = 0;
+                    loop {
+                        let mut w2 = 0;
+                        while w2 < 1 && ((acc0 * 0.1).atan() * b > 0.0) {
+                            acc0 /= (1.0 + (0.25_f64 + 0.1).powi(2));
+                            acc0 -= 0.75_f64;
+                            w2 += 1;
+                        }
+                        acc0 = ((acc0 * 0.05).tanh() - ((acc0 * 0.05).atan().powi(3) * 0.25).tanh()).atan();
+                        k1 += 1;
+                        if (f64::cos((p151(3, (b + c) * 0.5, 0.1, (acc0 * 0.05).atan(), b.cos()) * 0.5).atan()) > a) || k1 >= 5 { break; }
+                    }
                 }
                 1 => {
-                    let t4 = 0.9 * (acc0 * 0.25).tanh();
-                }
-                _ => {
-                    let mut w5 = 0;
-                    while w5 < 2 {
-                        for l in 0..2 {
-                            let t6 = if b.cos().exp_m1() > 0.5 && b < 0.7 { (0.5 * c).tanh().cosh() } else { (1.0 + (i as f64 * (acc0 * 0.02).tanh()).powi(2)).sqrt() };
-                            acc0 = f64::min((acc0 * 0.02).sin(), (acc0 * 0.02).sin().min(a));
+                    for i in 0..4 {
+                        if xs[n] < -0.1 || a < -0.2 {
+                            let mut w3 = 0;
+                            while w3 < 4 && (xs[2] - c < -0.2) {
+                                acc0 += ((n as f64 + i as f64 / (2.0 + xs[xs.len() - 1 - n].cos())) * 0.1).sin();
+                                w3 += 1;
+                            }
+                        } else if (n as f64) > b {
+                            let mut w4 = 0;
+                            while w4 < 4 {
+                                acc0 *= (xs[i % xs.len()] + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()).cos();
+                                w4 += 1;
+                            }
+                        } else {
+                            let t5 = -(a * 1.0);
                         }
-                        acc0 += (c.mul_add(a.mul_add(c, b), b) * 0.1).tanh();
-                        w5 += 1;
+                        acc0 = (xs[2] * 0.6).tanh().cosh();
                     }
                 }
+                _ => {
+                    let t6 = if n == 1 { (acc0 * 0.01).tanh().sin().abs() } else { n as f64 / (1.0 + (p151(3, (2.0 + xs[0].cos()).recip(), ((1.5 + (n as f64).sin()).powf(b.tanh()) * 0.5).tanh(), acc0 * 0.01 * 0.5, ((xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) + (acc0 * 0.01).sin()) * 0.5).tanh()) * 0.5).tanh().powi(2)) + b };
+                }
             }
-            acc0 = (1.5 + (c * 2.0).sin()).powf(b.atan().tanh());
         }
-        if n == 1 {
-            let c = c - c;
-            let a = a * (a * b);
-        }
-        (acc0 * 0.02).tanh() + a + d
+        acc0 * 0.01 + c
     }
-    check_p165(seed = 0x76a442f67ba47941, inputs = 4, calls = [], at = |p| (p[0], 2, p[1], p[2], p[3]));
+    check_p165(seed = 0x85860227038ace35, inputs = 6, calls = [p151], at = |p| (p[0], &p[1..4], p[4], 1, p[5]));
 }
 
 program! {
     #[differentiable]
-    fn p166(a: f64) -> f64 {
-        let mut acc0 = a * 0.3 - a;
-        for i in 1..=4 {
-            acc0 += (0.2 * i as f64).atan2(1.5 + ((acc0 * 0.1).sin() - a).cos()) * 0.5;
-        }
-        acc0 += a.atan2(1.5 + (acc0 * 0.1).sin().cos()).to_radians();
-        let acc0 = (acc0 * 0.1).tanh() * (a * (acc0 * 0.1));
-        let mut acc1 = (((acc0 * 0.1).sin().hypot(a) + (acc0 * 0.1).atan()) * 0.5).sin();
-        if acc1.mul_add(0.75, acc0 * 0.1) > -0.2 {
-            if a.powi(2).ln_1p() > 0.7 {
-                let t2 = a.asinh() / (2.0 + (acc0 * 0.1).cos());
-            } else if acc1 * a > (acc0 * 0.1).tanh() || (acc0 * 0.1).atan() < 0.1 {
-                let mut acc3 = 0.5;
+    fn p166(b: f64, n: usize, a: f64) -> f64 {
+        let mut acc0 = (b * (p157(0.6_f64.max(1.0), (1.0 + b.powi(2)).ln(), 3, (b / (1.0 + b.powi(2)) * 0.5).atan()) * 0.5).atan()).mul_add((1.0 + a.powi(2)).ln(), 1.5 * a) * 0.5;
+        for i in 0..3 {
+            let t1 = a;
+            let mut w2 = 0;
+            while w2 < 4 {
+                let t3 = w2 as f64 / (2.0 + (acc0 * 0.05).atan().cos());
+                acc0 /= (1.0 + (w2 as f64 - (p161((acc0 * 0.05).atan(), (b * (t3 * 0.25).atan() * 0.5).tanh()) * 0.5).atan()).powi(2));
+                w2 += 1;
             }
-        } else if 1.0 * a > acc1 {
-            let t4 = a.cos().exp2();
+            let t1 = t1 * f64::sin(t1);
+            acc0 = (t1 * 0.5 - a) / (2.0 + b.cos()) * 0.25;
+        }
+        (acc0 * 0.05).tanh().tanh()
+    }
+    check_p166(seed = 0x6c00fcf47d8162b3, inputs = 2, calls = [p157, p161], at = |p| (p[0], 1, p[1]));
+}
+
+#[differentiable]
+fn p167_h0(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).cos();
+    r[1] = v[1] * 0.3;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+#[differentiable]
+fn p167_h1(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 1.5).tanh();
+    }
+    acc * 1.5 + v[0] * v[v.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p167(xs: &[f64], a: f64) -> f64 {
+        let s1 = &xs[..6];
+        let t2 = (s1[4] * a + s1[0]).sin() + s1[s1.len() - 1] * 0.5;
+        let s3 = &s1[4..];
+        let t4 = (s3[0] * a * -0.5 + s3[1]).sin() + s3[s3.len() - 1] * 0.25;
+        let mut arr5 = [0.25_f64; 3];
+        arr5[0] = t2.tanh();
+        arr5[1] = xs[3] * 1.5;
+        arr5[2] = (t4.tanh()).sin();
+        let t6 = arr5[2] * arr5[2];
+        let s7 = &s1[0..=3];
+        let t8 = (s7[1] * t6.tanh() + s7[0]).sin() + s7[s7.len() - 1] * 0.75;
+        let arr9 = p167_h0(&s7[..3], t2.tanh());
+        let t10 = arr9[0] * arr9[0];
+        let t11 = p167_h1(&s3[..1], t4.tanh());
+        t11 + t10 + t8 + t6 + t4 + a * 0.3
+    }
+    check_p167(seed = 0x2c6ba407b825a968, inputs = 9, calls = [], at = |p| (&p[0..8], p[8]));
+}
+
+program! {
+    #[differentiable]
+    fn p168(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            if ((a).tanh()).tanh() > -0.07 {
+                extra += (((((xs[i]) * (a)) * 0.5).exp()) * (((xs[i]).cos() * a).sin())).tanh();
+                if (1.0 + ((a).tanh()) * ((a).tanh())).ln() < 0.11 {
+                    continue;
+                }
+            } else {
+                let t1 = if (a - a).sin() < 0.05 { ((1.0 + (xs[i]) * (xs[i])).ln()).tanh() } else { xs[i] + a };
+            }
+            acc += (xs[i]).tanh();
+            let t2 = ((((1.0 + (a) * (a)).ln()).cos() * xs[i]).sin()).tanh() * 1.5;
+            acc -= (t2).tanh();
+        }
+        acc.sin()
+    }
+    check_p168(seed = 0x3ba3fd76f1ed749f, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p169(a: f64, b: f64) -> f64 {
+        let mut acc0 = (a * b / (1.5 + (b / (1.5 + b.tanh())).tanh()) * 0.5).tanh();
+        for i in 0..2 {
+            let a = a * (2.0 * b);
+            acc0 /= (1.0 + (0.3 * i as f64).powi(2));
+        }
+        let acc0 = (acc0 * 0.25).tanh() * ((acc0 * 0.25).sin() + 2.0);
+        if acc0 * 0.25 > (acc0 * 0.25).atan() {
+            let mut acc1 = a;
+            let mut k2 = 0;
+            let r4 = loop {
+                let t3 = (1.0 + 1.5_f64.powi(2)).ln() + a.mul_add(b, a);
+                acc1 += ((acc1 * 0.25).sin() * (acc1 * 0.25) + ((p157((p154(k2 as f64 / (2.0 + b.cos()) * 0.25) * a * 0.5).tanh(), b, 3, (t3 * 0.5).tanh().tanh()) * 0.5).tanh() - acc1 * 0.25)) * 0.1;
+                k2 += 1;
+                if (acc1 * 0.25 > 0.5) || k2 >= 3 { break (acc1 * 0.25).sin() * k2 as f64 / (1.5 + (k2 as f64 - b).tanh()); }
+            };
+            return (1.0 + (b * a).powi(2)).sqrt();
+        }
+        let t6 = { let u5 = f64::cos(b); a + (acc0 * 0.25).atan() - b.to_radians() };
+        if b.sin().exp2() > (t6 * 0.5).sin() {
+            return (0.75 * a).tanh();
+        }
+        let k7 = (((acc0 * 0.25).sin() * b).abs() * 2.0) as usize % 3;
+        let t8 = match k7 { 0 => f64::cos((acc0 * 0.25).atan() + a), 1 => a / (2.0 + (acc0 * 0.25).cos()), _ => ((acc0 * 0.25).sin() / (1.0 + (t6 * 0.5).sin().powi(2))).hypot(a.powi(3)) * 0.5 };
+        t8 + (t6 * 0.5).sin() + a
+    }
+    check_p169(seed = 0x18fb841c93b7e58b, inputs = 2, calls = [p154, p157], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p170(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (a + xs[0]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            if ((xs[i]).cos() * t1).sin() > -0.32 {
+                let t2 = (xs[i] + ((1.0 + (a) * (a)).ln()).mul_add(0.5, xs[i])).tanh() * 1.5;
+            }
+            let mut t3 = 0.0;
+            for j in 0..2 {
+                t3 += ((1.0 + ((a).mul_add(0.5, a)) * ((a).mul_add(0.5, a))).ln() * (j as f64 + 0.5)).sin();
+            }
+            let t4 = if (1.0 + ((1.0 + (xs[i]) * (xs[i])).ln()) * ((1.0 + (xs[i]) * (xs[i])).ln())).ln() < -0.20 { ((((xs[i]).tanh() - (1.0 + (xs[i]) * (xs[i])).ln()) * 0.5).exp()).tanh() } else { (xs[i]).mul_add(0.5, t1) };
+            acc += (-0.78_f64 + (t3).cos() * xs[i] - xs[i]).tanh();
+            if (1.0 + ((t1) * (xs[i])) * ((t1) * (xs[i]))).ln() < -0.25 {
+                continue;
+            }
+            acc += ((t4).sin()).tanh();
+        }
+        acc
+    }
+    check_p170(seed = 0xce308c6862b323db, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]),
+        params = ["xs"] at [1, 2, 3, 4, 5]);
+}
+
+#[differentiable]
+fn p171_h0(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.3 + (y[i] * s).sin() * 0.25;
+    }
+}
+#[differentiable]
+fn p171_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * 1.5;
+    }
+}
+#[differentiable]
+fn p171_h2(y: &mut [f64], x: &[f64], s: f64) {
+    p171_h0(y, s);
+    p171_h1(s * 0.6, &x[1..], y);
+}
+#[differentiable]
+fn p171_h3(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).tanh();
+    r[1] = v[1] * 0.5;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+#[differentiable]
+fn p171_h4(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.6).cos();
+    }
+    acc * 0.6 + v[0] * v[v.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p171(b: f64, a: f64, xs: &[f64]) -> f64 {
+        let mut buf1 = vec![-0.5; 4];
+        p171_h0(&mut buf1, a);
+        for _ in 0..2 {
+            p171_h2(&mut buf1, &xs[..], a);
+        }
+        let t2 = buf1[0] + buf1[3] * 0.25;
+        let arr3 = p171_h3(xs, t2.tanh());
+        let t4 = arr3[1] * arr3[2];
+        let t5 = p171_h4(&xs[..3], b * 0.25).sin();
+        let mut buf6 = vec![0.6; 2];
+        p171_h1(t2.tanh(), &xs[..5], &mut buf6);
+        p171_h2(&mut buf6, &xs[1..], b);
+        let t7 = buf6[0] + buf6[1] * 0.25;
+        let t8 = p171_h4(xs, t2.tanh());
+        t8 + t7 + t5 + t4 + t2 + a * 0.3
+    }
+    check_p171(seed = 0xdac86b74446480c1, inputs = 10, calls = [], at = |p| (p[0], p[1], &p[2..10]));
+}
+
+#[differentiable]
+fn p172_h0(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.3).tanh();
+    }
+    y[0] = (y[0] * 0.5 + s).sin();
+}
+#[differentiable]
+fn p172_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * 0.5;
+    }
+}
+#[differentiable]
+fn p172_h2(y: &mut [f64], x: &[f64], s: f64) {
+    p172_h0(y, s);
+    p172_h1(s * 0.3, &x[1..], y);
+}
+#[differentiable]
+fn p172_h3(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.75).sin();
+    }
+    acc * 0.6 + v[0] * v[v.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p172(a: f64, xs: &[f64]) -> f64 {
+        let mut buf1 = vec![0.0; 3];
+        for i in 0..3 {
+            buf1[i] = xs[i + 4] * a;
+        }
+        for _ in 0..3 {
+            p172_h0(&mut buf1, a);
+        }
+        for _ in 0..3 {
+            p172_h2(&mut buf1, &xs[3..8], a);
+        }
+        let t2 = buf1[0] + buf1[2] * 1.5;
+        let mut buf3 = vec![0.0; 4];
+        for i in 0..4 {
+            buf3[i] = xs[i + 3] * t2.tanh();
+        }
+        p172_h1(t2.tanh() * 0.25, xs, &mut buf3);
+        p172_h1(t2.tanh(), xs, &mut buf3);
+        let t4 = buf3[0] + buf3[3] * 0.75;
+        let t5 = p172_h3(&xs[6..=7], t2.tanh()).sin();
+        let s6 = &xs[5..];
+        let t7 = (s6[0] * t2.tanh() + s6[0]).sin() + s6[s6.len() - 1] * -0.5;
+        let t8 = p172_h3(&xs[..], t2.tanh());
+        t8 + t7 + t5 + t4 + t2 + a * 0.3
+    }
+    check_p172(seed = 0xb519d72c93e54026, inputs = 9, calls = [], at = |p| (p[0], &p[1..9]));
+}
+
+program! {
+    #[differentiable]
+    fn p173(xs: &[f64], a: f64, n: usize, b: f64, c: f64) -> f64 {
+        let t0 = if n % 3 == 1 { a } else { a };
+        if b > xs.iter().map(|q| q * a).sum::<f64>() {
+            return t0 * 0.1;
+        }
+        let b = b + c.powi(3);
+        let mut b = b;
+        let mut acc1 = xs[n];
+        let t2 = xs[n];
+        if acc1.atan() > 0.0 {
+            let t3 = f64::tanh(xs[n]);
+        }
+        t2.sin() + (b * 0.25).tanh() + t0
+    }
+    check_p173(seed = 0x0809d22730823e6f, inputs = 6, calls = [], at = |p| (&p[0..3], p[3], 2, p[4], p[5]));
+}
+
+program! {
+    #[differentiable]
+    fn p174(a: f64, n: usize, xs: &[f64]) -> f64 {
+        let mut acc0 = 1.0;
+        for i in 0..4 {
+            let t1: f64 = xs[2] / (1.5 + a.tanh());
+            let flag2 = a.min(a) > 0.3;
+            acc0 += f64::max((1.0 + a.powi(2)).ln(), xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())) * 0.5;
+        }
+        let t3 = a;
+        let mut acc4 = 0.3 * (acc0 * 0.1).atan() * 1.5;
+        let mut w5 = 0;
+        while w5 < 1 {
+            if w5 % 3 == 1 {
+                let mut acc6 = p154((a / (2.0 + (acc0 * 0.1).sin().cos()) * 0.5).atan()).cos().atan();
+                acc0 += (xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) * 0.5).tanh();
+            }
+            for j in 0..1 {
+                let t7 = match n % 3 { 0 | 1 => 1.25 * a * (t3 * (acc0 * 0.1).atan()) * 0.5, _ => a };
+                acc0 /= (1.0 + 0.1_f64.powi(2));
+            }
+            acc0 -= ((xs[xs.len() - 1 - n] + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()).tanh().exp() * 0.5).atan();
+            w5 += 1;
+        }
+        (acc4 * 0.25).tanh().tanh() + t3 + (acc0 * 0.1).sin() - a
+    }
+    check_p174(seed = 0x509964bf9adf214d, inputs = 4, calls = [p154], at = |p| (p[0], 2, &p[1..4]));
+}
+
+#[differentiable]
+fn p175_h0(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 1.5 + (y[i] * s).sin() * 0.25;
+    }
+}
+#[differentiable]
+fn p175_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).sin() * 0.75;
+    }
+}
+#[differentiable]
+fn p175_h2(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.6).tanh();
+    }
+    acc * -0.5 + v[0] * v[v.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p175(a: f64, xs: &[f64]) -> f64 {
+        let mut buf1 = vec![-0.5; 2];
+        p175_h0(&mut buf1, a);
+        p175_h1(a, &xs[..], &mut buf1);
+        let t2 = buf1[0] + buf1[1] * 0.25;
+        let t3 = p175_h2(&xs[..], a);
+        let t4 = p175_h2(xs, a);
+        let t5 = p175_h2(xs, t3.tanh()).sin();
+        t5 + t4 + t3 + t2 + a * 0.3
+    }
+    check_p175(seed = 0xcb04dffb642e4353, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p176(a: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = a / (1.5 + xs[0].cos().exp2().tanh());
+        let mut w1 = 0;
+        while w1 < 1 {
+            let mut k2 = 0;
+            loop {
+                acc0 = (f64::cos(xs[(k2 + 1) % 3]) + (w1 as f64).mul_add((acc0 * 0.1).tanh(), (acc0 * 0.1).sin())) * 0.5;
+                acc0 /= (1.0 + ((p149(xs[1], xs[2].min(xs[w1]), (((acc0 * 0.1).tanh() + xs[(k2 + 1) % 3]) * 0.5).sin()) * 0.5).tanh() + a).powi(2));
+                k2 += 1;
+                if (-p128(3, xs[(k2 + 1) % 3]) < 0.3) || k2 >= 6 { break; }
+            }
+            acc0 *= 0.5 + 0.4 * (a + xs[w1]).sin();
+            w1 += 1;
+        }
+        let mut acc3 = 1.0;
+        for i in 0..xs.len() {
+            let t4 = (xs.iter().map(|q| (q * 0.75).sin()).sum::<f64>() * 0.5).atan().powi(2);
+            if (acc0 * 0.05).cos() > t4 {
+                if i == 2 {
+                    continue;
+                }
+            } else {
+                for j in 0..2 {
+                    let t5: f64 = (2.0 * i as f64).sin().exp().atan();
+                    acc3 *= (a * (acc0 * 0.02).tanh()).tanh();
+                }
+            }
+            acc3 *= 0.8 + 0.2 * (a * (acc0 * 0.02)).sin();
+        }
+        if (acc3 * 0.02).atan() > xs[0] {
+            if 0.5 - xs[0] > -0.2 {
+                for i in 0..xs.len() {
+                    acc3 = ((a - xs[xs.len() - 1 - i]) * 0.5).tanh().powi(2);
+                }
+            }
         } else {
-            let flag5 = (acc0 * 0.1).tanh() > 0.7;
+            for i in 0..3 {
+                let mut acc6 = a;
+                acc3 = f64::sin(0.2);
+            }
         }
-        0.2 * (acc0 * 0.1)
+        (acc3 * 0.02).atan().sin() - 0.9 * (acc0 * 0.02)
     }
-    check_p166(seed = 0x4e9fdccf3598386c, inputs = 1, calls = [], at = |p| (p[0]));
+    check_p176(seed = 0x3c0a8ff82f448249, inputs = 4, calls = [p128, p149], at = |p| (p[0], &p[1..4]));
 }
 
 program! {
     #[differentiable]
-    fn p167(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    fn p177(a: f64) -> f64 {
+        let a = a * a.powi(2);
+        let t0 = (a * 0.25).atan() - 0.25;
+        let t1 = t0.to_radians();
+        let t2 = (1.5 + t1.sin()).powf(t1.tanh());
+        let k3 = ((t2 * t0 * 0.25).sin().abs() * 2.0) as usize % 3;
+        let t4 = match k3 { 0 | 1 => (t2 - t1).sin(), _ => ((t0 - (a * 0.25).tanh() + 0.25 * (a * 0.25)) * 0.5).atan() };
+        let t5: f64 = t1;
+        let mut acc6 = ((p158(t0, t4.atan(), t4.cos()) * 0.25).tanh().atan2(1.5 + t2.cos()) * (1.5 + (a * 0.25).sin().sin()).powf((a * 0.25).sin().tanh()) * 0.5).atan();
+        for i in 1..=3 {
+            if i == 3 {
+                continue;
+            }
+            if i < 3 {
+                if i == 3 {
+                    continue;
+                }
+            }
+            acc6 -= 0.9 * (t1 * 0.75);
+        }
+        let mut k7 = 0;
+        let r9 = loop {
+            let t8 = if k7 < 4 { t2 } else { (p149((t0 * t2 * 0.25).atan(), ((t0 - (acc6 * 0.1).tanh()) * 0.5).sin(), (t4 + (a * 0.25).tanh()) * 0.5) * 0.5).sin().hypot(acc6 * 0.1).sin() };
+            acc6 += (t4 * 0.5).tanh();
+            k7 += 1;
+            if ((t4 * k7 as f64) > (a * 0.25).sin()) || k7 >= 5 { break (a * 0.25).sin() + (1.0 + t0.powi(2)).sqrt(); }
+        };
+        (r9 * 0.5).sin() + (acc6 * 0.1).cos() - t2 + t1 - t0.sin() + a * 0.25
+    }
+    check_p177(seed = 0x32141a404b37be99, inputs = 1, calls = [p149, p158], at = |p| (p[0]));
+}
+
+#[differentiable]
+fn p178_h0(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).cos();
+    r[1] = v[1] * 0.25;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+#[differentiable]
+fn p178_h1(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + -0.5).sin();
+    }
+    acc * 0.3 + v[0] * v[v.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p178(a: f64, b: f64, xs: &[f64]) -> f64 {
+        let arr1 = p178_h0(&xs[..], b);
+        let t2 = arr1[1] * arr1[2];
+        let arr3 = p178_h0(&xs[..], t2.tanh());
+        let t4 = arr3[1] * arr3[2];
+        let t5 = p178_h1(xs, b).sin();
+        let t6 = p178_h1(&xs[5..], t5.tanh());
+        let s7 = &xs[3..=5];
+        let t8 = (s7[1] * t2.tanh() + s7[1]).sin() + s7[s7.len() - 1] * 0.5;
+        t8 + t6 + t5 + t4 + t2 + a * 0.3
+    }
+    check_p178(seed = 0xe0d02f60d6e0a9e5, inputs = 8, calls = [], at = |p| (p[0], p[1], &p[2..8]),
+        params = ["xs"] at [2, 3, 4, 5, 6, 7]);
+}
+
+#[differentiable]
+fn p179_h0(y: &mut [f64], s: f64) -> f64 {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * -0.5).tanh();
+    }
+    y[0] = (y[0] * 0.5 + s).sin();
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p179_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * 0.25;
+    }
+    y[0] * 0.25
+}
+#[differentiable]
+fn p179_h2(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).cos();
+    r[1] = v[1] * 0.3;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+#[differentiable]
+fn p179_h3(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + -0.5).cos();
+    }
+    acc * 0.3 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p179_h4(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.3;
+    t + p179_h3(&v[1..], s * 0.75) + p179_h3(v, s).sin()
+}
+program! {
+    #[differentiable]
+    fn p179(w: [f64; 3], b: f64, xs: &[f64], a: f64) -> f64 {
+        let mut buf1 = vec![0.0; 2];
+        for i in 0..2 {
+            buf1[i] = xs[i + 4] * a;
+        }
+        let t2 = p179_h0(&mut buf1, b).tanh();
+        let t3 = p179_h1(a, &xs[3..6], &mut buf1).tanh();
+        let t4 = p179_h1(w[2] * 0.6, xs, &mut buf1).tanh();
+        let t5 = buf1[0] + buf1[1] * 0.5;
+        let arr6 = p179_h2(&xs[..7], a);
+        let t7 = arr6[2] * arr6[2];
+        let mut buf8 = vec![0.3; 2];
+        let _ = p179_h1(t4.tanh() * 0.3, &xs[..], &mut buf8);
+        let t9 = p179_h1(t2.tanh(), &xs[0..4], &mut buf8).tanh();
+        let t10 = buf8[0] + buf8[1] * 0.25;
+        let t11 = p179_h4(&xs[..6], a);
+        let arr12 = p179_h2(&xs[..7], t7.tanh());
+        let t13 = arr12[0] * arr12[0];
+        let t14 = p179_h4(&arr6, t9.tanh());
+        let s15 = &xs[..6];
+        let t16 = (s15[4] * t13.tanh() + s15[2]).sin() + s15[s15.len() - 1] * 0.25;
+        t16 + t14 + t13 + t11 + t10 + w[1] * 0.5 + a * 0.3
+    }
+    check_p179(seed = 0xbe50bb4cf32c183f, inputs = 12, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), p[3], &p[4..11], p[11]));
+}
+
+#[differentiable]
+fn p180_h0(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).tanh();
+    r[1] = v[1] * -0.5;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+#[differentiable]
+fn p180_h1(y: &mut [f64], s: f64) -> f64 {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.75).tanh();
+    }
+    y[0] = (y[0] * 0.5 + s).sin();
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p180_h2(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).sin() * 0.6;
+    }
+}
+#[differentiable]
+fn p180_h3(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    let _ = p180_h1(y, s);
+    p180_h2(s * 0.3, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+program! {
+    #[differentiable]
+    fn p180(a: f64, ys: &mut [f64], xs: &[f64]) -> f64 {
+        let s1 = &xs[1..];
+        let t2 = (s1[3] * a + s1[2]).sin() + s1[s1.len() - 1] * 0.75;
+        let arr3 = p180_h0(xs, a);
+        let t4 = arr3[1] * arr3[1];
+        let _ = p180_h3(ys, &s1[0..], t4.tanh());
+        let t5 = ys[1] * 0.6;
+        let t6 = p180_h3(ys, &xs[..], a).tanh();
+        let t7 = ys[0] * 0.25;
+        let t8 = p180_h1(ys, t5.tanh() * 1.5).tanh();
+        let t9 = ys[2] * -0.5;
+        t9 + t8 + t7 + t6 + t5 + ys[2] + a * 0.3
+    }
+    check_p180(seed = 0x574126fec6b07b46, inputs = 10, calls = [], at = |p| (p[0], &mut p[1..4].to_vec(), &p[4..10]),
+        params = ["xs", "a"] at [4, 5, 6, 7, 8, 9, 0]);
+}
+
+program! {
+    #[differentiable]
+    fn p181(c: f64, b: f64, d: f64, a: f64) -> f64 {
+        if b.cos() < -0.1 {
+            let mut acc0 = 0.0;
+            if d.powi(3) > d {
+                let t1 = a - b;
+            } else if b * 0.9 > 0.25 {
+                acc0 *= b.atan().cos();
+            } else {
+                for i in 0..3 {
+                    for j in 0..2 {
+                        let t2 = d.sin() * (d * a);
+                        acc0 /= (1.0 + (acc0 * 0.1 * d).powi(2));
+                    }
+                    acc0 -= ((c + d).atan() * 0.5).sin();
+                }
+            }
+            return -c + (p177((1.5 * a * 0.5).atan()) * 0.25).sin() / (2.0 + c.cos());
+        }
+        let t3 = (p169(((b - b) * 0.5).tanh(), b) * 0.5).tanh();
+        0.3 * t3 + 0.9 * a + b.tanh()
+    }
+    check_p181(seed = 0xc960120c68ff49b7, inputs = 4, calls = [p169, p177], at = |p| (p[0], p[1], p[2], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p182(xs: &[f64], c: f64, a: f64, b: f64) -> f64 {
+        let mut acc0 = (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.1).sin();
+        for i in 0..xs.len() {
+            acc0 += ((xs[3] * 1.0).powi(3) * 0.25).sin();
+            if xs[xs.len() - 1 - i].clamp(-0.75, 0.75) > b {
+                match i {
+                    0 => {
+                        acc0 += (f64::max(a.tanh(), b.cos()) * 0.5).tanh();
+                    }
+                    1 => {
+                        let a = a + (xs.iter().map(|q| (q * 0.1).sin()).sum::<f64>() + b);
+                    }
+                    _ => {
+                        if i == 2 {
+                            for j in (0..4).step_by(2) {
+                                for l in (0..4).step_by(2) {
+                                    acc0 -= (2.0 + b.sin()).sqrt() * 0.5;
+                                }
+                                acc0 = ((acc0 * 0.02).sin() + a).tanh();
+                            }
+                        } else if i == 0 {
+                            if b + 2.0 > 0.3 {
+                                let mut acc1 = xs[i];
+                            }
+                        } else {
+                            let mut acc2 = 0.5;
+                        }
+                    }
+                }
+            } else if (0.5 * p154(xs[i]).tanh()).asin() > 0.5 {
+                if i == 3 {
+                    continue;
+                }
+            } else {
+                if i < 1 {
+                    let t3 = if (acc0 * 0.02).atan() < -0.2 || a < -0.2 { (xs.iter().map(|q| q * q).sum::<f64>() - a) * -(acc0 * 0.02).tanh() } else { 0.75 * xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).clamp(-0.75, 0.75) };
+                }
+            }
+        }
+        let k4 = (b.cos().abs() * 2.0) as usize % 3;
+        let t5 = match k4 { 0 => (acc0 * 0.02).sin(), 1 => (xs[0] - (acc0 * 0.02).atan().tanh().exp()) * 0.5, _ => (xs.iter().map(|q| q * q).sum::<f64>() * 0.25).atan() };
+        t5 - c
+    }
+    check_p182(seed = 0xc2c30771c866089c, inputs = 7, calls = [p154], at = |p| (&p[0..4], p[4], p[5], p[6]));
+}
+
+#[differentiable]
+fn p183_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 1.5).tanh();
+    }
+    acc * 0.3 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p183_h1(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).tanh();
+    r[1] = v[1] * 0.5;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+program! {
+    #[differentiable]
+    fn p183(xs: &[f64], a: f64, w: [f64; 3]) -> f64 {
+        let t1 = p183_h0(xs, a).sin();
+        let arr2 = p183_h1(&xs[..7], w[0]);
+        let t3 = arr2[0] * arr2[1];
+        let t4 = p183_h0(&xs[6..], a * 0.25);
+        t4 + t3 + t1 + w[1] * 0.5 + a * 0.3
+    }
+    check_p183(seed = 0x28c2c69429533132, inputs = 11, calls = [], at = |p| (&p[0..7], p[7], <[f64; 3]>::try_from(&p[8..11]).unwrap()));
+}
+
+program! {
+    #[differentiable]
+    fn p184(a: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = (a * a).max(xs[0] + a);
+        if xs[3].hypot(acc0) > xs[2] && a < -0.4 {
+            for i in 1..=1 {
+                acc0 = a.sin().exp().hypot(xs[i]) * 0.5;
+            }
+        } else if (p160(a) * 0.5).sin() - a < 0.25 || xs[1] < 0.25 {
+            for i in 0..1 {
+                let t1 = acc0 * 0.25 * (p153(a, (i as f64).atan(), f64::atan(a)) * 0.5).sin();
+                acc0 -= ((t1.mul_add((acc0 * 0.25).tanh(), a) + xs[i]) * 0.25).sin();
+            }
+        } else {
+            let acc0 = (acc0 * 0.25).tanh() * (1.5 + a.sin()).powf(a.tanh());
+        }
+        (acc0 * 0.25).tanh()
+    }
+    check_p184(seed = 0xe3900be181e3790f, inputs = 5, calls = [p153, p160], at = |p| (p[0], &p[1..5]));
+}
+
+#[differentiable]
+fn p185_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.25
+}
+#[differentiable]
+fn p185_h1(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.25 + (y[i] * s).cos() * 0.25;
+    }
+}
+program! {
+    #[differentiable]
+    fn p185(xs: &[f64], b: f64, a: f64, w: [f64; 3]) -> f64 {
+        let t1 = p185_h0(&xs[..6], w[2]);
+        let t2 = p185_h0(&xs[3..], w[0] * 0.3).sin();
+        let mut buf3 = vec![0.0; 3];
+        for i in 0..3 {
+            buf3[i] = xs[i + 2] * t2.tanh();
+        }
+        p185_h1(&mut buf3, a);
+        let t4 = buf3[0] + buf3[2] * 0.25;
+        let t5 = p185_h0(xs, t2.tanh());
+        let s6 = &xs[0..];
+        let t7 = (s6[0] * a + s6[5]).sin() + s6[s6.len() - 1] * -0.5;
+        let mut arr8 = [0.25_f64; 3];
+        arr8[0] = t4.tanh();
+        arr8[1] = xs[0] * 0.5;
+        arr8[2] = (w[2]).sin();
+        let t9 = arr8[1] * arr8[1];
+        t9 + t7 + t5 + t4 + t2 + w[1] * 0.5 + a * 0.3
+    }
+    check_p185(seed = 0x1acd412713478363, inputs = 11, calls = [], at = |p| (&p[0..6], p[6], p[7], <[f64; 3]>::try_from(&p[8..11]).unwrap()));
+}
+
+program! {
+    #[differentiable]
+    fn p186(c: f64, a: f64, b: f64) -> f64 {
+        let t0 = c.hypot(b).sin().exp2();
+        let t1 = b + t0;
+        let t2 = if t0 < -0.4 { (c / (1.5 + b.tanh())).min(c - a) } else { f64::tanh(a.cos().exp()) };
+        let t3 = c.asinh() / (1.5 + a.tanh());
+        let mut t0 = t0;
+        let t4 = if a * t0 < 0.7 && t0 < -0.1 { f64::tanh(-t2) } else { a };
+        let mut v5 = vec![0.0; 3];
+        for i in 0..v5.len() {
+            v5[i] = -t4;
+        }
+        t4 + 1.5 * t0 + t2 + 0.1 * (t1 * 0.5).atan() + b.tanh() - a
+    }
+    check_p186(seed = 0x7f888cbd8ddb8a85, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p187(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
         let t1 = v.to_owned();
         let t2 = (-x.mapv(f64::sin)).sum_axis(Axis(1)) * 0.3;
         let t3 = x / &(x.dot(x) * 0.3).mapv(|q| q * q + 1.0);
         let t4 = s;
         t4 + t3.sum() * 0.2 + t2.dot(&t2) * 0.1
     }
-    check_p167(seed = 0xcb1ffab39f5869b5, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+    check_p187(seed = 0xcb1ffab39f5869b5, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
 }
 
 program! {
     #[differentiable]
-    fn p168(xs: &[f64], a: f64, c: f64, b: f64, d: f64) -> f64 {
-        let mut acc0 = 0.0;
-        match (xs.iter().map(|q| q * q).sum::<f64>().cos().abs() * 2.0) as usize % 3 {
-            0 | 1 => {
-                acc0 += (xs[0].cos().exp() * 0.5).sin();
-                for i in 0..1 {
-                    let t1: f64 = (acc0 * 0.5).tanh().sin() - (acc0 * 0.5 + d);
-                    acc0 = ((acc0 * 0.5).sin() + (acc0 * 0.5).tanh()).tanh();
-                }
-            }
-            _ => {
-                for (i, q2) in xs.iter().enumerate() {
-                    let t3 = b.mul_add(acc0 * 0.1, c);
-                    acc0 += ((0.6 + i as f64).tanh() * 0.5).sin();
-                }
-            }
-        }
+    fn p188(a: f64) -> f64 {
+        let t0 = -a * a.tanh() + (a - a - a);
+        let mut acc1 = a;
         for i in 0..3 {
-            acc0 += (f64::sin(p146(xs[xs.len() - 1 - i]) * a) * 0.5).sin();
-            let mut w4 = 0;
-            while w4 < 1 {
-                acc0 += w4 as f64;
-                w4 += 1;
-            }
-            acc0 -= (acc0 * 0.05).tanh() * (acc0 * 0.05).tanh() * b.tanh() * 0.5;
-        }
-        let t5 = b / (1.0 + d.powi(2));
-        2.0 * t5 + (acc0 * 0.05).tanh() - c + 0.5 * xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())
-    }
-    check_p168(seed = 0x7e4c10d0b6eaf695, inputs = 7, calls = [p146], at = |p| (&p[0..3], p[3], p[4], p[5], p[6]));
-}
-
-program! {
-    #[differentiable]
-    fn p169(xs: &[f64], a: f64) -> f64 {
-        let flag0 = xs[2].tanh().exp() > 0.0;
-        let mut acc1 = f64::max(-xs[1], a / (1.5 + a.tanh()));
-        for i in (0..2).rev() {
-            let t2: f64 = 1.0 * a.mul_add(xs[i], xs[3]);
-            acc1 += (xs.iter().sum::<f64>() * xs.iter().map(|q| q * q).sum::<f64>() * 0.5).tanh() * (t2 * 0.5).tanh();
-        }
-        for q3 in xs.iter() {
-            for j in 0..xs.len() {
-                let t4 = a;
-                acc1 = (*q3).cos();
-            }
-            acc1 = xs[2] / (1.0 + xs[0].powi(2)) * xs.iter().map(|q| q * (acc1 * 0.02).tanh()).sum::<f64>() * 0.1;
-        }
-        0.2 * (acc1 * 0.02) + a
-    }
-    check_p169(seed = 0x8bbad25c34fd026d, inputs = 5, calls = [], at = |p| (&p[0..4], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p170(c: f64, a: f64, d: f64, b: f64) -> f64 {
-        let mut acc0 = ((b.cos() - (c + a)) * 0.5).atan();
-        let mut v1 = vec![0.0; 4];
-        for i in 0..v1.len() {
-            v1[i] = 0.2_f64;
-        }
-        acc0 = (acc0 - b / (2.0 + v1[3].cos()) * 0.5).tanh();
-        let mut c = c;
-        c += ((c + v1[1].sin()) * 0.25).tanh();
-        let t2 = b.mul_add(a, d);
-        let t3 = (v1[3] - b).powi(2);
-        match ((b.powi(3) * 0.5).abs() * 2.0) as usize % 3 {
-            0 | 1 => {
-                if acc0 * b < 0.1 {
-                    c += ((v1.iter().sum::<f64>() - v1[0]).sin() * 0.5).tanh();
-                } else {
-                    let t4 = acc0;
-                }
-            }
-            _ => {
-                let mut k5 = 0;
-                loop {
-                    let t6 = match k5 % 3 { 0 | 1 => a.tanh().atan(), _ => ((f64::sin(0.75) - a) * 0.5).atan() };
-                    c += (((t2 * 0.5).atan() + t3).min(b.powi(3)) * 0.25).atan();
-                    k5 += 1;
-                    if ((c * 0.1).atan().powi(2) > 0.1) || k5 >= 4 { break; }
-                }
-            }
-        }
-        0.1 * t3 + t2 * 0.5 + (c * 0.1).tanh() + (acc0 * 0.1).sin().cos() + b.cos() + 0.3 * a
-    }
-    check_p170(seed = 0x501824473ec2152d, inputs = 4, calls = [], at = |p| (p[0], p[1], p[2], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p171(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = v.to_owned();
-        let mut t2 = ((s) * x).sum_axis(Axis(1)) * 0.3;
-        for _ in 0..n {
-            t2 = (((x * (s)).mapv(f64::tanh)).dot(&t2) * 0.3).mapv(f64::tanh) + &t2 * 0.5;
-        }
-        let mut t3 = s;
-        if n % 2 == 0 {
-            t3 = s;
-        }
-        let t4 = (x + x).row(0).to_owned();
-        let mut t5 = x.to_owned();
-        if n % 2 == 0 {
-            t5 = &t4 + &((s) * x);
-        }
-        t5.sum() * 0.2 + t4.dot(&t4) * 0.1 + t3
-    }
-    check_p171(seed = 0x750c61581756cc21, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p172(a: f64, b: f64) -> f64 {
-        let mut acc0 = (1.0 + f64::cos(a).powi(2)).ln();
-        for i in 1..=3 {
-            if i < 2 {
-                let t1 = if i == 3 { a / (2.0 + (acc0 * 0.25).tanh().mul_add((acc0 * 0.25).atan(), b).cos()) } else { (0.5 * (acc0 * 0.25 * i as f64).tanh()).asin() };
-                match i {
-                    0 => {
-                        acc0 *= (2.0 + (acc0 * 0.25).atan().sin()).log2().cos();
-                    }
-                    1 => {
-                        let t2 = (2.0 + (1.0 + (acc0 * 0.1).sin().powi(2)).cbrt().sin()).log10();
-                    }
-                    _ => {
-                        let mut acc0 = acc0;
-                    }
-                }
-            }
-            let mut k3 = 0;
-            let r4 = loop {
-                let a = a - ((acc0 * 0.05).sin() + a);
-                acc0 += (a * 0.25 / (1.0 + (a * 0.25).powi(2)) * 0.25).tanh();
-                k3 += 1;
-                if ((acc0 * 0.05).tanh() - b < -0.1) || k3 >= 3 { break ((a * 0.25).sin().mul_add((a * 0.25).tanh(), a * 0.25) * 0.5).tanh().powi(3); }
-            };
-            acc0 = (((1.0 + (acc0 * 0.05).powi(2)).ln() - (0.5 - a)) * 0.5).atan();
-        }
-        let mut acc5 = -(b * 0.1);
-        let t6 = b + b.clamp(-0.75, 0.75);
-        0.75 * t6 + 0.1 * acc5 + 0.3 * (acc0 * 0.05).atan() + 1.5 * a
-    }
-    check_p172(seed = 0xf96586114f55146b, inputs = 2, calls = [], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p173(xs: &[f64], a: f64) -> f64 {
-        let mut acc0 = xs[3] * 0.3 / (1.0 + (a / (1.0 + a * a)).powi(2));
-        for i in 0..1 {
-            acc0 = (1.5 + (xs[i] - a).sin()).powf((xs[i] * 0.75).tanh());
-        }
-        if (acc0 * 0.5).atan().atan() > (p153(0.9_f64.tanh(), (acc0 * 0.5).tanh(), a, a) * 0.25).sin() {
-            if acc0 * 0.5 * 0.1 > -0.4 {
-                let a = a + a / (1.5 + xs[2].tanh());
-            }
-        } else {
-            let t1 = f64::max(a.mul_add((acc0 * 0.5).tanh(), (acc0 * 0.5).sin()), a / (1.0 + a.powi(2))).sin();
-        }
-        (acc0 * 0.5).tanh() + a
-    }
-    check_p173(seed = 0x1395c4dda48fb358, inputs = 5, calls = [p153], at = |p| (&p[0..4], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p174(a: f64) -> f64 {
-        let mut acc0 = a;
-        if (p163(((a + a) * 0.5).tanh(), 0.5) * 0.25).sin() + a < 0.0 {
-            let mut v1 = vec![0.0; 3];
-            for i in 0..v1.len() {
-                v1[i] = f64::tanh(acc0).powi(2).ln_1p();
-            }
-            for q2 in v1.iter() {
-                let t3 = *q2 - a;
-                acc0 = (acc0 * 0.25).atan();
-            }
-        }
-        for i in 0..1 {
-            if i % 2 == 0 {
-                let t4 = a / (1.0 + (0.1 * a).powi(2));
-            }
-            acc0 -= ((acc0 * 0.1).tanh() + acc0 * 0.1).cos() * 0.5;
-        }
-        let t5 = 0.75 * (acc0 * 0.1).tanh() + ((acc0 * 0.1).tanh() + 0.5);
-        let mut k6 = 0;
-        let r8 = loop {
-            let t7 = if k6 < 3 { t5 / (1.0 + a.powi(2)) + -(k6 as f64) } else { (a + a).atan2(1.5 + a.hypot(k6 as f64).cos()) };
-            acc0 = ((p148(0.5 * (acc0 * 0.1), (1.0 + t5.powi(2)).ln(), (k6 as f64 / (1.0 + t5.powi(2)) * 0.25).sin()) * 0.5).tanh().powi(2) - (t5 - 2.0)) * 0.5;
-            k6 += 1;
-            if ((acc0 * 0.1).sin().hypot(a) > 0.5) || k6 >= 4 { break f64::atan(k6 as f64); }
-        };
-        r8 + t5
-    }
-    check_p174(seed = 0x478e222774f03624, inputs = 1, calls = [p148, p163], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p175(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = v / &((s) - v).mapv(|q| q * q + 1.0);
-        let mut t2 = (x.sum() * 0.1) * &(x.mapv(|q| (q * 0.5).exp()));
-        for _ in 0..n {
-            t2 = (&t2 * (t1.sum().sin())).mapv(f64::sin) + &t2 * 0.5;
-        }
-        t2.sum() * 0.2 + t1.dot(&t1) * 0.1 + s
-    }
-    check_p175(seed = 0x2414854df7ab27b6, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p176(a: f64) -> f64 {
-        let mut acc0 = (1.5 + (a * 1.0).sin()).powf((a + a).tanh());
-        if a > 0.1 {
-            if (0.5 * 0.25_f64.tanh()).atanh() < 0.0 {
-                acc0 /= (2.0 + (p158((acc0 * a * 0.5).sin(), a * a * 0.5) + p158(((a - acc0) * 0.5).atan(), ((acc0 + acc0) * 0.25).sin())).cos());
+            if (acc1 * 0.25).tanh().tanh().sinh() < 0.25 && t0 * 0.25 < -0.1 {
+                acc1 /= (1.0 + (i as f64 / (1.0 + 0.9_f64.powi(2))).powi(2));
             } else {
-                acc0 *= (0.2 * a).tanh();
+                let t2 = (acc1 * 0.25).tanh().min(t0 * 0.25);
             }
-        } else {
-            let a = a - acc0 * 0.5;
+            acc1 /= (1.0 + a.atan2(1.5 + (t0 * 0.25).tanh().cos()).powi(2));
         }
-        if 0.3 > 0.1 {
-            let t1 = acc0 * 0.5;
-            let mut acc2 = t1;
-            for i in 0..4 {
-                for j in 1..=3 {
-                    if j % 3 == 1 {
-                        let mut acc3 = 1.0;
-                    } else {
-                        let t4 = match i { 0 => t1, 1 => (a * a - f64::cos(a)) * 0.5, _ => ((1.0 + (1.0 + t1.powi(2)).sqrt().powi(2)).cbrt() * 0.5).atan() };
-                    }
-                    acc0 = (t1 * (acc0 * 0.05).sin()).tanh().exp2();
-                }
-                acc2 = ((acc2 * 0.05).sin() + (1.5 + a.sin()).log(2.5 + a.cos())).tanh();
-            }
-        } else if acc0 * 0.05 * a < 0.0 {
-            let t5 = (1.5 + (acc0 * 0.05).atan().sin()).powf((acc0 * 0.05).atan().tanh());
-        } else {
-            for i in 0..4 {
-                let acc0 = (acc0 * 0.02).atan() + (2.0 + a);
-            }
-        }
-        acc0 * 0.02
+        (acc1 * 0.25).atan().tanh() + (t0 * 0.25).sin()
     }
-    check_p176(seed = 0x54d2ff6bd9f134b1, inputs = 1, calls = [p158], at = |p| (p[0]));
+    check_p188(seed = 0xd42c125ed7b5ebdb, inputs = 1, calls = [], at = |p| (p[0]));
 }
 
 program! {
     #[differentiable]
-    fn p177(xs: &[f64], a: f64) -> f64 {
-        let t0 = a + 1.25;
-        let t1: f64 = xs[0].cos();
-        let mut acc2 = 0.0;
-        for i in 1..=1 {
-            for j in 0..4 {
-                let t3 = t1;
-                acc2 = t3.powi(2).ln_1p();
-            }
-            let t4 = (xs.iter().map(|q| (q * 0.75).sin()).sum::<f64>() * 0.5).sin().powi(3).sin().exp();
-            acc2 += (t0.mul_add(t0 / (1.0 + a * a), xs[2]) * 0.05).tanh();
-        }
-        let mut v5 = vec![0.0; xs.len()];
-        for i in 0..v5.len() {
-            v5[i] = xs.iter().map(|q| q * q).sum::<f64>().sin().exp().min(a * 1.5);
-            if i > 0 {
-                v5[i] += v5[i - 1] * (t0.hypot(xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) * 0.02).sin();
-            }
-        }
-        if 1.25 / (1.0 + (v5[3] * 0.1).tanh().powi(2)) < 0.7 {
-            if xs[0] - (p155(((a - t0) * 0.25).tanh(), t0 * 0.5) * 0.25).tanh() > a {
-                acc2 = (xs.iter().sum::<f64>() - 0.9 * (acc2 * 0.1).atan()) * 0.25;
-            } else {
-                if (v5[1] * 0.1).tanh() * a > -0.2 && 1.25 < 0.7 {
-                    let t6 = if f64::cos(t0) > acc2 * 0.1 && (v5[0] * 0.1).tanh() < 0.25 { (t1 - v5[0] * 0.1) / (1.5 + a.tanh()) } else { t0 };
-                    return f64::min((v5[3] * 0.1).sin(), 2.0).mul_add(f64::tanh(xs.iter().map(|q| q * t1).sum::<f64>()), (1.5 + a.sin()).log(2.5 + v5.iter().map(|q| (q * 0.1) * (acc2 * 0.1).tanh()).sum::<f64>().cos()));
-                }
-            }
-        } else {
-            acc2 += (f64::max(t1.min(t1), xs[3]) * 0.5).sin();
-        }
-        acc2 * 0.1 + t1 + t0 + 1.5 * a
-    }
-    check_p177(seed = 0x74872e076c6a4b5c, inputs = 5, calls = [p155], at = |p| (&p[0..4], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p178(a: f64) -> f64 {
-        let mut acc0 = 0.5;
-        for i in (0..8).step_by(2) {
-            let t1 = (1.0 + a.powi(2)).ln().hypot(a) + (a + a.powi(2));
-            let t2 = (t1 * 0.25).atan();
-            let t3 = t2 + i as f64;
-            let t4 = (t3 * 0.25).atan();
-            acc0 -= ((1.5 + ((p153(f64::atan(0.1), (t1 * 0.25 / (1.0 + (t3 * 0.25).atan().powi(2)) * 0.25).sin(), (1.5 * (t3 * 0.25).atan() * 0.5).atan(), ((t2 + t2) * 0.5).atan()) * 0.25).sin() - t4).cos()).sqrt() * 0.5).atan();
-        }
-        let mut acc5 = ((a + (acc0 * 0.1).sin() - a) * 0.5).sin();
-        let mut v6 = vec![0.0; 2];
-        for i in 0..v6.len() {
-            v6[i] = (acc0 * 0.1).atan().powi(2).ln_1p().powi(2).ln_1p();
-        }
-        a.cos()
-    }
-    check_p178(seed = 0x9ef9e46b866706d7, inputs = 1, calls = [p153], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p179(a: f64, n: usize) -> f64 {
-        let mut acc0 = 0.1 * a;
-        let flag1 = a / (1.0 + a * a) > 0.25;
-        let mut acc2 = 1.0;
-        if flag1 {
-            for i in 0..3 {
-                for j in (0..4).rev() {
-                    let t3 = (0.5 * (acc0 * 0.05).sin().tanh()).asin();
-                    acc2 += (2.0 + 0.2_f64.atan().cos()).powi(-2);
-                }
-                acc2 *= (acc2 * 0.05).sin().tanh().cos();
-            }
-        } else if (n as f64) < 0.3 {
-            let t4 = acc2 * 0.02;
-            let t5 = (acc0 * 0.05).sin();
-            acc0 = ((1.0 + (acc0 * 0.05).powi(2)).cbrt() - t5.clamp(-0.75, 0.75)) * 0.5;
-        } else {
-            let flag6 = (1.5 + (acc0 * 0.05).sin().sin()).powf(a.tanh()) > 0.25;
-        }
-        (acc2 * 0.02).atan() - (acc0 * 0.05).sin()
-    }
-    check_p179(seed = 0xbc384b87e08ea56f, inputs = 1, calls = [], at = |p| (p[0], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p180(c: f64, b: f64, a: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = 0.0;
-        if b.tanh() > b {
-            acc0 += 1.5 * (a - a) * 0.25;
-            let mut v1 = vec![0.0; xs.len()];
-            for i in 0..v1.len() {
-                v1[i] = (2.0 + a.cos()).powi(-2);
-            }
-        } else {
-            acc0 += xs[2];
-        }
-        let t2 = (acc0 * 0.5).sin().mul_add(a, b).mul_add(xs.iter().map(|q| q.cos()).product::<f64>(), b.cos()) + (xs[0] * b).abs();
-        for i in 0..1 {
-            let t3 = if t2 * 0.25 * c < 0.7 && p176((xs[0] / (1.0 + (acc0 * 0.25).powi(2)) * 0.5).tanh()) < -0.2 { b * 0.25 - -(t2 * 0.25).atan() } else { (1.0 + (t2 * 0.25).powi(2)).sqrt().mul_add((t2 * 0.25).tanh(), b) };
-            let t4: f64 = xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).cos().abs();
-            acc0 -= (f64::sin(a + 2.0) * 0.5).sin();
-        }
-        (t2 * 0.25).atan() + (acc0 * 0.25).tanh().sin() + a.sin() + b.cos() + c.cos()
-    }
-    check_p180(seed = 0x78175dac2a716287, inputs = 7, calls = [p176], at = |p| (p[0], p[1], p[2], &p[3..7]));
-}
-
-program! {
-    #[differentiable]
-    fn p181(a: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = (xs[1] + a - (a + xs.iter().map(|q| q * q).sum::<f64>())) * 0.25;
-        if acc0 < 0.25 {
-            acc0 += (1.5 + a.tanh().sinh().sin()).powf((1.0 + xs[0].powi(2)).ln().tanh()) * 0.5;
-        }
-        let mut acc1 = 0.9_f64.mul_add((acc0 * 0.5).sin().max(xs[0]), a);
-        match (((p170((a / (1.5 + acc1.tanh()) * 0.5).atan(), (acc0 * 0.5).sin(), xs.iter().map(|q| q * a).sum::<f64>() * 0.25, (xs[1].cos().exp() * 0.5).sin()) * 0.25).atan() / (2.0 + xs[2].cos()) * 0.5).abs() * 2.0) as usize % 3 {
-            0 => {
-                if a - 0.25 < 0.3 {
-                    let acc0 = acc0 * 0.5 - acc1;
-                } else {
-                    acc0 -= (xs[0].sin().exp2() * (xs[2] / (1.0 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().powi(2))) * 0.1).atan();
-                }
-            }
-            1 => {
-                let mut k2 = 0;
-                let r5 = loop {
-                    if xs[k2 % xs.len()].cos() > a {
-                        let t4 = { let u3 = xs[k2 % xs.len()].cos().exp() * -(acc1 * 0.1).tanh(); (1.5 + xs[(k2 + 1) % 3].asinh().cos()).sqrt() };
-                    }
-                    acc0 *= (1.0 + (k2 as f64).powi(2)).sqrt().cos();
-                    k2 += 1;
-                    if ((2.0 + a.cos()).powi(-2) < 0.7) || k2 >= 6 { break (1.5 + (a - acc1 * 0.1).sin()).powf((a - xs[1]).tanh()); }
-                };
-            }
-            _ => {
-                if f64::tanh((acc1 * 0.1).sin()) > (acc1 * 0.1).tanh() {
-                    let t6 = (xs[2] / (1.0 + (acc1 * 0.1).atan().powi(2)) * (p178((xs.iter().map(|q| q * q).sum::<f64>().hypot(0.25) * 0.25).tanh()) - xs[2]) * 0.25).powi(3);
-                } else if xs.iter().map(|q| q * q).sum::<f64>() < 0.25 {
-                    let mut acc1 = acc1;
-                } else {
-                    let mut w7 = 0;
-                    while w7 < 2 {
-                        acc1 = w7 as f64;
-                        w7 += 1;
-                    }
-                }
-            }
-        }
-        acc1 * 0.1 + (acc0 * 0.05).sin()
-    }
-    check_p181(seed = 0xc509bcde242bc3d2, inputs = 4, calls = [p170, p178], at = |p| (p[0], &p[1..4]));
-}
-
-program! {
-    #[differentiable]
-    fn p182(xs: &[f64], a: f64) -> f64 {
+    fn p189(b: f64, a: f64, n: usize) -> f64 {
         let mut acc0 = 1.0;
-        acc0 *= 0.5 + 0.4 * xs[2].tanh().exp2().sin();
-        let t1 = -(xs[2] - (p163((a / (2.0 + xs[0].cos()) * 0.5).sin(), (1.5 + a.cos()).sqrt()) * 0.25).cos().exp());
-        let t2: f64 = xs[0].sin().exp();
-        if xs[2].tanh().exp_m1() > 0.5 {
-            acc0 /= (1.0 + (a * t2).powi(2));
-        } else {
-            let t3 = match (a.asinh().abs() * 2.0) as usize % 3 { 0 => a / (2.0 + a.cos()) / (1.5 + ((t1 * 0.5).tanh() + acc0).tanh()) * 0.5, 1 => 0.25 * ((t1 * 0.5).sin() - t2), _ => (xs.iter().map(|q| (q * 0.75).sin()).sum::<f64>() / (2.0 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().cos()) / (1.0 + 1.25_f64.abs().powi(2)) * 0.25).tanh() };
-        }
-        t2.tanh() + (t1 * 0.5).atan() - 0.25 * acc0 + a.sin() + 0.5 * xs[1]
-    }
-    check_p182(seed = 0x5cfb8d1fd4f93efb, inputs = 4, calls = [p163], at = |p| (&p[0..3], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p183(b: f64, xs: &[f64], a: f64) -> f64 {
-        let b = b + a;
-        let t0: f64 = f64::atan(p158((b * 0.5).sin(), a.cos()));
-        let t1 = xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin());
-        let t2 = a.tanh().exp() * (0.75 * xs[3]);
-        let t3 = p166(-a) - (t2 * 0.5).sin();
-        let t4 = if b * 0.5 - t0 < 0.3 { t1.hypot(xs[1] - xs[2]) } else { (xs[3] + xs[1]).tanh() };
-        let k5 = (f64::tanh(xs[2]).abs() * 2.0) as usize % 3;
-        let t6 = match k5 { 0 | 1 => (t4 * 0.5).atan(), _ => ((xs.iter().map(|q| q * q).sum::<f64>() + t3) * 1.0 * 0.25).atan() };
-        0.3 * t6 + 1.25 * (t4 * 0.5) + t3.sin() - (t2 * 0.5).cos() + t1.cos() + t0 + 0.6 * (b * 0.5).tanh() + a
-    }
-    check_p183(seed = 0xa6288e47a58b37d6, inputs = 6, calls = [p158, p166], at = |p| (p[0], &p[1..5], p[5]));
-}
-
-program! {
-    #[differentiable]
-    fn p184(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = v.to_owned();
-        let t2 = (t1[1]) + (s) * 0.5;
-        let mut t3 = &((s) * x) / &(x.mean_axis(Axis(1)).unwrap()).mapv(|q| q * q + 1.0);
-        for _ in 0..n {
-            t3 = (&t3 * (t1.sum().sin())).mapv(f64::sin) + &t3 * 0.5;
-        }
-        let t4 = (t1.dot(&t1) * 0.3) - &((s) - v);
-        let t5 = t3.to_owned();
-        t5.sum() * 0.2 + t4.dot(&t4) * 0.1 + t3.sum() * 0.2
-    }
-    check_p184(seed = 0xeff9ce1772447ea4, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p185(b: f64, a: f64, n: usize) -> f64 {
-        let mut acc0 = (p164(-a, -0.9) * 0.25).tanh();
-        if a * 1.25 > -0.1 {
-            let t2 = { let u1 = a.min(b).sin(); acc0 };
-            let t3 = match n % 3 { 0 | 1 => ((1.0 * n as f64).min(b - n as f64) * 0.5).atan(), _ => a.powi(2).ln_1p().tanh().exp_m1() };
-            for i in (0..6).step_by(2) {
-                acc0 += ((1.5 + f64::cos((acc0 * 0.25).sin()).sin()).powf((t2 * t3).tanh()) * 0.5).sin();
-            }
-        } else if a / (1.0 + (acc0 * 0.25).sin().powi(2)) < -0.1 {
-            let mut acc4 = (2.0 + (b + (acc0 * 0.25).tanh()).sin()).cbrt();
-            let mut acc5 = (p164(a.abs(), f64::min(b, a)) * 0.25).sin().atan2(1.5 + acc4.cos()).powi(2).ln_1p();
-            if n < 1 {
-                for i in (0..1).rev() {
-                    let t6 = b / (1.0 + (1.5 + 0.3_f64.cos()).sqrt().powi(2));
-                    acc0 = 0.25 * (i as f64 + (acc4 * 0.5).sin());
-                }
-            } else if n > 1 {
-                let mut acc7 = 0.75 * b - -b;
-            }
-        }
-        (acc0 * 0.1).atan().cos() - a + b.tanh()
-    }
-    check_p185(seed = 0xad16cffe4db07718, inputs = 2, calls = [p164], at = |p| (p[0], p[1], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p186(a: f64) -> f64 {
-        let mut acc0 = -(a * 0.25);
-        for i in (0..2).rev() {
-            if a / (1.5 + a.tanh()) > 0.1 {
-                if (acc0 * 0.25).tanh() < 0.5 {
-                    return (acc0 * 0.25).tanh() * i as f64 / (1.0 + (a * 0.1).powi(2));
-                }
-            } else {
-                let a = a - (2.0 + a.cos()).powi(-2);
-                let t1 = (a * 0.5).atan().powi(2);
-            }
-            acc0 += (i as f64 * 0.5).atan();
-        }
-        let t2 = f64::max((1.5 + a.sin()).powf(a.tanh()) * 0.3, f64::atan(a).powi(2));
-        for i in 0..2 {
-            match i {
-                0 => {
-                    let mut acc0 = acc0;
-                }
-                _ => {
-                    for j in 0..3 {
-                        if 1.0 * a > a {
-                            let t3 = (acc0 * 0.05).tanh().mul_add(t2, t2).cos();
-                        }
-                        acc0 = ((acc0 * 0.05).atan() + 0.3).atan();
-                    }
-                }
-            }
-            acc0 -= (1.0 + t2.mul_add((acc0 * 0.05).atan(), a).powi(2)).sqrt() * 0.1;
-        }
-        for i in 0..4 {
-            acc0 /= (1.0 + t2.sin().powi(2));
-            acc0 -= a * 0.3 * a.powi(2).ln_1p();
-        }
-        t2.cos() + 1.25 * (acc0 * 0.05).tanh()
-    }
-    check_p186(seed = 0x87d22b9de590f012, inputs = 1, calls = [], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p187(a: f64) -> f64 {
-        let t0 = (a + 0.2) * a;
-        let mut acc1 = (-t0 * a * 0.5).tanh();
-        if f64::min(a, t0) > 0.0 {
-            acc1 /= (1.0 + (2.0 + a.sin()).log2().powi(2));
-            let t0 = t0 - (t0 - 0.5);
-            acc1 += 0.25_f64;
-        } else {
-            let t2 = if -a < 0.25 { acc1.tanh() * t0.abs() } else { acc1.to_radians() + (2.0 + 1.25_f64.cos()).powi(-2) };
-            if acc1 - t0 > a || acc1 < -0.1 {
-                acc1 -= (t0.tanh() * 0.5).sin();
-            } else {
-                let t3 = if t0.cos() > -0.1 { t0 } else { 1.5 + (t2 * 0.5).tanh().mul_add((p186((a / (1.0 + (t2 * 0.5).sin().powi(2)) * 0.5).atan()) * 0.5).tanh(), t0) };
-            }
-        }
-        let acc1 = acc1 + a.atan2(1.5 + a.cos());
-        t0
-    }
-    check_p187(seed = 0x8bb0615d47351f0d, inputs = 1, calls = [p186], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p188(b: f64, n: usize, a: f64) -> f64 {
-        let mut acc0 = b.tanh() * 0.3;
-        if n == 3 {
-            if a < -0.2 && a < 0.1 {
-                acc0 *= acc0.cos();
-            } else if b > 0.7 {
-                let mut k1 = 0;
-                let r4 = loop {
-                    for j in 0..1 {
-                        for l in 0..4 {
-                            match k1 % 3 {
-                                0 => {
-                                    if b * (acc0 * 0.05).sin() < -0.2 {
-                                        acc0 = (n as f64 * 0.5).tanh();
-                                    }
-                                }
-                                1 => {
-                                    let t2 = (b - p186((acc0 * 0.05).tanh()) * 0.5) / (1.5 + (l as f64).tanh());
-                                }
-                                _ => {
-                                    if j % 3 == 1 {
-                                        let t3 = (acc0 * 0.05).sin().tanh();
-                                    } else {
-                                        acc0 = ((acc0 * 0.05).atan() - (acc0 * 0.05).sin() * (acc0 * 0.05).tanh()).atan();
-                                    }
-                                }
-                            }
-                            acc0 = (1.0 + a.powi(2)).sqrt();
-                        }
-                        acc0 /= (2.0 + (acc0 * 0.05 - 1.0).cos());
-                    }
-                    acc0 /= (2.0 + (a + b).cos());
-                    k1 += 1;
-                    if (b > a) || k1 >= 3 { break (acc0 * 0.05 / (1.0 + (acc0 * 0.05).atan().powi(2))).mul_add(a - acc0 * 0.05, (acc0 * 0.05).atan()); }
-                };
-            } else {
-                let mut acc0 = acc0;
-            }
-        }
-        for i in 0..3 {
-            if i + i < 3 {
-                if b.atan2(1.5 + b.cos()) < 0.0 {
-                    let a = a * (n as f64).sin().exp();
-                } else {
-                    let mut acc5 = b;
-                }
-            }
-            acc0 /= (1.0 + ((p186((1.0 + (acc0 * 0.02).sin().powi(2)).ln()) * 0.5).tanh() / (2.0 + b.cos())).powi(2));
-        }
-        0.3 * (acc0 * 0.02).tanh() + 0.5 * (acc0 * 0.02).sin()
-    }
-    check_p188(seed = 0x5ea673fd49b1fd43, inputs = 2, calls = [p186], at = |p| (p[0], 3, p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p189(a: f64, b: f64) -> f64 {
-        let t0 = match (0.75_f64.abs() * 2.0) as usize % 3 { 0 => (a.mul_add(a, a) * 1.5_f64.sin() * 0.5).tanh(), 1 => -a + b, _ => a };
-        let mut acc1 = (b * a / (1.0 + 1.25_f64.powi(2)) * 0.5).atan();
-        let mut k2 = 0;
-        let r3 = loop {
-            for j in (0..6).step_by(2) {
-                acc1 -= ((acc1 * 0.1).tanh().sin().exp2().cos() * 0.5).sin();
-            }
-            acc1 /= (2.0 + (a * (acc1 * 0.1).sin()).cos());
-            k2 += 1;
-            if ((2.0 + b.cos()).recip() > t0) || k2 >= 2 { break t0 * ((acc1 * 0.1).tanh() * k2 as f64); }
-        };
-        let t4 = if t0 / (1.0 + a.powi(2)) > b { f64::sin(b) / (2.0 + (acc1 * 0.1).atan().atan2(1.5 + b.cos()).cos()) } else { (0.5 * 2.0_f64.mul_add(b, 0.5).tanh()).acos() };
-        let t5 = (t4 * 0.5).tanh() + t0;
-        acc1 = (acc1 * 0.1 * ((0.25 - t0) * 0.5).atan()).sin();
-        if t0.mul_add(a, 1.0) < 0.25 {
-            return (t5 * 0.5).min((p186((1.0 + (r3 * 0.25).sin().powi(2)).sqrt()) * 0.5).sin()).mul_add(a * b, a * t0);
-        }
-        (r3 * 0.25).atan().cos() + t0 - b
-    }
-    check_p189(seed = 0xfab514e37be72c58, inputs = 2, calls = [p186], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p190(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            acc += ((a + xs[i]).sin() - (((a) * 0.5).exp()).tanh()).tanh();
-            if ((a).sin()).cos() * a < -0.09 {
-                continue;
-            }
-            let t1 = if (xs[i] - xs[i]).cos() * xs[i] > 0.03 { (((xs[i]) * 0.5).exp() - 0.34_f64).tanh() } else { ((xs[i]) * 0.5).exp() };
-            let t2 = (((xs[i]).sin()).tanh() - (xs[i] - a).cos() * a).tanh() * 1.5;
-            if i + 1 < xs.len() {
-                let mut t3 = 0.0;
-                for j in 0..2 {
-                    t3 += ((0.70_f64 + t2) * (t1 + xs[i]) * (j as f64 + 0.5)).sin();
-                }
-                acc += (xs[i + 1] + (a).mul_add(0.5, t1)).tanh();
-            }
-            acc += (((((xs[i] - xs[i]) * 0.5).exp()) * 0.5).exp()).tanh();
-        }
-        acc
-    }
-    check_p190(seed = 0x084fe5d8e431647d, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-program! {
-    #[differentiable]
-    fn p191(b: f64, a: f64) -> f64 {
-        let mut acc0 = 0.0;
-        for i in 0..2 {
-            let t1 = match i { 0 => a, _ => (2.0 + b.asinh().sin()).log2() };
-            acc0 *= 0.8 + 0.2 * (t1 * 1.25).sin();
-        }
-        if (acc0 * 0.1).sin() * (acc0 * 0.1) > -0.2 {
-            if 0.9 > -0.2 {
-                return 1.0 * (p170((acc0 * 0.1 * 0.9 * 0.5).atan(), (a * b * 0.5).sin(), f64::tanh(b), a * (acc0 * 0.1).tanh()) * 0.25).atan();
-            }
-            return b;
-        }
-        (acc0 * 0.1).atan() + a.tanh() + b.tanh()
-    }
-    check_p191(seed = 0x7d274bb149f8c9f5, inputs = 2, calls = [p170], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p192(n: usize, a: f64) -> f64 {
-        let mut acc0 = f64::tanh(1.0) * f64::sin(a);
-        if n % 3 == 1 {
-            acc0 -= (0.6 * acc0.cos().exp() * 0.5).sin();
-            let acc0 = (acc0 * 0.5).sin() * (acc0 * 0.5).cos();
-            let mut acc1 = ((acc0 * 0.5).sin().sin().exp_m1() * a.mul_add(a, p178(a * 0.6)) * 0.25).atan();
-            let mut k2 = 0;
-            let r3 = loop {
-                if (acc1 * 0.25).atan().cos() > (acc1 * 0.25).sin() || a < 0.1 {
-                    acc1 = (2.0 + a.sin()).cbrt() / (1.0 + ((acc1 * 0.25).tanh() - a).powi(2)) * 0.5;
-                    return (1.0 + (acc0 * 0.5).atan().powi(2)).sqrt().atan();
-                }
-                acc1 = ((acc1 * 0.25).sin() * (acc0 * 0.5).sin().tanh().cosh()).sin();
-                k2 += 1;
-                if (0.5 > 0.0) || k2 >= 3 { break ((acc0 * 0.5).atan() * (acc0 * 0.5).tanh()).tanh(); }
-            };
-        }
-        a
-    }
-    check_p192(seed = 0x8a0e3c610b1e76c5, inputs = 1, calls = [p178], at = |p| (2, p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p193(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() - 1 {
-            acc += (((((a) * 0.5).exp()).tanh()).tanh()).tanh();
-            let t1 = if (1.0 + (((xs[i + 1]) * 0.5).exp()) * (((xs[i + 1]) * 0.5).exp())).ln() < 0.32 { ((a + a).cos() * a - (xs[i + 1]) * (xs[i] + xs[i])).tanh() } else { (a).sin() };
-            acc = acc + ((((t1) * (a)).sin()).tanh()).tanh() - (((1.0 + ((1.0 + (xs[i]) * (xs[i])).ln()) * ((1.0 + (xs[i]) * (xs[i])).ln())).ln()).sin()).tanh();
-            acc -= (t1).tanh();
-            acc += (((xs[i]).tanh() + (a).mul_add(0.5, xs[i + 1])) * (xs[i])).tanh();
-        }
-        acc
-    }
-    check_p193(seed = 0xb23c30343a1c01c5, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p194(a: f64) -> f64 {
-        let mut acc0 = 1.0;
-        let t1 = ((1.5 - a.tanh().exp()) * 0.5).powi(3);
-        let t2: f64 = (t1 * 0.1).tanh();
-        t2 + t1 * 0.1 - 1.5 * a
-    }
-    check_p194(seed = 0xb0b30a91dda4f742, inputs = 1, calls = [], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p195(b: f64, a: f64) -> f64 {
-        let flag0 = (1.5 + b.sin()).log(2.5 + (p170(a.cos(), a.cos(), ((b - a) * 0.5).sin(), b) * 0.25).sin().cos()) > 0.7;
-        let mut acc1 = 0.0;
-        for i in 1..=3 {
-            let mut k2 = 0;
-            loop {
-                let b = b + b.sin();
-                acc1 += (((b * 0.5).atan() * 0.6).cos().exp_m1() * 0.5).tanh();
-                k2 += 1;
-                if (b * 0.5 > a) || k2 >= 3 { break; }
-            }
-            acc1 -= ((acc1 * 0.05).atan().abs() * 0.5).sin();
-        }
-        acc1 += (1.5_f64.atan() * a.tanh().exp2() * 0.25).atan();
-        0.1 * (acc1 * 0.05) + b.tanh() + 0.5 * a
-    }
-    check_p195(seed = 0x509f48c26f52f9bd, inputs = 2, calls = [p170], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p196(b: f64, a: f64, c: f64) -> f64 {
-        let mut b = b;
-        let t0 = (2.0 + b.sin()).sqrt().mul_add(b + a, b);
         let mut acc1 = 0.5;
-        if 1.25 * b > (t0 * 0.25).sin() {
-            let k2 = ((2.0 + (t0 * 0.25).atan().cos()).recip().abs() * 2.0) as usize % 3;
-            let t3 = match k2 { 0 | 1 => ((t0 * 0.25 - b).min(c.atan2(1.5 + (p172(c.powi(3) * 0.5, -a) * 0.5).cos())) * 0.5).tanh(), _ => (((t0 * 0.25).atan() / (1.0 + c.powi(2))).hypot(c * 2.0) * 0.25).tanh() };
-            return (0.5 * p192(2, (t0 * 0.25).tanh() * a).tanh()).atanh();
+        let t2 = a;
+        let t2 = t2 - 1.0;
+        if n == 0 {
+            acc0 += (t2.sin() * t2 * 0.25).sin();
+            for i in 0..1 {
+                if t2 / (1.0 + 1.0_f64.powi(2)) < 0.5 {
+                    for j in 0..1 {
+                        let t3 = (2.0 + (b - (acc0 * 0.25).tanh()).cos()).recip() / (2.0 + a.tanh().exp().cos());
+                        acc0 /= (1.0 + (j as f64).sin().powi(2));
+                    }
+                } else {
+                    let t4 = b * b - 0.25 * a;
+                }
+                acc0 -= a;
+            }
+        } else if n == 1 {
+            let mut w5 = 0;
+            while w5 < 4 && ((n as f64 * a) > 0.5) {
+                let t2 = t2 * (1.0 + 0.1_f64.powi(2)).sqrt();
+                acc1 += (f64::atan(0.9).tanh().exp() * 0.5).atan();
+                w5 += 1;
+            }
+            let t6 = match n % 3 { 0 | 1 => (1.5 + b.tanh().sin()).log(2.5 + b.tanh().exp().cos()), _ => (((acc0 * 0.1).tanh() * (acc0 * 0.1) - (acc1 * 0.1).tanh().powi(2)) * 0.5).sin() };
         }
-        t0 * 0.25 + b
+        if b * t2 > 0.1 {
+            let t7 = if n % 2 == 0 { (acc0 * 0.1).atan() } else { (1.0 + (n as f64).powi(2)).ln() * 0.3 };
+        }
+        t2.sin() + (acc1 * 0.1).atan().cos()
     }
-    check_p196(seed = 0xd8df451a56cac743, inputs = 3, calls = [p172, p192], at = |p| (p[0], p[1], p[2]));
+    check_p189(seed = 0xca461bcb98c51386, inputs = 2, calls = [], at = |p| (p[0], p[1], 1));
 }
 
 program! {
     #[differentiable]
-    fn p197(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (((a) * (a)).mul_add(0.5, a) + xs[2]).tanh();
-        let t2 = ((t1).cos() * a + xs[2]).tanh();
+    fn p190(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = (x / &x.mapv(|q| q * q + 1.0)).dot(x) * 0.3;
+        if n % 2 == 0 {
+            t1 = (v.dot(v) * 0.3) * x;
+        }
+        let t2 = v.to_owned();
+        let mut t3 = &t2 + &(t1.column(1).to_owned());
+        for _ in 0..n {
+            t3 = (((&t1 * &t1).mapv(f64::tanh)).dot(&t3) * 0.3).mapv(f64::tanh) + &t3 * 0.5;
+        }
+        let mut t4 = v.to_owned();
+        if n % 3 == 0 {
+            t4 = (v * (t2.dot(&t2) * 0.3)).mapv(f64::sin);
+        }
+        let t5 = t4.to_owned();
+        t5.dot(&t5) * 0.1 + t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1
+    }
+    check_p190(seed = 0xdc261056c27ee48d, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p191(a: f64, xs: &[f64]) -> f64 {
+        let t1 = ((a).tanh() + xs[4]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 1..xs.len() {
+            extra -= ((((1.0 + (t1) * (t1)).ln()) * 0.5).exp()).tanh();
+            let t2 = (a).tanh() * 1.5;
+            if (1.0 + (xs[i - 1]) * (xs[i - 1])).ln() - ((t2) * 0.5).exp() > -0.34 {
+                let t3 = if ((xs[i - 1]).cos() * t1).tanh() < -0.19 { (((xs[i] + a).tanh()).mul_add(0.5, xs[i - 1])).tanh() } else { (xs[i - 1]).mul_add(0.5, a) };
+                let t4 = if 0.29_f64 > 0.31 { (((t1 - -0.17_f64 + -0.85_f64) * 0.5).exp()).tanh() } else { -0.40_f64 + t2 };
+            } else {
+                if ((t2).sin()) * ((t2) * (t1)) > 0.44 {
+                    continue;
+                }
+            }
+            acc -= (xs[i - 1]).tanh();
+        }
+        acc
+    }
+    check_p191(seed = 0xdcb3416bb9ae766d, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+}
+
+program! {
+    #[differentiable]
+    fn p192(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (a + xs[3]).tanh();
         let mut acc = 0.0;
         let mut extra = 0.0;
         for i in 0..xs.len() {
-            acc = acc + ((1.0 + (((xs[i]).sin()).tanh()) * (((xs[i]).sin()).tanh())).ln()).tanh() - (((t1) * ((xs[i]).cos() * xs[i])) * (((t2) * (xs[i])).sin())).tanh();
-            acc += ((xs[i]).mul_add(0.5, t1)).tanh();
-            let t3 = if (xs[i] - t2).tanh() > 0.37 { ((a).mul_add(0.5, xs[i])).tanh() } else { (t1).sin() };
-            extra -= (((((a) * 0.5).exp()) * 0.5).exp()).tanh();
-            acc -= (xs[i]).tanh();
-            acc = acc + ((1.0 + ((((a).sin()) * 0.5).exp()) * ((((a).sin()) * 0.5).exp())).ln()).tanh() - (xs[i]).tanh();
+            let t2 = if (a).sin() < -0.29 { ((-0.17_f64 + (xs[i]).cos() * xs[i]).tanh()).tanh() } else { (xs[i]) * (t1) };
+            acc += ((t2).cos() * xs[i]).tanh();
+            if i + 1 < xs.len() {
+                acc += ((((a).cos() * xs[i + 1]) * 0.5).exp() + xs[i]).tanh();
+                acc = acc + ((1.0 + ((xs[i]).mul_add(0.5, t2)) * ((xs[i]).mul_add(0.5, t2))).ln()).tanh() - ((t1).sin()).tanh();
+            }
+            acc = acc + ((((xs[i]) * 0.5).exp() + (t2).sin()).cos() * t2).tanh() - (((t1).tanh()).sin() + xs[i]).tanh();
         }
-        let r = acc;
-        r
+        acc.sin()
     }
-    check_p197(seed = 0xfb55e98abe3dc132, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+    check_p192(seed = 0x2e75a4d7cd22d291, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]),
+        params = ["a"] at [0]);
 }
 
 program! {
     #[differentiable]
-    fn p198(a: f64, b: f64) -> f64 {
-        let a = a + b * a;
-        let t0 = if b * (a * 0.25).tanh() > (a * 0.25).sin() { -(b / (1.5 + b.tanh())) } else { b * b / (1.0 + (0.5_f64 * 0.75).powi(2)) };
-        let mut acc1 = (t0 * 0.5).tanh();
-        for i in 1..=2 {
-            if b > b {
-                if (acc1 * 0.25).atan() > -0.2 {
-                    let flag2 = (acc1 * 0.25).mul_add(b, (p172(p195(((t0 * 0.5).sin().sin().exp2() * 0.5).atan(), f64::min(1.0, b)).atan2(1.5 + (t0 * 0.5).sin().cos()), (((a * 0.25).atan() - a * 0.25) * 0.25).atan()) * 0.5).tanh()) > 0.0;
-                } else {
-                    acc1 = ((acc1 * 0.25).tanh() * ((acc1 * 0.25).max(acc1 * 0.25) * 0.5).sin()).sin();
-                }
-            }
-            acc1 += (t0 * 0.5 * 0.5).atan();
+    fn p193(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = v.to_owned();
+        if n % 2 == 0 {
+            t1 = v.to_owned();
         }
-        1.25 * (acc1 * 0.25) + (t0 * 0.5).atan()
+        let t2 = x.to_owned();
+        let mut t3 = ((&t2 * (s)).mapv(f64::tanh)).column(0).to_owned();
+        if n % 3 == 0 {
+            t3 = (t2.sum() * 0.1) - &(v.powi(2));
+        }
+        let mut t4 = (x / &t3.mapv(|q| q * q + 1.0)).dot(&t1) * 0.3;
+        for _ in 0..n {
+            t4 = ((&t2 - (s)).dot(&t4) * 0.3).mapv(f64::tanh) + &t4 * 0.5;
+        }
+        t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1 + t2.sum() * 0.2
     }
-    check_p198(seed = 0x390d669c3c1c1bc4, inputs = 2, calls = [p172, p195], at = |p| (p[0], p[1]));
+    check_p193(seed = 0x726cf0a5f39c69c4, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
 }
 
 program! {
     #[differentiable]
-    fn p199(a: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = ((xs[3] + xs[3]) / (2.0 + f64::cos(xs[1]).cos()) * 0.5).tanh();
-        for i in 0..3 {
-            let mut v1 = vec![0.0; xs.len()];
-            for j in 0..v1.len() {
-                v1[j] = (acc0 * 0.25).tanh().cos().sin().exp();
-                if j > 0 {
-                    v1[j] += v1[j - 1] * (acc0 * 0.25 - xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())) * 0.1;
-                }
-            }
-            acc0 = 1.5_f64;
-        }
-        let mut k2 = 0;
+    fn p194(a: f64, b: f64, d: f64, c: f64) -> f64 {
+        let mut acc0 = 0.5;
+        let mut k1 = 0;
         loop {
-            acc0 = ((acc0 * 0.1).tanh() - ((1.5 - acc0 * 0.1) * 0.25).tanh()).sin();
-            let mut acc3 = ((a + (acc0 * 0.1).tanh() + (xs[3] - xs[0])) * 0.5).tanh();
-            let t4 = xs[k2].atan().cos();
-            acc0 += xs[k2];
-            k2 += 1;
-            if (0.75 < -0.1 && a < 0.25) || k2 >= 2 { break; }
+            for j in (0..2).rev() {
+                let d = d - c * a;
+                let t2 = a - a;
+                acc0 *= 0.8 + 0.2 * (d * 0.25).tanh().sin();
+            }
+            acc0 += 0.25 * k1 as f64 * (c + 0.6);
+            k1 += 1;
+            if ((p157(((acc0 * 0.05).atan().hypot(b) * 0.5).atan(), (acc0 * 0.05).tanh() + 0.5, 3, d.cos()) * 0.5).tanh() > -0.2) || k1 >= 2 { break; }
         }
-        let t5 = p179(p192(2, a * 0.5).atan2(1.5 + xs[3].cos()), 3) / (1.0 + 2.0_f64.powi(2)) * (1.5 + a.cos()).sqrt();
-        let t6: f64 = (t5 * 0.25).atan();
-        acc0 /= (2.0 + t6.cos());
-        t6 + 0.1 * (t5 * 0.25).atan() + acc0 * 0.1 - 0.5 * a + 0.5 * (acc0 * 0.1).sin()
+        (acc0 * 0.05).sin().sin() - c.sin() - d
     }
-    check_p199(seed = 0x51ecd559647c8a13, inputs = 5, calls = [p179, p192], at = |p| (p[0], &p[1..5]));
+    check_p194(seed = 0x9dcc36b0ebaef7b2, inputs = 4, calls = [p157], at = |p| (p[0], p[1], p[2], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p195(a: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = ((xs.iter().map(|q| (q * 0.2).sin()).sum::<f64>() - a) / (1.0 + (a + 0.6).powi(2)) * 0.25).sin();
+        let mut k1 = 0;
+        loop {
+            acc0 *= xs[k1 % xs.len()].to_radians().cos();
+            if k1 == 0 {
+                acc0 = (1.5 + (xs[(k1 + 1) % 3] - a).sin()).powf((xs[k1 % xs.len()] * 0.75).tanh());
+            } else {
+                if k1 == 2 {
+                    if (acc0 * 0.1).sin().tanh() > -0.4 {
+                        let t2 = xs.iter().sum::<f64>().tanh() + xs[(k1 + 1) % 3];
+                    }
+                }
+            }
+            acc0 *= 0.8 + 0.2 * (a / (2.0 + (k1 as f64).cos())).sin();
+            k1 += 1;
+            if (xs[k1 % xs.len()].atan() > a) || k1 >= 4 { break; }
+        }
+        acc0 = (a * xs[1] / (1.0 + (xs[1] - xs[2]).powi(2)) * 0.5).tanh();
+        let mut k3 = 0;
+        loop {
+            let t4 = a * xs[xs.len() - 1 - k3];
+            let t5 = ((p161(((a + t4) * 0.5).tanh(), xs.iter().map(|q| q * q).sum::<f64>() * 0.25) * 0.5).sin() + (acc0 * 0.05).sin()).max((acc0 * 0.05).atan2(1.5 + xs[k3].cos()));
+            if xs[0].powi(3) < 0.25 {
+                if k3 == 0 {
+                    let t6 = (1.0 + t5.powi(2)).ln();
+                } else {
+                    if k3 % 3 == 1 {
+                        let t4 = t4 + t4 * t4;
+                    } else if k3 == 0 {
+                        let t5 = t5 - (2.0 + (acc0 * 0.05).atan());
+                    } else {
+                        let t7 = (acc0 * 0.05).tanh();
+                    }
+                }
+            } else {
+                if xs[xs.len() - 1 - k3] + t4 > 0.0 {
+                    for j in 0..4 {
+                        acc0 *= 0.5 + 0.4 * (j as f64 / (1.0 + t4 * t4)).sin();
+                    }
+                } else {
+                    for j in 0..xs.len() {
+                        let t8 = xs[k3];
+                        acc0 += ((xs[xs.len() - 1 - j] + t8) * (0.5 * t8.tanh()).asin() * 0.25).sin();
+                    }
+                }
+            }
+            acc0 /= (1.0 + xs[0].min(xs[k3]).powi(2));
+            k3 += 1;
+            if (xs[k3] * 1.0 > -0.1) || k3 >= 2 { break; }
+        }
+        let mut k9 = 0;
+        loop {
+            let t10 = xs.iter().map(|q| q.cos()).product::<f64>() - a;
+            acc0 -= ((a - xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()).cos().exp() * 0.5).tanh();
+            k9 += 1;
+            if (0.6_f64.atan() > t10) || k9 >= 2 { break; }
+        }
+        (acc0 * 0.01).sin() + 0.5 * xs[2]
+    }
+    check_p195(seed = 0xb78a75f2da63357c, inputs = 4, calls = [p161], at = |p| (p[0], &p[1..4]));
+}
+
+program! {
+    #[differentiable]
+    fn p196(xs: &[f64], a: f64, b: f64) -> f64 {
+        let mut acc0 = 1.0;
+        for i in (0..8).step_by(2) {
+            let mut acc1 = b;
+            let b = b * (b * b);
+            acc0 -= -a;
+        }
+        acc0 -= (b.sin().exp2().atan2(1.5 + xs[3].cos().cos()) * 0.5).sin();
+        let t2 = p166(((a - 0.75) * 0.5).atan(), 1, ((a + b) * 0.5).sin());
+        t2 + acc0 * 0.1
+    }
+    check_p196(seed = 0xe37814933e51db7f, inputs = 6, calls = [p166], at = |p| (&p[0..4], p[4], p[5]));
+}
+
+program! {
+    #[differentiable]
+    fn p197(a: f64) -> f64 {
+        let a = a - a;
+        let a = a * 0.5 - (0.3 - a * 0.5);
+        let t0 = 1.5 * (a * 0.25).sin();
+        let t1 = if (1.0 + t0.powi(2)).ln() > (a * 0.25).sin() { t0.hypot(t0 * (a * 0.25).atan()) } else { t0.cos().exp() };
+        let t2 = (1.0 + t0.powi(3).powi(2)).sqrt().atan();
+        let flag3 = (1.0 + (t1 * 0.5).sin().powi(2)).ln() > 0.1;
+        let t4 = if t0.cos() > -0.1 { 1.0_f64.cos() * (a * 0.25).tanh().sin().exp() } else { 1.0_f64.powi(2) * (2.0 + t2.cos()).recip() };
+        let mut v5 = vec![0.0; 4];
+        for i in 0..v5.len() {
+            v5[i] = ((t0.tanh().exp2() + (2.0 + t2.sin()).log10()) * 0.5).atan();
+        }
+        let t6 = (p157(1.5 * (a * 0.25).sin(), ((t1 * 0.5 - v5.iter().map(|q| q * t2).sum::<f64>()) * 0.1).tanh(), 3, t0) * 0.5).atan() + (t1 * 0.5).atan();
+        (t6 * 0.5).sin() + (t4 * 0.5).tanh().cos() + t2 - 1.5 * (t1 * 0.5).sin() + a * 0.25
+    }
+    check_p197(seed = 0x191091e7e7dfc143, inputs = 1, calls = [p157], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p198(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = v.sum().sin();
+        let t2 = -((x * x).mapv(f64::tanh)).mapv(f64::sin);
+        let t3 = (x.dot(x) * 0.3).sum_axis(Axis(0)) * 0.3;
+        let t4 = t3.to_owned();
+        let t5 = (&t3 + x).sum() * 0.1;
+        t5 + t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1
+    }
+    check_p198(seed = 0xbaccfea47b9de0e5, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3),
+        params = ["v"] at [9, 10, 11]);
+}
+
+#[differentiable]
+fn p199_h0(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.25).tanh();
+    }
+    y[0] = (y[0] * -0.5 + s).sin();
+}
+#[differentiable]
+fn p199_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 0.25;
+    }
+}
+#[differentiable]
+fn p199_h2(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.75).cos();
+    }
+    acc * 0.25 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p199_h3(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.3;
+    t + p199_h2(&v[1..], s * 0.75) + p199_h2(v, s).sin()
+}
+program! {
+    #[differentiable]
+    fn p199(xs: &[f64], a: f64) -> f64 {
+        let mut buf1 = vec![0.6; 3];
+        for _ in 0..3 {
+            p199_h0(&mut buf1, a);
+        }
+        p199_h0(&mut buf1, a);
+        p199_h1(a, &xs[2..], &mut buf1);
+        let t2 = buf1[0] + buf1[2] * 0.75;
+        let t3 = p199_h3(xs, a * 0.3);
+        let mut buf4 = vec![0.0; 4];
+        for i in 0..4 {
+            buf4[i] = xs[i + 0] * t2.tanh();
+        }
+        for _ in 0..2 {
+            p199_h0(&mut buf4, t3.tanh() * 0.6);
+        }
+        let t5 = buf4[0] + buf4[3] * 1.5;
+        let t6 = p199_h3(&xs[..6], a);
+        t6 + t5 + t3 + t2 + a * 0.3
+    }
+    check_p199(seed = 0xec5dd2a5dcc5f712, inputs = 7, calls = [], at = |p| (&p[0..6], p[6]));
 }
