@@ -113,14 +113,10 @@ fn is_differentiable_type(ty: &syn::Type, generics: &syn::Generics, floats: &[sy
             {
                 return floats.contains(&last.ident);
             }
-            if name == "Vec" {
-                if let syn::PathArguments::AngleBracketed(args) = &last.arguments {
-                    if let Some(syn::GenericArgument::Type(elem)) = args.args.first() {
-                        return is_differentiable_type(elem, generics, floats);
-                    }
-                }
+            match vec_element(ty) {
+                Some(elem) => is_differentiable_type(elem, generics, floats),
+                None => true,
             }
-            true
         }
         _ => true,
     }
@@ -271,19 +267,6 @@ impl Signature {
         if prims::is_float_type_name(&name) || prims::is_constant_type_name(&name) {
             errors.push(sig.ident.span(), crate::diag::named_like_a_primitive(&name));
         }
-        // A function that writes its results through `&mut` parameters may return nothing.
-        let writes_through = sig.inputs.iter().any(|input| {
-            matches!(input, syn::FnArg::Typed(pt)
-                if matches!(&*pt.ty, syn::Type::Reference(r) if r.mutability.is_some()))
-        });
-        let output = match &sig.output {
-            syn::ReturnType::Type(_, ty) => (**ty).clone(),
-            syn::ReturnType::Default if writes_through => syn::parse_quote!(()),
-            syn::ReturnType::Default => {
-                errors.push(sig.ident.span(), crate::diag::MISSING_RETURN_TYPE);
-                return None;
-            }
-        };
         let floats = float_type_params(&sig.generics);
         let mut namer = NameLifetimes { named: Vec::new() };
         let mut params = Vec::new();
@@ -341,6 +324,15 @@ impl Signature {
                 }
             }
         }
+        // A function that writes its results through `&mut` parameters may return nothing.
+        let output = match &sig.output {
+            syn::ReturnType::Type(_, ty) => (**ty).clone(),
+            syn::ReturnType::Default if params.iter().any(|p| p.in_out) => syn::parse_quote!(()),
+            syn::ReturnType::Default => {
+                errors.push(sig.ident.span(), crate::diag::MISSING_RETURN_TYPE);
+                return None;
+            }
+        };
         let mut generics = sig.generics.clone();
         if !floats.is_empty() {
             let wc = generics.make_where_clause();

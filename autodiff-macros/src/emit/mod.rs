@@ -277,6 +277,32 @@ impl Emitter<'_> {
         quote!(#d)
     }
 
+    /// The adjoint holding element `index` of `place`, and its index there: an element of a
+    /// sub-slice `&x[a..b]` is element `a + index` of `x`'s adjoint (the forward sweep has
+    /// already checked it is in range), so no shadow of the range is made per element.
+    pub(crate) fn element_adjoint(
+        &mut self,
+        place: Place,
+        index: TokenStream,
+    ) -> Option<(TokenStream, TokenStream)> {
+        if let Place::Var(v) = place {
+            if let Some(Rhs::SubSlice { place, range }) = self.defs.get(&v).copied() {
+                if !self.body.is_active(v) {
+                    return None;
+                }
+                let index = match &range.start {
+                    Some(start) => {
+                        let start = self.operand(start);
+                        quote!((#start + #index))
+                    }
+                    None => index,
+                };
+                return self.element_adjoint(*place, index);
+            }
+        }
+        self.place_adjoint(place).map(|adj| (adj, index))
+    }
+
     /// Whether `v` is a sub-slice (its adjoint is a range of another's).
     pub(crate) fn is_sub_slice(&self, v: VarId) -> bool {
         matches!(self.defs.get(&v), Some(Rhs::SubSlice { .. }))

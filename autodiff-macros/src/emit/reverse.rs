@@ -198,8 +198,8 @@ impl Emitter<'_> {
                         out.extend(quote!(;));
                     }
                     Rhs::ReadIndex { place, index } => {
-                        if let Some(adj) = self.place_adjoint(*place) {
-                            let i = self.operand(index);
+                        let i = self.operand(index);
+                        if let Some((adj, i)) = self.element_adjoint(*place, i) {
                             if let Some(tokens) =
                                 self.carried_contribution(*place, index, *dst, &dy)
                             {

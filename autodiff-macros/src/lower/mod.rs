@@ -145,7 +145,9 @@ fn lower_pass(
         l.vars[v.0].maybe_array = maybe_array_type(&p.ty, &l.type_params);
         if p.in_out {
             // written through: a cell that is the reference itself, always differentiable
-            let c = l.flag_cell();
+            // (keyed like a flag: a key no syntax node has)
+            l.next_flag_key -= 1;
+            let c = l.new_cell(None, l.next_flag_key);
             l.cells[c.0].active = true;
             l.cells[c.0].bound_to = Some(v);
             l.bind(&p.name, Binding::Cell(c));
