@@ -48,9 +48,10 @@ pub use autodiff_runtime::ndarray;
 /// names the same traits the generated code requires.
 pub use autodiff_runtime::num_traits;
 pub use autodiff_runtime::{
-    check, implicit, implicit_gradients, implicit_value_and_gradients, ops, optim, stop_gradient,
-    zero_tangent, Accumulate, Differentiable, Gradient, GradientTape, Gradients, NoTangent, Once,
-    Parameter, Persistent, Real, Recorded, Sources, Variable, VariableId, VariableRef,
+    check, implicit, implicit_gradients, implicit_value_and_gradients, ops, optim, query,
+    stop_gradient, zero_tangent, Accumulate, Differentiable, Gradient, GradientTape, Gradients,
+    NoTangent, Once, Parameter, Persistent, Real, Recorded, Sources, Variable, VariableId,
+    VariableRef,
 };
 
 /// `use autodiff::prelude::*;` brings the attribute, the macros, the implicit helpers,

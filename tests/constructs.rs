@@ -1055,3 +1055,36 @@ fn from_primitive_in_generic_code() {
     let g32 = gradients_function!(scaled_cube::<f32>)(2.0);
     assert_eq!(g32, 18.0_f32);
 }
+
+// ---- queries: calls reading differentiable values whose results are constants ----------
+
+/// Every query form: the result's type (an integer, shape, `bool`) makes it a constant.
+#[differentiable]
+fn queries(x: &[f64], a: &autodiff::ndarray::Array2<f64>) -> f64 {
+    let n = x.iter().count() as f64;
+    let (r, c) = a.dim();
+    let rows = a.len_of(autodiff::ndarray::Axis(0)) + a.shape()[1] + a.ndim();
+    let m = if x.is_empty() || a.is_empty() {
+        0.0
+    } else {
+        x[0] * a[[0, 0]]
+    };
+    let s = a.sum() / (r * c) as f64;
+    m * n + s * rows as f64 + x[1] * (x.len() as f64) / (a.nrows() + a.ncols()) as f64
+}
+
+#[test]
+fn queries_are_constants_decided_by_their_type() {
+    use autodiff::ndarray::array;
+    let x = [0.7, -1.3, 2.0];
+    let a = array![[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]];
+    let (gx, ga) = gradients_function!(queries)(&x, &a);
+    // by hand: n = 3, r·c = 6, rows = 2 + 3 + 2 = 7, nrows + ncols = 5
+    assert_hand("queries x", &x, &gx, &[a[[0, 0]] * 3.0, 3.0 / 5.0, 0.0]);
+    let mut expected = autodiff::ndarray::Array2::from_elem((2, 3), 7.0 / 6.0);
+    expected[[0, 0]] += x[0] * 3.0;
+    for (g, e) in ga.iter().zip(expected.iter()) {
+        assert!((g - e).abs() < 1e-12, "queries a: {ga} against {expected}");
+    }
+    assert_fd("queries x (differences)", &x, &gx, |x| queries(x, &a));
+}

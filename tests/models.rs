@@ -129,6 +129,47 @@ fn an_mlp_against_finite_differences_and_hand_written_backpropagation() {
     );
 }
 
+/// The mean squared error of the same network, as users write it: the batch size read
+/// from the data (`x.nrows() as f64`), the data not marked `#[no_grad]`.
+#[differentiable]
+fn mlp_mse(m: &Mlp, x: &Array2<f64>, y: &Array2<f64>) -> f64 {
+    let h = (x.dot(&m.w1) + &m.b1).mapv(f64::tanh);
+    let d = h.dot(&m.w2) + &m.b2 - y;
+    (&d * &d).sum() / x.nrows() as f64
+}
+
+/// The backward pass of `mlp_mse` written by hand.
+fn mlp_mse_backprop(m: &Mlp, x: &Array2<f64>, y: &Array2<f64>) -> Mlp {
+    let h = (x.dot(&m.w1) + &m.b1).mapv(f64::tanh);
+    let d = h.dot(&m.w2) + &m.b2 - y;
+    let dd = d * (2.0 / x.nrows() as f64);
+    let dh = dd.dot(&m.w2.t()) * h.mapv(|v| 1.0 - v * v);
+    Mlp {
+        w1: x.t().dot(&dh),
+        b1: dh.sum_axis(Axis(0)),
+        w2: h.t().dot(&dd),
+        b2: dd.sum_axis(Axis(0)),
+    }
+}
+
+#[test]
+fn an_mse_mlp_reading_its_batch_size_from_the_data() {
+    let m = model(3);
+    let x = matrix(5, 4, 5);
+    let y = matrix(5, 3, 9);
+    let (v, g) = value_and_gradients_function!(mlp_mse, params = ["m"])(&m, &x, &y);
+    assert_eq!(v, mlp_mse(&m, &x, &y));
+    let hand = mlp_mse_backprop(&m, &x, &y);
+    close("w1 by hand", &g.w1, &hand.w1, HAND_TOL);
+    close("b1 by hand", &g.b1, &hand.b1, HAND_TOL);
+    close("w2 by hand", &g.w2, &hand.w2, HAND_TOL);
+    close("b2 by hand", &g.b2, &hand.b2, HAND_TOL);
+    // With respect to the data too: central differences.
+    let (gx, gy) = gradients_function!(mlp_mse, params = ["x", "y"])(&m, &x, &y);
+    close("x", &gx, &fd(&x, |x| mlp_mse(&m, &x, &y)), FD_TOL);
+    close("y", &gy, &fd(&y, |y| mlp_mse(&m, &x, &y)), FD_TOL);
+}
+
 #[test]
 fn optimizers_update_a_derived_model() {
     let x = matrix(8, 4, 3);

@@ -189,7 +189,7 @@ pub fn closure(input: TokenStream) -> TokenStream {
     let sig = Signature::for_closure(&closure, &mut errors);
     let mut block: syn::Block = match &*closure.body {
         syn::Expr::Block(b) if b.label.is_none() => b.block.clone(),
-        other => syn::parse_quote!({ #other }),
+        other => expr_block(other),
     };
     let locals = sig.params.iter().map(|p| p.name.clone()).collect();
     let differentiable = sig
@@ -221,6 +221,12 @@ pub fn closure(input: TokenStream) -> TokenStream {
         #(#stmts)*
     });
     quote!(#closure)
+}
+
+/// A closure's body `e` as a block `{ e }` that reads back as written: in parentheses
+/// where a statement would end early (`{ match … {} ^= y }` would read as two statements).
+pub fn expr_block(e: &syn::Expr) -> syn::Block {
+    syn::parse2(quote!({ #e })).unwrap_or_else(|_| syn::parse_quote!({ (#e) }))
 }
 
 /// `#[differentiable(vjp = rule)]`: `rule` has the function's parameters and returns

@@ -19,6 +19,8 @@ mod fuse;
 mod helpers;
 mod ir;
 mod lower;
+#[cfg(test)]
+mod never_panics;
 mod rename;
 mod rules;
 mod signature;

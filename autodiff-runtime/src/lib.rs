@@ -23,6 +23,7 @@ pub mod check;
 pub mod implicit;
 pub mod ops;
 pub mod optim;
+pub mod query;
 mod real;
 #[doc(hidden)]
 pub mod saved;

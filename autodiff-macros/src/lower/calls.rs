@@ -23,6 +23,10 @@ impl Lowering<'_> {
                 return self.assign(recv, &value, None, e);
             }
         }
+        let on_self = matches!(&*m.receiver, syn::Expr::Path(p) if p.path.is_ident("self"));
+        if rules::method_rule(&name).is_none() && !on_self && name != "clone" {
+            return self.query(e, &m.method);
+        }
         let recv = self.expr(&m.receiver);
         if name == "clone" && m.args.is_empty() {
             let x = self.operand(recv, m.receiver.span());
@@ -35,7 +39,6 @@ impl Lowering<'_> {
         for a in &m.args {
             args.push(self.operand_of(a));
         }
-        let on_self = matches!(&*m.receiver, syn::Expr::Path(p) if p.path.is_ident("self"));
         if on_self && rules::method_rule(&name).is_none() {
             // `self.helper(x)`: a sibling differentiable method, through `Self::helper`.
             let method = &m.method;
@@ -57,6 +60,35 @@ impl Lowering<'_> {
             );
         }
         self.method_prim(e, &m.method, None, args)
+    }
+
+    /// A call of a method without a derivative rule (`x.nrows()`, `v.iter().count()`): kept
+    /// as written. When it reads a differentiable value, the type of its result decides at
+    /// compile time — an integer, `bool`, shape or ordering is a constant; anything else is
+    /// refused at the method with the fix (the runtime's `ConstantQuery`).
+    fn query(&mut self, e: &syn::Expr, method: &syn::Ident) -> Value {
+        let tokens = self.renamed(e).to_token_stream();
+        let reads_active = VarId::mentioned_in(&tokens)
+            .into_iter()
+            .any(|v| self.vars.get(v.0).is_some_and(|v| v.active))
+            || CellId::mentioned_in(&tokens)
+                .into_iter()
+                .any(|c| self.cells.get(c.0).is_some_and(|c| c.active));
+        if !reads_active {
+            return self.inactive(tokens, e.span());
+        }
+        // The marker type is named after the method, so rustc's message names it; the
+        // argument is a name spanned at the method, so the message points there.
+        let marker = method.clone();
+        self.inactive(
+            quote_spanned!(method.span()=> {
+                #[allow(non_camel_case_types)]
+                struct #marker;
+                let result = #tokens;
+                ::autodiff::query::constant_query::<#marker, _>(result)
+            }),
+            e.span(),
+        )
     }
 
     pub(super) fn method_prim(

@@ -246,8 +246,29 @@ impl Lowering<'_> {
         }
     }
 
+    /// `a.shape()[1]`: an element of a query's constant result is a constant.
+    fn index_of_query(&mut self, e: &syn::Expr, ix: &syn::ExprIndex) -> Option<Value> {
+        let syn::Expr::MethodCall(m) = &*ix.expr else {
+            return None;
+        };
+        if rules::method_rule(&m.method.to_string()).is_some() {
+            return None;
+        }
+        let base = self.expr(&ix.expr);
+        let base = self.operand(base, ix.expr.span());
+        let index = self.operand_of(&ix.index);
+        if self.operand_active(&base) || self.operand_active(&index) {
+            return None;
+        }
+        let (b, i) = (base.tokens(), index.tokens());
+        Some(self.inactive(quote_spanned!(e.span()=> #b[#i]), e.span()))
+    }
+
     pub(super) fn index(&mut self, e: &syn::Expr, ix: &syn::ExprIndex) -> Value {
         let Some(place) = self.place(&ix.expr) else {
+            if let Some(v) = self.index_of_query(e, ix) {
+                return v;
+            }
             return self.unsupported(&ix.expr, diag::INDEX_UNNAMED);
         };
         if let syn::Expr::Range(r) = &*ix.index {

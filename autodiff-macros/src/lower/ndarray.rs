@@ -165,7 +165,7 @@ impl Lowering<'_> {
                 sig.params[0].by_ref = m.method == "map";
                 let block: syn::Block = match &*c.body {
                     syn::Expr::Block(b) if b.label.is_none() => b.block.clone(),
-                    other => syn::parse_quote!({ #other }),
+                    other => crate::expand::expr_block(other),
                 };
                 let body = lower(&sig, &sig.generics, &block, &mut errors);
                 if !errors.is_empty() {
