@@ -166,8 +166,8 @@ fn an_mse_mlp_reading_its_batch_size_from_the_data() {
     close("b2 by hand", &g.b2, &hand.b2, HAND_TOL);
     // With respect to the data too: central differences.
     let (gx, gy) = gradients_function!(mlp_mse, params = ["x", "y"])(&m, &x, &y);
-    close("x", &gx, &fd(&x, |x| mlp_mse(&m, &x, &y)), FD_TOL);
-    close("y", &gy, &fd(&y, |y| mlp_mse(&m, &x, &y)), FD_TOL);
+    close("x", &gx, &fd(&x, |x| mlp_mse(&m, x, &y)), FD_TOL);
+    close("y", &gy, &fd(&y, |y| mlp_mse(&m, &x, y)), FD_TOL);
 }
 
 #[test]
