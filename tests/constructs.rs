@@ -1059,6 +1059,7 @@ fn from_primitive_in_generic_code() {
 // ---- queries: calls reading differentiable values whose results are constants ----------
 
 /// Every query form: the result's type (an integer, shape, `bool`) makes it a constant.
+#[allow(clippy::iter_count)] // `iter().count()` is the form under test
 #[differentiable]
 fn queries(x: &[f64], a: &autodiff::ndarray::Array2<f64>) -> f64 {
     let n = x.iter().count() as f64;
