@@ -1089,3 +1089,121 @@ fn queries_are_constants_decided_by_their_type() {
     }
     assert_fd("queries x (differences)", &x, &gx, |x| queries(x, &a));
 }
+
+// ---- local closures, differentiated where they are called ------------------------------
+
+#[differentiable]
+fn squares(a: f64, b: f64) -> f64 {
+    let sq = |v: f64| v * v;
+    sq(a) + sq(b)
+}
+
+/// Captures a differentiable value, and the binding it captured is shadowed before the call.
+#[differentiable]
+fn captured(w: f64, x: f64) -> f64 {
+    let s = w * 2.0;
+    let affine = |v: f64| s * v + 1.0;
+    let s = x; // the closure still sees the first `s`
+    affine(x) * affine(s.sin())
+}
+
+/// A block body with a loop, a closure calling a closure, a `move` closure with its own
+/// copy of a `let mut` local, and an `FnMut` closure adding into one.
+#[differentiable]
+fn closure_forms(x: f64, y: f64) -> f64 {
+    let mut acc = x;
+    let scaled = move |v: f64| acc * v; // `acc` as it is now: x
+    let poly = |t: f64| {
+        let mut p = 0.0;
+        for k in 1..4 {
+            p = p * t + k as f64;
+        }
+        p
+    };
+    let both = |t: f64| poly(t) + scaled(t);
+    acc *= y;
+    let mut total = 0.0;
+    let mut add = |v: f64| total += v * acc;
+    add(x);
+    add(y);
+    both(y) + total
+}
+
+#[differentiable]
+fn generic_closure<T: Float>(x: T, y: T) -> T {
+    let h = |a: T, b: T| (a * a + b * b).sqrt();
+    h(x, y) + h(y, T::one())
+}
+
+#[test]
+fn local_closures() {
+    let (a, b) = (0.7, -1.9);
+    let (ga, gb) = gradients_function!(squares)(a, b);
+    assert_hand("squares", &[a, b], &[ga, gb], &[2.0 * a, 2.0 * b]);
+    assert_fd("squares", &[a, b], &[ga, gb], |p| squares(p[0], p[1]));
+
+    let (w, x) = (1.3, 0.4);
+    let (gw, gx) = gradients_function!(captured)(w, x);
+    // f = (2w x + 1)(2w sin x + 1)
+    let (u, v) = (2.0 * w * x + 1.0, 2.0 * w * x.sin() + 1.0);
+    let hand = [
+        2.0 * x * v + u * 2.0 * x.sin(),
+        2.0 * w * v + u * 2.0 * w * x.cos(),
+    ];
+    assert_hand("captured", &[w, x], &[gw, gx], &hand);
+    assert_fd("captured", &[w, x], &[gw, gx], |p| captured(p[0], p[1]));
+
+    let (x, y) = (0.8, 1.7);
+    let (gx, gy) = gradients_function!(closure_forms)(x, y);
+    // f = (y² + 2y + 3) + x·y + (x + y)·x·y
+    let hand = [
+        y + 2.0 * x * y + y * y,
+        2.0 * y + 2.0 + x + x * x + 2.0 * x * y,
+    ];
+    assert_hand("closure forms", &[x, y], &[gx, gy], &hand);
+    assert_fd("closure forms", &[x, y], &[gx, gy], |p| {
+        closure_forms(p[0], p[1])
+    });
+
+    let (gx, gy) = gradients_function!(generic_closure)(3.0_f32, 4.0_f32);
+    let r = 5.0;
+    let r2 = (16.0_f64 + 1.0).sqrt();
+    assert_hand_f32(
+        "generic closure",
+        &[3.0, 4.0],
+        &[gx, gy],
+        &[3.0 / r, 4.0 / r + 4.0 / r2],
+    );
+
+    // vjp! and the implicit mode see the same derivative
+    let (value, pullback) = vjp!(squares)(a, b);
+    assert_eq!(value, squares(a, b));
+    assert_eq!(pullback(1.0), (2.0 * a, 2.0 * b));
+    let w = Variable::new(1.5);
+    let f = differentiable_closure!(|x: f64| {
+        let g = |v: f64| w * v * v;
+        g(x) + g(2.0)
+    });
+    let grads = implicit_gradients(&f)(3.0);
+    assert_eq!(grads.get(&w), Some(9.0 + 4.0));
+}
+
+#[differentiable]
+fn mapped_by_name(x: f64, xs: &[f64]) -> f64 {
+    let scale = |v: &f64| v * x;
+    let add = |acc: f64, v: &f64| acc + v * v;
+    xs.iter().map(scale).sum::<f64>() + xs.iter().fold(0.0, add)
+}
+
+#[test]
+fn local_closures_mapped_and_folded_by_name() {
+    let (x, xs) = (0.9, [1.0, -2.0, 0.5]);
+    let (gx, gxs) = gradients_function!(mapped_by_name)(x, &xs);
+    let s: f64 = xs.iter().sum();
+    assert_hand("mapped x", &[x], &[gx], &[s]);
+    let hand: Vec<f64> = xs.iter().map(|v| x + 2.0 * v).collect();
+    assert_hand("mapped xs", &xs, &gxs, &hand);
+    assert_fd("mapped xs (differences)", &xs, &gxs, |p| {
+        mapped_by_name(x, p)
+    });
+}

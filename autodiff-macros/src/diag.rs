@@ -37,8 +37,19 @@ impl Errors {
 // the fix that applies.
 
 pub const LOCAL_CLOSURE_CALL: &str =
-    "calling a local closure with differentiable values is not supported; make it a \
+    "calling a closure with differentiable values is supported for closures bound by \
+     `let name = |…| …;` in this function; make this one a `#[differentiable]` function";
+pub const CLOSURE_NOT_CALLED: &str =
+    "a closure that reads differentiable values can only be called here (`f(x)`), not \
+     passed on or stored; make it a `#[differentiable]` function to pass it";
+pub const CLOSURE_EXITS: &str =
+    "a closure called with differentiable values cannot `return` early or use `?` \
+     (its body is differentiated in place); write it as an expression, or make it a \
      `#[differentiable]` function";
+pub const CLOSURE_ARITY: &str = "this closure is called with a different number of arguments \
+     than it takes";
+pub const CLOSURE_NESTING: &str = "closures calling closures nest too deeply here to be \
+     differentiated in place; make them `#[differentiable]` functions";
 pub const IF_LET: &str =
     "`if let` on differentiable values is not supported yet; use `match` on an inactive \
      value or an `if` on a `bool`";

@@ -203,6 +203,21 @@ impl VisitMut for Marker<'_> {
     fn visit_expr_closure_mut(&mut self, _: &mut syn::ExprClosure) {}
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
     fn visit_macro_mut(&mut self, _: &mut syn::Macro) {}
+    /// A local closure (`let g = |v| w * v;`) is inlined where it is called: its body
+    /// reads captured variables like the code around it.
+    fn visit_local_mut(&mut self, local: &mut syn::Local) {
+        if let Some(init) = &mut local.init {
+            let mut e = &mut *init.expr;
+            while let syn::Expr::Paren(p) = e {
+                e = &mut *p.expr;
+            }
+            if let syn::Expr::Closure(c) = e {
+                self.visit_expr_mut(&mut c.body);
+                return;
+            }
+        }
+        visit_mut::visit_local_mut(self, local);
+    }
 }
 
 /// The tokens of a read through the runtime's dispatch (`ref_var` holds `&place`).

@@ -132,8 +132,13 @@ impl Lowering<'_> {
             return self.verbatim(e);
         }
         if let Some(id) = func.path.get_ident() {
-            if self.lookup(&id.to_string()).is_some() {
-                return self.unsupported(&c.func, diag::LOCAL_CLOSURE_CALL);
+            match self.lookup(&id.to_string()) {
+                Some(Binding::Closure(k)) => {
+                    let k = *k;
+                    return self.inline_closure(e, k, c);
+                }
+                Some(_) => return self.unsupported(&c.func, diag::LOCAL_CLOSURE_CALL),
+                None => {}
             }
         }
         // `f64::sin(x)`, `T::powi(x, 2)`, `Float::max(a, b)`: the path form of a method.

@@ -386,6 +386,18 @@ impl Lowering<'_> {
         let name = m.method.to_string();
         let closure_of = |x: &syn::Expr| match x {
             syn::Expr::Closure(c) => Some(c.clone()),
+            // a local closure by name (`.map(scale)`): a closure calling it, so it is
+            // inlined with the bindings of its definition
+            syn::Expr::Path(p) if p.qself.is_none() => {
+                let id = p.path.get_ident()?;
+                let Some(Binding::Closure(k)) = self.lookup(&id.to_string()) else {
+                    return None;
+                };
+                let args: Vec<syn::Ident> = (0..self.closures[*k].closure.inputs.len())
+                    .map(|i| quote::format_ident!("__autodiff_arg{}", i))
+                    .collect();
+                Some(syn::parse_quote_spanned!(x.span()=> |#(#args),*| #id(#(#args),*)))
+            }
             _ => None,
         };
         type Accumulation = Option<(&'static Rule, syn::BinOp)>;

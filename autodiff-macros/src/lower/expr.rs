@@ -16,6 +16,12 @@ impl Lowering<'_> {
                             Some(Binding::Cell(c)) => {
                                 return Value::Var(self.read_cell(c, e.span()))
                             }
+                            Some(Binding::Closure(k)) => {
+                                return match &self.closures[k].value {
+                                    Some(v) => v.clone(),
+                                    None => self.unsupported(e, diag::CLOSURE_NOT_CALLED),
+                                };
+                            }
                             None => {}
                         }
                     }
@@ -159,7 +165,7 @@ impl Lowering<'_> {
                     match l.lookup(&p.path.get_ident()?.to_string())? {
                         Binding::Cell(c) => Some(Some(*c)),
                         Binding::Value(Value::Var(_)) => Some(None),
-                        Binding::Value(_) => None,
+                        Binding::Value(_) | Binding::Closure(_) => None,
                     }
                 }
                 _ => None,
@@ -235,7 +241,7 @@ impl Lowering<'_> {
         match self.lookup(&id.to_string())? {
             Binding::Cell(c) => Some(Place::Cell(*c)),
             Binding::Value(Value::Var(v)) => Some(Place::Var(*v)),
-            Binding::Value(_) => None,
+            Binding::Value(_) | Binding::Closure(_) => None,
         }
     }
 

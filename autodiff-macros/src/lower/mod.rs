@@ -32,6 +32,20 @@ use syn::spanned::Spanned;
 enum Binding {
     Value(Value),
     Cell(CellId),
+    /// A local closure (`let sq = |v: f64| v * v;`), inlined where it is called.
+    Closure(usize),
+}
+
+/// A local closure: its definition and the bindings it sees (those at its definition).
+struct LocalClosure {
+    name: syn::Ident,
+    closure: syn::ExprClosure,
+    scopes: Vec<HashMap<String, Binding>>,
+    /// Whether its body reads an active value.
+    active: bool,
+    /// The closure itself as a value, when it captures no active value (it can then also
+    /// be used as written: passed on, called with constants).
+    value: Option<Value>,
 }
 
 struct LoopCtx {
@@ -46,6 +60,9 @@ pub struct Lowering<'a> {
     cells: Vec<CellInfo>,
     regions: Vec<RegionInfo>,
     scopes: Vec<HashMap<String, Binding>>,
+    closures: Vec<LocalClosure>,
+    /// How deep inlined closure bodies are nested (a bound on runaway expansion).
+    inlining: usize,
     block: Block,
     items: Vec<syn::Item>,
     type_params: Vec<String>,
@@ -120,6 +137,8 @@ fn lower_pass(
         cells: Vec::new(),
         regions: vec![RegionInfo { in_loop: false }],
         scopes: vec![HashMap::new()],
+        closures: Vec::new(),
+        inlining: 0,
         block: Block {
             region: RegionId::BODY,
             stmts: Vec::new(),
@@ -339,6 +358,7 @@ impl Lowering<'_> {
         match b {
             Binding::Value(v) => self.is_active(v),
             Binding::Cell(c) => self.cells[c.0].active,
+            Binding::Closure(k) => self.closures[*k].active,
         }
     }
 
@@ -449,6 +469,12 @@ impl Lowering<'_> {
                     let id = c.ident();
                     quote!(#id)
                 }
+                // (one that reads active values is never kept as written: its name, so
+                // that it counts as a name the expression reads)
+                Binding::Closure(k) => match &self.closures[*k].value {
+                    Some(v) => v.tokens(),
+                    None => self.closures[*k].name.to_token_stream(),
+                },
             })
         }
     }

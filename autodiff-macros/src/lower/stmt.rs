@@ -106,10 +106,107 @@ impl Lowering<'_> {
             syn::Pat::Type(pt) => (&*pt.pat, Some(pt.ty.clone())),
             p => (p, None),
         };
+        if let (syn::Pat::Ident(pi), Some(c)) = (pat, closure_of(&init.expr)) {
+            if pi.by_ref.is_none() && pi.subpat.is_none() {
+                self.local_closure(&pi.ident, c, ty);
+                return;
+            }
+        }
         let discard = std::mem::replace(&mut self.discard, false);
         let value = self.expr(&init.expr);
         self.discard = discard;
         self.bind_pattern(pat, value, ty, init.expr.span());
+    }
+
+    /// `let sq = |v: f64| v * v;`: remembered with the bindings it sees, and inlined at
+    /// each call (`sq(a)`), so its body is differentiated where it runs. One that reads no
+    /// active value is also kept as written, for uses other than calls.
+    fn local_closure(
+        &mut self,
+        name: &syn::Ident,
+        c: &syn::ExprClosure,
+        ty: Option<Box<syn::Type>>,
+    ) {
+        let body: syn::Expr = (*c.body).clone();
+        let active = self.references_active(&body);
+        let value = if active {
+            None
+        } else {
+            let e = syn::Expr::Closure(c.clone());
+            let value = self.verbatim(&e);
+            Some(match (ty, value) {
+                (Some(ty), Value::Var(src)) => {
+                    let v = self.new_var(false);
+                    self.push(v, Some(ty), Rhs::Copy(Operand::Var(src)), c.span());
+                    Value::Var(v)
+                }
+                (_, value) => value,
+            })
+        };
+        let mut scopes = self.scopes.clone();
+        // A `move` closure has its own copies of the `let mut` locals it reads, made here.
+        if c.capture.is_some() {
+            let names = rename::free_names(&body, &self.renamer());
+            for n in names {
+                if let Some(Binding::Cell(cell)) = self.lookup(&n).cloned() {
+                    let v = self.read_cell(cell, c.span());
+                    scopes
+                        .last_mut()
+                        .expect("scope")
+                        .insert(n, Binding::Value(Value::Var(v)));
+                }
+            }
+        }
+        self.closures.push(LocalClosure {
+            name: name.clone(),
+            closure: c.clone(),
+            scopes,
+            active,
+            value,
+        });
+        let k = self.closures.len() - 1;
+        self.bind(&name.to_string(), Binding::Closure(k));
+    }
+
+    /// A call of a local closure: its arguments lowered here, its body lowered with the
+    /// bindings of its definition and its parameters bound to the arguments.
+    pub(super) fn inline_closure(
+        &mut self,
+        e: &syn::Expr,
+        k: usize,
+        call: &syn::ExprCall,
+    ) -> Value {
+        let c = self.closures[k].closure.clone();
+        if c.inputs.len() != call.args.len() {
+            return self.unsupported(e, diag::CLOSURE_ARITY);
+        }
+        if expr_may_exit(&c.body) || contains_try(&c.body) {
+            return self.unsupported(e, diag::CLOSURE_EXITS);
+        }
+        if self.inlining >= 16 {
+            return self.unsupported(e, diag::CLOSURE_NESTING);
+        }
+        let args: Vec<Value> = call.args.iter().map(|a| self.expr(a)).collect();
+        let scopes = std::mem::replace(&mut self.scopes, self.closures[k].scopes.clone());
+        self.scopes.push(HashMap::new());
+        self.inlining += 1;
+        for (input, value) in c.inputs.iter().zip(args) {
+            let (pat, ty) = match input {
+                // `|v: &f64|` over the items of a sequence: the value itself
+                syn::Pat::Type(pt) if matches!(&*pt.ty, syn::Type::Reference(_)) => {
+                    (&*pt.pat, None)
+                }
+                syn::Pat::Type(pt) => (&*pt.pat, Some(pt.ty.clone())),
+                p => (p, None),
+            };
+            self.bind_pattern(pat, value, ty, call.span());
+        }
+        let discard = std::mem::replace(&mut self.discard, false);
+        let result = self.expr(&c.body);
+        self.discard = discard;
+        self.inlining -= 1;
+        self.scopes = scopes;
+        result
     }
 
     pub(super) fn bind_pattern(
@@ -193,4 +290,28 @@ impl Lowering<'_> {
             }
         }
     }
+}
+
+/// The closure `e` is (through parentheses).
+fn closure_of(e: &syn::Expr) -> Option<&syn::ExprClosure> {
+    match e {
+        syn::Expr::Closure(c) => Some(c),
+        syn::Expr::Paren(p) => closure_of(&p.expr),
+        _ => None,
+    }
+}
+
+/// Whether `e` uses `?` outside nested closures and items.
+fn contains_try(e: &syn::Expr) -> bool {
+    struct Finder(bool);
+    impl<'ast> syn::visit::Visit<'ast> for Finder {
+        fn visit_expr_try(&mut self, _: &'ast syn::ExprTry) {
+            self.0 = true;
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut f = Finder(false);
+    syn::visit::Visit::visit_expr(&mut f, e);
+    f.0
 }
