@@ -167,6 +167,7 @@ fn never_panics() {
     let mut unreadable = Vec::new();
     let mut counts = [0usize; 4];
     let mut accepted = 0usize;
+    let mut slowest = (std::time::Duration::ZERO, 0, String::new());
     for n in 0..items {
         let input = match rng.below(20) {
             0..=11 => mutate::mutated_attribute(&pool, &mut rng),
@@ -182,8 +183,13 @@ fn never_panics() {
             Input::Derive(_) => 3,
         }] += 1;
         expanding.store(true, std::sync::atomic::Ordering::SeqCst);
+        let started = std::time::Instant::now();
         let result = catch_unwind(AssertUnwindSafe(|| input.expand()));
+        let took = started.elapsed();
         expanding.store(false, std::sync::atomic::Ordering::SeqCst);
+        if took > slowest.0 {
+            slowest = (took, n, input.describe());
+        }
         match result {
             Ok(out) => {
                 if !out.to_string().contains("compile_error") {
@@ -206,6 +212,16 @@ fn never_panics() {
         panics.len(),
         unreadable.len(),
         pool.functions.len()
+    );
+    println!(
+        "slowest: input {} in {:.1} ms{}",
+        slowest.1,
+        slowest.0.as_secs_f64() * 1e3,
+        if std::env::var_os("AUTODIFF_FUZZ_SHOW_SLOWEST").is_some() {
+            format!("\n{}", slowest.2)
+        } else {
+            String::new()
+        }
     );
     for (n, input, why) in panics.iter().take(5) {
         println!("--- input {n} panicked: {why}\n{input}");
