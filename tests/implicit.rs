@@ -138,6 +138,24 @@ fn refuses_a_result_changed_outside_differentiable_code() {
     let _ = implicit_gradients(|x: f64| f(x) * 3.0)(1.0);
 }
 
+/// The closure a helper returns runs later; its refusal names the user's line where the
+/// helper was called.
+#[test]
+fn refusals_name_the_line_that_called_the_helper() {
+    let w = Variable::non_trainable(2.0);
+    let f = differentiable_closure!(|x: f64| w * x);
+    let line = line!() + 1;
+    let grads = implicit_gradients(&f);
+    let payload =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| grads(1.0))).expect_err("refused");
+    let message = payload
+        .downcast_ref::<String>()
+        .cloned()
+        .unwrap_or_default();
+    let place = format!("implicit_gradients (called at tests/implicit.rs:{line}:");
+    assert!(message.contains(&place), "{message}");
+}
+
 #[test]
 #[should_panic(expected = "no trainable variables were accessed")]
 fn refuses_a_function_reading_no_trainable_variable() {

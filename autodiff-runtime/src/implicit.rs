@@ -724,7 +724,7 @@ pub(crate) fn deposit_recorded(entry: u64, gradient: f64) {
 /// returned exactly its value.
 #[track_caller]
 pub(crate) fn check_answer<R: PartialEq + fmt::Debug + 'static>(
-    helper: &str,
+    helper: impl fmt::Display,
     result: &R,
     request: &Request,
 ) {
@@ -752,8 +752,32 @@ pub(crate) fn check_answer<R: PartialEq + fmt::Debug + 'static>(
     }
 }
 
+/// A helper's name and where the user called it: the closure it returns runs later, so
+/// its panics name that place (a closure cannot take the caller's location).
+#[derive(Clone, Copy)]
+pub(crate) struct Helper {
+    name: &'static str,
+    at: &'static std::panic::Location<'static>,
+}
+
+impl Helper {
+    #[track_caller]
+    pub(crate) fn at(name: &'static str) -> Helper {
+        Helper {
+            name,
+            at: std::panic::Location::caller(),
+        }
+    }
+}
+
+impl fmt::Display for Helper {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} (called at {})", self.name, self.at)
+    }
+}
+
 fn gradients_of<R: PartialEq + fmt::Debug + 'static>(
-    helper: &str,
+    helper: Helper,
     result: &R,
     request: Request,
 ) -> Gradients {
@@ -795,16 +819,20 @@ macro_rules! implicit_fn {
         {
             type Gradients = Box<dyn Fn($($a),*) -> Gradients + 'a>;
             type ValueAndGradients = Box<dyn Fn($($a),*) -> (R, Gradients) + 'a>;
+            #[track_caller]
             fn gradients(self) -> Self::Gradients {
+                let helper = Helper::at("implicit_gradients");
                 Box::new(move |$($a),*| {
                     let (result, request) = with_request(TRAINABLE(), || self($($a),*));
-                    gradients_of("implicit_gradients", &result, request)
+                    gradients_of(helper, &result, request)
                 })
             }
+            #[track_caller]
             fn value_and_gradients(self) -> Self::ValueAndGradients {
+                let helper = Helper::at("implicit_value_and_gradients");
                 Box::new(move |$($a),*| {
                     let (result, request) = with_request(TRAINABLE(), || self($($a),*));
-                    let grads = gradients_of("implicit_value_and_gradients", &result, request);
+                    let grads = gradients_of(helper, &result, request);
                     (result, grads)
                 })
             }
@@ -837,6 +865,7 @@ implicit_fn! {
 /// let grads = implicit_gradients(&f)(2.0);
 /// assert_eq!(grads.get(&w), Some(2.0));
 /// ```
+#[track_caller]
 pub fn implicit_gradients<'a, F: ImplicitFn<'a, M>, M>(f: F) -> F::Gradients {
     f.gradients()
 }
@@ -852,6 +881,7 @@ pub fn implicit_gradients<'a, F: ImplicitFn<'a, M>, M>(f: F) -> F::Gradients {
 /// assert_eq!(value, 6.0);
 /// assert_eq!(grads.get(&w), Some(2.0));
 /// ```
+#[track_caller]
 pub fn implicit_value_and_gradients<'a, F: ImplicitFn<'a, M>, M>(f: F) -> F::ValueAndGradients {
     f.value_and_gradients()
 }
