@@ -260,6 +260,8 @@ static CLAMP: Rule = method(
     ],
     &[0.7, -1.3, 2.0],
 );
+static COPYSIGN: Rule = method("copysign", &[Some(&[A0, A1]), Some(&[])], &[0.7, -1.3]);
+static MIDPOINT: Rule = method("midpoint", &[Some(&[]), Some(&[])], &[0.7, -1.3]);
 static MUL_ADD: Rule = method(
     "mul_add",
     &[Some(&[A1]), Some(&[A0]), Some(&[])],
@@ -298,6 +300,8 @@ static METHODS: &[&Rule] = &[
     &POWF,
     &LOG,
     &ATAN2,
+    &COPYSIGN,
+    &MIDPOINT,
     &HYPOT,
     &MAX,
     &MIN,

@@ -375,3 +375,48 @@ pub fn mul_add_d1<T: Real>(x: &T, dy: &T) -> T {
 pub fn mul_add_d2<T: Real>(dy: &T) -> T {
     *dy
 }
+
+/// `y = x.copysign(s)` (`|x|` with the sign of `s`): cotangent of `x`, `dy` when `x` and
+/// `s` have the same sign, `−dy` otherwise.
+///
+/// ```
+/// assert_eq!(autodiff_runtime::ops::copysign_d0(&2.0_f64, &-1.0, &1.0), -1.0);
+/// ```
+#[inline(always)]
+pub fn copysign_d0<T: Real>(x: &T, s: &T, dy: &T) -> T {
+    if x.is_sign_negative() == s.is_sign_negative() {
+        *dy
+    } else {
+        -*dy
+    }
+}
+
+/// `y = x.copysign(s)`: cotangent of `s`, zero (only its sign is read).
+///
+/// ```
+/// assert_eq!(autodiff_runtime::ops::copysign_d1(&1.0_f64), 0.0);
+/// ```
+#[inline(always)]
+pub fn copysign_d1<T: Real>(_dy: &T) -> T {
+    T::zero()
+}
+
+/// `y = a.midpoint(b)` (`(a + b) / 2`): cotangent of `a`, `dy / 2`.
+///
+/// ```
+/// assert_eq!(autodiff_runtime::ops::midpoint_d0(&1.0_f64), 0.5);
+/// ```
+#[inline(always)]
+pub fn midpoint_d0<T: Real>(dy: &T) -> T {
+    *dy / (T::one() + T::one())
+}
+
+/// `y = a.midpoint(b)`: cotangent of `b`, `dy / 2`.
+///
+/// ```
+/// assert_eq!(autodiff_runtime::ops::midpoint_d1(&1.0_f64), 0.5);
+/// ```
+#[inline(always)]
+pub fn midpoint_d1<T: Real>(dy: &T) -> T {
+    *dy / (T::one() + T::one())
+}
