@@ -1207,3 +1207,47 @@ fn local_closures_mapped_and_folded_by_name() {
         mapped_by_name(x, p)
     });
 }
+
+// ---- `let` without a value, assigned later ----------------------------------------------
+
+#[allow(clippy::needless_late_init)] // the late initialisation is the form under test
+#[differentiable]
+fn assigned_later(x: f64, y: f64) -> f64 {
+    let r: f64;
+    if x > 0.0 {
+        r = x * y;
+    } else {
+        r = -y;
+    }
+    let mut s;
+    s = r.sin();
+    let n: usize;
+    n = 3;
+    for _ in 0..n {
+        s = s * 0.5 + r;
+    }
+    s
+}
+
+#[test]
+fn let_without_a_value() {
+    for (x, y) in [(0.7, 1.3), (-0.4, 0.9)] {
+        let (gx, gy) = gradients_function!(assigned_later)(x, y);
+        // s₃ = sin(r)/8 + r·(1/4 + 1/2 + 1)
+        let (r, dr_dx, dr_dy) = if x > 0.0 {
+            (x * y, y, x)
+        } else {
+            (-y, 0.0, -1.0)
+        };
+        let ds_dr = r.cos() / 8.0 + 1.75;
+        assert_hand(
+            "assigned later",
+            &[x, y],
+            &[gx, gy],
+            &[ds_dr * dr_dx, ds_dr * dr_dy],
+        );
+        assert_fd("assigned later", &[x, y], &[gx, gy], |p| {
+            assigned_later(p[0], p[1])
+        });
+    }
+}

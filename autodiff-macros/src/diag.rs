@@ -94,8 +94,8 @@ pub const NESTED_ITEM: &str =
     "items inside nested blocks of a differentiable function are not supported; declare \
      them at the top of the function body";
 pub const LET_WITHOUT_VALUE: &str =
-    "a `let` without a value is not supported in differentiable code; initialise the \
-     variable where it is declared";
+    "a `let` without a value declares one name in differentiable code (`let r: f64;`); \
+     declare each name on its own, or initialise the variables where they are declared";
 pub const DESTRUCTURING: &str =
     "destructuring this value is not supported yet in differentiable code; bind it to a \
      name and take its fields with `.0`, `.1`, …";

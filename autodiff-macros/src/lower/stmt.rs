@@ -96,7 +96,19 @@ impl Lowering<'_> {
 
     pub(super) fn local(&mut self, local: &syn::Local) {
         let Some(init) = &local.init else {
-            self.errors.push_spanned(local, diag::LET_WITHOUT_VALUE);
+            // `let r: f64;` assigned later (in each branch, or in a loop): a cell, like a
+            // `let mut` local with no value yet (Rust checks it is assigned before use)
+            let (pat, ty) = match &local.pat {
+                syn::Pat::Type(pt) => (&*pt.pat, Some(pt.ty.clone())),
+                p => (p, None),
+            };
+            match pat {
+                syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+                    let cell = self.new_cell(ty, node_key(pi));
+                    self.bind(&pi.ident.to_string(), Binding::Cell(cell));
+                }
+                _ => self.errors.push_spanned(local, diag::LET_WITHOUT_VALUE),
+            }
             return;
         };
         if let Some((_, d)) = &init.diverge {
