@@ -1251,3 +1251,28 @@ fn let_without_a_value() {
         });
     }
 }
+
+// ---- constant tables --------------------------------------------------------------------
+
+const COEFFS: [f64; 4] = [1.0, -0.5, 0.25, 2.0];
+static WEIGHTS: [f64; 2] = [0.3, 0.7];
+
+/// Horner's rule over a constant table, as special-function code is written.
+#[differentiable]
+fn horner(t: f64, k: usize) -> f64 {
+    let mut acc = COEFFS[3];
+    for i in (0..3).rev() {
+        acc = acc * t + COEFFS[i];
+    }
+    acc * WEIGHTS[k % 2]
+}
+
+#[test]
+fn constant_tables_indexed_in_differentiable_code() {
+    let (t, k) = (0.6, 1);
+    let g = gradients_function!(horner, params = ["t"])(t, k);
+    // p(t) = 1 − 0.5t + 0.25t² + 2t³
+    let hand = (-0.5 + 0.5 * t + 6.0 * t * t) * WEIGHTS[k % 2];
+    assert_hand("horner", &[t], &[g], &[hand]);
+    assert_fd("horner", &[t], &[g], |p| horner(p[0], k));
+}

@@ -275,6 +275,16 @@ impl Lowering<'_> {
             if let Some(v) = self.index_of_query(e, ix) {
                 return v;
             }
+            // a constant or static table (`COEFFS[k]`) at a constant index: a constant
+            if let syn::Expr::Path(p) = &*ix.expr {
+                let local = p
+                    .path
+                    .get_ident()
+                    .is_some_and(|id| self.lookup(&id.to_string()).is_some());
+                if !local && !self.references_active(&ix.index) {
+                    return self.verbatim(e);
+                }
+            }
             return self.unsupported(&ix.expr, diag::INDEX_UNNAMED);
         };
         if let syn::Expr::Range(r) = &*ix.index {
