@@ -93,6 +93,10 @@ pub const MAPV_EXPRESSION: &str =
 pub const NESTED_ITEM: &str =
     "items inside nested blocks of a differentiable function are not supported; declare \
      them at the top of the function body";
+pub const MUTATION_IN_CALL: &str =
+    "this call changes a value in place (an assignment or `&mut` inside it) while reading \
+     differentiable values; write the loop out, or move the code into a `#[differentiable]` \
+     function";
 pub const LET_WITHOUT_VALUE: &str =
     "a `let` without a value declares one name in differentiable code (`let r: f64;`); \
      declare each name on its own, or initialise the variables where they are declared";

@@ -67,6 +67,18 @@ impl Lowering<'_> {
     /// compile time — an integer, `bool`, shape or ordering is a constant; anything else is
     /// refused at the method with the fix (the runtime's `ConstantQuery`).
     fn query(&mut self, e: &syn::Expr, method: &syn::Ident) -> Value {
+        // A call that may change a value in place is never a query, whatever it returns
+        // (`v.drain(..).count()` moves elements and their adjoints).
+        if let Some((span, method)) = mutation_in(e) {
+            if self.references_active(e) {
+                let message = match method {
+                    Some(m) => diag::method_not_differentiable(&m),
+                    None => diag::MUTATION_IN_CALL.to_string(),
+                };
+                self.errors.push(span, message);
+                return Value::Inline(syn::parse_quote!(()));
+            }
+        }
         let tokens = self.renamed(e).to_token_stream();
         let reads_active = VarId::mentioned_in(&tokens)
             .into_iter()
@@ -232,4 +244,104 @@ impl Lowering<'_> {
         let reborrow = self.cells[cell.0].bound_to.is_some();
         (explicit || reborrow).then_some(Operand::MutRef { cell, reborrow })
     }
+}
+
+/// Methods of the standard library's collections and iterators that change their receiver.
+const MUTATING_METHODS: &[&str] = &[
+    "push",
+    "pop",
+    "insert",
+    "remove",
+    "swap_remove",
+    "truncate",
+    "clear",
+    "resize",
+    "resize_with",
+    "extend",
+    "extend_from_slice",
+    "append",
+    "drain",
+    "retain",
+    "retain_mut",
+    "dedup",
+    "dedup_by",
+    "dedup_by_key",
+    "split_off",
+    "swap",
+    "reverse",
+    "sort",
+    "sort_by",
+    "sort_by_key",
+    "sort_unstable",
+    "sort_unstable_by",
+    "sort_unstable_by_key",
+    "select_nth_unstable",
+    "rotate_left",
+    "rotate_right",
+    "fill",
+    "fill_with",
+    "copy_from_slice",
+    "clone_from_slice",
+    "iter_mut",
+    "as_mut",
+    "as_mut_slice",
+    "get_mut",
+    "first_mut",
+    "last_mut",
+    "chunks_mut",
+    "split_at_mut",
+    "take",
+    "replace",
+    "mapv_inplace",
+    "map_inplace",
+    "assign",
+];
+
+/// The first method in `e` that may change a value in place (its span and name), or an
+/// assignment or `&mut` inside it (in a closure argument, say).
+fn mutation_in(e: &syn::Expr) -> Option<(Span, Option<String>)> {
+    struct Finder(Option<(Span, Option<String>)>);
+    impl<'ast> syn::visit::Visit<'ast> for Finder {
+        fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+            let name = m.method.to_string();
+            if self.0.is_none() && MUTATING_METHODS.contains(&name.as_str()) {
+                self.0 = Some((m.method.span(), Some(name)));
+            }
+            syn::visit::visit_expr_method_call(self, m);
+        }
+        fn visit_expr_assign(&mut self, a: &'ast syn::ExprAssign) {
+            if self.0.is_none() {
+                self.0 = Some((a.span(), None));
+            }
+        }
+        fn visit_expr_binary(&mut self, b: &'ast syn::ExprBinary) {
+            use syn::BinOp::*;
+            let compound = matches!(
+                b.op,
+                AddAssign(_)
+                    | SubAssign(_)
+                    | MulAssign(_)
+                    | DivAssign(_)
+                    | RemAssign(_)
+                    | BitXorAssign(_)
+                    | BitAndAssign(_)
+                    | BitOrAssign(_)
+                    | ShlAssign(_)
+                    | ShrAssign(_)
+            );
+            if self.0.is_none() && compound {
+                self.0 = Some((b.span(), None));
+            }
+            syn::visit::visit_expr_binary(self, b);
+        }
+        fn visit_expr_reference(&mut self, r: &'ast syn::ExprReference) {
+            if self.0.is_none() && r.mutability.is_some() {
+                self.0 = Some((r.span(), None));
+            }
+            syn::visit::visit_expr_reference(self, r);
+        }
+    }
+    let mut f = Finder(None);
+    syn::visit::Visit::visit_expr(&mut f, e);
+    f.0
 }
