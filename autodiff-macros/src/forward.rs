@@ -87,7 +87,7 @@ pub fn companions(
         .iter()
         .map(|p| {
             if p.differentiable {
-                p.ty_named.to_token_stream()
+                p.ty.to_token_stream()
             } else {
                 quote!(#rt::NoTangent)
             }
@@ -125,7 +125,14 @@ pub fn companions(
     // The closures users get: arguments, then tangents; zeros for the others.
     let diff: Vec<usize> = sig.differentiable_positions();
     let opts_ty = {
-        let t = ttys.iter().map(|t| quote!(::core::option::Option<#t>));
+        let t = sig.params.iter().map(|p| {
+            let t = if p.differentiable {
+                p.ty_named.to_token_stream()
+            } else {
+                quote!(#rt::NoTangent)
+            };
+            quote!(::core::option::Option<#t>)
+        });
         quote!((#(#t,)*))
     };
     let opts_local = {
@@ -169,25 +176,21 @@ pub fn companions(
         out
     };
     let owner = quote!(Self::);
-    let call_core = quote!(#owner #jvp #turbofish(#(#vars,)* #(#tvars),*));
+    let call_core = match &reason {
+        // (a refused function is never reached: `jvp!` stops at its reason)
+        Some(r) => quote!(::core::unreachable!(#r)),
+        None => quote!(#owner #jvp #turbofish(#(#vars,)* #(#tvars),*)),
+    };
+    let complete = if reason.is_some() {
+        TokenStream::new()
+    } else {
+        complete
+    };
     let captures = sig.precise_captures();
     // `use<…>` of the selecting closures: the function's lifetimes, the selection type,
     // then its type and const parameters (the order generic lists require)
     let caps = {
-        let exclusive: Vec<syn::Lifetime> = sig
-            .params
-            .iter()
-            .filter(|p| p.in_out)
-            .filter_map(|p| match &p.ty_named {
-                syn::Type::Reference(r) => r.lifetime.clone(),
-                _ => None,
-            })
-            .collect();
-        let lifetimes = sig
-            .generics_named
-            .lifetimes()
-            .filter(|l| !exclusive.contains(&l.lifetime))
-            .map(|l| &l.lifetime);
+        let lifetimes = sig.generics_named.lifetimes().map(|l| &l.lifetime);
         let others = sig.generics_named.params.iter().filter_map(|p| match p {
             syn::GenericParam::Type(t) => Some(t.ident.to_token_stream()),
             syn::GenericParam::Const(c) => Some(c.ident.to_token_stream()),

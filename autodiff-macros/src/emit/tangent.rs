@@ -130,7 +130,7 @@ fn forward_param_type(ty: &syn::Type) -> bool {
             p.path.segments.len() == 1
                 && (crate::rules::is_float_type_name(&name)
                     || (name.len() <= 2 && name.starts_with(|c: char| c.is_ascii_uppercase())))
-                || name.starts_with("Array")
+                || (name.starts_with("Array") && !name.starts_with("ArrayView"))
         }
         _ => false,
     }
@@ -276,7 +276,15 @@ impl Tangents<'_> {
         let jvp = companion_path(func, "jvp");
         let (v, tv) = (dst.ident(), tangent_var(dst));
         out.extend(quote::quote_spanned!(span=> let (#v, #tv) = #jvp(#(#a,)* #(#tangents),*);));
-        self.callees.push(func.clone());
+        // (a function declared inside the body is out of reach of the constant that
+        // collects the callees' reasons)
+        let local = self.body.items.iter().any(|item| match item {
+            syn::Item::Fn(f) => func.path.is_ident(&f.sig.ident),
+            _ => false,
+        });
+        if !local {
+            self.callees.push(func.clone());
+        }
     }
 
     /// The tangent of a `Value` (the output).
@@ -309,7 +317,8 @@ impl Tangents<'_> {
         };
         match rhs {
             Rhs::Copy(o) => match self.operand_tangent(o) {
-                Some(t) if maybe_array => clone(t),
+                // method syntax, as the primal: `r.clone()` of a `&Array` is an array
+                Some(t) if maybe_array => quote!(#t.clone()),
                 Some(t) => t,
                 None => zero,
             },
