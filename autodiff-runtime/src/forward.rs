@@ -291,6 +291,7 @@ macro_rules! scatter {
                 type $I;
             )+
             /// Places the selected tangents.
+            #[allow(clippy::too_many_arguments)] // one a selected tangent, up to eight
             fn scatter($($t: Self::$I,)+ into: &mut O);
         }
 
@@ -300,6 +301,7 @@ macro_rules! scatter {
         {
             $( type $I = <O as PutAt<$K>>::Item; )+
             #[inline(always)]
+            #[allow(clippy::too_many_arguments)]
             fn scatter($($t: Self::$I,)+ into: &mut O) {
                 $( <O as PutAt<$K>>::put(into, $t); )+
             }

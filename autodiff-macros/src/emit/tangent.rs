@@ -181,7 +181,9 @@ impl Tangents<'_> {
                         return;
                     }
                 }
-                self.primal.fwd_stmt(out, stmt);
+                let mut primal = TokenStream::new();
+                self.primal.fwd_stmt(&mut primal, stmt);
+                out.extend(unchecked_queries(primal));
                 if self.body.is_active(*dst) {
                     let t = self.rhs_tangent(*dst, rhs);
                     let tv = tangent_var(*dst);
@@ -573,6 +575,54 @@ impl Tangents<'_> {
             }
         }
     }
+}
+
+/// The primal's constant queries (`x.len()`, a method without a rule) unchecked, their
+/// marker types renamed: the reverse sweep's copy of the same code reports a method that
+/// needs a rule, once and by its own name.
+fn unchecked_queries(tokens: TokenStream) -> TokenStream {
+    let tts: Vec<TokenTree> = tokens.into_iter().collect();
+    let query = tts
+        .iter()
+        .any(|tt| matches!(tt, TokenTree::Ident(id) if id == "constant_query"));
+    // the markers a query block declares (`struct sin_cos;`)
+    let markers: Vec<String> = tts
+        .windows(2)
+        .filter_map(|w| match (&w[0], &w[1]) {
+            (TokenTree::Ident(s), TokenTree::Ident(m)) if query && s == "struct" => {
+                Some(m.to_string())
+            }
+            _ => None,
+        })
+        .collect();
+    // (a marker is named after `struct` and first in the turbofish, never as the method)
+    let marker_at: Vec<bool> = (0..tts.len())
+        .map(|k| {
+            k > 0
+                && match &tts[k - 1] {
+                    TokenTree::Ident(s) => s == "struct",
+                    TokenTree::Punct(p) => p.as_char() == '<',
+                    _ => false,
+                }
+        })
+        .collect();
+    tts.into_iter()
+        .zip(marker_at)
+        .map(|(tt, marker_at)| match tt {
+            TokenTree::Ident(id) if id == "constant_query" => {
+                TokenTree::Ident(syn::Ident::new("unchecked_query", id.span()))
+            }
+            TokenTree::Ident(id) if marker_at && markers.contains(&id.to_string()) => {
+                TokenTree::Ident(format_ident!("__unchecked_{}", id, span = id.span()))
+            }
+            TokenTree::Group(g) => {
+                let mut n = proc_macro2::Group::new(g.delimiter(), unchecked_queries(g.stream()));
+                n.set_span(g.span());
+                TokenTree::Group(n)
+            }
+            other => other,
+        })
+        .collect()
 }
 
 /// Array operations that are linear in their first operand (the others are constants:
