@@ -344,4 +344,309 @@ impl recurrence {
             )
         }
     }
+    #[doc(hidden)]
+    const __FORWARD: ::core::option::Option<&'static str> = ::autodiff::__private::forward::first_reason(
+        &[::core::option::Option::None],
+    );
+    #[doc(hidden)]
+    #[inline]
+    fn __jvp(
+        __v0: f64,
+        __v1: f64,
+        __v2: usize,
+        __tv0: f64,
+        __tv1: f64,
+        __tv2: ::autodiff::__private::NoTangent,
+    ) -> (f64, f64) {
+        let mut __c0 = ::core::default::Default::default();
+        let mut __c1 = ::core::default::Default::default();
+        let mut __tc0 = ::core::default::Default::default();
+        __c0 = (0.0);
+        __tc0 = ::autodiff::__private::zero_tangent(&__c0);
+        __c1 = (0u8);
+        let mut __n13 = 0usize;
+        for __v3 in (0)..__v2 {
+            let __v4 = ::core::clone::Clone::clone(&__c0);
+            let __tv4 = ::core::clone::Clone::clone(&__tc0);
+            let __v5 = __v4 > 0.5;
+            if __v5 {
+                let __v6 = (1e-5) * __v0;
+                let __tv6 = (::autodiff::__private::ops::mul_d1(&(1e-5), &__tv0));
+                let __v7 = __v6 * __v4;
+                let __tv7 = (::autodiff::__private::ops::mul_d0(&__v4, &__tv6)
+                    + ::autodiff::__private::ops::mul_d1(&__v6, &__tv4));
+                let __v8 = __v4 - __v7;
+                let __tv8 = (::autodiff::__private::ops::sub_d0(&__tv4)
+                    + ::autodiff::__private::ops::sub_d1(&__tv7));
+                __c0 = __v8;
+                __tc0 = __tv8;
+            } else {
+                let __v9 = (1e-5) * __v1;
+                let __tv9 = (::autodiff::__private::ops::mul_d1(&(1e-5), &__tv1));
+                let __v10 = (1.0) - __v4;
+                let __tv10 = (::autodiff::__private::ops::sub_d1(&__tv4));
+                let __v11 = __v9 * __v10;
+                let __tv11 = (::autodiff::__private::ops::mul_d0(&__v10, &__tv9)
+                    + ::autodiff::__private::ops::mul_d1(&__v9, &__tv10));
+                let __v12 = __v4 + __v11;
+                let __tv12 = (::autodiff::__private::ops::add_d0(&__tv4)
+                    + ::autodiff::__private::ops::add_d1(&__tv11));
+                __c0 = __v12;
+                __tc0 = __tv12;
+            }
+            __n13 += 1;
+        }
+        let __v13 = __n13;
+        let __v14 = ::core::clone::Clone::clone(&__c0);
+        let __tv14 = ::core::clone::Clone::clone(&__tc0);
+        let __y: f64 = __v14;
+        let __ty: f64 = __tv14;
+        (__y, __ty)
+    }
+    #[doc(hidden)]
+    fn __jvp_function() -> impl ::core::ops::Fn(
+        f64,
+        f64,
+        usize,
+        f64,
+        f64,
+    ) -> (f64, f64) + use<> {
+        move |__v0: f64, __v1: f64, __v2: usize, __tv0: f64, __tv1: f64| {
+            let mut __o: (
+                ::core::option::Option<f64>,
+                ::core::option::Option<f64>,
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+            ) = ::core::default::Default::default();
+            __o.0 = ::core::option::Option::Some(__tv0);
+            __o.1 = ::core::option::Option::Some(__tv1);
+            let __z0 = __o
+                .0
+                .is_none()
+                .then(|| {
+                    #[allow(unused_imports)]
+                    use ::autodiff::__private::forward::{
+                        ArgZero as _, NoZero as _, ScalarZero as _,
+                    };
+                    (&&&::autodiff::__private::forward::Probe(&__v0)).zero()
+                });
+            let __tv0: f64 = match __o.0 {
+                ::core::option::Option::Some(t) => t,
+                ::core::option::Option::None => {
+                    ::autodiff::__private::forward::lend(
+                        __z0.as_ref().expect("a zero tangent"),
+                    )
+                }
+            };
+            let __z1 = __o
+                .1
+                .is_none()
+                .then(|| {
+                    #[allow(unused_imports)]
+                    use ::autodiff::__private::forward::{
+                        ArgZero as _, NoZero as _, ScalarZero as _,
+                    };
+                    (&&&::autodiff::__private::forward::Probe(&__v1)).zero()
+                });
+            let __tv1: f64 = match __o.1 {
+                ::core::option::Option::Some(t) => t,
+                ::core::option::Option::None => {
+                    ::autodiff::__private::forward::lend(
+                        __z1.as_ref().expect("a zero tangent"),
+                    )
+                }
+            };
+            let __tv2 = ::autodiff::__private::NoTangent;
+            Self::__jvp(__v0, __v1, __v2, __tv0, __tv1, __tv2)
+        }
+    }
+    #[doc(hidden)]
+    fn __jvp_sel1<__S>(
+        _selection: __S,
+    ) -> impl ::core::ops::Fn(
+        f64,
+        f64,
+        usize,
+        <__S as ::autodiff::__private::forward::Scatter1<
+            (
+                ::core::option::Option<f64>,
+                ::core::option::Option<f64>,
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+            ),
+        >>::I0,
+    ) -> (f64, f64) + use<__S>
+    where
+        __S: ::autodiff::__private::forward::Scatter1<
+            (
+                ::core::option::Option<f64>,
+                ::core::option::Option<f64>,
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+            ),
+        >,
+    {
+        move |
+            __v0: f64,
+            __v1: f64,
+            __v2: usize,
+            __sel0: <__S as ::autodiff::__private::forward::Scatter1<
+                (
+                    ::core::option::Option<f64>,
+                    ::core::option::Option<f64>,
+                    ::core::option::Option<::autodiff::__private::NoTangent>,
+                ),
+            >>::I0|
+        {
+            let mut __o: (
+                ::core::option::Option<f64>,
+                ::core::option::Option<f64>,
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+            ) = ::core::default::Default::default();
+            <__S as ::autodiff::__private::forward::Scatter1<
+                (
+                    ::core::option::Option<f64>,
+                    ::core::option::Option<f64>,
+                    ::core::option::Option<::autodiff::__private::NoTangent>,
+                ),
+            >>::scatter(__sel0, &mut __o);
+            let __z0 = __o
+                .0
+                .is_none()
+                .then(|| {
+                    #[allow(unused_imports)]
+                    use ::autodiff::__private::forward::{
+                        ArgZero as _, NoZero as _, ScalarZero as _,
+                    };
+                    (&&&::autodiff::__private::forward::Probe(&__v0)).zero()
+                });
+            let __tv0: f64 = match __o.0 {
+                ::core::option::Option::Some(t) => t,
+                ::core::option::Option::None => {
+                    ::autodiff::__private::forward::lend(
+                        __z0.as_ref().expect("a zero tangent"),
+                    )
+                }
+            };
+            let __z1 = __o
+                .1
+                .is_none()
+                .then(|| {
+                    #[allow(unused_imports)]
+                    use ::autodiff::__private::forward::{
+                        ArgZero as _, NoZero as _, ScalarZero as _,
+                    };
+                    (&&&::autodiff::__private::forward::Probe(&__v1)).zero()
+                });
+            let __tv1: f64 = match __o.1 {
+                ::core::option::Option::Some(t) => t,
+                ::core::option::Option::None => {
+                    ::autodiff::__private::forward::lend(
+                        __z1.as_ref().expect("a zero tangent"),
+                    )
+                }
+            };
+            let __tv2 = ::autodiff::__private::NoTangent;
+            Self::__jvp(__v0, __v1, __v2, __tv0, __tv1, __tv2)
+        }
+    }
+    #[doc(hidden)]
+    fn __jvp_sel2<__S>(
+        _selection: __S,
+    ) -> impl ::core::ops::Fn(
+        f64,
+        f64,
+        usize,
+        <__S as ::autodiff::__private::forward::Scatter2<
+            (
+                ::core::option::Option<f64>,
+                ::core::option::Option<f64>,
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+            ),
+        >>::I0,
+        <__S as ::autodiff::__private::forward::Scatter2<
+            (
+                ::core::option::Option<f64>,
+                ::core::option::Option<f64>,
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+            ),
+        >>::I1,
+    ) -> (f64, f64) + use<__S>
+    where
+        __S: ::autodiff::__private::forward::Scatter2<
+            (
+                ::core::option::Option<f64>,
+                ::core::option::Option<f64>,
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+            ),
+        >,
+    {
+        move |
+            __v0: f64,
+            __v1: f64,
+            __v2: usize,
+            __sel0: <__S as ::autodiff::__private::forward::Scatter2<
+                (
+                    ::core::option::Option<f64>,
+                    ::core::option::Option<f64>,
+                    ::core::option::Option<::autodiff::__private::NoTangent>,
+                ),
+            >>::I0,
+            __sel1: <__S as ::autodiff::__private::forward::Scatter2<
+                (
+                    ::core::option::Option<f64>,
+                    ::core::option::Option<f64>,
+                    ::core::option::Option<::autodiff::__private::NoTangent>,
+                ),
+            >>::I1|
+        {
+            let mut __o: (
+                ::core::option::Option<f64>,
+                ::core::option::Option<f64>,
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+            ) = ::core::default::Default::default();
+            <__S as ::autodiff::__private::forward::Scatter2<
+                (
+                    ::core::option::Option<f64>,
+                    ::core::option::Option<f64>,
+                    ::core::option::Option<::autodiff::__private::NoTangent>,
+                ),
+            >>::scatter(__sel0, __sel1, &mut __o);
+            let __z0 = __o
+                .0
+                .is_none()
+                .then(|| {
+                    #[allow(unused_imports)]
+                    use ::autodiff::__private::forward::{
+                        ArgZero as _, NoZero as _, ScalarZero as _,
+                    };
+                    (&&&::autodiff::__private::forward::Probe(&__v0)).zero()
+                });
+            let __tv0: f64 = match __o.0 {
+                ::core::option::Option::Some(t) => t,
+                ::core::option::Option::None => {
+                    ::autodiff::__private::forward::lend(
+                        __z0.as_ref().expect("a zero tangent"),
+                    )
+                }
+            };
+            let __z1 = __o
+                .1
+                .is_none()
+                .then(|| {
+                    #[allow(unused_imports)]
+                    use ::autodiff::__private::forward::{
+                        ArgZero as _, NoZero as _, ScalarZero as _,
+                    };
+                    (&&&::autodiff::__private::forward::Probe(&__v1)).zero()
+                });
+            let __tv1: f64 = match __o.1 {
+                ::core::option::Option::Some(t) => t,
+                ::core::option::Option::None => {
+                    ::autodiff::__private::forward::lend(
+                        __z1.as_ref().expect("a zero tangent"),
+                    )
+                }
+            };
+            let __tv2 = ::autodiff::__private::NoTangent;
+            Self::__jvp(__v0, __v1, __v2, __tv0, __tv1, __tv2)
+        }
+    }
 }

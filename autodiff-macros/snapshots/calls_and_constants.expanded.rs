@@ -289,4 +289,306 @@ impl energy {
             )
         }
     }
+    #[doc(hidden)]
+    const __FORWARD: ::core::option::Option<&'static str> = ::autodiff::__private::forward::first_reason(
+        &[::core::option::Option::None, weighted_sum::__FORWARD],
+    );
+    #[doc(hidden)]
+    #[inline]
+    fn __jvp<T: Float>(
+        __v0: T,
+        __v1: T,
+        __v2: i32,
+        __tv0: T,
+        __tv1: T,
+        __tv2: ::autodiff::__private::NoTangent,
+    ) -> (T, T)
+    where
+        T: ::autodiff::__private::Real,
+    {
+        let __v3 = __v0.hypot(__v1);
+        let __tv3 = (::autodiff::__private::ops::hypot_d0(&__v0, &__v3, &__tv0)
+            + ::autodiff::__private::ops::hypot_d1(&__v1, &__v3, &__tv1));
+        let __v4 = (__v2 as f64) * 0.5;
+        let __v5 = T::from(__v4).unwrap();
+        let __v6 = __v3.sin();
+        let __tv6 = (::autodiff::__private::ops::sin_d0(&__v3, &__tv3));
+        let (__v7, __tv7) = weighted_sum::__jvp(
+            __v0,
+            __v5,
+            __v6,
+            __v1,
+            __tv0,
+            ::autodiff::__private::forward::lend(
+                &{
+                    #[allow(unused_imports)]
+                    use ::autodiff::__private::forward::{
+                        ArgZero as _, NoZero as _, ScalarZero as _,
+                    };
+                    (&&&::autodiff::__private::forward::Probe(&__v5)).zero()
+                },
+            ),
+            __tv6,
+            __tv1,
+        );
+        let __v8 = __v7.powi(__v2);
+        let __tv8 = (::autodiff::__private::ops::powi_d0(&__v7, &__v2, &__tv7));
+        let __v9 = __v8 / __v3;
+        let __tv9 = (::autodiff::__private::ops::div_d0(&__v3, &__tv8)
+            + ::autodiff::__private::ops::div_d1(&__v3, &__v9, &__tv3));
+        let __y: T = __v9;
+        let __ty: T = __tv9;
+        (__y, __ty)
+    }
+    #[doc(hidden)]
+    fn __jvp_function<T: Float>() -> impl ::core::ops::Fn(
+        T,
+        T,
+        i32,
+        T,
+        T,
+    ) -> (T, T) + use<T>
+    where
+        T: ::autodiff::__private::Real,
+    {
+        move |__v0: T, __v1: T, __v2: i32, __tv0: T, __tv1: T| {
+            let mut __o: (
+                ::core::option::Option<T>,
+                ::core::option::Option<T>,
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+            ) = ::core::default::Default::default();
+            __o.0 = ::core::option::Option::Some(__tv0);
+            __o.1 = ::core::option::Option::Some(__tv1);
+            let __z0 = __o
+                .0
+                .is_none()
+                .then(|| {
+                    #[allow(unused_imports)]
+                    use ::autodiff::__private::forward::{
+                        ArgZero as _, NoZero as _, ScalarZero as _,
+                    };
+                    (&&&::autodiff::__private::forward::Probe(&__v0)).zero()
+                });
+            let __tv0: T = match __o.0 {
+                ::core::option::Option::Some(t) => t,
+                ::core::option::Option::None => {
+                    ::autodiff::__private::forward::lend(
+                        __z0.as_ref().expect("a zero tangent"),
+                    )
+                }
+            };
+            let __z1 = __o
+                .1
+                .is_none()
+                .then(|| {
+                    #[allow(unused_imports)]
+                    use ::autodiff::__private::forward::{
+                        ArgZero as _, NoZero as _, ScalarZero as _,
+                    };
+                    (&&&::autodiff::__private::forward::Probe(&__v1)).zero()
+                });
+            let __tv1: T = match __o.1 {
+                ::core::option::Option::Some(t) => t,
+                ::core::option::Option::None => {
+                    ::autodiff::__private::forward::lend(
+                        __z1.as_ref().expect("a zero tangent"),
+                    )
+                }
+            };
+            let __tv2 = ::autodiff::__private::NoTangent;
+            Self::__jvp::<T>(__v0, __v1, __v2, __tv0, __tv1, __tv2)
+        }
+    }
+    #[doc(hidden)]
+    fn __jvp_sel1<__S, T: Float>(
+        _selection: __S,
+    ) -> impl ::core::ops::Fn(
+        T,
+        T,
+        i32,
+        <__S as ::autodiff::__private::forward::Scatter1<
+            (
+                ::core::option::Option<T>,
+                ::core::option::Option<T>,
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+            ),
+        >>::I0,
+    ) -> (T, T) + use<__S, T>
+    where
+        __S: ::autodiff::__private::forward::Scatter1<
+            (
+                ::core::option::Option<T>,
+                ::core::option::Option<T>,
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+            ),
+        >,
+        T: ::autodiff::__private::Real,
+    {
+        move |
+            __v0: T,
+            __v1: T,
+            __v2: i32,
+            __sel0: <__S as ::autodiff::__private::forward::Scatter1<
+                (
+                    ::core::option::Option<T>,
+                    ::core::option::Option<T>,
+                    ::core::option::Option<::autodiff::__private::NoTangent>,
+                ),
+            >>::I0|
+        {
+            let mut __o: (
+                ::core::option::Option<T>,
+                ::core::option::Option<T>,
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+            ) = ::core::default::Default::default();
+            <__S as ::autodiff::__private::forward::Scatter1<
+                (
+                    ::core::option::Option<T>,
+                    ::core::option::Option<T>,
+                    ::core::option::Option<::autodiff::__private::NoTangent>,
+                ),
+            >>::scatter(__sel0, &mut __o);
+            let __z0 = __o
+                .0
+                .is_none()
+                .then(|| {
+                    #[allow(unused_imports)]
+                    use ::autodiff::__private::forward::{
+                        ArgZero as _, NoZero as _, ScalarZero as _,
+                    };
+                    (&&&::autodiff::__private::forward::Probe(&__v0)).zero()
+                });
+            let __tv0: T = match __o.0 {
+                ::core::option::Option::Some(t) => t,
+                ::core::option::Option::None => {
+                    ::autodiff::__private::forward::lend(
+                        __z0.as_ref().expect("a zero tangent"),
+                    )
+                }
+            };
+            let __z1 = __o
+                .1
+                .is_none()
+                .then(|| {
+                    #[allow(unused_imports)]
+                    use ::autodiff::__private::forward::{
+                        ArgZero as _, NoZero as _, ScalarZero as _,
+                    };
+                    (&&&::autodiff::__private::forward::Probe(&__v1)).zero()
+                });
+            let __tv1: T = match __o.1 {
+                ::core::option::Option::Some(t) => t,
+                ::core::option::Option::None => {
+                    ::autodiff::__private::forward::lend(
+                        __z1.as_ref().expect("a zero tangent"),
+                    )
+                }
+            };
+            let __tv2 = ::autodiff::__private::NoTangent;
+            Self::__jvp::<T>(__v0, __v1, __v2, __tv0, __tv1, __tv2)
+        }
+    }
+    #[doc(hidden)]
+    fn __jvp_sel2<__S, T: Float>(
+        _selection: __S,
+    ) -> impl ::core::ops::Fn(
+        T,
+        T,
+        i32,
+        <__S as ::autodiff::__private::forward::Scatter2<
+            (
+                ::core::option::Option<T>,
+                ::core::option::Option<T>,
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+            ),
+        >>::I0,
+        <__S as ::autodiff::__private::forward::Scatter2<
+            (
+                ::core::option::Option<T>,
+                ::core::option::Option<T>,
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+            ),
+        >>::I1,
+    ) -> (T, T) + use<__S, T>
+    where
+        __S: ::autodiff::__private::forward::Scatter2<
+            (
+                ::core::option::Option<T>,
+                ::core::option::Option<T>,
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+            ),
+        >,
+        T: ::autodiff::__private::Real,
+    {
+        move |
+            __v0: T,
+            __v1: T,
+            __v2: i32,
+            __sel0: <__S as ::autodiff::__private::forward::Scatter2<
+                (
+                    ::core::option::Option<T>,
+                    ::core::option::Option<T>,
+                    ::core::option::Option<::autodiff::__private::NoTangent>,
+                ),
+            >>::I0,
+            __sel1: <__S as ::autodiff::__private::forward::Scatter2<
+                (
+                    ::core::option::Option<T>,
+                    ::core::option::Option<T>,
+                    ::core::option::Option<::autodiff::__private::NoTangent>,
+                ),
+            >>::I1|
+        {
+            let mut __o: (
+                ::core::option::Option<T>,
+                ::core::option::Option<T>,
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+            ) = ::core::default::Default::default();
+            <__S as ::autodiff::__private::forward::Scatter2<
+                (
+                    ::core::option::Option<T>,
+                    ::core::option::Option<T>,
+                    ::core::option::Option<::autodiff::__private::NoTangent>,
+                ),
+            >>::scatter(__sel0, __sel1, &mut __o);
+            let __z0 = __o
+                .0
+                .is_none()
+                .then(|| {
+                    #[allow(unused_imports)]
+                    use ::autodiff::__private::forward::{
+                        ArgZero as _, NoZero as _, ScalarZero as _,
+                    };
+                    (&&&::autodiff::__private::forward::Probe(&__v0)).zero()
+                });
+            let __tv0: T = match __o.0 {
+                ::core::option::Option::Some(t) => t,
+                ::core::option::Option::None => {
+                    ::autodiff::__private::forward::lend(
+                        __z0.as_ref().expect("a zero tangent"),
+                    )
+                }
+            };
+            let __z1 = __o
+                .1
+                .is_none()
+                .then(|| {
+                    #[allow(unused_imports)]
+                    use ::autodiff::__private::forward::{
+                        ArgZero as _, NoZero as _, ScalarZero as _,
+                    };
+                    (&&&::autodiff::__private::forward::Probe(&__v1)).zero()
+                });
+            let __tv1: T = match __o.1 {
+                ::core::option::Option::Some(t) => t,
+                ::core::option::Option::None => {
+                    ::autodiff::__private::forward::lend(
+                        __z1.as_ref().expect("a zero tangent"),
+                    )
+                }
+            };
+            let __tv2 = ::autodiff::__private::NoTangent;
+            Self::__jvp::<T>(__v0, __v1, __v2, __tv0, __tv1, __tv2)
+        }
+    }
 }

@@ -348,4 +348,146 @@ impl rosenbrock {
         ::autodiff::__private::ops::reset_d0(&mut __dc0);
         (__v16, (::autodiff::__private::finish_tangent(&__v0, __d0),))
     }
+    #[doc(hidden)]
+    const __FORWARD: ::core::option::Option<&'static str> = ::autodiff::__private::forward::first_reason(
+        &[::core::option::Option::None],
+    );
+    #[doc(hidden)]
+    #[inline]
+    fn __jvp<'__autodiff_l0>(__v0: &'__autodiff_l0 [f64], __tv0: &[f64]) -> (f64, f64) {
+        let mut __c0 = ::core::default::Default::default();
+        let mut __c1 = ::core::default::Default::default();
+        let mut __tc0 = ::core::default::Default::default();
+        __c0 = (0.0);
+        __tc0 = ::autodiff::__private::zero_tangent(&__c0);
+        let __v1 = __v0.len() - 1;
+        __c1 = (0u8);
+        let mut __n15 = 0usize;
+        for __v2 in (0)..__v1 {
+            let __v3 = __v0[__v2];
+            let __tv3 = __tv0[__v2];
+            let __v4 = (1.0) - __v3;
+            let __tv4 = (::autodiff::__private::ops::sub_d1(&__tv3));
+            let __v5 = __v2 + 1;
+            let __v6 = __v0[__v5];
+            let __tv6 = __tv0[__v5];
+            let __v7 = __v3 * __v3;
+            let __tv7 = (::autodiff::__private::ops::mul_d0(&__v3, &__tv3)
+                + ::autodiff::__private::ops::mul_d1(&__v3, &__tv3));
+            let __v8 = __v6 - __v7;
+            let __tv8 = (::autodiff::__private::ops::sub_d0(&__tv6)
+                + ::autodiff::__private::ops::sub_d1(&__tv7));
+            let __v9 = __v4 * __v4;
+            let __tv9 = (::autodiff::__private::ops::mul_d0(&__v4, &__tv4)
+                + ::autodiff::__private::ops::mul_d1(&__v4, &__tv4));
+            let __v10 = (100.0) * __v8;
+            let __tv10 = (::autodiff::__private::ops::mul_d1(&(100.0), &__tv8));
+            let __v11 = __v10 * __v8;
+            let __tv11 = (::autodiff::__private::ops::mul_d0(&__v8, &__tv10)
+                + ::autodiff::__private::ops::mul_d1(&__v10, &__tv8));
+            let __v12 = __v9 + __v11;
+            let __tv12 = (::autodiff::__private::ops::add_d0(&__tv9)
+                + ::autodiff::__private::ops::add_d1(&__tv11));
+            let __v13 = ::core::clone::Clone::clone(&__c0);
+            let __tv13 = ::core::clone::Clone::clone(&__tc0);
+            let __v14 = __v13 + __v12;
+            let __tv14 = (::autodiff::__private::ops::add_d0(&__tv13)
+                + ::autodiff::__private::ops::add_d1(&__tv12));
+            __c0 = __v14;
+            __tc0 = __tv14;
+            __n15 += 1;
+        }
+        let __v15 = __n15;
+        let __v16 = ::core::clone::Clone::clone(&__c0);
+        let __tv16 = ::core::clone::Clone::clone(&__tc0);
+        let __y: f64 = __v16;
+        let __ty: f64 = __tv16;
+        (__y, __ty)
+    }
+    #[doc(hidden)]
+    fn __jvp_function<'__autodiff_l0>() -> impl ::core::ops::Fn(
+        &[f64],
+        &[f64],
+    ) -> (f64, f64) + use<'__autodiff_l0> {
+        move |__v0: &[f64], __tv0: &[f64]| {
+            let mut __o: (::core::option::Option<&[f64]>,) = ::core::default::Default::default();
+            __o.0 = ::core::option::Option::Some(__tv0);
+            let __z0 = __o
+                .0
+                .is_none()
+                .then(|| {
+                    #[allow(unused_imports)]
+                    use ::autodiff::__private::forward::{
+                        ArgZero as _, NoZero as _, ScalarZero as _,
+                    };
+                    (&&&::autodiff::__private::forward::Probe(&__v0)).zero()
+                });
+            let __tv0: &[f64] = match __o.0 {
+                ::core::option::Option::Some(t) => t,
+                ::core::option::Option::None => {
+                    ::autodiff::__private::forward::lend(
+                        __z0.as_ref().expect("a zero tangent"),
+                    )
+                }
+            };
+            ::autodiff::__private::forward::check_shape(
+                &__v0,
+                &__tv0,
+                "rosenbrock",
+                "x",
+            );
+            Self::__jvp(__v0, __tv0)
+        }
+    }
+    #[doc(hidden)]
+    fn __jvp_sel1<'__autodiff_l0, __S>(
+        _selection: __S,
+    ) -> impl ::core::ops::Fn(
+        &[f64],
+        <__S as ::autodiff::__private::forward::Scatter1<
+            (::core::option::Option<&'__autodiff_l0 [f64]>,),
+        >>::I0,
+    ) -> (f64, f64) + use<'__autodiff_l0, __S>
+    where
+        __S: ::autodiff::__private::forward::Scatter1<
+            (::core::option::Option<&'__autodiff_l0 [f64]>,),
+        >,
+    {
+        move |
+            __v0: &[f64],
+            __sel0: <__S as ::autodiff::__private::forward::Scatter1<
+                (::core::option::Option<&'__autodiff_l0 [f64]>,),
+            >>::I0|
+        {
+            let mut __o: (::core::option::Option<&'__autodiff_l0 [f64]>,) = ::core::default::Default::default();
+            <__S as ::autodiff::__private::forward::Scatter1<
+                (::core::option::Option<&'__autodiff_l0 [f64]>,),
+            >>::scatter(__sel0, &mut __o);
+            let __z0 = __o
+                .0
+                .is_none()
+                .then(|| {
+                    #[allow(unused_imports)]
+                    use ::autodiff::__private::forward::{
+                        ArgZero as _, NoZero as _, ScalarZero as _,
+                    };
+                    (&&&::autodiff::__private::forward::Probe(&__v0)).zero()
+                });
+            let __tv0: &[f64] = match __o.0 {
+                ::core::option::Option::Some(t) => t,
+                ::core::option::Option::None => {
+                    ::autodiff::__private::forward::lend(
+                        __z0.as_ref().expect("a zero tangent"),
+                    )
+                }
+            };
+            ::autodiff::__private::forward::check_shape(
+                &__v0,
+                &__tv0,
+                "rosenbrock",
+                "x",
+            );
+            Self::__jvp(__v0, __tv0)
+        }
+    }
 }

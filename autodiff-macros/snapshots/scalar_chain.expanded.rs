@@ -265,4 +265,142 @@ impl chain {
             )
         }
     }
+    #[doc(hidden)]
+    const __FORWARD: ::core::option::Option<&'static str> = ::autodiff::__private::forward::first_reason(
+        &[::core::option::Option::None],
+    );
+    #[doc(hidden)]
+    #[inline]
+    fn __jvp(
+        __v0: f64,
+        __v1: usize,
+        __tv0: f64,
+        __tv1: ::autodiff::__private::NoTangent,
+    ) -> (f64, f64) {
+        let mut __c0 = ::core::default::Default::default();
+        let mut __c1 = ::core::default::Default::default();
+        let mut __tc0 = ::core::default::Default::default();
+        __c0 = __v0;
+        __tc0 = __tv0;
+        __c1 = (0u8);
+        let mut __n9 = 0usize;
+        for __v2 in (0)..__v1 {
+            let __v3 = ::core::clone::Clone::clone(&__c0);
+            let __tv3 = ::core::clone::Clone::clone(&__tc0);
+            let __v4 = __v3.sin();
+            let __tv4 = (::autodiff::__private::ops::sin_d0(&__v3, &__tv3));
+            let __v5 = __v4 * (1.0001);
+            let __tv5 = (::autodiff::__private::ops::mul_d0(&(1.0001), &__tv4));
+            let __v6 = __v0 * __v3;
+            let __tv6 = (::autodiff::__private::ops::mul_d0(&__v3, &__tv0)
+                + ::autodiff::__private::ops::mul_d1(&__v0, &__tv3));
+            let __v7 = __v6.cos();
+            let __tv7 = (::autodiff::__private::ops::cos_d0(&__v6, &__tv6));
+            let __v8 = __v5 + __v7;
+            let __tv8 = (::autodiff::__private::ops::add_d0(&__tv5)
+                + ::autodiff::__private::ops::add_d1(&__tv7));
+            __c0 = __v8;
+            __tc0 = __tv8;
+            __n9 += 1;
+        }
+        let __v9 = __n9;
+        let __v10 = ::core::clone::Clone::clone(&__c0);
+        let __tv10 = ::core::clone::Clone::clone(&__tc0);
+        let __y: f64 = __v10;
+        let __ty: f64 = __tv10;
+        (__y, __ty)
+    }
+    #[doc(hidden)]
+    fn __jvp_function() -> impl ::core::ops::Fn(f64, usize, f64) -> (f64, f64) + use<> {
+        move |__v0: f64, __v1: usize, __tv0: f64| {
+            let mut __o: (
+                ::core::option::Option<f64>,
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+            ) = ::core::default::Default::default();
+            __o.0 = ::core::option::Option::Some(__tv0);
+            let __z0 = __o
+                .0
+                .is_none()
+                .then(|| {
+                    #[allow(unused_imports)]
+                    use ::autodiff::__private::forward::{
+                        ArgZero as _, NoZero as _, ScalarZero as _,
+                    };
+                    (&&&::autodiff::__private::forward::Probe(&__v0)).zero()
+                });
+            let __tv0: f64 = match __o.0 {
+                ::core::option::Option::Some(t) => t,
+                ::core::option::Option::None => {
+                    ::autodiff::__private::forward::lend(
+                        __z0.as_ref().expect("a zero tangent"),
+                    )
+                }
+            };
+            let __tv1 = ::autodiff::__private::NoTangent;
+            Self::__jvp(__v0, __v1, __tv0, __tv1)
+        }
+    }
+    #[doc(hidden)]
+    fn __jvp_sel1<__S>(
+        _selection: __S,
+    ) -> impl ::core::ops::Fn(
+        f64,
+        usize,
+        <__S as ::autodiff::__private::forward::Scatter1<
+            (
+                ::core::option::Option<f64>,
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+            ),
+        >>::I0,
+    ) -> (f64, f64) + use<__S>
+    where
+        __S: ::autodiff::__private::forward::Scatter1<
+            (
+                ::core::option::Option<f64>,
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+            ),
+        >,
+    {
+        move |
+            __v0: f64,
+            __v1: usize,
+            __sel0: <__S as ::autodiff::__private::forward::Scatter1<
+                (
+                    ::core::option::Option<f64>,
+                    ::core::option::Option<::autodiff::__private::NoTangent>,
+                ),
+            >>::I0|
+        {
+            let mut __o: (
+                ::core::option::Option<f64>,
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+            ) = ::core::default::Default::default();
+            <__S as ::autodiff::__private::forward::Scatter1<
+                (
+                    ::core::option::Option<f64>,
+                    ::core::option::Option<::autodiff::__private::NoTangent>,
+                ),
+            >>::scatter(__sel0, &mut __o);
+            let __z0 = __o
+                .0
+                .is_none()
+                .then(|| {
+                    #[allow(unused_imports)]
+                    use ::autodiff::__private::forward::{
+                        ArgZero as _, NoZero as _, ScalarZero as _,
+                    };
+                    (&&&::autodiff::__private::forward::Probe(&__v0)).zero()
+                });
+            let __tv0: f64 = match __o.0 {
+                ::core::option::Option::Some(t) => t,
+                ::core::option::Option::None => {
+                    ::autodiff::__private::forward::lend(
+                        __z0.as_ref().expect("a zero tangent"),
+                    )
+                }
+            };
+            let __tv1 = ::autodiff::__private::NoTangent;
+            Self::__jvp(__v0, __v1, __tv0, __tv1)
+        }
+    }
 }

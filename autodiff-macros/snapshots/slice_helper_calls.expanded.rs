@@ -313,4 +313,154 @@ impl sum_picks {
             ),
         )
     }
+    #[doc(hidden)]
+    const __FORWARD: ::core::option::Option<&'static str> = ::autodiff::__private::forward::first_reason(
+        &[::core::option::Option::None, pick::__FORWARD],
+    );
+    #[doc(hidden)]
+    #[inline]
+    fn __jvp<'__autodiff_l0>(
+        __v0: &'__autodiff_l0 [f64],
+        __v1: usize,
+        __tv0: &[f64],
+        __tv1: ::autodiff::__private::NoTangent,
+    ) -> (f64, f64) {
+        let mut __c0 = ::core::default::Default::default();
+        let mut __c1 = ::core::default::Default::default();
+        let mut __tc0 = ::core::default::Default::default();
+        __c0 = (0.0);
+        __tc0 = ::autodiff::__private::zero_tangent(&__c0);
+        __c1 = (0u8);
+        let mut __n7 = 0usize;
+        for __v2 in (0)..__v1 {
+            let __v3 = __v2 % __v0.len();
+            let (__v4, __tv4) = pick::__jvp(
+                __v0,
+                __v3,
+                __tv0,
+                ::autodiff::__private::forward::lend(
+                    &{
+                        #[allow(unused_imports)]
+                        use ::autodiff::__private::forward::{
+                            ArgZero as _, NoZero as _, ScalarZero as _,
+                        };
+                        (&&&::autodiff::__private::forward::Probe(&__v3)).zero()
+                    },
+                ),
+            );
+            let __v5 = ::core::clone::Clone::clone(&__c0);
+            let __tv5 = ::core::clone::Clone::clone(&__tc0);
+            let __v6 = __v5 + __v4;
+            let __tv6 = (::autodiff::__private::ops::add_d0(&__tv5)
+                + ::autodiff::__private::ops::add_d1(&__tv4));
+            __c0 = __v6;
+            __tc0 = __tv6;
+            __n7 += 1;
+        }
+        let __v7 = __n7;
+        let __v8 = ::core::clone::Clone::clone(&__c0);
+        let __tv8 = ::core::clone::Clone::clone(&__tc0);
+        let __y: f64 = __v8;
+        let __ty: f64 = __tv8;
+        (__y, __ty)
+    }
+    #[doc(hidden)]
+    fn __jvp_function<'__autodiff_l0>() -> impl ::core::ops::Fn(
+        &[f64],
+        usize,
+        &[f64],
+    ) -> (f64, f64) + use<'__autodiff_l0> {
+        move |__v0: &[f64], __v1: usize, __tv0: &[f64]| {
+            let mut __o: (
+                ::core::option::Option<&[f64]>,
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+            ) = ::core::default::Default::default();
+            __o.0 = ::core::option::Option::Some(__tv0);
+            let __z0 = __o
+                .0
+                .is_none()
+                .then(|| {
+                    #[allow(unused_imports)]
+                    use ::autodiff::__private::forward::{
+                        ArgZero as _, NoZero as _, ScalarZero as _,
+                    };
+                    (&&&::autodiff::__private::forward::Probe(&__v0)).zero()
+                });
+            let __tv0: &[f64] = match __o.0 {
+                ::core::option::Option::Some(t) => t,
+                ::core::option::Option::None => {
+                    ::autodiff::__private::forward::lend(
+                        __z0.as_ref().expect("a zero tangent"),
+                    )
+                }
+            };
+            ::autodiff::__private::forward::check_shape(&__v0, &__tv0, "sum_picks", "v");
+            let __tv1 = ::autodiff::__private::NoTangent;
+            Self::__jvp(__v0, __v1, __tv0, __tv1)
+        }
+    }
+    #[doc(hidden)]
+    fn __jvp_sel1<'__autodiff_l0, __S>(
+        _selection: __S,
+    ) -> impl ::core::ops::Fn(
+        &[f64],
+        usize,
+        <__S as ::autodiff::__private::forward::Scatter1<
+            (
+                ::core::option::Option<&'__autodiff_l0 [f64]>,
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+            ),
+        >>::I0,
+    ) -> (f64, f64) + use<'__autodiff_l0, __S>
+    where
+        __S: ::autodiff::__private::forward::Scatter1<
+            (
+                ::core::option::Option<&'__autodiff_l0 [f64]>,
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+            ),
+        >,
+    {
+        move |
+            __v0: &[f64],
+            __v1: usize,
+            __sel0: <__S as ::autodiff::__private::forward::Scatter1<
+                (
+                    ::core::option::Option<&'__autodiff_l0 [f64]>,
+                    ::core::option::Option<::autodiff::__private::NoTangent>,
+                ),
+            >>::I0|
+        {
+            let mut __o: (
+                ::core::option::Option<&'__autodiff_l0 [f64]>,
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+            ) = ::core::default::Default::default();
+            <__S as ::autodiff::__private::forward::Scatter1<
+                (
+                    ::core::option::Option<&'__autodiff_l0 [f64]>,
+                    ::core::option::Option<::autodiff::__private::NoTangent>,
+                ),
+            >>::scatter(__sel0, &mut __o);
+            let __z0 = __o
+                .0
+                .is_none()
+                .then(|| {
+                    #[allow(unused_imports)]
+                    use ::autodiff::__private::forward::{
+                        ArgZero as _, NoZero as _, ScalarZero as _,
+                    };
+                    (&&&::autodiff::__private::forward::Probe(&__v0)).zero()
+                });
+            let __tv0: &[f64] = match __o.0 {
+                ::core::option::Option::Some(t) => t,
+                ::core::option::Option::None => {
+                    ::autodiff::__private::forward::lend(
+                        __z0.as_ref().expect("a zero tangent"),
+                    )
+                }
+            };
+            ::autodiff::__private::forward::check_shape(&__v0, &__tv0, "sum_picks", "v");
+            let __tv1 = ::autodiff::__private::NoTangent;
+            Self::__jvp(__v0, __v1, __tv0, __tv1)
+        }
+    }
 }

@@ -89,8 +89,12 @@ fn companion_arguments(arguments: syn::PathArguments, what: &str) -> syn::PathAr
         return arguments;
     };
     match what {
-        "all" | "SIGNATURE" => syn::PathArguments::None,
+        "all" | "SIGNATURE" | "FORWARD" => syn::PathArguments::None,
         "gradients_function" | "value_and_gradients_function" => {
+            args.args.insert(0, syn::parse_quote!(_));
+            syn::PathArguments::AngleBracketed(args)
+        }
+        w if w.starts_with("jvp_sel") => {
             args.args.insert(0, syn::parse_quote!(_));
             syn::PathArguments::AngleBracketed(args)
         }
@@ -129,6 +133,7 @@ pub fn companions(
     vis: &syn::Visibility,
     pullback: Pullback,
     seeded_fn_body: Option<TokenStream>,
+    forward_items: TokenStream,
 ) -> TokenStream {
     let rt = rt();
     // A free function's companions are associated items of its struct: the allow-list on
@@ -417,6 +422,8 @@ pub fn companions(
         }
 
         #seeded_item
+
+        #forward_items
     };
     if sig.is_method {
         return items;

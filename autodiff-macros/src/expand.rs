@@ -127,10 +127,12 @@ fn try_expand(
     if args.custom_vjp.is_none() {
         crate::sources::mark(&mut func.block, locals, differentiable);
     }
+    let mut sweep = None;
     let (vjp_fn_body, seeded) = match &args.custom_vjp {
         Some(rule) => (Pullback::Custom(custom_rule_body(&sig, rule)), None),
         None => {
             let body = lower(&sig, &sig.generics, &func.block, &mut errors);
+            sweep = Some(crate::emit::jvp_body(&sig, &body));
             (
                 Pullback::Generated(vjp_into_body(&sig, &body)),
                 // (a function writing through `&mut` parameters has no fused form)
@@ -167,7 +169,8 @@ fn try_expand(
         };
         func.block.stmts.insert(0, prologue);
     }
-    let companions = companions(&sig, &func.vis, vjp_fn_body, seeded);
+    let forward = crate::forward::companions(&sig, &func.vis, sweep);
+    let companions = companions(&sig, &func.vis, vjp_fn_body, seeded, forward);
     Ok(quote! {
         #func
         #companions

@@ -85,7 +85,22 @@ pub fn gradients_function(input: HelperInput, with_value: bool) -> syn::Result<T
     if refs.len() > 8 {
         return Err(syn::Error::new(span, crate::diag::PARAMS_TOO_MANY));
     }
-    let signature = companion_path(&input.func, "SIGNATURE");
+    let (checks, keys) = selection_consts(&input.func, &refs)?;
+    let sel = format_ident!("Sel{}", keys.len());
+    Ok(quote! {{
+        #checks
+        #target(#rt::select::#sel::<#(#keys),*>)
+    }})
+}
+
+/// The constants a `params = [...]` list becomes: each entry's position, checked against
+/// `func`'s signature at compile time (an unknown or constant parameter is an error at the
+/// entry), and the checks that no parameter is selected twice.
+pub fn selection_consts(
+    func: &syn::ExprPath,
+    refs: &[ParamRef],
+) -> syn::Result<(TokenStream, Vec<syn::Ident>)> {
+    let signature = companion_path(func, "SIGNATURE");
     let mut consts = Vec::new();
     let mut keys = Vec::new();
     let mut seen: Vec<String> = Vec::new();
@@ -129,12 +144,7 @@ pub fn gradients_function(input: HelperInput, with_value: bool) -> syn::Result<T
             ));
         }
     }
-    let sel = format_ident!("Sel{}", keys.len());
-    Ok(quote! {{
-        #(#consts)*
-        #(#distinct)*
-        #target(#rt::select::#sel::<#(#keys),*>)
-    }})
+    Ok((quote!(#(#consts)* #(#distinct)*), keys))
 }
 
 /// `vjp!(f)`: the function returning `(value, pullback)`.

@@ -15,6 +15,7 @@ mod derive;
 mod diag;
 mod emit;
 mod expand;
+mod forward;
 mod fuse;
 mod helpers;
 mod ir;
@@ -193,6 +194,38 @@ pub fn value_and_gradients_function(input: TokenStream) -> TokenStream {
 pub fn vjp(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as helpers::HelperInput);
     helpers::vjp(input)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// `jvp!(f)(args…, tangents…)` returns `(value, tangent)`: forward mode, the value and
+/// the directional derivative in one sweep, no tape. Without `params` it takes one tangent
+/// per differentiable parameter, in order; with `params = [...]`, one per selected
+/// parameter in the order named (the others' tangents are zero). A tangent has its
+/// parameter's type (a slice's tangent is a slice), and the result's tangent the output's
+/// type; a tangent whose shape is not its parameter's panics, naming both.
+///
+/// ```
+/// use autodiff::prelude::*;
+///
+/// #[differentiable]
+/// fn weighted_sum(w1: f64, x1: f64, w2: f64, x2: f64) -> f64 {
+///     w1 * x1 + w2 * x2
+/// }
+///
+/// let (y, dy) = jvp!(weighted_sum, params = ["w1", "w2"])(2.0, 5.0, 3.0, 7.0, 1.0, 0.0);
+/// assert_eq!((y, dy), (31.0, 5.0));
+/// let (_, dy) = jvp!(weighted_sum)(2.0, 5.0, 3.0, 7.0, 1.0, 0.0, 0.0, 1.0);
+/// assert_eq!(dy, 5.0 + 3.0);
+/// ```
+///
+/// A function forward mode cannot differentiate yet (a hand-written `vjp` rule without a
+/// `jvp` one, an array operation without a tangent rule) is a compile error where `jvp!`
+/// names it.
+#[proc_macro]
+pub fn jvp(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as helpers::HelperInput);
+    forward::jvp(input)
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
 }

@@ -20,6 +20,8 @@
 
 mod array;
 pub mod check;
+#[doc(hidden)]
+pub mod forward;
 pub mod implicit;
 pub mod ops;
 pub mod optim;

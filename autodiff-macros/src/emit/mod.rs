@@ -15,6 +15,9 @@ use crate::ir::{
 mod accumulate;
 mod forward;
 mod reverse;
+mod tangent;
+
+pub(crate) use tangent::{jvp_body, tangent_var, TangentSweep};
 
 use forward::rhs_tokens;
 

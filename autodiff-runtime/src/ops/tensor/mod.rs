@@ -34,6 +34,7 @@ mod indexing;
 mod linalg;
 mod reductions;
 mod shape;
+mod tangent;
 
 pub use arithmetic::*;
 pub use elementwise::*;
@@ -42,6 +43,7 @@ pub use indexing::*;
 pub use linalg::*;
 pub use reductions::*;
 pub use shape::*;
+pub use tangent::*;
 
 use crate::real::Real;
 use crate::sealed::Sealed;

@@ -1,0 +1,649 @@
+//! The tangent sweep (forward mode): one pass over the IR computing each value and, right
+//! after it, its tangent (`__tvN` for the variable `__vN`, `__tcN` for the cell `__cN`).
+//! No tape: a tangent reads only values defined before it, so loops and branches are the
+//! primal's own, run once.
+//!
+//! Formulas stay in the runtime. A scalar rule `ops::<name>_d<k>(reads…, &dy)` is linear in
+//! `dy` (it is `dy · ∂y/∂x_k`), so the tangent of `y` is `Σ_k ops::<name>_d<k>(reads…, &t_k)`
+//! over the operands that have a tangent. Values that may be arrays go through
+//! `ops::tensor`: a linear operation's tangent is the operation applied to the tangent
+//! (`sum`, `t`, `slice`, `sum_axis`…), a product's is built from the forward operations
+//! (`dot(ta, b) + dot(a, tb)`), and an elementwise method's is its elementwise rule applied
+//! to the tangent (which keeps the operand's shape). What is not covered yet is refused:
+//! the function gets a `__jvp` that is never reached, and a reason that `jvp!` reports as
+//! a compile error where it is used.
+
+use super::*;
+use crate::rules::{Form, Read, Rule};
+
+/// The result of the tangent transformation: the body of `__jvp`, or why there is none.
+pub(crate) struct TangentSweep {
+    pub(crate) body: TokenStream,
+    /// Why forward mode cannot differentiate the function (yet).
+    pub(crate) refusal: Option<String>,
+    /// The differentiable functions the body calls with tangents (their refusals are the
+    /// caller's).
+    pub(crate) callees: Vec<syn::ExprPath>,
+}
+
+pub(crate) fn tangent_var(v: VarId) -> syn::Ident {
+    format_ident!("__tv{}", v.0, span = Span::mixed_site())
+}
+
+fn tangent_cell(c: CellId) -> syn::Ident {
+    format_ident!("__tc{}", c.0, span = Span::mixed_site())
+}
+
+struct Tangents<'a> {
+    body: &'a Body,
+    primal: Emitter<'a>,
+    refusal: Option<String>,
+    callees: Vec<syn::ExprPath>,
+    function: String,
+}
+
+/// The body of `__jvp(params…, tangents…) -> (value, tangent)`.
+pub(crate) fn jvp_body(sig: &Signature, body: &Body) -> TangentSweep {
+    let mut t = Tangents {
+        body,
+        primal: new_emitter(sig, body),
+        refusal: None,
+        callees: Vec::new(),
+        function: sig.ident.to_string(),
+    };
+    for p in &sig.params {
+        if p.in_out {
+            t.refuse(format!("the `&mut` parameter `{}`", p.name));
+        }
+        if p.differentiable && !forward_param_type(&p.ty) {
+            t.refuse(format!(
+                "the parameter `{}`, whose type has no tangent argument yet (floats, float \
+                 slices and `Vec`s, and ndarray arrays have)",
+                p.name
+            ));
+        }
+    }
+    let declarations = t.primal.declarations();
+    let mut cells = TokenStream::new();
+    for (i, cell) in body.cells.iter().enumerate() {
+        if !cell.active {
+            continue;
+        }
+        let tc = tangent_cell(CellId(i));
+        let ty = cell.ty.as_ref().map(|t| quote!(: #t));
+        cells.extend(quote!(let mut #tc #ty = ::core::default::Default::default();));
+    }
+    let sweep = t.block(&body.block);
+    let items = &body.items;
+    let y = format_ident!("__y", span = Span::mixed_site());
+    let output = body.output.tokens();
+    let out_ty = match &sig.output {
+        syn::Type::Infer(_) => quote!(),
+        ty => quote!(: #ty),
+    };
+    let tangent = t.value_tangent(&body.output, &quote!(#y));
+    let ty = format_ident!("__ty", span = Span::mixed_site());
+    let body = quote! {
+        #(#items)*
+        #declarations
+        #cells
+        #sweep
+        let #y #out_ty = #output;
+        let #ty #out_ty = #tangent;
+        (#y, #ty)
+    };
+    TangentSweep {
+        body,
+        refusal: t.refusal.map(|r| {
+            format!(
+                "`{}` cannot be differentiated in forward mode yet: {r}",
+                t.function
+            )
+        }),
+        callees: t.callees,
+    }
+}
+
+/// Whether a differentiable parameter of this type takes a tangent argument of its own
+/// type: floats (and float type parameters), float slices and `Vec`s, ndarray arrays and
+/// views, and shared references to these.
+fn forward_param_type(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Reference(r) => r.mutability.is_none() && forward_param_type(&r.elem),
+        syn::Type::Paren(p) => forward_param_type(&p.elem),
+        syn::Type::Slice(s) => forward_param_type(&s.elem),
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let Some(last) = p.path.segments.last() else {
+                return false;
+            };
+            let name = last.ident.to_string();
+            if name == "Vec" {
+                return match &last.arguments {
+                    syn::PathArguments::AngleBracketed(a) => a.args.iter().all(|g| match g {
+                        syn::GenericArgument::Type(t) => forward_param_type(t),
+                        _ => true,
+                    }),
+                    _ => false,
+                };
+            }
+            // floats, a float type parameter (a single uppercase identifier), arrays
+            p.path.segments.len() == 1
+                && (crate::rules::is_float_type_name(&name)
+                    || (name.len() <= 2 && name.starts_with(|c: char| c.is_ascii_uppercase())))
+                || (name.starts_with("Array") && !name.starts_with("ArrayView"))
+        }
+        _ => false,
+    }
+}
+
+impl Tangents<'_> {
+    fn refuse(&mut self, what: impl Into<String>) {
+        if self.refusal.is_none() {
+            self.refusal = Some(what.into());
+        }
+    }
+
+    fn active(&self, o: &Operand) -> Option<VarId> {
+        o.var().filter(|v| self.body.is_active(*v))
+    }
+
+    /// The tangent of an active operand, as the operand is written (`x`, `&x`).
+    fn operand_tangent(&self, o: &Operand) -> Option<TokenStream> {
+        match o {
+            Operand::Var(v) if self.body.is_active(*v) => {
+                let t = tangent_var(*v);
+                Some(quote!(#t))
+            }
+            Operand::Ref(v) if self.body.is_active(*v) => {
+                let t = tangent_var(*v);
+                Some(quote!((&#t)))
+            }
+            _ => None,
+        }
+    }
+
+    fn block(&mut self, block: &Block) -> TokenStream {
+        let mut out = TokenStream::new();
+        for stmt in &block.stmts {
+            self.stmt(&mut out, stmt);
+        }
+        out
+    }
+
+    fn stmt(&mut self, out: &mut TokenStream, stmt: &Stmt) {
+        let rt = rt();
+        match stmt {
+            Stmt::Effect(_) => self.primal.fwd_stmt(out, stmt),
+            Stmt::Let { dst, rhs, span, .. } => {
+                if let Rhs::Call { func, args } = rhs {
+                    if self.body.is_active(*dst) {
+                        self.call(out, *dst, func, args, *span);
+                        return;
+                    }
+                }
+                let mut primal = TokenStream::new();
+                self.primal.fwd_stmt(&mut primal, stmt);
+                out.extend(unchecked_queries(primal));
+                if self.body.is_active(*dst) {
+                    let t = self.rhs_tangent(*dst, rhs);
+                    let tv = tangent_var(*dst);
+                    out.extend(quote!(let #tv = #t;));
+                }
+            }
+            Stmt::WriteCell { cell, value } => {
+                self.primal.fwd_stmt(out, stmt);
+                if !self.body.cells[cell.0].active {
+                    return;
+                }
+                let (c, tc) = (cell.ident(), tangent_cell(*cell));
+                let t = match self.operand_tangent(value) {
+                    Some(t) => t,
+                    None => quote!(#rt::zero_tangent(&#c)),
+                };
+                out.extend(quote!(#tc = #t;));
+            }
+            Stmt::WriteIndex { cell, index, value } => {
+                self.primal.fwd_stmt(out, stmt);
+                if !self.body.cells[cell.0].active {
+                    return;
+                }
+                let (c, tc, i) = (cell.ident(), tangent_cell(*cell), index.tokens());
+                let t = match self.operand_tangent(value) {
+                    Some(t) => t,
+                    None => quote!(#rt::zero_tangent(&#c[#i])),
+                };
+                out.extend(quote!(#tc[#i] = #t;));
+            }
+            Stmt::If { cond, then, els } => {
+                let c = cond.tokens();
+                let (t, e) = (self.block(then), self.block(els));
+                out.extend(quote!(if #c { #t } else { #e }));
+            }
+            Stmt::Loop {
+                head,
+                body,
+                count,
+                flow,
+            } => {
+                let n = format_ident!("__n{}", count.0, span = Span::mixed_site());
+                let b = self.block(body);
+                let check = flow.map(|f: CellId| {
+                    let f = f.ident();
+                    quote!(if #f == 1u8 { break; } #f = 0u8;)
+                });
+                let looped = match head {
+                    LoopHead::For { item, iter, .. } => {
+                        let id = item.ident();
+                        quote!(for #id in #iter { #b #n += 1; #check })
+                    }
+                    LoopHead::Infinite => quote!(loop { #b #n += 1; #check }),
+                };
+                let c = count.ident();
+                out.extend(quote!(let mut #n = 0usize; #looped let #c = #n;));
+            }
+        }
+    }
+
+    /// A call of a differentiable function whose result depends on the inputs: its
+    /// `__jvp`, with a zero tangent for each argument that does not.
+    fn call(
+        &mut self,
+        out: &mut TokenStream,
+        dst: VarId,
+        func: &syn::ExprPath,
+        args: &[Operand],
+        span: Span,
+    ) {
+        let rt = rt();
+        let mut tangents = Vec::new();
+        for a in args {
+            if a.lent_cell().is_some() {
+                self.refuse("a call lending a `&mut` buffer");
+            }
+            tangents.push(match self.operand_tangent(a) {
+                Some(t) => t,
+                None => {
+                    let a = a.tokens();
+                    quote! {
+                        #rt::forward::lend(&{
+                            #[allow(unused_imports)]
+                            use #rt::forward::{ArgZero as _, NoZero as _, ScalarZero as _};
+                            (&&&#rt::forward::Probe(&#a)).zero()
+                        })
+                    }
+                }
+            });
+        }
+        let a = args.iter().map(Operand::tokens);
+        let jvp = companion_path(func, "jvp");
+        let (v, tv) = (dst.ident(), tangent_var(dst));
+        out.extend(quote::quote_spanned!(span=> let (#v, #tv) = #jvp(#(#a,)* #(#tangents),*);));
+        // (a function declared inside the body is out of reach of the constant that
+        // collects the callees' reasons)
+        let local = self.body.items.iter().any(|item| match item {
+            syn::Item::Fn(f) => func.path.is_ident(&f.sig.ident),
+            _ => false,
+        });
+        if !local {
+            self.callees.push(func.clone());
+        }
+    }
+
+    /// The tangent of a `Value` (the output).
+    fn value_tangent(&self, value: &Value, primal: &TokenStream) -> TokenStream {
+        let rt = rt();
+        match value {
+            Value::Var(v) if self.body.is_active(*v) => {
+                let t = tangent_var(*v);
+                quote!(#t)
+            }
+            Value::Tuple(items) => {
+                let items = items.iter().enumerate().map(|(k, item)| {
+                    let i = syn::Index::from(k);
+                    self.value_tangent(item, &quote!(#primal.#i))
+                });
+                quote!((#(#items,)*))
+            }
+            Value::Ref(inner) => self.value_tangent(inner, primal),
+            _ => quote!(#rt::zero_tangent(&#primal)),
+        }
+    }
+
+    fn rhs_tangent(&mut self, dst: VarId, rhs: &Rhs) -> TokenStream {
+        let rt = rt();
+        let maybe_array = self.body.vars[dst.0].maybe_array;
+        let clone = |t: TokenStream| quote!(::core::clone::Clone::clone(&#t));
+        let zero = {
+            let v = dst.ident();
+            quote!(#rt::zero_tangent(&#v))
+        };
+        match rhs {
+            Rhs::Copy(o) => match self.operand_tangent(o) {
+                // method syntax, as the primal: `r.clone()` of a `&Array` is an array
+                Some(t) if maybe_array => quote!(#t.clone()),
+                Some(t) => t,
+                None => zero,
+            },
+            Rhs::Inactive(_) => zero,
+            Rhs::ReadCell(c) => {
+                let tc = tangent_cell(*c);
+                clone(quote!(#tc))
+            }
+            Rhs::ReadIndex { place, index } => {
+                let Some(p) = self.place_tangent(*place) else {
+                    return zero;
+                };
+                let i = index.tokens();
+                if maybe_array {
+                    quote!(#rt::__autodiff_project!(#p[#i]))
+                } else {
+                    quote!(#p[#i])
+                }
+            }
+            Rhs::SubSlice { place, range } => {
+                let Some(p) = self.place_tangent(*place) else {
+                    return zero;
+                };
+                let r = range.tokens();
+                quote!(&#p[#r])
+            }
+            Rhs::Field { base, index } => {
+                if !self.body.is_active(*base) {
+                    return zero;
+                }
+                let (b, i) = (tangent_var(*base), syn::Index::from(*index as usize));
+                clone(quote!(#b.#i))
+            }
+            Rhs::Member { base, member } => {
+                if !self.body.is_active(*base) {
+                    return zero;
+                }
+                let b = tangent_var(*base);
+                quote!(#rt::__autodiff_project!(#b.#member))
+            }
+            Rhs::Source(_) => {
+                self.refuse("a read of a captured variable (the implicit mode)");
+                zero
+            }
+            Rhs::Call { .. } => zero,
+            Rhs::Prim(prim, args) => self.prim_tangent(dst, prim, args, maybe_array),
+        }
+    }
+
+    fn place_tangent(&self, place: Place) -> Option<TokenStream> {
+        match place {
+            Place::Var(v) if self.body.is_active(v) => {
+                let t = tangent_var(v);
+                Some(quote!(#t))
+            }
+            Place::Cell(c) if self.body.cells[c.0].active => {
+                let t = tangent_cell(c);
+                Some(quote!(#t))
+            }
+            _ => None,
+        }
+    }
+
+    fn prim_tangent(
+        &mut self,
+        dst: VarId,
+        prim: &Prim,
+        args: &[Operand],
+        maybe_array: bool,
+    ) -> TokenStream {
+        let rt = rt();
+        let zero = {
+            let v = dst.ident();
+            quote!(#rt::zero_tangent(&#v))
+        };
+        let Some(rule) = prim.rule() else {
+            // a cast between float types
+            let Prim::Cast { ty } = prim else {
+                return zero;
+            };
+            return match self.operand_tangent(&args[0]) {
+                Some(t) => quote!((#t as #ty)),
+                None => zero,
+            };
+        };
+        let active: Vec<usize> = (0..args.len())
+            .filter(|k| self.active(&args[*k]).is_some() && !rule.constant_operand(*k))
+            .collect();
+        if active.is_empty() {
+            return zero;
+        }
+        let tensor = maybe_array || matches!(prim, Prim::Tensor { .. });
+        if !tensor {
+            // Σ_k ops::<name>_d<k>(reads…, &t_k): each scalar rule is linear in its last
+            // argument
+            let terms = active.iter().map(|&k| {
+                let reads = self.reads(rule, k, false, dst, args);
+                let t = self.operand_tangent(&args[k]).expect("an active operand");
+                let f = format_ident!("{}_d{}", rule.name, k);
+                quote!(#rt::ops::#f(#(&#reads,)* &#t))
+            });
+            return quote!((#(#terms)+*));
+        }
+        self.tensor_tangent(dst, prim, rule, args, &active)
+    }
+
+    fn reads(
+        &self,
+        rule: &Rule,
+        k: usize,
+        tensor: bool,
+        dst: VarId,
+        args: &[Operand],
+    ) -> Vec<TokenStream> {
+        rule.reads(k, tensor)
+            .iter()
+            .map(|r| match r {
+                Read::Output => {
+                    let y = dst.ident();
+                    quote!(#y)
+                }
+                Read::Operand(i) => args[*i].tokens(),
+            })
+            .collect()
+    }
+
+    fn tensor_tangent(
+        &mut self,
+        dst: VarId,
+        prim: &Prim,
+        rule: &'static Rule,
+        args: &[Operand],
+        active: &[usize],
+    ) -> TokenStream {
+        let rt = rt();
+        let ts = quote!(#rt::ops::tensor);
+        let a: Vec<TokenStream> = args.iter().map(Operand::tokens).collect();
+        let t = |k: usize| self.operand_tangent(&args[k]).expect("an active operand");
+        let y = dst.ident();
+        let both = active.len() == 2;
+        let only = active[0];
+        // a literal operand is a scalar of the other operand's element type
+        let operand_like = |k: usize, like: &TokenStream| match &args[k] {
+            Operand::Inline(syn::Expr::Lit(_)) => {
+                let x = &a[k];
+                quote!(#ts::elem_of(&#like, #x))
+            }
+            _ => a[k].clone(),
+        };
+        // the zero an inactive operand contributes, for its shape (it may broadcast)
+        let zero_of = |k: usize| match &args[k] {
+            Operand::Inline(_) => None,
+            _ => {
+                let x = &a[k];
+                Some(quote!(#ts::zeros_like(&#x)))
+            }
+        };
+        match (prim, rule.name) {
+            (Prim::Binary { .. }, "add" | "sub") => {
+                let f = format_ident!("{}", rule.name);
+                if both {
+                    let (t0, t1) = (t(0), t(1));
+                    return quote!(#ts::#f(&#t0, &#t1));
+                }
+                let tk = t(only);
+                let other = 1 - only;
+                match (zero_of(other), only) {
+                    (Some(z), 0) => quote!(#ts::#f(&#tk, &#z)),
+                    (Some(z), _) => quote!(#ts::#f(&#z, &#tk)),
+                    (None, 0) => quote!(::core::clone::Clone::clone(&#tk)),
+                    (None, _) if rule.name == "add" => quote!(::core::clone::Clone::clone(&#tk)),
+                    (None, _) => quote!(#ts::neg(&#tk)),
+                }
+            }
+            (Prim::Binary { .. }, "mul") | (Prim::Tensor { .. }, "dot") => {
+                let f = format_ident!("{}", rule.name);
+                let (t0, t1) = if both {
+                    (Some(t(0)), Some(t(1)))
+                } else if only == 0 {
+                    (Some(t(0)), None)
+                } else {
+                    (None, Some(t(1)))
+                };
+                let left = t0.map(|t0| {
+                    let b = operand_like(1, &t0);
+                    quote!(#ts::#f(&#t0, &#b))
+                });
+                let right = t1.map(|t1| {
+                    let a0 = operand_like(0, &t1);
+                    quote!(#ts::#f(&#a0, &#t1))
+                });
+                match (left, right) {
+                    (Some(l), Some(r)) => quote!(#ts::add(&#l, &#r)),
+                    (Some(l), None) => l,
+                    (None, Some(r)) => r,
+                    (None, None) => unreachable!("an active operand"),
+                }
+            }
+            (Prim::Binary { .. }, "div") => {
+                let b = operand_like(1, &quote!(#y));
+                match (both, only) {
+                    (true, _) => {
+                        let (t0, t1) = (t(0), t(1));
+                        quote!(#ts::div(&#ts::sub(&#t0, &#ts::mul(&#y, &#t1)), &#b))
+                    }
+                    (false, 0) => {
+                        let t0 = t(0);
+                        quote!(#ts::div(&#t0, &#b))
+                    }
+                    (false, _) => {
+                        let t1 = t(1);
+                        quote!(#ts::neg(&#ts::div(&#ts::mul(&#y, &#t1), &#b)))
+                    }
+                }
+            }
+            (Prim::Neg, _) => {
+                let t0 = t(0);
+                quote!(#ts::neg(&#t0))
+            }
+            (Prim::Method { .. }, _) => {
+                if active != [0] {
+                    self.refuse(format!(
+                        "`{}` on arrays with a differentiable argument other than the receiver",
+                        rule.name
+                    ));
+                    return quote!(#rt::zero_tangent(&#y));
+                }
+                let reads = self.reads(rule, 0, true, dst, args);
+                let t0 = t(0);
+                let f = format_ident!("{}_d0", rule.name);
+                quote!(#ts::#f(#(&#reads,)* &#t0))
+            }
+            (Prim::Tensor { .. }, "mapv" | "map") => {
+                let f = format_ident!("{}_d0", rule.name);
+                let (x, rule_fn, t0) = (&a[0], &a[2], t(0));
+                quote!(#ts::#f(&#x, &#y, &#rule_fn, &#t0))
+            }
+            (Prim::Tensor { fwd_args, .. }, name) if linear(name) => {
+                // a linear operation of its first operand: the same operation of its tangent
+                let t0 = t(0);
+                let f = format_ident!("{}", name);
+                let rest = &a[1..*fwd_args];
+                quote!(#ts::#f(&#t0, #(&#rest),*))
+            }
+            _ => {
+                let what = match rule.form {
+                    Form::Join => format!("`{}` of arrays", rule.name),
+                    _ => format!("the array operation `{}`", rule.name),
+                };
+                self.refuse(what);
+                quote!(#rt::zero_tangent(&#y))
+            }
+        }
+    }
+}
+
+/// The primal's constant queries (`x.len()`, a method without a rule) unchecked, their
+/// marker types renamed: the reverse sweep's copy of the same code reports a method that
+/// needs a rule, once and by its own name.
+fn unchecked_queries(tokens: TokenStream) -> TokenStream {
+    let tts: Vec<TokenTree> = tokens.into_iter().collect();
+    let query = tts
+        .iter()
+        .any(|tt| matches!(tt, TokenTree::Ident(id) if id == "constant_query"));
+    // the markers a query block declares (`struct sin_cos;`)
+    let markers: Vec<String> = tts
+        .windows(2)
+        .filter_map(|w| match (&w[0], &w[1]) {
+            (TokenTree::Ident(s), TokenTree::Ident(m)) if query && s == "struct" => {
+                Some(m.to_string())
+            }
+            _ => None,
+        })
+        .collect();
+    // (a marker is named after `struct` and first in the turbofish, never as the method)
+    let marker_at: Vec<bool> = (0..tts.len())
+        .map(|k| {
+            k > 0
+                && match &tts[k - 1] {
+                    TokenTree::Ident(s) => s == "struct",
+                    TokenTree::Punct(p) => p.as_char() == '<',
+                    _ => false,
+                }
+        })
+        .collect();
+    tts.into_iter()
+        .zip(marker_at)
+        .map(|(tt, marker_at)| match tt {
+            TokenTree::Ident(id) if id == "constant_query" => {
+                TokenTree::Ident(syn::Ident::new("unchecked_query", id.span()))
+            }
+            TokenTree::Ident(id) if marker_at && markers.contains(&id.to_string()) => {
+                TokenTree::Ident(format_ident!("__unchecked_{}", id, span = id.span()))
+            }
+            TokenTree::Group(g) => {
+                let mut n = proc_macro2::Group::new(g.delimiter(), unchecked_queries(g.stream()));
+                n.set_span(g.span());
+                TokenTree::Group(n)
+            }
+            other => other,
+        })
+        .collect()
+}
+
+/// Array operations that are linear in their first operand (the others are constants:
+/// axes, indices, shapes).
+fn linear(name: &str) -> bool {
+    matches!(
+        name,
+        "t" | "view"
+            | "to_owned"
+            | "sum"
+            | "mean"
+            | "sum_axis"
+            | "mean_axis"
+            | "slice"
+            | "row"
+            | "column"
+            | "index_axis"
+            | "select"
+            | "insert_axis"
+            | "permuted_axes"
+            | "reshape"
+            | "broadcast"
+    )
+}

@@ -1,0 +1,326 @@
+//! Forward mode's companions and `jvp!`.
+//!
+//! Beside the reverse-mode companions, a function gets:
+//!
+//! * `__jvp(params…, tangents…) -> (value, tangent)`: the tangent sweep (`emit/tangent.rs`),
+//!   one tangent argument per parameter — of the parameter's own type when it is
+//!   differentiable (a slice's tangent is a slice), `NoTangent` for a constant. Callers in
+//!   differentiable code reach it with their arguments' tangents (zeros for constants).
+//! * `__FORWARD`: `None`, or why forward mode cannot differentiate the function yet (its
+//!   own reason or a callee's); `jvp!` turns a reason into a compile error where it is used.
+//! * `__jvp_function()` and `__jvp_selK(selection)`: the closures `jvp!(f)` and
+//!   `jvp!(f, params = [...])` return, taking the function's arguments then the tangents of
+//!   the differentiable (or the selected) parameters, zeros for the others, checking each
+//!   tangent's shape against its parameter's.
+//!
+//! Every one is `#[inline]` or generic, so a function `jvp!` never reaches costs its type
+//! check only, never code generation.
+
+use crate::companions::{companion, companion_path, lint_allows, rt};
+use crate::emit::TangentSweep;
+use crate::helpers::HelperInput;
+use crate::ir::VarId;
+use crate::signature::Signature;
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, ToTokens};
+use syn::visit_mut::VisitMut;
+
+/// The most parameters `params = [...]` selects.
+const MAX_SELECTED: usize = 8;
+
+/// Why a function with a hand-written `vjp` rule has no forward mode.
+pub fn custom_rule_refusal(sig: &Signature) -> String {
+    format!(
+        "`{}` has a hand-written `vjp` rule and no `jvp` rule: forward mode needs \
+         `#[differentiable(vjp = .., jvp = ..)]`",
+        sig.ident
+    )
+}
+
+/// `ty` with every lifetime `'_`, for a local binding of a tangent that may borrow a
+/// local zero.
+fn anonymous_lifetimes(ty: &syn::Type) -> syn::Type {
+    struct Anon;
+    impl VisitMut for Anon {
+        fn visit_lifetime_mut(&mut self, lt: &mut syn::Lifetime) {
+            *lt = syn::Lifetime::new("'_", lt.span());
+        }
+    }
+    let mut ty = ty.clone();
+    Anon.visit_type_mut(&mut ty);
+    ty
+}
+
+/// Whether a tangent of a parameter of this type has a shape to check (a slice, a `Vec`, an
+/// array).
+fn has_shape(p: &crate::signature::Param) -> bool {
+    p.shadow.is_some() || p.ty.to_token_stream().to_string().contains("Array")
+}
+
+/// The forward-mode companions of a function (see the module's documentation). `sweep` is
+/// `None` for a function with a hand-written rule (refused).
+pub fn companions(
+    sig: &Signature,
+    vis: &syn::Visibility,
+    sweep: Option<TangentSweep>,
+) -> TokenStream {
+    let rt = rt();
+    let allow = if sig.is_method {
+        lint_allows()
+    } else {
+        quote!()
+    };
+    let m = sig.is_method;
+    let ident = &sig.ident;
+    let name = ident.to_string();
+    let jvp = companion(ident, "jvp", m);
+    let forward = companion(ident, "FORWARD", m);
+    let jvp_function = companion(ident, "jvp_function", m);
+    let vars: Vec<syn::Ident> = (0..sig.params.len()).map(|i| VarId(i).ident()).collect();
+    let tvars: Vec<syn::Ident> = (0..sig.params.len())
+        .map(|i| crate::emit::tangent_var(VarId(i)))
+        .collect();
+    let tys_named: Vec<&syn::Type> = sig.params.iter().map(|p| &p.ty_named).collect();
+    let tys: Vec<&syn::Type> = sig.params.iter().map(|p| &p.ty).collect();
+    let ttys: Vec<TokenStream> = sig
+        .params
+        .iter()
+        .map(|p| {
+            if p.differentiable {
+                p.ty.to_token_stream()
+            } else {
+                quote!(#rt::NoTangent)
+            }
+        })
+        .collect();
+    let output = &sig.output;
+    let (gen_named, _, where_named) = sig.generics_named.split_for_impl();
+    let turbofish = crate::companions::type_and_const_args(&sig.generics);
+
+    let (reason, body, callees) = match sweep {
+        Some(s) => (s.refusal, s.body, s.callees),
+        None => (
+            Some(custom_rule_refusal(sig)),
+            TokenStream::new(),
+            Vec::new(),
+        ),
+    };
+    let body = match &reason {
+        Some(r) => quote!(::core::unreachable!(#r)),
+        None => body,
+    };
+    let own = match &reason {
+        Some(r) => quote!(::core::option::Option::Some(#r)),
+        None => quote!(::core::option::Option::None),
+    };
+    let callee_reasons = callees
+        .iter()
+        .filter(|f| {
+            // a recursive call adds nothing (and would make the constant cyclic)
+            !(f.qself.is_none() && f.path.segments.len() == 1 && f.path.segments[0].ident == *ident)
+        })
+        .map(|f| companion_path(f, "FORWARD"))
+        .map(|p| quote!(#p));
+
+    // The closures users get: arguments, then tangents; zeros for the others.
+    let diff: Vec<usize> = sig.differentiable_positions();
+    let opts_ty = {
+        let t = sig.params.iter().map(|p| {
+            let t = if p.differentiable {
+                p.ty_named.to_token_stream()
+            } else {
+                quote!(#rt::NoTangent)
+            };
+            quote!(::core::option::Option<#t>)
+        });
+        quote!((#(#t,)*))
+    };
+    let opts_local = {
+        let t = ttys.iter().map(|t| {
+            let t: syn::Type = syn::parse2(t.clone()).expect("a type");
+            let t = anonymous_lifetimes(&t);
+            quote!(::core::option::Option<#t>)
+        });
+        quote!((#(#t,)*))
+    };
+    let o = format_ident!("__o", span = Span::mixed_site());
+    let complete = {
+        let mut out = TokenStream::new();
+        for i in 0..sig.params.len() {
+            let (v, tv) = (&vars[i], &tvars[i]);
+            let index = syn::Index::from(i);
+            if !sig.params[i].differentiable {
+                out.extend(quote!(let #tv = #rt::NoTangent;));
+                continue;
+            }
+            let z = format_ident!("__z{}", i, span = Span::mixed_site());
+            let local_ty = anonymous_lifetimes(&sig.params[i].ty);
+            out.extend(quote! {
+                let #z = #o.#index.is_none().then(|| {
+                    #[allow(unused_imports)]
+                    use #rt::forward::{ArgZero as _, NoZero as _, ScalarZero as _};
+                    (&&&#rt::forward::Probe(&#v)).zero()
+                });
+                let #tv: #local_ty = match #o.#index {
+                    ::core::option::Option::Some(t) => t,
+                    ::core::option::Option::None => {
+                        #rt::forward::lend(#z.as_ref().expect("a zero tangent"))
+                    }
+                };
+            });
+            if has_shape(&sig.params[i]) {
+                let pname = &sig.params[i].name;
+                out.extend(quote!(#rt::forward::check_shape(&#v, &#tv, #name, #pname);));
+            }
+        }
+        out
+    };
+    let owner = quote!(Self::);
+    let call_core = match &reason {
+        // (a refused function is never reached: `jvp!` stops at its reason)
+        Some(r) => quote!(::core::unreachable!(#r)),
+        None => quote!(#owner #jvp #turbofish(#(#vars,)* #(#tvars),*)),
+    };
+    let complete = if reason.is_some() {
+        TokenStream::new()
+    } else {
+        complete
+    };
+    let captures = sig.precise_captures();
+    // `use<…>` of the selecting closures: the function's lifetimes, the selection type,
+    // then its type and const parameters (the order generic lists require)
+    let caps = {
+        let lifetimes = sig.generics_named.lifetimes().map(|l| &l.lifetime);
+        let others = sig.generics_named.params.iter().filter_map(|p| match p {
+            syn::GenericParam::Type(t) => Some(t.ident.to_token_stream()),
+            syn::GenericParam::Const(c) => Some(c.ident.to_token_stream()),
+            syn::GenericParam::Lifetime(_) => None,
+        });
+        quote!(use<#(#lifetimes,)* __S, #(#others),*>)
+    };
+    let sel_generics = {
+        let lifetimes = sig.generics_named.lifetimes();
+        let others = sig
+            .generics_named
+            .params
+            .iter()
+            .filter(|p| !matches!(p, syn::GenericParam::Lifetime(_)));
+        quote!(<#(#lifetimes,)* __S, #(#others),*>)
+    };
+    let where_preds = sig
+        .generics_named
+        .where_clause
+        .as_ref()
+        .map(|w| &w.predicates);
+
+    // the named lifetimes of the tangents' types bound every type parameter
+    let outlives: Vec<TokenStream> = sig
+        .generics_named
+        .type_params()
+        .flat_map(|t| {
+            sig.generics_named.lifetimes().map(move |l| {
+                let (t, l) = (&t.ident, &l.lifetime);
+                quote!(#t: #l)
+            })
+        })
+        .collect();
+    // `jvp!(f)`: every differentiable parameter's tangent, in order
+    let all_tangents: Vec<&syn::Ident> = diff.iter().map(|i| &tvars[*i]).collect();
+    let all_tys: Vec<&syn::Type> = diff.iter().map(|i| tys[*i]).collect();
+    let fill_all = diff.iter().map(|i| {
+        let (index, tv) = (syn::Index::from(*i), &tvars[*i]);
+        quote!(#o.#index = ::core::option::Option::Some(#tv);)
+    });
+    let mut items = quote! {
+        #[doc(hidden)]
+        #allow
+        #vis const #forward: ::core::option::Option<&'static str> =
+            #rt::forward::first_reason(&[#own, #(#callee_reasons),*]);
+
+        #[doc(hidden)]
+        #[inline]
+        #allow
+        #vis fn #jvp #gen_named (#(#vars: #tys_named,)* #(#tvars: #ttys),*)
+            -> (#output, #output)
+            #where_named
+        {
+            #body
+        }
+
+        #[doc(hidden)]
+        #allow
+        #vis fn #jvp_function #gen_named ()
+            -> impl ::core::ops::Fn(#(#tys,)* #(#all_tys),*) -> (#output, #output) + #captures
+            #where_named
+        {
+            move |#(#vars: #tys,)* #(#all_tangents: #all_tys),*| {
+                let mut #o: #opts_local = ::core::default::Default::default();
+                #(#fill_all)*
+                #complete
+                #call_core
+            }
+        }
+    };
+    // `jvp!(f, params = [...])`: one closure per number of selected tangents
+    for k in 1..=diff.len().min(MAX_SELECTED) {
+        let f = companion(ident, &format!("jvp_sel{k}"), m);
+        let scatter = format_ident!("Scatter{}", k);
+        let assoc: Vec<syn::Ident> = (0..k).map(|j| format_ident!("I{}", j)).collect();
+        let sel: Vec<syn::Ident> = (0..k)
+            .map(|j| format_ident!("__sel{}", j, span = Span::mixed_site()))
+            .collect();
+        let tr = quote!(<__S as #rt::forward::#scatter<#opts_ty>>);
+        items.extend(quote! {
+            #[doc(hidden)]
+            #allow
+            #vis fn #f #sel_generics (_selection: __S)
+                -> impl ::core::ops::Fn(#(#tys,)* #(#tr::#assoc),*) -> (#output, #output) + #caps
+            where
+                __S: #rt::forward::#scatter<#opts_ty>,
+                #(#outlives,)*
+                #where_preds
+            {
+                move |#(#vars: #tys,)* #(#sel: #tr::#assoc),*| {
+                    let mut #o: #opts_ty = ::core::default::Default::default();
+                    #tr::scatter(#(#sel,)* &mut #o);
+                    #complete
+                    #call_core
+                }
+            }
+        });
+    }
+    items
+}
+
+/// `jvp!(f)` and `jvp!(f, params = [...])`.
+pub fn jvp(input: HelperInput) -> syn::Result<TokenStream> {
+    let rt = rt();
+    let forward = companion_path(&input.func, "FORWARD");
+    let span = input
+        .func
+        .path
+        .segments
+        .last()
+        .map_or(Span::call_site(), |s| s.ident.span());
+    let check = quote::quote_spanned! {span=>
+        const _: () = #rt::forward::check_supported(#forward);
+    };
+    let Some((span, refs)) = input.params else {
+        let target = companion_path(&input.func, "jvp_function");
+        return Ok(quote!({ #check #target() }));
+    };
+    if refs.is_empty() {
+        return Err(syn::Error::new(span, crate::diag::PARAMS_EMPTY));
+    }
+    if refs.len() > MAX_SELECTED {
+        return Err(syn::Error::new(span, crate::diag::PARAMS_TOO_MANY));
+    }
+    let (consts, keys) = crate::helpers::selection_consts(&input.func, &refs)?;
+    let target = companion_path(&input.func, &format!("jvp_sel{}", keys.len()));
+    let sel = format_ident!("Sel{}", keys.len());
+    Ok(quote! {{
+        #check
+        #consts
+        #target(#rt::select::#sel::<#(#keys),*>)
+    }})
+}

@@ -1,0 +1,351 @@
+//! Support for forward mode (`jvp!`): the zero tangents generated code hands to a callee
+//! for arguments that do not depend on the inputs, the placement of the tangents
+//! `params = [...]` selects, the shape checks of the tangents users pass, and the
+//! compile-time refusal of functions forward mode cannot differentiate yet.
+//!
+//! Not a public API: generated code reaches it through the facade's hidden path. The
+//! tangent formulas themselves are the rules of [`crate::ops`] (a scalar rule is linear in
+//! its cotangent, so `ops::sin_d0(&x, &tx)` is also the tangent of `x.sin()`) and, for
+//! values that may be arrays, [`crate::ops::tensor`]'s `*_t*` functions.
+
+use crate::real::Real;
+use crate::tangent::{Differentiable, NoTangent};
+use ndarray::{Array, ArrayBase, ArrayView, Dimension, OwnedRepr, ViewRepr};
+
+/// A value whose zero tangent generated code asks for, without knowing its type.
+///
+/// `(&&&Probe(&v)).zero()` resolves, in this order, to [`ScalarZero`] (a float, also a
+/// type parameter bounded by `Real`), [`ArgZero`] (slices, `Vec`s, arrays, integers and
+/// references to them) and [`NoZero`] (anything else: a constant, `NoTangent`).
+pub struct Probe<'a, T: ?Sized>(pub &'a T);
+
+/// The zero of a float (first choice of [`Probe`]).
+pub trait ScalarZero {
+    /// The zero tangent.
+    type Zero;
+    /// The zero tangent.
+    fn zero(&self) -> Self::Zero;
+}
+
+impl<T: Real> ScalarZero for &&Probe<'_, T> {
+    type Zero = T;
+    #[inline(always)]
+    fn zero(&self) -> T {
+        T::zero()
+    }
+}
+
+/// The zero of a value of a type with an [`ArgTangent`] (second choice of [`Probe`]).
+pub trait ArgZero {
+    /// The zero tangent.
+    type Zero;
+    /// The zero tangent.
+    fn zero(&self) -> Self::Zero;
+}
+
+impl<T: ArgTangent + ?Sized> ArgZero for &Probe<'_, T> {
+    type Zero = T::Zero;
+    #[inline(always)]
+    fn zero(&self) -> T::Zero {
+        self.0.zero_arg()
+    }
+}
+
+/// No tangent (last choice of [`Probe`]).
+pub trait NoZero {
+    /// [`NoTangent`].
+    fn zero(&self) -> NoTangent;
+}
+
+impl<T: ?Sized> NoZero for Probe<'_, T> {
+    #[inline(always)]
+    fn zero(&self) -> NoTangent {
+        NoTangent
+    }
+}
+
+/// How a value of this type is passed as a zero tangent: the zero, owned, from which
+/// [`Lend`] makes the argument.
+pub trait ArgTangent {
+    /// The owned zero.
+    type Zero: Lend;
+    /// The owned zero.
+    fn zero_arg(&self) -> Self::Zero;
+}
+
+/// A zero owned for a parameter taken by reference: lent as `&zero`.
+pub struct Borrowed<Z>(pub Z);
+
+/// A zero array owned for a parameter that is a view: lent as its view.
+pub struct Viewed<Z>(pub Z);
+
+/// Values made of floats: a float, a float slice or `Vec`, an ndarray array. A reference
+/// to one is lent a zero of its own.
+pub trait FloatValue: Differentiable {}
+impl<T: Real> FloatValue for T {}
+impl<T: Real> FloatValue for [T] {}
+impl<T: Real> FloatValue for Vec<T> {}
+impl<A: Real, S: ndarray::Data<Elem = A>, D: Dimension> FloatValue for ArrayBase<S, D> {}
+
+impl<T: FloatValue + ?Sized> ArgTangent for &T {
+    type Zero = Borrowed<T::Tangent>;
+    fn zero_arg(&self) -> Borrowed<T::Tangent> {
+        Borrowed((**self).zero_tangent())
+    }
+}
+
+impl<T: Real> ArgTangent for Vec<T> {
+    type Zero = Vec<T>;
+    fn zero_arg(&self) -> Vec<T> {
+        vec![T::zero(); self.len()]
+    }
+}
+
+impl<A: Real, D: Dimension> ArgTangent for ArrayBase<OwnedRepr<A>, D> {
+    type Zero = Array<A, D>;
+    fn zero_arg(&self) -> Array<A, D> {
+        Array::zeros(self.raw_dim())
+    }
+}
+
+impl<A: Real, D: Dimension> ArgTangent for ArrayBase<ViewRepr<&A>, D> {
+    type Zero = Viewed<Array<A, D>>;
+    fn zero_arg(&self) -> Viewed<Array<A, D>> {
+        Viewed(Array::zeros(self.raw_dim()))
+    }
+}
+
+/// Makes the argument a callee's tangent parameter takes from an owned zero.
+pub trait Lend {
+    /// The argument.
+    type Out<'a>
+    where
+        Self: 'a;
+    /// The argument.
+    fn lend(&self) -> Self::Out<'_>;
+}
+
+impl<T: Real> Lend for T {
+    type Out<'a> = T;
+    #[inline(always)]
+    fn lend(&self) -> T {
+        *self
+    }
+}
+
+impl Lend for NoTangent {
+    type Out<'a> = NoTangent;
+    #[inline(always)]
+    fn lend(&self) -> NoTangent {
+        NoTangent
+    }
+}
+
+impl<Z> Lend for Borrowed<Z> {
+    type Out<'a>
+        = &'a Z
+    where
+        Z: 'a;
+    #[inline(always)]
+    fn lend(&self) -> &Z {
+        &self.0
+    }
+}
+
+impl<A: Real, D: Dimension> Lend for Viewed<Array<A, D>> {
+    type Out<'a>
+        = ArrayView<'a, A, D>
+    where
+        Self: 'a;
+    fn lend(&self) -> ArrayView<'_, A, D> {
+        self.0.view()
+    }
+}
+
+impl<T: Clone> Lend for Vec<T> {
+    type Out<'a>
+        = Vec<T>
+    where
+        T: 'a;
+    fn lend(&self) -> Vec<T> {
+        self.clone()
+    }
+}
+
+impl<A: Real, D: Dimension> Lend for Array<A, D> {
+    type Out<'a>
+        = Array<A, D>
+    where
+        Self: 'a;
+    fn lend(&self) -> Array<A, D> {
+        self.clone()
+    }
+}
+
+/// The argument lent from an owned zero (see [`Lend`]).
+#[inline(always)]
+pub fn lend<Z: Lend>(zero: &Z) -> Z::Out<'_> {
+    zero.lend()
+}
+
+/// The shape of a value a tangent is checked against: a length, an array's shape, or
+/// nothing to check (a scalar).
+pub trait Shape {
+    /// The shape; empty for a scalar.
+    fn shape_of(&self) -> Vec<usize>;
+}
+
+impl<T> Shape for [T] {
+    fn shape_of(&self) -> Vec<usize> {
+        vec![self.len()]
+    }
+}
+
+impl<T> Shape for Vec<T> {
+    fn shape_of(&self) -> Vec<usize> {
+        vec![self.len()]
+    }
+}
+
+impl<S: ndarray::RawData, D: Dimension> Shape for ArrayBase<S, D> {
+    fn shape_of(&self) -> Vec<usize> {
+        self.shape().to_vec()
+    }
+}
+
+impl<T: Shape + ?Sized> Shape for &T {
+    fn shape_of(&self) -> Vec<usize> {
+        (**self).shape_of()
+    }
+}
+
+/// Panics, naming the parameter and both shapes, when a tangent does not have its
+/// parameter's shape.
+///
+/// ```should_panic
+/// autodiff_runtime::forward::check_shape(&[1.0_f64, 2.0][..], &[1.0_f64][..], "f", "x");
+/// ```
+#[inline]
+pub fn check_shape<P: Shape + ?Sized, T: Shape + ?Sized>(
+    param: &P,
+    tangent: &T,
+    function: &str,
+    name: &str,
+) {
+    let (p, t) = (param.shape_of(), tangent.shape_of());
+    if p != t {
+        panic!(
+            "autodiff: the tangent of `{name}` (parameter of `{function}`) has shape {t:?}, \
+             but `{name}` has shape {p:?}"
+        );
+    }
+}
+
+/// Puts a tangent at position `K` of a tuple of `Option`al tangents (one per parameter).
+pub trait PutAt<const K: usize> {
+    /// The tangent's type.
+    type Item;
+    /// Puts it.
+    fn put(&mut self, item: Self::Item);
+}
+
+macro_rules! put_at {
+    ($([$($T:ident),+] => $(($K:tt $TK:ident))+;)*) => {
+        $( put_at!(@each [$($T),+] $(($K $TK))+); )*
+    };
+    (@each $gens:tt $(($K:tt $TK:ident))+) => { $( put_at!(@one $gens $K $TK); )+ };
+    (@one [$($T:ident),+] $K:tt $TK:ident) => {
+        impl<$($T),+> PutAt<$K> for ($(Option<$T>,)+) {
+            type Item = $TK;
+            #[inline(always)]
+            fn put(&mut self, item: $TK) {
+                self.$K = Some(item);
+            }
+        }
+    };
+}
+
+put_at! {
+    [A] => (0 A);
+    [A, B] => (0 A) (1 B);
+    [A, B, C] => (0 A) (1 B) (2 C);
+    [A, B, C, D] => (0 A) (1 B) (2 C) (3 D);
+    [A, B, C, D, E] => (0 A) (1 B) (2 C) (3 D) (4 E);
+    [A, B, C, D, E, F] => (0 A) (1 B) (2 C) (3 D) (4 E) (5 F);
+    [A, B, C, D, E, F, G] => (0 A) (1 B) (2 C) (3 D) (4 E) (5 F) (6 G);
+    [A, B, C, D, E, F, G, H] => (0 A) (1 B) (2 C) (3 D) (4 E) (5 F) (6 G) (7 H);
+    [A, B, C, D, E, F, G, H, I] => (0 A) (1 B) (2 C) (3 D) (4 E) (5 F) (6 G) (7 H) (8 I);
+    [A, B, C, D, E, F, G, H, I, J] => (0 A) (1 B) (2 C) (3 D) (4 E) (5 F) (6 G) (7 H) (8 I) (9 J);
+    [A, B, C, D, E, F, G, H, I, J, K] =>
+        (0 A) (1 B) (2 C) (3 D) (4 E) (5 F) (6 G) (7 H) (8 I) (9 J) (10 K);
+    [A, B, C, D, E, F, G, H, I, J, K, L] =>
+        (0 A) (1 B) (2 C) (3 D) (4 E) (5 F) (6 G) (7 H) (8 I) (9 J) (10 K) (11 L);
+}
+
+macro_rules! scatter {
+    ($($(#[$doc:meta])* $tr:ident: $sel:ident < $($K:ident),+ > ($($I:ident $t:ident),+);)*) => {$(
+        $(#[$doc])*
+        pub trait $tr<O> {
+            $(
+                /// The type of a selected tangent.
+                type $I;
+            )+
+            /// Places the selected tangents.
+            #[allow(clippy::too_many_arguments)] // one a selected tangent, up to eight
+            fn scatter($($t: Self::$I,)+ into: &mut O);
+        }
+
+        impl<O, $(const $K: usize),+> $tr<O> for crate::select::$sel<$($K),+>
+        where
+            O: $(PutAt<$K> +)+,
+        {
+            $( type $I = <O as PutAt<$K>>::Item; )+
+            #[inline(always)]
+            #[allow(clippy::too_many_arguments)]
+            fn scatter($($t: Self::$I,)+ into: &mut O) {
+                $( <O as PutAt<$K>>::put(into, $t); )+
+            }
+        }
+    )*};
+}
+
+scatter! {
+    /// Places the tangent `params = [a]` selects into a tuple of `Option`al tangents, one
+    /// per parameter.
+    Scatter1: Sel1<A>(I0 a);
+    /// As [`Scatter1`], for two.
+    Scatter2: Sel2<A, B>(I0 a, I1 b);
+    /// As [`Scatter1`], for three.
+    Scatter3: Sel3<A, B, C>(I0 a, I1 b, I2 c);
+    /// As [`Scatter1`], for four.
+    Scatter4: Sel4<A, B, C, D>(I0 a, I1 b, I2 c, I3 d);
+    /// As [`Scatter1`], for five.
+    Scatter5: Sel5<A, B, C, D, E>(I0 a, I1 b, I2 c, I3 d, I4 e);
+    /// As [`Scatter1`], for six.
+    Scatter6: Sel6<A, B, C, D, E, F>(I0 a, I1 b, I2 c, I3 d, I4 e, I5 f);
+    /// As [`Scatter1`], for seven.
+    Scatter7: Sel7<A, B, C, D, E, F, G>(I0 a, I1 b, I2 c, I3 d, I4 e, I5 f, I6 g);
+    /// As [`Scatter1`], for eight.
+    Scatter8: Sel8<A, B, C, D, E, F, G, H>(I0 a, I1 b, I2 c, I3 d, I4 e, I5 f, I6 g, I7 h);
+}
+
+/// Why a function has no forward mode, or `None`: the first of `reasons` that is one.
+/// (A function's reason, then its callees'.)
+pub const fn first_reason(reasons: &[Option<&'static str>]) -> Option<&'static str> {
+    let mut i = 0;
+    while i < reasons.len() {
+        if let Some(r) = reasons[i] {
+            return Some(r);
+        }
+        i += 1;
+    }
+    None
+}
+
+/// A compile-time error, where `jvp!` is used, when the function cannot be differentiated
+/// in forward mode (yet).
+pub const fn check_supported(reason: Option<&'static str>) {
+    if let Some(r) = reason {
+        panic!("{}", r);
+    }
+}

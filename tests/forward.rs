@@ -1,0 +1,223 @@
+//! Forward mode (`jvp!`): every construct's tangent against ⟨∇f, v⟩ from the reverse
+//! gradient and against central finite differences, with hand-derived values where easy.
+
+// index loops are the constructs under test
+#![allow(clippy::needless_range_loop)]
+
+use autodiff::prelude::*;
+
+/// Central difference of `f` at `x` along `v`.
+fn central(f: impl Fn(&[f64]) -> f64, x: &[f64], v: &[f64]) -> f64 {
+    let h = 1e-6;
+    let plus: Vec<f64> = x.iter().zip(v).map(|(a, b)| a + h * b).collect();
+    let minus: Vec<f64> = x.iter().zip(v).map(|(a, b)| a - h * b).collect();
+    (f(&plus) - f(&minus)) / (2.0 * h)
+}
+
+fn close(a: f64, b: f64, tol: f64) -> bool {
+    (a - b).abs() <= tol * a.abs().max(b.abs()).max(1.0)
+}
+
+#[differentiable]
+fn weighted_sum(w1: f64, x1: f64, w2: f64, x2: f64) -> f64 {
+    w1 * x1 + w2 * x2
+}
+
+#[test]
+fn weighted_sum_as_in_the_api() {
+    let (y, dy) = jvp!(weighted_sum, params = ["w1", "w2"])(2.0, 5.0, 3.0, 7.0, 1.0, 0.0);
+    assert_eq!((y, dy), (31.0, 5.0));
+    let (y, dy) = jvp!(weighted_sum)(2.0, 5.0, 3.0, 7.0, 1.0, 1.0, 1.0, 1.0);
+    assert_eq!((y, dy), (31.0, 5.0 + 2.0 + 7.0 + 3.0));
+    let (_, dy) = jvp!(weighted_sum, params = ["x2", 0])(2.0, 5.0, 3.0, 7.0, 1.0, 10.0);
+    assert_eq!(dy, 3.0 + 50.0);
+}
+
+#[differentiable]
+fn rosenbrock(x: &[f64]) -> f64 {
+    let mut sum = 0.0;
+    for i in 0..x.len() - 1 {
+        let a = 1.0 - x[i];
+        let b = x[i + 1] - x[i] * x[i];
+        sum += a * a + 100.0 * b * b;
+    }
+    sum
+}
+
+#[test]
+fn rosenbrock_loop_against_the_gradient_and_differences() {
+    let x = [0.3, -1.2, 0.8, 1.5, -0.4];
+    let v = [1.0, 0.5, -0.25, 2.0, 0.1];
+    let (y, dy) = jvp!(rosenbrock)(&x, &v);
+    assert_eq!(y, rosenbrock(&x));
+    let g = gradients_function!(rosenbrock)(&x);
+    let dot: f64 = g.iter().zip(&v).map(|(a, b)| a * b).sum();
+    assert!(close(dy, dot, 1e-12), "{dy} vs {dot}");
+    let fd = central(rosenbrock, &x, &v);
+    assert!(close(dy, fd, 1e-6), "{dy} vs {fd}");
+}
+
+fn check_all(name: &str, f: impl Fn(&[f64]) -> f64, x: &[f64], v: &[f64], g: &[f64], dy: f64) {
+    let dot: f64 = g.iter().zip(v).map(|(a, b)| a * b).sum();
+    assert!(close(dy, dot, 1e-10), "{name}: jvp {dy} vs ⟨∇f, v⟩ {dot}");
+    let fd = central(f, x, v);
+    assert!(close(dy, fd, 1e-6), "{name}: jvp {dy} vs difference {fd}");
+}
+
+#[differentiable]
+fn branches_and_mutation(x: f64, y: f64) -> f64 {
+    let mut acc = x * y;
+    if x > 0.0 {
+        acc += x.sin() * y.exp();
+    } else {
+        acc -= (x * x).sqrt() / y;
+    }
+    let mut k = 0;
+    while k < 3 {
+        acc = acc * 0.5 + x.powi(2) - y.atan2(x);
+        k += 1;
+    }
+    acc.tanh()
+}
+
+#[test]
+fn branches_loops_and_let_mut() {
+    for (x, y) in [(0.7, 1.3), (-0.4, 0.9)] {
+        let (vx, vy) = (0.3, -1.1);
+        let (val, dy) = jvp!(branches_and_mutation)(x, y, vx, vy);
+        assert_eq!(val, branches_and_mutation(x, y));
+        let (gx, gy) = gradients_function!(branches_and_mutation)(x, y);
+        check_all(
+            "branches_and_mutation",
+            |p| branches_and_mutation(p[0], p[1]),
+            &[x, y],
+            &[vx, vy],
+            &[gx, gy],
+            dy,
+        );
+    }
+}
+
+#[differentiable]
+fn norm_sq(v: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..v.len() {
+        s += v[i] * v[i];
+    }
+    s
+}
+
+#[differentiable]
+fn halves(x: &[f64], c: f64) -> f64 {
+    let n = x.len() / 2;
+    let left = norm_sq(&x[..n]);
+    let right = norm_sq(&x[n..]);
+    let mut buf = vec![0.0; x.len()];
+    for i in 0..x.len() {
+        buf[i] = x[i] * c;
+    }
+    left * right + norm_sq(&buf) + stop_gradient(x[0]) * x[1]
+}
+
+#[test]
+fn slices_sub_slices_calls_local_buffers_and_stop_gradient() {
+    let x = [0.5, -1.5, 2.0, 0.25];
+    let v = [1.0, 0.2, -0.3, 0.7];
+    let c = 1.7;
+    // the tangent of `c` is zero: only x moves
+    let (val, dy) = jvp!(halves, params = ["x"])(&x, c, &v);
+    assert_eq!(val, halves(&x, c));
+    let (gx, _) = gradients_function!(halves)(&x, c);
+    // (the difference holds the `stop_gradient` operand at its value)
+    let frozen = |p: &[f64]| halves(p, c) - p[0] * p[1] + x[0] * p[1];
+    check_all("halves", frozen, &x, &v, &gx, dy);
+    // along c alone
+    let (_, dc) = jvp!(halves, params = ["c"])(&x, c, 1.0);
+    let (_, gc) = gradients_function!(halves)(&x, c);
+    assert!(close(dc, gc, 1e-12), "{dc} vs {gc}");
+}
+
+#[differentiable]
+fn generic_chain<T: Float>(x: T, y: T) -> T {
+    let a = x * y + x.sin();
+    let b = (a * a + T::one()).ln();
+    b / (y * y + T::one()).sqrt()
+}
+
+#[test]
+fn generics_in_f32_and_f64() {
+    let (x, y) = (0.8_f64, -0.6_f64);
+    let (val, dy) = jvp!(generic_chain)(x, y, 1.0, 2.0);
+    assert_eq!(val, generic_chain(x, y));
+    let (gx, gy) = gradients_function!(generic_chain)(x, y);
+    check_all(
+        "generic_chain",
+        |p| generic_chain(p[0], p[1]),
+        &[x, y],
+        &[1.0, 2.0],
+        &[gx, gy],
+        dy,
+    );
+    let (val32, dy32) = jvp!(generic_chain)(0.8_f32, -0.6_f32, 1.0, 2.0);
+    assert_eq!(val32, generic_chain(0.8_f32, -0.6_f32));
+    assert!((f64::from(dy32) - dy).abs() < 1e-5, "{dy32} vs {dy}");
+}
+
+mod arrays {
+    use super::*;
+    use autodiff::ndarray::{array, Array1, Array2};
+
+    #[differentiable]
+    fn layer(x: &Array2<f64>, w: &Array2<f64>, b: &Array1<f64>) -> f64 {
+        let h = (x.dot(w) + b).mapv(f64::tanh);
+        let s = &h * &h;
+        s.sum() + h.mean().unwrap() * 2.0 + (w * 3.0).sum()
+    }
+
+    fn flat(a: &Array2<f64>) -> Vec<f64> {
+        a.iter().copied().collect()
+    }
+
+    #[test]
+    fn dot_broadcasting_mapv_and_reductions() {
+        let x = array![[0.2, -0.4], [1.0, 0.5], [-0.3, 0.8]];
+        let w = array![[0.5, -1.0, 0.25], [0.75, 0.1, -0.6]];
+        let b = array![0.1, -0.2, 0.3];
+        let vw = array![[1.0, 0.5, -0.5], [0.2, -0.3, 0.4]];
+        let vb = array![0.3, 0.6, -0.9];
+        let (val, dy) = jvp!(layer, params = ["w", "b"])(&x, &w, &b, &vw, &vb);
+        assert_eq!(val, layer(&x, &w, &b));
+        let (_, gw, gb) = gradients_function!(layer)(&x, &w, &b);
+        let dot = (&gw * &vw).sum() + (&gb * &vb).sum();
+        assert!(close(dy, dot, 1e-10), "{dy} vs {dot}");
+        let shape = w.raw_dim();
+        let fd = central(
+            |p| {
+                let w2 = Array2::from_shape_vec(shape, p[..6].to_vec()).unwrap();
+                let b2 = Array1::from(p[6..].to_vec());
+                layer(&x, &w2, &b2)
+            },
+            &[flat(&w), b.to_vec()].concat(),
+            &[flat(&vw), vb.to_vec()].concat(),
+        );
+        assert!(close(dy, fd, 1e-6), "{dy} vs {fd}");
+    }
+
+    #[test]
+    #[should_panic(expected = "the tangent of `b` (parameter of `layer`) has shape [2]")]
+    fn a_tangent_of_the_wrong_shape_panics_naming_the_parameter() {
+        let x = array![[0.2, -0.4]];
+        let w = array![[0.5, -1.0, 0.25], [0.75, 0.1, -0.6]];
+        let b = array![0.1, -0.2, 0.3];
+        let vb = array![1.0, 2.0];
+        let _ = jvp!(layer, params = ["b"])(&x, &w, &b, &vb);
+    }
+}
+
+#[test]
+#[should_panic(
+    expected = "the tangent of `x` (parameter of `rosenbrock`) has shape [2], but `x` has shape [3]"
+)]
+fn a_slice_tangent_of_the_wrong_length_panics_naming_both_lengths() {
+    let _ = jvp!(rosenbrock)(&[1.0, 2.0, 3.0], &[1.0, 0.0]);
+}
