@@ -356,7 +356,7 @@ impl recurrence {
         __v2: usize,
         __tv0: f64,
         __tv1: f64,
-        __tv2: ::autodiff::__private::NoTangent,
+        __tv2: impl ::core::marker::Sized,
     ) -> (f64, f64) {
         let mut __c0 = ::core::default::Default::default();
         let mut __c1 = ::core::default::Default::default();

@@ -301,7 +301,7 @@ impl energy {
         __v2: i32,
         __tv0: T,
         __tv1: T,
-        __tv2: ::autodiff::__private::NoTangent,
+        __tv2: impl ::core::marker::Sized,
     ) -> (T, T)
     where
         T: ::autodiff::__private::Real,

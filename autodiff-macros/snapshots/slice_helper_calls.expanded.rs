@@ -323,7 +323,7 @@ impl sum_picks {
         __v0: &'__autodiff_l0 [f64],
         __v1: usize,
         __tv0: &[f64],
-        __tv1: ::autodiff::__private::NoTangent,
+        __tv1: impl ::core::marker::Sized,
     ) -> (f64, f64) {
         let mut __c0 = ::core::default::Default::default();
         let mut __c1 = ::core::default::Default::default();

@@ -93,6 +93,20 @@ pub fn companions(
             }
         })
         .collect();
+    // A constant parameter's tangent is anything: a caller hands the zero of its argument
+    // (a float's is a float), `jvp!` hands `NoTangent`; neither is read.
+    let jvp_ttys: Vec<TokenStream> = sig
+        .params
+        .iter()
+        .zip(&ttys)
+        .map(|(p, t)| {
+            if p.differentiable {
+                t.clone()
+            } else {
+                quote!(impl ::core::marker::Sized)
+            }
+        })
+        .collect();
     let output = &sig.output;
     let (gen_named, _, where_named) = sig.generics_named.split_for_impl();
     let turbofish = crate::companions::type_and_const_args(&sig.generics);
@@ -240,7 +254,7 @@ pub fn companions(
         #[doc(hidden)]
         #[inline]
         #allow
-        #vis fn #jvp #gen_named (#(#vars: #tys_named,)* #(#tvars: #ttys),*)
+        #vis fn #jvp #gen_named (#(#vars: #tys_named,)* #(#tvars: #jvp_ttys),*)
             -> (#output, #output)
             #where_named
         {
