@@ -117,6 +117,9 @@ pub(crate) struct Emitter<'a> {
     /// Parameters that are shared references (`x: &[f64]`): what they point to outlives
     /// the pullback, so a callee's pullback may keep a borrow of it.
     pub(crate) ref_params: HashSet<VarId>,
+    /// What the reverse sweep restores from each region's tape (values, then pullbacks):
+    /// the forward sweep saves exactly these.
+    pub(crate) tapes: HashMap<RegionId, (Vec<VarId>, Vec<VarId>)>,
 }
 
 /// The registers of a carried slice adjoint in a fused loop: `here` collects element `i`
@@ -350,6 +353,7 @@ pub(crate) fn new_emitter<'a>(sig: &Signature, body: &'a Body) -> Emitter<'a> {
         negated: HashSet::new(),
         shadows: HashSet::new(),
         ref_params: HashSet::new(),
+        tapes: HashMap::new(),
     };
     e.lazy = lazily_zeroed(sig_params, body, &e.defs);
     e.ref_params = (sig.params.iter().enumerate())
