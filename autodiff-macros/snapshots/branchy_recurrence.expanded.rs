@@ -115,16 +115,16 @@ impl recurrence {
         let _ = recurrence;
         let mut __c0 = ::core::default::Default::default();
         let mut __c1 = ::core::default::Default::default();
-        let mut __s4 = ::std::vec::Vec::new();
+        let mut __sr1 = ::std::vec::Vec::new();
         __c0 = (0.0);
         __c1 = (0u8);
         let mut __n13 = 0usize;
         let __it13 = ::core::iter::IntoIterator::into_iter((0)..__v2);
         let __hint = ::core::iter::Iterator::size_hint(&__it13).0;
-        __s4.reserve(__hint);
+        __sr1.reserve(__hint);
         for __v3 in __it13 {
             let __v4 = ::core::clone::Clone::clone(&__c0);
-            __s4.push(::core::clone::Clone::clone(&__v4));
+            let __k4 = ::core::clone::Clone::clone(&__v4);
             let __v5 = __v4 > 0.5;
             if __v5 {
                 let __v6 = (1e-5) * __v0;
@@ -138,6 +138,7 @@ impl recurrence {
                 let __v12 = __v4 + __v11;
                 __c0 = __v12;
             }
+            __sr1.push((__k4,));
             __n13 += 1;
         }
         let __v13 = __n13;
@@ -159,7 +160,7 @@ impl recurrence {
                     ::autodiff::__private::ops::identity_d0(&__d14),
                 );
                 for __v3 in ::autodiff::__private::saved::range_back((0), __v13) {
-                    let __v4 = ::autodiff::__private::saved::pop(&mut __s4);
+                    let (__v4,) = ::autodiff::__private::saved::pop(&mut __sr1);
                     let __v5 = __v4 > 0.5;
                     let mut __d4 = ::autodiff::__private::adjoint_zero(&__v4);
                     if __v5 {

@@ -5,24 +5,16 @@ fn snapshot() {
                 let __v0 = x;
                 let mut __c0 = ::core::default::Default::default();
                 let mut __c1 = ::core::default::Default::default();
-                let mut __s2 = ::std::vec::Vec::new();
-                let mut __s3 = ::std::vec::Vec::new();
-                let mut __s5 = ::std::vec::Vec::new();
-                let mut __s6 = ::std::vec::Vec::new();
-                let mut __s10 = ::std::vec::Vec::new();
+                let mut __sr1 = ::std::vec::Vec::new();
                 __c0 = (0.0);
                 __c1 = (0u8);
                 let mut __n12 = 0usize;
                 let __it12 = ::core::iter::IntoIterator::into_iter((0)..(n));
                 let __hint = ::core::iter::Iterator::size_hint(&__it12).0;
-                __s2.reserve(__hint);
-                __s3.reserve(__hint);
-                __s5.reserve(__hint);
-                __s6.reserve(__hint);
-                __s10.reserve(__hint);
+                __sr1.reserve(__hint);
                 for __v1 in __it12 {
                     let __v2 = &(w);
-                    __s2.push(::core::clone::Clone::clone(&__v2));
+                    let __k2 = ::core::clone::Clone::clone(&__v2);
                     let __v3 = {
                         #[allow(unused_imports)]
                         use ::autodiff::__private::source::{
@@ -30,10 +22,10 @@ fn snapshot() {
                         };
                         (&&&::autodiff::__private::source::Probe(__v2)).read()
                     };
-                    __s3.push(::core::clone::Clone::clone(&__v3));
+                    let __k3 = ::core::clone::Clone::clone(&__v3);
                     let __v4 = ::autodiff::__private::ops::tensor::mul(&__v3, &__v0);
                     let __v5 = &(scale);
-                    __s5.push(::core::clone::Clone::clone(&__v5));
+                    let __k5 = ::core::clone::Clone::clone(&__v5);
                     let __v6 = {
                         #[allow(unused_imports)]
                         use ::autodiff::__private::source::{
@@ -41,14 +33,15 @@ fn snapshot() {
                         };
                         (&&&::autodiff::__private::source::Probe(__v5)).read()
                     };
-                    __s6.push(::core::clone::Clone::clone(&__v6));
+                    let __k6 = ::core::clone::Clone::clone(&__v6);
                     let __v7 = ::autodiff::__private::ops::tensor::mul(&__v4, &__v6);
                     let __v8 = __v1 as f64;
                     let __v9 = ::autodiff::__private::ops::tensor::add(&__v7, &__v8);
                     let __v10 = ::core::clone::Clone::clone(&__c0);
-                    __s10.push(::core::clone::Clone::clone(&__v10));
+                    let __k10 = ::core::clone::Clone::clone(&__v10);
                     let __v11 = ::autodiff::__private::ops::tensor::add(&__v10, &__v9);
                     __c0 = __v11;
+                    __sr1.push((__k2, __k3, __k5, __k6, __k10));
                     __n12 += 1;
                 }
                 let __v12 = __n12;
@@ -67,14 +60,13 @@ fn snapshot() {
                             (0),
                             __v12,
                         ) {
-                            let __v2 = ::autodiff::__private::saved::pop(&mut __s2);
-                            let __v3 = ::autodiff::__private::saved::pop(&mut __s3);
+                            let (__v2, __v3, __v5, __v6, __v10) = ::autodiff::__private::saved::pop(
+                                &mut __sr1,
+                            );
                             let __v4 = ::autodiff::__private::ops::tensor::mul(
                                 &__v3,
                                 &__v0,
                             );
-                            let __v5 = ::autodiff::__private::saved::pop(&mut __s5);
-                            let __v6 = ::autodiff::__private::saved::pop(&mut __s6);
                             let __v7 = ::autodiff::__private::ops::tensor::mul(
                                 &__v4,
                                 &__v6,
@@ -84,7 +76,6 @@ fn snapshot() {
                                 &__v7,
                                 &__v8,
                             );
-                            let __v10 = ::autodiff::__private::saved::pop(&mut __s10);
                             let __t1 = ::autodiff::__private::ops::take_d0(&mut __dc0);
                             let mut __d11 = __t1;
                             let mut __d9 = ::autodiff::__private::ops::tensor::add_d1(

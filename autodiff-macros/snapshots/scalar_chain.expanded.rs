@@ -100,22 +100,23 @@ impl chain {
         let _ = chain;
         let mut __c0 = ::core::default::Default::default();
         let mut __c1 = ::core::default::Default::default();
-        let mut __s3 = ::std::vec::Vec::new();
+        let mut __sr1 = ::std::vec::Vec::new();
         __c0 = __v0;
         __c1 = (0u8);
         let mut __n9 = 0usize;
         let __it9 = ::core::iter::IntoIterator::into_iter((0)..__v1);
         let __hint = ::core::iter::Iterator::size_hint(&__it9).0;
-        __s3.reserve(__hint);
+        __sr1.reserve(__hint);
         for __v2 in __it9 {
             let __v3 = ::core::clone::Clone::clone(&__c0);
-            __s3.push(::core::clone::Clone::clone(&__v3));
+            let __k3 = ::core::clone::Clone::clone(&__v3);
             let __v4 = __v3.sin();
             let __v5 = __v4 * (1.0001);
             let __v6 = __v0 * __v3;
             let __v7 = __v6.cos();
             let __v8 = __v5 + __v7;
             __c0 = __v8;
+            __sr1.push((__k3,));
             __n9 += 1;
         }
         let __v9 = __n9;
@@ -135,7 +136,7 @@ impl chain {
                     ::autodiff::__private::ops::identity_d0(&__d10),
                 );
                 for __v2 in ::autodiff::__private::saved::range_back((0), __v9) {
-                    let __v3 = ::autodiff::__private::saved::pop(&mut __s3);
+                    let (__v3,) = ::autodiff::__private::saved::pop(&mut __sr1);
                     let __v6 = __v0 * __v3;
                     let __t1 = ::autodiff::__private::ops::take_d0(&mut __dc0);
                     let mut __d8 = __t1;

@@ -101,20 +101,20 @@ impl sum_picks {
         let _ = sum_picks;
         let mut __c0 = ::core::default::Default::default();
         let mut __c1 = ::core::default::Default::default();
-        let mut __spb4 = ::std::vec::Vec::new();
+        let mut __sr1 = ::std::vec::Vec::new();
         __c0 = (0.0);
         __c1 = (0u8);
         let mut __n7 = 0usize;
         let __it7 = ::core::iter::IntoIterator::into_iter((0)..__v1);
         let __hint = ::core::iter::Iterator::size_hint(&__it7).0;
-        __spb4.reserve(__hint);
+        __sr1.reserve(__hint);
         for __v2 in __it7 {
             let __v3 = __v2 % __v0.len();
             let (__v4, __pb4) = pick::__vjp_into(__v0, __v3);
-            __spb4.push(__pb4);
             let __v5 = ::core::clone::Clone::clone(&__c0);
             let __v6 = __v5 + __v4;
             __c0 = __v6;
+            __sr1.push((__pb4,));
             __n7 += 1;
         }
         let __v7 = __n7;
@@ -133,7 +133,7 @@ impl sum_picks {
                     ::autodiff::__private::ops::identity_d0(&__d8),
                 );
                 for __v2 in ::autodiff::__private::saved::range_back((0), __v7) {
-                    let __pb4 = ::autodiff::__private::saved::pop(&mut __spb4);
+                    let (__pb4,) = ::autodiff::__private::saved::pop(&mut __sr1);
                     let __t1 = ::autodiff::__private::ops::take_d0(&mut __dc0);
                     let mut __d6 = __t1;
                     let mut __d5 = ::autodiff::__private::ops::add_d0(&__d6);
@@ -270,7 +270,7 @@ impl sum_picks {
         let _ = sum_picks;
         let mut __c0 = ::core::default::Default::default();
         let mut __c1 = ::core::default::Default::default();
-        let mut __spb4 = ::std::vec::Vec::new();
+        let mut __sr1 = ::std::vec::Vec::new();
         __c0 = (0.0);
         __c1 = (0u8);
         let mut __dc0 = ::autodiff::__private::adjoint_zero(&__c0);
@@ -284,13 +284,13 @@ impl sum_picks {
         for __v2 in (0)..__v1 {
             let __v3 = __v2 % __v0.len();
             let (__v4, __pb4) = pick::__vjp_into(__v0, __v3);
-            __spb4.push(__pb4);
             let __v5 = ::core::clone::Clone::clone(&__c0);
             let __v6 = __v5 + __v4;
             __c0 = __v6;
+            __sr1.push((__pb4,));
             __n7 += 1;
             {
-                let __pb4 = ::autodiff::__private::saved::pop(&mut __spb4);
+                let (__pb4,) = ::autodiff::__private::saved::pop(&mut __sr1);
                 let mut __d6 = ::core::clone::Clone::clone(&__dc0);
                 let mut __d5 = ::autodiff::__private::ops::add_d0(&__d6);
                 let mut __d4 = ::autodiff::__private::ops::add_d1(&__d6);

@@ -37,8 +37,7 @@ hygienic_names!(VarId {
     ident => "__v{}",
     adjoint => "__d{}",
     pullback => "__pb{}",
-    slot => "__s{}",
-    pullback_slot => "__spb{}",
+    taped => "__k{}",
 });
 
 /// The numbers of the IR names with `prefix` (`__v`, `__c`) that code kept as written
@@ -94,6 +93,12 @@ pub struct RegionId(pub usize);
 
 impl RegionId {
     pub const BODY: RegionId = RegionId(0);
+
+    /// The stack (in a loop) or `Option` slot (in a branch) the forward sweep saves the
+    /// region's values in, one tuple per execution of the region.
+    pub fn tape(self) -> syn::Ident {
+        format_ident!("__sr{}", self.0, span = Span::mixed_site())
+    }
 }
 
 /// What the IR knows of a variable.

@@ -123,33 +123,54 @@ pub(crate) fn rhs_tokens(rhs: &Rhs, span: Span, maybe_array: bool) -> TokenStrea
 }
 
 impl Emitter<'_> {
-    pub(crate) fn save(&self, v: VarId) -> TokenStream {
-        let region = self.body.region_of(v);
-        if region == RegionId::BODY
-            || !self.used.contains(&v)
-            || self.recomputed.contains(&v)
-            || self.reverse_bound.contains(&v)
-        {
-            return TokenStream::new();
-        }
-        let (id, slot) = (v.ident(), v.slot());
-        if self.body.regions[region.0].in_loop {
-            quote!(#slot.push(::core::clone::Clone::clone(&#id));)
-        } else {
-            quote!(#slot = ::core::option::Option::Some(::core::clone::Clone::clone(&#id));)
-        }
+    /// Whether the forward sweep saves `v` for the reverse sweep (on its region's tape).
+    pub(crate) fn is_saved(&self, v: VarId) -> bool {
+        self.body.region_of(v) != RegionId::BODY
+            && self.used.contains(&v)
+            && !self.recomputed.contains(&v)
+            && !self.reverse_bound.contains(&v)
     }
 
-    pub(crate) fn save_pullback(&self, v: VarId) -> TokenStream {
-        let region = self.body.region_of(v);
-        if region == RegionId::BODY || !self.used_pullbacks.contains(&v) {
+    /// The values and pullbacks a region saves, in the order of its tape's tuples.
+    pub(crate) fn taped(&self, region: RegionId) -> (Vec<VarId>, Vec<VarId>) {
+        if let Some(restored) = self.tapes.get(&region) {
+            return restored.clone();
+        }
+        let values = (self.used.iter().copied())
+            .filter(|v| self.body.region_of(*v) == region && self.is_saved(*v))
+            .collect();
+        let pullbacks = (self.used_pullbacks.iter().copied())
+            .filter(|v| self.body.region_of(*v) == region && region != RegionId::BODY)
+            .collect();
+        (values, pullbacks)
+    }
+
+    /// At `v`'s definition: a copy of it for the tape, which the end of its region saves
+    /// (so the value is taken where it is defined, whatever the region does with it later).
+    pub(crate) fn save(&self, v: VarId) -> TokenStream {
+        if !self.is_saved(v) || !self.taped(self.body.region_of(v)).0.contains(&v) {
             return TokenStream::new();
         }
-        let (id, slot) = (v.pullback(), v.pullback_slot());
+        let (id, k) = (v.ident(), v.taped());
+        quote!(let #k = ::core::clone::Clone::clone(&#id);)
+    }
+
+    /// At the end of a region: one tuple of every value and pullback its reverse sweep
+    /// restores, pushed on the region's stack (in a loop) or stored in its slot (in a
+    /// branch). One stack per region rather than per value: one allocation and one
+    /// capacity check per iteration however many values it saves.
+    pub(crate) fn save_region(&self, region: RegionId) -> TokenStream {
+        let (values, pullbacks) = self.taped(region);
+        if values.is_empty() && pullbacks.is_empty() {
+            return TokenStream::new();
+        }
+        let items =
+            (values.iter().map(|v| v.taped())).chain(pullbacks.iter().map(|v| v.pullback()));
+        let tape = region.tape();
         if self.body.regions[region.0].in_loop {
-            quote!(#slot.push(#id);)
+            quote!(#tape.push((#(#items,)*));)
         } else {
-            quote!(#slot = ::core::option::Option::Some(#id);)
+            quote!(#tape = ::core::option::Option::Some((#(#items,)*));)
         }
     }
 
@@ -171,6 +192,7 @@ impl Emitter<'_> {
         for stmt in &block.stmts {
             self.fwd_stmt(&mut out, stmt);
         }
+        out.extend(self.save_region(block.region));
         out
     }
 
@@ -189,7 +211,6 @@ impl Emitter<'_> {
                         let vjp = companion_path(func, form);
                         out.extend(quote::quote_spanned!(span=> let (#v, #pb) = #vjp(#(#a),*);));
                         out.extend(self.save(*dst));
-                        out.extend(self.save_pullback(*dst));
                         return;
                     }
                 }
@@ -239,23 +260,13 @@ impl Emitter<'_> {
             LoopHead::For { item, iter, .. } => {
                 let id = item.ident();
                 let save = self.save(*item);
-                // Stacks of this loop's values are reserved from the trip count.
-                let saved: Vec<syn::Ident> = self
-                    .used
-                    .iter()
-                    .filter(|v| {
-                        self.body.region_of(**v) == body.region
-                            && !self.recomputed.contains(v)
-                            && !self.reverse_bound.contains(v)
-                    })
-                    .map(|v| v.slot())
-                    .chain(
-                        self.used_pullbacks
-                            .iter()
-                            .filter(|v| self.body.region_of(**v) == body.region)
-                            .map(|v| v.pullback_slot()),
-                    )
-                    .collect();
+                // The tape of this loop's values is reserved from the trip count.
+                let (values, pullbacks) = self.taped(body.region);
+                let saved: Vec<syn::Ident> = if values.is_empty() && pullbacks.is_empty() {
+                    Vec::new()
+                } else {
+                    vec![body.region.tape()]
+                };
                 if saved.is_empty() || fused.is_some() {
                     quote!(for #id in #iter { #save #b #n += 1; #fused #check })
                 } else {
@@ -300,23 +311,17 @@ impl Emitter<'_> {
             let ty = cell.ty.as_ref().map(|t| quote!(: #t));
             out.extend(quote!(let mut #c #ty = ::core::default::Default::default();));
         }
-        let slots = self
-            .used
-            .iter()
-            .map(|v| (*v, v.slot()))
-            .chain(self.used_pullbacks.iter().map(|v| (*v, v.pullback_slot())));
-        for (v, slot) in slots {
-            let region = self.body.region_of(v);
-            if region == RegionId::BODY
-                || (slot == v.slot()
-                    && (self.recomputed.contains(&v) || self.reverse_bound.contains(&v)))
-            {
+        for region in 1..self.body.regions.len() {
+            let region = RegionId(region);
+            let (values, pullbacks) = self.taped(region);
+            if values.is_empty() && pullbacks.is_empty() {
                 continue;
             }
+            let tape = region.tape();
             if self.body.regions[region.0].in_loop {
-                out.extend(quote!(let mut #slot = ::std::vec::Vec::new();));
+                out.extend(quote!(let mut #tape = ::std::vec::Vec::new();));
             } else {
-                out.extend(quote!(let mut #slot = ::core::option::Option::None;));
+                out.extend(quote!(let mut #tape = ::core::option::Option::None;));
             }
         }
         out

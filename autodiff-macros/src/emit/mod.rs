@@ -86,6 +86,114 @@ pub(crate) fn preinitialized(body: &Body) -> HashSet<VarId> {
     out
 }
 
+/// Reads of a cell's element (`__cN[i]`) after which nothing writes the cell: the value
+/// read is the cell's final value, which the pullback closure owns, so the reverse sweep
+/// reads the element again instead of the forward sweep saving it (`xcentered[i]` read in
+/// a loop after the loop that filled it). Anything that may write the cell counts: an
+/// assignment, a loan `&mut`, any mention in code kept as written. A write inside a loop
+/// that also encloses the read comes after it too (the next iteration). A `&mut`
+/// parameter's cell is never read back: the pullback does not own what it points to.
+pub(crate) fn frozen_reads(body: &Body) -> HashSet<VarId> {
+    #[derive(Default)]
+    struct Walk {
+        pos: usize,
+        loops: Vec<usize>,
+        next_loop: usize,
+        /// per cell: (position, enclosing loops) of each write
+        writes: HashMap<CellId, Vec<(usize, Vec<usize>)>>,
+        reads: Vec<(VarId, CellId, usize, Vec<usize>)>,
+    }
+    impl Walk {
+        fn write(&mut self, c: CellId) {
+            let at = (self.pos, self.loops.clone());
+            self.writes.entry(c).or_default().push(at);
+        }
+        fn mentions(&mut self, ts: &TokenStream) {
+            for c in CellId::mentioned_in(ts) {
+                self.write(c);
+            }
+        }
+        fn operand(&mut self, o: &Operand) {
+            match o {
+                Operand::Inline(e) => self.mentions(&quote!(#e)),
+                Operand::MutRef { cell, .. } => self.write(*cell),
+                Operand::Var(_) | Operand::Ref(_) => {}
+            }
+        }
+        fn block(&mut self, block: &Block) {
+            for stmt in &block.stmts {
+                self.pos += 1;
+                match stmt {
+                    Stmt::Let { dst, rhs, .. } => match rhs {
+                        Rhs::ReadIndex {
+                            place: Place::Cell(c),
+                            index,
+                        } => {
+                            self.operand(index);
+                            let at = (*dst, *c, self.pos, self.loops.clone());
+                            self.reads.push(at);
+                        }
+                        Rhs::Inactive(ts) => self.mentions(ts),
+                        Rhs::Copy(o) => self.operand(o),
+                        Rhs::Prim(_, args) | Rhs::Call { args, .. } => {
+                            args.iter().for_each(|a| self.operand(a))
+                        }
+                        Rhs::ReadIndex { index, .. } => self.operand(index),
+                        Rhs::SubSlice { range, .. } => {
+                            range.operands().for_each(|o| self.operand(o))
+                        }
+                        Rhs::ReadCell(_)
+                        | Rhs::Field { .. }
+                        | Rhs::Member { .. }
+                        | Rhs::Source(_) => {}
+                    },
+                    Stmt::WriteCell { cell, value } => {
+                        self.operand(value);
+                        self.write(*cell);
+                    }
+                    Stmt::WriteIndex { cell, index, value } => {
+                        self.operand(index);
+                        self.operand(value);
+                        self.write(*cell);
+                    }
+                    Stmt::Effect(ts) => self.mentions(ts),
+                    Stmt::If { cond, then, els } => {
+                        self.operand(cond);
+                        self.block(then);
+                        self.block(els);
+                    }
+                    Stmt::Loop { head, body, .. } => {
+                        self.next_loop += 1;
+                        self.loops.push(self.next_loop);
+                        if let LoopHead::For { iter, start, .. } = head {
+                            self.mentions(iter);
+                            if let Some(s) = start {
+                                self.operand(s);
+                            }
+                        }
+                        self.block(body);
+                        self.loops.pop();
+                    }
+                }
+            }
+        }
+    }
+    let mut w = Walk::default();
+    w.block(&body.block);
+    let Walk { writes, reads, .. } = w;
+    reads
+        .into_iter()
+        .filter(|(_, c, pos, loops)| {
+            body.cells[c.0].bound_to.is_none()
+                && writes.get(c).is_none_or(|ws| {
+                    ws.iter()
+                        .all(|(at, around)| at < pos && !around.iter().any(|l| loops.contains(l)))
+                })
+        })
+        .map(|(v, ..)| v)
+        .collect()
+}
+
 pub(crate) struct Emitter<'a> {
     pub(crate) body: &'a Body,
     pub(crate) preinit: HashSet<VarId>,
@@ -120,6 +228,11 @@ pub(crate) struct Emitter<'a> {
     /// Parameters that are shared references (`x: &[f64]`): what they point to outlives
     /// the pullback, so a callee's pullback may keep a borrow of it.
     pub(crate) ref_params: HashSet<VarId>,
+    /// What the reverse sweep restores from each region's tape (values, then pullbacks):
+    /// the forward sweep saves exactly these.
+    pub(crate) tapes: HashMap<RegionId, (Vec<VarId>, Vec<VarId>)>,
+    /// Reads of cell elements the reverse sweep can read again (see [`frozen_reads`]).
+    pub(crate) frozen: HashSet<VarId>,
 }
 
 /// The registers of a carried slice adjoint in a fused loop: `here` collects element `i`
@@ -197,6 +310,10 @@ impl Emitter<'_> {
                 place: Place::Var(_),
                 ..
             }) => true,
+            Some(Rhs::ReadIndex {
+                place: Place::Cell(_),
+                ..
+            }) if self.frozen.contains(&v) => true,
             Some(Rhs::Prim(Prim::Binary { .. } | Prim::Neg | Prim::Cast { .. }, _)) => true,
             Some(Rhs::Field { .. }) => true,
             Some(_) if self.borrows(v) => true,
@@ -353,6 +470,8 @@ pub(crate) fn new_emitter<'a>(sig: &Signature, body: &'a Body) -> Emitter<'a> {
         negated: HashSet::new(),
         shadows: HashSet::new(),
         ref_params: HashSet::new(),
+        tapes: HashMap::new(),
+        frozen: frozen_reads(body),
     };
     e.lazy = lazily_zeroed(sig_params, body, &e.defs);
     e.ref_params = (sig.params.iter().enumerate())

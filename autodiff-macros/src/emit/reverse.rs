@@ -14,6 +14,8 @@ impl Emitter<'_> {
             .iter()
             .copied()
             .filter(|v| self.body.region_of(*v) == region && !self.shadows.contains(v))
+            // a sub-slice's adjoint is a range of its slice's: it has none of its own
+            .filter(|v| !self.is_sub_slice(*v))
             .collect();
         pre.sort();
         self.initialized.extend(pre.iter().copied());
@@ -107,28 +109,25 @@ impl Emitter<'_> {
                     }
                 }
             }
+            // The region's tape first (one tuple per execution), then what is recomputed
+            // from it, in definition order.
+            let (values, pullbacks) = self.taped(block.region);
             let mut restores = TokenStream::new();
-            for v in &needed {
-                let id = v.ident();
-                if self.recomputed.contains(v) {
-                    let value = rhs_tokens(
-                        self.defs[v],
-                        Span::call_site(),
-                        self.body.vars[v.0].maybe_array,
-                    );
-                    restores.extend(quote!(let #id = #value;));
-                } else {
-                    let slot = v.slot();
-                    restores.extend(quote!(let #id = #restore(&mut #slot);));
-                }
+            if !values.is_empty() || !pullbacks.is_empty() {
+                let tape = block.region.tape();
+                let names = (values.iter().map(|v| v.ident()))
+                    .chain(pullbacks.iter().map(|v| v.pullback()));
+                restores.extend(quote!(let (#(#names,)*) = #restore(&mut #tape);));
+                self.tapes.insert(block.region, (values, pullbacks));
             }
-            for v in self
-                .used_pullbacks
-                .iter()
-                .filter(|v| self.body.region_of(**v) == block.region)
-            {
-                let (id, slot) = (v.pullback(), v.pullback_slot());
-                restores.extend(quote!(let #id = #restore(&mut #slot);));
+            for v in needed.iter().filter(|v| self.recomputed.contains(*v)) {
+                let id = v.ident();
+                let value = rhs_tokens(
+                    self.defs[v],
+                    Span::call_site(),
+                    self.body.vars[v.0].maybe_array,
+                );
+                restores.extend(quote!(let #id = #value;));
             }
             prefix = quote!(#restores #prefix);
         }
