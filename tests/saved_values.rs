@@ -36,7 +36,7 @@ fn read_then_written(x: &[f64]) -> f64 {
     let mut s = 0.0;
     for i in 0..n {
         s += c[i] * x[i];
-        c[i] = s * c[i];
+        c[i] *= s;
     }
     for i in 0..n {
         s += c[i] * c[i];
