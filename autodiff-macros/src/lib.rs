@@ -17,6 +17,7 @@ mod emit;
 mod expand;
 mod fuse;
 mod helpers;
+mod impls;
 mod ir;
 mod lower;
 mod rename;

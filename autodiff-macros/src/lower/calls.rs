@@ -44,7 +44,9 @@ impl Lowering<'_> {
                 syn::parse_quote_spanned!(method.span()=> Self::#method #turbofish);
             let active = args.iter().any(|a| self.operand_active(a));
             let v = self.new_var(active);
+            let maybe_array = self.method_result_maybe_array(&args);
             self.push(v, None, Rhs::Call { func, args }, e.span());
+            self.vars[v.0].maybe_array = maybe_array;
             return Value::Var(v);
         }
         if !args.iter().any(|a| self.operand_active(a)) {
@@ -56,7 +58,63 @@ impl Lowering<'_> {
                 e.span(),
             );
         }
+        // (a receiver known to be a float keeps the primitive's message)
+        let receiver_not_float =
+            self.operand_maybe_array(&args[0]) || !self.operand_active(&args[0]);
+        if rules::method_rule(&name).is_none() && receiver_not_float {
+            if let Some(v) = self.method_form_call(e, m, args.clone()) {
+                return v;
+            }
+        }
         self.method_prim(e, &m.method, None, args)
+    }
+
+    /// `dist.cdf(x)`: a method, not a primitive, of a receiver that is not known to be a
+    /// float, called with differentiable values — a method of an annotated `impl` block,
+    /// through its
+    /// companions (which take the receiver as `self`, so the receiver's type need not be
+    /// known). Only for a receiver named by a path or a field (`dist`, `self.normal`); the
+    /// methods of std's collections, ranges and iterators are not taken for one.
+    fn method_form_call(
+        &mut self,
+        e: &syn::Expr,
+        m: &syn::ExprMethodCall,
+        args: Vec<Operand>,
+    ) -> Option<Value> {
+        fn named(e: &syn::Expr) -> bool {
+            match e {
+                syn::Expr::Path(p) => p.qself.is_none(),
+                syn::Expr::Field(f) => named(&f.base),
+                syn::Expr::Reference(r) => named(&r.expr),
+                syn::Expr::Unary(u) => matches!(u.op, syn::UnOp::Deref(_)) && named(&u.expr),
+                syn::Expr::Paren(p) => named(&p.expr),
+                _ => false,
+            }
+        }
+        let name = m.method.to_string();
+        if !named(&m.receiver) || prims::is_std_container_method(&name) {
+            return None;
+        }
+        let turbofish = m.turbofish.as_ref().map(|t| syn::AngleBracketedGenericArguments {
+            colon2_token: None,
+            lt_token: t.lt_token,
+            args: t.args.clone(),
+            gt_token: t.gt_token,
+        });
+        let func = crate::companions::method_form(&m.method, turbofish.as_ref());
+        let v = self.new_var(true);
+        let maybe_array = self.method_result_maybe_array(&args);
+        self.push(v, None, Rhs::Call { func, args }, e.span());
+        self.vars[v.0].maybe_array = maybe_array;
+        Some(Value::Var(v))
+    }
+
+    /// Whether a method's result may be an array: when a differentiable operand may be
+    /// (a constant receiver — a distribution, a model's configuration — says nothing of it).
+    fn method_result_maybe_array(&self, args: &[Operand]) -> bool {
+        args.iter().enumerate().any(|(i, a)| {
+            self.operand_maybe_array(a) && (i > 0 || self.operand_active(a))
+        })
     }
 
     pub(super) fn method_prim(
@@ -106,8 +164,16 @@ impl Lowering<'_> {
         }
         // `f64::sin(x)`, `T::powi(x, 2)`, `Float::max(a, b)`: the path form of a method.
         let segs = &func.path.segments;
-        let path_form = func.qself.is_some()
-            || segs.len() >= 2 && {
+        let float_owner = |ty: &syn::Type| match ty {
+            syn::Type::Path(p) => p.path.get_ident().is_some_and(|id| {
+                let id = id.to_string();
+                prims::is_float_type_name(&id) || self.type_params.contains(&id)
+            }),
+            _ => false,
+        };
+        // (`<Type as Trait>::method(&d, x)` of another type is a call of a method)
+        let path_form = func.qself.as_ref().is_some_and(|q| float_owner(&q.ty))
+            || func.qself.is_none() && segs.len() >= 2 && {
                 let owner = segs[segs.len() - 2].ident.to_string();
                 prims::is_float_type_name(&owner)
                     || owner == "Float"
