@@ -61,8 +61,13 @@ pub fn companion_path(func: &syn::ExprPath, what: &str) -> syn::ExprPath {
     // items of `Type` (a trait cannot gain items), so `<Type>::__autodiff_method_<what>`.
     if let Some(q) = &mut path.qself {
         if q.position > 0 {
-            let keep: syn::punctuated::Punctuated<syn::PathSegment, syn::Token![::]> =
-                path.path.segments.iter().skip(q.position).cloned().collect();
+            let keep: syn::punctuated::Punctuated<syn::PathSegment, syn::Token![::]> = path
+                .path
+                .segments
+                .iter()
+                .skip(q.position)
+                .cloned()
+                .collect();
             path.path.segments = keep;
             path.path.leading_colon = Some(Default::default());
             q.position = 0;
@@ -101,7 +106,10 @@ pub fn companion_path(func: &syn::ExprPath, what: &str) -> syn::ExprPath {
 const METHOD_FORM: &str = "__autodiff_method_form";
 
 /// The IR's callee for `recv.method::<A>(…)` in method form (see [`call`]).
-pub fn method_form(method: &syn::Ident, turbofish: Option<&syn::AngleBracketedGenericArguments>) -> syn::ExprPath {
+pub fn method_form(
+    method: &syn::Ident,
+    turbofish: Option<&syn::AngleBracketedGenericArguments>,
+) -> syn::ExprPath {
     let marker = syn::Ident::new(METHOD_FORM, Span::mixed_site());
     match turbofish {
         Some(t) => syn::parse_quote_spanned!(method.span()=> #marker::#method::#t),
@@ -128,7 +136,9 @@ pub fn call(
             syn::PathArguments::AngleBracketed(a) => quote!(::#a),
             _ => quote!(),
         };
-        let (recv, rest) = args.split_first().expect("a method-form call has a receiver");
+        let (recv, rest) = args
+            .split_first()
+            .expect("a method-form call has a receiver");
         return quote::quote_spanned!(span=> (#recv).#method #turbofish(#(#rest),*));
     }
     match what {

@@ -215,9 +215,7 @@ pub(crate) fn try_expand(
         Place::TraitImpl => syn::parse_quote!(pub),
         _ => func.vis.clone(),
     };
-    let outer: Vec<TokenStream> = context
-        .map(|cx| cx.captures.clone())
-        .unwrap_or_default();
+    let outer: Vec<TokenStream> = context.map(|cx| cx.captures.clone()).unwrap_or_default();
     let companions = companions(&sig, place, &outer, &vis, vjp_fn_body, seeded);
     Ok(Expanded { func, companions })
 }

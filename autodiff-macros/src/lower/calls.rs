@@ -95,12 +95,15 @@ impl Lowering<'_> {
         if !named(&m.receiver) || prims::is_std_container_method(&name) {
             return None;
         }
-        let turbofish = m.turbofish.as_ref().map(|t| syn::AngleBracketedGenericArguments {
-            colon2_token: None,
-            lt_token: t.lt_token,
-            args: t.args.clone(),
-            gt_token: t.gt_token,
-        });
+        let turbofish = m
+            .turbofish
+            .as_ref()
+            .map(|t| syn::AngleBracketedGenericArguments {
+                colon2_token: None,
+                lt_token: t.lt_token,
+                args: t.args.clone(),
+                gt_token: t.gt_token,
+            });
         let func = crate::companions::method_form(&m.method, turbofish.as_ref());
         let v = self.new_var(true);
         let maybe_array = self.method_result_maybe_array(&args);
@@ -112,9 +115,9 @@ impl Lowering<'_> {
     /// Whether a method's result may be an array: when a differentiable operand may be
     /// (a constant receiver — a distribution, a model's configuration — says nothing of it).
     fn method_result_maybe_array(&self, args: &[Operand]) -> bool {
-        args.iter().enumerate().any(|(i, a)| {
-            self.operand_maybe_array(a) && (i > 0 || self.operand_active(a))
-        })
+        args.iter()
+            .enumerate()
+            .any(|(i, a)| self.operand_maybe_array(a) && (i > 0 || self.operand_active(a)))
     }
 
     pub(super) fn method_prim(
