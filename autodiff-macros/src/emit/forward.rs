@@ -99,7 +99,14 @@ pub(crate) fn rhs_tokens(rhs: &Rhs, span: Span, maybe_array: bool) -> TokenStrea
                 } => quote::quote_spanned!(span=> #path(#(#a),*)),
                 Prim::Cast { ty } => {
                     let x = &a[0];
-                    quote::quote_spanned!(span=> #x as #ty)
+                    let is_float_name = matches!(&**ty, syn::Type::Path(p)
+                        if p.path.get_ident().is_some_and(|i| i == "f32" || i == "f64"));
+                    if is_float_name {
+                        quote::quote_spanned!(span=> #x as #ty)
+                    } else {
+                        // a type parameter, which `as` cannot name
+                        quote::quote_spanned!(span=> #rt::ops::cast_to::<#ty, _>(#x))
+                    }
                 }
             }
         }

@@ -49,6 +49,9 @@ pub struct Lowering<'a> {
     block: Block,
     items: Vec<syn::Item>,
     type_params: Vec<String>,
+    /// The function's float type parameter, when it has exactly one (`T` of
+    /// `fn f<T: Float>`): the type of the constants the lowering introduces.
+    float_type: Option<syn::Ident>,
     errors: &'a mut Errors,
     assumed_active_cells: &'a HashSet<usize>,
     found_active_cells: HashSet<usize>,
@@ -129,6 +132,10 @@ fn lower_pass(
             .type_params()
             .map(|t| t.ident.to_string())
             .collect(),
+        float_type: {
+            let floats = crate::signature::float_type_params(generics);
+            (floats.len() == 1).then(|| floats[0].clone())
+        },
         errors,
         assumed_active_cells: assumed,
         found_active_cells: HashSet::new(),
