@@ -388,3 +388,24 @@ fn every_method_of_an_annotated_inherent_impl() {
     assert_close(g, 2.0);
     assert_fd(0.5, g, |x| s.energy(x));
 }
+
+// ---------------------------------------------------------------------------------------
+// Recursion with constant arguments runs the function as written
+// ---------------------------------------------------------------------------------------
+
+/// `n!` by recursion on the constant `n`, times `x`: the recursive call carries no
+/// differentiable value, so it is the primal's.
+#[differentiable]
+fn factorial_times(n: u32, x: f64) -> f64 {
+    if n == 0 {
+        x
+    } else {
+        f64::from(n) * factorial_times(n - 1, 1.0) * x
+    }
+}
+
+#[test]
+fn recursion_with_constant_arguments() {
+    assert_eq!(factorial_times(4, 2.0), 48.0);
+    assert_eq!(gradients_function!(factorial_times)(4, 2.0), 24.0);
+}

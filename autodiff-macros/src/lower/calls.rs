@@ -46,6 +46,9 @@ impl Lowering<'_> {
             let func: syn::ExprPath =
                 syn::parse_quote_spanned!(method.span()=> Self::#method #turbofish);
             let active = args.iter().any(|a| self.operand_active(a));
+            if active && self.own_is_method && *method == self.own_name {
+                return self.unsupported_call(method.span(), &name);
+            }
             let v = self.new_var(active);
             let maybe_array = self.method_result_maybe_array(&args);
             self.push(v, None, Rhs::Call { func, args }, e.span());
@@ -74,28 +77,35 @@ impl Lowering<'_> {
 
     /// `dist.cdf(x)`: a method, not a primitive, of a receiver that is not known to be a
     /// float, called with differentiable values — a method of an annotated `impl` block,
-    /// through its
-    /// companions (which take the receiver as `self`, so the receiver's type need not be
-    /// known). Only for a receiver named by a path or a field (`dist`, `self.normal`); the
-    /// methods of std's collections, ranges and iterators are not taken for one.
+    /// through its companions (which take the receiver as `self`, so the receiver's type
+    /// need not be known). Only for a receiver that is a parameter or a parameter's field
+    /// (`dist`, `self.normal`); the methods of std's collections, ranges and iterators are
+    /// not taken for one.
     fn method_form_call(
         &mut self,
         e: &syn::Expr,
         m: &syn::ExprMethodCall,
         args: Vec<Operand>,
     ) -> Option<Value> {
-        fn named(e: &syn::Expr) -> bool {
+        // (a local is left out: it may be of any type, `Normal::default()` of a crate whose
+        // methods are not differentiable, and the message below is the clearer one)
+        fn root(e: &syn::Expr) -> Option<String> {
             match e {
-                syn::Expr::Path(p) => p.qself.is_none(),
-                syn::Expr::Field(f) => named(&f.base),
-                syn::Expr::Reference(r) => named(&r.expr),
-                syn::Expr::Unary(u) => matches!(u.op, syn::UnOp::Deref(_)) && named(&u.expr),
-                syn::Expr::Paren(p) => named(&p.expr),
-                _ => false,
+                syn::Expr::Path(p) if p.qself.is_none() => {
+                    p.path.get_ident().map(ToString::to_string)
+                }
+                syn::Expr::Field(f) => root(&f.base),
+                syn::Expr::Reference(r) => root(&r.expr),
+                syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => root(&u.expr),
+                syn::Expr::Paren(p) => root(&p.expr),
+                _ => None,
             }
         }
         let name = m.method.to_string();
-        if !named(&m.receiver) || prims::is_std_container_method(&name) {
+        let of_parameter = root(&m.receiver).is_some_and(|r| {
+            self.param_names.contains(&r) && matches!(self.lookup(&r), Some(Binding::Value(_)))
+        });
+        if !of_parameter || prims::is_std_container_method(&name) {
             return None;
         }
         let turbofish = m
@@ -121,6 +131,12 @@ impl Lowering<'_> {
         args.iter()
             .enumerate()
             .any(|(i, a)| self.operand_maybe_array(a) && (i > 0 || self.operand_active(a)))
+    }
+
+    /// A differentiable call of the function itself: one error at the callee's name.
+    fn unsupported_call(&mut self, span: Span, name: &str) -> Value {
+        self.errors.push(span, diag::recursive_call(name));
+        Value::Inline(syn::parse_quote!(()))
     }
 
     /// `T::from(x).unwrap()`, `F::from(x).expect("…")`, `T::from_f64(x).unwrap()`: the
@@ -270,6 +286,14 @@ impl Lowering<'_> {
                 self.found_active_cells
                     .insert(active_key(self.cell_keys[c.0]));
             }
+        }
+        let recursive = match (func.path.get_ident(), segs.len()) {
+            (Some(id), _) => !self.own_is_method && *id == self.own_name,
+            (None, 2) => self.own_is_method && segs[0].ident == "Self" && last == self.own_name,
+            _ => false,
+        };
+        if active && recursive && func.qself.is_none() {
+            return self.unsupported_call(last.span(), &name);
         }
         let v = self.new_var(active);
         if active {

@@ -52,6 +52,12 @@ pub struct Lowering<'a> {
     /// The function's float type parameter, when it has exactly one (`T` of
     /// `fn f<T: Float>`): the type of the constants the lowering introduces.
     float_type: Option<syn::Ident>,
+    /// The function's parameters' names (`self` included).
+    param_names: HashSet<String>,
+    /// The function's own name: a differentiable call of it is recursion (`f(x)` for a free
+    /// function, `self.f(x)` or `Self::f(x)` for a method).
+    own_name: syn::Ident,
+    own_is_method: bool,
     errors: &'a mut Errors,
     assumed_active_cells: &'a HashSet<usize>,
     found_active_cells: HashSet<usize>,
@@ -132,6 +138,9 @@ fn lower_pass(
             .type_params()
             .map(|t| t.ident.to_string())
             .collect(),
+        param_names: sig.params.iter().map(|p| p.name.clone()).collect(),
+        own_name: sig.ident.clone(),
+        own_is_method: sig.is_method,
         float_type: {
             let floats = crate::signature::float_type_params(generics);
             (floats.len() == 1).then(|| floats[0].clone())
