@@ -57,6 +57,23 @@ pub fn companion(ident: &syn::Ident, what: &str, is_method: bool) -> syn::Ident 
 /// names a free function: `module::f::__<what>`, the turbofish moved along.
 pub fn companion_path(func: &syn::ExprPath, what: &str) -> syn::ExprPath {
     let mut path = func.clone();
+    // `<Type as Trait>::method`: the companions of a trait impl's methods are inherent
+    // items of `Type` (a trait cannot gain items), so `<Type>::__autodiff_method_<what>`.
+    if let Some(q) = &mut path.qself {
+        if q.position > 0 {
+            let keep: syn::punctuated::Punctuated<syn::PathSegment, syn::Token![::]> = path
+                .path
+                .segments
+                .iter()
+                .skip(q.position)
+                .cloned()
+                .collect();
+            path.path.segments = keep;
+            path.path.leading_colon = Some(Default::default());
+            q.position = 0;
+            q.as_token = None;
+        }
+    }
     let segments = &path.path.segments;
     let is_method = path.qself.is_some()
         || (segments.len() >= 2 && {
@@ -80,6 +97,81 @@ pub fn companion_path(func: &syn::ExprPath, what: &str) -> syn::ExprPath {
         .segments
         .push(syn::PathSegment { ident, arguments });
     path
+}
+
+/// The first segment of the path a call in method form is carried as in the IR:
+/// `recv.method(args)` whose receiver's type is not known (`dist.cdf(x)`) is
+/// `__autodiff_method_form::method(recv, args)`, and [`call`] writes it back as a method
+/// call (the companions of a method take its receiver as `self`).
+const METHOD_FORM: &str = "__autodiff_method_form";
+
+/// The IR's callee for `recv.method::<A>(…)` in method form (see [`call`]).
+pub fn method_form(
+    method: &syn::Ident,
+    turbofish: Option<&syn::AngleBracketedGenericArguments>,
+) -> syn::ExprPath {
+    let marker = syn::Ident::new(METHOD_FORM, Span::mixed_site());
+    match turbofish {
+        Some(t) => syn::parse_quote_spanned!(method.span()=> #marker::#method::#t),
+        None => syn::parse_quote_spanned!(method.span()=> #marker::#method),
+    }
+}
+
+/// A call of `func` (`what` = `None`) or of its companion `what`, with the operands `args`
+/// (a receiver first): `path(args…)`, or `(recv).method(rest…)` for a call in method form.
+/// `use<…>` of a companion returning `impl Trait`: the function's own captures, with the
+/// generics of an annotated `impl` it lives in (`outer`) first, lifetimes before types.
+pub fn precise_captures(sig: &Signature, outer: &[TokenStream]) -> TokenStream {
+    if outer.is_empty() {
+        return sig.precise_captures();
+    }
+    let own = sig.precise_captures();
+    let own: Vec<TokenStream> = match syn::parse2::<syn::PreciseCapture>(own) {
+        Ok(c) => c.params.iter().map(ToTokens::to_token_stream).collect(),
+        Err(_) => Vec::new(),
+    };
+    let is_lifetime = |t: &TokenStream| t.to_string().starts_with('\'');
+    let (lifetimes, others): (Vec<TokenStream>, Vec<TokenStream>) =
+        outer.iter().chain(&own).cloned().partition(is_lifetime);
+    quote!(use<#(#lifetimes,)* #(#others),*>)
+}
+
+/// Whether `func` is the marker path of a method-form call (`dist.pdf(x)`, see
+/// [`method_form`]).
+pub fn is_method_form(func: &syn::ExprPath) -> bool {
+    let segments = &func.path.segments;
+    func.qself.is_none() && segments.len() == 2 && segments[0].ident == METHOD_FORM
+}
+
+pub fn call(
+    func: &syn::ExprPath,
+    what: Option<&str>,
+    args: &[TokenStream],
+    span: Span,
+) -> TokenStream {
+    let segments = &func.path.segments;
+    if is_method_form(func) {
+        let last = &segments[1];
+        let method = match what {
+            Some(what) => companion(&last.ident, what, true),
+            None => last.ident.clone(),
+        };
+        let turbofish = match &last.arguments {
+            syn::PathArguments::AngleBracketed(a) => quote!(::#a),
+            _ => quote!(),
+        };
+        let (recv, rest) = args
+            .split_first()
+            .expect("a method-form call has a receiver");
+        return quote::quote_spanned!(span=> (#recv).#method #turbofish(#(#rest),*));
+    }
+    match what {
+        Some(what) => {
+            let path = companion_path(func, what);
+            quote::quote_spanned!(span=> #path(#(#args),*))
+        }
+        None => quote::quote_spanned!(span=> #func(#(#args),*)),
+    }
 }
 
 /// The user's turbofish (`f::<f64>`) as the companion `what` takes it: the selection
@@ -128,8 +220,23 @@ pub enum Pullback {
     Custom(TokenStream),
 }
 
+/// Where a function's companions go.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Place {
+    /// A free function's: associated items of a struct named after it.
+    Free,
+    /// A method's: siblings in its `impl` (or in an inherent `impl` beside it).
+    Method,
+    /// A trait impl's method's: an inherent `impl` of the type beside the trait impl.
+    TraitImpl,
+}
+
+/// The companions of the function `sig` describes. `outer` names the generics of the
+/// `impl` holding them (which their opaque pullback types capture too).
 pub fn companions(
     sig: &Signature,
+    place: Place,
+    outer: &[TokenStream],
     vis: &syn::Visibility,
     pullback: Pullback,
     seeded_fn_body: Option<TokenStream>,
@@ -160,12 +267,34 @@ pub fn companions(
         .map(|i| crate::ir::VarId(i).ident())
         .collect();
     let tys_named: Vec<&syn::Type> = sig.params.iter().map(|p| &p.ty_named).collect();
+    // A method's companions take its receiver as `self` (so `recv.__autodiff_m_vjp_into(…)`
+    // reaches them whatever the receiver's type is written as), bound to the first
+    // variable like any parameter.
+    let receiver = sig.is_method && sig.params.first().is_some_and(|p| p.name == "self");
+    let decls: Vec<TokenStream> = vars
+        .iter()
+        .zip(&tys_named)
+        .enumerate()
+        .map(|(i, (v, t))| {
+            if receiver && i == 0 {
+                quote!(self: #t)
+            } else {
+                quote!(#v: #t)
+            }
+        })
+        .collect();
+    let bind_receiver = if receiver {
+        let v = &vars[0];
+        quote!(let #v = self;)
+    } else {
+        quote!()
+    };
     let tys: Vec<&syn::Type> = sig.params.iter().map(|p| &p.ty).collect();
     let output = &sig.output;
     let out_tangent = tangent_type(output);
     let tangents = sig.param_tangents();
     let selected = sig.selected_tangents();
-    let captures = sig.precise_captures();
+    let captures = precise_captures(sig, outer);
     let turbofish = type_and_const_args(&sig.generics);
     let turbofish_with_selection = {
         let args: Vec<TokenStream> = std::iter::once(quote!(__S))
@@ -184,6 +313,13 @@ pub fn companions(
         quote!(Self::)
     } else {
         quote!()
+    };
+    // The primal counts as used wherever its derivative is (a trait's method is never
+    // unused, and `Self::m` would not name it from the companions' inherent `impl`).
+    let mention_primal = if place == Place::TraitImpl {
+        quote!()
+    } else {
+        quote!(let _ = #primal_owner #ident #turbofish;)
     };
 
     let (gen_named, _, where_named) = sig.generics_named.split_for_impl();
@@ -315,11 +451,12 @@ pub fn companions(
                 #[doc(hidden)]
                 #[inline]
                 #allow
-                #vis fn #seeded #gen_named (#(#vars: #tys_named,)* #dy: #out_tangent)
+                #vis fn #seeded #gen_named (#(#decls,)* #dy: #out_tangent)
                     -> (#output, (#(#tangents,)*))
                     #where_named
                 {
-                    let _ = #primal_owner #ident #turbofish;
+                    #bind_receiver
+                    #mention_primal
                     #body
                 }
             },
@@ -349,19 +486,19 @@ pub fn companions(
         #[doc(hidden)]
         #[inline]
         #allow
-        #vis fn #vjp #gen_named (#(#vars: #tys_named),*)
+        #vis fn #vjp #gen_named (#(#decls),*)
             -> (#output, impl ::core::ops::FnOnce(#out_tangent) -> (#(#tangents,)*) + #captures)
             #where_named
         {
-            // The primal counts as used wherever its derivative is.
-            let _ = #primal_owner #ident #turbofish;
+            #bind_receiver
+            #mention_primal
             #vjp_fn_body
         }
 
         #[doc(hidden)]
         #[inline]
         #allow
-        #vis fn #vjp_into #gen_named (#(#vars: #tys_named),*)
+        #vis fn #vjp_into #gen_named (#(#decls),*)
             -> (
                 #output,
                 impl ::core::ops::FnOnce(#out_tangent, #(#sinks),*) -> (#(#into_tangents,)*)
@@ -369,17 +506,19 @@ pub fn companions(
             )
             #where_named
         {
-            let _ = #primal_owner #ident #turbofish;
+            #bind_receiver
+            #mention_primal
             #vjp_into_fn_body
         }
 
         #[doc(hidden)]
         #[inline]
         #allow
-        #vis fn #vjp_selected #gen_named (#(#vars: #tys_named),*)
+        #vis fn #vjp_selected #gen_named (#(#decls),*)
             -> (#output, impl ::core::ops::FnOnce(#out_tangent) -> #selected + #captures)
             #where_named
         {
+            #bind_receiver
             let (__value, __pullback) = #owner #vjp #turbofish(#(#vars),*);
             (__value, move |__dy: #out_tangent| {
                 let (#(#gnames,)*) = __pullback(__dy);

@@ -1,6 +1,6 @@
 //! `#[differentiable]`: parse → check → lower → emit.
 
-use crate::companions::{companion, companions, type_and_const_args, Pullback};
+use crate::companions::{companion, companions, type_and_const_args, Place, Pullback};
 use crate::diag::Errors;
 use crate::emit::{vjp_body, vjp_into_body};
 use crate::fuse::seeded_body;
@@ -11,16 +11,14 @@ use quote::{format_ident, quote};
 
 /// The attribute's arguments: nothing; `vjp = path` for a custom rule; `self` for a
 /// method differentiable with respect to its receiver.
-struct Args {
-    custom_vjp: Option<syn::ExprPath>,
-    wrt_self: bool,
+#[derive(Default)]
+pub(crate) struct Args {
+    pub custom_vjp: Option<syn::ExprPath>,
+    pub wrt_self: bool,
 }
 
-fn parse_args(args: TokenStream) -> syn::Result<Args> {
-    let mut out = Args {
-        custom_vjp: None,
-        wrt_self: false,
-    };
+pub(crate) fn parse_args(args: TokenStream) -> syn::Result<Args> {
+    let mut out = Args::default();
     if args.is_empty() {
         return Ok(out);
     }
@@ -52,30 +50,50 @@ fn parse_args(args: TokenStream) -> syn::Result<Args> {
 /// `#[differentiable]` on a function: the function as written and its companions, or —
 /// when anything cannot be differentiated — the function as written (without the
 /// attribute's own markers) and every error at its span, so one mistake neither cascades
-/// into follow-on errors nor leaves editors without the function.
+/// into follow-on errors nor leaves editors without the function. On an `impl` block:
+/// every method of it (see [`impl_block`]).
 pub fn differentiable(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut func: syn::ItemFn = match syn::parse2(item.clone()) {
         Ok(f) => f,
         Err(_) => {
+            if let Ok(block) = syn::parse2::<syn::ItemImpl>(item.clone()) {
+                return crate::impls::impl_block(args, block);
+            }
             let err = syn::Error::new(
                 Span::call_site(),
-                "`#[differentiable]` applies to functions (`fn name(x: f64) -> f64 { … }`)",
+                "`#[differentiable]` applies to functions (`fn name(x: f64) -> f64 { … }`) \
+                 and `impl` blocks",
             )
             .to_compile_error();
             return quote!(#err #item);
         }
     };
-    // The signature as written (with `#[no_grad]`); the primal must not see the marker,
-    // which is read by this attribute only.
     let original_sig = func.sig.clone();
-    for input in func.sig.inputs.iter_mut() {
+    strip_markers(&mut func.sig);
+    let args = match parse_args(args) {
+        Ok(a) => a,
+        Err(e) => {
+            let mut errors = Errors::default();
+            errors.push_error(e);
+            return fallback(&func, &errors);
+        }
+    };
+    match try_expand(&args, func.clone(), &original_sig, None) {
+        Ok(Expanded { func, companions }) => quote! {
+            #func
+            #companions
+        },
+        Err(errors) => fallback(&func, &errors),
+    }
+}
+
+/// The signature as written keeps `#[no_grad]`, read by this attribute only; the primal
+/// must not see the marker.
+pub(crate) fn strip_markers(sig: &mut syn::Signature) {
+    for input in sig.inputs.iter_mut() {
         if let syn::FnArg::Typed(pt) = input {
             pt.attrs.retain(|a| !a.path().is_ident("no_grad"));
         }
-    }
-    match try_expand(args, func.clone(), &original_sig) {
-        Ok(tokens) => tokens,
-        Err(errors) => fallback(&func, &errors),
     }
 }
 
@@ -85,20 +103,36 @@ fn fallback(func: &syn::ItemFn, errors: &Errors) -> TokenStream {
     quote!(#errors #func)
 }
 
-fn try_expand(
-    args: TokenStream,
+/// A differentiable function: the primal (as written, answering the implicit helpers when
+/// it is an entry point) and its companions.
+pub(crate) struct Expanded {
+    pub func: syn::ItemFn,
+    pub companions: TokenStream,
+}
+
+/// What a method of an annotated `impl` block brings from the block: the generics of the
+/// `impl` (which the signature's float type parameters may be), and which of them stay on
+/// the `impl` that holds the companions (those the self type names).
+pub(crate) struct ImplContext<'a> {
+    pub generics: &'a syn::Generics,
+    pub kept: &'a [syn::Ident],
+    /// The kept generics as a `use<…>` list names them (`'a`, `T`).
+    pub captures: Vec<TokenStream>,
+    pub place: Place,
+}
+
+pub(crate) fn try_expand(
+    args: &Args,
     mut func: syn::ItemFn,
     original_sig: &syn::Signature,
-) -> Result<TokenStream, Errors> {
+    context: Option<&ImplContext>,
+) -> Result<Expanded, Errors> {
     let mut errors = Errors::default();
-    let args = match parse_args(args) {
-        Ok(a) => a,
-        Err(e) => {
-            errors.push_error(e);
-            return Err(errors);
-        }
-    };
-    let Some(mut sig) = Signature::parse(original_sig, &mut errors) else {
+    let mut parsed_sig = original_sig.clone();
+    if let Some(cx) = context {
+        parsed_sig.generics = crate::impls::merge_generics(cx.generics, &original_sig.generics);
+    }
+    let Some(mut sig) = Signature::parse(&parsed_sig, &mut errors) else {
         return Err(errors);
     };
     if args.wrt_self {
@@ -112,7 +146,7 @@ fn try_expand(
     }
     // An associated function without `self` that mentions `Self` lives in an `impl`: its
     // companions are siblings there too (a companion struct cannot go in an `impl`).
-    if !sig.is_method && mentions_self(&func) {
+    if !sig.is_method && (context.is_some() || mentions_self(&func)) {
         sig.is_method = true;
     }
     // Reads of captured names and constant parameters' fields go through the runtime's
@@ -145,6 +179,10 @@ fn try_expand(
     if !errors.is_empty() {
         return Err(errors);
     }
+    // The `impl`'s own generics are the `impl`'s, not the companions'.
+    if let Some(cx) = context {
+        crate::impls::drop_impl_generics(&mut sig, cx);
+    }
     if sig.answers_requests() {
         // An entry point answers the implicit helpers and the tape (one thread-local read).
         let vjp = companion(&sig.ident, "vjp", sig.is_method);
@@ -169,12 +207,20 @@ fn try_expand(
         };
         func.block.stmts.insert(0, prologue);
     }
-    let forward = crate::forward::companions(&sig, &func.vis, sweep);
-    let companions = companions(&sig, &func.vis, vjp_fn_body, seeded, forward);
-    Ok(quote! {
-        #func
-        #companions
-    })
+    let place = match context {
+        Some(cx) => cx.place,
+        None if sig.is_method => Place::Method,
+        None => Place::Free,
+    };
+    let vis = match place {
+        // a trait's methods are as visible as the trait: their companions are public
+        Place::TraitImpl => syn::parse_quote!(pub),
+        _ => func.vis.clone(),
+    };
+    let outer: Vec<TokenStream> = context.map(|cx| cx.captures.clone()).unwrap_or_default();
+    let forward = crate::forward::companions(&sig, &outer, &vis, sweep);
+    let companions = companions(&sig, place, &outer, &vis, vjp_fn_body, seeded, forward);
+    Ok(Expanded { func, companions })
 }
 
 /// `differentiable_closure!(|x: f64| …)`: an ordinary closure that also answers the

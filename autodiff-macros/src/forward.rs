@@ -61,6 +61,7 @@ fn has_shape(p: &crate::signature::Param) -> bool {
 /// `None` for a function with a hand-written rule (refused).
 pub fn companions(
     sig: &Signature,
+    outer: &[TokenStream],
     vis: &syn::Visibility,
     sweep: Option<TangentSweep>,
 ) -> TokenStream {
@@ -200,17 +201,21 @@ pub fn companions(
     } else {
         complete
     };
-    let captures = sig.precise_captures();
+    let captures = crate::companions::precise_captures(sig, outer);
     // `use<…>` of the selecting closures: the function's lifetimes, the selection type,
     // then its type and const parameters (the order generic lists require)
+    // (the generics of an annotated `impl` the companions live in come first)
     let caps = {
+        let is_lifetime = |t: &TokenStream| t.to_string().starts_with('\'');
+        let (outer_lifetimes, outer_others): (Vec<TokenStream>, Vec<TokenStream>) =
+            outer.iter().cloned().partition(is_lifetime);
         let lifetimes = sig.generics_named.lifetimes().map(|l| &l.lifetime);
         let others = sig.generics_named.params.iter().filter_map(|p| match p {
             syn::GenericParam::Type(t) => Some(t.ident.to_token_stream()),
             syn::GenericParam::Const(c) => Some(c.ident.to_token_stream()),
             syn::GenericParam::Lifetime(_) => None,
         });
-        quote!(use<#(#lifetimes,)* __S, #(#others),*>)
+        quote!(use<#(#outer_lifetimes,)* #(#lifetimes,)* #(#outer_others,)* __S, #(#others),*>)
     };
     let sel_generics = {
         let lifetimes = sig.generics_named.lifetimes();

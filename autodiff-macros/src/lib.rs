@@ -18,6 +18,7 @@ mod expand;
 mod forward;
 mod fuse;
 mod helpers;
+mod impls;
 mod ir;
 mod lower;
 #[cfg(test)]

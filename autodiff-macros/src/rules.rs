@@ -408,6 +408,41 @@ pub fn is_piecewise_constant(name: &str) -> bool {
     PIECEWISE_CONSTANT_METHODS.contains(&name)
 }
 
+/// Methods of std's slices, `Vec`s, ranges, options and iterators: a call of one with a
+/// differentiable argument is not a call of a differentiable method of the receiver.
+pub fn is_std_container_method(name: &str) -> bool {
+    matches!(
+        name,
+        "contains"
+            | "iter"
+            | "iter_mut"
+            | "into_iter"
+            | "get"
+            | "get_mut"
+            | "first"
+            | "last"
+            | "push"
+            | "insert"
+            | "extend"
+            | "binary_search"
+            | "binary_search_by"
+            | "starts_with"
+            | "ends_with"
+            | "map"
+            | "and_then"
+            | "unwrap_or"
+            | "unwrap_or_else"
+            | "zip"
+            | "chain"
+            | "fold"
+            | "max_by"
+            | "min_by"
+            | "clamp"
+            | "copied"
+            | "cloned"
+    )
+}
+
 /// Type names whose values are constants (no tangent).
 pub fn is_constant_type_name(name: &str) -> bool {
     matches!(

@@ -168,3 +168,23 @@ fn slice_helper_calls() {
         },
     );
 }
+
+/// A trait impl annotated as a whole: the trait's methods as written (answering the
+/// implicit helpers), their companions in an inherent `impl` of the type, a sibling call
+/// through `self` and a call in method form on another receiver.
+#[test]
+fn trait_impl_methods() {
+    check(
+        "trait_impl_methods",
+        quote! {
+            impl Continuous<f64, f64> for Exp {
+                fn pdf(&self, x: f64) -> f64 {
+                    self.rate * (-self.rate * x).exp()
+                }
+                fn ln_pdf(&self, x: f64) -> f64 {
+                    self.pdf(x).ln() + self.base.ln_pdf(x)
+                }
+            }
+        },
+    );
+}

@@ -99,13 +99,20 @@ pub(crate) fn rhs_tokens(rhs: &Rhs, span: Span, maybe_array: bool) -> TokenStrea
                 } => quote::quote_spanned!(span=> #path(#(#a),*)),
                 Prim::Cast { ty } => {
                     let x = &a[0];
-                    quote::quote_spanned!(span=> #x as #ty)
+                    let is_float_name = matches!(&**ty, syn::Type::Path(p)
+                        if p.path.get_ident().is_some_and(|i| i == "f32" || i == "f64"));
+                    if is_float_name {
+                        quote::quote_spanned!(span=> #x as #ty)
+                    } else {
+                        // a type parameter, which `as` cannot name
+                        quote::quote_spanned!(span=> #rt::ops::cast_to::<#ty, _>(#x))
+                    }
                 }
             }
         }
         Rhs::Call { func, args } => {
-            let a = args.iter().map(Operand::tokens);
-            quote::quote_spanned!(span=> #func(#(#a),*))
+            let a: Vec<TokenStream> = args.iter().map(Operand::tokens).collect();
+            crate::companions::call(func, None, &a, span)
         }
         Rhs::Field { base, index } => {
             let (b, i) = (base.ident(), syn::Index::from(*index as usize));
@@ -205,11 +212,10 @@ impl Emitter<'_> {
                 let span = *span;
                 if let Rhs::Call { func, args } = rhs {
                     if self.used_pullbacks.contains(dst) {
-                        let a = args.iter().map(Operand::tokens);
+                        let a: Vec<TokenStream> = args.iter().map(Operand::tokens).collect();
                         let pb = dst.pullback();
-                        let form = "vjp_into";
-                        let vjp = companion_path(func, form);
-                        out.extend(quote::quote_spanned!(span=> let (#v, #pb) = #vjp(#(#a),*);));
+                        let vjp = crate::companions::call(func, Some("vjp_into"), &a, span);
+                        out.extend(quote::quote_spanned!(span=> let (#v, #pb) = #vjp;));
                         out.extend(self.save(*dst));
                         return;
                     }

@@ -364,10 +364,11 @@ impl Emitter<'_> {
                             // owns: its reverse runs the callee's vjp again, here.
                             let a: Vec<TokenStream> =
                                 args.iter().map(|a| self.operand(a)).collect();
-                            let vjp = companion_path(func, form);
+                            let vjp =
+                                crate::companions::call(func, Some(form), &a, Span::call_site());
                             out.extend(quote! {
                                 let #g = {
-                                    let (_, __pb) = #vjp(#(#a),*);
+                                    let (_, __pb) = #vjp;
                                     __pb(#dy, #(#sinks),*)
                                 };
                             });

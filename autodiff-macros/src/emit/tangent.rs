@@ -255,6 +255,10 @@ impl Tangents<'_> {
         span: Span,
     ) {
         let rt = rt();
+        if crate::companions::is_method_form(func) {
+            self.refuse("a call of a method of an annotated `impl` (`dist.pdf(x)`)");
+            return;
+        }
         let mut tangents = Vec::new();
         for a in args {
             if a.lent_cell().is_some() {
@@ -401,8 +405,12 @@ impl Tangents<'_> {
             let Prim::Cast { ty } = prim else {
                 return zero;
             };
+            let is_float_name = matches!(&**ty, syn::Type::Path(p)
+                if p.path.get_ident().is_some_and(|i| i == "f32" || i == "f64"));
             return match self.operand_tangent(&args[0]) {
-                Some(t) => quote!((#t as #ty)),
+                Some(t) if is_float_name => quote!((#t as #ty)),
+                // a type parameter, which `as` cannot name
+                Some(t) => quote!(#rt::ops::cast_to::<#ty, _>(#t)),
                 None => zero,
             };
         };

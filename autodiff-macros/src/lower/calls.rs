@@ -6,6 +6,9 @@ use super::*;
 impl Lowering<'_> {
     pub(super) fn method_call(&mut self, e: &syn::Expr, m: &syn::ExprMethodCall) -> Value {
         let name = m.method.to_string();
+        if let Some(v) = self.checked_conversion(e, m) {
+            return v;
+        }
         if prims::is_piecewise_constant(&name) {
             return self.verbatim(e);
         }
@@ -24,7 +27,13 @@ impl Lowering<'_> {
             }
         }
         let on_self = matches!(&*m.receiver, syn::Expr::Path(p) if p.path.is_ident("self"));
-        if rules::method_rule(&name).is_none() && !on_self && name != "clone" {
+        // (a method of a parameter of a user's type, or of its field, may be a method of an
+        // annotated `impl`: see `method_form_call`)
+        if rules::method_rule(&name).is_none()
+            && !on_self
+            && name != "clone"
+            && !self.receiver_of_user_type(&m.receiver)
+        {
             return self.query(e, &m.method);
         }
         let recv = self.expr(&m.receiver);
@@ -46,8 +55,13 @@ impl Lowering<'_> {
             let func: syn::ExprPath =
                 syn::parse_quote_spanned!(method.span()=> Self::#method #turbofish);
             let active = args.iter().any(|a| self.operand_active(a));
+            if active && self.own_is_method && *method == self.own_name {
+                return self.unsupported_call(method.span(), &name);
+            }
             let v = self.new_var(active);
+            let maybe_array = self.method_result_maybe_array(&args);
             self.push(v, None, Rhs::Call { func, args }, e.span());
+            self.vars[v.0].maybe_array = maybe_array;
             return Value::Var(v);
         }
         if !args.iter().any(|a| self.operand_active(a)) {
@@ -58,6 +72,14 @@ impl Lowering<'_> {
                 quote_spanned!(e.span()=> #recv.#method #turbofish(#(#rest),*)),
                 e.span(),
             );
+        }
+        // (a receiver known to be a float keeps the primitive's message)
+        let receiver_not_float =
+            self.operand_maybe_array(&args[0]) || !self.operand_active(&args[0]);
+        if rules::method_rule(&name).is_none() && receiver_not_float {
+            if let Some(v) = self.method_form_call(e, m, args.clone()) {
+                return v;
+            }
         }
         self.method_prim(e, &m.method, None, args)
     }
@@ -101,6 +123,136 @@ impl Lowering<'_> {
             }),
             e.span(),
         )
+    }
+
+    /// `dist.cdf(x)`: a method, not a primitive, of a receiver that is not known to be a
+    /// float, called with differentiable values — a method of an annotated `impl` block,
+    /// through its companions (which take the receiver as `self`, so the receiver's type
+    /// need not be known). Only for a receiver that is a parameter or a parameter's field
+    /// (`dist`, `self.normal`); the methods of std's collections, ranges and iterators are
+    /// not taken for one.
+    fn method_form_call(
+        &mut self,
+        e: &syn::Expr,
+        m: &syn::ExprMethodCall,
+        args: Vec<Operand>,
+    ) -> Option<Value> {
+        // (a local is left out: it may be of any type, `Normal::default()` of a crate whose
+        // methods are not differentiable, and the message below is the clearer one)
+        fn root(e: &syn::Expr) -> Option<String> {
+            match e {
+                syn::Expr::Path(p) if p.qself.is_none() => {
+                    p.path.get_ident().map(ToString::to_string)
+                }
+                syn::Expr::Field(f) => root(&f.base),
+                syn::Expr::Reference(r) => root(&r.expr),
+                syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => root(&u.expr),
+                syn::Expr::Paren(p) => root(&p.expr),
+                _ => None,
+            }
+        }
+        let name = m.method.to_string();
+        let of_parameter = root(&m.receiver).is_some_and(|r| {
+            self.param_names.contains(&r) && matches!(self.lookup(&r), Some(Binding::Value(_)))
+        });
+        if !of_parameter || prims::is_std_container_method(&name) {
+            return None;
+        }
+        let turbofish = m
+            .turbofish
+            .as_ref()
+            .map(|t| syn::AngleBracketedGenericArguments {
+                colon2_token: None,
+                lt_token: t.lt_token,
+                args: t.args.clone(),
+                gt_token: t.gt_token,
+            });
+        let func = crate::companions::method_form(&m.method, turbofish.as_ref());
+        let v = self.new_var(true);
+        let maybe_array = self.method_result_maybe_array(&args);
+        self.push(v, None, Rhs::Call { func, args }, e.span());
+        self.vars[v.0].maybe_array = maybe_array;
+        Some(Value::Var(v))
+    }
+
+    /// Whether `recv` is a parameter of a type that is not a number or a container of
+    /// numbers (`dist: &StudentsT`), or a field of one (`self.normal`, `m.layer`).
+    fn receiver_of_user_type(&self, recv: &syn::Expr) -> bool {
+        fn root(e: &syn::Expr) -> Option<String> {
+            match e {
+                syn::Expr::Path(p) if p.qself.is_none() => {
+                    p.path.get_ident().map(ToString::to_string)
+                }
+                syn::Expr::Field(f) => root(&f.base),
+                syn::Expr::Reference(r) => root(&r.expr),
+                syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => root(&u.expr),
+                syn::Expr::Paren(p) => root(&p.expr),
+                _ => None,
+            }
+        }
+        let field = matches!(recv, syn::Expr::Field(_));
+        root(recv).is_some_and(|r| {
+            r == "self"
+                || self.param_names.contains(&r)
+                    && (field || !self.numeric_params.contains(&r))
+                    && matches!(self.lookup(&r), Some(Binding::Value(_)))
+        })
+    }
+
+    /// Whether a method's result may be an array: when a differentiable operand may be
+    /// (a constant receiver — a distribution, a model's configuration — says nothing of it).
+    fn method_result_maybe_array(&self, args: &[Operand]) -> bool {
+        args.iter()
+            .enumerate()
+            .any(|(i, a)| self.operand_maybe_array(a) && (i > 0 || self.operand_active(a)))
+    }
+
+    /// A differentiable call of the function itself: one error at the callee's name.
+    fn unsupported_call(&mut self, span: Span, name: &str) -> Value {
+        self.errors.push(span, diag::recursive_call(name));
+        Value::Inline(syn::parse_quote!(()))
+    }
+
+    /// `T::from(x).unwrap()`, `F::from(x).expect("…")`, `T::from_f64(x).unwrap()`: the
+    /// conversion of a value to a float type (`T` a float type parameter, `f32`, `f64`),
+    /// which succeeds for every float and integer: differentiated as the cast `x as T`.
+    fn checked_conversion(&mut self, e: &syn::Expr, m: &syn::ExprMethodCall) -> Option<Value> {
+        let name = m.method.to_string();
+        if !(name == "unwrap" && m.args.is_empty() || name == "expect" && m.args.len() == 1) {
+            return None;
+        }
+        let syn::Expr::Call(c) = &*m.receiver else {
+            return None;
+        };
+        let syn::Expr::Path(func) = &*c.func else {
+            return None;
+        };
+        let segs = &func.path.segments;
+        if func.qself.is_some() || segs.len() != 2 || c.args.len() != 1 {
+            return None;
+        }
+        let owner = segs[0].ident.to_string();
+        let conversion = segs[1].ident.to_string();
+        let float_owner = prims::is_float_type_name(&owner) || self.type_params.contains(&owner);
+        let known = matches!(
+            conversion.as_str(),
+            "from"
+                | "from_f64"
+                | "from_f32"
+                | "from_usize"
+                | "from_isize"
+                | "from_i32"
+                | "from_i64"
+                | "from_u32"
+                | "from_u64"
+        );
+        if !float_owner || !known || !self.references_active(&c.args[0]) {
+            return None;
+        }
+        let owner = &segs[0].ident;
+        let ty: syn::Type = syn::parse_quote!(#owner);
+        let x = self.operand_of(&c.args[0]);
+        Some(self.prim(Prim::Cast { ty: Box::new(ty) }, vec![x], e.span()))
     }
 
     pub(super) fn method_prim(
@@ -155,8 +307,16 @@ impl Lowering<'_> {
         }
         // `f64::sin(x)`, `T::powi(x, 2)`, `Float::max(a, b)`: the path form of a method.
         let segs = &func.path.segments;
-        let path_form = func.qself.is_some()
-            || segs.len() >= 2 && {
+        let float_owner = |ty: &syn::Type| match ty {
+            syn::Type::Path(p) => p.path.get_ident().is_some_and(|id| {
+                let id = id.to_string();
+                prims::is_float_type_name(&id) || self.type_params.contains(&id)
+            }),
+            _ => false,
+        };
+        // (`<Type as Trait>::method(&d, x)` of another type is a call of a method)
+        let path_form = func.qself.as_ref().is_some_and(|q| float_owner(&q.ty))
+            || func.qself.is_none() && segs.len() >= 2 && {
                 let owner = segs[segs.len() - 2].ident.to_string();
                 prims::is_float_type_name(&owner)
                     || owner == "Float"
@@ -205,6 +365,14 @@ impl Lowering<'_> {
                 self.found_active_cells
                     .insert(active_key(self.cell_keys[c.0]));
             }
+        }
+        let recursive = match (func.path.get_ident(), segs.len()) {
+            (Some(id), _) => !self.own_is_method && *id == self.own_name,
+            (None, 2) => self.own_is_method && segs[0].ident == "Self" && last == self.own_name,
+            _ => false,
+        };
+        if active && recursive && func.qself.is_none() {
+            return self.unsupported_call(last.span(), &name);
         }
         let v = self.new_var(active);
         if active {

@@ -115,13 +115,21 @@ impl Lowering<'_> {
         let discard = std::mem::replace(&mut self.discard, false);
         let cond = self.operand_of(&i.cond);
         self.discard = discard;
+        // (a branch that panics or returns has no value of its own: the other decides)
+        let then_diverges = block_diverges(&i.then_branch.stmts);
+        let else_diverges = i
+            .else_branch
+            .as_ref()
+            .is_some_and(|(_, e)| expr_diverges(e));
         let has_value = !discard
-            && i.else_branch.is_some()
-            && matches!(i.then_branch.stmts.last(), Some(syn::Stmt::Expr(_, None)));
+            && i.else_branch.as_ref().is_some_and(|(_, e)| {
+                matches!(i.then_branch.stmts.last(), Some(syn::Stmt::Expr(_, None)))
+                    || then_diverges && !is_block_without_value(e)
+            });
         let result = has_value.then(|| self.new_cell(None, node_key(i)));
         let then = self.nested(false, |l| {
             let v = l.block_contents(&i.then_branch.stmts, false);
-            if let Some(cell) = result {
+            if let Some(cell) = result.filter(|_| !then_diverges) {
                 let o = l.operand(v, i.then_branch.span());
                 l.write_cell(cell, o);
             }
@@ -129,7 +137,7 @@ impl Lowering<'_> {
         let els = self.nested(false, |l| {
             if let Some((_, e)) = &i.else_branch {
                 let v = l.expr(e);
-                if let Some(cell) = result {
+                if let Some(cell) = result.filter(|_| !else_diverges) {
                     let o = l.operand(v, e.span());
                     l.write_cell(cell, o);
                 }
@@ -154,7 +162,11 @@ impl Lowering<'_> {
             return self.unsupported(&m.expr, diag::MATCH_ON_DIFFERENTIABLE);
         }
         let s = scrutinee.tokens();
-        let has_value = !discard && m.arms.iter().all(|a| !is_block_without_value(&a.body));
+        let has_value = !discard
+            && m.arms
+                .iter()
+                .all(|a| !is_block_without_value(&a.body) || expr_diverges(&a.body))
+            && !m.arms.iter().all(|a| expr_diverges(&a.body));
         let result = has_value.then(|| self.new_cell(None, node_key(m)));
         self.match_arms(&m.arms, &s, result);
         match result {
@@ -202,7 +214,7 @@ impl Lowering<'_> {
                 }
             }
             let v = l.expr(&arm.body);
-            if let Some(cell) = result {
+            if let Some(cell) = result.filter(|_| !expr_diverges(&arm.body)) {
                 let o = l.operand(v, arm.body.span());
                 l.write_cell(cell, o);
             }
@@ -450,7 +462,18 @@ impl Lowering<'_> {
         {
             return None;
         }
-        let init = self.operand_of(&init);
+        let init = match (&self.float_type, fold.is_none()) {
+            // generic code: the start is of the function's float type (`T + {float}` does
+            // not type-check)
+            (Some(t), true) => {
+                let v = self.inactive(
+                    quote!(<#t as ::autodiff::__private::Real>::from_f64_rounded(#init)),
+                    e.span(),
+                );
+                self.operand(v, e.span())
+            }
+            _ => self.operand_of(&init),
+        };
         let acc = self.new_cell(None, node_key(m));
         self.write_cell(acc, init);
         let item_pat: syn::Pat = match (&map, &fold) {
@@ -608,4 +631,32 @@ fn is_block_without_value(e: &syn::Expr) -> bool {
         .stmts
         .last()
         .is_none_or(|s| !matches!(s, syn::Stmt::Expr(_, None)))
+}
+
+/// Whether a block never finishes with a value: its last statement panics (`panic!`,
+/// `unreachable!`, `unimplemented!`, `todo!`) or leaves (`return`, `break`, `continue`).
+fn block_diverges(stmts: &[syn::Stmt]) -> bool {
+    match stmts.last() {
+        Some(syn::Stmt::Macro(m)) => is_diverging_macro(&m.mac),
+        Some(syn::Stmt::Expr(e, _)) => expr_diverges(e),
+        _ => false,
+    }
+}
+
+fn expr_diverges(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::Macro(m) => is_diverging_macro(&m.mac),
+        syn::Expr::Return(_) | syn::Expr::Break(_) | syn::Expr::Continue(_) => true,
+        syn::Expr::Block(b) if b.label.is_none() => block_diverges(&b.block.stmts),
+        _ => false,
+    }
+}
+
+fn is_diverging_macro(m: &syn::Macro) -> bool {
+    m.path.segments.last().is_some_and(|s| {
+        matches!(
+            s.ident.to_string().as_str(),
+            "panic" | "unreachable" | "unimplemented" | "todo"
+        )
+    })
 }

@@ -66,6 +66,19 @@ pub struct Lowering<'a> {
     block: Block,
     items: Vec<syn::Item>,
     type_params: Vec<String>,
+    /// The function's float type parameter, when it has exactly one (`T` of
+    /// `fn f<T: Float>`): the type of the constants the lowering introduces.
+    float_type: Option<syn::Ident>,
+    /// The function's parameters' names (`self` included).
+    param_names: HashSet<String>,
+    /// The parameters whose type is a number or a container of numbers (a float, a type
+    /// parameter, a slice, `Vec`, array or ndarray array): a method of theirs without a
+    /// derivative rule is a query, not a method of an annotated `impl`.
+    numeric_params: HashSet<String>,
+    /// The function's own name: a differentiable call of it is recursion (`f(x)` for a free
+    /// function, `self.f(x)` or `Self::f(x)` for a method).
+    own_name: syn::Ident,
+    own_is_method: bool,
     errors: &'a mut Errors,
     assumed_active_cells: &'a HashSet<usize>,
     found_active_cells: HashSet<usize>,
@@ -148,6 +161,19 @@ fn lower_pass(
             .type_params()
             .map(|t| t.ident.to_string())
             .collect(),
+        param_names: sig.params.iter().map(|p| p.name.clone()).collect(),
+        numeric_params: sig
+            .params
+            .iter()
+            .filter(|p| numeric_type(&p.ty, &generics_names(generics)))
+            .map(|p| p.name.clone())
+            .collect(),
+        own_name: sig.ident.clone(),
+        own_is_method: sig.is_method,
+        float_type: {
+            let floats = crate::signature::float_type_params(generics);
+            (floats.len() == 1).then(|| floats[0].clone())
+        },
         errors,
         assumed_active_cells: assumed,
         found_active_cells: HashSet::new(),
@@ -606,5 +632,35 @@ fn cells_written(block: &Block, out: &mut HashSet<CellId>) {
                 cells_written(body, out);
             }
         }
+    }
+}
+
+fn generics_names(generics: &syn::Generics) -> Vec<String> {
+    generics
+        .type_params()
+        .map(|t| t.ident.to_string())
+        .collect()
+}
+
+/// A float, a type parameter, or a slice, `Vec`, array or ndarray array (of anything),
+/// through references and tuples.
+fn numeric_type(ty: &syn::Type, type_params: &[String]) -> bool {
+    match ty {
+        syn::Type::Reference(r) => numeric_type(&r.elem, type_params),
+        syn::Type::Paren(p) => numeric_type(&p.elem, type_params),
+        syn::Type::Group(g) => numeric_type(&g.elem, type_params),
+        syn::Type::Slice(_) | syn::Type::Array(_) => true,
+        syn::Type::Tuple(t) => {
+            !t.elems.is_empty() && t.elems.iter().all(|e| numeric_type(e, type_params))
+        }
+        syn::Type::Path(p) if p.qself.is_none() => p.path.segments.last().is_some_and(|s| {
+            let name = s.ident.to_string();
+            rules::is_float_type_name(&name)
+                || rules::is_constant_type_name(&name)
+                || type_params.contains(&name)
+                || name == "Vec"
+                || name.starts_with("Array")
+        }),
+        _ => false,
     }
 }

@@ -137,6 +137,24 @@ pub fn cast_d0<A: Real, B: Real>(dy: &B) -> A {
     A::from_f64_rounded(dy.to_f64_lossless())
 }
 
+/// `a as T` (or `T::from(a).unwrap()`) for a float type parameter `T` of generic code,
+/// where `as` cannot name it: `a` (a float or an integer) converted through `f64`, as
+/// `as` rounds; not-a-number for a value `f64` cannot hold.
+///
+/// ```
+/// let y: f32 = autodiff_runtime::ops::cast_to(3_usize);
+/// assert_eq!(y, 3.0);
+/// let z: f64 = autodiff_runtime::ops::cast_to(0.25_f32);
+/// assert_eq!(z, 0.25);
+/// ```
+#[inline(always)]
+pub fn cast_to<T: Real, A: num_traits::ToPrimitive>(a: A) -> T {
+    match a.to_f64() {
+        Some(v) => T::from_f64_rounded(v),
+        None => T::nan(),
+    }
+}
+
 /// Accumulates the negation of a contribution: `into = into − contribution` (what
 /// `into + (−contribution)` is, exactly). Generated code keeps an adjoint reached through
 /// a subtraction or a negation with its sign pending, and subtracts it where it lands.

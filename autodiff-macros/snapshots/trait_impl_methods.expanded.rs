@@ -1,0 +1,899 @@
+impl Continuous<f64, f64> for Exp {
+    fn pdf(&self, x: f64) -> f64 {
+        if ::autodiff::__private::implicit::requested() {
+            return ::autodiff::__private::implicit::answer(|| Self::__autodiff_pdf_vjp(
+                self,
+                x,
+            ));
+        }
+        ::autodiff::__private::__autodiff_source_read!(self.rate)
+            * (-::autodiff::__private::__autodiff_source_read!(self.rate) * x).exp()
+    }
+    fn ln_pdf(&self, x: f64) -> f64 {
+        if ::autodiff::__private::implicit::requested() {
+            return ::autodiff::__private::implicit::answer(|| Self::__autodiff_ln_pdf_vjp(
+                self,
+                x,
+            ));
+        }
+        self.pdf(x).ln() + self.base.ln_pdf(x)
+    }
+}
+#[allow(
+    dead_code,
+    non_snake_case,
+    non_upper_case_globals,
+    non_camel_case_types,
+    unused_mut,
+    unused_variables,
+    unused_parens,
+    unused_assignments,
+    clippy::all,
+    clippy::pedantic
+)]
+impl Exp {
+    #[doc(hidden)]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        non_upper_case_globals,
+        non_camel_case_types,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        clippy::all,
+        clippy::pedantic
+    )]
+    pub const __autodiff_pdf_SIGNATURE: ::autodiff::__private::select::Signature = ::autodiff::__private::select::Signature {
+        function: "pdf",
+        params: &[
+            ::autodiff::__private::select::Param {
+                name: "self",
+                differentiable: false,
+            },
+            ::autodiff::__private::select::Param {
+                name: "x",
+                differentiable: true,
+            },
+        ],
+    };
+    #[doc(hidden)]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        non_upper_case_globals,
+        non_camel_case_types,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        clippy::all,
+        clippy::pedantic
+    )]
+    pub const fn __autodiff_pdf_all() -> ::autodiff::__private::select::Sel1<1usize> {
+        ::autodiff::__private::select::Sel1::<1usize>
+    }
+    #[doc(hidden)]
+    #[inline]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        non_upper_case_globals,
+        non_camel_case_types,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        clippy::all,
+        clippy::pedantic
+    )]
+    pub fn __autodiff_pdf_vjp<'__autodiff_l0>(
+        self: &'__autodiff_l0 Self,
+        __v1: f64,
+    ) -> (
+        f64,
+        impl ::core::ops::FnOnce(
+            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+        ) -> (
+                ::autodiff::__private::NoTangent,
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            ) + use<'__autodiff_l0>,
+    ) {
+        let __v0 = self;
+        let (__value, __pullback) = Self::__autodiff_pdf_vjp_into(__v0, __v1);
+        (
+            __value,
+            move |__dy: <f64 as ::autodiff::__private::Differentiable>::Tangent| {
+                let (__g0, __g1) = __pullback(
+                    __dy,
+                    ::autodiff::__private::shadow::no_sink(),
+                    ::autodiff::__private::shadow::no_sink(),
+                );
+                (__g0, __g1)
+            },
+        )
+    }
+    #[doc(hidden)]
+    #[inline]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        non_upper_case_globals,
+        non_camel_case_types,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        clippy::all,
+        clippy::pedantic
+    )]
+    pub fn __autodiff_pdf_vjp_into<'__autodiff_l0>(
+        self: &'__autodiff_l0 Self,
+        __v1: f64,
+    ) -> (
+        f64,
+        impl ::core::ops::FnOnce(
+            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            ::autodiff::__private::shadow::Ignored,
+            ::autodiff::__private::shadow::Ignored,
+        ) -> (
+                ::autodiff::__private::NoTangent,
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            ) + use<'__autodiff_l0>,
+    ) {
+        let __v0 = self;
+        let __v2 = &(__v0.rate);
+        let __v3 = {
+            #[allow(unused_imports)]
+            use ::autodiff::__private::source::{
+                ReadCopy as _, ReadRef as _, ReadSource as _,
+            };
+            (&&&::autodiff::__private::source::Probe(__v2)).read()
+        };
+        let __v4 = &(__v0.rate);
+        let __v5 = {
+            #[allow(unused_imports)]
+            use ::autodiff::__private::source::{
+                ReadCopy as _, ReadRef as _, ReadSource as _,
+            };
+            (&&&::autodiff::__private::source::Probe(__v4)).read()
+        };
+        let __v6 = ::autodiff::__private::ops::tensor::neg(&__v5);
+        let __v7 = ::autodiff::__private::ops::tensor::mul(&__v6, &__v1);
+        let __v8 = ::autodiff::__private::ops::tensor::exp(&__v7);
+        let __v9 = ::autodiff::__private::ops::tensor::mul(&__v3, &__v8);
+        (
+            __v9,
+            move |
+                __dy: <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                _: ::autodiff::__private::shadow::Ignored,
+                _: ::autodiff::__private::shadow::Ignored|
+            {
+                let mut __d9 = __dy;
+                let mut __d3 = ::autodiff::__private::ops::tensor::mul_d0(
+                    &__v3,
+                    &__v8,
+                    &__d9,
+                );
+                let mut __d8 = ::autodiff::__private::ops::tensor::mul_d1(
+                    &__v3,
+                    &__v8,
+                    __d9,
+                );
+                let mut __d7 = ::autodiff::__private::ops::tensor::exp_d0(&__v8, __d8);
+                let mut __d6 = ::autodiff::__private::ops::tensor::mul_d0(
+                    &__v6,
+                    &__v1,
+                    &__d7,
+                );
+                let mut __d1 = ::autodiff::__private::ops::tensor::mul_d1(
+                    &__v6,
+                    &__v1,
+                    __d7,
+                );
+                let mut __d5 = ::autodiff::__private::ops::tensor::neg_d0(__d6);
+                {
+                    #[allow(unused_imports)]
+                    use ::autodiff::__private::source::{
+                        ReadCopy as _, ReadRef as _, ReadSource as _,
+                    };
+                    (&&&::autodiff::__private::source::Probe(__v4)).deposit(__d5)
+                };
+                {
+                    #[allow(unused_imports)]
+                    use ::autodiff::__private::source::{
+                        ReadCopy as _, ReadRef as _, ReadSource as _,
+                    };
+                    (&&&::autodiff::__private::source::Probe(__v2)).deposit(__d3)
+                };
+                (
+                    ::autodiff::__private::NoTangent,
+                    ::autodiff::__private::finish_tangent(&__v1, __d1),
+                )
+            },
+        )
+    }
+    #[doc(hidden)]
+    #[inline]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        non_upper_case_globals,
+        non_camel_case_types,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        clippy::all,
+        clippy::pedantic
+    )]
+    pub fn __autodiff_pdf_vjp_selected<'__autodiff_l0>(
+        self: &'__autodiff_l0 Self,
+        __v1: f64,
+    ) -> (
+        f64,
+        impl ::core::ops::FnOnce(
+            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+        ) -> <f64 as ::autodiff::__private::Differentiable>::Tangent + use<'__autodiff_l0>,
+    ) {
+        let __v0 = self;
+        let (__value, __pullback) = Self::__autodiff_pdf_vjp(__v0, __v1);
+        (
+            __value,
+            move |__dy: <f64 as ::autodiff::__private::Differentiable>::Tangent| {
+                let (__g0, __g1) = __pullback(__dy);
+                __g1
+            },
+        )
+    }
+    #[doc(hidden)]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        non_upper_case_globals,
+        non_camel_case_types,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        clippy::all,
+        clippy::pedantic
+    )]
+    pub fn __autodiff_pdf_gradients_function<__S>(
+        _selection: __S,
+    ) -> impl ::core::ops::Fn(
+        &Self,
+        f64,
+    ) -> <__S as ::autodiff::__private::select::Select<
+            (
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+                ::core::option::Option<
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+            ),
+        >>::Output
+    where
+        __S: ::autodiff::__private::select::Select<
+            (
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+                ::core::option::Option<
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+            ),
+        >,
+        __S: ::autodiff::__private::select::ScalarOutputFor<f64>,
+    {
+        let __value_and_gradients = Self::__autodiff_pdf_value_and_gradients_function::<
+            __S,
+        >(_selection);
+        move |__v0: &Self, __v1: f64| __value_and_gradients(__v0, __v1).1
+    }
+    #[doc(hidden)]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        non_upper_case_globals,
+        non_camel_case_types,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        clippy::all,
+        clippy::pedantic
+    )]
+    pub fn __autodiff_pdf_value_and_gradients_function<__S>(
+        _selection: __S,
+    ) -> impl ::core::ops::Fn(
+        &Self,
+        f64,
+    ) -> (
+            f64,
+            <__S as ::autodiff::__private::select::Select<
+                (
+                    ::core::option::Option<::autodiff::__private::NoTangent>,
+                    ::core::option::Option<
+                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                ),
+            >>::Output,
+        )
+    where
+        __S: ::autodiff::__private::select::Select<
+            (
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+                ::core::option::Option<
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+            ),
+        >,
+        __S: ::autodiff::__private::select::ScalarOutputFor<f64>,
+    {
+        move |__v0: &Self, __v1: f64| {
+            let (__value, __pullback) = Self::__autodiff_pdf_vjp(__v0, __v1);
+            let (__g0, __g1) = __pullback(
+                <__S as ::autodiff::__private::select::ScalarOutputFor<f64>>::seed(),
+            );
+            (
+                __value,
+                <__S as ::autodiff::__private::select::Select<
+                    (
+                        ::core::option::Option<::autodiff::__private::NoTangent>,
+                        ::core::option::Option<
+                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                    ),
+                >>::select((
+                    ::core::option::Option::Some(__g0),
+                    ::core::option::Option::Some(__g1),
+                )),
+            )
+        }
+    }
+    #[doc(hidden)]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        non_upper_case_globals,
+        non_camel_case_types,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        clippy::all,
+        clippy::pedantic
+    )]
+    pub const __autodiff_pdf_FORWARD: ::core::option::Option<&'static str> = ::autodiff::__private::forward::first_reason(
+        &[
+            ::core::option::Option::Some(
+                "`pdf` cannot be differentiated in forward mode yet: a read of a captured variable (the implicit mode)",
+            ),
+        ],
+    );
+    #[doc(hidden)]
+    #[inline]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        non_upper_case_globals,
+        non_camel_case_types,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        clippy::all,
+        clippy::pedantic
+    )]
+    pub fn __autodiff_pdf_jvp<'__autodiff_l0>(
+        __v0: &'__autodiff_l0 Self,
+        __v1: f64,
+        __tv0: impl ::core::marker::Sized,
+        __tv1: f64,
+    ) -> (f64, f64) {
+        ::core::unreachable!(
+            "`pdf` cannot be differentiated in forward mode yet: a read of a captured variable (the implicit mode)"
+        )
+    }
+    #[doc(hidden)]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        non_upper_case_globals,
+        non_camel_case_types,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        clippy::all,
+        clippy::pedantic
+    )]
+    pub fn __autodiff_pdf_jvp_function<'__autodiff_l0>() -> impl ::core::ops::Fn(
+        &Self,
+        f64,
+        f64,
+    ) -> (f64, f64) + use<'__autodiff_l0> {
+        move |__v0: &Self, __v1: f64, __tv1: f64| {
+            let mut __o: (
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+                ::core::option::Option<f64>,
+            ) = ::core::default::Default::default();
+            __o.1 = ::core::option::Option::Some(__tv1);
+            ::core::unreachable!(
+                "`pdf` cannot be differentiated in forward mode yet: a read of a captured variable (the implicit mode)"
+            )
+        }
+    }
+    #[doc(hidden)]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        non_upper_case_globals,
+        non_camel_case_types,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        clippy::all,
+        clippy::pedantic
+    )]
+    pub fn __autodiff_pdf_jvp_sel1<'__autodiff_l0, __S>(
+        _selection: __S,
+    ) -> impl ::core::ops::Fn(
+        &Self,
+        f64,
+        <__S as ::autodiff::__private::forward::Scatter1<
+            (
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+                ::core::option::Option<f64>,
+            ),
+        >>::I0,
+    ) -> (f64, f64) + use<'__autodiff_l0, __S>
+    where
+        __S: ::autodiff::__private::forward::Scatter1<
+            (
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+                ::core::option::Option<f64>,
+            ),
+        >,
+    {
+        move |
+            __v0: &Self,
+            __v1: f64,
+            __sel0: <__S as ::autodiff::__private::forward::Scatter1<
+                (
+                    ::core::option::Option<::autodiff::__private::NoTangent>,
+                    ::core::option::Option<f64>,
+                ),
+            >>::I0|
+        {
+            let mut __o: (
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+                ::core::option::Option<f64>,
+            ) = ::core::default::Default::default();
+            <__S as ::autodiff::__private::forward::Scatter1<
+                (
+                    ::core::option::Option<::autodiff::__private::NoTangent>,
+                    ::core::option::Option<f64>,
+                ),
+            >>::scatter(__sel0, &mut __o);
+            ::core::unreachable!(
+                "`pdf` cannot be differentiated in forward mode yet: a read of a captured variable (the implicit mode)"
+            )
+        }
+    }
+    #[doc(hidden)]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        non_upper_case_globals,
+        non_camel_case_types,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        clippy::all,
+        clippy::pedantic
+    )]
+    pub const __autodiff_ln_pdf_SIGNATURE: ::autodiff::__private::select::Signature = ::autodiff::__private::select::Signature {
+        function: "ln_pdf",
+        params: &[
+            ::autodiff::__private::select::Param {
+                name: "self",
+                differentiable: false,
+            },
+            ::autodiff::__private::select::Param {
+                name: "x",
+                differentiable: true,
+            },
+        ],
+    };
+    #[doc(hidden)]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        non_upper_case_globals,
+        non_camel_case_types,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        clippy::all,
+        clippy::pedantic
+    )]
+    pub const fn __autodiff_ln_pdf_all() -> ::autodiff::__private::select::Sel1<1usize> {
+        ::autodiff::__private::select::Sel1::<1usize>
+    }
+    #[doc(hidden)]
+    #[inline]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        non_upper_case_globals,
+        non_camel_case_types,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        clippy::all,
+        clippy::pedantic
+    )]
+    pub fn __autodiff_ln_pdf_vjp<'__autodiff_l0>(
+        self: &'__autodiff_l0 Self,
+        __v1: f64,
+    ) -> (
+        f64,
+        impl ::core::ops::FnOnce(
+            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+        ) -> (
+                ::autodiff::__private::NoTangent,
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            ) + use<'__autodiff_l0>,
+    ) {
+        let __v0 = self;
+        let (__value, __pullback) = Self::__autodiff_ln_pdf_vjp_into(__v0, __v1);
+        (
+            __value,
+            move |__dy: <f64 as ::autodiff::__private::Differentiable>::Tangent| {
+                let (__g0, __g1) = __pullback(
+                    __dy,
+                    ::autodiff::__private::shadow::no_sink(),
+                    ::autodiff::__private::shadow::no_sink(),
+                );
+                (__g0, __g1)
+            },
+        )
+    }
+    #[doc(hidden)]
+    #[inline]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        non_upper_case_globals,
+        non_camel_case_types,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        clippy::all,
+        clippy::pedantic
+    )]
+    pub fn __autodiff_ln_pdf_vjp_into<'__autodiff_l0>(
+        self: &'__autodiff_l0 Self,
+        __v1: f64,
+    ) -> (
+        f64,
+        impl ::core::ops::FnOnce(
+            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            ::autodiff::__private::shadow::Ignored,
+            ::autodiff::__private::shadow::Ignored,
+        ) -> (
+                ::autodiff::__private::NoTangent,
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            ) + use<'__autodiff_l0>,
+    ) {
+        let __v0 = self;
+        let (__v2, __pb2) = Self::__autodiff_pdf_vjp_into(__v0, __v1);
+        let __v3 = __v2.ln();
+        let __v4 = __v0.base;
+        let (__v5, __pb5) = (__v4).__autodiff_ln_pdf_vjp_into(__v1);
+        let __v6 = __v3 + __v5;
+        (
+            __v6,
+            move |
+                __dy: <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                _: ::autodiff::__private::shadow::Ignored,
+                _: ::autodiff::__private::shadow::Ignored|
+            {
+                let mut __d6 = __dy;
+                let mut __d3 = ::autodiff::__private::ops::add_d0(&__d6);
+                let mut __d5 = ::autodiff::__private::ops::add_d1(&__d6);
+                let mut __d1 = ::autodiff::__private::adjoint_zero(&__v1);
+                let __g1 = __pb5(
+                    __d5,
+                    ::autodiff::__private::shadow::no_sink(),
+                    ::autodiff::__private::shadow::sink(&mut __d1),
+                );
+                ::autodiff::__private::Accumulate::accumulate(&mut __d1, __g1.1);
+                let mut __d2 = ::autodiff::__private::ops::ln_d0(&__v2, &__d3);
+                let __g2 = __pb2(
+                    __d2,
+                    ::autodiff::__private::shadow::no_sink(),
+                    ::autodiff::__private::shadow::sink(&mut __d1),
+                );
+                ::autodiff::__private::Accumulate::accumulate(&mut __d1, __g2.1);
+                (
+                    ::autodiff::__private::NoTangent,
+                    ::autodiff::__private::finish_tangent(&__v1, __d1),
+                )
+            },
+        )
+    }
+    #[doc(hidden)]
+    #[inline]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        non_upper_case_globals,
+        non_camel_case_types,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        clippy::all,
+        clippy::pedantic
+    )]
+    pub fn __autodiff_ln_pdf_vjp_selected<'__autodiff_l0>(
+        self: &'__autodiff_l0 Self,
+        __v1: f64,
+    ) -> (
+        f64,
+        impl ::core::ops::FnOnce(
+            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+        ) -> <f64 as ::autodiff::__private::Differentiable>::Tangent + use<'__autodiff_l0>,
+    ) {
+        let __v0 = self;
+        let (__value, __pullback) = Self::__autodiff_ln_pdf_vjp(__v0, __v1);
+        (
+            __value,
+            move |__dy: <f64 as ::autodiff::__private::Differentiable>::Tangent| {
+                let (__g0, __g1) = __pullback(__dy);
+                __g1
+            },
+        )
+    }
+    #[doc(hidden)]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        non_upper_case_globals,
+        non_camel_case_types,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        clippy::all,
+        clippy::pedantic
+    )]
+    pub fn __autodiff_ln_pdf_gradients_function<__S>(
+        _selection: __S,
+    ) -> impl ::core::ops::Fn(
+        &Self,
+        f64,
+    ) -> <__S as ::autodiff::__private::select::Select<
+            (
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+                ::core::option::Option<
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+            ),
+        >>::Output
+    where
+        __S: ::autodiff::__private::select::Select<
+            (
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+                ::core::option::Option<
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+            ),
+        >,
+        __S: ::autodiff::__private::select::ScalarOutputFor<f64>,
+    {
+        let __value_and_gradients = Self::__autodiff_ln_pdf_value_and_gradients_function::<
+            __S,
+        >(_selection);
+        move |__v0: &Self, __v1: f64| __value_and_gradients(__v0, __v1).1
+    }
+    #[doc(hidden)]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        non_upper_case_globals,
+        non_camel_case_types,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        clippy::all,
+        clippy::pedantic
+    )]
+    pub fn __autodiff_ln_pdf_value_and_gradients_function<__S>(
+        _selection: __S,
+    ) -> impl ::core::ops::Fn(
+        &Self,
+        f64,
+    ) -> (
+            f64,
+            <__S as ::autodiff::__private::select::Select<
+                (
+                    ::core::option::Option<::autodiff::__private::NoTangent>,
+                    ::core::option::Option<
+                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                ),
+            >>::Output,
+        )
+    where
+        __S: ::autodiff::__private::select::Select<
+            (
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+                ::core::option::Option<
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+            ),
+        >,
+        __S: ::autodiff::__private::select::ScalarOutputFor<f64>,
+    {
+        move |__v0: &Self, __v1: f64| {
+            let (__value, __pullback) = Self::__autodiff_ln_pdf_vjp(__v0, __v1);
+            let (__g0, __g1) = __pullback(
+                <__S as ::autodiff::__private::select::ScalarOutputFor<f64>>::seed(),
+            );
+            (
+                __value,
+                <__S as ::autodiff::__private::select::Select<
+                    (
+                        ::core::option::Option<::autodiff::__private::NoTangent>,
+                        ::core::option::Option<
+                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                    ),
+                >>::select((
+                    ::core::option::Option::Some(__g0),
+                    ::core::option::Option::Some(__g1),
+                )),
+            )
+        }
+    }
+    #[doc(hidden)]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        non_upper_case_globals,
+        non_camel_case_types,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        clippy::all,
+        clippy::pedantic
+    )]
+    pub const __autodiff_ln_pdf_FORWARD: ::core::option::Option<&'static str> = ::autodiff::__private::forward::first_reason(
+        &[
+            ::core::option::Option::Some(
+                "`ln_pdf` cannot be differentiated in forward mode yet: a call of a method of an annotated `impl` (`dist.pdf(x)`)",
+            ),
+            Self::__autodiff_pdf_FORWARD,
+        ],
+    );
+    #[doc(hidden)]
+    #[inline]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        non_upper_case_globals,
+        non_camel_case_types,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        clippy::all,
+        clippy::pedantic
+    )]
+    pub fn __autodiff_ln_pdf_jvp<'__autodiff_l0>(
+        __v0: &'__autodiff_l0 Self,
+        __v1: f64,
+        __tv0: impl ::core::marker::Sized,
+        __tv1: f64,
+    ) -> (f64, f64) {
+        ::core::unreachable!(
+            "`ln_pdf` cannot be differentiated in forward mode yet: a call of a method of an annotated `impl` (`dist.pdf(x)`)"
+        )
+    }
+    #[doc(hidden)]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        non_upper_case_globals,
+        non_camel_case_types,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        clippy::all,
+        clippy::pedantic
+    )]
+    pub fn __autodiff_ln_pdf_jvp_function<'__autodiff_l0>() -> impl ::core::ops::Fn(
+        &Self,
+        f64,
+        f64,
+    ) -> (f64, f64) + use<'__autodiff_l0> {
+        move |__v0: &Self, __v1: f64, __tv1: f64| {
+            let mut __o: (
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+                ::core::option::Option<f64>,
+            ) = ::core::default::Default::default();
+            __o.1 = ::core::option::Option::Some(__tv1);
+            ::core::unreachable!(
+                "`ln_pdf` cannot be differentiated in forward mode yet: a call of a method of an annotated `impl` (`dist.pdf(x)`)"
+            )
+        }
+    }
+    #[doc(hidden)]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        non_upper_case_globals,
+        non_camel_case_types,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        clippy::all,
+        clippy::pedantic
+    )]
+    pub fn __autodiff_ln_pdf_jvp_sel1<'__autodiff_l0, __S>(
+        _selection: __S,
+    ) -> impl ::core::ops::Fn(
+        &Self,
+        f64,
+        <__S as ::autodiff::__private::forward::Scatter1<
+            (
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+                ::core::option::Option<f64>,
+            ),
+        >>::I0,
+    ) -> (f64, f64) + use<'__autodiff_l0, __S>
+    where
+        __S: ::autodiff::__private::forward::Scatter1<
+            (
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+                ::core::option::Option<f64>,
+            ),
+        >,
+    {
+        move |
+            __v0: &Self,
+            __v1: f64,
+            __sel0: <__S as ::autodiff::__private::forward::Scatter1<
+                (
+                    ::core::option::Option<::autodiff::__private::NoTangent>,
+                    ::core::option::Option<f64>,
+                ),
+            >>::I0|
+        {
+            let mut __o: (
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+                ::core::option::Option<f64>,
+            ) = ::core::default::Default::default();
+            <__S as ::autodiff::__private::forward::Scatter1<
+                (
+                    ::core::option::Option<::autodiff::__private::NoTangent>,
+                    ::core::option::Option<f64>,
+                ),
+            >>::scatter(__sel0, &mut __o);
+            ::core::unreachable!(
+                "`ln_pdf` cannot be differentiated in forward mode yet: a call of a method of an annotated `impl` (`dist.pdf(x)`)"
+            )
+        }
+    }
+}

@@ -1,0 +1,137 @@
+//! Generic numeric code as its authors write it: `T: Float + FromPrimitive + Sum`,
+//! `T::from_f64(c).unwrap()`, `T::from_usize(n).unwrap()`, `F::from(x).expect(..)`,
+//! `T::one()`, iterator sums, and a branch that panics. Gradients are compared with
+//! central finite differences and with derivatives worked out by hand, for `f64` and `f32`.
+
+use autodiff::check::{assert_gradient_close, finite_difference};
+use autodiff::prelude::*;
+use autodiff_runtime::num_traits::FromPrimitive;
+use std::iter::Sum;
+
+#[track_caller]
+fn assert_close(actual: f64, expected: f64) {
+    assert!(
+        (actual - expected).abs() <= 1e-12 * expected.abs().max(1.0),
+        "{actual} vs {expected}"
+    );
+}
+
+/// Ackley's function as optimisation libraries publish it.
+#[differentiable]
+pub fn ackley_abc<T>(param: &[T], a: T, b: T, c: T) -> T
+where
+    T: Float + FromPrimitive + Sum,
+{
+    let num1 = T::from_f64(1.0).unwrap();
+    let n = T::from_usize(param.len()).unwrap();
+    -a * (-b * ((num1 / n) * param.iter().map(|x| x.powi(2)).sum()).sqrt()).exp()
+        - ((num1 / n) * param.iter().map(|x| (c * *x).cos()).sum()).exp()
+        + a
+        + num1.exp()
+}
+
+#[differentiable]
+pub fn sphere<T>(param: &[T]) -> T
+where
+    T: Float + FromPrimitive + Sum,
+{
+    param.iter().map(|x| x.powi(2)).sum()
+}
+
+#[differentiable]
+pub fn product_of_squares<T: Float + std::iter::Product>(param: &[T]) -> T {
+    param.iter().map(|x| *x * *x).product()
+}
+
+#[test]
+fn generic_sums_start_at_the_float_type() {
+    let x = [1.0, -2.0, 0.5];
+    let g = gradients_function!(sphere)(&x);
+    assert_eq!(g, vec![2.0, -4.0, 1.0]);
+    let g32 = gradients_function!(sphere::<f32>)(&[1.5f32, 0.25]);
+    assert_eq!(g32, vec![3.0f32, 0.5]);
+    // ∏ x² : d/dx_i = 2 ∏ x² / x_i
+    let g = gradients_function!(product_of_squares)(&x);
+    let p = 1.0 * 4.0 * 0.25;
+    for (gi, xi) in g.iter().zip(x) {
+        assert_close(*gi, 2.0 * p / xi);
+    }
+}
+
+#[test]
+fn ackley_as_published() {
+    let x = [0.3, -0.7, 1.1];
+    let (a, b, c) = (20.0, 0.2, 2.0 * std::f64::consts::PI);
+    let (gx, ga, gb, gc) = gradients_function!(ackley_abc)(&x, a, b, c);
+    let numeric = finite_difference(|v: &[f64]| ackley_abc(v, a, b, c), &x);
+    assert_gradient_close(&gx, &numeric, 1e-7);
+    // ∂/∂a = 1 − exp(−b √(mean x²))
+    let rms = (x.iter().map(|v| v * v).sum::<f64>() / 3.0).sqrt();
+    assert_close(ga, 1.0 - (-b * rms).exp());
+    // ∂/∂b = a √(mean x²) exp(−b √(mean x²))
+    assert_close(gb, a * rms * (-b * rms).exp());
+    let numeric_c = finite_difference(|v: &[f64]| ackley_abc(&x, a, b, v[0]), &[c]);
+    assert_gradient_close(&[gc], &numeric_c, 1e-7);
+    let (gx32, ..) =
+        gradients_function!(ackley_abc::<f32>)(&[0.3f32, -0.7, 1.1], 20.0, 0.2, 6.2831855);
+    for (g32, g64) in gx32.iter().zip(&gx) {
+        assert!((f64::from(*g32) - g64).abs() < 1e-4, "{g32} vs {g64}");
+    }
+}
+
+/// A conversion helper as easing libraries write it.
+#[differentiable]
+pub fn f<F: Float>(x: f64) -> F {
+    F::from(x).expect("cast failed, are you using non f32,f64 types?")
+}
+
+#[differentiable]
+pub fn scaled<T: Float + FromPrimitive>(x: T, k: usize) -> T {
+    let n = T::from_usize(k).unwrap();
+    let half = T::from_f64(0.5).unwrap();
+    half * n * x * x + T::one()
+}
+
+#[test]
+fn conversions_to_the_float_type() {
+    let g: f64 = gradients_function!(f::<f32>)(0.5);
+    assert_eq!(g, 1.0);
+    let (v, pullback) = vjp!(f::<f64>)(0.25);
+    assert_eq!((v, pullback(3.0)), (0.25, 3.0));
+    // d/dx (k x²/2 + 1) = k x
+    let g = gradients_function!(scaled, params = ["x"])(1.5, 4);
+    assert_close(g, 6.0);
+    let g32: f32 = gradients_function!(scaled::<f32>, params = ["x"])(0.5, 3);
+    assert_eq!(g32, 1.5);
+}
+
+/// A branch that panics has no value: the other branch's is the `if`'s.
+#[differentiable]
+pub fn inverse_cdf(location: f64, scale: f64, p: f64) -> f64 {
+    if !(0.0..=1.0).contains(&p) {
+        panic!("p must be in [0, 1]");
+    } else {
+        location + scale * (std::f64::consts::PI * (p - 0.5)).tan()
+    }
+}
+
+#[differentiable]
+pub fn checked_sqrt(x: f64) -> f64 {
+    match x >= 0.0 {
+        true => x.sqrt(),
+        false => unreachable!("a negative argument"),
+    }
+}
+
+#[test]
+fn a_branch_that_panics() {
+    let (gl, gs, gp) = gradients_function!(inverse_cdf)(0.5, 2.0, 0.3);
+    let t = (std::f64::consts::PI * (0.3 - 0.5)).tan();
+    assert_eq!(gl, 1.0);
+    assert_close(gs, t);
+    // d/dp s tan(π(p − ½)) = s π (1 + tan²)
+    assert_close(gp, 2.0 * std::f64::consts::PI * (1.0 + t * t));
+    let numeric = finite_difference(|v: &[f64]| inverse_cdf(0.5, 2.0, v[0]), &[0.3]);
+    assert_gradient_close(&[gp], &numeric, 1e-7);
+    assert_close(gradients_function!(checked_sqrt)(4.0), 0.25);
+}
