@@ -88,6 +88,12 @@ pub const LET_WITHOUT_VALUE: &str =
 pub const DESTRUCTURING: &str =
     "destructuring this value is not supported yet in differentiable code; bind it to a \
      name and take its fields with `.0`, `.1`, …";
+pub const TUPLE_REST_PATTERN: &str =
+    "`..` in a tuple pattern is not supported in differentiable code yet; name every \
+     component (`let (a, _, c) = …`)";
+pub const SUB_ARRAY_PATTERN: &str =
+    "binding part of an array (`rest @ ..`) is not supported in differentiable code; name \
+     the elements, or take a sub-slice with `&x[a..b]`";
 pub const UNSUPPORTED_PATTERN: &str =
     "this pattern is not supported in differentiable code; bind the value to a plain name";
 pub const ACTIVE_INDEX: &str =

@@ -9,8 +9,11 @@ use syn::visit_mut::VisitMut;
 
 /// One parameter of the differentiable function.
 pub struct Param {
-    /// The name users give in `params = ["…"]`.
+    /// The name users give in `params = ["…"]`; for a parameter written as a pattern
+    /// (`[x, y]: [f64; 2]`), the name [`bind_parameter_patterns`] gives it.
     pub name: String,
+    /// How messages name the parameter: its name, or its pattern as written.
+    pub label: String,
     pub ty: syn::Type,
     /// The type with every elided lifetime named (for the generated `__vjp` signature).
     pub ty_named: syn::Type,
@@ -26,6 +29,57 @@ pub struct Param {
     /// and its shadow carries the adjoint of its final value in and of its initial value
     /// out.
     pub in_out: bool,
+}
+
+/// The name a parameter written as a pattern gets (see [`bind_parameter_patterns`]).
+fn pattern_parameter_name(position: usize) -> syn::Ident {
+    quote::format_ident!("__autodiff_arg{}", position)
+}
+
+/// A pattern as the user wrote it, for messages.
+fn pattern_label(pat: &syn::Pat) -> String {
+    let text = pat.to_token_stream().to_string();
+    text.replace(" ,", ",")
+        .replace("[ ", "[")
+        .replace(" ]", "]")
+}
+
+/// Whether a parameter pattern destructures by value (tuples, arrays, `_`, references to
+/// these): what a `let` in the body can bind the same way.
+fn binds_by_value(pat: &syn::Pat) -> bool {
+    match pat {
+        syn::Pat::Ident(pi) => pi.by_ref.is_none() && pi.subpat.is_none(),
+        syn::Pat::Wild(_) | syn::Pat::Rest(_) => true,
+        syn::Pat::Tuple(t) => t.elems.iter().all(binds_by_value),
+        syn::Pat::Slice(s) => s.elems.iter().all(binds_by_value),
+        syn::Pat::Paren(p) => binds_by_value(&p.pat),
+        syn::Pat::Reference(r) => binds_by_value(&r.pat),
+        _ => false,
+    }
+}
+
+/// Parameters written as patterns (`fn f([x, y]: [f64; 2])`, `(a, b): (f64, f64)`) become
+/// names, `__autodiff_argN`, bound to the pattern by the body's first statements: the
+/// function means what it meant, and the body destructures them like any `let`.
+pub fn bind_parameter_patterns(func: &mut syn::ItemFn) {
+    let mut lets: Vec<syn::Stmt> = Vec::new();
+    for (i, input) in func.sig.inputs.iter_mut().enumerate() {
+        let syn::FnArg::Typed(pt) = input else {
+            continue;
+        };
+        let plain =
+            matches!(&*pt.pat, syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none());
+        if plain || !binds_by_value(&pt.pat) {
+            continue;
+        }
+        let name = pattern_parameter_name(i);
+        let pat = std::mem::replace(&mut *pt.pat, syn::parse_quote!(#name));
+        lets.push(syn::parse_quote!(let #pat = #name;));
+    }
+    if !lets.is_empty() {
+        lets.append(&mut func.block.stmts);
+        func.block.stmts = lets;
+    }
 }
 
 /// A function signature as the generated code needs it.
@@ -282,6 +336,7 @@ impl Signature {
                     namer.visit_type_mut(&mut ty_named);
                     params.push(Param {
                         name: "self".to_string(),
+                        label: "self".to_string(),
                         ty,
                         ty_named,
                         differentiable: false,
@@ -293,13 +348,16 @@ impl Signature {
                 }
                 syn::FnArg::Typed(pt) => {
                     let no_grad = pt.attrs.iter().any(|a| a.path().is_ident("no_grad"));
-                    let name = match &*pt.pat {
+                    let (name, label) = match &*pt.pat {
                         syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
-                            pi.ident.to_string()
+                            (pi.ident.to_string(), pi.ident.to_string())
+                        }
+                        other if binds_by_value(other) => {
+                            (pattern_parameter_name(i).to_string(), pattern_label(other))
                         }
                         other => {
                             errors.push_spanned(other, crate::diag::PARAMETER_PATTERN);
-                            format!("_{i}")
+                            (format!("_{i}"), format!("_{i}"))
                         }
                     };
                     let ty = (*pt.ty).clone();
@@ -314,6 +372,7 @@ impl Signature {
                         && matches!(&ty, syn::Type::Reference(r) if r.mutability.is_some());
                     params.push(Param {
                         name,
+                        label,
                         ty,
                         ty_named,
                         differentiable,
@@ -398,6 +457,7 @@ impl Signature {
                 underscore_token: Default::default(),
             }));
             params.push(Param {
+                label: name.clone(),
                 name,
                 ty: ty.clone(),
                 ty_named: ty,
