@@ -94,6 +94,10 @@ pub const TUPLE_REST_PATTERN: &str =
 pub const SUB_ARRAY_PATTERN: &str =
     "binding part of an array (`rest @ ..`) is not supported in differentiable code; name \
      the elements, or take a sub-slice with `&x[a..b]`";
+pub const ACTIVE_REPEAT: &str =
+    "an array repeating a differentiable value (`[x; N]`) needs a literal length of at most \
+     64; fill a local array in a loop instead (`let mut a = [0.0; N]; for i in 0..N { a[i] \
+     = x; }`)";
 pub const UNSUPPORTED_PATTERN: &str =
     "this pattern is not supported in differentiable code; bind the value to a plain name";
 pub const ACTIVE_INDEX: &str =

@@ -143,6 +143,11 @@ impl Lowering<'_> {
             syn::Expr::Macro(m) => self.unsupported(&m.mac, diag::MACRO_INVOCATION),
             syn::Expr::Closure(_) => self.unsupported(e, diag::CLOSURE_EXPRESSION),
             syn::Expr::Reference(r) => self.expr(&r.expr),
+            syn::Expr::Array(a) => {
+                let items = a.elems.iter().map(|x| self.operand_of(x)).collect();
+                self.array_literal(e, node_key(a), items)
+            }
+            syn::Expr::Repeat(r) => self.array_repeat(e, r),
             _ => self.unsupported(e, diag::UNSUPPORTED_EXPRESSION),
         }
     }
@@ -247,8 +252,13 @@ impl Lowering<'_> {
     }
 
     pub(super) fn index(&mut self, e: &syn::Expr, ix: &syn::ExprIndex) -> Value {
-        let Some(place) = self.place(&ix.expr) else {
-            return self.unsupported(&ix.expr, diag::INDEX_UNNAMED);
+        let place = match self.place(&ix.expr) {
+            Some(place) => place,
+            // `m[i][j]`, `f(x)[k]`: an element of the value the expression makes
+            None => match self.expr(&ix.expr).deref() {
+                Value::Var(v) => Place::Var(v),
+                _ => return self.unsupported(&ix.expr, diag::INDEX_UNNAMED),
+            },
         };
         if let syn::Expr::Range(r) = &*ix.index {
             return self.sub_slice(e, place, r);
@@ -295,6 +305,15 @@ impl Lowering<'_> {
                 self.write_cell(cell, value);
             }
             syn::Expr::Index(ix) => {
+                if let syn::Expr::Index(row) = &*ix.expr {
+                    // `m[i][j] = v`: the row copied out, written, and written back
+                    if self.nested_place(row).is_none() {
+                        return self.unsupported(left, write_error);
+                    }
+                    let value = self.operand_of(right);
+                    self.write_nested(ix, value, compound, e);
+                    return Value::Tuple(Vec::new());
+                }
                 let Some(Place::Cell(cell)) = self.place(&ix.expr) else {
                     return self.unsupported(left, write_error);
                 };
@@ -353,5 +372,125 @@ impl Lowering<'_> {
         let v = self.new_var(self.place_active(place));
         self.push(v, None, Rhs::SubSlice { place, range }, e.span());
         Value::Var(v)
+    }
+
+    /// `[a, b, c]` with differentiable elements: a local array (a cell) holding the
+    /// elements, each written at its index, so the adjoint of element `k` goes to the
+    /// value written there. The first write (the literal itself, with the elements as
+    /// computed) gives the array its type and carries no adjoint.
+    pub(super) fn array_literal(
+        &mut self,
+        e: &syn::Expr,
+        key: usize,
+        items: Vec<Operand>,
+    ) -> Value {
+        let cell = self.new_cell(None, key);
+        let tokens = items.iter().map(Operand::tokens);
+        let literal: syn::Expr = syn::parse_quote_spanned!(e.span()=> [#(#tokens),*]);
+        self.write_cell(cell, Operand::Inline(literal));
+        for (k, item) in items.into_iter().enumerate() {
+            if !self.operand_active(&item) {
+                continue;
+            }
+            self.found_active_cells
+                .insert(active_key(self.cell_keys[cell.0]));
+            self.snapshots.remove(&cell);
+            self.block.stmts.push(Stmt::WriteIndex {
+                cell,
+                index: Operand::Inline(syn::parse_quote!(#k)),
+                value: item,
+            });
+        }
+        Value::Var(self.read_cell(cell, e.span()))
+    }
+
+    /// `[x; N]` with a differentiable `x`: for a literal length, the array `[x, x, …]`.
+    fn array_repeat(&mut self, e: &syn::Expr, r: &syn::ExprRepeat) -> Value {
+        let n = match &*r.len {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(n),
+                ..
+            }) => n.base10_parse::<usize>().ok(),
+            _ => None,
+        };
+        match n {
+            Some(n) if n <= 64 => {
+                let item = self.operand_of(&r.expr);
+                self.array_literal(e, node_key(r), vec![item; n])
+            }
+            _ => self.unsupported(e, diag::ACTIVE_REPEAT),
+        }
+    }
+
+    /// The local array (cell) a nested element place `m[i]…` is in, if it is one.
+    fn nested_place(&mut self, ix: &syn::ExprIndex) -> Option<CellId> {
+        match &*ix.expr {
+            syn::Expr::Index(inner) => self.nested_place(inner),
+            base => match self.place(base)? {
+                Place::Cell(c) => Some(c),
+                Place::Var(_) => None,
+            },
+        }
+    }
+
+    /// `place[index] = value` (or `op=`) where `place` is itself an element (`m[i]`) of a
+    /// local array of arrays: the row is copied into a cell of its own, its element
+    /// written, and the row written back; the adjoints follow the same copies.
+    fn write_nested(
+        &mut self,
+        ix: &syn::ExprIndex,
+        value: Operand,
+        compound: Option<(&'static Rule, syn::BinOp)>,
+        e: &syn::Expr,
+    ) {
+        match &*ix.expr {
+            syn::Expr::Index(row_ix) => {
+                let row_expr = syn::Expr::Index(row_ix.clone());
+                let row = self.operand_of(&row_expr);
+                let cell = self.new_cell(None, node_key(ix));
+                self.write_cell(cell, row);
+                let index = self.operand_of(&ix.index);
+                let mut value = value;
+                if let Some((rule, op)) = compound {
+                    let old = self.new_var(self.cells[cell.0].active);
+                    let rhs = Rhs::ReadIndex {
+                        place: Place::Cell(cell),
+                        index: index.clone(),
+                    };
+                    self.push(old, None, rhs, e.span());
+                    let v = self.prim(
+                        Prim::Binary { rule, op },
+                        vec![Operand::Var(old), value],
+                        e.span(),
+                    );
+                    value = self.operand(v, e.span());
+                }
+                if self.operand_active(&value) {
+                    self.found_active_cells
+                        .insert(active_key(self.cell_keys[cell.0]));
+                }
+                self.snapshots.remove(&cell);
+                self.block
+                    .stmts
+                    .push(Stmt::WriteIndex { cell, index, value });
+                let new_row = Operand::Var(self.read_cell(cell, e.span()));
+                self.write_nested(row_ix, new_row, None, e);
+            }
+            base => {
+                let Some(Place::Cell(cell)) = self.place(base) else {
+                    self.errors.push_spanned(ix, diag::WRITE_TARGET);
+                    return;
+                };
+                let index = self.operand_of(&ix.index);
+                if self.operand_active(&value) {
+                    self.found_active_cells
+                        .insert(active_key(self.cell_keys[cell.0]));
+                }
+                self.snapshots.remove(&cell);
+                self.block
+                    .stmts
+                    .push(Stmt::WriteIndex { cell, index, value });
+            }
+        }
     }
 }
