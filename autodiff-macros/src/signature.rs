@@ -100,17 +100,23 @@ fn bounds_mention_float(
     bounds: &syn::punctuated::Punctuated<syn::TypeParamBound, syn::Token![+]>,
 ) -> bool {
     bounds.iter().any(|b| match b {
-        syn::TypeParamBound::Trait(t) => t
-            .path
-            .segments
-            .last()
-            .is_some_and(|s| matches!(s.ident.to_string().as_str(), "Float" | "Real")),
+        syn::TypeParamBound::Trait(t) => t.path.segments.last().is_some_and(|s| {
+            matches!(
+                s.ident.to_string().as_str(),
+                // num-traits' and this crate's float traits, and the arithmetic
+                // operators generic vector code bounds its scalar with
+                // (`T: Copy + Add<T, Output = T> + Mul<T, Output = T>`)
+                "Float" | "Real" | "Add" | "Sub" | "Mul" | "Div" | "Neg"
+            )
+        }),
         _ => false,
     })
 }
 
-/// Type parameters that stand for float types (bounded by `Float` or `Real`, in the
-/// parameter list or the `where` clause).
+/// Type parameters that stand for float types (bounded by `Float` or `Real`, or by an
+/// arithmetic operator, in the parameter list or the `where` clause). The derivative is
+/// generated for float types only: its companions require `T: Real`, the function as
+/// written keeps its own bounds.
 fn float_type_params(generics: &syn::Generics) -> Vec<syn::Ident> {
     let mut out = Vec::new();
     for tp in generics.type_params() {

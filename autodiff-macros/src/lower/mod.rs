@@ -211,10 +211,40 @@ fn maybe_array_type(ty: &syn::Type, type_params: &[String]) -> bool {
             !(prims::is_float_type_name(&name)
                 || prims::is_constant_type_name(&name)
                 || name == "Vec"
-                || (p.path.segments.len() == 1 && type_params.contains(&name)))
+                || (p.path.segments.len() == 1 && type_params.contains(&name))
+                || is_array_alias(&name, &last.arguments, type_params))
         }
         _ => true,
     }
+}
+
+/// A generic type over floats only that is not one of ndarray's (`Vector3<T>`,
+/// `Matrix3<f64>`): in vector-math code, an alias of a fixed-size array, whose elements
+/// are scalars or rows (ndarray's arrays are `Array…`, `ArcArray…`, `CowArray`).
+fn is_array_alias(name: &str, args: &syn::PathArguments, type_params: &[String]) -> bool {
+    let syn::PathArguments::AngleBracketed(args) = args else {
+        return false;
+    };
+    let float = |t: &syn::Type| match t {
+        syn::Type::Path(p) if p.qself.is_none() => p.path.get_ident().is_some_and(|i| {
+            let n = i.to_string();
+            prims::is_float_type_name(&n) || type_params.contains(&n)
+        }),
+        _ => false,
+    };
+    let wrapper = matches!(
+        name,
+        "Option" | "Result" | "Box" | "Rc" | "Arc" | "Cow" | "Cell" | "RefCell" | "Complex"
+    );
+    !(wrapper
+        || name.starts_with("Array")
+        || name.starts_with("ArcArray")
+        || name.starts_with("CowArray"))
+        && !args.args.is_empty()
+        && args.args.iter().all(|a| match a {
+            syn::GenericArgument::Type(t) => float(t),
+            _ => false,
+        })
 }
 
 fn is_literal(e: &syn::Expr) -> bool {
