@@ -98,6 +98,10 @@ pub const ACTIVE_REPEAT: &str =
     "an array repeating a differentiable value (`[x; N]`) needs a literal length of at most \
      64; fill a local array in a loop instead (`let mut a = [0.0; N]; for i in 0..N { a[i] \
      = x; }`)";
+pub const NESTED_VEC: &str =
+    "an element of a row of a local `Vec` of `Vec`s cannot be read or written in \
+     differentiable code yet; use fixed-size arrays (`[[0.0; N]; N]`) or one flat `Vec` \
+     indexed by `i * n + j`";
 pub const UNSUPPORTED_PATTERN: &str =
     "this pattern is not supported in differentiable code; bind the value to a plain name";
 pub const ACTIVE_INDEX: &str =

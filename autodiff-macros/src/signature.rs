@@ -117,26 +117,97 @@ fn bounds_mention_float(
 /// arithmetic operator, in the parameter list or the `where` clause). The derivative is
 /// generated for float types only: its companions require `T: Real`, the function as
 /// written keeps its own bounds.
-fn float_type_params(generics: &syn::Generics) -> Vec<syn::Ident> {
+///
+/// A type parameter the result is made of (`fn row<T: Copy>(m: Matrix3<T>, i: usize) ->
+/// Vector3<T>`) is a float type too, unless a bound says it cannot be one (`Eq`, `Ord`,
+/// `Hash`, an integer or iterator trait): a differentiable result is made of floats.
+fn float_type_params(generics: &syn::Generics, output: Option<&syn::Type>) -> Vec<syn::Ident> {
     let mut out = Vec::new();
     for tp in generics.type_params() {
         let mut is_float = bounds_mention_float(&tp.bounds);
+        let mut compatible = bounds_float_compatible(&tp.bounds);
         if let Some(wc) = &generics.where_clause {
             for pred in &wc.predicates {
                 if let syn::WherePredicate::Type(pt) = pred {
                     if let syn::Type::Path(p) = &pt.bounded_ty {
-                        if p.path.is_ident(&tp.ident) && bounds_mention_float(&pt.bounds) {
-                            is_float = true;
+                        if p.path.is_ident(&tp.ident) {
+                            is_float |= bounds_mention_float(&pt.bounds);
+                            compatible &= bounds_float_compatible(&pt.bounds);
                         }
                     }
                 }
             }
         }
-        if is_float {
+        let in_output = output.is_some_and(|t| mentions_ident(t, &tp.ident));
+        if is_float || (in_output && compatible) {
             out.push(tp.ident.clone());
         }
     }
     out
+}
+
+/// Whether every bound is one a float type satisfies (marker and formatting traits, the
+/// comparison traits floats have, num-traits' numeric traits, operators).
+fn bounds_float_compatible(
+    bounds: &syn::punctuated::Punctuated<syn::TypeParamBound, syn::Token![+]>,
+) -> bool {
+    bounds.iter().all(|b| match b {
+        syn::TypeParamBound::Trait(t) => t.path.segments.last().is_some_and(|s| {
+            matches!(
+                s.ident.to_string().as_str(),
+                "Copy"
+                    | "Clone"
+                    | "Debug"
+                    | "Display"
+                    | "Default"
+                    | "PartialEq"
+                    | "PartialOrd"
+                    | "Send"
+                    | "Sync"
+                    | "Sized"
+                    | "Zero"
+                    | "One"
+                    | "Num"
+                    | "NumCast"
+                    | "FromPrimitive"
+                    | "ToPrimitive"
+                    | "Signed"
+                    | "Sum"
+                    | "Product"
+                    | "Float"
+                    | "Real"
+                    | "FloatConst"
+                    | "Add"
+                    | "Sub"
+                    | "Mul"
+                    | "Div"
+                    | "Neg"
+                    | "Rem"
+                    | "AddAssign"
+                    | "SubAssign"
+                    | "MulAssign"
+                    | "DivAssign"
+            )
+        }),
+        syn::TypeParamBound::Lifetime(_) => true,
+        _ => false,
+    })
+}
+
+/// Whether `ty` mentions the type named `ident`.
+fn mentions_ident(ty: &syn::Type, ident: &syn::Ident) -> bool {
+    struct Find<'a>(&'a syn::Ident, bool);
+    impl<'ast> syn::visit::Visit<'ast> for Find<'_> {
+        fn visit_path(&mut self, p: &'ast syn::Path) {
+            if p.is_ident(self.0) {
+                self.1 = true;
+            }
+            syn::visit::visit_path(self, p);
+        }
+    }
+    let mut f = Find(ident, false);
+    syn::visit::Visit::visit_type(&mut f, ty);
+    f.1
 }
 
 /// Whether a parameter of this type gets a gradient. A proc macro has no type
@@ -327,7 +398,11 @@ impl Signature {
         if prims::is_float_type_name(&name) || prims::is_constant_type_name(&name) {
             errors.push(sig.ident.span(), crate::diag::named_like_a_primitive(&name));
         }
-        let floats = float_type_params(&sig.generics);
+        let out_ty = match &sig.output {
+            syn::ReturnType::Type(_, t) => Some(&**t),
+            syn::ReturnType::Default => None,
+        };
+        let floats = float_type_params(&sig.generics, out_ty);
         let mut namer = NameLifetimes { named: Vec::new() };
         let mut params = Vec::new();
         let mut is_method = false;
@@ -428,7 +503,7 @@ impl Signature {
     /// primal only knows `T: Float`, its derivative needs `T: Real`; called from a
     /// differentiable closure or function it goes straight to its derivative anyway).
     pub fn answers_requests(&self) -> bool {
-        float_type_params(&self.generics).is_empty()
+        float_type_params(&self.generics, Some(&self.output)).is_empty()
             && match &self.output {
                 syn::Type::Path(p) if p.qself.is_none() => p
                     .path

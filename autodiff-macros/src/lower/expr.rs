@@ -255,7 +255,7 @@ impl Lowering<'_> {
         let place = match self.place(&ix.expr) {
             Some(place) => place,
             // `m[i][j]`, `f(x)[k]`: an element of the value the expression makes
-            None => match self.expr(&ix.expr).deref() {
+            None => match self.expr_for_index(&ix.expr).deref() {
                 Value::Var(v) => Place::Var(v),
                 _ => return self.unsupported(&ix.expr, diag::INDEX_UNNAMED),
             },
@@ -276,6 +276,12 @@ impl Lowering<'_> {
         }
         let v = self.new_var(self.place_active(place));
         self.push(v, None, Rhs::ReadIndex { place, index }, e.span());
+        if let Place::Var(p) = place {
+            if self.vec_rows.contains(&p) {
+                // a row that is a `Vec`: borrowed, its elements read through it
+                self.vars[v.0].maybe_array = true;
+            }
+        }
         if let Some(k) = key {
             self.element_reads.insert(k, v);
         }
@@ -307,8 +313,12 @@ impl Lowering<'_> {
             syn::Expr::Index(ix) => {
                 if let syn::Expr::Index(row) = &*ix.expr {
                     // `m[i][j] = v`: the row copied out, written, and written back
-                    if self.nested_place(row).is_none() {
-                        return self.unsupported(left, write_error);
+                    match self.nested_place(row) {
+                        None => return self.unsupported(left, write_error),
+                        Some(c) if self.vec_cells.contains(&c) => {
+                            return self.unsupported(left, diag::NESTED_VEC);
+                        }
+                        Some(_) => {}
                     }
                     let value = self.operand_of(right);
                     self.write_nested(ix, value, compound, e);
@@ -492,5 +502,18 @@ impl Lowering<'_> {
                     .push(Stmt::WriteIndex { cell, index, value });
             }
         }
+    }
+
+    /// The value of `base` in `base[j]`: a row of a local `Vec` of `Vec`s cannot be
+    /// copied out (reported); anything else is lowered as usual.
+    fn expr_for_index(&mut self, base: &syn::Expr) -> Value {
+        if let syn::Expr::Index(row) = base {
+            if let Some(c) = self.nested_place(row) {
+                if self.vec_cells.contains(&c) {
+                    return self.unsupported(base, diag::NESTED_VEC);
+                }
+            }
+        }
+        self.expr(base)
     }
 }

@@ -65,6 +65,12 @@ pub struct Lowering<'a> {
     /// Reads of an immutable slice at an index variable, in the current block: reading
     /// `x[i]` again reuses the first read (one load, one gradient accumulation).
     element_reads: HashMap<(VarId, VarId), VarId>,
+    /// Local buffers made by `vec![vec![…]; n]`: their rows are `Vec`s, which a nested
+    /// read or write (`m[i][j]`) cannot copy out.
+    vec_cells: HashSet<CellId>,
+    /// Parameters whose elements are `Vec`s or slices (`&[Vec<f64>]`, `Vec<Vec<f64>>`): an
+    /// element read borrows the row.
+    vec_rows: HashSet<VarId>,
     /// Whether the expression being lowered is in statement position (its value, if any,
     /// is dropped): an `if` or `match` there needs no result cell.
     discard: bool,
@@ -138,11 +144,16 @@ fn lower_pass(
         ret: None,
         snapshots: HashMap::new(),
         element_reads: HashMap::new(),
+        vec_cells: HashSet::new(),
+        vec_rows: HashSet::new(),
         discard: false,
     };
     for p in &sig.params {
         let v = l.new_var(p.differentiable);
         l.vars[v.0].maybe_array = maybe_array_type(&p.ty, &l.type_params);
+        if rows_are_sequences(&p.ty) {
+            l.vec_rows.insert(v);
+        }
         if p.in_out {
             // written through: a cell that is the reference itself, always differentiable
             // (keyed like a flag: a key no syntax node has)
@@ -245,6 +256,42 @@ fn is_array_alias(name: &str, args: &syn::PathArguments, type_params: &[String])
             syn::GenericArgument::Type(t) => float(t),
             _ => false,
         })
+}
+
+/// Whether the elements of a sequence of this type are themselves `Vec`s or slices
+/// (`&[Vec<f64>]`, `Vec<Vec<f64>>`, `&[&[f64]]`), not `Copy` rows.
+fn rows_are_sequences(ty: &syn::Type) -> bool {
+    fn strip(t: &syn::Type) -> &syn::Type {
+        match t {
+            syn::Type::Reference(r) => strip(&r.elem),
+            syn::Type::Paren(p) => strip(&p.elem),
+            syn::Type::Group(g) => strip(&g.elem),
+            other => other,
+        }
+    }
+    fn vec_elem(t: &syn::Type) -> Option<&syn::Type> {
+        let syn::Type::Path(p) = t else { return None };
+        let last = p.path.segments.last()?;
+        match &last.arguments {
+            syn::PathArguments::AngleBracketed(a) if last.ident == "Vec" => {
+                match a.args.first()? {
+                    syn::GenericArgument::Type(t) => Some(t),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+    let elem = match strip(ty) {
+        syn::Type::Slice(s) => &*s.elem,
+        syn::Type::Array(a) => &*a.elem,
+        other => match vec_elem(other) {
+            Some(e) => e,
+            None => return false,
+        },
+    };
+    let elem = strip(elem);
+    matches!(elem, syn::Type::Slice(_)) || vec_elem(elem).is_some()
 }
 
 fn is_literal(e: &syn::Expr) -> bool {

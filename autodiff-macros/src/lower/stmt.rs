@@ -113,6 +113,19 @@ impl Lowering<'_> {
         let value = self.expr(&init.expr);
         self.discard = discard;
         self.bind_pattern(pat, value, ty, init.expr.span());
+        if let (syn::Pat::Ident(pi), syn::Expr::Macro(m)) = (pat, &*init.expr) {
+            let mut tokens = m.mac.tokens.clone().into_iter();
+            let nested_vec = matches!(
+                (tokens.next(), tokens.next()),
+                (Some(proc_macro2::TokenTree::Ident(v)), Some(proc_macro2::TokenTree::Punct(b)))
+                    if v == "vec" && b.as_char() == '!'
+            );
+            if m.mac.path.is_ident("vec") && nested_vec {
+                if let Some(Binding::Cell(c)) = self.lookup(&pi.ident.to_string()).cloned() {
+                    self.vec_cells.insert(c);
+                }
+            }
+        }
     }
 
     pub(super) fn bind_pattern(
