@@ -336,6 +336,7 @@ impl Lowering<'_> {
             maybe_array,
             ty,
             bound_to: None,
+            init: None,
         });
         id
     }

@@ -113,6 +113,12 @@ impl Lowering<'_> {
         let value = self.expr(&init.expr);
         self.discard = discard;
         self.bind_pattern(pat, value, ty, init.expr.span());
+        if let (syn::Pat::Ident(pi), true) = (pat, constant_array(&init.expr)) {
+            if let Some(Binding::Cell(c)) = self.lookup(&pi.ident.to_string()).cloned() {
+                let e = &init.expr;
+                self.cells[c.0].init = Some(quote!(#e));
+            }
+        }
         if let (syn::Pat::Ident(pi), syn::Expr::Macro(m)) = (pat, &*init.expr) {
             let mut tokens = m.mac.tokens.clone().into_iter();
             let nested_vec = matches!(
@@ -221,6 +227,28 @@ impl Lowering<'_> {
                 self.errors.push_spanned(other, diag::UNSUPPORTED_PATTERN);
             }
         }
+    }
+}
+
+/// Whether `e` is an array of constants (`[0.0; N]`, `[[0.0; N]; M]`, `[1.0, -2.0]`): a
+/// local array initialised with it is declared with it too (a const-generic length has
+/// no `Default`), evaluating it a second time at no cost.
+fn constant_array(e: &syn::Expr) -> bool {
+    fn constant(e: &syn::Expr) -> bool {
+        match e {
+            syn::Expr::Lit(_) => true,
+            syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => constant(&u.expr),
+            syn::Expr::Paren(p) => constant(&p.expr),
+            other => constant_array(other),
+        }
+    }
+    match e {
+        syn::Expr::Repeat(r) => {
+            constant(&r.expr) && matches!(&*r.len, syn::Expr::Lit(_) | syn::Expr::Path(_))
+        }
+        syn::Expr::Array(a) => !a.elems.is_empty() && a.elems.iter().all(constant),
+        syn::Expr::Paren(p) => constant_array(&p.expr),
+        _ => false,
     }
 }
 
