@@ -247,11 +247,9 @@ fn is_array_alias(name: &str, args: &syn::PathArguments, type_params: &[String])
         name,
         "Option" | "Result" | "Box" | "Rc" | "Arc" | "Cow" | "Cell" | "RefCell" | "Complex"
     );
-    !(wrapper
-        || name.starts_with("Array")
-        || name.starts_with("ArcArray")
-        || name.starts_with("CowArray"))
-        && !args.args.is_empty()
+    let ndarray =
+        name.starts_with("Array") || name.starts_with("ArcArray") || name.starts_with("CowArray");
+    !(wrapper || ndarray || args.args.is_empty())
         && args.args.iter().all(|a| match a {
             syn::GenericArgument::Type(t) => float(t),
             _ => false,
