@@ -474,7 +474,7 @@ impl SliceGen<'_> {
                     let k = self.coef();
                     // (decided by the names drawn so far, not by the random stream: the
                     // programs generated before array literals were kept as they were)
-                    if self.counter % 2 == 0 {
+                    if self.counter.is_multiple_of(2) {
                         out.push(self.line(format!(
                             "let {arr}: [f64; 3] = [{a}, {x}[{i}] * {k}, ({b}).sin()];"
                         )));
