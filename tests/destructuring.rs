@@ -194,3 +194,60 @@ fn the_implicit_mode_through_destructuring() {
     assert_gradient_close(&[gw], &fd, FD_TOL);
     assert!((gw - (beale_by_hand(0.7, -0.4)[0] + 1.0)).abs() < 1e-13);
 }
+
+/// A tuple returned early and at the end.
+#[differentiable]
+fn returned_early(x: f64, y: f64) -> (f64, f64) {
+    if x > 0.0 {
+        return (x * y, x * x);
+    }
+    (x * 2.0, y.sin())
+}
+
+#[test]
+fn tuples_returned_early() {
+    for &(x, y) in &[(0.5, -0.3), (-0.5, 0.7)] {
+        let (value, pullback) = vjp!(returned_early)(x, y);
+        assert_eq!(value, returned_early(x, y));
+        let (dx, dy) = pullback((1.0, 2.0));
+        // by hand: (xy, x²)·(1, 2) → (y + 4x, x); (2x, sin y)·(1, 2) → (2, 2 cos y)
+        let hand = if x > 0.0 {
+            [y + 4.0 * x, x]
+        } else {
+            [2.0, 2.0 * y.cos()]
+        };
+        assert_gradient_close(&[dx, dy], &hand, 1e-15);
+    }
+}
+
+/// Array-valued branches destructured in a loop.
+#[differentiable]
+fn arrays_in_a_loop(x: f64, n: usize) -> f64 {
+    let mut s = 0.0;
+    for i in 0..n {
+        let a = if i % 2 == 0 {
+            [x, s, 1.0]
+        } else {
+            [s, x * x, 2.0]
+        };
+        let [p, q, r] = a;
+        s = (p * q + r * 0.1 + a[1]).tanh();
+    }
+    s
+}
+
+#[test]
+fn array_valued_branches_in_a_loop() {
+    for &x in &[0.7, -0.4] {
+        let g = gradients_function!(arrays_in_a_loop)(x, 5);
+        let fd = finite_difference(|p| arrays_in_a_loop(p[0], 5), &[x]);
+        assert_gradient_close(&[g], &fd, FD_TOL);
+    }
+    // by hand, one iteration: s = tanh(x·0 + 0.1 + 0), no dependence on x
+    assert_eq!(gradients_function!(arrays_in_a_loop)(0.7, 1), 0.0);
+    // two: s₂ = tanh(s₁ x² + 0.2 + x²), s₁ = tanh(0.1)
+    let s1 = 0.1_f64.tanh();
+    let u = s1 * 0.49 + 0.2 + 0.49;
+    let hand = (1.0 - u.tanh().powi(2)) * (2.0 * 0.7 * s1 + 2.0 * 0.7);
+    assert!((gradients_function!(arrays_in_a_loop)(0.7, 2) - hand).abs() < 1e-14);
+}

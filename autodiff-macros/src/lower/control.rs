@@ -596,19 +596,26 @@ impl Lowering<'_> {
 
     pub(super) fn return_expr(&mut self, r: &syn::ExprReturn) -> Value {
         let value = match &r.expr {
-            Some(e) => self.operand_of(e),
-            None => Operand::Inline(syn::parse_quote!(())),
+            Some(e) => {
+                let discard = std::mem::replace(&mut self.discard, false);
+                let v = self.expr(e);
+                self.discard = discard;
+                v
+            }
+            None => Value::Inline(syn::parse_quote!(())),
         };
-        let (flag, out) = match self.ret {
+        let (flag, out) = match self.ret.clone() {
             Some(cells) => cells,
             None => {
-                // the return flag, and the returned value (one per function: key 2)
-                let cells = (self.flag_cell(), self.new_cell(None, 2));
-                self.ret = Some(cells);
+                // the return flag, and the returned value (one per function: key 2; a
+                // tuple's components keyed from it)
+                let shape = self.output_shape.clone();
+                let cells = (self.flag_cell(), self.result_slot(shape, 2));
+                self.ret = Some(cells.clone());
                 cells
             }
         };
-        self.write_cell(out, value);
+        self.write_slot(&out, value, r.span());
         self.write_flag(flag, syn::parse_quote!(true));
         for k in 0..self.loops.len() {
             self.loops[k].flow_used = true;
@@ -684,6 +691,18 @@ pub(super) fn value_shape(e: &syn::Expr) -> Shape {
         _ => None,
     };
     found.unwrap_or(Shape::Leaf)
+}
+
+/// The shape of a value of type `ty`: a tuple type's, component by component.
+pub(super) fn type_shape(ty: &syn::Type) -> Shape {
+    match ty {
+        syn::Type::Tuple(t) if !t.elems.is_empty() => {
+            Shape::Tuple(t.elems.iter().map(type_shape).collect())
+        }
+        syn::Type::Paren(p) => type_shape(&p.elem),
+        syn::Type::Group(g) => type_shape(&g.elem),
+        _ => Shape::Leaf,
+    }
 }
 
 /// The key of component `k` of a tuple-valued result keyed `key` (see `active_key`):

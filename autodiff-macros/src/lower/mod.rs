@@ -58,7 +58,10 @@ pub struct Lowering<'a> {
     next_flag_key: usize,
     loops: Vec<LoopCtx>,
     /// The early-return flag and value cells, made at the first `return`.
-    ret: Option<(CellId, CellId)>,
+    ret: Option<(CellId, control::Slot)>,
+    /// The shape of the function's result (a tuple type's components get a return cell
+    /// each).
+    output_shape: control::Shape,
     /// The snapshot of each cell read since its last write in the current block: reading
     /// it again reuses the snapshot (one value saved, not two).
     snapshots: HashMap<CellId, VarId>,
@@ -142,6 +145,7 @@ fn lower_pass(
         next_flag_key: usize::MAX >> 2,
         loops: Vec::new(),
         ret: None,
+        output_shape: control::type_shape(&sig.output),
         snapshots: HashMap::new(),
         element_reads: HashMap::new(),
         vec_cells: HashSet::new(),
@@ -172,9 +176,8 @@ fn lower_pass(
         l.bind(&p.name, Binding::Value(value));
     }
     let mut output = l.block_contents(&body.stmts, true);
-    if let Some((_, value)) = l.ret {
-        let out = l.read_cell(value, Span::call_site());
-        output = Value::Var(out);
+    if let Some((_, value)) = l.ret.clone() {
+        output = l.read_slot(&value, Span::call_site());
     }
     let found = std::mem::take(&mut l.found_active_cells);
     let ir = Body {
@@ -618,7 +621,7 @@ impl Lowering<'_> {
             let v = self.inactive(quote!(#flow == 0u8), Span::call_site());
             return Some(self.operand(v, Span::call_site()));
         }
-        let (flag, _) = self.ret?;
+        let flag = self.ret.as_ref()?.0;
         let flag = flag.ident();
         let v = self.inactive(quote!(!#flag), Span::call_site());
         Some(self.operand(v, Span::call_site()))

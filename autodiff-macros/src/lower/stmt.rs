@@ -74,9 +74,8 @@ impl Lowering<'_> {
     /// return cell.
     pub(super) fn finish_body(&mut self, value: Value, is_body: bool, span: Span) -> Value {
         if is_body {
-            if let Some((_, out)) = self.ret {
-                let o = self.operand(value, span);
-                self.write_cell(out, o);
+            if let Some((_, out)) = self.ret.clone() {
+                self.write_slot(&out, value, span);
                 return Value::Tuple(Vec::new());
             }
         }
