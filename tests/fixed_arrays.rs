@@ -360,3 +360,26 @@ fn the_implicit_mode_with_array_literals() {
     let (wv, y) = (0.6, -0.3);
     assert!((gw - (-1.0 + y - wv + 2.0 * y * wv)).abs() < 1e-14);
 }
+
+/// The same, generic over the float type.
+#[differentiable]
+fn weighted_generic<T: Float, const N: usize>(x: &[T; N], w: T) -> T {
+    let mut acc = [T::zero(); N];
+    for i in 0..N {
+        acc[i] = x[i] * w;
+    }
+    let mut s = T::zero();
+    for i in 0..N {
+        s = s + acc[i] * acc[i];
+    }
+    s
+}
+
+#[test]
+fn const_generic_lengths_in_generic_code() {
+    let x = [0.5, -0.25, 2.0];
+    let (gx, gw) = gradients_function!(weighted_generic::<f64, 3>)(&x, 1.5);
+    let hand: Vec<f64> = x.iter().map(|v| 2.0 * v * 1.5 * 1.5).collect();
+    assert_gradient_close(&gx, &hand, 1e-15);
+    assert!((gw - 2.0 * 1.5 * x.iter().map(|v| v * v).sum::<f64>()).abs() < 1e-13);
+}

@@ -229,15 +229,31 @@ impl Lowering<'_> {
     }
 }
 
-/// Whether `e` is an array of constants (`[0.0; N]`, `[[0.0; N]; M]`, `[1.0, -2.0]`): a
-/// local array initialised with it is declared with it too (a const-generic length has
-/// no `Default`), evaluating it a second time at no cost.
+/// Whether `e` is an array of constants (`[0.0; N]`, `[[0.0; N]; M]`, `[1.0, -2.0]`,
+/// `[T::zero(); N]`): a local array initialised with it is declared with it too (a
+/// const-generic length has no `Default`), evaluating it a second time at no cost.
 fn constant_array(e: &syn::Expr) -> bool {
     fn constant(e: &syn::Expr) -> bool {
         match e {
             syn::Expr::Lit(_) => true,
             syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => constant(&u.expr),
             syn::Expr::Paren(p) => constant(&p.expr),
+            // a constant (`ZERO`, `f64::EPSILON`), not a local
+            syn::Expr::Path(p) => p
+                .path
+                .segments
+                .last()
+                .is_some_and(|s| !s.ident.to_string().starts_with(|c: char| c.is_lowercase())),
+            // `T::zero()`, `T::from(0.5).unwrap()`: associated functions of a type
+            syn::Expr::Call(c) => {
+                matches!(&*c.func, syn::Expr::Path(p) if p.path.segments.len() >= 2)
+                    && c.args.iter().all(constant)
+            }
+            syn::Expr::MethodCall(m) => {
+                matches!(m.method.to_string().as_str(), "unwrap" | "expect")
+                    && m.args.iter().all(|a| matches!(a, syn::Expr::Lit(_)))
+                    && constant(&m.receiver)
+            }
             other => constant_array(other),
         }
     }
