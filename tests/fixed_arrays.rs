@@ -383,3 +383,51 @@ fn const_generic_lengths_in_generic_code() {
     assert_gradient_close(&gx, &hand, 1e-15);
     assert!((gw - 2.0 * 1.5 * x.iter().map(|v| v * v).sum::<f64>()).abs() < 1e-13);
 }
+
+// ---------------------------------------------------------------------------------------
+// A local `Vec` of `Vec`s written element by element (a Hessian as optimisation code
+// writes it), and a result of that type read by element.
+// ---------------------------------------------------------------------------------------
+
+#[differentiable]
+fn banded<T: Float + std::ops::AddAssign>(param: &[T], b: T) -> Vec<Vec<T>> {
+    let n = param.len();
+    let mut h = vec![vec![T::zero(); n]; n];
+    for i in 0..n - 1 {
+        let (xi, xi1) = (param[i], param[i + 1]);
+        h[i][i] += T::from(12.0).unwrap() * b * xi.powi(2) - T::from(4.0).unwrap() * b * xi1;
+        h[i + 1][i + 1] = b * T::from(2.0).unwrap();
+        h[i][i + 1] = -b * xi;
+        h[i + 1][i] = h[i][i + 1] * xi1;
+    }
+    h
+}
+
+#[differentiable]
+fn weighted_entries(x: &[f64], b: f64) -> f64 {
+    let h = banded(x, b);
+    let mut s = 0.0;
+    for i in 0..h.len() {
+        for j in 0..h[i].len() {
+            s += h[i][j] * (i as f64 + 2.0 * j as f64 + 1.0);
+        }
+    }
+    s
+}
+
+#[test]
+fn a_vec_of_vecs_written_and_read_by_element() {
+    let (x, b) = (vec![0.3, -0.7, 1.1], 1.5);
+    let (gx, gb) = gradients_function!(weighted_entries)(&x, b);
+    let fd = finite_difference(|q| weighted_entries(&q[..3], q[3]), &[x[0], x[1], x[2], b]);
+    assert_gradient_close(&[gx.clone(), vec![gb]].concat(), &fd, FD_TOL);
+
+    let (value, pullback) = vjp!(banded::<f64>)(&x, b);
+    assert_eq!(value, banded(&x, b));
+    // by hand, the cotangent picking h[0][1] = −b x₀: ∂/∂x₀ = −b, ∂/∂b = −x₀
+    let mut pick = vec![vec![0.0; 3]; 3];
+    pick[0][1] = 1.0;
+    let (dx, db) = pullback(pick);
+    assert_gradient_close(&dx, &[-b, 0.0, 0.0], 1e-15);
+    assert!((db + x[0]).abs() < 1e-15);
+}

@@ -110,7 +110,7 @@ impl cross_rotated {
         let __v4 = __v0[(1usize)];
         let __v5 = __v3 > 0.0;
         if __v5 {
-            let __v6 = __v1[(0)];
+            let __v6 = ::autodiff::__private::__autodiff_project!(__v1[(0)]);
             let __v7 = __v6[(1)];
             let __v8 = __v3 * __v7;
             __c0 = __v8;
@@ -227,7 +227,7 @@ impl cross_rotated {
                     ::autodiff::__private::ops::identity_d0(&__d9),
                 );
                 if __v5 {
-                    let __v6 = __v1[(0)];
+                    let __v6 = ::autodiff::__private::__autodiff_project!(__v1[(0)]);
                     let __v7 = __v6[(1)];
                     let mut __d6 = ::autodiff::__private::adjoint_zero(&__v6);
                     let __t4 = ::autodiff::__private::ops::take_d0(&mut __dc1);
@@ -240,7 +240,7 @@ impl cross_rotated {
                     );
                     let mut __d7 = ::autodiff::__private::ops::mul_d1(&__v3, &__d8);
                     ::autodiff::__private::ops::index_d0(&mut __d6, (1), &__d7);
-                    ::autodiff::__private::ops::index_d0(&mut __d1, (0), &__d6);
+                    ::autodiff::__private::Accumulate::accumulate(&mut __d1[(0)], __d6);
                 } else {
                     let __t6 = ::autodiff::__private::ops::take_d0(&mut __dc1);
                     ::autodiff::__private::Accumulate::accumulate(&mut __d3, __t6);

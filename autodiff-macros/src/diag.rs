@@ -99,9 +99,9 @@ pub const ACTIVE_REPEAT: &str =
      64; fill a local array in a loop instead (`let mut a = [0.0; N]; for i in 0..N { a[i] \
      = x; }`)";
 pub const NESTED_VEC: &str =
-    "an element of a row of a local `Vec` of `Vec`s cannot be read or written in \
-     differentiable code yet; use fixed-size arrays (`[[0.0; N]; N]`) or one flat `Vec` \
-     indexed by `i * n + j`";
+    "an element more than two levels deep in a local `Vec` of `Vec`s (`t[i][j][k]`) cannot \
+     be read or written in differentiable code yet; use fixed-size arrays or one flat `Vec` \
+     indexed by `(i * n + j) * n + k`";
 pub const UNSUPPORTED_PATTERN: &str =
     "this pattern is not supported in differentiable code; bind the value to a plain name";
 pub const ACTIVE_INDEX: &str =

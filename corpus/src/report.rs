@@ -107,7 +107,7 @@ pub fn categorize(c: &Candidate, d: &Diag) -> &'static str {
     if has(&msg, &["destructur", "pattern"]) {
         return "destructuring";
     }
-    if msg.contains("a row of a local `vec` of `vec`s") {
+    if msg.contains("deep in a local `vec` of `vec`s") {
         return "nested indexing";
     }
     if msg.contains("without a value") {

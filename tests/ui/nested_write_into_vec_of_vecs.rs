@@ -1,13 +1,13 @@
 use autodiff::prelude::*;
 
 #[differentiable]
-fn f(x: &[f64]) -> Vec<Vec<f64>> {
+fn f(x: &[f64]) -> f64 {
     let n = x.len();
-    let mut h = vec![vec![0.0; n]; n];
+    let mut t = vec![vec![vec![0.0; n]; n]; n];
     for i in 0..n {
-        h[i][i] = x[i] * x[i];
+        t[i][i][i] = x[i] * x[i];
     }
-    h
+    t[0][0][0]
 }
 
 fn main() {}

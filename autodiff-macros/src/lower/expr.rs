@@ -256,6 +256,13 @@ impl Lowering<'_> {
             Some(place) => place,
             // `m[i][j]`, `f(x)[k]`: an element of the value the expression makes
             None => match self.expr_for_index(&ix.expr).deref() {
+                Value::Var(v) if matches!(&*ix.expr, syn::Expr::Index(_)) => {
+                    // a row (`m[i]` of `m[i][j]`): borrowed, or copied when it is `Copy`
+                    // (an array), whatever its type; its elements are scalars
+                    self.vars[v.0].maybe_array = true;
+                    self.rows.insert(v);
+                    Place::Var(v)
+                }
                 Value::Var(v) => Place::Var(v),
                 _ => return self.unsupported(&ix.expr, diag::INDEX_UNNAMED),
             },
@@ -280,6 +287,10 @@ impl Lowering<'_> {
             if self.vec_rows.contains(&p) {
                 // a row that is a `Vec`: borrowed, its elements read through it
                 self.vars[v.0].maybe_array = true;
+            }
+            if self.rows.contains(&p) {
+                // an element of a row (`m[i][j]`): a scalar
+                self.vars[v.0].maybe_array = false;
             }
         }
         if let Some(k) = key {
@@ -315,7 +326,11 @@ impl Lowering<'_> {
                     // `m[i][j] = v`: the row copied out, written, and written back
                     match self.nested_place(row) {
                         None => return self.unsupported(left, write_error),
-                        Some(c) if self.vec_cells.contains(&c) => {
+                        // deeper than `h[i][j]` in a `Vec` of `Vec`s
+                        Some(c)
+                            if self.vec_cells.contains(&c)
+                                && !matches!(&*row.expr, syn::Expr::Path(_)) =>
+                        {
                             return self.unsupported(left, diag::NESTED_VEC);
                         }
                         Some(_) => {}
@@ -455,8 +470,10 @@ impl Lowering<'_> {
     ) {
         match &*ix.expr {
             syn::Expr::Index(row_ix) => {
-                let row_expr = syn::Expr::Index(row_ix.clone());
-                let row = self.operand_of(&row_expr);
+                let row = match self.owned_row(row_ix, e) {
+                    Some(row) => row,
+                    None => self.operand_of(&syn::Expr::Index(row_ix.clone())),
+                };
                 let cell = self.new_cell(None, node_key(ix));
                 self.write_cell(cell, row);
                 let index = self.operand_of(&ix.index);
@@ -508,6 +525,9 @@ impl Lowering<'_> {
     /// copied out (reported); anything else is lowered as usual.
     fn expr_for_index(&mut self, base: &syn::Expr) -> Value {
         if let syn::Expr::Index(row) = base {
+            if let Some(Operand::Var(v)) = self.owned_row(row, base) {
+                return Value::Var(v);
+            }
             if let Some(c) = self.nested_place(row) {
                 if self.vec_cells.contains(&c) {
                     return self.unsupported(base, diag::NESTED_VEC);
@@ -515,5 +535,28 @@ impl Lowering<'_> {
             }
         }
         self.expr(base)
+    }
+
+    /// `h[i]` of a local `Vec` of `Vec`s (`vec![vec![…]; n]`): the row borrowed, then cloned
+    /// (its elements are read from the copy, which is written back after a write), so no
+    /// borrow of the buffer outlives the statement.
+    fn owned_row(&mut self, row: &syn::ExprIndex, e: &syn::Expr) -> Option<Operand> {
+        let Some(Place::Cell(cell)) = self.place(&row.expr) else {
+            return None;
+        };
+        if !self.vec_cells.contains(&cell) || matches!(&*row.index, syn::Expr::Range(_)) {
+            return None;
+        }
+        let index = self.operand_of(&row.index);
+        let active = self.cells[cell.0].active;
+        let borrowed = self.new_var(active);
+        let place = Place::Cell(cell);
+        self.push(borrowed, None, Rhs::ReadIndex { place, index }, e.span());
+        self.vars[borrowed.0].maybe_array = true;
+        let owned = self.new_var(active);
+        self.push(owned, None, Rhs::Copy(Operand::Var(borrowed)), e.span());
+        self.vars[owned.0].maybe_array = true;
+        self.rows.insert(owned);
+        Some(Operand::Var(owned))
     }
 }

@@ -74,6 +74,9 @@ pub struct Lowering<'a> {
     /// Parameters whose elements are `Vec`s or slices (`&[Vec<f64>]`, `Vec<Vec<f64>>`): an
     /// element read borrows the row.
     vec_rows: HashSet<VarId>,
+    /// Rows read by element (`m[i]` of `m[i][j]`, and copies of rows of local `Vec`s of
+    /// `Vec`s, see `owned_row`): their elements are scalars.
+    rows: HashSet<VarId>,
     /// Whether the expression being lowered is in statement position (its value, if any,
     /// is dropped): an `if` or `match` there needs no result cell.
     discard: bool,
@@ -150,6 +153,7 @@ fn lower_pass(
         element_reads: HashMap::new(),
         vec_cells: HashSet::new(),
         vec_rows: HashSet::new(),
+        rows: HashSet::new(),
         discard: false,
     };
     for p in &sig.params {
