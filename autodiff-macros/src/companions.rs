@@ -339,7 +339,7 @@ pub fn companions(
     let options = quote!((#(::core::option::Option<#tangents>,)*));
 
     let params_info = sig.params.iter().map(|p| {
-        let (n, d) = (&p.name, p.differentiable);
+        let (n, d) = (&p.label, p.differentiable);
         quote!(#rt::select::Param { name: #n, differentiable: #d })
     });
     let (all_selection, all_value) = if positions.is_empty() || positions.len() > 8 {

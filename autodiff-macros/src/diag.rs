@@ -103,6 +103,20 @@ pub const LET_WITHOUT_VALUE: &str =
 pub const DESTRUCTURING: &str =
     "destructuring this value is not supported yet in differentiable code; bind it to a \
      name and take its fields with `.0`, `.1`, …";
+pub const TUPLE_REST_PATTERN: &str =
+    "`..` in a tuple pattern is not supported in differentiable code yet; name every \
+     component (`let (a, _, c) = …`)";
+pub const SUB_ARRAY_PATTERN: &str =
+    "binding part of an array (`rest @ ..`) is not supported in differentiable code; name \
+     the elements, or take a sub-slice with `&x[a..b]`";
+pub const ACTIVE_REPEAT: &str =
+    "an array repeating a differentiable value (`[x; N]`) needs a literal length of at most \
+     64; fill a local array in a loop instead (`let mut a = [0.0; N]; for i in 0..N { a[i] \
+     = x; }`)";
+pub const NESTED_VEC: &str =
+    "an element more than two levels deep in a local `Vec` of `Vec`s (`t[i][j][k]`) cannot \
+     be read or written in differentiable code yet; use fixed-size arrays or one flat `Vec` \
+     indexed by `(i * n + j) * n + k`";
 pub const UNSUPPORTED_PATTERN: &str =
     "this pattern is not supported in differentiable code; bind the value to a plain name";
 pub const ACTIVE_INDEX: &str =

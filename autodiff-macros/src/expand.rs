@@ -135,6 +135,7 @@ pub(crate) fn try_expand(
     let Some(mut sig) = Signature::parse(&parsed_sig, &mut errors) else {
         return Err(errors);
     };
+    crate::signature::bind_parameter_patterns(&mut func);
     if args.wrt_self {
         match sig.params.iter_mut().find(|p| p.name == "self") {
             Some(p) => p.differentiable = true,

@@ -51,6 +51,32 @@ fn anonymous_lifetimes(ty: &syn::Type) -> syn::Type {
     ty
 }
 
+/// A sequence of sequences: `&[Vec<f64>]`, `Vec<Vec<f64>>`, `[[f64; 3]; 3]`.
+fn nested_sequence(ty: &syn::Type) -> bool {
+    fn sequence_elem(ty: &syn::Type) -> Option<&syn::Type> {
+        match ty {
+            syn::Type::Reference(r) => sequence_elem(&r.elem),
+            syn::Type::Slice(s) => Some(&s.elem),
+            syn::Type::Array(a) => Some(&a.elem),
+            syn::Type::Path(p) => {
+                let last = p.path.segments.last()?;
+                if last.ident != "Vec" {
+                    return None;
+                }
+                match &last.arguments {
+                    syn::PathArguments::AngleBracketed(a) => a.args.iter().find_map(|g| match g {
+                        syn::GenericArgument::Type(t) => Some(t),
+                        _ => None,
+                    }),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+    sequence_elem(ty).and_then(sequence_elem).is_some()
+}
+
 /// Whether a tangent of a parameter of this type has a shape to check (a slice, a `Vec`, an
 /// array).
 fn has_shape(p: &crate::signature::Param) -> bool {
@@ -120,6 +146,18 @@ pub fn companions(
             Vec::new(),
         ),
     };
+    // (rows that are `Vec`s or arrays have no zero tangent forward mode can lend yet)
+    let reason = reason.or_else(|| {
+        sig.params
+            .iter()
+            .find(|p| p.differentiable && nested_sequence(&p.ty))
+            .map(|p| {
+                format!(
+                    "forward mode does not take a parameter of nested sequences yet (`{}`)",
+                    p.name
+                )
+            })
+    });
     let body = match &reason {
         Some(r) => quote!(::core::unreachable!(#r)),
         None => body,

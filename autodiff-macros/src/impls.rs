@@ -243,7 +243,7 @@ fn companions_generics(outer: &syn::Generics, kept: &[syn::Ident]) -> syn::Gener
             .cloned()
             .collect();
     }
-    let floats: Vec<syn::Ident> = crate::signature::float_type_params(outer)
+    let floats: Vec<syn::Ident> = crate::signature::float_type_params(outer, None)
         .into_iter()
         .filter(|f| kept.contains(f))
         .collect();

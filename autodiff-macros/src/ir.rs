@@ -122,6 +122,9 @@ pub struct CellInfo {
     /// The parameter a `&mut` parameter's cell is bound to: the cell is the exclusive
     /// reference itself, written through, and its adjoint is the caller's shadow.
     pub bound_to: Option<VarId>,
+    /// A constant the cell is declared with instead of `Default::default()` (a local
+    /// array `[0.0; N]` of a const-generic length, which has no `Default`).
+    pub init: Option<TokenStream>,
 }
 
 #[derive(Clone, Debug)]

@@ -9,8 +9,11 @@ use syn::visit_mut::VisitMut;
 
 /// One parameter of the differentiable function.
 pub struct Param {
-    /// The name users give in `params = ["…"]`.
+    /// The name users give in `params = ["…"]`; for a parameter written as a pattern
+    /// (`[x, y]: [f64; 2]`), the name [`bind_parameter_patterns`] gives it.
     pub name: String,
+    /// How messages name the parameter: its name, or its pattern as written.
+    pub label: String,
     pub ty: syn::Type,
     /// The type with every elided lifetime named (for the generated `__vjp` signature).
     pub ty_named: syn::Type,
@@ -26,6 +29,57 @@ pub struct Param {
     /// and its shadow carries the adjoint of its final value in and of its initial value
     /// out.
     pub in_out: bool,
+}
+
+/// The name a parameter written as a pattern gets (see [`bind_parameter_patterns`]).
+fn pattern_parameter_name(position: usize) -> syn::Ident {
+    quote::format_ident!("__autodiff_arg{}", position)
+}
+
+/// A pattern as the user wrote it, for messages.
+fn pattern_label(pat: &syn::Pat) -> String {
+    let text = pat.to_token_stream().to_string();
+    text.replace(" ,", ",")
+        .replace("[ ", "[")
+        .replace(" ]", "]")
+}
+
+/// Whether a parameter pattern destructures by value (tuples, arrays, `_`, references to
+/// these): what a `let` in the body can bind the same way.
+fn binds_by_value(pat: &syn::Pat) -> bool {
+    match pat {
+        syn::Pat::Ident(pi) => pi.by_ref.is_none() && pi.subpat.is_none(),
+        syn::Pat::Wild(_) | syn::Pat::Rest(_) => true,
+        syn::Pat::Tuple(t) => t.elems.iter().all(binds_by_value),
+        syn::Pat::Slice(s) => s.elems.iter().all(binds_by_value),
+        syn::Pat::Paren(p) => binds_by_value(&p.pat),
+        syn::Pat::Reference(r) => binds_by_value(&r.pat),
+        _ => false,
+    }
+}
+
+/// Parameters written as patterns (`fn f([x, y]: [f64; 2])`, `(a, b): (f64, f64)`) become
+/// names, `__autodiff_argN`, bound to the pattern by the body's first statements: the
+/// function means what it meant, and the body destructures them like any `let`.
+pub fn bind_parameter_patterns(func: &mut syn::ItemFn) {
+    let mut lets: Vec<syn::Stmt> = Vec::new();
+    for (i, input) in func.sig.inputs.iter_mut().enumerate() {
+        let syn::FnArg::Typed(pt) = input else {
+            continue;
+        };
+        let plain =
+            matches!(&*pt.pat, syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none());
+        if plain || !binds_by_value(&pt.pat) {
+            continue;
+        }
+        let name = pattern_parameter_name(i);
+        let pat = std::mem::replace(&mut *pt.pat, syn::parse_quote!(#name));
+        lets.push(syn::parse_quote!(let #pat = #name;));
+    }
+    if !lets.is_empty() {
+        lets.append(&mut func.block.stmts);
+        func.block.stmts = lets;
+    }
 }
 
 /// A function signature as the generated code needs it.
@@ -46,37 +100,117 @@ fn bounds_mention_float(
     bounds: &syn::punctuated::Punctuated<syn::TypeParamBound, syn::Token![+]>,
 ) -> bool {
     bounds.iter().any(|b| match b {
-        syn::TypeParamBound::Trait(t) => t
-            .path
-            .segments
-            .last()
-            .is_some_and(|s| matches!(s.ident.to_string().as_str(), "Float" | "Real")),
+        syn::TypeParamBound::Trait(t) => t.path.segments.last().is_some_and(|s| {
+            matches!(
+                s.ident.to_string().as_str(),
+                // num-traits' and this crate's float traits, and the arithmetic
+                // operators generic vector code bounds its scalar with
+                // (`T: Copy + Add<T, Output = T> + Mul<T, Output = T>`)
+                "Float" | "Real" | "Add" | "Sub" | "Mul" | "Div" | "Neg"
+            )
+        }),
         _ => false,
     })
 }
 
-/// Type parameters that stand for float types (bounded by `Float` or `Real`, in the
-/// parameter list or the `where` clause).
-pub(crate) fn float_type_params(generics: &syn::Generics) -> Vec<syn::Ident> {
+/// Type parameters that stand for float types (bounded by `Float` or `Real`, or by an
+/// arithmetic operator, in the parameter list or the `where` clause). The derivative is
+/// generated for float types only: its companions require `T: Real`, the function as
+/// written keeps its own bounds.
+///
+/// A type parameter the result is made of (`fn row<T: Copy>(m: Matrix3<T>, i: usize) ->
+/// Vector3<T>`) is a float type too, unless a bound says it cannot be one (`Eq`, `Ord`,
+/// `Hash`, an integer or iterator trait): a differentiable result is made of floats.
+pub(crate) fn float_type_params(
+    generics: &syn::Generics,
+    output: Option<&syn::Type>,
+) -> Vec<syn::Ident> {
     let mut out = Vec::new();
     for tp in generics.type_params() {
         let mut is_float = bounds_mention_float(&tp.bounds);
+        let mut compatible = bounds_float_compatible(&tp.bounds);
         if let Some(wc) = &generics.where_clause {
             for pred in &wc.predicates {
                 if let syn::WherePredicate::Type(pt) = pred {
                     if let syn::Type::Path(p) = &pt.bounded_ty {
-                        if p.path.is_ident(&tp.ident) && bounds_mention_float(&pt.bounds) {
-                            is_float = true;
+                        if p.path.is_ident(&tp.ident) {
+                            is_float |= bounds_mention_float(&pt.bounds);
+                            compatible &= bounds_float_compatible(&pt.bounds);
                         }
                     }
                 }
             }
         }
-        if is_float {
+        let in_output = output.is_some_and(|t| mentions_ident(t, &tp.ident));
+        if is_float || (in_output && compatible) {
             out.push(tp.ident.clone());
         }
     }
     out
+}
+
+/// Whether every bound is one a float type satisfies (marker and formatting traits, the
+/// comparison traits floats have, num-traits' numeric traits, operators).
+fn bounds_float_compatible(
+    bounds: &syn::punctuated::Punctuated<syn::TypeParamBound, syn::Token![+]>,
+) -> bool {
+    bounds.iter().all(|b| match b {
+        syn::TypeParamBound::Trait(t) => t.path.segments.last().is_some_and(|s| {
+            matches!(
+                s.ident.to_string().as_str(),
+                "Copy"
+                    | "Clone"
+                    | "Debug"
+                    | "Display"
+                    | "Default"
+                    | "PartialEq"
+                    | "PartialOrd"
+                    | "Send"
+                    | "Sync"
+                    | "Sized"
+                    | "Zero"
+                    | "One"
+                    | "Num"
+                    | "NumCast"
+                    | "FromPrimitive"
+                    | "ToPrimitive"
+                    | "Signed"
+                    | "Sum"
+                    | "Product"
+                    | "Float"
+                    | "Real"
+                    | "FloatConst"
+                    | "Add"
+                    | "Sub"
+                    | "Mul"
+                    | "Div"
+                    | "Neg"
+                    | "Rem"
+                    | "AddAssign"
+                    | "SubAssign"
+                    | "MulAssign"
+                    | "DivAssign"
+            )
+        }),
+        syn::TypeParamBound::Lifetime(_) => true,
+        _ => false,
+    })
+}
+
+/// Whether `ty` mentions the type named `ident`.
+fn mentions_ident(ty: &syn::Type, ident: &syn::Ident) -> bool {
+    struct Find<'a>(&'a syn::Ident, bool);
+    impl<'ast> syn::visit::Visit<'ast> for Find<'_> {
+        fn visit_path(&mut self, p: &'ast syn::Path) {
+            if p.is_ident(self.0) {
+                self.1 = true;
+            }
+            syn::visit::visit_path(self, p);
+        }
+    }
+    let mut f = Find(ident, false);
+    syn::visit::Visit::visit_type(&mut f, ty);
+    f.1
 }
 
 /// Whether a parameter of this type gets a gradient. A proc macro has no type
@@ -267,7 +401,11 @@ impl Signature {
         if prims::is_float_type_name(&name) || prims::is_constant_type_name(&name) {
             errors.push(sig.ident.span(), crate::diag::named_like_a_primitive(&name));
         }
-        let floats = float_type_params(&sig.generics);
+        let out_ty = match &sig.output {
+            syn::ReturnType::Type(_, t) => Some(&**t),
+            syn::ReturnType::Default => None,
+        };
+        let floats = float_type_params(&sig.generics, out_ty);
         let mut namer = NameLifetimes { named: Vec::new() };
         let mut params = Vec::new();
         let mut is_method = false;
@@ -282,6 +420,7 @@ impl Signature {
                     namer.visit_type_mut(&mut ty_named);
                     params.push(Param {
                         name: "self".to_string(),
+                        label: "self".to_string(),
                         ty,
                         ty_named,
                         differentiable: false,
@@ -293,13 +432,16 @@ impl Signature {
                 }
                 syn::FnArg::Typed(pt) => {
                     let no_grad = pt.attrs.iter().any(|a| a.path().is_ident("no_grad"));
-                    let name = match &*pt.pat {
+                    let (name, label) = match &*pt.pat {
                         syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
-                            pi.ident.to_string()
+                            (pi.ident.to_string(), pi.ident.to_string())
+                        }
+                        other if binds_by_value(other) => {
+                            (pattern_parameter_name(i).to_string(), pattern_label(other))
                         }
                         other => {
                             errors.push_spanned(other, crate::diag::PARAMETER_PATTERN);
-                            format!("_{i}")
+                            (format!("_{i}"), format!("_{i}"))
                         }
                     };
                     let ty = (*pt.ty).clone();
@@ -314,6 +456,7 @@ impl Signature {
                         && matches!(&ty, syn::Type::Reference(r) if r.mutability.is_some());
                     params.push(Param {
                         name,
+                        label,
                         ty,
                         ty_named,
                         differentiable,
@@ -363,7 +506,7 @@ impl Signature {
     /// primal only knows `T: Float`, its derivative needs `T: Real`; called from a
     /// differentiable closure or function it goes straight to its derivative anyway).
     pub fn answers_requests(&self) -> bool {
-        float_type_params(&self.generics).is_empty()
+        float_type_params(&self.generics, Some(&self.output)).is_empty()
             && match &self.output {
                 syn::Type::Path(p) if p.qself.is_none() => p
                     .path
@@ -398,6 +541,7 @@ impl Signature {
                 underscore_token: Default::default(),
             }));
             params.push(Param {
+                label: name.clone(),
                 name,
                 ty: ty.clone(),
                 ty_named: ty,

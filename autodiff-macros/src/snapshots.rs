@@ -188,3 +188,16 @@ fn trait_impl_methods() {
         },
     );
 }
+
+#[test]
+fn fixed_arrays() {
+    check(
+        "fixed_arrays",
+        quote! {
+            fn cross_rotated([x, y]: [f64; 2], m: &[[f64; 2]; 2], b: [f64; 3]) -> [f64; 3] {
+                let (r, t) = if x > 0.0 { (x * m[0][1], y) } else { (y, x) };
+                [b[1] * r - b[2] * t, b[2] * x - b[0] * r, b[0] * t - b[1] * x]
+            }
+        },
+    );
+}

@@ -9,9 +9,9 @@
 //! `Variable`) and the input of the lowering (which treats each marker as an active read).
 //!
 //! Only reads in *float positions* are marked — operands of arithmetic, of float methods
-//! and of calls, and float casts — so integers used as bounds, indices or in comparisons
-//! stay as written. A variable anywhere else is not a number and does not compile: never a
-//! silently missing gradient.
+//! and of calls, elements of array literals, and float casts — so integers used as
+//! bounds, indices or in comparisons stay as written. A variable anywhere else is not a
+//! number and does not compile: never a silently missing gradient.
 
 use crate::rules as prims;
 use proc_macro2::TokenStream;
@@ -184,6 +184,8 @@ impl VisitMut for Marker<'_> {
                     c.args.iter_mut().for_each(|a| self.mark_operand(a));
                 }
             }
+            // the elements of an array literal (`f(&[w, y])`): an array of floats
+            syn::Expr::Array(a) => a.elems.iter_mut().for_each(|x| self.mark_operand(x)),
             syn::Expr::Cast(c) => {
                 let float = match &*c.ty {
                     syn::Type::Path(p) => p

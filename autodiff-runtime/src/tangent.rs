@@ -147,10 +147,12 @@ impl<T: Accumulate> Accumulate for Vec<T> {
     }
 }
 
-impl<T: Real, const N: usize> Accumulate for [T; N] {
+/// Adds elementwise (arrays of floats, and arrays of arrays: a matrix `[[f64; 3]; 3]`).
+impl<T: Accumulate, const N: usize> Accumulate for [T; N] {
+    #[inline(always)]
     fn accumulate(&mut self, contribution: [T; N]) {
         for (a, b) in self.iter_mut().zip(contribution) {
-            *a = *a + b;
+            a.accumulate(b);
         }
     }
 }
@@ -221,10 +223,26 @@ impl<T: Differentiable> Differentiable for Vec<T> {
     }
 }
 
-impl<T: Real, const N: usize> Differentiable for [T; N] {
-    type Tangent = [T; N];
-    fn zero_tangent(&self) -> [T; N] {
-        [T::zero(); N]
+/// An array's tangent is the array of its elements' tangents: `[f64; N]` for `[f64; N]`,
+/// `[[f64; 3]; 3]` for a matrix written as nested arrays.
+impl<T: Differentiable, const N: usize> Differentiable for [T; N] {
+    type Tangent = [T::Tangent; N];
+    #[inline(always)]
+    fn zero_tangent(&self) -> [T::Tangent; N] {
+        core::array::from_fn(|k| self[k].zero_tangent())
+    }
+    #[inline(always)]
+    fn adjoint_zero(&self) -> [T::Tangent; N] {
+        core::array::from_fn(|k| self[k].adjoint_zero())
+    }
+    #[inline(always)]
+    fn finish_tangent(&self, tangent: [T::Tangent; N]) -> [T::Tangent; N] {
+        let mut k = 0;
+        tangent.map(|t| {
+            let finished = self[k].finish_tangent(t);
+            k += 1;
+            finished
+        })
     }
 }
 
@@ -388,12 +406,22 @@ impl<T: Reset> Reset for Vec<T> {
     }
 }
 
-impl<T: Real, const N: usize> Reset for [T; N] {
+impl<T: Reset, const N: usize> Reset for [T; N] {
+    #[inline(always)]
     fn reset(&mut self) {
-        *self = [T::zero(); N];
+        self.iter_mut().for_each(Reset::reset);
     }
+    #[inline(always)]
     fn take_reset(&mut self) -> Self {
-        core::mem::replace(self, [T::zero(); N])
+        core::array::from_fn(|k| self[k].take_reset())
+    }
+    #[inline(always)]
+    fn reset_adjoint(&mut self) {
+        self.iter_mut().for_each(Reset::reset_adjoint);
+    }
+    #[inline(always)]
+    fn take_reset_adjoint(&mut self) -> Self {
+        core::array::from_fn(|k| self[k].take_reset_adjoint())
     }
 }
 

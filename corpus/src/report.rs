@@ -107,6 +107,9 @@ pub fn categorize(c: &Candidate, d: &Diag) -> &'static str {
     if has(&msg, &["destructur", "pattern"]) {
         return "destructuring";
     }
+    if msg.contains("deep in a local `vec` of `vec`s") {
+        return "nested indexing";
+    }
     if msg.contains("without a value") {
         return "`let` without a value";
     }

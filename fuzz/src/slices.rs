@@ -5,7 +5,8 @@
 //! sub-slices read by index, `&mut [f64]` helpers (an in-place update reading the old
 //! values, an accumulation `y[i] += …`, one passing its buffer on to both, with or without
 //! a return value) called on `let mut` local buffers and on the caller's own `&mut`
-//! parameter, fixed-size `[f64; N]` locals (literals and helper results) and parameters.
+//! parameter, fixed-size `[f64; N]` locals (literals, destructured, and helper results)
+//! and parameters.
 //!
 //! Every range's bounds are chosen for the known lengths, so no index is ever out of range.
 
@@ -13,10 +14,10 @@ use std::collections::BTreeSet;
 
 use super::{Func, Node, Param, Rng, Stmt};
 
-/// Also generate constructs issue 12 asks for that the macro does not compile yet (array
-/// literals `[a, b, c]`; a `let mut` buffer or an array passed as the `&[f64]` of a call
-/// that also takes a `&mut` buffer): off, so that every generated program is expected to
-/// pass; turn on to measure them.
+/// Also generate constructs issue 12 asks for that the macro does not compile yet (a `let
+/// mut` buffer or an array passed as the `&[f64]` of a call that also takes a `&mut`
+/// buffer): off, so that every generated program is expected to pass; turn on to measure
+/// them.
 const PENDING: bool = false;
 
 /// What a helper does.
@@ -92,7 +93,8 @@ const FEATURES: &[&str] = &[
     "[f64; N] returned by a helper",
     "&[f64; N] passed as &[f64]",
     "params = [...] subset",
-    "pending: array literal",
+    "array literal",
+    "array destructuring",
     "pending: `let mut` buffer as `&[f64]` next to `&mut`",
     "pending: `&[f64; N]` as `&[f64]` next to `&mut`",
 ];
@@ -470,17 +472,31 @@ impl SliceGen<'_> {
                     let (x, len) = self.slices[0].clone();
                     let i = self.rng.below(len);
                     let k = self.coef();
-                    if PENDING && self.rng.chance(0.5) {
+                    // (decided by the names drawn so far, not by the random stream: the
+                    // programs generated before array literals were kept as they were)
+                    if self.counter.is_multiple_of(2) {
                         out.push(self.line(format!(
                             "let {arr}: [f64; 3] = [{a}, {x}[{i}] * {k}, ({b}).sin()];"
                         )));
-                        self.features.insert("pending: array literal");
+                        self.features.insert("array literal");
                         self.features.insert("[f64; N] local");
                         let t = self.fresh("t");
-                        out.push(self.line(format!("let {t} = {arr}[0] * {arr}[2];")));
+                        if self.counter % 4 < 2 {
+                            let (e0, e1, e2) = (self.fresh("e"), self.fresh("e"), self.fresh("e"));
+                            out.push(self.line(format!("let [{e0}, {e1}, {e2}] = {arr};")));
+                            out.push(
+                                self.line(format!("let {t} = {e0} * {e2} + {arr}[1] * {e1};")),
+                            );
+                            self.features.insert("array destructuring");
+                        } else {
+                            out.push(self.line(format!("let {t} = {arr}[0] * {arr}[2];")));
+                        }
                         self.terms.push(t.clone());
                         self.scalars.push(t);
                         self.arrays.push(arr);
+                        // the draws of the other branch, so later programs stay as they were
+                        let _ = (self.coef(), self.rng.below(3), self.rng.chance(0.5));
+                        let _ = (self.rng.below(3), self.rng.below(3));
                         return;
                     }
                     // a constant array, written by index

@@ -226,10 +226,8 @@ program! {
     #[differentiable]
     fn p7(a: f64, xs: &[f64], ys: &mut [f64]) -> f64 {
         let t1 = p7_h0(&xs[6..=6], a * 0.25);
-        let mut arr2 = [-0.5_f64; 3];
-        arr2[1] = a * -0.5;
-        arr2[2] = xs[4] * 0.25;
-        let t3 = arr2[1] * arr2[2];
+        let arr2: [f64; 3] = [a * -0.5, xs[4] * 0.25, (t1.tanh()).sin()];
+        let t3 = arr2[0] * arr2[2];
         let t4 = p7_h0(&xs[..8], t1.tanh() * 0.3);
         let t5 = p7_h0(&xs[..], t3.tanh() * 1.5);
         let s6 = &xs[2..7];
@@ -952,10 +950,9 @@ program! {
         let t1 = p35_h0(&xs[..5], b);
         let s2 = &xs[..7];
         let t3 = (s2[4] * a + s2[2]).sin() + s2[s2.len() - 1] * 0.6;
-        let mut arr4 = [0.6_f64; 3];
-        arr4[2] = t1.tanh();
-        arr4[0] = xs[3] * 0.5;
-        let t5 = arr4[0] * arr4[0];
+        let arr4: [f64; 3] = [t1.tanh(), xs[3] * 0.5, (b).sin()];
+        let [e6, e7, e8] = arr4;
+        let t5 = e6 * e8 + arr4[1] * e7;
         t5 + t3 + t1 + a * 0.3
     }
     check_p35(seed = 0x30d0c0cbc20cd768, inputs = 10, calls = [], at = |p| (p[0], p[1], &p[2..10]),
@@ -2089,10 +2086,8 @@ program! {
     #[differentiable]
     fn p73(b: f64, xs: &[f64], a: f64) -> f64 {
         let t1 = p73_h0(&xs[0..=0], a).sin();
-        let mut arr2 = [1.5_f64; 3];
-        arr2[2] = t1.tanh();
-        arr2[0] = xs[2] * 0.5;
-        let t3 = arr2[2] * arr2[0];
+        let arr2: [f64; 3] = [t1.tanh(), xs[2] * 0.5, (b * 0.5).sin()];
+        let t3 = arr2[0] * arr2[2];
         let s4 = &xs[1..=4];
         let t5 = (s4[0] * a * 0.5 + s4[2]).sin() + s4[s4.len() - 1] * 0.25;
         let s6 = &xs[6..];
@@ -4024,10 +4019,8 @@ program! {
         let t3 = p134_h2(b, &xs[4..=4], &mut buf2).tanh();
         let t4 = buf2[0] + buf2[2] * 0.3;
         let t5 = p134_h1(&xs[..], t4.tanh());
-        let mut arr6 = [-0.5_f64; 3];
-        arr6[1] = t3.tanh();
-        arr6[2] = xs[5] * 0.3;
-        let t7 = arr6[2] * arr6[2];
+        let arr6: [f64; 3] = [t3.tanh(), xs[5] * 0.3, (w[0]).sin()];
+        let t7 = arr6[0] * arr6[2];
         let mut buf8 = vec![0.0; 2];
         for i in 0..2 {
             buf8[i] = xs[i + 4] * t3.tanh();
@@ -4406,20 +4399,18 @@ program! {
         let mut buf5 = vec![0.75; 2];
         let t6 = p147_h1(a, &xs[..], &mut buf5).tanh();
         let t7 = buf5[0] + buf5[1] * 0.5;
-        let mut arr8 = [-0.5_f64; 3];
-        arr8[2] = t1.tanh();
-        arr8[0] = xs[3] * 0.75;
-        arr8[1] = (t7.tanh()).sin();
-        let t9 = arr8[1] * arr8[1];
-        let t10 = p147_h3(&xs[..], t2.tanh());
-        let mut buf11 = vec![0.5; 2];
-        let t12 = p147_h0(&mut buf11, t10.tanh() * 0.5).tanh();
-        let t13 = buf11[0] + buf11[1] * 0.6;
-        let mut arr14 = [0.75_f64; 3];
-        arr14[2] = t4.tanh();
-        arr14[0] = xs[6] * 0.6;
-        let t15 = arr14[0] * arr14[0];
-        t15 + t13 + t12 + t10 + t9 + ys[2] + a * 0.3
+        let arr8: [f64; 3] = [t1.tanh(), xs[3] * 0.75, (t7.tanh()).sin()];
+        let [e10, e11, e12] = arr8;
+        let t9 = e10 * e12 + arr8[1] * e11;
+        let t13 = p147_h3(&xs[..], t2.tanh());
+        let mut buf14 = vec![0.5; 2];
+        let t15 = p147_h0(&mut buf14, t13.tanh() * 0.5).tanh();
+        let t16 = buf14[0] + buf14[1] * 0.6;
+        let mut arr17 = [0.75_f64; 3];
+        arr17[2] = t4.tanh();
+        arr17[0] = xs[6] * 0.6;
+        let t18 = arr17[0] * arr17[0];
+        t18 + t16 + t15 + t13 + t9 + ys[2] + a * 0.3
     }
     check_p147(seed = 0x3b044312cd70ff15, inputs = 12, calls = [], at = |p| (p[0], &mut p[1..4].to_vec(), &p[4..12]),
         params = ["xs"] at [4, 5, 6, 7, 8, 9, 10, 11]);
@@ -5618,11 +5609,9 @@ program! {
         let t5 = p185_h0(xs, t2.tanh());
         let s6 = &xs[0..];
         let t7 = (s6[0] * a + s6[5]).sin() + s6[s6.len() - 1] * -0.5;
-        let mut arr8 = [0.25_f64; 3];
-        arr8[0] = t4.tanh();
-        arr8[1] = xs[0] * 0.5;
-        arr8[2] = (w[2]).sin();
-        let t9 = arr8[1] * arr8[1];
+        let arr8: [f64; 3] = [t4.tanh(), xs[0] * 0.5, (w[2]).sin()];
+        let [e10, e11, e12] = arr8;
+        let t9 = e10 * e12 + arr8[1] * e11;
         t9 + t7 + t5 + t4 + t2 + w[1] * 0.5 + a * 0.3
     }
     check_p185(seed = 0x1acd412713478363, inputs = 11, calls = [], at = |p| (&p[0..6], p[6], p[7], <[f64; 3]>::try_from(&p[8..11]).unwrap()));

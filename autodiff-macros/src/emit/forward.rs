@@ -315,7 +315,8 @@ impl Emitter<'_> {
                 continue;
             }
             let ty = cell.ty.as_ref().map(|t| quote!(: #t));
-            out.extend(quote!(let mut #c #ty = ::core::default::Default::default();));
+            let init = (cell.init.clone()).unwrap_or(quote!(::core::default::Default::default()));
+            out.extend(quote!(let mut #c #ty = #init;));
         }
         for region in 1..self.body.regions.len() {
             let region = RegionId(region);

@@ -126,27 +126,75 @@ impl Lowering<'_> {
                 matches!(i.then_branch.stmts.last(), Some(syn::Stmt::Expr(_, None)))
                     || then_diverges && !is_block_without_value(e)
             });
-        let result = has_value.then(|| self.new_cell(None, node_key(i)));
+        let whole = syn::Expr::If(i.clone());
+        let result = has_value.then(|| self.result_slot(value_shape(&whole), node_key(i)));
         let then = self.nested(false, |l| {
             let v = l.block_contents(&i.then_branch.stmts, false);
-            if let Some(cell) = result.filter(|_| !then_diverges) {
-                let o = l.operand(v, i.then_branch.span());
-                l.write_cell(cell, o);
+            if let Some(slot) = result.as_ref().filter(|_| !then_diverges) {
+                l.write_slot(slot, v, i.then_branch.span());
             }
         });
         let els = self.nested(false, |l| {
             if let Some((_, e)) = &i.else_branch {
                 let v = l.expr(e);
-                if let Some(cell) = result.filter(|_| !else_diverges) {
-                    let o = l.operand(v, e.span());
-                    l.write_cell(cell, o);
+                if let Some(slot) = result.as_ref().filter(|_| !else_diverges) {
+                    l.write_slot(slot, v, e.span());
                 }
             }
         });
         self.push_if(cond, then, els);
         match result {
-            Some(cell) => Value::Var(self.read_cell(cell, i.span())),
+            Some(slot) => self.read_slot(&slot, i.span()),
             None => Value::Tuple(Vec::new()),
+        }
+    }
+
+    /// The cells a branching expression's value goes to: one, or one per component when
+    /// its arms are tuples (`let (r, b) = if … { (…) } else { (…) };`). The component
+    /// cells are keyed from the expression's key and their position.
+    pub(super) fn result_slot(&mut self, shape: Shape, key: usize) -> Slot {
+        match shape {
+            Shape::Leaf => Slot::Cell(self.new_cell(None, key)),
+            Shape::Tuple(items) => Slot::Tuple(
+                items
+                    .into_iter()
+                    .enumerate()
+                    .map(|(k, s)| self.result_slot(s, component_key(key, k)))
+                    .collect(),
+            ),
+        }
+    }
+
+    /// Writes an arm's value to the result: a tuple component by component (a variable
+    /// holding a tuple, the result of a call, by its projections).
+    pub(super) fn write_slot(&mut self, slot: &Slot, value: Value, span: Span) {
+        match slot {
+            Slot::Cell(cell) => {
+                let o = self.operand(value, span);
+                self.write_cell(*cell, o);
+            }
+            Slot::Tuple(slots) => {
+                if matches!(&value, Value::Tuple(items) if items.len() != slots.len()) {
+                    self.errors.push(span, diag::DESTRUCTURING);
+                    return;
+                }
+                for (k, s) in slots.iter().enumerate() {
+                    match self.component(&value, k, span) {
+                        Some(item) => self.write_slot(s, item, span),
+                        None => self.errors.push(span, diag::DESTRUCTURING),
+                    }
+                }
+            }
+        }
+    }
+
+    /// The value a result holds after the branch.
+    pub(super) fn read_slot(&mut self, slot: &Slot, span: Span) -> Value {
+        match slot {
+            Slot::Cell(cell) => Value::Var(self.read_cell(*cell, span)),
+            Slot::Tuple(slots) => {
+                Value::Tuple(slots.iter().map(|s| self.read_slot(s, span)).collect())
+            }
         }
     }
 
@@ -167,20 +215,16 @@ impl Lowering<'_> {
                 .iter()
                 .all(|a| !is_block_without_value(&a.body) || expr_diverges(&a.body))
             && !m.arms.iter().all(|a| expr_diverges(&a.body));
-        let result = has_value.then(|| self.new_cell(None, node_key(m)));
-        self.match_arms(&m.arms, &s, result);
+        let whole = syn::Expr::Match(m.clone());
+        let result = has_value.then(|| self.result_slot(value_shape(&whole), node_key(m)));
+        self.match_arms(&m.arms, &s, result.as_ref());
         match result {
-            Some(cell) => Value::Var(self.read_cell(cell, m.span())),
+            Some(slot) => self.read_slot(&slot, m.span()),
             None => Value::Tuple(Vec::new()),
         }
     }
 
-    pub(super) fn match_arms(
-        &mut self,
-        arms: &[syn::Arm],
-        s: &TokenStream,
-        result: Option<CellId>,
-    ) {
+    pub(super) fn match_arms(&mut self, arms: &[syn::Arm], s: &TokenStream, result: Option<&Slot>) {
         let Some((arm, rest)) = arms.split_first() else {
             self.block.stmts.push(Stmt::Effect(
                 quote!(::core::unreachable!("no arm of a `match` in differentiable code matched");),
@@ -214,9 +258,8 @@ impl Lowering<'_> {
                 }
             }
             let v = l.expr(&arm.body);
-            if let Some(cell) = result.filter(|_| !expr_diverges(&arm.body)) {
-                let o = l.operand(v, arm.body.span());
-                l.write_cell(cell, o);
+            if let Some(slot) = result.filter(|_| !expr_diverges(&arm.body)) {
+                l.write_slot(slot, v, arm.body.span());
             }
         });
         let els = self.nested(false, |l| l.match_arms(rest, s, result));
@@ -588,19 +631,26 @@ impl Lowering<'_> {
 
     pub(super) fn return_expr(&mut self, r: &syn::ExprReturn) -> Value {
         let value = match &r.expr {
-            Some(e) => self.operand_of(e),
-            None => Operand::Inline(syn::parse_quote!(())),
+            Some(e) => {
+                let discard = std::mem::replace(&mut self.discard, false);
+                let v = self.expr(e);
+                self.discard = discard;
+                v
+            }
+            None => Value::Inline(syn::parse_quote!(())),
         };
-        let (flag, out) = match self.ret {
+        let (flag, out) = match self.ret.clone() {
             Some(cells) => cells,
             None => {
-                // the return flag, and the returned value (one per function: key 2)
-                let cells = (self.flag_cell(), self.new_cell(None, 2));
-                self.ret = Some(cells);
+                // the return flag, and the returned value (one per function: key 2; a
+                // tuple's components keyed from it)
+                let shape = self.output_shape.clone();
+                let cells = (self.flag_cell(), self.result_slot(shape, 2));
+                self.ret = Some(cells.clone());
                 cells
             }
         };
-        self.write_cell(out, value);
+        self.write_slot(&out, value, r.span());
         self.write_flag(flag, syn::parse_quote!(true));
         for k in 0..self.loops.len() {
             self.loops[k].flow_used = true;
@@ -659,4 +709,68 @@ fn is_diverging_macro(m: &syn::Macro) -> bool {
             "panic" | "unreachable" | "unimplemented" | "todo"
         )
     })
+}
+
+/// The syntactic shape of an expression's value: a tuple (with the shapes of its
+/// components) when it is written as one, directly or as the tail of a block or of any arm
+/// of an `if` or `match`; one value otherwise.
+#[derive(Clone, Debug)]
+pub(super) enum Shape {
+    Leaf,
+    Tuple(Vec<Shape>),
+}
+
+/// Where a branching expression's value goes (see [`Lowering::result_slot`]).
+#[derive(Clone, Debug)]
+pub(super) enum Slot {
+    Cell(CellId),
+    Tuple(Vec<Slot>),
+}
+
+pub(super) fn value_shape(e: &syn::Expr) -> Shape {
+    fn tail(stmts: &[syn::Stmt]) -> Option<&syn::Expr> {
+        match stmts.last() {
+            Some(syn::Stmt::Expr(e, None)) => Some(e),
+            _ => None,
+        }
+    }
+    let tuple = |s: Shape| matches!(s, Shape::Tuple(_)).then_some(s);
+    let found = match e {
+        syn::Expr::Tuple(t) if !t.elems.is_empty() => {
+            return Shape::Tuple(t.elems.iter().map(value_shape).collect())
+        }
+        syn::Expr::Paren(p) => return value_shape(&p.expr),
+        syn::Expr::Group(g) => return value_shape(&g.expr),
+        syn::Expr::Block(b) => tail(&b.block.stmts).map(value_shape),
+        syn::Expr::If(i) => tail(&i.then_branch.stmts)
+            .map(value_shape)
+            .and_then(tuple)
+            .or_else(|| i.else_branch.as_ref().map(|(_, e)| value_shape(e))),
+        syn::Expr::Match(m) => m
+            .arms
+            .iter()
+            .map(|a| value_shape(&a.body))
+            .find(|s| matches!(s, Shape::Tuple(_))),
+        _ => None,
+    };
+    found.unwrap_or(Shape::Leaf)
+}
+
+/// The shape of a value of type `ty`: a tuple type's, component by component.
+pub(super) fn type_shape(ty: &syn::Type) -> Shape {
+    match ty {
+        syn::Type::Tuple(t) if !t.elems.is_empty() => {
+            Shape::Tuple(t.elems.iter().map(type_shape).collect())
+        }
+        syn::Type::Paren(p) => type_shape(&p.elem),
+        syn::Type::Group(g) => type_shape(&g.elem),
+        _ => Shape::Leaf,
+    }
+}
+
+/// The key of component `k` of a tuple-valued result keyed `key` (see `active_key`):
+/// above every syntax node's address and below the flag cells' keys.
+fn component_key(key: usize, k: usize) -> usize {
+    const BASE: usize = 1 << (usize::BITS - 4);
+    BASE | (key.wrapping_mul(31).wrapping_add(k + 1) & (BASE / 2 - 1))
 }

@@ -149,6 +149,11 @@ impl Lowering<'_> {
             syn::Expr::Macro(m) => self.unsupported(&m.mac, diag::MACRO_INVOCATION),
             syn::Expr::Closure(_) => self.unsupported(e, diag::CLOSURE_EXPRESSION),
             syn::Expr::Reference(r) => self.expr(&r.expr),
+            syn::Expr::Array(a) => {
+                let items = a.elems.iter().map(|x| self.operand_of(x)).collect();
+                self.array_literal(e, node_key(a), items)
+            }
+            syn::Expr::Repeat(r) => self.array_repeat(e, r),
             _ => self.unsupported(e, diag::UNSUPPORTED_EXPRESSION),
         }
     }
@@ -252,40 +257,31 @@ impl Lowering<'_> {
         }
     }
 
-    /// `a.shape()[1]`: an element of a query's constant result is a constant.
-    fn index_of_query(&mut self, e: &syn::Expr, ix: &syn::ExprIndex) -> Option<Value> {
-        let syn::Expr::MethodCall(m) = &*ix.expr else {
-            return None;
-        };
-        if rules::method_rule(&m.method.to_string()).is_some() {
-            return None;
-        }
-        let base = self.expr(&ix.expr);
-        let base = self.operand(base, ix.expr.span());
-        let index = self.operand_of(&ix.index);
-        if self.operand_active(&base) || self.operand_active(&index) {
-            return None;
-        }
-        let (b, i) = (base.tokens(), index.tokens());
-        Some(self.inactive(quote_spanned!(e.span()=> #b[#i]), e.span()))
-    }
-
     pub(super) fn index(&mut self, e: &syn::Expr, ix: &syn::ExprIndex) -> Value {
-        let Some(place) = self.place(&ix.expr) else {
-            if let Some(v) = self.index_of_query(e, ix) {
-                return v;
-            }
+        let place = match self.place(&ix.expr) {
+            Some(place) => place,
             // a constant or static table (`COEFFS[k]`) at a constant index: a constant
-            if let syn::Expr::Path(p) = &*ix.expr {
-                let local = p
-                    .path
-                    .get_ident()
-                    .is_some_and(|id| self.lookup(&id.to_string()).is_some());
-                if !local && !self.references_active(&ix.index) {
-                    return self.verbatim(e);
-                }
+            None if matches!(&*ix.expr, syn::Expr::Path(p) if p
+                .path
+                .get_ident()
+                .is_none_or(|id| self.lookup(&id.to_string()).is_none()))
+                && !self.references_active(&ix.index) =>
+            {
+                return self.verbatim(e);
             }
-            return self.unsupported(&ix.expr, diag::INDEX_UNNAMED);
+            // `m[i][j]`, `f(x)[k]`, `a.shape()[1]`: an element of the value the expression
+            // makes
+            None => match self.expr_for_index(&ix.expr).deref() {
+                Value::Var(v) if matches!(&*ix.expr, syn::Expr::Index(_)) => {
+                    // a row (`m[i]` of `m[i][j]`): borrowed, or copied when it is `Copy`
+                    // (an array), whatever its type; its elements are scalars
+                    self.vars[v.0].maybe_array = true;
+                    self.rows.insert(v);
+                    Place::Var(v)
+                }
+                Value::Var(v) => Place::Var(v),
+                _ => return self.unsupported(&ix.expr, diag::INDEX_UNNAMED),
+            },
         };
         if let syn::Expr::Range(r) = &*ix.index {
             return self.sub_slice(e, place, r);
@@ -303,6 +299,16 @@ impl Lowering<'_> {
         }
         let v = self.new_var(self.place_active(place));
         self.push(v, None, Rhs::ReadIndex { place, index }, e.span());
+        if let Place::Var(p) = place {
+            if self.vec_rows.contains(&p) {
+                // a row that is a `Vec`: borrowed, its elements read through it
+                self.vars[v.0].maybe_array = true;
+            }
+            if self.rows.contains(&p) {
+                // an element of a row (`m[i][j]`): a scalar
+                self.vars[v.0].maybe_array = false;
+            }
+        }
         if let Some(k) = key {
             self.element_reads.insert(k, v);
         }
@@ -332,6 +338,23 @@ impl Lowering<'_> {
                 self.write_cell(cell, value);
             }
             syn::Expr::Index(ix) => {
+                if let syn::Expr::Index(row) = &*ix.expr {
+                    // `m[i][j] = v`: the row copied out, written, and written back
+                    match self.nested_place(row) {
+                        None => return self.unsupported(left, write_error),
+                        // deeper than `h[i][j]` in a `Vec` of `Vec`s
+                        Some(c)
+                            if self.vec_cells.contains(&c)
+                                && !matches!(&*row.expr, syn::Expr::Path(_)) =>
+                        {
+                            return self.unsupported(left, diag::NESTED_VEC);
+                        }
+                        Some(_) => {}
+                    }
+                    let value = self.operand_of(right);
+                    self.write_nested(ix, value, compound, e);
+                    return Value::Tuple(Vec::new());
+                }
                 let Some(Place::Cell(cell)) = self.place(&ix.expr) else {
                     return self.unsupported(left, write_error);
                 };
@@ -390,5 +413,166 @@ impl Lowering<'_> {
         let v = self.new_var(self.place_active(place));
         self.push(v, None, Rhs::SubSlice { place, range }, e.span());
         Value::Var(v)
+    }
+
+    /// `[a, b, c]` with differentiable elements: a local array (a cell) holding the
+    /// elements, each written at its index, so the adjoint of element `k` goes to the
+    /// value written there. The first write (the literal itself, with the elements as
+    /// computed) gives the array its type and carries no adjoint.
+    pub(super) fn array_literal(
+        &mut self,
+        e: &syn::Expr,
+        key: usize,
+        items: Vec<Operand>,
+    ) -> Value {
+        let cell = self.new_cell(None, key);
+        let tokens = items.iter().map(Operand::tokens);
+        let literal: syn::Expr = syn::parse_quote_spanned!(e.span()=> [#(#tokens),*]);
+        self.write_cell(cell, Operand::Inline(literal));
+        for (k, item) in items.into_iter().enumerate() {
+            if !self.operand_active(&item) {
+                continue;
+            }
+            self.found_active_cells
+                .insert(active_key(self.cell_keys[cell.0]));
+            self.snapshots.remove(&cell);
+            self.block.stmts.push(Stmt::WriteIndex {
+                cell,
+                index: Operand::Inline(syn::parse_quote!(#k)),
+                value: item,
+            });
+        }
+        Value::Var(self.read_cell(cell, e.span()))
+    }
+
+    /// `[x; N]` with a differentiable `x`: for a literal length, the array `[x, x, …]`.
+    fn array_repeat(&mut self, e: &syn::Expr, r: &syn::ExprRepeat) -> Value {
+        let n = match &*r.len {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(n),
+                ..
+            }) => n.base10_parse::<usize>().ok(),
+            _ => None,
+        };
+        match n {
+            Some(n) if n <= 64 => {
+                let item = self.operand_of(&r.expr);
+                self.array_literal(e, node_key(r), vec![item; n])
+            }
+            _ => self.unsupported(e, diag::ACTIVE_REPEAT),
+        }
+    }
+
+    /// The local array (cell) a nested element place `m[i]…` is in, if it is one.
+    fn nested_place(&mut self, ix: &syn::ExprIndex) -> Option<CellId> {
+        match &*ix.expr {
+            syn::Expr::Index(inner) => self.nested_place(inner),
+            base => match self.place(base)? {
+                Place::Cell(c) => Some(c),
+                Place::Var(_) => None,
+            },
+        }
+    }
+
+    /// `place[index] = value` (or `op=`) where `place` is itself an element (`m[i]`) of a
+    /// local array of arrays: the row is copied into a cell of its own, its element
+    /// written, and the row written back; the adjoints follow the same copies.
+    fn write_nested(
+        &mut self,
+        ix: &syn::ExprIndex,
+        value: Operand,
+        compound: Option<(&'static Rule, syn::BinOp)>,
+        e: &syn::Expr,
+    ) {
+        match &*ix.expr {
+            syn::Expr::Index(row_ix) => {
+                let row = match self.owned_row(row_ix, e) {
+                    Some(row) => row,
+                    None => self.operand_of(&syn::Expr::Index(row_ix.clone())),
+                };
+                let cell = self.new_cell(None, node_key(ix));
+                self.write_cell(cell, row);
+                let index = self.operand_of(&ix.index);
+                let mut value = value;
+                if let Some((rule, op)) = compound {
+                    let old = self.new_var(self.cells[cell.0].active);
+                    let rhs = Rhs::ReadIndex {
+                        place: Place::Cell(cell),
+                        index: index.clone(),
+                    };
+                    self.push(old, None, rhs, e.span());
+                    let v = self.prim(
+                        Prim::Binary { rule, op },
+                        vec![Operand::Var(old), value],
+                        e.span(),
+                    );
+                    value = self.operand(v, e.span());
+                }
+                if self.operand_active(&value) {
+                    self.found_active_cells
+                        .insert(active_key(self.cell_keys[cell.0]));
+                }
+                self.snapshots.remove(&cell);
+                self.block
+                    .stmts
+                    .push(Stmt::WriteIndex { cell, index, value });
+                let new_row = Operand::Var(self.read_cell(cell, e.span()));
+                self.write_nested(row_ix, new_row, None, e);
+            }
+            base => {
+                let Some(Place::Cell(cell)) = self.place(base) else {
+                    self.errors.push_spanned(ix, diag::WRITE_TARGET);
+                    return;
+                };
+                let index = self.operand_of(&ix.index);
+                if self.operand_active(&value) {
+                    self.found_active_cells
+                        .insert(active_key(self.cell_keys[cell.0]));
+                }
+                self.snapshots.remove(&cell);
+                self.block
+                    .stmts
+                    .push(Stmt::WriteIndex { cell, index, value });
+            }
+        }
+    }
+
+    /// The value of `base` in `base[j]`: a row of a local `Vec` of `Vec`s cannot be
+    /// copied out (reported); anything else is lowered as usual.
+    fn expr_for_index(&mut self, base: &syn::Expr) -> Value {
+        if let syn::Expr::Index(row) = base {
+            if let Some(Operand::Var(v)) = self.owned_row(row, base) {
+                return Value::Var(v);
+            }
+            if let Some(c) = self.nested_place(row) {
+                if self.vec_cells.contains(&c) {
+                    return self.unsupported(base, diag::NESTED_VEC);
+                }
+            }
+        }
+        self.expr(base)
+    }
+
+    /// `h[i]` of a local `Vec` of `Vec`s (`vec![vec![…]; n]`): the row borrowed, then cloned
+    /// (its elements are read from the copy, which is written back after a write), so no
+    /// borrow of the buffer outlives the statement.
+    fn owned_row(&mut self, row: &syn::ExprIndex, e: &syn::Expr) -> Option<Operand> {
+        let Some(Place::Cell(cell)) = self.place(&row.expr) else {
+            return None;
+        };
+        if !self.vec_cells.contains(&cell) || matches!(&*row.index, syn::Expr::Range(_)) {
+            return None;
+        }
+        let index = self.operand_of(&row.index);
+        let active = self.cells[cell.0].active;
+        let borrowed = self.new_var(active);
+        let place = Place::Cell(cell);
+        self.push(borrowed, None, Rhs::ReadIndex { place, index }, e.span());
+        self.vars[borrowed.0].maybe_array = true;
+        let owned = self.new_var(active);
+        self.push(owned, None, Rhs::Copy(Operand::Var(borrowed)), e.span());
+        self.vars[owned.0].maybe_array = true;
+        self.rows.insert(owned);
+        Some(Operand::Var(owned))
     }
 }

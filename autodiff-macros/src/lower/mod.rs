@@ -88,13 +88,25 @@ pub struct Lowering<'a> {
     next_flag_key: usize,
     loops: Vec<LoopCtx>,
     /// The early-return flag and value cells, made at the first `return`.
-    ret: Option<(CellId, CellId)>,
+    ret: Option<(CellId, control::Slot)>,
+    /// The shape of the function's result (a tuple type's components get a return cell
+    /// each).
+    output_shape: control::Shape,
     /// The snapshot of each cell read since its last write in the current block: reading
     /// it again reuses the snapshot (one value saved, not two).
     snapshots: HashMap<CellId, VarId>,
     /// Reads of an immutable slice at an index variable, in the current block: reading
     /// `x[i]` again reuses the first read (one load, one gradient accumulation).
     element_reads: HashMap<(VarId, VarId), VarId>,
+    /// Local buffers made by `vec![vec![…]; n]`: their rows are `Vec`s, which a nested
+    /// read or write (`m[i][j]`) cannot copy out.
+    vec_cells: HashSet<CellId>,
+    /// Parameters whose elements are `Vec`s or slices (`&[Vec<f64>]`, `Vec<Vec<f64>>`): an
+    /// element read borrows the row.
+    vec_rows: HashSet<VarId>,
+    /// Rows read by element (`m[i]` of `m[i][j]`, and copies of rows of local `Vec`s of
+    /// `Vec`s, see `owned_row`): their elements are scalars.
+    rows: HashSet<VarId>,
     /// Whether the expression being lowered is in statement position (its value, if any,
     /// is dropped): an `if` or `match` there needs no result cell.
     discard: bool,
@@ -171,7 +183,7 @@ fn lower_pass(
         own_name: sig.ident.clone(),
         own_is_method: sig.is_method,
         float_type: {
-            let floats = crate::signature::float_type_params(generics);
+            let floats = crate::signature::float_type_params(generics, None);
             (floats.len() == 1).then(|| floats[0].clone())
         },
         errors,
@@ -181,13 +193,20 @@ fn lower_pass(
         next_flag_key: usize::MAX >> 2,
         loops: Vec::new(),
         ret: None,
+        output_shape: control::type_shape(&sig.output),
         snapshots: HashMap::new(),
         element_reads: HashMap::new(),
+        vec_cells: HashSet::new(),
+        vec_rows: HashSet::new(),
+        rows: HashSet::new(),
         discard: false,
     };
     for p in &sig.params {
         let v = l.new_var(p.differentiable);
         l.vars[v.0].maybe_array = maybe_array_type(&p.ty, &l.type_params);
+        if rows_are_sequences(&p.ty) {
+            l.vec_rows.insert(v);
+        }
         if p.in_out {
             // written through: a cell that is the reference itself, always differentiable
             // (keyed like a flag: a key no syntax node has)
@@ -206,9 +225,8 @@ fn lower_pass(
         l.bind(&p.name, Binding::Value(value));
     }
     let mut output = l.block_contents(&body.stmts, true);
-    if let Some((_, value)) = l.ret {
-        let out = l.read_cell(value, Span::call_site());
-        output = Value::Var(out);
+    if let Some((_, value)) = l.ret.clone() {
+        output = l.read_slot(&value, Span::call_site());
     }
     let found = std::mem::take(&mut l.found_active_cells);
     let ir = Body {
@@ -256,10 +274,74 @@ fn maybe_array_type(ty: &syn::Type, type_params: &[String]) -> bool {
             !(prims::is_float_type_name(&name)
                 || prims::is_constant_type_name(&name)
                 || name == "Vec"
-                || (p.path.segments.len() == 1 && type_params.contains(&name)))
+                || (p.path.segments.len() == 1 && type_params.contains(&name))
+                || is_array_alias(&name, &last.arguments, type_params))
         }
         _ => true,
     }
+}
+
+/// A generic type over floats only that is not one of ndarray's (`Vector3<T>`,
+/// `Matrix3<f64>`): in vector-math code, an alias of a fixed-size array, whose elements
+/// are scalars or rows (ndarray's arrays are `Array…`, `ArcArray…`, `CowArray`).
+fn is_array_alias(name: &str, args: &syn::PathArguments, type_params: &[String]) -> bool {
+    let syn::PathArguments::AngleBracketed(args) = args else {
+        return false;
+    };
+    let float = |t: &syn::Type| match t {
+        syn::Type::Path(p) if p.qself.is_none() => p.path.get_ident().is_some_and(|i| {
+            let n = i.to_string();
+            prims::is_float_type_name(&n) || type_params.contains(&n)
+        }),
+        _ => false,
+    };
+    let wrapper = matches!(
+        name,
+        "Option" | "Result" | "Box" | "Rc" | "Arc" | "Cow" | "Cell" | "RefCell" | "Complex"
+    );
+    let ndarray =
+        name.starts_with("Array") || name.starts_with("ArcArray") || name.starts_with("CowArray");
+    !(wrapper || ndarray || args.args.is_empty())
+        && args.args.iter().all(|a| match a {
+            syn::GenericArgument::Type(t) => float(t),
+            _ => false,
+        })
+}
+
+/// Whether the elements of a sequence of this type are themselves `Vec`s or slices
+/// (`&[Vec<f64>]`, `Vec<Vec<f64>>`, `&[&[f64]]`), not `Copy` rows.
+fn rows_are_sequences(ty: &syn::Type) -> bool {
+    fn strip(t: &syn::Type) -> &syn::Type {
+        match t {
+            syn::Type::Reference(r) => strip(&r.elem),
+            syn::Type::Paren(p) => strip(&p.elem),
+            syn::Type::Group(g) => strip(&g.elem),
+            other => other,
+        }
+    }
+    fn vec_elem(t: &syn::Type) -> Option<&syn::Type> {
+        let syn::Type::Path(p) = t else { return None };
+        let last = p.path.segments.last()?;
+        match &last.arguments {
+            syn::PathArguments::AngleBracketed(a) if last.ident == "Vec" => {
+                match a.args.first()? {
+                    syn::GenericArgument::Type(t) => Some(t),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+    let elem = match strip(ty) {
+        syn::Type::Slice(s) => &*s.elem,
+        syn::Type::Array(a) => &*a.elem,
+        other => match vec_elem(other) {
+            Some(e) => e,
+            None => return false,
+        },
+    };
+    let elem = strip(elem);
+    matches!(elem, syn::Type::Slice(_)) || vec_elem(elem).is_some()
 }
 
 fn is_literal(e: &syn::Expr) -> bool {
@@ -304,6 +386,7 @@ impl Lowering<'_> {
             maybe_array,
             ty,
             bound_to: None,
+            init: None,
         });
         id
     }
@@ -594,7 +677,7 @@ impl Lowering<'_> {
             let v = self.inactive(quote!(#flow == 0u8), Span::call_site());
             return Some(self.operand(v, Span::call_site()));
         }
-        let (flag, _) = self.ret?;
+        let flag = self.ret.as_ref()?.0;
         let flag = flag.ident();
         let v = self.inactive(quote!(!#flag), Span::call_site());
         Some(self.operand(v, Span::call_site()))

@@ -45,21 +45,24 @@ impl Lowering<'_> {
                 let rest = &stmts[i + 1..];
                 let has_value = matches!(rest.last(), Some(syn::Stmt::Expr(_, None)));
                 let result = if has_value && !is_body {
-                    Some(self.new_cell(None, node_key(stmt)))
+                    let shape = match rest.last() {
+                        Some(syn::Stmt::Expr(e, None)) => control::value_shape(e),
+                        _ => control::Shape::Leaf,
+                    };
+                    Some(self.result_slot(shape, node_key(stmt)))
                 } else {
                     None
                 };
                 let then = self.nested(false, |l| {
                     let v = l.block_contents(rest, is_body);
-                    if let Some(cell) = result {
-                        let o = l.operand(v, Span::call_site());
-                        l.write_cell(cell, o);
+                    if let Some(slot) = &result {
+                        l.write_slot(slot, v, Span::call_site());
                     }
                 });
                 let els = self.nested(false, |_| {});
                 self.push_if(guard, then, els);
                 return match result {
-                    Some(cell) => Value::Var(self.read_cell(cell, Span::call_site())),
+                    Some(slot) => self.read_slot(&slot, Span::call_site()),
                     None => Value::Tuple(Vec::new()),
                 };
             }
@@ -71,9 +74,8 @@ impl Lowering<'_> {
     /// return cell.
     pub(super) fn finish_body(&mut self, value: Value, is_body: bool, span: Span) -> Value {
         if is_body {
-            if let Some((_, out)) = self.ret {
-                let o = self.operand(value, span);
-                self.write_cell(out, o);
+            if let Some((_, out)) = self.ret.clone() {
+                self.write_slot(&out, value, span);
                 return Value::Tuple(Vec::new());
             }
         }
@@ -128,6 +130,25 @@ impl Lowering<'_> {
         let value = self.expr(&init.expr);
         self.discard = discard;
         self.bind_pattern(pat, value, ty, init.expr.span());
+        if let (syn::Pat::Ident(pi), true) = (pat, constant_array(&init.expr)) {
+            if let Some(Binding::Cell(c)) = self.lookup(&pi.ident.to_string()).cloned() {
+                let e = &init.expr;
+                self.cells[c.0].init = Some(quote!(#e));
+            }
+        }
+        if let (syn::Pat::Ident(pi), syn::Expr::Macro(m)) = (pat, &*init.expr) {
+            let mut tokens = m.mac.tokens.clone().into_iter();
+            let nested_vec = matches!(
+                (tokens.next(), tokens.next()),
+                (Some(proc_macro2::TokenTree::Ident(v)), Some(proc_macro2::TokenTree::Punct(b)))
+                    if v == "vec" && b.as_char() == '!'
+            );
+            if m.mac.path.is_ident("vec") && nested_vec {
+                if let Some(Binding::Cell(c)) = self.lookup(&pi.ident.to_string()).cloned() {
+                    self.vec_cells.insert(c);
+                }
+            }
+        }
     }
 
     /// `let sq = |v: f64| v * v;`: remembered with the bindings it sees, and inlined at
@@ -262,39 +283,52 @@ impl Lowering<'_> {
                     }
                     _ => vec![None; pt.elems.len()],
                 };
-                match value {
-                    Value::Tuple(items) if items.len() == pt.elems.len() => {
-                        for ((p, item), ty) in pt.elems.iter().zip(items).zip(elem_tys) {
-                            self.bind_pattern(p, item, ty, span);
-                        }
-                    }
-                    Value::Var(v) if !self.vars[v.0].active => {
-                        for (k, (p, ty)) in pt.elems.iter().zip(elem_tys).enumerate() {
-                            let index = syn::Index::from(k);
-                            let id = v.ident();
-                            let field = self.inactive(quote!(#id.#index), span);
-                            self.bind_pattern(p, field, ty, span);
-                        }
-                    }
-                    Value::Var(v) => {
-                        // A tuple returned by a differentiable call: project its components.
-                        for (k, (p, ty)) in pt.elems.iter().zip(elem_tys).enumerate() {
-                            let field = self.new_var(true);
-                            self.push(
-                                field,
-                                None,
-                                Rhs::Field {
-                                    base: v,
-                                    index: k as u32,
-                                },
-                                span,
-                            );
-                            self.bind_pattern(p, Value::Var(field), ty, span);
-                        }
-                    }
-                    _ => {
+                if pt.elems.iter().any(|p| matches!(p, syn::Pat::Rest(_))) {
+                    self.errors.push_spanned(pat, diag::TUPLE_REST_PATTERN);
+                    return;
+                }
+                if let Value::Tuple(items) = &value {
+                    if items.len() != pt.elems.len() {
                         self.errors.push_spanned(pat, diag::DESTRUCTURING);
+                        return;
                     }
+                }
+                for (k, (p, ty)) in pt.elems.iter().zip(elem_tys).enumerate() {
+                    let Some(item) = self.component(&value, k, span) else {
+                        self.errors.push_spanned(pat, diag::DESTRUCTURING);
+                        return;
+                    };
+                    self.bind_pattern(p, item, ty, span);
+                }
+            }
+            // `let [x1, x2] = *param;`, `let [first, .., last] = v;`: reads of the elements
+            syn::Pat::Slice(ps) => {
+                let elem_ty = match ty.as_deref() {
+                    Some(syn::Type::Array(a)) => Some(a.elem.clone()),
+                    _ => None,
+                };
+                let rest = ps.elems.iter().position(|p| matches!(p, syn::Pat::Rest(_)));
+                let n = ps.elems.len();
+                for (k, p) in ps.elems.iter().enumerate() {
+                    if Some(k) == rest {
+                        continue;
+                    }
+                    if let syn::Pat::Ident(pi) = p {
+                        if pi.subpat.is_some() {
+                            self.errors.push_spanned(p, diag::SUB_ARRAY_PATTERN);
+                            continue;
+                        }
+                    }
+                    let index = match rest {
+                        // after `..`: counted from the end
+                        Some(r) if k > r => Position::FromEnd(n - k),
+                        _ => Position::Start(k),
+                    };
+                    let Some(item) = self.element(&value, index, span) else {
+                        self.errors.push_spanned(pat, diag::DESTRUCTURING);
+                        return;
+                    };
+                    self.bind_pattern(p, item, elem_ty.clone(), span);
                 }
             }
             other => {
@@ -326,4 +360,119 @@ fn contains_try(e: &syn::Expr) -> bool {
     let mut f = Finder(false);
     syn::visit::Visit::visit_expr(&mut f, e);
     f.0
+}
+
+/// Whether `e` is an array of constants (`[0.0; N]`, `[[0.0; N]; M]`, `[1.0, -2.0]`,
+/// `[T::zero(); N]`): a local array initialised with it is declared with it too (a
+/// const-generic length has no `Default`), evaluating it a second time at no cost.
+fn constant_array(e: &syn::Expr) -> bool {
+    fn constant(e: &syn::Expr) -> bool {
+        match e {
+            syn::Expr::Lit(_) => true,
+            syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => constant(&u.expr),
+            syn::Expr::Paren(p) => constant(&p.expr),
+            // a constant (`ZERO`, `f64::EPSILON`), not a local
+            syn::Expr::Path(p) => p
+                .path
+                .segments
+                .last()
+                .is_some_and(|s| !s.ident.to_string().starts_with(|c: char| c.is_lowercase())),
+            // `T::zero()`, `T::from(0.5).unwrap()`: associated functions of a type
+            syn::Expr::Call(c) => {
+                matches!(&*c.func, syn::Expr::Path(p) if p.path.segments.len() >= 2)
+                    && c.args.iter().all(constant)
+            }
+            syn::Expr::MethodCall(m) => {
+                matches!(m.method.to_string().as_str(), "unwrap" | "expect")
+                    && m.args.iter().all(|a| matches!(a, syn::Expr::Lit(_)))
+                    && constant(&m.receiver)
+            }
+            other => constant_array(other),
+        }
+    }
+    match e {
+        syn::Expr::Repeat(r) => {
+            constant(&r.expr) && matches!(&*r.len, syn::Expr::Lit(_) | syn::Expr::Path(_))
+        }
+        syn::Expr::Array(a) => !a.elems.is_empty() && a.elems.iter().all(constant),
+        syn::Expr::Paren(p) => constant_array(&p.expr),
+        _ => false,
+    }
+}
+
+/// Where an element of an array pattern is: counted from the start, or from the end
+/// (after `..`).
+#[derive(Clone, Copy)]
+pub(super) enum Position {
+    Start(usize),
+    FromEnd(usize),
+}
+
+impl Lowering<'_> {
+    /// Component `k` of a tuple-valued value: the item itself for a tuple the lowering
+    /// built, a projection (`.k`) of a variable (the result of a call, of a branch), or of
+    /// a constant.
+    pub(super) fn component(&mut self, value: &Value, k: usize, span: Span) -> Option<Value> {
+        match value {
+            Value::Tuple(items) => items.get(k).cloned(),
+            Value::Ref(inner) => self.component(inner, k, span),
+            Value::Var(v) if !self.vars[v.0].active => {
+                let (id, index) = (v.ident(), syn::Index::from(k));
+                Some(self.inactive(quote!(#id.#index), span))
+            }
+            Value::Var(v) => {
+                let field = self.new_var(true);
+                let rhs = Rhs::Field {
+                    base: *v,
+                    index: k as u32,
+                };
+                self.push(field, None, rhs, span);
+                Some(Value::Var(field))
+            }
+            Value::Inline(e) => {
+                let index = syn::Index::from(k);
+                Some(Value::Inline(syn::parse_quote!((#e).#index)))
+            }
+        }
+    }
+
+    /// An element of an array-valued value (`let [a, b] = p;`): a read at a constant index,
+    /// whose adjoint goes to the same element of the array's.
+    pub(super) fn element(&mut self, value: &Value, at: Position, span: Span) -> Option<Value> {
+        let v = match value {
+            Value::Ref(inner) => return self.element(inner, at, span),
+            Value::Tuple(_) => return None,
+            Value::Inline(e) => {
+                let index = match at {
+                    Position::Start(k) => quote!(#k),
+                    Position::FromEnd(m) => quote!((#e).len() - #m),
+                };
+                return Some(self.inactive(quote!((#e)[#index]), span));
+            }
+            Value::Var(v) => *v,
+        };
+        let id = v.ident();
+        let index = match at {
+            Position::Start(k) => Operand::Inline(syn::parse_quote!(#k)),
+            Position::FromEnd(m) => {
+                let i = self.inactive(quote!(#id.len() - #m), span);
+                self.operand(i, span)
+            }
+        };
+        if !self.vars[v.0].active {
+            let i = index.tokens();
+            return Some(self.inactive(quote!(#id[#i]), span));
+        }
+        let e = self.new_var(true);
+        self.push(
+            e,
+            None,
+            Rhs::ReadIndex {
+                place: Place::Var(v),
+                index,
+            },
+            span,
+        );
+        Some(Value::Var(e))
+    }
 }

@@ -1,0 +1,647 @@
+fn cross_rotated(__autodiff_arg0: [f64; 2], m: &[[f64; 2]; 2], b: [f64; 3]) -> [f64; 3] {
+    let [x, y] = __autodiff_arg0;
+    let (r, t) = if x > 0.0 { (x * m[0][1], y) } else { (y, x) };
+    [b[1] * r - b[2] * t, b[2] * x - b[0] * r, b[0] * t - b[1] * x]
+}
+#[doc(hidden)]
+#[allow(
+    dead_code,
+    non_snake_case,
+    non_upper_case_globals,
+    non_camel_case_types,
+    unused_mut,
+    unused_variables,
+    unused_parens,
+    unused_assignments,
+    clippy::all,
+    clippy::pedantic
+)]
+struct cross_rotated {}
+#[allow(
+    dead_code,
+    non_snake_case,
+    non_upper_case_globals,
+    non_camel_case_types,
+    unused_mut,
+    unused_variables,
+    unused_parens,
+    unused_assignments,
+    clippy::all,
+    clippy::pedantic
+)]
+impl cross_rotated {
+    #[doc(hidden)]
+    const __SIGNATURE: ::autodiff::__private::select::Signature = ::autodiff::__private::select::Signature {
+        function: "cross_rotated",
+        params: &[
+            ::autodiff::__private::select::Param {
+                name: "[x, y]",
+                differentiable: true,
+            },
+            ::autodiff::__private::select::Param {
+                name: "m",
+                differentiable: true,
+            },
+            ::autodiff::__private::select::Param {
+                name: "b",
+                differentiable: true,
+            },
+        ],
+    };
+    #[doc(hidden)]
+    const fn __all() -> ::autodiff::__private::select::Sel3<0usize, 1usize, 2usize> {
+        ::autodiff::__private::select::Sel3::<0usize, 1usize, 2usize>
+    }
+    #[doc(hidden)]
+    #[inline]
+    fn __vjp<'__autodiff_l0>(
+        __v0: [f64; 2],
+        __v1: &'__autodiff_l0 [[f64; 2]; 2],
+        __v2: [f64; 3],
+    ) -> (
+        [f64; 3],
+        impl ::core::ops::FnOnce(
+            <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
+        ) -> (
+                <[f64; 2] as ::autodiff::__private::Differentiable>::Tangent,
+                <[[f64; 2]; 2] as ::autodiff::__private::Differentiable>::Tangent,
+                <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
+            ) + use<'__autodiff_l0>,
+    ) {
+        let _ = cross_rotated;
+        let (__value, __pullback) = Self::__vjp_into(__v0, __v1, __v2);
+        (
+            __value,
+            move |__dy: <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent| {
+                let (__g0, __g1, __g2) = __pullback(
+                    __dy,
+                    ::autodiff::__private::shadow::no_sink(),
+                    ::autodiff::__private::shadow::no_sink(),
+                    ::autodiff::__private::shadow::no_sink(),
+                );
+                (__g0, __g1, __g2)
+            },
+        )
+    }
+    #[doc(hidden)]
+    #[inline]
+    fn __vjp_into<'__autodiff_l0>(
+        __v0: [f64; 2],
+        __v1: &'__autodiff_l0 [[f64; 2]; 2],
+        __v2: [f64; 3],
+    ) -> (
+        [f64; 3],
+        impl ::core::ops::FnOnce(
+            <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
+            ::autodiff::__private::shadow::Ignored,
+            ::autodiff::__private::shadow::Ignored,
+            ::autodiff::__private::shadow::Ignored,
+        ) -> (
+                <[f64; 2] as ::autodiff::__private::Differentiable>::Tangent,
+                <[[f64; 2]; 2] as ::autodiff::__private::Differentiable>::Tangent,
+                <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
+            ) + use<'__autodiff_l0>,
+    ) {
+        let _ = cross_rotated;
+        let mut __c0 = ::core::default::Default::default();
+        let mut __c1 = ::core::default::Default::default();
+        let mut __c2 = ::core::default::Default::default();
+        let __v3 = __v0[(0usize)];
+        let __v4 = __v0[(1usize)];
+        let __v5 = __v3 > 0.0;
+        if __v5 {
+            let __v6 = ::autodiff::__private::__autodiff_project!(__v1[(0)]);
+            let __v7 = __v6[(1)];
+            let __v8 = __v3 * __v7;
+            __c0 = __v8;
+            __c1 = __v4;
+        } else {
+            __c0 = __v4;
+            __c1 = __v3;
+        }
+        let __v9 = ::core::clone::Clone::clone(&__c0);
+        let __v10 = ::core::clone::Clone::clone(&__c1);
+        let __v11 = __v2[(1)];
+        let __v12 = __v11 * __v9;
+        let __v13 = __v2[(2)];
+        let __v14 = __v13 * __v10;
+        let __v15 = __v12 - __v14;
+        let __v16 = __v2[(2)];
+        let __v17 = __v16 * __v3;
+        let __v18 = __v2[(0)];
+        let __v19 = __v18 * __v9;
+        let __v20 = __v17 - __v19;
+        let __v21 = __v2[(0)];
+        let __v22 = __v21 * __v10;
+        let __v23 = __v2[(1)];
+        let __v24 = __v23 * __v3;
+        let __v25 = __v22 - __v24;
+        __c2 = ([__v15, __v20, __v25]);
+        __c2[(0usize)] = __v15;
+        __c2[(1usize)] = __v20;
+        __c2[(2usize)] = __v25;
+        let __v26 = ::core::clone::Clone::clone(&__c2);
+        (
+            __v26,
+            move |
+                __dy: <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
+                _: ::autodiff::__private::shadow::Ignored,
+                _: ::autodiff::__private::shadow::Ignored,
+                _: ::autodiff::__private::shadow::Ignored|
+            {
+                let mut __dc0 = ::autodiff::__private::adjoint_zero(&__c0);
+                let mut __dc1 = ::autodiff::__private::adjoint_zero(&__c1);
+                let mut __dc2 = ::autodiff::__private::adjoint_zero(&__c2);
+                let mut __d0 = ::autodiff::__private::adjoint_zero(&__v0);
+                let mut __d1 = ::autodiff::__private::adjoint_zero(&__v1);
+                let mut __d2 = ::autodiff::__private::adjoint_zero(&__v2);
+                let mut __d3 = ::autodiff::__private::adjoint_zero(&__v3);
+                let mut __d4 = ::autodiff::__private::adjoint_zero(&__v4);
+                let mut __d26 = __dy;
+                ::autodiff::__private::Accumulate::accumulate(
+                    &mut __dc2,
+                    ::autodiff::__private::ops::identity_d0(&__d26),
+                );
+                let __t1 = ::autodiff::__private::ops::index_take_d0(
+                    &mut __dc2,
+                    (2usize),
+                );
+                let mut __d25 = __t1;
+                let __t2 = ::autodiff::__private::ops::index_take_d0(
+                    &mut __dc2,
+                    (1usize),
+                );
+                let mut __d20 = __t2;
+                let __t3 = ::autodiff::__private::ops::index_take_d0(
+                    &mut __dc2,
+                    (0usize),
+                );
+                let mut __d15 = __t3;
+                ::autodiff::__private::ops::reset_d0(&mut __dc2);
+                let mut __d22 = ::autodiff::__private::ops::sub_d0(&__d25);
+                let mut __d24 = ::autodiff::__private::ops::add_d0(&__d25);
+                let mut __d23 = ::autodiff::__private::ops::mul_d0(&__v3, &__d24);
+                ::autodiff::__private::ops::accumulate_negated(
+                    &mut __d3,
+                    ::autodiff::__private::ops::mul_d1(&__v23, &__d24),
+                );
+                let mut __d23 = ::autodiff::__private::ops::sub_d1(&__d23);
+                ::autodiff::__private::ops::index_d0(&mut __d2, (1), &__d23);
+                let mut __d21 = ::autodiff::__private::ops::mul_d0(&__v10, &__d22);
+                let mut __d10 = ::autodiff::__private::ops::mul_d1(&__v21, &__d22);
+                ::autodiff::__private::ops::index_d0(&mut __d2, (0), &__d21);
+                let mut __d17 = ::autodiff::__private::ops::sub_d0(&__d20);
+                let mut __d19 = ::autodiff::__private::ops::add_d0(&__d20);
+                let mut __d18 = ::autodiff::__private::ops::mul_d0(&__v9, &__d19);
+                let mut __d9 = ::autodiff::__private::ops::mul_d1(&__v18, &__d19);
+                let mut __d18 = ::autodiff::__private::ops::sub_d1(&__d18);
+                ::autodiff::__private::ops::index_d0(&mut __d2, (0), &__d18);
+                let mut __d16 = ::autodiff::__private::ops::mul_d0(&__v3, &__d17);
+                ::autodiff::__private::Accumulate::accumulate(
+                    &mut __d3,
+                    ::autodiff::__private::ops::mul_d1(&__v16, &__d17),
+                );
+                ::autodiff::__private::ops::index_d0(&mut __d2, (2), &__d16);
+                let mut __d12 = ::autodiff::__private::ops::sub_d0(&__d15);
+                let mut __d14 = ::autodiff::__private::ops::add_d0(&__d15);
+                let mut __d13 = ::autodiff::__private::ops::mul_d0(&__v10, &__d14);
+                ::autodiff::__private::ops::accumulate_negated(
+                    &mut __d10,
+                    ::autodiff::__private::ops::mul_d1(&__v13, &__d14),
+                );
+                let mut __d13 = ::autodiff::__private::ops::sub_d1(&__d13);
+                ::autodiff::__private::ops::index_d0(&mut __d2, (2), &__d13);
+                let mut __d11 = ::autodiff::__private::ops::mul_d0(&__v9, &__d12);
+                ::autodiff::__private::ops::accumulate_negated(
+                    &mut __d9,
+                    ::autodiff::__private::ops::mul_d1(&__v11, &__d12),
+                );
+                ::autodiff::__private::ops::index_d0(&mut __d2, (1), &__d11);
+                ::autodiff::__private::Accumulate::accumulate(
+                    &mut __dc1,
+                    ::autodiff::__private::ops::identity_d0(&__d10),
+                );
+                let mut __d9 = ::autodiff::__private::ops::sub_d1(&__d9);
+                ::autodiff::__private::Accumulate::accumulate(
+                    &mut __dc0,
+                    ::autodiff::__private::ops::identity_d0(&__d9),
+                );
+                if __v5 {
+                    let __v6 = ::autodiff::__private::__autodiff_project!(__v1[(0)]);
+                    let __v7 = __v6[(1)];
+                    let mut __d6 = ::autodiff::__private::adjoint_zero(&__v6);
+                    let __t4 = ::autodiff::__private::ops::take_d0(&mut __dc1);
+                    ::autodiff::__private::Accumulate::accumulate(&mut __d4, __t4);
+                    let __t5 = ::autodiff::__private::ops::take_d0(&mut __dc0);
+                    let mut __d8 = __t5;
+                    ::autodiff::__private::Accumulate::accumulate(
+                        &mut __d3,
+                        ::autodiff::__private::ops::mul_d0(&__v7, &__d8),
+                    );
+                    let mut __d7 = ::autodiff::__private::ops::mul_d1(&__v3, &__d8);
+                    ::autodiff::__private::ops::index_d0(&mut __d6, (1), &__d7);
+                    ::autodiff::__private::Accumulate::accumulate(&mut __d1[(0)], __d6);
+                } else {
+                    let __t6 = ::autodiff::__private::ops::take_d0(&mut __dc1);
+                    ::autodiff::__private::Accumulate::accumulate(&mut __d3, __t6);
+                    let __t7 = ::autodiff::__private::ops::take_d0(&mut __dc0);
+                    ::autodiff::__private::Accumulate::accumulate(&mut __d4, __t7);
+                }
+                ::autodiff::__private::ops::index_d0(&mut __d0, (1usize), &__d4);
+                ::autodiff::__private::ops::index_d0(&mut __d0, (0usize), &__d3);
+                (
+                    ::autodiff::__private::finish_tangent(&__v0, __d0),
+                    ::autodiff::__private::finish_tangent(&__v1, __d1),
+                    ::autodiff::__private::finish_tangent(&__v2, __d2),
+                )
+            },
+        )
+    }
+    #[doc(hidden)]
+    #[inline]
+    fn __vjp_selected<'__autodiff_l0>(
+        __v0: [f64; 2],
+        __v1: &'__autodiff_l0 [[f64; 2]; 2],
+        __v2: [f64; 3],
+    ) -> (
+        [f64; 3],
+        impl ::core::ops::FnOnce(
+            <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
+        ) -> (
+                <[f64; 2] as ::autodiff::__private::Differentiable>::Tangent,
+                <[[f64; 2]; 2] as ::autodiff::__private::Differentiable>::Tangent,
+                <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
+            ) + use<'__autodiff_l0>,
+    ) {
+        let (__value, __pullback) = Self::__vjp(__v0, __v1, __v2);
+        (
+            __value,
+            move |__dy: <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent| {
+                let (__g0, __g1, __g2) = __pullback(__dy);
+                (__g0, __g1, __g2)
+            },
+        )
+    }
+    #[doc(hidden)]
+    fn __gradients_function<__S>(
+        _selection: __S,
+    ) -> impl ::core::ops::Fn(
+        [f64; 2],
+        &[[f64; 2]; 2],
+        [f64; 3],
+    ) -> <__S as ::autodiff::__private::select::Select<
+            (
+                ::core::option::Option<
+                    <[f64; 2] as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<
+                    <[[f64; 2]; 2] as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<
+                    <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+            ),
+        >>::Output
+    where
+        __S: ::autodiff::__private::select::Select<
+            (
+                ::core::option::Option<
+                    <[f64; 2] as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<
+                    <[[f64; 2]; 2] as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<
+                    <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+            ),
+        >,
+        __S: ::autodiff::__private::select::ScalarOutputFor<[f64; 3]>,
+    {
+        let __value_and_gradients = Self::__value_and_gradients_function::<
+            __S,
+        >(_selection);
+        move |__v0: [f64; 2], __v1: &[[f64; 2]; 2], __v2: [f64; 3]| {
+            __value_and_gradients(__v0, __v1, __v2).1
+        }
+    }
+    #[doc(hidden)]
+    fn __value_and_gradients_function<__S>(
+        _selection: __S,
+    ) -> impl ::core::ops::Fn(
+        [f64; 2],
+        &[[f64; 2]; 2],
+        [f64; 3],
+    ) -> (
+            [f64; 3],
+            <__S as ::autodiff::__private::select::Select<
+                (
+                    ::core::option::Option<
+                        <[f64; 2] as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<
+                        <[[f64; 2]; 2] as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<
+                        <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                ),
+            >>::Output,
+        )
+    where
+        __S: ::autodiff::__private::select::Select<
+            (
+                ::core::option::Option<
+                    <[f64; 2] as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<
+                    <[[f64; 2]; 2] as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<
+                    <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+            ),
+        >,
+        __S: ::autodiff::__private::select::ScalarOutputFor<[f64; 3]>,
+    {
+        move |__v0: [f64; 2], __v1: &[[f64; 2]; 2], __v2: [f64; 3]| {
+            let (__value, __pullback) = Self::__vjp(__v0, __v1, __v2);
+            let (__g0, __g1, __g2) = __pullback(
+                <__S as ::autodiff::__private::select::ScalarOutputFor<[f64; 3]>>::seed(),
+            );
+            (
+                __value,
+                <__S as ::autodiff::__private::select::Select<
+                    (
+                        ::core::option::Option<
+                            <[f64; 2] as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                        ::core::option::Option<
+                            <[[f64; 2]; 2] as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                        ::core::option::Option<
+                            <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                    ),
+                >>::select((
+                    ::core::option::Option::Some(__g0),
+                    ::core::option::Option::Some(__g1),
+                    ::core::option::Option::Some(__g2),
+                )),
+            )
+        }
+    }
+    #[doc(hidden)]
+    const __FORWARD: ::core::option::Option<&'static str> = ::autodiff::__private::forward::first_reason(
+        &[
+            ::core::option::Option::Some(
+                "`cross_rotated` cannot be differentiated in forward mode yet: the parameter `__autodiff_arg0`, whose type has no tangent argument yet (floats, float slices and `Vec`s, and ndarray arrays have)",
+            ),
+        ],
+    );
+    #[doc(hidden)]
+    #[inline]
+    fn __jvp<'__autodiff_l0>(
+        __v0: [f64; 2],
+        __v1: &'__autodiff_l0 [[f64; 2]; 2],
+        __v2: [f64; 3],
+        __tv0: [f64; 2],
+        __tv1: &[[f64; 2]; 2],
+        __tv2: [f64; 3],
+    ) -> ([f64; 3], [f64; 3]) {
+        ::core::unreachable!(
+            "`cross_rotated` cannot be differentiated in forward mode yet: the parameter `__autodiff_arg0`, whose type has no tangent argument yet (floats, float slices and `Vec`s, and ndarray arrays have)"
+        )
+    }
+    #[doc(hidden)]
+    fn __jvp_function<'__autodiff_l0>() -> impl ::core::ops::Fn(
+        [f64; 2],
+        &[[f64; 2]; 2],
+        [f64; 3],
+        [f64; 2],
+        &[[f64; 2]; 2],
+        [f64; 3],
+    ) -> ([f64; 3], [f64; 3]) + use<'__autodiff_l0> {
+        move |
+            __v0: [f64; 2],
+            __v1: &[[f64; 2]; 2],
+            __v2: [f64; 3],
+            __tv0: [f64; 2],
+            __tv1: &[[f64; 2]; 2],
+            __tv2: [f64; 3]|
+        {
+            let mut __o: (
+                ::core::option::Option<[f64; 2]>,
+                ::core::option::Option<&[[f64; 2]; 2]>,
+                ::core::option::Option<[f64; 3]>,
+            ) = ::core::default::Default::default();
+            __o.0 = ::core::option::Option::Some(__tv0);
+            __o.1 = ::core::option::Option::Some(__tv1);
+            __o.2 = ::core::option::Option::Some(__tv2);
+            ::core::unreachable!(
+                "`cross_rotated` cannot be differentiated in forward mode yet: the parameter `__autodiff_arg0`, whose type has no tangent argument yet (floats, float slices and `Vec`s, and ndarray arrays have)"
+            )
+        }
+    }
+    #[doc(hidden)]
+    fn __jvp_sel1<'__autodiff_l0, __S>(
+        _selection: __S,
+    ) -> impl ::core::ops::Fn(
+        [f64; 2],
+        &[[f64; 2]; 2],
+        [f64; 3],
+        <__S as ::autodiff::__private::forward::Scatter1<
+            (
+                ::core::option::Option<[f64; 2]>,
+                ::core::option::Option<&'__autodiff_l0 [[f64; 2]; 2]>,
+                ::core::option::Option<[f64; 3]>,
+            ),
+        >>::I0,
+    ) -> ([f64; 3], [f64; 3]) + use<'__autodiff_l0, __S>
+    where
+        __S: ::autodiff::__private::forward::Scatter1<
+            (
+                ::core::option::Option<[f64; 2]>,
+                ::core::option::Option<&'__autodiff_l0 [[f64; 2]; 2]>,
+                ::core::option::Option<[f64; 3]>,
+            ),
+        >,
+    {
+        move |
+            __v0: [f64; 2],
+            __v1: &[[f64; 2]; 2],
+            __v2: [f64; 3],
+            __sel0: <__S as ::autodiff::__private::forward::Scatter1<
+                (
+                    ::core::option::Option<[f64; 2]>,
+                    ::core::option::Option<&'__autodiff_l0 [[f64; 2]; 2]>,
+                    ::core::option::Option<[f64; 3]>,
+                ),
+            >>::I0|
+        {
+            let mut __o: (
+                ::core::option::Option<[f64; 2]>,
+                ::core::option::Option<&'__autodiff_l0 [[f64; 2]; 2]>,
+                ::core::option::Option<[f64; 3]>,
+            ) = ::core::default::Default::default();
+            <__S as ::autodiff::__private::forward::Scatter1<
+                (
+                    ::core::option::Option<[f64; 2]>,
+                    ::core::option::Option<&'__autodiff_l0 [[f64; 2]; 2]>,
+                    ::core::option::Option<[f64; 3]>,
+                ),
+            >>::scatter(__sel0, &mut __o);
+            ::core::unreachable!(
+                "`cross_rotated` cannot be differentiated in forward mode yet: the parameter `__autodiff_arg0`, whose type has no tangent argument yet (floats, float slices and `Vec`s, and ndarray arrays have)"
+            )
+        }
+    }
+    #[doc(hidden)]
+    fn __jvp_sel2<'__autodiff_l0, __S>(
+        _selection: __S,
+    ) -> impl ::core::ops::Fn(
+        [f64; 2],
+        &[[f64; 2]; 2],
+        [f64; 3],
+        <__S as ::autodiff::__private::forward::Scatter2<
+            (
+                ::core::option::Option<[f64; 2]>,
+                ::core::option::Option<&'__autodiff_l0 [[f64; 2]; 2]>,
+                ::core::option::Option<[f64; 3]>,
+            ),
+        >>::I0,
+        <__S as ::autodiff::__private::forward::Scatter2<
+            (
+                ::core::option::Option<[f64; 2]>,
+                ::core::option::Option<&'__autodiff_l0 [[f64; 2]; 2]>,
+                ::core::option::Option<[f64; 3]>,
+            ),
+        >>::I1,
+    ) -> ([f64; 3], [f64; 3]) + use<'__autodiff_l0, __S>
+    where
+        __S: ::autodiff::__private::forward::Scatter2<
+            (
+                ::core::option::Option<[f64; 2]>,
+                ::core::option::Option<&'__autodiff_l0 [[f64; 2]; 2]>,
+                ::core::option::Option<[f64; 3]>,
+            ),
+        >,
+    {
+        move |
+            __v0: [f64; 2],
+            __v1: &[[f64; 2]; 2],
+            __v2: [f64; 3],
+            __sel0: <__S as ::autodiff::__private::forward::Scatter2<
+                (
+                    ::core::option::Option<[f64; 2]>,
+                    ::core::option::Option<&'__autodiff_l0 [[f64; 2]; 2]>,
+                    ::core::option::Option<[f64; 3]>,
+                ),
+            >>::I0,
+            __sel1: <__S as ::autodiff::__private::forward::Scatter2<
+                (
+                    ::core::option::Option<[f64; 2]>,
+                    ::core::option::Option<&'__autodiff_l0 [[f64; 2]; 2]>,
+                    ::core::option::Option<[f64; 3]>,
+                ),
+            >>::I1|
+        {
+            let mut __o: (
+                ::core::option::Option<[f64; 2]>,
+                ::core::option::Option<&'__autodiff_l0 [[f64; 2]; 2]>,
+                ::core::option::Option<[f64; 3]>,
+            ) = ::core::default::Default::default();
+            <__S as ::autodiff::__private::forward::Scatter2<
+                (
+                    ::core::option::Option<[f64; 2]>,
+                    ::core::option::Option<&'__autodiff_l0 [[f64; 2]; 2]>,
+                    ::core::option::Option<[f64; 3]>,
+                ),
+            >>::scatter(__sel0, __sel1, &mut __o);
+            ::core::unreachable!(
+                "`cross_rotated` cannot be differentiated in forward mode yet: the parameter `__autodiff_arg0`, whose type has no tangent argument yet (floats, float slices and `Vec`s, and ndarray arrays have)"
+            )
+        }
+    }
+    #[doc(hidden)]
+    fn __jvp_sel3<'__autodiff_l0, __S>(
+        _selection: __S,
+    ) -> impl ::core::ops::Fn(
+        [f64; 2],
+        &[[f64; 2]; 2],
+        [f64; 3],
+        <__S as ::autodiff::__private::forward::Scatter3<
+            (
+                ::core::option::Option<[f64; 2]>,
+                ::core::option::Option<&'__autodiff_l0 [[f64; 2]; 2]>,
+                ::core::option::Option<[f64; 3]>,
+            ),
+        >>::I0,
+        <__S as ::autodiff::__private::forward::Scatter3<
+            (
+                ::core::option::Option<[f64; 2]>,
+                ::core::option::Option<&'__autodiff_l0 [[f64; 2]; 2]>,
+                ::core::option::Option<[f64; 3]>,
+            ),
+        >>::I1,
+        <__S as ::autodiff::__private::forward::Scatter3<
+            (
+                ::core::option::Option<[f64; 2]>,
+                ::core::option::Option<&'__autodiff_l0 [[f64; 2]; 2]>,
+                ::core::option::Option<[f64; 3]>,
+            ),
+        >>::I2,
+    ) -> ([f64; 3], [f64; 3]) + use<'__autodiff_l0, __S>
+    where
+        __S: ::autodiff::__private::forward::Scatter3<
+            (
+                ::core::option::Option<[f64; 2]>,
+                ::core::option::Option<&'__autodiff_l0 [[f64; 2]; 2]>,
+                ::core::option::Option<[f64; 3]>,
+            ),
+        >,
+    {
+        move |
+            __v0: [f64; 2],
+            __v1: &[[f64; 2]; 2],
+            __v2: [f64; 3],
+            __sel0: <__S as ::autodiff::__private::forward::Scatter3<
+                (
+                    ::core::option::Option<[f64; 2]>,
+                    ::core::option::Option<&'__autodiff_l0 [[f64; 2]; 2]>,
+                    ::core::option::Option<[f64; 3]>,
+                ),
+            >>::I0,
+            __sel1: <__S as ::autodiff::__private::forward::Scatter3<
+                (
+                    ::core::option::Option<[f64; 2]>,
+                    ::core::option::Option<&'__autodiff_l0 [[f64; 2]; 2]>,
+                    ::core::option::Option<[f64; 3]>,
+                ),
+            >>::I1,
+            __sel2: <__S as ::autodiff::__private::forward::Scatter3<
+                (
+                    ::core::option::Option<[f64; 2]>,
+                    ::core::option::Option<&'__autodiff_l0 [[f64; 2]; 2]>,
+                    ::core::option::Option<[f64; 3]>,
+                ),
+            >>::I2|
+        {
+            let mut __o: (
+                ::core::option::Option<[f64; 2]>,
+                ::core::option::Option<&'__autodiff_l0 [[f64; 2]; 2]>,
+                ::core::option::Option<[f64; 3]>,
+            ) = ::core::default::Default::default();
+            <__S as ::autodiff::__private::forward::Scatter3<
+                (
+                    ::core::option::Option<[f64; 2]>,
+                    ::core::option::Option<&'__autodiff_l0 [[f64; 2]; 2]>,
+                    ::core::option::Option<[f64; 3]>,
+                ),
+            >>::scatter(__sel0, __sel1, __sel2, &mut __o);
+            ::core::unreachable!(
+                "`cross_rotated` cannot be differentiated in forward mode yet: the parameter `__autodiff_arg0`, whose type has no tangent argument yet (floats, float slices and `Vec`s, and ndarray arrays have)"
+            )
+        }
+    }
+}
