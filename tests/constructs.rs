@@ -1276,3 +1276,16 @@ fn constant_tables_indexed_in_differentiable_code() {
     assert_hand("horner", &[t], &[g], &[hand]);
     assert_fd("horner", &[t], &[g], |p| horner(p[0], k));
 }
+
+/// Raw identifiers as parameter names.
+#[differentiable]
+fn raw_names(r#in: f64, #[no_grad] r#type: f64) -> f64 {
+    r#in * r#type + r#in.sin()
+}
+
+#[test]
+fn raw_identifiers_as_parameters() {
+    let (x, k) = (0.4, 3.0);
+    let g = gradients_function!(raw_names)(x, k);
+    assert_hand("raw names", &[x], &[g], &[k + x.cos()]);
+}

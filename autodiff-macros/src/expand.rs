@@ -194,11 +194,7 @@ pub(crate) fn try_expand(
             quote!(#ident::)
         };
         let turbofish = type_and_const_args(&sig.generics);
-        let names: Vec<syn::Ident> = sig
-            .params
-            .iter()
-            .map(|p| syn::Ident::new(&p.name, proc_macro2::Span::call_site()))
-            .collect();
+        let names: Vec<syn::Ident> = sig.params.iter().map(|p| name_ident(&p.name)).collect();
         let prologue: syn::Stmt = syn::parse_quote! {
             if ::autodiff::__private::implicit::requested() {
                 return ::autodiff::__private::implicit::answer(
@@ -257,7 +253,7 @@ pub fn closure(input: TokenStream) -> TokenStream {
     let vjp = vjp_body(&sig, &body);
     let bind = sig.params.iter().enumerate().map(|(i, p)| {
         let v = crate::ir::VarId(i).ident();
-        let name = syn::Ident::new(&p.name, proc_macro2::Span::call_site());
+        let name = name_ident(&p.name);
         quote!(let #v = #name;)
     });
     let stmts = &block.stmts;
@@ -271,6 +267,14 @@ pub fn closure(input: TokenStream) -> TokenStream {
         #(#stmts)*
     });
     quote!(#closure)
+}
+
+/// A parameter's name as an identifier (a raw one, `r#fn`, included).
+fn name_ident(name: &str) -> syn::Ident {
+    match name.strip_prefix("r#") {
+        Some(raw) => syn::Ident::new_raw(raw, Span::call_site()),
+        None => syn::Ident::new(name, Span::call_site()),
+    }
 }
 
 /// A closure's body `e` as a block `{ e }` that reads back as written: in parentheses

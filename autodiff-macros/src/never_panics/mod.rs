@@ -7,7 +7,8 @@
 //!
 //! `cargo test -p autodiff-macros never_panics` runs a short round; a long one:
 //! `AUTODIFF_FUZZ_ITEMS=100000 cargo test --release -p autodiff-macros never_panics -- --nocapture`
-//! (`AUTODIFF_FUZZ_SEED` picks another sequence).
+//! (`AUTODIFF_FUZZ_SEED` picks another sequence; `AUTODIFF_FUZZ_ONLY=n,m` expands only
+//! those inputs of it).
 
 mod grammar;
 mod mutate;
@@ -137,6 +138,11 @@ fn never_panics() {
         pool.functions.len()
     );
     let mut rng = Rng::new(seed);
+    // `AUTODIFF_FUZZ_ONLY=27799,49746`: expand only these inputs of the sequence (to
+    // check a fix of a reported panic without the whole run)
+    let only: Option<Vec<usize>> = std::env::var("AUTODIFF_FUZZ_ONLY")
+        .ok()
+        .map(|v| v.split(',').filter_map(|n| n.trim().parse().ok()).collect());
 
     let message = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
     let hook_message = message.clone();
@@ -176,6 +182,9 @@ fn never_panics() {
             17 | 18 => grammar::helper_input(&pool, &mut rng),
             _ => grammar::derive_input(&mut rng),
         };
+        if only.as_ref().is_some_and(|o| !o.contains(&n)) {
+            continue;
+        }
         counts[match input {
             Input::Attribute { .. } => 0,
             Input::Closure(_) => 1,
