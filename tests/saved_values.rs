@@ -58,3 +58,29 @@ fn a_buffer_written_after_it_is_read() {
     let g = gradients_function!(read_then_written)(&x);
     assert_gradient_close(&g, &finite_difference(read_then_written, &x), 1e-7);
 }
+
+/// A row of a local matrix read, then the matrix written: the reverse sweep must use the
+/// row as it was read.
+#[differentiable]
+fn row_then_written(x: &[f64]) -> f64 {
+    let mut m = [[0.0; 2]; 2];
+    m[0][0] = x[0];
+    m[0][1] = x[1];
+    m[1][0] = x[0] * x[1];
+    let row = m[0];
+    let first = m[0][1];
+    let mut s = row[0].sin() * row[1] + first.exp();
+    m[0][0] = x[1] * 3.0;
+    m[0][1] = s;
+    m[1] = [s, x[0]];
+    s += m[0][0] * m[0][1] + m[1][0] * m[1][1];
+    s
+}
+
+#[test]
+fn a_row_read_before_its_matrix_is_written() {
+    let x = [0.7, -0.4];
+    let g = gradients_function!(row_then_written)(&x);
+    let fd = autodiff::check::finite_difference(row_then_written, &x);
+    autodiff::check::assert_gradient_close(&g, &fd, 1e-6);
+}
