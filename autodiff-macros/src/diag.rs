@@ -93,6 +93,11 @@ pub const MAPV_EXPRESSION: &str =
 pub const NESTED_ITEM: &str =
     "items inside nested blocks of a differentiable function are not supported; declare \
      them at the top of the function body";
+pub const BITS_OF_DIFFERENTIABLE_VALUE: &str =
+    "the bits of a differentiable value (`to_bits`) have no derivative, and `from_bits` \
+     could make them a float again with a silently zero gradient; wrap the value in \
+     `stop_gradient(…)` if no gradient should flow through it, or give the function a rule \
+     with `#[differentiable(vjp = …)]`";
 pub const MUTATION_IN_CALL: &str =
     "this call changes a value in place (an assignment or `&mut` inside it) while reading \
      differentiable values; write the loop out, or move the code into a `#[differentiable]` \

@@ -101,6 +101,14 @@ impl Lowering<'_> {
                 return Value::Inline(syn::parse_quote!(()));
             }
         }
+        // A differentiable value's bits are not a constant: `from_bits` can make them a
+        // float again, whose gradient would be silently zero.
+        if let Some(span) = bits_in(e) {
+            if self.references_active(&without_stopped(e)) {
+                self.errors.push(span, diag::BITS_OF_DIFFERENTIABLE_VALUE);
+                return Value::Inline(syn::parse_quote!(()));
+            }
+        }
         let tokens = self.renamed(e).to_token_stream();
         let reads_active = VarId::mentioned_in(&tokens)
             .into_iter()
@@ -512,4 +520,52 @@ fn mutation_in(e: &syn::Expr) -> Option<(Span, Option<String>)> {
     let mut f = Finder(None);
     syn::visit::Visit::visit_expr(&mut f, e);
     f.0
+}
+
+/// The first call in `e` reinterpreting a float's bits (`to_bits`, `to_le_bytes`, …).
+fn bits_in(e: &syn::Expr) -> Option<Span> {
+    struct Finder(Option<Span>);
+    impl<'ast> syn::visit::Visit<'ast> for Finder {
+        fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+            let name = m.method.to_string();
+            if self.0.is_none()
+                && matches!(
+                    name.as_str(),
+                    "to_bits" | "to_le_bytes" | "to_be_bytes" | "to_ne_bytes"
+                )
+            {
+                self.0 = Some(m.method.span());
+            }
+            syn::visit::visit_expr_method_call(self, m);
+        }
+    }
+    let mut f = Finder(None);
+    syn::visit::Visit::visit_expr(&mut f, e);
+    f.0
+}
+
+/// `e` with every `stop_gradient(…)` replaced by a constant: what it reads that carries a
+/// gradient.
+fn without_stopped(e: &syn::Expr) -> syn::Expr {
+    struct Stop;
+    impl syn::visit_mut::VisitMut for Stop {
+        fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+            if let syn::Expr::Call(c) = e {
+                if let syn::Expr::Path(p) = &*c.func {
+                    if p.path
+                        .segments
+                        .last()
+                        .is_some_and(|s| s.ident == "stop_gradient")
+                    {
+                        *e = syn::parse_quote!(0.0);
+                        return;
+                    }
+                }
+            }
+            syn::visit_mut::visit_expr_mut(self, e);
+        }
+    }
+    let mut e = e.clone();
+    syn::visit_mut::VisitMut::visit_expr_mut(&mut Stop, &mut e);
+    e
 }
