@@ -9,11 +9,13 @@
 /// Types whose values carry no derivative, so a call returning one may read
 /// differentiable values freely.
 ///
-/// `M` names the method in the message (the attribute passes a marker type named after it).
+/// `M` is a marker type named after the method, one per call (the message points at the
+/// method rather than naming it: rustc prints a marker by its full path when two calls
+/// share a name).
 #[diagnostic::on_unimplemented(
-    message = "cannot differentiate through the method `{M}`: it has no derivative rule, and \
-        its result `{Self}` would need one",
-    label = "`{M}` is not differentiable",
+    message = "cannot differentiate through this method: it has no derivative rule, and its \
+        result `{Self}` would need one",
+    label = "not differentiable",
     note = "add `#[differentiable]` to its definition, give it a rule with \
         `#[differentiable(vjp = …)]`, or wrap the value in `stop_gradient(…)` if no \
         gradient should flow through it",
