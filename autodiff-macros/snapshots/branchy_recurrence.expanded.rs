@@ -470,4 +470,28 @@ impl recurrence {
             Self::__jvp_opts(__v0, __v1, __v2, __S::scatter(__sel0, __sel1))
         }
     }
+    #[doc(hidden)]
+    const __HVP: ::core::option::Option<&'static str> = ::core::option::Option::Some(
+        "`recurrence` is not generic over its float type: `hvp!` and `hessian!` run its gradient on dual numbers, so write it `fn recurrence<T: Float>(…) -> T` with `T` for `f64`",
+    );
+    #[doc(hidden)]
+    fn __hvp_function<__R>() -> impl ::core::ops::Fn(
+        f64,
+        f64,
+        usize,
+        f64,
+        f64,
+    ) -> __R + use<__R> {
+        move |__v0, __v1, __v2, __h0, __h1| ::core::unreachable!()
+    }
+    #[doc(hidden)]
+    const __HESSIAN: ::core::option::Option<&'static str> = Self::__HVP;
+    #[doc(hidden)]
+    fn __hessian_function<__R>() -> impl ::core::ops::Fn(
+        f64,
+        f64,
+        usize,
+    ) -> __R + use<__R> {
+        move |__v0, __v1, __v2| ::core::unreachable!()
+    }
 }

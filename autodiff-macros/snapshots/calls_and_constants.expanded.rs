@@ -431,4 +431,56 @@ impl energy {
             Self::__jvp_opts::<T>(__v0, __v1, __v2, __S::scatter(__sel0, __sel1))
         }
     }
+    #[doc(hidden)]
+    const __HVP: ::core::option::Option<&'static str> = ::core::option::Option::None;
+    #[doc(hidden)]
+    #[inline]
+    fn __hvp<T: Float>(__v0: T, __v1: T, __v2: i32, __h0: T, __h1: T) -> (T, T)
+    where
+        T: ::autodiff::__private::Real,
+        ::autodiff::__private::dual::Dual<T>: Float + ::autodiff::__private::Real,
+    {
+        let __d0 = ::autodiff::__private::dual::HvpArg::duals(&__v0, &__h0);
+        let __d1 = ::autodiff::__private::dual::HvpArg::duals(&__v1, &__h1);
+        let (_, __pullback) = Self::__vjp::<
+            ::autodiff::__private::dual::Dual<T>,
+        >(__d0, __d1, __v2);
+        let (__g0, __g1, __g2) = __pullback(::autodiff::__private::dual::seed());
+        (
+            ::autodiff::__private::dual::tangent_part(__g0),
+            ::autodiff::__private::dual::tangent_part(__g1),
+        )
+    }
+    #[doc(hidden)]
+    #[inline]
+    fn __hvp_function<T: Float>() -> impl ::core::ops::Fn(
+        T,
+        T,
+        i32,
+        T,
+        T,
+    ) -> (T, T) + use<T>
+    where
+        T: ::autodiff::__private::Real,
+        ::autodiff::__private::dual::Dual<T>: Float + ::autodiff::__private::Real,
+    {
+        move |__v0, __v1, __v2, __h0, __h1| Self::__hvp::<
+            T,
+        >(__v0, __v1, __v2, __h0, __h1)
+    }
+    #[doc(hidden)]
+    const __HESSIAN: ::core::option::Option<&'static str> = ::core::option::Option::Some(
+        "`energy` has 2 differentiable parameters: `hessian!` needs exactly one",
+    );
+    #[doc(hidden)]
+    fn __hessian_function<T: Float, __R>() -> impl ::core::ops::Fn(
+        T,
+        T,
+        i32,
+    ) -> __R + use<T, __R>
+    where
+        T: ::autodiff::__private::Real,
+    {
+        move |__v0, __v1, __v2| ::core::unreachable!()
+    }
 }

@@ -454,4 +454,29 @@ impl dense {
             Self::__jvp_opts(__v0, __v1, __v2, __S::scatter(__sel0, __sel1, __sel2))
         }
     }
+    #[doc(hidden)]
+    const __HVP: ::core::option::Option<&'static str> = ::core::option::Option::Some(
+        "`dense` is not generic over its float type: `hvp!` and `hessian!` run its gradient on dual numbers, so write it `fn dense<T: Float>(…) -> T` with `T` for `f64`",
+    );
+    #[doc(hidden)]
+    fn __hvp_function<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, __R>() -> impl ::core::ops::Fn(
+        &Array2<f64>,
+        &Array2<f64>,
+        &Array1<f64>,
+        &Array2<f64>,
+        &Array2<f64>,
+        &Array1<f64>,
+    ) -> __R + use<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, __R> {
+        move |__v0, __v1, __v2, __h0, __h1, __h2| ::core::unreachable!()
+    }
+    #[doc(hidden)]
+    const __HESSIAN: ::core::option::Option<&'static str> = Self::__HVP;
+    #[doc(hidden)]
+    fn __hessian_function<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, __R>() -> impl ::core::ops::Fn(
+        &Array2<f64>,
+        &Array2<f64>,
+        &Array1<f64>,
+    ) -> __R + use<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, __R> {
+        move |__v0, __v1, __v2| ::core::unreachable!()
+    }
 }

@@ -418,4 +418,25 @@ impl sum_picks {
     {
         move |__v0, __v1, __sel0| { Self::__jvp_opts(__v0, __v1, __S::scatter(__sel0)) }
     }
+    #[doc(hidden)]
+    const __HVP: ::core::option::Option<&'static str> = ::core::option::Option::Some(
+        "`sum_picks` is not generic over its float type: `hvp!` and `hessian!` run its gradient on dual numbers, so write it `fn sum_picks<T: Float>(…) -> T` with `T` for `f64`",
+    );
+    #[doc(hidden)]
+    fn __hvp_function<'__autodiff_l0, __R>() -> impl ::core::ops::Fn(
+        &[f64],
+        usize,
+        &[f64],
+    ) -> __R + use<'__autodiff_l0, __R> {
+        move |__v0, __v1, __h0| ::core::unreachable!()
+    }
+    #[doc(hidden)]
+    const __HESSIAN: ::core::option::Option<&'static str> = Self::__HVP;
+    #[doc(hidden)]
+    fn __hessian_function<'__autodiff_l0, __R>() -> impl ::core::ops::Fn(
+        &[f64],
+        usize,
+    ) -> __R + use<'__autodiff_l0, __R> {
+        move |__v0, __v1| ::core::unreachable!()
+    }
 }

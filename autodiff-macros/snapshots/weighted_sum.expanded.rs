@@ -461,4 +461,32 @@ impl weighted_sum {
             )
         }
     }
+    #[doc(hidden)]
+    const __HVP: ::core::option::Option<&'static str> = ::core::option::Option::Some(
+        "`weighted_sum` is not generic over its float type: `hvp!` and `hessian!` run its gradient on dual numbers, so write it `fn weighted_sum<T: Float>(…) -> T` with `T` for `f64`",
+    );
+    #[doc(hidden)]
+    fn __hvp_function<__R>() -> impl ::core::ops::Fn(
+        f64,
+        f64,
+        f64,
+        f64,
+        f64,
+        f64,
+        f64,
+        f64,
+    ) -> __R + use<__R> {
+        move |__v0, __v1, __v2, __v3, __h0, __h1, __h2, __h3| ::core::unreachable!()
+    }
+    #[doc(hidden)]
+    const __HESSIAN: ::core::option::Option<&'static str> = Self::__HVP;
+    #[doc(hidden)]
+    fn __hessian_function<__R>() -> impl ::core::ops::Fn(
+        f64,
+        f64,
+        f64,
+        f64,
+    ) -> __R + use<__R> {
+        move |__v0, __v1, __v2, __v3| ::core::unreachable!()
+    }
 }

@@ -169,7 +169,9 @@ fn try_expand(
         };
         func.block.stmts.insert(0, prologue);
     }
-    let forward = crate::forward::companions(&sig, &func.vis, sweep);
+    let custom = sweep.is_none();
+    let mut forward = crate::forward::companions(&sig, &func.vis, sweep);
+    forward.extend(crate::hessian::companions(&sig, &func.vis, custom));
     let companions = companions(&sig, &func.vis, vjp_fn_body, seeded, forward);
     Ok(quote! {
         #func

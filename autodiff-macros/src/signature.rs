@@ -57,7 +57,7 @@ fn bounds_mention_float(
 
 /// Type parameters that stand for float types (bounded by `Float` or `Real`, in the
 /// parameter list or the `where` clause).
-fn float_type_params(generics: &syn::Generics) -> Vec<syn::Ident> {
+pub(crate) fn float_type_params(generics: &syn::Generics) -> Vec<syn::Ident> {
     let mut out = Vec::new();
     for tp in generics.type_params() {
         let mut is_float = bounds_mention_float(&tp.bounds);
