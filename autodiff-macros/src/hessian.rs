@@ -68,10 +68,14 @@ fn kind(ty: &syn::Type, t: &syn::Ident) -> Option<Kind> {
 }
 
 fn mentions(ty: &syn::Type, t: &syn::Ident) -> bool {
-    ty.to_token_stream()
-        .into_iter()
-        .any(|tt| matches!(tt, proc_macro2::TokenTree::Ident(i) if i == *t))
-        || ty.to_token_stream().to_string().contains(&t.to_string())
+    fn any(ts: TokenStream, t: &syn::Ident) -> bool {
+        ts.into_iter().any(|tt| match tt {
+            proc_macro2::TokenTree::Ident(i) => i == *t,
+            proc_macro2::TokenTree::Group(g) => any(g.stream(), t),
+            _ => false,
+        })
+    }
+    any(ty.to_token_stream(), t)
 }
 
 /// Why `hvp!` cannot serve the function, or the float type parameter and the kinds of its
