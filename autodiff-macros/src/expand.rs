@@ -171,7 +171,12 @@ fn try_expand(
     }
     let custom = sweep.is_none();
     let mut forward = crate::forward::companions(&sig, &func.vis, sweep);
-    forward.extend(crate::hessian::companions(&sig, &func.vis, custom));
+    forward.extend(crate::hessian::companions(
+        &sig,
+        &func.vis,
+        custom,
+        seeded.is_some(),
+    ));
     let companions = companions(&sig, &func.vis, vjp_fn_body, seeded, forward);
     Ok(quote! {
         #func

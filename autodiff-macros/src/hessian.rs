@@ -215,8 +215,14 @@ fn dual_where(sig: &Signature, t: &syn::Ident) -> TokenStream {
 }
 
 /// The `hvp!`/`hessian!` companions of a function (see the module's documentation).
-/// `custom`: the function has a hand-written rule.
-pub fn companions(sig: &Signature, vis: &syn::Visibility, custom: bool) -> TokenStream {
+/// `custom`: the function has a hand-written rule; `fused`: it has `__seeded` (value and
+/// gradients in one fused pass), which the product then runs on dual numbers.
+pub fn companions(
+    sig: &Signature,
+    vis: &syn::Visibility,
+    custom: bool,
+    fused: bool,
+) -> TokenStream {
     let rt = rt();
     let m = sig.is_method;
     let allow = if m { lint_allows() } else { quote!() };
@@ -313,6 +319,19 @@ pub fn companions(sig: &Signature, vis: &syn::Visibility, custom: bool) -> Token
     } else {
         (quote!((#(#outs,)*)), quote!((#(#parts,)*)))
     };
+    let dual_args: Vec<TokenStream> = dual_args.collect();
+    let args: Vec<TokenStream> = args.collect();
+    let sweep = if fused {
+        let seeded = companion(ident, "seeded", m);
+        quote! {
+            let (_, (#(#gs,)*)) = Self::#seeded::<#(#dual_args),*>(#(#args,)* #rt::dual::seed());
+        }
+    } else {
+        quote! {
+            let (_, __pullback) = Self::#vjp::<#(#dual_args),*>(#(#args),*);
+            let (#(#gs,)*) = __pullback(#rt::dual::seed());
+        }
+    };
     let turbofish = crate::companions::type_and_const_args(&sig.generics);
     let where_hvp = dual_where(sig, &t);
 
@@ -329,8 +348,7 @@ pub fn companions(sig: &Signature, vis: &syn::Visibility, custom: bool) -> Token
         {
             #(#checks)*
             #(#make_duals)*
-            let (_, __pullback) = Self::#vjp::<#(#dual_args),*>(#(#args),*);
-            let (#(#gs,)*) = __pullback(#rt::dual::seed());
+            #sweep
             #result
         }
 
