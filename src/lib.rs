@@ -40,15 +40,15 @@ pub mod nn;
 pub struct ReadmeDoctests;
 
 pub use autodiff_macros::{
-    differentiable, differentiable_closure, gradients_function, jvp, value_and_gradients_function,
-    vjp, Differentiable,
+    differentiable, differentiable_closure, gradients_function, hessian, hvp, jvp,
+    value_and_gradients_function, vjp, Differentiable,
 };
 pub use autodiff_runtime::ndarray;
 /// The num-traits this crate is built with (`Float`, `FromPrimitive`, …), so generic code
 /// names the same traits the generated code requires.
 pub use autodiff_runtime::num_traits;
 pub use autodiff_runtime::{
-    check, implicit, implicit_gradients, implicit_value_and_gradients, ops, optim, query,
+    check, dual, implicit, implicit_gradients, implicit_value_and_gradients, ops, optim, query,
     stop_gradient, zero_tangent, Accumulate, Differentiable, Gradient, GradientTape, Gradients,
     NoTangent, Once, Parameter, Persistent, Real, Recorded, Sources, Variable, VariableId,
     VariableRef,
@@ -65,7 +65,7 @@ pub use autodiff_runtime::{
 /// ```
 pub mod prelude {
     pub use autodiff_macros::{
-        differentiable, differentiable_closure, gradients_function, jvp,
+        differentiable, differentiable_closure, gradients_function, hessian, hvp, jvp,
         value_and_gradients_function, vjp, Differentiable,
     };
     pub use autodiff_runtime::num_traits::Float;
@@ -84,5 +84,5 @@ pub mod __private {
         adjoint_zero, complete_tangent, finish_tangent, lazy_zero_tangent, ops, zero_tangent,
         Accumulate, Differentiable, NoTangent, Real, Reset,
     };
-    pub use autodiff_runtime::{forward, implicit, saved, select, shadow, source};
+    pub use autodiff_runtime::{dual, forward, implicit, ndarray, saved, select, shadow, source};
 }

@@ -405,6 +405,24 @@ impl recurrence {
         (__y, __ty)
     }
     #[doc(hidden)]
+    #[inline]
+    fn __jvp_opts(
+        __v0: f64,
+        __v1: f64,
+        __v2: usize,
+        __o: <(
+            f64,
+            f64,
+            ::autodiff::__private::NoTangent,
+        ) as ::autodiff::__private::forward::Slots>::Opts,
+    ) -> (f64, f64) {
+        let __tv0: f64 = __o.0.unwrap_or(0.0);
+        let __tv1: f64 = __o.1.unwrap_or(0.0);
+        let __tv2 = ::autodiff::__private::NoTangent;
+        Self::__jvp(__v0, __v1, __v2, __tv0, __tv1, __tv2)
+    }
+    #[doc(hidden)]
+    #[inline]
     fn __jvp_function() -> impl ::core::ops::Fn(
         f64,
         f64,
@@ -412,242 +430,69 @@ impl recurrence {
         f64,
         f64,
     ) -> (f64, f64) + use<> {
-        move |__v0: f64, __v1: f64, __v2: usize, __tv0: f64, __tv1: f64| {
-            let mut __o: (
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-                ::core::option::Option<::autodiff::__private::NoTangent>,
-            ) = ::core::default::Default::default();
-            __o.0 = ::core::option::Option::Some(__tv0);
-            __o.1 = ::core::option::Option::Some(__tv1);
-            let __z0 = __o
-                .0
-                .is_none()
-                .then(|| {
-                    #[allow(unused_imports)]
-                    use ::autodiff::__private::forward::{
-                        ArgZero as _, NoZero as _, ScalarZero as _,
-                    };
-                    (&&&::autodiff::__private::forward::Probe(&__v0)).zero()
-                });
-            let __tv0: f64 = match __o.0 {
-                ::core::option::Option::Some(t) => t,
-                ::core::option::Option::None => {
-                    ::autodiff::__private::forward::lend(
-                        __z0.as_ref().expect("a zero tangent"),
-                    )
-                }
-            };
-            let __z1 = __o
-                .1
-                .is_none()
-                .then(|| {
-                    #[allow(unused_imports)]
-                    use ::autodiff::__private::forward::{
-                        ArgZero as _, NoZero as _, ScalarZero as _,
-                    };
-                    (&&&::autodiff::__private::forward::Probe(&__v1)).zero()
-                });
-            let __tv1: f64 = match __o.1 {
-                ::core::option::Option::Some(t) => t,
-                ::core::option::Option::None => {
-                    ::autodiff::__private::forward::lend(
-                        __z1.as_ref().expect("a zero tangent"),
-                    )
-                }
-            };
-            let __tv2 = ::autodiff::__private::NoTangent;
-            Self::__jvp(__v0, __v1, __v2, __tv0, __tv1, __tv2)
+        move |__v0, __v1, __v2, __tv0, __tv1| {
+            Self::__jvp_opts(
+                __v0,
+                __v1,
+                __v2,
+                (
+                    ::core::option::Option::Some(__tv0),
+                    ::core::option::Option::Some(__tv1),
+                    ::core::option::Option::None,
+                ),
+            )
         }
     }
     #[doc(hidden)]
+    #[inline]
     fn __jvp_sel1<__S>(
         _selection: __S,
-    ) -> impl ::core::ops::Fn(
-        f64,
-        f64,
-        usize,
-        <__S as ::autodiff::__private::forward::Scatter1<
-            (
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-                ::core::option::Option<::autodiff::__private::NoTangent>,
-            ),
-        >>::I0,
-    ) -> (f64, f64) + use<__S>
+    ) -> impl ::core::ops::Fn(f64, f64, usize, __S::I0) -> (f64, f64) + use<__S>
     where
         __S: ::autodiff::__private::forward::Scatter1<
-            (
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-                ::core::option::Option<::autodiff::__private::NoTangent>,
-            ),
+            (f64, f64, ::autodiff::__private::NoTangent),
         >,
     {
-        move |
-            __v0: f64,
-            __v1: f64,
-            __v2: usize,
-            __sel0: <__S as ::autodiff::__private::forward::Scatter1<
-                (
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<::autodiff::__private::NoTangent>,
-                ),
-            >>::I0|
-        {
-            let mut __o: (
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-                ::core::option::Option<::autodiff::__private::NoTangent>,
-            ) = ::core::default::Default::default();
-            <__S as ::autodiff::__private::forward::Scatter1<
-                (
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<::autodiff::__private::NoTangent>,
-                ),
-            >>::scatter(__sel0, &mut __o);
-            let __z0 = __o
-                .0
-                .is_none()
-                .then(|| {
-                    #[allow(unused_imports)]
-                    use ::autodiff::__private::forward::{
-                        ArgZero as _, NoZero as _, ScalarZero as _,
-                    };
-                    (&&&::autodiff::__private::forward::Probe(&__v0)).zero()
-                });
-            let __tv0: f64 = match __o.0 {
-                ::core::option::Option::Some(t) => t,
-                ::core::option::Option::None => {
-                    ::autodiff::__private::forward::lend(
-                        __z0.as_ref().expect("a zero tangent"),
-                    )
-                }
-            };
-            let __z1 = __o
-                .1
-                .is_none()
-                .then(|| {
-                    #[allow(unused_imports)]
-                    use ::autodiff::__private::forward::{
-                        ArgZero as _, NoZero as _, ScalarZero as _,
-                    };
-                    (&&&::autodiff::__private::forward::Probe(&__v1)).zero()
-                });
-            let __tv1: f64 = match __o.1 {
-                ::core::option::Option::Some(t) => t,
-                ::core::option::Option::None => {
-                    ::autodiff::__private::forward::lend(
-                        __z1.as_ref().expect("a zero tangent"),
-                    )
-                }
-            };
-            let __tv2 = ::autodiff::__private::NoTangent;
-            Self::__jvp(__v0, __v1, __v2, __tv0, __tv1, __tv2)
+        move |__v0, __v1, __v2, __sel0| {
+            Self::__jvp_opts(__v0, __v1, __v2, __S::scatter(__sel0))
         }
     }
     #[doc(hidden)]
+    #[inline]
     fn __jvp_sel2<__S>(
         _selection: __S,
-    ) -> impl ::core::ops::Fn(
+    ) -> impl ::core::ops::Fn(f64, f64, usize, __S::I0, __S::I1) -> (f64, f64) + use<__S>
+    where
+        __S: ::autodiff::__private::forward::Scatter2<
+            (f64, f64, ::autodiff::__private::NoTangent),
+        >,
+    {
+        move |__v0, __v1, __v2, __sel0, __sel1| {
+            Self::__jvp_opts(__v0, __v1, __v2, __S::scatter(__sel0, __sel1))
+        }
+    }
+    #[doc(hidden)]
+    const __HVP: ::core::option::Option<&'static str> = ::core::option::Option::Some(
+        "`recurrence` is not generic over its float type: `hvp!` and `hessian!` run its gradient on dual numbers, so write it `fn recurrence<T: Float>(…) -> T` with `T` for `f64`",
+    );
+    #[doc(hidden)]
+    fn __hvp_function<__R>() -> impl ::core::ops::Fn(
         f64,
         f64,
         usize,
-        <__S as ::autodiff::__private::forward::Scatter2<
-            (
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-                ::core::option::Option<::autodiff::__private::NoTangent>,
-            ),
-        >>::I0,
-        <__S as ::autodiff::__private::forward::Scatter2<
-            (
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-                ::core::option::Option<::autodiff::__private::NoTangent>,
-            ),
-        >>::I1,
-    ) -> (f64, f64) + use<__S>
-    where
-        __S: ::autodiff::__private::forward::Scatter2<
-            (
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-                ::core::option::Option<::autodiff::__private::NoTangent>,
-            ),
-        >,
-    {
-        move |
-            __v0: f64,
-            __v1: f64,
-            __v2: usize,
-            __sel0: <__S as ::autodiff::__private::forward::Scatter2<
-                (
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<::autodiff::__private::NoTangent>,
-                ),
-            >>::I0,
-            __sel1: <__S as ::autodiff::__private::forward::Scatter2<
-                (
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<::autodiff::__private::NoTangent>,
-                ),
-            >>::I1|
-        {
-            let mut __o: (
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-                ::core::option::Option<::autodiff::__private::NoTangent>,
-            ) = ::core::default::Default::default();
-            <__S as ::autodiff::__private::forward::Scatter2<
-                (
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<::autodiff::__private::NoTangent>,
-                ),
-            >>::scatter(__sel0, __sel1, &mut __o);
-            let __z0 = __o
-                .0
-                .is_none()
-                .then(|| {
-                    #[allow(unused_imports)]
-                    use ::autodiff::__private::forward::{
-                        ArgZero as _, NoZero as _, ScalarZero as _,
-                    };
-                    (&&&::autodiff::__private::forward::Probe(&__v0)).zero()
-                });
-            let __tv0: f64 = match __o.0 {
-                ::core::option::Option::Some(t) => t,
-                ::core::option::Option::None => {
-                    ::autodiff::__private::forward::lend(
-                        __z0.as_ref().expect("a zero tangent"),
-                    )
-                }
-            };
-            let __z1 = __o
-                .1
-                .is_none()
-                .then(|| {
-                    #[allow(unused_imports)]
-                    use ::autodiff::__private::forward::{
-                        ArgZero as _, NoZero as _, ScalarZero as _,
-                    };
-                    (&&&::autodiff::__private::forward::Probe(&__v1)).zero()
-                });
-            let __tv1: f64 = match __o.1 {
-                ::core::option::Option::Some(t) => t,
-                ::core::option::Option::None => {
-                    ::autodiff::__private::forward::lend(
-                        __z1.as_ref().expect("a zero tangent"),
-                    )
-                }
-            };
-            let __tv2 = ::autodiff::__private::NoTangent;
-            Self::__jvp(__v0, __v1, __v2, __tv0, __tv1, __tv2)
-        }
+        f64,
+        f64,
+    ) -> __R + use<__R> {
+        move |__v0, __v1, __v2, __h0, __h1| ::core::unreachable!()
+    }
+    #[doc(hidden)]
+    const __HESSIAN: ::core::option::Option<&'static str> = Self::__HVP;
+    #[doc(hidden)]
+    fn __hessian_function<__R>() -> impl ::core::ops::Fn(
+        f64,
+        f64,
+        usize,
+    ) -> __R + use<__R> {
+        move |__v0, __v1, __v2| ::core::unreachable!()
     }
 }

@@ -341,6 +341,41 @@ impl energy {
         (__y, __ty)
     }
     #[doc(hidden)]
+    #[inline]
+    fn __jvp_opts<T: Float>(
+        __v0: T,
+        __v1: T,
+        __v2: i32,
+        __o: <(
+            T,
+            T,
+            ::autodiff::__private::NoTangent,
+        ) as ::autodiff::__private::forward::Slots>::Opts,
+    ) -> (T, T)
+    where
+        T: ::autodiff::__private::Real,
+    {
+        #[allow(unused_imports)]
+        use ::autodiff::__private::forward::{ArgZero as _, NoZero as _, ScalarZero as _};
+        let __z0 = __o
+            .0
+            .is_none()
+            .then(|| (&&&::autodiff::__private::forward::Probe(&__v0)).zero());
+        let __tv0: T = __o
+            .0
+            .unwrap_or_else(|| ::autodiff::__private::forward::lend_zero(&__z0));
+        let __z1 = __o
+            .1
+            .is_none()
+            .then(|| (&&&::autodiff::__private::forward::Probe(&__v1)).zero());
+        let __tv1: T = __o
+            .1
+            .unwrap_or_else(|| ::autodiff::__private::forward::lend_zero(&__z1));
+        let __tv2 = ::autodiff::__private::NoTangent;
+        Self::__jvp::<T>(__v0, __v1, __v2, __tv0, __tv1, __tv2)
+    }
+    #[doc(hidden)]
+    #[inline]
     fn __jvp_function<T: Float>() -> impl ::core::ops::Fn(
         T,
         T,
@@ -351,244 +386,101 @@ impl energy {
     where
         T: ::autodiff::__private::Real,
     {
-        move |__v0: T, __v1: T, __v2: i32, __tv0: T, __tv1: T| {
-            let mut __o: (
-                ::core::option::Option<T>,
-                ::core::option::Option<T>,
-                ::core::option::Option<::autodiff::__private::NoTangent>,
-            ) = ::core::default::Default::default();
-            __o.0 = ::core::option::Option::Some(__tv0);
-            __o.1 = ::core::option::Option::Some(__tv1);
-            let __z0 = __o
-                .0
-                .is_none()
-                .then(|| {
-                    #[allow(unused_imports)]
-                    use ::autodiff::__private::forward::{
-                        ArgZero as _, NoZero as _, ScalarZero as _,
-                    };
-                    (&&&::autodiff::__private::forward::Probe(&__v0)).zero()
-                });
-            let __tv0: T = match __o.0 {
-                ::core::option::Option::Some(t) => t,
-                ::core::option::Option::None => {
-                    ::autodiff::__private::forward::lend(
-                        __z0.as_ref().expect("a zero tangent"),
-                    )
-                }
-            };
-            let __z1 = __o
-                .1
-                .is_none()
-                .then(|| {
-                    #[allow(unused_imports)]
-                    use ::autodiff::__private::forward::{
-                        ArgZero as _, NoZero as _, ScalarZero as _,
-                    };
-                    (&&&::autodiff::__private::forward::Probe(&__v1)).zero()
-                });
-            let __tv1: T = match __o.1 {
-                ::core::option::Option::Some(t) => t,
-                ::core::option::Option::None => {
-                    ::autodiff::__private::forward::lend(
-                        __z1.as_ref().expect("a zero tangent"),
-                    )
-                }
-            };
-            let __tv2 = ::autodiff::__private::NoTangent;
-            Self::__jvp::<T>(__v0, __v1, __v2, __tv0, __tv1, __tv2)
+        move |__v0, __v1, __v2, __tv0, __tv1| {
+            Self::__jvp_opts::<
+                T,
+            >(
+                __v0,
+                __v1,
+                __v2,
+                (
+                    ::core::option::Option::Some(__tv0),
+                    ::core::option::Option::Some(__tv1),
+                    ::core::option::Option::None,
+                ),
+            )
         }
     }
     #[doc(hidden)]
+    #[inline]
     fn __jvp_sel1<__S, T: Float>(
         _selection: __S,
-    ) -> impl ::core::ops::Fn(
-        T,
-        T,
-        i32,
-        <__S as ::autodiff::__private::forward::Scatter1<
-            (
-                ::core::option::Option<T>,
-                ::core::option::Option<T>,
-                ::core::option::Option<::autodiff::__private::NoTangent>,
-            ),
-        >>::I0,
-    ) -> (T, T) + use<__S, T>
+    ) -> impl ::core::ops::Fn(T, T, i32, __S::I0) -> (T, T) + use<__S, T>
     where
         __S: ::autodiff::__private::forward::Scatter1<
-            (
-                ::core::option::Option<T>,
-                ::core::option::Option<T>,
-                ::core::option::Option<::autodiff::__private::NoTangent>,
-            ),
+            (T, T, ::autodiff::__private::NoTangent),
         >,
         T: ::autodiff::__private::Real,
     {
-        move |
-            __v0: T,
-            __v1: T,
-            __v2: i32,
-            __sel0: <__S as ::autodiff::__private::forward::Scatter1<
-                (
-                    ::core::option::Option<T>,
-                    ::core::option::Option<T>,
-                    ::core::option::Option<::autodiff::__private::NoTangent>,
-                ),
-            >>::I0|
-        {
-            let mut __o: (
-                ::core::option::Option<T>,
-                ::core::option::Option<T>,
-                ::core::option::Option<::autodiff::__private::NoTangent>,
-            ) = ::core::default::Default::default();
-            <__S as ::autodiff::__private::forward::Scatter1<
-                (
-                    ::core::option::Option<T>,
-                    ::core::option::Option<T>,
-                    ::core::option::Option<::autodiff::__private::NoTangent>,
-                ),
-            >>::scatter(__sel0, &mut __o);
-            let __z0 = __o
-                .0
-                .is_none()
-                .then(|| {
-                    #[allow(unused_imports)]
-                    use ::autodiff::__private::forward::{
-                        ArgZero as _, NoZero as _, ScalarZero as _,
-                    };
-                    (&&&::autodiff::__private::forward::Probe(&__v0)).zero()
-                });
-            let __tv0: T = match __o.0 {
-                ::core::option::Option::Some(t) => t,
-                ::core::option::Option::None => {
-                    ::autodiff::__private::forward::lend(
-                        __z0.as_ref().expect("a zero tangent"),
-                    )
-                }
-            };
-            let __z1 = __o
-                .1
-                .is_none()
-                .then(|| {
-                    #[allow(unused_imports)]
-                    use ::autodiff::__private::forward::{
-                        ArgZero as _, NoZero as _, ScalarZero as _,
-                    };
-                    (&&&::autodiff::__private::forward::Probe(&__v1)).zero()
-                });
-            let __tv1: T = match __o.1 {
-                ::core::option::Option::Some(t) => t,
-                ::core::option::Option::None => {
-                    ::autodiff::__private::forward::lend(
-                        __z1.as_ref().expect("a zero tangent"),
-                    )
-                }
-            };
-            let __tv2 = ::autodiff::__private::NoTangent;
-            Self::__jvp::<T>(__v0, __v1, __v2, __tv0, __tv1, __tv2)
+        move |__v0, __v1, __v2, __sel0| {
+            Self::__jvp_opts::<T>(__v0, __v1, __v2, __S::scatter(__sel0))
         }
     }
     #[doc(hidden)]
+    #[inline]
     fn __jvp_sel2<__S, T: Float>(
         _selection: __S,
-    ) -> impl ::core::ops::Fn(
-        T,
-        T,
-        i32,
-        <__S as ::autodiff::__private::forward::Scatter2<
-            (
-                ::core::option::Option<T>,
-                ::core::option::Option<T>,
-                ::core::option::Option<::autodiff::__private::NoTangent>,
-            ),
-        >>::I0,
-        <__S as ::autodiff::__private::forward::Scatter2<
-            (
-                ::core::option::Option<T>,
-                ::core::option::Option<T>,
-                ::core::option::Option<::autodiff::__private::NoTangent>,
-            ),
-        >>::I1,
-    ) -> (T, T) + use<__S, T>
+    ) -> impl ::core::ops::Fn(T, T, i32, __S::I0, __S::I1) -> (T, T) + use<__S, T>
     where
         __S: ::autodiff::__private::forward::Scatter2<
-            (
-                ::core::option::Option<T>,
-                ::core::option::Option<T>,
-                ::core::option::Option<::autodiff::__private::NoTangent>,
-            ),
+            (T, T, ::autodiff::__private::NoTangent),
         >,
         T: ::autodiff::__private::Real,
     {
-        move |
-            __v0: T,
-            __v1: T,
-            __v2: i32,
-            __sel0: <__S as ::autodiff::__private::forward::Scatter2<
-                (
-                    ::core::option::Option<T>,
-                    ::core::option::Option<T>,
-                    ::core::option::Option<::autodiff::__private::NoTangent>,
-                ),
-            >>::I0,
-            __sel1: <__S as ::autodiff::__private::forward::Scatter2<
-                (
-                    ::core::option::Option<T>,
-                    ::core::option::Option<T>,
-                    ::core::option::Option<::autodiff::__private::NoTangent>,
-                ),
-            >>::I1|
-        {
-            let mut __o: (
-                ::core::option::Option<T>,
-                ::core::option::Option<T>,
-                ::core::option::Option<::autodiff::__private::NoTangent>,
-            ) = ::core::default::Default::default();
-            <__S as ::autodiff::__private::forward::Scatter2<
-                (
-                    ::core::option::Option<T>,
-                    ::core::option::Option<T>,
-                    ::core::option::Option<::autodiff::__private::NoTangent>,
-                ),
-            >>::scatter(__sel0, __sel1, &mut __o);
-            let __z0 = __o
-                .0
-                .is_none()
-                .then(|| {
-                    #[allow(unused_imports)]
-                    use ::autodiff::__private::forward::{
-                        ArgZero as _, NoZero as _, ScalarZero as _,
-                    };
-                    (&&&::autodiff::__private::forward::Probe(&__v0)).zero()
-                });
-            let __tv0: T = match __o.0 {
-                ::core::option::Option::Some(t) => t,
-                ::core::option::Option::None => {
-                    ::autodiff::__private::forward::lend(
-                        __z0.as_ref().expect("a zero tangent"),
-                    )
-                }
-            };
-            let __z1 = __o
-                .1
-                .is_none()
-                .then(|| {
-                    #[allow(unused_imports)]
-                    use ::autodiff::__private::forward::{
-                        ArgZero as _, NoZero as _, ScalarZero as _,
-                    };
-                    (&&&::autodiff::__private::forward::Probe(&__v1)).zero()
-                });
-            let __tv1: T = match __o.1 {
-                ::core::option::Option::Some(t) => t,
-                ::core::option::Option::None => {
-                    ::autodiff::__private::forward::lend(
-                        __z1.as_ref().expect("a zero tangent"),
-                    )
-                }
-            };
-            let __tv2 = ::autodiff::__private::NoTangent;
-            Self::__jvp::<T>(__v0, __v1, __v2, __tv0, __tv1, __tv2)
+        move |__v0, __v1, __v2, __sel0, __sel1| {
+            Self::__jvp_opts::<T>(__v0, __v1, __v2, __S::scatter(__sel0, __sel1))
         }
+    }
+    #[doc(hidden)]
+    const __HVP: ::core::option::Option<&'static str> = ::core::option::Option::None;
+    #[doc(hidden)]
+    #[inline]
+    fn __hvp<T: Float>(__v0: T, __v1: T, __v2: i32, __h0: T, __h1: T) -> (T, T)
+    where
+        T: ::autodiff::__private::Real,
+        ::autodiff::__private::dual::Dual<T>: Float + ::autodiff::__private::Real,
+    {
+        let __d0 = ::autodiff::__private::dual::HvpArg::duals(&__v0, &__h0);
+        let __d1 = ::autodiff::__private::dual::HvpArg::duals(&__v1, &__h1);
+        let (_, __pullback) = Self::__vjp::<
+            ::autodiff::__private::dual::Dual<T>,
+        >(__d0, __d1, __v2);
+        let (__g0, __g1, __g2) = __pullback(::autodiff::__private::dual::seed());
+        (
+            ::autodiff::__private::dual::tangent_part(__g0),
+            ::autodiff::__private::dual::tangent_part(__g1),
+        )
+    }
+    #[doc(hidden)]
+    #[inline]
+    fn __hvp_function<T: Float>() -> impl ::core::ops::Fn(
+        T,
+        T,
+        i32,
+        T,
+        T,
+    ) -> (T, T) + use<T>
+    where
+        T: ::autodiff::__private::Real,
+        ::autodiff::__private::dual::Dual<T>: Float + ::autodiff::__private::Real,
+    {
+        move |__v0, __v1, __v2, __h0, __h1| Self::__hvp::<
+            T,
+        >(__v0, __v1, __v2, __h0, __h1)
+    }
+    #[doc(hidden)]
+    const __HESSIAN: ::core::option::Option<&'static str> = ::core::option::Option::Some(
+        "`energy` has 2 differentiable parameters: `hessian!` needs exactly one",
+    );
+    #[doc(hidden)]
+    fn __hessian_function<T: Float, __R>() -> impl ::core::ops::Fn(
+        T,
+        T,
+        i32,
+    ) -> __R + use<T, __R>
+    where
+        T: ::autodiff::__private::Real,
+    {
+        move |__v0, __v1, __v2| ::core::unreachable!()
     }
 }

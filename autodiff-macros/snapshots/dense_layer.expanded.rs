@@ -320,6 +320,47 @@ impl dense {
         (__y, __ty)
     }
     #[doc(hidden)]
+    #[inline]
+    fn __jvp_opts<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2>(
+        __v0: &'__autodiff_l0 Array2<f64>,
+        __v1: &'__autodiff_l1 Array2<f64>,
+        __v2: &'__autodiff_l2 Array1<f64>,
+        __o: <(
+            &'__autodiff_l0 Array2<f64>,
+            &'__autodiff_l1 Array2<f64>,
+            &'__autodiff_l2 Array1<f64>,
+        ) as ::autodiff::__private::forward::Slots>::Opts,
+    ) -> (f64, f64) {
+        #[allow(unused_imports)]
+        use ::autodiff::__private::forward::{ArgZero as _, NoZero as _, ScalarZero as _};
+        let __z0 = __o
+            .0
+            .is_none()
+            .then(|| (&&&::autodiff::__private::forward::Probe(&__v0)).zero());
+        let __tv0: &Array2<f64> = __o
+            .0
+            .unwrap_or_else(|| ::autodiff::__private::forward::lend_zero(&__z0));
+        ::autodiff::__private::forward::check_shape(&__v0, &__tv0, "dense", "x");
+        let __z1 = __o
+            .1
+            .is_none()
+            .then(|| (&&&::autodiff::__private::forward::Probe(&__v1)).zero());
+        let __tv1: &Array2<f64> = __o
+            .1
+            .unwrap_or_else(|| ::autodiff::__private::forward::lend_zero(&__z1));
+        ::autodiff::__private::forward::check_shape(&__v1, &__tv1, "dense", "w");
+        let __z2 = __o
+            .2
+            .is_none()
+            .then(|| (&&&::autodiff::__private::forward::Probe(&__v2)).zero());
+        let __tv2: &Array1<f64> = __o
+            .2
+            .unwrap_or_else(|| ::autodiff::__private::forward::lend_zero(&__z2));
+        ::autodiff::__private::forward::check_shape(&__v2, &__tv2, "dense", "b");
+        Self::__jvp(__v0, __v1, __v2, __tv0, __tv1, __tv2)
+    }
+    #[doc(hidden)]
+    #[inline]
     fn __jvp_function<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2>() -> impl ::core::ops::Fn(
         &Array2<f64>,
         &Array2<f64>,
@@ -328,446 +369,114 @@ impl dense {
         &Array2<f64>,
         &Array1<f64>,
     ) -> (f64, f64) + use<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2> {
-        move |
-            __v0: &Array2<f64>,
-            __v1: &Array2<f64>,
-            __v2: &Array1<f64>,
-            __tv0: &Array2<f64>,
-            __tv1: &Array2<f64>,
-            __tv2: &Array1<f64>|
-        {
-            let mut __o: (
-                ::core::option::Option<&Array2<f64>>,
-                ::core::option::Option<&Array2<f64>>,
-                ::core::option::Option<&Array1<f64>>,
-            ) = ::core::default::Default::default();
-            __o.0 = ::core::option::Option::Some(__tv0);
-            __o.1 = ::core::option::Option::Some(__tv1);
-            __o.2 = ::core::option::Option::Some(__tv2);
-            let __z0 = __o
-                .0
-                .is_none()
-                .then(|| {
-                    #[allow(unused_imports)]
-                    use ::autodiff::__private::forward::{
-                        ArgZero as _, NoZero as _, ScalarZero as _,
-                    };
-                    (&&&::autodiff::__private::forward::Probe(&__v0)).zero()
-                });
-            let __tv0: &Array2<f64> = match __o.0 {
-                ::core::option::Option::Some(t) => t,
-                ::core::option::Option::None => {
-                    ::autodiff::__private::forward::lend(
-                        __z0.as_ref().expect("a zero tangent"),
-                    )
-                }
-            };
-            ::autodiff::__private::forward::check_shape(&__v0, &__tv0, "dense", "x");
-            let __z1 = __o
-                .1
-                .is_none()
-                .then(|| {
-                    #[allow(unused_imports)]
-                    use ::autodiff::__private::forward::{
-                        ArgZero as _, NoZero as _, ScalarZero as _,
-                    };
-                    (&&&::autodiff::__private::forward::Probe(&__v1)).zero()
-                });
-            let __tv1: &Array2<f64> = match __o.1 {
-                ::core::option::Option::Some(t) => t,
-                ::core::option::Option::None => {
-                    ::autodiff::__private::forward::lend(
-                        __z1.as_ref().expect("a zero tangent"),
-                    )
-                }
-            };
-            ::autodiff::__private::forward::check_shape(&__v1, &__tv1, "dense", "w");
-            let __z2 = __o
-                .2
-                .is_none()
-                .then(|| {
-                    #[allow(unused_imports)]
-                    use ::autodiff::__private::forward::{
-                        ArgZero as _, NoZero as _, ScalarZero as _,
-                    };
-                    (&&&::autodiff::__private::forward::Probe(&__v2)).zero()
-                });
-            let __tv2: &Array1<f64> = match __o.2 {
-                ::core::option::Option::Some(t) => t,
-                ::core::option::Option::None => {
-                    ::autodiff::__private::forward::lend(
-                        __z2.as_ref().expect("a zero tangent"),
-                    )
-                }
-            };
-            ::autodiff::__private::forward::check_shape(&__v2, &__tv2, "dense", "b");
-            Self::__jvp(__v0, __v1, __v2, __tv0, __tv1, __tv2)
+        move |__v0, __v1, __v2, __tv0, __tv1, __tv2| {
+            Self::__jvp_opts(
+                __v0,
+                __v1,
+                __v2,
+                (
+                    ::core::option::Option::Some(__tv0),
+                    ::core::option::Option::Some(__tv1),
+                    ::core::option::Option::Some(__tv2),
+                ),
+            )
         }
     }
     #[doc(hidden)]
+    #[inline]
     fn __jvp_sel1<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, __S>(
         _selection: __S,
     ) -> impl ::core::ops::Fn(
         &Array2<f64>,
         &Array2<f64>,
         &Array1<f64>,
-        <__S as ::autodiff::__private::forward::Scatter1<
-            (
-                ::core::option::Option<&'__autodiff_l0 Array2<f64>>,
-                ::core::option::Option<&'__autodiff_l1 Array2<f64>>,
-                ::core::option::Option<&'__autodiff_l2 Array1<f64>>,
-            ),
-        >>::I0,
+        __S::I0,
     ) -> (f64, f64) + use<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, __S>
     where
         __S: ::autodiff::__private::forward::Scatter1<
             (
-                ::core::option::Option<&'__autodiff_l0 Array2<f64>>,
-                ::core::option::Option<&'__autodiff_l1 Array2<f64>>,
-                ::core::option::Option<&'__autodiff_l2 Array1<f64>>,
+                &'__autodiff_l0 Array2<f64>,
+                &'__autodiff_l1 Array2<f64>,
+                &'__autodiff_l2 Array1<f64>,
             ),
         >,
     {
-        move |
-            __v0: &Array2<f64>,
-            __v1: &Array2<f64>,
-            __v2: &Array1<f64>,
-            __sel0: <__S as ::autodiff::__private::forward::Scatter1<
-                (
-                    ::core::option::Option<&'__autodiff_l0 Array2<f64>>,
-                    ::core::option::Option<&'__autodiff_l1 Array2<f64>>,
-                    ::core::option::Option<&'__autodiff_l2 Array1<f64>>,
-                ),
-            >>::I0|
-        {
-            let mut __o: (
-                ::core::option::Option<&'__autodiff_l0 Array2<f64>>,
-                ::core::option::Option<&'__autodiff_l1 Array2<f64>>,
-                ::core::option::Option<&'__autodiff_l2 Array1<f64>>,
-            ) = ::core::default::Default::default();
-            <__S as ::autodiff::__private::forward::Scatter1<
-                (
-                    ::core::option::Option<&'__autodiff_l0 Array2<f64>>,
-                    ::core::option::Option<&'__autodiff_l1 Array2<f64>>,
-                    ::core::option::Option<&'__autodiff_l2 Array1<f64>>,
-                ),
-            >>::scatter(__sel0, &mut __o);
-            let __z0 = __o
-                .0
-                .is_none()
-                .then(|| {
-                    #[allow(unused_imports)]
-                    use ::autodiff::__private::forward::{
-                        ArgZero as _, NoZero as _, ScalarZero as _,
-                    };
-                    (&&&::autodiff::__private::forward::Probe(&__v0)).zero()
-                });
-            let __tv0: &Array2<f64> = match __o.0 {
-                ::core::option::Option::Some(t) => t,
-                ::core::option::Option::None => {
-                    ::autodiff::__private::forward::lend(
-                        __z0.as_ref().expect("a zero tangent"),
-                    )
-                }
-            };
-            ::autodiff::__private::forward::check_shape(&__v0, &__tv0, "dense", "x");
-            let __z1 = __o
-                .1
-                .is_none()
-                .then(|| {
-                    #[allow(unused_imports)]
-                    use ::autodiff::__private::forward::{
-                        ArgZero as _, NoZero as _, ScalarZero as _,
-                    };
-                    (&&&::autodiff::__private::forward::Probe(&__v1)).zero()
-                });
-            let __tv1: &Array2<f64> = match __o.1 {
-                ::core::option::Option::Some(t) => t,
-                ::core::option::Option::None => {
-                    ::autodiff::__private::forward::lend(
-                        __z1.as_ref().expect("a zero tangent"),
-                    )
-                }
-            };
-            ::autodiff::__private::forward::check_shape(&__v1, &__tv1, "dense", "w");
-            let __z2 = __o
-                .2
-                .is_none()
-                .then(|| {
-                    #[allow(unused_imports)]
-                    use ::autodiff::__private::forward::{
-                        ArgZero as _, NoZero as _, ScalarZero as _,
-                    };
-                    (&&&::autodiff::__private::forward::Probe(&__v2)).zero()
-                });
-            let __tv2: &Array1<f64> = match __o.2 {
-                ::core::option::Option::Some(t) => t,
-                ::core::option::Option::None => {
-                    ::autodiff::__private::forward::lend(
-                        __z2.as_ref().expect("a zero tangent"),
-                    )
-                }
-            };
-            ::autodiff::__private::forward::check_shape(&__v2, &__tv2, "dense", "b");
-            Self::__jvp(__v0, __v1, __v2, __tv0, __tv1, __tv2)
+        move |__v0, __v1, __v2, __sel0| {
+            Self::__jvp_opts(__v0, __v1, __v2, __S::scatter(__sel0))
         }
     }
     #[doc(hidden)]
+    #[inline]
     fn __jvp_sel2<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, __S>(
         _selection: __S,
     ) -> impl ::core::ops::Fn(
         &Array2<f64>,
         &Array2<f64>,
         &Array1<f64>,
-        <__S as ::autodiff::__private::forward::Scatter2<
-            (
-                ::core::option::Option<&'__autodiff_l0 Array2<f64>>,
-                ::core::option::Option<&'__autodiff_l1 Array2<f64>>,
-                ::core::option::Option<&'__autodiff_l2 Array1<f64>>,
-            ),
-        >>::I0,
-        <__S as ::autodiff::__private::forward::Scatter2<
-            (
-                ::core::option::Option<&'__autodiff_l0 Array2<f64>>,
-                ::core::option::Option<&'__autodiff_l1 Array2<f64>>,
-                ::core::option::Option<&'__autodiff_l2 Array1<f64>>,
-            ),
-        >>::I1,
+        __S::I0,
+        __S::I1,
     ) -> (f64, f64) + use<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, __S>
     where
         __S: ::autodiff::__private::forward::Scatter2<
             (
-                ::core::option::Option<&'__autodiff_l0 Array2<f64>>,
-                ::core::option::Option<&'__autodiff_l1 Array2<f64>>,
-                ::core::option::Option<&'__autodiff_l2 Array1<f64>>,
+                &'__autodiff_l0 Array2<f64>,
+                &'__autodiff_l1 Array2<f64>,
+                &'__autodiff_l2 Array1<f64>,
             ),
         >,
     {
-        move |
-            __v0: &Array2<f64>,
-            __v1: &Array2<f64>,
-            __v2: &Array1<f64>,
-            __sel0: <__S as ::autodiff::__private::forward::Scatter2<
-                (
-                    ::core::option::Option<&'__autodiff_l0 Array2<f64>>,
-                    ::core::option::Option<&'__autodiff_l1 Array2<f64>>,
-                    ::core::option::Option<&'__autodiff_l2 Array1<f64>>,
-                ),
-            >>::I0,
-            __sel1: <__S as ::autodiff::__private::forward::Scatter2<
-                (
-                    ::core::option::Option<&'__autodiff_l0 Array2<f64>>,
-                    ::core::option::Option<&'__autodiff_l1 Array2<f64>>,
-                    ::core::option::Option<&'__autodiff_l2 Array1<f64>>,
-                ),
-            >>::I1|
-        {
-            let mut __o: (
-                ::core::option::Option<&'__autodiff_l0 Array2<f64>>,
-                ::core::option::Option<&'__autodiff_l1 Array2<f64>>,
-                ::core::option::Option<&'__autodiff_l2 Array1<f64>>,
-            ) = ::core::default::Default::default();
-            <__S as ::autodiff::__private::forward::Scatter2<
-                (
-                    ::core::option::Option<&'__autodiff_l0 Array2<f64>>,
-                    ::core::option::Option<&'__autodiff_l1 Array2<f64>>,
-                    ::core::option::Option<&'__autodiff_l2 Array1<f64>>,
-                ),
-            >>::scatter(__sel0, __sel1, &mut __o);
-            let __z0 = __o
-                .0
-                .is_none()
-                .then(|| {
-                    #[allow(unused_imports)]
-                    use ::autodiff::__private::forward::{
-                        ArgZero as _, NoZero as _, ScalarZero as _,
-                    };
-                    (&&&::autodiff::__private::forward::Probe(&__v0)).zero()
-                });
-            let __tv0: &Array2<f64> = match __o.0 {
-                ::core::option::Option::Some(t) => t,
-                ::core::option::Option::None => {
-                    ::autodiff::__private::forward::lend(
-                        __z0.as_ref().expect("a zero tangent"),
-                    )
-                }
-            };
-            ::autodiff::__private::forward::check_shape(&__v0, &__tv0, "dense", "x");
-            let __z1 = __o
-                .1
-                .is_none()
-                .then(|| {
-                    #[allow(unused_imports)]
-                    use ::autodiff::__private::forward::{
-                        ArgZero as _, NoZero as _, ScalarZero as _,
-                    };
-                    (&&&::autodiff::__private::forward::Probe(&__v1)).zero()
-                });
-            let __tv1: &Array2<f64> = match __o.1 {
-                ::core::option::Option::Some(t) => t,
-                ::core::option::Option::None => {
-                    ::autodiff::__private::forward::lend(
-                        __z1.as_ref().expect("a zero tangent"),
-                    )
-                }
-            };
-            ::autodiff::__private::forward::check_shape(&__v1, &__tv1, "dense", "w");
-            let __z2 = __o
-                .2
-                .is_none()
-                .then(|| {
-                    #[allow(unused_imports)]
-                    use ::autodiff::__private::forward::{
-                        ArgZero as _, NoZero as _, ScalarZero as _,
-                    };
-                    (&&&::autodiff::__private::forward::Probe(&__v2)).zero()
-                });
-            let __tv2: &Array1<f64> = match __o.2 {
-                ::core::option::Option::Some(t) => t,
-                ::core::option::Option::None => {
-                    ::autodiff::__private::forward::lend(
-                        __z2.as_ref().expect("a zero tangent"),
-                    )
-                }
-            };
-            ::autodiff::__private::forward::check_shape(&__v2, &__tv2, "dense", "b");
-            Self::__jvp(__v0, __v1, __v2, __tv0, __tv1, __tv2)
+        move |__v0, __v1, __v2, __sel0, __sel1| {
+            Self::__jvp_opts(__v0, __v1, __v2, __S::scatter(__sel0, __sel1))
         }
     }
     #[doc(hidden)]
+    #[inline]
     fn __jvp_sel3<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, __S>(
         _selection: __S,
     ) -> impl ::core::ops::Fn(
         &Array2<f64>,
         &Array2<f64>,
         &Array1<f64>,
-        <__S as ::autodiff::__private::forward::Scatter3<
-            (
-                ::core::option::Option<&'__autodiff_l0 Array2<f64>>,
-                ::core::option::Option<&'__autodiff_l1 Array2<f64>>,
-                ::core::option::Option<&'__autodiff_l2 Array1<f64>>,
-            ),
-        >>::I0,
-        <__S as ::autodiff::__private::forward::Scatter3<
-            (
-                ::core::option::Option<&'__autodiff_l0 Array2<f64>>,
-                ::core::option::Option<&'__autodiff_l1 Array2<f64>>,
-                ::core::option::Option<&'__autodiff_l2 Array1<f64>>,
-            ),
-        >>::I1,
-        <__S as ::autodiff::__private::forward::Scatter3<
-            (
-                ::core::option::Option<&'__autodiff_l0 Array2<f64>>,
-                ::core::option::Option<&'__autodiff_l1 Array2<f64>>,
-                ::core::option::Option<&'__autodiff_l2 Array1<f64>>,
-            ),
-        >>::I2,
+        __S::I0,
+        __S::I1,
+        __S::I2,
     ) -> (f64, f64) + use<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, __S>
     where
         __S: ::autodiff::__private::forward::Scatter3<
             (
-                ::core::option::Option<&'__autodiff_l0 Array2<f64>>,
-                ::core::option::Option<&'__autodiff_l1 Array2<f64>>,
-                ::core::option::Option<&'__autodiff_l2 Array1<f64>>,
+                &'__autodiff_l0 Array2<f64>,
+                &'__autodiff_l1 Array2<f64>,
+                &'__autodiff_l2 Array1<f64>,
             ),
         >,
     {
-        move |
-            __v0: &Array2<f64>,
-            __v1: &Array2<f64>,
-            __v2: &Array1<f64>,
-            __sel0: <__S as ::autodiff::__private::forward::Scatter3<
-                (
-                    ::core::option::Option<&'__autodiff_l0 Array2<f64>>,
-                    ::core::option::Option<&'__autodiff_l1 Array2<f64>>,
-                    ::core::option::Option<&'__autodiff_l2 Array1<f64>>,
-                ),
-            >>::I0,
-            __sel1: <__S as ::autodiff::__private::forward::Scatter3<
-                (
-                    ::core::option::Option<&'__autodiff_l0 Array2<f64>>,
-                    ::core::option::Option<&'__autodiff_l1 Array2<f64>>,
-                    ::core::option::Option<&'__autodiff_l2 Array1<f64>>,
-                ),
-            >>::I1,
-            __sel2: <__S as ::autodiff::__private::forward::Scatter3<
-                (
-                    ::core::option::Option<&'__autodiff_l0 Array2<f64>>,
-                    ::core::option::Option<&'__autodiff_l1 Array2<f64>>,
-                    ::core::option::Option<&'__autodiff_l2 Array1<f64>>,
-                ),
-            >>::I2|
-        {
-            let mut __o: (
-                ::core::option::Option<&'__autodiff_l0 Array2<f64>>,
-                ::core::option::Option<&'__autodiff_l1 Array2<f64>>,
-                ::core::option::Option<&'__autodiff_l2 Array1<f64>>,
-            ) = ::core::default::Default::default();
-            <__S as ::autodiff::__private::forward::Scatter3<
-                (
-                    ::core::option::Option<&'__autodiff_l0 Array2<f64>>,
-                    ::core::option::Option<&'__autodiff_l1 Array2<f64>>,
-                    ::core::option::Option<&'__autodiff_l2 Array1<f64>>,
-                ),
-            >>::scatter(__sel0, __sel1, __sel2, &mut __o);
-            let __z0 = __o
-                .0
-                .is_none()
-                .then(|| {
-                    #[allow(unused_imports)]
-                    use ::autodiff::__private::forward::{
-                        ArgZero as _, NoZero as _, ScalarZero as _,
-                    };
-                    (&&&::autodiff::__private::forward::Probe(&__v0)).zero()
-                });
-            let __tv0: &Array2<f64> = match __o.0 {
-                ::core::option::Option::Some(t) => t,
-                ::core::option::Option::None => {
-                    ::autodiff::__private::forward::lend(
-                        __z0.as_ref().expect("a zero tangent"),
-                    )
-                }
-            };
-            ::autodiff::__private::forward::check_shape(&__v0, &__tv0, "dense", "x");
-            let __z1 = __o
-                .1
-                .is_none()
-                .then(|| {
-                    #[allow(unused_imports)]
-                    use ::autodiff::__private::forward::{
-                        ArgZero as _, NoZero as _, ScalarZero as _,
-                    };
-                    (&&&::autodiff::__private::forward::Probe(&__v1)).zero()
-                });
-            let __tv1: &Array2<f64> = match __o.1 {
-                ::core::option::Option::Some(t) => t,
-                ::core::option::Option::None => {
-                    ::autodiff::__private::forward::lend(
-                        __z1.as_ref().expect("a zero tangent"),
-                    )
-                }
-            };
-            ::autodiff::__private::forward::check_shape(&__v1, &__tv1, "dense", "w");
-            let __z2 = __o
-                .2
-                .is_none()
-                .then(|| {
-                    #[allow(unused_imports)]
-                    use ::autodiff::__private::forward::{
-                        ArgZero as _, NoZero as _, ScalarZero as _,
-                    };
-                    (&&&::autodiff::__private::forward::Probe(&__v2)).zero()
-                });
-            let __tv2: &Array1<f64> = match __o.2 {
-                ::core::option::Option::Some(t) => t,
-                ::core::option::Option::None => {
-                    ::autodiff::__private::forward::lend(
-                        __z2.as_ref().expect("a zero tangent"),
-                    )
-                }
-            };
-            ::autodiff::__private::forward::check_shape(&__v2, &__tv2, "dense", "b");
-            Self::__jvp(__v0, __v1, __v2, __tv0, __tv1, __tv2)
+        move |__v0, __v1, __v2, __sel0, __sel1, __sel2| {
+            Self::__jvp_opts(__v0, __v1, __v2, __S::scatter(__sel0, __sel1, __sel2))
         }
+    }
+    #[doc(hidden)]
+    const __HVP: ::core::option::Option<&'static str> = ::core::option::Option::Some(
+        "`dense` is not generic over its float type: `hvp!` and `hessian!` run its gradient on dual numbers, so write it `fn dense<T: Float>(…) -> T` with `T` for `f64`",
+    );
+    #[doc(hidden)]
+    fn __hvp_function<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, __R>() -> impl ::core::ops::Fn(
+        &Array2<f64>,
+        &Array2<f64>,
+        &Array1<f64>,
+        &Array2<f64>,
+        &Array2<f64>,
+        &Array1<f64>,
+    ) -> __R + use<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, __R> {
+        move |__v0, __v1, __v2, __h0, __h1, __h2| ::core::unreachable!()
+    }
+    #[doc(hidden)]
+    const __HESSIAN: ::core::option::Option<&'static str> = Self::__HVP;
+    #[doc(hidden)]
+    fn __hessian_function<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, __R>() -> impl ::core::ops::Fn(
+        &Array2<f64>,
+        &Array2<f64>,
+        &Array1<f64>,
+    ) -> __R + use<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, __R> {
+        move |__v0, __v1, __v2| ::core::unreachable!()
     }
 }

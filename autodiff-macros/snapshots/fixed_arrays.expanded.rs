@@ -414,6 +414,23 @@ impl cross_rotated {
         )
     }
     #[doc(hidden)]
+    #[inline]
+    fn __jvp_opts<'__autodiff_l0>(
+        __v0: [f64; 2],
+        __v1: &'__autodiff_l0 [[f64; 2]; 2],
+        __v2: [f64; 3],
+        __o: <(
+            [f64; 2],
+            &'__autodiff_l0 [[f64; 2]; 2],
+            [f64; 3],
+        ) as ::autodiff::__private::forward::Slots>::Opts,
+    ) -> ([f64; 3], [f64; 3]) {
+        ::core::unreachable!(
+            "`cross_rotated` cannot be differentiated in forward mode yet: the parameter `__autodiff_arg0`, whose type has no tangent argument yet (floats, float slices and `Vec`s, and ndarray arrays have)"
+        )
+    }
+    #[doc(hidden)]
+    #[inline]
     fn __jvp_function<'__autodiff_l0>() -> impl ::core::ops::Fn(
         [f64; 2],
         &[[f64; 2]; 2],
@@ -422,226 +439,101 @@ impl cross_rotated {
         &[[f64; 2]; 2],
         [f64; 3],
     ) -> ([f64; 3], [f64; 3]) + use<'__autodiff_l0> {
-        move |
-            __v0: [f64; 2],
-            __v1: &[[f64; 2]; 2],
-            __v2: [f64; 3],
-            __tv0: [f64; 2],
-            __tv1: &[[f64; 2]; 2],
-            __tv2: [f64; 3]|
-        {
-            let mut __o: (
-                ::core::option::Option<[f64; 2]>,
-                ::core::option::Option<&[[f64; 2]; 2]>,
-                ::core::option::Option<[f64; 3]>,
-            ) = ::core::default::Default::default();
-            __o.0 = ::core::option::Option::Some(__tv0);
-            __o.1 = ::core::option::Option::Some(__tv1);
-            __o.2 = ::core::option::Option::Some(__tv2);
+        move |__v0, __v1, __v2, __tv0, __tv1, __tv2| {
             ::core::unreachable!(
                 "`cross_rotated` cannot be differentiated in forward mode yet: the parameter `__autodiff_arg0`, whose type has no tangent argument yet (floats, float slices and `Vec`s, and ndarray arrays have)"
             )
         }
     }
     #[doc(hidden)]
+    #[inline]
     fn __jvp_sel1<'__autodiff_l0, __S>(
         _selection: __S,
     ) -> impl ::core::ops::Fn(
         [f64; 2],
         &[[f64; 2]; 2],
         [f64; 3],
-        <__S as ::autodiff::__private::forward::Scatter1<
-            (
-                ::core::option::Option<[f64; 2]>,
-                ::core::option::Option<&'__autodiff_l0 [[f64; 2]; 2]>,
-                ::core::option::Option<[f64; 3]>,
-            ),
-        >>::I0,
+        __S::I0,
     ) -> ([f64; 3], [f64; 3]) + use<'__autodiff_l0, __S>
     where
         __S: ::autodiff::__private::forward::Scatter1<
-            (
-                ::core::option::Option<[f64; 2]>,
-                ::core::option::Option<&'__autodiff_l0 [[f64; 2]; 2]>,
-                ::core::option::Option<[f64; 3]>,
-            ),
+            ([f64; 2], &'__autodiff_l0 [[f64; 2]; 2], [f64; 3]),
         >,
     {
-        move |
-            __v0: [f64; 2],
-            __v1: &[[f64; 2]; 2],
-            __v2: [f64; 3],
-            __sel0: <__S as ::autodiff::__private::forward::Scatter1<
-                (
-                    ::core::option::Option<[f64; 2]>,
-                    ::core::option::Option<&'__autodiff_l0 [[f64; 2]; 2]>,
-                    ::core::option::Option<[f64; 3]>,
-                ),
-            >>::I0|
-        {
-            let mut __o: (
-                ::core::option::Option<[f64; 2]>,
-                ::core::option::Option<&'__autodiff_l0 [[f64; 2]; 2]>,
-                ::core::option::Option<[f64; 3]>,
-            ) = ::core::default::Default::default();
-            <__S as ::autodiff::__private::forward::Scatter1<
-                (
-                    ::core::option::Option<[f64; 2]>,
-                    ::core::option::Option<&'__autodiff_l0 [[f64; 2]; 2]>,
-                    ::core::option::Option<[f64; 3]>,
-                ),
-            >>::scatter(__sel0, &mut __o);
+        move |__v0, __v1, __v2, __sel0| {
             ::core::unreachable!(
                 "`cross_rotated` cannot be differentiated in forward mode yet: the parameter `__autodiff_arg0`, whose type has no tangent argument yet (floats, float slices and `Vec`s, and ndarray arrays have)"
             )
         }
     }
     #[doc(hidden)]
+    #[inline]
     fn __jvp_sel2<'__autodiff_l0, __S>(
         _selection: __S,
     ) -> impl ::core::ops::Fn(
         [f64; 2],
         &[[f64; 2]; 2],
         [f64; 3],
-        <__S as ::autodiff::__private::forward::Scatter2<
-            (
-                ::core::option::Option<[f64; 2]>,
-                ::core::option::Option<&'__autodiff_l0 [[f64; 2]; 2]>,
-                ::core::option::Option<[f64; 3]>,
-            ),
-        >>::I0,
-        <__S as ::autodiff::__private::forward::Scatter2<
-            (
-                ::core::option::Option<[f64; 2]>,
-                ::core::option::Option<&'__autodiff_l0 [[f64; 2]; 2]>,
-                ::core::option::Option<[f64; 3]>,
-            ),
-        >>::I1,
+        __S::I0,
+        __S::I1,
     ) -> ([f64; 3], [f64; 3]) + use<'__autodiff_l0, __S>
     where
         __S: ::autodiff::__private::forward::Scatter2<
-            (
-                ::core::option::Option<[f64; 2]>,
-                ::core::option::Option<&'__autodiff_l0 [[f64; 2]; 2]>,
-                ::core::option::Option<[f64; 3]>,
-            ),
+            ([f64; 2], &'__autodiff_l0 [[f64; 2]; 2], [f64; 3]),
         >,
     {
-        move |
-            __v0: [f64; 2],
-            __v1: &[[f64; 2]; 2],
-            __v2: [f64; 3],
-            __sel0: <__S as ::autodiff::__private::forward::Scatter2<
-                (
-                    ::core::option::Option<[f64; 2]>,
-                    ::core::option::Option<&'__autodiff_l0 [[f64; 2]; 2]>,
-                    ::core::option::Option<[f64; 3]>,
-                ),
-            >>::I0,
-            __sel1: <__S as ::autodiff::__private::forward::Scatter2<
-                (
-                    ::core::option::Option<[f64; 2]>,
-                    ::core::option::Option<&'__autodiff_l0 [[f64; 2]; 2]>,
-                    ::core::option::Option<[f64; 3]>,
-                ),
-            >>::I1|
-        {
-            let mut __o: (
-                ::core::option::Option<[f64; 2]>,
-                ::core::option::Option<&'__autodiff_l0 [[f64; 2]; 2]>,
-                ::core::option::Option<[f64; 3]>,
-            ) = ::core::default::Default::default();
-            <__S as ::autodiff::__private::forward::Scatter2<
-                (
-                    ::core::option::Option<[f64; 2]>,
-                    ::core::option::Option<&'__autodiff_l0 [[f64; 2]; 2]>,
-                    ::core::option::Option<[f64; 3]>,
-                ),
-            >>::scatter(__sel0, __sel1, &mut __o);
+        move |__v0, __v1, __v2, __sel0, __sel1| {
             ::core::unreachable!(
                 "`cross_rotated` cannot be differentiated in forward mode yet: the parameter `__autodiff_arg0`, whose type has no tangent argument yet (floats, float slices and `Vec`s, and ndarray arrays have)"
             )
         }
     }
     #[doc(hidden)]
+    #[inline]
     fn __jvp_sel3<'__autodiff_l0, __S>(
         _selection: __S,
     ) -> impl ::core::ops::Fn(
         [f64; 2],
         &[[f64; 2]; 2],
         [f64; 3],
-        <__S as ::autodiff::__private::forward::Scatter3<
-            (
-                ::core::option::Option<[f64; 2]>,
-                ::core::option::Option<&'__autodiff_l0 [[f64; 2]; 2]>,
-                ::core::option::Option<[f64; 3]>,
-            ),
-        >>::I0,
-        <__S as ::autodiff::__private::forward::Scatter3<
-            (
-                ::core::option::Option<[f64; 2]>,
-                ::core::option::Option<&'__autodiff_l0 [[f64; 2]; 2]>,
-                ::core::option::Option<[f64; 3]>,
-            ),
-        >>::I1,
-        <__S as ::autodiff::__private::forward::Scatter3<
-            (
-                ::core::option::Option<[f64; 2]>,
-                ::core::option::Option<&'__autodiff_l0 [[f64; 2]; 2]>,
-                ::core::option::Option<[f64; 3]>,
-            ),
-        >>::I2,
+        __S::I0,
+        __S::I1,
+        __S::I2,
     ) -> ([f64; 3], [f64; 3]) + use<'__autodiff_l0, __S>
     where
         __S: ::autodiff::__private::forward::Scatter3<
-            (
-                ::core::option::Option<[f64; 2]>,
-                ::core::option::Option<&'__autodiff_l0 [[f64; 2]; 2]>,
-                ::core::option::Option<[f64; 3]>,
-            ),
+            ([f64; 2], &'__autodiff_l0 [[f64; 2]; 2], [f64; 3]),
         >,
     {
-        move |
-            __v0: [f64; 2],
-            __v1: &[[f64; 2]; 2],
-            __v2: [f64; 3],
-            __sel0: <__S as ::autodiff::__private::forward::Scatter3<
-                (
-                    ::core::option::Option<[f64; 2]>,
-                    ::core::option::Option<&'__autodiff_l0 [[f64; 2]; 2]>,
-                    ::core::option::Option<[f64; 3]>,
-                ),
-            >>::I0,
-            __sel1: <__S as ::autodiff::__private::forward::Scatter3<
-                (
-                    ::core::option::Option<[f64; 2]>,
-                    ::core::option::Option<&'__autodiff_l0 [[f64; 2]; 2]>,
-                    ::core::option::Option<[f64; 3]>,
-                ),
-            >>::I1,
-            __sel2: <__S as ::autodiff::__private::forward::Scatter3<
-                (
-                    ::core::option::Option<[f64; 2]>,
-                    ::core::option::Option<&'__autodiff_l0 [[f64; 2]; 2]>,
-                    ::core::option::Option<[f64; 3]>,
-                ),
-            >>::I2|
-        {
-            let mut __o: (
-                ::core::option::Option<[f64; 2]>,
-                ::core::option::Option<&'__autodiff_l0 [[f64; 2]; 2]>,
-                ::core::option::Option<[f64; 3]>,
-            ) = ::core::default::Default::default();
-            <__S as ::autodiff::__private::forward::Scatter3<
-                (
-                    ::core::option::Option<[f64; 2]>,
-                    ::core::option::Option<&'__autodiff_l0 [[f64; 2]; 2]>,
-                    ::core::option::Option<[f64; 3]>,
-                ),
-            >>::scatter(__sel0, __sel1, __sel2, &mut __o);
+        move |__v0, __v1, __v2, __sel0, __sel1, __sel2| {
             ::core::unreachable!(
                 "`cross_rotated` cannot be differentiated in forward mode yet: the parameter `__autodiff_arg0`, whose type has no tangent argument yet (floats, float slices and `Vec`s, and ndarray arrays have)"
             )
         }
+    }
+    #[doc(hidden)]
+    const __HVP: ::core::option::Option<&'static str> = ::core::option::Option::Some(
+        "`cross_rotated` is not generic over its float type: `hvp!` and `hessian!` run its gradient on dual numbers, so write it `fn cross_rotated<T: Float>(…) -> T` with `T` for `f64`",
+    );
+    #[doc(hidden)]
+    fn __hvp_function<'__autodiff_l0, __R>() -> impl ::core::ops::Fn(
+        [f64; 2],
+        &[[f64; 2]; 2],
+        [f64; 3],
+        [f64; 2],
+        &[[f64; 2]; 2],
+        [f64; 3],
+    ) -> __R + use<'__autodiff_l0, __R> {
+        move |__v0, __v1, __v2, __h0, __h1, __h2| ::core::unreachable!()
+    }
+    #[doc(hidden)]
+    const __HESSIAN: ::core::option::Option<&'static str> = Self::__HVP;
+    #[doc(hidden)]
+    fn __hessian_function<'__autodiff_l0, __R>() -> impl ::core::ops::Fn(
+        [f64; 2],
+        &[[f64; 2]; 2],
+        [f64; 3],
+    ) -> __R + use<'__autodiff_l0, __R> {
+        move |__v0, __v1, __v2| ::core::unreachable!()
     }
 }

@@ -312,96 +312,54 @@ impl chain {
         (__y, __ty)
     }
     #[doc(hidden)]
+    #[inline]
+    fn __jvp_opts(
+        __v0: f64,
+        __v1: usize,
+        __o: <(
+            f64,
+            ::autodiff::__private::NoTangent,
+        ) as ::autodiff::__private::forward::Slots>::Opts,
+    ) -> (f64, f64) {
+        let __tv0: f64 = __o.0.unwrap_or(0.0);
+        let __tv1 = ::autodiff::__private::NoTangent;
+        Self::__jvp(__v0, __v1, __tv0, __tv1)
+    }
+    #[doc(hidden)]
+    #[inline]
     fn __jvp_function() -> impl ::core::ops::Fn(f64, usize, f64) -> (f64, f64) + use<> {
-        move |__v0: f64, __v1: usize, __tv0: f64| {
-            let mut __o: (
-                ::core::option::Option<f64>,
-                ::core::option::Option<::autodiff::__private::NoTangent>,
-            ) = ::core::default::Default::default();
-            __o.0 = ::core::option::Option::Some(__tv0);
-            let __z0 = __o
-                .0
-                .is_none()
-                .then(|| {
-                    #[allow(unused_imports)]
-                    use ::autodiff::__private::forward::{
-                        ArgZero as _, NoZero as _, ScalarZero as _,
-                    };
-                    (&&&::autodiff::__private::forward::Probe(&__v0)).zero()
-                });
-            let __tv0: f64 = match __o.0 {
-                ::core::option::Option::Some(t) => t,
-                ::core::option::Option::None => {
-                    ::autodiff::__private::forward::lend(
-                        __z0.as_ref().expect("a zero tangent"),
-                    )
-                }
-            };
-            let __tv1 = ::autodiff::__private::NoTangent;
-            Self::__jvp(__v0, __v1, __tv0, __tv1)
+        move |__v0, __v1, __tv0| {
+            Self::__jvp_opts(
+                __v0,
+                __v1,
+                (::core::option::Option::Some(__tv0), ::core::option::Option::None),
+            )
         }
     }
     #[doc(hidden)]
+    #[inline]
     fn __jvp_sel1<__S>(
         _selection: __S,
-    ) -> impl ::core::ops::Fn(
-        f64,
-        usize,
-        <__S as ::autodiff::__private::forward::Scatter1<
-            (
-                ::core::option::Option<f64>,
-                ::core::option::Option<::autodiff::__private::NoTangent>,
-            ),
-        >>::I0,
-    ) -> (f64, f64) + use<__S>
+    ) -> impl ::core::ops::Fn(f64, usize, __S::I0) -> (f64, f64) + use<__S>
     where
         __S: ::autodiff::__private::forward::Scatter1<
-            (
-                ::core::option::Option<f64>,
-                ::core::option::Option<::autodiff::__private::NoTangent>,
-            ),
+            (f64, ::autodiff::__private::NoTangent),
         >,
     {
-        move |
-            __v0: f64,
-            __v1: usize,
-            __sel0: <__S as ::autodiff::__private::forward::Scatter1<
-                (
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<::autodiff::__private::NoTangent>,
-                ),
-            >>::I0|
-        {
-            let mut __o: (
-                ::core::option::Option<f64>,
-                ::core::option::Option<::autodiff::__private::NoTangent>,
-            ) = ::core::default::Default::default();
-            <__S as ::autodiff::__private::forward::Scatter1<
-                (
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<::autodiff::__private::NoTangent>,
-                ),
-            >>::scatter(__sel0, &mut __o);
-            let __z0 = __o
-                .0
-                .is_none()
-                .then(|| {
-                    #[allow(unused_imports)]
-                    use ::autodiff::__private::forward::{
-                        ArgZero as _, NoZero as _, ScalarZero as _,
-                    };
-                    (&&&::autodiff::__private::forward::Probe(&__v0)).zero()
-                });
-            let __tv0: f64 = match __o.0 {
-                ::core::option::Option::Some(t) => t,
-                ::core::option::Option::None => {
-                    ::autodiff::__private::forward::lend(
-                        __z0.as_ref().expect("a zero tangent"),
-                    )
-                }
-            };
-            let __tv1 = ::autodiff::__private::NoTangent;
-            Self::__jvp(__v0, __v1, __tv0, __tv1)
-        }
+        move |__v0, __v1, __sel0| { Self::__jvp_opts(__v0, __v1, __S::scatter(__sel0)) }
+    }
+    #[doc(hidden)]
+    const __HVP: ::core::option::Option<&'static str> = ::core::option::Option::Some(
+        "`chain` is not generic over its float type: `hvp!` and `hessian!` run its gradient on dual numbers, so write it `fn chain<T: Float>(…) -> T` with `T` for `f64`",
+    );
+    #[doc(hidden)]
+    fn __hvp_function<__R>() -> impl ::core::ops::Fn(f64, usize, f64) -> __R + use<__R> {
+        move |__v0, __v1, __h0| ::core::unreachable!()
+    }
+    #[doc(hidden)]
+    const __HESSIAN: ::core::option::Option<&'static str> = Self::__HVP;
+    #[doc(hidden)]
+    fn __hessian_function<__R>() -> impl ::core::ops::Fn(f64, usize) -> __R + use<__R> {
+        move |__v0, __v1| ::core::unreachable!()
     }
 }

@@ -395,6 +395,33 @@ impl Exp {
         )
     }
     #[doc(hidden)]
+    #[inline]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        non_upper_case_globals,
+        non_camel_case_types,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        clippy::all,
+        clippy::pedantic
+    )]
+    pub fn __autodiff_pdf_jvp_opts<'__autodiff_l0>(
+        __v0: &'__autodiff_l0 Self,
+        __v1: f64,
+        __o: <(
+            ::autodiff::__private::NoTangent,
+            f64,
+        ) as ::autodiff::__private::forward::Slots>::Opts,
+    ) -> (f64, f64) {
+        ::core::unreachable!(
+            "`pdf` cannot be differentiated in forward mode yet: a read of a captured variable (the implicit mode)"
+        )
+    }
+    #[doc(hidden)]
+    #[inline]
     #[allow(
         dead_code,
         non_snake_case,
@@ -412,12 +439,39 @@ impl Exp {
         f64,
         f64,
     ) -> (f64, f64) + use<'__autodiff_l0> {
-        move |__v0: &Self, __v1: f64, __tv1: f64| {
-            let mut __o: (
-                ::core::option::Option<::autodiff::__private::NoTangent>,
-                ::core::option::Option<f64>,
-            ) = ::core::default::Default::default();
-            __o.1 = ::core::option::Option::Some(__tv1);
+        move |__v0, __v1, __tv1| {
+            ::core::unreachable!(
+                "`pdf` cannot be differentiated in forward mode yet: a read of a captured variable (the implicit mode)"
+            )
+        }
+    }
+    #[doc(hidden)]
+    #[inline]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        non_upper_case_globals,
+        non_camel_case_types,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        clippy::all,
+        clippy::pedantic
+    )]
+    pub fn __autodiff_pdf_jvp_sel1<'__autodiff_l0, __S>(
+        _selection: __S,
+    ) -> impl ::core::ops::Fn(
+        &Self,
+        f64,
+        __S::I0,
+    ) -> (f64, f64) + use<'__autodiff_l0, __S>
+    where
+        __S: ::autodiff::__private::forward::Scatter1<
+            (::autodiff::__private::NoTangent, f64),
+        >,
+    {
+        move |__v0, __v1, __sel0| {
             ::core::unreachable!(
                 "`pdf` cannot be differentiated in forward mode yet: a read of a captured variable (the implicit mode)"
             )
@@ -436,50 +490,61 @@ impl Exp {
         clippy::all,
         clippy::pedantic
     )]
-    pub fn __autodiff_pdf_jvp_sel1<'__autodiff_l0, __S>(
-        _selection: __S,
-    ) -> impl ::core::ops::Fn(
+    pub const __autodiff_pdf_HVP: ::core::option::Option<&'static str> = ::core::option::Option::Some(
+        "`pdf` is a method: `hvp!` and `hessian!` serve free functions only (yet)",
+    );
+    #[doc(hidden)]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        non_upper_case_globals,
+        non_camel_case_types,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        clippy::all,
+        clippy::pedantic
+    )]
+    pub fn __autodiff_pdf_hvp_function<'__autodiff_l0, __R>() -> impl ::core::ops::Fn(
         &Self,
         f64,
-        <__S as ::autodiff::__private::forward::Scatter1<
-            (
-                ::core::option::Option<::autodiff::__private::NoTangent>,
-                ::core::option::Option<f64>,
-            ),
-        >>::I0,
-    ) -> (f64, f64) + use<'__autodiff_l0, __S>
-    where
-        __S: ::autodiff::__private::forward::Scatter1<
-            (
-                ::core::option::Option<::autodiff::__private::NoTangent>,
-                ::core::option::Option<f64>,
-            ),
-        >,
-    {
-        move |
-            __v0: &Self,
-            __v1: f64,
-            __sel0: <__S as ::autodiff::__private::forward::Scatter1<
-                (
-                    ::core::option::Option<::autodiff::__private::NoTangent>,
-                    ::core::option::Option<f64>,
-                ),
-            >>::I0|
-        {
-            let mut __o: (
-                ::core::option::Option<::autodiff::__private::NoTangent>,
-                ::core::option::Option<f64>,
-            ) = ::core::default::Default::default();
-            <__S as ::autodiff::__private::forward::Scatter1<
-                (
-                    ::core::option::Option<::autodiff::__private::NoTangent>,
-                    ::core::option::Option<f64>,
-                ),
-            >>::scatter(__sel0, &mut __o);
-            ::core::unreachable!(
-                "`pdf` cannot be differentiated in forward mode yet: a read of a captured variable (the implicit mode)"
-            )
-        }
+        f64,
+    ) -> __R + use<'__autodiff_l0, __R> {
+        move |__v0, __v1, __h1| ::core::unreachable!()
+    }
+    #[doc(hidden)]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        non_upper_case_globals,
+        non_camel_case_types,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        clippy::all,
+        clippy::pedantic
+    )]
+    pub const __autodiff_pdf_HESSIAN: ::core::option::Option<&'static str> = Self::__autodiff_pdf_HVP;
+    #[doc(hidden)]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        non_upper_case_globals,
+        non_camel_case_types,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        clippy::all,
+        clippy::pedantic
+    )]
+    pub fn __autodiff_pdf_hessian_function<'__autodiff_l0, __R>() -> impl ::core::ops::Fn(
+        &Self,
+        f64,
+    ) -> __R + use<'__autodiff_l0, __R> {
+        move |__v0, __v1| ::core::unreachable!()
     }
     #[doc(hidden)]
     #[allow(
@@ -810,6 +875,33 @@ impl Exp {
         )
     }
     #[doc(hidden)]
+    #[inline]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        non_upper_case_globals,
+        non_camel_case_types,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        clippy::all,
+        clippy::pedantic
+    )]
+    pub fn __autodiff_ln_pdf_jvp_opts<'__autodiff_l0>(
+        __v0: &'__autodiff_l0 Self,
+        __v1: f64,
+        __o: <(
+            ::autodiff::__private::NoTangent,
+            f64,
+        ) as ::autodiff::__private::forward::Slots>::Opts,
+    ) -> (f64, f64) {
+        ::core::unreachable!(
+            "`ln_pdf` cannot be differentiated in forward mode yet: a call of a method of an annotated `impl` (`dist.pdf(x)`)"
+        )
+    }
+    #[doc(hidden)]
+    #[inline]
     #[allow(
         dead_code,
         non_snake_case,
@@ -827,12 +919,39 @@ impl Exp {
         f64,
         f64,
     ) -> (f64, f64) + use<'__autodiff_l0> {
-        move |__v0: &Self, __v1: f64, __tv1: f64| {
-            let mut __o: (
-                ::core::option::Option<::autodiff::__private::NoTangent>,
-                ::core::option::Option<f64>,
-            ) = ::core::default::Default::default();
-            __o.1 = ::core::option::Option::Some(__tv1);
+        move |__v0, __v1, __tv1| {
+            ::core::unreachable!(
+                "`ln_pdf` cannot be differentiated in forward mode yet: a call of a method of an annotated `impl` (`dist.pdf(x)`)"
+            )
+        }
+    }
+    #[doc(hidden)]
+    #[inline]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        non_upper_case_globals,
+        non_camel_case_types,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        clippy::all,
+        clippy::pedantic
+    )]
+    pub fn __autodiff_ln_pdf_jvp_sel1<'__autodiff_l0, __S>(
+        _selection: __S,
+    ) -> impl ::core::ops::Fn(
+        &Self,
+        f64,
+        __S::I0,
+    ) -> (f64, f64) + use<'__autodiff_l0, __S>
+    where
+        __S: ::autodiff::__private::forward::Scatter1<
+            (::autodiff::__private::NoTangent, f64),
+        >,
+    {
+        move |__v0, __v1, __sel0| {
             ::core::unreachable!(
                 "`ln_pdf` cannot be differentiated in forward mode yet: a call of a method of an annotated `impl` (`dist.pdf(x)`)"
             )
@@ -851,49 +970,60 @@ impl Exp {
         clippy::all,
         clippy::pedantic
     )]
-    pub fn __autodiff_ln_pdf_jvp_sel1<'__autodiff_l0, __S>(
-        _selection: __S,
-    ) -> impl ::core::ops::Fn(
+    pub const __autodiff_ln_pdf_HVP: ::core::option::Option<&'static str> = ::core::option::Option::Some(
+        "`ln_pdf` is a method: `hvp!` and `hessian!` serve free functions only (yet)",
+    );
+    #[doc(hidden)]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        non_upper_case_globals,
+        non_camel_case_types,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        clippy::all,
+        clippy::pedantic
+    )]
+    pub fn __autodiff_ln_pdf_hvp_function<'__autodiff_l0, __R>() -> impl ::core::ops::Fn(
         &Self,
         f64,
-        <__S as ::autodiff::__private::forward::Scatter1<
-            (
-                ::core::option::Option<::autodiff::__private::NoTangent>,
-                ::core::option::Option<f64>,
-            ),
-        >>::I0,
-    ) -> (f64, f64) + use<'__autodiff_l0, __S>
-    where
-        __S: ::autodiff::__private::forward::Scatter1<
-            (
-                ::core::option::Option<::autodiff::__private::NoTangent>,
-                ::core::option::Option<f64>,
-            ),
-        >,
-    {
-        move |
-            __v0: &Self,
-            __v1: f64,
-            __sel0: <__S as ::autodiff::__private::forward::Scatter1<
-                (
-                    ::core::option::Option<::autodiff::__private::NoTangent>,
-                    ::core::option::Option<f64>,
-                ),
-            >>::I0|
-        {
-            let mut __o: (
-                ::core::option::Option<::autodiff::__private::NoTangent>,
-                ::core::option::Option<f64>,
-            ) = ::core::default::Default::default();
-            <__S as ::autodiff::__private::forward::Scatter1<
-                (
-                    ::core::option::Option<::autodiff::__private::NoTangent>,
-                    ::core::option::Option<f64>,
-                ),
-            >>::scatter(__sel0, &mut __o);
-            ::core::unreachable!(
-                "`ln_pdf` cannot be differentiated in forward mode yet: a call of a method of an annotated `impl` (`dist.pdf(x)`)"
-            )
-        }
+        f64,
+    ) -> __R + use<'__autodiff_l0, __R> {
+        move |__v0, __v1, __h1| ::core::unreachable!()
+    }
+    #[doc(hidden)]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        non_upper_case_globals,
+        non_camel_case_types,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        clippy::all,
+        clippy::pedantic
+    )]
+    pub const __autodiff_ln_pdf_HESSIAN: ::core::option::Option<&'static str> = Self::__autodiff_ln_pdf_HVP;
+    #[doc(hidden)]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        non_upper_case_globals,
+        non_camel_case_types,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        clippy::all,
+        clippy::pedantic
+    )]
+    pub fn __autodiff_ln_pdf_hessian_function<'__autodiff_l0, __R>() -> impl ::core::ops::Fn(
+        &Self,
+        f64,
+    ) -> __R + use<'__autodiff_l0, __R> {
+        move |__v0, __v1| ::core::unreachable!()
     }
 }

@@ -336,6 +336,22 @@ impl weighted_sum {
         (__y, __ty)
     }
     #[doc(hidden)]
+    #[inline]
+    fn __jvp_opts(
+        __v0: f64,
+        __v1: f64,
+        __v2: f64,
+        __v3: f64,
+        __o: <(f64, f64, f64, f64) as ::autodiff::__private::forward::Slots>::Opts,
+    ) -> (f64, f64) {
+        let __tv0: f64 = __o.0.unwrap_or(0.0);
+        let __tv1: f64 = __o.1.unwrap_or(0.0);
+        let __tv2: f64 = __o.2.unwrap_or(0.0);
+        let __tv3: f64 = __o.3.unwrap_or(0.0);
+        Self::__jvp(__v0, __v1, __v2, __v3, __tv0, __tv1, __tv2, __tv3)
+    }
+    #[doc(hidden)]
+    #[inline]
     fn __jvp_function() -> impl ::core::ops::Fn(
         f64,
         f64,
@@ -346,232 +362,35 @@ impl weighted_sum {
         f64,
         f64,
     ) -> (f64, f64) + use<> {
-        move |
-            __v0: f64,
-            __v1: f64,
-            __v2: f64,
-            __v3: f64,
-            __tv0: f64,
-            __tv1: f64,
-            __tv2: f64,
-            __tv3: f64|
-        {
-            let mut __o: (
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-            ) = ::core::default::Default::default();
-            __o.0 = ::core::option::Option::Some(__tv0);
-            __o.1 = ::core::option::Option::Some(__tv1);
-            __o.2 = ::core::option::Option::Some(__tv2);
-            __o.3 = ::core::option::Option::Some(__tv3);
-            let __z0 = __o
-                .0
-                .is_none()
-                .then(|| {
-                    #[allow(unused_imports)]
-                    use ::autodiff::__private::forward::{
-                        ArgZero as _, NoZero as _, ScalarZero as _,
-                    };
-                    (&&&::autodiff::__private::forward::Probe(&__v0)).zero()
-                });
-            let __tv0: f64 = match __o.0 {
-                ::core::option::Option::Some(t) => t,
-                ::core::option::Option::None => {
-                    ::autodiff::__private::forward::lend(
-                        __z0.as_ref().expect("a zero tangent"),
-                    )
-                }
-            };
-            let __z1 = __o
-                .1
-                .is_none()
-                .then(|| {
-                    #[allow(unused_imports)]
-                    use ::autodiff::__private::forward::{
-                        ArgZero as _, NoZero as _, ScalarZero as _,
-                    };
-                    (&&&::autodiff::__private::forward::Probe(&__v1)).zero()
-                });
-            let __tv1: f64 = match __o.1 {
-                ::core::option::Option::Some(t) => t,
-                ::core::option::Option::None => {
-                    ::autodiff::__private::forward::lend(
-                        __z1.as_ref().expect("a zero tangent"),
-                    )
-                }
-            };
-            let __z2 = __o
-                .2
-                .is_none()
-                .then(|| {
-                    #[allow(unused_imports)]
-                    use ::autodiff::__private::forward::{
-                        ArgZero as _, NoZero as _, ScalarZero as _,
-                    };
-                    (&&&::autodiff::__private::forward::Probe(&__v2)).zero()
-                });
-            let __tv2: f64 = match __o.2 {
-                ::core::option::Option::Some(t) => t,
-                ::core::option::Option::None => {
-                    ::autodiff::__private::forward::lend(
-                        __z2.as_ref().expect("a zero tangent"),
-                    )
-                }
-            };
-            let __z3 = __o
-                .3
-                .is_none()
-                .then(|| {
-                    #[allow(unused_imports)]
-                    use ::autodiff::__private::forward::{
-                        ArgZero as _, NoZero as _, ScalarZero as _,
-                    };
-                    (&&&::autodiff::__private::forward::Probe(&__v3)).zero()
-                });
-            let __tv3: f64 = match __o.3 {
-                ::core::option::Option::Some(t) => t,
-                ::core::option::Option::None => {
-                    ::autodiff::__private::forward::lend(
-                        __z3.as_ref().expect("a zero tangent"),
-                    )
-                }
-            };
-            Self::__jvp(__v0, __v1, __v2, __v3, __tv0, __tv1, __tv2, __tv3)
+        move |__v0, __v1, __v2, __v3, __tv0, __tv1, __tv2, __tv3| {
+            Self::__jvp_opts(
+                __v0,
+                __v1,
+                __v2,
+                __v3,
+                (
+                    ::core::option::Option::Some(__tv0),
+                    ::core::option::Option::Some(__tv1),
+                    ::core::option::Option::Some(__tv2),
+                    ::core::option::Option::Some(__tv3),
+                ),
+            )
         }
     }
     #[doc(hidden)]
+    #[inline]
     fn __jvp_sel1<__S>(
         _selection: __S,
-    ) -> impl ::core::ops::Fn(
-        f64,
-        f64,
-        f64,
-        f64,
-        <__S as ::autodiff::__private::forward::Scatter1<
-            (
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-            ),
-        >>::I0,
-    ) -> (f64, f64) + use<__S>
+    ) -> impl ::core::ops::Fn(f64, f64, f64, f64, __S::I0) -> (f64, f64) + use<__S>
     where
-        __S: ::autodiff::__private::forward::Scatter1<
-            (
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-            ),
-        >,
+        __S: ::autodiff::__private::forward::Scatter1<(f64, f64, f64, f64)>,
     {
-        move |
-            __v0: f64,
-            __v1: f64,
-            __v2: f64,
-            __v3: f64,
-            __sel0: <__S as ::autodiff::__private::forward::Scatter1<
-                (
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<f64>,
-                ),
-            >>::I0|
-        {
-            let mut __o: (
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-            ) = ::core::default::Default::default();
-            <__S as ::autodiff::__private::forward::Scatter1<
-                (
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<f64>,
-                ),
-            >>::scatter(__sel0, &mut __o);
-            let __z0 = __o
-                .0
-                .is_none()
-                .then(|| {
-                    #[allow(unused_imports)]
-                    use ::autodiff::__private::forward::{
-                        ArgZero as _, NoZero as _, ScalarZero as _,
-                    };
-                    (&&&::autodiff::__private::forward::Probe(&__v0)).zero()
-                });
-            let __tv0: f64 = match __o.0 {
-                ::core::option::Option::Some(t) => t,
-                ::core::option::Option::None => {
-                    ::autodiff::__private::forward::lend(
-                        __z0.as_ref().expect("a zero tangent"),
-                    )
-                }
-            };
-            let __z1 = __o
-                .1
-                .is_none()
-                .then(|| {
-                    #[allow(unused_imports)]
-                    use ::autodiff::__private::forward::{
-                        ArgZero as _, NoZero as _, ScalarZero as _,
-                    };
-                    (&&&::autodiff::__private::forward::Probe(&__v1)).zero()
-                });
-            let __tv1: f64 = match __o.1 {
-                ::core::option::Option::Some(t) => t,
-                ::core::option::Option::None => {
-                    ::autodiff::__private::forward::lend(
-                        __z1.as_ref().expect("a zero tangent"),
-                    )
-                }
-            };
-            let __z2 = __o
-                .2
-                .is_none()
-                .then(|| {
-                    #[allow(unused_imports)]
-                    use ::autodiff::__private::forward::{
-                        ArgZero as _, NoZero as _, ScalarZero as _,
-                    };
-                    (&&&::autodiff::__private::forward::Probe(&__v2)).zero()
-                });
-            let __tv2: f64 = match __o.2 {
-                ::core::option::Option::Some(t) => t,
-                ::core::option::Option::None => {
-                    ::autodiff::__private::forward::lend(
-                        __z2.as_ref().expect("a zero tangent"),
-                    )
-                }
-            };
-            let __z3 = __o
-                .3
-                .is_none()
-                .then(|| {
-                    #[allow(unused_imports)]
-                    use ::autodiff::__private::forward::{
-                        ArgZero as _, NoZero as _, ScalarZero as _,
-                    };
-                    (&&&::autodiff::__private::forward::Probe(&__v3)).zero()
-                });
-            let __tv3: f64 = match __o.3 {
-                ::core::option::Option::Some(t) => t,
-                ::core::option::Option::None => {
-                    ::autodiff::__private::forward::lend(
-                        __z3.as_ref().expect("a zero tangent"),
-                    )
-                }
-            };
-            Self::__jvp(__v0, __v1, __v2, __v3, __tv0, __tv1, __tv2, __tv3)
+        move |__v0, __v1, __v2, __v3, __sel0| {
+            Self::__jvp_opts(__v0, __v1, __v2, __v3, __S::scatter(__sel0))
         }
     }
     #[doc(hidden)]
+    #[inline]
     fn __jvp_sel2<__S>(
         _selection: __S,
     ) -> impl ::core::ops::Fn(
@@ -579,145 +398,18 @@ impl weighted_sum {
         f64,
         f64,
         f64,
-        <__S as ::autodiff::__private::forward::Scatter2<
-            (
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-            ),
-        >>::I0,
-        <__S as ::autodiff::__private::forward::Scatter2<
-            (
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-            ),
-        >>::I1,
+        __S::I0,
+        __S::I1,
     ) -> (f64, f64) + use<__S>
     where
-        __S: ::autodiff::__private::forward::Scatter2<
-            (
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-            ),
-        >,
+        __S: ::autodiff::__private::forward::Scatter2<(f64, f64, f64, f64)>,
     {
-        move |
-            __v0: f64,
-            __v1: f64,
-            __v2: f64,
-            __v3: f64,
-            __sel0: <__S as ::autodiff::__private::forward::Scatter2<
-                (
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<f64>,
-                ),
-            >>::I0,
-            __sel1: <__S as ::autodiff::__private::forward::Scatter2<
-                (
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<f64>,
-                ),
-            >>::I1|
-        {
-            let mut __o: (
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-            ) = ::core::default::Default::default();
-            <__S as ::autodiff::__private::forward::Scatter2<
-                (
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<f64>,
-                ),
-            >>::scatter(__sel0, __sel1, &mut __o);
-            let __z0 = __o
-                .0
-                .is_none()
-                .then(|| {
-                    #[allow(unused_imports)]
-                    use ::autodiff::__private::forward::{
-                        ArgZero as _, NoZero as _, ScalarZero as _,
-                    };
-                    (&&&::autodiff::__private::forward::Probe(&__v0)).zero()
-                });
-            let __tv0: f64 = match __o.0 {
-                ::core::option::Option::Some(t) => t,
-                ::core::option::Option::None => {
-                    ::autodiff::__private::forward::lend(
-                        __z0.as_ref().expect("a zero tangent"),
-                    )
-                }
-            };
-            let __z1 = __o
-                .1
-                .is_none()
-                .then(|| {
-                    #[allow(unused_imports)]
-                    use ::autodiff::__private::forward::{
-                        ArgZero as _, NoZero as _, ScalarZero as _,
-                    };
-                    (&&&::autodiff::__private::forward::Probe(&__v1)).zero()
-                });
-            let __tv1: f64 = match __o.1 {
-                ::core::option::Option::Some(t) => t,
-                ::core::option::Option::None => {
-                    ::autodiff::__private::forward::lend(
-                        __z1.as_ref().expect("a zero tangent"),
-                    )
-                }
-            };
-            let __z2 = __o
-                .2
-                .is_none()
-                .then(|| {
-                    #[allow(unused_imports)]
-                    use ::autodiff::__private::forward::{
-                        ArgZero as _, NoZero as _, ScalarZero as _,
-                    };
-                    (&&&::autodiff::__private::forward::Probe(&__v2)).zero()
-                });
-            let __tv2: f64 = match __o.2 {
-                ::core::option::Option::Some(t) => t,
-                ::core::option::Option::None => {
-                    ::autodiff::__private::forward::lend(
-                        __z2.as_ref().expect("a zero tangent"),
-                    )
-                }
-            };
-            let __z3 = __o
-                .3
-                .is_none()
-                .then(|| {
-                    #[allow(unused_imports)]
-                    use ::autodiff::__private::forward::{
-                        ArgZero as _, NoZero as _, ScalarZero as _,
-                    };
-                    (&&&::autodiff::__private::forward::Probe(&__v3)).zero()
-                });
-            let __tv3: f64 = match __o.3 {
-                ::core::option::Option::Some(t) => t,
-                ::core::option::Option::None => {
-                    ::autodiff::__private::forward::lend(
-                        __z3.as_ref().expect("a zero tangent"),
-                    )
-                }
-            };
-            Self::__jvp(__v0, __v1, __v2, __v3, __tv0, __tv1, __tv2, __tv3)
+        move |__v0, __v1, __v2, __v3, __sel0, __sel1| {
+            Self::__jvp_opts(__v0, __v1, __v2, __v3, __S::scatter(__sel0, __sel1))
         }
     }
     #[doc(hidden)]
+    #[inline]
     fn __jvp_sel3<__S>(
         _selection: __S,
     ) -> impl ::core::ops::Fn(
@@ -725,161 +417,25 @@ impl weighted_sum {
         f64,
         f64,
         f64,
-        <__S as ::autodiff::__private::forward::Scatter3<
-            (
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-            ),
-        >>::I0,
-        <__S as ::autodiff::__private::forward::Scatter3<
-            (
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-            ),
-        >>::I1,
-        <__S as ::autodiff::__private::forward::Scatter3<
-            (
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-            ),
-        >>::I2,
+        __S::I0,
+        __S::I1,
+        __S::I2,
     ) -> (f64, f64) + use<__S>
     where
-        __S: ::autodiff::__private::forward::Scatter3<
-            (
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-            ),
-        >,
+        __S: ::autodiff::__private::forward::Scatter3<(f64, f64, f64, f64)>,
     {
-        move |
-            __v0: f64,
-            __v1: f64,
-            __v2: f64,
-            __v3: f64,
-            __sel0: <__S as ::autodiff::__private::forward::Scatter3<
-                (
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<f64>,
-                ),
-            >>::I0,
-            __sel1: <__S as ::autodiff::__private::forward::Scatter3<
-                (
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<f64>,
-                ),
-            >>::I1,
-            __sel2: <__S as ::autodiff::__private::forward::Scatter3<
-                (
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<f64>,
-                ),
-            >>::I2|
-        {
-            let mut __o: (
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-            ) = ::core::default::Default::default();
-            <__S as ::autodiff::__private::forward::Scatter3<
-                (
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<f64>,
-                ),
-            >>::scatter(__sel0, __sel1, __sel2, &mut __o);
-            let __z0 = __o
-                .0
-                .is_none()
-                .then(|| {
-                    #[allow(unused_imports)]
-                    use ::autodiff::__private::forward::{
-                        ArgZero as _, NoZero as _, ScalarZero as _,
-                    };
-                    (&&&::autodiff::__private::forward::Probe(&__v0)).zero()
-                });
-            let __tv0: f64 = match __o.0 {
-                ::core::option::Option::Some(t) => t,
-                ::core::option::Option::None => {
-                    ::autodiff::__private::forward::lend(
-                        __z0.as_ref().expect("a zero tangent"),
-                    )
-                }
-            };
-            let __z1 = __o
-                .1
-                .is_none()
-                .then(|| {
-                    #[allow(unused_imports)]
-                    use ::autodiff::__private::forward::{
-                        ArgZero as _, NoZero as _, ScalarZero as _,
-                    };
-                    (&&&::autodiff::__private::forward::Probe(&__v1)).zero()
-                });
-            let __tv1: f64 = match __o.1 {
-                ::core::option::Option::Some(t) => t,
-                ::core::option::Option::None => {
-                    ::autodiff::__private::forward::lend(
-                        __z1.as_ref().expect("a zero tangent"),
-                    )
-                }
-            };
-            let __z2 = __o
-                .2
-                .is_none()
-                .then(|| {
-                    #[allow(unused_imports)]
-                    use ::autodiff::__private::forward::{
-                        ArgZero as _, NoZero as _, ScalarZero as _,
-                    };
-                    (&&&::autodiff::__private::forward::Probe(&__v2)).zero()
-                });
-            let __tv2: f64 = match __o.2 {
-                ::core::option::Option::Some(t) => t,
-                ::core::option::Option::None => {
-                    ::autodiff::__private::forward::lend(
-                        __z2.as_ref().expect("a zero tangent"),
-                    )
-                }
-            };
-            let __z3 = __o
-                .3
-                .is_none()
-                .then(|| {
-                    #[allow(unused_imports)]
-                    use ::autodiff::__private::forward::{
-                        ArgZero as _, NoZero as _, ScalarZero as _,
-                    };
-                    (&&&::autodiff::__private::forward::Probe(&__v3)).zero()
-                });
-            let __tv3: f64 = match __o.3 {
-                ::core::option::Option::Some(t) => t,
-                ::core::option::Option::None => {
-                    ::autodiff::__private::forward::lend(
-                        __z3.as_ref().expect("a zero tangent"),
-                    )
-                }
-            };
-            Self::__jvp(__v0, __v1, __v2, __v3, __tv0, __tv1, __tv2, __tv3)
+        move |__v0, __v1, __v2, __v3, __sel0, __sel1, __sel2| {
+            Self::__jvp_opts(
+                __v0,
+                __v1,
+                __v2,
+                __v3,
+                __S::scatter(__sel0, __sel1, __sel2),
+            )
         }
     }
     #[doc(hidden)]
+    #[inline]
     fn __jvp_sel4<__S>(
         _selection: __S,
     ) -> impl ::core::ops::Fn(
@@ -887,174 +443,50 @@ impl weighted_sum {
         f64,
         f64,
         f64,
-        <__S as ::autodiff::__private::forward::Scatter4<
-            (
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-            ),
-        >>::I0,
-        <__S as ::autodiff::__private::forward::Scatter4<
-            (
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-            ),
-        >>::I1,
-        <__S as ::autodiff::__private::forward::Scatter4<
-            (
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-            ),
-        >>::I2,
-        <__S as ::autodiff::__private::forward::Scatter4<
-            (
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-            ),
-        >>::I3,
+        __S::I0,
+        __S::I1,
+        __S::I2,
+        __S::I3,
     ) -> (f64, f64) + use<__S>
     where
-        __S: ::autodiff::__private::forward::Scatter4<
-            (
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-            ),
-        >,
+        __S: ::autodiff::__private::forward::Scatter4<(f64, f64, f64, f64)>,
     {
-        move |
-            __v0: f64,
-            __v1: f64,
-            __v2: f64,
-            __v3: f64,
-            __sel0: <__S as ::autodiff::__private::forward::Scatter4<
-                (
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<f64>,
-                ),
-            >>::I0,
-            __sel1: <__S as ::autodiff::__private::forward::Scatter4<
-                (
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<f64>,
-                ),
-            >>::I1,
-            __sel2: <__S as ::autodiff::__private::forward::Scatter4<
-                (
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<f64>,
-                ),
-            >>::I2,
-            __sel3: <__S as ::autodiff::__private::forward::Scatter4<
-                (
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<f64>,
-                ),
-            >>::I3|
-        {
-            let mut __o: (
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-            ) = ::core::default::Default::default();
-            <__S as ::autodiff::__private::forward::Scatter4<
-                (
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<f64>,
-                ),
-            >>::scatter(__sel0, __sel1, __sel2, __sel3, &mut __o);
-            let __z0 = __o
-                .0
-                .is_none()
-                .then(|| {
-                    #[allow(unused_imports)]
-                    use ::autodiff::__private::forward::{
-                        ArgZero as _, NoZero as _, ScalarZero as _,
-                    };
-                    (&&&::autodiff::__private::forward::Probe(&__v0)).zero()
-                });
-            let __tv0: f64 = match __o.0 {
-                ::core::option::Option::Some(t) => t,
-                ::core::option::Option::None => {
-                    ::autodiff::__private::forward::lend(
-                        __z0.as_ref().expect("a zero tangent"),
-                    )
-                }
-            };
-            let __z1 = __o
-                .1
-                .is_none()
-                .then(|| {
-                    #[allow(unused_imports)]
-                    use ::autodiff::__private::forward::{
-                        ArgZero as _, NoZero as _, ScalarZero as _,
-                    };
-                    (&&&::autodiff::__private::forward::Probe(&__v1)).zero()
-                });
-            let __tv1: f64 = match __o.1 {
-                ::core::option::Option::Some(t) => t,
-                ::core::option::Option::None => {
-                    ::autodiff::__private::forward::lend(
-                        __z1.as_ref().expect("a zero tangent"),
-                    )
-                }
-            };
-            let __z2 = __o
-                .2
-                .is_none()
-                .then(|| {
-                    #[allow(unused_imports)]
-                    use ::autodiff::__private::forward::{
-                        ArgZero as _, NoZero as _, ScalarZero as _,
-                    };
-                    (&&&::autodiff::__private::forward::Probe(&__v2)).zero()
-                });
-            let __tv2: f64 = match __o.2 {
-                ::core::option::Option::Some(t) => t,
-                ::core::option::Option::None => {
-                    ::autodiff::__private::forward::lend(
-                        __z2.as_ref().expect("a zero tangent"),
-                    )
-                }
-            };
-            let __z3 = __o
-                .3
-                .is_none()
-                .then(|| {
-                    #[allow(unused_imports)]
-                    use ::autodiff::__private::forward::{
-                        ArgZero as _, NoZero as _, ScalarZero as _,
-                    };
-                    (&&&::autodiff::__private::forward::Probe(&__v3)).zero()
-                });
-            let __tv3: f64 = match __o.3 {
-                ::core::option::Option::Some(t) => t,
-                ::core::option::Option::None => {
-                    ::autodiff::__private::forward::lend(
-                        __z3.as_ref().expect("a zero tangent"),
-                    )
-                }
-            };
-            Self::__jvp(__v0, __v1, __v2, __v3, __tv0, __tv1, __tv2, __tv3)
+        move |__v0, __v1, __v2, __v3, __sel0, __sel1, __sel2, __sel3| {
+            Self::__jvp_opts(
+                __v0,
+                __v1,
+                __v2,
+                __v3,
+                __S::scatter(__sel0, __sel1, __sel2, __sel3),
+            )
         }
+    }
+    #[doc(hidden)]
+    const __HVP: ::core::option::Option<&'static str> = ::core::option::Option::Some(
+        "`weighted_sum` is not generic over its float type: `hvp!` and `hessian!` run its gradient on dual numbers, so write it `fn weighted_sum<T: Float>(…) -> T` with `T` for `f64`",
+    );
+    #[doc(hidden)]
+    fn __hvp_function<__R>() -> impl ::core::ops::Fn(
+        f64,
+        f64,
+        f64,
+        f64,
+        f64,
+        f64,
+        f64,
+        f64,
+    ) -> __R + use<__R> {
+        move |__v0, __v1, __v2, __v3, __h0, __h1, __h2, __h3| ::core::unreachable!()
+    }
+    #[doc(hidden)]
+    const __HESSIAN: ::core::option::Option<&'static str> = Self::__HVP;
+    #[doc(hidden)]
+    fn __hessian_function<__R>() -> impl ::core::ops::Fn(
+        f64,
+        f64,
+        f64,
+        f64,
+    ) -> __R + use<__R> {
+        move |__v0, __v1, __v2, __v3| ::core::unreachable!()
     }
 }

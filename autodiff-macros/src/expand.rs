@@ -215,7 +215,15 @@ pub(crate) fn try_expand(
         _ => func.vis.clone(),
     };
     let outer: Vec<TokenStream> = context.map(|cx| cx.captures.clone()).unwrap_or_default();
-    let forward = crate::forward::companions(&sig, &outer, &vis, sweep);
+    let custom = sweep.is_none();
+    let mut forward = crate::forward::companions(&sig, &outer, &vis, sweep);
+    forward.extend(crate::hessian::companions(
+        &sig,
+        &outer,
+        &vis,
+        custom,
+        seeded.is_some(),
+    ));
     let companions = companions(&sig, place, &outer, &vis, vjp_fn_body, seeded, forward);
     Ok(Expanded { func, companions })
 }

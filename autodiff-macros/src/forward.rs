@@ -8,10 +8,13 @@
 //!   differentiable code reach it with their arguments' tangents (zeros for constants).
 //! * `__FORWARD`: `None`, or why forward mode cannot differentiate the function yet (its
 //!   own reason or a callee's); `jvp!` turns a reason into a compile error where it is used.
+//! * `__jvp_opts(params…, slots)`: the tangents `jvp!` was given in their slots (a tuple of
+//!   `Option`s, one per parameter), zeros for the others, each tangent's shape checked
+//!   against its parameter's, then `__jvp`. Written once per function.
 //! * `__jvp_function()` and `__jvp_selK(selection)`: the closures `jvp!(f)` and
 //!   `jvp!(f, params = [...])` return, taking the function's arguments then the tangents of
-//!   the differentiable (or the selected) parameters, zeros for the others, checking each
-//!   tangent's shape against its parameter's.
+//!   the differentiable (or the selected) parameters; each is one line handing them to
+//!   `__jvp_opts`, the selection placing its tangents through the runtime's `ScatterK`.
 //!
 //! Every one is `#[inline]` or generic, so a function `jvp!` never reaches costs its type
 //! check only, never code generation.
@@ -81,6 +84,12 @@ fn nested_sequence(ty: &syn::Type) -> bool {
 /// array).
 fn has_shape(p: &crate::signature::Param) -> bool {
     p.shadow.is_some() || p.ty.to_token_stream().to_string().contains("Array")
+}
+
+/// Whether the type is written `f64` or `f32` (its zero tangent is `0.0`).
+fn is_float(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Path(p) if p.qself.is_none()
+        && (p.path.is_ident("f64") || p.path.is_ident("f32")))
 }
 
 /// The forward-mode companions of a function (see the module's documentation). `sweep` is
@@ -177,28 +186,31 @@ pub fn companions(
 
     // The closures users get: arguments, then tangents; zeros for the others.
     let diff: Vec<usize> = sig.differentiable_positions();
-    let opts_ty = {
+    // the tangents' types, from which the runtime names the tuple of `Option`al tangents
+    let slots_ty = {
         let t = sig.params.iter().map(|p| {
-            let t = if p.differentiable {
+            if p.differentiable {
                 p.ty_named.to_token_stream()
             } else {
                 quote!(#rt::NoTangent)
-            };
-            quote!(::core::option::Option<#t>)
-        });
-        quote!((#(#t,)*))
-    };
-    let opts_local = {
-        let t = ttys.iter().map(|t| {
-            let t: syn::Type = syn::parse2(t.clone()).expect("a type");
-            let t = anonymous_lifetimes(&t);
-            quote!(::core::option::Option<#t>)
+            }
         });
         quote!((#(#t,)*))
     };
     let o = format_ident!("__o", span = Span::mixed_site());
     let complete = {
-        let mut out = TokenStream::new();
+        let probes = sig
+            .params
+            .iter()
+            .any(|p| p.differentiable && !is_float(&p.ty));
+        let mut out = if probes {
+            quote! {
+                #[allow(unused_imports)]
+                use #rt::forward::{ArgZero as _, NoZero as _, ScalarZero as _};
+            }
+        } else {
+            TokenStream::new()
+        };
         for i in 0..sig.params.len() {
             let (v, tv) = (&vars[i], &tvars[i]);
             let index = syn::Index::from(i);
@@ -206,20 +218,15 @@ pub fn companions(
                 out.extend(quote!(let #tv = #rt::NoTangent;));
                 continue;
             }
-            let z = format_ident!("__z{}", i, span = Span::mixed_site());
             let local_ty = anonymous_lifetimes(&sig.params[i].ty);
+            if is_float(&sig.params[i].ty) {
+                out.extend(quote!(let #tv: #local_ty = #o.#index.unwrap_or(0.0);));
+                continue;
+            }
+            let z = format_ident!("__z{}", i, span = Span::mixed_site());
             out.extend(quote! {
-                let #z = #o.#index.is_none().then(|| {
-                    #[allow(unused_imports)]
-                    use #rt::forward::{ArgZero as _, NoZero as _, ScalarZero as _};
-                    (&&&#rt::forward::Probe(&#v)).zero()
-                });
-                let #tv: #local_ty = match #o.#index {
-                    ::core::option::Option::Some(t) => t,
-                    ::core::option::Option::None => {
-                        #rt::forward::lend(#z.as_ref().expect("a zero tangent"))
-                    }
-                };
+                let #z = #o.#index.is_none().then(|| (&&&#rt::forward::Probe(&#v)).zero());
+                let #tv: #local_ty = #o.#index.unwrap_or_else(|| #rt::forward::lend_zero(&#z));
             });
             if has_shape(&sig.params[i]) {
                 let pname = &sig.params[i].name;
@@ -229,16 +236,15 @@ pub fn companions(
         out
     };
     let owner = quote!(Self::);
-    let call_core = match &reason {
-        // (a refused function is never reached: `jvp!` stops at its reason)
-        Some(r) => quote!(::core::unreachable!(#r)),
-        None => quote!(#owner #jvp #turbofish(#(#vars,)* #(#tvars),*)),
+    // (a refused function is never reached: `jvp!` stops at its reason)
+    let (complete, call_core) = match &reason {
+        Some(r) => (TokenStream::new(), quote!(::core::unreachable!(#r))),
+        None => (
+            complete,
+            quote!(#owner #jvp #turbofish(#(#vars,)* #(#tvars),*)),
+        ),
     };
-    let complete = if reason.is_some() {
-        TokenStream::new()
-    } else {
-        complete
-    };
+    let jvp_opts = companion(ident, "jvp_opts", m);
     let captures = crate::companions::precise_captures(sig, outer);
     // `use<…>` of the selecting closures: the function's lifetimes, the selection type,
     // then its type and const parameters (the order generic lists require)
@@ -284,10 +290,17 @@ pub fn companions(
     // `jvp!(f)`: every differentiable parameter's tangent, in order
     let all_tangents: Vec<&syn::Ident> = diff.iter().map(|i| &tvars[*i]).collect();
     let all_tys: Vec<&syn::Type> = diff.iter().map(|i| tys[*i]).collect();
-    let fill_all = diff.iter().map(|i| {
-        let (index, tv) = (syn::Index::from(*i), &tvars[*i]);
-        quote!(#o.#index = ::core::option::Option::Some(#tv);)
+    let all_opts = sig.params.iter().zip(&tvars).map(|(p, tv)| {
+        if p.differentiable {
+            quote!(::core::option::Option::Some(#tv))
+        } else {
+            quote!(::core::option::Option::None)
+        }
     });
+    let fill_all = match &reason {
+        Some(r) => quote!(::core::unreachable!(#r)),
+        None => quote!(#owner #jvp_opts #turbofish(#(#vars,)* (#(#all_opts,)*))),
+    };
     let mut items = quote! {
         #[doc(hidden)]
         #allow
@@ -304,17 +317,29 @@ pub fn companions(
             #body
         }
 
+        // the tangents `jvp!` was given in their slots: zeros for the others, shapes checked
         #[doc(hidden)]
+        #[inline]
+        #allow
+        #vis fn #jvp_opts #gen_named (
+            #(#vars: #tys_named,)*
+            #o: <#slots_ty as #rt::forward::Slots>::Opts,
+        ) -> (#output, #output)
+            #where_named
+        {
+            #complete
+            #call_core
+        }
+
+        #[doc(hidden)]
+        #[inline]
         #allow
         #vis fn #jvp_function #gen_named ()
             -> impl ::core::ops::Fn(#(#tys,)* #(#all_tys),*) -> (#output, #output) + #captures
             #where_named
         {
-            move |#(#vars: #tys,)* #(#all_tangents: #all_tys),*| {
-                let mut #o: #opts_local = ::core::default::Default::default();
-                #(#fill_all)*
-                #complete
-                #call_core
+            move |#(#vars,)* #(#all_tangents),*| {
+                #fill_all
             }
         }
     };
@@ -326,22 +351,23 @@ pub fn companions(
         let sel: Vec<syn::Ident> = (0..k)
             .map(|j| format_ident!("__sel{}", j, span = Span::mixed_site()))
             .collect();
-        let tr = quote!(<__S as #rt::forward::#scatter<#opts_ty>>);
+        let fill = match &reason {
+            Some(r) => quote!(::core::unreachable!(#r)),
+            None => quote!(#owner #jvp_opts #turbofish(#(#vars,)* __S::scatter(#(#sel),*))),
+        };
         items.extend(quote! {
             #[doc(hidden)]
+            #[inline]
             #allow
             #vis fn #f #sel_generics (_selection: __S)
-                -> impl ::core::ops::Fn(#(#tys,)* #(#tr::#assoc),*) -> (#output, #output) + #caps
+                -> impl ::core::ops::Fn(#(#tys,)* #(__S::#assoc),*) -> (#output, #output) + #caps
             where
-                __S: #rt::forward::#scatter<#opts_ty>,
+                __S: #rt::forward::#scatter<#slots_ty>,
                 #(#outlives,)*
                 #where_preds
             {
-                move |#(#vars: #tys,)* #(#sel: #tr::#assoc),*| {
-                    let mut #o: #opts_ty = ::core::default::Default::default();
-                    #tr::scatter(#(#sel,)* &mut #o);
-                    #complete
-                    #call_core
+                move |#(#vars,)* #(#sel),*| {
+                    #fill
                 }
             }
         });

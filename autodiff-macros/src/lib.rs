@@ -18,6 +18,7 @@ mod expand;
 mod forward;
 mod fuse;
 mod helpers;
+mod hessian;
 mod impls;
 mod ir;
 mod lower;
@@ -227,6 +228,59 @@ pub fn vjp(input: TokenStream) -> TokenStream {
 pub fn jvp(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as helpers::HelperInput);
     forward::jvp(input)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// `hvp!(f)(args…, vectors…)` returns the Hessian of the scalar function `f` applied to
+/// the vectors (one per differentiable parameter, of the parameter's type), never forming
+/// the Hessian: forward mode over reverse mode, `f`'s generated gradient run on dual
+/// numbers. The result has the gradients' types (a `Vec` for a slice; a tuple for several
+/// parameters). `f` must be generic over its float type (`fn f<T: Float>(…) -> T`), with
+/// parameters `T`, `&[T]`, `&Vec<T>` or `Vec<T>` (and constants); anything else is a
+/// compile error where `hvp!` names it.
+///
+/// ```
+/// use autodiff::prelude::*;
+///
+/// #[differentiable]
+/// fn cubic<T: Float>(x: &[T]) -> T {
+///     x[0] * x[0] * x[1]
+/// }
+///
+/// // H = [[2 x1, 2 x0], [2 x0, 0]]
+/// let hv = hvp!(cubic)(&[3.0, 5.0], &[1.0, 0.0]);
+/// assert_eq!(hv, vec![10.0, 6.0]);
+/// ```
+#[proc_macro]
+pub fn hvp(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as helpers::HelperInput);
+    hessian::helper(input, false)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// `hessian!(f)(args…)` returns the dense Hessian of the scalar function `f` with respect
+/// to its one differentiable parameter: a float for a float parameter, an `Array2` `n × n`
+/// for a slice or `Vec` of `n` elements, filled one column per `hvp!` product with a unit
+/// vector. `f` must be generic over its float type, as for [`hvp!`]; for large sparse
+/// Hessians, use `hvp!` directly (a Krylov method needs only products).
+///
+/// ```
+/// use autodiff::prelude::*;
+///
+/// #[differentiable]
+/// fn cubic<T: Float>(x: &[T]) -> T {
+///     x[0] * x[0] * x[1]
+/// }
+///
+/// let h = hessian!(cubic)(&[3.0, 5.0]);
+/// assert_eq!(h, autodiff::ndarray::array![[10.0, 6.0], [6.0, 0.0]]);
+/// ```
+#[proc_macro]
+pub fn hessian(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as helpers::HelperInput);
+    hessian::helper(input, true)
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
 }

@@ -15,7 +15,7 @@
 
 use crate::rules as prims;
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{quote, ToTokens};
 use std::collections::HashSet;
 use syn::visit_mut::{self, VisitMut};
 
@@ -199,6 +199,21 @@ impl VisitMut for Marker<'_> {
                 }
             }
             _ => {}
+        }
+        // `break 'l ::autodiff::…` would read as `break 'l: …` (a labelled loop) to a
+        // parser of tokens: a marked read leading a labelled break's value is parenthesised
+        if let syn::Expr::Break(b) = e {
+            if let (Some(_), Some(value)) = (&b.label, &mut b.expr) {
+                let leads_with_path = matches!(
+                    value.to_token_stream().into_iter().next(),
+                    Some(proc_macro2::TokenTree::Punct(p)) if p.as_char() == ':'
+                );
+                if leads_with_path {
+                    let inner =
+                        std::mem::replace(&mut **value, syn::Expr::Verbatim(TokenStream::new()));
+                    **value = syn::parse_quote!((#inner));
+                }
+            }
         }
     }
 

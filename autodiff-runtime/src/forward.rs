@@ -188,6 +188,12 @@ pub fn lend<Z: Lend>(zero: &Z) -> Z::Out<'_> {
     zero.lend()
 }
 
+/// The argument lent from the zero made for a tangent `jvp!` was not given.
+#[inline(always)]
+pub fn lend_zero<Z: Lend>(zero: &Option<Z>) -> Z::Out<'_> {
+    zero.as_ref().expect("a zero tangent").lend()
+}
+
 /// The shape of a value a tangent is checked against: a length, an array's shape, or
 /// nothing to check (a scalar).
 pub trait Shape {
@@ -282,36 +288,61 @@ put_at! {
         (0 A) (1 B) (2 C) (3 D) (4 E) (5 F) (6 G) (7 H) (8 I) (9 J) (10 K) (11 L);
 }
 
+/// The tuple of `Option`al tangents, one per parameter, that a tuple of tangent types
+/// names (`(f64, &[f64])` → `(Option<f64>, Option<&[f64]>)`): where `params = [...]`
+/// places the selected tangents, `None` for the zeros.
+pub trait Slots {
+    /// The tuple of `Option`s.
+    type Opts: Default;
+}
+
+macro_rules! slots {
+    ($([$($T:ident),+])*) => {$(
+        impl<$($T),+> Slots for ($($T,)+) {
+            type Opts = ($(Option<$T>,)+);
+        }
+    )*};
+}
+
+slots! {
+    [A] [A, B] [A, B, C] [A, B, C, D] [A, B, C, D, E] [A, B, C, D, E, F]
+    [A, B, C, D, E, F, G] [A, B, C, D, E, F, G, H] [A, B, C, D, E, F, G, H, I]
+    [A, B, C, D, E, F, G, H, I, J] [A, B, C, D, E, F, G, H, I, J, K]
+    [A, B, C, D, E, F, G, H, I, J, K, L]
+}
+
 macro_rules! scatter {
     ($($(#[$doc:meta])* $tr:ident: $sel:ident < $($K:ident),+ > ($($I:ident $t:ident),+);)*) => {$(
         $(#[$doc])*
-        pub trait $tr<O> {
+        pub trait $tr<T: Slots> {
             $(
                 /// The type of a selected tangent.
                 type $I;
             )+
-            /// Places the selected tangents.
+            /// The selected tangents in their slots, `None` elsewhere.
             #[allow(clippy::too_many_arguments)] // one a selected tangent, up to eight
-            fn scatter($($t: Self::$I,)+ into: &mut O);
+            fn scatter($($t: Self::$I,)+) -> T::Opts;
         }
 
-        impl<O, $(const $K: usize),+> $tr<O> for crate::select::$sel<$($K),+>
+        impl<T: Slots, $(const $K: usize),+> $tr<T> for crate::select::$sel<$($K),+>
         where
-            O: $(PutAt<$K> +)+,
+            T::Opts: $(PutAt<$K> +)+,
         {
-            $( type $I = <O as PutAt<$K>>::Item; )+
+            $( type $I = <T::Opts as PutAt<$K>>::Item; )+
             #[inline(always)]
             #[allow(clippy::too_many_arguments)]
-            fn scatter($($t: Self::$I,)+ into: &mut O) {
-                $( <O as PutAt<$K>>::put(into, $t); )+
+            fn scatter($($t: Self::$I,)+) -> T::Opts {
+                let mut into = T::Opts::default();
+                $( <T::Opts as PutAt<$K>>::put(&mut into, $t); )+
+                into
             }
         }
     )*};
 }
 
 scatter! {
-    /// Places the tangent `params = [a]` selects into a tuple of `Option`al tangents, one
-    /// per parameter.
+    /// Places the tangent `params = [a]` selects into the tuple of `Option`al tangents,
+    /// one per parameter, of a function whose tangent types are `T` (see [`Slots`]).
     Scatter1: Sel1<A>(I0 a);
     /// As [`Scatter1`], for two.
     Scatter2: Sel2<A, B>(I0 a, I1 b);

@@ -20,6 +20,7 @@
 
 mod array;
 pub mod check;
+pub mod dual;
 #[doc(hidden)]
 pub mod forward;
 pub mod implicit;

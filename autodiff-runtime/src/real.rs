@@ -5,11 +5,12 @@ use crate::tangent::Differentiable;
 use core::fmt::{Debug, Display};
 use num_traits::{Float, FloatConst};
 
-/// A real scalar type the derivative rules are implemented for: `f32` and `f64`.
+/// A real scalar type the derivative rules are implemented for: `f32`, `f64`, and the dual
+/// numbers over them ([`crate::dual::Dual`], on which `hvp!` runs generated gradients).
 ///
 /// Generic differentiable functions are written against [`num_traits::Float`]
 /// (`fn f<T: Float>(x: T) -> T`); the code generated for them additionally requires
-/// `T: Real`, which holds exactly for `f32` and `f64`. The trait is sealed.
+/// `T: Real`, which holds exactly for those. The trait is sealed.
 ///
 /// ```
 /// use autodiff_runtime::Real;

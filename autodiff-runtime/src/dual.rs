@@ -1,0 +1,496 @@
+//! Dual numbers: the scalar type on which a generic function's generated gradient runs to
+//! give Hessian-vector products (`hvp!`, `hessian!`), forward mode over reverse mode.
+//!
+//! A [`Dual`] carries a value and its tangent along one direction. Every operation computes
+//! its tangent with the same rule the reverse sweep uses for its adjoint (a scalar rule is
+//! linear in its cotangent, so `ops::sin_d0(&x, &t)` is also the tangent of `x.sin()`):
+//! one rule table serves both directions, and the reverse sweep of a function generic over
+//! `T: Float`, run on `Dual<f64>`, returns gradients whose tangents are `H·v`.
+//!
+//! Comparisons, rounding and classification look at the value only, as the primal program
+//! does; rounding functions have zero tangents.
+
+use crate::ops;
+use crate::real::Real;
+use crate::tangent::Differentiable;
+use core::cmp::Ordering;
+use core::fmt;
+use core::num::FpCategory;
+use core::ops::{Add, Div, Mul, Neg, Rem, Sub};
+use ndarray::Array2;
+use num_traits::{Float, FloatConst, Num, NumCast, One, ToPrimitive, Zero};
+
+/// A value and its tangent along one direction.
+///
+/// ```
+/// use autodiff_runtime::dual::Dual;
+/// use num_traits::Float;
+/// let x = Dual::new(0.5_f64, 1.0);
+/// let y = (x * x).sin();
+/// assert_eq!(y.value, 0.25_f64.sin());
+/// assert!((y.tangent - 2.0 * 0.5 * 0.25_f64.cos()).abs() < 1e-15);
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Dual<T> {
+    /// The value.
+    pub value: T,
+    /// The tangent: the derivative of the value along the direction.
+    pub tangent: T,
+}
+
+impl<T: Real> Dual<T> {
+    /// A value and its tangent.
+    #[inline(always)]
+    pub fn new(value: T, tangent: T) -> Self {
+        Dual { value, tangent }
+    }
+
+    /// A constant: zero tangent.
+    #[inline(always)]
+    pub fn constant(value: T) -> Self {
+        Dual::new(value, T::zero())
+    }
+
+    /// The result of a one-input operation: `value`, and the rule `rule(read, tangent)`.
+    #[inline(always)]
+    fn unary(self, value: T, rule: fn(&T, &T) -> T, reads_output: bool) -> Self {
+        let read = if reads_output { value } else { self.value };
+        Dual::new(value, rule(&read, &self.tangent))
+    }
+}
+
+impl<T: fmt::Display> fmt::Display for Dual<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} + {}ε", self.value, self.tangent)
+    }
+}
+
+impl<T: PartialEq> PartialEq for Dual<T> {
+    /// Compares values (the primal program's comparison).
+    fn eq(&self, other: &Self) -> bool {
+        self.value == other.value
+    }
+}
+
+impl<T: PartialOrd> PartialOrd for Dual<T> {
+    /// Compares values (the primal program's comparison).
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        self.value.partial_cmp(&other.value)
+    }
+}
+
+impl<T: Real> Add for Dual<T> {
+    type Output = Self;
+    #[inline(always)]
+    fn add(self, b: Self) -> Self {
+        let t = ops::add_d0(&self.tangent) + ops::add_d1(&b.tangent);
+        Dual::new(self.value + b.value, t)
+    }
+}
+
+impl<T: Real> Sub for Dual<T> {
+    type Output = Self;
+    #[inline(always)]
+    fn sub(self, b: Self) -> Self {
+        let t = ops::sub_d0(&self.tangent) + ops::sub_d1(&b.tangent);
+        Dual::new(self.value - b.value, t)
+    }
+}
+
+impl<T: Real> Mul for Dual<T> {
+    type Output = Self;
+    #[inline(always)]
+    fn mul(self, b: Self) -> Self {
+        let t = ops::mul_d0(&b.value, &self.tangent) + ops::mul_d1(&self.value, &b.tangent);
+        Dual::new(self.value * b.value, t)
+    }
+}
+
+impl<T: Real> Div for Dual<T> {
+    type Output = Self;
+    #[inline(always)]
+    fn div(self, b: Self) -> Self {
+        let y = self.value / b.value;
+        let t = ops::div_d0(&b.value, &self.tangent) + ops::div_d1(&b.value, &y, &b.tangent);
+        Dual::new(y, t)
+    }
+}
+
+impl<T: Real> Rem for Dual<T> {
+    type Output = Self;
+    #[inline(always)]
+    fn rem(self, b: Self) -> Self {
+        let t = ops::rem_d0(&self.tangent) + ops::rem_d1(&self.value, &b.value, &b.tangent);
+        Dual::new(self.value % b.value, t)
+    }
+}
+
+impl<T: Real> Neg for Dual<T> {
+    type Output = Self;
+    #[inline(always)]
+    fn neg(self) -> Self {
+        Dual::new(-self.value, ops::neg_d0(&self.tangent))
+    }
+}
+
+impl<T: Real> Zero for Dual<T> {
+    fn zero() -> Self {
+        Dual::constant(T::zero())
+    }
+    fn is_zero(&self) -> bool {
+        self.value.is_zero()
+    }
+}
+
+impl<T: Real> One for Dual<T> {
+    fn one() -> Self {
+        Dual::constant(T::one())
+    }
+}
+
+impl<T: Real> Num for Dual<T> {
+    type FromStrRadixErr = T::FromStrRadixErr;
+    fn from_str_radix(s: &str, radix: u32) -> Result<Self, Self::FromStrRadixErr> {
+        T::from_str_radix(s, radix).map(Dual::constant)
+    }
+}
+
+impl<T: Real> ToPrimitive for Dual<T> {
+    fn to_i64(&self) -> Option<i64> {
+        self.value.to_i64()
+    }
+    fn to_u64(&self) -> Option<u64> {
+        self.value.to_u64()
+    }
+    fn to_f64(&self) -> Option<f64> {
+        self.value.to_f64()
+    }
+}
+
+impl<T: Real> NumCast for Dual<T> {
+    /// A constant.
+    fn from<N: ToPrimitive>(n: N) -> Option<Self> {
+        <T as NumCast>::from(n).map(Dual::constant)
+    }
+}
+
+macro_rules! unary_methods {
+    ($($method:ident => $rule:ident reads $what:ident;)*) => {$(
+        #[inline(always)]
+        fn $method(self) -> Self {
+            self.unary(self.value.$method(), ops::$rule, unary_methods!(@reads $what))
+        }
+    )*};
+    (@reads x) => { false };
+    (@reads y) => { true };
+}
+
+macro_rules! constant_methods {
+    ($($method:ident),*) => {$(
+        #[inline(always)]
+        fn $method() -> Self {
+            Dual::constant(T::$method())
+        }
+    )*};
+}
+
+macro_rules! flat_methods {
+    ($($method:ident),*) => {$(
+        /// Piecewise constant: zero tangent.
+        #[inline(always)]
+        fn $method(self) -> Self {
+            Dual::constant(self.value.$method())
+        }
+    )*};
+}
+
+macro_rules! value_queries {
+    ($($method:ident),*) => {$(
+        #[inline(always)]
+        fn $method(self) -> bool {
+            self.value.$method()
+        }
+    )*};
+}
+
+impl<T: Real> Float for Dual<T> {
+    constant_methods!(
+        nan,
+        infinity,
+        neg_infinity,
+        neg_zero,
+        min_value,
+        min_positive_value
+    );
+    constant_methods!(max_value, epsilon);
+    value_queries!(is_nan, is_infinite, is_finite, is_normal, is_sign_positive);
+    value_queries!(is_sign_negative);
+    flat_methods!(floor, ceil, round, trunc, signum);
+    unary_methods! {
+        sin => sin_d0 reads x;
+        cos => cos_d0 reads x;
+        tan => tan_d0 reads y;
+        asin => asin_d0 reads x;
+        acos => acos_d0 reads x;
+        atan => atan_d0 reads x;
+        sinh => sinh_d0 reads x;
+        cosh => cosh_d0 reads x;
+        tanh => tanh_d0 reads y;
+        asinh => asinh_d0 reads x;
+        acosh => acosh_d0 reads x;
+        atanh => atanh_d0 reads x;
+        exp => exp_d0 reads y;
+        exp2 => exp2_d0 reads y;
+        exp_m1 => exp_m1_d0 reads y;
+        ln => ln_d0 reads x;
+        ln_1p => ln_1p_d0 reads x;
+        log2 => log2_d0 reads x;
+        log10 => log10_d0 reads x;
+        sqrt => sqrt_d0 reads y;
+        cbrt => cbrt_d0 reads y;
+        abs => abs_d0 reads x;
+        recip => recip_d0 reads y;
+    }
+
+    fn classify(self) -> FpCategory {
+        self.value.classify()
+    }
+    fn fract(self) -> Self {
+        Dual::new(self.value.fract(), ops::fract_d0(&self.tangent))
+    }
+    fn to_degrees(self) -> Self {
+        Dual::new(self.value.to_degrees(), ops::to_degrees_d0(&self.tangent))
+    }
+    fn to_radians(self) -> Self {
+        Dual::new(self.value.to_radians(), ops::to_radians_d0(&self.tangent))
+    }
+    fn mul_add(self, a: Self, b: Self) -> Self {
+        let t = ops::mul_add_d0(&a.value, &self.tangent)
+            + ops::mul_add_d1(&self.value, &a.tangent)
+            + ops::mul_add_d2(&b.tangent);
+        Dual::new(self.value.mul_add(a.value, b.value), t)
+    }
+    fn powi(self, n: i32) -> Self {
+        let t = ops::powi_d0(&self.value, &n, &self.tangent);
+        Dual::new(self.value.powi(n), t)
+    }
+    fn powf(self, p: Self) -> Self {
+        let y = self.value.powf(p.value);
+        let t = ops::powf_d0(&self.value, &p.value, &self.tangent)
+            + ops::powf_d1(&self.value, &y, &p.tangent);
+        Dual::new(y, t)
+    }
+    fn log(self, base: Self) -> Self {
+        let y = self.value.log(base.value);
+        let t = ops::log_d0(&self.value, &base.value, &self.tangent)
+            + ops::log_d1(&base.value, &y, &base.tangent);
+        Dual::new(y, t)
+    }
+    fn max(self, b: Self) -> Self {
+        let t = ops::max_d0(&self.value, &b.value, &self.tangent)
+            + ops::max_d1(&self.value, &b.value, &b.tangent);
+        Dual::new(self.value.max(b.value), t)
+    }
+    fn min(self, b: Self) -> Self {
+        let t = ops::min_d0(&self.value, &b.value, &self.tangent)
+            + ops::min_d1(&self.value, &b.value, &b.tangent);
+        Dual::new(self.value.min(b.value), t)
+    }
+    #[allow(deprecated)]
+    fn abs_sub(self, b: Self) -> Self {
+        if self.value > b.value {
+            self - b
+        } else {
+            Self::zero()
+        }
+    }
+    fn hypot(self, b: Self) -> Self {
+        let y = self.value.hypot(b.value);
+        let t =
+            ops::hypot_d0(&self.value, &y, &self.tangent) + ops::hypot_d1(&b.value, &y, &b.tangent);
+        Dual::new(y, t)
+    }
+    fn atan2(self, b: Self) -> Self {
+        let t = ops::atan2_d0(&self.value, &b.value, &self.tangent)
+            + ops::atan2_d1(&self.value, &b.value, &b.tangent);
+        Dual::new(self.value.atan2(b.value), t)
+    }
+    fn sin_cos(self) -> (Self, Self) {
+        (self.sin(), self.cos())
+    }
+    fn integer_decode(self) -> (u64, i16, i8) {
+        self.value.integer_decode()
+    }
+}
+
+macro_rules! float_consts {
+    ($($name:ident),*) => {$(
+        #[inline(always)]
+        fn $name() -> Self {
+            Dual::constant(T::$name())
+        }
+    )*};
+}
+
+impl<T: Real> FloatConst for Dual<T> {
+    float_consts!(
+        E,
+        FRAC_1_PI,
+        FRAC_1_SQRT_2,
+        FRAC_2_PI,
+        FRAC_2_SQRT_PI,
+        FRAC_PI_2
+    );
+    float_consts!(FRAC_PI_3, FRAC_PI_4, FRAC_PI_6, FRAC_PI_8, LN_10, LN_2, LOG10_E);
+    float_consts!(LOG2_E, PI, SQRT_2, TAU, LOG10_2, LOG2_10);
+}
+
+impl<T: Real> Differentiable for Dual<T> {
+    type Tangent = Self;
+    #[inline(always)]
+    fn zero_tangent(&self) -> Self {
+        Self::zero()
+    }
+    #[inline(always)]
+    fn adjoint_zero(&self) -> Self {
+        Dual::constant(T::neg_zero())
+    }
+}
+
+impl<T: Real> crate::sealed::Sealed for Dual<T> {}
+
+impl<T: Real> Real for Dual<T> {
+    /// A constant.
+    fn from_f64_rounded(value: f64) -> Self {
+        Dual::constant(T::from_f64_rounded(value))
+    }
+    /// The value (the tangent is dropped).
+    fn to_f64_lossless(self) -> f64 {
+        self.value.to_f64_lossless()
+    }
+}
+
+impl<T: Real> num_traits::FromPrimitive for Dual<T> {
+    /// A constant.
+    fn from_i64(n: i64) -> Option<Self> {
+        <T as NumCast>::from(n).map(Dual::constant)
+    }
+    /// A constant.
+    fn from_u64(n: u64) -> Option<Self> {
+        <T as NumCast>::from(n).map(Dual::constant)
+    }
+    /// A constant.
+    fn from_f64(n: f64) -> Option<Self> {
+        <T as NumCast>::from(n).map(Dual::constant)
+    }
+}
+
+/// A parameter `hvp!` and `hessian!` can serve: a float `T`, or a float slice or `Vec`
+/// (`&[T]`, `&Vec<T>`, `Vec<T>`).
+pub trait HvpArg {
+    /// The parameter as dual numbers, owned.
+    type Duals;
+    /// A vector of the parameter's shape, owned (what `hessian!` hands `hvp` per column).
+    type Owned;
+    /// The product `H·v` for this parameter: the type of its gradient.
+    type Out;
+    /// The Hessian: a float for a float, an `n × n` array for `n` elements.
+    type Hessian;
+    /// The parameter's values with `v` as their tangents.
+    fn duals(&self, v: &Self) -> Self::Duals;
+    /// The Hessian, one column per unit vector `e_i` from `hvp(e_i)`.
+    fn hessian(&self, hvp: impl FnMut(Self::Owned) -> Self::Out) -> Self::Hessian;
+}
+
+impl<T: Real> HvpArg for T {
+    type Duals = Dual<T>;
+    type Owned = T;
+    type Out = T;
+    type Hessian = T;
+    #[inline(always)]
+    fn duals(&self, v: &T) -> Dual<T> {
+        Dual::new(*self, *v)
+    }
+    fn hessian(&self, mut hvp: impl FnMut(T) -> T) -> T {
+        hvp(T::one())
+    }
+}
+
+fn slice_duals<T: Real>(x: &[T], v: &[T]) -> Vec<Dual<T>> {
+    x.iter().zip(v).map(|(a, b)| Dual::new(*a, *b)).collect()
+}
+
+fn slice_hessian<T: Real>(n: usize, mut hvp: impl FnMut(Vec<T>) -> Vec<T>) -> Array2<T> {
+    let mut h = Array2::zeros((n, n));
+    for j in 0..n {
+        let mut e = vec![T::zero(); n];
+        e[j] = T::one();
+        let column = hvp(e);
+        for (i, c) in column.into_iter().enumerate() {
+            h[[i, j]] = c;
+        }
+    }
+    h
+}
+
+macro_rules! sequence_arg {
+    ($($ty:ty),*) => {$(
+        impl<T: Real> HvpArg for $ty {
+            type Duals = Vec<Dual<T>>;
+            type Owned = Vec<T>;
+            type Out = Vec<T>;
+            type Hessian = Array2<T>;
+            fn duals(&self, v: &Self) -> Vec<Dual<T>> {
+                slice_duals(self, v)
+            }
+            fn hessian(&self, hvp: impl FnMut(Vec<T>) -> Vec<T>) -> Array2<T> {
+                slice_hessian(self.len(), hvp)
+            }
+        }
+    )*};
+}
+
+sequence_arg!(&[T], &Vec<T>, Vec<T>);
+
+/// The tangent part of a gradient computed on dual numbers: `H·v`.
+pub trait TangentPart {
+    /// The tangents.
+    type Out;
+    /// The tangents.
+    fn tangent_part(self) -> Self::Out;
+}
+
+impl<T: Real> TangentPart for Dual<T> {
+    type Out = T;
+    #[inline(always)]
+    fn tangent_part(self) -> T {
+        self.tangent
+    }
+}
+
+impl<T: Real> TangentPart for Vec<Dual<T>> {
+    type Out = Vec<T>;
+    fn tangent_part(self) -> Vec<T> {
+        self.into_iter().map(|d| d.tangent).collect()
+    }
+}
+
+/// The tangent part of a gradient computed on dual numbers (see [`TangentPart`]).
+#[inline(always)]
+pub fn tangent_part<G: TangentPart>(g: G) -> G::Out {
+    g.tangent_part()
+}
+
+/// The seed of the reverse sweep on dual numbers: `1`, tangent `0`.
+#[inline(always)]
+pub fn seed<T: Real>() -> Dual<T> {
+    Dual::new(T::one(), T::zero())
+}
+
+/// A compile-time error, where `hvp!` or `hessian!` is used, when the function cannot be
+/// served (not generic over its float type, a method, a parameter type not supported).
+pub const fn check_supported(reason: Option<&'static str>) {
+    if let Some(r) = reason {
+        panic!("{}", r);
+    }
+}

@@ -1,0 +1,222 @@
+//! Second order (`hvp!`, `hessian!`): forward over reverse, checked against closed-form
+//! Hessians, symmetry and central differences of the reverse gradient.
+
+// index loops are the constructs under test
+#![allow(clippy::needless_range_loop)]
+
+use autodiff::dual::Dual;
+use autodiff::ndarray::Array2;
+use autodiff::num_traits::FromPrimitive;
+use autodiff::prelude::*;
+
+fn close(a: f64, b: f64, tol: f64) -> bool {
+    (a - b).abs() <= tol * a.abs().max(b.abs()).max(1.0)
+}
+
+#[differentiable]
+fn rosenbrock<T: Float + FromPrimitive>(x: &[T]) -> T {
+    let hundred = T::from_f64(100.0).unwrap();
+    let mut sum = T::zero();
+    for i in 0..x.len() - 1 {
+        let a = T::one() - x[i];
+        let b = x[i + 1] - x[i] * x[i];
+        sum = sum + a * a + hundred * b * b;
+    }
+    sum
+}
+
+/// The Rosenbrock Hessian by hand.
+fn rosenbrock_hessian(x: &[f64]) -> Array2<f64> {
+    let n = x.len();
+    let mut h = Array2::zeros((n, n));
+    for i in 0..n - 1 {
+        // a² + 100 b², a = 1 − x_i, b = x_{i+1} − x_i²
+        h[[i, i]] += 2.0 + 1200.0 * x[i] * x[i] - 400.0 * x[i + 1];
+        h[[i, i + 1]] += -400.0 * x[i];
+        h[[i + 1, i]] += -400.0 * x[i];
+        h[[i + 1, i + 1]] += 200.0;
+    }
+    h
+}
+
+/// Central differences of the reverse gradient along `v`.
+fn gradient_difference(x: &[f64], v: &[f64]) -> Vec<f64> {
+    let h = 1e-6;
+    let plus: Vec<f64> = x.iter().zip(v).map(|(a, b)| a + h * b).collect();
+    let minus: Vec<f64> = x.iter().zip(v).map(|(a, b)| a - h * b).collect();
+    let (gp, gm) = (
+        gradients_function!(rosenbrock)(&plus[..]),
+        gradients_function!(rosenbrock)(&minus[..]),
+    );
+    gp.iter()
+        .zip(&gm)
+        .map(|(a, b)| (a - b) / (2.0 * h))
+        .collect()
+}
+
+#[test]
+fn rosenbrock_hessian_against_the_closed_form() {
+    let x = [0.3, -1.2, 0.8, 1.5, -0.4, 2.0];
+    let h = hessian!(rosenbrock)(&x[..]);
+    let expected = rosenbrock_hessian(&x);
+    assert_eq!(h.dim(), (6, 6));
+    for i in 0..6 {
+        for j in 0..6 {
+            assert!(close(h[[i, j]], expected[[i, j]], 1e-12), "H[{i},{j}]");
+            assert_eq!(h[[i, j]], h[[j, i]], "symmetry at {i},{j}");
+        }
+    }
+}
+
+#[test]
+fn rosenbrock_hvp_against_the_closed_form_and_gradient_differences() {
+    let x = [0.3, -1.2, 0.8, 1.5, -0.4];
+    let v = [1.0, 0.5, -0.25, 2.0, 0.1];
+    let hv = hvp!(rosenbrock)(&x[..], &v[..]);
+    let expected = rosenbrock_hessian(&x).dot(&autodiff::ndarray::arr1(&v));
+    let fd = gradient_difference(&x, &v);
+    for i in 0..5 {
+        assert!(
+            close(hv[i], expected[i], 1e-12),
+            "{} vs {}",
+            hv[i],
+            expected[i]
+        );
+        assert!(
+            close(hv[i], fd[i], 1e-5),
+            "{} vs difference {}",
+            hv[i],
+            fd[i]
+        );
+    }
+}
+
+/// xᵀ A x with a constant (non-symmetric) A: H = A + Aᵀ.
+#[allow(clippy::ptr_arg)] // the `&Vec<T>` parameter kind is under test
+#[differentiable]
+fn quadratic_form<T: Float + FromPrimitive>(x: &Vec<T>, #[no_grad] a: &[f64], n: usize) -> T {
+    let mut s = T::zero();
+    for i in 0..n {
+        for j in 0..n {
+            let aij = T::from_f64(a[i * n + j]).unwrap();
+            s = s + x[i] * aij * x[j];
+        }
+    }
+    s
+}
+
+#[test]
+fn quadratic_form_hessian_is_a_plus_a_transpose() {
+    let n = 3;
+    let a = [1.0, 2.0, -1.0, 0.5, 3.0, 4.0, -2.0, 0.0, 5.0];
+    let x = vec![0.7, -0.3, 1.1];
+    let h = hessian!(quadratic_form)(&x, &a[..], n);
+    for i in 0..n {
+        for j in 0..n {
+            assert_eq!(h[[i, j]], a[i * n + j] + a[j * n + i], "H[{i},{j}]");
+        }
+    }
+    let hv = hvp!(quadratic_form)(&x, &a[..], n, &vec![1.0, 0.0, 0.0]);
+    assert_eq!(hv, vec![2.0, 2.5, -3.0]);
+}
+
+/// Several scalar parameters and a constant: the products come back as a tuple.
+#[differentiable]
+fn energy<T: Float>(x: T, y: T, n: i32) -> T {
+    (x * y).sin() + x.powi(n) * y.exp() - (x / y).ln()
+}
+
+#[test]
+fn scalar_parameters_against_hand_derived_hessians() {
+    let (x, y, n) = (0.7, 1.3, 3);
+    let (hx, hy) = hvp!(energy)(x, y, n, 1.0, 0.0);
+    // ∂²/∂x² and ∂²/∂y∂x
+    let s = x * y;
+    let dxx = -y * y * s.sin() + 6.0 * x * y.exp() + 1.0 / (x * x);
+    let dxy = s.cos() - s * s.sin() + 3.0 * x * x * y.exp();
+    assert!(close(hx, dxx, 1e-12), "{hx} vs {dxx}");
+    assert!(close(hy, dxy, 1e-12), "{hy} vs {dxy}");
+    let (hx2, hy2) = hvp!(energy)(x, y, n, 0.0, 1.0);
+    let dyy = -x * x * s.sin() + x.powi(3) * y.exp() - 1.0 / (y * y);
+    assert!(close(hx2, hy, 1e-12), "symmetry: {hx2} vs {hy}");
+    assert!(close(hy2, dyy, 1e-12), "{hy2} vs {dyy}");
+}
+
+#[differentiable]
+fn smooth<T: Float>(x: T) -> T {
+    x.tanh() * x.exp() + x.sqrt().atan2(x + T::one())
+}
+
+#[test]
+fn scalar_hessian_against_differences_in_f32_and_f64() {
+    let x = 0.6_f64;
+    let h = hessian!(smooth)(x);
+    let e = 1e-5;
+    let fd = (gradients_function!(smooth)(x + e) - gradients_function!(smooth)(x - e)) / (2.0 * e);
+    assert!(close(h, fd, 1e-6), "{h} vs {fd}");
+    let h32 = hessian!(smooth)(0.6_f32);
+    assert!((f64::from(h32) - h).abs() < 1e-4, "{h32} vs {h}");
+}
+
+/// A generic function calling another: the callee's gradient runs on dual numbers too.
+#[differentiable]
+fn sum_sq<T: Float>(v: &[T]) -> T {
+    let mut s = T::zero();
+    for i in 0..v.len() {
+        s = s + v[i] * v[i];
+    }
+    s
+}
+
+#[differentiable]
+fn calls<T: Float>(x: &[T]) -> T {
+    let s = sum_sq(x);
+    s * s + x[0].sin()
+}
+
+#[test]
+fn calls_between_generic_functions() {
+    let x = [0.5, -1.0, 2.0];
+    let h = hessian!(calls)(&x[..]);
+    let s: f64 = x.iter().map(|a| a * a).sum();
+    for i in 0..3 {
+        for j in 0..3 {
+            // (Σx²)²: 8 x_i x_j + 4 s δ_ij; sin x_0: −sin x_0 at (0, 0)
+            let mut e = 8.0 * x[i] * x[j] + if i == j { 4.0 * s } else { 0.0 };
+            if i == 0 && j == 0 {
+                e -= x[0].sin();
+            }
+            assert!(
+                close(h[[i, j]], e, 1e-12),
+                "H[{i},{j}] = {} vs {e}",
+                h[[i, j]]
+            );
+        }
+    }
+}
+
+#[test]
+fn dual_numbers_follow_the_rules() {
+    let x = Dual::new(0.4_f64, 1.0);
+    for (name, d, exact) in [
+        ("sin", x.sin().tangent, 0.4_f64.cos()),
+        ("exp", x.exp().tangent, 0.4_f64.exp()),
+        ("ln", x.ln().tangent, 1.0 / 0.4),
+        (
+            "powf",
+            x.powf(Dual::constant(2.5)).tangent,
+            2.5 * 0.4_f64.powf(1.5),
+        ),
+        ("recip", x.recip().tangent, -1.0 / 0.16),
+        ("atanh", x.atanh().tangent, 1.0 / (1.0 - 0.16)),
+    ] {
+        assert!(close(d, exact, 1e-14), "{name}: {d} vs {exact}");
+    }
+    assert!(x < Dual::constant(0.5) && x.floor().tangent == 0.0);
+}
+
+#[test]
+#[should_panic(expected = "the tangent of `x` (parameter of `rosenbrock`) has shape [2]")]
+fn a_vector_of_the_wrong_length_panics() {
+    let _ = hvp!(rosenbrock)(&[1.0, 2.0, 3.0][..], &[1.0, 0.0][..]);
+}
