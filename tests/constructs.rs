@@ -1289,3 +1289,120 @@ fn raw_identifiers_as_parameters() {
     let g = gradients_function!(raw_names)(x, k);
     assert_hand("raw names", &[x], &[g], &[k + x.cos()]);
 }
+
+// ---- constant tables lent to slice helpers, conversions, collected maps ------------------
+
+const NUM: [f64; 3] = [1.0, 2.0, 3.0];
+const DEN: [f64; 3] = [0.5, 0.25, 0.125];
+
+/// A rational approximation whose coefficient tables are handed to a helper by reference,
+/// as special-function code does (`rat(x, &J0R, &J0S, 6)`).
+#[differentiable]
+fn rational(x: f64, r: &[f64], s: &[f64], n: usize) -> (f64, f64, f64) {
+    let y = x.powi(2);
+    let z = 64.0 - y;
+    let mut nump = r[n];
+    let mut denp = s[n];
+    for i in (0..n).rev() {
+        nump = r[i] + z * nump;
+        denp = s[i] + y * denp;
+    }
+    (y, nump, denp)
+}
+
+#[differentiable]
+fn tabled(x: f64) -> f64 {
+    let (y, nump, denp) = rational(x, &NUM, &DEN, 2);
+    y * nump / denp
+}
+
+#[test]
+fn constant_tables_lent_to_slice_helpers() {
+    for x in [0.3, 1.5, -2.0] {
+        let g = gradients_function!(tabled)(x);
+        assert_fd("tabled", &[x], &[g], |p| tabled(p[0]));
+        // forward mode lends the tables zero tangents of their own
+        let (value, dy) = jvp!(tabled)(x, 1.0);
+        assert_eq!(value, tabled(x));
+        assert_hand("tabled (jvp)", &[x], &[dy], &[g]);
+    }
+}
+
+/// `.into()` between float types, as code generic over `Into<f64>` writes it.
+#[differentiable]
+fn converted(param: &[f64; 2]) -> f64 {
+    let x1: f64 = param[0].into();
+    let x2: f64 = param[1].into();
+    x1.sin() * x2 + f64::cos((2.0 * x1).into())
+}
+
+#[differentiable]
+fn widened(x: f32, y: f64) -> f64 {
+    let w: f64 = x.into();
+    w * y
+}
+
+#[test]
+fn into_a_float_type_is_a_conversion() {
+    let p = [0.3, 0.7];
+    let g = gradients_function!(converted)(&p);
+    let hand = [p[0].cos() * p[1] - 2.0 * (2.0 * p[0]).sin(), p[0].sin()];
+    assert_hand("converted", &p, &g, &hand);
+    let (gx, gy) = gradients_function!(widened)(0.5_f32, 3.0);
+    assert_eq!((gx, gy), (3.0_f32, 0.5));
+}
+
+/// `x.iter().map(…).collect()`: a `Vec` whose elements carry their gradients.
+#[differentiable]
+fn collected_sum(x: &[f64]) -> f64 {
+    let v: Vec<f64> = x.iter().map(|a| a.sin() * 3.0).collect();
+    v[0] * v[1] + v[2]
+}
+
+/// The derivative functions of optimisation test suites return a collected `Vec`.
+#[differentiable]
+fn collected_generic<T: Float + FromPrimitive>(param: &[T]) -> Vec<T> {
+    let num2 = T::from_f64(2.0).unwrap();
+    param.iter().map(|x| num2 * *x * *x).collect()
+}
+
+/// A map over data reading a differentiable weight.
+#[differentiable]
+fn collected_over_data(w: f64, data: &[f64]) -> f64 {
+    let scaled = data.iter().map(|d| d * w).collect::<Vec<f64>>();
+    scaled[0] + scaled[1] * scaled[1]
+}
+
+#[test]
+fn collected_maps_carry_gradients() {
+    let x = [0.1, 0.2, 0.3];
+    let gs = gradients_function!(collected_sum)(&x);
+    let hand = [
+        9.0 * x[0].cos() * x[1].sin(),
+        9.0 * x[0].sin() * x[1].cos(),
+        3.0 * x[2].cos(),
+    ];
+    assert_hand("collected_sum", &x, &gs, &hand);
+    assert_fd("collected_sum", &x, &gs, collected_sum);
+
+    let p = [1.0, -2.0, 3.0];
+    let (value, pullback) = vjp!(collected_generic::<f64>)(&p);
+    assert_eq!(value, vec![2.0, 8.0, 18.0]);
+    let g = pullback(vec![1.0, 0.5, -1.0]);
+    assert_hand("collected_generic", &p, &g, &[4.0, -4.0, -12.0]);
+    let (value32, pullback32) = vjp!(collected_generic::<f32>)(&[1.5_f32]);
+    assert_eq!(value32, vec![4.5_f32]);
+    assert_eq!(pullback32(vec![1.0]), vec![6.0_f32]);
+
+    let data = [2.0, 5.0];
+    let w = 0.7;
+    let gw = gradients_function!(collected_over_data, params = ["w"])(w, &data);
+    assert_hand(
+        "collected_over_data",
+        &[w],
+        &[gw],
+        &[data[0] + 2.0 * data[1] * data[1] * w],
+    );
+    let (_, dy) = jvp!(collected_sum)(&x, &[1.0, 0.0, 0.0]);
+    assert_hand("collected_sum (jvp)", &x, &[dy], &[gs[0]]);
+}

@@ -85,6 +85,7 @@ pub trait FloatValue: Differentiable {}
 impl<T: Real> FloatValue for T {}
 impl<T: Real> FloatValue for [T] {}
 impl<T: Real> FloatValue for Vec<T> {}
+impl<T: Real, const N: usize> FloatValue for [T; N] {}
 impl<A: Real, S: ndarray::Data<Elem = A>, D: Dimension> FloatValue for ArrayBase<S, D> {}
 
 impl<T: FloatValue + ?Sized> ArgTangent for &T {
@@ -98,6 +99,13 @@ impl<T: Real> ArgTangent for Vec<T> {
     type Zero = Vec<T>;
     fn zero_arg(&self) -> Vec<T> {
         vec![T::zero(); self.len()]
+    }
+}
+
+impl<T: Real, const N: usize> ArgTangent for [T; N] {
+    type Zero = [T; N];
+    fn zero_arg(&self) -> [T; N] {
+        [T::zero(); N]
     }
 }
 
@@ -169,6 +177,13 @@ impl<T: Clone> Lend for Vec<T> {
         T: 'a;
     fn lend(&self) -> Vec<T> {
         self.clone()
+    }
+}
+
+impl<T: Real, const N: usize> Lend for [T; N] {
+    type Out<'a> = [T; N];
+    fn lend(&self) -> [T; N] {
+        *self
     }
 }
 

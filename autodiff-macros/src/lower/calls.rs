@@ -15,6 +15,18 @@ impl Lowering<'_> {
         if let Some(v) = self.reduction(e, m) {
             return v;
         }
+        if let Some(v) = self.collected(e, m) {
+            return v;
+        }
+        // `x.into()` of a float (`let y: f64 = x.into()`): a conversion to the float type
+        // the context infers
+        if name == "into" && m.args.is_empty() && self.references_active(&m.receiver) {
+            let x = self.operand_of(&m.receiver);
+            if !self.operand_maybe_array(&x) {
+                let ty: syn::Type = syn::parse_quote!(_);
+                return self.prim(Prim::Cast { ty: Box::new(ty) }, vec![x], e.span());
+            }
+        }
         if let Some(v) = self.array_method(e, m) {
             return v;
         }
@@ -341,11 +353,13 @@ impl Lowering<'_> {
                 args.push(lent);
                 continue;
             }
+            // `&TABLE`, `&data` of nothing differentiable: kept as written, reference and all
+            let verbatim = !self.references_active(a) && !expr_may_exit(a);
             let arg = self.operand_of(a);
             // `f(&x)`: the callee takes a reference (and `x` may be an array)
             let arg = match (a, arg) {
                 (syn::Expr::Reference(r), Operand::Var(v))
-                    if r.mutability.is_none() && !path_form =>
+                    if r.mutability.is_none() && !path_form && !verbatim =>
                 {
                     Operand::Ref(v)
                 }

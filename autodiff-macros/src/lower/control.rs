@@ -552,6 +552,72 @@ impl Lowering<'_> {
         Some(Value::Var(self.read_cell(acc, e.span())))
     }
 
+    /// `x.iter().map(|v| …).collect()` (also over `.enumerate()`/`.zip(…)` items, and into
+    /// a `Vec` named by a turbofish): a `Vec` of as many zeros as the chain has items,
+    /// then a loop writing the mapped value of item `k` at `k` — so each element carries
+    /// the gradient of the value it was made of.
+    pub(super) fn collected(&mut self, e: &syn::Expr, m: &syn::ExprMethodCall) -> Option<Value> {
+        if m.method != "collect" || !m.args.is_empty() || !self.references_active(&m.receiver) {
+            return None;
+        }
+        // only into a `Vec` (or where the target is left to inference)
+        if let Some(t) = &m.turbofish {
+            let vec = t.args.len() == 1
+                && matches!(&t.args[0], syn::GenericArgument::Type(syn::Type::Path(p))
+                    if p.path.segments.last().is_some_and(|s| s.ident == "Vec"));
+            if !vec {
+                return None;
+            }
+        }
+        let syn::Expr::MethodCall(map) = &*m.receiver else {
+            return None;
+        };
+        if map.method != "map" || map.args.len() != 1 {
+            return None;
+        }
+        let syn::Expr::Closure(c) = &map.args[0] else {
+            return None;
+        };
+        if c.inputs.len() != 1 {
+            return None;
+        }
+        let src = &*map.receiver;
+        let plain = matches!(slice_iter(src), Some(SliceIter::Plain(_)));
+        if !plain || !is_iterator_chain(src) {
+            return None;
+        }
+        let span = e.span();
+        let counted = self.renamed(src).to_token_stream();
+        let zeros = self.inactive(
+            quote_spanned!(span=> (#counted)
+                .map(|_| ::autodiff::__private::ops::real_zero())
+                .collect::<::std::vec::Vec<_>>()),
+            span,
+        );
+        let zeros = self.operand(zeros, span);
+        let out = self.new_cell(None, node_key(m));
+        self.write_cell(out, zeros);
+        let enumerated: syn::Expr = syn::parse_quote_spanned!(span=> #src.enumerate());
+        let item = &c.inputs[0];
+        let pat: syn::Pat = syn::parse_quote_spanned!(span=> (__autodiff_k, #item));
+        let body_active = self.references_active(&c.body);
+        self.iter_loop(None, &enumerated, &pat, body_active, |l| {
+            let v = l.expr(&c.body);
+            let value = l.operand(v, c.body.span());
+            let index = l.operand_of(&syn::parse_quote!(__autodiff_k));
+            if l.operand_active(&value) {
+                l.found_active_cells.insert(active_key(l.cell_keys[out.0]));
+            }
+            l.snapshots.remove(&out);
+            l.block.stmts.push(Stmt::WriteIndex {
+                cell: out,
+                index,
+                value,
+            });
+        });
+        Some(Value::Var(self.read_cell(out, span)))
+    }
+
     pub(super) fn while_loop(&mut self, w: &syn::ExprWhile) -> Value {
         if let syn::Expr::Let(l) = &*w.cond {
             return self.unsupported(l, diag::WHILE_LET);

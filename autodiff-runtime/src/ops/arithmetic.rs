@@ -169,6 +169,18 @@ pub fn accumulate_negated<T: Real>(into: &mut T, contribution: T) {
     *into = *into - contribution;
 }
 
+/// The zero of a float type, inferred from where it goes (the zeros a collected `Vec` of
+/// differentiable values starts from).
+///
+/// ```
+/// let z: f32 = autodiff_runtime::ops::real_zero();
+/// assert_eq!(z, 0.0);
+/// ```
+#[inline(always)]
+pub fn real_zero<T: Real>() -> T {
+    T::zero()
+}
+
 /// A zero of the element type of a slice's cotangent (the registers a fused loop keeps
 /// element cotangents in before storing them).
 ///
