@@ -152,14 +152,6 @@ pub fn method_not_differentiable(name: &str) -> String {
     )
 }
 
-pub fn recursive_call(name: &str) -> String {
-    format!(
-        "`{name}` calls itself with differentiable values: recursion is not supported in \
-         differentiable code yet; rewrite it as a loop, or give `{name}` a custom rule with \
-         `#[differentiable(vjp = …)]`"
-    )
-}
-
 pub fn call_of_expression() -> String {
     format!(
         "cannot differentiate a call of this expression; call a named function. To call a \

@@ -179,7 +179,13 @@ pub fn companions(
         .iter()
         .filter(|f| {
             // a recursive call adds nothing (and would make the constant cyclic)
-            !(f.qself.is_none() && f.path.segments.len() == 1 && f.path.segments[0].ident == *ident)
+            let segs = &f.path.segments;
+            let own = match segs.len() {
+                1 => segs[0].ident == *ident,
+                2 => segs[0].ident == "Self" && segs[1].ident == *ident,
+                _ => false,
+            };
+            !(f.qself.is_none() && own)
         })
         .map(|f| companion_path(f, "FORWARD"))
         .map(|p| quote!(#p));

@@ -196,6 +196,10 @@ pub(crate) fn frozen_reads(body: &Body) -> HashSet<VarId> {
 
 pub(crate) struct Emitter<'a> {
     pub(crate) body: &'a Body,
+    /// The function's own name, and whether it is a method: a call of itself (recursion)
+    /// runs its own derivative again in the reverse sweep instead of keeping a pullback
+    /// (whose type would contain itself).
+    pub(crate) own: (syn::Ident, bool),
     pub(crate) preinit: HashSet<VarId>,
     /// Variables the reverse sweep reads.
     pub(crate) used: BTreeSet<VarId>,
@@ -444,6 +448,18 @@ impl Emitter<'_> {
     /// the callee's pullback cannot keep that borrow inside the caller's pullback, which
     /// owns the value, so the reverse sweep runs the callee's derivative again there. A
     /// reference into a parameter's data (`f(&x[a..b])` with `x: &[f64]`) can be kept.
+    /// Whether `func` names the function itself (`f`, or `Self::f` in a method).
+    pub(crate) fn is_recursive(&self, func: &syn::ExprPath) -> bool {
+        let (own, is_method) = &self.own;
+        let segs = &func.path.segments;
+        func.qself.is_none()
+            && match (func.path.get_ident(), segs.len()) {
+                (Some(id), _) => !is_method && id == own,
+                (None, 2) => *is_method && segs[0].ident == "Self" && segs[1].ident == *own,
+                _ => false,
+            }
+    }
+
     pub(crate) fn borrows_owned(&self, args: &[Operand]) -> bool {
         args.iter().any(|a| match a {
             Operand::Ref(v) => !self.ref_params.contains(&self.adjoint_root(*v)),
@@ -456,6 +472,7 @@ pub(crate) fn new_emitter<'a>(sig: &Signature, body: &'a Body) -> Emitter<'a> {
     let sig_params = sig.params.len();
     let mut e = Emitter {
         body,
+        own: (sig.ident.clone(), sig.is_method),
         preinit: preinitialized(body),
         used: BTreeSet::new(),
         used_pullbacks: BTreeSet::new(),

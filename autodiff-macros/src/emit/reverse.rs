@@ -359,7 +359,7 @@ impl Emitter<'_> {
                         }
                         let form = "vjp_into";
                         // (never for a call writing a buffer: running it again writes it again)
-                        if self.borrows_owned(args) && !writes {
+                        if (self.borrows_owned(args) || self.is_recursive(func)) && !writes {
                             // The callee's pullback would borrow values the pullback closure
                             // owns: its reverse runs the callee's vjp again, here.
                             let a: Vec<TokenStream> =

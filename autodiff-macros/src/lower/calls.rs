@@ -67,9 +67,6 @@ impl Lowering<'_> {
             let func: syn::ExprPath =
                 syn::parse_quote_spanned!(method.span()=> Self::#method #turbofish);
             let active = args.iter().any(|a| self.operand_active(a));
-            if active && self.own_is_method && *method == self.own_name {
-                return self.unsupported_call(method.span(), &name);
-            }
             let v = self.new_var(active);
             let maybe_array = self.method_result_maybe_array(&args);
             self.push(v, None, Rhs::Call { func, args }, e.span());
@@ -228,11 +225,6 @@ impl Lowering<'_> {
     }
 
     /// A differentiable call of the function itself: one error at the callee's name.
-    fn unsupported_call(&mut self, span: Span, name: &str) -> Value {
-        self.errors.push(span, diag::recursive_call(name));
-        Value::Inline(syn::parse_quote!(()))
-    }
-
     /// `T::from(x).unwrap()`, `F::from(x).expect("…")`, `T::from_f64(x).unwrap()`: the
     /// conversion of a value to a float type (`T` a float type parameter, `f32`, `f64`),
     /// which succeeds for every float and integer: differentiated as the cast `x as T`.
@@ -387,14 +379,6 @@ impl Lowering<'_> {
                 self.found_active_cells
                     .insert(active_key(self.cell_keys[c.0]));
             }
-        }
-        let recursive = match (func.path.get_ident(), segs.len()) {
-            (Some(id), _) => !self.own_is_method && *id == self.own_name,
-            (None, 2) => self.own_is_method && segs[0].ident == "Self" && last == self.own_name,
-            _ => false,
-        };
-        if active && recursive && func.qself.is_none() {
-            return self.unsupported_call(last.span(), &name);
         }
         let v = self.new_var(active);
         if active {

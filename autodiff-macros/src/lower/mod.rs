@@ -75,10 +75,6 @@ pub struct Lowering<'a> {
     /// parameter, a slice, `Vec`, array or ndarray array): a method of theirs without a
     /// derivative rule is a query, not a method of an annotated `impl`.
     numeric_params: HashSet<String>,
-    /// The function's own name: a differentiable call of it is recursion (`f(x)` for a free
-    /// function, `self.f(x)` or `Self::f(x)` for a method).
-    own_name: syn::Ident,
-    own_is_method: bool,
     errors: &'a mut Errors,
     assumed_active_cells: &'a HashSet<usize>,
     found_active_cells: HashSet<usize>,
@@ -180,8 +176,6 @@ fn lower_pass(
             .filter(|p| numeric_type(&p.ty, &generics_names(generics)))
             .map(|p| p.name.clone())
             .collect(),
-        own_name: sig.ident.clone(),
-        own_is_method: sig.is_method,
         float_type: {
             let floats = crate::signature::float_type_params(generics, None);
             (floats.len() == 1).then(|| floats[0].clone())
