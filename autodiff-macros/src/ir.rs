@@ -373,6 +373,10 @@ pub enum Stmt {
         index: Operand,
         value: Operand,
     },
+    /// `__cN.push(Default::default());`: a local `Vec` grows by one element, which a
+    /// `WriteIndex` at its old length then writes (`v.push(x)`). The reverse sweep pops the
+    /// adjoint's last element, so the adjoint always has the `Vec`'s length at that point.
+    Grow { cell: CellId },
     /// A statement evaluated for its effect only (`println!(…);`), emitted as written.
     Effect(TokenStream),
     /// `if cond { then } else { els }` on an inactive `bool`.

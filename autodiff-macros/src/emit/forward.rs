@@ -233,6 +233,10 @@ impl Emitter<'_> {
                 let (c, i, v) = (cell.ident(), index.tokens(), value.tokens());
                 out.extend(quote!(#c[#i] = #v;));
             }
+            Stmt::Grow { cell } => {
+                let c = cell.ident();
+                out.extend(quote!(#c.push(::core::default::Default::default());));
+            }
             Stmt::If { cond, then, els } => {
                 let c = cond.tokens();
                 let (t, e) = (self.fwd_block(then), self.fwd_block(els));

@@ -72,7 +72,7 @@ pub(crate) fn preinitialized(body: &Body) -> HashSet<VarId> {
                 Stmt::WriteCell { value, .. } | Stmt::WriteIndex { value, .. } => {
                     value.var().into_iter().for_each(|v| use_var(v, out))
                 }
-                Stmt::Effect(_) => {}
+                Stmt::Effect(_) | Stmt::Grow { .. } => {}
                 Stmt::If { then, els, .. } => {
                     walk(body, then, out);
                     walk(body, els, out);
@@ -156,6 +156,7 @@ pub(crate) fn frozen_reads(body: &Body) -> HashSet<VarId> {
                         self.operand(value);
                         self.write(*cell);
                     }
+                    Stmt::Grow { cell } => self.write(*cell),
                     Stmt::Effect(ts) => self.mentions(ts),
                     Stmt::If { cond, then, els } => {
                         self.operand(cond);

@@ -421,6 +421,12 @@ impl Emitter<'_> {
                     None => out.extend(quote!(let _ = #rt::ops::index_take_d0(&mut #dc, #i);)),
                 }
             }
+            Stmt::Grow { cell } => {
+                if self.body.cells[cell.0].active {
+                    let dc = cell.adjoint();
+                    out.extend(quote!(#dc.pop();));
+                }
+            }
             Stmt::If { cond, then, els } => {
                 let then = self.rev_block(then, None);
                 let els = self.rev_block(els, None);

@@ -214,6 +214,13 @@ impl Tangents<'_> {
                 };
                 out.extend(quote!(#tc[#i] = #t;));
             }
+            Stmt::Grow { cell } => {
+                self.primal.fwd_stmt(out, stmt);
+                if self.body.cells[cell.0].active {
+                    let tc = tangent_cell(*cell);
+                    out.extend(quote!(#tc.push(::core::default::Default::default());));
+                }
+            }
             Stmt::If { cond, then, els } => {
                 let c = cond.tokens();
                 let (t, e) = (self.block(then), self.block(els));

@@ -18,6 +18,9 @@ impl Lowering<'_> {
         if let Some(v) = self.collected(e, m) {
             return v;
         }
+        if let Some(v) = self.pushed(e, m) {
+            return v;
+        }
         // `x.into()` of a float (`let y: f64 = x.into()`): a conversion to the float type
         // the context infers
         if name == "into" && m.args.is_empty() && self.references_active(&m.receiver) {
@@ -91,6 +94,36 @@ impl Lowering<'_> {
             }
         }
         self.method_prim(e, &m.method, None, args)
+    }
+
+    /// `v.push(x)` on a local `let mut` `Vec`, with a differentiable `x`: the `Vec` grows by
+    /// one element, then the element at its old length is written — an indexed write, whose
+    /// reverse moves the element's adjoint to `x` (and the growth's reverse pops it).
+    fn pushed(&mut self, e: &syn::Expr, m: &syn::ExprMethodCall) -> Option<Value> {
+        if m.method != "push" || m.args.len() != 1 || !self.references_active(&m.args[0]) {
+            return None;
+        }
+        let Some(Place::Cell(cell)) = self.place(&m.receiver) else {
+            return None;
+        };
+        if self.cells[cell.0].bound_to.is_some() {
+            // a `&mut` parameter: its length is the caller's
+            return None;
+        }
+        let value = self.operand_of(&m.args[0]);
+        let c = cell.ident();
+        let index = self.inactive(quote!(#c.len()), e.span());
+        let index = self.operand(index, e.span());
+        self.snapshots.remove(&cell);
+        self.block.stmts.push(Stmt::Grow { cell });
+        if self.operand_active(&value) {
+            self.found_active_cells
+                .insert(active_key(self.cell_keys[cell.0]));
+        }
+        self.block
+            .stmts
+            .push(Stmt::WriteIndex { cell, index, value });
+        Some(Value::Tuple(Vec::new()))
     }
 
     /// A call of a method without a derivative rule (`x.nrows()`, `v.iter().count()`): kept

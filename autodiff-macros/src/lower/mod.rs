@@ -685,7 +685,7 @@ fn cells_written(block: &Block, out: &mut HashSet<CellId>) {
         |ts: &TokenStream, out: &mut HashSet<CellId>| out.extend(CellId::mentioned_in(ts));
     for stmt in &block.stmts {
         match stmt {
-            Stmt::WriteCell { cell, .. } | Stmt::WriteIndex { cell, .. } => {
+            Stmt::WriteCell { cell, .. } | Stmt::WriteIndex { cell, .. } | Stmt::Grow { cell } => {
                 out.insert(*cell);
             }
             Stmt::Let {
