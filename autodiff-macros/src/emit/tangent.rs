@@ -81,6 +81,13 @@ pub(crate) fn jvp_body(sig: &Signature, body: &Body) -> TangentSweep {
         syn::Type::Infer(_) => quote!(),
         ty => quote!(: #ty),
     };
+    let tangent_ty = match &sig.output {
+        syn::Type::Infer(_) => quote!(),
+        ty => {
+            let t = crate::signature::output_tangent_type(ty);
+            quote!(: #t)
+        }
+    };
     let tangent = t.value_tangent(&body.output, &quote!(#y));
     let ty = format_ident!("__ty", span = Span::mixed_site());
     let body = quote! {
@@ -89,7 +96,7 @@ pub(crate) fn jvp_body(sig: &Signature, body: &Body) -> TangentSweep {
         #cells
         #sweep
         let #y #out_ty = #output;
-        let #ty #out_ty = #tangent;
+        let #ty #tangent_ty = #tangent;
         (#y, #ty)
     };
     TangentSweep {

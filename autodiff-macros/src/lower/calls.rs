@@ -9,6 +9,9 @@ impl Lowering<'_> {
         if let Some(v) = self.checked_conversion(e, m) {
             return v;
         }
+        if let Some(v) = self.option_method(e, m) {
+            return v;
+        }
         if prims::is_piecewise_constant(&name) {
             return self.verbatim(e);
         }
@@ -339,6 +342,9 @@ impl Lowering<'_> {
         };
         if last == "stop_gradient" && c.args.len() == 1 {
             return self.verbatim(e);
+        }
+        if let Some(v) = self.option_call(e, c) {
+            return v;
         }
         if let Some(id) = func.path.get_ident() {
             match self.lookup(&id.to_string()) {

@@ -20,7 +20,8 @@ pub(super) struct ExitFinder {
 impl<'ast> syn::visit::Visit<'ast> for ExitFinder {
     fn visit_expr(&mut self, e: &'ast syn::Expr) {
         match e {
-            syn::Expr::Return(_) => self.found = true,
+            // (`?` returns early too)
+            syn::Expr::Return(_) | syn::Expr::Try(_) => self.found = true,
             syn::Expr::Break(b) if self.depth == 0 || b.label.is_some() => self.found = true,
             syn::Expr::Continue(c) if self.depth == 0 || c.label.is_some() => self.found = true,
             syn::Expr::Closure(_) => {}
@@ -110,7 +111,7 @@ pub(super) fn slice_iter(e: &syn::Expr) -> Option<SliceIter> {
 impl Lowering<'_> {
     pub(super) fn if_expr(&mut self, i: &syn::ExprIf) -> Value {
         if let syn::Expr::Let(l) = &*i.cond {
-            return self.unsupported(l, diag::IF_LET);
+            return self.if_let(i, l);
         }
         let discard = std::mem::replace(&mut self.discard, false);
         let cond = self.operand_of(&i.cond);
@@ -203,6 +204,11 @@ impl Lowering<'_> {
     pub(super) fn match_expr(&mut self, m: &syn::ExprMatch) -> Value {
         // The scrutinee's value decides: `(x * 2.0) as usize % 3` mentions `x` but is an
         // integer, with no derivative.
+        if self.references_active(&m.expr) {
+            if let Some(v) = self.option_match(&m.expr, &m.arms) {
+                return v;
+            }
+        }
         let discard = std::mem::replace(&mut self.discard, false);
         let scrutinee = self.expr(&m.expr);
         self.discard = discard;
@@ -712,6 +718,11 @@ impl Lowering<'_> {
                 // tuple's components keyed from it)
                 let shape = self.output_shape.clone();
                 let cells = (self.flag_cell(), self.result_slot(shape, 2));
+                if let (true, Slot::Cell(c)) = (self.output_is_result, &cells.1) {
+                    self.cells[c.0].init = Some(quote!(::core::result::Result::Ok(
+                        ::core::default::Default::default()
+                    )));
+                }
                 self.ret = Some(cells.clone());
                 cells
             }

@@ -88,6 +88,9 @@ pub struct Lowering<'a> {
     /// The shape of the function's result (a tuple type's components get a return cell
     /// each).
     output_shape: control::Shape,
+    /// The function returns a `Result`: the returned value's cell starts as `Ok(default)`
+    /// (a `Result` has no `Default`), overwritten before it is read.
+    output_is_result: bool,
     /// The snapshot of each cell read since its last write in the current block: reading
     /// it again reuses the snapshot (one value saved, not two).
     snapshots: HashMap<CellId, VarId>,
@@ -188,6 +191,8 @@ fn lower_pass(
         loops: Vec::new(),
         ret: None,
         output_shape: control::type_shape(&sig.output),
+        output_is_result: matches!(&sig.output, syn::Type::Path(p)
+            if p.path.segments.last().is_some_and(|s| s.ident == "Result")),
         snapshots: HashMap::new(),
         element_reads: HashMap::new(),
         vec_cells: HashSet::new(),
@@ -353,6 +358,7 @@ mod calls;
 mod control;
 mod expr;
 mod ndarray;
+mod options;
 mod stmt;
 
 use control::{expr_may_exit, stmt_may_exit};
