@@ -9,9 +9,6 @@ impl Lowering<'_> {
         if let Some(v) = self.checked_conversion(e, m) {
             return v;
         }
-        if let Some(v) = self.option_method(e, m) {
-            return v;
-        }
         if prims::is_piecewise_constant(&name) {
             return self.verbatim(e);
         }
@@ -24,6 +21,9 @@ impl Lowering<'_> {
         if let Some(v) = self.pushed(e, m) {
             return v;
         }
+        if let Some(v) = self.array_map(e, m) {
+            return v;
+        }
         // `x.into()` of a float (`let y: f64 = x.into()`): a conversion to the float type
         // the context infers
         if name == "into" && m.args.is_empty() && self.references_active(&m.receiver) {
@@ -34,6 +34,9 @@ impl Lowering<'_> {
             }
         }
         if let Some(v) = self.array_method(e, m) {
+            return v;
+        }
+        if let Some(v) = self.option_method(e, m) {
             return v;
         }
         // `h.mapv_inplace(f)` on a local array: `h = h.mapv(f)`
@@ -97,6 +100,35 @@ impl Lowering<'_> {
             }
         }
         self.method_prim(e, &m.method, None, args)
+    }
+
+    /// `p.map(|x| …)` on a parameter that is an array of literal length `N`: the array of
+    /// the closure's values at `p[0]` … `p[N - 1]` (the closure inlined at each).
+    fn array_map(&mut self, e: &syn::Expr, m: &syn::ExprMethodCall) -> Option<Value> {
+        if m.method != "map" || m.args.len() != 1 {
+            return None;
+        }
+        let syn::Expr::Closure(c) = &m.args[0] else {
+            return None;
+        };
+        let syn::Expr::Path(p) = &*m.receiver else {
+            return None;
+        };
+        let name = p.path.get_ident()?.to_string();
+        let n = *self.array_lens.get(&name)?;
+        if c.inputs.len() != 1 || !matches!(self.lookup(&name), Some(Binding::Value(_))) {
+            return None;
+        }
+        let recv = &m.receiver;
+        let f = syn::Ident::new("__autodiff_map", Span::mixed_site());
+        let items = (0..n).map(|k| quote!(#f(#recv[#k])));
+        let block: syn::Expr = syn::parse_quote_spanned! {e.span()=>
+            {
+                let #f = #c;
+                [#(#items),*]
+            }
+        };
+        Some(self.expr(&block))
     }
 
     /// `v.push(x)` on a local `let mut` `Vec`, with a differentiable `x`: the `Vec` grows by

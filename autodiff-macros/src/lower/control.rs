@@ -44,12 +44,28 @@ pub(super) fn stmt_may_exit(s: &syn::Stmt) -> bool {
     may_exit(&|f| syn::visit::Visit::visit_stmt(f, s))
 }
 
-/// The forms of iteration over a differentiable slice the lowering turns into indexed
-/// loops: `x.iter()`, `x.iter().enumerate()`, `x.iter().zip(y.iter())`, and `for v in x`.
-pub(super) enum SliceIter {
-    Plain(syn::Expr),
-    Enumerate(syn::Expr),
-    Zip(syn::Expr, syn::Expr),
+/// One sequence of an iteration the lowering turns into an indexed loop: `base` (a slice,
+/// `Vec` or array named by a parameter, a local or a field), the range of it (`x[a..b]`),
+/// and the adapters applied to it, in order (`.skip(n)`, `.take(n)`, `.rev()`).
+pub(super) struct Source {
+    pub base: syn::Expr,
+    pub lo: Option<syn::Expr>,
+    pub hi: Option<syn::Expr>,
+    pub ops: Vec<SourceOp>,
+}
+
+pub(super) enum SourceOp {
+    Skip(syn::Expr),
+    Take(syn::Expr),
+    Rev,
+}
+
+/// The forms of iteration over a differentiable sequence the lowering turns into indexed
+/// loops: one source (`x.iter()`, `x`, `&x[1..n - 1]`, `x.iter().rev().skip(1)`), or two
+/// zipped (`x.iter().zip(x.iter().skip(1))`), optionally `.enumerate()`d last.
+pub(super) struct Chain {
+    pub sources: Vec<Source>,
+    pub enumerate: bool,
 }
 
 /// Whether `e` is an iterator over a sequence (`x.iter()`, `….map(…)`, `….zip(…)`, …), as
@@ -58,7 +74,16 @@ pub(super) fn is_iterator_chain(e: &syn::Expr) -> bool {
     match e {
         syn::Expr::MethodCall(m) => matches!(
             m.method.to_string().as_str(),
-            "iter" | "into_iter" | "copied" | "cloned" | "zip" | "enumerate" | "map" | "rev"
+            "iter"
+                | "into_iter"
+                | "copied"
+                | "cloned"
+                | "zip"
+                | "enumerate"
+                | "map"
+                | "rev"
+                | "skip"
+                | "take"
         ),
         syn::Expr::Paren(p) => is_iterator_chain(&p.expr),
         _ => false,
@@ -77,35 +102,88 @@ pub(super) fn strip_copied(e: &syn::Expr) -> &syn::Expr {
     }
 }
 
-pub(super) fn iter_base(e: &syn::Expr) -> Option<&syn::Expr> {
-    match strip_copied(e) {
-        syn::Expr::MethodCall(m) if m.method == "iter" && m.args.is_empty() => Some(&m.receiver),
-        syn::Expr::Reference(r) if r.mutability.is_none() => Some(&r.expr),
+/// The sequence a source iterates and its range: `x`, `x[a..b]` (also `a..`, `..b`, `..`).
+fn source_base(e: &syn::Expr) -> Option<Source> {
+    match e {
+        syn::Expr::Paren(p) => source_base(&p.expr),
+        syn::Expr::Reference(r) if r.mutability.is_none() => source_base(&r.expr),
+        syn::Expr::Path(_) | syn::Expr::Field(_) => Some(Source {
+            base: e.clone(),
+            lo: None,
+            hi: None,
+            ops: Vec::new(),
+        }),
+        syn::Expr::Index(ix) => match &*ix.index {
+            syn::Expr::Range(r) if matches!(r.limits, syn::RangeLimits::HalfOpen(_)) => {
+                let mut s = source_base(&ix.expr)?;
+                if s.lo.is_some() || s.hi.is_some() || !s.ops.is_empty() {
+                    return None;
+                }
+                s.lo = r.start.as_deref().cloned();
+                s.hi = r.end.as_deref().cloned();
+                Some(s)
+            }
+            _ => None,
+        },
         _ => None,
     }
 }
 
-pub(super) fn slice_iter(e: &syn::Expr) -> Option<SliceIter> {
+/// One source with its adapters (`x.iter().skip(1)`, `x[1..].iter().rev()`, `&x`, `x`).
+fn source(e: &syn::Expr) -> Option<Source> {
+    match strip_copied(e) {
+        syn::Expr::MethodCall(m) => {
+            let name = m.method.to_string();
+            match (name.as_str(), m.args.len()) {
+                ("iter" | "into_iter", 0) => source_base(&m.receiver),
+                ("rev", 0) => {
+                    let mut s = source(&m.receiver)?;
+                    s.ops.push(SourceOp::Rev);
+                    Some(s)
+                }
+                ("skip", 1) => {
+                    let mut s = source(&m.receiver)?;
+                    s.ops.push(SourceOp::Skip(m.args[0].clone()));
+                    Some(s)
+                }
+                ("take", 1) => {
+                    let mut s = source(&m.receiver)?;
+                    s.ops.push(SourceOp::Take(m.args[0].clone()));
+                    Some(s)
+                }
+                _ => None,
+            }
+        }
+        syn::Expr::Reference(_) | syn::Expr::Path(_) => source_base(strip_copied(e)),
+        _ => None,
+    }
+}
+
+/// The chain an iteration over differentiable sequences is, when it is one the lowering
+/// turns into an indexed loop.
+pub(super) fn chain_iter(e: &syn::Expr) -> Option<Chain> {
     if let syn::Expr::MethodCall(m) = strip_copied(e) {
         if m.method == "enumerate" && m.args.is_empty() {
-            return iter_base(&m.receiver).map(|b| SliceIter::Enumerate(b.clone()));
+            let mut c = chain_iter(&m.receiver)?;
+            if c.enumerate {
+                return None;
+            }
+            c.enumerate = true;
+            return Some(c);
         }
         if m.method == "zip" && m.args.len() == 1 {
-            let a = iter_base(&m.receiver)?;
-            let b = iter_base(&m.args[0]).or(match &m.args[0] {
-                syn::Expr::Path(_) => Some(&m.args[0]),
-                _ => None,
-            })?;
-            return Some(SliceIter::Zip(a.clone(), b.clone()));
+            let a = source(&m.receiver)?;
+            let b = source(&m.args[0])?;
+            return Some(Chain {
+                sources: vec![a, b],
+                enumerate: false,
+            });
         }
     }
-    if let Some(b) = iter_base(e) {
-        return Some(SliceIter::Plain(b.clone()));
-    }
-    if let syn::Expr::Path(_) = e {
-        return Some(SliceIter::Plain(e.clone()));
-    }
-    None
+    Some(Chain {
+        sources: vec![source(e)?],
+        enumerate: false,
+    })
 }
 
 impl Lowering<'_> {
@@ -344,13 +422,8 @@ impl Lowering<'_> {
         let indexed = body_active
             && !self.references_active(iter_expr)
             && matches!(strip_copied(iter_expr), syn::Expr::MethodCall(_))
-            && slice_iter(iter_expr).is_some_and(|it| {
-                let places: Vec<&syn::Expr> = match &it {
-                    SliceIter::Plain(a) | SliceIter::Enumerate(a) => vec![a],
-                    SliceIter::Zip(a, b) => vec![a, b],
-                };
-                places.iter().all(|p| self.place(p).is_some())
-            });
+            && chain_iter(iter_expr)
+                .is_some_and(|c| c.sources.iter().all(|s| self.place(&s.base).is_some()));
         if !self.references_active(iter_expr) && !indexed {
             let iter = match iter_expr {
                 syn::Expr::Range(r)
@@ -372,16 +445,12 @@ impl Lowering<'_> {
                 Some(item)
             });
         }
-        let Some(it) = slice_iter(iter_expr) else {
+        let Some(chain) = chain_iter(iter_expr) else {
             return self.unsupported(iter_expr, diag::UNSUPPORTED_ITERATOR);
         };
-        let (places, enumerate) = match &it {
-            SliceIter::Plain(a) => (vec![a], false),
-            SliceIter::Enumerate(a) => (vec![a], true),
-            SliceIter::Zip(a, b) => (vec![a, b], false),
-        };
         let mut resolved = Vec::new();
-        for p in places {
+        for src in &chain.sources {
+            let p = &src.base;
             match self.place(p) {
                 Some(place) => resolved.push(place),
                 // a field (`m.layers`): the sequence the projection reads
@@ -392,43 +461,118 @@ impl Lowering<'_> {
                 None => return self.unsupported(p, diag::ITERATE_NAMED),
             }
         }
-        let len = |p: &Place| match p {
-            Place::Var(v) => {
-                let id = v.ident();
-                quote!(#id.len())
+        // each source's range `lo..hi` and direction, after its adapters (inactive
+        // `usize`s computed once before the loop)
+        let span = iter_expr.span();
+        let mut ranges = Vec::new();
+        for (src, place) in chain.sources.iter().zip(&resolved) {
+            let id = match place {
+                Place::Var(v) => v.ident(),
+                Place::Cell(c) => c.ident(),
+            };
+            let len = quote!(#id.len());
+            let mut lo = match &src.lo {
+                Some(e) => {
+                    let e = self.renamed(e);
+                    quote!(((#e) as usize))
+                }
+                None => quote!(0usize),
+            };
+            let mut hi = match &src.hi {
+                Some(e) => {
+                    let e = self.renamed(e);
+                    quote!(((#e) as usize))
+                }
+                None => len.clone(),
+            };
+            let mut forward = true;
+            for op in &src.ops {
+                match (op, forward) {
+                    (SourceOp::Rev, _) => forward = !forward,
+                    (SourceOp::Skip(n), true) => {
+                        let n = self.renamed(n);
+                        lo = quote!(::core::cmp::min(#lo + ((#n) as usize), #hi));
+                    }
+                    (SourceOp::Skip(n), false) => {
+                        let n = self.renamed(n);
+                        hi = quote!(::core::cmp::max(#hi.saturating_sub((#n) as usize), #lo));
+                    }
+                    (SourceOp::Take(n), true) => {
+                        let n = self.renamed(n);
+                        hi = quote!(::core::cmp::min(#hi, #lo + ((#n) as usize)));
+                    }
+                    (SourceOp::Take(n), false) => {
+                        let n = self.renamed(n);
+                        lo = quote!(::core::cmp::max(#lo, #hi.saturating_sub((#n) as usize)));
+                    }
+                }
             }
-            Place::Cell(c) => {
-                let id = c.ident();
-                quote!(#id.len())
-            }
-        };
-        let iter = if resolved.len() == 2 {
-            let (a, b) = (len(&resolved[0]), len(&resolved[1]));
-            quote!(0..::core::cmp::min(#a, #b))
-        } else {
-            let a = len(&resolved[0]);
-            quote!(0..#a)
+            let (lo, hi) = match (
+                src.lo.is_none() && src.hi.is_none() && src.ops.is_empty(),
+                (),
+            ) {
+                // the plain case reads `x[k]`
+                (true, ()) => (None, None),
+                _ => {
+                    let lo_v = self.inactive(lo, span);
+                    let lo_v = self.operand(lo_v, span).tokens();
+                    let hi_v = self.inactive(hi, span);
+                    let hi_v = self.operand(hi_v, span).tokens();
+                    (Some(lo_v), Some(hi_v))
+                }
+            };
+            ranges.push((len, lo, hi, forward));
+        }
+        let counts: Vec<TokenStream> = ranges
+            .iter()
+            .map(|(len, lo, hi, _)| match (lo, hi) {
+                (Some(lo), Some(hi)) => quote!(#hi.saturating_sub(#lo)),
+                _ => len.clone(),
+            })
+            .collect();
+        let iter = match &counts[..] {
+            [a, b] => quote!(0..::core::cmp::min(#a, #b)),
+            [a] => quote!(0..#a),
+            _ => unreachable!("one or two sources"),
         };
         let iter = (iter, Some(Operand::Inline(syn::parse_quote!(0usize))));
+        let enumerate = chain.enumerate;
         self.lower_loop(label, Some(iter), |l| {
             let k = l.new_var(false);
             let mut elems = Vec::new();
-            for place in &resolved {
+            for (place, (_, lo, hi, forward)) in resolved.iter().zip(&ranges) {
+                let index = match (lo, hi, forward) {
+                    (Some(lo), _, true) => {
+                        let kk = k.ident();
+                        let i = l.inactive(quote!(#lo + #kk), span);
+                        l.operand(i, span)
+                    }
+                    (_, Some(hi), false) => {
+                        let kk = k.ident();
+                        let i = l.inactive(quote!(#hi - 1 - #kk), span);
+                        l.operand(i, span)
+                    }
+                    _ => Operand::Var(k),
+                };
                 let v = l.new_var(l.place_active(*place));
                 l.push(
                     v,
                     None,
                     Rhs::ReadIndex {
                         place: *place,
-                        index: Operand::Var(k),
+                        index,
                     },
-                    iter_expr.span(),
+                    span,
                 );
-
                 elems.push(Value::Ref(Box::new(Value::Var(v))));
             }
             let value = if enumerate {
-                Value::Tuple(vec![Value::Var(k), elems.remove(0)])
+                let item = if elems.len() == 2 {
+                    Value::Tuple(elems)
+                } else {
+                    elems.remove(0)
+                };
+                Value::Tuple(vec![Value::Var(k), item])
             } else if elems.len() == 2 {
                 Value::Tuple(elems)
             } else {
@@ -462,29 +606,34 @@ impl Lowering<'_> {
             _ => None,
         };
         type Accumulation = Option<(&'static Rule, syn::BinOp)>;
-        #[allow(clippy::type_complexity)]
-        let (src, init, op, map, fold): (
-            &syn::Expr,
+        // `….map(f).map(g)`: the source and the closures, in the order they apply
+        let peel = |mut x: &syn::Expr| -> Option<(syn::Expr, Vec<syn::ExprClosure>)> {
+            let mut maps = Vec::new();
+            while let syn::Expr::MethodCall(inner) = x {
+                if inner.method != "map" || inner.args.len() != 1 {
+                    break;
+                }
+                maps.push(closure_of(&inner.args[0])?);
+                x = &inner.receiver;
+            }
+            maps.reverse();
+            Some((x.clone(), maps))
+        };
+        let (src, init, op, maps, fold): (
+            syn::Expr,
             syn::Expr,
             Accumulation,
-            Option<syn::ExprClosure>,
+            Vec<syn::ExprClosure>,
             Option<syn::ExprClosure>,
         ) = match (name.as_str(), m.args.len()) {
             ("sum" | "product", 0) if is_iterator_chain(&m.receiver) => {
-                let (src, map) = match &*m.receiver {
-                    syn::Expr::MethodCall(inner)
-                        if inner.method == "map" && inner.args.len() == 1 =>
-                    {
-                        (&*inner.receiver, Some(closure_of(&inner.args[0])?))
-                    }
-                    other => (other, None),
-                };
+                let (src, maps) = peel(&m.receiver)?;
                 if name == "sum" {
                     (
                         src,
                         syn::parse_quote!(-0.0),
                         Some((&rules::ADD, syn::parse_quote!(+))),
-                        map,
+                        maps,
                         None,
                     )
                 } else {
@@ -492,21 +641,24 @@ impl Lowering<'_> {
                         src,
                         syn::parse_quote!(1.0),
                         Some((&rules::MUL, syn::parse_quote!(*))),
-                        map,
+                        maps,
                         None,
                     )
                 }
             }
-            ("fold", 2) => (
-                &*m.receiver,
-                m.args[0].clone(),
-                None,
-                None,
-                Some(closure_of(&m.args[1])?),
-            ),
+            ("fold", 2) => {
+                let (src, maps) = peel(&m.receiver)?;
+                (
+                    src,
+                    m.args[0].clone(),
+                    None,
+                    maps,
+                    Some(closure_of(&m.args[1])?),
+                )
+            }
             _ => return None,
         };
-        if map.as_ref().is_some_and(|c| c.inputs.len() != 1)
+        if maps.iter().any(|c| c.inputs.len() != 1)
             || fold.as_ref().is_some_and(|c| c.inputs.len() != 2)
         {
             return None;
@@ -525,25 +677,39 @@ impl Lowering<'_> {
         };
         let acc = self.new_cell(None, node_key(m));
         self.write_cell(acc, init);
-        let item_pat: syn::Pat = match (&map, &fold) {
+        let item_pat: syn::Pat = match (maps.first(), &fold) {
             (Some(c), _) => c.inputs[0].clone(),
             (_, Some(c)) => c.inputs[1].clone(),
             _ => syn::parse_quote!(__autodiff_item),
         };
-        let closure_body = map.as_ref().or(fold.as_ref()).map(|c| &*c.body);
-        let body_active =
-            closure_body.is_some_and(|b| self.references_active(b)) || self.cells[acc.0].active;
-        self.iter_loop(None, src, &item_pat, body_active, |l| {
-            let value = match (&map, &fold, op) {
-                (_, Some(c), _) => {
+        let body_active = maps.iter().any(|c| self.references_active(&c.body))
+            || fold
+                .as_ref()
+                .is_some_and(|c| self.references_active(&c.body))
+            || self.cells[acc.0].active;
+        self.iter_loop(None, &src, &item_pat, body_active, |l| {
+            // the item through the maps
+            let mut mapped = None;
+            for (k, c) in maps.iter().enumerate() {
+                if k > 0 {
+                    let v = mapped.take().expect("the previous map's value");
+                    l.bind_pattern(&c.inputs[0], v, None, c.span());
+                }
+                mapped = Some(l.expr(&c.body));
+            }
+            let value = match (&fold, op) {
+                (Some(c), _) => {
                     let old = l.read_cell(acc, c.span());
                     l.bind_pattern(&c.inputs[0], Value::Var(old), None, c.span());
+                    if let Some(v) = mapped {
+                        l.bind_pattern(&c.inputs[1], v, None, c.span());
+                    }
                     let v = l.expr(&c.body);
                     l.operand(v, c.body.span())
                 }
-                (map, None, Some((rule, op))) => {
-                    let item = match map {
-                        Some(c) => l.expr(&c.body),
+                (None, Some((rule, op))) => {
+                    let item = match mapped {
+                        Some(v) => v,
                         None => l.expr(&syn::parse_quote!(__autodiff_item)),
                     };
                     let item = l.operand(item, e.span());
@@ -588,7 +754,7 @@ impl Lowering<'_> {
             return None;
         }
         let src = &*map.receiver;
-        let plain = matches!(slice_iter(src), Some(SliceIter::Plain(_)));
+        let plain = chain_iter(src).is_some_and(|c| c.sources.len() == 1 && !c.enumerate);
         if !plain || !is_iterator_chain(src) {
             return None;
         }

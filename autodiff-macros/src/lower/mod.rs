@@ -71,6 +71,9 @@ pub struct Lowering<'a> {
     float_type: Option<syn::Ident>,
     /// The function's parameters' names (`self` included).
     param_names: HashSet<String>,
+    /// Parameters that are fixed-size arrays of a literal length (`p: &[T; 2]`): their
+    /// `map(|x| …)` is the array of the closure's values.
+    array_lens: HashMap<String, usize>,
     /// The parameters whose type is a number or a container of numbers (a float, a type
     /// parameter, a slice, `Vec`, array or ndarray array): a method of theirs without a
     /// derivative rule is a query, not a method of an annotated `impl`.
@@ -173,6 +176,11 @@ fn lower_pass(
             .map(|t| t.ident.to_string())
             .collect(),
         param_names: sig.params.iter().map(|p| p.name.clone()).collect(),
+        array_lens: sig
+            .params
+            .iter()
+            .filter_map(|p| Some((p.name.clone(), literal_array_len(&p.ty)?)))
+            .collect(),
         numeric_params: sig
             .params
             .iter()
@@ -745,5 +753,21 @@ fn numeric_type(ty: &syn::Type, type_params: &[String]) -> bool {
                 || name.starts_with("Array")
         }),
         _ => false,
+    }
+}
+
+/// The length of a fixed-size array type written with a literal (`[f64; 3]`, `&[T; 2]`).
+fn literal_array_len(ty: &syn::Type) -> Option<usize> {
+    match ty {
+        syn::Type::Reference(r) => literal_array_len(&r.elem),
+        syn::Type::Paren(p) => literal_array_len(&p.elem),
+        syn::Type::Array(a) => match &a.len {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(n),
+                ..
+            }) => n.base10_parse().ok().filter(|n| *n <= 64),
+            _ => None,
+        },
+        _ => None,
     }
 }
