@@ -1434,8 +1434,32 @@ fn pushed_then_read(x: f64, y: f64) -> f64 {
     v[0] * v[1] + v[4] * v[2]
 }
 
+/// A `Vec` made again in each iteration, of another length each time, a constant pushed
+/// first.
+#[differentiable]
+fn rebuilt_each_iteration(x: f64) -> f64 {
+    let mut s = 0.0;
+    for i in 0..3 {
+        let mut v = Vec::new();
+        v.push(0.5);
+        for j in 0..(3 - i) {
+            v.push(x * (j as f64 + 1.0));
+        }
+        s += v[v.len() - 1] * v[0] + v[1];
+    }
+    s
+}
+
 #[test]
 fn vec_built_by_push() {
+    // Σ_i 0.5 · x (3 − i) + x = 6x
+    assert_hand(
+        "rebuilt",
+        &[0.3],
+        &[gradients_function!(rebuilt_each_iteration)(0.3)],
+        &[6.0],
+    );
+
     let s = [1.0_f32, 2.0, 3.0, 4.0];
     let (value, pullback) = vjp!(windowed)(&s);
     let weights: Vec<f32> = (0..4)

@@ -135,7 +135,8 @@ impl Lowering<'_> {
     /// one element, then the element at its old length is written — an indexed write, whose
     /// reverse moves the element's adjoint to `x` (and the growth's reverse pops it).
     fn pushed(&mut self, e: &syn::Expr, m: &syn::ExprMethodCall) -> Option<Value> {
-        if m.method != "push" || m.args.len() != 1 || !self.references_active(&m.args[0]) {
+        // (a constant pushed onto a differentiable `Vec` too: its index moves with it)
+        if m.method != "push" || m.args.len() != 1 || !self.references_active(e) {
             return None;
         }
         let Some(Place::Cell(cell)) = self.place(&m.receiver) else {
