@@ -144,3 +144,66 @@ fn array_map_destructured() {
     let (x1, x2) = (4.0 * p[0] - 2.0, 4.0 * p[1] - 2.0);
     assert_gradient_close(&g, &[4.0 * x2.sin(), 4.0 * x1 * x2.cos()], 1e-13);
 }
+
+// ---- windows, chunks, split_at: sub-slices of a differentiable sequence -------------------
+
+#[differentiable]
+fn total_variation(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for w in x.windows(2) {
+        s += (w[1] - w[0]).powi(2);
+    }
+    s
+}
+
+#[differentiable]
+fn chunked(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for c in x.chunks(2) {
+        s += c[0] * c[c.len() - 1];
+    }
+    s + x.windows(3).map(|w| w[0] * w[2]).sum::<f64>()
+}
+
+#[differentiable]
+fn dot2(a: &[f64], b: &[f64]) -> f64 {
+    a[0] * b[0] + a[1] * b[1]
+}
+
+/// Each exact chunk handed to a helper (twice: the same sub-slice lent twice).
+#[differentiable]
+fn chunk_norms(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for c in x.chunks_exact(2) {
+        s += dot2(c, c);
+    }
+    s
+}
+
+#[differentiable]
+fn halves(x: &[f64], k: usize) -> f64 {
+    let (a, b) = x.split_at(k);
+    dot2(a, b) + a[0] * 3.0
+}
+
+#[test]
+fn windows_chunks_and_split_at() {
+    let p = [0.3, -0.7, 1.1, 0.4, 0.9];
+    let n = p.len();
+    // Σ (x[i+1] − x[i])²
+    let mut hand = vec![0.0; n];
+    for i in 0..n - 1 {
+        let d = p[i + 1] - p[i];
+        hand[i] -= 2.0 * d;
+        hand[i + 1] += 2.0 * d;
+    }
+    assert_gradient_close(&gradients_function!(total_variation)(&p), &hand, 1e-13);
+    assert_gradient_close(&gradients_function!(chunked)(&p), &fd(chunked, &p), 1e-7);
+    // Σ over the two exact chunks of |c|²: 2x, the odd last element untouched
+    let g = gradients_function!(chunk_norms)(&p);
+    assert_gradient_close(&g, &[0.6, -1.4, 2.2, 0.8, 0.0], 1e-13);
+    let g = gradients_function!(halves, params = ["x"])(&p, 2);
+    assert_gradient_close(&g, &[p[2] + 3.0, p[3], p[0], p[1], 0.0], 1e-13);
+    let (_, dy) = jvp!(total_variation)(&p, &[1.0, 0.0, 0.0, 0.0, 0.0]);
+    assert_gradient_close(&[dy], &[hand[0]], 1e-13);
+}

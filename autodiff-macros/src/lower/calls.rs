@@ -24,6 +24,9 @@ impl Lowering<'_> {
         if let Some(v) = self.array_map(e, m) {
             return v;
         }
+        if let Some(v) = self.split_at(e, m) {
+            return v;
+        }
         // `x.into()` of a float (`let y: f64 = x.into()`): a conversion to the float type
         // the context infers
         if name == "into" && m.args.is_empty() && self.references_active(&m.receiver) {
@@ -129,6 +132,34 @@ impl Lowering<'_> {
             }
         };
         Some(self.expr(&block))
+    }
+
+    /// `x.split_at(k)` of a differentiable sequence: the pair of sub-slices `&x[..k]` and
+    /// `&x[k..]` (each one's adjoint the same sub-slice of `x`'s).
+    fn split_at(&mut self, e: &syn::Expr, m: &syn::ExprMethodCall) -> Option<Value> {
+        if m.method != "split_at" || m.args.len() != 1 || !self.references_active(&m.receiver) {
+            return None;
+        }
+        let place @ Place::Var(_) = self.place(&m.receiver)? else {
+            return None;
+        };
+        let k = &m.args[0];
+        if self.value_references_active(k) {
+            self.errors.push_spanned(k, diag::ACTIVE_INDEX);
+        }
+        let k = self.operand_of(k);
+        let mut halves = Vec::new();
+        for (start, end) in [(None, Some(k.clone())), (Some(k), None)] {
+            let range = crate::ir::SliceRange {
+                start,
+                end,
+                inclusive: false,
+            };
+            let v = self.new_var(self.place_active(place));
+            self.push(v, None, Rhs::SubSlice { place, range }, e.span());
+            halves.push(Value::Var(v));
+        }
+        Some(Value::Tuple(halves))
     }
 
     /// `v.push(x)` on a local `let mut` `Vec`, with a differentiable `x`: the `Vec` grows by

@@ -84,6 +84,9 @@ pub(super) fn is_iterator_chain(e: &syn::Expr) -> bool {
                 | "rev"
                 | "skip"
                 | "take"
+                | "windows"
+                | "chunks"
+                | "chunks_exact"
         ),
         syn::Expr::Paren(p) => is_iterator_chain(&p.expr),
         _ => false,
@@ -157,6 +160,28 @@ fn source(e: &syn::Expr) -> Option<Source> {
         syn::Expr::Reference(_) | syn::Expr::Path(_) => source_base(strip_copied(e)),
         _ => None,
     }
+}
+
+/// `x.windows(n)`, `x.chunks(n)`, `x.chunks_exact(n)`.
+#[derive(Clone, Copy)]
+pub(super) enum Windows {
+    Sliding,
+    Chunks,
+    ChunksExact,
+}
+
+/// The sequence, kind and size of `x.windows(n)` (also `chunks`, `chunks_exact`).
+fn windowed(e: &syn::Expr) -> Option<(&syn::Expr, Windows, &syn::Expr)> {
+    let syn::Expr::MethodCall(m) = e else {
+        return None;
+    };
+    let kind = match m.method.to_string().as_str() {
+        "windows" => Windows::Sliding,
+        "chunks" => Windows::Chunks,
+        "chunks_exact" => Windows::ChunksExact,
+        _ => return None,
+    };
+    (m.args.len() == 1).then(|| (&*m.receiver, kind, &m.args[0]))
 }
 
 /// The chain an iteration over differentiable sequences is, when it is one the lowering
@@ -445,6 +470,9 @@ impl Lowering<'_> {
                 Some(item)
             });
         }
+        if let Some((base, kind, n)) = windowed(iter_expr) {
+            return self.windows_loop(label, iter_expr, base, kind, n, pat, body);
+        }
         let Some(chain) = chain_iter(iter_expr) else {
             return self.unsupported(iter_expr, diag::UNSUPPORTED_ITERATOR);
         };
@@ -579,6 +607,73 @@ impl Lowering<'_> {
                 elems.remove(0)
             };
             l.bind_pattern(pat, value, None, pat.span());
+            body(l);
+            Some(k)
+        })
+    }
+
+    /// `for w in x.windows(n)` (also `chunks(n)`, `chunks_exact(n)`) over a differentiable
+    /// sequence: a loop over the sub-slices, each one `&x[a..b]` (its adjoint the same
+    /// sub-slice of `x`'s).
+    #[allow(clippy::too_many_arguments)]
+    fn windows_loop(
+        &mut self,
+        label: Option<String>,
+        iter_expr: &syn::Expr,
+        base: &syn::Expr,
+        kind: Windows,
+        n: &syn::Expr,
+        pat: &syn::Pat,
+        body: impl FnOnce(&mut Self),
+    ) -> Value {
+        let span = iter_expr.span();
+        if self.value_references_active(n) {
+            self.errors.push_spanned(n, diag::ACTIVE_INDEX);
+        }
+        let place = match self.place(base) {
+            Some(p @ Place::Var(_)) => p,
+            Some(Place::Cell(_)) => return self.unsupported(iter_expr, diag::SUB_SLICE_OF_CELL),
+            None => return self.unsupported(base, diag::ITERATE_NAMED),
+        };
+        let Place::Var(x) = place else {
+            unreachable!("a variable")
+        };
+        let x = x.ident();
+        let n = self.renamed(n);
+        let size = self.inactive(quote!(((#n) as usize)), span);
+        let size = self.operand(size, span).tokens();
+        let count = match kind {
+            Windows::Sliding => quote!((#x.len() + 1).saturating_sub(#size)),
+            Windows::Chunks => quote!(#x.len().div_ceil(#size)),
+            Windows::ChunksExact => quote!(#x.len() / #size),
+        };
+        let iter = (
+            quote!(0..#count),
+            Some(Operand::Inline(syn::parse_quote!(0usize))),
+        );
+        self.lower_loop(label, Some(iter), |l| {
+            let k = l.new_var(false);
+            let kk = k.ident();
+            let (start, end) = match kind {
+                Windows::Sliding => (quote!(#kk), quote!(#kk + #size)),
+                Windows::Chunks => (
+                    quote!(#kk * #size),
+                    quote!(::core::cmp::min(#kk * #size + #size, #x.len())),
+                ),
+                Windows::ChunksExact => (quote!(#kk * #size), quote!(#kk * #size + #size)),
+            };
+            let start = l.inactive(start, span);
+            let start = l.operand(start, span);
+            let end = l.inactive(end, span);
+            let end = l.operand(end, span);
+            let range = crate::ir::SliceRange {
+                start: Some(start),
+                end: Some(end),
+                inclusive: false,
+            };
+            let v = l.new_var(l.place_active(place));
+            l.push(v, None, Rhs::SubSlice { place, range }, span);
+            l.bind_pattern(pat, Value::Var(v), None, pat.span());
             body(l);
             Some(k)
         })
