@@ -207,3 +207,32 @@ fn windows_chunks_and_split_at() {
     let (_, dy) = jvp!(total_variation)(&p, &[1.0, 0.0, 0.0, 0.0, 0.0]);
     assert_gradient_close(&[dy], &[hand[0]], 1e-13);
 }
+
+// ---- paths of functions as the closures of maps and folds ---------------------------------
+
+#[differentiable]
+fn square(v: f64) -> f64 {
+    v * v
+}
+
+/// The largest element, as `fold(f64::NEG_INFINITY, f64::max)`, plus `Σ sin` and `Σ v²`
+/// through paths.
+#[differentiable]
+fn by_paths(x: &[f64]) -> f64 {
+    let largest = x.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    largest
+        + x.iter().copied().map(f64::sin).sum::<f64>()
+        + x.iter().copied().map(square).sum::<f64>()
+}
+
+#[test]
+fn function_paths_as_closures() {
+    let p = [0.3, -0.7, 1.1, 0.4];
+    let g = gradients_function!(by_paths)(&p);
+    let hand: Vec<f64> = p
+        .iter()
+        .enumerate()
+        .map(|(i, v)| if i == 2 { 1.0 } else { 0.0 } + v.cos() + 2.0 * v)
+        .collect();
+    assert_gradient_close(&g, &hand, 1e-13);
+}

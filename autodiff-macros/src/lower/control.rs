@@ -684,19 +684,32 @@ impl Lowering<'_> {
     /// (`-0.0` for a float sum, `1.0` for a product) so the value is bit for bit the same.
     pub(super) fn reduction(&mut self, e: &syn::Expr, m: &syn::ExprMethodCall) -> Option<Value> {
         let name = m.method.to_string();
-        let closure_of = |x: &syn::Expr| match x {
+        // `arity` is the closure's for a path of a function (`.map(f64::sin)`,
+        // `.fold(f64::NEG_INFINITY, f64::max)`, `.map(square)`)
+        let closure_of = |x: &syn::Expr, arity: usize| match x {
             syn::Expr::Closure(c) => Some(c.clone()),
-            // a local closure by name (`.map(scale)`): a closure calling it, so it is
-            // inlined with the bindings of its definition
             syn::Expr::Path(p) if p.qself.is_none() => {
-                let id = p.path.get_ident()?;
-                let Some(Binding::Closure(k)) = self.lookup(&id.to_string()) else {
-                    return None;
+                let args = |n: usize| -> Vec<syn::Ident> {
+                    (0..n)
+                        .map(|i| quote::format_ident!("__autodiff_arg{}", i))
+                        .collect()
                 };
-                let args: Vec<syn::Ident> = (0..self.closures[*k].closure.inputs.len())
-                    .map(|i| quote::format_ident!("__autodiff_arg{}", i))
-                    .collect();
-                Some(syn::parse_quote_spanned!(x.span()=> |#(#args),*| #id(#(#args),*)))
+                // a local closure by name (`.map(scale)`): a closure calling it, so it is
+                // inlined with the bindings of its definition
+                if let Some(id) = p.path.get_ident() {
+                    match self.lookup(&id.to_string()) {
+                        Some(Binding::Closure(k)) => {
+                            let a = args(self.closures[*k].closure.inputs.len());
+                            return Some(
+                                syn::parse_quote_spanned!(x.span()=> |#(#a),*| #id(#(#a),*)),
+                            );
+                        }
+                        Some(_) => return None,
+                        None => {}
+                    }
+                }
+                let a = args(arity);
+                Some(syn::parse_quote_spanned!(x.span()=> |#(#a),*| #p(#(#a),*)))
             }
             _ => None,
         };
@@ -708,7 +721,7 @@ impl Lowering<'_> {
                 if inner.method != "map" || inner.args.len() != 1 {
                     break;
                 }
-                maps.push(closure_of(&inner.args[0])?);
+                maps.push(closure_of(&inner.args[0], 1)?);
                 x = &inner.receiver;
             }
             maps.reverse();
@@ -748,7 +761,7 @@ impl Lowering<'_> {
                     m.args[0].clone(),
                     None,
                     maps,
-                    Some(closure_of(&m.args[1])?),
+                    Some(closure_of(&m.args[1], 2)?),
                 )
             }
             _ => return None,
