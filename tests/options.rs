@@ -161,3 +161,29 @@ fn question_mark_on_options_in_generic_code() {
     assert_eq!(value, None);
     assert_eq!(pullback(1.0), (0.0, 0.0));
 }
+
+/// An `Option` local written with its type, from an `if`, then matched and `if let`-ed.
+#[differentiable]
+fn typed_option_local(a: f64, b: f64) -> f64 {
+    let o: Option<f64> = if a > 0.0 { Some(a * b) } else { None };
+    let t: f64 = match o {
+        Some(u) => u.sin(),
+        None => b,
+    };
+    let s: f64 = if let Some(u) = o { u * t } else { 0.0 };
+    t + s
+}
+
+#[test]
+fn typed_option_locals() {
+    for (a, b) in [(0.5, 1.5), (-0.5, 1.5)] {
+        let (ga, gb) = gradients_function!(typed_option_local)(a, b);
+        let numeric = fd(|p| typed_option_local(p[0], p[1]), &[a, b]);
+        assert_gradient_close(&[ga, gb], &numeric, 1e-7);
+    }
+    // a < 0: only t = b remains
+    assert_eq!(
+        gradients_function!(typed_option_local)(-0.5, 1.5),
+        (0.0, 1.0)
+    );
+}

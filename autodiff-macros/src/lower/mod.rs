@@ -278,6 +278,14 @@ fn maybe_array_type(ty: &syn::Type, type_params: &[String]) -> bool {
                 return true;
             };
             let name = last.ident.to_string();
+            // `Option<T>`, `Result<T, E>`: as `T`
+            if name == "Option" || name == "Result" {
+                if let syn::PathArguments::AngleBracketed(a) = &last.arguments {
+                    if let Some(syn::GenericArgument::Type(t)) = a.args.first() {
+                        return maybe_array_type(t, type_params);
+                    }
+                }
+            }
             !(prims::is_float_type_name(&name)
                 || prims::is_constant_type_name(&name)
                 || name == "Vec"
