@@ -12,6 +12,9 @@ use autodiff::optim::Adam;
 use autodiff::prelude::*;
 use autodiff::value_and_gradients_function;
 use plotters::prelude::*;
+use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
+use rand::{RngExt, SeedableRng};
 
 /// The model: 4 inputs, a hidden layer of 16 `tanh` units, 3 class scores.
 #[derive(Clone, Debug, Differentiable)]
@@ -51,28 +54,10 @@ fn accuracy(m: &Mlp, x: &Array2<f64>, labels: &[usize]) -> f64 {
     right as f64 / labels.len() as f64
 }
 
-/// A small deterministic generator (the run is reproducible).
-struct Lcg(u64);
-
-impl Lcg {
-    fn next(&mut self) -> f64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (self.0 >> 11) as f64 / (1u64 << 53) as f64
-    }
-    fn shuffle<T>(&mut self, v: &mut [T]) {
-        for i in (1..v.len()).rev() {
-            let j = (self.next() * (i + 1) as f64) as usize;
-            v.swap(i, j.min(i));
-        }
-    }
-    fn matrix(&mut self, rows: usize, cols: usize) -> Array2<f64> {
-        // Glorot-style uniform initialisation
-        let limit = (6.0 / (rows + cols) as f64).sqrt();
-        Array2::from_shape_fn((rows, cols), |_| (self.next() * 2.0 - 1.0) * limit)
-    }
+/// A Glorot-style uniform initialisation of a `rows × cols` weight matrix.
+fn glorot(rng: &mut StdRng, rows: usize, cols: usize) -> Array2<f64> {
+    let limit = (6.0 / (rows + cols) as f64).sqrt();
+    Array2::from_shape_fn((rows, cols), |_| rng.random_range(-limit..limit))
 }
 
 fn rows(x: &Array2<f64>, idx: &[usize]) -> Array2<f64> {
@@ -105,11 +90,11 @@ fn iris() -> (Array2<f64>, Vec<usize>) {
 
 fn main() {
     let (features, species) = iris();
-    let mut rng = Lcg(2026);
+    let mut rng = StdRng::seed_from_u64(2026); // a reproducible run
 
     // 120 flowers to train on, 30 held out
     let mut order: Vec<usize> = (0..features.nrows()).collect();
-    rng.shuffle(&mut order);
+    order.shuffle(&mut rng);
     let (train_idx, test_idx) = order.split_at(120);
     let (mut x_train, mut x_test) = (rows(&features, train_idx), rows(&features, test_idx));
     let y_train: Vec<usize> = train_idx.iter().map(|&i| species[i]).collect();
@@ -123,9 +108,9 @@ fn main() {
     }
 
     let mut model = Mlp {
-        w1: rng.matrix(4, 16),
+        w1: glorot(&mut rng, 4, 16),
         b1: Array1::zeros(16),
-        w2: rng.matrix(16, 3),
+        w2: glorot(&mut rng, 16, 3),
         b2: Array1::zeros(3),
     };
     let mut adam = Adam::new(0.01);
@@ -137,7 +122,7 @@ fn main() {
     let mut test_curve = Vec::new();
     let mut batch_order: Vec<usize> = (0..x_train.nrows()).collect();
     for epoch in 0..epochs {
-        rng.shuffle(&mut batch_order);
+        batch_order.shuffle(&mut rng);
         for chunk in batch_order.chunks(batch) {
             let xb = rows(&x_train, chunk);
             let yb: Vec<usize> = chunk.iter().map(|&i| y_train[i]).collect();
