@@ -4,22 +4,13 @@
 
 use autodiff::optim::Adam;
 use autodiff::prelude::*;
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
 
-/// A small deterministic generator (xorshift64*), so the example needs no dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn uniform(&mut self) -> f64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64
-    }
-    /// A standard normal sample (Box–Muller).
-    fn normal(&mut self) -> f64 {
-        let (u, v) = (self.uniform().max(1e-300), self.uniform());
-        (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
-    }
+/// A standard normal sample (Box–Muller).
+fn normal(rng: &mut StdRng) -> f64 {
+    let (u, v): (f64, f64) = (rng.random(), rng.random());
+    (-2.0 * (1.0 - u).ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
 }
 
 /// The model: `y = slope · x + intercept`.
@@ -43,11 +34,11 @@ impl Line {
 
 fn main() {
     let (true_slope, true_intercept) = (2.5, -1.0);
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-    let xs: Vec<f64> = (0..200).map(|_| rng.uniform() * 10.0 - 5.0).collect();
+    let mut rng = StdRng::seed_from_u64(0x9E37_79B9_7F4A_7C15);
+    let xs: Vec<f64> = (0..200).map(|_| rng.random_range(-5.0..5.0)).collect();
     let ys: Vec<f64> = xs
         .iter()
-        .map(|x| true_slope * x + true_intercept + 0.5 * rng.normal())
+        .map(|x| true_slope * x + true_intercept + 0.5 * normal(&mut rng))
         .collect();
 
     let line = Line {

@@ -35,6 +35,9 @@ extern crate self as autodiff;
 
 pub mod nn;
 
+#[cfg(feature = "argmin")]
+pub mod argmin;
+
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;

@@ -8,6 +8,8 @@ use autodiff::nn;
 use autodiff::optim::{Adam, Sgd};
 use autodiff::prelude::*;
 use autodiff::{gradients_function, value_and_gradients_function};
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
 
 /// Against finite differences (fourth order): the functions are smooth at the points used.
 const FD_TOL: f64 = 1e-7;
@@ -26,17 +28,8 @@ fn close<D: Dimension>(name: &str, actual: &Array<f64, D>, expected: &Array<f64,
 
 /// Deterministic pseudo-random values in [-1, 1).
 fn values(n: usize, seed: u64) -> Vec<f64> {
-    let mut s = seed
-        .wrapping_mul(6364136223846793005)
-        .wrapping_add(1442695040888963407);
-    (0..n)
-        .map(|_| {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((s >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
-        })
-        .collect()
+    let mut rng = StdRng::seed_from_u64(seed);
+    (0..n).map(|_| rng.random_range(-1.0..1.0)).collect()
 }
 
 fn matrix(r: usize, c: usize, seed: u64) -> Array2<f64> {

@@ -3,29 +3,11 @@
 //! hundred deterministic pseudo-random inputs.
 
 use autodiff::prelude::*;
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
 
 /// Inputs drawn per function.
 const SAMPLES: usize = 300;
-
-/// Marsaglia's xorshift64: deterministic, dependency-free pseudo-random numbers.
-struct XorShift(u64);
-
-impl XorShift {
-    fn next_u64(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.0 = x;
-        x
-    }
-
-    /// Uniform in `[lo, hi)`, from the top 53 bits.
-    fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
-        let u = (self.next_u64() >> 11) as f64 / (1_u64 << 53) as f64;
-        lo + (hi - lo) * u
-    }
-}
 
 #[track_caller]
 fn assert_same_bits_f64(name: &str, args: &[f64], primal: f64, from_helper: f64) {
@@ -122,9 +104,9 @@ fn f32_mix(x: f32, y: f32) -> f32 {
 
 #[test]
 fn energy_f64() {
-    let mut rng = XorShift(0x9E37_79B9_7F4A_7C15);
+    let mut rng = StdRng::seed_from_u64(0x9E37_79B9_7F4A_7C15);
     for i in 0..SAMPLES {
-        let (x, y) = (rng.uniform(-3.0, 3.0), rng.uniform(-3.0, 3.0));
+        let (x, y) = (rng.random_range(-3.0..3.0), rng.random_range(-3.0..3.0));
         let n = (i % 5) as i32 + 1;
         let primal = energy(x, y, n);
         let (value, _) = value_and_gradients_function!(energy)(x, y, n);
@@ -138,9 +120,12 @@ fn energy_f64() {
 
 #[test]
 fn energy_f32() {
-    let mut rng = XorShift(0x2545_F491_4F6C_DD1D);
+    let mut rng = StdRng::seed_from_u64(0x2545_F491_4F6C_DD1D);
     for i in 0..SAMPLES {
-        let (x, y) = (rng.uniform(-3.0, 3.0) as f32, rng.uniform(-3.0, 3.0) as f32);
+        let (x, y) = (
+            rng.random_range(-3.0..3.0) as f32,
+            rng.random_range(-3.0..3.0) as f32,
+        );
         let n = (i % 5) as i32 + 1;
         let primal = energy(x, y, n);
         let (value, _) = value_and_gradients_function!(energy)(x, y, n);
@@ -152,12 +137,12 @@ fn energy_f32() {
 
 #[test]
 fn mixture_f64() {
-    let mut rng = XorShift(0xD1B5_4A32_D192_ED03);
+    let mut rng = StdRng::seed_from_u64(0xD1B5_4A32_D192_ED03);
     for _ in 0..SAMPLES {
         let (a, b, c) = (
-            rng.uniform(-2.0, 2.0),
-            rng.uniform(-2.0, 2.0),
-            rng.uniform(-2.0, 2.0),
+            rng.random_range(-2.0..2.0),
+            rng.random_range(-2.0..2.0),
+            rng.random_range(-2.0..2.0),
         );
         let primal = mixture(a, b, c);
         let (value, _) = value_and_gradients_function!(mixture)(a, b, c);
@@ -171,12 +156,12 @@ fn mixture_f64() {
 
 #[test]
 fn network_f64() {
-    let mut rng = XorShift(0x8CB9_2BA7_2F3D_8DD7);
+    let mut rng = StdRng::seed_from_u64(0x8CB9_2BA7_2F3D_8DD7);
     for _ in 0..SAMPLES {
         let (w1, w2, x) = (
-            rng.uniform(-2.0, 2.0),
-            rng.uniform(-2.0, 2.0),
-            rng.uniform(-4.0, 4.0),
+            rng.random_range(-2.0..2.0),
+            rng.random_range(-2.0..2.0),
+            rng.random_range(-4.0..4.0),
         );
         let primal = network(w1, w2, x);
         let (value, _) = value_and_gradients_function!(network)(w1, w2, x);
@@ -190,9 +175,12 @@ fn network_f64() {
 
 #[test]
 fn f32_mix_f32() {
-    let mut rng = XorShift(0x0123_4567_89AB_CDEF);
+    let mut rng = StdRng::seed_from_u64(0x0123_4567_89AB_CDEF);
     for _ in 0..SAMPLES {
-        let (x, y) = (rng.uniform(-3.0, 3.0) as f32, rng.uniform(-3.0, 3.0) as f32);
+        let (x, y) = (
+            rng.random_range(-3.0..3.0) as f32,
+            rng.random_range(-3.0..3.0) as f32,
+        );
         let primal = f32_mix(x, y);
         let (value, _) = value_and_gradients_function!(f32_mix)(x, y);
         assert_same_bits_f32("f32_mix", &[x, y], primal, value);
@@ -204,25 +192,25 @@ fn f32_mix_f32() {
 #[test]
 fn the_inputs_are_not_degenerate() {
     // Guards the tests above against comparing only NaNs or infinities.
-    let mut rng = XorShift(0xD1B5_4A32_D192_ED03);
+    let mut rng = StdRng::seed_from_u64(0xD1B5_4A32_D192_ED03);
     let finite = (0..SAMPLES)
         .filter(|_| {
             let (a, b, c) = (
-                rng.uniform(-2.0, 2.0),
-                rng.uniform(-2.0, 2.0),
-                rng.uniform(-2.0, 2.0),
+                rng.random_range(-2.0..2.0),
+                rng.random_range(-2.0..2.0),
+                rng.random_range(-2.0..2.0),
             );
             mixture(a, b, c).is_finite()
         })
         .count();
     assert_eq!(finite, SAMPLES);
-    let mut rng = XorShift(0x8CB9_2BA7_2F3D_8DD7);
+    let mut rng = StdRng::seed_from_u64(0x8CB9_2BA7_2F3D_8DD7);
     let distinct: std::collections::HashSet<u64> = (0..SAMPLES)
         .map(|_| {
             let (w1, w2, x) = (
-                rng.uniform(-2.0, 2.0),
-                rng.uniform(-2.0, 2.0),
-                rng.uniform(-4.0, 4.0),
+                rng.random_range(-2.0..2.0),
+                rng.random_range(-2.0..2.0),
+                rng.random_range(-4.0..4.0),
             );
             network(w1, w2, x).to_bits()
         })
