@@ -1328,7 +1328,9 @@ fn constant_tables_lent_to_slice_helpers() {
     }
 }
 
-/// `.into()` between float types, as code generic over `Into<f64>` writes it.
+/// `.into()` between float types, as code generic over `Into<f64>` writes it (here of an
+/// `f64` to an `f64`, which clippy calls useless: the construct is what is under test).
+#[allow(clippy::useless_conversion)]
 #[differentiable]
 fn converted(param: &[f64; 2]) -> f64 {
     let x1: f64 = param[0].into();

@@ -824,3 +824,30 @@ fn regression_seed8003_p145_elements_of_a_buffer_of_float_literals() {
     assert_gradient_close(&[ga, gb], &fd, 1e-7);
     assert!((ga - 0.5_f64.tanh().powi(2)).abs() < 1e-15);
 }
+
+/// A value computed before an early return but undefined there (`sqrt` of a negative
+/// number): its cotangent is zero on that path, and zero times an infinite derivative
+/// contributes zero, not NaN (as in puruspe's `betaiapprox`).
+#[differentiable]
+fn undefined_before_return(a: f64, b: f64) -> f64 {
+    let t = (a * b).sqrt();
+    let l = (a - 1.0).ln() / b;
+    if a < 0.0 {
+        return 0.0;
+    }
+    t + l
+}
+
+#[test]
+fn unused_undefined_values_do_not_poison_the_gradient() {
+    let (ga, gb) = gradients_function!(undefined_before_return)(-1.0, 2.0);
+    assert_eq!((ga, gb), (0.0, 0.0));
+    // where the value is used, its derivative is as usual
+    let (ga, gb) = gradients_function!(undefined_before_return)(3.0, 2.0);
+    let hand_a = 0.5 * 2.0 / 6.0_f64.sqrt() + 1.0 / (2.0 * 2.0);
+    let hand_b = 0.5 * 3.0 / 6.0_f64.sqrt() - 2.0_f64.ln() / 4.0;
+    assert!(
+        (ga - hand_a).abs() < 1e-14 && (gb - hand_b).abs() < 1e-14,
+        "{ga} {gb}"
+    );
+}

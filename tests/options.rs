@@ -2,7 +2,7 @@
 //! `None`, `Ok`, `Err`, early `return`), and callers using `unwrap`, `expect`, `?`,
 //! `if let` and `match`. The value carries the gradient, the other path none. Each
 //! gradient is checked against central differences and a closed form, in every mode.
-#![allow(clippy::question_mark)]
+#![allow(clippy::question_mark, clippy::manual_unwrap_or)]
 
 use autodiff::check::{assert_gradient_close, finite_difference};
 use autodiff::prelude::*;

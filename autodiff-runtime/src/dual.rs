@@ -368,6 +368,9 @@ impl<T: Real> Real for Dual<T> {
     fn to_f64_lossless(self) -> f64 {
         self.value.to_f64_lossless()
     }
+    fn is_strong_zero(&self) -> bool {
+        self.value.is_strong_zero() && self.tangent.is_strong_zero()
+    }
 }
 
 impl<T: Real> num_traits::FromPrimitive for Dual<T> {

@@ -35,6 +35,14 @@ pub trait Real:
     fn from_f64_rounded(value: f64) -> Self;
     /// Converts this value to `f64` (exactly).
     fn to_f64_lossless(self) -> f64;
+    /// Whether this cotangent is exactly zero, so a rule's contribution from it is zero
+    /// whatever the derivative (`0 · ∞` is not NaN here). A dual number is zero when its
+    /// tangent is too.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn is_strong_zero(&self) -> bool {
+        *self == Self::zero()
+    }
 }
 
 impl Real for f32 {

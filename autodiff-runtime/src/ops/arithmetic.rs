@@ -347,10 +347,17 @@ impl<T: Real> Arith for T {
     }
     #[inline(always)]
     fn over(b: &T, dy: &T) -> T {
+        // (a zero cotangent contributes zero even where `b` is zero: see `ops`)
+        if dy.is_strong_zero() {
+            return *dy;
+        }
         *dy / *b
     }
     #[inline(always)]
     fn quotient_rhs(b: &T, y: &T, dy: &T) -> T {
+        if dy.is_strong_zero() {
+            return *dy;
+        }
         -(*dy * *y) / *b
     }
     #[inline(always)]

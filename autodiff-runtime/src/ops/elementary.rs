@@ -36,6 +36,10 @@ macro_rules! unary_rule {
         #[inline(always)]
         pub fn $name<T: Real>($v: &T, $dy: &T) -> T {
             let ($v, $dy) = (*$v, *$dy);
+            // a zero cotangent contributes zero, whatever the derivative (see `strong_zero`)
+            if $dy.is_strong_zero() {
+                return $dy;
+            }
             $body
         }
     )*};
@@ -163,7 +167,7 @@ pub fn powi_d0<T: Real>(x: &T, n: &i32, dy: &T) -> T {
 /// ```
 #[inline(always)]
 pub fn powf_d0<T: Real>(x: &T, p: &T, dy: &T) -> T {
-    if *p == T::zero() {
+    if *p == T::zero() || dy.is_strong_zero() {
         T::zero()
     } else {
         *dy * *p * x.powf(*p - T::one())
@@ -178,7 +182,7 @@ pub fn powf_d0<T: Real>(x: &T, p: &T, dy: &T) -> T {
 /// ```
 #[inline(always)]
 pub fn powf_d1<T: Real>(x: &T, y: &T, dy: &T) -> T {
-    if *x == T::zero() {
+    if *x == T::zero() || dy.is_strong_zero() {
         T::zero()
     } else {
         *dy * *y * x.ln()
@@ -193,6 +197,9 @@ pub fn powf_d1<T: Real>(x: &T, y: &T, dy: &T) -> T {
 /// ```
 #[inline(always)]
 pub fn log_d0<T: Real>(x: &T, b: &T, dy: &T) -> T {
+    if dy.is_strong_zero() {
+        return *dy;
+    }
     *dy / (*x * b.ln())
 }
 
@@ -204,6 +211,9 @@ pub fn log_d0<T: Real>(x: &T, b: &T, dy: &T) -> T {
 /// ```
 #[inline(always)]
 pub fn log_d1<T: Real>(b: &T, y: &T, dy: &T) -> T {
+    if dy.is_strong_zero() {
+        return *dy;
+    }
     -(*dy * *y) / (*b * b.ln())
 }
 

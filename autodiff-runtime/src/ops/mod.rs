@@ -22,8 +22,15 @@
 //! | `hypot(a, b)` | `a == b == 0` | `0` |
 //! | `floor`, `ceil`, `round`, `trunc`, `signum`, comparisons, integer casts | everywhere | `0` |
 //!
+//! A zero cotangent contributes zero through every rule whose derivative can be infinite
+//! or read an undefined value (the one-input methods, division, `powf`, `log`): a value
+//! computed but not used on the path taken (`let t = x.sqrt(); if x < 0.0 { return 0.0 }`)
+//! has a zero cotangent, and `0 · ∞` would otherwise make the gradient NaN where the
+//! function is flat. (A product `t * a` of such an undefined `t` still gives `0 · NaN`.)
+//!
 //! ```
 //! use autodiff_runtime::ops;
+//! assert_eq!(ops::sqrt_d0(&f64::NAN, &0.0), 0.0);
 //! assert_eq!(ops::abs_d0(&0.0_f64, &1.0), 1.0);
 //! assert_eq!(ops::max_d0(&2.0_f64, &2.0, &1.0), 0.5);
 //! ```
