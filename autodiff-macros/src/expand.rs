@@ -224,6 +224,7 @@ pub(crate) fn try_expand(
         custom,
         seeded.is_some(),
     ));
+    forward.extend(crate::jacobian::companions(&sig, &vis));
     let companions = companions(&sig, place, &outer, &vis, vjp_fn_body, seeded, forward);
     Ok(Expanded { func, companions })
 }

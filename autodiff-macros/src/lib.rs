@@ -21,6 +21,7 @@ mod helpers;
 mod hessian;
 mod impls;
 mod ir;
+mod jacobian;
 mod lower;
 #[cfg(test)]
 mod never_panics;
@@ -281,6 +282,46 @@ pub fn hvp(input: TokenStream) -> TokenStream {
 pub fn hessian(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as helpers::HelperInput);
     hessian::helper(input, true)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// `jacobian!(f)(args…)` returns the Jacobian of `f` with respect to its one
+/// differentiable parameter (or the one `params = ["x"]` selects): an `Array2` `m × n`,
+/// `m` the elements of the output (a float, a `Vec`, an array or an `Array1` of floats)
+/// and `n` those of the parameter (a float, a slice, a `Vec`, an array or an `Array1`).
+/// Row `i` is the gradient of output element `i`, by reverse mode: one pullback per row.
+/// Several parameters, or an output of another kind, are a compile error where
+/// `jacobian!` names the function.
+///
+/// ```
+/// use autodiff::prelude::*;
+///
+/// #[differentiable]
+/// fn polar(r: f64, theta: f64) -> [f64; 2] {
+///     [r * theta.cos(), r * theta.sin()]
+/// }
+///
+/// // d(x, y)/dr = (cos θ, sin θ)
+/// let j = jacobian!(polar, params = ["r"])(2.0, 0.0);
+/// assert_eq!(j, autodiff::ndarray::array![[1.0], [0.0]]);
+///
+/// #[differentiable]
+/// fn squares(x: &[f64]) -> Vec<f64> {
+///     let mut y = vec![0.0; x.len()];
+///     for i in 0..x.len() {
+///         y[i] = x[i] * x[i];
+///     }
+///     y
+/// }
+///
+/// let j = jacobian!(squares)(&[1.0, 3.0]);
+/// assert_eq!(j, autodiff::ndarray::array![[2.0, 0.0], [0.0, 6.0]]);
+/// ```
+#[proc_macro]
+pub fn jacobian(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as helpers::HelperInput);
+    jacobian::helper(input)
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
 }
