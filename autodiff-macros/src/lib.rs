@@ -96,6 +96,32 @@ mod sources;
 /// let d = gradients_function!(softplus)(0.0);
 /// assert_eq!(d, 0.5);
 /// ```
+///
+/// Forward mode (`jvp!`, and the forward sweeps of its callers) needs a forward rule
+/// beside a hand-written `vjp` one: `#[differentiable(vjp = rule, jvp = rule)]`, the `jvp`
+/// rule taking the function's parameters, then the tangent of each differentiable one, and
+/// returning `(value, tangent)`. Without it, `jvp!` of the function (or of a caller) is a
+/// compile error naming the missing `jvp` rule.
+///
+/// ```
+/// use autodiff::prelude::*;
+///
+/// #[differentiable(vjp = softplus_vjp, jvp = softplus_jvp)]
+/// fn softplus(x: f64) -> f64 {
+///     x.exp().ln_1p()
+/// }
+///
+/// fn softplus_vjp(x: f64) -> (f64, impl FnOnce(f64) -> f64) {
+///     let sigmoid = 1.0 / (1.0 + (-x).exp());
+///     (softplus(x), move |dy| dy * sigmoid)
+/// }
+///
+/// fn softplus_jvp(x: f64, tx: f64) -> (f64, f64) {
+///     (softplus(x), tx / (1.0 + (-x).exp()))
+/// }
+///
+/// assert_eq!(jvp!(softplus)(0.0, 2.0), (2.0_f64.ln(), 1.0));
+/// ```
 #[proc_macro_attribute]
 pub fn differentiable(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::differentiable(args.into(), item.into()).into()
