@@ -62,7 +62,10 @@ fn direction(n: usize) -> Vec<f64> {
 fn assert_close(a: &[f64], b: &[f64], what: &str) {
     assert_eq!(a.len(), b.len(), "{what}");
     for (x, y) in a.iter().zip(b) {
-        assert!((x - y).abs() <= 1e-9 * (1.0 + y.abs()), "{what}: {x} vs {y}");
+        assert!(
+            (x - y).abs() <= 1e-9 * (1.0 + y.abs()),
+            "{what}: {x} vs {y}"
+        );
     }
 }
 
@@ -80,9 +83,7 @@ fn num_dual_hessian(x: &[f64]) -> nalgebra::DMatrix<f64> {
 fn num_dual_hvp(x: &[f64], v: &[f64]) -> Vec<f64> {
     let xv: nalgebra::DVector<Dual64> = nalgebra::DVector::from_iterator(
         x.len(),
-        x.iter()
-            .zip(v)
-            .map(|(&a, &b)| Dual64::new(a, b)),
+        x.iter().zip(v).map(|(&a, &b)| Dual64::new(a, b)),
     );
     let (_, g) = num_dual::gradient(
         |x: nalgebra::DVector<DualVec<Dual64, nalgebra::Dyn>>| rosenbrock_num_dual(x.as_slice()),
@@ -102,9 +103,17 @@ fn hessian_benches(c: &mut Criterion) {
         let column = rosenbrock_hvp_by_hand(&x, &e);
         assert_close(&ours.column(j).to_vec(), &column, "hessian!");
         let nd = num_dual_hessian(&x);
-        assert_close(&nd.column(j).iter().copied().collect::<Vec<_>>(), &column, "num-dual");
-        let (_, _, ec) = echidna::hessian(|x| rosenbrock(x), &x);
-        assert_close(&ec.iter().map(|r| r[j]).collect::<Vec<_>>(), &column, "echidna");
+        assert_close(
+            &nd.column(j).iter().copied().collect::<Vec<_>>(),
+            &column,
+            "num-dual",
+        );
+        let (_, _, ec) = echidna::hessian(rosenbrock, &x);
+        assert_close(
+            &ec.iter().map(|r| r[j]).collect::<Vec<_>>(),
+            &column,
+            "echidna",
+        );
         if j > 2 {
             break;
         }
@@ -116,10 +125,10 @@ fn hessian_benches(c: &mut Criterion) {
     });
     group.bench_function("num-dual", |b| b.iter(|| num_dual_hessian(black_box(&x))));
     group.bench_function("echidna", |b| {
-        b.iter(|| echidna::hessian(|x| rosenbrock(x), black_box(&x)))
+        b.iter(|| echidna::hessian(rosenbrock, black_box(&x)))
     });
     // echidna's record-once, evaluate-many use: the tape recorded outside the timing
-    let (tape, _) = echidna::record(|x| rosenbrock(x), &x);
+    let (tape, _) = echidna::record(rosenbrock, &x);
     group.bench_function("echidna (tape reused)", |b| {
         b.iter(|| tape.hessian(black_box(&x)))
     });
@@ -131,7 +140,7 @@ fn hvp_benches(c: &mut Criterion) {
     let (x, v) = (input(n), direction(n));
     let expected = rosenbrock_hvp_by_hand(&x, &v);
     assert_close(&hvp!(rosenbrock)(&x[..], &v[..]), &expected, "hvp!");
-    assert_close(&echidna::hvp(|x| rosenbrock(x), &x, &v).1, &expected, "echidna");
+    assert_close(&echidna::hvp(rosenbrock, &x, &v).1, &expected, "echidna");
     assert_close(&num_dual_hvp(&x, &v), &expected, "num-dual");
 
     let mut group = c.benchmark_group("hvp/10000");
@@ -142,13 +151,11 @@ fn hvp_benches(c: &mut Criterion) {
         b.iter(|| rosenbrock_hvp_by_hand(black_box(&x), black_box(&v)))
     });
     let gradient = value_and_gradients_function!(rosenbrock);
-    group.bench_function("gradient (f64)", |b| {
-        b.iter(|| gradient(black_box(&x[..])))
-    });
+    group.bench_function("gradient (f64)", |b| b.iter(|| gradient(black_box(&x[..]))));
     group.bench_function("echidna", |b| {
-        b.iter(|| echidna::hvp(|x| rosenbrock(x), black_box(&x), black_box(&v)))
+        b.iter(|| echidna::hvp(rosenbrock, black_box(&x), black_box(&v)))
     });
-    let (tape, _) = echidna::record(|x| rosenbrock(x), &x);
+    let (tape, _) = echidna::record(rosenbrock, &x);
     assert_close(&tape.hvp(&x, &v).1, &expected, "echidna (tape reused)");
     group.bench_function("echidna (tape reused)", |b| {
         b.iter(|| tape.hvp(black_box(&x), black_box(&v)))

@@ -130,10 +130,7 @@ fn gradient_descent(mut x: Vec<f64>, budget: usize) -> usize {
         }
         x = next;
     }
-    let (f, g) = (
-        rosenbrock(&x[..]),
-        gradients_function!(rosenbrock)(&x[..]),
-    );
+    let (f, g) = (rosenbrock(&x[..]), gradients_function!(rosenbrock)(&x[..]));
     println!(
         "{budget:>6} {f:>14.6e} {:>12.3e}   budget exhausted",
         norm(&g)
@@ -157,6 +154,9 @@ fn main() {
     } else {
         println!("gradient descent: not converged in {budget} iterations");
     }
-    assert!(newton_iterations < 100, "Newton should converge in tens of iterations");
+    assert!(
+        newton_iterations < 100,
+        "Newton should converge in tens of iterations"
+    );
     assert!(descent_iterations >= 100 * newton_iterations);
 }

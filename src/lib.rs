@@ -65,8 +65,8 @@ pub use autodiff_runtime::{
 /// ```
 pub mod prelude {
     pub use autodiff_macros::{
-        differentiable, differentiable_closure, gradients_function, hessian, hvp, jacobian,
-        jvp, value_and_gradients_function, vjp, Differentiable,
+        differentiable, differentiable_closure, gradients_function, hessian, hvp, jacobian, jvp,
+        value_and_gradients_function, vjp, Differentiable,
     };
     pub use autodiff_runtime::num_traits::Float;
     pub use autodiff_runtime::{

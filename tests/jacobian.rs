@@ -1,5 +1,7 @@
 //! `jacobian!`: vector functions against hand-derived Jacobians and central differences,
 //! f32 and f64, generic and concrete functions, every output and parameter kind.
+// (the differentiated loops index their slices, as numerical code does)
+#![allow(clippy::needless_range_loop)]
 
 use autodiff::ndarray::{array, Array1, Array2};
 use autodiff::prelude::*;
@@ -187,7 +189,9 @@ fn rows_agree_with_jvp_columns() {
 }
 
 #[test]
-#[should_panic(expected = "the tangent of `x` (parameter of `residuals`) has shape [2], but `x` has shape [3]")]
+#[should_panic(
+    expected = "the tangent of `x` (parameter of `residuals`) has shape [2], but `x` has shape [3]"
+)]
 fn a_tangent_of_the_wrong_length_panics_naming_the_parameter() {
     let _ = jvp!(residuals)(&[1.0, 2.0, 3.0][..], &[1.0, 0.0][..]);
 }

@@ -313,7 +313,10 @@ mod tests {
         let mut m = Matrix::new(2, "f");
         m.push(&vec![1.0, 2.0, 3.0]);
         m.push(&[4.0, 5.0, 6.0]);
-        assert_eq!(m.finish(), ndarray::array![[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]);
+        assert_eq!(
+            m.finish(),
+            ndarray::array![[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]
+        );
     }
 
     #[test]
