@@ -92,7 +92,8 @@ impl<F: Real> Rows for Array1<F> {
     message = "`jacobian!` needs exactly one selected parameter, a float or a slice, `Vec`, \
         array or `Array1` of floats; its gradient here is `{Self}`",
     label = "the selected parameter's gradient is not a sequence of floats",
-    note = "select one parameter with `params = [\"x\"]`"
+    note = "`jacobian!` differentiates with respect to one float, slice, `Vec`, array or \
+        `Array1` parameter, selected with `params = [\"name\"]`"
 )]
 pub trait Columns {
     /// The float type.
@@ -132,7 +133,8 @@ impl<F: Real> Columns for Array1<F> {
     message = "`jacobian!` needs one selected parameter, a float or a slice, `Vec`, array or \
         `Array1` of floats, and an output of the same floats; here the output is `{O}`",
     label = "`jacobian!` cannot serve this selection",
-    note = "select one parameter with `params = [\"x\"]`"
+    note = "`jacobian!` differentiates with respect to one float, slice, `Vec`, array or \
+        `Array1` parameter, selected with `params = [\"name\"]`"
 )]
 pub trait JacobianFor<G, O, C> {
     /// The float type.
