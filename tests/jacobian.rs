@@ -195,3 +195,25 @@ fn rows_agree_with_jvp_columns() {
 fn a_tangent_of_the_wrong_length_panics_naming_the_parameter() {
     let _ = jvp!(residuals)(&[1.0, 2.0, 3.0][..], &[1.0, 0.0][..]);
 }
+
+struct Stretch {
+    k: f64,
+}
+
+impl Stretch {
+    #[differentiable]
+    fn apply(&self, x: &[f64]) -> Vec<f64> {
+        let mut y = vec![0.0; x.len()];
+        for i in 0..x.len() {
+            y[i] = self.k * x[i] * x[i];
+        }
+        y
+    }
+}
+
+#[test]
+fn a_method_s_jacobian() {
+    let s = Stretch { k: 3.0 };
+    let j = jacobian!(Stretch::apply)(&s, &[1.0, 2.0]);
+    assert_eq!(j, array![[6.0, 0.0], [0.0, 12.0]]);
+}
