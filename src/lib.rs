@@ -43,7 +43,7 @@ pub mod argmin;
 pub struct ReadmeDoctests;
 
 pub use autodiff_macros::{
-    differentiable, differentiable_closure, gradients_function, hessian, hvp, jvp,
+    differentiable, differentiable_closure, gradients_function, hessian, hvp, jacobian, jvp,
     value_and_gradients_function, vjp, Differentiable,
 };
 pub use autodiff_runtime::ndarray;
@@ -68,7 +68,7 @@ pub use autodiff_runtime::{
 /// ```
 pub mod prelude {
     pub use autodiff_macros::{
-        differentiable, differentiable_closure, gradients_function, hessian, hvp, jvp,
+        differentiable, differentiable_closure, gradients_function, hessian, hvp, jacobian, jvp,
         value_and_gradients_function, vjp, Differentiable,
     };
     pub use autodiff_runtime::num_traits::Float;
@@ -87,5 +87,7 @@ pub mod __private {
         adjoint_zero, complete_tangent, finish_tangent, lazy_zero_tangent, ops, zero_tangent,
         Accumulate, Differentiable, NoTangent, Real, Reset,
     };
-    pub use autodiff_runtime::{dual, forward, implicit, ndarray, saved, select, shadow, source};
+    pub use autodiff_runtime::{
+        dual, forward, implicit, jacobian, ndarray, saved, select, shadow, source,
+    };
 }

@@ -483,4 +483,223 @@ impl energy {
     {
         move |__v0, __v1, __v2| ::core::unreachable!()
     }
+    #[doc(hidden)]
+    const __JACOBIAN: ::core::option::Option<&'static str> = ::core::option::Option::None;
+    #[doc(hidden)]
+    const __JACOBIAN_ALL: ::core::option::Option<&'static str> = ::core::option::Option::Some(
+        "`energy` has 2 differentiable parameters (`x`, `y`): `jacobian!` needs exactly one; select it with `params = [\"x\"]`",
+    );
+    #[doc(hidden)]
+    const __JACOBIAN_K: usize = 0usize;
+    #[doc(hidden)]
+    fn __jacobian_function<__S, T: Float>(
+        _selection: __S,
+    ) -> impl ::core::ops::Fn(
+        T,
+        T,
+        i32,
+    ) -> ::autodiff::__private::ndarray::Array2<
+            <__S as ::autodiff::__private::jacobian::JacobianFor<
+                (
+                    ::core::option::Option<
+                        <T as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<
+                        <T as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<::autodiff::__private::NoTangent>,
+                ),
+                T,
+                <T as ::autodiff::__private::Differentiable>::Tangent,
+            >>::Elem,
+        >
+    where
+        __S: ::autodiff::__private::jacobian::JacobianFor<
+            (
+                ::core::option::Option<
+                    <T as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<
+                    <T as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+            ),
+            T,
+            <T as ::autodiff::__private::Differentiable>::Tangent,
+        >,
+        __S: ::autodiff::__private::jacobian::Again<T>,
+        __S: ::autodiff::__private::jacobian::Again<T>,
+        __S: ::autodiff::__private::jacobian::Again<i32>,
+        T: ::autodiff::__private::Real,
+    {
+        move |__v0: T, __v1: T, __v2: i32| {
+            let (__value, __pullback) = Self::__vjp::<
+                T,
+            >(
+                <__S as ::autodiff::__private::jacobian::Again<T>>::again(&__v0),
+                <__S as ::autodiff::__private::jacobian::Again<T>>::again(&__v1),
+                <__S as ::autodiff::__private::jacobian::Again<i32>>::again(&__v2),
+            );
+            let mut __matrix = ::autodiff::__private::jacobian::Matrix::new(
+                <__S as ::autodiff::__private::jacobian::JacobianFor<
+                    (
+                        ::core::option::Option<
+                            <T as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                        ::core::option::Option<
+                            <T as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                        ::core::option::Option<::autodiff::__private::NoTangent>,
+                    ),
+                    T,
+                    <T as ::autodiff::__private::Differentiable>::Tangent,
+                >>::rows(&__value),
+                "energy",
+            );
+            let (__g0, __g1, __g2) = if <__S as ::autodiff::__private::jacobian::JacobianFor<
+                (
+                    ::core::option::Option<
+                        <T as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<
+                        <T as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<::autodiff::__private::NoTangent>,
+                ),
+                T,
+                <T as ::autodiff::__private::Differentiable>::Tangent,
+            >>::rows(&__value) == 0
+            {
+                let (__g0, __g1, __g2) = __pullback(
+                    <__S as ::autodiff::__private::jacobian::JacobianFor<
+                        (
+                            ::core::option::Option<
+                                <T as ::autodiff::__private::Differentiable>::Tangent,
+                            >,
+                            ::core::option::Option<
+                                <T as ::autodiff::__private::Differentiable>::Tangent,
+                            >,
+                            ::core::option::Option<::autodiff::__private::NoTangent>,
+                        ),
+                        T,
+                        <T as ::autodiff::__private::Differentiable>::Tangent,
+                    >>::zero(&__value),
+                );
+                <__S as ::autodiff::__private::jacobian::JacobianFor<
+                    (
+                        ::core::option::Option<
+                            <T as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                        ::core::option::Option<
+                            <T as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                        ::core::option::Option<::autodiff::__private::NoTangent>,
+                    ),
+                    T,
+                    <T as ::autodiff::__private::Differentiable>::Tangent,
+                >>::columns_of(
+                    (
+                        ::core::option::Option::Some(__g0),
+                        ::core::option::Option::Some(__g1),
+                        ::core::option::Option::Some(__g2),
+                    ),
+                    &mut __matrix,
+                );
+                return __matrix.finish();
+            } else {
+                __pullback(
+                    <__S as ::autodiff::__private::jacobian::JacobianFor<
+                        (
+                            ::core::option::Option<
+                                <T as ::autodiff::__private::Differentiable>::Tangent,
+                            >,
+                            ::core::option::Option<
+                                <T as ::autodiff::__private::Differentiable>::Tangent,
+                            >,
+                            ::core::option::Option<::autodiff::__private::NoTangent>,
+                        ),
+                        T,
+                        <T as ::autodiff::__private::Differentiable>::Tangent,
+                    >>::unit(&__value, 0),
+                )
+            };
+            <__S as ::autodiff::__private::jacobian::JacobianFor<
+                (
+                    ::core::option::Option<
+                        <T as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<
+                        <T as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<::autodiff::__private::NoTangent>,
+                ),
+                T,
+                <T as ::autodiff::__private::Differentiable>::Tangent,
+            >>::push(
+                (
+                    ::core::option::Option::Some(__g0),
+                    ::core::option::Option::Some(__g1),
+                    ::core::option::Option::Some(__g2),
+                ),
+                &mut __matrix,
+            );
+            for __row in 1..<__S as ::autodiff::__private::jacobian::JacobianFor<
+                (
+                    ::core::option::Option<
+                        <T as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<
+                        <T as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<::autodiff::__private::NoTangent>,
+                ),
+                T,
+                <T as ::autodiff::__private::Differentiable>::Tangent,
+            >>::rows(&__value) {
+                let (_, __pullback) = Self::__vjp::<
+                    T,
+                >(
+                    <__S as ::autodiff::__private::jacobian::Again<T>>::again(&__v0),
+                    <__S as ::autodiff::__private::jacobian::Again<T>>::again(&__v1),
+                    <__S as ::autodiff::__private::jacobian::Again<i32>>::again(&__v2),
+                );
+                let (__g0, __g1, __g2) = __pullback(
+                    <__S as ::autodiff::__private::jacobian::JacobianFor<
+                        (
+                            ::core::option::Option<
+                                <T as ::autodiff::__private::Differentiable>::Tangent,
+                            >,
+                            ::core::option::Option<
+                                <T as ::autodiff::__private::Differentiable>::Tangent,
+                            >,
+                            ::core::option::Option<::autodiff::__private::NoTangent>,
+                        ),
+                        T,
+                        <T as ::autodiff::__private::Differentiable>::Tangent,
+                    >>::unit(&__value, __row),
+                );
+                <__S as ::autodiff::__private::jacobian::JacobianFor<
+                    (
+                        ::core::option::Option<
+                            <T as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                        ::core::option::Option<
+                            <T as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                        ::core::option::Option<::autodiff::__private::NoTangent>,
+                    ),
+                    T,
+                    <T as ::autodiff::__private::Differentiable>::Tangent,
+                >>::push(
+                    (
+                        ::core::option::Option::Some(__g0),
+                        ::core::option::Option::Some(__g1),
+                        ::core::option::Option::Some(__g2),
+                    ),
+                    &mut __matrix,
+                );
+            }
+            __matrix.finish()
+        }
+    }
 }

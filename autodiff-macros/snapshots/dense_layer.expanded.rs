@@ -479,4 +479,273 @@ impl dense {
     ) -> __R + use<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, __R> {
         move |__v0, __v1, __v2| ::core::unreachable!()
     }
+    #[doc(hidden)]
+    const __JACOBIAN: ::core::option::Option<&'static str> = ::core::option::Option::None;
+    #[doc(hidden)]
+    const __JACOBIAN_ALL: ::core::option::Option<&'static str> = ::core::option::Option::Some(
+        "`dense` has 3 differentiable parameters (`x`, `w`, `b`): `jacobian!` needs exactly one; select it with `params = [\"x\"]`",
+    );
+    #[doc(hidden)]
+    const __JACOBIAN_K: usize = 0usize;
+    #[doc(hidden)]
+    fn __jacobian_function<__S>(
+        _selection: __S,
+    ) -> impl ::core::ops::Fn(
+        &Array2<f64>,
+        &Array2<f64>,
+        &Array1<f64>,
+    ) -> ::autodiff::__private::ndarray::Array2<
+            <__S as ::autodiff::__private::jacobian::JacobianFor<
+                (
+                    ::core::option::Option<
+                        <Array2<f64> as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<
+                        <Array2<f64> as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<
+                        <Array1<f64> as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                ),
+                f64,
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            >>::Elem,
+        >
+    where
+        __S: ::autodiff::__private::jacobian::JacobianFor<
+            (
+                ::core::option::Option<
+                    <Array2<f64> as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<
+                    <Array2<f64> as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<
+                    <Array1<f64> as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+            ),
+            f64,
+            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+        >,
+    {
+        move |__v0: &Array2<f64>, __v1: &Array2<f64>, __v2: &Array1<f64>| {
+            let (__value, __pullback) = Self::__vjp(
+                ::core::clone::Clone::clone(&__v0),
+                ::core::clone::Clone::clone(&__v1),
+                ::core::clone::Clone::clone(&__v2),
+            );
+            let mut __matrix = ::autodiff::__private::jacobian::Matrix::new(
+                <__S as ::autodiff::__private::jacobian::JacobianFor<
+                    (
+                        ::core::option::Option<
+                            <Array2<
+                                f64,
+                            > as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                        ::core::option::Option<
+                            <Array2<
+                                f64,
+                            > as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                        ::core::option::Option<
+                            <Array1<
+                                f64,
+                            > as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                    ),
+                    f64,
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >>::rows(&__value),
+                "dense",
+            );
+            let (__g0, __g1, __g2) = if <__S as ::autodiff::__private::jacobian::JacobianFor<
+                (
+                    ::core::option::Option<
+                        <Array2<f64> as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<
+                        <Array2<f64> as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<
+                        <Array1<f64> as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                ),
+                f64,
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            >>::rows(&__value) == 0
+            {
+                let (__g0, __g1, __g2) = __pullback(
+                    <__S as ::autodiff::__private::jacobian::JacobianFor<
+                        (
+                            ::core::option::Option<
+                                <Array2<
+                                    f64,
+                                > as ::autodiff::__private::Differentiable>::Tangent,
+                            >,
+                            ::core::option::Option<
+                                <Array2<
+                                    f64,
+                                > as ::autodiff::__private::Differentiable>::Tangent,
+                            >,
+                            ::core::option::Option<
+                                <Array1<
+                                    f64,
+                                > as ::autodiff::__private::Differentiable>::Tangent,
+                            >,
+                        ),
+                        f64,
+                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >>::zero(&__value),
+                );
+                <__S as ::autodiff::__private::jacobian::JacobianFor<
+                    (
+                        ::core::option::Option<
+                            <Array2<
+                                f64,
+                            > as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                        ::core::option::Option<
+                            <Array2<
+                                f64,
+                            > as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                        ::core::option::Option<
+                            <Array1<
+                                f64,
+                            > as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                    ),
+                    f64,
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >>::columns_of(
+                    (
+                        ::core::option::Option::Some(__g0),
+                        ::core::option::Option::Some(__g1),
+                        ::core::option::Option::Some(__g2),
+                    ),
+                    &mut __matrix,
+                );
+                return __matrix.finish();
+            } else {
+                __pullback(
+                    <__S as ::autodiff::__private::jacobian::JacobianFor<
+                        (
+                            ::core::option::Option<
+                                <Array2<
+                                    f64,
+                                > as ::autodiff::__private::Differentiable>::Tangent,
+                            >,
+                            ::core::option::Option<
+                                <Array2<
+                                    f64,
+                                > as ::autodiff::__private::Differentiable>::Tangent,
+                            >,
+                            ::core::option::Option<
+                                <Array1<
+                                    f64,
+                                > as ::autodiff::__private::Differentiable>::Tangent,
+                            >,
+                        ),
+                        f64,
+                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >>::unit(&__value, 0),
+                )
+            };
+            <__S as ::autodiff::__private::jacobian::JacobianFor<
+                (
+                    ::core::option::Option<
+                        <Array2<f64> as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<
+                        <Array2<f64> as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<
+                        <Array1<f64> as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                ),
+                f64,
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            >>::push(
+                (
+                    ::core::option::Option::Some(__g0),
+                    ::core::option::Option::Some(__g1),
+                    ::core::option::Option::Some(__g2),
+                ),
+                &mut __matrix,
+            );
+            for __row in 1..<__S as ::autodiff::__private::jacobian::JacobianFor<
+                (
+                    ::core::option::Option<
+                        <Array2<f64> as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<
+                        <Array2<f64> as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<
+                        <Array1<f64> as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                ),
+                f64,
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            >>::rows(&__value) {
+                let (_, __pullback) = Self::__vjp(
+                    ::core::clone::Clone::clone(&__v0),
+                    ::core::clone::Clone::clone(&__v1),
+                    ::core::clone::Clone::clone(&__v2),
+                );
+                let (__g0, __g1, __g2) = __pullback(
+                    <__S as ::autodiff::__private::jacobian::JacobianFor<
+                        (
+                            ::core::option::Option<
+                                <Array2<
+                                    f64,
+                                > as ::autodiff::__private::Differentiable>::Tangent,
+                            >,
+                            ::core::option::Option<
+                                <Array2<
+                                    f64,
+                                > as ::autodiff::__private::Differentiable>::Tangent,
+                            >,
+                            ::core::option::Option<
+                                <Array1<
+                                    f64,
+                                > as ::autodiff::__private::Differentiable>::Tangent,
+                            >,
+                        ),
+                        f64,
+                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >>::unit(&__value, __row),
+                );
+                <__S as ::autodiff::__private::jacobian::JacobianFor<
+                    (
+                        ::core::option::Option<
+                            <Array2<
+                                f64,
+                            > as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                        ::core::option::Option<
+                            <Array2<
+                                f64,
+                            > as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                        ::core::option::Option<
+                            <Array1<
+                                f64,
+                            > as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                    ),
+                    f64,
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >>::push(
+                    (
+                        ::core::option::Option::Some(__g0),
+                        ::core::option::Option::Some(__g1),
+                        ::core::option::Option::Some(__g2),
+                    ),
+                    &mut __matrix,
+                );
+            }
+            __matrix.finish()
+        }
+    }
 }

@@ -536,4 +536,243 @@ impl cross_rotated {
     ) -> __R + use<'__autodiff_l0, __R> {
         move |__v0, __v1, __v2| ::core::unreachable!()
     }
+    #[doc(hidden)]
+    const __JACOBIAN: ::core::option::Option<&'static str> = ::core::option::Option::None;
+    #[doc(hidden)]
+    const __JACOBIAN_ALL: ::core::option::Option<&'static str> = ::core::option::Option::Some(
+        "`cross_rotated` has 3 differentiable parameters (`__autodiff_arg0`, `m`, `b`): `jacobian!` needs exactly one; select it with `params = [\"__autodiff_arg0\"]`",
+    );
+    #[doc(hidden)]
+    const __JACOBIAN_K: usize = 0usize;
+    #[doc(hidden)]
+    fn __jacobian_function<__S>(
+        _selection: __S,
+    ) -> impl ::core::ops::Fn(
+        [f64; 2],
+        &[[f64; 2]; 2],
+        [f64; 3],
+    ) -> ::autodiff::__private::ndarray::Array2<
+            <__S as ::autodiff::__private::jacobian::JacobianFor<
+                (
+                    ::core::option::Option<
+                        <[f64; 2] as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<
+                        <[[f64; 2]; 2] as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<
+                        <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                ),
+                [f64; 3],
+                <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
+            >>::Elem,
+        >
+    where
+        __S: ::autodiff::__private::jacobian::JacobianFor<
+            (
+                ::core::option::Option<
+                    <[f64; 2] as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<
+                    <[[f64; 2]; 2] as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<
+                    <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+            ),
+            [f64; 3],
+            <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
+        >,
+        __S: ::autodiff::__private::jacobian::Again<[f64; 2]>,
+        __S: ::autodiff::__private::jacobian::Again<[f64; 3]>,
+    {
+        move |__v0: [f64; 2], __v1: &[[f64; 2]; 2], __v2: [f64; 3]| {
+            let (__value, __pullback) = Self::__vjp(
+                <__S as ::autodiff::__private::jacobian::Again<[f64; 2]>>::again(&__v0),
+                ::core::clone::Clone::clone(&__v1),
+                <__S as ::autodiff::__private::jacobian::Again<[f64; 3]>>::again(&__v2),
+            );
+            let mut __matrix = ::autodiff::__private::jacobian::Matrix::new(
+                <__S as ::autodiff::__private::jacobian::JacobianFor<
+                    (
+                        ::core::option::Option<
+                            <[f64; 2] as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                        ::core::option::Option<
+                            <[[f64; 2]; 2] as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                        ::core::option::Option<
+                            <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                    ),
+                    [f64; 3],
+                    <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
+                >>::rows(&__value),
+                "cross_rotated",
+            );
+            let (__g0, __g1, __g2) = if <__S as ::autodiff::__private::jacobian::JacobianFor<
+                (
+                    ::core::option::Option<
+                        <[f64; 2] as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<
+                        <[[f64; 2]; 2] as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<
+                        <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                ),
+                [f64; 3],
+                <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
+            >>::rows(&__value) == 0
+            {
+                let (__g0, __g1, __g2) = __pullback(
+                    <__S as ::autodiff::__private::jacobian::JacobianFor<
+                        (
+                            ::core::option::Option<
+                                <[f64; 2] as ::autodiff::__private::Differentiable>::Tangent,
+                            >,
+                            ::core::option::Option<
+                                <[[f64; 2]; 2] as ::autodiff::__private::Differentiable>::Tangent,
+                            >,
+                            ::core::option::Option<
+                                <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
+                            >,
+                        ),
+                        [f64; 3],
+                        <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
+                    >>::zero(&__value),
+                );
+                <__S as ::autodiff::__private::jacobian::JacobianFor<
+                    (
+                        ::core::option::Option<
+                            <[f64; 2] as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                        ::core::option::Option<
+                            <[[f64; 2]; 2] as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                        ::core::option::Option<
+                            <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                    ),
+                    [f64; 3],
+                    <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
+                >>::columns_of(
+                    (
+                        ::core::option::Option::Some(__g0),
+                        ::core::option::Option::Some(__g1),
+                        ::core::option::Option::Some(__g2),
+                    ),
+                    &mut __matrix,
+                );
+                return __matrix.finish();
+            } else {
+                __pullback(
+                    <__S as ::autodiff::__private::jacobian::JacobianFor<
+                        (
+                            ::core::option::Option<
+                                <[f64; 2] as ::autodiff::__private::Differentiable>::Tangent,
+                            >,
+                            ::core::option::Option<
+                                <[[f64; 2]; 2] as ::autodiff::__private::Differentiable>::Tangent,
+                            >,
+                            ::core::option::Option<
+                                <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
+                            >,
+                        ),
+                        [f64; 3],
+                        <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
+                    >>::unit(&__value, 0),
+                )
+            };
+            <__S as ::autodiff::__private::jacobian::JacobianFor<
+                (
+                    ::core::option::Option<
+                        <[f64; 2] as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<
+                        <[[f64; 2]; 2] as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<
+                        <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                ),
+                [f64; 3],
+                <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
+            >>::push(
+                (
+                    ::core::option::Option::Some(__g0),
+                    ::core::option::Option::Some(__g1),
+                    ::core::option::Option::Some(__g2),
+                ),
+                &mut __matrix,
+            );
+            for __row in 1..<__S as ::autodiff::__private::jacobian::JacobianFor<
+                (
+                    ::core::option::Option<
+                        <[f64; 2] as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<
+                        <[[f64; 2]; 2] as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<
+                        <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                ),
+                [f64; 3],
+                <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
+            >>::rows(&__value) {
+                let (_, __pullback) = Self::__vjp(
+                    <__S as ::autodiff::__private::jacobian::Again<
+                        [f64; 2],
+                    >>::again(&__v0),
+                    ::core::clone::Clone::clone(&__v1),
+                    <__S as ::autodiff::__private::jacobian::Again<
+                        [f64; 3],
+                    >>::again(&__v2),
+                );
+                let (__g0, __g1, __g2) = __pullback(
+                    <__S as ::autodiff::__private::jacobian::JacobianFor<
+                        (
+                            ::core::option::Option<
+                                <[f64; 2] as ::autodiff::__private::Differentiable>::Tangent,
+                            >,
+                            ::core::option::Option<
+                                <[[f64; 2]; 2] as ::autodiff::__private::Differentiable>::Tangent,
+                            >,
+                            ::core::option::Option<
+                                <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
+                            >,
+                        ),
+                        [f64; 3],
+                        <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
+                    >>::unit(&__value, __row),
+                );
+                <__S as ::autodiff::__private::jacobian::JacobianFor<
+                    (
+                        ::core::option::Option<
+                            <[f64; 2] as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                        ::core::option::Option<
+                            <[[f64; 2]; 2] as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                        ::core::option::Option<
+                            <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                    ),
+                    [f64; 3],
+                    <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
+                >>::push(
+                    (
+                        ::core::option::Option::Some(__g0),
+                        ::core::option::Option::Some(__g1),
+                        ::core::option::Option::Some(__g2),
+                    ),
+                    &mut __matrix,
+                );
+            }
+            __matrix.finish()
+        }
+    }
 }

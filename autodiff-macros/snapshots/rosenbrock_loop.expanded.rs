@@ -461,4 +461,138 @@ impl rosenbrock {
     ) -> __R + use<'__autodiff_l0, __R> {
         move |__v0| ::core::unreachable!()
     }
+    #[doc(hidden)]
+    const __JACOBIAN: ::core::option::Option<&'static str> = ::core::option::Option::None;
+    #[doc(hidden)]
+    const __JACOBIAN_ALL: ::core::option::Option<&'static str> = ::core::option::Option::None;
+    #[doc(hidden)]
+    const __JACOBIAN_K: usize = 0usize;
+    #[doc(hidden)]
+    fn __jacobian_function<__S>(
+        _selection: __S,
+    ) -> impl ::core::ops::Fn(
+        &[f64],
+    ) -> ::autodiff::__private::ndarray::Array2<
+            <__S as ::autodiff::__private::jacobian::JacobianFor<
+                (
+                    ::core::option::Option<
+                        <[f64] as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                ),
+                f64,
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            >>::Elem,
+        >
+    where
+        __S: ::autodiff::__private::jacobian::JacobianFor<
+            (
+                ::core::option::Option<
+                    <[f64] as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+            ),
+            f64,
+            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+        >,
+    {
+        move |__v0: &[f64]| {
+            let (__value, __pullback) = Self::__vjp(::core::clone::Clone::clone(&__v0));
+            let mut __matrix = ::autodiff::__private::jacobian::Matrix::new(
+                <__S as ::autodiff::__private::jacobian::JacobianFor<
+                    (
+                        ::core::option::Option<
+                            <[f64] as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                    ),
+                    f64,
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >>::rows(&__value),
+                "rosenbrock",
+            );
+            let (__g0,) = if <__S as ::autodiff::__private::jacobian::JacobianFor<
+                (
+                    ::core::option::Option<
+                        <[f64] as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                ),
+                f64,
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            >>::rows(&__value) == 0
+            {
+                let (__g0,) = __pullback(
+                    <__S as ::autodiff::__private::jacobian::JacobianFor<
+                        (
+                            ::core::option::Option<
+                                <[f64] as ::autodiff::__private::Differentiable>::Tangent,
+                            >,
+                        ),
+                        f64,
+                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >>::zero(&__value),
+                );
+                <__S as ::autodiff::__private::jacobian::JacobianFor<
+                    (
+                        ::core::option::Option<
+                            <[f64] as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                    ),
+                    f64,
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >>::columns_of((::core::option::Option::Some(__g0),), &mut __matrix);
+                return __matrix.finish();
+            } else {
+                __pullback(
+                    <__S as ::autodiff::__private::jacobian::JacobianFor<
+                        (
+                            ::core::option::Option<
+                                <[f64] as ::autodiff::__private::Differentiable>::Tangent,
+                            >,
+                        ),
+                        f64,
+                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >>::unit(&__value, 0),
+                )
+            };
+            <__S as ::autodiff::__private::jacobian::JacobianFor<
+                (
+                    ::core::option::Option<
+                        <[f64] as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                ),
+                f64,
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            >>::push((::core::option::Option::Some(__g0),), &mut __matrix);
+            for __row in 1..<__S as ::autodiff::__private::jacobian::JacobianFor<
+                (
+                    ::core::option::Option<
+                        <[f64] as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                ),
+                f64,
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            >>::rows(&__value) {
+                let (_, __pullback) = Self::__vjp(::core::clone::Clone::clone(&__v0));
+                let (__g0,) = __pullback(
+                    <__S as ::autodiff::__private::jacobian::JacobianFor<
+                        (
+                            ::core::option::Option<
+                                <[f64] as ::autodiff::__private::Differentiable>::Tangent,
+                            >,
+                        ),
+                        f64,
+                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >>::unit(&__value, __row),
+                );
+                <__S as ::autodiff::__private::jacobian::JacobianFor<
+                    (
+                        ::core::option::Option<
+                            <[f64] as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                    ),
+                    f64,
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >>::push((::core::option::Option::Some(__g0),), &mut __matrix);
+            }
+            __matrix.finish()
+        }
+    }
 }

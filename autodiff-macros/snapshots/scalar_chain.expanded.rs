@@ -362,4 +362,173 @@ impl chain {
     fn __hessian_function<__R>() -> impl ::core::ops::Fn(f64, usize) -> __R + use<__R> {
         move |__v0, __v1| ::core::unreachable!()
     }
+    #[doc(hidden)]
+    const __JACOBIAN: ::core::option::Option<&'static str> = ::core::option::Option::None;
+    #[doc(hidden)]
+    const __JACOBIAN_ALL: ::core::option::Option<&'static str> = ::core::option::Option::None;
+    #[doc(hidden)]
+    const __JACOBIAN_K: usize = 0usize;
+    #[doc(hidden)]
+    fn __jacobian_function<__S>(
+        _selection: __S,
+    ) -> impl ::core::ops::Fn(
+        f64,
+        usize,
+    ) -> ::autodiff::__private::ndarray::Array2<
+            <__S as ::autodiff::__private::jacobian::JacobianFor<
+                (
+                    ::core::option::Option<
+                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<::autodiff::__private::NoTangent>,
+                ),
+                f64,
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            >>::Elem,
+        >
+    where
+        __S: ::autodiff::__private::jacobian::JacobianFor<
+            (
+                ::core::option::Option<
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+            ),
+            f64,
+            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+        >,
+        __S: ::autodiff::__private::jacobian::Again<f64>,
+        __S: ::autodiff::__private::jacobian::Again<usize>,
+    {
+        move |__v0: f64, __v1: usize| {
+            let (__value, __pullback) = Self::__vjp(
+                <__S as ::autodiff::__private::jacobian::Again<f64>>::again(&__v0),
+                <__S as ::autodiff::__private::jacobian::Again<usize>>::again(&__v1),
+            );
+            let mut __matrix = ::autodiff::__private::jacobian::Matrix::new(
+                <__S as ::autodiff::__private::jacobian::JacobianFor<
+                    (
+                        ::core::option::Option<
+                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                        ::core::option::Option<::autodiff::__private::NoTangent>,
+                    ),
+                    f64,
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >>::rows(&__value),
+                "chain",
+            );
+            let (__g0, __g1) = if <__S as ::autodiff::__private::jacobian::JacobianFor<
+                (
+                    ::core::option::Option<
+                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<::autodiff::__private::NoTangent>,
+                ),
+                f64,
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            >>::rows(&__value) == 0
+            {
+                let (__g0, __g1) = __pullback(
+                    <__S as ::autodiff::__private::jacobian::JacobianFor<
+                        (
+                            ::core::option::Option<
+                                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                            >,
+                            ::core::option::Option<::autodiff::__private::NoTangent>,
+                        ),
+                        f64,
+                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >>::zero(&__value),
+                );
+                <__S as ::autodiff::__private::jacobian::JacobianFor<
+                    (
+                        ::core::option::Option<
+                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                        ::core::option::Option<::autodiff::__private::NoTangent>,
+                    ),
+                    f64,
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >>::columns_of(
+                    (
+                        ::core::option::Option::Some(__g0),
+                        ::core::option::Option::Some(__g1),
+                    ),
+                    &mut __matrix,
+                );
+                return __matrix.finish();
+            } else {
+                __pullback(
+                    <__S as ::autodiff::__private::jacobian::JacobianFor<
+                        (
+                            ::core::option::Option<
+                                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                            >,
+                            ::core::option::Option<::autodiff::__private::NoTangent>,
+                        ),
+                        f64,
+                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >>::unit(&__value, 0),
+                )
+            };
+            <__S as ::autodiff::__private::jacobian::JacobianFor<
+                (
+                    ::core::option::Option<
+                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<::autodiff::__private::NoTangent>,
+                ),
+                f64,
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            >>::push(
+                (::core::option::Option::Some(__g0), ::core::option::Option::Some(__g1)),
+                &mut __matrix,
+            );
+            for __row in 1..<__S as ::autodiff::__private::jacobian::JacobianFor<
+                (
+                    ::core::option::Option<
+                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<::autodiff::__private::NoTangent>,
+                ),
+                f64,
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            >>::rows(&__value) {
+                let (_, __pullback) = Self::__vjp(
+                    <__S as ::autodiff::__private::jacobian::Again<f64>>::again(&__v0),
+                    <__S as ::autodiff::__private::jacobian::Again<usize>>::again(&__v1),
+                );
+                let (__g0, __g1) = __pullback(
+                    <__S as ::autodiff::__private::jacobian::JacobianFor<
+                        (
+                            ::core::option::Option<
+                                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                            >,
+                            ::core::option::Option<::autodiff::__private::NoTangent>,
+                        ),
+                        f64,
+                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >>::unit(&__value, __row),
+                );
+                <__S as ::autodiff::__private::jacobian::JacobianFor<
+                    (
+                        ::core::option::Option<
+                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                        ::core::option::Option<::autodiff::__private::NoTangent>,
+                    ),
+                    f64,
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >>::push(
+                    (
+                        ::core::option::Option::Some(__g0),
+                        ::core::option::Option::Some(__g1),
+                    ),
+                    &mut __matrix,
+                );
+            }
+            __matrix.finish()
+        }
+    }
 }

@@ -559,6 +559,222 @@ impl Exp {
         clippy::all,
         clippy::pedantic
     )]
+    pub const __autodiff_pdf_JACOBIAN: ::core::option::Option<&'static str> = ::core::option::Option::None;
+    #[doc(hidden)]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        non_upper_case_globals,
+        non_camel_case_types,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        clippy::all,
+        clippy::pedantic
+    )]
+    pub const __autodiff_pdf_JACOBIAN_ALL: ::core::option::Option<&'static str> = ::core::option::Option::None;
+    #[doc(hidden)]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        non_upper_case_globals,
+        non_camel_case_types,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        clippy::all,
+        clippy::pedantic
+    )]
+    pub const __autodiff_pdf_JACOBIAN_K: usize = 1usize;
+    #[doc(hidden)]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        non_upper_case_globals,
+        non_camel_case_types,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        clippy::all,
+        clippy::pedantic
+    )]
+    pub fn __autodiff_pdf_jacobian_function<__S>(
+        _selection: __S,
+    ) -> impl ::core::ops::Fn(
+        &Self,
+        f64,
+    ) -> ::autodiff::__private::ndarray::Array2<
+            <__S as ::autodiff::__private::jacobian::JacobianFor<
+                (
+                    ::core::option::Option<::autodiff::__private::NoTangent>,
+                    ::core::option::Option<
+                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                ),
+                f64,
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            >>::Elem,
+        >
+    where
+        __S: ::autodiff::__private::jacobian::JacobianFor<
+            (
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+                ::core::option::Option<
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+            ),
+            f64,
+            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+        >,
+        __S: ::autodiff::__private::jacobian::Again<f64>,
+    {
+        move |__v0: &Self, __v1: f64| {
+            let (__value, __pullback) = Self::__autodiff_pdf_vjp(
+                ::core::clone::Clone::clone(&__v0),
+                <__S as ::autodiff::__private::jacobian::Again<f64>>::again(&__v1),
+            );
+            let mut __matrix = ::autodiff::__private::jacobian::Matrix::new(
+                <__S as ::autodiff::__private::jacobian::JacobianFor<
+                    (
+                        ::core::option::Option<::autodiff::__private::NoTangent>,
+                        ::core::option::Option<
+                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                    ),
+                    f64,
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >>::rows(&__value),
+                "pdf",
+            );
+            let (__g0, __g1) = if <__S as ::autodiff::__private::jacobian::JacobianFor<
+                (
+                    ::core::option::Option<::autodiff::__private::NoTangent>,
+                    ::core::option::Option<
+                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                ),
+                f64,
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            >>::rows(&__value) == 0
+            {
+                let (__g0, __g1) = __pullback(
+                    <__S as ::autodiff::__private::jacobian::JacobianFor<
+                        (
+                            ::core::option::Option<::autodiff::__private::NoTangent>,
+                            ::core::option::Option<
+                                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                            >,
+                        ),
+                        f64,
+                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >>::zero(&__value),
+                );
+                <__S as ::autodiff::__private::jacobian::JacobianFor<
+                    (
+                        ::core::option::Option<::autodiff::__private::NoTangent>,
+                        ::core::option::Option<
+                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                    ),
+                    f64,
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >>::columns_of(
+                    (
+                        ::core::option::Option::Some(__g0),
+                        ::core::option::Option::Some(__g1),
+                    ),
+                    &mut __matrix,
+                );
+                return __matrix.finish();
+            } else {
+                __pullback(
+                    <__S as ::autodiff::__private::jacobian::JacobianFor<
+                        (
+                            ::core::option::Option<::autodiff::__private::NoTangent>,
+                            ::core::option::Option<
+                                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                            >,
+                        ),
+                        f64,
+                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >>::unit(&__value, 0),
+                )
+            };
+            <__S as ::autodiff::__private::jacobian::JacobianFor<
+                (
+                    ::core::option::Option<::autodiff::__private::NoTangent>,
+                    ::core::option::Option<
+                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                ),
+                f64,
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            >>::push(
+                (::core::option::Option::Some(__g0), ::core::option::Option::Some(__g1)),
+                &mut __matrix,
+            );
+            for __row in 1..<__S as ::autodiff::__private::jacobian::JacobianFor<
+                (
+                    ::core::option::Option<::autodiff::__private::NoTangent>,
+                    ::core::option::Option<
+                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                ),
+                f64,
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            >>::rows(&__value) {
+                let (_, __pullback) = Self::__autodiff_pdf_vjp(
+                    ::core::clone::Clone::clone(&__v0),
+                    <__S as ::autodiff::__private::jacobian::Again<f64>>::again(&__v1),
+                );
+                let (__g0, __g1) = __pullback(
+                    <__S as ::autodiff::__private::jacobian::JacobianFor<
+                        (
+                            ::core::option::Option<::autodiff::__private::NoTangent>,
+                            ::core::option::Option<
+                                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                            >,
+                        ),
+                        f64,
+                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >>::unit(&__value, __row),
+                );
+                <__S as ::autodiff::__private::jacobian::JacobianFor<
+                    (
+                        ::core::option::Option<::autodiff::__private::NoTangent>,
+                        ::core::option::Option<
+                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                    ),
+                    f64,
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >>::push(
+                    (
+                        ::core::option::Option::Some(__g0),
+                        ::core::option::Option::Some(__g1),
+                    ),
+                    &mut __matrix,
+                );
+            }
+            __matrix.finish()
+        }
+    }
+    #[doc(hidden)]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        non_upper_case_globals,
+        non_camel_case_types,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        clippy::all,
+        clippy::pedantic
+    )]
     pub const __autodiff_ln_pdf_SIGNATURE: ::autodiff::__private::select::Signature = ::autodiff::__private::select::Signature {
         function: "ln_pdf",
         params: &[
@@ -1025,5 +1241,221 @@ impl Exp {
         f64,
     ) -> __R + use<'__autodiff_l0, __R> {
         move |__v0, __v1| ::core::unreachable!()
+    }
+    #[doc(hidden)]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        non_upper_case_globals,
+        non_camel_case_types,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        clippy::all,
+        clippy::pedantic
+    )]
+    pub const __autodiff_ln_pdf_JACOBIAN: ::core::option::Option<&'static str> = ::core::option::Option::None;
+    #[doc(hidden)]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        non_upper_case_globals,
+        non_camel_case_types,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        clippy::all,
+        clippy::pedantic
+    )]
+    pub const __autodiff_ln_pdf_JACOBIAN_ALL: ::core::option::Option<&'static str> = ::core::option::Option::None;
+    #[doc(hidden)]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        non_upper_case_globals,
+        non_camel_case_types,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        clippy::all,
+        clippy::pedantic
+    )]
+    pub const __autodiff_ln_pdf_JACOBIAN_K: usize = 1usize;
+    #[doc(hidden)]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        non_upper_case_globals,
+        non_camel_case_types,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        clippy::all,
+        clippy::pedantic
+    )]
+    pub fn __autodiff_ln_pdf_jacobian_function<__S>(
+        _selection: __S,
+    ) -> impl ::core::ops::Fn(
+        &Self,
+        f64,
+    ) -> ::autodiff::__private::ndarray::Array2<
+            <__S as ::autodiff::__private::jacobian::JacobianFor<
+                (
+                    ::core::option::Option<::autodiff::__private::NoTangent>,
+                    ::core::option::Option<
+                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                ),
+                f64,
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            >>::Elem,
+        >
+    where
+        __S: ::autodiff::__private::jacobian::JacobianFor<
+            (
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+                ::core::option::Option<
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+            ),
+            f64,
+            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+        >,
+        __S: ::autodiff::__private::jacobian::Again<f64>,
+    {
+        move |__v0: &Self, __v1: f64| {
+            let (__value, __pullback) = Self::__autodiff_ln_pdf_vjp(
+                ::core::clone::Clone::clone(&__v0),
+                <__S as ::autodiff::__private::jacobian::Again<f64>>::again(&__v1),
+            );
+            let mut __matrix = ::autodiff::__private::jacobian::Matrix::new(
+                <__S as ::autodiff::__private::jacobian::JacobianFor<
+                    (
+                        ::core::option::Option<::autodiff::__private::NoTangent>,
+                        ::core::option::Option<
+                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                    ),
+                    f64,
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >>::rows(&__value),
+                "ln_pdf",
+            );
+            let (__g0, __g1) = if <__S as ::autodiff::__private::jacobian::JacobianFor<
+                (
+                    ::core::option::Option<::autodiff::__private::NoTangent>,
+                    ::core::option::Option<
+                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                ),
+                f64,
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            >>::rows(&__value) == 0
+            {
+                let (__g0, __g1) = __pullback(
+                    <__S as ::autodiff::__private::jacobian::JacobianFor<
+                        (
+                            ::core::option::Option<::autodiff::__private::NoTangent>,
+                            ::core::option::Option<
+                                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                            >,
+                        ),
+                        f64,
+                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >>::zero(&__value),
+                );
+                <__S as ::autodiff::__private::jacobian::JacobianFor<
+                    (
+                        ::core::option::Option<::autodiff::__private::NoTangent>,
+                        ::core::option::Option<
+                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                    ),
+                    f64,
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >>::columns_of(
+                    (
+                        ::core::option::Option::Some(__g0),
+                        ::core::option::Option::Some(__g1),
+                    ),
+                    &mut __matrix,
+                );
+                return __matrix.finish();
+            } else {
+                __pullback(
+                    <__S as ::autodiff::__private::jacobian::JacobianFor<
+                        (
+                            ::core::option::Option<::autodiff::__private::NoTangent>,
+                            ::core::option::Option<
+                                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                            >,
+                        ),
+                        f64,
+                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >>::unit(&__value, 0),
+                )
+            };
+            <__S as ::autodiff::__private::jacobian::JacobianFor<
+                (
+                    ::core::option::Option<::autodiff::__private::NoTangent>,
+                    ::core::option::Option<
+                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                ),
+                f64,
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            >>::push(
+                (::core::option::Option::Some(__g0), ::core::option::Option::Some(__g1)),
+                &mut __matrix,
+            );
+            for __row in 1..<__S as ::autodiff::__private::jacobian::JacobianFor<
+                (
+                    ::core::option::Option<::autodiff::__private::NoTangent>,
+                    ::core::option::Option<
+                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                ),
+                f64,
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            >>::rows(&__value) {
+                let (_, __pullback) = Self::__autodiff_ln_pdf_vjp(
+                    ::core::clone::Clone::clone(&__v0),
+                    <__S as ::autodiff::__private::jacobian::Again<f64>>::again(&__v1),
+                );
+                let (__g0, __g1) = __pullback(
+                    <__S as ::autodiff::__private::jacobian::JacobianFor<
+                        (
+                            ::core::option::Option<::autodiff::__private::NoTangent>,
+                            ::core::option::Option<
+                                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                            >,
+                        ),
+                        f64,
+                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >>::unit(&__value, __row),
+                );
+                <__S as ::autodiff::__private::jacobian::JacobianFor<
+                    (
+                        ::core::option::Option<::autodiff::__private::NoTangent>,
+                        ::core::option::Option<
+                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                    ),
+                    f64,
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >>::push(
+                    (
+                        ::core::option::Option::Some(__g0),
+                        ::core::option::Option::Some(__g1),
+                    ),
+                    &mut __matrix,
+                );
+            }
+            __matrix.finish()
+        }
     }
 }

@@ -489,4 +489,280 @@ impl weighted_sum {
     ) -> __R + use<__R> {
         move |__v0, __v1, __v2, __v3| ::core::unreachable!()
     }
+    #[doc(hidden)]
+    const __JACOBIAN: ::core::option::Option<&'static str> = ::core::option::Option::None;
+    #[doc(hidden)]
+    const __JACOBIAN_ALL: ::core::option::Option<&'static str> = ::core::option::Option::Some(
+        "`weighted_sum` has 4 differentiable parameters (`w1`, `x1`, `w2`, `x2`): `jacobian!` needs exactly one; select it with `params = [\"w1\"]`",
+    );
+    #[doc(hidden)]
+    const __JACOBIAN_K: usize = 0usize;
+    #[doc(hidden)]
+    fn __jacobian_function<__S>(
+        _selection: __S,
+    ) -> impl ::core::ops::Fn(
+        f64,
+        f64,
+        f64,
+        f64,
+    ) -> ::autodiff::__private::ndarray::Array2<
+            <__S as ::autodiff::__private::jacobian::JacobianFor<
+                (
+                    ::core::option::Option<
+                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<
+                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<
+                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<
+                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                ),
+                f64,
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            >>::Elem,
+        >
+    where
+        __S: ::autodiff::__private::jacobian::JacobianFor<
+            (
+                ::core::option::Option<
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+            ),
+            f64,
+            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+        >,
+        __S: ::autodiff::__private::jacobian::Again<f64>,
+        __S: ::autodiff::__private::jacobian::Again<f64>,
+        __S: ::autodiff::__private::jacobian::Again<f64>,
+        __S: ::autodiff::__private::jacobian::Again<f64>,
+    {
+        move |__v0: f64, __v1: f64, __v2: f64, __v3: f64| {
+            let (__value, __pullback) = Self::__vjp(
+                <__S as ::autodiff::__private::jacobian::Again<f64>>::again(&__v0),
+                <__S as ::autodiff::__private::jacobian::Again<f64>>::again(&__v1),
+                <__S as ::autodiff::__private::jacobian::Again<f64>>::again(&__v2),
+                <__S as ::autodiff::__private::jacobian::Again<f64>>::again(&__v3),
+            );
+            let mut __matrix = ::autodiff::__private::jacobian::Matrix::new(
+                <__S as ::autodiff::__private::jacobian::JacobianFor<
+                    (
+                        ::core::option::Option<
+                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                        ::core::option::Option<
+                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                        ::core::option::Option<
+                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                        ::core::option::Option<
+                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                    ),
+                    f64,
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >>::rows(&__value),
+                "weighted_sum",
+            );
+            let (__g0, __g1, __g2, __g3) = if <__S as ::autodiff::__private::jacobian::JacobianFor<
+                (
+                    ::core::option::Option<
+                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<
+                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<
+                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<
+                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                ),
+                f64,
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            >>::rows(&__value) == 0
+            {
+                let (__g0, __g1, __g2, __g3) = __pullback(
+                    <__S as ::autodiff::__private::jacobian::JacobianFor<
+                        (
+                            ::core::option::Option<
+                                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                            >,
+                            ::core::option::Option<
+                                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                            >,
+                            ::core::option::Option<
+                                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                            >,
+                            ::core::option::Option<
+                                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                            >,
+                        ),
+                        f64,
+                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >>::zero(&__value),
+                );
+                <__S as ::autodiff::__private::jacobian::JacobianFor<
+                    (
+                        ::core::option::Option<
+                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                        ::core::option::Option<
+                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                        ::core::option::Option<
+                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                        ::core::option::Option<
+                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                    ),
+                    f64,
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >>::columns_of(
+                    (
+                        ::core::option::Option::Some(__g0),
+                        ::core::option::Option::Some(__g1),
+                        ::core::option::Option::Some(__g2),
+                        ::core::option::Option::Some(__g3),
+                    ),
+                    &mut __matrix,
+                );
+                return __matrix.finish();
+            } else {
+                __pullback(
+                    <__S as ::autodiff::__private::jacobian::JacobianFor<
+                        (
+                            ::core::option::Option<
+                                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                            >,
+                            ::core::option::Option<
+                                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                            >,
+                            ::core::option::Option<
+                                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                            >,
+                            ::core::option::Option<
+                                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                            >,
+                        ),
+                        f64,
+                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >>::unit(&__value, 0),
+                )
+            };
+            <__S as ::autodiff::__private::jacobian::JacobianFor<
+                (
+                    ::core::option::Option<
+                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<
+                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<
+                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<
+                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                ),
+                f64,
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            >>::push(
+                (
+                    ::core::option::Option::Some(__g0),
+                    ::core::option::Option::Some(__g1),
+                    ::core::option::Option::Some(__g2),
+                    ::core::option::Option::Some(__g3),
+                ),
+                &mut __matrix,
+            );
+            for __row in 1..<__S as ::autodiff::__private::jacobian::JacobianFor<
+                (
+                    ::core::option::Option<
+                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<
+                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<
+                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<
+                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                ),
+                f64,
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            >>::rows(&__value) {
+                let (_, __pullback) = Self::__vjp(
+                    <__S as ::autodiff::__private::jacobian::Again<f64>>::again(&__v0),
+                    <__S as ::autodiff::__private::jacobian::Again<f64>>::again(&__v1),
+                    <__S as ::autodiff::__private::jacobian::Again<f64>>::again(&__v2),
+                    <__S as ::autodiff::__private::jacobian::Again<f64>>::again(&__v3),
+                );
+                let (__g0, __g1, __g2, __g3) = __pullback(
+                    <__S as ::autodiff::__private::jacobian::JacobianFor<
+                        (
+                            ::core::option::Option<
+                                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                            >,
+                            ::core::option::Option<
+                                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                            >,
+                            ::core::option::Option<
+                                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                            >,
+                            ::core::option::Option<
+                                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                            >,
+                        ),
+                        f64,
+                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >>::unit(&__value, __row),
+                );
+                <__S as ::autodiff::__private::jacobian::JacobianFor<
+                    (
+                        ::core::option::Option<
+                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                        ::core::option::Option<
+                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                        ::core::option::Option<
+                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                        ::core::option::Option<
+                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                    ),
+                    f64,
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >>::push(
+                    (
+                        ::core::option::Option::Some(__g0),
+                        ::core::option::Option::Some(__g1),
+                        ::core::option::Option::Some(__g2),
+                        ::core::option::Option::Some(__g3),
+                    ),
+                    &mut __matrix,
+                );
+            }
+            __matrix.finish()
+        }
+    }
 }

@@ -182,7 +182,8 @@ fn companion_arguments(arguments: syn::PathArguments, what: &str) -> syn::PathAr
     };
     match what {
         "all" | "SIGNATURE" | "FORWARD" => syn::PathArguments::None,
-        "gradients_function" | "value_and_gradients_function" => {
+        "JACOBIAN" | "JACOBIAN_ALL" | "JACOBIAN_K" => syn::PathArguments::None,
+        "gradients_function" | "value_and_gradients_function" | "jacobian_function" => {
             args.args.insert(0, syn::parse_quote!(_));
             syn::PathArguments::AngleBracketed(args)
         }

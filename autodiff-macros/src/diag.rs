@@ -252,7 +252,8 @@ pub fn derive_constant_field(field: &str, ty: &str) -> String {
 pub fn unknown_attribute_argument(key: &syn::Ident) -> String {
     format!(
         "unknown argument `{key}`; `#[differentiable]` takes `vjp = path_to_rule` (a custom \
-         rule) and `self` (a method differentiable with respect to its receiver)"
+         rule), `jvp = path_to_rule` (its forward-mode rule) and `self` (a method \
+         differentiable with respect to its receiver)"
     )
 }
 

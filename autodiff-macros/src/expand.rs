@@ -9,11 +9,12 @@ use crate::signature::{tangent_type, Signature};
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
 
-/// The attribute's arguments: nothing; `vjp = path` for a custom rule; `self` for a
-/// method differentiable with respect to its receiver.
+/// The attribute's arguments: nothing; `vjp = path` for a custom rule, `jvp = path` for its
+/// forward rule; `self` for a method differentiable with respect to its receiver.
 #[derive(Default)]
 pub(crate) struct Args {
     pub custom_vjp: Option<syn::ExprPath>,
+    pub custom_jvp: Option<syn::ExprPath>,
     pub wrt_self: bool,
 }
 
@@ -29,14 +30,19 @@ pub(crate) fn parse_args(args: TokenStream) -> syn::Result<Args> {
                 out.wrt_self = true;
             } else {
                 let key: syn::Ident = input.parse()?;
-                if key != "vjp" {
+                if key != "vjp" && key != "jvp" {
                     return Err(syn::Error::new(
                         key.span(),
                         crate::diag::unknown_attribute_argument(&key),
                     ));
                 }
                 input.parse::<syn::Token![=]>()?;
-                out.custom_vjp = Some(input.parse()?);
+                let rule = Some(input.parse()?);
+                if key == "vjp" {
+                    out.custom_vjp = rule;
+                } else {
+                    out.custom_jvp = rule;
+                }
             }
             if !input.is_empty() {
                 input.parse::<syn::Token![,]>()?;
@@ -177,6 +183,9 @@ pub(crate) fn try_expand(
             )
         }
     };
+    if let Some(rule) = &args.custom_jvp {
+        sweep = Some(crate::forward::custom_rule_sweep(&sig, rule));
+    }
     if !errors.is_empty() {
         return Err(errors);
     }
@@ -215,7 +224,7 @@ pub(crate) fn try_expand(
         _ => func.vis.clone(),
     };
     let outer: Vec<TokenStream> = context.map(|cx| cx.captures.clone()).unwrap_or_default();
-    let custom = sweep.is_none();
+    let custom = args.custom_vjp.is_some();
     let mut forward = crate::forward::companions(&sig, &outer, &vis, sweep);
     forward.extend(crate::hessian::companions(
         &sig,
@@ -224,6 +233,7 @@ pub(crate) fn try_expand(
         custom,
         seeded.is_some(),
     ));
+    forward.extend(crate::jacobian::companions(&sig, &vis));
     let companions = companions(&sig, place, &outer, &vis, vjp_fn_body, seeded, forward);
     Ok(Expanded { func, companions })
 }

@@ -40,6 +40,27 @@ pub fn custom_rule_refusal(sig: &Signature) -> String {
     )
 }
 
+/// The tangent sweep of a function with a hand-written forward rule
+/// (`#[differentiable(jvp = rule)]`): `rule` takes the function's parameters, then the
+/// tangent of each differentiable parameter (of the parameter's type), and returns
+/// `(value, tangent)`.
+pub fn custom_rule_sweep(sig: &Signature, rule: &syn::ExprPath) -> TangentSweep {
+    let vars = (0..sig.params.len()).map(|i| VarId(i).ident());
+    let tvars = sig
+        .differentiable_positions()
+        .into_iter()
+        .map(|i| crate::emit::tangent_var(VarId(i)));
+    let output = &sig.output;
+    TangentSweep {
+        body: quote! {
+            let (__value, __tangent): (#output, #output) = #rule(#(#vars,)* #(#tvars),*);
+            (__value, __tangent)
+        },
+        refusal: None,
+        callees: Vec::new(),
+    }
+}
+
 /// `ty` with every lifetime `'_`, for a local binding of a tangent that may borrow a
 /// local zero.
 fn anonymous_lifetimes(ty: &syn::Type) -> syn::Type {

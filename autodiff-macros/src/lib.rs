@@ -21,6 +21,7 @@ mod helpers;
 mod hessian;
 mod impls;
 mod ir;
+mod jacobian;
 mod lower;
 #[cfg(test)]
 mod never_panics;
@@ -94,6 +95,32 @@ mod sources;
 ///
 /// let d = gradients_function!(softplus)(0.0);
 /// assert_eq!(d, 0.5);
+/// ```
+///
+/// Forward mode (`jvp!`, and the forward sweeps of its callers) needs a forward rule
+/// beside a hand-written `vjp` one: `#[differentiable(vjp = rule, jvp = rule)]`, the `jvp`
+/// rule taking the function's parameters, then the tangent of each differentiable one, and
+/// returning `(value, tangent)`. Without it, `jvp!` of the function (or of a caller) is a
+/// compile error naming the missing `jvp` rule.
+///
+/// ```
+/// use autodiff::prelude::*;
+///
+/// #[differentiable(vjp = softplus_vjp, jvp = softplus_jvp)]
+/// fn softplus(x: f64) -> f64 {
+///     x.exp().ln_1p()
+/// }
+///
+/// fn softplus_vjp(x: f64) -> (f64, impl FnOnce(f64) -> f64) {
+///     let sigmoid = 1.0 / (1.0 + (-x).exp());
+///     (softplus(x), move |dy| dy * sigmoid)
+/// }
+///
+/// fn softplus_jvp(x: f64, tx: f64) -> (f64, f64) {
+///     (softplus(x), tx / (1.0 + (-x).exp()))
+/// }
+///
+/// assert_eq!(jvp!(softplus)(0.0, 2.0), (2.0_f64.ln(), 1.0));
 /// ```
 #[proc_macro_attribute]
 pub fn differentiable(args: TokenStream, item: TokenStream) -> TokenStream {
@@ -281,6 +308,46 @@ pub fn hvp(input: TokenStream) -> TokenStream {
 pub fn hessian(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as helpers::HelperInput);
     hessian::helper(input, true)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// `jacobian!(f)(args…)` returns the Jacobian of `f` with respect to its one
+/// differentiable parameter (or the one `params = ["x"]` selects): an `Array2` `m × n`,
+/// `m` the elements of the output (a float, a `Vec`, an array or an `Array1` of floats)
+/// and `n` those of the parameter (a float, a slice, a `Vec`, an array or an `Array1`).
+/// Row `i` is the gradient of output element `i`, by reverse mode: one pullback per row.
+/// Several parameters, or an output of another kind, are a compile error where
+/// `jacobian!` names the function.
+///
+/// ```
+/// use autodiff::prelude::*;
+///
+/// #[differentiable]
+/// fn polar(r: f64, theta: f64) -> [f64; 2] {
+///     [r * theta.cos(), r * theta.sin()]
+/// }
+///
+/// // d(x, y)/dr = (cos θ, sin θ)
+/// let j = jacobian!(polar, params = ["r"])(2.0, 0.0);
+/// assert_eq!(j, autodiff::ndarray::array![[1.0], [0.0]]);
+///
+/// #[differentiable]
+/// fn squares(x: &[f64]) -> Vec<f64> {
+///     let mut y = vec![0.0; x.len()];
+///     for i in 0..x.len() {
+///         y[i] = x[i] * x[i];
+///     }
+///     y
+/// }
+///
+/// let j = jacobian!(squares)(&[1.0, 3.0]);
+/// assert_eq!(j, autodiff::ndarray::array![[2.0, 0.0], [0.0, 6.0]]);
+/// ```
+#[proc_macro]
+pub fn jacobian(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as helpers::HelperInput);
+    jacobian::helper(input)
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
 }

@@ -24,6 +24,8 @@ pub mod dual;
 #[doc(hidden)]
 pub mod forward;
 pub mod implicit;
+#[doc(hidden)]
+pub mod jacobian;
 pub mod ops;
 pub mod optim;
 pub mod query;

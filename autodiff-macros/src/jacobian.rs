@@ -1,0 +1,293 @@
+//! `jacobian!` and its companions.
+//!
+//! The Jacobian is filled by reverse mode, one row per output element: the function's
+//! `__vjp` runs once per row and its pullback gets the unit cotangent of that element, the
+//! selected parameter's gradient being the row. Reverse mode covers every construct the
+//! attribute differentiates (forward mode does not yet: views, `&mut`, structs, custom
+//! rules), the output's length is known after the first sweep, and the gradient of a slice
+//! or `Vec` comes back owned, so the rows need no tangent argument lent from a local.
+//! Beside the others, a function gets:
+//!
+//! * `__JACOBIAN`: `None`, or why `jacobian!` cannot serve the function (an output that is
+//!   not a float, `Vec`, array or `Array1`; a parameter that cannot be passed again);
+//!   `__JACOBIAN_ALL` adds the count of differentiable parameters (`jacobian!(f)` without
+//!   `params` needs exactly one), and `__JACOBIAN_K` is that one's position.
+//! * `__jacobian_function(selection)`: the closure, generic over the selection
+//!   (`select::Sel1<K>`, or `jacobian::Refused` when a reason is reported, so the reason is
+//!   the only error). Its bounds are on the selection, so a function `jacobian!` never
+//!   reaches costs their type check only.
+
+use crate::companions::{companion, companion_path, lint_allows, rt};
+use crate::helpers::HelperInput;
+use crate::ir::VarId;
+use crate::signature::{tangent_type, Signature};
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, ToTokens};
+
+/// Whether the type is a float: `f32`, `f64` or one of the function's float type
+/// parameters.
+fn is_float(ty: &syn::Type, floats: &[syn::Ident]) -> bool {
+    matches!(ty, syn::Type::Path(p) if p.qself.is_none()
+        && (p.path.is_ident("f64") || p.path.is_ident("f32")
+            || floats.iter().any(|t| p.path.is_ident(t))))
+}
+
+/// The output kinds `jacobian!` takes rows of: a float, `Vec<F>`, `[F; M]`, `Array1<F>`.
+fn rows_output(ty: &syn::Type, floats: &[syn::Ident]) -> bool {
+    match ty {
+        syn::Type::Paren(p) => rows_output(&p.elem, floats),
+        syn::Type::Group(g) => rows_output(&g.elem, floats),
+        syn::Type::Array(a) => is_float(&a.elem, floats),
+        syn::Type::Path(p) if p.qself.is_none() => {
+            if is_float(ty, floats) {
+                return true;
+            }
+            let Some(last) = p.path.segments.last() else {
+                return false;
+            };
+            let syn::PathArguments::AngleBracketed(a) = &last.arguments else {
+                return false;
+            };
+            let elem = a.args.iter().find_map(|g| match g {
+                syn::GenericArgument::Type(t) => Some(t),
+                _ => None,
+            });
+            (last.ident == "Vec" || last.ident == "Array1")
+                && a.args.len() == 1
+                && elem.is_some_and(|e| is_float(e, floats))
+        }
+        _ => false,
+    }
+}
+
+fn contains(ty: &syn::Type, word: &str) -> bool {
+    fn any(ts: TokenStream, word: &str) -> bool {
+        ts.into_iter().any(|tt| match tt {
+            proc_macro2::TokenTree::Ident(i) => i.to_string().contains(word),
+            proc_macro2::TokenTree::Group(g) => any(g.stream(), word),
+            _ => false,
+        })
+    }
+    any(ty.to_token_stream(), word)
+}
+
+fn borrows(ty: &syn::Type) -> bool {
+    fn any(ts: TokenStream) -> bool {
+        ts.into_iter().any(|tt| match tt {
+            proc_macro2::TokenTree::Punct(p) => p.as_char() == '&' || p.as_char() == '\'',
+            proc_macro2::TokenTree::Ident(i) => i.to_string().contains("View"),
+            proc_macro2::TokenTree::Group(g) => any(g.stream()),
+            proc_macro2::TokenTree::Literal(_) => false,
+        })
+    }
+    any(ty.to_token_stream())
+}
+
+fn exclusive(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Reference(r) => r.mutability.is_some() || exclusive(&r.elem),
+        _ => contains(ty, "ViewMut") || ty.to_token_stream().to_string().contains("& mut"),
+    }
+}
+
+/// Why `jacobian!` cannot serve the function at all, whatever is selected.
+fn refusal(sig: &Signature) -> Option<String> {
+    let name = &sig.ident;
+    let floats = crate::signature::float_type_params(&sig.generics, Some(&sig.output));
+    if !rows_output(&sig.output, &floats) {
+        let out = sig.output.to_token_stream().to_string();
+        return Some(format!(
+            "`{name}` returns `{out}`: `jacobian!` needs a function returning a float or a \
+             `Vec`, array or `Array1` of floats (one row per element)"
+        ));
+    }
+    for p in &sig.params {
+        if exclusive(&p.ty) {
+            return Some(format!(
+                "`{name}`'s parameter `{}` is borrowed mutably: `jacobian!` runs the function \
+                 once per row and cannot hand it the same buffer again",
+                p.label
+            ));
+        }
+        if matches!(&p.ty, syn::Type::ImplTrait(_)) {
+            return Some(format!(
+                "`{name}`'s parameter `{}` has an `impl Trait` type: `jacobian!` does not \
+                 serve it",
+                p.label
+            ));
+        }
+    }
+    None
+}
+
+/// The `jacobian!` companions of a function (see the module's documentation).
+pub fn companions(sig: &Signature, vis: &syn::Visibility) -> TokenStream {
+    let rt = rt();
+    let m = sig.is_method;
+    let allow = if m { lint_allows() } else { quote!() };
+    let ident = &sig.ident;
+    let name = ident.to_string();
+    let reason_c = companion(ident, "JACOBIAN", m);
+    let all_c = companion(ident, "JACOBIAN_ALL", m);
+    let k_c = companion(ident, "JACOBIAN_K", m);
+    let function = companion(ident, "jacobian_function", m);
+    let vjp = companion(ident, "vjp", m);
+    let turbofish = crate::companions::type_and_const_args(&sig.generics);
+
+    let reason = refusal(sig);
+    let diff = sig.differentiable_positions();
+    let all_reason = reason.clone().or_else(|| match diff.as_slice() {
+        [_] => None,
+        [] => Some(format!("`{name}` has no differentiable parameter")),
+        several => {
+            let names: Vec<String> = several
+                .iter()
+                .map(|&i| format!("`{}`", sig.params[i].name))
+                .collect();
+            Some(format!(
+                "`{name}` has {} differentiable parameters ({}): `jacobian!` needs exactly one; \
+                 select it with `params = [\"{}\"]`",
+                several.len(),
+                names.join(", "),
+                sig.params[several[0]].name
+            ))
+        }
+    });
+    let k = diff.first().copied().unwrap_or(0);
+    let opt = |r: &Option<String>| match r {
+        Some(r) => quote!(::core::option::Option::Some(#r)),
+        None => quote!(::core::option::Option::None),
+    };
+    let (own, all) = (opt(&reason), opt(&all_reason));
+
+    let vars: Vec<syn::Ident> = (0..sig.params.len()).map(|i| VarId(i).ident()).collect();
+    let tys: Vec<&syn::Type> = sig.params.iter().map(|p| &p.ty).collect();
+    let output = &sig.output;
+    let out_tangent = tangent_type(output);
+    let tangents = sig.param_tangents();
+    let options = quote!((#(::core::option::Option<#tangents>,)*));
+    let gen_params = &sig.generics.params;
+    let where_preds = sig.generics.where_clause.as_ref().map(|w| &w.predicates);
+    let jac = quote!(#rt::jacobian::JacobianFor<#options, #output, #out_tangent>);
+
+    // each row's arguments: a shared reference (or a view) is copied, anything else cloned
+    // through a bound on the selection, checked where `jacobian!` is used
+    let mut again_bounds = Vec::new();
+    let again: Vec<TokenStream> = sig
+        .params
+        .iter()
+        .zip(&vars)
+        .map(|(p, v)| {
+            if borrows(&p.ty) {
+                quote!(::core::clone::Clone::clone(&#v))
+            } else {
+                let ty = &p.ty;
+                again_bounds.push(quote!(__S: #rt::jacobian::Again<#ty>,));
+                quote!(<__S as #rt::jacobian::Again<#ty>>::again(&#v))
+            }
+        })
+        .collect();
+    let gs: Vec<syn::Ident> = (0..sig.params.len())
+        .map(|i| format_ident!("__g{}", i, span = Span::mixed_site()))
+        .collect();
+    let somes = quote!((#(::core::option::Option::Some(#gs),)*));
+    let matrix = format_ident!("__matrix", span = Span::mixed_site());
+    let value = format_ident!("__value", span = Span::mixed_site());
+    let pullback = format_ident!("__pullback", span = Span::mixed_site());
+    let row = format_ident!("__row", span = Span::mixed_site());
+
+    let body = match &reason {
+        Some(r) => quote!(::core::unreachable!(#r)),
+        None => quote! {
+                let (#value, #pullback) = Self::#vjp #turbofish(#(#again),*);
+                let mut #matrix = #rt::jacobian::Matrix::new(
+                    <__S as #jac>::rows(&#value),
+                    #name,
+                );
+                let (#(#gs,)*) = if <__S as #jac>::rows(&#value) == 0 {
+                    let (#(#gs,)*) = #pullback(<__S as #jac>::zero(&#value));
+                    <__S as #jac>::columns_of(#somes, &mut #matrix);
+                    return #matrix.finish();
+                } else {
+                    #pullback(<__S as #jac>::unit(&#value, 0))
+                };
+                <__S as #jac>::push(#somes, &mut #matrix);
+                for #row in 1..<__S as #jac>::rows(&#value) {
+                    let (_, #pullback) = Self::#vjp #turbofish(#(#again),*);
+                    let (#(#gs,)*) = #pullback(<__S as #jac>::unit(&#value, #row));
+                    <__S as #jac>::push(#somes, &mut #matrix);
+                }
+                #matrix.finish()
+        },
+    };
+
+    quote! {
+        #[doc(hidden)]
+        #allow
+        #vis const #reason_c: ::core::option::Option<&'static str> = #own;
+        #[doc(hidden)]
+        #allow
+        #vis const #all_c: ::core::option::Option<&'static str> = #all;
+        #[doc(hidden)]
+        #allow
+        #vis const #k_c: usize = #k;
+
+        #[doc(hidden)]
+        #allow
+        #vis fn #function<__S, #gen_params>(_selection: __S)
+            -> impl ::core::ops::Fn(#(#tys),*)
+                -> #rt::ndarray::Array2<<__S as #jac>::Elem>
+        where
+            __S: #jac,
+            #(#again_bounds)*
+            #where_preds
+        {
+            move |#(#vars: #tys),*| {
+                #body
+            }
+        }
+    }
+}
+
+/// `jacobian!(f)` and `jacobian!(f, params = ["x"])`.
+pub fn helper(input: HelperInput) -> syn::Result<TokenStream> {
+    let rt = rt();
+    let span = input
+        .func
+        .path
+        .segments
+        .last()
+        .map_or(Span::call_site(), |s| s.ident.span());
+    let target = companion_path(&input.func, "jacobian_function");
+    let Some((params_span, refs)) = input.params else {
+        let reason = companion_path(&input.func, "JACOBIAN_ALL");
+        let k = companion_path(&input.func, "JACOBIAN_K");
+        let check = quote::quote_spanned! {span=>
+            const _: () = #rt::jacobian::check_supported(#reason);
+        };
+        return Ok(quote! {{
+            #check
+            #target(<#rt::jacobian::Choice<{ #k }, { #reason.is_none() }>
+                as #rt::jacobian::Pick>::Sel::default())
+        }});
+    };
+    if refs.len() != 1 {
+        return Err(syn::Error::new(
+            params_span,
+            "`jacobian!` takes exactly one selected parameter (`params = [\"x\"]`): \
+             the Jacobian is a matrix of one output by one parameter",
+        ));
+    }
+    let reason = companion_path(&input.func, "JACOBIAN");
+    let check = quote::quote_spanned! {span=>
+        const _: () = #rt::jacobian::check_supported(#reason);
+    };
+    let (consts, keys) = crate::helpers::selection_consts(&input.func, &refs)?;
+    let key = &keys[0];
+    Ok(quote! {{
+        #check
+        #consts
+        #target(<#rt::jacobian::Choice<#key, { #reason.is_none() }>
+            as #rt::jacobian::Pick>::Sel::default())
+    }})
+}

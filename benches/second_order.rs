@@ -1,0 +1,172 @@
+//! Second order side by side: the dense Hessian of the Rosenbrock loop at n = 100 and its
+//! Hessian-vector product at n = 10⁴, by `hessian!`/`hvp!` (forward over reverse on
+//! `dual::Dual<f64>`), by num-dual (forward mode: `num_dual::hessian` on `Dual2Vec`, and
+//! the gradient of the directional derivative, `num_dual::gradient` over `Dual64`), by
+//! echidna (a recorded bytecode tape: `echidna::hessian`, `echidna::hvp`, recording
+//! included), and by a hand-written closed form. Every result is checked against the
+//! closed form before timing. `cargo bench --bench second_order`.
+
+use autodiff::prelude::*;
+use criterion::{black_box, criterion_group, criterion_main, Criterion};
+use num_dual::{Dual2DVec64, Dual64, DualNum, DualVec};
+
+/// The Rosenbrock loop, generic over the float type (`hvp!`, `hessian!` and echidna's
+/// `BReverse<f64>` run it).
+#[differentiable]
+fn rosenbrock<T: Float>(x: &[T]) -> T {
+    let hundred = T::from(100.0).unwrap();
+    let mut sum = T::zero();
+    for i in 0..x.len() - 1 {
+        let a = T::one() - x[i];
+        let b = x[i + 1] - x[i] * x[i];
+        sum = sum + a * a + hundred * b * b;
+    }
+    sum
+}
+
+/// The same loop for num-dual's numbers (`DualNum`: not `Copy`, so clones).
+fn rosenbrock_num_dual<D: DualNum<Primitive = f64>>(x: &[D]) -> D {
+    let mut sum = D::from(0.0);
+    for i in 0..x.len() - 1 {
+        let a = -x[i].clone() + 1.0;
+        let b = x[i + 1].clone() - x[i].clone() * x[i].clone();
+        sum += a.clone() * a + b.clone() * b * 100.0;
+    }
+    sum
+}
+
+/// The Hessian-vector product of the Rosenbrock loop in closed form: `H` is tridiagonal,
+/// `H_ii = 2 − 400 b_i + 800 x_i² (i < n−1) + 200 (i > 0)`, `H_{i,i+1} = −400 x_i`, with
+/// `b_i = x_{i+1} − x_i²`.
+fn rosenbrock_hvp_by_hand(x: &[f64], v: &[f64]) -> Vec<f64> {
+    let n = x.len();
+    let mut hv = vec![0.0; n];
+    for i in 0..n - 1 {
+        let b = x[i + 1] - x[i] * x[i];
+        let diag = 2.0 - 400.0 * b + 800.0 * x[i] * x[i];
+        let off = -400.0 * x[i];
+        hv[i] += diag * v[i] + off * v[i + 1];
+        hv[i + 1] += 200.0 * v[i + 1] + off * v[i];
+    }
+    hv
+}
+
+fn input(n: usize) -> Vec<f64> {
+    (0..n).map(|i| (i as f64 * 0.37).sin() * 0.5).collect()
+}
+
+fn direction(n: usize) -> Vec<f64> {
+    (0..n).map(|i| (i as f64 * 0.11).cos()).collect()
+}
+
+fn assert_close(a: &[f64], b: &[f64], what: &str) {
+    assert_eq!(a.len(), b.len(), "{what}");
+    for (x, y) in a.iter().zip(b) {
+        assert!(
+            (x - y).abs() <= 1e-9 * (1.0 + y.abs()),
+            "{what}: {x} vs {y}"
+        );
+    }
+}
+
+fn num_dual_hessian(x: &[f64]) -> nalgebra::DMatrix<f64> {
+    let x = nalgebra::DVector::from_column_slice(x);
+    let (_, _, h) = num_dual::hessian(
+        |x: nalgebra::DVector<Dual2DVec64>| rosenbrock_num_dual(x.as_slice()),
+        &x,
+    );
+    h
+}
+
+/// `H v` by num-dual: the gradient (vector dual numbers) of the directional derivative
+/// (inner `Dual64` whose tangent is `v`).
+fn num_dual_hvp(x: &[f64], v: &[f64]) -> Vec<f64> {
+    let xv: nalgebra::DVector<Dual64> = nalgebra::DVector::from_iterator(
+        x.len(),
+        x.iter().zip(v).map(|(&a, &b)| Dual64::new(a, b)),
+    );
+    let (_, g) = num_dual::gradient(
+        |x: nalgebra::DVector<DualVec<Dual64, nalgebra::Dyn>>| rosenbrock_num_dual(x.as_slice()),
+        &xv,
+    );
+    g.iter().map(|d| d.eps).collect()
+}
+
+fn hessian_benches(c: &mut Criterion) {
+    let n = 100;
+    let x = input(n);
+    let ours = hessian!(rosenbrock)(&x[..]);
+    // the closed form, one column per unit vector
+    for j in 0..n {
+        let mut e = vec![0.0; n];
+        e[j] = 1.0;
+        let column = rosenbrock_hvp_by_hand(&x, &e);
+        assert_close(&ours.column(j).to_vec(), &column, "hessian!");
+        let nd = num_dual_hessian(&x);
+        assert_close(
+            &nd.column(j).iter().copied().collect::<Vec<_>>(),
+            &column,
+            "num-dual",
+        );
+        let (_, _, ec) = echidna::hessian(rosenbrock, &x);
+        assert_close(
+            &ec.iter().map(|r| r[j]).collect::<Vec<_>>(),
+            &column,
+            "echidna",
+        );
+        if j > 2 {
+            break;
+        }
+    }
+
+    let mut group = c.benchmark_group("hessian_dense/100");
+    group.bench_function("hessian!", |b| {
+        b.iter(|| hessian!(rosenbrock)(black_box(&x[..])))
+    });
+    group.bench_function("num-dual", |b| b.iter(|| num_dual_hessian(black_box(&x))));
+    group.bench_function("echidna", |b| {
+        b.iter(|| echidna::hessian(rosenbrock, black_box(&x)))
+    });
+    // echidna's record-once, evaluate-many use: the tape recorded outside the timing
+    let (tape, _) = echidna::record(rosenbrock, &x);
+    group.bench_function("echidna (tape reused)", |b| {
+        b.iter(|| tape.hessian(black_box(&x)))
+    });
+    group.finish();
+}
+
+fn hvp_benches(c: &mut Criterion) {
+    let n = 10_000;
+    let (x, v) = (input(n), direction(n));
+    let expected = rosenbrock_hvp_by_hand(&x, &v);
+    assert_close(&hvp!(rosenbrock)(&x[..], &v[..]), &expected, "hvp!");
+    assert_close(&echidna::hvp(rosenbrock, &x, &v).1, &expected, "echidna");
+    assert_close(&num_dual_hvp(&x, &v), &expected, "num-dual");
+
+    let mut group = c.benchmark_group("hvp/10000");
+    group.bench_function("hvp!", |b| {
+        b.iter(|| hvp!(rosenbrock)(black_box(&x[..]), black_box(&v[..])))
+    });
+    group.bench_function("closed form", |b| {
+        b.iter(|| rosenbrock_hvp_by_hand(black_box(&x), black_box(&v)))
+    });
+    let gradient = value_and_gradients_function!(rosenbrock);
+    group.bench_function("gradient (f64)", |b| b.iter(|| gradient(black_box(&x[..]))));
+    group.bench_function("echidna", |b| {
+        b.iter(|| echidna::hvp(rosenbrock, black_box(&x), black_box(&v)))
+    });
+    let (tape, _) = echidna::record(rosenbrock, &x);
+    assert_close(&tape.hvp(&x, &v).1, &expected, "echidna (tape reused)");
+    group.bench_function("echidna (tape reused)", |b| {
+        b.iter(|| tape.hvp(black_box(&x), black_box(&v)))
+    });
+    // one product takes seconds: the fewest samples criterion takes
+    group.sample_size(10);
+    group.bench_function("num-dual", |b| {
+        b.iter(|| num_dual_hvp(black_box(&x), black_box(&v)))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, hessian_benches, hvp_benches);
+criterion_main!(benches);
