@@ -13,6 +13,7 @@ use syn::spanned::Spanned;
 use syn::visit_mut::VisitMut;
 
 use crate::pinned::Pinned;
+use crate::resolve::{self, Resolver};
 
 /// A float type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -165,13 +166,13 @@ pub struct Skipped {
 }
 
 /// One module: its path in the crate, its items, and the text they were parsed from.
-struct Module {
-    path: Vec<String>,
-    public: bool,
-    file: String,
-    text: std::rc::Rc<String>,
-    items: Vec<syn::Item>,
-    children: BTreeSet<String>,
+pub(crate) struct Module {
+    pub(crate) path: Vec<String>,
+    pub(crate) public: bool,
+    pub(crate) file: String,
+    pub(crate) text: std::rc::Rc<String>,
+    pub(crate) items: Vec<syn::Item>,
+    pub(crate) children: BTreeSet<String>,
 }
 
 /// Reads the whole crate and extracts its candidates.
@@ -187,7 +188,7 @@ pub fn extract(krate: &Pinned) -> (Vec<Candidate>, Vec<Skipped>) {
     out
 }
 
-fn is_test_cfg(attrs: &[syn::Attribute]) -> bool {
+pub(crate) fn is_test_cfg(attrs: &[syn::Attribute]) -> bool {
     attrs.iter().any(|a| {
         (a.path().is_ident("cfg") && a.meta.to_token_stream().to_string().contains("test"))
             || a.path().is_ident("test")
@@ -522,7 +523,7 @@ pub fn tokens(t: &impl ToTokens) -> String {
 }
 
 /// Byte offset in `text` of a span's start or end.
-fn offset(text: &str, lc: proc_macro2::LineColumn) -> usize {
+pub(crate) fn offset(text: &str, lc: proc_macro2::LineColumn) -> usize {
     let mut line_start = 0;
     for _ in 1..lc.line {
         line_start += text[line_start..]
@@ -538,14 +539,14 @@ fn offset(text: &str, lc: proc_macro2::LineColumn) -> usize {
 }
 
 /// The text of an item with its attributes, from the first attribute to the end.
-fn item_text(text: &str, attrs: &[syn::Attribute], item: &impl Spanned) -> String {
+pub(crate) fn item_text(text: &str, attrs: &[syn::Attribute], item: &impl Spanned) -> String {
     let span = item.span();
     let start = attrs.first().map_or(span.start(), |a| a.span().start());
     let (a, b) = (offset(text, start), offset(text, span.end()));
     text.get(a..b).unwrap_or_default().to_string()
 }
 
-fn idents(ts: TokenStream, out: &mut BTreeSet<String>) {
+pub(crate) fn idents(ts: TokenStream, out: &mut BTreeSet<String>) {
     for t in ts {
         match t {
             TokenTree::Ident(i) => {
@@ -558,7 +559,7 @@ fn idents(ts: TokenStream, out: &mut BTreeSet<String>) {
 }
 
 /// The name an item defines in its module (for the items a function may need).
-fn item_name(item: &syn::Item) -> Option<String> {
+pub(crate) fn item_name(item: &syn::Item) -> Option<String> {
     Some(match item {
         syn::Item::Fn(f) => f.sig.ident.to_string(),
         syn::Item::Const(c) => c.ident.to_string(),
@@ -582,12 +583,22 @@ fn impl_self_name(imp: &syn::ItemImpl) -> Option<String> {
     }
 }
 
-/// The use declarations of a module as absolute one-leaf paths: (name it binds or `*`, text).
-/// A `use` leaf: the name it binds (or `*`), its text, and the module index and item name it
-/// imports when that item is private to the crate (then the item is copied instead).
-type Leaf = (String, String, Option<(usize, String)>);
+/// One leaf of a module's `use` declarations, with its path made absolute.
+#[derive(Clone, Debug)]
+pub(crate) struct Leaf {
+    /// The name it binds, or `*`.
+    pub(crate) name: String,
+    /// Its text as an absolute `use` of the published crate (empty for an item of a private
+    /// module brought in by a glob: it can only be copied).
+    pub(crate) text: String,
+    /// The module index and item name it imports when that item is private to the crate.
+    pub(crate) private: Option<(usize, String)>,
+    /// The module (index) the declaration is written in and its path as written, bound name
+    /// included (for a glob: the module's path), to resolve it inside the crate.
+    pub(crate) origin: Option<(usize, Vec<String>)>,
+}
 
-fn item_public(item: &syn::Item) -> bool {
+pub(crate) fn item_public(item: &syn::Item) -> bool {
     let vis = match item {
         syn::Item::Fn(i) => &i.vis,
         syn::Item::Const(i) => &i.vis,
@@ -603,7 +614,7 @@ fn item_public(item: &syn::Item) -> bool {
 }
 
 /// The leaves of a use tree: (path, bound name or `*`, rename).
-fn walk(
+pub(crate) fn walk(
     tree: &syn::UseTree,
     prefix: Vec<String>,
     out: &mut Vec<(Vec<String>, String, Option<String>)>,
@@ -696,6 +707,7 @@ fn use_leaves_depth(krate: &Pinned, m: &Module, modules: &[Module], expand: bool
             _ => None,
         })
         .collect();
+    let here = modules.iter().position(|x| std::ptr::eq(x, m));
     let mut leaves = Vec::new();
     for item in &m.items {
         let syn::Item::Use(u) = item else { continue };
@@ -706,6 +718,7 @@ fn use_leaves_depth(krate: &Pinned, m: &Module, modules: &[Module], expand: bool
         walk(&u.tree, Vec::new(), &mut raw);
         for (path, name, rename) in raw {
             let Some(first) = path.first() else { continue };
+            let raw_path = path.clone();
             let abs: Vec<String> = match first.as_str() {
                 "crate" => std::iter::once(lib.clone())
                     .chain(path[1..].iter().cloned())
@@ -796,7 +809,12 @@ fn use_leaves_depth(krate: &Pinned, m: &Module, modules: &[Module], expand: bool
                                     | syn::Item::Macro(_)
                             );
                             if let (true, Some(n)) = (copyable, item_name(item)) {
-                                leaves.push((n.clone(), String::new(), Some((idx, n))));
+                                leaves.push(Leaf {
+                                    name: n.clone(),
+                                    text: String::new(),
+                                    private: Some((idx, n)),
+                                    origin: None,
+                                });
                             }
                         }
                         continue;
@@ -819,14 +837,19 @@ fn use_leaves_depth(krate: &Pinned, m: &Module, modules: &[Module], expand: bool
                 (_, Some(r)) => format!("use ::{joined} as {r};"),
                 _ => format!("use ::{joined};"),
             };
-            leaves.push((name, text, private));
+            leaves.push(Leaf {
+                name,
+                text,
+                private,
+                origin: here.map(|h| (h, raw_path)),
+            });
         }
     }
     leaves
 }
 
 /// Turns every visibility into `pub(crate)` (the plain reference copy, read by the checks).
-struct OpenUp;
+pub(crate) struct OpenUp;
 
 impl VisitMut for OpenUp {
     fn visit_visibility_mut(&mut self, v: &mut syn::Visibility) {
@@ -1010,7 +1033,7 @@ fn needed_items(
     (annotated, plain)
 }
 
-fn item_attrs(item: &syn::Item) -> &[syn::Attribute] {
+pub(crate) fn item_attrs(item: &syn::Item) -> &[syn::Attribute] {
     match item {
         syn::Item::Fn(i) => &i.attrs,
         syn::Item::Const(i) => &i.attrs,
@@ -1130,42 +1153,34 @@ fn candidate(
     public_path: Option<String>,
     line: usize,
 ) -> Candidate {
-    // Private items of other modules that the copy imports come along (functions annotated).
-    let mut annotated = annotated;
-    let mut used = BTreeSet::new();
-    for item in &plain {
-        idents(item.to_token_stream(), &mut used);
-    }
-    let mut extra_uses = Vec::new();
-    let mut copied = BTreeSet::new();
-    for (name, _, private) in leaves {
-        let Some((idx, item)) = private else { continue };
-        if !used.contains(name) || !copied.insert(item.clone()) {
-            continue;
-        }
-        let (ann, pl) = needed_items(&modules[*idx], &BTreeSet::from([item.clone()]), "");
-        annotated.splice(0..0, ann);
-        plain.splice(0..0, pl);
-        let theirs = use_leaves(krate, &modules[*idx], modules);
-        extra_uses.extend(
-            theirs
-                .into_iter()
-                .filter(|l| l.2.is_none())
-                .map(|l| (l.0, l.1)),
-        );
-    }
+    // What the copy names in other modules of the crate comes along, in an image of their
+    // module tree (`__crate`), and the imports that name it point there.
+    let own = modules
+        .iter()
+        .position(|x| std::ptr::eq(x, m))
+        .unwrap_or_default();
+    let resolver = Resolver::new(modules, krate.edition == "2015");
+    let image = resolve::image(&resolver, own, &plain);
+    let lib = krate.name.replace('-', "_");
+    let leaves_of = |i: usize| use_leaves(krate, &modules[i], modules);
     let defined: BTreeSet<String> = plain.iter().filter_map(item_name).collect();
     let mut uses: Vec<String> = Vec::new();
-    for (n, t) in leaves
-        .iter()
-        .filter(|l| l.2.is_none())
-        .map(|l| (&l.0, &l.1))
-        .chain(extra_uses.iter().map(|l| (&l.0, &l.1)))
-    {
-        if (n == "*" || !defined.contains(n)) && !uses.contains(t) {
-            uses.push(t.clone());
+    for leaf in leaves {
+        if leaf.name != "*" && defined.contains(&leaf.name) {
+            continue;
+        }
+        let Some(t) = image.leaf_text(&resolver, leaf, "self::__crate") else {
+            continue;
+        };
+        if !uses.contains(&t) {
+            uses.push(t);
         }
     }
+    let mut annotated = annotated;
+    if !image.is_empty() {
+        annotated.push(image.render(&resolver, &lib, &leaves_of, true));
+    }
+    let image_plain = image.render(&resolver, &lib, &leaves_of, false);
     for item in &mut plain {
         OpenUp.visit_item_mut(item);
     }
@@ -1173,7 +1188,7 @@ fn candidate(
         shebang: None,
         attrs: Vec::new(),
         items: plain,
-    });
+    }) + &image_plain;
     Candidate {
         krate: krate.name.clone(),
         file: m.file.clone(),

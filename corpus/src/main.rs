@@ -19,6 +19,7 @@ mod compile;
 mod extract;
 mod pinned;
 mod report;
+mod resolve;
 mod scaffold;
 
 use std::collections::BTreeSet;
