@@ -15,7 +15,7 @@ use syn::spanned::Spanned;
 use syn::visit_mut::VisitMut;
 
 use crate::extract::{
-    is_test_cfg, item_attrs, item_name, item_public, offset, walk, Leaf, Module, OpenUp,
+    is_test_cfg, item_attrs, item_name, offset, walk, Leaf, Module, OpenUp,
 };
 
 /// What a path denotes inside the crate.
@@ -207,6 +207,48 @@ impl<'a> Resolver<'a> {
     }
 }
 
+/// Macros any crate may invoke (the standard library's).
+const STD_MACROS: [&str; 22] = [
+    "assert", "assert_eq", "assert_ne", "debug_assert", "debug_assert_eq", "debug_assert_ne",
+    "panic", "format", "vec", "println", "eprintln", "print", "eprint", "write", "writeln",
+    "unreachable", "todo", "unimplemented", "matches", "concat", "stringify", "format_args",
+];
+
+/// Whether an item can live in the image unchanged: its body names no `crate::` path (that
+/// would be the scratch crate's root) and invokes no macro of its crate (not copied). An item
+/// that cannot stays the published one.
+fn movable(ts: TokenStream) -> bool {
+    let toks: Vec<TokenTree> = ts.into_iter().collect();
+    for (i, t) in toks.iter().enumerate() {
+        match t {
+            TokenTree::Group(g) => {
+                if !movable(g.stream()) {
+                    return false;
+                }
+            }
+            TokenTree::Ident(id) => {
+                let next = toks.get(i + 1);
+                if id == "crate" && is_colon(next) {
+                    return false;
+                }
+                let keyword = matches!(
+                    id.to_string().as_str(),
+                    "if" | "while" | "return" | "match" | "in" | "break" | "else" | "let" | "mut"
+                );
+                let bang = !keyword
+                    && matches!(next, Some(TokenTree::Punct(p)) if p.as_char() == '!')
+                    && matches!(toks.get(i + 2), Some(TokenTree::Group(_)));
+                let after_colons = i > 1 && is_colon(toks.get(i - 1));
+                if bang && (after_colons || !STD_MACROS.contains(&id.to_string().as_str())) {
+                    return false;
+                }
+            }
+            _ => {}
+        }
+    }
+    true
+}
+
 fn prefer_item(ts: Vec<Target>) -> Option<Target> {
     ts.iter()
         .find(|t| matches!(t, Target::Item(..)))
@@ -308,16 +350,15 @@ pub(crate) fn image(r: &Resolver, own: usize, seed: &[syn::Item]) -> Image {
             .iter()
             .filter(|i| !is_test_cfg(item_attrs(i)) && item_name(i).as_deref() == Some(&n))
             .collect();
-        let copy = found.iter().any(|i| match i {
-            syn::Item::Fn(_) | syn::Item::Const(_) | syn::Item::Static(_) => true,
-            syn::Item::Struct(_)
-            | syn::Item::Enum(_)
-            | syn::Item::Type(_)
-            | syn::Item::Union(_)
-            | syn::Item::Trait(_) => !(md.public && item_public(i)),
-            _ => false,
+        // Values only: a copied type or trait would be another type than the one the
+        // published items and the measured impl name.
+        let copy = found.iter().any(|i| {
+            matches!(
+                i,
+                syn::Item::Fn(_) | syn::Item::Const(_) | syn::Item::Static(_)
+            )
         });
-        if !copy {
+        if !copy || found.iter().any(|i| !movable(i.to_token_stream())) {
             continue;
         }
         items.entry(t).or_default().insert(n.clone());
@@ -374,11 +415,19 @@ impl Image {
         };
         // An item the image holds first (`use crate::dawson;` names the module and the function
         // re-exported beside it; the copied function is what the code calls).
-        let in_image = targets
-            .iter()
-            .filter(|t| matches!(t, Target::Item(..)))
-            .chain(targets.iter().filter(|t| matches!(t, Target::Module(_))))
-            .find_map(|t| self.path_of(r, t));
+        let item = targets.iter().find(|t| matches!(t, Target::Item(..)));
+        let module = targets.iter().find(|t| matches!(t, Target::Module(_)));
+        let in_image = match (item.and_then(|t| self.path_of(r, t)), module) {
+            (Some(p), _) => Some(p),
+            // A glob of a module of the image: only when that module holds all the names
+            // the original does (its copies and a glob of the published module).
+            (None, Some(Target::Module(x)))
+                if leaf.name != "*" || r.modules[*x].public || self.items.contains_key(x) =>
+            {
+                self.path_of(r, &Target::Module(*x))
+            }
+            _ => None,
+        };
         if let Some(segs) = in_image {
             let joined = std::iter::once(root.to_string())
                 .chain(segs.iter().cloned())
@@ -446,6 +495,12 @@ impl Image {
                 out.push_str(&format!("pub(crate) use ::{glob}::*;\n"));
             }
             let copied = self.items.get(&m);
+            let mut used = BTreeSet::new();
+            for item in &md.items {
+                if item_name(item).is_some_and(|n| copied.is_some_and(|s| s.contains(&n))) {
+                    crate::extract::idents(item.to_token_stream(), &mut used);
+                }
+            }
             let mut seen = BTreeSet::new();
             for leaf in leaves(m) {
                 // Not over a copied item, nor over a child module of the image (a copied
@@ -454,6 +509,11 @@ impl Image {
                     p.len() == path.len() + 1 && p.starts_with(path) && p[path.len()] == leaf.name
                 });
                 if leaf.name != "*" && (child || copied.is_some_and(|s| s.contains(&leaf.name))) {
+                    continue;
+                }
+                // Only what the copies name (a module's imports of its own macros and of
+                // items not copied would not resolve in the image).
+                if leaf.name != "*" && copied.is_some() && !used.contains(&leaf.name) {
                     continue;
                 }
                 let rewritten = self.leaf_text(r, &leaf, &root);
