@@ -14,9 +14,7 @@ use quote::ToTokens;
 use syn::spanned::Spanned;
 use syn::visit_mut::VisitMut;
 
-use crate::extract::{
-    is_test_cfg, item_attrs, item_name, offset, walk, Leaf, Module, OpenUp,
-};
+use crate::extract::{is_test_cfg, item_attrs, item_name, offset, walk, Leaf, Module, OpenUp};
 
 /// What a path denotes inside the crate.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -209,9 +207,28 @@ impl<'a> Resolver<'a> {
 
 /// Macros any crate may invoke (the standard library's).
 const STD_MACROS: [&str; 22] = [
-    "assert", "assert_eq", "assert_ne", "debug_assert", "debug_assert_eq", "debug_assert_ne",
-    "panic", "format", "vec", "println", "eprintln", "print", "eprint", "write", "writeln",
-    "unreachable", "todo", "unimplemented", "matches", "concat", "stringify", "format_args",
+    "assert",
+    "assert_eq",
+    "assert_ne",
+    "debug_assert",
+    "debug_assert_eq",
+    "debug_assert_ne",
+    "panic",
+    "format",
+    "vec",
+    "println",
+    "eprintln",
+    "print",
+    "eprint",
+    "write",
+    "writeln",
+    "unreachable",
+    "todo",
+    "unimplemented",
+    "matches",
+    "concat",
+    "stringify",
+    "format_args",
 ];
 
 /// Whether an item can live in the image unchanged: its body names no `crate::` path (that
@@ -221,11 +238,7 @@ fn movable(ts: TokenStream) -> bool {
     let toks: Vec<TokenTree> = ts.into_iter().collect();
     for (i, t) in toks.iter().enumerate() {
         match t {
-            TokenTree::Group(g) => {
-                if !movable(g.stream()) {
-                    return false;
-                }
-            }
+            TokenTree::Group(g) if !movable(g.stream()) => return false,
             TokenTree::Ident(id) => {
                 let next = toks.get(i + 1);
                 if id == "crate" && is_colon(next) {
@@ -272,10 +285,9 @@ pub(crate) fn paths(ts: TokenStream, out: &mut Vec<Vec<String>>) {
                 i += 1;
             }
             TokenTree::Ident(id) => {
-                let after_dot = i > 0
-                    && matches!(&toks[i - 1], TokenTree::Punct(p) if p.as_char() == '.');
-                let after_colons =
-                    i > 1 && is_colon(toks.get(i - 1)) && is_colon(toks.get(i - 2));
+                let after_dot =
+                    i > 0 && matches!(&toks[i - 1], TokenTree::Punct(p) if p.as_char() == '.');
+                let after_colons = i > 1 && is_colon(toks.get(i - 1)) && is_colon(toks.get(i - 2));
                 let mut p = vec![id.to_string()];
                 let mut j = i + 1;
                 while is_colon(toks.get(j)) && is_colon(toks.get(j + 1)) {
@@ -395,11 +407,14 @@ impl Image {
                 let p = &r.modules[*m].path;
                 self.tree.contains(p).then(|| p.clone())
             }
-            Target::Item(m, n) => self
-                .items
-                .get(m)
-                .is_some_and(|s| s.contains(n))
-                .then(|| r.modules[*m].path.iter().cloned().chain([n.clone()]).collect()),
+            Target::Item(m, n) => self.items.get(m).is_some_and(|s| s.contains(n)).then(|| {
+                r.modules[*m]
+                    .path
+                    .iter()
+                    .cloned()
+                    .chain([n.clone()])
+                    .collect()
+            }),
         }
     }
 
@@ -475,7 +490,9 @@ impl Image {
         out: &mut String,
     ) {
         let name = path.last().map_or("__crate", String::as_str);
-        out.push_str(&format!("#[allow(unused_imports, dead_code)]\npub(crate) mod {name} {{\n"));
+        out.push_str(&format!(
+            "#[allow(unused_imports, dead_code)]\npub(crate) mod {name} {{\n"
+        ));
         let idx = r.by_path.get(path).copied();
         let root = if path.is_empty() {
             "self".to_string()
@@ -578,13 +595,12 @@ fn opened_text(text: &str, item: &syn::Item) -> String {
         syn::Item::Enum(e) => (&e.vis, e.enum_token.span),
         syn::Item::Type(t) => (&t.vis, t.type_token.span),
         syn::Item::Union(u) => (&u.vis, u.union_token.span),
-        syn::Item::Trait(t) => (
-            &t.vis,
-            t.unsafety.map_or(t.trait_token.span, |u| u.span),
-        ),
+        syn::Item::Trait(t) => (&t.vis, t.unsafety.map_or(t.trait_token.span, |u| u.span)),
         _ => return crate::extract::item_text(text, attrs, item),
     };
-    let start = attrs.first().map_or(item.span().start(), |a| a.span().start());
+    let start = attrs
+        .first()
+        .map_or(item.span().start(), |a| a.span().start());
     let a = offset(text, start);
     let b = offset(text, item.span().end());
     let (v0, v1) = match vis {
