@@ -1160,7 +1160,18 @@ fn candidate(
         .position(|x| std::ptr::eq(x, m))
         .unwrap_or_default();
     let resolver = Resolver::new(modules, krate.edition == "2015");
-    let image = resolve::image(&resolver, own, &plain);
+    // Seeded by what carries the attribute: the type's other trait impls, copied unchanged
+    // for their supertraits (all before the measured item, last), keep the published helpers.
+    let last = plain.len().saturating_sub(1);
+    let seed: Vec<syn::Item> = plain
+        .iter()
+        .enumerate()
+        .filter(|(i, item)| {
+            *i == last || !matches!(item, syn::Item::Impl(imp) if imp.trait_.is_some())
+        })
+        .map(|(_, item)| item.clone())
+        .collect();
+    let image = resolve::image(&resolver, own, &seed);
     let lib = krate.name.replace('-', "_");
     let leaves_of = |i: usize| use_leaves(krate, &modules[i], modules);
     let defined: BTreeSet<String> = plain.iter().filter_map(item_name).collect();
