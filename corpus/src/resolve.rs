@@ -14,7 +14,8 @@ use quote::ToTokens;
 use syn::spanned::Spanned;
 use syn::visit_mut::VisitMut;
 
-use crate::extract::{is_test_cfg, item_attrs, item_name, offset, walk, Leaf, Module, OpenUp};
+use crate::imports::{walk, Leaf};
+use crate::parse::{idents, is_test_cfg, item_attrs, item_name, item_text, offset, Module, OpenUp};
 
 /// What a path denotes inside the crate.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -319,7 +320,7 @@ pub(crate) fn annotatable(sig: &syn::Signature) -> bool {
         .collect();
     sig.inputs.iter().any(|arg| {
         let mut names = BTreeSet::new();
-        crate::extract::idents(arg.to_token_stream(), &mut names);
+        idents(arg.to_token_stream(), &mut names);
         names.contains("f64")
             || names.contains("f32")
             || names.contains("Self")
@@ -515,7 +516,7 @@ impl Image {
             let mut used = BTreeSet::new();
             for item in &md.items {
                 if item_name(item).is_some_and(|n| copied.is_some_and(|s| s.contains(&n))) {
-                    crate::extract::idents(item.to_token_stream(), &mut used);
+                    idents(item.to_token_stream(), &mut used);
                 }
             }
             let mut seen = BTreeSet::new();
@@ -596,7 +597,7 @@ fn opened_text(text: &str, item: &syn::Item) -> String {
         syn::Item::Type(t) => (&t.vis, t.type_token.span),
         syn::Item::Union(u) => (&u.vis, u.union_token.span),
         syn::Item::Trait(t) => (&t.vis, t.unsafety.map_or(t.trait_token.span, |u| u.span)),
-        _ => return crate::extract::item_text(text, attrs, item),
+        _ => return item_text(text, attrs, item),
     };
     let start = attrs
         .first()
