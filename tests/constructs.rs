@@ -1406,3 +1406,83 @@ fn collected_maps_carry_gradients() {
     let (_, dy) = jvp!(collected_sum)(&x, &[1.0, 0.0, 0.0]);
     assert_hand("collected_sum (jvp)", &x, &[dy], &[gs[0]]);
 }
+
+// ---- a local Vec built by push ------------------------------------------------------------
+
+/// A window applied by pushing onto a `Vec::with_capacity`, as signal-processing code does.
+#[differentiable]
+fn windowed(samples: &[f32]) -> Vec<f32> {
+    let mut out = Vec::with_capacity(samples.len());
+    let n = samples.len() as f32;
+    for (i, sample) in samples.iter().enumerate() {
+        let multiplier = 0.5 * (1.0 - (2.0 * std::f32::consts::PI * i as f32 / n).cos());
+        out.push(multiplier * sample)
+    }
+    out
+}
+
+/// Pushes before and after the `Vec` is read whole, in a loop and out of one.
+#[differentiable]
+fn pushed_then_read(x: f64, y: f64) -> f64 {
+    let mut v = Vec::new();
+    v.push(x * y);
+    let s: f64 = v.iter().sum();
+    v.push(s.sin());
+    for k in 0..3 {
+        v.push(x * k as f64);
+    }
+    v[0] * v[1] + v[4] * v[2]
+}
+
+/// A `Vec` made again in each iteration, of another length each time, a constant pushed
+/// first.
+#[differentiable]
+fn rebuilt_each_iteration(x: f64) -> f64 {
+    let mut s = 0.0;
+    for i in 0..3 {
+        let mut v = Vec::new();
+        v.push(0.5);
+        for j in 0..(3 - i) {
+            v.push(x * (j as f64 + 1.0));
+        }
+        s += v[v.len() - 1] * v[0] + v[1];
+    }
+    s
+}
+
+#[test]
+fn vec_built_by_push() {
+    // Σ_i 0.5 · x (3 − i) + x = 6x
+    assert_hand(
+        "rebuilt",
+        &[0.3],
+        &[gradients_function!(rebuilt_each_iteration)(0.3)],
+        &[6.0],
+    );
+
+    let s = [1.0_f32, 2.0, 3.0, 4.0];
+    let (value, pullback) = vjp!(windowed)(&s);
+    let weights: Vec<f32> = (0..4)
+        .map(|i| 0.5 * (1.0 - (2.0 * std::f32::consts::PI * i as f32 / 4.0).cos()))
+        .collect();
+    for i in 0..4 {
+        assert!((value[i] - weights[i] * s[i]).abs() < 1e-6);
+    }
+    let cot = vec![1.0, -2.0, 0.5, 3.0];
+    let g = pullback(cot.clone());
+    for i in 0..4 {
+        assert!((g[i] - weights[i] * cot[i]).abs() < 1e-6, "{g:?}");
+    }
+
+    let (x, y) = (0.7, 1.3);
+    let (gx, gy) = gradients_function!(pushed_then_read)(x, y);
+    // x y sin(x y) + 2x · 0
+    let (p, c) = (x * y, (x * y).cos());
+    let hand = [y * p.sin() + p * c * y + 0.0, x * p.sin() + p * c * x];
+    assert_hand("pushed_then_read", &[x, y], &[gx, gy], &hand);
+    assert_fd("pushed_then_read", &[x, y], &[gx, gy], |p| {
+        pushed_then_read(p[0], p[1])
+    });
+    let (_, dy) = jvp!(pushed_then_read)(x, y, 1.0, 0.0);
+    assert_hand("pushed_then_read (jvp)", &[x, y], &[dy], &[gx]);
+}

@@ -144,6 +144,7 @@ pub fn companions(
         })
         .collect();
     let output = &sig.output;
+    let output_tangent = crate::signature::output_tangent_type(output);
     let (gen_named, _, where_named) = sig.generics_named.split_for_impl();
     let turbofish = crate::companions::type_and_const_args(&sig.generics);
 
@@ -317,7 +318,7 @@ pub fn companions(
         #[inline]
         #allow
         #vis fn #jvp #gen_named (#(#vars: #tys_named,)* #(#tvars: #jvp_ttys),*)
-            -> (#output, #output)
+            -> (#output, #output_tangent)
             #where_named
         {
             #body
@@ -330,7 +331,7 @@ pub fn companions(
         #vis fn #jvp_opts #gen_named (
             #(#vars: #tys_named,)*
             #o: <#slots_ty as #rt::forward::Slots>::Opts,
-        ) -> (#output, #output)
+        ) -> (#output, #output_tangent)
             #where_named
         {
             #complete
@@ -341,7 +342,7 @@ pub fn companions(
         #[inline]
         #allow
         #vis fn #jvp_function #gen_named ()
-            -> impl ::core::ops::Fn(#(#tys,)* #(#all_tys),*) -> (#output, #output) + #captures
+            -> impl ::core::ops::Fn(#(#tys,)* #(#all_tys),*) -> (#output, #output_tangent) + #captures
             #where_named
         {
             move |#(#vars,)* #(#all_tangents),*| {
@@ -366,7 +367,7 @@ pub fn companions(
             #[inline]
             #allow
             #vis fn #f #sel_generics (_selection: __S)
-                -> impl ::core::ops::Fn(#(#tys,)* #(__S::#assoc),*) -> (#output, #output) + #caps
+                -> impl ::core::ops::Fn(#(#tys,)* #(__S::#assoc),*) -> (#output, #output_tangent) + #caps
             where
                 __S: #rt::forward::#scatter<#slots_ty>,
                 #(#outlives,)*

@@ -118,19 +118,28 @@ pub fn selection_consts(
         }
         seen.push(key);
         let signature_spanned = respan(&signature, lit_span);
-        let call = match r {
+        let lookup = match r {
             ParamRef::Name(s) => {
                 quote_spanned! {lit_span=>
-                    ::autodiff::__private::select::param_index(&#signature_spanned, #s)
+                    ::autodiff::__private::select::lookup_name(&#signature_spanned, #s)
                 }
             }
             ParamRef::Position(p) => {
                 quote_spanned! {lit_span=>
-                    ::autodiff::__private::select::param_position(&#signature_spanned, #p)
+                    ::autodiff::__private::select::lookup_position(&#signature_spanned, #p)
                 }
             }
         };
-        consts.push(quote_spanned!(lit_span=> const #k: usize = #call;));
+        // (the panic in the constant's own initializer: the error is the message alone)
+        consts.push(quote_spanned! {lit_span=>
+            const #k: usize = {
+                let __lookup = #lookup;
+                match __lookup.index() {
+                    ::core::option::Option::Some(k) => k,
+                    ::core::option::Option::None => ::core::panic!("{}", __lookup.message()),
+                }
+            };
+        });
         keys.push(k);
     }
     // A name and a position may still denote the same parameter.

@@ -215,6 +215,36 @@ pub static NEG: Rule = Rule {
     ..BASE
 };
 
+/// `Some(x)` / `Ok(x)` (forward through the user's constructor path): an `Option`'s or a
+/// `Result`'s tangent is its value's, so the cotangent passes through (`ops::wrap_d0`).
+pub static WRAP: Rule = Rule {
+    name: "wrap",
+    reads: NOTHING,
+    passes: &[0],
+    ..BASE
+};
+/// `o.unwrap()` of an `Option`/`Result` of a differentiable value.
+pub static UNWRAP: Rule = Rule {
+    name: "unwrap",
+    reads: NOTHING,
+    passes: &[0],
+    ..BASE
+};
+/// `o.expect(message)`: the message is a constant.
+pub static EXPECT: Rule = Rule {
+    name: "expect",
+    reads: &[Some(&[]), None],
+    passes: &[0],
+    ..BASE
+};
+/// The value of `o?` (forward `ops::try_value(o)`).
+pub static TRY_VALUE: Rule = Rule {
+    name: "try_value",
+    reads: NOTHING,
+    passes: &[0],
+    ..BASE
+};
+
 static SIN: Rule = unary("sin", X, &[0.7]);
 static COS: Rule = unary("cos", X, &[0.7]);
 static TAN: Rule = unary("tan", OUT, &[0.7]);
@@ -360,6 +390,14 @@ pub static STACK: Rule = Rule {
 };
 
 /// The rule of a float method (`sin`, `powi`, `atan2`, …), if it has one.
+/// Whether the primitive's forward form takes its receiver by value (`o.unwrap()`): the
+/// forward sweep hands it a clone, so the value is still there for the reverse sweep.
+pub fn moves_receiver(rule: &Rule) -> bool {
+    [&UNWRAP, &EXPECT, &TRY_VALUE]
+        .into_iter()
+        .any(|r| std::ptr::eq(r, rule))
+}
+
 pub fn method_rule(name: &str) -> Option<&'static Rule> {
     METHODS.iter().copied().find(|r| r.name == name)
 }

@@ -629,3 +629,21 @@ impl Signature {
         self.params.iter().any(|p| p.in_out)
     }
 }
+
+/// The type of an output's tangent as forward mode returns it: the output's own type,
+/// except that an `Option<T>` or `Result<T, E>` has `T`'s (the value carries the
+/// derivative, `None` and the error path none).
+pub fn output_tangent_type(ty: &syn::Type) -> syn::Type {
+    if let syn::Type::Path(p) = ty {
+        if let Some(last) = p.path.segments.last() {
+            if last.ident == "Option" || last.ident == "Result" {
+                if let syn::PathArguments::AngleBracketed(a) = &last.arguments {
+                    if let Some(syn::GenericArgument::Type(inner)) = a.args.first() {
+                        return output_tangent_type(inner);
+                    }
+                }
+            }
+        }
+    }
+    ty.clone()
+}

@@ -201,3 +201,25 @@ fn fixed_arrays() {
         },
     );
 }
+
+/// Prints the expansion of every `#[differentiable]` item of the file named by
+/// `AUTODIFF_EXPAND` (a development aid: `AUTODIFF_EXPAND=f.rs cargo test -p
+/// autodiff-macros expand_file -- --nocapture`); does nothing without it.
+#[test]
+fn expand_file() {
+    let Some(path) = std::env::var_os("AUTODIFF_EXPAND") else {
+        return;
+    };
+    let text = std::fs::read_to_string(path).expect("read the file to expand");
+    let file: syn::File = syn::parse_str(&text).expect("the file parses");
+    for item in file.items {
+        let syn::Item::Fn(mut f) = item else {
+            continue;
+        };
+        let before = f.attrs.len();
+        f.attrs.retain(|a| !a.path().is_ident("differentiable"));
+        if f.attrs.len() != before {
+            println!("{}", expand_pretty(quote!(#f)));
+        }
+    }
+}

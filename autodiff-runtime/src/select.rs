@@ -112,63 +112,123 @@ impl Message {
     }
 }
 
-/// The position of the parameter named `name`; a compile-time error naming it and listing
-/// the differentiable parameters if it is unknown or constant.
-pub const fn param_index(sig: &Signature, name: &str) -> usize {
+/// The outcome of looking a `params` entry up: the parameter's position, or the message
+/// saying why it cannot be selected. The helpers' generated constants panic with the
+/// message in their own initializer, so the compile error is that message at the user's
+/// `params` entry and nothing more.
+pub struct Lookup {
+    index: Option<usize>,
+    message: Message,
+}
+
+impl Lookup {
+    const fn found(index: usize) -> Self {
+        Lookup {
+            index: Some(index),
+            message: Message::new(),
+        }
+    }
+    const fn failed(message: Message) -> Self {
+        Lookup {
+            index: None,
+            message,
+        }
+    }
+    /// The parameter's position, if it can be selected.
+    pub const fn index(&self) -> Option<usize> {
+        self.index
+    }
+    /// Why it cannot be selected.
+    pub const fn message(&self) -> &str {
+        match core::str::from_utf8(self.message.buf.split_at(self.message.len).0) {
+            Ok(s) => s,
+            Err(_) => "invalid `params` for a differentiable function",
+        }
+    }
+}
+
+/// Looks up the parameter named `name`: its position, or why it has no gradient (unknown,
+/// or constant), listing the differentiable parameters.
+pub const fn lookup_name(sig: &Signature, name: &str) -> Lookup {
     let mut i = 0;
     while i < sig.params.len() {
         if str_eq(sig.params[i].name, name) {
             if sig.params[i].differentiable {
-                return i;
+                return Lookup::found(i);
             }
-            Message::new()
-                .push("`")
-                .push(name)
-                .push("` is a constant parameter of `")
-                .push(sig.function)
-                .push("` (an integer, bool, string or #[no_grad] parameter) and has no gradient")
-                .differentiable_list(sig)
-                .fail();
+            return Lookup::failed(
+                Message::new()
+                    .push("`")
+                    .push(name)
+                    .push("` is a constant parameter of `")
+                    .push(sig.function)
+                    .push(
+                        "` (an integer, bool, string or #[no_grad] parameter) and has no gradient",
+                    )
+                    .differentiable_list(sig),
+            );
         }
         i += 1;
     }
-    Message::new()
-        .push("`")
-        .push(name)
-        .push("` is not a parameter of `")
-        .push(sig.function)
-        .push("`")
-        .differentiable_list(sig)
-        .fail()
+    Lookup::failed(
+        Message::new()
+            .push("`")
+            .push(name)
+            .push("` is not a parameter of `")
+            .push(sig.function)
+            .push("`")
+            .differentiable_list(sig),
+    )
+}
+
+/// Looks up the parameter at `position`: it, or why it has no gradient.
+pub const fn lookup_position(sig: &Signature, position: usize) -> Lookup {
+    if position >= sig.params.len() {
+        return Lookup::failed(
+            Message::new()
+                .push("`")
+                .push(sig.function)
+                .push("` has no parameter at position ")
+                .push_usize(position)
+                .push(" (it has ")
+                .push_usize(sig.params.len())
+                .push(")")
+                .differentiable_list(sig),
+        );
+    }
+    if !sig.params[position].differentiable {
+        return Lookup::failed(
+            Message::new()
+                .push("parameter ")
+                .push_usize(position)
+                .push(" of `")
+                .push(sig.function)
+                .push("`, `")
+                .push(sig.params[position].name)
+                .push("`, is a constant and has no gradient")
+                .differentiable_list(sig),
+        );
+    }
+    Lookup::found(position)
+}
+
+/// The position of the parameter named `name`; a compile-time error naming it and listing
+/// the differentiable parameters if it is unknown or constant.
+pub const fn param_index(sig: &Signature, name: &str) -> usize {
+    let l = lookup_name(sig, name);
+    match l.index {
+        Some(i) => i,
+        None => l.message.fail(),
+    }
 }
 
 /// Checks that `position` names a differentiable parameter; a compile-time error otherwise.
 pub const fn param_position(sig: &Signature, position: usize) -> usize {
-    if position >= sig.params.len() {
-        Message::new()
-            .push("`")
-            .push(sig.function)
-            .push("` has no parameter at position ")
-            .push_usize(position)
-            .push(" (it has ")
-            .push_usize(sig.params.len())
-            .push(")")
-            .differentiable_list(sig)
-            .fail();
+    let l = lookup_position(sig, position);
+    match l.index {
+        Some(i) => i,
+        None => l.message.fail(),
     }
-    if !sig.params[position].differentiable {
-        Message::new()
-            .push("parameter ")
-            .push_usize(position)
-            .push(" of `")
-            .push(sig.function)
-            .push("`, `")
-            .push(sig.params[position].name)
-            .push("`, is a constant and has no gradient")
-            .differentiable_list(sig)
-            .fail();
-    }
-    position
 }
 
 /// Moves element `K` out of a tuple of `Option`al gradients (each taken at most once:

@@ -246,6 +246,77 @@ impl<T: Differentiable, const N: usize> Differentiable for [T; N] {
     }
 }
 
+/// An `Option`'s tangent is its value's: the value carries the gradient, `None` none (its
+/// zero is the tangent type's default: `0.0`, an empty `Vec` that stands for zeros).
+///
+/// ```
+/// use autodiff_runtime::Differentiable;
+/// assert_eq!(Some(2.0_f64).zero_tangent(), 0.0);
+/// assert_eq!(None::<Vec<f64>>.zero_tangent(), Vec::<f64>::new());
+/// ```
+impl<T: Differentiable> Differentiable for Option<T>
+where
+    T::Tangent: Default,
+{
+    type Tangent = T::Tangent;
+    #[inline(always)]
+    fn zero_tangent(&self) -> T::Tangent {
+        match self {
+            Some(v) => v.zero_tangent(),
+            None => T::Tangent::default(),
+        }
+    }
+    #[inline(always)]
+    fn adjoint_zero(&self) -> T::Tangent {
+        match self {
+            Some(v) => v.adjoint_zero(),
+            None => T::Tangent::default(),
+        }
+    }
+    #[inline(always)]
+    fn finish_tangent(&self, tangent: T::Tangent) -> T::Tangent {
+        match self {
+            Some(v) => v.finish_tangent(tangent),
+            None => tangent,
+        }
+    }
+}
+
+/// A `Result`'s tangent is its value's: the error path carries no gradient.
+///
+/// ```
+/// use autodiff_runtime::Differentiable;
+/// assert_eq!(Ok::<f64, String>(2.0).zero_tangent(), 0.0);
+/// assert_eq!(Err::<f32, String>("bad".into()).zero_tangent(), 0.0);
+/// ```
+impl<T: Differentiable, E> Differentiable for Result<T, E>
+where
+    T::Tangent: Default,
+{
+    type Tangent = T::Tangent;
+    #[inline(always)]
+    fn zero_tangent(&self) -> T::Tangent {
+        match self {
+            Ok(v) => v.zero_tangent(),
+            Err(_) => T::Tangent::default(),
+        }
+    }
+    #[inline(always)]
+    fn adjoint_zero(&self) -> T::Tangent {
+        match self {
+            Ok(v) => v.adjoint_zero(),
+            Err(_) => T::Tangent::default(),
+        }
+    }
+    #[inline(always)]
+    fn finish_tangent(&self, tangent: T::Tangent) -> T::Tangent {
+        match self {
+            Ok(v) => v.finish_tangent(tangent),
+            Err(_) => tangent,
+        }
+    }
+}
+
 /// An empty gradient buffer (nothing reached it) becomes zeros; each element is completed.
 fn complete_elements<T: Differentiable>(values: &[T], tangent: &mut Vec<T::Tangent>) {
     if tangent.is_empty() {

@@ -75,6 +75,8 @@ struct FnGen<'a> {
     calls: usize,
     cost: f64,
     ret_mag: f64,
+    /// The constructs of [`crate::slices::FEATURES`] this function uses.
+    features: BTreeSet<&'static str>,
 }
 
 fn nice_scale(target: f64) -> f64 {
@@ -352,12 +354,14 @@ pub(crate) fn gen_function(rng: &mut Rng, index: usize, previous: &[Func]) -> Fu
         calls: 0,
         cost: 1.0,
         ret_mag: 0.0,
+        features: BTreeSet::new(),
     };
     let budget = g.rng.range(3, 11);
     let body = g.block(budget);
     let (ret, ret_mag) = g.final_expr();
     let mag = g.ret_mag.max(ret_mag);
     let cost = g.cost;
+    let features = std::mem::take(&mut g.features);
     Func {
         index,
         params,
@@ -368,6 +372,6 @@ pub(crate) fn gen_function(rng: &mut Rng, index: usize, previous: &[Func]) -> Fu
         cost,
         helpers: Vec::new(),
         selected: Vec::new(),
-        features: Default::default(),
+        features,
     }
 }

@@ -37,7 +37,11 @@ pub(crate) fn rhs_tokens(rhs: &Rhs, span: Span, maybe_array: bool) -> TokenStrea
             quote!(#p[#i])
         }
         Rhs::Prim(prim, args) => {
-            let a: Vec<TokenStream> = args.iter().map(Operand::tokens).collect();
+            let mut a: Vec<TokenStream> = args.iter().map(Operand::tokens).collect();
+            if prim.rule().is_some_and(crate::rules::moves_receiver) {
+                let o = &a[0];
+                a[0] = quote!(::core::clone::Clone::clone(&#o));
+            }
             match prim {
                 Prim::Binary { rule, .. } if maybe_array => {
                     // a float literal takes the other operand's element type
@@ -232,6 +236,10 @@ impl Emitter<'_> {
             Stmt::WriteIndex { cell, index, value } => {
                 let (c, i, v) = (cell.ident(), index.tokens(), value.tokens());
                 out.extend(quote!(#c[#i] = #v;));
+            }
+            Stmt::Grow { cell } => {
+                let c = cell.ident();
+                out.extend(quote!(#c.push(::core::default::Default::default());));
             }
             Stmt::If { cond, then, els } => {
                 let c = cond.tokens();

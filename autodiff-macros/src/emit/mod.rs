@@ -72,7 +72,7 @@ pub(crate) fn preinitialized(body: &Body) -> HashSet<VarId> {
                 Stmt::WriteCell { value, .. } | Stmt::WriteIndex { value, .. } => {
                     value.var().into_iter().for_each(|v| use_var(v, out))
                 }
-                Stmt::Effect(_) => {}
+                Stmt::Effect(_) | Stmt::Grow { .. } => {}
                 Stmt::If { then, els, .. } => {
                     walk(body, then, out);
                     walk(body, els, out);
@@ -156,6 +156,7 @@ pub(crate) fn frozen_reads(body: &Body) -> HashSet<VarId> {
                         self.operand(value);
                         self.write(*cell);
                     }
+                    Stmt::Grow { cell } => self.write(*cell),
                     Stmt::Effect(ts) => self.mentions(ts),
                     Stmt::If { cond, then, els } => {
                         self.operand(cond);
@@ -237,6 +238,9 @@ pub(crate) struct Emitter<'a> {
     pub(crate) tapes: HashMap<RegionId, (Vec<VarId>, Vec<VarId>)>,
     /// Reads of cell elements the reverse sweep can read again (see [`frozen_reads`]).
     pub(crate) frozen: HashSet<VarId>,
+    /// Local `Vec`s that grow by `push`: their adjoints' lengths may lag behind the
+    /// `Vec`'s (a `Vec` made again in each iteration), so their element rules grow them.
+    pub(crate) grown: HashSet<CellId>,
 }
 
 /// The registers of a carried slice adjoint in a fused loop: `here` collects element `i`
@@ -489,6 +493,7 @@ pub(crate) fn new_emitter<'a>(sig: &Signature, body: &'a Body) -> Emitter<'a> {
         ref_params: HashSet::new(),
         tapes: HashMap::new(),
         frozen: frozen_reads(body),
+        grown: grown_cells(&body.block),
     };
     e.lazy = lazily_zeroed(sig_params, body, &e.defs);
     e.ref_params = (sig.params.iter().enumerate())
@@ -601,4 +606,26 @@ fn pullback_body(sig: &Signature, body: &Body, shadows: bool) -> TokenStream {
             #grads_value
         })
     }
+}
+
+/// The cells some `Stmt::Grow` grows (`v.push(x)`).
+fn grown_cells(block: &Block) -> HashSet<CellId> {
+    fn walk(block: &Block, out: &mut HashSet<CellId>) {
+        for stmt in &block.stmts {
+            match stmt {
+                Stmt::Grow { cell } => {
+                    out.insert(*cell);
+                }
+                Stmt::If { then, els, .. } => {
+                    walk(then, out);
+                    walk(els, out);
+                }
+                Stmt::Loop { body, .. } => walk(body, out),
+                _ => {}
+            }
+        }
+    }
+    let mut out = HashSet::new();
+    walk(block, &mut out);
+    out
 }

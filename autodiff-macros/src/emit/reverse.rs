@@ -198,7 +198,16 @@ impl Emitter<'_> {
                     }
                     Rhs::ReadIndex { place, index } => {
                         let i = self.operand(index);
-                        if let Some((adj, i)) = self.element_adjoint(*place, i) {
+                        let grown = match place {
+                            Place::Cell(c) if self.grown.contains(c) => Some(*c),
+                            _ => None,
+                        };
+                        if let Some(c) = grown {
+                            if self.body.cells[c.0].active {
+                                let dc = c.adjoint();
+                                out.extend(quote!(#rt::ops::grown_index_d0(&mut #dc, #i, &#dy);));
+                            }
+                        } else if let Some((adj, i)) = self.element_adjoint(*place, i) {
                             if let Some(tokens) =
                                 self.carried_contribution(*place, index, *dst, &dy)
                             {
@@ -412,15 +421,23 @@ impl Emitter<'_> {
                 }
                 let dc = cell.adjoint();
                 let i = self.operand(index);
+                let take = if self.grown.contains(cell) {
+                    quote!(#rt::ops::grown_index_take_d0)
+                } else {
+                    quote!(#rt::ops::index_take_d0)
+                };
                 match self.active_var(value) {
                     Some(u) => {
                         let t = self.fresh("__t");
-                        out.extend(quote!(let #t = #rt::ops::index_take_d0(&mut #dc, #i);));
+                        out.extend(quote!(let #t = #take(&mut #dc, #i);));
                         self.contribute(out, u, quote!(#t), false);
                     }
-                    None => out.extend(quote!(let _ = #rt::ops::index_take_d0(&mut #dc, #i);)),
+                    None => out.extend(quote!(let _ = #take(&mut #dc, #i);)),
                 }
             }
+            // (the element's adjoint was taken by the write that follows the growth; the
+            // element rules of a grown `Vec` tolerate an adjoint of another length)
+            Stmt::Grow { .. } => {}
             Stmt::If { cond, then, els } => {
                 let then = self.rev_block(then, None);
                 let els = self.rev_block(els, None);

@@ -81,6 +81,13 @@ pub(crate) fn jvp_body(sig: &Signature, body: &Body) -> TangentSweep {
         syn::Type::Infer(_) => quote!(),
         ty => quote!(: #ty),
     };
+    let tangent_ty = match &sig.output {
+        syn::Type::Infer(_) => quote!(),
+        ty => {
+            let t = crate::signature::output_tangent_type(ty);
+            quote!(: #t)
+        }
+    };
     let tangent = t.value_tangent(&body.output, &quote!(#y));
     let ty = format_ident!("__ty", span = Span::mixed_site());
     let body = quote! {
@@ -89,7 +96,7 @@ pub(crate) fn jvp_body(sig: &Signature, body: &Body) -> TangentSweep {
         #cells
         #sweep
         let #y #out_ty = #output;
-        let #ty #out_ty = #tangent;
+        let #ty #tangent_ty = #tangent;
         (#y, #ty)
     };
     TangentSweep {
@@ -213,6 +220,13 @@ impl Tangents<'_> {
                     None => quote!(#rt::zero_tangent(&#c[#i])),
                 };
                 out.extend(quote!(#tc[#i] = #t;));
+            }
+            Stmt::Grow { cell } => {
+                self.primal.fwd_stmt(out, stmt);
+                if self.body.cells[cell.0].active {
+                    let tc = tangent_cell(*cell);
+                    out.extend(quote!(#tc.push(::core::default::Default::default());));
+                }
             }
             Stmt::If { cond, then, els } => {
                 let c = cond.tokens();

@@ -113,6 +113,10 @@ impl Uses {
                 self.cell_reads.insert(*cell);
             }
             Stmt::Effect(ts) => self.mention(ts),
+            Stmt::Grow { cell } => {
+                self.cell_writes.insert(*cell);
+                self.cell_reads.insert(*cell);
+            }
             Stmt::If { cond, then, els } => {
                 self.operand(cond);
                 self.block(then);

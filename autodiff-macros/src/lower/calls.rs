@@ -18,6 +18,15 @@ impl Lowering<'_> {
         if let Some(v) = self.collected(e, m) {
             return v;
         }
+        if let Some(v) = self.pushed(e, m) {
+            return v;
+        }
+        if let Some(v) = self.array_map(e, m) {
+            return v;
+        }
+        if let Some(v) = self.split_at(e, m) {
+            return v;
+        }
         // `x.into()` of a float (`let y: f64 = x.into()`): a conversion to the float type
         // the context infers
         if name == "into" && m.args.is_empty() && self.references_active(&m.receiver) {
@@ -28,6 +37,9 @@ impl Lowering<'_> {
             }
         }
         if let Some(v) = self.array_method(e, m) {
+            return v;
+        }
+        if let Some(v) = self.option_method(e, m) {
             return v;
         }
         // `h.mapv_inplace(f)` on a local array: `h = h.mapv(f)`
@@ -91,6 +103,94 @@ impl Lowering<'_> {
             }
         }
         self.method_prim(e, &m.method, None, args)
+    }
+
+    /// `p.map(|x| …)` on a parameter that is an array of literal length `N`: the array of
+    /// the closure's values at `p[0]` … `p[N - 1]` (the closure inlined at each).
+    fn array_map(&mut self, e: &syn::Expr, m: &syn::ExprMethodCall) -> Option<Value> {
+        if m.method != "map" || m.args.len() != 1 {
+            return None;
+        }
+        let syn::Expr::Closure(c) = &m.args[0] else {
+            return None;
+        };
+        let syn::Expr::Path(p) = &*m.receiver else {
+            return None;
+        };
+        let name = p.path.get_ident()?.to_string();
+        let n = *self.array_lens.get(&name)?;
+        if c.inputs.len() != 1 || !matches!(self.lookup(&name), Some(Binding::Value(_))) {
+            return None;
+        }
+        let recv = &m.receiver;
+        let f = syn::Ident::new("__autodiff_map", Span::mixed_site());
+        let items = (0..n).map(|k| quote!(#f(#recv[#k])));
+        let block: syn::Expr = syn::parse_quote_spanned! {e.span()=>
+            {
+                let #f = #c;
+                [#(#items),*]
+            }
+        };
+        Some(self.expr(&block))
+    }
+
+    /// `x.split_at(k)` of a differentiable sequence: the pair of sub-slices `&x[..k]` and
+    /// `&x[k..]` (each one's adjoint the same sub-slice of `x`'s).
+    fn split_at(&mut self, e: &syn::Expr, m: &syn::ExprMethodCall) -> Option<Value> {
+        if m.method != "split_at" || m.args.len() != 1 || !self.references_active(&m.receiver) {
+            return None;
+        }
+        let place @ Place::Var(_) = self.place(&m.receiver)? else {
+            return None;
+        };
+        let k = &m.args[0];
+        if self.value_references_active(k) {
+            self.errors.push_spanned(k, diag::ACTIVE_INDEX);
+        }
+        let k = self.operand_of(k);
+        let mut halves = Vec::new();
+        for (start, end) in [(None, Some(k.clone())), (Some(k), None)] {
+            let range = crate::ir::SliceRange {
+                start,
+                end,
+                inclusive: false,
+            };
+            let v = self.new_var(self.place_active(place));
+            self.push(v, None, Rhs::SubSlice { place, range }, e.span());
+            halves.push(Value::Var(v));
+        }
+        Some(Value::Tuple(halves))
+    }
+
+    /// `v.push(x)` on a local `let mut` `Vec`, with a differentiable `x`: the `Vec` grows by
+    /// one element, then the element at its old length is written — an indexed write, whose
+    /// reverse moves the element's adjoint to `x` (and the growth's reverse pops it).
+    fn pushed(&mut self, e: &syn::Expr, m: &syn::ExprMethodCall) -> Option<Value> {
+        // (a constant pushed onto a differentiable `Vec` too: its index moves with it)
+        if m.method != "push" || m.args.len() != 1 || !self.references_active(e) {
+            return None;
+        }
+        let Some(Place::Cell(cell)) = self.place(&m.receiver) else {
+            return None;
+        };
+        if self.cells[cell.0].bound_to.is_some() {
+            // a `&mut` parameter: its length is the caller's
+            return None;
+        }
+        let value = self.operand_of(&m.args[0]);
+        let c = cell.ident();
+        let index = self.inactive(quote!(#c.len()), e.span());
+        let index = self.operand(index, e.span());
+        self.snapshots.remove(&cell);
+        self.block.stmts.push(Stmt::Grow { cell });
+        if self.operand_active(&value) {
+            self.found_active_cells
+                .insert(active_key(self.cell_keys[cell.0]));
+        }
+        self.block
+            .stmts
+            .push(Stmt::WriteIndex { cell, index, value });
+        Some(Value::Tuple(Vec::new()))
     }
 
     /// A call of a method without a derivative rule (`x.nrows()`, `v.iter().count()`): kept
@@ -306,6 +406,9 @@ impl Lowering<'_> {
         };
         if last == "stop_gradient" && c.args.len() == 1 {
             return self.verbatim(e);
+        }
+        if let Some(v) = self.option_call(e, c) {
+            return v;
         }
         if let Some(id) = func.path.get_ident() {
             match self.lookup(&id.to_string()) {

@@ -20,7 +20,8 @@ pub(super) struct ExitFinder {
 impl<'ast> syn::visit::Visit<'ast> for ExitFinder {
     fn visit_expr(&mut self, e: &'ast syn::Expr) {
         match e {
-            syn::Expr::Return(_) => self.found = true,
+            // (`?` returns early too)
+            syn::Expr::Return(_) | syn::Expr::Try(_) => self.found = true,
             syn::Expr::Break(b) if self.depth == 0 || b.label.is_some() => self.found = true,
             syn::Expr::Continue(c) if self.depth == 0 || c.label.is_some() => self.found = true,
             syn::Expr::Closure(_) => {}
@@ -43,12 +44,28 @@ pub(super) fn stmt_may_exit(s: &syn::Stmt) -> bool {
     may_exit(&|f| syn::visit::Visit::visit_stmt(f, s))
 }
 
-/// The forms of iteration over a differentiable slice the lowering turns into indexed
-/// loops: `x.iter()`, `x.iter().enumerate()`, `x.iter().zip(y.iter())`, and `for v in x`.
-pub(super) enum SliceIter {
-    Plain(syn::Expr),
-    Enumerate(syn::Expr),
-    Zip(syn::Expr, syn::Expr),
+/// One sequence of an iteration the lowering turns into an indexed loop: `base` (a slice,
+/// `Vec` or array named by a parameter, a local or a field), the range of it (`x[a..b]`),
+/// and the adapters applied to it, in order (`.skip(n)`, `.take(n)`, `.rev()`).
+pub(super) struct Source {
+    pub base: syn::Expr,
+    pub lo: Option<syn::Expr>,
+    pub hi: Option<syn::Expr>,
+    pub ops: Vec<SourceOp>,
+}
+
+pub(super) enum SourceOp {
+    Skip(syn::Expr),
+    Take(syn::Expr),
+    Rev,
+}
+
+/// The forms of iteration over a differentiable sequence the lowering turns into indexed
+/// loops: one source (`x.iter()`, `x`, `&x[1..n - 1]`, `x.iter().rev().skip(1)`), or two
+/// zipped (`x.iter().zip(x.iter().skip(1))`), optionally `.enumerate()`d last.
+pub(super) struct Chain {
+    pub sources: Vec<Source>,
+    pub enumerate: bool,
 }
 
 /// Whether `e` is an iterator over a sequence (`x.iter()`, `….map(…)`, `….zip(…)`, …), as
@@ -57,7 +74,19 @@ pub(super) fn is_iterator_chain(e: &syn::Expr) -> bool {
     match e {
         syn::Expr::MethodCall(m) => matches!(
             m.method.to_string().as_str(),
-            "iter" | "into_iter" | "copied" | "cloned" | "zip" | "enumerate" | "map" | "rev"
+            "iter"
+                | "into_iter"
+                | "copied"
+                | "cloned"
+                | "zip"
+                | "enumerate"
+                | "map"
+                | "rev"
+                | "skip"
+                | "take"
+                | "windows"
+                | "chunks"
+                | "chunks_exact"
         ),
         syn::Expr::Paren(p) => is_iterator_chain(&p.expr),
         _ => false,
@@ -76,41 +105,116 @@ pub(super) fn strip_copied(e: &syn::Expr) -> &syn::Expr {
     }
 }
 
-pub(super) fn iter_base(e: &syn::Expr) -> Option<&syn::Expr> {
-    match strip_copied(e) {
-        syn::Expr::MethodCall(m) if m.method == "iter" && m.args.is_empty() => Some(&m.receiver),
-        syn::Expr::Reference(r) if r.mutability.is_none() => Some(&r.expr),
+/// The sequence a source iterates and its range: `x`, `x[a..b]` (also `a..`, `..b`, `..`).
+fn source_base(e: &syn::Expr) -> Option<Source> {
+    match e {
+        syn::Expr::Paren(p) => source_base(&p.expr),
+        syn::Expr::Reference(r) if r.mutability.is_none() => source_base(&r.expr),
+        syn::Expr::Path(_) | syn::Expr::Field(_) => Some(Source {
+            base: e.clone(),
+            lo: None,
+            hi: None,
+            ops: Vec::new(),
+        }),
+        syn::Expr::Index(ix) => match &*ix.index {
+            syn::Expr::Range(r) if matches!(r.limits, syn::RangeLimits::HalfOpen(_)) => {
+                let mut s = source_base(&ix.expr)?;
+                if s.lo.is_some() || s.hi.is_some() || !s.ops.is_empty() {
+                    return None;
+                }
+                s.lo = r.start.as_deref().cloned();
+                s.hi = r.end.as_deref().cloned();
+                Some(s)
+            }
+            _ => None,
+        },
         _ => None,
     }
 }
 
-pub(super) fn slice_iter(e: &syn::Expr) -> Option<SliceIter> {
+/// One source with its adapters (`x.iter().skip(1)`, `x[1..].iter().rev()`, `&x`, `x`).
+fn source(e: &syn::Expr) -> Option<Source> {
+    match strip_copied(e) {
+        syn::Expr::MethodCall(m) => {
+            let name = m.method.to_string();
+            match (name.as_str(), m.args.len()) {
+                ("iter" | "into_iter", 0) => source_base(&m.receiver),
+                ("rev", 0) => {
+                    let mut s = source(&m.receiver)?;
+                    s.ops.push(SourceOp::Rev);
+                    Some(s)
+                }
+                ("skip", 1) => {
+                    let mut s = source(&m.receiver)?;
+                    s.ops.push(SourceOp::Skip(m.args[0].clone()));
+                    Some(s)
+                }
+                ("take", 1) => {
+                    let mut s = source(&m.receiver)?;
+                    s.ops.push(SourceOp::Take(m.args[0].clone()));
+                    Some(s)
+                }
+                _ => None,
+            }
+        }
+        syn::Expr::Reference(_) | syn::Expr::Path(_) => source_base(strip_copied(e)),
+        _ => None,
+    }
+}
+
+/// `x.windows(n)`, `x.chunks(n)`, `x.chunks_exact(n)`.
+#[derive(Clone, Copy)]
+pub(super) enum Windows {
+    Sliding,
+    Chunks,
+    ChunksExact,
+}
+
+/// The sequence, kind and size of `x.windows(n)` (also `chunks`, `chunks_exact`).
+fn windowed(e: &syn::Expr) -> Option<(&syn::Expr, Windows, &syn::Expr)> {
+    let syn::Expr::MethodCall(m) = e else {
+        return None;
+    };
+    let kind = match m.method.to_string().as_str() {
+        "windows" => Windows::Sliding,
+        "chunks" => Windows::Chunks,
+        "chunks_exact" => Windows::ChunksExact,
+        _ => return None,
+    };
+    (m.args.len() == 1).then(|| (&*m.receiver, kind, &m.args[0]))
+}
+
+/// The chain an iteration over differentiable sequences is, when it is one the lowering
+/// turns into an indexed loop.
+pub(super) fn chain_iter(e: &syn::Expr) -> Option<Chain> {
     if let syn::Expr::MethodCall(m) = strip_copied(e) {
         if m.method == "enumerate" && m.args.is_empty() {
-            return iter_base(&m.receiver).map(|b| SliceIter::Enumerate(b.clone()));
+            let mut c = chain_iter(&m.receiver)?;
+            if c.enumerate {
+                return None;
+            }
+            c.enumerate = true;
+            return Some(c);
         }
         if m.method == "zip" && m.args.len() == 1 {
-            let a = iter_base(&m.receiver)?;
-            let b = iter_base(&m.args[0]).or(match &m.args[0] {
-                syn::Expr::Path(_) => Some(&m.args[0]),
-                _ => None,
-            })?;
-            return Some(SliceIter::Zip(a.clone(), b.clone()));
+            let a = source(&m.receiver)?;
+            let b = source(&m.args[0])?;
+            return Some(Chain {
+                sources: vec![a, b],
+                enumerate: false,
+            });
         }
     }
-    if let Some(b) = iter_base(e) {
-        return Some(SliceIter::Plain(b.clone()));
-    }
-    if let syn::Expr::Path(_) = e {
-        return Some(SliceIter::Plain(e.clone()));
-    }
-    None
+    Some(Chain {
+        sources: vec![source(e)?],
+        enumerate: false,
+    })
 }
 
 impl Lowering<'_> {
     pub(super) fn if_expr(&mut self, i: &syn::ExprIf) -> Value {
         if let syn::Expr::Let(l) = &*i.cond {
-            return self.unsupported(l, diag::IF_LET);
+            return self.if_let(i, l);
         }
         let discard = std::mem::replace(&mut self.discard, false);
         let cond = self.operand_of(&i.cond);
@@ -203,6 +307,11 @@ impl Lowering<'_> {
     pub(super) fn match_expr(&mut self, m: &syn::ExprMatch) -> Value {
         // The scrutinee's value decides: `(x * 2.0) as usize % 3` mentions `x` but is an
         // integer, with no derivative.
+        if self.references_active(&m.expr) {
+            if let Some(v) = self.option_match(&m.expr, &m.arms) {
+                return v;
+            }
+        }
         let discard = std::mem::replace(&mut self.discard, false);
         let scrutinee = self.expr(&m.expr);
         self.discard = discard;
@@ -338,13 +447,8 @@ impl Lowering<'_> {
         let indexed = body_active
             && !self.references_active(iter_expr)
             && matches!(strip_copied(iter_expr), syn::Expr::MethodCall(_))
-            && slice_iter(iter_expr).is_some_and(|it| {
-                let places: Vec<&syn::Expr> = match &it {
-                    SliceIter::Plain(a) | SliceIter::Enumerate(a) => vec![a],
-                    SliceIter::Zip(a, b) => vec![a, b],
-                };
-                places.iter().all(|p| self.place(p).is_some())
-            });
+            && chain_iter(iter_expr)
+                .is_some_and(|c| c.sources.iter().all(|s| self.place(&s.base).is_some()));
         if !self.references_active(iter_expr) && !indexed {
             let iter = match iter_expr {
                 syn::Expr::Range(r)
@@ -366,16 +470,15 @@ impl Lowering<'_> {
                 Some(item)
             });
         }
-        let Some(it) = slice_iter(iter_expr) else {
+        if let Some((base, kind, n)) = windowed(iter_expr) {
+            return self.windows_loop(label, iter_expr, base, kind, n, pat, body);
+        }
+        let Some(chain) = chain_iter(iter_expr) else {
             return self.unsupported(iter_expr, diag::UNSUPPORTED_ITERATOR);
         };
-        let (places, enumerate) = match &it {
-            SliceIter::Plain(a) => (vec![a], false),
-            SliceIter::Enumerate(a) => (vec![a], true),
-            SliceIter::Zip(a, b) => (vec![a, b], false),
-        };
         let mut resolved = Vec::new();
-        for p in places {
+        for src in &chain.sources {
+            let p = &src.base;
             match self.place(p) {
                 Some(place) => resolved.push(place),
                 // a field (`m.layers`): the sequence the projection reads
@@ -386,43 +489,118 @@ impl Lowering<'_> {
                 None => return self.unsupported(p, diag::ITERATE_NAMED),
             }
         }
-        let len = |p: &Place| match p {
-            Place::Var(v) => {
-                let id = v.ident();
-                quote!(#id.len())
+        // each source's range `lo..hi` and direction, after its adapters (inactive
+        // `usize`s computed once before the loop)
+        let span = iter_expr.span();
+        let mut ranges = Vec::new();
+        for (src, place) in chain.sources.iter().zip(&resolved) {
+            let id = match place {
+                Place::Var(v) => v.ident(),
+                Place::Cell(c) => c.ident(),
+            };
+            let len = quote!(#id.len());
+            let mut lo = match &src.lo {
+                Some(e) => {
+                    let e = self.renamed(e);
+                    quote!(((#e) as usize))
+                }
+                None => quote!(0usize),
+            };
+            let mut hi = match &src.hi {
+                Some(e) => {
+                    let e = self.renamed(e);
+                    quote!(((#e) as usize))
+                }
+                None => len.clone(),
+            };
+            let mut forward = true;
+            for op in &src.ops {
+                match (op, forward) {
+                    (SourceOp::Rev, _) => forward = !forward,
+                    (SourceOp::Skip(n), true) => {
+                        let n = self.renamed(n);
+                        lo = quote!(::core::cmp::min(#lo + ((#n) as usize), #hi));
+                    }
+                    (SourceOp::Skip(n), false) => {
+                        let n = self.renamed(n);
+                        hi = quote!(::core::cmp::max(#hi.saturating_sub((#n) as usize), #lo));
+                    }
+                    (SourceOp::Take(n), true) => {
+                        let n = self.renamed(n);
+                        hi = quote!(::core::cmp::min(#hi, #lo + ((#n) as usize)));
+                    }
+                    (SourceOp::Take(n), false) => {
+                        let n = self.renamed(n);
+                        lo = quote!(::core::cmp::max(#lo, #hi.saturating_sub((#n) as usize)));
+                    }
+                }
             }
-            Place::Cell(c) => {
-                let id = c.ident();
-                quote!(#id.len())
-            }
-        };
-        let iter = if resolved.len() == 2 {
-            let (a, b) = (len(&resolved[0]), len(&resolved[1]));
-            quote!(0..::core::cmp::min(#a, #b))
-        } else {
-            let a = len(&resolved[0]);
-            quote!(0..#a)
+            let (lo, hi) = match (
+                src.lo.is_none() && src.hi.is_none() && src.ops.is_empty(),
+                (),
+            ) {
+                // the plain case reads `x[k]`
+                (true, ()) => (None, None),
+                _ => {
+                    let lo_v = self.inactive(lo, span);
+                    let lo_v = self.operand(lo_v, span).tokens();
+                    let hi_v = self.inactive(hi, span);
+                    let hi_v = self.operand(hi_v, span).tokens();
+                    (Some(lo_v), Some(hi_v))
+                }
+            };
+            ranges.push((len, lo, hi, forward));
+        }
+        let counts: Vec<TokenStream> = ranges
+            .iter()
+            .map(|(len, lo, hi, _)| match (lo, hi) {
+                (Some(lo), Some(hi)) => quote!(#hi.saturating_sub(#lo)),
+                _ => len.clone(),
+            })
+            .collect();
+        let iter = match &counts[..] {
+            [a, b] => quote!(0..::core::cmp::min(#a, #b)),
+            [a] => quote!(0..#a),
+            _ => unreachable!("one or two sources"),
         };
         let iter = (iter, Some(Operand::Inline(syn::parse_quote!(0usize))));
+        let enumerate = chain.enumerate;
         self.lower_loop(label, Some(iter), |l| {
             let k = l.new_var(false);
             let mut elems = Vec::new();
-            for place in &resolved {
+            for (place, (_, lo, hi, forward)) in resolved.iter().zip(&ranges) {
+                let index = match (lo, hi, forward) {
+                    (Some(lo), _, true) => {
+                        let kk = k.ident();
+                        let i = l.inactive(quote!(#lo + #kk), span);
+                        l.operand(i, span)
+                    }
+                    (_, Some(hi), false) => {
+                        let kk = k.ident();
+                        let i = l.inactive(quote!(#hi - 1 - #kk), span);
+                        l.operand(i, span)
+                    }
+                    _ => Operand::Var(k),
+                };
                 let v = l.new_var(l.place_active(*place));
                 l.push(
                     v,
                     None,
                     Rhs::ReadIndex {
                         place: *place,
-                        index: Operand::Var(k),
+                        index,
                     },
-                    iter_expr.span(),
+                    span,
                 );
-
                 elems.push(Value::Ref(Box::new(Value::Var(v))));
             }
             let value = if enumerate {
-                Value::Tuple(vec![Value::Var(k), elems.remove(0)])
+                let item = if elems.len() == 2 {
+                    Value::Tuple(elems)
+                } else {
+                    elems.remove(0)
+                };
+                Value::Tuple(vec![Value::Var(k), item])
             } else if elems.len() == 2 {
                 Value::Tuple(elems)
             } else {
@@ -434,51 +612,136 @@ impl Lowering<'_> {
         })
     }
 
+    /// `for w in x.windows(n)` (also `chunks(n)`, `chunks_exact(n)`) over a differentiable
+    /// sequence: a loop over the sub-slices, each one `&x[a..b]` (its adjoint the same
+    /// sub-slice of `x`'s).
+    #[allow(clippy::too_many_arguments)]
+    fn windows_loop(
+        &mut self,
+        label: Option<String>,
+        iter_expr: &syn::Expr,
+        base: &syn::Expr,
+        kind: Windows,
+        n: &syn::Expr,
+        pat: &syn::Pat,
+        body: impl FnOnce(&mut Self),
+    ) -> Value {
+        let span = iter_expr.span();
+        if self.value_references_active(n) {
+            self.errors.push_spanned(n, diag::ACTIVE_INDEX);
+        }
+        let place = match self.place(base) {
+            Some(p @ Place::Var(_)) => p,
+            Some(Place::Cell(_)) => return self.unsupported(iter_expr, diag::SUB_SLICE_OF_CELL),
+            None => return self.unsupported(base, diag::ITERATE_NAMED),
+        };
+        let Place::Var(x) = place else {
+            unreachable!("a variable")
+        };
+        let x = x.ident();
+        let n = self.renamed(n);
+        let size = self.inactive(quote!(((#n) as usize)), span);
+        let size = self.operand(size, span).tokens();
+        let count = match kind {
+            Windows::Sliding => quote!((#x.len() + 1).saturating_sub(#size)),
+            Windows::Chunks => quote!(#x.len().div_ceil(#size)),
+            Windows::ChunksExact => quote!(#x.len() / #size),
+        };
+        let iter = (
+            quote!(0..#count),
+            Some(Operand::Inline(syn::parse_quote!(0usize))),
+        );
+        self.lower_loop(label, Some(iter), |l| {
+            let k = l.new_var(false);
+            let kk = k.ident();
+            let (start, end) = match kind {
+                Windows::Sliding => (quote!(#kk), quote!(#kk + #size)),
+                Windows::Chunks => (
+                    quote!(#kk * #size),
+                    quote!(::core::cmp::min(#kk * #size + #size, #x.len())),
+                ),
+                Windows::ChunksExact => (quote!(#kk * #size), quote!(#kk * #size + #size)),
+            };
+            let start = l.inactive(start, span);
+            let start = l.operand(start, span);
+            let end = l.inactive(end, span);
+            let end = l.operand(end, span);
+            let range = crate::ir::SliceRange {
+                start: Some(start),
+                end: Some(end),
+                inclusive: false,
+            };
+            let v = l.new_var(l.place_active(place));
+            l.push(v, None, Rhs::SubSlice { place, range }, span);
+            l.bind_pattern(pat, Value::Var(v), None, pat.span());
+            body(l);
+            Some(k)
+        })
+    }
+
     /// `….sum()`, `….product()`, `….map(|v| …).sum()`, `….fold(init, |acc, v| …)`: a
     /// loop with an accumulator cell, starting where the standard library starts
     /// (`-0.0` for a float sum, `1.0` for a product) so the value is bit for bit the same.
     pub(super) fn reduction(&mut self, e: &syn::Expr, m: &syn::ExprMethodCall) -> Option<Value> {
         let name = m.method.to_string();
-        let closure_of = |x: &syn::Expr| match x {
+        // `arity` is the closure's for a path of a function (`.map(f64::sin)`,
+        // `.fold(f64::NEG_INFINITY, f64::max)`, `.map(square)`)
+        let closure_of = |x: &syn::Expr, arity: usize| match x {
             syn::Expr::Closure(c) => Some(c.clone()),
-            // a local closure by name (`.map(scale)`): a closure calling it, so it is
-            // inlined with the bindings of its definition
             syn::Expr::Path(p) if p.qself.is_none() => {
-                let id = p.path.get_ident()?;
-                let Some(Binding::Closure(k)) = self.lookup(&id.to_string()) else {
-                    return None;
+                let args = |n: usize| -> Vec<syn::Ident> {
+                    (0..n)
+                        .map(|i| quote::format_ident!("__autodiff_arg{}", i))
+                        .collect()
                 };
-                let args: Vec<syn::Ident> = (0..self.closures[*k].closure.inputs.len())
-                    .map(|i| quote::format_ident!("__autodiff_arg{}", i))
-                    .collect();
-                Some(syn::parse_quote_spanned!(x.span()=> |#(#args),*| #id(#(#args),*)))
+                // a local closure by name (`.map(scale)`): a closure calling it, so it is
+                // inlined with the bindings of its definition
+                if let Some(id) = p.path.get_ident() {
+                    match self.lookup(&id.to_string()) {
+                        Some(Binding::Closure(k)) => {
+                            let a = args(self.closures[*k].closure.inputs.len());
+                            return Some(
+                                syn::parse_quote_spanned!(x.span()=> |#(#a),*| #id(#(#a),*)),
+                            );
+                        }
+                        Some(_) => return None,
+                        None => {}
+                    }
+                }
+                let a = args(arity);
+                Some(syn::parse_quote_spanned!(x.span()=> |#(#a),*| #p(#(#a),*)))
             }
             _ => None,
         };
         type Accumulation = Option<(&'static Rule, syn::BinOp)>;
-        #[allow(clippy::type_complexity)]
-        let (src, init, op, map, fold): (
-            &syn::Expr,
+        // `….map(f).map(g)`: the source and the closures, in the order they apply
+        let peel = |mut x: &syn::Expr| -> Option<(syn::Expr, Vec<syn::ExprClosure>)> {
+            let mut maps = Vec::new();
+            while let syn::Expr::MethodCall(inner) = x {
+                if inner.method != "map" || inner.args.len() != 1 {
+                    break;
+                }
+                maps.push(closure_of(&inner.args[0], 1)?);
+                x = &inner.receiver;
+            }
+            maps.reverse();
+            Some((x.clone(), maps))
+        };
+        let (src, init, op, maps, fold): (
+            syn::Expr,
             syn::Expr,
             Accumulation,
-            Option<syn::ExprClosure>,
+            Vec<syn::ExprClosure>,
             Option<syn::ExprClosure>,
         ) = match (name.as_str(), m.args.len()) {
             ("sum" | "product", 0) if is_iterator_chain(&m.receiver) => {
-                let (src, map) = match &*m.receiver {
-                    syn::Expr::MethodCall(inner)
-                        if inner.method == "map" && inner.args.len() == 1 =>
-                    {
-                        (&*inner.receiver, Some(closure_of(&inner.args[0])?))
-                    }
-                    other => (other, None),
-                };
+                let (src, maps) = peel(&m.receiver)?;
                 if name == "sum" {
                     (
                         src,
                         syn::parse_quote!(-0.0),
                         Some((&rules::ADD, syn::parse_quote!(+))),
-                        map,
+                        maps,
                         None,
                     )
                 } else {
@@ -486,21 +749,24 @@ impl Lowering<'_> {
                         src,
                         syn::parse_quote!(1.0),
                         Some((&rules::MUL, syn::parse_quote!(*))),
-                        map,
+                        maps,
                         None,
                     )
                 }
             }
-            ("fold", 2) => (
-                &*m.receiver,
-                m.args[0].clone(),
-                None,
-                None,
-                Some(closure_of(&m.args[1])?),
-            ),
+            ("fold", 2) => {
+                let (src, maps) = peel(&m.receiver)?;
+                (
+                    src,
+                    m.args[0].clone(),
+                    None,
+                    maps,
+                    Some(closure_of(&m.args[1], 2)?),
+                )
+            }
             _ => return None,
         };
-        if map.as_ref().is_some_and(|c| c.inputs.len() != 1)
+        if maps.iter().any(|c| c.inputs.len() != 1)
             || fold.as_ref().is_some_and(|c| c.inputs.len() != 2)
         {
             return None;
@@ -519,25 +785,39 @@ impl Lowering<'_> {
         };
         let acc = self.new_cell(None, node_key(m));
         self.write_cell(acc, init);
-        let item_pat: syn::Pat = match (&map, &fold) {
+        let item_pat: syn::Pat = match (maps.first(), &fold) {
             (Some(c), _) => c.inputs[0].clone(),
             (_, Some(c)) => c.inputs[1].clone(),
             _ => syn::parse_quote!(__autodiff_item),
         };
-        let closure_body = map.as_ref().or(fold.as_ref()).map(|c| &*c.body);
-        let body_active =
-            closure_body.is_some_and(|b| self.references_active(b)) || self.cells[acc.0].active;
-        self.iter_loop(None, src, &item_pat, body_active, |l| {
-            let value = match (&map, &fold, op) {
-                (_, Some(c), _) => {
+        let body_active = maps.iter().any(|c| self.references_active(&c.body))
+            || fold
+                .as_ref()
+                .is_some_and(|c| self.references_active(&c.body))
+            || self.cells[acc.0].active;
+        self.iter_loop(None, &src, &item_pat, body_active, |l| {
+            // the item through the maps
+            let mut mapped = None;
+            for (k, c) in maps.iter().enumerate() {
+                if k > 0 {
+                    let v = mapped.take().expect("the previous map's value");
+                    l.bind_pattern(&c.inputs[0], v, None, c.span());
+                }
+                mapped = Some(l.expr(&c.body));
+            }
+            let value = match (&fold, op) {
+                (Some(c), _) => {
                     let old = l.read_cell(acc, c.span());
                     l.bind_pattern(&c.inputs[0], Value::Var(old), None, c.span());
+                    if let Some(v) = mapped {
+                        l.bind_pattern(&c.inputs[1], v, None, c.span());
+                    }
                     let v = l.expr(&c.body);
                     l.operand(v, c.body.span())
                 }
-                (map, None, Some((rule, op))) => {
-                    let item = match map {
-                        Some(c) => l.expr(&c.body),
+                (None, Some((rule, op))) => {
+                    let item = match mapped {
+                        Some(v) => v,
                         None => l.expr(&syn::parse_quote!(__autodiff_item)),
                     };
                     let item = l.operand(item, e.span());
@@ -582,7 +862,7 @@ impl Lowering<'_> {
             return None;
         }
         let src = &*map.receiver;
-        let plain = matches!(slice_iter(src), Some(SliceIter::Plain(_)));
+        let plain = chain_iter(src).is_some_and(|c| c.sources.len() == 1 && !c.enumerate);
         if !plain || !is_iterator_chain(src) {
             return None;
         }
@@ -712,6 +992,11 @@ impl Lowering<'_> {
                 // tuple's components keyed from it)
                 let shape = self.output_shape.clone();
                 let cells = (self.flag_cell(), self.result_slot(shape, 2));
+                if let (true, Slot::Cell(c)) = (self.output_is_result, &cells.1) {
+                    self.cells[c.0].init = Some(quote!(::core::result::Result::Ok(
+                        ::core::default::Default::default()
+                    )));
+                }
                 self.ret = Some(cells.clone());
                 cells
             }

@@ -134,6 +134,7 @@ impl Lowering<'_> {
             syn::Expr::Assign(a) => self.assign(&a.left, &a.right, None, e),
             syn::Expr::If(i) => self.if_expr(i),
             syn::Expr::Match(m) => self.match_expr(m),
+            syn::Expr::Try(t) => self.try_expr(t),
             syn::Expr::ForLoop(f) => self.for_loop(f),
             syn::Expr::While(w) => self.while_loop(w),
             syn::Expr::Loop(l) => {

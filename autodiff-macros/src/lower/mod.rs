@@ -71,6 +71,9 @@ pub struct Lowering<'a> {
     float_type: Option<syn::Ident>,
     /// The function's parameters' names (`self` included).
     param_names: HashSet<String>,
+    /// Parameters that are fixed-size arrays of a literal length (`p: &[T; 2]`): their
+    /// `map(|x| …)` is the array of the closure's values.
+    array_lens: HashMap<String, usize>,
     /// The parameters whose type is a number or a container of numbers (a float, a type
     /// parameter, a slice, `Vec`, array or ndarray array): a method of theirs without a
     /// derivative rule is a query, not a method of an annotated `impl`.
@@ -88,6 +91,9 @@ pub struct Lowering<'a> {
     /// The shape of the function's result (a tuple type's components get a return cell
     /// each).
     output_shape: control::Shape,
+    /// The function returns a `Result`: the returned value's cell starts as `Ok(default)`
+    /// (a `Result` has no `Default`), overwritten before it is read.
+    output_is_result: bool,
     /// The snapshot of each cell read since its last write in the current block: reading
     /// it again reuses the snapshot (one value saved, not two).
     snapshots: HashMap<CellId, VarId>,
@@ -170,6 +176,11 @@ fn lower_pass(
             .map(|t| t.ident.to_string())
             .collect(),
         param_names: sig.params.iter().map(|p| p.name.clone()).collect(),
+        array_lens: sig
+            .params
+            .iter()
+            .filter_map(|p| Some((p.name.clone(), literal_array_len(&p.ty)?)))
+            .collect(),
         numeric_params: sig
             .params
             .iter()
@@ -188,6 +199,8 @@ fn lower_pass(
         loops: Vec::new(),
         ret: None,
         output_shape: control::type_shape(&sig.output),
+        output_is_result: matches!(&sig.output, syn::Type::Path(p)
+            if p.path.segments.last().is_some_and(|s| s.ident == "Result")),
         snapshots: HashMap::new(),
         element_reads: HashMap::new(),
         vec_cells: HashSet::new(),
@@ -265,6 +278,14 @@ fn maybe_array_type(ty: &syn::Type, type_params: &[String]) -> bool {
                 return true;
             };
             let name = last.ident.to_string();
+            // `Option<T>`, `Result<T, E>`: as `T`
+            if name == "Option" || name == "Result" {
+                if let syn::PathArguments::AngleBracketed(a) = &last.arguments {
+                    if let Some(syn::GenericArgument::Type(t)) = a.args.first() {
+                        return maybe_array_type(t, type_params);
+                    }
+                }
+            }
             !(prims::is_float_type_name(&name)
                 || prims::is_constant_type_name(&name)
                 || name == "Vec"
@@ -353,6 +374,7 @@ mod calls;
 mod control;
 mod expr;
 mod ndarray;
+mod options;
 mod stmt;
 
 use control::{expr_may_exit, stmt_may_exit};
@@ -685,7 +707,7 @@ fn cells_written(block: &Block, out: &mut HashSet<CellId>) {
         |ts: &TokenStream, out: &mut HashSet<CellId>| out.extend(CellId::mentioned_in(ts));
     for stmt in &block.stmts {
         match stmt {
-            Stmt::WriteCell { cell, .. } | Stmt::WriteIndex { cell, .. } => {
+            Stmt::WriteCell { cell, .. } | Stmt::WriteIndex { cell, .. } | Stmt::Grow { cell } => {
                 out.insert(*cell);
             }
             Stmt::Let {
@@ -739,5 +761,21 @@ fn numeric_type(ty: &syn::Type, type_params: &[String]) -> bool {
                 || name.starts_with("Array")
         }),
         _ => false,
+    }
+}
+
+/// The length of a fixed-size array type written with a literal (`[f64; 3]`, `&[T; 2]`).
+fn literal_array_len(ty: &syn::Type) -> Option<usize> {
+    match ty {
+        syn::Type::Reference(r) => literal_array_len(&r.elem),
+        syn::Type::Paren(p) => literal_array_len(&p.elem),
+        syn::Type::Array(a) => match &a.len {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(n),
+                ..
+            }) => n.base10_parse().ok().filter(|n| *n <= 64),
+            _ => None,
+        },
+        _ => None,
     }
 }

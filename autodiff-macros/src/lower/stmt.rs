@@ -250,6 +250,10 @@ impl Lowering<'_> {
         span: Span,
     ) {
         match pat {
+            // a closure's typed parameter (`|v: T| …`)
+            syn::Pat::Type(pt) if ty.is_none() => {
+                self.bind_pattern(&pt.pat, value, Some(pt.ty.clone()), span)
+            }
             syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
                 if pi.mutability.is_some() {
                     let cell = self.new_cell(ty, node_key(pi));

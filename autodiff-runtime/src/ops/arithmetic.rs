@@ -241,6 +241,43 @@ pub fn index_take_d0<
     dv[i].take_reset()
 }
 
+/// `y = v[i]` of a local `Vec` built by `push`: as [`index_d0`], growing the cotangent
+/// with zeros if it is shorter (the `Vec` had another length where the reverse sweep
+/// started).
+///
+/// ```
+/// let mut dv: Vec<f64> = Vec::new();
+/// autodiff_runtime::ops::grown_index_d0(&mut dv, 1, &2.5);
+/// assert_eq!(dv, vec![0.0, 2.5]);
+/// ```
+#[inline]
+pub fn grown_index_d0<T: crate::tangent::Accumulate + Clone + Default>(
+    dv: &mut Vec<T>,
+    i: usize,
+    dy: &T,
+) {
+    if i >= dv.len() {
+        dv.resize(i + 1, T::default());
+    }
+    dv[i].accumulate(dy.clone());
+}
+
+/// The reverse of a write `v[i] = y` (or `v.push(y)`) into a local `Vec` built by `push`:
+/// as [`index_take_d0`], an element the cotangent does not reach yet having a zero one.
+///
+/// ```
+/// let mut dv = vec![1.0_f64];
+/// assert_eq!(autodiff_runtime::ops::grown_index_take_d0(&mut dv, 3), 0.0);
+/// assert_eq!(autodiff_runtime::ops::grown_index_take_d0(&mut dv, 0), 1.0);
+/// ```
+#[inline]
+pub fn grown_index_take_d0<T: crate::tangent::Reset + Default>(dv: &mut [T], i: usize) -> T {
+    match dv.get_mut(i) {
+        Some(d) => d.take_reset(),
+        None => T::default(),
+    }
+}
+
 /// The reverse of an assignment `v = y`: the cotangent of `v` goes to `y`, and `v`'s
 /// becomes zero.
 ///

@@ -29,9 +29,11 @@
 //! ```
 
 mod arithmetic;
+mod options;
 #[macro_use]
 mod elementary;
 pub mod tensor;
 
 pub use arithmetic::*;
 pub use elementary::*;
+pub use options::*;

@@ -213,6 +213,19 @@ impl FnGen<'_> {
             0.5,                                            // 13 let flag = comparison
             if in_for { 0.4 } else { 0.0 },                 // 14 continue
             0.3,                                            // 15 block expression
+            0.4,                                            // 16 local closure
+            0.4,                                            // 17 Option
+            if depth <= 3 { 0.3 } else { 0.0 },             // 18 Vec built by push
+            if self.slices(false).is_empty() {
+                0.0
+            } else {
+                0.3
+            }, // 19 collect
+            if self.slices(false).is_empty() {
+                0.0
+            } else {
+                0.4
+            }, // 20 iterator chain
         ];
         match self.rng.weighted(&weights) {
             0 => {
@@ -349,6 +362,11 @@ impl FnGen<'_> {
                 let cont = self.line("continue;".to_string());
                 vec![self.compound(vec![(format!("if {cond} {{"), vec![cont])], "}")]
             }
+            16 => self.closure_stmt(),
+            17 => self.option_stmt(),
+            18 => self.push_stmt(),
+            19 => self.collect_stmt(),
+            20 => self.chain_stmt(),
             _ => {
                 let inner = self.fresh("u");
                 let name = self.fresh("t");
@@ -382,5 +400,152 @@ impl FnGen<'_> {
                 vec![s]
             }
         }
+    }
+
+    /// A float `name` bound to a finished value of magnitude `mag`.
+    fn bind_float(&mut self, name: String, mag: f64) {
+        self.bind(
+            name,
+            Kind::F {
+                mutable: false,
+                mag,
+                by_ref: false,
+                typed: true,
+            },
+        );
+    }
+
+    /// An expression of a fresh float `inner` (of magnitude `m`) and what is visible; with
+    /// its magnitude.
+    fn expr_of(&mut self, inner: &str, m: f64) -> (Expr, f64) {
+        self.scopes.push(vec![Binding {
+            name: inner.to_string(),
+            kind: Kind::F {
+                mutable: false,
+                mag: m,
+                by_ref: false,
+                typed: true,
+            },
+        }]);
+        let (f, mf) = self.expr(2);
+        self.scopes.pop();
+        (f, mf)
+    }
+
+    /// `let c = |u: f64| …; let t = c(e1) + c(e2);` (the closure may read outer values).
+    pub(super) fn closure_stmt(&mut self) -> Vec<Stmt> {
+        let (c, inner, name) = (self.fresh("c"), self.fresh("u"), self.fresh("t"));
+        let (e1, m1) = self.bounded(2, READ_LIMIT);
+        let (e2, m2) = self.bounded(1, READ_LIMIT);
+        let (f, mf) = self.expr_of(&inner, m1.max(m2));
+        let def = self.line(format!("let {c} = |{inner}: f64| {};", typed(f).render()));
+        let call = self.line(format!(
+            "let {name}: f64 = {c}({}) - 0.5 * {c}({});",
+            typed(e1).render(),
+            typed(e2).render()
+        ));
+        self.bind_float(name, 1.5 * mf);
+        self.features.insert("local closure called");
+        vec![def, call]
+    }
+
+    /// `let o = if … { Some(e) } else { None };` then a `match` or an `if let` on it.
+    pub(super) fn option_stmt(&mut self) -> Vec<Stmt> {
+        let (o, inner, name) = (self.fresh("o"), self.fresh("u"), self.fresh("t"));
+        let cond = self.condition(0.6);
+        let (e, m) = self.bounded(2, READ_LIMIT);
+        let def = self.line(format!(
+            "let {o}: Option<f64> = if {cond} {{ Some({}) }} else {{ None }};",
+            typed(e).render()
+        ));
+        let (f, mf) = self.expr_of(&inner, m);
+        let (g, mg) = self.bounded(1, READ_LIMIT);
+        let use_it = if self.rng.chance(0.5) {
+            self.features
+                .insert("Option: if/else of Some/None, then match");
+            format!(
+                "let {name}: f64 = match {o} {{ Some({inner}) => {}, None => {} }};",
+                typed(f).render(),
+                typed(g).render()
+            )
+        } else {
+            self.features.insert("Option: if let Some(v)");
+            format!(
+                "let {name}: f64 = if let Some({inner}) = {o} {{ {} }} else {{ {} }};",
+                typed(f).render(),
+                typed(g).render()
+            )
+        };
+        let use_it = self.line(use_it);
+        self.bind_float(name, mf.max(mg));
+        vec![def, use_it]
+    }
+
+    /// `let mut v = Vec::new(); v.push(e1); v.push(e2); let t = v[0] * 0.5 + v[1];`
+    pub(super) fn push_stmt(&mut self) -> Vec<Stmt> {
+        let (v, name) = (self.fresh("v"), self.fresh("t"));
+        let (e1, m1) = self.bounded(2, READ_LIMIT);
+        let (e2, m2) = self.bounded(2, READ_LIMIT);
+        let stmts = vec![
+            self.line(format!("let mut {v}: Vec<f64> = Vec::new();")),
+            self.line(format!("{v}.push({});", typed(e1).render())),
+            self.line(format!("{v}.push({});", typed(e2).render())),
+            self.line(format!("let {name} = {v}[0] * 0.5 + {v}[1];")),
+        ];
+        self.bind_float(name, 0.5 * m1 + m2);
+        self.features.insert("Vec built by push");
+        stmts
+    }
+
+    /// `let t = { let v: Vec<f64> = xs.iter().map(|u| …).collect(); v[0] + v[LEN - 1] };`
+    pub(super) fn collect_stmt(&mut self) -> Vec<Stmt> {
+        let slices = self.slices(false);
+        let (xs, len, mag) = self.rng.pick(&slices).clone();
+        let (v, inner, name) = (self.fresh("v"), self.fresh("u"), self.fresh("t"));
+        // the items are references
+        let (f, mf) = self.expr_of(&inner, mag);
+        let s = self.line(format!(
+            "let {name}: f64 = {{ let {v}: Vec<f64> = {xs}.iter().map(|&{inner}| {}).collect(); \
+             {v}[0] + {v}[{}] }};",
+            typed(f).render(),
+            len - 1
+        ));
+        self.bind_float(name, 2.0 * mf);
+        self.features.insert("iter().map(..).collect() of a slice");
+        vec![s]
+    }
+
+    /// A sum over an iterator chain: reversed and skipped, zipped with itself shifted,
+    /// taken, or a sub-slice.
+    pub(super) fn chain_stmt(&mut self) -> Vec<Stmt> {
+        let slices = self.slices(false);
+        let (xs, len, mag) = self.rng.pick(&slices).clone();
+        let (inner, other, name) = (self.fresh("u"), self.fresh("w"), self.fresh("t"));
+        let (f, mf) = self.expr_of(&inner, mag);
+        let f = typed(f).render();
+        let (text, feature) = match self.rng.below(4) {
+            0 => (
+                format!("{xs}.iter().rev().skip(1).map(|&{inner}| {f}).sum()"),
+                "iterator chain: rev().skip(k)",
+            ),
+            1 => (
+                format!(
+                    "{xs}.iter().zip({xs}.iter().skip(1)).map(|(&{inner}, &{other})| {f} * (0.5 * {other})).sum()"
+                ),
+                "iterator chain: zip with skip(1)",
+            ),
+            2 => (
+                format!("{xs}.iter().take(2).map(|&{inner}| {f}).fold(0.0, |s, v| s * 0.5 + v)"),
+                "iterator chain: take(k), fold",
+            ),
+            _ => (
+                format!("{xs}[1..{len}].iter().map(|{inner}| {{ let {inner} = *{inner}; {f} }}).sum()"),
+                "iterator chain: sub-slice",
+            ),
+        };
+        let s = self.line(format!("let {name}: f64 = {text};"));
+        self.bind_float(name, len as f64 * mf * mag.max(1.0));
+        self.features.insert(feature);
+        vec![s]
     }
 }

@@ -1,0 +1,229 @@
+//! `Option` and `Result` around differentiable values: `Some(x)`/`Ok(x)`, `unwrap()`,
+//! `expect(..)`, `?`, `if let Some(v) = …` and `match` on `Some`/`None`/`Ok`/`Err`. The
+//! value carries the gradient and the other path none (the runtime's `Option<T>` and
+//! `Result<T, E>` have `T`'s tangent), so wrapping and unwrapping are primitives that pass
+//! the cotangent through, and the rest is written as `if`s on whether the value is there.
+
+use super::*;
+
+/// What an arm's or an `if let`'s pattern asks of an `Option`/`Result`.
+enum Shape<'p> {
+    /// `Some(p)` / `Ok(p)`: the value is there; `p` binds it.
+    Value(&'p syn::Pat),
+    /// `None` / `Err(p)`: it is not; `p` (of `Err`) binds the error.
+    Residual(Option<&'p syn::Pat>),
+    /// `_` or a plain name: anything.
+    Any,
+}
+
+fn shape(pat: &syn::Pat) -> Option<Shape<'_>> {
+    let variant = |path: &syn::Path| path.segments.last().map(|s| s.ident.to_string());
+    match pat {
+        syn::Pat::TupleStruct(t) if t.elems.len() == 1 => match variant(&t.path)?.as_str() {
+            "Some" | "Ok" => Some(Shape::Value(&t.elems[0])),
+            "Err" => Some(Shape::Residual(Some(&t.elems[0]))),
+            _ => None,
+        },
+        syn::Pat::Ident(i) if i.ident == "None" && i.subpat.is_none() => {
+            Some(Shape::Residual(None))
+        }
+        syn::Pat::Path(p) if variant(&p.path).as_deref() == Some("None") => {
+            Some(Shape::Residual(None))
+        }
+        syn::Pat::Wild(_) => Some(Shape::Any),
+        syn::Pat::Ident(i) if i.subpat.is_none() && i.by_ref.is_none() => Some(Shape::Any),
+        _ => None,
+    }
+}
+
+impl Lowering<'_> {
+    /// `Some(x)`, `Ok(x)` of a differentiable `x`; `Err(..)` (the error path carries no
+    /// gradient); the runtime's helpers of the forms below.
+    pub(super) fn option_call(&mut self, e: &syn::Expr, c: &syn::ExprCall) -> Option<Value> {
+        let syn::Expr::Path(func) = &*c.func else {
+            return None;
+        };
+        let segs = &func.path.segments;
+        let last = segs.last()?.ident.to_string();
+        if segs.iter().any(|s| s.ident == "__private") {
+            return match last.as_str() {
+                "is_residual" | "residual" => Some(self.verbatim(e)),
+                "try_value" if c.args.len() == 1 => {
+                    let x = self.operand_of(&c.args[0]);
+                    Some(self.prim(
+                        Prim::Method {
+                            rule: &rules::TRY_VALUE,
+                            method: syn::Ident::new("try_value", Span::call_site()),
+                            callee: Some(func.clone()),
+                        },
+                        vec![x],
+                        e.span(),
+                    ))
+                }
+                _ => None,
+            };
+        }
+        if func.qself.is_some() || segs.len() != 1 || self.lookup(&last).is_some() {
+            return None;
+        }
+        match last.as_str() {
+            "Err" => Some(self.verbatim(e)),
+            "Some" | "Ok" if c.args.len() == 1 && self.references_active(&c.args[0]) => {
+                let x = self.operand_of(&c.args[0]);
+                if self.operand_maybe_array(&x) {
+                    self.errors.push_spanned(&c.func, diag::OPTION_OF_ARRAY);
+                    return Some(Value::Inline(syn::parse_quote!(())));
+                }
+                Some(self.prim(
+                    Prim::Method {
+                        rule: &rules::WRAP,
+                        method: segs[0].ident.clone(),
+                        callee: Some(func.clone()),
+                    },
+                    vec![x],
+                    e.span(),
+                ))
+            }
+            _ => None,
+        }
+    }
+
+    /// `o.unwrap()`, `o.expect(message)` of an `Option`/`Result` of a differentiable value.
+    pub(super) fn option_method(
+        &mut self,
+        e: &syn::Expr,
+        m: &syn::ExprMethodCall,
+    ) -> Option<Value> {
+        let rule = match (m.method.to_string().as_str(), m.args.len()) {
+            ("unwrap", 0) => &rules::UNWRAP,
+            ("expect", 1) => &rules::EXPECT,
+            _ => return None,
+        };
+        if !self.references_active(&m.receiver) {
+            return None;
+        }
+        let recv = self.operand_of(&m.receiver);
+        if self.operand_maybe_array(&recv) {
+            return None;
+        }
+        let mut args = vec![recv];
+        for a in &m.args {
+            args.push(self.operand_of(a));
+        }
+        Some(self.prim(
+            Prim::Method {
+                rule,
+                method: m.method.clone(),
+                callee: None,
+            },
+            args,
+            e.span(),
+        ))
+    }
+
+    /// `o?` of a differentiable `Option`/`Result`: return early with `None` or the error,
+    /// else its value.
+    pub(super) fn try_expr(&mut self, t: &syn::ExprTry) -> Value {
+        let o = &t.expr;
+        let span = t.question_token.span;
+        let desugared: syn::Expr = syn::parse_quote_spanned! {span=>
+            {
+                let __autodiff_try = #o;
+                if ::autodiff::__private::ops::is_residual(&__autodiff_try) {
+                    return ::autodiff::__private::ops::residual(
+                        ::core::clone::Clone::clone(&__autodiff_try),
+                    );
+                }
+                ::autodiff::__private::ops::try_value(__autodiff_try)
+            }
+        };
+        self.expr(&desugared)
+    }
+
+    /// `if let Some(v) = o { … } else { … }` (and `Ok(v)`, `None`, `Err(e)`): on a
+    /// differentiable `o`, an `if` on whether its value is there; on anything else, the
+    /// `match` it means.
+    pub(super) fn if_let(&mut self, i: &syn::ExprIf, l: &syn::ExprLet) -> Value {
+        let (pat, scrutinee) = (&*l.pat, &*l.expr);
+        let then = &i.then_branch;
+        let els: syn::Expr = match &i.else_branch {
+            Some((_, e)) => (**e).clone(),
+            None => syn::parse_quote!({}),
+        };
+        if !self.references_active(scrutinee) {
+            let m: syn::Expr = syn::parse_quote_spanned! {i.if_token.span=>
+                match #scrutinee { #pat => #then, _ => #els }
+            };
+            return self.expr(&m);
+        }
+        let arms: Vec<syn::Arm> = vec![
+            syn::parse_quote!(#pat => #then),
+            syn::parse_quote!(_ => #els),
+        ];
+        match self.option_match(scrutinee, &arms) {
+            Some(v) => v,
+            None => self.unsupported(l, diag::IF_LET),
+        }
+    }
+
+    /// A `match` on a differentiable `Option`/`Result` whose arms are `Some(p)`/`Ok(p)`,
+    /// `None`/`Err(p)` and `_` (no guards): `None` when it is not one.
+    pub(super) fn option_match(
+        &mut self,
+        scrutinee: &syn::Expr,
+        arms: &[syn::Arm],
+    ) -> Option<Value> {
+        let shapes: Vec<Shape> = arms
+            .iter()
+            .map(|a| {
+                if a.guard.is_some() {
+                    None
+                } else {
+                    shape(&a.pat)
+                }
+            })
+            .collect::<Option<_>>()?;
+        if !shapes.iter().any(|s| !matches!(s, Shape::Any)) {
+            return None;
+        }
+        // the first arm for each case
+        let value_arm = shapes
+            .iter()
+            .position(|s| !matches!(s, Shape::Residual(_)))?;
+        let residual_arm = shapes.iter().position(|s| !matches!(s, Shape::Value(_)))?;
+        let body = |k: usize| {
+            let b = &arms[k].body;
+            let bind: Option<syn::Stmt> = match &shapes[k] {
+                Shape::Value(p) => Some(syn::parse_quote! {
+                    let #p = ::autodiff::__private::ops::try_value(__autodiff_option);
+                }),
+                Shape::Residual(Some(p)) => Some(syn::parse_quote! {
+                    let #p = match ::autodiff::stop_gradient(::core::clone::Clone::clone(&__autodiff_option)) {
+                        ::core::result::Result::Err(e) => e,
+                        _ => ::core::unreachable!(),
+                    };
+                }),
+                Shape::Residual(None) => None,
+                Shape::Any => match &arms[k].pat {
+                    syn::Pat::Ident(i) => {
+                        let name = &i.ident;
+                        Some(
+                            syn::parse_quote!(let #name = ::core::clone::Clone::clone(&__autodiff_option);),
+                        )
+                    }
+                    _ => None,
+                },
+            };
+            quote!({ #bind #b })
+        };
+        let (v, r) = (body(value_arm), body(residual_arm));
+        let span = scrutinee.span();
+        let desugared: syn::Expr = syn::parse_quote_spanned! {span=>
+            {
+                let __autodiff_option = #scrutinee;
+                if ::autodiff::__private::ops::is_residual(&__autodiff_option) #r else #v
+            }
+        };
+        Some(self.expr(&desugared))
+    }
+}

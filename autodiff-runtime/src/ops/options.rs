@@ -1,0 +1,135 @@
+//! `Option` and `Result` around differentiable values. The tangent of an `Option<T>` or a
+//! `Result<T, E>` is `T`'s (the value carries the gradient, `None` and the error path
+//! none), so wrapping (`Some(x)`, `Ok(x)`) and unwrapping (`unwrap`, `expect`, `?`) pass
+//! the cotangent through unchanged.
+
+/// `Some(x)` / `Ok(x)`: the cotangent of `x`.
+///
+/// ```
+/// assert_eq!(autodiff_runtime::ops::wrap_d0(&2.5_f64), 2.5);
+/// ```
+#[inline(always)]
+pub fn wrap_d0<T: Clone>(dy: &T) -> T {
+    dy.clone()
+}
+
+/// `o.unwrap()`: the cotangent of `o`.
+///
+/// ```
+/// assert_eq!(autodiff_runtime::ops::unwrap_d0(&2.5_f64), 2.5);
+/// ```
+#[inline(always)]
+pub fn unwrap_d0<T: Clone>(dy: &T) -> T {
+    dy.clone()
+}
+
+/// `o.expect(message)`: the cotangent of `o`.
+///
+/// ```
+/// assert_eq!(autodiff_runtime::ops::expect_d0(&2.5_f64), 2.5);
+/// ```
+#[inline(always)]
+pub fn expect_d0<T: Clone>(dy: &T) -> T {
+    dy.clone()
+}
+
+/// The value of `o?` once [`is_residual`] has said it is there.
+///
+/// ```
+/// assert_eq!(autodiff_runtime::ops::try_value(Some(1.5_f64)), 1.5);
+/// assert_eq!(autodiff_runtime::ops::try_value(Ok::<f64, String>(1.5)), 1.5);
+/// ```
+#[inline(always)]
+#[track_caller]
+pub fn try_value<O: Residual>(o: O) -> O::Value {
+    o.value()
+}
+
+/// `o?`'s value: the cotangent of `o`.
+///
+/// ```
+/// assert_eq!(autodiff_runtime::ops::try_value_d0(&2.5_f64), 2.5);
+/// ```
+#[inline(always)]
+pub fn try_value_d0<T: Clone>(dy: &T) -> T {
+    dy.clone()
+}
+
+/// Whether `o?` returns early (`None`, `Err(_)`).
+///
+/// ```
+/// assert!(autodiff_runtime::ops::is_residual(&None::<f64>));
+/// assert!(!autodiff_runtime::ops::is_residual(&Ok::<f64, ()>(1.0)));
+/// ```
+#[inline(always)]
+pub fn is_residual<O: Residual>(o: &O) -> bool {
+    o.is_residual()
+}
+
+/// What `o?` returns early: `None`, or `Err(From::from(e))`.
+///
+/// ```
+/// let r: Result<f32, String> = autodiff_runtime::ops::residual(Err::<f64, &str>("bad"));
+/// assert_eq!(r, Err("bad".to_string()));
+/// ```
+#[inline(always)]
+#[track_caller]
+pub fn residual<O: Residual<Out>, Out>(o: O) -> Out {
+    o.residual()
+}
+
+/// The `?` operator's two paths for `Option` and `Result` (std's `Try` is unstable).
+pub trait Residual<Out = Self> {
+    /// The value `?` gives.
+    type Value;
+    /// Whether `?` returns early.
+    fn is_residual(&self) -> bool;
+    /// The value (after [`Residual::is_residual`] said it is there).
+    fn value(self) -> Self::Value;
+    /// What `?` returns (after [`Residual::is_residual`] said it returns).
+    fn residual(self) -> Out;
+}
+
+impl<T, U> Residual<Option<U>> for Option<T> {
+    type Value = T;
+    #[inline(always)]
+    fn is_residual(&self) -> bool {
+        self.is_none()
+    }
+    #[inline(always)]
+    #[track_caller]
+    fn value(self) -> T {
+        match self {
+            Some(v) => v,
+            None => panic!("`?` read a value from `None`"),
+        }
+    }
+    #[inline(always)]
+    fn residual(self) -> Option<U> {
+        None
+    }
+}
+
+impl<T, E, U, F: From<E>> Residual<Result<U, F>> for Result<T, E> {
+    type Value = T;
+    #[inline(always)]
+    fn is_residual(&self) -> bool {
+        self.is_err()
+    }
+    #[inline(always)]
+    #[track_caller]
+    fn value(self) -> T {
+        match self {
+            Ok(v) => v,
+            Err(_) => panic!("`?` read a value from `Err`"),
+        }
+    }
+    #[inline(always)]
+    #[track_caller]
+    fn residual(self) -> Result<U, F> {
+        match self {
+            Ok(_) => panic!("`?` returned early from `Ok`"),
+            Err(e) => Err(F::from(e)),
+        }
+    }
+}

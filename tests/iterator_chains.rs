@@ -1,0 +1,238 @@
+//! Iterator chains over differentiable sequences, as published numeric code writes them:
+//! `x.iter().zip(x.iter().skip(1))`, sub-slices `x[1..n - 1].iter()`, `.rev()`, `.skip(k)`,
+//! `.take(k)`, `.enumerate()`, several `.map(…)`s before `.sum()`/`.product()`/`.fold(…)`,
+//! closures with typed parameters, and `[T; N]::map`. Each gradient is checked against
+//! central differences and, where short, a closed form.
+
+use autodiff::check::{assert_gradient_close, finite_difference};
+use autodiff::num_traits::FromPrimitive;
+use autodiff::prelude::*;
+use std::iter::Sum;
+
+/// Rosenbrock as optimisation test suites write it.
+#[differentiable]
+fn rosenbrock_ab<T: Float + FromPrimitive + Sum>(param: &[T], a: T, b: T) -> T {
+    param
+        .iter()
+        .zip(param.iter().skip(1))
+        .map(|(&xi, &xi1)| (a - xi).powi(2) + b * (xi1 - xi.powi(2)).powi(2))
+        .sum()
+}
+
+/// Levy's function: a local closure, a sub-slice, two maps with a typed parameter.
+#[differentiable]
+fn levy<T: Float + FromPrimitive + Sum>(param: &[T]) -> T {
+    let plen = param.len();
+    let n1 = T::from_f64(1.0).unwrap();
+    let n4 = T::from_f64(4.0).unwrap();
+    let n10 = T::from_f64(10.0).unwrap();
+    let pi = T::from_f64(std::f64::consts::PI).unwrap();
+    let w = |x: T| n1 + (x - n1) / n4;
+    (pi * w(param[0])).sin().powi(2)
+        + param[1..(plen - 1)]
+            .iter()
+            .map(|x| w(*x))
+            .map(|wi: T| (wi - n1).powi(2) * (n1 + n10 * (pi * wi + n1).sin().powi(2)))
+            .sum()
+        + (w(param[plen - 1]) - n1).powi(2)
+}
+
+/// Horner's rule from the highest coefficient (the last): `.rev().fold(…)`.
+#[differentiable]
+fn horner(x: f64, coeff: &[f64]) -> f64 {
+    coeff.iter().rev().fold(0_f64, |acc, c| acc * x + c)
+}
+
+/// Adapters in sequence, then `enumerate`.
+#[differentiable]
+fn weighted_tail(x: &[f64]) -> f64 {
+    x.iter()
+        .rev()
+        .skip(1)
+        .take(2)
+        .enumerate()
+        .map(|(k, v)| (k as f64 + 1.0) * v * v)
+        .sum()
+}
+
+/// A product over a sub-slice from a computed start.
+#[differentiable]
+fn tail_product(x: &[f64], from: usize) -> f64 {
+    x[from..].iter().map(|v| 1.0 + v * v).product()
+}
+
+/// `[T; N]::map` destructured, as in test functions of two variables.
+#[differentiable]
+fn shifted_pair<T: Float + FromPrimitive>(param: &[T; 2]) -> T {
+    let n2 = T::from_f64(2.0).unwrap();
+    let n4 = T::from_f64(4.0).unwrap();
+    let [x1, x2] = param.map(|x| n4 * x - n2);
+    x1 * x2.sin()
+}
+
+fn fd(f: impl Fn(&[f64]) -> f64, at: &[f64]) -> Vec<f64> {
+    finite_difference(f, at)
+}
+
+#[test]
+fn zip_with_skip() {
+    let p = [0.3, -0.7, 1.1, 0.4];
+    let (a, b) = (1.0, 100.0);
+    let (g, ga, gb) = gradients_function!(rosenbrock_ab::<f64>)(&p, a, b);
+    let mut hand = vec![0.0; p.len()];
+    let (mut ha, mut hb) = (0.0, 0.0);
+    for i in 0..p.len() - 1 {
+        let r = p[i + 1] - p[i] * p[i];
+        hand[i] += -2.0 * (a - p[i]) - 4.0 * b * r * p[i];
+        hand[i + 1] += 2.0 * b * r;
+        ha += 2.0 * (a - p[i]);
+        hb += r * r;
+    }
+    assert_gradient_close(&g, &hand, 1e-12);
+    assert_gradient_close(&[ga, gb], &[ha, hb], 1e-12);
+    assert_gradient_close(&g, &fd(|q| rosenbrock_ab(q, a, b), &p), 1e-7);
+    // f32, and forward mode
+    let g32 = gradients_function!(rosenbrock_ab::<f32>, params = ["param"])(
+        &[0.3_f32, -0.7, 1.1, 0.4],
+        1.0,
+        100.0,
+    );
+    for (x, y) in g32.iter().zip(&hand) {
+        assert!(
+            (*x as f64 - y).abs() < 1e-3 * y.abs().max(1.0),
+            "{g32:?} vs {hand:?}"
+        );
+    }
+    let v = [1.0, 0.5, -0.25, 2.0];
+    let (_, dy) = jvp!(rosenbrock_ab::<f64>, params = ["param"])(&p, a, b, &v);
+    let along: f64 = hand.iter().zip(&v).map(|(g, v)| g * v).sum();
+    assert_gradient_close(&[dy], &[along], 1e-12);
+}
+
+#[test]
+fn sub_slices_closures_and_chained_maps() {
+    for p in [[0.3, -0.7, 1.1, 0.4], [1.5, 0.2, -2.0, 0.9]] {
+        let g = gradients_function!(levy::<f64>)(&p);
+        assert_gradient_close(&g, &fd(levy, &p), 1e-7);
+    }
+}
+
+#[test]
+fn rev_fold_and_adapters_in_sequence() {
+    let c = [0.3, -0.7, 1.1, 0.4];
+    let x = 0.7;
+    let (gx, gc) = gradients_function!(horner)(x, &c);
+    // Σ c_k x^k: the reversed fold starts from the highest coefficient, c[n - 1]
+    let n = c.len();
+    let hand_x: f64 = (1..n).map(|k| c[k] * k as f64 * x.powi(k as i32 - 1)).sum();
+    let hand_c: Vec<f64> = (0..n).map(|k| x.powi(k as i32)).collect();
+    assert_gradient_close(&[gx], &[hand_x], 1e-13);
+    assert_gradient_close(&gc, &hand_c, 1e-13);
+
+    // reversed, skip the last, take two: 1·x[2]² + 2·x[1]²
+    let g = gradients_function!(weighted_tail)(&c);
+    assert_gradient_close(&g, &[0.0, 4.0 * c[1], 2.0 * c[2], 0.0], 1e-13);
+    let g = gradients_function!(tail_product, params = ["x"])(&c, 1);
+    assert_gradient_close(&g, &fd(|q| tail_product(q, 1), &c), 1e-7);
+    assert_eq!(g[0], 0.0);
+}
+
+#[test]
+fn array_map_destructured() {
+    let p = [0.3, 0.6];
+    let g = gradients_function!(shifted_pair::<f64>)(&p);
+    let (x1, x2) = (4.0 * p[0] - 2.0, 4.0 * p[1] - 2.0);
+    assert_gradient_close(&g, &[4.0 * x2.sin(), 4.0 * x1 * x2.cos()], 1e-13);
+}
+
+// ---- windows, chunks, split_at: sub-slices of a differentiable sequence -------------------
+
+#[differentiable]
+fn total_variation(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for w in x.windows(2) {
+        s += (w[1] - w[0]).powi(2);
+    }
+    s
+}
+
+#[differentiable]
+fn chunked(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for c in x.chunks(2) {
+        s += c[0] * c[c.len() - 1];
+    }
+    s + x.windows(3).map(|w| w[0] * w[2]).sum::<f64>()
+}
+
+#[differentiable]
+fn dot2(a: &[f64], b: &[f64]) -> f64 {
+    a[0] * b[0] + a[1] * b[1]
+}
+
+/// Each exact chunk handed to a helper (twice: the same sub-slice lent twice).
+#[differentiable]
+fn chunk_norms(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for c in x.chunks_exact(2) {
+        s += dot2(c, c);
+    }
+    s
+}
+
+#[differentiable]
+fn halves(x: &[f64], k: usize) -> f64 {
+    let (a, b) = x.split_at(k);
+    dot2(a, b) + a[0] * 3.0
+}
+
+#[test]
+fn windows_chunks_and_split_at() {
+    let p = [0.3, -0.7, 1.1, 0.4, 0.9];
+    let n = p.len();
+    // Σ (x[i+1] − x[i])²
+    let mut hand = vec![0.0; n];
+    for i in 0..n - 1 {
+        let d = p[i + 1] - p[i];
+        hand[i] -= 2.0 * d;
+        hand[i + 1] += 2.0 * d;
+    }
+    assert_gradient_close(&gradients_function!(total_variation)(&p), &hand, 1e-13);
+    assert_gradient_close(&gradients_function!(chunked)(&p), &fd(chunked, &p), 1e-7);
+    // Σ over the two exact chunks of |c|²: 2x, the odd last element untouched
+    let g = gradients_function!(chunk_norms)(&p);
+    assert_gradient_close(&g, &[0.6, -1.4, 2.2, 0.8, 0.0], 1e-13);
+    let g = gradients_function!(halves, params = ["x"])(&p, 2);
+    assert_gradient_close(&g, &[p[2] + 3.0, p[3], p[0], p[1], 0.0], 1e-13);
+    let (_, dy) = jvp!(total_variation)(&p, &[1.0, 0.0, 0.0, 0.0, 0.0]);
+    assert_gradient_close(&[dy], &[hand[0]], 1e-13);
+}
+
+// ---- paths of functions as the closures of maps and folds ---------------------------------
+
+#[differentiable]
+fn square(v: f64) -> f64 {
+    v * v
+}
+
+/// The largest element, as `fold(f64::NEG_INFINITY, f64::max)`, plus `Σ sin` and `Σ v²`
+/// through paths.
+#[differentiable]
+fn by_paths(x: &[f64]) -> f64 {
+    let largest = x.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    largest
+        + x.iter().copied().map(f64::sin).sum::<f64>()
+        + x.iter().copied().map(square).sum::<f64>()
+}
+
+#[test]
+fn function_paths_as_closures() {
+    let p = [0.3, -0.7, 1.1, 0.4];
+    let g = gradients_function!(by_paths)(&p);
+    let hand: Vec<f64> = p
+        .iter()
+        .enumerate()
+        .map(|(i, v)| if i == 2 { 1.0 } else { 0.0 } + v.cos() + 2.0 * v)
+        .collect();
+    assert_gradient_close(&g, &hand, 1e-13);
+}

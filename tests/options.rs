@@ -1,0 +1,189 @@
+//! `Option` and `Result` around differentiable values: functions returning them (`Some`,
+//! `None`, `Ok`, `Err`, early `return`), and callers using `unwrap`, `expect`, `?`,
+//! `if let` and `match`. The value carries the gradient, the other path none. Each
+//! gradient is checked against central differences and a closed form, in every mode.
+#![allow(clippy::question_mark)]
+
+use autodiff::check::{assert_gradient_close, finite_difference};
+use autodiff::prelude::*;
+
+/// As statistics libraries write it: `None` outside the domain.
+#[differentiable]
+fn checked_logit(p: f64) -> Option<f64> {
+    if (0.0..=1.0).contains(&p) {
+        Some((p / (1.0 - p)).ln())
+    } else {
+        None
+    }
+}
+
+#[differentiable]
+fn logit(p: f64) -> f64 {
+    checked_logit(p).unwrap()
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum DomainError {
+    Negative,
+}
+
+#[differentiable]
+fn safe_sqrt(x: f64) -> Result<f64, DomainError> {
+    if x < 0.0 {
+        return Err(DomainError::Negative);
+    }
+    Ok(x.sqrt())
+}
+
+/// `?` on each step.
+#[differentiable]
+fn chained(x: f64, y: f64) -> Result<f64, DomainError> {
+    let a = safe_sqrt(x)?;
+    let b = safe_sqrt(y * x)?;
+    Ok(a * b + y)
+}
+
+/// `match` on a `Result`, `if let` on an `Option`, `expect`.
+#[differentiable]
+fn with_fallbacks(x: f64) -> f64 {
+    let r = match safe_sqrt(x) {
+        Ok(v) => v * 2.0,
+        Err(_) => 0.0,
+    };
+    let l = if let Some(l) = checked_logit(x) {
+        l
+    } else {
+        -1.0
+    };
+    r + l + safe_sqrt(x * x).expect("a square is not negative")
+}
+
+/// `?` on an `Option` in generic code.
+#[differentiable]
+fn ratio<T: Float>(a: T, b: T) -> Option<T> {
+    if b == T::zero() {
+        return None;
+    }
+    Some(a / b)
+}
+
+#[differentiable]
+fn ratio_sum<T: Float>(a: T, b: T) -> Option<T> {
+    let r = ratio(a, b)?;
+    let s = ratio(b, a)?;
+    Some(r + s)
+}
+
+fn fd(f: impl Fn(&[f64]) -> f64, at: &[f64]) -> Vec<f64> {
+    finite_difference(f, at)
+}
+
+#[test]
+fn unwrap_of_an_option_returning_function() {
+    for p in [0.2, 0.5, 0.9] {
+        let g = gradients_function!(logit)(p);
+        // d/dp ln(p / (1 − p)) = 1 / (p (1 − p))
+        assert_gradient_close(&[g], &[1.0 / (p * (1.0 - p))], 1e-13);
+        assert_gradient_close(&[g], &fd(|v| logit(v[0]), &[p]), 1e-7);
+        let (y, dy) = jvp!(logit)(p, 1.0);
+        assert_eq!(y, logit(p));
+        assert_gradient_close(&[dy], &[g], 1e-13);
+    }
+    // the Option itself, through vjp! and jvp!
+    let (value, pullback) = vjp!(checked_logit)(0.25);
+    assert_eq!(value, checked_logit(0.25));
+    assert_gradient_close(&[pullback(2.0)], &[2.0 / (0.25 * 0.75)], 1e-13);
+    let (value, tangent) = jvp!(checked_logit)(0.25, 1.0);
+    assert_eq!(value, checked_logit(0.25));
+    assert_gradient_close(&[tangent], &[1.0 / (0.25 * 0.75)], 1e-13);
+    // outside the domain: None, and no gradient
+    let (value, pullback) = vjp!(checked_logit)(1.5);
+    assert_eq!(value, None);
+    assert_eq!(pullback(1.0), 0.0);
+}
+
+#[test]
+#[should_panic(expected = "called `Option::unwrap()` on a `None` value")]
+fn unwrap_of_none_panics_as_written() {
+    let _ = gradients_function!(logit)(1.5);
+}
+
+#[test]
+fn question_mark_on_results() {
+    let (x, y) = (0.5, 2.0);
+    let (value, pullback) = vjp!(chained)(x, y);
+    assert_eq!(value, chained(x, y));
+    let (gx, gy) = pullback(1.0);
+    // √x · √(xy) + y = x √y + y
+    assert_gradient_close(&[gx, gy], &[y.sqrt(), x / (2.0 * y.sqrt()) + 1.0], 1e-13);
+    let f = |v: &[f64]| chained(v[0], v[1]).unwrap();
+    assert_gradient_close(&[gx, gy], &fd(f, &[x, y]), 1e-7);
+    // the early return: the error, no gradient
+    let (value, pullback) = vjp!(chained)(-1.0, 2.0);
+    assert_eq!(value, Err(DomainError::Negative));
+    assert_eq!(pullback(1.0), (0.0, 0.0));
+    let (value, pullback) = vjp!(chained)(0.5, -2.0);
+    assert_eq!(value, Err(DomainError::Negative));
+    assert_eq!(pullback(1.0), (0.0, 0.0));
+}
+
+#[test]
+fn match_if_let_and_expect() {
+    for x in [0.3, 0.7] {
+        let g = gradients_function!(with_fallbacks)(x);
+        let hand = 1.0 / x.sqrt() + 1.0 / (x * (1.0 - x)) + 1.0;
+        assert_gradient_close(&[g], &[hand], 1e-12);
+        assert_gradient_close(&[g], &fd(|v| with_fallbacks(v[0]), &[x]), 1e-7);
+    }
+    // outside both domains only the last term is left: |x|
+    let g = gradients_function!(with_fallbacks)(-0.4);
+    assert_gradient_close(&[g], &[-1.0], 1e-13);
+    // the implicit mode
+    let w = Variable::new(0.3);
+    let f = differentiable_closure!(|s: f64| with_fallbacks(w * s));
+    let grads = implicit_gradients(f)(1.0);
+    let hand = gradients_function!(with_fallbacks)(0.3);
+    assert_gradient_close(&[grads.get(&w).expect("w was read")], &[hand], 1e-13);
+}
+
+#[test]
+fn question_mark_on_options_in_generic_code() {
+    let (a, b) = (1.5, 0.5);
+    let (value, pullback) = vjp!(ratio_sum::<f64>)(a, b);
+    assert_eq!(value, Some(a / b + b / a));
+    let (ga, gb) = pullback(1.0);
+    assert_gradient_close(
+        &[ga, gb],
+        &[1.0 / b - b / (a * a), -a / (b * b) + 1.0 / a],
+        1e-13,
+    );
+    let (value, pullback) = vjp!(ratio_sum::<f32>)(1.0, 0.0);
+    assert_eq!(value, None);
+    assert_eq!(pullback(1.0), (0.0, 0.0));
+}
+
+/// An `Option` local written with its type, from an `if`, then matched and `if let`-ed.
+#[differentiable]
+fn typed_option_local(a: f64, b: f64) -> f64 {
+    let o: Option<f64> = if a > 0.0 { Some(a * b) } else { None };
+    let t: f64 = match o {
+        Some(u) => u.sin(),
+        None => b,
+    };
+    let s: f64 = if let Some(u) = o { u * t } else { 0.0 };
+    t + s
+}
+
+#[test]
+fn typed_option_locals() {
+    for (a, b) in [(0.5, 1.5), (-0.5, 1.5)] {
+        let (ga, gb) = gradients_function!(typed_option_local)(a, b);
+        let numeric = fd(|p| typed_option_local(p[0], p[1]), &[a, b]);
+        assert_gradient_close(&[ga, gb], &numeric, 1e-7);
+    }
+    // a < 0: only t = b remains
+    assert_eq!(
+        gradients_function!(typed_option_local)(-0.5, 1.5),
+        (0.0, 1.0)
+    );
+}
