@@ -17,9 +17,13 @@
 mod check;
 mod compile;
 mod extract;
+mod imports;
+mod parse;
 mod pinned;
 mod report;
+mod resolve;
 mod scaffold;
+mod signature;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

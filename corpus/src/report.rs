@@ -291,7 +291,9 @@ pub fn markdown(rows: &[Row], skipped: &[Skipped], meta: &Meta) -> String {
         "Every free function, inherent method and trait-impl method of the crates below whose parameters and \
 result are floats (or float `Vec`s, slices, arrays and tuples of these; integer, `bool` and plain-struct \
 parameters are constants) is copied from cargo's registry cache into a scratch crate with `#[differentiable]` \
-added and nothing else changed (helpers of its module annotated too), built against this repository, and \
+added and nothing else changed (helpers of its module annotated too; the functions, constants and statics it \
+reaches in other modules of the crate are copied along in the same module layout, functions with float parameters \
+annotated, and only `use` declarations are pointed at the copies), built against this repository, and \
 checked: its value against the published function (or a plain copy when the original is private), its \
 gradient (`gradients_function!`, or `vjp!` for non-scalar results) against central finite differences at \
 random points where two step sizes agree. Functions whose plain copy does not build outside their crate are \
