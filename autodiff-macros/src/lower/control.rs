@@ -1016,7 +1016,17 @@ pub(super) fn collect_pattern_idents(pat: &syn::Pat, out: &mut Vec<syn::Ident>) 
     struct Names<'b>(&'b mut Vec<syn::Ident>);
     impl syn::visit::Visit<'_> for Names<'_> {
         fn visit_pat_ident(&mut self, p: &syn::PatIdent) {
-            self.0.push(p.ident.clone());
+            // (a name starting with a capital, `None`, `MAX`, is a unit variant or a
+            // constant, as rustc reads it in a pattern, not a binding)
+            let constant = p.subpat.is_none()
+                && p.by_ref.is_none()
+                && p.mutability.is_none()
+                && p.ident
+                    .to_string()
+                    .starts_with(|c: char| c.is_ascii_uppercase());
+            if !constant {
+                self.0.push(p.ident.clone());
+            }
             syn::visit::visit_pat_ident(self, p);
         }
     }

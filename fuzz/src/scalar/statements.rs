@@ -224,7 +224,7 @@ impl FnGen<'_> {
             if self.slices(false).is_empty() {
                 0.0
             } else {
-                0.4
+                1.2
             }, // 20 iterator chain
         ];
         match self.rng.weighted(&weights) {
