@@ -135,3 +135,40 @@ fn a_branch_that_panics() {
     assert_gradient_close(&[gp], &numeric, 1e-7);
     assert_close(gradients_function!(checked_sqrt)(4.0), 0.25);
 }
+
+/// A conversion to `f64` inside code generic over `T: Into<f64>` and back through
+/// `T::from_f64` (as optimisation test suites write Rastrigin's terms, index loop and all).
+#[allow(clippy::needless_range_loop)]
+#[differentiable]
+fn rastrigin_terms<T: Float + FromPrimitive + Into<f64>>(param: &[T], a: T) -> T {
+    let npi2 = T::from_f64(2.0 * std::f64::consts::PI).unwrap();
+    let mut s = T::zero();
+    for i in 0..param.len() {
+        s = s + param[i] * param[i] - a * T::from_f64(f64::cos((npi2 * param[i]).into())).unwrap();
+    }
+    s
+}
+
+/// `T::from(x)` of a value of the same type, under forward over reverse.
+#[differentiable]
+fn cast_in_the_middle<T: Float>(x: T) -> T {
+    let y = T::from(x * x).unwrap();
+    y * x.sin()
+}
+
+#[test]
+fn conversions_through_f64_in_generic_code() {
+    let p = [0.3, -0.7];
+    let a = 10.0;
+    let (g, ga) = gradients_function!(rastrigin_terms::<f64>)(&p, a);
+    let w = 2.0 * std::f64::consts::PI;
+    let hand: Vec<f64> = p.iter().map(|x| 2.0 * x + a * w * (w * x).sin()).collect();
+    assert_gradient_close(&g, &hand, 1e-12);
+    let hand_a: f64 = p.iter().map(|x| -(w * x).cos()).sum();
+    assert_gradient_close(&[ga], &[hand_a], 1e-12);
+    // d²/dx² of x² sin x = 2 sin x + 4x cos x − x² sin x
+    let x = 0.8_f64;
+    let h = hessian!(cast_in_the_middle)(x);
+    let hand = 2.0 * x.sin() + 4.0 * x * x.cos() - x * x * x.sin();
+    assert_gradient_close(&[h], &[hand], 1e-12);
+}

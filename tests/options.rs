@@ -187,3 +187,40 @@ fn typed_option_locals() {
         (0.0, 1.0)
     );
 }
+
+#[derive(Debug, Clone, PartialEq)]
+enum BetaError {
+    A,
+    B,
+}
+
+/// A `Result` chosen by an `if`/`else if` chain, then unwrapped by the caller.
+#[differentiable]
+fn checked_ln_b(a: f64, b: f64) -> Result<f64, BetaError> {
+    if a <= 0.0 {
+        Err(BetaError::A)
+    } else if b <= 0.0 {
+        Err(BetaError::B)
+    } else {
+        Ok(a.ln() * b + (a + b).ln())
+    }
+}
+
+#[differentiable]
+fn ln_b(a: f64, b: f64) -> f64 {
+    checked_ln_b(a, b).unwrap()
+}
+
+#[test]
+fn results_chosen_by_branches() {
+    let (a, b) = (1.5, 2.5);
+    let (ga, gb) = gradients_function!(ln_b)(a, b);
+    assert_gradient_close(
+        &[ga, gb],
+        &[b / a + 1.0 / (a + b), a.ln() + 1.0 / (a + b)],
+        1e-14,
+    );
+    let (value, pullback) = vjp!(checked_ln_b)(-1.0, 2.0);
+    assert_eq!(value, Err(BetaError::A));
+    assert_eq!(pullback(1.0), (0.0, 0.0));
+}

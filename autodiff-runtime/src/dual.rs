@@ -371,6 +371,15 @@ impl<T: Real> Real for Dual<T> {
     fn is_strong_zero(&self) -> bool {
         self.value.is_strong_zero() && self.tangent.is_strong_zero()
     }
+    fn tangent_f64(&self) -> f64 {
+        self.tangent.to_f64_lossless()
+    }
+    fn from_parts(value: f64, tangent: f64) -> Self {
+        Dual {
+            value: T::from_f64_rounded(value),
+            tangent: T::from_f64_rounded(tangent),
+        }
+    }
 }
 
 impl<T: Real> num_traits::FromPrimitive for Dual<T> {

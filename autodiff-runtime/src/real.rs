@@ -43,6 +43,20 @@ pub trait Real:
     fn is_strong_zero(&self) -> bool {
         *self == Self::zero()
     }
+    /// The tangent a dual number carries, as `f64` (zero for a float): what a cast keeps.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn tangent_f64(&self) -> f64 {
+        0.0
+    }
+    /// A value from an `f64` value and tangent (the tangent dropped by a float): a cast's
+    /// result.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn from_parts(value: f64, tangent: f64) -> Self {
+        let _ = tangent;
+        Self::from_f64_rounded(value)
+    }
 }
 
 impl Real for f32 {

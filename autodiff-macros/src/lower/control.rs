@@ -232,6 +232,7 @@ impl Lowering<'_> {
             });
         let whole = syn::Expr::If(i.clone());
         let result = has_value.then(|| self.result_slot(value_shape(&whole), node_key(i)));
+        self.start_results_as_ok(result.as_ref(), &whole);
         let then = self.nested(false, |l| {
             let v = l.block_contents(&i.then_branch.stmts, false);
             if let Some(slot) = result.as_ref().filter(|_| !then_diverges) {
@@ -256,6 +257,25 @@ impl Lowering<'_> {
     /// The cells a branching expression's value goes to: one, or one per component when
     /// its arms are tuples (`let (r, b) = if … { (…) } else { (…) };`). The component
     /// cells are keyed from the expression's key and their position.
+    /// A branch whose value is a `Result` (an arm ends in `Ok(…)` or `Err(…)`): its cell
+    /// starts as `Ok(default)` (a `Result` has no `Default`), overwritten by every arm.
+    fn start_results_as_ok(&mut self, slot: Option<&Slot>, whole: &syn::Expr) {
+        let Some(Slot::Cell(c)) = slot else {
+            return;
+        };
+        let mut tails = Vec::new();
+        branch_tails(whole, &mut tails);
+        let result = tails.iter().any(|t| {
+            matches!(t, syn::Expr::Call(c) if matches!(&*c.func, syn::Expr::Path(p)
+                if p.path.get_ident().is_some_and(|i| i == "Ok" || i == "Err")))
+        });
+        if result {
+            self.cells[c.0].init = Some(quote!(::core::result::Result::Ok(
+                ::core::default::Default::default()
+            )));
+        }
+    }
+
     pub(super) fn result_slot(&mut self, shape: Shape, key: usize) -> Slot {
         match shape {
             Shape::Leaf => Slot::Cell(self.new_cell(None, key)),
@@ -326,6 +346,7 @@ impl Lowering<'_> {
             && !m.arms.iter().all(|a| expr_diverges(&a.body));
         let whole = syn::Expr::Match(m.clone());
         let result = has_value.then(|| self.result_slot(value_shape(&whole), node_key(m)));
+        self.start_results_as_ok(result.as_ref(), &whole);
         self.match_arms(&m.arms, &s, result.as_ref());
         match result {
             Some(slot) => self.read_slot(&slot, m.span()),
@@ -1134,4 +1155,26 @@ pub(super) fn type_shape(ty: &syn::Type) -> Shape {
 fn component_key(key: usize, k: usize) -> usize {
     const BASE: usize = 1 << (usize::BITS - 4);
     BASE | (key.wrapping_mul(31).wrapping_add(k + 1) & (BASE / 2 - 1))
+}
+
+/// The expressions an `if`/`match`/block evaluates to, through nested branches.
+fn branch_tails<'e>(e: &'e syn::Expr, out: &mut Vec<&'e syn::Expr>) {
+    match e {
+        syn::Expr::If(i) => {
+            block_tail(&i.then_branch, out);
+            if let Some((_, els)) = &i.else_branch {
+                branch_tails(els, out);
+            }
+        }
+        syn::Expr::Match(m) => m.arms.iter().for_each(|a| branch_tails(&a.body, out)),
+        syn::Expr::Block(b) => block_tail(&b.block, out),
+        syn::Expr::Paren(p) => branch_tails(&p.expr, out),
+        other => out.push(other),
+    }
+}
+
+fn block_tail<'e>(b: &'e syn::Block, out: &mut Vec<&'e syn::Expr>) {
+    if let Some(syn::Stmt::Expr(e, None)) = b.stmts.last() {
+        branch_tails(e, out);
+    }
 }

@@ -148,10 +148,22 @@ pub fn cast_d0<A: Real, B: Real>(dy: &B) -> A {
 /// assert_eq!(z, 0.25);
 /// ```
 #[inline(always)]
-pub fn cast_to<T: Real, A: num_traits::ToPrimitive>(a: A) -> T {
-    match a.to_f64() {
-        Some(v) => T::from_f64_rounded(v),
-        None => T::nan(),
+pub fn cast_to<T: Real, A: CastSource>(a: A) -> T {
+    let (value, tangent) = a.cast_parts();
+    T::from_parts(value, tangent)
+}
+
+/// A value a float cast converts: a float (with the tangent a dual number carries, so
+/// second-order derivatives go through casts) or an integer.
+pub trait CastSource {
+    /// The value and its tangent, as `f64`s.
+    fn cast_parts(&self) -> (f64, f64);
+}
+
+impl<T: Real> CastSource for T {
+    #[inline(always)]
+    fn cast_parts(&self) -> (f64, f64) {
+        (self.to_f64_lossless(), self.tangent_f64())
     }
 }
 
@@ -313,7 +325,7 @@ pub fn reset_d0<T: crate::tangent::Reset>(dv: &mut T) {
 /// ```
 #[inline(always)]
 pub fn cast_accumulate<A: CastTarget, B: Real>(da: &mut A, dy: &B) {
-    da.add_cast(dy.to_f64_lossless());
+    da.add_cast(dy.to_f64_lossless(), dy.tangent_f64());
 }
 
 /// The arithmetic rules for a scalar type: the derivatives for floats, zero for
@@ -383,28 +395,29 @@ macro_rules! integer_arith {
 
         impl CastTarget for $t {
             #[inline(always)]
-            fn add_cast(&mut self, _: f64) {}
+            fn add_cast(&mut self, _: f64, _: f64) {}
+        }
+
+        impl CastSource for $t {
+            #[inline(always)]
+            fn cast_parts(&self) -> (f64, f64) {
+                (*self as f64, 0.0)
+            }
         }
     )*};
 }
 integer_arith!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize);
 
-/// A type a float cast's cotangent flows back to: floats add it, integers drop it.
+/// A type a float cast's cotangent flows back to: floats add it (a dual number its
+/// tangent too), integers drop it.
 pub trait CastTarget {
-    /// `self += dy`, converted.
-    fn add_cast(&mut self, dy: f64);
+    /// `self += dy`, converted, with `dy`'s tangent.
+    fn add_cast(&mut self, dy: f64, tangent: f64);
 }
 
-impl CastTarget for f32 {
+impl<T: Real> CastTarget for T {
     #[inline(always)]
-    fn add_cast(&mut self, dy: f64) {
-        *self += dy as f32;
-    }
-}
-
-impl CastTarget for f64 {
-    #[inline(always)]
-    fn add_cast(&mut self, dy: f64) {
-        *self += dy;
+    fn add_cast(&mut self, dy: f64, tangent: f64) {
+        *self = *self + T::from_parts(dy, tangent);
     }
 }
