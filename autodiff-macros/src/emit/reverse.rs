@@ -122,11 +122,7 @@ impl Emitter<'_> {
             }
             for v in needed.iter().filter(|v| self.recomputed.contains(*v)) {
                 let id = v.ident();
-                let value = rhs_tokens(
-                    self.defs[v],
-                    Span::call_site(),
-                    self.body.vars[v.0].maybe_array,
-                );
+                let value = self.recompute_tokens(*v);
                 restores.extend(quote!(let #id = #value;));
             }
             prefix = quote!(#restores #prefix);
@@ -137,7 +133,12 @@ impl Emitter<'_> {
     pub(crate) fn rev_stmt(&mut self, out: &mut TokenStream, stmt: &Stmt) {
         let rt = rt();
         match stmt {
-            Stmt::Effect(_) => {}
+            Stmt::Effect(ts) => {
+                // an integer counter's increment, undone (see `counters`)
+                if let Some(undo) = self.counter_undo.get(&ts.to_string()) {
+                    out.extend(undo.clone());
+                }
+            }
             Stmt::Let { dst, rhs, .. } => {
                 // a call writing a differentiable buffer runs its reverse even when its
                 // result's adjoint is zero: the buffer's adjoint goes through it
@@ -314,7 +315,7 @@ impl Emitter<'_> {
                             );
                         }
                     }
-                    Rhs::Call { func, args } => {
+                    Rhs::Call { args, .. } => {
                         let g = self.fresh("__g");
                         // The callee adds the gradients of its slice parameters into the
                         // adjoints handed to it (sinks), and returns the others.
@@ -357,21 +358,32 @@ impl Emitter<'_> {
                                 None => quote!(#rt::shadow::no_sink()),
                             });
                         }
-                        let form = "vjp_into";
-                        // (never for a call writing a buffer: running it again writes it again)
-                        if self.borrows_owned(args) && !writes {
+                        if self.borrows_owned(args) {
                             // The callee's pullback would borrow values the pullback closure
-                            // owns: its reverse runs the callee's vjp again, here.
-                            let a: Vec<TokenStream> =
-                                args.iter().map(|a| self.operand(a)).collect();
-                            let vjp =
-                                crate::companions::call(func, Some(form), &a, Span::call_site());
-                            out.extend(quote! {
-                                let #g = {
-                                    let (_, __pb) = #vjp;
-                                    __pb(#dy, #(#sinks),*)
-                                };
-                            });
+                            // owns: it comes from the callee's `__vjp_reborrow`, which keeps
+                            // no borrow of them, and is handed them again here.
+                            if self.rehand.is_some() && args.iter().any(|a| a.lent_cell().is_some()) {
+                                // (a callee writing a buffer may not have such a pullback)
+                                self.rehand_unsafe = true;
+                            }
+                            let again: Vec<TokenStream> = args
+                                .iter()
+                                .map(|a| match a {
+                                    Operand::MutRef { .. } => quote!(#rt::again::Skip),
+                                    Operand::Var(v) if self.body.vars[v.0].maybe_array => {
+                                        let t = self.operand(a);
+                                        quote!(#rt::again::again(::core::clone::Clone::clone(&#t)))
+                                    }
+                                    _ => {
+                                        let t = self.operand(a);
+                                        quote!(#rt::again::again(#t))
+                                    }
+                                })
+                                .collect();
+                            self.used_pullbacks.insert(*dst);
+                            self.rehanded.insert(*dst);
+                            let pb = dst.pullback();
+                            out.extend(quote!(let #g = #pb(#dy, #(#sinks,)* #(#again),*);));
                         } else {
                             self.used_pullbacks.insert(*dst);
                             let pb = dst.pullback();
@@ -431,7 +443,10 @@ impl Emitter<'_> {
                 out.extend(quote!(if #c { #then } else { #els }));
             }
             Stmt::Loop {
-                head, body, count, ..
+                head,
+                body,
+                count,
+                flow,
             } => {
                 let range = match head {
                     LoopHead::For {
@@ -448,7 +463,21 @@ impl Emitter<'_> {
                 if b.is_empty() {
                     return;
                 }
-                let n = self.var(*count);
+                // A range walked to its end: its trip count is the range's length,
+                // computed again from its bounds rather than saved.
+                let n = match head {
+                    LoopHead::For {
+                        iter,
+                        start: Some(_),
+                        ..
+                    } if flow.is_none() && pure_cheap(iter) => {
+                        for u in VarId::mentioned_in(iter) {
+                            self.used.insert(u);
+                        }
+                        quote!(::core::iter::Iterator::size_hint(&(#iter)).0)
+                    }
+                    _ => self.var(*count),
+                };
                 match range {
                     Some((item, start)) => {
                         let (id, start) = (item.ident(), self.operand(start));
