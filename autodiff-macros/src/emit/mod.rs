@@ -938,7 +938,10 @@ pub(crate) fn counters(
     let counters: HashSet<CellId> = uses
         .iter()
         .filter(|(c, u)| {
-            let info = &body.cells[c.0];
+            // (a name of a nested body's cell, in a closure's code, is none of these)
+            let Some(info) = body.cells.get(c.0) else {
+                return false;
+            };
             !info.active
                 && !info.maybe_array
                 && info.bound_to.is_none()
