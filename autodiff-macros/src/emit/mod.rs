@@ -466,11 +466,44 @@ impl Emitter<'_> {
         }
     }
 
+    /// As [`Emitter::adjoint_root`], and through a constant sub-slice of a parameter
+    /// (`&data[a..b]` of a `#[no_grad]` slice, kept as written): the parameter.
+    pub(crate) fn param_root(&self, v: VarId) -> VarId {
+        let root = self.adjoint_root(v);
+        let Some(Rhs::Inactive(ts)) = self.defs.get(&root) else {
+            return root;
+        };
+        let mut tts: Vec<TokenTree> = ts.clone().into_iter().collect();
+        while let [TokenTree::Group(g)] = &tts[..] {
+            if g.delimiter() != Delimiter::Parenthesis {
+                break;
+            }
+            tts = g.stream().into_iter().collect();
+        }
+        match &tts[..] {
+            [TokenTree::Punct(amp), TokenTree::Ident(base), TokenTree::Group(g)]
+                if amp.as_char() == '&' && g.delimiter() == Delimiter::Bracket =>
+            {
+                match VarId::mentioned_in(&quote!(#base))[..] {
+                    [p] => self.param_root(p),
+                    _ => root,
+                }
+            }
+            _ => root,
+        }
+    }
+
     /// Whether a call passes a reference to a value the forward sweep owns (`f(&local)`):
     /// the callee's pullback cannot keep that borrow inside the caller's pullback, which
     /// owns the value, so the reverse sweep runs the callee's derivative again there. A
     /// reference into a parameter's data (`f(&x[a..b])` with `x: &[f64]`) can be kept.
     pub(crate) fn borrows_owned(&self, args: &[Operand]) -> bool {
+        self.borrows_any(args) || self.borrows_local(args)
+    }
+
+    /// In `__vjp_reborrow`'s body: whether a call is handed a value that may borrow what a
+    /// re-borrowed parameter points to.
+    pub(crate) fn borrows_any(&self, args: &[Operand]) -> bool {
         if let Some(b) = &self.rehand {
             // (`__vjp_reborrow`: nothing the parameters point to may be kept either)
             return args.iter().any(|a| match a {
@@ -483,8 +516,13 @@ impl Emitter<'_> {
                 Operand::MutRef { .. } => false,
             });
         }
+        false
+    }
+
+    /// Whether a call is handed a reference to a value the forward sweep owns.
+    pub(crate) fn borrows_local(&self, args: &[Operand]) -> bool {
         args.iter().any(|a| match a {
-            Operand::Ref(v) => !self.ref_params.contains(&self.adjoint_root(*v)),
+            Operand::Ref(v) => !self.ref_params.contains(&self.param_root(*v)),
             _ => false,
         })
     }
@@ -796,7 +834,6 @@ pub fn reborrow_body(sig: &Signature, body: &Body) -> Option<TokenStream> {
         .collect();
     let types = again_types(&again);
     let mut e = new_emitter(sig, body);
-    e.ref_params.clear();
     e.rehand = Some(borrowing);
     let out = pullback_tokens(&mut e, sig, body, true, quote!(#(#patterns: #types),*));
     let borrowing = e.rehand.take().unwrap_or_default();

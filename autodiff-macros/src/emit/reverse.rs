@@ -362,8 +362,16 @@ impl Emitter<'_> {
                             // The callee's pullback would borrow values the pullback closure
                             // owns: it comes from the callee's `__vjp_reborrow`, which keeps
                             // no borrow of them, and is handed them again here.
-                            if self.rehand.is_some() && args.iter().any(|a| a.lent_cell().is_some()) {
-                                // (a callee writing a buffer may not have such a pullback)
+                            // In `__vjp_reborrow`'s body, a call that `__vjp_into`'s would
+                            // give a pullback keeping a borrow of the parameters makes the
+                            // two differ (and the callee's `__vjp_reborrow` may run its
+                            // forward sweep again): `__vjp_reborrow` then runs `__vjp_into`
+                            // again instead. So does a callee writing a buffer, which may
+                            // not have such a pullback.
+                            if self.rehand.is_some()
+                                && (!self.borrows_local(args)
+                                    || args.iter().any(|a| a.lent_cell().is_some()))
+                            {
                                 self.rehand_unsafe = true;
                             }
                             let again: Vec<TokenStream> = args
