@@ -84,5 +84,7 @@ pub mod __private {
         adjoint_zero, complete_tangent, finish_tangent, lazy_zero_tangent, ops, zero_tangent,
         Accumulate, Differentiable, NoTangent, Real, Reset,
     };
-    pub use autodiff_runtime::{again, dual, forward, implicit, ndarray, saved, select, shadow, source};
+    pub use autodiff_runtime::{
+        again, dual, forward, implicit, ndarray, saved, select, shadow, source,
+    };
 }

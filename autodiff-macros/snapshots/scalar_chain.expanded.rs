@@ -98,6 +98,42 @@ impl chain {
             ) + use<>,
     ) {
         let _ = chain;
+        let (__value, __pullback) = Self::__vjp_reborrow(__v0, __v1);
+        (
+            __value,
+            move |
+                __dy: <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                __s0: ::autodiff::__private::shadow::Ignored,
+                __s1: ::autodiff::__private::shadow::Ignored|
+            {
+                __pullback(
+                    __dy,
+                    __s0,
+                    __s1,
+                    ::autodiff::__private::again::Skip,
+                    ::autodiff::__private::again::Skip,
+                )
+            },
+        )
+    }
+    #[doc(hidden)]
+    #[inline]
+    fn __vjp_reborrow(
+        __v0: f64,
+        __v1: usize,
+    ) -> (
+        f64,
+        impl ::core::ops::FnOnce(
+            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            ::autodiff::__private::shadow::Ignored,
+            ::autodiff::__private::shadow::Ignored,
+            ::autodiff::__private::again::Skip,
+            ::autodiff::__private::again::Skip,
+        ) -> (
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                ::autodiff::__private::NoTangent,
+            ) + use<>,
+    ) {
         let mut __c0 = ::core::default::Default::default();
         let mut __c1 = ::core::default::Default::default();
         let mut __sr1 = ::std::vec::Vec::new();
@@ -126,7 +162,9 @@ impl chain {
             move |
                 __dy: <f64 as ::autodiff::__private::Differentiable>::Tangent,
                 _: ::autodiff::__private::shadow::Ignored,
-                _: ::autodiff::__private::shadow::Ignored|
+                _: ::autodiff::__private::shadow::Ignored,
+                _: ::autodiff::__private::again::Skip,
+                _: ::autodiff::__private::again::Skip|
             {
                 let mut __dc0 = ::autodiff::__private::adjoint_zero(&__c0);
                 let mut __d0 = ::autodiff::__private::adjoint_zero(&__v0);
@@ -135,7 +173,10 @@ impl chain {
                     &mut __dc0,
                     ::autodiff::__private::ops::identity_d0(&__d10),
                 );
-                for __v2 in ::autodiff::__private::saved::range_back((0), __v9) {
+                for __v2 in ::autodiff::__private::saved::range_back(
+                    (0),
+                    ::core::iter::Iterator::size_hint(&((0)..__v1)).0,
+                ) {
                     let (__v3,) = ::autodiff::__private::saved::pop(&mut __sr1);
                     let __v6 = __v0 * __v3;
                     let __t1 = ::autodiff::__private::ops::take_d0(&mut __dc0);

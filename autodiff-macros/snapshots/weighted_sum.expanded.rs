@@ -124,6 +124,56 @@ impl weighted_sum {
             ) + use<>,
     ) {
         let _ = weighted_sum;
+        let (__value, __pullback) = Self::__vjp_reborrow(__v0, __v1, __v2, __v3);
+        (
+            __value,
+            move |
+                __dy: <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                __s0: ::autodiff::__private::shadow::Ignored,
+                __s1: ::autodiff::__private::shadow::Ignored,
+                __s2: ::autodiff::__private::shadow::Ignored,
+                __s3: ::autodiff::__private::shadow::Ignored|
+            {
+                __pullback(
+                    __dy,
+                    __s0,
+                    __s1,
+                    __s2,
+                    __s3,
+                    ::autodiff::__private::again::Skip,
+                    ::autodiff::__private::again::Skip,
+                    ::autodiff::__private::again::Skip,
+                    ::autodiff::__private::again::Skip,
+                )
+            },
+        )
+    }
+    #[doc(hidden)]
+    #[inline]
+    fn __vjp_reborrow(
+        __v0: f64,
+        __v1: f64,
+        __v2: f64,
+        __v3: f64,
+    ) -> (
+        f64,
+        impl ::core::ops::FnOnce(
+            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            ::autodiff::__private::shadow::Ignored,
+            ::autodiff::__private::shadow::Ignored,
+            ::autodiff::__private::shadow::Ignored,
+            ::autodiff::__private::shadow::Ignored,
+            ::autodiff::__private::again::Skip,
+            ::autodiff::__private::again::Skip,
+            ::autodiff::__private::again::Skip,
+            ::autodiff::__private::again::Skip,
+        ) -> (
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            ) + use<>,
+    ) {
         let __v4 = __v0 * __v1;
         let __v5 = __v2 * __v3;
         let __v6 = __v4 + __v5;
@@ -134,7 +184,11 @@ impl weighted_sum {
                 _: ::autodiff::__private::shadow::Ignored,
                 _: ::autodiff::__private::shadow::Ignored,
                 _: ::autodiff::__private::shadow::Ignored,
-                _: ::autodiff::__private::shadow::Ignored|
+                _: ::autodiff::__private::shadow::Ignored,
+                _: ::autodiff::__private::again::Skip,
+                _: ::autodiff::__private::again::Skip,
+                _: ::autodiff::__private::again::Skip,
+                _: ::autodiff::__private::again::Skip|
             {
                 let mut __d6 = __dy;
                 let mut __d4 = ::autodiff::__private::ops::add_d0(&__d6);

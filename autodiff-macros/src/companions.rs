@@ -380,8 +380,7 @@ pub fn companions(
     let buffers: Vec<syn::Ident> = (0..sig.params.len())
         .map(|i| format_ident!("__b{}", i, span = Span::mixed_site()))
         .collect();
-    let (again, dropped) =
-        crate::emit::rehanding(sig, matches!(pullback, Pullback::Reborrow(_)));
+    let (again, dropped) = crate::emit::rehanding(sig, matches!(pullback, Pullback::Reborrow(_)));
     let again_types = crate::emit::again_types(&again);
     let reborrow_captures = {
         let all = precise_captures(sig, outer);

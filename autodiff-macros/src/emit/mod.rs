@@ -735,10 +735,38 @@ pub(crate) fn again_types(again: &[Again]) -> Vec<TokenStream> {
 /// range of a slice, an iterator or a view): conservatively, by its tokens.
 fn may_borrow(ts: &TokenStream) -> bool {
     const BORROWING: &[&str] = &[
-        "iter", "iter_mut", "as_slice", "as_ref", "as_deref", "chunks", "chunks_exact",
-        "windows", "split_at", "split_first", "split_last", "first", "last", "get", "borrow",
-        "deref", "view", "row", "column", "slice", "axis_iter", "outer_iter", "lanes", "rows",
-        "columns", "as_str", "lines", "split", "into_iter", "zip", "map", "by_ref",
+        "iter",
+        "iter_mut",
+        "as_slice",
+        "as_ref",
+        "as_deref",
+        "chunks",
+        "chunks_exact",
+        "windows",
+        "split_at",
+        "split_first",
+        "split_last",
+        "first",
+        "last",
+        "get",
+        "borrow",
+        "deref",
+        "view",
+        "row",
+        "column",
+        "slice",
+        "axis_iter",
+        "outer_iter",
+        "lanes",
+        "rows",
+        "columns",
+        "as_str",
+        "lines",
+        "split",
+        "into_iter",
+        "zip",
+        "map",
+        "by_ref",
     ];
     let tts: Vec<TokenTree> = ts.clone().into_iter().collect();
     tts.iter().enumerate().any(|(k, tt)| match tt {
@@ -760,7 +788,11 @@ fn may_borrow(ts: &TokenStream) -> bool {
 /// themselves included): a reverse sweep that keeps none of them keeps no such borrow.
 /// `None` when the body keeps code as written that reads one of them (it may bind a name
 /// holding a borrow), or reads a captured variable.
-fn borrowing_vars(body: &Body, defs: &HashMap<VarId, &Rhs>, rehanded: &[VarId]) -> Option<HashSet<VarId>> {
+fn borrowing_vars(
+    body: &Body,
+    defs: &HashMap<VarId, &Rhs>,
+    rehanded: &[VarId],
+) -> Option<HashSet<VarId>> {
     let mut b: HashSet<VarId> = rehanded.iter().copied().collect();
     loop {
         let before = b.len();
@@ -885,9 +917,7 @@ fn counter_step(ts: &TokenStream) -> Option<(CellId, TokenStream)> {
 /// region's end, whose value the counter holds when the region's reverse starts) is a
 /// statement of the region itself. Returns the undo statements by effect, and per read
 /// its expression.
-pub(crate) fn counters(
-    body: &Body,
-) -> (HashMap<String, TokenStream>, HashMap<VarId, TokenStream>) {
+pub(crate) fn counters(body: &Body) -> (HashMap<String, TokenStream>, HashMap<VarId, TokenStream>) {
     // every mention of every cell, classified
     #[derive(Default)]
     struct Uses {
@@ -1002,7 +1032,9 @@ pub(crate) fn counters(
             Stmt::Effect(ts) => {
                 undo.contains_key(&ts.to_string()) && CellId::mentioned_in(ts).contains(&c)
             }
-            Stmt::If { then, els, .. } => writes_nested(then, c, undo) || writes_nested(els, c, undo),
+            Stmt::If { then, els, .. } => {
+                writes_nested(then, c, undo) || writes_nested(els, c, undo)
+            }
             Stmt::Loop { body, .. } => writes_nested(body, c, undo),
             _ => false,
         })
@@ -1045,7 +1077,8 @@ pub(crate) fn counters(
                                 }
                             }
                             Stmt::If { then, els, .. } => {
-                                ok &= !writes_nested(then, *c, undo) && !writes_nested(els, *c, undo)
+                                ok &=
+                                    !writes_nested(then, *c, undo) && !writes_nested(els, *c, undo)
                             }
                             Stmt::Loop { body, .. } => ok &= !writes_nested(body, *c, undo),
                             _ => {}
