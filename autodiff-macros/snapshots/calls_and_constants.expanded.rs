@@ -110,52 +110,6 @@ impl energy {
         T: ::autodiff::__private::Real,
     {
         let _ = energy::<T>;
-        let (__value, __pullback) = Self::__vjp_reborrow::<T>(__v0, __v1, __v2);
-        (
-            __value,
-            move |
-                __dy: <T as ::autodiff::__private::Differentiable>::Tangent,
-                __s0: ::autodiff::__private::shadow::Ignored,
-                __s1: ::autodiff::__private::shadow::Ignored,
-                __s2: ::autodiff::__private::shadow::Ignored|
-            {
-                __pullback(
-                    __dy,
-                    __s0,
-                    __s1,
-                    __s2,
-                    ::autodiff::__private::again::Skip,
-                    ::autodiff::__private::again::Skip,
-                    ::autodiff::__private::again::Skip,
-                )
-            },
-        )
-    }
-    #[doc(hidden)]
-    #[inline]
-    fn __vjp_reborrow<T: Float>(
-        __v0: T,
-        __v1: T,
-        __v2: i32,
-    ) -> (
-        T,
-        impl ::core::ops::FnOnce(
-            <T as ::autodiff::__private::Differentiable>::Tangent,
-            ::autodiff::__private::shadow::Ignored,
-            ::autodiff::__private::shadow::Ignored,
-            ::autodiff::__private::shadow::Ignored,
-            ::autodiff::__private::again::Skip,
-            ::autodiff::__private::again::Skip,
-            ::autodiff::__private::again::Skip,
-        ) -> (
-                <T as ::autodiff::__private::Differentiable>::Tangent,
-                <T as ::autodiff::__private::Differentiable>::Tangent,
-                ::autodiff::__private::NoTangent,
-            ) + use<T>,
-    )
-    where
-        T: ::autodiff::__private::Real,
-    {
         let __v3 = __v0.hypot(__v1);
         let __v4 = (__v2 as f64) * 0.5;
         let __v5 = T::from(__v4).unwrap();
@@ -169,10 +123,7 @@ impl energy {
                 __dy: <T as ::autodiff::__private::Differentiable>::Tangent,
                 _: ::autodiff::__private::shadow::Ignored,
                 _: ::autodiff::__private::shadow::Ignored,
-                _: ::autodiff::__private::shadow::Ignored,
-                _: ::autodiff::__private::again::Skip,
-                _: ::autodiff::__private::again::Skip,
-                _: ::autodiff::__private::again::Skip|
+                _: ::autodiff::__private::shadow::Ignored|
             {
                 let mut __d9 = __dy;
                 let mut __d8 = ::autodiff::__private::ops::div_d0(&__v3, &__d9);
@@ -209,6 +160,45 @@ impl energy {
                     ::autodiff::__private::NoTangent,
                 )
             },
+        )
+    }
+    #[doc(hidden)]
+    #[inline]
+    fn __vjp_reborrow<T: Float>(
+        __v0: T,
+        __v1: T,
+        __v2: i32,
+    ) -> (
+        T,
+        impl ::core::ops::FnOnce(
+            <T as ::autodiff::__private::Differentiable>::Tangent,
+            ::autodiff::__private::shadow::Ignored,
+            ::autodiff::__private::shadow::Ignored,
+            ::autodiff::__private::shadow::Ignored,
+            ::autodiff::__private::again::Val<T>,
+            ::autodiff::__private::again::Val<T>,
+            ::autodiff::__private::again::Val<i32>,
+        ) -> (
+                <T as ::autodiff::__private::Differentiable>::Tangent,
+                <T as ::autodiff::__private::Differentiable>::Tangent,
+                ::autodiff::__private::NoTangent,
+            ) + use<T>,
+    )
+    where
+        T: ::autodiff::__private::Real,
+    {
+        let (__value, __pullback) = Self::__vjp_into::<T>(__v0, __v1, __v2);
+        (
+            __value,
+            move |
+                __dy: <T as ::autodiff::__private::Differentiable>::Tangent,
+                __s0: ::autodiff::__private::shadow::Ignored,
+                __s1: ::autodiff::__private::shadow::Ignored,
+                __s2: ::autodiff::__private::shadow::Ignored,
+                _: ::autodiff::__private::again::Val<T>,
+                _: ::autodiff::__private::again::Val<T>,
+                _: ::autodiff::__private::again::Val<i32>|
+            { __pullback(__dy, __s0, __s1, __s2) },
         )
     }
     #[doc(hidden)]

@@ -98,42 +98,6 @@ impl chain {
             ) + use<>,
     ) {
         let _ = chain;
-        let (__value, __pullback) = Self::__vjp_reborrow(__v0, __v1);
-        (
-            __value,
-            move |
-                __dy: <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                __s0: ::autodiff::__private::shadow::Ignored,
-                __s1: ::autodiff::__private::shadow::Ignored|
-            {
-                __pullback(
-                    __dy,
-                    __s0,
-                    __s1,
-                    ::autodiff::__private::again::Skip,
-                    ::autodiff::__private::again::Skip,
-                )
-            },
-        )
-    }
-    #[doc(hidden)]
-    #[inline]
-    fn __vjp_reborrow(
-        __v0: f64,
-        __v1: usize,
-    ) -> (
-        f64,
-        impl ::core::ops::FnOnce(
-            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-            ::autodiff::__private::shadow::Ignored,
-            ::autodiff::__private::shadow::Ignored,
-            ::autodiff::__private::again::Skip,
-            ::autodiff::__private::again::Skip,
-        ) -> (
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                ::autodiff::__private::NoTangent,
-            ) + use<>,
-    ) {
         let mut __c0 = ::core::default::Default::default();
         let mut __c1 = ::core::default::Default::default();
         let mut __sr1 = ::std::vec::Vec::new();
@@ -162,9 +126,7 @@ impl chain {
             move |
                 __dy: <f64 as ::autodiff::__private::Differentiable>::Tangent,
                 _: ::autodiff::__private::shadow::Ignored,
-                _: ::autodiff::__private::shadow::Ignored,
-                _: ::autodiff::__private::again::Skip,
-                _: ::autodiff::__private::again::Skip|
+                _: ::autodiff::__private::shadow::Ignored|
             {
                 let mut __dc0 = ::autodiff::__private::adjoint_zero(&__c0);
                 let mut __d0 = ::autodiff::__private::adjoint_zero(&__v0);
@@ -206,6 +168,36 @@ impl chain {
                     ::autodiff::__private::NoTangent,
                 )
             },
+        )
+    }
+    #[doc(hidden)]
+    #[inline]
+    fn __vjp_reborrow(
+        __v0: f64,
+        __v1: usize,
+    ) -> (
+        f64,
+        impl ::core::ops::FnOnce(
+            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            ::autodiff::__private::shadow::Ignored,
+            ::autodiff::__private::shadow::Ignored,
+            ::autodiff::__private::again::Val<f64>,
+            ::autodiff::__private::again::Val<usize>,
+        ) -> (
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                ::autodiff::__private::NoTangent,
+            ) + use<>,
+    ) {
+        let (__value, __pullback) = Self::__vjp_into(__v0, __v1);
+        (
+            __value,
+            move |
+                __dy: <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                __s0: ::autodiff::__private::shadow::Ignored,
+                __s1: ::autodiff::__private::shadow::Ignored,
+                _: ::autodiff::__private::again::Val<f64>,
+                _: ::autodiff::__private::again::Val<usize>|
+            { __pullback(__dy, __s0, __s1) },
         )
     }
     #[doc(hidden)]

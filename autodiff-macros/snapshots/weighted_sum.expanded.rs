@@ -124,26 +124,30 @@ impl weighted_sum {
             ) + use<>,
     ) {
         let _ = weighted_sum;
-        let (__value, __pullback) = Self::__vjp_reborrow(__v0, __v1, __v2, __v3);
+        let __v4 = __v0 * __v1;
+        let __v5 = __v2 * __v3;
+        let __v6 = __v4 + __v5;
         (
-            __value,
+            __v6,
             move |
                 __dy: <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                __s0: ::autodiff::__private::shadow::Ignored,
-                __s1: ::autodiff::__private::shadow::Ignored,
-                __s2: ::autodiff::__private::shadow::Ignored,
-                __s3: ::autodiff::__private::shadow::Ignored|
+                _: ::autodiff::__private::shadow::Ignored,
+                _: ::autodiff::__private::shadow::Ignored,
+                _: ::autodiff::__private::shadow::Ignored,
+                _: ::autodiff::__private::shadow::Ignored|
             {
-                __pullback(
-                    __dy,
-                    __s0,
-                    __s1,
-                    __s2,
-                    __s3,
-                    ::autodiff::__private::again::Skip,
-                    ::autodiff::__private::again::Skip,
-                    ::autodiff::__private::again::Skip,
-                    ::autodiff::__private::again::Skip,
+                let mut __d6 = __dy;
+                let mut __d4 = ::autodiff::__private::ops::add_d0(&__d6);
+                let mut __d5 = ::autodiff::__private::ops::add_d1(&__d6);
+                let mut __d2 = ::autodiff::__private::ops::mul_d0(&__v3, &__d5);
+                let mut __d3 = ::autodiff::__private::ops::mul_d1(&__v2, &__d5);
+                let mut __d0 = ::autodiff::__private::ops::mul_d0(&__v1, &__d4);
+                let mut __d1 = ::autodiff::__private::ops::mul_d1(&__v0, &__d4);
+                (
+                    ::autodiff::__private::finish_tangent(&__v0, __d0),
+                    ::autodiff::__private::finish_tangent(&__v1, __d1),
+                    ::autodiff::__private::finish_tangent(&__v2, __d2),
+                    ::autodiff::__private::finish_tangent(&__v3, __d3),
                 )
             },
         )
@@ -163,10 +167,10 @@ impl weighted_sum {
             ::autodiff::__private::shadow::Ignored,
             ::autodiff::__private::shadow::Ignored,
             ::autodiff::__private::shadow::Ignored,
-            ::autodiff::__private::again::Skip,
-            ::autodiff::__private::again::Skip,
-            ::autodiff::__private::again::Skip,
-            ::autodiff::__private::again::Skip,
+            ::autodiff::__private::again::Val<f64>,
+            ::autodiff::__private::again::Val<f64>,
+            ::autodiff::__private::again::Val<f64>,
+            ::autodiff::__private::again::Val<f64>,
         ) -> (
                 <f64 as ::autodiff::__private::Differentiable>::Tangent,
                 <f64 as ::autodiff::__private::Differentiable>::Tangent,
@@ -174,36 +178,20 @@ impl weighted_sum {
                 <f64 as ::autodiff::__private::Differentiable>::Tangent,
             ) + use<>,
     ) {
-        let __v4 = __v0 * __v1;
-        let __v5 = __v2 * __v3;
-        let __v6 = __v4 + __v5;
+        let (__value, __pullback) = Self::__vjp_into(__v0, __v1, __v2, __v3);
         (
-            __v6,
+            __value,
             move |
                 __dy: <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                _: ::autodiff::__private::shadow::Ignored,
-                _: ::autodiff::__private::shadow::Ignored,
-                _: ::autodiff::__private::shadow::Ignored,
-                _: ::autodiff::__private::shadow::Ignored,
-                _: ::autodiff::__private::again::Skip,
-                _: ::autodiff::__private::again::Skip,
-                _: ::autodiff::__private::again::Skip,
-                _: ::autodiff::__private::again::Skip|
-            {
-                let mut __d6 = __dy;
-                let mut __d4 = ::autodiff::__private::ops::add_d0(&__d6);
-                let mut __d5 = ::autodiff::__private::ops::add_d1(&__d6);
-                let mut __d2 = ::autodiff::__private::ops::mul_d0(&__v3, &__d5);
-                let mut __d3 = ::autodiff::__private::ops::mul_d1(&__v2, &__d5);
-                let mut __d0 = ::autodiff::__private::ops::mul_d0(&__v1, &__d4);
-                let mut __d1 = ::autodiff::__private::ops::mul_d1(&__v0, &__d4);
-                (
-                    ::autodiff::__private::finish_tangent(&__v0, __d0),
-                    ::autodiff::__private::finish_tangent(&__v1, __d1),
-                    ::autodiff::__private::finish_tangent(&__v2, __d2),
-                    ::autodiff::__private::finish_tangent(&__v3, __d3),
-                )
-            },
+                __s0: ::autodiff::__private::shadow::Ignored,
+                __s1: ::autodiff::__private::shadow::Ignored,
+                __s2: ::autodiff::__private::shadow::Ignored,
+                __s3: ::autodiff::__private::shadow::Ignored,
+                _: ::autodiff::__private::again::Val<f64>,
+                _: ::autodiff::__private::again::Val<f64>,
+                _: ::autodiff::__private::again::Val<f64>,
+                _: ::autodiff::__private::again::Val<f64>|
+            { __pullback(__dy, __s0, __s1, __s2, __s3) },
         )
     }
     #[doc(hidden)]

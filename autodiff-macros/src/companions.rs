@@ -488,8 +488,10 @@ pub fn companions(
 
     // `__vjp_reborrow` where the emitter could not write one that keeps no borrow: the
     // value now, the derivative's forward sweep again at reverse time from the arguments
-    // handed again (a buffer the function writes, from a copy of its initial value); a
-    // function with another exclusive reference keeps its borrows.
+    // handed again (a buffer the function writes, from a copy of its initial value). A
+    // function without shared references has nothing to hand again: its `__vjp_into`
+    // pullback serves; so it does for one with another exclusive reference (which keeps
+    // its borrows).
     let reborrow_fn_body = reborrow_fn_body.unwrap_or_else(|| {
         let in_out = |i: usize| sig.params[i].in_out;
         let rerun = again
@@ -499,7 +501,8 @@ pub fn companions(
         let sink_names: Vec<syn::Ident> = (0..sig.params.len())
             .map(|i| format_ident!("__s{}", i, span = Span::mixed_site()))
             .collect();
-        if !rerun {
+        let refs = again.iter().any(|a| matches!(a, crate::emit::Again::Ref(_)));
+        if !rerun || !refs {
             return quote! {
                 let (__value, __pullback) = #owner #vjp_into #turbofish(#(#vars),*);
                 (__value, move |__dy: #out_tangent, #(#sink_names: #sinks,)* #(_: #again_types),*| {

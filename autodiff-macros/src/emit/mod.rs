@@ -852,6 +852,10 @@ pub fn reborrow_body(sig: &Signature, body: &Body) -> Option<TokenStream> {
         .filter(|(_, a)| matches!(a, Again::Ref(_)))
         .map(|(i, _)| VarId(i))
         .collect();
+    if rehanded.is_empty() {
+        // (nothing to hand again: `__vjp_into`'s pullback already borrows nothing)
+        return None;
+    }
     let defs = crate::ir::definitions(&body.block);
     let borrowing = borrowing_vars(body, &defs, &rehanded)?;
     let rt = rt();
