@@ -246,6 +246,9 @@ pub(crate) struct Emitter<'a> {
     /// increment's tokens, and the reads computed from the counter.
     pub(crate) counter_undo: HashMap<String, TokenStream>,
     pub(crate) counter_reads: HashMap<VarId, TokenStream>,
+    /// Snapshots of a cell handed by reference to the call right after them and used
+    /// nowhere else (see [`handed_on`]): the callee adds into the cell's adjoint.
+    pub(crate) handed_on: HashMap<VarId, CellId>,
 }
 
 /// The registers of a carried slice adjoint in a fused loop: `here` collects element `i`
@@ -553,6 +556,7 @@ pub(crate) fn new_emitter<'a>(sig: &Signature, body: &'a Body) -> Emitter<'a> {
         rehanded: HashSet::new(),
         counter_undo: HashMap::new(),
         counter_reads: HashMap::new(),
+        handed_on: HashMap::new(),
     };
     e.lazy = lazily_zeroed(sig_params, body, &e.defs);
     e.ref_params = (sig.params.iter().enumerate())
@@ -626,6 +630,7 @@ fn pullback_tokens(
     again: TokenStream,
 ) -> TokenStream {
     (e.counter_undo, e.counter_reads) = counters(body);
+    e.handed_on = handed_on(body);
     let mut sinks = Vec::new();
     if shadows {
         for ((i, p), ty) in sig.params.iter().enumerate().zip(sink_types(sig)) {
@@ -1104,4 +1109,126 @@ pub(crate) fn counters(body: &Body) -> (HashMap<String, TokenStream>, HashMap<Va
     let mut out = HashMap::new();
     reads(&body.block, &counters, &undo, &mut out);
     (undo, out)
+}
+
+/// Snapshots of an active cell (`let __vN = __cK.clone()`) handed by reference to the call
+/// that comes right after them (`f(&buf)`), and used nowhere else: the snapshot's adjoint
+/// would only be added into the cell's when the reverse sweep reaches the snapshot, with
+/// nothing in between, so the callee adds into the cell's adjoint directly (no zeroed
+/// adjoint of the snapshot, no second pass).
+pub(crate) fn handed_on(body: &Body) -> HashMap<VarId, CellId> {
+    fn uses(block: &Block, n: &mut HashMap<VarId, usize>) {
+        let op = |o: &Operand, n: &mut HashMap<VarId, usize>| {
+            if let Some(v) = o.var() {
+                *n.entry(v).or_default() += 1;
+            }
+            if let Operand::Inline(e) = o {
+                for v in VarId::mentioned_in(&quote!(#e)) {
+                    *n.entry(v).or_default() += 2;
+                }
+            }
+        };
+        let ts = |t: &TokenStream, n: &mut HashMap<VarId, usize>| {
+            for v in VarId::mentioned_in(t) {
+                *n.entry(v).or_default() += 2;
+            }
+        };
+        for stmt in &block.stmts {
+            match stmt {
+                Stmt::Let { rhs, .. } => match rhs {
+                    Rhs::Copy(o) => op(o, n),
+                    Rhs::Prim(_, a) | Rhs::Call { args: a, .. } => a.iter().for_each(|o| op(o, n)),
+                    Rhs::ReadIndex { place, index } => {
+                        op(index, n);
+                        if let Place::Var(v) = place {
+                            *n.entry(*v).or_default() += 2;
+                        }
+                    }
+                    Rhs::SubSlice { place, range } => {
+                        range.operands().for_each(|o| op(o, n));
+                        if let Place::Var(v) = place {
+                            *n.entry(*v).or_default() += 2;
+                        }
+                    }
+                    Rhs::Field { base, .. } | Rhs::Member { base, .. } => {
+                        *n.entry(*base).or_default() += 2;
+                    }
+                    Rhs::Inactive(t) => ts(t, n),
+                    Rhs::Source(v) => *n.entry(*v).or_default() += 2,
+                    Rhs::ReadCell(_) => {}
+                },
+                Stmt::WriteCell { value, .. } => op(value, n),
+                Stmt::WriteIndex { index, value, .. } => {
+                    op(index, n);
+                    op(value, n);
+                }
+                Stmt::Effect(t) => ts(t, n),
+                Stmt::If { cond, then, els } => {
+                    op(cond, n);
+                    uses(then, n);
+                    uses(els, n);
+                }
+                Stmt::Loop { head, body, .. } => {
+                    if let LoopHead::For { iter, start, .. } = head {
+                        ts(iter, n);
+                        if let Some(s) = start {
+                            op(s, n);
+                        }
+                    }
+                    uses(body, n);
+                }
+            }
+        }
+    }
+    fn find(
+        body: &Body,
+        block: &Block,
+        n: &HashMap<VarId, usize>,
+        out: &mut HashMap<VarId, CellId>,
+    ) {
+        for (k, stmt) in block.stmts.iter().enumerate() {
+            match stmt {
+                Stmt::Let {
+                    dst,
+                    rhs: Rhs::ReadCell(c),
+                    ..
+                } if body.is_active(*dst)
+                    && body
+                        .cells
+                        .get(c.0)
+                        .is_some_and(|i| i.active && i.bound_to.is_none())
+                    && n.get(dst) == Some(&1) =>
+                {
+                    let next = block.stmts.get(k + 1);
+                    if let Some(Stmt::Let {
+                        rhs: Rhs::Call { args, .. },
+                        ..
+                    }) = next
+                    {
+                        let handed = args
+                            .iter()
+                            .any(|a| matches!(a, Operand::Ref(v) if v == dst));
+                        let lent = args.iter().any(|a| a.lent_cell() == Some(*c));
+                        if handed && !lent {
+                            out.insert(*dst, *c);
+                        }
+                    }
+                }
+                Stmt::If { then, els, .. } => {
+                    find(body, then, n, out);
+                    find(body, els, n, out);
+                }
+                Stmt::Loop { body: b, .. } => find(body, b, n, out),
+                _ => {}
+            }
+        }
+    }
+    let mut n = HashMap::new();
+    uses(&body.block, &mut n);
+    for v in VarId::mentioned_in(&body.output.tokens()) {
+        *n.entry(v).or_default() += 2;
+    }
+    let mut out = HashMap::new();
+    find(body, &body.block, &n, &mut out);
+    out
 }

@@ -347,6 +347,10 @@ impl Emitter<'_> {
                                     let d = self.var_adjoint(u);
                                     quote!(#rt::shadow::sink(&mut #d))
                                 }
+                                Some(u) if self.handed_on.contains_key(&u) => {
+                                    let dc = self.handed_on[&u].adjoint();
+                                    quote!(#rt::shadow::sink(&mut #dc))
+                                }
                                 Some(u) => {
                                     let d = u.adjoint();
                                     if self.initialized.insert(u) {
@@ -403,6 +407,13 @@ impl Emitter<'_> {
                         for (k, arg) in args.iter().enumerate() {
                             if let Some(u) = self.active_var(arg) {
                                 let index = syn::Index::from(k);
+                                if let Some(c) = self.handed_on.get(&u) {
+                                    let dc = c.adjoint();
+                                    out.extend(quote! {
+                                        #rt::Accumulate::accumulate(&mut #dc, #g.#index);
+                                    });
+                                    continue;
+                                }
                                 self.contribute(out, u, quote!(#g.#index), true);
                             }
                         }
