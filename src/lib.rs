@@ -88,6 +88,6 @@ pub mod __private {
         Accumulate, Differentiable, NoTangent, Real, Reset,
     };
     pub use autodiff_runtime::{
-        dual, forward, implicit, jacobian, ndarray, saved, select, shadow, source,
+        again, dual, forward, implicit, jacobian, ndarray, saved, select, shadow, source,
     };
 }

@@ -1,7 +1,8 @@
 //! Values the reverse sweep reads back rather than the forward sweep saving them: a
 //! local buffer's elements read after the buffer is complete, and the same reads when
 //! the buffer is written again later (which must be saved). Gradients against finite
-//! differences.
+//! differences; a callee handed a local buffer runs its forward sweep once; integer counters
+//! read in loops.
 
 use autodiff::check::{assert_gradient_close, finite_difference};
 use autodiff::prelude::*;
@@ -83,4 +84,85 @@ fn a_row_read_before_its_matrix_is_written() {
     let g = gradients_function!(row_then_written)(&x);
     let fd = autodiff::check::finite_difference(row_then_written, &x);
     autodiff::check::assert_gradient_close(&g, &fd, 1e-6);
+}
+
+thread_local! {
+    /// How many times [`weighted_norm`]'s body ran on this thread.
+    static RUNS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+fn count_run() {
+    RUNS.with(|r| r.set(r.get() + 1));
+}
+
+/// `Σᵢ wᵢ xᵢ²`, counting its runs.
+#[differentiable]
+#[allow(clippy::needless_range_loop)]
+fn weighted_norm(x: &[f64], #[no_grad] w: &[f64]) -> f64 {
+    count_run();
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        s += w[i] * x[i] * x[i];
+    }
+    s
+}
+
+/// [`weighted_norm`] of a local buffer `yₖ = sin(k·xₖ)`, rebuilt in each of three rounds.
+#[differentiable]
+#[allow(clippy::needless_range_loop)]
+fn norms_of_local_buffers(x: &[f64], #[no_grad] w: &[f64]) -> f64 {
+    let mut y = vec![0.0; x.len()];
+    let mut total = 0.0;
+    for round in 0..3 {
+        for k in 0..x.len() {
+            y[k] = (x[k] * (round + k) as f64).sin();
+        }
+        total += weighted_norm(&y, w);
+    }
+    total
+}
+
+#[test]
+fn a_callee_handed_a_local_buffer_runs_once() {
+    let x = [0.3, -1.2, 0.7, 2.0];
+    let w = [1.0, 0.5, -2.0, 0.25];
+    RUNS.with(|r| r.set(0));
+    let g = gradients_function!(norms_of_local_buffers, params = ["x"])(&x, &w);
+    // one run per round: the reverse sweep does not run the callee's forward sweep again
+    assert_eq!(RUNS.with(|r| r.get()), 3);
+    let f = |x: &[f64]| norms_of_local_buffers(x, &w);
+    assert_gradient_close(&g, &finite_difference(f, &x), 1e-7);
+}
+
+/// `Σ_{i<j} lₖ xᵢ xⱼ` with `k` the running index of the pair (ADBench GMM's packed lower
+/// triangle): an integer counter incremented in the inner loop, read before and after
+/// its increments, plus a counter stepping down.
+#[differentiable]
+#[allow(clippy::needless_range_loop)]
+fn packed_pairs(x: &[f64], l: &[f64]) -> f64 {
+    let n = x.len();
+    let mut k = 0;
+    let mut down = 100;
+    let mut s = 0.0;
+    for i in 0..n {
+        for j in i + 1..n {
+            s += l[k] * x[i] * x[j];
+            k += 1;
+            down -= 2;
+            s += 0.01 * l[k - 1] * (down as f64);
+        }
+        if i % 2 == 0 {
+            s += x[i] * (k as f64);
+        }
+    }
+    s
+}
+
+#[test]
+fn integer_counters_read_in_loops() {
+    let x = [0.3, -1.2, 0.7, 2.0, -0.4];
+    let l = [0.1, 0.2, -0.3, 0.4, 0.5, -0.6, 0.7, 0.8, -0.9, 1.0];
+    let (gx, gl) = gradients_function!(packed_pairs)(&x, &l);
+    assert_gradient_close(&gx, &finite_difference(|x| packed_pairs(x, &l), &x), 1e-7);
+    assert_gradient_close(&gl, &finite_difference(|l| packed_pairs(&x, l), &l), 1e-7);
 }

@@ -159,7 +159,10 @@ impl recurrence {
                     &mut __dc0,
                     ::autodiff::__private::ops::identity_d0(&__d14),
                 );
-                for __v3 in ::autodiff::__private::saved::range_back((0), __v13) {
+                for __v3 in ::autodiff::__private::saved::range_back(
+                    (0),
+                    ::core::iter::Iterator::size_hint(&((0)..__v2)).0,
+                ) {
                     let (__v4,) = ::autodiff::__private::saved::pop(&mut __sr1);
                     let __v5 = __v4 > 0.5;
                     let mut __d4 = ::autodiff::__private::adjoint_zero(&__v4);
@@ -220,6 +223,42 @@ impl recurrence {
                     ::autodiff::__private::NoTangent,
                 )
             },
+        )
+    }
+    #[doc(hidden)]
+    #[inline]
+    fn __vjp_reborrow(
+        __v0: f64,
+        __v1: f64,
+        __v2: usize,
+    ) -> (
+        f64,
+        impl ::core::ops::FnOnce(
+            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            ::autodiff::__private::shadow::Ignored,
+            ::autodiff::__private::shadow::Ignored,
+            ::autodiff::__private::shadow::Ignored,
+            ::autodiff::__private::again::Val<f64>,
+            ::autodiff::__private::again::Val<f64>,
+            ::autodiff::__private::again::Val<usize>,
+        ) -> (
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                ::autodiff::__private::NoTangent,
+            ) + use<>,
+    ) {
+        let (__value, __pullback) = Self::__vjp_into(__v0, __v1, __v2);
+        (
+            __value,
+            move |
+                __dy: <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                __s0: ::autodiff::__private::shadow::Ignored,
+                __s1: ::autodiff::__private::shadow::Ignored,
+                __s2: ::autodiff::__private::shadow::Ignored,
+                _: ::autodiff::__private::again::Val<f64>,
+                _: ::autodiff::__private::again::Val<f64>,
+                _: ::autodiff::__private::again::Val<usize>|
+            { __pullback(__dy, __s0, __s1, __s2) },
         )
     }
     #[doc(hidden)]

@@ -164,6 +164,45 @@ impl energy {
     }
     #[doc(hidden)]
     #[inline]
+    fn __vjp_reborrow<T: Float>(
+        __v0: T,
+        __v1: T,
+        __v2: i32,
+    ) -> (
+        T,
+        impl ::core::ops::FnOnce(
+            <T as ::autodiff::__private::Differentiable>::Tangent,
+            ::autodiff::__private::shadow::Ignored,
+            ::autodiff::__private::shadow::Ignored,
+            ::autodiff::__private::shadow::Ignored,
+            ::autodiff::__private::again::Val<T>,
+            ::autodiff::__private::again::Val<T>,
+            ::autodiff::__private::again::Val<i32>,
+        ) -> (
+                <T as ::autodiff::__private::Differentiable>::Tangent,
+                <T as ::autodiff::__private::Differentiable>::Tangent,
+                ::autodiff::__private::NoTangent,
+            ) + use<T>,
+    )
+    where
+        T: ::autodiff::__private::Real,
+    {
+        let (__value, __pullback) = Self::__vjp_into::<T>(__v0, __v1, __v2);
+        (
+            __value,
+            move |
+                __dy: <T as ::autodiff::__private::Differentiable>::Tangent,
+                __s0: ::autodiff::__private::shadow::Ignored,
+                __s1: ::autodiff::__private::shadow::Ignored,
+                __s2: ::autodiff::__private::shadow::Ignored,
+                _: ::autodiff::__private::again::Val<T>,
+                _: ::autodiff::__private::again::Val<T>,
+                _: ::autodiff::__private::again::Val<i32>|
+            { __pullback(__dy, __s0, __s1, __s2) },
+        )
+    }
+    #[doc(hidden)]
+    #[inline]
     fn __vjp_selected<T: Float>(
         __v0: T,
         __v1: T,

@@ -105,6 +105,49 @@ impl dense {
             ) + use<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2>,
     ) {
         let _ = dense;
+        let (__value, __pullback) = Self::__vjp_reborrow(__v0, __v1, __v2);
+        (
+            __value,
+            move |
+                __dy: <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                __s0: ::autodiff::__private::shadow::Ignored,
+                __s1: ::autodiff::__private::shadow::Ignored,
+                __s2: ::autodiff::__private::shadow::Ignored|
+            {
+                __pullback(
+                    __dy,
+                    __s0,
+                    __s1,
+                    __s2,
+                    ::autodiff::__private::again::Ref(__v0),
+                    ::autodiff::__private::again::Ref(__v1),
+                    ::autodiff::__private::again::Ref(__v2),
+                )
+            },
+        )
+    }
+    #[doc(hidden)]
+    #[inline]
+    fn __vjp_reborrow<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2>(
+        __v0: &'__autodiff_l0 Array2<f64>,
+        __v1: &'__autodiff_l1 Array2<f64>,
+        __v2: &'__autodiff_l2 Array1<f64>,
+    ) -> (
+        f64,
+        impl ::core::ops::FnOnce(
+            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            ::autodiff::__private::shadow::Ignored,
+            ::autodiff::__private::shadow::Ignored,
+            ::autodiff::__private::shadow::Ignored,
+            ::autodiff::__private::again::Ref<'_, Array2<f64>>,
+            ::autodiff::__private::again::Ref<'_, Array2<f64>>,
+            ::autodiff::__private::again::Ref<'_, Array1<f64>>,
+        ) -> (
+                <Array2<f64> as ::autodiff::__private::Differentiable>::Tangent,
+                <Array2<f64> as ::autodiff::__private::Differentiable>::Tangent,
+                <Array1<f64> as ::autodiff::__private::Differentiable>::Tangent,
+            ) + use<>,
+    ) {
         let __v3 = ::autodiff::__private::ops::tensor::dot(&__v0, &__v1);
         let __v4 = ::autodiff::__private::ops::tensor::add(&__v3, &__v2);
         let __v5 = ::autodiff::__private::ops::tensor::mapv(&__v4, &(f64::tanh));
@@ -115,7 +158,16 @@ impl dense {
                 __dy: <f64 as ::autodiff::__private::Differentiable>::Tangent,
                 _: ::autodiff::__private::shadow::Ignored,
                 _: ::autodiff::__private::shadow::Ignored,
-                _: ::autodiff::__private::shadow::Ignored|
+                _: ::autodiff::__private::shadow::Ignored,
+                ::autodiff::__private::again::Ref(
+                    __v0,
+                ): ::autodiff::__private::again::Ref<'_, Array2<f64>>,
+                ::autodiff::__private::again::Ref(
+                    __v1,
+                ): ::autodiff::__private::again::Ref<'_, Array2<f64>>,
+                ::autodiff::__private::again::Ref(
+                    __v2,
+                ): ::autodiff::__private::again::Ref<'_, Array1<f64>>|
             {
                 let mut __d6 = __dy;
                 let mut __d5 = ::autodiff::__private::ops::tensor::sum_d0(&__v5, &__d6);

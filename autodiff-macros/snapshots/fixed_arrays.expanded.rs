@@ -103,6 +103,49 @@ impl cross_rotated {
             ) + use<'__autodiff_l0>,
     ) {
         let _ = cross_rotated;
+        let (__value, __pullback) = Self::__vjp_reborrow(__v0, __v1, __v2);
+        (
+            __value,
+            move |
+                __dy: <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
+                __s0: ::autodiff::__private::shadow::Ignored,
+                __s1: ::autodiff::__private::shadow::Ignored,
+                __s2: ::autodiff::__private::shadow::Ignored|
+            {
+                __pullback(
+                    __dy,
+                    __s0,
+                    __s1,
+                    __s2,
+                    ::autodiff::__private::again::Skip,
+                    ::autodiff::__private::again::Ref(__v1),
+                    ::autodiff::__private::again::Skip,
+                )
+            },
+        )
+    }
+    #[doc(hidden)]
+    #[inline]
+    fn __vjp_reborrow<'__autodiff_l0>(
+        __v0: [f64; 2],
+        __v1: &'__autodiff_l0 [[f64; 2]; 2],
+        __v2: [f64; 3],
+    ) -> (
+        [f64; 3],
+        impl ::core::ops::FnOnce(
+            <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
+            ::autodiff::__private::shadow::Ignored,
+            ::autodiff::__private::shadow::Ignored,
+            ::autodiff::__private::shadow::Ignored,
+            ::autodiff::__private::again::Skip,
+            ::autodiff::__private::again::Ref<'_, [[f64; 2]; 2]>,
+            ::autodiff::__private::again::Skip,
+        ) -> (
+                <[f64; 2] as ::autodiff::__private::Differentiable>::Tangent,
+                <[[f64; 2]; 2] as ::autodiff::__private::Differentiable>::Tangent,
+                <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
+            ) + use<>,
+    ) {
         let mut __c0 = ::core::default::Default::default();
         let mut __c1 = ::core::default::Default::default();
         let mut __c2 = ::core::default::Default::default();
@@ -147,7 +190,12 @@ impl cross_rotated {
                 __dy: <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
                 _: ::autodiff::__private::shadow::Ignored,
                 _: ::autodiff::__private::shadow::Ignored,
-                _: ::autodiff::__private::shadow::Ignored|
+                _: ::autodiff::__private::shadow::Ignored,
+                _: ::autodiff::__private::again::Skip,
+                ::autodiff::__private::again::Ref(
+                    __v1,
+                ): ::autodiff::__private::again::Ref<'_, [[f64; 2]; 2]>,
+                _: ::autodiff::__private::again::Skip|
             {
                 let mut __dc0 = ::autodiff::__private::adjoint_zero(&__c0);
                 let mut __dc1 = ::autodiff::__private::adjoint_zero(&__c1);

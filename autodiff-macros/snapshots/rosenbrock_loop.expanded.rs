@@ -89,6 +89,27 @@ impl rosenbrock {
         ) -> (::autodiff::__private::NoTangent,) + use<'__autodiff_l0>,
     ) {
         let _ = rosenbrock;
+        let (__value, __pullback) = Self::__vjp_reborrow(__v0);
+        (
+            __value,
+            move |
+                __dy: <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                __s0: ::autodiff::__private::shadow::SliceShadow<'_, f64>|
+            { __pullback(__dy, __s0, ::autodiff::__private::again::Ref(__v0)) },
+        )
+    }
+    #[doc(hidden)]
+    #[inline]
+    fn __vjp_reborrow<'__autodiff_l0>(
+        __v0: &'__autodiff_l0 [f64],
+    ) -> (
+        f64,
+        impl ::core::ops::FnOnce(
+            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            ::autodiff::__private::shadow::SliceShadow<'_, f64>,
+            ::autodiff::__private::again::Ref<'_, [f64]>,
+        ) -> (::autodiff::__private::NoTangent,) + use<>,
+    ) {
         let mut __c0 = ::core::default::Default::default();
         let mut __c1 = ::core::default::Default::default();
         __c0 = (0.0);
@@ -117,7 +138,10 @@ impl rosenbrock {
             __v16,
             move |
                 __dy: <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                mut __d0: ::autodiff::__private::shadow::SliceShadow<'_, f64>|
+                mut __d0: ::autodiff::__private::shadow::SliceShadow<'_, f64>,
+                ::autodiff::__private::again::Ref(
+                    __v0,
+                ): ::autodiff::__private::again::Ref<'_, [f64]>|
             {
                 let mut __dc0 = ::autodiff::__private::adjoint_zero(&__c0);
                 let mut __d16 = __dy;
@@ -125,7 +149,10 @@ impl rosenbrock {
                     &mut __dc0,
                     ::autodiff::__private::ops::identity_d0(&__d16),
                 );
-                for __v2 in ::autodiff::__private::saved::range_back((0), __v15) {
+                for __v2 in ::autodiff::__private::saved::range_back(
+                    (0),
+                    ::core::iter::Iterator::size_hint(&((0)..__v1)).0,
+                ) {
                     let __v3 = __v0[__v2];
                     let __v4 = (1.0) - __v3;
                     let __v5 = __v2 + 1;

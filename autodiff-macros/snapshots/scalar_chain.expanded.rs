@@ -135,7 +135,10 @@ impl chain {
                     &mut __dc0,
                     ::autodiff::__private::ops::identity_d0(&__d10),
                 );
-                for __v2 in ::autodiff::__private::saved::range_back((0), __v9) {
+                for __v2 in ::autodiff::__private::saved::range_back(
+                    (0),
+                    ::core::iter::Iterator::size_hint(&((0)..__v1)).0,
+                ) {
                     let (__v3,) = ::autodiff::__private::saved::pop(&mut __sr1);
                     let __v6 = __v0 * __v3;
                     let __t1 = ::autodiff::__private::ops::take_d0(&mut __dc0);
@@ -165,6 +168,36 @@ impl chain {
                     ::autodiff::__private::NoTangent,
                 )
             },
+        )
+    }
+    #[doc(hidden)]
+    #[inline]
+    fn __vjp_reborrow(
+        __v0: f64,
+        __v1: usize,
+    ) -> (
+        f64,
+        impl ::core::ops::FnOnce(
+            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            ::autodiff::__private::shadow::Ignored,
+            ::autodiff::__private::shadow::Ignored,
+            ::autodiff::__private::again::Val<f64>,
+            ::autodiff::__private::again::Val<usize>,
+        ) -> (
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                ::autodiff::__private::NoTangent,
+            ) + use<>,
+    ) {
+        let (__value, __pullback) = Self::__vjp_into(__v0, __v1);
+        (
+            __value,
+            move |
+                __dy: <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                __s0: ::autodiff::__private::shadow::Ignored,
+                __s1: ::autodiff::__private::shadow::Ignored,
+                _: ::autodiff::__private::again::Val<f64>,
+                _: ::autodiff::__private::again::Val<usize>|
+            { __pullback(__dy, __s0, __s1) },
         )
     }
     #[doc(hidden)]

@@ -132,7 +132,10 @@ impl sum_picks {
                     &mut __dc0,
                     ::autodiff::__private::ops::identity_d0(&__d8),
                 );
-                for __v2 in ::autodiff::__private::saved::range_back((0), __v7) {
+                for __v2 in ::autodiff::__private::saved::range_back(
+                    (0),
+                    ::core::iter::Iterator::size_hint(&((0)..__v1)).0,
+                ) {
                     let (__pb4,) = ::autodiff::__private::saved::pop(&mut __sr1);
                     let __t1 = ::autodiff::__private::ops::take_d0(&mut __dc0);
                     let mut __d6 = __t1;
@@ -151,6 +154,40 @@ impl sum_picks {
                 }
                 ::autodiff::__private::ops::reset_d0(&mut __dc0);
                 (::autodiff::__private::NoTangent, ::autodiff::__private::NoTangent)
+            },
+        )
+    }
+    #[doc(hidden)]
+    #[inline]
+    fn __vjp_reborrow<'__autodiff_l0>(
+        __v0: &'__autodiff_l0 [f64],
+        __v1: usize,
+    ) -> (
+        f64,
+        impl ::core::ops::FnOnce(
+            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            ::autodiff::__private::shadow::SliceShadow<'_, f64>,
+            ::autodiff::__private::shadow::Ignored,
+            ::autodiff::__private::again::Ref<'_, [f64]>,
+            ::autodiff::__private::again::Val<usize>,
+        ) -> (::autodiff::__private::NoTangent, ::autodiff::__private::NoTangent) + use<>,
+    ) {
+        let __value = sum_picks(__v0, __v1);
+        (
+            __value,
+            move |
+                __dy: <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                __s0: ::autodiff::__private::shadow::SliceShadow<'_, f64>,
+                __s1: ::autodiff::__private::shadow::Ignored,
+                ::autodiff::__private::again::Ref(
+                    __v0,
+                ): ::autodiff::__private::again::Ref<'_, [f64]>,
+                ::autodiff::__private::again::Val(
+                    __v1,
+                ): ::autodiff::__private::again::Val<usize>|
+            {
+                let (_, __pullback) = Self::__vjp_into(__v0, __v1);
+                __pullback(__dy, __s0, __s1)
             },
         )
     }

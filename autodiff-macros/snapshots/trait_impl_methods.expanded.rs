@@ -228,6 +228,56 @@ impl Exp {
         clippy::all,
         clippy::pedantic
     )]
+    pub fn __autodiff_pdf_vjp_reborrow<'__autodiff_l0>(
+        self: &'__autodiff_l0 Self,
+        __v1: f64,
+    ) -> (
+        f64,
+        impl ::core::ops::FnOnce(
+            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            ::autodiff::__private::shadow::Ignored,
+            ::autodiff::__private::shadow::Ignored,
+            ::autodiff::__private::again::Ref<'_, Self>,
+            ::autodiff::__private::again::Val<f64>,
+        ) -> (
+                ::autodiff::__private::NoTangent,
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            ) + use<>,
+    ) {
+        let __v0 = self;
+        let __value = Self::__autodiff_pdf_vjp_into(__v0, __v1).0;
+        (
+            __value,
+            move |
+                __dy: <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                __s0: ::autodiff::__private::shadow::Ignored,
+                __s1: ::autodiff::__private::shadow::Ignored,
+                ::autodiff::__private::again::Ref(
+                    __v0,
+                ): ::autodiff::__private::again::Ref<'_, Self>,
+                ::autodiff::__private::again::Val(
+                    __v1,
+                ): ::autodiff::__private::again::Val<f64>|
+            {
+                let (_, __pullback) = Self::__autodiff_pdf_vjp_into(__v0, __v1);
+                __pullback(__dy, __s0, __s1)
+            },
+        )
+    }
+    #[doc(hidden)]
+    #[inline]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        non_upper_case_globals,
+        non_camel_case_types,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        clippy::all,
+        clippy::pedantic
+    )]
     pub fn __autodiff_pdf_vjp_selected<'__autodiff_l0>(
         self: &'__autodiff_l0 Self,
         __v1: f64,
@@ -906,6 +956,56 @@ impl Exp {
                     ::autodiff::__private::NoTangent,
                     ::autodiff::__private::finish_tangent(&__v1, __d1),
                 )
+            },
+        )
+    }
+    #[doc(hidden)]
+    #[inline]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        non_upper_case_globals,
+        non_camel_case_types,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        clippy::all,
+        clippy::pedantic
+    )]
+    pub fn __autodiff_ln_pdf_vjp_reborrow<'__autodiff_l0>(
+        self: &'__autodiff_l0 Self,
+        __v1: f64,
+    ) -> (
+        f64,
+        impl ::core::ops::FnOnce(
+            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            ::autodiff::__private::shadow::Ignored,
+            ::autodiff::__private::shadow::Ignored,
+            ::autodiff::__private::again::Ref<'_, Self>,
+            ::autodiff::__private::again::Val<f64>,
+        ) -> (
+                ::autodiff::__private::NoTangent,
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            ) + use<>,
+    ) {
+        let __v0 = self;
+        let __value = Self::__autodiff_ln_pdf_vjp_into(__v0, __v1).0;
+        (
+            __value,
+            move |
+                __dy: <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                __s0: ::autodiff::__private::shadow::Ignored,
+                __s1: ::autodiff::__private::shadow::Ignored,
+                ::autodiff::__private::again::Ref(
+                    __v0,
+                ): ::autodiff::__private::again::Ref<'_, Self>,
+                ::autodiff::__private::again::Val(
+                    __v1,
+                ): ::autodiff::__private::again::Val<f64>|
+            {
+                let (_, __pullback) = Self::__autodiff_ln_pdf_vjp_into(__v0, __v1);
+                __pullback(__dy, __s0, __s1)
             },
         )
     }

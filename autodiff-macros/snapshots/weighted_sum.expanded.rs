@@ -154,6 +154,48 @@ impl weighted_sum {
     }
     #[doc(hidden)]
     #[inline]
+    fn __vjp_reborrow(
+        __v0: f64,
+        __v1: f64,
+        __v2: f64,
+        __v3: f64,
+    ) -> (
+        f64,
+        impl ::core::ops::FnOnce(
+            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            ::autodiff::__private::shadow::Ignored,
+            ::autodiff::__private::shadow::Ignored,
+            ::autodiff::__private::shadow::Ignored,
+            ::autodiff::__private::shadow::Ignored,
+            ::autodiff::__private::again::Val<f64>,
+            ::autodiff::__private::again::Val<f64>,
+            ::autodiff::__private::again::Val<f64>,
+            ::autodiff::__private::again::Val<f64>,
+        ) -> (
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            ) + use<>,
+    ) {
+        let (__value, __pullback) = Self::__vjp_into(__v0, __v1, __v2, __v3);
+        (
+            __value,
+            move |
+                __dy: <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                __s0: ::autodiff::__private::shadow::Ignored,
+                __s1: ::autodiff::__private::shadow::Ignored,
+                __s2: ::autodiff::__private::shadow::Ignored,
+                __s3: ::autodiff::__private::shadow::Ignored,
+                _: ::autodiff::__private::again::Val<f64>,
+                _: ::autodiff::__private::again::Val<f64>,
+                _: ::autodiff::__private::again::Val<f64>,
+                _: ::autodiff::__private::again::Val<f64>|
+            { __pullback(__dy, __s0, __s1, __s2, __s3) },
+        )
+    }
+    #[doc(hidden)]
+    #[inline]
     fn __vjp_selected(
         __v0: f64,
         __v1: f64,

@@ -216,8 +216,15 @@ pub fn type_and_const_args(generics: &syn::Generics) -> TokenStream {
 /// slice parameters' gradients added into its callers' buffers) and `__vjp` allocates
 /// those buffers; a custom rule's lives in `__vjp` (the rule returns every gradient) and
 /// `__vjp_into` adds them into the buffers it is handed.
+///
+/// Where the emitter can show a generated function's pullback keeps no borrow of its
+/// shared-reference parameters, the reverse sweep lives in `__vjp_reborrow` instead
+/// (`Reborrow`), and `__vjp_into` hands it those parameters again; every other function's
+/// `__vjp_reborrow` runs the derivative again at reverse time, from the arguments it is
+/// handed again.
 pub enum Pullback {
     Generated(TokenStream),
+    Reborrow(TokenStream),
     Custom(TokenStream),
 }
 
@@ -257,6 +264,7 @@ pub fn companions(
     let m = sig.is_method;
     let vjp = companion(ident, "vjp", m);
     let vjp_into = companion(ident, "vjp_into", m);
+    let vjp_reborrow = companion(ident, "vjp_reborrow", m);
     let vjp_selected = companion(ident, "vjp_selected", m);
     let seeded = companion(ident, "seeded", m);
     let gradients = companion(ident, "gradients_function", m);
@@ -373,8 +381,46 @@ pub fn companions(
     let buffers: Vec<syn::Ident> = (0..sig.params.len())
         .map(|i| format_ident!("__b{}", i, span = Span::mixed_site()))
         .collect();
+    let (again, dropped) = crate::emit::rehanding(sig, matches!(pullback, Pullback::Reborrow(_)));
+    let again_types = crate::emit::again_types(&again);
+    let reborrow_captures = {
+        let all = precise_captures(sig, outer);
+        match syn::parse2::<syn::PreciseCapture>(all.clone()) {
+            Ok(c) => {
+                let kept = c.params.iter().filter(|p| match p {
+                    syn::CapturedParam::Lifetime(l) => !dropped.contains(l),
+                    _ => true,
+                });
+                quote!(use<#(#kept),*>)
+            }
+            Err(_) => all,
+        }
+    };
+    let mut reborrow_fn_body = None;
+    let pullback = match pullback {
+        Pullback::Reborrow(body) => {
+            // `__vjp_into`: the pullback of `__vjp_reborrow`, handed the references again
+            reborrow_fn_body = Some(body);
+            let sink_names: Vec<syn::Ident> = (0..sig.params.len())
+                .map(|i| format_ident!("__s{}", i, span = Span::mixed_site()))
+                .collect();
+            let agains = again.iter().zip(&vars).map(|(a, v)| match a {
+                crate::emit::Again::Ref(_) => quote!(#rt::again::Ref(#v)),
+                _ => quote!(#rt::again::Skip),
+            });
+            Ok(quote! {
+                let (__value, __pullback) = #owner #vjp_reborrow #turbofish(#(#vars),*);
+                (__value, move |__dy: #out_tangent, #(#sink_names: #sinks),*| {
+                    __pullback(__dy, #(#sink_names,)* #(#agains),*)
+                })
+            })
+        }
+        Pullback::Generated(body) => Ok(body),
+        Pullback::Custom(body) => Err(body),
+    };
+    // (`Ok`: a generated reverse sweep in `__vjp_into`; `Err`: a custom rule's)
     let (vjp_fn_body, vjp_into_fn_body) = match pullback {
-        Pullback::Generated(body) => {
+        Ok(body) => {
             // the outermost caller: each slice parameter's adjoint allocated once
             let allocate = vars
                 .iter()
@@ -404,7 +450,7 @@ pub fn companions(
             };
             (wrapper, body)
         }
-        Pullback::Custom(body) => {
+        Err(body) => {
             let params = buffers
                 .iter()
                 .zip(&sinks)
@@ -440,6 +486,69 @@ pub fn companions(
             (body, adapter)
         }
     };
+
+    // `__vjp_reborrow` where the emitter could not write one that keeps no borrow: the
+    // value now, the derivative's forward sweep again at reverse time from the arguments
+    // handed again (a buffer the function writes, from a copy of its initial value). A
+    // function without shared references has nothing to hand again: its `__vjp_into`
+    // pullback serves; so it does for one with another exclusive reference (which keeps
+    // its borrows).
+    let reborrow_fn_body = reborrow_fn_body.unwrap_or_else(|| {
+        let in_out = |i: usize| sig.params[i].in_out;
+        let rerun = again
+            .iter()
+            .enumerate()
+            .all(|(i, a)| !matches!(a, crate::emit::Again::Skip) || in_out(i));
+        let sink_names: Vec<syn::Ident> = (0..sig.params.len())
+            .map(|i| format_ident!("__s{}", i, span = Span::mixed_site()))
+            .collect();
+        let refs = again.iter().any(|a| matches!(a, crate::emit::Again::Ref(_)));
+        if !rerun || !refs {
+            return quote! {
+                let (__value, __pullback) = #owner #vjp_into #turbofish(#(#vars),*);
+                (__value, move |__dy: #out_tangent, #(#sink_names: #sinks,)* #(_: #again_types),*| {
+                    __pullback(__dy, #(#sink_names),*)
+                })
+            };
+        }
+        let initial: Vec<syn::Ident> = (0..sig.params.len())
+            .map(|i| format_ident!("__i{}", i, span = Span::mixed_site()))
+            .collect();
+        let copies = (0..sig.params.len()).filter(|i| in_out(*i)).map(|i| {
+            let (c, v) = (&initial[i], &vars[i]);
+            quote!(let mut #c = ::std::borrow::ToOwned::to_owned(&*#v);)
+        });
+        let patterns = again.iter().enumerate().map(|(i, a)| {
+            let v = &vars[i];
+            match a {
+                crate::emit::Again::Ref(_) => quote!(#rt::again::Ref(#v)),
+                crate::emit::Again::Val(_) => quote!(#rt::again::Val(#v)),
+                crate::emit::Again::Skip => quote!(_),
+            }
+        });
+        let rerun_args = (0..sig.params.len()).map(|i| {
+            if in_out(i) {
+                let c = &initial[i];
+                quote!(&mut #c)
+            } else {
+                let v = &vars[i];
+                quote!(#v)
+            }
+        });
+        let value = if place == Place::TraitImpl {
+            quote!(#owner #vjp_into #turbofish(#(#vars),*).0)
+        } else {
+            quote!(#primal_owner #ident #turbofish(#(#vars),*))
+        };
+        quote! {
+            #(#copies)*
+            let __value = #value;
+            (__value, move |__dy: #out_tangent, #(#sink_names: #sinks,)* #(#patterns: #again_types),*| {
+                let (_, __pullback) = #owner #vjp_into #turbofish(#(#rerun_args),*);
+                __pullback(__dy, #(#sink_names),*)
+            })
+        }
+    });
 
     // With the cotangent known up front, a reduction loop runs its reverse inside the
     // forward loop (see `fuse`); otherwise the helpers call the pullback.
@@ -510,6 +619,22 @@ pub fn companions(
             #bind_receiver
             #mention_primal
             #vjp_into_fn_body
+        }
+
+        #[doc(hidden)]
+        #[inline]
+        #allow
+        #vis fn #vjp_reborrow #gen_named (#(#decls),*)
+            -> (
+                #output,
+                impl ::core::ops::FnOnce(#out_tangent, #(#sinks,)* #(#again_types),*)
+                    -> (#(#into_tangents,)*)
+                    + #reborrow_captures
+            )
+            #where_named
+        {
+            #bind_receiver
+            #reborrow_fn_body
         }
 
         #[doc(hidden)]

@@ -2,7 +2,7 @@
 
 use crate::companions::{companion, companions, type_and_const_args, Place, Pullback};
 use crate::diag::Errors;
-use crate::emit::{vjp_body, vjp_into_body};
+use crate::emit::{reborrow_body, vjp_body, vjp_into_body};
 use crate::fuse::seeded_body;
 use crate::lower::lower;
 use crate::signature::{tangent_type, Signature};
@@ -175,7 +175,10 @@ pub(crate) fn try_expand(
             let body = lower(&sig, &sig.generics, &func.block, &mut errors);
             sweep = Some(crate::emit::jvp_body(&sig, &body));
             (
-                Pullback::Generated(vjp_into_body(&sig, &body)),
+                match reborrow_body(&sig, &body) {
+                    Some(reborrow) => Pullback::Reborrow(reborrow),
+                    None => Pullback::Generated(vjp_into_body(&sig, &body)),
+                },
                 // (a function writing through `&mut` parameters has no fused form)
                 (!sig.has_in_out())
                     .then(|| seeded_body(&sig, &body))

@@ -14,11 +14,10 @@ use std::collections::BTreeSet;
 
 use super::{Func, Node, Param, Rng, Stmt};
 
-/// Also generate constructs issue 12 asks for that the macro does not compile yet (a `let
-/// mut` buffer or an array passed as the `&[f64]` of a call that also takes a `&mut`
-/// buffer): off, so that every generated program is expected to pass; turn on to measure
-/// them.
-const PENDING: bool = false;
+/// Also generate a `let mut` buffer or an array passed as the `&[f64]` of a call that also
+/// takes a `&mut` buffer (which compiles since the callee's pullback is handed its
+/// references again at reverse time: `__vjp_reborrow`).
+const PENDING: bool = true;
 
 /// What a helper does.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -218,7 +218,12 @@ impl Emitter<'_> {
                     if self.used_pullbacks.contains(dst) {
                         let a: Vec<TokenStream> = args.iter().map(Operand::tokens).collect();
                         let pb = dst.pullback();
-                        let vjp = crate::companions::call(func, Some("vjp_into"), &a, span);
+                        let form = if self.rehanded.contains(dst) {
+                            "vjp_reborrow"
+                        } else {
+                            "vjp_into"
+                        };
+                        let vjp = crate::companions::call(func, Some(form), &a, span);
                         out.extend(quote::quote_spanned!(span=> let (#v, #pb) = #vjp;));
                         out.extend(self.save(*dst));
                         return;

@@ -23,7 +23,7 @@ use forward::rhs_tokens;
 
 use crate::signature::{tangent_type, Signature};
 use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, ToTokens};
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 pub(crate) use crate::companions::{companion_path, rt};
@@ -241,6 +241,22 @@ pub(crate) struct Emitter<'a> {
     /// Local `Vec`s that grow by `push`: their adjoints' lengths may lag behind the
     /// `Vec`'s (a `Vec` made again in each iteration), so their element rules grow them.
     pub(crate) grown: HashSet<CellId>,
+    /// In `__vjp_reborrow`'s body: the variables that may borrow a re-borrowed parameter
+    /// (see [`reborrow_body`]); a call handed one goes through its callee's
+    /// `__vjp_reborrow`.
+    pub(crate) rehand: Option<HashSet<VarId>>,
+    /// In `__vjp_reborrow`'s body: a call was found whose pullback may keep a borrow.
+    pub(crate) rehand_unsafe: bool,
+    /// Calls whose pullback comes from the callee's `__vjp_reborrow` (handed its arguments
+    /// again at reverse time).
+    pub(crate) rehanded: HashSet<VarId>,
+    /// Integer counters (see [`counters`]): the statement undoing each increment, by the
+    /// increment's tokens, and the reads computed from the counter.
+    pub(crate) counter_undo: HashMap<String, TokenStream>,
+    pub(crate) counter_reads: HashMap<VarId, TokenStream>,
+    /// Snapshots of a cell handed by reference to the call right after them and used
+    /// nowhere else (see [`handed_on`]): the callee adds into the cell's adjoint.
+    pub(crate) handed_on: HashMap<VarId, CellId>,
 }
 
 /// The registers of a carried slice adjoint in a fused loop: `here` collects element `i`
@@ -326,8 +342,21 @@ impl Emitter<'_> {
             Some(Rhs::Field { .. }) => true,
             Some(_) if self.borrows(v) => true,
             Some(Rhs::Inactive(ts)) => pure_cheap(ts),
+            Some(Rhs::ReadCell(_)) => self.counter_reads.contains_key(&v),
             _ => false,
         }
+    }
+
+    /// How the reverse sweep computes `v` again (see [`Emitter::recomputable`]).
+    pub(crate) fn recompute_tokens(&self, v: VarId) -> TokenStream {
+        if let Some(read) = self.counter_reads.get(&v) {
+            return read.clone();
+        }
+        rhs_tokens(
+            self.defs[&v],
+            Span::call_site(),
+            self.body.vars[v.0].maybe_array,
+        )
     }
 
     pub(crate) fn rhs_operands(&self, v: VarId) -> Vec<VarId> {
@@ -448,6 +477,33 @@ impl Emitter<'_> {
         }
     }
 
+    /// As [`Emitter::adjoint_root`], and through a constant sub-slice of a parameter
+    /// (`&data[a..b]` of a `#[no_grad]` slice, kept as written): the parameter.
+    pub(crate) fn param_root(&self, v: VarId) -> VarId {
+        let root = self.adjoint_root(v);
+        let Some(Rhs::Inactive(ts)) = self.defs.get(&root) else {
+            return root;
+        };
+        let mut tts: Vec<TokenTree> = ts.clone().into_iter().collect();
+        while let [TokenTree::Group(g)] = &tts[..] {
+            if g.delimiter() != Delimiter::Parenthesis {
+                break;
+            }
+            tts = g.stream().into_iter().collect();
+        }
+        match &tts[..] {
+            [TokenTree::Punct(amp), TokenTree::Ident(base), TokenTree::Group(g)]
+                if amp.as_char() == '&' && g.delimiter() == Delimiter::Bracket =>
+            {
+                match VarId::mentioned_in(&quote!(#base))[..] {
+                    [p] => self.param_root(p),
+                    _ => root,
+                }
+            }
+            _ => root,
+        }
+    }
+
     /// Whether a call passes a reference to a value the forward sweep owns (`f(&local)`):
     /// the callee's pullback cannot keep that borrow inside the caller's pullback, which
     /// owns the value, so the reverse sweep runs the callee's derivative again there. A
@@ -465,8 +521,31 @@ impl Emitter<'_> {
     }
 
     pub(crate) fn borrows_owned(&self, args: &[Operand]) -> bool {
+        self.borrows_any(args) || self.borrows_local(args)
+    }
+
+    /// In `__vjp_reborrow`'s body: whether a call is handed a value that may borrow what a
+    /// re-borrowed parameter points to.
+    pub(crate) fn borrows_any(&self, args: &[Operand]) -> bool {
+        if let Some(b) = &self.rehand {
+            // (`__vjp_reborrow`: nothing the parameters point to may be kept either)
+            return args.iter().any(|a| match a {
+                Operand::Ref(_) => true,
+                Operand::Var(v) => b.contains(v),
+                Operand::Inline(e) => {
+                    let ts = quote!(#e);
+                    may_borrow(&ts) || VarId::mentioned_in(&ts).iter().any(|u| b.contains(u))
+                }
+                Operand::MutRef { .. } => false,
+            });
+        }
+        false
+    }
+
+    /// Whether a call is handed a reference to a value the forward sweep owns.
+    pub(crate) fn borrows_local(&self, args: &[Operand]) -> bool {
         args.iter().any(|a| match a {
-            Operand::Ref(v) => !self.ref_params.contains(&self.adjoint_root(*v)),
+            Operand::Ref(v) => !self.ref_params.contains(&self.param_root(*v)),
             _ => false,
         })
     }
@@ -494,6 +573,12 @@ pub(crate) fn new_emitter<'a>(sig: &Signature, body: &'a Body) -> Emitter<'a> {
         tapes: HashMap::new(),
         frozen: frozen_reads(body),
         grown: grown_cells(&body.block),
+        rehand: None,
+        rehand_unsafe: false,
+        rehanded: HashSet::new(),
+        counter_undo: HashMap::new(),
+        counter_reads: HashMap::new(),
+        handed_on: HashMap::new(),
     };
     e.lazy = lazily_zeroed(sig_params, body, &e.defs);
     e.ref_params = (sig.params.iter().enumerate())
@@ -556,6 +641,18 @@ pub fn sink_types(sig: &Signature) -> Vec<TokenStream> {
 
 fn pullback_body(sig: &Signature, body: &Body, shadows: bool) -> TokenStream {
     let mut e = new_emitter(sig, body);
+    pullback_tokens(&mut e, sig, body, shadows, quote!())
+}
+
+fn pullback_tokens(
+    e: &mut Emitter<'_>,
+    sig: &Signature,
+    body: &Body,
+    shadows: bool,
+    again: TokenStream,
+) -> TokenStream {
+    (e.counter_undo, e.counter_reads) = counters(body);
+    e.handed_on = handed_on(body);
     let mut sinks = Vec::new();
     if shadows {
         for ((i, p), ty) in sig.params.iter().enumerate().zip(sink_types(sig)) {
@@ -600,12 +697,564 @@ fn pullback_body(sig: &Signature, body: &Body, shadows: bool) -> TokenStream {
         #(#items)*
         #declarations
         #forward
-        (#output, move |#dy #dy_type, #(#sinks),*| {
+        (#output, move |#dy #dy_type, #(#sinks,)* #again| {
             #cell_adjoints
             #reverse
             #grads_value
         })
     }
+}
+
+/// What a `__vjp_reborrow` pullback is handed again at each parameter's position (see the
+/// runtime's `again`): a shared reference whose lifetime the signature elides is re-borrowed
+/// (`Ref`), and the pullback keeps no borrow of it; an exclusive reference is never handed
+/// again (`Skip`); anything else comes again by value (`Val`), for a derivative that runs
+/// its forward sweep again.
+pub(crate) enum Again {
+    Ref(syn::Type),
+    Val(syn::Type),
+    Skip,
+}
+
+/// Each parameter's [`Again`], and the lifetimes the `__vjp_reborrow` pullback does not
+/// capture (those of the re-borrowed references). A pullback that never runs the forward
+/// sweep again (`reads_only`) takes nothing but the references.
+pub(crate) fn rehanding(sig: &Signature, reads_only: bool) -> (Vec<Again>, Vec<syn::Lifetime>) {
+    let output = sig.output.to_token_stream().to_string();
+    let mut dropped = Vec::new();
+    let again = sig
+        .params
+        .iter()
+        .map(|p| match &p.ty_named {
+            syn::Type::Reference(r) if r.mutability.is_some() => Again::Skip,
+            syn::Type::Reference(r) => match &r.lifetime {
+                Some(l)
+                    if l.ident.to_string().starts_with("__autodiff_l")
+                        && !output.contains(&l.ident.to_string()) =>
+                {
+                    dropped.push(l.clone());
+                    Again::Ref((*r.elem).clone())
+                }
+                _ if reads_only => Again::Skip,
+                _ => Again::Val(p.ty_named.clone()),
+            },
+            _ if reads_only => Again::Skip,
+            ty => Again::Val(ty.clone()),
+        })
+        .collect();
+    (again, dropped)
+}
+
+/// The types of the positions `__vjp_reborrow`'s pullback takes after the sinks.
+pub(crate) fn again_types(again: &[Again]) -> Vec<TokenStream> {
+    let rt = rt();
+    again
+        .iter()
+        .map(|a| match a {
+            Again::Ref(t) => quote!(#rt::again::Ref<'_, #t>),
+            Again::Val(t) => quote!(#rt::again::Val<#t>),
+            Again::Skip => quote!(#rt::again::Skip),
+        })
+        .collect()
+}
+
+/// Whether an inactive expression may hold a borrow of what it mentions (a reference, a
+/// range of a slice, an iterator or a view): conservatively, by its tokens.
+fn may_borrow(ts: &TokenStream) -> bool {
+    const BORROWING: &[&str] = &[
+        "iter",
+        "iter_mut",
+        "as_slice",
+        "as_ref",
+        "as_deref",
+        "chunks",
+        "chunks_exact",
+        "windows",
+        "split_at",
+        "split_first",
+        "split_last",
+        "first",
+        "last",
+        "get",
+        "borrow",
+        "deref",
+        "view",
+        "row",
+        "column",
+        "slice",
+        "axis_iter",
+        "outer_iter",
+        "lanes",
+        "rows",
+        "columns",
+        "as_str",
+        "lines",
+        "split",
+        "into_iter",
+        "zip",
+        "map",
+        "by_ref",
+    ];
+    let tts: Vec<TokenTree> = ts.clone().into_iter().collect();
+    tts.iter().enumerate().any(|(k, tt)| match tt {
+        TokenTree::Punct(p) if p.as_char() == '&' => !matches!(
+            (tts.get(k + 1), k.checked_sub(1).and_then(|j| tts.get(j))),
+            (Some(TokenTree::Punct(q)), _) | (_, Some(TokenTree::Punct(q))) if q.as_char() == '&'
+        ),
+        TokenTree::Punct(p) if p.as_char() == '.' => matches!(
+            tts.get(k + 1),
+            Some(TokenTree::Punct(q)) if q.as_char() == '.'
+        ),
+        TokenTree::Ident(id) => BORROWING.contains(&id.to_string().as_str()),
+        TokenTree::Group(g) => may_borrow(&g.stream()),
+        _ => false,
+    })
+}
+
+/// The variables that may borrow what a re-borrowed parameter points to (the parameters
+/// themselves included): a reverse sweep that keeps none of them keeps no such borrow.
+/// `None` when the body keeps code as written that reads one of them (it may bind a name
+/// holding a borrow), or reads a captured variable.
+fn borrowing_vars(
+    body: &Body,
+    defs: &HashMap<VarId, &Rhs>,
+    rehanded: &[VarId],
+) -> Option<HashSet<VarId>> {
+    let mut b: HashSet<VarId> = rehanded.iter().copied().collect();
+    loop {
+        let before = b.len();
+        for (v, rhs) in defs {
+            if b.contains(v) {
+                continue;
+            }
+            let from_b = |o: &Operand| o.var().is_some_and(|u| b.contains(&u));
+            let borrowing = match rhs {
+                Rhs::SubSlice { .. } | Rhs::Member { .. } => true,
+                Rhs::Prim(Prim::Tensor { rule, .. }, _) if rule.is_view() => true,
+                Rhs::ReadIndex { .. } => body.vars[v.0].maybe_array,
+                Rhs::Copy(o) => from_b(o),
+                Rhs::Inactive(ts) => {
+                    VarId::mentioned_in(ts).iter().any(|u| b.contains(u)) && may_borrow(ts)
+                }
+                Rhs::Source(_) => return None,
+                _ => false,
+            };
+            if borrowing {
+                b.insert(*v);
+            }
+        }
+        if b.len() == before {
+            break;
+        }
+    }
+    fn effects(block: &Block, b: &HashSet<VarId>) -> bool {
+        block.stmts.iter().any(|s| match s {
+            Stmt::Effect(ts) => VarId::mentioned_in(ts).iter().any(|u| b.contains(u)),
+            Stmt::WriteCell { value, .. } => value.var().is_some_and(|u| b.contains(&u)),
+            Stmt::If { then, els, .. } => effects(then, b) || effects(els, b),
+            Stmt::Loop { body, head, .. } => {
+                effects(body, b)
+                    || matches!(head, LoopHead::For { iter, .. }
+                        if VarId::mentioned_in(iter).iter().any(|u| b.contains(u)) && may_borrow(iter))
+            }
+            _ => false,
+        })
+    }
+    let cells = body.cells.iter().any(|c| {
+        c.init
+            .as_ref()
+            .is_some_and(|i| VarId::mentioned_in(i).iter().any(|u| b.contains(u)) && may_borrow(i))
+    });
+    (!effects(&body.block, &b) && !cells).then_some(b)
+}
+
+/// The body of `__vjp_reborrow`: as `__vjp_into`'s, but the pullback keeps no borrow of the
+/// parameters [`rehanding`] re-borrows: it is handed them again, after the sinks. A call in
+/// the body that may borrow them goes through its callee's `__vjp_reborrow` too. `None`
+/// when that cannot be shown from the body (the companion then runs the forward sweep
+/// again at reverse time).
+pub fn reborrow_body(sig: &Signature, body: &Body) -> Option<TokenStream> {
+    let (again, _) = rehanding(sig, true);
+    let rehanded: Vec<VarId> = (again.iter().enumerate())
+        .filter(|(_, a)| matches!(a, Again::Ref(_)))
+        .map(|(i, _)| VarId(i))
+        .collect();
+    if rehanded.is_empty() {
+        // (nothing to hand again: `__vjp_into`'s pullback already borrows nothing)
+        return None;
+    }
+    let defs = crate::ir::definitions(&body.block);
+    let borrowing = borrowing_vars(body, &defs, &rehanded)?;
+    let rt = rt();
+    let patterns: Vec<TokenStream> = (again.iter().enumerate())
+        .map(|(i, a)| match a {
+            Again::Ref(_) => {
+                let v = VarId(i).ident();
+                quote!(#rt::again::Ref(#v))
+            }
+            _ => quote!(_),
+        })
+        .collect();
+    let types = again_types(&again);
+    let mut e = new_emitter(sig, body);
+    e.rehand = Some(borrowing);
+    let out = pullback_tokens(&mut e, sig, body, true, quote!(#(#patterns: #types),*));
+    let borrowing = e.rehand.take().unwrap_or_default();
+    let kept = e.used.iter().any(|v| {
+        borrowing.contains(v)
+            && !rehanded.contains(v)
+            && !e.recomputed.contains(v)
+            && !e.reverse_bound.contains(v)
+    });
+    (!kept && !e.rehand_unsafe).then_some(out)
+}
+
+/// An integer counter's increment (`l += 1;`, `l -= 2;`): the cell and the statement
+/// undoing it.
+fn counter_step(ts: &TokenStream) -> Option<(CellId, TokenStream)> {
+    let stmt: syn::Stmt = syn::parse2(ts.clone()).ok()?;
+    let syn::Stmt::Expr(syn::Expr::Binary(b), Some(_)) = stmt else {
+        return None;
+    };
+    let syn::Expr::Lit(syn::ExprLit {
+        lit: syn::Lit::Int(k),
+        ..
+    }) = &*b.right
+    else {
+        return None;
+    };
+    let syn::Expr::Path(p) = &*b.left else {
+        return None;
+    };
+    let id = p.path.get_ident()?;
+    let cell = match CellId::mentioned_in(&quote!(#id))[..] {
+        [c] if id.to_string().starts_with("__c") => c,
+        _ => return None,
+    };
+    let undo = match b.op {
+        syn::BinOp::AddAssign(_) => quote!(#id -= #k;),
+        syn::BinOp::SubAssign(_) => quote!(#id += #k;),
+        _ => return None,
+    };
+    Some((cell, undo))
+}
+
+/// Integer counters (`let mut l = 0; … l += 1;` inside loops) whose reads the reverse sweep
+/// computes instead of saving: the pullback owns the counter's final value and undoes each
+/// increment where the reverse sweep passes it, so that at any statement the counter holds
+/// what it held there in the forward sweep. A counter is an inactive cell assigned once, at
+/// the top level of the body, and otherwise only incremented by integer literals; a read
+/// is computed from the counter when every increment after it in its region (up to the
+/// region's end, whose value the counter holds when the region's reverse starts) is a
+/// statement of the region itself. Returns the undo statements by effect, and per read
+/// its expression.
+pub(crate) fn counters(body: &Body) -> (HashMap<String, TokenStream>, HashMap<VarId, TokenStream>) {
+    // every mention of every cell, classified
+    #[derive(Default)]
+    struct Uses {
+        assigned_at_top: usize,
+        other_write: bool,
+        steps: Vec<TokenStream>,
+    }
+    fn walk(block: &Block, top: bool, uses: &mut HashMap<CellId, Uses>) {
+        let other = |ts: &TokenStream, uses: &mut HashMap<CellId, Uses>| {
+            for c in CellId::mentioned_in(ts) {
+                uses.entry(c).or_default().other_write = true;
+            }
+        };
+        for stmt in &block.stmts {
+            match stmt {
+                Stmt::Effect(ts) => match counter_step(ts) {
+                    Some((c, _)) => uses.entry(c).or_default().steps.push(ts.clone()),
+                    None => other(ts, uses),
+                },
+                Stmt::WriteCell { cell, value } => {
+                    let u = uses.entry(*cell).or_default();
+                    if top && matches!(value, Operand::Inline(_)) {
+                        u.assigned_at_top += 1;
+                    } else {
+                        u.other_write = true;
+                    }
+                    other(&value.tokens(), uses);
+                }
+                Stmt::WriteIndex { cell, index, value } => {
+                    uses.entry(*cell).or_default().other_write = true;
+                    other(&index.tokens(), uses);
+                    other(&value.tokens(), uses);
+                }
+                Stmt::Grow { cell } => uses.entry(*cell).or_default().other_write = true,
+                Stmt::Let { rhs, .. } => {
+                    let ops: Vec<&Operand> = match rhs {
+                        Rhs::Copy(o) => vec![o],
+                        Rhs::Prim(_, a) | Rhs::Call { args: a, .. } => a.iter().collect(),
+                        Rhs::ReadIndex { index, .. } => vec![index],
+                        Rhs::SubSlice { range, .. } => range.operands().collect(),
+                        Rhs::Inactive(ts) => {
+                            other(ts, uses);
+                            vec![]
+                        }
+                        _ => vec![],
+                    };
+                    for o in ops {
+                        match o {
+                            Operand::MutRef { cell, .. } => {
+                                uses.entry(*cell).or_default().other_write = true
+                            }
+                            o => other(&o.tokens(), uses),
+                        }
+                    }
+                    if let Rhs::ReadIndex {
+                        place: Place::Cell(c),
+                        ..
+                    }
+                    | Rhs::SubSlice {
+                        place: Place::Cell(c),
+                        ..
+                    } = rhs
+                    {
+                        uses.entry(*c).or_default().other_write = true;
+                    }
+                }
+                Stmt::If { cond, then, els } => {
+                    other(&cond.tokens(), uses);
+                    walk(then, false, uses);
+                    walk(els, false, uses);
+                }
+                Stmt::Loop { head, body, .. } => {
+                    if let LoopHead::For { iter, start, .. } = head {
+                        other(iter, uses);
+                        if let Some(s) = start {
+                            other(&s.tokens(), uses);
+                        }
+                    }
+                    walk(body, false, uses);
+                }
+            }
+        }
+    }
+    let mut uses = HashMap::new();
+    walk(&body.block, true, &mut uses);
+    let counters: HashSet<CellId> = uses
+        .iter()
+        .filter(|(c, u)| {
+            // (a name of a nested body's cell, in a closure's code, is none of these)
+            let Some(info) = body.cells.get(c.0) else {
+                return false;
+            };
+            !info.active
+                && !info.maybe_array
+                && info.bound_to.is_none()
+                && u.assigned_at_top == 1
+                && !u.other_write
+                && !u.steps.is_empty()
+        })
+        .map(|(c, _)| *c)
+        .collect();
+    let mut undo = HashMap::new();
+    for c in &counters {
+        for ts in &uses[c].steps {
+            if let Some((_, u)) = counter_step(ts) {
+                undo.insert(ts.to_string(), u);
+            }
+        }
+    }
+    // Reads: the increments after each in its region.
+    fn writes_nested(block: &Block, c: CellId, undo: &HashMap<String, TokenStream>) -> bool {
+        block.stmts.iter().any(|s| match s {
+            Stmt::Effect(ts) => {
+                undo.contains_key(&ts.to_string()) && CellId::mentioned_in(ts).contains(&c)
+            }
+            Stmt::If { then, els, .. } => {
+                writes_nested(then, c, undo) || writes_nested(els, c, undo)
+            }
+            Stmt::Loop { body, .. } => writes_nested(body, c, undo),
+            _ => false,
+        })
+    }
+    fn reads(
+        block: &Block,
+        counters: &HashSet<CellId>,
+        undo: &HashMap<String, TokenStream>,
+        out: &mut HashMap<VarId, TokenStream>,
+    ) {
+        for (k, stmt) in block.stmts.iter().enumerate() {
+            match stmt {
+                Stmt::Let {
+                    dst,
+                    rhs: Rhs::ReadCell(c),
+                    ..
+                } if counters.contains(c) && block.region != RegionId::BODY => {
+                    let id = c.ident();
+                    let mut expr = quote!(#id);
+                    let mut ok = true;
+                    for later in &block.stmts[k + 1..] {
+                        match later {
+                            Stmt::Effect(ts) if CellId::mentioned_in(ts).contains(c) => {
+                                match counter_step(ts) {
+                                    Some((_, u)) => {
+                                        // `l -= 1;` → `l - 1`
+                                        let u: Vec<TokenTree> = u.into_iter().collect();
+                                        let op = match &u[1] {
+                                            TokenTree::Punct(p) => p.as_char(),
+                                            _ => '-',
+                                        };
+                                        let op = proc_macro2::Punct::new(
+                                            op,
+                                            proc_macro2::Spacing::Alone,
+                                        );
+                                        let lit = &u[3];
+                                        expr = quote!((#expr #op #lit));
+                                    }
+                                    None => ok = false,
+                                }
+                            }
+                            Stmt::If { then, els, .. } => {
+                                ok &=
+                                    !writes_nested(then, *c, undo) && !writes_nested(els, *c, undo)
+                            }
+                            Stmt::Loop { body, .. } => ok &= !writes_nested(body, *c, undo),
+                            _ => {}
+                        }
+                    }
+                    if ok {
+                        out.insert(*dst, expr);
+                    }
+                }
+                Stmt::If { then, els, .. } => {
+                    reads(then, counters, undo, out);
+                    reads(els, counters, undo, out);
+                }
+                Stmt::Loop { body, .. } => reads(body, counters, undo, out),
+                _ => {}
+            }
+        }
+    }
+    let mut out = HashMap::new();
+    reads(&body.block, &counters, &undo, &mut out);
+    (undo, out)
+}
+
+/// Snapshots of an active cell (`let __vN = __cK.clone()`) handed by reference to the call
+/// that comes right after them (`f(&buf)`), and used nowhere else: the snapshot's adjoint
+/// would only be added into the cell's when the reverse sweep reaches the snapshot, with
+/// nothing in between, so the callee adds into the cell's adjoint directly (no zeroed
+/// adjoint of the snapshot, no second pass).
+pub(crate) fn handed_on(body: &Body) -> HashMap<VarId, CellId> {
+    fn uses(block: &Block, n: &mut HashMap<VarId, usize>) {
+        let op = |o: &Operand, n: &mut HashMap<VarId, usize>| {
+            if let Some(v) = o.var() {
+                *n.entry(v).or_default() += 1;
+            }
+            if let Operand::Inline(e) = o {
+                for v in VarId::mentioned_in(&quote!(#e)) {
+                    *n.entry(v).or_default() += 2;
+                }
+            }
+        };
+        let ts = |t: &TokenStream, n: &mut HashMap<VarId, usize>| {
+            for v in VarId::mentioned_in(t) {
+                *n.entry(v).or_default() += 2;
+            }
+        };
+        for stmt in &block.stmts {
+            match stmt {
+                Stmt::Let { rhs, .. } => match rhs {
+                    Rhs::Copy(o) => op(o, n),
+                    Rhs::Prim(_, a) | Rhs::Call { args: a, .. } => a.iter().for_each(|o| op(o, n)),
+                    Rhs::ReadIndex { place, index } => {
+                        op(index, n);
+                        if let Place::Var(v) = place {
+                            *n.entry(*v).or_default() += 2;
+                        }
+                    }
+                    Rhs::SubSlice { place, range } => {
+                        range.operands().for_each(|o| op(o, n));
+                        if let Place::Var(v) = place {
+                            *n.entry(*v).or_default() += 2;
+                        }
+                    }
+                    Rhs::Field { base, .. } | Rhs::Member { base, .. } => {
+                        *n.entry(*base).or_default() += 2;
+                    }
+                    Rhs::Inactive(t) => ts(t, n),
+                    Rhs::Source(v) => *n.entry(*v).or_default() += 2,
+                    Rhs::ReadCell(_) => {}
+                },
+                Stmt::WriteCell { value, .. } => op(value, n),
+                Stmt::WriteIndex { index, value, .. } => {
+                    op(index, n);
+                    op(value, n);
+                }
+                Stmt::Effect(t) => ts(t, n),
+                Stmt::Grow { .. } => {}
+                Stmt::If { cond, then, els } => {
+                    op(cond, n);
+                    uses(then, n);
+                    uses(els, n);
+                }
+                Stmt::Loop { head, body, .. } => {
+                    if let LoopHead::For { iter, start, .. } = head {
+                        ts(iter, n);
+                        if let Some(s) = start {
+                            op(s, n);
+                        }
+                    }
+                    uses(body, n);
+                }
+            }
+        }
+    }
+    fn find(
+        body: &Body,
+        block: &Block,
+        n: &HashMap<VarId, usize>,
+        out: &mut HashMap<VarId, CellId>,
+    ) {
+        for (k, stmt) in block.stmts.iter().enumerate() {
+            match stmt {
+                Stmt::Let {
+                    dst,
+                    rhs: Rhs::ReadCell(c),
+                    ..
+                } if body.is_active(*dst)
+                    && body
+                        .cells
+                        .get(c.0)
+                        .is_some_and(|i| i.active && i.bound_to.is_none())
+                    && n.get(dst) == Some(&1) =>
+                {
+                    let next = block.stmts.get(k + 1);
+                    if let Some(Stmt::Let {
+                        rhs: Rhs::Call { args, .. },
+                        ..
+                    }) = next
+                    {
+                        let handed = args
+                            .iter()
+                            .any(|a| matches!(a, Operand::Ref(v) if v == dst));
+                        let lent = args.iter().any(|a| a.lent_cell() == Some(*c));
+                        if handed && !lent {
+                            out.insert(*dst, *c);
+                        }
+                    }
+                }
+                Stmt::If { then, els, .. } => {
+                    find(body, then, n, out);
+                    find(body, els, n, out);
+                }
+                Stmt::Loop { body: b, .. } => find(body, b, n, out),
+                _ => {}
+            }
+        }
+    }
+    let mut n = HashMap::new();
+    uses(&body.block, &mut n);
+    for v in VarId::mentioned_in(&body.output.tokens()) {
+        *n.entry(v).or_default() += 2;
+    }
+    let mut out = HashMap::new();
+    find(body, &body.block, &n, &mut out);
+    out
 }
 
 /// The cells some `Stmt::Grow` grows (`v.push(x)`).

@@ -122,11 +122,7 @@ impl Emitter<'_> {
             }
             for v in needed.iter().filter(|v| self.recomputed.contains(*v)) {
                 let id = v.ident();
-                let value = rhs_tokens(
-                    self.defs[v],
-                    Span::call_site(),
-                    self.body.vars[v.0].maybe_array,
-                );
+                let value = self.recompute_tokens(*v);
                 restores.extend(quote!(let #id = #value;));
             }
             prefix = quote!(#restores #prefix);
@@ -137,7 +133,12 @@ impl Emitter<'_> {
     pub(crate) fn rev_stmt(&mut self, out: &mut TokenStream, stmt: &Stmt) {
         let rt = rt();
         match stmt {
-            Stmt::Effect(_) => {}
+            Stmt::Effect(ts) => {
+                // an integer counter's increment, undone (see `counters`)
+                if let Some(undo) = self.counter_undo.get(&ts.to_string()) {
+                    out.extend(undo.clone());
+                }
+            }
             Stmt::Let { dst, rhs, .. } => {
                 // a call writing a differentiable buffer runs its reverse even when its
                 // result's adjoint is zero: the buffer's adjoint goes through it
@@ -355,6 +356,10 @@ impl Emitter<'_> {
                                     let d = self.var_adjoint(u);
                                     quote!(#rt::shadow::sink(&mut #d))
                                 }
+                                Some(u) if self.handed_on.contains_key(&u) => {
+                                    let dc = self.handed_on[&u].adjoint();
+                                    quote!(#rt::shadow::sink(&mut #dc))
+                                }
                                 Some(u) => {
                                     let d = u.adjoint();
                                     if self.initialized.insert(u) {
@@ -366,21 +371,59 @@ impl Emitter<'_> {
                                 None => quote!(#rt::shadow::no_sink()),
                             });
                         }
-                        let form = "vjp_into";
-                        // (never for a call writing a buffer: running it again writes it again)
-                        if (self.borrows_owned(args) || self.is_recursive(func)) && !writes {
-                            // The callee's pullback would borrow values the pullback closure
-                            // owns: its reverse runs the callee's vjp again, here.
+                        if self.is_recursive(func) && !writes {
+                            // A call of the function itself: its pullback's type would
+                            // contain itself, so the reverse sweep runs its vjp again, here.
+                            // (never for a call writing a buffer: running it again writes it
+                            // again)
                             let a: Vec<TokenStream> =
                                 args.iter().map(|a| self.operand(a)).collect();
-                            let vjp =
-                                crate::companions::call(func, Some(form), &a, Span::call_site());
+                            let vjp = crate::companions::call(
+                                func,
+                                Some("vjp_into"),
+                                &a,
+                                Span::call_site(),
+                            );
                             out.extend(quote! {
                                 let #g = {
                                     let (_, __pb) = #vjp;
                                     __pb(#dy, #(#sinks),*)
                                 };
                             });
+                        } else if self.borrows_owned(args) {
+                            // The callee's pullback would borrow values the pullback closure
+                            // owns: it comes from the callee's `__vjp_reborrow`, which keeps
+                            // no borrow of them, and is handed them again here.
+                            // In `__vjp_reborrow`'s body, a call that `__vjp_into`'s would
+                            // give a pullback keeping a borrow of the parameters makes the
+                            // two differ (and the callee's `__vjp_reborrow` may run its
+                            // forward sweep again): `__vjp_reborrow` then runs `__vjp_into`
+                            // again instead. So does a callee writing a buffer, which may
+                            // not have such a pullback.
+                            if self.rehand.is_some()
+                                && (!self.borrows_local(args)
+                                    || args.iter().any(|a| a.lent_cell().is_some()))
+                            {
+                                self.rehand_unsafe = true;
+                            }
+                            let again: Vec<TokenStream> = args
+                                .iter()
+                                .map(|a| match a {
+                                    Operand::MutRef { .. } => quote!(#rt::again::Skip),
+                                    Operand::Var(v) if self.body.vars[v.0].maybe_array => {
+                                        let t = self.operand(a);
+                                        quote!(#rt::again::again(::core::clone::Clone::clone(&#t)))
+                                    }
+                                    _ => {
+                                        let t = self.operand(a);
+                                        quote!(#rt::again::again(#t))
+                                    }
+                                })
+                                .collect();
+                            self.used_pullbacks.insert(*dst);
+                            self.rehanded.insert(*dst);
+                            let pb = dst.pullback();
+                            out.extend(quote!(let #g = #pb(#dy, #(#sinks,)* #(#again),*);));
                         } else {
                             self.used_pullbacks.insert(*dst);
                             let pb = dst.pullback();
@@ -392,6 +435,13 @@ impl Emitter<'_> {
                         for (k, arg) in args.iter().enumerate() {
                             if let Some(u) = self.active_var(arg) {
                                 let index = syn::Index::from(k);
+                                if let Some(c) = self.handed_on.get(&u) {
+                                    let dc = c.adjoint();
+                                    out.extend(quote! {
+                                        #rt::Accumulate::accumulate(&mut #dc, #g.#index);
+                                    });
+                                    continue;
+                                }
                                 self.contribute(out, u, quote!(#g.#index), true);
                             }
                         }
@@ -448,7 +498,10 @@ impl Emitter<'_> {
                 out.extend(quote!(if #c { #then } else { #els }));
             }
             Stmt::Loop {
-                head, body, count, ..
+                head,
+                body,
+                count,
+                flow,
             } => {
                 let range = match head {
                     LoopHead::For {
@@ -465,7 +518,21 @@ impl Emitter<'_> {
                 if b.is_empty() {
                     return;
                 }
-                let n = self.var(*count);
+                // A range walked to its end: its trip count is the range's length,
+                // computed again from its bounds rather than saved.
+                let n = match head {
+                    LoopHead::For {
+                        iter,
+                        start: Some(_),
+                        ..
+                    } if flow.is_none() && pure_cheap(iter) => {
+                        for u in VarId::mentioned_in(iter) {
+                            self.used.insert(u);
+                        }
+                        quote!(::core::iter::Iterator::size_hint(&(#iter)).0)
+                    }
+                    _ => self.var(*count),
+                };
                 match range {
                     Some((item, start)) => {
                         let (id, start) = (item.ident(), self.operand(start));
