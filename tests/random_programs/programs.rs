@@ -1179,14 +1179,16 @@ program! {
         for i in 0..3 {
             buf9[i] = xs[i + 0] * t6.tanh();
         }
-        let t10 = p34_h2(t3.tanh(), s7, &mut buf9).tanh();
-        let t11 = buf9[0] + buf9[2] * 0.5;
-        let t12 = p34_h0(&s7[..], t1.tanh());
+        let t10 = p34_h2(t3.tanh(), &arr5, &mut buf9).tanh();
+        let t11 = buf9[0] + buf9[2] * 0.6;
+        let mut buf12 = vec![0.25; 2];
+        let _ = p34_h2(t10.tanh(), xs, &mut buf12);
+        let t13 = buf12[0] + buf12[1] * 1.5;
         for _ in 0..2 {
             p34_h3(ys, &s7[..2], t6.tanh());
         }
-        let t13 = ys[1] * 0.75;
-        t13 + t12 + t11 + t10 + t8 + ys[2] + a * 0.3
+        let t14 = ys[1] * 0.75;
+        t14 + t13 + t11 + t10 + t8 + ys[2] + a * 0.3
     }
     check_p34(seed = 0x91f48e173fc46e40, inputs = 12, calls = [], at = |p| (p[0], &p[1..8], p[8], &mut p[9..12].to_vec()));
 }
@@ -1774,20 +1776,6 @@ fn p58_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
     p58_h1(s * 0.6, &x[1..], y);
     y[y.len() - 1] + x[0]
 }
-#[differentiable]
-fn p58_h3(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.6).cos();
-    }
-    acc * 0.75 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p58_h4(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 1.5;
-    t + p58_h3(&v[1..], s * 0.25) + p58_h3(v, s).tanh()
-}
 program! {
     #[differentiable]
     fn p58(xs: &[f64], b: f64, a: f64, w: [f64; 3]) -> f64 {
@@ -1798,574 +1786,3141 @@ program! {
             buf3[i] = xs[i + 1] * w[2];
         }
         let _ = p58_h2(&mut buf3, xs, w[2]);
-        let _ = p58_h2(&mut buf3, &xs[..], a);
-        for _ in 0..2 {
-            p58_h1(w[0] * 0.3, s1, &mut buf3);
-        }
+        let _ = p58_h2(&mut buf3, &w, a);
+        let _ = p58_h2(&mut buf3, &s1[..7], a * 0.75);
         let t4 = buf3[0] + buf3[2] * 0.5;
-        let t5 = p58_h4(xs, t4.tanh() * 1.5).sin();
-        t5 + t4 + t2 + w[1] * 0.5 + a * 0.3
+        let s5 = &s1[..4];
+        let t6 = (s5[2] * b + s5[0]).sin() + s5[s5.len() - 1] * 0.3;
+        t6 + t4 + t2 + w[1] * 0.5 + a * 0.3
     }
     check_p58(seed = 0x06ff77574b86c97f, inputs = 12, calls = [], at = |p| (&p[0..7], p[7], p[8], <[f64; 3]>::try_from(&p[9..12]).unwrap()));
 }
 
 program! {
     #[differentiable]
-    fn p59(a: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = 0.0;
-        let t1: f64 = ((2.0 + xs[0].cos()).powi(-2) * 1.25).mul_add((0.5 * f64::max(a, a).tanh()).atanh(), p52((a / (2.0 + xs[2].cos()) * 0.5).sin()));
-        acc0 += (a.max(t1.max(t1)) * 0.5).tanh();
-        acc0 = (acc0 * (acc0.mul_add(t1, acc0) * 0.25).atan()).sin();
-        let t1 = t1 + 1.5;
-        if a * xs[0] > xs[1] {
-            let mut w2 = 0;
-            while w2 < 1 {
-                for j in 0..4 {
-                    let t5: f64 = { let v3: Vec<f64> = xs.iter().map(|&u4| (1.0 + (t1 * 0.5).tanh().powi(2)).cbrt().to_radians()).collect(); v3[0] + v3[2] };
-                    acc0 = (acc0 * 0.1 + f64::tanh((acc0 * 0.1).sin())).sin();
-                }
-                acc0 -= (acc0 * 0.1 * 0.5).tanh();
-                w2 += 1;
-            }
-        }
-        (t1 * 0.5).atan() + (acc0 * 0.1).atan() + a
-    }
-    check_p59(seed = 0x8c1988951d86554f, inputs = 4, calls = [p52], at = |p| (p[0], &p[1..4]));
-}
-
-program! {
-    #[differentiable]
-    fn p60(b: f64, a: f64) -> f64 {
-        let flag0 = a.min(a) > 0.3;
-        let t1 = b.tanh() / (1.0 + b * b) * f64::sin(p51(a, (2.0 + a.sin()).sqrt()) * 0.25);
-        let mut v2 = vec![0.0; 4];
-        for i in 0..v2.len() {
-            v2[i] = (2.0 + ((t1 * 0.5).sin() * 0.6).sin()).log10();
-        }
-        v2[2] += a;
-        1.25 * (t1 * 0.5).tanh()
-    }
-    check_p60(seed = 0x30a986f4a4f9bfa9, inputs = 2, calls = [p51], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p61(b: f64, a: f64, xs: &[f64]) -> f64 {
-        let a = a + xs[0];
-        let b = b - 0.2 * xs[2];
-        let mut acc0 = 0.0;
-        let b = b * 0.25;
-        let mut v1: Vec<f64> = Vec::new();
-        v1.push(p36(xs[2].sin().exp2() * 0.5));
-        v1.push(((b - xs[1] + b / (1.5 + xs[1].tanh())) * 0.25).atan());
-        let t2 = v1[0] * 0.5 + v1[1];
-        for i in 0..xs.len() {
-            for j in 0..xs.len() {
-                acc0 += ((b - j as f64 + 1.0) * 0.1).atan();
-            }
-            acc0 += ((a * 0.5).atan() * 0.5).atan();
-        }
-        0.5 * t2 + b.cos() - (acc0 * 0.05).sin() + (a * 0.5).sin() + 0.5 * (a * 0.5)
-    }
-    check_p61(seed = 0x88cbcf88cfd85a98, inputs = 5, calls = [p36], at = |p| (p[0], p[1], &p[2..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p62(n: usize, c: f64, b: f64, a: f64) -> f64 {
-        let mut v0 = vec![0.0; 3];
+    fn p59(xs: &[f64], b: f64, n: usize, a: f64) -> f64 {
+        let a = a + (1.0 + b.powi(2)).ln();
+        let a = a * 0.5 * xs[n % xs.len()];
+        let mut v0 = vec![0.0; n];
         for i in 0..v0.len() {
-            v0[i] = c / (1.5 + a.tanh()) * a * 0.5;
-            if i > 0 {
-                v0[i] += v0[i - 1] * (f64::tanh(0.2) * 0.5).sin();
-            }
+            v0[i] = xs[n % xs.len()] * ((a * 0.5).atan() * (a * 0.5)) * 0.25;
         }
-        let t1 = (1.0 + 0.3_f64.powi(2)).sqrt();
-        let mut acc2 = ((v0.iter().map(|q| (q * 0.25) * (q * 0.25)).sum::<f64>() * 0.05).atan().powi(3).mul_add(c.cos().exp(), t1.tanh()) * 0.1).atan();
-        if n == 0 {
-            if n > 1 {
-                let a = a * (t1 * v0.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.25).sin()));
-                let t5: f64 = v0[1..3].iter().map(|u3| { let u3 = *u3; c }).sum();
-            } else {
-                v0[n] -= ((n as f64).mul_add(b + (v0[n] * 0.25).atan(), acc2.max(v0.iter().map(|q| ((q * 0.25) * 0.75).sin()).sum::<f64>())) * 0.1).sin();
+        let a = (a * 0.5).atan() - b / (1.0 + xs[(n + 1) % 3].powi(2));
+        b
+    }
+    check_p59(seed = 0xb7a979f8e3b5b642, inputs = 5, calls = [], at = |p| (&p[0..3], p[3], 3, p[4]));
+}
+
+program! {
+    #[differentiable]
+    fn p60(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = v.to_owned();
+        let t2 = t1.to_owned();
+        let mut t3 = &(x.cos()) - v;
+        for _ in 0..n {
+            t3 = (&t3 * ((s) + (s) * 0.5)).mapv(f64::sin) + &t3 * 0.5;
+        }
+        let mut t4 = v.to_owned();
+        if n % 3 == 0 {
+            t4 = (&t3 - &t2).row(2).to_owned();
+        }
+        t4.dot(&t4) * 0.1 + t3.sum() * 0.2 + t2.dot(&t2) * 0.1
+    }
+    check_p60(seed = 0x7b0d0301eb40d7dd, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p61(a: f64, d: f64, c: f64, b: f64) -> f64 {
+        let mut acc0 = 0.0;
+        for i in 0..4 {
+            let t2 = { let u1 = p42(((c + i as f64) * 0.25).atan(), 0.9 / (1.5 + b.tanh()), 2) * 0.5 * b * d * 0.25; (p42(0.1 * a, a, 2) * 0.5).atan() };
+            acc0 = a.powi(2).ln_1p() * 1.25;
+        }
+        let mut k3 = 0;
+        loop {
+            for j in 1..=1 {
+                let t4 = d.tanh() / (1.0 + b * b) * f64::sin(k3 as f64);
+                acc0 = c;
+            }
+            acc0 = ((1.25 - c.sin().exp()) * 0.5).sin();
+            k3 += 1;
+            if (1.25_f64.sin().exp() > c || d < 0.5) || k3 >= 6 { break; }
+        }
+        let t5: f64 = d.cos();
+        if (acc0 * 0.05).sin() > -0.2 {
+            let k6 = ((b * d * 0.5).abs() * 2.0) as usize % 3;
+            match k6 {
+                0 => {
+                    acc0 += (((acc0 * 0.05).tanh() - 2.0) * f64::sin(t5) * 0.25).atan();
+                }
+                1 => {
+                    let k7 = ((acc0 * 0.05).tanh().abs() * 2.0) as usize % 3;
+                    let t8 = match k7 { 0 => 0.25, 1 => (d.powi(3) - 0.9_f64.cos().exp2()) * 0.25, _ => f64::min((acc0 * 0.05).sin() / (1.5 + b.tanh()), d - a) };
+                }
+                _ => {
+                    acc0 += ((b + b.sin()) * 0.25).tanh();
+                }
             }
         } else {
-            let t6 = c;
+            acc0 = (acc0 * 0.05 - t5.to_radians()).sin();
         }
-        acc2 = (acc2 * (c / (1.0 + (v0[n] * 0.1).sin().powi(2)) * 0.5)).sin();
-        acc2 /= (1.0 + (b + b).powi(2));
-        acc2 + a + b.cos() + c
+        t5.sin() + (acc0 * 0.05).atan().sin() + 1.5 * b
     }
-    check_p62(seed = 0x743ef881d083c28a, inputs = 3, calls = [], at = |p| (1, p[0], p[1], p[2]));
+    check_p61(seed = 0xb6feb1fff1b4f288, inputs = 4, calls = [p42], at = |p| (p[0], p[1], p[2], p[3]),
+        params = ["b", "d", "a"] at [3, 1, 0]);
 }
 
 program! {
     #[differentiable]
-    fn p63(a: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = a;
-        let mut w1 = 0;
-        while w1 < 1 {
-            for j in 1..=1 {
-                if j % 2 == 0 {
-                    for l in 0..1 {
-                        let t4: f64 = xs[1..3].iter().map(|u2| { let u2 = *u2; (2.0 + u2.sin()).sqrt() }).sum();
-                        acc0 = (1.5 + a.sin()).log(2.5 + p36((t4 * 0.25).atan()).cos()) * w1 as f64;
-                    }
-                }
-                acc0 *= (1.0 + a.powi(2)).sqrt().tanh();
-            }
-            let t7: f64 = xs.iter().take(2).map(|&u5| 1.0 * (xs.iter().sum::<f64>() * (p32(0.25_f64.atan()) * 0.5).tanh())).fold(0.0, |s, v| s * 0.5 + v);
-            let mut acc8 = 0.0;
-            acc8 += 0.75_f64.abs() * a;
-            w1 += 1;
-        }
-        (acc0 * 0.1).tanh() + 1.0 * a + 0.5 * xs[1]
-    }
-    check_p63(seed = 0x8e7821654495f3c5, inputs = 4, calls = [p32, p36], at = |p| (p[0], &p[1..4]));
-}
-
-program! {
-    #[differentiable]
-    fn p64(a: f64, b: f64, c: f64) -> f64 {
-        let t0 = if c * c > 0.0 { b } else { b.cos().exp2() + b * a };
-        let t1 = if (1.5 + (t0 * 0.5).sin().cos()).sqrt() > -0.1 { a.hypot((t0 * 0.5).sin()) + a * c } else { b };
-        let t2 = 0.5 + t1 * 0.5;
-        let mut acc3 = ((c / (1.5 + b.tanh()) - t2 * 0.5 / (1.0 + 0.1_f64.powi(2))) * 0.25).tanh();
+    fn p62(b: f64, a: f64) -> f64 {
+        let t0: f64 = a + b;
+        let mut acc1 = 0.0;
         for i in 0..2 {
-            let t4 = ((t1 * 0.5).atan() + t2 * 0.5).tanh();
-            acc3 /= (1.0 + (t1 * 0.5).powi(2));
-        }
-        let t5 = ((t0 * 0.5).sin() - c) / (1.5 + ((t2 * 0.5).sin() * 0.25).tanh());
-        0.6 * (t5 * 0.5).atan() + acc3 * 0.25 + (t2 * 0.5).tanh() - (t0 * 0.5).atan() - b
-    }
-    check_p64(seed = 0x1ad3cceaefc5d4af, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p65(a: f64, b: f64) -> f64 {
-        let mut acc0 = 1.0;
-        match (a.abs() * 2.0) as usize % 3 {
-            0 => {
-                acc0 += (p64(b.cos(), a.cos(), -b) * 0.25 * 0.5).tanh();
-            }
-            1 => {
-                for i in 0..1 {
-                    if i < 1 {
-                        let mut w1 = 0;
-                        while w1 < 2 {
-                            match i % 3 {
-                                0 => {
-                                    acc0 += (0.25 * (acc0 * 0.25).sin()).clamp(-0.75, 0.75);
-                                }
-                                1 => {
-                                    let t2 = b;
-                                }
-                                _ => {
-                                    let t3 = a.mul_add(((acc0 * 0.25).tanh() - b).cos(), (1.5 + (acc0 * 0.25).sin()).powf(a.tanh()));
-                                }
+            let mut k2 = 0;
+            let r6 = loop {
+                if k2 % 3 == 1 {
+                    let t4 = { let u3 = ((1.0_f64.tanh() + 1.25_f64.sin()) * 0.5).tanh(); f64::atan(p1(a) * 0.5 * 0.5) };
+                } else {
+                    for l in (0..1).rev() {
+                        match l % 3 {
+                            0 => {
+                                let t5 = t0 * b.tanh() * 1.5;
                             }
-                            acc0 = ((acc0 * 0.25).sin().mul_add(1.25, a) / (1.0 + 0.3_f64.hypot(b).powi(2)) * 0.5).atan();
-                            w1 += 1;
+                            1 => {
+                                acc1 += (1.5 + t0.cos()).sqrt().atan2(1.5 + t0.max(i as f64).cos()) * 0.5;
+                            }
+                            _ => {
+                                acc1 += b;
+                            }
                         }
-                    } else {
-                        acc0 *= 0.5 + 0.4 * a.tanh().sin();
+                        acc1 *= t0.atan().tanh();
                     }
-                    acc0 = ((acc0 * 0.1).atan() * b.cos()).sin();
+                }
+                acc1 /= (1.0 + f64::cos(b).powi(2));
+                k2 += 1;
+                if (t0.hypot((acc1 * 0.02).atan()) < -0.2) || k2 >= 3 { break b * f64::atan(t0); }
+            };
+            if 2.0_f64.powi(2).ln_1p() < 0.1 {
+                return f64::atan(f64::sin(t0));
+            }
+            acc1 = ((acc1 * 0.02).tanh() + (acc1 * 0.02).sin()).atan();
+        }
+        let t7 = b.cos().exp_m1();
+        if t0 > -0.4 {
+            let mut v8 = vec![0.0; 2];
+            for i in 0..v8.len() {
+                v8[i] = ((a.tanh().sinh() - b) * 0.5).sin();
+                if i > 0 {
+                    v8[i] += v8[i - 1] * (acc1 * 0.02).tanh().powi(2);
                 }
             }
-            _ => {
-                acc0 += 0.25_f64;
-                let t4: f64 = 0.9;
+            for (i, q9) in v8.iter().enumerate() {
+                let t10 = match i % 3 { 0 => (p12(0.25_f64.atan(), (((acc1 * 0.02).sin() + v8.iter().map(|q| ((q * 0.25) * 0.5).sin()).sum::<f64>()) * 0.5).atan(), 1, (v8.iter().enumerate().map(|(k, q)| (q * 0.25) * k as f64).sum::<f64>() * t7 * 0.05).atan()) * 0.5).tanh() / (1.5 + (v8[i] * 0.25).atan().max(t0).tanh()), 1 => ((v8[i] * 0.25).atan().hypot(1.25) * (t0 + (acc1 * 0.02).sin()) * 0.25).atan(), _ => v8[0] * 0.25 };
+                acc1 -= ((b * (acc1 * 0.02).tanh()).sin().exp() * 0.5).tanh();
             }
+            for i in 0..v8.len() {
+                acc1 *= t0.atan2(1.5 + 2.0_f64.cos()).tanh();
+            }
+        } else {
+            let t11 = t7.mul_add(t7, (acc1 * 0.01).atan()) - t0;
         }
-        let mut k5 = 0;
-        let r7: f64 = loop {
-            let t6 = f64::atan(a * 0.6) + b;
-            acc0 = a.cos();
-            k5 += 1;
-            if (((k5 as f64 * 0.25).atan().powi(2)) < 0.5) || k5 >= 6 { break 0.25; }
-        };
-        r7.sin() + (acc0 * 0.05).tanh().sin()
+        2.0 * t7 + (acc1 * 0.01).tanh().sin() - t0
     }
-    check_p65(seed = 0xe48bdd204d4c1b32, inputs = 2, calls = [p64], at = |p| (p[0], p[1]));
-}
-
-#[differentiable]
-fn p66_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.75
-}
-#[differentiable]
-fn p66_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).cos() * 1.5;
-    }
-    y[0] * 0.75
-}
-#[differentiable]
-fn p66_h2(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * -0.5 + (y[i] * s).tanh() * 0.25;
-    }
-}
-#[differentiable]
-fn p66_h3(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    p66_h2(y, s);
-    let _ = p66_h1(s * 0.3, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-program! {
-    #[differentiable]
-    fn p66(a: f64, ys: &mut [f64], xs: &[f64]) -> f64 {
-        let mut arr1 = [0.25_f64; 3];
-        arr1[2] = a;
-        arr1[0] = xs[1] * 1.5;
-        arr1[1] = (a).sin();
-        let t2 = arr1[2] * arr1[0];
-        let t3 = p66_h0(xs, t2.tanh() * 0.3);
-        let mut buf4 = vec![0.0; 4];
-        for i in 0..4 {
-            buf4[i] = xs[i + 3] * a * -0.5;
-        }
-        let t5 = p66_h1(t2.tanh(), &xs[7..=7], &mut buf4).tanh();
-        let t6 = buf4[0] + buf4[3] * 0.5;
-        let t7 = p66_h3(ys, &xs[..8], t3.tanh()).tanh();
-        let t8 = ys[1] * 0.25;
-        t8 + t7 + t6 + t5 + t3 + ys[2] + a * 0.3
-    }
-    check_p66(seed = 0xd286819d0b6d230b, inputs = 12, calls = [], at = |p| (p[0], &mut p[1..4].to_vec(), &p[4..12]));
+    check_p62(seed = 0x4216ad16c7c706af, inputs = 2, calls = [p1, p12], at = |p| (p[0], p[1]),
+        params = ["b"] at [0]);
 }
 
 program! {
     #[differentiable]
-    fn p67(d: f64, b: f64, c: f64, a: f64) -> f64 {
+    fn p63(xs: &[f64], a: f64, b: f64) -> f64 {
+        let mut acc0 = b;
+        for i in 0..3 {
+            let t1: f64 = f64::atan(0.75_f64.sin());
+            acc0 = ((acc0 * 0.25).sin() * b).tanh();
+            let t2 = 0.1 * (p42(t1 * 0.6, t1 * 1.0, 2) * 0.5 * xs[i]).mul_add((acc0 * 0.25).atan() * b, acc0 * 0.25 / (1.5 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().tanh()));
+        }
+        if 0.25 * xs[1] < 0.5 {
+            let t5: f64 = xs[1..4].iter().map(|u3| { let u3 = *u3; xs[1].cos() }).sum();
+        } else {
+            let t6 = a.max(b);
+        }
+        for i in 0..xs.len() {
+            let flag7 = xs[xs.len() - 1 - i].hypot(a) > 0.5;
+            let t10: f64 = { let v8: Vec<f64> = xs.iter().map(|&u9| f64::cos((acc0 * 0.1).atan()).hypot(0.9)).collect(); v8[0] + v8[3] };
+            acc0 /= (2.0 + ((t10 * 0.5).sin() - b).cos());
+        }
+        (acc0 * 0.1).sin() + b - a + 0.5 * xs[1]
+    }
+    check_p63(seed = 0x5443cca3d8242054, inputs = 6, calls = [p42], at = |p| (&p[0..4], p[4], p[5]));
+}
+
+program! {
+    #[differentiable]
+    fn p64(a: f64, b: f64) -> f64 {
         let mut acc0 = 0.5;
-        match ((b * c * 0.5).sin().abs() * 2.0) as usize % 3 {
-            0 => {
-                let k1 = (b.abs() * 2.0) as usize % 3;
-                match k1 {
-                    0 => {
-                        let t2 = -(1.5 + c.cos()).sqrt().cos();
-                    }
-                    1 => {
-                        let mut w3 = 0;
-                        while w3 < 3 {
-                            let mut k4 = 0;
-                            let r11 = loop {
-                                if k4 % 2 == 0 {
-                                    for l in 0..2 {
-                                        if 1.0 > c {
-                                            if p65(c, b.cos()).mul_add(d, b) > c {
-                                                let c5 = |u6: f64| (p64((u6 / (1.0 + a.powi(2)) * 0.25).tanh(), (k4 as f64 - c) * 0.5, b) * 0.25).tanh().sin() * 0.75;
-                                                let t7: f64 = c5(a) - 0.5 * c5((1.0 + c.powi(2)).sqrt());
-                                            } else {
-                                                let t9 = { let u8 = l as f64; b.cos().powi(3) };
-                                            }
-                                        } else if a + c > a {
-                                            acc0 += ((a - 1.25 - d * a) * 0.25).sin();
-                                        }
-                                        acc0 = c.powi(3).mul_add((w3 as f64).sin(), b * 1.0) * 0.25;
-                                    }
-                                } else {
-                                    let t10 = d.sin().exp_m1();
-                                }
-                                acc0 /= (1.0 + (a / (2.0 + a.cos())).powi(2));
-                                k4 += 1;
-                                if ((acc0 * 0.02).tanh() * d > 0.3) || k4 >= 2 { break (0.5 * ((acc0 * 0.02).tanh() + 1.25).tanh()).asin(); }
-                            };
-                            acc0 -= (a.atan() * 0.5).tanh();
-                            w3 += 1;
-                        }
-                    }
-                    _ => {
-                        acc0 += (b * a.cos() * 0.5).atan();
-                    }
-                }
-            }
-            1 => {
-                let mut c = c;
-                let t12 = b;
-            }
-            _ => {
-                let t14 = { let u13 = (d / (1.0 + c * c) * (acc0 * 0.02).tanh().hypot(0.9) * 0.5).tanh(); (u13 + c).tanh() };
-            }
-        }
-        1.25 * (acc0 * 0.02).sin() - 0.5 * d
+        let mut k1 = 0;
+        let r3 = loop {
+            let t2 = a * 1.0;
+            acc0 += p35(b.sin().exp2() * 0.5, a.tanh(), b, (t2.powi(3) * 0.5).sin());
+            k1 += 1;
+            if ((acc0 * 0.25).sin() / (1.0 + b.powi(2)) > t2 && (k1 as f64) < 0.5) || k1 >= 3 { break b - (acc0 * 0.25).cos(); }
+        };
+        0.25 * (acc0 * 0.25).sin() - b
     }
-    check_p67(seed = 0xc393f6d81d88c407, inputs = 4, calls = [p64, p65], at = |p| (p[0], p[1], p[2], p[3]));
-}
-
-#[differentiable]
-fn p68_h0(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + -0.5).sin();
-    }
-    acc * 0.75 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p68_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).tanh() * 0.6;
-    }
-}
-#[differentiable]
-fn p68_h2(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.75 + (y[i] * s).sin() * 0.25;
-    }
-}
-#[differentiable]
-fn p68_h3(y: &mut [f64], x: &[f64], s: f64) {
-    p68_h2(y, s);
-    p68_h1(s * 0.25, &x[1..], y);
-}
-program! {
-    #[differentiable]
-    fn p68(xs: &[f64], b: f64, a: f64) -> f64 {
-        let s1 = &xs[..];
-        let t2 = (s1[5] * b + s1[1]).sin() + s1[s1.len() - 1] * -0.5;
-        let t3 = p68_h0(xs, t2.tanh() * 0.25);
-        let mut buf4 = vec![0.6; 3];
-        for _ in 0..2 {
-            p68_h1(t2.tanh(), &xs[..], &mut buf4);
-        }
-        p68_h3(&mut buf4, &xs[..5], b * -0.5);
-        p68_h2(&mut buf4, t2.tanh());
-        let t5 = buf4[0] + buf4[2] * 0.6;
-        t5 + t3 + t2 + a * 0.3
-    }
-    check_p68(seed = 0xef8c70aae81c6092, inputs = 9, calls = [], at = |p| (&p[0..7], p[7], p[8]));
+    check_p64(seed = 0xc5370cf818b3e2a3, inputs = 2, calls = [p35], at = |p| (p[0], p[1]));
 }
 
 program! {
     #[differentiable]
-    fn p69(b: f64, a: f64) -> f64 {
-        let t0 = if a + a > -0.4 || 0.1 < -0.1 { a * 0.75 * (a * a) } else { b.max(a).tanh() };
-        let mut acc1 = 1.0;
-        let t2: f64 = p65(-a, a.sin().exp_m1() * 0.5) * b;
-        let t3 = if t2 * b > 0.25 { t2 } else { 0.5 };
-        acc1 -= ((b * t0 + (1.0 + t0.powi(2)).sqrt()) * 0.1).tanh();
-        t2 + acc1 + t0.tanh() - a
-    }
-    check_p69(seed = 0x40d533ef5ef11c37, inputs = 2, calls = [p65], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p70(a: f64, xs: &[f64]) -> f64 {
+    fn p65(a: f64, xs: &[f64]) -> f64 {
+        let t1 = ((a - a).cos() * a + xs[3]).tanh();
+        let t2 = (a + xs[1]).tanh();
         let mut acc = 0.0;
         let mut extra = 0.0;
-        for i in 0..xs.len() - 1 {
-            if ((1.0 + (xs[i + 1]) * (xs[i + 1])).ln()).mul_add(0.5, a) < -0.16 {
-                break;
+        for i in 1..xs.len() {
+            let t3 = (0.84_f64).tanh() * 1.5;
+            let t4 = ((((t3).cos() * t3).tanh()).sin()).tanh() * 1.5;
+            acc = acc + ((t2) * (((xs[i]).sin()) * (t2))).tanh() - ((1.0 + (t4) * (t4)).ln()).tanh();
+            let t5 = if ((1.0 + (xs[i - 1]) * (xs[i - 1])).ln()) * (xs[i - 1]) < -0.15 { (0.68_f64).tanh() } else { (t1) * (t1) };
+            acc = acc + (((((t5).cos() * xs[i]).cos() * t2) * 0.5).exp()).tanh() - ((((xs[i]) * (xs[i - 1])).mul_add(0.5, t5)).mul_add(0.5, t5)).tanh();
+        }
+        acc.sin()
+    }
+    check_p65(seed = 0xe57410a6fc7fb567, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p66(c: f64, b: f64, d: f64, a: f64) -> f64 {
+        let mut acc0 = (b * d).max(0.6 / (1.0 + c.powi(2)));
+        for i in 0..2 {
+            for j in 0..3 {
+                let t1 = -(1.5 + d.cos()).sqrt().cos();
+                acc0 += (b.atan2(1.5 + d.cos()) * (i as f64 * 1.25) * 0.25).tanh();
             }
-            acc += (xs[i + 1]).tanh();
-            let t1 = ((((a).sin()).tanh()) * ((xs[i]).tanh())).tanh() * 1.5;
-            acc += ((xs[i]).cos() * xs[i]).tanh();
+            let mut w2 = 0;
+            while w2 < 4 {
+                let mut w3 = 0;
+                while w3 < 1 {
+                    if 1.25 / (1.0 + 0.25_f64.powi(2)) > -0.2 && (p3(2, b * 0.2, d) * 0.5).sin() < -0.1 {
+                        if p50(a) * 0.25 * a < 0.7 {
+                            acc0 = ((acc0 * 0.02).tanh() - b).atan();
+                        }
+                    } else if a.sin() > 0.1 {
+                        let a = a * -(acc0 * 0.02).sin();
+                    }
+                    acc0 += 0.25_f64;
+                    w3 += 1;
+                }
+                acc0 += c;
+                w2 += 1;
+            }
+            acc0 += (acc0 * 0.02).atan() * 0.5;
+        }
+        let mut k4 = 0;
+        loop {
+            let t5 = if c - d < 0.25 { f64::cos(0.25).powi(3) } else { f64::cos(c.clamp(-0.75, 0.75)) };
+            for j in 0..1 {
+                let t6 = c;
+                acc0 = (t5 * 0.5 + 1.0 + 0.2_f64.hypot(0.5)) * 0.5;
+            }
+            acc0 = ((acc0 * 0.02).tanh() - (1.25 * (t5 * 0.5) * 0.5).sin()).atan();
+            k4 += 1;
+            if ((a.mul_add(k4 as f64, (t5 * 0.5).tanh())) < -0.2 || d < 0.5) || k4 >= 6 { break; }
+        }
+        if (1.0 + d.powi(2)).cbrt() < 0.7 && c < -0.2 {
+            acc0 += (d.powi(2).cos() * 0.5).tanh();
+        } else if (acc0 * 0.02).mul_add(a, c) > 0.5 {
+            let mut k7 = 0;
+            loop {
+                acc0 -= ((f64::cos(d) + (c - (acc0 * 0.02).sin())) * 0.25).atan();
+                acc0 += d.powi(2).ln_1p().mul_add(-c, acc0 * 0.02) * 0.25;
+                k7 += 1;
+                if (d.tanh() < 0.0) || k7 >= 5 { break; }
+            }
+        } else {
+            let mut acc8 = 0.5;
+        }
+        (acc0 * 0.02).sin().tanh() + a
+    }
+    check_p66(seed = 0x3cf98dd4d4117498, inputs = 4, calls = [p3, p50], at = |p| (p[0], p[1], p[2], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p67(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        let mut carried = 0.5;
+        for i in 0..xs.len() {
+            extra += ((a).sin()).tanh();
+            let t1 = ((0.22_f64).sin()).tanh() * 1.5;
+            if xs[i] + (xs[i]).sin() < 0.43 {
+                if xs[i] - -0.17_f64 + (t1) * (xs[i]) > -0.26 {
+                    continue;
+                }
+            } else {
+                if (1.0 + ((xs[i]).mul_add(0.5, 0.06_f64)) * ((xs[i]).mul_add(0.5, 0.06_f64))).ln() < -0.21 {
+                    continue;
+                }
+            }
+            acc += (((xs[i]).tanh() + (1.0 + (xs[i]) * (xs[i])).ln()).mul_add(0.5, a)).tanh();
+            carried = carried * 0.5 + ((1.0 + (a) * (a)).ln()).tanh();
+            acc += carried;
         }
         acc
     }
-    check_p70(seed = 0x16478b929a78dbc5, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-#[differentiable]
-fn p71_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * -0.5
-}
-#[differentiable]
-fn p71_h1(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.5;
-    t + p71_h0(&v[1..], s * 0.25) + p71_h0(v, s).tanh()
-}
-program! {
-    #[differentiable]
-    fn p71(xs: &[f64], a: f64, b: f64) -> f64 {
-        let t1 = p71_h1(&xs[..], a).sin();
-        let t2 = p71_h1(&xs[0..=3], a);
-        let t3 = p71_h1(xs, t1.tanh()).sin();
-        let s4 = &xs[..7];
-        let t5 = (s4[3] * t3.tanh() + s4[2]).sin() + s4[s4.len() - 1] * 1.5;
-        let t6 = p71_h1(xs, a);
-        t6 + t5 + t3 + t2 + t1 + a * 0.3
-    }
-    check_p71(seed = 0xc6ff950d565df3a2, inputs = 10, calls = [], at = |p| (&p[0..8], p[8], p[9]));
+    check_p67(seed = 0x42b592dfc80f3339, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
 }
 
 program! {
     #[differentiable]
-    fn p72(n: usize, a: f64, b: f64) -> f64 {
-        let mut v0 = vec![0.0; 2];
-        for i in 0..v0.len() {
-            v0[i] = (2.0 + 0.3_f64.powi(2).ln_1p().cos()).recip();
-            if i > 0 {
-                v0[i] += v0[i - 1] * (a * b * 0.25).sin();
+    fn p68(n: usize, a: f64, b: f64) -> f64 {
+        let mut acc0 = (p57((1.0 + b.powi(2)).sqrt() * 0.5) * 0.25).atan();
+        for i in 0..2 {
+            if (acc0 * 0.25).cos().exp2() < 0.3 {
+                return a;
+            }
+            acc0 -= ((b * a + (1.0 + b.powi(2)).sqrt()) * 0.25).tanh();
+        }
+        match n % 3 {
+            0 => {
+                let mut k1 = 0;
+                loop {
+                    let t2 = b;
+                    acc0 = (((acc0 * 0.1).sin() * (p12(a * a * 0.5, (1.5 + a.cos()).sqrt(), 1, t2.cos().exp() * 0.5) * 0.5).tanh() - (b - b)) * 0.5).atan();
+                    k1 += 1;
+                    if (b > b) || k1 >= 4 { break; }
+                }
+            }
+            1 => {
+                if n > 1 {
+                    let t3 = a.sin();
+                }
+            }
+            _ => {
+                let t4 = (a.powi(3) + (2.0 + (acc0 * 0.1).sin().cos()).powi(-2)).clamp(-0.75, 0.75);
+                if n % 2 == 0 {
+                    let mut w5 = 0;
+                    while w5 < 3 && (0.9 * (acc0 * 0.1).tanh() > 0.3) {
+                        if t4 > 0.3 {
+                            let t6: f64 = f64::min(t4, t4) * b;
+                        }
+                        acc0 = (a.atan() * (acc0 * 0.1 * w5 as f64) * 0.1).tanh();
+                        w5 += 1;
+                    }
+                } else {
+                    let t7 = ((n as f64).powi(2) - a.sin()).max((2.0 + b.sin()).ln());
+                }
             }
         }
-        let mut acc1 = (0.1 * (p51((b * (v0[v0.len() - 1 - n] * 0.5) * 0.25).tanh(), a) * 0.25).sin()).powi(2);
-        for i in 0..1 {
-            let mut v2: Vec<f64> = Vec::new();
-            v2.push((1.5 + (0.6 / (1.0 + (v0[v0.len() - 1 - n] * 0.25).atan().powi(2))).sin()).powf(b.tanh()));
-            v2.push(((1.0 + ((acc1 * 0.5).atan() * b).powi(2)).cbrt() * 0.5).atan());
-            let t3 = v2[0] * 0.5 + v2[1];
-            acc1 = (1.5 + (a * (acc1 * 0.5).atan()).sin()).powf(a.atan().tanh());
-        }
-        (acc1 * 0.5).atan() + a
+        b + 0.5 * b
     }
-    check_p72(seed = 0x8dbb548d2697870d, inputs = 2, calls = [p51], at = |p| (1, p[0], p[1]));
+    check_p68(seed = 0xf7940e1572375229, inputs = 2, calls = [p12, p57], at = |p| (1, p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p69(a: f64) -> f64 {
+        let a = a + a * a;
+        let mut acc0 = (a * 0.25).sin().powi(2).ln_1p();
+        if acc0.to_radians() < 0.3 {
+            for i in 0..3 {
+                for j in 0..3 {
+                    let t1 = (a * 0.25).sin() / (2.0 + (a * 0.25).tanh().cos());
+                    acc0 /= (1.0 + (acc0 * 0.05).atan().tanh().powi(2));
+                }
+                acc0 += (i as f64 * (acc0 * 0.05).sin() * (acc0 * 0.05 / (1.5 + (acc0 * 0.05).atan().tanh())) * 0.05).sin();
+            }
+        } else if (acc0 * 0.05).tanh() / (1.0 + (a * 0.25).atan().powi(2)) > 0.1 {
+            acc0 += (((acc0 * 0.05).tanh() + (acc0 * 0.05).sin()) / (1.5 + f64::sin((a * 0.25).sin()).tanh()) * 0.25).atan();
+        }
+        0.9 * (a * 0.25).sin()
+    }
+    check_p69(seed = 0xe5fac4bca9092956, inputs = 1, calls = [], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p70(b: f64, a: f64) -> f64 {
+        let mut b = b;
+        b /= (2.0 + b.max(a).cos());
+        let t0 = a * b;
+        b = (b + (a.cos().exp2() * 0.5).sin()).sin();
+        let mut k1 = 0;
+        let r3 = loop {
+            b = (b * 0.1).atan().tanh();
+            let mut acc2 = 0.5_f64;
+            acc2 = (acc2 - acc2).sin();
+            k1 += 1;
+            if (a - a < -0.4) || k1 >= 5 { break acc2 * (1.5 + acc2.sin()).powf(t0.tanh()); }
+        };
+        let flag4 = b * 0.1 > 0.0;
+        let t5 = (r3 * 0.5).atan();
+        b += (a.atan2(1.5 + (1.0 + 1.0_f64.powi(2)).cbrt().cos()) * 0.5).sin();
+        if 2.0 > 0.3 || (r3 * 0.5).tanh() < 0.0 {
+            let t6 = (b * 0.1).tanh() + (b * 0.1).sin();
+        }
+        t5 + (r3 * 0.5).atan() + t0 + 0.3 * (b * 0.1)
+    }
+    check_p70(seed = 0x908fa9ca6cb2d739, inputs = 2, calls = [], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p71(xs: &[f64], a: f64) -> f64 {
+        let mut acc0 = 0.0;
+        acc0 += (xs[1] * a * (a * xs[2]) * 0.25).atan();
+        let t3: f64 = { let v1: Vec<f64> = xs.iter().map(|&u2| 0.3 * xs[0] / (1.0 + f64::cos(acc0).powi(2))).collect(); v1[0] + v1[2] };
+        t3.cos() + acc0.cos()
+    }
+    check_p71(seed = 0x60ed8f683abde296, inputs = 4, calls = [], at = |p| (&p[0..3], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p72(n: usize, b: f64, xs: &[f64], a: f64) -> f64 {
+        let mut acc0 = b.cos().tanh();
+        if acc0 * xs.iter().sum::<f64>() > -0.4 {
+            let b = b + f64::atan(xs[2]);
+            let a = a * (xs[n] * acc0);
+        } else {
+            let t1: f64 = a * b;
+        }
+        let t2 = ((0.3 - xs.iter().map(|q| q * b).sum::<f64>()) * b.tanh()).mul_add((1.0 + b.powi(2).ln_1p().powi(2)).ln(), acc0);
+        let mut v3 = vec![0.0; xs.len()];
+        for i in 0..v3.len() {
+            v3[i] = 0.2_f64;
+        }
+        let t4 = if (t2 * 0.25).tanh() > 0.3 { v3[n] } else { (1.5 + p69((t2 * 0.25).tanh().atan2(1.5 + xs[n].cos())).cos()).sqrt() + acc0.cos() };
+        for i in (0..4).rev() {
+            if (v3[(i + 1) % 3] * 0.1).sin() + (v3[n] * 0.1).sin() > 0.25 {
+                let b = b - (1.0 + (acc0 * 0.1).sin().powi(2)).sqrt();
+            } else {
+                let mut k5 = 0;
+                let r7 = loop {
+                    let mut acc6 = ((1.0 + (t2 * 0.25).cos().exp2().powi(2)).cbrt() * 0.5).sin();
+                    acc6 = (acc6 - b.powi(2) * 0.5).sin();
+                    k5 += 1;
+                    if ((t4 * 0.5).atan() > a) || k5 >= 3 { break 0.2 * (i as f64).max((p70((t2 * 0.25 * 2.0 * 0.25).tanh(), ((n as f64 + (t2 * 0.25).atan()) * 0.5).tanh()) * 0.25).sin()); }
+                };
+            }
+            acc0 /= (2.0 + (v3.iter().enumerate().map(|(k, q)| (q * 0.05) * k as f64).sum::<f64>() - a).cos());
+        }
+        let mut k8 = 0;
+        loop {
+            let t9: f64 = (k8 as f64 - a) * f64::atan(xs[n]);
+            v3[(k8 + 1) % 3] = (2.0 + (t4 * 0.5).tanh().sin()).log2() * (a * (t9 * 0.25)) * 0.1;
+            k8 += 1;
+            if (b.min(v3[v3.len() - 1 - n] * 0.02) > -0.4) || k8 >= 5 { break; }
+        }
+        (t4 * 0.5).tanh().tanh() - (t2 * 0.25).sin() - 0.1 * (acc0 * 0.02).atan() + b
+    }
+    check_p72(seed = 0x5430ca65d7e43155, inputs = 5, calls = [p69, p70], at = |p| (1, p[0], &p[1..4], p[4]));
+}
+
+program! {
+    #[differentiable]
+    fn p73(b: f64, a: f64) -> f64 {
+        let mut acc0 = 1.0;
+        let t1 = a / (1.5 + b.tanh());
+        let b = b + 1.0 * a;
+        (b * 0.5).atan() - 0.1 * t1 + a + 0.5 * (b * 0.5).sin()
+    }
+    check_p73(seed = 0x63580d5efc259d85, inputs = 2, calls = [], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p74(n: usize, xs: &[f64], a: f64, c: f64, b: f64) -> f64 {
+        let mut acc0 = xs[n];
+        for i in 1..=3 {
+            let t1 = if 0.25 * xs.iter().map(|q| q.cos()).product::<f64>() > a && b < 0.3 { b - a } else { 1.0 * xs[0] * (2.0 + 1.5_f64.cos()).recip() };
+            acc0 /= (1.0 + c.min(xs[n]).powi(2));
+            acc0 -= ((acc0 * 0.25).sin().cos() * 0.5).atan();
+        }
+        let t2 = if 0.3 * xs[n] > -0.4 { (1.5 + (1.5 + xs[n].sin()).log(2.5 + (acc0 * 0.1).cos()).sin()).log(2.5 + (1.5 + c.sin()).log(2.5 + (n as f64).cos()).cos()) } else { c };
+        let mut k3 = 0;
+        loop {
+            acc0 -= xs[(k3 + 1) % 3];
+            acc0 = ((b.tanh() - 2.0 * (p42(xs[n].tanh(), 0.6, 2) * 0.5).atan()) * 0.5).sin();
+            if 1.5 + xs[n] > 0.7 {
+                let t4 = if -c > -0.1 { t2 } else { xs.iter().map(|q| q.cos()).product::<f64>() / (1.5 + b.tanh()) / (1.0 + (1.5 * (acc0 * 0.1).sin()).powi(2)) };
+            }
+            acc0 += ((c + b + (acc0 * 0.1).tanh()) * 0.25).sin();
+            k3 += 1;
+            if (xs[(k3 + 1) % 3] * t2 < 0.25) || k3 >= 4 { break; }
+        }
+        if (n as f64) < -0.4 {
+            return (c * (acc0 * 0.1).sin()).powi(2);
+        }
+        0.3 * (acc0 * 0.1) + c
+    }
+    check_p74(seed = 0x3919c98d998ab290, inputs = 6, calls = [p42], at = |p| (1, &p[0..3], p[3], p[4], p[5]));
 }
 
 #[differentiable]
-fn p73_h0(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.6).cos();
+fn p75_h0(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.75 + (y[i] * s).tanh() * 0.25;
     }
-    acc * 1.5 + v[0] * v[v.len() - 1]
 }
 #[differentiable]
-fn p73_h1(y: &mut [f64], s: f64) {
+fn p75_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).tanh() * -0.5;
+    }
+    y[0] * 0.3
+}
+#[differentiable]
+fn p75_h2(y: &mut [f64], x: &[f64], s: f64) {
+    p75_h0(y, s);
+    let _ = p75_h1(s * 0.25, &x[1..], y);
+}
+#[differentiable]
+fn p75_h3(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.6).sin();
+    }
+    acc * 0.5 + v[0] * v[v.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p75(xs: &[f64], a: f64) -> f64 {
+        let mut buf1 = vec![1.5; 3];
+        p75_h0(&mut buf1, a);
+        let t2 = p75_h1(a, &xs[..2], &mut buf1).tanh();
+        p75_h2(&mut buf1, xs, a);
+        let t3 = buf1[0] + buf1[2] * 0.6;
+        let t4 = p75_h3(&buf1, a).sin();
+        let t5 = p75_h3(&xs[..7], t4.tanh() * 0.75).sin();
+        let t6 = p75_h3(xs, t3.tanh() * 0.25).sin();
+        let mut buf7 = vec![-0.5; 3];
+        p75_h2(&mut buf7, &xs[..], t2.tanh() * 0.25);
+        let t8 = buf7[0] + buf7[2] * -0.5;
+        t8 + t6 + t5 + t4 + t3 + a * 0.3
+    }
+    check_p75(seed = 0x2f7dbe6cc68fb745, inputs = 8, calls = [], at = |p| (&p[0..7], p[7]));
+}
+
+program! {
+    #[differentiable]
+    fn p76(xs: &[f64], n: usize, a: f64) -> f64 {
+        let mut acc0 = 0.0;
+        for i in 0..4 {
+            let t2 = { let u1 = xs[xs.len() - 1 - i].mul_add(a.tanh(), a.atan()) * 0.5; u1.cos() + 2.0 / (1.0 + xs[xs.len() - 1 - i].powi(2)) };
+            acc0 = ((xs.iter().map(|q| q * q).sum::<f64>() * (t2 * 0.5).atan() + (n as f64 + (t2 * 0.5).sin())) * 0.1).atan();
+        }
+        if (n as f64 + xs[n]) < -0.1 {
+            let mut acc0 = acc0;
+        } else {
+            let c3 = |u4: f64| f64::atan((acc0 * 0.1).atan().atan());
+            let t5: f64 = c3((((acc0 * 0.1).tanh() - (acc0 * 0.1).tanh()).mul_add((1.5 + a.sin()).log(2.5 + xs.iter().map(|q| q.cos()).product::<f64>().cos()), (acc0 * 0.1).atan() * (acc0 * 0.1).atan()) * 0.25).sin()) - 0.5 * c3(0.9_f64);
+            let t6 = if a > t5 { 1.0 * f64::sin(0.75) } else { n as f64 };
+        }
+        let mut acc7 = 0.0;
+        for i in (0..4).step_by(2) {
+            acc0 += (2.0 + ((p73((xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.05).sin(), (acc0 * 0.1).sin()) * 0.5).tanh().mul_add(acc0 * 0.1, xs.iter().map(|q| q.cos()).product::<f64>()) * 0.5).atan().cos()).powi(-2);
+            acc0 = (1.0 / (2.0 + (acc0 * 0.1).sin().cos()) + a.sin().exp2()) * 0.5;
+        }
+        (acc0 * 0.1).sin()
+    }
+    check_p76(seed = 0x1549f4dd28d40f3d, inputs = 5, calls = [p73], at = |p| (&p[0..4], 1, p[4]));
+}
+
+program! {
+    #[differentiable]
+    fn p77(d: f64, xs: &[f64], a: f64, c: f64, b: f64) -> f64 {
+        let mut acc0 = (1.0 + c.sin().powi(2)).sqrt();
+        for i in 0..xs.len() {
+            let t2 = { let u1 = 1.5 * 2.0_f64.mul_add(xs[i], a) * 0.25; f64::tanh(xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() - a) };
+            acc0 /= (1.0 + (p66(((d - d) * 0.5).tanh(), ((acc0 * 0.25 * 0.5).powi(3) * 0.1).atan(), ((p64(b.tanh(), xs[i]) + a) * 0.5).tanh(), xs.iter().map(|q| q * (acc0 * 0.25)).sum::<f64>() * 2.0 * 0.05) * xs[i]).powi(2));
+        }
+        acc0 = xs.iter().sum::<f64>().cos();
+        (acc0 * 0.25).atan()
+    }
+    check_p77(seed = 0x4a2c5884f463ce14, inputs = 7, calls = [p64, p66], at = |p| (p[0], &p[1..4], p[4], p[5], p[6]));
+}
+
+program! {
+    #[differentiable]
+    fn p78(c: f64, b: f64, a: f64) -> f64 {
+        let t0 = b * c - f64::sin((p43(1, b * c * 0.5) * 0.5).atan());
+        let k1 = ((a * (t0 * 0.5).atan() * 0.5).sin().abs() * 2.0) as usize % 3;
+        let t2 = match k1 { 0 => 1.5_f64.powi(2).ln_1p().mul_add(c, b * b) * 0.5, 1 => (c * 0.25).cos(), _ => (b - t0 * 0.5).cos() };
+        let mut acc3 = (p45((t2 * 0.5).sin(), 0.6 * c).mul_add(t0 * 0.5, b) + (t0 * 0.5).tanh() / (2.0 + (t0 * 0.5).tanh().cos())) * 0.1;
+        let mut k4 = 0;
+        loop {
+            let t5 = ((t0 * 0.5).sin() + c).powi(2);
+            acc3 = (1.5 + (k4 as f64).sin()).powf((0.5 * b.tanh()).acos().tanh());
+            k4 += 1;
+            if ((-(k4 as f64)) < 0.3) || k4 >= 3 { break; }
+        }
+        t2 + t0 * 0.5 - b
+    }
+    check_p78(seed = 0x9530c101d6ba2e45, inputs = 3, calls = [p43, p45], at = |p| (p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p79(n: usize, a: f64) -> f64 {
+        let mut a = a;
+        match n {
+            0 => {
+                for i in 0..1 {
+                    let t0 = -(0.5 * (a * 0.5).tanh().tanh().tanh()).acos();
+                    a = -((a * 0.5).tanh() * 1.0);
+                }
+            }
+            1 => {
+                a += ((a * 0.5).tanh() * 2.0).sin() * 0.5;
+                let t1 = a * 0.5 + (a * 0.5).sin();
+            }
+            _ => {
+                if n % 3 == 1 {
+                    let mut acc2 = (2.0 + (a * 0.5).tanh().powi(2).ln_1p().cos()).recip();
+                } else {
+                    let mut acc3 = (1.5 + (a * 0.5).atan().sin().exp().sin()).powf(((a * 0.5).sin() - 0.1).tanh());
+                }
+            }
+        }
+        if (f64::min(n as f64, (a * 0.5).sin())) > 0.7 && a * 0.5 < 0.1 {
+            return (0.9 * (a * 0.5).tanh()).mul_add((2.0 + (a * 0.5).sin()).log2(), (p57((a * 0.5 * 0.75 * 0.5).tanh()) * 0.25).atan().sin().exp());
+        }
+        for i in 0..2 {
+            a -= (a * 0.25 * (a * 0.25).tanh() / (1.0 + (a * 0.25).min((a * 0.25).atan()).powi(2)) * 0.25).sin();
+            a = f64::cos(0.2);
+        }
+        (a * 0.1).sin()
+    }
+    check_p79(seed = 0xd1145cde6ed667b7, inputs = 1, calls = [p57], at = |p| (2, p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p80(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = v.dot(x) * 0.3;
+        for _ in 0..n {
+            t1 = (x.dot(&t1) * 0.3).mapv(f64::tanh) + &t1 * 0.5;
+        }
+        let mut t2 = x.to_owned();
+        if n % 2 == 0 {
+            t2 = -x.mapv(f64::sin);
+        }
+        let t3 = v + &(-x.mapv(f64::sin));
+        t3.sum() * 0.2 + t2.sum() * 0.2 + t1.dot(&t1) * 0.1
+    }
+    check_p80(seed = 0x11601fedd5c33439, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p81(b: f64, c: f64, n: usize, a: f64) -> f64 {
+        let mut acc0 = c * c * 0.1;
+        let c = c - b.cos().exp();
+        let c = c * 0.25 - b.atan();
+        let flag1 = b * acc0 > 0.3;
+        let t2 = f64::sin((c * 0.5).sin().hypot(-a));
+        let t3 = (n as f64 * (c * 0.5).tanh()).sin();
+        let t4 = t3.tanh().exp();
+        let mut acc5 = t2.cos().exp_m1().atan();
+        if p66((t4 * 0.5).sin().powi(3), t4.to_radians(), acc5 + 0.3, t2 * 0.1) > -0.2 {
+            acc5 /= (2.0 + (t3 * b).cos());
+        }
+        acc5 + t4 + 2.0 * t2 - acc0 - 0.3 * a - b + 0.5 * 1.25
+    }
+    check_p81(seed = 0x5a4937ebfcb994c3, inputs = 3, calls = [p66], at = |p| (p[0], p[1], 2, p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p82(xs: &[f64], a: f64) -> f64 {
+        let mut acc0 = 1.0;
+        match ((a / (1.0 + a.powi(2)) * 0.5).abs() * 2.0) as usize % 3 {
+            0 | 1 => {
+                let mut v1 = vec![0.0; 3];
+                for i in 0..v1.len() {
+                    v1[i] = a;
+                }
+                let t2 = match (a.abs() * 2.0) as usize % 3 { 0 => ((a.tanh() - (a - v1[0])) * 0.5).sin(), 1 => a.sin(), _ => v1.iter().map(|q| q * a).sum::<f64>() * 0.25 };
+            }
+            _ => {
+                acc0 *= 1.0 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().tanh();
+            }
+        }
+        let t3: f64 = acc0 * p69((f64::max(xs.iter().map(|q| q * q).sum::<f64>(), acc0) * 0.25).atan());
+        let t4 = if t3 > t3 { (a * 0.25).min(t3.tanh()) } else { a };
+        t4.sin() + t3.tanh() + acc0.cos() - a.sin()
+    }
+    check_p82(seed = 0x5aa8d92f9adb663b, inputs = 4, calls = [p69], at = |p| (&p[0..3], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p83(a: f64, b: f64, n: usize) -> f64 {
+        let mut acc0 = 0.5;
+        for i in 0..2 {
+            if n % 2 == 0 {
+                continue;
+            }
+            let c1 = |u2: f64| 0.6 * a;
+            let t3: f64 = c1(a) - 0.5 * c1(a.tanh().exp());
+            acc0 -= (b.clamp(-0.75, 0.75).max(b + t3) * 0.5).tanh();
+        }
+        for i in 0..1 {
+            for j in 0..1 {
+                let a = a + (2.0 + (acc0 * 0.1).sin().cos()).powi(-2);
+                for l in 0..n {
+                    acc0 = ((acc0 * 0.1).tanh() - ((1.0 + (acc0 * 0.1).atan().powi(2)).sqrt() * 0.5).atan()).atan();
+                }
+                acc0 += (b.cos() + -(acc0 * 0.1).tanh()) * 0.5;
+            }
+            acc0 = b;
+        }
+        0.25 * (acc0 * 0.1) - b.sin() + 0.5 * a
+    }
+    check_p83(seed = 0xa46b97eada3102df, inputs = 2, calls = [], at = |p| (p[0], p[1], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p84(xs: &[f64], a: f64) -> f64 {
+        let mut acc0 = ((xs.iter().map(|q| q.cos()).product::<f64>() / (1.5 + xs[3].tanh())).powi(3) * 0.25).tanh();
+        let mut w1 = 0;
+        while w1 < 4 {
+            acc0 = (acc0 * 0.1 + (a / (1.0 + xs.iter().map(|q| q.cos()).product::<f64>().powi(2)) * 0.5).tanh()).sin();
+            let acc0 = (acc0 * 0.1).sin() * xs.iter().map(|q| q * q).sum::<f64>();
+            w1 += 1;
+        }
+        if a.cos() < -0.1 || (acc0 * 0.1).tanh() < -0.2 {
+            let mut k2 = 0;
+            loop {
+                let t3 = (acc0 * 0.1).atan();
+                acc0 *= 0.5 + 0.4 * (p61(((1.0 + xs[xs.len() - 1 - k2].powi(2)).sqrt() * 0.5).tanh(), ((t3 - xs.iter().map(|q| (q * 0.75).sin()).sum::<f64>()) * 0.25).sin(), xs.iter().map(|q| q.cos()).product::<f64>(), ((2.0_f64 - 0.6) * 0.5).sin()) * 0.5).tanh().powi(3).sin();
+                k2 += 1;
+                if (0.75 * (acc0 * 0.05).tanh() > xs[k2]) || k2 >= 2 { break; }
+            }
+        } else {
+            let t4: f64 = xs[3] / (1.0 + (acc0 * 0.05).atan().powi(2));
+        }
+        a
+    }
+    check_p84(seed = 0x5ed4f45ee5a1e0fe, inputs = 5, calls = [p61], at = |p| (&p[0..4], p[4]));
+}
+
+program! {
+    #[differentiable]
+    fn p85(n: usize, xs: &[f64], a: f64, d: f64, b: f64, c: f64) -> f64 {
+        let mut acc0 = 0.0;
+        for i in (0..4).step_by(2) {
+            for j in 0..xs.len() {
+                let t1 = c.abs().clamp(-0.75, 0.75);
+                acc0 -= (1.0 + (0.3 - xs[xs.len() - 1 - n]).powi(2)).ln();
+            }
+            acc0 = (0.75 * a).cos();
+        }
+        let mut acc2 = ((acc0 * 0.05).atan2(1.5 + (acc0 * 0.05).cos()) * (d / (1.0 + (n as f64).powi(2))) * 0.5).sin();
+        if xs.iter().map(|q| q * q).sum::<f64>() * (acc0 * 0.05) > c {
+            for i in 1..=1 {
+                acc0 = (acc0 * 0.05 - (acc2 * 0.5).sin().max(a)).tanh();
+            }
+        }
+        acc0 += (-(b + (acc2 * 0.5).sin()) * 0.5).atan();
+        (acc2 * 0.5).tanh() + 0.2 * (acc0 * 0.05).atan()
+    }
+    check_p85(seed = 0x3922f8ad9b90782c, inputs = 8, calls = [], at = |p| (3, &p[0..4], p[4], p[5], p[6], p[7]),
+        params = ["a", "c", "b"] at [4, 7, 6]);
+}
+
+program! {
+    #[differentiable]
+    fn p86(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = -(x.mapv(|q| q * q * 0.5 - q)).mapv(f64::sin);
+        for _ in 0..n {
+            t1 = (&t1 * (x.sum() * 0.1)).mapv(f64::sin) + &t1 * 0.5;
+        }
+        let mut t2 = (&t1 + x).column(1).to_owned();
+        for _ in 0..n {
+            t2 = (x.dot(&t2) * 0.3).mapv(f64::tanh) + &t2 * 0.5;
+        }
+        let t3 = &(&t2 / &v.mapv(|q| q * q + 1.0)) + &(x / &x.mapv(|q| q * q + 1.0));
+        t3.sum() * 0.2 + t2.dot(&t2) * 0.1 + t1.sum() * 0.2
+    }
+    check_p86(seed = 0x686f5c94fc8f3f96, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p87(a: f64, c: f64, b: f64) -> f64 {
+        let mut acc0 = (1.0 + a.powi(2)).ln().tanh().exp2();
+        if p69(c.cos()).tanh().cosh() < 0.5 {
+            let t1 = (c.sin().exp2() * 0.5).atan().powi(3) * (a + a * 0.9);
+        }
+        let mut acc2 = (f64::tanh(a).mul_add(0.75, (2.0 + b.sin()).cbrt()) * 0.5).tanh();
+        acc0 += ((a + acc0).sin() * 0.5).sin();
+        for i in 0..4 {
+            if (i as f64 * a) > 0.1 {
+                acc2 += (acc2 * 0.1).tanh();
+            }
+            acc0 -= f64::min(0.75 + b, (1.0 + (i as f64).powi(2)).ln()) * 0.5;
+        }
+        let o3: Option<f64> = if c * c > acc2 * 0.1 { Some(((acc0 * 0.1).sin() + a.tanh()) * 0.5) } else { None };
+        let t5: f64 = if let Some(u4) = o3 { 0.3_f64.powi(2).ln_1p() } else { c * 0.5 };
+        let t6: f64 = 0.1 - 0.9 * (1.5 * 0.5);
+        if a * (acc2 * 0.1).tanh() > -0.4 {
+            return (acc2 * 0.1).tanh().exp_m1().cos();
+        }
+        t5.tanh() - (acc2 * 0.1).atan().sin() + (acc0 * 0.1).tanh().sin() + c.sin()
+    }
+    check_p87(seed = 0xc02f800feb8876d2, inputs = 3, calls = [p69], at = |p| (p[0], p[1], p[2]),
+        params = ["c"] at [1]);
+}
+
+#[differentiable]
+fn p88_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.5
+}
+program! {
+    #[differentiable]
+    fn p88(xs: &[f64], b: f64, a: f64) -> f64 {
+        let t1 = p88_h0(&xs[..], a * 0.75);
+        let t2 = p88_h0(xs, t1.tanh());
+        let s3 = &xs[0..=3];
+        let t4 = (s3[0] * a + s3[3]).sin() + s3[s3.len() - 1] * 0.6;
+        let mut arr5 = [0.5_f64; 3];
+        arr5[0] = a;
+        arr5[1] = xs[4] * 0.5;
+        let t6 = arr5[1] * arr5[2];
+        t6 + t4 + t2 + t1 + a * 0.3
+    }
+    check_p88(seed = 0x6afc32da822656dc, inputs = 8, calls = [], at = |p| (&p[0..6], p[6], p[7]));
+}
+
+program! {
+    #[differentiable]
+    fn p89(a: f64, b: f64) -> f64 {
+        if b.atan() > a {
+            let flag0 = a > 0.5;
+            return b + b * a;
+        }
+        if b / (1.5 + b.tanh()) > -0.1 {
+            return -b.max(1.0);
+        }
+        let mut acc1 = a * 0.5 * (1.0 + a.powi(2)).sqrt();
+        let t3 = { let u2 = (1.5 / (1.0 + acc1 * acc1)).atan(); a * a - (u2 - a) };
+        (t3 * 0.5).sin() + acc1 + b + a
+    }
+    check_p89(seed = 0xb43a76c7b3b6ae72, inputs = 2, calls = [], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p90(b: f64, a: f64) -> f64 {
+        let mut acc0 = 0.5;
+        if b > 0.3 {
+            let flag1 = a.cos() > 0.3;
+            acc0 -= ((a * 1.0).tanh().cosh() * 0.5).atan();
+        } else {
+            let mut w2 = 0;
+            while w2 < 3 {
+                if -a > 0.0 {
+                    let t3 = -(b * 1.5);
+                } else if p64(a, b.max(b)).powi(2) < 0.7 {
+                    acc0 += b;
+                } else {
+                    if ((w2 as f64).max(a)) > 0.0 {
+                        if a + b > a && b < 0.25 {
+                            let t4 = match w2 { 0 => ((b + (acc0 * 0.1).sin() - -b) * 0.5).atan(), 1 => 0.75 * f64::max(a, a), _ => (0.5 * (a * 1.0).tanh()).atanh() };
+                        }
+                    } else if b + (p61(1.25 * a, ((a + acc0 * 0.1) * 0.25).tanh(), (acc0 * 0.1).sin().asinh(), (acc0 * 0.1).tanh().clamp(-0.75, 0.75)) * 0.5).tanh() < 0.7 || acc0 * 0.1 < 0.7 {
+                        if f64::max(b, acc0 * 0.1) < 0.7 {
+                            acc0 = (acc0 * 0.1 + (acc0 * 0.1).sin().cos()).sin();
+                        } else {
+                            for j in 1..=4 {
+                                let a = a * b;
+                                acc0 -= 0.25_f64;
+                            }
+                        }
+                    }
+                }
+                acc0 = f64::tanh(b).tanh().exp();
+                w2 += 1;
+            }
+        }
+        0.6 * a
+    }
+    check_p90(seed = 0x0ab079ba2b8f3d19, inputs = 2, calls = [p61, p64], at = |p| (p[0], p[1]));
+}
+
+#[differentiable]
+fn p91_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.75).sin();
+    }
+    acc * -0.5 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p91_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 1.5;
+    t + p91_h0(&v[1..], s * 0.6) + p91_h0(v, s).cos()
+}
+#[differentiable]
+fn p91_h2(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).tanh();
+    r[1] = v[1] * 0.75;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+program! {
+    #[differentiable]
+    fn p91(b: f64, a: f64, xs: &[f64]) -> f64 {
+        let t1 = p91_h1(&xs[..], b);
+        let t2 = p91_h1(&xs[0..], t1.tanh()).sin();
+        let s3 = &xs[5..=7];
+        let t4 = (s3[0] * t2.tanh() + s3[2]).sin() + s3[s3.len() - 1] * -0.5;
+        let t5 = p91_h1(&xs[..7], t2.tanh());
+        let arr6: [f64; 3] = [t1.tanh(), xs[3] * 0.75, (a).sin()];
+        let t7 = arr6[0] * arr6[2];
+        let arr8 = p91_h2(&s3[0..3], t4.tanh() * 1.5);
+        let t9 = arr8[2] * arr8[0];
+        t9 + t7 + t5 + t4 + t2 + a * 0.3
+    }
+    check_p91(seed = 0x79c78e475017baf8, inputs = 10, calls = [], at = |p| (p[0], p[1], &p[2..10]));
+}
+
+program! {
+    #[differentiable]
+    fn p92(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (((a) * 0.5).exp() + (1.0 + (a) * (a)).ln() + xs[3]).tanh();
+        let t2 = (((a) * 0.5).exp() + (t1).sin() + xs[1]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            let t3 = if xs[i] > -0.19 { ((xs[i]) * ((1.0 + ((xs[i]) * (t1)) * ((xs[i]) * (t1))).ln())).tanh() } else { ((xs[i]) * 0.5).exp() };
+            extra -= (xs[i]).tanh();
+            let t4 = (((((t1) * (xs[i])).tanh()) * 0.5).exp()).tanh() * 1.5;
+            if i + 1 < xs.len() {
+                acc += (xs[i] + a).tanh();
+                acc -= ((xs[i] + xs[i]).mul_add(0.5, xs[i]) - xs[i + 1]).tanh();
+            }
+            acc += ((xs[i]).mul_add(0.5, xs[i])).tanh();
+        }
+        acc.sin()
+    }
+    check_p92(seed = 0xb17b5c99596c5554, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p93(a: f64, n: usize, b: f64) -> f64 {
+        let mut a = a;
+        let o0: Option<f64> = if (1.5 + a.cos()).sqrt() < 0.0 { Some(1.5 * b.asinh()) } else { None };
+        let t2: f64 = match o0 { Some(u1) => a.atan() / (1.0 + (b / (1.5 + b.tanh())).powi(2)), None => (2.0 + a.cos()).recip() };
+        if (t2 * 0.5).sin() > -0.2 {
+            let o3: Option<f64> = if 1.25 < 0.25 { Some(t2 * 0.5) } else { None };
+            let t5: f64 = if let Some(u4) = o3 { 0.3 / (1.0 + (t2 * 0.5).powi(2)) * a.powi(3) } else { a };
+            let t6 = ((t2 * 0.5).tanh() - 1.5).cos();
+        } else if b.hypot(b) > b && (t2 * 0.5).sin() < 0.0 {
+            let mut k7 = 0;
+            loop {
+                let b = b - b * 1.25;
+                a /= (1.0 + (b * 0.5 - k7 as f64).powi(2));
+                k7 += 1;
+                if ((b * 0.5).sin() - t2 * 0.5 > 0.5) || k7 >= 6 { break; }
+            }
+            let a = a * 0.1 + a * 0.1;
+        } else {
+            for i in (0..2).rev() {
+                for j in 0..n {
+                    for l in (0..6).step_by(2) {
+                        a += (a * 0.02).tanh();
+                        a += -(a * 0.02).sin();
+                    }
+                    a += (t2 * 0.5).sin();
+                }
+                a *= 0.5 + 0.4 * (1.5 - (t2 * 0.5).sin()).sin();
+            }
+        }
+        if ((n as f64 * 0.5).sin().powi(3)) < -0.4 {
+            if n > 0 {
+                if (1.0 + (t2 * 0.5).tanh().powi(2)).sqrt() > b {
+                    return (b * 1.25).sin().exp();
+                }
+            } else {
+                for i in 0..4 {
+                    let mut acc8 = 0.5;
+                    acc8 *= 0.5 + 0.4 * (t2 * 0.5).tanh().cos().sin();
+                }
+            }
+        } else if 2.0_f64.cos() > 0.25 && (t2 * 0.5).sin() < 0.0 {
+            let mut acc9 = 1.0;
+        }
+        1.0 * (a * 0.01).sin() - 0.25 * b
+    }
+    check_p93(seed = 0xdb07e18461fb2474, inputs = 2, calls = [], at = |p| (p[0], 2, p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p94(n: usize, a: f64) -> f64 {
+        let t0 = match n { 0 => f64::max(a, a).powi(2), 1 => 0.5 * a.min(a), _ => (a.atan().mul_add((2.0 + a.sin()).ln(), a + 0.3) * 0.5).sin() };
+        let mut acc1 = 0.0;
+        for i in 0..4 {
+            if a / (1.5 + a.tanh()) > 0.3 {
+                return t0.mul_add(f64::max(a, a), t0.tanh());
+            }
+            acc1 -= (t0 * 0.5).tanh();
+            let c2 = |u3: f64| t0.atan() + t0.atan2(1.5 + a.cos());
+            let t4: f64 = c2((2.0 + (i as f64 * (acc1 * 0.1).atan() * 0.25).tanh().cos()).powi(-2)) - 0.5 * c2(0.2 * a);
+        }
+        if t0 / (1.5 + t0.tanh()) > 0.3 {
+            for i in 0..4 {
+                let t6 = { let u5 = acc1 * 0.1; -a * n as f64 };
+                let mut acc7 = 0.5;
+                acc7 -= 0.25_f64;
+            }
+            let mut acc8 = 0.5;
+        } else {
+            let mut w9 = 0;
+            while w9 < 2 && (0.3 * t0 > -0.2 || (acc1 * 0.1).sin() < 0.0) {
+                let mut w10 = 0;
+                while w10 < 2 {
+                    acc1 = ((acc1 * 0.05).tanh() + ((1.5 + a) * 0.5).sin()).tanh();
+                    w10 += 1;
+                }
+                acc1 += (((acc1 * 0.05).hypot(t0) - (t0 - t0)) * 0.1).tanh();
+                w9 += 1;
+            }
+        }
+        (acc1 * 0.05).atan().cos() + t0.tanh() + a
+    }
+    check_p94(seed = 0xa1ad926d6106acf6, inputs = 1, calls = [], at = |p| (3, p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p95(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = &(-x.mapv(f64::sin)) / &(v / &v.mapv(|q| q * q + 1.0)).mapv(|q| q * q + 1.0);
+        let mut t2 = t1.to_owned();
+        for _ in 0..n {
+            t2 = (&t2 * (x[[0, 2]])).mapv(f64::sin) + &t2 * 0.5;
+        }
+        t2.sum() * 0.2 + t1.sum() * 0.2 + s
+    }
+    check_p95(seed = 0xb70776b9f84d678c, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p96(a: f64) -> f64 {
+        let mut acc0 = 0.0;
+        for i in 0..4 {
+            let mut w1 = 0;
+            while w1 < 4 {
+                acc0 -= (a.mul_add(a, a) / (2.0 + (a - a).cos()) * 0.1).tanh();
+                let t3 = { let u2 = (((1.5 + 0.5_f64.sin()).powf(a.tanh()) + a.powi(2).ln_1p()) * 0.5).atan(); (acc0 * 0.02).atan() };
+                w1 += 1;
+            }
+            acc0 /= (1.0 + (a * 0.25).powi(2));
+            acc0 /= (1.0 + (acc0 * 0.02).max(1.5).powi(2));
+        }
+        let mut w4 = 0;
+        while w4 < 2 {
+            for j in 0..3 {
+                if a - a > a {
+                    let c5 = |u6: f64| (p70(f64::sin(acc0 * 0.02), 0.6 * j as f64) * 0.25).atan() + a / (1.5 + (acc0 * 0.02).sin().tanh());
+                    let t7: f64 = c5(-((acc0 * 0.02).tanh() * a)) - 0.5 * c5(acc0 * 0.02);
+                }
+                acc0 = f64::atan((acc0 * 0.02).tanh()) * 0.25;
+            }
+            acc0 += (((acc0 * 0.02).sin().mul_add(a, (p89(((w4 as f64).powi(3) * 0.25).tanh(), ((acc0 * 0.02).atan().mul_add(a, a) * 0.5).tanh()) * 0.5).tanh()) + a.hypot((acc0 * 0.02).tanh())) * 0.25).atan();
+            w4 += 1;
+        }
+        (acc0 * 0.02).tanh().tanh() + 0.5 * 0.6
+    }
+    check_p96(seed = 0x7fd8266bad2ca339, inputs = 1, calls = [p70, p89], at = |p| (p[0]));
+}
+
+#[differentiable]
+fn p97_h0(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.25 + (y[i] * s).tanh() * 0.25;
+    }
+}
+#[differentiable]
+fn p97_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 0.3;
+    }
+}
+#[differentiable]
+fn p97_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    p97_h0(y, s);
+    p97_h1(s * 0.6, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+#[differentiable]
+fn p97_h3(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.5).sin();
+    }
+    acc * -0.5 + v[0] * v[v.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p97(xs: &[f64], a: f64, w: [f64; 3]) -> f64 {
+        let s1 = &xs[2..=5];
+        let t2 = (s1[1] * w[0] + s1[0]).sin() + s1[s1.len() - 1] * 1.5;
+        let mut buf3 = vec![0.6; 2];
+        for _ in 0..2 {
+            p97_h0(&mut buf3, w[0]);
+        }
+        let t4 = p97_h2(&mut buf3, s1, w[2] * 0.75).tanh();
+        let t5 = buf3[0] + buf3[1] * 0.5;
+        let t6 = p97_h3(&s1[3..], a).sin();
+        let t7 = p97_h3(s1, w[0]).sin();
+        let arr8: [f64; 3] = [t2.tanh(), xs[0] * 0.5, (a).sin()];
+        let [e10, e11, e12] = arr8;
+        let t9 = e10 * e12 + arr8[1] * e11;
+        let s13 = &xs[..];
+        let t14 = (s13[0] * w[0] + s13[3]).sin() + s13[s13.len() - 1] * -0.5;
+        t14 + t9 + t7 + t6 + t5 + w[1] * 0.5 + a * 0.3
+    }
+    check_p97(seed = 0x5ab774a7b1ca1a2e, inputs = 11, calls = [], at = |p| (&p[0..7], p[7], <[f64; 3]>::try_from(&p[8..11]).unwrap()));
+}
+
+#[differentiable]
+fn p98_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.75
+}
+#[differentiable]
+fn p98_h1(y: &mut [f64], s: f64) {
     for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.25).tanh();
+        y[i] = (y[i] * s + y[i - 1] * 1.5).tanh();
     }
     y[0] = (y[0] * 1.5 + s).sin();
 }
 #[differentiable]
-fn p73_h2(s: f64, x: &[f64], y: &mut [f64]) {
+fn p98_h2(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).tanh() * 0.75;
+        y[i] += (s * x[i % x.len()]).cos() * 0.5;
     }
 }
 #[differentiable]
-fn p73_h3(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).cos();
-    r[1] = v[1] * 1.5;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-#[differentiable]
-fn p73_h4(y: &mut [f64], x: &[f64], s: f64) {
-    p73_h1(y, s);
-    p73_h2(s * 0.25, &x[1..], y);
+fn p98_h3(y: &mut [f64], x: &[f64], s: f64) {
+    p98_h1(y, s);
+    p98_h2(s * 0.6, &x[1..], y);
 }
 program! {
     #[differentiable]
-    fn p73(xs: &[f64], a: f64, b: f64) -> f64 {
-        let t1 = p73_h0(xs, b * 1.5);
-        let mut buf2 = vec![0.75; 3];
-        p73_h1(&mut buf2, b);
-        for _ in 0..3 {
-            p73_h2(t1.tanh() * 1.5, xs, &mut buf2);
+    fn p98(a: f64, xs: &[f64]) -> f64 {
+        let t1 = p98_h0(xs, a).sin();
+        let t2 = p98_h0(&xs[4..=7], a);
+        let mut buf3 = vec![0.0; 4];
+        for i in 0..4 {
+            buf3[i] = xs[i + 2] * a * 0.3;
         }
-        let t3 = buf2[0] + buf2[2] * 0.25;
-        let s4 = &xs[..];
-        let t5 = (s4[6] * b + s4[7]).sin() + s4[s4.len() - 1] * 0.3;
-        let arr6 = p73_h3(&xs[2..7], t1.tanh() * 0.5);
-        let t7 = arr6[1] * arr6[0];
-        let mut buf8 = vec![0.25; 4];
-        for _ in 0..3 {
-            p73_h4(&mut buf8, &s4[..6], t3.tanh());
+        p98_h1(&mut buf3, t2.tanh() * 0.25);
+        p98_h1(&mut buf3, t2.tanh() * 0.25);
+        p98_h3(&mut buf3, &xs[5..], a);
+        let t4 = buf3[0] + buf3[3] * -0.5;
+        let t5 = p98_h0(xs, t1.tanh());
+        let mut buf6 = vec![0.0; 3];
+        for i in 0..3 {
+            buf6[i] = xs[i + 0] * a * 0.3;
         }
-        let t9 = buf8[0] + buf8[3] * -0.5;
-        t9 + t7 + t5 + t3 + t1 + a * 0.3
+        for _ in 0..2 {
+            p98_h1(&mut buf6, t4.tanh());
+        }
+        p98_h1(&mut buf6, t1.tanh());
+        let t7 = buf6[0] + buf6[2] * 0.5;
+        let t8 = p98_h0(&xs[0..], t4.tanh());
+        let mut buf9 = vec![0.0; 4];
+        for i in 0..4 {
+            buf9[i] = xs[i + 1] * t7.tanh() * -0.5;
+        }
+        p98_h2(t2.tanh(), xs, &mut buf9);
+        p98_h2(t4.tanh(), &buf3, &mut buf9);
+        let t10 = buf9[0] + buf9[3] * -0.5;
+        t10 + t8 + t7 + t5 + t4 + a * 0.3
     }
-    check_p73(seed = 0x9c9e13b3d04170af, inputs = 10, calls = [], at = |p| (&p[0..8], p[8], p[9]));
+    check_p98(seed = 0xed0d6d7bf3ca62fe, inputs = 9, calls = [], at = |p| (p[0], &p[1..9]));
+}
+
+#[differentiable]
+fn p99_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.75).tanh();
+    }
+    acc * -0.5 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p99_h1(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 1.5 + (y[i] * s).tanh() * 0.25;
+    }
+}
+#[differentiable]
+fn p99_h2(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).tanh() * 0.6;
+    }
+}
+#[differentiable]
+fn p99_h3(y: &mut [f64], x: &[f64], s: f64) {
+    p99_h1(y, s);
+    p99_h2(s * 0.25, &x[1..], y);
+}
+program! {
+    #[differentiable]
+    fn p99(w: [f64; 3], a: f64, b: f64, xs: &[f64]) -> f64 {
+        let t1 = p99_h0(&xs[..5], a * 1.5);
+        let mut buf2 = vec![0.25; 4];
+        p99_h3(&mut buf2, &xs[3..=6], w[0] * 0.5);
+        let t3 = buf2[0] + buf2[3] * 1.5;
+        let t4 = p99_h0(&xs[..5], w[2]).sin();
+        let mut arr5 = [0.5_f64; 3];
+        arr5[2] = w[0];
+        arr5[0] = xs[0] * 0.6;
+        let t6 = arr5[2] * arr5[2];
+        let t7 = p99_h0(xs, w[0] * 0.6).sin();
+        t7 + t6 + t4 + t3 + t1 + w[1] * 0.5 + a * 0.3
+    }
+    check_p99(seed = 0x95083ba49b635306, inputs = 12, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), p[3], p[4], &p[5..12]),
+        params = ["xs", "b"] at [5, 6, 7, 8, 9, 10, 11, 4]);
 }
 
 program! {
     #[differentiable]
-    fn p74(a: f64, xs: &[f64], b: f64) -> f64 {
-        let mut acc0 = (a * b).tanh();
-        let mut w1 = 0;
-        while w1 < 1 {
-            if (acc0 * 0.5).atan().hypot(a) > b {
-                for j in (0..8).step_by(2) {
-                    if w1 + j < 1 {
-                        acc0 += (xs[(j + 1) % 3] - b).mul_add(xs[xs.len() - 1 - w1], xs[j % xs.len()]) * 0.25;
-                    } else {
-                        if j > 2 {
-                            let a = a + (xs[w1] - b);
+    fn p100(b: f64, a: f64, n: usize) -> f64 {
+        let t0 = b * (p70(((1.0 + a.powi(2)).cbrt() * 0.5).atan(), b.cos()) * 0.25);
+        let mut acc1 = b;
+        if (t0 * 0.5).atan() * b < 0.3 {
+            for i in (0..2).rev() {
+                acc1 -= ((f64::cos(a) + 0.6 * (t0 * 0.5).sin()) * 0.5).tanh();
+            }
+        }
+        let mut acc2 = (t0 * 0.5).atan();
+        let mut w3 = 0;
+        while w3 < 3 {
+            let t4 = if a.tanh() > 0.0 || (acc1 * 0.1).sin() < 0.25 { 1.25 * (a + b) } else { (a * (acc1 * 0.1).atan()).mul_add((2.0 + b.cos()).powi(-2), 0.25) };
+            acc2 = (1.5 + (acc2 * 0.25).atan().sin()).log(2.5 + b.cos()).powi(2) * 0.5;
+            w3 += 1;
+        }
+        for i in 0..1 {
+            if b > 0.5 {
+                let t5 = t0 * 0.5 + b + (t0 * 0.5).atan().mul_add((p89(a.hypot((acc1 * 0.1).tanh()) * 0.5, ((acc1 * 0.1).hypot((acc2 * 0.1).tanh()) * 0.5).tanh()) * 0.5).tanh(), i as f64);
+            } else {
+                acc1 = ((acc1 * 0.1).atan() * (acc2 * 0.1).tanh().tanh()).tanh();
+            }
+            acc2 = (acc1 * 0.1).tanh() / (1.0 + (acc2 * 0.1).powi(2)) * 0.25;
+        }
+        (acc2 * 0.1).tanh() + (acc1 * 0.1).sin() + (t0 * 0.5).tanh() + 0.6 * a + b
+    }
+    check_p100(seed = 0xca8d71d7d024ea5a, inputs = 2, calls = [p70, p89], at = |p| (p[0], p[1], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p101(a: f64) -> f64 {
+        let mut acc0 = f64::max(2.0 * 0.5, 1.25);
+        for i in (0..3).rev() {
+            for j in 0..4 {
+                let t1: f64 = 1.25_f64.atan() * ((acc0 * 0.05).sin() / (1.5 + (i as f64).tanh())).cos();
+                acc0 *= 0.5 + 0.4 * 0.25_f64.min(i as f64).sin();
+            }
+            acc0 = ((acc0 * 0.02).sin() * (1.0 + (p87((acc0 * 0.02).atan2(1.5 + (acc0 * 0.02).cos()), (acc0 * 0.02).sin() * 0.75, (((p83((a * (acc0 * 0.02).atan() * 0.5).sin(), (i as f64 * 0.5).atan(), 1) * 0.5).atan() - a) * 0.5).sin()) * 0.5).sin().powi(2)).ln()).sin();
+        }
+        if 0.2 * 0.75 < 0.25 {
+            for i in 1..=1 {
+                acc0 = ((acc0 * 0.02).tanh() + a).sin();
+            }
+            return -(acc0 * 0.02).tanh() + a / (1.0 + a * a);
+        }
+        for i in (0..4).step_by(2) {
+            for j in 0..1 {
+                match j % 3 {
+                    0 => {
+                        if acc0 * 0.02 - a > a {
+                            let t2 = if 0.25 * (acc0 * 0.02) > (acc0 * 0.02).tanh() { f64::sin(a) * ((acc0 * 0.02).atan() / (1.5 + (acc0 * 0.02).tanh())) } else { (acc0 * 0.02).atan() / (1.0 + a.mul_add(acc0 * 0.02, acc0 * 0.02).powi(2)) };
                         } else {
-                            let b = b - ((acc0 * 0.1).tanh() - xs[w1]);
+                            if i < 2 {
+                                acc0 /= (2.0 + a.tanh().cos());
+                            }
                         }
                     }
-                    acc0 += ((-a).powi(2) * 0.5).sin();
+                    1 => {
+                        if j + i < 1 {
+                            for l in 0..1 {
+                                if 0.25 < 0.7 {
+                                    continue;
+                                }
+                                acc0 += ((acc0 * 0.02).sin().max(a).cos() * 0.5).sin();
+                            }
+                        } else if j + i < 1 {
+                            if a * 1.25 > (acc0 * 0.02).tanh() {
+                                let flag3 = ((acc0 * 0.02).tanh().hypot(j as f64)) > 0.7;
+                            } else {
+                                let t4 = a.powi(2).ln_1p();
+                            }
+                        }
+                    }
+                    _ => {
+                        let mut k5 = 0;
+                        loop {
+                            acc0 -= ((acc0 * 0.02 - k5 as f64) * (acc0 * 0.02).sin().powi(2).ln_1p() * 0.25).atan();
+                            acc0 = (a + (acc0 * 0.02).sin()) * a.sin() * 0.5;
+                            k5 += 1;
+                            if ((acc0 * 0.02).atan() > a) || k5 >= 5 { break; }
+                        }
+                    }
+                }
+                acc0 -= (((acc0 * 0.02 + a) * 0.5).atan().powi(2) * 0.5).sin();
+            }
+            acc0 = (0.2 / (1.0 + (acc0 * 0.02).tanh().powi(2))).cos().exp();
+        }
+        0.9 * a
+    }
+    check_p101(seed = 0x82495d6476c2aae3, inputs = 1, calls = [p83, p87], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p102(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = (((s) * (s)).tanh()) - &(v.dot(x) * 0.3);
+        let t2 = (x / &v.mapv(|q| q * q + 1.0)).dot(&(x + x)) * 0.3;
+        let t3 = x.to_owned();
+        let mut t4 = v - &(v.dot(x) * 0.3);
+        for _ in 0..n {
+            t4 = ((&t3 / &t1.mapv(|q| q * q + 1.0)).dot(&t4) * 0.3).mapv(f64::tanh) + &t4 * 0.5;
+        }
+        let mut t5 = &((&t3 * v).mapv(f64::tanh)) / &(&t3 / &v.mapv(|q| q * q + 1.0)).mapv(|q| q * q + 1.0);
+        for _ in 0..n {
+            t5 = (&t5 * (s)).mapv(f64::sin) + &t5 * 0.5;
+        }
+        t5.sum() * 0.2 + t4.dot(&t4) * 0.1 + t3.sum() * 0.2
+    }
+    check_p102(seed = 0x58f9b87b8e958ca1, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p103(a: f64, b: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = 0.0;
+        let mut acc1 = (1.5 + f64::min(b, xs[2]).cos()).sqrt();
+        acc0 -= (-acc1 * 0.5).atan();
+        for i in 0..xs.len() {
+            acc1 += ((i as f64).cos().mul_add(b, b - xs[i]) * 0.25).sin();
+        }
+        let t3 = { let u2 = f64::cos(b / (2.0 + (acc1 * 0.25).cos())); xs.iter().map(|q| q.cos()).product::<f64>() };
+        let o4: Option<f64> = if 0.25_f64.atan2(1.5 + (acc0 * 0.25).atan().cos()) < 0.5 { Some(a) } else { None };
+        let t6: f64 = if let Some(u5) = o4 { xs[2].powi(2).sin().exp_m1() } else { t3 * a };
+        let o7: Option<f64> = if t6.atan() > 0.5 || xs[1] < 0.5 { Some((0.2_f64.cos().hypot(xs[0] - xs[2]) * 0.5).tanh()) } else { None };
+        let t9: f64 = match o7 { Some(u8) => 0.3_f64, None => (xs.iter().map(|q| q * q).sum::<f64>().mul_add(xs[2], xs[2]) * 0.25).tanh() };
+        let t11 = { let u10 = xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()); f64::atan(xs.iter().map(|q| q * t6).sum::<f64>()).tanh().exp2() };
+        t11 + 0.25 * t9 - (acc1 * 0.25).sin()
+    }
+    check_p103(seed = 0xb576ad7afbf5684c, inputs = 5, calls = [], at = |p| (p[0], p[1], &p[2..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p104(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (((1.0 + (a) * (a)).ln()) * ((a).tanh()) + xs[0]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            let t2 = if ((1.0 + (xs[i]) * (xs[i])).ln()) * (((xs[i]) * 0.5).exp()) > 0.29 { (((a).tanh() - (xs[i]).sin()).tanh()).tanh() } else { ((a) * 0.5).exp() };
+            acc = acc + (0.99_f64 - ((t1) * 0.5).exp()).tanh() - ((((t1).mul_add(0.5, xs[i])).sin()).sin()).tanh();
+            if xs[i] - xs[i] - (1.0 + (a) * (a)).ln() < -0.21 {
+                break;
+            }
+            if i + 1 < xs.len() {
+                if ((((xs[i + 1]) * 0.5).exp()) * 0.5).exp() < -0.39 {
+                    continue;
+                }
+                let t3 = ((xs[i]) * (((t2).cos() * xs[i]).tanh())).tanh() * 1.5;
+                acc -= ((((xs[i]) * (xs[i])).tanh()).tanh()).tanh();
+            }
+            acc += (((t2).sin()).tanh() + (t1).mul_add(0.5, a) + xs[i]).tanh();
+        }
+        acc
+    }
+    check_p104(seed = 0xa090c5666bd3a32b, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p105(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = &(x.dot(v) * 0.3) - &(v - v);
+        if n % 3 == 0 {
+            t1 = ((s) + (s) * 0.5) - &(x.mean_axis(Axis(0)).unwrap());
+        }
+        let mut t2 = x.to_owned();
+        if n % 2 == 0 {
+            t2 = &((s) - &t1) + &(x + x);
+        }
+        t2.sum() * 0.2 + t1.dot(&t1) * 0.1 + s
+    }
+    check_p105(seed = 0xd9bd46505182fd6b, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p106(a: f64, n: usize, xs: &[f64], c: f64, b: f64) -> f64 {
+        let mut acc0 = 0.5;
+        if n % 3 == 1 {
+            for q1 in xs.iter() {
+                acc0 += (2.0 + a.tanh().sin()).sqrt() * 0.5;
+            }
+            let t2 = c + (acc0 * 0.1).sin() + (p79(2, xs.iter().map(|q| (q * 2.0).sin()).sum::<f64>() * c * 0.25) * 0.5).tanh();
+        } else if n > 1 {
+            let t4 = { let u3 = (1.5 + a.sin()).powf((acc0 * 0.1).sin().tanh()); (1.0 + c.powi(2)).cbrt() * xs[n] };
+        } else {
+            let c = c + (xs[n] + xs[3]);
+        }
+        1.25 * (acc0 * 0.1).sin() + c.sin() + 0.5 * (acc0 * 0.1)
+    }
+    check_p106(seed = 0xc3668dc5ecf9751c, inputs = 7, calls = [p79], at = |p| (p[0], 1, &p[1..5], p[5], p[6]),
+        params = ["a", "b", "c"] at [0, 6, 5]);
+}
+
+program! {
+    #[differentiable]
+    fn p107(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (a + xs[1]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() - 1 {
+            let t2 = (xs[i + 1] + ((xs[i]).mul_add(0.5, a)) * ((1.0 + (xs[i + 1]) * (xs[i + 1])).ln())).tanh() * 1.5;
+            extra += ((((xs[i]).cos() * xs[i]) * 0.5).exp()).tanh();
+            let t3 = ((xs[i + 1]).tanh()).tanh() * 1.5;
+            if ((1.0 + (xs[i]) * (xs[i])).ln()).sin() < 0.10 {
+                extra = extra + (t2).tanh() - (((1.0 + ((xs[i + 1]) * (0.11_f64)) * ((xs[i + 1]) * (0.11_f64))).ln()) * (((t3) * (xs[i])).tanh())).tanh();
+                let mut t4 = 0.0;
+                for j in 0..2 {
+                    t4 += (a * (j as f64 + 0.5)).sin();
                 }
             } else {
-                if w1 % 3 == 1 {
-                    acc0 += (((acc0 * 0.1).tanh() * xs.iter().sum::<f64>() + (1.0 + xs[w1].powi(2)).ln()) * 0.25).atan();
-                } else {
-                    if w1 < 1 {
-                        let mut acc2 = 0.5;
-                    } else if w1 % 2 == 0 {
-                        acc0 *= 0.5 + 0.4 * ((acc0 * 0.1).atan() * 0.75).sin();
-                    } else {
-                        match w1 % 3 {
-                            0 => {
-                                let t3 = xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin());
+                let t5 = ((-0.60_f64) * ((1.0 + (0.96_f64) * (0.96_f64)).ln()) + a).tanh() * 1.5;
+            }
+            acc -= (xs[i + 1] + (t1 - xs[i]).sin()).tanh();
+        }
+        acc.sin()
+    }
+    check_p107(seed = 0x57b64ab0a206b5f2, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p108(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (0.52_f64 + xs[3]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() - 1 {
+            let t2 = if ((a) * 0.5).exp() - xs[i] < -0.25 { (((((0.87_f64).tanh()) * 0.5).exp()) * (((0.20_f64).cos() * xs[i]).sin())).tanh() } else { xs[i] + xs[i] };
+            extra = extra + ((1.0 + (t1) * (t1)).ln()).tanh() - (((0.11_f64 - t1 + 0.34_f64) * 0.5).exp()).tanh();
+            acc += ((((a) * 0.5).exp()).tanh() + (t1 - a).sin()).tanh();
+        }
+        acc
+    }
+    check_p108(seed = 0x968102045ee9ae8e, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p109(a: f64, b: f64) -> f64 {
+        let mut acc0 = b;
+        if b > 0.1 {
+            let mut k1 = 0;
+            let r16 = loop {
+                let mut w2 = 0;
+                while w2 < 3 {
+                    if k1 + k1 < 4 {
+                        let mut acc3 = 0.75 * (1.0 + a.powi(2)).ln();
+                    } else if w2 % 2 == 0 {
+                        if b > -0.4 || (acc0 * 0.05).sin() < 0.3 {
+                            if 0.25_f64.sin().exp() > (acc0 * 0.05).tanh() {
+                                let t5 = { let u4 = b.clamp(-0.75, 0.75).tanh(); a };
+                            } else {
+                                let t6 = if b < 0.25 { f64::sin(a.sin()) } else { (w2 as f64 - b).atan() };
                             }
-                            1 => {
-                                acc0 = 0.25_f64.cos().sin();
-                            }
-                            _ => {
-                                match w1 % 3 {
-                                    0 => {
-                                        if 1.0 * a > a {
-                                            let t4 = if xs[w1].cos() < -0.2 { a.sin().exp_m1() } else { b.cos().atan() };
-                                        }
+                        } else {
+                            match k1 {
+                                0 => {
+                                    if ((w2 as f64).cos().exp2()) > 0.5 {
+                                        let t7 = a / (1.0 + (acc0 * 0.05).cos().powi(2));
+                                    } else {
+                                        let o8: Option<f64> = if a.tanh() > -0.4 { Some((2.0 + (1.5 + (p94(3, k1 as f64 / (1.0 + b.powi(2)) * 0.25) * 0.25).atan().sin()).powf((acc0 * 0.05).sin().tanh()).cos()).recip()) } else { None };
+                                        let t10: f64 = match o8 { Some(u9) => b, None => (k1 as f64).sin() };
                                     }
-                                    1 => {
-                                        let a = a + (p57(-b) * 0.25 - xs[xs.len() - 1 - w1]);
-                                    }
-                                    _ => {
-                                        let t7: f64 = xs[1..3].iter().map(|u5| { let u5 = *u5; -(xs[w1] * u5) }).sum();
+                                }
+                                1 => {
+                                    let o11: Option<f64> = if a > 0.7 { Some(f64::cos(1.5).to_radians()) } else { None };
+                                    let t13: f64 = if let Some(u12) = o11 { (acc0 * 0.05).tanh().cos() * 0.6 } else { (2.0_f64 * 2.0 * 0.5).atan() };
+                                }
+                                _ => {
+                                    if w2 % 2 == 0 {
+                                        let t14 = 0.9 * -b;
+                                    } else {
+                                        acc0 /= (2.0 + (a - acc0 * 0.05).cos());
                                     }
                                 }
                             }
                         }
+                    } else {
+                        let t15 = a - a - (k1 as f64).cos();
                     }
+                    acc0 -= (acc0 * 0.05).tanh().cos() * 0.5;
+                    w2 += 1;
+                }
+                acc0 /= (2.0 + (a - acc0 * 0.05).cos());
+                k1 += 1;
+                if (a.powi(2) > b) || k1 >= 4 { break acc0 * 0.05; }
+            };
+        }
+        let a = a - (acc0 * 0.05).sin() / (1.5 + b.tanh());
+        acc0 * 0.05 - 0.5 * b
+    }
+    check_p109(seed = 0x3cb690823b739a12, inputs = 2, calls = [p94], at = |p| (p[0], p[1]),
+        params = ["a"] at [0]);
+}
+
+program! {
+    #[differentiable]
+    fn p110(n: usize, a: f64) -> f64 {
+        let mut acc0 = 0.0;
+        if n % 2 == 0 {
+            if ((n as f64).cos().exp()) > a && a < -0.1 {
+                let t1: f64 = f64::min(a, a);
+                for i in 0..2 {
+                    let t2 = if n < 2 { a } else { (1.0 + a.powi(2)).cbrt().cos() };
+                    acc0 = (t1 - a).sin();
+                }
+            } else {
+                if a * 0.5 < 0.7 {
+                    let t3 = (1.0 + (acc0 * 0.25).tanh().powi(2)).cbrt();
+                } else {
+                    let a = a * (a * (acc0 * 0.25));
                 }
             }
-            acc0 *= (0.3 - xs.iter().map(|q| q * a).sum::<f64>()).tanh();
-            w1 += 1;
         }
-        let t8 = if a * xs[1] > 0.7 { xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) } else { a.mul_add(0.2, 0.75).to_radians() };
-        acc0 /= (1.0 + b.powi(2).powi(2));
-        if (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) < 0.3 {
-            return ((p65(f64::atan((acc0 * 0.02).sin()), (xs[1] * xs[0] * 0.5).atan()) + xs[2]) * 0.5).tanh().powi(3);
-        }
-        let a = a + a;
-        acc0 /= (2.0 + xs[2].mul_add(1.0, xs[0]).cos());
-        let k9 = ((b * t8 * 0.5).sin().abs() * 2.0) as usize % 3;
-        match k9 {
-            0 => {
-                let mut v10: Vec<f64> = Vec::new();
-                v10.push((xs.iter().map(|q| q * q).sum::<f64>() / (1.5 + xs[2].tanh())).tanh());
-                v10.push((t8 + (acc0 * 0.02 + t8)) * 0.25);
-                let t11 = v10[0] * 0.5 + v10[1];
+        let t4 = match n % 3 { 0 | 1 => (p94(3, ((a + p90((n as f64).cos(), 0.1)) * 0.5).tanh()) * 0.25).atan(), _ => (1.5 + (acc0 * 0.25 / (1.0 + 0.5_f64.powi(2))).sin()).powf(0.25_f64.powi(2).ln_1p().tanh()) };
+        for i in 1..=1 {
+            if t4.atan() < 0.25 {
+                acc0 -= (t4 - acc0 * 0.25).clamp(-0.75, 0.75);
             }
-            1 => {
-                acc0 -= 0.9 * (a * 0.5).clamp(-0.75, 0.75);
+            acc0 = ((acc0 * 0.25).tanh() - (t4 / (1.5 + t4.tanh()) * 0.25).atan()).sin();
+            acc0 -= ((t4 + a).tanh().sinh() * 0.5).atan();
+        }
+        let mut v5 = vec![0.0; n];
+        for i in 0..v5.len() {
+            v5[i] = ((acc0 * 0.1).sin().tanh().exp2() + a.tanh()) * 0.5;
+        }
+        let a = a + (1.0 + v5.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().powi(2)).sqrt();
+        (a * 0.05).cos() + t4
+    }
+    check_p110(seed = 0x969d8c9d18eec232, inputs = 1, calls = [p90, p94], at = |p| (2, p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p111(a: f64) -> f64 {
+        let k0 = (((a + a) * 0.5).tanh().abs() * 2.0) as usize % 3;
+        let mut acc1 = a;
+        match k0 {
+            0 | 1 => {
+                acc1 = (0.5 * 0.5_f64.mul_add(a, 0.6).tanh()).atanh();
             }
             _ => {
-                let mut acc12 = t8;
+                let mut k2 = 0;
+                loop {
+                    let t3: f64 = acc1 * 0.1 * (acc1 * 0.1).tanh();
+                    acc1 *= (-t3).tanh();
+                    k2 += 1;
+                    if (t3 < -0.1) || k2 >= 6 { break; }
+                }
             }
         }
-        (a * 0.5).tanh() - 1.5 * t8 - (acc0 * 0.02).atan() - b
+        let c4 = |u5: f64| 0.25_f64;
+        let t6: f64 = c4((2.0 + a.cos()).recip().sin()) - 0.5 * c4(a.cos());
+        let flag7 = (acc1 * 0.05).atan() > 0.5;
+        let c8 = |u9: f64| u9 * u9 - a * 0.75;
+        let t10: f64 = c8((t6 * 0.2).atan()) - 0.5 * c8(acc1 * 0.05);
+        let mut v11 = vec![0.0; 3];
+        for i in 0..v11.len() {
+            v11[i] = (acc1 * 0.05).atan().atan().cos();
+            if i > 0 {
+                v11[i] += v11[i - 1] * t6 * (acc1 * 0.05).tanh();
+            }
+        }
+        (t10 * 0.1).tanh() + t6
     }
-    check_p74(seed = 0x57e3d6b53ca3fd03, inputs = 5, calls = [p57, p65], at = |p| (p[0], &p[1..4], p[4]));
+    check_p111(seed = 0xccd2b58d87b8b597, inputs = 1, calls = [], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p112(b: f64, a: f64, n: usize) -> f64 {
+        let mut acc0 = b.atan2(1.5 + b.cos()) * b.min(b);
+        let mut k1 = 0;
+        loop {
+            let t3 = { let u2 = (acc0 * 0.1).tanh(); (acc0 * 0.1).atan() - b - p111((((p73(b * u2, a.powi(3) * 0.5) * 0.5).sin() - b) * 0.5).tanh()) * 0.1 };
+            let flag4 = a.sin() > 0.3;
+            for j in 0..2 {
+                let t5 = (t3 * 0.5 * 0.5).atan().powi(2) - k1 as f64 / (1.0 + a.powi(2));
+                acc0 *= (b - 0.2).tanh();
+            }
+            acc0 = (2.0 + (b * 1.25).cos()).recip();
+            k1 += 1;
+            if ((t3 * 0.5).tanh().to_radians() > -0.1) || k1 >= 4 { break; }
+        }
+        (acc0 * 0.02).sin()
+    }
+    check_p112(seed = 0xfeac96e49b0a1817, inputs = 2, calls = [p73, p111], at = |p| (p[0], p[1], 2));
 }
 
 #[differentiable]
-fn p75_h0(s: f64, x: &[f64], y: &mut [f64]) {
+fn p113_h0(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).sin();
+    r[1] = v[1] * 0.25;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+#[differentiable]
+fn p113_h1(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 1.5).sin();
+    }
+    acc * 0.25 + v[0] * v[v.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p113(a: f64, b: f64, xs: &[f64]) -> f64 {
+        let s1 = &xs[..];
+        let t2 = (s1[3] * a + s1[5]).sin() + s1[s1.len() - 1] * 0.3;
+        let arr3 = p113_h0(&s1[..8], a);
+        let t4 = arr3[1] * arr3[0];
+        let t5 = p113_h1(&s1[5..=5], a).sin();
+        let s6 = &xs[..];
+        let t7 = (s6[6] * t2.tanh() * 0.6 + s6[6]).sin() + s6[s6.len() - 1] * 1.5;
+        t7 + t5 + t4 + t2 + a * 0.3
+    }
+    check_p113(seed = 0x3b67ecab3a77508a, inputs = 10, calls = [], at = |p| (p[0], p[1], &p[2..10]),
+        params = ["a", "xs"] at [0, 2, 3, 4, 5, 6, 7, 8, 9]);
+}
+
+#[differentiable]
+fn p114_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.25).cos();
+    }
+    acc * 0.25 + v[0] * v[v.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p114(xs: &[f64], a: f64, b: f64) -> f64 {
+        let s1 = &xs[..];
+        let t2 = (s1[1] * a + s1[3]).sin() + s1[s1.len() - 1] * 0.5;
+        let s3 = &s1[..5];
+        let t4 = (s3[3] * b * -0.5 + s3[3]).sin() + s3[s3.len() - 1] * -0.5;
+        let t5 = p114_h0(&s1[..5], t4.tanh()).sin();
+        let arr6: [f64; 3] = [t5.tanh() * 0.5, xs[4] * 0.5, (t5.tanh()).sin()];
+        let t7 = arr6[0] * arr6[2];
+        t7 + t5 + t4 + t2 + a * 0.3
+    }
+    check_p114(seed = 0x1328415a1d19bdc7, inputs = 8, calls = [], at = |p| (&p[0..6], p[6], p[7]));
+}
+
+program! {
+    #[differentiable]
+    fn p115(xs: &[f64], a: f64) -> f64 {
+        let t0 = a * 2.0 * 0.5;
+        let t3: f64 = { let v1: Vec<f64> = xs.iter().map(|&u2| xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * a.abs()).collect(); v1[0] + v1[3] };
+        let mut acc4 = (xs[2] * (t3 * 0.02)).tanh();
+        let o5: Option<f64> = if xs[1] * xs[2] > 0.3 { Some(-(t3 * 0.02).sin()) } else { None };
+        let t7: f64 = if let Some(u6) = o5 { acc4 } else { xs[3] + xs[3] };
+        let mut k8 = 0;
+        loop {
+            let acc4 = acc4 * 0.25 * (2.0 + (t3 * 0.02).tanh().sin()).log10();
+            let mut acc9 = 0.0;
+            if k8 % 2 == 0 {
+                if k8 % 2 == 0 {
+                    let o10: Option<f64> = if xs[k8].mul_add(xs[k8], xs.iter().map(|q| q.cos()).product::<f64>()) > a { Some((xs.iter().map(|q| q * a).sum::<f64>() * 0.25).sin()) } else { None };
+                    let t12: f64 = match o10 { Some(u11) => u11.cos() * f64::tanh(xs.iter().map(|q| q.cos()).product::<f64>()), None => (k8 as f64).atan() };
+                } else if k8 % 3 == 1 {
+                    let t13 = k8 as f64 * 0.1;
+                }
+            } else {
+                if t0 * xs[k8] < -0.4 {
+                    for j in 0..xs.len() {
+                        let t14 = match k8 { 0 => (xs[j] / (1.0 + xs[j].powi(2)) * (1.5 + t7.sin()).log(2.5 + a.cos()) * 0.5).sin(), _ => (((acc4 * 0.5).atan().atan() + (j as f64 + t0)) * 0.25).sin() };
+                        acc9 *= 0.8 + 0.2 * (t7 + xs[xs.len() - 1 - j]).sin();
+                    }
+                } else if xs[k8] * t0 < 0.3 {
+                    let mut acc15 = (xs.iter().map(|q| q * q).sum::<f64>() / (1.5 + a.tanh()) * (1.5 * t7) * 0.25).sin();
+                }
+            }
+            acc9 = (acc9 * 0.05 * xs[3]).sin();
+            k8 += 1;
+            if ((acc9 * 0.05).sin() - (p87(a, a * 0.75, (t7 + a) * 0.25) * 0.5).atan() > 1.25) || k8 >= 2 { break; }
+        }
+        let t16 = (1.5 + xs[1].sin()).log(2.5 + (t7 / (2.0 + p111(-xs[3]).cos())).cos());
+        let t19: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u17, &w18)| a + (acc4 * 0.05).atan().powi(3) * (0.5 * w18)).sum();
+        if t0 + (t3 * 0.02).atan() > -0.2 {
+            acc4 += a;
+        } else if t0.min(xs[1]) < -0.4 {
+            let flag20 = t0 * 0.75 > -0.1;
+        } else {
+            acc4 += (1.0 + (t3 * 0.02).powi(2)).ln() * 0.5;
+        }
+        (t19 * 0.05).sin().sin() + t16 + 0.1 * t7 + (acc4 * 0.05).sin() + 0.2 * (t3 * 0.02).tanh() + t0
+    }
+    check_p115(seed = 0x16692e850399ad0f, inputs = 5, calls = [p87, p111], at = |p| (&p[0..4], p[4]));
+}
+
+program! {
+    #[differentiable]
+    fn p116(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = &((x * (s)).mapv(f64::tanh)) - &(x / &v.mapv(|q| q * q + 1.0));
+        let t2 = v.to_owned();
+        let t3 = (t1[[1, 1]]) - &(t1.dot(v) * 0.3);
+        let mut t4 = ((&t3 * (s)).mapv(f64::sin)).dot(&(t1.dot(&t1) * 0.3)) * 0.3;
+        for _ in 0..n {
+            t4 = (x.dot(&t4) * 0.3).mapv(f64::tanh) + &t4 * 0.5;
+        }
+        let t5 = (&t1 / &x.mapv(|q| q * q + 1.0)).dot(&(&t3 / &t3.mapv(|q| q * q + 1.0))) * 0.3;
+        t5.dot(&t5) * 0.1 + t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1
+    }
+    check_p116(seed = 0x58b230632f427062, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p117(xs: &[f64], a: f64, b: f64, c: f64, n: usize) -> f64 {
+        let mut acc0 = b.tanh().min(a.atan());
+        if xs[xs.len() - 1 - n] > b {
+            let mut acc1 = 0.5;
+            if a < 0.5 {
+                for i in 0..4 {
+                    let t2 = c + (p89(xs[2] * 1.5 * 0.5, ((b + a) * 0.5).atan()) * 0.5).tanh() - xs[i];
+                    acc0 = ((acc0 * 0.1).sin() - (1.5 + xs[n].sin()).log(2.5 + 1.5_f64.cos())).atan();
+                }
+            }
+        }
+        let t3 = a.atan();
+        acc0 += 0.1 * (c * b);
+        let t6: f64 = xs[1..4].iter().map(|u4| { let u4 = *u4; b }).sum();
+        t6 * 0.25 + (acc0 * 0.1).sin() + c + b
+    }
+    check_p117(seed = 0xc9bc831bba688d93, inputs = 7, calls = [p89], at = |p| (&p[0..4], p[4], p[5], p[6], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p118(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (((a) * 0.5).exp() - (a).mul_add(0.5, a) + xs[2]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 1..xs.len() {
+            let mut t2 = 0.0;
+            for j in 0..2 {
+                t2 += ((xs[i]).cos() * t1 - xs[i - 1] * (j as f64 + 0.5)).sin();
+            }
+            let t3 = (t1).tanh() * 1.5;
+            let t4 = if (xs[i - 1]).tanh() < 0.22 { (a + (xs[i]) * ((xs[i - 1]).cos() * xs[i - 1])).tanh() } else { (a).cos() * t2 };
+            acc -= (xs[i - 1]).tanh();
+        }
+        acc
+    }
+    check_p118(seed = 0xf59c1b439cf0b2f9, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p119(a: f64, xs: &[f64]) -> f64 {
+        let t1 = ((a) * (a) + (1.0 + (a) * (a)).ln() + xs[2]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            let mut t2 = 0.0;
+            for j in 0..2 {
+                t2 += ((xs[i]).tanh() * (j as f64 + 0.5)).sin();
+            }
+            let t3 = if (a) * (0.66_f64 - a) > -0.05 { (((((xs[i]).tanh()) * 0.5).exp()).mul_add(0.5, t2)).tanh() } else { xs[i] - xs[i] };
+            if xs[i] + (xs[i]) * (-0.38_f64) < -0.13 {
+                if xs[i] > -0.06 {
+                    acc += ((a).cos() * t1 - (-0.85_f64).cos() * xs[i]).tanh();
+                    acc -= ((1.0 + (t3) * (t3)).ln()).tanh();
+                } else {
+                    let t4 = ((((a).sin() + xs[i]) * 0.5).exp()).tanh() * 1.5;
+                }
+                if (((xs[i]) * 0.5).exp()).tanh() < 0.41 {
+                    let t5 = if (((t2) * 0.5).exp()).cos() * xs[i] < -0.26 { (((((1.0 + (t1) * (t1)).ln()) * 0.5).exp()).tanh()).tanh() } else { (t2).cos() * a };
+                }
+            }
+            acc = acc + (((t2) * 0.5).exp()).tanh() - (((xs[i]) * ((t1) * (xs[i]))) * (((t1).mul_add(0.5, xs[i])).sin())).tanh();
+        }
+        acc
+    }
+    check_p119(seed = 0xcf7f03fd5c659e61, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+}
+
+program! {
+    #[differentiable]
+    fn p120(a: f64) -> f64 {
+        let t0 = a.tanh() * (a * a) * (a / (1.5 + a.tanh())).cos();
+        let mut acc1 = (t0 * 0.5 / (1.0 + (t0 * 0.5).sin().powi(2)) / (1.0 + (-(t0 * 0.5).atan()).powi(2)) * 0.25).atan();
+        for i in 0..4 {
+            for j in 1..=3 {
+                let o2: Option<f64> = if i + i < 4 { Some(((acc1 * 0.05 * (t0 * 0.5)).mul_add(a, (t0 * 0.5).tanh() / (1.5 + 1.0_f64.tanh())) * 0.1).tanh()) } else { None };
+                let t4: f64 = match o2 { Some(u3) => ((acc1 * 0.05).tanh() + i as f64) * u3.tanh().exp(), None => 0.6 * (t0 * 0.5) };
+                if ((1.0 + (j as f64).powi(2)).ln()) > -0.1 && (j as f64) < 0.3 {
+                    if (2.0 * i as f64) > (acc1 * 0.05).tanh() {
+                        let flag5 = a / (1.0 + (acc1 * 0.05).sin().powi(2)) > 0.1;
+                    } else {
+                        if (acc1 * 0.05).sin() > (t4 * 0.1).atan() {
+                            acc1 = (t4 * 0.1).tanh().max(0.9) * -(t0 * 0.5).atan();
+                        } else {
+                            acc1 /= (2.0 + (t4 * 0.1 / (1.5 + (t4 * 0.1).sin().tanh())).cos());
+                        }
+                    }
+                }
+                acc1 -= (t4 * 0.1 * (acc1 * 0.05).atan() + a.tanh()) * 0.1;
+            }
+            acc1 = ((a.atan2(1.5 + (acc1 * 0.05).atan().cos()) + (acc1 * 0.05).atan() * (acc1 * 0.05).sin()) * 0.5).tanh();
+        }
+        let c6 = |u7: f64| (1.5 + (1.5 + (acc1 * 0.05).tanh().sin()).powf((t0 * 0.5).sin().tanh()).sin()).powf(((t0 * 0.5).atan() - a).tanh());
+        let t8: f64 = c6((0.5 + (t0 * 0.5).atan()).atan()) - 0.5 * c6(((t0 * 0.5).atan() - (acc1 * 0.05).atan()) * 0.5);
+        acc1 += ((2.0 + (t8 * 0.5).tanh().cos()).powi(-2).tanh() * 0.5).sin();
+        acc1 *= 0.5 + 0.4 * (t0 * 0.5).atan().sin();
+        if a > a {
+            let mut w9 = 0;
+            while w9 < 2 {
+                for j in 0..4 {
+                    if a > 0.25 {
+                        let a = a + (1.0 + (acc1 * 0.02).atan().powi(2)).sqrt();
+                    }
+                    acc1 -= (t0 * 0.5).sin() * 0.1 / (1.0 + (t8 * 0.5).sin().cos().powi(2));
+                }
+                acc1 += ((t8 * 0.5).mul_add(a.min(t8 * 0.5), (p100(p112((acc1 * 0.02).cos(), a, 2) * (t8 * 0.5).tanh(), w9 as f64, 3) * 0.5).atan() * w9 as f64) * 0.1).sin();
+                w9 += 1;
+            }
+        } else if t8 * 0.5 - (t8 * 0.5).tanh() < -0.4 {
+            let t10 = if a > -0.1 { -f64::cos(a) } else { 0.1 };
+        } else {
+            acc1 *= (t8 * 0.5).atan().atan2(1.5 + (t0 * 0.5).tanh().cos()).cos();
+        }
+        (t8 * 0.5).sin() - (acc1 * 0.01).atan() + (t0 * 0.5).sin() + a
+    }
+    check_p120(seed = 0x6a712db7ca02974e, inputs = 1, calls = [p100, p112], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p121(b: f64, a: f64) -> f64 {
+        let mut v0: Vec<f64> = Vec::new();
+        v0.push((p109(a.cos(), a.max((p110(2, a.tanh()) * 0.5).sin())) * 0.5).tanh());
+        v0.push(a.powi(2) * (a * a) * 0.5);
+        let t1 = v0[0] * 0.5 + v0[1];
+        let t2 = (t1 * 0.5).sin() + b;
+        let t1 = (t1 * 0.5).tanh() + (t1 * 0.5).atan().clamp(-0.75, 0.75);
+        let t1 = t1 + b;
+        let mut acc3 = 0.5;
+        if a < -0.4 && b < -0.4 {
+            let mut acc4 = t2;
+            acc3 += ((2.0 + (t1 * 0.5).tanh().sin()).sqrt() * 1.5 * 0.5).sin();
+            let mut v5 = vec![0.0; 2];
+            for i in 0..v5.len() {
+                v5[i] = (a * acc4).atan();
+                if i > 0 {
+                    v5[i] += v5[i - 1] * (-(i as f64) * 0.5).tanh();
+                }
+            }
+        }
+        let t6 = t2.tanh().sin().exp2() / (1.0 + t2 * t2);
+        acc3 += ((t1 * 0.5).sin().cos() * (acc3 * (t6 * 0.5).sin()) * 0.25).sin();
+        for i in 0..1 {
+            let t7 = b;
+            acc3 /= (2.0 + (t1 * 0.5).sin().cos().exp_m1().cos());
+        }
+        (t6 * 0.5).atan() + t1 * 0.5 + t2 + a
+    }
+    check_p121(seed = 0x11a90430361cdcda, inputs = 2, calls = [p109, p110], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p122(c: f64, b: f64, a: f64, d: f64) -> f64 {
+        let mut v0 = vec![0.0; 3];
+        for i in 0..v0.len() {
+            v0[i] = (-d).tanh();
+        }
+        let t1 = (1.0 + v0[0].powi(2)).cbrt().sin() - (v0.iter().map(|q| (q * 0.3).sin()).sum::<f64>() * a - d);
+        let k2 = (((b + v0.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) * 0.1).tanh().abs() * 2.0) as usize % 3;
+        let t3 = match k2 { 0 | 1 => (1.5 + (t1 * 0.25).atan().clamp(-0.75, 0.75).sin()).powf((b - v0[1]).tanh()), _ => 0.5 * (b + 0.75) };
+        let mut acc4 = 0.0;
+        for i in 0..4 {
+            for (j, q5) in v0.iter().enumerate() {
+                let a = a - (*q5 * 0.1).atan();
+                let mut acc6 = 0.0;
+                acc6 -= ((1.5 + v0.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.05).sin()).cos()).sqrt().tanh().exp() * 0.5).sin();
+            }
+            v0[1] -= (t1 * 0.25).tanh();
+        }
+        let t7 = (2.0 + (v0[1] * 0.05).atan().sin()).sqrt();
+        t7 + t3 + (t1 * 0.25).tanh().sin() - d.tanh() + 2.0 * a
+    }
+    check_p122(seed = 0x4731b9364fe3061b, inputs = 4, calls = [], at = |p| (p[0], p[1], p[2], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p123(n: usize, a: f64, b: f64) -> f64 {
+        let t0 = if n > 3 { b * b / (1.0 + (a / (1.5 + 2.0_f64.tanh())).powi(2)) } else { a };
+        let mut acc1 = 0.5;
+        for i in 0..2 {
+            let t2 = match n { 0 | 1 => (0.5 * a.clamp(-0.75, 0.75).tanh()).atanh(), _ => (a.sin() / (2.0 + (t0 * 0.5).sin().tanh().cos()) * 0.5).sin() };
+            acc1 -= -(i as f64) * (0.5 * b);
+        }
+        let t3 = f64::tanh(b + acc1 * 0.25) * ((t0 * 0.5).tanh() * b).sin();
+        acc1 = ((acc1 * 0.25).tanh() - ((acc1 * 0.25 + a) * 0.25).sin()).tanh();
+        acc1 = (1.5 + ((acc1 * 0.25).tanh() - b).sin()).log(2.5 + (t0 * 0.5).sin().cos());
+        let t3 = t3 + (acc1 * 0.25).sin() / (2.0 + a.cos());
+        (t3 * 0.5).tanh() + (acc1 * 0.25).tanh() + (t0 * 0.5).tanh()
+    }
+    check_p123(seed = 0xe061dab10b8949d8, inputs = 2, calls = [], at = |p| (3, p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p124(a: f64) -> f64 {
+        let t0 = a.max(a);
+        let mut acc1 = ((1.5 + (p100(t0.asinh(), t0, 3) * 0.5).sin().sin()).powf(a.tanh()) * (a * a) * 0.5).sin();
+        if a * a > acc1 {
+            if a > t0 {
+                if t0 > acc1 {
+                    acc1 /= (2.0 + t0.tanh().cos());
+                }
+            } else if t0 * a > t0 {
+                let o2: Option<f64> = if 1.5 + t0 > a { Some(((a + a - 1.0) * 0.5).atan()) } else { None };
+                let t4: f64 = if let Some(u3) = o2 { a.min(t0 * acc1) } else { p96(t0) };
+            } else {
+                for i in (0..4).rev() {
+                    let t5 = (i as f64 * 0.5).tanh().powi(3) / (1.5 + (t0 - 0.1).tanh());
+                    acc1 += 0.5_f64.cos().sin() * 0.5;
+                }
+            }
+        }
+        acc1 /= (2.0 + t0.tanh().cos());
+        let k6 = (t0.tanh().cosh().abs() * 2.0) as usize % 3;
+        match k6 {
+            0 => {
+                let mut v7 = vec![0.0; 4];
+                for i in 0..v7.len() {
+                    v7[i] = ((acc1 * 0.1).atan2(1.5 + 0.2_f64.cos()).powi(3) * 0.5).atan();
+                }
+            }
+            1 => {
+                let t0 = t0 * t0;
+            }
+            _ => {
+                if a.powi(2) > 0.7 {
+                    if 0.2 * 1.0 < 0.7 {
+                        if 0.3 * 0.9 < 0.5 || t0 < -0.1 {
+                            let mut acc8 = 0.1_f64;
+                        }
+                    } else {
+                        acc1 += (acc1 * 0.1).sin();
+                    }
+                }
+            }
+        }
+        0.6 * (acc1 * 0.1).tanh() + 0.6 * t0
+    }
+    check_p124(seed = 0x45468d14ce213eec, inputs = 1, calls = [p96, p100], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p125(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = &(x.mapv(f64::tanh)) / &(x - (s)).mapv(|q| q * q + 1.0);
+        for _ in 0..n {
+            t1 = (&t1 * (v.sum().sin())).mapv(f64::sin) + &t1 * 0.5;
+        }
+        let t2 = ((v * (s)).mapv(f64::sin)).dot(&((s) * &t1)) * 0.3;
+        let t3 = &(&t2 / &t2.mapv(|q| q * q + 1.0)) + x;
+        t3.sum() * 0.2 + t2.dot(&t2) * 0.1 + t1.sum() * 0.2
+    }
+    check_p125(seed = 0xaf869de74f7510a7, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3),
+        params = ["v"] at [9, 10, 11]);
+}
+
+program! {
+    #[differentiable]
+    fn p126(b: f64, a: f64, c: f64) -> f64 {
+        let mut a = a;
+        match (c.cos().abs() * 2.0) as usize % 3 {
+            0 => {
+                let flag0 = c.tanh().exp() > 0.1;
+            }
+            1 => {
+                let mut w1 = 0;
+                while w1 < 1 {
+                    let flag2 = c + (a * 0.5).sin() > 0.3;
+                    a += (c / (2.0 + (a * 0.5).sin().cos())).sin() * 0.5;
+                    w1 += 1;
+                }
+            }
+            _ => {
+                let t3 = if -(a * 0.5).tanh() < 0.25 { c.sin().cos() } else { (0.1 - c).to_radians() };
+                let t4 = if (a * 0.5).mul_add(p111(t3), c) > t3 { ((a * 0.5).sin() - (p101(b.powi(2).ln_1p()) * 0.5).atan()) * (0.5 * b.tanh()).asin() } else { 1.25 * (1.5 + t3.cos()).sqrt() };
+            }
+        }
+        let b = b * (a * 0.5 * b);
+        0.1 * (b * 0.1).tanh() - (a * 0.5).atan().sin()
+    }
+    check_p126(seed = 0xd659b342e12f33c9, inputs = 3, calls = [p101, p111], at = |p| (p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p127(b: f64, a: f64) -> f64 {
+        let t0 = (1.0 + a.powi(2).powi(2)).sqrt() * 1.5;
+        let t1 = if (1.0 + p124((1.5 + b.sin()).log(2.5 + a.cos())).powi(2)).cbrt() > (t0 * 0.5).tanh() { 2.0 } else { 2.0 * (1.0 + a.powi(2)).sqrt() };
+        let mut acc2 = (1.0 + ((t1 * 0.5).tanh() / (1.5 + a.tanh())).powi(2)).sqrt();
+        let mut k3 = 0;
+        let r5 = loop {
+            let t4 = b;
+            acc2 /= (1.0 + (p93(((t0 * 0.5).tanh() + (acc2 * 0.1).atan()) * 0.5, 2, (((acc2 * 0.1).tanh() + a) * 0.5).atan()) * (acc2 * 0.1).atan()).powi(2));
+            k3 += 1;
+            if ((acc2 * 0.1).tanh() < -0.4) || k3 >= 4 { break (1.5 / (1.0 + (t1 * 0.5).tanh().powi(2))).clamp(-0.75, 0.75); }
+        };
+        r5 + acc2 * 0.1 + 0.6 * (t1 * 0.5).atan() + (t0 * 0.5).atan() + b
+    }
+    check_p127(seed = 0x9f65e4de2be863ee, inputs = 2, calls = [p93, p124], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p128(xs: &[f64], a: f64) -> f64 {
+        let mut a = a;
+        let c0 = |u1: f64| (1.0 + (a + 1.25).powi(2)).ln();
+        let t2: f64 = c0(2.0_f64 * 0.6) - 0.5 * c0(xs[1] * a);
+        for i in (0..2).rev() {
+            match i % 3 {
+                0 => {
+                    a += ((0.3 * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() + xs[xs.len() - 1 - i].mul_add((a * 0.25).sin(), (a * 0.25).sin())) * 0.1).atan();
+                }
+                1 => {
+                    let t5: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u3, &w4)| ((t2 * 0.5).tanh() + u3) * (xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) * u3) * (0.5 * w4)).sum();
+                }
+                _ => {
+                    let t6 = (1.0 + (t2 * 0.5).atan().atan2(1.5 + (t2 * 0.5).atan().cos()).powi(2)).sqrt();
+                }
+            }
+            a -= (((a * 0.25).atan() + (t2 * 0.5).sin()).max(xs[i] * (t2 * 0.5)) * 0.25).tanh();
+        }
+        a /= (1.0 + (t2 * 0.5).sin().powi(2));
+        let a = (a * 0.25).tanh() * (xs[0] * xs.iter().map(|q| q * (t2 * 0.5).tanh()).sum::<f64>());
+        let t7 = a * 0.1 * 0.75 + (t2 * 0.5).mul_add(xs[2], p111(f64::max(p124((t2 * 0.5).atan().sin()), xs[1]))) - xs[1];
+        let mut acc8 = 0.5;
+        if (2.0 + (t2 * 0.5).atan().sin()).sqrt() < 0.3 {
+            let t9 = (t7 * 0.25).sin();
+        } else if t2 * 0.5 / (1.0 + 0.1_f64.powi(2)) < -0.2 {
+            let t11 = { let u10 = 0.5 * xs[0] * 1.5; (2.0 + (xs.iter().map(|q| q.cos()).product::<f64>() * (t7 * 0.25).sin()).sin()).cbrt() };
+        }
+        (t7 * 0.25).atan().tanh() + (a * 0.1).sin() - (t2 * 0.5).tanh() + 0.5 * xs[1]
+    }
+    check_p128(seed = 0x107946a7638c4e2b, inputs = 4, calls = [p111, p124], at = |p| (&p[0..3], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p129(a: f64, b: f64, c: f64) -> f64 {
+        let t0 = f64::sin(b);
+        let mut acc1 = 0.5;
+        if b > -0.4 {
+            let o2: Option<f64> = if (1.0 + c.powi(2)).ln() > 0.7 { Some(((p122(c.tanh().exp() * 0.5, (0.5 * t0.tanh()).atanh(), a, p127(c, a.abs()) * 0.25 * 0.5) * 0.25 - b - 0.1_f64.cos().exp()) * 0.25).sin()) } else { None };
+            let t4: f64 = if let Some(u3) = o2 { b.atan2(1.5 + t0.cos()) * (2.0 + t0.sin()).log10() } else { (c.powi(3) * 0.5).tanh() };
+        } else {
+            acc1 += ((1.5 + 0.3_f64.cos()).sqrt().tanh() * 0.5).tanh();
+            for i in (0..2).rev() {
+                let t5 = (acc1 * 0.25).atan() * c;
+                acc1 += ((1.5 + (i as f64 * (acc1 * 0.25).atan()).sin()).powf((c * t5).tanh()) * 0.5).atan();
+            }
+        }
+        acc1 = 0.25 * t0;
+        let k6 = ((t0 / (1.0 + t0.powi(2)) * 0.5).sin().abs() * 2.0) as usize % 3;
+        match k6 {
+            0 => {
+                let c7 = |u8: f64| -(a * a);
+                let t9: f64 = c7((b.sin().powi(3) * 0.5).tanh()) - 0.5 * c7((acc1 * 0.25).sin().sin());
+            }
+            1 => {
+                if a - t0 > a {
+                    let t10 = match (2.0_f64.sin().abs() * 2.0) as usize % 3 { 0 | 1 => (acc1 * 0.25).sin().min(0.5) * t0.asinh(), _ => (t0.powi(3) * 0.5).tanh() };
+                }
+            }
+            _ => {
+                for i in 0..4 {
+                    let t11 = t0 + t0;
+                    acc1 *= 0.8 + 0.2 * (i as f64).min(acc1 * 0.1).sin();
+                }
+            }
+        }
+        0.6 * t0 - a.sin()
+    }
+    check_p129(seed = 0xc1425d322df68de0, inputs = 3, calls = [p122, p127], at = |p| (p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p130(a: f64, n: usize, b: f64) -> f64 {
+        let o0: Option<f64> = if 0.5 * b > 0.0 || b < 0.25 { Some((a - (b + n as f64)) * 0.5) } else { None };
+        let t2: f64 = match o0 { Some(u1) => (0.5 * b.tanh()).asin(), None => a * b };
+        let t3 = if b > 0.7 || a < -0.4 { (1.0 + a.powi(2)).ln() } else { (-0.2_f64).mul_add(t2 * t2, b) };
+        let mut t3 = t3;
+        let c4 = |u5: f64| a - 0.5_f64.tanh();
+        let t6: f64 = c4(((1.0 + t3.powi(2)).cbrt() * t3 * 0.25).atan()) - 0.5 * c4(t3 * 0.5);
+        t3 += (f64::tanh(t3 - (t6 * 0.5).sin()) * 0.5).sin();
+        t3 = (a * t2).cos();
+        (t6 * 0.5).sin() - (t3 * 0.5).tanh() - 1.5 * t2 + b
+    }
+    check_p130(seed = 0x65cc49b7fa11075a, inputs = 2, calls = [], at = |p| (p[0], 1, p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p131(b: f64, xs: &[f64], a: f64) -> f64 {
+        let mut v0: Vec<f64> = Vec::new();
+        v0.push(a);
+        v0.push(0.1_f64 * 0.25);
+        let t1 = v0[0] * 0.5 + v0[1];
+        let t4: f64 = xs[1..4].iter().map(|u2| { let u2 = *u2; -(1.5 + a.sin()).log(2.5 + t1.cos()) }).sum();
+        let mut t4 = t4;
+        if a - t1 > b {
+            let t5 = b.min(b.sin()) * (t1 * 1.25 + b * xs[3]);
+            let mut w6 = 0;
+            while w6 < 2 {
+                if w6 == 1 {
+                    let mut k7 = 0;
+                    loop {
+                        let mut k8 = 0;
+                        loop {
+                            let flag9 = b.atan2(1.5 + 1.0_f64.cos()) > 0.7;
+                            t4 = (xs[k8] - xs[xs.len() - 1 - k7]).tanh();
+                            k8 += 1;
+                            if (a * t1 > t4 * 0.02) || k8 >= 2 { break; }
+                        }
+                        t4 -= -(t5 * 0.5).sin().min(t1);
+                        k7 += 1;
+                        if (xs[xs.len() - 1 - w6] / (2.0 + 0.75_f64.cos()) > 0.2) || k7 >= 4 { break; }
+                    }
+                } else {
+                    let t10 = xs[w6].tanh().exp2().sin().exp();
+                }
+                t4 *= 0.5 + 0.4 * 0.75_f64.sin();
+                w6 += 1;
+            }
+        }
+        t4 += (p127((2.0 + a.cos()).powi(-2), ((a + xs[2]) * 0.5).atan()) * 0.25).atan() * 0.5;
+        let t11 = (t4 * 0.01).tanh().cos();
+        (t4 * 0.01).atan() + t1.cos()
+    }
+    check_p131(seed = 0x54e8b95ccbe26c55, inputs = 6, calls = [p127], at = |p| (p[0], &p[1..5], p[5]));
+}
+
+#[differentiable]
+fn p132_h0(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.75).tanh();
+    }
+    y[0] = (y[0] * 1.5 + s).sin();
+}
+#[differentiable]
+fn p132_h1(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).tanh() * -0.5;
+        y[i] += (s * x[i % x.len()]).cos() * 1.5;
     }
 }
 #[differentiable]
-fn p75_h1(v: &[f64], s: f64) -> f64 {
+fn p132_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    p132_h0(y, s);
+    p132_h1(s * -0.5, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+#[differentiable]
+fn p132_h3(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + -0.5).tanh();
+    }
+    acc * -0.5 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p132_h4(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * -0.5;
+    t + p132_h3(&v[1..], s * 0.3) + p132_h3(v, s).sin()
+}
+program! {
+    #[differentiable]
+    fn p132(xs: &[f64], a: f64) -> f64 {
+        let mut buf1 = vec![0.0; 4];
+        for i in 0..4 {
+            buf1[i] = xs[i + 1] * a;
+        }
+        let t2 = p132_h2(&mut buf1, &xs[4..], a).tanh();
+        for _ in 0..3 {
+            p132_h0(&mut buf1, t2.tanh());
+        }
+        let t3 = buf1[0] + buf1[3] * 0.5;
+        let t4 = p132_h4(&buf1, a);
+        let mut buf5 = vec![0.0; 4];
+        for i in 0..4 {
+            buf5[i] = xs[i + 0] * t2.tanh() * 1.5;
+        }
+        let t6 = p132_h2(&mut buf5, &xs[0..], t2.tanh()).tanh();
+        for _ in 0..3 {
+            p132_h0(&mut buf5, t6.tanh());
+        }
+        let t7 = buf5[0] + buf5[3] * 0.3;
+        let mut buf8 = vec![0.0; 3];
+        for i in 0..3 {
+            buf8[i] = xs[i + 3] * t6.tanh();
+        }
+        p132_h0(&mut buf8, t7.tanh());
+        let t9 = buf8[0] + buf8[2] * -0.5;
+        let t10 = p132_h4(&xs[2..=5], a);
+        let t11 = p132_h4(&buf8, t6.tanh() * -0.5);
+        let arr12: [f64; 3] = [t7.tanh(), xs[1] * 0.75, (t6.tanh()).sin()];
+        let [e14, e15, e16] = arr12;
+        let t13 = e14 * e16 + arr12[1] * e15;
+        t13 + t11 + t10 + t9 + t7 + a * 0.3
+    }
+    check_p132(seed = 0x8099c6cab1b3994c, inputs = 7, calls = [], at = |p| (&p[0..6], p[6]));
+}
+
+program! {
+    #[differentiable]
+    fn p133(b: f64, a: f64, n: usize) -> f64 {
+        let t0 = match n { 0 => p111(((b + a) * 0.5).tanh()).powi(2).ln_1p().powi(2).ln_1p(), _ => 1.0_f64.tanh().to_radians() };
+        let mut v1: Vec<f64> = Vec::new();
+        v1.push(0.1_f64.powi(2));
+        v1.push(t0);
+        let t2 = v1[0] * 0.5 + v1[1];
+        let c3 = |u4: f64| (a + u4) * (b / (1.0 + b.powi(2)));
+        let t5: f64 = c3(a.to_radians() * b) - 0.5 * c3((t2 * 0.5).sin() + (t2 * 0.5).sin());
+        let a = a - ((t5 * 0.1).tanh() + t5 * 0.1);
+        let mut acc6 = t0;
+        let mut w7 = 0;
+        while w7 < 1 {
+            acc6 += ((1.5 + (a * 0.25).atan().sin()).powf((p109(b.clamp(-0.75, 0.75), (t2 * 0.5).sin().sin()) * 0.5).tanh().tanh()).min((acc6 * 0.5).sin().tanh()) * 0.5).tanh();
+            acc6 = (t2 * 0.5).atan();
+            w7 += 1;
+        }
+        (acc6 * 0.25).atan().cos() + (a * 0.25).atan().tanh() + 1.5 * (t2 * 0.5).sin() + t0 + b.cos()
+    }
+    check_p133(seed = 0x0c509c8b947776c5, inputs = 2, calls = [p109, p111], at = |p| (p[0], p[1], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p134(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        let mut carried = 0.5;
+        for i in 0..xs.len() {
+            let mut t1 = 0.0;
+            for j in 0..2 {
+                t1 += (xs[i] * (j as f64 + 0.5)).sin();
+            }
+            let t2 = if (((a) * 0.5).exp()).cos() * xs[i] > -0.06 { (((1.0 + (-0.05_f64) * (-0.05_f64)).ln()).cos() * xs[i]).tanh() } else { xs[i] - xs[i] };
+            if (xs[i] - a).mul_add(0.5, t1) > -0.06 {
+                continue;
+            }
+            if i + 1 < xs.len() {
+                acc += (((t1) * 0.5).exp()).tanh();
+                acc = acc + ((-0.39_f64 + t1 - t2).mul_add(0.5, xs[i + 1])).tanh() - (a).tanh();
+                acc += (xs[i + 1]).tanh();
+            }
+            acc += (((xs[i]).cos() * a).sin() - xs[i]).tanh();
+            carried = carried * 0.5 + ((a) * ((t2 - xs[i]).tanh())).tanh();
+            acc += carried;
+        }
+        acc
+    }
+    check_p134(seed = 0xfc2036aebdc11aef, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+}
+
+program! {
+    #[differentiable]
+    fn p135(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = &((v * (s)).mapv(f64::sin)) - v;
+        let t2 = &t1 / &(v + v).mapv(|q| q * q + 1.0);
+        let t3 = x.to_owned();
+        t3.sum() * 0.2 + t2.dot(&t2) * 0.1 + t1.dot(&t1) * 0.1
+    }
+    check_p135(seed = 0xa522e26aa5ac5488, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p136(a: f64, xs: &[f64]) -> f64 {
+        let t1 = ((1.0 + (a) * (a)).ln() + xs[2]).tanh();
+        let t2 = ((t1).mul_add(0.5, a) + xs[3]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        let mut carried = 0.5;
+        for i in 1..xs.len() {
+            acc -= (t2).tanh();
+            extra = extra + ((((xs[i]).sin()) * 0.5).exp()).tanh() - (a).tanh();
+            acc += ((t1).cos() * -0.76_f64).tanh();
+            carried = carried * 0.5 + ((((1.0 + ((-0.96_f64).mul_add(0.5, -0.98_f64)) * ((-0.96_f64).mul_add(0.5, -0.98_f64))).ln()) * 0.5).exp()).tanh();
+            acc += carried;
+        }
+        acc
+    }
+    check_p136(seed = 0x3260558c7a5c4347, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p137(a: f64, xs: &[f64]) -> f64 {
+        let t1 = ((((a) * 0.5).exp()).cos() * a + xs[4]).tanh();
+        let t2 = (((a + a) * 0.5).exp() + xs[3]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            acc = acc + (0.89_f64).tanh() - ((((0.86_f64).tanh()) * ((0.42_f64) * (xs[i]))).cos() * xs[i]).tanh();
+            acc += ((xs[i]).mul_add(0.5, xs[i])).tanh();
+            let mut t3 = 0.0;
+            for j in 0..2 {
+                t3 += (((xs[i]) * 0.5).exp() + (t2).sin() * (j as f64 + 0.5)).sin();
+            }
+            if i + 1 < xs.len() {
+                acc += (xs[i + 1] + (xs[i]).cos() * xs[i + 1] - xs[i]).tanh();
+                if (t1 - -0.31_f64).mul_add(0.5, xs[i + 1]) < -0.08 {
+                    acc = acc + ((((a + xs[i]).sin()) * 0.5).exp()).tanh() - ((1.0 + ((1.0 + (a) * (a)).ln() + (xs[i]).mul_add(0.5, xs[i + 1])) * ((1.0 + (a) * (a)).ln() + (xs[i]).mul_add(0.5, xs[i + 1]))).ln()).tanh();
+                    let t4 = ((((xs[i + 1]).sin() + xs[i]) * 0.5).exp()).tanh() * 1.5;
+                } else {
+                    let t5 = (t2).tanh() * 1.5;
+                }
+                acc += (xs[i + 1]).tanh();
+            }
+            acc -= ((a).tanh() + ((xs[i]).sin()).tanh()).tanh();
+        }
+        let r = acc;
+        r
+    }
+    check_p137(seed = 0x9eeebf676830957a, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]),
+        params = ["xs"] at [1, 2, 3, 4, 5, 6]);
+}
+
+program! {
+    #[differentiable]
+    fn p138(b: f64, xs: &[f64], n: usize, a: f64) -> f64 {
+        let mut acc0 = 0.5;
+        for i in 0..xs.len() {
+            let t1 = if i + n < 3 { (0.5 * (a * b).tanh()).atanh() } else { xs.iter().sum::<f64>() };
+            acc0 -= ((xs[n] / (1.0 + xs[n] * xs[n])).mul_add(0.3 * a, xs.iter().map(|q| q * q).sum::<f64>()) * 0.1).tanh();
+        }
+        if (1.5 + 0.25_f64.sin()).powf(a.tanh()) < -0.4 {
+            let o2: Option<f64> = if xs[n].min((acc0 * 0.25).atan()) < 0.5 && xs[n] < 0.5 { Some(p124((acc0 * 0.25).tanh().tanh().sinh())) } else { None };
+            let t4: f64 = match o2 { Some(u3) => u3 + (xs.iter().map(|q| q.cos()).product::<f64>() + a), None => (xs.iter().map(|q| (q * 1.5).sin()).sum::<f64>() * xs[n] * 0.5).sin() };
+        } else if (xs.iter().map(|q| q * q).sum::<f64>() * 0.25).tanh().powi(3) > 0.3 {
+            for i in (0..8).step_by(2) {
+                let t5 = f64::min(f64::tanh(b + xs.iter().sum::<f64>()), xs[n].tanh() * b.asinh());
+                acc0 /= (1.0 + (p123(3, xs[n], xs[n]) * 0.5).sin().powi(2).powi(2));
+            }
+        }
+        if b > -0.1 {
+            let t6 = match n { 0 | 1 => b, _ => a - (acc0 * 0.1).sin() };
+        } else if (acc0 * 0.1).tanh().sin() > -0.1 {
+            let t7 = f64::sin(xs[n].powi(3));
+        } else {
+            for i in (0..2).rev() {
+                let mut w8 = 0;
+                while w8 < 3 {
+                    for l in 0..1 {
+                        if acc0 * 0.02 > -0.4 {
+                            match i % 3 {
+                                0 => {
+                                    let t11: f64 = xs[1..3].iter().map(|u9| { let u9 = *u9; b }).sum();
+                                }
+                                1 => {
+                                    match l {
+                                        0 => {
+                                            if b * a > (acc0 * 0.02).tanh() {
+                                                let c12 = |u13: f64| (acc0 * 0.02).tanh().hypot(b).sin();
+                                                let t14: f64 = c12((1.0 + (1.0 + (acc0 * 0.02).tanh().powi(2)).cbrt().powi(2)).sqrt()) - 0.5 * c12(b);
+                                            }
+                                        }
+                                        _ => {
+                                            let t15 = a - (acc0 * 0.02).sin();
+                                        }
+                                    }
+                                }
+                                _ => {
+                                    let t18: f64 = { let v16: Vec<f64> = xs.iter().map(|&u17| (1.5 + (xs[l] * xs[xs.len() - 1 - n]).sin()).powf(xs[2].tanh())).collect(); v16[0] + v16[2] };
+                                }
+                            }
+                        } else {
+                            if xs[i] * b > -0.1 {
+                                let t19 = xs[n].atan2(1.5 + (1.0 + b.powi(3).powi(2)).cbrt().cos());
+                            } else if (acc0 * 0.02).cos() > acc0 * 0.02 {
+                                let t20 = xs[2] * (xs[xs.len() - 1 - i] / (1.0 + xs[xs.len() - 1 - l] * xs[xs.len() - 1 - l])).clamp(-0.75, 0.75);
+                            } else {
+                                if xs[l] * (acc0 * 0.02) > xs[xs.len() - 1 - i] && a < -0.4 {
+                                    acc0 *= (xs[xs.len() - 1 - n] + acc0 * 0.02).cos();
+                                } else {
+                                    acc0 /= (2.0 + (b - (acc0 * 0.02).sin()).cos());
+                                }
+                            }
+                        }
+                        acc0 /= (2.0 + ((acc0 * 0.02).sin() * xs[n]).cos());
+                    }
+                    acc0 += ((i as f64 * xs.iter().map(|q| (q * 0.5).sin()).sum::<f64>() + -a) * 0.1).atan();
+                    w8 += 1;
+                }
+                acc0 += b;
+            }
+        }
+        (acc0 * 0.02).atan().sin() + b
+    }
+    check_p138(seed = 0x724f334488b52cef, inputs = 5, calls = [p123, p124], at = |p| (p[0], &p[1..4], 2, p[4]));
+}
+
+program! {
+    #[differentiable]
+    fn p139(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (a + xs[1]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() - 1 {
+            acc += (xs[i]).tanh();
+            extra -= ((((1.0 + ((xs[i + 1]).cos() * xs[i]) * ((xs[i + 1]).cos() * xs[i])).ln()) * 0.5).exp()).tanh();
+            extra += (xs[i + 1] - xs[i] + xs[i] + xs[i]).tanh();
+            let t2 = (((((xs[i]) * 0.5).exp()).mul_add(0.5, xs[i])).cos() * 0.86_f64).tanh() * 1.5;
+            let t3 = if (((t1) * 0.5).exp()) * ((xs[i + 1]).cos() * a) > -0.13 { ((t1).sin()).tanh() } else { (xs[i + 1]).mul_add(0.5, a) };
+            acc -= ((a) * ((xs[i]).cos() * xs[i])).tanh();
+        }
+        acc.sin()
+    }
+    check_p139(seed = 0x02090ded31fc380d, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+}
+
+program! {
+    #[differentiable]
+    fn p140(n: usize, a: f64, b: f64) -> f64 {
+        let mut acc0 = 0.5;
+        if b - b > b {
+            acc0 *= (a - a).tanh();
+            let acc0 = acc0 - 1.0 * 1.0;
+            let t1 = f64::max(-b, 0.1);
+            let t2 = t1.min(n as f64);
+        } else {
+            match n % 3 {
+                0 => {
+                    acc0 = (acc0 - acc0).sin();
+                }
+                1 => {
+                    if acc0.clamp(-0.75, 0.75) > b || a < 0.7 {
+                        if n == 2 {
+                            acc0 = (acc0 + 0.6).atan();
+                        } else {
+                            acc0 = acc0;
+                        }
+                    } else {
+                        let mut k3 = 0;
+                        loop {
+                            for j in 0..2 {
+                                let t4 = (1.0 * b).asinh() - (acc0 * 0.05).atan().tanh() * (a - 0.6);
+                                acc0 = (acc0 * 0.05 * (t4 * 0.5).tanh().atan2(1.5 + (acc0 * 0.05).sin().cos())).tanh();
+                            }
+                            acc0 = (acc0 * 0.05).sin().sin();
+                            k3 += 1;
+                            if (a.hypot((acc0 * 0.05).atan()) < -0.2) || k3 >= 5 { break; }
+                        }
+                    }
+                }
+                _ => {
+                    let t5 = (0.5 * (b * (acc0 * 0.05).sin() + a / (1.0 + b * b)).tanh()).acos();
+                }
+            }
+        }
+        if a.atan() > p129(0.9 * b, 0.1, a * 0.3) && 0.25 < 0.1 {
+            if ((acc0 * 0.05).mul_add(b, n as f64)) < 0.1 {
+                return b;
+            }
+            let c6 = |u7: f64| b.max(a) * (acc0 * 0.05).sin();
+            let t8: f64 = c6(((acc0 * 0.05).sin().cos() / (1.0 + (0.6_f64 + 0.6).powi(2)) * 0.5).sin()) - 0.5 * c6(a + a);
+        }
+        acc0 * 0.05 + 0.5 * b
+    }
+    check_p140(seed = 0x1995c81a739a7bfc, inputs = 2, calls = [p129], at = |p| (2, p[0], p[1]));
+}
+
+#[differentiable]
+fn p141_h0(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 1.5 + (y[i] * s).sin() * 0.25;
+    }
+}
+#[differentiable]
+fn p141_h1(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.3
+}
+#[differentiable]
+fn p141_h2(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.6;
+    t + p141_h1(&v[1..], s * -0.5) + p141_h1(v, s).tanh()
+}
+#[differentiable]
+fn p141_h3(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).sin() * 0.25;
+    }
+}
+#[differentiable]
+fn p141_h4(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    p141_h0(y, s);
+    p141_h3(s * -0.5, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+program! {
+    #[differentiable]
+    fn p141(xs: &[f64], b: f64, a: f64) -> f64 {
+        let s1 = &xs[..3];
+        let t2 = (s1[0] * a + s1[2]).sin() + s1[s1.len() - 1] * 0.5;
+        let mut buf3 = vec![0.0; 4];
+        for i in 0..4 {
+            buf3[i] = xs[i + 2] * a * 0.5;
+        }
+        p141_h0(&mut buf3, b);
+        let t4 = buf3[0] + buf3[3] * 0.75;
+        let t5 = p141_h2(xs, t4.tanh());
+        let mut buf6 = vec![0.3; 2];
+        p141_h3(t5.tanh(), &s1[2..=2], &mut buf6);
+        let t7 = p141_h4(&mut buf6, &buf3, a).tanh();
+        p141_h3(a, xs, &mut buf6);
+        let t8 = buf6[0] + buf6[1] * 0.3;
+        let mut buf9 = vec![0.6; 2];
+        p141_h3(a, &xs[..5], &mut buf9);
+        p141_h3(t8.tanh(), &xs[5..], &mut buf9);
+        let t10 = buf9[0] + buf9[1] * 0.75;
+        let t11 = p141_h2(&s1[0..=2], a).sin();
+        let s12 = &xs[1..];
+        let t13 = (s12[3] * b + s12[0]).sin() + s12[s12.len() - 1] * 0.3;
+        t13 + t11 + t10 + t8 + t7 + a * 0.3
+    }
+    check_p141(seed = 0xa9d2512926bc5639, inputs = 8, calls = [], at = |p| (&p[0..6], p[6], p[7]));
+}
+
+program! {
+    #[differentiable]
+    fn p142(xs: &[f64], a: f64, c: f64, b: f64) -> f64 {
+        let t1 = { let u0 = (((p122((a.cos().exp_m1() * 0.5).tanh(), ((b + xs.iter().map(|q| q * q).sum::<f64>()) * 0.1).sin(), (xs[2].cos().exp() * 0.5).atan(), xs[2]) * 0.25).sin() - xs[2] * b) * 0.5).tanh(); (u0 + u0).tanh() };
+        let t4: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u2, &w3)| 0.75_f64.cos().exp() * (0.5 * w3)).sum();
+        let t5 = xs.iter().map(|q| q.cos()).product::<f64>();
+        let mut acc6 = 0.0;
+        for i in 1..=4 {
+            let t7 = (1.0 + xs[i % xs.len()].powi(2)).ln();
+            let mut acc8 = (p122(((t7 + xs[i % xs.len()]) * 0.5).sin(), t1 * 0.2, a, 0.75 * xs[(i + 1) % 4]) * 0.25).tanh().to_radians() - (2.0 + a.cos()).powi(-2);
+            let t9 = t4 * 0.1;
+            acc6 += ((1.5 + t7.mul_add(i as f64, t7).cos()).sqrt() * 0.5).tanh();
+        }
+        let a = a + xs.iter().map(|q| q.cos()).product::<f64>().cos();
+        let t10 = match ((xs[0].hypot(t5) * 0.5).atan().abs() * 2.0) as usize % 3 { 0 => b, 1 => (t4 * 0.1).tanh(), _ => 0.1 * (t4 * 0.1).sin() + 1.25_f64.min(xs[1]) };
+        let t11: f64 = (xs[2] * xs[0]).mul_add(b.atan2(1.5 + t5.cos()), b * (t4 * 0.1).tanh());
+        let t12 = t5.max(t1);
+        t12 + 0.6 * (t11 * 0.5) + 0.1 * t10 + (a * 0.5).atan() + (acc6 * 0.1).tanh()
+    }
+    check_p142(seed = 0xb58d696ae6f2560c, inputs = 7, calls = [p122], at = |p| (&p[0..4], p[4], p[5], p[6]));
+}
+
+program! {
+    #[differentiable]
+    fn p143(a: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = (2.0 + (xs.iter().map(|q| q * a).sum::<f64>() / (2.0 + 0.6_f64.cos())).cos()).recip();
+        let mut w1 = 0;
+        while w1 < 2 && (0.5 < 0.1) {
+            let t2 = if xs[w1] > 0.1 { (p122((xs[1] + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) * 0.1, xs[2], f64::cos(xs[xs.len() - 1 - w1]), ((1.5 + a.sin()).powf(xs[w1].tanh()) * 0.5).tanh()) * 0.25).tanh() } else { (2.0 + (acc0 * 0.25).sin().sin()).ln() };
+            acc0 /= (2.0 + a.cos());
+            acc0 /= (1.0 + xs[1].powi(2).ln_1p().powi(2));
+            acc0 = (acc0 * 0.25).atan().cos() * (1.5 + xs[0].sin()).log(2.5 + t2.cos()) * 0.5;
+            w1 += 1;
+        }
+        0.5 * (acc0 * 0.25).sin()
+    }
+    check_p143(seed = 0x199606380603adc9, inputs = 4, calls = [p122], at = |p| (p[0], &p[1..4]));
+}
+
+program! {
+    #[differentiable]
+    fn p144(b: f64, a: f64) -> f64 {
+        let mut acc0 = a.sin() * (2.0 + b.sin()).log2() * 0.5;
+        let mut w1 = 0;
+        while w1 < 2 {
+            acc0 = (acc0 * 0.25 * b).atan();
+            let t2 = if w1 == 0 { 0.9 * 1.0 * (1.5 * (acc0 * 0.25).atan()) } else { (w1 as f64).powi(3) };
+            let mut w3 = 0;
+            while w3 < 4 {
+                acc0 -= 1.5_f64;
+                w3 += 1;
+            }
+            w1 += 1;
+        }
+        (acc0 * 0.05).tanh()
+    }
+    check_p144(seed = 0xc9d772501f27b1b7, inputs = 2, calls = [], at = |p| (p[0], p[1]),
+        params = ["a"] at [1]);
+}
+
+program! {
+    #[differentiable]
+    fn p145(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = x.to_owned();
+        let t2 = (v.sum().sin()) - &(x.dot(v) * 0.3);
+        let mut t3 = (-t1.mapv(f64::sin)).dot(&t2) * 0.3;
+        if n % 3 == 0 {
+            t3 = t2.to_owned();
+        }
+        let mut t4 = ((s) * x).row(1).to_owned();
+        if n % 3 == 0 {
+            t4 = (&(t1.row(1).to_owned()) * (s)).mapv(f64::sin);
+        }
+        let t5 = s;
+        t5 + t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1
+    }
+    check_p145(seed = 0xed9c890160b636ce, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p146(b: f64, c: f64, a: f64, n: usize) -> f64 {
+        let mut acc0 = a;
+        if n % 2 == 0 {
+            let acc0 = acc0 * b.sin();
+            let mut acc1 = (1.5 + c.hypot(b).cos()).sqrt();
+            let mut k2 = 0;
+            loop {
+                for j in 0..1 {
+                    let c3 = |u4: f64| b.abs().powi(2).ln_1p();
+                    let t5: f64 = c3(((acc1 * 0.05).sin() * 0.1).sin()) - 0.5 * c3(1.25_f64 * 0.5);
+                    acc1 += (-c.hypot(t5) * 0.25).tanh();
+                }
+                acc1 = (1.5 + a.cos()).sqrt().mul_add((1.5 + (k2 as f64).cos()).sqrt(), c.atan2(1.5 + c.cos())) * 0.5;
+                k2 += 1;
+                if (b - (acc1 * 0.05).sin() < 0.25) || k2 >= 6 { break; }
+            }
+        } else if n == 2 {
+            if (acc0 * 0.05).sin().powi(2) > 0.9 {
+                let t6 = if (a.mul_add(p112((p140(2, b.tanh(), ((1.0 + 1.25_f64.powi(2)).cbrt() * 0.5).tanh()) * 0.5).sin() * (acc0 * 0.05).sin(), (2.0 + (n as f64).sin()).sqrt(), 2), a)) < -0.4 { (-0.1_f64).hypot(0.1_f64.min(c)) } else { n as f64 + a - c };
+                return -(acc0 * 0.05 / (2.0 + c.cos()));
+            }
+        } else {
+            let mut acc7 = (a.mul_add(b, acc0 * 0.05) * (0.9 * 2.0) * 0.25).atan();
+        }
+        1.25 * (acc0 * 0.05).tanh() + c
+    }
+    check_p146(seed = 0x362f6a88fa7f22f8, inputs = 3, calls = [p112, p140], at = |p| (p[0], p[1], p[2], 2),
+        params = ["c", "b"] at [1, 0]);
+}
+
+program! {
+    #[differentiable]
+    fn p147(xs: &[f64], a: f64, n: usize) -> f64 {
+        let mut acc0 = 0.5;
+        let mut w1 = 0;
+        while w1 < 2 {
+            acc0 = 1.25_f64.tanh().exp_m1() * a * 0.5;
+            let t2 = (acc0 * 0.25).atan();
+            let t3: f64 = a;
+            w1 += 1;
+        }
+        let a = a * (a * 0.2);
+        if n % 3 == 1 {
+            let acc0 = (acc0 * 0.25).atan() + (acc0 * 0.25).atan() / (1.0 + xs[n] * xs[n]);
+        }
+        for i in 0..n {
+            for j in 0..4 {
+                if n % 3 == 1 {
+                    if (i as f64 - (acc0 * 0.1).sin()) > j as f64 {
+                        let mut w4 = 0;
+                        while w4 < 1 && (xs[i] > a) {
+                            let t5 = (acc0 * 0.05).sin() - (w4 as f64).mul_add(a, xs[w4]);
+                            acc0 /= (1.0 + xs[i].powi(2));
+                            w4 += 1;
+                        }
+                    }
+                } else if i == 1 {
+                    let t6 = (acc0 * 0.05).tanh().cos() - f64::atan(acc0 * 0.05);
+                } else {
+                    if ((1.5 + p112((-(acc0 * 0.05) * 0.5).tanh(), ((xs[0] - j as f64) * 0.25).atan(), 2).sin()).log(2.5 + (n as f64).cos())) > xs.iter().map(|q| q.cos()).product::<f64>() {
+                        let o7: Option<f64> = if xs.iter().map(|q| q * q).sum::<f64>() + xs[n] > 0.25 { Some(a) } else { None };
+                        let t9: f64 = match o7 { Some(u8) => 0.2_f64.tanh() - xs[xs.len() - 1 - i].atan(), None => a };
+                    } else {
+                        acc0 += (xs[0] + a).mul_add((acc0 * 0.05).atan(), a) * 0.1;
+                    }
+                }
+                acc0 = (acc0 * 0.05 * (a * 0.5).sin()).atan();
+            }
+            acc0 = (acc0 * 0.05 - (a * 0.5).tanh()).sin();
+        }
+        let mut v10 = vec![0.0; xs.len()];
+        for i in 0..v10.len() {
+            v10[i] = 0.2 * xs.iter().map(|q| q * (acc0 * 0.05).sin()).sum::<f64>() / (1.5 + (a * 0.9).tanh());
+        }
+        a.cos() + (acc0 * 0.05).tanh().cos()
+    }
+    check_p147(seed = 0xcc2241c704107544, inputs = 5, calls = [p112], at = |p| (&p[0..4], p[4], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p148(c: f64, n: usize, b: f64, a: f64) -> f64 {
+        let mut acc0 = 0.5;
+        let mut k1 = 0;
+        loop {
+            let t2 = a.mul_add(0.2, (k1 as f64).max(0.5));
+            acc0 += ((t2 * 0.5).tanh() + (0.6 - a)) * 0.25;
+            let t3 = (p100(0.5 * c, ((acc0 * 0.1).sin().sin().exp() * 0.5).atan(), 3) * 0.5).atan() + c + n as f64 * b;
+            for j in 0..3 {
+                let t4 = a.atan2(1.5 + f64::tanh((t2 * 0.5).tanh()).cos());
+                acc0 += ((acc0 * 0.02).tanh().tanh() * 0.5).atan();
+            }
+            acc0 -= (1.0 + (p112((1.5 + 2.0_f64.cos()).sqrt(), ((k1 as f64 * 0.5).atan().powi(2) * 0.5).tanh(), 2) * (t3 * 0.25).atan()).powi(2)).sqrt() * 0.5;
+            k1 += 1;
+            if (b * 0.6 > (t3 * 0.25).tanh()) || k1 >= 5 { break; }
+        }
+        if a / (2.0 + a.cos()) > (acc0 * 0.02).tanh() {
+            let mut v5 = vec![0.0; 4];
+            for i in 0..v5.len() {
+                v5[i] = (0.25 * (acc0 * 0.02).tanh()).clamp(-0.75, 0.75);
+            }
+            let t6 = if (1.0 + 0.9_f64.powi(2)).sqrt() < 0.5 { (1.5 + (c * a).sin()).powf((0.75 * c).tanh()) } else { 2.0_f64.atan2(1.5 + a.powi(2).ln_1p().cos()) };
+        }
+        acc0 *= (0.3 * a).cos();
+        acc0 = ((acc0 * 0.02).tanh() / (1.0 + b * b)).atan2(1.5 + (acc0 * 0.02).atan().cos());
+        c
+    }
+    check_p148(seed = 0xd61781b010bd1a22, inputs = 3, calls = [p100, p112], at = |p| (p[0], 3, p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p149(xs: &[f64], a: f64, c: f64, b: f64) -> f64 {
+        let b = b - c;
+        let t0 = if (1.0 + c.powi(2)).ln() > b * 0.5 { (a - 0.3) / (1.5 + (0.3 * c).tanh()) } else { f64::min(a, xs[1]) * c.atan2(1.5 + (b * 0.5).sin().cos()) };
+        let t1: f64 = c + ((b * 0.5).atan() + (t0 * 0.5).sin() + t0 * 0.5);
+        (t0 * 0.5).tanh().tanh() + b * 0.5 - 0.1 * c
+    }
+    check_p149(seed = 0x1f28a02c5107ebfb, inputs = 7, calls = [], at = |p| (&p[0..4], p[4], p[5], p[6]));
+}
+
+program! {
+    #[differentiable]
+    fn p150(b: f64, a: f64) -> f64 {
+        let mut acc0 = 1.0;
+        for i in 0..3 {
+            acc0 += b;
+            let t1 = a + b;
+            acc0 = (1.5 + b.hypot(a).cos()).sqrt();
+        }
+        let t2 = (1.0 + (acc0 * 0.25 * a).max(b.clamp(-0.75, 0.75)).powi(2)).ln();
+        for i in (0..2).rev() {
+            for j in 0..4 {
+                let t3 = if t2 * 0.5 - a > 0.0 { b.cos().cos().exp2() } else { (a * 0.25).tanh().cosh() };
+                acc0 -= a;
+            }
+            acc0 = f64::tanh((t2 * 0.5).cos().exp2());
+        }
+        acc0 = ((acc0 * 0.05).tanh() + f64::atan((t2 * 0.5).tanh())).atan();
+        (t2 * 0.5).tanh() + (acc0 * 0.05).sin() + a - b.tanh()
+    }
+    check_p150(seed = 0xa8155c14188b9fd0, inputs = 2, calls = [], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p151(a: f64, c: f64, b: f64) -> f64 {
+        let mut v0 = vec![0.0; 4];
+        for i in 0..v0.len() {
+            v0[i] = (i as f64 * 0.5).tanh();
+            if i > 0 {
+                v0[i] += v0[i - 1] * (f64::tanh(c) * 0.5).sin();
+            }
+        }
+        let k1 = ((2.0 + (v0[3] * 0.25).sin()).log10().abs() * 2.0) as usize % 3;
+        let t2 = match k1 { 0 => (p150((c + (v0[0] * 0.25).sin()) * 0.5, f64::cos(a)) * 0.5).atan().min(v0.iter().map(|q| ((q * 0.25) * 1.5).sin()).sum::<f64>()).cos().exp(), 1 => a * p144(b, (c - v0[0] * 0.25) * 0.25) * (b * v0.iter().map(|q| (q * 0.25).cos()).product::<f64>()), _ => 0.5 * a };
+        let t3 = v0[1] * 0.25;
+        let mut acc4 = (1.5 + f64::min(c, t2).cos()).sqrt();
+        let mut w5 = 0;
+        while w5 < 1 && (0.6 * t3 > 0.1) {
+            let t8: f64 = v0.iter().zip(v0.iter().skip(1)).map(|(&u6, &w7)| ((v0[w5] * 0.25).tanh() + b).cos() * (0.5 * w7)).sum();
+            acc4 = a * c * 0.3;
+            w5 += 1;
+        }
+        (acc4 * 0.5).sin().cos() + t3.sin() - t2 + 0.1 * b + c
+    }
+    check_p151(seed = 0xff4ac61294fb7ddc, inputs = 3, calls = [p144, p150], at = |p| (p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p152(a: f64, b: f64, n: usize) -> f64 {
+        let mut acc0 = 0.5;
+        acc0 += ((a.powi(3) + a) * 0.25).atan();
+        let t2 = { let u1 = p126((a.cos().exp() * 0.5).atan(), ((1.0 + b.powi(2)).sqrt() * 0.5).sin(), n as f64 * 0.3); (2.0 + f64::atan(acc0).cos()).recip() };
+        let t3 = f64::min(1.5, b * p124(acc0.hypot(t2) * 0.5) - (1.5 + (n as f64).sin()).powf(acc0.tanh()));
+        for i in 0..3 {
+            for j in 0..1 {
+                let o4: Option<f64> = if i > 0 { Some((1.5 + b.tanh().cos()).sqrt()) } else { None };
+                let t6: f64 = if let Some(u5) = o4 { (1.0 + a.powi(2)).ln() - (acc0 * 0.1).sin() } else { (t3 * 0.5).tanh().abs() };
+                acc0 -= ((-t2 - a.powi(3)) * 0.25).atan();
+            }
+            acc0 = ((acc0 * 0.1).atan() + (b * a * 0.5).sin()).sin();
+        }
+        (t3 * 0.5).tanh().sin() + 0.9 * (acc0 * 0.1).tanh() - b.tanh()
+    }
+    check_p152(seed = 0xbaf08ab4be0f3098, inputs = 2, calls = [p124, p126], at = |p| (p[0], p[1], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p153(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            acc = acc + ((1.0 + (a) * (a)).ln()).tanh() - (xs[i]).tanh();
+            if ((a) * 0.5).exp() < 0.25 {
+                acc -= (xs[i]).tanh();
+            } else {
+                let t1 = if ((xs[i]).cos() * a).tanh() > 0.29 { ((xs[i]).sin()).tanh() } else { (xs[i]).cos() * a };
+            }
+            if i + 1 < xs.len() {
+                let t2 = (xs[i]).tanh() * 1.5;
+                acc += ((xs[i]).cos() * xs[i]).tanh();
+            }
+            acc += ((a).cos() * a).tanh();
+        }
+        acc
+    }
+    check_p153(seed = 0xc3c7898e22f7d7ee, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p154(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            if ((a).cos() * xs[i]) * ((1.0 + (a) * (a)).ln()) > -0.32 {
+                continue;
+            }
+            let mut t1 = 0.0;
+            for j in 0..2 {
+                t1 += (((xs[i]).tanh()).tanh() * (j as f64 + 0.5)).sin();
+            }
+            if (xs[i]).sin() + (xs[i]).sin() > 0.37 {
+                continue;
+            }
+            acc += (xs[i]).tanh();
+            if i + 1 < xs.len() {
+                if a - xs[i + 1] - xs[i] > 0.29 {
+                    acc -= ((xs[i + 1]).mul_add(0.5, t1)).tanh();
+                    let t2 = (-0.26_f64).tanh() * 1.5;
+                }
+                acc = acc + ((((0.85_f64) * 0.5).exp()).sin() - (xs[i + 1]) * (a)).tanh() - (((-0.17_f64).cos() * a).sin()).tanh();
+            }
+            acc -= ((((xs[i]) * (xs[i])).cos() * xs[i]).sin()).tanh();
+        }
+        acc
+    }
+    check_p154(seed = 0xcd58c7465f067142, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p155(xs: &[f64], b: f64, a: f64) -> f64 {
+        let t0: f64 = (a + b).powi(2).ln_1p();
+        let a = a * (xs[3] + 0.6);
+        let flag1 = t0 > 0.7;
+        let t2 = b.atan() * 0.9;
+        let mut acc3 = ((t2 + (a * 0.25).tanh() + xs[3].hypot(xs[2])) * 0.5).tanh();
+        if xs[0] * t0 > 0.5 && xs.iter().map(|q| q * q).sum::<f64>() < 0.1 {
+            if !flag1 {
+                let t4 = xs[0] * b;
+                if !flag1 {
+                    let t5 = t0 + (xs[2] - b) * (xs[3] + acc3);
+                } else {
+                    let t6 = (a * 0.25).tanh();
+                }
+            } else {
+                let flag7 = (a * 0.25).cos() > -0.1;
+            }
+        }
+        for i in 0..xs.len() {
+            for j in 0..1 {
+                let o8: Option<f64> = if xs[j].hypot(t2) > 0.5 { Some(b / (2.0 + xs[i].cos())) } else { None };
+                let t10: f64 = if let Some(u9) = o8 { t2.sin().exp2().atan() } else { t2.atan() };
+                acc3 += b;
+            }
+            acc3 += ((xs[xs.len() - 1 - i] + 0.3) * (1.5 + t2.cos()).sqrt() * 0.5).tanh();
+        }
+        1.25 * (acc3 * 0.1) - t2 + a * 0.25 + t0 + 0.25 * b
+    }
+    check_p155(seed = 0xd8df2ccc1450f49d, inputs = 6, calls = [], at = |p| (&p[0..4], p[4], p[5]),
+        params = ["a"] at [5]);
+}
+
+program! {
+    #[differentiable]
+    fn p156(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = v.to_owned();
+        if n % 3 == 0 {
+            t1 = ((v * (s)).mapv(f64::sin)).dot(&(x / &v.mapv(|q| q * q + 1.0))) * 0.3;
+        }
+        let t2 = (x + x).dot(&((s) * x)) * 0.3;
+        let t3 = &(t2.mapv(f64::tanh)) / &(&t1 - &t1).mapv(|q| q * q + 1.0);
+        let t4 = v.dot(&t2) * 0.3;
+        let t5 = x.to_owned();
+        t5.sum() * 0.2 + t4.dot(&t4) * 0.1 + t3.sum() * 0.2
+    }
+    check_p156(seed = 0x16cb66b59dcc1e34, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p157(b: f64, d: f64, a: f64, c: f64, xs: &[f64]) -> f64 {
+        let mut v0: Vec<f64> = Vec::new();
+        v0.push(xs[0]);
+        v0.push(f64::min(a.tanh(), 1.0_f64.max(a)));
+        let t1 = v0[0] * 0.5 + v0[1];
+        let t4: f64 = xs.iter().rev().skip(1).map(|&u2| u2).sum();
+        let t5 = t1.cos().exp();
+        let t6: f64 = (2.0 + a.cos()).recip();
+        let t4 = (t4 * 0.25).atan() - xs[1].atan();
+        let t7: f64 = (b - b) * (xs[1] + xs[0]);
+        (t7 * 0.25).atan().tanh() + t4 * 0.5 + 0.5 * t6 + t5.tanh()
+    }
+    check_p157(seed = 0xf92b02521b562a7b, inputs = 7, calls = [], at = |p| (p[0], p[1], p[2], p[3], &p[4..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p158(a: f64, b: f64) -> f64 {
+        let mut acc0 = (1.5 + (a - a).sin()).powf(1.25_f64.tanh());
+        for i in (0..8).step_by(2) {
+            let c1 = |u2: f64| a * -p111((acc0 * 0.1).sin());
+            let t3: f64 = c1((1.0 + b.powi(2)).cbrt().abs()) - 0.5 * c1((p93(-(acc0 * 0.1) * 0.5, 2, (acc0 * 0.1).sin()) / (2.0 + b.cos()) * 0.5).tanh());
+            let o4: Option<f64> = if ((acc0 * 0.1).atan() + i as f64) > (acc0 * 0.1).atan() && (i as f64) < 0.25 { Some((t3 * 0.5).sin()) } else { None };
+            let t6: f64 = match o4 { Some(u5) => (i as f64).tanh().exp2() / (1.5 + b.tanh()), None => (i as f64 / (1.5 + (t3 * 0.5).sin().tanh()) * 0.1).sin() };
+            for j in 1..=3 {
+                if a < -0.1 {
+                    let t7 = (2.0 + ((t6 * 0.5).tanh() + (t6 * 0.5).sin()).cos()).powi(-2);
+                } else {
+                    if 0.2 - 1.25 > -0.4 {
+                        if (acc0 * 0.05).tanh() > 0.3 && (t3 * 0.5).sin() < 0.0 {
+                            acc0 *= (1.0 + b.powi(2)).ln().cos();
+                        } else {
+                            if j < 1 {
+                                acc0 = f64::sin((t3 * 0.5).sin()).atan2(1.5 + (j as f64 - (t6 * 0.5).tanh()).cos());
+                            } else {
+                                acc0 = (acc0 * 0.02).sin().atan2(1.5 + a.cos().cos());
+                            }
+                        }
+                    } else {
+                        acc0 *= 0.5 + 0.4 * b.tanh().sin();
+                    }
+                }
+                acc0 += (j as f64 * 0.25).sin();
+            }
+            acc0 += ((a * (t6 * 0.5).tanh()).tanh() * 0.5).tanh();
+        }
+        for i in (0..8).step_by(2) {
+            if 0.9 + (acc0 * 0.01).tanh() > 0.1 {
+                let flag8 = ((2.0 + (i as f64 * 0.25).sin().cos()).powi(-2)) > 0.25;
+            } else {
+                match i % 3 {
+                    0 | 1 => {
+                        let b = b + (1.0 + 0.75_f64.powi(2)).sqrt();
+                    }
+                    _ => {
+                        if i % 3 == 1 {
+                            let mut acc9 = 0.0;
+                        } else {
+                            if i == 4 {
+                                for j in 0..2 {
+                                    let t11 = { let u10 = ((j as f64 - 0.1).powi(3) * 0.25).sin(); (a - b).min(b.clamp(-0.75, 0.75)) };
+                                    acc0 -= (a.atan2(1.5 + b.cos()).asinh() * 0.5).atan();
+                                }
+                            } else {
+                                let o12: Option<f64> = if b.mul_add((acc0 * 0.01).atan(), b) > 0.3 { Some(((2.0 + (acc0 * 0.01).cos()).recip() - (1.5 + a.sin()).powf((acc0 * 0.01).tanh().tanh())) * 0.5) } else { None };
+                                let t14: f64 = match o12 { Some(u13) => (1.0 + b.powi(2)).sqrt().tanh(), None => (acc0 * 0.01).sin().atan2(1.5 + b.cos()) };
+                            }
+                        }
+                    }
+                }
+            }
+            acc0 = (a * 0.3).tanh().exp_m1();
+        }
+        0.9 * (acc0 * 0.01)
+    }
+    check_p158(seed = 0x2eace62326c00109, inputs = 2, calls = [p93, p111], at = |p| (p[0], p[1]),
+        params = ["b"] at [1]);
+}
+
+program! {
+    #[differentiable]
+    fn p159(a: f64, b: f64, n: usize, c: f64) -> f64 {
+        let t0 = if c > 0.0 || b < 0.5 { n as f64 } else { b - c.atan() };
+        let mut acc1 = (c + a) / (1.0 + b.cos().exp_m1().powi(2)) * 0.5;
+        for i in 0..n {
+            if a.tanh().exp() > 0.1 {
+                continue;
+            }
+            let mut k2 = 0;
+            let r4 = loop {
+                if 0.1 * c < -0.2 {
+                    for l in 0..1 {
+                        let t3 = (1.0 + (l as f64).powi(2)).ln();
+                        acc1 += (b * (b * (p122(t3.clamp(-0.75, 0.75), c, (acc1 * 0.05).tanh(), (acc1 * 0.05).cos()) * 0.25).sin()) * 0.5).atan();
+                    }
+                }
+                acc1 = (i as f64).atan().tanh();
+                k2 += 1;
+                if (f64::atan(0.3) > 0.7 || (acc1 * 0.05).tanh() < -0.4) || k2 >= 2 { break (1.0 + b.powi(2)).cbrt().mul_add((acc1 * 0.05).tanh() - (t0 * 0.5).atan(), (t0 * 0.5).sin().sin()); }
+            };
+            acc1 = ((acc1 * 0.05).atan() + f64::tanh((p151((n as f64 * 0.5).tanh(), 0.75_f64.atan(), a.atan()) * 0.25).atan())).tanh();
+        }
+        acc1 = ((acc1 * 0.05).tanh() * 0.3_f64.atan()).tanh();
+        acc1 += 0.5 * b.atan();
+        let t5: f64 = (1.5 + ((acc1 * 0.05).sin() * b).cos()).sqrt();
+        let o6: Option<f64> = if n < 2 { Some((acc1 * 0.05).atan().tanh().asinh()) } else { None };
+        let t8: f64 = match o6 { Some(u7) => (1.0 + (1.0 + a.powi(2)).ln().powi(2)).cbrt(), None => c * (t0 * 0.5).atan() };
+        if (t0 * 0.5).sin() - (acc1 * 0.05).atan() > t5 {
+            if t8 + t5 < 0.25 {
+                acc1 = b.sin();
+            } else {
+                let c9 = |u10: f64| t8 + 0.25 * u10;
+                let t11: f64 = c9((0.6 * t8).tanh()) - 0.5 * c9(t8);
+            }
+        } else if (1.5 + (acc1 * 0.05).sin()).log(2.5 + (acc1 * 0.05).atan().cos()) > -0.1 || t5 < -0.2 {
+            for i in 0..1 {
+                if n == 0 {
+                    for j in 0..1 {
+                        let t12: f64 = 0.6;
+                        acc1 += 1.0_f64;
+                    }
+                } else {
+                    acc1 += ((1.5 + t8.cos()).sqrt() * 0.5).atan();
+                }
+                acc1 += ((b + (acc1 * 0.05).atan() - c) * 0.25).tanh();
+            }
+        } else {
+            let mut w13 = 0;
+            while w13 < 3 {
+                let t14 = (w13 as f64).min(t5);
+                acc1 *= (-(acc1 * 0.02)).cos();
+                w13 += 1;
+            }
+        }
+        0.9 * t5 + (acc1 * 0.02).tanh() + (t0 * 0.5).sin() + c
+    }
+    check_p159(seed = 0x351d460223edc9bc, inputs = 3, calls = [p122, p151], at = |p| (p[0], p[1], 3, p[2]));
+}
+
+#[differentiable]
+fn p160_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.5).cos();
+    }
+    acc * -0.5 + v[0] * v[v.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p160(xs: &[f64], a: f64) -> f64 {
+        let s1 = &xs[..3];
+        let t2 = (s1[2] * a + s1[0]).sin() + s1[s1.len() - 1] * 0.5;
+        let t3 = p160_h0(xs, t2.tanh());
+        let s4 = &xs[..];
+        let t5 = (s4[3] * a + s4[5]).sin() + s4[s4.len() - 1] * 0.3;
+        let t6 = p160_h0(&s4[..6], a * 1.5);
+        let t7 = p160_h0(&xs[..4], t6.tanh());
+        t7 + t6 + t5 + t3 + t2 + a * 0.3
+    }
+    check_p160(seed = 0x4e297e6a9034c3ee, inputs = 8, calls = [], at = |p| (&p[0..7], p[7]),
+        params = ["xs"] at [0, 1, 2, 3, 4, 5, 6]);
+}
+
+program! {
+    #[differentiable]
+    fn p161(b: f64, c: f64, a: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = 1.0;
+        let mut k1 = 0;
+        let r3 = loop {
+            let a = a - b / (1.5 + c.tanh());
+            let t2 = 0.3 * (a * 0.25).tanh().min(b) + (a * 0.25).atan().cos() * (xs[xs.len() - 1 - k1] * 1.0);
+            acc0 *= ((a * 0.25).sin() + 0.6).cos();
+            k1 += 1;
+            if ((acc0 * 0.1).sin() * 0.5 > k1 as f64) || k1 >= 2 { break f64::max((acc0 * 0.1).tanh(), (acc0 * 0.1).sin()).max(b.cos().exp2()); }
+        };
+        let t4 = xs[0];
+        let t7: f64 = xs[1..4].iter().map(|u5| { let u5 = *u5; r3.hypot(a) + (1.5 + xs[2].sin()).powf(r3.tanh()) }).sum();
+        acc0 = (1.5 + b.cos()).sqrt();
+        let mut w8 = 0;
+        while w8 < 2 {
+            let b = b - xs[w8] * xs.iter().map(|q| q.cos()).product::<f64>();
+            let t9 = match w8 % 3 { 0 => t4, 1 => 1.25, _ => c.powi(2) };
+            acc0 = ((acc0 * 0.1).tanh() - xs[w8] * xs[1] * 0.5).tanh();
+            w8 += 1;
+        }
+        if a - xs.iter().sum::<f64>() > -0.2 {
+            let t12: f64 = xs[1..4].iter().map(|u10| { let u10 = *u10; acc0 * 0.1 }).sum();
+        }
+        (t7 * 0.05).atan() + t4 - 0.9 * r3 + 0.9 * (acc0 * 0.1).sin() + c
+    }
+    check_p161(seed = 0x86718c4813da4658, inputs = 7, calls = [], at = |p| (p[0], p[1], p[2], &p[3..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p162(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = x.to_owned();
+        for _ in 0..n {
+            t1 = (&t1 * (v.dot(v) * 0.3)).mapv(f64::sin) + &t1 * 0.5;
+        }
+        let t2 = &(v + v) + &(v.mapv(f64::tanh));
+        let mut t3 = (x.t().to_owned()).row(1).to_owned();
+        for _ in 0..n {
+            t3 = ((x.mapv(|q| q * q * 0.5 - q)).dot(&t3) * 0.3).mapv(f64::tanh) + &t3 * 0.5;
+        }
+        let mut t4 = -t1.mapv(f64::sin);
+        if n % 3 == 0 {
+            t4 = x.to_owned();
+        }
+        t4.sum() * 0.2 + t3.dot(&t3) * 0.1 + t2.dot(&t2) * 0.1
+    }
+    check_p162(seed = 0x28fcbedb59fb743b, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+}
+
+#[differentiable]
+fn p163_h0(v: &[f64], s: f64) -> f64 {
     let mut acc = 0.0;
     for i in 0..v.len() {
         acc += (v[i] * s + 0.5).sin();
@@ -2373,3838 +4928,1131 @@ fn p75_h1(v: &[f64], s: f64) -> f64 {
     acc * 0.5 + v[0] * v[v.len() - 1]
 }
 #[differentiable]
-fn p75_h2(y: &mut [f64], s: f64) -> f64 {
+fn p163_h1(y: &mut [f64], s: f64) -> f64 {
     for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 1.5).tanh();
+        y[i] = (y[i] * s + y[i - 1] * 0.75).tanh();
     }
-    y[0] = (y[0] * 0.25 + s).sin();
+    y[0] = (y[0] * 0.3 + s).sin();
     y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p75_h3(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    let _ = p75_h2(y, s);
-    p75_h0(s * 0.5, &x[1..], y);
-    y[y.len() - 1] + x[0]
 }
 program! {
     #[differentiable]
-    fn p75(a: f64, xs: &[f64], b: f64, ys: &mut [f64]) -> f64 {
-        for _ in 0..3 {
-            p75_h0(b, xs, ys);
-        }
-        let t1 = ys[1] * 0.3;
-        let s2 = &xs[4..6];
-        let t3 = (s2[1] * a + s2[0]).sin() + s2[s2.len() - 1] * 0.5;
-        p75_h0(t1.tanh() * 0.25, &s2[..2], ys);
-        let t4 = ys[1] * 0.3;
-        let t5 = p75_h1(xs, b);
-        let mut buf6 = vec![0.0; 4];
+    fn p163(xs: &[f64], b: f64, a: f64) -> f64 {
+        let t1 = p163_h0(xs, b);
+        let mut buf2 = vec![0.0; 4];
         for i in 0..4 {
-            buf6[i] = xs[i + 2] * b * -0.5;
+            buf2[i] = xs[i + 2] * t1.tanh();
         }
-        let _ = p75_h3(&mut buf6, &s2[..], b);
-        let _ = p75_h2(&mut buf6, t5.tanh());
-        let t7 = buf6[0] + buf6[3] * 1.5;
-        let t8 = p75_h2(ys, t1.tanh()).tanh();
-        let t9 = ys[1] * 0.75;
-        t9 + t8 + t7 + t5 + t4 + ys[2] + a * 0.3
+        let t3 = p163_h1(&mut buf2, a).tanh();
+        let t4 = buf2[0] + buf2[3] * 0.5;
+        let t5 = p163_h0(&xs[0..], t1.tanh() * 0.75).sin();
+        let s6 = &xs[2..=4];
+        let t7 = (s6[0] * t3.tanh() + s6[1]).sin() + s6[s6.len() - 1] * 0.3;
+        let s8 = &xs[4..];
+        let t9 = (s8[1] * t3.tanh() + s8[0]).sin() + s8[s8.len() - 1] * 1.5;
+        let s10 = &s8[..];
+        let t11 = (s10[0] * t4.tanh() + s10[0]).sin() + s10[s10.len() - 1] * 0.25;
+        t11 + t9 + t7 + t5 + t4 + a * 0.3
     }
-    check_p75(seed = 0x8a7f1078e8e9dfaa, inputs = 12, calls = [], at = |p| (p[0], &p[1..8], p[8], &mut p[9..12].to_vec()));
+    check_p163(seed = 0x035c450e7c3ffcaa, inputs = 8, calls = [], at = |p| (&p[0..6], p[6], p[7]));
 }
 
 program! {
     #[differentiable]
-    fn p76(a: f64, xs: &[f64]) -> f64 {
+    fn p164(c: f64, a: f64, b: f64) -> f64 {
+        let mut acc0 = 0.0;
+        for i in (0..4).step_by(2) {
+            let mut acc1 = 0.5;
+            if b.asinh() > 0.3 {
+                let t2 = b * c * 0.1 * p111(((1.0 + b.powi(2)).sqrt() * 0.5).sin()).mul_add(c, c).atan();
+            }
+            acc1 -= ((2.0 + a.powi(2).sin()).log10() * 0.5).tanh();
+        }
+        let t3 = b.atan2(1.5 + a.cos());
+        let t5 = { let u4 = (2.0 * c).min((1.5 + b.sin()).powf(1.5_f64.tanh())); (b / (1.0 + b * b) * 0.5).powi(3) };
+        let t6 = (b - a).cos() * 1.0;
+        if p126(((a - b) * 0.5).tanh(), (a * b * 0.5).sin(), ((b + t6) * 0.5).tanh()) > t3 {
+            let t7 = (-b).powi(2) * a;
+        } else if b / (1.5 + c.tanh()) > c {
+            for i in (0..3).rev() {
+                let t8 = (t5 * 0.1).tanh() * 1.0;
+                acc0 -= (f64::tanh(c) * 0.5).sin();
+            }
+        } else {
+            let mut w9 = 0;
+            while w9 < 3 {
+                let t10 = c.cos();
+                acc0 += (a.cos() * 0.5).sin();
+                w9 += 1;
+            }
+        }
+        0.2 * t6 - 1.25 * (t5 * 0.1).sin() - t3.sin() + (acc0 * 0.1).sin() + a
+    }
+    check_p164(seed = 0xf992da65c50960b1, inputs = 3, calls = [p111, p126], at = |p| (p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p165(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (a + xs[4]).tanh();
+        let t2 = (a + xs[1]).tanh();
         let mut acc = 0.0;
         let mut extra = 0.0;
-        for i in 1..xs.len() {
-            extra += (((a).cos() * a).mul_add(0.5, xs[i - 1])).tanh();
-            if (((1.0 + (a) * (a)).ln()) * 0.5).exp() > 0.14 {
-                acc -= ((((xs[i]).tanh()).cos() * xs[i]).mul_add(0.5, xs[i - 1])).tanh();
-            } else {
-                if -0.85_f64 - a > -0.36 {
-                    extra += (a).tanh();
-                    let t1 = ((0.57_f64).cos() * a + (xs[i]).mul_add(0.5, a) + (1.0 + ((xs[i]).tanh()) * ((xs[i]).tanh())).ln()).tanh() * 1.5;
-                } else {
-                    extra += ((a).sin()).tanh();
-                }
+        for i in 0..xs.len() {
+            let t3 = (t2).tanh() * 1.5;
+            let t4 = (((((xs[i]) * 0.5).exp()).tanh()).cos() * xs[i]).tanh() * 1.5;
+            let mut t5 = 0.0;
+            for j in 0..2 {
+                t5 += (t2 * (j as f64 + 0.5)).sin();
             }
-            acc += (((1.0 + ((xs[i - 1]).tanh()) * ((xs[i - 1]).tanh())).ln()).cos() * a).tanh();
-            let t2 = (((a - xs[i]).cos() * a).cos() * xs[i - 1]).tanh() * 1.5;
-            let t3 = if (xs[i]).cos() * xs[i] + a - 0.54_f64 < 0.40 { ((xs[i]).tanh()).tanh() } else { (t2).mul_add(0.5, xs[i]) };
-            acc += ((xs[i - 1]).sin() - ((xs[i]).tanh()).sin()).tanh();
+            let t6 = if -0.40_f64 > 0.11 { ((((((t3) * 0.5).exp()) * 0.5).exp()).mul_add(0.5, xs[i])).tanh() } else { (a).cos() * xs[i] };
+            if i + 1 < xs.len() {
+                let t7 = if ((xs[i + 1]).sin()).sin() < -0.38 { ((((t1).tanh()).cos() * t3).sin()).tanh() } else { t4 + xs[i + 1] };
+                acc += (((((t7).cos() * xs[i]) * (a - xs[i + 1])) * 0.5).exp()).tanh();
+            }
+            acc -= ((xs[i]).sin() - ((t1) * 0.5).exp() + (((xs[i]) * 0.5).exp()).cos() * xs[i]).tanh();
         }
         acc
     }
-    check_p76(seed = 0x48cf1bd61197dff6, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+    check_p165(seed = 0xccc3892dbaaf16a2, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
 }
 
 program! {
     #[differentiable]
-    fn p77(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = &(v / &v.mapv(|q| q * q + 1.0)) / &(x.row(0).to_owned()).mapv(|q| q * q + 1.0);
-        let mut t2 = &t1 / &(x.dot(v) * 0.3).mapv(|q| q * q + 1.0);
-        for _ in 0..n {
-            t2 = (((x * (s)).mapv(f64::tanh)).dot(&t2) * 0.3).mapv(f64::tanh) + &t2 * 0.5;
-        }
-        let t3 = &(x.mapv(f64::sin)) + &((x * (s)).mapv(f64::tanh));
-        let t4 = (x - (s)).dot(&(x.column(2).to_owned())) * 0.3;
-        t4.dot(&t4) * 0.1 + t3.sum() * 0.2 + t2.dot(&t2) * 0.1
-    }
-    check_p77(seed = 0x8e9a1d0504d9fef0, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p78(n: usize, a: f64, b: f64) -> f64 {
-        let t0: f64 = (n as f64).tanh() + a;
-        let mut acc1 = 0.5;
-        if n % 3 == 1 {
-            if (t0 * 0.5).sin().mul_add((t0 * 0.5).tanh(), b) > (t0 * 0.5).sin() || b < 0.5 {
-                let mut w2 = 0;
-                while w2 < 4 && ((n as f64 * (t0 * 0.5).sin()) > 0.0) {
-                    acc1 += (1.5 + a.tanh().exp_m1().sin()).powf(((p42((w2 as f64 * (t0 * 0.5).sin() * 0.5).tanh(), 0.9_f64.mul_add(0.1, 0.5), 2) * 0.5).atan() + (t0 * 0.5).sin()).tanh()) * 0.5;
-                    w2 += 1;
-                }
-            }
-        } else if n > 1 {
-            if (acc1 * 0.1).sin().cos() < 0.5 {
-                acc1 /= (2.0 + (t0 * 0.5).atan().sin().cos());
-            }
-        } else {
-            let mut v3: Vec<f64> = Vec::new();
-            v3.push(a);
-            v3.push(((b.cos().exp() - b.tanh()) * 0.5).tanh());
-            let t4 = v3[0] * 0.5 + v3[1];
-            let t5 = if a.tanh().sinh() > a { (b - p62(1, (acc1 * 0.1 * 0.5).atan(), t4.sin(), b) * 0.5) * 0.25 } else { b };
-            acc1 -= ((t4 + a * t5) * 0.25).sin();
-        }
-        acc1 * 0.1 + (t0 * 0.5).sin().sin() + 0.1 * b - a + 0.5 * (t0 * 0.5).sin()
-    }
-    check_p78(seed = 0x5409fa10cbd6747d, inputs = 2, calls = [p42, p62], at = |p| (3, p[0], p[1]),
-        params = ["a"] at [0]);
-}
-
-program! {
-    #[differentiable]
-    fn p79(a: f64, c: f64, b: f64, n: usize) -> f64 {
-        let t0 = c.sin().max((n as f64 * 0.5).atan().powi(3));
-        if (t0 * 0.5).atan() - a < 0.0 && (t0 * 0.5).tanh() < 0.5 {
-            let mut acc1 = (t0 * 0.5).sin().powi(2).ln_1p().sin().exp2();
-            return (1.5 + b.sin()).powf((n as f64).tanh()).sin();
-        }
-        let t2 = if (1.0 + p52(b * b * 0.5).powi(2)).sqrt() > 0.25 { 1.0 * f64::sin(c) } else { n as f64 };
-        let c = c + (t0 * 0.5).atan() * (t0 * 0.5).sin();
-        let mut acc3 = 0.5;
-        if (p57(f64::tanh(t2 * 0.5)) * 0.25).tanh() - (t2 * 0.5).atan() > -0.1 {
-            let t4: f64 = c * 0.5;
-        } else {
-            acc3 = 1.0 * (t2 * 0.5 * (t0 * 0.5).sin());
-            if (t2 * 0.5).atan().mul_add((t2 * 0.5).atan(), t0 * 0.5) < 0.3 {
-                acc3 = (((t0 * 0.5).sin().tanh().exp() - (1.5 + a.sin()).powf((t2 * 0.5).sin().tanh())) * 0.5).atan();
-            }
-        }
-        acc3 - (c * 0.5).atan() + (t2 * 0.5).sin() + (t0 * 0.5).atan() - b + a
-    }
-    check_p79(seed = 0x48dffdf7ae971f70, inputs = 3, calls = [p52, p57], at = |p| (p[0], p[1], p[2], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p80(a: f64, b: f64, c: f64, xs: &[f64]) -> f64 {
-        let mut v0 = vec![0.0; 3];
-        for i in 0..v0.len() {
-            v0[i] = c.to_radians() * (b + a);
-            if i > 0 {
-                v0[i] += v0[i - 1] * (i as f64 * 0.25).atan();
-            }
-        }
-        v0[2] += (a * (v0[1] * 0.5) - xs.iter().sum::<f64>()) * 0.1;
-        let t3: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u1, &w2)| (2.0 * v0.iter().enumerate().map(|(k, q)| (q * 0.25) * k as f64).sum::<f64>() * 0.5).sin().atan2(1.5 + (a * v0.iter().map(|q| (q * 0.25) * (q * 0.25)).sum::<f64>() * 0.5).cos()) * (0.5 * w2)).sum();
-        (t3 * 0.25).atan() + a + 0.5 * c
-    }
-    check_p80(seed = 0x9bc7172bc56929f8, inputs = 7, calls = [], at = |p| (p[0], p[1], p[2], &p[3..7]));
-}
-
-program! {
-    #[differentiable]
-    fn p81(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((a) * (((a) * 0.5).exp()) + xs[1]).tanh();
-        let t2 = (a + xs[0]).tanh();
+    fn p166(a: f64, xs: &[f64]) -> f64 {
         let mut acc = 0.0;
         let mut extra = 0.0;
-        for i in 0..xs.len() - 1 {
-            let t3 = if ((t1).tanh()).sin() < 0.13 { ((((xs[i + 1]).tanh()) * ((0.70_f64).sin())) * (xs[i + 1])).tanh() } else { (t1).mul_add(0.5, a) };
-            acc += ((((xs[i + 1]).tanh()).cos() * t1).sin()).tanh();
-            let mut t4 = 0.0;
-            for j in 0..2 {
-                t4 += (((xs[i]).cos() * a) * ((t3).cos() * xs[i + 1]) * (j as f64 + 0.5)).sin();
+        for i in 0..xs.len() {
+            if ((a).tanh()).sin() > 0.45 {
+                extra = extra + ((a - (a).mul_add(0.5, a)).tanh()).tanh() - (xs[i]).tanh();
+                let t1 = if xs[i] < -0.47 { ((xs[i]).mul_add(0.5, xs[i])).tanh() } else { (a).tanh() };
             }
-            acc += (xs[i + 1]).tanh();
+            let t2 = if xs[i] < 0.35 { (a).tanh() } else { a };
+            if i + 1 < xs.len() {
+                acc -= (a).tanh();
+                acc -= ((-0.23_f64).mul_add(0.5, a) + ((xs[i + 1]) * 0.5).exp() + (xs[i + 1]) * ((a).cos() * xs[i])).tanh();
+                acc += (((xs[i + 1] + xs[i + 1] + xs[i]) * 0.5).exp()).tanh();
+            }
+            acc += (xs[i]).tanh();
         }
-        let r = acc;
-        r
+        acc
     }
-    check_p81(seed = 0x316c6cfc77cba6d4, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+    check_p166(seed = 0xe5d18b533d126956, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]),
+        params = ["xs"] at [1, 2, 3, 4, 5]);
 }
 
 program! {
     #[differentiable]
-    fn p82(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = &((v * (s)).mapv(f64::sin)) + x;
-        for _ in 0..n {
-            t1 = (&t1 * (v[0])).mapv(f64::sin) + &t1 * 0.5;
+    fn p167(a: f64) -> f64 {
+        let mut acc0 = 0.2_f64.powi(2).ln_1p().powi(3);
+        for i in 0..1 {
+            let t1: f64 = (1.5 + (acc0 * 0.5).sin()).powf(((1.5 + (acc0 * 0.5).atan().sin()).powf((i as f64).tanh()) * 0.6).tanh());
+            acc0 -= ((1.0 + (t1 + a).powi(2)).sqrt() * 0.25).atan();
         }
-        let mut t2 = v.to_owned();
-        if n % 2 == 0 {
-            t2 = (&(v + v) * (s)).mapv(f64::sin);
+        let mut acc2 = a;
+        if acc2 * a < -0.1 {
+            let acc2 = acc2 + (1.25 + (acc0 * 0.5).tanh());
+        } else {
+            let t4 = { let u3 = acc2; u3 };
         }
-        let t3 = v.to_owned();
-        t3.dot(&t3) * 0.1 + t2.dot(&t2) * 0.1 + t1.sum() * 0.2
+        acc2.sin() + (acc0 * 0.5).sin().tanh() + a
     }
-    check_p82(seed = 0x971c1f3c9ef94e6d, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+    check_p167(seed = 0x1c35e1c0e6368644, inputs = 1, calls = [], at = |p| (p[0]));
 }
 
 #[differentiable]
-fn p83_h0(v: &[f64], s: f64) -> [f64; 3] {
+fn p168_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 1.5).cos();
+    }
+    acc * 1.5 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p168_h1(v: &[f64], s: f64) -> [f64; 3] {
     let mut r = [0.0_f64; 3];
     r[0] = (v[0] * s).cos();
-    r[1] = v[1] * 0.3;
+    r[1] = v[1] * 0.75;
     r[2] = (v[v.len() - 1] + s).tanh();
     r
 }
 #[differentiable]
-fn p83_h1(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.3
-}
-#[differentiable]
-fn p83_h2(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.25;
-    t + p83_h1(&v[1..], s * 0.3) + p83_h1(v, s).cos()
-}
-#[differentiable]
-fn p83_h3(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.75 + (y[i] * s).tanh() * 0.25;
-    }
-}
-#[differentiable]
-fn p83_h4(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).tanh() * 1.5;
-    }
-}
-#[differentiable]
-fn p83_h5(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    p83_h3(y, s);
-    p83_h4(s * -0.5, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-program! {
-    #[differentiable]
-    fn p83(a: f64, b: f64, xs: &[f64]) -> f64 {
-        let arr1 = p83_h0(&xs[3..=6], b);
-        let t2 = arr1[0] * arr1[1];
-        let t3 = p83_h2(xs, t2.tanh() * 0.25);
-        let t4 = p83_h2(&xs[..7], t3.tanh());
-        let s5 = &xs[..7];
-        let t6 = (s5[4] * t4.tanh() + s5[2]).sin() + s5[s5.len() - 1] * 0.6;
-        let mut buf7 = vec![0.0; 4];
-        for i in 0..4 {
-            buf7[i] = xs[i + 0] * t2.tanh();
-        }
-        let _ = p83_h5(&mut buf7, &xs[0..], t2.tanh());
-        let t8 = p83_h5(&mut buf7, xs, t3.tanh()).tanh();
-        p83_h4(b * 0.75, s5, &mut buf7);
-        let t9 = buf7[0] + buf7[3] * 0.6;
-        let t10 = p83_h2(&s5[..6], b);
-        let mut buf11 = vec![0.6; 3];
-        p83_h3(&mut buf11, t2.tanh());
-        let t12 = p83_h5(&mut buf11, &s5[..], t10.tanh()).tanh();
-        p83_h3(&mut buf11, t4.tanh());
-        let t13 = buf11[0] + buf11[2] * 0.25;
-        t13 + t12 + t10 + t9 + t8 + a * 0.3
-    }
-    check_p83(seed = 0x67530946fa968aa6, inputs = 10, calls = [], at = |p| (p[0], p[1], &p[2..10]));
-}
-
-program! {
-    #[differentiable]
-    fn p84(a: f64, n: usize) -> f64 {
-        let mut acc0 = 1.0;
-        let mut k1 = 0;
-        loop {
-            if ((n as f64).hypot(a)) > a {
-                return a;
-            }
-            let mut v2 = vec![0.0; 2];
-            for j in 0..v2.len() {
-                v2[j] = a.tanh() * 0.75;
-            }
-            acc0 += (v2.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) * 0.5).tanh();
-            k1 += 1;
-            if (v2[k1 % v2.len()].tanh() < 0.5) || k1 >= 3 { break; }
-        }
-        let a = a - 0.75 * a;
-        let acc0 = acc0 * 0.25 + (a * 0.5).tanh().cos().exp_m1();
-        let mut acc3 = (2.0 + (0.75_f64.mul_add((acc0 * 0.25).atan(), a * 0.5) * 0.5).sin().cos()).powi(-2);
-        0.5 * (acc0 * 0.25).atan() + (a * 0.5).atan().tanh()
-    }
-    check_p84(seed = 0xadaa4a7ac289972c, inputs = 1, calls = [], at = |p| (p[0], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p85(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = v.to_owned();
-        let t2 = &(-x.mapv(f64::sin)) - (s);
-        let t3 = x.to_owned();
-        let t4 = s;
-        t4 + t3.sum() * 0.2 + t2.sum() * 0.2
-    }
-    check_p85(seed = 0x05f16c43e5772aa7, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p86(xs: &[f64], b: f64, n: usize, a: f64) -> f64 {
-        let mut acc0 = 1.0;
-        if b < 0.0 {
-            acc0 *= 1.0 + (2.0 + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).sin()).cbrt().tanh();
-        } else {
-            let mut k1 = 0;
-            loop {
-                let mut acc2 = 0.5;
-                acc2 += (b * 0.9_f64.cos() * 0.5).tanh();
-                k1 += 1;
-                if (-a < -0.1 || a < 0.25) || k1 >= 2 { break; }
-            }
-        }
-        acc0 = ((acc0 * 0.25).atan() + b.tanh()).atan();
-        (acc0 * 0.25).sin() + 0.9 * b
-    }
-    check_p86(seed = 0x5a9205222ba3b9e2, inputs = 6, calls = [], at = |p| (&p[0..4], p[4], 1, p[5]));
-}
-
-program! {
-    #[differentiable]
-    fn p87(a: f64, b: f64) -> f64 {
-        let mut acc0 = (-b).powi(2);
-        let mut w1 = 0;
-        while w1 < 4 {
-            let t3 = { let u2 = f64::sin(p84((acc0 * 0.1).sin() - 0.1, 2)) / (1.0 + a.powi(2).powi(2)) * 0.5; b * a + u2.to_radians() };
-            if b > (acc0 * 0.1).tanh() {
-                acc0 = (1.0 + (1.25 + (acc0 * 0.1).sin()).powi(2)).ln();
-            } else {
-                acc0 += b.cos() / (1.5 + a.tanh()) * 0.25;
-            }
-            acc0 *= 0.8 + 0.2 * ((acc0 * 0.1).sin() + 1.0).sin();
-            w1 += 1;
-        }
-        let t4 = (acc0 * 0.05).sin();
-        let mut acc5 = a.cos().exp();
-        acc0 += (acc5 + a).sin() * 0.5;
-        let t6 = ((2.0 + 1.25_f64.sin()).log2() - acc5 * 0.3) * 0.3;
-        t4
-    }
-    check_p87(seed = 0xd41b1652c2eee6ee, inputs = 2, calls = [p84], at = |p| (p[0], p[1]));
-}
-
-#[differentiable]
-fn p88_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.75
-}
-#[differentiable]
-fn p88_h1(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.75;
-    t + p88_h0(&v[1..], s * 1.5) + p88_h0(v, s).tanh()
-}
-#[differentiable]
-fn p88_h2(y: &mut [f64], s: f64) -> f64 {
+fn p168_h2(y: &mut [f64], s: f64) -> f64 {
     for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * -0.5).tanh();
+        y[i] = (y[i] * s + y[i - 1] * 1.5).tanh();
+    }
+    y[0] = (y[0] * -0.5 + s).sin();
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p168_h3(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * 0.75;
+    }
+    y[0] * -0.5
+}
+#[differentiable]
+fn p168_h4(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p168_h2(y, s);
+    let _ = p168_h3(s * 0.5, &x[1..], y);
+}
+program! {
+    #[differentiable]
+    fn p168(xs: &[f64], ys: &mut [f64], b: f64, a: f64) -> f64 {
+        let s1 = &xs[1..];
+        let t2 = (s1[3] * a + s1[1]).sin() + s1[s1.len() - 1] * 0.3;
+        let t3 = p168_h0(xs, b);
+        let t4 = p168_h0(&s1[..5], t2.tanh());
+        let arr5 = p168_h1(&xs[..], t3.tanh());
+        let t6 = arr5[2] * arr5[2];
+        for _ in 0..2 {
+            p168_h4(ys, &s1[1..=4], a);
+        }
+        let t7 = ys[2] * 1.5;
+        t7 + t6 + t4 + t3 + t2 + ys[2] + a * 0.3
+    }
+    check_p168(seed = 0x4de45ecc3feff430, inputs = 11, calls = [], at = |p| (&p[0..6], &mut p[6..9].to_vec(), p[9], p[10]));
+}
+
+program! {
+    #[differentiable]
+    fn p169(a: f64, b: f64) -> f64 {
+        let mut acc0 = b * b * 0.5;
+        for i in 0..2 {
+            let t1: f64 = a.powi(3);
+            acc0 = (b * (p164((acc0 * 0.25).atan().abs(), 0.6_f64.mul_add((acc0 * 0.25).tanh(), (t1 * 0.5).sin()), (a / (1.0 + (t1 * 0.5).atan().powi(2)) * 0.5).tanh()) * 0.5).sin()).tanh();
+        }
+        for i in 1..=4 {
+            let c2 = |u3: f64| b - a.atan();
+            let t4: f64 = c2((((acc0 * 0.1).atan() / (2.0 + 1.25_f64.cos()) + b * (acc0 * 0.1).sin()) * 0.5).atan()) - 0.5 * c2((i as f64 * 0.5).tanh());
+            acc0 *= 0.5 + 0.4 * (1.0 + (acc0 * 0.1).sin().powi(2)).sqrt().sin();
+        }
+        acc0 += ((a + b + a.tanh()) * 0.25).atan();
+        match (((acc0 * 0.05).mul_add(b, b) * 0.25).abs() * 2.0) as usize % 3 {
+            0 => {
+                if a.mul_add(b, a) > 0.7 {
+                    acc0 += (b.max(b).sin() * 0.5).atan();
+                } else {
+                    let t5 = f64::atan((1.0 + (p158(((1.0 + b.powi(2)).sqrt() * 0.5).atan(), ((acc0 * 0.05).powi(2).ln_1p() * 0.5).atan()) + (acc0 * 0.05).atan()).powi(2)).sqrt());
+                }
+            }
+            1 => {
+                if (acc0 * 0.05).sin().abs() > a {
+                    if (1.5 + a.cos()).sqrt() > -0.4 {
+                        acc0 = ((acc0 * 0.05).atan() + acc0 * 0.05 * 0.5).sin();
+                    }
+                }
+            }
+            _ => {
+                if b < -0.4 || a < 0.1 {
+                    let o6: Option<f64> = if b > 0.5 { Some(f64::tanh((1.5 + b.sin()).powf(0.25_f64.tanh()))) } else { None };
+                    let t8: f64 = match o6 { Some(u7) => (0.1 + 2.0) * a, None => (acc0 * 0.05).tanh() - b };
+                }
+            }
+        }
+        0.9 * (acc0 * 0.05) + a
+    }
+    check_p169(seed = 0x7cdb1c19b8581422, inputs = 2, calls = [p158, p164], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p170(a: f64) -> f64 {
+        if (2.0 + a.sin()).cbrt() > a {
+            let mut acc0 = 0.0;
+            if a > 0.7 {
+                if a < 0.25 {
+                    let a = a + a * 2.0;
+                    return a * a + a.max(a);
+                }
+            }
+            return (1.0 + a.powi(2)).ln() * a;
+        }
+        let mut acc1 = a;
+        if a.abs() < -0.4 {
+            if (1.5 + acc1.sin()).powf(a.tanh()) > 0.7 {
+                return 0.6_f64.min(acc1) / (1.0 + (a * acc1).powi(2));
+            }
+            let mut acc2 = ((acc1 - a) * (a - a) * 0.25).tanh();
+        }
+        let t3 = if a * acc1 < 0.3 { (p144(((a - a) * 0.5).sin(), (-(p130(acc1.powi(2).ln_1p(), 1, (a.powi(3) * 0.5).tanh()) * 0.25) * 0.5).sin()) / (1.0 + 0.75_f64.powi(2))).tanh() } else { acc1 / (1.0 + a.powi(2)) };
+        t3.tanh() + acc1.cos()
+    }
+    check_p170(seed = 0xfa5fefd457154ada, inputs = 1, calls = [p130, p144], at = |p| (p[0]));
+}
+
+#[differentiable]
+fn p171_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.3
+}
+program! {
+    #[differentiable]
+    fn p171(a: f64, xs: &[f64], w: [f64; 3]) -> f64 {
+        let s1 = &xs[4..];
+        let t2 = (s1[1] * w[2] + s1[1]).sin() + s1[s1.len() - 1] * 0.25;
+        let t3 = p171_h0(&xs[0..=5], w[2] * 0.75).sin();
+        let s4 = &xs[4..];
+        let t5 = (s4[0] * t3.tanh() + s4[0]).sin() + s4[s4.len() - 1] * -0.5;
+        let t6 = p171_h0(&s1[0..], t3.tanh()).sin();
+        t6 + t5 + t3 + t2 + w[1] * 0.5 + a * 0.3
+    }
+    check_p171(seed = 0x90611dc858bbecd2, inputs = 10, calls = [], at = |p| (p[0], &p[1..7], <[f64; 3]>::try_from(&p[7..10]).unwrap()),
+        params = ["w"] at [7, 8, 9]);
+}
+
+program! {
+    #[differentiable]
+    fn p172(a: f64, b: f64, c: f64) -> f64 {
+        let mut acc0 = 0.0;
+        for i in 0..1 {
+            acc0 = (b + c).to_radians();
+        }
+        1.25 * (acc0 * 0.5).tanh() + c
+    }
+    check_p172(seed = 0x6ff6542f77298df7, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]));
+}
+
+#[differentiable]
+fn p173_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * -0.5
+}
+#[differentiable]
+fn p173_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.6;
+    t + p173_h0(&v[1..], s * 0.5) + p173_h0(v, s).tanh()
+}
+#[differentiable]
+fn p173_h2(y: &mut [f64], s: f64) -> f64 {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.75).tanh();
     }
     y[0] = (y[0] * 0.5 + s).sin();
     y[0] * y[y.len() - 1]
 }
 #[differentiable]
-fn p88_h3(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+fn p173_h3(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).tanh() * 0.3;
+        y[i] += (s * x[i % x.len()]).sin() * 1.5;
     }
-    y[0] * -0.5
 }
 #[differentiable]
-fn p88_h4(y: &mut [f64], x: &[f64], s: f64) {
-    let _ = p88_h2(y, s);
-    let _ = p88_h3(s * 0.6, &x[1..], y);
+fn p173_h4(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p173_h2(y, s);
+    p173_h3(s * 0.75, &x[1..], y);
 }
 program! {
     #[differentiable]
-    fn p88(xs: &[f64], w: [f64; 3], a: f64) -> f64 {
-        let t1 = p88_h1(xs, w[0] * 0.5);
-        let arr2: [f64; 3] = [w[2] * 0.5, xs[5] * 0.5, (a).sin()];
-        let t3 = arr2[0] * arr2[2];
-        let t4 = p88_h1(&xs[..3], w[2]).sin();
-        let mut buf5 = vec![1.5; 4];
-        p88_h4(&mut buf5, &xs[..5], t1.tanh() * 0.6);
-        let _ = p88_h3(t1.tanh(), xs, &mut buf5);
-        let t6 = buf5[0] + buf5[3] * -0.5;
-        let t7 = p88_h1(xs, a).sin();
-        let t8 = p88_h1(&arr2, t1.tanh()).sin();
-        let t9 = p88_h1(&buf5, t1.tanh() * 0.6).sin();
-        t9 + t8 + t7 + t6 + t4 + w[1] * 0.5 + a * 0.3
+    fn p173(a: f64, xs: &[f64], w: [f64; 3]) -> f64 {
+        let t1 = p173_h1(&w, w[0]);
+        let mut buf2 = vec![-0.5; 3];
+        let t3 = p173_h2(&mut buf2, w[0]).tanh();
+        let t4 = p173_h2(&mut buf2, w[2]).tanh();
+        p173_h3(t4.tanh(), &w, &mut buf2);
+        let t5 = buf2[0] + buf2[2] * 0.75;
+        let mut buf6 = vec![0.0; 3];
+        for i in 0..3 {
+            buf6[i] = xs[i + 1] * w[2];
+        }
+        p173_h4(&mut buf6, xs, w[2]);
+        for _ in 0..2 {
+            p173_h4(&mut buf6, &buf2, w[0]);
+        }
+        let t7 = buf6[0] + buf6[2] * 0.6;
+        t7 + t5 + t4 + t3 + t1 + w[1] * 0.5 + a * 0.3
     }
-    check_p88(seed = 0x27416b97ae71a6cc, inputs = 12, calls = [], at = |p| (&p[0..8], <[f64; 3]>::try_from(&p[8..11]).unwrap(), p[11]));
+    check_p173(seed = 0xb0adead5db3a731f, inputs = 10, calls = [], at = |p| (p[0], &p[1..7], <[f64; 3]>::try_from(&p[7..10]).unwrap()));
 }
 
 program! {
     #[differentiable]
-    fn p89(a: f64) -> f64 {
-        let t0 = a;
-        let mut acc1 = ((a - a + t0) * 0.5).sin();
-        let mut k2 = 0;
-        let r6 = loop {
-            if k2 > 1 {
-                let flag3 = -t0 > 0.5;
-            } else {
-                if acc1 * 0.1 > (acc1 * 0.1).sin() {
-                    for j in 0..1 {
-                        let flag4 = a * (acc1 * 0.05).tanh() > 0.5;
-                        acc1 = f64::max((acc1 * 0.05 * 0.5).sin().powi(2), (acc1 * 0.05).tanh() * (acc1 * 0.05).sin());
-                    }
-                } else if t0 / (1.5 + p35((acc1 * 0.05).tanh().to_radians(), t0.tanh(), a.max(t0), 0.5_f64.cos()).tanh()) < 0.0 {
-                    let mut acc5 = (acc1 * 0.05).powi(2).ln_1p();
-                } else {
-                    acc1 = (2.0 + (acc1 * 0.05).tanh().sin().exp().cos()).recip();
-                }
+    fn p174(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (((0.64_f64).sin()).sin() + xs[1]).tanh();
+        let t2 = ((a).mul_add(0.5, a) + xs[0]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        let mut carried = 0.5;
+        for i in 0..xs.len() {
+            let mut t3 = 0.0;
+            for j in 0..2 {
+                t3 += (t1 + (xs[i]).tanh() * (j as f64 + 0.5)).sin();
             }
-            acc1 += (((k2 as f64).sin() + (acc1 * 0.05).sin() * 1.5) * 0.25).sin();
-            k2 += 1;
-            if ((acc1 * 0.05).tanh() / (2.0 + t0.cos()) > a) || k2 >= 6 { break (acc1 * 0.05).sin() + (1.5 + 0.5_f64.cos()).sqrt(); }
-        };
-        if t0 / (2.0 + a.cos()) > 0.1 {
-            let t7 = (p72(1, 0.6 * 1.5, (f64::min(t0, r6) * 0.5).tanh()) * 0.5).sin().max(r6) + t0.powi(3) + (1.25 * (acc1 * 0.05).atan() + (acc1 * 0.05).atan() * (acc1 * 0.05).atan());
+            acc = acc + (xs[i] - (xs[i]).sin() - xs[i]).tanh() - ((((a).cos() * t1).mul_add(0.5, t1)).cos() * t1).tanh();
+            if i + 1 < xs.len() {
+                let t4 = if (t2 + xs[i]).mul_add(0.5, xs[i + 1]) > -0.43 { (((t1).cos() * t2).sin() - (1.0 + (((xs[i + 1]) * 0.5).exp()) * (((xs[i + 1]) * 0.5).exp())).ln()).tanh() } else { -0.83_f64 - t2 };
+                acc += ((((t4).cos() * t2).mul_add(0.5, xs[i + 1])).tanh()).tanh();
+            }
+            acc = acc + (((1.0 + (a - xs[i]) * (a - xs[i])).ln()).mul_add(0.5, a)).tanh() - (((1.0 + (t3 - xs[i]) * (t3 - xs[i])).ln()).mul_add(0.5, a)).tanh();
+            carried = carried * 0.5 + ((t2) * (t3) - (a).mul_add(0.5, xs[i]) - (1.0 + (t3) * (t3)).ln()).tanh();
+            acc += carried;
         }
-        r6 + (acc1 * 0.05).tanh() + t0.cos() + a.tanh()
+        acc
     }
-    check_p89(seed = 0xc630c311dc035abc, inputs = 1, calls = [p35, p72], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p90(b: f64, c: f64, n: usize, xs: &[f64], a: f64) -> f64 {
-        let t2: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u0, &w1)| f64::sin(xs[n]).atan2(1.5 + b.cos()) * (0.5 * w1)).sum();
-        let mut acc3 = 0.0;
-        if xs[0].hypot((t2 * 0.25).sin()) > -0.2 {
-            acc3 += ((2.0 + xs.iter().map(|q| q * q).sum::<f64>().atan2(1.5 + a.cos()).sin()).ln() * 0.5).atan();
-        }
-        let t6: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u4, &w5)| xs.iter().map(|q| (q * 0.25).sin()).sum::<f64>().min((t2 * 0.25).sin()).tanh() * (0.5 * w5)).sum();
-        let t9: f64 = { let v7: Vec<f64> = xs.iter().map(|&u8| (n as f64).hypot(xs[xs.len() - 1 - n]).mul_add(c, t6 * 0.25 + 1.0)).collect(); v7[0] + v7[2] };
-        (t9 * 0.1).sin() - 0.5 * (t6 * 0.25).sin() + 0.75 * acc3 + 0.5 * xs[xs.len() - 1 - n]
-    }
-    check_p90(seed = 0x734f72a26bdc71f7, inputs = 6, calls = [], at = |p| (p[0], p[1], 2, &p[2..5], p[5]));
+    check_p174(seed = 0x2a2084128c5b4ac6, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
 }
 
 #[differentiable]
-fn p91_h0(y: &mut [f64], s: f64) {
+fn p175_h0(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 0.75;
+    }
+}
+#[differentiable]
+fn p175_h1(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.5
+}
+#[differentiable]
+fn p175_h2(y: &mut [f64], s: f64) -> f64 {
     for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.25).tanh();
+        y[i] = (y[i] * s + y[i - 1] * 0.3).tanh();
     }
     y[0] = (y[0] * 0.75 + s).sin();
-}
-#[differentiable]
-fn p91_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).tanh() * 0.25;
-    }
-    y[0] * 0.3
-}
-#[differentiable]
-fn p91_h2(y: &mut [f64], x: &[f64], s: f64) {
-    p91_h0(y, s);
-    let _ = p91_h1(s * 0.75, &x[1..], y);
-}
-#[differentiable]
-fn p91_h3(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * -0.5
-}
-#[differentiable]
-fn p91_h4(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).cos();
-    r[1] = v[1] * 0.5;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-program! {
-    #[differentiable]
-    fn p91(a: f64, xs: &[f64]) -> f64 {
-        let mut buf1 = vec![0.0; 3];
-        for i in 0..3 {
-            buf1[i] = xs[i + 4] * a;
-        }
-        p91_h2(&mut buf1, &xs[0..6], a);
-        let t2 = buf1[0] + buf1[2] * 0.75;
-        let t3 = p91_h3(&buf1, t2.tanh()).sin();
-        let arr4 = p91_h4(&xs[..], t3.tanh());
-        let t5 = arr4[1] * arr4[1];
-        let mut buf6 = vec![0.0; 2];
-        for i in 0..2 {
-            buf6[i] = xs[i + 2] * t2.tanh() * 0.25;
-        }
-        let t7 = p91_h1(a, &xs[0..2], &mut buf6).tanh();
-        let t8 = buf6[0] + buf6[1] * 0.75;
-        let s9 = &xs[..];
-        let t10 = (s9[1] * t8.tanh() + s9[6]).sin() + s9[s9.len() - 1] * -0.5;
-        let s11 = &xs[..5];
-        let t12 = (s11[2] * a + s11[4]).sin() + s11[s11.len() - 1] * 0.3;
-        t12 + t10 + t8 + t7 + t5 + a * 0.3
-    }
-    check_p91(seed = 0xcf9ecba1c626a6a8, inputs = 8, calls = [], at = |p| (p[0], &p[1..8]));
-}
-
-program! {
-    #[differentiable]
-    fn p92(n: usize, a: f64) -> f64 {
-        let t0: f64 = (a * a).mul_add(a.cos(), a.min(a)) / (1.0 + a.sin().exp().powi(2));
-        let mut acc1 = 0.0;
-        if (t0 * 0.25).atan() - a > (t0 * 0.25).tanh() || (t0 * 0.25).tanh() < 0.1 {
-            let t2 = (a * 0.5).powi(3);
-        } else {
-            match n {
-                0 => {
-                    if n < 1 {
-                        return (1.5 + a.sin()).log(2.5 + (t0 * 0.25).sin().cos()).powi(2);
-                    }
-                }
-                1 => {
-                    let mut acc3 = -(t0 * 0.25).sin() * f64::atan(a);
-                }
-                _ => {
-                    let mut acc4 = (0.2 + a) * 0.3;
-                }
-            }
-        }
-        for i in 0..4 {
-            if i + n < 4 {
-                let t0 = (t0 * 0.25).atan() + 0.9 * a;
-            } else {
-                if a.atan() > 0.3 {
-                    return (a - 2.0) * 0.6;
-                }
-            }
-            acc1 = (((1.0 + (t0 * 0.25).sin().powi(2)).sqrt() + a.cos()) * 0.5).atan();
-        }
-        let t5 = match n % 3 { 0 => (1.5 + (t0 * 0.25).tanh().cos()).sqrt(), 1 => f64::sin((t0 * 0.25).tanh() + 1.5), _ => (n as f64 + a) * (acc1 * 0.1 + a) * 0.1 };
-        t5 + (acc1 * 0.1).atan().sin() - t0 * 0.25
-    }
-    check_p92(seed = 0x09b662089f7a6f09, inputs = 1, calls = [], at = |p| (2, p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p93(n: usize, c: f64, b: f64, a: f64) -> f64 {
-        let flag0 = b.powi(3) > -0.2;
-        let mut v1 = vec![0.0; n];
-        for i in 0..v1.len() {
-            v1[i] = c.mul_add(c, b).tanh().exp2();
-        }
-        let t4: f64 = v1.iter().rev().skip(1).map(|&u2| u2).sum();
-        let t5 = v1[1] / (1.0 + c * c) * (t4 * 0.1);
-        let o6: Option<f64> = if n == 1 { Some((t5 * 0.1).atan()) } else { None };
-        let t8: f64 = match o6 { Some(u7) => c, None => 0.25_f64 };
-        let mut acc9 = 1.0;
-        if v1[n % v1.len()] > (p62(1, 1.0 * 0.6, ((v1.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() + (t4 * 0.1).atan()) * 0.1).sin(), (p62(1, ((1.0 + (t4 * 0.1).powi(2)).ln() * 0.5).atan(), (v1[n % v1.len()] * 0.5).atan(), (v1[0] * v1.iter().sum::<f64>() * 0.1).tanh()) * 0.5).sin().mul_add((t5 * 0.1).tanh(), c) * 0.5) * 0.5).tanh() {
-            let t10 = if flag0 { f64::cos((t4 * 0.1).tanh() - t8) } else { (t5 * 0.1 / (1.0 + c.powi(2))).atan2(1.5 + v1.iter().map(|q| q.cos()).product::<f64>().atan().cos()) };
-            let t5 = t5 * 0.1 - t4 * 0.1;
-        } else {
-            for i in 0..4 {
-                for j in 0..2 {
-                    match i % 3 {
-                        0 => {
-                            let t11 = -(v1[j] * 0.05).sin().cos().mul_add((1.0 + t8.powi(2)).cbrt(), 1.0 * 1.0);
-                        }
-                        1 => {
-                            if !flag0 {
-                                let t12 = t4 * 0.1;
-                            } else if b > 0.3 {
-                                let t13 = (1.5 + v1.iter().enumerate().map(|(k, q)| (q * 0.05) * k as f64).sum::<f64>().sin().sin()).powf((t5 * 0.1).sin().tanh()) + t8.cos() / (1.0 + (v1[j] * 0.05 / (1.5 + b.tanh())).powi(2));
-                            } else {
-                                for l in 0..2 {
-                                    if j < 1 {
-                                        let mut t8 = t8;
-                                    } else {
-                                        let t14 = match l % 3 { 0 | 1 => a * b * (t5 * 0.1).max((v1[0] * 0.02).atan()) * 0.25, _ => v1.iter().map(|q| (q * 0.02).cos()).product::<f64>().tanh().exp_m1().tanh().sinh() };
-                                    }
-                                    acc9 -= (((v1[i % v1.len()] * 0.02).atan() / (1.0 + (i as f64).powi(2))).asinh() * 0.5).atan();
-                                }
-                            }
-                        }
-                        _ => {
-                            let t15 = t8;
-                        }
-                    }
-                    v1[i % 2] -= ((1.0 + 1.0_f64.mul_add(1.5, t4 * 0.1).powi(2)).ln() * 0.25).tanh();
-                }
-                acc9 += (((acc9 * 0.02).sin().cos() - 0.6_f64.tanh()) * 0.25).sin();
-            }
-        }
-        t8 + t5 * 0.1
-    }
-    check_p93(seed = 0xe0d3d008904870f3, inputs = 3, calls = [p62], at = |p| (2, p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p94(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = v[0];
-        let t2 = &((t1) * x) + &(x / &x.mapv(|q| q * q + 1.0));
-        let t3 = x.mean_axis(Axis(1)).unwrap();
-        t3.dot(&t3) * 0.1 + t2.sum() * 0.2 + t1
-    }
-    check_p94(seed = 0x45c4475d513f2880, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-#[differentiable]
-fn p95_h0(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.6 + (y[i] * s).sin() * 0.25;
-    }
-}
-#[differentiable]
-fn p95_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).cos() * 0.3;
-    }
-    y[0] * 0.25
-}
-#[differentiable]
-fn p95_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    p95_h0(y, s);
-    let _ = p95_h1(s * -0.5, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-#[differentiable]
-fn p95_h3(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.75).sin();
-    }
-    acc * 0.25 + v[0] * v[v.len() - 1]
-}
-program! {
-    #[differentiable]
-    fn p95(a: f64, w: [f64; 3], xs: &[f64], b: f64) -> f64 {
-        let s1 = &xs[0..];
-        let t2 = (s1[2] * a + s1[4]).sin() + s1[s1.len() - 1] * -0.5;
-        let mut buf3 = vec![0.25; 4];
-        p95_h0(&mut buf3, w[2]);
-        let t4 = p95_h1(w[0] * 0.6, s1, &mut buf3).tanh();
-        let t5 = p95_h1(b, s1, &mut buf3).tanh();
-        let t6 = buf3[0] + buf3[3] * 0.3;
-        let mut buf7 = vec![0.0; 4];
-        for i in 0..4 {
-            buf7[i] = xs[i + 1] * t5.tanh();
-        }
-        let t8 = p95_h1(t6.tanh() * -0.5, s1, &mut buf7).tanh();
-        p95_h0(&mut buf7, t2.tanh() * 0.3);
-        let _ = p95_h2(&mut buf7, &xs[4..], t6.tanh());
-        let t9 = buf7[0] + buf7[3] * 0.5;
-        let s10 = &s1[..6];
-        let t11 = (s10[2] * b + s10[4]).sin() + s10[s10.len() - 1] * 0.6;
-        let t12 = p95_h3(&xs[..2], t9.tanh());
-        t12 + t11 + t9 + t8 + t6 + w[1] * 0.5 + a * 0.3
-    }
-    check_p95(seed = 0x9937f4bcad13bb4f, inputs = 11, calls = [], at = |p| (p[0], <[f64; 3]>::try_from(&p[1..4]).unwrap(), &p[4..10], p[10]));
-}
-
-program! {
-    #[differentiable]
-    fn p96(a: f64, b: f64, xs: &[f64], c: f64) -> f64 {
-        let mut acc0 = ((a * 1.5 - b.asinh()) * 0.5).atan();
-        if c + b > acc0 {
-            if 1.0_f64.powi(3) > -0.4 {
-                let t1 = f64::cos(c - a);
-            } else {
-                if xs[2] * 0.2 < -0.1 {
-                    let t2 = xs[2];
-                }
-            }
-        } else {
-            acc0 = (0.3 - b).cos().exp_m1();
-            for i in 0..3 {
-                let flag3 = a > 0.25;
-                acc0 /= (1.0 + (1.0 + b.powi(2)).sqrt().powi(2));
-            }
-        }
-        (acc0 * 0.25).tanh() - 0.2 * b - a + 0.5 * a
-    }
-    check_p96(seed = 0x274d87e46e0cc5e6, inputs = 7, calls = [], at = |p| (p[0], p[1], &p[2..6], p[6]));
-}
-
-program! {
-    #[differentiable]
-    fn p97(a: f64) -> f64 {
-        let mut acc0 = a.tanh();
-        let mut w1 = 0;
-        while w1 < 1 {
-            let t2 = if -(acc0 * 0.5).sin() > a { a.min(a) - -(acc0 * 0.5).atan() } else { (acc0 * 0.5).atan() * (2.0 + a.cos()).powi(-2) };
-            match w1 % 3 {
-                0 => {
-                    for j in (0..1).rev() {
-                        acc0 -= ((a * 1.25).sin().exp() * 0.5).tanh();
-                    }
-                }
-                1 => {
-                    acc0 *= 0.5 + 0.4 * (acc0 * 0.25).atan().sin();
-                }
-                _ => {
-                    let mut acc3 = 1.0;
-                }
-            }
-            acc0 += (((t2 * 0.5).tanh().tanh() + p67((acc0 * 0.1).atan().cos(), (acc0 * 0.1).tanh().sin(), (2.0 + (p72(1, w1 as f64 + 0.6, (t2 * 0.5).tanh() / (2.0 + (t2 * 0.5).atan().cos())) * 0.5).sin()).ln(), 0.75 * (t2 * 0.5).atan())) * 0.25).tanh();
-            w1 += 1;
-        }
-        let t4: f64 = (1.5 + (acc0 * 0.1).sin().sin()).log(2.5 + (acc0 * 0.1).sin().cos());
-        for i in 1..=1 {
-            let mut k5 = 0;
-            loop {
-                let t6 = (1.0 + f64::cos((acc0 * 0.1).sin()).powi(2)).sqrt().min(((acc0 * 0.1).tanh() * a).min(t4));
-                acc0 = (acc0 * 0.1 + (((acc0 * 0.1).sin() + t4) * 0.5).tanh()).tanh();
-                k5 += 1;
-                if (0.25_f64.cos() > -0.2) || k5 >= 2 { break; }
-            }
-            acc0 = -((acc0 * 0.1).tanh() / (1.0 + (acc0 * 0.1).tanh().powi(2)));
-        }
-        t4 + (acc0 * 0.1).sin().cos()
-    }
-    check_p97(seed = 0xed68c14088670490, inputs = 1, calls = [p67, p72], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p98(a: f64) -> f64 {
-        let mut acc0 = 0.5;
-        let mut w1 = 0;
-        while w1 < 3 {
-            for j in 0..3 {
-                let c2 = |u3: f64| a + 0.25_f64.clamp(-0.75, 0.75);
-                let t4: f64 = c2((j as f64).atan().sin()) - 0.5 * c2(a / (2.0 + a.cos()));
-                acc0 *= 0.8 + 0.2 * f64::cos(a).sin();
-            }
-            acc0 = acc0 * 0.02;
-            w1 += 1;
-        }
-        if 0.25 < 0.7 {
-            acc0 = ((a + (acc0 * 0.02).atan()) * 0.5).tanh().powi(2);
-        } else {
-            for i in (0..8).step_by(2) {
-                if (1.0 + (acc0 * 0.02).atan().powi(2)).ln() < 0.25 {
-                    let mut acc5 = 0.0;
-                }
-                acc0 /= (2.0 + a.cos());
-            }
-        }
-        let mut w6 = 0;
-        while w6 < 4 {
-            let mut acc7 = 0.0;
-            if p84(a, 2).cos() > acc0 * 0.02 {
-                if w6 % 2 == 0 {
-                    let t8: f64 = (-(acc0 * 0.02).tanh()).cos().exp();
-                } else if w6 % 2 == 0 {
-                    let t9 = match w6 % 3 { 0 => ((acc0 * 0.02).tanh() * (acc0 * 0.02)).atan(), 1 => 0.2_f64.to_radians().atan(), _ => (2.0 + a.sin().cos()).recip() };
-                } else {
-                    if w6 < 1 {
-                        acc7 -= (2.0 + (a * a).cos()).powi(-2);
-                    } else {
-                        let a = a * (0.5 * (acc0 * 0.02));
-                    }
-                }
-            } else {
-                for j in (0..8).step_by(2) {
-                    let mut acc10 = (acc7 * 0.05).sin() / (1.5 + (acc0 * 0.02).tanh().tanh()) / (1.5 + (1.25 * a).tanh()) * 0.5;
-                    acc7 = (a * (acc0 * 0.02).atan() * -(acc0 * 0.02) * 0.25).tanh();
-                }
-            }
-            acc7 += ((acc0 * 0.02).atan().sin().exp_m1() + (acc0 * 0.02).sin().atan()) * 0.25;
-            w6 += 1;
-        }
-        let flag11 = (acc0 * 0.02).atan().tanh().exp() > 0.0;
-        (acc0 * 0.02).tanh() - a
-    }
-    check_p98(seed = 0x3ec2040ccc4225c9, inputs = 1, calls = [p84], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p99(b: f64, a: f64) -> f64 {
-        let t0: f64 = a + a;
-        let mut acc1 = (0.5 * (-b).tanh()).acos();
-        if 1.5_f64.powi(2) > 0.6 && acc1 < 0.25 {
-            if 1.0 * a < -0.1 {
-                acc1 *= 1.0 + (1.0 * acc1).tanh();
-            } else {
-                let t2 = 0.25_f64.to_radians().atan() * (0.6 * t0 + -1.25);
-            }
-        } else {
-            if f64::tanh(b) > 0.5 {
-                let t3 = f64::atan(0.3_f64.sin().exp_m1());
-                acc1 /= (2.0 + (0.1 * a).cos());
-            } else {
-                let t4 = if f64::max(t0, t0) > t0 || t0 < 0.25 { (p93(2, b.max(1.0), ((t0 + a) * 0.25).tanh(), (t0 / (1.0 + b * b) * 0.25).tanh()) * 0.5).sin() / (1.0 + (1.5 + (acc1 * 0.5).tanh().sin()).powf(b.tanh()).powi(2)) } else { (acc1 * 0.5).atan() };
-            }
-        }
-        (acc1 * 0.5).atan().tanh() - t0 + 0.75 * a
-    }
-    check_p99(seed = 0xc36e86248d441b0c, inputs = 2, calls = [p93], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p100(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = s;
-        let t2 = ((x * (t1)).mapv(f64::tanh)).dot(x) * 0.3;
-        t2.sum() * 0.2 + t1 + s
-    }
-    check_p100(seed = 0xd29203a62686dba5, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
-}
-
-#[differentiable]
-fn p101_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.5
-}
-#[differentiable]
-fn p101_h1(y: &mut [f64], s: f64) -> f64 {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.25 + (y[i] * s).sin() * 0.25;
-    }
     y[0] * y[y.len() - 1]
 }
 #[differentiable]
-fn p101_h2(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).tanh() * 0.5;
-    }
-}
-#[differentiable]
-fn p101_h3(y: &mut [f64], x: &[f64], s: f64) {
-    let _ = p101_h1(y, s);
-    p101_h2(s * 0.75, &x[1..], y);
+fn p175_h3(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p175_h2(y, s);
+    p175_h0(s * 0.5, &x[1..], y);
 }
 program! {
     #[differentiable]
-    fn p101(b: f64, a: f64, xs: &[f64]) -> f64 {
-        let t1 = p101_h0(xs, b).sin();
-        let t2 = p101_h0(&xs[..7], t1.tanh()).sin();
-        let mut buf3 = vec![0.0; 2];
-        for i in 0..2 {
-            buf3[i] = xs[i + 5] * a;
-        }
-        for _ in 0..3 {
-            p101_h3(&mut buf3, &xs[..3], t1.tanh() * 1.5);
-        }
+    fn p175(b: f64, a: f64, ys: &mut [f64], xs: &[f64]) -> f64 {
         for _ in 0..2 {
-            p101_h3(&mut buf3, &xs[..6], t2.tanh());
+            p175_h0(a, &xs[..], ys);
         }
-        let t4 = buf3[0] + buf3[1] * 0.75;
-        let s5 = &xs[4..=5];
-        let t6 = (s5[1] * a * -0.5 + s5[0]).sin() + s5[s5.len() - 1] * 1.5;
-        let t7 = p101_h0(&xs[5..], b * 0.5).sin();
-        let t8 = p101_h0(&s5[..2], t4.tanh()).sin();
-        let s9 = &s5[..];
-        let t10 = (s9[1] * t7.tanh() + s9[1]).sin() + s9[s9.len() - 1] * 1.5;
-        t10 + t8 + t7 + t6 + t4 + a * 0.3
+        let t1 = ys[2] * 0.5;
+        let mut buf2 = vec![0.0; 3];
+        for i in 0..3 {
+            buf2[i] = xs[i + 1] * b;
+        }
+        p175_h0(a, xs, &mut buf2);
+        let t3 = buf2[0] + buf2[2] * 1.5;
+        let t4 = p175_h1(xs, t1.tanh());
+        let mut buf5 = vec![0.25; 2];
+        let _ = p175_h2(&mut buf5, t3.tanh() * 0.5);
+        p175_h3(&mut buf5, &buf2, b * 0.3);
+        let t6 = buf5[0] + buf5[1] * 1.5;
+        t6 + t4 + t3 + t1 + ys[2] + a * 0.3
     }
-    check_p101(seed = 0x8f8427dfd7567a58, inputs = 9, calls = [], at = |p| (p[0], p[1], &p[2..9]));
+    check_p175(seed = 0x6a55657c861fff5b, inputs = 13, calls = [], at = |p| (p[0], p[1], &mut p[2..5].to_vec(), &p[5..13]));
+}
+
+program! {
+    #[differentiable]
+    fn p176(c: f64, a: f64, xs: &[f64], b: f64) -> f64 {
+        let k0 = ((xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.25 * 0.5).abs() * 2.0) as usize % 3;
+        let t1 = match k0 { 0 => ((a.tanh() - f64::atan(xs.iter().map(|q| (q * 1.5).sin()).sum::<f64>())) * 0.5).sin(), 1 => (c / (1.0 + b.powi(2))).max(b * xs[2]), _ => a };
+        let mut acc2 = 0.0;
+        for i in 0..3 {
+            if i == 2 {
+                if i == 1 {
+                    acc2 += (c.powi(3) * 0.25).atan();
+                } else if i < 1 {
+                    let t5: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u3, &w4)| c.sin().exp_m1().tanh() * (0.5 * w4)).sum();
+                } else {
+                    if i % 2 == 0 {
+                        for j in 0..2 {
+                            if (i as f64 * b) > 1.0 {
+                                let mut k6 = 0;
+                                loop {
+                                    let t7 = xs.iter().map(|q| (q * 0.6).sin()).sum::<f64>();
+                                    acc2 = 0.5 * p172((t7 * 0.5).sin(), ((acc2 * 0.02).tanh().tanh().exp_m1() * 0.5).atan(), (acc2 * 0.02).sin().cos()) - b.tanh();
+                                    k6 += 1;
+                                    if ((acc2 * 0.02).sin() * c < -0.4) || k6 >= 2 { break; }
+                                }
+                            } else if a.clamp(-0.75, 0.75) > 0.7 {
+                                acc2 = (1.25 * (c / (1.5 + c.tanh())) * 0.5).tanh();
+                            }
+                            acc2 /= (1.0 + 0.2_f64.powi(2));
+                        }
+                    }
+                }
+            } else if i % 2 == 0 {
+                if i % 2 == 0 {
+                    let t8 = (1.5 + (acc2 * 0.02).atan().cos()).sqrt().cos();
+                }
+            } else {
+                let b = b + b.sin();
+            }
+            acc2 = ((acc2 * 0.02).atan() * (f64::max((acc2 * 0.02).atan(), xs.iter().map(|q| (q * 0.5).sin()).sum::<f64>()) * 0.5)).tanh();
+        }
+        acc2 *= a.tanh();
+        (acc2 * 0.02).sin() + t1 - a
+    }
+    check_p176(seed = 0x77fc431f91931e90, inputs = 6, calls = [p172], at = |p| (p[0], p[1], &p[2..5], p[5]));
 }
 
 #[differentiable]
-fn p102_h0(v: &[f64], s: f64) -> f64 {
+fn p177_h0(v: &[f64], s: f64) -> f64 {
     let mut acc = 0.0;
     for i in 0..v.len() {
         acc += (v[i] * s + -0.5).cos();
     }
-    acc * 1.5 + v[0] * v[v.len() - 1]
+    acc * 0.6 + v[0] * v[v.len() - 1]
 }
 #[differentiable]
-fn p102_h1(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.75;
-    t + p102_h0(&v[1..], s * 0.5) + p102_h0(v, s).cos()
+fn p177_h1(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * -0.5 + (y[i] * s).cos() * 0.25;
+    }
 }
 #[differentiable]
-fn p102_h2(y: &mut [f64], s: f64) {
+fn p177_h2(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * 0.5;
+    }
+}
+#[differentiable]
+fn p177_h3(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    p177_h1(y, s);
+    p177_h2(s * -0.5, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+program! {
+    #[differentiable]
+    fn p177(b: f64, a: f64, xs: &[f64]) -> f64 {
+        let t1 = p177_h0(&xs[..], a).sin();
+        let t2 = p177_h0(&xs[..5], b);
+        let t3 = p177_h0(&xs[2..=4], t2.tanh() * 0.75);
+        let t4 = p177_h0(xs, a);
+        let t5 = p177_h0(&xs[0..], a).sin();
+        let mut buf6 = vec![0.75; 2];
+        let t7 = p177_h3(&mut buf6, xs, b).tanh();
+        let t8 = buf6[0] + buf6[1] * 0.3;
+        t8 + t7 + t5 + t4 + t3 + a * 0.3
+    }
+    check_p177(seed = 0xc9b464618003cdfa, inputs = 9, calls = [], at = |p| (p[0], p[1], &p[2..9]));
+}
+
+program! {
+    #[differentiable]
+    fn p178(c: f64, b: f64, a: f64, n: usize) -> f64 {
+        let mut acc0 = (c + c + p130(((b - c) * 0.5).tanh(), 1, 1.0) * 0.25) * 0.5;
+        acc0 = 0.6_f64;
+        acc0 = (acc0 + (a * acc0 * 0.25).sin()).sin();
+        let t1 = acc0.mul_add(b, acc0);
+        let t2 = match n { 0 => c, _ => a.atan() * 1.25 };
+        let t3: f64 = acc0 * c - a * (t1 * 0.25).tanh();
+        acc0 *= (c * 2.0).cos();
+        (t3 * 0.5).atan() + t2.tanh() - (t1 * 0.25).tanh() + (acc0 * 0.5).sin() - a
+    }
+    check_p178(seed = 0xb936b92158c02441, inputs = 3, calls = [p130], at = |p| (p[0], p[1], p[2], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p179(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = (x - x).dot(&((v * (s)).mapv(f64::sin))) * 0.3;
+        let mut t2 = x.dot(&((v * (s)).mapv(f64::sin))) * 0.3;
+        for _ in 0..n {
+            t2 = (x.dot(&t2) * 0.3).mapv(f64::tanh) + &t2 * 0.5;
+        }
+        let mut t3 = x.dot(&(x.dot(x) * 0.3)) * 0.3;
+        for _ in 0..n {
+            t3 = (&t3 * (t1.dot(&t1) * 0.3)).mapv(f64::sin) + &t3 * 0.5;
+        }
+        let mut t4 = (&(&t1 / &v.mapv(|q| q * q + 1.0)) * (s)).mapv(f64::sin);
+        if n % 2 == 0 {
+            t4 = v.to_owned();
+        }
+        t4.dot(&t4) * 0.1 + t3.sum() * 0.2 + t2.dot(&t2) * 0.1
+    }
+    check_p179(seed = 0x86d27e821174b16b, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p180(b: f64, a: f64, c: f64) -> f64 {
+        let mut acc0 = ((1.5 + c.sin()).powf(b.tanh()) * (c * p144(a, c.atan())) * 0.5).tanh();
+        if 1.0_f64.mul_add(b, acc0) < 0.7 {
+            let mut acc1 = f64::tanh(c) * (0.9 * acc0);
+            acc0 /= (1.0 + 0.6_f64.max(acc0).powi(2));
+        }
+        let c = c + b * 1.5;
+        let t2: f64 = 0.75 - acc0;
+        if b * b > -0.1 {
+            let t3 = f64::min((1.5 + acc0.hypot(b).sin()).log(2.5 + (b - b).cos()), (b * 0.5).atan());
+            acc0 /= (1.0 + a.atan().powi(2));
+            let t4 = f64::atan(b);
+        }
+        let mut k5 = 0;
+        let r7 = loop {
+            let t6 = (c * 0.25).tanh();
+            acc0 /= (2.0 + t2.sin().cos());
+            k5 += 1;
+            if (t6 > -0.2) || k5 >= 5 { break t6 + t6.clamp(-0.75, 0.75); }
+        };
+        1.5 * t2 + 0.6 * (acc0 * 0.1) - b + 0.5 * b
+    }
+    check_p180(seed = 0x55670f1975704ef6, inputs = 3, calls = [p144], at = |p| (p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p181(n: usize, a: f64) -> f64 {
+        let mut acc0 = 0.0;
+        for i in 0..2 {
+            let mut w1 = 0;
+            while w1 < 4 {
+                let mut acc2 = -(1.0 + a.powi(2)).sqrt();
+                acc2 = ((acc2 * 1.0 + a.powi(3)) * 0.5).sin();
+                w1 += 1;
+            }
+            if a > 0.25 {
+                if a.mul_add(a, a) > a {
+                    acc0 *= 0.8 + 0.2 * ((p178(a, ((a + a) * 0.5).sin(), a.powi(3) * 0.5, 1) * 0.25).tanh() / (1.5 + a.tanh())).sin();
+                } else {
+                    acc0 = ((a - (n as f64).powi(2)) * 0.5).sin();
+                }
+            }
+            acc0 += (acc0 * 0.02).atan() * (acc0 * 0.02) * (a * (acc0 * 0.02).sin()) * 0.1;
+        }
+        if a.max((acc0 * 0.02).atan()) < 0.25 {
+            if (a / (1.0 + (n as f64).powi(2))) > -0.2 {
+                if (p167(a * 0.75) * 0.5).tanh() - a > (acc0 * 0.02).tanh() || (n as f64) < 0.25 {
+                    for i in 0..3 {
+                        if i + n < 3 {
+                            acc0 += (acc0 * 0.02).sin() / (1.5 + (a / (1.0 + (acc0 * 0.02).sin().powi(2))).tanh()) * 0.5;
+                        }
+                        acc0 = (a / (2.0 + (acc0 * 0.02).atan().cos()) * 0.5).sin().powi(3);
+                    }
+                }
+            } else {
+                let mut acc3 = (2.0 + (acc0 * 0.02).cos()).recip();
+            }
+        } else {
+            let mut k4 = 0;
+            loop {
+                for j in 0..3 {
+                    let t5 = (1.5 + a.min(j as f64).cos()).sqrt();
+                    acc0 += ((a + k4 as f64 + acc0 * 0.02 * t5) * 0.1).sin();
+                }
+                acc0 = (acc0 * 0.02).sin();
+                k4 += 1;
+                if ((a - n as f64) < 0.25) || k4 >= 2 { break; }
+            }
+        }
+        let mut k6 = 0;
+        loop {
+            for j in 0..1 {
+                acc0 = (a - acc0 * 0.02).sin();
+            }
+            acc0 = ((acc0 * 0.02).tanh() * a).sin();
+            k6 += 1;
+            if (0.75 < 0.7) || k6 >= 5 { break; }
+        }
+        a + 0.5 * 0.9
+    }
+    check_p181(seed = 0x5bfa92d669c4d014, inputs = 1, calls = [p167, p178], at = |p| (1, p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p182(n: usize, a: f64, b: f64) -> f64 {
+        let t0: f64 = a * b;
+        let a = a * 0.25_f64.tanh();
+        let mut acc1 = 0.5;
+        let mut k2 = 0;
+        let r4 = loop {
+            let mut acc3 = 0.5;
+            acc3 = (1.0 + 0.6_f64.powi(2)).sqrt().sin();
+            k2 += 1;
+            if ((1.5 + p181(1, (t0 + b) * 0.5).sin()).powf((a * 0.5).sin().tanh()) > b) || k2 >= 2 { break t0.tanh() - 0.25 * b; }
+        };
+        let t5 = b;
+        acc1 = ((a * 0.5).tanh() * p152(b * 0.9, (2.0 + (n as f64).sin()).log2(), 2) * 0.5).atan();
+        t5.tanh() + 0.6 * r4 - (acc1 * 0.25).tanh() + 0.3 * t0
+    }
+    check_p182(seed = 0xb0c642175f857198, inputs = 2, calls = [p152, p181], at = |p| (1, p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p183(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = (x * &((s) - v)).mapv(f64::tanh);
+        if n % 3 == 0 {
+            t1 = &(-x.mapv(f64::sin)) - &(-x.mapv(f64::sin));
+        }
+        let t2 = (s) * &(x + x);
+        let mut t3 = t2.to_owned();
+        if n % 2 == 0 {
+            t3 = ((s) * &t1).dot(&(x.dot(&t1) * 0.3)) * 0.3;
+        }
+        t3.sum() * 0.2 + t2.sum() * 0.2 + t1.sum() * 0.2
+    }
+    check_p183(seed = 0x1365f180696af917, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+#[differentiable]
+fn p184_h0(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).tanh();
+    r[1] = v[1] * 1.5;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+#[differentiable]
+fn p184_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).cos() * 0.25;
+    }
+    y[0] * -0.5
+}
+#[differentiable]
+fn p184_h2(y: &mut [f64], s: f64) {
     for i in 0..y.len() {
         y[i] = y[i] * 0.75 + (y[i] * s).sin() * 0.25;
     }
 }
 #[differentiable]
-fn p102_h3(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).sin() * 1.5;
-    }
-    y[0] * 0.3
+fn p184_h3(y: &mut [f64], x: &[f64], s: f64) {
+    p184_h2(y, s);
+    let _ = p184_h1(s * 0.6, &x[1..], y);
 }
 program! {
     #[differentiable]
-    fn p102(a: f64, xs: &[f64], w: [f64; 3]) -> f64 {
-        let t1 = p102_h1(&xs[3..=5], w[0] * 0.25).sin();
-        let mut buf2 = vec![0.0; 3];
-        for i in 0..3 {
-            buf2[i] = xs[i + 4] * a;
-        }
-        p102_h2(&mut buf2, w[2] * 1.5);
-        p102_h2(&mut buf2, t1.tanh());
-        let t3 = buf2[0] + buf2[2] * 0.5;
-        let s4 = &xs[1..];
-        let t5 = (s4[1] * t3.tanh() + s4[4]).sin() + s4[s4.len() - 1] * -0.5;
-        let t6 = p102_h1(s4, w[2]).sin();
-        let mut buf7 = vec![0.0; 4];
-        for i in 0..4 {
-            buf7[i] = xs[i + 1] * t6.tanh();
-        }
-        let t8 = p102_h3(t5.tanh() * 0.75, &s4[..], &mut buf7).tanh();
-        let t9 = buf7[0] + buf7[3] * 0.75;
-        let s10 = &s4[1..=3];
-        let t11 = (s10[2] * w[2] + s10[1]).sin() + s10[s10.len() - 1] * 0.75;
-        let t12 = p102_h1(&buf2, w[2] * 0.5).sin();
-        t12 + t11 + t9 + t8 + t6 + w[1] * 0.5 + a * 0.3
-    }
-    check_p102(seed = 0x4988774e09cc362a, inputs = 11, calls = [], at = |p| (p[0], &p[1..8], <[f64; 3]>::try_from(&p[8..11]).unwrap()),
-        params = ["w"] at [8, 9, 10]);
-}
-
-#[differentiable]
-fn p103_h0(y: &mut [f64], s: f64) -> f64 {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.75).tanh();
-    }
-    y[0] = (y[0] * 1.5 + s).sin();
-    y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p103_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).tanh() * 0.5;
-    }
-}
-#[differentiable]
-fn p103_h2(y: &mut [f64], x: &[f64], s: f64) {
-    let _ = p103_h0(y, s);
-    p103_h1(s * 0.6, &x[1..], y);
-}
-program! {
-    #[differentiable]
-    fn p103(a: f64, w: [f64; 3], xs: &[f64]) -> f64 {
-        let mut arr1 = [0.75_f64; 3];
-        arr1[0] = a;
-        arr1[1] = xs[2] * 0.6;
-        let t2 = arr1[0] * arr1[2];
-        let s3 = &xs[..];
-        let t4 = (s3[2] * w[2] + s3[5]).sin() + s3[s3.len() - 1] * 0.5;
-        let mut arr5 = [0.3_f64; 3];
-        arr5[2] = t2.tanh();
-        arr5[0] = xs[1] * 0.3;
-        let t6 = arr5[2] * arr5[1];
-        let mut buf7 = vec![1.5; 3];
-        for _ in 0..2 {
-            p103_h2(&mut buf7, &xs[2..5], t2.tanh());
-        }
-        p103_h2(&mut buf7, &xs[..5], w[0]);
-        let _ = p103_h0(&mut buf7, w[0]);
-        let t8 = buf7[0] + buf7[2] * 0.25;
-        let mut buf9 = vec![0.0; 2];
+    fn p184(b: f64, ys: &mut [f64], xs: &[f64], a: f64) -> f64 {
+        let arr1 = p184_h0(&xs[2..], a);
+        let t2 = arr1[2] * arr1[2];
+        let _ = p184_h1(t2.tanh() * 0.6, &xs[1..], ys);
+        let t3 = ys[0] * 0.75;
+        p184_h2(ys, b);
+        let t4 = ys[2] * 0.25;
+        let mut buf5 = vec![0.0; 2];
         for i in 0..2 {
-            buf9[i] = xs[i + 2] * a;
+            buf5[i] = xs[i + 2] * b * 0.5;
         }
-        p103_h2(&mut buf9, s3, w[0]);
-        let t10 = buf9[0] + buf9[1] * 0.5;
-        t10 + t8 + t6 + t4 + t2 + w[1] * 0.5 + a * 0.3
+        p184_h2(&mut buf5, a);
+        let t6 = buf5[0] + buf5[1] * 0.75;
+        let t7 = p184_h1(t6.tanh(), &xs[5..], ys).tanh();
+        let t8 = ys[1] * 0.5;
+        for _ in 0..2 {
+            p184_h3(ys, &xs[..5], t6.tanh());
+        }
+        let t9 = ys[2] * 0.6;
+        let mut buf10 = vec![0.0; 2];
+        for i in 0..2 {
+            buf10[i] = xs[i + 0] * t9.tanh();
+        }
+        p184_h2(&mut buf10, t7.tanh() * 0.75);
+        let t11 = p184_h1(t6.tanh(), &buf5, &mut buf10).tanh();
+        let t12 = p184_h1(t2.tanh(), xs, &mut buf10).tanh();
+        let t13 = buf10[0] + buf10[1] * 0.75;
+        t13 + t12 + t11 + t9 + t8 + ys[2] + a * 0.3
     }
-    check_p103(seed = 0xf01566f9fe3ab429, inputs = 10, calls = [], at = |p| (p[0], <[f64; 3]>::try_from(&p[1..4]).unwrap(), &p[4..10]));
-}
-
-#[differentiable]
-fn p104_h0(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.3).cos();
-    }
-    acc * 0.3 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p104_h1(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.3;
-    t + p104_h0(&v[1..], s * -0.5) + p104_h0(v, s).cos()
-}
-program! {
-    #[differentiable]
-    fn p104(b: f64, a: f64, xs: &[f64]) -> f64 {
-        let t1 = p104_h1(&xs[..], b);
-        let t2 = p104_h1(&xs[2..], b * 0.5).sin();
-        let t3 = p104_h1(&xs[1..], a * 0.25).sin();
-        t3 + t2 + t1 + a * 0.3
-    }
-    check_p104(seed = 0x7af0a6e957e5b850, inputs = 8, calls = [], at = |p| (p[0], p[1], &p[2..8]));
+    check_p184(seed = 0xafaef3ad66f9393d, inputs = 11, calls = [], at = |p| (p[0], &mut p[1..4].to_vec(), &p[4..10], p[10]),
+        params = ["b"] at [0]);
 }
 
 program! {
     #[differentiable]
-    fn p105(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            acc = acc + (((((1.0 + (xs[i]) * (xs[i])).ln()).cos() * xs[i]) * 0.5).exp()).tanh() - ((a).mul_add(0.5, a)).tanh();
-            acc += ((-0.73_f64) * ((a).cos() * a)).tanh();
-            let t1 = if (xs[i] - xs[i]).mul_add(0.5, 0.20_f64) < 0.46 { (xs[i]).tanh() } else { (1.0 + (a) * (a)).ln() };
-            let t2 = (xs[i]).tanh() * 1.5;
-            let mut t3 = 0.0;
-            for j in 0..2 {
-                t3 += ((((xs[i]) * 0.5).exp()).cos() * xs[i] * (j as f64 + 0.5)).sin();
+    fn p185(b: f64, c: f64, a: f64, n: usize, xs: &[f64]) -> f64 {
+        let mut acc0 = -a + a;
+        let mut k1 = 0;
+        let r3 = loop {
+            let mut acc2 = ((acc0 * 0.1).tanh() * a * c.powi(2) * 0.5).atan();
+            acc0 = (k1 as f64 * (p130(1.25 * xs.iter().map(|q| q.cos()).product::<f64>(), 1, (1.5 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().cos()).sqrt()) * 0.25).atan()).atan();
+            k1 += 1;
+            if (a + c > xs[n]) || k1 >= 5 { break c; }
+        };
+        if (acc0 * 0.1).tanh() * a > 0.3 {
+            let mut k4 = 0;
+            loop {
+                acc0 = xs.iter().map(|q| q.cos()).product::<f64>();
+                acc0 -= ((xs[k4] + xs.iter().sum::<f64>() - xs[n].sin()) * 0.1).sin();
+                k4 += 1;
+                if (f64::tanh(a) < 0.0) || k4 >= 2 { break; }
             }
-            if i + 1 < xs.len() {
-                if ((xs[i + 1]).sin()).mul_add(0.5, t1) > -0.24 {
-                    acc += (xs[i + 1] + ((t2).mul_add(0.5, xs[i + 1])).sin()).tanh();
-                } else {
-                    let t4 = ((((1.0 + (xs[i + 1]) * (xs[i + 1])).ln()) * 0.5).exp()).tanh() * 1.5;
-                }
-                let mut t5 = 0.0;
-                for j in 0..2 {
-                    t5 += (xs[i + 1] * (j as f64 + 0.5)).sin();
-                }
-                acc -= ((1.0 + ((t5).sin() - (a).tanh()) * ((t5).sin() - (a).tanh())).ln()).tanh();
-            }
-            acc += (xs[i]).tanh();
-        }
-        acc.sin()
-    }
-    check_p105(seed = 0xfac7fceee007e4a0, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p106(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            let t1 = if a - -0.89_f64 - 0.74_f64 > 0.06 { (((a + xs[i]).cos() * xs[i]).tanh()).tanh() } else { (xs[i]).sin() };
-            acc -= ((a).sin()).tanh();
-            let t2 = (((xs[i] + xs[i]).sin()).tanh()).tanh() * 1.5;
-            acc += ((xs[i]) * ((((a) * 0.5).exp()).tanh())).tanh();
-        }
-        let r = acc;
-        r
-    }
-    check_p106(seed = 0xab929ba1163aab79, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p107(b: f64, xs: &[f64], a: f64, c: f64) -> f64 {
-        let o0: Option<f64> = if c / (2.0 + 0.75_f64.cos()) > -0.1 { Some(a.atan().to_radians()) } else { None };
-        let t2: f64 = match o0 { Some(u1) => f64::tanh(c + xs[2]), None => xs[2].atan() };
-        let flag3 = b.sin() > -0.1;
-        let flag4 = (2.0 + c.sin()).cbrt() > 0.3;
-        let t5 = (1.5 + (xs[3] - c).sin()).powf(f64::cos(b).tanh());
-        let mut acc6 = (1.5 + (xs[2] / (2.0 + 0.9_f64.cos())).cos()).sqrt();
-        let mut k7 = 0;
-        loop {
-            for j in 0..4 {
-                let t8 = (-t2).atan();
-                acc6 /= (2.0 + (a + k7 as f64).cos());
-            }
-            for j in 0..1 {
-                acc6 += (t5.powi(3).mul_add(b / (2.0 + t5.cos()), xs[1] * 0.2) * 0.5).sin();
-            }
-            acc6 += ((k7 as f64 + b.atan()) * 0.25).tanh();
-            k7 += 1;
-            if ((acc6 * 0.05).atan() > t5) || k7 >= 2 { break; }
-        }
-        let mut v9 = vec![0.0; 3];
-        for i in 0..v9.len() {
-            v9[i] = (1.5 + (acc6 * 0.05).sin()).powf(a.powi(2).tanh());
-        }
-        (acc6 * 0.05).atan().sin() + t5 - c.cos()
-    }
-    check_p107(seed = 0x0188f9f135ea6f74, inputs = 7, calls = [], at = |p| (p[0], &p[1..5], p[5], p[6]));
-}
-
-program! {
-    #[differentiable]
-    fn p108(a: f64, b: f64, xs: &[f64]) -> f64 {
-        let mut a = a;
-        let t2: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u0, &w1)| (2.0 + a.hypot(0.6).cos()).recip() * (0.5 * w1)).sum();
-        let t3 = (b * xs[1]).hypot((t2 * 0.5).tanh() * 1.0);
-        let t6: f64 = xs.iter().take(2).map(|&u4| a - (xs[2] + (t3 * 0.5).tanh())).fold(0.0, |s, v| s * 0.5 + v);
-        let t3 = t3 * 0.5 * xs[0];
-        if (t3 * 0.5).atan() * 0.25 < 0.5 {
-            let k7 = (((1.0 + (t3 * 0.5).powi(2)).ln() * 0.5).tanh().abs() * 2.0) as usize % 3;
-            let t8 = match k7 { 0 => (1.25 * xs.iter().sum::<f64>()).tanh().exp_m1(), 1 => (2.0 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().sin()).ln(), _ => 0.75_f64.tanh().to_radians() };
-            let t6 = (t6 * 0.1).atan() * (t2 * 0.5).atan().sin();
-        }
-        let t11: f64 = xs.iter().take(2).map(|&u9| u9.abs() * -(t6 * 0.1)).fold(0.0, |s, v| s * 0.5 + v);
-        a = xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).atan2(1.5 + 0.2_f64.tanh().cos());
-        let k12 = ((t11 * 0.1).sin().tanh().abs() * 2.0) as usize % 3;
-        match k12 {
-            0 => {
-                if xs.iter().map(|q| q * (t2 * 0.5)).sum::<f64>() - b < 0.25 {
-                    let t13 = 2.0_f64.mul_add(xs[3], b);
-                } else {
-                    for i in (0..2).rev() {
-                        let t14: f64 = (1.0 + xs[i].powi(2)).cbrt();
-                        a += ((xs[1] / (1.5 + t14.tanh())).hypot((1.5 + (t2 * 0.5).tanh().cos()).sqrt()) * 0.25).sin();
-                    }
-                }
-            }
-            1 => {
-                let mut w15 = 0;
-                while w15 < 2 {
-                    a *= 0.5 + 0.4 * (w15 as f64).sin();
-                    w15 += 1;
-                }
-            }
-            _ => {
-                let t16 = -(p72(1, (xs[2].sin().exp() * 0.5).sin(), xs.iter().map(|q| q * (t6 * 0.1).tanh()).sum::<f64>().sin()) * 0.5).sin();
-            }
-        }
-        0.5 * (t11 * 0.1) - t6 * 0.1 - (t2 * 0.5).tanh() - (a * 0.1).tanh().sin()
-    }
-    check_p108(seed = 0x5ab0c15186fc6a29, inputs = 6, calls = [p72], at = |p| (p[0], p[1], &p[2..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p109(b: f64, a: f64, c: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = 0.0;
-        for i in 0..4 {
-            acc0 *= 0.8 + 0.2 * b.powi(2).ln_1p().sin();
-        }
-        if (acc0 * 0.1).atan() > 0.7 {
-            if a > 0.25 {
-                let mut acc1 = xs[0];
+        } else if (1.0 + r3.powi(2)).sqrt() > 0.3 {
+            for i in 0..xs.len() {
+                let t5 = ((acc0 * 0.05).sin() * 0.2).mul_add(r3 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>(), c);
+                acc0 += (1.0 + (b * c).powi(2)).cbrt() * 0.25;
             }
         } else {
-            acc0 -= (acc0 * 0.1).tanh();
-            let t2 = if (acc0 * 0.1).tanh().sin() > a || (acc0 * 0.1).tanh() < 0.1 { (xs.iter().map(|q| q * q).sum::<f64>() / (1.5 + c.tanh())).cos().exp() } else { xs[1].powi(3) };
-            if c / (2.0 + xs[3].cos()) > xs[0] {
-                let t3 = (2.0 + (2.0 + ((acc0 * 0.1).sin().exp() * 0.5).cos()).powi(-2).sin()).log2();
-            } else {
-                let t6: f64 = { let v4: Vec<f64> = xs.iter().map(|&u5| (1.0 * c).asinh()).collect(); v4[0] + v4[3] };
+            let mut w6 = 0;
+            while w6 < 3 {
+                acc0 *= (2.0 + xs[w6].cos()).recip().cos();
+                w6 += 1;
             }
         }
-        let mut v7 = vec![0.0; 4];
-        for i in 0..v7.len() {
-            v7[i] = xs[i];
-        }
-        let flag8 = a - xs[3] > 0.1;
-        (acc0 * 0.1).tanh()
+        0.2 * r3 + (acc0 * 0.02).sin()
     }
-    check_p109(seed = 0xf731ee4706055f22, inputs = 7, calls = [], at = |p| (p[0], p[1], p[2], &p[3..7]));
+    check_p185(seed = 0xfc340feae45d1fbc, inputs = 7, calls = [p130], at = |p| (p[0], p[1], p[2], 1, &p[3..7]));
 }
 
 program! {
     #[differentiable]
-    fn p110(b: f64, a: f64) -> f64 {
-        let mut acc0 = (b - b * b) * 0.5;
-        let mut k1 = 0;
-        loop {
-            let t2 = (k1 as f64 * a).hypot(b.max(a));
-            let mut t2 = t2;
-            t2 -= ((acc0 * 0.25).tanh() / (2.0 + (k1 as f64).cos()) - (1.5 + p87(0.5 * (t2 * 0.5), (((acc0 * 0.25).atan() - a) * 0.5).tanh()).cos()).sqrt()) * 0.25;
-            k1 += 1;
-            if ((acc0 * 0.25).sin() + (acc0 * 0.25).tanh() > (acc0 * 0.25).sin()) || k1 >= 2 { break; }
-        }
-        let t3 = (acc0 * 0.25 - acc0 * 0.25).sin();
-        for i in (0..6).step_by(2) {
-            let t4 = (i as f64).tanh().sinh();
-            let t5 = ((acc0 * 0.1).sin() - t4).cos().exp();
-            acc0 *= (0.1_f64 + 0.3).tanh();
-        }
-        t3 + a + 0.5 * a
-    }
-    check_p110(seed = 0xfec1604fbafb452b, inputs = 2, calls = [p87], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p111(b: f64, a: f64, n: usize, c: f64) -> f64 {
-        let t0 = if n == 3 { 0.25 } else { b };
-        let mut acc1 = 1.0;
-        for i in 0..4 {
-            let t2 = c;
-            let t3 = b;
-            acc1 *= (c + c).cos();
-        }
-        if (acc1 * 0.1).atan() / (1.0 + c.powi(2)) > a {
-            acc1 /= (2.0 + c.cos());
-        } else if a * c < -0.4 || a < 0.7 {
-            let t4 = if f64::atan(c) > (acc1 * 0.1).sin() { c } else { 0.25_f64.atan() + (n as f64).cos().exp2() };
-        }
-        (acc1 * 0.1).tanh().sin() + t0.sin()
-    }
-    check_p111(seed = 0x9bf59889033aa4da, inputs = 3, calls = [], at = |p| (p[0], p[1], 3, p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p112(a: f64) -> f64 {
-        let mut acc0 = (a / (1.0 + a * a) * (a + a) * 0.25).tanh();
-        let mut k1 = 0;
-        loop {
-            let mut k2 = 0;
-            loop {
-                let t3 = a;
-                if 1.5 * (acc0 * 0.05).sin() > a {
-                    let t4 = (t3.powi(3) - (acc0 * 0.05).atan() * (acc0 * 0.05)).tanh().exp();
-                }
-                acc0 = (acc0 * 0.05 - (t3 * k2 as f64 * 0.25).tanh()).tanh();
-                k2 += 1;
-                if ((p62(1, (acc0 * 0.05).sin(), (acc0 * 0.05).tanh(), (acc0 * 0.05).atan()) * 0.5).tanh() * (acc0 * 0.05) > t3) || k2 >= 3 { break; }
+    fn p186(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 1..xs.len() {
+            if ((1.0 + (a) * (a)).ln()) * ((a).cos() * a) < -0.13 {
+                continue;
             }
-            acc0 /= (2.0 + ((acc0 * 0.05).tanh() * 0.9).cos());
-            k1 += 1;
-            if ((k1 as f64) < -0.4) || k1 >= 4 { break; }
-        }
-        let mut v5 = vec![0.0; 2];
-        for i in 0..v5.len() {
-            v5[i] = f64::max(0.75, (acc0 * 0.05).tanh().powi(3));
-        }
-        let t6 = v5[1];
-        for i in 0..3 {
-            for j in 0..v5.len() {
-                if (v5[0] * 0.1).tanh().cos().exp() > (v5[(i + 1) % 2] * 0.1).sin() {
-                    acc0 = (acc0 * 0.02).sin() * a / (1.5 + 0.3_f64.hypot((v5[j] * 0.1).sin()).tanh());
-                } else {
-                    if 0.1 > 0.7 {
-                        let t9: f64 = v5[1..2].iter().map(|u7| { let u7 = *u7; (u7 * 0.1).sin().min((v5[1] * 0.1).tanh() * 0.1) }).sum();
-                    } else {
-                        let t10 = ((v5[0] * 0.1).tanh() * v5.iter().map(|q| (q * 0.1) * (q * 0.1)).sum::<f64>() * (1.0 + a.powi(2)).sqrt() * 0.5).tanh();
-                    }
-                }
-                v5[j] -= (f64::tanh((v5[0] * 0.1).tanh().mul_add((v5[i % v5.len()] * 0.1).atan(), v5.iter().map(|q| ((q * 0.1) * 0.75).sin()).sum::<f64>())) * 0.5).atan();
+            if 0.23_f64 > 0.28 {
+                continue;
             }
-            acc0 *= f64::max(t6, i as f64).tanh();
+            let t1 = (a).tanh() * 1.5;
+            acc += ((((0.52_f64).mul_add(0.5, a)) * ((xs[i - 1]).mul_add(0.5, a))).cos() * xs[i - 1]).tanh();
         }
-        t6.sin() + 0.1 * (acc0 * 0.01)
+        acc
     }
-    check_p112(seed = 0x4e1a28d08686f74b, inputs = 1, calls = [p62], at = |p| (p[0]));
+    check_p186(seed = 0x74362cb4dddc9b29, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
 }
 
 program! {
     #[differentiable]
-    fn p113(xs: &[f64], a: f64) -> f64 {
-        let mut acc0 = ((a.cos().exp() - a * a) * 0.5).atan();
+    fn p187(b: f64, a: f64) -> f64 {
+        let mut acc0 = 1.0;
+        for i in 0..1 {
+            acc0 += ((b + (p167(-a) * 0.5).tanh() - (2.0 + 2.0_f64.cos()).powi(-2)) * 0.25).tanh();
+            let mut acc1 = 0.0;
+            acc1 += (a - acc0 * 0.5 + 0.25 * (p167(b) * 0.5)) * 0.25;
+        }
+        if a / (2.0 + b.cos()) > 0.0 {
+            let t2 = if a + acc0 * 0.5 > b { a.powi(3).hypot((1.0 + b.powi(2)).cbrt()) } else { a + (acc0 * 0.5).tanh().cos() };
+            let t3: f64 = (t2 * 0.5).sin();
+            acc0 = f64::min(a * 0.5, 0.9 * (t2 * 0.5).sin());
+            for i in 1..=1 {
+                acc0 = b * (1.5 + a.cos()).sqrt();
+            }
+        } else {
+            for i in 0..2 {
+                let mut k4 = 0;
+                let r5 = loop {
+                    acc0 /= (1.0 + (acc0 * 0.05).sin().powi(2));
+                    acc0 += ((0.1_f64.powi(2).ln_1p() - a.cos().exp()) * 0.5).sin();
+                    k4 += 1;
+                    if (f64::min(acc0 * 0.05, a) < -0.2) || k4 >= 6 { break (-(acc0 * 0.05).sin()).cos().exp2(); }
+                };
+                acc0 = ((acc0 * 0.05).sin() * (a.powi(3) * 0.5)).atan();
+            }
+        }
+        0.25 * (acc0 * 0.05) + 1.5 * b
+    }
+    check_p187(seed = 0x5171d0957599b5fe, inputs = 2, calls = [p167], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p188(a: f64, b: f64) -> f64 {
+        let mut acc0 = (a - a).tanh();
         let mut w1 = 0;
-        while w1 < 4 && (xs[1] / (1.5 + acc0.tanh()) > 0.0) {
-            let t4: f64 = { let v2: Vec<f64> = xs.iter().map(|&u3| xs[w1] / (2.0 + (acc0 * 0.1).tanh().cos()) * (acc0 * 0.1).cos()).collect(); v2[0] + v2[3] };
-            let mut acc5 = (xs[xs.len() - 1 - w1].sin().hypot((acc0 * 0.1).tanh() + 0.9) * 0.5).sin();
-            let mut v6 = vec![0.0; xs.len()];
-            for j in 0..v6.len() {
-                v6[j] = (acc5 - (p3(2, xs[0], (acc0 * 0.1 * 0.5).tanh()) * 0.5).atan()) * (2.0 + acc5.sin()).log10() * 0.5;
+        while w1 < 4 {
+            if w1 == 0 {
+                let o2: Option<f64> = if (acc0 * 0.1).sin().sin().exp_m1() > a { Some((p178((w1 as f64 * 0.5).sin(), (b / (1.0 + a.powi(2)) * 0.5).atan(), (1.5 + (w1 as f64).sin()).log(2.5 + a.cos()), 1) * 0.25).sin()) } else { None };
+                let t4: f64 = if let Some(u3) = o2 { a } else { a / (2.0 + (acc0 * 0.1).cos()) };
+                acc0 += 0.2 * (a * (acc0 * 0.1));
+            } else if w1 % 2 == 0 {
+                acc0 += (acc0 * 0.1).sin() * (b - (acc0 * 0.1).tanh()) * 0.25;
             }
-            let t7 = if xs[w1] + acc5 < -0.1 { 0.2 * w1 as f64 * (1.0 + v6[1].powi(2)).ln() } else { v6[w1].tanh().exp() - (acc0 * 0.1).sin() * 1.0 };
-            acc0 = (acc0 * 0.1).sin() * f64::tanh(a);
+            acc0 = (acc0 * 0.1).sin() * w1 as f64 * (a * 0.1);
             w1 += 1;
         }
-        let t10: f64 = xs.iter().take(2).map(|&u8| (acc0 * 0.1).tanh().atan().sin()).fold(0.0, |s, v| s * 0.5 + v);
-        if (1.5 + xs[0].cos()).sqrt() > 0.1 {
-            let mut w11 = 0;
-            while w11 < 4 && (xs[2] / (1.0 + xs[1] * xs[1]) > t10 * 0.25) {
-                let c12 = |u13: f64| xs[w11];
-                let t14: f64 = c12(a) - 0.5 * c12(-xs.iter().map(|q| q.cos()).product::<f64>());
-                acc0 += ((1.5 + xs[xs.len() - 1 - w11].sin()).log(2.5 + (t10 * 0.25).atan().cos()).min(1.5 / (1.0 + 0.25_f64.powi(2))) * 0.5).tanh();
-                w11 += 1;
-            }
-        }
-        (t10 * 0.25).sin().cos() + 0.3 * (acc0 * 0.1).atan() + 0.5 * (t10 * 0.25)
-    }
-    check_p113(seed = 0x6dfb71279e314a4f, inputs = 5, calls = [p3], at = |p| (&p[0..4], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p114(b: f64, a: f64) -> f64 {
-        let mut acc0 = ((b.cos().exp2() - b.atan2(1.5 + b.cos())) * 0.5).sin();
-        let t1 = if a.mul_add(b, acc0) > 0.1 { (a * 2.0).tanh().exp2() } else { acc0 };
-        acc0 = (0.5 * 0.5_f64.mul_add(b, 0.6).tanh()).atanh();
-        acc0 += ((t1 * 0.5).tanh().powi(2) - acc0) * 0.5;
-        if f64::sin(a) < -0.1 {
-            let t3 = { let u2 = ((t1 + a) * (acc0 * 0.5).tanh().sin() * 0.25).sin(); ((acc0 * 0.5).atan() / (1.5 + (acc0 * 0.5).tanh())).tanh() };
-            return ((p93(2, ((b - (acc0 * 0.5).atan()) * 0.5).sin(), 0.25 + 0.2, (acc0 * 0.5).tanh().powi(3)) * 0.5).atan() * a).max(f64::tanh(acc0 * 0.5));
-        }
-        t1 + (acc0 * 0.5).tanh() + 0.5 * 0.9
-    }
-    check_p114(seed = 0x122bd5cf40394020, inputs = 2, calls = [p93], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p115(a: f64, b: f64) -> f64 {
-        let mut v0 = vec![0.0; 4];
-        for i in 0..v0.len() {
-            v0[i] = (p65(a.atan2(1.5 + a.cos()), a.min(a)) / (2.0 + 1.5_f64.cos()) * (b + a) * 0.25).atan();
-            if i > 0 {
-                v0[i] += v0[i - 1] * ((0.25 - a) * 0.5).atan();
-            }
-        }
-        let t3: f64 = v0.iter().take(2).map(|&u1| b * b + ((v0[1] * 0.1).atan() - (v0[3] * 0.1).sin())).fold(0.0, |s, v| s * 0.5 + v);
-        let mut acc4 = 0.5;
-        for i in 0..v0.len() {
-            let mut acc5 = 1.0;
-            let t6 = ((v0.iter().enumerate().map(|(k, q)| (q * 0.1) * k as f64).sum::<f64>() * 0.5).atan() - v0[i] * 0.1).cos();
-            acc5 += f64::cos(v0[v0.len() - 1 - i] * 0.1) * 0.25;
-            let t9: f64 = v0.iter().zip(v0.iter().skip(1)).map(|(&u7, &w8)| (u7 * 0.1).tanh().atan2(1.5 + t6.cos()) - a.sin().exp() * (0.5 * w8)).sum();
-            acc5 /= (1.0 + (0.2 * a).powi(2));
-        }
-        let t10 = if (t3 * 0.01).mul_add(v0[1] * 0.1, (v0[0] * 0.1).sin()) < 0.3 { a.powi(3).sin() } else { (1.5 + 1.25_f64.cos()).sqrt() };
-        let mut t10 = t10;
-        for i in 1..=1 {
-            t10 -= (i as f64 * 0.5).atan();
-            t10 = (((t10 * 0.25).sin() - b) * b * 0.5).sin();
-        }
-        (t10 * 0.25).sin().cos() + (t3 * 0.01).atan() + b.cos() + 0.5 * a
-    }
-    check_p115(seed = 0x16ce611b86262486, inputs = 2, calls = [p65], at = |p| (p[0], p[1]),
-        params = ["b"] at [1]);
-}
-
-program! {
-    #[differentiable]
-    fn p116(a: f64, c: f64, b: f64) -> f64 {
-        let t0 = c.sin().exp2() * 0.75_f64.powi(2).ln_1p() + a.powi(2);
-        let c = c + c;
-        let t1 = if (t0 * 0.5).tanh() > 0.7 || t0 * 0.5 < -0.1 { (1.5 + a.cos()).sqrt() + 0.2_f64.mul_add((c * 0.5).tanh(), 0.2) } else { 1.5_f64.cos().exp() + (1.0 + 0.75_f64.powi(2)).ln() };
-        let mut acc2 = 0.5;
-        if (t1 * 0.5).sin() * a < 0.1 {
-            acc2 *= 1.0 + (0.2 * (c * 0.5)).tanh();
+        let t5 = (1.5 + (-b + 0.1).cos()).sqrt();
+        let flag6 = a + 0.5 > 0.25;
+        let o7: Option<f64> = if t5.tanh() < -0.1 { Some(1.5 * 0.2 - 1.5 * b) } else { None };
+        let t9: f64 = if let Some(u8) = o7 { (t5 * a).atan2(1.5 + t5.hypot(u8).cos()) } else { 0.75_f64 };
+        if !flag6 {
+            let mut acc10 = t9;
         } else {
-            for i in 0..3 {
-                let t3 = if i > 1 { (1.0 + (1.5 + a.cos()).sqrt().powi(2)).cbrt() } else { (acc2 * 0.25 - (t1 * 0.5).tanh()).atan2(1.5 + (0.3 * (t1 * 0.5).tanh()).cos()) };
-                acc2 = ((-t3).mul_add(-1.0, -(t0 * 0.5).sin()) * 0.5).atan();
-            }
-        }
-        0.75 * (acc2 * 0.25).atan() + 0.25 * (t1 * 0.5).tanh() + (c * 0.5).tanh() + (t0 * 0.5).tanh().sin() + b.tanh()
-    }
-    check_p116(seed = 0x973f051d816e0e7f, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p117(b: f64, a: f64, n: usize) -> f64 {
-        let t0 = n as f64 * 0.1;
-        let mut acc1 = (t0.atan2(1.5 + t0.cos()).max(b.hypot(n as f64)) * 0.5).atan();
-        let mut k2 = 0;
-        loop {
-            if (p78(3, (acc1 * 0.25).atan() * t0, t0) * 0.25).max(a) > t0 {
-                let t3: f64 = b.sin();
-            }
-            acc1 = a.abs() + 0.2;
-            k2 += 1;
-            if (a - a > -0.4) || k2 >= 3 { break; }
-        }
-        (acc1 * 0.25).tanh() + t0.cos() - b
-    }
-    check_p117(seed = 0xa57a3378bf67667d, inputs = 2, calls = [p78], at = |p| (p[0], p[1], 2));
-}
-
-#[differentiable]
-fn p118_h0(y: &mut [f64], s: f64) {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * -0.5).tanh();
-    }
-    y[0] = (y[0] * 0.5 + s).sin();
-}
-#[differentiable]
-fn p118_h1(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.6
-}
-#[differentiable]
-fn p118_h2(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).tanh() * 0.6;
-    }
-}
-#[differentiable]
-fn p118_h3(y: &mut [f64], x: &[f64], s: f64) {
-    p118_h0(y, s);
-    p118_h2(s * 0.5, &x[1..], y);
-}
-program! {
-    #[differentiable]
-    fn p118(a: f64, ys: &mut [f64], xs: &[f64]) -> f64 {
-        let mut buf1 = vec![0.75; 3];
-        p118_h0(&mut buf1, a);
-        p118_h0(&mut buf1, a * -0.5);
-        let t2 = buf1[0] + buf1[2] * 0.3;
-        let s3 = &xs[0..=4];
-        let t4 = (s3[2] * t2.tanh() + s3[3]).sin() + s3[s3.len() - 1] * 0.6;
-        let t5 = p118_h1(xs, t2.tanh());
-        p118_h3(ys, &xs[..5], t4.tanh() * -0.5);
-        let t6 = ys[1] * 0.25;
-        let mut arr7 = [0.25_f64; 3];
-        arr7[0] = t4.tanh();
-        arr7[1] = xs[4] * 0.3;
-        let t8 = arr7[2] * arr7[2];
-        t8 + t6 + t5 + t4 + t2 + ys[2] + a * 0.3
-    }
-    check_p118(seed = 0xb73599a5bfc39d61, inputs = 11, calls = [], at = |p| (p[0], &mut p[1..4].to_vec(), &p[4..11]));
-}
-
-program! {
-    #[differentiable]
-    fn p119(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = x[[2, 0]];
-        let t2 = v + &(v + v);
-        let t3 = (v.dot(x) * 0.3).dot(&(-x.mapv(f64::sin))) * 0.3;
-        t3.dot(&t3) * 0.1 + t2.dot(&t2) * 0.1 + t1
-    }
-    check_p119(seed = 0x0fd72e01837c6c06, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1),
-        params = ["x"] at [0, 1, 2, 3, 4, 5, 6, 7, 8]);
-}
-
-program! {
-    #[differentiable]
-    fn p120(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        let mut carried = 0.5;
-        for i in 1..xs.len() {
-            let t1 = ((1.0 + (a) * (a)).ln()).tanh() * 1.5;
-            let t2 = if (1.0 + ((xs[i]) * (t1)) * ((xs[i]) * (t1))).ln() > -0.12 { ((a).tanh()).tanh() } else { xs[i] };
-            acc += ((a + t1).sin()).tanh();
-            carried = carried * 0.5 + ((a).cos() * 0.48_f64).tanh();
-            acc += carried;
-        }
-        acc.sin()
-    }
-    check_p120(seed = 0xef76971fbbbcd19e, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p121(c: f64, xs: &[f64], b: f64, a: f64) -> f64 {
-        let t0 = xs[2] / (2.0 + xs.iter().map(|q| q * a).sum::<f64>().cos());
-        let mut acc1 = 0.5;
-        if b * 1.5 < 0.7 {
-            return a;
-        }
-        if a.abs() > -0.4 {
-            let mut v2: Vec<f64> = Vec::new();
-            v2.push(((t0.tanh().exp() + t0 * 0.3) * 0.5).atan());
-            v2.push((xs[2] - b).min(a.hypot(xs[1])));
-            let t3 = v2[0] * 0.5 + v2[1];
-            if xs[3] * 0.75 > 0.5 || xs[0] < -0.2 {
-                let t4 = (f64::sin(t0) * xs[2]).sin().exp2();
-            } else if xs[2] + b < 0.1 {
-                acc1 = (((1.5 + (t3 * 0.5).sin().sin()).powf(c.tanh()) - f64::tanh(b)) * 0.5).atan();
-            }
-        } else {
-            for q5 in xs.iter() {
-                let t6 = if b.atan() > 0.7 { (t0 - 0.75).asinh() } else { (xs.iter().sum::<f64>() - *q5) / (1.0 + (t0 * t0).powi(2)) };
-                acc1 += c;
-            }
-        }
-        acc1 * 0.1 + a.tanh() + b + c
-    }
-    check_p121(seed = 0x1854f3320ee01a36, inputs = 7, calls = [], at = |p| (p[0], &p[1..5], p[5], p[6]));
-}
-
-#[differentiable]
-fn p122_h0(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.5).tanh();
-    }
-    acc * 0.5 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p122_h1(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * -0.5;
-    t + p122_h0(&v[1..], s * 0.25) + p122_h0(v, s).tanh()
-}
-#[differentiable]
-fn p122_h2(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).tanh();
-    r[1] = v[1] * 0.5;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-program! {
-    #[differentiable]
-    fn p122(b: f64, a: f64, xs: &[f64]) -> f64 {
-        let s1 = &xs[0..=3];
-        let t2 = (s1[3] * b * 0.3 + s1[0]).sin() + s1[s1.len() - 1] * 0.75;
-        let t3 = p122_h1(xs, b * 0.6).sin();
-        let s4 = &s1[..];
-        let t5 = (s4[1] * t3.tanh() + s4[3]).sin() + s4[s4.len() - 1] * 0.3;
-        let t6 = p122_h1(&s1[1..], t2.tanh());
-        let t7 = p122_h1(&s4[1..], a).sin();
-        let arr8 = p122_h2(&xs[0..=3], t5.tanh());
-        let t9 = arr8[1] * arr8[0];
-        let s10 = &s1[..3];
-        let t11 = (s10[1] * a + s10[0]).sin() + s10[s10.len() - 1] * 0.6;
-        t11 + t9 + t7 + t6 + t5 + a * 0.3
-    }
-    check_p122(seed = 0xf59c1b439cf0b2f9, inputs = 8, calls = [], at = |p| (p[0], p[1], &p[2..8]));
-}
-
-program! {
-    #[differentiable]
-    fn p123(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = (x + x).row(2).to_owned();
-        let t2 = (v + x).mapv(|q| q * q * 0.5 - q);
-        let t3 = (v.mean().unwrap()) - &((s) - v);
-        let t4 = &(t2.dot(v) * 0.3) / &(t3.dot(&t2) * 0.3).mapv(|q| q * q + 1.0);
-        t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1 + t2.sum() * 0.2
-    }
-    check_p123(seed = 0x4fa44c5fa2497aa7, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2),
-        params = ["x"] at [0, 1, 2, 3, 4, 5, 6, 7, 8]);
-}
-
-#[differentiable]
-fn p124_h0(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.3).sin();
-    }
-    acc * 0.3 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p124_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).tanh() * -0.5;
-    }
-}
-program! {
-    #[differentiable]
-    fn p124(a: f64, xs: &[f64], b: f64) -> f64 {
-        let s1 = &xs[4..=5];
-        let t2 = (s1[0] * b * 0.25 + s1[0]).sin() + s1[s1.len() - 1] * 0.3;
-        let t3 = p124_h0(&s1[1..], b);
-        let s4 = &s1[..];
-        let t5 = (s4[0] * t2.tanh() + s4[0]).sin() + s4[s4.len() - 1] * 0.75;
-        let mut buf6 = vec![0.0; 2];
-        for i in 0..2 {
-            buf6[i] = xs[i + 2] * b;
-        }
-        p124_h1(t5.tanh(), xs, &mut buf6);
-        let t7 = buf6[0] + buf6[1] * 0.6;
-        t7 + t5 + t3 + t2 + a * 0.3
-    }
-    check_p124(seed = 0x251d2e3262b8b861, inputs = 8, calls = [], at = |p| (p[0], &p[1..7], p[7]));
-}
-
-#[differentiable]
-fn p125_h0(y: &mut [f64], s: f64) -> f64 {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.25 + (y[i] * s).sin() * 0.25;
-    }
-    y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p125_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).cos() * 1.5;
-    }
-}
-#[differentiable]
-fn p125_h2(y: &mut [f64], x: &[f64], s: f64) {
-    let _ = p125_h0(y, s);
-    p125_h1(s * 0.6, &x[1..], y);
-}
-#[differentiable]
-fn p125_h3(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.6).cos();
-    }
-    acc * -0.5 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p125_h4(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.3;
-    t + p125_h3(&v[1..], s * 0.5) + p125_h3(v, s).sin()
-}
-program! {
-    #[differentiable]
-    fn p125(xs: &[f64], a: f64) -> f64 {
-        let mut buf1 = vec![0.0; 4];
-        for i in 0..4 {
-            buf1[i] = xs[i + 2] * a * 0.3;
-        }
-        p125_h2(&mut buf1, &xs[..], a);
-        let t2 = buf1[0] + buf1[3] * 0.3;
-        let mut arr3 = [-0.5_f64; 3];
-        arr3[2] = t2.tanh();
-        arr3[0] = xs[5] * 0.25;
-        arr3[1] = (t2.tanh()).sin();
-        let t4 = arr3[1] * arr3[0];
-        let mut buf5 = vec![1.5; 3];
-        let t6 = p125_h0(&mut buf5, t2.tanh()).tanh();
-        let t7 = buf5[0] + buf5[2] * -0.5;
-        let t8 = p125_h4(&xs[..], a);
-        let t9 = p125_h4(xs, a).sin();
-        let t10 = p125_h4(&xs[..5], t8.tanh() * 0.25);
-        let t11 = p125_h4(&xs[3..=5], t9.tanh() * 0.25).sin();
-        t11 + t10 + t9 + t8 + t7 + a * 0.3
-    }
-    check_p125(seed = 0x5e9652e493057a20, inputs = 8, calls = [], at = |p| (&p[0..7], p[7]));
-}
-
-program! {
-    #[differentiable]
-    fn p126(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = x.to_owned();
-        let mut t2 = (v.dot(x) * 0.3).dot(&(v + x)) * 0.3;
-        if n % 2 == 0 {
-            t2 = ((x * (s)).mapv(f64::tanh)).mean_axis(Axis(1)).unwrap();
-        }
-        let mut t3 = (v.sum().sin()) * &(x.cos());
-        if n % 3 == 0 {
-            t3 = t1.to_owned();
-        }
-        let t4 = t3[[0, 2]];
-        t4 + t3.sum() * 0.2 + t2.dot(&t2) * 0.1
-    }
-    check_p126(seed = 0x07c0915be92c73a3, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1),
-        params = ["s", "v"] at [12, 9, 10, 11]);
-}
-
-program! {
-    #[differentiable]
-    fn p127(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (((a).tanh()).sin() + xs[3]).tanh();
-        let t2 = ((a + t1).cos() * t1 + xs[2]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            extra = extra + (t1).tanh() - (t2).tanh();
-            extra = extra + ((t2).cos() * a + (t1).cos() * a).tanh() - (xs[i]).tanh();
-            if i + 1 < xs.len() {
-                if ((t2) * 0.5).exp() - t2 < -0.42 {
-                    break;
-                }
-                if xs[i] < -0.39 {
-                    continue;
-                }
-                acc += ((1.0 + (t1) * (t1)).ln()).tanh();
-            }
-            acc = acc + ((t1) * (t2) + (-0.32_f64).sin() - ((xs[i]).cos() * t1).tanh()).tanh() - (((((xs[i]) * 0.5).exp()).sin()) * (((xs[i]).cos() * t2).cos() * xs[i])).tanh();
-        }
-        acc.sin()
-    }
-    check_p127(seed = 0xfe93a81c393090c0, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p128(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (0.69_f64 + (a) * (a) + xs[1]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        let mut carried = 0.5;
-        for i in 0..xs.len() {
-            let mut t2 = 0.0;
-            for j in 0..2 {
-                t2 += (a - (xs[i]) * (xs[i]) * (j as f64 + 0.5)).sin();
-            }
-            let t3 = (((-0.63_f64) * 0.5).exp()).tanh() * 1.5;
-            if i + 1 < xs.len() {
-                if xs[i + 1] < 0.46 {
-                    let t4 = (((xs[i + 1] - xs[i]).tanh()).mul_add(0.5, xs[i])).tanh() * 1.5;
-                    acc += (a).tanh();
-                } else {
-                    extra += (((xs[i + 1]) * (t3)).sin()).tanh();
-                }
-                extra += ((t3).tanh() + a - 0.01_f64 + ((t3) * 0.5).exp()).tanh();
-                acc = acc + ((((xs[i + 1]) * 0.5).exp()).mul_add(0.5, xs[i]) + ((t3) * 0.5).exp()).tanh() - (xs[i + 1]).tanh();
-            }
-            acc += (((((xs[i]).sin()) * 0.5).exp()) * (xs[i] + xs[i])).tanh();
-            carried = carried * 0.5 + (xs[i]).tanh();
-            acc += carried;
-        }
-        acc
-    }
-    check_p128(seed = 0xf4d96905fc7137fc, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p129(c: f64, xs: &[f64], a: f64, b: f64) -> f64 {
-        let b = b - b;
-        let mut acc0 = 0.5;
-        if (1.5 + c.sin()).log(2.5 + xs[1].cos()) < 0.1 {
-            let t1 = xs[3] * 0.5;
-            let o2: Option<f64> = if b * 0.5 < -0.2 { Some(((b * 0.5).tanh().mul_add(b * 0.5, t1) + c.cos().exp()) * 0.25) } else { None };
-            let t4: f64 = match o2 { Some(u3) => (a / (1.0 + a.powi(2))).sin(), None => a };
-        } else {
-            let c = c - c.sin();
-            acc0 -= a;
-            let t5 = (xs.iter().sum::<f64>() * (c * 0.5).tanh()).hypot(p114(2.0_f64.tanh(), (p93(2, xs[0] * (c * 0.5) * 0.25, ((b * 0.5).abs() * 0.5).tanh(), (b * 0.5).sin() - (b * 0.5).sin()) * 0.5).sin() * 0.9) * 0.5);
-        }
-        let t6 = a / (1.5 + 0.5_f64.tanh()) * (b * 0.5 * a);
-        let t7: f64 = acc0.min((t6 * 0.1).tanh());
-        acc0 *= a.asinh().tanh();
-        2.0 * t7 + (t6 * 0.1).sin() + (acc0 * 0.5).sin() + (b * 0.5).sin().tanh()
-    }
-    check_p129(seed = 0x59aea546439d5610, inputs = 7, calls = [p93, p114], at = |p| (p[0], &p[1..5], p[5], p[6]));
-}
-
-program! {
-    #[differentiable]
-    fn p130(a: f64) -> f64 {
-        let t0 = (p115((0.6_f64.tanh().exp() * 0.5).atan(), ((a + a) * 0.5).atan()) * 0.5).atan() + a;
-        let mut acc1 = a;
-        if 0.3 * acc1 < 0.5 {
-            let mut acc2 = 0.5;
-        } else if a * acc1 > 0.1 {
-            let mut w3 = 0;
-            while w3 < 1 {
-                if acc1 * 0.5 > (acc1 * 0.5).atan() && (acc1 * 0.5).tanh() < 0.7 {
-                    if a.atan2(1.5 + 0.2_f64.cos()) > t0 * 0.5 {
-                        let t4 = if (t0 * 0.5).tanh() - (t0 * 0.5).atan() > 0.5 { a } else { w3 as f64 * (acc1 * 0.5).tanh() + (a - (acc1 * 0.5).atan()) };
-                    } else if -(t0 * 0.5).atan() > -0.1 {
-                        for j in 0..4 {
-                            let mut acc5 = (2.0 + (t0 * 0.5).atan().sin()).log2();
-                            acc1 += (acc5 + (t0 * 0.5).tanh()) * 0.2;
-                        }
-                    } else {
-                        let t6 = if (acc1 * 0.1).tanh() + t0 * 0.5 < -0.2 { (a + acc1 * 0.1) * -(p93(2, a.powi(3) * 0.5, (t0 * 0.5).atan(), (((t0 * 0.5).sin() - (t0 * 0.5).atan()) * 0.5).sin()) * 0.5).atan() } else { f64::sin(a.powi(3)) };
-                    }
-                } else if a + (acc1 * 0.1).tanh() < 0.5 || (t0 * 0.5).sin() < 0.25 {
-                    let t7 = 0.25 * (1.0 + a.tanh().cosh().powi(2)).sqrt();
-                }
-                acc1 += (1.25 / (1.5 + a.tanh()) * 0.5).tanh();
-                w3 += 1;
-            }
-            acc1 *= a.powi(2).cos();
-        }
-        let t8 = (0.5 * (acc1 * 0.05).sin().abs().tanh()).atanh();
-        if (1.5 + a.sin()).powf((acc1 * 0.05).sin().tanh()) > 0.0 || a < 0.0 {
-            if (acc1 * 0.05).tanh() > t8 {
-                return (t0 * 0.5).sin();
-            }
-        } else {
-            let t9 = (t0 * 0.5).tanh().atan2(1.5 + (t0 * 0.5).atan().cos()).powi(2).ln_1p();
-        }
-        0.9 * t8 + (acc1 * 0.05).sin() + (t0 * 0.5).tanh() + 1.25 * a + 0.5 * (acc1 * 0.05)
-    }
-    check_p130(seed = 0xf3009f2cbdd0248f, inputs = 1, calls = [p93, p115], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p131(c: f64, b: f64, a: f64) -> f64 {
-        let t0 = a / (1.0 + 1.25_f64.powi(2));
-        let mut acc1 = 0.5;
-        for i in 0..1 {
-            let a = a * a.min(t0);
-            acc1 += (f64::sin(t0) * 0.5).atan();
-        }
-        (acc1 * 0.5).sin().tanh() + t0 + a.tanh() + b.tanh() + c
-    }
-    check_p131(seed = 0x1723bb41e32136d9, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p132(a: f64) -> f64 {
-        let mut acc0 = 1.0;
-        let t1 = a / (1.0 + 0.3_f64.powi(2));
-        if t1 > 0.3 {
-            let a = a * (t1 / (2.0 + a.cos()));
-            let t2 = (2.0 + (a * 0.1).tanh().sin()).ln();
-            for i in 1..=1 {
-                if t1 < 0.25 {
-                    continue;
-                }
-                acc0 = t2;
-            }
-        }
-        let mut v3: Vec<f64> = Vec::new();
-        v3.push(((a * a + a) * 0.5).atan());
-        v3.push((0.5 * (acc0 * 0.5).atan().tanh()).asin());
-        let t4 = v3[0] * 0.5 + v3[1];
-        for i in 0..4 {
-            acc0 = t4;
-        }
-        t4.cos() + t1 + 0.5 * (acc0 * 0.1).tanh()
-    }
-    check_p132(seed = 0xf5af19c863d9ab58, inputs = 1, calls = [], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p133(a: f64, n: usize) -> f64 {
-        let mut v0: Vec<f64> = Vec::new();
-        v0.push(((a.max(n as f64) + a * (p99((n as f64 * 0.5).tanh().powi(3), (a - n as f64) * 0.25) * 0.5).sin()) * 0.5).sin());
-        v0.push((n as f64).cos().sin());
-        let t1 = v0[0] * 0.5 + v0[1];
-        let mut acc2 = 0.5;
-        for i in 0..1 {
-            for j in 0..n {
-                if n % 2 == 0 {
-                    if (1.0 + t1.powi(2)).sqrt() > 0.5 {
-                        for l in 1..=3 {
-                            if n < 1 {
-                                if (1.0 + a.powi(2)).sqrt() < -0.2 {
-                                    if n > 2 {
-                                        if (f64::tanh(p78(3, n as f64 * i as f64 * 0.5, a / (1.0 + a.powi(2)) * 0.5) * 0.25)) < -0.2 {
-                                            let t3 = if (i as f64 + t1) < 0.7 { t1.atan() } else { 0.3 };
-                                        } else if t1.abs() > 0.3 {
-                                            if t1 > 0.0 {
-                                                let o4: Option<f64> = if f64::min(t1, a) < -0.1 { Some(t1) } else { None };
-                                                let t6: f64 = if let Some(u5) = o4 { a } else { (l as f64 / (1.0 + a * a) * 0.25).sin() };
-                                            }
-                                        } else {
-                                            let t7 = if a.cos().exp() < 0.1 || a < 0.25 { t1 } else { (a + a).sin() };
-                                        }
-                                    }
-                                } else {
-                                    if n % 2 == 0 {
-                                        continue;
-                                    }
-                                }
-                            }
-                            acc2 = t1;
-                        }
-                    } else if (acc2 * 0.1).tanh() > (acc2 * 0.1).atan() {
-                        let t8 = (-1.25_f64).min(a);
-                    }
-                }
-                acc2 *= 0.8 + 0.2 * 1.25_f64.sin();
-            }
-            acc2 = a;
-        }
-        for i in 0..2 {
-            let o9: Option<f64> = if n == 1 { Some(t1) } else { None };
-            let t11: f64 = if let Some(u10) = o9 { a } else { f64::min(acc2 * 0.02, i as f64) };
-            acc2 += t11.sin() * 0.5;
-        }
-        (acc2 * 0.02).sin().tanh() - t1 + 0.5 * a
-    }
-    check_p133(seed = 0xcaec9d7bf5e02880, inputs = 1, calls = [p78, p99], at = |p| (p[0], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p134(a: f64, b: f64) -> f64 {
-        let mut acc0 = a.min(b).clamp(-0.75, 0.75);
-        let mut k1 = 0;
-        loop {
-            let t2 = (k1 as f64).tanh().exp().sin() + (b * 0.6 - ((acc0 * 0.1).atan() - b));
-            if ((1.0 + (p62(1, (p64((1.5_f64.cos().exp_m1() * 0.5).sin(), (acc0 * 0.1).sin(), (k1 as f64 * 0.25).atan()) * 0.25).atan().powi(2) * 0.5, (t2 * 0.5 * 0.5).tanh(), b.max(b)) * 0.5).tanh().powi(2)).sqrt()) > -0.1 {
-                if k1 == 2 {
-                    if ((k1 as f64).to_radians()) < 0.25 {
-                        let t3 = (b + (acc0 * 0.1).atan() + b).mul_add((acc0 * 0.1).tanh().atan() - 1.5 / (1.0 + b * b), b);
-                    }
-                } else {
-                    let t4: f64 = (((t2 * 0.5).sin() - b) * b).cos();
-                }
-            } else {
-                acc0 -= ((b.asinh() + f64::max(b, (acc0 * 0.1).tanh())) * 0.25).tanh();
-            }
-            acc0 = 0.2 * (acc0 * 0.1) - -(t2 * 0.5).atan();
-            k1 += 1;
-            if ((b - k1 as f64) > a) || k1 >= 5 { break; }
-        }
-        let flag5 = (0.5 * b.tanh()).atanh() > -0.4;
-        let t6 = a * b;
-        for i in (0..2).rev() {
-            let b = b * (acc0 * 0.1).sin();
-            acc0 = (a - a).cos();
-        }
-        match ((t6 * 0.5).atan().abs() * 2.0) as usize % 3 {
-            0 | 1 => {
-                let acc0 = (acc0 * 0.1).atan() - (acc0 * 0.1).sin() * a;
-            }
-            _ => {
-                let t7 = (b + a) * t6.tanh() - (t6.powi(3) - b * 0.3);
-            }
-        }
-        1.25 * t6 + 0.75 * (acc0 * 0.1).atan() + a.sin()
-    }
-    check_p134(seed = 0x8f2dbc60cc3c8758, inputs = 2, calls = [p62, p64], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p135(a: f64, b: f64, n: usize, c: f64) -> f64 {
-        let mut acc0 = (a.tanh() / (1.0 + b.powi(2).powi(2)) * 0.5).atan();
-        if n < 1 {
-            if n % 2 == 0 {
-                let c = c + b * 0.3;
-                let t1: f64 = acc0;
-            } else {
-                acc0 *= 1.0 + (c * 0.1).tanh();
-            }
-        } else {
-            for i in (0..2).rev() {
-                for j in 1..=3 {
-                    let t2 = (acc0 * 0.1).tanh().powi(3);
-                    acc0 = ((acc0 * 0.1).sin() - b).atan();
-                }
-                acc0 = ((acc0 * 0.1).tanh() - 0.25 * a).sin();
-            }
-        }
-        let t3 = (0.6 * b.powi(3)).mul_add(0.25, (2.0 + (n as f64).sin()).log10());
-        acc0 -= (b.tanh() * 0.5).atan();
-        let o4: Option<f64> = if (acc0 * 0.1).sin().powi(2).ln_1p() > 0.0 { Some(1.25_f64) } else { None };
-        let t6: f64 = if let Some(u5) = o4 { c.tanh().exp() + t3 } else { ((c + t3) * 0.5).atan() };
-        let t7 = c;
-        for i in 0..2 {
-            let t8 = if (1.5 + (p110(0.1 * 0.9, 1.25 * (t6 * 0.5) * 0.5) * 0.5).sin()).powf((p134((acc0 * 0.05).sin(), (t6 * 0.5 * 0.5).sin().powi(3)) * 0.5).tanh().tanh()) > -0.4 || (acc0 * 0.05).tanh() < -0.4 { (acc0 * 0.05).tanh().atan2(1.5 + c.cos()) * (c - (acc0 * 0.05).sin()) } else { (a + 0.5) * (acc0 * 0.05).atan().sin() };
-            acc0 *= (t6 * 0.5).tanh().to_radians().tanh();
-        }
-        t7 - (t6 * 0.5).cos() - t3.tanh() - (acc0 * 0.02).tanh() - c
-    }
-    check_p135(seed = 0x9f1bf8a33a4eb7a1, inputs = 3, calls = [p110, p134], at = |p| (p[0], p[1], 1, p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p136(b: f64, c: f64, a: f64) -> f64 {
-        let t1 = { let u0 = ((b - b) * c.atan() * 0.5).sin(); u0 / (1.5 + 1.25_f64.tanh()) };
-        let a = a - a.atan();
-        let mut acc2 = ((c + b) / (2.0 + 0.25_f64.sin().cos()) * 0.5).sin();
-        for i in (0..8).step_by(2) {
-            acc2 = (a * 0.5).atan();
-            acc2 = (f64::min(t1, t1) * ((a * 0.5).atan() / (1.5 + (i as f64).tanh())) * 0.25).sin();
-        }
-        (a * 0.5).cos() + t1 - 0.6 * b + 0.5 * (a * 0.5).atan()
-    }
-    check_p136(seed = 0x6c0e2af23c0ec1bd, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p137(a: f64, b: f64) -> f64 {
-        let t0 = (2.0 + b.abs().cos()).recip();
-        let a = a + b;
-        let mut acc1 = 0.5;
-        let t2 = if (a * 0.5).atan() - 0.5 < -0.1 { t0 } else { b * t0 * t0.sin() };
-        1.25 * t2 + 1.0 * (a * 0.5).tanh() + 0.1 * t0
-    }
-    check_p137(seed = 0x8d1c47bb3e9016b0, inputs = 2, calls = [], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p138(b: f64, a: f64, c: f64) -> f64 {
-        let t0 = if a > 0.3 { f64::max((p132(a) * 0.5).sin(), 0.3).atan() } else { (a - b).cos().exp() };
-        let mut acc1 = (c * t0 / (1.0 + (c + 1.0).powi(2)) * 0.25).sin();
-        if (1.5 + c.sin()).powf(acc1.tanh()) < -0.1 {
-            let t2 = match (c.min(c).abs() * 2.0) as usize % 3 { 0 => t0, 1 => (f64::sin(a) / (1.5 + (1.0 + t0.powi(2)).ln().tanh()) * 0.5).sin(), _ => a };
-            let mut acc3 = 0.5;
-        } else if (p117(-acc1, a, 2) * 0.5).sin() > t0 && b < 0.3 {
-            let t4 = c.mul_add(c, b) * (a * acc1);
-        } else {
-            let mut acc5 = (t0 + t0).clamp(-0.75, 0.75);
-        }
-        acc1 *= c.min(c).cos();
-        acc1 /= (1.0 + 0.25_f64.powi(2));
-        acc1 *= acc1.tanh();
-        let t6 = (b * a).max(c - a);
-        t6 + (acc1 * 0.5).tanh() + 2.0 * t0 - 0.75 * c + b
-    }
-    check_p138(seed = 0x02d79deb25dccc37, inputs = 3, calls = [p117, p132], at = |p| (p[0], p[1], p[2]),
-        params = ["a"] at [1]);
-}
-
-program! {
-    #[differentiable]
-    fn p139(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (a + xs[0]).tanh();
-        let t2 = ((t1).cos() * a + xs[3]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            let t3 = ((((xs[i]).sin()).cos() * t2) * ((a).mul_add(0.5, xs[i]) - (t1) * (xs[i]))).tanh() * 1.5;
-            extra -= ((t1 + xs[i]).cos() * xs[i] + (xs[i]).sin() + xs[i]).tanh();
-            acc += (xs[i]).tanh();
-            if i + 1 < xs.len() {
-                let mut t4 = 0.0;
-                for j in 0..2 {
-                    t4 += ((xs[i]).mul_add(0.5, xs[i + 1]) + (a).tanh() * (j as f64 + 0.5)).sin();
-                }
-                acc = acc + ((1.0 + (xs[i]) * (xs[i])).ln()).tanh() - (xs[i]).tanh();
-            }
-            acc = acc + (((xs[i]).cos() * a).sin()).tanh() - (a).tanh();
-        }
-        acc.sin()
-    }
-    check_p139(seed = 0xd8023415ec349299, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p140(a: f64, b: f64) -> f64 {
-        let t0 = (b * b).max(0.75_f64.sin()).tanh();
-        let t1 = (1.5 + (t0 / (1.5 + (p131(t0, a, a) * 0.25).atan().tanh()) - 1.5 * a).cos()).sqrt();
-        let t2 = (1.0 + t1.powi(3).powi(2)).sqrt() * (1.5 + t0.cos().exp_m1().sin()).log(2.5 + t1.mul_add(a, t1).cos());
-        let mut acc3 = b.powi(3).tanh();
-        let mut w4 = 0;
-        while w4 < 1 && (t1 / (1.5 + 1.25_f64.tanh()) < 0.1) {
-            let t5 = (acc3 * 0.5).tanh().sin().exp();
-            let mut v6 = vec![0.0; 4];
-            for j in 0..v6.len() {
-                v6[j] = (j as f64 * 0.5).sin();
-            }
-            acc3 -= (t1 * 0.5).sin();
-            w4 += 1;
-        }
-        (acc3 * 0.5).tanh() + 0.1 * (t2 * 0.25).tanh() - t1.tanh() + t0
-    }
-    check_p140(seed = 0xb694ed6e3aa83621, inputs = 2, calls = [p131], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p141(xs: &[f64], a: f64) -> f64 {
-        let t2: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u0, &w1)| (p134(xs[1] * a * 0.5, (a * a * 0.5).atan()) * 0.5).sin() * (0.5 * w1)).sum();
-        let t3 = xs[2];
-        let mut acc4 = a;
-        if -xs[0] > 0.3 {
-            for i in 0..xs.len() {
-                let mut k5 = 0;
-                loop {
-                    let t7 = { let u6 = (xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) * a).tanh().exp_m1(); -xs.iter().map(|q| (q * 1.5).sin()).sum::<f64>() + (acc4 * 0.05).tanh() };
-                    acc4 *= (t7 * 0.5).tanh().tanh();
-                    k5 += 1;
-                    if ((xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) > t7 * 0.5) || k5 >= 4 { break; }
-                }
-                acc4 -= t3;
-            }
-        } else {
-            for i in (0..1).rev() {
-                let t8 = (t3 * (p130(i as f64) * 0.25)).tanh().exp_m1() + (t2 * 0.5).tanh().clamp(-0.75, 0.75) * (acc4 * 0.02).tanh().asinh();
-                acc4 += (xs[1].atan2(1.5 + (acc4 * 0.02).tanh().cos()) * (xs[xs.len() - 1 - i] + i as f64) * 0.25).atan();
-            }
-        }
-        let mut acc9 = 0.0;
-        let o10: Option<f64> = if t3 > t3 { Some((1.5 + (xs[2] * (t2 * 0.5).sin()).sin()).powf((xs[1] * a).tanh())) } else { None };
-        let t12: f64 = match o10 { Some(u11) => (t2 * 0.5 + u11) * 0.1, None => t3 * 0.5 };
-        let t13 = if t12 + t12 > 2.0 { a.abs() * 0.9 } else { (1.0 + (xs[0] * (acc4 * 0.02).atan()).powi(2)).cbrt() };
-        (t13 * 0.5).tanh() + t12 + 0.5 * (acc4 * 0.02).atan() + 0.1 * t3 + (t2 * 0.5).tanh().tanh()
-    }
-    check_p141(seed = 0x50814caf79d177e6, inputs = 4, calls = [p130, p134], at = |p| (&p[0..3], p[3]),
-        params = ["a"] at [3]);
-}
-
-program! {
-    #[differentiable]
-    fn p142(a: f64) -> f64 {
-        if a < 0.0 {
-            return (1.0 + a.sin().powi(2)).ln();
-        }
-        let a = a * a;
-        if a * 0.5 < 0.1 {
-            let mut acc0 = (-((a * 0.5).atan() / (1.5 + (a * 0.5).sin().tanh())) * 0.5).sin();
-            for i in (0..4).step_by(2) {
-                if (a * 0.5).atan() - (a * 0.5).sin() < 0.5 {
-                    let t1: f64 = 1.25;
-                } else {
-                    if (a * 0.5 * 0.5).atan().powi(2) > acc0 * 0.25 || a * 0.5 < 0.25 {
-                        let t2 = (acc0 * 0.25).atan();
-                    }
-                }
-                acc0 -= ((a * 0.5).sin().sin() * 0.5).atan();
-            }
-            return (a * 0.5).tanh().atan() - (a * 0.5).atan();
-        }
-        if (a * 0.5).tanh().powi(3) > -0.1 && (a * 0.5).sin() < -0.2 {
-            return -(a * 0.5).sin();
-        }
-        let mut acc3 = ((a * 0.5 + (a * 0.5).sin()).max((p140(f64::tanh(0.9), (a * 0.5).sin() * (a * 0.5).atan()) * 0.5).tanh() + (a * 0.5).atan()) * 0.5).sin();
-        for i in 0..1 {
-            if i == 0 {
-                if (acc3 * 0.5).atan() * 1.0 > 0.3 {
-                    acc3 -= ((a * 0.5).atan() * 0.5).tanh();
-                }
-            } else {
-                let mut k4 = 0;
-                loop {
-                    let t5 = if (acc3 * 0.1).sin() < 0.3 { f64::min((a * 0.5).sin(), (p131((a * 0.5).sin() / (1.5 + (a * 0.5).sin().tanh()), 0.3 - (acc3 * 0.1).tanh(), ((acc3 * 0.1 + acc3 * 0.1) * 0.25).atan()) * 0.25).sin()) + (acc3 * 0.1).atan() * (acc3 * 0.1) } else { -(a * 0.5) + k4 as f64 * (acc3 * 0.1) };
-                    acc3 -= i as f64;
-                    k4 += 1;
-                    if ((t5 * 0.1).tanh().tanh().cosh() > 0.3) || k4 >= 6 { break; }
-                }
-            }
-            acc3 = (((a * 0.5).atan() + (acc3 * 0.1).atan() - (acc3 * 0.1).atan().hypot(acc3 * 0.1)) * 0.25).sin();
-        }
-        (acc3 * 0.1).atan().tanh() + (a * 0.5).atan() + 0.5 * (acc3 * 0.1).sin()
-    }
-    check_p142(seed = 0x98d7a73d70fab178, inputs = 1, calls = [p131, p140], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p143(a: f64) -> f64 {
-        let mut acc0 = 0.5;
-        let mut k1 = 0;
-        let r7 = loop {
-            if a * a > a {
-                let o2: Option<f64> = if k1 % 2 == 0 { Some(0.1 * (1.0 + a)) } else { None };
-                let t4: f64 = match o2 { Some(u3) => a, None => -a };
-                let a = a * a.sin().exp_m1();
-                let t5 = -(t4 + t4);
-            } else if a.sin() > 0.1 {
-                match k1 % 3 {
-                    0 => {
-                        for j in 0..1 {
-                            let mut acc6 = a * (1.0 + a.powi(2)).ln();
-                            acc6 += (f64::sin(a + acc6) * 0.5).atan();
-                        }
-                    }
-                    1 => {
-                        let a = a * a.mul_add(a, (p116(a, (0.6_f64.tanh().exp() * 0.5).atan(), f64::sin(a)) * 0.5).atan());
-                    }
-                    _ => {
-                        acc0 -= a;
-                    }
-                }
-            } else {
-                if k1 == 3 {
-                    for j in 0..4 {
-                        let acc0 = (acc0 * 0.02).tanh() + (a - a);
-                    }
-                    return a + (acc0 * 0.1).atan().cos();
-                }
-            }
-            acc0 = (acc0 * 0.02 - (k1 as f64).cos()).sin();
-            k1 += 1;
-            if (a > a) || k1 >= 4 { break (acc0 * 0.02).atan().powi(3).mul_add(a - 0.1, (acc0 * 0.02).tanh()); }
-        };
-        for i in (0..6).step_by(2) {
-            for j in 0..3 {
-                if a < 0.3 {
-                    if (2.0 + (r7 * 0.25).sin().cos()).recip() > r7 * 0.25 && (r7 * 0.25).atan() < 0.0 {
-                        let acc0 = (acc0 * 0.02).sin() + acc0 * 0.02 * a;
-                    } else {
-                        if j > 0 {
-                            let flag8 = (p69(a.hypot(a) * 0.5, ((1.0 + a.powi(2)).sqrt() * 0.5).sin()) * 0.25).sin() > 0.3;
-                        } else {
-                            if a < 0.0 {
-                                acc0 *= (a + i as f64).tanh();
-                            } else {
-                                acc0 = a;
-                            }
-                        }
-                    }
-                } else {
-                    let mut acc9 = 0.0;
-                }
-                acc0 /= (2.0 + (acc0 * 0.01 * (r7 * 0.25).sin()).cos());
-            }
-            acc0 = (acc0 * 0.01 + 1.5).tanh();
-        }
-        let t10 = (1.5 + (r7 * 0.25).atan().sin()).powf(((acc0 * 0.01).atan() + (acc0 * 0.01).atan()).tanh()).mul_add((r7 * 0.25).sin() * (acc0 * 0.01) * ((acc0 * 0.01).sin() + r7 * 0.25), a + (acc0 * 0.01).tanh());
-        0.1 * (r7 * 0.25).atan() - 2.0 * (acc0 * 0.01) + 0.2 * a
-    }
-    check_p143(seed = 0x632bf8c05b23edf8, inputs = 1, calls = [p69, p116], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p144(b: f64, c: f64, a: f64) -> f64 {
-        let t0 = -(p133(b * 1.0, 2) * 0.5).atan().abs();
-        let mut acc1 = ((p136(c.sin(), a.sin(), (c / (1.5 + b.tanh()) * 0.5).atan()) * 0.5).sin() * (c + t0) * 0.5).tanh();
-        for i in (0..6).step_by(2) {
-            let t2 = if (b - i as f64) < 0.25 { f64::sin(t0 - t0) } else { (0.25 * c).powi(2).ln_1p() };
-            acc1 += ((1.5 + (t2 * t0).sin()).powf(c.tanh()) * 0.5).atan();
-        }
-        (acc1 * 0.25).sin() + c.cos() - b + 0.5 * t0
-    }
-    check_p144(seed = 0x30c18d5ebc79ea4e, inputs = 3, calls = [p133, p136], at = |p| (p[0], p[1], p[2]),
-        params = ["a"] at [2]);
-}
-
-program! {
-    #[differentiable]
-    fn p145(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (((a).sin()) * ((a) * (0.77_f64)) + xs[2]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            let t2 = (xs[i]).tanh() * 1.5;
-            let mut t3 = 0.0;
-            for j in 0..2 {
-                t3 += (xs[i] * (j as f64 + 0.5)).sin();
-            }
-            let t4 = ((xs[i] + xs[i] + (t3).mul_add(0.5, xs[i])) * (((xs[i]).mul_add(0.5, t2)).sin())).tanh() * 1.5;
-            acc = acc + (t4).tanh() - (xs[i] - (xs[i]).cos() * t2 - (1.0 + (xs[i]) * (xs[i])).ln() - xs[i] + xs[i]).tanh();
-        }
-        acc
-    }
-    check_p145(seed = 0xbd3520053505362c, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p146(xs: &[f64], a: f64) -> f64 {
-        let t0 = if -a > a { f64::cos(a) / (1.0 + a.min(a).powi(2)) } else { (2.0 + xs.iter().map(|q| (q * 1.5).sin()).sum::<f64>().cos()).recip() };
-        let t0 = (t0 * 0.5).sin() + xs[1];
-        let mut acc1 = 1.0;
-        if (t0 * 0.5).sin().cos().exp2() > (p132(a) * 0.5).sin() {
-            let t2 = if a / (1.0 + a * a) < 0.5 { (0.6 * xs.iter().map(|q| q * q).sum::<f64>()).cos() } else { (0.9 * a).tanh() };
-            for i in 0..xs.len() {
-                let mut acc3 = 0.5;
-                acc1 += (a.cos() * (1.5 * p98(((1.5 + (i as f64).sin()).powf((i as f64).tanh()) * 0.5).atan())) * 0.25).sin();
-            }
-        }
-        let t4 = if 0.3 * xs[2] > 0.1 { (acc1 * 0.1).tanh() } else { a };
-        acc1 -= ((t0 * 0.5).mul_add((acc1 * 0.1).tanh(), xs[3]) * a.cos() * 0.1).tanh();
-        t4 + 0.9 * (acc1 * 0.1) + 0.9 * (t0 * 0.5).tanh() + 0.5 * a
-    }
-    check_p146(seed = 0x54286860bef77a7a, inputs = 5, calls = [p98, p132], at = |p| (&p[0..4], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p147(b: f64, a: f64, n: usize) -> f64 {
-        let mut acc0 = 1.0;
-        if a.tanh() < 0.25 {
-            let t1 = if (n as f64) > b && b < 0.1 { (p133((a / (1.5 + b.tanh()) * 0.5).tanh(), 2) * 0.5).sin().cos().max(a.sin().exp()) } else { (a * a).min(f64::max(b, a)) };
-            let t2 = if a.powi(2).ln_1p() > (p134((a.mul_add(n as f64, 0.1) * 0.25).tanh(), 1.5 * b * 0.5) * 0.5).sin() { (1.0 + (b + n as f64).powi(2)).cbrt() } else { (1.0 + (t1 * b).powi(2)).sqrt() };
-            match n % 3 {
-                0 => {
-                    acc0 -= (t2 * 0.25).tanh().sin() * 0.5;
-                }
-                1 => {
-                    if t2 * 0.25 > -0.4 {
-                        let mut acc3 = a;
-                    } else {
-                        let t4 = if (2.0 + acc0.sin()).log10() > b { t1.sin().exp2().mul_add(b * n as f64, (t2 * 0.25).atan() * (t2 * 0.25)) } else { acc0.tanh().cosh() - acc0 * a };
-                    }
-                }
-                _ => {
-                    for i in (0..4).step_by(2) {
-                        let t5 = a.cos() * (n as f64 - (acc0 * 0.25).tanh());
-                        acc0 += (t5 * 0.25).tanh();
-                    }
-                }
-            }
-        } else {
-            let a = a * b.sin();
-            let mut k6 = 0;
-            loop {
-                let t7 = (2.0 + f64::sin(acc0 * 0.1).cos()).powi(-2);
-                acc0 *= 0.8 + 0.2 * ((acc0 * 0.1).sin() * b).sin();
-                k6 += 1;
-                if (acc0 * 0.05 > acc0 * 0.05) || k6 >= 4 { break; }
-            }
-        }
-        (acc0 * 0.05).sin().sin() + 0.5 * 1.25
-    }
-    check_p147(seed = 0x538f3b59e1cc6b76, inputs = 2, calls = [p133, p134], at = |p| (p[0], p[1], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p148(a: f64, d: f64, n: usize, c: f64, b: f64) -> f64 {
-        let mut v0: Vec<f64> = Vec::new();
-        v0.push(c);
-        v0.push(b);
-        let t1 = v0[0] * 0.5 + v0[1];
-        let mut acc2 = c;
-        if n == 1 {
-            for i in 0..2 {
-                let t3 = (1.5 + 2.0_f64.sin()).powf(d.tanh());
-                acc2 = b;
-            }
-        } else if n % 3 == 1 {
-            if n == 2 {
-                let t4 = f64::atan((acc2 * 0.25 + t1) / (1.0 + (1.5 + a.cos()).sqrt().powi(2)));
-            } else {
-                match n {
-                    0 => {
-                        if n == 0 {
-                            let t5: f64 = a;
-                        }
-                    }
-                    1 => {
-                        for i in 0..2 {
-                            let flag6 = (acc2 * 0.1).sin() > 0.1;
-                            acc2 /= (2.0 + t1.cos());
-                        }
-                    }
-                    _ => {
-                        let t7 = if n == 1 { n as f64 * a * c.powi(2) } else { a };
-                    }
-                }
-            }
-        } else {
-            let flag8 = a > -0.1;
-        }
-        acc2 * 0.1 + t1.cos()
-    }
-    check_p148(seed = 0x1ba5181e0b936b1d, inputs = 4, calls = [], at = |p| (p[0], p[1], 2, p[2], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p149(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((a).cos() * a + a + a + xs[1]).tanh();
-        let t2 = ((a).sin() + t1 + xs[2]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() - 1 {
-            if (((xs[i + 1]) * 0.5).exp()).cos() * 0.07_f64 < 0.13 {
-                continue;
-            }
-            let t3 = (((1.0 + (xs[i + 1]) * (xs[i + 1])).ln()).cos() * t1).tanh() * 1.5;
-            acc = acc + (xs[i]).tanh() - (((xs[i + 1] + t2).tanh()) * (((t1).cos() * xs[i + 1]) * (0.98_f64 + xs[i + 1]))).tanh();
-            let t4 = ((t2).tanh()).tanh() * 1.5;
-            let t5 = (((xs[i + 1] + -0.39_f64).sin()).cos() * -0.78_f64).tanh() * 1.5;
-            acc -= ((xs[i + 1]).cos() * 0.50_f64).tanh();
-        }
-        acc
-    }
-    check_p149(seed = 0xe77509414a894824, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p150(b: f64, a: f64) -> f64 {
-        let mut acc0 = 0.0;
-        acc0 -= (b * b - b * 1.5) * 0.25;
-        let mut v1 = vec![0.0; 3];
-        for i in 0..v1.len() {
-            v1[i] = 1.0 * a - a;
-            if i > 0 {
-                v1[i] += v1[i - 1] * (f64::max(b, a) * 0.5).atan();
-            }
-        }
-        for i in (0..1).rev() {
-            let mut k2 = 0;
-            let r4 = loop {
-                let t3 = b.powi(3) - ((v1[0] * 0.05).tanh() - i as f64);
-                acc0 /= (2.0 + v1.iter().map(|q| (q * 0.05).cos()).product::<f64>().cos().cos());
-                k2 += 1;
-                if ((acc0 * 0.1 * 0.5).powi(2) > acc0 * 0.1) || k2 >= 5 { break 0.25 * ((t3 * 0.5).atan() - (t3 * 0.5).sin()); }
+            let mut k11 = 0;
+            let r13 = loop {
+                let flag12 = (acc0 * 0.1).atan() > 0.25;
+                acc0 += ((acc0 * 0.1).atan() * 0.5).tanh();
+                k11 += 1;
+                if (!flag6) || k11 >= 2 { break f64::sin(t5) / (2.0 + a.mul_add(t5, 0.6).cos()); }
             };
-            acc0 = ((acc0 * 0.1).tanh() + (v1[i] * 0.05).atan() * 1.25).tanh();
         }
-        let t5 = (acc0 * 0.1).atan().cos().asinh() + -a * (v1[2] * 0.05).atan();
-        acc0 = ((acc0 * 0.1).sin() - ((1.5 + v1.iter().enumerate().map(|(k, q)| (q * 0.05) * k as f64).sum::<f64>().sin()).powf(a.tanh()) * 0.5).atan()).tanh();
-        let acc0 = (acc0 * 0.1).atan() * a.atan2(1.5 + (acc0 * 0.1).atan().cos());
-        let mut v6: Vec<f64> = Vec::new();
-        v6.push(f64::max((v1[1] * 0.05).sin().clamp(-0.75, 0.75), v1.iter().enumerate().map(|(k, q)| (q * 0.05) * k as f64).sum::<f64>() - (v1[1] * 0.05).sin()) * 0.1);
-        v6.push((1.5 + a.sin()).log(2.5 + 0.6_f64.cos()) + 0.6_f64.powi(3));
-        let t7 = v6[0] * 0.5 + v6[1];
-        (t7 * 0.5).tanh().cos() + a - 0.2 * b
+        t9.sin() + t5
     }
-    check_p150(seed = 0x8cd1f00f798365f9, inputs = 2, calls = [], at = |p| (p[0], p[1]));
+    check_p188(seed = 0x73db9be00fff45a9, inputs = 2, calls = [p178], at = |p| (p[0], p[1]));
 }
 
 program! {
     #[differentiable]
-    fn p151(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (((a).tanh()) * (a) + xs[2]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            let t2 = ((1.0 + ((1.0 + ((1.0 + (xs[i]) * (xs[i])).ln()) * ((1.0 + (xs[i]) * (xs[i])).ln())).ln()) * ((1.0 + ((1.0 + (xs[i]) * (xs[i])).ln()) * ((1.0 + (xs[i]) * (xs[i])).ln())).ln())).ln()).tanh() * 1.5;
-            acc += (t2).tanh();
-            let mut t3 = 0.0;
-            for j in 0..2 {
-                t3 += (((1.0 + (xs[i]) * (xs[i])).ln()) * (((t2) * 0.5).exp()) * (j as f64 + 0.5)).sin();
-            }
-            if ((0.50_f64 + t2) * 0.5).exp() < 0.13 {
-                continue;
-            }
-            acc += (((-0.80_f64) * 0.5).exp()).tanh();
-            if i + 1 < xs.len() {
-                acc = acc + (t2 - t1 - -0.43_f64 + (xs[i + 1]).mul_add(0.5, xs[i])).tanh() - ((t2 - t3).mul_add(0.5, a) + t2).tanh();
-                acc -= ((1.0 + ((1.0 + (0.27_f64) * (0.27_f64)).ln() + xs[i + 1]) * ((1.0 + (0.27_f64) * (0.27_f64)).ln() + xs[i + 1])).ln()).tanh();
-            }
-            acc -= (((t3).sin()).mul_add(0.5, xs[i]) + (xs[i]).sin()).tanh();
-        }
-        acc.sin()
-    }
-    check_p151(seed = 0xa4570a79e3d4acd0, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-#[differentiable]
-fn p152_h0(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).sin() * 0.75;
-    }
-}
-#[differentiable]
-fn p152_h1(y: &mut [f64], s: f64) -> f64 {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.6 + (y[i] * s).sin() * 0.25;
-    }
-    y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p152_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    let _ = p152_h1(y, s);
-    p152_h0(s * 1.5, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-#[differentiable]
-fn p152_h3(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.3
-}
-program! {
-    #[differentiable]
-    fn p152(w: [f64; 3], b: f64, a: f64, xs: &[f64]) -> f64 {
-        let s1 = &xs[..];
-        let t2 = (s1[1] * b + s1[4]).sin() + s1[s1.len() - 1] * 0.5;
-        let mut buf3 = vec![0.75; 3];
-        p152_h0(w[0], s1, &mut buf3);
-        p152_h0(t2.tanh(), xs, &mut buf3);
-        let t4 = p152_h2(&mut buf3, &s1[..5], w[0]).tanh();
-        let t5 = buf3[0] + buf3[2] * 0.25;
-        let t6 = p152_h3(&buf3, t2.tanh() * 0.3).sin();
-        let mut buf7 = vec![0.0; 3];
-        for i in 0..3 {
-            buf7[i] = xs[i + 5] * t4.tanh();
-        }
-        let t8 = p152_h2(&mut buf7, &s1[..5], b * 0.5).tanh();
-        for _ in 0..3 {
-            p152_h0(t5.tanh(), &s1[1..], &mut buf7);
-        }
-        let t9 = buf7[0] + buf7[2] * 1.5;
-        t9 + t8 + t6 + t5 + t4 + w[1] * 0.5 + a * 0.3
-    }
-    check_p152(seed = 0x1cf7c602bb50a34b, inputs = 13, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), p[3], p[4], &p[5..13]),
-        params = ["b"] at [3]);
-}
-
-program! {
-    #[differentiable]
-    fn p153(b: f64, c: f64, a: f64) -> f64 {
-        let mut acc0 = a.sin().atan();
-        for i in (0..3).rev() {
-            acc0 = ((acc0 * 0.25).tanh() + (((acc0 * 0.25).sin() - (acc0 * 0.25).atan()) * 0.5).sin()).atan();
-            if a.atan() > 0.7 {
-                continue;
-            }
-            let mut v1: Vec<f64> = Vec::new();
-            v1.push(2.0_f64);
-            v1.push((((1.5 + (p138(-b, c * 0.5, c) * 0.1).sin()).log(2.5 + (i as f64).cos()) - 1.5) * 0.5).sin());
-            let t2 = v1[0] * 0.5 + v1[1];
-        }
-        (acc0 * 0.25).sin() - 1.25 * b
-    }
-    check_p153(seed = 0xbec8522ec7269263, inputs = 3, calls = [p138], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p154(b: f64, a: f64, xs: &[f64], d: f64, c: f64) -> f64 {
-        let d = d - 1.0 / (1.5 + a.tanh());
-        let mut v0 = vec![0.0; xs.len()];
-        for i in 0..v0.len() {
-            v0[i] = ((d * 0.5).sin() - a).sin();
-        }
-        let o1: Option<f64> = if xs[0] - b > a { Some(a * (c + 0.1)) } else { None };
-        let t3: f64 = if let Some(u2) = o1 { 0.3 * xs[3].asinh() } else { (v0.iter().map(|q| (q * 2.0).sin()).sum::<f64>() * xs.iter().map(|q| q * b).sum::<f64>() * 0.05).tanh() };
-        let c4 = |u5: f64| c;
-        let t6: f64 = c4(-xs[3].hypot(b)) - 0.5 * c4(xs[0] * c);
-        v0[2] -= ((t6 - v0[2]).powi(2).ln_1p() * 0.5).tanh();
-        let mut acc7 = (d * 0.5).atan();
-        let mut k8 = 0;
-        let r10 = loop {
-            let t9: f64 = (2.0 + (k8 as f64).mul_add(k8 as f64, xs[k8]).sin()).log2();
-            acc7 += ((xs[k8] - t3 + ((v0[k8] * 0.25).atan() + (acc7 * 0.25).tanh())) * 0.25).sin();
-            k8 += 1;
-            if (xs[2] < -0.2) || k8 >= 3 { break -t9 * b; }
-        };
-        for i in 0..2 {
-            let t11 = i as f64 + f64::tanh(r10);
-            acc7 = ((i as f64 + xs[2]) / (1.0 + (c + xs[i]).powi(2)) * 0.25).atan();
-        }
-        let flag12 = (2.0 + xs[0].sin()).ln() > -0.4;
-        let t15: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u13, &w14)| xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).abs() / (1.0 + t6 * t6) * (0.5 * w14)).sum();
-        (t15 * 0.1).tanh().tanh() - r10 + (acc7 * 0.1).atan().cos() + t6.cos() - t3 + 1.0 * (d * 0.5).tanh() + 0.25 * c
-    }
-    check_p154(seed = 0xcb9944b3b18fedb7, inputs = 8, calls = [], at = |p| (p[0], p[1], &p[2..6], p[6], p[7]));
-}
-
-program! {
-    #[differentiable]
-    fn p155(b: f64, a: f64) -> f64 {
-        let mut acc0 = (1.5 + a.sin()).powf(b.tanh()).asinh();
-        for i in 0..3 {
-            acc0 *= (i as f64 / (1.5 + a.tanh())).tanh();
-            let t1 = (1.5 + (-b).sin()).log(2.5 + (acc0 * 0.1 + a).cos()).powi(2);
-            if f64::tanh((t1 * 0.5).atan()) > 0.1 {
-                let flag2 = ((t1 * 0.5).atan() * i as f64) > 0.5;
-            } else {
-                acc0 = ((acc0 * 0.1).atan() * (((acc0 * 0.1).atan() - b) * 0.5).tanh()).sin();
-            }
-        }
-        let t3 = if a.atan() > b { (0.3 * a).asinh() } else { b.max(a) * a.sin() };
-        acc0 = (acc0 * 0.1 - 1.5).atan();
-        let a = a * (1.0 - (acc0 * 0.1).atan());
-        if b < 0.5 || 1.5 < -0.1 {
-            if t3 > 0.1 {
-                acc0 += (2.0 + (acc0 * 0.1).sin().sin()).cbrt().powi(2).ln_1p() * 0.5;
-            } else {
-                let b = b - ((acc0 * 0.1).atan() - (acc0 * 0.1).tanh());
-            }
-        } else if (acc0 * 0.1).atan() > 0.1 {
-            let b = b * t3.atan();
-        } else {
-            acc0 = (acc0 * 0.1 + (((p142((1.0 + b.powi(2)).ln()) * 0.5).atan() + (a * 0.25).sin()) * 0.5).tanh()).tanh();
-        }
-        (a * 0.25).atan() + t3 + 1.25 * (acc0 * 0.1).sin() - b
-    }
-    check_p155(seed = 0x8c1af818e05ae534, inputs = 2, calls = [p142], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p156(a: f64, b: f64) -> f64 {
-        let k0 = (0.25_f64.tanh().sinh().abs() * 2.0) as usize % 3;
-        let mut acc1 = a.tanh().exp();
-        match k0 {
-            0 => {
-                let mut v2 = vec![0.0; 4];
-                for i in 0..v2.len() {
-                    v2[i] = (a / (2.0 + a.cos()) + b / (1.0 + acc1 * acc1)) * 0.5;
-                    if i > 0 {
-                        v2[i] += v2[i - 1] * (acc1 + acc1) * 0.1;
-                    }
-                }
-            }
-            1 => {
-                let k3 = (b.abs() * 2.0) as usize % 3;
-                match k3 {
-                    0 => {
-                        acc1 = (acc1 + 0.25_f64.atan()).tanh();
-                    }
-                    1 => {
-                        let c4 = |u5: f64| (p144((1.5 + b.cos()).sqrt(), (u5 / (2.0 + 1.0_f64.cos()) * 0.25).tanh(), (p155(((a - acc1) * 0.25).sin(), u5.tanh().cosh()) * 0.25).sin().mul_add(b, a) * 0.5) * 0.5).sin();
-                        let t6: f64 = c4(0.5_f64) - 0.5 * c4(b + b);
-                    }
-                    _ => {
-                        let mut w7 = 0;
-                        while w7 < 1 && (a * 1.0 > acc1) {
-                            if (acc1 * 0.5).tanh() > 0.5 {
-                                let t8 = if a - (acc1 * 0.5).tanh() > a && a < -0.2 { 0.2 * f64::sin(0.1) } else { f64::tanh(a) * (0.2 * a) };
-                            }
-                            acc1 = (acc1 * 0.5 - ((b - w7 as f64) * 0.5).tanh()).tanh();
-                            w7 += 1;
+    fn p189(b: f64, a: f64) -> f64 {
+        let mut acc0 = 1.0;
+        let mut k1 = 0;
+        loop {
+            if k1 < 2 {
+                if b * a > a {
+                    let mut k2 = 0;
+                    loop {
+                        if a - a > k1 as f64 {
+                            let a = a * -(p167(0.5 * 0.75) * 0.5);
+                        } else {
+                            let o3: Option<f64> = if b > 0.25 { Some((b / (1.0 + a.powi(2)) - b.hypot(a)) * 0.5) } else { None };
+                            let t5: f64 = match o3 { Some(u4) => (a + b) * b, None => b };
                         }
+                        acc0 *= 0.8 + 0.2 * (k1 as f64).sin();
+                        k2 += 1;
+                        if (b < -0.2) || k2 >= 4 { break; }
                     }
                 }
             }
-            _ => {
-                let t10 = { let u9 = ((acc1 * 0.5).sin().mul_add(acc1 * 0.5, a).min(a.cos()) * 0.5).sin(); ((acc1 * 0.5).tanh() + u9).powi(3) };
-                let t11: f64 = (1.0 + (acc1 * 0.5).atan().powi(2)).ln().tanh().exp();
-            }
-        }
-        let mut acc12 = 0.5;
-        acc1 /= (1.0 + (b + a).powi(2));
-        let t13 = 2.0 + a - b / (1.5 + (acc1 * 0.5).sin().tanh()) - (-0.3_f64).powi(3);
-        (t13 * 0.25).tanh().sin() + (acc1 * 0.5).atan() - a
-    }
-    check_p156(seed = 0xb97b85feda5386b6, inputs = 2, calls = [p144, p155], at = |p| (p[0], p[1]),
-        params = ["b"] at [1]);
-}
-
-program! {
-    #[differentiable]
-    fn p157(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (a + xs[3]).tanh();
-        let t2 = (((-0.31_f64).sin()) * (t1) + xs[1]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            if (xs[i] - xs[i]) * (xs[i] - t1) < 0.27 {
-                let mut t3 = 0.0;
-                for j in 0..2 {
-                    t3 += ((t1).cos() * xs[i] - (1.0 + (xs[i]) * (xs[i])).ln() * (j as f64 + 0.5)).sin();
-                }
+            acc0 *= a.abs().cos();
+            if (2.0 + a.cos()).powi(-2) < 0.0 {
+                let t7 = { let u6 = (-(p150(-b, b.max(0.75)) * 0.5)).tanh(); (0.3 + b).sin().exp2() };
+            } else if a > a {
+                let t8 = (a - a - a).sin();
             } else {
-                acc -= ((a).tanh()).tanh();
-            }
-            let t4 = if (1.0 + ((xs[i]).tanh()) * ((xs[i]).tanh())).ln() < 0.29 { (0.86_f64 + ((t1) * 0.5).exp() + xs[i]).tanh() } else { t2 + -0.48_f64 };
-            acc += ((xs[i]).sin()).tanh();
-            acc += (((xs[i]).sin()).tanh() + xs[i]).tanh();
-        }
-        acc
-    }
-    check_p157(seed = 0x486da0b7323683c6, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-program! {
-    #[differentiable]
-    fn p158(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = &((x * v).mapv(f64::tanh)) / &x.mapv(|q| q * q + 1.0);
-        if n % 3 == 0 {
-            t1 = x.dot(x) * 0.3;
-        }
-        let mut t2 = -(v + x).mapv(f64::sin);
-        if n % 3 == 0 {
-            t2 = t1.to_owned();
-        }
-        t2.sum() * 0.2 + t1.sum() * 0.2 + s
-    }
-    check_p158(seed = 0xf61dbfd72a1742c3, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p159(b: f64, c: f64, a: f64) -> f64 {
-        let t0 = (p144(a.cos(), (a * a * 0.5).tanh(), 0.5) * 0.5).atan();
-        let mut acc1 = 1.0;
-        for i in 1..=4 {
-            if c - a < 0.7 {
-                let mut w2 = 0;
-                while w2 < 4 && (t0 * t0 < 0.0) {
-                    let t3 = if i == 0 { b } else { 0.2 * c / (1.5 + (t0 * b).tanh()) };
-                    acc1 += (a.mul_add(0.25, t0).tanh().sinh() * 0.5).atan();
-                    w2 += 1;
-                }
-            } else {
-                for j in 0..3 {
-                    let t4 = (1.0 + (t0 * 2.0 * -c).powi(2)).sqrt();
-                    acc1 = (acc1 * 0.02).atan();
+                let mut w9 = 0;
+                while w9 < 2 {
+                    acc0 -= (acc0 * 0.01).tanh().tanh() * a * 0.5;
+                    w9 += 1;
                 }
             }
-            acc1 += ((t0 * b).atan2(1.5 + t0.atan().cos()) * 0.5).tanh();
+            acc0 += (2.0 - k1 as f64 + (acc0 * 0.01).atan()) * 0.1;
+            k1 += 1;
+            if (1.5 > b && a < 0.0) || k1 >= 3 { break; }
         }
-        for i in 0..3 {
-            for j in 1..=4 {
-                let mut acc5 = 1.0;
-                acc1 *= 0.5 + 0.4 * a.hypot(b).sin();
-            }
-            let acc1 = (acc1 * 0.01).tanh() + p150(((a - i as f64) * 0.25).sin(), t0.cos());
-            let c = c - (a - t0);
-        }
-        1.5 * (acc1 * 0.01) - t0.sin() + 0.5 * (acc1 * 0.01).atan()
-    }
-    check_p159(seed = 0xb721028d09eede39, inputs = 3, calls = [p144, p150], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p160(b: f64, a: f64) -> f64 {
-        let k0 = ((b / (1.5 + a.tanh()) * 0.5).tanh().abs() * 2.0) as usize % 3;
-        let mut acc1 = a * 1.25;
-        match k0 {
-            0 => {
-                let mut acc2 = 0.0;
-            }
-            1 => {
-                let mut k3 = 0;
-                let r4 = loop {
-                    acc1 += 1.0_f64;
-                    acc1 *= (acc1 * 0.1).tanh().cos();
-                    k3 += 1;
-                    if (a < 0.3) || k3 >= 4 { break (acc1 * 0.1).atan().to_radians(); }
-                };
-            }
-            _ => {
-                if b.cos() > a {
-                    return (acc1 * 0.1).sin() / (1.0 + (acc1 * 0.1).tanh().powi(2)) / (2.0 + (acc1 * 0.1).tanh().cos());
-                }
-            }
-        }
-        let mut acc5 = 0.5;
-        let mut acc6 = 1.0;
-        let c7 = |u8: f64| a.cos().powi(3);
-        let t9: f64 = c7(a.atan() * 0.6) - 0.5 * c7(0.6_f64.cos());
-        if (t9 * 0.25).sin() + (acc1 * 0.1).atan() < -0.1 {
-            acc1 = b;
-        } else {
-            if f64::cos(0.2) > 0.0 {
-                let t10 = if f64::max(b, a) > 0.25 { (1.0 + (t9 * 0.25).atan().cos().powi(2)).ln() } else { (p159(((t9 * 0.25).sin() - p153((a + t9 * 0.25) * 0.25, a, 0.2)) * 0.5, (0.5 * (acc1 * 0.1).tanh().tanh()).asin(), 0.9 * 1.5) * 0.25).tanh().powi(3).cos().exp_m1() };
-            } else {
+        if a.tanh().exp() < 0.7 {
+            let t10 = (0.5 * 0.75_f64.tanh()).asin() * ((acc0 * 0.01).atan() - b);
+            if (t10 * 0.5).tanh() - b > 0.5 || b < 0.1 {
                 let mut w11 = 0;
                 while w11 < 2 {
-                    let mut acc12 = (1.5 + (w11 as f64).cos()).sqrt();
-                    acc6 += ((a.min(b) - (w11 as f64).tanh()) * 0.25).atan();
+                    acc0 = w11 as f64;
                     w11 += 1;
                 }
             }
-        }
-        (t9 * 0.25).tanh() - 0.3 * (acc6 * 0.25).tanh() + (acc1 * 0.05).atan() - b.cos()
-    }
-    check_p160(seed = 0xbf11f10288db6043, inputs = 2, calls = [p153, p159], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p161(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = x.mean_axis(Axis(1)).unwrap();
-        let mut t2 = &(t1.powi(2)) + x;
-        if n % 3 == 0 {
-            t2 = x.to_owned();
-        }
-        let mut t3 = (s) * &(&t2 - (s));
-        if n % 3 == 0 {
-            t3 = ((s) + (s) * 0.5) * x;
-        }
-        let mut t4 = &(x + x) - &(t2.mean_axis(Axis(1)).unwrap());
-        for _ in 0..n {
-            t4 = (&t4 * (s)).mapv(f64::sin) + &t4 * 0.5;
-        }
-        let t5 = &(t4.dot(&t4) * 0.3) - (t1.dot(&t1) * 0.3);
-        t5.sum() * 0.2 + t4.sum() * 0.2 + t3.sum() * 0.2
-    }
-    check_p161(seed = 0x7debf84b7cf67096, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p162(b: f64, a: f64) -> f64 {
-        let mut acc0 = (b * b).mul_add((1.5 + 0.1_f64.sin()).log(2.5 + b.cos()), 1.25 - b) * 0.25;
-        if a.abs() < -0.2 || b < -0.1 {
-            let flag1 = f64::min(a, acc0) > 0.0;
-            let k2 = (((a - a) * 0.5).abs() * 2.0) as usize % 3;
-            match k2 {
-                0 => {
-                    acc0 += ((b - a + (acc0 - b)) * 0.1).sin();
-                    let t3 = a - 0.9;
-                }
-                1 => {
-                    let t4 = (acc0 * 0.5 / (1.0 + a.powi(2))).atan2(1.5 + (acc0 * 0.5).tanh().cos());
-                }
-                _ => {
-                    for i in (0..1).rev() {
-                        for j in (0..1).rev() {
-                            acc0 = b.sin() * b;
-                        }
-                        acc0 = ((acc0 * 0.25).sin().sin() - b.atan2(1.5 + a.cos())) * 0.5;
-                    }
-                }
-            }
-        }
-        let t5 = b * 2.0 * (acc0 * 0.25).powi(2).ln_1p();
-        for i in 0..3 {
-            let t5 = (t5 * 0.25).sin() + a.tanh();
-            let mut k6 = 0;
-            loop {
-                let o7: Option<f64> = if a * 1.25 > b && ((p148(((acc0 * 0.05).tanh() * i as f64 * 0.5).sin(), (i as f64).tanh().exp() * 0.5, 2, a.atan2(1.5 + (t5 * 0.5).sin().cos()), (acc0 * 0.05).tanh()) * 0.5).atan()) < -0.1 { Some(f64::sin((acc0 * 0.05).atan() + a)) } else { None };
-                let t9: f64 = if let Some(u8) = o7 { -p111((b * u8 * 0.5).tanh(), (u8.cos().exp2() * 0.5).sin(), 3, f64::cos(k6 as f64)) * (0.5 * b) } else { k6 as f64 * 0.9 * 0.5 };
-                acc0 = ((acc0 * 0.05).atan() - (a / (1.5 + 1.25_f64.tanh()) * 0.5).tanh()).tanh();
-                k6 += 1;
-                if (a > 0.1) || k6 >= 4 { break; }
-            }
-            acc0 += (2.0 * (acc0 * 0.05).sin() * 0.5).sin();
-        }
-        (t5 * 0.25).tanh().sin() + 0.75 * (acc0 * 0.05).tanh() + a.cos()
-    }
-    check_p162(seed = 0x88c35835980a855f, inputs = 2, calls = [p111, p148], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p163(a: f64, n: usize, xs: &[f64], b: f64) -> f64 {
-        let mut acc0 = ((b - xs[(n + 1) % 3] - b.atan()) * 0.5).tanh();
-        for i in 0..n {
-            let flag1 = (acc0 * 0.25).sin() > -0.4;
-            acc0 *= 0.5 + 0.4 * (n as f64 / (1.0 + 1.5_f64.powi(2))).sin();
-        }
-        for i in 0..xs.len() {
-            let o2: Option<f64> = if i % 2 == 0 { Some(xs.iter().map(|q| (q * 0.6).sin()).sum::<f64>()) } else { None };
-            let t4: f64 = if let Some(u3) = o2 { u3 * b * b } else { (1.0 + b.powi(2)).sqrt() };
-            acc0 = ((acc0 * 0.1).tanh() + (i as f64).atan()).atan();
-        }
-        0.25 * (acc0 * 0.1).sin() + 0.3 * a
-    }
-    check_p163(seed = 0xd5a1238c94bc507f, inputs = 5, calls = [], at = |p| (p[0], 3, &p[1..4], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p164(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = (x / &v.mapv(|q| q * q + 1.0)).dot(&(v.sin())) * 0.3;
-        for _ in 0..n {
-            t1 = (x.dot(&t1) * 0.3).mapv(f64::tanh) + &t1 * 0.5;
-        }
-        let t2 = x.dot(x) * 0.3;
-        t2.sum() * 0.2 + t1.dot(&t1) * 0.1 + s
-    }
-    check_p164(seed = 0xd8d08d6cd68fd270, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p165(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = x.to_owned();
-        for _ in 0..n {
-            t1 = (&t1 * (v.mean().unwrap())).mapv(f64::sin) + &t1 * 0.5;
-        }
-        let mut t2 = v.to_owned();
-        if n % 2 == 0 {
-            t2 = ((s) - v).mapv(f64::tanh);
-        }
-        let t3 = &(t1.row(0).to_owned()) + &(x.dot(x) * 0.3);
-        let t4 = x.to_owned();
-        let mut t5 = v + &((&t1 * &t1).mapv(f64::tanh));
-        if n % 3 == 0 {
-            t5 = (&(x - v) * &(&t3 + &t3)).mapv(f64::tanh);
-        }
-        t5.sum() * 0.2 + t4.sum() * 0.2 + t3.sum() * 0.2
-    }
-    check_p165(seed = 0x39ce3e991f9d2064, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p166(b: f64, a: f64, c: f64) -> f64 {
-        let t0 = (1.0 + 0.5_f64.powi(2)).ln();
-        let mut acc1 = (((1.0 + b.powi(2)).cbrt() + (1.0 + b.powi(2)).cbrt()) * 0.5).atan();
-        if a > c {
-            if acc1.powi(3) < -0.2 {
-                acc1 /= (2.0 + t0.mul_add(acc1, c).cos());
-                if c > 0.7 {
-                    acc1 = (1.0 + c.powi(2)).sqrt().cos().exp();
-                } else {
-                    match (b.max(c).abs() * 2.0) as usize % 3 {
-                        0 | 1 => {
-                            let t2 = p162(0.1, (acc1 * acc1 * 0.25).sin()).cos();
-                        }
-                        _ => {
-                            acc1 = t0;
-                        }
-                    }
-                }
-            } else {
-                let t3 = f64::cos((1.5 + c.sin()).powf(b.tanh()) * (0.1 * (p140((c * b * 0.5).tanh(), 1.5) * 0.5).atan()));
-            }
-        } else if 0.1 - acc1 < 0.1 {
-            let mut b = b;
-        }
-        0.5 * b
-    }
-    check_p166(seed = 0xdec5505c63f8eecf, inputs = 3, calls = [p140, p162], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p167(n: usize, xs: &[f64], a: f64) -> f64 {
-        if n % 2 == 0 {
-            return (1.5 + xs[n].cos()).sqrt().tanh();
-        }
-        let t0 = a / (1.0 + xs[n].powi(2)) - (a - xs[n]);
-        (t0 * 0.5).tanh()
-    }
-    check_p167(seed = 0x9850df37da0f3c10, inputs = 5, calls = [], at = |p| (3, &p[0..4], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p168(xs: &[f64], a: f64) -> f64 {
-        let t0 = a.sin();
-        let mut acc1 = ((xs[2] - (p148(t0, (t0 * t0 * 0.5).tanh(), 2, ((p166(0.75, ((1.5 + a.sin()).powf(t0.tanh()) * 0.5).atan(), t0 * 1.25) - t0) * 0.5).tanh(), (a * t0 * 0.5).atan()) * 0.5).tanh()) / (1.5 + t0.powi(3).tanh()) * 0.5).sin();
-        if acc1.sin().exp() > 0.9 {
-            let t2 = if 1.0_f64.powi(2) > xs.iter().map(|q| q * t0).sum::<f64>() { (xs[1] - a) / (1.5 + (0.5 * a.tanh()).atanh().tanh()) } else { acc1 };
-        }
-        let mut acc3 = ((t0 + -t0) * 0.5).sin();
-        let k4 = (((acc1 + xs.iter().map(|q| (q * 0.1).sin()).sum::<f64>()) * 0.25).abs() * 2.0) as usize % 3;
-        let t5 = match k4 { 0 => (1.5 + acc1.sin()).powf(acc1.tanh()) - 0.3 * acc3, 1 => (t0 * acc3 / (1.5 + (1.5 + xs[0].cos()).sqrt().tanh()) * 0.5).sin(), _ => f64::tanh(xs[1]).atan2(1.5 + acc1.powi(3).cos()) };
-        let mut w6 = 0;
-        while w6 < 1 && (xs[1] / (1.0 + acc3.powi(2)) > t5) {
-            for j in 0..2 {
-                for q7 in xs.iter() {
-                    acc1 += ((*q7 / (1.0 + a.powi(2)) + (0.9 - xs.iter().sum::<f64>())) * 0.1).sin();
-                }
-                acc3 /= (1.0 + xs[j].powi(2));
-            }
-            acc1 = (acc1 * 0.05 * (acc3 * 0.05).sin()).atan();
-            w6 += 1;
-        }
-        t5.sin() - acc3 * 0.05 + 0.6 * (acc1 * 0.05)
-    }
-    check_p168(seed = 0x266406a3e015409e, inputs = 5, calls = [p148, p166], at = |p| (&p[0..4], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p169(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        let mut carried = 0.5;
-        for i in 0..xs.len() {
-            let t1 = ((xs[i] + a - xs[i]).tanh()).tanh() * 1.5;
-            acc += (xs[i]).tanh();
-            acc -= ((((xs[i]) * (a)).sin()).sin()).tanh();
-            let mut t2 = 0.0;
-            for j in 0..2 {
-                t2 += ((-0.14_f64).cos() * t1 - (1.0 + (xs[i]) * (xs[i])).ln() * (j as f64 + 0.5)).sin();
-            }
-            acc -= (xs[i] - (xs[i]).cos() * xs[i]).tanh();
-            acc -= (xs[i]).tanh();
-            carried = carried * 0.5 + (((xs[i]) * ((xs[i]).cos() * xs[i])).tanh()).tanh();
-            acc += carried;
-        }
-        let r = acc;
-        r
-    }
-    check_p169(seed = 0x65bc1dfe6a9cf36d, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-#[differentiable]
-fn p170_h0(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).tanh();
-    r[1] = v[1] * 1.5;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-#[differentiable]
-fn p170_h1(y: &mut [f64], s: f64) -> f64 {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.6).tanh();
-    }
-    y[0] = (y[0] * -0.5 + s).sin();
-    y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p170_h2(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).sin() * -0.5;
-    }
-}
-#[differentiable]
-fn p170_h3(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    let _ = p170_h1(y, s);
-    p170_h2(s * 0.6, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-program! {
-    #[differentiable]
-    fn p170(a: f64, ys: &mut [f64], xs: &[f64], b: f64) -> f64 {
-        let s1 = &xs[..2];
-        let t2 = (s1[1] * b + s1[1]).sin() + s1[s1.len() - 1] * 0.75;
-        let arr3 = p170_h0(s1, b);
-        let t4 = arr3[2] * arr3[1];
-        let s5 = &s1[..];
-        let t6 = (s5[1] * t2.tanh() + s5[0]).sin() + s5[s5.len() - 1] * -0.5;
-        let t7 = p170_h3(ys, s5, t6.tanh() * 0.5).tanh();
-        let t8 = ys[0] * -0.5;
-        t8 + t7 + t6 + t4 + t2 + ys[2] + a * 0.3
-    }
-    check_p170(seed = 0xda2b8bd7095564ec, inputs = 11, calls = [], at = |p| (p[0], &mut p[1..4].to_vec(), &p[4..10], p[10]));
-}
-
-program! {
-    #[differentiable]
-    fn p171(a: f64, xs: &[f64], b: f64, n: usize) -> f64 {
-        let t2: f64 = xs[1..4].iter().map(|u0| { let u0 = *u0; xs[1].tanh() }).sum();
-        let mut acc3 = 0.5;
-        for i in 0..3 {
-            let t4 = match i % 3 { 0 => b - xs[n], 1 => t2 * 0.25, _ => (xs[2].atan2(1.5 + (t2 * 0.25).tanh().cos()) / (2.0 + (xs[i] + (t2 * 0.25).tanh()).cos()) * 0.5).tanh() };
-            acc3 += 0.25 * b.hypot(b);
-            for j in 0..n {
-                let t5 = if a.atan() < -0.1 { b.atan() - xs[xs.len() - 1 - j] } else { b * (xs[i] - t4) };
-                acc3 = ((acc3 * 0.1).atan() + a).sin();
-            }
-        }
-        acc3 *= 0.5 + 0.4 * (2.0 + (t2 * 0.25).tanh().sin()).log10().sin();
-        if n == 2 {
-            let t6 = if xs[n] * xs[n] < 0.7 { (t2 * 0.25).sin() * xs[3] } else { (1.5 + b.sin()).powf(a.tanh()) * a.sin() };
-        } else if n % 2 == 0 {
-            let mut v7 = vec![0.0; 2];
-            for i in 0..v7.len() {
-                v7[i] = (xs.iter().sum::<f64>().mul_add((1.5 + (acc3 * 0.05).sin()).log(2.5 + xs[i].cos()), (acc3 * 0.05).tanh() - (p131(-xs[n], (1.0 + a) * 0.5, b) * 0.25).sin()) * 0.1).tanh();
-            }
-        }
-        (acc3 * 0.05).sin() + (t2 * 0.25).tanh().tanh() + 0.5 * (acc3 * 0.05).sin()
-    }
-    check_p171(seed = 0x8b83ac18f1717a4f, inputs = 6, calls = [p131], at = |p| (p[0], &p[1..5], p[5], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p172(xs: &[f64], b: f64, a: f64) -> f64 {
-        let t0 = a;
-        let t3: f64 = xs[1..3].iter().map(|u1| { let u1 = *u1; xs[1] }).sum();
-        let t4 = xs[2].powi(3);
-        let t0 = t0 - xs[0].powi(2).ln_1p();
-        let t4 = (t4 * 0.5).tanh() * (xs[2] * 1.25);
-        let mut v5 = vec![0.0; xs.len()];
-        for i in 0..v5.len() {
-            v5[i] = xs[i];
-        }
-        let mut acc6 = (2.0 + ((t0 * 0.5).sin().mul_add(v5.iter().map(|q| (q * 0.1).sin()).sum::<f64>(), v5[2]) * 0.5).sin().cos()).powi(-2);
-        match (((1.0 + xs.iter().map(|q| q * (t4 * 0.5)).sum::<f64>().powi(2)).ln() * 0.25).sin().abs() * 2.0) as usize % 3 {
-            0 | 1 => {
-                for i in 0..2 {
-                    acc6 = ((xs[i] - xs[i] * 1.5) * 0.5).tanh();
-                    v5[i] = (t3 * 0.25).tanh() / (2.0 + 0.3_f64.cos()) / (1.5 + a.atan2(1.5 + b.cos()).tanh()) * 0.25;
-                }
-            }
-            _ => {
-                if v5.iter().map(|q| ((q * 0.25) * 0.25).sin()).sum::<f64>() > 0.7 {
-                    let t3 = (t3 * 0.25).sin() - (t0 * 0.5).tanh().atan();
-                } else if (t4 * 0.5).atan() > (v5[0] * 0.25).tanh() {
-                    acc6 = xs[0].cos();
-                } else {
-                    let t9: f64 = xs[1..3].iter().map(|u7| { let u7 = *u7; (1.5 + (t0 * 0.5).sin().cos()).sqrt() * 0.6 }).sum();
-                }
-            }
-        }
-        (acc6 * 0.25).tanh() - (t4 * 0.5).atan() - (t0 * 0.5).tanh().sin() + (t3 * 0.25).sin() + 0.75 * b
-    }
-    check_p172(seed = 0xd1df297222605491, inputs = 5, calls = [], at = |p| (&p[0..3], p[3], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p173(a: f64, b: f64, n: usize) -> f64 {
-        let t0 = match n { 0 => (1.5 + (b * a).sin()).log(2.5 + (n as f64 * b).cos()), _ => -(a * b) };
-        let mut acc1 = 1.5_f64;
-        if acc1 > (p159(((n as f64 - a) * 0.5).sin(), a.sin(), ((0.2 + t0) * 0.5).tanh()) * 0.25).tanh() && acc1 < 0.0 {
-            let t2 = t0;
-            if ((n as f64).cos()) < 0.1 {
-                let t3 = a;
-            } else if b - 0.2 > 0.3 {
-                let t5 = { let u4 = t2 * (t0 - p150(f64::sin(b), (1.5 + (n as f64).cos()).sqrt())) * 0.1; u4.max(u4).sin() };
-            }
-        } else if (2.0 + a.sin()).log10() > 0.25 {
-            let mut v6 = vec![0.0; 4];
-            for i in 0..v6.len() {
-                v6[i] = t0 * 0.5;
-            }
         } else {
-            for i in 0..4 {
-                acc1 += ((1.0 + (a + b).powi(2)).ln() * 0.5).sin();
-            }
+            let t12 = -a;
         }
-        if -b > t0 {
-            if n % 2 == 0 {
-                let mut acc7 = 0.0;
-            } else {
-                if 0.25 * t0 > acc1 * 0.1 {
-                    let t8: f64 = a * (acc1 * 0.1).atan();
-                }
-            }
-        }
-        0.1 * (acc1 * 0.1) + b.cos() + a
+        let t13 = (b / (1.0 + b * b) * 0.5).atan().powi(3);
+        (t13 * 0.5).tanh() - acc0 * 0.01 + a
     }
-    check_p173(seed = 0x0c167f78f27151b5, inputs = 2, calls = [p150, p159], at = |p| (p[0], p[1], 1),
-        params = ["b"] at [1]);
+    check_p189(seed = 0xaafb5df8bb678ea9, inputs = 2, calls = [p150, p167], at = |p| (p[0], p[1]));
 }
 
 program! {
     #[differentiable]
-    fn p174(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = x / &(x.mapv(|q| q * q * 0.5 - q)).mapv(|q| q * q + 1.0);
-        if n % 2 == 0 {
-            t1 = x.t().to_owned();
-        }
-        let t2 = ((s) - v).dot(&(t1.sum_axis(Axis(0)) * 0.3)) * 0.3;
-        let t3 = v + &((s) - v);
-        let mut t4 = &t3 / &(t3.dot(&t1) * 0.3).mapv(|q| q * q + 1.0);
-        if n % 3 == 0 {
-            t4 = &(x.column(2).to_owned()) + &(v.dot(x) * 0.3);
-        }
-        let t5 = (&t3 + &t1).row(1).to_owned();
-        t5.dot(&t5) * 0.1 + t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1
-    }
-    check_p174(seed = 0x11cf0f4d71c3f0a8, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3),
-        params = ["v", "x"] at [9, 10, 11, 0, 1, 2, 3, 4, 5, 6, 7, 8]);
-}
-
-program! {
-    #[differentiable]
-    fn p175(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = s;
-        let t2 = x.mapv(|q| (q * 0.5).exp());
-        let t3 = (&((t1) - v) * (t1)).mapv(f64::sin);
-        let t4 = x.to_owned();
-        t4.sum() * 0.2 + t3.dot(&t3) * 0.1 + t2.sum() * 0.2
-    }
-    check_p175(seed = 0x935fe507d2c61852, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3),
-        params = ["v"] at [9, 10, 11]);
-}
-
-#[differentiable]
-fn p176_h0(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).sin() * 1.5;
-    }
-}
-#[differentiable]
-fn p176_h1(y: &mut [f64], s: f64) {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.75).tanh();
-    }
-    y[0] = (y[0] * 0.6 + s).sin();
-}
-#[differentiable]
-fn p176_h2(y: &mut [f64], x: &[f64], s: f64) {
-    p176_h1(y, s);
-    p176_h0(s * -0.5, &x[1..], y);
-}
-#[differentiable]
-fn p176_h3(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + -0.5).tanh();
-    }
-    acc * 0.3 + v[0] * v[v.len() - 1]
-}
-program! {
-    #[differentiable]
-    fn p176(ys: &mut [f64], xs: &[f64], b: f64, a: f64) -> f64 {
-        let mut buf1 = vec![0.25; 3];
-        p176_h0(a * 0.75, xs, &mut buf1);
-        let t2 = buf1[0] + buf1[2] * 0.75;
-        let mut buf3 = vec![0.0; 2];
-        for i in 0..2 {
-            buf3[i] = xs[i + 4] * a;
-        }
-        p176_h2(&mut buf3, xs, t2.tanh());
-        for _ in 0..2 {
-            p176_h0(a, &xs[1..=4], &mut buf3);
-        }
-        let t4 = buf3[0] + buf3[1] * 0.75;
-        p176_h2(ys, &xs[..], a * 0.25);
-        let t5 = ys[1] * 0.25;
-        let s6 = &xs[3..8];
-        let t7 = (s6[3] * t5.tanh() + s6[1]).sin() + s6[s6.len() - 1] * 0.6;
-        let t8 = p176_h3(&xs[..6], a);
-        t8 + t7 + t5 + t4 + t2 + ys[2] + a * 0.3
-    }
-    check_p176(seed = 0x104017b6602d64c9, inputs = 13, calls = [], at = |p| (&mut p[0..3].to_vec(), &p[3..11], p[11], p[12]));
-}
-
-program! {
-    #[differentiable]
-    fn p177(b: f64, a: f64, n: usize, c: f64) -> f64 {
-        let mut v0 = vec![0.0; 3];
-        for i in 0..v0.len() {
-            v0[i] = (((2.0 + a.sin()).sqrt() + 1.0 * c) * 0.5).sin();
-        }
-        let mut acc1 = 0.5;
-        if (v0[0] / (1.0 + (n as f64).powi(2))) < -0.1 {
-            acc1 += ((c - b) / (2.0 + (n as f64).cos()) * 0.25).sin();
-            let t2 = if n % 3 == 1 { v0.iter().map(|q| q * q).sum::<f64>().cos().exp().mul_add((1.5 + a.cos()).sqrt(), v0[n] * b) } else { (1.5 + 2.0_f64.cos()).sqrt() };
-            let t5: f64 = v0[1..3].iter().map(|u3| { let u3 = *u3; b / (1.0 + (t2 * 0.5).tanh().powi(2)) - b }).sum();
-        }
-        v0[2] -= a.tanh().powi(3) * 0.25;
-        let t6 = a / (1.0 + b * b);
-        let t7 = a.cos().exp2();
-        match n % 3 {
-            0 => {
-                let t8: f64 = v0.iter().map(|q| q * q).sum::<f64>() - t7;
-                let mut k9 = 0;
-                loop {
-                    let t12: f64 = { let v10: Vec<f64> = v0.iter().map(|&u11| f64::tanh(t6).atan()).collect(); v10[0] + v10[2] };
-                    acc1 = ((acc1 * 0.1).sin() - (1.0 + 0.75_f64.powi(2)).sqrt()).sin();
-                    k9 += 1;
-                    if ((t12 * 0.5).atan() + t8 * 0.1 > 0.1 || (t8 * 0.1).sin() < -0.2) || k9 >= 5 { break; }
-                }
-            }
-            1 => {
-                let c13 = |u14: f64| v0.iter().map(|q| ((q * 0.1) * 0.75).sin()).sum::<f64>() / (1.0 + (t7 - 0.2).powi(2));
-                let t15: f64 = c13(((t6 - b) / (1.0 + (p148(2.0_f64.atan(), ((b - (v0[2] * 0.1).tanh()) * 0.5).tanh(), 2, b.to_radians(), (acc1 * 0.1).sin()) * 0.5).tanh().powi(2)) * 0.25).tanh()) - 0.5 * c13(a);
-            }
-            _ => {
-                if (f64::max((v0[n] * 0.1).sin(), n as f64)) < 0.1 {
-                    if a + (v0[v0.len() - 1 - n] * 0.1).tanh() > 0.7 {
-                        if b.cos() < -0.2 {
-                            for i in 0..n {
-                                let t18: f64 = v0.iter().rev().skip(1).map(|&u16| c.atan() - -(p132((i as f64).powi(2).ln_1p()) * 0.5)).sum();
-                                v0[i] += ((1.5 + (2.0 + b.cos()).recip().sin()).powf((a + b).tanh()) * 0.5).tanh();
-                            }
-                        }
-                    } else {
-                        let t19 = t7 / (1.5 + ((v0[1] * 0.1).sin() * v0.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.1).sin())).tanh());
-                    }
-                } else if t6.tanh() < 0.7 {
-                    let flag20 = ((n as f64 * 0.5).tanh().powi(2)) > 0.0;
-                } else {
-                    let t23: f64 = v0.iter().zip(v0.iter().skip(1)).map(|(&u21, &w22)| 0.75_f64 * (0.5 * w22)).sum();
-                }
-            }
-        }
-        t6 + 0.3 * (acc1 * 0.1).sin() + c + 0.5 * v0.iter().map(|q| ((q * 0.1) * 0.5).sin()).sum::<f64>()
-    }
-    check_p177(seed = 0xdb68079a5e2a368a, inputs = 3, calls = [p132, p148], at = |p| (p[0], p[1], 2, p[2]));
-}
-
-#[differentiable]
-fn p178_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.25
-}
-#[differentiable]
-fn p178_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).tanh() * 0.5;
-    }
-}
-#[differentiable]
-fn p178_h2(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * 1.5 + (y[i] * s).cos() * 0.25;
-    }
-}
-#[differentiable]
-fn p178_h3(y: &mut [f64], x: &[f64], s: f64) {
-    p178_h2(y, s);
-    p178_h1(s * 1.5, &x[1..], y);
-}
-#[differentiable]
-fn p178_h4(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).cos();
-    r[1] = v[1] * 0.5;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-program! {
-    #[differentiable]
-    fn p178(xs: &[f64], b: f64, a: f64) -> f64 {
-        let t1 = p178_h0(xs, a);
-        let mut buf2 = vec![0.5; 2];
-        p178_h1(a, &xs[0..4], &mut buf2);
-        p178_h3(&mut buf2, xs, b);
-        p178_h1(b * 0.3, &xs[0..3], &mut buf2);
-        let t3 = buf2[0] + buf2[1] * 0.25;
-        let mut buf4 = vec![0.5; 3];
-        p178_h3(&mut buf4, xs, t1.tanh());
-        p178_h3(&mut buf4, xs, t1.tanh());
-        p178_h1(t1.tanh() * -0.5, &xs[4..], &mut buf4);
-        let t5 = buf4[0] + buf4[2] * 0.6;
-        let arr6 = p178_h4(&xs[4..], t5.tanh());
-        let t7 = arr6[1] * arr6[2];
-        let mut buf8 = vec![0.75; 4];
-        for _ in 0..3 {
-            p178_h3(&mut buf8, xs, b);
-        }
-        p178_h2(&mut buf8, t5.tanh() * 1.5);
-        let t9 = buf8[0] + buf8[3] * -0.5;
-        let mut buf10 = vec![0.3; 2];
-        p178_h3(&mut buf10, &xs[..2], b);
-        let t11 = buf10[0] + buf10[1] * 0.6;
-        let t12 = p178_h0(xs, t1.tanh());
-        t12 + t11 + t9 + t7 + t5 + a * 0.3
-    }
-    check_p178(seed = 0x683d7c699229a1c5, inputs = 9, calls = [], at = |p| (&p[0..7], p[7], p[8]));
-}
-
-#[differentiable]
-fn p179_h0(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).sin();
-    r[1] = v[1] * 1.5;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-#[differentiable]
-fn p179_h1(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 1.5
-}
-program! {
-    #[differentiable]
-    fn p179(a: f64, b: f64, xs: &[f64]) -> f64 {
-        let s1 = &xs[..5];
-        let t2 = (s1[3] * a * 0.25 + s1[2]).sin() + s1[s1.len() - 1] * 0.25;
-        let arr3 = p179_h0(s1, a);
-        let t4 = arr3[1] * arr3[0];
-        let t5 = p179_h1(&arr3, a).sin();
-        let t6 = p179_h1(&xs[..], t2.tanh());
-        let t7 = p179_h1(&s1[1..], t4.tanh()).sin();
-        t7 + t6 + t5 + t4 + t2 + a * 0.3
-    }
-    check_p179(seed = 0x9f658b0c5613d9f0, inputs = 9, calls = [], at = |p| (p[0], p[1], &p[2..9]));
-}
-
-#[differentiable]
-fn p180_h0(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.3).sin();
-    }
-    acc * 0.6 + v[0] * v[v.len() - 1]
-}
-program! {
-    #[differentiable]
-    fn p180(xs: &[f64], a: f64) -> f64 {
-        let t1 = p180_h0(xs, a);
-        let t2 = p180_h0(xs, a).sin();
-        let t3 = p180_h0(&xs[4..=5], t1.tanh());
-        let t4 = p180_h0(&xs[4..5], t3.tanh() * 0.75);
-        let t5 = p180_h0(xs, t2.tanh()).sin();
-        let s6 = &xs[..];
-        let t7 = (s6[2] * t4.tanh() + s6[2]).sin() + s6[s6.len() - 1] * 0.5;
-        let s8 = &xs[..];
-        let t9 = (s8[3] * t1.tanh() + s8[4]).sin() + s8[s8.len() - 1] * 0.5;
-        t9 + t7 + t5 + t4 + t3 + a * 0.3
-    }
-    check_p180(seed = 0x0a7ec9561e354ea5, inputs = 7, calls = [], at = |p| (&p[0..6], p[6]),
-        params = ["a"] at [6]);
-}
-
-program! {
-    #[differentiable]
-    fn p181(n: usize, a: f64, b: f64) -> f64 {
-        let mut v0 = vec![0.0; 3];
-        for i in 0..v0.len() {
-            v0[i] = (a.abs().powi(3) * 0.5).tanh();
-        }
-        let mut a = a;
-        let t1 = if (v0.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().tanh().exp()) < 0.5 { (n as f64 * 0.5).sin().powi(3) * (a * b) } else { (v0[n % v0.len()] / (1.5 + a.tanh())).cos() };
-        let t4: f64 = { let v2: Vec<f64> = v0.iter().map(|&u3| (a - 0.75).powi(2)).collect(); v2[0] + v2[2] };
-        let mut v5 = vec![0.0; 2];
-        for i in 0..v5.len() {
-            v5[i] = v0[1];
-        }
-        if (v0.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.25) > v5[1] && v0[1] < -0.1 {
-            for i in (0..2).rev() {
-                if i % 3 == 1 {
-                    a = t1;
-                } else {
-                    a += ((1.5 / (1.0 + (a * 0.25).atan().powi(2)) + (t4 * 0.25).sin() * (a * 0.25)) * 0.25).sin();
-                }
-                v0[n % 3] = (((b - v0.iter().enumerate().map(|(k, q)| (q * 0.25) * k as f64).sum::<f64>()) * 0.05).atan().powi(2) * 0.5).atan();
-            }
-            let mut k6 = 0;
-            loop {
-                let o7: Option<f64> = if b.sin().exp_m1() > 0.0 { Some(((a * 0.1).sin() + v5.iter().enumerate().map(|(k, q)| (q * 0.1) * k as f64).sum::<f64>() - 0.25) * 0.1) } else { None };
-                let t9: f64 = match o7 { Some(u8) => t1 * (v5[(n + 1) % 2] * 0.1).sin() * (t1 - (t4 * 0.25).atan()), None => (v5[(k6 + 1) % 2] * 0.1).sin().powi(3) };
-                v5[(k6 + 1) % 2] = (f64::max(-(a * 0.1).sin(), (v0[1] * 0.1).tanh() + (a * 0.1).atan()) * 0.5).atan();
-                k6 += 1;
-                if (t1 * t1 > -0.1) || k6 >= 4 { break; }
-            }
-        } else {
-            let mut k10 = 0;
-            loop {
-                a = (a * 0.1).tanh().atan2(1.5 + v0.iter().map(|q| ((q * 0.1) * 1.0).sin()).sum::<f64>().cos()) * b;
-                a = (a * 0.1 - 0.2 * (a * 0.1).tanh()).atan();
-                k10 += 1;
-                if ((a * 0.1).sin() > t4 * 0.25) || k10 >= 3 { break; }
-            }
-        }
-        (t4 * 0.25).sin() - t1 - (a * 0.1).atan()
-    }
-    check_p181(seed = 0xc6bd057408282b34, inputs = 2, calls = [], at = |p| (3, p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p182(b: f64, a: f64, n: usize) -> f64 {
-        let mut acc0 = b;
-        let mut w1 = 0;
-        while w1 < 3 {
-            let t2: f64 = -0.5;
-            acc0 /= (1.0 + t2.cos().powi(2));
-            w1 += 1;
-        }
-        if n > 1 {
-            let t3 = if n > 1 { (acc0 * 0.25 / (1.0 + 2.0_f64.powi(2))).clamp(-0.75, 0.75) } else { a };
-            for i in 0..2 {
-                let t4 = if i + n < 2 { (1.5 + 1.0_f64.sin()).powf(a.tanh()) - a.tanh() } else { (2.0 + a.max(2.0).cos()).powi(-2) };
-                acc0 = ((acc0 * 0.1).tanh() + t3.clamp(-0.75, 0.75)).tanh();
-            }
-        }
-        let t5 = if a - b > 0.3 { a } else { (acc0 * 0.1).tanh().tanh() };
-        let mut acc6 = (acc0 * 0.1).sin() / (2.0 + (acc0 * 0.1 / (1.0 + (acc0 * 0.1).sin().powi(2))).cos());
-        let mut k7 = 0;
-        let r9 = loop {
-            let t8 = t5;
-            acc6 += (p116(((a - t5) * 0.5).tanh(), 1.0, ((t8 + a) * 0.5).atan()) * 0.5).tanh();
-            k7 += 1;
-            if (1.25 - b < -0.1) || k7 >= 5 { break a; }
-        };
-        r9 - (acc6 * 0.1).sin() + t5.sin() + (acc0 * 0.05).sin() + a + b
-    }
-    check_p182(seed = 0x10faae65094a0137, inputs = 2, calls = [p116], at = |p| (p[0], p[1], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p183(c: f64, a: f64, xs: &[f64], b: f64) -> f64 {
-        let mut acc0 = ((1.0 + a.powi(2)).cbrt() * (b + xs[0]) * 0.25).sin();
-        let mut k1 = 0;
-        let r5 = loop {
-            acc0 = xs[1];
-            if c.tanh() > xs.iter().map(|q| q * c).sum::<f64>() && 0.3 < 0.25 {
-                let t2 = (a * k1 as f64 + b.sin()) * (0.5 * b.tanh()).acos();
-            } else {
-                let t4 = { let u3 = ((1.0_f64.cos().exp_m1() + -c) * 0.5).tanh(); xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() };
-            }
-            acc0 = 0.1_f64.powi(2) * c;
-            k1 += 1;
-            if ((1.5 + b.sin()).log(2.5 + xs.iter().map(|q| q * q).sum::<f64>().cos()) > 0.0) || k1 >= 2 { break (c.sin().exp2() * 0.5).tanh().powi(3); }
-        };
-        r5 - 0.5 * (acc0 * 0.25).sin()
-    }
-    check_p183(seed = 0xa360d42615414bf2, inputs = 6, calls = [], at = |p| (p[0], p[1], &p[2..5], p[5]));
-}
-
-#[differentiable]
-fn p184_h0(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + -0.5).cos();
-    }
-    acc * 0.25 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p184_h1(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).sin();
-    r[1] = v[1] * 1.5;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-program! {
-    #[differentiable]
-    fn p184(a: f64, w: [f64; 3], b: f64, xs: &[f64]) -> f64 {
-        let t1 = p184_h0(xs, a);
-        let arr2 = p184_h1(&xs[1..], w[0] * 0.3);
-        let t3 = arr2[0] * arr2[2];
-        let t4 = p184_h0(&w, a * 0.6);
-        let arr5 = p184_h1(&xs[5..], b * 0.6);
-        let t6 = arr5[2] * arr5[2];
-        let t7 = p184_h0(&xs[..5], w[0] * 0.5).sin();
-        let t8 = p184_h0(&xs[1..=1], w[0]).sin();
-        let s9 = &xs[..];
-        let t10 = (s9[0] * t8.tanh() + s9[2]).sin() + s9[s9.len() - 1] * 0.3;
-        t10 + t8 + t7 + t6 + t4 + w[1] * 0.5 + a * 0.3
-    }
-    check_p184(seed = 0xb3d0068564c79244, inputs = 13, calls = [], at = |p| (p[0], <[f64; 3]>::try_from(&p[1..4]).unwrap(), p[4], &p[5..13]));
-}
-
-program! {
-    #[differentiable]
-    fn p185(xs: &[f64], b: f64, a: f64) -> f64 {
-        let mut acc0 = 1.0_f64;
-        for i in 0..4 {
-            let o1: Option<f64> = if xs[(i + 1) % 3] > b { Some(((b / (1.0 + b * b)).mul_add(0.5 * 0.3, i as f64 * (acc0 * 0.1).atan()) * 0.25).sin()) } else { None };
-            let t3: f64 = if let Some(u2) = o1 { a * 0.3 } else { (acc0 * 0.1).atan().abs() };
-            let t4 = (xs[(i + 1) % 3] * xs[2]).mul_add(xs[2].atan(), -a);
-            let t7: f64 = xs.iter().take(2).map(|&u5| 1.5_f64).fold(0.0, |s, v| s * 0.5 + v);
-            if xs[(i + 1) % 3].powi(2).ln_1p() < 0.7 {
-                let a = a * (0.1 * (t7 * 0.25).atan());
-            } else {
-                if i % 3 == 1 {
-                    for j in 0..2 {
-                        for l in 0..2 {
-                            if i > 0 {
-                                let t8 = match l % 3 { 0 => ((t3 * (t7 * 0.25).tanh() + (xs[l] - b)) * 0.5).sin(), 1 => ((acc0 * 0.02 * 0.5).powi(2) * 0.25).atan(), _ => ((xs[xs.len() - 1 - j] * t3).mul_add((t4 * 0.5).sin() * 0.2, (t4 * 0.5).atan() / (1.5 + b.tanh())) * 0.5).sin() };
-                            } else if i < 2 {
-                                acc0 = (acc0 * 0.02 - (b * b * 0.5).tanh()).tanh();
-                            }
-                            acc0 /= (1.0 + (p111(xs[(i + 1) % 3], ((xs[0] - xs.iter().map(|q| (q * 0.1).sin()).sum::<f64>()) * 0.25).sin(), 3, xs[(i + 1) % 3].atan()) * b).powi(2));
-                        }
-                        acc0 = 1.25_f64;
-                    }
-                } else {
-                    acc0 = (((p132(xs[(i + 1) % 3]) * 0.5).tanh().cos() + (2.0 + b.sin()).log2()) * 0.5).sin();
-                }
-            }
-            acc0 += (t4 * 0.5).sin();
-        }
-        let mut k9 = 0;
-        loop {
-            let t10 = xs[(k9 + 1) % 3].atan();
-            for j in 0..xs.len() {
-                let t11 = match k9 % 3 { 0 => (t10.cos().powi(3) * 0.5).tanh(), 1 => xs[j], _ => (2.0 + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).cos()).powi(-2).mul_add(xs[j], xs[j].abs()) };
-                acc0 = acc0 * 0.02;
-            }
-            acc0 = ((acc0 * 0.02).atan().atan() * (t10 * xs[k9 % xs.len()]) * 0.5).atan();
-            k9 += 1;
-            if (-b < 0.25) || k9 >= 4 { break; }
-        }
-        let mut v12 = vec![0.0; xs.len()];
-        for i in 0..v12.len() {
-            v12[i] = f64::cos(a.max(b));
-        }
-        let t15: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u13, &w14)| 1.25 * v12[1].cos().exp2() * (0.5 * w14)).sum();
-        0.6 * (t15 * 0.1).tanh() - (acc0 * 0.02).tanh().sin()
-    }
-    check_p185(seed = 0xb663db5451d47a64, inputs = 5, calls = [p111, p132], at = |p| (&p[0..3], p[3], p[4]),
-        params = ["a"] at [4]);
-}
-
-program! {
-    #[differentiable]
-    fn p186(b: f64, n: usize, a: f64) -> f64 {
-        let mut acc0 = 0.0;
-        if n % 2 == 0 {
-            for i in (0..8).step_by(2) {
-                acc0 *= 0.8 + 0.2 * a.sin();
-            }
-        } else {
-            let flag1 = b.powi(2) > 0.25;
-            acc0 += (a.sin() - (n as f64 + n as f64)) * 0.1;
-            for i in (0..4).rev() {
-                let t2: f64 = b * (acc0 * 0.05).sin() * (acc0 * 0.05);
-                acc0 = (b.mul_add(a, t2 * 0.5) * ((t2 * 0.5).atan() * 1.25) * 0.25).atan();
-            }
-        }
-        (acc0 * 0.05).sin() - 0.25 * a
-    }
-    check_p186(seed = 0x49d2ce883d75ee14, inputs = 2, calls = [], at = |p| (p[0], 3, p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p187(a: f64, b: f64) -> f64 {
-        let t0: f64 = a;
-        let mut acc1 = b.tanh();
-        for i in 0..3 {
-            let mut k2 = 0;
-            loop {
-                let t3 = b * t0;
-                if -a < 0.5 || a < 0.7 {
-                    acc1 /= (1.0 + (t3 - t3).powi(2));
-                } else if ((1.5 + (p155(k2 as f64 * (p136(((t0 - b) * 0.5).sin(), (t3 * 0.5).tanh(), (((acc1 * 0.1).atan() - t3) * 0.5).sin()) * 0.5).atan() * 0.5, ((k2 as f64 + 0.6) * 0.5).atan()) * 0.25).sin()).log(2.5 + a.cos())) > 0.5 {
-                    acc1 += i as f64 * 0.5;
-                } else {
-                    let c4 = |u5: f64| (acc1 * 0.05).sin() * (i as f64 - a);
-                    let t6: f64 = c4(a.powi(2)) - 0.5 * c4(0.9_f64.abs());
-                }
-                acc1 += (1.0 + (a * 0.75).powi(2)).ln();
-                k2 += 1;
-                if (a > 0.7) || k2 >= 2 { break; }
-            }
-            acc1 *= 0.8 + 0.2 * f64::tanh(b).sin();
-        }
-        acc1 *= 1.0 + (acc1 * 0.02).tanh().tanh();
-        let mut v7 = vec![0.0; 3];
-        for i in 0..v7.len() {
-            v7[i] = 2.0_f64;
-            if i > 0 {
-                v7[i] += v7[i - 1] * (t0 * (acc1 * 0.02) * 0.1).sin();
-            }
-        }
-        let t8: f64 = (0.5 * t0.tanh()).acos() - 0.2 - (1.0 + (acc1 * 0.02).atan().powi(2)).sqrt();
-        t8 * 0.5 + 0.75 * (acc1 * 0.02).tanh() - t0 + b
-    }
-    check_p187(seed = 0xf386f7309b9479bd, inputs = 2, calls = [p136, p155], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p188(b: f64, n: usize, xs: &[f64], a: f64) -> f64 {
+    fn p190(a: f64, b: f64) -> f64 {
         let mut acc0 = 1.0;
-        let mut k1 = 0;
-        let r2 = loop {
-            acc0 *= 0.8 + 0.2 * xs[(k1 + 1) % 3].tanh().sin();
-            acc0 *= 0.5 + 0.4 * xs[k1 % xs.len()].powi(2).sin();
-            k1 += 1;
-            if (xs[k1 % xs.len()].powi(2).ln_1p() < 0.5) || k1 >= 6 { break (acc0 * 0.02).tanh().powi(2).ln_1p() + b / (1.0 + a * a); }
-        };
-        acc0 = (2.0 + xs[n].cos()).powi(-2).sin();
-        let mut acc3 = 1.0;
-        (r2 * 0.5).tanh() + (acc0 * 0.02).atan() + a.sin()
-    }
-    check_p188(seed = 0xa8db60dabb011f71, inputs = 5, calls = [], at = |p| (p[0], 2, &p[1..4], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p189(a: f64, n: usize) -> f64 {
-        let mut acc0 = 0.5;
-        for i in 0..4 {
-            let t1 = (a + a).atan();
-            if (1.5 + t1.sin()).powf(t1.tanh()) < -0.2 {
-                if a / (1.5 + a.tanh()) < -0.2 {
-                    let mut acc2 = 0.0;
-                } else if t1.powi(3) < -0.1 || a < -0.2 {
-                    acc0 *= t1.powi(3).tanh();
-                }
-            }
-            acc0 += (n as f64 * 0.5).atan();
-        }
-        let t3 = if (acc0 * 0.1).sin().exp2() > 0.25 { a * (acc0 * 0.1).tanh() } else { (a + (acc0 * 0.1).tanh()).hypot((acc0 * 0.1).atan()) };
-        acc0 += a;
-        acc0 += (a * 0.6).clamp(-0.75, 0.75);
-        for i in 0..1 {
-            if a.sin() > (acc0 * 0.05).tanh() {
-                let c4 = |u5: f64| (acc0 * 0.05).tanh() * a + (acc0 * 0.05).tanh();
-                let t6: f64 = c4((((t3 * 0.5).tanh().tanh() + a / (1.0 + a * a)) * 0.5).atan()) - 0.5 * c4((t3 * 0.5).tanh().min(a));
-            } else if 0.25 * p162(a, ((t3 * 0.5 * 0.5).atan().powi(3) * 0.25).sin()) > a {
-                let flag7 = a.clamp(-0.75, 0.75) > -0.2;
-            } else {
-                match i {
-                    0 => {
-                        acc0 *= (0.75 * i as f64).tanh();
-                    }
-                    _ => {
-                        acc0 /= (1.0 + (t3 * 0.5).sin().mul_add((t3 * 0.5).atan(), (acc0 * 0.02).atan()).powi(2));
-                    }
-                }
-            }
-            acc0 = ((acc0 * 0.02).atan() + (acc0 * 0.02).sin()).atan();
-        }
-        (acc0 * 0.02).tanh()
-    }
-    check_p189(seed = 0xf4500764309301a1, inputs = 1, calls = [p162], at = |p| (p[0], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p190(xs: &[f64], a: f64) -> f64 {
-        let mut acc0 = a.cos().exp().atan();
-        for i in (0..2).rev() {
-            for j in 0..1 {
-                let t1 = (a.cos() - 0.5_f64.cos().exp_m1()).sin();
-                acc0 = (1.0 + a.sin().powi(2)).ln();
-            }
-            acc0 += a.asinh() / (2.0 + xs[i].powi(2).ln_1p().cos()) * 0.25;
-        }
-        for i in 1..=2 {
-            for q2 in xs.iter() {
-                if i % 3 == 1 {
-                    continue;
-                }
-                acc0 += (((acc0 * 0.05).atan() * (acc0 * 0.05).tanh()).cos() * 0.5).sin();
-            }
-            acc0 += ((a * a).powi(3) * 0.1).sin();
-        }
-        0.3 * a
-    }
-    check_p190(seed = 0xd3be15e1e234e77b, inputs = 5, calls = [], at = |p| (&p[0..4], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p191(a: f64, b: f64, xs: &[f64], c: f64) -> f64 {
-        let mut acc0 = (xs[0] / (2.0 + xs[1].cos())).sin();
-        let mut k1 = 0;
-        loop {
-            let t2 = xs.iter().map(|q| q * q).sum::<f64>() * b;
-            acc0 = ((1.5 + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).sin()).powf(xs[1].tanh()) - -(acc0 * 0.25).tanh()) * 0.5;
-            acc0 = xs.iter().sum::<f64>().atan() * b;
-            k1 += 1;
-            if (a - c > 0.3) || k1 >= 3 { break; }
-        }
-        let t3 = a.atan() * -a;
-        let t4 = if (1.0 + (acc0 * 0.25).atan().powi(2)).sqrt() > 0.7 { b * 1.25 * f64::sin(t3) } else { b };
-        let t7: f64 = xs.iter().rev().skip(1).map(|&u5| -(t4 - b)).sum();
-        let mut v8: Vec<f64> = Vec::new();
-        v8.push(((xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * c - xs.iter().map(|q| q * q).sum::<f64>().cos().exp_m1()) * 0.1).tanh());
-        v8.push(b);
-        let t9 = v8[0] * 0.5 + v8[1];
-        let t10: f64 = -t3;
-        t10 - (t7 * 0.1).tanh() + t4.sin() + t3 + 0.3 * (acc0 * 0.25).atan() - c.tanh() + 0.5 * 0.1
-    }
-    check_p191(seed = 0x3186e77512c7d47d, inputs = 6, calls = [], at = |p| (p[0], p[1], &p[2..5], p[5]));
-}
-
-#[differentiable]
-fn p192_h0(y: &mut [f64], s: f64) {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.6).tanh();
-    }
-    y[0] = (y[0] * -0.5 + s).sin();
-}
-#[differentiable]
-fn p192_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).sin() * 0.5;
-    }
-}
-#[differentiable]
-fn p192_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    p192_h0(y, s);
-    p192_h1(s * -0.5, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-#[differentiable]
-fn p192_h3(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.3
-}
-#[differentiable]
-fn p192_h4(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.75;
-    t + p192_h3(&v[1..], s * 0.6) + p192_h3(v, s).tanh()
-}
-program! {
-    #[differentiable]
-    fn p192(w: [f64; 3], xs: &[f64], a: f64, b: f64) -> f64 {
-        let mut buf1 = vec![1.5; 3];
-        let _ = p192_h2(&mut buf1, &xs[..], a);
-        let t2 = buf1[0] + buf1[2] * 0.5;
-        let t3 = p192_h4(&xs[1..], w[2]).sin();
-        let mut buf4 = vec![0.6; 3];
-        let t5 = p192_h2(&mut buf4, xs, w[2]).tanh();
-        let t6 = buf4[0] + buf4[2] * -0.5;
-        t6 + t5 + t3 + t2 + w[1] * 0.5 + a * 0.3
-    }
-    check_p192(seed = 0x07d357aa206011c1, inputs = 11, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), &p[3..9], p[9], p[10]));
-}
-
-#[differentiable]
-fn p193_h0(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).tanh() * 0.6;
-    }
-}
-#[differentiable]
-fn p193_h1(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * -0.5
-}
-program! {
-    #[differentiable]
-    fn p193(xs: &[f64], a: f64, b: f64) -> f64 {
-        let s1 = &xs[2..7];
-        let t2 = (s1[1] * b + s1[0]).sin() + s1[s1.len() - 1] * 0.3;
-        let s3 = &s1[2..4];
-        let t4 = (s3[1] * b + s3[1]).sin() + s3[s3.len() - 1] * 1.5;
-        let s5 = &xs[4..];
-        let t6 = (s5[1] * a + s5[0]).sin() + s5[s5.len() - 1] * 0.75;
-        let mut buf7 = vec![0.0; 4];
-        for i in 0..4 {
-            buf7[i] = xs[i + 1] * b;
-        }
-        p193_h0(t4.tanh(), &s5[2..], &mut buf7);
-        let t8 = buf7[0] + buf7[3] * 0.75;
-        let t9 = p193_h1(&s5[..3], t6.tanh());
-        t9 + t8 + t6 + t4 + t2 + a * 0.3
-    }
-    check_p193(seed = 0xe0df4c69ee39363b, inputs = 9, calls = [], at = |p| (&p[0..7], p[7], p[8]));
-}
-
-program! {
-    #[differentiable]
-    fn p194(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (a + xs[3]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            let t2 = ((1.0 + (t1) * (t1)).ln()).tanh() * 1.5;
-            acc -= ((xs[i]) * (t2)).tanh();
-            if i + 1 < xs.len() {
-                let t3 = (((xs[i + 1] - 0.28_f64).tanh()).tanh()).tanh() * 1.5;
-                let t4 = ((xs[i + 1]).mul_add(0.5, t1)).tanh() * 1.5;
-                acc += ((1.0 + ((1.0 + ((t1) * (xs[i])) * ((t1) * (xs[i]))).ln()) * ((1.0 + ((t1) * (xs[i])) * ((t1) * (xs[i]))).ln())).ln()).tanh();
-            }
-            acc += (((xs[i] - xs[i]) * ((t2).cos() * xs[i])) * (xs[i])).tanh();
-        }
-        acc
-    }
-    check_p194(seed = 0x4307c3b28e82e500, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-program! {
-    #[differentiable]
-    fn p195(a: f64, xs: &[f64]) -> f64 {
-        let t0 = (a.powi(2) + (a + a)) / (1.0 + (a - xs[1]).powi(2));
-        let mut acc1 = (1.5 * xs.iter().sum::<f64>() * xs[0].clamp(-0.75, 0.75) * 0.5).sin();
-        match (0.2_f64.abs() * 2.0) as usize % 3 {
-            0 => {
-                let t2 = xs.iter().map(|q| q.cos()).product::<f64>();
-                let mut v3 = vec![0.0; 4];
-                for i in 0..v3.len() {
-                    v3[i] = (2.0 + (1.25 * i as f64).sin()).log10();
-                }
-            }
-            1 => {
-                acc1 *= a.powi(2).tanh();
-            }
-            _ => {
-                acc1 = 0.6_f64.asinh().atan2(1.5 + acc1.cos());
-            }
-        }
-        acc1.sin() + 1.5 * a
-    }
-    check_p195(seed = 0x13445b6563246cd2, inputs = 4, calls = [], at = |p| (p[0], &p[1..4]));
-}
-
-#[differentiable]
-fn p196_h0(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).sin() * 0.25;
-    }
-}
-#[differentiable]
-fn p196_h1(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).sin();
-    r[1] = v[1] * -0.5;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-program! {
-    #[differentiable]
-    fn p196(a: f64, b: f64, xs: &[f64]) -> f64 {
-        let mut buf1 = vec![0.3; 4];
-        for _ in 0..2 {
-            p196_h0(b * 0.6, &xs[1..], &mut buf1);
-        }
-        let t2 = buf1[0] + buf1[3] * 0.3;
-        let mut arr3 = [-0.5_f64; 3];
-        arr3[1] = b;
-        arr3[2] = xs[2] * 1.5;
-        let t4 = arr3[1] * arr3[2];
-        let arr5 = p196_h1(&xs[5..], t2.tanh());
-        let t6 = arr5[0] * arr5[0];
-        t6 + t4 + t2 + a * 0.3
-    }
-    check_p196(seed = 0x81b98f4ff53aa1e0, inputs = 10, calls = [], at = |p| (p[0], p[1], &p[2..10]));
-}
-
-program! {
-    #[differentiable]
-    fn p197(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = v[2];
-        let t2 = (t1) * &((t1) * x);
-        t2.sum() * 0.2 + t1 + s
-    }
-    check_p197(seed = 0x94734103e53f1f98, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p198(a: f64, b: f64) -> f64 {
-        let mut acc0 = (a / (2.0 + a.cos()) / (1.0 + (1.5 + b.cos()).sqrt().powi(2)) * 0.5).sin();
-        let mut k1 = 0;
-        loop {
-            let t2 = a.cos();
-            for j in 0..4 {
-                let t3: f64 = -(0.2 * j as f64);
-                acc0 = ((acc0 * 0.02).atan() - ((t2 - (acc0 * 0.02).sin()) * 0.5).atan()).sin();
-            }
-            acc0 += ((1.0 + t2.powi(2)).ln() / (1.0 + (k1 as f64).tanh().exp_m1().powi(2)) * 0.5).sin();
-            k1 += 1;
-            if (t2 * 1.0 < 0.5) || k1 >= 4 { break; }
-        }
-        acc0 = (acc0 * 0.02).atan();
-        let mut v4 = vec![0.0; 2];
-        for i in 0..v4.len() {
-            v4[i] = ((i as f64).tanh().exp() - f64::cos(i as f64)) * 0.5;
-        }
-        for i in 0..1 {
-            let mut acc0 = acc0;
-            acc0 -= ((0.25_f64 * 1.0).cos() * 0.5).atan();
-        }
-        acc0 * 0.02 - b + 0.5 * b
-    }
-    check_p198(seed = 0x8686fe92385e68d3, inputs = 2, calls = [], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p199(n: usize, xs: &[f64], c: f64, a: f64, b: f64) -> f64 {
-        let mut acc0 = 0.0;
-        if f64::atan(xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())) > xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() {
-            let mut acc1 = 0.0;
-            acc0 *= 0.5 + 0.4 * (0.5 * a).sin();
-            for q2 in xs.iter() {
-                for j in (0..4).rev() {
-                    acc1 = (1.0 + 0.2_f64.powi(2).ln_1p().powi(2)).sqrt();
-                }
-                acc1 = (c / (1.0 + xs[1] * xs[1])).sin();
-            }
+        if b.atan() > 0.3 {
+            let mut acc1 = 1.0;
+            acc0 = (a.mul_add(b, b) - p158(b.powi(2).ln_1p(), 0.2)) * 0.25;
+            acc1 = ((1.0 + acc0.powi(2)).cbrt() * 0.5).tanh();
+        } else if 0.25 + a < 0.7 {
+            acc0 = f64::tanh(-b);
         } else {
-            let t5: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u3, &w4)| (p198(0.1 * xs[xs.len() - 1 - n], u3.sin()) * 0.5).atan() - xs[xs.len() - 1 - n].cos() * (0.5 * w4)).sum();
+            let t2 = if b * 1.0 < 0.5 { 0.75 * (b - 1.0) } else { 0.5_f64.tanh().exp() - f64::cos(0.75) };
         }
-        0.75 * (acc0 * 0.05).atan() + b - a.sin() - c
+        acc0.cos() + b.sin() + 1.5 * a
     }
-    check_p199(seed = 0x47c2c3f2ae2861ea, inputs = 6, calls = [p198], at = |p| (2, &p[0..3], p[3], p[4], p[5]));
+    check_p190(seed = 0x3b08c8067e47fe45, inputs = 2, calls = [p158], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p191(a: f64, n: usize, b: f64) -> f64 {
+        let t0 = match n { 0 | 1 => (a + 0.5).atan2(1.5 + (0.75 - b).cos()), _ => b.cos() * (n as f64).cos() };
+        let t1 = b * b;
+        let b = b + (t0 * 0.5).sin().powi(3);
+        let mut b = b;
+        let o2: Option<f64> = if 1.25_f64.atan2(1.5 + (p164((t1 / (2.0 + a.cos()) * 0.25).sin(), (2.0 + 1.0_f64.cos()).recip(), t1.tanh()) * 0.5).cos()) > b { Some(f64::sin(b).powi(2).ln_1p()) } else { None };
+        let t4: f64 = match o2 { Some(u3) => t0, None => (1.5 + t1.sin()).powf(b.tanh()) };
+        for i in 0..1 {
+            b += (0.25_f64.tanh().sin() * 0.5).tanh();
+        }
+        t4 + (b * 0.25).atan() - t0.sin() - a
+    }
+    check_p191(seed = 0xfc9921f4a82e8ad4, inputs = 2, calls = [p164], at = |p| (p[0], 2, p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p192(a: f64) -> f64 {
+        let t0 = a / (1.0 + a.min(a).powi(2));
+        if a / (1.0 + 1.5_f64.powi(2)) > 0.5 {
+            return a.atan2(1.5 + t0.cos()) * a.tanh().cosh();
+        }
+        let t0 = t0 * (a - a);
+        let mut acc1 = p164((t0 * 0.25).sin().hypot(0.3), (p181(1, a.sin()) * 0.5).sin(), ((a - a) * 0.5).tanh()) * 0.5;
+        let mut k2 = 0;
+        loop {
+            if (k2 as f64 + k2 as f64) < 0.5 {
+                for j in 1..=2 {
+                    if (t0 * 0.25).sin() > 0.25 {
+                        let t3 = if (acc1 * 0.05).atan() * 0.5 > 0.5 { (acc1 * 0.05).sin() + a } else { f64::min((t0 * 0.25).sin().min(acc1 * 0.05), (t0 * 0.25).sin()) };
+                    } else {
+                        let t4 = j as f64 - a;
+                    }
+                    acc1 += t0 * 0.25 / (1.0 + (t0 * 0.25).tanh().powi(2)) * -0.2;
+                }
+            } else {
+                if k2 == 4 {
+                    acc1 += ((1.0 + a.powi(2)).ln() + (acc1 * 0.05).tanh() * (acc1 * 0.05).atan()) * 0.5;
+                } else {
+                    acc1 = (acc1 * 0.05 * ((t0 * 0.25).atan() * (t0 * 0.25) * 0.25)).atan();
+                }
+            }
+            acc1 += (acc1 * 0.05).tanh();
+            k2 += 1;
+            if ((k2 as f64 + (t0 * 0.25).sin()) > -0.1) || k2 >= 5 { break; }
+        }
+        let c5 = |u6: f64| (t0 * 0.25).sin().abs();
+        let t7: f64 = c5(0.25_f64) - 0.5 * c5(1.0_f64);
+        t7.cos() - (acc1 * 0.05).tanh().sin() + (t0 * 0.25).tanh().sin()
+    }
+    check_p192(seed = 0xadcc7fa7ba4b4125, inputs = 1, calls = [p164, p181], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p193(xs: &[f64], a: f64) -> f64 {
+        let t0 = match ((a * a * 0.5).tanh().abs() * 2.0) as usize % 3 { 0 | 1 => xs[2], _ => ((a.powi(2) - f64::atan(a)) * 0.5).atan() };
+        let a = a - xs.iter().map(|q| (q * 1.25).sin()).sum::<f64>() * t0;
+        let c1 = |u2: f64| 0.9_f64;
+        let t3: f64 = c1((a * 0.1).atan()) - 0.5 * c1(((a * 0.1 + xs[2]) * 0.5).atan());
+        let t5 = { let u4 = 0.5 * (xs[2] * xs[2]); (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.5).atan() };
+        let mut acc6 = (1.5_f64.hypot(t0).mul_add((a * 0.1).atan() * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>(), xs[0]) * 0.25).tanh();
+        if 0.9_f64.cos() > t3 {
+            let c7 = |u8: f64| a * 0.1;
+            let t9: f64 = c7((acc6 * t5).clamp(-0.75, 0.75)) - 0.5 * c7(xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()));
+        }
+        0.1 * acc6 - t5 + 0.75 * t3 - (a * 0.1).sin() - t0
+    }
+    check_p193(seed = 0xc6987dd6161e20b8, inputs = 4, calls = [], at = |p| (&p[0..3], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p194(b: f64, a: f64) -> f64 {
+        if b < -0.2 {
+            return b.max(b).sin();
+        }
+        let t0 = a;
+        let mut acc1 = 0.0;
+        if t0 - 1.5 > p189(a.powi(2) * 0.5, ((a - b) * 0.5).tanh()) * 0.5 {
+            let b = b + (p180((2.0 + t0.sin()).ln(), b, ((b - t0) * 0.5).tanh()) * 0.25).atan();
+        }
+        t0 + b
+    }
+    check_p194(seed = 0x8b8477b5abafc962, inputs = 2, calls = [p180, p189], at = |p| (p[0], p[1]));
+}
+
+#[differentiable]
+fn p195_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.25
+}
+#[differentiable]
+fn p195_h1(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.25).tanh();
+    }
+    y[0] = (y[0] * 0.25 + s).sin();
+}
+#[differentiable]
+fn p195_h2(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).sin() * 1.5;
+    }
+}
+program! {
+    #[differentiable]
+    fn p195(b: f64, a: f64, xs: &[f64]) -> f64 {
+        let t1 = p195_h0(xs, b).sin();
+        let mut buf2 = vec![-0.5; 3];
+        p195_h1(&mut buf2, a);
+        p195_h1(&mut buf2, b * 0.6);
+        p195_h2(b, xs, &mut buf2);
+        let t3 = buf2[0] + buf2[2] * 0.75;
+        let s4 = &xs[3..=4];
+        let t5 = (s4[0] * b + s4[1]).sin() + s4[s4.len() - 1] * 0.75;
+        let t6 = p195_h0(s4, t1.tanh()).sin();
+        let s7 = &s4[..];
+        let t8 = (s7[0] * t1.tanh() + s7[0]).sin() + s7[s7.len() - 1] * 0.25;
+        let t9 = p195_h0(&s4[..2], t8.tanh() * 1.5);
+        t9 + t8 + t6 + t5 + t3 + a * 0.3
+    }
+    check_p195(seed = 0xc7f6ae763c6b86d6, inputs = 9, calls = [], at = |p| (p[0], p[1], &p[2..9]));
+}
+
+program! {
+    #[differentiable]
+    fn p196(b: f64, a: f64) -> f64 {
+        let t0 = b + p187((a - b) * 0.5, a.hypot(b) * 0.5) * 0.75;
+        let t1 = (p189(0.25 * a, a) * 0.5).sin();
+        let mut acc2 = (a.mul_add(b, a) + (t0 * 0.5).atan() / (1.0 + b * b)) * 0.25;
+        if b.powi(2).ln_1p() > t0 * 0.5 {
+            let acc2 = acc2 - (acc2 + acc2);
+        }
+        0.25 * acc2
+    }
+    check_p196(seed = 0xdfacc6a767f54c55, inputs = 2, calls = [p187, p189], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p197(a: f64) -> f64 {
+        let a = a * a;
+        let t0 = a * 0.5;
+        let mut acc1 = (t0.abs() / (1.0 + ((a * 0.5).sin() / (1.0 + p192((t0 * (a * 0.5).atan() * 0.25).tanh()).powi(2))).powi(2)) * 0.5).tanh();
+        if (a * 0.5).atan().tanh().exp() > t0 && (a * 0.5).atan() < 0.3 {
+            let t2 = if acc1.sin() > acc1 && t0 < 0.1 { t0 } else { f64::min(f64::min(p194((a * 0.5).sin() + (a * 0.5).sin(), (0.5 - t0) * 0.5), acc1), acc1 / (1.5 + (a * 0.5).tanh().tanh())) };
+            let t3 = (1.5 + (0.6 * t0 * t0).sin()).powf(((t2 + 1.0) * (0.1 + acc1)).tanh());
+        }
+        let t4 = acc1 * t0;
+        let mut v5: Vec<f64> = Vec::new();
+        v5.push((2.0 + (t0 * acc1).cos()).recip());
+        v5.push(t0.cos().tanh());
+        let t6 = v5[0] * 0.5 + v5[1];
+        for i in 0..2 {
+            let acc1 = (acc1 * 0.25).tanh() - t4;
+        }
+        t6 + t4 + 0.2 * (a * 0.5).tanh()
+    }
+    check_p197(seed = 0xea8c5592e8a1985c, inputs = 1, calls = [p192, p194], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p198(b: f64, a: f64) -> f64 {
+        let b = b - b.clamp(-0.75, 0.75);
+        let mut acc0 = (a - a) * (a * a) * 0.25;
+        for i in 0..3 {
+            if b + (acc0 * 0.25).atan() < 0.1 {
+                continue;
+            }
+            let mut v1 = vec![0.0; 3];
+            for j in 0..v1.len() {
+                v1[j] = (((acc0 * 0.25).tanh().sin() + (1.5 + a.sin()).log(2.5 + a.cos())) * 0.5).sin();
+            }
+            acc0 = v1[i];
+        }
+        acc0 += 0.9_f64;
+        if (acc0 * 0.1 * 0.5).sin().powi(3) < 0.5 {
+            acc0 = ((acc0 * 0.1).tanh() - (1.0 + a.powi(2)).ln()).sin();
+            let t2 = 1.5 * (acc0 * 0.1);
+            if (t2 * 0.5).tanh() > (acc0 * 0.1).atan() {
+                return (2.0 + a.sin()).log10();
+            }
+        } else if 0.5 - a > 0.5 {
+            let t3: f64 = -(acc0 * 0.1).tanh().exp();
+        } else {
+            let mut k4 = 0;
+            let r6 = loop {
+                let t5 = if acc0 * 0.1 < 0.25 { (acc0 * 0.1).tanh() * a * (2.0 + 0.75_f64.sin()).log2() } else { k4 as f64 };
+                acc0 = ((b * 0.5).powi(3) * (t5 * 0.5).atan().cos() * 0.1).sin();
+                k4 += 1;
+                if ((acc0 * 0.1).sin() + acc0 * 0.1 < -0.4) || k4 >= 5 { break a.tanh().max((acc0 * 0.1).tanh() - p130(a, 1, (t5 * 0.5).sin()) * 0.25); }
+            };
+        }
+        (acc0 * 0.1).sin() - b - a + 0.5 * (acc0 * 0.1).sin()
+    }
+    check_p198(seed = 0x4066789428d87ba3, inputs = 2, calls = [p130], at = |p| (p[0], p[1]),
+        params = ["b"] at [0]);
+}
+
+program! {
+    #[differentiable]
+    fn p199(a: f64) -> f64 {
+        let t0 = if f64::tanh(a) < 0.1 { a * a + a } else { f64::atan(a) * a };
+        if (t0 * 0.5).atan() * a > a {
+            return f64::sin(a) + a.cos();
+        }
+        (t0 * 0.5).sin()
+    }
+    check_p199(seed = 0x459ac639b4d30c9a, inputs = 1, calls = [], at = |p| (p[0]));
 }
