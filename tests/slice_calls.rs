@@ -252,3 +252,18 @@ fn two_sub_slices_of_one_slice_in_one_call() {
     assert_eq!(value, halves(&x));
     assert_gradient_close(&pullback(1.0), &hand, 1e-15);
 }
+
+/// A function with an explicit lifetime parameter.
+#[differentiable]
+fn first_two<'a>(x: &'a [f64], w: f64) -> f64 {
+    w * x[0] * x[1]
+}
+
+#[test]
+fn explicit_lifetime_parameters() {
+    let x = [2.0, 3.0];
+    let (gx, gw) = gradients_function!(first_two)(&x, 0.5);
+    assert_eq!((gx, gw), (vec![1.5, 1.0], 6.0));
+    let gw = gradients_function!(first_two, params = ["w"])(&x, 0.5);
+    assert_eq!(gw, 6.0);
+}

@@ -332,7 +332,7 @@ pub fn companions(
     };
 
     let (gen_named, _, where_named) = sig.generics_named.split_for_impl();
-    let gen_params = &sig.generics.params;
+    let generics_s = generics_with(quote!(__S), &sig.generics);
     let where_preds = sig.generics.where_clause.as_ref().map(|w| &w.predicates);
 
     let positions = sig.differentiable_positions();
@@ -654,7 +654,7 @@ pub fn companions(
 
         #[doc(hidden)]
         #allow
-        #vis fn #gradients<__S, #gen_params>(_selection: __S)
+        #vis fn #gradients #generics_s(_selection: __S)
             -> impl ::core::ops::Fn(#(#tys),*) -> <__S as #rt::select::Select<#options>>::Output
         where
             __S: #rt::select::Select<#options>,
@@ -670,7 +670,7 @@ pub fn companions(
 
         #[doc(hidden)]
         #allow
-        #vis fn #value_and_gradients<__S, #gen_params>(_selection: __S)
+        #vis fn #value_and_gradients #generics_s(_selection: __S)
             -> impl ::core::ops::Fn(#(#tys),*)
                 -> (#output, <__S as #rt::select::Select<#options>>::Output)
         where
@@ -703,4 +703,14 @@ pub fn companions(
             #items
         }
     }
+}
+
+/// A companion's generics: the function's lifetimes, then `extra` (a type parameter of the
+/// companion's own, the selection `__S`), then the function's other parameters — Rust
+/// requires lifetimes first (`fn f<'a>(x: &'a [f64])`).
+pub fn generics_with(extra: TokenStream, generics: &syn::Generics) -> TokenStream {
+    let lifetimes =
+        (generics.params.iter()).filter(|p| matches!(p, syn::GenericParam::Lifetime(_)));
+    let others = (generics.params.iter()).filter(|p| !matches!(p, syn::GenericParam::Lifetime(_)));
+    quote!(<#(#lifetimes,)* #extra #(, #others)*>)
 }

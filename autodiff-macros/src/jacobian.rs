@@ -166,7 +166,7 @@ pub fn companions(sig: &Signature, vis: &syn::Visibility) -> TokenStream {
     let out_tangent = tangent_type(output);
     let tangents = sig.param_tangents();
     let options = quote!((#(::core::option::Option<#tangents>,)*));
-    let gen_params = &sig.generics.params;
+    let generics_s = crate::companions::generics_with(quote!(__S), &sig.generics);
     let where_preds = sig.generics.where_clause.as_ref().map(|w| &w.predicates);
     let jac = quote!(#rt::jacobian::JacobianFor<#options, #output, #out_tangent>);
 
@@ -234,7 +234,7 @@ pub fn companions(sig: &Signature, vis: &syn::Visibility) -> TokenStream {
 
         #[doc(hidden)]
         #allow
-        #vis fn #function<__S, #gen_params>(_selection: __S)
+        #vis fn #function #generics_s(_selection: __S)
             -> impl ::core::ops::Fn(#(#tys),*)
                 -> #rt::ndarray::Array2<<__S as #jac>::Elem>
         where
