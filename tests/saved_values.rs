@@ -166,3 +166,34 @@ fn integer_counters_read_in_loops() {
     assert_gradient_close(&gx, &finite_difference(|x| packed_pairs(x, &l), &x), 1e-7);
     assert_gradient_close(&gl, &finite_difference(|l| packed_pairs(&x, l), &l), 1e-7);
 }
+
+/// A buffer made again in each iteration of a loop whose iterations are independent (the
+/// fused form reverses each at its end): its adjoint, started before the loop, grows to the
+/// buffer's length (found by the random-program tester: an index out of bounds).
+#[differentiable]
+fn buffer_remade_each_iteration(b: f64, a: f64, xs: &[f64]) -> f64 {
+    let mut s = a;
+    for i in 1..=2 {
+        let mut v = vec![0.0; 4];
+        for j in 0..v.len() {
+            v[j] = b / (1.5 + xs[j].tanh()) * -0.25;
+        }
+        s += v[i] * a;
+    }
+    s
+}
+
+#[test]
+fn buffer_remade_in_a_fused_loop() {
+    let xs = [0.3, -0.2, 0.5, 0.1];
+    let (b, a) = (0.7, 1.3);
+    let (vb, (gb, ga, gx)) = value_and_gradients_function!(buffer_remade_each_iteration)(b, a, &xs);
+    assert_eq!(vb, buffer_remade_each_iteration(b, a, &xs));
+    let f = |p: &[f64]| buffer_remade_each_iteration(p[0], p[1], &p[2..]);
+    let mut at = vec![b, a];
+    at.extend_from_slice(&xs);
+    let numeric = autodiff::check::finite_difference(f, &at);
+    let mut analytic = vec![gb, ga];
+    analytic.extend_from_slice(&gx);
+    autodiff::check::assert_gradient_close(&analytic, &numeric, 1e-7);
+}

@@ -1,10 +1,11 @@
 //! Emission of a fused derivative (see the module's documentation for the plan).
 
 use crate::emit::*;
-use crate::ir::{Body, LoopHead, Operand, RegionId, Stmt, Value, VarId};
+use crate::ir::{Block, Body, CellId, LoopHead, Operand, RegionId, Stmt, Value, VarId};
 use crate::signature::Signature;
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
+use std::collections::HashSet;
 
 /// The body of the seeded derivative, `(inputs…, cotangent) -> (value, gradients)`, when
 /// the body has a loop to fuse (see `fuse`): the forward sweep up to the loop, the reverse
@@ -25,6 +26,25 @@ pub fn seeded_body(sig: &Signature, body: &Body) -> Option<TokenStream> {
         return None;
     };
     let mut e = new_emitter(sig, body);
+    // A buffer the iteration makes again (`let mut v = vec![0.0; n]` in the body): its
+    // adjoint, started before the loop, does not have the buffer's length yet, so its
+    // element rules grow it as needed.
+    fn assigned(block: &Block, out: &mut HashSet<CellId>) {
+        for stmt in &block.stmts {
+            match stmt {
+                Stmt::WriteCell { cell, .. } => {
+                    out.insert(*cell);
+                }
+                Stmt::If { then, els, .. } => {
+                    assigned(then, out);
+                    assigned(els, out);
+                }
+                Stmt::Loop { body, .. } => assigned(body, out),
+                _ => {}
+            }
+        }
+    }
+    assigned(lbody, &mut e.grown);
     // The iteration's own values are in scope for its reverse: neither saved nor computed
     // again (floats only: they are `Copy`).
     let item = match head {
