@@ -253,7 +253,9 @@ fn two_sub_slices_of_one_slice_in_one_call() {
     assert_gradient_close(&pullback(1.0), &hand, 1e-15);
 }
 
-/// A function with an explicit lifetime parameter.
+/// A function with an explicit lifetime parameter (the construct under test: clippy
+/// would elide it).
+#[allow(clippy::needless_lifetimes)]
 #[differentiable]
 fn first_two<'a>(x: &'a [f64], w: f64) -> f64 {
     w * x[0] * x[1]
