@@ -556,19 +556,17 @@ impl Lowering<'_> {
                     }
                 }
             }
-            let (lo, hi) = match (
-                src.lo.is_none() && src.hi.is_none() && src.ops.is_empty(),
-                (),
-            ) {
-                // the plain case reads `x[k]`
-                (true, ()) => (None, None),
-                _ => {
-                    let lo_v = self.inactive(lo, span);
-                    let lo_v = self.operand(lo_v, span).tokens();
-                    let hi_v = self.inactive(hi, span);
-                    let hi_v = self.operand(hi_v, span).tokens();
-                    (Some(lo_v), Some(hi_v))
-                }
+            // the plain case reads `x[k]`
+            let plain = src.lo.is_none() && src.hi.is_none() && src.ops.is_empty();
+            let (lo, hi) = if plain {
+                (None, None)
+            } else {
+                let lo_v = self.inactive(lo, span);
+                let hi_v = self.inactive(hi, span);
+                (
+                    Some(self.operand(lo_v, span).tokens()),
+                    Some(self.operand(hi_v, span).tokens()),
+                )
             };
             ranges.push((len, lo, hi, forward));
         }
