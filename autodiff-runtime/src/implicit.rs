@@ -282,6 +282,8 @@ trait ErasedVariable: Send + Sync {
     fn update(&self, grad: &Gradient, f: &mut dyn FnMut(usize, f64, f64) -> f64);
     fn visit_gradient(&self, grad: &Gradient, f: &mut dyn FnMut(usize, f64));
     fn scale_gradient(&self, grad: &mut Gradient, factor: f64);
+    #[cfg(feature = "serde")]
+    fn origin(&self) -> crate::persist::VariableOrigin;
 }
 
 // Implemented for the variable's shared state itself, so a `VariableRef` is the variable's
@@ -317,6 +319,10 @@ where
     }
     fn scale_gradient(&self, grad: &mut Gradient, factor: f64) {
         grad.0.scale(factor);
+    }
+    #[cfg(feature = "serde")]
+    fn origin(&self) -> crate::persist::VariableOrigin {
+        Inner::origin(self)
     }
 }
 
@@ -423,6 +429,12 @@ impl VariableRef {
     pub(crate) fn scale_gradient(&self, grad: &mut Gradient, factor: f64) {
         self.0.scale_gradient(grad, factor)
     }
+
+    /// What a checkpoint records as the variable's identity.
+    #[cfg(feature = "serde")]
+    pub(crate) fn origin(&self) -> crate::persist::VariableOrigin {
+        self.0.origin()
+    }
 }
 
 impl fmt::Debug for VariableRef {
@@ -448,7 +460,7 @@ impl fmt::Debug for VariableRef {
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct Gradients {
-    pairs: Vec<(Gradient, VariableRef)>,
+    pub(crate) pairs: Vec<(Gradient, VariableRef)>,
 }
 
 impl Gradients {

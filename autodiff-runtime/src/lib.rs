@@ -18,6 +18,8 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+#[cfg(feature = "rayon")]
+mod add;
 #[doc(hidden)]
 pub mod again;
 mod array;
@@ -30,6 +32,8 @@ pub mod implicit;
 pub mod jacobian;
 pub mod ops;
 pub mod optim;
+#[cfg(feature = "serde")]
+mod persist;
 pub mod query;
 mod real;
 #[doc(hidden)]
@@ -75,3 +79,8 @@ pub fn stop_gradient<T>(value: T) -> T {
 pub use ndarray;
 /// The num-traits crate, for [`num_traits::Float`].
 pub use num_traits;
+/// The serde this crate's `Serialize`/`Deserialize` impls are written for (the `serde`
+/// feature): derive a model's with `#[derive(serde::Serialize, serde::Deserialize)]` from
+/// it, or from your own `serde = "1"` (the same crate).
+#[cfg(feature = "serde")]
+pub use serde;

@@ -16,6 +16,9 @@ use crate::implicit::{Gradients, Parameter};
 use crate::VariableId;
 use std::collections::HashMap;
 
+#[cfg(feature = "serde")]
+mod checkpoint;
+
 /// A learning rate as a function of the step number (starting at 1).
 pub trait Schedule {
     /// The learning rate at `step`.
@@ -41,6 +44,7 @@ impl Schedule for f64 {
 /// let s = ExponentialDecay { initial: 1.0, decay: 0.5, every: 10 };
 /// assert_eq!(s.rate(20), 0.25);
 /// ```
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug)]
 pub struct ExponentialDecay {
     /// The rate at step 0.
@@ -65,6 +69,7 @@ impl Schedule for ExponentialDecay {
 /// assert_eq!(s.rate(0), 1.0);
 /// assert!(s.rate(100).abs() < 1e-15);
 /// ```
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug)]
 pub struct CosineDecay {
     /// The rate at step 0.
@@ -102,6 +107,12 @@ struct Core<S> {
     schedule: S,
     step: u64,
     state: HashMap<Key, Vec<f64>>,
+    /// What a checkpoint calls each variable of `state` (see `checkpoint`).
+    #[cfg(feature = "serde")]
+    origins: HashMap<VariableId, crate::persist::VariableOrigin>,
+    /// Loaded state not bound to a variable yet, by the origin it was saved for.
+    #[cfg(feature = "serde")]
+    loaded: HashMap<crate::persist::VariableOrigin, Vec<f64>>,
 }
 
 impl<S: Schedule> Core<S> {
@@ -110,6 +121,10 @@ impl<S: Schedule> Core<S> {
             schedule,
             step: 0,
             state: HashMap::new(),
+            #[cfg(feature = "serde")]
+            origins: HashMap::new(),
+            #[cfg(feature = "serde")]
+            loaded: HashMap::new(),
         }
     }
 
@@ -117,6 +132,8 @@ impl<S: Schedule> Core<S> {
         self.step += 1;
         let (lr, t) = (self.schedule.rate(self.step), self.step);
         for (g, v) in grads {
+            #[cfg(feature = "serde")]
+            self.bind(v);
             let n = v.num_elements();
             let state = self
                 .state
@@ -193,6 +210,7 @@ macro_rules! optimizer {
     };
 }
 
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug)]
 struct SgdRule {
     momentum: f64,
@@ -230,6 +248,7 @@ impl Rule for SgdRule {
 /// }
 /// assert!(w.abs() < 1e-6);
 /// ```
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Debug)]
 pub struct Sgd<S = f64> {
     core: Core<S>,
@@ -297,6 +316,7 @@ impl<S: Schedule> Sgd<S> {
 }
 optimizer!(Sgd, SgdRule);
 
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug)]
 struct AdamRule {
     beta1: f64,
@@ -340,6 +360,7 @@ impl Rule for AdamRule {
 /// }
 /// assert!(w.iter().all(|x| (x - 1.0).abs() < 1e-3));
 /// ```
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Debug)]
 pub struct Adam<S = f64> {
     core: Core<S>,
@@ -417,6 +438,7 @@ impl<S: Schedule> Adam<S> {
 }
 optimizer!(Adam, AdamRule);
 
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug)]
 struct RmsPropRule {
     rho: f64,
@@ -443,6 +465,7 @@ impl Rule for RmsPropRule {
 /// }
 /// assert!(w.abs() < 0.05);
 /// ```
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Debug)]
 pub struct RmsProp<S = f64> {
     core: Core<S>,

@@ -128,10 +128,14 @@ impl<T: Real> Accumulate for T {
 }
 
 impl<T: Accumulate> Accumulate for Vec<T> {
-    /// Adds elementwise. An empty buffer stands for zero and takes the contribution.
+    /// Adds elementwise. An empty buffer stands for zero: it takes the contribution, and
+    /// an empty contribution adds nothing.
     fn accumulate(&mut self, contribution: Vec<T>) {
         if self.is_empty() {
             *self = contribution;
+            return;
+        }
+        if contribution.is_empty() {
             return;
         }
         assert_eq!(

@@ -9,7 +9,7 @@ static NEXT_ID: AtomicU64 = AtomicU64::new(0);
 
 /// The identity of a variable: unique, and ordered by construction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct VariableId(u64);
+pub struct VariableId(pub(crate) u64);
 
 impl VariableId {
     pub(crate) fn fresh() -> VariableId {
@@ -22,6 +22,9 @@ pub(crate) struct Inner<T> {
     pub(crate) trainable: bool,
     pub(crate) name: RwLock<Option<String>>,
     pub(crate) value: RwLock<Arc<T>>,
+    /// The identity of the variable this one was loaded from (a checkpoint).
+    #[cfg(feature = "serde")]
+    pub(crate) origin: std::sync::OnceLock<crate::persist::VariableOrigin>,
 }
 
 /// A value that the implicit helpers and the tape differentiate with respect to.
@@ -57,13 +60,15 @@ impl<T> Clone for Variable<T> {
 }
 
 impl<T: Send + Sync + 'static> Variable<T> {
-    fn make(value: T, trainable: bool) -> Self {
+    pub(crate) fn make(value: T, trainable: bool) -> Self {
         Variable {
             inner: Arc::new(Inner {
                 id: VariableId::fresh(),
                 trainable,
                 name: RwLock::new(None),
                 value: RwLock::new(Arc::new(value)),
+                #[cfg(feature = "serde")]
+                origin: std::sync::OnceLock::new(),
             }),
         }
     }
