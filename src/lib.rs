@@ -38,6 +38,17 @@ pub mod nn;
 #[cfg(feature = "argmin")]
 pub mod argmin;
 
+#[cfg(feature = "rayon")]
+pub mod parallel;
+/// The rayon `autodiff::parallel` is built on (the `rayon` feature):
+/// `use autodiff::rayon::prelude::*;` brings `par_chunks` and the parallel iterators.
+#[cfg(feature = "rayon")]
+pub use rayon;
+/// The serde that models, tangents, variables and optimizers implement `Serialize` and
+/// `Deserialize` for (the `serde` feature); the same crate as your own `serde = "1"`.
+#[cfg(feature = "serde")]
+pub use autodiff_runtime::serde;
+
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
@@ -90,4 +101,6 @@ pub mod __private {
     pub use autodiff_runtime::{
         again, dual, forward, implicit, jacobian, ndarray, saved, select, shadow, source,
     };
+    #[cfg(feature = "serde")]
+    pub use autodiff_runtime::serde;
 }

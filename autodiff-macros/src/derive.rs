@@ -164,6 +164,18 @@ pub fn derive(input: TokenStream) -> TokenStream {
         })
         .collect();
     let generics = &item.generics;
+    let feature_fields: Vec<crate::derive_features::Field<'_>> = fields
+        .iter()
+        .zip(names.iter().zip(&grad))
+        .map(|(f, (n, g))| crate::derive_features::Field {
+            name: n,
+            ty: &f.ty,
+            grad: *g,
+        })
+        .collect();
+    let feature_attributes = crate::derive_features::tangent_attributes(&feature_fields);
+    let feature_items =
+        crate::derive_features::tangent_items(&feature_fields, &tangent, generics, &bounds);
     let doc = format!(
         "The tangent (gradient) of [`{name}`]: one field per field of `{name}`, `NoTangent` \
          for the `#[no_grad]` ones."
@@ -171,9 +183,12 @@ pub fn derive(input: TokenStream) -> TokenStream {
     quote! {
         #[doc = #doc]
         #[derive(Clone, Debug)]
+        #feature_attributes
         #vis struct #tangent #generics where #(#bounds,)* {
             #(#tangent_fields,)*
         }
+
+        #feature_items
 
         impl #impl_generics #rt::Differentiable for #name #ty_generics where #(#bounds,)* {
             type Tangent = #tangent #ty_generics;

@@ -85,6 +85,7 @@ pub trait Differentiable {
 /// assert_eq!(g, 2.0);
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct NoTangent;
 
 /// In-place addition of a gradient contribution: `self += contribution`.

@@ -1,0 +1,126 @@
+//! What `#[derive(Differentiable)]` adds to a struct's tangent when the facade's optional
+//! features are on (this crate's features of the same names; off, nothing is written):
+//!
+//! - `rayon`: `Add`, `AddAssign` (through the tangent's `Accumulate`), `Default` (every
+//!   field's default: an empty `Vec` or array, a zero that takes the shape of what is added
+//!   to it) and `Sum` (from that default), so gradients of the shards of a batch add.
+//! - `serde`: serde's `Serialize` and `Deserialize`, through the facade's re-export.
+//!
+//! Every bound on a field's tangent is written `for<'__autodiff> …`, which makes it a
+//! condition of the impl rather than a requirement checked where the struct is declared: a
+//! field whose tangent is not `Default` or `Serialize` leaves the struct's tangent without
+//! that impl and does not stop the struct from compiling.
+
+use proc_macro2::TokenStream;
+use quote::{quote, ToTokens};
+
+/// A field of the derived struct: its name, type, and whether it is differentiable.
+pub struct Field<'a> {
+    pub name: &'a syn::Ident,
+    pub ty: &'a syn::Type,
+    pub grad: bool,
+}
+
+/// `for<'__autodiff> <ty as Differentiable>::Tangent: bound` for every differentiable field.
+fn tangent_bounds(fields: &[Field<'_>], bound: &TokenStream) -> Vec<TokenStream> {
+    let rt = quote!(::autodiff::__private);
+    fields
+        .iter()
+        .filter(|f| f.grad)
+        .map(|f| {
+            let ty = f.ty;
+            quote!(for<'__autodiff> <#ty as #rt::Differentiable>::Tangent: #bound)
+        })
+        .collect()
+}
+
+/// Attributes for the tangent struct's declaration (serde's derives).
+pub fn tangent_attributes(fields: &[Field<'_>]) -> TokenStream {
+    if !cfg!(feature = "serde") {
+        return TokenStream::new();
+    }
+    let serde = quote!(::autodiff::__private::serde);
+    let join = |bounds: Vec<TokenStream>| {
+        bounds
+            .iter()
+            .map(|b| b.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let ser = join(tangent_bounds(fields, &quote!(#serde::Serialize)));
+    let de = join(tangent_bounds(fields, &quote!(#serde::Deserialize<'de>)));
+    let krate = serde.to_token_stream().to_string().replace(' ', "");
+    quote! {
+        #[derive(#serde::Serialize, #serde::Deserialize)]
+        #[serde(crate = #krate, bound(serialize = #ser, deserialize = #de))]
+    }
+}
+
+/// Items beside the tangent struct (`Add`, `AddAssign`, `Default`, `Sum`).
+pub fn tangent_items(
+    fields: &[Field<'_>],
+    tangent: &syn::Ident,
+    generics: &syn::Generics,
+    bounds: &[TokenStream],
+) -> TokenStream {
+    if !cfg!(feature = "rayon") {
+        return TokenStream::new();
+    }
+    let rt = quote!(::autodiff::__private);
+    let (impl_generics, ty_generics, _) = generics.split_for_impl();
+    let default_bounds = tangent_bounds(fields, &quote!(::core::default::Default));
+    let defaults = fields.iter().map(|f| {
+        let n = f.name;
+        if f.grad {
+            quote!(#n: ::core::default::Default::default())
+        } else {
+            quote!(#n: #rt::NoTangent)
+        }
+    });
+    let doc_default = format!(
+        "An empty `{tangent}`: every field's default (`0.0`, an empty `Vec` or array), a zero \
+         that takes the shape of what is added to it."
+    );
+    quote! {
+        /// `a += b`: adds field by field (`Accumulate`).
+        impl #impl_generics ::core::ops::AddAssign for #tangent #ty_generics where #(#bounds,)* {
+            fn add_assign(&mut self, rhs: Self) {
+                #rt::Accumulate::accumulate(self, rhs);
+            }
+        }
+
+        /// `a + b`: adds field by field (`Accumulate`).
+        impl #impl_generics ::core::ops::Add for #tangent #ty_generics where #(#bounds,)* {
+            type Output = Self;
+            fn add(mut self, rhs: Self) -> Self {
+                #rt::Accumulate::accumulate(&mut self, rhs);
+                self
+            }
+        }
+
+        #[doc = #doc_default]
+        impl #impl_generics ::core::default::Default for #tangent #ty_generics
+        where
+            #(#bounds,)*
+            #(#default_bounds,)*
+        {
+            fn default() -> Self {
+                #tangent { #(#defaults,)* }
+            }
+        }
+
+        /// The sum of many tangents, added left to right from the empty one.
+        impl #impl_generics ::core::iter::Sum for #tangent #ty_generics
+        where
+            #(#bounds,)*
+            #(#default_bounds,)*
+        {
+            fn sum<I: ::core::iter::Iterator<Item = Self>>(iter: I) -> Self {
+                iter.fold(<Self as ::core::default::Default>::default(), |mut sum, t| {
+                    #rt::Accumulate::accumulate(&mut sum, t);
+                    sum
+                })
+            }
+        }
+    }
+}
