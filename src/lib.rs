@@ -40,14 +40,14 @@ pub mod argmin;
 
 #[cfg(feature = "rayon")]
 pub mod parallel;
-/// The rayon `autodiff::parallel` is built on (the `rayon` feature):
-/// `use autodiff::rayon::prelude::*;` brings `par_chunks` and the parallel iterators.
-#[cfg(feature = "rayon")]
-pub use rayon;
 /// The serde that models, tangents, variables and optimizers implement `Serialize` and
 /// `Deserialize` for (the `serde` feature); the same crate as your own `serde = "1"`.
 #[cfg(feature = "serde")]
 pub use autodiff_runtime::serde;
+/// The rayon `autodiff::parallel` is built on (the `rayon` feature):
+/// `use autodiff::rayon::prelude::*;` brings `par_chunks` and the parallel iterators.
+#[cfg(feature = "rayon")]
+pub use rayon;
 
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]
@@ -93,6 +93,8 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use autodiff_macros::__rule_table_checks;
+    #[cfg(feature = "serde")]
+    pub use autodiff_runtime::serde;
     pub use autodiff_runtime::{__autodiff_project, __autodiff_source_read};
     pub use autodiff_runtime::{
         adjoint_zero, complete_tangent, finish_tangent, lazy_zero_tangent, ops, zero_tangent,
@@ -101,6 +103,4 @@ pub mod __private {
     pub use autodiff_runtime::{
         again, dual, forward, implicit, jacobian, ndarray, saved, select, shadow, source,
     };
-    #[cfg(feature = "serde")]
-    pub use autodiff_runtime::serde;
 }

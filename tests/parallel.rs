@@ -105,7 +105,10 @@ fn the_parallel_gradient_of_a_batch_is_the_gradient_of_the_batch() {
         .fold(MlpTangent::default(), |a, b| a + b);
     assert_same_bits(&parallel, &sequential);
     for threads in [1, 2, 3] {
-        let pool = ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let pool = ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
         let again: MlpTangent = pool.install(|| sum_ranges(n, 128, shard));
         assert_same_bits(&again, &sequential);
     }
@@ -171,11 +174,7 @@ fn vec_gradients_add_with_parallel_add() {
         let (xs, ys): (Vec<f64>, Vec<f64>) = c.iter().map(|p| (p[0], p[1])).unzip();
         grad(&w, &xs, &ys)
     };
-    let reduced = points
-        .par_chunks(700)
-        .map(shard)
-        .reduce_with(add)
-        .unwrap();
+    let reduced = points.par_chunks(700).map(shard).reduce_with(add).unwrap();
     let chunked: Vec<f64> = sum_chunks(&points, 700, shard);
     let sequential = points.chunks(700).map(shard).fold(Vec::new(), add);
     assert_eq!(chunked, sequential);
@@ -221,16 +220,25 @@ fn implicit_gradients_of_shards_add() {
         let r = c[0]..c[0] + c.len();
         implicit_gradients(|x: &[f64], y: &[f64]| line.sse(x, y))(&x[r.clone()], &y[r])
     };
-    let reduced: Gradients = idx.par_chunks(300).map(shard).reduce_with(|a, b| a + b).unwrap();
+    let reduced: Gradients = idx
+        .par_chunks(300)
+        .map(shard)
+        .reduce_with(|a, b| a + b)
+        .unwrap();
     let ordered: Gradients = sum_chunks(&idx, 300, shard);
     let sequential: Gradients = idx.chunks(300).map(shard).sum();
-    for (g, v) in [&reduced, &ordered, &sequential]
-        .iter()
-        .flat_map(|g| [(g.get(&line.slope), &line.slope), (g.get(&line.intercept), &line.intercept)])
-    {
+    for (g, v) in [&reduced, &ordered, &sequential].iter().flat_map(|g| {
+        [
+            (g.get(&line.slope), &line.slope),
+            (g.get(&line.intercept), &line.intercept),
+        ]
+    }) {
         let expected = whole.get(v).unwrap();
         let g = g.unwrap();
-        assert!((g - expected).abs() <= 1e-12 * expected.abs().max(1.0), "{g} vs {expected}");
+        assert!(
+            (g - expected).abs() <= 1e-12 * expected.abs().max(1.0),
+            "{g} vs {expected}"
+        );
     }
     assert_eq!(
         ordered.get(&line.slope).unwrap().to_bits(),

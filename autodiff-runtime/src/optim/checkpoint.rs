@@ -52,7 +52,8 @@ impl<S: Serialize> Serialize for Core<S> {
             .state
             .iter()
             .filter_map(|(key, state)| match key {
-                Key::Variable(id) => Some((self.origins[id], state)),
+                // Every variable with state was bound (`bind`) when it got it.
+                Key::Variable(id) => self.origins.get(id).map(|o| (*o, state)),
                 Key::Explicit => None,
             })
             .chain(self.loaded.iter().map(|(o, state)| (*o, state)))
