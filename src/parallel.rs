@@ -15,8 +15,8 @@
 //! #[differentiable]
 //! fn sse(w: &[f64], #[no_grad] points: &[[f64; 2]]) -> f64 {
 //!     let mut sum = 0.0;
-//!     for p in points {
-//!         let r = w[0] + w[1] * p[0] - p[1];
+//!     for i in 0..points.len() {
+//!         let r = w[0] + w[1] * points[i][0] - points[i][1];
 //!         sum += r * r;
 //!     }
 //!     sum

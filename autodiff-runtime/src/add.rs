@@ -94,30 +94,3 @@ impl std::iter::Sum for Gradients {
         iter.fold(Gradients::default(), Add::add)
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use crate::implicit::test_support::scaled;
-    use crate::{implicit_gradients, Variable};
-
-    #[test]
-    fn pairs_of_different_variables_merge_in_construction_order() {
-        let (a, b, c) = (
-            Variable::new(1.0_f64),
-            Variable::new(2.0_f64),
-            Variable::new(3.0_f64),
-        );
-        let fa = |x: f64| scaled(&a, x);
-        let fb = |x: f64| scaled(&b, x);
-        let fc = |x: f64| scaled(&c, x);
-        let total = implicit_gradients(&fc)(4.0)
-            + implicit_gradients(&fa)(1.0)
-            + implicit_gradients(&fb)(2.0)
-            + implicit_gradients(&fa)(10.0);
-        assert_eq!(total.len(), 3);
-        assert!(total[0].1.is(&a) && total[1].1.is(&b) && total[2].1.is(&c));
-        assert_eq!(total.get(&a), Some(11.0));
-        assert_eq!(total.get(&b), Some(2.0));
-        assert_eq!(total.get(&c), Some(4.0));
-    }
-}
