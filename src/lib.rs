@@ -42,10 +42,31 @@ pub mod argmin;
 pub mod parallel;
 /// The serde that models, tangents, variables and optimizers implement `Serialize` and
 /// `Deserialize` for (the `serde` feature); the same crate as your own `serde = "1"`.
+///
+/// ```
+/// use autodiff::serde::{Deserialize, Serialize};
+///
+/// #[derive(autodiff::Differentiable, Serialize, Deserialize)]
+/// #[serde(crate = "autodiff::serde")]
+/// struct Model {
+///     w: autodiff::ndarray::Array1<f64>,
+///     b: f64,
+/// }
+/// fn saved<T: Serialize + for<'de> Deserialize<'de>>() {}
+/// saved::<Model>();
+/// saved::<ModelTangent>();
+/// saved::<autodiff::optim::Adam>();
+/// ```
 #[cfg(feature = "serde")]
 pub use autodiff_runtime::serde;
 /// The rayon `autodiff::parallel` is built on (the `rayon` feature):
 /// `use autodiff::rayon::prelude::*;` brings `par_chunks` and the parallel iterators.
+///
+/// ```
+/// use autodiff::rayon::prelude::*;
+/// let total: f64 = [1.0, 2.0, 3.0].par_iter().sum();
+/// assert_eq!(total, 6.0);
+/// ```
 #[cfg(feature = "rayon")]
 pub use rayon;
 

@@ -87,15 +87,29 @@ impl<T: Serialize + Send + Sync + 'static> Serialize for Variable<T> {
 }
 
 /// A new variable holding the value read, trainable or not, named as it was, carrying the
-/// saved variable's origin.
+/// saved variable's origin: an optimizer saved with it finds its state for it again.
 ///
 /// ```
-/// use autodiff_runtime::Variable;
+/// use autodiff_runtime::optim::Sgd;
+/// use autodiff_runtime::{implicit_gradients, Variable};
+/// use autodiff_runtime::implicit::test_support::scaled; // w · x, differentiable
+///
 /// let frozen = Variable::non_trainable(0.25_f64);
 /// let text = serde_json::to_string(&frozen).unwrap();
 /// let loaded: Variable<f64> = serde_json::from_str(&text).unwrap();
 /// assert_eq!(loaded.get(), 0.25);
 /// assert!(!loaded.is_trainable());
+///
+/// // A variable and its optimizer (with momentum) saved after one step and loaded take
+/// // the same second step as the originals.
+/// let w = Variable::new(1.0_f64);
+/// let mut sgd = Sgd::new(0.1).momentum(0.9);
+/// sgd.apply_gradients(&implicit_gradients(|x: f64| scaled(&w, x))(2.0));
+/// let text = serde_json::to_string(&(&w, &sgd)).unwrap();
+/// let (w2, mut sgd2): (Variable<f64>, Sgd) = serde_json::from_str(&text).unwrap();
+/// sgd.apply_gradients(&implicit_gradients(|x: f64| scaled(&w, x))(2.0));
+/// sgd2.apply_gradients(&implicit_gradients(|x: f64| scaled(&w2, x))(2.0));
+/// assert_eq!(w2.get(), w.get()); // 1 − 0.1·2 − 0.1·(0.9·2 + 2)
 /// ```
 impl<'de, T: Deserialize<'de> + Send + Sync + 'static> Deserialize<'de> for Variable<T> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
