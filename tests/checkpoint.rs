@@ -204,3 +204,71 @@ fn variables_and_their_optimizer_state_resume_bit_for_bit() {
             .collect::<Vec<_>>()
     );
 }
+
+/// A differentiable type of the user's whose tangent is neither `Serialize` nor `Default`.
+#[derive(Clone, Debug)]
+struct Knob(f64);
+
+#[derive(Clone, Debug)]
+struct KnobTangent(f64);
+
+impl Differentiable for Knob {
+    type Tangent = KnobTangent;
+    fn zero_tangent(&self) -> KnobTangent {
+        KnobTangent(0.0)
+    }
+}
+
+impl autodiff::Accumulate for KnobTangent {
+    fn accumulate(&mut self, contribution: KnobTangent) {
+        self.0 += contribution.0;
+    }
+}
+
+impl autodiff::__private::Reset for KnobTangent {
+    fn reset(&mut self) {
+        self.0 = 0.0;
+    }
+    fn take_reset(&mut self) -> Self {
+        KnobTangent(std::mem::take(&mut self.0))
+    }
+}
+
+impl autodiff::Parameter for Knob {
+    fn num_elements(&self) -> usize {
+        1
+    }
+    fn update_elements(&mut self, grad: &KnobTangent, f: &mut dyn FnMut(usize, f64, f64) -> f64) {
+        self.0 = f(0, self.0, grad.0);
+    }
+    fn visit_gradient(grad: &KnobTangent, f: &mut dyn FnMut(usize, f64)) {
+        f(0, grad.0);
+    }
+    fn scale_gradient(grad: &mut KnobTangent, factor: f64) {
+        grad.0 *= factor;
+    }
+}
+
+impl autodiff::implicit::TangentValue for KnobTangent {
+    fn scale(&mut self, factor: f64) {
+        self.0 *= factor;
+    }
+}
+
+/// A struct with such a field still derives with the features on: its tangent is only
+/// left without the impls the field's tangent cannot give (`Serialize`, `Default`, `Sum`).
+#[derive(Clone, Debug, Differentiable)]
+struct Tuned {
+    w: f64,
+    knob: Knob,
+}
+
+#[test]
+fn a_field_whose_tangent_does_not_serialize_leaves_the_struct_derivable() {
+    let t = Tuned {
+        w: 1.0,
+        knob: Knob(2.0),
+    };
+    let z = t.zero_tangent();
+    assert_eq!((z.w, z.knob.0, t.w, t.knob.0), (0.0, 0.0, 1.0, 2.0));
+}

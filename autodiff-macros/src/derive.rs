@@ -173,7 +173,7 @@ pub fn derive(input: TokenStream) -> TokenStream {
             grad: *g,
         })
         .collect();
-    let feature_attributes = crate::derive_features::tangent_attributes(&feature_fields);
+    let feature_attributes = crate::derive_features::tangent_attributes(&feature_fields, generics);
     let feature_items =
         crate::derive_features::tangent_items(&feature_fields, &tangent, generics, &bounds);
     let doc = format!(

@@ -6,10 +6,9 @@
 //!   to it) and `Sum` (from that default), so gradients of the shards of a batch add.
 //! - `serde`: serde's `Serialize` and `Deserialize`, through the facade's re-export.
 //!
-//! Every bound on a field's tangent is written `for<'__autodiff> …`, which makes it a
-//! condition of the impl rather than a requirement checked where the struct is declared: a
-//! field whose tangent is not `Default` or `Serialize` leaves the struct's tangent without
-//! that impl and does not stop the struct from compiling.
+//! Each impl is bounded by what it needs of the fields' tangents, so a field whose tangent
+//! is not `Default` or `Serialize` (a `[f64; 40]`) leaves the struct's tangent without that
+//! impl and does not stop the struct from compiling (see `tangent_bounds`).
 
 use proc_macro2::TokenStream;
 use quote::{quote, ToTokens};
@@ -21,21 +20,51 @@ pub struct Field<'a> {
     pub grad: bool,
 }
 
-/// `for<'__autodiff> <ty as Differentiable>::Tangent: bound` for every differentiable field.
-fn tangent_bounds(fields: &[Field<'_>], bound: &TokenStream) -> Vec<TokenStream> {
+/// Whether `tokens` name one of `params` (the struct's type and const parameters).
+fn mentions(tokens: TokenStream, params: &[String]) -> bool {
+    tokens.into_iter().any(|t| match t {
+        proc_macro2::TokenTree::Ident(i) => params.iter().any(|p| i == p),
+        proc_macro2::TokenTree::Group(g) => mentions(g.stream(), params),
+        _ => false,
+    })
+}
+
+/// `<ty as Differentiable>::Tangent: bound` for every differentiable field. A field type
+/// that names none of the struct's parameters gets `for<'__autodiff>` in front (a bound on
+/// a concrete type that does not hold is an error, not a condition, without it); a generic
+/// one stays plain (the compiler does not use a higher-ranked bound on a projection of a
+/// type parameter).
+fn tangent_bounds(
+    fields: &[Field<'_>],
+    generics: &syn::Generics,
+    bound: &TokenStream,
+) -> Vec<TokenStream> {
     let rt = quote!(::autodiff::__private);
+    let params: Vec<String> = generics
+        .params
+        .iter()
+        .filter_map(|p| match p {
+            syn::GenericParam::Type(t) => Some(t.ident.to_string()),
+            syn::GenericParam::Const(c) => Some(c.ident.to_string()),
+            syn::GenericParam::Lifetime(_) => None,
+        })
+        .collect();
     fields
         .iter()
         .filter(|f| f.grad)
         .map(|f| {
             let ty = f.ty;
-            quote!(for<'__autodiff> <#ty as #rt::Differentiable>::Tangent: #bound)
+            if mentions(ty.to_token_stream(), &params) {
+                quote!(<#ty as #rt::Differentiable>::Tangent: #bound)
+            } else {
+                quote!(for<'__autodiff> <#ty as #rt::Differentiable>::Tangent: #bound)
+            }
         })
         .collect()
 }
 
 /// Attributes for the tangent struct's declaration (serde's derives).
-pub fn tangent_attributes(fields: &[Field<'_>]) -> TokenStream {
+pub fn tangent_attributes(fields: &[Field<'_>], generics: &syn::Generics) -> TokenStream {
     if !cfg!(feature = "serde") {
         return TokenStream::new();
     }
@@ -47,8 +76,12 @@ pub fn tangent_attributes(fields: &[Field<'_>]) -> TokenStream {
             .collect::<Vec<_>>()
             .join(", ")
     };
-    let ser = join(tangent_bounds(fields, &quote!(#serde::Serialize)));
-    let de = join(tangent_bounds(fields, &quote!(#serde::Deserialize<'de>)));
+    let ser = join(tangent_bounds(fields, generics, &quote!(#serde::Serialize)));
+    let de = join(tangent_bounds(
+        fields,
+        generics,
+        &quote!(#serde::Deserialize<'de>),
+    ));
     let krate = serde.to_token_stream().to_string().replace(' ', "");
     quote! {
         #[derive(#serde::Serialize, #serde::Deserialize)]
@@ -68,7 +101,7 @@ pub fn tangent_items(
     }
     let rt = quote!(::autodiff::__private);
     let (impl_generics, ty_generics, _) = generics.split_for_impl();
-    let default_bounds = tangent_bounds(fields, &quote!(::core::default::Default));
+    let default_bounds = tangent_bounds(fields, generics, &quote!(::core::default::Default));
     let defaults = fields.iter().map(|f| {
         let n = f.name;
         if f.grad {
