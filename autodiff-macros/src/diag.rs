@@ -135,6 +135,9 @@ pub const REM_OF_ARRAYS: &str =
     "`%` of arrays cannot be differentiated; apply it to scalars (`x.mapv(|v| v % m)`)";
 pub const BREAK_OUTSIDE_LOOP: &str =
     "`break`/`continue` outside a loop of the differentiable function";
+pub const IMPL_TRAIT_PARAMETER: &str =
+    "`impl Trait` parameters are not supported in differentiable functions; name a type \
+     parameter instead (`fn f<I: Iterator<Item = f64>>(x: f64, items: I)`)";
 pub const WRITE_TARGET: &str =
     "only local variables declared with `let mut` (and their elements) can be assigned in \
      differentiable code; writing through a `&mut` parameter, a static or a field would \

@@ -468,8 +468,13 @@ impl Lowering<'_> {
         let indexed = body_active
             && !self.references_active(iter_expr)
             && matches!(strip_copied(iter_expr), syn::Expr::MethodCall(_))
-            && chain_iter(iter_expr)
-                .is_some_and(|c| c.sources.iter().all(|s| self.place(&s.base).is_some()));
+            && chain_iter(iter_expr).is_some_and(|c| {
+                c.sources.iter().all(|s| {
+                    self.place(&s.base).is_some()
+                        && !matches!(&s.base, syn::Expr::Path(p) if p.path.get_ident()
+                            .is_some_and(|i| self.opaque_params.contains(&i.to_string())))
+                })
+            });
         if !self.references_active(iter_expr) && !indexed {
             let iter = match iter_expr {
                 syn::Expr::Range(r)
@@ -698,14 +703,11 @@ impl Lowering<'_> {
         })
     }
 
-    /// `….sum()`, `….product()`, `….map(|v| …).sum()`, `….fold(init, |acc, v| …)`: a
-    /// loop with an accumulator cell, starting where the standard library starts
-    /// (`-0.0` for a float sum, `1.0` for a product) so the value is bit for bit the same.
-    pub(super) fn reduction(&mut self, e: &syn::Expr, m: &syn::ExprMethodCall) -> Option<Value> {
-        let name = m.method.to_string();
-        // `arity` is the closure's for a path of a function (`.map(f64::sin)`,
-        // `.fold(f64::NEG_INFINITY, f64::max)`, `.map(square)`)
-        let closure_of = |x: &syn::Expr, arity: usize| match x {
+    /// The closure a `map`/`fold` argument is: a closure, or a path of a function
+    /// (`.map(f64::sin)`, `.fold(f64::NEG_INFINITY, f64::max)`, `.map(square)`) or of a
+    /// local closure, as a closure of `arity` parameters calling it.
+    fn closure_of(&self, x: &syn::Expr, arity: usize) -> Option<syn::ExprClosure> {
+        match x {
             syn::Expr::Closure(c) => Some(c.clone()),
             syn::Expr::Path(p) if p.qself.is_none() => {
                 let args = |n: usize| -> Vec<syn::Ident> {
@@ -731,21 +733,31 @@ impl Lowering<'_> {
                 Some(syn::parse_quote_spanned!(x.span()=> |#(#a),*| #p(#(#a),*)))
             }
             _ => None,
-        };
-        type Accumulation = Option<(&'static Rule, syn::BinOp)>;
-        // `….map(f).map(g)`: the source and the closures, in the order they apply
-        let peel = |mut x: &syn::Expr| -> Option<(syn::Expr, Vec<syn::ExprClosure>)> {
-            let mut maps = Vec::new();
-            while let syn::Expr::MethodCall(inner) = x {
-                if inner.method != "map" || inner.args.len() != 1 {
-                    break;
-                }
-                maps.push(closure_of(&inner.args[0], 1)?);
-                x = &inner.receiver;
+        }
+    }
+
+    /// `….map(f).map(g)`: the source and the closures, in the order they apply.
+    fn peel_maps(&self, mut x: &syn::Expr) -> Option<(syn::Expr, Vec<syn::ExprClosure>)> {
+        let mut maps = Vec::new();
+        while let syn::Expr::MethodCall(inner) = x {
+            if inner.method != "map" || inner.args.len() != 1 {
+                break;
             }
-            maps.reverse();
-            Some((x.clone(), maps))
-        };
+            maps.push(self.closure_of(&inner.args[0], 1)?);
+            x = &inner.receiver;
+        }
+        maps.reverse();
+        Some((x.clone(), maps))
+    }
+
+    /// `….sum()`, `….product()`, `….map(|v| …).sum()`, `….fold(init, |acc, v| …)`: a
+    /// loop with an accumulator cell, starting where the standard library starts
+    /// (`-0.0` for a float sum, `1.0` for a product) so the value is bit for bit the same.
+    pub(super) fn reduction(&mut self, e: &syn::Expr, m: &syn::ExprMethodCall) -> Option<Value> {
+        let name = m.method.to_string();
+        type Accumulation = Option<(&'static Rule, syn::BinOp)>;
+        let peel = |x: &syn::Expr| self.peel_maps(x);
+        let closure_of = |x: &syn::Expr, arity: usize| self.closure_of(x, arity);
         let (src, init, op, maps, fold): (
             syn::Expr,
             syn::Expr,
@@ -822,7 +834,7 @@ impl Lowering<'_> {
                     let v = mapped.take().expect("the previous map's value");
                     l.bind_pattern(&c.inputs[0], v, None, c.span());
                 }
-                mapped = Some(l.expr(&c.body));
+                mapped = Some(l.value_of(&c.body));
             }
             let value = match (&fold, op) {
                 (Some(c), _) => {
@@ -831,7 +843,7 @@ impl Lowering<'_> {
                     if let Some(v) = mapped {
                         l.bind_pattern(&c.inputs[1], v, None, c.span());
                     }
-                    let v = l.expr(&c.body);
+                    let v = l.value_of(&c.body);
                     l.operand(v, c.body.span())
                 }
                 (None, Some((rule, op))) => {
@@ -868,25 +880,16 @@ impl Lowering<'_> {
                 return None;
             }
         }
-        let syn::Expr::MethodCall(map) = &*m.receiver else {
-            return None;
-        };
-        if map.method != "map" || map.args.len() != 1 {
+        let (src, maps) = self.peel_maps(&m.receiver)?;
+        if maps.is_empty() || maps.iter().any(|c| c.inputs.len() != 1) {
             return None;
         }
-        let syn::Expr::Closure(c) = &map.args[0] else {
-            return None;
-        };
-        if c.inputs.len() != 1 {
-            return None;
-        }
-        let src = &*map.receiver;
-        let plain = chain_iter(src).is_some_and(|c| c.sources.len() == 1 && !c.enumerate);
-        if !plain || !is_iterator_chain(src) {
+        let chain = chain_iter(&src)?;
+        if !is_iterator_chain(&src) {
             return None;
         }
         let span = e.span();
-        let counted = self.renamed(src).to_token_stream();
+        let counted = self.renamed(&src).to_token_stream();
         let zeros = self.inactive(
             quote_spanned!(span=> (#counted)
                 .map(|_| ::autodiff::__private::ops::real_zero())
@@ -896,13 +899,45 @@ impl Lowering<'_> {
         let zeros = self.operand(zeros, span);
         let out = self.new_cell(None, node_key(m));
         self.write_cell(out, zeros);
-        let enumerated: syn::Expr = syn::parse_quote_spanned!(span=> #src.enumerate());
-        let item = &c.inputs[0];
-        let pat: syn::Pat = syn::parse_quote_spanned!(span=> (__autodiff_k, #item));
-        let body_active = self.references_active(&c.body);
-        self.iter_loop(None, &enumerated, &pat, body_active, |l| {
-            let v = l.expr(&c.body);
-            let value = l.operand(v, c.body.span());
+        // the position each item is written at: the chain's own `.enumerate()` index
+        // where it has one (the first closure's pattern is then `(i, x)`), else one added
+        let item = &maps[0].inputs[0];
+        let (looped, pat, index_pat): (syn::Expr, syn::Pat, Option<syn::Pat>) = if chain.enumerate {
+            let syn::Pat::Tuple(t) = strip_pat_type(item) else {
+                return None;
+            };
+            if t.elems.len() != 2 {
+                return None;
+            }
+            let x = &t.elems[1];
+            (
+                src.clone(),
+                syn::parse_quote_spanned!(span=> (__autodiff_k, #x)),
+                Some(t.elems[0].clone()),
+            )
+        } else {
+            (
+                syn::parse_quote_spanned!(span=> #src.enumerate()),
+                syn::parse_quote_spanned!(span=> (__autodiff_k, #item)),
+                None,
+            )
+        };
+        let body_active = maps.iter().any(|c| self.references_active(&c.body));
+        self.iter_loop(None, &looped, &pat, body_active, |l| {
+            if let Some(p) = &index_pat {
+                let k = l.expr(&syn::parse_quote!(__autodiff_k));
+                l.bind_pattern(p, k, None, span);
+            }
+            let mut mapped = None;
+            for c in &maps {
+                // (the first closure's pattern is the loop's)
+                if let Some(v) = mapped.take() {
+                    l.bind_pattern(&c.inputs[0], v, None, c.span());
+                }
+                mapped = Some(l.value_of(&c.body));
+            }
+            let v = mapped.expect("at least one map");
+            let value = l.operand(v, span);
             let index = l.operand_of(&syn::parse_quote!(__autodiff_k));
             if l.operand_active(&value) {
                 l.found_active_cells.insert(active_key(l.cell_keys[out.0]));
@@ -1028,6 +1063,15 @@ impl Lowering<'_> {
             self.write_flag(flow, syn::parse_quote!(1u8));
         }
         Value::Tuple(Vec::new())
+    }
+}
+
+/// A closure parameter's pattern without its type (`|(i, x): (usize, f64)|`).
+fn strip_pat_type(p: &syn::Pat) -> &syn::Pat {
+    match p {
+        syn::Pat::Type(t) => strip_pat_type(&t.pat),
+        syn::Pat::Paren(q) => strip_pat_type(&q.pat),
+        _ => p,
     }
 }
 
