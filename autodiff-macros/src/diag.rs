@@ -54,9 +54,6 @@ pub const IF_LET: &str =
     "`if let` on a differentiable value takes the patterns of an `Option` or `Result` \
      (`Some(v)`, `None`, `Ok(v)`, `Err(e)`); for other patterns bind the parts with `let` \
      first, or test a `bool` with `if`";
-pub const OPTION_OF_ARRAY: &str =
-    "an `Option` or `Result` of a value that may be an array is not supported yet in \
-     differentiable code; unwrap it outside, or pass the array itself";
 pub const MATCH_ON_DIFFERENTIABLE: &str =
     "`match` on a differentiable value is not supported; match on an integer, `bool` or \
      enum, or compare with `if`";

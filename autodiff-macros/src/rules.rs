@@ -389,7 +389,15 @@ pub static STACK: Rule = Rule {
     ..BASE
 };
 
-/// The rule of a float method (`sin`, `powi`, `atan2`, …), if it has one.
+/// Whether the primitive wraps or unwraps an `Option`/`Result` (`Some(x)`, `o.unwrap()`,
+/// `o?`): its forward form and its rule are the same whatever the value's shape (the
+/// cotangent passes through), so values that may be arrays take the scalar forms.
+pub fn is_option_rule(rule: &Rule) -> bool {
+    [&WRAP, &UNWRAP, &EXPECT, &TRY_VALUE]
+        .into_iter()
+        .any(|r| std::ptr::eq(r, rule))
+}
+
 /// Whether the primitive's forward form takes its receiver by value (`o.unwrap()`): the
 /// forward sweep hands it a clone, so the value is still there for the reverse sweep.
 pub fn moves_receiver(rule: &Rule) -> bool {

@@ -434,7 +434,8 @@ impl Tangents<'_> {
         if active.is_empty() {
             return zero;
         }
-        let tensor = maybe_array || matches!(prim, Prim::Tensor { .. });
+        let tensor = (maybe_array && !prim.rule().is_some_and(crate::rules::is_option_rule))
+            || matches!(prim, Prim::Tensor { .. });
         if !tensor {
             // Σ_k ops::<name>_d<k>(reads…, &t_k): each scalar rule is linear in its last
             // argument

@@ -70,10 +70,6 @@ impl Lowering<'_> {
             "Err" => Some(self.verbatim(e)),
             "Some" | "Ok" if c.args.len() == 1 && self.references_active(&c.args[0]) => {
                 let x = self.operand_of(&c.args[0]);
-                if self.operand_maybe_array(&x) {
-                    self.errors.push_spanned(&c.func, diag::OPTION_OF_ARRAY);
-                    return Some(Value::Inline(syn::parse_quote!(())));
-                }
                 Some(self.prim(
                     Prim::Method {
                         rule: &rules::WRAP,
@@ -103,9 +99,6 @@ impl Lowering<'_> {
             return None;
         }
         let recv = self.operand_of(&m.receiver);
-        if self.operand_maybe_array(&recv) {
-            return None;
-        }
         let mut args = vec![recv];
         for a in &m.args {
             args.push(self.operand_of(a));
