@@ -302,3 +302,64 @@ fn results_of_helpers_and_options_of_arrays() {
     let along: f64 = hand.iter().zip(&v).map(|(g, v)| g * v).sum();
     assert_gradient_close(&[dy], &[along], 1e-14);
 }
+
+/// Why a power is undefined.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PowerError {
+    NotPositive,
+}
+
+/// `ln B`-like helper returning a `Result`.
+#[differentiable]
+fn checked_ln_power(a: f64, b: f64) -> Result<f64, PowerError> {
+    if a <= 0.0 {
+        Err(PowerError::NotPositive)
+    } else {
+        Ok(a.ln() * b)
+    }
+}
+
+/// `Result::map`, as statistics libraries write their checked functions.
+#[differentiable]
+fn checked_power(a: f64, b: f64) -> Result<f64, PowerError> {
+    checked_ln_power(a, b).map(|x| x.exp())
+}
+
+#[differentiable]
+fn power(a: f64, b: f64) -> f64 {
+    checked_power(a, b).unwrap()
+}
+
+/// `Option::map` with a closure reading an outer value, then `unwrap_or`.
+#[differentiable]
+fn mapped_or(a: f64) -> f64 {
+    let o = if a > 0.0 { Some(a * a) } else { None };
+    o.map(|v: f64| v.sin() * a).unwrap_or(0.5 * a)
+}
+
+#[test]
+fn map_and_unwrap_or() {
+    let (a, b) = (2.0_f64, 1.5_f64);
+    let (ga, gb) = gradients_function!(power)(a, b);
+    // a^b: (b a^(b-1), a^b ln a)
+    assert_gradient_close(&[ga, gb], &[b * a.powf(b - 1.0), a.powf(b) * a.ln()], 1e-14);
+    let fd = finite_difference(|v| power(v[0], v[1]), &[a, b]);
+    assert_gradient_close(&[ga, gb], &fd, 1e-7);
+    let (v, pullback) = vjp!(checked_power)(-1.0, b);
+    assert_eq!(v, Err(PowerError::NotPositive));
+    assert_eq!(pullback(1.0), (0.0, 0.0));
+    let (y, dy) = jvp!(power)(a, b, 1.0, 0.0);
+    assert_eq!(y, power(a, b));
+    assert_gradient_close(&[dy], &[ga], 1e-14);
+    for a in [0.7_f64, -0.4] {
+        let g = gradients_function!(mapped_or)(a);
+        // a > 0: sin(a²)·a, derivative 2a² cos(a²) + sin(a²); else 0.5
+        let hand = if a > 0.0 {
+            2.0 * a * a * (a * a).cos() + (a * a).sin()
+        } else {
+            0.5
+        };
+        assert_gradient_close(&[g], &[hand], 1e-14);
+        assert_gradient_close(&[g], &finite_difference(|v| mapped_or(v[0]), &[a]), 1e-7);
+    }
+}

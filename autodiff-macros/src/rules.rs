@@ -223,6 +223,14 @@ pub static WRAP: Rule = Rule {
     passes: &[0],
     ..BASE
 };
+/// `ops::wrap_like(y, o)`: `o.map(f)` where `o` holds a value, `f`'s value `y` wrapped as
+/// `o` is; `o` only says how (its own value reaches `y` through `try_value`).
+pub static WRAP_LIKE: Rule = Rule {
+    name: "wrap_like",
+    reads: &[Some(&[]), None],
+    passes: &[0],
+    ..BASE
+};
 /// `o.unwrap()` of an `Option`/`Result` of a differentiable value.
 pub static UNWRAP: Rule = Rule {
     name: "unwrap",
@@ -393,7 +401,7 @@ pub static STACK: Rule = Rule {
 /// `o?`): its forward form and its rule are the same whatever the value's shape (the
 /// cotangent passes through), so values that may be arrays take the scalar forms.
 pub fn is_option_rule(rule: &Rule) -> bool {
-    [&WRAP, &UNWRAP, &EXPECT, &TRY_VALUE]
+    [&WRAP, &WRAP_LIKE, &UNWRAP, &EXPECT, &TRY_VALUE]
         .into_iter()
         .any(|r| std::ptr::eq(r, rule))
 }

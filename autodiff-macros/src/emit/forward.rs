@@ -43,6 +43,14 @@ pub(crate) fn rhs_tokens(rhs: &Rhs, span: Span, maybe_array: bool) -> TokenStrea
                 && prim
                     .rule()
                     .is_some_and(|r| std::ptr::eq(r, &crate::rules::WRAP));
+            if prim
+                .rule()
+                .is_some_and(|r| std::ptr::eq(r, &crate::rules::WRAP_LIKE))
+            {
+                // (the `Option`/`Result` that says how to wrap, lent)
+                let o = &a[1];
+                a[1] = quote!(&#o);
+            }
             if prim.rule().is_some_and(crate::rules::moves_receiver) || wraps_array {
                 let o = &a[0];
                 a[0] = quote!(::core::clone::Clone::clone(&#o));

@@ -257,8 +257,9 @@ impl Lowering<'_> {
     /// The cells a branching expression's value goes to: one, or one per component when
     /// its arms are tuples (`let (r, b) = if … { (…) } else { (…) };`). The component
     /// cells are keyed from the expression's key and their position.
-    /// A branch whose value is a `Result` (an arm ends in `Ok(…)` or `Err(…)`): its cell
-    /// starts as `Ok(default)` (a `Result` has no `Default`), overwritten by every arm.
+    /// A branch whose value is a `Result` (an arm ends in `Ok(…)` or `Err(…)`) or an
+    /// `Option`/`Result` made by `o.map(…)`: its cell starts as `ops::placeholder()`
+    /// (`Ok(default)`, as a `Result` has no `Default`), overwritten by every arm.
     fn start_results_as_ok(&mut self, slot: Option<&Slot>, whole: &syn::Expr) {
         let Some(Slot::Cell(c)) = slot else {
             return;
@@ -267,12 +268,11 @@ impl Lowering<'_> {
         branch_tails(whole, &mut tails);
         let result = tails.iter().any(|t| {
             matches!(t, syn::Expr::Call(c) if matches!(&*c.func, syn::Expr::Path(p)
-                if p.path.get_ident().is_some_and(|i| i == "Ok" || i == "Err")))
+                if p.path.get_ident().is_some_and(|i| i == "Ok" || i == "Err")
+                    || p.path.segments.last().is_some_and(|s| s.ident == "wrap_like")))
         });
         if result {
-            self.cells[c.0].init = Some(quote!(::core::result::Result::Ok(
-                ::core::default::Default::default()
-            )));
+            self.cells[c.0].init = Some(placeholder());
         }
     }
 
@@ -706,7 +706,7 @@ impl Lowering<'_> {
     /// The closure a `map`/`fold` argument is: a closure, or a path of a function
     /// (`.map(f64::sin)`, `.fold(f64::NEG_INFINITY, f64::max)`, `.map(square)`) or of a
     /// local closure, as a closure of `arity` parameters calling it.
-    fn closure_of(&self, x: &syn::Expr, arity: usize) -> Option<syn::ExprClosure> {
+    pub(super) fn closure_of(&self, x: &syn::Expr, arity: usize) -> Option<syn::ExprClosure> {
         match x {
             syn::Expr::Closure(c) => Some(c.clone()),
             syn::Expr::Path(p) if p.qself.is_none() => {
@@ -1047,9 +1047,7 @@ impl Lowering<'_> {
                 let shape = self.output_shape.clone();
                 let cells = (self.flag_cell(), self.result_slot(shape, 2));
                 if let (true, Slot::Cell(c)) = (self.output_is_result, &cells.1) {
-                    self.cells[c.0].init = Some(quote!(::core::result::Result::Ok(
-                        ::core::default::Default::default()
-                    )));
+                    self.cells[c.0].init = Some(placeholder());
                 }
                 self.ret = Some(cells.clone());
                 cells
@@ -1064,6 +1062,11 @@ impl Lowering<'_> {
         }
         Value::Tuple(Vec::new())
     }
+}
+
+/// What an `Option`/`Result` cell starts as (see `start_results_as_ok`).
+fn placeholder() -> TokenStream {
+    quote!(::autodiff::__private::ops::placeholder())
 }
 
 /// A closure parameter's pattern without its type (`|(i, x): (usize, f64)|`).

@@ -109,6 +109,8 @@ pub struct Lowering<'a> {
     /// Parameters of a type that cannot be indexed: a type parameter that is not a float
     /// type (`coefficients: I` with `I: IntoIterator<Item = f64>`) or `impl Trait`.
     opaque_params: HashSet<String>,
+    /// How many `o.map(…)` of an `Option`/`Result` were lowered (their names).
+    next_mapped: usize,
     /// Rows read by element (`m[i]` of `m[i][j]`, and copies of rows of local `Vec`s of
     /// `Vec`s, see `owned_row`): their elements are scalars.
     rows: HashSet<VarId>,
@@ -208,6 +210,7 @@ fn lower_pass(
         element_reads: HashMap::new(),
         vec_cells: HashSet::new(),
         vec_rows: HashSet::new(),
+        next_mapped: 0,
         opaque_params: {
             let floats: Vec<String> = crate::signature::float_type_params(generics, None)
                 .iter()
