@@ -28,13 +28,17 @@ fn p0_h1(s: f64, x: &[f64], y: &mut [f64]) {
 }
 #[differentiable]
 fn p0_h2(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.6
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.3).cos();
+    }
+    acc * 0.6 + v[0] * v[v.len() - 1]
 }
 #[differentiable]
 fn p0_h3(v: &[f64], s: f64) -> f64 {
     let head = &v[..2];
-    let t = head[0] * head[1] * 0.3;
-    t + p0_h2(&v[1..], s * -0.5) + p0_h2(v, s).cos()
+    let t = head[0] * head[1] * -0.5;
+    t + p0_h2(&v[1..], s * 0.3) + p0_h2(v, s).cos()
 }
 program! {
     #[differentiable]
@@ -53,7 +57,7 @@ program! {
         }
         p0_h0(&mut buf5, a);
         let t6 = buf5[0] + buf5[3] * -0.5;
-        let t7 = p0_h3(&xs[..5], t2.tanh());
+        let t7 = p0_h3(&buf5, a);
         t7 + t6 + t4 + t2 + a * 0.3
     }
     check_p0(seed = 0x52095b4b85790757, inputs = 9, calls = [], at = |p| (p[0], &p[1..9]));
@@ -61,1203 +65,1025 @@ program! {
 
 program! {
     #[differentiable]
-    fn p1(a: f64) -> f64 {
-        let mut v0 = vec![0.0; 4];
-        for i in 0..v0.len() {
-            v0[i] = 0.3_f64;
+    fn p1(b: f64, a: f64) -> f64 {
+        let t0 = if -a > 0.5 { f64::min(b, a).tanh() } else { f64::tanh(a.cos().exp()) };
+        let t1 = (b * t0).min(b * a);
+        let mut acc2 = (1.0 + t0.powi(2)).sqrt();
+        acc2 = (acc2 + (2.0 + t1.sin()).log2()).tanh();
+        acc2 -= ((-0.3 - (t1 - acc2)) * 0.25).sin();
+        for i in 0..3 {
+            let t3 = if i == 2 { 0.1 } else { ((acc2 * 0.1).sin() * a).max(b - i as f64) };
+            acc2 *= (2.0 + (acc2 * 0.1 * 0.5).cos()).powi(-2).cos();
         }
-        let t1 = if v0[3].mul_add(0.3, v0.iter().map(|q| (q * 0.1).sin()).sum::<f64>()) > v0[0] { (1.0 + a.powi(2)).ln() } else { v0[2] / (1.0 + a.powi(2)) * (a - a) };
-        let flag2 = (1.0 + t1.powi(2)).ln() > -0.1;
-        let mut acc3 = 0.5;
-        if flag2 {
-            let mut k4 = 0;
-            loop {
-                let flag5 = a.atan() > 0.25;
-                v0[k4 % 4] = ((2.0 + (v0[0] * 0.1).atan().powi(3).sin()).cbrt() * 0.5).sin();
-                if a / (2.0 + a.cos()) > 0.2 {
-                    let t8: f64 = v0[1..4].iter().map(|u6| { let u6 = *u6; t1.powi(3) + a }).sum();
-                } else {
-                    if flag2 {
-                        let c9 = |u10: f64| ((v0.iter().enumerate().map(|(k, q)| (q * 0.1) * k as f64).sum::<f64>() * 0.5).tanh() * (v0[k4 % v0.len()] * 0.1).tanh()).cos();
-                        let t11: f64 = c9((a * a * t1 * 0.5).sin()) - 0.5 * c9((v0[(k4 + 1) % 4] * 0.1 / (1.5 + a.tanh()) * 0.5).sin());
-                    } else {
-                        acc3 -= (a * 1.0 * t1 * 0.5).sin();
-                    }
-                }
-                acc3 = (acc3 * 0.1 * f64::atan((acc3 * 0.1).sin())).sin();
-                k4 += 1;
-                if (acc3 * 0.1 < 0.5) || k4 >= 6 { break; }
-            }
-        } else {
-            for i in 0..v0.len() {
-                let t12 = if flag2 { a.sin().sin() } else { (v0[i] * 0.05).sin() * i as f64 / (1.0 + (2.0 + (v0[i] * 0.05).tanh().sin()).ln().powi(2)) };
-                v0[i] -= (f64::max((v0[i] * 0.05).sin(), (v0[i] * 0.05).tanh()) * (v0[i] * 0.05).sin().mul_add(0.6, (t12 * 0.25).tanh()) * 0.5).sin();
-            }
-        }
-        let mut acc13 = (a * t1).cos().exp2();
-        acc13 + 0.25 * (acc3 * 0.05).sin() + t1
+        acc2 = f64::sin(f64::atan(1.5));
+        t0.cos() + a + b
     }
-    check_p1(seed = 0x8b0c68eefd0f155a, inputs = 1, calls = [], at = |p| (p[0]));
+    check_p1(seed = 0x75bf714b0ec6efc7, inputs = 2, calls = [], at = |p| (p[0], p[1]));
 }
 
 program! {
     #[differentiable]
-    fn p2(xs: &[f64], a: f64) -> f64 {
-        let t2: f64 = xs.iter().rev().skip(1).map(|&u0| a).sum();
-        let mut acc3 = xs.iter().sum::<f64>().sin();
-        let mut w4 = 0;
-        while w4 < 1 && (a / (1.5 + xs[0].tanh()) > xs[2]) {
-            for j in (0..1).rev() {
-                let t5 = xs[3].atan2(1.5 + 0.75_f64.cos()) * (acc3 * 0.25).atan();
-                acc3 += (xs[j] * t5 * t5 * 0.1).tanh();
-            }
-            acc3 += ((acc3 * 0.25).atan() * (t2 * 0.25) * (xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) - (t2 * 0.25).tanh()) * 0.1).atan();
-            w4 += 1;
-        }
-        let t8: f64 = xs.iter().rev().skip(1).map(|&u6| xs[1].powi(2).ln_1p() * (t2 * 0.25).sin().clamp(-0.75, 0.75)).sum();
-        let t9 = (0.75 * 0.3 * (2.0 + xs[1].cos()).recip()).cos();
-        let t10 = a.asinh();
-        let t2 = (t2 * 0.25).sin() - f64::tanh(xs.iter().sum::<f64>());
-        let t11 = xs[0].powi(2).ln_1p().cos().exp();
-        let t9 = t9 * (t9 / (2.0 + (t8 * 0.5).sin().cos()));
-        (t9 * 0.25).atan().tanh() + t11 + (t2 * 0.5).atan() + t10.sin() - (acc3 * 0.25).atan()
-    }
-    check_p2(seed = 0xebdd797f4c51ffff, inputs = 5, calls = [], at = |p| (&p[0..4], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p3(n: usize, b: f64, a: f64) -> f64 {
-        let mut acc0 = 0.0;
-        let a = a + -b;
-        acc0 -= b;
-        (a * 0.5).sin() - acc0 + b
-    }
-    check_p3(seed = 0x6a7ad2565d011111, inputs = 2, calls = [], at = |p| (2, p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p4(b: f64, xs: &[f64], a: f64) -> f64 {
-        let mut acc0 = (a - 0.5).tanh();
-        for i in 0..xs.len() {
-            let t1 = a.tanh().exp();
-            acc0 = (acc0 * 0.25 * (xs[i] * 0.5)).tanh();
-        }
-        match (((xs[0] - (p1((b - a) * 0.5) * 0.5).atan()) * 0.5).sin().abs() * 2.0) as usize % 3 {
-            0 => {
-                for i in 0..1 {
-                    for q2 in xs.iter() {
-                        let b = b * (acc0 * 0.1).tanh().tanh();
-                        acc0 += ((xs[i] * 1.5).tanh() * 0.5).sin();
-                    }
-                    acc0 += ((1.5 + xs[i].sin()).powf(0.5_f64.tanh()) * (a - b) * 0.1).sin();
+    fn p2(a: f64, c: f64, b: f64) -> f64 {
+        let t0 = (1.5 + (-a).cos()).sqrt() * 0.6;
+        let mut acc1 = 0.0;
+        let mut k2 = 0;
+        let r3 = loop {
+            if k2 == 0 {
+                let mut c = c;
+            } else {
+                if k2 % 2 == 0 {
+                    return k2 as f64;
                 }
             }
-            1 => {
-                let t3 = (1.5 + (f64::atan((acc0 * 0.1).tanh()) * a).sin()).log(2.5 + (f64::atan(xs.iter().map(|q| q.cos()).product::<f64>()) * (a + xs[1])).cos());
-                acc0 = ((1.5 + a.cos()).sqrt() - xs.iter().map(|q| q * b).sum::<f64>() / (1.0 + a.powi(2))) * 0.1;
-            }
-            _ => {
-                let a = a - xs[0] * xs[2];
-            }
+            acc1 += 0.6_f64 * 1.25;
+            k2 += 1;
+            if (a * (acc1 * 0.25).tanh() > 0.25) || k2 >= 2 { break b.mul_add(b, 0.5).cos().exp2(); }
+        };
+        if c * (p1(((acc1 * 0.25).atan() / (1.0 + t0.powi(2)) * 0.5).sin(), 1.5) * 0.5).tanh() > (acc1 * 0.25).tanh() {
+            return a.tanh();
         }
-        acc0 *= 1.0 + xs[1].tanh();
-        (acc0 * 0.05).sin().tanh()
+        r3 - (acc1 * 0.25).sin().sin()
     }
-    check_p4(seed = 0xa145ea068606cae3, inputs = 5, calls = [p1], at = |p| (p[0], &p[1..4], p[4]));
+    check_p2(seed = 0x8651b9ebda41231f, inputs = 3, calls = [p1], at = |p| (p[0], p[1], p[2]));
 }
 
 program! {
     #[differentiable]
-    fn p5(b: f64, a: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = xs[2];
-        let mut k1 = 0;
-        loop {
-            let mut k2 = 0;
+    fn p3(b: f64, a: f64) -> f64 {
+        let mut acc0 = (a.sin().exp2() * 2.0 * 0.5).sin();
+        for i in 0..1 {
+            let mut k1 = 0;
             loop {
-                let b = b * (xs[k1] + 0.9);
-                acc0 = ((acc0 * 0.05).atan() - xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).atan()).sin();
-                k2 += 1;
-                if (a.hypot(xs[k2]) > (acc0 * 0.05).tanh()) || k2 >= 2 { break; }
+                acc0 *= a.cos();
+                acc0 += (((acc0 * 0.05).atan() + b).mul_add(1.25 * b, (i as f64).mul_add((p1(a, (2.0 + 0.6_f64.sin()).sqrt()) * 0.5).sin(), 0.5)) * 0.1).sin();
+                k1 += 1;
+                if ((p1(b, (acc0 * 0.05).sin() / (1.5 + b.tanh())) * 0.5).sin() > 0.7) || k1 >= 6 { break; }
             }
-            acc0 /= (1.0 + xs[k1].atan2(1.5 + 0.5_f64.cos()).powi(2));
-            k1 += 1;
-            if ((xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() - xs[(k1 + 1) % 4]) > 0.3) || k1 >= 4 { break; }
+            let t2 = a.min((acc0 * 0.05).tanh()) * ((acc0 * 0.05).atan() + a);
+            let mut acc3 = 0.0;
+            acc0 /= (2.0 + (0.6 * (t2 * 0.5).tanh()).cos());
         }
-        let mut w3 = 0;
-        while w3 < 3 && (xs[2].powi(2) > 0.7) {
-            let t4 = match w3 % 3 { 0 => b, 1 => xs[1].atan2(1.5 + b.cos()).tanh(), _ => (b * xs[w3] / (1.0 + a.powi(2)) * 0.5).tanh() };
-            acc0 += w3 as f64 * 0.5;
-            w3 += 1;
-        }
-        (acc0 * 0.05).atan().cos() + 0.5 * b
+        let t4 = f64::max((acc0 * 0.05).mul_add(acc0 * 0.05, b), (acc0 * 0.05).atan() * b);
+        acc0 = (1.0 + f64::tanh(t4 * 0.25).powi(2)).ln();
+        0.9 * (t4 * 0.25).atan() + (acc0 * 0.05).atan() + b
     }
-    check_p5(seed = 0x1c42015301eaba96, inputs = 6, calls = [], at = |p| (p[0], p[1], &p[2..6]));
+    check_p3(seed = 0xe6ea753de3521ac3, inputs = 2, calls = [p1], at = |p| (p[0], p[1]));
+}
+
+#[differentiable]
+fn p4_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 1.5
+}
+#[differentiable]
+fn p4_h1(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.3 + (y[i] * s).cos() * 0.25;
+    }
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p4_h2(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).cos() * 0.25;
+    }
+}
+#[differentiable]
+fn p4_h3(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p4_h1(y, s);
+    p4_h2(s * -0.5, &x[1..], y);
+}
+program! {
+    #[differentiable]
+    fn p4(a: f64, ys: &mut [f64], xs: &[f64]) -> f64 {
+        let t1 = p4_h0(xs, a);
+        p4_h3(ys, &xs[..6], a);
+        let t2 = ys[1] * 0.25;
+        let t3 = p4_h0(xs, t1.tanh());
+        let _ = p4_h1(ys, t1.tanh());
+        let t4 = ys[1] * 1.5;
+        let mut buf5 = vec![0.0; 3];
+        for i in 0..3 {
+            buf5[i] = xs[i + 2] * a;
+        }
+        for _ in 0..2 {
+            p4_h3(&mut buf5, xs, a);
+        }
+        let t6 = buf5[0] + buf5[2] * 1.5;
+        let t7 = p4_h1(ys, a).tanh();
+        let t8 = ys[0] * 0.25;
+        let t9 = p4_h1(ys, t3.tanh() * -0.5).tanh();
+        let t10 = ys[2] * 0.25;
+        t10 + t9 + t8 + t7 + t6 + ys[2] + a * 0.3
+    }
+    check_p4(seed = 0xc3ca80ad1ed42f97, inputs = 12, calls = [], at = |p| (p[0], &mut p[1..4].to_vec(), &p[4..12]));
 }
 
 program! {
     #[differentiable]
-    fn p6(n: usize, b: f64, a: f64, c: f64) -> f64 {
-        let mut acc0 = a;
-        if 0.9_f64.cos() > a {
-            let acc0 = acc0 * acc0;
+    fn p5(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = (x - x).column(0).to_owned();
+        let mut t2 = &(x / &x.mapv(|q| q * q + 1.0)) + &(x.dot(x) * 0.3);
+        if n % 2 == 0 {
+            t2 = -(v + x).mapv(f64::sin);
+        }
+        let t3 = v.to_owned();
+        t3.dot(&t3) * 0.1 + t2.sum() * 0.2 + t1.dot(&t1) * 0.1
+    }
+    check_p5(seed = 0x1a44b1624d227ea1, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p6(b: f64, a: f64, c: f64, n: usize, xs: &[f64]) -> f64 {
+        let mut acc0 = (f64::tanh(xs.iter().map(|q| q * q).sum::<f64>()) / (1.5 + (1.0 + xs.iter().map(|q| q.cos()).product::<f64>().powi(2)).sqrt().tanh()) * 0.5).sin();
+        let t1 = b.powi(2);
+        let mut k2 = 0;
+        let r5 = loop {
+            let mut acc3 = 0.0;
+            if xs[n] - c > xs[k2] {
+                let flag4 = t1 > 0.7;
+            }
+            acc3 = (((acc0 * 0.25).sin() / (1.0 + b.powi(2)) - a * xs[n]) * 0.5).tanh();
+            k2 += 1;
+            if (a.sin().exp() > 0.5) || k2 >= 2 { break b; }
+        };
+        if 0.25_f64.atan() > 0.0 || t1 < 0.5 {
+            for i in (0..3).rev() {
+                let t8: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u6, &w7)| xs[n] + xs[0] + (acc0 * 0.1).tanh() * (0.5 * w7)).sum();
+                acc0 += (0.3_f64 * 0.25).min(f64::max(a, xs[xs.len() - 1 - i]));
+            }
         } else {
-            let mut acc1 = (acc0 / (1.5 + b.tanh())).sin();
+            let t9 = (2.0 + t1.sin()).ln() - xs.iter().map(|q| (q * 0.2).sin()).sum::<f64>().to_radians();
         }
-        acc0 += a.tanh() * (acc0 * n as f64) * 0.25;
-        if (n as f64 * c) > 0.3 {
-            let t2 = acc0 * ((p1(c * b * 0.5) * 0.5).atan() + n as f64) * (acc0 - c).tanh().exp2();
-            let mut acc3 = (-(acc0 * 0.5).powi(3) * 0.1).atan();
-            let t4 = f64::sin(a);
-        } else if a > c {
-            let mut k5 = 0;
-            loop {
-                let t6 = (2.0 + (acc0 * 0.1).cos()).recip() / (1.5 + c.tanh());
-                acc0 = (a.cos().powi(3) * 0.5).tanh();
-                k5 += 1;
-                if (0.5 * (p3(2, (c.tanh().exp2() * 0.5).tanh(), b.tanh().exp2() * 0.5) * 0.5).tanh() > t6 && t6 < 0.25) || k5 >= 5 { break; }
-            }
-        }
-        0.25 * (acc0 * 0.1)
+        r5 - t1 - 0.1 * (acc0 * 0.1).sin()
     }
-    check_p6(seed = 0x2c83702a9775ac7e, inputs = 3, calls = [p1, p3], at = |p| (1, p[0], p[1], p[2]));
+    check_p6(seed = 0xdaf31ea22318587f, inputs = 6, calls = [], at = |p| (p[0], p[1], p[2], 1, &p[3..6]));
 }
 
 program! {
     #[differentiable]
     fn p7(xs: &[f64], b: f64, a: f64) -> f64 {
-        let mut v0: Vec<f64> = Vec::new();
-        v0.push((1.5 + b.atan().cos()).sqrt());
-        v0.push(0.2_f64);
-        let t1 = v0[0] * 0.5 + v0[1];
-        let mut t1 = t1;
-        let a = a + t1.max(xs[1]);
-        let t4: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u2, &w3)| (u2 + xs.iter().sum::<f64>()).mul_add(b.cos(), f64::cos(u2)) * (0.5 * w3)).sum();
-        let t6 = { let u5 = (1.0 * xs.iter().map(|q| q * q).sum::<f64>() * 0.25).atan(); (b / (1.5 + b.tanh())).min(b.cos()) };
-        let t7: f64 = (a * 0.5).atan() * 1.25;
-        let o8: Option<f64> = if t7 * 0.2 < 0.3 || xs.iter().map(|q| (q * 0.75).sin()).sum::<f64>() < -0.1 { Some(((b + t1) * xs[3].tanh().cosh() * 0.5).tanh()) } else { None };
-        let t10: f64 = if let Some(u9) = o8 { xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) - f64::tanh(xs[1]) } else { (1.5 + xs.iter().map(|q| (q * 1.25).sin()).sum::<f64>().cos()).sqrt() };
-        t1 = (t1 * (t10 * 0.5).cos()).sin();
-        for i in 0..4 {
-            let t6 = t6 * xs[xs.len() - 1 - i].powi(3);
-            t1 *= 0.8 + 0.2 * (xs[i] * xs[3]).sin();
-        }
-        (t10 * 0.5).tanh() - 0.6 * t7 - t6.tanh() + (a * 0.5).atan() - (t1 * 0.1).atan()
-    }
-    check_p7(seed = 0x0669173f25cad52d, inputs = 6, calls = [], at = |p| (&p[0..4], p[4], p[5]));
-}
-
-program! {
-    #[differentiable]
-    fn p8(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (a + xs[0]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            let t2 = (xs[i]).tanh() * 1.5;
-            extra += (((xs[i] - t1).tanh()).mul_add(0.5, xs[i])).tanh();
-            acc -= (t2).tanh();
-        }
-        acc
-    }
-    check_p8(seed = 0xf74afc8d77eebd79, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-program! {
-    #[differentiable]
-    fn p9(b: f64, a: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = 0.0;
-        if 0.5 / (1.5 + a.tanh()) > b {
-            let t1 = b;
-            let t2 = a * a;
-            let mut acc3 = 1.0;
-        } else {
-            acc0 = xs[1];
-        }
-        b + 0.5 * xs[1]
-    }
-    check_p9(seed = 0x8968fc2e806a9f3b, inputs = 5, calls = [], at = |p| (p[0], p[1], &p[2..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p10(xs: &[f64], a: f64) -> f64 {
-        let t0 = (1.5 + (a + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()).sin()).powf((xs[0] / (1.0 + xs[1].powi(2))).tanh()) * 0.5;
-        let t3: f64 = xs[1..4].iter().map(|u1| { let u1 = *u1; 0.2 * (xs[3] - a) }).sum();
-        let t0 = t0 - (t3 * 0.5).tanh();
-        let mut acc4 = (2.0 + t0.cos()).recip();
-        let mut k5 = 0;
-        loop {
-            acc4 += (t3 * 0.5).tanh() / (1.0 + (xs[xs.len() - 1 - k5] / (1.0 + (t3 * 0.5).tanh().powi(2))).powi(2)) * 0.5;
-            acc4 += ((xs[2] + t3 * 0.5) * 0.25).atan();
-            k5 += 1;
-            if ((acc4 * 0.1).atan() < -0.1) || k5 >= 4 { break; }
-        }
-        acc4 *= 1.0 + f64::min(xs[1], xs[0]).tanh();
-        acc4 += t0.cos() * 0.5;
-        (acc4 * 0.05).sin() + t0 + 0.1 * (t3 * 0.5)
-    }
-    check_p10(seed = 0xaeb4aa309d329338, inputs = 5, calls = [], at = |p| (&p[0..4], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p11(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (a + xs[0]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 1..xs.len() {
-            let t2 = (((1.0 + (((xs[i]) * 0.5).exp()) * (((xs[i]) * 0.5).exp())).ln()) * ((t1 - xs[i]).cos() * t1)).tanh() * 1.5;
-            let t3 = (((((-0.68_f64).tanh()) * 0.5).exp()).cos() * xs[i]).tanh() * 1.5;
-            extra += (xs[i - 1] - 0.43_f64 - (xs[i]) * (-0.11_f64)).tanh();
-            let t4 = (a - (((t2) * (xs[i - 1])) * 0.5).exp()).tanh() * 1.5;
-            acc += (((xs[i - 1] - t2).mul_add(0.5, xs[i])).cos() * t1).tanh();
-        }
-        let r = acc;
-        r
-    }
-    check_p11(seed = 0x997892a09607441a, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-program! {
-    #[differentiable]
-    fn p12(b: f64, a: f64, n: usize, c: f64) -> f64 {
-        let t0 = b;
-        let mut acc1 = 1.0;
-        match n {
-            0 => {
-                let t2 = (t0 + (c + n as f64)).sin();
-            }
-            _ => {
-                let t3 = (1.5 + a.cos().exp_m1().sin()).powf((n as f64 * p6(1, a * 0.75, (n as f64).powi(3) * 0.25, (a.powi(2) * 0.5).atan())).tanh());
-                let mut k4 = 0;
-                loop {
-                    for j in 0..2 {
-                        if k4 > 4 {
-                            acc1 += (1.5 / (1.5 + t0.tanh()) * 2.0_f64.mul_add(t0, b) * 0.1).tanh();
-                        }
-                        acc1 = (a.max(t0) * (b * n as f64) * 0.5).sin();
-                    }
-                    acc1 = a * 0.3 * (2.0 - b);
-                    k4 += 1;
-                    if (t3 + acc1 * 0.05 > 1.5) || k4 >= 5 { break; }
-                }
-            }
-        }
-        acc1 += ((-a).tanh().exp() * 0.5).sin();
-        let a = a * b;
-        (acc1 * 0.05).sin() + t0 - c
-    }
-    check_p12(seed = 0xb944611b2d909c91, inputs = 3, calls = [p6], at = |p| (p[0], p[1], 1, p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p13(xs: &[f64], a: f64) -> f64 {
-        let mut acc0 = ((a + xs[1]) * (xs[1] * xs[0]) * 0.25).sin();
-        for i in (0..3).rev() {
-            let flag1 = (i as f64) > 0.3;
-            if flag1 {
-                let t4: f64 = xs.iter().take(2).map(|&u2| u2 * xs[0] + (u2 + (acc0 * 0.25).tanh())).fold(0.0, |s, v| s * 0.5 + v);
-            } else {
-                if flag1 {
-                    let t6 = { let u5 = (acc0 * 0.25).sin().mul_add(xs[i], (acc0 * 0.25).sin()).tanh().exp_m1(); xs[i] / (1.0 + a.powi(2)) * (xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) + i as f64) };
-                } else {
-                    for j in 0..2 {
-                        let t7 = (acc0 * 0.1).sin() / (1.5 + 0.6_f64.tanh());
-                        acc0 *= (a - xs[xs.len() - 1 - j]).tanh();
-                    }
-                }
-            }
-            acc0 = ((acc0 * 0.05).tanh() * ((acc0 * 0.05).sin().mul_add(1.0, a) * 0.5).sin()).sin();
-        }
-        if 0.3 * 1.0 < -0.4 {
-            let t8 = (p1((a * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.05).sin()) * 0.5).atan().sin();
-            match ((0.75 * xs[1]).abs() * 2.0) as usize % 3 {
-                0 => {
-                    if xs[1] * t8 > 0.3 || xs[1] < -0.1 {
-                        let mut acc9 = (a - t8) * a.mul_add((p1(((xs.iter().map(|q| q * q).sum::<f64>() + xs[2]) * 0.1).tanh()) * 0.5).tanh(), 1.25) * 0.25;
-                    }
-                }
-                1 => {
-                    let t12: f64 = xs[1..3].iter().map(|u10| { let u10 = *u10; xs[0] * u10 - u10 * xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) }).sum();
-                }
-                _ => {
-                    for i in 0..1 {
-                        let t13 = if (t8 - i as f64) > t8 { (1.0 + xs[i].powi(2)).sqrt().sin() } else { a };
-                        acc0 = ((acc0 * 0.05).atan() - ((1.0 + a.powi(2)).sqrt() * 0.5).sin()).atan();
-                    }
-                }
-            }
-        }
-        for i in 0..1 {
-            let mut acc14 = (xs[i] * xs[xs.len() - 1 - i]).atan();
-            for j in 0..1 {
-                let mut w15 = 0;
-                while w15 < 2 {
-                    let a = a * 0.75_f64.sin();
-                    acc14 = ((acc14 * 0.25).atan() - (acc14 * 0.25).sin().atan2(1.5 + xs[i].cos())).tanh();
-                    w15 += 1;
-                }
-                acc14 = ((acc0 * 0.02).tanh() * xs[j] * (xs[i] * (acc0 * 0.02)) * 0.25).tanh();
-            }
-            acc14 = (i as f64).tanh().abs();
-        }
-        let t17 = { let u16 = 0.5_f64; (u16 - 1.5).powi(3) };
-        (t17 * 0.25).sin()
-    }
-    check_p13(seed = 0xb00da5ec3a86ee2a, inputs = 4, calls = [p1], at = |p| (&p[0..3], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p14(b: f64, a: f64) -> f64 {
-        let mut acc0 = ((1.5 + b.sin()).powf(b.tanh()).mul_add(a * a, a + b) * 0.25).atan();
-        for i in 0..4 {
-            let t1 = a;
-            let t2 = (1.0 + t1.powi(2)).sqrt().atan();
-            if (acc0 * 0.1).sin().abs() > 0.3 {
-                let t3 = a * 2.0;
-            }
-            acc0 /= (2.0 + (b + b).cos());
-        }
-        if b - a > 0.5 {
-            acc0 = b.cos() * (a * 0.2);
-            if (acc0 * 0.1).sin().cos() > b {
-                return p6(1, a.mul_add(a, a) * 0.5, b.min((acc0 * 0.1).tanh()), (acc0 * 0.1).sin() * b);
-            }
-        }
-        acc0 /= (2.0 + b.mul_add((acc0 * 0.1).tanh(), a).cos());
-        (acc0 * 0.1).atan().tanh() + 1.25 * a + 0.5 * b
-    }
-    check_p14(seed = 0x6faaf1eced299154, inputs = 2, calls = [p6], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p15(xs: &[f64], b: f64, a: f64) -> f64 {
-        let t0 = b - b;
-        let t3: f64 = { let v1: Vec<f64> = xs.iter().map(|&u2| (b + t0).mul_add(a - a, t0.clamp(-0.75, 0.75))).collect(); v1[0] + v1[2] };
-        let mut acc4 = (1.0 + (xs[1] * xs[2]).powi(2)).cbrt() * 0.5;
-        for i in 0..4 {
-            acc4 /= (1.0 + ((p1((xs[(i + 1) % 3] * a * 0.5).sin()) * 0.5).atan() * xs[i % xs.len()]).powi(2));
-            acc4 += f64::cos(t0).clamp(-0.75, 0.75);
-        }
-        let t0 = t0 + (1.5 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().cos()).sqrt();
-        let t5 = xs[1].cos();
-        if b > b {
-            if t5 / (1.5 + (p14((xs[2] * b * 0.5).tanh(), (xs.iter().map(|q| (q * 0.6).sin()).sum::<f64>() * 0.5).atan()) * 0.5).tanh()) < 0.0 {
-                if (1.0 + (t0 * 0.5).sin().powi(2)).sqrt() > xs[0] {
-                    let t6 = ((t0 * 0.5).sin() * 0.9 * (0.6 * b)).hypot(t5);
-                } else {
-                    let mut acc7 = (a.mul_add(xs[0], 1.5) / (1.5 + ((t3 * 0.1).sin() - (t3 * 0.1).atan()).tanh()) * 0.25).atan();
-                }
-            } else {
-                match (((1.0 + (t3 * 0.1).atan().powi(2)).cbrt() * 0.5).atan().abs() * 2.0) as usize % 3 {
-                    0 => {
-                        let mut acc8 = 0.5;
-                    }
-                    1 => {
-                        acc4 -= (1.25_f64.mul_add((t3 * 0.1).atan(), t5).atan() * 0.5).sin();
-                    }
-                    _ => {
-                        if 0.9 * xs[1] > 0.0 && (t0 * 0.5).tanh() < 0.25 {
-                            let t9 = if (t0 * 0.5).tanh() < -0.1 { (t0 * 0.5).tanh() * xs[2] * (t3 * 0.1).sin().powi(2).ln_1p() } else { (2.0 + (-a).sin()).log10() };
-                        } else if xs[0] < -0.2 {
-                            let mut acc10 = 1.0;
-                        } else {
-                            let t13: f64 = xs.iter().take(2).map(|&u11| (t3 * 0.1).atan().cos()).fold(0.0, |s, v| s * 0.5 + v);
-                        }
-                    }
-                }
-            }
-        } else if (t0 * 0.5).tanh() * 1.5 > 0.1 {
-            let mut k14 = 0;
-            let r16 = loop {
-                let mut acc15 = 0.0;
-                acc4 -= (xs.iter().map(|q| (q * 0.75).sin()).sum::<f64>().cos() * (xs[0] / (1.0 + b * b)) * 0.25).atan();
-                k14 += 1;
-                if (t5 - xs[0] < 0.25) || k14 >= 6 { break a.powi(3).cos(); }
-            };
-        } else {
-            let t17 = (2.0 + 0.3_f64.cos()).powi(-2).clamp(-0.75, 0.75) - b.tanh() * (t3 * 0.1).tanh();
-        }
-        t5.cos() - (t0 * 0.5).atan().cos() - (acc4 * 0.05).sin() + 1.5 * (t3 * 0.1).sin() + b
-    }
-    check_p15(seed = 0x6ed5dcfa5ab7ea1e, inputs = 5, calls = [p1, p14], at = |p| (&p[0..3], p[3], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p16(xs: &[f64], b: f64, a: f64) -> f64 {
-        let mut acc0 = 1.0;
-        if b - xs[1] < -0.4 {
-            for i in 0..3 {
-                for j in (0..4).rev() {
-                    let o1: Option<f64> = if i + i < 3 { Some((b.atan2(1.5 + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).cos()).powi(3) * 0.5).sin()) } else { None };
-                    let t3: f64 = match o1 { Some(u2) => f64::min(0.5, b) * i as f64, None => xs[j] / (1.5 + (p3(2, ((b - p3(2, (xs.iter().sum::<f64>().abs() * 0.25).sin(), (1.5 + b.cos()).sqrt()) * 0.5) * 0.25).atan(), -b) * 0.5).tanh().tanh()) };
-                    acc0 = (-xs[i].hypot(xs.iter().sum::<f64>()) * 0.25).atan();
-                }
-                acc0 *= 0.5 + 0.4 * (a * (acc0 * 0.05).atan()).sin();
-            }
-        }
-        let mut v4 = vec![0.0; 4];
-        for i in 0..v4.len() {
-            v4[i] = ((1.0 + a.sin().exp().powi(2)).sqrt() * 0.5).tanh();
-            if i > 0 {
-                v4[i] += v4[i - 1] * 0.3 * a;
-            }
-        }
-        acc0 += (f64::cos(a * xs[3]) * 0.5).sin();
-        let t7: f64 = v4.iter().rev().skip(1).map(|&u5| (acc0 * 0.02).sin().tanh().sinh()).sum();
-        let t8 = if b.mul_add(xs[1], (t7 * 0.05).tanh()) > (acc0 * 0.02).atan() { 0.1 * ((acc0 * 0.02).tanh() + t7 * 0.05) } else { (v4[3] * 0.5 - t7 * 0.05).cos() };
-        if a + 1.5 < 0.1 {
-            if (b - (v4.iter().enumerate().map(|(k, q)| (q * 0.5) * k as f64).sum::<f64>() * 0.5).tanh()) > -0.2 {
-                v4[1] += (xs[0] * (v4[2] * 0.5) * 0.25).atan();
-            } else {
-                acc0 = xs[1];
-            }
-        } else {
-            for i in 0..2 {
-                acc0 = i as f64;
-            }
-        }
-        t8 - (t7 * 0.05).atan().tanh() - (acc0 * 0.02).atan().tanh() - a
-    }
-    check_p16(seed = 0x368d54f223bf81f3, inputs = 6, calls = [p3], at = |p| (&p[0..4], p[4], p[5]));
-}
-
-program! {
-    #[differentiable]
-    fn p17(n: usize, a: f64, b: f64) -> f64 {
-        let mut acc0 = b;
-        for i in (0..2).rev() {
-            acc0 /= (1.0 + ((acc0 * 0.25).tanh() + b).powi(2));
-            let b = b - -b;
-            let b = b * 0.5 - (acc0 * 0.25).tanh();
-            acc0 += ((1.5 + 2.0_f64.sin()).powf((p14((2.0 + (b * 0.5).cos()).powi(-2), (b.tanh().exp() * 0.5).tanh()) * 0.5).tanh().tanh()) * b * 0.1).atan();
-        }
-        let t1: f64 = 0.5;
-        let t2 = 1.0 * b;
-        let t3 = match n { 0 => (0.3 + n as f64) * t1, 1 => t1.min(0.1) * (acc0 * 0.25).tanh().powi(2).ln_1p(), _ => b };
-        let t4 = (2.0 + ((acc0 * 0.25).tanh().powi(2).ln_1p() * (p14(t1 * 0.3, ((1.5 + t3.sin()).powf((acc0 * 0.25).tanh().tanh()) * 0.5).sin()) * 0.5).tanh()).cos()).recip();
-        let t5 = t1 * a;
-        t5 + t4 + t3.tanh() - t2.sin() - t1.cos() - acc0 * 0.25 + 0.2 * b
-    }
-    check_p17(seed = 0x02337b98f3851375, inputs = 2, calls = [p14], at = |p| (2, p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p18(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            let t1 = (((xs[i]) * 0.5).exp()).tanh() * 1.5;
-            let mut t2 = 0.0;
-            for j in 0..2 {
-                t2 += ((xs[i] + xs[i]).cos() * a * (j as f64 + 0.5)).sin();
-            }
-            if ((a) * (a)) * (-0.85_f64 + t2) > -0.39 {
-                let t3 = ((1.0 + ((xs[i]).mul_add(0.5, t1)) * ((xs[i]).mul_add(0.5, t1))).ln()).tanh() * 1.5;
-                extra += (t3).tanh();
-            } else {
-                let t4 = (t2).tanh() * 1.5;
-            }
-            acc = acc + (xs[i] - xs[i]).tanh() - ((t1).cos() * xs[i]).tanh();
-            if i + 1 < xs.len() {
-                let t5 = if 0.84_f64 < 0.32 { (xs[i]).tanh() } else { (0.32_f64).tanh() };
-                acc -= (0.40_f64).tanh();
-            }
-            acc -= (xs[i] + xs[i] - ((a) * 0.5).exp() + (((xs[i]).tanh()) * 0.5).exp()).tanh();
-        }
-        acc
-    }
-    check_p18(seed = 0x553415ed4388b915, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-program! {
-    #[differentiable]
-    fn p19(b: f64, xs: &[f64], a: f64) -> f64 {
-        let mut acc0 = ((1.0 + xs[1].powi(2)).cbrt() + (xs[0] + p6(1, ((b - a) * 0.5).tanh(), (b * b * 0.5).tanh(), (xs[1].powi(2) * 0.5).atan()))) * 0.5;
-        for i in 0..3 {
-            let o1: Option<f64> = if i < 2 { Some(xs[xs.len() - 1 - i] * b * 0.3) } else { None };
-            let t3: f64 = match o1 { Some(u2) => xs[2].atan2(1.5 + xs.iter().map(|q| (q * 2.0).sin()).sum::<f64>().cos()) + (acc0 * 0.25).sin().tanh(), None => xs.iter().sum::<f64>().cos() };
-            match i % 3 {
-                0 => {
-                    acc0 += a;
-                }
-                1 => {
-                    match i % 3 {
-                        0 | 1 => {
-                            let mut w4 = 0;
-                            while w4 < 2 && ((1.0 + b.powi(2)).sqrt() > xs[xs.len() - 1 - i] && xs.iter().map(|q| (q * 0.25).sin()).sum::<f64>() < -0.1) {
-                                if -xs.iter().map(|q| q * q).sum::<f64>() < -0.1 {
-                                    for l in 0..1 {
-                                        let t5: f64 = (1.5 + p6(1, (0.1 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) * 0.1, xs[2], (2.0 * xs[l] * 0.5).atan()).cos()).sqrt().mul_add(xs[0] - 0.75, 0.6 * w4 as f64);
-                                        acc0 /= (1.0 + xs[i].sin().powi(2));
-                                    }
-                                } else {
-                                    let mut k6 = 0;
-                                    loop {
-                                        acc0 = b;
-                                        acc0 += (((w4 as f64).atan() - (acc0 * 0.02).atan()) * 0.25).atan();
-                                        k6 += 1;
-                                        if ((t3 * 0.5).sin() - b < 0.3 && acc0 * 0.02 < -0.1) || k6 >= 2 { break; }
-                                    }
-                                }
-                                acc0 = b.powi(2).sin().exp();
-                                w4 += 1;
-                            }
-                        }
-                        _ => {
-                            let t7 = b;
-                        }
-                    }
-                }
-                _ => {
-                    let mut k8 = 0;
-                    let r9 = loop {
-                        if k8 % 2 == 0 {
-                            acc0 = ((acc0 * 0.02).tanh() * (((t3 * 0.5).tanh() - b) * 0.5).atan()).sin();
-                        }
-                        acc0 = ((i as f64 + b).mul_add(b, (acc0 * 0.02).max(a)) * 0.25).tanh();
-                        k8 += 1;
-                        if ((acc0 * 0.02).atan() < 0.25) || k8 >= 3 { break (acc0 * 0.02).atan(); }
-                    };
-                }
-            }
-            acc0 = 0.1 * b - xs[i];
-        }
-        if a.sin() > 0.25 {
-            let c10 = |u11: f64| (1.5 + b.cos()).sqrt();
-            let t12: f64 = c10(-(b * 0.2)) - 0.5 * c10(1.0 - b);
-        } else {
-            let c13 = |u14: f64| a.max(a - xs.iter().map(|q| q.cos()).product::<f64>());
-            let t15: f64 = c13(a) - 0.5 * c13(xs.iter().map(|q| (q * 1.25).sin()).sum::<f64>());
-            let mut v16: Vec<f64> = Vec::new();
-            v16.push((t15 * 0.5).sin().to_radians());
-            v16.push(b);
-            let t17 = v16[0] * 0.5 + v16[1];
-        }
-        if a * 0.9 > xs[0] {
-            return acc0 * 0.02 * b + (1.0 + (acc0 * 0.02).atan().powi(2)).ln();
-        }
-        let t18 = xs[0] * (a + 0.9_f64.cos());
-        1.5 * (t18 * 0.5).atan() + (acc0 * 0.02).sin()
-    }
-    check_p19(seed = 0x0f4bbf07b2775348, inputs = 5, calls = [p6], at = |p| (p[0], &p[1..4], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p20(a: f64, b: f64) -> f64 {
-        let mut acc0 = b / (1.0 + a.powi(2)) / (2.0 + (a * b).cos()) * 0.5;
-        if acc0 * a > 0.75 {
-            let mut k1 = 0;
-            loop {
-                if b.tanh() < 0.25 {
-                    return 0.5 * 0.25;
-                }
-                acc0 *= (k1 as f64).cos().exp_m1().tanh();
-                k1 += 1;
-                if ((acc0 * 0.05).sin().sin().exp_m1() > (acc0 * 0.05).sin()) || k1 >= 6 { break; }
-            }
-        } else {
-            let t2 = (acc0 * 0.05).cos();
-            let t3 = if p17(2, t2, 0.9_f64.cos()) * 0.25 * (p1(b) * 0.5).atan() < 0.25 { (-b).tanh() } else { a.atan2(1.5 + b.cos()) * (acc0 * 0.05).tanh().exp2() };
-        }
-        for i in 0..4 {
-            if i < 1 {
-                for j in 0..4 {
-                    let o4: Option<f64> = if (acc0 * 0.02).atan().powi(2) > 0.3 { Some((b.mul_add(j as f64, f64::atan(j as f64)) * 0.25).atan()) } else { None };
-                    let t6: f64 = if let Some(u5) = o4 { a } else { (b * (acc0 * 0.02) * 0.5).sin() };
-                    acc0 += (2.0 + (2.0 + 0.75_f64.sin()).sqrt().cos()).recip();
-                }
-            } else if i == 2 {
-                let t7 = (1.5 + (b * (i as f64 - a)).sin()).powf((a.atan2(1.5 + b.cos()) * (a - b)).tanh());
-            }
-            acc0 += f64::min(b, acc0 * 0.02).cos() * 0.5;
-        }
-        for i in 1..=3 {
-            acc0 = (acc0 * 0.02 - 1.5_f64.sin()).tanh();
-            if (1.5 + (acc0 * 0.02).sin()).powf((acc0 * 0.02).atan().tanh()) > 0.7 {
-                for j in 0..4 {
-                    acc0 += (f64::sin(a) * 0.5).sin();
-                }
-            } else {
-                if i % 3 == 1 {
-                    let t8: f64 = f64::sin(b);
-                } else {
-                    if a < 0.5 && b < 0.5 {
-                        for j in 0..1 {
-                            for l in 0..4 {
-                                let acc0 = acc0 * 0.01 + b * (acc0 * 0.01);
-                            }
-                            acc0 *= (acc0 * 0.01).atan().to_radians().tanh();
+        let mut acc0 = xs[2];
+        if xs[0] * a > 0.25 {
+            for i in 0..xs.len() {
+                if i > 1 {
+                    if f64::max(acc0 * 0.25, xs[i]) > 0.0 {
+                        for j in 1..=3 {
+                            let o1: Option<f64> = if xs[j % xs.len()] > 0.3 { Some(f64::cos(xs[(j + 1) % 3] / (1.0 + b.powi(2)))) } else { None };
+                            let t3: f64 = if let Some(u2) = o1 { xs[i] } else { b - b };
+                            acc0 += (f64::tanh(xs[(j + 1) % 3]) / (1.0 + 0.25_f64.powi(2)) * 0.25).sin();
                         }
                     } else {
-                        let t9 = (acc0 * 0.005).sin().tanh().exp_m1();
+                        let t4 = match i % 3 { 0 => (xs[i] * a).max(xs[0].tanh()), 1 => b, _ => a.atan() };
                     }
                 }
+                acc0 += (f64::cos(xs[1]).abs() * 0.5).tanh();
             }
+        } else if (p1((a.hypot(xs[0]) * 0.5).tanh(), (p1((acc0 * 0.05).sin() * xs.iter().map(|q| q.cos()).product::<f64>(), (acc0 * 0.05).tanh() * 1.5) * 0.5).sin() / (2.0 + a.cos())) * 0.5).atan().tanh().cosh() > 0.7 {
+            for i in 0..3 {
+                let t5 = match i % 3 { 0 => b, 1 => ((1.5 * 1.5 - xs[i] * xs[xs.len() - 1 - i]) * 0.5).atan(), _ => a.powi(2).ln_1p().asinh() };
+                acc0 /= (2.0 + 1.5_f64.powi(2).cos());
+            }
+            let mut acc0 = acc0;
+        } else {
+            let t6 = if 1.25 - b > (acc0 * 0.05).sin() { (a - xs[0]).mul_add(xs.iter().map(|q| q.cos()).product::<f64>().min(0.25), (acc0 * 0.05).tanh().powi(2).ln_1p()) } else { xs[1].tanh().mul_add(xs[2] + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>(), (1.0 + xs[2].powi(2)).sqrt()) };
+            let t6 = (t6 * 0.1).tanh() - (xs.iter().map(|q| (q * 0.6).sin()).sum::<f64>() - b);
         }
-        (acc0 * 0.005).atan().sin() - b
+        0.25 * (acc0 * 0.05)
     }
-    check_p20(seed = 0xcb00fc81c3db6026, inputs = 2, calls = [p1, p17], at = |p| (p[0], p[1]));
+    check_p7(seed = 0x581614da2a7e00de, inputs = 5, calls = [p1], at = |p| (&p[0..3], p[3], p[4]));
+}
+
+#[differentiable]
+fn p8_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 1.5
+}
+#[differentiable]
+fn p8_h1(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).cos();
+    r[1] = v[1] * 0.6;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+program! {
+    #[differentiable]
+    fn p8(b: f64, xs: &[f64], a: f64) -> f64 {
+        let t1 = p8_h0(&xs[0..=4], a * 0.75).sin();
+        let arr2 = p8_h1(&xs[..], a * 0.5);
+        let t3 = arr2[1] * arr2[0];
+        let t4 = p8_h0(&xs[0..], b).sin();
+        let s5 = &xs[..5];
+        let t6 = (s5[1] * t4.tanh() * 1.5 + s5[1]).sin() + s5[s5.len() - 1] * -0.5;
+        let t7 = p8_h0(&xs[..5], a).sin();
+        let s8 = &xs[..];
+        let t9 = (s8[4] * t3.tanh() * -0.5 + s8[0]).sin() + s8[s8.len() - 1] * 0.6;
+        let arr10: [f64; 3] = [t9.tanh(), xs[6] * -0.5, (a).sin()];
+        let t11 = arr10[0] * arr10[2];
+        t11 + t9 + t7 + t6 + t4 + a * 0.3
+    }
+    check_p8(seed = 0x9e2c296a6f932928, inputs = 10, calls = [], at = |p| (p[0], &p[1..9], p[9]));
+}
+
+#[differentiable]
+fn p9_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + -0.5).cos();
+    }
+    acc * 0.75 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p9_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 1.5;
+    t + p9_h0(&v[1..], s * 0.25) + p9_h0(v, s).cos()
+}
+#[differentiable]
+fn p9_h2(v: &[f64], s: f64) -> Option<f64> {
+    let head = if v[0] * s > -0.4 { Some((v[0] * s).sin()) } else { None };
+    let h = head?;
+    Some(h * -0.5 + v[v.len() - 1] * 0.6)
+}
+#[differentiable]
+fn p9_h3(y: &mut [f64], s: f64) -> f64 {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.25).tanh();
+    }
+    y[0] = (y[0] * 0.6 + s).sin();
+    y[0] * y[y.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p9(ys: &mut [f64], b: f64, a: f64, xs: &[f64]) -> f64 {
+        let t1 = p9_h1(xs, b * 0.25);
+        let t2 = match p9_h2(&xs[..], b) { Some(v) => v, None => b * 1.5 };
+        let s3 = &xs[..2];
+        let t4 = (s3[0] * a + s3[1]).sin() + s3[s3.len() - 1] * -0.5;
+        let s5 = &s3[..];
+        let t6 = (s5[1] * b * 0.5 + s5[1]).sin() + s5[s5.len() - 1] * 0.75;
+        let t7 = p9_h3(ys, t2.tanh()).tanh();
+        let t8 = ys[1] * -0.5;
+        t8 + t7 + t6 + t4 + t2 + ys[2] + a * 0.3
+    }
+    check_p9(seed = 0x907658756e147de3, inputs = 11, calls = [], at = |p| (&mut p[0..3].to_vec(), p[3], p[4], &p[5..11]),
+        params = ["a", "xs", "b"] at [4, 5, 6, 7, 8, 9, 10, 3]);
 }
 
 program! {
     #[differentiable]
-    fn p21(xs: &[f64], n: usize, a: f64) -> f64 {
-        let t2: f64 = { let v0: Vec<f64> = xs.iter().map(|&u1| f64::cos(xs[n]).powi(2).ln_1p()).collect(); v0[0] + v0[2] };
-        let t3: f64 = (t2 / (1.0 + a.powi(2))).atan() * (n as f64 * (p14(xs[n], ((xs[n] - (p3(2, 0.9 * xs[n], n as f64 / (1.5 + a.tanh()) * 0.5) * 0.5).atan()) * 0.5).atan()) * 0.5).tanh()).mul_add(t2.sin(), xs[1]);
-        let o4: Option<f64> = if n == 0 { Some(n as f64) } else { None };
-        let t6: f64 = if let Some(u5) = o4 { (t3 * 0.25 * (t3 * 0.25) * (t2 * n as f64) * 0.5).atan() } else { (xs.iter().map(|q| (q * 0.5).sin()).sum::<f64>() / (1.0 + (t3 * 0.25).sin().powi(2)) * 0.5).sin() };
-        let a = a - xs[1].cos();
-        let t7: f64 = (xs[n] - (t3 * 0.25).atan() - 0.5 * 1.5).cos();
-        let t6 = t6 - ((a * 0.5).tanh() + xs[n]);
-        let mut acc8 = 1.0;
-        let mut k9 = 0;
-        let r13 = loop {
-            if k9 % 2 == 0 {
-                let c10 = |u11: f64| (a * 0.5).tanh();
-                let t12: f64 = c10(t2.atan() * xs[xs.len() - 1 - n].tanh()) - 0.5 * c10(n as f64);
-            } else {
-                acc8 -= (f64::cos(xs[2]) / (1.5 + xs.iter().map(|q| q * t2).sum::<f64>().cos().tanh()) * 0.25).atan();
-            }
-            acc8 -= (xs[1] * (a * 0.5) / (2.0 + xs[(k9 + 1) % 3].cos()) * 0.1).atan();
-            k9 += 1;
-            if (xs.iter().map(|q| q * (acc8 * 0.1)).sum::<f64>() > xs.iter().sum::<f64>()) || k9 >= 6 { break (1.0 + xs[1].powi(2)).ln() + xs[0].atan(); }
-        };
-        r13.sin() + (acc8 * 0.1).sin().sin() - t7.tanh() + (a * 0.5).tanh() + (t3 * 0.25).sin() + t2 + 0.5 * (acc8 * 0.1)
+    fn p10(xs: &[f64], b: f64, n: usize, a: f64) -> f64 {
+        let mut acc0 = a * xs[0] / (1.0 + (b - xs[(n + 1) % 3]).powi(2)) * 0.5;
+        for i in 0..xs.len() {
+            let t1 = if i + i < 3 { (n as f64).mul_add(n as f64 - xs[xs.len() - 1 - i], 1.5 * a) } else { ((xs[1] + b) * 0.5).sin().powi(3) };
+            acc0 /= (1.0 + (0.75 / (2.0 + xs[1].cos())).powi(2));
+        }
+        let t2 = (acc0 * 0.25).sin() / (2.0 + (0.5 / (1.5 + b.tanh())).cos());
+        let mut acc3 = 0.5;
+        if n == 2 {
+            let mut acc4 = ((b * b - xs[2] / (1.0 + (acc0 * 0.25).tanh().powi(2))) * 0.5).tanh();
+        }
+        let t5 = xs[n % xs.len()] * (acc0 * 0.25).tanh();
+        acc0 += (1.25 * (1.5 + a.sin()).log(2.5 + (acc0 * 0.25).cos()) * 0.5).atan();
+        let t6 = match n { 0 => (n as f64 * 0.5).tanh(), 1 => f64::tanh(1.5 * t2), _ => ((f64::atan(xs[(n + 1) % 3]) + (xs[(n + 1) % 3] + acc0 * 0.1)) * 0.25).tanh() };
+        acc3 += (t2 / (1.0 + t2.hypot(t6).powi(2)) * 0.25).sin();
+        0.1 * t6 + t5 + acc3 + t2.sin() + 1.0 * (acc0 * 0.1).tanh() + a + b
     }
-    check_p21(seed = 0x5d764af89206d852, inputs = 4, calls = [p3, p14], at = |p| (&p[0..3], 1, p[3]));
+    check_p10(seed = 0x7d92f5a4d5bae734, inputs = 5, calls = [], at = |p| (&p[0..3], p[3], 3, p[4]),
+        params = ["xs", "a"] at [0, 1, 2, 4]);
+}
+
+program! {
+    #[differentiable]
+    fn p11(a: f64, b: f64) -> f64 {
+        let mut acc0 = a.cos().exp2();
+        let mut w1 = 0;
+        while w1 < 3 {
+            acc0 += (w1 as f64 * 0.5).atan();
+            acc0 = (b - a) * (a - a) * 0.25;
+            acc0 = (acc0 * 0.1).tanh() * b.min(b);
+            w1 += 1;
+        }
+        acc0 = ((1.0 + (acc0 * 0.1).powi(2)).ln().powi(3) * 0.1).sin();
+        acc0 += a.tanh().exp() * 0.25;
+        let t2 = (p3((b / (1.0 + b * b) * 0.5).tanh(), -a) * 0.5).atan().atan() * 1.5;
+        if (acc0 * 0.1).sin() > 0.1 {
+            for i in 0..4 {
+                if i < 2 {
+                    if t2 / (1.0 + (acc0 * 0.1).sin().powi(2)) > (acc0 * 0.1).atan() {
+                        let t2 = t2 * (2.0 + t2.sin()).ln();
+                    }
+                } else if i > 2 {
+                    acc0 = (((acc0 * 0.1).tanh() + b.cos().exp_m1()) * 0.5).sin();
+                }
+                acc0 = (1.5 + (b * b).sin()).log(2.5 + (1.5 + (i as f64).sin()).log(2.5 + (p3((b.powi(2) * 0.5).atan(), a) * 0.5).cos()).cos());
+            }
+        } else {
+            let t3 = if b / (1.0 + 0.1_f64.powi(2)) < 0.25 { a * t2 / (1.5 + t2.mul_add(t2, t2).tanh()) } else { (1.5 + (b * t2).sin()).powf((b + t2).tanh()) };
+            acc0 += -(1.0 * b);
+        }
+        2.0 * t2 + 0.9 * (acc0 * 0.1) + b.cos() + a
+    }
+    check_p11(seed = 0xfcc5b749602273a8, inputs = 2, calls = [p3], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p12(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = (v + x).mean_axis(Axis(1)).unwrap();
+        let mut t2 = v.to_owned();
+        if n % 3 == 0 {
+            t2 = x.column(1).to_owned();
+        }
+        let t3 = x.sum() * 0.1;
+        let t4 = (x / &x.mapv(|q| q * q + 1.0)).t().to_owned();
+        let t5 = &(x.dot(&t2) * 0.3) + &((s) * &t4);
+        t5.sum() * 0.2 + t4.sum() * 0.2 + t3
+    }
+    check_p12(seed = 0x5fe550172b0cada7, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p13(a: f64, b: f64) -> f64 {
+        let mut acc0 = 1.0 * b - 0.6;
+        let mut k1 = 0;
+        loop {
+            acc0 = f64::min((p1(((acc0 * 0.25).tanh() * k1 as f64 * 0.5).tanh(), ((acc0 * 0.25).tanh() + b) * 0.5) * 0.5).atan(), k1 as f64) * (2.0 + a.cos()).recip();
+            let mut v2 = vec![0.0; 4];
+            for j in 0..v2.len() {
+                v2[j] = ((acc0 * 0.25).tanh() + 0.1) * a.cos();
+            }
+            acc0 = 0.3_f64.powi(2);
+            k1 += 1;
+            if (a * 1.25 > k1 as f64) || k1 >= 3 { break; }
+        }
+        acc0 = (acc0 * 0.25).sin() - (acc0 * 0.25).sin() - (acc0 * 0.25).tanh();
+        acc0 = (((acc0 * 0.25).sin() / (1.0 + 0.75_f64.powi(2))).powi(2) * 0.5).sin();
+        (acc0 * 0.25).tanh().sin()
+    }
+    check_p13(seed = 0x3054bbbb777f8d49, inputs = 2, calls = [p1], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p14(b: f64, n: usize, a: f64) -> f64 {
+        let a = a - (2.0 + 0.1_f64.sin()).log2();
+        let mut acc0 = 1.25 * (a * 0.5).tanh().max((p2(b.min(b), (a * 0.5).sin(), (a * 0.5).sin() / (1.5 + (a * 0.5).tanh())) * 0.5).tanh());
+        if acc0 - (p2(0.1 * (a * 0.5).atan(), ((b - acc0) * 0.5).atan(), ((b - (a * 0.5).sin()) * 0.5).tanh()) * 0.5).tanh() > 0.7 || b < 0.5 {
+            let t1 = (1.5 + (acc0 + 1.0).sin()).log(2.5 + (b * acc0).cos()) * (n as f64).sin().atan2(1.5 + f64::atan(acc0).cos());
+            let t2 = if n % 2 == 0 { ((a * 0.5).sin().exp() * 0.5).sin().powi(2) } else { acc0 * b - (a * 0.5).sin() * 0.2 };
+        } else {
+            let mut acc3 = 0.0;
+        }
+        (a * 0.5).tanh() + b
+    }
+    check_p14(seed = 0x97a4b49d38de42fc, inputs = 2, calls = [p2], at = |p| (p[0], 1, p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p15(a: f64, xs: &[f64]) -> f64 {
+        let t0 = (1.25_f64 * 2.0).tanh().powi(3);
+        let t1 = (xs[0] * a).atan2(1.5 + a.max((t0 * 0.5).sin()).cos());
+        let mut acc2 = (t0 * 0.5).atan().min(xs[0]).min(xs[0].tanh());
+        let t5: f64 = xs.iter().take(2).map(|&u3| (1.5 + (p2(0.5 - 0.9, a, xs[2].mul_add(u3, xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())) * 0.25) * 0.5).atan().sin().sin()).powf(u3.powi(3).tanh())).fold(0.0, |s, v| s * 0.5 + v);
+        if a + t1 > 0.0 {
+            let t6 = xs[2];
+            return acc2.atan();
+        }
+        let t5 = (t5 * 0.25).sin() - (p14((xs[1] / (1.5 + acc2.tanh()) * 0.5).tanh(), 1, xs[1].sin()) + acc2);
+        (t5 * 0.1).tanh().cos() - t1.cos() + (t0 * 0.5).tanh().tanh()
+    }
+    check_p15(seed = 0x578fc1f0ff8fddc7, inputs = 4, calls = [p2, p14], at = |p| (p[0], &p[1..4]));
 }
 
 #[differentiable]
-fn p22_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).cos() + v[1] * v[v.len() - 1] * -0.5
+fn p16_h0(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).sin();
+    r[1] = v[1] * 1.5;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
 }
 #[differentiable]
-fn p22_h1(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.3;
-    t + p22_h0(&v[1..], s * -0.5) + p22_h0(v, s).cos()
-}
-#[differentiable]
-fn p22_h2(y: &mut [f64], s: f64) -> f64 {
-    for i in 0..y.len() {
-        y[i] = y[i] * 1.5 + (y[i] * s).tanh() * 0.25;
-    }
-    y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p22_h3(s: f64, x: &[f64], y: &mut [f64]) {
+fn p16_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
     for i in 0..y.len() {
         y[i] += (s * x[i % x.len()]).tanh() * 0.5;
     }
+    y[0] * 0.75
 }
 #[differentiable]
-fn p22_h4(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    let _ = p22_h2(y, s);
-    p22_h3(s * 0.25, &x[1..], y);
-    y[y.len() - 1] + x[0]
+fn p16_h2(y: &mut [f64], s: f64) -> f64 {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.3).tanh();
+    }
+    y[0] = (y[0] * 0.6 + s).sin();
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p16_h3(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p16_h2(y, s);
+    let _ = p16_h1(s * 0.25, &x[1..], y);
+}
+#[differentiable]
+fn p16_h4(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.75
+}
+#[differentiable]
+fn p16_h5(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.5;
+    t + p16_h4(&v[1..], s * 0.75) + p16_h4(v, s).cos()
 }
 program! {
     #[differentiable]
-    fn p22(w: [f64; 3], b: f64, a: f64, xs: &[f64]) -> f64 {
-        let t1 = p22_h1(xs, b * 0.5);
-        let t2 = p22_h1(&xs[..], b).sin();
-        let mut buf3 = vec![0.25; 2];
-        let t4 = p22_h4(&mut buf3, xs, t2.tanh()).tanh();
-        let t5 = p22_h4(&mut buf3, xs, w[0]).tanh();
-        let t6 = buf3[0] + buf3[1] * 0.25;
-        let t7 = p22_h1(&xs[0..], t1.tanh()).sin();
-        let arr8: [f64; 3] = [b, xs[3] * 0.6, (b).sin()];
-        let [e10, e11, e12] = arr8;
-        let t9 = e10 * e12 + arr8[1] * e11;
-        let mut buf13 = vec![0.6; 3];
-        let t14 = p22_h4(&mut buf13, &xs[0..5], t5.tanh()).tanh();
-        let t15 = buf13[0] + buf13[2] * 0.6;
-        let mut buf16 = vec![-0.5; 4];
-        let t17 = p22_h2(&mut buf16, t1.tanh()).tanh();
-        let _ = p22_h2(&mut buf16, a);
-        let t18 = buf16[0] + buf16[3] * 0.75;
-        t18 + t17 + t15 + t14 + t9 + w[1] * 0.5 + a * 0.3
+    fn p16(a: f64, w: [f64; 3], xs: &[f64], b: f64) -> f64 {
+        let arr1 = p16_h0(xs, w[2]);
+        let t2 = arr1[0] * arr1[2];
+        let mut buf3 = vec![0.25; 4];
+        let t4 = p16_h1(t2.tanh(), &xs[7..8], &mut buf3).tanh();
+        let t5 = p16_h2(&mut buf3, t4.tanh()).tanh();
+        p16_h3(&mut buf3, &w, w[2] * 1.5);
+        let t6 = buf3[0] + buf3[3] * 0.5;
+        let t7 = p16_h5(&xs[..6], b).sin();
+        let mut buf8 = vec![-0.5; 3];
+        let t9 = p16_h2(&mut buf8, t4.tanh() * 0.75).tanh();
+        let _ = p16_h2(&mut buf8, t2.tanh());
+        let t10 = buf8[0] + buf8[2] * 0.75;
+        t10 + t9 + t7 + t6 + t5 + w[1] * 0.5 + a * 0.3
     }
-    check_p22(seed = 0x50a91b4740f636d9, inputs = 13, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), p[3], p[4], &p[5..13]),
-        params = ["a", "w", "xs"] at [4, 0, 1, 2, 5, 6, 7, 8, 9, 10, 11, 12]);
+    check_p16(seed = 0x9008830749b7151f, inputs = 13, calls = [], at = |p| (p[0], <[f64; 3]>::try_from(&p[1..4]).unwrap(), &p[4..12], p[12]));
+}
+
+#[differentiable]
+fn p17_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 1.5).cos();
+    }
+    acc * 1.5 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p17_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.5;
+    t + p17_h0(&v[1..], s * 0.6) + p17_h0(v, s).sin()
+}
+#[differentiable]
+fn p17_h2(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 1.5).tanh();
+    }
+    y[0] = (y[0] * 0.75 + s).sin();
+}
+#[differentiable]
+fn p17_h3(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 0.75;
+    }
+    y[0] * -0.5
+}
+#[differentiable]
+fn p17_h4(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    p17_h2(y, s);
+    let _ = p17_h3(s * 0.6, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+#[differentiable]
+fn p17_h5(v: &[f64], s: f64) -> Option<f64> {
+    let head = if v[0] * s > -0.4 { Some((v[0] * s).tanh()) } else { None };
+    let h = head?;
+    Some(h * 1.5 + v[v.len() - 1] * 0.3)
+}
+program! {
+    #[differentiable]
+    fn p17(b: f64, a: f64, xs: &[f64]) -> f64 {
+        let t1 = p17_h1(&xs[2..], a * -0.5).sin();
+        let mut buf2 = vec![0.3; 3];
+        let t3 = p17_h4(&mut buf2, &xs[..], a * 0.25).tanh();
+        let _ = p17_h4(&mut buf2, &xs[3..6], t3.tanh());
+        let t4 = buf2[0] + buf2[2] * 0.75;
+        let t5 = match p17_h5(&buf2, t4.tanh()) { Some(v) => v, None => t4.tanh() * 0.6 };
+        t5 + t4 + t3 + t1 + a * 0.3
+    }
+    check_p17(seed = 0xa3bc8cf10ac9437a, inputs = 8, calls = [], at = |p| (p[0], p[1], &p[2..8]));
 }
 
 program! {
     #[differentiable]
-    fn p23(b: f64, a: f64) -> f64 {
-        let mut acc0 = ((b / (1.0 + a * a) + a.min(b)) * 0.5).sin();
-        acc0 += acc0;
-        let t1 = 0.2 - acc0;
-        let t2: f64 = f64::tanh(acc0) - 0.25 / (2.0 + a.cos()) * (acc0 * acc0);
-        if b > -0.4 {
-            if acc0 > -0.2 {
-                let k3 = (a.abs() * 2.0) as usize % 3;
-                let t4 = match k3 { 0 => ((a.tanh() - ((t2 * 0.5).atan() - acc0)) * 0.5).tanh(), 1 => f64::tanh(acc0), _ => (b + a).sin().exp() };
-            } else if acc0 * t1 < -0.2 {
-                let c5 = |u6: f64| (t2 * 0.5).tanh() * 0.75 * (1.5 + u6.sin()).log(2.5 + acc0.cos());
-                let t7: f64 = c5(t1) - 0.5 * c5(f64::cos(p6(1, 0.9_f64.atan(), (t1 - a) * 0.5, b)));
+    fn p18(b: f64, a: f64, n: usize) -> f64 {
+        let t0 = 1.5 * a;
+        let mut acc1 = 0.5;
+        for i in 0..1 {
+            let mut acc2 = t0.sin().exp_m1().tanh().sinh();
+            for j in (0..1).rev() {
+                if b - (acc2 * 0.5).sin() < -0.2 {
+                    let mut acc3 = (b * b / (1.0 + (acc2 * 0.5 * 0.3).powi(2)) * 0.5).tanh();
+                }
+                acc1 = (2.0 + b.cos().sin()).cbrt();
             }
-        } else if (t2 * 0.5).tanh().atan() > t1 {
-            let mut v8: Vec<f64> = Vec::new();
-            v8.push((1.5 + a.cos()).sqrt().atan());
-            v8.push(-a / (1.5 + a.tanh().tanh()));
-            let t9 = v8[0] * 0.5 + v8[1];
+            acc1 = (1.0 + (b + a).powi(2)).ln();
         }
-        t1 + 1.25 * acc0 + b
+        1.25 * (acc1 * 0.25).tanh() + t0 + a.cos() + 0.5 * t0
     }
-    check_p23(seed = 0x5be0bd487725f8c1, inputs = 2, calls = [p6], at = |p| (p[0], p[1]),
+    check_p18(seed = 0x7d73c27fe59b9327, inputs = 2, calls = [], at = |p| (p[0], p[1], 1),
         params = ["b"] at [0]);
 }
 
 program! {
     #[differentiable]
-    fn p24(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((((a).mul_add(0.5, a)) * 0.5).exp() + xs[1]).tanh();
-        let t2 = (((t1) * (t1)).sin() + xs[3]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 1..xs.len() {
-            acc += ((t2 + t1 + (t1).cos() * xs[i]).tanh()).tanh();
-            let mut t3 = 0.0;
-            for j in 0..2 {
-                t3 += (xs[i - 1] * (j as f64 + 0.5)).sin();
+    fn p19(b: f64, a: f64) -> f64 {
+        let mut v0 = vec![0.0; 2];
+        for i in 0..v0.len() {
+            v0[i] = b.tanh() * a.sin();
+            if i > 0 {
+                v0[i] += v0[i - 1] * 0.75 * p14((b * b * 0.5).sin(), 1, ((1.0 + b.powi(2)).cbrt() * 0.5).atan()) * 0.5;
             }
-            acc -= (xs[i]).tanh();
-            let t4 = (xs[i - 1] - xs[i - 1]).tanh() * 1.5;
-            acc -= (0.14_f64).tanh();
-            acc += ((((1.0 + (t3) * (t3)).ln()).tanh()).sin()).tanh();
         }
-        let r = acc;
-        r
+        let mut v1 = vec![0.0; 3];
+        for i in 0..v1.len() {
+            v1[i] = a.tanh() * 0.6;
+        }
+        let mut acc2 = ((a + (v0[1] * 0.25).tanh()) * (b + a) * 0.25).tanh();
+        for q3 in v1.iter() {
+            if (v1[1] * 0.25).sin() > v0.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.1).sin()) {
+                v0[1] = b.powi(2).ln_1p();
+            } else {
+                let t5 = { let u4 = 0.5 * (0.2 * a); (0.2_f64 * 0.5).max(a / (1.5 + v0.iter().map(|q| (q * 0.1) * (q * 0.1)).sum::<f64>().tanh())) };
+            }
+            v0[0] = b * v0.iter().enumerate().map(|(k, q)| (q * 0.1) * k as f64).sum::<f64>() * 1.25 * 0.05;
+        }
+        (acc2 * 0.25).atan()
     }
-    check_p24(seed = 0x1a1bd579d091cfd3, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+    check_p19(seed = 0xad08bc0e2c02fd86, inputs = 2, calls = [p14], at = |p| (p[0], p[1]));
 }
 
 program! {
     #[differentiable]
-    fn p25(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = (&(v.dot(x) * 0.3) * (v[0])).mapv(f64::sin);
-        let t2 = t1.to_owned();
-        t2.dot(&t2) * 0.1 + t1.dot(&t1) * 0.1 + s
+    fn p20(a: f64, b: f64) -> f64 {
+        let t0 = if 0.1 * b > 0.0 { b + b - b } else { a.sin() - p13(((a + a) * 0.5).tanh(), b).cos() };
+        let mut acc1 = 1.5_f64.sin();
+        let mut w2 = 0;
+        while w2 < 3 && ((p18((1.5 + 0.75_f64.sin()).log(2.5 + b.cos()), b, 1) * 0.25).sin() / (1.0 + 0.9_f64.powi(2)) > (t0 * 0.5).tanh()) {
+            let t3 = (1.5 + (t0 * 0.5).sin().sin()).powf((acc1 * 0.25).sin().mul_add(a, b).tanh());
+            acc1 += (2.0 + (t0 * 0.5).sin().cos()).recip() * ((acc1 * 0.25).tanh() + acc1 * 0.25) * 0.25;
+            w2 += 1;
+        }
+        acc1 * 0.1 + (t0 * 0.5).atan().tanh() - a
     }
-    check_p25(seed = 0x6f29f2c2e2922d02, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+    check_p20(seed = 0x863dd05f15aeb40e, inputs = 2, calls = [p13, p18], at = |p| (p[0], p[1]));
 }
 
 program! {
     #[differentiable]
-    fn p26(a: f64, b: f64) -> f64 {
-        let mut acc0 = 1.0;
+    fn p21(a: f64, d: f64, b: f64, c: f64) -> f64 {
+        let mut acc0 = b.abs() * d.sin();
+        acc0 += ((b + (p20((p2(acc0 / (1.0 + a.powi(2)) * 0.25, (acc0 * 0.5).atan(), b * c * 0.5) * 0.5).atan().clamp(-0.75, 0.75), (1.5 + d.sin()).powf(b.tanh()) * 0.5) * 0.5).sin()).cos() * 0.5).atan();
+        let mut v1 = vec![0.0; 3];
+        for i in 0..v1.len() {
+            v1[i] = ((d + f64::atan(b)) * 0.5).atan();
+        }
+        for i in (0..4).rev() {
+            let t2 = if i == 3 { (1.5 + (acc0 * 0.1).atan().cos()).sqrt().sin() } else { -(c * c) };
+            acc0 += (v1.iter().map(|q| (q * 0.1) * (q * 0.1)).sum::<f64>() * 0.05).tanh();
+        }
+        (acc0 * 0.1).atan().tanh() - 0.6 * a
+    }
+    check_p21(seed = 0x78434dfebec027f1, inputs = 4, calls = [p2, p20], at = |p| (p[0], p[1], p[2], p[3]));
+}
+
+#[differentiable]
+fn p22_h0(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.3).tanh();
+    }
+    y[0] = (y[0] * -0.5 + s).sin();
+}
+#[differentiable]
+fn p22_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).sin() * 1.5;
+    }
+}
+#[differentiable]
+fn p22_h2(y: &mut [f64], x: &[f64], s: f64) {
+    p22_h0(y, s);
+    p22_h1(s * 0.75, &x[1..], y);
+}
+#[differentiable]
+fn p22_h3(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.75).cos();
+    }
+    acc * 0.3 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p22_h4(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.5;
+    t + p22_h3(&v[1..], s * 1.5) + p22_h3(v, s).tanh()
+}
+program! {
+    #[differentiable]
+    fn p22(b: f64, a: f64, xs: &[f64]) -> f64 {
+        let mut buf1 = vec![0.0; 4];
+        for i in 0..4 {
+            buf1[i] = xs[i + 2] * a;
+        }
+        p22_h2(&mut buf1, &xs[..6], b);
+        p22_h1(b, xs, &mut buf1);
+        let t2 = buf1[0] + buf1[3] * 1.5;
+        let s3 = &xs[..3];
+        let t4 = (s3[1] * b * 0.75 + s3[1]).sin() + s3[s3.len() - 1] * 0.3;
+        let mut buf5 = vec![0.0; 2];
         for i in 0..2 {
-            for j in (0..1).rev() {
-                let b = b - b * 0.1;
-                acc0 = (1.5 + 1.5_f64.sin()).log(2.5 + (1.0 + b.powi(2)).cbrt().cos());
-            }
-            acc0 = 0.3 / (1.0 + a.powi(2)) * (a - (acc0 * 0.1).sin());
+            buf5[i] = xs[i + 1] * t2.tanh();
         }
-        (acc0 * 0.1).tanh()
+        for _ in 0..3 {
+            p22_h2(&mut buf5, s3, t2.tanh());
+        }
+        for _ in 0..2 {
+            p22_h0(&mut buf5, a * 0.6);
+        }
+        p22_h0(&mut buf5, b);
+        let t6 = buf5[0] + buf5[1] * 0.75;
+        let t7 = p22_h4(xs, t6.tanh()).sin();
+        let mut buf8 = vec![0.0; 3];
+        for i in 0..3 {
+            buf8[i] = xs[i + 1] * a;
+        }
+        p22_h2(&mut buf8, &xs[..6], t2.tanh());
+        let t9 = buf8[0] + buf8[2] * -0.5;
+        let t10 = p22_h4(&xs[..], t4.tanh()).sin();
+        t10 + t9 + t7 + t6 + t4 + a * 0.3
     }
-    check_p26(seed = 0xd5f9fd4ccd7e1db6, inputs = 2, calls = [], at = |p| (p[0], p[1]));
+    check_p22(seed = 0x2afd810c6838aef7, inputs = 8, calls = [], at = |p| (p[0], p[1], &p[2..8]));
 }
 
 program! {
     #[differentiable]
-    fn p27(n: usize, xs: &[f64], a: f64) -> f64 {
-        let mut acc0 = a.asinh();
-        if xs[xs.len() - 1 - n].powi(3) < -0.4 {
-            acc0 *= acc0.tanh().exp2().cos();
-            let t3: f64 = xs.iter().rev().skip(1).map(|&u1| (1.0 + (0.75 * (acc0 * 0.5)).powi(2)).cbrt()).sum();
-        } else {
-            let t4 = a;
-            let a = a - t4;
+    fn p23(n: usize, a: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = a;
+        for i in (0..2).rev() {
+            acc0 /= (2.0 + (a - p13((a / (2.0 + 0.3_f64.cos()) * 0.5).tanh(), (a.mul_add(xs[xs.len() - 1 - n], xs[i]) * 0.5).atan())).cos());
+            let t3: f64 = { let v1: Vec<f64> = xs.iter().map(|&u2| (2.0 + (xs[xs.len() - 1 - i] - (p1((xs[1] * a * 0.5).sin(), (acc0 * 0.25).tanh()) * 0.5).tanh()).cos()).powi(-2)).collect(); v1[0] + v1[3] };
+            let t4 = xs[n] - xs[n] + xs[n];
+            acc0 /= (2.0 + (acc0 * 0.25).tanh().cos());
         }
-        for i in 0..1 {
-            for j in (0..1).rev() {
-                let t7: f64 = xs.iter().rev().skip(1).map(|&u5| 1.0 + (u5 - xs[n])).sum();
-                acc0 /= (1.0 + ((acc0 * 0.25).atan() / (1.0 + 0.3_f64.powi(2))).powi(2));
+        let mut k5 = 0;
+        loop {
+            for j in 0..3 {
+                let acc0 = (acc0 * 0.02).tanh() + ((acc0 * 0.02).tanh() - xs.iter().sum::<f64>());
             }
-            acc0 += (acc0 * 0.25).sin();
+            acc0 /= (2.0 + xs[k5 % xs.len()].sin().cos());
+            for j in 0..2 {
+                let t6 = a;
+                acc0 += ((1.5 + ((acc0 * 0.02).sin() + a).sin()).powf((0.25 * xs[xs.len() - 1 - n]).tanh()) * 0.5).sin();
+            }
+            acc0 -= f64::min(acc0 * 0.02, xs[(k5 + 1) % 4]).cos() * 0.5;
+            k5 += 1;
+            if ((acc0 * 0.02).atan() * a < 0.3) || k5 >= 5 { break; }
         }
-        match n {
+        1.0 * (acc0 * 0.02).tanh() + 0.5 * xs[n]
+    }
+    check_p23(seed = 0x02337b98f3851375, inputs = 5, calls = [p1, p13], at = |p| (2, p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p24(b: f64, xs: &[f64], a: f64) -> f64 {
+        let t0 = xs[3] * 0.2;
+        let t1 = (0.5 * (a * 0.2).abs().tanh()).asin();
+        let mut t0 = t0;
+        let t2 = f64::atan(a);
+        let t3: f64 = f64::tanh(a);
+        t0 *= 1.0 + (t0 * 1.25).tanh();
+        let k4 = (t2.abs() * 2.0) as usize % 3;
+        match k4 {
             0 => {
-                if n == 1 {
-                    for q8 in xs.iter() {
-                        for j in (0..2).rev() {
-                            let t11: f64 = { let v9: Vec<f64> = xs.iter().map(|&u10| 0.1 - (*q8).atan()).collect(); v9[0] + v9[2] };
-                            acc0 += (n as f64).cos().tanh() * 0.5;
-                        }
-                        acc0 += (acc0 * 0.05).sin();
-                    }
-                }
+                let t5: f64 = xs[2] * t1 * 0.6;
+            }
+            1 => {
+                let mut acc6 = (2.0 + a.cos()).powi(-2).tanh();
             }
             _ => {
-                for i in 1..=2 {
-                    let mut acc12 = 0.0;
-                    acc0 += (f64::tanh(a * (acc0 * 0.05).sin()) * 0.5).tanh();
-                }
+                let t7 = f64::atan(xs[1] - t2);
             }
         }
-        (acc0 * 0.05).atan().tanh() + a
+        t3 - t0 + 1.25 * t1 + a + 0.5 * xs[1]
     }
-    check_p27(seed = 0xbc36ca26905f4b45, inputs = 4, calls = [], at = |p| (1, &p[0..3], p[3]));
+    check_p24(seed = 0x4dddaf5b4be25462, inputs = 6, calls = [], at = |p| (p[0], &p[1..5], p[5]));
 }
 
 program! {
     #[differentiable]
-    fn p28(a: f64, xs: &[f64]) -> f64 {
-        let t2: f64 = xs.iter().rev().skip(1).map(|&u0| (u0 / (1.0 + xs[2] * xs[2])).cos()).sum();
-        let o3: Option<f64> = if xs[1] > a { Some(f64::max((t2 * 0.25).sin(), 1.0) + a) } else { None };
-        let t5: f64 = match o3 { Some(u4) => (t2 * 0.25).atan().tanh(), None => a };
-        let t6 = if xs.iter().map(|q| q.cos()).product::<f64>() - t5 > 0.0 { (2.0 + xs.iter().map(|q| q * q).sum::<f64>().abs().sin()).log10() } else { (2.0 + t5.atan2(1.5 + (t2 * 0.25).sin().cos()).cos()).recip() };
-        let t7 = (a + t5) * f64::min(xs[0], (t2 * 0.25).sin().powi(2));
-        (t7 * 0.5).sin() + 0.3 * t6 + 0.5 * t5
+    fn p25(b: f64, a: f64, c: f64) -> f64 {
+        let c = c + (1.5 - 0.1);
+        let mut acc0 = (2.0 + a.sin()).log2().tanh();
+        if (2.0 + a.cos()).powi(-2) > 0.7 {
+            let mut v1 = vec![0.0; 2];
+            for i in 0..v1.len() {
+                v1[i] = b - (c * 0.5).tanh();
+                if i > 0 {
+                    v1[i] += v1[i - 1] * (a * i as f64 * 0.25).atan();
+                }
+            }
+        } else {
+            acc0 += (-a).powi(2).ln_1p();
+        }
+        (c * 0.5).tanh().tanh() - a.cos()
     }
-    check_p28(seed = 0x8f02520e0eb83a06, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+    check_p25(seed = 0x801f98ba5c08fdf6, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]));
 }
 
 #[differentiable]
-fn p29_h0(y: &mut [f64], s: f64) {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * -0.5).tanh();
+fn p26_h0(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.6 + (y[i] * s).cos() * 0.25;
     }
-    y[0] = (y[0] * 0.6 + s).sin();
 }
 #[differentiable]
-fn p29_h1(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).sin();
-    r[1] = v[1] * 0.75;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
+fn p26_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 0.75;
+    }
+    y[0] * 0.25
 }
 #[differentiable]
-fn p29_h2(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.6
+fn p26_h2(y: &mut [f64], x: &[f64], s: f64) {
+    p26_h0(y, s);
+    let _ = p26_h1(s * -0.5, &x[1..], y);
+}
+#[differentiable]
+fn p26_h3(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.25
 }
 program! {
     #[differentiable]
-    fn p29(ys: &mut [f64], a: f64, xs: &[f64]) -> f64 {
-        let mut buf1 = vec![0.3; 2];
-        p29_h0(&mut buf1, a * 0.25);
-        p29_h0(&mut buf1, a * 0.6);
-        p29_h0(&mut buf1, a);
-        let t2 = buf1[0] + buf1[1] * 0.75;
-        let arr3 = p29_h1(xs, t2.tanh());
-        let t4 = arr3[2] * arr3[0];
-        let t5 = p29_h2(&xs[..], t4.tanh() * 0.25);
-        p29_h0(ys, t5.tanh() * 1.5);
-        let t6 = ys[2] * 0.3;
-        t6 + t5 + t4 + t2 + ys[2] + a * 0.3
+    fn p26(ys: &mut [f64], a: f64, xs: &[f64], b: f64) -> f64 {
+        let mut buf1 = vec![0.6; 2];
+        p26_h2(&mut buf1, xs, a);
+        let t2 = buf1[0] + buf1[1] * -0.5;
+        for _ in 0..2 {
+            p26_h2(ys, &xs[2..], a);
+        }
+        let t3 = ys[0] * 0.3;
+        p26_h2(ys, xs, t3.tanh());
+        let t4 = ys[1] * 0.6;
+        p26_h2(ys, &xs[3..6], t3.tanh() * 1.5);
+        let t5 = ys[1] * 0.75;
+        let mut buf6 = vec![0.0; 3];
+        for i in 0..3 {
+            buf6[i] = xs[i + 0] * b;
+        }
+        p26_h2(&mut buf6, &buf1, t3.tanh() * 0.75);
+        for _ in 0..3 {
+            p26_h2(&mut buf6, &xs[2..5], t3.tanh() * 0.6);
+        }
+        p26_h2(&mut buf6, &xs[1..], a);
+        let t7 = buf6[0] + buf6[2] * 0.5;
+        let t8 = p26_h3(&xs[3..=6], t2.tanh() * 0.75);
+        let mut buf9 = vec![0.5; 2];
+        p26_h0(&mut buf9, t7.tanh() * 0.3);
+        p26_h0(&mut buf9, t5.tanh());
+        let t10 = buf9[0] + buf9[1] * -0.5;
+        t10 + t8 + t7 + t5 + t4 + ys[2] + a * 0.3
     }
-    check_p29(seed = 0x68d3e8b4af2212cb, inputs = 12, calls = [], at = |p| (&mut p[0..3].to_vec(), p[3], &p[4..12]));
+    check_p26(seed = 0x23c9b4874103e9c4, inputs = 13, calls = [], at = |p| (&mut p[0..3].to_vec(), p[3], &p[4..12], p[12]));
 }
 
 program! {
     #[differentiable]
-    fn p30(a: f64, b: f64) -> f64 {
-        let mut acc0 = a;
-        let mut w1 = 0;
-        while w1 < 3 {
-            match w1 {
-                0 | 1 => {
-                    acc0 = (b - 0.25).cos();
-                    let flag2 = (p14(((a - (acc0 * 0.25).sin()) * 0.5).tanh(), ((acc0 * 0.25).atan().powi(3) * 0.25).atan()) * 0.5).tanh() > 0.5;
+    fn p27(a: f64, n: usize) -> f64 {
+        let mut acc0 = 0.0;
+        let mut k1 = 0;
+        loop {
+            let t2 = a / (2.0 + 0.1_f64.cos()) / (1.0 + (k1 as f64 + a).powi(2));
+            if 0.5_f64.mul_add(a, a) > -0.2 || (t2 * 0.5).tanh() < -0.2 {
+                if k1 % 3 == 1 {
+                    let t3: f64 = a;
+                } else if n % 2 == 0 {
+                    for j in 0..4 {
+                        let mut a = a;
+                        a += ((2.0 + a.sin()).ln() - a * 0.5) * 0.5;
+                    }
+                }
+            }
+            acc0 -= 0.1_f64.asinh() * 1.25;
+            k1 += 1;
+            if (((p2(((acc0 * 0.02).atan() * a * 0.5).tanh(), (acc0 * 0.02).tanh() + p13(0.2 * n as f64, (acc0 * 0.02).atan()), (acc0 * 0.02).atan().powi(2) * 0.5) * 0.5).tanh().tanh()) > 0.7 || a < -0.1) || k1 >= 4 { break; }
+        }
+        acc0 = (acc0 * 0.02).tanh().tanh();
+        let t4 = a * (acc0 * 0.02).tanh();
+        let t5 = (acc0 * 0.02).tanh() * 1.25;
+        acc0 = ((acc0 * 0.02).sin() + (t4.hypot((acc0 * 0.02).tanh()) * 0.5).atan()).tanh();
+        acc0 = t4.atan() * (acc0 * 0.02 * (acc0 * 0.02).tanh()) * 0.5;
+        let mut v6 = vec![0.0; 3];
+        for i in 0..v6.len() {
+            v6[i] = (t5.mul_add(t4, t4) * (a / (2.0 + (i as f64).cos())) * 0.25).atan();
+            if i > 0 {
+                v6[i] += v6[i - 1] * (acc0 * 0.02).sin().to_radians();
+            }
+        }
+        t5 + 0.9 * (acc0 * 0.02).sin()
+    }
+    check_p27(seed = 0x6624e41f802a094b, inputs = 1, calls = [p2, p13], at = |p| (p[0], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p28(b: f64, a: f64, c: f64) -> f64 {
+        let mut acc0 = 0.0;
+        for i in 0..4 {
+            match i % 3 {
+                0 => {
+                    let mut acc1 = a;
+                    let t2 = f64::tanh(a).sin();
+                }
+                1 => {
+                    let t3 = if a + c > c { p25(a, (i as f64).cos(), (p3(c, (c.hypot(a) * 0.5).sin()) * 0.5).sin()) * 1.0 - (1.0 + a.powi(2)).ln() } else { a.powi(3) };
                 }
                 _ => {
-                    for j in 0..1 {
-                        let a = a - b.sin();
-                        acc0 *= ((a * 0.5).sin() * (acc0 * 0.1).atan()).tanh();
-                    }
+                    let c = c - a;
                 }
             }
-            acc0 = (a / (1.5 + b.tanh())).cos();
-            w1 += 1;
+            acc0 -= (1.5 + c.cos().exp2().cos()).sqrt() * 0.5;
         }
-        let t3: f64 = (acc0 * 0.05).atan().sin() * 2.0;
-        acc0 += ((-(t3 * 0.5)).mul_add((1.5 + (acc0 * 0.05).sin().sin()).log(2.5 + (t3 * 0.5).tanh().cos()), a - (t3 * 0.5).atan()) * 0.1).atan();
-        let t4: f64 = 0.2;
-        let t5 = acc0 * 0.05;
-        acc0 *= (1.5 + (t3 * 0.5).atan().sin()).log(2.5 + t4.cos()).cos();
-        t5 + 1.5 * t4 + (t3 * 0.5).sin() + (acc0 * 0.02).atan() - b + 0.5 * a + 0.5 * (t3 * 0.5).sin()
+        let t4 = 0.5 * a;
+        t4.cos() - (acc0 * 0.1).atan() + c
     }
-    check_p30(seed = 0x375914aa01d8f800, inputs = 2, calls = [p14], at = |p| (p[0], p[1]));
+    check_p28(seed = 0x82a699e882649e11, inputs = 3, calls = [p3, p25], at = |p| (p[0], p[1], p[2]));
 }
 
 program! {
     #[differentiable]
-    fn p31(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = (x.dot(v) * 0.3).dot(&(x.dot(x) * 0.3)) * 0.3;
-        if n % 2 == 0 {
-            t1 = v.to_owned();
-        }
-        let mut t2 = (&(x.column(1).to_owned()) * (x[[1, 1]])).mapv(f64::sin);
-        if n % 2 == 0 {
-            t2 = v.to_owned();
-        }
-        let mut t3 = &(x / &v.mapv(|q| q * q + 1.0)) + &(x + x);
-        if n % 3 == 0 {
-            t3 = &(x.column(1).to_owned()) + &(x + x);
-        }
-        t3.sum() * 0.2 + t2.dot(&t2) * 0.1 + t1.dot(&t1) * 0.1
+    fn p29(a: f64, xs: &[f64]) -> f64 {
+        let t0 = a;
+        let t3: f64 = xs.iter().take(2).map(|&u1| (xs[2] * 0.25).tanh().exp_m1()).fold(0.0, |s, v| s * 0.5 + v);
+        let t4 = if t3 * 0.1 > 0.1 { t0 * (xs.iter().map(|q| q * a).sum::<f64>() - xs[0]) } else { xs.iter().map(|q| (q * 0.5).sin()).sum::<f64>().tanh() - p27((1.0 + a.powi(2)).ln(), 1).tanh() };
+        (t4 * 0.1).sin() - (t3 * 0.1).tanh() - 1.5 * t0 + a.tanh()
     }
-    check_p31(seed = 0xb597ef9c7dfea9cb, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+    check_p29(seed = 0xce3ea9e294255cff, inputs = 4, calls = [p27], at = |p| (p[0], &p[1..4]));
 }
 
 program! {
     #[differentiable]
-    fn p32(a: f64) -> f64 {
-        let a = a + -0.9;
-        let mut acc0 = (p23((2.0 * a * 0.25).atan(), (a * a * 0.1).tanh()) * 0.25 * 1.5 * 0.5).atan();
-        for i in 1..=3 {
-            let mut w1 = 0;
-            while w1 < 4 {
-                if 0.6 + a > 0.1 {
-                    let c2 = |u3: f64| 0.5_f64.cos();
-                    let t4: f64 = c2((acc0 * 0.05).tanh() * 0.6) - 0.5 * c2(a);
-                } else if f64::max(a, 0.75) < 0.7 {
-                    match w1 {
-                        0 => {
-                            if i < 2 {
-                                let t5 = if i > 1 { a * (0.6 * (acc0 * 0.05).sin()) } else { a.cos() + (acc0 * 0.05).sin() };
-                            } else if i == 0 {
-                                let c6 = |u7: f64| a;
-                                let t8: f64 = c6((w1 as f64 * 0.5).tanh()) - 0.5 * c6((acc0 * 0.05).atan() - 0.3);
-                            } else {
-                                let t9 = if i == 1 { a.clamp(-0.75, 0.75) } else { acc0 * 0.05 * (a - i as f64) };
-                            }
-                        }
-                        1 => {
-                            acc0 = ((1.0 + (a * (acc0 * 0.05).atan()).powi(2)).sqrt() * 0.5).atan();
-                        }
-                        _ => {
-                            let t10 = (0.25_f64 * 0.25).tanh().exp();
-                        }
-                    }
-                } else {
-                    let t11 = if i % 3 == 1 { a } else { (1.0 + (acc0 * 0.05).tanh().powi(3).powi(2)).ln() };
-                }
-                acc0 = 0.5_f64.tanh().cos();
-                w1 += 1;
-            }
-            acc0 *= a.tanh().cos();
+    fn p30(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = v[2];
+        let mut t2 = &(v.dot(x) * 0.3) - &((v * (s)).mapv(f64::sin));
+        if n % 2 == 0 {
+            t2 = (v.dot(x) * 0.3).dot(x) * 0.3;
         }
-        let mut k12 = 0;
-        loop {
-            let t13 = (2.0 + (a * 1.0).sin()).log10();
-            if k12 < 1 {
-                acc0 = (t13.sin().exp2() * (t13 * a) * 0.1).atan();
-            } else {
-                let t14 = acc0 * 0.02;
-            }
-            acc0 -= ((0.5 * t13.tanh()).asin() / (2.0 + ((acc0 * 0.02).sin() + (acc0 * 0.02).tanh()).cos()) * 0.25).tanh();
-            k12 += 1;
-            if (a - a > 1.0) || k12 >= 4 { break; }
+        let mut t3 = t2.to_owned();
+        if n % 2 == 0 {
+            t3 = t2.to_owned();
         }
-        let mut v15: Vec<f64> = Vec::new();
-        v15.push(((a + (acc0 * 0.02).tanh()) * 0.5).tanh());
-        v15.push((((acc0 * 0.02).sin().powi(3) - a) * 0.5).sin());
-        let t16 = v15[0] * 0.5 + v15[1];
-        t16 - (acc0 * 0.02).sin().sin() - a
+        let t4 = (v + x).mapv(f64::tanh);
+        let t5 = (t4[[1, 2]]) - &(t2.mapv(f64::tanh));
+        t5.dot(&t5) * 0.1 + t4.sum() * 0.2 + t3.dot(&t3) * 0.1
     }
-    check_p32(seed = 0x68df045eef8978f5, inputs = 1, calls = [p23], at = |p| (p[0]));
+    check_p30(seed = 0xa6762cd55e72bc47, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p31(a: f64, xs: &[f64]) -> f64 {
+        let t1 = ((((a) * 0.5).exp()) * ((a).tanh()) + xs[1]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() - 1 {
+            acc += (xs[i]).tanh();
+            extra += (((xs[i + 1]).sin() - (a).sin()).tanh()).tanh();
+            extra = extra + ((((1.0 + (xs[i]) * (xs[i])).ln()) * (xs[i + 1] - xs[i])).mul_add(0.5, xs[i + 1])).tanh() - (a).tanh();
+            acc -= ((xs[i + 1]) * (-0.22_f64) - (t1).tanh() - t1).tanh();
+            acc += ((((0.89_f64) * 0.5).exp() - (xs[i]).mul_add(0.5, xs[i])).tanh()).tanh();
+        }
+        acc
+    }
+    check_p31(seed = 0x373dc2aa203ca45c, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p32(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = v.to_owned();
+        let mut t2 = (-x.mapv(f64::sin)).sum_axis(Axis(1)) * 0.3;
+        for _ in 0..n {
+            t2 = ((x / &t1.mapv(|q| q * q + 1.0)).dot(&t2) * 0.3).mapv(f64::tanh) + &t2 * 0.5;
+        }
+        t2.dot(&t2) * 0.1 + t1.dot(&t1) * 0.1 + s
+    }
+    check_p32(seed = 0xa2175a46cb265af2, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
 }
 
 #[differentiable]
 fn p33_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.25
+    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.3
 }
 #[differentiable]
 fn p33_h1(v: &[f64], s: f64) -> f64 {
     let head = &v[..2];
-    let t = head[0] * head[1] * 0.75;
-    t + p33_h0(&v[1..], s * -0.5) + p33_h0(v, s).cos()
+    let t = head[0] * head[1] * 1.5;
+    t + p33_h0(&v[1..], s * 0.3) + p33_h0(v, s).cos()
 }
 #[differentiable]
-fn p33_h2(y: &mut [f64], s: f64) {
+fn p33_h2(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
     for i in 0..y.len() {
-        y[i] = y[i] * 0.5 + (y[i] * s).cos() * 0.25;
-    }
-}
-#[differentiable]
-fn p33_h3(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).cos() * 1.5;
+        y[i] += (s * x[i % x.len()]).sin() * 0.75;
     }
     y[0] * 0.6
 }
 #[differentiable]
-fn p33_h4(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).sin();
-    r[1] = v[1] * 0.6;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-#[differentiable]
-fn p33_h5(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    p33_h2(y, s);
-    let _ = p33_h3(s * 0.3, &x[1..], y);
-    y[y.len() - 1] + x[0]
+fn p33_h3(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.3).tanh();
+    }
+    y[0] = (y[0] * 0.6 + s).sin();
 }
 program! {
     #[differentiable]
-    fn p33(xs: &[f64], ys: &mut [f64], a: f64, b: f64) -> f64 {
-        let t1 = p33_h1(&xs[2..], b);
-        let s2 = &xs[3..=6];
-        let t3 = (s2[1] * a + s2[3]).sin() + s2[s2.len() - 1] * 0.3;
-        let mut buf4 = vec![0.75; 3];
-        p33_h2(&mut buf4, t3.tanh());
-        let t5 = buf4[0] + buf4[2] * -0.5;
-        let t6 = p33_h1(s2, t3.tanh());
-        let mut buf7 = vec![0.0; 4];
-        for i in 0..4 {
-            buf7[i] = xs[i + 0] * t1.tanh();
-        }
-        let _ = p33_h3(t6.tanh() * 0.3, &s2[3..=3], &mut buf7);
-        p33_h2(&mut buf7, t1.tanh() * -0.5);
-        let t8 = buf7[0] + buf7[3] * 1.5;
-        let arr9 = p33_h4(xs, t6.tanh());
-        let t10 = arr9[0] * arr9[0];
-        let t11 = p33_h5(ys, xs, t10.tanh()).tanh();
-        let t12 = ys[1] * 0.5;
-        t12 + t11 + t10 + t8 + t6 + ys[2] + a * 0.3
-    }
-    check_p33(seed = 0xbc708aa9aa91ca45, inputs = 12, calls = [], at = |p| (&p[0..7], &mut p[7..10].to_vec(), p[10], p[11]));
-}
-
-#[differentiable]
-fn p34_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * -0.5
-}
-#[differentiable]
-fn p34_h1(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.5 + (y[i] * s).cos() * 0.25;
-    }
-}
-#[differentiable]
-fn p34_h2(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).tanh() * -0.5;
-    }
-    y[0] * 0.75
-}
-#[differentiable]
-fn p34_h3(y: &mut [f64], x: &[f64], s: f64) {
-    p34_h1(y, s);
-    let _ = p34_h2(s * -0.5, &x[1..], y);
-}
-#[differentiable]
-fn p34_h4(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).sin();
-    r[1] = v[1] * 0.3;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-program! {
-    #[differentiable]
-    fn p34(b: f64, xs: &[f64], a: f64, ys: &mut [f64]) -> f64 {
-        let t1 = p34_h0(&xs[..7], b);
-        let mut buf2 = vec![0.75; 4];
-        p34_h3(&mut buf2, &xs[..], a);
-        let t3 = p34_h2(t1.tanh(), &xs[..7], &mut buf2).tanh();
-        let t4 = buf2[0] + buf2[3] * 0.75;
-        let arr5 = p34_h4(&xs[..6], t1.tanh());
-        let t6 = arr5[0] * arr5[1];
-        let s7 = &xs[2..=4];
-        let t8 = (s7[1] * b * 0.5 + s7[2]).sin() + s7[s7.len() - 1] * 0.75;
-        let mut buf9 = vec![0.0; 3];
+    fn p33(xs: &[f64], a: f64) -> f64 {
+        let t1 = p33_h1(&xs[..], a * 1.5).sin();
+        let t2 = p33_h1(xs, t1.tanh()).sin();
+        let mut buf3 = vec![0.0; 3];
         for i in 0..3 {
-            buf9[i] = xs[i + 0] * t6.tanh();
+            buf3[i] = xs[i + 4] * a * 0.75;
         }
-        let t10 = p34_h2(t3.tanh(), &arr5, &mut buf9).tanh();
-        let t11 = buf9[0] + buf9[2] * 0.6;
-        let mut buf12 = vec![0.25; 2];
-        let _ = p34_h2(t10.tanh(), xs, &mut buf12);
-        let t13 = buf12[0] + buf12[1] * 1.5;
-        for _ in 0..2 {
-            p34_h3(ys, &s7[..2], t6.tanh());
-        }
-        let t14 = ys[1] * 0.75;
-        t14 + t13 + t11 + t10 + t8 + ys[2] + a * 0.3
+        let t4 = p33_h2(t1.tanh() * 0.5, &xs[7..], &mut buf3).tanh();
+        let t5 = buf3[0] + buf3[2] * -0.5;
+        let mut buf6 = vec![1.5; 2];
+        let _ = p33_h2(t4.tanh() * -0.5, &xs[..], &mut buf6);
+        let _ = p33_h2(a, &xs[..], &mut buf6);
+        let t7 = buf6[0] + buf6[1] * 1.5;
+        let mut buf8 = vec![0.25; 2];
+        p33_h3(&mut buf8, t7.tanh() * 0.3);
+        let t9 = p33_h2(t4.tanh(), &xs[5..=5], &mut buf8).tanh();
+        let t10 = buf8[0] + buf8[1] * 0.3;
+        let mut buf11 = vec![0.5; 3];
+        p33_h3(&mut buf11, t10.tanh());
+        let t12 = buf11[0] + buf11[2] * 0.5;
+        let mut buf13 = vec![1.5; 4];
+        p33_h3(&mut buf13, t2.tanh());
+        let t14 = buf13[0] + buf13[3] * 0.25;
+        t14 + t12 + t10 + t9 + t7 + a * 0.3
     }
-    check_p34(seed = 0x91f48e173fc46e40, inputs = 12, calls = [], at = |p| (p[0], &p[1..8], p[8], &mut p[9..12].to_vec()));
+    check_p33(seed = 0xca62b1485f023396, inputs = 9, calls = [], at = |p| (&p[0..8], p[8]));
 }
 
 program! {
     #[differentiable]
-    fn p35(c: f64, a: f64, b: f64, d: f64) -> f64 {
-        let mut acc0 = f64::max(-a, d.abs());
-        for i in 0..2 {
-            let t1 = d / (1.0 + 1.25_f64.powi(2)) / (1.0 + a.powi(2));
-            let t2: f64 = f64::sin(f64::min((t1 * 0.5).tanh().cos(), c));
-            acc0 = ((acc0 * 0.25).atan() - (t2 * b * 0.5).tanh()).sin();
+    fn p34(a: f64, xs: &[f64]) -> f64 {
+        let t0 = if a - a > 0.5 { (xs.iter().map(|q| q.cos()).product::<f64>() + xs[0]) * (0.75 * a) } else { a };
+        let t1 = xs[0];
+        let mut v2 = vec![0.0; 2];
+        for i in 0..v2.len() {
+            v2[i] = (t1 - a).sin().exp();
         }
-        for i in 0..3 {
-            let mut acc3 = 0.0;
-            acc0 += ((acc0 * 0.1).atan() * 0.5).sin();
-        }
-        c
-    }
-    check_p35(seed = 0x9515a7686315959c, inputs = 4, calls = [], at = |p| (p[0], p[1], p[2], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p36(a: f64) -> f64 {
-        let mut acc0 = (a + a) * 1.25 * 0.5;
-        if acc0.hypot(acc0) > acc0 {
-            acc0 += (((acc0 * 0.5).atan().powi(3) - (1.5 + (p1(a.atan()) * 0.5).sin().cos()).sqrt()) * 0.25).atan();
-            let t1 = f64::tanh((acc0 * 0.5).atan().abs());
-            let k2 = (t1.abs() * 2.0) as usize % 3;
-            match k2 {
-                0 => {
-                    acc0 = (a + a) * (1.5 + t1.sin()).powf((acc0 * 0.5).tanh().tanh()) * 0.25;
-                }
-                1 => {
-                    let t3 = (1.0 + (acc0 * 0.5).powi(2)).sqrt();
-                }
-                _ => {
-                    if acc0 * 0.5 < 0.0 {
-                        let t4 = ((a - (acc0 * 0.5).atan()) * 0.5).tanh().powi(2);
-                    } else if (acc0 * 0.5).atan() * 0.1 > a {
-                        let t1 = t1 + -a;
-                    } else {
-                        acc0 = a.asinh() * f64::min(a, a);
-                    }
-                }
-            }
+        v2[0] += (v2.iter().map(|q| q.cos()).product::<f64>().tanh().exp().tanh() * 0.5).atan();
+        let mut acc3 = xs[1];
+        if acc3 + acc3 > a {
+            let t4 = t0 + xs[0] + f64::atan(t0);
         } else {
-            let k5 = (((p1(((a + (acc0 * 0.5).tanh()) * 0.5).sin()) * 0.5).atan() * a * 0.5).tanh().abs() * 2.0) as usize % 3;
-            match k5 {
-                0 => {
-                    for i in 1..=3 {
-                        let t6 = if i % 3 == 1 { (acc0 * 0.1).tanh().powi(2).mul_add((acc0 * 0.1).sin() * 0.5, a) } else { (acc0 * 0.1).sin() };
-                        acc0 = (1.0 + 0.25_f64.powi(3).powi(2)).cbrt();
-                    }
-                }
-                1 => {
-                    let o7: Option<f64> = if (acc0 * 0.1).atan().atan() > a { Some((acc0 * 0.1 * (1.0 + (acc0 * 0.1).sin().powi(2)).sqrt() * 0.5).sin()) } else { None };
-                    let t9: f64 = if let Some(u8) = o7 { a } else { (1.0 + a.powi(2)).sqrt() };
-                }
-                _ => {
-                    let c10 = |u11: f64| u11;
-                    let t12: f64 = c10((2.0 / (1.0 + (acc0 * 0.1).tanh().powi(2))).cos()) - 0.5 * c10((acc0 * 0.1).atan().cos().exp_m1());
-                }
-            }
+            acc3 -= acc3 / (2.0 + acc3.cos()) * (v2[1] * 0.5) * 0.1;
         }
-        a.sin()
+        acc3.tanh() + 1.5 * t1 + t0
     }
-    check_p36(seed = 0x328b78a65f18d0cc, inputs = 1, calls = [p1], at = |p| (p[0]));
+    check_p34(seed = 0x4fb6c1c1aef9a5bf, inputs = 4, calls = [], at = |p| (p[0], &p[1..4]));
+}
+
+program! {
+    #[differentiable]
+    fn p35(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = (x.dot(x) * 0.3).sum_axis(Axis(0)) * 0.3;
+        let t2 = &(v.dot(x) * 0.3) + &(v / &v.mapv(|q| q * q + 1.0));
+        let mut t3 = (x.mapv(|q| (q * 0.5).exp())).sum_axis(Axis(0)) * 0.3;
+        if n % 2 == 0 {
+            t3 = (x.mapv(f64::tanh)).dot(&t1) * 0.3;
+        }
+        t3.dot(&t3) * 0.1 + t2.dot(&t2) * 0.1 + t1.dot(&t1) * 0.1
+    }
+    check_p35(seed = 0x497dcf2bfc6563ee, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p36(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = x.to_owned();
+        let t2 = &(v / &v.mapv(|q| q * q + 1.0)) + &((v * (s)).mapv(f64::sin));
+        let mut t3 = t1.column(1).to_owned();
+        for _ in 0..n {
+            t3 = (((x * (s)).mapv(f64::tanh)).dot(&t3) * 0.3).mapv(f64::tanh) + &t3 * 0.5;
+        }
+        let t4 = (x.sum() * 0.1) - &t2;
+        let mut t5 = ((s) * &t1).row(0).to_owned();
+        if n % 3 == 0 {
+            t5 = (&(t3.powi(2)) * (s)).mapv(f64::sin);
+        }
+        t5.dot(&t5) * 0.1 + t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1
+    }
+    check_p36(seed = 0x8a71574c2849c48d, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
 }
 
 program! {
@@ -1265,276 +1091,674 @@ program! {
     fn p37(a: f64, xs: &[f64]) -> f64 {
         let mut acc = 0.0;
         let mut extra = 0.0;
-        for i in 0..xs.len() {
-            let t1 = (((a).tanh()) * (((0.44_f64) * (a)).sin())).tanh() * 1.5;
-            acc = acc + ((((a).cos() * xs[i]) * ((t1) * (xs[i]))).sin()).tanh() - ((0.91_f64).mul_add(0.5, xs[i])).tanh();
-            let t2 = (a).tanh() * 1.5;
-            let t3 = if ((t2).tanh()).sin() > 0.05 { (((((a).tanh()) * 0.5).exp()).mul_add(0.5, xs[i])).tanh() } else { ((t1) * 0.5).exp() };
-            acc -= ((1.0 + (xs[i]) * (xs[i])).ln()).tanh();
-        }
-        let r = acc;
-        r
-    }
-    check_p37(seed = 0xad4a05a0b870e036, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p38(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
         for i in 1..xs.len() {
-            acc = acc + (xs[i - 1]).tanh() - (((a) * 0.5).exp()).tanh();
-            acc = acc + ((1.0 + (((xs[i]) * 0.5).exp()) * (((xs[i]) * 0.5).exp())).ln() - a).tanh() - (((1.0 + ((xs[i]).mul_add(0.5, a)) * ((xs[i]).mul_add(0.5, a))).ln()) * ((xs[i] + xs[i - 1]).tanh())).tanh();
-            if ((a).sin()).tanh() < -0.50 {
+            if (a).sin() - ((xs[i - 1]) * 0.5).exp() < 0.25 {
                 continue;
             }
-            let t1 = ((1.0 + (xs[i - 1] - xs[i - 1] - (a).mul_add(0.5, xs[i - 1])) * (xs[i - 1] - xs[i - 1] - (a).mul_add(0.5, xs[i - 1]))).ln()).tanh() * 1.5;
-            let t2 = (xs[i - 1]).tanh() * 1.5;
-            acc -= ((((-0.31_f64).mul_add(0.5, a)) * (t1 + xs[i - 1])).tanh()).tanh();
-        }
-        acc
-    }
-    check_p38(seed = 0x1c56457a0ea16871, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p39(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 1..xs.len() {
-            let mut t1 = 0.0;
-            for j in 0..2 {
-                t1 += ((1.0 + (xs[i] + xs[i - 1]) * (xs[i] + xs[i - 1])).ln() * (j as f64 + 0.5)).sin();
+            acc = acc + ((((xs[i - 1] - xs[i - 1]).cos() * xs[i]) * 0.5).exp()).tanh() - ((a).mul_add(0.5, xs[i - 1])).tanh();
+            let t1 = ((xs[i] + (a).cos() * a).mul_add(0.5, xs[i - 1])).tanh() * 1.5;
+            if ((((xs[i - 1]) * 0.5).exp()) * 0.5).exp() > -0.14 {
+                continue;
             }
-            let t2 = if (t1) * ((1.0 + (xs[i - 1]) * (xs[i - 1])).ln()) > 0.18 { (((a) * 0.5).exp()).tanh() } else { (t1).mul_add(0.5, xs[i]) };
-            acc += (a).tanh();
+            acc = acc + (((a + xs[i]).mul_add(0.5, 0.95_f64)).tanh()).tanh() - ((a).cos() * xs[i]).tanh();
         }
         acc
     }
-    check_p39(seed = 0xe0f76b2946d724da, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+    check_p37(seed = 0x0a8f66ec873ed587, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]),
+        params = ["xs"] at [1, 2, 3, 4, 5]);
 }
 
 program! {
     #[differentiable]
-    fn p40(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = v.to_owned();
-        let t2 = (&t1 / &v.mapv(|q| q * q + 1.0)).dot(x) * 0.3;
-        let t3 = x / &x.mapv(|q| q * q + 1.0);
-        let mut t4 = &(v + &t3) + &(t3.cos());
-        for _ in 0..n {
-            t4 = (&t4 * (s)).mapv(f64::sin) + &t4 * 0.5;
+    fn p38(a: f64, d: f64, c: f64, b: f64, n: usize) -> f64 {
+        let mut acc0 = 1.0;
+        let o1: Option<f64> = if n % 2 == 0 { Some(0.9_f64) } else { None };
+        let t3: f64 = if let Some(u2) = o1 { (-b).mul_add(u2 * c, a.min(c)) } else { 0.25_f64 };
+        let t4: f64 = d * a;
+        acc0 += ((1.0 + d.powi(2)).cbrt().powi(3) * 0.05).sin();
+        for i in 0..2 {
+            let mut w5 = 0;
+            while w5 < 1 {
+                let t3 = t3 * 0.5 * (d - a);
+                acc0 += b.powi(2).ln_1p();
+                w5 += 1;
+            }
+            acc0 /= (1.0 + d.sin().powi(2));
+            acc0 = d + a;
         }
-        let mut t5 = &(&t4 / &t3.mapv(|q| q * q + 1.0)) - &(&t3 / &t3.mapv(|q| q * q + 1.0));
-        for _ in 0..n {
-            t5 = (&t5 * (t2.dot(&t1) * 0.3)).mapv(f64::sin) + &t5 * 0.5;
-        }
-        t5.sum() * 0.2 + t4.sum() * 0.2 + t3.sum() * 0.2
+        t4 - 0.3 * (t3 * 0.5).atan() + b
     }
-    check_p40(seed = 0x182b740cd42dffc2, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+    check_p38(seed = 0x2513826544b436a2, inputs = 4, calls = [], at = |p| (p[0], p[1], p[2], p[3], 2));
 }
 
 program! {
     #[differentiable]
-    fn p41(xs: &[f64], n: usize, a: f64) -> f64 {
-        let t0 = xs[n];
-        let t1 = xs[n];
-        let mut acc2 = (t1.hypot(t1 * a) * 0.5).atan();
-        let mut w3 = 0;
-        while w3 < 4 {
-            let mut w4 = 0;
-            while w4 < 1 && (t1.sin().exp2() < -0.2) {
-                let mut w5 = 0;
-                while w5 < 4 && (xs[w4] * (acc2 * 0.1).sin() > 0.25) {
-                    let t6 = t1.mul_add(xs.iter().map(|q| q.cos()).product::<f64>().powi(3), t0.powi(2));
-                    acc2 = ((acc2 * 0.02).sin() * (xs[w5 % xs.len()].mul_add(acc2 * 0.02, xs[2]) * 0.25).sin()).atan();
-                    w5 += 1;
+    fn p39(a: f64, b: f64, n: usize) -> f64 {
+        let t0 = (2.0 + (1.25_f64.cos().exp() * (1.25 * b) * 0.25).atan().cos()).powi(-2);
+        let t2 = { let u1 = b.powi(3).powi(2).ln_1p(); (0.5 * t0.tanh()).acos() - u1.to_radians() };
+        let o3: Option<f64> = if (1.25 / (1.0 + (n as f64).powi(2))) < 0.25 { Some((t2 - p1(0.3, a.min(a)) * 0.5).to_radians()) } else { None };
+        let t5: f64 = match o3 { Some(u4) => (p18(0.75_f64.tanh(), b, 1) * 0.25).tanh().tanh() - t2.powi(3), None => t2 };
+        let mut acc6 = a;
+        if b > 0.1 {
+            for i in 0..n {
+                let t7 = f64::min((1.0 + (t2 + b).powi(2)).ln(), (0.75 * a).asinh());
+                let o8: Option<f64> = if b < 0.25 { Some(0.25 * (acc6 * 0.25).atan2(1.5 + t2.cos())) } else { None };
+                let t10: f64 = if let Some(u9) = o8 { u9.asinh() + t2.powi(2) } else { (1.0 + (acc6 * 0.25).sin().powi(2)).ln() };
+                acc6 *= 0.8 + 0.2 * (t5 * 0.25).sin().atan().sin();
+            }
+        }
+        for i in (0..1).rev() {
+            if (acc6 * 0.1).sin().powi(2) > 0.1 {
+                if b.to_radians() > 0.0 {
+                    for j in 0..3 {
+                        acc6 *= (n as f64 + a).tanh();
+                        acc6 /= (2.0 + (0.2 * b).cos());
+                    }
                 }
-                acc2 += xs[w3 % xs.len()].cos().mul_add(1.0, t1) * 0.25;
-                w4 += 1;
             }
-            acc2 = a;
-            w3 += 1;
+            acc6 = ((acc6 * 0.02).sin() * b).sin();
         }
-        let t7 = (a + xs.iter().sum::<f64>() + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) * 1.0).hypot(t0);
-        let mut v8 = vec![0.0; n];
-        for i in 0..v8.len() {
-            v8[i] = t0;
-        }
-        acc2 = (p17(2, p6(1, xs[xs.len() - 1 - n], ((t7 * 0.25).atan() * v8[n % v8.len()] * 0.5).sin(), t0.sin()).sin(), (v8[(n + 1) % 2].mul_add(n as f64, (t7 * 0.25).tanh()) * 0.25).sin()) * 0.25).atan();
-        let mut v9 = vec![0.0; 2];
-        for i in 0..v9.len() {
-            v9[i] = (((t7 * 0.25).tanh() - (v8[n % v8.len()] + v8[0])) * 0.5).sin();
-        }
-        let t10: f64 = (t7 * 0.25).tanh() - xs[n];
-        t10.tanh() - (t7 * 0.25).tanh() + acc2 * 0.02 - t1 + t0 - a.sin()
+        let t0 = t0 * (a * 0.2);
+        t0.tanh() + (acc6 * 0.02).atan().tanh() + t5 * 0.25 - t2.cos() + b.cos()
     }
-    check_p41(seed = 0xaf00c455cdd568d2, inputs = 4, calls = [p6, p17], at = |p| (&p[0..3], 2, p[3]));
+    check_p39(seed = 0x8448d083900d9f07, inputs = 2, calls = [p1, p18], at = |p| (p[0], p[1], 3),
+        params = ["b"] at [1]);
 }
 
 program! {
     #[differentiable]
-    fn p42(a: f64, b: f64, n: usize) -> f64 {
-        let mut acc0 = a.powi(2).ln_1p() - b.atan();
-        let mut v1 = vec![0.0; 4];
-        for i in 0..v1.len() {
-            v1[i] = (1.0 + a.powi(2)).sqrt();
+    fn p40(xs: &[f64], a: f64) -> f64 {
+        let mut acc0 = a.powi(3).asinh();
+        for i in 0..3 {
+            let t1 = if a.atan() > -0.4 { (i as f64).cos().tanh() } else { (acc0 * 0.25 / (1.0 + xs[i].powi(2))).cos() };
+            acc0 = ((acc0 * 0.25).tanh() - (xs.iter().map(|q| q * q).sum::<f64>().powi(2).ln_1p() * 0.5).sin()).sin();
         }
-        let o2: Option<f64> = if v1[n].cos() > 0.5 { Some(-(0.75 * a)) } else { None };
-        let t4: f64 = if let Some(u3) = o2 { -(acc0 * 2.0) } else { ((1.0 + (n as f64).powi(2)).sqrt() * 0.5).tanh() };
-        acc0 + 0.5 * a
+        for i in 0..1 {
+            let t4: f64 = xs.iter().take(2).map(|&u2| 0.9 * (1.0 + (acc0 * 0.1).atan().powi(2)).ln()).fold(0.0, |s, v| s * 0.5 + v);
+            acc0 *= 0.8 + 0.2 * (a * a).sin();
+        }
+        a
     }
-    check_p42(seed = 0xa56c8c54a7c82008, inputs = 2, calls = [], at = |p| (p[0], p[1], 2));
+    check_p40(seed = 0x380741ee9596c6b2, inputs = 4, calls = [], at = |p| (&p[0..3], p[3]));
 }
 
 program! {
     #[differentiable]
-    fn p43(n: usize, a: f64) -> f64 {
+    fn p41(c: f64, n: usize, d: f64, b: f64, a: f64) -> f64 {
+        let t0 = 2.0 * n as f64 * a.hypot(a);
+        let mut d = d;
+        d -= ((d - f64::atan(d)) * 0.25).atan();
+        (d * 0.5).sin() - (t0 * 0.1).atan()
+    }
+    check_p41(seed = 0xe862d189fa5cdd46, inputs = 4, calls = [], at = |p| (p[0], 3, p[1], p[2], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p42(b: f64, xs: &[f64], a: f64, d: f64, c: f64) -> f64 {
+        let mut acc0 = 1.0;
+        if (1.0 + d.powi(2)).sqrt() > -0.2 || d < 0.1 {
+            let mut w1 = 0;
+            while w1 < 4 {
+                let t2 = xs[w1 % xs.len()];
+                acc0 += (0.3 * w1 as f64 - b.sin()) * 0.5;
+                w1 += 1;
+            }
+            for i in 0..4 {
+                acc0 = (((2.0 + xs[i % xs.len()].sin()).log10() + (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() - d)) * 0.1).sin();
+                acc0 += (-xs[0]).sin() * 0.5;
+            }
+        } else if xs[0].sin() < 0.7 {
+            if b > xs[2] {
+                let t3 = d * 0.9 / (2.0 + 0.2_f64.cos()) / (2.0 + (xs.iter().map(|q| q * c).sum::<f64>() + a).cos());
+            } else if b - xs[0] > -0.2 && xs.iter().sum::<f64>() < 0.0 {
+                let mut c = c;
+            }
+        } else {
+            let mut k4 = 0;
+            loop {
+                let t5 = match k4 % 3 { 0 => xs[2].tanh().tanh().exp(), 1 => xs[0].clamp(-0.75, 0.75).max(xs[0].tanh()), _ => (xs[k4] + (acc0 * 0.05).tanh()) / (1.0 + (acc0 * 0.05).atan().sin().powi(2)) * 0.5 };
+                acc0 = ((p39((((acc0 * 0.05).atan() - b) * 0.5).tanh(), ((xs[k4] + d) * 0.5).atan(), 3) * 0.25).atan().atan2(1.5 + (acc0 * 0.05).tanh().cos()) * xs.iter().sum::<f64>() * 0.25).sin();
+                k4 += 1;
+                if (d + 0.75 > d) || k4 >= 2 { break; }
+            }
+        }
+        (acc0 * 0.05).atan().tanh() + a
+    }
+    check_p42(seed = 0xbd0c99f32cfcf117, inputs = 7, calls = [p39], at = |p| (p[0], &p[1..4], p[4], p[5], p[6]));
+}
+
+program! {
+    #[differentiable]
+    fn p43(a: f64) -> f64 {
+        let a = a * a.tanh();
         let mut acc0 = 0.0;
-        let a = a * (a * a);
-        let a = (a * 0.25).tanh() * (a * 0.25);
-        let t2 = { let u1 = 0.2_f64; (a * 0.25).sin().tanh() + u1 * (a * 0.25).sin() };
-        1.25 * t2 + (a * 0.25).tanh().sin() + 0.5 * (p23((a * 0.25).sin(), t2.powi(2) * 0.5) * 0.25).atan()
+        for i in (0..4).step_by(2) {
+            let flag1 = a * 0.5 * (a * 0.5).tanh() > -0.4;
+            if i == 0 {
+                if flag1 {
+                    let mut w2 = 0;
+                    while w2 < 4 && (flag1) {
+                        acc0 += ((a * 0.5).sin() - (a * 0.5).sin() + (1.0 + (a * 0.5).powi(2)).sqrt()) * 0.25;
+                        acc0 *= 0.5 + 0.4 * (i as f64 * 1.5).sin();
+                        w2 += 1;
+                    }
+                } else {
+                    for j in 0..4 {
+                        let a = (a * 0.5).sin() - (0.5 * (acc0 * 0.02).tanh().tanh()).asin();
+                        acc0 += (2.0 + (a * 0.5).sin().cos()).powi(-2) * 0.9;
+                    }
+                }
+            }
+            acc0 = p19((i as f64).atan(), (a * 0.5).cos()).tanh() - (acc0 * 0.02).atan() * 0.6;
+        }
+        (acc0 * 0.02).atan() + (a * 0.5).sin().sin()
     }
-    check_p43(seed = 0x3d329761a271cbb9, inputs = 1, calls = [p23], at = |p| (1, p[0]));
+    check_p43(seed = 0x4caa82ca26f52ce5, inputs = 1, calls = [p19], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p44(a: f64, c: f64, b: f64) -> f64 {
+        let mut acc0 = (1.5 + 0.6_f64.sin()).log(2.5 + 1.25_f64.min(b).cos());
+        for i in 1..=3 {
+            let mut v1 = vec![0.0; 2];
+            for j in 0..v1.len() {
+                v1[j] = ((c * c + a.min(0.25)) * 0.5).sin();
+            }
+            let t2 = 1.0 * (acc0 * 0.25 * a);
+            acc0 = ((acc0 * 0.25).tanh() + (acc0 * 0.25).tanh() * v1[0]).atan();
+        }
+        let mut k3 = 0;
+        let r5 = loop {
+            let mut v4 = vec![0.0; 2];
+            for j in 0..v4.len() {
+                v4[j] = a;
+            }
+            v4[(k3 + 1) % 2] -= ((b * b + (k3 as f64).hypot(0.2)) * 0.1).sin();
+            k3 += 1;
+            if (a * c < -0.2) || k3 >= 6 { break (acc0 * 0.1).tanh(); }
+        };
+        let mut v6 = vec![0.0; 4];
+        for i in 0..v6.len() {
+            v6[i] = a;
+        }
+        let mut w7 = 0;
+        while w7 < 3 {
+            let t8 = match w7 { 0 | 1 => 0.2, _ => (1.0 + (acc0 * 0.05).tanh().powi(3).powi(2)).ln() };
+            v6[w7] = (f64::max(v6.iter().map(|q| (q * 0.25).cos()).product::<f64>() + (v6.iter().enumerate().map(|(k, q)| (q * 0.25) * k as f64).sum::<f64>() * 0.5).atan(), (1.0 + (p3((1.0 + (v6[2] * 0.25).sin().powi(2)).cbrt(), (a - (acc0 * 0.05).tanh()) * 0.5) * 0.5).sin().powi(2)).sqrt()) * 0.5).tanh();
+            w7 += 1;
+        }
+        r5.tanh() + acc0 * 0.05 + 0.5 * r5
+    }
+    check_p44(seed = 0xaca5b07532564fa2, inputs = 3, calls = [p3], at = |p| (p[0], p[1], p[2]),
+        params = ["a"] at [0]);
 }
 
 #[differentiable]
-fn p44_h0(y: &mut [f64], s: f64) {
+fn p45_h0(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.6).tanh();
+    }
+    y[0] = (y[0] * 0.5 + s).sin();
+}
+#[differentiable]
+fn p45_h1(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
-        y[i] = y[i] * 0.5 + (y[i] * s).cos() * 0.25;
+        y[i] -= (s * x[i % x.len()]).sin() * 1.5;
     }
 }
 #[differentiable]
-fn p44_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).cos() * 0.6;
-    }
-    y[0] * 0.75
+fn p45_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    p45_h0(y, s);
+    p45_h1(s * 0.5, &x[1..], y);
+    y[y.len() - 1] + x[0]
 }
 #[differentiable]
-fn p44_h2(y: &mut [f64], x: &[f64], s: f64) {
-    p44_h0(y, s);
-    let _ = p44_h1(s * 0.75, &x[1..], y);
-}
-#[differentiable]
-fn p44_h3(v: &[f64], s: f64) -> f64 {
+fn p45_h3(v: &[f64], s: f64) -> f64 {
     let mut acc = 0.0;
     for i in 0..v.len() {
-        acc += (v[i] * s + 0.25).sin();
+        acc += (v[i] * s + 0.75).sin();
     }
-    acc * 1.5 + v[0] * v[v.len() - 1]
+    acc * 0.25 + v[0] * v[v.len() - 1]
 }
 #[differentiable]
-fn p44_h4(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.25;
-    t + p44_h3(&v[1..], s * 0.5) + p44_h3(v, s).cos()
+fn p45_h4(v: &[f64], s: f64) -> Option<f64> {
+    let head = if v[0] * s > -0.4 { Some((v[0] * s).tanh()) } else { None };
+    let h = head?;
+    Some(h * 0.25 + v[v.len() - 1] * 0.6)
+}
+program! {
+    #[differentiable]
+    fn p45(a: f64, ys: &mut [f64], xs: &[f64]) -> f64 {
+        let mut buf1 = vec![0.0; 3];
+        for i in 0..3 {
+            buf1[i] = xs[i + 5] * a;
+        }
+        let t2 = p45_h2(&mut buf1, &xs[2..=3], a).tanh();
+        let t3 = buf1[0] + buf1[2] * 0.25;
+        let t4 = p45_h3(&buf1, a * 1.5);
+        let t5 = match p45_h4(xs, t3.tanh() * 0.75) { Some(v) => v, None => t3.tanh() * 0.75 * 0.25 };
+        let mut buf6 = vec![0.0; 4];
+        for i in 0..4 {
+            buf6[i] = xs[i + 4] * t4.tanh() * 0.25;
+        }
+        for _ in 0..2 {
+            p45_h1(t2.tanh(), xs, &mut buf6);
+        }
+        p45_h0(&mut buf6, t4.tanh());
+        let _ = p45_h2(&mut buf6, &buf1, t5.tanh());
+        let t7 = buf6[0] + buf6[3] * 0.6;
+        let mut buf8 = vec![0.0; 4];
+        for i in 0..4 {
+            buf8[i] = xs[i + 1] * t5.tanh();
+        }
+        let _ = p45_h2(&mut buf8, xs, a);
+        let _ = p45_h2(&mut buf8, xs, t2.tanh());
+        p45_h1(t4.tanh() * 0.5, &xs[..8], &mut buf8);
+        let t9 = buf8[0] + buf8[3] * 0.3;
+        let mut buf10 = vec![0.75; 3];
+        for _ in 0..2 {
+            p45_h0(&mut buf10, a);
+        }
+        let t11 = buf10[0] + buf10[2] * 1.5;
+        p45_h1(t9.tanh(), xs, ys);
+        let t12 = ys[2] * 0.25;
+        t12 + t11 + t9 + t7 + t5 + ys[2] + a * 0.3
+    }
+    check_p45(seed = 0x5a07ef938d1dc3cc, inputs = 12, calls = [], at = |p| (p[0], &mut p[1..4].to_vec(), &p[4..12]));
+}
+
+#[differentiable]
+fn p46_h0(v: &[f64], s: f64) -> Option<f64> {
+    let head = if v[0] * s > -0.4 { Some((v[0] * s).sin()) } else { None };
+    let h = head?;
+    Some(h * 0.5 + v[v.len() - 1] * 0.75)
 }
 #[differentiable]
-fn p44_h5(v: &[f64], s: f64) -> [f64; 3] {
+fn p46_h1(v: &[f64], s: f64) -> [f64; 3] {
     let mut r = [0.0_f64; 3];
     r[0] = (v[0] * s).sin();
-    r[1] = v[1] * 0.5;
+    r[1] = v[1] * 0.6;
     r[2] = (v[v.len() - 1] + s).tanh();
     r
 }
 program! {
     #[differentiable]
-    fn p44(w: [f64; 3], xs: &[f64], b: f64, a: f64) -> f64 {
-        let mut buf1 = vec![0.75; 4];
-        for _ in 0..2 {
-            p44_h2(&mut buf1, &xs[3..], a * 0.25);
-        }
-        for _ in 0..2 {
-            p44_h2(&mut buf1, &xs[..], b);
-        }
-        let _ = p44_h1(b, &xs[2..], &mut buf1);
-        let t2 = buf1[0] + buf1[3] * -0.5;
-        let t3 = p44_h4(&buf1, w[0]).sin();
-        let arr4 = p44_h5(&xs[2..4], a * 0.75);
-        let t5 = arr4[1] * arr4[2];
-        t5 + t3 + t2 + w[1] * 0.5 + a * 0.3
+    fn p46(w: [f64; 3], a: f64, xs: &[f64]) -> f64 {
+        let t1 = match p46_h0(xs, w[2]) { Some(v) => v, None => w[2] * 0.6 };
+        let s2 = &xs[2..];
+        let t3 = (s2[3] * w[0] * 0.3 + s2[0]).sin() + s2[s2.len() - 1] * 1.5;
+        let arr4 = p46_h1(xs, a);
+        let t5 = arr4[0] * arr4[0];
+        t5 + t3 + t1 + w[1] * 0.5 + a * 0.3
     }
-    check_p44(seed = 0x595ac60837c4fb3b, inputs = 11, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), &p[3..9], p[9], p[10]));
+    check_p46(seed = 0xe2a6658f2749d8f8, inputs = 10, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), p[3], &p[4..10]));
 }
 
 program! {
     #[differentiable]
-    fn p45(b: f64, a: f64) -> f64 {
-        let t0 = (b - a) * ((p43(1, a) * 0.5).sin() / (1.0 + b * b)) + ((b - b) * 0.5).powi(2);
-        let t1 = (1.5 + a.cos()).sqrt();
-        let t2 = t1.tanh().tanh();
-        let t3 = if p32((t0 * 0.1).atan().clamp(-0.75, 0.75)) * 0.5 * t1 > 0.25 { (0.3 * a).sin() } else { b.tanh().cosh() / (1.5 + (t1 / (1.0 + b.powi(2))).tanh()) };
-        let mut v4 = vec![0.0; 4];
-        for i in 0..v4.len() {
-            v4[i] = 0.2_f64.tanh().cosh();
+    fn p47(xs: &[f64], a: f64, b: f64) -> f64 {
+        let mut v0: Vec<f64> = Vec::new();
+        v0.push((b * b).sin());
+        v0.push(((1.5 + a.sin()).powf(a.tanh()).mul_add(xs[2], f64::max(b, b)) * 0.5).atan());
+        let t1 = v0[0] * 0.5 + v0[1];
+        let t2 = a;
+        let mut v3 = vec![0.0; 4];
+        for i in 0..v3.len() {
+            v3[i] = (t1.sin() + a.tanh()) * 0.5;
         }
-        let mut acc5 = 0.0;
-        if -v4.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) > v4[0] {
-            let o6: Option<f64> = if (t0 * 0.1).sin().powi(2) > 0.5 { Some(((1.5 + t1.sin()).powf(v4[2].tanh()) * (v4[3] + v4[1]) * 0.25).atan()) } else { None };
-            let t8: f64 = if let Some(u7) = o6 { (a - v4[0]).hypot(v4.iter().map(|q| (q * 0.2).sin()).sum::<f64>() / (1.0 + (t0 * 0.1).tanh().powi(2))) } else { v4[2].max(t0 * 0.1) };
-        } else if t2 + t2 > t2 {
-            let mut acc9 = (t3 * 0.5).tanh() * t1 * 0.75;
-            let c10 = |u11: f64| u11 + (v4[3] - v4[3]);
-            let t12: f64 = c10((t3 * 0.5).tanh()) - 0.5 * c10(acc9.tanh());
-        } else {
-            let a = a * (0.5 * v4[0].tanh()).atanh();
+        v3[0] -= (t2 / (1.5 + a.tanh())).atan() * 0.5;
+        let mut acc4 = (v3[3] * 0.5).tanh();
+        match (((v3[1] * 0.5).atan() * xs.iter().map(|q| q * q).sum::<f64>() * 0.1).sin().abs() * 2.0) as usize % 3 {
+            0 => {
+                let t5: f64 = t2;
+            }
+            1 => {
+                acc4 -= ((0.5 * (acc4 * b).tanh()).asin() * 0.5).sin();
+            }
+            _ => {
+                let mut v6 = vec![0.0; 2];
+                for i in 0..v6.len() {
+                    v6[i] = f64::sin(b.powi(2).ln_1p());
+                    if i > 0 {
+                        v6[i] += v6[i - 1] * (acc4.abs() * 0.5).sin();
+                    }
+                }
+                let t9: f64 = xs[1..4].iter().map(|u7| { let u7 = *u7; acc4 / (1.5 + (p38((v6.iter().map(|q| (q * 0.5) * (q * 0.5)).sum::<f64>() / (1.0 + t2 * t2) * 0.05).tanh(), xs[3].atan2(1.5 + b.cos()), (v3[2] * 0.5).tanh() * 0.25, ((p20(t2 * u7 * 0.5, (u7 + t1) * 0.5) * 0.5 - u7) * 0.25).atan(), 2) * 0.5).sin().mul_add((v6[0] * 0.5).sin(), acc4).tanh()) }).sum();
+            }
         }
-        (t3 * 0.5).sin() + 0.25 * t2 + b
+        let mut k10 = 0;
+        let r12 = loop {
+            let t11 = (2.0 + xs[1].cos()).powi(-2);
+            acc4 += (a.powi(3) * v3.iter().map(|q| ((q * 0.1) * 1.0).sin()).sum::<f64>() * 0.1).atan();
+            k10 += 1;
+            if ((k10 as f64) > v3[(k10 + 1) % 4] * 0.1) || k10 >= 6 { break v3.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.1).sin()).sin(); }
+        };
+        r12.sin() + 0.25 * (acc4 * 0.1) + t2.cos() - t1 + a.sin()
     }
-    check_p45(seed = 0x8b2b6d4398f03916, inputs = 2, calls = [p32, p43], at = |p| (p[0], p[1]));
+    check_p47(seed = 0x4f674986e557a44d, inputs = 6, calls = [p20, p38], at = |p| (&p[0..4], p[4], p[5]));
+}
+
+program! {
+    #[differentiable]
+    fn p48(n: usize, a: f64, b: f64) -> f64 {
+        let mut acc0 = 0.5;
+        let c1 = |u2: f64| b;
+        let t3: f64 = c1((1.5 + (a - a).cos()).sqrt()) - 0.5 * c1(b);
+        acc0 *= 0.5 + 0.4 * a.abs().sin();
+        acc0 /= (2.0 + (b - b).cos());
+        t3.sin() + 1.5 * acc0 + b + 0.5 * b
+    }
+    check_p48(seed = 0x3b49495e457f66c6, inputs = 2, calls = [], at = |p| (1, p[0], p[1]));
 }
 
 #[differentiable]
-fn p46_h0(y: &mut [f64], s: f64) -> f64 {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.75).tanh();
+fn p49_h0(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * -0.5;
     }
-    y[0] = (y[0] * 0.75 + s).sin();
+    y[0] * -0.5
+}
+#[differentiable]
+fn p49_h1(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.25
+}
+#[differentiable]
+fn p49_h2(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 1.5;
+    t + p49_h1(&v[1..], s * 0.5) + p49_h1(v, s).cos()
+}
+#[differentiable]
+fn p49_h3(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.5 + (y[i] * s).tanh() * 0.25;
+    }
+}
+#[differentiable]
+fn p49_h4(y: &mut [f64], x: &[f64], s: f64) {
+    p49_h3(y, s);
+    let _ = p49_h0(s * 0.6, &x[1..], y);
+}
+program! {
+    #[differentiable]
+    fn p49(b: f64, w: [f64; 3], a: f64, xs: &[f64]) -> f64 {
+        let mut buf1 = vec![0.0; 3];
+        for i in 0..3 {
+            buf1[i] = xs[i + 1] * w[0];
+        }
+        let t2 = p49_h0(w[0], xs, &mut buf1).tanh();
+        let t3 = buf1[0] + buf1[2] * -0.5;
+        let t4 = p49_h2(&xs[4..], t2.tanh()).sin();
+        let s5 = &xs[5..];
+        let t6 = (s5[1] * t4.tanh() * 0.3 + s5[0]).sin() + s5[s5.len() - 1] * -0.5;
+        let mut buf7 = vec![0.6; 4];
+        let t8 = p49_h0(w[0], &xs[0..=3], &mut buf7).tanh();
+        for _ in 0..3 {
+            p49_h4(&mut buf7, s5, t3.tanh());
+        }
+        let t9 = p49_h0(a, s5, &mut buf7).tanh();
+        let t10 = buf7[0] + buf7[3] * 0.25;
+        let t11 = p49_h2(&w, t9.tanh());
+        t11 + t10 + t9 + t8 + t6 + w[1] * 0.5 + a * 0.3
+    }
+    check_p49(seed = 0xbc5288c7e9cfef14, inputs = 12, calls = [], at = |p| (p[0], <[f64; 3]>::try_from(&p[1..4]).unwrap(), p[4], &p[5..12]));
+}
+
+program! {
+    #[differentiable]
+    fn p50(n: usize, a: f64, b: f64) -> f64 {
+        let mut acc0 = 1.0;
+        let mut k1 = 0;
+        loop {
+            if b.tanh().exp() > -0.2 {
+                acc0 += (b.asinh().cos() * 0.5).sin();
+                acc0 = ((acc0 * 0.1).atan() + (1.25 * k1 as f64 * 0.25).sin()).sin();
+            } else if (b - n as f64) < 0.1 {
+                if 0.1_f64.powi(2).ln_1p() > 0.7 {
+                    return p19(b * (acc0 * 0.1).tanh(), (a * a * 0.5).sin());
+                }
+            } else {
+                let t2: f64 = 0.1;
+            }
+            acc0 -= (((2.0 + a.sin()).ln() + a.cos().exp2()) * 0.25).sin();
+            k1 += 1;
+            if ((a + k1 as f64) > -0.2) || k1 >= 5 { break; }
+        }
+        acc0 *= a.mul_add(0.1, b).cos();
+        acc0 * 0.05
+    }
+    check_p50(seed = 0xe1503a61a4491187, inputs = 2, calls = [p19], at = |p| (3, p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p51(n: usize, a: f64) -> f64 {
+        let mut acc0 = a;
+        for i in 0..1 {
+            acc0 = (a / (1.0 + (n as f64).powi(2)) * a * 0.5).sin();
+            if a > a {
+                let acc0 = acc0 * 0.5 - a.atan();
+            } else {
+                let t1: f64 = (acc0 * 0.5 - (acc0 * 0.5).tanh() + (1.0 + (acc0 * 0.5).atan().powi(2)).sqrt()) * (2.0 + 0.2_f64.cos()).recip().powi(3);
+            }
+        }
+        acc0 += ((0.5 * p21(a.atan(), (1.5 + (n as f64).cos()).sqrt(), (acc0 * 0.5).sin().tanh(), (1.0 + a.powi(2)).ln()).tanh()).atanh().powi(2) * 0.5).tanh();
+        if (acc0 * 0.5).sin().clamp(-0.75, 0.75) > a {
+            if (p20((acc0 * 0.5).sin(), -(acc0 * 0.5).tanh()) * 0.5).sin() * 1.25 > n as f64 {
+                acc0 += (acc0 * 0.5).tanh();
+            } else {
+                let o2: Option<f64> = if 1.5 > -0.2 { Some(a.cos().exp().cos()) } else { None };
+                let t4: f64 = if let Some(u3) = o2 { (a + a) / (2.0 + a.cos()) } else { (n as f64).cos() };
+            }
+        } else if (acc0 * 0.25).sin() < -0.2 {
+            match n {
+                0 => {
+                    let mut w5 = 0;
+                    while w5 < 3 && (a * a < 0.3) {
+                        let mut acc6 = (2.0 + ((acc0 * 0.1).tanh() - a).sin()).sqrt();
+                        acc6 = (acc0 * 0.1).sin();
+                        w5 += 1;
+                    }
+                }
+                1 => {
+                    let a = a * (2.0 + a.cos()).powi(-2);
+                }
+                _ => {
+                    for i in 0..3 {
+                        let a = a * a;
+                        acc0 += (acc0 * 0.1).sin();
+                    }
+                }
+            }
+        } else {
+            if a - (acc0 * 0.1).atan() > acc0 * 0.1 {
+                let t7 = if a.atan() < -0.4 { -a * (acc0 * 0.1).atan().atan2(1.5 + (acc0 * 0.1).tanh().cos()) } else { a + (acc0 * 0.1).sin() + (a + a) };
+            }
+        }
+        (acc0 * 0.1).sin()
+    }
+    check_p51(seed = 0x6fccc8a541d9ac43, inputs = 1, calls = [p20, p21], at = |p| (2, p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p52(a: f64, b: f64) -> f64 {
+        if -b < -0.2 {
+            let mut a = a;
+            return b;
+        }
+        let mut acc0 = a;
+        acc0 + a
+    }
+    check_p52(seed = 0x65d1ff994eb60fad, inputs = 2, calls = [], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p53(a: f64) -> f64 {
+        let mut acc0 = 0.5;
+        let mut w1 = 0;
+        while w1 < 3 && (a.hypot(a) > (p39(p25(a, (1.5 + a.sin()).log(2.5 + a.cos()), (a.cos().exp() * 0.5).sin()).sin(), ((a - a) * 0.5).sin(), 3) * 0.25).sin()) {
+            let c2 = |u3: f64| a.tanh();
+            let t4: f64 = c2((1.5 + (a - a).sin()).powf((a / (1.0 + a * a)).tanh())) - 0.5 * c2(f64::max(a, a));
+            acc0 -= (a.sin() * 0.5).sin();
+            w1 += 1;
+        }
+        if a < 0.1 {
+            for i in 0..4 {
+                acc0 = a;
+                let mut w5 = 0;
+                while w5 < 1 {
+                    let mut k6 = 0;
+                    let r7 = loop {
+                        acc0 = 0.25 * (acc0 * 0.02) + f64::atan(a);
+                        acc0 = ((acc0 * 0.02).sin() * (1.5 + (acc0 * 0.02).cos()).sqrt()).atan();
+                        k6 += 1;
+                        if ((1.0 + a.powi(2)).ln() > 0.3) || k6 >= 3 { break (1.5 + (acc0 * 0.02).sin()).powf(1.25_f64.tanh()).cos(); }
+                    };
+                    acc0 -= (1.25 * r7.powi(3) * 0.25).tanh();
+                    w5 += 1;
+                }
+            }
+        } else {
+            let mut v8 = vec![0.0; 4];
+            for i in 0..v8.len() {
+                v8[i] = (acc0 * 0.02 * (acc0 * 0.02)).cos();
+                if i > 0 {
+                    v8[i] += v8[i - 1] * (a * 0.5).sin();
+                }
+            }
+            let mut acc9 = 1.0;
+        }
+        acc0 * 0.02 + a.cos()
+    }
+    check_p53(seed = 0x25835924d0398d0d, inputs = 1, calls = [p25, p39], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p54(xs: &[f64], a: f64) -> f64 {
+        let mut acc0 = xs[1];
+        if f64::cos(a) < -0.4 {
+            if acc0 * 0.75 < 0.25 {
+                let acc0 = acc0 - xs[1] * acc0;
+            } else {
+                let o1: Option<f64> = if acc0 > acc0 { Some(a.max(a * 0.1)) } else { None };
+                let t3: f64 = match o1 { Some(u2) => a, None => (2.0 + 0.1_f64.cos()).powi(-2) };
+            }
+        } else {
+            let c4 = |u5: f64| f64::max(a / (1.5 + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).tanh()), acc0.powi(2));
+            let t6: f64 = c4(((a * (p53(xs[0] * 0.75) * 0.5).tanh() - acc0.powi(2)) * 0.5).atan()) - 0.5 * c4(xs[3]);
+            for (i, q7) in xs.iter().enumerate() {
+                let t8 = xs[xs.len() - 1 - i].mul_add(*q7, *q7) * (i as f64).hypot(0.5);
+                acc0 -= (t6 * 0.5 - a) * (t6 * 0.5).atan().tanh().cosh() * 0.1;
+            }
+        }
+        for i in 1..=4 {
+            let t9: f64 = (0.5 * xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).tanh()).atanh() - 0.5;
+            acc0 /= (2.0 + (xs[(i + 1) % 4] + t9).cos());
+        }
+        (acc0 * 0.1).atan()
+    }
+    check_p54(seed = 0x9b337c9449e8d38f, inputs = 5, calls = [p53], at = |p| (&p[0..4], p[4]),
+        params = ["xs"] at [0, 1, 2, 3]);
+}
+
+program! {
+    #[differentiable]
+    fn p55(a: f64, b: f64, d: f64, c: f64) -> f64 {
+        let mut acc0 = 0.0;
+        for i in 1..=1 {
+            let mut w1 = 0;
+            while w1 < 4 {
+                let c2 = |u3: f64| (0.2 - u3) / (2.0 + d.cos());
+                let t4: f64 = c2(0.6 * b) - 0.5 * c2(a.tanh().cosh());
+                acc0 -= (((1.5 + c.sin()).powf(a.tanh()) - -(i as f64)) * 0.25).tanh();
+                w1 += 1;
+            }
+            acc0 += (2.0 * d * 0.5).sin().powi(2);
+        }
+        let t5 = c * d;
+        acc0 *= (t5 + d).cos();
+        let mut d = d;
+        let mut v6 = vec![0.0; 3];
+        for i in 0..v6.len() {
+            v6[i] = (1.0 + b.powi(2)).ln() + d.clamp(-0.75, 0.75);
+        }
+        let mut v7 = vec![0.0; 2];
+        for i in 0..v7.len() {
+            v7[i] = f64::min((1.0 + v6[v6.len() - 1 - i].powi(2)).sqrt(), v6.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()));
+        }
+        let t8 = match (((t5 - v6.iter().sum::<f64>()) * 0.1).atan().abs() * 2.0) as usize % 3 { 0 => f64::atan((acc0 * 0.05).atan().asinh()), 1 => t5.sin(), _ => (d - v6.iter().map(|q| q.cos()).product::<f64>()).atan() };
+        let flag9 = -d > 0.25;
+        t8 + 1.25 * d + 2.0 * t5 + acc0 * 0.05
+    }
+    check_p55(seed = 0x7330ffce7e011562, inputs = 4, calls = [], at = |p| (p[0], p[1], p[2], p[3]));
+}
+
+#[differentiable]
+fn p56_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.75).tanh();
+    }
+    acc * 0.25 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p56_h1(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.25 + (y[i] * s).tanh() * 0.25;
+    }
     y[0] * y[y.len() - 1]
 }
 #[differentiable]
-fn p46_h1(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.25).tanh();
+fn p56_h2(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * 0.75;
     }
-    acc * 0.75 + v[0] * v[v.len() - 1]
 }
 #[differentiable]
-fn p46_h2(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).cos() * 1.5;
-    }
+fn p56_h3(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p56_h1(y, s);
+    p56_h2(s * 1.5, &x[1..], y);
 }
 program! {
     #[differentiable]
-    fn p46(a: f64, ys: &mut [f64], b: f64, xs: &[f64]) -> f64 {
-        let s1 = &xs[0..=3];
-        let t2 = (s1[0] * b + s1[1]).sin() + s1[s1.len() - 1] * 0.25;
-        let t3 = p46_h0(ys, t2.tanh()).tanh();
-        let t4 = ys[0] * 0.25;
-        let s5 = &xs[2..=3];
-        let t6 = (s5[1] * t3.tanh() + s5[0]).sin() + s5[s5.len() - 1] * 0.75;
-        let s7 = &s5[..];
-        let t8 = (s7[1] * t2.tanh() + s7[1]).sin() + s7[s7.len() - 1] * -0.5;
-        let t9 = p46_h1(s1, t6.tanh());
-        for _ in 0..3 {
-            p46_h2(a * 0.3, &s5[..1], ys);
-        }
-        let t10 = ys[0] * 1.5;
-        let s11 = &xs[4..7];
-        let t12 = (s11[1] * t3.tanh() + s11[2]).sin() + s11[s11.len() - 1] * 0.25;
-        t12 + t10 + t9 + t8 + t6 + ys[2] + a * 0.3
+    fn p56(xs: &[f64], b: f64, a: f64) -> f64 {
+        let s1 = &xs[..];
+        let t2 = (s1[5] * a + s1[1]).sin() + s1[s1.len() - 1] * 0.6;
+        let t3 = p56_h0(&xs[..], t2.tanh()).sin();
+        let mut buf4 = vec![0.3; 2];
+        p56_h3(&mut buf4, &s1[3..=4], b);
+        let t5 = buf4[0] + buf4[1] * 0.3;
+        t5 + t3 + t2 + a * 0.3
     }
-    check_p46(seed = 0x44848803684c3d9c, inputs = 13, calls = [], at = |p| (p[0], &mut p[1..4].to_vec(), p[4], &p[5..13]));
+    check_p56(seed = 0x858d310a3d306492, inputs = 10, calls = [], at = |p| (&p[0..8], p[8], p[9]),
+        params = ["a"] at [9]);
 }
 
 program! {
     #[differentiable]
-    fn p47(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    fn p57(xs: &[f64], b: f64, a: f64, w: [f64; 3]) -> f64 {
+        let s1 = &xs[4..];
+        let t2 = (s1[1] * b + s1[1]).sin() + s1[s1.len() - 1] * 0.6;
+        let mut arr3 = [0.75_f64; 3];
+        arr3[2] = b * 0.75;
+        arr3[0] = xs[5] * -0.5;
+        arr3[1] = (t2.tanh()).sin();
+        let t4 = arr3[0] * arr3[0];
+        let s5 = &xs[4..7];
+        let t6 = (s5[1] * w[2] + s5[2]).sin() + s5[s5.len() - 1] * 0.25;
+        t6 + t4 + t2 + w[1] * 0.5 + a * 0.3
+    }
+    check_p57(seed = 0x796084965c0ef8c9, inputs = 13, calls = [], at = |p| (&p[0..8], p[8], p[9], <[f64; 3]>::try_from(&p[10..13]).unwrap()));
+}
+
+program! {
+    #[differentiable]
+    fn p58(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
         let t1 = x.mapv(f64::tanh);
         let mut t2 = t1.row(2).to_owned();
         if n % 3 == 0 {
@@ -1547,13 +1771,13 @@ program! {
         }
         t4.dot(&t4) * 0.1 + t3.sum() * 0.2 + t2.dot(&t2) * 0.1
     }
-    check_p47(seed = 0xf8fa10e4dba96f79, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1),
+    check_p58(seed = 0xf8fa10e4dba96f79, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1),
         params = ["v", "s"] at [9, 10, 11, 12]);
 }
 
 program! {
     #[differentiable]
-    fn p48(b: f64, xs: &[f64], a: f64) -> f64 {
+    fn p59(b: f64, xs: &[f64], a: f64) -> f64 {
         let mut a = a;
         let b = b - (xs[2] - a);
         let t2: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u0, &w1)| u0.atan() * (b * 0.25) * (0.5 * w1)).sum();
@@ -1567,12 +1791,12 @@ program! {
         a += (t3.atan().max(t4) * 0.5).atan();
         0.5 * t4 + t3 + (t2 * 0.1).atan() + (b * 0.25).atan() + (a * 0.25).tanh()
     }
-    check_p48(seed = 0xa39326200dadfb94, inputs = 6, calls = [], at = |p| (p[0], &p[1..5], p[5]));
+    check_p59(seed = 0xa39326200dadfb94, inputs = 6, calls = [], at = |p| (p[0], &p[1..5], p[5]));
 }
 
 program! {
     #[differentiable]
-    fn p49(a: f64, xs: &[f64]) -> f64 {
+    fn p60(a: f64, xs: &[f64]) -> f64 {
         let t1 = (a - ((-0.61_f64) * 0.5).exp() + xs[0]).tanh();
         let mut acc = 0.0;
         let mut extra = 0.0;
@@ -1585,12 +1809,12 @@ program! {
         }
         acc
     }
-    check_p49(seed = 0x4947756e0d94c233, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+    check_p60(seed = 0x4947756e0d94c233, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
 }
 
 program! {
     #[differentiable]
-    fn p50(a: f64) -> f64 {
+    fn p61(a: f64) -> f64 {
         let t0 = 1.5 * a;
         let mut acc1 = 0.5;
         for i in 0..3 {
@@ -1604,1373 +1828,1229 @@ program! {
         let t4 = if t0.powi(2) < 0.1 { f64::min(a - a, (1.0 + t0.powi(2)).cbrt()) } else { t0.min(a).cos() };
         t4 * 0.5 - t0 - a.sin()
     }
-    check_p50(seed = 0x3e6518d29d21938c, inputs = 1, calls = [], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p51(b: f64, a: f64) -> f64 {
-        let t0 = (b + b).sin();
-        let mut v1: Vec<f64> = Vec::new();
-        v1.push(f64::max(a, a) * a.sin());
-        v1.push(((p50(a.clamp(-0.75, 0.75)) * 0.25).tanh() * (2.0 * t0) * 0.5).sin());
-        let t2 = v1[0] * 0.5 + v1[1];
-        let mut acc3 = (t2.min(t2 - p30(0.1_f64.powi(2).ln_1p(), (b * a * 0.5).tanh()) * 0.25) * 0.5).atan();
-        for i in 0..4 {
-            let t4 = t0 / (1.0 + 1.5_f64.powi(2)) + a / (2.0 + (acc3 * 0.1).cos());
-            acc3 -= 0.1 / (1.0 + t0.max(2.0).powi(2));
-        }
-        let k5 = ((a * 0.2).abs() * 2.0) as usize % 3;
-        let t6 = match k5 { 0 => 0.1 * (acc3 * 0.1 * t2), 1 => (1.0 + a.powi(2)).cbrt().cos(), _ => b / (2.0 + b.asinh().cos()) };
-        t6 + 2.0 * (acc3 * 0.1).tanh() + t2.sin() + t0.cos()
-    }
-    check_p51(seed = 0xe2cc91232306c4e9, inputs = 2, calls = [p30, p50], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p52(a: f64) -> f64 {
-        let mut acc0 = (a * a.powi(3) * 0.5).sin();
-        for i in 0..4 {
-            acc0 = acc0 * 0.1;
-        }
-        for i in 1..=1 {
-            let mut v1 = vec![0.0; 4];
-            for j in 0..v1.len() {
-                v1[j] = (a.powi(3) * (acc0 * 0.1) * 0.25).sin();
-            }
-            acc0 -= (2.0 + a.atan2(1.5 + a.cos()).cos()).powi(-2);
-        }
-        (acc0 * 0.1).sin().cos()
-    }
-    check_p52(seed = 0xe000b3f72a01af9d, inputs = 1, calls = [], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p53(xs: &[f64], a: f64, c: f64, b: f64) -> f64 {
-        let mut acc0 = f64::cos(1.25_f64.cos().exp());
-        for i in 0..2 {
-            acc0 *= xs[xs.len() - 1 - i].sin().tanh();
-            let mut acc1 = (acc0 * 0.1).tanh();
-            let mut v2 = vec![0.0; 4];
-            for j in 0..v2.len() {
-                v2[j] = (2.0 + c.cos()).recip() * a;
-            }
-            acc1 += ((b + v2[v2.len() - 1 - i]).sin().exp2() * 0.5).atan();
-            acc1 = (a.mul_add(a + b, 0.2) * 0.5).tanh();
-        }
-        let b = b + xs[0];
-        let t5: f64 = xs.iter().take(2).map(|&u3| (2.0 + (xs[1] * 2.0).sin()).ln()).fold(0.0, |s, v| s * 0.5 + v);
-        let t6 = -xs.iter().map(|q| (q * 0.1).sin()).sum::<f64>();
-        t6.tanh() - (t5 * 0.25).sin() - (acc0 * 0.1).tanh() + 0.5 * xs.iter().map(|q| q.cos()).product::<f64>()
-    }
-    check_p53(seed = 0xab9d22dfc7fe6397, inputs = 6, calls = [], at = |p| (&p[0..3], p[3], p[4], p[5]));
-}
-
-program! {
-    #[differentiable]
-    fn p54(xs: &[f64], b: f64, a: f64) -> f64 {
-        let mut acc0 = 1.0;
-        if (1.0 + b.powi(2)).ln() > a && xs[2] < 0.0 {
-            acc0 += ((xs[0] * p36(b)).powi(3) * 0.25).atan();
-            let a = a * (1.5 + xs[3].sin()).powf(2.0_f64.tanh());
-            let mut acc1 = 0.0;
-        } else if xs[3] < -0.2 || xs[2] < 0.3 {
-            let acc0 = acc0 + (acc0 * 0.5).sin().powi(3);
-            let mut v2 = vec![0.0; 3];
-            for i in 0..v2.len() {
-                v2[i] = xs.iter().map(|q| q * a).sum::<f64>() * 0.25;
-            }
-            let mut acc3 = 0.0;
-            for i in 0..v2.len() {
-                match i % 3 {
-                    0 => {
-                        let mut acc4 = 0.5;
-                    }
-                    1 => {
-                        acc3 += ((1.5 + a.powi(2).ln_1p().cos()).sqrt() * 0.5).atan();
-                    }
-                    _ => {
-                        acc3 *= (i as f64).cos();
-                    }
-                }
-                acc3 -= ((1.5 + 1.5_f64.cos().cos()).sqrt() * 0.5).tanh();
-            }
-        } else {
-            let t7: f64 = xs[1..4].iter().map(|u5| { let u5 = *u5; a - xs.iter().map(|q| q * (acc0 * 0.25).tanh()).sum::<f64>() + xs[3].mul_add(b, xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())) }).sum();
-        }
-        a
-    }
-    check_p54(seed = 0x4c6b4899a62cd4ba, inputs = 6, calls = [p36], at = |p| (&p[0..4], p[4], p[5]));
-}
-
-program! {
-    #[differentiable]
-    fn p55(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = v[2];
-        if n % 3 == 0 {
-            t1 = v.dot(&(x.dot(v) * 0.3)) * 0.3;
-        }
-        let t2 = (t1) + (v[2]) * 0.5;
-        let t3 = v.to_owned();
-        let mut t4 = t3.to_owned();
-        if n % 2 == 0 {
-            t4 = v.to_owned();
-        }
-        let t5 = &(x.row(0).to_owned()) / &t4.mapv(|q| q * q + 1.0);
-        t5.dot(&t5) * 0.1 + t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1
-    }
-    check_p55(seed = 0x0689a753a421f660, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p56(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = x[[1, 1]];
-        let mut t2 = (&(x.column(1).to_owned()) * (v.dot(v) * 0.3)).mapv(f64::sin);
-        for _ in 0..n {
-            t2 = ((-x.mapv(f64::sin)).dot(&t2) * 0.3).mapv(f64::tanh) + &t2 * 0.5;
-        }
-        let t3 = v.to_owned();
-        t3.dot(&t3) * 0.1 + t2.dot(&t2) * 0.1 + t1
-    }
-    check_p56(seed = 0xef82a87f6da7e0af, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p57(a: f64) -> f64 {
-        let t0 = f64::tanh(a);
-        let t1 = t0 - a;
-        let mut acc2 = 0.9_f64;
-        let t3 = (1.5 + a.powi(2).sin()).powf((-(t1 * 0.5).tanh()).tanh());
-        let t4 = (t1 * 0.5).sin();
-        if 1.0 * t4 < 0.5 {
-            return t3;
-        }
-        acc2 *= f64::cos((p51(acc2, (a * a * 0.5).tanh()) * 0.25).tanh()).tanh();
-        let o5: Option<f64> = if (1.0 + acc2.powi(2)).ln() > acc2 { Some((t3 / (1.5 + (t1 * 0.5).sin().tanh())).cos()) } else { None };
-        let t7: f64 = match o5 { Some(u6) => t4, None => (1.0 + (t1 * 0.5).sin().powi(2)).cbrt() };
-        1.0 * t7 + t4.tanh() + t3.cos() + 0.25 * acc2 + (t1 * 0.5).tanh() - 0.9 * t0 + a
-    }
-    check_p57(seed = 0x1267f80e2144e9d0, inputs = 1, calls = [p51], at = |p| (p[0]));
-}
-
-#[differentiable]
-fn p58_h0(y: &mut [f64], s: f64) {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.25).tanh();
-    }
-    y[0] = (y[0] * -0.5 + s).sin();
-}
-#[differentiable]
-fn p58_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).sin() * 0.75;
-    }
-}
-#[differentiable]
-fn p58_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    p58_h0(y, s);
-    p58_h1(s * 0.6, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-program! {
-    #[differentiable]
-    fn p58(xs: &[f64], b: f64, a: f64, w: [f64; 3]) -> f64 {
-        let s1 = &xs[0..];
-        let t2 = (s1[4] * a + s1[1]).sin() + s1[s1.len() - 1] * 1.5;
-        let mut buf3 = vec![0.0; 3];
-        for i in 0..3 {
-            buf3[i] = xs[i + 1] * w[2];
-        }
-        let _ = p58_h2(&mut buf3, xs, w[2]);
-        let _ = p58_h2(&mut buf3, &w, a);
-        let _ = p58_h2(&mut buf3, &s1[..7], a * 0.75);
-        let t4 = buf3[0] + buf3[2] * 0.5;
-        let s5 = &s1[..4];
-        let t6 = (s5[2] * b + s5[0]).sin() + s5[s5.len() - 1] * 0.3;
-        t6 + t4 + t2 + w[1] * 0.5 + a * 0.3
-    }
-    check_p58(seed = 0x06ff77574b86c97f, inputs = 12, calls = [], at = |p| (&p[0..7], p[7], p[8], <[f64; 3]>::try_from(&p[9..12]).unwrap()));
-}
-
-program! {
-    #[differentiable]
-    fn p59(xs: &[f64], b: f64, n: usize, a: f64) -> f64 {
-        let a = a + (1.0 + b.powi(2)).ln();
-        let a = a * 0.5 * xs[n % xs.len()];
-        let mut v0 = vec![0.0; n];
-        for i in 0..v0.len() {
-            v0[i] = xs[n % xs.len()] * ((a * 0.5).atan() * (a * 0.5)) * 0.25;
-        }
-        let a = (a * 0.5).atan() - b / (1.0 + xs[(n + 1) % 3].powi(2));
-        b
-    }
-    check_p59(seed = 0xb7a979f8e3b5b642, inputs = 5, calls = [], at = |p| (&p[0..3], p[3], 3, p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p60(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = v.to_owned();
-        let t2 = t1.to_owned();
-        let mut t3 = &(x.cos()) - v;
-        for _ in 0..n {
-            t3 = (&t3 * ((s) + (s) * 0.5)).mapv(f64::sin) + &t3 * 0.5;
-        }
-        let mut t4 = v.to_owned();
-        if n % 3 == 0 {
-            t4 = (&t3 - &t2).row(2).to_owned();
-        }
-        t4.dot(&t4) * 0.1 + t3.sum() * 0.2 + t2.dot(&t2) * 0.1
-    }
-    check_p60(seed = 0x7b0d0301eb40d7dd, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p61(a: f64, d: f64, c: f64, b: f64) -> f64 {
-        let mut acc0 = 0.0;
-        for i in 0..4 {
-            let t2 = { let u1 = p42(((c + i as f64) * 0.25).atan(), 0.9 / (1.5 + b.tanh()), 2) * 0.5 * b * d * 0.25; (p42(0.1 * a, a, 2) * 0.5).atan() };
-            acc0 = a.powi(2).ln_1p() * 1.25;
-        }
-        let mut k3 = 0;
-        loop {
-            for j in 1..=1 {
-                let t4 = d.tanh() / (1.0 + b * b) * f64::sin(k3 as f64);
-                acc0 = c;
-            }
-            acc0 = ((1.25 - c.sin().exp()) * 0.5).sin();
-            k3 += 1;
-            if (1.25_f64.sin().exp() > c || d < 0.5) || k3 >= 6 { break; }
-        }
-        let t5: f64 = d.cos();
-        if (acc0 * 0.05).sin() > -0.2 {
-            let k6 = ((b * d * 0.5).abs() * 2.0) as usize % 3;
-            match k6 {
-                0 => {
-                    acc0 += (((acc0 * 0.05).tanh() - 2.0) * f64::sin(t5) * 0.25).atan();
-                }
-                1 => {
-                    let k7 = ((acc0 * 0.05).tanh().abs() * 2.0) as usize % 3;
-                    let t8 = match k7 { 0 => 0.25, 1 => (d.powi(3) - 0.9_f64.cos().exp2()) * 0.25, _ => f64::min((acc0 * 0.05).sin() / (1.5 + b.tanh()), d - a) };
-                }
-                _ => {
-                    acc0 += ((b + b.sin()) * 0.25).tanh();
-                }
-            }
-        } else {
-            acc0 = (acc0 * 0.05 - t5.to_radians()).sin();
-        }
-        t5.sin() + (acc0 * 0.05).atan().sin() + 1.5 * b
-    }
-    check_p61(seed = 0xb6feb1fff1b4f288, inputs = 4, calls = [p42], at = |p| (p[0], p[1], p[2], p[3]),
-        params = ["b", "d", "a"] at [3, 1, 0]);
+    check_p61(seed = 0x3e6518d29d21938c, inputs = 1, calls = [], at = |p| (p[0]));
 }
 
 program! {
     #[differentiable]
     fn p62(b: f64, a: f64) -> f64 {
-        let t0: f64 = a + b;
-        let mut acc1 = 0.0;
+        let t0 = (b + b).sin();
+        let mut v1: Vec<f64> = Vec::new();
+        v1.push(f64::max(a, a) * a.sin());
+        v1.push(((p61(a.clamp(-0.75, 0.75)) * 0.25).tanh() * (2.0 * t0) * 0.5).sin());
+        let t2 = v1[0] * 0.5 + v1[1];
+        let mut acc3 = (t2.mul_add(t2 - (p44(0.1_f64.powi(2).ln_1p(), (b * a * 0.5).tanh(), (1.5 + a.cos()).sqrt()) * 0.5).tanh(), t0.mul_add(a, 1.5)) * 0.25).sin();
         for i in 0..2 {
-            let mut k2 = 0;
-            let r6 = loop {
-                if k2 % 3 == 1 {
-                    let t4 = { let u3 = ((1.0_f64.tanh() + 1.25_f64.sin()) * 0.5).tanh(); f64::atan(p1(a) * 0.5 * 0.5) };
-                } else {
-                    for l in (0..1).rev() {
-                        match l % 3 {
-                            0 => {
-                                let t5 = t0 * b.tanh() * 1.5;
-                            }
-                            1 => {
-                                acc1 += (1.5 + t0.cos()).sqrt().atan2(1.5 + t0.max(i as f64).cos()) * 0.5;
-                            }
-                            _ => {
-                                acc1 += b;
-                            }
-                        }
-                        acc1 *= t0.atan().tanh();
-                    }
-                }
-                acc1 /= (1.0 + f64::cos(b).powi(2));
-                k2 += 1;
-                if (t0.hypot((acc1 * 0.02).atan()) < -0.2) || k2 >= 3 { break b * f64::atan(t0); }
-            };
-            if 2.0_f64.powi(2).ln_1p() < 0.1 {
-                return f64::atan(f64::sin(t0));
-            }
-            acc1 = ((acc1 * 0.02).tanh() + (acc1 * 0.02).sin()).atan();
+            let t4 = (1.5 + b.cos()).sqrt();
+            acc3 = (t2 * t0 + (a + i as f64)) * 0.25;
         }
-        let t7 = b.cos().exp_m1();
-        if t0 > -0.4 {
-            let mut v8 = vec![0.0; 2];
-            for i in 0..v8.len() {
-                v8[i] = ((a.tanh().sinh() - b) * 0.5).sin();
-                if i > 0 {
-                    v8[i] += v8[i - 1] * (acc1 * 0.02).tanh().powi(2);
-                }
-            }
-            for (i, q9) in v8.iter().enumerate() {
-                let t10 = match i % 3 { 0 => (p12(0.25_f64.atan(), (((acc1 * 0.02).sin() + v8.iter().map(|q| ((q * 0.25) * 0.5).sin()).sum::<f64>()) * 0.5).atan(), 1, (v8.iter().enumerate().map(|(k, q)| (q * 0.25) * k as f64).sum::<f64>() * t7 * 0.05).atan()) * 0.5).tanh() / (1.5 + (v8[i] * 0.25).atan().max(t0).tanh()), 1 => ((v8[i] * 0.25).atan().hypot(1.25) * (t0 + (acc1 * 0.02).sin()) * 0.25).atan(), _ => v8[0] * 0.25 };
-                acc1 -= ((b * (acc1 * 0.02).tanh()).sin().exp() * 0.5).tanh();
-            }
-            for i in 0..v8.len() {
-                acc1 *= t0.atan2(1.5 + 2.0_f64.cos()).tanh();
-            }
-        } else {
-            let t11 = t7.mul_add(t7, (acc1 * 0.01).atan()) - t0;
-        }
-        2.0 * t7 + (acc1 * 0.01).tanh().sin() - t0
+        let t0 = t0 + 0.1_f64.to_radians();
+        (acc3 * 0.25).atan() - 2.0 * t2 - b.cos()
     }
-    check_p62(seed = 0x4216ad16c7c706af, inputs = 2, calls = [p1, p12], at = |p| (p[0], p[1]),
-        params = ["b"] at [0]);
+    check_p62(seed = 0xe2cc91232306c4e9, inputs = 2, calls = [p44, p61], at = |p| (p[0], p[1]));
 }
 
 program! {
     #[differentiable]
-    fn p63(xs: &[f64], a: f64, b: f64) -> f64 {
-        let mut acc0 = b;
-        for i in 0..3 {
-            let t1: f64 = f64::atan(0.75_f64.sin());
-            acc0 = ((acc0 * 0.25).sin() * b).tanh();
-            let t2 = 0.1 * (p42(t1 * 0.6, t1 * 1.0, 2) * 0.5 * xs[i]).mul_add((acc0 * 0.25).atan() * b, acc0 * 0.25 / (1.5 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().tanh()));
-        }
-        if 0.25 * xs[1] < 0.5 {
-            let t5: f64 = xs[1..4].iter().map(|u3| { let u3 = *u3; xs[1].cos() }).sum();
-        } else {
-            let t6 = a.max(b);
-        }
-        for i in 0..xs.len() {
-            let flag7 = xs[xs.len() - 1 - i].hypot(a) > 0.5;
-            let t10: f64 = { let v8: Vec<f64> = xs.iter().map(|&u9| f64::cos((acc0 * 0.1).atan()).hypot(0.9)).collect(); v8[0] + v8[3] };
-            acc0 /= (2.0 + ((t10 * 0.5).sin() - b).cos());
-        }
-        (acc0 * 0.1).sin() + b - a + 0.5 * xs[1]
-    }
-    check_p63(seed = 0x5443cca3d8242054, inputs = 6, calls = [p42], at = |p| (&p[0..4], p[4], p[5]));
-}
-
-program! {
-    #[differentiable]
-    fn p64(a: f64, b: f64) -> f64 {
-        let mut acc0 = 0.5;
+    fn p63(a: f64, b: f64) -> f64 {
+        let mut acc0 = a;
         let mut k1 = 0;
         let r3 = loop {
-            let t2 = a * 1.0;
-            acc0 += p35(b.sin().exp2() * 0.5, a.tanh(), b, (t2.powi(3) * 0.5).sin());
+            let mut v2 = vec![0.0; 3];
+            for j in 0..v2.len() {
+                v2[j] = (a * a).sin();
+            }
+            v2[k1] = (((v2.iter().map(|q| q * q).sum::<f64>() * 0.25).atan().powi(3) - 0.75) * 0.25).sin();
             k1 += 1;
-            if ((acc0 * 0.25).sin() / (1.0 + b.powi(2)) > t2 && (k1 as f64) < 0.5) || k1 >= 3 { break b - (acc0 * 0.25).cos(); }
+            if (v2[k1] > b) || k1 >= 2 { break v2[k1] * (v2.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() + v2.iter().map(|q| q * b).sum::<f64>()); }
         };
-        0.25 * (acc0 * 0.25).sin() - b
-    }
-    check_p64(seed = 0xc5370cf818b3e2a3, inputs = 2, calls = [p35], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p65(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((a - a).cos() * a + xs[3]).tanh();
-        let t2 = (a + xs[1]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 1..xs.len() {
-            let t3 = (0.84_f64).tanh() * 1.5;
-            let t4 = ((((t3).cos() * t3).tanh()).sin()).tanh() * 1.5;
-            acc = acc + ((t2) * (((xs[i]).sin()) * (t2))).tanh() - ((1.0 + (t4) * (t4)).ln()).tanh();
-            let t5 = if ((1.0 + (xs[i - 1]) * (xs[i - 1])).ln()) * (xs[i - 1]) < -0.15 { (0.68_f64).tanh() } else { (t1) * (t1) };
-            acc = acc + (((((t5).cos() * xs[i]).cos() * t2) * 0.5).exp()).tanh() - ((((xs[i]) * (xs[i - 1])).mul_add(0.5, t5)).mul_add(0.5, t5)).tanh();
-        }
-        acc.sin()
-    }
-    check_p65(seed = 0xe57410a6fc7fb567, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p66(c: f64, b: f64, d: f64, a: f64) -> f64 {
-        let mut acc0 = (b * d).max(0.6 / (1.0 + c.powi(2)));
-        for i in 0..2 {
-            for j in 0..3 {
-                let t1 = -(1.5 + d.cos()).sqrt().cos();
-                acc0 += (b.atan2(1.5 + d.cos()) * (i as f64 * 1.25) * 0.25).tanh();
-            }
-            let mut w2 = 0;
-            while w2 < 4 {
-                let mut w3 = 0;
-                while w3 < 1 {
-                    if 1.25 / (1.0 + 0.25_f64.powi(2)) > -0.2 && (p3(2, b * 0.2, d) * 0.5).sin() < -0.1 {
-                        if p50(a) * 0.25 * a < 0.7 {
-                            acc0 = ((acc0 * 0.02).tanh() - b).atan();
-                        }
-                    } else if a.sin() > 0.1 {
-                        let a = a * -(acc0 * 0.02).sin();
-                    }
-                    acc0 += 0.25_f64;
-                    w3 += 1;
+        acc0 = (1.5 + (r3 * 0.05).sin().sin()).powf((r3 * 0.05).tanh().atan().tanh());
+        if (acc0 * 0.25).tanh() * (p48(1, b * (r3 * 0.05).tanh(), (2.0 + a.cos()).powi(-2)) * 0.25) < -0.2 {
+            for i in (0..2).rev() {
+                if i % 3 == 1 {
+                    return ((acc0 * 0.1).sin() - a) / (1.0 + b * b);
                 }
-                acc0 += c;
-                w2 += 1;
+                acc0 = 0.75_f64.tanh();
             }
-            acc0 += (acc0 * 0.02).atan() * 0.5;
-        }
-        let mut k4 = 0;
-        loop {
-            let t5 = if c - d < 0.25 { f64::cos(0.25).powi(3) } else { f64::cos(c.clamp(-0.75, 0.75)) };
-            for j in 0..1 {
-                let t6 = c;
-                acc0 = (t5 * 0.5 + 1.0 + 0.2_f64.hypot(0.5)) * 0.5;
-            }
-            acc0 = ((acc0 * 0.02).tanh() - (1.25 * (t5 * 0.5) * 0.5).sin()).atan();
-            k4 += 1;
-            if ((a.mul_add(k4 as f64, (t5 * 0.5).tanh())) < -0.2 || d < 0.5) || k4 >= 6 { break; }
-        }
-        if (1.0 + d.powi(2)).cbrt() < 0.7 && c < -0.2 {
-            acc0 += (d.powi(2).cos() * 0.5).tanh();
-        } else if (acc0 * 0.02).mul_add(a, c) > 0.5 {
-            let mut k7 = 0;
-            loop {
-                acc0 -= ((f64::cos(d) + (c - (acc0 * 0.02).sin())) * 0.25).atan();
-                acc0 += d.powi(2).ln_1p().mul_add(-c, acc0 * 0.02) * 0.25;
-                k7 += 1;
-                if (d.tanh() < 0.0) || k7 >= 5 { break; }
-            }
+            acc0 += b;
         } else {
-            let mut acc8 = 0.5;
+            acc0 += ((1.5 + a.atan().cos()).sqrt() * 0.5).tanh();
+            acc0 = (acc0 * 0.1 + (b + a) * 0.5).tanh();
         }
-        (acc0 * 0.02).sin().tanh() + a
+        let c4 = |u5: f64| a.to_radians();
+        let t6: f64 = c4(((acc0 * 0.1).atan() - b) * 0.5) - 0.5 * c4(a * (r3 * 0.05).sin());
+        acc0 = (acc0 * 0.1 + -t6).atan();
+        t6.sin() - (acc0 * 0.1).atan().tanh() + 2.0 * a
     }
-    check_p66(seed = 0x3cf98dd4d4117498, inputs = 4, calls = [p3, p50], at = |p| (p[0], p[1], p[2], p[3]));
+    check_p63(seed = 0x6f2e8f87895d0a78, inputs = 2, calls = [p48], at = |p| (p[0], p[1]));
+}
+
+#[differentiable]
+fn p64_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 1.5).cos();
+    }
+    acc * -0.5 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p64_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * -0.5;
+    t + p64_h0(&v[1..], s * 0.25) + p64_h0(v, s).tanh()
+}
+#[differentiable]
+fn p64_h2(v: &[f64], s: f64, k: usize) -> f64 {
+    if k == 0 {
+        (v[0] * s).tanh()
+    } else {
+        v[k % v.len()] * 0.3 + p64_h2(v, s * 1.5, k - 1).tanh()
+    }
+}
+program! {
+    #[differentiable]
+    fn p64(a: f64, xs: &[f64]) -> f64 {
+        let t1 = p64_h1(xs, a * -0.5);
+        let t2 = p64_h1(&xs[3..7], a).sin();
+        let t3 = p64_h2(&xs[..6], t1.tanh(), 1);
+        let s4 = &xs[..];
+        let t5 = (s4[0] * a + s4[3]).sin() + s4[s4.len() - 1] * 0.25;
+        let t6 = p64_h1(xs, t5.tanh());
+        let t7 = p64_h1(&s4[..], t5.tanh());
+        let t8 = p64_h2(&xs[1..], t1.tanh() * -0.5, 2);
+        t8 + t7 + t6 + t5 + t3 + a * 0.3
+    }
+    check_p64(seed = 0xf1a5cbad62bbf519, inputs = 8, calls = [], at = |p| (p[0], &p[1..8]));
+}
+
+#[differentiable]
+fn p65_h0(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.3).tanh();
+    }
+    y[0] = (y[0] * 0.3 + s).sin();
+}
+#[differentiable]
+fn p65_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).tanh() * 0.3;
+    }
+}
+#[differentiable]
+fn p65_h2(y: &mut [f64], x: &[f64], s: f64) {
+    p65_h0(y, s);
+    p65_h1(s * -0.5, &x[1..], y);
+}
+#[differentiable]
+fn p65_h3(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + -0.5).cos();
+    }
+    acc * 1.5 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p65_h4(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.5;
+    t + p65_h3(&v[1..], s * 0.5) + p65_h3(v, s).tanh()
+}
+program! {
+    #[differentiable]
+    fn p65(xs: &[f64], a: f64) -> f64 {
+        let mut buf1 = vec![0.0; 3];
+        for i in 0..3 {
+            buf1[i] = xs[i + 0] * a;
+        }
+        p65_h2(&mut buf1, xs, a * 0.25);
+        p65_h2(&mut buf1, &xs[0..], a);
+        let t2 = buf1[0] + buf1[2] * 0.5;
+        let mut buf3 = vec![0.0; 3];
+        for i in 0..3 {
+            buf3[i] = xs[i + 3] * a;
+        }
+        p65_h1(t2.tanh() * 0.3, xs, &mut buf3);
+        p65_h1(t2.tanh(), xs, &mut buf3);
+        for _ in 0..3 {
+            p65_h2(&mut buf3, &xs[3..], t2.tanh() * 0.6);
+        }
+        let t4 = buf3[0] + buf3[2] * -0.5;
+        let mut buf5 = vec![0.3; 2];
+        p65_h0(&mut buf5, t4.tanh());
+        p65_h2(&mut buf5, &buf3, t2.tanh());
+        p65_h0(&mut buf5, a);
+        let t6 = buf5[0] + buf5[1] * 0.5;
+        let s7 = &xs[..];
+        let t8 = (s7[3] * t2.tanh() * 0.75 + s7[2]).sin() + s7[s7.len() - 1] * 1.5;
+        let mut arr9 = [0.25_f64; 3];
+        arr9[2] = a;
+        arr9[0] = xs[7] * 0.6;
+        let t10 = arr9[0] * arr9[0];
+        let t11 = p65_h4(&xs[..], a).sin();
+        let t12 = p65_h4(&buf1, a).sin();
+        t12 + t11 + t10 + t8 + t6 + a * 0.3
+    }
+    check_p65(seed = 0x37921beffed78762, inputs = 9, calls = [], at = |p| (&p[0..8], p[8]));
+}
+
+program! {
+    #[differentiable]
+    fn p66(a: f64, xs: &[f64], b: f64) -> f64 {
+        let mut acc0 = 1.0;
+        let mut w1 = 0;
+        while w1 < 1 {
+            let mut acc2 = f64::cos(1.25_f64.sin());
+            for j in 0..xs.len() {
+                acc2 -= (j as f64 * 0.25).tanh();
+                acc0 = (((acc2 * 0.1).sin().sin() - (a - xs[j])) * 0.5).tanh();
+            }
+            acc0 = ((acc0 * 0.1).sin() - f64::tanh(xs.iter().map(|q| q * q).sum::<f64>())).sin();
+            w1 += 1;
+        }
+        let mut k3 = 0;
+        let r6 = loop {
+            let t4 = k3 as f64;
+            let a = a * xs.iter().map(|q| q * b).sum::<f64>();
+            acc0 = (((a * 0.1).atan() - xs[(k3 + 1) % 4] * 1.0) * 0.5).atan();
+            let t5 = xs.iter().map(|q| q.cos()).product::<f64>();
+            acc0 *= 0.5 + 0.4 * (t5 - xs[2]).sin();
+            k3 += 1;
+            if (t5 - t5 < 0.1) || k3 >= 6 { break (b + (a * 0.1).atan()).sin(); }
+        };
+        let t7 = if (1.5 + a.sin()).powf(b.tanh()) > -0.4 { (acc0 * 0.02).tanh() } else { (xs.iter().map(|q| q * (acc0 * 0.02).sin()).sum::<f64>() * 0.25).atan().powi(3) };
+        for i in 1..=4 {
+            match i {
+                0 | 1 => {
+                    let mut acc0 = acc0;
+                }
+                _ => {
+                    if i < 1 {
+                        continue;
+                    }
+                }
+            }
+            acc0 = (2.0 + xs[(i + 1) % 4].cos()).powi(-2) / (1.5 + f64::tanh((acc0 * 0.02).sin()).tanh());
+        }
+        (t7 * 0.5).sin() + r6.tanh() + acc0 * 0.02 + b
+    }
+    check_p66(seed = 0x82614ec9954958b6, inputs = 6, calls = [], at = |p| (p[0], &p[1..5], p[5]));
 }
 
 program! {
     #[differentiable]
     fn p67(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (a - (1.0 + (a) * (a)).ln() + xs[3]).tanh();
+        let t2 = (a + xs[3]).tanh();
         let mut acc = 0.0;
         let mut extra = 0.0;
         let mut carried = 0.5;
-        for i in 0..xs.len() {
-            extra += ((a).sin()).tanh();
-            let t1 = ((0.22_f64).sin()).tanh() * 1.5;
-            if xs[i] + (xs[i]).sin() < 0.43 {
-                if xs[i] - -0.17_f64 + (t1) * (xs[i]) > -0.26 {
-                    continue;
-                }
-            } else {
-                if (1.0 + ((xs[i]).mul_add(0.5, 0.06_f64)) * ((xs[i]).mul_add(0.5, 0.06_f64))).ln() < -0.21 {
-                    continue;
-                }
-            }
-            acc += (((xs[i]).tanh() + (1.0 + (xs[i]) * (xs[i])).ln()).mul_add(0.5, a)).tanh();
-            carried = carried * 0.5 + ((1.0 + (a) * (a)).ln()).tanh();
+        for i in 0..xs.len() - 1 {
+            let t3 = if a > 0.09 { (t2).tanh() } else { a + a };
+            let t4 = ((((1.0 + (a) * (a)).ln()) * ((t3).cos() * xs[i])).cos() * xs[i]).tanh() * 1.5;
+            acc += ((((xs[i + 1]) * 0.5).exp()).cos() * t2 - (((xs[i + 1]).cos() * t3) * 0.5).exp()).tanh();
+            carried = carried * 0.5 + (((t1 - t3).tanh()).sin()).tanh();
             acc += carried;
         }
         acc
     }
-    check_p67(seed = 0x42b592dfc80f3339, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+    check_p67(seed = 0x5eb0de3a109cffb3, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]),
+        params = ["xs"] at [1, 2, 3, 4]);
 }
 
 program! {
     #[differentiable]
-    fn p68(n: usize, a: f64, b: f64) -> f64 {
-        let mut acc0 = (p57((1.0 + b.powi(2)).sqrt() * 0.5) * 0.25).atan();
-        for i in 0..2 {
-            if (acc0 * 0.25).cos().exp2() < 0.3 {
-                return a;
+    fn p68(a: f64, b: f64) -> f64 {
+        let c0 = |u1: f64| (u1 + p63(f64::tanh(b), b) * 0.5) * 1.25;
+        let t2: f64 = c0((a + 0.3) * (0.75 * b)) - 0.5 * c0(a);
+        let mut acc3 = 0.5;
+        if -(t2 * 0.25).sin() > -0.4 {
+            for i in 0..4 {
+                let b = b - a * b;
+                acc3 += ((p61((b * 0.25).sin() * 0.3) * 0.25).atan() * 0.5).tanh();
             }
-            acc0 -= ((b * a + (1.0 + b.powi(2)).sqrt()) * 0.25).tanh();
-        }
-        match n % 3 {
-            0 => {
-                let mut k1 = 0;
-                loop {
-                    let t2 = b;
-                    acc0 = (((acc0 * 0.1).sin() * (p12(a * a * 0.5, (1.5 + a.cos()).sqrt(), 1, t2.cos().exp() * 0.5) * 0.5).tanh() - (b - b)) * 0.5).atan();
-                    k1 += 1;
-                    if (b > b) || k1 >= 4 { break; }
-                }
-            }
-            1 => {
-                if n > 1 {
-                    let t3 = a.sin();
-                }
-            }
-            _ => {
-                let t4 = (a.powi(3) + (2.0 + (acc0 * 0.1).sin().cos()).powi(-2)).clamp(-0.75, 0.75);
-                if n % 2 == 0 {
-                    let mut w5 = 0;
-                    while w5 < 3 && (0.9 * (acc0 * 0.1).tanh() > 0.3) {
-                        if t4 > 0.3 {
-                            let t6: f64 = f64::min(t4, t4) * b;
-                        }
-                        acc0 = (a.atan() * (acc0 * 0.1 * w5 as f64) * 0.1).tanh();
-                        w5 += 1;
-                    }
-                } else {
-                    let t7 = ((n as f64).powi(2) - a.sin()).max((2.0 + b.sin()).ln());
-                }
-            }
-        }
-        b + 0.5 * b
-    }
-    check_p68(seed = 0xf7940e1572375229, inputs = 2, calls = [p12, p57], at = |p| (1, p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p69(a: f64) -> f64 {
-        let a = a + a * a;
-        let mut acc0 = (a * 0.25).sin().powi(2).ln_1p();
-        if acc0.to_radians() < 0.3 {
-            for i in 0..3 {
-                for j in 0..3 {
-                    let t1 = (a * 0.25).sin() / (2.0 + (a * 0.25).tanh().cos());
-                    acc0 /= (1.0 + (acc0 * 0.05).atan().tanh().powi(2));
-                }
-                acc0 += (i as f64 * (acc0 * 0.05).sin() * (acc0 * 0.05 / (1.5 + (acc0 * 0.05).atan().tanh())) * 0.05).sin();
-            }
-        } else if (acc0 * 0.05).tanh() / (1.0 + (a * 0.25).atan().powi(2)) > 0.1 {
-            acc0 += (((acc0 * 0.05).tanh() + (acc0 * 0.05).sin()) / (1.5 + f64::sin((a * 0.25).sin()).tanh()) * 0.25).atan();
-        }
-        0.9 * (a * 0.25).sin()
-    }
-    check_p69(seed = 0xe5fac4bca9092956, inputs = 1, calls = [], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p70(b: f64, a: f64) -> f64 {
-        let mut b = b;
-        b /= (2.0 + b.max(a).cos());
-        let t0 = a * b;
-        b = (b + (a.cos().exp2() * 0.5).sin()).sin();
-        let mut k1 = 0;
-        let r3 = loop {
-            b = (b * 0.1).atan().tanh();
-            let mut acc2 = 0.5_f64;
-            acc2 = (acc2 - acc2).sin();
-            k1 += 1;
-            if (a - a < -0.4) || k1 >= 5 { break acc2 * (1.5 + acc2.sin()).powf(t0.tanh()); }
-        };
-        let flag4 = b * 0.1 > 0.0;
-        let t5 = (r3 * 0.5).atan();
-        b += (a.atan2(1.5 + (1.0 + 1.0_f64.powi(2)).cbrt().cos()) * 0.5).sin();
-        if 2.0 > 0.3 || (r3 * 0.5).tanh() < 0.0 {
-            let t6 = (b * 0.1).tanh() + (b * 0.1).sin();
-        }
-        t5 + (r3 * 0.5).atan() + t0 + 0.3 * (b * 0.1)
-    }
-    check_p70(seed = 0x908fa9ca6cb2d739, inputs = 2, calls = [], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p71(xs: &[f64], a: f64) -> f64 {
-        let mut acc0 = 0.0;
-        acc0 += (xs[1] * a * (a * xs[2]) * 0.25).atan();
-        let t3: f64 = { let v1: Vec<f64> = xs.iter().map(|&u2| 0.3 * xs[0] / (1.0 + f64::cos(acc0).powi(2))).collect(); v1[0] + v1[2] };
-        t3.cos() + acc0.cos()
-    }
-    check_p71(seed = 0x60ed8f683abde296, inputs = 4, calls = [], at = |p| (&p[0..3], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p72(n: usize, b: f64, xs: &[f64], a: f64) -> f64 {
-        let mut acc0 = b.cos().tanh();
-        if acc0 * xs.iter().sum::<f64>() > -0.4 {
-            let b = b + f64::atan(xs[2]);
-            let a = a * (xs[n] * acc0);
         } else {
-            let t1: f64 = a * b;
+            let t4 = 0.6 + 0.1 * a;
         }
-        let t2 = ((0.3 - xs.iter().map(|q| q * b).sum::<f64>()) * b.tanh()).mul_add((1.0 + b.powi(2).ln_1p().powi(2)).ln(), acc0);
-        let mut v3 = vec![0.0; xs.len()];
-        for i in 0..v3.len() {
-            v3[i] = 0.2_f64;
-        }
-        let t4 = if (t2 * 0.25).tanh() > 0.3 { v3[n] } else { (1.5 + p69((t2 * 0.25).tanh().atan2(1.5 + xs[n].cos())).cos()).sqrt() + acc0.cos() };
-        for i in (0..4).rev() {
-            if (v3[(i + 1) % 3] * 0.1).sin() + (v3[n] * 0.1).sin() > 0.25 {
-                let b = b - (1.0 + (acc0 * 0.1).sin().powi(2)).sqrt();
-            } else {
-                let mut k5 = 0;
-                let r7 = loop {
-                    let mut acc6 = ((1.0 + (t2 * 0.25).cos().exp2().powi(2)).cbrt() * 0.5).sin();
-                    acc6 = (acc6 - b.powi(2) * 0.5).sin();
-                    k5 += 1;
-                    if ((t4 * 0.5).atan() > a) || k5 >= 3 { break 0.2 * (i as f64).max((p70((t2 * 0.25 * 2.0 * 0.25).tanh(), ((n as f64 + (t2 * 0.25).atan()) * 0.5).tanh()) * 0.25).sin()); }
-                };
-            }
-            acc0 /= (2.0 + (v3.iter().enumerate().map(|(k, q)| (q * 0.05) * k as f64).sum::<f64>() - a).cos());
-        }
-        let mut k8 = 0;
-        loop {
-            let t9: f64 = (k8 as f64 - a) * f64::atan(xs[n]);
-            v3[(k8 + 1) % 3] = (2.0 + (t4 * 0.5).tanh().sin()).log2() * (a * (t9 * 0.25)) * 0.1;
-            k8 += 1;
-            if (b.min(v3[v3.len() - 1 - n] * 0.02) > -0.4) || k8 >= 5 { break; }
-        }
-        (t4 * 0.5).tanh().tanh() - (t2 * 0.25).sin() - 0.1 * (acc0 * 0.02).atan() + b
+        (acc3 * 0.1).atan() - (t2 * 0.25).sin()
     }
-    check_p72(seed = 0x5430ca65d7e43155, inputs = 5, calls = [p69, p70], at = |p| (1, p[0], &p[1..4], p[4]));
+    check_p68(seed = 0x1a371da60ef44ac1, inputs = 2, calls = [p61, p63], at = |p| (p[0], p[1]));
 }
 
 program! {
     #[differentiable]
-    fn p73(b: f64, a: f64) -> f64 {
-        let mut acc0 = 1.0;
-        let t1 = a / (1.5 + b.tanh());
-        let b = b + 1.0 * a;
-        (b * 0.5).atan() - 0.1 * t1 + a + 0.5 * (b * 0.5).sin()
-    }
-    check_p73(seed = 0x63580d5efc259d85, inputs = 2, calls = [], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p74(n: usize, xs: &[f64], a: f64, c: f64, b: f64) -> f64 {
-        let mut acc0 = xs[n];
-        for i in 1..=3 {
-            let t1 = if 0.25 * xs.iter().map(|q| q.cos()).product::<f64>() > a && b < 0.3 { b - a } else { 1.0 * xs[0] * (2.0 + 1.5_f64.cos()).recip() };
-            acc0 /= (1.0 + c.min(xs[n]).powi(2));
-            acc0 -= ((acc0 * 0.25).sin().cos() * 0.5).atan();
-        }
-        let t2 = if 0.3 * xs[n] > -0.4 { (1.5 + (1.5 + xs[n].sin()).log(2.5 + (acc0 * 0.1).cos()).sin()).log(2.5 + (1.5 + c.sin()).log(2.5 + (n as f64).cos()).cos()) } else { c };
-        let mut k3 = 0;
-        loop {
-            acc0 -= xs[(k3 + 1) % 3];
-            acc0 = ((b.tanh() - 2.0 * (p42(xs[n].tanh(), 0.6, 2) * 0.5).atan()) * 0.5).sin();
-            if 1.5 + xs[n] > 0.7 {
-                let t4 = if -c > -0.1 { t2 } else { xs.iter().map(|q| q.cos()).product::<f64>() / (1.5 + b.tanh()) / (1.0 + (1.5 * (acc0 * 0.1).sin()).powi(2)) };
+    fn p69(a: f64, b: f64, c: f64, d: f64) -> f64 {
+        let mut a = a;
+        if c * 0.3 > 0.1 {
+            let flag0 = f64::cos(c) > -0.4;
+            let t1 = if b < -0.1 { c } else { (2.0 + b.sin()).log2().cos() };
+            for i in 0..1 {
+                a += (a * 0.5).tanh();
+                a *= c.min(t1).cos();
             }
-            acc0 += ((c + b + (acc0 * 0.1).tanh()) * 0.25).sin();
-            k3 += 1;
-            if (xs[(k3 + 1) % 3] * t2 < 0.25) || k3 >= 4 { break; }
         }
-        if (n as f64) < -0.4 {
-            return (c * (acc0 * 0.1).sin()).powi(2);
-        }
-        0.3 * (acc0 * 0.1) + c
+        let t2 = f64::max(b, (1.5 + d.sin()).log(2.5 + d.cos())) * (1.0 + (d * p50(3, ((d + c) * 0.5).atan(), f64::sin(c))).powi(2)).cbrt();
+        let mut v3: Vec<f64> = Vec::new();
+        v3.push(((c + c - d.powi(2)) * 0.5).tanh());
+        v3.push(((0.9_f64.cos().exp2() - d.hypot(c)) * 0.5).sin());
+        let t4 = v3[0] * 0.5 + v3[1];
+        let t5 = (t2 * 0.25).sin();
+        t5 + t4 - (t2 * 0.25).atan().cos() - (a * 0.25).atan() + d + c
     }
-    check_p74(seed = 0x3919c98d998ab290, inputs = 6, calls = [p42], at = |p| (1, &p[0..3], p[3], p[4], p[5]));
+    check_p69(seed = 0x10b74c19acfaa0ca, inputs = 4, calls = [p50], at = |p| (p[0], p[1], p[2], p[3]));
 }
 
 #[differentiable]
-fn p75_h0(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.75 + (y[i] * s).tanh() * 0.25;
+fn p70_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 1.5
+}
+#[differentiable]
+fn p70_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.25;
+    t + p70_h0(&v[1..], s * -0.5) + p70_h0(v, s).sin()
+}
+#[differentiable]
+fn p70_h2(y: &mut [f64], s: f64) -> f64 {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * -0.5).tanh();
     }
+    y[0] = (y[0] * 0.6 + s).sin();
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p70_h3(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).sin() * -0.5;
+    }
+    y[0] * 0.6
+}
+#[differentiable]
+fn p70_h4(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    let _ = p70_h2(y, s);
+    let _ = p70_h3(s * 0.75, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+program! {
+    #[differentiable]
+    fn p70(ys: &mut [f64], a: f64, xs: &[f64]) -> f64 {
+        let s1 = &xs[..4];
+        let t2 = (s1[2] * a * 1.5 + s1[1]).sin() + s1[s1.len() - 1] * 1.5;
+        let t3 = p70_h1(&xs[..], t2.tanh());
+        let t4 = p70_h1(&s1[..], a);
+        let mut buf5 = vec![0.0; 3];
+        for i in 0..3 {
+            buf5[i] = xs[i + 2] * t2.tanh();
+        }
+        let t6 = p70_h4(&mut buf5, &s1[0..], t4.tanh()).tanh();
+        let t7 = p70_h3(a, xs, &mut buf5).tanh();
+        let t8 = buf5[0] + buf5[2] * 1.5;
+        let s9 = &xs[..];
+        let t10 = (s9[4] * t4.tanh() + s9[2]).sin() + s9[s9.len() - 1] * 0.3;
+        let mut buf11 = vec![0.0; 4];
+        for i in 0..4 {
+            buf11[i] = xs[i + 0] * t7.tanh();
+        }
+        let t12 = p70_h2(&mut buf11, t7.tanh() * 0.5).tanh();
+        let _ = p70_h4(&mut buf11, &s9[1..=5], a * 0.3);
+        let t13 = buf11[0] + buf11[3] * -0.5;
+        let t14 = p70_h3(t3.tanh(), &xs[0..], ys).tanh();
+        let t15 = ys[2] * 0.5;
+        t15 + t14 + t13 + t12 + t10 + ys[2] + a * 0.3
+    }
+    check_p70(seed = 0x622a86148a25ce5c, inputs = 10, calls = [], at = |p| (&mut p[0..3].to_vec(), p[3], &p[4..10]));
+}
+
+program! {
+    #[differentiable]
+    fn p71(a: f64, b: f64, d: f64, c: f64) -> f64 {
+        let mut d = d;
+        let t0 = if a > -0.2 && a < 0.0 { f64::cos(a).powi(3) } else { b * a * (b * d) };
+        d += ((d.powi(2) + b.powi(3)) * 0.25).tanh();
+        d.cos() + b + 1.5 * a
+    }
+    check_p71(seed = 0x57f80b128256de3d, inputs = 4, calls = [], at = |p| (p[0], p[1], p[2], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p72(a: f64) -> f64 {
+        let mut acc0 = -(a + a);
+        let mut k1 = 0;
+        let r2 = loop {
+            acc0 = (((acc0 * 0.25).atan() + (acc0 * 0.25).atan()) * a.tanh().exp() * 0.25).sin();
+            acc0 /= (1.0 + (acc0 * 0.25).sin().powi(2));
+            k1 += 1;
+            if ((acc0 * 0.25).sin() + acc0 * 0.25 > 0.25 && (p38(a.atan(), ((acc0 * 0.25).sin() - (p71((acc0 * 0.25).sin() / (2.0 + (acc0 * 0.25).sin().cos()), (acc0 * 0.25).tanh(), (a.mul_add((acc0 * 0.25).atan(), a) * 0.5).tanh(), (acc0 * 0.25).atan().powi(2).ln_1p()) * 0.5).atan()) * 0.5, a, (acc0 * 0.25).atan().min(a), 2) * 0.5).sin() < -0.4) || k1 >= 3 { break (1.5 + (k1 as f64).sin()).powf((a + (acc0 * 0.25).sin()).tanh()); }
+        };
+        1.25 * r2 + (acc0 * 0.25).tanh()
+    }
+    check_p72(seed = 0x24f64e76ff3a27b7, inputs = 1, calls = [p38, p71], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p73(c: f64, xs: &[f64], a: f64, b: f64) -> f64 {
+        let mut acc0 = ((a - b) * 1.5 * 0.5).sin();
+        let t2: f64 = { let u1 = acc0 + 0.25_f64.sin(); 1.5 };
+        let t3 = (1.5 + (-t2).sin()).log(2.5 + (xs[2] + acc0).cos()) / (1.0 + (b + xs[2]).powi(2));
+        for i in 0..1 {
+            let t4 = a * c;
+            acc0 = (t4 / (1.5 + a.tanh())).tanh();
+        }
+        (t3 * 0.5).tanh() - t2 + 0.3 * (acc0 * 0.5).tanh() - 1.0 * c + 0.5 * xs[3]
+    }
+    check_p73(seed = 0x94d5e08faf005433, inputs = 7, calls = [], at = |p| (p[0], &p[1..5], p[5], p[6]));
+}
+
+#[differentiable]
+fn p74_h0(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).cos();
+    r[1] = v[1] * 0.6;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+#[differentiable]
+fn p74_h1(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.6
+}
+program! {
+    #[differentiable]
+    fn p74(b: f64, xs: &[f64], a: f64) -> f64 {
+        let arr1 = p74_h0(xs, b);
+        let t2 = arr1[0] * arr1[1];
+        let t3 = p74_h1(&arr1, t2.tanh()).sin();
+        let t4 = p74_h1(&xs[..7], a * 0.6);
+        let t5 = p74_h1(&arr1, t2.tanh() * 0.25).sin();
+        let s6 = &xs[..4];
+        let t7 = (s6[2] * t4.tanh() + s6[2]).sin() + s6[s6.len() - 1] * 0.5;
+        t7 + t5 + t4 + t3 + t2 + a * 0.3
+    }
+    check_p74(seed = 0xcc5abb813a5acd92, inputs = 10, calls = [], at = |p| (p[0], &p[1..9], p[9]));
+}
+
+#[differentiable]
+fn p75_h0(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.25 + (y[i] * s).cos() * 0.25;
+    }
+    y[0] * y[y.len() - 1]
 }
 #[differentiable]
 fn p75_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
     for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).tanh() * -0.5;
+        y[i] += (s * x[i % x.len()]).tanh() * 1.5;
     }
-    y[0] * 0.3
+    y[0] * -0.5
 }
 #[differentiable]
 fn p75_h2(y: &mut [f64], x: &[f64], s: f64) {
-    p75_h0(y, s);
-    let _ = p75_h1(s * 0.25, &x[1..], y);
-}
-#[differentiable]
-fn p75_h3(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.6).sin();
-    }
-    acc * 0.5 + v[0] * v[v.len() - 1]
+    let _ = p75_h0(y, s);
+    let _ = p75_h1(s * 1.5, &x[1..], y);
 }
 program! {
     #[differentiable]
-    fn p75(xs: &[f64], a: f64) -> f64 {
-        let mut buf1 = vec![1.5; 3];
-        p75_h0(&mut buf1, a);
-        let t2 = p75_h1(a, &xs[..2], &mut buf1).tanh();
-        p75_h2(&mut buf1, xs, a);
-        let t3 = buf1[0] + buf1[2] * 0.6;
-        let t4 = p75_h3(&buf1, a).sin();
-        let t5 = p75_h3(&xs[..7], t4.tanh() * 0.75).sin();
-        let t6 = p75_h3(xs, t3.tanh() * 0.25).sin();
-        let mut buf7 = vec![-0.5; 3];
-        p75_h2(&mut buf7, &xs[..], t2.tanh() * 0.25);
-        let t8 = buf7[0] + buf7[2] * -0.5;
-        t8 + t6 + t5 + t4 + t3 + a * 0.3
+    fn p75(a: f64, xs: &[f64]) -> f64 {
+        let mut buf1 = vec![-0.5; 4];
+        let t2 = p75_h0(&mut buf1, a).tanh();
+        let _ = p75_h1(t2.tanh(), &xs[..6], &mut buf1);
+        let t3 = p75_h0(&mut buf1, a).tanh();
+        let t4 = buf1[0] + buf1[3] * 0.25;
+        let s5 = &xs[3..=5];
+        let t6 = (s5[0] * t2.tanh() * 0.75 + s5[1]).sin() + s5[s5.len() - 1] * 0.6;
+        let s7 = &xs[1..=4];
+        let t8 = (s7[1] * t3.tanh() + s7[3]).sin() + s7[s7.len() - 1] * 0.5;
+        let mut buf9 = vec![0.3; 2];
+        p75_h2(&mut buf9, &s5[..2], t6.tanh());
+        let t10 = buf9[0] + buf9[1] * 0.5;
+        let mut buf11 = vec![0.75; 3];
+        p75_h2(&mut buf11, &buf1, a);
+        let t12 = buf11[0] + buf11[2] * 0.5;
+        t12 + t10 + t8 + t6 + t4 + a * 0.3
     }
-    check_p75(seed = 0x2f7dbe6cc68fb745, inputs = 8, calls = [], at = |p| (&p[0..7], p[7]));
+    check_p75(seed = 0xe3ffd22fef66a221, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]),
+        params = ["a"] at [0]);
 }
 
 program! {
     #[differentiable]
-    fn p76(xs: &[f64], n: usize, a: f64) -> f64 {
-        let mut acc0 = 0.0;
-        for i in 0..4 {
-            let t2 = { let u1 = xs[xs.len() - 1 - i].mul_add(a.tanh(), a.atan()) * 0.5; u1.cos() + 2.0 / (1.0 + xs[xs.len() - 1 - i].powi(2)) };
-            acc0 = ((xs.iter().map(|q| q * q).sum::<f64>() * (t2 * 0.5).atan() + (n as f64 + (t2 * 0.5).sin())) * 0.1).atan();
-        }
-        if (n as f64 + xs[n]) < -0.1 {
-            let mut acc0 = acc0;
-        } else {
-            let c3 = |u4: f64| f64::atan((acc0 * 0.1).atan().atan());
-            let t5: f64 = c3((((acc0 * 0.1).tanh() - (acc0 * 0.1).tanh()).mul_add((1.5 + a.sin()).log(2.5 + xs.iter().map(|q| q.cos()).product::<f64>().cos()), (acc0 * 0.1).atan() * (acc0 * 0.1).atan()) * 0.25).sin()) - 0.5 * c3(0.9_f64);
-            let t6 = if a > t5 { 1.0 * f64::sin(0.75) } else { n as f64 };
-        }
-        let mut acc7 = 0.0;
-        for i in (0..4).step_by(2) {
-            acc0 += (2.0 + ((p73((xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.05).sin(), (acc0 * 0.1).sin()) * 0.5).tanh().mul_add(acc0 * 0.1, xs.iter().map(|q| q.cos()).product::<f64>()) * 0.5).atan().cos()).powi(-2);
-            acc0 = (1.0 / (2.0 + (acc0 * 0.1).sin().cos()) + a.sin().exp2()) * 0.5;
-        }
-        (acc0 * 0.1).sin()
-    }
-    check_p76(seed = 0x1549f4dd28d40f3d, inputs = 5, calls = [p73], at = |p| (&p[0..4], 1, p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p77(d: f64, xs: &[f64], a: f64, c: f64, b: f64) -> f64 {
-        let mut acc0 = (1.0 + c.sin().powi(2)).sqrt();
-        for i in 0..xs.len() {
-            let t2 = { let u1 = 1.5 * 2.0_f64.mul_add(xs[i], a) * 0.25; f64::tanh(xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() - a) };
-            acc0 /= (1.0 + (p66(((d - d) * 0.5).tanh(), ((acc0 * 0.25 * 0.5).powi(3) * 0.1).atan(), ((p64(b.tanh(), xs[i]) + a) * 0.5).tanh(), xs.iter().map(|q| q * (acc0 * 0.25)).sum::<f64>() * 2.0 * 0.05) * xs[i]).powi(2));
-        }
-        acc0 = xs.iter().sum::<f64>().cos();
-        (acc0 * 0.25).atan()
-    }
-    check_p77(seed = 0x4a2c5884f463ce14, inputs = 7, calls = [p64, p66], at = |p| (p[0], &p[1..4], p[4], p[5], p[6]));
-}
-
-program! {
-    #[differentiable]
-    fn p78(c: f64, b: f64, a: f64) -> f64 {
-        let t0 = b * c - f64::sin((p43(1, b * c * 0.5) * 0.5).atan());
-        let k1 = ((a * (t0 * 0.5).atan() * 0.5).sin().abs() * 2.0) as usize % 3;
-        let t2 = match k1 { 0 => 1.5_f64.powi(2).ln_1p().mul_add(c, b * b) * 0.5, 1 => (c * 0.25).cos(), _ => (b - t0 * 0.5).cos() };
-        let mut acc3 = (p45((t2 * 0.5).sin(), 0.6 * c).mul_add(t0 * 0.5, b) + (t0 * 0.5).tanh() / (2.0 + (t0 * 0.5).tanh().cos())) * 0.1;
-        let mut k4 = 0;
+    fn p76(b: f64, a: f64) -> f64 {
+        let mut acc0 = 0.25_f64;
+        acc0 += 0.9_f64;
+        let mut k1 = 0;
         loop {
-            let t5 = ((t0 * 0.5).sin() + c).powi(2);
-            acc3 = (1.5 + (k4 as f64).sin()).powf((0.5 * b.tanh()).acos().tanh());
-            k4 += 1;
-            if ((-(k4 as f64)) < 0.3) || k4 >= 3 { break; }
-        }
-        t2 + t0 * 0.5 - b
-    }
-    check_p78(seed = 0x9530c101d6ba2e45, inputs = 3, calls = [p43, p45], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p79(n: usize, a: f64) -> f64 {
-        let mut a = a;
-        match n {
-            0 => {
-                for i in 0..1 {
-                    let t0 = -(0.5 * (a * 0.5).tanh().tanh().tanh()).acos();
-                    a = -((a * 0.5).tanh() * 1.0);
+            let t2 = f64::atan(b * 0.6) + a;
+            acc0 /= (2.0 + (b - (acc0 * 0.1).atan()).cos());
+            if k1 % 2 == 0 {
+                let t3 = (1.0 + ((acc0 * 0.1).tanh() - (p38((b / (1.0 + (t2 * 0.5).powi(2)) * 0.5).sin(), (acc0 * 0.1).sin(), (b.cos().exp_m1() * 0.5).sin(), (b + a) * 0.5, 2) * 0.5).sin()).mul_add((t2 * 0.5).cos(), (p48(1, (acc0 * 0.1).sin(), ((1.0 + (acc0 * 0.1).atan().powi(2)).cbrt() * 0.5).sin()) * 0.25).atan().cos()).powi(2)).sqrt();
+            } else if k1 == 2 {
+                if k1 == 2 {
+                    let t4: f64 = a;
+                } else if k1 % 3 == 1 {
+                    if (acc0 * 0.1).max((acc0 * 0.1).sin()) > a || (acc0 * 0.1).atan() < 0.1 {
+                        acc0 -= a;
+                    }
+                }
+            } else {
+                if -(acc0 * 0.1).sin() > (acc0 * 0.1).atan() {
+                    if k1 == 0 {
+                        let b = b - k1 as f64 * b;
+                    }
                 }
             }
-            1 => {
-                a += ((a * 0.5).tanh() * 2.0).sin() * 0.5;
-                let t1 = a * 0.5 + (a * 0.5).sin();
+            acc0 = ((acc0 * 0.1).atan() + a * (t2 * 0.5).sin()).sin();
+            k1 += 1;
+            if (((1.0 + (k1 as f64).powi(2)).cbrt()) > 0.7) || k1 >= 6 { break; }
+        }
+        acc0 -= -a;
+        let t5 = (b + 0.75).powi(2);
+        acc0 += ((acc0 * 0.1).tanh() / (2.0 + (acc0 * 0.1).tanh().cos()) * 2.0 * 0.25).tanh();
+        (acc0 * 0.1).tanh() - 0.2 * b
+    }
+    check_p76(seed = 0x4a38e5c5bdcefb35, inputs = 2, calls = [p38, p48], at = |p| (p[0], p[1]),
+        params = ["a"] at [1]);
+}
+
+program! {
+    #[differentiable]
+    fn p77(a: f64, b: f64, c: f64, xs: &[f64], d: f64) -> f64 {
+        let t0 = f64::cos(d);
+        let t0 = t0 + c;
+        let mut acc1 = ((xs[0] * xs[0]).mul_add(xs[1], xs[0].clamp(-0.75, 0.75)) * 0.5).sin();
+        match (xs[2].cos().abs() * 2.0) as usize % 3 {
+            0 | 1 => {
+                if (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) > -0.1 && xs.iter().map(|q| q * c).sum::<f64>() < 0.0 {
+                    acc1 += (f64::max(xs[0], b).cos() * 0.5).atan();
+                } else {
+                    let t2 = if c - xs.iter().map(|q| (q * 0.5).sin()).sum::<f64>() > xs[1] { 1.5 + xs[1] } else { (0.2 * xs.iter().map(|q| q * (t0 * 0.5).tanh()).sum::<f64>()).asinh() };
+                }
             }
             _ => {
-                if n % 3 == 1 {
-                    let mut acc2 = (2.0 + (a * 0.5).tanh().powi(2).ln_1p().cos()).recip();
-                } else {
-                    let mut acc3 = (1.5 + (a * 0.5).atan().sin().exp().sin()).powf(((a * 0.5).sin() - 0.1).tanh());
-                }
+                acc1 += (a.powi(2).cos() * 0.5).tanh();
+                let t0 = t0 * 0.5 * xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).tanh();
             }
         }
-        if (f64::min(n as f64, (a * 0.5).sin())) > 0.7 && a * 0.5 < 0.1 {
-            return (0.9 * (a * 0.5).tanh()).mul_add((2.0 + (a * 0.5).sin()).log2(), (p57((a * 0.5 * 0.75 * 0.5).tanh()) * 0.25).atan().sin().exp());
+        let mut w3 = 0;
+        while w3 < 3 && (xs[2].sin() > b) {
+            let mut v4 = vec![0.0; 3];
+            for j in 0..v4.len() {
+                v4[j] = xs[j];
+            }
+            acc1 = (1.5 + (0.5 * v4[v4.len() - 1 - w3]).sin()).log(2.5 + (-a).cos());
+            w3 += 1;
         }
-        for i in 0..2 {
-            a -= (a * 0.25 * (a * 0.25).tanh() / (1.0 + (a * 0.25).min((a * 0.25).atan()).powi(2)) * 0.25).sin();
-            a = f64::cos(0.2);
-        }
-        (a * 0.1).sin()
+        (acc1 * 0.1).tanh() + t0 * 0.5 - b + 0.5 * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()
     }
-    check_p79(seed = 0xd1145cde6ed667b7, inputs = 1, calls = [p57], at = |p| (2, p[0]));
+    check_p77(seed = 0x1fdd5007d787526b, inputs = 7, calls = [], at = |p| (p[0], p[1], p[2], &p[3..6], p[6]));
+}
+
+program! {
+    #[differentiable]
+    fn p78(a: f64, n: usize) -> f64 {
+        let mut acc0 = (a.tanh().exp() * n as f64 * 0.5).tanh();
+        if a - a > acc0 {
+            if n == 0 {
+                let mut k1 = 0;
+                loop {
+                    let flag2 = (1.0 + a.powi(2)).sqrt() > -0.4;
+                    acc0 += ((2.0 + (n as f64 * n as f64).sin()).log10() * 0.5).tanh();
+                    k1 += 1;
+                    if (flag2) || k1 >= 4 { break; }
+                }
+            } else if n % 3 == 1 {
+                let mut acc3 = 0.5;
+            } else {
+                for i in 0..4 {
+                    if (f64::cos(i as f64)) > 0.1 {
+                        for j in 0..n {
+                            let mut k4 = 0;
+                            loop {
+                                if i > 2 {
+                                    let t6 = { let u5 = (acc0 * 0.02 + a).cos().exp_m1(); (acc0 * 0.02).atan() * u5 };
+                                } else if k4 == 1 {
+                                    if k4 + j < 2 {
+                                        if (acc0 * 0.02).tanh() > k4 as f64 && 0.75 < 0.7 {
+                                            let t7 = 1.25 - (a - (acc0 * 0.02).tanh());
+                                        } else {
+                                            if n + k4 < 2 {
+                                                let t8 = (acc0 * 0.02).atan().tanh().exp2();
+                                            } else {
+                                                acc0 += ((acc0 * 0.02 - (acc0 * 0.02).atan()).sin() * 0.5).sin();
+                                            }
+                                        }
+                                    } else {
+                                        if n == 1 {
+                                            match i {
+                                                0 => {
+                                                    let t9 = (a.powi(3) + a.powi(2)).clamp(-0.75, 0.75);
+                                                }
+                                                1 => {
+                                                    let mut acc10 = 1.0 - a;
+                                                }
+                                                _ => {
+                                                    acc0 += (acc0 * 0.02).sin().max(a) * (0.6 * (acc0 * 0.02).sin());
+                                                }
+                                            }
+                                        }
+                                    }
+                                }
+                                acc0 += ((((acc0 * 0.02).tanh() - k4 as f64) * 0.5).atan().powi(3) * 0.25).sin();
+                                k4 += 1;
+                                if ((1.0 + a.powi(2)).cbrt() < -0.2) || k4 >= 2 { break; }
+                            }
+                            acc0 = (1.5 + (a + (acc0 * 0.02).atan()).sin()).powf((j as f64).powi(2).tanh());
+                        }
+                    } else {
+                        let a = a + a.max((acc0 * 0.02).tanh());
+                    }
+                    acc0 = (1.5 * ((acc0 * 0.02).tanh() + a) * 0.5).atan();
+                }
+            }
+        } else {
+            if n == 1 {
+                acc0 += (acc0 * 0.02).sin().powi(2).ln_1p();
+            }
+        }
+        let t11 = if a.cos() > (acc0 * 0.02).tanh() { a / (2.0 + (a + a).cos()) } else { a.powi(2).sin().exp2() };
+        let mut acc12 = 0.0;
+        let mut acc13 = 0.0;
+        if n % 2 == 0 {
+            let mut acc14 = (2.0 + (0.25 * (acc0 * 0.02).atan()).sin()).sqrt();
+        }
+        t11 + (acc0 * 0.02).tanh() + 1.0 * a
+    }
+    check_p78(seed = 0x773e7641b8a0dd80, inputs = 1, calls = [], at = |p| (p[0], 1));
+}
+
+#[differentiable]
+fn p79_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * -0.5
+}
+#[differentiable]
+fn p79_h1(y: &mut [f64], s: f64) -> f64 {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.75).tanh();
+    }
+    y[0] = (y[0] * 0.6 + s).sin();
+    y[0] * y[y.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p79(w: [f64; 3], xs: &[f64], a: f64) -> f64 {
+        let t1 = p79_h0(&xs[0..5], a).sin();
+        let t2 = p79_h0(&xs[..], w[0]).sin();
+        let s3 = &xs[5..7];
+        let t4 = (s3[0] * w[0] + s3[0]).sin() + s3[s3.len() - 1] * 1.5;
+        let s5 = &s3[..];
+        let t6 = (s5[0] * w[2] + s5[0]).sin() + s5[s5.len() - 1] * 0.3;
+        let mut buf7 = vec![0.0; 4];
+        for i in 0..4 {
+            buf7[i] = xs[i + 1] * w[0];
+        }
+        let _ = p79_h1(&mut buf7, t1.tanh());
+        let t8 = buf7[0] + buf7[3] * 0.3;
+        t8 + t6 + t4 + t2 + t1 + w[1] * 0.5 + a * 0.3
+    }
+    check_p79(seed = 0xdbefa9953d231b64, inputs = 12, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), &p[3..11], p[11]),
+        params = ["xs", "a"] at [3, 4, 5, 6, 7, 8, 9, 10, 11]);
 }
 
 program! {
     #[differentiable]
     fn p80(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = v.dot(x) * 0.3;
-        for _ in 0..n {
-            t1 = (x.dot(&t1) * 0.3).mapv(f64::tanh) + &t1 * 0.5;
+        let t1 = &(x.dot(x) * 0.3) / &((s) * x).mapv(|q| q * q + 1.0);
+        let mut t2 = v.to_owned();
+        if n % 3 == 0 {
+            t2 = v.to_owned();
         }
-        let mut t2 = x.to_owned();
+        let t3 = (t2.sin()).dot(&(x.cos())) * 0.3;
+        let mut t4 = s;
         if n % 2 == 0 {
-            t2 = -x.mapv(f64::sin);
+            t4 = (-x.mapv(f64::sin)).sum() * 0.1;
         }
-        let t3 = v + &(-x.mapv(f64::sin));
-        t3.sum() * 0.2 + t2.sum() * 0.2 + t1.dot(&t1) * 0.1
+        t4 + t3.dot(&t3) * 0.1 + t2.dot(&t2) * 0.1
     }
-    check_p80(seed = 0x11601fedd5c33439, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+    check_p80(seed = 0xaf1807060e19a413, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+}
+
+#[differentiable]
+fn p81_h0(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * -0.5;
+    }
+}
+#[differentiable]
+fn p81_h1(v: &[f64], s: f64, k: usize) -> f64 {
+    if k == 0 {
+        (v[0] * s).tanh()
+    } else {
+        v[k % v.len()] * 0.6 + p81_h1(v, s * 0.25, k - 1).tanh()
+    }
+}
+#[differentiable]
+fn p81_h2(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.3
+}
+program! {
+    #[differentiable]
+    fn p81(xs: &[f64], ys: &mut [f64], a: f64) -> f64 {
+        let s1 = &xs[..];
+        let t2 = (s1[3] * a + s1[4]).sin() + s1[s1.len() - 1] * 1.5;
+        p81_h0(t2.tanh() * 0.3, &s1[2..], ys);
+        let t3 = ys[1] * -0.5;
+        let t4 = p81_h1(&xs[..2], a, 2);
+        let t5 = p81_h2(xs, t4.tanh());
+        t5 + t4 + t3 + t2 + ys[2] + a * 0.3
+    }
+    check_p81(seed = 0x330a77bab8dbee99, inputs = 11, calls = [], at = |p| (&p[0..7], &mut p[7..10].to_vec(), p[10]),
+        params = ["ys", "a"] at [7, 8, 9, 10]);
 }
 
 program! {
     #[differentiable]
-    fn p81(b: f64, c: f64, n: usize, a: f64) -> f64 {
-        let mut acc0 = c * c * 0.1;
-        let c = c - b.cos().exp();
-        let c = c * 0.25 - b.atan();
-        let flag1 = b * acc0 > 0.3;
-        let t2 = f64::sin((c * 0.5).sin().hypot(-a));
-        let t3 = (n as f64 * (c * 0.5).tanh()).sin();
-        let t4 = t3.tanh().exp();
-        let mut acc5 = t2.cos().exp_m1().atan();
-        if p66((t4 * 0.5).sin().powi(3), t4.to_radians(), acc5 + 0.3, t2 * 0.1) > -0.2 {
-            acc5 /= (2.0 + (t3 * b).cos());
-        }
-        acc5 + t4 + 2.0 * t2 - acc0 - 0.3 * a - b + 0.5 * 1.25
-    }
-    check_p81(seed = 0x5a4937ebfcb994c3, inputs = 3, calls = [p66], at = |p| (p[0], p[1], 2, p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p82(xs: &[f64], a: f64) -> f64 {
-        let mut acc0 = 1.0;
-        match ((a / (1.0 + a.powi(2)) * 0.5).abs() * 2.0) as usize % 3 {
-            0 | 1 => {
-                let mut v1 = vec![0.0; 3];
-                for i in 0..v1.len() {
-                    v1[i] = a;
-                }
-                let t2 = match (a.abs() * 2.0) as usize % 3 { 0 => ((a.tanh() - (a - v1[0])) * 0.5).sin(), 1 => a.sin(), _ => v1.iter().map(|q| q * a).sum::<f64>() * 0.25 };
-            }
-            _ => {
-                acc0 *= 1.0 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().tanh();
-            }
-        }
-        let t3: f64 = acc0 * p69((f64::max(xs.iter().map(|q| q * q).sum::<f64>(), acc0) * 0.25).atan());
-        let t4 = if t3 > t3 { (a * 0.25).min(t3.tanh()) } else { a };
-        t4.sin() + t3.tanh() + acc0.cos() - a.sin()
-    }
-    check_p82(seed = 0x5aa8d92f9adb663b, inputs = 4, calls = [p69], at = |p| (&p[0..3], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p83(a: f64, b: f64, n: usize) -> f64 {
+    fn p82(a: f64) -> f64 {
         let mut acc0 = 0.5;
-        for i in 0..2 {
-            if n % 2 == 0 {
-                continue;
-            }
-            let c1 = |u2: f64| 0.6 * a;
-            let t3: f64 = c1(a) - 0.5 * c1(a.tanh().exp());
-            acc0 -= (b.clamp(-0.75, 0.75).max(b + t3) * 0.5).tanh();
-        }
-        for i in 0..1 {
-            for j in 0..1 {
-                let a = a + (2.0 + (acc0 * 0.1).sin().cos()).powi(-2);
-                for l in 0..n {
-                    acc0 = ((acc0 * 0.1).tanh() - ((1.0 + (acc0 * 0.1).atan().powi(2)).sqrt() * 0.5).atan()).atan();
-                }
-                acc0 += (b.cos() + -(acc0 * 0.1).tanh()) * 0.5;
-            }
-            acc0 = b;
-        }
-        0.25 * (acc0 * 0.1) - b.sin() + 0.5 * a
-    }
-    check_p83(seed = 0xa46b97eada3102df, inputs = 2, calls = [], at = |p| (p[0], p[1], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p84(xs: &[f64], a: f64) -> f64 {
-        let mut acc0 = ((xs.iter().map(|q| q.cos()).product::<f64>() / (1.5 + xs[3].tanh())).powi(3) * 0.25).tanh();
+        acc0 *= 1.0 + (0.25 * a).tanh();
         let mut w1 = 0;
-        while w1 < 4 {
-            acc0 = (acc0 * 0.1 + (a / (1.0 + xs.iter().map(|q| q.cos()).product::<f64>().powi(2)) * 0.5).tanh()).sin();
-            let acc0 = (acc0 * 0.1).sin() * xs.iter().map(|q| q * q).sum::<f64>();
+        while w1 < 3 {
+            acc0 *= 0.8 + 0.2 * (a / (1.0 + a * a)).sin();
+            acc0 = w1 as f64;
+            for j in 0..1 {
+                let mut w2 = 0;
+                while w2 < 3 {
+                    let a = a * (a * 2.0);
+                    acc0 += (p48(1, 1.5_f64.sin(), (acc0 * 0.05).atan() * (a * 0.25).sin()) * 0.25).sin();
+                    w2 += 1;
+                }
+                acc0 /= (2.0 + f64::cos(acc0 * 0.05).cos());
+            }
             w1 += 1;
         }
-        if a.cos() < -0.1 || (acc0 * 0.1).tanh() < -0.2 {
-            let mut k2 = 0;
-            loop {
-                let t3 = (acc0 * 0.1).atan();
-                acc0 *= 0.5 + 0.4 * (p61(((1.0 + xs[xs.len() - 1 - k2].powi(2)).sqrt() * 0.5).tanh(), ((t3 - xs.iter().map(|q| (q * 0.75).sin()).sum::<f64>()) * 0.25).sin(), xs.iter().map(|q| q.cos()).product::<f64>(), ((2.0_f64 - 0.6) * 0.5).sin()) * 0.5).tanh().powi(3).sin();
-                k2 += 1;
-                if (0.75 * (acc0 * 0.05).tanh() > xs[k2]) || k2 >= 2 { break; }
+        acc0 += (acc0 * 0.05).atan() * a * (a * a) * 0.25;
+        for i in 0..4 {
+            for j in 1..=1 {
+                match j % 3 {
+                    0 => {
+                        for l in (0..4).step_by(2) {
+                            let t3 = if j == 0 { -(0.75 * (p72((acc0 * 0.02 * 0.5).tanh()) * 0.5)) } else { j as f64 / (1.0 + (acc0 * 0.02).powi(2)) + ((acc0 * 0.02).sin() - (acc0 * 0.02).sin()) };
+                            acc0 *= (i as f64).tanh();
+                        }
+                    }
+                    1 => {
+                        let o4: Option<f64> = if i == 3 { Some((1.0 + a.atan().powi(2)).ln()) } else { None };
+                        let t6: f64 = if let Some(u5) = o4 { (2.0 + ((u5 - u5) * 0.5).sin().cos()).powi(-2) } else { (1.0 + (j as f64).powi(2)).sqrt() };
+                    }
+                    _ => {
+                        for l in 0..1 {
+                            if 0.9 * (acc0 * 0.01) > acc0 * 0.01 {
+                                acc0 /= (2.0 + (2.0 - l as f64).cos());
+                            } else {
+                                let t7 = a;
+                            }
+                            acc0 *= (acc0 * 0.01).tanh().tanh();
+                        }
+                    }
+                }
+                acc0 += ((acc0 * 0.005).atan() * a / (1.0 + a.cos().powi(2)) * 0.25).tanh();
             }
-        } else {
-            let t4: f64 = xs[3] / (1.0 + (acc0 * 0.05).atan().powi(2));
+            acc0 *= 0.8 + 0.2 * (acc0 * 0.005).sin().cos().sin();
         }
         a
     }
-    check_p84(seed = 0x5ed4f45ee5a1e0fe, inputs = 5, calls = [p61], at = |p| (&p[0..4], p[4]));
+    check_p82(seed = 0xe714a0cb168cb417, inputs = 1, calls = [p48, p72], at = |p| (p[0]));
 }
 
 program! {
     #[differentiable]
-    fn p85(n: usize, xs: &[f64], a: f64, d: f64, b: f64, c: f64) -> f64 {
-        let mut acc0 = 0.0;
-        for i in (0..4).step_by(2) {
-            for j in 0..xs.len() {
-                let t1 = c.abs().clamp(-0.75, 0.75);
-                acc0 -= (1.0 + (0.3 - xs[xs.len() - 1 - n]).powi(2)).ln();
-            }
-            acc0 = (0.75 * a).cos();
-        }
-        let mut acc2 = ((acc0 * 0.05).atan2(1.5 + (acc0 * 0.05).cos()) * (d / (1.0 + (n as f64).powi(2))) * 0.5).sin();
-        if xs.iter().map(|q| q * q).sum::<f64>() * (acc0 * 0.05) > c {
-            for i in 1..=1 {
-                acc0 = (acc0 * 0.05 - (acc2 * 0.5).sin().max(a)).tanh();
-            }
-        }
-        acc0 += (-(b + (acc2 * 0.5).sin()) * 0.5).atan();
-        (acc2 * 0.5).tanh() + 0.2 * (acc0 * 0.05).atan()
-    }
-    check_p85(seed = 0x3922f8ad9b90782c, inputs = 8, calls = [], at = |p| (3, &p[0..4], p[4], p[5], p[6], p[7]),
-        params = ["a", "c", "b"] at [4, 7, 6]);
-}
-
-program! {
-    #[differentiable]
-    fn p86(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = -(x.mapv(|q| q * q * 0.5 - q)).mapv(f64::sin);
-        for _ in 0..n {
-            t1 = (&t1 * (x.sum() * 0.1)).mapv(f64::sin) + &t1 * 0.5;
-        }
-        let mut t2 = (&t1 + x).column(1).to_owned();
-        for _ in 0..n {
-            t2 = (x.dot(&t2) * 0.3).mapv(f64::tanh) + &t2 * 0.5;
-        }
-        let t3 = &(&t2 / &v.mapv(|q| q * q + 1.0)) + &(x / &x.mapv(|q| q * q + 1.0));
-        t3.sum() * 0.2 + t2.dot(&t2) * 0.1 + t1.sum() * 0.2
-    }
-    check_p86(seed = 0x686f5c94fc8f3f96, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p87(a: f64, c: f64, b: f64) -> f64 {
-        let mut acc0 = (1.0 + a.powi(2)).ln().tanh().exp2();
-        if p69(c.cos()).tanh().cosh() < 0.5 {
-            let t1 = (c.sin().exp2() * 0.5).atan().powi(3) * (a + a * 0.9);
-        }
-        let mut acc2 = (f64::tanh(a).mul_add(0.75, (2.0 + b.sin()).cbrt()) * 0.5).tanh();
-        acc0 += ((a + acc0).sin() * 0.5).sin();
-        for i in 0..4 {
-            if (i as f64 * a) > 0.1 {
-                acc2 += (acc2 * 0.1).tanh();
-            }
-            acc0 -= f64::min(0.75 + b, (1.0 + (i as f64).powi(2)).ln()) * 0.5;
-        }
-        let o3: Option<f64> = if c * c > acc2 * 0.1 { Some(((acc0 * 0.1).sin() + a.tanh()) * 0.5) } else { None };
-        let t5: f64 = if let Some(u4) = o3 { 0.3_f64.powi(2).ln_1p() } else { c * 0.5 };
-        let t6: f64 = 0.1 - 0.9 * (1.5 * 0.5);
-        if a * (acc2 * 0.1).tanh() > -0.4 {
-            return (acc2 * 0.1).tanh().exp_m1().cos();
-        }
-        t5.tanh() - (acc2 * 0.1).atan().sin() + (acc0 * 0.1).tanh().sin() + c.sin()
-    }
-    check_p87(seed = 0xc02f800feb8876d2, inputs = 3, calls = [p69], at = |p| (p[0], p[1], p[2]),
-        params = ["c"] at [1]);
-}
-
-#[differentiable]
-fn p88_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.5
-}
-program! {
-    #[differentiable]
-    fn p88(xs: &[f64], b: f64, a: f64) -> f64 {
-        let t1 = p88_h0(&xs[..], a * 0.75);
-        let t2 = p88_h0(xs, t1.tanh());
-        let s3 = &xs[0..=3];
-        let t4 = (s3[0] * a + s3[3]).sin() + s3[s3.len() - 1] * 0.6;
-        let mut arr5 = [0.5_f64; 3];
-        arr5[0] = a;
-        arr5[1] = xs[4] * 0.5;
-        let t6 = arr5[1] * arr5[2];
-        t6 + t4 + t2 + t1 + a * 0.3
-    }
-    check_p88(seed = 0x6afc32da822656dc, inputs = 8, calls = [], at = |p| (&p[0..6], p[6], p[7]));
-}
-
-program! {
-    #[differentiable]
-    fn p89(a: f64, b: f64) -> f64 {
-        if b.atan() > a {
-            let flag0 = a > 0.5;
-            return b + b * a;
-        }
-        if b / (1.5 + b.tanh()) > -0.1 {
-            return -b.max(1.0);
-        }
-        let mut acc1 = a * 0.5 * (1.0 + a.powi(2)).sqrt();
-        let t3 = { let u2 = (1.5 / (1.0 + acc1 * acc1)).atan(); a * a - (u2 - a) };
-        (t3 * 0.5).sin() + acc1 + b + a
-    }
-    check_p89(seed = 0xb43a76c7b3b6ae72, inputs = 2, calls = [], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p90(b: f64, a: f64) -> f64 {
-        let mut acc0 = 0.5;
-        if b > 0.3 {
-            let flag1 = a.cos() > 0.3;
-            acc0 -= ((a * 1.0).tanh().cosh() * 0.5).atan();
-        } else {
-            let mut w2 = 0;
-            while w2 < 3 {
-                if -a > 0.0 {
-                    let t3 = -(b * 1.5);
-                } else if p64(a, b.max(b)).powi(2) < 0.7 {
-                    acc0 += b;
-                } else {
-                    if ((w2 as f64).max(a)) > 0.0 {
-                        if a + b > a && b < 0.25 {
-                            let t4 = match w2 { 0 => ((b + (acc0 * 0.1).sin() - -b) * 0.5).atan(), 1 => 0.75 * f64::max(a, a), _ => (0.5 * (a * 1.0).tanh()).atanh() };
-                        }
-                    } else if b + (p61(1.25 * a, ((a + acc0 * 0.1) * 0.25).tanh(), (acc0 * 0.1).sin().asinh(), (acc0 * 0.1).tanh().clamp(-0.75, 0.75)) * 0.5).tanh() < 0.7 || acc0 * 0.1 < 0.7 {
-                        if f64::max(b, acc0 * 0.1) < 0.7 {
-                            acc0 = (acc0 * 0.1 + (acc0 * 0.1).sin().cos()).sin();
-                        } else {
-                            for j in 1..=4 {
-                                let a = a * b;
-                                acc0 -= 0.25_f64;
-                            }
-                        }
-                    }
-                }
-                acc0 = f64::tanh(b).tanh().exp();
-                w2 += 1;
-            }
-        }
-        0.6 * a
-    }
-    check_p90(seed = 0x0ab079ba2b8f3d19, inputs = 2, calls = [p61, p64], at = |p| (p[0], p[1]));
-}
-
-#[differentiable]
-fn p91_h0(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.75).sin();
-    }
-    acc * -0.5 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p91_h1(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 1.5;
-    t + p91_h0(&v[1..], s * 0.6) + p91_h0(v, s).cos()
-}
-#[differentiable]
-fn p91_h2(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).tanh();
-    r[1] = v[1] * 0.75;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-program! {
-    #[differentiable]
-    fn p91(b: f64, a: f64, xs: &[f64]) -> f64 {
-        let t1 = p91_h1(&xs[..], b);
-        let t2 = p91_h1(&xs[0..], t1.tanh()).sin();
-        let s3 = &xs[5..=7];
-        let t4 = (s3[0] * t2.tanh() + s3[2]).sin() + s3[s3.len() - 1] * -0.5;
-        let t5 = p91_h1(&xs[..7], t2.tanh());
-        let arr6: [f64; 3] = [t1.tanh(), xs[3] * 0.75, (a).sin()];
-        let t7 = arr6[0] * arr6[2];
-        let arr8 = p91_h2(&s3[0..3], t4.tanh() * 1.5);
-        let t9 = arr8[2] * arr8[0];
-        t9 + t7 + t5 + t4 + t2 + a * 0.3
-    }
-    check_p91(seed = 0x79c78e475017baf8, inputs = 10, calls = [], at = |p| (p[0], p[1], &p[2..10]));
-}
-
-program! {
-    #[differentiable]
-    fn p92(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (((a) * 0.5).exp() + (1.0 + (a) * (a)).ln() + xs[3]).tanh();
-        let t2 = (((a) * 0.5).exp() + (t1).sin() + xs[1]).tanh();
+    fn p83(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (a - a + xs[1]).tanh();
         let mut acc = 0.0;
         let mut extra = 0.0;
         for i in 0..xs.len() {
-            let t3 = if xs[i] > -0.19 { ((xs[i]) * ((1.0 + ((xs[i]) * (t1)) * ((xs[i]) * (t1))).ln())).tanh() } else { ((xs[i]) * 0.5).exp() };
-            extra -= (xs[i]).tanh();
-            let t4 = (((((t1) * (xs[i])).tanh()) * 0.5).exp()).tanh() * 1.5;
-            if i + 1 < xs.len() {
-                acc += (xs[i] + a).tanh();
-                acc -= ((xs[i] + xs[i]).mul_add(0.5, xs[i]) - xs[i + 1]).tanh();
+            extra = extra + ((((xs[i]).cos() * t1).tanh()).cos() * xs[i]).tanh() - (((((xs[i]) * 0.5).exp()).sin()) * (((xs[i]).cos() * xs[i]).mul_add(0.5, a))).tanh();
+            let mut t2 = 0.0;
+            for j in 0..2 {
+                t2 += ((xs[i] + xs[i]) * ((1.0 + (a) * (a)).ln()) * (j as f64 + 0.5)).sin();
             }
-            acc += ((xs[i]).mul_add(0.5, xs[i])).tanh();
-        }
-        acc.sin()
-    }
-    check_p92(seed = 0xb17b5c99596c5554, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p93(a: f64, n: usize, b: f64) -> f64 {
-        let mut a = a;
-        let o0: Option<f64> = if (1.5 + a.cos()).sqrt() < 0.0 { Some(1.5 * b.asinh()) } else { None };
-        let t2: f64 = match o0 { Some(u1) => a.atan() / (1.0 + (b / (1.5 + b.tanh())).powi(2)), None => (2.0 + a.cos()).recip() };
-        if (t2 * 0.5).sin() > -0.2 {
-            let o3: Option<f64> = if 1.25 < 0.25 { Some(t2 * 0.5) } else { None };
-            let t5: f64 = if let Some(u4) = o3 { 0.3 / (1.0 + (t2 * 0.5).powi(2)) * a.powi(3) } else { a };
-            let t6 = ((t2 * 0.5).tanh() - 1.5).cos();
-        } else if b.hypot(b) > b && (t2 * 0.5).sin() < 0.0 {
-            let mut k7 = 0;
-            loop {
-                let b = b - b * 1.25;
-                a /= (1.0 + (b * 0.5 - k7 as f64).powi(2));
-                k7 += 1;
-                if ((b * 0.5).sin() - t2 * 0.5 > 0.5) || k7 >= 6 { break; }
-            }
-            let a = a * 0.1 + a * 0.1;
-        } else {
-            for i in (0..2).rev() {
-                for j in 0..n {
-                    for l in (0..6).step_by(2) {
-                        a += (a * 0.02).tanh();
-                        a += -(a * 0.02).sin();
-                    }
-                    a += (t2 * 0.5).sin();
-                }
-                a *= 0.5 + 0.4 * (1.5 - (t2 * 0.5).sin()).sin();
-            }
-        }
-        if ((n as f64 * 0.5).sin().powi(3)) < -0.4 {
-            if n > 0 {
-                if (1.0 + (t2 * 0.5).tanh().powi(2)).sqrt() > b {
-                    return (b * 1.25).sin().exp();
+            acc -= ((((0.09_f64).mul_add(0.5, xs[i])).cos() * xs[i]).cos() * t1).tanh();
+            let t3 = (t1).tanh() * 1.5;
+            if (((xs[i]).mul_add(0.5, t2)) * 0.5).exp() > -0.45 {
+                if ((xs[i]) * (xs[i])) * ((t1).tanh()) > 0.14 {
+                    continue;
                 }
             } else {
-                for i in 0..4 {
-                    let mut acc8 = 0.5;
-                    acc8 *= 0.5 + 0.4 * (t2 * 0.5).tanh().cos().sin();
-                }
+                let t4 = if ((a) * 0.5).exp() - -0.86_f64 < 0.44 { (xs[i]).tanh() } else { xs[i] };
             }
-        } else if 2.0_f64.cos() > 0.25 && (t2 * 0.5).sin() < 0.0 {
-            let mut acc9 = 1.0;
+            if i + 1 < xs.len() {
+                let t5 = ((1.0 + (a) * (a)).ln()).tanh() * 1.5;
+                acc += ((((1.0 + (xs[i + 1]) * (xs[i + 1])).ln()) * (t3)).sin()).tanh();
+            }
+            acc += (((0.17_f64 - xs[i]).mul_add(0.5, -0.26_f64)).tanh()).tanh();
         }
-        1.0 * (a * 0.01).sin() - 0.25 * b
+        acc
     }
-    check_p93(seed = 0xdb07e18461fb2474, inputs = 2, calls = [], at = |p| (p[0], 2, p[1]));
+    check_p83(seed = 0x202931a19df864d3, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
 }
 
 program! {
     #[differentiable]
-    fn p94(n: usize, a: f64) -> f64 {
-        let t0 = match n { 0 => f64::max(a, a).powi(2), 1 => 0.5 * a.min(a), _ => (a.atan().mul_add((2.0 + a.sin()).ln(), a + 0.3) * 0.5).sin() };
-        let mut acc1 = 0.0;
-        for i in 0..4 {
-            if a / (1.5 + a.tanh()) > 0.3 {
-                return t0.mul_add(f64::max(a, a), t0.tanh());
-            }
-            acc1 -= (t0 * 0.5).tanh();
-            let c2 = |u3: f64| t0.atan() + t0.atan2(1.5 + a.cos());
-            let t4: f64 = c2((2.0 + (i as f64 * (acc1 * 0.1).atan() * 0.25).tanh().cos()).powi(-2)) - 0.5 * c2(0.2 * a);
-        }
-        if t0 / (1.5 + t0.tanh()) > 0.3 {
-            for i in 0..4 {
-                let t6 = { let u5 = acc1 * 0.1; -a * n as f64 };
-                let mut acc7 = 0.5;
-                acc7 -= 0.25_f64;
-            }
-            let mut acc8 = 0.5;
-        } else {
-            let mut w9 = 0;
-            while w9 < 2 && (0.3 * t0 > -0.2 || (acc1 * 0.1).sin() < 0.0) {
-                let mut w10 = 0;
-                while w10 < 2 {
-                    acc1 = ((acc1 * 0.05).tanh() + ((1.5 + a) * 0.5).sin()).tanh();
-                    w10 += 1;
-                }
-                acc1 += (((acc1 * 0.05).hypot(t0) - (t0 - t0)) * 0.1).tanh();
-                w9 += 1;
-            }
-        }
-        (acc1 * 0.05).atan().cos() + t0.tanh() + a
-    }
-    check_p94(seed = 0xa1ad926d6106acf6, inputs = 1, calls = [], at = |p| (3, p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p95(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = &(-x.mapv(f64::sin)) / &(v / &v.mapv(|q| q * q + 1.0)).mapv(|q| q * q + 1.0);
-        let mut t2 = t1.to_owned();
+    fn p84(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = &(x.row(1).to_owned()) + x;
         for _ in 0..n {
-            t2 = (&t2 * (x[[0, 2]])).mapv(f64::sin) + &t2 * 0.5;
+            t1 = (&t1 * (v.sum().sin())).mapv(f64::sin) + &t1 * 0.5;
         }
-        t2.sum() * 0.2 + t1.sum() * 0.2 + s
+        let t2 = ((s) * x).column(1).to_owned();
+        let mut t3 = -((x * &t2).mapv(f64::tanh)).mapv(f64::sin);
+        for _ in 0..n {
+            t3 = (&t3 * (t2.sum().sin())).mapv(f64::sin) + &t3 * 0.5;
+        }
+        let mut t4 = (x[[2, 0]]) - &((s) - &t2);
+        for _ in 0..n {
+            t4 = (x.dot(&t4) * 0.3).mapv(f64::tanh) + &t4 * 0.5;
+        }
+        t4.dot(&t4) * 0.1 + t3.sum() * 0.2 + t2.dot(&t2) * 0.1
     }
-    check_p95(seed = 0xb70776b9f84d678c, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+    check_p84(seed = 0xf721d4a8bf4c81b4, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1),
+        params = ["s"] at [12]);
 }
 
 program! {
     #[differentiable]
-    fn p96(a: f64) -> f64 {
-        let mut acc0 = 0.0;
-        for i in 0..4 {
-            let mut w1 = 0;
-            while w1 < 4 {
-                acc0 -= (a.mul_add(a, a) / (2.0 + (a - a).cos()) * 0.1).tanh();
-                let t3 = { let u2 = (((1.5 + 0.5_f64.sin()).powf(a.tanh()) + a.powi(2).ln_1p()) * 0.5).atan(); (acc0 * 0.02).atan() };
-                w1 += 1;
+    fn p85(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (a + xs[3]).tanh();
+        let t2 = (a + xs[2]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 1..xs.len() {
+            acc += ((xs[i]) * (((a).cos() * xs[i - 1]) * (((xs[i]) * 0.5).exp()))).tanh();
+            if ((xs[i - 1]).sin()).tanh() < -0.05 {
+                break;
             }
-            acc0 /= (1.0 + (a * 0.25).powi(2));
-            acc0 /= (1.0 + (acc0 * 0.02).max(1.5).powi(2));
-        }
-        let mut w4 = 0;
-        while w4 < 2 {
-            for j in 0..3 {
-                if a - a > a {
-                    let c5 = |u6: f64| (p70(f64::sin(acc0 * 0.02), 0.6 * j as f64) * 0.25).atan() + a / (1.5 + (acc0 * 0.02).sin().tanh());
-                    let t7: f64 = c5(-((acc0 * 0.02).tanh() * a)) - 0.5 * c5(acc0 * 0.02);
-                }
-                acc0 = f64::atan((acc0 * 0.02).tanh()) * 0.25;
+            if xs[i] < 0.15 {
+                continue;
             }
-            acc0 += (((acc0 * 0.02).sin().mul_add(a, (p89(((w4 as f64).powi(3) * 0.25).tanh(), ((acc0 * 0.02).atan().mul_add(a, a) * 0.5).tanh()) * 0.5).tanh()) + a.hypot((acc0 * 0.02).tanh())) * 0.25).atan();
-            w4 += 1;
+            acc += (((((-0.98_f64).mul_add(0.5, xs[i - 1])) * 0.5).exp()).cos() * t2).tanh();
         }
-        (acc0 * 0.02).tanh().tanh() + 0.5 * 0.6
+        acc
     }
-    check_p96(seed = 0x7fd8266bad2ca339, inputs = 1, calls = [p70, p89], at = |p| (p[0]));
+    check_p85(seed = 0x8ed6d3ab5e985f29, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p86(a: f64, b: f64) -> f64 {
+        let flag0 = b.asinh() > 0.3;
+        let mut v1 = vec![0.0; 4];
+        for i in 0..v1.len() {
+            v1[i] = 0.6_f64;
+        }
+        let mut acc2 = 1.0;
+        for i in 0..3 {
+            if i % 2 == 0 {
+                let t3 = if i == 2 { (0.75 + b).cos() } else { (1.0 + (1.0 + 2.0_f64.powi(2)).ln().powi(2)).cbrt() };
+            } else {
+                if (i as f64 * p51(2, a.tanh())) > (v1[i] * 0.25).sin() {
+                    return f64::cos(0.3) * (1.0 + v1.iter().map(|q| ((q * 0.25) * 0.3).sin()).sum::<f64>().powi(2)).ln();
+                }
+            }
+            acc2 *= b.sin().exp_m1().cos();
+        }
+        acc2 * 0.1 - 1.0 * a
+    }
+    check_p86(seed = 0xcbb9bd7ff2213300, inputs = 2, calls = [p51], at = |p| (p[0], p[1]));
 }
 
 #[differentiable]
-fn p97_h0(y: &mut [f64], s: f64) {
+fn p87_h0(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
-        y[i] = y[i] * 0.25 + (y[i] * s).tanh() * 0.25;
+        y[i] += (s * x[i % x.len()]).sin() * 0.6;
     }
 }
 #[differentiable]
-fn p97_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).cos() * 0.3;
+fn p87_h1(y: &mut [f64], s: f64) -> f64 {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.6).tanh();
     }
+    y[0] = (y[0] * 0.75 + s).sin();
+    y[0] * y[y.len() - 1]
 }
 #[differentiable]
-fn p97_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    p97_h0(y, s);
-    p97_h1(s * 0.6, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-#[differentiable]
-fn p97_h3(v: &[f64], s: f64) -> f64 {
+fn p87_h2(v: &[f64], s: f64) -> f64 {
     let mut acc = 0.0;
     for i in 0..v.len() {
-        acc += (v[i] * s + 0.5).sin();
+        acc += (v[i] * s + 0.25).tanh();
     }
-    acc * -0.5 + v[0] * v[v.len() - 1]
+    acc * 0.75 + v[0] * v[v.len() - 1]
 }
 program! {
     #[differentiable]
-    fn p97(xs: &[f64], a: f64, w: [f64; 3]) -> f64 {
-        let s1 = &xs[2..=5];
-        let t2 = (s1[1] * w[0] + s1[0]).sin() + s1[s1.len() - 1] * 1.5;
-        let mut buf3 = vec![0.6; 2];
-        for _ in 0..2 {
-            p97_h0(&mut buf3, w[0]);
+    fn p87(b: f64, xs: &[f64], w: [f64; 3], a: f64) -> f64 {
+        let mut buf1 = vec![0.25; 4];
+        for _ in 0..3 {
+            p87_h0(a * 0.5, &xs[..], &mut buf1);
         }
-        let t4 = p97_h2(&mut buf3, s1, w[2] * 0.75).tanh();
-        let t5 = buf3[0] + buf3[1] * 0.5;
-        let t6 = p97_h3(&s1[3..], a).sin();
-        let t7 = p97_h3(s1, w[0]).sin();
-        let arr8: [f64; 3] = [t2.tanh(), xs[0] * 0.5, (a).sin()];
-        let [e10, e11, e12] = arr8;
-        let t9 = e10 * e12 + arr8[1] * e11;
-        let s13 = &xs[..];
-        let t14 = (s13[0] * w[0] + s13[3]).sin() + s13[s13.len() - 1] * -0.5;
-        t14 + t9 + t7 + t6 + t5 + w[1] * 0.5 + a * 0.3
+        let t2 = buf1[0] + buf1[3] * -0.5;
+        let mut buf3 = vec![0.0; 3];
+        for i in 0..3 {
+            buf3[i] = xs[i + 3] * w[2];
+        }
+        p87_h0(w[2], xs, &mut buf3);
+        let t4 = p87_h1(&mut buf3, w[0]).tanh();
+        let t5 = buf3[0] + buf3[2] * 0.5;
+        let mut buf6 = vec![0.0; 2];
+        for i in 0..2 {
+            buf6[i] = xs[i + 2] * w[2] * 0.75;
+        }
+        let t7 = p87_h1(&mut buf6, t5.tanh()).tanh();
+        let t8 = p87_h1(&mut buf6, w[0]).tanh();
+        let t9 = buf6[0] + buf6[1] * 1.5;
+        let t10 = p87_h2(xs, t5.tanh()).sin();
+        t10 + t9 + t8 + t7 + t5 + w[1] * 0.5 + a * 0.3
     }
-    check_p97(seed = 0x5ab774a7b1ca1a2e, inputs = 11, calls = [], at = |p| (&p[0..7], p[7], <[f64; 3]>::try_from(&p[8..11]).unwrap()));
+    check_p87(seed = 0x28f22f6969009e13, inputs = 12, calls = [], at = |p| (p[0], &p[1..8], <[f64; 3]>::try_from(&p[8..11]).unwrap(), p[11]));
 }
 
 #[differentiable]
-fn p98_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.75
+fn p88_h0(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).sin();
+    r[1] = v[1] * 1.5;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
 }
 #[differentiable]
-fn p98_h1(y: &mut [f64], s: f64) {
+fn p88_h1(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.3
+}
+program! {
+    #[differentiable]
+    fn p88(b: f64, w: [f64; 3], xs: &[f64], a: f64) -> f64 {
+        let arr1 = p88_h0(&xs[4..], b * -0.5);
+        let t2 = arr1[1] * arr1[1];
+        let t3 = p88_h1(&xs[3..5], t2.tanh());
+        let s4 = &xs[..];
+        let t5 = (s4[5] * w[2] + s4[3]).sin() + s4[s4.len() - 1] * -0.5;
+        t5 + t3 + t2 + w[1] * 0.5 + a * 0.3
+    }
+    check_p88(seed = 0x3af2e9dfa629bb6c, inputs = 11, calls = [], at = |p| (p[0], <[f64; 3]>::try_from(&p[1..4]).unwrap(), &p[4..10], p[10]));
+}
+
+program! {
+    #[differentiable]
+    fn p89(b: f64, a: f64) -> f64 {
+        let t0 = if b.abs() > 0.1 && a < 0.5 { 0.9 * a - 0.1_f64.abs() } else { b };
+        let t1 = if a.powi(3) > 0.0 { b.cos() } else { t0.atan() };
+        let mut b = b;
+        for i in 0..1 {
+            if 0.9_f64.cos() < 0.1 && t0 < 0.3 {
+                let t0 = t0 - (b * 0.5).atan() / (2.0 + (b * 0.5).sin().cos());
+                return i as f64 * t0 + t1 / (1.0 + 0.25_f64.powi(2));
+            }
+            b = (i as f64).powi(2).ln_1p() + (b * 0.5).atan();
+        }
+        t1 + 0.9 * t0
+    }
+    check_p89(seed = 0x97ec7fc6dc91d681, inputs = 2, calls = [], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p90(n: usize, a: f64, b: f64, c: f64) -> f64 {
+        let mut acc0 = 1.0;
+        for i in 0..1 {
+            for j in 0..3 {
+                if i < 1 {
+                    let mut k1 = 0;
+                    loop {
+                        let b = b + a;
+                        acc0 += (b * 0.5 * 0.5).atan();
+                        k1 += 1;
+                        if (f64::sin(c) < 0.1 && (j as f64) < 0.1) || k1 >= 4 { break; }
+                    }
+                }
+                let t2 = c;
+                acc0 /= (1.0 + (p89((p55(f64::tanh(acc0 * 0.05), 0.75 * 0.6, f64::min(a, b), a) * 0.1).atan(), (a / (2.0 + (acc0 * 0.05).sin().cos()) * 0.5).atan()) * 0.5).sin().mul_add(b, 0.2).powi(2));
+            }
+            acc0 = ((acc0 * 0.05).atan() - 0.2_f64.min(b)).tanh();
+        }
+        let t3 = match n { 0 => (b / (1.0 + b.powi(2))).cos(), _ => (n as f64 + 0.6).atan() };
+        1.25 * t3
+    }
+    check_p90(seed = 0xb51c18508846f5e8, inputs = 3, calls = [p55, p89], at = |p| (1, p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p91(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = (v - v).mapv(f64::tanh);
+        let t2 = (x.dot(x) * 0.3).row(0).to_owned();
+        t2.dot(&t2) * 0.1 + t1.dot(&t1) * 0.1 + s
+    }
+    check_p91(seed = 0xc64d5e815d0452ba, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p92(a: f64) -> f64 {
+        let mut acc0 = 1.0;
+        let mut w1 = 0;
+        while w1 < 4 {
+            let mut v2: Vec<f64> = Vec::new();
+            v2.push(a);
+            v2.push(a.tanh() - 1.0);
+            let t3 = v2[0] * 0.5 + v2[1];
+            acc0 *= 0.5 + 0.4 * ((t3 * 0.5).tanh() - p68((t3 * 0.5).atan().abs(), (f64::max(1.25, p52(a.atan2(1.5 + (t3 * 0.5).cos()), a.tanh())) * 0.5).sin())).sin();
+            w1 += 1;
+        }
+        (acc0 * 0.1).atan()
+    }
+    check_p92(seed = 0x9bc7172bc56929f8, inputs = 1, calls = [p52, p68], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p93(xs: &[f64], a: f64) -> f64 {
+        let t0 = (p71(0.3_f64.abs(), (a + xs.iter().sum::<f64>()) * 0.25, a.max(a), xs.iter().sum::<f64>().atan()) * 0.5).atan();
+        let mut acc1 = a / (1.5 + (t0 / (2.0 + t0.cos())).tanh());
+        let mut w2 = 0;
+        while w2 < 3 {
+            acc1 = a.max(0.5).tanh();
+            if w2 < 2 {
+                acc1 /= (1.0 + (acc1 * 0.25).sin().clamp(-0.75, 0.75).powi(2));
+            } else {
+                let t3 = match w2 % 3 { 0 | 1 => ((w2 as f64 / (1.0 + xs[w2] * xs[w2]) + (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() / (1.0 + t0 * t0) * 0.5).tanh()) * 0.25).tanh(), _ => 0.25 };
+            }
+            acc1 = -(1.5 + (p90(1, ((xs.iter().map(|q| q * a).sum::<f64>() + t0) * 0.1).tanh(), xs.iter().map(|q| q * q).sum::<f64>() * 0.3 * 0.5, a.abs()) * 0.5).sin()).powf(a.tanh());
+            w2 += 1;
+        }
+        0.2 * (acc1 * 0.25).sin() + t0.sin()
+    }
+    check_p93(seed = 0x94c5cba0fceff722, inputs = 5, calls = [p71, p90], at = |p| (&p[0..4], p[4]));
+}
+
+#[differentiable]
+fn p94_h0(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).tanh() * 0.5;
+    }
+    y[0] * 0.3
+}
+#[differentiable]
+fn p94_h1(y: &mut [f64], s: f64) {
     for i in (1..y.len()).rev() {
         y[i] = (y[i] * s + y[i - 1] * 1.5).tanh();
     }
     y[0] = (y[0] * 1.5 + s).sin();
 }
 #[differentiable]
-fn p98_h2(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).cos() * 0.5;
-    }
+fn p94_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    p94_h1(y, s);
+    let _ = p94_h0(s * 0.5, &x[1..], y);
+    y[y.len() - 1] + x[0]
 }
 #[differentiable]
-fn p98_h3(y: &mut [f64], x: &[f64], s: f64) {
-    p98_h1(y, s);
-    p98_h2(s * 0.6, &x[1..], y);
+fn p94_h3(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.5).tanh();
+    }
+    acc * 0.5 + v[0] * v[v.len() - 1]
 }
 program! {
     #[differentiable]
-    fn p98(a: f64, xs: &[f64]) -> f64 {
-        let t1 = p98_h0(xs, a).sin();
-        let t2 = p98_h0(&xs[4..=7], a);
-        let mut buf3 = vec![0.0; 4];
+    fn p94(b: f64, xs: &[f64], a: f64, w: [f64; 3]) -> f64 {
+        let mut buf1 = vec![0.0; 4];
         for i in 0..4 {
-            buf3[i] = xs[i + 2] * a * 0.3;
+            buf1[i] = xs[i + 0] * w[2] * 0.25;
         }
-        p98_h1(&mut buf3, t2.tanh() * 0.25);
-        p98_h1(&mut buf3, t2.tanh() * 0.25);
-        p98_h3(&mut buf3, &xs[5..], a);
-        let t4 = buf3[0] + buf3[3] * -0.5;
-        let t5 = p98_h0(xs, t1.tanh());
-        let mut buf6 = vec![0.0; 3];
-        for i in 0..3 {
-            buf6[i] = xs[i + 0] * a * 0.3;
-        }
-        for _ in 0..2 {
-            p98_h1(&mut buf6, t4.tanh());
-        }
-        p98_h1(&mut buf6, t1.tanh());
-        let t7 = buf6[0] + buf6[2] * 0.5;
-        let t8 = p98_h0(&xs[0..], t4.tanh());
-        let mut buf9 = vec![0.0; 4];
-        for i in 0..4 {
-            buf9[i] = xs[i + 1] * t7.tanh() * -0.5;
-        }
-        p98_h2(t2.tanh(), xs, &mut buf9);
-        p98_h2(t4.tanh(), &buf3, &mut buf9);
-        let t10 = buf9[0] + buf9[3] * -0.5;
-        t10 + t8 + t7 + t5 + t4 + a * 0.3
+        let _ = p94_h0(w[2], &xs[4..=6], &mut buf1);
+        let t2 = p94_h2(&mut buf1, &w, b).tanh();
+        p94_h1(&mut buf1, a * 0.25);
+        let t3 = buf1[0] + buf1[3] * 0.3;
+        let s4 = &xs[..];
+        let t5 = (s4[3] * b + s4[5]).sin() + s4[s4.len() - 1] * 0.5;
+        let t6 = p94_h3(s4, t2.tanh()).sin();
+        t6 + t5 + t3 + t2 + w[1] * 0.5 + a * 0.3
     }
-    check_p98(seed = 0xed0d6d7bf3ca62fe, inputs = 9, calls = [], at = |p| (p[0], &p[1..9]));
+    check_p94(seed = 0x44a74d9772564912, inputs = 12, calls = [], at = |p| (p[0], &p[1..8], p[8], <[f64; 3]>::try_from(&p[9..12]).unwrap()));
+}
+
+program! {
+    #[differentiable]
+    fn p95(xs: &[f64], a: f64) -> f64 {
+        let mut acc0 = ((a / (1.0 + a.powi(2)) + (1.5 + a.sin()).powf(a.tanh())) * 0.5).sin();
+        for i in 0..1 {
+            match i {
+                0 => {
+                    acc0 = ((acc0 * 0.5).atan() - ((1.5 + (acc0 * 0.5).tanh().sin()).powf((acc0 * 0.5).sin().tanh()) * 0.5).sin()).sin();
+                }
+                _ => {
+                    match i {
+                        0 => {
+                            for j in 0..xs.len() {
+                                acc0 *= 0.8 + 0.2 * xs[j].sin().sin();
+                            }
+                        }
+                        _ => {
+                            acc0 = ((xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) + xs[i]) * (xs[xs.len() - 1 - i] + 1.25) * 0.25).tanh();
+                        }
+                    }
+                }
+            }
+            acc0 += ((a - acc0 * 0.1).min(a.mul_add(0.75, a)) * 0.25).sin();
+        }
+        let t2 = { let u1 = ((acc0 * 0.1).sin() + (acc0 * 0.1).atan()).powi(2).ln_1p(); (acc0 * 0.1).atan() };
+        t2 + (acc0 * 0.1).sin() + 0.5 * 0.75
+    }
+    check_p95(seed = 0xd018a58817d19200, inputs = 4, calls = [], at = |p| (&p[0..3], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p96(a: f64) -> f64 {
+        if 0.9_f64.cos() > 0.25 {
+            return (1.0 + (1.5 + a.sin()).powf(a.tanh()).powi(2)).cbrt();
+        }
+        let t0: f64 = a.sin() * a - a.powi(2).tanh();
+        let mut acc1 = 0.0;
+        let mut acc2 = (t0 * 0.5).sin().hypot(-(t0 * 0.5).tanh());
+        let t3: f64 = 1.5;
+        acc1 += ((0.9 * (p78(((acc2 - a) * 0.5).tanh(), 1) * 0.5).tanh()).sin() * 0.5).atan();
+        for i in 0..1 {
+            let mut v4 = vec![0.0; 3];
+            for j in 0..v4.len() {
+                v4[j] = (acc1 * 0.5).atan().powi(2).sin();
+                if j > 0 {
+                    v4[j] += v4[j - 1] * ((p90(1, a.to_radians(), (acc1 * 0.5).sin() - 0.1, (acc1 * 0.5).sin() * a) * 0.5).tanh().sin() * 0.5).tanh();
+                }
+            }
+            let t5: f64 = (i as f64).atan() * (t0 * 0.5).atan().abs();
+            acc2 += ((t5.atan() + (v4[v4.len() - 1 - i] * 0.25).sin().powi(2).ln_1p()) * 0.5).tanh();
+        }
+        1.5 * t3 + (acc2 * 0.5).tanh().tanh() + (acc1 * 0.5).atan() - (t0 * 0.5).sin() + a
+    }
+    check_p96(seed = 0xe5337b2bf52f437f, inputs = 1, calls = [p78, p90], at = |p| (p[0]));
 }
 
 #[differentiable]
-fn p99_h0(v: &[f64], s: f64) -> f64 {
+fn p97_h0(v: &[f64], s: f64) -> f64 {
     let mut acc = 0.0;
     for i in 0..v.len() {
-        acc += (v[i] * s + 0.75).tanh();
+        acc += (v[i] * s + -0.5).cos();
     }
     acc * -0.5 + v[0] * v[v.len() - 1]
 }
 #[differentiable]
-fn p99_h1(y: &mut [f64], s: f64) {
+fn p97_h1(y: &mut [f64], s: f64) {
     for i in 0..y.len() {
         y[i] = y[i] * 1.5 + (y[i] * s).tanh() * 0.25;
     }
 }
 #[differentiable]
+fn p97_h2(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * 0.6;
+    }
+}
+#[differentiable]
+fn p97_h3(y: &mut [f64], x: &[f64], s: f64) {
+    p97_h1(y, s);
+    p97_h2(s * 0.5, &x[1..], y);
+}
+program! {
+    #[differentiable]
+    fn p97(ys: &mut [f64], xs: &[f64], a: f64) -> f64 {
+        let s1 = &xs[3..6];
+        let t2 = (s1[2] * a + s1[1]).sin() + s1[s1.len() - 1] * 0.75;
+        let t3 = p97_h0(s1, a);
+        let arr4: [f64; 3] = [a, xs[5] * 0.75, (a).sin()];
+        let [e6, e7, e8] = arr4;
+        let t5 = e6 * e8 + arr4[1] * e7;
+        let mut buf9 = vec![0.5; 3];
+        p97_h1(&mut buf9, t5.tanh());
+        let t10 = buf9[0] + buf9[2] * 0.75;
+        let s11 = &xs[..5];
+        let t12 = (s11[2] * a * 0.25 + s11[3]).sin() + s11[s11.len() - 1] * 0.75;
+        let mut buf13 = vec![0.0; 2];
+        for i in 0..2 {
+            buf13[i] = xs[i + 4] * t3.tanh();
+        }
+        p97_h1(&mut buf13, t3.tanh());
+        let t14 = buf13[0] + buf13[1] * 0.6;
+        let mut buf15 = vec![0.75; 2];
+        for _ in 0..3 {
+            p97_h1(&mut buf15, a * 0.75);
+        }
+        for _ in 0..2 {
+            p97_h1(&mut buf15, a);
+        }
+        let t16 = buf15[0] + buf15[1] * 1.5;
+        p97_h3(ys, xs, a);
+        let t17 = ys[2] * 0.5;
+        t17 + t16 + t14 + t12 + t10 + ys[2] + a * 0.3
+    }
+    check_p97(seed = 0xdf938a877dfae71d, inputs = 10, calls = [], at = |p| (&mut p[0..3].to_vec(), &p[3..9], p[9]),
+        params = ["xs"] at [3, 4, 5, 6, 7, 8]);
+}
+
+program! {
+    #[differentiable]
+    fn p98(n: usize, xs: &[f64], a: f64) -> f64 {
+        let t2: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u0, &w1)| a.tanh().exp() + u0 * 0.6 * (0.5 * w1)).sum();
+        let mut acc3 = (t2 * 0.1).sin().abs();
+        if t2 * 0.1 / (1.5 + xs[n].tanh()) < -0.2 {
+            let a = a + acc3.powi(2);
+            let mut k4 = 0;
+            loop {
+                if xs[n] - a > -0.1 || t2 * 0.1 < 0.5 {
+                    let o5: Option<f64> = if k4 < 1 { Some(k4 as f64) } else { None };
+                    let t7: f64 = match o5 { Some(u6) => xs[0] + (xs[3] - (t2 * 0.1).sin()), None => xs[n] };
+                } else if (n as f64 * 1.0) > xs[n] {
+                    let t10: f64 = xs[1..4].iter().map(|u8| { let u8 = *u8; u8 }).sum();
+                } else {
+                    acc3 = (acc3 * 0.25 + ((acc3 * 0.25).atan() / (1.0 + a.powi(2)) * 0.5).tanh()).sin();
+                }
+                acc3 = ((-(acc3 * 0.25) - (acc3 * 0.25).atan().powi(3)) * 0.25).tanh();
+                k4 += 1;
+                if (xs[xs.len() - 1 - k4] > (acc3 * 0.25).tanh()) || k4 >= 2 { break; }
+            }
+        } else if a < 0.0 {
+            let mut v11: Vec<f64> = Vec::new();
+            v11.push(xs[n].tanh().exp_m1().tanh().sinh());
+            v11.push((acc3 * 0.25).tanh());
+            let t12 = v11[0] * 0.5 + v11[1];
+        } else {
+            let flag13 = (acc3 * 0.25).sin() * 1.5 > 0.5;
+        }
+        if (1.0 + a.powi(2)).ln() < 0.5 {
+            let mut acc14 = 0.5;
+        } else if a - xs[n] < -0.4 {
+            let a = a + a.mul_add(p92(((xs.iter().map(|q| q * q).sum::<f64>() - (t2 * 0.1).sin()) * 0.1).sin()), xs[n]);
+        } else {
+            let mut acc15 = (acc3 * 0.25).tanh();
+        }
+        0.25 * (acc3 * 0.25).tanh() + (t2 * 0.1).sin()
+    }
+    check_p98(seed = 0x15a2f78a14ad90b7, inputs = 5, calls = [p92], at = |p| (2, &p[0..4], p[4]));
+}
+
+#[differentiable]
+fn p99_h0(v: &[f64], s: f64) -> Option<f64> {
+    let head = if v[0] * s > -0.4 { Some((v[0] * s).tanh()) } else { None };
+    let h = head?;
+    Some(h * 0.5 + v[v.len() - 1] * 1.5)
+}
+#[differentiable]
+fn p99_h1(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.6).tanh();
+    }
+    y[0] = (y[0] * -0.5 + s).sin();
+}
+#[differentiable]
 fn p99_h2(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).tanh() * 0.6;
+        y[i] += (s * x[i % x.len()]).sin() * 0.3;
     }
 }
 #[differentiable]
@@ -2978,2098 +3058,259 @@ fn p99_h3(y: &mut [f64], x: &[f64], s: f64) {
     p99_h1(y, s);
     p99_h2(s * 0.25, &x[1..], y);
 }
+#[differentiable]
+fn p99_h4(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).sin();
+    r[1] = v[1] * -0.5;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+#[differentiable]
+fn p99_h5(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.25).sin();
+    }
+    acc * 0.3 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p99_h6(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.5;
+    t + p99_h5(&v[1..], s * 0.6) + p99_h5(v, s).sin()
+}
 program! {
     #[differentiable]
-    fn p99(w: [f64; 3], a: f64, b: f64, xs: &[f64]) -> f64 {
-        let t1 = p99_h0(&xs[..5], a * 1.5);
-        let mut buf2 = vec![0.25; 4];
-        p99_h3(&mut buf2, &xs[3..=6], w[0] * 0.5);
-        let t3 = buf2[0] + buf2[3] * 1.5;
-        let t4 = p99_h0(&xs[..5], w[2]).sin();
-        let mut arr5 = [0.5_f64; 3];
-        arr5[2] = w[0];
-        arr5[0] = xs[0] * 0.6;
-        let t6 = arr5[2] * arr5[2];
-        let t7 = p99_h0(xs, w[0] * 0.6).sin();
-        t7 + t6 + t4 + t3 + t1 + w[1] * 0.5 + a * 0.3
+    fn p99(a: f64, xs: &[f64]) -> f64 {
+        let t1 = match p99_h0(&xs[0..], a) { Some(v) => v, None => a * 0.5 };
+        let mut buf2 = vec![0.0; 2];
+        for i in 0..2 {
+            buf2[i] = xs[i + 3] * a;
+        }
+        p99_h3(&mut buf2, &xs[1..3], a);
+        p99_h1(&mut buf2, t1.tanh());
+        let t3 = buf2[0] + buf2[1] * 0.6;
+        let arr4 = p99_h4(xs, a * 0.6);
+        let t5 = arr4[1] * arr4[0];
+        let arr6 = p99_h4(xs, t1.tanh());
+        let t7 = arr6[2] * arr6[0];
+        let t8 = p99_h6(&xs[2..], a).sin();
+        let arr9 = p99_h4(xs, a);
+        let t10 = arr9[2] * arr9[0];
+        t10 + t8 + t7 + t5 + t3 + a * 0.3
     }
-    check_p99(seed = 0x95083ba49b635306, inputs = 12, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), p[3], p[4], &p[5..12]),
-        params = ["xs", "b"] at [5, 6, 7, 8, 9, 10, 11, 4]);
+    check_p99(seed = 0x635fb60ae9f54c55, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
 }
 
 program! {
     #[differentiable]
-    fn p100(b: f64, a: f64, n: usize) -> f64 {
-        let t0 = b * (p70(((1.0 + a.powi(2)).cbrt() * 0.5).atan(), b.cos()) * 0.25);
-        let mut acc1 = b;
-        if (t0 * 0.5).atan() * b < 0.3 {
-            for i in (0..2).rev() {
-                acc1 -= ((f64::cos(a) + 0.6 * (t0 * 0.5).sin()) * 0.5).tanh();
-            }
-        }
-        let mut acc2 = (t0 * 0.5).atan();
-        let mut w3 = 0;
-        while w3 < 3 {
-            let t4 = if a.tanh() > 0.0 || (acc1 * 0.1).sin() < 0.25 { 1.25 * (a + b) } else { (a * (acc1 * 0.1).atan()).mul_add((2.0 + b.cos()).powi(-2), 0.25) };
-            acc2 = (1.5 + (acc2 * 0.25).atan().sin()).log(2.5 + b.cos()).powi(2) * 0.5;
-            w3 += 1;
-        }
-        for i in 0..1 {
-            if b > 0.5 {
-                let t5 = t0 * 0.5 + b + (t0 * 0.5).atan().mul_add((p89(a.hypot((acc1 * 0.1).tanh()) * 0.5, ((acc1 * 0.1).hypot((acc2 * 0.1).tanh()) * 0.5).tanh()) * 0.5).tanh(), i as f64);
-            } else {
-                acc1 = ((acc1 * 0.1).atan() * (acc2 * 0.1).tanh().tanh()).tanh();
-            }
-            acc2 = (acc1 * 0.1).tanh() / (1.0 + (acc2 * 0.1).powi(2)) * 0.25;
-        }
-        (acc2 * 0.1).tanh() + (acc1 * 0.1).sin() + (t0 * 0.5).tanh() + 0.6 * a + b
+    fn p100(a: f64, b: f64) -> f64 {
+        let mut acc0 = 1.0;
+        acc0 = ((p71(a.tanh(), (2.0 + a.cos()).recip(), a.atan2(1.5 + a.cos()), b) * 0.5).sin().hypot(2.0) * 0.5).tanh().powi(2);
+        acc0 /= (2.0 + a.min(a).cos());
+        acc0 += ((1.0 + a.powi(2)).ln().tanh().exp2() * 0.5).sin();
+        1.5 * a
     }
-    check_p100(seed = 0xca8d71d7d024ea5a, inputs = 2, calls = [p70, p89], at = |p| (p[0], p[1], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p101(a: f64) -> f64 {
-        let mut acc0 = f64::max(2.0 * 0.5, 1.25);
-        for i in (0..3).rev() {
-            for j in 0..4 {
-                let t1: f64 = 1.25_f64.atan() * ((acc0 * 0.05).sin() / (1.5 + (i as f64).tanh())).cos();
-                acc0 *= 0.5 + 0.4 * 0.25_f64.min(i as f64).sin();
-            }
-            acc0 = ((acc0 * 0.02).sin() * (1.0 + (p87((acc0 * 0.02).atan2(1.5 + (acc0 * 0.02).cos()), (acc0 * 0.02).sin() * 0.75, (((p83((a * (acc0 * 0.02).atan() * 0.5).sin(), (i as f64 * 0.5).atan(), 1) * 0.5).atan() - a) * 0.5).sin()) * 0.5).sin().powi(2)).ln()).sin();
-        }
-        if 0.2 * 0.75 < 0.25 {
-            for i in 1..=1 {
-                acc0 = ((acc0 * 0.02).tanh() + a).sin();
-            }
-            return -(acc0 * 0.02).tanh() + a / (1.0 + a * a);
-        }
-        for i in (0..4).step_by(2) {
-            for j in 0..1 {
-                match j % 3 {
-                    0 => {
-                        if acc0 * 0.02 - a > a {
-                            let t2 = if 0.25 * (acc0 * 0.02) > (acc0 * 0.02).tanh() { f64::sin(a) * ((acc0 * 0.02).atan() / (1.5 + (acc0 * 0.02).tanh())) } else { (acc0 * 0.02).atan() / (1.0 + a.mul_add(acc0 * 0.02, acc0 * 0.02).powi(2)) };
-                        } else {
-                            if i < 2 {
-                                acc0 /= (2.0 + a.tanh().cos());
-                            }
-                        }
-                    }
-                    1 => {
-                        if j + i < 1 {
-                            for l in 0..1 {
-                                if 0.25 < 0.7 {
-                                    continue;
-                                }
-                                acc0 += ((acc0 * 0.02).sin().max(a).cos() * 0.5).sin();
-                            }
-                        } else if j + i < 1 {
-                            if a * 1.25 > (acc0 * 0.02).tanh() {
-                                let flag3 = ((acc0 * 0.02).tanh().hypot(j as f64)) > 0.7;
-                            } else {
-                                let t4 = a.powi(2).ln_1p();
-                            }
-                        }
-                    }
-                    _ => {
-                        let mut k5 = 0;
-                        loop {
-                            acc0 -= ((acc0 * 0.02 - k5 as f64) * (acc0 * 0.02).sin().powi(2).ln_1p() * 0.25).atan();
-                            acc0 = (a + (acc0 * 0.02).sin()) * a.sin() * 0.5;
-                            k5 += 1;
-                            if ((acc0 * 0.02).atan() > a) || k5 >= 5 { break; }
-                        }
-                    }
-                }
-                acc0 -= (((acc0 * 0.02 + a) * 0.5).atan().powi(2) * 0.5).sin();
-            }
-            acc0 = (0.2 / (1.0 + (acc0 * 0.02).tanh().powi(2))).cos().exp();
-        }
-        0.9 * a
-    }
-    check_p101(seed = 0x82495d6476c2aae3, inputs = 1, calls = [p83, p87], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p102(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = (((s) * (s)).tanh()) - &(v.dot(x) * 0.3);
-        let t2 = (x / &v.mapv(|q| q * q + 1.0)).dot(&(x + x)) * 0.3;
-        let t3 = x.to_owned();
-        let mut t4 = v - &(v.dot(x) * 0.3);
-        for _ in 0..n {
-            t4 = ((&t3 / &t1.mapv(|q| q * q + 1.0)).dot(&t4) * 0.3).mapv(f64::tanh) + &t4 * 0.5;
-        }
-        let mut t5 = &((&t3 * v).mapv(f64::tanh)) / &(&t3 / &v.mapv(|q| q * q + 1.0)).mapv(|q| q * q + 1.0);
-        for _ in 0..n {
-            t5 = (&t5 * (s)).mapv(f64::sin) + &t5 * 0.5;
-        }
-        t5.sum() * 0.2 + t4.dot(&t4) * 0.1 + t3.sum() * 0.2
-    }
-    check_p102(seed = 0x58f9b87b8e958ca1, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p103(a: f64, b: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = 0.0;
-        let mut acc1 = (1.5 + f64::min(b, xs[2]).cos()).sqrt();
-        acc0 -= (-acc1 * 0.5).atan();
-        for i in 0..xs.len() {
-            acc1 += ((i as f64).cos().mul_add(b, b - xs[i]) * 0.25).sin();
-        }
-        let t3 = { let u2 = f64::cos(b / (2.0 + (acc1 * 0.25).cos())); xs.iter().map(|q| q.cos()).product::<f64>() };
-        let o4: Option<f64> = if 0.25_f64.atan2(1.5 + (acc0 * 0.25).atan().cos()) < 0.5 { Some(a) } else { None };
-        let t6: f64 = if let Some(u5) = o4 { xs[2].powi(2).sin().exp_m1() } else { t3 * a };
-        let o7: Option<f64> = if t6.atan() > 0.5 || xs[1] < 0.5 { Some((0.2_f64.cos().hypot(xs[0] - xs[2]) * 0.5).tanh()) } else { None };
-        let t9: f64 = match o7 { Some(u8) => 0.3_f64, None => (xs.iter().map(|q| q * q).sum::<f64>().mul_add(xs[2], xs[2]) * 0.25).tanh() };
-        let t11 = { let u10 = xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()); f64::atan(xs.iter().map(|q| q * t6).sum::<f64>()).tanh().exp2() };
-        t11 + 0.25 * t9 - (acc1 * 0.25).sin()
-    }
-    check_p103(seed = 0xb576ad7afbf5684c, inputs = 5, calls = [], at = |p| (p[0], p[1], &p[2..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p104(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (((1.0 + (a) * (a)).ln()) * ((a).tanh()) + xs[0]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            let t2 = if ((1.0 + (xs[i]) * (xs[i])).ln()) * (((xs[i]) * 0.5).exp()) > 0.29 { (((a).tanh() - (xs[i]).sin()).tanh()).tanh() } else { ((a) * 0.5).exp() };
-            acc = acc + (0.99_f64 - ((t1) * 0.5).exp()).tanh() - ((((t1).mul_add(0.5, xs[i])).sin()).sin()).tanh();
-            if xs[i] - xs[i] - (1.0 + (a) * (a)).ln() < -0.21 {
-                break;
-            }
-            if i + 1 < xs.len() {
-                if ((((xs[i + 1]) * 0.5).exp()) * 0.5).exp() < -0.39 {
-                    continue;
-                }
-                let t3 = ((xs[i]) * (((t2).cos() * xs[i]).tanh())).tanh() * 1.5;
-                acc -= ((((xs[i]) * (xs[i])).tanh()).tanh()).tanh();
-            }
-            acc += (((t2).sin()).tanh() + (t1).mul_add(0.5, a) + xs[i]).tanh();
-        }
-        acc
-    }
-    check_p104(seed = 0xa090c5666bd3a32b, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-program! {
-    #[differentiable]
-    fn p105(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = &(x.dot(v) * 0.3) - &(v - v);
-        if n % 3 == 0 {
-            t1 = ((s) + (s) * 0.5) - &(x.mean_axis(Axis(0)).unwrap());
-        }
-        let mut t2 = x.to_owned();
-        if n % 2 == 0 {
-            t2 = &((s) - &t1) + &(x + x);
-        }
-        t2.sum() * 0.2 + t1.dot(&t1) * 0.1 + s
-    }
-    check_p105(seed = 0xd9bd46505182fd6b, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p106(a: f64, n: usize, xs: &[f64], c: f64, b: f64) -> f64 {
-        let mut acc0 = 0.5;
-        if n % 3 == 1 {
-            for q1 in xs.iter() {
-                acc0 += (2.0 + a.tanh().sin()).sqrt() * 0.5;
-            }
-            let t2 = c + (acc0 * 0.1).sin() + (p79(2, xs.iter().map(|q| (q * 2.0).sin()).sum::<f64>() * c * 0.25) * 0.5).tanh();
-        } else if n > 1 {
-            let t4 = { let u3 = (1.5 + a.sin()).powf((acc0 * 0.1).sin().tanh()); (1.0 + c.powi(2)).cbrt() * xs[n] };
-        } else {
-            let c = c + (xs[n] + xs[3]);
-        }
-        1.25 * (acc0 * 0.1).sin() + c.sin() + 0.5 * (acc0 * 0.1)
-    }
-    check_p106(seed = 0xc3668dc5ecf9751c, inputs = 7, calls = [p79], at = |p| (p[0], 1, &p[1..5], p[5], p[6]),
-        params = ["a", "b", "c"] at [0, 6, 5]);
-}
-
-program! {
-    #[differentiable]
-    fn p107(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (a + xs[1]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() - 1 {
-            let t2 = (xs[i + 1] + ((xs[i]).mul_add(0.5, a)) * ((1.0 + (xs[i + 1]) * (xs[i + 1])).ln())).tanh() * 1.5;
-            extra += ((((xs[i]).cos() * xs[i]) * 0.5).exp()).tanh();
-            let t3 = ((xs[i + 1]).tanh()).tanh() * 1.5;
-            if ((1.0 + (xs[i]) * (xs[i])).ln()).sin() < 0.10 {
-                extra = extra + (t2).tanh() - (((1.0 + ((xs[i + 1]) * (0.11_f64)) * ((xs[i + 1]) * (0.11_f64))).ln()) * (((t3) * (xs[i])).tanh())).tanh();
-                let mut t4 = 0.0;
-                for j in 0..2 {
-                    t4 += (a * (j as f64 + 0.5)).sin();
-                }
-            } else {
-                let t5 = ((-0.60_f64) * ((1.0 + (0.96_f64) * (0.96_f64)).ln()) + a).tanh() * 1.5;
-            }
-            acc -= (xs[i + 1] + (t1 - xs[i]).sin()).tanh();
-        }
-        acc.sin()
-    }
-    check_p107(seed = 0x57b64ab0a206b5f2, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p108(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (0.52_f64 + xs[3]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() - 1 {
-            let t2 = if ((a) * 0.5).exp() - xs[i] < -0.25 { (((((0.87_f64).tanh()) * 0.5).exp()) * (((0.20_f64).cos() * xs[i]).sin())).tanh() } else { xs[i] + xs[i] };
-            extra = extra + ((1.0 + (t1) * (t1)).ln()).tanh() - (((0.11_f64 - t1 + 0.34_f64) * 0.5).exp()).tanh();
-            acc += ((((a) * 0.5).exp()).tanh() + (t1 - a).sin()).tanh();
-        }
-        acc
-    }
-    check_p108(seed = 0x968102045ee9ae8e, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p109(a: f64, b: f64) -> f64 {
-        let mut acc0 = b;
-        if b > 0.1 {
-            let mut k1 = 0;
-            let r16 = loop {
-                let mut w2 = 0;
-                while w2 < 3 {
-                    if k1 + k1 < 4 {
-                        let mut acc3 = 0.75 * (1.0 + a.powi(2)).ln();
-                    } else if w2 % 2 == 0 {
-                        if b > -0.4 || (acc0 * 0.05).sin() < 0.3 {
-                            if 0.25_f64.sin().exp() > (acc0 * 0.05).tanh() {
-                                let t5 = { let u4 = b.clamp(-0.75, 0.75).tanh(); a };
-                            } else {
-                                let t6 = if b < 0.25 { f64::sin(a.sin()) } else { (w2 as f64 - b).atan() };
-                            }
-                        } else {
-                            match k1 {
-                                0 => {
-                                    if ((w2 as f64).cos().exp2()) > 0.5 {
-                                        let t7 = a / (1.0 + (acc0 * 0.05).cos().powi(2));
-                                    } else {
-                                        let o8: Option<f64> = if a.tanh() > -0.4 { Some((2.0 + (1.5 + (p94(3, k1 as f64 / (1.0 + b.powi(2)) * 0.25) * 0.25).atan().sin()).powf((acc0 * 0.05).sin().tanh()).cos()).recip()) } else { None };
-                                        let t10: f64 = match o8 { Some(u9) => b, None => (k1 as f64).sin() };
-                                    }
-                                }
-                                1 => {
-                                    let o11: Option<f64> = if a > 0.7 { Some(f64::cos(1.5).to_radians()) } else { None };
-                                    let t13: f64 = if let Some(u12) = o11 { (acc0 * 0.05).tanh().cos() * 0.6 } else { (2.0_f64 * 2.0 * 0.5).atan() };
-                                }
-                                _ => {
-                                    if w2 % 2 == 0 {
-                                        let t14 = 0.9 * -b;
-                                    } else {
-                                        acc0 /= (2.0 + (a - acc0 * 0.05).cos());
-                                    }
-                                }
-                            }
-                        }
-                    } else {
-                        let t15 = a - a - (k1 as f64).cos();
-                    }
-                    acc0 -= (acc0 * 0.05).tanh().cos() * 0.5;
-                    w2 += 1;
-                }
-                acc0 /= (2.0 + (a - acc0 * 0.05).cos());
-                k1 += 1;
-                if (a.powi(2) > b) || k1 >= 4 { break acc0 * 0.05; }
-            };
-        }
-        let a = a - (acc0 * 0.05).sin() / (1.5 + b.tanh());
-        acc0 * 0.05 - 0.5 * b
-    }
-    check_p109(seed = 0x3cb690823b739a12, inputs = 2, calls = [p94], at = |p| (p[0], p[1]),
+    check_p100(seed = 0xf86af5e2649b15bb, inputs = 2, calls = [p71], at = |p| (p[0], p[1]),
         params = ["a"] at [0]);
 }
 
 program! {
     #[differentiable]
-    fn p110(n: usize, a: f64) -> f64 {
-        let mut acc0 = 0.0;
-        if n % 2 == 0 {
-            if ((n as f64).cos().exp()) > a && a < -0.1 {
-                let t1: f64 = f64::min(a, a);
-                for i in 0..2 {
-                    let t2 = if n < 2 { a } else { (1.0 + a.powi(2)).cbrt().cos() };
-                    acc0 = (t1 - a).sin();
-                }
-            } else {
-                if a * 0.5 < 0.7 {
-                    let t3 = (1.0 + (acc0 * 0.25).tanh().powi(2)).cbrt();
-                } else {
-                    let a = a * (a * (acc0 * 0.25));
-                }
+    fn p101(a: f64, b: f64) -> f64 {
+        let t0 = (b.sin().exp2() * 0.5).atan().powi(3) * (a + a * 0.9);
+        let mut acc1 = 0.5;
+        if 0.2_f64.mul_add(b, (t0 * 0.25).tanh()) > -0.4 {
+            let t2 = (t0 * 0.25).tanh();
+            for i in 0..3 {
+                let t3: f64 = (b - i as f64).atan();
+                acc1 += (p68(t2.atan(), ((b + 2.0) * 0.5).tanh()).min(i as f64) * 0.5).sin().powi(2);
             }
-        }
-        let t4 = match n % 3 { 0 | 1 => (p94(3, ((a + p90((n as f64).cos(), 0.1)) * 0.5).tanh()) * 0.25).atan(), _ => (1.5 + (acc0 * 0.25 / (1.0 + 0.5_f64.powi(2))).sin()).powf(0.25_f64.powi(2).ln_1p().tanh()) };
-        for i in 1..=1 {
-            if t4.atan() < 0.25 {
-                acc0 -= (t4 - acc0 * 0.25).clamp(-0.75, 0.75);
-            }
-            acc0 = ((acc0 * 0.25).tanh() - (t4 / (1.5 + t4.tanh()) * 0.25).atan()).sin();
-            acc0 -= ((t4 + a).tanh().sinh() * 0.5).atan();
-        }
-        let mut v5 = vec![0.0; n];
-        for i in 0..v5.len() {
-            v5[i] = ((acc0 * 0.1).sin().tanh().exp2() + a.tanh()) * 0.5;
-        }
-        let a = a + (1.0 + v5.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().powi(2)).sqrt();
-        (a * 0.05).cos() + t4
-    }
-    check_p110(seed = 0x969d8c9d18eec232, inputs = 1, calls = [p90, p94], at = |p| (2, p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p111(a: f64) -> f64 {
-        let k0 = (((a + a) * 0.5).tanh().abs() * 2.0) as usize % 3;
-        let mut acc1 = a;
-        match k0 {
-            0 | 1 => {
-                acc1 = (0.5 * 0.5_f64.mul_add(a, 0.6).tanh()).atanh();
-            }
-            _ => {
-                let mut k2 = 0;
-                loop {
-                    let t3: f64 = acc1 * 0.1 * (acc1 * 0.1).tanh();
-                    acc1 *= (-t3).tanh();
-                    k2 += 1;
-                    if (t3 < -0.1) || k2 >= 6 { break; }
-                }
-            }
-        }
-        let c4 = |u5: f64| 0.25_f64;
-        let t6: f64 = c4((2.0 + a.cos()).recip().sin()) - 0.5 * c4(a.cos());
-        let flag7 = (acc1 * 0.05).atan() > 0.5;
-        let c8 = |u9: f64| u9 * u9 - a * 0.75;
-        let t10: f64 = c8((t6 * 0.2).atan()) - 0.5 * c8(acc1 * 0.05);
-        let mut v11 = vec![0.0; 3];
-        for i in 0..v11.len() {
-            v11[i] = (acc1 * 0.05).atan().atan().cos();
-            if i > 0 {
-                v11[i] += v11[i - 1] * t6 * (acc1 * 0.05).tanh();
-            }
-        }
-        (t10 * 0.1).tanh() + t6
-    }
-    check_p111(seed = 0xccd2b58d87b8b597, inputs = 1, calls = [], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p112(b: f64, a: f64, n: usize) -> f64 {
-        let mut acc0 = b.atan2(1.5 + b.cos()) * b.min(b);
-        let mut k1 = 0;
-        loop {
-            let t3 = { let u2 = (acc0 * 0.1).tanh(); (acc0 * 0.1).atan() - b - p111((((p73(b * u2, a.powi(3) * 0.5) * 0.5).sin() - b) * 0.5).tanh()) * 0.1 };
-            let flag4 = a.sin() > 0.3;
-            for j in 0..2 {
-                let t5 = (t3 * 0.5 * 0.5).atan().powi(2) - k1 as f64 / (1.0 + a.powi(2));
-                acc0 *= (b - 0.2).tanh();
-            }
-            acc0 = (2.0 + (b * 1.25).cos()).recip();
-            k1 += 1;
-            if ((t3 * 0.5).tanh().to_radians() > -0.1) || k1 >= 4 { break; }
-        }
-        (acc0 * 0.02).sin()
-    }
-    check_p112(seed = 0xfeac96e49b0a1817, inputs = 2, calls = [p73, p111], at = |p| (p[0], p[1], 2));
-}
-
-#[differentiable]
-fn p113_h0(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).sin();
-    r[1] = v[1] * 0.25;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-#[differentiable]
-fn p113_h1(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 1.5).sin();
-    }
-    acc * 0.25 + v[0] * v[v.len() - 1]
-}
-program! {
-    #[differentiable]
-    fn p113(a: f64, b: f64, xs: &[f64]) -> f64 {
-        let s1 = &xs[..];
-        let t2 = (s1[3] * a + s1[5]).sin() + s1[s1.len() - 1] * 0.3;
-        let arr3 = p113_h0(&s1[..8], a);
-        let t4 = arr3[1] * arr3[0];
-        let t5 = p113_h1(&s1[5..=5], a).sin();
-        let s6 = &xs[..];
-        let t7 = (s6[6] * t2.tanh() * 0.6 + s6[6]).sin() + s6[s6.len() - 1] * 1.5;
-        t7 + t5 + t4 + t2 + a * 0.3
-    }
-    check_p113(seed = 0x3b67ecab3a77508a, inputs = 10, calls = [], at = |p| (p[0], p[1], &p[2..10]),
-        params = ["a", "xs"] at [0, 2, 3, 4, 5, 6, 7, 8, 9]);
-}
-
-#[differentiable]
-fn p114_h0(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.25).cos();
-    }
-    acc * 0.25 + v[0] * v[v.len() - 1]
-}
-program! {
-    #[differentiable]
-    fn p114(xs: &[f64], a: f64, b: f64) -> f64 {
-        let s1 = &xs[..];
-        let t2 = (s1[1] * a + s1[3]).sin() + s1[s1.len() - 1] * 0.5;
-        let s3 = &s1[..5];
-        let t4 = (s3[3] * b * -0.5 + s3[3]).sin() + s3[s3.len() - 1] * -0.5;
-        let t5 = p114_h0(&s1[..5], t4.tanh()).sin();
-        let arr6: [f64; 3] = [t5.tanh() * 0.5, xs[4] * 0.5, (t5.tanh()).sin()];
-        let t7 = arr6[0] * arr6[2];
-        t7 + t5 + t4 + t2 + a * 0.3
-    }
-    check_p114(seed = 0x1328415a1d19bdc7, inputs = 8, calls = [], at = |p| (&p[0..6], p[6], p[7]));
-}
-
-program! {
-    #[differentiable]
-    fn p115(xs: &[f64], a: f64) -> f64 {
-        let t0 = a * 2.0 * 0.5;
-        let t3: f64 = { let v1: Vec<f64> = xs.iter().map(|&u2| xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * a.abs()).collect(); v1[0] + v1[3] };
-        let mut acc4 = (xs[2] * (t3 * 0.02)).tanh();
-        let o5: Option<f64> = if xs[1] * xs[2] > 0.3 { Some(-(t3 * 0.02).sin()) } else { None };
-        let t7: f64 = if let Some(u6) = o5 { acc4 } else { xs[3] + xs[3] };
-        let mut k8 = 0;
-        loop {
-            let acc4 = acc4 * 0.25 * (2.0 + (t3 * 0.02).tanh().sin()).log10();
-            let mut acc9 = 0.0;
-            if k8 % 2 == 0 {
-                if k8 % 2 == 0 {
-                    let o10: Option<f64> = if xs[k8].mul_add(xs[k8], xs.iter().map(|q| q.cos()).product::<f64>()) > a { Some((xs.iter().map(|q| q * a).sum::<f64>() * 0.25).sin()) } else { None };
-                    let t12: f64 = match o10 { Some(u11) => u11.cos() * f64::tanh(xs.iter().map(|q| q.cos()).product::<f64>()), None => (k8 as f64).atan() };
-                } else if k8 % 3 == 1 {
-                    let t13 = k8 as f64 * 0.1;
-                }
-            } else {
-                if t0 * xs[k8] < -0.4 {
-                    for j in 0..xs.len() {
-                        let t14 = match k8 { 0 => (xs[j] / (1.0 + xs[j].powi(2)) * (1.5 + t7.sin()).log(2.5 + a.cos()) * 0.5).sin(), _ => (((acc4 * 0.5).atan().atan() + (j as f64 + t0)) * 0.25).sin() };
-                        acc9 *= 0.8 + 0.2 * (t7 + xs[xs.len() - 1 - j]).sin();
-                    }
-                } else if xs[k8] * t0 < 0.3 {
-                    let mut acc15 = (xs.iter().map(|q| q * q).sum::<f64>() / (1.5 + a.tanh()) * (1.5 * t7) * 0.25).sin();
-                }
-            }
-            acc9 = (acc9 * 0.05 * xs[3]).sin();
-            k8 += 1;
-            if ((acc9 * 0.05).sin() - (p87(a, a * 0.75, (t7 + a) * 0.25) * 0.5).atan() > 1.25) || k8 >= 2 { break; }
-        }
-        let t16 = (1.5 + xs[1].sin()).log(2.5 + (t7 / (2.0 + p111(-xs[3]).cos())).cos());
-        let t19: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u17, &w18)| a + (acc4 * 0.05).atan().powi(3) * (0.5 * w18)).sum();
-        if t0 + (t3 * 0.02).atan() > -0.2 {
-            acc4 += a;
-        } else if t0.min(xs[1]) < -0.4 {
-            let flag20 = t0 * 0.75 > -0.1;
         } else {
-            acc4 += (1.0 + (t3 * 0.02).powi(2)).ln() * 0.5;
-        }
-        (t19 * 0.05).sin().sin() + t16 + 0.1 * t7 + (acc4 * 0.05).sin() + 0.2 * (t3 * 0.02).tanh() + t0
-    }
-    check_p115(seed = 0x16692e850399ad0f, inputs = 5, calls = [p87, p111], at = |p| (&p[0..4], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p116(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = &((x * (s)).mapv(f64::tanh)) - &(x / &v.mapv(|q| q * q + 1.0));
-        let t2 = v.to_owned();
-        let t3 = (t1[[1, 1]]) - &(t1.dot(v) * 0.3);
-        let mut t4 = ((&t3 * (s)).mapv(f64::sin)).dot(&(t1.dot(&t1) * 0.3)) * 0.3;
-        for _ in 0..n {
-            t4 = (x.dot(&t4) * 0.3).mapv(f64::tanh) + &t4 * 0.5;
-        }
-        let t5 = (&t1 / &x.mapv(|q| q * q + 1.0)).dot(&(&t3 / &t3.mapv(|q| q * q + 1.0))) * 0.3;
-        t5.dot(&t5) * 0.1 + t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1
-    }
-    check_p116(seed = 0x58b230632f427062, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p117(xs: &[f64], a: f64, b: f64, c: f64, n: usize) -> f64 {
-        let mut acc0 = b.tanh().min(a.atan());
-        if xs[xs.len() - 1 - n] > b {
-            let mut acc1 = 0.5;
-            if a < 0.5 {
-                for i in 0..4 {
-                    let t2 = c + (p89(xs[2] * 1.5 * 0.5, ((b + a) * 0.5).atan()) * 0.5).tanh() - xs[i];
-                    acc0 = ((acc0 * 0.1).sin() - (1.5 + xs[n].sin()).log(2.5 + 1.5_f64.cos())).atan();
+            if a.min(t0 * 0.25) < -0.1 {
+                let mut w4 = 0;
+                while w4 < 1 {
+                    acc1 += (2.0 + ((acc1 * 0.1).atan() - a).cos()).recip();
+                    w4 += 1;
                 }
-            }
-        }
-        let t3 = a.atan();
-        acc0 += 0.1 * (c * b);
-        let t6: f64 = xs[1..4].iter().map(|u4| { let u4 = *u4; b }).sum();
-        t6 * 0.25 + (acc0 * 0.1).sin() + c + b
-    }
-    check_p117(seed = 0xc9bc831bba688d93, inputs = 7, calls = [p89], at = |p| (&p[0..4], p[4], p[5], p[6], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p118(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (((a) * 0.5).exp() - (a).mul_add(0.5, a) + xs[2]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 1..xs.len() {
-            let mut t2 = 0.0;
-            for j in 0..2 {
-                t2 += ((xs[i]).cos() * t1 - xs[i - 1] * (j as f64 + 0.5)).sin();
-            }
-            let t3 = (t1).tanh() * 1.5;
-            let t4 = if (xs[i - 1]).tanh() < 0.22 { (a + (xs[i]) * ((xs[i - 1]).cos() * xs[i - 1])).tanh() } else { (a).cos() * t2 };
-            acc -= (xs[i - 1]).tanh();
-        }
-        acc
-    }
-    check_p118(seed = 0xf59c1b439cf0b2f9, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p119(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((a) * (a) + (1.0 + (a) * (a)).ln() + xs[2]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            let mut t2 = 0.0;
-            for j in 0..2 {
-                t2 += ((xs[i]).tanh() * (j as f64 + 0.5)).sin();
-            }
-            let t3 = if (a) * (0.66_f64 - a) > -0.05 { (((((xs[i]).tanh()) * 0.5).exp()).mul_add(0.5, t2)).tanh() } else { xs[i] - xs[i] };
-            if xs[i] + (xs[i]) * (-0.38_f64) < -0.13 {
-                if xs[i] > -0.06 {
-                    acc += ((a).cos() * t1 - (-0.85_f64).cos() * xs[i]).tanh();
-                    acc -= ((1.0 + (t3) * (t3)).ln()).tanh();
-                } else {
-                    let t4 = ((((a).sin() + xs[i]) * 0.5).exp()).tanh() * 1.5;
-                }
-                if (((xs[i]) * 0.5).exp()).tanh() < 0.41 {
-                    let t5 = if (((t2) * 0.5).exp()).cos() * xs[i] < -0.26 { (((((1.0 + (t1) * (t1)).ln()) * 0.5).exp()).tanh()).tanh() } else { (t2).cos() * a };
-                }
-            }
-            acc = acc + (((t2) * 0.5).exp()).tanh() - (((xs[i]) * ((t1) * (xs[i]))) * (((t1).mul_add(0.5, xs[i])).sin())).tanh();
-        }
-        acc
-    }
-    check_p119(seed = 0xcf7f03fd5c659e61, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p120(a: f64) -> f64 {
-        let t0 = a.tanh() * (a * a) * (a / (1.5 + a.tanh())).cos();
-        let mut acc1 = (t0 * 0.5 / (1.0 + (t0 * 0.5).sin().powi(2)) / (1.0 + (-(t0 * 0.5).atan()).powi(2)) * 0.25).atan();
-        for i in 0..4 {
-            for j in 1..=3 {
-                let o2: Option<f64> = if i + i < 4 { Some(((acc1 * 0.05 * (t0 * 0.5)).mul_add(a, (t0 * 0.5).tanh() / (1.5 + 1.0_f64.tanh())) * 0.1).tanh()) } else { None };
-                let t4: f64 = match o2 { Some(u3) => ((acc1 * 0.05).tanh() + i as f64) * u3.tanh().exp(), None => 0.6 * (t0 * 0.5) };
-                if ((1.0 + (j as f64).powi(2)).ln()) > -0.1 && (j as f64) < 0.3 {
-                    if (2.0 * i as f64) > (acc1 * 0.05).tanh() {
-                        let flag5 = a / (1.0 + (acc1 * 0.05).sin().powi(2)) > 0.1;
-                    } else {
-                        if (acc1 * 0.05).sin() > (t4 * 0.1).atan() {
-                            acc1 = (t4 * 0.1).tanh().max(0.9) * -(t0 * 0.5).atan();
-                        } else {
-                            acc1 /= (2.0 + (t4 * 0.1 / (1.5 + (t4 * 0.1).sin().tanh())).cos());
+            } else {
+                for i in 0..1 {
+                    for j in 0..2 {
+                        for l in 0..4 {
+                            let mut acc5 = b.clamp(-0.75, 0.75) - (2.0 + a.sin()).log10();
+                            acc1 = ((acc1 * 0.05).sin() * (b.powi(3) * 0.5).atan()).sin();
                         }
+                        acc1 = ((acc1 * 0.05).tanh() - (t0 * 0.25).atan()).sin();
                     }
-                }
-                acc1 -= (t4 * 0.1 * (acc1 * 0.05).atan() + a.tanh()) * 0.1;
-            }
-            acc1 = ((a.atan2(1.5 + (acc1 * 0.05).atan().cos()) + (acc1 * 0.05).atan() * (acc1 * 0.05).sin()) * 0.5).tanh();
-        }
-        let c6 = |u7: f64| (1.5 + (1.5 + (acc1 * 0.05).tanh().sin()).powf((t0 * 0.5).sin().tanh()).sin()).powf(((t0 * 0.5).atan() - a).tanh());
-        let t8: f64 = c6((0.5 + (t0 * 0.5).atan()).atan()) - 0.5 * c6(((t0 * 0.5).atan() - (acc1 * 0.05).atan()) * 0.5);
-        acc1 += ((2.0 + (t8 * 0.5).tanh().cos()).powi(-2).tanh() * 0.5).sin();
-        acc1 *= 0.5 + 0.4 * (t0 * 0.5).atan().sin();
-        if a > a {
-            let mut w9 = 0;
-            while w9 < 2 {
-                for j in 0..4 {
-                    if a > 0.25 {
-                        let a = a + (1.0 + (acc1 * 0.02).atan().powi(2)).sqrt();
-                    }
-                    acc1 -= (t0 * 0.5).sin() * 0.1 / (1.0 + (t8 * 0.5).sin().cos().powi(2));
-                }
-                acc1 += ((t8 * 0.5).mul_add(a.min(t8 * 0.5), (p100(p112((acc1 * 0.02).cos(), a, 2) * (t8 * 0.5).tanh(), w9 as f64, 3) * 0.5).atan() * w9 as f64) * 0.1).sin();
-                w9 += 1;
-            }
-        } else if t8 * 0.5 - (t8 * 0.5).tanh() < -0.4 {
-            let t10 = if a > -0.1 { -f64::cos(a) } else { 0.1 };
-        } else {
-            acc1 *= (t8 * 0.5).atan().atan2(1.5 + (t0 * 0.5).tanh().cos()).cos();
-        }
-        (t8 * 0.5).sin() - (acc1 * 0.01).atan() + (t0 * 0.5).sin() + a
-    }
-    check_p120(seed = 0x6a712db7ca02974e, inputs = 1, calls = [p100, p112], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p121(b: f64, a: f64) -> f64 {
-        let mut v0: Vec<f64> = Vec::new();
-        v0.push((p109(a.cos(), a.max((p110(2, a.tanh()) * 0.5).sin())) * 0.5).tanh());
-        v0.push(a.powi(2) * (a * a) * 0.5);
-        let t1 = v0[0] * 0.5 + v0[1];
-        let t2 = (t1 * 0.5).sin() + b;
-        let t1 = (t1 * 0.5).tanh() + (t1 * 0.5).atan().clamp(-0.75, 0.75);
-        let t1 = t1 + b;
-        let mut acc3 = 0.5;
-        if a < -0.4 && b < -0.4 {
-            let mut acc4 = t2;
-            acc3 += ((2.0 + (t1 * 0.5).tanh().sin()).sqrt() * 1.5 * 0.5).sin();
-            let mut v5 = vec![0.0; 2];
-            for i in 0..v5.len() {
-                v5[i] = (a * acc4).atan();
-                if i > 0 {
-                    v5[i] += v5[i - 1] * (-(i as f64) * 0.5).tanh();
+                    acc1 += -a.min(a);
                 }
             }
         }
-        let t6 = t2.tanh().sin().exp2() / (1.0 + t2 * t2);
-        acc3 += ((t1 * 0.5).sin().cos() * (acc3 * (t6 * 0.5).sin()) * 0.25).sin();
+        let t6 = (acc1 * 0.05).sin().cos() / (1.5 + b.asinh().tanh());
         for i in 0..1 {
-            let t7 = b;
-            acc3 /= (2.0 + (t1 * 0.5).sin().cos().exp_m1().cos());
-        }
-        (t6 * 0.5).atan() + t1 * 0.5 + t2 + a
-    }
-    check_p121(seed = 0x11a90430361cdcda, inputs = 2, calls = [p109, p110], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p122(c: f64, b: f64, a: f64, d: f64) -> f64 {
-        let mut v0 = vec![0.0; 3];
-        for i in 0..v0.len() {
-            v0[i] = (-d).tanh();
-        }
-        let t1 = (1.0 + v0[0].powi(2)).cbrt().sin() - (v0.iter().map(|q| (q * 0.3).sin()).sum::<f64>() * a - d);
-        let k2 = (((b + v0.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) * 0.1).tanh().abs() * 2.0) as usize % 3;
-        let t3 = match k2 { 0 | 1 => (1.5 + (t1 * 0.25).atan().clamp(-0.75, 0.75).sin()).powf((b - v0[1]).tanh()), _ => 0.5 * (b + 0.75) };
-        let mut acc4 = 0.0;
-        for i in 0..4 {
-            for (j, q5) in v0.iter().enumerate() {
-                let a = a - (*q5 * 0.1).atan();
-                let mut acc6 = 0.0;
-                acc6 -= ((1.5 + v0.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.05).sin()).cos()).sqrt().tanh().exp() * 0.5).sin();
-            }
-            v0[1] -= (t1 * 0.25).tanh();
-        }
-        let t7 = (2.0 + (v0[1] * 0.05).atan().sin()).sqrt();
-        t7 + t3 + (t1 * 0.25).tanh().sin() - d.tanh() + 2.0 * a
-    }
-    check_p122(seed = 0x4731b9364fe3061b, inputs = 4, calls = [], at = |p| (p[0], p[1], p[2], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p123(n: usize, a: f64, b: f64) -> f64 {
-        let t0 = if n > 3 { b * b / (1.0 + (a / (1.5 + 2.0_f64.tanh())).powi(2)) } else { a };
-        let mut acc1 = 0.5;
-        for i in 0..2 {
-            let t2 = match n { 0 | 1 => (0.5 * a.clamp(-0.75, 0.75).tanh()).atanh(), _ => (a.sin() / (2.0 + (t0 * 0.5).sin().tanh().cos()) * 0.5).sin() };
-            acc1 -= -(i as f64) * (0.5 * b);
-        }
-        let t3 = f64::tanh(b + acc1 * 0.25) * ((t0 * 0.5).tanh() * b).sin();
-        acc1 = ((acc1 * 0.25).tanh() - ((acc1 * 0.25 + a) * 0.25).sin()).tanh();
-        acc1 = (1.5 + ((acc1 * 0.25).tanh() - b).sin()).log(2.5 + (t0 * 0.5).sin().cos());
-        let t3 = t3 + (acc1 * 0.25).sin() / (2.0 + a.cos());
-        (t3 * 0.5).tanh() + (acc1 * 0.25).tanh() + (t0 * 0.5).tanh()
-    }
-    check_p123(seed = 0xe061dab10b8949d8, inputs = 2, calls = [], at = |p| (3, p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p124(a: f64) -> f64 {
-        let t0 = a.max(a);
-        let mut acc1 = ((1.5 + (p100(t0.asinh(), t0, 3) * 0.5).sin().sin()).powf(a.tanh()) * (a * a) * 0.5).sin();
-        if a * a > acc1 {
-            if a > t0 {
-                if t0 > acc1 {
-                    acc1 /= (2.0 + t0.tanh().cos());
+            if f64::sin((t6 * 0.5).tanh()) > a {
+                for j in 1..=2 {
+                    let t8 = { let u7 = a.tanh().exp(); (p61((((t0 * 0.25).atan() + (t6 * 0.5).sin()) * 0.5).tanh()) * 0.25).tanh() };
+                    acc1 += ((0.1 + (t0 * 0.25).sin() - t8.mul_add((t6 * 0.5).sin(), b)) * 0.25).sin();
                 }
-            } else if t0 * a > t0 {
-                let o2: Option<f64> = if 1.5 + t0 > a { Some(((a + a - 1.0) * 0.5).atan()) } else { None };
-                let t4: f64 = if let Some(u3) = o2 { a.min(t0 * acc1) } else { p96(t0) };
+                return (1.5 + b.sin()).powf((i as f64).tanh()) / (1.0 + ((t6 * 0.5).tanh() - t0 * 0.25).powi(2));
+            }
+            acc1 /= (1.0 + (t0 * 0.25).sin().powi(2));
+        }
+        (acc1 * 0.05).tanh() + (t0 * 0.25).atan().sin() + 0.1 * a + 0.5 * (t0 * 0.25).atan()
+    }
+    check_p101(seed = 0xafe811c49f59ba55, inputs = 2, calls = [p61, p68], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p102(c: f64, a: f64, b: f64) -> f64 {
+        let mut acc0 = c * 0.5 * (1.0 + b.powi(2)).sqrt();
+        let t2 = { let u1 = (1.5 / (1.0 + c * c)).atan(); c * a - (acc0 - acc0) };
+        acc0 = a * (b * 1.25);
+        0.2 * (t2 * 0.5).tanh() + a.sin()
+    }
+    check_p102(seed = 0x519b463a52e0fc4b, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p103(xs: &[f64], a: f64, b: f64) -> f64 {
+        let mut acc0 = 0.0;
+        let t1 = if a * a < -0.4 { (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() + b).atan() } else { f64::min(xs.iter().sum::<f64>().sin(), a.min(xs[2])) };
+        let b = b * (xs[1] + xs.iter().map(|q| q * q).sum::<f64>());
+        if (1.0 + xs[3].powi(2)).sqrt() < 0.7 {
+            acc0 += a;
+            acc0 = (acc0 - (acc0 - xs.iter().sum::<f64>()) * 0.1).atan();
+            if xs[3] + xs[2] > b * 0.05 || t1 < 0.1 {
+                let t2 = t1 - xs[2];
             } else {
-                for i in (0..4).rev() {
-                    let t5 = (i as f64 * 0.5).tanh().powi(3) / (1.5 + (t0 - 0.1).tanh());
-                    acc1 += 0.5_f64.cos().sin() * 0.5;
-                }
-            }
-        }
-        acc1 /= (2.0 + t0.tanh().cos());
-        let k6 = (t0.tanh().cosh().abs() * 2.0) as usize % 3;
-        match k6 {
-            0 => {
-                let mut v7 = vec![0.0; 4];
-                for i in 0..v7.len() {
-                    v7[i] = ((acc1 * 0.1).atan2(1.5 + 0.2_f64.cos()).powi(3) * 0.5).atan();
-                }
-            }
-            1 => {
-                let t0 = t0 * t0;
-            }
-            _ => {
-                if a.powi(2) > 0.7 {
-                    if 0.2 * 1.0 < 0.7 {
-                        if 0.3 * 0.9 < 0.5 || t0 < -0.1 {
-                            let mut acc8 = 0.1_f64;
+                for i in 0..3 {
+                    for (j, q3) in xs.iter().enumerate() {
+                        if p41(0.25 * (p48(1, xs.iter().map(|q| (q * 0.9).sin()).sum::<f64>().sin(), (t1 + t1) * 0.5) * 0.25), 3, (t1 * (acc0 * 0.05) * 0.25).tanh(), (b * 0.05).sin(), a) * 2.0 > -0.4 {
+                            let t4 = (1.5 + (b * 0.05).sin().sin()).powf((*q3).tanh());
+                        } else if 1.0_f64.sin() > 0.0 {
+                            let t5 = xs[j];
                         }
-                    } else {
-                        acc1 += (acc1 * 0.1).sin();
+                        acc0 = (xs[i] * a).tanh();
                     }
+                    acc0 -= ((b * 0.05).tanh() - xs.iter().sum::<f64>()) * xs.iter().sum::<f64>().asinh() * 0.05;
                 }
             }
-        }
-        0.6 * (acc1 * 0.1).tanh() + 0.6 * t0
-    }
-    check_p124(seed = 0x45468d14ce213eec, inputs = 1, calls = [p96, p100], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p125(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = &(x.mapv(f64::tanh)) / &(x - (s)).mapv(|q| q * q + 1.0);
-        for _ in 0..n {
-            t1 = (&t1 * (v.sum().sin())).mapv(f64::sin) + &t1 * 0.5;
-        }
-        let t2 = ((v * (s)).mapv(f64::sin)).dot(&((s) * &t1)) * 0.3;
-        let t3 = &(&t2 / &t2.mapv(|q| q * q + 1.0)) + x;
-        t3.sum() * 0.2 + t2.dot(&t2) * 0.1 + t1.sum() * 0.2
-    }
-    check_p125(seed = 0xaf869de74f7510a7, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3),
-        params = ["v"] at [9, 10, 11]);
-}
-
-program! {
-    #[differentiable]
-    fn p126(b: f64, a: f64, c: f64) -> f64 {
-        let mut a = a;
-        match (c.cos().abs() * 2.0) as usize % 3 {
-            0 => {
-                let flag0 = c.tanh().exp() > 0.1;
-            }
-            1 => {
-                let mut w1 = 0;
-                while w1 < 1 {
-                    let flag2 = c + (a * 0.5).sin() > 0.3;
-                    a += (c / (2.0 + (a * 0.5).sin().cos())).sin() * 0.5;
-                    w1 += 1;
-                }
-            }
-            _ => {
-                let t3 = if -(a * 0.5).tanh() < 0.25 { c.sin().cos() } else { (0.1 - c).to_radians() };
-                let t4 = if (a * 0.5).mul_add(p111(t3), c) > t3 { ((a * 0.5).sin() - (p101(b.powi(2).ln_1p()) * 0.5).atan()) * (0.5 * b.tanh()).asin() } else { 1.25 * (1.5 + t3.cos()).sqrt() };
-            }
-        }
-        let b = b * (a * 0.5 * b);
-        0.1 * (b * 0.1).tanh() - (a * 0.5).atan().sin()
-    }
-    check_p126(seed = 0xd659b342e12f33c9, inputs = 3, calls = [p101, p111], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p127(b: f64, a: f64) -> f64 {
-        let t0 = (1.0 + a.powi(2).powi(2)).sqrt() * 1.5;
-        let t1 = if (1.0 + p124((1.5 + b.sin()).log(2.5 + a.cos())).powi(2)).cbrt() > (t0 * 0.5).tanh() { 2.0 } else { 2.0 * (1.0 + a.powi(2)).sqrt() };
-        let mut acc2 = (1.0 + ((t1 * 0.5).tanh() / (1.5 + a.tanh())).powi(2)).sqrt();
-        let mut k3 = 0;
-        let r5 = loop {
-            let t4 = b;
-            acc2 /= (1.0 + (p93(((t0 * 0.5).tanh() + (acc2 * 0.1).atan()) * 0.5, 2, (((acc2 * 0.1).tanh() + a) * 0.5).atan()) * (acc2 * 0.1).atan()).powi(2));
-            k3 += 1;
-            if ((acc2 * 0.1).tanh() < -0.4) || k3 >= 4 { break (1.5 / (1.0 + (t1 * 0.5).tanh().powi(2))).clamp(-0.75, 0.75); }
-        };
-        r5 + acc2 * 0.1 + 0.6 * (t1 * 0.5).atan() + (t0 * 0.5).atan() + b
-    }
-    check_p127(seed = 0x9f65e4de2be863ee, inputs = 2, calls = [p93, p124], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p128(xs: &[f64], a: f64) -> f64 {
-        let mut a = a;
-        let c0 = |u1: f64| (1.0 + (a + 1.25).powi(2)).ln();
-        let t2: f64 = c0(2.0_f64 * 0.6) - 0.5 * c0(xs[1] * a);
-        for i in (0..2).rev() {
-            match i % 3 {
-                0 => {
-                    a += ((0.3 * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() + xs[xs.len() - 1 - i].mul_add((a * 0.25).sin(), (a * 0.25).sin())) * 0.1).atan();
-                }
-                1 => {
-                    let t5: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u3, &w4)| ((t2 * 0.5).tanh() + u3) * (xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) * u3) * (0.5 * w4)).sum();
-                }
-                _ => {
-                    let t6 = (1.0 + (t2 * 0.5).atan().atan2(1.5 + (t2 * 0.5).atan().cos()).powi(2)).sqrt();
-                }
-            }
-            a -= (((a * 0.25).atan() + (t2 * 0.5).sin()).max(xs[i] * (t2 * 0.5)) * 0.25).tanh();
-        }
-        a /= (1.0 + (t2 * 0.5).sin().powi(2));
-        let a = (a * 0.25).tanh() * (xs[0] * xs.iter().map(|q| q * (t2 * 0.5).tanh()).sum::<f64>());
-        let t7 = a * 0.1 * 0.75 + (t2 * 0.5).mul_add(xs[2], p111(f64::max(p124((t2 * 0.5).atan().sin()), xs[1]))) - xs[1];
-        let mut acc8 = 0.5;
-        if (2.0 + (t2 * 0.5).atan().sin()).sqrt() < 0.3 {
-            let t9 = (t7 * 0.25).sin();
-        } else if t2 * 0.5 / (1.0 + 0.1_f64.powi(2)) < -0.2 {
-            let t11 = { let u10 = 0.5 * xs[0] * 1.5; (2.0 + (xs.iter().map(|q| q.cos()).product::<f64>() * (t7 * 0.25).sin()).sin()).cbrt() };
-        }
-        (t7 * 0.25).atan().tanh() + (a * 0.1).sin() - (t2 * 0.5).tanh() + 0.5 * xs[1]
-    }
-    check_p128(seed = 0x107946a7638c4e2b, inputs = 4, calls = [p111, p124], at = |p| (&p[0..3], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p129(a: f64, b: f64, c: f64) -> f64 {
-        let t0 = f64::sin(b);
-        let mut acc1 = 0.5;
-        if b > -0.4 {
-            let o2: Option<f64> = if (1.0 + c.powi(2)).ln() > 0.7 { Some(((p122(c.tanh().exp() * 0.5, (0.5 * t0.tanh()).atanh(), a, p127(c, a.abs()) * 0.25 * 0.5) * 0.25 - b - 0.1_f64.cos().exp()) * 0.25).sin()) } else { None };
-            let t4: f64 = if let Some(u3) = o2 { b.atan2(1.5 + t0.cos()) * (2.0 + t0.sin()).log10() } else { (c.powi(3) * 0.5).tanh() };
         } else {
-            acc1 += ((1.5 + 0.3_f64.cos()).sqrt().tanh() * 0.5).tanh();
-            for i in (0..2).rev() {
-                let t5 = (acc1 * 0.25).atan() * c;
-                acc1 += ((1.5 + (i as f64 * (acc1 * 0.25).atan()).sin()).powf((c * t5).tanh()) * 0.5).atan();
+            acc0 *= (b * 0.05).tanh().to_radians().cos();
+            if a > 0.25 {
+                acc0 += xs.iter().map(|q| (q * 0.5).sin()).sum::<f64>() / (2.0 + (xs[1] * (acc0 * 0.02)).cos()) * 0.1;
             }
         }
-        acc1 = 0.25 * t0;
-        let k6 = ((t0 / (1.0 + t0.powi(2)) * 0.5).sin().abs() * 2.0) as usize % 3;
-        match k6 {
-            0 => {
-                let c7 = |u8: f64| -(a * a);
-                let t9: f64 = c7((b.sin().powi(3) * 0.5).tanh()) - 0.5 * c7((acc1 * 0.25).sin().sin());
-            }
-            1 => {
-                if a - t0 > a {
-                    let t10 = match (2.0_f64.sin().abs() * 2.0) as usize % 3 { 0 | 1 => (acc1 * 0.25).sin().min(0.5) * t0.asinh(), _ => (t0.powi(3) * 0.5).tanh() };
-                }
-            }
-            _ => {
-                for i in 0..4 {
-                    let t11 = t0 + t0;
-                    acc1 *= 0.8 + 0.2 * (i as f64).min(acc1 * 0.1).sin();
-                }
-            }
-        }
-        0.6 * t0 - a.sin()
+        (b * 0.05).tanh().tanh() + 0.25 * t1 + (acc0 * 0.02).atan()
     }
-    check_p129(seed = 0xc1425d322df68de0, inputs = 3, calls = [p122, p127], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p130(a: f64, n: usize, b: f64) -> f64 {
-        let o0: Option<f64> = if 0.5 * b > 0.0 || b < 0.25 { Some((a - (b + n as f64)) * 0.5) } else { None };
-        let t2: f64 = match o0 { Some(u1) => (0.5 * b.tanh()).asin(), None => a * b };
-        let t3 = if b > 0.7 || a < -0.4 { (1.0 + a.powi(2)).ln() } else { (-0.2_f64).mul_add(t2 * t2, b) };
-        let mut t3 = t3;
-        let c4 = |u5: f64| a - 0.5_f64.tanh();
-        let t6: f64 = c4(((1.0 + t3.powi(2)).cbrt() * t3 * 0.25).atan()) - 0.5 * c4(t3 * 0.5);
-        t3 += (f64::tanh(t3 - (t6 * 0.5).sin()) * 0.5).sin();
-        t3 = (a * t2).cos();
-        (t6 * 0.5).sin() - (t3 * 0.5).tanh() - 1.5 * t2 + b
-    }
-    check_p130(seed = 0x65cc49b7fa11075a, inputs = 2, calls = [], at = |p| (p[0], 1, p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p131(b: f64, xs: &[f64], a: f64) -> f64 {
-        let mut v0: Vec<f64> = Vec::new();
-        v0.push(a);
-        v0.push(0.1_f64 * 0.25);
-        let t1 = v0[0] * 0.5 + v0[1];
-        let t4: f64 = xs[1..4].iter().map(|u2| { let u2 = *u2; -(1.5 + a.sin()).log(2.5 + t1.cos()) }).sum();
-        let mut t4 = t4;
-        if a - t1 > b {
-            let t5 = b.min(b.sin()) * (t1 * 1.25 + b * xs[3]);
-            let mut w6 = 0;
-            while w6 < 2 {
-                if w6 == 1 {
-                    let mut k7 = 0;
-                    loop {
-                        let mut k8 = 0;
-                        loop {
-                            let flag9 = b.atan2(1.5 + 1.0_f64.cos()) > 0.7;
-                            t4 = (xs[k8] - xs[xs.len() - 1 - k7]).tanh();
-                            k8 += 1;
-                            if (a * t1 > t4 * 0.02) || k8 >= 2 { break; }
-                        }
-                        t4 -= -(t5 * 0.5).sin().min(t1);
-                        k7 += 1;
-                        if (xs[xs.len() - 1 - w6] / (2.0 + 0.75_f64.cos()) > 0.2) || k7 >= 4 { break; }
-                    }
-                } else {
-                    let t10 = xs[w6].tanh().exp2().sin().exp();
-                }
-                t4 *= 0.5 + 0.4 * 0.75_f64.sin();
-                w6 += 1;
-            }
-        }
-        t4 += (p127((2.0 + a.cos()).powi(-2), ((a + xs[2]) * 0.5).atan()) * 0.25).atan() * 0.5;
-        let t11 = (t4 * 0.01).tanh().cos();
-        (t4 * 0.01).atan() + t1.cos()
-    }
-    check_p131(seed = 0x54e8b95ccbe26c55, inputs = 6, calls = [p127], at = |p| (p[0], &p[1..5], p[5]));
+    check_p103(seed = 0x86f5c8d9fd52283d, inputs = 6, calls = [p41, p48], at = |p| (&p[0..4], p[4], p[5]));
 }
 
 #[differentiable]
-fn p132_h0(y: &mut [f64], s: f64) {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.75).tanh();
-    }
-    y[0] = (y[0] * 1.5 + s).sin();
-}
-#[differentiable]
-fn p132_h1(s: f64, x: &[f64], y: &mut [f64]) {
+fn p104_h0(y: &mut [f64], s: f64) {
     for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).cos() * 1.5;
+        y[i] = y[i] * 0.5 + (y[i] * s).sin() * 0.25;
     }
 }
 #[differentiable]
-fn p132_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    p132_h0(y, s);
-    p132_h1(s * -0.5, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-#[differentiable]
-fn p132_h3(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + -0.5).tanh();
+fn p104_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).tanh() * 1.5;
     }
-    acc * -0.5 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p132_h4(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * -0.5;
-    t + p132_h3(&v[1..], s * 0.3) + p132_h3(v, s).sin()
 }
 program! {
     #[differentiable]
-    fn p132(xs: &[f64], a: f64) -> f64 {
-        let mut buf1 = vec![0.0; 4];
-        for i in 0..4 {
-            buf1[i] = xs[i + 1] * a;
-        }
-        let t2 = p132_h2(&mut buf1, &xs[4..], a).tanh();
-        for _ in 0..3 {
-            p132_h0(&mut buf1, t2.tanh());
-        }
-        let t3 = buf1[0] + buf1[3] * 0.5;
-        let t4 = p132_h4(&buf1, a);
+    fn p104(ys: &mut [f64], b: f64, a: f64, xs: &[f64]) -> f64 {
+        let mut buf1 = vec![0.5; 3];
+        p104_h0(&mut buf1, b);
+        p104_h0(&mut buf1, b);
+        p104_h0(&mut buf1, a);
+        let t2 = buf1[0] + buf1[2] * -0.5;
+        let s3 = &xs[0..=3];
+        let t4 = (s3[3] * t2.tanh() + s3[0]).sin() + s3[s3.len() - 1] * 1.5;
         let mut buf5 = vec![0.0; 4];
         for i in 0..4 {
-            buf5[i] = xs[i + 0] * t2.tanh() * 1.5;
+            buf5[i] = xs[i + 1] * t2.tanh();
         }
-        let t6 = p132_h2(&mut buf5, &xs[0..], t2.tanh()).tanh();
-        for _ in 0..3 {
-            p132_h0(&mut buf5, t6.tanh());
-        }
-        let t7 = buf5[0] + buf5[3] * 0.3;
-        let mut buf8 = vec![0.0; 3];
-        for i in 0..3 {
-            buf8[i] = xs[i + 3] * t6.tanh();
-        }
-        p132_h0(&mut buf8, t7.tanh());
-        let t9 = buf8[0] + buf8[2] * -0.5;
-        let t10 = p132_h4(&xs[2..=5], a);
-        let t11 = p132_h4(&buf8, t6.tanh() * -0.5);
-        let arr12: [f64; 3] = [t7.tanh(), xs[1] * 0.75, (t6.tanh()).sin()];
-        let [e14, e15, e16] = arr12;
-        let t13 = e14 * e16 + arr12[1] * e15;
-        t13 + t11 + t10 + t9 + t7 + a * 0.3
+        p104_h1(t4.tanh(), s3, &mut buf5);
+        let t6 = buf5[0] + buf5[3] * 0.25;
+        p104_h1(t6.tanh(), xs, ys);
+        let t7 = ys[1] * 1.5;
+        t7 + t6 + t4 + t2 + ys[2] + a * 0.3
     }
-    check_p132(seed = 0x8099c6cab1b3994c, inputs = 7, calls = [], at = |p| (&p[0..6], p[6]));
+    check_p104(seed = 0x84bb533fb51f496d, inputs = 13, calls = [], at = |p| (&mut p[0..3].to_vec(), p[3], p[4], &p[5..13]));
 }
 
 program! {
     #[differentiable]
-    fn p133(b: f64, a: f64, n: usize) -> f64 {
-        let t0 = match n { 0 => p111(((b + a) * 0.5).tanh()).powi(2).ln_1p().powi(2).ln_1p(), _ => 1.0_f64.tanh().to_radians() };
-        let mut v1: Vec<f64> = Vec::new();
-        v1.push(0.1_f64.powi(2));
-        v1.push(t0);
-        let t2 = v1[0] * 0.5 + v1[1];
-        let c3 = |u4: f64| (a + u4) * (b / (1.0 + b.powi(2)));
-        let t5: f64 = c3(a.to_radians() * b) - 0.5 * c3((t2 * 0.5).sin() + (t2 * 0.5).sin());
-        let a = a - ((t5 * 0.1).tanh() + t5 * 0.1);
-        let mut acc6 = t0;
-        let mut w7 = 0;
-        while w7 < 1 {
-            acc6 += ((1.5 + (a * 0.25).atan().sin()).powf((p109(b.clamp(-0.75, 0.75), (t2 * 0.5).sin().sin()) * 0.5).tanh().tanh()).min((acc6 * 0.5).sin().tanh()) * 0.5).tanh();
-            acc6 = (t2 * 0.5).atan();
-            w7 += 1;
-        }
-        (acc6 * 0.25).atan().cos() + (a * 0.25).atan().tanh() + 1.5 * (t2 * 0.5).sin() + t0 + b.cos()
+    fn p105(b: f64, xs: &[f64], a: f64) -> f64 {
+        let mut acc0 = ((a - (a - b)) * 0.5).sin();
+        let mut acc0 = acc0;
+        let t3: f64 = xs.iter().take(2).map(|&u1| -(a + acc0)).fold(0.0, |s, v| s * 0.5 + v);
+        let t4 = xs[1].sin();
+        let t5: f64 = acc0;
+        t5 + t4 + (t3 * 0.25).tanh().cos() + 0.2 * acc0 + a
     }
-    check_p133(seed = 0x0c509c8b947776c5, inputs = 2, calls = [p109, p111], at = |p| (p[0], p[1], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p134(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        let mut carried = 0.5;
-        for i in 0..xs.len() {
-            let mut t1 = 0.0;
-            for j in 0..2 {
-                t1 += (xs[i] * (j as f64 + 0.5)).sin();
-            }
-            let t2 = if (((a) * 0.5).exp()).cos() * xs[i] > -0.06 { (((1.0 + (-0.05_f64) * (-0.05_f64)).ln()).cos() * xs[i]).tanh() } else { xs[i] - xs[i] };
-            if (xs[i] - a).mul_add(0.5, t1) > -0.06 {
-                continue;
-            }
-            if i + 1 < xs.len() {
-                acc += (((t1) * 0.5).exp()).tanh();
-                acc = acc + ((-0.39_f64 + t1 - t2).mul_add(0.5, xs[i + 1])).tanh() - (a).tanh();
-                acc += (xs[i + 1]).tanh();
-            }
-            acc += (((xs[i]).cos() * a).sin() - xs[i]).tanh();
-            carried = carried * 0.5 + ((a) * ((t2 - xs[i]).tanh())).tanh();
-            acc += carried;
-        }
-        acc
-    }
-    check_p134(seed = 0xfc2036aebdc11aef, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p135(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = &((v * (s)).mapv(f64::sin)) - v;
-        let t2 = &t1 / &(v + v).mapv(|q| q * q + 1.0);
-        let t3 = x.to_owned();
-        t3.sum() * 0.2 + t2.dot(&t2) * 0.1 + t1.dot(&t1) * 0.1
-    }
-    check_p135(seed = 0xa522e26aa5ac5488, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p136(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((1.0 + (a) * (a)).ln() + xs[2]).tanh();
-        let t2 = ((t1).mul_add(0.5, a) + xs[3]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        let mut carried = 0.5;
-        for i in 1..xs.len() {
-            acc -= (t2).tanh();
-            extra = extra + ((((xs[i]).sin()) * 0.5).exp()).tanh() - (a).tanh();
-            acc += ((t1).cos() * -0.76_f64).tanh();
-            carried = carried * 0.5 + ((((1.0 + ((-0.96_f64).mul_add(0.5, -0.98_f64)) * ((-0.96_f64).mul_add(0.5, -0.98_f64))).ln()) * 0.5).exp()).tanh();
-            acc += carried;
-        }
-        acc
-    }
-    check_p136(seed = 0x3260558c7a5c4347, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p137(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((((a) * 0.5).exp()).cos() * a + xs[4]).tanh();
-        let t2 = (((a + a) * 0.5).exp() + xs[3]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            acc = acc + (0.89_f64).tanh() - ((((0.86_f64).tanh()) * ((0.42_f64) * (xs[i]))).cos() * xs[i]).tanh();
-            acc += ((xs[i]).mul_add(0.5, xs[i])).tanh();
-            let mut t3 = 0.0;
-            for j in 0..2 {
-                t3 += (((xs[i]) * 0.5).exp() + (t2).sin() * (j as f64 + 0.5)).sin();
-            }
-            if i + 1 < xs.len() {
-                acc += (xs[i + 1] + (xs[i]).cos() * xs[i + 1] - xs[i]).tanh();
-                if (t1 - -0.31_f64).mul_add(0.5, xs[i + 1]) < -0.08 {
-                    acc = acc + ((((a + xs[i]).sin()) * 0.5).exp()).tanh() - ((1.0 + ((1.0 + (a) * (a)).ln() + (xs[i]).mul_add(0.5, xs[i + 1])) * ((1.0 + (a) * (a)).ln() + (xs[i]).mul_add(0.5, xs[i + 1]))).ln()).tanh();
-                    let t4 = ((((xs[i + 1]).sin() + xs[i]) * 0.5).exp()).tanh() * 1.5;
-                } else {
-                    let t5 = (t2).tanh() * 1.5;
-                }
-                acc += (xs[i + 1]).tanh();
-            }
-            acc -= ((a).tanh() + ((xs[i]).sin()).tanh()).tanh();
-        }
-        let r = acc;
-        r
-    }
-    check_p137(seed = 0x9eeebf676830957a, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]),
-        params = ["xs"] at [1, 2, 3, 4, 5, 6]);
-}
-
-program! {
-    #[differentiable]
-    fn p138(b: f64, xs: &[f64], n: usize, a: f64) -> f64 {
-        let mut acc0 = 0.5;
-        for i in 0..xs.len() {
-            let t1 = if i + n < 3 { (0.5 * (a * b).tanh()).atanh() } else { xs.iter().sum::<f64>() };
-            acc0 -= ((xs[n] / (1.0 + xs[n] * xs[n])).mul_add(0.3 * a, xs.iter().map(|q| q * q).sum::<f64>()) * 0.1).tanh();
-        }
-        if (1.5 + 0.25_f64.sin()).powf(a.tanh()) < -0.4 {
-            let o2: Option<f64> = if xs[n].min((acc0 * 0.25).atan()) < 0.5 && xs[n] < 0.5 { Some(p124((acc0 * 0.25).tanh().tanh().sinh())) } else { None };
-            let t4: f64 = match o2 { Some(u3) => u3 + (xs.iter().map(|q| q.cos()).product::<f64>() + a), None => (xs.iter().map(|q| (q * 1.5).sin()).sum::<f64>() * xs[n] * 0.5).sin() };
-        } else if (xs.iter().map(|q| q * q).sum::<f64>() * 0.25).tanh().powi(3) > 0.3 {
-            for i in (0..8).step_by(2) {
-                let t5 = f64::min(f64::tanh(b + xs.iter().sum::<f64>()), xs[n].tanh() * b.asinh());
-                acc0 /= (1.0 + (p123(3, xs[n], xs[n]) * 0.5).sin().powi(2).powi(2));
-            }
-        }
-        if b > -0.1 {
-            let t6 = match n { 0 | 1 => b, _ => a - (acc0 * 0.1).sin() };
-        } else if (acc0 * 0.1).tanh().sin() > -0.1 {
-            let t7 = f64::sin(xs[n].powi(3));
-        } else {
-            for i in (0..2).rev() {
-                let mut w8 = 0;
-                while w8 < 3 {
-                    for l in 0..1 {
-                        if acc0 * 0.02 > -0.4 {
-                            match i % 3 {
-                                0 => {
-                                    let t11: f64 = xs[1..3].iter().map(|u9| { let u9 = *u9; b }).sum();
-                                }
-                                1 => {
-                                    match l {
-                                        0 => {
-                                            if b * a > (acc0 * 0.02).tanh() {
-                                                let c12 = |u13: f64| (acc0 * 0.02).tanh().hypot(b).sin();
-                                                let t14: f64 = c12((1.0 + (1.0 + (acc0 * 0.02).tanh().powi(2)).cbrt().powi(2)).sqrt()) - 0.5 * c12(b);
-                                            }
-                                        }
-                                        _ => {
-                                            let t15 = a - (acc0 * 0.02).sin();
-                                        }
-                                    }
-                                }
-                                _ => {
-                                    let t18: f64 = { let v16: Vec<f64> = xs.iter().map(|&u17| (1.5 + (xs[l] * xs[xs.len() - 1 - n]).sin()).powf(xs[2].tanh())).collect(); v16[0] + v16[2] };
-                                }
-                            }
-                        } else {
-                            if xs[i] * b > -0.1 {
-                                let t19 = xs[n].atan2(1.5 + (1.0 + b.powi(3).powi(2)).cbrt().cos());
-                            } else if (acc0 * 0.02).cos() > acc0 * 0.02 {
-                                let t20 = xs[2] * (xs[xs.len() - 1 - i] / (1.0 + xs[xs.len() - 1 - l] * xs[xs.len() - 1 - l])).clamp(-0.75, 0.75);
-                            } else {
-                                if xs[l] * (acc0 * 0.02) > xs[xs.len() - 1 - i] && a < -0.4 {
-                                    acc0 *= (xs[xs.len() - 1 - n] + acc0 * 0.02).cos();
-                                } else {
-                                    acc0 /= (2.0 + (b - (acc0 * 0.02).sin()).cos());
-                                }
-                            }
-                        }
-                        acc0 /= (2.0 + ((acc0 * 0.02).sin() * xs[n]).cos());
-                    }
-                    acc0 += ((i as f64 * xs.iter().map(|q| (q * 0.5).sin()).sum::<f64>() + -a) * 0.1).atan();
-                    w8 += 1;
-                }
-                acc0 += b;
-            }
-        }
-        (acc0 * 0.02).atan().sin() + b
-    }
-    check_p138(seed = 0x724f334488b52cef, inputs = 5, calls = [p123, p124], at = |p| (p[0], &p[1..4], 2, p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p139(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (a + xs[1]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() - 1 {
-            acc += (xs[i]).tanh();
-            extra -= ((((1.0 + ((xs[i + 1]).cos() * xs[i]) * ((xs[i + 1]).cos() * xs[i])).ln()) * 0.5).exp()).tanh();
-            extra += (xs[i + 1] - xs[i] + xs[i] + xs[i]).tanh();
-            let t2 = (((((xs[i]) * 0.5).exp()).mul_add(0.5, xs[i])).cos() * 0.86_f64).tanh() * 1.5;
-            let t3 = if (((t1) * 0.5).exp()) * ((xs[i + 1]).cos() * a) > -0.13 { ((t1).sin()).tanh() } else { (xs[i + 1]).mul_add(0.5, a) };
-            acc -= ((a) * ((xs[i]).cos() * xs[i])).tanh();
-        }
-        acc.sin()
-    }
-    check_p139(seed = 0x02090ded31fc380d, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p140(n: usize, a: f64, b: f64) -> f64 {
-        let mut acc0 = 0.5;
-        if b - b > b {
-            acc0 *= (a - a).tanh();
-            let acc0 = acc0 - 1.0 * 1.0;
-            let t1 = f64::max(-b, 0.1);
-            let t2 = t1.min(n as f64);
-        } else {
-            match n % 3 {
-                0 => {
-                    acc0 = (acc0 - acc0).sin();
-                }
-                1 => {
-                    if acc0.clamp(-0.75, 0.75) > b || a < 0.7 {
-                        if n == 2 {
-                            acc0 = (acc0 + 0.6).atan();
-                        } else {
-                            acc0 = acc0;
-                        }
-                    } else {
-                        let mut k3 = 0;
-                        loop {
-                            for j in 0..2 {
-                                let t4 = (1.0 * b).asinh() - (acc0 * 0.05).atan().tanh() * (a - 0.6);
-                                acc0 = (acc0 * 0.05 * (t4 * 0.5).tanh().atan2(1.5 + (acc0 * 0.05).sin().cos())).tanh();
-                            }
-                            acc0 = (acc0 * 0.05).sin().sin();
-                            k3 += 1;
-                            if (a.hypot((acc0 * 0.05).atan()) < -0.2) || k3 >= 5 { break; }
-                        }
-                    }
-                }
-                _ => {
-                    let t5 = (0.5 * (b * (acc0 * 0.05).sin() + a / (1.0 + b * b)).tanh()).acos();
-                }
-            }
-        }
-        if a.atan() > p129(0.9 * b, 0.1, a * 0.3) && 0.25 < 0.1 {
-            if ((acc0 * 0.05).mul_add(b, n as f64)) < 0.1 {
-                return b;
-            }
-            let c6 = |u7: f64| b.max(a) * (acc0 * 0.05).sin();
-            let t8: f64 = c6(((acc0 * 0.05).sin().cos() / (1.0 + (0.6_f64 + 0.6).powi(2)) * 0.5).sin()) - 0.5 * c6(a + a);
-        }
-        acc0 * 0.05 + 0.5 * b
-    }
-    check_p140(seed = 0x1995c81a739a7bfc, inputs = 2, calls = [p129], at = |p| (2, p[0], p[1]));
+    check_p105(seed = 0x6fe73eb739962e92, inputs = 5, calls = [], at = |p| (p[0], &p[1..4], p[4]));
 }
 
 #[differentiable]
-fn p141_h0(y: &mut [f64], s: f64) {
+fn p106_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * -0.5
+}
+#[differentiable]
+fn p106_h1(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
-        y[i] = y[i] * 1.5 + (y[i] * s).sin() * 0.25;
+        y[i] -= (s * x[i % x.len()]).cos() * 0.75;
     }
 }
 #[differentiable]
-fn p141_h1(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.3
-}
-#[differentiable]
-fn p141_h2(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.6;
-    t + p141_h1(&v[1..], s * -0.5) + p141_h1(v, s).tanh()
-}
-#[differentiable]
-fn p141_h3(s: f64, x: &[f64], y: &mut [f64]) {
+fn p106_h2(y: &mut [f64], s: f64) -> f64 {
     for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).sin() * 0.25;
+        y[i] = y[i] * 0.5 + (y[i] * s).cos() * 0.25;
     }
-}
-#[differentiable]
-fn p141_h4(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    p141_h0(y, s);
-    p141_h3(s * -0.5, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-program! {
-    #[differentiable]
-    fn p141(xs: &[f64], b: f64, a: f64) -> f64 {
-        let s1 = &xs[..3];
-        let t2 = (s1[0] * a + s1[2]).sin() + s1[s1.len() - 1] * 0.5;
-        let mut buf3 = vec![0.0; 4];
-        for i in 0..4 {
-            buf3[i] = xs[i + 2] * a * 0.5;
-        }
-        p141_h0(&mut buf3, b);
-        let t4 = buf3[0] + buf3[3] * 0.75;
-        let t5 = p141_h2(xs, t4.tanh());
-        let mut buf6 = vec![0.3; 2];
-        p141_h3(t5.tanh(), &s1[2..=2], &mut buf6);
-        let t7 = p141_h4(&mut buf6, &buf3, a).tanh();
-        p141_h3(a, xs, &mut buf6);
-        let t8 = buf6[0] + buf6[1] * 0.3;
-        let mut buf9 = vec![0.6; 2];
-        p141_h3(a, &xs[..5], &mut buf9);
-        p141_h3(t8.tanh(), &xs[5..], &mut buf9);
-        let t10 = buf9[0] + buf9[1] * 0.75;
-        let t11 = p141_h2(&s1[0..=2], a).sin();
-        let s12 = &xs[1..];
-        let t13 = (s12[3] * b + s12[0]).sin() + s12[s12.len() - 1] * 0.3;
-        t13 + t11 + t10 + t8 + t7 + a * 0.3
-    }
-    check_p141(seed = 0xa9d2512926bc5639, inputs = 8, calls = [], at = |p| (&p[0..6], p[6], p[7]));
-}
-
-program! {
-    #[differentiable]
-    fn p142(xs: &[f64], a: f64, c: f64, b: f64) -> f64 {
-        let t1 = { let u0 = (((p122((a.cos().exp_m1() * 0.5).tanh(), ((b + xs.iter().map(|q| q * q).sum::<f64>()) * 0.1).sin(), (xs[2].cos().exp() * 0.5).atan(), xs[2]) * 0.25).sin() - xs[2] * b) * 0.5).tanh(); (u0 + u0).tanh() };
-        let t4: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u2, &w3)| 0.75_f64.cos().exp() * (0.5 * w3)).sum();
-        let t5 = xs.iter().map(|q| q.cos()).product::<f64>();
-        let mut acc6 = 0.0;
-        for i in 1..=4 {
-            let t7 = (1.0 + xs[i % xs.len()].powi(2)).ln();
-            let mut acc8 = (p122(((t7 + xs[i % xs.len()]) * 0.5).sin(), t1 * 0.2, a, 0.75 * xs[(i + 1) % 4]) * 0.25).tanh().to_radians() - (2.0 + a.cos()).powi(-2);
-            let t9 = t4 * 0.1;
-            acc6 += ((1.5 + t7.mul_add(i as f64, t7).cos()).sqrt() * 0.5).tanh();
-        }
-        let a = a + xs.iter().map(|q| q.cos()).product::<f64>().cos();
-        let t10 = match ((xs[0].hypot(t5) * 0.5).atan().abs() * 2.0) as usize % 3 { 0 => b, 1 => (t4 * 0.1).tanh(), _ => 0.1 * (t4 * 0.1).sin() + 1.25_f64.min(xs[1]) };
-        let t11: f64 = (xs[2] * xs[0]).mul_add(b.atan2(1.5 + t5.cos()), b * (t4 * 0.1).tanh());
-        let t12 = t5.max(t1);
-        t12 + 0.6 * (t11 * 0.5) + 0.1 * t10 + (a * 0.5).atan() + (acc6 * 0.1).tanh()
-    }
-    check_p142(seed = 0xb58d696ae6f2560c, inputs = 7, calls = [p122], at = |p| (&p[0..4], p[4], p[5], p[6]));
-}
-
-program! {
-    #[differentiable]
-    fn p143(a: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = (2.0 + (xs.iter().map(|q| q * a).sum::<f64>() / (2.0 + 0.6_f64.cos())).cos()).recip();
-        let mut w1 = 0;
-        while w1 < 2 && (0.5 < 0.1) {
-            let t2 = if xs[w1] > 0.1 { (p122((xs[1] + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) * 0.1, xs[2], f64::cos(xs[xs.len() - 1 - w1]), ((1.5 + a.sin()).powf(xs[w1].tanh()) * 0.5).tanh()) * 0.25).tanh() } else { (2.0 + (acc0 * 0.25).sin().sin()).ln() };
-            acc0 /= (2.0 + a.cos());
-            acc0 /= (1.0 + xs[1].powi(2).ln_1p().powi(2));
-            acc0 = (acc0 * 0.25).atan().cos() * (1.5 + xs[0].sin()).log(2.5 + t2.cos()) * 0.5;
-            w1 += 1;
-        }
-        0.5 * (acc0 * 0.25).sin()
-    }
-    check_p143(seed = 0x199606380603adc9, inputs = 4, calls = [p122], at = |p| (p[0], &p[1..4]));
-}
-
-program! {
-    #[differentiable]
-    fn p144(b: f64, a: f64) -> f64 {
-        let mut acc0 = a.sin() * (2.0 + b.sin()).log2() * 0.5;
-        let mut w1 = 0;
-        while w1 < 2 {
-            acc0 = (acc0 * 0.25 * b).atan();
-            let t2 = if w1 == 0 { 0.9 * 1.0 * (1.5 * (acc0 * 0.25).atan()) } else { (w1 as f64).powi(3) };
-            let mut w3 = 0;
-            while w3 < 4 {
-                acc0 -= 1.5_f64;
-                w3 += 1;
-            }
-            w1 += 1;
-        }
-        (acc0 * 0.05).tanh()
-    }
-    check_p144(seed = 0xc9d772501f27b1b7, inputs = 2, calls = [], at = |p| (p[0], p[1]),
-        params = ["a"] at [1]);
-}
-
-program! {
-    #[differentiable]
-    fn p145(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = x.to_owned();
-        let t2 = (v.sum().sin()) - &(x.dot(v) * 0.3);
-        let mut t3 = (-t1.mapv(f64::sin)).dot(&t2) * 0.3;
-        if n % 3 == 0 {
-            t3 = t2.to_owned();
-        }
-        let mut t4 = ((s) * x).row(1).to_owned();
-        if n % 3 == 0 {
-            t4 = (&(t1.row(1).to_owned()) * (s)).mapv(f64::sin);
-        }
-        let t5 = s;
-        t5 + t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1
-    }
-    check_p145(seed = 0xed9c890160b636ce, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p146(b: f64, c: f64, a: f64, n: usize) -> f64 {
-        let mut acc0 = a;
-        if n % 2 == 0 {
-            let acc0 = acc0 * b.sin();
-            let mut acc1 = (1.5 + c.hypot(b).cos()).sqrt();
-            let mut k2 = 0;
-            loop {
-                for j in 0..1 {
-                    let c3 = |u4: f64| b.abs().powi(2).ln_1p();
-                    let t5: f64 = c3(((acc1 * 0.05).sin() * 0.1).sin()) - 0.5 * c3(1.25_f64 * 0.5);
-                    acc1 += (-c.hypot(t5) * 0.25).tanh();
-                }
-                acc1 = (1.5 + a.cos()).sqrt().mul_add((1.5 + (k2 as f64).cos()).sqrt(), c.atan2(1.5 + c.cos())) * 0.5;
-                k2 += 1;
-                if (b - (acc1 * 0.05).sin() < 0.25) || k2 >= 6 { break; }
-            }
-        } else if n == 2 {
-            if (acc0 * 0.05).sin().powi(2) > 0.9 {
-                let t6 = if (a.mul_add(p112((p140(2, b.tanh(), ((1.0 + 1.25_f64.powi(2)).cbrt() * 0.5).tanh()) * 0.5).sin() * (acc0 * 0.05).sin(), (2.0 + (n as f64).sin()).sqrt(), 2), a)) < -0.4 { (-0.1_f64).hypot(0.1_f64.min(c)) } else { n as f64 + a - c };
-                return -(acc0 * 0.05 / (2.0 + c.cos()));
-            }
-        } else {
-            let mut acc7 = (a.mul_add(b, acc0 * 0.05) * (0.9 * 2.0) * 0.25).atan();
-        }
-        1.25 * (acc0 * 0.05).tanh() + c
-    }
-    check_p146(seed = 0x362f6a88fa7f22f8, inputs = 3, calls = [p112, p140], at = |p| (p[0], p[1], p[2], 2),
-        params = ["c", "b"] at [1, 0]);
-}
-
-program! {
-    #[differentiable]
-    fn p147(xs: &[f64], a: f64, n: usize) -> f64 {
-        let mut acc0 = 0.5;
-        let mut w1 = 0;
-        while w1 < 2 {
-            acc0 = 1.25_f64.tanh().exp_m1() * a * 0.5;
-            let t2 = (acc0 * 0.25).atan();
-            let t3: f64 = a;
-            w1 += 1;
-        }
-        let a = a * (a * 0.2);
-        if n % 3 == 1 {
-            let acc0 = (acc0 * 0.25).atan() + (acc0 * 0.25).atan() / (1.0 + xs[n] * xs[n]);
-        }
-        for i in 0..n {
-            for j in 0..4 {
-                if n % 3 == 1 {
-                    if (i as f64 - (acc0 * 0.1).sin()) > j as f64 {
-                        let mut w4 = 0;
-                        while w4 < 1 && (xs[i] > a) {
-                            let t5 = (acc0 * 0.05).sin() - (w4 as f64).mul_add(a, xs[w4]);
-                            acc0 /= (1.0 + xs[i].powi(2));
-                            w4 += 1;
-                        }
-                    }
-                } else if i == 1 {
-                    let t6 = (acc0 * 0.05).tanh().cos() - f64::atan(acc0 * 0.05);
-                } else {
-                    if ((1.5 + p112((-(acc0 * 0.05) * 0.5).tanh(), ((xs[0] - j as f64) * 0.25).atan(), 2).sin()).log(2.5 + (n as f64).cos())) > xs.iter().map(|q| q.cos()).product::<f64>() {
-                        let o7: Option<f64> = if xs.iter().map(|q| q * q).sum::<f64>() + xs[n] > 0.25 { Some(a) } else { None };
-                        let t9: f64 = match o7 { Some(u8) => 0.2_f64.tanh() - xs[xs.len() - 1 - i].atan(), None => a };
-                    } else {
-                        acc0 += (xs[0] + a).mul_add((acc0 * 0.05).atan(), a) * 0.1;
-                    }
-                }
-                acc0 = (acc0 * 0.05 * (a * 0.5).sin()).atan();
-            }
-            acc0 = (acc0 * 0.05 - (a * 0.5).tanh()).sin();
-        }
-        let mut v10 = vec![0.0; xs.len()];
-        for i in 0..v10.len() {
-            v10[i] = 0.2 * xs.iter().map(|q| q * (acc0 * 0.05).sin()).sum::<f64>() / (1.5 + (a * 0.9).tanh());
-        }
-        a.cos() + (acc0 * 0.05).tanh().cos()
-    }
-    check_p147(seed = 0xcc2241c704107544, inputs = 5, calls = [p112], at = |p| (&p[0..4], p[4], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p148(c: f64, n: usize, b: f64, a: f64) -> f64 {
-        let mut acc0 = 0.5;
-        let mut k1 = 0;
-        loop {
-            let t2 = a.mul_add(0.2, (k1 as f64).max(0.5));
-            acc0 += ((t2 * 0.5).tanh() + (0.6 - a)) * 0.25;
-            let t3 = (p100(0.5 * c, ((acc0 * 0.1).sin().sin().exp() * 0.5).atan(), 3) * 0.5).atan() + c + n as f64 * b;
-            for j in 0..3 {
-                let t4 = a.atan2(1.5 + f64::tanh((t2 * 0.5).tanh()).cos());
-                acc0 += ((acc0 * 0.02).tanh().tanh() * 0.5).atan();
-            }
-            acc0 -= (1.0 + (p112((1.5 + 2.0_f64.cos()).sqrt(), ((k1 as f64 * 0.5).atan().powi(2) * 0.5).tanh(), 2) * (t3 * 0.25).atan()).powi(2)).sqrt() * 0.5;
-            k1 += 1;
-            if (b * 0.6 > (t3 * 0.25).tanh()) || k1 >= 5 { break; }
-        }
-        if a / (2.0 + a.cos()) > (acc0 * 0.02).tanh() {
-            let mut v5 = vec![0.0; 4];
-            for i in 0..v5.len() {
-                v5[i] = (0.25 * (acc0 * 0.02).tanh()).clamp(-0.75, 0.75);
-            }
-            let t6 = if (1.0 + 0.9_f64.powi(2)).sqrt() < 0.5 { (1.5 + (c * a).sin()).powf((0.75 * c).tanh()) } else { 2.0_f64.atan2(1.5 + a.powi(2).ln_1p().cos()) };
-        }
-        acc0 *= (0.3 * a).cos();
-        acc0 = ((acc0 * 0.02).tanh() / (1.0 + b * b)).atan2(1.5 + (acc0 * 0.02).atan().cos());
-        c
-    }
-    check_p148(seed = 0xd61781b010bd1a22, inputs = 3, calls = [p100, p112], at = |p| (p[0], 3, p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p149(xs: &[f64], a: f64, c: f64, b: f64) -> f64 {
-        let b = b - c;
-        let t0 = if (1.0 + c.powi(2)).ln() > b * 0.5 { (a - 0.3) / (1.5 + (0.3 * c).tanh()) } else { f64::min(a, xs[1]) * c.atan2(1.5 + (b * 0.5).sin().cos()) };
-        let t1: f64 = c + ((b * 0.5).atan() + (t0 * 0.5).sin() + t0 * 0.5);
-        (t0 * 0.5).tanh().tanh() + b * 0.5 - 0.1 * c
-    }
-    check_p149(seed = 0x1f28a02c5107ebfb, inputs = 7, calls = [], at = |p| (&p[0..4], p[4], p[5], p[6]));
-}
-
-program! {
-    #[differentiable]
-    fn p150(b: f64, a: f64) -> f64 {
-        let mut acc0 = 1.0;
-        for i in 0..3 {
-            acc0 += b;
-            let t1 = a + b;
-            acc0 = (1.5 + b.hypot(a).cos()).sqrt();
-        }
-        let t2 = (1.0 + (acc0 * 0.25 * a).max(b.clamp(-0.75, 0.75)).powi(2)).ln();
-        for i in (0..2).rev() {
-            for j in 0..4 {
-                let t3 = if t2 * 0.5 - a > 0.0 { b.cos().cos().exp2() } else { (a * 0.25).tanh().cosh() };
-                acc0 -= a;
-            }
-            acc0 = f64::tanh((t2 * 0.5).cos().exp2());
-        }
-        acc0 = ((acc0 * 0.05).tanh() + f64::atan((t2 * 0.5).tanh())).atan();
-        (t2 * 0.5).tanh() + (acc0 * 0.05).sin() + a - b.tanh()
-    }
-    check_p150(seed = 0xa8155c14188b9fd0, inputs = 2, calls = [], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p151(a: f64, c: f64, b: f64) -> f64 {
-        let mut v0 = vec![0.0; 4];
-        for i in 0..v0.len() {
-            v0[i] = (i as f64 * 0.5).tanh();
-            if i > 0 {
-                v0[i] += v0[i - 1] * (f64::tanh(c) * 0.5).sin();
-            }
-        }
-        let k1 = ((2.0 + (v0[3] * 0.25).sin()).log10().abs() * 2.0) as usize % 3;
-        let t2 = match k1 { 0 => (p150((c + (v0[0] * 0.25).sin()) * 0.5, f64::cos(a)) * 0.5).atan().min(v0.iter().map(|q| ((q * 0.25) * 1.5).sin()).sum::<f64>()).cos().exp(), 1 => a * p144(b, (c - v0[0] * 0.25) * 0.25) * (b * v0.iter().map(|q| (q * 0.25).cos()).product::<f64>()), _ => 0.5 * a };
-        let t3 = v0[1] * 0.25;
-        let mut acc4 = (1.5 + f64::min(c, t2).cos()).sqrt();
-        let mut w5 = 0;
-        while w5 < 1 && (0.6 * t3 > 0.1) {
-            let t8: f64 = v0.iter().zip(v0.iter().skip(1)).map(|(&u6, &w7)| ((v0[w5] * 0.25).tanh() + b).cos() * (0.5 * w7)).sum();
-            acc4 = a * c * 0.3;
-            w5 += 1;
-        }
-        (acc4 * 0.5).sin().cos() + t3.sin() - t2 + 0.1 * b + c
-    }
-    check_p151(seed = 0xff4ac61294fb7ddc, inputs = 3, calls = [p144, p150], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p152(a: f64, b: f64, n: usize) -> f64 {
-        let mut acc0 = 0.5;
-        acc0 += ((a.powi(3) + a) * 0.25).atan();
-        let t2 = { let u1 = p126((a.cos().exp() * 0.5).atan(), ((1.0 + b.powi(2)).sqrt() * 0.5).sin(), n as f64 * 0.3); (2.0 + f64::atan(acc0).cos()).recip() };
-        let t3 = f64::min(1.5, b * p124(acc0.hypot(t2) * 0.5) - (1.5 + (n as f64).sin()).powf(acc0.tanh()));
-        for i in 0..3 {
-            for j in 0..1 {
-                let o4: Option<f64> = if i > 0 { Some((1.5 + b.tanh().cos()).sqrt()) } else { None };
-                let t6: f64 = if let Some(u5) = o4 { (1.0 + a.powi(2)).ln() - (acc0 * 0.1).sin() } else { (t3 * 0.5).tanh().abs() };
-                acc0 -= ((-t2 - a.powi(3)) * 0.25).atan();
-            }
-            acc0 = ((acc0 * 0.1).atan() + (b * a * 0.5).sin()).sin();
-        }
-        (t3 * 0.5).tanh().sin() + 0.9 * (acc0 * 0.1).tanh() - b.tanh()
-    }
-    check_p152(seed = 0xbaf08ab4be0f3098, inputs = 2, calls = [p124, p126], at = |p| (p[0], p[1], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p153(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            acc = acc + ((1.0 + (a) * (a)).ln()).tanh() - (xs[i]).tanh();
-            if ((a) * 0.5).exp() < 0.25 {
-                acc -= (xs[i]).tanh();
-            } else {
-                let t1 = if ((xs[i]).cos() * a).tanh() > 0.29 { ((xs[i]).sin()).tanh() } else { (xs[i]).cos() * a };
-            }
-            if i + 1 < xs.len() {
-                let t2 = (xs[i]).tanh() * 1.5;
-                acc += ((xs[i]).cos() * xs[i]).tanh();
-            }
-            acc += ((a).cos() * a).tanh();
-        }
-        acc
-    }
-    check_p153(seed = 0xc3c7898e22f7d7ee, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p154(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            if ((a).cos() * xs[i]) * ((1.0 + (a) * (a)).ln()) > -0.32 {
-                continue;
-            }
-            let mut t1 = 0.0;
-            for j in 0..2 {
-                t1 += (((xs[i]).tanh()).tanh() * (j as f64 + 0.5)).sin();
-            }
-            if (xs[i]).sin() + (xs[i]).sin() > 0.37 {
-                continue;
-            }
-            acc += (xs[i]).tanh();
-            if i + 1 < xs.len() {
-                if a - xs[i + 1] - xs[i] > 0.29 {
-                    acc -= ((xs[i + 1]).mul_add(0.5, t1)).tanh();
-                    let t2 = (-0.26_f64).tanh() * 1.5;
-                }
-                acc = acc + ((((0.85_f64) * 0.5).exp()).sin() - (xs[i + 1]) * (a)).tanh() - (((-0.17_f64).cos() * a).sin()).tanh();
-            }
-            acc -= ((((xs[i]) * (xs[i])).cos() * xs[i]).sin()).tanh();
-        }
-        acc
-    }
-    check_p154(seed = 0xcd58c7465f067142, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p155(xs: &[f64], b: f64, a: f64) -> f64 {
-        let t0: f64 = (a + b).powi(2).ln_1p();
-        let a = a * (xs[3] + 0.6);
-        let flag1 = t0 > 0.7;
-        let t2 = b.atan() * 0.9;
-        let mut acc3 = ((t2 + (a * 0.25).tanh() + xs[3].hypot(xs[2])) * 0.5).tanh();
-        if xs[0] * t0 > 0.5 && xs.iter().map(|q| q * q).sum::<f64>() < 0.1 {
-            if !flag1 {
-                let t4 = xs[0] * b;
-                if !flag1 {
-                    let t5 = t0 + (xs[2] - b) * (xs[3] + acc3);
-                } else {
-                    let t6 = (a * 0.25).tanh();
-                }
-            } else {
-                let flag7 = (a * 0.25).cos() > -0.1;
-            }
-        }
-        for i in 0..xs.len() {
-            for j in 0..1 {
-                let o8: Option<f64> = if xs[j].hypot(t2) > 0.5 { Some(b / (2.0 + xs[i].cos())) } else { None };
-                let t10: f64 = if let Some(u9) = o8 { t2.sin().exp2().atan() } else { t2.atan() };
-                acc3 += b;
-            }
-            acc3 += ((xs[xs.len() - 1 - i] + 0.3) * (1.5 + t2.cos()).sqrt() * 0.5).tanh();
-        }
-        1.25 * (acc3 * 0.1) - t2 + a * 0.25 + t0 + 0.25 * b
-    }
-    check_p155(seed = 0xd8df2ccc1450f49d, inputs = 6, calls = [], at = |p| (&p[0..4], p[4], p[5]),
-        params = ["a"] at [5]);
-}
-
-program! {
-    #[differentiable]
-    fn p156(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = v.to_owned();
-        if n % 3 == 0 {
-            t1 = ((v * (s)).mapv(f64::sin)).dot(&(x / &v.mapv(|q| q * q + 1.0))) * 0.3;
-        }
-        let t2 = (x + x).dot(&((s) * x)) * 0.3;
-        let t3 = &(t2.mapv(f64::tanh)) / &(&t1 - &t1).mapv(|q| q * q + 1.0);
-        let t4 = v.dot(&t2) * 0.3;
-        let t5 = x.to_owned();
-        t5.sum() * 0.2 + t4.dot(&t4) * 0.1 + t3.sum() * 0.2
-    }
-    check_p156(seed = 0x16cb66b59dcc1e34, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p157(b: f64, d: f64, a: f64, c: f64, xs: &[f64]) -> f64 {
-        let mut v0: Vec<f64> = Vec::new();
-        v0.push(xs[0]);
-        v0.push(f64::min(a.tanh(), 1.0_f64.max(a)));
-        let t1 = v0[0] * 0.5 + v0[1];
-        let t4: f64 = xs.iter().rev().skip(1).map(|&u2| u2).sum();
-        let t5 = t1.cos().exp();
-        let t6: f64 = (2.0 + a.cos()).recip();
-        let t4 = (t4 * 0.25).atan() - xs[1].atan();
-        let t7: f64 = (b - b) * (xs[1] + xs[0]);
-        (t7 * 0.25).atan().tanh() + t4 * 0.5 + 0.5 * t6 + t5.tanh()
-    }
-    check_p157(seed = 0xf92b02521b562a7b, inputs = 7, calls = [], at = |p| (p[0], p[1], p[2], p[3], &p[4..7]));
-}
-
-program! {
-    #[differentiable]
-    fn p158(a: f64, b: f64) -> f64 {
-        let mut acc0 = (1.5 + (a - a).sin()).powf(1.25_f64.tanh());
-        for i in (0..8).step_by(2) {
-            let c1 = |u2: f64| a * -p111((acc0 * 0.1).sin());
-            let t3: f64 = c1((1.0 + b.powi(2)).cbrt().abs()) - 0.5 * c1((p93(-(acc0 * 0.1) * 0.5, 2, (acc0 * 0.1).sin()) / (2.0 + b.cos()) * 0.5).tanh());
-            let o4: Option<f64> = if ((acc0 * 0.1).atan() + i as f64) > (acc0 * 0.1).atan() && (i as f64) < 0.25 { Some((t3 * 0.5).sin()) } else { None };
-            let t6: f64 = match o4 { Some(u5) => (i as f64).tanh().exp2() / (1.5 + b.tanh()), None => (i as f64 / (1.5 + (t3 * 0.5).sin().tanh()) * 0.1).sin() };
-            for j in 1..=3 {
-                if a < -0.1 {
-                    let t7 = (2.0 + ((t6 * 0.5).tanh() + (t6 * 0.5).sin()).cos()).powi(-2);
-                } else {
-                    if 0.2 - 1.25 > -0.4 {
-                        if (acc0 * 0.05).tanh() > 0.3 && (t3 * 0.5).sin() < 0.0 {
-                            acc0 *= (1.0 + b.powi(2)).ln().cos();
-                        } else {
-                            if j < 1 {
-                                acc0 = f64::sin((t3 * 0.5).sin()).atan2(1.5 + (j as f64 - (t6 * 0.5).tanh()).cos());
-                            } else {
-                                acc0 = (acc0 * 0.02).sin().atan2(1.5 + a.cos().cos());
-                            }
-                        }
-                    } else {
-                        acc0 *= 0.5 + 0.4 * b.tanh().sin();
-                    }
-                }
-                acc0 += (j as f64 * 0.25).sin();
-            }
-            acc0 += ((a * (t6 * 0.5).tanh()).tanh() * 0.5).tanh();
-        }
-        for i in (0..8).step_by(2) {
-            if 0.9 + (acc0 * 0.01).tanh() > 0.1 {
-                let flag8 = ((2.0 + (i as f64 * 0.25).sin().cos()).powi(-2)) > 0.25;
-            } else {
-                match i % 3 {
-                    0 | 1 => {
-                        let b = b + (1.0 + 0.75_f64.powi(2)).sqrt();
-                    }
-                    _ => {
-                        if i % 3 == 1 {
-                            let mut acc9 = 0.0;
-                        } else {
-                            if i == 4 {
-                                for j in 0..2 {
-                                    let t11 = { let u10 = ((j as f64 - 0.1).powi(3) * 0.25).sin(); (a - b).min(b.clamp(-0.75, 0.75)) };
-                                    acc0 -= (a.atan2(1.5 + b.cos()).asinh() * 0.5).atan();
-                                }
-                            } else {
-                                let o12: Option<f64> = if b.mul_add((acc0 * 0.01).atan(), b) > 0.3 { Some(((2.0 + (acc0 * 0.01).cos()).recip() - (1.5 + a.sin()).powf((acc0 * 0.01).tanh().tanh())) * 0.5) } else { None };
-                                let t14: f64 = match o12 { Some(u13) => (1.0 + b.powi(2)).sqrt().tanh(), None => (acc0 * 0.01).sin().atan2(1.5 + b.cos()) };
-                            }
-                        }
-                    }
-                }
-            }
-            acc0 = (a * 0.3).tanh().exp_m1();
-        }
-        0.9 * (acc0 * 0.01)
-    }
-    check_p158(seed = 0x2eace62326c00109, inputs = 2, calls = [p93, p111], at = |p| (p[0], p[1]),
-        params = ["b"] at [1]);
-}
-
-program! {
-    #[differentiable]
-    fn p159(a: f64, b: f64, n: usize, c: f64) -> f64 {
-        let t0 = if c > 0.0 || b < 0.5 { n as f64 } else { b - c.atan() };
-        let mut acc1 = (c + a) / (1.0 + b.cos().exp_m1().powi(2)) * 0.5;
-        for i in 0..n {
-            if a.tanh().exp() > 0.1 {
-                continue;
-            }
-            let mut k2 = 0;
-            let r4 = loop {
-                if 0.1 * c < -0.2 {
-                    for l in 0..1 {
-                        let t3 = (1.0 + (l as f64).powi(2)).ln();
-                        acc1 += (b * (b * (p122(t3.clamp(-0.75, 0.75), c, (acc1 * 0.05).tanh(), (acc1 * 0.05).cos()) * 0.25).sin()) * 0.5).atan();
-                    }
-                }
-                acc1 = (i as f64).atan().tanh();
-                k2 += 1;
-                if (f64::atan(0.3) > 0.7 || (acc1 * 0.05).tanh() < -0.4) || k2 >= 2 { break (1.0 + b.powi(2)).cbrt().mul_add((acc1 * 0.05).tanh() - (t0 * 0.5).atan(), (t0 * 0.5).sin().sin()); }
-            };
-            acc1 = ((acc1 * 0.05).atan() + f64::tanh((p151((n as f64 * 0.5).tanh(), 0.75_f64.atan(), a.atan()) * 0.25).atan())).tanh();
-        }
-        acc1 = ((acc1 * 0.05).tanh() * 0.3_f64.atan()).tanh();
-        acc1 += 0.5 * b.atan();
-        let t5: f64 = (1.5 + ((acc1 * 0.05).sin() * b).cos()).sqrt();
-        let o6: Option<f64> = if n < 2 { Some((acc1 * 0.05).atan().tanh().asinh()) } else { None };
-        let t8: f64 = match o6 { Some(u7) => (1.0 + (1.0 + a.powi(2)).ln().powi(2)).cbrt(), None => c * (t0 * 0.5).atan() };
-        if (t0 * 0.5).sin() - (acc1 * 0.05).atan() > t5 {
-            if t8 + t5 < 0.25 {
-                acc1 = b.sin();
-            } else {
-                let c9 = |u10: f64| t8 + 0.25 * u10;
-                let t11: f64 = c9((0.6 * t8).tanh()) - 0.5 * c9(t8);
-            }
-        } else if (1.5 + (acc1 * 0.05).sin()).log(2.5 + (acc1 * 0.05).atan().cos()) > -0.1 || t5 < -0.2 {
-            for i in 0..1 {
-                if n == 0 {
-                    for j in 0..1 {
-                        let t12: f64 = 0.6;
-                        acc1 += 1.0_f64;
-                    }
-                } else {
-                    acc1 += ((1.5 + t8.cos()).sqrt() * 0.5).atan();
-                }
-                acc1 += ((b + (acc1 * 0.05).atan() - c) * 0.25).tanh();
-            }
-        } else {
-            let mut w13 = 0;
-            while w13 < 3 {
-                let t14 = (w13 as f64).min(t5);
-                acc1 *= (-(acc1 * 0.02)).cos();
-                w13 += 1;
-            }
-        }
-        0.9 * t5 + (acc1 * 0.02).tanh() + (t0 * 0.5).sin() + c
-    }
-    check_p159(seed = 0x351d460223edc9bc, inputs = 3, calls = [p122, p151], at = |p| (p[0], p[1], 3, p[2]));
-}
-
-#[differentiable]
-fn p160_h0(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.5).cos();
-    }
-    acc * -0.5 + v[0] * v[v.len() - 1]
-}
-program! {
-    #[differentiable]
-    fn p160(xs: &[f64], a: f64) -> f64 {
-        let s1 = &xs[..3];
-        let t2 = (s1[2] * a + s1[0]).sin() + s1[s1.len() - 1] * 0.5;
-        let t3 = p160_h0(xs, t2.tanh());
-        let s4 = &xs[..];
-        let t5 = (s4[3] * a + s4[5]).sin() + s4[s4.len() - 1] * 0.3;
-        let t6 = p160_h0(&s4[..6], a * 1.5);
-        let t7 = p160_h0(&xs[..4], t6.tanh());
-        t7 + t6 + t5 + t3 + t2 + a * 0.3
-    }
-    check_p160(seed = 0x4e297e6a9034c3ee, inputs = 8, calls = [], at = |p| (&p[0..7], p[7]),
-        params = ["xs"] at [0, 1, 2, 3, 4, 5, 6]);
-}
-
-program! {
-    #[differentiable]
-    fn p161(b: f64, c: f64, a: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = 1.0;
-        let mut k1 = 0;
-        let r3 = loop {
-            let a = a - b / (1.5 + c.tanh());
-            let t2 = 0.3 * (a * 0.25).tanh().min(b) + (a * 0.25).atan().cos() * (xs[xs.len() - 1 - k1] * 1.0);
-            acc0 *= ((a * 0.25).sin() + 0.6).cos();
-            k1 += 1;
-            if ((acc0 * 0.1).sin() * 0.5 > k1 as f64) || k1 >= 2 { break f64::max((acc0 * 0.1).tanh(), (acc0 * 0.1).sin()).max(b.cos().exp2()); }
-        };
-        let t4 = xs[0];
-        let t7: f64 = xs[1..4].iter().map(|u5| { let u5 = *u5; r3.hypot(a) + (1.5 + xs[2].sin()).powf(r3.tanh()) }).sum();
-        acc0 = (1.5 + b.cos()).sqrt();
-        let mut w8 = 0;
-        while w8 < 2 {
-            let b = b - xs[w8] * xs.iter().map(|q| q.cos()).product::<f64>();
-            let t9 = match w8 % 3 { 0 => t4, 1 => 1.25, _ => c.powi(2) };
-            acc0 = ((acc0 * 0.1).tanh() - xs[w8] * xs[1] * 0.5).tanh();
-            w8 += 1;
-        }
-        if a - xs.iter().sum::<f64>() > -0.2 {
-            let t12: f64 = xs[1..4].iter().map(|u10| { let u10 = *u10; acc0 * 0.1 }).sum();
-        }
-        (t7 * 0.05).atan() + t4 - 0.9 * r3 + 0.9 * (acc0 * 0.1).sin() + c
-    }
-    check_p161(seed = 0x86718c4813da4658, inputs = 7, calls = [], at = |p| (p[0], p[1], p[2], &p[3..7]));
-}
-
-program! {
-    #[differentiable]
-    fn p162(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = x.to_owned();
-        for _ in 0..n {
-            t1 = (&t1 * (v.dot(v) * 0.3)).mapv(f64::sin) + &t1 * 0.5;
-        }
-        let t2 = &(v + v) + &(v.mapv(f64::tanh));
-        let mut t3 = (x.t().to_owned()).row(1).to_owned();
-        for _ in 0..n {
-            t3 = ((x.mapv(|q| q * q * 0.5 - q)).dot(&t3) * 0.3).mapv(f64::tanh) + &t3 * 0.5;
-        }
-        let mut t4 = -t1.mapv(f64::sin);
-        if n % 3 == 0 {
-            t4 = x.to_owned();
-        }
-        t4.sum() * 0.2 + t3.dot(&t3) * 0.1 + t2.dot(&t2) * 0.1
-    }
-    check_p162(seed = 0x28fcbedb59fb743b, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
-}
-
-#[differentiable]
-fn p163_h0(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.5).sin();
-    }
-    acc * 0.5 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p163_h1(y: &mut [f64], s: f64) -> f64 {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.75).tanh();
-    }
-    y[0] = (y[0] * 0.3 + s).sin();
     y[0] * y[y.len() - 1]
 }
-program! {
-    #[differentiable]
-    fn p163(xs: &[f64], b: f64, a: f64) -> f64 {
-        let t1 = p163_h0(xs, b);
-        let mut buf2 = vec![0.0; 4];
-        for i in 0..4 {
-            buf2[i] = xs[i + 2] * t1.tanh();
-        }
-        let t3 = p163_h1(&mut buf2, a).tanh();
-        let t4 = buf2[0] + buf2[3] * 0.5;
-        let t5 = p163_h0(&xs[0..], t1.tanh() * 0.75).sin();
-        let s6 = &xs[2..=4];
-        let t7 = (s6[0] * t3.tanh() + s6[1]).sin() + s6[s6.len() - 1] * 0.3;
-        let s8 = &xs[4..];
-        let t9 = (s8[1] * t3.tanh() + s8[0]).sin() + s8[s8.len() - 1] * 1.5;
-        let s10 = &s8[..];
-        let t11 = (s10[0] * t4.tanh() + s10[0]).sin() + s10[s10.len() - 1] * 0.25;
-        t11 + t9 + t7 + t5 + t4 + a * 0.3
-    }
-    check_p163(seed = 0x035c450e7c3ffcaa, inputs = 8, calls = [], at = |p| (&p[0..6], p[6], p[7]));
+#[differentiable]
+fn p106_h3(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p106_h2(y, s);
+    p106_h1(s * 0.5, &x[1..], y);
 }
-
 program! {
     #[differentiable]
-    fn p164(c: f64, a: f64, b: f64) -> f64 {
-        let mut acc0 = 0.0;
-        for i in (0..4).step_by(2) {
-            let mut acc1 = 0.5;
-            if b.asinh() > 0.3 {
-                let t2 = b * c * 0.1 * p111(((1.0 + b.powi(2)).sqrt() * 0.5).sin()).mul_add(c, c).atan();
-            }
-            acc1 -= ((2.0 + a.powi(2).sin()).log10() * 0.5).tanh();
+    fn p106(xs: &[f64], a: f64, b: f64) -> f64 {
+        let t1 = p106_h0(&xs[..], a).sin();
+        let t2 = p106_h0(xs, b);
+        let mut buf3 = vec![0.0; 2];
+        for i in 0..2 {
+            buf3[i] = xs[i + 1] * b * 0.75;
         }
-        let t3 = b.atan2(1.5 + a.cos());
-        let t5 = { let u4 = (2.0 * c).min((1.5 + b.sin()).powf(1.5_f64.tanh())); (b / (1.0 + b * b) * 0.5).powi(3) };
-        let t6 = (b - a).cos() * 1.0;
-        if p126(((a - b) * 0.5).tanh(), (a * b * 0.5).sin(), ((b + t6) * 0.5).tanh()) > t3 {
-            let t7 = (-b).powi(2) * a;
-        } else if b / (1.5 + c.tanh()) > c {
-            for i in (0..3).rev() {
-                let t8 = (t5 * 0.1).tanh() * 1.0;
-                acc0 -= (f64::tanh(c) * 0.5).sin();
-            }
-        } else {
-            let mut w9 = 0;
-            while w9 < 3 {
-                let t10 = c.cos();
-                acc0 += (a.cos() * 0.5).sin();
-                w9 += 1;
-            }
+        p106_h1(t2.tanh(), &xs[..], &mut buf3);
+        let t4 = p106_h2(&mut buf3, t2.tanh()).tanh();
+        p106_h1(t2.tanh() * 0.6, xs, &mut buf3);
+        let t5 = buf3[0] + buf3[1] * 0.5;
+        let arr6: [f64; 3] = [b, xs[2] * 0.3, (t5.tanh()).sin()];
+        let t7 = arr6[0] * arr6[2];
+        let mut buf8 = vec![0.0; 3];
+        for i in 0..3 {
+            buf8[i] = xs[i + 0] * t2.tanh() * 0.5;
         }
-        0.2 * t6 - 1.25 * (t5 * 0.1).sin() - t3.sin() + (acc0 * 0.1).sin() + a
+        p106_h3(&mut buf8, &xs[..3], t5.tanh());
+        p106_h1(t4.tanh() * 0.5, &xs[..6], &mut buf8);
+        p106_h3(&mut buf8, &xs[..], b * 1.5);
+        let t9 = buf8[0] + buf8[2] * 0.25;
+        let t10 = p106_h0(&xs[..], a);
+        let t11 = p106_h0(&xs[4..=5], t1.tanh()).sin();
+        t11 + t10 + t9 + t7 + t5 + a * 0.3
     }
-    check_p164(seed = 0xf992da65c50960b1, inputs = 3, calls = [p111, p126], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p165(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (a + xs[4]).tanh();
-        let t2 = (a + xs[1]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            let t3 = (t2).tanh() * 1.5;
-            let t4 = (((((xs[i]) * 0.5).exp()).tanh()).cos() * xs[i]).tanh() * 1.5;
-            let mut t5 = 0.0;
-            for j in 0..2 {
-                t5 += (t2 * (j as f64 + 0.5)).sin();
-            }
-            let t6 = if -0.40_f64 > 0.11 { ((((((t3) * 0.5).exp()) * 0.5).exp()).mul_add(0.5, xs[i])).tanh() } else { (a).cos() * xs[i] };
-            if i + 1 < xs.len() {
-                let t7 = if ((xs[i + 1]).sin()).sin() < -0.38 { ((((t1).tanh()).cos() * t3).sin()).tanh() } else { t4 + xs[i + 1] };
-                acc += (((((t7).cos() * xs[i]) * (a - xs[i + 1])) * 0.5).exp()).tanh();
-            }
-            acc -= ((xs[i]).sin() - ((t1) * 0.5).exp() + (((xs[i]) * 0.5).exp()).cos() * xs[i]).tanh();
-        }
-        acc
-    }
-    check_p165(seed = 0xccc3892dbaaf16a2, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p166(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            if ((a).tanh()).sin() > 0.45 {
-                extra = extra + ((a - (a).mul_add(0.5, a)).tanh()).tanh() - (xs[i]).tanh();
-                let t1 = if xs[i] < -0.47 { ((xs[i]).mul_add(0.5, xs[i])).tanh() } else { (a).tanh() };
-            }
-            let t2 = if xs[i] < 0.35 { (a).tanh() } else { a };
-            if i + 1 < xs.len() {
-                acc -= (a).tanh();
-                acc -= ((-0.23_f64).mul_add(0.5, a) + ((xs[i + 1]) * 0.5).exp() + (xs[i + 1]) * ((a).cos() * xs[i])).tanh();
-                acc += (((xs[i + 1] + xs[i + 1] + xs[i]) * 0.5).exp()).tanh();
-            }
-            acc += (xs[i]).tanh();
-        }
-        acc
-    }
-    check_p166(seed = 0xe5d18b533d126956, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]),
-        params = ["xs"] at [1, 2, 3, 4, 5]);
-}
-
-program! {
-    #[differentiable]
-    fn p167(a: f64) -> f64 {
-        let mut acc0 = 0.2_f64.powi(2).ln_1p().powi(3);
-        for i in 0..1 {
-            let t1: f64 = (1.5 + (acc0 * 0.5).sin()).powf(((1.5 + (acc0 * 0.5).atan().sin()).powf((i as f64).tanh()) * 0.6).tanh());
-            acc0 -= ((1.0 + (t1 + a).powi(2)).sqrt() * 0.25).atan();
-        }
-        let mut acc2 = a;
-        if acc2 * a < -0.1 {
-            let acc2 = acc2 + (1.25 + (acc0 * 0.5).tanh());
-        } else {
-            let t4 = { let u3 = acc2; u3 };
-        }
-        acc2.sin() + (acc0 * 0.5).sin().tanh() + a
-    }
-    check_p167(seed = 0x1c35e1c0e6368644, inputs = 1, calls = [], at = |p| (p[0]));
+    check_p106(seed = 0xfc79cdf5dd2ffa86, inputs = 8, calls = [], at = |p| (&p[0..6], p[6], p[7]));
 }
 
 #[differentiable]
-fn p168_h0(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 1.5).cos();
-    }
-    acc * 1.5 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p168_h1(v: &[f64], s: f64) -> [f64; 3] {
+fn p107_h0(v: &[f64], s: f64) -> [f64; 3] {
     let mut r = [0.0_f64; 3];
     r[0] = (v[0] * s).cos();
     r[1] = v[1] * 0.75;
@@ -5077,982 +3318,2817 @@ fn p168_h1(v: &[f64], s: f64) -> [f64; 3] {
     r
 }
 #[differentiable]
-fn p168_h2(y: &mut [f64], s: f64) -> f64 {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 1.5).tanh();
-    }
-    y[0] = (y[0] * -0.5 + s).sin();
-    y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p168_h3(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+fn p107_h1(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).tanh() * 0.75;
-    }
-    y[0] * -0.5
-}
-#[differentiable]
-fn p168_h4(y: &mut [f64], x: &[f64], s: f64) {
-    let _ = p168_h2(y, s);
-    let _ = p168_h3(s * 0.5, &x[1..], y);
-}
-program! {
-    #[differentiable]
-    fn p168(xs: &[f64], ys: &mut [f64], b: f64, a: f64) -> f64 {
-        let s1 = &xs[1..];
-        let t2 = (s1[3] * a + s1[1]).sin() + s1[s1.len() - 1] * 0.3;
-        let t3 = p168_h0(xs, b);
-        let t4 = p168_h0(&s1[..5], t2.tanh());
-        let arr5 = p168_h1(&xs[..], t3.tanh());
-        let t6 = arr5[2] * arr5[2];
-        for _ in 0..2 {
-            p168_h4(ys, &s1[1..=4], a);
-        }
-        let t7 = ys[2] * 1.5;
-        t7 + t6 + t4 + t3 + t2 + ys[2] + a * 0.3
-    }
-    check_p168(seed = 0x4de45ecc3feff430, inputs = 11, calls = [], at = |p| (&p[0..6], &mut p[6..9].to_vec(), p[9], p[10]));
-}
-
-program! {
-    #[differentiable]
-    fn p169(a: f64, b: f64) -> f64 {
-        let mut acc0 = b * b * 0.5;
-        for i in 0..2 {
-            let t1: f64 = a.powi(3);
-            acc0 = (b * (p164((acc0 * 0.25).atan().abs(), 0.6_f64.mul_add((acc0 * 0.25).tanh(), (t1 * 0.5).sin()), (a / (1.0 + (t1 * 0.5).atan().powi(2)) * 0.5).tanh()) * 0.5).sin()).tanh();
-        }
-        for i in 1..=4 {
-            let c2 = |u3: f64| b - a.atan();
-            let t4: f64 = c2((((acc0 * 0.1).atan() / (2.0 + 1.25_f64.cos()) + b * (acc0 * 0.1).sin()) * 0.5).atan()) - 0.5 * c2((i as f64 * 0.5).tanh());
-            acc0 *= 0.5 + 0.4 * (1.0 + (acc0 * 0.1).sin().powi(2)).sqrt().sin();
-        }
-        acc0 += ((a + b + a.tanh()) * 0.25).atan();
-        match (((acc0 * 0.05).mul_add(b, b) * 0.25).abs() * 2.0) as usize % 3 {
-            0 => {
-                if a.mul_add(b, a) > 0.7 {
-                    acc0 += (b.max(b).sin() * 0.5).atan();
-                } else {
-                    let t5 = f64::atan((1.0 + (p158(((1.0 + b.powi(2)).sqrt() * 0.5).atan(), ((acc0 * 0.05).powi(2).ln_1p() * 0.5).atan()) + (acc0 * 0.05).atan()).powi(2)).sqrt());
-                }
-            }
-            1 => {
-                if (acc0 * 0.05).sin().abs() > a {
-                    if (1.5 + a.cos()).sqrt() > -0.4 {
-                        acc0 = ((acc0 * 0.05).atan() + acc0 * 0.05 * 0.5).sin();
-                    }
-                }
-            }
-            _ => {
-                if b < -0.4 || a < 0.1 {
-                    let o6: Option<f64> = if b > 0.5 { Some(f64::tanh((1.5 + b.sin()).powf(0.25_f64.tanh()))) } else { None };
-                    let t8: f64 = match o6 { Some(u7) => (0.1 + 2.0) * a, None => (acc0 * 0.05).tanh() - b };
-                }
-            }
-        }
-        0.9 * (acc0 * 0.05) + a
-    }
-    check_p169(seed = 0x7cdb1c19b8581422, inputs = 2, calls = [p158, p164], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p170(a: f64) -> f64 {
-        if (2.0 + a.sin()).cbrt() > a {
-            let mut acc0 = 0.0;
-            if a > 0.7 {
-                if a < 0.25 {
-                    let a = a + a * 2.0;
-                    return a * a + a.max(a);
-                }
-            }
-            return (1.0 + a.powi(2)).ln() * a;
-        }
-        let mut acc1 = a;
-        if a.abs() < -0.4 {
-            if (1.5 + acc1.sin()).powf(a.tanh()) > 0.7 {
-                return 0.6_f64.min(acc1) / (1.0 + (a * acc1).powi(2));
-            }
-            let mut acc2 = ((acc1 - a) * (a - a) * 0.25).tanh();
-        }
-        let t3 = if a * acc1 < 0.3 { (p144(((a - a) * 0.5).sin(), (-(p130(acc1.powi(2).ln_1p(), 1, (a.powi(3) * 0.5).tanh()) * 0.25) * 0.5).sin()) / (1.0 + 0.75_f64.powi(2))).tanh() } else { acc1 / (1.0 + a.powi(2)) };
-        t3.tanh() + acc1.cos()
-    }
-    check_p170(seed = 0xfa5fefd457154ada, inputs = 1, calls = [p130, p144], at = |p| (p[0]));
-}
-
-#[differentiable]
-fn p171_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.3
-}
-program! {
-    #[differentiable]
-    fn p171(a: f64, xs: &[f64], w: [f64; 3]) -> f64 {
-        let s1 = &xs[4..];
-        let t2 = (s1[1] * w[2] + s1[1]).sin() + s1[s1.len() - 1] * 0.25;
-        let t3 = p171_h0(&xs[0..=5], w[2] * 0.75).sin();
-        let s4 = &xs[4..];
-        let t5 = (s4[0] * t3.tanh() + s4[0]).sin() + s4[s4.len() - 1] * -0.5;
-        let t6 = p171_h0(&s1[0..], t3.tanh()).sin();
-        t6 + t5 + t3 + t2 + w[1] * 0.5 + a * 0.3
-    }
-    check_p171(seed = 0x90611dc858bbecd2, inputs = 10, calls = [], at = |p| (p[0], &p[1..7], <[f64; 3]>::try_from(&p[7..10]).unwrap()),
-        params = ["w"] at [7, 8, 9]);
-}
-
-program! {
-    #[differentiable]
-    fn p172(a: f64, b: f64, c: f64) -> f64 {
-        let mut acc0 = 0.0;
-        for i in 0..1 {
-            acc0 = (b + c).to_radians();
-        }
-        1.25 * (acc0 * 0.5).tanh() + c
-    }
-    check_p172(seed = 0x6ff6542f77298df7, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]));
-}
-
-#[differentiable]
-fn p173_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).sin() + v[1] * v[v.len() - 1] * -0.5
-}
-#[differentiable]
-fn p173_h1(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.6;
-    t + p173_h0(&v[1..], s * 0.5) + p173_h0(v, s).tanh()
-}
-#[differentiable]
-fn p173_h2(y: &mut [f64], s: f64) -> f64 {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.75).tanh();
-    }
-    y[0] = (y[0] * 0.5 + s).sin();
-    y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p173_h3(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).sin() * 1.5;
+        y[i] += (s * x[i % x.len()]).sin() * -0.5;
     }
 }
 #[differentiable]
-fn p173_h4(y: &mut [f64], x: &[f64], s: f64) {
-    let _ = p173_h2(y, s);
-    p173_h3(s * 0.75, &x[1..], y);
-}
-program! {
-    #[differentiable]
-    fn p173(a: f64, xs: &[f64], w: [f64; 3]) -> f64 {
-        let t1 = p173_h1(&w, w[0]);
-        let mut buf2 = vec![-0.5; 3];
-        let t3 = p173_h2(&mut buf2, w[0]).tanh();
-        let t4 = p173_h2(&mut buf2, w[2]).tanh();
-        p173_h3(t4.tanh(), &w, &mut buf2);
-        let t5 = buf2[0] + buf2[2] * 0.75;
-        let mut buf6 = vec![0.0; 3];
-        for i in 0..3 {
-            buf6[i] = xs[i + 1] * w[2];
-        }
-        p173_h4(&mut buf6, xs, w[2]);
-        for _ in 0..2 {
-            p173_h4(&mut buf6, &buf2, w[0]);
-        }
-        let t7 = buf6[0] + buf6[2] * 0.6;
-        t7 + t5 + t4 + t3 + t1 + w[1] * 0.5 + a * 0.3
-    }
-    check_p173(seed = 0xb0adead5db3a731f, inputs = 10, calls = [], at = |p| (p[0], &p[1..7], <[f64; 3]>::try_from(&p[7..10]).unwrap()));
-}
-
-program! {
-    #[differentiable]
-    fn p174(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (((0.64_f64).sin()).sin() + xs[1]).tanh();
-        let t2 = ((a).mul_add(0.5, a) + xs[0]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        let mut carried = 0.5;
-        for i in 0..xs.len() {
-            let mut t3 = 0.0;
-            for j in 0..2 {
-                t3 += (t1 + (xs[i]).tanh() * (j as f64 + 0.5)).sin();
-            }
-            acc = acc + (xs[i] - (xs[i]).sin() - xs[i]).tanh() - ((((a).cos() * t1).mul_add(0.5, t1)).cos() * t1).tanh();
-            if i + 1 < xs.len() {
-                let t4 = if (t2 + xs[i]).mul_add(0.5, xs[i + 1]) > -0.43 { (((t1).cos() * t2).sin() - (1.0 + (((xs[i + 1]) * 0.5).exp()) * (((xs[i + 1]) * 0.5).exp())).ln()).tanh() } else { -0.83_f64 - t2 };
-                acc += ((((t4).cos() * t2).mul_add(0.5, xs[i + 1])).tanh()).tanh();
-            }
-            acc = acc + (((1.0 + (a - xs[i]) * (a - xs[i])).ln()).mul_add(0.5, a)).tanh() - (((1.0 + (t3 - xs[i]) * (t3 - xs[i])).ln()).mul_add(0.5, a)).tanh();
-            carried = carried * 0.5 + ((t2) * (t3) - (a).mul_add(0.5, xs[i]) - (1.0 + (t3) * (t3)).ln()).tanh();
-            acc += carried;
-        }
-        acc
-    }
-    check_p174(seed = 0x2a2084128c5b4ac6, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-#[differentiable]
-fn p175_h0(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).cos() * 0.75;
-    }
-}
-#[differentiable]
-fn p175_h1(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.5
-}
-#[differentiable]
-fn p175_h2(y: &mut [f64], s: f64) -> f64 {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.3).tanh();
-    }
-    y[0] = (y[0] * 0.75 + s).sin();
-    y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p175_h3(y: &mut [f64], x: &[f64], s: f64) {
-    let _ = p175_h2(y, s);
-    p175_h0(s * 0.5, &x[1..], y);
-}
-program! {
-    #[differentiable]
-    fn p175(b: f64, a: f64, ys: &mut [f64], xs: &[f64]) -> f64 {
-        for _ in 0..2 {
-            p175_h0(a, &xs[..], ys);
-        }
-        let t1 = ys[2] * 0.5;
-        let mut buf2 = vec![0.0; 3];
-        for i in 0..3 {
-            buf2[i] = xs[i + 1] * b;
-        }
-        p175_h0(a, xs, &mut buf2);
-        let t3 = buf2[0] + buf2[2] * 1.5;
-        let t4 = p175_h1(xs, t1.tanh());
-        let mut buf5 = vec![0.25; 2];
-        let _ = p175_h2(&mut buf5, t3.tanh() * 0.5);
-        p175_h3(&mut buf5, &buf2, b * 0.3);
-        let t6 = buf5[0] + buf5[1] * 1.5;
-        t6 + t4 + t3 + t1 + ys[2] + a * 0.3
-    }
-    check_p175(seed = 0x6a55657c861fff5b, inputs = 13, calls = [], at = |p| (p[0], p[1], &mut p[2..5].to_vec(), &p[5..13]));
-}
-
-program! {
-    #[differentiable]
-    fn p176(c: f64, a: f64, xs: &[f64], b: f64) -> f64 {
-        let k0 = ((xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.25 * 0.5).abs() * 2.0) as usize % 3;
-        let t1 = match k0 { 0 => ((a.tanh() - f64::atan(xs.iter().map(|q| (q * 1.5).sin()).sum::<f64>())) * 0.5).sin(), 1 => (c / (1.0 + b.powi(2))).max(b * xs[2]), _ => a };
-        let mut acc2 = 0.0;
-        for i in 0..3 {
-            if i == 2 {
-                if i == 1 {
-                    acc2 += (c.powi(3) * 0.25).atan();
-                } else if i < 1 {
-                    let t5: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u3, &w4)| c.sin().exp_m1().tanh() * (0.5 * w4)).sum();
-                } else {
-                    if i % 2 == 0 {
-                        for j in 0..2 {
-                            if (i as f64 * b) > 1.0 {
-                                let mut k6 = 0;
-                                loop {
-                                    let t7 = xs.iter().map(|q| (q * 0.6).sin()).sum::<f64>();
-                                    acc2 = 0.5 * p172((t7 * 0.5).sin(), ((acc2 * 0.02).tanh().tanh().exp_m1() * 0.5).atan(), (acc2 * 0.02).sin().cos()) - b.tanh();
-                                    k6 += 1;
-                                    if ((acc2 * 0.02).sin() * c < -0.4) || k6 >= 2 { break; }
-                                }
-                            } else if a.clamp(-0.75, 0.75) > 0.7 {
-                                acc2 = (1.25 * (c / (1.5 + c.tanh())) * 0.5).tanh();
-                            }
-                            acc2 /= (1.0 + 0.2_f64.powi(2));
-                        }
-                    }
-                }
-            } else if i % 2 == 0 {
-                if i % 2 == 0 {
-                    let t8 = (1.5 + (acc2 * 0.02).atan().cos()).sqrt().cos();
-                }
-            } else {
-                let b = b + b.sin();
-            }
-            acc2 = ((acc2 * 0.02).atan() * (f64::max((acc2 * 0.02).atan(), xs.iter().map(|q| (q * 0.5).sin()).sum::<f64>()) * 0.5)).tanh();
-        }
-        acc2 *= a.tanh();
-        (acc2 * 0.02).sin() + t1 - a
-    }
-    check_p176(seed = 0x77fc431f91931e90, inputs = 6, calls = [p172], at = |p| (p[0], p[1], &p[2..5], p[5]));
-}
-
-#[differentiable]
-fn p177_h0(v: &[f64], s: f64) -> f64 {
+fn p107_h2(v: &[f64], s: f64) -> f64 {
     let mut acc = 0.0;
     for i in 0..v.len() {
-        acc += (v[i] * s + -0.5).cos();
+        acc += (v[i] * s + 0.25).tanh();
     }
-    acc * 0.6 + v[0] * v[v.len() - 1]
+    acc * 0.25 + v[0] * v[v.len() - 1]
 }
 #[differentiable]
-fn p177_h1(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * -0.5 + (y[i] * s).cos() * 0.25;
-    }
-}
-#[differentiable]
-fn p177_h2(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).tanh() * 0.5;
-    }
-}
-#[differentiable]
-fn p177_h3(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    p177_h1(y, s);
-    p177_h2(s * -0.5, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-program! {
-    #[differentiable]
-    fn p177(b: f64, a: f64, xs: &[f64]) -> f64 {
-        let t1 = p177_h0(&xs[..], a).sin();
-        let t2 = p177_h0(&xs[..5], b);
-        let t3 = p177_h0(&xs[2..=4], t2.tanh() * 0.75);
-        let t4 = p177_h0(xs, a);
-        let t5 = p177_h0(&xs[0..], a).sin();
-        let mut buf6 = vec![0.75; 2];
-        let t7 = p177_h3(&mut buf6, xs, b).tanh();
-        let t8 = buf6[0] + buf6[1] * 0.3;
-        t8 + t7 + t5 + t4 + t3 + a * 0.3
-    }
-    check_p177(seed = 0xc9b464618003cdfa, inputs = 9, calls = [], at = |p| (p[0], p[1], &p[2..9]));
-}
-
-program! {
-    #[differentiable]
-    fn p178(c: f64, b: f64, a: f64, n: usize) -> f64 {
-        let mut acc0 = (c + c + p130(((b - c) * 0.5).tanh(), 1, 1.0) * 0.25) * 0.5;
-        acc0 = 0.6_f64;
-        acc0 = (acc0 + (a * acc0 * 0.25).sin()).sin();
-        let t1 = acc0.mul_add(b, acc0);
-        let t2 = match n { 0 => c, _ => a.atan() * 1.25 };
-        let t3: f64 = acc0 * c - a * (t1 * 0.25).tanh();
-        acc0 *= (c * 2.0).cos();
-        (t3 * 0.5).atan() + t2.tanh() - (t1 * 0.25).tanh() + (acc0 * 0.5).sin() - a
-    }
-    check_p178(seed = 0xb936b92158c02441, inputs = 3, calls = [p130], at = |p| (p[0], p[1], p[2], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p179(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = (x - x).dot(&((v * (s)).mapv(f64::sin))) * 0.3;
-        let mut t2 = x.dot(&((v * (s)).mapv(f64::sin))) * 0.3;
-        for _ in 0..n {
-            t2 = (x.dot(&t2) * 0.3).mapv(f64::tanh) + &t2 * 0.5;
-        }
-        let mut t3 = x.dot(&(x.dot(x) * 0.3)) * 0.3;
-        for _ in 0..n {
-            t3 = (&t3 * (t1.dot(&t1) * 0.3)).mapv(f64::sin) + &t3 * 0.5;
-        }
-        let mut t4 = (&(&t1 / &v.mapv(|q| q * q + 1.0)) * (s)).mapv(f64::sin);
-        if n % 2 == 0 {
-            t4 = v.to_owned();
-        }
-        t4.dot(&t4) * 0.1 + t3.sum() * 0.2 + t2.dot(&t2) * 0.1
-    }
-    check_p179(seed = 0x86d27e821174b16b, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p180(b: f64, a: f64, c: f64) -> f64 {
-        let mut acc0 = ((1.5 + c.sin()).powf(b.tanh()) * (c * p144(a, c.atan())) * 0.5).tanh();
-        if 1.0_f64.mul_add(b, acc0) < 0.7 {
-            let mut acc1 = f64::tanh(c) * (0.9 * acc0);
-            acc0 /= (1.0 + 0.6_f64.max(acc0).powi(2));
-        }
-        let c = c + b * 1.5;
-        let t2: f64 = 0.75 - acc0;
-        if b * b > -0.1 {
-            let t3 = f64::min((1.5 + acc0.hypot(b).sin()).log(2.5 + (b - b).cos()), (b * 0.5).atan());
-            acc0 /= (1.0 + a.atan().powi(2));
-            let t4 = f64::atan(b);
-        }
-        let mut k5 = 0;
-        let r7 = loop {
-            let t6 = (c * 0.25).tanh();
-            acc0 /= (2.0 + t2.sin().cos());
-            k5 += 1;
-            if (t6 > -0.2) || k5 >= 5 { break t6 + t6.clamp(-0.75, 0.75); }
-        };
-        1.5 * t2 + 0.6 * (acc0 * 0.1) - b + 0.5 * b
-    }
-    check_p180(seed = 0x55670f1975704ef6, inputs = 3, calls = [p144], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p181(n: usize, a: f64) -> f64 {
-        let mut acc0 = 0.0;
-        for i in 0..2 {
-            let mut w1 = 0;
-            while w1 < 4 {
-                let mut acc2 = -(1.0 + a.powi(2)).sqrt();
-                acc2 = ((acc2 * 1.0 + a.powi(3)) * 0.5).sin();
-                w1 += 1;
-            }
-            if a > 0.25 {
-                if a.mul_add(a, a) > a {
-                    acc0 *= 0.8 + 0.2 * ((p178(a, ((a + a) * 0.5).sin(), a.powi(3) * 0.5, 1) * 0.25).tanh() / (1.5 + a.tanh())).sin();
-                } else {
-                    acc0 = ((a - (n as f64).powi(2)) * 0.5).sin();
-                }
-            }
-            acc0 += (acc0 * 0.02).atan() * (acc0 * 0.02) * (a * (acc0 * 0.02).sin()) * 0.1;
-        }
-        if a.max((acc0 * 0.02).atan()) < 0.25 {
-            if (a / (1.0 + (n as f64).powi(2))) > -0.2 {
-                if (p167(a * 0.75) * 0.5).tanh() - a > (acc0 * 0.02).tanh() || (n as f64) < 0.25 {
-                    for i in 0..3 {
-                        if i + n < 3 {
-                            acc0 += (acc0 * 0.02).sin() / (1.5 + (a / (1.0 + (acc0 * 0.02).sin().powi(2))).tanh()) * 0.5;
-                        }
-                        acc0 = (a / (2.0 + (acc0 * 0.02).atan().cos()) * 0.5).sin().powi(3);
-                    }
-                }
-            } else {
-                let mut acc3 = (2.0 + (acc0 * 0.02).cos()).recip();
-            }
-        } else {
-            let mut k4 = 0;
-            loop {
-                for j in 0..3 {
-                    let t5 = (1.5 + a.min(j as f64).cos()).sqrt();
-                    acc0 += ((a + k4 as f64 + acc0 * 0.02 * t5) * 0.1).sin();
-                }
-                acc0 = (acc0 * 0.02).sin();
-                k4 += 1;
-                if ((a - n as f64) < 0.25) || k4 >= 2 { break; }
-            }
-        }
-        let mut k6 = 0;
-        loop {
-            for j in 0..1 {
-                acc0 = (a - acc0 * 0.02).sin();
-            }
-            acc0 = ((acc0 * 0.02).tanh() * a).sin();
-            k6 += 1;
-            if (0.75 < 0.7) || k6 >= 5 { break; }
-        }
-        a + 0.5 * 0.9
-    }
-    check_p181(seed = 0x5bfa92d669c4d014, inputs = 1, calls = [p167, p178], at = |p| (1, p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p182(n: usize, a: f64, b: f64) -> f64 {
-        let t0: f64 = a * b;
-        let a = a * 0.25_f64.tanh();
-        let mut acc1 = 0.5;
-        let mut k2 = 0;
-        let r4 = loop {
-            let mut acc3 = 0.5;
-            acc3 = (1.0 + 0.6_f64.powi(2)).sqrt().sin();
-            k2 += 1;
-            if ((1.5 + p181(1, (t0 + b) * 0.5).sin()).powf((a * 0.5).sin().tanh()) > b) || k2 >= 2 { break t0.tanh() - 0.25 * b; }
-        };
-        let t5 = b;
-        acc1 = ((a * 0.5).tanh() * p152(b * 0.9, (2.0 + (n as f64).sin()).log2(), 2) * 0.5).atan();
-        t5.tanh() + 0.6 * r4 - (acc1 * 0.25).tanh() + 0.3 * t0
-    }
-    check_p182(seed = 0xb0c642175f857198, inputs = 2, calls = [p152, p181], at = |p| (1, p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p183(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = (x * &((s) - v)).mapv(f64::tanh);
-        if n % 3 == 0 {
-            t1 = &(-x.mapv(f64::sin)) - &(-x.mapv(f64::sin));
-        }
-        let t2 = (s) * &(x + x);
-        let mut t3 = t2.to_owned();
-        if n % 2 == 0 {
-            t3 = ((s) * &t1).dot(&(x.dot(&t1) * 0.3)) * 0.3;
-        }
-        t3.sum() * 0.2 + t2.sum() * 0.2 + t1.sum() * 0.2
-    }
-    check_p183(seed = 0x1365f180696af917, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-#[differentiable]
-fn p184_h0(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).tanh();
-    r[1] = v[1] * 1.5;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-#[differentiable]
-fn p184_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).cos() * 0.25;
-    }
-    y[0] * -0.5
-}
-#[differentiable]
-fn p184_h2(y: &mut [f64], s: f64) {
+fn p107_h3(y: &mut [f64], s: f64) {
     for i in 0..y.len() {
         y[i] = y[i] * 0.75 + (y[i] * s).sin() * 0.25;
     }
 }
 #[differentiable]
-fn p184_h3(y: &mut [f64], x: &[f64], s: f64) {
-    p184_h2(y, s);
-    let _ = p184_h1(s * 0.6, &x[1..], y);
+fn p107_h4(y: &mut [f64], x: &[f64], s: f64) {
+    p107_h3(y, s);
+    p107_h1(s * 0.3, &x[1..], y);
 }
 program! {
     #[differentiable]
-    fn p184(b: f64, ys: &mut [f64], xs: &[f64], a: f64) -> f64 {
-        let arr1 = p184_h0(&xs[2..], a);
-        let t2 = arr1[2] * arr1[2];
-        let _ = p184_h1(t2.tanh() * 0.6, &xs[1..], ys);
-        let t3 = ys[0] * 0.75;
-        p184_h2(ys, b);
-        let t4 = ys[2] * 0.25;
-        let mut buf5 = vec![0.0; 2];
-        for i in 0..2 {
-            buf5[i] = xs[i + 2] * b * 0.5;
+    fn p107(b: f64, a: f64, xs: &[f64]) -> f64 {
+        let arr1 = p107_h0(&xs[0..=3], a);
+        let t2 = arr1[2] * arr1[0];
+        let mut buf3 = vec![0.0; 3];
+        for i in 0..3 {
+            buf3[i] = xs[i + 2] * a * 0.5;
         }
-        p184_h2(&mut buf5, a);
-        let t6 = buf5[0] + buf5[1] * 0.75;
-        let t7 = p184_h1(t6.tanh(), &xs[5..], ys).tanh();
-        let t8 = ys[1] * 0.5;
-        for _ in 0..2 {
-            p184_h3(ys, &xs[..5], t6.tanh());
+        p107_h1(t2.tanh() * 0.75, xs, &mut buf3);
+        p107_h1(b * 0.75, xs, &mut buf3);
+        let t4 = buf3[0] + buf3[2] * 0.75;
+        let t5 = p107_h2(xs, a).sin();
+        let mut buf6 = vec![0.0; 3];
+        for i in 0..3 {
+            buf6[i] = xs[i + 3] * t2.tanh();
         }
-        let t9 = ys[2] * 0.6;
-        let mut buf10 = vec![0.0; 2];
-        for i in 0..2 {
-            buf10[i] = xs[i + 0] * t9.tanh();
+        for _ in 0..3 {
+            p107_h4(&mut buf6, &xs[..5], t4.tanh());
         }
-        p184_h2(&mut buf10, t7.tanh() * 0.75);
-        let t11 = p184_h1(t6.tanh(), &buf5, &mut buf10).tanh();
-        let t12 = p184_h1(t2.tanh(), xs, &mut buf10).tanh();
-        let t13 = buf10[0] + buf10[1] * 0.75;
-        t13 + t12 + t11 + t9 + t8 + ys[2] + a * 0.3
+        p107_h3(&mut buf6, t2.tanh());
+        let t7 = buf6[0] + buf6[2] * -0.5;
+        t7 + t5 + t4 + t2 + a * 0.3
     }
-    check_p184(seed = 0xafaef3ad66f9393d, inputs = 11, calls = [], at = |p| (p[0], &mut p[1..4].to_vec(), &p[4..10], p[10]),
-        params = ["b"] at [0]);
+    check_p107(seed = 0xd86df2d2714a0aee, inputs = 8, calls = [], at = |p| (p[0], p[1], &p[2..8]));
 }
 
 program! {
     #[differentiable]
-    fn p185(b: f64, c: f64, a: f64, n: usize, xs: &[f64]) -> f64 {
-        let mut acc0 = -a + a;
-        let mut k1 = 0;
-        let r3 = loop {
-            let mut acc2 = ((acc0 * 0.1).tanh() * a * c.powi(2) * 0.5).atan();
-            acc0 = (k1 as f64 * (p130(1.25 * xs.iter().map(|q| q.cos()).product::<f64>(), 1, (1.5 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().cos()).sqrt()) * 0.25).atan()).atan();
-            k1 += 1;
-            if (a + c > xs[n]) || k1 >= 5 { break c; }
-        };
-        if (acc0 * 0.1).tanh() * a > 0.3 {
-            let mut k4 = 0;
-            loop {
-                acc0 = xs.iter().map(|q| q.cos()).product::<f64>();
-                acc0 -= ((xs[k4] + xs.iter().sum::<f64>() - xs[n].sin()) * 0.1).sin();
-                k4 += 1;
-                if (f64::tanh(a) < 0.0) || k4 >= 2 { break; }
-            }
-        } else if (1.0 + r3.powi(2)).sqrt() > 0.3 {
-            for i in 0..xs.len() {
-                let t5 = ((acc0 * 0.05).sin() * 0.2).mul_add(r3 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>(), c);
-                acc0 += (1.0 + (b * c).powi(2)).cbrt() * 0.25;
+    fn p108(xs: &[f64], a: f64) -> f64 {
+        let mut v0 = vec![0.0; 3];
+        for i in 0..v0.len() {
+            v0[i] = ((a - a) * 0.5).atan().powi(2);
+        }
+        let mut acc1 = a;
+        if (1.0 + a.powi(2)).cbrt() < 0.0 {
+            let t2 = (1.0 + acc1.powi(2)).sqrt() - f64::max(v0[0], (p86(((p76(acc1.atan(), acc1 * 0.75) - xs[2]) * 0.5).tanh(), (acc1.powi(2) * 0.5).tanh()) * 0.5).tanh());
+            match ((v0[2] / (1.0 + v0[0] * v0[0]) * 0.25).tanh().abs() * 2.0) as usize % 3 {
+                0 => {
+                    let t3 = (1.0 + acc1.cos().powi(2)).sqrt().mul_add(-(t2 * 0.5 * 2.0), (t2 * 0.5).sin());
+                }
+                1 => {
+                    if v0[0] + 0.25 > 0.5 {
+                        let t4 = if v0.iter().map(|q| q * q).sum::<f64>() < -0.1 { -xs[1] - acc1.sin() } else { a.hypot(acc1).hypot(v0.iter().map(|q| (q * 0.6).sin()).sum::<f64>()) };
+                    } else if v0[1] > v0[0] {
+                        let flag5 = f64::sin(a) > 0.1;
+                    } else {
+                        let mut w6 = 0;
+                        while w6 < 2 {
+                            let t7 = if (t2 * 0.5).atan().atan() > -0.2 { t2 * 0.5 - xs.iter().map(|q| q * q).sum::<f64>() } else { w6 as f64 };
+                            v0[2] -= ((w6 as f64).atan() * 0.5).sin();
+                            w6 += 1;
+                        }
+                    }
+                }
+                _ => {
+                    if (2.0 + (acc1 * 0.25).sin().sin()).ln() > a {
+                        for (i, q8) in xs.iter().enumerate() {
+                            let t9 = match i { 0 | 1 => a * (t2 * 0.5).sin() / (1.0 + (2.0 + (acc1 * 0.1).atan().sin()).log2().powi(2)), _ => xs[i] };
+                            acc1 *= 0.5 + 0.4 * (acc1 * 0.1 + xs[xs.len() - 1 - i]).sin();
+                        }
+                    } else {
+                        let mut acc10 = 1.0;
+                    }
+                }
             }
         } else {
-            let mut w6 = 0;
-            while w6 < 3 {
-                acc0 *= (2.0 + xs[w6].cos()).recip().cos();
-                w6 += 1;
-            }
+            let t11: f64 = (v0[1] * 0.1).sin() - (v0[2] * 0.1).tanh() / (1.0 + a * a) * (0.75 * xs[2]);
         }
-        0.2 * r3 + (acc0 * 0.02).sin()
+        (acc1 * 0.05).sin().sin()
     }
-    check_p185(seed = 0xfc340feae45d1fbc, inputs = 7, calls = [p130], at = |p| (p[0], p[1], p[2], 1, &p[3..7]));
+    check_p108(seed = 0xe66bb78737d3c7c4, inputs = 5, calls = [p76, p86], at = |p| (&p[0..4], p[4]));
+}
+
+#[differentiable]
+fn p109_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.75).sin();
+    }
+    acc * -0.5 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p109_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.3;
+    t + p109_h0(&v[1..], s * 0.3) + p109_h0(v, s).sin()
+}
+#[differentiable]
+fn p109_h2(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * -0.5 + (y[i] * s).tanh() * 0.25;
+    }
+}
+#[differentiable]
+fn p109_h3(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 0.5;
+    }
+    y[0] * 0.75
+}
+#[differentiable]
+fn p109_h4(y: &mut [f64], x: &[f64], s: f64) {
+    p109_h2(y, s);
+    let _ = p109_h3(s * 1.5, &x[1..], y);
+}
+program! {
+    #[differentiable]
+    fn p109(xs: &[f64], a: f64) -> f64 {
+        let t1 = p109_h1(&xs[..3], a);
+        let arr2: [f64; 3] = [a, xs[4] * 0.25, (t1.tanh()).sin()];
+        let t3 = arr2[0] * arr2[2];
+        let mut buf4 = vec![0.0; 4];
+        for i in 0..4 {
+            buf4[i] = xs[i + 0] * a;
+        }
+        p109_h4(&mut buf4, &xs[..4], a);
+        p109_h2(&mut buf4, t3.tanh());
+        for _ in 0..3 {
+            p109_h2(&mut buf4, t1.tanh());
+        }
+        let t5 = buf4[0] + buf4[3] * 1.5;
+        t5 + t3 + t1 + a * 0.3
+    }
+    check_p109(seed = 0xc5a1b556d902bbb7, inputs = 7, calls = [], at = |p| (&p[0..6], p[6]));
 }
 
 program! {
     #[differentiable]
-    fn p186(a: f64, xs: &[f64]) -> f64 {
+    fn p110(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = (v + x).sum() * 0.1;
+        let t2 = v.sum().sin();
+        let mut t3 = -((x * v).mapv(f64::tanh)).mapv(f64::sin);
+        for _ in 0..n {
+            t3 = (&t3 * (((s) * (t2)).tanh())).mapv(f64::sin) + &t3 * 0.5;
+        }
+        t3.sum() * 0.2 + t2 + t1
+    }
+    check_p110(seed = 0x642f815a58c5da97, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p111(b: f64, a: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = 0.5;
+        if xs[1].hypot(a) > 0.5 {
+            for q1 in xs.iter() {
+                let t2 = a;
+                acc0 -= *q1 * 0.25;
+            }
+        }
+        let mut v3 = vec![0.0; 2];
+        for i in 0..v3.len() {
+            v3[i] = ((i as f64).powi(2) * 0.5).sin().powi(2);
+            if i > 0 {
+                v3[i] += v3[i - 1] * (acc0 * 0.1).sin().cos().exp2() * 0.25;
+            }
+        }
+        acc0 = 1.0 * b;
+        2.0 * (acc0 * 0.1) + b
+    }
+    check_p111(seed = 0xa63a999192ecf25c, inputs = 6, calls = [], at = |p| (p[0], p[1], &p[2..6]));
+}
+
+program! {
+    #[differentiable]
+    fn p112(a: f64, xs: &[f64]) -> f64 {
+        let t2: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u0, &w1)| xs[2].cos().mul_add(a / (1.0 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()), xs[1] * xs[1]) * (0.5 * w1)).sum();
+        let t3 = (t2 * 0.05).sin();
+        let t4 = f64::atan(xs[1].tanh().exp2());
+        let mut acc5 = 0.5;
+        if (t2 * 0.05).tanh() < 0.5 {
+            acc5 *= (0.5 * xs[1]).tanh();
+            for i in (0..6).step_by(2) {
+                for j in 0..xs.len() {
+                    let t8: f64 = xs.iter().take(2).map(|&u6| (xs.iter().map(|q| (q * 0.75).sin()).sum::<f64>() - (t2 * 0.05).sin()).mul_add(xs[(i + 1) % 3] / (2.0 + xs[j].cos()), 0.9 / (1.0 + xs[(i + 1) % 3] * xs[(i + 1) % 3]))).fold(0.0, |s, v| s * 0.5 + v);
+                    acc5 += ((t2 * 0.05).atan() * 0.5).sin();
+                }
+                acc5 -= ((i as f64 + i as f64).tanh() * 0.5).sin();
+            }
+        }
+        let c9 = |u10: f64| (0.9 - u10).asinh();
+        let t11: f64 = c9(((t2 * 0.05).tanh() * t3).asinh()) - 0.5 * c9(xs[1] / (1.5 + a.tanh()));
+        let mut k12 = 0;
+        let r15: f64 = loop {
+            let t14 = { let u13 = t2 * 0.05; 0.2_f64.max((t2 * 0.05).sin()) + xs[2] / (1.5 + t4.tanh()) };
+            acc5 *= 0.8 + 0.2 * (p100(0.2, (t11 * 0.5).atan()) * xs[2]).sin();
+            k12 += 1;
+            if (t3 / (2.0 + xs[k12 % xs.len()].cos()) < 0.1) || k12 >= 6 { break 0.6; }
+        };
+        0.5 * r15 + (t11 * 0.5).atan().tanh() + acc5 * 0.02 + t4.cos() + 0.1 * t3 - a + 0.5 * (acc5 * 0.02).sin()
+    }
+    check_p112(seed = 0x98a1a9949f1d5743, inputs = 4, calls = [p100], at = |p| (p[0], &p[1..4]),
+        params = ["xs"] at [1, 2, 3]);
+}
+
+program! {
+    #[differentiable]
+    fn p113(a: f64, xs: &[f64]) -> f64 {
         let mut acc = 0.0;
         let mut extra = 0.0;
-        for i in 1..xs.len() {
-            if ((1.0 + (a) * (a)).ln()) * ((a).cos() * a) < -0.13 {
-                continue;
+        for i in 0..xs.len() - 1 {
+            acc += ((a).sin()).tanh();
+            extra -= (a).tanh();
+            let mut t1 = 0.0;
+            for j in 0..2 {
+                t1 += (((1.0 + (a) * (a)).ln()) * ((1.0 + (a) * (a)).ln()) * (j as f64 + 0.5)).sin();
             }
-            if 0.23_f64 > 0.28 {
-                continue;
+            let mut t2 = 0.0;
+            for j in 0..2 {
+                t2 += (a + a + xs[i + 1] + a * (j as f64 + 0.5)).sin();
             }
-            let t1 = (a).tanh() * 1.5;
-            acc += ((((0.52_f64).mul_add(0.5, a)) * ((xs[i - 1]).mul_add(0.5, a))).cos() * xs[i - 1]).tanh();
+            let t3 = if (xs[i]).mul_add(0.5, xs[i]) > 0.22 { ((1.0 + (((xs[i + 1]) * 0.5).exp() - xs[i + 1]) * (((xs[i + 1]) * 0.5).exp() - xs[i + 1])).ln()).tanh() } else { ((t1) * 0.5).exp() };
+            acc = acc + (t3).tanh() - (a).tanh();
         }
         acc
     }
-    check_p186(seed = 0x74362cb4dddc9b29, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+    check_p113(seed = 0xe540c3c7077ce6a9, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
 }
 
 program! {
     #[differentiable]
-    fn p187(b: f64, a: f64) -> f64 {
+    fn p114(b: f64, a: f64) -> f64 {
         let mut acc0 = 1.0;
-        for i in 0..1 {
-            acc0 += ((b + (p167(-a) * 0.5).tanh() - (2.0 + 2.0_f64.cos()).powi(-2)) * 0.25).tanh();
-            let mut acc1 = 0.0;
-            acc1 += (a - acc0 * 0.5 + 0.25 * (p167(b) * 0.5)) * 0.25;
-        }
-        if a / (2.0 + b.cos()) > 0.0 {
-            let t2 = if a + acc0 * 0.5 > b { a.powi(3).hypot((1.0 + b.powi(2)).cbrt()) } else { a + (acc0 * 0.5).tanh().cos() };
-            let t3: f64 = (t2 * 0.5).sin();
-            acc0 = f64::min(a * 0.5, 0.9 * (t2 * 0.5).sin());
-            for i in 1..=1 {
-                acc0 = b * (1.5 + a.cos()).sqrt();
-            }
-        } else {
-            for i in 0..2 {
-                let mut k4 = 0;
-                let r5 = loop {
-                    acc0 /= (1.0 + (acc0 * 0.05).sin().powi(2));
-                    acc0 += ((0.1_f64.powi(2).ln_1p() - a.cos().exp()) * 0.5).sin();
-                    k4 += 1;
-                    if (f64::min(acc0 * 0.05, a) < -0.2) || k4 >= 6 { break (-(acc0 * 0.05).sin()).cos().exp2(); }
-                };
-                acc0 = ((acc0 * 0.05).sin() * (a.powi(3) * 0.5)).atan();
+        for i in 0..2 {
+            acc0 *= b.sin().cos();
+            let mut v1 = vec![0.0; 4];
+            for j in 0..v1.len() {
+                v1[j] = (a.hypot(b.mul_add(a, b)) * 0.5).atan();
+                if j > 0 {
+                    v1[j] += v1[j - 1] * (-b * 0.5).atan();
+                }
             }
         }
-        0.25 * (acc0 * 0.05) + 1.5 * b
-    }
-    check_p187(seed = 0x5171d0957599b5fe, inputs = 2, calls = [p167], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p188(a: f64, b: f64) -> f64 {
-        let mut acc0 = (a - a).tanh();
-        let mut w1 = 0;
-        while w1 < 4 {
-            if w1 == 0 {
-                let o2: Option<f64> = if (acc0 * 0.1).sin().sin().exp_m1() > a { Some((p178((w1 as f64 * 0.5).sin(), (b / (1.0 + a.powi(2)) * 0.5).atan(), (1.5 + (w1 as f64).sin()).log(2.5 + a.cos()), 1) * 0.25).sin()) } else { None };
-                let t4: f64 = if let Some(u3) = o2 { a } else { a / (2.0 + (acc0 * 0.1).cos()) };
-                acc0 += 0.2 * (a * (acc0 * 0.1));
-            } else if w1 % 2 == 0 {
-                acc0 += (acc0 * 0.1).sin() * (b - (acc0 * 0.1).tanh()) * 0.25;
-            }
-            acc0 = (acc0 * 0.1).sin() * w1 as f64 * (a * 0.1);
-            w1 += 1;
-        }
-        let t5 = (1.5 + (-b + 0.1).cos()).sqrt();
-        let flag6 = a + 0.5 > 0.25;
-        let o7: Option<f64> = if t5.tanh() < -0.1 { Some(1.5 * 0.2 - 1.5 * b) } else { None };
-        let t9: f64 = if let Some(u8) = o7 { (t5 * a).atan2(1.5 + t5.hypot(u8).cos()) } else { 0.75_f64 };
-        if !flag6 {
-            let mut acc10 = t9;
-        } else {
-            let mut k11 = 0;
-            let r13 = loop {
-                let flag12 = (acc0 * 0.1).atan() > 0.25;
-                acc0 += ((acc0 * 0.1).atan() * 0.5).tanh();
-                k11 += 1;
-                if (!flag6) || k11 >= 2 { break f64::sin(t5) / (2.0 + a.mul_add(t5, 0.6).cos()); }
-            };
-        }
-        t9.sin() + t5
-    }
-    check_p188(seed = 0x73db9be00fff45a9, inputs = 2, calls = [p178], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p189(b: f64, a: f64) -> f64 {
-        let mut acc0 = 1.0;
-        let mut k1 = 0;
-        loop {
-            if k1 < 2 {
-                if b * a > a {
-                    let mut k2 = 0;
+        let b = b - a.cos();
+        let t2 = (b * 0.5).tanh();
+        let o3: Option<f64> = if 0.6 > -0.2 { Some((t2 + (b * 0.5).tanh()) * p92(t2 * a).powi(2) * 0.5) } else { None };
+        let t5: f64 = match o3 { Some(u4) => 0.9 * u4, None => (acc0 * 0.1).tanh() };
+        for i in 0..3 {
+            if i == 1 {
+                let mut acc6 = 0.5;
+            } else {
+                for j in (0..2).rev() {
+                    let mut k7 = 0;
                     loop {
-                        if a - a > k1 as f64 {
-                            let a = a * -(p167(0.5 * 0.75) * 0.5);
-                        } else {
-                            let o3: Option<f64> = if b > 0.25 { Some((b / (1.0 + a.powi(2)) - b.hypot(a)) * 0.5) } else { None };
-                            let t5: f64 = match o3 { Some(u4) => (a + b) * b, None => b };
-                        }
-                        acc0 *= 0.8 + 0.2 * (k1 as f64).sin();
-                        k2 += 1;
-                        if (b < -0.2) || k2 >= 4 { break; }
+                        let t8 = (a - t5) * f64::min((b * 0.5).sin(), t2) - (t2 * a + a.mul_add(j as f64, (b * 0.5).sin()));
+                        acc0 += (t5 / (1.0 + (i as f64).powi(2)) * 0.25).atan();
+                        k7 += 1;
+                        if (0.9 > t5) || k7 >= 2 { break; }
                     }
+                    acc0 = (a - t5).cos();
                 }
             }
-            acc0 *= a.abs().cos();
-            if (2.0 + a.cos()).powi(-2) < 0.0 {
-                let t7 = { let u6 = (-(p150(-b, b.max(0.75)) * 0.5)).tanh(); (0.3 + b).sin().exp2() };
-            } else if a > a {
-                let t8 = (a - a - a).sin();
-            } else {
-                let mut w9 = 0;
-                while w9 < 2 {
-                    acc0 -= (acc0 * 0.01).tanh().tanh() * a * 0.5;
-                    w9 += 1;
-                }
-            }
-            acc0 += (2.0 - k1 as f64 + (acc0 * 0.01).atan()) * 0.1;
-            k1 += 1;
-            if (1.5 > b && a < 0.0) || k1 >= 3 { break; }
+            acc0 *= 0.8 + 0.2 * 0.25_f64.sin().sin();
         }
-        if a.tanh().exp() < 0.7 {
-            let t10 = (0.5 * 0.75_f64.tanh()).asin() * ((acc0 * 0.01).atan() - b);
-            if (t10 * 0.5).tanh() - b > 0.5 || b < 0.1 {
-                let mut w11 = 0;
-                while w11 < 2 {
-                    acc0 = w11 as f64;
-                    w11 += 1;
-                }
-            }
-        } else {
-            let t12 = -a;
-        }
-        let t13 = (b / (1.0 + b * b) * 0.5).atan().powi(3);
-        (t13 * 0.5).tanh() - acc0 * 0.01 + a
+        let t9 = match ((p100(t2 - t2, a.abs()) / (1.5 + (acc0 * 0.01).atan().tanh()) * 0.25).atan().abs() * 2.0) as usize % 3 { 0 => t5.sin().cos(), 1 => (2.0 + (acc0 * 0.01).cos()).recip().tanh(), _ => t5.atan2(1.5 + f64::sin((acc0 * 0.01).atan()).cos()) };
+        t9 + t5 - 1.25 * t2 + 0.1 * (b * 0.5).tanh() - 0.75 * (acc0 * 0.01).sin()
     }
-    check_p189(seed = 0xaafb5df8bb678ea9, inputs = 2, calls = [p150, p167], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p190(a: f64, b: f64) -> f64 {
-        let mut acc0 = 1.0;
-        if b.atan() > 0.3 {
-            let mut acc1 = 1.0;
-            acc0 = (a.mul_add(b, b) - p158(b.powi(2).ln_1p(), 0.2)) * 0.25;
-            acc1 = ((1.0 + acc0.powi(2)).cbrt() * 0.5).tanh();
-        } else if 0.25 + a < 0.7 {
-            acc0 = f64::tanh(-b);
-        } else {
-            let t2 = if b * 1.0 < 0.5 { 0.75 * (b - 1.0) } else { 0.5_f64.tanh().exp() - f64::cos(0.75) };
-        }
-        acc0.cos() + b.sin() + 1.5 * a
-    }
-    check_p190(seed = 0x3b08c8067e47fe45, inputs = 2, calls = [p158], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p191(a: f64, n: usize, b: f64) -> f64 {
-        let t0 = match n { 0 | 1 => (a + 0.5).atan2(1.5 + (0.75 - b).cos()), _ => b.cos() * (n as f64).cos() };
-        let t1 = b * b;
-        let b = b + (t0 * 0.5).sin().powi(3);
-        let mut b = b;
-        let o2: Option<f64> = if 1.25_f64.atan2(1.5 + (p164((t1 / (2.0 + a.cos()) * 0.25).sin(), (2.0 + 1.0_f64.cos()).recip(), t1.tanh()) * 0.5).cos()) > b { Some(f64::sin(b).powi(2).ln_1p()) } else { None };
-        let t4: f64 = match o2 { Some(u3) => t0, None => (1.5 + t1.sin()).powf(b.tanh()) };
-        for i in 0..1 {
-            b += (0.25_f64.tanh().sin() * 0.5).tanh();
-        }
-        t4 + (b * 0.25).atan() - t0.sin() - a
-    }
-    check_p191(seed = 0xfc9921f4a82e8ad4, inputs = 2, calls = [p164], at = |p| (p[0], 2, p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p192(a: f64) -> f64 {
-        let t0 = a / (1.0 + a.min(a).powi(2));
-        if a / (1.0 + 1.5_f64.powi(2)) > 0.5 {
-            return a.atan2(1.5 + t0.cos()) * a.tanh().cosh();
-        }
-        let t0 = t0 * (a - a);
-        let mut acc1 = p164((t0 * 0.25).sin().hypot(0.3), (p181(1, a.sin()) * 0.5).sin(), ((a - a) * 0.5).tanh()) * 0.5;
-        let mut k2 = 0;
-        loop {
-            if (k2 as f64 + k2 as f64) < 0.5 {
-                for j in 1..=2 {
-                    if (t0 * 0.25).sin() > 0.25 {
-                        let t3 = if (acc1 * 0.05).atan() * 0.5 > 0.5 { (acc1 * 0.05).sin() + a } else { f64::min((t0 * 0.25).sin().min(acc1 * 0.05), (t0 * 0.25).sin()) };
-                    } else {
-                        let t4 = j as f64 - a;
-                    }
-                    acc1 += t0 * 0.25 / (1.0 + (t0 * 0.25).tanh().powi(2)) * -0.2;
-                }
-            } else {
-                if k2 == 4 {
-                    acc1 += ((1.0 + a.powi(2)).ln() + (acc1 * 0.05).tanh() * (acc1 * 0.05).atan()) * 0.5;
-                } else {
-                    acc1 = (acc1 * 0.05 * ((t0 * 0.25).atan() * (t0 * 0.25) * 0.25)).atan();
-                }
-            }
-            acc1 += (acc1 * 0.05).tanh();
-            k2 += 1;
-            if ((k2 as f64 + (t0 * 0.25).sin()) > -0.1) || k2 >= 5 { break; }
-        }
-        let c5 = |u6: f64| (t0 * 0.25).sin().abs();
-        let t7: f64 = c5(0.25_f64) - 0.5 * c5(1.0_f64);
-        t7.cos() - (acc1 * 0.05).tanh().sin() + (t0 * 0.25).tanh().sin()
-    }
-    check_p192(seed = 0xadcc7fa7ba4b4125, inputs = 1, calls = [p164, p181], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p193(xs: &[f64], a: f64) -> f64 {
-        let t0 = match ((a * a * 0.5).tanh().abs() * 2.0) as usize % 3 { 0 | 1 => xs[2], _ => ((a.powi(2) - f64::atan(a)) * 0.5).atan() };
-        let a = a - xs.iter().map(|q| (q * 1.25).sin()).sum::<f64>() * t0;
-        let c1 = |u2: f64| 0.9_f64;
-        let t3: f64 = c1((a * 0.1).atan()) - 0.5 * c1(((a * 0.1 + xs[2]) * 0.5).atan());
-        let t5 = { let u4 = 0.5 * (xs[2] * xs[2]); (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.5).atan() };
-        let mut acc6 = (1.5_f64.hypot(t0).mul_add((a * 0.1).atan() * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>(), xs[0]) * 0.25).tanh();
-        if 0.9_f64.cos() > t3 {
-            let c7 = |u8: f64| a * 0.1;
-            let t9: f64 = c7((acc6 * t5).clamp(-0.75, 0.75)) - 0.5 * c7(xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()));
-        }
-        0.1 * acc6 - t5 + 0.75 * t3 - (a * 0.1).sin() - t0
-    }
-    check_p193(seed = 0xc6987dd6161e20b8, inputs = 4, calls = [], at = |p| (&p[0..3], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p194(b: f64, a: f64) -> f64 {
-        if b < -0.2 {
-            return b.max(b).sin();
-        }
-        let t0 = a;
-        let mut acc1 = 0.0;
-        if t0 - 1.5 > p189(a.powi(2) * 0.5, ((a - b) * 0.5).tanh()) * 0.5 {
-            let b = b + (p180((2.0 + t0.sin()).ln(), b, ((b - t0) * 0.5).tanh()) * 0.25).atan();
-        }
-        t0 + b
-    }
-    check_p194(seed = 0x8b8477b5abafc962, inputs = 2, calls = [p180, p189], at = |p| (p[0], p[1]));
+    check_p114(seed = 0x0be488f8b9971ac9, inputs = 2, calls = [p92, p100], at = |p| (p[0], p[1]));
 }
 
 #[differentiable]
-fn p195_h0(v: &[f64], s: f64) -> f64 {
+fn p115_h0(v: &[f64], s: f64) -> f64 {
     (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.25
 }
 #[differentiable]
-fn p195_h1(y: &mut [f64], s: f64) {
+fn p115_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).tanh() * 0.25;
+    }
+    y[0] * 0.5
+}
+#[differentiable]
+fn p115_h2(v: &[f64], s: f64) -> Option<f64> {
+    let head = if v[0] * s > -0.4 { Some((v[0] * s).tanh()) } else { None };
+    let h = head?;
+    Some(h * 0.75 + v[v.len() - 1] * 0.5)
+}
+program! {
+    #[differentiable]
+    fn p115(xs: &[f64], w: [f64; 3], a: f64) -> f64 {
+        let t1 = p115_h0(xs, w[2]).sin();
+        let t2 = p115_h0(&xs[..6], w[2] * 0.75).sin();
+        let mut buf3 = vec![0.0; 3];
+        for i in 0..3 {
+            buf3[i] = xs[i + 5] * w[2] * 0.3;
+        }
+        let t4 = p115_h1(t1.tanh() * 0.6, xs, &mut buf3).tanh();
+        let t5 = buf3[0] + buf3[2] * 1.5;
+        let t6 = match p115_h2(&xs[0..3], w[2]) { Some(v) => v, None => w[2] * 0.6 };
+        let t7 = p115_h0(&xs[..6], t4.tanh()).sin();
+        t7 + t6 + t5 + t4 + t2 + w[1] * 0.5 + a * 0.3
+    }
+    check_p115(seed = 0x44a81fc6c21abc42, inputs = 12, calls = [], at = |p| (&p[0..8], <[f64; 3]>::try_from(&p[8..11]).unwrap(), p[11]),
+        params = ["xs", "a"] at [0, 1, 2, 3, 4, 5, 6, 7, 11]);
+}
+
+program! {
+    #[differentiable]
+    fn p116(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = &(x / &v.mapv(|q| q * q + 1.0)) + &(-x.mapv(f64::sin));
+        for _ in 0..n {
+            t1 = (&t1 * (v.mean().unwrap())).mapv(f64::sin) + &t1 * 0.5;
+        }
+        let t2 = t1.to_owned();
+        let mut t3 = (v * (v.sum().sin())).mapv(f64::sin);
+        if n % 2 == 0 {
+            t3 = (v + v).mapv(f64::tanh);
+        }
+        let t4 = s;
+        let mut t5 = x.to_owned();
+        for _ in 0..n {
+            t5 = (&t5 * (t3.mean().unwrap())).mapv(f64::sin) + &t5 * 0.5;
+        }
+        t5.sum() * 0.2 + t4 + t3.dot(&t3) * 0.1
+    }
+    check_p116(seed = 0x16d65425e51e8a83, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p117(b: f64, a: f64) -> f64 {
+        let mut acc0 = 0.5;
+        for i in 0..2 {
+            let mut v1 = vec![0.0; 2];
+            for j in 0..v1.len() {
+                v1[j] = (p102((1.5 + b.sin()).log(2.5 + 0.1_f64.cos()), b.sin(), p68(f64::tanh(b), 0.75 * 0.5).atan2(1.5 + b.cos())) - a) * (b * b) * 0.25;
+            }
+            if i == 0 {
+                let t2: f64 = ((1.0 + v1[i].powi(2)).ln() * (v1.iter().map(|q| q * q).sum::<f64>() / (1.0 + a * a)) * 0.25).atan().cos().exp();
+            } else {
+                let t3 = (2.0 + v1[i].sin()).log10();
+            }
+            acc0 += ((b / (2.0 + b.cos())).tanh() * 0.5).sin();
+        }
+        let t4 = 0.25_f64.sin();
+        let mut acc5 = 1.0;
+        let mut v6 = vec![0.0; 3];
+        for i in 0..v6.len() {
+            v6[i] = b.sin() * (t4 + a) * 0.5;
+        }
+        let mut k7 = 0;
+        let r8 = loop {
+            acc0 = ((acc0 * 0.1).sin() + (((v6[k7 % v6.len()] * 0.1).atan() - b) * 0.5).atan()).tanh();
+            acc5 = a;
+            k7 += 1;
+            if (f64::min((v6[(k7 + 1) % 3] * 0.1).sin(), 0.1) > 0.25) || k7 >= 4 { break (v6[(k7 + 1) % 3] * 0.1).atan().asinh() - 0.1 * a; }
+        };
+        acc0 = t4;
+        r8.cos() + 0.6 * (acc5 * 0.1) + (acc0 * 0.1).cos() + b
+    }
+    check_p117(seed = 0x27b5ee1672ad4f6b, inputs = 2, calls = [p68, p102], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p118(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = x.to_owned();
+        let t2 = &(v + v) / &(v / &v.mapv(|q| q * q + 1.0)).mapv(|q| q * q + 1.0);
+        let mut t3 = (t2.sin()).mapv(f64::tanh);
+        for _ in 0..n {
+            t3 = (t1.dot(&t3) * 0.3).mapv(f64::tanh) + &t3 * 0.5;
+        }
+        let t4 = t2.to_owned();
+        t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1 + t2.dot(&t2) * 0.1
+    }
+    check_p118(seed = 0xdc7a72c19051d334, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p119(b: f64, a: f64) -> f64 {
+        let mut acc0 = -b;
+        let c1 = |u2: f64| acc0 / (2.0 + b.cos()) - u2 / (1.0 + 0.9_f64.powi(2));
+        let t3: f64 = c1((2.0 + 0.5_f64.sin()).log2()) - 0.5 * c1((p96(0.75_f64.cos()) * 0.25 * a * 0.5).sin());
+        acc0 = 1.25_f64;
+        let acc0 = acc0 * acc0;
+        let t4 = b.tanh().cos();
+        let t5 = if 0.3 * 0.25 > (t3 * 0.25).atan() || a < 0.0 { t4 - (p117((acc0 * 0.5).sin(), f64::cos(a)) * 0.5).sin().atan2(1.5 + (t3 * 0.25).atan().cos()) } else { a.tanh().tanh() };
+        1.25 * (t5 * 0.5) - t4.tanh() + (acc0 * 0.5).atan()
+    }
+    check_p119(seed = 0x8f8378dde52c475f, inputs = 2, calls = [p96, p117], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p120(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = v + v;
+        if n % 2 == 0 {
+            t1 = &((s) - v) / &(x.row(2).to_owned()).mapv(|q| q * q + 1.0);
+        }
+        let t2 = x.to_owned();
+        let t3 = s;
+        t3 + t2.sum() * 0.2 + t1.dot(&t1) * 0.1
+    }
+    check_p120(seed = 0xcc8573a7cf4ee351, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2),
+        params = ["x", "v"] at [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+}
+
+program! {
+    #[differentiable]
+    fn p121(a: f64) -> f64 {
+        let mut acc0 = (a + 2.0).atan2(1.5 + (a * 0.25).cos());
+        if acc0 - 0.5 > -0.1 {
+            let t2 = { let u1 = (a * a).sin(); a / (1.0 + a * a) * a.powi(3) };
+            let t3 = if (1.0 + acc0.powi(2)).ln() > -0.4 { f64::tanh((t2 * 0.25).sin()) + (t2 * 0.25).sin().to_radians() } else { -acc0 };
+            let t4 = t3 * a;
+        } else if acc0 - a > acc0 {
+            match ((-acc0).abs() * 2.0) as usize % 3 {
+                0 => {
+                    let mut k5 = 0;
+                    loop {
+                        acc0 = ((k5 as f64 * 0.1 + k5 as f64) * 0.5).tanh();
+                        acc0 /= (1.0 + 0.3_f64.powi(2));
+                        k5 += 1;
+                        if (a / (2.0 + (acc0 * 0.1).sin().cos()) < 0.7) || k5 >= 5 { break; }
+                    }
+                }
+                1 => {
+                    let mut acc6 = (a.sin().exp() * 0.5).tanh().powi(2);
+                }
+                _ => {
+                    if 0.1 > a {
+                        if acc0 * 0.1 / (1.0 + a.powi(2)) > a {
+                            acc0 -= (1.0 + 0.6_f64.powi(2)).sqrt().powi(2) * 0.5;
+                        } else {
+                            for i in 0..1 {
+                                if i == 1 {
+                                    let acc0 = (acc0 * 0.1).tanh() + i as f64;
+                                } else {
+                                    if i == 1 {
+                                        let mut k7 = 0;
+                                        let r9 = loop {
+                                            let t8 = match k7 { 0 => a * (p90(1, ((acc0 * 0.05).tanh() + k7 as f64) * 0.25, (acc0 * 0.05).sin(), 1.25 * (acc0 * 0.05).tanh()) * 0.5).atan(), 1 => a, _ => ((a + a) / (1.5 + (0.5 * a.tanh()).atanh().tanh()) * 0.5).sin() };
+                                            acc0 += 1.5 * i as f64;
+                                            k7 += 1;
+                                            if (a * 0.25 > k7 as f64) || k7 >= 4 { break (acc0 * 0.05).tanh().hypot(t8) - a; }
+                                        };
+                                    }
+                                }
+                                acc0 /= (2.0 + ((acc0 * 0.05).sin() * 1.0).cos());
+                            }
+                        }
+                    } else if (acc0 * 0.05).atan() - p90(1, (((acc0 * 0.05).sin() - a) * 0.5).atan(), ((acc0 * 0.05).atan().mul_add(a, (acc0 * 0.05).tanh()) * 0.5).atan(), (acc0 * 0.05).sin() / (2.0 + a.cos())) * 0.5 < 0.0 {
+                        match (((acc0 * 0.05).sin() - (acc0 * 0.05).tanh()).abs() * 2.0) as usize % 3 {
+                            0 => {
+                                let t10 = a;
+                            }
+                            1 => {
+                                let t11: f64 = (acc0 * 0.05).sin();
+                            }
+                            _ => {
+                                let mut acc0 = acc0;
+                            }
+                        }
+                    } else {
+                        acc0 = ((acc0 * 0.05).tanh() + -0.5).tanh();
+                    }
+                }
+            }
+        } else {
+            let t12 = 2.0 / (1.0 + a * a);
+        }
+        1.0 * (acc0 * 0.05).tanh() - a
+    }
+    check_p121(seed = 0x43f075b6418662bd, inputs = 1, calls = [p90], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p122(c: f64, a: f64, b: f64) -> f64 {
+        let t0 = if b * 0.3 > b { ((a + a) * 0.5).sin().powi(3) } else { 0.25_f64.cos().exp2().max(b.cos().exp()) };
+        let mut acc1 = 0.0;
+        match ((2.0 + t0.sin()).sqrt().abs() * 2.0) as usize % 3 {
+            0 | 1 => {
+                acc1 -= (f64::cos(p121(0.9) * t0) * 0.5).sin();
+            }
+            _ => {
+                acc1 += f64::cos(t0.hypot(a)) * 0.5;
+            }
+        }
+        1.25 * (acc1 * 0.5).sin() - t0
+    }
+    check_p122(seed = 0x8c5c70a966292e1a, inputs = 3, calls = [p121], at = |p| (p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p123(a: f64) -> f64 {
+        let t0 = (1.0 + a.powi(2)).ln();
+        let t1 = 0.3_f64.cos() * 1.5;
+        let mut acc2 = (-t1 / (1.5 + a.atan().tanh()) * 0.5).sin();
+        if a - a < 0.0 && a < 0.25 {
+            let c3 = |u4: f64| (0.5 * acc2).atan2(1.5 + 0.5_f64.clamp(-0.75, 0.75).cos());
+            let t5: f64 = c3((acc2 * acc2).tanh().exp()) - 0.5 * c3(t0.atan2(1.5 + acc2.cos()));
+            let t6: f64 = -acc2;
+            if t6 + acc2 > 0.7 {
+                if 0.5 * t1 > acc2 {
+                    for i in 0..3 {
+                        if i % 3 == 1 {
+                            let o7: Option<f64> = if (1.5 + t0.sin()).powf(a.tanh()) > 0.5 { Some(1.25 * (t6 - i as f64) * 0.5) } else { None };
+                            let t9: f64 = match o7 { Some(u8) => (u8 * 0.1).atan(), None => (2.0 + (i as f64).cos()).recip() };
+                        } else {
+                            if i < 1 {
+                                acc2 += f64::min(t0, t6).powi(2);
+                            }
+                        }
+                        acc2 = ((acc2 * 0.25).atan() * ((1.0 + a.powi(2)).sqrt() * 0.5).tanh()).tanh();
+                    }
+                } else if (acc2 * 0.25).atan() * 0.1 < 0.0 {
+                    for i in (0..8).step_by(2) {
+                        acc2 *= 0.5 + 0.4 * (acc2 * 0.1).atan().sin().sin();
+                    }
+                }
+            } else {
+                acc2 += (t1 + t5).cos().exp() * 0.5;
+            }
+        }
+        (acc2 * 0.05).atan() + t1 + t0
+    }
+    check_p123(seed = 0xa3b26cfde9def9a8, inputs = 1, calls = [], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p124(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 1..xs.len() {
+            let mut t1 = 0.0;
+            for j in 0..2 {
+                t1 += (((xs[i]) * 0.5).exp() * (j as f64 + 0.5)).sin();
+            }
+            if a + (t1) * (xs[i - 1]) > 0.44 {
+                acc += ((a).cos() * a).tanh();
+                let t2 = if (((t1) * (xs[i - 1])) * 0.5).exp() < -0.24 { ((xs[i - 1]).sin()).tanh() } else { (xs[i]).tanh() };
+            }
+            acc -= (((a).cos() * xs[i - 1]).mul_add(0.5, a) + (t1).tanh() + xs[i]).tanh();
+        }
+        let r = acc;
+        r
+    }
+    check_p124(seed = 0xa9bc03e61b7452db, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p125(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = v.to_owned();
+        if n % 3 == 0 {
+            t1 = v.to_owned();
+        }
+        let t2 = (&(x - (s)) * &((s) - &t1)).mapv(f64::tanh);
+        let t3 = t2.sum_axis(Axis(1)) * 0.3;
+        t3.dot(&t3) * 0.1 + t2.sum() * 0.2 + t1.dot(&t1) * 0.1
+    }
+    check_p125(seed = 0x0a4c1a22a6a7d9a8, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+#[differentiable]
+fn p126_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.75
+}
+program! {
+    #[differentiable]
+    fn p126(a: f64, xs: &[f64]) -> f64 {
+        let s1 = &xs[1..];
+        let t2 = (s1[4] * a * 0.75 + s1[6]).sin() + s1[s1.len() - 1] * 0.3;
+        let t3 = p126_h0(&xs[1..=6], a).sin();
+        let t4 = p126_h0(&s1[..], t2.tanh() * 0.25);
+        let s5 = &s1[..3];
+        let t6 = (s5[0] * t4.tanh() + s5[2]).sin() + s5[s5.len() - 1] * 0.5;
+        t6 + t4 + t3 + t2 + a * 0.3
+    }
+    check_p126(seed = 0x9099f65e64e39d3e, inputs = 9, calls = [], at = |p| (p[0], &p[1..9]));
+}
+
+program! {
+    #[differentiable]
+    fn p127(a: f64) -> f64 {
+        let mut acc0 = (1.0 + a.powi(2)).ln().max((p90(1, (1.0 + a.powi(2)).ln(), (1.0 + 0.75_f64.powi(2)).sqrt(), (a / (1.5 + a.tanh()) * 0.5).atan()) * 0.5).atan().powi(2));
+        for i in 0..3 {
+            let t2 = { let u1 = a + (p78(0.3 * i as f64, 1) * 0.5).tanh().min(a); (acc0 * 0.25 * (acc0 * 0.25).sin()).mul_add((acc0 * 0.25).tanh().sin(), 2.0 - 0.9) };
+            let t3 = 1.5_f64.tanh() * (a - a);
+            if i == 0 {
+                continue;
+            }
+            acc0 += (2.0 + ((acc0 * 0.25).atan() * i as f64).sin()).log2() * 0.5;
+        }
+        let mut acc4 = ((acc0 * 0.1).atan().powi(2) / (2.0 + (acc0 * 0.1 + 1.25).cos()) * 0.5).tanh();
+        acc4 = (0.5 * 0.5_f64.mul_add(a, 0.6).tanh()).atanh();
+        acc0 += ((acc0 * 0.1).tanh().powi(2) - acc4) * 0.5;
+        if (acc0 * 0.1).tanh().tanh() < -0.1 {
+            return (2.0 + a.cos()).recip().sin();
+        }
+        acc4.cos() + (acc0 * 0.1).atan() - a.cos()
+    }
+    check_p127(seed = 0x4456f52dc2526414, inputs = 1, calls = [p78, p90], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p128(a: f64, b: f64) -> f64 {
+        let mut acc0 = (b + b + b * 1.25) * 0.5;
+        for i in 0..3 {
+            let mut v1 = vec![0.0; 3];
+            for j in 0..v1.len() {
+                v1[j] = (acc0 * 0.25).atan().atan().cos();
+                if j > 0 {
+                    v1[j] += v1[j - 1] * a * (acc0 * 0.25).tanh() * 0.5;
+                }
+            }
+            acc0 = (v1.iter().enumerate().map(|(k, q)| (q * 0.25) * k as f64).sum::<f64>() * 0.1).tanh();
+        }
+        for i in 0..4 {
+            let c2 = |u3: f64| (1.0 + (1.0 + (i as f64).powi(2)).ln().powi(2)).cbrt();
+            let t4: f64 = c2(a) - 0.5 * c2(1.0_f64.to_radians());
+            let mut w5 = 0;
+            while w5 < 2 {
+                let mut a = a;
+                acc0 = (p72(f64::tanh((t4 * 0.5).atan())) * 0.5).atan() * 0.25;
+                w5 += 1;
+            }
+            acc0 *= ((p123(((i as f64 + (t4 * 0.5).atan()) * 0.25).sin()) * 0.5).tanh() * 0.6).cos();
+        }
+        acc0 = (acc0 * 0.02).sin() + (acc0 * 0.02).tanh() + 0.5 * (acc0 * 0.02).sin();
+        if a.powi(2).ln_1p() < 0.7 {
+            let mut v6: Vec<f64> = Vec::new();
+            v6.push((1.0 + (0.5 * (acc0 * 0.02).atan().tanh()).asin().powi(2)).cbrt());
+            v6.push((b - a).sin());
+            let t7 = v6[0] * 0.5 + v6[1];
+            if t7.atan() < 0.3 {
+                return (acc0 * 0.02).cos().tanh().cosh();
+            }
+        }
+        acc0 /= (1.0 + b.powi(2));
+        (acc0 * 0.02).tanh() - 1.5 * a
+    }
+    check_p128(seed = 0x825bd66029ed0cbe, inputs = 2, calls = [p72, p123], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p129(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (((-0.92_f64).tanh()).tanh() + xs[1]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            extra += (((1.0 + (xs[i]) * (xs[i])).ln()).mul_add(0.5, t1) + (t1).tanh()).tanh();
+            if (((t1) * 0.5).exp()).mul_add(0.5, xs[i]) < -0.38 {
+                break;
+            }
+            extra += ((((xs[i]).cos() * xs[i]) * 0.5).exp()).tanh();
+            if i + 1 < xs.len() {
+                let t2 = (((xs[i + 1]).cos() * xs[i]).sin() + t1).tanh() * 1.5;
+                acc += (((xs[i]) * 0.5).exp()).tanh();
+            }
+            acc += ((1.0 + ((t1).tanh() - xs[i] + xs[i]) * ((t1).tanh() - xs[i] + xs[i])).ln()).tanh();
+        }
+        let r = acc;
+        r
+    }
+    check_p129(seed = 0xab1f127baac2e046, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]),
+        params = ["a"] at [0]);
+}
+
+program! {
+    #[differentiable]
+    fn p130(a: f64) -> f64 {
+        if a > -0.4 {
+            return (1.5 + a.cos()).sqrt() * a.asinh();
+        }
+        let mut v0 = vec![0.0; 4];
+        for i in 0..v0.len() {
+            v0[i] = (((1.0 + a.powi(2)).sqrt() - (0.6 - a)) * 0.5).atan();
+        }
+        a
+    }
+    check_p130(seed = 0x993cc3142d33e7ce, inputs = 1, calls = [], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p131(a: f64, d: f64, c: f64, b: f64) -> f64 {
+        let mut acc0 = (2.0 + d.mul_add(d, 1.5).sin()).log10();
+        for i in (0..8).step_by(2) {
+            for j in 0..1 {
+                let mut acc1 = ((i as f64 * b - (a - c)) * 0.1).atan();
+                acc1 = (1.5 + p102((b / (1.0 + c * c) * 0.5).sin(), acc1, (1.5 + 0.5_f64.cos()).sqrt()).mul_add(c, d).cos()).sqrt();
+            }
+            acc0 = ((acc0 * 0.1).tanh() + (1.25_f64.hypot(i as f64) * 0.1).sin()).tanh();
+        }
+        for i in 0..2 {
+            acc0 = ((acc0 * 0.05).atan() * b.atan2(1.5 + b.cos())).tanh();
+            let mut acc2 = (a / (1.5 + (i as f64).tanh())).cos().exp();
+            acc2 = (d * 0.6).min(-c);
+            acc0 *= 0.5 + 0.4 * (i as f64).atan2(1.5 + c.cos()).sin();
+        }
+        acc0 *= 1.0 + d.atan().tanh();
+        0.3 * (acc0 * 0.02)
+    }
+    check_p131(seed = 0xe583bf91ff565521, inputs = 4, calls = [p102], at = |p| (p[0], p[1], p[2], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p132(xs: &[f64], a: f64) -> f64 {
+        let mut a = a;
+        match (xs[0].abs() * 2.0) as usize % 3 {
+            0 => {
+                for i in 1..=1 {
+                    let t0 = if xs[1] > xs[i] { i as f64 } else { i as f64 };
+                    a = t0;
+                }
+            }
+            1 => {
+                let t2 = { let u1 = (p100((a * 0.5).sin(), xs[2]) * (a * 0.5).atan() * ((a * 0.5).sin() / (2.0 + xs[1].cos())) * 0.25).sin(); (2.0 + (a * 0.5).cos()).recip() };
+            }
+            _ => {
+                if (p117((((a * 0.5).sin() - (a * 0.5).atan()) * 0.5).atan(), (a * 0.5).sin()) * 0.5).sin() + (a * 0.5).sin() > -0.2 {
+                    if (a * 0.5).tanh() > 0.7 {
+                        if xs[1].mul_add(1.25, xs[1]) > (a * 0.5).atan() {
+                            let t4 = { let u3 = ((a * 0.5).sin().mul_add(xs.iter().sum::<f64>(), (a * 0.5).sin()) * 0.25).sin().powi(3); (a * 0.5 * (a * 0.5).sin() * 0.5).powi(3) };
+                        } else if xs.iter().map(|q| q.cos()).product::<f64>() / (1.0 + (a * 0.5).powi(2)) > 0.1 {
+                            let t5 = xs[1].mul_add(a * 0.5 * (a * 0.5).atan(), (a * 0.5).atan().tanh().cosh());
+                        } else {
+                            let a = (a * 0.5).sin() - (a * 0.5).sin();
+                        }
+                    } else if (a * 0.5).atan() + xs[2] > (a * 0.5).tanh() {
+                        let mut w6 = 0;
+                        while w6 < 4 {
+                            for j in (0..4).rev() {
+                                let a = (a * 0.02).atan() * (a * 0.02);
+                            }
+                            a = (a * 0.02).sin().powi(3);
+                            w6 += 1;
+                        }
+                    } else {
+                        match (xs[1].abs() * 2.0) as usize % 3 {
+                            0 => {
+                                let c7 = |u8: f64| 1.0 * xs[0] - (1.5 + u8.cos()).sqrt();
+                                let t9: f64 = c7((xs[1].atan2(1.5 + xs[1].cos()) + a * 0.02) * 0.5) - 0.5 * c7(-(a * 0.02));
+                            }
+                            1 => {
+                                let t10 = (a * 0.02).atan();
+                            }
+                            _ => {
+                                let mut k11 = 0;
+                                loop {
+                                    let t12 = match k11 { 0 => 0.2 * (a * 0.02).atan(), 1 => (1.5 + xs[(k11 + 1) % 3].sin()).log(2.5 + (a * 0.02).atan().cos()), _ => f64::cos((a * 0.02).tanh()) * (a * 0.02 + xs[1]) * 0.25 };
+                                    a += ((xs.iter().map(|q| q * q).sum::<f64>() * 0.75 + a * 0.02 * (a * 0.02).sin()) * 0.1).atan();
+                                    k11 += 1;
+                                    if (f64::tanh(t12) < -0.1) || k11 >= 5 { break; }
+                                }
+                            }
+                        }
+                    }
+                } else if xs[2].tanh() > xs[2] {
+                    let flag13 = f64::cos((a * 0.02).atan()) > 0.3;
+                }
+            }
+        }
+        for i in 0..xs.len() {
+            if i > 2 {
+                if xs[i] - xs.iter().map(|q| q * (a * 0.02)).sum::<f64>() > a * 0.02 {
+                    let t14 = xs[xs.len() - 1 - i];
+                } else {
+                    let t17: f64 = xs.iter().take(2).map(|&u15| xs[i].atan() / (2.0 + ((a * 0.02).sin() - 1.5).cos())).fold(0.0, |s, v| s * 0.5 + v);
+                }
+            }
+            a += (a * 0.02).sin();
+        }
+        let t18 = (a * 0.02).sin();
+        t18 + (a * 0.02).cos()
+    }
+    check_p132(seed = 0xa0ade250dd84e6ba, inputs = 4, calls = [p100, p117], at = |p| (&p[0..3], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p133(a: f64, xs: &[f64]) -> f64 {
+        let t1 = ((1.0 + (a) * (a)).ln() + xs[3]).tanh();
+        let t2 = ((a).tanh() + xs[0]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            let t3 = (((xs[i]).tanh()).tanh()).tanh() * 1.5;
+            acc -= ((xs[i] + xs[i] - xs[i]).cos() * xs[i]).tanh();
+            extra += ((xs[i]) * (t3)).tanh();
+            let mut t4 = 0.0;
+            for j in 0..2 {
+                t4 += ((((xs[i]).sin()) * 0.5).exp() * (j as f64 + 0.5)).sin();
+            }
+            let t5 = if ((1.0 + (xs[i]) * (xs[i])).ln()).tanh() > 0.05 { (((xs[i] - xs[i]).cos() * -0.51_f64) * (((-0.16_f64 - -0.86_f64) * 0.5).exp())).tanh() } else { (xs[i]).cos() * t2 };
+            acc = acc + (((xs[i] - t4).tanh()) * ((xs[i] - xs[i]).tanh())).tanh() - ((((1.0 + (0.31_f64) * (0.31_f64)).ln()) * 0.5).exp()).tanh();
+        }
+        acc
+    }
+    check_p133(seed = 0x9a760f6c42a5c72a, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+}
+
+#[differentiable]
+fn p134_h0(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).tanh() * -0.5;
+    }
+}
+#[differentiable]
+fn p134_h1(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.3).cos();
+    }
+    acc * 0.25 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p134_h2(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.75;
+    t + p134_h1(&v[1..], s * 1.5) + p134_h1(v, s).sin()
+}
+program! {
+    #[differentiable]
+    fn p134(xs: &[f64], a: f64) -> f64 {
+        let s1 = &xs[1..];
+        let t2 = (s1[0] * a + s1[3]).sin() + s1[s1.len() - 1] * 0.75;
+        let mut buf3 = vec![0.6; 3];
+        p134_h0(a, s1, &mut buf3);
+        let t4 = buf3[0] + buf3[2] * 0.6;
+        let t5 = p134_h2(&xs[..], t4.tanh() * -0.5).sin();
+        t5 + t4 + t2 + a * 0.3
+    }
+    check_p134(seed = 0x4253175e7f09bdbf, inputs = 8, calls = [], at = |p| (&p[0..7], p[7]));
+}
+
+program! {
+    #[differentiable]
+    fn p135(a: f64, xs: &[f64]) -> f64 {
+        let t1 = ((a).tanh() - a - a + xs[1]).tanh();
+        let t2 = (a + xs[2]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 1..xs.len() {
+            if (a) * (t1) - (t1).mul_add(0.5, a) < -0.23 {
+                let t3 = ((((t1).mul_add(0.5, xs[i - 1])).mul_add(0.5, t2)).sin()).tanh() * 1.5;
+            }
+            acc += (((a + t1).sin()).tanh()).tanh();
+            let t4 = (((((xs[i]).sin()).sin()) * 0.5).exp()).tanh() * 1.5;
+            acc += ((1.0 + ((xs[i]).cos() * a) * ((xs[i]).cos() * a)).ln()).tanh();
+            let t5 = (((-0.26_f64).sin()).sin() + t2).tanh() * 1.5;
+            acc += ((xs[i - 1]).sin()).tanh();
+        }
+        acc
+    }
+    check_p135(seed = 0x14e0d7513c719e36, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]),
+        params = ["xs"] at [1, 2, 3, 4]);
+}
+
+#[differentiable]
+fn p136_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 1.5).cos();
+    }
+    acc * 0.5 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p136_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).sin() * 0.6;
+    }
+    y[0] * 0.75
+}
+program! {
+    #[differentiable]
+    fn p136(xs: &[f64], a: f64) -> f64 {
+        let t1 = p136_h0(&xs[2..4], a);
+        let arr2: [f64; 3] = [a, xs[2] * 0.75, (a).sin()];
+        let t3 = arr2[0] * arr2[2];
+        let s4 = &xs[..2];
+        let t5 = (s4[1] * t3.tanh() + s4[0]).sin() + s4[s4.len() - 1] * 0.25;
+        let mut buf6 = vec![0.0; 4];
+        for i in 0..4 {
+            buf6[i] = xs[i + 0] * t5.tanh();
+        }
+        let t7 = p136_h1(t1.tanh(), &xs[5..6], &mut buf6).tanh();
+        let t8 = buf6[0] + buf6[3] * 0.5;
+        let t9 = p136_h0(s4, t7.tanh() * 0.6);
+        let t10 = p136_h0(s4, t5.tanh()).sin();
+        let t11 = p136_h0(xs, t1.tanh() * 1.5).sin();
+        t11 + t10 + t9 + t8 + t7 + a * 0.3
+    }
+    check_p136(seed = 0xf8add087c909097a, inputs = 7, calls = [], at = |p| (&p[0..6], p[6]));
+}
+
+program! {
+    #[differentiable]
+    fn p137(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        let mut carried = 0.5;
+        for i in 0..xs.len() {
+            let t1 = (a).tanh() * 1.5;
+            acc += (xs[i]).tanh();
+            acc = acc + (((xs[i]) * 0.5).exp() - xs[i]).tanh() - ((1.0 + (a - t1 - t1 - xs[i]) * (a - t1 - t1 - xs[i])).ln()).tanh();
+            let t2 = if ((1.0 + (t1) * (t1)).ln()).sin() > 0.15 { (xs[i]).tanh() } else { xs[i] };
+            acc -= (((xs[i]) * 0.5).exp()).tanh();
+            carried = carried * 0.5 + ((1.0 + (((1.0 + (xs[i]) * (xs[i])).ln()).sin()) * (((1.0 + (xs[i]) * (xs[i])).ln()).sin())).ln()).tanh();
+            acc += carried;
+        }
+        acc
+    }
+    check_p137(seed = 0x5d46f034a1d7a778, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+#[differentiable]
+fn p138_h0(v: &[f64], s: f64, k: usize) -> f64 {
+    if k == 0 {
+        (v[0] * s).sin()
+    } else {
+        v[k % v.len()] * 0.25 + p138_h0(v, s * 0.5, k - 1).sin()
+    }
+}
+#[differentiable]
+fn p138_h1(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.5
+}
+#[differentiable]
+fn p138_h2(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.5 + (y[i] * s).sin() * 0.25;
+    }
+}
+#[differentiable]
+fn p138_h3(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).sin() * 0.6;
+    }
+}
+#[differentiable]
+fn p138_h4(y: &mut [f64], x: &[f64], s: f64) {
+    p138_h2(y, s);
+    p138_h3(s * 1.5, &x[1..], y);
+}
+program! {
+    #[differentiable]
+    fn p138(a: f64, xs: &[f64], ys: &mut [f64]) -> f64 {
+        let t1 = p138_h0(xs, a, 1);
+        let t2 = p138_h1(xs, a);
+        let s3 = &xs[0..=1];
+        let t4 = (s3[1] * a + s3[0]).sin() + s3[s3.len() - 1] * -0.5;
+        let t5 = p138_h1(&s3[0..], t4.tanh());
+        let mut buf6 = vec![0.5; 2];
+        p138_h4(&mut buf6, s3, t5.tanh());
+        p138_h2(&mut buf6, t5.tanh());
+        p138_h4(&mut buf6, &xs[1..], t5.tanh());
+        let t7 = buf6[0] + buf6[1] * 0.3;
+        let s8 = &xs[..2];
+        let t9 = (s8[0] * t7.tanh() * 0.25 + s8[1]).sin() + s8[s8.len() - 1] * -0.5;
+        let s10 = &s3[0..];
+        let t11 = (s10[0] * t5.tanh() * 0.3 + s10[0]).sin() + s10[s10.len() - 1] * 0.25;
+        p138_h2(ys, t4.tanh());
+        let t12 = ys[2] * 0.75;
+        t12 + t11 + t9 + t7 + t5 + ys[2] + a * 0.3
+    }
+    check_p138(seed = 0x89539a25bc1031f8, inputs = 10, calls = [], at = |p| (p[0], &p[1..7], &mut p[7..10].to_vec()));
+}
+
+program! {
+    #[differentiable]
+    fn p139(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (a + xs[2]).tanh();
+        let t2 = (t1 + xs[2]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() - 1 {
+            if (((1.0 + (xs[i + 1]) * (xs[i + 1])).ln()) * 0.5).exp() > 0.34 {
+                continue;
+            }
+            if (xs[i + 1]).mul_add(0.5, xs[i]) > -0.11 {
+                acc += ((((a + xs[i]) * (t1 - 0.15_f64)) * 0.5).exp()).tanh();
+            }
+            if (0.23_f64 - a).sin() > 0.17 {
+                continue;
+            }
+            acc = acc + ((1.0 + ((-0.18_f64).mul_add(0.5, a) - t2) * ((-0.18_f64).mul_add(0.5, a) - t2)).ln()).tanh() - ((((t1) * 0.5).exp()) * ((xs[i]).mul_add(0.5, xs[i + 1]))).tanh();
+        }
+        acc
+    }
+    check_p139(seed = 0xc93a3d510831d976, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p140(b: f64, a: f64) -> f64 {
+        let mut v0: Vec<f64> = Vec::new();
+        v0.push(p123(a.cos()) * 0.5);
+        v0.push((p127(a.tanh()) * 0.5).sin().cos());
+        let t1 = v0[0] * 0.5 + v0[1];
+        let mut acc2 = 0.5;
+        let mut k3 = 0;
+        loop {
+            let t4 = (t1 * 0.5).atan().cos().exp_m1();
+            let t5: f64 = a + 0.2;
+            let mut w6 = 0;
+            while w6 < 2 && ((k3 as f64 / (2.0 + a.cos())) > a || t5 < 0.0) {
+                let b = b + (b + 1.0);
+                acc2 *= (t1 * 0.5).atan().cos().cos();
+                w6 += 1;
+            }
+            acc2 = ((acc2 * 0.02).atan() * (0.3 * t5)).sin();
+            k3 += 1;
+            if (0.9_f64.max(a) > (acc2 * 0.02).tanh()) || k3 >= 6 { break; }
+        }
+        let t7 = (-0.25 + a) * 0.1;
+        acc2 = ((acc2 * 0.02).tanh() + t7 * a).sin();
+        acc2 -= ((b.hypot((acc2 * 0.02).atan()) + b / (2.0 + b.cos())) * 0.1).sin();
+        let mut acc8 = -a;
+        for i in 0..2 {
+            if i == 0 {
+                for j in 0..1 {
+                    if t1 * 0.5 > (t1 * 0.5).atan() && (acc8 * 0.1).tanh() < 0.7 {
+                        if (acc2 * 0.02).atan().mul_add(a, t7) > -0.2 {
+                            let mut acc9 = 0.5;
+                        } else {
+                            if a.powi(2) > (t1 * 0.5).sin() {
+                                if (acc2 * 0.02).sin() + (acc8 * 0.1).tanh() > (acc2 * 0.02).tanh() {
+                                    acc8 = (1.5 + (i as f64).sin()).log(2.5 + (acc2 * 0.02).atan().cos()) - (t7 + 0.2);
+                                } else {
+                                    let mut k10 = 0;
+                                    loop {
+                                        let t11 = b + b;
+                                        acc8 = ((t11.max(t7) + a) * 0.5).atan();
+                                        k10 += 1;
+                                        if (a + t1 * 0.5 > k10 as f64) || k10 >= 2 { break; }
+                                    }
+                                }
+                            } else {
+                                let mut w12 = 0;
+                                while w12 < 2 {
+                                    let a = a + b.abs();
+                                    acc8 -= (((acc8 * 0.05).sin() * (acc2 * 0.02).tanh()).min((acc2 * 0.02).sin()) * 0.5).tanh();
+                                    w12 += 1;
+                                }
+                            }
+                        }
+                    }
+                    acc8 *= (1.5 + (acc2 * 0.02).sin().sin()).powf(t7.tanh()).tanh();
+                }
+            } else if i == 0 {
+                if a.clamp(-0.75, 0.75) > a {
+                    let c13 = |u14: f64| (acc2 * 0.02).atan().abs().to_radians();
+                    let t15: f64 = c13(b.mul_add(t7, (acc8 * 0.02).sin()) + t7) - 0.5 * c13(0.25 + b);
+                } else {
+                    if (1.5 + (t1 * 0.5).sin().sin()).log(2.5 + (t1 * 0.5).atan().cos()) > 0.5 {
+                        if i % 2 == 0 {
+                            acc8 = ((acc8 * 0.02).sin() - a) * 0.5;
+                        } else if i == 1 {
+                            let t16 = (acc8 * 0.02).sin() * (t1 * 0.5).atan();
+                        } else {
+                            acc2 = ((acc2 * 0.02).tanh() + (t7 + (acc8 * 0.02).tanh())).atan();
+                        }
+                    } else {
+                        let mut w17 = 0;
+                        while w17 < 3 {
+                            let t18: f64 = b;
+                            acc8 += ((2.0 * (t1 * 0.5) - t7 / (1.0 + t18 * t18)) * 0.1).sin();
+                            w17 += 1;
+                        }
+                    }
+                }
+            }
+            acc2 /= (1.0 + t7.cos().powi(2));
+        }
+        (acc8 * 0.02).atan() + 0.25 * t7 + (acc2 * 0.01).sin().cos() + (t1 * 0.5).sin().sin()
+    }
+    check_p140(seed = 0x11a90430361cdcda, inputs = 2, calls = [p123, p127], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p141(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = (v + v).dot(&((x * v).mapv(f64::tanh))) * 0.3;
+        let t2 = t1.to_owned();
+        let mut t3 = -(x / &v.mapv(|q| q * q + 1.0)).mapv(f64::sin);
+        for _ in 0..n {
+            t3 = (&t3 * (s)).mapv(f64::sin) + &t3 * 0.5;
+        }
+        let mut t4 = x.to_owned();
+        for _ in 0..n {
+            t4 = (&t4 * (((s) * (s)).tanh())).mapv(f64::sin) + &t4 * 0.5;
+        }
+        t4.sum() * 0.2 + t3.sum() * 0.2 + t2.dot(&t2) * 0.1
+    }
+    check_p141(seed = 0x80be1e6aae1ddafa, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p142(c: f64, a: f64, xs: &[f64], b: f64) -> f64 {
+        let mut acc0 = ((xs.iter().map(|q| (q * 0.25).sin()).sum::<f64>().tanh() - c * a) * 0.5).atan();
+        for i in 0..4 {
+            let t1 = xs[1] * a * (1.0 + b.powi(2)).cbrt();
+            if i == 1 {
+                let t2 = match i % 3 { 0 => (1.5 + (b * 1.5).cos()).sqrt(), 1 => c, _ => (t1 * 0.5).sin() };
+                let c = c - xs[i];
+            } else if i > 1 {
+                for j in (0..4).rev() {
+                    let t3 = (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.1).powi(3) / (2.0 + b.cos());
+                    acc0 = (b * 1.5 * (2.0 - xs[2]) * 0.25).tanh();
+                }
+            }
+            acc0 -= (((t1 * 0.5).sin() - xs[i] - 0.2 * xs.iter().map(|q| (q * 0.3).sin()).sum::<f64>()) * 0.25).atan();
+        }
+        acc0 * 0.02 + c
+    }
+    check_p142(seed = 0xe04d229f3193538c, inputs = 7, calls = [], at = |p| (p[0], p[1], &p[2..6], p[6]),
+        params = ["xs", "c"] at [2, 3, 4, 5, 0]);
+}
+
+#[differentiable]
+fn p143_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.3
+}
+#[differentiable]
+fn p143_h1(v: &[f64], s: f64, k: usize) -> f64 {
+    if k == 0 {
+        (v[0] * s).sin()
+    } else {
+        v[k % v.len()] * 0.3 + p143_h1(v, s * 0.75, k - 1).sin()
+    }
+}
+program! {
+    #[differentiable]
+    fn p143(a: f64, w: [f64; 3], b: f64, xs: &[f64]) -> f64 {
+        let mut arr1 = [0.25_f64; 3];
+        arr1[2] = w[2];
+        arr1[0] = xs[6] * 0.5;
+        let t2 = arr1[1] * arr1[1];
+        let s3 = &xs[..7];
+        let t4 = (s3[2] * w[2] + s3[0]).sin() + s3[s3.len() - 1] * 0.25;
+        let t5 = p143_h0(xs, t2.tanh()).sin();
+        let t6 = p143_h1(s3, w[0], 1);
+        t6 + t5 + t4 + t2 + w[1] * 0.5 + a * 0.3
+    }
+    check_p143(seed = 0x02337ea8550f8191, inputs = 12, calls = [], at = |p| (p[0], <[f64; 3]>::try_from(&p[1..4]).unwrap(), p[4], &p[5..12]));
+}
+
+program! {
+    #[differentiable]
+    fn p144(n: usize, c: f64, b: f64, a: f64) -> f64 {
+        let t0: f64 = n as f64;
+        let mut acc1 = ((f64::tanh(a) - b.powi(3)) * 0.5).sin();
+        let mut w2 = 0;
+        while w2 < 1 {
+            if n % 3 == 1 {
+                for j in 0..1 {
+                    let t3 = (acc1 * 0.25).sin();
+                    acc1 = ((acc1 * 0.25).tanh() + b.powi(2).ln_1p()).tanh();
+                }
+            } else if n % 3 == 1 {
+                let t4 = match n % 3 { 0 | 1 => (0.5 * w2 as f64).tanh().exp2(), _ => a.sin().exp2().sin() };
+            } else {
+                if n % 2 == 0 {
+                    return (2.0 + (a * (acc1 * 0.25).atan()).cos()).powi(-2);
+                }
+            }
+            acc1 += ((t0 / (1.0 + t0.powi(2))).tanh() * 0.5).sin();
+            w2 += 1;
+        }
+        let acc1 = (acc1 * 0.25).sin() * (n as f64).tanh().exp();
+        let t5 = f64::sin(a).cos();
+        let mut acc6 = 1.0;
+        let mut w7 = 0;
+        while w7 < 2 && ((acc1 * 0.25).clamp(-0.75, 0.75) > a) {
+            if w7 == 1 {
+                if w7 < 1 {
+                    let t8 = b;
+                }
+            } else {
+                for j in 0..1 {
+                    let t9 = if c * 0.3 > 0.5 { t0 * (1.0 + (acc1 * 0.25).sin().powi(2)).ln() } else { a.tanh() + (j as f64).clamp(-0.75, 0.75) };
+                    acc6 = (n as f64).sin().tanh();
+                }
+            }
+            acc6 = (((n as f64).atan() + p100((1.0 + t5.powi(2)).cbrt() * 0.5, 0.25 * (acc6 * 0.1).sin()).atan()) * 0.5).sin();
+            w7 += 1;
+        }
+        if n == 0 {
+            let mut acc10 = 0.5;
+            return acc1 * 0.25 + 0.5_f64.tanh().exp2();
+        }
+        (acc6 * 0.1).atan().cos() - 2.0 * t5 + 1.25 * (acc1 * 0.25).atan() + t0 + c.sin()
+    }
+    check_p144(seed = 0x2fd6347209bc364c, inputs = 3, calls = [p100], at = |p| (2, p[0], p[1], p[2]));
+}
+
+#[differentiable]
+fn p145_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.3
+}
+program! {
+    #[differentiable]
+    fn p145(xs: &[f64], a: f64, b: f64) -> f64 {
+        let t1 = p145_h0(&xs[..5], b).sin();
+        let t2 = p145_h0(xs, a).sin();
+        let t3 = p145_h0(&xs[..6], t1.tanh()).sin();
+        t3 + t2 + t1 + a * 0.3
+    }
+    check_p145(seed = 0x2ab78780c8fd464f, inputs = 9, calls = [], at = |p| (&p[0..7], p[7], p[8]));
+}
+
+#[differentiable]
+fn p146_h0(y: &mut [f64], s: f64) -> f64 {
     for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.25).tanh();
+        y[i] = (y[i] * s + y[i - 1] * 1.5).tanh();
+    }
+    y[0] = (y[0] * 0.6 + s).sin();
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p146_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).sin() * 0.3;
+    }
+    y[0] * 1.5
+}
+#[differentiable]
+fn p146_h2(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p146_h0(y, s);
+    let _ = p146_h1(s * 0.6, &x[1..], y);
+}
+program! {
+    #[differentiable]
+    fn p146(xs: &[f64], b: f64, a: f64) -> f64 {
+        let s1 = &xs[2..];
+        let t2 = (s1[5] * a * 0.75 + s1[4]).sin() + s1[s1.len() - 1] * 0.75;
+        let mut buf3 = vec![0.6; 4];
+        p146_h2(&mut buf3, &xs[..8], t2.tanh() * 0.25);
+        let t4 = p146_h1(t2.tanh() * 0.75, &xs[..6], &mut buf3).tanh();
+        let t5 = buf3[0] + buf3[3] * 1.5;
+        let s6 = &xs[..];
+        let t7 = (s6[7] * b + s6[3]).sin() + s6[s6.len() - 1] * 0.5;
+        let mut buf8 = vec![0.6; 4];
+        for _ in 0..3 {
+            p146_h2(&mut buf8, s1, a);
+        }
+        let t9 = p146_h0(&mut buf8, t4.tanh()).tanh();
+        p146_h2(&mut buf8, &xs[..], t2.tanh());
+        let t10 = buf8[0] + buf8[3] * 0.75;
+        t10 + t9 + t7 + t5 + t4 + a * 0.3
+    }
+    check_p146(seed = 0x242347b8db27e7c4, inputs = 10, calls = [], at = |p| (&p[0..8], p[8], p[9]),
+        params = ["a"] at [9]);
+}
+
+program! {
+    #[differentiable]
+    fn p147(n: usize, a: f64, xs: &[f64]) -> f64 {
+        let mut v0 = vec![0.0; 4];
+        for i in 0..v0.len() {
+            v0[i] = a;
+        }
+        let t1 = (a - xs[0]) * a.max(a) + a * (a * (p123(v0[3].sin()) * 0.5).tanh());
+        let t2 = v0[n] - (v0[n] - p121((xs.iter().map(|q| q * (t1 * 0.25)).sum::<f64>().hypot(v0.iter().map(|q| q.cos()).product::<f64>()) * 0.1).tanh()));
+        (t2 * 0.5).tanh() + (t1 * 0.25).atan()
+    }
+    check_p147(seed = 0x7467a37f172309d0, inputs = 4, calls = [p121, p123], at = |p| (2, p[0], &p[1..4]));
+}
+
+program! {
+    #[differentiable]
+    fn p148(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = v[0];
+        let t2 = &(x / &x.mapv(|q| q * q + 1.0)) + &(x / &v.mapv(|q| q * q + 1.0));
+        let mut t3 = (x[[2, 2]]) * &(&t2 - v);
+        for _ in 0..n {
+            t3 = (&t3 * (x[[0, 1]])).mapv(f64::sin) + &t3 * 0.5;
+        }
+        t3.sum() * 0.2 + t2.sum() * 0.2 + t1
+    }
+    check_p148(seed = 0x72a31ff57fdd2e45, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p149(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = &(v - v) - v;
+        let t2 = (x * &(&t1 - &t1)).mapv(f64::tanh);
+        let t3 = t1.to_owned();
+        let t4 = (x.column(0).to_owned()).dot(&(-t2.mapv(f64::sin))) * 0.3;
+        let mut t5 = x.to_owned();
+        if n % 2 == 0 {
+            t5 = &(&t2 - (s)) - &((x * x).mapv(f64::tanh));
+        }
+        t5.sum() * 0.2 + t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1
+    }
+    check_p149(seed = 0xabe6ebdb497de2f8, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p150(a: f64) -> f64 {
+        let mut acc0 = a;
+        for i in 0..4 {
+            match i {
+                0 | 1 => {
+                    match i {
+                        0 | 1 => {
+                            let t1 = (acc0 * 0.1).tanh() - a - (a - a);
+                        }
+                        _ => {
+                            let a = a - acc0 * 0.1;
+                        }
+                    }
+                }
+                _ => {
+                    acc0 += ((1.5 + (1.25 * (acc0 * 0.1)).sin()).log(2.5 + (p144(2, (acc0 * 0.1).sin(), (a.powi(3) * 0.5).tanh(), a.asinh()) * 0.25).tanh().cos().cos()) * 0.5).tanh();
+                }
+            }
+            acc0 += (a - 1.0).mul_add(a, a.sin().exp2()) * 0.1;
+        }
+        let t2 = if p122((1.5 + (acc0 * 0.1).sin().sin()).log(2.5 + a.cos()), acc0 * 0.1 / (1.0 + (acc0 * 0.1).atan().powi(2)) * 0.25, (a * a * 0.5).tanh()) * 0.5 * a > 0.3 { 0.25_f64.clamp(-0.75, 0.75).powi(3) } else { (a / (1.5 + a.tanh())).sin().exp() };
+        acc0 += (-(a * a) * 0.5).atan();
+        let t3 = acc0 * 0.1 - (acc0 * 0.1).atan();
+        acc0 *= 0.5 + 0.4 * 2.0_f64.sin().sin();
+        (t3 * 0.5).atan() + t2 + (acc0 * 0.05).tanh()
+    }
+    check_p150(seed = 0xf9bbd8f029955867, inputs = 1, calls = [p122, p144], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p151(a: f64) -> f64 {
+        let mut acc0 = 1.0;
+        for i in 0..1 {
+            let a = a - i as f64 * a;
+            let a = (a * 0.5).sin() - (i as f64 - i as f64);
+            acc0 = (1.5 + (i as f64).powi(2).sin()).powf((a * 0.5).tanh().min(0.6).tanh());
+        }
+        acc0 -= ((a - p101((acc0 * 0.5).tanh() * a, ((acc0 * 0.5 + (acc0 * 0.5).atan()) * 0.25).sin()) * 0.5).atan() * 0.5).atan();
+        1.25 * a
+    }
+    check_p151(seed = 0x207dc1a8c0eeba43, inputs = 1, calls = [p101], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p152(a: f64, n: usize, b: f64) -> f64 {
+        let mut acc0 = 0.5;
+        let mut w1 = 0;
+        while w1 < 4 && (b > -0.2) {
+            let flag2 = a.max(a) > 0.7;
+            acc0 = b.atan().max(1.25 * a);
+            w1 += 1;
+        }
+        acc0 += ((b - (acc0 * 0.1).tanh()).mul_add(a * 0.5, b) * 0.25).atan();
+        let t3 = if n % 2 == 0 { 0.25 * b / (2.0 + a.cos().cos()) } else { a };
+        acc0 = (t3 * b).cos();
+        acc0 = (1.0 + a.powi(2)).ln() / (1.0 + 0.5_f64.powi(2));
+        if n == 1 {
+            let c4 = |u5: f64| t3.atan() * (t3 * u5);
+            let t6: f64 = c4((acc0 * 0.1).tanh() * b + b * 0.25) - 0.5 * c4(a / (1.5 + a.tanh()));
+        } else {
+            match n % 3 {
+                0 => {
+                    let t7 = a.min(a.sin()) * (1.25 * (acc0 * 0.1) + n as f64 * a);
+                }
+                1 => {
+                    for i in 0..4 {
+                        let t8 = b;
+                        acc0 = (2.0_f64 + 0.6).atan2(1.5 + (b - 1.5).cos());
+                    }
+                }
+                _ => {
+                    let t9 = b / (1.5 + t3.tanh());
+                }
+            }
+        }
+        0.75 * t3 + (acc0 * 0.1).atan().cos() + b + a.sin()
+    }
+    check_p152(seed = 0xf74e21f1518a9a83, inputs = 2, calls = [], at = |p| (p[0], 2, p[1]));
+}
+
+#[differentiable]
+fn p153_h0(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * 1.5 + (y[i] * s).cos() * 0.25;
+    }
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p153_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * 0.5;
+    }
+    y[0] * 0.3
+}
+#[differentiable]
+fn p153_h2(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p153_h0(y, s);
+    let _ = p153_h1(s * 0.25, &x[1..], y);
+}
+#[differentiable]
+fn p153_h3(v: &[f64], s: f64) -> Option<f64> {
+    let head = if v[0] * s > -0.4 { Some((v[0] * s).tanh()) } else { None };
+    let h = head?;
+    Some(h * 0.6 + v[v.len() - 1] * 0.3)
+}
+#[differentiable]
+fn p153_h4(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).tanh();
+    r[1] = v[1] * 0.75;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+program! {
+    #[differentiable]
+    fn p153(a: f64, xs: &[f64], ys: &mut [f64], b: f64) -> f64 {
+        let mut buf1 = vec![0.0; 4];
+        for i in 0..4 {
+            buf1[i] = xs[i + 2] * b * -0.5;
+        }
+        p153_h2(&mut buf1, &xs[3..], a);
+        for _ in 0..2 {
+            p153_h2(&mut buf1, &xs[..3], b);
+        }
+        let t2 = buf1[0] + buf1[3] * -0.5;
+        let t3 = match p153_h3(&xs[..], t2.tanh() * 0.75) { Some(v) => v, None => t2.tanh() * 0.75 * 1.5 };
+        let t4 = p153_h0(ys, t2.tanh()).tanh();
+        let t5 = ys[2] * 0.3;
+        let arr6 = p153_h4(xs, b);
+        let t7 = arr6[1] * arr6[0];
+        let mut buf8 = vec![1.5; 3];
+        p153_h2(&mut buf8, &xs[..3], a);
+        p153_h2(&mut buf8, xs, b);
+        p153_h2(&mut buf8, &xs[5..], t4.tanh());
+        let t9 = buf8[0] + buf8[2] * 1.5;
+        t9 + t7 + t5 + t4 + t3 + ys[2] + a * 0.3
+    }
+    check_p153(seed = 0xea28d3118806f26a, inputs = 12, calls = [], at = |p| (p[0], &p[1..8], &mut p[8..11].to_vec(), p[11]),
+        params = ["xs"] at [1, 2, 3, 4, 5, 6, 7]);
+}
+
+#[differentiable]
+fn p154_h0(y: &mut [f64], s: f64) -> f64 {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.6).tanh();
+    }
+    y[0] = (y[0] * 0.75 + s).sin();
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p154_h1(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.3).tanh();
+    }
+    acc * 0.6 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p154_h2(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 0.6;
+    }
+}
+program! {
+    #[differentiable]
+    fn p154(xs: &[f64], a: f64) -> f64 {
+        let s1 = &xs[0..];
+        let t2 = (s1[2] * a + s1[3]).sin() + s1[s1.len() - 1] * -0.5;
+        let mut buf3 = vec![1.5; 2];
+        let t4 = p154_h0(&mut buf3, a * 0.3).tanh();
+        let t5 = buf3[0] + buf3[1] * -0.5;
+        let t6 = p154_h1(&buf3, t5.tanh());
+        let s7 = &s1[1..];
+        let t8 = (s7[5] * t2.tanh() + s7[3]).sin() + s7[s7.len() - 1] * 1.5;
+        let mut buf9 = vec![0.0; 2];
+        for i in 0..2 {
+            buf9[i] = xs[i + 4] * t6.tanh();
+        }
+        p154_h2(t4.tanh() * -0.5, &xs[..], &mut buf9);
+        let t10 = p154_h0(&mut buf9, t8.tanh()).tanh();
+        let t11 = buf9[0] + buf9[1] * 0.5;
+        t11 + t10 + t8 + t6 + t5 + a * 0.3
+    }
+    check_p154(seed = 0x36ee6f7898dbe0a8, inputs = 8, calls = [], at = |p| (&p[0..7], p[7]),
+        params = ["a"] at [7]);
+}
+
+program! {
+    #[differentiable]
+    fn p155(a: f64, d: f64, b: f64, xs: &[f64], c: f64) -> f64 {
+        let t1 = { let u0 = xs.iter().map(|q| (q * 0.9).sin()).sum::<f64>(); xs[2] / (1.5 + u0.tanh()) + a.tanh().sinh() };
+        let mut acc2 = 0.5;
+        for i in 0..3 {
+            let t5: f64 = xs.iter().take(2).map(|&u3| xs[xs.len() - 1 - i] + (0.6 - b)).fold(0.0, |s, v| s * 0.5 + v);
+            let t8: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u6, &w7)| (xs[xs.len() - 1 - i] - a).tanh() * (0.5 * w7)).sum();
+            acc2 -= (p123((xs[i] * d * 0.5).sin()) * 0.5).sin();
+        }
+        let a = a - b;
+        for i in 1..=4 {
+            for j in 1..=4 {
+                if acc2 * 0.02 > 0.1 && d < 0.0 {
+                    return (a * 0.5).tanh().atan();
+                }
+                acc2 -= ((a * 0.5).sin() * ((a * 0.5).tanh() + t1 * 0.5) * 0.1).tanh();
+            }
+            acc2 -= (b.atan().sin() * 0.5).tanh();
+        }
+        for i in 0..xs.len() {
+            let t9: f64 = (acc2 * 0.02).sin() / (2.0 + (b * 1.5).cos());
+            acc2 = ((t9.cos().exp() + (t9 + 1.25)) * 0.25).atan();
+        }
+        (a * 0.5).atan() - 1.5 * (acc2 * 0.02).atan() + 0.5 * (t1 * 0.5).tanh() + d.tanh()
+    }
+    check_p155(seed = 0xacccd476cbc0465f, inputs = 7, calls = [p123], at = |p| (p[0], p[1], p[2], &p[3..6], p[6]));
+}
+
+program! {
+    #[differentiable]
+    fn p156(n: usize, a: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = (a / (1.0 + a * a)).mul_add(a, a) * 0.5;
+        for i in (0..1).rev() {
+            let t2 = { let u1 = (xs.iter().map(|q| q * (acc0 * 0.5).sin()).sum::<f64>().min(xs[i]) / (2.0 + (0.1_f64 * 2.0).cos()) * 0.25).tanh(); a.atan() };
+            acc0 = t2;
+        }
+        if ((acc0 * 0.5).tanh() + n as f64) > -0.2 {
+            acc0 -= (acc0 * 0.5).sin();
+        }
+        (acc0 * 0.25).sin().tanh()
+    }
+    check_p156(seed = 0x238b5162b8eb2577, inputs = 5, calls = [], at = |p| (3, p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p157(b: f64, n: usize, a: f64) -> f64 {
+        let mut acc0 = 0.5;
+        for i in 0..2 {
+            acc0 += ((b - a.abs()) * 0.5).tanh();
+        }
+        if -b > -0.2 {
+            let mut k1 = 0;
+            let r3 = loop {
+                let t2 = match k1 { 0 | 1 => (acc0 * 0.1).tanh(), _ => (acc0 * 0.1).tanh() };
+                acc0 += b * 0.9 * 1.0;
+                k1 += 1;
+                if (0.5_f64.sin() > 0.5) || k1 >= 6 { break p131((p71(-a, ((1.0 + a.powi(2)).sqrt() * 0.5).sin(), b * (acc0 * 0.1).tanh(), 1.25) * 0.5).atan().atan(), a.tanh(), ((a - 0.6) * 0.5).atan(), (acc0 * 0.1).sin() / (1.0 + 0.75_f64.powi(2))) + b; }
+            };
+            return (acc0 * 0.25).atan().atan();
+        }
+        let t4 = a / (1.0 + b.powi(2));
+        acc0 -= (a * 2.0).tanh().exp() * 0.5;
+        let t5 = a * a;
+        let t6 = if 0.5 * a < -0.2 { (1.5 + a.sin()).log(2.5 + b.cos()).cos().exp2() } else { t5.atan() * t4.atan2(1.5 + a.cos()) };
+        let mut acc7 = t5 + (acc0 * 0.1).sin().powi(2).ln_1p();
+        0.9 * acc7 + t6 - t5.sin() + 1.0 * t4 + 0.5 * (acc0 * 0.1).tanh() + 1.0 * a
+    }
+    check_p157(seed = 0x863bac3d102d4512, inputs = 2, calls = [p71, p131], at = |p| (p[0], 2, p[1]),
+        params = ["a"] at [1]);
+}
+
+program! {
+    #[differentiable]
+    fn p158(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = &(v / &v.mapv(|q| q * q + 1.0)) + &((x * x).mapv(f64::tanh));
+        let mut t2 = (v.dot(&t1) * 0.3).dot(&(t1.dot(x) * 0.3)) * 0.3;
+        for _ in 0..n {
+            t2 = ((v + &t1).dot(&t2) * 0.3).mapv(f64::tanh) + &t2 * 0.5;
+        }
+        let t3 = ((t2[0]) * ((s) + (s) * 0.5)).tanh();
+        let t4 = x / &(&t1 / &x.mapv(|q| q * q + 1.0)).mapv(|q| q * q + 1.0);
+        t4.sum() * 0.2 + t3 + t2.dot(&t2) * 0.1
+    }
+    check_p158(seed = 0x950194b99021c903, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+#[differentiable]
+fn p159_h0(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.3).tanh();
     }
     y[0] = (y[0] * 0.25 + s).sin();
 }
 #[differentiable]
-fn p195_h2(s: f64, x: &[f64], y: &mut [f64]) {
+fn p159_h1(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).sin() * 1.5;
+        y[i] += (s * x[i % x.len()]).sin() * 0.6;
     }
+}
+#[differentiable]
+fn p159_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    p159_h0(y, s);
+    p159_h1(s * 0.25, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+#[differentiable]
+fn p159_h3(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.25).cos();
+    }
+    acc * 0.75 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p159_h4(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.3;
+    t + p159_h3(&v[1..], s * 0.5) + p159_h3(v, s).cos()
 }
 program! {
     #[differentiable]
-    fn p195(b: f64, a: f64, xs: &[f64]) -> f64 {
-        let t1 = p195_h0(xs, b).sin();
-        let mut buf2 = vec![-0.5; 3];
-        p195_h1(&mut buf2, a);
-        p195_h1(&mut buf2, b * 0.6);
-        p195_h2(b, xs, &mut buf2);
-        let t3 = buf2[0] + buf2[2] * 0.75;
-        let s4 = &xs[3..=4];
-        let t5 = (s4[0] * b + s4[1]).sin() + s4[s4.len() - 1] * 0.75;
-        let t6 = p195_h0(s4, t1.tanh()).sin();
-        let s7 = &s4[..];
-        let t8 = (s7[0] * t1.tanh() + s7[0]).sin() + s7[s7.len() - 1] * 0.25;
-        let t9 = p195_h0(&s4[..2], t8.tanh() * 1.5);
-        t9 + t8 + t6 + t5 + t3 + a * 0.3
-    }
-    check_p195(seed = 0xc7f6ae763c6b86d6, inputs = 9, calls = [], at = |p| (p[0], p[1], &p[2..9]));
-}
-
-program! {
-    #[differentiable]
-    fn p196(b: f64, a: f64) -> f64 {
-        let t0 = b + p187((a - b) * 0.5, a.hypot(b) * 0.5) * 0.75;
-        let t1 = (p189(0.25 * a, a) * 0.5).sin();
-        let mut acc2 = (a.mul_add(b, a) + (t0 * 0.5).atan() / (1.0 + b * b)) * 0.25;
-        if b.powi(2).ln_1p() > t0 * 0.5 {
-            let acc2 = acc2 - (acc2 + acc2);
+    fn p159(xs: &[f64], a: f64) -> f64 {
+        let s1 = &xs[..6];
+        let t2 = (s1[4] * a + s1[1]).sin() + s1[s1.len() - 1] * 0.25;
+        let mut buf3 = vec![0.0; 4];
+        for i in 0..4 {
+            buf3[i] = xs[i + 1] * t2.tanh();
         }
-        0.25 * acc2
-    }
-    check_p196(seed = 0xdfacc6a767f54c55, inputs = 2, calls = [p187, p189], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p197(a: f64) -> f64 {
-        let a = a * a;
-        let t0 = a * 0.5;
-        let mut acc1 = (t0.abs() / (1.0 + ((a * 0.5).sin() / (1.0 + p192((t0 * (a * 0.5).atan() * 0.25).tanh()).powi(2))).powi(2)) * 0.5).tanh();
-        if (a * 0.5).atan().tanh().exp() > t0 && (a * 0.5).atan() < 0.3 {
-            let t2 = if acc1.sin() > acc1 && t0 < 0.1 { t0 } else { f64::min(f64::min(p194((a * 0.5).sin() + (a * 0.5).sin(), (0.5 - t0) * 0.5), acc1), acc1 / (1.5 + (a * 0.5).tanh().tanh())) };
-            let t3 = (1.5 + (0.6 * t0 * t0).sin()).powf(((t2 + 1.0) * (0.1 + acc1)).tanh());
+        p159_h0(&mut buf3, a * -0.5);
+        let _ = p159_h2(&mut buf3, &xs[..], t2.tanh() * 0.75);
+        for _ in 0..2 {
+            p159_h0(&mut buf3, t2.tanh());
         }
-        let t4 = acc1 * t0;
-        let mut v5: Vec<f64> = Vec::new();
-        v5.push((2.0 + (t0 * acc1).cos()).recip());
-        v5.push(t0.cos().tanh());
-        let t6 = v5[0] * 0.5 + v5[1];
-        for i in 0..2 {
-            let acc1 = (acc1 * 0.25).tanh() - t4;
-        }
-        t6 + t4 + 0.2 * (a * 0.5).tanh()
+        let t4 = buf3[0] + buf3[3] * 1.5;
+        let t5 = p159_h4(xs, t4.tanh());
+        let t6 = p159_h4(&s1[2..6], a).sin();
+        t6 + t5 + t4 + t2 + a * 0.3
     }
-    check_p197(seed = 0xea8c5592e8a1985c, inputs = 1, calls = [p192, p194], at = |p| (p[0]));
+    check_p159(seed = 0x41cda76569d4f0a2, inputs = 9, calls = [], at = |p| (&p[0..8], p[8]));
 }
 
 program! {
     #[differentiable]
-    fn p198(b: f64, a: f64) -> f64 {
-        let b = b - b.clamp(-0.75, 0.75);
-        let mut acc0 = (a - a) * (a * a) * 0.25;
-        for i in 0..3 {
-            if b + (acc0 * 0.25).atan() < 0.1 {
-                continue;
+    fn p160(a: f64, b: f64) -> f64 {
+        let mut acc0 = ((b - a + b) * 0.5).sin();
+        if b.cos() > b {
+            for i in 0..1 {
+                let mut w1 = 0;
+                while w1 < 2 {
+                    let mut w2 = 0;
+                    while w2 < 4 {
+                        let t3 = -(b - (acc0 * 0.05).sin());
+                        acc0 = ((acc0 * 0.05).atan() - (t3 * 0.5).tanh()).atan();
+                        w2 += 1;
+                    }
+                    acc0 *= (b - b).tanh();
+                    w1 += 1;
+                }
+                acc0 = ((acc0 * 0.02).atan().cos() / (1.5 + (a - (acc0 * 0.02).atan()).tanh()) * 0.5).tanh();
             }
-            let mut v1 = vec![0.0; 3];
-            for j in 0..v1.len() {
-                v1[j] = (((acc0 * 0.25).tanh().sin() + (1.5 + a.sin()).log(2.5 + a.cos())) * 0.5).sin();
-            }
-            acc0 = v1[i];
-        }
-        acc0 += 0.9_f64;
-        if (acc0 * 0.1 * 0.5).sin().powi(3) < 0.5 {
-            acc0 = ((acc0 * 0.1).tanh() - (1.0 + a.powi(2)).ln()).sin();
-            let t2 = 1.5 * (acc0 * 0.1);
-            if (t2 * 0.5).tanh() > (acc0 * 0.1).atan() {
-                return (2.0 + a.sin()).log10();
-            }
-        } else if 0.5 - a > 0.5 {
-            let t3: f64 = -(acc0 * 0.1).tanh().exp();
         } else {
-            let mut k4 = 0;
-            let r6 = loop {
-                let t5 = if acc0 * 0.1 < 0.25 { (acc0 * 0.1).tanh() * a * (2.0 + 0.75_f64.sin()).log2() } else { k4 as f64 };
-                acc0 = ((b * 0.5).powi(3) * (t5 * 0.5).atan().cos() * 0.1).sin();
-                k4 += 1;
-                if ((acc0 * 0.1).sin() + acc0 * 0.1 < -0.4) || k4 >= 5 { break a.tanh().max((acc0 * 0.1).tanh() - p130(a, 1, (t5 * 0.5).sin()) * 0.25); }
+            let t4 = if acc0 * 0.02 > -0.4 { (a + acc0 * 0.02).mul_add(a * a, b.abs()) } else { b * ((acc0 * 0.02).tanh() * a) };
+        }
+        if -(p128((p152(a, 2, b.tanh()) * 0.5).tanh().cos(), b) * 0.5).atan() > -0.2 {
+            return b * ((acc0 * 0.02).tanh() * b);
+        }
+        if 1.25_f64.hypot(b) > a {
+            acc0 = f64::max((acc0 * 0.02).tanh(), (acc0 * 0.02).tanh().sinh());
+            return (acc0 * 0.02).atan();
+        }
+        (acc0 * 0.02).tanh() + 0.5 * (acc0 * 0.02).atan()
+    }
+    check_p160(seed = 0x608e6cb13fa9f140, inputs = 2, calls = [p128, p152], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p161(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = (v.dot(x) * 0.3).sum().sin();
+        let t2 = v.to_owned();
+        let t3 = t2.to_owned();
+        let t4 = &((t1) * x) / &t3.mapv(|q| q * q + 1.0);
+        t4.sum() * 0.2 + t3.dot(&t3) * 0.1 + t2.dot(&t2) * 0.1
+    }
+    check_p161(seed = 0x5e13f356926149da, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3),
+        params = ["x", "v"] at [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+}
+
+program! {
+    #[differentiable]
+    fn p162(a: f64, xs: &[f64]) -> f64 {
+        let t1 = ((0.06_f64 - a).cos() * a + xs[1]).tanh();
+        let t2 = ((((a).cos() * a) * 0.5).exp() + xs[1]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 1..xs.len() {
+            if xs[i - 1] + xs[i - 1] + (xs[i - 1]).mul_add(0.5, xs[i]) > -0.44 {
+                let mut t3 = 0.0;
+                for j in 0..2 {
+                    t3 += (xs[i - 1] * (j as f64 + 0.5)).sin();
+                }
+            } else {
+                let t4 = (t2 + (t2).cos() * -0.53_f64 - ((((xs[i - 1]) * 0.5).exp()) * 0.5).exp()).tanh() * 1.5;
+            }
+            let t5 = (-0.25_f64).tanh() * 1.5;
+            let mut t6 = 0.0;
+            for j in 0..2 {
+                t6 += ((1.0 + (t2) * (t2)).ln() + (t1).cos() * t2 * (j as f64 + 0.5)).sin();
+            }
+            let t7 = (a + t5).tanh() * 1.5;
+            acc -= ((1.0 + (xs[i]) * (xs[i])).ln()).tanh();
+        }
+        let r = acc;
+        r
+    }
+    check_p162(seed = 0xb23c800ef92918cf, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+}
+
+program! {
+    #[differentiable]
+    fn p163(xs: &[f64], a: f64) -> f64 {
+        let t0 = ((p122(xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() / (1.5 + a.tanh()) * 0.05, a / (1.0 + a.powi(2)) * 0.5, a.to_radians()) * 0.5).atan() - xs[2]) * (a - a) * xs[1];
+        let k1 = ((0.5 * (t0 * 0.1).atan()).abs() * 2.0) as usize % 3;
+        let mut acc2 = 1.0;
+        match k1 {
+            0 => {
+                if xs.iter().map(|q| q * a).sum::<f64>() * xs.iter().map(|q| q.cos()).product::<f64>() < -0.1 {
+                    let t5: f64 = xs.iter().take(2).map(|&u3| xs[2].tanh()).fold(0.0, |s, v| s * 0.5 + v);
+                } else {
+                    if 1.5 + a > 0.0 && (t0 * 0.1).sin() < 0.3 {
+                        let t6 = (t0 * 0.1).atan().sin().tanh();
+                    } else {
+                        let t7 = (xs[1] - a).sin().exp2() + (xs.iter().map(|q| q * q).sum::<f64>() * 0.3).atan();
+                    }
+                }
+            }
+            1 => {
+                let t8 = xs[1];
+            }
+            _ => {
+                let t9 = xs[1] * (t0 * 0.1) - (t0 * 0.1).tanh().powi(2);
+            }
+        }
+        let o10: Option<f64> = if xs[0] / (1.0 + a.powi(2)) > (t0 * 0.1).atan() { Some(a) } else { None };
+        let t12: f64 = if let Some(u11) = o10 { (1.5 + (2.0 + xs.iter().map(|q| q.cos()).product::<f64>().sin()).log2().sin()).log(2.5 + 0.1_f64.cos()) } else { (1.0 + a.powi(2)).cbrt() };
+        t12.cos() + (t0 * 0.1).atan().sin()
+    }
+    check_p163(seed = 0xc190c7fe5fbcb17a, inputs = 4, calls = [p122], at = |p| (&p[0..3], p[3]));
+}
+
+#[differentiable]
+fn p164_h0(v: &[f64], s: f64) -> Option<f64> {
+    let head = if v[0] * s > -0.4 { Some((v[0] * s).sin()) } else { None };
+    let h = head?;
+    Some(h * 1.5 + v[v.len() - 1] * 0.5)
+}
+#[differentiable]
+fn p164_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 0.75;
+    }
+}
+#[differentiable]
+fn p164_h2(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.25).cos();
+    }
+    acc * -0.5 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p164_h3(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).cos();
+    r[1] = v[1] * 0.3;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+program! {
+    #[differentiable]
+    fn p164(a: f64, xs: &[f64], ys: &mut [f64]) -> f64 {
+        let t1 = match p164_h0(&xs[2..=4], a * 1.5) { Some(v) => v, None => a * 1.5 * 0.25 };
+        p164_h1(a, xs, ys);
+        let t2 = ys[0] * 0.5;
+        let t3 = p164_h2(&xs[7..], a);
+        let arr4 = p164_h3(&xs[2..=5], t3.tanh());
+        let t5 = arr4[0] * arr4[0];
+        t5 + t3 + t2 + t1 + ys[2] + a * 0.3
+    }
+    check_p164(seed = 0x768fc3835d8490e2, inputs = 12, calls = [], at = |p| (p[0], &p[1..9], &mut p[9..12].to_vec()));
+}
+
+program! {
+    #[differentiable]
+    fn p165(a: f64) -> f64 {
+        let mut a = a;
+        for i in 0..4 {
+            let a = (a * 0.1).sin() - (a * 0.1).sin();
+            let t0 = a.sin() * (a / (1.0 + a.powi(2)));
+            let mut acc1 = (-(a - a) * 0.5).atan();
+            acc1 += (acc1 * 0.5).tanh();
+        }
+        let mut k2 = 0;
+        let r3 = loop {
+            a = 0.25_f64.powi(2);
+            a *= 0.5 + 0.4 * 0.25_f64.cos().sin();
+            k2 += 1;
+            if ((k2 as f64 - k2 as f64) < -0.1) || k2 >= 5 { break ((a * 0.05).tanh() / (1.0 + (k2 as f64).powi(2))).clamp(-0.75, 0.75); }
+        };
+        0.75 * r3 + 1.5 * (a * 0.05).tanh()
+    }
+    check_p165(seed = 0xd5ad47c6a1eae715, inputs = 1, calls = [], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p166(a: f64, xs: &[f64]) -> f64 {
+        let t1 = ((a) * (a - -0.99_f64) + xs[0]).tanh();
+        let t2 = (0.98_f64 + xs[3]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 1..xs.len() {
+            acc += (a).tanh();
+            extra -= ((xs[i]).cos() * t1).tanh();
+            if (((1.0 + (-0.66_f64) * (-0.66_f64)).ln()) * 0.5).exp() < 0.11 {
+                acc -= (((((((xs[i]) * 0.5).exp()) * 0.5).exp()) * 0.5).exp()).tanh();
+            } else {
+                let t3 = (xs[i - 1]).tanh() * 1.5;
+            }
+            acc -= (t1).tanh();
+            if ((0.14_f64) * (t1)).sin() < 0.46 {
+                if ((t1).tanh()).tanh() > 0.49 {
+                    continue;
+                }
+                let mut t4 = 0.0;
+                for j in 0..2 {
+                    t4 += (xs[i] - (xs[i - 1]).mul_add(0.5, t1) * (j as f64 + 0.5)).sin();
+                }
+            }
+            acc += ((((-0.28_f64).tanh()).sin()).tanh()).tanh();
+        }
+        acc
+    }
+    check_p166(seed = 0x8679be31bdc52452, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p167(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (((a).mul_add(0.5, a)).tanh() + xs[2]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            let mut t2 = 0.0;
+            for j in 0..2 {
+                t2 += ((xs[i]).sin() - t1 * (j as f64 + 0.5)).sin();
+            }
+            let t3 = (-0.01_f64).tanh() * 1.5;
+            extra -= (((((xs[i]).mul_add(0.5, 0.03_f64)) * 0.5).exp()).mul_add(0.5, xs[i])).tanh();
+            acc += ((0.45_f64).cos() * t2 + (a).mul_add(0.5, t2) + -0.19_f64).tanh();
+            if i + 1 < xs.len() {
+                acc += (((1.0 + (xs[i] - a) * (xs[i] - a)).ln()).mul_add(0.5, t3)).tanh();
+                acc += ((t3).cos() * t3).tanh();
+            }
+            acc = acc + ((xs[i]) * (xs[i])).tanh() - (xs[i]).tanh();
+        }
+        acc
+    }
+    check_p167(seed = 0x7fb05009c863f8c4, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+}
+
+program! {
+    #[differentiable]
+    fn p168(a: f64) -> f64 {
+        let mut acc0 = 1.0;
+        match (f64::cos(a).abs() * 2.0) as usize % 3 {
+            0 => {
+                let t1 = if a * a > 0.5 { a } else { (2.0 + a.tanh().exp2().cos()).recip() };
+            }
+            1 => {
+                let t2 = (1.0 + a.powi(2)).ln();
+            }
+            _ => {
+                let mut k3 = 0;
+                let r7 = loop {
+                    let mut k4 = 0;
+                    let r6 = loop {
+                        let t5 = (1.0 + p102(a.sin(), a, a * 0.2).powi(2)).cbrt();
+                        acc0 -= t5.powi(2).cos().exp2() * 0.5;
+                        k4 += 1;
+                        if (a.sin() > 0.1 || a < 0.1) || k4 >= 3 { break (0.5 * (a / (1.5 + (acc0 * 0.1).atan().tanh())).tanh()).atanh(); }
+                    };
+                    acc0 = ((1.0 + (k3 as f64).asinh().powi(2)).sqrt() * 0.5).tanh();
+                    k3 += 1;
+                    if (((1.0 + (k3 as f64).powi(2)).ln()) < -0.2 && r6 < -0.4) || k3 >= 2 { break r6; }
+                };
+            }
+        }
+        (acc0 * 0.1).sin().sin() + 0.5 * (acc0 * 0.1)
+    }
+    check_p168(seed = 0x9b3b9c63423cc986, inputs = 1, calls = [p102], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p169(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = (v - v).dot(x) * 0.3;
+        for _ in 0..n {
+            t1 = ((v + x).dot(&t1) * 0.3).mapv(f64::tanh) + &t1 * 0.5;
+        }
+        let t2 = &(v.sin()) / &(x.dot(&t1) * 0.3).mapv(|q| q * q + 1.0);
+        let mut t3 = x.sum_axis(Axis(0)) * 0.3;
+        for _ in 0..n {
+            t3 = (x.dot(&t3) * 0.3).mapv(f64::tanh) + &t3 * 0.5;
+        }
+        t3.dot(&t3) * 0.1 + t2.dot(&t2) * 0.1 + t1.dot(&t1) * 0.1
+    }
+    check_p169(seed = 0x77df71e5bcbef644, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p170(a: f64, b: f64, c: f64) -> f64 {
+        let mut acc0 = (1.5 + a.tanh().exp_m1().cos()).sqrt();
+        if 0.25 / (1.0 + 0.75_f64.powi(2)) < -0.1 {
+            for i in 0..1 {
+                let t1: f64 = a;
+                acc0 += ((1.0 + f64::cos(acc0 * 0.5).powi(2)).sqrt() * 0.5).tanh();
+            }
+        } else {
+            let t2 = c.sin().exp();
+        }
+        let acc0 = (acc0 * 0.5).sin() * (a + p168(p151((c + (acc0 * 0.5).sin()) * 0.5)) * 0.5);
+        let mut acc3 = acc0 * 0.1;
+        for i in (0..1).rev() {
+            let t4 = (acc0 * 0.1).atan() - (acc0 * 0.1).tanh();
+            let mut acc5 = (b - 0.2).min(0.5_f64.sin().exp_m1());
+            acc3 /= (1.0 + (2.0 + c.sin()).ln().powi(2));
+            acc3 /= (1.0 + (acc0 * 0.1).sin().powi(2));
+            acc5 *= (0.5 * 1.5_f64.tanh()).acos().tanh();
+        }
+        let acc0 = (acc0 * 0.1).atan() + 0.3_f64.cos().exp();
+        (acc0 * 0.25).atan().cos() - (acc3 * 0.5).sin()
+    }
+    check_p170(seed = 0x97c7f8e7d19f55e6, inputs = 3, calls = [p151, p168], at = |p| (p[0], p[1], p[2]),
+        params = ["a", "c"] at [0, 2]);
+}
+
+program! {
+    #[differentiable]
+    fn p171(a: f64) -> f64 {
+        let a = a * (2.0 + a.sin()).log2();
+        let t0 = a * 0.5 * (a * 0.5).tanh();
+        if p170((t0 * 0.9 * 0.5).atan(), (2.0 + (a * 0.5).atan().cos()).recip(), (t0 * 0.75 * 0.5).sin()).powi(3) > 0.1 {
+            return (a * 0.5).sin();
+        }
+        let t1 = if t0 / (1.0 + t0 * t0) > -0.1 { ((t0 - t0) * (t0 * t0) * 0.5).sin() } else { (2.0 + 0.75_f64.cos()).powi(-2) / (1.0 + t0 * t0) };
+        let mut acc2 = 0.5;
+        let mut k3 = 0;
+        let r5 = loop {
+            for j in (0..4).step_by(2) {
+                let t4 = f64::max(t0, t0);
+                acc2 *= 0.8 + 0.2 * (t1 - (a * 0.5).sin()).sin();
+            }
+            acc2 = ((t1 * (a * 0.5).atan()).mul_add(t0 * 0.75, f64::cos(k3 as f64)) * 0.25).tanh();
+            k3 += 1;
+            if (0.1 - t1 > -0.4) || k3 >= 6 { break ((a * 0.5).atan() / (2.0 + (a * 0.5).atan().cos())).atan2(1.5 + (t0 * k3 as f64).cos()); }
+        };
+        1.5 * r5 + t1.tanh() + 0.1 * t0 + a * 0.5 + 0.5 * t0
+    }
+    check_p171(seed = 0x0aa913a3ce7c98e7, inputs = 1, calls = [p170], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p172(xs: &[f64], n: usize, b: f64, a: f64, c: f64) -> f64 {
+        let flag0 = (1.5 + a.cos()).sqrt() > -0.4;
+        let mut acc1 = (f64::max(xs[xs.len() - 1 - n].clamp(-0.75, 0.75), xs.iter().sum::<f64>()) * 0.5).tanh();
+        let mut w2 = 0;
+        while w2 < 2 {
+            for j in 0..xs.len() {
+                let t4 = { let u3 = (acc1 * 0.1).tanh(); f64::sin(xs[j]) / (1.0 + (2.0 + xs.iter().sum::<f64>().cos()).recip().powi(2)) };
+                acc1 = ((acc1 * 0.1).atan() + (c.sin().exp() * 0.5).atan()).sin();
+            }
+            acc1 = ((acc1 * 0.1).atan() + (p165(b.tanh()) * 0.5).tanh()).sin();
+            w2 += 1;
+        }
+        if n > 0 {
+            for i in 0..4 {
+                let flag5 = c.tanh() > 0.0;
+                acc1 += -0.75_f64.powi(3);
+            }
+        }
+        if n < 1 {
+            return xs[1].powi(3);
+        }
+        0.9 * (acc1 * 0.05).sin() + 0.75 * c
+    }
+    check_p172(seed = 0x93b0e649cfd111ce, inputs = 6, calls = [p165], at = |p| (&p[0..3], 1, p[3], p[4], p[5]));
+}
+
+program! {
+    #[differentiable]
+    fn p173(a: f64, d: f64, b: f64, c: f64) -> f64 {
+        let c = c - d * (p171((2.0 + a.sin()).cbrt()) * 0.25);
+        let t0: f64 = (1.0 + d.powi(2)).ln();
+        let flag1 = t0 > 0.5;
+        let t2 = (c * 0.1).atan().cos().exp2() * (b + t0);
+        let t3 = b;
+        let t4: f64 = t2 * 0.25 / (1.0 + (t2 * 0.25).powi(2)) * (t2 * 0.25);
+        let mut acc5 = 1.0;
+        for i in 0..3 {
+            let t6 = (1.0 + t0.powi(2)).ln();
+            if b.asinh() > 0.25 {
+                let t7: f64 = (1.0 + (t2 * 0.25).powi(2)).ln();
+                let mut k8 = 0;
+                loop {
+                    acc5 += f64::cos((t4 * 0.1).tanh()).mul_add(t0 * 0.75, (k8 as f64).min(1.0)) * 0.25;
+                    acc5 -= ((t2 * 0.25).atan() * 0.5).sin();
+                    k8 += 1;
+                    if ((c * 0.1).atan().sin() < -0.2) || k8 >= 3 { break; }
+                }
+            } else {
+                let o9: Option<f64> = if t6 / (1.0 + (t2 * 0.25).sin().powi(2)) > 0.1 && t6 < 0.5 { Some(((-(acc5 * 0.05).sin() - b / (2.0 + a.cos())) * 0.5).atan()) } else { None };
+                let t11: f64 = if let Some(u10) = o9 { (b - p131(-b, b * 0.5, a, -(c * 0.1).atan())) / (1.0 + (1.5 + (i as f64).sin()).powf((t4 * 0.1).atan().tanh()).powi(2)) } else { i as f64 };
+            }
+            acc5 = ((acc5 * 0.05).tanh() + (0.5 * t0.tanh()).acos()).atan();
+        }
+        0.3 * (acc5 * 0.05) + (t4 * 0.1).sin() - t3 + (t2 * 0.25).atan() - t0.tanh() - 0.5 * (c * 0.1) + b.cos() + 0.3 * d
+    }
+    check_p173(seed = 0x2a48e405e1be7fef, inputs = 4, calls = [p131, p171], at = |p| (p[0], p[1], p[2], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p174(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (a + (1.0 + (a) * (a)).ln() + xs[5]).tanh();
+        let t2 = (-0.93_f64 + xs[1]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        let mut carried = 0.5;
+        for i in 0..xs.len() - 1 {
+            let mut t3 = 0.0;
+            for j in 0..2 {
+                t3 += (t1 + xs[i] + (1.0 + (t1) * (t1)).ln() * (j as f64 + 0.5)).sin();
+            }
+            let t4 = ((((1.0 + ((t3).mul_add(0.5, t3)) * ((t3).mul_add(0.5, t3))).ln()) * 0.5).exp()).tanh() * 1.5;
+            let t5 = if ((1.0 + (t1) * (t1)).ln()).sin() > -0.18 { ((((xs[i]).mul_add(0.5, t3)).cos() * t4).cos() * xs[i + 1]).tanh() } else { xs[i + 1] + a };
+            acc += ((((((xs[i + 1]) * (xs[i])) * 0.5).exp()) * 0.5).exp()).tanh();
+            acc += ((xs[i]).mul_add(0.5, t4)).tanh();
+            carried = carried * 0.5 + ((((xs[i + 1]).cos() * 0.69_f64 - (xs[i + 1]) * (xs[i])) * 0.5).exp()).tanh();
+            acc += carried;
+        }
+        acc
+    }
+    check_p174(seed = 0x5ec4e14b3ae09fff, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p175(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            if (1.0 + ((a).cos() * a) * ((a).cos() * a)).ln() > -0.12 {
+                if xs[i] > -0.33 {
+                    let t1 = (xs[i]).tanh() * 1.5;
+                    let t2 = (((a).sin() - xs[i] - t1).mul_add(0.5, t1)).tanh() * 1.5;
+                }
+                acc += (xs[i]).tanh();
+            }
+            acc -= (xs[i]).tanh();
+            let t3 = if a < -0.01 { ((xs[i] + (1.0 + (a) * (a)).ln()) * (xs[i])).tanh() } else { (a).sin() };
+            let mut t4 = 0.0;
+            for j in 0..2 {
+                t4 += ((((a).sin()) * 0.5).exp() * (j as f64 + 0.5)).sin();
+            }
+            acc += ((1.0 + ((xs[i]).tanh()) * ((xs[i]).tanh())).ln()).tanh();
+        }
+        acc.sin()
+    }
+    check_p175(seed = 0xe3d283ff3a069305, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+}
+
+program! {
+    #[differentiable]
+    fn p176(n: usize, d: f64, b: f64, a: f64, xs: &[f64], c: f64) -> f64 {
+        let t2: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u0, &w1)| c / (1.0 + xs[n] * xs[n]) * 0.5 * (0.5 * w1)).sum();
+        if n < 2 {
+            return b * xs[n] * (1.0 + 0.9_f64.powi(2)).sqrt();
+        }
+        let t5: f64 = xs[1..3].iter().map(|u3| { let u3 = *u3; (n as f64 * c * 0.5).sin().powi(2) }).sum();
+        let t6 = if b.min(d) > 0.1 { 0.75 * xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) / (1.5 + xs.iter().map(|q| q * (t2 * 0.25)).sum::<f64>().tanh()) } else { (xs[n] / (2.0 + xs.iter().map(|q| q * c).sum::<f64>().cos())).min(b.clamp(-0.75, 0.75)) };
+        let mut acc7 = (a.mul_add(t6 / (1.5 + d.tanh()), 0.75) * 0.25).atan();
+        acc7 += d.atan().clamp(-0.75, 0.75);
+        acc7 + t6 + 0.1 * (t5 * 0.5).atan() + (t2 * 0.25).sin() + c - b
+    }
+    check_p176(seed = 0xb74711e4c47c8654, inputs = 7, calls = [], at = |p| (2, p[0], p[1], p[2], &p[3..6], p[6]),
+        params = ["b", "xs", "a"] at [1, 3, 4, 5, 2]);
+}
+
+program! {
+    #[differentiable]
+    fn p177(a: f64, b: f64, xs: &[f64]) -> f64 {
+        let mut a = a;
+        let a = a + (xs.iter().map(|q| q * b).sum::<f64>() - (p144(2, a.cos(), (b / (1.0 + xs[0].powi(2)) * 0.5).tanh(), xs.iter().map(|q| q.cos()).product::<f64>().powi(3)) * 0.25).sin());
+        let mut acc0 = (2.0 + xs[1].sin()).cbrt().powi(2).ln_1p();
+        if b / (1.0 + acc0.powi(2)) > 0.1 {
+            let t1 = f64::atan(acc0);
+            let mut k2 = 0;
+            let r4 = loop {
+                let t3 = match k2 { 0 => ((b + xs[k2]) * -xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.5).atan(), _ => (1.5 + xs.iter().map(|q| q.cos()).product::<f64>().sin().cos()).sqrt() };
+                acc0 = (acc0 * 0.25 - xs[3]).tanh();
+                k2 += 1;
+                if ((t3 * 0.5).tanh().powi(2) < 0.3) || k2 >= 2 { break (1.0 + (0.5 * xs[k2].tanh()).acos().powi(2)).ln(); }
             };
         }
-        (acc0 * 0.1).sin() - b - a + 0.5 * (acc0 * 0.1).sin()
+        let t7: f64 = xs.iter().rev().skip(1).map(|&u5| (2.0 + (xs[2] - (a * 0.1).tanh()).sin()).sqrt()).sum();
+        acc0 += xs[2];
+        (t7 * 0.25).tanh() + 0.5 * (acc0 * 0.25).atan() + 0.2 * b
     }
-    check_p198(seed = 0x4066789428d87ba3, inputs = 2, calls = [p130], at = |p| (p[0], p[1]),
-        params = ["b"] at [0]);
+    check_p177(seed = 0x295b6001eb6de1d0, inputs = 6, calls = [p144], at = |p| (p[0], p[1], &p[2..6]),
+        params = ["xs"] at [2, 3, 4, 5]);
 }
 
 program! {
     #[differentiable]
-    fn p199(a: f64) -> f64 {
-        let t0 = if f64::tanh(a) < 0.1 { a * a + a } else { f64::atan(a) * a };
-        if (t0 * 0.5).atan() * a > a {
-            return f64::sin(a) + a.cos();
+    fn p178(a: f64, n: usize) -> f64 {
+        if n % 3 == 1 {
+            return f64::cos(a + a);
         }
-        (t0 * 0.5).sin()
+        let mut a = a;
+        if n < 1 {
+            if a - a < 0.7 {
+                let mut w0 = 0;
+                while w0 < 4 {
+                    let t1 = (w0 as f64).cos();
+                    a += (2.0 + t1.sin()).ln() * 0.5;
+                    w0 += 1;
+                }
+            } else if (a * 0.1).atan() * (a * 0.1).atan() < 0.3 {
+                let mut k2 = 0;
+                let r4 = loop {
+                    let mut w3 = 0;
+                    while w3 < 1 {
+                        a = (k2 as f64).sin() * ((a * 0.05).tanh() + (a * 0.05).sin()) * 0.5;
+                        w3 += 1;
+                    }
+                    a *= ((a * 0.05).atan() * (a * 0.05)).cos();
+                    k2 += 1;
+                    if ((a * 0.02).sin() + (a * 0.02).tanh() > 0.3 && 0.6 < 0.0) || k2 >= 3 { break (a * 0.02).tanh(); }
+                };
+            }
+        } else {
+            for i in 0..3 {
+                let t6 = { let u5 = (i as f64 - 1.5 + n as f64) * 0.25; i as f64 };
+                a = (t6 / (1.0 + t6.cos().exp2().powi(2)) * 0.5).sin();
+            }
+        }
+        1.0 * (a * 0.02)
     }
-    check_p199(seed = 0x459ac639b4d30c9a, inputs = 1, calls = [], at = |p| (p[0]));
+    check_p178(seed = 0x89130c835442beac, inputs = 1, calls = [], at = |p| (p[0], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p179(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            if ((xs[i]) * (xs[i])).mul_add(0.5, a) < -0.26 {
+                acc += (((((a).sin()) * 0.5).exp()).mul_add(0.5, a)).tanh();
+                if (a).tanh() < -0.35 {
+                    break;
+                }
+            } else {
+                let t1 = if (xs[i]).tanh() + (a).sin() > -0.23 { (((a - xs[i]).cos() * xs[i]).mul_add(0.5, xs[i])).tanh() } else { a };
+            }
+            let mut t2 = 0.0;
+            for j in 0..2 {
+                t2 += (-0.43_f64 * (j as f64 + 0.5)).sin();
+            }
+            extra = extra + (t2).tanh() - ((((a) * (xs[i])).cos() * a) * (a)).tanh();
+            acc += ((1.0 + ((xs[i]) * (a)) * ((xs[i]) * (a))).ln() - ((a) * (0.36_f64)).mul_add(0.5, a)).tanh();
+            if (xs[i]) * ((1.0 + (xs[i]) * (xs[i])).ln()) < -0.22 {
+                let t3 = if (1.0 + (xs[i] - xs[i]) * (xs[i] - xs[i])).ln() < 0.29 { (0.86_f64 + ((a) * 0.5).exp() + xs[i]).tanh() } else { t2 + -0.48_f64 };
+                acc += ((xs[i]).sin()).tanh();
+            } else {
+                if (t2).tanh() + xs[i] < 0.33 {
+                    extra = extra + ((xs[i]).cos() * xs[i] - (1.0 + ((-0.28_f64).tanh()) * ((-0.28_f64).tanh())).ln()).tanh() - (xs[i]).tanh();
+                }
+            }
+            if i + 1 < xs.len() {
+                acc -= (((xs[i + 1] + t2).sin()).tanh()).tanh();
+                let t4 = if (a + xs[i + 1]).cos() * xs[i] > 0.09 { (xs[i]).tanh() } else { (t2).cos() * 0.05_f64 };
+                acc += ((xs[i]).tanh()).tanh();
+            }
+            acc += ((xs[i]).cos() * xs[i]).tanh();
+        }
+        acc
+    }
+    check_p179(seed = 0xa0137aa66d1b419f, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+}
+
+program! {
+    #[differentiable]
+    fn p180(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            if xs[i] < 0.44 {
+                let t1 = ((((a).cos() * xs[i]) * ((1.0 + (a) * (a)).ln())) * (0.65_f64)).tanh() * 1.5;
+            }
+            if -0.78_f64 > -0.06 {
+                continue;
+            }
+            let t2 = if (((xs[i]) * 0.5).exp()).tanh() > -0.30 { (((a).mul_add(0.5, xs[i])).mul_add(0.5, a)).tanh() } else { a - xs[i] };
+            let t3 = (xs[i]).tanh() * 1.5;
+            extra -= (a - (xs[i]).mul_add(0.5, xs[i])).tanh();
+            acc += (((((t2).mul_add(0.5, 0.85_f64)) * 0.5).exp()).sin()).tanh();
+        }
+        acc
+    }
+    check_p180(seed = 0x7d66da39f4f4c74d, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+}
+
+program! {
+    #[differentiable]
+    fn p181(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = x.to_owned();
+        for _ in 0..n {
+            t1 = (&t1 * (v.dot(v) * 0.3)).mapv(f64::sin) + &t1 * 0.5;
+        }
+        let t2 = t1.to_owned();
+        let t3 = ((v * (s)).mapv(f64::sin)).dot(&((v * (s)).mapv(f64::sin))) * 0.3;
+        let t4 = &((t3) * &t1) / &((t3) - v).mapv(|q| q * q + 1.0);
+        t4.sum() * 0.2 + t3 + t2.sum() * 0.2
+    }
+    check_p181(seed = 0xc3dece174a8d6fc7, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p182(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            let mut t1 = 0.0;
+            for j in 0..2 {
+                t1 += (a * (j as f64 + 0.5)).sin();
+            }
+            let mut t2 = 0.0;
+            for j in 0..2 {
+                t2 += (xs[i] * (j as f64 + 0.5)).sin();
+            }
+            let t3 = (t2).tanh() * 1.5;
+            acc += ((1.0 + ((xs[i]) * (xs[i]) - xs[i]) * ((xs[i]) * (xs[i]) - xs[i])).ln()).tanh();
+        }
+        acc.sin()
+    }
+    check_p182(seed = 0x521ac48ed34135a4, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+}
+
+program! {
+    #[differentiable]
+    fn p183(xs: &[f64], b: f64, a: f64) -> f64 {
+        let mut acc0 = 0.1_f64;
+        for i in 0..xs.len() {
+            for j in 0..xs.len() {
+                let t1: f64 = b.asinh() / (1.0 + a.atan().powi(2));
+                acc0 += xs.iter().map(|q| q * q).sum::<f64>() * 0.1;
+            }
+            acc0 = (a + (i as f64 + acc0 * 0.02)) * 0.25;
+        }
+        for i in 0..xs.len() {
+            let t4: f64 = xs.iter().rev().skip(1).map(|&u2| (1.0 + (acc0 * 0.02).tanh().powi(2)).cbrt() - xs.iter().map(|q| q * (acc0 * 0.02).atan()).sum::<f64>() * (acc0 * 0.02).atan()).sum();
+            let mut w5 = 0;
+            while w5 < 3 {
+                acc0 = (((t4 * 0.02).sin() * b).hypot(xs[i].mul_add(xs[i], (acc0 * 0.02).tanh())) * 0.5).tanh();
+                acc0 += ((2.0 + xs.iter().map(|q| q.cos()).product::<f64>().cos().sin()).log10() * 0.5).sin();
+                w5 += 1;
+            }
+            acc0 += (f64::sin(xs[i]).atan() * 0.5).atan();
+        }
+        let t8: f64 = xs.iter().take(2).map(|&u6| a.sin().exp2().atan()).fold(0.0, |s, v| s * 0.5 + v);
+        let t9 = if 0.2_f64.hypot((acc0 * 0.02).tanh()) > -0.4 { f64::min(b.mul_add(xs[3], a), xs[2].cos()) } else { f64::max((t8 * 0.25).cos().exp_m1(), (t8 * 0.25).sin()) };
+        for (i, q10) in xs.iter().enumerate() {
+            let o11: Option<f64> = if *q10 > -0.2 { Some((p152(0.5_f64.cos(), 2, (t9 * 0.5).tanh() * 0.25) * 0.5).sin().tanh().atan()) } else { None };
+            let t13: f64 = match o11 { Some(u12) => b.sin().exp().min(xs.iter().sum::<f64>() + *q10), None => (*q10).min(b) };
+            acc0 /= (2.0 + (b * (t9 * 0.5).tanh()).cos());
+        }
+        let t14 = xs[2];
+        (t9 * 0.5).tanh() - (t8 * 0.25).atan() + (acc0 * 0.02).tanh() - a + b + 0.5 * t14
+    }
+    check_p183(seed = 0x7ca7e8001908ae22, inputs = 6, calls = [p152], at = |p| (&p[0..4], p[4], p[5]));
+}
+
+program! {
+    #[differentiable]
+    fn p184(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            let mut t1 = 0.0;
+            for j in 0..2 {
+                t1 += ((xs[i]) * (xs[i] + a) * (j as f64 + 0.5)).sin();
+            }
+            let t2 = ((((xs[i]).cos() * t1 + ((xs[i]) * 0.5).exp()) * 0.5).exp()).tanh() * 1.5;
+            extra = extra + ((((xs[i]).tanh()).sin()) * (((xs[i] - xs[i]) * 0.5).exp())).tanh() - (((t2 - t2) * ((xs[i]).mul_add(0.5, a))).mul_add(0.5, t1)).tanh();
+            let mut t3 = 0.0;
+            for j in 0..2 {
+                t3 += (((xs[i]).tanh()).tanh() * (j as f64 + 0.5)).sin();
+            }
+            let mut t4 = 0.0;
+            for j in 0..2 {
+                t4 += (a * (j as f64 + 0.5)).sin();
+            }
+            acc = acc + (((((xs[i]) * (t4)) * 0.5).exp()) * (0.87_f64)).tanh() - ((((xs[i]).sin()) * 0.5).exp() - ((xs[i]).sin()).mul_add(0.5, xs[i])).tanh();
+        }
+        let r = acc;
+        r
+    }
+    check_p184(seed = 0x9e6d22fcca3d8d67, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]),
+        params = ["xs"] at [1, 2, 3, 4]);
+}
+
+program! {
+    #[differentiable]
+    fn p185(n: usize, a: f64) -> f64 {
+        let t0 = match n % 3 { 0 => a, 1 => -a.powi(2).ln_1p(), _ => 0.5_f64.asinh() };
+        let mut acc1 = f64::tanh(a);
+        if n < 1 {
+            if (0.9 / (1.0 + (n as f64).powi(2))) > acc1 {
+                acc1 = (1.5 + t0.cos()).sqrt().sin().exp_m1();
+                if a.tanh().exp2() < -0.2 {
+                    let mut acc2 = (acc1 + a) * 0.5;
+                }
+            } else if t0.sin() > 0.1 {
+                let t3 = if 0.6_f64.mul_add(0.75, a) > 0.3 || t0 < 0.1 { a.sin().powi(2) } else { acc1 };
+            } else {
+                acc1 += 1.0 / (1.0 + acc1.powi(2)) * (acc1 * acc1) * 0.05;
+            }
+        }
+        0.9 * (acc1 * 0.5).sin() + 0.2 * t0 - a
+    }
+    check_p185(seed = 0xeb576e24888eca6d, inputs = 1, calls = [], at = |p| (1, p[0]));
+}
+
+#[differentiable]
+fn p186_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.25).sin();
+    }
+    acc * 1.5 + v[0] * v[v.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p186(b: f64, xs: &[f64], a: f64) -> f64 {
+        let t1 = p186_h0(&xs[..], a);
+        let t2 = p186_h0(xs, a * 0.3);
+        let s3 = &xs[3..];
+        let t4 = (s3[3] * t1.tanh() + s3[0]).sin() + s3[s3.len() - 1] * 0.75;
+        t4 + t2 + t1 + a * 0.3
+    }
+    check_p186(seed = 0xcf6d1e993c18b041, inputs = 9, calls = [], at = |p| (p[0], &p[1..8], p[8]));
+}
+
+#[differentiable]
+fn p187_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * -0.5
+}
+program! {
+    #[differentiable]
+    fn p187(a: f64, xs: &[f64]) -> f64 {
+        let s1 = &xs[3..];
+        let t2 = (s1[1] * a + s1[0]).sin() + s1[s1.len() - 1] * 0.6;
+        let t3 = p187_h0(&xs[4..], t2.tanh() * 0.6);
+        let t4 = p187_h0(&xs[0..=5], t3.tanh()).sin();
+        let t5 = p187_h0(s1, t2.tanh() * 0.5);
+        t5 + t4 + t3 + t2 + a * 0.3
+    }
+    check_p187(seed = 0xeb09a6e1a3a8e6e4, inputs = 9, calls = [], at = |p| (p[0], &p[1..9]));
+}
+
+program! {
+    #[differentiable]
+    fn p188(n: usize, a: f64, xs: &[f64]) -> f64 {
+        let t0 = (0.1 * xs[xs.len() - 1 - n].abs()).min(0.2 * xs[n] / (2.0 + a.powi(2).cos()));
+        let t1 = n as f64 / (2.0 + t0.cos());
+        let t2 = (t0.cos().tanh().exp() * 0.5).atan().powi(3);
+        let mut acc3 = t0.tanh().exp_m1();
+        for i in 0..xs.len() {
+            acc3 *= 0.5 + 0.4 * xs[n].sin();
+        }
+        (acc3 * 0.1).atan() + (t1 * 0.5).sin().tanh() + t0
+    }
+    check_p188(seed = 0x2e21fa18fa765180, inputs = 4, calls = [], at = |p| (1, p[0], &p[1..4]));
+}
+
+#[differentiable]
+fn p189_h0(v: &[f64], s: f64, k: usize) -> f64 {
+    if k == 0 {
+        (v[0] * s).cos()
+    } else {
+        v[k % v.len()] * 1.5 + p189_h0(v, s * 0.5, k - 1).cos()
+    }
+}
+#[differentiable]
+fn p189_h1(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.25).tanh();
+    }
+    y[0] = (y[0] * -0.5 + s).sin();
+}
+#[differentiable]
+fn p189_h2(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).sin() * -0.5;
+    }
+}
+#[differentiable]
+fn p189_h3(y: &mut [f64], x: &[f64], s: f64) {
+    p189_h1(y, s);
+    p189_h2(s * -0.5, &x[1..], y);
+}
+#[differentiable]
+fn p189_h4(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.3).sin();
+    }
+    acc * 0.5 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p189_h5(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.3;
+    t + p189_h4(&v[1..], s * 0.6) + p189_h4(v, s).sin()
+}
+program! {
+    #[differentiable]
+    fn p189(xs: &[f64], a: f64, b: f64) -> f64 {
+        let t1 = p189_h0(&xs[..], b, 3);
+        let arr2: [f64; 3] = [t1.tanh() * 0.75, xs[3] * 0.3, (t1.tanh()).sin()];
+        let t3 = arr2[0] * arr2[2];
+        let mut buf4 = vec![0.0; 2];
+        for i in 0..2 {
+            buf4[i] = xs[i + 3] * b * 1.5;
+        }
+        p189_h3(&mut buf4, &xs[3..6], t1.tanh());
+        p189_h2(t1.tanh(), xs, &mut buf4);
+        p189_h2(b, xs, &mut buf4);
+        let t5 = buf4[0] + buf4[1] * 0.6;
+        let t6 = p189_h5(&xs[..], t3.tanh() * 0.5);
+        let mut buf7 = vec![0.0; 3];
+        for i in 0..3 {
+            buf7[i] = xs[i + 2] * t1.tanh() * 0.5;
+        }
+        p189_h3(&mut buf7, &xs[2..=5], a);
+        p189_h1(&mut buf7, t1.tanh() * 1.5);
+        let t8 = buf7[0] + buf7[2] * 0.5;
+        let s9 = &xs[0..=7];
+        let t10 = (s9[3] * a + s9[0]).sin() + s9[s9.len() - 1] * 0.5;
+        t10 + t8 + t6 + t5 + t3 + a * 0.3
+    }
+    check_p189(seed = 0xaa64775d7a0eee34, inputs = 10, calls = [], at = |p| (&p[0..8], p[8], p[9]));
+}
+
+program! {
+    #[differentiable]
+    fn p190(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = x.to_owned();
+        if n % 2 == 0 {
+            t1 = (x[[1, 0]]) * &(x / &v.mapv(|q| q * q + 1.0));
+        }
+        let mut t2 = &(t1.t().to_owned()) / &(x + x).mapv(|q| q * q + 1.0);
+        for _ in 0..n {
+            t2 = (&t2 * ((s) + (s) * 0.5)).mapv(f64::sin) + &t2 * 0.5;
+        }
+        let mut t3 = v.to_owned();
+        if n % 3 == 0 {
+            t3 = v.to_owned();
+        }
+        let mut t4 = (&(x.mapv(|q| (q * 0.5).exp())) * &(x.sum_axis(Axis(0)) * 0.3)).mapv(f64::tanh);
+        for _ in 0..n {
+            t4 = (&t4 * (v.sum().sin())).mapv(f64::sin) + &t4 * 0.5;
+        }
+        t4.sum() * 0.2 + t3.dot(&t3) * 0.1 + t2.sum() * 0.2
+    }
+    check_p190(seed = 0x373bfbb2600b193e, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p191(a: f64) -> f64 {
+        if f64::atan(a) > 0.1 {
+            return a.cos().atan();
+        }
+        let mut acc0 = 0.0;
+        let mut k1 = 0;
+        let r7 = loop {
+            acc0 *= 0.8 + 0.2 * a.sin();
+            let mut acc2 = (a.powi(2) / (1.0 + (a * (acc0 * 0.1).tanh()).powi(2)) * 0.5).sin();
+            let c3 = |u4: f64| (2.0 + (2.0 + acc2.cos()).recip().sin()).log2();
+            let t5: f64 = c3((acc2 * acc2).powi(2).ln_1p()) - 0.5 * c3(p131((acc0 * 0.1).sin(), ((0.75 + k1 as f64) * 0.5).sin(), (1.0 + acc2.powi(2)).ln(), (acc0 * 0.1).to_radians()) + 0.3);
+            let mut acc6 = ((k1 as f64).sin() / (1.5 + (t5 + t5).tanh()) * 0.5).sin();
+            acc6 /= (1.0 + (acc2 + a).powi(2));
+            k1 += 1;
+            if (acc2.cos() > acc2) || k1 >= 3 { break f64::atan(acc6.powi(3)); }
+        };
+        0.1 * r7 + (acc0 * 0.1).atan()
+    }
+    check_p191(seed = 0x20609e36c74237b8, inputs = 1, calls = [p131], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p192(b: f64, a: f64, n: usize) -> f64 {
+        let mut v0 = vec![0.0; 3];
+        for i in 0..v0.len() {
+            v0[i] = a;
+        }
+        let mut acc1 = ((f64::atan(b) - (v0[n] - a)) * 0.5).sin();
+        let mut acc2 = 0.5;
+        let t3 = acc1 * (a + v0[0]) * (b - acc1 - (v0[n] - b));
+        let mut a = a;
+        let t6: f64 = v0[1..3].iter().map(|u4| { let u4 = *u4; 0.25 * (t3 * 0.1).atan().atan() }).sum();
+        let mut k7 = 0;
+        let r8 = loop {
+            if n % 3 == 1 {
+                let a = a * 0.1 * v0.iter().map(|q| (q * 0.1) * (q * 0.1)).sum::<f64>().tanh();
+            }
+            v0[n] -= (((acc1 * 0.1).atan() + (t6 - v0.iter().enumerate().map(|(k, q)| (q * 0.1) * k as f64).sum::<f64>())) * 0.02).atan();
+            k7 += 1;
+            if (t6.cos() < 0.0) || k7 >= 4 { break (b / (1.5 + t6.tanh())).sin(); }
+        };
+        r8.tanh() + t6 + (t3 * 0.1).tanh() - acc1 * 0.1 + b.sin()
+    }
+    check_p192(seed = 0xd4023f1cedca3611, inputs = 2, calls = [], at = |p| (p[0], p[1], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p193(a: f64, c: f64, b: f64, n: usize) -> f64 {
+        let mut acc0 = a;
+        if n == 2 {
+            for i in 0..1 {
+                match n % 3 {
+                    0 => {
+                        let c = c + (acc0 * 0.5).sin() / (1.0 + c.powi(2));
+                    }
+                    1 => {
+                        let flag1 = (acc0 * 0.5).sin() * 0.1 > -0.4;
+                    }
+                    _ => {
+                        let c = c - c;
+                    }
+                }
+                acc0 += (b.cos() * 0.5).atan();
+            }
+            if n < 1 {
+                let t2 = (1.0 + ((acc0 * 0.25).sin().powi(2) * 0.2).powi(2)).ln();
+            }
+        } else {
+            let t3 = a;
+        }
+        (acc0 * 0.25).sin() + a
+    }
+    check_p193(seed = 0xacb16d6f6a08bfd1, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p194(n: usize, xs: &[f64], b: f64, a: f64) -> f64 {
+        let mut acc0 = a;
+        if (1.5 + a.sin()).log(2.5 + b.cos()) < 0.0 && a < 0.3 {
+            acc0 *= 1.0 + a.tanh();
+            let t1 = xs[2] / (1.0 + a * a) - (a + a);
+        }
+        let t2 = b;
+        if n == 0 {
+            let t5: f64 = { let v3: Vec<f64> = xs.iter().map(|&u4| f64::cos(acc0.sin().exp())).collect(); v3[0] + v3[2] };
+            let mut acc6 = (1.5 + (xs[xs.len() - 1 - n] * (p168(((p185(1, xs[2]) - a) * 0.25).sin()) * 0.5)).cos()).sqrt();
+            for i in 1..=4 {
+                let mut w7 = 0;
+                while w7 < 3 && (xs[n] - 0.2 > 0.25 || xs[0] < 0.5) {
+                    if i % 3 == 1 {
+                        acc6 = t2;
+                    } else if i > 1 {
+                        let t10: f64 = xs[1..3].iter().map(|u8| { let u8 = *u8; xs[w7] }).sum();
+                    } else {
+                        let t12 = { let u11 = ((acc6 * 0.05).tanh() * b).sin(); (1.0 + u11.powi(3).powi(2)).sqrt() };
+                    }
+                    acc6 += xs[(i + 1) % 3];
+                    w7 += 1;
+                }
+                acc6 += ((0.5 - t2 + (acc0 * 0.05).tanh() * (acc0 * 0.05).tanh()) * 0.5).tanh();
+            }
+        } else {
+            let t13 = if 1.5 - xs[xs.len() - 1 - n] > a { 0.6 * xs.iter().map(|q| q * (acc0 * 0.05).atan()).sum::<f64>().cos().exp_m1() } else { b };
+        }
+        t2 - a.cos()
+    }
+    check_p194(seed = 0x6f8bb6dd8457e7d9, inputs = 5, calls = [p168, p185], at = |p| (1, &p[0..3], p[3], p[4]));
+}
+
+#[differentiable]
+fn p195_h0(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.25 + (y[i] * s).cos() * 0.25;
+    }
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p195_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 0.75;
+    }
+}
+#[differentiable]
+fn p195_h2(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p195_h0(y, s);
+    p195_h1(s * 0.5, &x[1..], y);
+}
+program! {
+    #[differentiable]
+    fn p195(xs: &[f64], a: f64, ys: &mut [f64]) -> f64 {
+        let s1 = &xs[..5];
+        let t2 = (s1[1] * a + s1[2]).sin() + s1[s1.len() - 1] * 1.5;
+        let mut buf3 = vec![0.0; 4];
+        for i in 0..4 {
+            buf3[i] = xs[i + 2] * t2.tanh();
+        }
+        let _ = p195_h0(&mut buf3, t2.tanh() * 0.5);
+        for _ in 0..3 {
+            p195_h2(&mut buf3, s1, a);
+        }
+        p195_h1(a, s1, &mut buf3);
+        let t4 = buf3[0] + buf3[3] * 0.6;
+        let mut buf5 = vec![0.0; 3];
+        for i in 0..3 {
+            buf5[i] = xs[i + 0] * t2.tanh();
+        }
+        p195_h1(t4.tanh(), &s1[..3], &mut buf5);
+        let t6 = buf5[0] + buf5[2] * 1.5;
+        let mut buf7 = vec![0.0; 3];
+        for i in 0..3 {
+            buf7[i] = xs[i + 0] * t2.tanh();
+        }
+        let t8 = p195_h0(&mut buf7, t4.tanh()).tanh();
+        for _ in 0..2 {
+            p195_h1(a * 0.3, &s1[3..], &mut buf7);
+        }
+        for _ in 0..3 {
+            p195_h2(&mut buf7, &xs[4..6], t6.tanh());
+        }
+        let t9 = buf7[0] + buf7[2] * 0.75;
+        p195_h1(a * 0.6, &s1[2..=4], ys);
+        let t10 = ys[0] * 0.25;
+        let mut buf11 = vec![0.6; 2];
+        let t12 = p195_h0(&mut buf11, t2.tanh()).tanh();
+        let t13 = buf11[0] + buf11[1] * -0.5;
+        t13 + t12 + t10 + t9 + t8 + ys[2] + a * 0.3
+    }
+    check_p195(seed = 0xfa0cf51d7cc45026, inputs = 11, calls = [], at = |p| (&p[0..7], p[7], &mut p[8..11].to_vec()));
+}
+
+#[differentiable]
+fn p196_h0(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).sin();
+    r[1] = v[1] * 1.5;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+#[differentiable]
+fn p196_h1(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 1.5).tanh();
+    }
+    y[0] = (y[0] * 0.5 + s).sin();
+}
+#[differentiable]
+fn p196_h2(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).cos() * -0.5;
+    }
+}
+#[differentiable]
+fn p196_h3(y: &mut [f64], x: &[f64], s: f64) {
+    p196_h1(y, s);
+    p196_h2(s * 0.25, &x[1..], y);
+}
+program! {
+    #[differentiable]
+    fn p196(xs: &[f64], a: f64, b: f64, w: [f64; 3]) -> f64 {
+        let arr1 = p196_h0(xs, b * 0.5);
+        let t2 = arr1[0] * arr1[0];
+        let s3 = &xs[..5];
+        let t4 = (s3[2] * a + s3[4]).sin() + s3[s3.len() - 1] * -0.5;
+        let mut buf5 = vec![0.75; 3];
+        p196_h1(&mut buf5, b);
+        let t6 = buf5[0] + buf5[2] * 0.3;
+        let mut buf7 = vec![0.6; 3];
+        for _ in 0..3 {
+            p196_h1(&mut buf7, a);
+        }
+        p196_h3(&mut buf7, s3, a);
+        p196_h2(t6.tanh(), &buf5, &mut buf7);
+        let t8 = buf7[0] + buf7[2] * 1.5;
+        let s9 = &xs[4..];
+        let t10 = (s9[1] * w[0] + s9[1]).sin() + s9[s9.len() - 1] * 1.5;
+        t10 + t8 + t6 + t4 + t2 + w[1] * 0.5 + a * 0.3
+    }
+    check_p196(seed = 0x2b88060a04013621, inputs = 11, calls = [], at = |p| (&p[0..6], p[6], p[7], <[f64; 3]>::try_from(&p[8..11]).unwrap()));
+}
+
+program! {
+    #[differentiable]
+    fn p197(xs: &[f64], b: f64, c: f64, a: f64) -> f64 {
+        let a = a - b;
+        let mut acc0 = (b - b + b.atan()) * 0.5;
+        let b = b - b.cos();
+        for i in (0..6).step_by(2) {
+            for j in (0..8).step_by(2) {
+                acc0 /= (1.0 + ((acc0 * 0.05).tanh() * (b * 0.5).tanh()).powi(2));
+                acc0 /= (2.0 + (i as f64 / (1.5 + (acc0 * 0.05).sin().tanh())).cos());
+            }
+            acc0 += ((0.5 * (1.5 + (b * 0.5).sin()).powf(c.tanh()).tanh()).atanh() * 0.5).atan();
+        }
+        (b * 0.5).tanh() - (acc0 * 0.05).atan() + (a * 0.5).tanh().sin() - c.cos()
+    }
+    check_p197(seed = 0xccc3892dbaaf16a2, inputs = 6, calls = [], at = |p| (&p[0..3], p[3], p[4], p[5]));
+}
+
+#[differentiable]
+fn p198_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.5).cos();
+    }
+    acc * 0.75 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p198_h1(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * 1.5 + (y[i] * s).sin() * 0.25;
+    }
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p198_h2(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).sin() * -0.5;
+    }
+}
+#[differentiable]
+fn p198_h3(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    let _ = p198_h1(y, s);
+    p198_h2(s * 0.6, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+program! {
+    #[differentiable]
+    fn p198(xs: &[f64], a: f64) -> f64 {
+        let s1 = &xs[..];
+        let t2 = (s1[0] * a + s1[0]).sin() + s1[s1.len() - 1] * 0.6;
+        let t3 = p198_h0(&s1[..8], t2.tanh()).sin();
+        let t4 = p198_h0(&s1[1..2], a * 0.3).sin();
+        let t5 = p198_h0(&xs[..], t4.tanh() * 0.5);
+        let mut buf6 = vec![0.0; 2];
+        for i in 0..2 {
+            buf6[i] = xs[i + 3] * t2.tanh() * 1.5;
+        }
+        let t7 = p198_h3(&mut buf6, xs, t2.tanh() * 0.6).tanh();
+        let _ = p198_h3(&mut buf6, &xs[5..=7], t7.tanh() * 0.5);
+        let t8 = buf6[0] + buf6[1] * 1.5;
+        let t9 = p198_h0(&xs[1..], t4.tanh() * 0.25).sin();
+        t9 + t8 + t7 + t5 + t4 + a * 0.3
+    }
+    check_p198(seed = 0x449599149b6918dd, inputs = 9, calls = [], at = |p| (&p[0..8], p[8]));
+}
+
+program! {
+    #[differentiable]
+    fn p199(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = &((x * x).mapv(f64::tanh)) + &(x.t().to_owned());
+        let mut t2 = t1.row(2).to_owned();
+        if n % 2 == 0 {
+            t2 = v.to_owned();
+        }
+        let t3 = (x.mapv(f64::sin)).mapv(|q| q * q * 0.5 - q);
+        t3.sum() * 0.2 + t2.dot(&t2) * 0.1 + t1.sum() * 0.2
+    }
+    check_p199(seed = 0xf6b7f61c4f2808dd, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
 }
