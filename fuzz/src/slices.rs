@@ -33,7 +33,8 @@ enum Kind {
     /// `fn h(y: &mut [f64], x: &[f64], s: f64)`: calls an in-place and an accumulating
     /// helper with `y`, and the latter with a sub-slice of `x`.
     PassOn,
-    /// `fn h(v: &[f64], s: f64) -> Option<f64>`, `None` below a threshold, with `?`.
+    /// `fn h(v: &[f64], s: f64) -> Option<f64>` (or `Result<f64, String>`), `None` (an
+    /// `Err`) below a threshold, with `?`.
     Try,
     /// `fn h(v: &[f64], s: f64, k: usize) -> f64`, calling itself with `k - 1`.
     Recursive,
@@ -47,6 +48,8 @@ struct Helper {
     returns: bool,
     /// The shortest slice argument it accepts.
     min_len: usize,
+    /// A [`Kind::Try`] helper returning `Result<f64, String>` rather than `Option<f64>`.
+    result: bool,
 }
 
 struct SliceGen<'a> {
@@ -108,6 +111,7 @@ const FEATURES: &[&str] = &[
     "iterator chain: take(k), fold",
     "iterator chain: sub-slice",
     "Option: `?` in a helper returning Option, matched by the caller",
+    "Result: `?` in a helper returning Result, matched by the caller",
     "recursion: a helper calling itself",
     "pending: `let mut` buffer as `&[f64]` next to `&mut`",
     "pending: `&[f64; N]` as `&[f64]` next to `&mut`",
@@ -182,6 +186,7 @@ impl SliceGen<'_> {
         let (c1, c2) = (self.coef(), self.coef());
         let f = *self.rng.pick(&["tanh", "sin", "cos"]);
         let mut returns = true;
+        let mut result = false;
         let (text, min_len) = match kind {
             // a nested reader calls a plain one
             Kind::Read => match self.rng.below(if self.nesting { 2 } else { 3 }) {
@@ -217,9 +222,17 @@ impl SliceGen<'_> {
             Kind::Try => {
                 self.features
                     .insert("Option: `?` in a helper returning Option, matched by the caller");
+                result = self.rng.chance(0.5);
+                let (ty, some, none) = if result {
+                    self.features
+                        .insert("Result: `?` in a helper returning Result, matched by the caller");
+                    ("Result<f64, String>", "Ok", "Err(format!(\"{s} is too small\"))")
+                } else {
+                    ("Option<f64>", "Some", "None")
+                };
                 (
                     format!(
-                        "fn {name}(v: &[f64], s: f64) -> Option<f64> {{\n    let head = if v[0] * s > -0.4 {{ Some((v[0] * s).{f}()) }} else {{ None }};\n    let h = head?;\n    Some(h * {c1} + v[v.len() - 1] * {c2})\n}}"
+                        "fn {name}(v: &[f64], s: f64) -> {ty} {{\n    let head = if v[0] * s > -0.4 {{ {some}((v[0] * s).{f}()) }} else {{ {none} }};\n    let h = head?;\n    {some}(h * {c1} + v[v.len() - 1] * {c2})\n}}"
                     ),
                     1,
                 )
@@ -307,6 +320,7 @@ impl SliceGen<'_> {
             kind,
             returns,
             min_len,
+            result,
         };
         self.sources.push(format!("#[differentiable]\n{text}"));
         self.helpers.push(h.clone());
@@ -461,8 +475,13 @@ impl SliceGen<'_> {
                 let (x, s) = (self.slice_arg(h.min_len, ""), self.scalar());
                 let t = self.fresh("t");
                 let k = self.coef();
+                let (some, none) = if h.result {
+                    ("Ok", "Err(_)")
+                } else {
+                    ("Some", "None")
+                };
                 out.push(self.line(format!(
-                    "let {t} = match {}({x}, {s}) {{ Some(v) => v, None => {s} * {k} }};",
+                    "let {t} = match {}({x}, {s}) {{ {some}(v) => v, {none} => {s} * {k} }};",
                     h.name
                 )));
                 self.terms.push(t.clone());

@@ -147,7 +147,11 @@ impl Lowering<'_> {
     /// array, where `map` is ndarray's, nor an iterator): an `if` on whether the value is
     /// there, the closure's body inlined on it and wrapped as `o` is.
     pub(super) fn option_map(&mut self, m: &syn::ExprMethodCall) -> Option<Value> {
-        if m.method != "map" || m.args.len() != 1 || !self.references_active(&m.receiver) || control::is_iterator_chain(&m.receiver) {
+        if m.method != "map"
+            || m.args.len() != 1
+            || !self.references_active(&m.receiver)
+            || control::is_iterator_chain(&m.receiver)
+        {
             return None;
         }
         // a name of a value that may be an array: ndarray's `map`
