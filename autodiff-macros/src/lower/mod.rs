@@ -412,6 +412,7 @@ fn is_literal(e: &syn::Expr) -> bool {
 mod calls;
 mod control;
 mod expr;
+mod iterators;
 mod ndarray;
 mod options;
 mod stmt;

@@ -150,7 +150,7 @@ impl Lowering<'_> {
         if m.method != "map"
             || m.args.len() != 1
             || !self.references_active(&m.receiver)
-            || control::is_iterator_chain(&m.receiver)
+            || iterators::is_iterator_chain(&m.receiver)
         {
             return None;
         }
