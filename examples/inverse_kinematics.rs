@@ -19,7 +19,7 @@ fn hand(angles: &Vector3<f64>, #[no_grad] lengths: &Vector3<f64>) -> Point2<f64>
     let mut phi = 0.0;
     for k in 0..3 {
         phi += angles[k];
-        p = p + (ex * phi.cos() + ey * phi.sin()) * lengths[k];
+        p += (ex * phi.cos() + ey * phi.sin()) * lengths[k];
     }
     p
 }

@@ -145,6 +145,15 @@ where
 
 /// A value with a transpose of its own type (nalgebra's matrices: `SMatrix<T, R, C>`
 /// becomes `SMatrix<T, C, R>`). The trait is sealed.
+///
+/// ```
+/// # #[cfg(feature = "nalgebra")] {
+/// use autodiff_runtime::ops::tensor::Transpose;
+/// let m = nalgebra::Matrix2x3::new(1.0_f64, 2.0, 3.0, 4.0, 5.0, 6.0);
+/// let t: nalgebra::Matrix3x2<f64> = Transpose::transpose(&m);
+/// assert_eq!(t, m.transpose());
+/// # }
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has no differentiable `transpose`",
     note = "`transpose` is differentiated for nalgebra's matrices (the `nalgebra` feature); \
@@ -196,6 +205,14 @@ where
 }
 
 /// Three-element vectors with a cross product (nalgebra's `Vector3`). The trait is sealed.
+///
+/// ```
+/// # #[cfg(feature = "nalgebra")] {
+/// use autodiff_runtime::ops::tensor::Cross;
+/// let (a, b) = (nalgebra::Vector3::new(0.0_f64, 1.0, 0.0), nalgebra::Vector3::new(0.0, 0.0, 1.0));
+/// assert_eq!(Cross::cross(&a, &b), nalgebra::Vector3::new(1.0, 0.0, 0.0));
+/// # }
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has no differentiable `cross` with `{Rhs}`",
     note = "`cross` is differentiated for nalgebra's 3-vectors (the `nalgebra` feature)"
