@@ -42,7 +42,7 @@ use nalgebra::{
     Const, DefaultAllocator, Dim, DimName, Matrix, OMatrix, OPoint, OVector, Point, Quaternion,
     SVector, Scalar, UnitQuaternion, Vector3, Vector4, U1, U3,
 };
-use ndarray::{Array, ArrayD, ArrayView, CowArray, IxDyn, ShapeBuilder};
+use ndarray::{Array, ArrayD, ArrayView, Axis, CowArray, Ix2, IxDyn, ShapeBuilder};
 
 impl<T, R, C, S> Sealed for Matrix<T, R, C, S> {}
 impl<T: Scalar, D: DimName> Sealed for OPoint<T, D> where DefaultAllocator: Allocator<D> {}
@@ -62,20 +62,42 @@ fn column_major<T>(r: usize, c: usize, data: &[T]) -> ArrayView<'_, T, IxDyn> {
 }
 
 /// A matrix of nalgebra's shape `(r, c)` from an array (`r × c`, `r` elements for a vector,
-/// or one element).
-fn from_array<T: Real + Scalar, R: Dim, C: Dim>(g: &ArrayD<T>) -> OMatrix<T, R, C>
+/// or one element), read in place.
+fn from_array<T: Real + Scalar, R: Dim, C: Dim>(g: ArrayView<'_, T, IxDyn>) -> OMatrix<T, R, C>
 where
     DefaultAllocator: Allocator<R, C>,
 {
-    let (r, c) = match g.shape() {
-        [r, c] => (*r, *c),
-        [r] => (*r, 1),
-        [] => (1, 1),
-        shape => panic!("autodiff: a gradient of shape {shape:?} for a matrix"),
+    let g = match g.ndim() {
+        2 => g.into_dimensionality::<Ix2>().expect("two axes"),
+        1 => g
+            .insert_axis(Axis(1))
+            .into_dimensionality::<Ix2>()
+            .expect("two axes"),
+        0 => g
+            .insert_axis(Axis(0))
+            .insert_axis(Axis(1))
+            .into_dimensionality::<Ix2>()
+            .expect("two axes"),
+        _ => panic!("autodiff: a gradient of shape {:?} for a matrix", g.shape()),
     };
-    let flat: Vec<T> = g.iter().copied().collect();
-    // `g` iterates in logical (row-major) order
-    OMatrix::from_fn_generic(R::from_usize(r), C::from_usize(c), |i, j| flat[i * c + j])
+    let (r, c) = g.dim();
+    OMatrix::from_fn_generic(R::from_usize(r), C::from_usize(c), |i, j| g[[i, j]])
+}
+
+/// `g` reduced to an `r × c` matrix (summed over the axes a value was broadcast along; as it
+/// is when it has that shape already).
+fn reduced<T: Real + Scalar, R: Dim, C: Dim>(
+    g: CowArray<'_, T, IxDyn>,
+    r: usize,
+    c: usize,
+) -> OMatrix<T, R, C>
+where
+    DefaultAllocator: Allocator<R, C>,
+{
+    if g.shape() == [r, c] {
+        return from_array(g.view());
+    }
+    from_array(sum_to(g.into_owned(), IxDyn(&[r, c])).view())
 }
 
 // ----- tangents -------------------------------------------------------------------------
@@ -252,18 +274,17 @@ where
         None
     }
     fn reduce(&self, g: CowArray<'_, T, IxDyn>) -> OMatrix<T, R, C> {
-        let shape = IxDyn(&[self.nrows(), self.ncols()]);
-        from_array(&sum_to(g.into_owned(), shape))
+        reduced(g, self.nrows(), self.ncols())
     }
     fn cot_from_dyn(g: ArrayD<T>) -> OMatrix<T, R, C> {
-        from_array(&g)
+        from_array(g.view())
     }
     fn reduce_scalar(&self, g: T) -> OMatrix<T, R, C> {
         let (r, c) = self.shape_generic();
         OMatrix::from_element_generic(r, c, g)
     }
     fn cot_from(&self, g: ArrayD<T>) -> OMatrix<T, R, C> {
-        from_array(&g)
+        from_array(g.view())
     }
 }
 
@@ -282,16 +303,16 @@ where
         None
     }
     fn reduce(&self, g: CowArray<'_, T, IxDyn>) -> OVector<T, D> {
-        from_array(&sum_to(g.into_owned(), IxDyn(&[D::DIM, 1])))
+        reduced(g, D::DIM, 1)
     }
     fn cot_from_dyn(g: ArrayD<T>) -> OVector<T, D> {
-        from_array(&g)
+        from_array(g.view())
     }
     fn reduce_scalar(&self, g: T) -> OVector<T, D> {
         OVector::from_element_generic(D::name(), U1, g)
     }
     fn cot_from(&self, g: ArrayD<T>) -> OVector<T, D> {
-        from_array(&g)
+        from_array(g.view())
     }
 }
 
@@ -354,7 +375,7 @@ where
         CowArray::from(self.view_tensor().to_owned())
     }
     fn cot_of(g: ArrayD<T>) -> OMatrix<T, R, C> {
-        from_array(&g)
+        from_array(g.view())
     }
 }
 
