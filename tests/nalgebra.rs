@@ -488,3 +488,50 @@ fn the_pullback_of_a_vector_output() {
         close(&gv, &fd(&v, |v| linear_map(&m, v).dot(&u)));
     });
 }
+
+// ----- a derived model of nalgebra fields, trained by an optimizer ---------------------
+
+#[derive(Clone, Differentiable)]
+struct Pose {
+    q: UnitQuaternion<f64>,
+    t: Vector3<f64>,
+}
+
+/// The squared distance from a point placed by the pose to a target.
+#[differentiable]
+fn placed(pose: &Pose, p: &Point3<f64>, #[no_grad] target: &Point3<f64>) -> f64 {
+    let c = pose.q * p + pose.t;
+    (c - target).norm_squared()
+}
+
+#[test]
+fn a_pose_of_a_quaternion_and_a_translation_gradients_and_adam() {
+    cases(16, |rng| {
+        let pose = Pose {
+            q: unit_quaternion(rng),
+            t: vec3(rng),
+        };
+        let (p, target) = (Point3::from(vec3(rng)), Point3::from(vec3(rng)));
+        let g = gradients_function!(placed, params = ["pose"])(&pose, &p, &target);
+        let with =
+            |q: &UnitQuaternion<f64>, t: &Vector3<f64>| placed(&Pose { q: *q, t: *t }, &p, &target);
+        close(&g.q.coords, &quaternion_fd(&pose.q, |q| with(q, &pose.t)));
+        close(&g.t, &fd(&pose.t, |t| with(&pose.q, t)));
+    });
+    // Adam moves the pose (the quaternion renormalised after each step) onto the target
+    let mut rng = StdRng::seed_from_u64(17);
+    let mut pose = Pose {
+        q: unit_quaternion(&mut rng),
+        t: vec3(&mut rng),
+    };
+    let (p, target) = (Point3::from(vec3(&mut rng)), Point3::from(vec3(&mut rng)));
+    let mut adam = autodiff::optim::Adam::new(0.05);
+    let start = placed(&pose, &p, &target);
+    for _ in 0..400 {
+        let g = gradients_function!(placed, params = ["pose"])(&pose, &p, &target);
+        adam.step(&mut pose, &g);
+    }
+    let end = placed(&pose, &p, &target);
+    assert!(end < 1e-8 * start.max(1.0), "{start} -> {end}");
+    assert!((pose.q.as_ref().norm() - 1.0).abs() < 1e-12);
+}

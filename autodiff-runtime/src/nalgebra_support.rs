@@ -31,6 +31,7 @@
 //! assert_eq!(tensor::mul_d0(&m, &v, &dy), dy * v.transpose());
 //! ```
 
+use crate::implicit::{Parameter, TangentValue};
 use crate::ops::tensor::{sum_to, Binary, CotangentArg, Cross, DotDims, Product, Tensor};
 use crate::ops::tensor::{Transpose, Val};
 use crate::real::Real;
@@ -756,3 +757,127 @@ where
         )
     }
 }
+
+// ----- parameters of models and optimizers ----------------------------------------------
+
+macro_rules! parameters {
+    ($($t:ty),*) => {$(
+        /// A matrix or vector as a field of a derived model, updated by the optimizers.
+        ///
+        /// ```
+        /// use autodiff_runtime::{optim::Sgd, nalgebra::Vector2};
+        /// let mut v = Vector2::new(1.0_f64, 2.0);
+        /// Sgd::new(0.5).step(&mut v, &Vector2::new(2.0, 2.0));
+        /// assert_eq!(v, Vector2::new(0.0, 1.0));
+        /// ```
+        impl<R, C, S> Parameter for Matrix<$t, R, C, S>
+        where
+            R: Dim,
+            C: Dim,
+            S: RawStorageMut<$t, R, C> + Send + Sync + 'static,
+            DefaultAllocator: Allocator<R, C>,
+        {
+            fn num_elements(&self) -> usize {
+                self.len()
+            }
+            fn update_elements(
+                &mut self,
+                grad: &OMatrix<$t, R, C>,
+                f: &mut dyn FnMut(usize, f64, f64) -> f64,
+            ) {
+                assert_eq!(
+                    self.shape(),
+                    grad.shape(),
+                    "gradient of shape {:?} for a parameter of shape {:?}",
+                    grad.shape(),
+                    self.shape()
+                );
+                for (k, (v, g)) in self.iter_mut().zip(grad.iter()).enumerate() {
+                    *v = f(k, f64::from(*v), f64::from(*g)) as $t;
+                }
+            }
+            fn visit_gradient(grad: &OMatrix<$t, R, C>, f: &mut dyn FnMut(usize, f64)) {
+                grad.iter().enumerate().for_each(|(k, g)| f(k, f64::from(*g)));
+            }
+            fn scale_gradient(grad: &mut OMatrix<$t, R, C>, factor: f64) {
+                grad.iter_mut().for_each(|g| *g = (f64::from(*g) * factor) as $t);
+            }
+        }
+
+        impl<R, C, S> TangentValue for Matrix<$t, R, C, S>
+        where
+            R: Dim,
+            C: Dim,
+            S: RawStorageMut<$t, R, C> + Clone + core::fmt::Debug + Send + Sync + 'static,
+        {
+            fn scale(&mut self, factor: f64) {
+                self.iter_mut().for_each(|g| *g = (f64::from(*g) * factor) as $t);
+            }
+        }
+
+        /// A point as a field of a derived model: its coordinates are updated.
+        ///
+        /// ```
+        /// use autodiff_runtime::{optim::Sgd, nalgebra::{Point2, Vector2}};
+        /// let mut p = Point2::new(1.0_f64, 2.0);
+        /// Sgd::new(0.5).step(&mut p, &Vector2::new(2.0, 2.0));
+        /// assert_eq!(p, Point2::new(0.0, 1.0));
+        /// ```
+        impl<const D: usize> Parameter for Point<$t, D> {
+            fn num_elements(&self) -> usize {
+                D
+            }
+            fn update_elements(
+                &mut self,
+                grad: &SVector<$t, D>,
+                f: &mut dyn FnMut(usize, f64, f64) -> f64,
+            ) {
+                self.coords.update_elements(grad, f);
+            }
+            fn visit_gradient(grad: &SVector<$t, D>, f: &mut dyn FnMut(usize, f64)) {
+                <SVector<$t, D> as Parameter>::visit_gradient(grad, f);
+            }
+            fn scale_gradient(grad: &mut SVector<$t, D>, factor: f64) {
+                <SVector<$t, D> as Parameter>::scale_gradient(grad, factor);
+            }
+        }
+
+        /// A unit quaternion as a field of a derived model: its four coordinates are
+        /// updated, then normalised again (a step along the sphere's tangent, back onto it).
+        ///
+        /// ```
+        /// use autodiff_runtime::{optim::Sgd, nalgebra::{Quaternion, UnitQuaternion}};
+        /// let mut q = UnitQuaternion::<f64>::identity();
+        /// Sgd::new(1.0).step(&mut q, &Quaternion::new(0.0, -1.0, 0.0, 0.0));
+        /// // (1, 0, 0, 0) + (0, 1, 0, 0), normalised: a quarter turn about x
+        /// assert!((q.angle() - std::f64::consts::FRAC_PI_2).abs() < 1e-12);
+        /// ```
+        impl Parameter for UnitQuaternion<$t> {
+            fn num_elements(&self) -> usize {
+                4
+            }
+            fn update_elements(
+                &mut self,
+                grad: &Quaternion<$t>,
+                f: &mut dyn FnMut(usize, f64, f64) -> f64,
+            ) {
+                let mut c = self.as_ref().coords;
+                c.update_elements(&grad.coords, f);
+                *self = UnitQuaternion::from_quaternion(Quaternion::from(c));
+            }
+            fn visit_gradient(grad: &Quaternion<$t>, f: &mut dyn FnMut(usize, f64)) {
+                <Vector4<$t> as Parameter>::visit_gradient(&grad.coords, f);
+            }
+            fn scale_gradient(grad: &mut Quaternion<$t>, factor: f64) {
+                <Vector4<$t> as Parameter>::scale_gradient(&mut grad.coords, factor);
+            }
+        }
+
+        impl TangentValue for Quaternion<$t> {
+            fn scale(&mut self, factor: f64) {
+                TangentValue::scale(&mut self.coords, factor);
+            }
+        }
+    )*};
+}
+parameters!(f32, f64);
