@@ -535,3 +535,20 @@ fn a_pose_of_a_quaternion_and_a_translation_gradients_and_adam() {
     assert!(end < 1e-8 * start.max(1.0), "{start} -> {end}");
     assert!((pose.q.as_ref().norm() - 1.0).abs() < 1e-12);
 }
+
+// ----- named coordinates ----------------------------------------------------------------
+
+#[differentiable]
+fn coordinates(v: &Vector3<f64>, p: &Point3<f64>) -> f64 {
+    v.x * p.y + v.z * v.z * p.x - p.z * v.y
+}
+
+#[test]
+fn named_coordinates_of_vectors_and_points() {
+    cases(18, |rng| {
+        let (v, p) = (vec3(rng), Point3::from(vec3(rng)));
+        let (gv, gp) = gradients_function!(coordinates)(&v, &p);
+        close(&gv, &fd(&v, |v| coordinates(v, &p)));
+        close(&gp, &point_fd(&p, |p| coordinates(&v, p)));
+    });
+}
