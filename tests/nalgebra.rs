@@ -552,3 +552,26 @@ fn named_coordinates_of_vectors_and_points() {
         close(&gp, &point_fd(&p, |p| coordinates(&v, p)));
     });
 }
+
+// ----- variables --------------------------------------------------------------------------
+
+#[test]
+fn a_variable_holding_a_vector_in_the_implicit_mode() {
+    let w = Variable::new(Vector3::new(1.0, 2.0, 3.0));
+    let f = differentiable_closure!(|x: &Vector3<f64>| w.dot(x) * w.dot(x));
+    cases(19, |rng| {
+        let (x, value) = (vec3(rng), vec3(rng));
+        w.set(value);
+        let grads = implicit_gradients(&f)(&x);
+        let g: Vector3<f64> = grads.get(&w).expect("w was read");
+        close(&g, &fd(&value, |v| v.dot(&x) * v.dot(&x)));
+    });
+    // an optimizer applies the pairs to the variable
+    w.set(Vector3::new(1.0, 0.0, 0.0));
+    let before = w.get();
+    let ones = Vector3::new(1.0, 1.0, 1.0);
+    let grads = implicit_gradients(&f)(&ones);
+    let g: Vector3<f64> = grads.get(&w).expect("w was read");
+    autodiff::optim::Sgd::new(0.1).apply_gradients(&grads);
+    close(&w.get(), &(before - g * 0.1));
+}
