@@ -1,6 +1,7 @@
 //! nalgebra's types in differentiable code (the `nalgebra` feature): every operation's
-//! gradient against central finite differences on random values, and the gradient of a
-//! pinhole projection of a rotated point against the hand-derived one.
+//! gradient against central finite differences on random values, the gradient of a
+//! pinhole projection of a rotated point against the hand-derived one, a derived model of
+//! nalgebra fields trained by Adam, and a `Variable` holding a vector.
 //!
 //! Method: each operation is a `#[differentiable]` function returning a scalar (the
 //! operation's result weighted by a random constant `w`, so every element of the result
