@@ -375,6 +375,12 @@ pub static VAR: Rule = array("var", SHAPE_1, false, true);
 pub static STD: Rule = array("std", &[Some(&[A0, A1, Y]), None], false, true);
 pub static RESHAPE: Rule = array("reshape", SHAPE_1, false, false);
 pub static BROADCAST: Rule = array("broadcast", SHAPE_1, false, false);
+// nalgebra's (the facade's `nalgebra` feature); the norms also serve ndarray's arrays
+pub static NORM: Rule = array("norm", &[Some(&[A0, Y])], false, true);
+pub static NORM_SQUARED: Rule = array("norm_squared", &[RECEIVER], false, true);
+pub static NORMALIZE: Rule = array("normalize", &[Some(&[A0, Y])], false, false);
+pub static TRANSPOSE: Rule = array("transpose", &[RECEIVER], false, false);
+pub static CROSS: Rule = array("cross", &[Some(&[A0, A1]), Some(&[A0, A1])], false, false);
 /// `x.mapv(f)`: operands `x`, `f` and the element rule (a closure `|x, y, dy|`).
 pub static MAPV: Rule = Rule {
     owned_cotangent: true,

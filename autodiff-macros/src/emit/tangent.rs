@@ -518,7 +518,7 @@ impl Tangents<'_> {
                     (None, _) => quote!(#ts::neg(&#tk)),
                 }
             }
-            (Prim::Binary { .. }, "mul") | (Prim::Tensor { .. }, "dot") => {
+            (Prim::Binary { .. }, "mul") | (Prim::Tensor { .. }, "dot" | "cross") => {
                 let f = format_ident!("{}", rule.name);
                 let (t0, t1) = if both {
                     (Some(t(0)), Some(t(1)))
@@ -653,7 +653,8 @@ fn unchecked_queries(tokens: TokenStream) -> TokenStream {
 fn linear(name: &str) -> bool {
     matches!(
         name,
-        "t" | "view"
+        "t" | "transpose"
+            | "view"
             | "to_owned"
             | "sum"
             | "mean"

@@ -335,18 +335,20 @@ fn maybe_array_type(ty: &syn::Type, type_params: &[String]) -> bool {
     }
 }
 
-/// A generic type over floats only that is not one of ndarray's (`Vector3<T>`,
-/// `Matrix3<f64>`): in vector-math code, an alias of a fixed-size array, whose elements
-/// are scalars or rows (ndarray's arrays are `Array…`, `ArcArray…`, `CowArray`).
+/// A generic type over float type parameters only that is not one of ndarray's
+/// (`Vector3<T>`, `Matrix3<T>`): in generic vector-math code, an alias of a fixed-size
+/// array, whose elements are scalars or rows (ndarray's arrays are `Array…`, `ArcArray…`,
+/// `CowArray`). With a concrete float (`Vector3<f64>`, `Matrix3<f32>`) the type may as well
+/// be nalgebra's, whose values have operators: it may be an array, as `Vec3` is.
 fn is_array_alias(name: &str, args: &syn::PathArguments, type_params: &[String]) -> bool {
     let syn::PathArguments::AngleBracketed(args) = args else {
         return false;
     };
     let float = |t: &syn::Type| match t {
-        syn::Type::Path(p) if p.qself.is_none() => p.path.get_ident().is_some_and(|i| {
-            let n = i.to_string();
-            prims::is_float_type_name(&n) || type_params.contains(&n)
-        }),
+        syn::Type::Path(p) if p.qself.is_none() => p
+            .path
+            .get_ident()
+            .is_some_and(|i| type_params.contains(&i.to_string())),
         _ => false,
     };
     let wrapper = matches!(
