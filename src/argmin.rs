@@ -40,7 +40,7 @@
 //! for ndarray 0.17 (the version [`ndarray`](crate::ndarray) is), so the parameter is a
 //! `Vec`; a differentiable function takes it as a slice, `&[f64]`.
 
-use ::argmin::core::{CostFunction, Error, Gradient};
+use ::argmin::core::{CostFunction, Error, Gradient, Hessian};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -103,6 +103,39 @@ where
             value_and_gradient,
             last: Mutex::new(None),
             evaluations: AtomicUsize::new(0),
+        }
+    }
+
+    /// The same problem with a Hessian, for argmin's second-order solvers (Newton-CG,
+    /// trust regions): `hessian` gives it at a parameter, usually from
+    /// [`hessian!`](crate::hessian) turned into argmin's matrix type (rows of a `Vec` for the
+    /// `vec` backend, [`rows`] does it).
+    ///
+    /// ```
+    /// use argmin::core::Hessian;
+    /// use autodiff::argmin::{rows, GradientProblem};
+    /// use autodiff::prelude::*;
+    ///
+    /// #[differentiable]
+    /// fn bowl<T: Float>(x: &[T]) -> T {
+    ///     x[0] * x[0] + x[0] * x[1] + T::from(3.0).unwrap() * x[1] * x[1]
+    /// }
+    ///
+    /// let vg = value_and_gradients_function!(bowl);
+    /// let h = hessian!(bowl);
+    /// let problem = GradientProblem::new(move |x: &Vec<f64>| vg(x.as_slice()))
+    ///     .with_hessian(move |x: &Vec<f64>| rows(&h(x.as_slice())));
+    /// assert_eq!(problem.hessian(&vec![0.5, 0.5])?, vec![vec![2.0, 1.0], vec![1.0, 6.0]]);
+    /// # Ok::<(), argmin::core::Error>(())
+    /// ```
+    pub fn with_hessian<H, M>(self, hessian: H) -> HessianProblem<F, H, P, V, G>
+    where
+        H: Fn(&P) -> M,
+    {
+        HessianProblem {
+            gradient: self,
+            hessian,
+            hessians: AtomicUsize::new(0),
         }
     }
 
@@ -212,6 +245,107 @@ where
 /// assert_eq!(problem.evaluations(), 1);
 /// # Ok::<(), argmin::core::Error>(())
 /// ```
+/// A [`GradientProblem`] with a Hessian ([`GradientProblem::with_hessian`]): argmin's
+/// [`CostFunction`], [`Gradient`] (one cached sweep for both) and [`Hessian`].
+pub struct HessianProblem<F, H, P, V, G> {
+    gradient: GradientProblem<F, P, V, G>,
+    hessian: H,
+    hessians: AtomicUsize,
+}
+
+impl<F, H, P, V, G> HessianProblem<F, H, P, V, G>
+where
+    F: Fn(&P) -> (V, G),
+    P: Clone + PartialEq,
+    V: Clone,
+    G: Clone,
+{
+    /// How many times the value-and-gradient function ran (see
+    /// [`GradientProblem::evaluations`]).
+    ///
+    /// ```
+    /// use autodiff::argmin::GradientProblem;
+    /// let problem = GradientProblem::new(|x: &Vec<f64>| (x[0] * x[0], vec![2.0 * x[0]]))
+    ///     .with_hessian(|_: &Vec<f64>| vec![vec![2.0]]);
+    /// assert_eq!(problem.evaluations(), 0);
+    /// ```
+    pub fn evaluations(&self) -> usize {
+        self.gradient.evaluations()
+    }
+
+    /// How many Hessians were computed.
+    ///
+    /// ```
+    /// use argmin::core::Hessian;
+    /// use autodiff::argmin::GradientProblem;
+    /// let problem = GradientProblem::new(|x: &Vec<f64>| (x[0] * x[0], vec![2.0 * x[0]]))
+    ///     .with_hessian(|_: &Vec<f64>| vec![vec![2.0]]);
+    /// problem.hessian(&vec![1.0])?;
+    /// assert_eq!(problem.hessians(), 1);
+    /// # Ok::<(), argmin::core::Error>(())
+    /// ```
+    pub fn hessians(&self) -> usize {
+        self.hessians.load(Ordering::Relaxed)
+    }
+}
+
+impl<F, H, P, V, G> CostFunction for HessianProblem<F, H, P, V, G>
+where
+    F: Fn(&P) -> (V, G),
+    P: Clone + PartialEq,
+    V: Clone,
+    G: Clone,
+{
+    type Param = P;
+    type Output = V;
+
+    /// The value, from the cached sweep.
+    fn cost(&self, param: &P) -> Result<V, Error> {
+        self.gradient.cost(param)
+    }
+}
+
+impl<F, H, P, V, G> Gradient for HessianProblem<F, H, P, V, G>
+where
+    F: Fn(&P) -> (V, G),
+    P: Clone + PartialEq,
+    V: Clone,
+    G: Clone,
+{
+    type Param = P;
+    type Gradient = G;
+
+    /// The gradient, from the cached sweep.
+    fn gradient(&self, param: &P) -> Result<G, Error> {
+        self.gradient.gradient(param)
+    }
+}
+
+impl<F, H, M, P, V, G> Hessian for HessianProblem<F, H, P, V, G>
+where
+    H: Fn(&P) -> M,
+{
+    type Param = P;
+    type Hessian = M;
+
+    /// The Hessian at `param`.
+    fn hessian(&self, param: &P) -> Result<M, Error> {
+        self.hessians.fetch_add(1, Ordering::Relaxed);
+        Ok((self.hessian)(param))
+    }
+}
+
+/// An `Array2` (what [`hessian!`](crate::hessian) gives) as rows of `Vec`s, argmin-math's
+/// matrix type for the `vec` backend.
+///
+/// ```
+/// let m = autodiff::ndarray::array![[1.0, 2.0], [3.0, 4.0]];
+/// assert_eq!(autodiff::argmin::rows(&m), vec![vec![1.0, 2.0], vec![3.0, 4.0]]);
+/// ```
+pub fn rows<T: Clone>(m: &crate::ndarray::Array2<T>) -> Vec<Vec<T>> {
+    m.rows().into_iter().map(|r| r.to_vec()).collect()
+}
+
 #[macro_export]
 macro_rules! argmin_problem {
     (|$x:ident| $f:ident ( $($arg:expr),* $(,)? ) $(, params = [$($p:tt)*])? $(,)?) => {{

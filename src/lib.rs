@@ -78,6 +78,24 @@ pub use autodiff_macros::{
     differentiable, differentiable_closure, gradients_function, hessian, hvp, jacobian, jvp,
     value_and_gradients_function, vjp, Differentiable,
 };
+/// The nalgebra this crate is built with (the `nalgebra` feature): its vectors, matrices,
+/// points and unit quaternions are differentiable, and their gradients have their own types.
+///
+/// ```
+/// use autodiff::nalgebra::Vector3;
+/// use autodiff::prelude::*;
+///
+/// #[differentiable]
+/// fn energy(x: &Vector3<f64>) -> f64 {
+///     0.5 * x.norm_squared()
+/// }
+///
+/// let x = Vector3::new(1.0, 2.0, 3.0);
+/// let g: Vector3<f64> = gradients_function!(energy)(&x);
+/// assert_eq!(g, x);
+/// ```
+#[cfg(feature = "nalgebra")]
+pub use autodiff_runtime::nalgebra;
 pub use autodiff_runtime::ndarray;
 /// The num-traits this crate is built with (`Float`, `FromPrimitive`, …), so generic code
 /// names the same traits the generated code requires.

@@ -163,3 +163,78 @@ fn lbfgs_reaches_the_minimum_of_the_1000_dimensional_rosenbrock_function() {
         "{runs} sweeps, {costs} costs, {gradients} gradients"
     );
 }
+
+/// A smooth convex function with its minimum at (1, …, 1): `Σ exp(xᵢ − 1) − xᵢ` plus half
+/// the squared differences of neighbours. Generic, as `hessian!` needs it.
+#[differentiable]
+fn convex_chain<T: Float>(x: &[T]) -> T {
+    let (one, half) = (T::from(1.0).unwrap(), T::from(0.5).unwrap());
+    let mut sum = T::zero();
+    for i in 0..x.len() {
+        sum = sum + (x[i] - one).exp() - x[i];
+    }
+    for i in 0..x.len() - 1 {
+        sum = sum + half * (x[i + 1] - x[i]).powi(2);
+    }
+    sum
+}
+
+/// Its Hessian, derived by hand: `exp(xᵢ − 1)` on the diagonal plus the path graph's
+/// Laplacian.
+fn convex_chain_hessian(x: &[f64]) -> Vec<Vec<f64>> {
+    let n = x.len();
+    let mut h = vec![vec![0.0; n]; n];
+    for i in 0..n {
+        h[i][i] = (x[i] - 1.0).exp();
+    }
+    for i in 0..n - 1 {
+        h[i][i] += 1.0;
+        h[i + 1][i + 1] += 1.0;
+        h[i][i + 1] -= 1.0;
+        h[i + 1][i] -= 1.0;
+    }
+    h
+}
+
+#[test]
+fn newton_cg_with_the_hessian_converges_to_the_minimum() {
+    use argmin::core::Hessian;
+    use argmin::solver::newton::NewtonCG;
+    let vg = value_and_gradients_function!(convex_chain);
+    let h = hessian!(convex_chain);
+    let problem = GradientProblem::new(move |x: &Vec<f64>| vg(x.as_slice()))
+        .with_hessian(move |x: &Vec<f64>| autodiff::argmin::rows(&h(x.as_slice())));
+    let x = vec![0.0, 2.0, -1.0, 0.5, 3.0, 1.5];
+    let hess = problem.hessian(&x).expect("a Hessian");
+    let hand = convex_chain_hessian(&x);
+    for (r, h) in hess.iter().zip(&hand) {
+        for (a, b) in r.iter().zip(h) {
+            assert!(
+                (a - b).abs() <= 1e-13 * b.abs().max(1.0),
+                "{hess:?} vs {hand:?}"
+            );
+        }
+    }
+    let solver = NewtonCG::new(MoreThuenteLineSearch::new());
+    let result = Executor::new(problem, solver)
+        .configure(|state| state.param(x.clone()).max_iters(100))
+        .run()
+        .expect("Newton-CG runs");
+    let state = result.state();
+    let best = state.get_best_param().expect("a parameter");
+    assert!(
+        best.iter().all(|&v| (v - 1.0).abs() < 1e-8),
+        "{best:?} after {} iterations",
+        state.get_iter()
+    );
+    // stopped by its own criterion, not by the iteration limit
+    assert_eq!(
+        state.get_termination_status(),
+        &TerminationStatus::Terminated(TerminationReason::SolverConverged),
+        "after {} iterations",
+        state.get_iter()
+    );
+    // one Hessian per iteration
+    let problem = result.problem.problem.as_ref().expect("the problem");
+    assert_eq!(problem.hessians() as u64, state.get_iter() + 1);
+}

@@ -1488,3 +1488,142 @@ fn vec_built_by_push() {
     let (_, dy) = jvp!(pushed_then_read)(x, y, 1.0, 0.0);
     assert_hand("pushed_then_read (jvp)", &[x, y], &[dy], &[gx]);
 }
+
+// ---------------------------------------------------------------------------------------
+// Parameters assigned in the body, enum parameters, static tables
+// ---------------------------------------------------------------------------------------
+
+/// A `mut` parameter assigned like a local (as special-function code shifts its argument).
+#[differentiable]
+fn shifted_product(mut z: f64, n: usize) -> f64 {
+    let mut acc = 1.0;
+    for _ in 0..n {
+        z -= 1.0;
+        acc *= z;
+    }
+    acc + z
+}
+
+/// `mut` parameters swapped through a local declared without a value.
+#[differentiable]
+fn swapped(mut a: f64, mut b: f64, mut x: f64) -> f64 {
+    let mut p;
+    if 0.5 < x {
+        p = a;
+        a = b;
+        b = p;
+        x = 1.0 - x;
+    }
+    p = (-(x * x).ln()).sqrt();
+    p * a + b * b * x
+}
+
+#[test]
+fn mut_parameters() {
+    // (z - 1)(z - 2) + z - 2: derivative 2z - 3 + 1
+    let g = gradients_function!(shifted_product)(5.0, 2);
+    assert_gradient_close(&[g], &[8.0], HAND_TOL);
+    assert_gradient_close(
+        &[g],
+        &finite_difference(|v| shifted_product(v[0], 2), &[5.0]),
+        FD_TOL,
+    );
+    for at in [[2.0, 3.0, 0.7], [2.0, 3.0, 0.3]] {
+        let (ga, gb, gx) = gradients_function!(swapped)(at[0], at[1], at[2]);
+        let fd = finite_difference(|v| swapped(v[0], v[1], v[2]), &at);
+        assert_gradient_close(&[ga, gb, gx], &fd, FD_TOL);
+        // by hand: with (a, b, x) after the swap, p = sqrt(-2 ln x), dp/dx = -1/(p x)
+        let flip = at[2] > 0.5;
+        let (a, b, x) = if flip {
+            (at[1], at[0], 1.0 - at[2])
+        } else {
+            (at[0], at[1], at[2])
+        };
+        let p = (-2.0 * x.ln()).sqrt();
+        let (da, db, dx) = (p, 2.0 * b * x, -a / (p * x) + b * b);
+        let hand = if flip { [db, da, -dx] } else { [da, db, dx] };
+        assert_gradient_close(&[ga, gb, gx], &hand, 1e-12);
+    }
+    let (y, dy) = jvp!(swapped)(2.0, 3.0, 0.7, 1.0, 0.0, 0.0);
+    assert_eq!(y, swapped(2.0, 3.0, 0.7));
+    assert_gradient_close(
+        &[dy],
+        &[gradients_function!(swapped)(2.0, 3.0, 0.7).0],
+        1e-12,
+    );
+}
+
+/// Which tail of a distribution: a plain enum, matched on.
+#[derive(Clone, Copy)]
+pub enum Tail {
+    Lower,
+    Upper,
+}
+
+/// A parameter matched against enum variants is a constant.
+#[differentiable]
+fn logistic_tail(a: f64, tail: Tail) -> f64 {
+    let s = a.exp() / (1.0 + a.exp());
+    match tail {
+        Tail::Lower => {
+            let r = 1.0 - s;
+            r.clamp(0.0, 1.0)
+        }
+        Tail::Upper => s.clamp(0.0, 1.0),
+    }
+}
+
+#[differentiable]
+fn both_tails(a: f64) -> f64 {
+    logistic_tail(a, Tail::Lower) + 2.0 * logistic_tail(a, Tail::Upper)
+}
+
+#[test]
+fn enum_parameters_are_constants() {
+    let a = 0.3_f64;
+    let s = a.exp() / (1.0 + a.exp());
+    let g = gradients_function!(both_tails)(a);
+    assert_gradient_close(&[g], &[s * (1.0 - s)], HAND_TOL);
+    assert_gradient_close(&[g], &finite_difference(|v| both_tails(v[0]), &[a]), FD_TOL);
+    let g = gradients_function!(logistic_tail)(a, Tail::Lower);
+    assert_gradient_close(&[g], &[-s * (1.0 - s)], HAND_TOL);
+}
+
+static SCALED: [f64; 8] = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0];
+
+/// A mantissa and an exponent (the exponent an integer with no derivative).
+#[differentiable]
+fn mantissa_exponent(x: f64) -> (f64, i32) {
+    let e = x.abs().log2().floor() as i32 + 1;
+    (x / 2f64.powi(e), e)
+}
+
+/// A static table indexed by an integer computed from a differentiable call.
+#[differentiable]
+fn table_interpolant(x: f64) -> f64 {
+    let (m, e) = mantissa_exponent(x);
+    let idx = e * 2;
+    let t = m * 3.0;
+    SCALED[(idx + 1) as usize] * t + SCALED[idx as usize] * t * t
+}
+
+#[test]
+fn static_tables_at_computed_indices() {
+    for x in [1.3, 2.6, 0.7] {
+        let g = gradients_function!(table_interpolant)(x);
+        assert_gradient_close(
+            &[g],
+            &finite_difference(|v| table_interpolant(v[0]), &[x]),
+            FD_TOL,
+        );
+        // by hand: m = x / 2^e, t = 3m, dt/dx = 3 / 2^e
+        let e = x.abs().log2().floor() as i32 + 1;
+        let s = 2f64.powi(e);
+        let t = 3.0 * x / s;
+        let k = (2 * e) as usize;
+        let hand = (SCALED[k + 1] + 2.0 * SCALED[k] * t) * 3.0 / s;
+        assert_gradient_close(&[g], &[hand], HAND_TOL);
+        let (_, dy) = jvp!(table_interpolant)(x, 1.0);
+        assert_gradient_close(&[dy], &[hand], HAND_TOL);
+    }
+}

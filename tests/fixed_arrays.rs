@@ -431,3 +431,36 @@ fn a_vec_of_vecs_written_and_read_by_element() {
     assert_gradient_close(&dx, &[-b, 0.0, 0.0], 1e-15);
     assert!((db + x[0]).abs() < 1e-15);
 }
+
+// An alias of a fixed-size array over a concrete float (`Vector3<f64>` with `Vector3<T> =
+// [T; 3]`) may as well be nalgebra's type of the same name, so the macro takes it for a
+// value that may be an array: its elements, rows and results still differentiate.
+
+#[differentiable]
+fn concrete_alias_transform(mat: Matrix3<f64>, a: Vector3<f64>) -> Vector3<f64> {
+    [
+        mat[0][0] * a[0] + mat[0][1] * a[1] + mat[0][2] * a[2].sin(),
+        vec3_dot(mat[1], a),
+        mat[2][2] * a[0] * a[1],
+    ]
+}
+
+#[differentiable]
+fn concrete_alias_loss(mat: Matrix3<f64>, a: Vector3<f64>) -> f64 {
+    let y = concrete_alias_transform(mat, a);
+    let mut s = 0.0;
+    for k in 0..3 {
+        s += y[k] * y[k];
+    }
+    s
+}
+
+#[test]
+fn aliases_of_arrays_over_a_concrete_float() {
+    let (m, v) = (m3(), [0.5, -1.5, 0.25]);
+    let (dm, dv) = gradients_function!(concrete_alias_loss)(m, v);
+    let fd_m = finite_difference(|p| concrete_alias_loss(unflat3(p), v), &flat(&m));
+    let fd_v = finite_difference(|p| concrete_alias_loss(m, [p[0], p[1], p[2]]), &v);
+    assert_gradient_close(&flat(&dm), &fd_m, FD_TOL);
+    assert_gradient_close(&dv, &fd_v, FD_TOL);
+}

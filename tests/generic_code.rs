@@ -172,3 +172,45 @@ fn conversions_through_f64_in_generic_code() {
     let hand = 2.0 * x.sin() + 4.0 * x * x.cos() - x * x * x.sin();
     assert_gradient_close(&[h], &[hand], 1e-12);
 }
+
+/// `fma`-style helper for the polynomial below.
+#[differentiable]
+fn fused(acc: f64, x: f64, c: f64) -> f64 {
+    acc * x + c
+}
+
+/// Horner's rule over any iterator of coefficients (a constant: `I` is not a float type).
+#[differentiable]
+fn polynomial<I>(x: f64, coefficients: I) -> f64
+where
+    I: IntoIterator<Item = f64>,
+{
+    coefficients
+        .into_iter()
+        .fold(0.0, |acc, coeff| fused(acc, x, coeff))
+}
+
+/// The same as a `for` loop over an iterator.
+#[differentiable]
+fn polynomial_loop<I: Iterator<Item = f64>>(x: f64, coefficients: I) -> f64 {
+    let mut acc = 0.0;
+    for c in coefficients {
+        acc = acc * x + c;
+    }
+    acc
+}
+
+#[test]
+fn iterators_of_constants_as_type_parameters() {
+    // 4x³ + 3x² - 2x + 1: derivative 12x² + 6x - 2
+    let c = [4.0, 3.0, -2.0, 1.0];
+    for x in [0.5, -1.5, 2.0] {
+        let hand = 12.0 * x * x + 6.0 * x - 2.0;
+        let g = gradients_function!(polynomial, params = ["x"])(x, c);
+        assert_gradient_close(&[g], &[hand], 1e-13);
+        let g = gradients_function!(polynomial_loop, params = ["x"])(x, c.into_iter());
+        assert_gradient_close(&[g], &[hand], 1e-13);
+        let fd = finite_difference(|v| polynomial(v[0], c), &[x]);
+        assert_gradient_close(&[g], &fd, 1e-7);
+    }
+}

@@ -236,3 +236,62 @@ fn function_paths_as_closures() {
         .collect();
     assert_gradient_close(&g, &hand, 1e-13);
 }
+
+/// Levy's derivative as optimisation test suites write it: `enumerate`, a first map
+/// returning a tuple, a second destructuring it (`&x` included), collected into a `Vec`.
+#[differentiable]
+fn levy_terms<T: Float + FromPrimitive>(param: &[T]) -> Vec<T> {
+    let d = param.len();
+    let n1 = T::from_f64(1.0).unwrap();
+    let n2 = T::from_f64(2.0).unwrap();
+    let n4 = T::from_f64(4.0).unwrap();
+    let pi = T::from_f64(std::f64::consts::PI).unwrap();
+    param
+        .iter()
+        .enumerate()
+        .map(|(i, x)| (i, x, pi * ((*x - n1) / n4 + n1)))
+        .map(|(i, &x, wp)| {
+            if i == 0 {
+                pi / n2 * wp.cos() * wp.sin()
+            } else if i == d - 1 {
+                (n2 * wp).sin().powi(2) * (x - n1)
+            } else {
+                wp.sin() * x
+            }
+        })
+        .collect()
+}
+
+/// Two zipped sequences, two maps, collected.
+#[differentiable]
+fn zipped_products(a: &[f64], b: &[f64]) -> Vec<f64> {
+    a.iter()
+        .zip(b.iter())
+        .map(|(x, y)| x * y)
+        .map(|p| p.sin())
+        .collect()
+}
+
+#[test]
+fn collected_through_enumerate_and_several_maps() {
+    let p = [0.3, -0.7, 1.1, 0.4];
+    let w = [1.0, -2.0, 0.5, 3.0];
+    let (value, pullback) = vjp!(levy_terms::<f64>)(&p[..]);
+    assert_eq!(value, levy_terms(&p[..]));
+    let g = pullback(w.to_vec());
+    let along = |q: &[f64]| -> f64 { levy_terms(q).iter().zip(&w).map(|(y, w)| y * w).sum() };
+    assert_gradient_close(&g, &fd(along, &p), 1e-7);
+    // closed form of the first element: d/dx (π/2 cos(wp) sin(wp)) = π²/8 cos(2 wp)
+    let pi = std::f64::consts::PI;
+    let wp = pi * ((p[0] - 1.0) / 4.0 + 1.0);
+    assert_gradient_close(&[g[0]], &[w[0] * pi * pi / 8.0 * (2.0 * wp).cos()], 1e-12);
+
+    let (a, b) = ([0.2, 0.9, -1.3], [1.5, -0.4, 0.8]);
+    let (_, pullback) = vjp!(zipped_products)(&a[..], &b[..]);
+    let (ga, gb) = pullback(vec![1.0, 2.0, -1.0]);
+    let c = [1.0, 2.0, -1.0];
+    for k in 0..3 {
+        let d = (a[k] * b[k]).cos() * c[k];
+        assert_gradient_close(&[ga[k], gb[k]], &[d * b[k], d * a[k]], 1e-12);
+    }
+}

@@ -2,7 +2,11 @@
 //! `None`, `Ok`, `Err`, early `return`), and callers using `unwrap`, `expect`, `?`,
 //! `if let` and `match`. The value carries the gradient, the other path none. Each
 //! gradient is checked against central differences and a closed form, in every mode.
-#![allow(clippy::question_mark, clippy::manual_unwrap_or)]
+#![allow(
+    clippy::question_mark,
+    clippy::manual_unwrap_or,
+    clippy::unnecessary_literal_unwrap
+)]
 
 use autodiff::check::{assert_gradient_close, finite_difference};
 use autodiff::prelude::*;
@@ -223,4 +227,139 @@ fn results_chosen_by_branches() {
     let (value, pullback) = vjp!(checked_ln_b)(-1.0, 2.0);
     assert_eq!(value, Err(BetaError::A));
     assert_eq!(pullback(1.0), (0.0, 0.0));
+}
+
+mod special {
+    use autodiff::prelude::*;
+
+    /// A helper in another module: its result's shape is not visible at the call.
+    #[differentiable]
+    pub fn scaled_log(a: f64, b: f64, x: f64) -> f64 {
+        a * x.ln() + b
+    }
+}
+
+/// A distribution's parameters, read as constants.
+pub struct Scaled {
+    a: f64,
+    b: f64,
+}
+
+impl Scaled {
+    /// `Ok(helper(self.a, …))`, as distributions write their checked functions.
+    #[differentiable]
+    fn checked_cdf(&self, x: f64) -> Result<f64, String> {
+        if x <= 0.0 {
+            return Err(format!("{x} is not positive"));
+        }
+        Ok(special::scaled_log(self.a, self.b, x))
+    }
+}
+
+/// Arrays wrapped and unwrapped: `Some`, `Ok`, `unwrap`, `expect`, `match`.
+#[differentiable]
+fn wrapped_arrays(x: &Array1<f64>) -> f64 {
+    let o = Some(x * 2.0);
+    let r: Result<Array1<f64>, String> = Ok(o.unwrap().mapv(f64::sin));
+    let y = r.expect("a value");
+    let z = match Some(y) {
+        Some(v) => v,
+        None => x.clone(),
+    };
+    z.sum()
+}
+
+use autodiff::ndarray::Array1;
+
+#[test]
+fn results_of_helpers_and_options_of_arrays() {
+    let d = Scaled { a: 2.0, b: 1.0 };
+    for x in [3.0, 0.5] {
+        let (v, pullback) = vjp!(Scaled::checked_cdf)(&d, x);
+        assert_eq!(v, d.checked_cdf(x));
+        let g = pullback(1.0);
+        assert_gradient_close(&[g], &[d.a / x], 1e-14);
+        let fd = finite_difference(|q| d.checked_cdf(q[0]).unwrap(), &[x]);
+        assert_gradient_close(&[g], &fd, 1e-7);
+    }
+    // the error names the argument (a format string capturing a local)
+    let (v, pullback) = vjp!(Scaled::checked_cdf)(&d, -1.0);
+    assert_eq!(v, Err("-1 is not positive".to_string()));
+    assert_eq!(pullback(1.0), 0.0);
+    let x = Array1::from(vec![1.0, 2.0, -0.5]);
+    let g = gradients_function!(wrapped_arrays)(&x);
+    // d/dx Σ sin(2x) = 2 cos(2x)
+    let hand: Vec<f64> = x.iter().map(|v| 2.0 * (2.0 * v).cos()).collect();
+    assert_gradient_close(g.as_slice().unwrap(), &hand, 1e-14);
+    let fd = finite_difference(
+        |q| wrapped_arrays(&Array1::from(q.to_vec())),
+        x.as_slice().unwrap(),
+    );
+    assert_gradient_close(g.as_slice().unwrap(), &fd, 1e-7);
+    let v = Array1::from(vec![0.5, -1.0, 2.0]);
+    let (y, dy) = jvp!(wrapped_arrays)(&x, &v);
+    assert_eq!(y, wrapped_arrays(&x));
+    let along: f64 = hand.iter().zip(&v).map(|(g, v)| g * v).sum();
+    assert_gradient_close(&[dy], &[along], 1e-14);
+}
+
+/// Why a power is undefined.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PowerError {
+    NotPositive,
+}
+
+/// `ln B`-like helper returning a `Result`.
+#[differentiable]
+fn checked_ln_power(a: f64, b: f64) -> Result<f64, PowerError> {
+    if a <= 0.0 {
+        Err(PowerError::NotPositive)
+    } else {
+        Ok(a.ln() * b)
+    }
+}
+
+/// `Result::map`, as statistics libraries write their checked functions.
+#[differentiable]
+fn checked_power(a: f64, b: f64) -> Result<f64, PowerError> {
+    checked_ln_power(a, b).map(|x| x.exp())
+}
+
+#[differentiable]
+fn power(a: f64, b: f64) -> f64 {
+    checked_power(a, b).unwrap()
+}
+
+/// `Option::map` with a closure reading an outer value, then `unwrap_or`.
+#[differentiable]
+fn mapped_or(a: f64) -> f64 {
+    let o = if a > 0.0 { Some(a * a) } else { None };
+    o.map(|v: f64| v.sin() * a).unwrap_or(0.5 * a)
+}
+
+#[test]
+fn map_and_unwrap_or() {
+    let (a, b) = (2.0_f64, 1.5_f64);
+    let (ga, gb) = gradients_function!(power)(a, b);
+    // a^b: (b a^(b-1), a^b ln a)
+    assert_gradient_close(&[ga, gb], &[b * a.powf(b - 1.0), a.powf(b) * a.ln()], 1e-14);
+    let fd = finite_difference(|v| power(v[0], v[1]), &[a, b]);
+    assert_gradient_close(&[ga, gb], &fd, 1e-7);
+    let (v, pullback) = vjp!(checked_power)(-1.0, b);
+    assert_eq!(v, Err(PowerError::NotPositive));
+    assert_eq!(pullback(1.0), (0.0, 0.0));
+    let (y, dy) = jvp!(power)(a, b, 1.0, 0.0);
+    assert_eq!(y, power(a, b));
+    assert_gradient_close(&[dy], &[ga], 1e-14);
+    for a in [0.7_f64, -0.4] {
+        let g = gradients_function!(mapped_or)(a);
+        // a > 0: sin(a²)·a, derivative 2a² cos(a²) + sin(a²); else 0.5
+        let hand = if a > 0.0 {
+            2.0 * a * a * (a * a).cos() + (a * a).sin()
+        } else {
+            0.5
+        };
+        assert_gradient_close(&[g], &[hand], 1e-14);
+        assert_gradient_close(&[g], &finite_difference(|v| mapped_or(v[0]), &[a]), 1e-7);
+    }
 }

@@ -54,9 +54,6 @@ pub const IF_LET: &str =
     "`if let` on a differentiable value takes the patterns of an `Option` or `Result` \
      (`Some(v)`, `None`, `Ok(v)`, `Err(e)`); for other patterns bind the parts with `let` \
      first, or test a `bool` with `if`";
-pub const OPTION_OF_ARRAY: &str =
-    "an `Option` or `Result` of a value that may be an array is not supported yet in \
-     differentiable code; unwrap it outside, or pass the array itself";
 pub const MATCH_ON_DIFFERENTIABLE: &str =
     "`match` on a differentiable value is not supported; match on an integer, `bool` or \
      enum, or compare with `if`";
@@ -135,6 +132,9 @@ pub const REM_OF_ARRAYS: &str =
     "`%` of arrays cannot be differentiated; apply it to scalars (`x.mapv(|v| v % m)`)";
 pub const BREAK_OUTSIDE_LOOP: &str =
     "`break`/`continue` outside a loop of the differentiable function";
+pub const IMPL_TRAIT_PARAMETER: &str =
+    "`impl Trait` parameters are not supported in differentiable functions; name a type \
+     parameter instead (`fn f<I: Iterator<Item = f64>>(x: f64, items: I)`)";
 pub const WRITE_TARGET: &str =
     "only local variables declared with `let mut` (and their elements) can be assigned in \
      differentiable code; writing through a `&mut` parameter, a static or a field would \

@@ -142,6 +142,7 @@ pub(crate) fn try_expand(
         return Err(errors);
     };
     crate::signature::bind_parameter_patterns(&mut func);
+    crate::signature::matched_enums_are_constants(&mut sig, &func.block);
     if args.wrt_self {
         match sig.params.iter_mut().find(|p| p.name == "self") {
             Some(p) => p.differentiable = true,

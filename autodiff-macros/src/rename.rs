@@ -204,6 +204,85 @@ impl VisitMut for Renamer<'_> {
     }
 
     fn visit_macro_mut(&mut self, m: &mut syn::Macro) {
+        let captured = format_captures(m);
         m.tokens = self.rename_tokens(std::mem::take(&mut m.tokens));
+        // names a format string captures (`format!("{x}")`) are renamed as named
+        // arguments: `format!("{x}", x = __v3)`
+        for name in captured {
+            if let Some(rep) = self.replacement(&name) {
+                let id = syn::Ident::new(&name, proc_macro2::Span::call_site());
+                let tokens = std::mem::take(&mut m.tokens);
+                m.tokens = quote::quote!(#tokens, #id = #rep);
+            }
+        }
     }
+}
+
+/// The names a format-like macro's string captures (`{x}`, `{x:.3}`), not passed as named
+/// arguments already.
+fn format_captures(m: &syn::Macro) -> Vec<String> {
+    let Some(name) = m.path.segments.last().map(|s| s.ident.to_string()) else {
+        return Vec::new();
+    };
+    // how many arguments come before the format string
+    let skip = match name.as_str() {
+        "format" | "print" | "println" | "eprint" | "eprintln" | "panic" | "unreachable"
+        | "todo" | "unimplemented" | "format_args" => 0,
+        "assert" | "debug_assert" | "write" | "writeln" => 1,
+        "assert_eq" | "assert_ne" | "debug_assert_eq" | "debug_assert_ne" => 2,
+        _ => return Vec::new(),
+    };
+    let tokens: Vec<TokenTree> = m.tokens.clone().into_iter().collect();
+    let mut commas = 0;
+    let mut format = None;
+    let mut named = HashSet::new();
+    for (k, t) in tokens.iter().enumerate() {
+        match t {
+            TokenTree::Punct(p) if p.as_char() == ',' => commas += 1,
+            TokenTree::Literal(l) if commas == skip && format.is_none() => {
+                format = syn::parse_str::<syn::LitStr>(&l.to_string()).ok();
+            }
+            TokenTree::Ident(id) if commas > skip => {
+                let assigned = matches!(tokens.get(k + 1), Some(TokenTree::Punct(p))
+                    if p.as_char() == '=' && p.spacing() == proc_macro2::Spacing::Alone);
+                if assigned {
+                    named.insert(id.to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+    let Some(format) = format else {
+        return Vec::new();
+    };
+    let text = format.value();
+    let mut out: Vec<String> = Vec::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '{' {
+            continue;
+        }
+        if chars.peek() == Some(&'{') {
+            chars.next();
+            continue;
+        }
+        let mut arg = String::new();
+        while let Some(&c) = chars.peek() {
+            if c == '}' || c == ':' {
+                break;
+            }
+            arg.push(c);
+            chars.next();
+        }
+        let arg = arg.trim().to_string();
+        let is_name = arg
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '_')
+            && arg.chars().all(|c| c.is_alphanumeric() || c == '_');
+        if is_name && !named.contains(&arg) && !out.contains(&arg) {
+            out.push(arg);
+        }
+    }
+    out
 }

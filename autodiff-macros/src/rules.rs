@@ -223,6 +223,14 @@ pub static WRAP: Rule = Rule {
     passes: &[0],
     ..BASE
 };
+/// `ops::wrap_like(y, o)`: `o.map(f)` where `o` holds a value, `f`'s value `y` wrapped as
+/// `o` is; `o` only says how (its own value reaches `y` through `try_value`).
+pub static WRAP_LIKE: Rule = Rule {
+    name: "wrap_like",
+    reads: &[Some(&[]), None],
+    passes: &[0],
+    ..BASE
+};
 /// `o.unwrap()` of an `Option`/`Result` of a differentiable value.
 pub static UNWRAP: Rule = Rule {
     name: "unwrap",
@@ -367,6 +375,12 @@ pub static VAR: Rule = array("var", SHAPE_1, false, true);
 pub static STD: Rule = array("std", &[Some(&[A0, A1, Y]), None], false, true);
 pub static RESHAPE: Rule = array("reshape", SHAPE_1, false, false);
 pub static BROADCAST: Rule = array("broadcast", SHAPE_1, false, false);
+// nalgebra's (the facade's `nalgebra` feature); the norms also serve ndarray's arrays
+pub static NORM: Rule = array("norm", &[Some(&[A0, Y])], false, true);
+pub static NORM_SQUARED: Rule = array("norm_squared", &[RECEIVER], false, true);
+pub static NORMALIZE: Rule = array("normalize", &[Some(&[A0, Y])], false, false);
+pub static TRANSPOSE: Rule = array("transpose", &[RECEIVER], false, false);
+pub static CROSS: Rule = array("cross", &[Some(&[A0, A1]), Some(&[A0, A1])], false, false);
 /// `x.mapv(f)`: operands `x`, `f` and the element rule (a closure `|x, y, dy|`).
 pub static MAPV: Rule = Rule {
     owned_cotangent: true,
@@ -389,7 +403,15 @@ pub static STACK: Rule = Rule {
     ..BASE
 };
 
-/// The rule of a float method (`sin`, `powi`, `atan2`, …), if it has one.
+/// Whether the primitive wraps or unwraps an `Option`/`Result` (`Some(x)`, `o.unwrap()`,
+/// `o?`): its forward form and its rule are the same whatever the value's shape (the
+/// cotangent passes through), so values that may be arrays take the scalar forms.
+pub fn is_option_rule(rule: &Rule) -> bool {
+    [&WRAP, &WRAP_LIKE, &UNWRAP, &EXPECT, &TRY_VALUE]
+        .into_iter()
+        .any(|r| std::ptr::eq(r, rule))
+}
+
 /// Whether the primitive's forward form takes its receiver by value (`o.unwrap()`): the
 /// forward sweep hands it a clone, so the value is still there for the reverse sweep.
 pub fn moves_receiver(rule: &Rule) -> bool {

@@ -29,6 +29,9 @@ pub struct Param {
     /// and its shadow carries the adjoint of its final value in and of its initial value
     /// out.
     pub in_out: bool,
+    /// Declared `mut` and taken by value (`fn gamma(mut z: f64)`): the body assigns it
+    /// like a `let mut` local.
+    pub mutable: bool,
 }
 
 /// The name a parameter written as a pattern gets (see [`bind_parameter_patterns`]).
@@ -80,6 +83,63 @@ pub fn bind_parameter_patterns(func: &mut syn::ItemFn) {
         lets.append(&mut func.block.stmts);
         func.block.stmts = lets;
     }
+}
+
+/// Parameters the body `match`es against enum variants (`match kind { Kind::P => …, … }`)
+/// are constants: their type is an enum, which has no derivative (`#[derive(Differentiable)]`
+/// makes structs of floats differentiable, not enums), whatever the macro could tell from
+/// the type's name alone.
+pub fn matched_enums_are_constants(sig: &mut Signature, body: &syn::Block) {
+    struct Matched(Vec<String>);
+    impl syn::visit::Visit<'_> for Matched {
+        fn visit_expr_match(&mut self, m: &syn::ExprMatch) {
+            let mut scrutinee = &*m.expr;
+            while let syn::Expr::Paren(p) = scrutinee {
+                scrutinee = &p.expr;
+            }
+            if let syn::Expr::Path(p) = scrutinee {
+                if let Some(id) = p.path.get_ident() {
+                    if m.arms.iter().any(|a| is_variant_pattern(&a.pat)) {
+                        self.0.push(id.to_string());
+                    }
+                }
+            }
+            syn::visit::visit_expr_match(self, m);
+        }
+    }
+    /// `Kind::P`, `Kind::Q(..)`, `Self::R { .. }` (alternatives included): a variant
+    /// named by its enum, not `Some`/`None`/`Ok`/`Err`.
+    fn is_variant_pattern(p: &syn::Pat) -> bool {
+        let qualified = |path: &syn::Path| path.segments.len() >= 2;
+        match p {
+            syn::Pat::Path(pp) => qualified(&pp.path),
+            syn::Pat::TupleStruct(t) => qualified(&t.path),
+            syn::Pat::Struct(s) => qualified(&s.path) && s.path.segments[0].ident == "Self",
+            syn::Pat::Or(o) => o.cases.iter().any(is_variant_pattern),
+            syn::Pat::Paren(q) => is_variant_pattern(&q.pat),
+            _ => false,
+        }
+    }
+    let mut found = Matched(Vec::new());
+    syn::visit::Visit::visit_block(&mut found, body);
+    for p in &mut sig.params {
+        if p.differentiable && p.shadow.is_none() && found.0.contains(&p.name) {
+            p.differentiable = false;
+        }
+    }
+}
+
+/// Whether a type mentions `impl Trait` (which the companions' signatures cannot repeat).
+fn contains_impl_trait(ty: &syn::Type) -> bool {
+    struct Find(bool);
+    impl syn::visit::Visit<'_> for Find {
+        fn visit_type_impl_trait(&mut self, _: &syn::TypeImplTrait) {
+            self.0 = true;
+        }
+    }
+    let mut f = Find(false);
+    syn::visit::Visit::visit_type(&mut f, ty);
+    f.0
 }
 
 /// A function signature as the generated code needs it.
@@ -427,6 +487,7 @@ impl Signature {
                         by_ref: false,
                         shadow: None,
                         in_out: false,
+                        mutable: false,
                     });
                     is_method = true;
                 }
@@ -445,6 +506,9 @@ impl Signature {
                         }
                     };
                     let ty = (*pt.ty).clone();
+                    if contains_impl_trait(&ty) {
+                        errors.push_spanned(&*pt.ty, crate::diag::IMPL_TRAIT_PARAMETER);
+                    }
                     let mut ty_named = ty.clone();
                     namer.visit_type_mut(&mut ty_named);
                     let differentiable =
@@ -454,6 +518,8 @@ impl Signature {
                         .flatten();
                     let in_out = shadow.is_some()
                         && matches!(&ty, syn::Type::Reference(r) if r.mutability.is_some());
+                    let mutable = !in_out
+                        && matches!(&*pt.pat, syn::Pat::Ident(pi) if pi.mutability.is_some());
                     params.push(Param {
                         name,
                         label,
@@ -463,6 +529,7 @@ impl Signature {
                         by_ref: false,
                         shadow,
                         in_out,
+                        mutable,
                     });
                 }
             }
@@ -549,6 +616,7 @@ impl Signature {
                 by_ref: false,
                 shadow: None,
                 in_out: false,
+                mutable: matches!(pat, syn::Pat::Ident(pi) if pi.mutability.is_some()),
             });
         }
         let output = match &closure.output {

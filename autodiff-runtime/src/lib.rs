@@ -30,6 +30,8 @@ pub mod forward;
 pub mod implicit;
 #[doc(hidden)]
 pub mod jacobian;
+#[cfg(feature = "nalgebra")]
+mod nalgebra_support;
 pub mod ops;
 pub mod optim;
 #[cfg(feature = "serde")]
@@ -74,6 +76,18 @@ pub fn stop_gradient<T>(value: T) -> T {
     value
 }
 
+/// The nalgebra crate this runtime is built with, with the `nalgebra` feature (re-exported
+/// by the facade as `autodiff::nalgebra`): its vectors, matrices, points and unit
+/// quaternions are differentiable.
+///
+/// ```
+/// use autodiff_runtime::{nalgebra::Vector3, Differentiable};
+/// let v = Vector3::new(1.0_f64, 2.0, 3.0);
+/// let g: Vector3<f64> = v.zero_tangent(); // a vector's gradient is a vector
+/// assert_eq!(g, Vector3::zeros());
+/// ```
+#[cfg(feature = "nalgebra")]
+pub use nalgebra;
 /// The ndarray crate this runtime is built with (re-exported by the facade as
 /// `autodiff::ndarray`, so users never mismatch versions).
 pub use ndarray;

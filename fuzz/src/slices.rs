@@ -33,6 +33,11 @@ enum Kind {
     /// `fn h(y: &mut [f64], x: &[f64], s: f64)`: calls an in-place and an accumulating
     /// helper with `y`, and the latter with a sub-slice of `x`.
     PassOn,
+    /// `fn h(v: &[f64], s: f64) -> Option<f64>` (or `Result<f64, String>`), `None` (an
+    /// `Err`) below a threshold, with `?`.
+    Try,
+    /// `fn h(v: &[f64], s: f64, k: usize) -> f64`, calling itself with `k - 1`.
+    Recursive,
 }
 
 #[derive(Clone, Debug)]
@@ -43,6 +48,8 @@ struct Helper {
     returns: bool,
     /// The shortest slice argument it accepts.
     min_len: usize,
+    /// A [`Kind::Try`] helper returning `Result<f64, String>` rather than `Option<f64>`.
+    result: bool,
 }
 
 struct SliceGen<'a> {
@@ -103,6 +110,9 @@ const FEATURES: &[&str] = &[
     "iterator chain: zip with skip(1)",
     "iterator chain: take(k), fold",
     "iterator chain: sub-slice",
+    "Option: `?` in a helper returning Option, matched by the caller",
+    "Result: `?` in a helper returning Result, matched by the caller",
+    "recursion: a helper calling itself",
     "pending: `let mut` buffer as `&[f64]` next to `&mut`",
     "pending: `&[f64; N]` as `&[f64]` next to `&mut`",
 ];
@@ -176,6 +186,7 @@ impl SliceGen<'_> {
         let (c1, c2) = (self.coef(), self.coef());
         let f = *self.rng.pick(&["tanh", "sin", "cos"]);
         let mut returns = true;
+        let mut result = false;
         let (text, min_len) = match kind {
             // a nested reader calls a plain one
             Kind::Read => match self.rng.below(if self.nesting { 2 } else { 3 }) {
@@ -208,6 +219,33 @@ impl SliceGen<'_> {
                     )
                 }
             },
+            Kind::Try => {
+                self.features
+                    .insert("Option: `?` in a helper returning Option, matched by the caller");
+                result = self.rng.chance(0.5);
+                let (ty, some, none) = if result {
+                    self.features
+                        .insert("Result: `?` in a helper returning Result, matched by the caller");
+                    ("Result<f64, String>", "Ok", "Err(format!(\"{s} is too small\"))")
+                } else {
+                    ("Option<f64>", "Some", "None")
+                };
+                (
+                    format!(
+                        "fn {name}(v: &[f64], s: f64) -> {ty} {{\n    let head = if v[0] * s > -0.4 {{ {some}((v[0] * s).{f}()) }} else {{ {none} }};\n    let h = head?;\n    {some}(h * {c1} + v[v.len() - 1] * {c2})\n}}"
+                    ),
+                    1,
+                )
+            }
+            Kind::Recursive => {
+                self.features.insert("recursion: a helper calling itself");
+                (
+                    format!(
+                        "fn {name}(v: &[f64], s: f64, k: usize) -> f64 {{\n    if k == 0 {{\n        (v[0] * s).{f}()\n    }} else {{\n        v[k % v.len()] * {c1} + {name}(v, s * {c2}, k - 1).{f}()\n    }}\n}}"
+                    ),
+                    1,
+                )
+            }
             Kind::ArrayOut => (
                 format!(
                     "fn {name}(v: &[f64], s: f64) -> [f64; 3] {{\n    let mut r = [0.0_f64; 3];\n    r[0] = (v[0] * s).{f}();\n    r[1] = v[1] * {c1};\n    r[2] = (v[v.len() - 1] + s).tanh();\n    r\n}}"
@@ -276,12 +314,13 @@ impl SliceGen<'_> {
             }
         };
         let name = format!("p{}_h{}", self.index, self.helpers.len());
-        let text = text.replacen("HELPER", &name, 1);
+        let text = text.replace("HELPER", &name);
         let h = Helper {
             name,
             kind,
             returns,
             min_len,
+            result,
         };
         self.sources.push(format!("#[differentiable]\n{text}"));
         self.helpers.push(h.clone());
@@ -429,6 +468,34 @@ impl SliceGen<'_> {
                 self.terms.push(t.clone());
                 self.scalars.push(t);
                 self.slices.push((s, l));
+            }
+            // a helper returning an `Option`, matched
+            2 if self.rng.chance(0.3) => {
+                let h = self.helper(Kind::Try);
+                let (x, s) = (self.slice_arg(h.min_len, ""), self.scalar());
+                let t = self.fresh("t");
+                let k = self.coef();
+                let (some, none) = if h.result {
+                    ("Ok", "Err(_)")
+                } else {
+                    ("Some", "None")
+                };
+                out.push(self.line(format!(
+                    "let {t} = match {}({x}, {s}) {{ {some}(v) => v, {none} => {s} * {k} }};",
+                    h.name
+                )));
+                self.terms.push(t.clone());
+                self.scalars.push(t);
+            }
+            // a recursive helper
+            3 if self.rng.chance(0.3) => {
+                let h = self.helper(Kind::Recursive);
+                let (x, s) = (self.slice_arg(h.min_len, ""), self.scalar());
+                let t = self.fresh("t");
+                let depth = self.rng.range(1, 3);
+                out.push(self.line(format!("let {t} = {}({x}, {s}, {depth});", h.name)));
+                self.terms.push(t.clone());
+                self.scalars.push(t);
             }
             // a call of a reading helper
             2 | 3 => {
@@ -618,7 +685,7 @@ pub(crate) fn gen_slice_function(rng: &mut Rng, index: usize) -> Func {
             Kind::Accumulate => g.features.insert("&mut helper: accumulate"),
             Kind::PassOn => g.features.insert("&mut helper: passes its buffer on"),
             Kind::ArrayOut => g.features.insert("[f64; N] returned by a helper"),
-            Kind::Read => false,
+            Kind::Read | Kind::Try | Kind::Recursive => false,
         };
         if matches!(h.kind, Kind::InPlace | Kind::Accumulate | Kind::PassOn) && !h.returns {
             g.features.insert("&mut helper: no return type");

@@ -28,13 +28,17 @@ fn p0_h1(s: f64, x: &[f64], y: &mut [f64]) {
 }
 #[differentiable]
 fn p0_h2(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.6
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.3).cos();
+    }
+    acc * 0.6 + v[0] * v[v.len() - 1]
 }
 #[differentiable]
 fn p0_h3(v: &[f64], s: f64) -> f64 {
     let head = &v[..2];
-    let t = head[0] * head[1] * 0.3;
-    t + p0_h2(&v[1..], s * -0.5) + p0_h2(v, s).cos()
+    let t = head[0] * head[1] * -0.5;
+    t + p0_h2(&v[1..], s * 0.3) + p0_h2(v, s).cos()
 }
 program! {
     #[differentiable]
@@ -53,7 +57,7 @@ program! {
         }
         p0_h0(&mut buf5, a);
         let t6 = buf5[0] + buf5[3] * -0.5;
-        let t7 = p0_h3(&xs[..5], t2.tanh());
+        let t7 = p0_h3(&buf5, a);
         t7 + t6 + t4 + t2 + a * 0.3
     }
     check_p0(seed = 0x52095b4b85790757, inputs = 9, calls = [], at = |p| (p[0], &p[1..9]));
@@ -61,1379 +65,2414 @@ program! {
 
 program! {
     #[differentiable]
-    fn p1(a: f64) -> f64 {
-        let mut v0 = vec![0.0; 4];
-        for i in 0..v0.len() {
-            v0[i] = 0.3_f64;
+    fn p1(b: f64, a: f64) -> f64 {
+        let t0 = if -a > 0.5 { f64::min(b, a).tanh() } else { f64::tanh(a.cos().exp()) };
+        let t1 = (b * t0).min(b * a);
+        let mut acc2 = (1.0 + t0.powi(2)).sqrt();
+        acc2 = (acc2 + (2.0 + t1.sin()).log2()).tanh();
+        acc2 -= ((-0.3 - (t1 - acc2)) * 0.25).sin();
+        for i in 0..3 {
+            let t3 = if i == 2 { 0.1 } else { ((acc2 * 0.1).sin() * a).max(b - i as f64) };
+            acc2 *= (2.0 + (acc2 * 0.1 * 0.5).cos()).powi(-2).cos();
         }
-        let t1 = if v0[3].mul_add(0.3, v0.iter().map(|q| (q * 0.1).sin()).sum::<f64>()) > v0[0] { (1.0 + a.powi(2)).ln() } else { v0[2] / (1.0 + a.powi(2)) * (a - a) };
-        let flag2 = (1.0 + t1.powi(2)).ln() > -0.1;
-        let mut acc3 = 0.5;
-        if flag2 {
-            let mut k4 = 0;
-            loop {
-                let flag5 = a.atan() > 0.25;
-                v0[k4 % 4] = ((2.0 + (v0[0] * 0.1).atan().powi(3).sin()).cbrt() * 0.5).sin();
-                if a / (2.0 + a.cos()) > 0.2 {
-                    let t8: f64 = v0[1..4].iter().map(|u6| { let u6 = *u6; t1.powi(3) + a }).sum();
-                } else {
-                    if flag2 {
-                        let c9 = |u10: f64| ((v0.iter().enumerate().map(|(k, q)| (q * 0.1) * k as f64).sum::<f64>() * 0.5).tanh() * (v0[k4 % v0.len()] * 0.1).tanh()).cos();
-                        let t11: f64 = c9((a * a * t1 * 0.5).sin()) - 0.5 * c9((v0[(k4 + 1) % 4] * 0.1 / (1.5 + a.tanh()) * 0.5).sin());
-                    } else {
-                        acc3 -= (a * 1.0 * t1 * 0.5).sin();
-                    }
-                }
-                acc3 = (acc3 * 0.1 * f64::atan((acc3 * 0.1).sin())).sin();
-                k4 += 1;
-                if (acc3 * 0.1 < 0.5) || k4 >= 6 { break; }
-            }
-        } else {
-            for i in 0..v0.len() {
-                let t12 = if flag2 { a.sin().sin() } else { (v0[i] * 0.05).sin() * i as f64 / (1.0 + (2.0 + (v0[i] * 0.05).tanh().sin()).ln().powi(2)) };
-                v0[i] -= (f64::max((v0[i] * 0.05).sin(), (v0[i] * 0.05).tanh()) * (v0[i] * 0.05).sin().mul_add(0.6, (t12 * 0.25).tanh()) * 0.5).sin();
-            }
-        }
-        let mut acc13 = (a * t1).cos().exp2();
-        acc13 + 0.25 * (acc3 * 0.05).sin() + t1
+        acc2 = f64::sin(f64::atan(1.5));
+        t0.cos() + a + b
     }
-    check_p1(seed = 0x8b0c68eefd0f155a, inputs = 1, calls = [], at = |p| (p[0]));
+    check_p1(seed = 0x75bf714b0ec6efc7, inputs = 2, calls = [], at = |p| (p[0], p[1]));
 }
 
 program! {
     #[differentiable]
-    fn p2(xs: &[f64], a: f64) -> f64 {
-        let t2: f64 = xs.iter().rev().skip(1).map(|&u0| a).sum();
-        let mut acc3 = xs.iter().sum::<f64>().sin();
-        let mut w4 = 0;
-        while w4 < 1 && (a / (1.5 + xs[0].tanh()) > xs[2]) {
-            for j in (0..1).rev() {
-                let t5 = xs[3].atan2(1.5 + 0.75_f64.cos()) * (acc3 * 0.25).atan();
-                acc3 += (xs[j] * t5 * t5 * 0.1).tanh();
-            }
-            acc3 += ((acc3 * 0.25).atan() * (t2 * 0.25) * (xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) - (t2 * 0.25).tanh()) * 0.1).atan();
-            w4 += 1;
-        }
-        let t8: f64 = xs.iter().rev().skip(1).map(|&u6| xs[1].powi(2).ln_1p() * (t2 * 0.25).sin().clamp(-0.75, 0.75)).sum();
-        let t9 = (0.75 * 0.3 * (2.0 + xs[1].cos()).recip()).cos();
-        let t10 = a.asinh();
-        let t2 = (t2 * 0.25).sin() - f64::tanh(xs.iter().sum::<f64>());
-        let t11 = xs[0].powi(2).ln_1p().cos().exp();
-        let t9 = t9 * (t9 / (2.0 + (t8 * 0.5).sin().cos()));
-        (t9 * 0.25).atan().tanh() + t11 + (t2 * 0.5).atan() + t10.sin() - (acc3 * 0.25).atan()
-    }
-    check_p2(seed = 0xebdd797f4c51ffff, inputs = 5, calls = [], at = |p| (&p[0..4], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p3(n: usize, b: f64, a: f64) -> f64 {
-        let mut acc0 = 0.0;
-        let a = a + -b;
-        acc0 -= b;
-        (a * 0.5).sin() - acc0 + b
-    }
-    check_p3(seed = 0x6a7ad2565d011111, inputs = 2, calls = [], at = |p| (2, p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p4(b: f64, xs: &[f64], a: f64) -> f64 {
-        let mut acc0 = (a - 0.5).tanh();
-        for i in 0..xs.len() {
-            let t1 = a.tanh().exp();
-            acc0 = (acc0 * 0.25 * (xs[i] * 0.5)).tanh();
-        }
-        match (((xs[0] - (p1((b - a) * 0.5) * 0.5).atan()) * 0.5).sin().abs() * 2.0) as usize % 3 {
-            0 => {
-                for i in 0..1 {
-                    for q2 in xs.iter() {
-                        let b = b * (acc0 * 0.1).tanh().tanh();
-                        acc0 += ((xs[i] * 1.5).tanh() * 0.5).sin();
-                    }
-                    acc0 += ((1.5 + xs[i].sin()).powf(0.5_f64.tanh()) * (a - b) * 0.1).sin();
+    fn p2(a: f64, c: f64, b: f64) -> f64 {
+        let t0 = (1.5 + (-a).cos()).sqrt() * 0.6;
+        let mut acc1 = 0.0;
+        let mut k2 = 0;
+        let r3 = loop {
+            if k2 == 0 {
+                let mut c = c;
+            } else {
+                if k2 % 2 == 0 {
+                    return k2 as f64;
                 }
             }
-            1 => {
-                let t3 = (1.5 + (f64::atan((acc0 * 0.1).tanh()) * a).sin()).log(2.5 + (f64::atan(xs.iter().map(|q| q.cos()).product::<f64>()) * (a + xs[1])).cos());
-                acc0 = ((1.5 + a.cos()).sqrt() - xs.iter().map(|q| q * b).sum::<f64>() / (1.0 + a.powi(2))) * 0.1;
-            }
-            _ => {
-                let a = a - xs[0] * xs[2];
-            }
+            acc1 += 0.6_f64 * 1.25;
+            k2 += 1;
+            if (a * (acc1 * 0.25).tanh() > 0.25) || k2 >= 2 { break b.mul_add(b, 0.5).cos().exp2(); }
+        };
+        if c * (p1(((acc1 * 0.25).atan() / (1.0 + t0.powi(2)) * 0.5).sin(), 1.5) * 0.5).tanh() > (acc1 * 0.25).tanh() {
+            return a.tanh();
         }
-        acc0 *= 1.0 + xs[1].tanh();
-        (acc0 * 0.05).sin().tanh()
+        r3 - (acc1 * 0.25).sin().sin()
     }
-    check_p4(seed = 0xa145ea068606cae3, inputs = 5, calls = [p1], at = |p| (p[0], &p[1..4], p[4]));
+    check_p2(seed = 0x8651b9ebda41231f, inputs = 3, calls = [p1], at = |p| (p[0], p[1], p[2]));
 }
 
 program! {
     #[differentiable]
-    fn p5(b: f64, a: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = xs[2];
-        let mut k1 = 0;
-        loop {
-            let mut k2 = 0;
+    fn p3(b: f64, a: f64) -> f64 {
+        let mut acc0 = (a.sin().exp2() * 2.0 * 0.5).sin();
+        for i in 0..1 {
+            let mut k1 = 0;
             loop {
-                let b = b * (xs[k1] + 0.9);
-                acc0 = ((acc0 * 0.05).atan() - xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).atan()).sin();
-                k2 += 1;
-                if (a.hypot(xs[k2]) > (acc0 * 0.05).tanh()) || k2 >= 2 { break; }
+                acc0 *= a.cos();
+                acc0 += (((acc0 * 0.05).atan() + b).mul_add(1.25 * b, (i as f64).mul_add((p1(a, (2.0 + 0.6_f64.sin()).sqrt()) * 0.5).sin(), 0.5)) * 0.1).sin();
+                k1 += 1;
+                if ((p1(b, (acc0 * 0.05).sin() / (1.5 + b.tanh())) * 0.5).sin() > 0.7) || k1 >= 6 { break; }
             }
-            acc0 /= (1.0 + xs[k1].atan2(1.5 + 0.5_f64.cos()).powi(2));
-            k1 += 1;
-            if ((xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() - xs[(k1 + 1) % 4]) > 0.3) || k1 >= 4 { break; }
+            let t2 = a.min((acc0 * 0.05).tanh()) * ((acc0 * 0.05).atan() + a);
+            let mut acc3 = 0.0;
+            acc0 /= (2.0 + (0.6 * (t2 * 0.5).tanh()).cos());
         }
-        let mut w3 = 0;
-        while w3 < 3 && (xs[2].powi(2) > 0.7) {
-            let t4 = match w3 % 3 { 0 => b, 1 => xs[1].atan2(1.5 + b.cos()).tanh(), _ => (b * xs[w3] / (1.0 + a.powi(2)) * 0.5).tanh() };
-            acc0 += w3 as f64 * 0.5;
-            w3 += 1;
-        }
-        (acc0 * 0.05).atan().cos() + 0.5 * b
+        let t4 = f64::max((acc0 * 0.05).mul_add(acc0 * 0.05, b), (acc0 * 0.05).atan() * b);
+        acc0 = (1.0 + f64::tanh(t4 * 0.25).powi(2)).ln();
+        0.9 * (t4 * 0.25).atan() + (acc0 * 0.05).atan() + b
     }
-    check_p5(seed = 0x1c42015301eaba96, inputs = 6, calls = [], at = |p| (p[0], p[1], &p[2..6]));
+    check_p3(seed = 0xe6ea753de3521ac3, inputs = 2, calls = [p1], at = |p| (p[0], p[1]));
+}
+
+#[differentiable]
+fn p4_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 1.5
+}
+#[differentiable]
+fn p4_h1(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.3 + (y[i] * s).cos() * 0.25;
+    }
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p4_h2(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).cos() * 0.25;
+    }
+}
+#[differentiable]
+fn p4_h3(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p4_h1(y, s);
+    p4_h2(s * -0.5, &x[1..], y);
+}
+program! {
+    #[differentiable]
+    fn p4(a: f64, ys: &mut [f64], xs: &[f64]) -> f64 {
+        let t1 = p4_h0(xs, a);
+        p4_h3(ys, &xs[..6], a);
+        let t2 = ys[1] * 0.25;
+        let t3 = p4_h0(xs, t1.tanh());
+        let _ = p4_h1(ys, t1.tanh());
+        let t4 = ys[1] * 1.5;
+        let mut buf5 = vec![0.0; 3];
+        for i in 0..3 {
+            buf5[i] = xs[i + 2] * a;
+        }
+        for _ in 0..2 {
+            p4_h3(&mut buf5, xs, a);
+        }
+        let t6 = buf5[0] + buf5[2] * 1.5;
+        let t7 = p4_h1(ys, a).tanh();
+        let t8 = ys[0] * 0.25;
+        let t9 = p4_h1(ys, t3.tanh() * -0.5).tanh();
+        let t10 = ys[2] * 0.25;
+        t10 + t9 + t8 + t7 + t6 + ys[2] + a * 0.3
+    }
+    check_p4(seed = 0xc3ca80ad1ed42f97, inputs = 12, calls = [], at = |p| (p[0], &mut p[1..4].to_vec(), &p[4..12]));
 }
 
 program! {
     #[differentiable]
-    fn p6(n: usize, b: f64, a: f64, c: f64) -> f64 {
-        let mut acc0 = a;
-        if 0.9_f64.cos() > a {
-            let acc0 = acc0 * acc0;
+    fn p5(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = (x - x).column(0).to_owned();
+        let mut t2 = &(x / &x.mapv(|q| q * q + 1.0)) + &(x.dot(x) * 0.3);
+        if n % 2 == 0 {
+            t2 = -(v + x).mapv(f64::sin);
+        }
+        let t3 = v.to_owned();
+        t3.dot(&t3) * 0.1 + t2.sum() * 0.2 + t1.dot(&t1) * 0.1
+    }
+    check_p5(seed = 0x1a44b1624d227ea1, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p6(b: f64, a: f64, c: f64, n: usize, xs: &[f64]) -> f64 {
+        let mut acc0 = (f64::tanh(xs.iter().map(|q| q * q).sum::<f64>()) / (1.5 + (1.0 + xs.iter().map(|q| q.cos()).product::<f64>().powi(2)).sqrt().tanh()) * 0.5).sin();
+        let t1 = b.powi(2);
+        let mut k2 = 0;
+        let r5 = loop {
+            let mut acc3 = 0.0;
+            if xs[n] - c > xs[k2] {
+                let flag4 = t1 > 0.7;
+            }
+            acc3 = (((acc0 * 0.25).sin() / (1.0 + b.powi(2)) - a * xs[n]) * 0.5).tanh();
+            k2 += 1;
+            if (a.sin().exp() > 0.5) || k2 >= 2 { break b; }
+        };
+        if 0.25_f64.atan() > 0.0 || t1 < 0.5 {
+            for i in (0..3).rev() {
+                let t8: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u6, &w7)| xs[n] + xs[0] + (acc0 * 0.1).tanh() * (0.5 * w7)).sum();
+                acc0 += (0.3_f64 * 0.25).min(f64::max(a, xs[xs.len() - 1 - i]));
+            }
         } else {
-            let mut acc1 = (acc0 / (1.5 + b.tanh())).sin();
+            let t9 = (2.0 + t1.sin()).ln() - xs.iter().map(|q| (q * 0.2).sin()).sum::<f64>().to_radians();
         }
-        acc0 += a.tanh() * (acc0 * n as f64) * 0.25;
-        if (n as f64 * c) > 0.3 {
-            let t2 = acc0 * ((p1(c * b * 0.5) * 0.5).atan() + n as f64) * (acc0 - c).tanh().exp2();
-            let mut acc3 = (-(acc0 * 0.5).powi(3) * 0.1).atan();
-            let t4 = f64::sin(a);
-        } else if a > c {
-            let mut k5 = 0;
-            loop {
-                let t6 = (2.0 + (acc0 * 0.1).cos()).recip() / (1.5 + c.tanh());
-                acc0 = (a.cos().powi(3) * 0.5).tanh();
-                k5 += 1;
-                if (0.5 * (p3(2, (c.tanh().exp2() * 0.5).tanh(), b.tanh().exp2() * 0.5) * 0.5).tanh() > t6 && t6 < 0.25) || k5 >= 5 { break; }
-            }
-        }
-        0.25 * (acc0 * 0.1)
+        r5 - t1 - 0.1 * (acc0 * 0.1).sin()
     }
-    check_p6(seed = 0x2c83702a9775ac7e, inputs = 3, calls = [p1, p3], at = |p| (1, p[0], p[1], p[2]));
+    check_p6(seed = 0xdaf31ea22318587f, inputs = 6, calls = [], at = |p| (p[0], p[1], p[2], 1, &p[3..6]));
 }
 
 program! {
     #[differentiable]
     fn p7(xs: &[f64], b: f64, a: f64) -> f64 {
-        let mut v0: Vec<f64> = Vec::new();
-        v0.push((1.5 + b.atan().cos()).sqrt());
-        v0.push(0.2_f64);
-        let t1 = v0[0] * 0.5 + v0[1];
-        let mut t1 = t1;
-        let a = a + t1.max(xs[1]);
-        let t4: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u2, &w3)| (u2 + xs.iter().sum::<f64>()).mul_add(b.cos(), f64::cos(u2)) * (0.5 * w3)).sum();
-        let t6 = { let u5 = (1.0 * xs.iter().map(|q| q * q).sum::<f64>() * 0.25).atan(); (b / (1.5 + b.tanh())).min(b.cos()) };
-        let t7: f64 = (a * 0.5).atan() * 1.25;
-        let o8: Option<f64> = if t7 * 0.2 < 0.3 || xs.iter().map(|q| (q * 0.75).sin()).sum::<f64>() < -0.1 { Some(((b + t1) * xs[3].tanh().cosh() * 0.5).tanh()) } else { None };
-        let t10: f64 = if let Some(u9) = o8 { xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) - f64::tanh(xs[1]) } else { (1.5 + xs.iter().map(|q| (q * 1.25).sin()).sum::<f64>().cos()).sqrt() };
-        t1 = (t1 * (t10 * 0.5).cos()).sin();
-        for i in 0..4 {
-            let t6 = t6 * xs[xs.len() - 1 - i].powi(3);
-            t1 *= 0.8 + 0.2 * (xs[i] * xs[3]).sin();
-        }
-        (t10 * 0.5).tanh() - 0.6 * t7 - t6.tanh() + (a * 0.5).atan() - (t1 * 0.1).atan()
-    }
-    check_p7(seed = 0x0669173f25cad52d, inputs = 6, calls = [], at = |p| (&p[0..4], p[4], p[5]));
-}
-
-program! {
-    #[differentiable]
-    fn p8(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (a + xs[0]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            let t2 = (xs[i]).tanh() * 1.5;
-            extra += (((xs[i] - t1).tanh()).mul_add(0.5, xs[i])).tanh();
-            acc -= (t2).tanh();
-        }
-        acc
-    }
-    check_p8(seed = 0xf74afc8d77eebd79, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-program! {
-    #[differentiable]
-    fn p9(b: f64, a: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = 0.0;
-        if 0.5 / (1.5 + a.tanh()) > b {
-            let t1 = b;
-            let t2 = a * a;
-            let mut acc3 = 1.0;
-        } else {
-            acc0 = xs[1];
-        }
-        b + 0.5 * xs[1]
-    }
-    check_p9(seed = 0x8968fc2e806a9f3b, inputs = 5, calls = [], at = |p| (p[0], p[1], &p[2..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p10(xs: &[f64], a: f64) -> f64 {
-        let t0 = (1.5 + (a + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()).sin()).powf((xs[0] / (1.0 + xs[1].powi(2))).tanh()) * 0.5;
-        let t3: f64 = xs[1..4].iter().map(|u1| { let u1 = *u1; 0.2 * (xs[3] - a) }).sum();
-        let t0 = t0 - (t3 * 0.5).tanh();
-        let mut acc4 = (2.0 + t0.cos()).recip();
-        let mut k5 = 0;
-        loop {
-            acc4 += (t3 * 0.5).tanh() / (1.0 + (xs[xs.len() - 1 - k5] / (1.0 + (t3 * 0.5).tanh().powi(2))).powi(2)) * 0.5;
-            acc4 += ((xs[2] + t3 * 0.5) * 0.25).atan();
-            k5 += 1;
-            if ((acc4 * 0.1).atan() < -0.1) || k5 >= 4 { break; }
-        }
-        acc4 *= 1.0 + f64::min(xs[1], xs[0]).tanh();
-        acc4 += t0.cos() * 0.5;
-        (acc4 * 0.05).sin() + t0 + 0.1 * (t3 * 0.5)
-    }
-    check_p10(seed = 0xaeb4aa309d329338, inputs = 5, calls = [], at = |p| (&p[0..4], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p11(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (a + xs[0]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 1..xs.len() {
-            let t2 = (((1.0 + (((xs[i]) * 0.5).exp()) * (((xs[i]) * 0.5).exp())).ln()) * ((t1 - xs[i]).cos() * t1)).tanh() * 1.5;
-            let t3 = (((((-0.68_f64).tanh()) * 0.5).exp()).cos() * xs[i]).tanh() * 1.5;
-            extra += (xs[i - 1] - 0.43_f64 - (xs[i]) * (-0.11_f64)).tanh();
-            let t4 = (a - (((t2) * (xs[i - 1])) * 0.5).exp()).tanh() * 1.5;
-            acc += (((xs[i - 1] - t2).mul_add(0.5, xs[i])).cos() * t1).tanh();
-        }
-        let r = acc;
-        r
-    }
-    check_p11(seed = 0x997892a09607441a, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-program! {
-    #[differentiable]
-    fn p12(b: f64, a: f64, n: usize, c: f64) -> f64 {
-        let t0 = b;
-        let mut acc1 = 1.0;
-        match n {
-            0 => {
-                let t2 = (t0 + (c + n as f64)).sin();
-            }
-            _ => {
-                let t3 = (1.5 + a.cos().exp_m1().sin()).powf((n as f64 * p6(1, a * 0.75, (n as f64).powi(3) * 0.25, (a.powi(2) * 0.5).atan())).tanh());
-                let mut k4 = 0;
-                loop {
-                    for j in 0..2 {
-                        if k4 > 4 {
-                            acc1 += (1.5 / (1.5 + t0.tanh()) * 2.0_f64.mul_add(t0, b) * 0.1).tanh();
-                        }
-                        acc1 = (a.max(t0) * (b * n as f64) * 0.5).sin();
-                    }
-                    acc1 = a * 0.3 * (2.0 - b);
-                    k4 += 1;
-                    if (t3 + acc1 * 0.05 > 1.5) || k4 >= 5 { break; }
-                }
-            }
-        }
-        acc1 += ((-a).tanh().exp() * 0.5).sin();
-        let a = a * b;
-        (acc1 * 0.05).sin() + t0 - c
-    }
-    check_p12(seed = 0xb944611b2d909c91, inputs = 3, calls = [p6], at = |p| (p[0], p[1], 1, p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p13(xs: &[f64], a: f64) -> f64 {
-        let mut acc0 = ((a + xs[1]) * (xs[1] * xs[0]) * 0.25).sin();
-        for i in (0..3).rev() {
-            let flag1 = (i as f64) > 0.3;
-            if flag1 {
-                let t4: f64 = xs.iter().take(2).map(|&u2| u2 * xs[0] + (u2 + (acc0 * 0.25).tanh())).fold(0.0, |s, v| s * 0.5 + v);
-            } else {
-                if flag1 {
-                    let t6 = { let u5 = (acc0 * 0.25).sin().mul_add(xs[i], (acc0 * 0.25).sin()).tanh().exp_m1(); xs[i] / (1.0 + a.powi(2)) * (xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) + i as f64) };
-                } else {
-                    for j in 0..2 {
-                        let t7 = (acc0 * 0.1).sin() / (1.5 + 0.6_f64.tanh());
-                        acc0 *= (a - xs[xs.len() - 1 - j]).tanh();
-                    }
-                }
-            }
-            acc0 = ((acc0 * 0.05).tanh() * ((acc0 * 0.05).sin().mul_add(1.0, a) * 0.5).sin()).sin();
-        }
-        if 0.3 * 1.0 < -0.4 {
-            let t8 = (p1((a * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.05).sin()) * 0.5).atan().sin();
-            match ((0.75 * xs[1]).abs() * 2.0) as usize % 3 {
-                0 => {
-                    if xs[1] * t8 > 0.3 || xs[1] < -0.1 {
-                        let mut acc9 = (a - t8) * a.mul_add((p1(((xs.iter().map(|q| q * q).sum::<f64>() + xs[2]) * 0.1).tanh()) * 0.5).tanh(), 1.25) * 0.25;
-                    }
-                }
-                1 => {
-                    let t12: f64 = xs[1..3].iter().map(|u10| { let u10 = *u10; xs[0] * u10 - u10 * xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) }).sum();
-                }
-                _ => {
-                    for i in 0..1 {
-                        let t13 = if (t8 - i as f64) > t8 { (1.0 + xs[i].powi(2)).sqrt().sin() } else { a };
-                        acc0 = ((acc0 * 0.05).atan() - ((1.0 + a.powi(2)).sqrt() * 0.5).sin()).atan();
-                    }
-                }
-            }
-        }
-        for i in 0..1 {
-            let mut acc14 = (xs[i] * xs[xs.len() - 1 - i]).atan();
-            for j in 0..1 {
-                let mut w15 = 0;
-                while w15 < 2 {
-                    let a = a * 0.75_f64.sin();
-                    acc14 = ((acc14 * 0.25).atan() - (acc14 * 0.25).sin().atan2(1.5 + xs[i].cos())).tanh();
-                    w15 += 1;
-                }
-                acc14 = ((acc0 * 0.02).tanh() * xs[j] * (xs[i] * (acc0 * 0.02)) * 0.25).tanh();
-            }
-            acc14 = (i as f64).tanh().abs();
-        }
-        let t17 = { let u16 = 0.5_f64; (u16 - 1.5).powi(3) };
-        (t17 * 0.25).sin()
-    }
-    check_p13(seed = 0xb00da5ec3a86ee2a, inputs = 4, calls = [p1], at = |p| (&p[0..3], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p14(b: f64, a: f64) -> f64 {
-        let mut acc0 = ((1.5 + b.sin()).powf(b.tanh()).mul_add(a * a, a + b) * 0.25).atan();
-        for i in 0..4 {
-            let t1 = a;
-            let t2 = (1.0 + t1.powi(2)).sqrt().atan();
-            if (acc0 * 0.1).sin().abs() > 0.3 {
-                let t3 = a * 2.0;
-            }
-            acc0 /= (2.0 + (b + b).cos());
-        }
-        if b - a > 0.5 {
-            acc0 = b.cos() * (a * 0.2);
-            if (acc0 * 0.1).sin().cos() > b {
-                return p6(1, a.mul_add(a, a) * 0.5, b.min((acc0 * 0.1).tanh()), (acc0 * 0.1).sin() * b);
-            }
-        }
-        acc0 /= (2.0 + b.mul_add((acc0 * 0.1).tanh(), a).cos());
-        (acc0 * 0.1).atan().tanh() + 1.25 * a + 0.5 * b
-    }
-    check_p14(seed = 0x6faaf1eced299154, inputs = 2, calls = [p6], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p15(xs: &[f64], b: f64, a: f64) -> f64 {
-        let t0 = b - b;
-        let t3: f64 = { let v1: Vec<f64> = xs.iter().map(|&u2| (b + t0).mul_add(a - a, t0.clamp(-0.75, 0.75))).collect(); v1[0] + v1[2] };
-        let mut acc4 = (1.0 + (xs[1] * xs[2]).powi(2)).cbrt() * 0.5;
-        for i in 0..4 {
-            acc4 /= (1.0 + ((p1((xs[(i + 1) % 3] * a * 0.5).sin()) * 0.5).atan() * xs[i % xs.len()]).powi(2));
-            acc4 += f64::cos(t0).clamp(-0.75, 0.75);
-        }
-        let t0 = t0 + (1.5 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().cos()).sqrt();
-        let t5 = xs[1].cos();
-        if b > b {
-            if t5 / (1.5 + (p14((xs[2] * b * 0.5).tanh(), (xs.iter().map(|q| (q * 0.6).sin()).sum::<f64>() * 0.5).atan()) * 0.5).tanh()) < 0.0 {
-                if (1.0 + (t0 * 0.5).sin().powi(2)).sqrt() > xs[0] {
-                    let t6 = ((t0 * 0.5).sin() * 0.9 * (0.6 * b)).hypot(t5);
-                } else {
-                    let mut acc7 = (a.mul_add(xs[0], 1.5) / (1.5 + ((t3 * 0.1).sin() - (t3 * 0.1).atan()).tanh()) * 0.25).atan();
-                }
-            } else {
-                match (((1.0 + (t3 * 0.1).atan().powi(2)).cbrt() * 0.5).atan().abs() * 2.0) as usize % 3 {
-                    0 => {
-                        let mut acc8 = 0.5;
-                    }
-                    1 => {
-                        acc4 -= (1.25_f64.mul_add((t3 * 0.1).atan(), t5).atan() * 0.5).sin();
-                    }
-                    _ => {
-                        if 0.9 * xs[1] > 0.0 && (t0 * 0.5).tanh() < 0.25 {
-                            let t9 = if (t0 * 0.5).tanh() < -0.1 { (t0 * 0.5).tanh() * xs[2] * (t3 * 0.1).sin().powi(2).ln_1p() } else { (2.0 + (-a).sin()).log10() };
-                        } else if xs[0] < -0.2 {
-                            let mut acc10 = 1.0;
-                        } else {
-                            let t13: f64 = xs.iter().take(2).map(|&u11| (t3 * 0.1).atan().cos()).fold(0.0, |s, v| s * 0.5 + v);
-                        }
-                    }
-                }
-            }
-        } else if (t0 * 0.5).tanh() * 1.5 > 0.1 {
-            let mut k14 = 0;
-            let r16 = loop {
-                let mut acc15 = 0.0;
-                acc4 -= (xs.iter().map(|q| (q * 0.75).sin()).sum::<f64>().cos() * (xs[0] / (1.0 + b * b)) * 0.25).atan();
-                k14 += 1;
-                if (t5 - xs[0] < 0.25) || k14 >= 6 { break a.powi(3).cos(); }
-            };
-        } else {
-            let t17 = (2.0 + 0.3_f64.cos()).powi(-2).clamp(-0.75, 0.75) - b.tanh() * (t3 * 0.1).tanh();
-        }
-        t5.cos() - (t0 * 0.5).atan().cos() - (acc4 * 0.05).sin() + 1.5 * (t3 * 0.1).sin() + b
-    }
-    check_p15(seed = 0x6ed5dcfa5ab7ea1e, inputs = 5, calls = [p1, p14], at = |p| (&p[0..3], p[3], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p16(xs: &[f64], b: f64, a: f64) -> f64 {
-        let mut acc0 = 1.0;
-        if b - xs[1] < -0.4 {
-            for i in 0..3 {
-                for j in (0..4).rev() {
-                    let o1: Option<f64> = if i + i < 3 { Some((b.atan2(1.5 + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).cos()).powi(3) * 0.5).sin()) } else { None };
-                    let t3: f64 = match o1 { Some(u2) => f64::min(0.5, b) * i as f64, None => xs[j] / (1.5 + (p3(2, ((b - p3(2, (xs.iter().sum::<f64>().abs() * 0.25).sin(), (1.5 + b.cos()).sqrt()) * 0.5) * 0.25).atan(), -b) * 0.5).tanh().tanh()) };
-                    acc0 = (-xs[i].hypot(xs.iter().sum::<f64>()) * 0.25).atan();
-                }
-                acc0 *= 0.5 + 0.4 * (a * (acc0 * 0.05).atan()).sin();
-            }
-        }
-        let mut v4 = vec![0.0; 4];
-        for i in 0..v4.len() {
-            v4[i] = ((1.0 + a.sin().exp().powi(2)).sqrt() * 0.5).tanh();
-            if i > 0 {
-                v4[i] += v4[i - 1] * 0.3 * a;
-            }
-        }
-        acc0 += (f64::cos(a * xs[3]) * 0.5).sin();
-        let t7: f64 = v4.iter().rev().skip(1).map(|&u5| (acc0 * 0.02).sin().tanh().sinh()).sum();
-        let t8 = if b.mul_add(xs[1], (t7 * 0.05).tanh()) > (acc0 * 0.02).atan() { 0.1 * ((acc0 * 0.02).tanh() + t7 * 0.05) } else { (v4[3] * 0.5 - t7 * 0.05).cos() };
-        if a + 1.5 < 0.1 {
-            if (b - (v4.iter().enumerate().map(|(k, q)| (q * 0.5) * k as f64).sum::<f64>() * 0.5).tanh()) > -0.2 {
-                v4[1] += (xs[0] * (v4[2] * 0.5) * 0.25).atan();
-            } else {
-                acc0 = xs[1];
-            }
-        } else {
-            for i in 0..2 {
-                acc0 = i as f64;
-            }
-        }
-        t8 - (t7 * 0.05).atan().tanh() - (acc0 * 0.02).atan().tanh() - a
-    }
-    check_p16(seed = 0x368d54f223bf81f3, inputs = 6, calls = [p3], at = |p| (&p[0..4], p[4], p[5]));
-}
-
-program! {
-    #[differentiable]
-    fn p17(n: usize, a: f64, b: f64) -> f64 {
-        let mut acc0 = b;
-        for i in (0..2).rev() {
-            acc0 /= (1.0 + ((acc0 * 0.25).tanh() + b).powi(2));
-            let b = b - -b;
-            let b = b * 0.5 - (acc0 * 0.25).tanh();
-            acc0 += ((1.5 + 2.0_f64.sin()).powf((p14((2.0 + (b * 0.5).cos()).powi(-2), (b.tanh().exp() * 0.5).tanh()) * 0.5).tanh().tanh()) * b * 0.1).atan();
-        }
-        let t1: f64 = 0.5;
-        let t2 = 1.0 * b;
-        let t3 = match n { 0 => (0.3 + n as f64) * t1, 1 => t1.min(0.1) * (acc0 * 0.25).tanh().powi(2).ln_1p(), _ => b };
-        let t4 = (2.0 + ((acc0 * 0.25).tanh().powi(2).ln_1p() * (p14(t1 * 0.3, ((1.5 + t3.sin()).powf((acc0 * 0.25).tanh().tanh()) * 0.5).sin()) * 0.5).tanh()).cos()).recip();
-        let t5 = t1 * a;
-        t5 + t4 + t3.tanh() - t2.sin() - t1.cos() - acc0 * 0.25 + 0.2 * b
-    }
-    check_p17(seed = 0x02337b98f3851375, inputs = 2, calls = [p14], at = |p| (2, p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p18(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            let t1 = (((xs[i]) * 0.5).exp()).tanh() * 1.5;
-            let mut t2 = 0.0;
-            for j in 0..2 {
-                t2 += ((xs[i] + xs[i]).cos() * a * (j as f64 + 0.5)).sin();
-            }
-            if ((a) * (a)) * (-0.85_f64 + t2) > -0.39 {
-                let t3 = ((1.0 + ((xs[i]).mul_add(0.5, t1)) * ((xs[i]).mul_add(0.5, t1))).ln()).tanh() * 1.5;
-                extra += (t3).tanh();
-            } else {
-                let t4 = (t2).tanh() * 1.5;
-            }
-            acc = acc + (xs[i] - xs[i]).tanh() - ((t1).cos() * xs[i]).tanh();
-            if i + 1 < xs.len() {
-                let t5 = if 0.84_f64 < 0.32 { (xs[i]).tanh() } else { (0.32_f64).tanh() };
-                acc -= (0.40_f64).tanh();
-            }
-            acc -= (xs[i] + xs[i] - ((a) * 0.5).exp() + (((xs[i]).tanh()) * 0.5).exp()).tanh();
-        }
-        acc
-    }
-    check_p18(seed = 0x553415ed4388b915, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-program! {
-    #[differentiable]
-    fn p19(b: f64, xs: &[f64], a: f64) -> f64 {
-        let mut acc0 = ((1.0 + xs[1].powi(2)).cbrt() + (xs[0] + p6(1, ((b - a) * 0.5).tanh(), (b * b * 0.5).tanh(), (xs[1].powi(2) * 0.5).atan()))) * 0.5;
-        for i in 0..3 {
-            let o1: Option<f64> = if i < 2 { Some(xs[xs.len() - 1 - i] * b * 0.3) } else { None };
-            let t3: f64 = match o1 { Some(u2) => xs[2].atan2(1.5 + xs.iter().map(|q| (q * 2.0).sin()).sum::<f64>().cos()) + (acc0 * 0.25).sin().tanh(), None => xs.iter().sum::<f64>().cos() };
-            match i % 3 {
-                0 => {
-                    acc0 += a;
-                }
-                1 => {
-                    match i % 3 {
-                        0 | 1 => {
-                            let mut w4 = 0;
-                            while w4 < 2 && ((1.0 + b.powi(2)).sqrt() > xs[xs.len() - 1 - i] && xs.iter().map(|q| (q * 0.25).sin()).sum::<f64>() < -0.1) {
-                                if -xs.iter().map(|q| q * q).sum::<f64>() < -0.1 {
-                                    for l in 0..1 {
-                                        let t5: f64 = (1.5 + p6(1, (0.1 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) * 0.1, xs[2], (2.0 * xs[l] * 0.5).atan()).cos()).sqrt().mul_add(xs[0] - 0.75, 0.6 * w4 as f64);
-                                        acc0 /= (1.0 + xs[i].sin().powi(2));
-                                    }
-                                } else {
-                                    let mut k6 = 0;
-                                    loop {
-                                        acc0 = b;
-                                        acc0 += (((w4 as f64).atan() - (acc0 * 0.02).atan()) * 0.25).atan();
-                                        k6 += 1;
-                                        if ((t3 * 0.5).sin() - b < 0.3 && acc0 * 0.02 < -0.1) || k6 >= 2 { break; }
-                                    }
-                                }
-                                acc0 = b.powi(2).sin().exp();
-                                w4 += 1;
-                            }
-                        }
-                        _ => {
-                            let t7 = b;
-                        }
-                    }
-                }
-                _ => {
-                    let mut k8 = 0;
-                    let r9 = loop {
-                        if k8 % 2 == 0 {
-                            acc0 = ((acc0 * 0.02).tanh() * (((t3 * 0.5).tanh() - b) * 0.5).atan()).sin();
-                        }
-                        acc0 = ((i as f64 + b).mul_add(b, (acc0 * 0.02).max(a)) * 0.25).tanh();
-                        k8 += 1;
-                        if ((acc0 * 0.02).atan() < 0.25) || k8 >= 3 { break (acc0 * 0.02).atan(); }
-                    };
-                }
-            }
-            acc0 = 0.1 * b - xs[i];
-        }
-        if a.sin() > 0.25 {
-            let c10 = |u11: f64| (1.5 + b.cos()).sqrt();
-            let t12: f64 = c10(-(b * 0.2)) - 0.5 * c10(1.0 - b);
-        } else {
-            let c13 = |u14: f64| a.max(a - xs.iter().map(|q| q.cos()).product::<f64>());
-            let t15: f64 = c13(a) - 0.5 * c13(xs.iter().map(|q| (q * 1.25).sin()).sum::<f64>());
-            let mut v16: Vec<f64> = Vec::new();
-            v16.push((t15 * 0.5).sin().to_radians());
-            v16.push(b);
-            let t17 = v16[0] * 0.5 + v16[1];
-        }
-        if a * 0.9 > xs[0] {
-            return acc0 * 0.02 * b + (1.0 + (acc0 * 0.02).atan().powi(2)).ln();
-        }
-        let t18 = xs[0] * (a + 0.9_f64.cos());
-        1.5 * (t18 * 0.5).atan() + (acc0 * 0.02).sin()
-    }
-    check_p19(seed = 0x0f4bbf07b2775348, inputs = 5, calls = [p6], at = |p| (p[0], &p[1..4], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p20(a: f64, b: f64) -> f64 {
-        let mut acc0 = b / (1.0 + a.powi(2)) / (2.0 + (a * b).cos()) * 0.5;
-        if acc0 * a > 0.75 {
-            let mut k1 = 0;
-            loop {
-                if b.tanh() < 0.25 {
-                    return 0.5 * 0.25;
-                }
-                acc0 *= (k1 as f64).cos().exp_m1().tanh();
-                k1 += 1;
-                if ((acc0 * 0.05).sin().sin().exp_m1() > (acc0 * 0.05).sin()) || k1 >= 6 { break; }
-            }
-        } else {
-            let t2 = (acc0 * 0.05).cos();
-            let t3 = if p17(2, t2, 0.9_f64.cos()) * 0.25 * (p1(b) * 0.5).atan() < 0.25 { (-b).tanh() } else { a.atan2(1.5 + b.cos()) * (acc0 * 0.05).tanh().exp2() };
-        }
-        for i in 0..4 {
-            if i < 1 {
-                for j in 0..4 {
-                    let o4: Option<f64> = if (acc0 * 0.02).atan().powi(2) > 0.3 { Some((b.mul_add(j as f64, f64::atan(j as f64)) * 0.25).atan()) } else { None };
-                    let t6: f64 = if let Some(u5) = o4 { a } else { (b * (acc0 * 0.02) * 0.5).sin() };
-                    acc0 += (2.0 + (2.0 + 0.75_f64.sin()).sqrt().cos()).recip();
-                }
-            } else if i == 2 {
-                let t7 = (1.5 + (b * (i as f64 - a)).sin()).powf((a.atan2(1.5 + b.cos()) * (a - b)).tanh());
-            }
-            acc0 += f64::min(b, acc0 * 0.02).cos() * 0.5;
-        }
-        for i in 1..=3 {
-            acc0 = (acc0 * 0.02 - 1.5_f64.sin()).tanh();
-            if (1.5 + (acc0 * 0.02).sin()).powf((acc0 * 0.02).atan().tanh()) > 0.7 {
-                for j in 0..4 {
-                    acc0 += (f64::sin(a) * 0.5).sin();
-                }
-            } else {
-                if i % 3 == 1 {
-                    let t8: f64 = f64::sin(b);
-                } else {
-                    if a < 0.5 && b < 0.5 {
-                        for j in 0..1 {
-                            for l in 0..4 {
-                                let acc0 = acc0 * 0.01 + b * (acc0 * 0.01);
-                            }
-                            acc0 *= (acc0 * 0.01).atan().to_radians().tanh();
+        let mut acc0 = xs[2];
+        if xs[0] * a > 0.25 {
+            for i in 0..xs.len() {
+                if i > 1 {
+                    if f64::max(acc0 * 0.25, xs[i]) > 0.0 {
+                        for j in 1..=3 {
+                            let o1: Option<f64> = if xs[j % xs.len()] > 0.3 { Some(f64::cos(xs[(j + 1) % 3] / (1.0 + b.powi(2)))) } else { None };
+                            let t3: f64 = if let Some(u2) = o1 { xs[i] } else { b - b };
+                            acc0 += (f64::tanh(xs[(j + 1) % 3]) / (1.0 + 0.25_f64.powi(2)) * 0.25).sin();
                         }
                     } else {
-                        let t9 = (acc0 * 0.005).sin().tanh().exp_m1();
+                        let t4 = match i % 3 { 0 => (xs[i] * a).max(xs[0].tanh()), 1 => b, _ => a.atan() };
                     }
                 }
+                acc0 += (f64::cos(xs[1]).abs() * 0.5).tanh();
             }
+        } else if (p1((a.hypot(xs[0]) * 0.5).tanh(), (p1((acc0 * 0.05).sin() * xs.iter().map(|q| q.cos()).product::<f64>(), (acc0 * 0.05).tanh() * 1.5) * 0.5).sin() / (2.0 + a.cos())) * 0.5).atan().tanh().cosh() > 0.7 {
+            for i in 0..3 {
+                let t5 = match i % 3 { 0 => b, 1 => ((1.5 * 1.5 - xs[i] * xs[xs.len() - 1 - i]) * 0.5).atan(), _ => a.powi(2).ln_1p().asinh() };
+                acc0 /= (2.0 + 1.5_f64.powi(2).cos());
+            }
+            let mut acc0 = acc0;
+        } else {
+            let t6 = if 1.25 - b > (acc0 * 0.05).sin() { (a - xs[0]).mul_add(xs.iter().map(|q| q.cos()).product::<f64>().min(0.25), (acc0 * 0.05).tanh().powi(2).ln_1p()) } else { xs[1].tanh().mul_add(xs[2] + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>(), (1.0 + xs[2].powi(2)).sqrt()) };
+            let t6 = (t6 * 0.1).tanh() - (xs.iter().map(|q| (q * 0.6).sin()).sum::<f64>() - b);
         }
-        (acc0 * 0.005).atan().sin() - b
+        0.25 * (acc0 * 0.05)
     }
-    check_p20(seed = 0xcb00fc81c3db6026, inputs = 2, calls = [p1, p17], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p21(xs: &[f64], n: usize, a: f64) -> f64 {
-        let t2: f64 = { let v0: Vec<f64> = xs.iter().map(|&u1| f64::cos(xs[n]).powi(2).ln_1p()).collect(); v0[0] + v0[2] };
-        let t3: f64 = (t2 / (1.0 + a.powi(2))).atan() * (n as f64 * (p14(xs[n], ((xs[n] - (p3(2, 0.9 * xs[n], n as f64 / (1.5 + a.tanh()) * 0.5) * 0.5).atan()) * 0.5).atan()) * 0.5).tanh()).mul_add(t2.sin(), xs[1]);
-        let o4: Option<f64> = if n == 0 { Some(n as f64) } else { None };
-        let t6: f64 = if let Some(u5) = o4 { (t3 * 0.25 * (t3 * 0.25) * (t2 * n as f64) * 0.5).atan() } else { (xs.iter().map(|q| (q * 0.5).sin()).sum::<f64>() / (1.0 + (t3 * 0.25).sin().powi(2)) * 0.5).sin() };
-        let a = a - xs[1].cos();
-        let t7: f64 = (xs[n] - (t3 * 0.25).atan() - 0.5 * 1.5).cos();
-        let t6 = t6 - ((a * 0.5).tanh() + xs[n]);
-        let mut acc8 = 1.0;
-        let mut k9 = 0;
-        let r13 = loop {
-            if k9 % 2 == 0 {
-                let c10 = |u11: f64| (a * 0.5).tanh();
-                let t12: f64 = c10(t2.atan() * xs[xs.len() - 1 - n].tanh()) - 0.5 * c10(n as f64);
-            } else {
-                acc8 -= (f64::cos(xs[2]) / (1.5 + xs.iter().map(|q| q * t2).sum::<f64>().cos().tanh()) * 0.25).atan();
-            }
-            acc8 -= (xs[1] * (a * 0.5) / (2.0 + xs[(k9 + 1) % 3].cos()) * 0.1).atan();
-            k9 += 1;
-            if (xs.iter().map(|q| q * (acc8 * 0.1)).sum::<f64>() > xs.iter().sum::<f64>()) || k9 >= 6 { break (1.0 + xs[1].powi(2)).ln() + xs[0].atan(); }
-        };
-        r13.sin() + (acc8 * 0.1).sin().sin() - t7.tanh() + (a * 0.5).tanh() + (t3 * 0.25).sin() + t2 + 0.5 * (acc8 * 0.1)
-    }
-    check_p21(seed = 0x5d764af89206d852, inputs = 4, calls = [p3, p14], at = |p| (&p[0..3], 1, p[3]));
+    check_p7(seed = 0x581614da2a7e00de, inputs = 5, calls = [p1], at = |p| (&p[0..3], p[3], p[4]));
 }
 
 #[differentiable]
-fn p22_h0(v: &[f64], s: f64) -> f64 {
+fn p8_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 1.5
+}
+#[differentiable]
+fn p8_h1(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).cos();
+    r[1] = v[1] * 0.6;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+program! {
+    #[differentiable]
+    fn p8(b: f64, xs: &[f64], a: f64) -> f64 {
+        let t1 = p8_h0(&xs[0..=4], a * 0.75).sin();
+        let arr2 = p8_h1(&xs[..], a * 0.5);
+        let t3 = arr2[1] * arr2[0];
+        let t4 = p8_h0(&xs[0..], b).sin();
+        let s5 = &xs[..5];
+        let t6 = (s5[1] * t4.tanh() * 1.5 + s5[1]).sin() + s5[s5.len() - 1] * -0.5;
+        let t7 = p8_h0(&xs[..5], a).sin();
+        let s8 = &xs[..];
+        let t9 = (s8[4] * t3.tanh() * -0.5 + s8[0]).sin() + s8[s8.len() - 1] * 0.6;
+        let arr10: [f64; 3] = [t9.tanh(), xs[6] * -0.5, (a).sin()];
+        let t11 = arr10[0] * arr10[2];
+        t11 + t9 + t7 + t6 + t4 + a * 0.3
+    }
+    check_p8(seed = 0x9e2c296a6f932928, inputs = 10, calls = [], at = |p| (p[0], &p[1..9], p[9]));
+}
+
+#[differentiable]
+fn p9_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + -0.5).cos();
+    }
+    acc * 0.75 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p9_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 1.5;
+    t + p9_h0(&v[1..], s * 0.25) + p9_h0(v, s).cos()
+}
+#[differentiable]
+fn p9_h2(v: &[f64], s: f64) -> Option<f64> {
+    let head = if v[0] * s > -0.4 { Some((v[0] * s).sin()) } else { None };
+    let h = head?;
+    Some(h * -0.5 + v[v.len() - 1] * 0.6)
+}
+#[differentiable]
+fn p9_h3(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 1.5 + (y[i] * s).cos() * 0.25;
+    }
+}
+#[differentiable]
+fn p9_h4(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 0.6;
+    }
+    y[0] * 1.5
+}
+#[differentiable]
+fn p9_h5(y: &mut [f64], x: &[f64], s: f64) {
+    p9_h3(y, s);
+    let _ = p9_h4(s * 0.3, &x[1..], y);
+}
+program! {
+    #[differentiable]
+    fn p9(ys: &mut [f64], b: f64, a: f64, xs: &[f64]) -> f64 {
+        let t1 = p9_h1(xs, b * 0.25);
+        let t2 = match p9_h2(&xs[2..], t1.tanh() * 0.5) { Some(v) => v, None => t1.tanh() * 0.5 * -0.5 };
+        let s3 = &xs[0..2];
+        let t4 = (s3[1] * t1.tanh() * 0.6 + s3[1]).sin() + s3[s3.len() - 1] * 0.6;
+        for _ in 0..3 {
+            p9_h5(ys, &s3[0..], t1.tanh() * -0.5);
+        }
+        let t5 = ys[0] * -0.5;
+        t5 + t4 + t2 + t1 + ys[2] + a * 0.3
+    }
+    check_p9(seed = 0x907658756e147de3, inputs = 11, calls = [], at = |p| (&mut p[0..3].to_vec(), p[3], p[4], &p[5..11]),
+        params = ["a", "xs", "b"] at [4, 5, 6, 7, 8, 9, 10, 3]);
+}
+
+program! {
+    #[differentiable]
+    fn p10(b: f64, a: f64) -> f64 {
+        let mut acc0 = ((b.powi(3) - b) * 0.5).tanh();
+        acc0 = (acc0 - f64::max(b, 0.6)).atan();
+        let mut k1 = 0;
+        loop {
+            let mut v2: Vec<f64> = Vec::new();
+            v2.push((((1.0 + (acc0 * 0.1).atan().powi(2)).cbrt() - k1 as f64) * 0.25).tanh());
+            v2.push((acc0 * 0.1).tanh());
+            let t3 = v2[0] * 0.5 + v2[1];
+            let t4 = if k1 == 3 { t3 + (p2((((acc0 * 0.1).atan() - t3) * 0.5).tanh(), (a.max(acc0 * 0.1) * 0.5).atan(), ((b + t3) * 0.5).atan()) * 0.5).tanh() } else { b + 0.5 * t3 };
+            acc0 = a;
+            k1 += 1;
+            if (t3.powi(3) < 0.7) || k1 >= 5 { break; }
+        }
+        let t5: f64 = 2.0_f64.cos();
+        for i in 0..4 {
+            acc0 = ((acc0 * 0.1).tanh() - f64::tanh(t5)).atan();
+        }
+        acc0 *= 1.0 + t5.tanh();
+        acc0 * 0.05
+    }
+    check_p10(seed = 0xd4af77c9b9a0257b, inputs = 2, calls = [p2], at = |p| (p[0], p[1]));
+}
+
+#[differentiable]
+fn p11_h0(v: &[f64], s: f64) -> f64 {
     (v[0] * s).cos() + v[1] * v[v.len() - 1] * -0.5
 }
 #[differentiable]
-fn p22_h1(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.3;
-    t + p22_h0(&v[1..], s * -0.5) + p22_h0(v, s).cos()
+fn p11_h1(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).cos();
+    r[1] = v[1] * 0.3;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
 }
 #[differentiable]
-fn p22_h2(y: &mut [f64], s: f64) -> f64 {
-    for i in 0..y.len() {
-        y[i] = y[i] * 1.5 + (y[i] * s).tanh() * 0.25;
+fn p11_h2(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.25).tanh();
     }
-    y[0] * y[y.len() - 1]
+    y[0] = (y[0] * -0.5 + s).sin();
 }
 #[differentiable]
-fn p22_h3(s: f64, x: &[f64], y: &mut [f64]) {
+fn p11_h3(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).tanh() * 0.5;
+        y[i] -= (s * x[i % x.len()]).tanh() * 0.3;
     }
 }
 #[differentiable]
-fn p22_h4(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    let _ = p22_h2(y, s);
-    p22_h3(s * 0.25, &x[1..], y);
+fn p11_h4(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    p11_h2(y, s);
+    p11_h3(s * 0.25, &x[1..], y);
     y[y.len() - 1] + x[0]
 }
 program! {
     #[differentiable]
-    fn p22(w: [f64; 3], b: f64, a: f64, xs: &[f64]) -> f64 {
-        let t1 = p22_h1(xs, b * 0.5);
-        let t2 = p22_h1(&xs[..], b).sin();
-        let mut buf3 = vec![0.25; 2];
-        let t4 = p22_h4(&mut buf3, xs, t2.tanh()).tanh();
-        let t5 = p22_h4(&mut buf3, xs, w[0]).tanh();
-        let t6 = buf3[0] + buf3[1] * 0.25;
-        let t7 = p22_h1(&xs[0..], t1.tanh()).sin();
-        let arr8: [f64; 3] = [b, xs[3] * 0.6, (b).sin()];
-        let [e10, e11, e12] = arr8;
-        let t9 = e10 * e12 + arr8[1] * e11;
-        let mut buf13 = vec![0.6; 3];
-        let t14 = p22_h4(&mut buf13, &xs[0..5], t5.tanh()).tanh();
-        let t15 = buf13[0] + buf13[2] * 0.6;
-        let mut buf16 = vec![-0.5; 4];
-        let t17 = p22_h2(&mut buf16, t1.tanh()).tanh();
-        let _ = p22_h2(&mut buf16, a);
-        let t18 = buf16[0] + buf16[3] * 0.75;
-        t18 + t17 + t15 + t14 + t9 + w[1] * 0.5 + a * 0.3
+    fn p11(xs: &[f64], a: f64) -> f64 {
+        let s1 = &xs[..];
+        let t2 = (s1[5] * a + s1[2]).sin() + s1[s1.len() - 1] * 0.3;
+        let t3 = p11_h0(&xs[2..], t2.tanh() * -0.5).sin();
+        let arr4 = p11_h1(&xs[2..=4], t3.tanh());
+        let t5 = arr4[1] * arr4[1];
+        let mut buf6 = vec![0.5; 3];
+        let t7 = p11_h4(&mut buf6, &s1[..], t3.tanh() * 0.6).tanh();
+        p11_h2(&mut buf6, t7.tanh());
+        p11_h2(&mut buf6, t5.tanh());
+        let t8 = buf6[0] + buf6[2] * 0.3;
+        let mut buf9 = vec![0.0; 3];
+        for i in 0..3 {
+            buf9[i] = xs[i + 0] * t5.tanh();
+        }
+        p11_h2(&mut buf9, t5.tanh());
+        p11_h3(t3.tanh() * -0.5, s1, &mut buf9);
+        let t10 = p11_h4(&mut buf9, &s1[1..], a).tanh();
+        let t11 = buf9[0] + buf9[2] * 0.3;
+        t11 + t10 + t8 + t7 + t5 + a * 0.3
     }
-    check_p22(seed = 0x50a91b4740f636d9, inputs = 13, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), p[3], p[4], &p[5..13]),
-        params = ["a", "w", "xs"] at [4, 0, 1, 2, 5, 6, 7, 8, 9, 10, 11, 12]);
+    check_p11(seed = 0xdd5f5ced2e1efdbd, inputs = 7, calls = [], at = |p| (&p[0..6], p[6]));
+}
+
+#[differentiable]
+fn p12_h0(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.75 + (y[i] * s).cos() * 0.25;
+    }
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p12_h1(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.5
+}
+#[differentiable]
+fn p12_h2(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.25;
+    t + p12_h1(&v[1..], s * 0.3) + p12_h1(v, s).tanh()
+}
+program! {
+    #[differentiable]
+    fn p12(b: f64, a: f64, xs: &[f64]) -> f64 {
+        let mut buf1 = vec![0.6; 2];
+        let _ = p12_h0(&mut buf1, a);
+        let t2 = p12_h0(&mut buf1, b).tanh();
+        let t3 = buf1[0] + buf1[1] * 0.75;
+        let t4 = p12_h2(xs, t3.tanh()).sin();
+        let s5 = &xs[2..7];
+        let t6 = (s5[1] * b + s5[3]).sin() + s5[s5.len() - 1] * -0.5;
+        t6 + t4 + t3 + t2 + a * 0.3
+    }
+    check_p12(seed = 0xaa39cecb90c932de, inputs = 10, calls = [], at = |p| (p[0], p[1], &p[2..10]));
 }
 
 program! {
     #[differentiable]
-    fn p23(b: f64, a: f64) -> f64 {
-        let mut acc0 = ((b / (1.0 + a * a) + a.min(b)) * 0.5).sin();
-        acc0 += acc0;
-        let t1 = 0.2 - acc0;
-        let t2: f64 = f64::tanh(acc0) - 0.25 / (2.0 + a.cos()) * (acc0 * acc0);
-        if b > -0.4 {
-            if acc0 > -0.2 {
-                let k3 = (a.abs() * 2.0) as usize % 3;
-                let t4 = match k3 { 0 => ((a.tanh() - ((t2 * 0.5).atan() - acc0)) * 0.5).tanh(), 1 => f64::tanh(acc0), _ => (b + a).sin().exp() };
-            } else if acc0 * t1 < -0.2 {
-                let c5 = |u6: f64| (t2 * 0.5).tanh() * 0.75 * (1.5 + u6.sin()).log(2.5 + acc0.cos());
-                let t7: f64 = c5(t1) - 0.5 * c5(f64::cos(p6(1, 0.9_f64.atan(), (t1 - a) * 0.5, b)));
+    fn p13(b: f64, a: f64, c: f64, d: f64) -> f64 {
+        let mut acc0 = 0.0;
+        let mut k1 = 0;
+        loop {
+            if d - c > 0.5 {
+                for j in 1..=1 {
+                    acc0 *= 0.8 + 0.2 * (0.1 * c).sin();
+                }
+                return c;
             }
-        } else if (t2 * 0.5).tanh().atan() > t1 {
-            let mut v8: Vec<f64> = Vec::new();
-            v8.push((1.5 + a.cos()).sqrt().atan());
-            v8.push(-a / (1.5 + a.tanh().tanh()));
-            let t9 = v8[0] * 0.5 + v8[1];
+            acc0 -= (a / (2.0 + (k1 as f64).tanh().cos()) * 0.5).sin();
+            k1 += 1;
+            if (d + a > -0.4) || k1 >= 6 { break; }
         }
-        t1 + 1.25 * acc0 + b
+        let t2 = -d;
+        t2 + (acc0 * 0.02).sin() + 0.5 * d
     }
-    check_p23(seed = 0x5be0bd487725f8c1, inputs = 2, calls = [p6], at = |p| (p[0], p[1]),
-        params = ["b"] at [0]);
+    check_p13(seed = 0xd08867f297d4497f, inputs = 4, calls = [], at = |p| (p[0], p[1], p[2], p[3]));
+}
+
+#[differentiable]
+fn p14_h0(v: &[f64], s: f64, k: usize) -> f64 {
+    if k == 0 {
+        (v[0] * s).cos()
+    } else {
+        v[k % v.len()] * 0.75 + p14_h0(v, s * 1.5, k - 1).cos()
+    }
+}
+#[differentiable]
+fn p14_h1(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.6
+}
+program! {
+    #[differentiable]
+    fn p14(a: f64, xs: &[f64]) -> f64 {
+        let t1 = p14_h0(&xs[..6], a, 3);
+        let t2 = p14_h1(&xs[3..6], t1.tanh() * 1.5);
+        let t3 = p14_h1(&xs[0..], t1.tanh()).sin();
+        let t4 = p14_h1(&xs[..], a);
+        t4 + t3 + t2 + t1 + a * 0.3
+    }
+    check_p14(seed = 0x1e1aa72915d3b0f0, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]),
+        params = ["xs"] at [1, 2, 3, 4, 5, 6]);
+}
+
+#[differentiable]
+fn p15_h0(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.75 + (y[i] * s).sin() * 0.25;
+    }
+}
+#[differentiable]
+fn p15_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).sin() * 1.5;
+    }
+}
+#[differentiable]
+fn p15_h2(y: &mut [f64], x: &[f64], s: f64) {
+    p15_h0(y, s);
+    p15_h1(s * 0.3, &x[1..], y);
+}
+#[differentiable]
+fn p15_h3(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.6
+}
+#[differentiable]
+fn p15_h4(v: &[f64], s: f64) -> Option<f64> {
+    let head = if v[0] * s > -0.4 { Some((v[0] * s).sin()) } else { None };
+    let h = head?;
+    Some(h * 0.6 + v[v.len() - 1] * 1.5)
+}
+program! {
+    #[differentiable]
+    fn p15(a: f64, xs: &[f64]) -> f64 {
+        let mut buf1 = vec![0.0; 2];
+        for i in 0..2 {
+            buf1[i] = xs[i + 4] * a;
+        }
+        p15_h0(&mut buf1, a);
+        p15_h0(&mut buf1, a * 0.25);
+        p15_h0(&mut buf1, a);
+        let t2 = buf1[0] + buf1[1] * 0.5;
+        let s3 = &xs[0..6];
+        let t4 = (s3[1] * t2.tanh() + s3[5]).sin() + s3[s3.len() - 1] * 0.5;
+        let mut buf5 = vec![0.0; 3];
+        for i in 0..3 {
+            buf5[i] = xs[i + 3] * a;
+        }
+        p15_h2(&mut buf5, &buf1, t4.tanh());
+        let t6 = buf5[0] + buf5[2] * 0.25;
+        let t7 = p15_h3(&s3[..], t4.tanh()).sin();
+        let t8 = match p15_h4(&xs[5..], t6.tanh()) { Some(v) => v, None => t6.tanh() * -0.5 };
+        let t9 = p15_h3(s3, t4.tanh()).sin();
+        t9 + t8 + t7 + t6 + t4 + a * 0.3
+    }
+    check_p15(seed = 0x6ab7903bac12177f, inputs = 9, calls = [], at = |p| (p[0], &p[1..9]));
+}
+
+#[differentiable]
+fn p16_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 1.5).tanh();
+    }
+    acc * -0.5 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p16_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.25;
+    t + p16_h0(&v[1..], s * 1.5) + p16_h0(v, s).tanh()
+}
+#[differentiable]
+fn p16_h2(v: &[f64], s: f64, k: usize) -> f64 {
+    if k == 0 {
+        (v[0] * s).cos()
+    } else {
+        v[k % v.len()] * 0.25 + p16_h2(v, s * 0.5, k - 1).cos()
+    }
+}
+#[differentiable]
+fn p16_h3(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.6).tanh();
+    }
+    y[0] = (y[0] * 1.5 + s).sin();
+}
+#[differentiable]
+fn p16_h4(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).sin() * 0.25;
+    }
+}
+#[differentiable]
+fn p16_h5(y: &mut [f64], x: &[f64], s: f64) {
+    p16_h3(y, s);
+    p16_h4(s * -0.5, &x[1..], y);
+}
+program! {
+    #[differentiable]
+    fn p16(xs: &[f64], a: f64) -> f64 {
+        let t1 = p16_h1(&xs[..], a).sin();
+        let arr2: [f64; 3] = [a * 0.6, xs[3] * 0.75, (t1.tanh() * -0.5).sin()];
+        let t3 = arr2[0] * arr2[2];
+        let t4 = p16_h1(&xs[2..5], t3.tanh()).sin();
+        let t5 = p16_h2(&arr2, a, 2);
+        let mut buf6 = vec![0.75; 4];
+        p16_h3(&mut buf6, t5.tanh() * 0.3);
+        p16_h5(&mut buf6, xs, t3.tanh());
+        p16_h5(&mut buf6, &xs[..], t1.tanh());
+        let t7 = buf6[0] + buf6[3] * 0.3;
+        let t8 = p16_h1(xs, t4.tanh()).sin();
+        t8 + t7 + t5 + t4 + t3 + a * 0.3
+    }
+    check_p16(seed = 0x34d4474af93c61fd, inputs = 7, calls = [], at = |p| (&p[0..6], p[6]));
+}
+
+program! {
+    #[differentiable]
+    fn p17(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = (v.dot(x) * 0.3).dot(&(v + x)) * 0.3;
+        let t2 = ((x * x).mapv(f64::tanh)).column(1).to_owned();
+        let t3 = &(x / &x.mapv(|q| q * q + 1.0)) + &(x.dot(x) * 0.3);
+        t3.sum() * 0.2 + t2.dot(&t2) * 0.1 + t1.dot(&t1) * 0.1
+    }
+    check_p17(seed = 0x461cd5334ebf97ff, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3),
+        params = ["x"] at [0, 1, 2, 3, 4, 5, 6, 7, 8]);
+}
+
+program! {
+    #[differentiable]
+    fn p18(d: f64, b: f64, a: f64, c: f64) -> f64 {
+        let mut v0 = vec![0.0; 3];
+        for i in 0..v0.len() {
+            v0[i] = (p13(a.min(a), c, a.clamp(-0.75, 0.75), (d * c * 0.5).sin()) * 0.5).atan();
+        }
+        let t1: f64 = (1.0 + (v0[2] * b).powi(2)).ln().tanh().cosh();
+        let mut acc2 = v0[1].to_radians() + v0[2] * c;
+        let t3 = if v0[2] - (p13(((acc2 - v0[0]) * 0.25).tanh(), (acc2 * v0.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) * 0.25).tanh(), (0.5 * v0[2].tanh()).atanh(), t1.tanh()) * 0.5).sin() > acc2 { (1.0 + v0[1].powi(2)).ln().cos() } else { v0[1] };
+        acc2 += ((2.0 + (v0[2] * a).sin()).ln() * 0.5).tanh();
+        v0[0] += ((v0[2] * v0.iter().map(|q| q * c).sum::<f64>()).atan() * 0.5).tanh();
+        acc2 = c.sin().powi(2);
+        let mut k4 = 0;
+        loop {
+            let o5: Option<f64> = if (v0[k4 % v0.len()] * 0.1).sin() < 0.3 { Some((k4 as f64 * 0.5).tanh()) } else { None };
+            let t7: f64 = if let Some(u6) = o5 { (1.5 + t3.sin()).powf(c.tanh()) * 0.6 } else { (k4 as f64 * 0.25).tanh().powi(2) };
+            acc2 = ((v0[k4 % v0.len()] * 0.1).mul_add(k4 as f64, v0.iter().map(|q| (q * 0.1) * (q * 0.1)).sum::<f64>()) * 0.5).tanh().sin().exp();
+            k4 += 1;
+            if ((v0[0] * 0.1).tanh().powi(3) > 0.0 || v0[(k4 + 1) % 3] * 0.1 < 0.0) || k4 >= 6 { break; }
+        }
+        t3 + (acc2 * 0.1).tanh().cos() + t1 - a.cos() + b + 0.5 * d + 0.5 * t1
+    }
+    check_p18(seed = 0xe0d74ee2ac469b73, inputs = 4, calls = [p13], at = |p| (p[0], p[1], p[2], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p19(n: usize, xs: &[f64], a: f64) -> f64 {
+        let mut acc0 = p10((xs[xs.len() - 1 - n] / (1.0 + a.powi(2)) * 0.5).atan(), (xs[n] * a * 0.5).tanh());
+        if xs.iter().sum::<f64>() - xs[n] > acc0 {
+            let t1 = xs[0].sin().sin().exp() + a * xs[0] * (0.25 / (2.0 + a.cos()));
+            let flag2 = (1.5 + 0.2_f64.sin()).powf(0.6_f64.tanh()) > 0.7;
+            if flag2 {
+                let t5: f64 = xs.iter().rev().skip(1).map(|&u3| (a / (2.0 + acc0.cos())).max((n as f64).tanh().sinh())).sum();
+            } else if flag2 {
+                let t6 = if flag2 { t1 * 0.5 / (1.5 + acc0.tanh()) } else { f64::tanh(0.6).powi(2) };
+            }
+        }
+        if n % 3 == 1 {
+            acc0 += (xs.iter().map(|q| q * q).sum::<f64>() / (1.5 + acc0.tanh()) / (1.0 + (a + (p3((xs[0].powi(2) * 0.5).sin(), xs[1]) * 0.5).sin()).powi(2)) * 0.05).sin();
+            let t9: f64 = xs[1..3].iter().map(|u7| { let u7 = *u7; xs[n].to_radians().atan() }).sum();
+        }
+        let t10 = xs[1];
+        acc0 += ((a - 0.6) * a * 0.25).atan();
+        for i in 1..=4 {
+            acc0 = a.tanh().exp().atan();
+        }
+        t10
+    }
+    check_p19(seed = 0xbdffc89d9db7b695, inputs = 4, calls = [p3, p10], at = |p| (1, &p[0..3], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p20(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (a + xs[2]).tanh();
+        let t2 = (a + xs[0]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 1..xs.len() {
+            let mut t3 = 0.0;
+            for j in 0..2 {
+                t3 += (xs[i - 1] * (j as f64 + 0.5)).sin();
+            }
+            acc -= (((xs[i - 1]) * 0.5).exp()).tanh();
+            acc -= ((((1.0 + (a) * (a)).ln()).mul_add(0.5, xs[i - 1])).mul_add(0.5, t1)).tanh();
+        }
+        acc
+    }
+    check_p20(seed = 0x712c1e3c719eed6e, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]),
+        params = ["a"] at [0]);
+}
+
+program! {
+    #[differentiable]
+    fn p21(a: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = (2.0 + (2.0 + 1.25_f64.sin()).sqrt().cos()).recip();
+        for i in 0..2 {
+            let acc0 = (acc0 * 0.25).sin() * (i as f64 * (acc0 * 0.25));
+            let t3: f64 = { let v1: Vec<f64> = xs.iter().map(|&u2| (0.6 * a).hypot(u2)).collect(); v1[0] + v1[3] };
+            let mut acc4 = 0.0;
+            if (1.0 + a.powi(2)).ln() < -0.1 {
+                let t7: f64 = { let v5: Vec<f64> = xs.iter().map(|&u6| f64::cos(0.5)).collect(); v5[0] + v5[3] };
+            } else {
+                let t10: f64 = xs.iter().take(2).map(|&u8| ((t3 * 0.5).atan() * (p1(xs[3].tanh().sinh(), -u8) * 0.5)).tanh()).fold(0.0, |s, v| s * 0.5 + v);
+            }
+            acc4 += (f64::min((t3 * 0.5).atan(), a).min(xs[i].powi(2)) * 0.5).sin();
+        }
+        if (acc0 * 0.25).sin().sin() > xs[0] {
+            return (1.5 + 0.6_f64.hypot(xs[2]).sin()).log(2.5 + (xs[2] * a).cos());
+        }
+        (acc0 * 0.25).atan().cos()
+    }
+    check_p21(seed = 0x35eb276f693dbc14, inputs = 5, calls = [p1], at = |p| (p[0], &p[1..5]),
+        params = ["xs"] at [1, 2, 3, 4]);
+}
+
+program! {
+    #[differentiable]
+    fn p22(n: usize, b: f64, a: f64, xs: &[f64]) -> f64 {
+        let t0 = if a / (1.5 + xs.iter().map(|q| q * q).sum::<f64>().tanh()) < 0.7 { b * n as f64 * (a * n as f64) } else { a };
+        let mut acc1 = (xs[n] / (1.5 + 0.3_f64.tanh()) * (b * b) * 0.25).sin();
+        if xs[2] + xs[xs.len() - 1 - n] > a {
+            let mut acc2 = 0.5;
+            acc2 += (f64::atan((t0 * 0.1).sin()) * 0.5).tanh();
+            if n == 2 {
+                for i in 0..3 {
+                    for j in 1..=1 {
+                        let t3 = 0.9_f64.clamp(-0.75, 0.75);
+                        acc2 = ((xs.iter().map(|q| (q * 0.25).sin()).sum::<f64>().atan2(1.5 + a.cos()) - f64::sin(xs[xs.len() - 1 - i])) * 0.5).sin();
+                    }
+                    acc2 *= (xs.iter().map(|q| q * q).sum::<f64>() - b).tanh();
+                }
+            } else {
+                if n % 2 == 0 {
+                    for i in 0..4 {
+                        let t4 = i as f64 * 0.1 / (1.5 + (acc2 * 0.05).sin().tanh());
+                        acc2 = ((t0 * 0.1).sin().max(xs.iter().map(|q| q * q).sum::<f64>()) * 0.25).sin().powi(2);
+                    }
+                }
+            }
+        } else {
+            acc1 = ((acc1 * 0.05).sin() * (n as f64 * 0.5).sin()).tanh();
+        }
+        1.0 * (acc1 * 0.05).tanh() + 0.5 * (t0 * 0.1).atan()
+    }
+    check_p22(seed = 0x97e00beb2687974f, inputs = 5, calls = [], at = |p| (2, p[0], p[1], &p[2..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p23(d: f64, b: f64, a: f64, c: f64) -> f64 {
+        let mut acc0 = 1.0;
+        if d * d > 0.0 {
+            let mut v1 = vec![0.0; 3];
+            for i in 0..v1.len() {
+                v1[i] = -a / (1.0 + (1.5 + d.sin()).powf((i as f64).tanh()).powi(2));
+                if i > 0 {
+                    v1[i] += v1[i - 1] * 0.75;
+                }
+            }
+        }
+        let mut k2 = 0;
+        loop {
+            acc0 *= 0.8 + 0.2 * (c - b).sin();
+            for j in 0..1 {
+                for l in 0..1 {
+                    match j % 3 {
+                        0 => {
+                            let acc0 = (acc0 * 0.02).tanh() - a.max(d);
+                        }
+                        1 => {
+                            let c3 = |u4: f64| (p18(d.atan2(1.5 + d.cos()), (u4.sin().exp_m1() * 0.5).tanh(), 0.75 * b, (a + d) * 0.5) * 0.25).tanh() * b + (c + d);
+                            let t5: f64 = c3(b.sin()) - 0.5 * c3((d * (p13((a * (acc0 * 0.02) * 0.25).atan(), (acc0 * 0.02).sin().tanh(), a * 0.3, (a * d * 0.5).sin()) * 0.5) * 0.5).atan());
+                        }
+                        _ => {
+                            acc0 -= (a - 1.5 - c.atan2(1.5 + a.cos())) * 0.25;
+                        }
+                    }
+                    acc0 = ((acc0 * 0.02).tanh() * (acc0 * 0.02 / (2.0 + (l as f64).cos()) * 0.25).tanh()).atan();
+                }
+                acc0 += ((1.0 + (acc0 * 0.02).sin().powi(2)).sqrt() * 0.5).atan();
+            }
+            acc0 = (acc0 * 0.02).atan();
+            k2 += 1;
+            if ((f64::min(b, k2 as f64)) < -0.1) || k2 >= 6 { break; }
+        }
+        0.5 * (acc0 * 0.02) + c - d
+    }
+    check_p23(seed = 0xbcab2c22663cdda3, inputs = 4, calls = [p13, p18], at = |p| (p[0], p[1], p[2], p[3]),
+        params = ["a", "d", "b"] at [2, 0, 1]);
 }
 
 program! {
     #[differentiable]
     fn p24(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((((a).mul_add(0.5, a)) * 0.5).exp() + xs[1]).tanh();
-        let t2 = (((t1) * (t1)).sin() + xs[3]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            if xs[i] > -0.28 {
+                continue;
+            }
+            acc += (xs[i]).tanh();
+            acc += (((1.0 + (a) * (a)).ln()).sin()).tanh();
+        }
+        acc
+    }
+    check_p24(seed = 0x9c0fab373826d0f3, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p25(b: f64, a: f64, d: f64, xs: &[f64], c: f64) -> f64 {
+        let mut acc0 = d * a * (a + xs[2]) * 0.25;
+        if acc0 - xs[0] < -0.2 {
+            for i in 1..=2 {
+                let mut w1 = 0;
+                while w1 < 3 {
+                    let mut a = a;
+                    acc0 /= (2.0 + (acc0 * 0.1).tanh().cos());
+                    w1 += 1;
+                }
+                acc0 += xs[xs.len() - 1 - i];
+            }
+        } else if b < 0.7 {
+            let mut w2 = 0;
+            while w2 < 3 {
+                for j in 0..1 {
+                    let t5: f64 = xs.iter().rev().skip(1).map(|&u3| 0.6 * (xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) * xs.iter().sum::<f64>())).sum();
+                    acc0 = (acc0 * 0.05 - (xs.iter().map(|q| (q * 1.5).sin()).sum::<f64>() * 0.5).sin().powi(3)).tanh();
+                }
+                acc0 *= f64::sin(xs[1]).cos();
+                w2 += 1;
+            }
+        } else {
+            let t8: f64 = xs[1..4].iter().map(|u6| { let u6 = *u6; (0.2 - xs[3]).powi(3) }).sum();
+            let mut k9 = 0;
+            let r11: f64 = loop {
+                let t10 = match k9 % 3 { 0 | 1 => (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() + xs[k9]) * 0.75 * 0.1, _ => (2.0 + (p1((xs[k9] * d * 0.5).tanh(), (2.0 + (acc0 * 0.02).sin().sin()).sqrt()) * 0.5).atan().atan2(1.5 + p10(xs.iter().map(|q| q.cos()).product::<f64>().powi(3), xs[k9]).cos()).sin()).log10() };
+                acc0 = ((acc0 * 0.02).atan() + xs[3] * (t8 * 0.1).tanh()).tanh();
+                k9 += 1;
+                if (c.powi(2) < 0.0) || k9 >= 3 { break 1.25; }
+            };
+        }
+        acc0 * 0.02
+    }
+    check_p25(seed = 0xcc8a1837ee2dd963, inputs = 8, calls = [p1, p10], at = |p| (p[0], p[1], p[2], &p[3..7], p[7]));
+}
+
+program! {
+    #[differentiable]
+    fn p26(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            extra += (((xs[i] + xs[i] - xs[i]) * 0.5).exp()).tanh();
+            if xs[i] > 0.04 {
+                continue;
+            }
+            let mut t1 = 0.0;
+            for j in 0..2 {
+                t1 += ((((xs[i]).mul_add(0.5, a)) * 0.5).exp() * (j as f64 + 0.5)).sin();
+            }
+            let t2 = if ((1.0 + (0.40_f64) * (0.40_f64)).ln()).cos() * xs[i] > -0.35 { (((a).sin()).mul_add(0.5, a)).tanh() } else { (xs[i]) * (xs[i]) };
+            if i + 1 < xs.len() {
+                if (t1 + -0.61_f64).cos() * xs[i + 1] < 0.39 {
+                    acc += (((((xs[i + 1]).tanh()) * ((1.0 + (xs[i]) * (xs[i])).ln())) * 0.5).exp()).tanh();
+                    acc += ((0.61_f64).sin()).tanh();
+                } else {
+                    extra -= (((t1).cos() * a).sin() - ((t1) * 0.5).exp()).tanh();
+                }
+                acc += (-0.37_f64).tanh();
+                acc += (((xs[i]) * (t1 - 0.45_f64)).cos() * t2).tanh();
+            }
+            acc -= (xs[i]).tanh();
+        }
+        acc.sin()
+    }
+    check_p26(seed = 0x48207112efea19b3, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]),
+        params = ["xs"] at [1, 2, 3, 4, 5]);
+}
+
+program! {
+    #[differentiable]
+    fn p27(a: f64, xs: &[f64]) -> f64 {
+        let t1 = ((1.0 + ((a) * (a)) * ((a) * (a))).ln() + xs[5]).tanh();
+        let t2 = ((t1).cos() * -0.99_f64 + xs[3]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() - 1 {
+            if ((1.0 + (xs[i]) * (xs[i])).ln()).mul_add(0.5, 0.30_f64) > 0.40 {
+                continue;
+            }
+            let t3 = if (1.0 + ((xs[i + 1]).cos() * t2) * ((xs[i + 1]).cos() * t2)).ln() > 0.05 { (xs[i + 1]).tanh() } else { (t2).sin() };
+            if (t2).mul_add(0.5, 0.21_f64) < 0.20 {
+                let mut t4 = 0.0;
+                for j in 0..2 {
+                    t4 += (a * (j as f64 + 0.5)).sin();
+                }
+                if xs[i] > 0.38 {
+                    continue;
+                }
+            }
+            acc += ((a) * (xs[i + 1])).tanh();
+        }
+        acc
+    }
+    check_p27(seed = 0xb284004a682163cd, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]),
+        params = ["xs"] at [1, 2, 3, 4, 5, 6]);
+}
+
+program! {
+    #[differentiable]
+    fn p28(a: f64, b: f64, c: f64) -> f64 {
+        let mut acc0 = 0.5;
+        if -b > a {
+            let t1 = b;
+        } else {
+            let c = c * (a + c);
+            let t2 = b + (c * 0.25).tanh();
+            let t3: f64 = t2 * (c * 0.25) * (1.0 + t2.powi(2)).sqrt();
+        }
+        acc0 -= c.powi(2) * 0.6;
+        acc0.cos() + c.tanh() - a
+    }
+    check_p28(seed = 0x482185870fe12fa0, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p29(a: f64, b: f64, c: f64) -> f64 {
+        let t0 = match (((1.5 + a) * 0.5).tanh().abs() * 2.0) as usize % 3 { 0 => (b / (1.0 + c * c)).atan2(1.5 + a.cos()), 1 => c, _ => a };
+        let mut acc1 = 0.5 * (c + a);
+        let mut w2 = 0;
+        while w2 < 1 && ((2.0 + b.sin()).ln() < 0.0) {
+            let mut w3 = 0;
+            while w3 < 1 {
+                let t4 = (1.5 + (-(b * 0.2)).sin()).powf(((acc1 * 0.25).mul_add(w3 as f64, t0) - b / (1.5 + (w3 as f64).tanh())).tanh());
+                acc1 *= (1.5 + 0.2_f64.sin()).powf(t0.tanh()).cos();
+                w3 += 1;
+            }
+            acc1 += ((c.min(t0) * 0.5).atan().powi(3) * 0.25).sin();
+            w2 += 1;
+        }
+        acc1 * 0.1 + 1.25 * t0 - c
+    }
+    check_p29(seed = 0x49802d909dc028bf, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p30(n: usize, a: f64) -> f64 {
+        let mut acc0 = a;
+        acc0 += ((a * 0.9 - a.max(acc0)) * 0.5).atan();
+        let acc0 = (acc0 * 0.5).sin() - (acc0 * 0.5).atan();
+        acc0 * 0.5
+    }
+    check_p30(seed = 0xf6a2bc848d225193, inputs = 1, calls = [], at = |p| (3, p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p31(d: f64, a: f64, b: f64, c: f64) -> f64 {
+        let mut acc0 = 1.0;
+        match (((1.0 + b.powi(2)).sqrt() * 0.5).atan().abs() * 2.0) as usize % 3 {
+            0 => {
+                let t1 = a;
+                acc0 = a;
+            }
+            1 => {
+                let t2 = d.powi(2);
+            }
+            _ => {
+                for i in 0..1 {
+                    let c = c + c.atan();
+                    acc0 += (f64::tanh(d.min(i as f64)) * 0.5).atan();
+                }
+            }
+        }
+        (acc0 * 0.25).tanh() + 0.1 * a
+    }
+    check_p31(seed = 0x3dfe6217d23cdfa5, inputs = 4, calls = [], at = |p| (p[0], p[1], p[2], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p32(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = ((s) * (v.dot(v) * 0.3)).tanh();
+        let t2 = &((x * v).mapv(f64::tanh)) - &(v.sin());
+        let t3 = (x.column(1).to_owned()).mean().unwrap();
+        let t4 = (-x.mapv(f64::sin)).column(1).to_owned();
+        t4.dot(&t4) * 0.1 + t3 + t2.sum() * 0.2
+    }
+    check_p32(seed = 0xe3c455fdda25cc1d, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p33(b: f64, a: f64) -> f64 {
+        let mut acc0 = b * (b * 0.1);
+        for i in 0..1 {
+            let t1 = b;
+            let t2 = 0.5 * i as f64;
+            let a = a + b.hypot(b);
+            let mut w3 = 0;
+            while w3 < 3 {
+                if w3 < 2 {
+                    for l in 0..1 {
+                        let t4 = t2;
+                        acc0 += 1.5 * (a * 0.25).sin().max(0.3);
+                    }
+                } else if i == 1 {
+                    if w3 % 2 == 0 {
+                        match i {
+                            0 => {
+                                acc0 = ((acc0 * 0.1).atan() * t2).tanh();
+                            }
+                            _ => {
+                                let t5 = (a * 0.25).tanh().tanh().tanh().cosh().atan();
+                            }
+                        }
+                    } else if w3 % 3 == 1 {
+                        let t6 = (1.0 + (i as f64).powi(2)).sqrt();
+                    } else {
+                        if (a * 0.25).tanh().asinh() < -0.4 {
+                            let t7 = b * (a * 0.25);
+                        }
+                    }
+                }
+                acc0 *= f64::cos(1.25).tanh();
+                w3 += 1;
+            }
+            acc0 /= (2.0 + (i as f64).cos());
+        }
+        acc0 = (a.tanh().exp() * 1.25 * 0.5).sin();
+        let t8 = 2.0 * (acc0 * 0.05).tanh();
+        (acc0 * 0.05).tanh() + a + b
+    }
+    check_p33(seed = 0x2572ee3ac7fbadc1, inputs = 2, calls = [], at = |p| (p[0], p[1]),
+        params = ["b"] at [0]);
+}
+
+#[differentiable]
+fn p34_h0(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.6 + (y[i] * s).tanh() * 0.25;
+    }
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p34_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 0.3;
+    }
+}
+#[differentiable]
+fn p34_h2(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p34_h0(y, s);
+    p34_h1(s * 0.5, &x[1..], y);
+}
+program! {
+    #[differentiable]
+    fn p34(a: f64, xs: &[f64]) -> f64 {
+        let s1 = &xs[..];
+        let t2 = (s1[1] * a + s1[0]).sin() + s1[s1.len() - 1] * -0.5;
+        let mut buf3 = vec![0.0; 3];
+        for i in 0..3 {
+            buf3[i] = xs[i + 1] * a;
+        }
+        p34_h2(&mut buf3, &s1[1..4], t2.tanh());
+        p34_h1(t2.tanh() * 0.6, &xs[2..=2], &mut buf3);
+        let t4 = buf3[0] + buf3[2] * 0.25;
+        let mut arr5 = [0.6_f64; 3];
+        arr5[2] = t2.tanh();
+        arr5[0] = xs[1] * 0.3;
+        let t6 = arr5[1] * arr5[0];
+        t6 + t4 + t2 + a * 0.3
+    }
+    check_p34(seed = 0xb7121d7af477b3c2, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p35(a: f64) -> f64 {
+        let t0 = f64::max(0.5 * (p3(a, (2.0 + a.sin()).cbrt()) * 0.5), 0.75_f64.sin());
+        let mut v1 = vec![0.0; 4];
+        for i in 0..v1.len() {
+            v1[i] = 0.6 / (1.5 + a.tanh()) - -t0;
+            if i > 0 {
+                v1[i] += v1[i - 1] * ((t0 + 0.25) * 0.5).tanh();
+            }
+        }
+        let t2 = f64::min(f64::max(v1[2] * 0.1, 0.6), 0.25 * t0) - (t0.cos().exp_m1() - (t0 + a));
+        (t2 * 0.25).tanh() - t0 + a.sin() + 0.5 * a
+    }
+    check_p35(seed = 0x33830c79298a971d, inputs = 1, calls = [p3], at = |p| (p[0]));
+}
+
+#[differentiable]
+fn p36_h0(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.75 + (y[i] * s).tanh() * 0.25;
+    }
+}
+#[differentiable]
+fn p36_h1(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + -0.5).sin();
+    }
+    acc * 0.6 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p36_h2(v: &[f64], s: f64) -> Result<f64, String> {
+    let head = if v[0] * s > -0.4 { Ok((v[0] * s).cos()) } else { Err(format!("{s} is too small")) };
+    let h = head?;
+    Ok(h * 1.5 + v[v.len() - 1] * 0.6)
+}
+program! {
+    #[differentiable]
+    fn p36(xs: &[f64], a: f64) -> f64 {
+        let mut buf1 = vec![0.6; 3];
+        for _ in 0..3 {
+            p36_h0(&mut buf1, a);
+        }
+        let t2 = buf1[0] + buf1[2] * 1.5;
+        let s3 = &xs[6..];
+        let t4 = (s3[1] * t2.tanh() + s3[1]).sin() + s3[s3.len() - 1] * 0.25;
+        let t5 = p36_h1(&buf1, t2.tanh() * -0.5);
+        let t6 = match p36_h2(s3, t4.tanh() * 0.25) { Ok(v) => v, Err(_) => t4.tanh() * 0.25 * 0.75 };
+        let t7 = p36_h1(&s3[1..], t6.tanh() * 0.75).sin();
+        let s8 = &s3[0..];
+        let t9 = (s8[0] * t4.tanh() + s8[1]).sin() + s8[s8.len() - 1] * 0.5;
+        let s10 = &s3[..];
+        let t11 = (s10[1] * t6.tanh() + s10[0]).sin() + s10[s10.len() - 1] * 0.6;
+        t11 + t9 + t7 + t6 + t5 + a * 0.3
+    }
+    check_p36(seed = 0x12dd64e2d836b00c, inputs = 9, calls = [], at = |p| (&p[0..8], p[8]));
+}
+
+program! {
+    #[differentiable]
+    fn p37(a: f64, b: f64) -> f64 {
+        let mut acc0 = 0.5;
+        for i in 0..2 {
+            let o1: Option<f64> = if (f64::max(i as f64, b)) > -0.4 || b < 0.25 { Some((b * b + (1.0 + b.powi(2)).sqrt()) * 0.5) } else { None };
+            let t3: f64 = match o1 { Some(u2) => (a + 0.9).cos(), None => ((a + i as f64) * 0.5).tanh() };
+            acc0 = b;
+        }
+        for i in 0..4 {
+            acc0 = acc0 * 0.1;
+        }
+        (acc0 * 0.1).sin().tanh() - b
+    }
+    check_p37(seed = 0x5992f9584044aa1a, inputs = 2, calls = [], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p38(a: f64, b: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = 0.5;
+        if xs.iter().map(|q| q * b).sum::<f64>() * xs[1] < 0.1 && b < 0.1 {
+            let t1 = (a / (1.5 + 1.25_f64.tanh()) * xs[1] * 0.5).tanh().powi(3);
+        }
+        let mut v2 = vec![0.0; 2];
+        for i in 0..v2.len() {
+            v2[i] = 0.5 * (1.0 + (p2(b, (xs[i] + i as f64) * 0.5, (a.sin().exp() * 0.5).sin()) * 0.5).tanh().powi(2)).sqrt();
+        }
+        if b.powi(2).ln_1p() > 0.1 {
+            return a;
+        }
+        let t3 = xs[1].cos();
+        acc0 *= (xs[2] * a).cos();
+        v2[0] = (xs.iter().sum::<f64>().sin().cos() * 0.5).atan();
+        let t4 = 1.0_f64.tanh();
+        t4 + t3.cos() + acc0.cos() + b + a.cos()
+    }
+    check_p38(seed = 0xd77c4d9feeee6037, inputs = 6, calls = [p2], at = |p| (p[0], p[1], &p[2..6]));
+}
+
+program! {
+    #[differentiable]
+    fn p39(xs: &[f64], a: f64) -> f64 {
+        let t0 = (((a - a).atan2(1.5 + a.atan().cos()) + (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * (p28(((xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) - 0.3) * 0.5).atan(), (a * a * 0.5).sin(), (p3(1.0_f64.min(a), xs[1]) * 0.5).atan()) * 0.5) * 0.5 + f64::sin(a)) * 0.5) * 0.5).sin();
+        let k1 = ((t0 / (1.0 + xs[0] * xs[0])).abs() * 2.0) as usize % 3;
+        let mut acc2 = (1.5 + a.sin()).powf(t0.tanh()) * (0.9 * t0);
+        match k1 {
+            0 => {
+                let mut w3 = 0;
+                while w3 < 4 {
+                    let t0 = t0 * (t0 * 0.6);
+                    acc2 = ((acc2 * 0.1).tanh() - xs[w3 % xs.len()] / (1.0 + xs[2] * xs[2]) * 0.5).tanh();
+                    w3 += 1;
+                }
+            }
+            1 => {
+                let t4 = (0.5 * f64::sin(xs[1]).tanh()).atanh();
+                acc2 += a;
+            }
+            _ => {
+                let t5 = xs[0].tanh().sinh();
+                let mut v6: Vec<f64> = Vec::new();
+                v6.push((1.25 * t0 + (t5 - xs[0])) * 0.5);
+                v6.push(-f64::atan(a));
+                let t7 = v6[0] * 0.5 + v6[1];
+            }
+        }
+        for i in 0..4 {
+            let t10: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u8, &w9)| (2.0 + u8.cos()).recip().hypot((1.0 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().powi(2)).cbrt()) * (0.5 * w9)).sum();
+            acc2 /= (1.0 + (t10 * 0.02 - acc2 * 0.1).powi(2));
+        }
+        (acc2 * 0.1).tanh() + t0
+    }
+    check_p39(seed = 0x46518053bea63157, inputs = 4, calls = [p3, p28], at = |p| (&p[0..3], p[3]),
+        params = ["xs"] at [0, 1, 2]);
+}
+
+#[differentiable]
+fn p40_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 1.5
+}
+#[differentiable]
+fn p40_h1(v: &[f64], s: f64, k: usize) -> f64 {
+    if k == 0 {
+        (v[0] * s).sin()
+    } else {
+        v[k % v.len()] * 1.5 + p40_h1(v, s * -0.5, k - 1).sin()
+    }
+}
+program! {
+    #[differentiable]
+    fn p40(xs: &[f64], a: f64) -> f64 {
+        let t1 = p40_h0(&xs[2..], a * 1.5);
+        let t2 = p40_h1(&xs[..7], a, 3);
+        let t3 = p40_h0(&xs[1..5], t2.tanh());
+        t3 + t2 + t1 + a * 0.3
+    }
+    check_p40(seed = 0x918e178709826b51, inputs = 8, calls = [], at = |p| (&p[0..7], p[7]),
+        params = ["xs"] at [0, 1, 2, 3, 4, 5, 6]);
+}
+
+program! {
+    #[differentiable]
+    fn p41(a: f64, n: usize, xs: &[f64]) -> f64 {
+        let mut acc0 = 1.0;
+        for i in 0..xs.len() {
+            let mut k1 = 0;
+            loop {
+                let t4: f64 = xs[1..3].iter().map(|u2| { let u2 = *u2; 0.75_f64 }).sum();
+                acc0 += 0.25 * (t4 * 0.5).atan2(1.5 + 1.5_f64.cos());
+                k1 += 1;
+                if (xs.iter().map(|q| q * q).sum::<f64>() > -0.2) || k1 >= 5 { break; }
+            }
+            acc0 /= (1.0 + ((acc0 * 0.05).atan() * (acc0 * 0.05).sin()).powi(2));
+        }
+        let mut w5 = 0;
+        while w5 < 2 {
+            if acc0 * 0.02 > 0.25 {
+                if a * (acc0 * 0.02).sin() > a {
+                    let mut acc6 = (2.0 + (xs[w5].powi(3) * 0.5).atan().cos()).powi(-2);
+                } else {
+                    acc0 *= (a + (acc0 * 0.02).tanh()).tanh();
+                }
+            } else if xs[w5].hypot(xs.iter().map(|q| q * q).sum::<f64>()) > (acc0 * 0.02).atan() {
+                let a = a * (xs[n] * a);
+            } else {
+                let t7 = (a + a).sin();
+            }
+            acc0 = ((acc0 * 0.02).sin() - 0.5_f64.to_radians()).atan();
+            w5 += 1;
+        }
+        for i in 0..xs.len() {
+            if xs[n] * (acc0 * 0.02).sin() > 0.25 {
+                let t8: f64 = (xs[2] - n as f64).powi(2).ln_1p();
+            } else {
+                acc0 = ((acc0 * 0.02).atan() + ((acc0 * 0.02).max(xs[xs.len() - 1 - i]) * 0.5).tanh()).tanh();
+            }
+            acc0 += (f64::tanh(a * (acc0 * 0.02).sin()) * 0.5).tanh();
+        }
+        let t9 = match n % 3 { 0 => a, 1 => (a * xs.iter().sum::<f64>()).sin().exp2(), _ => (acc0 * 0.02).sin() };
+        if n > 2 {
+            if acc0 * 0.02 / (1.5 + t9.tanh()) > n as f64 && (acc0 * 0.02).tanh() < 0.5 {
+                for i in 1..=3 {
+                    let mut acc10 = 1.0;
+                    acc10 -= a;
+                }
+            } else {
+                if n % 3 == 1 {
+                    let t11 = xs.iter().map(|q| q.cos()).product::<f64>();
+                }
+            }
+        } else {
+            let c12 = |u13: f64| f64::tanh(u13) - (acc0 * 0.02).sin().atan();
+            let t14: f64 = c12(xs[n]) - 0.5 * c12(((xs.iter().map(|q| q * q).sum::<f64>() * 0.25).atan().powi(3) * 0.5).atan());
+        }
+        t9 + 1.25 * (acc0 * 0.02).tanh()
+    }
+    check_p41(seed = 0x8a7875bb102fd0e2, inputs = 4, calls = [], at = |p| (p[0], 2, &p[1..4]));
+}
+
+program! {
+    #[differentiable]
+    fn p42(a: f64) -> f64 {
+        let mut acc0 = 1.0 - f64::atan(a);
+        if acc0 * 0.5 < 0.3 {
+            let t1 = acc0;
+            acc0 *= (t1 * 0.5).sin().powi(3).tanh();
+        } else {
+            for i in 0..1 {
+                for j in 0..1 {
+                    let a = a + a.tanh();
+                    acc0 = (a * 0.5).tanh().max(a * 0.5) * 0.75;
+                }
+                acc0 += a.atan().mul_add(1.0_f64.powi(3), i as f64 + a) * 0.25;
+            }
+        }
+        let t2 = if (acc0 * 0.1).atan().tanh() < 0.25 { -p10((((acc0 * 0.1).tanh() - a) * 0.5).tanh(), (a.powi(3) * 0.5).sin()) } else { (acc0 * 0.1).sin().tanh().exp2() - (acc0 * 0.1).tanh().sin() };
+        let c3 = |u4: f64| (t2 * 0.5).sin().tanh().sinh() + u4.to_radians();
+        let t5: f64 = c3((t2 * 0.5).sin() * (acc0 * 0.1).sin().min((t2 * 0.5).tanh())) - 0.5 * c3((t2 * 0.5).sin().atan());
+        acc0 += ((-t5).mul_add(0.5_f64.max((t2 * 0.5).tanh()), (p28(((t5 + (acc0 * 0.1).atan()) * 0.25).tanh(), 0.2 + (t2 * 0.5).sin(), f64::cos(acc0 * 0.1)) * 0.5).sin() - 0.6) * 0.25).atan();
+        let t5 = t5 + (t5 + a);
+        if (acc0 * 0.1).tanh().hypot((t5 * 0.25).tanh()) > 0.0 {
+            return (t5 * 0.25).sin();
+        }
+        acc0 = a.sin().cos();
+        1.0 * (t5 * 0.25).atan() - 0.2 * (t2 * 0.5).tanh() + (acc0 * 0.1).atan() + 0.5 * (t2 * 0.5)
+    }
+    check_p42(seed = 0xdaa0d3ff6d95e41d, inputs = 1, calls = [p10, p28], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p43(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = v.to_owned();
+        let t2 = t1.to_owned();
+        let t3 = (-x.mapv(f64::sin)).dot(&(x.column(1).to_owned())) * 0.3;
+        let mut t4 = (x.sum() * 0.1) * x;
+        for _ in 0..n {
+            t4 = (&t4 * (((s) * (s)).tanh())).mapv(f64::sin) + &t4 * 0.5;
+        }
+        let mut t5 = t1.to_owned();
+        for _ in 0..n {
+            t5 = (t4.dot(&t5) * 0.3).mapv(f64::tanh) + &t5 * 0.5;
+        }
+        t5.dot(&t5) * 0.1 + t4.sum() * 0.2 + t3.dot(&t3) * 0.1
+    }
+    check_p43(seed = 0x5254a9ea88b8652a, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p44(b: f64, xs: &[f64], a: f64) -> f64 {
+        let a = a + a.powi(3);
+        let t2: f64 = xs.iter().rev().skip(1).map(|&u0| (xs.iter().sum::<f64>() + 1.5).mul_add(xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().sin(), b * xs[2])).sum();
+        let mut b = b;
+        0.6 * b - (t2 * 0.05).sin() + (a * 0.25).tanh().tanh()
+    }
+    check_p44(seed = 0xb906fbbfc2e26756, inputs = 5, calls = [], at = |p| (p[0], &p[1..4], p[4]));
+}
+
+program! {
+    #[differentiable]
+    fn p45(a: f64, c: f64, b: f64) -> f64 {
+        let mut acc0 = (1.5 + 0.6_f64.sin()).log(2.5 + 1.25_f64.min(b).cos());
+        for i in 1..=3 {
+            let mut v1 = vec![0.0; 2];
+            for j in 0..v1.len() {
+                v1[j] = ((c * c + a.min(0.25)) * 0.5).sin();
+            }
+            let t2 = 1.0 * (acc0 * 0.25 * a);
+            acc0 = ((acc0 * 0.25).tanh() + (acc0 * 0.25).tanh() * v1[0]).atan();
+        }
+        let mut k3 = 0;
+        let r5 = loop {
+            let mut v4 = vec![0.0; 2];
+            for j in 0..v4.len() {
+                v4[j] = a;
+            }
+            v4[(k3 + 1) % 2] -= ((b * b + (k3 as f64).hypot(0.2)) * 0.1).sin();
+            k3 += 1;
+            if (a * c < -0.2) || k3 >= 6 { break (acc0 * 0.1).tanh(); }
+        };
+        let mut v6 = vec![0.0; 4];
+        for i in 0..v6.len() {
+            v6[i] = a;
+        }
+        let mut w7 = 0;
+        while w7 < 3 {
+            let t8 = match w7 { 0 | 1 => 0.2, _ => (1.0 + (acc0 * 0.05).tanh().powi(3).powi(2)).ln() };
+            v6[w7] += ((v6.iter().map(|q| (q * 0.25).cos()).product::<f64>() + (v6.iter().enumerate().map(|(k, q)| (q * 0.25) * k as f64).sum::<f64>() * 0.5).atan()).atan2(1.5 + (1.5 + p10((1.0 + (v6[2] * 0.25).sin().powi(2)).cbrt(), (a - (acc0 * 0.05).tanh()) * 0.5).cos()).sqrt().cos()) * 0.5).tanh();
+            w7 += 1;
+        }
+        r5 + 0.3 * (acc0 * 0.05).sin() + c + 0.5 * r5
+    }
+    check_p45(seed = 0xaca5b07532564fa2, inputs = 3, calls = [p10], at = |p| (p[0], p[1], p[2]),
+        params = ["a"] at [0]);
+}
+
+#[differentiable]
+fn p46_h0(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.6).tanh();
+    }
+    y[0] = (y[0] * 0.5 + s).sin();
+}
+#[differentiable]
+fn p46_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).sin() * 1.5;
+    }
+}
+#[differentiable]
+fn p46_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    p46_h0(y, s);
+    p46_h1(s * 0.5, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+#[differentiable]
+fn p46_h3(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.75).sin();
+    }
+    acc * 0.25 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p46_h4(v: &[f64], s: f64) -> Result<f64, String> {
+    let head = if v[0] * s > -0.4 { Ok((v[0] * s).tanh()) } else { Err(format!("{s} is too small")) };
+    let h = head?;
+    Ok(h * 0.25 + v[v.len() - 1] * 0.6)
+}
+#[differentiable]
+fn p46_h5(v: &[f64], s: f64, k: usize) -> f64 {
+    if k == 0 {
+        (v[0] * s).cos()
+    } else {
+        v[k % v.len()] * -0.5 + p46_h5(v, s * 0.25, k - 1).cos()
+    }
+}
+program! {
+    #[differentiable]
+    fn p46(a: f64, ys: &mut [f64], xs: &[f64]) -> f64 {
+        let mut buf1 = vec![0.0; 3];
+        for i in 0..3 {
+            buf1[i] = xs[i + 5] * a;
+        }
+        let t2 = p46_h2(&mut buf1, &xs[2..=3], a).tanh();
+        let t3 = buf1[0] + buf1[2] * 0.25;
+        let t4 = p46_h3(&buf1, a * 1.5);
+        let t5 = match p46_h4(&xs[..4], t3.tanh()) { Ok(v) => v, Err(_) => t3.tanh() * 0.75 };
+        let t6 = p46_h5(&xs[..3], t2.tanh(), 1);
+        let s7 = &xs[0..=2];
+        let t8 = (s7[2] * t5.tanh() + s7[0]).sin() + s7[s7.len() - 1] * 0.6;
+        let mut buf9 = vec![0.0; 4];
+        for i in 0..4 {
+            buf9[i] = xs[i + 1] * t3.tanh();
+        }
+        let _ = p46_h2(&mut buf9, s7, t6.tanh());
+        let _ = p46_h2(&mut buf9, xs, t4.tanh());
+        p46_h1(t3.tanh() * 0.5, &xs[..8], &mut buf9);
+        let t10 = buf9[0] + buf9[3] * 0.3;
+        p46_h1(t5.tanh() * 0.75, s7, ys);
+        let t11 = ys[2] * 0.25;
+        t11 + t10 + t8 + t6 + t5 + ys[2] + a * 0.3
+    }
+    check_p46(seed = 0x5a07ef938d1dc3cc, inputs = 12, calls = [], at = |p| (p[0], &mut p[1..4].to_vec(), &p[4..12]));
+}
+
+program! {
+    #[differentiable]
+    fn p47(a: f64, xs: &[f64], b: f64, d: f64, c: f64) -> f64 {
+        let t2: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u0, &w1)| 0.2_f64.hypot(b) * (0.1 * c) * (0.5 * w1)).sum();
+        let a = a + c / (1.0 + xs[0].powi(2));
+        let mut acc3 = (((1.0 + p31(xs[0], (0.5 * xs.iter().map(|q| (q * 1.25).sin()).sum::<f64>().tanh()).atanh(), xs[2], (1.0 + 2.0_f64.powi(2)).ln()).powi(2)).cbrt() - ((p29((2.0 + xs[0].cos()).recip(), (xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) / (1.0 + xs[2].powi(2)) * 0.5).atan(), (xs[1] * (a * 0.25).atan() * 0.5).atan()) * 0.25).atan() + d)) * 0.5).sin();
+        for i in 0..1 {
+            let acc3 = (acc3 * 0.5).tanh() - b.cos();
+            let mut acc4 = d * i as f64 / (1.5 + (d / (1.5 + b.tanh())).tanh());
+            let flag5 = xs[i] / (1.0 + (a * 0.25).tanh().powi(2)) > -0.2;
+            acc4 = (acc4 * (1.5 + 0.75_f64.cos()).sqrt()).atan();
+        }
+        let t6 = match ((acc3 * 0.5).sin().abs() * 2.0) as usize % 3 { 0 => (acc3 * 0.5).cos() * 0.1, 1 => 0.25_f64.powi(2) / (1.5 + (xs.iter().map(|q| q.cos()).product::<f64>() * xs[1]).tanh()), _ => (xs[0] + ((a * 0.25).tanh() + xs.iter().sum::<f64>())) * 0.25 };
+        let k7 = ((xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) / (1.0 + xs.iter().map(|q| q * b).sum::<f64>() * xs.iter().map(|q| q * b).sum::<f64>()) * 0.5).tanh().abs() * 2.0) as usize % 3;
+        match k7 {
+            0 => {
+                let o8: Option<f64> = if xs.iter().map(|q| q * q).sum::<f64>() * c > xs[0] && xs.iter().map(|q| q.cos()).product::<f64>() < -0.2 { Some(1.25 * (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() - t2) * 0.1) } else { None };
+                let t10: f64 = if let Some(u9) = o8 { (a * 0.25).atan() * c / (1.5 + (0.2_f64 + 1.25).tanh()) } else { xs[0] };
+            }
+            1 => {
+                let t11: f64 = d;
+            }
+            _ => {
+                for i in 0..xs.len() {
+                    if i == 0 {
+                        if i % 2 == 0 {
+                            let mut w12 = 0;
+                            while w12 < 1 {
+                                if w12 == 0 {
+                                    let t15: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u13, &w14)| (0.3 * (a * 0.25).tanh()).powi(2) * (0.5 * w14)).sum();
+                                } else {
+                                    if i % 2 == 0 {
+                                        let c = c + t6 * t6;
+                                    } else {
+                                        let mut w16 = 0;
+                                        while w16 < 2 {
+                                            acc3 -= (a * 0.25).abs() * 0.5;
+                                            acc3 /= (1.0 + (a * 0.25).atan().powi(2));
+                                            w16 += 1;
+                                        }
+                                    }
+                                }
+                                acc3 += (((a * 0.25).atan() - xs[1]) * 0.25).atan();
+                                w12 += 1;
+                            }
+                        }
+                    }
+                    acc3 = c.cos().exp();
+                }
+            }
+        }
+        t6 + (a * 0.25).tanh() + 0.5 * t2 + 0.1 * c
+    }
+    check_p47(seed = 0x9a5f3362faea4f79, inputs = 7, calls = [p29, p31], at = |p| (p[0], &p[1..4], p[4], p[5], p[6]));
+}
+
+program! {
+    #[differentiable]
+    fn p48(b: f64, a: f64) -> f64 {
+        let c0 = |u1: f64| (2.0 + ((b + a) * 0.5).cos()).powi(-2);
+        let t2: f64 = c0(b) - 0.5 * c0(b);
+        let mut acc3 = 1.0;
+        let mut w4 = 0;
+        while w4 < 4 {
+            acc3 += t2;
+            if (a * w4 as f64) > 0.25 {
+                acc3 = (b.asinh() * t2.hypot((acc3 * 0.1).atan()) * 0.5).sin();
+            } else {
+                let t5 = if b - t2 < 0.3 { (acc3 * 0.1).atan() * b.tanh() } else { (b * b).cos().exp() };
+            }
+            w4 += 1;
+        }
+        let t6: f64 = t2 / (1.0 + a.powi(2));
+        let mut v7 = vec![0.0; 4];
+        for i in 0..v7.len() {
+            v7[i] = b * 0.25;
+        }
+        for i in 0..v7.len() {
+            for j in 0..1 {
+                acc3 = 1.25 * a.powi(2);
+            }
+            acc3 += (-(1.0 + (acc3 * 0.05).sin().powi(2)).sqrt() * 0.5).sin();
+        }
+        0.9 * t6 + (acc3 * 0.05).cos() + a
+    }
+    check_p48(seed = 0xc51a0b2ba8768d21, inputs = 2, calls = [], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p49(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (-0.39_f64 + xs[2]).tanh();
+        let t2 = (((a) * (t1)).tanh() + xs[1]).tanh();
         let mut acc = 0.0;
         let mut extra = 0.0;
         for i in 1..xs.len() {
-            acc += ((t2 + t1 + (t1).cos() * xs[i]).tanh()).tanh();
-            let mut t3 = 0.0;
+            if a < 0.18 {
+                if (1.0 + (t1) * (t1)).ln() < 0.46 {
+                    break;
+                }
+            } else {
+                acc = acc + (((xs[i]).cos() * a) * (((-0.42_f64).sin()).cos() * xs[i])).tanh() - (((1.0 + (xs[i - 1]) * (xs[i - 1])).ln()).sin()).tanh();
+            }
+            let t3 = ((0.91_f64).mul_add(0.5, xs[i - 1])).tanh() * 1.5;
+            let t4 = (a).tanh() * 1.5;
+            acc += (((((t4).tanh()).sin()) * 0.5).exp()).tanh();
+        }
+        acc
+    }
+    check_p49(seed = 0x46aacb4bb23109ec, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p50(a: f64, n: usize, b: f64, xs: &[f64]) -> f64 {
+        let t2: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u0, &w1)| b * b * (0.5 * w1)).sum();
+        let t4 = { let u3 = (b.mul_add(0.9, t2 * 0.1) * 0.75 * 0.5).sin(); a.min((2.0 + b.cos()).powi(-2)) };
+        let mut acc5 = b.sin() * b.tanh().exp_m1() * 0.5;
+        let mut w6 = 0;
+        while w6 < 1 {
+            let mut k7 = 0;
+            let r8 = loop {
+                for l in 0..1 {
+                    acc5 *= a.asinh().tanh();
+                    acc5 /= (2.0 + (1.5 + xs.iter().map(|q| q * q).sum::<f64>().cos()).sqrt().cos());
+                }
+                acc5 += (0.1 * xs[k7]).tanh() * 0.5;
+                k7 += 1;
+                if (-xs[2] < 0.25) || k7 >= 4 { break w6 as f64; }
+            };
+            acc5 = (1.0 + (acc5 * 0.02).powi(2)).cbrt().powi(2).ln_1p();
+            w6 += 1;
+        }
+        let t11: f64 = xs.iter().rev().skip(1).map(|&u9| 1.25_f64.clamp(-0.75, 0.75)).sum();
+        let t14: f64 = xs[1..4].iter().map(|u12| { let u12 = *u12; (n as f64).tanh() * (xs[xs.len() - 1 - n] + t2 * 0.1) }).sum();
+        t14 * 0.05 + (t11 * 0.5).tanh() + (t2 * 0.1).sin() + b
+    }
+    check_p50(seed = 0xe5cceb8358bdc920, inputs = 6, calls = [], at = |p| (p[0], 3, p[1], &p[2..6]));
+}
+
+program! {
+    #[differentiable]
+    fn p51(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = s;
+        let t2 = t1;
+        t2 + t1 + s
+    }
+    check_p51(seed = 0x70c199bc820d1d58, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p52(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        let mut carried = 0.5;
+        for i in 1..xs.len() {
+            let t1 = ((((a).sin()).sin()).tanh()).tanh() * 1.5;
+            let mut t2 = 0.0;
             for j in 0..2 {
-                t3 += (xs[i - 1] * (j as f64 + 0.5)).sin();
+                t2 += (xs[i] * (j as f64 + 0.5)).sin();
             }
-            acc -= (xs[i]).tanh();
-            let t4 = (xs[i - 1] - xs[i - 1]).tanh() * 1.5;
-            acc -= (0.14_f64).tanh();
-            acc += ((((1.0 + (t3) * (t3)).ln()).tanh()).sin()).tanh();
+            if a < -0.15 {
+                continue;
+            }
+            acc = acc + (xs[i - 1]).tanh() - (((xs[i]).tanh()).sin() + ((t2).tanh()).mul_add(0.5, xs[i])).tanh();
+            acc = acc + (((t1 + t1).mul_add(0.5, xs[i - 1])).sin()).tanh() - (0.30_f64).tanh();
+            carried = carried * 0.5 + (t2).tanh();
+            acc += carried;
         }
-        let r = acc;
-        r
+        acc.sin()
     }
-    check_p24(seed = 0x1a1bd579d091cfd3, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+    check_p52(seed = 0x2b06b21a90edb1da, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
 }
 
 program! {
     #[differentiable]
-    fn p25(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = (&(v.dot(x) * 0.3) * (v[0])).mapv(f64::sin);
-        let t2 = t1.to_owned();
-        t2.dot(&t2) * 0.1 + t1.dot(&t1) * 0.1 + s
-    }
-    check_p25(seed = 0x6f29f2c2e2922d02, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p26(a: f64, b: f64) -> f64 {
-        let mut acc0 = 1.0;
-        for i in 0..2 {
-            for j in (0..1).rev() {
-                let b = b - b * 0.1;
-                acc0 = (1.5 + 1.5_f64.sin()).log(2.5 + (1.0 + b.powi(2)).cbrt().cos());
+    fn p53(n: usize, c: f64, xs: &[f64], b: f64, a: f64) -> f64 {
+        let a = a + a.tanh();
+        let mut acc0 = (((a * 0.5).atan() * b).mul_add(b.atan2(1.5 + 0.6_f64.cos()), xs[n] * 0.25) * 0.5).tanh();
+        if n < 1 {
+            if acc0.tanh() < -0.2 {
+                let t1 = 1.0 * (xs.iter().map(|q| (q * 1.5).sin()).sum::<f64>() * acc0).hypot(1.0 * xs[3]);
+            } else if c + c > xs.iter().map(|q| q.cos()).product::<f64>() {
+                let mut acc2 = 1.0;
+            } else {
+                let mut acc3 = (b + c).tanh();
             }
-            acc0 = 0.3 / (1.0 + a.powi(2)) * (a - (acc0 * 0.1).sin());
-        }
-        (acc0 * 0.1).tanh()
-    }
-    check_p26(seed = 0xd5f9fd4ccd7e1db6, inputs = 2, calls = [], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p27(n: usize, xs: &[f64], a: f64) -> f64 {
-        let mut acc0 = a.asinh();
-        if xs[xs.len() - 1 - n].powi(3) < -0.4 {
-            acc0 *= acc0.tanh().exp2().cos();
-            let t3: f64 = xs.iter().rev().skip(1).map(|&u1| (1.0 + (0.75 * (acc0 * 0.5)).powi(2)).cbrt()).sum();
-        } else {
-            let t4 = a;
-            let a = a - t4;
-        }
-        for i in 0..1 {
-            for j in (0..1).rev() {
-                let t7: f64 = xs.iter().rev().skip(1).map(|&u5| 1.0 + (u5 - xs[n])).sum();
-                acc0 /= (1.0 + ((acc0 * 0.25).atan() / (1.0 + 0.3_f64.powi(2))).powi(2));
-            }
-            acc0 += (acc0 * 0.25).sin();
-        }
-        match n {
-            0 => {
-                if n == 1 {
-                    for q8 in xs.iter() {
-                        for j in (0..2).rev() {
-                            let t11: f64 = { let v9: Vec<f64> = xs.iter().map(|&u10| 0.1 - (*q8).atan()).collect(); v9[0] + v9[2] };
-                            acc0 += (n as f64).cos().tanh() * 0.5;
+        } else if n < 1 {
+            if acc0 * (p18(xs[xs.len() - 1 - n], (c * c * 0.5).atan(), (a * 0.5).tanh().clamp(-0.75, 0.75), ((xs[n] - xs[n]) * 0.5).tanh()) * 0.25).tanh() < -0.2 {
+                let t4 = if n < 1 { c - f64::max(b, 1.5) } else { xs[n] * xs[xs.len() - 1 - n] - (xs.iter().map(|q| q.cos()).product::<f64>() + n as f64) };
+            } else if xs[n] * 1.5 > xs[n] || xs.iter().map(|q| (q * 1.25).sin()).sum::<f64>() < -0.4 {
+                let t5 = f64::tanh((a * 0.5).atan()) * c.powi(2).ln_1p();
+            } else {
+                for i in (0..8).step_by(2) {
+                    match n {
+                        0 => {
+                            let t6 = p37((xs.iter().map(|q| q * q).sum::<f64>() * i as f64 * 0.5).atan(), f64::max(xs[(i + 1) % 4], xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())));
                         }
-                        acc0 += (acc0 * 0.05).sin();
+                        _ => {
+                            if xs.iter().sum::<f64>().cos() > 0.25 || 0.3 < 0.1 {
+                                acc0 = ((acc0 * 0.1).atan() - (i as f64 * 0.25).tanh()).atan();
+                            } else if (a * 0.5).atan() * b > 0.0 {
+                                acc0 += ((acc0 * 0.1).tanh() - b.mul_add(xs.iter().map(|q| q * q).sum::<f64>(), b)) * 0.05;
+                            } else {
+                                let t7 = (a * 0.5).sin() * (acc0 * 0.1 * (acc0 * 0.1).sin());
+                            }
+                        }
+                    }
+                    acc0 -= (xs[(i + 1) % 4].tanh().sinh() * 0.5).sin();
+                }
+            }
+        }
+        0.9 * (a * 0.5).tanh() - b + c + 0.5 * (a * 0.5).atan()
+    }
+    check_p53(seed = 0xe7ff2142f497bfc0, inputs = 7, calls = [p18, p37], at = |p| (1, p[0], &p[1..5], p[5], p[6]));
+}
+
+program! {
+    #[differentiable]
+    fn p54(b: f64, a: f64, n: usize) -> f64 {
+        let flag0 = a > 0.3;
+        let t1 = match n { 0 => f64::tanh((p48(0.2 * a, ((b - a) * 0.5).atan()) * 0.5).atan()) * b.hypot(0.2), _ => b };
+        let mut acc2 = (t1 / (1.0 + b * b) * 0.25).sin().powi(3);
+        let mut k3 = 0;
+        loop {
+            let b = b + a * 0.6;
+            let t4 = match k3 % 3 { 0 | 1 => f64::sin(0.6 * t1), _ => f64::max(k3 as f64, acc2 * 0.1 - a) * 0.5 };
+            let t1 = t1 - (1.5 + t4.cos()).sqrt();
+            acc2 = ((acc2 * 0.1).sin() - (1.0 + a.powi(2)).sqrt() * 0.5).tanh();
+            k3 += 1;
+            if (t4 - b > t4) || k3 >= 6 { break; }
+        }
+        let t5 = if (acc2 * 0.1).atan() < 0.1 { (a * b).tanh() } else { (acc2 * 0.1).tanh().powi(2).ln_1p() / (1.0 + (acc2 * 0.1).tanh().powi(2).powi(2)) };
+        0.3 * t5 + 1.5 * (acc2 * 0.1) - t1 + b
+    }
+    check_p54(seed = 0xc1198e7e4b2ba47a, inputs = 2, calls = [p48], at = |p| (p[0], p[1], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p55(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() - 1 {
+            let t1 = if (xs[i + 1] + xs[i]).sin() < -0.48 { (((xs[i]).sin() - xs[i + 1]).sin()).tanh() } else { a - xs[i + 1] };
+            acc = acc + ((xs[i + 1]).sin()).tanh() - (t1).tanh();
+            if xs[i] - t1 + (t1).tanh() < -0.26 {
+                continue;
+            }
+            acc -= (((1.0 + (xs[i]) * (xs[i])).ln()).tanh()).tanh();
+            acc -= (((((a).sin()) * 0.5).exp()).tanh()).tanh();
+        }
+        acc.sin()
+    }
+    check_p55(seed = 0xce07f9a4a44836d4, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p56(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = (x.sum() * 0.1) - v;
+        let t2 = (s) + (((s) * (s)).tanh()) * 0.5;
+        let t3 = x / &(x / &x.mapv(|q| q * q + 1.0)).mapv(|q| q * q + 1.0);
+        let t4 = (&t1 / &v.mapv(|q| q * q + 1.0)).dot(&(v.dot(&t3) * 0.3)) * 0.3;
+        t4 + t3.sum() * 0.2 + t2
+    }
+    check_p56(seed = 0xaf039547462c27c1, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p57(b: f64, n: usize, a: f64) -> f64 {
+        let mut acc0 = (-b).mul_add(a.sin(), b) * 0.5;
+        let mut w1 = 0;
+        while w1 < 3 {
+            match w1 % 3 {
+                0 | 1 => {
+                    let mut k2 = 0;
+                    loop {
+                        acc0 = ((acc0 * 0.05).tanh() - ((2.0 + a) * 0.5).sin()).tanh();
+                        acc0 += (((acc0 * 0.05).tanh() + p30(3, b.max(b))) * (w1 as f64 - (acc0 * 0.05).tanh()) * 0.05).atan();
+                        k2 += 1;
+                        if ((p37(2.0_f64.tanh().sinh(), (w1 as f64).sin()).atan()) < 0.1) || k2 >= 5 { break; }
                     }
                 }
-            }
-            _ => {
-                for i in 1..=2 {
-                    let mut acc12 = 0.0;
-                    acc0 += (f64::tanh(a * (acc0 * 0.05).sin()) * 0.5).tanh();
+                _ => {
+                    let mut acc3 = 0.1_f64;
                 }
             }
+            acc0 = 0.1_f64;
+            w1 += 1;
         }
-        (acc0 * 0.05).atan().tanh() + a
+        let t4 = acc0 * 0.05;
+        let t5 = f64::tanh(a * b);
+        let mut k6 = 0;
+        loop {
+            for j in 0..1 {
+                let t7: f64 = n as f64;
+                let c8 = |u9: f64| f64::sin((acc0 * 0.02).atan()) * (0.25 + b);
+                let t10: f64 = c8(b.tanh()) - 0.5 * c8(t4.min(0.1));
+                acc0 -= t4.tanh().cos() * 0.5;
+                acc0 = b;
+            }
+            acc0 += (f64::tanh(t5 + 0.1) * 0.5).atan();
+            k6 += 1;
+            if ((2.0 + t5.sin()).log2() < -0.2) || k6 >= 5 { break; }
+        }
+        t5 + t4 + (acc0 * 0.02).tanh() + a
     }
-    check_p27(seed = 0xbc36ca26905f4b45, inputs = 4, calls = [], at = |p| (1, &p[0..3], p[3]));
+    check_p57(seed = 0x5bec35c8943c6e29, inputs = 2, calls = [p30, p37], at = |p| (p[0], 3, p[1]),
+        params = ["b"] at [0]);
 }
 
 program! {
     #[differentiable]
-    fn p28(a: f64, xs: &[f64]) -> f64 {
-        let t2: f64 = xs.iter().rev().skip(1).map(|&u0| (u0 / (1.0 + xs[2] * xs[2])).cos()).sum();
-        let o3: Option<f64> = if xs[1] > a { Some(f64::max((t2 * 0.25).sin(), 1.0) + a) } else { None };
-        let t5: f64 = match o3 { Some(u4) => (t2 * 0.25).atan().tanh(), None => a };
-        let t6 = if xs.iter().map(|q| q.cos()).product::<f64>() - t5 > 0.0 { (2.0 + xs.iter().map(|q| q * q).sum::<f64>().abs().sin()).log10() } else { (2.0 + t5.atan2(1.5 + (t2 * 0.25).sin().cos()).cos()).recip() };
-        let t7 = (a + t5) * f64::min(xs[0], (t2 * 0.25).sin().powi(2));
-        (t7 * 0.5).sin() + 0.3 * t6 + 0.5 * t5
+    fn p58(a: f64) -> f64 {
+        let flag0 = a / (1.0 + a * a) > 0.0;
+        let a = a - a * a;
+        let mut acc1 = ((p48((a * 0.25).tanh(), (a * 0.25).atan() / (2.0 + (a * 0.25).cos()) * 0.5) * 0.5).sin() + (a * 0.25).tanh()) * -(a * 0.25).tanh();
+        if a * 0.25 < 0.5 {
+            for i in (0..6).step_by(2) {
+                let mut acc2 = 1.0;
+                acc2 += ((p28((a * 0.25).atan(), (a * 0.25 * 0.5).atan(), (acc1 * 0.25).tanh()) * 0.5).tanh().min((a * 0.25).atan()).powi(2) * 0.5).atan();
+            }
+        }
+        (acc1 * 0.25).sin() + 1.25 * (a * 0.25).sin()
     }
-    check_p28(seed = 0x8f02520e0eb83a06, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+    check_p58(seed = 0x7f04fc30b0525b5b, inputs = 1, calls = [p28, p48], at = |p| (p[0]));
 }
 
 #[differentiable]
-fn p29_h0(y: &mut [f64], s: f64) {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * -0.5).tanh();
-    }
-    y[0] = (y[0] * 0.6 + s).sin();
-}
-#[differentiable]
-fn p29_h1(v: &[f64], s: f64) -> [f64; 3] {
+fn p59_h0(v: &[f64], s: f64) -> [f64; 3] {
     let mut r = [0.0_f64; 3];
     r[0] = (v[0] * s).sin();
-    r[1] = v[1] * 0.75;
+    r[1] = v[1] * 0.25;
     r[2] = (v[v.len() - 1] + s).tanh();
     r
 }
 #[differentiable]
-fn p29_h2(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.6
+fn p59_h1(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * -0.5
+}
+#[differentiable]
+fn p59_h2(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.3 + (y[i] * s).cos() * 0.25;
+    }
+    y[0] * y[y.len() - 1]
 }
 program! {
     #[differentiable]
-    fn p29(ys: &mut [f64], a: f64, xs: &[f64]) -> f64 {
-        let mut buf1 = vec![0.3; 2];
-        p29_h0(&mut buf1, a * 0.25);
-        p29_h0(&mut buf1, a * 0.6);
-        p29_h0(&mut buf1, a);
-        let t2 = buf1[0] + buf1[1] * 0.75;
-        let arr3 = p29_h1(xs, t2.tanh());
-        let t4 = arr3[2] * arr3[0];
-        let t5 = p29_h2(&xs[..], t4.tanh() * 0.25);
-        p29_h0(ys, t5.tanh() * 1.5);
-        let t6 = ys[2] * 0.3;
-        t6 + t5 + t4 + t2 + ys[2] + a * 0.3
+    fn p59(a: f64, xs: &[f64], ys: &mut [f64], b: f64) -> f64 {
+        let s1 = &xs[0..=3];
+        let t2 = (s1[2] * b + s1[3]).sin() + s1[s1.len() - 1] * 0.5;
+        let arr3 = p59_h0(&xs[0..=1], a);
+        let t4 = arr3[2] * arr3[1];
+        let s5 = &s1[..4];
+        let t6 = (s5[3] * t4.tanh() + s5[3]).sin() + s5[s5.len() - 1] * -0.5;
+        let t7 = p59_h1(&s5[..3], t4.tanh() * 0.3);
+        let s8 = &xs[..];
+        let t9 = (s8[4] * a + s8[2]).sin() + s8[s8.len() - 1] * 0.25;
+        let s10 = &s5[1..];
+        let t11 = (s10[2] * b + s10[1]).sin() + s10[s10.len() - 1] * 0.5;
+        let t12 = p59_h1(&s5[..], t6.tanh());
+        let t13 = p59_h2(ys, t6.tanh()).tanh();
+        let t14 = ys[2] * 0.25;
+        t14 + t13 + t12 + t11 + t9 + ys[2] + a * 0.3
     }
-    check_p29(seed = 0x68d3e8b4af2212cb, inputs = 12, calls = [], at = |p| (&mut p[0..3].to_vec(), p[3], &p[4..12]));
+    check_p59(seed = 0xee7e9048c7068a94, inputs = 11, calls = [], at = |p| (p[0], &p[1..7], &mut p[7..10].to_vec(), p[10]),
+        params = ["a", "ys"] at [0, 7, 8, 9]);
 }
 
 program! {
     #[differentiable]
-    fn p30(a: f64, b: f64) -> f64 {
-        let mut acc0 = a;
-        let mut w1 = 0;
-        while w1 < 3 {
-            match w1 {
-                0 | 1 => {
-                    acc0 = (b - 0.25).cos();
-                    let flag2 = (p14(((a - (acc0 * 0.25).sin()) * 0.5).tanh(), ((acc0 * 0.25).atan().powi(3) * 0.25).atan()) * 0.5).tanh() > 0.5;
-                }
-                _ => {
-                    for j in 0..1 {
-                        let a = a - b.sin();
-                        acc0 *= ((a * 0.5).sin() * (acc0 * 0.1).atan()).tanh();
-                    }
+    fn p60(b: f64, a: f64, n: usize) -> f64 {
+        let a = a * (a - n as f64);
+        let mut acc0 = 0.25_f64;
+        if n == 2 {
+            acc0 += b;
+            let t1 = (a * 0.1).tanh() - b;
+        }
+        let mut w2 = 0;
+        while w2 < 4 {
+            acc0 += ((a * 0.1).sin().max(b).powi(2) * 0.5).atan();
+            w2 += 1;
+        }
+        let t3 = match n { 0 => (n as f64 - b).atan(), 1 => ((p42((a * 0.1).hypot(b) * 0.25) * 0.25).tanh() + n as f64).sin().exp2(), _ => f64::atan((a * 0.1).sin()) };
+        let mut v4: Vec<f64> = Vec::new();
+        v4.push((acc0 * 0.1).atan().cos() * (t3 * 0.2));
+        v4.push(((acc0 * 0.1).tanh().sin().exp2() / (1.0 + t3.clamp(-0.75, 0.75).powi(2)) * 0.5).sin());
+        let t5 = v4[0] * 0.5 + v4[1];
+        0.3 * t5 - 0.25 * t3 + 0.25 * (acc0 * 0.1) + 1.5 * (a * 0.1) + 2.0 * b
+    }
+    check_p60(seed = 0x81788ba3ee887e33, inputs = 2, calls = [p42], at = |p| (p[0], p[1], 3));
+}
+
+#[differentiable]
+fn p61_h0(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 0.25;
+    }
+    y[0] * 1.5
+}
+#[differentiable]
+fn p61_h1(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.5 + (y[i] * s).tanh() * 0.25;
+    }
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p61_h2(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).cos();
+    r[1] = v[1] * 0.25;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+program! {
+    #[differentiable]
+    fn p61(a: f64, xs: &[f64], w: [f64; 3]) -> f64 {
+        let mut buf1 = vec![0.25; 4];
+        let t2 = p61_h0(a, xs, &mut buf1).tanh();
+        let t3 = p61_h1(&mut buf1, w[2] * 0.25).tanh();
+        let t4 = buf1[0] + buf1[3] * 1.5;
+        let arr5 = p61_h2(&xs[3..=5], t4.tanh());
+        let t6 = arr5[2] * arr5[2];
+        let s7 = &xs[..6];
+        let t8 = (s7[1] * a * 0.6 + s7[5]).sin() + s7[s7.len() - 1] * 0.25;
+        t8 + t6 + t4 + t3 + t2 + w[1] * 0.5 + a * 0.3
+    }
+    check_p61(seed = 0xd470ba44fe9d4d42, inputs = 11, calls = [], at = |p| (p[0], &p[1..8], <[f64; 3]>::try_from(&p[8..11]).unwrap()));
+}
+
+program! {
+    #[differentiable]
+    fn p62(a: f64, xs: &[f64], n: usize, b: f64, c: f64) -> f64 {
+        let mut acc0 = (((a - xs[0]) * 0.5).atan().powi(3) * 0.5).tanh();
+        if xs[(n + 1) % 3].sin() > a {
+            let t1 = (xs.iter().map(|q| q * q).sum::<f64>() * 0.25).atan().powi(3) - 0.75;
+        } else if -0.2 > 0.5 {
+            let mut v2 = vec![0.0; n];
+            for i in 0..v2.len() {
+                v2[i] = xs[n % xs.len()] * (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() + xs.iter().map(|q| q * a).sum::<f64>()) * 0.05;
+                if i > 0 {
+                    v2[i] += v2[i - 1] * (xs[0] * 0.5).tanh();
                 }
             }
-            acc0 = (a / (1.5 + b.tanh())).cos();
-            w1 += 1;
         }
-        let t3: f64 = (acc0 * 0.05).atan().sin() * 2.0;
-        acc0 += ((-(t3 * 0.5)).mul_add((1.5 + (acc0 * 0.05).sin().sin()).log(2.5 + (t3 * 0.5).tanh().cos()), a - (t3 * 0.5).atan()) * 0.1).atan();
-        let t4: f64 = 0.2;
-        let t5 = acc0 * 0.05;
-        acc0 *= (1.5 + (t3 * 0.5).atan().sin()).log(2.5 + t4.cos()).cos();
-        t5 + 1.5 * t4 + (t3 * 0.5).sin() + (acc0 * 0.02).atan() - b + 0.5 * a + 0.5 * (t3 * 0.5).sin()
+        acc0 + 0.2 * b
     }
-    check_p30(seed = 0x375914aa01d8f800, inputs = 2, calls = [p14], at = |p| (p[0], p[1]));
+    check_p62(seed = 0xf87a8d86cf53faca, inputs = 6, calls = [], at = |p| (p[0], &p[1..4], 3, p[4], p[5]),
+        params = ["a", "c"] at [0, 5]);
 }
 
 program! {
     #[differentiable]
-    fn p31(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = (x.dot(v) * 0.3).dot(&(x.dot(x) * 0.3)) * 0.3;
-        if n % 2 == 0 {
-            t1 = v.to_owned();
+    fn p63(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = (&(x - (s)) * &(x / &v.mapv(|q| q * q + 1.0))).mapv(f64::tanh);
+        let t2 = v.to_owned();
+        let mut t3 = (((s) * (s)).tanh()) - &(v.mapv(|q| q.max(0.25) * 0.5));
+        for _ in 0..n {
+            t3 = ((&t1 / &t2.mapv(|q| q * q + 1.0)).dot(&t3) * 0.3).mapv(f64::tanh) + &t3 * 0.5;
         }
-        let mut t2 = (&(x.column(1).to_owned()) * (x[[1, 1]])).mapv(f64::sin);
+        let mut t4 = (-x.mapv(f64::sin)).dot(&(x.dot(&t2) * 0.3)) * 0.3;
         if n % 2 == 0 {
-            t2 = v.to_owned();
+            t4 = (x / &x.mapv(|q| q * q + 1.0)).dot(&(t1.dot(&t2) * 0.3)) * 0.3;
         }
-        let mut t3 = &(x / &v.mapv(|q| q * q + 1.0)) + &(x + x);
+        let t5 = x.to_owned();
+        t5.sum() * 0.2 + t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1
+    }
+    check_p63(seed = 0x183fe7f61c243bf6, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p64(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() - 1 {
+            let t1 = if ((a) * 0.5).exp() > 0.12 { ((((a).cos() * a).mul_add(0.5, xs[i + 1])).sin()).tanh() } else { xs[i + 1] - xs[i + 1] };
+            let t2 = (((xs[i]) * (t1)).cos() * xs[i + 1] - (xs[i]).sin() + 0.39_f64 + xs[i + 1]).tanh() * 1.5;
+            let mut t3 = 0.0;
+            for j in 0..2 {
+                t3 += ((xs[i] + xs[i]).cos() * t1 * (j as f64 + 0.5)).sin();
+            }
+            if (xs[i + 1]).tanh() - (xs[i + 1]).mul_add(0.5, t3) < -0.45 {
+                let t4 = ((xs[i + 1] + (-0.08_f64).mul_add(0.5, xs[i + 1])).mul_add(0.5, xs[i + 1])).tanh() * 1.5;
+                acc = acc + (xs[i]).tanh() - (t4).tanh();
+            }
+            let t5 = if (1.0 + ((t3).sin()) * ((t3).sin())).ln() < 0.39 { ((((t3 - xs[i]) * 0.5).exp()).sin()).tanh() } else { ((-0.14_f64) * 0.5).exp() };
+            acc -= ((((xs[i + 1]) * 0.5).exp()) * (((xs[i + 1]) * (xs[i])).cos() * 0.16_f64)).tanh();
+        }
+        acc
+    }
+    check_p64(seed = 0x5d5560d5c9225822, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+}
+
+program! {
+    #[differentiable]
+    fn p65(xs: &[f64], b: f64, a: f64) -> f64 {
+        let t2: f64 = { let v0: Vec<f64> = xs.iter().map(|&u1| xs[2]).collect(); v0[0] + v0[3] };
+        let mut acc3 = 0.5;
+        let mut w4 = 0;
+        while w4 < 3 {
+            let mut k5 = 0;
+            let r6 = loop {
+                acc3 *= xs[1].powi(2).tanh();
+                acc3 /= (1.0 + (b * 0.3).powi(2));
+                k5 += 1;
+                if (a.atan() < 0.1) || k5 >= 4 { break 0.2 * 0.25 / (1.0 + (0.1 - a).powi(2)); }
+            };
+            acc3 = ((acc3 * 0.02).tanh() + ((w4 as f64 - xs[w4]) * 0.25).sin()).atan();
+            w4 += 1;
+        }
+        let mut b = b;
+        acc3 * 0.02 + t2 + a.cos() + 0.5 * xs.iter().map(|q| (q * 0.1).sin()).sum::<f64>()
+    }
+    check_p65(seed = 0x2dc17067ea65230c, inputs = 6, calls = [], at = |p| (&p[0..4], p[4], p[5]),
+        params = ["b", "a"] at [4, 5]);
+}
+
+program! {
+    #[differentiable]
+    fn p66(a: f64, b: f64) -> f64 {
+        let mut acc0 = b;
+        let mut acc1 = 1.0;
+        let c2 = |u3: f64| acc0;
+        let t4: f64 = c2((((p35(b.tanh()) * 0.5).sin() + (acc0 - a)) * 0.5).tanh()) - 0.5 * c2(a.powi(2));
+        if a.powi(2) > b {
+            let c5 = |u6: f64| t4.cos() * (t4 - 0.75);
+            let t7: f64 = c5((acc0.asinh() / (1.0 + 0.9_f64.powi(2)) * 0.5).sin()) - 0.5 * c5(b / (2.0 + t4.cos()));
+            let mut v8 = vec![0.0; 4];
+            for i in 0..v8.len() {
+                v8[i] = 0.3 * a.powi(2);
+            }
+        } else {
+            if t4 > 0.5 {
+                let t9 = if (1.5 + acc0.sin()).log(2.5 + 0.6_f64.cos()) > b { f64::atan(b / (1.0 + a * a)) } else { acc0 - a + (1.5 + 0.25_f64.sin()).powf(b.tanh()) };
+            } else if b > -0.1 {
+                acc1 += t4.tanh().sin() * 0.5;
+            }
+        }
+        acc1.tanh() + acc0 + b + 0.5 * t4
+    }
+    check_p66(seed = 0xc147358c192bfd23, inputs = 2, calls = [p35], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p67(a: f64, b: f64) -> f64 {
+        let mut acc0 = 0.5;
+        for i in (0..4).step_by(2) {
+            acc0 -= (f64::atan(i as f64).tanh() * 0.5).sin();
+            let t1 = if b * 0.5 < 0.7 { b * (i as f64).atan() } else { acc0 * 0.25 - (acc0 * 0.25).atan() - acc0 * 0.25 };
+        }
+        let a = a * (b / (1.0 + 0.5_f64.powi(2)));
+        let b = b + acc0 * 0.25;
+        let o2: Option<f64> = if (a * 0.25).abs() > (acc0 * 0.25).sin() && (acc0 * 0.25).atan() < 0.5 { Some((p58(1.25_f64.min((acc0 * 0.25).tanh())) + (a * 0.25).sin() + (b * 0.25).atan().tanh().exp()) * 0.25) } else { None };
+        let t4: f64 = match o2 { Some(u3) => a * 0.25 * (b * 0.25).atan(), None => (((a * 0.25).sin() + b * 0.25) * 0.5).sin() };
+        let t5 = ((a * 0.25).tanh() / (2.0 + (b * 0.25).cos())).to_radians().clamp(-0.75, 0.75);
+        let mut v6 = vec![0.0; 4];
+        for i in 0..v6.len() {
+            v6[i] = ((t4 * 0.5).atan().atan() / (1.5 + ((a * 0.25).sin() * 0.9).tanh()) * 0.5).atan();
+        }
+        let t7 = (1.0 + (acc0 * 0.25).atan().mul_add((acc0 * 0.25).atan() + t5, (1.5 + (t4 * 0.5).tanh().sin()).log(2.5 + (a * 0.25).cos())).powi(2)).sqrt();
+        let t8 = if (t7 * 0.25).atan() / (1.0 + 1.5_f64.powi(2)) < 0.25 { v6[1].cos() * (t5 + v6[1]) } else { (v6.iter().sum::<f64>() * (p35((v6.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.1 * 0.5).sin()) * 0.5) * 0.1).atan().powi(3) };
+        let mut v9 = vec![0.0; 3];
+        for i in 0..v9.len() {
+            v9[i] = (t7 * 0.25).tanh();
+            if i > 0 {
+                v9[i] += v9[i - 1] * (t4 * 0.5 * 0.25).tanh();
+            }
+        }
+        (t7 * 0.25).sin() + t5.cos() + t4 * 0.5 + (b * 0.25).atan() - (a * 0.25).atan() - acc0 * 0.25
+    }
+    check_p67(seed = 0xed5087d4107c9f1f, inputs = 2, calls = [p35, p58], at = |p| (p[0], p[1]),
+        params = ["b"] at [1]);
+}
+
+program! {
+    #[differentiable]
+    fn p68(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 1..xs.len() {
+            if (((1.0 + (a) * (a)).ln()) * 0.5).exp() < -0.15 {
+                extra += (xs[i]).tanh();
+            }
+            acc += (((0.22_f64).sin()).sin()).tanh();
+            let t1 = (a).tanh() * 1.5;
+            extra += (xs[i]).tanh();
+            acc -= (((xs[i]).sin()).mul_add(0.5, a) + (1.0 + (xs[i] + a) * (xs[i] + a)).ln()).tanh();
+            acc -= ((((1.0 + (((t1) * 0.5).exp()) * (((t1) * 0.5).exp())).ln()) * 0.5).exp()).tanh();
+        }
+        let r = acc;
+        r
+    }
+    check_p68(seed = 0x10b74c19acfaa0ca, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+}
+
+program! {
+    #[differentiable]
+    fn p69(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (a + xs[3]).tanh();
+        let t2 = ((t1).sin() + xs[3]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 1..xs.len() {
+            let t3 = ((xs[i - 1]) * (((xs[i - 1]).cos() * xs[i]).sin())).tanh() * 1.5;
+            let t4 = ((a).cos() * t3).tanh() * 1.5;
+            acc += (((xs[i]).cos() * t1) * ((xs[i]).tanh())).tanh();
+        }
+        acc
+    }
+    check_p69(seed = 0xdce4d5c1994541a3, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p70(a: f64) -> f64 {
+        let mut acc0 = -f64::max(a, a);
+        if acc0.powi(2).ln_1p() > -0.1 {
+            let mut v1 = vec![0.0; 4];
+            for i in 0..v1.len() {
+                v1[i] = -a;
+            }
+        } else {
+            let t2 = acc0;
+            if 1.0 / (1.0 + 0.1_f64.powi(2)) > -0.2 {
+                acc0 = (a.powi(2) * 2.0 * 0.5).atan();
+                return a;
+            }
+        }
+        0.1 * acc0 + a
+    }
+    check_p70(seed = 0x90559c8c7d78f478, inputs = 1, calls = [], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p71(c: f64, n: usize, a: f64, b: f64) -> f64 {
+        let mut acc0 = b / (1.0 + (2.0 + b.cos()).recip().powi(2));
+        for i in (0..1).rev() {
+            if i + n < 1 {
+                continue;
+            }
+            acc0 += (c.cos().exp().mul_add((acc0 * 0.5).tanh().tanh(), c.abs()) * 0.25).atan();
+        }
+        if a * c > -0.2 || (acc0 * 0.25).tanh() < 0.5 {
+            acc0 *= (b - (p45(0.25 - c, ((a - b) * 0.5).tanh(), (acc0 * 0.25 * 0.9 * 0.5).sin()) * 0.5).sin()).tanh();
+            let c1 = |u2: f64| f64::cos(acc0 * 0.1).atan();
+            let t3: f64 = c1(2.0 * (b / (1.5 + b.tanh())) * 0.5) - 0.5 * c1(b.atan());
+            let mut k4 = 0;
+            let r5 = loop {
+                acc0 += a;
+                acc0 -= (-(acc0 * 0.05).tanh() * (acc0 * 0.05 * 0.5).atan().powi(2) * 0.5).tanh();
+                k4 += 1;
+                if (a * c > b) || k4 >= 6 { break (acc0 * 0.05).tanh().powi(3) - k4 as f64 * (acc0 * 0.05).atan(); }
+            };
+        } else {
+            let mut v6: Vec<f64> = Vec::new();
+            v6.push(a);
+            v6.push(a);
+            let t7 = v6[0] * 0.5 + v6[1];
+        }
+        (acc0 * 0.05).sin() + b + c.cos()
+    }
+    check_p71(seed = 0x154c08459e10b37f, inputs = 3, calls = [p45], at = |p| (p[0], 3, p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p72(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = (x.sum() * 0.1) * &(x.cos());
         if n % 3 == 0 {
-            t3 = &(x.column(1).to_owned()) + &(x + x);
+            t1 = x.to_owned();
         }
-        t3.sum() * 0.2 + t2.dot(&t2) * 0.1 + t1.dot(&t1) * 0.1
+        let mut t2 = (s) * &(x + &t1);
+        if n % 3 == 0 {
+            t2 = (s) * &((s) * &t1);
+        }
+        let mut t3 = x.to_owned();
+        if n % 3 == 0 {
+            t3 = -x.mapv(f64::sin);
+        }
+        let mut t4 = (t3.mean_axis(Axis(0)).unwrap()).dot(&(&t3 / &x.mapv(|q| q * q + 1.0))) * 0.3;
+        if n % 2 == 0 {
+            t4 = t2.dot(v) * 0.3;
+        }
+        t4.dot(&t4) * 0.1 + t3.sum() * 0.2 + t2.sum() * 0.2
     }
-    check_p31(seed = 0xb597ef9c7dfea9cb, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+    check_p72(seed = 0x75a6b0119f9c39dc, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
 }
 
 program! {
     #[differentiable]
-    fn p32(a: f64) -> f64 {
-        let a = a + -0.9;
-        let mut acc0 = (p23((2.0 * a * 0.25).atan(), (a * a * 0.1).tanh()) * 0.25 * 1.5 * 0.5).atan();
-        for i in 1..=3 {
+    fn p73(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = &((v * (s)).mapv(f64::sin)) + v;
+        for _ in 0..n {
+            t1 = ((x.mapv(f64::tanh)).dot(&t1) * 0.3).mapv(f64::tanh) + &t1 * 0.5;
+        }
+        let t2 = x + &(x.dot(x) * 0.3);
+        let t3 = &(&t2 - &t2) - &(v / &t1.mapv(|q| q * q + 1.0));
+        let t4 = (v.mapv(|q| q.max(0.25) * 0.5)).dot(&(t2.mapv(f64::tanh))) * 0.3;
+        let mut t5 = &(v + &t2) / &(&t4 / &t4.mapv(|q| q * q + 1.0)).mapv(|q| q * q + 1.0);
+        for _ in 0..n {
+            t5 = (&t5 * (s)).mapv(f64::sin) + &t5 * 0.5;
+        }
+        t5.sum() * 0.2 + t4.dot(&t4) * 0.1 + t3.sum() * 0.2
+    }
+    check_p73(seed = 0xcec95780be761701, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p74(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            acc += ((xs[i]).tanh()).tanh();
+            acc += ((1.0 + (xs[i]) * (xs[i])).ln() + (0.44_f64).mul_add(0.5, xs[i])).tanh();
+            acc -= ((1.0 + (((a).sin()).tanh()) * (((a).sin()).tanh())).ln()).tanh();
+            acc = acc + ((1.0 + ((xs[i] + xs[i]).cos() * xs[i]) * ((xs[i] + xs[i]).cos() * xs[i])).ln()).tanh() - (((1.0 + (xs[i] + xs[i]) * (xs[i] + xs[i])).ln()).tanh()).tanh();
+        }
+        acc
+    }
+    check_p74(seed = 0xe090017b5365b6f6, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+#[differentiable]
+fn p75_h0(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.6 + (y[i] * s).sin() * 0.25;
+    }
+}
+#[differentiable]
+fn p75_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 0.5;
+    }
+}
+#[differentiable]
+fn p75_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    p75_h0(y, s);
+    p75_h1(s * 1.5, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+#[differentiable]
+fn p75_h3(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.5
+}
+#[differentiable]
+fn p75_h4(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.3;
+    t + p75_h3(&v[1..], s * 0.75) + p75_h3(v, s).sin()
+}
+program! {
+    #[differentiable]
+    fn p75(a: f64, xs: &[f64], ys: &mut [f64]) -> f64 {
+        let _ = p75_h2(ys, xs, a);
+        let t1 = ys[1] * 0.5;
+        let mut buf2 = vec![0.5; 3];
+        p75_h1(a, &xs[0..3], &mut buf2);
+        let t3 = p75_h2(&mut buf2, &xs[..6], t1.tanh()).tanh();
+        p75_h1(a, &xs[0..], &mut buf2);
+        let t4 = buf2[0] + buf2[2] * -0.5;
+        for _ in 0..2 {
+            p75_h1(t3.tanh() * -0.5, &xs[..7], ys);
+        }
+        let t5 = ys[1] * 0.75;
+        let mut buf6 = vec![0.75; 4];
+        p75_h1(t5.tanh() * 0.25, &xs[..5], &mut buf6);
+        let t7 = buf6[0] + buf6[3] * 1.5;
+        let t8 = p75_h4(&xs[..3], a);
+        let s9 = &xs[..5];
+        let t10 = (s9[2] * t1.tanh() * 0.3 + s9[0]).sin() + s9[s9.len() - 1] * 0.6;
+        t10 + t8 + t7 + t5 + t4 + ys[2] + a * 0.3
+    }
+    check_p75(seed = 0xa0caa28b1c6376de, inputs = 11, calls = [], at = |p| (p[0], &p[1..8], &mut p[8..11].to_vec()));
+}
+
+program! {
+    #[differentiable]
+    fn p76(a: f64, xs: &[f64]) -> f64 {
+        let t1 = ((-0.52_f64).sin() + xs[4]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            acc = acc + ((t1 + 0.40_f64).mul_add(0.5, t1) + (((xs[i]).sin()) * 0.5).exp()).tanh() - (t1).tanh();
+            let t2 = if ((t1).mul_add(0.5, xs[i])).tanh() < -0.35 { ((((-0.06_f64).tanh()).tanh()).mul_add(0.5, xs[i])).tanh() } else { (xs[i]).mul_add(0.5, t1) };
+            let t3 = ((1.0 + ((t1).tanh() - (a).mul_add(0.5, -0.69_f64)) * ((t1).tanh() - (a).mul_add(0.5, -0.69_f64))).ln()).tanh() * 1.5;
+            if i + 1 < xs.len() {
+                let t4 = (xs[i]).tanh() * 1.5;
+                acc -= (xs[i]).tanh();
+                acc = acc + ((t1) * ((t2).cos() * xs[i] - (a).tanh())).tanh() - (xs[i]).tanh();
+            }
+            acc += ((((xs[i]) * 0.5).exp()) * (xs[i] + t2) + (1.0 + (xs[i]) * (xs[i])).ln()).tanh();
+        }
+        acc.sin()
+    }
+    check_p76(seed = 0xc4baabc0fe65074a, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+}
+
+program! {
+    #[differentiable]
+    fn p77(xs: &[f64], a: f64) -> f64 {
+        let mut acc0 = 0.0;
+        if xs[2].min(xs[0]) > -0.1 {
             let mut w1 = 0;
-            while w1 < 4 {
-                if 0.6 + a > 0.1 {
-                    let c2 = |u3: f64| 0.5_f64.cos();
-                    let t4: f64 = c2((acc0 * 0.05).tanh() * 0.6) - 0.5 * c2(a);
-                } else if f64::max(a, 0.75) < 0.7 {
-                    match w1 {
-                        0 => {
-                            if i < 2 {
-                                let t5 = if i > 1 { a * (0.6 * (acc0 * 0.05).sin()) } else { a.cos() + (acc0 * 0.05).sin() };
-                            } else if i == 0 {
-                                let c6 = |u7: f64| a;
-                                let t8: f64 = c6((w1 as f64 * 0.5).tanh()) - 0.5 * c6((acc0 * 0.05).atan() - 0.3);
-                            } else {
-                                let t9 = if i == 1 { a.clamp(-0.75, 0.75) } else { acc0 * 0.05 * (a - i as f64) };
-                            }
-                        }
-                        1 => {
-                            acc0 = ((1.0 + (a * (acc0 * 0.05).atan()).powi(2)).sqrt() * 0.5).atan();
-                        }
-                        _ => {
-                            let t10 = (0.25_f64 * 0.25).tanh().exp();
-                        }
-                    }
-                } else {
-                    let t11 = if i % 3 == 1 { a } else { (1.0 + (acc0 * 0.05).tanh().powi(3).powi(2)).ln() };
-                }
-                acc0 = 0.5_f64.tanh().cos();
+            while w1 < 2 {
+                let mut acc2 = 0.0;
+                acc2 += (f64::atan(0.5).sin() * 0.5).sin();
                 w1 += 1;
             }
-            acc0 *= a.tanh().cos();
-        }
-        let mut k12 = 0;
-        loop {
-            let t13 = (2.0 + (a * 1.0).sin()).log10();
-            if k12 < 1 {
-                acc0 = (t13.sin().exp2() * (t13 * a) * 0.1).atan();
+        } else {
+            if (2.0 + a.cos()).recip() < -0.1 {
+                acc0 = (xs[2] + a).tanh();
             } else {
-                let t14 = acc0 * 0.02;
+                let t3 = xs[1] + -(p67((xs[2] * a * 0.5).atan(), 0.5 + 0.9) * 0.25).tanh().mul_add(xs[2], xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>());
             }
-            acc0 -= ((0.5 * t13.tanh()).asin() / (2.0 + ((acc0 * 0.02).sin() + (acc0 * 0.02).tanh()).cos()) * 0.25).tanh();
-            k12 += 1;
-            if (a - a > 1.0) || k12 >= 4 { break; }
         }
-        let mut v15: Vec<f64> = Vec::new();
-        v15.push(((a + (acc0 * 0.02).tanh()) * 0.5).tanh());
-        v15.push((((acc0 * 0.02).sin().powi(3) - a) * 0.5).sin());
-        let t16 = v15[0] * 0.5 + v15[1];
-        t16 - (acc0 * 0.02).sin().sin() - a
+        let mut v4 = vec![0.0; 4];
+        for i in 0..v4.len() {
+            v4[i] = (xs.iter().sum::<f64>() * 0.5).atan();
+        }
+        let o5: Option<f64> = if a.sin().exp_m1() > v4[0] { Some((1.0 + a.sin().powi(2)).ln()) } else { None };
+        let t7: f64 = if let Some(u6) = o5 { (u6 - v4[3]).min(u6) } else { (1.0 + xs[0].powi(2)).ln() };
+        let t10: f64 = v4.iter().take(2).map(|&u8| xs[2]).fold(0.0, |s, v| s * 0.5 + v);
+        (t10 * 0.25).atan().tanh() + t7 + (acc0 * 0.25).sin()
     }
-    check_p32(seed = 0x68df045eef8978f5, inputs = 1, calls = [p23], at = |p| (p[0]));
+    check_p77(seed = 0xf63861acaedae7b5, inputs = 4, calls = [p67], at = |p| (&p[0..3], p[3]));
 }
 
 #[differentiable]
-fn p33_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.25
+fn p78_h0(y: &mut [f64], s: f64) -> f64 {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 1.5).tanh();
+    }
+    y[0] = (y[0] * 0.3 + s).sin();
+    y[0] * y[y.len() - 1]
 }
 #[differentiable]
-fn p33_h1(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.75;
-    t + p33_h0(&v[1..], s * -0.5) + p33_h0(v, s).cos()
-}
-#[differentiable]
-fn p33_h2(y: &mut [f64], s: f64) {
+fn p78_h1(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
-        y[i] = y[i] * 0.5 + (y[i] * s).cos() * 0.25;
+        y[i] -= (s * x[i % x.len()]).cos() * 0.5;
     }
 }
 #[differentiable]
-fn p33_h3(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).cos() * 1.5;
-    }
-    y[0] * 0.6
+fn p78_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    let _ = p78_h0(y, s);
+    p78_h1(s * 1.5, &x[1..], y);
+    y[y.len() - 1] + x[0]
 }
 #[differentiable]
-fn p33_h4(v: &[f64], s: f64) -> [f64; 3] {
+fn p78_h3(v: &[f64], s: f64) -> [f64; 3] {
     let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).sin();
+    r[0] = (v[0] * s).cos();
     r[1] = v[1] * 0.6;
     r[2] = (v[v.len() - 1] + s).tanh();
     r
 }
-#[differentiable]
-fn p33_h5(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    p33_h2(y, s);
-    let _ = p33_h3(s * 0.3, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
 program! {
     #[differentiable]
-    fn p33(xs: &[f64], ys: &mut [f64], a: f64, b: f64) -> f64 {
-        let t1 = p33_h1(&xs[2..], b);
-        let s2 = &xs[3..=6];
-        let t3 = (s2[1] * a + s2[3]).sin() + s2[s2.len() - 1] * 0.3;
-        let mut buf4 = vec![0.75; 3];
-        p33_h2(&mut buf4, t3.tanh());
-        let t5 = buf4[0] + buf4[2] * -0.5;
-        let t6 = p33_h1(s2, t3.tanh());
-        let mut buf7 = vec![0.0; 4];
+    fn p78(ys: &mut [f64], a: f64, xs: &[f64]) -> f64 {
+        let mut arr1 = [0.75_f64; 3];
+        arr1[2] = a;
+        arr1[0] = xs[2] * 0.3;
+        arr1[1] = (a).sin();
+        let t2 = arr1[1] * arr1[2];
+        let mut buf3 = vec![0.0; 4];
         for i in 0..4 {
-            buf7[i] = xs[i + 0] * t1.tanh();
+            buf3[i] = xs[i + 1] * a;
         }
-        let _ = p33_h3(t6.tanh() * 0.3, &s2[3..=3], &mut buf7);
-        p33_h2(&mut buf7, t1.tanh() * -0.5);
-        let t8 = buf7[0] + buf7[3] * 1.5;
-        let arr9 = p33_h4(xs, t6.tanh());
-        let t10 = arr9[0] * arr9[0];
-        let t11 = p33_h5(ys, xs, t10.tanh()).tanh();
-        let t12 = ys[1] * 0.5;
-        t12 + t11 + t10 + t8 + t6 + ys[2] + a * 0.3
-    }
-    check_p33(seed = 0xbc708aa9aa91ca45, inputs = 12, calls = [], at = |p| (&p[0..7], &mut p[7..10].to_vec(), p[10], p[11]));
-}
-
-#[differentiable]
-fn p34_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * -0.5
-}
-#[differentiable]
-fn p34_h1(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.5 + (y[i] * s).cos() * 0.25;
-    }
-}
-#[differentiable]
-fn p34_h2(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).tanh() * -0.5;
-    }
-    y[0] * 0.75
-}
-#[differentiable]
-fn p34_h3(y: &mut [f64], x: &[f64], s: f64) {
-    p34_h1(y, s);
-    let _ = p34_h2(s * -0.5, &x[1..], y);
-}
-#[differentiable]
-fn p34_h4(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).sin();
-    r[1] = v[1] * 0.3;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-program! {
-    #[differentiable]
-    fn p34(b: f64, xs: &[f64], a: f64, ys: &mut [f64]) -> f64 {
-        let t1 = p34_h0(&xs[..7], b);
-        let mut buf2 = vec![0.75; 4];
-        p34_h3(&mut buf2, &xs[..], a);
-        let t3 = p34_h2(t1.tanh(), &xs[..7], &mut buf2).tanh();
-        let t4 = buf2[0] + buf2[3] * 0.75;
-        let arr5 = p34_h4(&xs[..6], t1.tanh());
-        let t6 = arr5[0] * arr5[1];
-        let s7 = &xs[2..=4];
-        let t8 = (s7[1] * b * 0.5 + s7[2]).sin() + s7[s7.len() - 1] * 0.75;
-        let mut buf9 = vec![0.0; 3];
+        let t4 = p78_h0(&mut buf3, t2.tanh()).tanh();
+        let t5 = buf3[0] + buf3[3] * 0.6;
+        let mut buf6 = vec![0.0; 3];
         for i in 0..3 {
-            buf9[i] = xs[i + 0] * t6.tanh();
+            buf6[i] = xs[i + 2] * t4.tanh();
         }
-        let t10 = p34_h2(t3.tanh(), &arr5, &mut buf9).tanh();
-        let t11 = buf9[0] + buf9[2] * 0.6;
-        let mut buf12 = vec![0.25; 2];
-        let _ = p34_h2(t10.tanh(), xs, &mut buf12);
-        let t13 = buf12[0] + buf12[1] * 1.5;
-        for _ in 0..2 {
-            p34_h3(ys, &s7[..2], t6.tanh());
-        }
-        let t14 = ys[1] * 0.75;
-        t14 + t13 + t11 + t10 + t8 + ys[2] + a * 0.3
+        let t7 = p78_h0(&mut buf6, t2.tanh()).tanh();
+        let t8 = p78_h2(&mut buf6, &buf3, t2.tanh() * 0.5).tanh();
+        let t9 = buf6[0] + buf6[2] * 1.5;
+        let arr10 = p78_h3(&xs[..6], t5.tanh());
+        let t11 = arr10[0] * arr10[1];
+        let t12 = p78_h0(ys, t11.tanh()).tanh();
+        let t13 = ys[2] * 0.6;
+        t13 + t12 + t11 + t9 + t8 + ys[2] + a * 0.3
     }
-    check_p34(seed = 0x91f48e173fc46e40, inputs = 12, calls = [], at = |p| (p[0], &p[1..8], p[8], &mut p[9..12].to_vec()));
+    check_p78(seed = 0x4b009a9918459c70, inputs = 10, calls = [], at = |p| (&mut p[0..3].to_vec(), p[3], &p[4..10]));
 }
 
 program! {
     #[differentiable]
-    fn p35(c: f64, a: f64, b: f64, d: f64) -> f64 {
-        let mut acc0 = f64::max(-a, d.abs());
-        for i in 0..2 {
-            let t1 = d / (1.0 + 1.25_f64.powi(2)) / (1.0 + a.powi(2));
-            let t2: f64 = f64::sin(f64::min((t1 * 0.5).tanh().cos(), c));
-            acc0 = ((acc0 * 0.25).atan() - (t2 * b * 0.5).tanh()).sin();
-        }
-        for i in 0..3 {
-            let mut acc3 = 0.0;
-            acc0 += ((acc0 * 0.1).atan() * 0.5).sin();
-        }
-        c
-    }
-    check_p35(seed = 0x9515a7686315959c, inputs = 4, calls = [], at = |p| (p[0], p[1], p[2], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p36(a: f64) -> f64 {
-        let mut acc0 = (a + a) * 1.25 * 0.5;
-        if acc0.hypot(acc0) > acc0 {
-            acc0 += (((acc0 * 0.5).atan().powi(3) - (1.5 + (p1(a.atan()) * 0.5).sin().cos()).sqrt()) * 0.25).atan();
-            let t1 = f64::tanh((acc0 * 0.5).atan().abs());
-            let k2 = (t1.abs() * 2.0) as usize % 3;
-            match k2 {
-                0 => {
-                    acc0 = (a + a) * (1.5 + t1.sin()).powf((acc0 * 0.5).tanh().tanh()) * 0.25;
-                }
-                1 => {
-                    let t3 = (1.0 + (acc0 * 0.5).powi(2)).sqrt();
-                }
-                _ => {
-                    if acc0 * 0.5 < 0.0 {
-                        let t4 = ((a - (acc0 * 0.5).atan()) * 0.5).tanh().powi(2);
-                    } else if (acc0 * 0.5).atan() * 0.1 > a {
-                        let t1 = t1 + -a;
-                    } else {
-                        acc0 = a.asinh() * f64::min(a, a);
-                    }
-                }
+    fn p79(c: f64, d: f64, a: f64, b: f64) -> f64 {
+        let mut acc0 = -(0.1 - a);
+        if a * a > 0.25 {
+            if f64::max(0.5, b) > d {
+                let c = c * (0.2 * c);
             }
         } else {
-            let k5 = (((p1(((a + (acc0 * 0.5).tanh()) * 0.5).sin()) * 0.5).atan() * a * 0.5).tanh().abs() * 2.0) as usize % 3;
-            match k5 {
-                0 => {
-                    for i in 1..=3 {
-                        let t6 = if i % 3 == 1 { (acc0 * 0.1).tanh().powi(2).mul_add((acc0 * 0.1).sin() * 0.5, a) } else { (acc0 * 0.1).sin() };
-                        acc0 = (1.0 + 0.25_f64.powi(3).powi(2)).cbrt();
-                    }
-                }
-                1 => {
-                    let o7: Option<f64> = if (acc0 * 0.1).atan().atan() > a { Some((acc0 * 0.1 * (1.0 + (acc0 * 0.1).sin().powi(2)).sqrt() * 0.5).sin()) } else { None };
-                    let t9: f64 = if let Some(u8) = o7 { a } else { (1.0 + a.powi(2)).sqrt() };
-                }
-                _ => {
-                    let c10 = |u11: f64| u11;
-                    let t12: f64 = c10((2.0 / (1.0 + (acc0 * 0.1).tanh().powi(2))).cos()) - 0.5 * c10((acc0 * 0.1).atan().cos().exp_m1());
-                }
+            for i in 0..1 {
+                acc0 = (2.0 + a.cos()).powi(-2);
+                acc0 *= (0.2 * i as f64).tanh();
             }
         }
-        a.sin()
+        b
     }
-    check_p36(seed = 0x328b78a65f18d0cc, inputs = 1, calls = [p1], at = |p| (p[0]));
+    check_p79(seed = 0x62067d7bf2cc7e05, inputs = 4, calls = [], at = |p| (p[0], p[1], p[2], p[3]));
 }
 
+#[differentiable]
+fn p80_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.25).tanh();
+    }
+    acc * 0.5 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p80_h1(y: &mut [f64], s: f64) -> f64 {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.6).tanh();
+    }
+    y[0] = (y[0] * 0.6 + s).sin();
+    y[0] * y[y.len() - 1]
+}
 program! {
     #[differentiable]
-    fn p37(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            let t1 = (((a).tanh()) * (((0.44_f64) * (a)).sin())).tanh() * 1.5;
-            acc = acc + ((((a).cos() * xs[i]) * ((t1) * (xs[i]))).sin()).tanh() - ((0.91_f64).mul_add(0.5, xs[i])).tanh();
-            let t2 = (a).tanh() * 1.5;
-            let t3 = if ((t2).tanh()).sin() > 0.05 { (((((a).tanh()) * 0.5).exp()).mul_add(0.5, xs[i])).tanh() } else { ((t1) * 0.5).exp() };
-            acc -= ((1.0 + (xs[i]) * (xs[i])).ln()).tanh();
+    fn p80(b: f64, xs: &[f64], a: f64) -> f64 {
+        let s1 = &xs[1..6];
+        let t2 = (s1[2] * a * 1.5 + s1[0]).sin() + s1[s1.len() - 1] * 0.6;
+        let t3 = p80_h0(xs, t2.tanh()).sin();
+        let mut buf4 = vec![0.0; 2];
+        for i in 0..2 {
+            buf4[i] = xs[i + 0] * b;
         }
-        let r = acc;
-        r
+        let _ = p80_h1(&mut buf4, t2.tanh() * -0.5);
+        let t5 = buf4[0] + buf4[1] * -0.5;
+        let s6 = &xs[..];
+        let t7 = (s6[0] * b + s6[0]).sin() + s6[s6.len() - 1] * -0.5;
+        t7 + t5 + t3 + t2 + a * 0.3
     }
-    check_p37(seed = 0xad4a05a0b870e036, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+    check_p80(seed = 0x7370e1b6e16f49d6, inputs = 8, calls = [], at = |p| (p[0], &p[1..7], p[7]));
 }
 
 program! {
     #[differentiable]
-    fn p38(a: f64, xs: &[f64]) -> f64 {
+    fn p81(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (((a + a) * 0.5).exp() + xs[3]).tanh();
         let mut acc = 0.0;
         let mut extra = 0.0;
-        for i in 1..xs.len() {
-            acc = acc + (xs[i - 1]).tanh() - (((a) * 0.5).exp()).tanh();
-            acc = acc + ((1.0 + (((xs[i]) * 0.5).exp()) * (((xs[i]) * 0.5).exp())).ln() - a).tanh() - (((1.0 + ((xs[i]).mul_add(0.5, a)) * ((xs[i]).mul_add(0.5, a))).ln()) * ((xs[i] + xs[i - 1]).tanh())).tanh();
-            if ((a).sin()).tanh() < -0.50 {
+        for i in 0..xs.len() - 1 {
+            if (1.0 + ((t1) * (t1)) * ((t1) * (t1))).ln() > -0.47 {
                 continue;
             }
-            let t1 = ((1.0 + (xs[i - 1] - xs[i - 1] - (a).mul_add(0.5, xs[i - 1])) * (xs[i - 1] - xs[i - 1] - (a).mul_add(0.5, xs[i - 1]))).ln()).tanh() * 1.5;
-            let t2 = (xs[i - 1]).tanh() * 1.5;
-            acc -= ((((-0.31_f64).mul_add(0.5, a)) * (t1 + xs[i - 1])).tanh()).tanh();
+            let t2 = (((xs[i]) * (xs[i])).sin() + xs[i + 1] + xs[i + 1]).tanh() * 1.5;
+            extra += ((t2).sin()).tanh();
+            let t3 = ((0.22_f64).sin()).tanh() * 1.5;
+            acc += (xs[i] + (xs[i + 1]).sin() - xs[i] + xs[i + 1] - (0.47_f64) * (t1)).tanh();
         }
-        acc
+        acc.sin()
     }
-    check_p38(seed = 0x1c56457a0ea16871, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p39(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 1..xs.len() {
-            let mut t1 = 0.0;
-            for j in 0..2 {
-                t1 += ((1.0 + (xs[i] + xs[i - 1]) * (xs[i] + xs[i - 1])).ln() * (j as f64 + 0.5)).sin();
-            }
-            let t2 = if (t1) * ((1.0 + (xs[i - 1]) * (xs[i - 1])).ln()) > 0.18 { (((a) * 0.5).exp()).tanh() } else { (t1).mul_add(0.5, xs[i]) };
-            acc += (a).tanh();
-        }
-        acc
-    }
-    check_p39(seed = 0xe0f76b2946d724da, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p40(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = v.to_owned();
-        let t2 = (&t1 / &v.mapv(|q| q * q + 1.0)).dot(x) * 0.3;
-        let t3 = x / &x.mapv(|q| q * q + 1.0);
-        let mut t4 = &(v + &t3) + &(t3.cos());
-        for _ in 0..n {
-            t4 = (&t4 * (s)).mapv(f64::sin) + &t4 * 0.5;
-        }
-        let mut t5 = &(&t4 / &t3.mapv(|q| q * q + 1.0)) - &(&t3 / &t3.mapv(|q| q * q + 1.0));
-        for _ in 0..n {
-            t5 = (&t5 * (t2.dot(&t1) * 0.3)).mapv(f64::sin) + &t5 * 0.5;
-        }
-        t5.sum() * 0.2 + t4.sum() * 0.2 + t3.sum() * 0.2
-    }
-    check_p40(seed = 0x182b740cd42dffc2, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p41(xs: &[f64], n: usize, a: f64) -> f64 {
-        let t0 = xs[n];
-        let t1 = xs[n];
-        let mut acc2 = (t1.hypot(t1 * a) * 0.5).atan();
-        let mut w3 = 0;
-        while w3 < 4 {
-            let mut w4 = 0;
-            while w4 < 1 && (t1.sin().exp2() < -0.2) {
-                let mut w5 = 0;
-                while w5 < 4 && (xs[w4] * (acc2 * 0.1).sin() > 0.25) {
-                    let t6 = t1.mul_add(xs.iter().map(|q| q.cos()).product::<f64>().powi(3), t0.powi(2));
-                    acc2 = ((acc2 * 0.02).sin() * (xs[w5 % xs.len()].mul_add(acc2 * 0.02, xs[2]) * 0.25).sin()).atan();
-                    w5 += 1;
-                }
-                acc2 += xs[w3 % xs.len()].cos().mul_add(1.0, t1) * 0.25;
-                w4 += 1;
-            }
-            acc2 = a;
-            w3 += 1;
-        }
-        let t7 = (a + xs.iter().sum::<f64>() + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) * 1.0).hypot(t0);
-        let mut v8 = vec![0.0; n];
-        for i in 0..v8.len() {
-            v8[i] = t0;
-        }
-        acc2 = (p17(2, p6(1, xs[xs.len() - 1 - n], ((t7 * 0.25).atan() * v8[n % v8.len()] * 0.5).sin(), t0.sin()).sin(), (v8[(n + 1) % 2].mul_add(n as f64, (t7 * 0.25).tanh()) * 0.25).sin()) * 0.25).atan();
-        let mut v9 = vec![0.0; 2];
-        for i in 0..v9.len() {
-            v9[i] = (((t7 * 0.25).tanh() - (v8[n % v8.len()] + v8[0])) * 0.5).sin();
-        }
-        let t10: f64 = (t7 * 0.25).tanh() - xs[n];
-        t10.tanh() - (t7 * 0.25).tanh() + acc2 * 0.02 - t1 + t0 - a.sin()
-    }
-    check_p41(seed = 0xaf00c455cdd568d2, inputs = 4, calls = [p6, p17], at = |p| (&p[0..3], 2, p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p42(a: f64, b: f64, n: usize) -> f64 {
-        let mut acc0 = a.powi(2).ln_1p() - b.atan();
-        let mut v1 = vec![0.0; 4];
-        for i in 0..v1.len() {
-            v1[i] = (1.0 + a.powi(2)).sqrt();
-        }
-        let o2: Option<f64> = if v1[n].cos() > 0.5 { Some(-(0.75 * a)) } else { None };
-        let t4: f64 = if let Some(u3) = o2 { -(acc0 * 2.0) } else { ((1.0 + (n as f64).powi(2)).sqrt() * 0.5).tanh() };
-        acc0 + 0.5 * a
-    }
-    check_p42(seed = 0xa56c8c54a7c82008, inputs = 2, calls = [], at = |p| (p[0], p[1], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p43(n: usize, a: f64) -> f64 {
-        let mut acc0 = 0.0;
-        let a = a * (a * a);
-        let a = (a * 0.25).tanh() * (a * 0.25);
-        let t2 = { let u1 = 0.2_f64; (a * 0.25).sin().tanh() + u1 * (a * 0.25).sin() };
-        1.25 * t2 + (a * 0.25).tanh().sin() + 0.5 * (p23((a * 0.25).sin(), t2.powi(2) * 0.5) * 0.25).atan()
-    }
-    check_p43(seed = 0x3d329761a271cbb9, inputs = 1, calls = [p23], at = |p| (1, p[0]));
+    check_p81(seed = 0xef8c70aae81c6092, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
 }
 
 #[differentiable]
-fn p44_h0(y: &mut [f64], s: f64) {
+fn p82_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.3).cos();
+    }
+    acc * 0.25 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p82_h1(y: &mut [f64], s: f64) {
     for i in 0..y.len() {
-        y[i] = y[i] * 0.5 + (y[i] * s).cos() * 0.25;
+        y[i] = y[i] * 0.3 + (y[i] * s).sin() * 0.25;
     }
 }
 #[differentiable]
-fn p44_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+fn p82_h2(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
     for i in 0..y.len() {
         y[i] -= (s * x[i % x.len()]).cos() * 0.6;
     }
     y[0] * 0.75
 }
 #[differentiable]
-fn p44_h2(y: &mut [f64], x: &[f64], s: f64) {
-    p44_h0(y, s);
-    let _ = p44_h1(s * 0.75, &x[1..], y);
+fn p82_h3(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    p82_h1(y, s);
+    let _ = p82_h2(s * 0.3, &x[1..], y);
+    y[y.len() - 1] + x[0]
 }
 #[differentiable]
-fn p44_h3(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.25).sin();
-    }
-    acc * 1.5 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p44_h4(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.25;
-    t + p44_h3(&v[1..], s * 0.5) + p44_h3(v, s).cos()
-}
-#[differentiable]
-fn p44_h5(v: &[f64], s: f64) -> [f64; 3] {
+fn p82_h4(v: &[f64], s: f64) -> [f64; 3] {
     let mut r = [0.0_f64; 3];
     r[0] = (v[0] * s).sin();
     r[1] = v[1] * 0.5;
@@ -1442,3867 +2481,1364 @@ fn p44_h5(v: &[f64], s: f64) -> [f64; 3] {
 }
 program! {
     #[differentiable]
-    fn p44(w: [f64; 3], xs: &[f64], b: f64, a: f64) -> f64 {
-        let mut buf1 = vec![0.75; 4];
+    fn p82(a: f64, b: f64, xs: &[f64]) -> f64 {
+        let t1 = p82_h0(&xs[..5], a);
+        let t2 = p82_h0(&xs[..], t1.tanh() * 0.6).sin();
+        let mut buf3 = vec![0.3; 2];
         for _ in 0..2 {
-            p44_h2(&mut buf1, &xs[3..], a * 0.25);
+            p82_h1(&mut buf3, t1.tanh());
         }
-        for _ in 0..2 {
-            p44_h2(&mut buf1, &xs[..], b);
+        let t4 = p82_h3(&mut buf3, &xs[..4], a).tanh();
+        let t5 = buf3[0] + buf3[1] * 0.6;
+        let t6 = p82_h0(xs, b).sin();
+        let arr7 = p82_h4(xs, t1.tanh());
+        let t8 = arr7[2] * arr7[2];
+        let t9 = p82_h0(&xs[..], t6.tanh());
+        let mut buf10 = vec![0.0; 2];
+        for i in 0..2 {
+            buf10[i] = xs[i + 2] * t9.tanh();
         }
-        let _ = p44_h1(b, &xs[2..], &mut buf1);
-        let t2 = buf1[0] + buf1[3] * -0.5;
-        let t3 = p44_h4(&buf1, w[0]).sin();
-        let arr4 = p44_h5(&xs[2..4], a * 0.75);
-        let t5 = arr4[1] * arr4[2];
-        t5 + t3 + t2 + w[1] * 0.5 + a * 0.3
+        let t11 = p82_h2(t2.tanh() * -0.5, &xs[..], &mut buf10).tanh();
+        let t12 = p82_h2(t6.tanh(), &xs[4..=4], &mut buf10).tanh();
+        let t13 = buf10[0] + buf10[1] * -0.5;
+        t13 + t12 + t11 + t9 + t8 + a * 0.3
     }
-    check_p44(seed = 0x595ac60837c4fb3b, inputs = 11, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), &p[3..9], p[9], p[10]));
+    check_p82(seed = 0x11e0767913ef7bdf, inputs = 8, calls = [], at = |p| (p[0], p[1], &p[2..8]));
 }
 
 program! {
     #[differentiable]
-    fn p45(b: f64, a: f64) -> f64 {
-        let t0 = (b - a) * ((p43(1, a) * 0.5).sin() / (1.0 + b * b)) + ((b - b) * 0.5).powi(2);
-        let t1 = (1.5 + a.cos()).sqrt();
-        let t2 = t1.tanh().tanh();
-        let t3 = if p32((t0 * 0.1).atan().clamp(-0.75, 0.75)) * 0.5 * t1 > 0.25 { (0.3 * a).sin() } else { b.tanh().cosh() / (1.5 + (t1 / (1.0 + b.powi(2))).tanh()) };
-        let mut v4 = vec![0.0; 4];
-        for i in 0..v4.len() {
-            v4[i] = 0.2_f64.tanh().cosh();
+    fn p83(a: f64, c: f64, n: usize, b: f64) -> f64 {
+        let mut acc0 = c.min(c);
+        let mut w1 = 0;
+        while w1 < 3 && (c.powi(2) > a && c < 0.7) {
+            let t2 = b.sin();
+            let c3 = |u4: f64| (b * 2.0).sin().exp();
+            let t5: f64 = c3(a.tanh().exp2()) - 0.5 * c3(n as f64);
+            acc0 += (f64::tanh(a.powi(2)) * 0.5).atan();
+            w1 += 1;
         }
-        let mut acc5 = 0.0;
-        if -v4.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) > v4[0] {
-            let o6: Option<f64> = if (t0 * 0.1).sin().powi(2) > 0.5 { Some(((1.5 + t1.sin()).powf(v4[2].tanh()) * (v4[3] + v4[1]) * 0.25).atan()) } else { None };
-            let t8: f64 = if let Some(u7) = o6 { (a - v4[0]).hypot(v4.iter().map(|q| (q * 0.2).sin()).sum::<f64>() / (1.0 + (t0 * 0.1).tanh().powi(2))) } else { v4[2].max(t0 * 0.1) };
-        } else if t2 + t2 > t2 {
-            let mut acc9 = (t3 * 0.5).tanh() * t1 * 0.75;
-            let c10 = |u11: f64| u11 + (v4[3] - v4[3]);
-            let t12: f64 = c10((t3 * 0.5).tanh()) - 0.5 * c10(acc9.tanh());
-        } else {
-            let a = a * (0.5 * v4[0].tanh()).atanh();
+        acc0 = ((acc0 * 0.1).tanh() + (acc0 * 0.1).tanh()).tanh();
+        if (acc0 * 0.1).sin() > 0.6 {
+            let c6 = |u7: f64| n as f64;
+            let t8: f64 = c6((1.0 + c.sin().powi(2)).sqrt()) - 0.5 * c6(c);
         }
-        (t3 * 0.5).sin() + 0.25 * t2 + b
+        (acc0 * 0.1).sin().sin() - b - c.tanh() + 0.25 * a
     }
-    check_p45(seed = 0x8b2b6d4398f03916, inputs = 2, calls = [p32, p43], at = |p| (p[0], p[1]));
+    check_p83(seed = 0xb89051dd0d0ec190, inputs = 3, calls = [], at = |p| (p[0], p[1], 1, p[2]));
 }
 
 #[differentiable]
-fn p46_h0(y: &mut [f64], s: f64) -> f64 {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.75).tanh();
-    }
-    y[0] = (y[0] * 0.75 + s).sin();
-    y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p46_h1(v: &[f64], s: f64) -> f64 {
+fn p84_h0(v: &[f64], s: f64) -> f64 {
     let mut acc = 0.0;
     for i in 0..v.len() {
-        acc += (v[i] * s + 0.25).tanh();
-    }
-    acc * 0.75 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p46_h2(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).cos() * 1.5;
-    }
-}
-program! {
-    #[differentiable]
-    fn p46(a: f64, ys: &mut [f64], b: f64, xs: &[f64]) -> f64 {
-        let s1 = &xs[0..=3];
-        let t2 = (s1[0] * b + s1[1]).sin() + s1[s1.len() - 1] * 0.25;
-        let t3 = p46_h0(ys, t2.tanh()).tanh();
-        let t4 = ys[0] * 0.25;
-        let s5 = &xs[2..=3];
-        let t6 = (s5[1] * t3.tanh() + s5[0]).sin() + s5[s5.len() - 1] * 0.75;
-        let s7 = &s5[..];
-        let t8 = (s7[1] * t2.tanh() + s7[1]).sin() + s7[s7.len() - 1] * -0.5;
-        let t9 = p46_h1(s1, t6.tanh());
-        for _ in 0..3 {
-            p46_h2(a * 0.3, &s5[..1], ys);
-        }
-        let t10 = ys[0] * 1.5;
-        let s11 = &xs[4..7];
-        let t12 = (s11[1] * t3.tanh() + s11[2]).sin() + s11[s11.len() - 1] * 0.25;
-        t12 + t10 + t9 + t8 + t6 + ys[2] + a * 0.3
-    }
-    check_p46(seed = 0x44848803684c3d9c, inputs = 13, calls = [], at = |p| (p[0], &mut p[1..4].to_vec(), p[4], &p[5..13]));
-}
-
-program! {
-    #[differentiable]
-    fn p47(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = x.mapv(f64::tanh);
-        let mut t2 = t1.row(2).to_owned();
-        if n % 3 == 0 {
-            t2 = v.mapv(f64::tanh);
-        }
-        let t3 = x.to_owned();
-        let mut t4 = &((&t2 * (s)).mapv(f64::sin)) + &(v + v);
-        if n % 3 == 0 {
-            t4 = v.to_owned();
-        }
-        t4.dot(&t4) * 0.1 + t3.sum() * 0.2 + t2.dot(&t2) * 0.1
-    }
-    check_p47(seed = 0xf8fa10e4dba96f79, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1),
-        params = ["v", "s"] at [9, 10, 11, 12]);
-}
-
-program! {
-    #[differentiable]
-    fn p48(b: f64, xs: &[f64], a: f64) -> f64 {
-        let mut a = a;
-        let b = b - (xs[2] - a);
-        let t2: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u0, &w1)| u0.atan() * (b * 0.25) * (0.5 * w1)).sum();
-        a -= ((t2 * 0.1).atan() * 0.5).atan();
-        let t3 = (-((b * 0.25).atan() / (1.5 + (t2 * 0.1).sin().tanh()))).cos();
-        let t4 = xs.iter().map(|q| q * q).sum::<f64>().sin();
-        if (a * 0.5).tanh() - (t2 * 0.1).tanh() < 0.5 {
-            return (b * 0.25).tanh() - xs[1] + (b * 0.25).sin().cos().exp_m1();
-        }
-        a *= (xs[0] * (a * 0.5)).tanh();
-        a += (t3.atan().max(t4) * 0.5).atan();
-        0.5 * t4 + t3 + (t2 * 0.1).atan() + (b * 0.25).atan() + (a * 0.25).tanh()
-    }
-    check_p48(seed = 0xa39326200dadfb94, inputs = 6, calls = [], at = |p| (p[0], &p[1..5], p[5]));
-}
-
-program! {
-    #[differentiable]
-    fn p49(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (a - ((-0.61_f64) * 0.5).exp() + xs[0]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() - 1 {
-            let t2 = ((((xs[i + 1]).cos() * xs[i] + xs[i]) * 0.5).exp()).tanh() * 1.5;
-            let t3 = if (t1).sin() - (a) * (t2) > 0.48 { (xs[i + 1]).tanh() } else { (xs[i]).tanh() };
-            acc += (((xs[i + 1]) * (((xs[i + 1]) * 0.5).exp())) * (xs[i + 1] - ((t1) * 0.5).exp())).tanh();
-            acc = acc + ((t1).tanh() - xs[i]).tanh() - (xs[i]).tanh();
-            acc -= ((t2) * ((1.0 + (t3) * (t3)).ln()) + (t2 + xs[i]).sin()).tanh();
-        }
-        acc
-    }
-    check_p49(seed = 0x4947756e0d94c233, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p50(a: f64) -> f64 {
-        let t0 = 1.5 * a;
-        let mut acc1 = 0.5;
-        for i in 0..3 {
-            let mut v2 = vec![0.0; 4];
-            for j in 0..v2.len() {
-                v2[j] = ((f64::max(j as f64, 1.25) + (0.25 + t0)) * 0.25).sin();
-            }
-            let mut acc3 = 1.0;
-            acc1 += (f64::sin(t0) * 0.5).atan();
-        }
-        let t4 = if t0.powi(2) < 0.1 { f64::min(a - a, (1.0 + t0.powi(2)).cbrt()) } else { t0.min(a).cos() };
-        t4 * 0.5 - t0 - a.sin()
-    }
-    check_p50(seed = 0x3e6518d29d21938c, inputs = 1, calls = [], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p51(b: f64, a: f64) -> f64 {
-        let t0 = (b + b).sin();
-        let mut v1: Vec<f64> = Vec::new();
-        v1.push(f64::max(a, a) * a.sin());
-        v1.push(((p50(a.clamp(-0.75, 0.75)) * 0.25).tanh() * (2.0 * t0) * 0.5).sin());
-        let t2 = v1[0] * 0.5 + v1[1];
-        let mut acc3 = (t2.min(t2 - p30(0.1_f64.powi(2).ln_1p(), (b * a * 0.5).tanh()) * 0.25) * 0.5).atan();
-        for i in 0..4 {
-            let t4 = t0 / (1.0 + 1.5_f64.powi(2)) + a / (2.0 + (acc3 * 0.1).cos());
-            acc3 -= 0.1 / (1.0 + t0.max(2.0).powi(2));
-        }
-        let k5 = ((a * 0.2).abs() * 2.0) as usize % 3;
-        let t6 = match k5 { 0 => 0.1 * (acc3 * 0.1 * t2), 1 => (1.0 + a.powi(2)).cbrt().cos(), _ => b / (2.0 + b.asinh().cos()) };
-        t6 + 2.0 * (acc3 * 0.1).tanh() + t2.sin() + t0.cos()
-    }
-    check_p51(seed = 0xe2cc91232306c4e9, inputs = 2, calls = [p30, p50], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p52(a: f64) -> f64 {
-        let mut acc0 = (a * a.powi(3) * 0.5).sin();
-        for i in 0..4 {
-            acc0 = acc0 * 0.1;
-        }
-        for i in 1..=1 {
-            let mut v1 = vec![0.0; 4];
-            for j in 0..v1.len() {
-                v1[j] = (a.powi(3) * (acc0 * 0.1) * 0.25).sin();
-            }
-            acc0 -= (2.0 + a.atan2(1.5 + a.cos()).cos()).powi(-2);
-        }
-        (acc0 * 0.1).sin().cos()
-    }
-    check_p52(seed = 0xe000b3f72a01af9d, inputs = 1, calls = [], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p53(xs: &[f64], a: f64, c: f64, b: f64) -> f64 {
-        let mut acc0 = f64::cos(1.25_f64.cos().exp());
-        for i in 0..2 {
-            acc0 *= xs[xs.len() - 1 - i].sin().tanh();
-            let mut acc1 = (acc0 * 0.1).tanh();
-            let mut v2 = vec![0.0; 4];
-            for j in 0..v2.len() {
-                v2[j] = (2.0 + c.cos()).recip() * a;
-            }
-            acc1 += ((b + v2[v2.len() - 1 - i]).sin().exp2() * 0.5).atan();
-            acc1 = (a.mul_add(a + b, 0.2) * 0.5).tanh();
-        }
-        let b = b + xs[0];
-        let t5: f64 = xs.iter().take(2).map(|&u3| (2.0 + (xs[1] * 2.0).sin()).ln()).fold(0.0, |s, v| s * 0.5 + v);
-        let t6 = -xs.iter().map(|q| (q * 0.1).sin()).sum::<f64>();
-        t6.tanh() - (t5 * 0.25).sin() - (acc0 * 0.1).tanh() + 0.5 * xs.iter().map(|q| q.cos()).product::<f64>()
-    }
-    check_p53(seed = 0xab9d22dfc7fe6397, inputs = 6, calls = [], at = |p| (&p[0..3], p[3], p[4], p[5]));
-}
-
-program! {
-    #[differentiable]
-    fn p54(xs: &[f64], b: f64, a: f64) -> f64 {
-        let mut acc0 = 1.0;
-        if (1.0 + b.powi(2)).ln() > a && xs[2] < 0.0 {
-            acc0 += ((xs[0] * p36(b)).powi(3) * 0.25).atan();
-            let a = a * (1.5 + xs[3].sin()).powf(2.0_f64.tanh());
-            let mut acc1 = 0.0;
-        } else if xs[3] < -0.2 || xs[2] < 0.3 {
-            let acc0 = acc0 + (acc0 * 0.5).sin().powi(3);
-            let mut v2 = vec![0.0; 3];
-            for i in 0..v2.len() {
-                v2[i] = xs.iter().map(|q| q * a).sum::<f64>() * 0.25;
-            }
-            let mut acc3 = 0.0;
-            for i in 0..v2.len() {
-                match i % 3 {
-                    0 => {
-                        let mut acc4 = 0.5;
-                    }
-                    1 => {
-                        acc3 += ((1.5 + a.powi(2).ln_1p().cos()).sqrt() * 0.5).atan();
-                    }
-                    _ => {
-                        acc3 *= (i as f64).cos();
-                    }
-                }
-                acc3 -= ((1.5 + 1.5_f64.cos().cos()).sqrt() * 0.5).tanh();
-            }
-        } else {
-            let t7: f64 = xs[1..4].iter().map(|u5| { let u5 = *u5; a - xs.iter().map(|q| q * (acc0 * 0.25).tanh()).sum::<f64>() + xs[3].mul_add(b, xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())) }).sum();
-        }
-        a
-    }
-    check_p54(seed = 0x4c6b4899a62cd4ba, inputs = 6, calls = [p36], at = |p| (&p[0..4], p[4], p[5]));
-}
-
-program! {
-    #[differentiable]
-    fn p55(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = v[2];
-        if n % 3 == 0 {
-            t1 = v.dot(&(x.dot(v) * 0.3)) * 0.3;
-        }
-        let t2 = (t1) + (v[2]) * 0.5;
-        let t3 = v.to_owned();
-        let mut t4 = t3.to_owned();
-        if n % 2 == 0 {
-            t4 = v.to_owned();
-        }
-        let t5 = &(x.row(0).to_owned()) / &t4.mapv(|q| q * q + 1.0);
-        t5.dot(&t5) * 0.1 + t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1
-    }
-    check_p55(seed = 0x0689a753a421f660, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p56(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = x[[1, 1]];
-        let mut t2 = (&(x.column(1).to_owned()) * (v.dot(v) * 0.3)).mapv(f64::sin);
-        for _ in 0..n {
-            t2 = ((-x.mapv(f64::sin)).dot(&t2) * 0.3).mapv(f64::tanh) + &t2 * 0.5;
-        }
-        let t3 = v.to_owned();
-        t3.dot(&t3) * 0.1 + t2.dot(&t2) * 0.1 + t1
-    }
-    check_p56(seed = 0xef82a87f6da7e0af, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p57(a: f64) -> f64 {
-        let t0 = f64::tanh(a);
-        let t1 = t0 - a;
-        let mut acc2 = 0.9_f64;
-        let t3 = (1.5 + a.powi(2).sin()).powf((-(t1 * 0.5).tanh()).tanh());
-        let t4 = (t1 * 0.5).sin();
-        if 1.0 * t4 < 0.5 {
-            return t3;
-        }
-        acc2 *= f64::cos((p51(acc2, (a * a * 0.5).tanh()) * 0.25).tanh()).tanh();
-        let o5: Option<f64> = if (1.0 + acc2.powi(2)).ln() > acc2 { Some((t3 / (1.5 + (t1 * 0.5).sin().tanh())).cos()) } else { None };
-        let t7: f64 = match o5 { Some(u6) => t4, None => (1.0 + (t1 * 0.5).sin().powi(2)).cbrt() };
-        1.0 * t7 + t4.tanh() + t3.cos() + 0.25 * acc2 + (t1 * 0.5).tanh() - 0.9 * t0 + a
-    }
-    check_p57(seed = 0x1267f80e2144e9d0, inputs = 1, calls = [p51], at = |p| (p[0]));
-}
-
-#[differentiable]
-fn p58_h0(y: &mut [f64], s: f64) {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.25).tanh();
-    }
-    y[0] = (y[0] * -0.5 + s).sin();
-}
-#[differentiable]
-fn p58_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).sin() * 0.75;
-    }
-}
-#[differentiable]
-fn p58_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    p58_h0(y, s);
-    p58_h1(s * 0.6, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-program! {
-    #[differentiable]
-    fn p58(xs: &[f64], b: f64, a: f64, w: [f64; 3]) -> f64 {
-        let s1 = &xs[0..];
-        let t2 = (s1[4] * a + s1[1]).sin() + s1[s1.len() - 1] * 1.5;
-        let mut buf3 = vec![0.0; 3];
-        for i in 0..3 {
-            buf3[i] = xs[i + 1] * w[2];
-        }
-        let _ = p58_h2(&mut buf3, xs, w[2]);
-        let _ = p58_h2(&mut buf3, &w, a);
-        let _ = p58_h2(&mut buf3, &s1[..7], a * 0.75);
-        let t4 = buf3[0] + buf3[2] * 0.5;
-        let s5 = &s1[..4];
-        let t6 = (s5[2] * b + s5[0]).sin() + s5[s5.len() - 1] * 0.3;
-        t6 + t4 + t2 + w[1] * 0.5 + a * 0.3
-    }
-    check_p58(seed = 0x06ff77574b86c97f, inputs = 12, calls = [], at = |p| (&p[0..7], p[7], p[8], <[f64; 3]>::try_from(&p[9..12]).unwrap()));
-}
-
-program! {
-    #[differentiable]
-    fn p59(xs: &[f64], b: f64, n: usize, a: f64) -> f64 {
-        let a = a + (1.0 + b.powi(2)).ln();
-        let a = a * 0.5 * xs[n % xs.len()];
-        let mut v0 = vec![0.0; n];
-        for i in 0..v0.len() {
-            v0[i] = xs[n % xs.len()] * ((a * 0.5).atan() * (a * 0.5)) * 0.25;
-        }
-        let a = (a * 0.5).atan() - b / (1.0 + xs[(n + 1) % 3].powi(2));
-        b
-    }
-    check_p59(seed = 0xb7a979f8e3b5b642, inputs = 5, calls = [], at = |p| (&p[0..3], p[3], 3, p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p60(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = v.to_owned();
-        let t2 = t1.to_owned();
-        let mut t3 = &(x.cos()) - v;
-        for _ in 0..n {
-            t3 = (&t3 * ((s) + (s) * 0.5)).mapv(f64::sin) + &t3 * 0.5;
-        }
-        let mut t4 = v.to_owned();
-        if n % 3 == 0 {
-            t4 = (&t3 - &t2).row(2).to_owned();
-        }
-        t4.dot(&t4) * 0.1 + t3.sum() * 0.2 + t2.dot(&t2) * 0.1
-    }
-    check_p60(seed = 0x7b0d0301eb40d7dd, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p61(a: f64, d: f64, c: f64, b: f64) -> f64 {
-        let mut acc0 = 0.0;
-        for i in 0..4 {
-            let t2 = { let u1 = p42(((c + i as f64) * 0.25).atan(), 0.9 / (1.5 + b.tanh()), 2) * 0.5 * b * d * 0.25; (p42(0.1 * a, a, 2) * 0.5).atan() };
-            acc0 = a.powi(2).ln_1p() * 1.25;
-        }
-        let mut k3 = 0;
-        loop {
-            for j in 1..=1 {
-                let t4 = d.tanh() / (1.0 + b * b) * f64::sin(k3 as f64);
-                acc0 = c;
-            }
-            acc0 = ((1.25 - c.sin().exp()) * 0.5).sin();
-            k3 += 1;
-            if (1.25_f64.sin().exp() > c || d < 0.5) || k3 >= 6 { break; }
-        }
-        let t5: f64 = d.cos();
-        if (acc0 * 0.05).sin() > -0.2 {
-            let k6 = ((b * d * 0.5).abs() * 2.0) as usize % 3;
-            match k6 {
-                0 => {
-                    acc0 += (((acc0 * 0.05).tanh() - 2.0) * f64::sin(t5) * 0.25).atan();
-                }
-                1 => {
-                    let k7 = ((acc0 * 0.05).tanh().abs() * 2.0) as usize % 3;
-                    let t8 = match k7 { 0 => 0.25, 1 => (d.powi(3) - 0.9_f64.cos().exp2()) * 0.25, _ => f64::min((acc0 * 0.05).sin() / (1.5 + b.tanh()), d - a) };
-                }
-                _ => {
-                    acc0 += ((b + b.sin()) * 0.25).tanh();
-                }
-            }
-        } else {
-            acc0 = (acc0 * 0.05 - t5.to_radians()).sin();
-        }
-        t5.sin() + (acc0 * 0.05).atan().sin() + 1.5 * b
-    }
-    check_p61(seed = 0xb6feb1fff1b4f288, inputs = 4, calls = [p42], at = |p| (p[0], p[1], p[2], p[3]),
-        params = ["b", "d", "a"] at [3, 1, 0]);
-}
-
-program! {
-    #[differentiable]
-    fn p62(b: f64, a: f64) -> f64 {
-        let t0: f64 = a + b;
-        let mut acc1 = 0.0;
-        for i in 0..2 {
-            let mut k2 = 0;
-            let r6 = loop {
-                if k2 % 3 == 1 {
-                    let t4 = { let u3 = ((1.0_f64.tanh() + 1.25_f64.sin()) * 0.5).tanh(); f64::atan(p1(a) * 0.5 * 0.5) };
-                } else {
-                    for l in (0..1).rev() {
-                        match l % 3 {
-                            0 => {
-                                let t5 = t0 * b.tanh() * 1.5;
-                            }
-                            1 => {
-                                acc1 += (1.5 + t0.cos()).sqrt().atan2(1.5 + t0.max(i as f64).cos()) * 0.5;
-                            }
-                            _ => {
-                                acc1 += b;
-                            }
-                        }
-                        acc1 *= t0.atan().tanh();
-                    }
-                }
-                acc1 /= (1.0 + f64::cos(b).powi(2));
-                k2 += 1;
-                if (t0.hypot((acc1 * 0.02).atan()) < -0.2) || k2 >= 3 { break b * f64::atan(t0); }
-            };
-            if 2.0_f64.powi(2).ln_1p() < 0.1 {
-                return f64::atan(f64::sin(t0));
-            }
-            acc1 = ((acc1 * 0.02).tanh() + (acc1 * 0.02).sin()).atan();
-        }
-        let t7 = b.cos().exp_m1();
-        if t0 > -0.4 {
-            let mut v8 = vec![0.0; 2];
-            for i in 0..v8.len() {
-                v8[i] = ((a.tanh().sinh() - b) * 0.5).sin();
-                if i > 0 {
-                    v8[i] += v8[i - 1] * (acc1 * 0.02).tanh().powi(2);
-                }
-            }
-            for (i, q9) in v8.iter().enumerate() {
-                let t10 = match i % 3 { 0 => (p12(0.25_f64.atan(), (((acc1 * 0.02).sin() + v8.iter().map(|q| ((q * 0.25) * 0.5).sin()).sum::<f64>()) * 0.5).atan(), 1, (v8.iter().enumerate().map(|(k, q)| (q * 0.25) * k as f64).sum::<f64>() * t7 * 0.05).atan()) * 0.5).tanh() / (1.5 + (v8[i] * 0.25).atan().max(t0).tanh()), 1 => ((v8[i] * 0.25).atan().hypot(1.25) * (t0 + (acc1 * 0.02).sin()) * 0.25).atan(), _ => v8[0] * 0.25 };
-                acc1 -= ((b * (acc1 * 0.02).tanh()).sin().exp() * 0.5).tanh();
-            }
-            for i in 0..v8.len() {
-                acc1 *= t0.atan2(1.5 + 2.0_f64.cos()).tanh();
-            }
-        } else {
-            let t11 = t7.mul_add(t7, (acc1 * 0.01).atan()) - t0;
-        }
-        2.0 * t7 + (acc1 * 0.01).tanh().sin() - t0
-    }
-    check_p62(seed = 0x4216ad16c7c706af, inputs = 2, calls = [p1, p12], at = |p| (p[0], p[1]),
-        params = ["b"] at [0]);
-}
-
-program! {
-    #[differentiable]
-    fn p63(xs: &[f64], a: f64, b: f64) -> f64 {
-        let mut acc0 = b;
-        for i in 0..3 {
-            let t1: f64 = f64::atan(0.75_f64.sin());
-            acc0 = ((acc0 * 0.25).sin() * b).tanh();
-            let t2 = 0.1 * (p42(t1 * 0.6, t1 * 1.0, 2) * 0.5 * xs[i]).mul_add((acc0 * 0.25).atan() * b, acc0 * 0.25 / (1.5 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().tanh()));
-        }
-        if 0.25 * xs[1] < 0.5 {
-            let t5: f64 = xs[1..4].iter().map(|u3| { let u3 = *u3; xs[1].cos() }).sum();
-        } else {
-            let t6 = a.max(b);
-        }
-        for i in 0..xs.len() {
-            let flag7 = xs[xs.len() - 1 - i].hypot(a) > 0.5;
-            let t10: f64 = { let v8: Vec<f64> = xs.iter().map(|&u9| f64::cos((acc0 * 0.1).atan()).hypot(0.9)).collect(); v8[0] + v8[3] };
-            acc0 /= (2.0 + ((t10 * 0.5).sin() - b).cos());
-        }
-        (acc0 * 0.1).sin() + b - a + 0.5 * xs[1]
-    }
-    check_p63(seed = 0x5443cca3d8242054, inputs = 6, calls = [p42], at = |p| (&p[0..4], p[4], p[5]));
-}
-
-program! {
-    #[differentiable]
-    fn p64(a: f64, b: f64) -> f64 {
-        let mut acc0 = 0.5;
-        let mut k1 = 0;
-        let r3 = loop {
-            let t2 = a * 1.0;
-            acc0 += p35(b.sin().exp2() * 0.5, a.tanh(), b, (t2.powi(3) * 0.5).sin());
-            k1 += 1;
-            if ((acc0 * 0.25).sin() / (1.0 + b.powi(2)) > t2 && (k1 as f64) < 0.5) || k1 >= 3 { break b - (acc0 * 0.25).cos(); }
-        };
-        0.25 * (acc0 * 0.25).sin() - b
-    }
-    check_p64(seed = 0xc5370cf818b3e2a3, inputs = 2, calls = [p35], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p65(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((a - a).cos() * a + xs[3]).tanh();
-        let t2 = (a + xs[1]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 1..xs.len() {
-            let t3 = (0.84_f64).tanh() * 1.5;
-            let t4 = ((((t3).cos() * t3).tanh()).sin()).tanh() * 1.5;
-            acc = acc + ((t2) * (((xs[i]).sin()) * (t2))).tanh() - ((1.0 + (t4) * (t4)).ln()).tanh();
-            let t5 = if ((1.0 + (xs[i - 1]) * (xs[i - 1])).ln()) * (xs[i - 1]) < -0.15 { (0.68_f64).tanh() } else { (t1) * (t1) };
-            acc = acc + (((((t5).cos() * xs[i]).cos() * t2) * 0.5).exp()).tanh() - ((((xs[i]) * (xs[i - 1])).mul_add(0.5, t5)).mul_add(0.5, t5)).tanh();
-        }
-        acc.sin()
-    }
-    check_p65(seed = 0xe57410a6fc7fb567, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p66(c: f64, b: f64, d: f64, a: f64) -> f64 {
-        let mut acc0 = (b * d).max(0.6 / (1.0 + c.powi(2)));
-        for i in 0..2 {
-            for j in 0..3 {
-                let t1 = -(1.5 + d.cos()).sqrt().cos();
-                acc0 += (b.atan2(1.5 + d.cos()) * (i as f64 * 1.25) * 0.25).tanh();
-            }
-            let mut w2 = 0;
-            while w2 < 4 {
-                let mut w3 = 0;
-                while w3 < 1 {
-                    if 1.25 / (1.0 + 0.25_f64.powi(2)) > -0.2 && (p3(2, b * 0.2, d) * 0.5).sin() < -0.1 {
-                        if p50(a) * 0.25 * a < 0.7 {
-                            acc0 = ((acc0 * 0.02).tanh() - b).atan();
-                        }
-                    } else if a.sin() > 0.1 {
-                        let a = a * -(acc0 * 0.02).sin();
-                    }
-                    acc0 += 0.25_f64;
-                    w3 += 1;
-                }
-                acc0 += c;
-                w2 += 1;
-            }
-            acc0 += (acc0 * 0.02).atan() * 0.5;
-        }
-        let mut k4 = 0;
-        loop {
-            let t5 = if c - d < 0.25 { f64::cos(0.25).powi(3) } else { f64::cos(c.clamp(-0.75, 0.75)) };
-            for j in 0..1 {
-                let t6 = c;
-                acc0 = (t5 * 0.5 + 1.0 + 0.2_f64.hypot(0.5)) * 0.5;
-            }
-            acc0 = ((acc0 * 0.02).tanh() - (1.25 * (t5 * 0.5) * 0.5).sin()).atan();
-            k4 += 1;
-            if ((a.mul_add(k4 as f64, (t5 * 0.5).tanh())) < -0.2 || d < 0.5) || k4 >= 6 { break; }
-        }
-        if (1.0 + d.powi(2)).cbrt() < 0.7 && c < -0.2 {
-            acc0 += (d.powi(2).cos() * 0.5).tanh();
-        } else if (acc0 * 0.02).mul_add(a, c) > 0.5 {
-            let mut k7 = 0;
-            loop {
-                acc0 -= ((f64::cos(d) + (c - (acc0 * 0.02).sin())) * 0.25).atan();
-                acc0 += d.powi(2).ln_1p().mul_add(-c, acc0 * 0.02) * 0.25;
-                k7 += 1;
-                if (d.tanh() < 0.0) || k7 >= 5 { break; }
-            }
-        } else {
-            let mut acc8 = 0.5;
-        }
-        (acc0 * 0.02).sin().tanh() + a
-    }
-    check_p66(seed = 0x3cf98dd4d4117498, inputs = 4, calls = [p3, p50], at = |p| (p[0], p[1], p[2], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p67(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        let mut carried = 0.5;
-        for i in 0..xs.len() {
-            extra += ((a).sin()).tanh();
-            let t1 = ((0.22_f64).sin()).tanh() * 1.5;
-            if xs[i] + (xs[i]).sin() < 0.43 {
-                if xs[i] - -0.17_f64 + (t1) * (xs[i]) > -0.26 {
-                    continue;
-                }
-            } else {
-                if (1.0 + ((xs[i]).mul_add(0.5, 0.06_f64)) * ((xs[i]).mul_add(0.5, 0.06_f64))).ln() < -0.21 {
-                    continue;
-                }
-            }
-            acc += (((xs[i]).tanh() + (1.0 + (xs[i]) * (xs[i])).ln()).mul_add(0.5, a)).tanh();
-            carried = carried * 0.5 + ((1.0 + (a) * (a)).ln()).tanh();
-            acc += carried;
-        }
-        acc
-    }
-    check_p67(seed = 0x42b592dfc80f3339, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p68(n: usize, a: f64, b: f64) -> f64 {
-        let mut acc0 = (p57((1.0 + b.powi(2)).sqrt() * 0.5) * 0.25).atan();
-        for i in 0..2 {
-            if (acc0 * 0.25).cos().exp2() < 0.3 {
-                return a;
-            }
-            acc0 -= ((b * a + (1.0 + b.powi(2)).sqrt()) * 0.25).tanh();
-        }
-        match n % 3 {
-            0 => {
-                let mut k1 = 0;
-                loop {
-                    let t2 = b;
-                    acc0 = (((acc0 * 0.1).sin() * (p12(a * a * 0.5, (1.5 + a.cos()).sqrt(), 1, t2.cos().exp() * 0.5) * 0.5).tanh() - (b - b)) * 0.5).atan();
-                    k1 += 1;
-                    if (b > b) || k1 >= 4 { break; }
-                }
-            }
-            1 => {
-                if n > 1 {
-                    let t3 = a.sin();
-                }
-            }
-            _ => {
-                let t4 = (a.powi(3) + (2.0 + (acc0 * 0.1).sin().cos()).powi(-2)).clamp(-0.75, 0.75);
-                if n % 2 == 0 {
-                    let mut w5 = 0;
-                    while w5 < 3 && (0.9 * (acc0 * 0.1).tanh() > 0.3) {
-                        if t4 > 0.3 {
-                            let t6: f64 = f64::min(t4, t4) * b;
-                        }
-                        acc0 = (a.atan() * (acc0 * 0.1 * w5 as f64) * 0.1).tanh();
-                        w5 += 1;
-                    }
-                } else {
-                    let t7 = ((n as f64).powi(2) - a.sin()).max((2.0 + b.sin()).ln());
-                }
-            }
-        }
-        b + 0.5 * b
-    }
-    check_p68(seed = 0xf7940e1572375229, inputs = 2, calls = [p12, p57], at = |p| (1, p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p69(a: f64) -> f64 {
-        let a = a + a * a;
-        let mut acc0 = (a * 0.25).sin().powi(2).ln_1p();
-        if acc0.to_radians() < 0.3 {
-            for i in 0..3 {
-                for j in 0..3 {
-                    let t1 = (a * 0.25).sin() / (2.0 + (a * 0.25).tanh().cos());
-                    acc0 /= (1.0 + (acc0 * 0.05).atan().tanh().powi(2));
-                }
-                acc0 += (i as f64 * (acc0 * 0.05).sin() * (acc0 * 0.05 / (1.5 + (acc0 * 0.05).atan().tanh())) * 0.05).sin();
-            }
-        } else if (acc0 * 0.05).tanh() / (1.0 + (a * 0.25).atan().powi(2)) > 0.1 {
-            acc0 += (((acc0 * 0.05).tanh() + (acc0 * 0.05).sin()) / (1.5 + f64::sin((a * 0.25).sin()).tanh()) * 0.25).atan();
-        }
-        0.9 * (a * 0.25).sin()
-    }
-    check_p69(seed = 0xe5fac4bca9092956, inputs = 1, calls = [], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p70(b: f64, a: f64) -> f64 {
-        let mut b = b;
-        b /= (2.0 + b.max(a).cos());
-        let t0 = a * b;
-        b = (b + (a.cos().exp2() * 0.5).sin()).sin();
-        let mut k1 = 0;
-        let r3 = loop {
-            b = (b * 0.1).atan().tanh();
-            let mut acc2 = 0.5_f64;
-            acc2 = (acc2 - acc2).sin();
-            k1 += 1;
-            if (a - a < -0.4) || k1 >= 5 { break acc2 * (1.5 + acc2.sin()).powf(t0.tanh()); }
-        };
-        let flag4 = b * 0.1 > 0.0;
-        let t5 = (r3 * 0.5).atan();
-        b += (a.atan2(1.5 + (1.0 + 1.0_f64.powi(2)).cbrt().cos()) * 0.5).sin();
-        if 2.0 > 0.3 || (r3 * 0.5).tanh() < 0.0 {
-            let t6 = (b * 0.1).tanh() + (b * 0.1).sin();
-        }
-        t5 + (r3 * 0.5).atan() + t0 + 0.3 * (b * 0.1)
-    }
-    check_p70(seed = 0x908fa9ca6cb2d739, inputs = 2, calls = [], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p71(xs: &[f64], a: f64) -> f64 {
-        let mut acc0 = 0.0;
-        acc0 += (xs[1] * a * (a * xs[2]) * 0.25).atan();
-        let t3: f64 = { let v1: Vec<f64> = xs.iter().map(|&u2| 0.3 * xs[0] / (1.0 + f64::cos(acc0).powi(2))).collect(); v1[0] + v1[2] };
-        t3.cos() + acc0.cos()
-    }
-    check_p71(seed = 0x60ed8f683abde296, inputs = 4, calls = [], at = |p| (&p[0..3], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p72(n: usize, b: f64, xs: &[f64], a: f64) -> f64 {
-        let mut acc0 = b.cos().tanh();
-        if acc0 * xs.iter().sum::<f64>() > -0.4 {
-            let b = b + f64::atan(xs[2]);
-            let a = a * (xs[n] * acc0);
-        } else {
-            let t1: f64 = a * b;
-        }
-        let t2 = ((0.3 - xs.iter().map(|q| q * b).sum::<f64>()) * b.tanh()).mul_add((1.0 + b.powi(2).ln_1p().powi(2)).ln(), acc0);
-        let mut v3 = vec![0.0; xs.len()];
-        for i in 0..v3.len() {
-            v3[i] = 0.2_f64;
-        }
-        let t4 = if (t2 * 0.25).tanh() > 0.3 { v3[n] } else { (1.5 + p69((t2 * 0.25).tanh().atan2(1.5 + xs[n].cos())).cos()).sqrt() + acc0.cos() };
-        for i in (0..4).rev() {
-            if (v3[(i + 1) % 3] * 0.1).sin() + (v3[n] * 0.1).sin() > 0.25 {
-                let b = b - (1.0 + (acc0 * 0.1).sin().powi(2)).sqrt();
-            } else {
-                let mut k5 = 0;
-                let r7 = loop {
-                    let mut acc6 = ((1.0 + (t2 * 0.25).cos().exp2().powi(2)).cbrt() * 0.5).sin();
-                    acc6 = (acc6 - b.powi(2) * 0.5).sin();
-                    k5 += 1;
-                    if ((t4 * 0.5).atan() > a) || k5 >= 3 { break 0.2 * (i as f64).max((p70((t2 * 0.25 * 2.0 * 0.25).tanh(), ((n as f64 + (t2 * 0.25).atan()) * 0.5).tanh()) * 0.25).sin()); }
-                };
-            }
-            acc0 /= (2.0 + (v3.iter().enumerate().map(|(k, q)| (q * 0.05) * k as f64).sum::<f64>() - a).cos());
-        }
-        let mut k8 = 0;
-        loop {
-            let t9: f64 = (k8 as f64 - a) * f64::atan(xs[n]);
-            v3[(k8 + 1) % 3] = (2.0 + (t4 * 0.5).tanh().sin()).log2() * (a * (t9 * 0.25)) * 0.1;
-            k8 += 1;
-            if (b.min(v3[v3.len() - 1 - n] * 0.02) > -0.4) || k8 >= 5 { break; }
-        }
-        (t4 * 0.5).tanh().tanh() - (t2 * 0.25).sin() - 0.1 * (acc0 * 0.02).atan() + b
-    }
-    check_p72(seed = 0x5430ca65d7e43155, inputs = 5, calls = [p69, p70], at = |p| (1, p[0], &p[1..4], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p73(b: f64, a: f64) -> f64 {
-        let mut acc0 = 1.0;
-        let t1 = a / (1.5 + b.tanh());
-        let b = b + 1.0 * a;
-        (b * 0.5).atan() - 0.1 * t1 + a + 0.5 * (b * 0.5).sin()
-    }
-    check_p73(seed = 0x63580d5efc259d85, inputs = 2, calls = [], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p74(n: usize, xs: &[f64], a: f64, c: f64, b: f64) -> f64 {
-        let mut acc0 = xs[n];
-        for i in 1..=3 {
-            let t1 = if 0.25 * xs.iter().map(|q| q.cos()).product::<f64>() > a && b < 0.3 { b - a } else { 1.0 * xs[0] * (2.0 + 1.5_f64.cos()).recip() };
-            acc0 /= (1.0 + c.min(xs[n]).powi(2));
-            acc0 -= ((acc0 * 0.25).sin().cos() * 0.5).atan();
-        }
-        let t2 = if 0.3 * xs[n] > -0.4 { (1.5 + (1.5 + xs[n].sin()).log(2.5 + (acc0 * 0.1).cos()).sin()).log(2.5 + (1.5 + c.sin()).log(2.5 + (n as f64).cos()).cos()) } else { c };
-        let mut k3 = 0;
-        loop {
-            acc0 -= xs[(k3 + 1) % 3];
-            acc0 = ((b.tanh() - 2.0 * (p42(xs[n].tanh(), 0.6, 2) * 0.5).atan()) * 0.5).sin();
-            if 1.5 + xs[n] > 0.7 {
-                let t4 = if -c > -0.1 { t2 } else { xs.iter().map(|q| q.cos()).product::<f64>() / (1.5 + b.tanh()) / (1.0 + (1.5 * (acc0 * 0.1).sin()).powi(2)) };
-            }
-            acc0 += ((c + b + (acc0 * 0.1).tanh()) * 0.25).sin();
-            k3 += 1;
-            if (xs[(k3 + 1) % 3] * t2 < 0.25) || k3 >= 4 { break; }
-        }
-        if (n as f64) < -0.4 {
-            return (c * (acc0 * 0.1).sin()).powi(2);
-        }
-        0.3 * (acc0 * 0.1) + c
-    }
-    check_p74(seed = 0x3919c98d998ab290, inputs = 6, calls = [p42], at = |p| (1, &p[0..3], p[3], p[4], p[5]));
-}
-
-#[differentiable]
-fn p75_h0(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.75 + (y[i] * s).tanh() * 0.25;
-    }
-}
-#[differentiable]
-fn p75_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).tanh() * -0.5;
-    }
-    y[0] * 0.3
-}
-#[differentiable]
-fn p75_h2(y: &mut [f64], x: &[f64], s: f64) {
-    p75_h0(y, s);
-    let _ = p75_h1(s * 0.25, &x[1..], y);
-}
-#[differentiable]
-fn p75_h3(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.6).sin();
+        acc += (v[i] * s + 0.6).cos();
     }
     acc * 0.5 + v[0] * v[v.len() - 1]
 }
 program! {
     #[differentiable]
-    fn p75(xs: &[f64], a: f64) -> f64 {
-        let mut buf1 = vec![1.5; 3];
-        p75_h0(&mut buf1, a);
-        let t2 = p75_h1(a, &xs[..2], &mut buf1).tanh();
-        p75_h2(&mut buf1, xs, a);
-        let t3 = buf1[0] + buf1[2] * 0.6;
-        let t4 = p75_h3(&buf1, a).sin();
-        let t5 = p75_h3(&xs[..7], t4.tanh() * 0.75).sin();
-        let t6 = p75_h3(xs, t3.tanh() * 0.25).sin();
-        let mut buf7 = vec![-0.5; 3];
-        p75_h2(&mut buf7, &xs[..], t2.tanh() * 0.25);
-        let t8 = buf7[0] + buf7[2] * -0.5;
-        t8 + t6 + t5 + t4 + t3 + a * 0.3
+    fn p84(b: f64, xs: &[f64], a: f64) -> f64 {
+        let t1 = p84_h0(&xs[5..], a * 0.75).sin();
+        let s2 = &xs[..7];
+        let t3 = (s2[5] * b + s2[4]).sin() + s2[s2.len() - 1] * 0.6;
+        let t4 = p84_h0(s2, t3.tanh()).sin();
+        let s5 = &xs[..];
+        let t6 = (s5[1] * t4.tanh() + s5[6]).sin() + s5[s5.len() - 1] * 0.3;
+        t6 + t4 + t3 + t1 + a * 0.3
     }
-    check_p75(seed = 0x2f7dbe6cc68fb745, inputs = 8, calls = [], at = |p| (&p[0..7], p[7]));
+    check_p84(seed = 0xcf2ae70e93a18791, inputs = 9, calls = [], at = |p| (p[0], &p[1..8], p[8]));
 }
 
 program! {
     #[differentiable]
-    fn p76(xs: &[f64], n: usize, a: f64) -> f64 {
-        let mut acc0 = 0.0;
-        for i in 0..4 {
-            let t2 = { let u1 = xs[xs.len() - 1 - i].mul_add(a.tanh(), a.atan()) * 0.5; u1.cos() + 2.0 / (1.0 + xs[xs.len() - 1 - i].powi(2)) };
-            acc0 = ((xs.iter().map(|q| q * q).sum::<f64>() * (t2 * 0.5).atan() + (n as f64 + (t2 * 0.5).sin())) * 0.1).atan();
-        }
-        if (n as f64 + xs[n]) < -0.1 {
-            let mut acc0 = acc0;
+    fn p85(c: f64, b: f64, a: f64) -> f64 {
+        let t0 = (0.5 * (c.cos() + c * 0.6).tanh()).asin();
+        let mut acc1 = 1.0;
+        if 1.5 - t0 > -0.4 {
+            acc1 *= 1.0 + (a * t0).tanh();
         } else {
-            let c3 = |u4: f64| f64::atan((acc0 * 0.1).atan().atan());
-            let t5: f64 = c3((((acc0 * 0.1).tanh() - (acc0 * 0.1).tanh()).mul_add((1.5 + a.sin()).log(2.5 + xs.iter().map(|q| q.cos()).product::<f64>().cos()), (acc0 * 0.1).atan() * (acc0 * 0.1).atan()) * 0.25).sin()) - 0.5 * c3(0.9_f64);
-            let t6 = if a > t5 { 1.0 * f64::sin(0.75) } else { n as f64 };
+            let b = b * (b * b);
         }
-        let mut acc7 = 0.0;
-        for i in (0..4).step_by(2) {
-            acc0 += (2.0 + ((p73((xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.05).sin(), (acc0 * 0.1).sin()) * 0.5).tanh().mul_add(acc0 * 0.1, xs.iter().map(|q| q.cos()).product::<f64>()) * 0.5).atan().cos()).powi(-2);
-            acc0 = (1.0 / (2.0 + (acc0 * 0.1).sin().cos()) + a.sin().exp2()) * 0.5;
-        }
-        (acc0 * 0.1).sin()
+        acc1.cos() - t0 + a + 0.6 * b
     }
-    check_p76(seed = 0x1549f4dd28d40f3d, inputs = 5, calls = [p73], at = |p| (&p[0..4], 1, p[4]));
+    check_p85(seed = 0x73b564d45e825c08, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]));
 }
 
 program! {
     #[differentiable]
-    fn p77(d: f64, xs: &[f64], a: f64, c: f64, b: f64) -> f64 {
-        let mut acc0 = (1.0 + c.sin().powi(2)).sqrt();
-        for i in 0..xs.len() {
-            let t2 = { let u1 = 1.5 * 2.0_f64.mul_add(xs[i], a) * 0.25; f64::tanh(xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() - a) };
-            acc0 /= (1.0 + (p66(((d - d) * 0.5).tanh(), ((acc0 * 0.25 * 0.5).powi(3) * 0.1).atan(), ((p64(b.tanh(), xs[i]) + a) * 0.5).tanh(), xs.iter().map(|q| q * (acc0 * 0.25)).sum::<f64>() * 2.0 * 0.05) * xs[i]).powi(2));
-        }
-        acc0 = xs.iter().sum::<f64>().cos();
-        (acc0 * 0.25).atan()
-    }
-    check_p77(seed = 0x4a2c5884f463ce14, inputs = 7, calls = [p64, p66], at = |p| (p[0], &p[1..4], p[4], p[5], p[6]));
-}
-
-program! {
-    #[differentiable]
-    fn p78(c: f64, b: f64, a: f64) -> f64 {
-        let t0 = b * c - f64::sin((p43(1, b * c * 0.5) * 0.5).atan());
-        let k1 = ((a * (t0 * 0.5).atan() * 0.5).sin().abs() * 2.0) as usize % 3;
-        let t2 = match k1 { 0 => 1.5_f64.powi(2).ln_1p().mul_add(c, b * b) * 0.5, 1 => (c * 0.25).cos(), _ => (b - t0 * 0.5).cos() };
-        let mut acc3 = (p45((t2 * 0.5).sin(), 0.6 * c).mul_add(t0 * 0.5, b) + (t0 * 0.5).tanh() / (2.0 + (t0 * 0.5).tanh().cos())) * 0.1;
-        let mut k4 = 0;
-        loop {
-            let t5 = ((t0 * 0.5).sin() + c).powi(2);
-            acc3 = (1.5 + (k4 as f64).sin()).powf((0.5 * b.tanh()).acos().tanh());
-            k4 += 1;
-            if ((-(k4 as f64)) < 0.3) || k4 >= 3 { break; }
-        }
-        t2 + t0 * 0.5 - b
-    }
-    check_p78(seed = 0x9530c101d6ba2e45, inputs = 3, calls = [p43, p45], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p79(n: usize, a: f64) -> f64 {
+    fn p86(xs: &[f64], b: f64, a: f64) -> f64 {
+        let flag0 = xs.iter().map(|q| q * q).sum::<f64>() * xs[1] > 0.1;
         let mut a = a;
-        match n {
-            0 => {
-                for i in 0..1 {
-                    let t0 = -(0.5 * (a * 0.5).tanh().tanh().tanh()).acos();
-                    a = -((a * 0.5).tanh() * 1.0);
-                }
-            }
-            1 => {
-                a += ((a * 0.5).tanh() * 2.0).sin() * 0.5;
-                let t1 = a * 0.5 + (a * 0.5).sin();
-            }
-            _ => {
-                if n % 3 == 1 {
-                    let mut acc2 = (2.0 + (a * 0.5).tanh().powi(2).ln_1p().cos()).recip();
-                } else {
-                    let mut acc3 = (1.5 + (a * 0.5).atan().sin().exp().sin()).powf(((a * 0.5).sin() - 0.1).tanh());
-                }
-            }
+        for i in 0..xs.len() {
+            let t1 = if b.asinh() < 0.5 { (b * (a * 0.1).tanh()).sin() } else { f64::sin((a * 0.1).hypot(xs[1])) };
+            let flag2 = xs[i] * t1 > 0.3;
+            a += (f64::min(t1 * 1.25, xs[i]) * 0.5).tanh();
         }
-        if (f64::min(n as f64, (a * 0.5).sin())) > 0.7 && a * 0.5 < 0.1 {
-            return (0.9 * (a * 0.5).tanh()).mul_add((2.0 + (a * 0.5).sin()).log2(), (p57((a * 0.5 * 0.75 * 0.5).tanh()) * 0.25).atan().sin().exp());
-        }
-        for i in 0..2 {
-            a -= (a * 0.25 * (a * 0.25).tanh() / (1.0 + (a * 0.25).min((a * 0.25).atan()).powi(2)) * 0.25).sin();
-            a = f64::cos(0.2);
-        }
-        (a * 0.1).sin()
+        (a * 0.1).tanh() + 0.1 * b
     }
-    check_p79(seed = 0xd1145cde6ed667b7, inputs = 1, calls = [p57], at = |p| (2, p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p80(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = v.dot(x) * 0.3;
-        for _ in 0..n {
-            t1 = (x.dot(&t1) * 0.3).mapv(f64::tanh) + &t1 * 0.5;
-        }
-        let mut t2 = x.to_owned();
-        if n % 2 == 0 {
-            t2 = -x.mapv(f64::sin);
-        }
-        let t3 = v + &(-x.mapv(f64::sin));
-        t3.sum() * 0.2 + t2.sum() * 0.2 + t1.dot(&t1) * 0.1
-    }
-    check_p80(seed = 0x11601fedd5c33439, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p81(b: f64, c: f64, n: usize, a: f64) -> f64 {
-        let mut acc0 = c * c * 0.1;
-        let c = c - b.cos().exp();
-        let c = c * 0.25 - b.atan();
-        let flag1 = b * acc0 > 0.3;
-        let t2 = f64::sin((c * 0.5).sin().hypot(-a));
-        let t3 = (n as f64 * (c * 0.5).tanh()).sin();
-        let t4 = t3.tanh().exp();
-        let mut acc5 = t2.cos().exp_m1().atan();
-        if p66((t4 * 0.5).sin().powi(3), t4.to_radians(), acc5 + 0.3, t2 * 0.1) > -0.2 {
-            acc5 /= (2.0 + (t3 * b).cos());
-        }
-        acc5 + t4 + 2.0 * t2 - acc0 - 0.3 * a - b + 0.5 * 1.25
-    }
-    check_p81(seed = 0x5a4937ebfcb994c3, inputs = 3, calls = [p66], at = |p| (p[0], p[1], 2, p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p82(xs: &[f64], a: f64) -> f64 {
-        let mut acc0 = 1.0;
-        match ((a / (1.0 + a.powi(2)) * 0.5).abs() * 2.0) as usize % 3 {
-            0 | 1 => {
-                let mut v1 = vec![0.0; 3];
-                for i in 0..v1.len() {
-                    v1[i] = a;
-                }
-                let t2 = match (a.abs() * 2.0) as usize % 3 { 0 => ((a.tanh() - (a - v1[0])) * 0.5).sin(), 1 => a.sin(), _ => v1.iter().map(|q| q * a).sum::<f64>() * 0.25 };
-            }
-            _ => {
-                acc0 *= 1.0 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().tanh();
-            }
-        }
-        let t3: f64 = acc0 * p69((f64::max(xs.iter().map(|q| q * q).sum::<f64>(), acc0) * 0.25).atan());
-        let t4 = if t3 > t3 { (a * 0.25).min(t3.tanh()) } else { a };
-        t4.sin() + t3.tanh() + acc0.cos() - a.sin()
-    }
-    check_p82(seed = 0x5aa8d92f9adb663b, inputs = 4, calls = [p69], at = |p| (&p[0..3], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p83(a: f64, b: f64, n: usize) -> f64 {
-        let mut acc0 = 0.5;
-        for i in 0..2 {
-            if n % 2 == 0 {
-                continue;
-            }
-            let c1 = |u2: f64| 0.6 * a;
-            let t3: f64 = c1(a) - 0.5 * c1(a.tanh().exp());
-            acc0 -= (b.clamp(-0.75, 0.75).max(b + t3) * 0.5).tanh();
-        }
-        for i in 0..1 {
-            for j in 0..1 {
-                let a = a + (2.0 + (acc0 * 0.1).sin().cos()).powi(-2);
-                for l in 0..n {
-                    acc0 = ((acc0 * 0.1).tanh() - ((1.0 + (acc0 * 0.1).atan().powi(2)).sqrt() * 0.5).atan()).atan();
-                }
-                acc0 += (b.cos() + -(acc0 * 0.1).tanh()) * 0.5;
-            }
-            acc0 = b;
-        }
-        0.25 * (acc0 * 0.1) - b.sin() + 0.5 * a
-    }
-    check_p83(seed = 0xa46b97eada3102df, inputs = 2, calls = [], at = |p| (p[0], p[1], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p84(xs: &[f64], a: f64) -> f64 {
-        let mut acc0 = ((xs.iter().map(|q| q.cos()).product::<f64>() / (1.5 + xs[3].tanh())).powi(3) * 0.25).tanh();
-        let mut w1 = 0;
-        while w1 < 4 {
-            acc0 = (acc0 * 0.1 + (a / (1.0 + xs.iter().map(|q| q.cos()).product::<f64>().powi(2)) * 0.5).tanh()).sin();
-            let acc0 = (acc0 * 0.1).sin() * xs.iter().map(|q| q * q).sum::<f64>();
-            w1 += 1;
-        }
-        if a.cos() < -0.1 || (acc0 * 0.1).tanh() < -0.2 {
-            let mut k2 = 0;
-            loop {
-                let t3 = (acc0 * 0.1).atan();
-                acc0 *= 0.5 + 0.4 * (p61(((1.0 + xs[xs.len() - 1 - k2].powi(2)).sqrt() * 0.5).tanh(), ((t3 - xs.iter().map(|q| (q * 0.75).sin()).sum::<f64>()) * 0.25).sin(), xs.iter().map(|q| q.cos()).product::<f64>(), ((2.0_f64 - 0.6) * 0.5).sin()) * 0.5).tanh().powi(3).sin();
-                k2 += 1;
-                if (0.75 * (acc0 * 0.05).tanh() > xs[k2]) || k2 >= 2 { break; }
-            }
-        } else {
-            let t4: f64 = xs[3] / (1.0 + (acc0 * 0.05).atan().powi(2));
-        }
-        a
-    }
-    check_p84(seed = 0x5ed4f45ee5a1e0fe, inputs = 5, calls = [p61], at = |p| (&p[0..4], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p85(n: usize, xs: &[f64], a: f64, d: f64, b: f64, c: f64) -> f64 {
-        let mut acc0 = 0.0;
-        for i in (0..4).step_by(2) {
-            for j in 0..xs.len() {
-                let t1 = c.abs().clamp(-0.75, 0.75);
-                acc0 -= (1.0 + (0.3 - xs[xs.len() - 1 - n]).powi(2)).ln();
-            }
-            acc0 = (0.75 * a).cos();
-        }
-        let mut acc2 = ((acc0 * 0.05).atan2(1.5 + (acc0 * 0.05).cos()) * (d / (1.0 + (n as f64).powi(2))) * 0.5).sin();
-        if xs.iter().map(|q| q * q).sum::<f64>() * (acc0 * 0.05) > c {
-            for i in 1..=1 {
-                acc0 = (acc0 * 0.05 - (acc2 * 0.5).sin().max(a)).tanh();
-            }
-        }
-        acc0 += (-(b + (acc2 * 0.5).sin()) * 0.5).atan();
-        (acc2 * 0.5).tanh() + 0.2 * (acc0 * 0.05).atan()
-    }
-    check_p85(seed = 0x3922f8ad9b90782c, inputs = 8, calls = [], at = |p| (3, &p[0..4], p[4], p[5], p[6], p[7]),
-        params = ["a", "c", "b"] at [4, 7, 6]);
-}
-
-program! {
-    #[differentiable]
-    fn p86(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = -(x.mapv(|q| q * q * 0.5 - q)).mapv(f64::sin);
-        for _ in 0..n {
-            t1 = (&t1 * (x.sum() * 0.1)).mapv(f64::sin) + &t1 * 0.5;
-        }
-        let mut t2 = (&t1 + x).column(1).to_owned();
-        for _ in 0..n {
-            t2 = (x.dot(&t2) * 0.3).mapv(f64::tanh) + &t2 * 0.5;
-        }
-        let t3 = &(&t2 / &v.mapv(|q| q * q + 1.0)) + &(x / &x.mapv(|q| q * q + 1.0));
-        t3.sum() * 0.2 + t2.dot(&t2) * 0.1 + t1.sum() * 0.2
-    }
-    check_p86(seed = 0x686f5c94fc8f3f96, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p87(a: f64, c: f64, b: f64) -> f64 {
-        let mut acc0 = (1.0 + a.powi(2)).ln().tanh().exp2();
-        if p69(c.cos()).tanh().cosh() < 0.5 {
-            let t1 = (c.sin().exp2() * 0.5).atan().powi(3) * (a + a * 0.9);
-        }
-        let mut acc2 = (f64::tanh(a).mul_add(0.75, (2.0 + b.sin()).cbrt()) * 0.5).tanh();
-        acc0 += ((a + acc0).sin() * 0.5).sin();
-        for i in 0..4 {
-            if (i as f64 * a) > 0.1 {
-                acc2 += (acc2 * 0.1).tanh();
-            }
-            acc0 -= f64::min(0.75 + b, (1.0 + (i as f64).powi(2)).ln()) * 0.5;
-        }
-        let o3: Option<f64> = if c * c > acc2 * 0.1 { Some(((acc0 * 0.1).sin() + a.tanh()) * 0.5) } else { None };
-        let t5: f64 = if let Some(u4) = o3 { 0.3_f64.powi(2).ln_1p() } else { c * 0.5 };
-        let t6: f64 = 0.1 - 0.9 * (1.5 * 0.5);
-        if a * (acc2 * 0.1).tanh() > -0.4 {
-            return (acc2 * 0.1).tanh().exp_m1().cos();
-        }
-        t5.tanh() - (acc2 * 0.1).atan().sin() + (acc0 * 0.1).tanh().sin() + c.sin()
-    }
-    check_p87(seed = 0xc02f800feb8876d2, inputs = 3, calls = [p69], at = |p| (p[0], p[1], p[2]),
-        params = ["c"] at [1]);
+    check_p86(seed = 0x27edb8e4708868ee, inputs = 6, calls = [], at = |p| (&p[0..4], p[4], p[5]));
 }
 
 #[differentiable]
-fn p88_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.5
-}
-program! {
-    #[differentiable]
-    fn p88(xs: &[f64], b: f64, a: f64) -> f64 {
-        let t1 = p88_h0(&xs[..], a * 0.75);
-        let t2 = p88_h0(xs, t1.tanh());
-        let s3 = &xs[0..=3];
-        let t4 = (s3[0] * a + s3[3]).sin() + s3[s3.len() - 1] * 0.6;
-        let mut arr5 = [0.5_f64; 3];
-        arr5[0] = a;
-        arr5[1] = xs[4] * 0.5;
-        let t6 = arr5[1] * arr5[2];
-        t6 + t4 + t2 + t1 + a * 0.3
-    }
-    check_p88(seed = 0x6afc32da822656dc, inputs = 8, calls = [], at = |p| (&p[0..6], p[6], p[7]));
-}
-
-program! {
-    #[differentiable]
-    fn p89(a: f64, b: f64) -> f64 {
-        if b.atan() > a {
-            let flag0 = a > 0.5;
-            return b + b * a;
-        }
-        if b / (1.5 + b.tanh()) > -0.1 {
-            return -b.max(1.0);
-        }
-        let mut acc1 = a * 0.5 * (1.0 + a.powi(2)).sqrt();
-        let t3 = { let u2 = (1.5 / (1.0 + acc1 * acc1)).atan(); a * a - (u2 - a) };
-        (t3 * 0.5).sin() + acc1 + b + a
-    }
-    check_p89(seed = 0xb43a76c7b3b6ae72, inputs = 2, calls = [], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p90(b: f64, a: f64) -> f64 {
-        let mut acc0 = 0.5;
-        if b > 0.3 {
-            let flag1 = a.cos() > 0.3;
-            acc0 -= ((a * 1.0).tanh().cosh() * 0.5).atan();
-        } else {
-            let mut w2 = 0;
-            while w2 < 3 {
-                if -a > 0.0 {
-                    let t3 = -(b * 1.5);
-                } else if p64(a, b.max(b)).powi(2) < 0.7 {
-                    acc0 += b;
-                } else {
-                    if ((w2 as f64).max(a)) > 0.0 {
-                        if a + b > a && b < 0.25 {
-                            let t4 = match w2 { 0 => ((b + (acc0 * 0.1).sin() - -b) * 0.5).atan(), 1 => 0.75 * f64::max(a, a), _ => (0.5 * (a * 1.0).tanh()).atanh() };
-                        }
-                    } else if b + (p61(1.25 * a, ((a + acc0 * 0.1) * 0.25).tanh(), (acc0 * 0.1).sin().asinh(), (acc0 * 0.1).tanh().clamp(-0.75, 0.75)) * 0.5).tanh() < 0.7 || acc0 * 0.1 < 0.7 {
-                        if f64::max(b, acc0 * 0.1) < 0.7 {
-                            acc0 = (acc0 * 0.1 + (acc0 * 0.1).sin().cos()).sin();
-                        } else {
-                            for j in 1..=4 {
-                                let a = a * b;
-                                acc0 -= 0.25_f64;
-                            }
-                        }
-                    }
-                }
-                acc0 = f64::tanh(b).tanh().exp();
-                w2 += 1;
-            }
-        }
-        0.6 * a
-    }
-    check_p90(seed = 0x0ab079ba2b8f3d19, inputs = 2, calls = [p61, p64], at = |p| (p[0], p[1]));
-}
-
-#[differentiable]
-fn p91_h0(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.75).sin();
-    }
-    acc * -0.5 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p91_h1(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 1.5;
-    t + p91_h0(&v[1..], s * 0.6) + p91_h0(v, s).cos()
-}
-#[differentiable]
-fn p91_h2(v: &[f64], s: f64) -> [f64; 3] {
+fn p87_h0(v: &[f64], s: f64) -> [f64; 3] {
     let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).tanh();
-    r[1] = v[1] * 0.75;
+    r[0] = (v[0] * s).cos();
+    r[1] = v[1] * 0.5;
     r[2] = (v[v.len() - 1] + s).tanh();
     r
 }
-program! {
-    #[differentiable]
-    fn p91(b: f64, a: f64, xs: &[f64]) -> f64 {
-        let t1 = p91_h1(&xs[..], b);
-        let t2 = p91_h1(&xs[0..], t1.tanh()).sin();
-        let s3 = &xs[5..=7];
-        let t4 = (s3[0] * t2.tanh() + s3[2]).sin() + s3[s3.len() - 1] * -0.5;
-        let t5 = p91_h1(&xs[..7], t2.tanh());
-        let arr6: [f64; 3] = [t1.tanh(), xs[3] * 0.75, (a).sin()];
-        let t7 = arr6[0] * arr6[2];
-        let arr8 = p91_h2(&s3[0..3], t4.tanh() * 1.5);
-        let t9 = arr8[2] * arr8[0];
-        t9 + t7 + t5 + t4 + t2 + a * 0.3
-    }
-    check_p91(seed = 0x79c78e475017baf8, inputs = 10, calls = [], at = |p| (p[0], p[1], &p[2..10]));
-}
-
-program! {
-    #[differentiable]
-    fn p92(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (((a) * 0.5).exp() + (1.0 + (a) * (a)).ln() + xs[3]).tanh();
-        let t2 = (((a) * 0.5).exp() + (t1).sin() + xs[1]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            let t3 = if xs[i] > -0.19 { ((xs[i]) * ((1.0 + ((xs[i]) * (t1)) * ((xs[i]) * (t1))).ln())).tanh() } else { ((xs[i]) * 0.5).exp() };
-            extra -= (xs[i]).tanh();
-            let t4 = (((((t1) * (xs[i])).tanh()) * 0.5).exp()).tanh() * 1.5;
-            if i + 1 < xs.len() {
-                acc += (xs[i] + a).tanh();
-                acc -= ((xs[i] + xs[i]).mul_add(0.5, xs[i]) - xs[i + 1]).tanh();
-            }
-            acc += ((xs[i]).mul_add(0.5, xs[i])).tanh();
-        }
-        acc.sin()
-    }
-    check_p92(seed = 0xb17b5c99596c5554, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p93(a: f64, n: usize, b: f64) -> f64 {
-        let mut a = a;
-        let o0: Option<f64> = if (1.5 + a.cos()).sqrt() < 0.0 { Some(1.5 * b.asinh()) } else { None };
-        let t2: f64 = match o0 { Some(u1) => a.atan() / (1.0 + (b / (1.5 + b.tanh())).powi(2)), None => (2.0 + a.cos()).recip() };
-        if (t2 * 0.5).sin() > -0.2 {
-            let o3: Option<f64> = if 1.25 < 0.25 { Some(t2 * 0.5) } else { None };
-            let t5: f64 = if let Some(u4) = o3 { 0.3 / (1.0 + (t2 * 0.5).powi(2)) * a.powi(3) } else { a };
-            let t6 = ((t2 * 0.5).tanh() - 1.5).cos();
-        } else if b.hypot(b) > b && (t2 * 0.5).sin() < 0.0 {
-            let mut k7 = 0;
-            loop {
-                let b = b - b * 1.25;
-                a /= (1.0 + (b * 0.5 - k7 as f64).powi(2));
-                k7 += 1;
-                if ((b * 0.5).sin() - t2 * 0.5 > 0.5) || k7 >= 6 { break; }
-            }
-            let a = a * 0.1 + a * 0.1;
-        } else {
-            for i in (0..2).rev() {
-                for j in 0..n {
-                    for l in (0..6).step_by(2) {
-                        a += (a * 0.02).tanh();
-                        a += -(a * 0.02).sin();
-                    }
-                    a += (t2 * 0.5).sin();
-                }
-                a *= 0.5 + 0.4 * (1.5 - (t2 * 0.5).sin()).sin();
-            }
-        }
-        if ((n as f64 * 0.5).sin().powi(3)) < -0.4 {
-            if n > 0 {
-                if (1.0 + (t2 * 0.5).tanh().powi(2)).sqrt() > b {
-                    return (b * 1.25).sin().exp();
-                }
-            } else {
-                for i in 0..4 {
-                    let mut acc8 = 0.5;
-                    acc8 *= 0.5 + 0.4 * (t2 * 0.5).tanh().cos().sin();
-                }
-            }
-        } else if 2.0_f64.cos() > 0.25 && (t2 * 0.5).sin() < 0.0 {
-            let mut acc9 = 1.0;
-        }
-        1.0 * (a * 0.01).sin() - 0.25 * b
-    }
-    check_p93(seed = 0xdb07e18461fb2474, inputs = 2, calls = [], at = |p| (p[0], 2, p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p94(n: usize, a: f64) -> f64 {
-        let t0 = match n { 0 => f64::max(a, a).powi(2), 1 => 0.5 * a.min(a), _ => (a.atan().mul_add((2.0 + a.sin()).ln(), a + 0.3) * 0.5).sin() };
-        let mut acc1 = 0.0;
-        for i in 0..4 {
-            if a / (1.5 + a.tanh()) > 0.3 {
-                return t0.mul_add(f64::max(a, a), t0.tanh());
-            }
-            acc1 -= (t0 * 0.5).tanh();
-            let c2 = |u3: f64| t0.atan() + t0.atan2(1.5 + a.cos());
-            let t4: f64 = c2((2.0 + (i as f64 * (acc1 * 0.1).atan() * 0.25).tanh().cos()).powi(-2)) - 0.5 * c2(0.2 * a);
-        }
-        if t0 / (1.5 + t0.tanh()) > 0.3 {
-            for i in 0..4 {
-                let t6 = { let u5 = acc1 * 0.1; -a * n as f64 };
-                let mut acc7 = 0.5;
-                acc7 -= 0.25_f64;
-            }
-            let mut acc8 = 0.5;
-        } else {
-            let mut w9 = 0;
-            while w9 < 2 && (0.3 * t0 > -0.2 || (acc1 * 0.1).sin() < 0.0) {
-                let mut w10 = 0;
-                while w10 < 2 {
-                    acc1 = ((acc1 * 0.05).tanh() + ((1.5 + a) * 0.5).sin()).tanh();
-                    w10 += 1;
-                }
-                acc1 += (((acc1 * 0.05).hypot(t0) - (t0 - t0)) * 0.1).tanh();
-                w9 += 1;
-            }
-        }
-        (acc1 * 0.05).atan().cos() + t0.tanh() + a
-    }
-    check_p94(seed = 0xa1ad926d6106acf6, inputs = 1, calls = [], at = |p| (3, p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p95(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = &(-x.mapv(f64::sin)) / &(v / &v.mapv(|q| q * q + 1.0)).mapv(|q| q * q + 1.0);
-        let mut t2 = t1.to_owned();
-        for _ in 0..n {
-            t2 = (&t2 * (x[[0, 2]])).mapv(f64::sin) + &t2 * 0.5;
-        }
-        t2.sum() * 0.2 + t1.sum() * 0.2 + s
-    }
-    check_p95(seed = 0xb70776b9f84d678c, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p96(a: f64) -> f64 {
-        let mut acc0 = 0.0;
-        for i in 0..4 {
-            let mut w1 = 0;
-            while w1 < 4 {
-                acc0 -= (a.mul_add(a, a) / (2.0 + (a - a).cos()) * 0.1).tanh();
-                let t3 = { let u2 = (((1.5 + 0.5_f64.sin()).powf(a.tanh()) + a.powi(2).ln_1p()) * 0.5).atan(); (acc0 * 0.02).atan() };
-                w1 += 1;
-            }
-            acc0 /= (1.0 + (a * 0.25).powi(2));
-            acc0 /= (1.0 + (acc0 * 0.02).max(1.5).powi(2));
-        }
-        let mut w4 = 0;
-        while w4 < 2 {
-            for j in 0..3 {
-                if a - a > a {
-                    let c5 = |u6: f64| (p70(f64::sin(acc0 * 0.02), 0.6 * j as f64) * 0.25).atan() + a / (1.5 + (acc0 * 0.02).sin().tanh());
-                    let t7: f64 = c5(-((acc0 * 0.02).tanh() * a)) - 0.5 * c5(acc0 * 0.02);
-                }
-                acc0 = f64::atan((acc0 * 0.02).tanh()) * 0.25;
-            }
-            acc0 += (((acc0 * 0.02).sin().mul_add(a, (p89(((w4 as f64).powi(3) * 0.25).tanh(), ((acc0 * 0.02).atan().mul_add(a, a) * 0.5).tanh()) * 0.5).tanh()) + a.hypot((acc0 * 0.02).tanh())) * 0.25).atan();
-            w4 += 1;
-        }
-        (acc0 * 0.02).tanh().tanh() + 0.5 * 0.6
-    }
-    check_p96(seed = 0x7fd8266bad2ca339, inputs = 1, calls = [p70, p89], at = |p| (p[0]));
-}
-
 #[differentiable]
-fn p97_h0(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.25 + (y[i] * s).tanh() * 0.25;
-    }
-}
-#[differentiable]
-fn p97_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).cos() * 0.3;
-    }
-}
-#[differentiable]
-fn p97_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    p97_h0(y, s);
-    p97_h1(s * 0.6, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-#[differentiable]
-fn p97_h3(v: &[f64], s: f64) -> f64 {
+fn p87_h1(v: &[f64], s: f64) -> f64 {
     let mut acc = 0.0;
     for i in 0..v.len() {
         acc += (v[i] * s + 0.5).sin();
     }
-    acc * -0.5 + v[0] * v[v.len() - 1]
-}
-program! {
-    #[differentiable]
-    fn p97(xs: &[f64], a: f64, w: [f64; 3]) -> f64 {
-        let s1 = &xs[2..=5];
-        let t2 = (s1[1] * w[0] + s1[0]).sin() + s1[s1.len() - 1] * 1.5;
-        let mut buf3 = vec![0.6; 2];
-        for _ in 0..2 {
-            p97_h0(&mut buf3, w[0]);
-        }
-        let t4 = p97_h2(&mut buf3, s1, w[2] * 0.75).tanh();
-        let t5 = buf3[0] + buf3[1] * 0.5;
-        let t6 = p97_h3(&s1[3..], a).sin();
-        let t7 = p97_h3(s1, w[0]).sin();
-        let arr8: [f64; 3] = [t2.tanh(), xs[0] * 0.5, (a).sin()];
-        let [e10, e11, e12] = arr8;
-        let t9 = e10 * e12 + arr8[1] * e11;
-        let s13 = &xs[..];
-        let t14 = (s13[0] * w[0] + s13[3]).sin() + s13[s13.len() - 1] * -0.5;
-        t14 + t9 + t7 + t6 + t5 + w[1] * 0.5 + a * 0.3
-    }
-    check_p97(seed = 0x5ab774a7b1ca1a2e, inputs = 11, calls = [], at = |p| (&p[0..7], p[7], <[f64; 3]>::try_from(&p[8..11]).unwrap()));
-}
-
-#[differentiable]
-fn p98_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.75
+    acc * 0.5 + v[0] * v[v.len() - 1]
 }
 #[differentiable]
-fn p98_h1(y: &mut [f64], s: f64) {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 1.5).tanh();
-    }
-    y[0] = (y[0] * 1.5 + s).sin();
-}
-#[differentiable]
-fn p98_h2(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).cos() * 0.5;
-    }
-}
-#[differentiable]
-fn p98_h3(y: &mut [f64], x: &[f64], s: f64) {
-    p98_h1(y, s);
-    p98_h2(s * 0.6, &x[1..], y);
-}
-program! {
-    #[differentiable]
-    fn p98(a: f64, xs: &[f64]) -> f64 {
-        let t1 = p98_h0(xs, a).sin();
-        let t2 = p98_h0(&xs[4..=7], a);
-        let mut buf3 = vec![0.0; 4];
-        for i in 0..4 {
-            buf3[i] = xs[i + 2] * a * 0.3;
-        }
-        p98_h1(&mut buf3, t2.tanh() * 0.25);
-        p98_h1(&mut buf3, t2.tanh() * 0.25);
-        p98_h3(&mut buf3, &xs[5..], a);
-        let t4 = buf3[0] + buf3[3] * -0.5;
-        let t5 = p98_h0(xs, t1.tanh());
-        let mut buf6 = vec![0.0; 3];
-        for i in 0..3 {
-            buf6[i] = xs[i + 0] * a * 0.3;
-        }
-        for _ in 0..2 {
-            p98_h1(&mut buf6, t4.tanh());
-        }
-        p98_h1(&mut buf6, t1.tanh());
-        let t7 = buf6[0] + buf6[2] * 0.5;
-        let t8 = p98_h0(&xs[0..], t4.tanh());
-        let mut buf9 = vec![0.0; 4];
-        for i in 0..4 {
-            buf9[i] = xs[i + 1] * t7.tanh() * -0.5;
-        }
-        p98_h2(t2.tanh(), xs, &mut buf9);
-        p98_h2(t4.tanh(), &buf3, &mut buf9);
-        let t10 = buf9[0] + buf9[3] * -0.5;
-        t10 + t8 + t7 + t5 + t4 + a * 0.3
-    }
-    check_p98(seed = 0xed0d6d7bf3ca62fe, inputs = 9, calls = [], at = |p| (p[0], &p[1..9]));
-}
-
-#[differentiable]
-fn p99_h0(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.75).tanh();
-    }
-    acc * -0.5 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p99_h1(y: &mut [f64], s: f64) {
+fn p87_h2(y: &mut [f64], s: f64) -> f64 {
     for i in 0..y.len() {
         y[i] = y[i] * 1.5 + (y[i] * s).tanh() * 0.25;
     }
-}
-#[differentiable]
-fn p99_h2(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).tanh() * 0.6;
-    }
-}
-#[differentiable]
-fn p99_h3(y: &mut [f64], x: &[f64], s: f64) {
-    p99_h1(y, s);
-    p99_h2(s * 0.25, &x[1..], y);
+    y[0] * y[y.len() - 1]
 }
 program! {
     #[differentiable]
-    fn p99(w: [f64; 3], a: f64, b: f64, xs: &[f64]) -> f64 {
-        let t1 = p99_h0(&xs[..5], a * 1.5);
-        let mut buf2 = vec![0.25; 4];
-        p99_h3(&mut buf2, &xs[3..=6], w[0] * 0.5);
-        let t3 = buf2[0] + buf2[3] * 1.5;
-        let t4 = p99_h0(&xs[..5], w[2]).sin();
-        let mut arr5 = [0.5_f64; 3];
-        arr5[2] = w[0];
-        arr5[0] = xs[0] * 0.6;
-        let t6 = arr5[2] * arr5[2];
-        let t7 = p99_h0(xs, w[0] * 0.6).sin();
-        t7 + t6 + t4 + t3 + t1 + w[1] * 0.5 + a * 0.3
+    fn p87(xs: &[f64], a: f64) -> f64 {
+        let arr1 = p87_h0(xs, a * 1.5);
+        let t2 = arr1[0] * arr1[0];
+        let t3 = p87_h1(&xs[..7], a);
+        let arr4: [f64; 3] = [t2.tanh(), xs[3] * 1.5, (t3.tanh() * 0.75).sin()];
+        let [e6, e7, e8] = arr4;
+        let t5 = e6 * e8 + arr4[1] * e7;
+        let mut buf9 = vec![0.0; 3];
+        for i in 0..3 {
+            buf9[i] = xs[i + 3] * a;
+        }
+        let _ = p87_h2(&mut buf9, t5.tanh());
+        let t10 = buf9[0] + buf9[2] * -0.5;
+        t10 + t5 + t3 + t2 + a * 0.3
     }
-    check_p99(seed = 0x95083ba49b635306, inputs = 12, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), p[3], p[4], &p[5..12]),
-        params = ["xs", "b"] at [5, 6, 7, 8, 9, 10, 11, 4]);
+    check_p87(seed = 0x562f254d7bd9c527, inputs = 8, calls = [], at = |p| (&p[0..7], p[7]),
+        params = ["a"] at [7]);
 }
 
 program! {
     #[differentiable]
-    fn p100(b: f64, a: f64, n: usize) -> f64 {
-        let t0 = b * (p70(((1.0 + a.powi(2)).cbrt() * 0.5).atan(), b.cos()) * 0.25);
-        let mut acc1 = b;
-        if (t0 * 0.5).atan() * b < 0.3 {
-            for i in (0..2).rev() {
-                acc1 -= ((f64::cos(a) + 0.6 * (t0 * 0.5).sin()) * 0.5).tanh();
-            }
-        }
-        let mut acc2 = (t0 * 0.5).atan();
-        let mut w3 = 0;
-        while w3 < 3 {
-            let t4 = if a.tanh() > 0.0 || (acc1 * 0.1).sin() < 0.25 { 1.25 * (a + b) } else { (a * (acc1 * 0.1).atan()).mul_add((2.0 + b.cos()).powi(-2), 0.25) };
-            acc2 = (1.5 + (acc2 * 0.25).atan().sin()).log(2.5 + b.cos()).powi(2) * 0.5;
-            w3 += 1;
-        }
-        for i in 0..1 {
-            if b > 0.5 {
-                let t5 = t0 * 0.5 + b + (t0 * 0.5).atan().mul_add((p89(a.hypot((acc1 * 0.1).tanh()) * 0.5, ((acc1 * 0.1).hypot((acc2 * 0.1).tanh()) * 0.5).tanh()) * 0.5).tanh(), i as f64);
-            } else {
-                acc1 = ((acc1 * 0.1).atan() * (acc2 * 0.1).tanh().tanh()).tanh();
-            }
-            acc2 = (acc1 * 0.1).tanh() / (1.0 + (acc2 * 0.1).powi(2)) * 0.25;
-        }
-        (acc2 * 0.1).tanh() + (acc1 * 0.1).sin() + (t0 * 0.5).tanh() + 0.6 * a + b
-    }
-    check_p100(seed = 0xca8d71d7d024ea5a, inputs = 2, calls = [p70, p89], at = |p| (p[0], p[1], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p101(a: f64) -> f64 {
-        let mut acc0 = f64::max(2.0 * 0.5, 1.25);
-        for i in (0..3).rev() {
-            for j in 0..4 {
-                let t1: f64 = 1.25_f64.atan() * ((acc0 * 0.05).sin() / (1.5 + (i as f64).tanh())).cos();
-                acc0 *= 0.5 + 0.4 * 0.25_f64.min(i as f64).sin();
-            }
-            acc0 = ((acc0 * 0.02).sin() * (1.0 + (p87((acc0 * 0.02).atan2(1.5 + (acc0 * 0.02).cos()), (acc0 * 0.02).sin() * 0.75, (((p83((a * (acc0 * 0.02).atan() * 0.5).sin(), (i as f64 * 0.5).atan(), 1) * 0.5).atan() - a) * 0.5).sin()) * 0.5).sin().powi(2)).ln()).sin();
-        }
-        if 0.2 * 0.75 < 0.25 {
-            for i in 1..=1 {
-                acc0 = ((acc0 * 0.02).tanh() + a).sin();
-            }
-            return -(acc0 * 0.02).tanh() + a / (1.0 + a * a);
-        }
-        for i in (0..4).step_by(2) {
-            for j in 0..1 {
-                match j % 3 {
-                    0 => {
-                        if acc0 * 0.02 - a > a {
-                            let t2 = if 0.25 * (acc0 * 0.02) > (acc0 * 0.02).tanh() { f64::sin(a) * ((acc0 * 0.02).atan() / (1.5 + (acc0 * 0.02).tanh())) } else { (acc0 * 0.02).atan() / (1.0 + a.mul_add(acc0 * 0.02, acc0 * 0.02).powi(2)) };
-                        } else {
-                            if i < 2 {
-                                acc0 /= (2.0 + a.tanh().cos());
-                            }
-                        }
-                    }
-                    1 => {
-                        if j + i < 1 {
-                            for l in 0..1 {
-                                if 0.25 < 0.7 {
-                                    continue;
-                                }
-                                acc0 += ((acc0 * 0.02).sin().max(a).cos() * 0.5).sin();
-                            }
-                        } else if j + i < 1 {
-                            if a * 1.25 > (acc0 * 0.02).tanh() {
-                                let flag3 = ((acc0 * 0.02).tanh().hypot(j as f64)) > 0.7;
-                            } else {
-                                let t4 = a.powi(2).ln_1p();
-                            }
-                        }
-                    }
-                    _ => {
-                        let mut k5 = 0;
-                        loop {
-                            acc0 -= ((acc0 * 0.02 - k5 as f64) * (acc0 * 0.02).sin().powi(2).ln_1p() * 0.25).atan();
-                            acc0 = (a + (acc0 * 0.02).sin()) * a.sin() * 0.5;
-                            k5 += 1;
-                            if ((acc0 * 0.02).atan() > a) || k5 >= 5 { break; }
-                        }
-                    }
-                }
-                acc0 -= (((acc0 * 0.02 + a) * 0.5).atan().powi(2) * 0.5).sin();
-            }
-            acc0 = (0.2 / (1.0 + (acc0 * 0.02).tanh().powi(2))).cos().exp();
-        }
-        0.9 * a
-    }
-    check_p101(seed = 0x82495d6476c2aae3, inputs = 1, calls = [p83, p87], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p102(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = (((s) * (s)).tanh()) - &(v.dot(x) * 0.3);
-        let t2 = (x / &v.mapv(|q| q * q + 1.0)).dot(&(x + x)) * 0.3;
-        let t3 = x.to_owned();
-        let mut t4 = v - &(v.dot(x) * 0.3);
-        for _ in 0..n {
-            t4 = ((&t3 / &t1.mapv(|q| q * q + 1.0)).dot(&t4) * 0.3).mapv(f64::tanh) + &t4 * 0.5;
-        }
-        let mut t5 = &((&t3 * v).mapv(f64::tanh)) / &(&t3 / &v.mapv(|q| q * q + 1.0)).mapv(|q| q * q + 1.0);
-        for _ in 0..n {
-            t5 = (&t5 * (s)).mapv(f64::sin) + &t5 * 0.5;
-        }
-        t5.sum() * 0.2 + t4.dot(&t4) * 0.1 + t3.sum() * 0.2
-    }
-    check_p102(seed = 0x58f9b87b8e958ca1, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p103(a: f64, b: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = 0.0;
-        let mut acc1 = (1.5 + f64::min(b, xs[2]).cos()).sqrt();
-        acc0 -= (-acc1 * 0.5).atan();
-        for i in 0..xs.len() {
-            acc1 += ((i as f64).cos().mul_add(b, b - xs[i]) * 0.25).sin();
-        }
-        let t3 = { let u2 = f64::cos(b / (2.0 + (acc1 * 0.25).cos())); xs.iter().map(|q| q.cos()).product::<f64>() };
-        let o4: Option<f64> = if 0.25_f64.atan2(1.5 + (acc0 * 0.25).atan().cos()) < 0.5 { Some(a) } else { None };
-        let t6: f64 = if let Some(u5) = o4 { xs[2].powi(2).sin().exp_m1() } else { t3 * a };
-        let o7: Option<f64> = if t6.atan() > 0.5 || xs[1] < 0.5 { Some((0.2_f64.cos().hypot(xs[0] - xs[2]) * 0.5).tanh()) } else { None };
-        let t9: f64 = match o7 { Some(u8) => 0.3_f64, None => (xs.iter().map(|q| q * q).sum::<f64>().mul_add(xs[2], xs[2]) * 0.25).tanh() };
-        let t11 = { let u10 = xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()); f64::atan(xs.iter().map(|q| q * t6).sum::<f64>()).tanh().exp2() };
-        t11 + 0.25 * t9 - (acc1 * 0.25).sin()
-    }
-    check_p103(seed = 0xb576ad7afbf5684c, inputs = 5, calls = [], at = |p| (p[0], p[1], &p[2..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p104(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (((1.0 + (a) * (a)).ln()) * ((a).tanh()) + xs[0]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            let t2 = if ((1.0 + (xs[i]) * (xs[i])).ln()) * (((xs[i]) * 0.5).exp()) > 0.29 { (((a).tanh() - (xs[i]).sin()).tanh()).tanh() } else { ((a) * 0.5).exp() };
-            acc = acc + (0.99_f64 - ((t1) * 0.5).exp()).tanh() - ((((t1).mul_add(0.5, xs[i])).sin()).sin()).tanh();
-            if xs[i] - xs[i] - (1.0 + (a) * (a)).ln() < -0.21 {
-                break;
-            }
-            if i + 1 < xs.len() {
-                if ((((xs[i + 1]) * 0.5).exp()) * 0.5).exp() < -0.39 {
-                    continue;
-                }
-                let t3 = ((xs[i]) * (((t2).cos() * xs[i]).tanh())).tanh() * 1.5;
-                acc -= ((((xs[i]) * (xs[i])).tanh()).tanh()).tanh();
-            }
-            acc += (((t2).sin()).tanh() + (t1).mul_add(0.5, a) + xs[i]).tanh();
-        }
-        acc
-    }
-    check_p104(seed = 0xa090c5666bd3a32b, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-program! {
-    #[differentiable]
-    fn p105(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = &(x.dot(v) * 0.3) - &(v - v);
-        if n % 3 == 0 {
-            t1 = ((s) + (s) * 0.5) - &(x.mean_axis(Axis(0)).unwrap());
-        }
-        let mut t2 = x.to_owned();
-        if n % 2 == 0 {
-            t2 = &((s) - &t1) + &(x + x);
-        }
-        t2.sum() * 0.2 + t1.dot(&t1) * 0.1 + s
-    }
-    check_p105(seed = 0xd9bd46505182fd6b, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p106(a: f64, n: usize, xs: &[f64], c: f64, b: f64) -> f64 {
-        let mut acc0 = 0.5;
-        if n % 3 == 1 {
-            for q1 in xs.iter() {
-                acc0 += (2.0 + a.tanh().sin()).sqrt() * 0.5;
-            }
-            let t2 = c + (acc0 * 0.1).sin() + (p79(2, xs.iter().map(|q| (q * 2.0).sin()).sum::<f64>() * c * 0.25) * 0.5).tanh();
-        } else if n > 1 {
-            let t4 = { let u3 = (1.5 + a.sin()).powf((acc0 * 0.1).sin().tanh()); (1.0 + c.powi(2)).cbrt() * xs[n] };
-        } else {
-            let c = c + (xs[n] + xs[3]);
-        }
-        1.25 * (acc0 * 0.1).sin() + c.sin() + 0.5 * (acc0 * 0.1)
-    }
-    check_p106(seed = 0xc3668dc5ecf9751c, inputs = 7, calls = [p79], at = |p| (p[0], 1, &p[1..5], p[5], p[6]),
-        params = ["a", "b", "c"] at [0, 6, 5]);
-}
-
-program! {
-    #[differentiable]
-    fn p107(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (a + xs[1]).tanh();
+    fn p88(a: f64, xs: &[f64]) -> f64 {
         let mut acc = 0.0;
         let mut extra = 0.0;
         for i in 0..xs.len() - 1 {
-            let t2 = (xs[i + 1] + ((xs[i]).mul_add(0.5, a)) * ((1.0 + (xs[i + 1]) * (xs[i + 1])).ln())).tanh() * 1.5;
-            extra += ((((xs[i]).cos() * xs[i]) * 0.5).exp()).tanh();
-            let t3 = ((xs[i + 1]).tanh()).tanh() * 1.5;
-            if ((1.0 + (xs[i]) * (xs[i])).ln()).sin() < 0.10 {
-                extra = extra + (t2).tanh() - (((1.0 + ((xs[i + 1]) * (0.11_f64)) * ((xs[i + 1]) * (0.11_f64))).ln()) * (((t3) * (xs[i])).tanh())).tanh();
-                let mut t4 = 0.0;
+            if ((1.0 + (a) * (a)).ln()).sin() > -0.06 {
+                acc += (xs[i]).tanh();
+                let mut t1 = 0.0;
                 for j in 0..2 {
-                    t4 += (a * (j as f64 + 0.5)).sin();
+                    t1 += (((xs[i]).sin()).sin() * (j as f64 + 0.5)).sin();
                 }
-            } else {
-                let t5 = ((-0.60_f64) * ((1.0 + (0.96_f64) * (0.96_f64)).ln()) + a).tanh() * 1.5;
             }
-            acc -= (xs[i + 1] + (t1 - xs[i]).sin()).tanh();
+            let t2 = if (xs[i + 1]) * (a) + xs[i] - a < 0.28 { (((xs[i]).sin() - (xs[i + 1]).cos() * a).mul_add(0.5, xs[i + 1])).tanh() } else { (1.0 + (xs[i + 1]) * (xs[i + 1])).ln() };
+            acc -= ((((xs[i]) * 0.5).exp()).sin() + (((t2).tanh()) * 0.5).exp()).tanh();
         }
         acc.sin()
     }
-    check_p107(seed = 0x57b64ab0a206b5f2, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p108(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (0.52_f64 + xs[3]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() - 1 {
-            let t2 = if ((a) * 0.5).exp() - xs[i] < -0.25 { (((((0.87_f64).tanh()) * 0.5).exp()) * (((0.20_f64).cos() * xs[i]).sin())).tanh() } else { xs[i] + xs[i] };
-            extra = extra + ((1.0 + (t1) * (t1)).ln()).tanh() - (((0.11_f64 - t1 + 0.34_f64) * 0.5).exp()).tanh();
-            acc += ((((a) * 0.5).exp()).tanh() + (t1 - a).sin()).tanh();
-        }
-        acc
-    }
-    check_p108(seed = 0x968102045ee9ae8e, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p109(a: f64, b: f64) -> f64 {
-        let mut acc0 = b;
-        if b > 0.1 {
-            let mut k1 = 0;
-            let r16 = loop {
-                let mut w2 = 0;
-                while w2 < 3 {
-                    if k1 + k1 < 4 {
-                        let mut acc3 = 0.75 * (1.0 + a.powi(2)).ln();
-                    } else if w2 % 2 == 0 {
-                        if b > -0.4 || (acc0 * 0.05).sin() < 0.3 {
-                            if 0.25_f64.sin().exp() > (acc0 * 0.05).tanh() {
-                                let t5 = { let u4 = b.clamp(-0.75, 0.75).tanh(); a };
-                            } else {
-                                let t6 = if b < 0.25 { f64::sin(a.sin()) } else { (w2 as f64 - b).atan() };
-                            }
-                        } else {
-                            match k1 {
-                                0 => {
-                                    if ((w2 as f64).cos().exp2()) > 0.5 {
-                                        let t7 = a / (1.0 + (acc0 * 0.05).cos().powi(2));
-                                    } else {
-                                        let o8: Option<f64> = if a.tanh() > -0.4 { Some((2.0 + (1.5 + (p94(3, k1 as f64 / (1.0 + b.powi(2)) * 0.25) * 0.25).atan().sin()).powf((acc0 * 0.05).sin().tanh()).cos()).recip()) } else { None };
-                                        let t10: f64 = match o8 { Some(u9) => b, None => (k1 as f64).sin() };
-                                    }
-                                }
-                                1 => {
-                                    let o11: Option<f64> = if a > 0.7 { Some(f64::cos(1.5).to_radians()) } else { None };
-                                    let t13: f64 = if let Some(u12) = o11 { (acc0 * 0.05).tanh().cos() * 0.6 } else { (2.0_f64 * 2.0 * 0.5).atan() };
-                                }
-                                _ => {
-                                    if w2 % 2 == 0 {
-                                        let t14 = 0.9 * -b;
-                                    } else {
-                                        acc0 /= (2.0 + (a - acc0 * 0.05).cos());
-                                    }
-                                }
-                            }
-                        }
-                    } else {
-                        let t15 = a - a - (k1 as f64).cos();
-                    }
-                    acc0 -= (acc0 * 0.05).tanh().cos() * 0.5;
-                    w2 += 1;
-                }
-                acc0 /= (2.0 + (a - acc0 * 0.05).cos());
-                k1 += 1;
-                if (a.powi(2) > b) || k1 >= 4 { break acc0 * 0.05; }
-            };
-        }
-        let a = a - (acc0 * 0.05).sin() / (1.5 + b.tanh());
-        acc0 * 0.05 - 0.5 * b
-    }
-    check_p109(seed = 0x3cb690823b739a12, inputs = 2, calls = [p94], at = |p| (p[0], p[1]),
-        params = ["a"] at [0]);
-}
-
-program! {
-    #[differentiable]
-    fn p110(n: usize, a: f64) -> f64 {
-        let mut acc0 = 0.0;
-        if n % 2 == 0 {
-            if ((n as f64).cos().exp()) > a && a < -0.1 {
-                let t1: f64 = f64::min(a, a);
-                for i in 0..2 {
-                    let t2 = if n < 2 { a } else { (1.0 + a.powi(2)).cbrt().cos() };
-                    acc0 = (t1 - a).sin();
-                }
-            } else {
-                if a * 0.5 < 0.7 {
-                    let t3 = (1.0 + (acc0 * 0.25).tanh().powi(2)).cbrt();
-                } else {
-                    let a = a * (a * (acc0 * 0.25));
-                }
-            }
-        }
-        let t4 = match n % 3 { 0 | 1 => (p94(3, ((a + p90((n as f64).cos(), 0.1)) * 0.5).tanh()) * 0.25).atan(), _ => (1.5 + (acc0 * 0.25 / (1.0 + 0.5_f64.powi(2))).sin()).powf(0.25_f64.powi(2).ln_1p().tanh()) };
-        for i in 1..=1 {
-            if t4.atan() < 0.25 {
-                acc0 -= (t4 - acc0 * 0.25).clamp(-0.75, 0.75);
-            }
-            acc0 = ((acc0 * 0.25).tanh() - (t4 / (1.5 + t4.tanh()) * 0.25).atan()).sin();
-            acc0 -= ((t4 + a).tanh().sinh() * 0.5).atan();
-        }
-        let mut v5 = vec![0.0; n];
-        for i in 0..v5.len() {
-            v5[i] = ((acc0 * 0.1).sin().tanh().exp2() + a.tanh()) * 0.5;
-        }
-        let a = a + (1.0 + v5.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().powi(2)).sqrt();
-        (a * 0.05).cos() + t4
-    }
-    check_p110(seed = 0x969d8c9d18eec232, inputs = 1, calls = [p90, p94], at = |p| (2, p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p111(a: f64) -> f64 {
-        let k0 = (((a + a) * 0.5).tanh().abs() * 2.0) as usize % 3;
-        let mut acc1 = a;
-        match k0 {
-            0 | 1 => {
-                acc1 = (0.5 * 0.5_f64.mul_add(a, 0.6).tanh()).atanh();
-            }
-            _ => {
-                let mut k2 = 0;
-                loop {
-                    let t3: f64 = acc1 * 0.1 * (acc1 * 0.1).tanh();
-                    acc1 *= (-t3).tanh();
-                    k2 += 1;
-                    if (t3 < -0.1) || k2 >= 6 { break; }
-                }
-            }
-        }
-        let c4 = |u5: f64| 0.25_f64;
-        let t6: f64 = c4((2.0 + a.cos()).recip().sin()) - 0.5 * c4(a.cos());
-        let flag7 = (acc1 * 0.05).atan() > 0.5;
-        let c8 = |u9: f64| u9 * u9 - a * 0.75;
-        let t10: f64 = c8((t6 * 0.2).atan()) - 0.5 * c8(acc1 * 0.05);
-        let mut v11 = vec![0.0; 3];
-        for i in 0..v11.len() {
-            v11[i] = (acc1 * 0.05).atan().atan().cos();
-            if i > 0 {
-                v11[i] += v11[i - 1] * t6 * (acc1 * 0.05).tanh();
-            }
-        }
-        (t10 * 0.1).tanh() + t6
-    }
-    check_p111(seed = 0xccd2b58d87b8b597, inputs = 1, calls = [], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p112(b: f64, a: f64, n: usize) -> f64 {
-        let mut acc0 = b.atan2(1.5 + b.cos()) * b.min(b);
-        let mut k1 = 0;
-        loop {
-            let t3 = { let u2 = (acc0 * 0.1).tanh(); (acc0 * 0.1).atan() - b - p111((((p73(b * u2, a.powi(3) * 0.5) * 0.5).sin() - b) * 0.5).tanh()) * 0.1 };
-            let flag4 = a.sin() > 0.3;
-            for j in 0..2 {
-                let t5 = (t3 * 0.5 * 0.5).atan().powi(2) - k1 as f64 / (1.0 + a.powi(2));
-                acc0 *= (b - 0.2).tanh();
-            }
-            acc0 = (2.0 + (b * 1.25).cos()).recip();
-            k1 += 1;
-            if ((t3 * 0.5).tanh().to_radians() > -0.1) || k1 >= 4 { break; }
-        }
-        (acc0 * 0.02).sin()
-    }
-    check_p112(seed = 0xfeac96e49b0a1817, inputs = 2, calls = [p73, p111], at = |p| (p[0], p[1], 2));
+    check_p88(seed = 0x3bd50b09d4c449bb, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
 }
 
 #[differentiable]
-fn p113_h0(v: &[f64], s: f64) -> [f64; 3] {
+fn p89_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.6).cos();
+    }
+    acc * 0.5 + v[0] * v[v.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p89(b: f64, xs: &[f64], a: f64) -> f64 {
+        let t1 = p89_h0(&xs[1..], b);
+        let s2 = &xs[2..=4];
+        let t3 = (s2[1] * a + s2[2]).sin() + s2[s2.len() - 1] * 0.75;
+        let t4 = p89_h0(xs, t1.tanh() * 0.25);
+        let t5 = p89_h0(s2, t1.tanh()).sin();
+        t5 + t4 + t3 + t1 + a * 0.3
+    }
+    check_p89(seed = 0xfd2caadeb6a3e195, inputs = 8, calls = [], at = |p| (p[0], &p[1..7], p[7]));
+}
+
+program! {
+    #[differentiable]
+    fn p90(a: f64, b: f64, n: usize) -> f64 {
+        let b = b - a * b;
+        let mut acc0 = f64::cos(a + b * 0.25);
+        if n < 1 {
+            let acc0 = acc0 + acc0;
+        } else if n % 2 == 0 {
+            let t1 = f64::atan((1.0 + a.powi(2).ln_1p().powi(2)).ln());
+            let t2 = if n < 1 { a } else { (t1 + b * 0.25).tanh() };
+            let mut v3: Vec<f64> = Vec::new();
+            v3.push(acc0.powi(2).mul_add(0.25_f64.max(0.5), a / (2.0 + a.cos())) * 0.5);
+            v3.push(t1);
+            let t4 = v3[0] * 0.5 + v3[1];
+        } else {
+            acc0 += (acc0 * 2.0).mul_add(1.25_f64.sin(), acc0) * 0.1;
+        }
+        acc0 /= (1.0 + (b * 0.25).max(b * 0.25).powi(2));
+        acc0 += (a.cos() * a.atan() * 0.5).sin();
+        1.5 * (b * 0.25).sin()
+    }
+    check_p90(seed = 0x2ef67591bc8b0a3c, inputs = 2, calls = [], at = |p| (p[0], p[1], 1));
+}
+
+#[differentiable]
+fn p91_h0(v: &[f64], s: f64) -> [f64; 3] {
     let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).sin();
-    r[1] = v[1] * 0.25;
+    r[0] = (v[0] * s).tanh();
+    r[1] = v[1] * 0.5;
     r[2] = (v[v.len() - 1] + s).tanh();
     r
 }
 #[differentiable]
-fn p113_h1(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 1.5).sin();
+fn p91_h1(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.3 + (y[i] * s).tanh() * 0.25;
     }
-    acc * 0.25 + v[0] * v[v.len() - 1]
+    y[0] * y[y.len() - 1]
 }
-program! {
-    #[differentiable]
-    fn p113(a: f64, b: f64, xs: &[f64]) -> f64 {
-        let s1 = &xs[..];
-        let t2 = (s1[3] * a + s1[5]).sin() + s1[s1.len() - 1] * 0.3;
-        let arr3 = p113_h0(&s1[..8], a);
-        let t4 = arr3[1] * arr3[0];
-        let t5 = p113_h1(&s1[5..=5], a).sin();
-        let s6 = &xs[..];
-        let t7 = (s6[6] * t2.tanh() * 0.6 + s6[6]).sin() + s6[s6.len() - 1] * 1.5;
-        t7 + t5 + t4 + t2 + a * 0.3
-    }
-    check_p113(seed = 0x3b67ecab3a77508a, inputs = 10, calls = [], at = |p| (p[0], p[1], &p[2..10]),
-        params = ["a", "xs"] at [0, 2, 3, 4, 5, 6, 7, 8, 9]);
-}
-
 #[differentiable]
-fn p114_h0(v: &[f64], s: f64) -> f64 {
+fn p91_h2(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).sin() * 0.3;
+    }
+}
+#[differentiable]
+fn p91_h3(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    let _ = p91_h1(y, s);
+    p91_h2(s * 0.3, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+#[differentiable]
+fn p91_h4(v: &[f64], s: f64) -> f64 {
     let mut acc = 0.0;
     for i in 0..v.len() {
-        acc += (v[i] * s + 0.25).cos();
+        acc += (v[i] * s + -0.5).sin();
     }
     acc * 0.25 + v[0] * v[v.len() - 1]
 }
+#[differentiable]
+fn p91_h5(v: &[f64], s: f64, k: usize) -> f64 {
+    if k == 0 {
+        (v[0] * s).sin()
+    } else {
+        v[k % v.len()] * 1.5 + p91_h5(v, s * -0.5, k - 1).sin()
+    }
+}
 program! {
     #[differentiable]
-    fn p114(xs: &[f64], a: f64, b: f64) -> f64 {
+    fn p91(xs: &[f64], b: f64, a: f64) -> f64 {
         let s1 = &xs[..];
-        let t2 = (s1[1] * a + s1[3]).sin() + s1[s1.len() - 1] * 0.5;
-        let s3 = &s1[..5];
-        let t4 = (s3[3] * b * -0.5 + s3[3]).sin() + s3[s3.len() - 1] * -0.5;
-        let t5 = p114_h0(&s1[..5], t4.tanh()).sin();
-        let arr6: [f64; 3] = [t5.tanh() * 0.5, xs[4] * 0.5, (t5.tanh()).sin()];
-        let t7 = arr6[0] * arr6[2];
-        t7 + t5 + t4 + t2 + a * 0.3
-    }
-    check_p114(seed = 0x1328415a1d19bdc7, inputs = 8, calls = [], at = |p| (&p[0..6], p[6], p[7]));
-}
-
-program! {
-    #[differentiable]
-    fn p115(xs: &[f64], a: f64) -> f64 {
-        let t0 = a * 2.0 * 0.5;
-        let t3: f64 = { let v1: Vec<f64> = xs.iter().map(|&u2| xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * a.abs()).collect(); v1[0] + v1[3] };
-        let mut acc4 = (xs[2] * (t3 * 0.02)).tanh();
-        let o5: Option<f64> = if xs[1] * xs[2] > 0.3 { Some(-(t3 * 0.02).sin()) } else { None };
-        let t7: f64 = if let Some(u6) = o5 { acc4 } else { xs[3] + xs[3] };
-        let mut k8 = 0;
-        loop {
-            let acc4 = acc4 * 0.25 * (2.0 + (t3 * 0.02).tanh().sin()).log10();
-            let mut acc9 = 0.0;
-            if k8 % 2 == 0 {
-                if k8 % 2 == 0 {
-                    let o10: Option<f64> = if xs[k8].mul_add(xs[k8], xs.iter().map(|q| q.cos()).product::<f64>()) > a { Some((xs.iter().map(|q| q * a).sum::<f64>() * 0.25).sin()) } else { None };
-                    let t12: f64 = match o10 { Some(u11) => u11.cos() * f64::tanh(xs.iter().map(|q| q.cos()).product::<f64>()), None => (k8 as f64).atan() };
-                } else if k8 % 3 == 1 {
-                    let t13 = k8 as f64 * 0.1;
-                }
-            } else {
-                if t0 * xs[k8] < -0.4 {
-                    for j in 0..xs.len() {
-                        let t14 = match k8 { 0 => (xs[j] / (1.0 + xs[j].powi(2)) * (1.5 + t7.sin()).log(2.5 + a.cos()) * 0.5).sin(), _ => (((acc4 * 0.5).atan().atan() + (j as f64 + t0)) * 0.25).sin() };
-                        acc9 *= 0.8 + 0.2 * (t7 + xs[xs.len() - 1 - j]).sin();
-                    }
-                } else if xs[k8] * t0 < 0.3 {
-                    let mut acc15 = (xs.iter().map(|q| q * q).sum::<f64>() / (1.5 + a.tanh()) * (1.5 * t7) * 0.25).sin();
-                }
-            }
-            acc9 = (acc9 * 0.05 * xs[3]).sin();
-            k8 += 1;
-            if ((acc9 * 0.05).sin() - (p87(a, a * 0.75, (t7 + a) * 0.25) * 0.5).atan() > 1.25) || k8 >= 2 { break; }
-        }
-        let t16 = (1.5 + xs[1].sin()).log(2.5 + (t7 / (2.0 + p111(-xs[3]).cos())).cos());
-        let t19: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u17, &w18)| a + (acc4 * 0.05).atan().powi(3) * (0.5 * w18)).sum();
-        if t0 + (t3 * 0.02).atan() > -0.2 {
-            acc4 += a;
-        } else if t0.min(xs[1]) < -0.4 {
-            let flag20 = t0 * 0.75 > -0.1;
-        } else {
-            acc4 += (1.0 + (t3 * 0.02).powi(2)).ln() * 0.5;
-        }
-        (t19 * 0.05).sin().sin() + t16 + 0.1 * t7 + (acc4 * 0.05).sin() + 0.2 * (t3 * 0.02).tanh() + t0
-    }
-    check_p115(seed = 0x16692e850399ad0f, inputs = 5, calls = [p87, p111], at = |p| (&p[0..4], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p116(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = &((x * (s)).mapv(f64::tanh)) - &(x / &v.mapv(|q| q * q + 1.0));
-        let t2 = v.to_owned();
-        let t3 = (t1[[1, 1]]) - &(t1.dot(v) * 0.3);
-        let mut t4 = ((&t3 * (s)).mapv(f64::sin)).dot(&(t1.dot(&t1) * 0.3)) * 0.3;
-        for _ in 0..n {
-            t4 = (x.dot(&t4) * 0.3).mapv(f64::tanh) + &t4 * 0.5;
-        }
-        let t5 = (&t1 / &x.mapv(|q| q * q + 1.0)).dot(&(&t3 / &t3.mapv(|q| q * q + 1.0))) * 0.3;
-        t5.dot(&t5) * 0.1 + t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1
-    }
-    check_p116(seed = 0x58b230632f427062, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p117(xs: &[f64], a: f64, b: f64, c: f64, n: usize) -> f64 {
-        let mut acc0 = b.tanh().min(a.atan());
-        if xs[xs.len() - 1 - n] > b {
-            let mut acc1 = 0.5;
-            if a < 0.5 {
-                for i in 0..4 {
-                    let t2 = c + (p89(xs[2] * 1.5 * 0.5, ((b + a) * 0.5).atan()) * 0.5).tanh() - xs[i];
-                    acc0 = ((acc0 * 0.1).sin() - (1.5 + xs[n].sin()).log(2.5 + 1.5_f64.cos())).atan();
-                }
-            }
-        }
-        let t3 = a.atan();
-        acc0 += 0.1 * (c * b);
-        let t6: f64 = xs[1..4].iter().map(|u4| { let u4 = *u4; b }).sum();
-        t6 * 0.25 + (acc0 * 0.1).sin() + c + b
-    }
-    check_p117(seed = 0xc9bc831bba688d93, inputs = 7, calls = [p89], at = |p| (&p[0..4], p[4], p[5], p[6], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p118(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (((a) * 0.5).exp() - (a).mul_add(0.5, a) + xs[2]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 1..xs.len() {
-            let mut t2 = 0.0;
-            for j in 0..2 {
-                t2 += ((xs[i]).cos() * t1 - xs[i - 1] * (j as f64 + 0.5)).sin();
-            }
-            let t3 = (t1).tanh() * 1.5;
-            let t4 = if (xs[i - 1]).tanh() < 0.22 { (a + (xs[i]) * ((xs[i - 1]).cos() * xs[i - 1])).tanh() } else { (a).cos() * t2 };
-            acc -= (xs[i - 1]).tanh();
-        }
-        acc
-    }
-    check_p118(seed = 0xf59c1b439cf0b2f9, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p119(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((a) * (a) + (1.0 + (a) * (a)).ln() + xs[2]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            let mut t2 = 0.0;
-            for j in 0..2 {
-                t2 += ((xs[i]).tanh() * (j as f64 + 0.5)).sin();
-            }
-            let t3 = if (a) * (0.66_f64 - a) > -0.05 { (((((xs[i]).tanh()) * 0.5).exp()).mul_add(0.5, t2)).tanh() } else { xs[i] - xs[i] };
-            if xs[i] + (xs[i]) * (-0.38_f64) < -0.13 {
-                if xs[i] > -0.06 {
-                    acc += ((a).cos() * t1 - (-0.85_f64).cos() * xs[i]).tanh();
-                    acc -= ((1.0 + (t3) * (t3)).ln()).tanh();
-                } else {
-                    let t4 = ((((a).sin() + xs[i]) * 0.5).exp()).tanh() * 1.5;
-                }
-                if (((xs[i]) * 0.5).exp()).tanh() < 0.41 {
-                    let t5 = if (((t2) * 0.5).exp()).cos() * xs[i] < -0.26 { (((((1.0 + (t1) * (t1)).ln()) * 0.5).exp()).tanh()).tanh() } else { (t2).cos() * a };
-                }
-            }
-            acc = acc + (((t2) * 0.5).exp()).tanh() - (((xs[i]) * ((t1) * (xs[i]))) * (((t1).mul_add(0.5, xs[i])).sin())).tanh();
-        }
-        acc
-    }
-    check_p119(seed = 0xcf7f03fd5c659e61, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p120(a: f64) -> f64 {
-        let t0 = a.tanh() * (a * a) * (a / (1.5 + a.tanh())).cos();
-        let mut acc1 = (t0 * 0.5 / (1.0 + (t0 * 0.5).sin().powi(2)) / (1.0 + (-(t0 * 0.5).atan()).powi(2)) * 0.25).atan();
-        for i in 0..4 {
-            for j in 1..=3 {
-                let o2: Option<f64> = if i + i < 4 { Some(((acc1 * 0.05 * (t0 * 0.5)).mul_add(a, (t0 * 0.5).tanh() / (1.5 + 1.0_f64.tanh())) * 0.1).tanh()) } else { None };
-                let t4: f64 = match o2 { Some(u3) => ((acc1 * 0.05).tanh() + i as f64) * u3.tanh().exp(), None => 0.6 * (t0 * 0.5) };
-                if ((1.0 + (j as f64).powi(2)).ln()) > -0.1 && (j as f64) < 0.3 {
-                    if (2.0 * i as f64) > (acc1 * 0.05).tanh() {
-                        let flag5 = a / (1.0 + (acc1 * 0.05).sin().powi(2)) > 0.1;
-                    } else {
-                        if (acc1 * 0.05).sin() > (t4 * 0.1).atan() {
-                            acc1 = (t4 * 0.1).tanh().max(0.9) * -(t0 * 0.5).atan();
-                        } else {
-                            acc1 /= (2.0 + (t4 * 0.1 / (1.5 + (t4 * 0.1).sin().tanh())).cos());
-                        }
-                    }
-                }
-                acc1 -= (t4 * 0.1 * (acc1 * 0.05).atan() + a.tanh()) * 0.1;
-            }
-            acc1 = ((a.atan2(1.5 + (acc1 * 0.05).atan().cos()) + (acc1 * 0.05).atan() * (acc1 * 0.05).sin()) * 0.5).tanh();
-        }
-        let c6 = |u7: f64| (1.5 + (1.5 + (acc1 * 0.05).tanh().sin()).powf((t0 * 0.5).sin().tanh()).sin()).powf(((t0 * 0.5).atan() - a).tanh());
-        let t8: f64 = c6((0.5 + (t0 * 0.5).atan()).atan()) - 0.5 * c6(((t0 * 0.5).atan() - (acc1 * 0.05).atan()) * 0.5);
-        acc1 += ((2.0 + (t8 * 0.5).tanh().cos()).powi(-2).tanh() * 0.5).sin();
-        acc1 *= 0.5 + 0.4 * (t0 * 0.5).atan().sin();
-        if a > a {
-            let mut w9 = 0;
-            while w9 < 2 {
-                for j in 0..4 {
-                    if a > 0.25 {
-                        let a = a + (1.0 + (acc1 * 0.02).atan().powi(2)).sqrt();
-                    }
-                    acc1 -= (t0 * 0.5).sin() * 0.1 / (1.0 + (t8 * 0.5).sin().cos().powi(2));
-                }
-                acc1 += ((t8 * 0.5).mul_add(a.min(t8 * 0.5), (p100(p112((acc1 * 0.02).cos(), a, 2) * (t8 * 0.5).tanh(), w9 as f64, 3) * 0.5).atan() * w9 as f64) * 0.1).sin();
-                w9 += 1;
-            }
-        } else if t8 * 0.5 - (t8 * 0.5).tanh() < -0.4 {
-            let t10 = if a > -0.1 { -f64::cos(a) } else { 0.1 };
-        } else {
-            acc1 *= (t8 * 0.5).atan().atan2(1.5 + (t0 * 0.5).tanh().cos()).cos();
-        }
-        (t8 * 0.5).sin() - (acc1 * 0.01).atan() + (t0 * 0.5).sin() + a
-    }
-    check_p120(seed = 0x6a712db7ca02974e, inputs = 1, calls = [p100, p112], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p121(b: f64, a: f64) -> f64 {
-        let mut v0: Vec<f64> = Vec::new();
-        v0.push((p109(a.cos(), a.max((p110(2, a.tanh()) * 0.5).sin())) * 0.5).tanh());
-        v0.push(a.powi(2) * (a * a) * 0.5);
-        let t1 = v0[0] * 0.5 + v0[1];
-        let t2 = (t1 * 0.5).sin() + b;
-        let t1 = (t1 * 0.5).tanh() + (t1 * 0.5).atan().clamp(-0.75, 0.75);
-        let t1 = t1 + b;
-        let mut acc3 = 0.5;
-        if a < -0.4 && b < -0.4 {
-            let mut acc4 = t2;
-            acc3 += ((2.0 + (t1 * 0.5).tanh().sin()).sqrt() * 1.5 * 0.5).sin();
-            let mut v5 = vec![0.0; 2];
-            for i in 0..v5.len() {
-                v5[i] = (a * acc4).atan();
-                if i > 0 {
-                    v5[i] += v5[i - 1] * (-(i as f64) * 0.5).tanh();
-                }
-            }
-        }
-        let t6 = t2.tanh().sin().exp2() / (1.0 + t2 * t2);
-        acc3 += ((t1 * 0.5).sin().cos() * (acc3 * (t6 * 0.5).sin()) * 0.25).sin();
-        for i in 0..1 {
-            let t7 = b;
-            acc3 /= (2.0 + (t1 * 0.5).sin().cos().exp_m1().cos());
-        }
-        (t6 * 0.5).atan() + t1 * 0.5 + t2 + a
-    }
-    check_p121(seed = 0x11a90430361cdcda, inputs = 2, calls = [p109, p110], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p122(c: f64, b: f64, a: f64, d: f64) -> f64 {
-        let mut v0 = vec![0.0; 3];
-        for i in 0..v0.len() {
-            v0[i] = (-d).tanh();
-        }
-        let t1 = (1.0 + v0[0].powi(2)).cbrt().sin() - (v0.iter().map(|q| (q * 0.3).sin()).sum::<f64>() * a - d);
-        let k2 = (((b + v0.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) * 0.1).tanh().abs() * 2.0) as usize % 3;
-        let t3 = match k2 { 0 | 1 => (1.5 + (t1 * 0.25).atan().clamp(-0.75, 0.75).sin()).powf((b - v0[1]).tanh()), _ => 0.5 * (b + 0.75) };
-        let mut acc4 = 0.0;
-        for i in 0..4 {
-            for (j, q5) in v0.iter().enumerate() {
-                let a = a - (*q5 * 0.1).atan();
-                let mut acc6 = 0.0;
-                acc6 -= ((1.5 + v0.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.05).sin()).cos()).sqrt().tanh().exp() * 0.5).sin();
-            }
-            v0[1] -= (t1 * 0.25).tanh();
-        }
-        let t7 = (2.0 + (v0[1] * 0.05).atan().sin()).sqrt();
-        t7 + t3 + (t1 * 0.25).tanh().sin() - d.tanh() + 2.0 * a
-    }
-    check_p122(seed = 0x4731b9364fe3061b, inputs = 4, calls = [], at = |p| (p[0], p[1], p[2], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p123(n: usize, a: f64, b: f64) -> f64 {
-        let t0 = if n > 3 { b * b / (1.0 + (a / (1.5 + 2.0_f64.tanh())).powi(2)) } else { a };
-        let mut acc1 = 0.5;
+        let t2 = (s1[2] * a + s1[0]).sin() + s1[s1.len() - 1] * -0.5;
+        let arr3 = p91_h0(&s1[2..], t2.tanh());
+        let t4 = arr3[2] * arr3[2];
+        let mut buf5 = vec![0.0; 2];
         for i in 0..2 {
-            let t2 = match n { 0 | 1 => (0.5 * a.clamp(-0.75, 0.75).tanh()).atanh(), _ => (a.sin() / (2.0 + (t0 * 0.5).sin().tanh().cos()) * 0.5).sin() };
-            acc1 -= -(i as f64) * (0.5 * b);
+            buf5[i] = xs[i + 0] * t4.tanh();
         }
-        let t3 = f64::tanh(b + acc1 * 0.25) * ((t0 * 0.5).tanh() * b).sin();
-        acc1 = ((acc1 * 0.25).tanh() - ((acc1 * 0.25 + a) * 0.25).sin()).tanh();
-        acc1 = (1.5 + ((acc1 * 0.25).tanh() - b).sin()).log(2.5 + (t0 * 0.5).sin().cos());
-        let t3 = t3 + (acc1 * 0.25).sin() / (2.0 + a.cos());
-        (t3 * 0.5).tanh() + (acc1 * 0.25).tanh() + (t0 * 0.5).tanh()
-    }
-    check_p123(seed = 0xe061dab10b8949d8, inputs = 2, calls = [], at = |p| (3, p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p124(a: f64) -> f64 {
-        let t0 = a.max(a);
-        let mut acc1 = ((1.5 + (p100(t0.asinh(), t0, 3) * 0.5).sin().sin()).powf(a.tanh()) * (a * a) * 0.5).sin();
-        if a * a > acc1 {
-            if a > t0 {
-                if t0 > acc1 {
-                    acc1 /= (2.0 + t0.tanh().cos());
-                }
-            } else if t0 * a > t0 {
-                let o2: Option<f64> = if 1.5 + t0 > a { Some(((a + a - 1.0) * 0.5).atan()) } else { None };
-                let t4: f64 = if let Some(u3) = o2 { a.min(t0 * acc1) } else { p96(t0) };
-            } else {
-                for i in (0..4).rev() {
-                    let t5 = (i as f64 * 0.5).tanh().powi(3) / (1.5 + (t0 - 0.1).tanh());
-                    acc1 += 0.5_f64.cos().sin() * 0.5;
-                }
-            }
-        }
-        acc1 /= (2.0 + t0.tanh().cos());
-        let k6 = (t0.tanh().cosh().abs() * 2.0) as usize % 3;
-        match k6 {
-            0 => {
-                let mut v7 = vec![0.0; 4];
-                for i in 0..v7.len() {
-                    v7[i] = ((acc1 * 0.1).atan2(1.5 + 0.2_f64.cos()).powi(3) * 0.5).atan();
-                }
-            }
-            1 => {
-                let t0 = t0 * t0;
-            }
-            _ => {
-                if a.powi(2) > 0.7 {
-                    if 0.2 * 1.0 < 0.7 {
-                        if 0.3 * 0.9 < 0.5 || t0 < -0.1 {
-                            let mut acc8 = 0.1_f64;
-                        }
-                    } else {
-                        acc1 += (acc1 * 0.1).sin();
-                    }
-                }
-            }
-        }
-        0.6 * (acc1 * 0.1).tanh() + 0.6 * t0
-    }
-    check_p124(seed = 0x45468d14ce213eec, inputs = 1, calls = [p96, p100], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p125(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = &(x.mapv(f64::tanh)) / &(x - (s)).mapv(|q| q * q + 1.0);
-        for _ in 0..n {
-            t1 = (&t1 * (v.sum().sin())).mapv(f64::sin) + &t1 * 0.5;
-        }
-        let t2 = ((v * (s)).mapv(f64::sin)).dot(&((s) * &t1)) * 0.3;
-        let t3 = &(&t2 / &t2.mapv(|q| q * q + 1.0)) + x;
-        t3.sum() * 0.2 + t2.dot(&t2) * 0.1 + t1.sum() * 0.2
-    }
-    check_p125(seed = 0xaf869de74f7510a7, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3),
-        params = ["v"] at [9, 10, 11]);
-}
-
-program! {
-    #[differentiable]
-    fn p126(b: f64, a: f64, c: f64) -> f64 {
-        let mut a = a;
-        match (c.cos().abs() * 2.0) as usize % 3 {
-            0 => {
-                let flag0 = c.tanh().exp() > 0.1;
-            }
-            1 => {
-                let mut w1 = 0;
-                while w1 < 1 {
-                    let flag2 = c + (a * 0.5).sin() > 0.3;
-                    a += (c / (2.0 + (a * 0.5).sin().cos())).sin() * 0.5;
-                    w1 += 1;
-                }
-            }
-            _ => {
-                let t3 = if -(a * 0.5).tanh() < 0.25 { c.sin().cos() } else { (0.1 - c).to_radians() };
-                let t4 = if (a * 0.5).mul_add(p111(t3), c) > t3 { ((a * 0.5).sin() - (p101(b.powi(2).ln_1p()) * 0.5).atan()) * (0.5 * b.tanh()).asin() } else { 1.25 * (1.5 + t3.cos()).sqrt() };
-            }
-        }
-        let b = b * (a * 0.5 * b);
-        0.1 * (b * 0.1).tanh() - (a * 0.5).atan().sin()
-    }
-    check_p126(seed = 0xd659b342e12f33c9, inputs = 3, calls = [p101, p111], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p127(b: f64, a: f64) -> f64 {
-        let t0 = (1.0 + a.powi(2).powi(2)).sqrt() * 1.5;
-        let t1 = if (1.0 + p124((1.5 + b.sin()).log(2.5 + a.cos())).powi(2)).cbrt() > (t0 * 0.5).tanh() { 2.0 } else { 2.0 * (1.0 + a.powi(2)).sqrt() };
-        let mut acc2 = (1.0 + ((t1 * 0.5).tanh() / (1.5 + a.tanh())).powi(2)).sqrt();
-        let mut k3 = 0;
-        let r5 = loop {
-            let t4 = b;
-            acc2 /= (1.0 + (p93(((t0 * 0.5).tanh() + (acc2 * 0.1).atan()) * 0.5, 2, (((acc2 * 0.1).tanh() + a) * 0.5).atan()) * (acc2 * 0.1).atan()).powi(2));
-            k3 += 1;
-            if ((acc2 * 0.1).tanh() < -0.4) || k3 >= 4 { break (1.5 / (1.0 + (t1 * 0.5).tanh().powi(2))).clamp(-0.75, 0.75); }
-        };
-        r5 + acc2 * 0.1 + 0.6 * (t1 * 0.5).atan() + (t0 * 0.5).atan() + b
-    }
-    check_p127(seed = 0x9f65e4de2be863ee, inputs = 2, calls = [p93, p124], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p128(xs: &[f64], a: f64) -> f64 {
-        let mut a = a;
-        let c0 = |u1: f64| (1.0 + (a + 1.25).powi(2)).ln();
-        let t2: f64 = c0(2.0_f64 * 0.6) - 0.5 * c0(xs[1] * a);
-        for i in (0..2).rev() {
-            match i % 3 {
-                0 => {
-                    a += ((0.3 * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() + xs[xs.len() - 1 - i].mul_add((a * 0.25).sin(), (a * 0.25).sin())) * 0.1).atan();
-                }
-                1 => {
-                    let t5: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u3, &w4)| ((t2 * 0.5).tanh() + u3) * (xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) * u3) * (0.5 * w4)).sum();
-                }
-                _ => {
-                    let t6 = (1.0 + (t2 * 0.5).atan().atan2(1.5 + (t2 * 0.5).atan().cos()).powi(2)).sqrt();
-                }
-            }
-            a -= (((a * 0.25).atan() + (t2 * 0.5).sin()).max(xs[i] * (t2 * 0.5)) * 0.25).tanh();
-        }
-        a /= (1.0 + (t2 * 0.5).sin().powi(2));
-        let a = (a * 0.25).tanh() * (xs[0] * xs.iter().map(|q| q * (t2 * 0.5).tanh()).sum::<f64>());
-        let t7 = a * 0.1 * 0.75 + (t2 * 0.5).mul_add(xs[2], p111(f64::max(p124((t2 * 0.5).atan().sin()), xs[1]))) - xs[1];
-        let mut acc8 = 0.5;
-        if (2.0 + (t2 * 0.5).atan().sin()).sqrt() < 0.3 {
-            let t9 = (t7 * 0.25).sin();
-        } else if t2 * 0.5 / (1.0 + 0.1_f64.powi(2)) < -0.2 {
-            let t11 = { let u10 = 0.5 * xs[0] * 1.5; (2.0 + (xs.iter().map(|q| q.cos()).product::<f64>() * (t7 * 0.25).sin()).sin()).cbrt() };
-        }
-        (t7 * 0.25).atan().tanh() + (a * 0.1).sin() - (t2 * 0.5).tanh() + 0.5 * xs[1]
-    }
-    check_p128(seed = 0x107946a7638c4e2b, inputs = 4, calls = [p111, p124], at = |p| (&p[0..3], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p129(a: f64, b: f64, c: f64) -> f64 {
-        let t0 = f64::sin(b);
-        let mut acc1 = 0.5;
-        if b > -0.4 {
-            let o2: Option<f64> = if (1.0 + c.powi(2)).ln() > 0.7 { Some(((p122(c.tanh().exp() * 0.5, (0.5 * t0.tanh()).atanh(), a, p127(c, a.abs()) * 0.25 * 0.5) * 0.25 - b - 0.1_f64.cos().exp()) * 0.25).sin()) } else { None };
-            let t4: f64 = if let Some(u3) = o2 { b.atan2(1.5 + t0.cos()) * (2.0 + t0.sin()).log10() } else { (c.powi(3) * 0.5).tanh() };
-        } else {
-            acc1 += ((1.5 + 0.3_f64.cos()).sqrt().tanh() * 0.5).tanh();
-            for i in (0..2).rev() {
-                let t5 = (acc1 * 0.25).atan() * c;
-                acc1 += ((1.5 + (i as f64 * (acc1 * 0.25).atan()).sin()).powf((c * t5).tanh()) * 0.5).atan();
-            }
-        }
-        acc1 = 0.25 * t0;
-        let k6 = ((t0 / (1.0 + t0.powi(2)) * 0.5).sin().abs() * 2.0) as usize % 3;
-        match k6 {
-            0 => {
-                let c7 = |u8: f64| -(a * a);
-                let t9: f64 = c7((b.sin().powi(3) * 0.5).tanh()) - 0.5 * c7((acc1 * 0.25).sin().sin());
-            }
-            1 => {
-                if a - t0 > a {
-                    let t10 = match (2.0_f64.sin().abs() * 2.0) as usize % 3 { 0 | 1 => (acc1 * 0.25).sin().min(0.5) * t0.asinh(), _ => (t0.powi(3) * 0.5).tanh() };
-                }
-            }
-            _ => {
-                for i in 0..4 {
-                    let t11 = t0 + t0;
-                    acc1 *= 0.8 + 0.2 * (i as f64).min(acc1 * 0.1).sin();
-                }
-            }
-        }
-        0.6 * t0 - a.sin()
-    }
-    check_p129(seed = 0xc1425d322df68de0, inputs = 3, calls = [p122, p127], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p130(a: f64, n: usize, b: f64) -> f64 {
-        let o0: Option<f64> = if 0.5 * b > 0.0 || b < 0.25 { Some((a - (b + n as f64)) * 0.5) } else { None };
-        let t2: f64 = match o0 { Some(u1) => (0.5 * b.tanh()).asin(), None => a * b };
-        let t3 = if b > 0.7 || a < -0.4 { (1.0 + a.powi(2)).ln() } else { (-0.2_f64).mul_add(t2 * t2, b) };
-        let mut t3 = t3;
-        let c4 = |u5: f64| a - 0.5_f64.tanh();
-        let t6: f64 = c4(((1.0 + t3.powi(2)).cbrt() * t3 * 0.25).atan()) - 0.5 * c4(t3 * 0.5);
-        t3 += (f64::tanh(t3 - (t6 * 0.5).sin()) * 0.5).sin();
-        t3 = (a * t2).cos();
-        (t6 * 0.5).sin() - (t3 * 0.5).tanh() - 1.5 * t2 + b
-    }
-    check_p130(seed = 0x65cc49b7fa11075a, inputs = 2, calls = [], at = |p| (p[0], 1, p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p131(b: f64, xs: &[f64], a: f64) -> f64 {
-        let mut v0: Vec<f64> = Vec::new();
-        v0.push(a);
-        v0.push(0.1_f64 * 0.25);
-        let t1 = v0[0] * 0.5 + v0[1];
-        let t4: f64 = xs[1..4].iter().map(|u2| { let u2 = *u2; -(1.5 + a.sin()).log(2.5 + t1.cos()) }).sum();
-        let mut t4 = t4;
-        if a - t1 > b {
-            let t5 = b.min(b.sin()) * (t1 * 1.25 + b * xs[3]);
-            let mut w6 = 0;
-            while w6 < 2 {
-                if w6 == 1 {
-                    let mut k7 = 0;
-                    loop {
-                        let mut k8 = 0;
-                        loop {
-                            let flag9 = b.atan2(1.5 + 1.0_f64.cos()) > 0.7;
-                            t4 = (xs[k8] - xs[xs.len() - 1 - k7]).tanh();
-                            k8 += 1;
-                            if (a * t1 > t4 * 0.02) || k8 >= 2 { break; }
-                        }
-                        t4 -= -(t5 * 0.5).sin().min(t1);
-                        k7 += 1;
-                        if (xs[xs.len() - 1 - w6] / (2.0 + 0.75_f64.cos()) > 0.2) || k7 >= 4 { break; }
-                    }
-                } else {
-                    let t10 = xs[w6].tanh().exp2().sin().exp();
-                }
-                t4 *= 0.5 + 0.4 * 0.75_f64.sin();
-                w6 += 1;
-            }
-        }
-        t4 += (p127((2.0 + a.cos()).powi(-2), ((a + xs[2]) * 0.5).atan()) * 0.25).atan() * 0.5;
-        let t11 = (t4 * 0.01).tanh().cos();
-        (t4 * 0.01).atan() + t1.cos()
-    }
-    check_p131(seed = 0x54e8b95ccbe26c55, inputs = 6, calls = [p127], at = |p| (p[0], &p[1..5], p[5]));
-}
-
-#[differentiable]
-fn p132_h0(y: &mut [f64], s: f64) {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.75).tanh();
-    }
-    y[0] = (y[0] * 1.5 + s).sin();
-}
-#[differentiable]
-fn p132_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).cos() * 1.5;
-    }
-}
-#[differentiable]
-fn p132_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    p132_h0(y, s);
-    p132_h1(s * -0.5, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-#[differentiable]
-fn p132_h3(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + -0.5).tanh();
-    }
-    acc * -0.5 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p132_h4(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * -0.5;
-    t + p132_h3(&v[1..], s * 0.3) + p132_h3(v, s).sin()
-}
-program! {
-    #[differentiable]
-    fn p132(xs: &[f64], a: f64) -> f64 {
-        let mut buf1 = vec![0.0; 4];
-        for i in 0..4 {
-            buf1[i] = xs[i + 1] * a;
-        }
-        let t2 = p132_h2(&mut buf1, &xs[4..], a).tanh();
+        let _ = p91_h3(&mut buf5, xs, a);
+        let t6 = p91_h3(&mut buf5, &s1[..], t4.tanh()).tanh();
+        let t7 = buf5[0] + buf5[1] * 0.25;
+        let t8 = p91_h4(&xs[4..=5], b).sin();
+        let mut buf9 = vec![1.5; 4];
+        let _ = p91_h3(&mut buf9, &xs[4..7], t7.tanh());
+        let t10 = p91_h3(&mut buf9, &s1[0..], t8.tanh()).tanh();
         for _ in 0..3 {
-            p132_h0(&mut buf1, t2.tanh());
+            p91_h2(t10.tanh(), &xs[0..=6], &mut buf9);
         }
-        let t3 = buf1[0] + buf1[3] * 0.5;
-        let t4 = p132_h4(&buf1, a);
-        let mut buf5 = vec![0.0; 4];
-        for i in 0..4 {
-            buf5[i] = xs[i + 0] * t2.tanh() * 1.5;
-        }
-        let t6 = p132_h2(&mut buf5, &xs[0..], t2.tanh()).tanh();
-        for _ in 0..3 {
-            p132_h0(&mut buf5, t6.tanh());
-        }
-        let t7 = buf5[0] + buf5[3] * 0.3;
-        let mut buf8 = vec![0.0; 3];
-        for i in 0..3 {
-            buf8[i] = xs[i + 3] * t6.tanh();
-        }
-        p132_h0(&mut buf8, t7.tanh());
-        let t9 = buf8[0] + buf8[2] * -0.5;
-        let t10 = p132_h4(&xs[2..=5], a);
-        let t11 = p132_h4(&buf8, t6.tanh() * -0.5);
-        let arr12: [f64; 3] = [t7.tanh(), xs[1] * 0.75, (t6.tanh()).sin()];
-        let [e14, e15, e16] = arr12;
-        let t13 = e14 * e16 + arr12[1] * e15;
-        t13 + t11 + t10 + t9 + t7 + a * 0.3
+        let t11 = buf9[0] + buf9[3] * 0.25;
+        let t12 = p91_h4(xs, b).sin();
+        let t13 = p91_h5(&buf9, a, 2);
+        t13 + t12 + t11 + t10 + t8 + a * 0.3
     }
-    check_p132(seed = 0x8099c6cab1b3994c, inputs = 7, calls = [], at = |p| (&p[0..6], p[6]));
+    check_p91(seed = 0x0d20e6cb9101bfcc, inputs = 9, calls = [], at = |p| (&p[0..7], p[7], p[8]));
 }
 
 program! {
     #[differentiable]
-    fn p133(b: f64, a: f64, n: usize) -> f64 {
-        let t0 = match n { 0 => p111(((b + a) * 0.5).tanh()).powi(2).ln_1p().powi(2).ln_1p(), _ => 1.0_f64.tanh().to_radians() };
-        let mut v1: Vec<f64> = Vec::new();
-        v1.push(0.1_f64.powi(2));
-        v1.push(t0);
-        let t2 = v1[0] * 0.5 + v1[1];
-        let c3 = |u4: f64| (a + u4) * (b / (1.0 + b.powi(2)));
-        let t5: f64 = c3(a.to_radians() * b) - 0.5 * c3((t2 * 0.5).sin() + (t2 * 0.5).sin());
-        let a = a - ((t5 * 0.1).tanh() + t5 * 0.1);
-        let mut acc6 = t0;
-        let mut w7 = 0;
-        while w7 < 1 {
-            acc6 += ((1.5 + (a * 0.25).atan().sin()).powf((p109(b.clamp(-0.75, 0.75), (t2 * 0.5).sin().sin()) * 0.5).tanh().tanh()).min((acc6 * 0.5).sin().tanh()) * 0.5).tanh();
-            acc6 = (t2 * 0.5).atan();
-            w7 += 1;
-        }
-        (acc6 * 0.25).atan().cos() + (a * 0.25).atan().tanh() + 1.5 * (t2 * 0.5).sin() + t0 + b.cos()
-    }
-    check_p133(seed = 0x0c509c8b947776c5, inputs = 2, calls = [p109, p111], at = |p| (p[0], p[1], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p134(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        let mut carried = 0.5;
-        for i in 0..xs.len() {
-            let mut t1 = 0.0;
-            for j in 0..2 {
-                t1 += (xs[i] * (j as f64 + 0.5)).sin();
-            }
-            let t2 = if (((a) * 0.5).exp()).cos() * xs[i] > -0.06 { (((1.0 + (-0.05_f64) * (-0.05_f64)).ln()).cos() * xs[i]).tanh() } else { xs[i] - xs[i] };
-            if (xs[i] - a).mul_add(0.5, t1) > -0.06 {
-                continue;
-            }
-            if i + 1 < xs.len() {
-                acc += (((t1) * 0.5).exp()).tanh();
-                acc = acc + ((-0.39_f64 + t1 - t2).mul_add(0.5, xs[i + 1])).tanh() - (a).tanh();
-                acc += (xs[i + 1]).tanh();
-            }
-            acc += (((xs[i]).cos() * a).sin() - xs[i]).tanh();
-            carried = carried * 0.5 + ((a) * ((t2 - xs[i]).tanh())).tanh();
-            acc += carried;
-        }
-        acc
-    }
-    check_p134(seed = 0xfc2036aebdc11aef, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p135(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = &((v * (s)).mapv(f64::sin)) - v;
-        let t2 = &t1 / &(v + v).mapv(|q| q * q + 1.0);
-        let t3 = x.to_owned();
-        t3.sum() * 0.2 + t2.dot(&t2) * 0.1 + t1.dot(&t1) * 0.1
-    }
-    check_p135(seed = 0xa522e26aa5ac5488, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p136(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((1.0 + (a) * (a)).ln() + xs[2]).tanh();
-        let t2 = ((t1).mul_add(0.5, a) + xs[3]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        let mut carried = 0.5;
-        for i in 1..xs.len() {
-            acc -= (t2).tanh();
-            extra = extra + ((((xs[i]).sin()) * 0.5).exp()).tanh() - (a).tanh();
-            acc += ((t1).cos() * -0.76_f64).tanh();
-            carried = carried * 0.5 + ((((1.0 + ((-0.96_f64).mul_add(0.5, -0.98_f64)) * ((-0.96_f64).mul_add(0.5, -0.98_f64))).ln()) * 0.5).exp()).tanh();
-            acc += carried;
-        }
-        acc
-    }
-    check_p136(seed = 0x3260558c7a5c4347, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p137(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((((a) * 0.5).exp()).cos() * a + xs[4]).tanh();
-        let t2 = (((a + a) * 0.5).exp() + xs[3]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            acc = acc + (0.89_f64).tanh() - ((((0.86_f64).tanh()) * ((0.42_f64) * (xs[i]))).cos() * xs[i]).tanh();
-            acc += ((xs[i]).mul_add(0.5, xs[i])).tanh();
-            let mut t3 = 0.0;
-            for j in 0..2 {
-                t3 += (((xs[i]) * 0.5).exp() + (t2).sin() * (j as f64 + 0.5)).sin();
-            }
-            if i + 1 < xs.len() {
-                acc += (xs[i + 1] + (xs[i]).cos() * xs[i + 1] - xs[i]).tanh();
-                if (t1 - -0.31_f64).mul_add(0.5, xs[i + 1]) < -0.08 {
-                    acc = acc + ((((a + xs[i]).sin()) * 0.5).exp()).tanh() - ((1.0 + ((1.0 + (a) * (a)).ln() + (xs[i]).mul_add(0.5, xs[i + 1])) * ((1.0 + (a) * (a)).ln() + (xs[i]).mul_add(0.5, xs[i + 1]))).ln()).tanh();
-                    let t4 = ((((xs[i + 1]).sin() + xs[i]) * 0.5).exp()).tanh() * 1.5;
-                } else {
-                    let t5 = (t2).tanh() * 1.5;
-                }
-                acc += (xs[i + 1]).tanh();
-            }
-            acc -= ((a).tanh() + ((xs[i]).sin()).tanh()).tanh();
-        }
-        let r = acc;
-        r
-    }
-    check_p137(seed = 0x9eeebf676830957a, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]),
-        params = ["xs"] at [1, 2, 3, 4, 5, 6]);
-}
-
-program! {
-    #[differentiable]
-    fn p138(b: f64, xs: &[f64], n: usize, a: f64) -> f64 {
+    fn p92(xs: &[f64], a: f64, c: f64, n: usize, b: f64) -> f64 {
         let mut acc0 = 0.5;
-        for i in 0..xs.len() {
-            let t1 = if i + n < 3 { (0.5 * (a * b).tanh()).atanh() } else { xs.iter().sum::<f64>() };
-            acc0 -= ((xs[n] / (1.0 + xs[n] * xs[n])).mul_add(0.3 * a, xs.iter().map(|q| q * q).sum::<f64>()) * 0.1).tanh();
-        }
-        if (1.5 + 0.25_f64.sin()).powf(a.tanh()) < -0.4 {
-            let o2: Option<f64> = if xs[n].min((acc0 * 0.25).atan()) < 0.5 && xs[n] < 0.5 { Some(p124((acc0 * 0.25).tanh().tanh().sinh())) } else { None };
-            let t4: f64 = match o2 { Some(u3) => u3 + (xs.iter().map(|q| q.cos()).product::<f64>() + a), None => (xs.iter().map(|q| (q * 1.5).sin()).sum::<f64>() * xs[n] * 0.5).sin() };
-        } else if (xs.iter().map(|q| q * q).sum::<f64>() * 0.25).tanh().powi(3) > 0.3 {
+        if c.sin() > a {
             for i in (0..8).step_by(2) {
-                let t5 = f64::min(f64::tanh(b + xs.iter().sum::<f64>()), xs[n].tanh() * b.asinh());
-                acc0 /= (1.0 + (p123(3, xs[n], xs[n]) * 0.5).sin().powi(2).powi(2));
+                acc0 *= xs[i % xs.len()].powi(2).ln_1p().tanh();
             }
         }
-        if b > -0.1 {
-            let t6 = match n { 0 | 1 => b, _ => a - (acc0 * 0.1).sin() };
-        } else if (acc0 * 0.1).tanh().sin() > -0.1 {
-            let t7 = f64::sin(xs[n].powi(3));
+        acc0 += ((xs[n] - 1.5).cos().exp_m1() * 0.5).tanh();
+        let t3: f64 = { let v1: Vec<f64> = xs.iter().map(|&u2| xs[n]).collect(); v1[0] + v1[3] };
+        let t4 = t3 + a;
+        let t3 = t3 + a.cos();
+        let t7: f64 = xs.iter().take(2).map(|&u5| (2.0 + (p67((b / (2.0 + xs[n].cos()) * 0.5).atan(), (xs.iter().map(|q| (q * 1.25).sin()).sum::<f64>().max(xs[n]) * 0.5).tanh()) * 0.25).sin().clamp(-0.75, 0.75).sin()).sqrt()).fold(0.0, |s, v| s * 0.5 + v);
+        if 0.3 * xs[n] > -0.4 {
+            let t9 = { let u8 = (1.5 + (xs.iter().map(|q| q.cos()).product::<f64>() / (1.5 + a.tanh())).sin()).log(2.5 + xs.iter().map(|q| (q * 0.9).sin()).sum::<f64>().mul_add(xs[n], xs[n]).cos()); xs[n] };
         } else {
-            for i in (0..2).rev() {
-                let mut w8 = 0;
-                while w8 < 3 {
-                    for l in 0..1 {
-                        if acc0 * 0.02 > -0.4 {
-                            match i % 3 {
-                                0 => {
-                                    let t11: f64 = xs[1..3].iter().map(|u9| { let u9 = *u9; b }).sum();
-                                }
-                                1 => {
-                                    match l {
-                                        0 => {
-                                            if b * a > (acc0 * 0.02).tanh() {
-                                                let c12 = |u13: f64| (acc0 * 0.02).tanh().hypot(b).sin();
-                                                let t14: f64 = c12((1.0 + (1.0 + (acc0 * 0.02).tanh().powi(2)).cbrt().powi(2)).sqrt()) - 0.5 * c12(b);
-                                            }
-                                        }
-                                        _ => {
-                                            let t15 = a - (acc0 * 0.02).sin();
-                                        }
-                                    }
-                                }
-                                _ => {
-                                    let t18: f64 = { let v16: Vec<f64> = xs.iter().map(|&u17| (1.5 + (xs[l] * xs[xs.len() - 1 - n]).sin()).powf(xs[2].tanh())).collect(); v16[0] + v16[2] };
-                                }
-                            }
-                        } else {
-                            if xs[i] * b > -0.1 {
-                                let t19 = xs[n].atan2(1.5 + (1.0 + b.powi(3).powi(2)).cbrt().cos());
-                            } else if (acc0 * 0.02).cos() > acc0 * 0.02 {
-                                let t20 = xs[2] * (xs[xs.len() - 1 - i] / (1.0 + xs[xs.len() - 1 - l] * xs[xs.len() - 1 - l])).clamp(-0.75, 0.75);
-                            } else {
-                                if xs[l] * (acc0 * 0.02) > xs[xs.len() - 1 - i] && a < -0.4 {
-                                    acc0 *= (xs[xs.len() - 1 - n] + acc0 * 0.02).cos();
-                                } else {
-                                    acc0 /= (2.0 + (b - (acc0 * 0.02).sin()).cos());
-                                }
-                            }
-                        }
-                        acc0 /= (2.0 + ((acc0 * 0.02).sin() * xs[n]).cos());
-                    }
-                    acc0 += ((i as f64 * xs.iter().map(|q| (q * 0.5).sin()).sum::<f64>() + -a) * 0.1).atan();
-                    w8 += 1;
-                }
-                acc0 += b;
-            }
+            let t10 = if 0.75 > 0.5 { (0.5 * c.tanh()).acos() * (n as f64 / (1.0 + 1.25_f64.powi(2))) } else { 0.1 * (t3 * 0.5).sin().min(b) };
         }
-        (acc0 * 0.02).atan().sin() + b
+        0.75 * (t7 * 0.25) + (acc0 * 0.1).sin() + c
     }
-    check_p138(seed = 0x724f334488b52cef, inputs = 5, calls = [p123, p124], at = |p| (p[0], &p[1..4], 2, p[4]));
+    check_p92(seed = 0xc82e2a44420ca2a3, inputs = 7, calls = [p67], at = |p| (&p[0..4], p[4], p[5], 1, p[6]));
 }
 
 program! {
     #[differentiable]
-    fn p139(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (a + xs[1]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() - 1 {
-            acc += (xs[i]).tanh();
-            extra -= ((((1.0 + ((xs[i + 1]).cos() * xs[i]) * ((xs[i + 1]).cos() * xs[i])).ln()) * 0.5).exp()).tanh();
-            extra += (xs[i + 1] - xs[i] + xs[i] + xs[i]).tanh();
-            let t2 = (((((xs[i]) * 0.5).exp()).mul_add(0.5, xs[i])).cos() * 0.86_f64).tanh() * 1.5;
-            let t3 = if (((t1) * 0.5).exp()) * ((xs[i + 1]).cos() * a) > -0.13 { ((t1).sin()).tanh() } else { (xs[i + 1]).mul_add(0.5, a) };
-            acc -= ((a) * ((xs[i]).cos() * xs[i])).tanh();
-        }
-        acc.sin()
-    }
-    check_p139(seed = 0x02090ded31fc380d, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p140(n: usize, a: f64, b: f64) -> f64 {
-        let mut acc0 = 0.5;
-        if b - b > b {
-            acc0 *= (a - a).tanh();
-            let acc0 = acc0 - 1.0 * 1.0;
-            let t1 = f64::max(-b, 0.1);
-            let t2 = t1.min(n as f64);
-        } else {
-            match n % 3 {
-                0 => {
-                    acc0 = (acc0 - acc0).sin();
-                }
-                1 => {
-                    if acc0.clamp(-0.75, 0.75) > b || a < 0.7 {
-                        if n == 2 {
-                            acc0 = (acc0 + 0.6).atan();
-                        } else {
-                            acc0 = acc0;
-                        }
-                    } else {
-                        let mut k3 = 0;
-                        loop {
-                            for j in 0..2 {
-                                let t4 = (1.0 * b).asinh() - (acc0 * 0.05).atan().tanh() * (a - 0.6);
-                                acc0 = (acc0 * 0.05 * (t4 * 0.5).tanh().atan2(1.5 + (acc0 * 0.05).sin().cos())).tanh();
-                            }
-                            acc0 = (acc0 * 0.05).sin().sin();
-                            k3 += 1;
-                            if (a.hypot((acc0 * 0.05).atan()) < -0.2) || k3 >= 5 { break; }
-                        }
-                    }
-                }
-                _ => {
-                    let t5 = (0.5 * (b * (acc0 * 0.05).sin() + a / (1.0 + b * b)).tanh()).acos();
-                }
-            }
-        }
-        if a.atan() > p129(0.9 * b, 0.1, a * 0.3) && 0.25 < 0.1 {
-            if ((acc0 * 0.05).mul_add(b, n as f64)) < 0.1 {
-                return b;
-            }
-            let c6 = |u7: f64| b.max(a) * (acc0 * 0.05).sin();
-            let t8: f64 = c6(((acc0 * 0.05).sin().cos() / (1.0 + (0.6_f64 + 0.6).powi(2)) * 0.5).sin()) - 0.5 * c6(a + a);
-        }
-        acc0 * 0.05 + 0.5 * b
-    }
-    check_p140(seed = 0x1995c81a739a7bfc, inputs = 2, calls = [p129], at = |p| (2, p[0], p[1]));
-}
-
-#[differentiable]
-fn p141_h0(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * 1.5 + (y[i] * s).sin() * 0.25;
-    }
-}
-#[differentiable]
-fn p141_h1(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.3
-}
-#[differentiable]
-fn p141_h2(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.6;
-    t + p141_h1(&v[1..], s * -0.5) + p141_h1(v, s).tanh()
-}
-#[differentiable]
-fn p141_h3(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).sin() * 0.25;
-    }
-}
-#[differentiable]
-fn p141_h4(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    p141_h0(y, s);
-    p141_h3(s * -0.5, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-program! {
-    #[differentiable]
-    fn p141(xs: &[f64], b: f64, a: f64) -> f64 {
-        let s1 = &xs[..3];
-        let t2 = (s1[0] * a + s1[2]).sin() + s1[s1.len() - 1] * 0.5;
-        let mut buf3 = vec![0.0; 4];
-        for i in 0..4 {
-            buf3[i] = xs[i + 2] * a * 0.5;
-        }
-        p141_h0(&mut buf3, b);
-        let t4 = buf3[0] + buf3[3] * 0.75;
-        let t5 = p141_h2(xs, t4.tanh());
-        let mut buf6 = vec![0.3; 2];
-        p141_h3(t5.tanh(), &s1[2..=2], &mut buf6);
-        let t7 = p141_h4(&mut buf6, &buf3, a).tanh();
-        p141_h3(a, xs, &mut buf6);
-        let t8 = buf6[0] + buf6[1] * 0.3;
-        let mut buf9 = vec![0.6; 2];
-        p141_h3(a, &xs[..5], &mut buf9);
-        p141_h3(t8.tanh(), &xs[5..], &mut buf9);
-        let t10 = buf9[0] + buf9[1] * 0.75;
-        let t11 = p141_h2(&s1[0..=2], a).sin();
-        let s12 = &xs[1..];
-        let t13 = (s12[3] * b + s12[0]).sin() + s12[s12.len() - 1] * 0.3;
-        t13 + t11 + t10 + t8 + t7 + a * 0.3
-    }
-    check_p141(seed = 0xa9d2512926bc5639, inputs = 8, calls = [], at = |p| (&p[0..6], p[6], p[7]));
-}
-
-program! {
-    #[differentiable]
-    fn p142(xs: &[f64], a: f64, c: f64, b: f64) -> f64 {
-        let t1 = { let u0 = (((p122((a.cos().exp_m1() * 0.5).tanh(), ((b + xs.iter().map(|q| q * q).sum::<f64>()) * 0.1).sin(), (xs[2].cos().exp() * 0.5).atan(), xs[2]) * 0.25).sin() - xs[2] * b) * 0.5).tanh(); (u0 + u0).tanh() };
-        let t4: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u2, &w3)| 0.75_f64.cos().exp() * (0.5 * w3)).sum();
-        let t5 = xs.iter().map(|q| q.cos()).product::<f64>();
-        let mut acc6 = 0.0;
-        for i in 1..=4 {
-            let t7 = (1.0 + xs[i % xs.len()].powi(2)).ln();
-            let mut acc8 = (p122(((t7 + xs[i % xs.len()]) * 0.5).sin(), t1 * 0.2, a, 0.75 * xs[(i + 1) % 4]) * 0.25).tanh().to_radians() - (2.0 + a.cos()).powi(-2);
-            let t9 = t4 * 0.1;
-            acc6 += ((1.5 + t7.mul_add(i as f64, t7).cos()).sqrt() * 0.5).tanh();
-        }
-        let a = a + xs.iter().map(|q| q.cos()).product::<f64>().cos();
-        let t10 = match ((xs[0].hypot(t5) * 0.5).atan().abs() * 2.0) as usize % 3 { 0 => b, 1 => (t4 * 0.1).tanh(), _ => 0.1 * (t4 * 0.1).sin() + 1.25_f64.min(xs[1]) };
-        let t11: f64 = (xs[2] * xs[0]).mul_add(b.atan2(1.5 + t5.cos()), b * (t4 * 0.1).tanh());
-        let t12 = t5.max(t1);
-        t12 + 0.6 * (t11 * 0.5) + 0.1 * t10 + (a * 0.5).atan() + (acc6 * 0.1).tanh()
-    }
-    check_p142(seed = 0xb58d696ae6f2560c, inputs = 7, calls = [p122], at = |p| (&p[0..4], p[4], p[5], p[6]));
-}
-
-program! {
-    #[differentiable]
-    fn p143(a: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = (2.0 + (xs.iter().map(|q| q * a).sum::<f64>() / (2.0 + 0.6_f64.cos())).cos()).recip();
-        let mut w1 = 0;
-        while w1 < 2 && (0.5 < 0.1) {
-            let t2 = if xs[w1] > 0.1 { (p122((xs[1] + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) * 0.1, xs[2], f64::cos(xs[xs.len() - 1 - w1]), ((1.5 + a.sin()).powf(xs[w1].tanh()) * 0.5).tanh()) * 0.25).tanh() } else { (2.0 + (acc0 * 0.25).sin().sin()).ln() };
-            acc0 /= (2.0 + a.cos());
-            acc0 /= (1.0 + xs[1].powi(2).ln_1p().powi(2));
-            acc0 = (acc0 * 0.25).atan().cos() * (1.5 + xs[0].sin()).log(2.5 + t2.cos()) * 0.5;
-            w1 += 1;
-        }
-        0.5 * (acc0 * 0.25).sin()
-    }
-    check_p143(seed = 0x199606380603adc9, inputs = 4, calls = [p122], at = |p| (p[0], &p[1..4]));
-}
-
-program! {
-    #[differentiable]
-    fn p144(b: f64, a: f64) -> f64 {
-        let mut acc0 = a.sin() * (2.0 + b.sin()).log2() * 0.5;
-        let mut w1 = 0;
-        while w1 < 2 {
-            acc0 = (acc0 * 0.25 * b).atan();
-            let t2 = if w1 == 0 { 0.9 * 1.0 * (1.5 * (acc0 * 0.25).atan()) } else { (w1 as f64).powi(3) };
-            let mut w3 = 0;
-            while w3 < 4 {
-                acc0 -= 1.5_f64;
-                w3 += 1;
-            }
-            w1 += 1;
-        }
-        (acc0 * 0.05).tanh()
-    }
-    check_p144(seed = 0xc9d772501f27b1b7, inputs = 2, calls = [], at = |p| (p[0], p[1]),
-        params = ["a"] at [1]);
-}
-
-program! {
-    #[differentiable]
-    fn p145(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = x.to_owned();
-        let t2 = (v.sum().sin()) - &(x.dot(v) * 0.3);
-        let mut t3 = (-t1.mapv(f64::sin)).dot(&t2) * 0.3;
-        if n % 3 == 0 {
-            t3 = t2.to_owned();
-        }
-        let mut t4 = ((s) * x).row(1).to_owned();
-        if n % 3 == 0 {
-            t4 = (&(t1.row(1).to_owned()) * (s)).mapv(f64::sin);
-        }
-        let t5 = s;
-        t5 + t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1
-    }
-    check_p145(seed = 0xed9c890160b636ce, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p146(b: f64, c: f64, a: f64, n: usize) -> f64 {
-        let mut acc0 = a;
+    fn p93(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = s;
         if n % 2 == 0 {
-            let acc0 = acc0 * b.sin();
-            let mut acc1 = (1.5 + c.hypot(b).cos()).sqrt();
-            let mut k2 = 0;
-            loop {
-                for j in 0..1 {
-                    let c3 = |u4: f64| b.abs().powi(2).ln_1p();
-                    let t5: f64 = c3(((acc1 * 0.05).sin() * 0.1).sin()) - 0.5 * c3(1.25_f64 * 0.5);
-                    acc1 += (-c.hypot(t5) * 0.25).tanh();
-                }
-                acc1 = (1.5 + a.cos()).sqrt().mul_add((1.5 + (k2 as f64).cos()).sqrt(), c.atan2(1.5 + c.cos())) * 0.5;
-                k2 += 1;
-                if (b - (acc1 * 0.05).sin() < 0.25) || k2 >= 6 { break; }
-            }
-        } else if n == 2 {
-            if (acc0 * 0.05).sin().powi(2) > 0.9 {
-                let t6 = if (a.mul_add(p112((p140(2, b.tanh(), ((1.0 + 1.25_f64.powi(2)).cbrt() * 0.5).tanh()) * 0.5).sin() * (acc0 * 0.05).sin(), (2.0 + (n as f64).sin()).sqrt(), 2), a)) < -0.4 { (-0.1_f64).hypot(0.1_f64.min(c)) } else { n as f64 + a - c };
-                return -(acc0 * 0.05 / (2.0 + c.cos()));
-            }
-        } else {
-            let mut acc7 = (a.mul_add(b, acc0 * 0.05) * (0.9 * 2.0) * 0.25).atan();
+            t1 = (v.sin()).sum().sin();
         }
-        1.25 * (acc0 * 0.05).tanh() + c
-    }
-    check_p146(seed = 0x362f6a88fa7f22f8, inputs = 3, calls = [p112, p140], at = |p| (p[0], p[1], p[2], 2),
-        params = ["c", "b"] at [1, 0]);
-}
-
-program! {
-    #[differentiable]
-    fn p147(xs: &[f64], a: f64, n: usize) -> f64 {
-        let mut acc0 = 0.5;
-        let mut w1 = 0;
-        while w1 < 2 {
-            acc0 = 1.25_f64.tanh().exp_m1() * a * 0.5;
-            let t2 = (acc0 * 0.25).atan();
-            let t3: f64 = a;
-            w1 += 1;
-        }
-        let a = a * (a * 0.2);
-        if n % 3 == 1 {
-            let acc0 = (acc0 * 0.25).atan() + (acc0 * 0.25).atan() / (1.0 + xs[n] * xs[n]);
-        }
-        for i in 0..n {
-            for j in 0..4 {
-                if n % 3 == 1 {
-                    if (i as f64 - (acc0 * 0.1).sin()) > j as f64 {
-                        let mut w4 = 0;
-                        while w4 < 1 && (xs[i] > a) {
-                            let t5 = (acc0 * 0.05).sin() - (w4 as f64).mul_add(a, xs[w4]);
-                            acc0 /= (1.0 + xs[i].powi(2));
-                            w4 += 1;
-                        }
-                    }
-                } else if i == 1 {
-                    let t6 = (acc0 * 0.05).tanh().cos() - f64::atan(acc0 * 0.05);
-                } else {
-                    if ((1.5 + p112((-(acc0 * 0.05) * 0.5).tanh(), ((xs[0] - j as f64) * 0.25).atan(), 2).sin()).log(2.5 + (n as f64).cos())) > xs.iter().map(|q| q.cos()).product::<f64>() {
-                        let o7: Option<f64> = if xs.iter().map(|q| q * q).sum::<f64>() + xs[n] > 0.25 { Some(a) } else { None };
-                        let t9: f64 = match o7 { Some(u8) => 0.2_f64.tanh() - xs[xs.len() - 1 - i].atan(), None => a };
-                    } else {
-                        acc0 += (xs[0] + a).mul_add((acc0 * 0.05).atan(), a) * 0.1;
-                    }
-                }
-                acc0 = (acc0 * 0.05 * (a * 0.5).sin()).atan();
-            }
-            acc0 = (acc0 * 0.05 - (a * 0.5).tanh()).sin();
-        }
-        let mut v10 = vec![0.0; xs.len()];
-        for i in 0..v10.len() {
-            v10[i] = 0.2 * xs.iter().map(|q| q * (acc0 * 0.05).sin()).sum::<f64>() / (1.5 + (a * 0.9).tanh());
-        }
-        a.cos() + (acc0 * 0.05).tanh().cos()
-    }
-    check_p147(seed = 0xcc2241c704107544, inputs = 5, calls = [p112], at = |p| (&p[0..4], p[4], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p148(c: f64, n: usize, b: f64, a: f64) -> f64 {
-        let mut acc0 = 0.5;
-        let mut k1 = 0;
-        loop {
-            let t2 = a.mul_add(0.2, (k1 as f64).max(0.5));
-            acc0 += ((t2 * 0.5).tanh() + (0.6 - a)) * 0.25;
-            let t3 = (p100(0.5 * c, ((acc0 * 0.1).sin().sin().exp() * 0.5).atan(), 3) * 0.5).atan() + c + n as f64 * b;
-            for j in 0..3 {
-                let t4 = a.atan2(1.5 + f64::tanh((t2 * 0.5).tanh()).cos());
-                acc0 += ((acc0 * 0.02).tanh().tanh() * 0.5).atan();
-            }
-            acc0 -= (1.0 + (p112((1.5 + 2.0_f64.cos()).sqrt(), ((k1 as f64 * 0.5).atan().powi(2) * 0.5).tanh(), 2) * (t3 * 0.25).atan()).powi(2)).sqrt() * 0.5;
-            k1 += 1;
-            if (b * 0.6 > (t3 * 0.25).tanh()) || k1 >= 5 { break; }
-        }
-        if a / (2.0 + a.cos()) > (acc0 * 0.02).tanh() {
-            let mut v5 = vec![0.0; 4];
-            for i in 0..v5.len() {
-                v5[i] = (0.25 * (acc0 * 0.02).tanh()).clamp(-0.75, 0.75);
-            }
-            let t6 = if (1.0 + 0.9_f64.powi(2)).sqrt() < 0.5 { (1.5 + (c * a).sin()).powf((0.75 * c).tanh()) } else { 2.0_f64.atan2(1.5 + a.powi(2).ln_1p().cos()) };
-        }
-        acc0 *= (0.3 * a).cos();
-        acc0 = ((acc0 * 0.02).tanh() / (1.0 + b * b)).atan2(1.5 + (acc0 * 0.02).atan().cos());
-        c
-    }
-    check_p148(seed = 0xd61781b010bd1a22, inputs = 3, calls = [p100, p112], at = |p| (p[0], 3, p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p149(xs: &[f64], a: f64, c: f64, b: f64) -> f64 {
-        let b = b - c;
-        let t0 = if (1.0 + c.powi(2)).ln() > b * 0.5 { (a - 0.3) / (1.5 + (0.3 * c).tanh()) } else { f64::min(a, xs[1]) * c.atan2(1.5 + (b * 0.5).sin().cos()) };
-        let t1: f64 = c + ((b * 0.5).atan() + (t0 * 0.5).sin() + t0 * 0.5);
-        (t0 * 0.5).tanh().tanh() + b * 0.5 - 0.1 * c
-    }
-    check_p149(seed = 0x1f28a02c5107ebfb, inputs = 7, calls = [], at = |p| (&p[0..4], p[4], p[5], p[6]));
-}
-
-program! {
-    #[differentiable]
-    fn p150(b: f64, a: f64) -> f64 {
-        let mut acc0 = 1.0;
-        for i in 0..3 {
-            acc0 += b;
-            let t1 = a + b;
-            acc0 = (1.5 + b.hypot(a).cos()).sqrt();
-        }
-        let t2 = (1.0 + (acc0 * 0.25 * a).max(b.clamp(-0.75, 0.75)).powi(2)).ln();
-        for i in (0..2).rev() {
-            for j in 0..4 {
-                let t3 = if t2 * 0.5 - a > 0.0 { b.cos().cos().exp2() } else { (a * 0.25).tanh().cosh() };
-                acc0 -= a;
-            }
-            acc0 = f64::tanh((t2 * 0.5).cos().exp2());
-        }
-        acc0 = ((acc0 * 0.05).tanh() + f64::atan((t2 * 0.5).tanh())).atan();
-        (t2 * 0.5).tanh() + (acc0 * 0.05).sin() + a - b.tanh()
-    }
-    check_p150(seed = 0xa8155c14188b9fd0, inputs = 2, calls = [], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p151(a: f64, c: f64, b: f64) -> f64 {
-        let mut v0 = vec![0.0; 4];
-        for i in 0..v0.len() {
-            v0[i] = (i as f64 * 0.5).tanh();
-            if i > 0 {
-                v0[i] += v0[i - 1] * (f64::tanh(c) * 0.5).sin();
-            }
-        }
-        let k1 = ((2.0 + (v0[3] * 0.25).sin()).log10().abs() * 2.0) as usize % 3;
-        let t2 = match k1 { 0 => (p150((c + (v0[0] * 0.25).sin()) * 0.5, f64::cos(a)) * 0.5).atan().min(v0.iter().map(|q| ((q * 0.25) * 1.5).sin()).sum::<f64>()).cos().exp(), 1 => a * p144(b, (c - v0[0] * 0.25) * 0.25) * (b * v0.iter().map(|q| (q * 0.25).cos()).product::<f64>()), _ => 0.5 * a };
-        let t3 = v0[1] * 0.25;
-        let mut acc4 = (1.5 + f64::min(c, t2).cos()).sqrt();
-        let mut w5 = 0;
-        while w5 < 1 && (0.6 * t3 > 0.1) {
-            let t8: f64 = v0.iter().zip(v0.iter().skip(1)).map(|(&u6, &w7)| ((v0[w5] * 0.25).tanh() + b).cos() * (0.5 * w7)).sum();
-            acc4 = a * c * 0.3;
-            w5 += 1;
-        }
-        (acc4 * 0.5).sin().cos() + t3.sin() - t2 + 0.1 * b + c
-    }
-    check_p151(seed = 0xff4ac61294fb7ddc, inputs = 3, calls = [p144, p150], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p152(a: f64, b: f64, n: usize) -> f64 {
-        let mut acc0 = 0.5;
-        acc0 += ((a.powi(3) + a) * 0.25).atan();
-        let t2 = { let u1 = p126((a.cos().exp() * 0.5).atan(), ((1.0 + b.powi(2)).sqrt() * 0.5).sin(), n as f64 * 0.3); (2.0 + f64::atan(acc0).cos()).recip() };
-        let t3 = f64::min(1.5, b * p124(acc0.hypot(t2) * 0.5) - (1.5 + (n as f64).sin()).powf(acc0.tanh()));
-        for i in 0..3 {
-            for j in 0..1 {
-                let o4: Option<f64> = if i > 0 { Some((1.5 + b.tanh().cos()).sqrt()) } else { None };
-                let t6: f64 = if let Some(u5) = o4 { (1.0 + a.powi(2)).ln() - (acc0 * 0.1).sin() } else { (t3 * 0.5).tanh().abs() };
-                acc0 -= ((-t2 - a.powi(3)) * 0.25).atan();
-            }
-            acc0 = ((acc0 * 0.1).atan() + (b * a * 0.5).sin()).sin();
-        }
-        (t3 * 0.5).tanh().sin() + 0.9 * (acc0 * 0.1).tanh() - b.tanh()
-    }
-    check_p152(seed = 0xbaf08ab4be0f3098, inputs = 2, calls = [p124, p126], at = |p| (p[0], p[1], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p153(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            acc = acc + ((1.0 + (a) * (a)).ln()).tanh() - (xs[i]).tanh();
-            if ((a) * 0.5).exp() < 0.25 {
-                acc -= (xs[i]).tanh();
-            } else {
-                let t1 = if ((xs[i]).cos() * a).tanh() > 0.29 { ((xs[i]).sin()).tanh() } else { (xs[i]).cos() * a };
-            }
-            if i + 1 < xs.len() {
-                let t2 = (xs[i]).tanh() * 1.5;
-                acc += ((xs[i]).cos() * xs[i]).tanh();
-            }
-            acc += ((a).cos() * a).tanh();
-        }
-        acc
-    }
-    check_p153(seed = 0xc3c7898e22f7d7ee, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p154(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            if ((a).cos() * xs[i]) * ((1.0 + (a) * (a)).ln()) > -0.32 {
-                continue;
-            }
-            let mut t1 = 0.0;
-            for j in 0..2 {
-                t1 += (((xs[i]).tanh()).tanh() * (j as f64 + 0.5)).sin();
-            }
-            if (xs[i]).sin() + (xs[i]).sin() > 0.37 {
-                continue;
-            }
-            acc += (xs[i]).tanh();
-            if i + 1 < xs.len() {
-                if a - xs[i + 1] - xs[i] > 0.29 {
-                    acc -= ((xs[i + 1]).mul_add(0.5, t1)).tanh();
-                    let t2 = (-0.26_f64).tanh() * 1.5;
-                }
-                acc = acc + ((((0.85_f64) * 0.5).exp()).sin() - (xs[i + 1]) * (a)).tanh() - (((-0.17_f64).cos() * a).sin()).tanh();
-            }
-            acc -= ((((xs[i]) * (xs[i])).cos() * xs[i]).sin()).tanh();
-        }
-        acc
-    }
-    check_p154(seed = 0xcd58c7465f067142, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p155(xs: &[f64], b: f64, a: f64) -> f64 {
-        let t0: f64 = (a + b).powi(2).ln_1p();
-        let a = a * (xs[3] + 0.6);
-        let flag1 = t0 > 0.7;
-        let t2 = b.atan() * 0.9;
-        let mut acc3 = ((t2 + (a * 0.25).tanh() + xs[3].hypot(xs[2])) * 0.5).tanh();
-        if xs[0] * t0 > 0.5 && xs.iter().map(|q| q * q).sum::<f64>() < 0.1 {
-            if !flag1 {
-                let t4 = xs[0] * b;
-                if !flag1 {
-                    let t5 = t0 + (xs[2] - b) * (xs[3] + acc3);
-                } else {
-                    let t6 = (a * 0.25).tanh();
-                }
-            } else {
-                let flag7 = (a * 0.25).cos() > -0.1;
-            }
-        }
-        for i in 0..xs.len() {
-            for j in 0..1 {
-                let o8: Option<f64> = if xs[j].hypot(t2) > 0.5 { Some(b / (2.0 + xs[i].cos())) } else { None };
-                let t10: f64 = if let Some(u9) = o8 { t2.sin().exp2().atan() } else { t2.atan() };
-                acc3 += b;
-            }
-            acc3 += ((xs[xs.len() - 1 - i] + 0.3) * (1.5 + t2.cos()).sqrt() * 0.5).tanh();
-        }
-        1.25 * (acc3 * 0.1) - t2 + a * 0.25 + t0 + 0.25 * b
-    }
-    check_p155(seed = 0xd8df2ccc1450f49d, inputs = 6, calls = [], at = |p| (&p[0..4], p[4], p[5]),
-        params = ["a"] at [5]);
-}
-
-program! {
-    #[differentiable]
-    fn p156(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = v.to_owned();
+        let t2 = x.to_owned();
+        let mut t3 = (v.mean().unwrap()) * &(x.dot(&t2) * 0.3);
         if n % 3 == 0 {
-            t1 = ((v * (s)).mapv(f64::sin)).dot(&(x / &v.mapv(|q| q * q + 1.0))) * 0.3;
+            t3 = &(-t2.mapv(f64::sin)) - &(x.row(2).to_owned());
         }
-        let t2 = (x + x).dot(&((s) * x)) * 0.3;
-        let t3 = &(t2.mapv(f64::tanh)) / &(&t1 - &t1).mapv(|q| q * q + 1.0);
-        let t4 = v.dot(&t2) * 0.3;
-        let t5 = x.to_owned();
-        t5.sum() * 0.2 + t4.dot(&t4) * 0.1 + t3.sum() * 0.2
+        let t4 = (x - v).sum() * 0.1;
+        let t5 = v.sum().sin();
+        t5 + t4 + t3.sum() * 0.2
     }
-    check_p156(seed = 0x16cb66b59dcc1e34, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+    check_p93(seed = 0xac0ea44a2a6dbe12, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
 }
 
 program! {
     #[differentiable]
-    fn p157(b: f64, d: f64, a: f64, c: f64, xs: &[f64]) -> f64 {
-        let mut v0: Vec<f64> = Vec::new();
-        v0.push(xs[0]);
-        v0.push(f64::min(a.tanh(), 1.0_f64.max(a)));
-        let t1 = v0[0] * 0.5 + v0[1];
-        let t4: f64 = xs.iter().rev().skip(1).map(|&u2| u2).sum();
-        let t5 = t1.cos().exp();
-        let t6: f64 = (2.0 + a.cos()).recip();
-        let t4 = (t4 * 0.25).atan() - xs[1].atan();
-        let t7: f64 = (b - b) * (xs[1] + xs[0]);
-        (t7 * 0.25).atan().tanh() + t4 * 0.5 + 0.5 * t6 + t5.tanh()
+    fn p94(a: f64, n: usize, xs: &[f64]) -> f64 {
+        let t0 = match n % 3 { 0 => ((a * xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) - (xs.iter().sum::<f64>() + xs[xs.len() - 1 - n])) * 0.25).sin(), 1 => (xs.iter().map(|q| q * a).sum::<f64>() * p79((xs[xs.len() - 1 - n].hypot(n as f64) * 0.25).atan(), xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.05, f64::sin(xs[2]), (a * n as f64 * 0.25).sin())).tanh(), _ => ((1.5 + a.cos()).sqrt().max(n as f64 + xs[xs.len() - 1 - n]) * 0.5).atan() };
+        let mut v1 = vec![0.0; n];
+        for i in 0..v1.len() {
+            v1[i] = a.tanh().sinh();
+        }
+        let mut acc2 = 0.0;
+        for i in 0..v1.len() {
+            let t3: f64 = xs[i].tanh().exp_m1() * (t0 / (1.0 + v1.iter().map(|q| (q * 0.25) * t0).sum::<f64>().powi(2)));
+            for j in 1..=1 {
+                if xs[0] > xs[j] {
+                    let flag4 = a - a > 0.7;
+                } else if (i as f64) > a {
+                    let t5 = t0 * xs[0];
+                }
+                v1[i] += ((v1.iter().map(|q| (q * 0.1) * (q * 0.1)).sum::<f64>() * a + t0 * (t3 * 0.1).tanh()) * 0.05).tanh();
+            }
+            acc2 -= ((n as f64 - v1[i] * 0.1) * (1.5 + a.sin()).powf((t3 * 0.1).tanh().tanh()) * 0.1).tanh();
+        }
+        let mut w6 = 0;
+        while w6 < 4 {
+            acc2 = ((acc2 * 0.1).atan() * (n as f64).atan()).sin();
+            w6 += 1;
+        }
+        2.0 * (acc2 * 0.1) - 0.75 * t0 + 0.3 * a
     }
-    check_p157(seed = 0xf92b02521b562a7b, inputs = 7, calls = [], at = |p| (p[0], p[1], p[2], p[3], &p[4..7]));
+    check_p94(seed = 0x8693ca16a8980459, inputs = 5, calls = [p79], at = |p| (p[0], 2, &p[1..5]));
 }
 
 program! {
     #[differentiable]
-    fn p158(a: f64, b: f64) -> f64 {
-        let mut acc0 = (1.5 + (a - a).sin()).powf(1.25_f64.tanh());
-        for i in (0..8).step_by(2) {
-            let c1 = |u2: f64| a * -p111((acc0 * 0.1).sin());
-            let t3: f64 = c1((1.0 + b.powi(2)).cbrt().abs()) - 0.5 * c1((p93(-(acc0 * 0.1) * 0.5, 2, (acc0 * 0.1).sin()) / (2.0 + b.cos()) * 0.5).tanh());
-            let o4: Option<f64> = if ((acc0 * 0.1).atan() + i as f64) > (acc0 * 0.1).atan() && (i as f64) < 0.25 { Some((t3 * 0.5).sin()) } else { None };
-            let t6: f64 = match o4 { Some(u5) => (i as f64).tanh().exp2() / (1.5 + b.tanh()), None => (i as f64 / (1.5 + (t3 * 0.5).sin().tanh()) * 0.1).sin() };
-            for j in 1..=3 {
-                if a < -0.1 {
-                    let t7 = (2.0 + ((t6 * 0.5).tanh() + (t6 * 0.5).sin()).cos()).powi(-2);
-                } else {
-                    if 0.2 - 1.25 > -0.4 {
-                        if (acc0 * 0.05).tanh() > 0.3 && (t3 * 0.5).sin() < 0.0 {
-                            acc0 *= (1.0 + b.powi(2)).ln().cos();
-                        } else {
-                            if j < 1 {
-                                acc0 = f64::sin((t3 * 0.5).sin()).atan2(1.5 + (j as f64 - (t6 * 0.5).tanh()).cos());
-                            } else {
-                                acc0 = (acc0 * 0.02).sin().atan2(1.5 + a.cos().cos());
-                            }
-                        }
-                    } else {
-                        acc0 *= 0.5 + 0.4 * b.tanh().sin();
-                    }
-                }
-                acc0 += (j as f64 * 0.25).sin();
-            }
-            acc0 += ((a * (t6 * 0.5).tanh()).tanh() * 0.5).tanh();
+    fn p95(a: f64, n: usize, b: f64) -> f64 {
+        let a = a - a;
+        let t0 = 0.75 * f64::tanh((a * 0.5).tanh()) * 1.5;
+        let mut v1: Vec<f64> = Vec::new();
+        v1.push(((b + t0) * b.powi(3) * 0.25).atan());
+        v1.push(f64::atan(t0) * 0.1);
+        let t2 = v1[0] * 0.5 + v1[1];
+        let mut v3 = vec![0.0; 4];
+        for i in 0..v3.len() {
+            v3[i] = (1.5 + ((a * 0.5).atan() + t0).cos()).sqrt();
         }
-        for i in (0..8).step_by(2) {
-            if 0.9 + (acc0 * 0.01).tanh() > 0.1 {
-                let flag8 = ((2.0 + (i as f64 * 0.25).sin().cos()).powi(-2)) > 0.25;
-            } else {
-                match i % 3 {
-                    0 | 1 => {
-                        let b = b + (1.0 + 0.75_f64.powi(2)).sqrt();
-                    }
-                    _ => {
-                        if i % 3 == 1 {
-                            let mut acc9 = 0.0;
-                        } else {
-                            if i == 4 {
-                                for j in 0..2 {
-                                    let t11 = { let u10 = ((j as f64 - 0.1).powi(3) * 0.25).sin(); (a - b).min(b.clamp(-0.75, 0.75)) };
-                                    acc0 -= (a.atan2(1.5 + b.cos()).asinh() * 0.5).atan();
-                                }
-                            } else {
-                                let o12: Option<f64> = if b.mul_add((acc0 * 0.01).atan(), b) > 0.3 { Some(((2.0 + (acc0 * 0.01).cos()).recip() - (1.5 + a.sin()).powf((acc0 * 0.01).tanh().tanh())) * 0.5) } else { None };
-                                let t14: f64 = match o12 { Some(u13) => (1.0 + b.powi(2)).sqrt().tanh(), None => (acc0 * 0.01).sin().atan2(1.5 + b.cos()) };
-                            }
-                        }
-                    }
-                }
-            }
-            acc0 = (a * 0.3).tanh().exp_m1();
-        }
-        0.9 * (acc0 * 0.01)
+        t2.tanh() + t0 + (a * 0.5).atan().cos()
     }
-    check_p158(seed = 0x2eace62326c00109, inputs = 2, calls = [p93, p111], at = |p| (p[0], p[1]),
+    check_p95(seed = 0x40f00a0056cb6326, inputs = 2, calls = [], at = |p| (p[0], 2, p[1]),
         params = ["b"] at [1]);
 }
 
 program! {
     #[differentiable]
-    fn p159(a: f64, b: f64, n: usize, c: f64) -> f64 {
-        let t0 = if c > 0.0 || b < 0.5 { n as f64 } else { b - c.atan() };
-        let mut acc1 = (c + a) / (1.0 + b.cos().exp_m1().powi(2)) * 0.5;
-        for i in 0..n {
-            if a.tanh().exp() > 0.1 {
-                continue;
-            }
-            let mut k2 = 0;
-            let r4 = loop {
-                if 0.1 * c < -0.2 {
-                    for l in 0..1 {
-                        let t3 = (1.0 + (l as f64).powi(2)).ln();
-                        acc1 += (b * (b * (p122(t3.clamp(-0.75, 0.75), c, (acc1 * 0.05).tanh(), (acc1 * 0.05).cos()) * 0.25).sin()) * 0.5).atan();
-                    }
-                }
-                acc1 = (i as f64).atan().tanh();
-                k2 += 1;
-                if (f64::atan(0.3) > 0.7 || (acc1 * 0.05).tanh() < -0.4) || k2 >= 2 { break (1.0 + b.powi(2)).cbrt().mul_add((acc1 * 0.05).tanh() - (t0 * 0.5).atan(), (t0 * 0.5).sin().sin()); }
-            };
-            acc1 = ((acc1 * 0.05).atan() + f64::tanh((p151((n as f64 * 0.5).tanh(), 0.75_f64.atan(), a.atan()) * 0.25).atan())).tanh();
+    fn p96(a: f64) -> f64 {
+        if 0.1_f64.sin() > 0.0 {
+            return a;
         }
-        acc1 = ((acc1 * 0.05).tanh() * 0.3_f64.atan()).tanh();
-        acc1 += 0.5 * b.atan();
-        let t5: f64 = (1.5 + ((acc1 * 0.05).sin() * b).cos()).sqrt();
-        let o6: Option<f64> = if n < 2 { Some((acc1 * 0.05).atan().tanh().asinh()) } else { None };
-        let t8: f64 = match o6 { Some(u7) => (1.0 + (1.0 + a.powi(2)).ln().powi(2)).cbrt(), None => c * (t0 * 0.5).atan() };
-        if (t0 * 0.5).sin() - (acc1 * 0.05).atan() > t5 {
-            if t8 + t5 < 0.25 {
-                acc1 = b.sin();
-            } else {
-                let c9 = |u10: f64| t8 + 0.25 * u10;
-                let t11: f64 = c9((0.6 * t8).tanh()) - 0.5 * c9(t8);
-            }
-        } else if (1.5 + (acc1 * 0.05).sin()).log(2.5 + (acc1 * 0.05).atan().cos()) > -0.1 || t5 < -0.2 {
-            for i in 0..1 {
-                if n == 0 {
-                    for j in 0..1 {
-                        let t12: f64 = 0.6;
-                        acc1 += 1.0_f64;
-                    }
+        let mut acc0 = ((a.cos().exp() - 0.6_f64.abs()) * 0.5).atan();
+        if 0.1_f64.tanh().exp() > 0.25 || a < -0.1 {
+            let flag1 = acc0 * acc0 > 0.5;
+        }
+        if (1.5 + a.sin()).log(2.5 + a.cos()) > 0.5 {
+            acc0 *= 1.0 + (2.0 + p90((p79(acc0.tanh(), acc0, (2.0 * a * 0.5).tanh(), 0.3 * 0.6) - acc0) * 0.5, a.atan2(1.5 + 0.25_f64.cos()), 1).cos()).recip().tanh();
+        } else if 0.6 < 0.7 {
+            let a = a * a.tanh();
+        } else {
+            for i in 1..=3 {
+                if i > 0 {
+                    let a = a - (i as f64 + (acc0 * 0.1).tanh());
                 } else {
-                    acc1 += ((1.5 + t8.cos()).sqrt() * 0.5).atan();
+                    acc0 = a;
                 }
-                acc1 += ((b + (acc1 * 0.05).atan() - c) * 0.25).tanh();
-            }
-        } else {
-            let mut w13 = 0;
-            while w13 < 3 {
-                let t14 = (w13 as f64).min(t5);
-                acc1 *= (-(acc1 * 0.02)).cos();
-                w13 += 1;
+                acc0 = (acc0 * 0.1).atan().cos() * ((acc0 * 0.1).sin() * a);
             }
         }
-        0.9 * t5 + (acc1 * 0.02).tanh() + (t0 * 0.5).sin() + c
+        (acc0 * 0.1).sin().tanh()
     }
-    check_p159(seed = 0x351d460223edc9bc, inputs = 3, calls = [p122, p151], at = |p| (p[0], p[1], 3, p[2]));
+    check_p96(seed = 0xbbcf0d1ead78ffe6, inputs = 1, calls = [p79, p90], at = |p| (p[0]));
 }
 
 #[differentiable]
-fn p160_h0(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.5).cos();
-    }
-    acc * -0.5 + v[0] * v[v.len() - 1]
-}
-program! {
-    #[differentiable]
-    fn p160(xs: &[f64], a: f64) -> f64 {
-        let s1 = &xs[..3];
-        let t2 = (s1[2] * a + s1[0]).sin() + s1[s1.len() - 1] * 0.5;
-        let t3 = p160_h0(xs, t2.tanh());
-        let s4 = &xs[..];
-        let t5 = (s4[3] * a + s4[5]).sin() + s4[s4.len() - 1] * 0.3;
-        let t6 = p160_h0(&s4[..6], a * 1.5);
-        let t7 = p160_h0(&xs[..4], t6.tanh());
-        t7 + t6 + t5 + t3 + t2 + a * 0.3
-    }
-    check_p160(seed = 0x4e297e6a9034c3ee, inputs = 8, calls = [], at = |p| (&p[0..7], p[7]),
-        params = ["xs"] at [0, 1, 2, 3, 4, 5, 6]);
-}
-
-program! {
-    #[differentiable]
-    fn p161(b: f64, c: f64, a: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = 1.0;
-        let mut k1 = 0;
-        let r3 = loop {
-            let a = a - b / (1.5 + c.tanh());
-            let t2 = 0.3 * (a * 0.25).tanh().min(b) + (a * 0.25).atan().cos() * (xs[xs.len() - 1 - k1] * 1.0);
-            acc0 *= ((a * 0.25).sin() + 0.6).cos();
-            k1 += 1;
-            if ((acc0 * 0.1).sin() * 0.5 > k1 as f64) || k1 >= 2 { break f64::max((acc0 * 0.1).tanh(), (acc0 * 0.1).sin()).max(b.cos().exp2()); }
-        };
-        let t4 = xs[0];
-        let t7: f64 = xs[1..4].iter().map(|u5| { let u5 = *u5; r3.hypot(a) + (1.5 + xs[2].sin()).powf(r3.tanh()) }).sum();
-        acc0 = (1.5 + b.cos()).sqrt();
-        let mut w8 = 0;
-        while w8 < 2 {
-            let b = b - xs[w8] * xs.iter().map(|q| q.cos()).product::<f64>();
-            let t9 = match w8 % 3 { 0 => t4, 1 => 1.25, _ => c.powi(2) };
-            acc0 = ((acc0 * 0.1).tanh() - xs[w8] * xs[1] * 0.5).tanh();
-            w8 += 1;
-        }
-        if a - xs.iter().sum::<f64>() > -0.2 {
-            let t12: f64 = xs[1..4].iter().map(|u10| { let u10 = *u10; acc0 * 0.1 }).sum();
-        }
-        (t7 * 0.05).atan() + t4 - 0.9 * r3 + 0.9 * (acc0 * 0.1).sin() + c
-    }
-    check_p161(seed = 0x86718c4813da4658, inputs = 7, calls = [], at = |p| (p[0], p[1], p[2], &p[3..7]));
-}
-
-program! {
-    #[differentiable]
-    fn p162(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = x.to_owned();
-        for _ in 0..n {
-            t1 = (&t1 * (v.dot(v) * 0.3)).mapv(f64::sin) + &t1 * 0.5;
-        }
-        let t2 = &(v + v) + &(v.mapv(f64::tanh));
-        let mut t3 = (x.t().to_owned()).row(1).to_owned();
-        for _ in 0..n {
-            t3 = ((x.mapv(|q| q * q * 0.5 - q)).dot(&t3) * 0.3).mapv(f64::tanh) + &t3 * 0.5;
-        }
-        let mut t4 = -t1.mapv(f64::sin);
-        if n % 3 == 0 {
-            t4 = x.to_owned();
-        }
-        t4.sum() * 0.2 + t3.dot(&t3) * 0.1 + t2.dot(&t2) * 0.1
-    }
-    check_p162(seed = 0x28fcbedb59fb743b, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
-}
-
-#[differentiable]
-fn p163_h0(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.5).sin();
-    }
-    acc * 0.5 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p163_h1(y: &mut [f64], s: f64) -> f64 {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.75).tanh();
-    }
-    y[0] = (y[0] * 0.3 + s).sin();
-    y[0] * y[y.len() - 1]
-}
-program! {
-    #[differentiable]
-    fn p163(xs: &[f64], b: f64, a: f64) -> f64 {
-        let t1 = p163_h0(xs, b);
-        let mut buf2 = vec![0.0; 4];
-        for i in 0..4 {
-            buf2[i] = xs[i + 2] * t1.tanh();
-        }
-        let t3 = p163_h1(&mut buf2, a).tanh();
-        let t4 = buf2[0] + buf2[3] * 0.5;
-        let t5 = p163_h0(&xs[0..], t1.tanh() * 0.75).sin();
-        let s6 = &xs[2..=4];
-        let t7 = (s6[0] * t3.tanh() + s6[1]).sin() + s6[s6.len() - 1] * 0.3;
-        let s8 = &xs[4..];
-        let t9 = (s8[1] * t3.tanh() + s8[0]).sin() + s8[s8.len() - 1] * 1.5;
-        let s10 = &s8[..];
-        let t11 = (s10[0] * t4.tanh() + s10[0]).sin() + s10[s10.len() - 1] * 0.25;
-        t11 + t9 + t7 + t5 + t4 + a * 0.3
-    }
-    check_p163(seed = 0x035c450e7c3ffcaa, inputs = 8, calls = [], at = |p| (&p[0..6], p[6], p[7]));
-}
-
-program! {
-    #[differentiable]
-    fn p164(c: f64, a: f64, b: f64) -> f64 {
-        let mut acc0 = 0.0;
-        for i in (0..4).step_by(2) {
-            let mut acc1 = 0.5;
-            if b.asinh() > 0.3 {
-                let t2 = b * c * 0.1 * p111(((1.0 + b.powi(2)).sqrt() * 0.5).sin()).mul_add(c, c).atan();
-            }
-            acc1 -= ((2.0 + a.powi(2).sin()).log10() * 0.5).tanh();
-        }
-        let t3 = b.atan2(1.5 + a.cos());
-        let t5 = { let u4 = (2.0 * c).min((1.5 + b.sin()).powf(1.5_f64.tanh())); (b / (1.0 + b * b) * 0.5).powi(3) };
-        let t6 = (b - a).cos() * 1.0;
-        if p126(((a - b) * 0.5).tanh(), (a * b * 0.5).sin(), ((b + t6) * 0.5).tanh()) > t3 {
-            let t7 = (-b).powi(2) * a;
-        } else if b / (1.5 + c.tanh()) > c {
-            for i in (0..3).rev() {
-                let t8 = (t5 * 0.1).tanh() * 1.0;
-                acc0 -= (f64::tanh(c) * 0.5).sin();
-            }
-        } else {
-            let mut w9 = 0;
-            while w9 < 3 {
-                let t10 = c.cos();
-                acc0 += (a.cos() * 0.5).sin();
-                w9 += 1;
-            }
-        }
-        0.2 * t6 - 1.25 * (t5 * 0.1).sin() - t3.sin() + (acc0 * 0.1).sin() + a
-    }
-    check_p164(seed = 0xf992da65c50960b1, inputs = 3, calls = [p111, p126], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p165(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (a + xs[4]).tanh();
-        let t2 = (a + xs[1]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            let t3 = (t2).tanh() * 1.5;
-            let t4 = (((((xs[i]) * 0.5).exp()).tanh()).cos() * xs[i]).tanh() * 1.5;
-            let mut t5 = 0.0;
-            for j in 0..2 {
-                t5 += (t2 * (j as f64 + 0.5)).sin();
-            }
-            let t6 = if -0.40_f64 > 0.11 { ((((((t3) * 0.5).exp()) * 0.5).exp()).mul_add(0.5, xs[i])).tanh() } else { (a).cos() * xs[i] };
-            if i + 1 < xs.len() {
-                let t7 = if ((xs[i + 1]).sin()).sin() < -0.38 { ((((t1).tanh()).cos() * t3).sin()).tanh() } else { t4 + xs[i + 1] };
-                acc += (((((t7).cos() * xs[i]) * (a - xs[i + 1])) * 0.5).exp()).tanh();
-            }
-            acc -= ((xs[i]).sin() - ((t1) * 0.5).exp() + (((xs[i]) * 0.5).exp()).cos() * xs[i]).tanh();
-        }
-        acc
-    }
-    check_p165(seed = 0xccc3892dbaaf16a2, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p166(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            if ((a).tanh()).sin() > 0.45 {
-                extra = extra + ((a - (a).mul_add(0.5, a)).tanh()).tanh() - (xs[i]).tanh();
-                let t1 = if xs[i] < -0.47 { ((xs[i]).mul_add(0.5, xs[i])).tanh() } else { (a).tanh() };
-            }
-            let t2 = if xs[i] < 0.35 { (a).tanh() } else { a };
-            if i + 1 < xs.len() {
-                acc -= (a).tanh();
-                acc -= ((-0.23_f64).mul_add(0.5, a) + ((xs[i + 1]) * 0.5).exp() + (xs[i + 1]) * ((a).cos() * xs[i])).tanh();
-                acc += (((xs[i + 1] + xs[i + 1] + xs[i]) * 0.5).exp()).tanh();
-            }
-            acc += (xs[i]).tanh();
-        }
-        acc
-    }
-    check_p166(seed = 0xe5d18b533d126956, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]),
-        params = ["xs"] at [1, 2, 3, 4, 5]);
-}
-
-program! {
-    #[differentiable]
-    fn p167(a: f64) -> f64 {
-        let mut acc0 = 0.2_f64.powi(2).ln_1p().powi(3);
-        for i in 0..1 {
-            let t1: f64 = (1.5 + (acc0 * 0.5).sin()).powf(((1.5 + (acc0 * 0.5).atan().sin()).powf((i as f64).tanh()) * 0.6).tanh());
-            acc0 -= ((1.0 + (t1 + a).powi(2)).sqrt() * 0.25).atan();
-        }
-        let mut acc2 = a;
-        if acc2 * a < -0.1 {
-            let acc2 = acc2 + (1.25 + (acc0 * 0.5).tanh());
-        } else {
-            let t4 = { let u3 = acc2; u3 };
-        }
-        acc2.sin() + (acc0 * 0.5).sin().tanh() + a
-    }
-    check_p167(seed = 0x1c35e1c0e6368644, inputs = 1, calls = [], at = |p| (p[0]));
-}
-
-#[differentiable]
-fn p168_h0(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 1.5).cos();
-    }
-    acc * 1.5 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p168_h1(v: &[f64], s: f64) -> [f64; 3] {
+fn p97_h0(v: &[f64], s: f64) -> [f64; 3] {
     let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).cos();
-    r[1] = v[1] * 0.75;
+    r[0] = (v[0] * s).sin();
+    r[1] = v[1] * 0.5;
     r[2] = (v[v.len() - 1] + s).tanh();
     r
 }
 #[differentiable]
-fn p168_h2(y: &mut [f64], s: f64) -> f64 {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 1.5).tanh();
+fn p97_h1(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 1.5
+}
+program! {
+    #[differentiable]
+    fn p97(w: [f64; 3], xs: &[f64], b: f64, a: f64) -> f64 {
+        let arr1 = p97_h0(&xs[0..=2], b);
+        let t2 = arr1[2] * arr1[2];
+        let t3 = p97_h1(&xs[3..], w[0]).sin();
+        let t4 = p97_h1(xs, w[0] * 0.3).sin();
+        t4 + t3 + t2 + w[1] * 0.5 + a * 0.3
     }
-    y[0] = (y[0] * -0.5 + s).sin();
-    y[0] * y[y.len() - 1]
+    check_p97(seed = 0xcf8a9cae810e61c0, inputs = 11, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), &p[3..9], p[9], p[10]));
+}
+
+program! {
+    #[differentiable]
+    fn p98(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = (v / &v.mapv(|q| q * q + 1.0)).dot(&(x.dot(x) * 0.3)) * 0.3;
+        if n % 2 == 0 {
+            t1 = v.to_owned();
+        }
+        let t2 = v.to_owned();
+        t2.dot(&t2) * 0.1 + t1.dot(&t1) * 0.1 + s
+    }
+    check_p98(seed = 0x720d65f1d6e54404, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+#[differentiable]
+fn p99_h0(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).cos();
+    r[1] = v[1] * 0.3;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
 }
 #[differentiable]
-fn p168_h3(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+fn p99_h1(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.3
+}
+program! {
+    #[differentiable]
+    fn p99(a: f64, b: f64, xs: &[f64]) -> f64 {
+        let arr1 = p99_h0(&xs[3..=6], b);
+        let t2 = arr1[0] * arr1[1];
+        let t3 = p99_h1(&arr1, a);
+        let arr4 = p99_h0(xs, t3.tanh());
+        let t5 = arr4[0] * arr4[2];
+        let s6 = &xs[0..=1];
+        let t7 = (s6[0] * a + s6[1]).sin() + s6[s6.len() - 1] * 0.25;
+        let t8 = p99_h1(&s6[..2], b).sin();
+        let t9 = p99_h1(&s6[0..], t3.tanh()).sin();
+        let t10 = p99_h1(&xs[0..], t8.tanh());
+        t10 + t9 + t8 + t7 + t5 + a * 0.3
+    }
+    check_p99(seed = 0x67530946fa968aa6, inputs = 10, calls = [], at = |p| (p[0], p[1], &p[2..10]));
+}
+
+#[differentiable]
+fn p100_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.25).sin();
+    }
+    acc * 1.5 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p100_h1(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).tanh() * 0.75;
+        y[i] -= (s * x[i % x.len()]).tanh() * -0.5;
     }
-    y[0] * -0.5
 }
 #[differentiable]
-fn p168_h4(y: &mut [f64], x: &[f64], s: f64) {
-    let _ = p168_h2(y, s);
-    let _ = p168_h3(s * 0.5, &x[1..], y);
-}
-program! {
-    #[differentiable]
-    fn p168(xs: &[f64], ys: &mut [f64], b: f64, a: f64) -> f64 {
-        let s1 = &xs[1..];
-        let t2 = (s1[3] * a + s1[1]).sin() + s1[s1.len() - 1] * 0.3;
-        let t3 = p168_h0(xs, b);
-        let t4 = p168_h0(&s1[..5], t2.tanh());
-        let arr5 = p168_h1(&xs[..], t3.tanh());
-        let t6 = arr5[2] * arr5[2];
-        for _ in 0..2 {
-            p168_h4(ys, &s1[1..=4], a);
-        }
-        let t7 = ys[2] * 1.5;
-        t7 + t6 + t4 + t3 + t2 + ys[2] + a * 0.3
-    }
-    check_p168(seed = 0x4de45ecc3feff430, inputs = 11, calls = [], at = |p| (&p[0..6], &mut p[6..9].to_vec(), p[9], p[10]));
-}
-
-program! {
-    #[differentiable]
-    fn p169(a: f64, b: f64) -> f64 {
-        let mut acc0 = b * b * 0.5;
-        for i in 0..2 {
-            let t1: f64 = a.powi(3);
-            acc0 = (b * (p164((acc0 * 0.25).atan().abs(), 0.6_f64.mul_add((acc0 * 0.25).tanh(), (t1 * 0.5).sin()), (a / (1.0 + (t1 * 0.5).atan().powi(2)) * 0.5).tanh()) * 0.5).sin()).tanh();
-        }
-        for i in 1..=4 {
-            let c2 = |u3: f64| b - a.atan();
-            let t4: f64 = c2((((acc0 * 0.1).atan() / (2.0 + 1.25_f64.cos()) + b * (acc0 * 0.1).sin()) * 0.5).atan()) - 0.5 * c2((i as f64 * 0.5).tanh());
-            acc0 *= 0.5 + 0.4 * (1.0 + (acc0 * 0.1).sin().powi(2)).sqrt().sin();
-        }
-        acc0 += ((a + b + a.tanh()) * 0.25).atan();
-        match (((acc0 * 0.05).mul_add(b, b) * 0.25).abs() * 2.0) as usize % 3 {
-            0 => {
-                if a.mul_add(b, a) > 0.7 {
-                    acc0 += (b.max(b).sin() * 0.5).atan();
-                } else {
-                    let t5 = f64::atan((1.0 + (p158(((1.0 + b.powi(2)).sqrt() * 0.5).atan(), ((acc0 * 0.05).powi(2).ln_1p() * 0.5).atan()) + (acc0 * 0.05).atan()).powi(2)).sqrt());
-                }
-            }
-            1 => {
-                if (acc0 * 0.05).sin().abs() > a {
-                    if (1.5 + a.cos()).sqrt() > -0.4 {
-                        acc0 = ((acc0 * 0.05).atan() + acc0 * 0.05 * 0.5).sin();
-                    }
-                }
-            }
-            _ => {
-                if b < -0.4 || a < 0.1 {
-                    let o6: Option<f64> = if b > 0.5 { Some(f64::tanh((1.5 + b.sin()).powf(0.25_f64.tanh()))) } else { None };
-                    let t8: f64 = match o6 { Some(u7) => (0.1 + 2.0) * a, None => (acc0 * 0.05).tanh() - b };
-                }
-            }
-        }
-        0.9 * (acc0 * 0.05) + a
-    }
-    check_p169(seed = 0x7cdb1c19b8581422, inputs = 2, calls = [p158, p164], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p170(a: f64) -> f64 {
-        if (2.0 + a.sin()).cbrt() > a {
-            let mut acc0 = 0.0;
-            if a > 0.7 {
-                if a < 0.25 {
-                    let a = a + a * 2.0;
-                    return a * a + a.max(a);
-                }
-            }
-            return (1.0 + a.powi(2)).ln() * a;
-        }
-        let mut acc1 = a;
-        if a.abs() < -0.4 {
-            if (1.5 + acc1.sin()).powf(a.tanh()) > 0.7 {
-                return 0.6_f64.min(acc1) / (1.0 + (a * acc1).powi(2));
-            }
-            let mut acc2 = ((acc1 - a) * (a - a) * 0.25).tanh();
-        }
-        let t3 = if a * acc1 < 0.3 { (p144(((a - a) * 0.5).sin(), (-(p130(acc1.powi(2).ln_1p(), 1, (a.powi(3) * 0.5).tanh()) * 0.25) * 0.5).sin()) / (1.0 + 0.75_f64.powi(2))).tanh() } else { acc1 / (1.0 + a.powi(2)) };
-        t3.tanh() + acc1.cos()
-    }
-    check_p170(seed = 0xfa5fefd457154ada, inputs = 1, calls = [p130, p144], at = |p| (p[0]));
-}
-
-#[differentiable]
-fn p171_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.3
-}
-program! {
-    #[differentiable]
-    fn p171(a: f64, xs: &[f64], w: [f64; 3]) -> f64 {
-        let s1 = &xs[4..];
-        let t2 = (s1[1] * w[2] + s1[1]).sin() + s1[s1.len() - 1] * 0.25;
-        let t3 = p171_h0(&xs[0..=5], w[2] * 0.75).sin();
-        let s4 = &xs[4..];
-        let t5 = (s4[0] * t3.tanh() + s4[0]).sin() + s4[s4.len() - 1] * -0.5;
-        let t6 = p171_h0(&s1[0..], t3.tanh()).sin();
-        t6 + t5 + t3 + t2 + w[1] * 0.5 + a * 0.3
-    }
-    check_p171(seed = 0x90611dc858bbecd2, inputs = 10, calls = [], at = |p| (p[0], &p[1..7], <[f64; 3]>::try_from(&p[7..10]).unwrap()),
-        params = ["w"] at [7, 8, 9]);
-}
-
-program! {
-    #[differentiable]
-    fn p172(a: f64, b: f64, c: f64) -> f64 {
-        let mut acc0 = 0.0;
-        for i in 0..1 {
-            acc0 = (b + c).to_radians();
-        }
-        1.25 * (acc0 * 0.5).tanh() + c
-    }
-    check_p172(seed = 0x6ff6542f77298df7, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]));
-}
-
-#[differentiable]
-fn p173_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).sin() + v[1] * v[v.len() - 1] * -0.5
-}
-#[differentiable]
-fn p173_h1(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.6;
-    t + p173_h0(&v[1..], s * 0.5) + p173_h0(v, s).tanh()
-}
-#[differentiable]
-fn p173_h2(y: &mut [f64], s: f64) -> f64 {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.75).tanh();
-    }
-    y[0] = (y[0] * 0.5 + s).sin();
-    y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p173_h3(s: f64, x: &[f64], y: &mut [f64]) {
+fn p100_h2(y: &mut [f64], s: f64) {
     for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).sin() * 1.5;
+        y[i] = y[i] * 0.75 + (y[i] * s).sin() * 0.25;
     }
 }
 #[differentiable]
-fn p173_h4(y: &mut [f64], x: &[f64], s: f64) {
-    let _ = p173_h2(y, s);
-    p173_h3(s * 0.75, &x[1..], y);
+fn p100_h3(y: &mut [f64], x: &[f64], s: f64) {
+    p100_h2(y, s);
+    p100_h1(s * 0.25, &x[1..], y);
 }
 program! {
     #[differentiable]
-    fn p173(a: f64, xs: &[f64], w: [f64; 3]) -> f64 {
-        let t1 = p173_h1(&w, w[0]);
-        let mut buf2 = vec![-0.5; 3];
-        let t3 = p173_h2(&mut buf2, w[0]).tanh();
-        let t4 = p173_h2(&mut buf2, w[2]).tanh();
-        p173_h3(t4.tanh(), &w, &mut buf2);
-        let t5 = buf2[0] + buf2[2] * 0.75;
-        let mut buf6 = vec![0.0; 3];
+    fn p100(b: f64, a: f64, xs: &[f64]) -> f64 {
+        let s1 = &xs[6..=7];
+        let t2 = (s1[1] * a * 0.25 + s1[1]).sin() + s1[s1.len() - 1] * 0.3;
+        let t3 = p100_h0(xs, t2.tanh()).sin();
+        let mut buf4 = vec![0.0; 4];
+        for i in 0..4 {
+            buf4[i] = xs[i + 0] * t2.tanh();
+        }
+        p100_h1(t2.tanh(), s1, &mut buf4);
+        p100_h1(t3.tanh() * -0.5, xs, &mut buf4);
+        p100_h3(&mut buf4, xs, a);
+        let t5 = buf4[0] + buf4[3] * 0.5;
+        let mut buf6 = vec![-0.5; 4];
+        p100_h2(&mut buf6, t5.tanh());
+        let t7 = buf6[0] + buf6[3] * 0.25;
+        let s8 = &s1[..];
+        let t9 = (s8[0] * t7.tanh() + s8[0]).sin() + s8[s8.len() - 1] * 1.5;
+        let mut buf10 = vec![0.0; 3];
         for i in 0..3 {
-            buf6[i] = xs[i + 1] * w[2];
+            buf10[i] = xs[i + 4] * t7.tanh();
         }
-        p173_h4(&mut buf6, xs, w[2]);
-        for _ in 0..2 {
-            p173_h4(&mut buf6, &buf2, w[0]);
-        }
-        let t7 = buf6[0] + buf6[2] * 0.6;
-        t7 + t5 + t4 + t3 + t1 + w[1] * 0.5 + a * 0.3
+        p100_h3(&mut buf10, &s8[0..], t2.tanh());
+        let t11 = buf10[0] + buf10[2] * 1.5;
+        t11 + t9 + t7 + t5 + t3 + a * 0.3
     }
-    check_p173(seed = 0xb0adead5db3a731f, inputs = 10, calls = [], at = |p| (p[0], &p[1..7], <[f64; 3]>::try_from(&p[7..10]).unwrap()));
+    check_p100(seed = 0x4ba1350773fbf458, inputs = 10, calls = [], at = |p| (p[0], p[1], &p[2..10]));
 }
 
 program! {
     #[differentiable]
-    fn p174(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (((0.64_f64).sin()).sin() + xs[1]).tanh();
-        let t2 = ((a).mul_add(0.5, a) + xs[0]).tanh();
+    fn p101(a: f64) -> f64 {
+        let t0 = (a.tanh().exp2() + f64::sin((p67(a.min(a), ((a - a) * 0.5).sin()) * 0.25).atan())) * a;
+        let mut a = a;
+        let t1 = a.hypot((t0 * 0.25).tanh()) + (p83((t0 * 0.25).atan().sin().exp_m1() * 0.5, (t0 * 0.25).atan2(1.5 + (t0 * 0.25).tanh().cos()), 1, 0.3 * 0.1) * 0.5).atan() + (t0 * 0.25).tanh();
+        let t2 = 0.6_f64.powi(2).ln_1p().tanh().exp();
+        a += 0.3 * a * (t1 * 0.5).sin();
+        let mut acc3 = (t2.mul_add(1.0 / (1.0 + t2 * t2), (t0 * 0.25).tanh() + (t0 * 0.25).sin()) * 0.25).tanh();
+        let t4 = if (t1 * 0.5).atan() * 0.1 > (t0 * 0.25).tanh() { (t0 * 0.25).atan() } else { a.cos().exp_m1().atan() };
+        if 0.3 - t0 * 0.25 < 0.3 {
+            let o5: Option<f64> = if t4 * t4 > (t0 * 0.25).sin() { Some(a) } else { None };
+            let t7: f64 = match o5 { Some(u6) => a.atan(), None => a };
+            if (t0 * 0.25).to_radians() > 0.0 || t2 < 0.25 {
+                let t8 = t7 * 0.1 + t2;
+            } else {
+                let mut acc9 = 0.0;
+            }
+        }
+        0.3 * t4 + acc3 + t2.tanh() + t1 * 0.5 - a + (t0 * 0.25).tanh()
+    }
+    check_p101(seed = 0x6b8f0ea718f8c02e, inputs = 1, calls = [p67, p83], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p102(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = v.to_owned();
+        if n % 3 == 0 {
+            t1 = v - &(v - v);
+        }
+        let t2 = &(x.column(2).to_owned()) / &t1.mapv(|q| q * q + 1.0);
+        t2.dot(&t2) * 0.1 + t1.dot(&t1) * 0.1 + s
+    }
+    check_p102(seed = 0x73f0243006526ad5, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p103(a: f64, xs: &[f64]) -> f64 {
         let mut acc = 0.0;
         let mut extra = 0.0;
-        let mut carried = 0.5;
         for i in 0..xs.len() {
-            let mut t3 = 0.0;
-            for j in 0..2 {
-                t3 += (t1 + (xs[i]).tanh() * (j as f64 + 0.5)).sin();
-            }
-            acc = acc + (xs[i] - (xs[i]).sin() - xs[i]).tanh() - ((((a).cos() * t1).mul_add(0.5, t1)).cos() * t1).tanh();
-            if i + 1 < xs.len() {
-                let t4 = if (t2 + xs[i]).mul_add(0.5, xs[i + 1]) > -0.43 { (((t1).cos() * t2).sin() - (1.0 + (((xs[i + 1]) * 0.5).exp()) * (((xs[i + 1]) * 0.5).exp())).ln()).tanh() } else { -0.83_f64 - t2 };
-                acc += ((((t4).cos() * t2).mul_add(0.5, xs[i + 1])).tanh()).tanh();
-            }
-            acc = acc + (((1.0 + (a - xs[i]) * (a - xs[i])).ln()).mul_add(0.5, a)).tanh() - (((1.0 + (t3 - xs[i]) * (t3 - xs[i])).ln()).mul_add(0.5, a)).tanh();
-            carried = carried * 0.5 + ((t2) * (t3) - (a).mul_add(0.5, xs[i]) - (1.0 + (t3) * (t3)).ln()).tanh();
-            acc += carried;
+            let t1 = (((xs[i]).cos() * xs[i]).tanh()).tanh() * 1.5;
+            let t2 = (t1).tanh() * 1.5;
+            acc -= (a).tanh();
+            acc -= ((1.0 + (xs[i]) * (xs[i])).ln() + (xs[i]).cos() * t2 + xs[i]).tanh();
+            acc = acc + (((1.0 + (((-0.48_f64) * 0.5).exp()) * (((-0.48_f64) * 0.5).exp())).ln()).tanh()).tanh() - ((t1 + t2).sin()).tanh();
         }
         acc
     }
-    check_p174(seed = 0x2a2084128c5b4ac6, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+    check_p103(seed = 0xddd1eeaca4e468d8, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+}
+
+program! {
+    #[differentiable]
+    fn p104(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (((a).cos() * a).sin() + xs[2]).tanh();
+        let t2 = (((a + a) * 0.5).exp() + xs[5]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            let t3 = if xs[i] < 0.43 { ((xs[i]).cos() * a).tanh() } else { xs[i] };
+            if t1 < -0.11 {
+                acc = acc + (((((1.0 + (xs[i]) * (xs[i])).ln()).mul_add(0.5, xs[i])) * 0.5).exp()).tanh() - ((xs[i]).mul_add(0.5, xs[i]) - ((xs[i]).sin()).mul_add(0.5, xs[i])).tanh();
+                if (a) * ((t1).mul_add(0.5, xs[i])) < 0.29 {
+                    continue;
+                }
+            } else {
+                extra = extra + ((1.0 + (t1) * (t1)).ln()).tanh() - ((xs[i]).mul_add(0.5, t2)).tanh();
+            }
+            if i + 1 < xs.len() {
+                acc += (xs[i]).tanh();
+                acc += ((1.0 + (xs[i + 1] - xs[i]) * (xs[i + 1] - xs[i])).ln() + -0.07_f64).tanh();
+            }
+            acc += (xs[i]).tanh();
+        }
+        acc.sin()
+    }
+    check_p104(seed = 0x35b8c6b0e69d30c5, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p105(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = v + &((v * (s)).mapv(f64::sin));
+        if n % 2 == 0 {
+            t1 = (x.dot(x) * 0.3).row(0).to_owned();
+        }
+        let mut t2 = ((s) - &t1).dot(x) * 0.3;
+        for _ in 0..n {
+            t2 = (x.dot(&t2) * 0.3).mapv(f64::tanh) + &t2 * 0.5;
+        }
+        let t3 = &((s) - &t2) + &(x.column(0).to_owned());
+        let t4 = x.to_owned();
+        let t5 = &(&t1 + x) / &((&t3 * (s)).mapv(f64::sin)).mapv(|q| q * q + 1.0);
+        t5.sum() * 0.2 + t4.sum() * 0.2 + t3.dot(&t3) * 0.1
+    }
+    check_p105(seed = 0x545b7bb6f18d12b3, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p106(d: f64, a: f64, xs: &[f64], n: usize, b: f64, c: f64) -> f64 {
+        let mut acc0 = 0.5;
+        for i in 0..n {
+            if n % 3 == 1 {
+                let mut acc1 = (a * c * a * 0.5).tanh();
+                let t2 = (xs.iter().map(|q| q.cos()).product::<f64>() - xs.iter().map(|q| q * q).sum::<f64>()).to_radians();
+            } else {
+                if n == 0 {
+                    let t3: f64 = d;
+                } else {
+                    let mut k4 = 0;
+                    let r5 = loop {
+                        acc0 += ((xs[n] - (p95(((xs.iter().map(|q| q * q).sum::<f64>() + c) * 0.1).tanh(), 2, ((xs[n] - c) * 0.5).tanh()) * 0.5).atan()) * b * 0.25).tanh();
+                        acc0 += ((acc0 * 0.1 + b).sin() * 0.5).atan();
+                        k4 += 1;
+                        if ((1.5 + a.sin()).powf(c.tanh()) > xs[xs.len() - 1 - n]) || k4 >= 3 { break xs[2].atan2(1.5 + xs[i].cos()) * 0.9; }
+                    };
+                }
+            }
+            acc0 *= (acc0 * 0.1).atan2(1.5 + (acc0 * 0.1).cos()).tanh();
+        }
+        (acc0 * 0.05).tanh().tanh() + a
+    }
+    check_p106(seed = 0xbd5c5b7a51c03e24, inputs = 7, calls = [p95], at = |p| (p[0], p[1], &p[2..5], 2, p[5], p[6]),
+        params = ["xs", "d"] at [2, 3, 4, 0]);
 }
 
 #[differentiable]
-fn p175_h0(s: f64, x: &[f64], y: &mut [f64]) {
+fn p107_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.6).tanh();
+    }
+    acc * 0.25 + v[0] * v[v.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p107(xs: &[f64], b: f64, a: f64) -> f64 {
+        let t1 = p107_h0(&xs[1..4], a).sin();
+        let t2 = p107_h0(xs, t1.tanh()).sin();
+        let t3 = p107_h0(&xs[4..=4], t2.tanh() * 0.25);
+        t3 + t2 + t1 + a * 0.3
+    }
+    check_p107(seed = 0x07b4a559e0b7c9d1, inputs = 9, calls = [], at = |p| (&p[0..7], p[7], p[8]));
+}
+
+program! {
+    #[differentiable]
+    fn p108(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = x.to_owned();
+        let t2 = x[[0, 2]];
+        let mut t3 = (t1.sum_axis(Axis(0)) * 0.3).dot(&(x / &v.mapv(|q| q * q + 1.0))) * 0.3;
+        if n % 2 == 0 {
+            t3 = ((&t1 * v).mapv(f64::tanh)).mean_axis(Axis(1)).unwrap();
+        }
+        t3.dot(&t3) * 0.1 + t2 + t1.sum() * 0.2
+    }
+    check_p108(seed = 0x1e766415edbece21, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+#[differentiable]
+fn p109_h0(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * -0.5).tanh();
+    }
+    y[0] = (y[0] * 1.5 + s).sin();
+}
+#[differentiable]
+fn p109_h1(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.75
+}
+#[differentiable]
+fn p109_h2(v: &[f64], s: f64, k: usize) -> f64 {
+    if k == 0 {
+        (v[0] * s).tanh()
+    } else {
+        v[k % v.len()] * -0.5 + p109_h2(v, s * 1.5, k - 1).tanh()
+    }
+}
+program! {
+    #[differentiable]
+    fn p109(b: f64, ys: &mut [f64], w: [f64; 3], xs: &[f64], a: f64) -> f64 {
+        let s1 = &xs[..6];
+        let t2 = (s1[2] * w[2] + s1[4]).sin() + s1[s1.len() - 1] * 0.5;
+        let mut buf3 = vec![0.3; 3];
+        p109_h0(&mut buf3, w[0]);
+        let t4 = buf3[0] + buf3[2] * 0.3;
+        let s5 = &s1[..5];
+        let t6 = (s5[4] * w[0] + s5[4]).sin() + s5[s5.len() - 1] * -0.5;
+        let t7 = p109_h1(s5, a);
+        let t8 = p109_h2(&w, w[0], 3);
+        p109_h0(ys, t4.tanh());
+        let t9 = ys[2] * -0.5;
+        t9 + t8 + t7 + t6 + t4 + ys[2] + w[1] * 0.5 + a * 0.3
+    }
+    check_p109(seed = 0xca8091525222a577, inputs = 15, calls = [], at = |p| (p[0], &mut p[1..4].to_vec(), <[f64; 3]>::try_from(&p[4..7]).unwrap(), &p[7..14], p[14]));
+}
+
+program! {
+    #[differentiable]
+    fn p110(a: f64, b: f64) -> f64 {
+        let mut acc0 = ((b.powi(3) * 0.5).powi(2) * 0.25).atan();
+        let mut v1 = vec![0.0; 3];
+        for i in 0..v1.len() {
+            v1[i] = (1.5 + acc0.cos()).sqrt();
+        }
+        if acc0.atan() > 0.7 || acc0 < -0.1 {
+            let t2: f64 = 0.2;
+        } else {
+            let t5: f64 = v1.iter().zip(v1.iter().skip(1)).map(|(&u3, &w4)| a.sin() * (0.5 * w4)).sum();
+        }
+        acc0.cos() + 0.6 * b
+    }
+    check_p110(seed = 0xec59f9dbc821f030, inputs = 2, calls = [], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p111(a: f64) -> f64 {
+        let mut acc0 = a.cos().min(a.sin());
+        if a * acc0 > acc0 {
+            for i in 0..3 {
+                acc0 -= ((1.0 + a.powi(2)).cbrt() * (acc0 * 0.25).atan().powi(2) * 0.1).tanh();
+                let t1 = i as f64 - 0.9 * (1.5 * i as f64);
+                if (acc0 * 0.25).tanh() * 0.6 > -0.4 {
+                    return a.tanh().exp_m1().tanh();
+                }
+            }
+        } else {
+            for i in 0..4 {
+                let t2 = if 0.2 + a > 0.2 { (i as f64 - acc0 * 0.1).sin() } else { 0.3 };
+                acc0 += ((1.5 + a.sin()).powf((i as f64).tanh()) / (1.0 + ((acc0 * 0.1).tanh() - t2).powi(2)) * 0.25).sin();
+            }
+        }
+        let t3 = f64::min(a.to_radians(), 0.9_f64.cos());
+        acc0 = ((a * a - (t3 + 0.1)) * 0.5).sin();
+        acc0 += (f64::cos(a) * t3.mul_add((acc0 * 0.1).sin(), a) * 0.25).atan();
+        t3 + (acc0 * 0.1).atan().sin() + 0.5 * (acc0 * 0.1)
+    }
+    check_p111(seed = 0x8ca2ddb8f3c1e679, inputs = 1, calls = [], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p112(b: f64, c: f64, d: f64, a: f64) -> f64 {
+        let mut acc0 = 0.0;
+        let mut w1 = 0;
+        while w1 < 2 {
+            let t2 = match w1 { 0 => (w1 as f64 - b).cos().exp(), _ => d.max(0.5).min(b.max(b)) };
+            acc0 += a;
+            w1 += 1;
+        }
+        let t3 = c / (1.0 + a * a) * (d * 1.25);
+        let flag4 = (p83((t3 * 0.5).atan(), b, 1, (acc0 * 0.25 * 0.5).sin()) * 0.5).tanh() * 0.25 > 0.0;
+        0.9 * (t3 * 0.5).atan() + 0.1 * (acc0 * 0.25).atan() + a - b
+    }
+    check_p112(seed = 0xe5c942b466f4d9bf, inputs = 4, calls = [p83], at = |p| (p[0], p[1], p[2], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p113(a: f64, b: f64, xs: &[f64]) -> f64 {
+        let k0 = (xs.iter().sum::<f64>().sin().abs() * 2.0) as usize % 3;
+        let t1 = match k0 { 0 => (b * a).sin().exp(), 1 => xs[1], _ => a.sin() };
+        let mut acc2 = f64::min(a.cos(), 0.3_f64.cos());
+        acc2 -= b;
+        if t1 - (p111((xs[3] + xs[2]) * 0.5) * 0.5).atan() < 0.1 {
+            let mut k3 = 0;
+            loop {
+                let t4 = t1 + k3 as f64;
+                acc2 *= 0.5 + 0.4 * b.sin();
+                k3 += 1;
+                if ((xs[k3].mul_add(k3 as f64, xs[k3])) > acc2 * 0.1) || k3 >= 3 { break; }
+            }
+        }
+        b + 0.5 * a
+    }
+    check_p113(seed = 0xa1a9664e70290075, inputs = 6, calls = [p111], at = |p| (p[0], p[1], &p[2..6]));
+}
+
+program! {
+    #[differentiable]
+    fn p114(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = (x.dot(x) * 0.3).mapv(f64::sin);
+        let t2 = (v + x).mapv(|q| q * q * 0.5 - q);
+        let t3 = (&t1 * x).mapv(f64::tanh);
+        let t4 = s;
+        let t5 = x.to_owned();
+        t5.sum() * 0.2 + t4 + t3.sum() * 0.2
+    }
+    check_p114(seed = 0x5ad61294b30e23cc, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p115(b: f64, a: f64) -> f64 {
+        let t0 = 0.1 * a + a.sin().exp_m1() - 0.9 * b * 0.25;
+        let mut acc1 = 0.0;
+        let t2 = if (t0 * 0.5).sin() * (p95((b / (1.5 + b.tanh()) * 0.5).tanh(), 2, b * (p101((-(t0 * 0.5) * 0.5).atan()) * 0.25).tanh()) * 0.5).tanh() > 0.5 { ((t0 * 0.5).sin() / (2.0 + b.cos())).asinh() } else { (1.5 + ((t0 * 0.5).sin() * (t0 * 0.5)).sin()).powf(a.sin().tanh()) };
+        acc1 += (f64::cos(b) * 0.5).atan();
+        let a = a * 0.25;
+        let k3 = ((t2 * 0.5).tanh().abs() * 2.0) as usize % 3;
+        let t4 = match k3 { 0 => (t0 * 0.5).sin().tanh() * (1.0 + a.powi(2)).cbrt() * 0.25, 1 => f64::max(t2.sin().exp(), b.hypot(b)), _ => t2 };
+        acc1 = (acc1 + acc1 * t2 * 0.25).atan();
+        for i in 0..2 {
+            for j in 0..3 {
+                let t5 = t4 * 0.3;
+                let mut acc6 = ((t0 * 0.5).sin() * a - t4) * 0.5;
+                acc6 = ((1.0 + a.powi(2)).cbrt() / (1.0 + 0.5_f64.tanh().sinh().powi(2)) * 0.25).atan();
+            }
+            acc1 = ((acc1 * 0.1).sin() * -(t0 * 0.5).sin()).tanh();
+        }
+        t4 + 0.2 * a + t2 + 1.5 * (acc1 * 0.1) + (t0 * 0.5).atan() + 0.5 * (t0 * 0.5)
+    }
+    check_p115(seed = 0x76891fd62165fde7, inputs = 2, calls = [p95, p101], at = |p| (p[0], p[1]),
+        params = ["b"] at [0]);
+}
+
+program! {
+    #[differentiable]
+    fn p116(a: f64) -> f64 {
+        let mut acc0 = 0.5;
+        for i in 0..2 {
+            for j in 0..2 {
+                let mut w1 = 0;
+                while w1 < 1 {
+                    match j {
+                        0 => {
+                            match j % 3 {
+                                0 => {
+                                    if (p111((a / (1.5 + a.tanh()) * 0.5).sin()) * 0.5).atan() > -0.4 {
+                                        acc0 += ((a * a - a.asinh()) * 0.25).atan();
+                                    } else if 0.2 > acc0 * 0.05 {
+                                        if 0.3_f64.tanh() > a {
+                                            let t2 = f64::cos(a - a);
+                                        } else {
+                                            acc0 /= (1.0 + (a * a).powi(2));
+                                        }
+                                    } else {
+                                        if i < 1 {
+                                            let t3 = if (acc0 * 0.05).tanh().atan() > -0.4 { (acc0 * 0.05).tanh().to_radians() - a.powi(2).ln_1p() } else { a };
+                                        } else {
+                                            acc0 = (acc0 * 0.05).cos();
+                                        }
+                                    }
+                                }
+                                1 => {
+                                    if w1 < 1 {
+                                        if (acc0 * 0.05).tanh() - a < 0.1 || 1.0 < 0.0 {
+                                            let mut acc4 = (p111(a) * 0.5).sin();
+                                        } else {
+                                            let mut a = a;
+                                        }
+                                    }
+                                }
+                                _ => {
+                                    let a = a * (acc0 * 0.05).tanh();
+                                }
+                            }
+                        }
+                        _ => {
+                            let t6 = { let u5 = (acc0 * 0.05).atan() * (2.0 + a.cos()).powi(-2); -f64::tanh(a) };
+                        }
+                    }
+                    acc0 *= 0.5 + 0.4 * a.atan().sin();
+                    w1 += 1;
+                }
+                acc0 /= (2.0 + (1.5 + (acc0 * 0.02).tanh().sin()).powf((acc0 * 0.02).tanh()).cos());
+            }
+            acc0 *= (acc0 * 0.02).atan().tanh();
+        }
+        let mut acc7 = 1.0;
+        if acc0 * 0.02 > 0.75 {
+            let o8: Option<f64> = if (acc0 * 0.02).atan().cos() > 0.0 { Some(0.3_f64.cos() * (0.25 - (acc0 * 0.02).tanh())) } else { None };
+            let t10: f64 = if let Some(u9) = o8 { u9 * a * ((acc0 * 0.02).tanh() + u9) } else { (acc0 * 0.02).tanh() * (acc0 * 0.02) };
+        } else {
+            let mut v11 = vec![0.0; 4];
+            for i in 0..v11.len() {
+                v11[i] = (acc0 * 0.02).atan() * 0.75 - a;
+            }
+            let mut w12 = 0;
+            while w12 < 1 {
+                if a < 0.5 {
+                    for j in 0..v11.len() {
+                        acc0 -= 0.1 * a / (1.0 + (v11[j] * 0.1).tanh().cos().powi(2));
+                    }
+                }
+                acc0 += (v11[w12] * 0.1 * 0.5).tanh();
+                w12 += 1;
+            }
+        }
+        let t13 = (1.0 + 0.3_f64.powi(2)).sqrt();
+        acc7 -= 2.0 * (0.2 * a);
+        t13 + (acc7 * 0.1).tanh() + (acc0 * 0.02).atan()
+    }
+    check_p116(seed = 0x054e821f5413718b, inputs = 1, calls = [p111], at = |p| (p[0]));
+}
+
+#[differentiable]
+fn p117_h0(y: &mut [f64], s: f64) -> f64 {
     for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).cos() * 0.75;
+        y[i] = y[i] * 0.6 + (y[i] * s).sin() * 0.25;
+    }
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p117_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).sin() * 0.5;
     }
 }
 #[differentiable]
-fn p175_h1(v: &[f64], s: f64) -> f64 {
+fn p117_h2(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p117_h0(y, s);
+    p117_h1(s * 0.3, &x[1..], y);
+}
+#[differentiable]
+fn p117_h3(v: &[f64], s: f64) -> f64 {
     (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.5
 }
 #[differentiable]
-fn p175_h2(y: &mut [f64], s: f64) -> f64 {
+fn p117_h4(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 1.5;
+    t + p117_h3(&v[1..], s * 0.5) + p117_h3(v, s).cos()
+}
+program! {
+    #[differentiable]
+    fn p117(a: f64, xs: &[f64]) -> f64 {
+        let mut buf1 = vec![0.0; 2];
+        for i in 0..2 {
+            buf1[i] = xs[i + 4] * a * 0.3;
+        }
+        p117_h2(&mut buf1, &xs[3..], a);
+        let t2 = buf1[0] + buf1[1] * 0.3;
+        let mut buf3 = vec![0.0; 3];
+        for i in 0..3 {
+            buf3[i] = xs[i + 2] * t2.tanh() * 0.5;
+        }
+        p117_h1(t2.tanh(), &xs[1..2], &mut buf3);
+        p117_h2(&mut buf3, &xs[..6], a);
+        for _ in 0..3 {
+            p117_h2(&mut buf3, xs, t2.tanh());
+        }
+        let t4 = buf3[0] + buf3[2] * 0.25;
+        let s5 = &xs[..];
+        let t6 = (s5[6] * t4.tanh() * 0.3 + s5[2]).sin() + s5[s5.len() - 1] * 0.6;
+        let mut arr7 = [-0.5_f64; 3];
+        arr7[1] = t2.tanh();
+        arr7[2] = xs[3] * 0.5;
+        arr7[0] = (t6.tanh()).sin();
+        let t8 = arr7[1] * arr7[1];
+        let t9 = p117_h4(&s5[..6], a).sin();
+        let mut buf10 = vec![0.0; 4];
+        for i in 0..4 {
+            buf10[i] = xs[i + 0] * a;
+        }
+        p117_h1(t9.tanh(), &arr7, &mut buf10);
+        let t11 = buf10[0] + buf10[3] * 0.25;
+        t11 + t9 + t8 + t6 + t4 + a * 0.3
+    }
+    check_p117(seed = 0x84344db3098668e0, inputs = 9, calls = [], at = |p| (p[0], &p[1..9]));
+}
+
+#[differentiable]
+fn p118_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.25).tanh();
+    }
+    acc * 0.6 + v[0] * v[v.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p118(b: f64, xs: &[f64], a: f64) -> f64 {
+        let t1 = p118_h0(xs, a).sin();
+        let t2 = p118_h0(&xs[3..=4], b);
+        let t3 = p118_h0(&xs[..], t2.tanh());
+        let t4 = p118_h0(&xs[..], a);
+        t4 + t3 + t2 + t1 + a * 0.3
+    }
+    check_p118(seed = 0x2c76c8e339318805, inputs = 9, calls = [], at = |p| (p[0], &p[1..8], p[8]));
+}
+
+program! {
+    #[differentiable]
+    fn p119(xs: &[f64], a: f64, b: f64) -> f64 {
+        let t0 = if xs[0] + a < 0.7 { (1.0 + b.powi(2)).ln() / (1.0 + a.powi(3).powi(2)) } else { b.powi(3) / (1.5 + (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * b).tanh()) };
+        let mut acc1 = 1.0;
+        for i in 0..4 {
+            if i == 1 {
+                let t2 = -(b * xs.iter().map(|q| q * q).sum::<f64>());
+            }
+            acc1 -= (b.atan().sin().exp2() * 0.5).sin();
+        }
+        t0 * 0.25 - 0.6 * b - a
+    }
+    check_p119(seed = 0x50ee8dceb6979aae, inputs = 6, calls = [], at = |p| (&p[0..4], p[4], p[5]));
+}
+
+program! {
+    #[differentiable]
+    fn p120(a: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = a;
+        if acc0 > -0.2 {
+            let t1 = xs.iter().map(|q| q.cos()).product::<f64>();
+        }
+        let o2: Option<f64> = if a.powi(3) < -0.1 { Some(acc0 + xs[1]) } else { None };
+        let t4: f64 = match o2 { Some(u3) => 0.1 * (acc0 + acc0), None => (p111((acc0.cos().exp2() * 0.5).atan()) * 0.5 * p79(acc0, xs[0].cos(), xs[0].cos(), (a / (1.0 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) * 0.5).atan()) * 0.5).atan() };
+        let mut k5 = 0;
+        loop {
+            let mut w6 = 0;
+            while w6 < 3 {
+                let t7 = t4;
+                acc0 = acc0 * 0.02;
+                w6 += 1;
+            }
+            acc0 += xs[k5 % xs.len()];
+            k5 += 1;
+            if (a + (acc0 * 0.02).sin() > -0.1) || k5 >= 5 { break; }
+        }
+        for i in 0..4 {
+            acc0 = f64::tanh((acc0 * 0.02).atan()).atan();
+            if i % 3 == 1 {
+                acc0 = ((acc0 * 0.02).atan() + (acc0 * 0.02).sin().min(xs[xs.len() - 1 - i])).sin();
+            }
+        }
+        let c8 = |u9: f64| (acc0 * 0.02).tanh().powi(3) - (2.0 + (acc0 * 0.02).sin().cos()).recip();
+        let t10: f64 = c8((t4.cos().mul_add(a / (2.0 + xs.iter().map(|q| q * q).sum::<f64>().cos()), a.sin()) * 0.25).sin()) - 0.5 * c8(xs.iter().sum::<f64>().atan());
+        t10.tanh() - t4 - (acc0 * 0.02).tanh() + a.tanh() + 0.5 * 0.9
+    }
+    check_p120(seed = 0x9aa6937e22dc7032, inputs = 5, calls = [p79, p111], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p121(b: f64, a: f64) -> f64 {
+        let t0: f64 = b.sin();
+        let t1 = 0.25_f64.powi(3).tanh().cosh();
+        let mut v2 = vec![0.0; 2];
+        for i in 0..v2.len() {
+            v2[i] = a.to_radians();
+            if i > 0 {
+                v2[i] += v2[i - 1] * (t1.abs() * 0.5).sin();
+            }
+        }
+        let mut acc3 = (f64::sin(v2[1]) / (1.0 + v2.iter().map(|q| q.cos()).product::<f64>().powi(2)) * 0.5).atan();
+        let mut k4 = 0;
+        let r12 = loop {
+            let mut k5 = 0;
+            loop {
+                match k5 % 3 {
+                    0 => {
+                        let t7 = { let u6 = (f64::cos(a) * (a / (1.0 + (v2[1] * 0.05).sin().powi(2))) * 0.5).atan(); b };
+                    }
+                    1 => {
+                        if k5 + k4 < 2 {
+                            let t8 = match k5 { 0 => ((a + b + t1 * (acc3 * 0.05).sin()) * 0.5).sin(), _ => (v2[1] * 0.05).atan() };
+                        }
+                    }
+                    _ => {
+                        let t11: f64 = v2.iter().zip(v2.iter().skip(1)).map(|(&u9, &w10)| (v2[k5] * 0.05).tanh().asinh() * (0.5 * w10)).sum();
+                    }
+                }
+                acc3 = (acc3 * 0.05 - -t0).sin();
+                k5 += 1;
+                if (v2[1] * 0.05 * (v2[(k5 + 1) % 2] * 0.05).sin() < -0.2) || k5 >= 2 { break; }
+            }
+            acc3 += (t1.atan() * 0.5).tanh();
+            k4 += 1;
+            if (v2[0] * 0.05 * 0.3 > a) || k4 >= 6 { break (2.0 + f64::max((v2[k4 % v2.len()] * 0.05).sin(), 1.25).cos()).recip(); }
+        };
+        let mut v13: Vec<f64> = Vec::new();
+        v13.push(b.tanh() + r12.powi(3));
+        v13.push((v2[0] * 0.05).sin());
+        let t14 = v13[0] * 0.5 + v13[1];
+        let t17: f64 = v2.iter().take(2).map(|&u15| v2.iter().enumerate().map(|(k, q)| (q * 0.05) * k as f64).sum::<f64>()).fold(0.0, |s, v| s * 0.5 + v);
+        let t20: f64 = v2[1..2].iter().map(|u18| { let u18 = *u18; (acc3 * 0.05).tanh().powi(2) }).sum();
+        for i in 0..4 {
+            if i == 3 {
+                let t21 = if i == 0 { (t0 + b).atan() } else { v2.iter().map(|q| (q * 0.02).cos()).product::<f64>() };
+            } else {
+                let t22 = f64::max(t14, (1.0 + (v2[(i + 1) % 2] * 0.02).tanh().powi(2)).cbrt());
+            }
+            v2[i % 2] = -b;
+        }
+        (t17 * 0.002).sin() + t14 - r12 - (acc3 * 0.02).tanh() + t1 - t0
+    }
+    check_p121(seed = 0xe49976a846b265e3, inputs = 2, calls = [], at = |p| (p[0], p[1]),
+        params = ["b"] at [0]);
+}
+
+program! {
+    #[differentiable]
+    fn p122(c: f64, d: f64, a: f64, b: f64) -> f64 {
+        let a = a - f64::sin(d);
+        let mut acc0 = 1.0;
+        let a = (a * 0.5).tanh() - d;
+        let t1 = (a * 0.5).sin() - d;
+        for i in 0..3 {
+            let c = c - b.powi(2).ln_1p();
+            acc0 += (t1 * 0.5).tanh();
+        }
+        let c2 = |u3: f64| 0.1_f64;
+        let t4: f64 = c2(t1.tanh().cosh()) - 0.5 * c2((a * 0.5 + (acc0 * 0.25).sin()) * 0.5);
+        let t6 = { let u5 = (2.0 + (a * 0.5).cos()).recip().tanh(); t1.mul_add(t4.tanh(), (acc0 * 0.25).min(u5)) };
+        if b > 0.75 && (p101((b * t1 * 0.5).atan()) * 0.25).sin() < 0.3 {
+            let mut v7 = vec![0.0; 4];
+            for i in 0..v7.len() {
+                v7[i] = p90(d, -(acc0 * 0.25).atan(), 1);
+            }
+        } else {
+            if t6 * 0.25 + acc0 * 0.25 < 0.7 && (acc0 * 0.25).sin() < 0.0 {
+                if f64::sin((t6 * 0.25).tanh()) > (a * 0.5).tanh() {
+                    let t6 = (t6 * 0.25).tanh() * t4;
+                } else {
+                    for i in 0..1 {
+                        for j in 0..1 {
+                            acc0 -= (f64::max(c * (t6 * 0.25).tanh(), (a * 0.5).sin().sin()) * 0.5).tanh();
+                            acc0 = ((acc0 * 0.1).atan() + (0.3_f64.tanh().exp() * 0.5).atan()).tanh();
+                        }
+                        acc0 += (((t6 * 0.25).atan() / (2.0 + d.cos()) - (acc0 * 0.1).to_radians()) * 0.25).tanh();
+                    }
+                }
+            }
+        }
+        (t6 * 0.25).sin() + t4.sin() - t1 - 2.0 * (a * 0.5).atan() + acc0 * 0.1 + 0.5 * (acc0 * 0.1)
+    }
+    check_p122(seed = 0x114f4a0c38865aee, inputs = 4, calls = [p90, p101], at = |p| (p[0], p[1], p[2], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p123(c: f64, b: f64, a: f64, xs: &[f64]) -> f64 {
+        let o0: Option<f64> = if xs[3] > xs[3] { Some(((b - (1.0 + b.powi(2)).sqrt()) * 0.5).tanh()) } else { None };
+        let t2: f64 = if let Some(u1) = o0 { 0.9 * c.cos() } else { b };
+        let t5: f64 = xs.iter().take(2).map(|&u3| -u3.hypot(xs[0])).fold(0.0, |s, v| s * 0.5 + v);
+        let t6 = if t2 - xs[2] > xs[3] { f64::tanh(xs.iter().map(|q| q * c).sum::<f64>()).powi(3) } else { xs[2] * 0.25 * xs[3].asinh() };
+        let mut acc7 = 1.0;
+        if c.atan() < -0.2 {
+            let t8 = t5 * 0.1 - xs[3] + (t6 * 0.5 + 0.1);
+            if (t8 * 0.25).sin() * (t5 * 0.1) > 0.7 {
+                for i in (0..4).step_by(2) {
+                    let t10 = { let u9 = (t8 * 0.25).atan(); 2.0 * (p90((0.6 * i as f64 * 0.5).tanh(), ((xs[i] + (t5 * 0.1).tanh()) * 0.5).sin(), 1) * u9) };
+                    acc7 += (-(t8 * 0.25).sin()).abs();
+                }
+            } else if t2 / (1.5 + xs[3].tanh()) > 0.5 {
+                let t6 = t6 * 0.5 * xs[0];
+            } else {
+                let t12 = { let u11 = 0.3 * (1.5 + (acc7 * 0.25).atan().cos()).sqrt(); (1.0 + c.powi(2)).ln().max((1.5 + xs[0].cos()).sqrt()) };
+            }
+        } else {
+            let mut w13 = 0;
+            while w13 < 4 && ((1.5 + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).sin()).powf((acc7 * 0.25).tanh().tanh()) > -0.4) {
+                let flag14 = ((w13 as f64).cos()) > 0.5;
+                acc7 = (t5 * 0.1).tanh().cos();
+                w13 += 1;
+            }
+        }
+        (acc7 * 0.1).atan() + 0.75 * (t6 * 0.5) - t2 + 0.5 * c
+    }
+    check_p123(seed = 0xe1fac13ed0c4754f, inputs = 7, calls = [p90], at = |p| (p[0], p[1], p[2], &p[3..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p124(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = &(-x.mapv(f64::sin)) - v;
+        if n % 3 == 0 {
+            t1 = x.to_owned();
+        }
+        let t2 = v.to_owned();
+        t2.dot(&t2) * 0.1 + t1.sum() * 0.2 + s
+    }
+    check_p124(seed = 0x015b10b665e69036, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p125(a: f64, b: f64, n: usize, c: f64) -> f64 {
+        let mut acc0 = 1.0;
+        if (2.0 + b.cos()).recip() > a {
+            let mut v1 = vec![0.0; 3];
+            for i in 0..v1.len() {
+                v1[i] = ((c.mul_add(a, b) - n as f64) * 0.25).sin();
+            }
+            let t4: f64 = v1.iter().rev().skip(1).map(|&u2| c).sum();
+        } else if -c > a || 1.25 < 0.0 {
+            match n {
+                0 | 1 => {
+                    let t5 = if n == 2 { 0.2 + b - b } else { (p95((0.5_f64.tanh().exp() * 0.5).sin(), 2, a) * 0.5).sin() };
+                }
+                _ => {
+                    let mut k6 = 0;
+                    loop {
+                        if (k6 as f64 - b) < -0.2 {
+                            let t7 = f64::min(2.0_f64.tanh().sinh(), a.min(b));
+                        }
+                        acc0 += ((c + b - a.powi(2).ln_1p()) * 0.25).tanh();
+                        k6 += 1;
+                        if (b.sin() > 0.7) || k6 >= 4 { break; }
+                    }
+                }
+            }
+        } else {
+            let mut a = a;
+        }
+        c - a.cos() + 0.5 * c
+    }
+    check_p125(seed = 0x023c588be92ccafa, inputs = 3, calls = [p95], at = |p| (p[0], p[1], 3, p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p126(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = x.to_owned();
+        let t2 = t1.to_owned();
+        let mut t3 = &t2 / &(t1.dot(v) * 0.3).mapv(|q| q * q + 1.0);
+        for _ in 0..n {
+            t3 = (&t3 * (v.dot(v) * 0.3)).mapv(f64::sin) + &t3 * 0.5;
+        }
+        let mut t4 = x.to_owned();
+        if n % 3 == 0 {
+            t4 = -((&t2 * (s)).mapv(f64::tanh)).mapv(f64::sin);
+        }
+        t4.sum() * 0.2 + t3.sum() * 0.2 + t2.sum() * 0.2
+    }
+    check_p126(seed = 0x7e2f74de7a98c3d3, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3),
+        params = ["s"] at [12]);
+}
+
+program! {
+    #[differentiable]
+    fn p127(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = (s) * x;
+        let mut t2 = (v.mean().unwrap()) - &((s) - v);
+        for _ in 0..n {
+            t2 = ((x / &v.mapv(|q| q * q + 1.0)).dot(&t2) * 0.3).mapv(f64::tanh) + &t2 * 0.5;
+        }
+        let t3 = t1.sum_axis(Axis(1)) * 0.3;
+        let t4 = (x[[0, 0]]) * &t1;
+        t4.sum() * 0.2 + t3.dot(&t3) * 0.1 + t2.dot(&t2) * 0.1
+    }
+    check_p127(seed = 0x54b81e3a97ecf21d, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+}
+
+#[differentiable]
+fn p128_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.5).sin();
+    }
+    acc * 1.5 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p128_h1(v: &[f64], s: f64) -> Option<f64> {
+    let head = if v[0] * s > -0.4 { Some((v[0] * s).sin()) } else { None };
+    let h = head?;
+    Some(h * 0.6 + v[v.len() - 1] * 0.6)
+}
+#[differentiable]
+fn p128_h2(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).tanh() * 0.75;
+    }
+    y[0] * 0.5
+}
+#[differentiable]
+fn p128_h3(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.6 + (y[i] * s).cos() * 0.25;
+    }
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p128_h4(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p128_h3(y, s);
+    let _ = p128_h2(s * 0.75, &x[1..], y);
+}
+program! {
+    #[differentiable]
+    fn p128(xs: &[f64], a: f64) -> f64 {
+        let t1 = p128_h0(xs, a);
+        let s2 = &xs[..7];
+        let t3 = (s2[5] * a + s2[3]).sin() + s2[s2.len() - 1] * 1.5;
+        let t4 = p128_h0(xs, t1.tanh());
+        let t5 = p128_h0(&s2[..4], t4.tanh()).sin();
+        let t6 = match p128_h1(&s2[..6], t5.tanh() * 0.3) { Some(v) => v, None => t5.tanh() * 0.3 * 0.6 };
+        let t7 = p128_h0(s2, t1.tanh()).sin();
+        let mut buf8 = vec![0.75; 2];
+        let t9 = p128_h2(t4.tanh(), xs, &mut buf8).tanh();
+        p128_h4(&mut buf8, &s2[..4], t9.tanh());
+        let t10 = p128_h2(t7.tanh() * 0.75, &xs[..7], &mut buf8).tanh();
+        let t11 = buf8[0] + buf8[1] * 0.75;
+        t11 + t10 + t9 + t7 + t6 + a * 0.3
+    }
+    check_p128(seed = 0xf199bb9f41c4cb61, inputs = 8, calls = [], at = |p| (&p[0..7], p[7]));
+}
+
+program! {
+    #[differentiable]
+    fn p129(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 1..xs.len() {
+            let t1 = if (xs[i - 1]) * (a) - (1.0 + (xs[i - 1]) * (xs[i - 1])).ln() < -0.16 { (xs[i - 1] + ((a) * 0.5).exp()).tanh() } else { xs[i - 1] };
+            let t2 = (((((a) * 0.5).exp() + a) * 0.5).exp()).tanh() * 1.5;
+            acc += ((t2).tanh()).tanh();
+        }
+        acc.sin()
+    }
+    check_p129(seed = 0x52448f6ce0e08599, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+}
+
+#[differentiable]
+fn p130_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + -0.5).sin();
+    }
+    acc * 1.5 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p130_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.5;
+    t + p130_h0(&v[1..], s * 0.75) + p130_h0(v, s).sin()
+}
+#[differentiable]
+fn p130_h2(y: &mut [f64], s: f64) -> f64 {
     for i in (1..y.len()).rev() {
         y[i] = (y[i] * s + y[i - 1] * 0.3).tanh();
     }
@@ -5310,749 +3846,2184 @@ fn p175_h2(y: &mut [f64], s: f64) -> f64 {
     y[0] * y[y.len() - 1]
 }
 #[differentiable]
-fn p175_h3(y: &mut [f64], x: &[f64], s: f64) {
-    let _ = p175_h2(y, s);
-    p175_h0(s * 0.5, &x[1..], y);
+fn p130_h3(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * 1.5;
+    }
+}
+#[differentiable]
+fn p130_h4(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p130_h2(y, s);
+    p130_h3(s * 0.75, &x[1..], y);
 }
 program! {
     #[differentiable]
-    fn p175(b: f64, a: f64, ys: &mut [f64], xs: &[f64]) -> f64 {
+    fn p130(xs: &[f64], a: f64, ys: &mut [f64], b: f64) -> f64 {
+        let s1 = &xs[..7];
+        let t2 = (s1[2] * a + s1[4]).sin() + s1[s1.len() - 1] * 0.5;
+        let s3 = &xs[4..=7];
+        let t4 = (s3[1] * t2.tanh() + s3[2]).sin() + s3[s3.len() - 1] * 0.25;
+        let t5 = p130_h1(&s3[0..], a);
         for _ in 0..2 {
-            p175_h0(a, &xs[..], ys);
+            p130_h4(ys, s1, t5.tanh());
         }
-        let t1 = ys[2] * 0.5;
-        let mut buf2 = vec![0.0; 3];
-        for i in 0..3 {
-            buf2[i] = xs[i + 1] * b;
-        }
-        p175_h0(a, xs, &mut buf2);
-        let t3 = buf2[0] + buf2[2] * 1.5;
-        let t4 = p175_h1(xs, t1.tanh());
-        let mut buf5 = vec![0.25; 2];
-        let _ = p175_h2(&mut buf5, t3.tanh() * 0.5);
-        p175_h3(&mut buf5, &buf2, b * 0.3);
-        let t6 = buf5[0] + buf5[1] * 1.5;
-        t6 + t4 + t3 + t1 + ys[2] + a * 0.3
+        let t6 = ys[0] * 0.75;
+        t6 + t5 + t4 + t2 + ys[2] + a * 0.3
     }
-    check_p175(seed = 0x6a55657c861fff5b, inputs = 13, calls = [], at = |p| (p[0], p[1], &mut p[2..5].to_vec(), &p[5..13]));
+    check_p130(seed = 0x00d366182d30e372, inputs = 13, calls = [], at = |p| (&p[0..8], p[8], &mut p[9..12].to_vec(), p[12]));
 }
 
 program! {
     #[differentiable]
-    fn p176(c: f64, a: f64, xs: &[f64], b: f64) -> f64 {
-        let k0 = ((xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.25 * 0.5).abs() * 2.0) as usize % 3;
-        let t1 = match k0 { 0 => ((a.tanh() - f64::atan(xs.iter().map(|q| (q * 1.5).sin()).sum::<f64>())) * 0.5).sin(), 1 => (c / (1.0 + b.powi(2))).max(b * xs[2]), _ => a };
-        let mut acc2 = 0.0;
-        for i in 0..3 {
-            if i == 2 {
-                if i == 1 {
-                    acc2 += (c.powi(3) * 0.25).atan();
-                } else if i < 1 {
-                    let t5: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u3, &w4)| c.sin().exp_m1().tanh() * (0.5 * w4)).sum();
-                } else {
-                    if i % 2 == 0 {
-                        for j in 0..2 {
-                            if (i as f64 * b) > 1.0 {
-                                let mut k6 = 0;
-                                loop {
-                                    let t7 = xs.iter().map(|q| (q * 0.6).sin()).sum::<f64>();
-                                    acc2 = 0.5 * p172((t7 * 0.5).sin(), ((acc2 * 0.02).tanh().tanh().exp_m1() * 0.5).atan(), (acc2 * 0.02).sin().cos()) - b.tanh();
-                                    k6 += 1;
-                                    if ((acc2 * 0.02).sin() * c < -0.4) || k6 >= 2 { break; }
-                                }
-                            } else if a.clamp(-0.75, 0.75) > 0.7 {
-                                acc2 = (1.25 * (c / (1.5 + c.tanh())) * 0.5).tanh();
-                            }
-                            acc2 /= (1.0 + 0.2_f64.powi(2));
+    fn p131(b: f64, a: f64, n: usize) -> f64 {
+        let o0: Option<f64> = if b.powi(3) < 0.1 { Some(b.atan()) } else { None };
+        let t2: f64 = if let Some(u1) = o0 { u1.cos() } else { b.asinh() };
+        let t3 = b.powi(3);
+        let t5 = { let u4 = b; (p121(b.hypot(t3 * 0.5) * 0.25, (1.5 + t2.cos()).sqrt()) * 0.25).min(u4).sin().exp() };
+        let a = a * (n as f64 + a);
+        let t6 = if n < 2 { (1.5 + 1.0_f64.sin()).log(2.5 + t2.cos()).mul_add(t3 * 0.5, (2.0 + t2.cos()).recip()) } else { 0.75 * (1.0 + t2.powi(2)).ln() };
+        let t7 = ((t6 * 0.25).atan().powi(3) - ((t6 * 0.25).sin() + (p101((1.0 + (t6 * 0.25).powi(2)).sqrt() * 0.5) * 0.25).sin())).tanh().exp();
+        let t9 = { let u8 = ((t7.atan() + t5) * 0.5).tanh(); (t7 - u8).sin().exp2() };
+        let mut acc10 = t9 / (1.0 + 0.1_f64.powi(2)) * 0.3;
+        match n {
+            0 => {
+                acc10 += (acc10 * b).hypot(f64::max((t6 * 0.25).tanh(), (t3 * 0.5).sin())) * 0.25;
+            }
+            1 => {
+                let t11 = if (t6 * 0.25).atan() > 0.5 { t5.cos() } else { ((t3 * 0.5).tanh() * (t6 * 0.25).atan()).cos().exp_m1() };
+            }
+            _ => {
+                acc10 = ((acc10 * 0.5).atan() * (0.2 / (1.5 + (n as f64).tanh()))).tanh();
+            }
+        }
+        (acc10 * 0.5).sin() + t9.sin() + t7 + (t6 * 0.25).atan().sin() + t5 - (t3 * 0.5).tanh() - t2
+    }
+    check_p131(seed = 0x22ce12f91691bf8d, inputs = 2, calls = [p101, p121], at = |p| (p[0], p[1], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p132(a: f64, b: f64, n: usize) -> f64 {
+        let mut acc0 = 0.6_f64;
+        for i in 1..=2 {
+            let t1 = match n % 3 { 0 => ((1.0 + b.powi(2)).sqrt() / (1.0 + (acc0 * 0.25).tanh().powi(2)) * 0.5).atan(), 1 => ((i as f64 / (1.0 + (acc0 * 0.25).sin().powi(2))).powi(2).ln_1p() * 0.5).sin(), _ => f64::max(b, a).atan() };
+            for j in 1..=1 {
+                let flag2 = ((p95(b, 2, p96((n as f64 / (1.0 + 0.9_f64.powi(2)) * 0.25).tanh()).cos()) * 0.5).sin() - a) > 0.0;
+                acc0 = a.atan().tanh();
+            }
+            acc0 += (a.powi(3) * 0.25).sin();
+        }
+        acc0 * 0.1 + a
+    }
+    check_p132(seed = 0x7f7be4bf30a2e0d2, inputs = 2, calls = [p95, p96], at = |p| (p[0], p[1], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p133(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (a - a - (a).sin() + xs[0]).tanh();
+        let t2 = ((a).tanh() - (t1) * (t1) + xs[0]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        let mut carried = 0.5;
+        for i in 1..xs.len() {
+            acc += (((xs[i]).sin()).tanh() - ((1.0 + (xs[i]) * (xs[i])).ln()).cos() * xs[i - 1]).tanh();
+            if t1 < -0.39 {
+                let t3 = if (xs[i]).tanh() < -0.50 { (t1).tanh() } else { (xs[i - 1]).tanh() };
+                extra += ((t2) * ((xs[i - 1] + xs[i]).mul_add(0.5, t3))).tanh();
+            }
+            let mut t4 = 0.0;
+            for j in 0..2 {
+                t4 += (-0.57_f64 + ((xs[i]) * 0.5).exp() * (j as f64 + 0.5)).sin();
+            }
+            if (1.0 + (((a) * 0.5).exp()) * (((a) * 0.5).exp())).ln() > 0.04 {
+                break;
+            }
+            if (1.0 + (xs[i]) * (xs[i])).ln() + a > -0.17 {
+                acc -= (t2 - t1 + (1.0 + (xs[i - 1]) * (xs[i - 1])).ln() + (1.0 + (t1) * (t1)).ln() - xs[i - 1]).tanh();
+            }
+            acc = acc + ((xs[i - 1]).sin()).tanh() - (((-0.37_f64 - t4) * ((xs[i]) * (a))).cos() * xs[i]).tanh();
+            carried = carried * 0.5 + (((1.0 + (a - xs[i - 1]) * (a - xs[i - 1])).ln()).mul_add(0.5, xs[i])).tanh();
+            acc += carried;
+        }
+        acc.sin()
+    }
+    check_p133(seed = 0x6c875c3ce8a03230, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p134(c: f64, b: f64, a: f64, d: f64) -> f64 {
+        let mut acc0 = 0.5;
+        let mut k1 = 0;
+        loop {
+            let t3 = { let u2 = c + (p112(0.3 * k1 as f64, (2.0 + d.cos()).powi(-2), b.max(c), 1.0_f64.powi(2).ln_1p()) * 0.5).sin().max(d); (k1 as f64).clamp(-0.75, 0.75) };
+            if c.tanh().exp() > d {
+                for j in 0..1 {
+                    for l in 0..1 {
+                        if 0.75 / (1.0 + a.powi(2)) < 0.5 {
+                            let flag4 = d.mul_add(t3, c) > 0.1;
+                        } else if 1.25_f64.tanh().exp() < -0.4 {
+                            let t5 = d / (1.5 + d.tanh());
                         }
+                        acc0 -= c;
                     }
-                }
-            } else if i % 2 == 0 {
-                if i % 2 == 0 {
-                    let t8 = (1.5 + (acc2 * 0.02).atan().cos()).sqrt().cos();
+                    acc0 += (f64::max(b, b.powi(3)) * 0.25).tanh();
                 }
             } else {
-                let b = b + b.sin();
+                if f64::sin(b) < -0.1 {
+                    return ((p112(((a - c) * 0.5).sin(), c / (2.0 + (acc0 * 0.1).cos()) * 0.5, (k1 as f64).tanh(), c.cos()) * 0.5).sin() * b).mul_add(d, d * b);
+                }
             }
-            acc2 = ((acc2 * 0.02).atan() * (f64::max((acc2 * 0.02).atan(), xs.iter().map(|q| (q * 0.5).sin()).sum::<f64>()) * 0.5)).tanh();
+            acc0 *= 0.9_f64.sin().tanh();
+            k1 += 1;
+            if (t3 * b < 0.1 && acc0 * 0.05 < 0.25) || k1 >= 2 { break; }
         }
-        acc2 *= a.tanh();
-        (acc2 * 0.02).sin() + t1 - a
+        let t6 = if c.max(c) > c { d.tanh().sinh().atan() } else { b.tanh().cosh() / (1.5 + (acc0 * 0.05 / (1.0 + c.powi(2))).tanh()) };
+        for i in 0..4 {
+            let t7 = (t6 * 0.5).tanh();
+            acc0 -= b;
+        }
+        t6 * 0.5 + 0.2 * (acc0 * 0.05).atan() + a + 2.0 * b
     }
-    check_p176(seed = 0x77fc431f91931e90, inputs = 6, calls = [p172], at = |p| (p[0], p[1], &p[2..5], p[5]));
+    check_p134(seed = 0xeb138bd13bafdf2b, inputs = 4, calls = [p112], at = |p| (p[0], p[1], p[2], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p135(c: f64, b: f64, a: f64) -> f64 {
+        let mut acc0 = 0.5;
+        for i in 0..1 {
+            if i < 1 {
+                let mut acc1 = i as f64;
+                let t2 = (0.5 * a.tanh()).acos().tanh() * b;
+            } else {
+                let t3 = a.atan2(1.5 + (-(2.0 + b.cos()).recip()).cos());
+            }
+            acc0 = ((1.5 + c.cos()).sqrt() / (1.0 + (c / (2.0 + a.cos())).powi(2)) * 0.5).tanh();
+        }
+        acc0 /= (1.0 + b.powi(2));
+        (acc0 * 0.5).tanh() + 1.5 * b
+    }
+    check_p135(seed = 0x2d86e956b33985a7, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p136(c: f64, a: f64, b: f64) -> f64 {
+        let mut acc0 = 1.0;
+        for i in (0..4).step_by(2) {
+            let mut acc1 = (1.5 + a.cos()).sqrt();
+            let mut acc1 = acc1;
+            acc0 += (i as f64 * 0.25).sin();
+        }
+        for i in 0..2 {
+            let c2 = |u3: f64| a;
+            let t4: f64 = c2(((acc0 * 0.1).tanh() + c + (1.0 + a.powi(2)).cbrt()) * 0.5) - 0.5 * c2(b * p110(b / (2.0 + c.cos()) * 0.5, b));
+            acc0 = -(p132(((acc0 * 0.1).sin().mul_add(c, acc0 * 0.1) * 0.25).atan(), ((1.5 + a.sin()).powf(c.tanh()) * 0.5).atan(), 2) * 0.5).tanh().sin();
+            let mut acc5 = 0.0;
+            acc5 *= a.atan().tanh();
+        }
+        (acc0 * 0.1).atan()
+    }
+    check_p136(seed = 0xfa15da87dcaae72e, inputs = 3, calls = [p110, p132], at = |p| (p[0], p[1], p[2]),
+        params = ["a", "b"] at [1, 2]);
+}
+
+#[differentiable]
+fn p137_h0(v: &[f64], s: f64) -> Option<f64> {
+    let head = if v[0] * s > -0.4 { Some((v[0] * s).tanh()) } else { None };
+    let h = head?;
+    Some(h * -0.5 + v[v.len() - 1] * 0.6)
+}
+#[differentiable]
+fn p137_h1(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.75).cos();
+    }
+    acc * 1.5 + v[0] * v[v.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p137(b: f64, a: f64, xs: &[f64]) -> f64 {
+        let t1 = match p137_h0(&xs[..5], a) { Some(v) => v, None => a * -0.5 };
+        let s2 = &xs[..7];
+        let t3 = (s2[2] * b + s2[1]).sin() + s2[s2.len() - 1] * 0.3;
+        let t4 = p137_h1(&s2[5..=6], a * 0.25);
+        let t5 = p137_h1(&s2[..3], b).sin();
+        let arr6: [f64; 3] = [b, xs[5] * 0.25, (t4.tanh() * 0.75).sin()];
+        let t7 = arr6[0] * arr6[2];
+        let s8 = &xs[0..=6];
+        let t9 = (s8[3] * t4.tanh() + s8[3]).sin() + s8[s8.len() - 1] * 1.5;
+        t9 + t7 + t5 + t4 + t3 + a * 0.3
+    }
+    check_p137(seed = 0xb0340eb2b78b8698, inputs = 9, calls = [], at = |p| (p[0], p[1], &p[2..9]));
+}
+
+program! {
+    #[differentiable]
+    fn p138(n: usize, a: f64) -> f64 {
+        let mut acc0 = (a * n as f64).max(n as f64 + a) * 0.5;
+        for i in 0..3 {
+            let t1 = if a * (p135(((acc0 * 0.25).tanh().exp2() * 0.5).atan(), (acc0 * 0.25).atan(), (a.mul_add((acc0 * 0.25).sin(), (acc0 * 0.25).sin()) * 0.5).tanh()) * 0.5).tanh() > (acc0 * 0.25).sin() || (n as f64) < 0.3 { (i as f64).sin() * 0.5 } else { (i as f64).atan().hypot((1.5 + 2.0_f64.cos()).sqrt()) };
+            let mut v2 = vec![0.0; n];
+            for j in 0..v2.len() {
+                v2[j] = (((t1 * 0.5).atan() * (t1 * 0.5).tanh() - a.mul_add((t1 * 0.5).sin(), i as f64)) * 0.25).tanh();
+            }
+            let t3 = v2[0] * a.tanh();
+            v2[0] += (2.0_f64.hypot(v2[i % v2.len()] * a) * 0.25).tanh();
+        }
+        acc0 = ((acc0 * 0.25).sin() + (((acc0 * 0.25).atan() + a) * 0.5).atan()).sin();
+        if n == 0 {
+            let t4: f64 = (acc0 * 0.25).sin().atan() * (a - (acc0 * 0.25).sin());
+        } else if n < 1 {
+            acc0 = ((acc0 * 0.25).sin() - ((acc0 * 0.25).atan() + (acc0 * 0.25).atan()) * 0.5).atan();
+        }
+        acc0 * 0.25
+    }
+    check_p138(seed = 0xef2a9ad6649e674d, inputs = 1, calls = [p135], at = |p| (1, p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p139(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (a + xs[3]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 1..xs.len() {
+            let t2 = (((a).mul_add(0.5, -0.60_f64) + (t1).mul_add(0.5, xs[i])).cos() * t1).tanh() * 1.5;
+            acc = acc + (xs[i]).tanh() - ((((xs[i - 1] + -0.84_f64).tanh()) * 0.5).exp()).tanh();
+            if xs[i - 1] - -0.92_f64 - ((xs[i]) * 0.5).exp() < -0.23 {
+                continue;
+            }
+            acc += ((1.0 + ((t2).sin() - (-0.46_f64).tanh()) * ((t2).sin() - (-0.46_f64).tanh())).ln()).tanh();
+        }
+        acc.sin()
+    }
+    check_p139(seed = 0xa3ffe8b91b7835b4, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+}
+
+#[differentiable]
+fn p140_h0(y: &mut [f64], s: f64) -> f64 {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 1.5).tanh();
+    }
+    y[0] = (y[0] * 0.75 + s).sin();
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p140_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * 0.3;
+    }
+    y[0] * 0.25
+}
+#[differentiable]
+fn p140_h2(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p140_h0(y, s);
+    let _ = p140_h1(s * 0.3, &x[1..], y);
+}
+program! {
+    #[differentiable]
+    fn p140(xs: &[f64], ys: &mut [f64], a: f64) -> f64 {
+        for _ in 0..3 {
+            p140_h2(ys, &xs[..], a);
+        }
+        let t1 = ys[2] * 1.5;
+        let mut buf2 = vec![0.0; 4];
+        for i in 0..4 {
+            buf2[i] = xs[i + 0] * a;
+        }
+        p140_h2(&mut buf2, &xs[6..8], a * 0.6);
+        for _ in 0..2 {
+            p140_h2(&mut buf2, &xs[4..], t1.tanh());
+        }
+        let t3 = buf2[0] + buf2[3] * 1.5;
+        let s4 = &xs[3..=6];
+        let t5 = (s4[3] * t1.tanh() + s4[2]).sin() + s4[s4.len() - 1] * 0.5;
+        t5 + t3 + t1 + ys[2] + a * 0.3
+    }
+    check_p140(seed = 0x0a9443373624c2f2, inputs = 12, calls = [], at = |p| (&p[0..8], &mut p[8..11].to_vec(), p[11]));
+}
+
+program! {
+    #[differentiable]
+    fn p141(b: f64, c: f64, a: f64) -> f64 {
+        let mut acc0 = 1.0;
+        for i in 0..2 {
+            let t1 = a + 2.0;
+            acc0 = (((i as f64).mul_add(b, c) * 0.5).powi(3) * 0.1).sin();
+        }
+        let mut v2 = vec![0.0; 4];
+        for i in 0..v2.len() {
+            v2[i] = c * 0.6 * (b - a);
+            if i > 0 {
+                v2[i] += v2[i - 1] * f64::sin(c) * 0.5;
+            }
+        }
+        let t5: f64 = v2.iter().take(2).map(|&u3| c * 0.9 * (acc0 * 0.25).atan()).fold(0.0, |s, v| s * 0.5 + v);
+        v2[3] += c;
+        (t5 * 0.02).atan().tanh() + (acc0 * 0.25).sin()
+    }
+    check_p141(seed = 0x2a0706d52e8f8041, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p142(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 1..xs.len() {
+            let t1 = (-0.03_f64).tanh() * 1.5;
+            acc += (((1.0 + (xs[i]) * (xs[i])).ln()).tanh()).tanh();
+            let t2 = if ((xs[i - 1]) * (xs[i - 1])).cos() * t1 < 0.04 { ((t1).sin() + (xs[i - 1]) * (a) - xs[i]).tanh() } else { (xs[i]) * (t1) };
+            let t3 = ((xs[i]) * (t2) + (1.0 + (a) * (a)).ln() - ((xs[i]) * 0.5).exp()).tanh() * 1.5;
+            acc += (xs[i - 1] - ((-0.28_f64) * 0.5).exp() + (1.0 + (a) * (a)).ln()).tanh();
+        }
+        acc.sin()
+    }
+    check_p142(seed = 0xe57797129a70980f, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]),
+        params = ["a"] at [0]);
+}
+
+program! {
+    #[differentiable]
+    fn p143(a: f64, b: f64, c: f64, xs: &[f64]) -> f64 {
+        let c = c * xs[0].tanh();
+        let t2: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u0, &w1)| a * (0.5 * w1)).sum();
+        let a = a - ((c * 0.5).sin() - xs[0]);
+        0.3 * (a * 0.25) + (t2 * 0.25).atan() + c * 0.5 - b.sin() + 0.5 * (c * 0.5)
+    }
+    check_p143(seed = 0xcea354be204e674c, inputs = 6, calls = [], at = |p| (p[0], p[1], p[2], &p[3..6]));
+}
+
+#[differentiable]
+fn p144_h0(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * 1.5 + (y[i] * s).sin() * 0.25;
+    }
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p144_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * 0.5;
+    }
+    y[0] * 0.25
+}
+#[differentiable]
+fn p144_h2(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p144_h0(y, s);
+    let _ = p144_h1(s * 1.5, &x[1..], y);
+}
+#[differentiable]
+fn p144_h3(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).sin();
+    r[1] = v[1] * 1.5;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+program! {
+    #[differentiable]
+    fn p144(a: f64, ys: &mut [f64], xs: &[f64]) -> f64 {
+        let mut buf1 = vec![0.0; 2];
+        for i in 0..2 {
+            buf1[i] = xs[i + 5] * a;
+        }
+        let _ = p144_h0(&mut buf1, a * 1.5);
+        let t2 = p144_h0(&mut buf1, a).tanh();
+        let t3 = buf1[0] + buf1[1] * 0.3;
+        let mut buf4 = vec![1.5; 4];
+        p144_h2(&mut buf4, &xs[..], t3.tanh());
+        let t5 = buf4[0] + buf4[3] * 0.6;
+        let arr6 = p144_h3(xs, t3.tanh());
+        let t7 = arr6[0] * arr6[0];
+        let t8 = p144_h1(t7.tanh() * -0.5, xs, ys).tanh();
+        let t9 = ys[2] * 1.5;
+        let s10 = &xs[3..];
+        let t11 = (s10[3] * t9.tanh() + s10[1]).sin() + s10[s10.len() - 1] * 0.5;
+        t11 + t9 + t8 + t7 + t5 + ys[2] + a * 0.3
+    }
+    check_p144(seed = 0x700854bd9373d7c4, inputs = 11, calls = [], at = |p| (p[0], &mut p[1..4].to_vec(), &p[4..11]));
+}
+
+program! {
+    #[differentiable]
+    fn p145(n: usize, a: f64) -> f64 {
+        let mut acc0 = 0.0;
+        for i in 0..4 {
+            let mut a = a;
+            let t1 = a.atan2(1.5 + a.cos()).sin();
+            let c2 = |u3: f64| t1;
+            let t4: f64 = c2(0.2_f64.powi(2).sin().exp()) - 0.5 * c2(0.1_f64.powi(2));
+            acc0 -= (a.atan() * 0.5).tanh();
+        }
+        1.0 * (acc0 * 0.1).atan()
+    }
+    check_p145(seed = 0x743dd2e2bba2d95d, inputs = 1, calls = [], at = |p| (3, p[0]));
+}
+
+#[differentiable]
+fn p146_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.6).sin();
+    }
+    acc * 0.75 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p146_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.3;
+    t + p146_h0(&v[1..], s * 0.25) + p146_h0(v, s).tanh()
+}
+#[differentiable]
+fn p146_h2(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 1.5).tanh();
+    }
+    y[0] = (y[0] * 0.3 + s).sin();
+}
+#[differentiable]
+fn p146_h3(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).sin() * 0.75;
+    }
+}
+#[differentiable]
+fn p146_h4(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    p146_h2(y, s);
+    p146_h3(s * 0.3, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+program! {
+    #[differentiable]
+    fn p146(ys: &mut [f64], w: [f64; 3], xs: &[f64], a: f64) -> f64 {
+        let s1 = &xs[..5];
+        let t2 = (s1[2] * w[2] + s1[2]).sin() + s1[s1.len() - 1] * 0.75;
+        let t3 = p146_h1(xs, w[0] * 0.5);
+        let mut buf4 = vec![1.5; 3];
+        p146_h2(&mut buf4, t2.tanh());
+        let t5 = buf4[0] + buf4[2] * 0.25;
+        let mut buf6 = vec![0.5; 3];
+        p146_h2(&mut buf6, w[0]);
+        let t7 = p146_h4(&mut buf6, &s1[..], a).tanh();
+        let _ = p146_h4(&mut buf6, &w, w[0]);
+        let t8 = buf6[0] + buf6[2] * -0.5;
+        let mut buf9 = vec![0.0; 2];
+        for i in 0..2 {
+            buf9[i] = xs[i + 5] * t2.tanh();
+        }
+        for _ in 0..2 {
+            p146_h3(t8.tanh(), s1, &mut buf9);
+        }
+        for _ in 0..2 {
+            p146_h3(t2.tanh() * 0.5, &xs[..4], &mut buf9);
+        }
+        p146_h3(t2.tanh(), &xs[3..], &mut buf9);
+        let t10 = buf9[0] + buf9[1] * 1.5;
+        let t11 = p146_h1(xs, w[2]);
+        let arr12: [f64; 3] = [w[2], xs[4] * 0.25, (t10.tanh()).sin()];
+        let [e14, e15, e16] = arr12;
+        let t13 = e14 * e16 + arr12[1] * e15;
+        p146_h3(t13.tanh(), &xs[..], ys);
+        let t17 = ys[0] * 0.25;
+        t17 + t13 + t11 + t10 + t8 + ys[2] + w[1] * 0.5 + a * 0.3
+    }
+    check_p146(seed = 0x2d3cd4d74765a1fd, inputs = 15, calls = [], at = |p| (&mut p[0..3].to_vec(), <[f64; 3]>::try_from(&p[3..6]).unwrap(), &p[6..14], p[14]));
+}
+
+program! {
+    #[differentiable]
+    fn p147(a: f64, b: f64) -> f64 {
+        let t1 = { let u0 = b; f64::cos(b.max(b)) };
+        let t2: f64 = f64::min(t1 - t1, b + a) * 1.0;
+        let k3 = ((a.mul_add((t2 * 0.5).atan(), t1) * 0.5).tanh().abs() * 2.0) as usize % 3;
+        let t4 = match k3 { 0 => (a + (t2 * 0.5).sin()).clamp(-0.75, 0.75), 1 => (2.0 + ((t2 * 0.5).sin() * t1).sin()).cbrt(), _ => (p132(((t2 * 0.5).atan().powi(3) * 0.25).atan(), (a.cos().exp2() * 0.5).atan(), 2) * 0.5).sin().powi(2) };
+        0.75 * t4 + (t2 * 0.5).tanh() + 0.9 * t1 + 2.0 * b
+    }
+    check_p147(seed = 0x0cc5debc70d7a854, inputs = 2, calls = [p132], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p148(a: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = 0.0;
+        let a = a + (1.5 + xs.iter().sum::<f64>().sin()).log(2.5 + xs[0].cos());
+        let mut a = a;
+        let a = (a * 0.5).atan() * (xs[3] * (a * 0.5).atan());
+        (a * 0.25).sin()
+    }
+    check_p148(seed = 0x0c8203f1f848960c, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+#[differentiable]
+fn p149_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 1.5
+}
+#[differentiable]
+fn p149_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 0.3;
+    }
+    y[0] * 1.5
+}
+#[differentiable]
+fn p149_h2(y: &mut [f64], s: f64) -> f64 {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * -0.5).tanh();
+    }
+    y[0] = (y[0] * 0.25 + s).sin();
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p149_h3(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    let _ = p149_h2(y, s);
+    let _ = p149_h1(s * 0.5, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+program! {
+    #[differentiable]
+    fn p149(a: f64, xs: &[f64], w: [f64; 3]) -> f64 {
+        let t1 = p149_h0(xs, a);
+        let t2 = p149_h0(&xs[..], w[2]).sin();
+        let t3 = p149_h0(&xs[2..=6], t1.tanh()).sin();
+        let mut buf4 = vec![0.0; 2];
+        for i in 0..2 {
+            buf4[i] = xs[i + 6] * t1.tanh();
+        }
+        let t5 = p149_h1(t2.tanh(), &xs[3..5], &mut buf4).tanh();
+        let t6 = p149_h1(w[0], &xs[..8], &mut buf4).tanh();
+        let t7 = p149_h3(&mut buf4, &xs[2..], t1.tanh()).tanh();
+        let t8 = buf4[0] + buf4[1] * 0.6;
+        t8 + t7 + t6 + t5 + t3 + w[1] * 0.5 + a * 0.3
+    }
+    check_p149(seed = 0x671b7ca2ce661644, inputs = 12, calls = [], at = |p| (p[0], &p[1..9], <[f64; 3]>::try_from(&p[9..12]).unwrap()));
+}
+
+program! {
+    #[differentiable]
+    fn p150(b: f64, a: f64, n: usize) -> f64 {
+        let mut acc0 = 0.5;
+        if n == 1 {
+            let mut v1 = vec![0.0; 2];
+            for i in 0..v1.len() {
+                v1[i] = ((f64::max(b, a) - a.tanh().exp()) * 0.5).atan();
+                if i > 0 {
+                    v1[i] += v1[i - 1] * b.mul_add(b, a) * 0.25;
+                }
+            }
+        } else if n == 1 {
+            for i in 0..3 {
+                for j in 0..1 {
+                    if n % 2 == 0 {
+                        let t2 = b;
+                    } else {
+                        let t3: f64 = a * b.cos().atan();
+                    }
+                    acc0 += (((1.5 + 0.3_f64.cos()).sqrt() + f64::max(b, 0.5)) * 0.25).atan();
+                }
+                acc0 += (f64::tanh(2.0 * (p121(0.3 * (acc0 * 0.1).tanh(), (acc0 * 0.1).atan() * b * 0.5) * 0.25).tanh()) * 0.5).sin();
+            }
+        } else {
+            let mut w4 = 0;
+            while w4 < 2 && ((p131((acc0 * 0.1).sin(), (b / (1.5 + (acc0 * 0.1).tanh()) * 0.5).tanh(), 2) * 0.25).sin() / (2.0 + (acc0 * 0.1).atan().cos()) < -0.4 && b < -0.4) {
+                let mut acc5 = b;
+                acc0 = ((acc0 * 0.1).atan() * (0.3 * acc5)).sin();
+                w4 += 1;
+            }
+            let c6 = |u7: f64| n as f64;
+            let t8: f64 = c6((0.1_f64 * 0.9).atan2(1.5 + (acc0 * 0.1).tanh().cos().cos())) - 0.5 * c6((acc0 * 0.1 - (acc0 * 0.1).sin()) * 0.5);
+        }
+        acc0 = ((acc0 * 0.1).tanh() - acc0 * 0.1 * (acc0 * 0.1).sin() * 0.5).tanh();
+        acc0 += (b.cos() * (acc0 * 0.1 / (1.0 + (acc0 * 0.1).sin().powi(2))) * 0.1).sin();
+        for i in 0..3 {
+            for j in 0..2 {
+                let a = a - b * b;
+                acc0 /= (2.0 + f64::cos(b).cos());
+            }
+            acc0 = (acc0 * 0.05).atan();
+        }
+        (acc0 * 0.05).sin() - b
+    }
+    check_p150(seed = 0x88076b71086a0912, inputs = 2, calls = [p121, p131], at = |p| (p[0], p[1], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p151(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (((a + a) * 0.5).exp() + xs[2]).tanh();
+        let t2 = (t1 + xs[0]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            let mut t3 = 0.0;
+            for j in 0..2 {
+                t3 += ((((xs[i]) * 0.5).exp()).sin() * (j as f64 + 0.5)).sin();
+            }
+            let t4 = (xs[i]).tanh() * 1.5;
+            acc = acc + (a + (1.0 + ((xs[i]).tanh()) * ((xs[i]).tanh())).ln()).tanh() - ((((1.0 + (t1) * (t1)).ln()).cos() * xs[i]).cos() * 0.25_f64).tanh();
+        }
+        acc
+    }
+    check_p151(seed = 0xcae9cc4524c1d807, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+#[differentiable]
+fn p152_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.5
+}
+#[differentiable]
+fn p152_h1(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).cos();
+    r[1] = v[1] * 0.3;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+#[differentiable]
+fn p152_h2(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 0.5;
+    }
+}
+program! {
+    #[differentiable]
+    fn p152(xs: &[f64], a: f64) -> f64 {
+        let t1 = p152_h0(&xs[..8], a);
+        let arr2 = p152_h1(&xs[..8], t1.tanh());
+        let t3 = arr2[1] * arr2[0];
+        let mut buf4 = vec![0.0; 2];
+        for i in 0..2 {
+            buf4[i] = xs[i + 4] * t3.tanh() * 0.75;
+        }
+        p152_h2(a, &xs[..8], &mut buf4);
+        let t5 = buf4[0] + buf4[1] * 0.75;
+        t5 + t3 + t1 + a * 0.3
+    }
+    check_p152(seed = 0xaef263455792ab92, inputs = 9, calls = [], at = |p| (&p[0..8], p[8]));
+}
+
+program! {
+    #[differentiable]
+    fn p153(a: f64, n: usize, xs: &[f64]) -> f64 {
+        let t2: f64 = xs.iter().rev().skip(1).map(|&u0| a).sum();
+        let mut acc3 = xs[xs.len() - 1 - n] * 0.3 * a;
+        let mut w4 = 0;
+        while w4 < 1 {
+            let t5 = f64::sin((1.5 + a.sin()).powf((t2 * 0.25).sin().tanh())).powi(2).ln_1p();
+            acc3 *= a.tanh().cosh().tanh();
+            w4 += 1;
+        }
+        let mut acc6 = (t2 * 0.25 / (1.0 + a.powi(2))).atan2(1.5 + xs[n].cos());
+        acc6.cos() - (acc3 * 0.25).tanh().cos() + (t2 * 0.25).cos()
+    }
+    check_p153(seed = 0x29d0f35c9ad61344, inputs = 4, calls = [], at = |p| (p[0], 1, &p[1..4]),
+        params = ["a"] at [0]);
+}
+
+program! {
+    #[differentiable]
+    fn p154(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (((((a) * 0.5).exp()) * 0.5).exp() + xs[3]).tanh();
+        let t2 = (t1 + (t1).cos() * t1 + xs[5]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            let t3 = ((a + (t2).cos() * xs[i]).tanh()).tanh() * 1.5;
+            let mut t4 = 0.0;
+            for j in 0..2 {
+                t4 += (t2 * (j as f64 + 0.5)).sin();
+            }
+            let t5 = (((1.0 + ((t2).sin()) * ((t2).sin())).ln()).mul_add(0.5, xs[i])).tanh() * 1.5;
+            acc += ((1.0 + (xs[i] - (1.0 + (xs[i]) * (xs[i])).ln()) * (xs[i] - (1.0 + (xs[i]) * (xs[i])).ln())).ln()).tanh();
+            acc += (((((xs[i]).sin()) * 0.5).exp()).cos() * t2).tanh();
+            acc = acc + ((xs[i]).tanh() + a + (t1) * ((t2) * (xs[i]))).tanh() - (xs[i]).tanh();
+        }
+        acc
+    }
+    check_p154(seed = 0x5cfaab5a3bdd794f, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+#[differentiable]
+fn p155_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.5
+}
+#[differentiable]
+fn p155_h1(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.3 + (y[i] * s).sin() * 0.25;
+    }
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p155_h2(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).sin() * 0.25;
+    }
+}
+#[differentiable]
+fn p155_h3(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p155_h1(y, s);
+    p155_h2(s * 0.75, &x[1..], y);
+}
+program! {
+    #[differentiable]
+    fn p155(xs: &[f64], a: f64) -> f64 {
+        let s1 = &xs[2..];
+        let t2 = (s1[1] * a + s1[1]).sin() + s1[s1.len() - 1] * 0.6;
+        let t3 = p155_h0(xs, t2.tanh() * 0.6);
+        let mut buf4 = vec![0.0; 4];
+        for i in 0..4 {
+            buf4[i] = xs[i + 2] * t2.tanh();
+        }
+        p155_h3(&mut buf4, xs, t3.tanh());
+        p155_h2(t3.tanh(), xs, &mut buf4);
+        let t5 = buf4[0] + buf4[3] * 0.75;
+        t5 + t3 + t2 + a * 0.3
+    }
+    check_p155(seed = 0x1c69f49b0c429acf, inputs = 7, calls = [], at = |p| (&p[0..6], p[6]));
+}
+
+program! {
+    #[differentiable]
+    fn p156(a: f64, b: f64) -> f64 {
+        let k0 = ((b.mul_add(b, b) * 0.5).sin().abs() * 2.0) as usize % 3;
+        let t1 = match k0 { 0 => b, 1 => ((b * b).mul_add((p131(a, (b * b * 0.5).sin(), 2) * 0.25).tanh().powi(3), b) * 0.5).atan(), _ => ((a * a + (b + a)) * 0.5).sin() };
+        let t2 = f64::tanh(t1);
+        let mut acc3 = 1.0;
+        for i in 0..2 {
+            let mut w4 = 0;
+            while w4 < 1 && (b * 0.25 > 0.3) {
+                let mut acc5 = 1.0;
+                acc5 *= (w4 as f64).powi(3).cos();
+                w4 += 1;
+            }
+            acc3 += (a.cos().mul_add(t1 * a, t2) * 0.1).sin();
+        }
+        let b = b - p138(1, t2.tanh()) / (2.0 + 0.25_f64.cos());
+        (b * 0.1).tanh() + 2.0 * (acc3 * 0.1).sin() - t1
+    }
+    check_p156(seed = 0x061c629c91c677cb, inputs = 2, calls = [p131, p138], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p157(a: f64) -> f64 {
+        let t0 = (1.0 + a.powi(2)).sqrt().asinh();
+        let mut acc1 = ((1.0 + t0.powi(2)).ln().powi(2) * 0.5).sin();
+        if p141((p147((t0 * a * 0.5).sin(), 0.3 * 0.9) * 0.25).sin() - acc1, a.tanh(), ((0.1 + t0) * 0.5).atan()) + t0 > -0.4 {
+            let acc1 = acc1 - a.abs();
+            let t2 = t0.sin().exp2();
+            let mut t0 = t0;
+        }
+        if t0 > 0.7 {
+            for i in (0..6).step_by(2) {
+                if ((acc1 * 0.25).sin() - i as f64) > a {
+                    return f64::cos((acc1 * 0.25).mul_add(t0, 0.25));
+                }
+                acc1 += ((acc1 * 0.25).atan() * 0.5).tanh();
+            }
+        } else if t0 * t0 < 0.1 {
+            acc1 = (t0.powi(2) * 0.5).atan();
+        } else {
+            let t3: f64 = (acc1 * 0.25).tanh();
+        }
+        (acc1 * 0.25).tanh() - t0 - a
+    }
+    check_p157(seed = 0x4899abff149e62ac, inputs = 1, calls = [p141, p147], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p158(a: f64) -> f64 {
+        let flag0 = -a > 0.25;
+        let mut v1 = vec![0.0; 2];
+        for i in 0..v1.len() {
+            v1[i] = f64::sin(a);
+        }
+        let mut acc2 = f64::max(a, v1.iter().map(|q| (q * 1.5).sin()).sum::<f64>()) + 0.3 * 1.0;
+        for i in 0..v1.len() {
+            for j in 0..2 {
+                for l in 0..2 {
+                    v1[l] = ((acc2 * 0.05).tanh().atan2(1.5 + (2.0 + (v1[v1.len() - 1 - l] * 0.05).cos()).recip().cos()) * 0.5).sin();
+                }
+                acc2 = a.powi(2).ln_1p() / (2.0 + (acc2 * 0.05).tanh().cos().cos());
+            }
+            v1[1 - i] += (((v1[0] * 0.05).tanh() * 0.75 - 0.5 * (acc2 * 0.05).atan()) * 0.5).atan();
+        }
+        0.2 * (acc2 * 0.05)
+    }
+    check_p158(seed = 0x34a0a02a393fe23e, inputs = 1, calls = [], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p159(a: f64, b: f64) -> f64 {
+        let mut acc0 = (2.0 * (1.0 + b.powi(2)).sqrt() * 0.5).tanh();
+        match (a.atan().abs() * 2.0) as usize % 3 {
+            0 | 1 => {
+                let mut k1 = 0;
+                let r2 = loop {
+                    acc0 += a;
+                    acc0 *= 0.5 + 0.4 * (b + b).sin();
+                    k1 += 1;
+                    if ((1.0 + a.powi(2)).sqrt() < 0.0 && (acc0 * 0.1).sin() < 0.1) || k1 >= 2 { break 0.5 * b; }
+                };
+            }
+            _ => {
+                acc0 += (acc0 * 0.1 * 0.5).atan();
+            }
+        }
+        let k3 = (b.atan().abs() * 2.0) as usize % 3;
+        match k3 {
+            0 => {
+                let mut w4 = 0;
+                while w4 < 3 {
+                    match w4 {
+                        0 => {
+                            let mut w5 = 0;
+                            while w5 < 3 {
+                                let t6: f64 = ((b + w5 as f64) * (b + b)).tanh();
+                                acc0 -= t6 * 0.6;
+                                w5 += 1;
+                            }
+                        }
+                        1 => {
+                            let mut w7 = 0;
+                            while w7 < 2 {
+                                let mut acc8 = 0.1 - b;
+                                acc0 = b.max(b / (1.5 + 0.6_f64.tanh()));
+                                w7 += 1;
+                            }
+                        }
+                        _ => {
+                            let flag9 = -a > -0.1;
+                        }
+                    }
+                    acc0 = (1.0 + (1.5 + (acc0 * 0.02).sin().cos()).sqrt().powi(2)).sqrt();
+                    w4 += 1;
+                }
+            }
+            1 => {
+                let flag10 = a + (p147(((acc0 * 0.02).atan() * (acc0 * 0.02) * 0.25).sin(), a.sin()) * 0.25).sin() > 0.25;
+            }
+            _ => {
+                let t11 = (1.0 + (acc0 * 0.02).atan().atan2(1.5 + (acc0 * 0.02).atan().cos()).powi(2)).sqrt();
+            }
+        }
+        (acc0 * 0.02).atan().cos() + a
+    }
+    check_p159(seed = 0x84a22bd817e95619, inputs = 2, calls = [p147], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p160(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = v.to_owned();
+        let t2 = x + &(x / &x.mapv(|q| q * q + 1.0));
+        let t3 = x.to_owned();
+        let t4 = t3.to_owned();
+        t4.sum() * 0.2 + t3.sum() * 0.2 + t2.sum() * 0.2
+    }
+    check_p160(seed = 0xd47c72f2194f431e, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p161(a: f64, b: f64, c: f64) -> f64 {
+        let t0: f64 = b;
+        let flag1 = c > 0.5;
+        let t2 = (b - p159(((1.0 + t0.powi(2)).cbrt() * 0.5).tanh(), a / (1.0 + 1.0_f64.powi(2)) * 0.5)).hypot(t0.atan2(1.5 + b.cos())).tanh();
+        let mut acc3 = 0.5;
+        if a - t0 > c || b < 0.5 {
+            let mut k4 = 0;
+            let r5 = loop {
+                acc3 += a.atan2(1.5 + t0.cos()) * 0.9;
+                acc3 += (t2.mul_add(2.0_f64.sin(), t0) * 0.25).sin();
+                k4 += 1;
+                if (flag1) || k4 >= 6 { break t2; }
+            };
+        } else {
+            let mut w6 = 0;
+            while w6 < 2 && (b > 0.5) {
+                acc3 /= (1.0 + (p132((acc3 * 0.1).sin() * b, t0.max((acc3 * 0.1).atan()), 2) * 0.5).tanh().powi(2).powi(2));
+                acc3 = (1.5 + (w6 as f64).cos()).sqrt() * (t2 - t0) * 0.5;
+                w6 += 1;
+            }
+        }
+        let t0 = t0 - 1.25;
+        (t0 * 0.5).atan().sin() - (acc3 * 0.1).tanh() + 0.9 * t2 + 2.0 * c + a
+    }
+    check_p161(seed = 0xaa1f42fa944a11fd, inputs = 3, calls = [p132, p159], at = |p| (p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p162(a: f64, n: usize) -> f64 {
+        let c0 = |u1: f64| (a * a).powi(3);
+        let t2: f64 = c0((1.5 + a.powi(2).sin()).log(2.5 + 0.2_f64.min(a).cos())) - 0.5 * c0((2.0 + a.sin()).log10());
+        let mut acc3 = 0.5;
+        if n == 0 {
+            let mut acc4 = 1.0_f64.powi(2) - a;
+            for i in 0..n {
+                let mut w5 = 0;
+                while w5 < 4 {
+                    match w5 % 3 {
+                        0 => {
+                            match i % 3 {
+                                0 | 1 => {
+                                    for l in 0..3 {
+                                        acc3 = 0.25_f64;
+                                        acc3 *= (w5 as f64 * a).tanh();
+                                    }
+                                }
+                                _ => {
+                                    match w5 {
+                                        0 => {
+                                            let t7 = { let u6 = (acc3 * 0.02).max((acc3 * 0.02).tanh()).sin(); (t2 * 0.1).tanh() / (2.0 + (i as f64).cos()) + ((acc4 * 0.05).atan() - u6) };
+                                        }
+                                        1 => {
+                                            let mut w8 = 0;
+                                            while w8 < 4 {
+                                                let t9 = if (1.0 + a.powi(2)).ln() > 0.7 { ((t2 * 0.1).atan() - (t2 * 0.1).tanh()) / (1.5 + p90(p158((a * a * 0.5).tanh()).tanh(), ((acc3 * 0.01).tanh().hypot(1.25) * 0.5).sin(), 1).powi(2).tanh()) } else { 1.5 * (acc4 * 0.02) / (1.0 + (-a).powi(2)) };
+                                                acc3 = -(t2 * 0.1).powi(2).ln_1p();
+                                                w8 += 1;
+                                            }
+                                        }
+                                        _ => {
+                                            let mut acc10 = a.sin().atan();
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                        1 => {
+                            let c11 = |u12: f64| w5 as f64 - acc4 * 0.02 + (a - 0.9);
+                            let t13: f64 = c11((acc4 * 0.02).tanh().hypot((acc4 * 0.02).tanh()).clamp(-0.75, 0.75)) - 0.5 * c11((t2 * 0.1).tanh() * a);
+                        }
+                        _ => {
+                            let c14 = |u15: f64| (acc3 * 0.01).tanh() * f64::max((t2 * 0.1).sin(), u15);
+                            let t16: f64 = c14((2.0 + a.sin().cos()).powi(-2)) - 0.5 * c14((acc4 * 0.02).tanh() + (acc4 * 0.02).tanh());
+                        }
+                    }
+                    acc4 /= (1.0 + (acc4 * 0.02).sin().powi(2));
+                    w5 += 1;
+                }
+                acc3 += (((acc4 * 0.02).sin() + (acc4 * 0.02).atan()).hypot((1.0 + (acc4 * 0.02).tanh().powi(2)).ln()) * 0.25).tanh();
+            }
+        } else {
+            let mut k17 = 0;
+            let r19 = loop {
+                let t18 = match k17 % 3 { 0 => (a - a).cos(), 1 => a, _ => (a * (acc3 * 0.01).tanh()).asinh() };
+                acc3 = ((acc3 * 0.01).sin() - t18.max(t2 * 0.1) * 0.5).atan();
+                k17 += 1;
+                if (0.25_f64.max(t18) < -0.2 && (n as f64) < -0.4) || k17 >= 5 { break k17 as f64; }
+            };
+        }
+        (acc3 * 0.01).atan() - (t2 * 0.1).tanh() + a.sin()
+    }
+    check_p162(seed = 0xb93f235d56822386, inputs = 1, calls = [p90, p158], at = |p| (p[0], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p163(n: usize, a: f64) -> f64 {
+        let t0: f64 = a.cos() * f64::tanh(a);
+        let mut acc1 = ((n as f64 + t0 * p145(3, (a + a) * 0.5)) * 0.25).tanh();
+        if n < 1 {
+            let mut acc2 = 1.0 * t0.cos();
+            let mut k3 = 0;
+            loop {
+                let mut w4 = 0;
+                while w4 < 1 && (0.6_f64.cos().exp_m1() < 0.7) {
+                    let acc2 = (acc2 * 0.1).tanh() - ((acc1 * 0.1).sin() - t0);
+                    acc1 += (t0 * 0.5).tanh();
+                    w4 += 1;
+                }
+                acc1 += (t0 * 0.5).sin();
+                k3 += 1;
+                if ((acc1 * 0.1).sin() - (acc1 * 0.1).sin() > 0.1 || (acc1 * 0.1).sin() < 0.1) || k3 >= 4 { break; }
+            }
+        } else {
+            let t5 = a / (1.0 + p141((a.powi(3) * 0.5).sin(), a, (t0 * t0 * 0.25).atan()).powi(2));
+            acc1 += ((t0 - t0 - (t5 - n as f64)) * 0.1).tanh();
+        }
+        (acc1 * 0.1).atan().tanh() + t0.sin()
+    }
+    check_p163(seed = 0x97c6ee9dec377143, inputs = 1, calls = [p141, p145], at = |p| (1, p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p164(a: f64, n: usize) -> f64 {
+        let t0 = -a;
+        let mut acc1 = 0.0;
+        for i in 1..=3 {
+            if n > 0 {
+                acc1 = ((t0 - a).mul_add(-(n as f64), t0 - 1.5) * 0.25).atan();
+            } else if i % 2 == 0 {
+                let a = a * (2.0 + 1.0_f64.sin()).sqrt();
+            } else {
+                let mut k2 = 0;
+                loop {
+                    let acc1 = (acc1 * 0.05).atan() - a;
+                    k2 += 1;
+                    if (0.3 * 0.9 > a) || k2 >= 3 { break; }
+                }
+            }
+            acc1 = (1.0 + a.powi(2)).sqrt() * (t0 * (acc1 * 0.05).sin()) * 0.5;
+        }
+        let t3: f64 = a / (1.0 + t0.powi(2));
+        acc1 += (a.tanh() * (1.5 + (p156(((1.5 + t0.sin()).powf((acc1 * 0.05).tanh()) * 0.5).tanh(), p158(-t0)) * 0.5).tanh().cos()).sqrt() * 0.5).atan();
+        let t4 = if t3 * (acc1 * 0.05).tanh() > -0.2 { n as f64 } else { (1.0 + (1.5 + t3.sin()).powf(a.tanh()).powi(2)).sqrt() };
+        let t5 = (t4 * 0.5).sin() + (acc1 * 0.05).atan();
+        match n {
+            0 => {
+                let mut w6 = 0;
+                while w6 < 2 {
+                    let t7 = ((acc1 * 0.05).atan() * a).asinh();
+                    acc1 += (t5 * 0.5).sin();
+                    w6 += 1;
+                }
+            }
+            _ => {
+                let mut acc1 = acc1;
+            }
+        }
+        t5 + (t4 * 0.5).sin().cos() + t3 - (acc1 * 0.05).atan().sin() + t0.sin() + a.cos()
+    }
+    check_p164(seed = 0x8a7c7c57b9cb6708, inputs = 1, calls = [p156, p158], at = |p| (p[0], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p165(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = v.to_owned();
+        let t2 = (t1.mapv(f64::tanh)).mean().unwrap();
+        let mut t3 = x + &(x + x);
+        for _ in 0..n {
+            t3 = (&t3 * (v.sum().sin())).mapv(f64::sin) + &t3 * 0.5;
+        }
+        t3.sum() * 0.2 + t2 + t1.dot(&t1) * 0.1
+    }
+    check_p165(seed = 0x070daf2866c98e46, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p166(a: f64) -> f64 {
+        let mut acc0 = 0.0;
+        let a = a - (1.5 + a.cos()).sqrt();
+        for i in 0..4 {
+            let o1: Option<f64> = if (a * 0.5).atan().cos() > 0.5 { Some(f64::cos((a * 0.5).atan() - a * 0.5)) } else { None };
+            let t3: f64 = match o1 { Some(u2) => a * 0.5, None => 0.1_f64 };
+            let t4 = (a * 0.5).atan() * t3;
+            let mut k5 = 0;
+            let r6 = loop {
+                acc0 = t3;
+                acc0 = ((acc0 * 0.05).tanh() * ((acc0 * 0.05).atan().mul_add(t3, (t4 * 0.5).atan()) * 0.25)).sin();
+                k5 += 1;
+                if (0.75 * 1.0 > (t4 * 0.5).tanh()) || k5 >= 3 { break (1.0 + t3.powi(2)).ln(); }
+            };
+            acc0 += ((1.5 + ((t4 * 0.5).sin() / (1.0 + (a * 0.5).atan().powi(2))).sin()).powf(((t4 * 0.5).atan() * r6).tanh()) * 0.5).atan();
+        }
+        let t7 = if acc0 * 0.05 > acc0 * 0.05 { (a * 0.5).tanh() * (2.0 + (a * 0.5 * 0.5).atan().cos()).powi(-2) } else { (a * 0.5).sin() * (0.1 * 2.0) };
+        let t8 = (p157(t7.powi(2)) * 0.5).atan().tanh();
+        let mut acc9 = f64::cos((acc0 * 0.05).tanh());
+        for i in 0..2 {
+            acc0 += ((acc0 * 0.05).sin().clamp(-0.75, 0.75) * (i as f64 - a * 0.5) * 0.25).atan();
+        }
+        (acc9 * 0.25).tanh().cos() - 0.75 * t8 - 1.0 * t7 + (a * 0.5).sin().tanh() + 0.5 * (acc0 * 0.05)
+    }
+    check_p166(seed = 0x853206d92046a3a8, inputs = 1, calls = [p157], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p167(a: f64, xs: &[f64]) -> f64 {
+        let t1 = ((((a) * (a)) * 0.5).exp() + xs[2]).tanh();
+        let t2 = ((t1).cos() * a + (a).sin() + xs[4]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        let mut carried = 0.5;
+        for i in 1..xs.len() {
+            if ((xs[i]).cos() * 0.80_f64).cos() * t2 > 0.22 {
+                break;
+            }
+            acc += ((((xs[i]) * (xs[i - 1])) * (t1)).tanh()).tanh();
+            let mut t3 = 0.0;
+            for j in 0..2 {
+                t3 += (((xs[i]) * 0.5).exp() + (t2).sin() * (j as f64 + 0.5)).sin();
+            }
+            let t4 = ((xs[i - 1] + ((xs[i - 1]) * 0.5).exp()).cos() * xs[i - 1]).tanh() * 1.5;
+            acc -= ((xs[i]) * (((a) * 0.5).exp() - xs[i] + a)).tanh();
+            carried = carried * 0.5 + (((xs[i]).sin()).cos() * t4 + t2).tanh();
+            acc += carried;
+        }
+        acc
+    }
+    check_p167(seed = 0xb23c4db21ce80789, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]),
+        params = ["xs"] at [1, 2, 3, 4, 5]);
+}
+
+#[differentiable]
+fn p168_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.75
+}
+#[differentiable]
+fn p168_h1(y: &mut [f64], s: f64) -> f64 {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.5).tanh();
+    }
+    y[0] = (y[0] * 0.75 + s).sin();
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p168_h2(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).tanh() * -0.5;
+    }
+    y[0] * 0.6
+}
+#[differentiable]
+fn p168_h3(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    let _ = p168_h1(y, s);
+    let _ = p168_h2(s * 0.25, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+program! {
+    #[differentiable]
+    fn p168(xs: &[f64], a: f64, b: f64) -> f64 {
+        let t1 = p168_h0(&xs[0..=1], a);
+        let s2 = &xs[..4];
+        let t3 = (s2[2] * t1.tanh() + s2[0]).sin() + s2[s2.len() - 1] * 0.5;
+        let t4 = p168_h0(xs, b).sin();
+        let mut buf5 = vec![0.0; 3];
+        for i in 0..3 {
+            buf5[i] = xs[i + 1] * t3.tanh() * 0.25;
+        }
+        let t6 = p168_h3(&mut buf5, xs, a).tanh();
+        let t7 = p168_h1(&mut buf5, a).tanh();
+        let t8 = buf5[0] + buf5[2] * 0.75;
+        let s9 = &s2[..3];
+        let t10 = (s9[0] * t8.tanh() + s9[1]).sin() + s9[s9.len() - 1] * 1.5;
+        t10 + t8 + t7 + t6 + t4 + a * 0.3
+    }
+    check_p168(seed = 0x9aeeb499162e9abf, inputs = 9, calls = [], at = |p| (&p[0..7], p[7], p[8]),
+        params = ["xs"] at [0, 1, 2, 3, 4, 5, 6]);
+}
+
+program! {
+    #[differentiable]
+    fn p169(b: f64, a: f64) -> f64 {
+        let mut v0 = vec![0.0; 3];
+        for i in 0..v0.len() {
+            v0[i] = a.tanh().abs();
+            if i > 0 {
+                v0[i] += v0[i - 1] * (p157((b / (1.5 + a.tanh()) * 0.5).sin()) * 0.5 * 0.25).sin();
+            }
+        }
+        let t1 = a;
+        let mut v2 = vec![0.0; 4];
+        for i in 0..v2.len() {
+            v2[i] = (t1.cos().hypot(p141(((v0[(i + 1) % 3] * 0.25).atan() - a) * 0.5, ((1.0 + t1.powi(2)).cbrt() * 0.5).tanh(), (t1.powi(2) * 0.5).tanh()).tanh().exp_m1()) * 0.5).atan();
+        }
+        let t5: f64 = v2.iter().take(2).map(|&u3| 0.2 * t1.abs()).fold(0.0, |s, v| s * 0.5 + v);
+        let t1 = t1 - (b - b);
+        let t6 = (t1 * 0.25 + v2[1]).tanh();
+        let mut acc7 = ((t6 + t6.tanh().cosh()) * 0.5).tanh();
+        for i in 0..3 {
+            for j in 0..2 {
+                let t8 = match j { 0 => ((a - (v2[i] * 0.1).atan()) / (2.0 + (b * a).cos()) * 0.25).atan(), _ => ((acc7 * 0.1).atan() / (1.0 + (v2.iter().enumerate().map(|(k, q)| (q * 0.1) * k as f64).sum::<f64>() * 0.5).atan().atan().powi(2)) * 0.5).tanh() };
+                acc7 = (t5 + f64::atan((t1 * 0.25).sin())) * 0.5;
+            }
+            acc7 *= v2.iter().map(|q| (q * 0.1) * t5).sum::<f64>().tanh();
+        }
+        1.0 * (acc7 * 0.05).sin() - t6 + (t1 * 0.25).sin() + 1.5 * t5
+    }
+    check_p169(seed = 0x96af68c68b0624cf, inputs = 2, calls = [p141, p157], at = |p| (p[0], p[1]));
+}
+
+#[differentiable]
+fn p170_h0(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 0.25;
+    }
+}
+#[differentiable]
+fn p170_h1(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).sin();
+    r[1] = v[1] * 0.3;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+program! {
+    #[differentiable]
+    fn p170(ys: &mut [f64], a: f64, xs: &[f64]) -> f64 {
+        let mut arr1 = [0.25_f64; 3];
+        arr1[2] = a;
+        arr1[0] = xs[5] * 0.6;
+        arr1[1] = (a).sin();
+        let t2 = arr1[2] * arr1[0];
+        let mut buf3 = vec![0.3; 4];
+        for _ in 0..2 {
+            p170_h0(t2.tanh(), xs, &mut buf3);
+        }
+        let t4 = buf3[0] + buf3[3] * 1.5;
+        let mut buf5 = vec![0.0; 2];
+        for i in 0..2 {
+            buf5[i] = xs[i + 4] * t2.tanh();
+        }
+        for _ in 0..2 {
+            p170_h0(t2.tanh() * 0.6, xs, &mut buf5);
+        }
+        p170_h0(t2.tanh(), &xs[..7], &mut buf5);
+        let t6 = buf5[0] + buf5[1] * 0.3;
+        p170_h0(t4.tanh(), &xs[6..=6], ys);
+        let t7 = ys[2] * -0.5;
+        let arr8 = p170_h1(xs, a);
+        let t9 = arr8[0] * arr8[1];
+        let s10 = &xs[2..];
+        let t11 = (s10[2] * t2.tanh() * 1.5 + s10[3]).sin() + s10[s10.len() - 1] * 0.25;
+        t11 + t9 + t7 + t6 + t4 + ys[2] + a * 0.3
+    }
+    check_p170(seed = 0x0b5ed39db3c21355, inputs = 11, calls = [], at = |p| (&mut p[0..3].to_vec(), p[3], &p[4..11]));
+}
+
+program! {
+    #[differentiable]
+    fn p171(d: f64, n: usize, b: f64, a: f64, c: f64) -> f64 {
+        let mut acc0 = (2.0 + (b * a).cos()).powi(-2);
+        let mut w1 = 0;
+        while w1 < 2 {
+            acc0 = (acc0 * 0.25).tanh();
+            w1 += 1;
+        }
+        for i in (0..4).rev() {
+            if -(acc0 * 0.1).atan() > -0.1 {
+                let t2 = (0.5 * (a + a).tanh()).acos() * (c * d).cos();
+                let t3 = (p132(((t2 * 0.5).atan().powi(2) * 0.5).sin(), ((p132(c.hypot(d) * 0.5, ((1.0 + d.powi(2)).sqrt() * 0.5).sin(), 2) * 0.5).sin() + d) * 0.5, 2) * 0.5).powi(2).ln_1p() - (c + c);
+            } else {
+                let t4 = n as f64;
+            }
+            acc0 *= (d * d).cos();
+        }
+        let t5 = match n % 3 { 0 | 1 => d.abs() * ((acc0 * 0.05).sin() * 0.1), _ => 0.5 * (acc0 * 0.05) };
+        let t6 = (1.5 + t5.sin()).log(2.5 + (-(acc0 * 0.05).atan()).cos()).min(c.powi(3));
+        let t7 = if (n as f64 * n as f64) > -0.1 || b < 0.7 { d / (2.0 + b.cos()) } else { d.max((acc0 * 0.05).tanh()).min((acc0 * 0.05).atan() * (acc0 * 0.05)) };
+        let mut w8 = 0;
+        while w8 < 3 {
+            let t9 = (w8 as f64 * c).sin() - -(a + (t6 * 0.5).atan());
+            acc0 = 0.5_f64.tanh();
+            w8 += 1;
+        }
+        (t7 * 0.5).atan().tanh() + (t6 * 0.5).tanh() + t5 + acc0 * 0.05 + c + 0.5 * c
+    }
+    check_p171(seed = 0x54e3d6836d66cd0c, inputs = 4, calls = [p132], at = |p| (p[0], 2, p[1], p[2], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p172(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = (v * (v[1])).mapv(f64::sin);
+        for _ in 0..n {
+            t1 = (x.dot(&t1) * 0.3).mapv(f64::tanh) + &t1 * 0.5;
+        }
+        let t2 = v.to_owned();
+        let t3 = x.to_owned();
+        let mut t4 = t1.to_owned();
+        for _ in 0..n {
+            t4 = ((v + &t3).dot(&t4) * 0.3).mapv(f64::tanh) + &t4 * 0.5;
+        }
+        let t5 = s;
+        t5 + t4.dot(&t4) * 0.1 + t3.sum() * 0.2
+    }
+    check_p172(seed = 0x6d785f64260556e2, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p173(xs: &[f64], a: f64, b: f64) -> f64 {
+        let mut b = b;
+        let t0 = xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).atan2(1.5 + a.cos());
+        let mut acc1 = 1.0;
+        if t0.powi(3) < 0.5 {
+            let flag2 = xs[0] / (1.0 + b.powi(2)) > 0.3;
+            let t0 = t0 - b.sin().exp2();
+        }
+        let t4 = { let u3 = ((t0 - (p169(b.cos(), (b * t0 * 0.5).sin()) * 0.25).tanh().cos()) * 0.5).atan(); t0.abs() / (2.0 + (t0 - xs[2]).cos()) };
+        (t4 * 0.5).sin().sin() + t0.cos() + b.tanh() + 1.25 * a
+    }
+    check_p173(seed = 0x2ac45e7e3a0254b6, inputs = 5, calls = [p169], at = |p| (&p[0..3], p[3], p[4]));
+}
+
+program! {
+    #[differentiable]
+    fn p174(a: f64, xs: &[f64]) -> f64 {
+        let t1 = ((((a) * 0.5).exp()).sin() + xs[0]).tanh();
+        let t2 = (((a).tanh()).sin() + xs[2]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            extra = extra + ((xs[i]).tanh()).tanh() - ((((1.0 + (a) * (a)).ln() + xs[i] - a) * 0.5).exp()).tanh();
+            if xs[i] - xs[i] - xs[i] < 0.43 {
+                continue;
+            }
+            if i + 1 < xs.len() {
+                let mut t3 = 0.0;
+                for j in 0..2 {
+                    t3 += (((1.0 + (xs[i]) * (xs[i])).ln()).sin() * (j as f64 + 0.5)).sin();
+                }
+                acc -= ((t3 - xs[i + 1] - ((t1) * 0.5).exp()).mul_add(0.5, a)).tanh();
+            }
+            acc += ((((t1).mul_add(0.5, xs[i])).tanh()).cos() * xs[i]).tanh();
+        }
+        acc
+    }
+    check_p174(seed = 0xf136373bae83d30e, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+#[differentiable]
+fn p175_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.5).sin();
+    }
+    acc * 0.25 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p175_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.25;
+    t + p175_h0(&v[1..], s * -0.5) + p175_h0(v, s).tanh()
+}
+#[differentiable]
+fn p175_h2(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.3).tanh();
+    }
+    y[0] = (y[0] * 0.6 + s).sin();
+}
+#[differentiable]
+fn p175_h3(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 0.3;
+    }
+}
+#[differentiable]
+fn p175_h4(y: &mut [f64], x: &[f64], s: f64) {
+    p175_h2(y, s);
+    p175_h3(s * 0.3, &x[1..], y);
+}
+#[differentiable]
+fn p175_h5(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).sin();
+    r[1] = v[1] * 0.5;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+program! {
+    #[differentiable]
+    fn p175(a: f64, w: [f64; 3], xs: &[f64]) -> f64 {
+        let t1 = p175_h1(&xs[..], a * 1.5).sin();
+        let mut buf2 = vec![-0.5; 2];
+        p175_h2(&mut buf2, w[0]);
+        let t3 = buf2[0] + buf2[1] * 0.6;
+        let mut buf4 = vec![0.0; 4];
+        for i in 0..4 {
+            buf4[i] = xs[i + 0] * t3.tanh() * 0.3;
+        }
+        p175_h3(t3.tanh(), xs, &mut buf4);
+        p175_h3(t3.tanh() * 0.6, &buf2, &mut buf4);
+        p175_h4(&mut buf4, xs, t1.tanh());
+        let t5 = buf4[0] + buf4[3] * 0.3;
+        let t6 = p175_h1(&xs[0..8], a).sin();
+        let arr7 = p175_h5(&xs[5..7], t1.tanh());
+        let t8 = arr7[2] * arr7[2];
+        let mut buf9 = vec![0.75; 4];
+        for _ in 0..2 {
+            p175_h2(&mut buf9, t8.tanh());
+        }
+        let t10 = buf9[0] + buf9[3] * 1.5;
+        t10 + t8 + t6 + t5 + t3 + w[1] * 0.5 + a * 0.3
+    }
+    check_p175(seed = 0x40ab33c93ba5c86a, inputs = 12, calls = [], at = |p| (p[0], <[f64; 3]>::try_from(&p[1..4]).unwrap(), &p[4..12]));
+}
+
+program! {
+    #[differentiable]
+    fn p176(a: f64, b: f64, c: f64, d: f64) -> f64 {
+        let c0 = |u1: f64| d;
+        let t2: f64 = c0(c) - 0.5 * c0(a.atan2(1.5 + b.cos()));
+        let a = a * (a - 0.1);
+        let mut acc3 = (2.0 * d * 0.5).atan().powi(2);
+        for i in (0..1).rev() {
+            let mut w4 = 0;
+            while w4 < 2 {
+                acc3 += c.powi(2).ln_1p() * 0.9;
+                w4 += 1;
+            }
+            let t5 = match i % 3 { 0 => i as f64, 1 => b, _ => (2.0 + b.sin()).sqrt().tanh().exp_m1() };
+            acc3 += ((d + t2).asinh() * 0.5).atan();
+        }
+        let c6 = |u7: f64| (0.2 + c) * t2;
+        let t8: f64 = c6((1.5 + d.sin()).powf((t2 * t2).tanh())) - 0.5 * c6(c);
+        let c9 = |u10: f64| t2.sin().exp();
+        let t11: f64 = c9((c + (acc3 * 0.1).atan()).max((t8 * 0.5).atan() - d) * 0.5) - 0.5 * c9((t8 * 0.5).sin().sin());
+        (t11 * 0.5).atan() + 0.2 * (acc3 * 0.1).tanh() + (a * 0.5).atan() + t2.cos() + c
+    }
+    check_p176(seed = 0x191a20796799cec3, inputs = 4, calls = [], at = |p| (p[0], p[1], p[2], p[3]));
 }
 
 #[differentiable]
 fn p177_h0(v: &[f64], s: f64) -> f64 {
     let mut acc = 0.0;
     for i in 0..v.len() {
-        acc += (v[i] * s + -0.5).cos();
+        acc += (v[i] * s + 0.6).cos();
     }
-    acc * 0.6 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p177_h1(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * -0.5 + (y[i] * s).cos() * 0.25;
-    }
-}
-#[differentiable]
-fn p177_h2(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).tanh() * 0.5;
-    }
-}
-#[differentiable]
-fn p177_h3(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    p177_h1(y, s);
-    p177_h2(s * -0.5, &x[1..], y);
-    y[y.len() - 1] + x[0]
+    acc * 0.3 + v[0] * v[v.len() - 1]
 }
 program! {
     #[differentiable]
-    fn p177(b: f64, a: f64, xs: &[f64]) -> f64 {
-        let t1 = p177_h0(&xs[..], a).sin();
-        let t2 = p177_h0(&xs[..5], b);
-        let t3 = p177_h0(&xs[2..=4], t2.tanh() * 0.75);
-        let t4 = p177_h0(xs, a);
-        let t5 = p177_h0(&xs[0..], a).sin();
-        let mut buf6 = vec![0.75; 2];
-        let t7 = p177_h3(&mut buf6, xs, b).tanh();
-        let t8 = buf6[0] + buf6[1] * 0.3;
-        t8 + t7 + t5 + t4 + t3 + a * 0.3
+    fn p177(a: f64, xs: &[f64]) -> f64 {
+        let s1 = &xs[..];
+        let t2 = (s1[5] * a * 0.5 + s1[0]).sin() + s1[s1.len() - 1] * 0.5;
+        let t3 = p177_h0(&xs[0..], t2.tanh() * 0.6).sin();
+        let t4 = p177_h0(&s1[4..=5], a);
+        t4 + t3 + t2 + a * 0.3
     }
-    check_p177(seed = 0xc9b464618003cdfa, inputs = 9, calls = [], at = |p| (p[0], p[1], &p[2..9]));
+    check_p177(seed = 0x7bba5a62fd7ca838, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
 }
 
 program! {
     #[differentiable]
-    fn p178(c: f64, b: f64, a: f64, n: usize) -> f64 {
-        let mut acc0 = (c + c + p130(((b - c) * 0.5).tanh(), 1, 1.0) * 0.25) * 0.5;
-        acc0 = 0.6_f64;
-        acc0 = (acc0 + (a * acc0 * 0.25).sin()).sin();
-        let t1 = acc0.mul_add(b, acc0);
-        let t2 = match n { 0 => c, _ => a.atan() * 1.25 };
-        let t3: f64 = acc0 * c - a * (t1 * 0.25).tanh();
-        acc0 *= (c * 2.0).cos();
-        (t3 * 0.5).atan() + t2.tanh() - (t1 * 0.25).tanh() + (acc0 * 0.5).sin() - a
-    }
-    check_p178(seed = 0xb936b92158c02441, inputs = 3, calls = [p130], at = |p| (p[0], p[1], p[2], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p179(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = (x - x).dot(&((v * (s)).mapv(f64::sin))) * 0.3;
-        let mut t2 = x.dot(&((v * (s)).mapv(f64::sin))) * 0.3;
-        for _ in 0..n {
-            t2 = (x.dot(&t2) * 0.3).mapv(f64::tanh) + &t2 * 0.5;
-        }
-        let mut t3 = x.dot(&(x.dot(x) * 0.3)) * 0.3;
-        for _ in 0..n {
-            t3 = (&t3 * (t1.dot(&t1) * 0.3)).mapv(f64::sin) + &t3 * 0.5;
-        }
-        let mut t4 = (&(&t1 / &v.mapv(|q| q * q + 1.0)) * (s)).mapv(f64::sin);
-        if n % 2 == 0 {
-            t4 = v.to_owned();
-        }
-        t4.dot(&t4) * 0.1 + t3.sum() * 0.2 + t2.dot(&t2) * 0.1
-    }
-    check_p179(seed = 0x86d27e821174b16b, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p180(b: f64, a: f64, c: f64) -> f64 {
-        let mut acc0 = ((1.5 + c.sin()).powf(b.tanh()) * (c * p144(a, c.atan())) * 0.5).tanh();
-        if 1.0_f64.mul_add(b, acc0) < 0.7 {
-            let mut acc1 = f64::tanh(c) * (0.9 * acc0);
-            acc0 /= (1.0 + 0.6_f64.max(acc0).powi(2));
-        }
-        let c = c + b * 1.5;
-        let t2: f64 = 0.75 - acc0;
-        if b * b > -0.1 {
-            let t3 = f64::min((1.5 + acc0.hypot(b).sin()).log(2.5 + (b - b).cos()), (b * 0.5).atan());
-            acc0 /= (1.0 + a.atan().powi(2));
-            let t4 = f64::atan(b);
-        }
-        let mut k5 = 0;
-        let r7 = loop {
-            let t6 = (c * 0.25).tanh();
-            acc0 /= (2.0 + t2.sin().cos());
-            k5 += 1;
-            if (t6 > -0.2) || k5 >= 5 { break t6 + t6.clamp(-0.75, 0.75); }
-        };
-        1.5 * t2 + 0.6 * (acc0 * 0.1) - b + 0.5 * b
-    }
-    check_p180(seed = 0x55670f1975704ef6, inputs = 3, calls = [p144], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p181(n: usize, a: f64) -> f64 {
-        let mut acc0 = 0.0;
-        for i in 0..2 {
-            let mut w1 = 0;
-            while w1 < 4 {
-                let mut acc2 = -(1.0 + a.powi(2)).sqrt();
-                acc2 = ((acc2 * 1.0 + a.powi(3)) * 0.5).sin();
-                w1 += 1;
-            }
-            if a > 0.25 {
-                if a.mul_add(a, a) > a {
-                    acc0 *= 0.8 + 0.2 * ((p178(a, ((a + a) * 0.5).sin(), a.powi(3) * 0.5, 1) * 0.25).tanh() / (1.5 + a.tanh())).sin();
-                } else {
-                    acc0 = ((a - (n as f64).powi(2)) * 0.5).sin();
+    fn p178(n: usize, a: f64) -> f64 {
+        let mut acc0 = 0.5;
+        let mut w1 = 0;
+        while w1 < 4 {
+            if n == 3 {
+                if w1 == 1 {
+                    let mut k2 = 0;
+                    let r3 = loop {
+                        acc0 = (a.sin().exp() * a * 0.5).tanh();
+                        acc0 *= 0.5 + 0.4 * (acc0 * 0.05).tanh().hypot((acc0 * 0.05).atan()).sin();
+                        k2 += 1;
+                        if (acc0 * 0.02 > a && (acc0 * 0.02).tanh() < 0.0) || k2 >= 2 { break (acc0 * 0.02).atan() + (1.0 + 0.9_f64.powi(2)).ln(); }
+                    };
+                } else if n + w1 < 4 {
+                    if w1 + w1 < 4 {
+                        let mut acc4 = 1.0;
+                    } else {
+                        let acc0 = (acc0 * 0.02).atan() + acc0 * 0.02 * a;
+                    }
                 }
-            }
-            acc0 += (acc0 * 0.02).atan() * (acc0 * 0.02) * (a * (acc0 * 0.02).sin()) * 0.1;
-        }
-        if a.max((acc0 * 0.02).atan()) < 0.25 {
-            if (a / (1.0 + (n as f64).powi(2))) > -0.2 {
-                if (p167(a * 0.75) * 0.5).tanh() - a > (acc0 * 0.02).tanh() || (n as f64) < 0.25 {
-                    for i in 0..3 {
-                        if i + n < 3 {
-                            acc0 += (acc0 * 0.02).sin() / (1.5 + (a / (1.0 + (acc0 * 0.02).sin().powi(2))).tanh()) * 0.5;
+            } else if w1 + n < 4 {
+                match w1 {
+                    0 => {
+                        if w1 == 0 {
+                            match w1 {
+                                0 => {
+                                    acc0 += -((acc0 * 0.02).tanh() - 0.1);
+                                }
+                                1 => {
+                                    for j in 0..2 {
+                                        let flag5 = (acc0 * 0.02).sin() > 0.1;
+                                        acc0 /= (2.0 + a.cos());
+                                    }
+                                }
+                                _ => {
+                                    let t6 = if n + w1 < 4 { a } else { a - (p158((a + (acc0 * 0.02).sin()) * 0.5) + a) };
+                                }
+                            }
+                        } else {
+                            acc0 /= (2.0 + (acc0 * 0.02).sin().sin().cos());
                         }
-                        acc0 = (a / (2.0 + (acc0 * 0.02).atan().cos()) * 0.5).sin().powi(3);
+                    }
+                    1 => {
+                        for j in 0..2 {
+                            for l in (0..4).step_by(2) {
+                                if (acc0 * 0.01).sin() > 0.0 {
+                                    let t7 = if a > -0.2 { a.mul_add(a, a).powi(2).ln_1p() } else { (acc0 * 0.01).sin().sin() * (1.5 + (acc0 * 0.01).cos()).sqrt() };
+                                }
+                                acc0 = (a.cos().exp() + (w1 as f64).tanh()) * 0.5;
+                            }
+                            acc0 = ((acc0 * 0.01).tanh() * (acc0 * 0.01).tanh().sin()).tanh();
+                        }
+                    }
+                    _ => {
+                        let t9 = { let u8 = -0.2_f64; 0.75 * a };
                     }
                 }
             } else {
-                let mut acc3 = (2.0 + (acc0 * 0.02).cos()).recip();
+                let t10 = if n == 0 { 0.9 * 1.0 * (1.5 * (acc0 * 0.01).atan()) } else { (n as f64 * 0.5).tanh().powi(3) };
+            }
+            acc0 -= a;
+            w1 += 1;
+        }
+        let t11 = (2.0 + 1.25_f64.cos()).powi(-2);
+        let a = a * (1.25 * (acc0 * 0.01));
+        if n == 2 {
+            let a = (a * 0.25).tanh() + t11.cos();
+            let mut w12 = 0;
+            while w12 < 4 && (acc0 * 0.01 - acc0 * 0.01 > (a * 0.5).tanh()) {
+                let mut w13 = 0;
+                while w13 < 2 {
+                    let t14 = f64::sin(w13 as f64) * (1.0 + (n as f64).powi(2)).sqrt();
+                    acc0 = ((acc0 * 0.01 * (acc0 * 0.01).atan()).mul_add((t14 * 0.25).atan() - (t14 * 0.25).sin(), (acc0 * 0.01).sin()) * 0.1).tanh();
+                    w13 += 1;
+                }
+                acc0 /= (2.0 + 1.25_f64.min(w12 as f64).cos());
+                w12 += 1;
             }
         } else {
-            let mut k4 = 0;
-            loop {
-                for j in 0..3 {
-                    let t5 = (1.5 + a.min(j as f64).cos()).sqrt();
-                    acc0 += ((a + k4 as f64 + acc0 * 0.02 * t5) * 0.1).sin();
+            let mut w15 = 0;
+            while w15 < 3 && (((1.0 + (n as f64).powi(2)).cbrt()) > t11) {
+                for j in 1..=1 {
+                    let t11 = t11 - 0.5;
+                    acc0 = t11 * 0.25 * 0.5;
                 }
-                acc0 = (acc0 * 0.02).sin();
-                k4 += 1;
-                if ((a - n as f64) < 0.25) || k4 >= 2 { break; }
+                acc0 = (n as f64 / (1.0 + (acc0 * 0.01).tanh().powi(2)) * (1.5 + t11.cos()).sqrt() * 0.1).sin();
+                w15 += 1;
             }
         }
-        let mut k6 = 0;
-        loop {
-            for j in 0..1 {
-                acc0 = (a - acc0 * 0.02).sin();
-            }
-            acc0 = ((acc0 * 0.02).tanh() * a).sin();
-            k6 += 1;
-            if (0.75 < 0.7) || k6 >= 5 { break; }
+        for i in (0..4).step_by(2) {
+            let flag16 = t11.atan2(1.5 + (acc0 * 0.01).atan().cos()) > -0.4;
+            acc0 = (n as f64).sin();
         }
-        a + 0.5 * 0.9
+        a * 0.25 - t11 + 0.6 * (acc0 * 0.01).atan()
     }
-    check_p181(seed = 0x5bfa92d669c4d014, inputs = 1, calls = [p167, p178], at = |p| (1, p[0]));
+    check_p178(seed = 0x0801961c6f91460b, inputs = 1, calls = [p158], at = |p| (3, p[0]));
 }
 
 program! {
     #[differentiable]
-    fn p182(n: usize, a: f64, b: f64) -> f64 {
-        let t0: f64 = a * b;
-        let a = a * 0.25_f64.tanh();
-        let mut acc1 = 0.5;
-        let mut k2 = 0;
-        let r4 = loop {
-            let mut acc3 = 0.5;
-            acc3 = (1.0 + 0.6_f64.powi(2)).sqrt().sin();
-            k2 += 1;
-            if ((1.5 + p181(1, (t0 + b) * 0.5).sin()).powf((a * 0.5).sin().tanh()) > b) || k2 >= 2 { break t0.tanh() - 0.25 * b; }
-        };
-        let t5 = b;
-        acc1 = ((a * 0.5).tanh() * p152(b * 0.9, (2.0 + (n as f64).sin()).log2(), 2) * 0.5).atan();
-        t5.tanh() + 0.6 * r4 - (acc1 * 0.25).tanh() + 0.3 * t0
+    fn p179(a: f64, xs: &[f64], c: f64, b: f64) -> f64 {
+        let mut acc0 = 0.5;
+        if xs[0].clamp(-0.75, 0.75) < 0.0 {
+            let t3: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u1, &w2)| xs[2] / (1.5 + c.tanh()) * (1.0 + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).powi(2)).cbrt() * (0.5 * w2)).sum();
+            let t4 = p158(c).hypot((t3 * 0.05).sin()).abs().sin().exp();
+        }
+        let t5 = match ((0.6_f64 * 0.6).abs() * 2.0) as usize % 3 { 0 => xs[1].powi(2), 1 => (xs[1] * b * a.atan() * 0.5).sin(), _ => (1.5 + (xs[1] * 1.5).sin()).powf((xs[1] + a).tanh()) };
+        for i in 0..4 {
+            let t6: f64 = (2.0 + (xs[3].hypot(t5) * 0.5).cos()).powi(-2) + (1.0 + (-xs[i]).powi(2)).ln();
+            acc0 += ((c * a + c) * 0.25).tanh();
+        }
+        let t7 = if a / (1.0 + (acc0 * 0.1).sin().powi(2)) < 0.1 { xs[1] } else { b };
+        let t8 = (1.5 + xs[1].cos()).sqrt();
+        t8 + t7 + acc0 * 0.1
     }
-    check_p182(seed = 0xb0c642175f857198, inputs = 2, calls = [p152, p181], at = |p| (1, p[0], p[1]));
+    check_p179(seed = 0xed94a4dfd498f8ba, inputs = 7, calls = [p158], at = |p| (p[0], &p[1..5], p[5], p[6]),
+        params = ["c"] at [5]);
+}
+
+#[differentiable]
+fn p180_h0(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * -0.5 + (y[i] * s).tanh() * 0.25;
+    }
+}
+#[differentiable]
+fn p180_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).sin() * 0.75;
+    }
+}
+#[differentiable]
+fn p180_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    p180_h0(y, s);
+    p180_h1(s * 0.3, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+#[differentiable]
+fn p180_h3(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.6
+}
+#[differentiable]
+fn p180_h4(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 1.5;
+    t + p180_h3(&v[1..], s * 0.3) + p180_h3(v, s).tanh()
+}
+program! {
+    #[differentiable]
+    fn p180(ys: &mut [f64], a: f64, xs: &[f64], b: f64) -> f64 {
+        let mut buf1 = vec![0.0; 3];
+        for i in 0..3 {
+            buf1[i] = xs[i + 1] * b;
+        }
+        let _ = p180_h2(&mut buf1, &xs[..], b);
+        p180_h1(a * 0.25, &xs[..], &mut buf1);
+        let t2 = buf1[0] + buf1[2] * 0.25;
+        let mut buf3 = vec![0.3; 2];
+        p180_h0(&mut buf3, a);
+        let t4 = buf3[0] + buf3[1] * 0.6;
+        let mut buf5 = vec![0.75; 2];
+        let t6 = p180_h2(&mut buf5, &buf1, a * 0.3).tanh();
+        let t7 = p180_h2(&mut buf5, &xs[..], t2.tanh()).tanh();
+        let t8 = buf5[0] + buf5[1] * 1.5;
+        let mut buf9 = vec![0.0; 2];
+        for i in 0..2 {
+            buf9[i] = xs[i + 3] * a * -0.5;
+        }
+        p180_h0(&mut buf9, t2.tanh());
+        p180_h0(&mut buf9, t8.tanh());
+        p180_h0(&mut buf9, t8.tanh());
+        let t10 = buf9[0] + buf9[1] * -0.5;
+        let t11 = p180_h4(&xs[1..], t6.tanh() * 0.6);
+        let t12 = p180_h2(ys, &xs[1..], a).tanh();
+        let t13 = ys[2] * 0.6;
+        let t14 = p180_h4(&xs[1..=3], t10.tanh());
+        t14 + t13 + t12 + t11 + t10 + ys[2] + a * 0.3
+    }
+    check_p180(seed = 0xb1cf758af6015114, inputs = 11, calls = [], at = |p| (&mut p[0..3].to_vec(), p[3], &p[4..10], p[10]));
+}
+
+#[differentiable]
+fn p181_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 1.5).cos();
+    }
+    acc * 0.5 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p181_h1(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.75 + (y[i] * s).cos() * 0.25;
+    }
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p181_h2(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).sin() * 1.5;
+    }
+}
+#[differentiable]
+fn p181_h3(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    let _ = p181_h1(y, s);
+    p181_h2(s * 0.6, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+#[differentiable]
+fn p181_h4(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).cos();
+    r[1] = v[1] * 1.5;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+program! {
+    #[differentiable]
+    fn p181(a: f64, b: f64, xs: &[f64]) -> f64 {
+        let t1 = p181_h0(&xs[..3], b);
+        let mut buf2 = vec![0.25; 2];
+        let t3 = p181_h3(&mut buf2, &xs[1..], a).tanh();
+        let _ = p181_h1(&mut buf2, t3.tanh());
+        p181_h2(t3.tanh(), &xs[..6], &mut buf2);
+        let t4 = buf2[0] + buf2[1] * 0.5;
+        let arr5 = p181_h4(&buf2, a * 0.25);
+        let t6 = arr5[0] * arr5[0];
+        let arr7 = p181_h4(xs, t6.tanh());
+        let t8 = arr7[1] * arr7[2];
+        let t9 = p181_h0(&xs[..6], t4.tanh());
+        let mut buf10 = vec![0.5; 4];
+        let t11 = p181_h3(&mut buf10, &xs[..5], t3.tanh()).tanh();
+        let _ = p181_h1(&mut buf10, t1.tanh());
+        let t12 = buf10[0] + buf10[3] * 0.6;
+        let t13 = p181_h0(&buf10, t12.tanh());
+        t13 + t12 + t11 + t9 + t8 + a * 0.3
+    }
+    check_p181(seed = 0x6bbd44c2d59b1aa0, inputs = 8, calls = [], at = |p| (p[0], p[1], &p[2..8]));
+}
+
+program! {
+    #[differentiable]
+    fn p182(a: f64) -> f64 {
+        let t0 = (0.25 * a.hypot(a)).mul_add(a, p162(-a, 1) * 0.5 * a);
+        let t0 = (t0 * 0.5).tanh() + 0.2;
+        let t1: f64 = a.sin();
+        t1 + 0.2 * t0
+    }
+    check_p182(seed = 0x2281e44d892f7e39, inputs = 1, calls = [p162], at = |p| (p[0]));
 }
 
 program! {
     #[differentiable]
     fn p183(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = (x * &((s) - v)).mapv(f64::tanh);
-        if n % 3 == 0 {
-            t1 = &(-x.mapv(f64::sin)) - &(-x.mapv(f64::sin));
-        }
-        let t2 = (s) * &(x + x);
-        let mut t3 = t2.to_owned();
+        let t1 = v.to_owned();
+        let t2 = x.to_owned();
+        let t3 = (v + &t2).row(0).to_owned();
+        let mut t4 = x.sum_axis(Axis(0)) * 0.3;
         if n % 2 == 0 {
-            t3 = ((s) * &t1).dot(&(x.dot(&t1) * 0.3)) * 0.3;
+            t4 = (&t2 + &t2).dot(&t1) * 0.3;
         }
-        t3.sum() * 0.2 + t2.sum() * 0.2 + t1.sum() * 0.2
+        t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1 + t2.sum() * 0.2
     }
-    check_p183(seed = 0x1365f180696af917, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+    check_p183(seed = 0xdaf23b638332392c, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p184(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = x.to_owned();
+        let t2 = (v / &v.mapv(|q| q * q + 1.0)).sum().sin();
+        t2 + t1.sum() * 0.2 + s
+    }
+    check_p184(seed = 0x464b64fed6d35f6c, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p185(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (a + xs[3]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 1..xs.len() {
+            if ((a).tanh()).mul_add(0.5, a) > 0.43 {
+                continue;
+            }
+            let t2 = ((((0.22_f64).tanh()).sin()).sin()).tanh() * 1.5;
+            let t3 = ((xs[i - 1] - xs[i - 1]).cos() * t2).tanh() * 1.5;
+            let t4 = (((xs[i] - 0.40_f64) * ((a).mul_add(0.5, t2))).mul_add(0.5, t2)).tanh() * 1.5;
+            acc += (xs[i] + ((t2).cos() * t3) * (((t3) * 0.5).exp())).tanh();
+        }
+        acc
+    }
+    check_p185(seed = 0xec8780504eabab63, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
 }
 
 #[differentiable]
-fn p184_h0(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).tanh();
-    r[1] = v[1] * 1.5;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
+fn p186_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * -0.5
 }
 #[differentiable]
-fn p184_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+fn p186_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.3;
+    t + p186_h0(&v[1..], s * 0.75) + p186_h0(v, s).cos()
+}
+#[differentiable]
+fn p186_h2(y: &mut [f64], s: f64) {
     for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).cos() * 0.25;
+        y[i] = y[i] * 0.75 + (y[i] * s).tanh() * 0.25;
     }
-    y[0] * -0.5
-}
-#[differentiable]
-fn p184_h2(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.75 + (y[i] * s).sin() * 0.25;
-    }
-}
-#[differentiable]
-fn p184_h3(y: &mut [f64], x: &[f64], s: f64) {
-    p184_h2(y, s);
-    let _ = p184_h1(s * 0.6, &x[1..], y);
 }
 program! {
     #[differentiable]
-    fn p184(b: f64, ys: &mut [f64], xs: &[f64], a: f64) -> f64 {
-        let arr1 = p184_h0(&xs[2..], a);
-        let t2 = arr1[2] * arr1[2];
-        let _ = p184_h1(t2.tanh() * 0.6, &xs[1..], ys);
-        let t3 = ys[0] * 0.75;
-        p184_h2(ys, b);
-        let t4 = ys[2] * 0.25;
-        let mut buf5 = vec![0.0; 2];
-        for i in 0..2 {
-            buf5[i] = xs[i + 2] * b * 0.5;
-        }
-        p184_h2(&mut buf5, a);
-        let t6 = buf5[0] + buf5[1] * 0.75;
-        let t7 = p184_h1(t6.tanh(), &xs[5..], ys).tanh();
-        let t8 = ys[1] * 0.5;
-        for _ in 0..2 {
-            p184_h3(ys, &xs[..5], t6.tanh());
-        }
-        let t9 = ys[2] * 0.6;
-        let mut buf10 = vec![0.0; 2];
-        for i in 0..2 {
-            buf10[i] = xs[i + 0] * t9.tanh();
-        }
-        p184_h2(&mut buf10, t7.tanh() * 0.75);
-        let t11 = p184_h1(t6.tanh(), &buf5, &mut buf10).tanh();
-        let t12 = p184_h1(t2.tanh(), xs, &mut buf10).tanh();
-        let t13 = buf10[0] + buf10[1] * 0.75;
-        t13 + t12 + t11 + t9 + t8 + ys[2] + a * 0.3
+    fn p186(xs: &[f64], a: f64) -> f64 {
+        let t1 = p186_h1(xs, a * 0.6).sin();
+        let t2 = p186_h1(&xs[0..=5], t1.tanh()).sin();
+        let s3 = &xs[..5];
+        let t4 = (s3[1] * t1.tanh() + s3[4]).sin() + s3[s3.len() - 1] * -0.5;
+        let mut buf5 = vec![0.75; 4];
+        p186_h2(&mut buf5, a * 0.25);
+        let t6 = buf5[0] + buf5[3] * 0.75;
+        t6 + t4 + t2 + t1 + a * 0.3
     }
-    check_p184(seed = 0xafaef3ad66f9393d, inputs = 11, calls = [], at = |p| (p[0], &mut p[1..4].to_vec(), &p[4..10], p[10]),
+    check_p186(seed = 0xc77c7609c30b3c2e, inputs = 7, calls = [], at = |p| (&p[0..6], p[6]),
+        params = ["xs"] at [0, 1, 2, 3, 4, 5]);
+}
+
+program! {
+    #[differentiable]
+    fn p187(b: f64, a: f64, c: f64) -> f64 {
+        let t0 = a + (c + (p161(b.cos(), (c / (1.0 + 1.5_f64.powi(2)) * 0.5).sin(), a.tanh()) * 0.25).sin() - a.min(a));
+        let mut acc1 = ((c + t0 * 0.5 - (t0 * 0.5).atan() / (2.0 + b.cos())) * 0.25).sin();
+        for i in 0..1 {
+            let t2 = b.tanh().exp().atan2(1.5 + (t0 * 0.5).sin().cos()) * (t0 * 0.5 * b).max(c.clamp(-0.75, 0.75));
+            let mut k3 = 0;
+            loop {
+                acc1 = (acc1 * 0.1 - b).sin();
+                acc1 = ((acc1 * 0.1).tanh() - (p147(((1.5 + (k3 as f64).sin()).powf(b.tanh()) * 0.5).tanh(), b.asinh()) * 0.25 * i as f64 * 0.5).sin()).tanh();
+                k3 += 1;
+                if (((0.5 * (i as f64).tanh()).asin()) < 0.1) || k3 >= 6 { break; }
+            }
+            acc1 = a.sin().exp().atan();
+        }
+        0.9 * (acc1 * 0.1).atan() + 0.3 * (t0 * 0.5) + a + 0.2 * b
+    }
+    check_p187(seed = 0xfd66a95bb2ca0df5, inputs = 3, calls = [p147, p161], at = |p| (p[0], p[1], p[2]));
+}
+
+#[differentiable]
+fn p188_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.25).cos();
+    }
+    acc * 0.5 + v[0] * v[v.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p188(b: f64, a: f64, xs: &[f64]) -> f64 {
+        let t1 = p188_h0(&xs[..], a * -0.5);
+        let s2 = &xs[..8];
+        let t3 = (s2[4] * a * 0.6 + s2[6]).sin() + s2[s2.len() - 1] * 0.25;
+        let t4 = p188_h0(&xs[..8], t3.tanh()).sin();
+        let t5 = p188_h0(&xs[..], a * 0.5).sin();
+        let s6 = &s2[..3];
+        let t7 = (s6[1] * t5.tanh() + s6[1]).sin() + s6[s6.len() - 1] * 0.3;
+        t7 + t5 + t4 + t3 + t1 + a * 0.3
+    }
+    check_p188(seed = 0x2e1c9a038af41b13, inputs = 10, calls = [], at = |p| (p[0], p[1], &p[2..10]));
+}
+
+#[differentiable]
+fn p189_h0(v: &[f64], s: f64, k: usize) -> f64 {
+    if k == 0 {
+        (v[0] * s).sin()
+    } else {
+        v[k % v.len()] * 0.5 + p189_h0(v, s * 0.75, k - 1).sin()
+    }
+}
+#[differentiable]
+fn p189_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * -0.5;
+    }
+}
+#[differentiable]
+fn p189_h2(y: &mut [f64], s: f64) -> f64 {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 1.5).tanh();
+    }
+    y[0] = (y[0] * 0.6 + s).sin();
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p189_h3(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    let _ = p189_h2(y, s);
+    p189_h1(s * 0.6, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+#[differentiable]
+fn p189_h4(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.75).cos();
+    }
+    acc * 0.3 + v[0] * v[v.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p189(a: f64, xs: &[f64], w: [f64; 3], ys: &mut [f64]) -> f64 {
+        let s1 = &xs[..6];
+        let t2 = (s1[2] * w[0] * 0.6 + s1[0]).sin() + s1[s1.len() - 1] * 0.75;
+        let t3 = p189_h0(&xs[..], t2.tanh(), 1);
+        let arr4: [f64; 3] = [t2.tanh(), xs[2] * 0.6, (t3.tanh() * -0.5).sin()];
+        let [e6, e7, e8] = arr4;
+        let t5 = e6 * e8 + arr4[1] * e7;
+        let mut buf9 = vec![0.75; 4];
+        p189_h1(t5.tanh(), &s1[1..], &mut buf9);
+        let _ = p189_h3(&mut buf9, &s1[..5], w[0]);
+        p189_h1(t3.tanh(), &s1[1..6], &mut buf9);
+        let t10 = buf9[0] + buf9[3] * 0.75;
+        let s11 = &xs[..];
+        let t12 = (s11[1] * a + s11[5]).sin() + s11[s11.len() - 1] * 1.5;
+        let t13 = p189_h4(s11, t3.tanh());
+        let t14 = p189_h4(&s1[5..6], t5.tanh());
+        let t15 = p189_h3(ys, &w, t13.tanh()).tanh();
+        let t16 = ys[0] * 0.3;
+        t16 + t15 + t14 + t13 + t12 + ys[2] + w[1] * 0.5 + a * 0.3
+    }
+    check_p189(seed = 0xd400b9d8afbbc37e, inputs = 14, calls = [], at = |p| (p[0], &p[1..8], <[f64; 3]>::try_from(&p[8..11]).unwrap(), &mut p[11..14].to_vec()));
+}
+
+program! {
+    #[differentiable]
+    fn p190(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = v.mapv(f64::tanh);
+        let mut t2 = (x / &t1.mapv(|q| q * q + 1.0)).mean_axis(Axis(1)).unwrap();
+        if n % 3 == 0 {
+            t2 = (t1.dot(x) * 0.3).powi(2);
+        }
+        t2.dot(&t2) * 0.1 + t1.dot(&t1) * 0.1 + s
+    }
+    check_p190(seed = 0x47785cb67b1a4d62, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p191(n: usize, b: f64, a: f64) -> f64 {
+        let t1 = { let u0 = ((p161((b / (1.5 + a.tanh()) * 0.5).atan(), a.min(a), (a * (p161(b.hypot(a) * 0.5, ((1.5 + (n as f64).sin()).powf(b.tanh()) * 0.5).atan(), (n as f64 * a * 0.25).atan()) * 0.25) * 0.25).tanh()) * 0.25).atan() * (a - a) * 0.5).sin(); a.powi(3) };
+        let mut acc2 = 0.5;
+        if (t1 * 0.5).sin() > -0.4 {
+            for i in (0..1).rev() {
+                for j in 0..n {
+                    let t1 = (t1 * 0.5).atan() * (a * (t1 * 0.5));
+                    acc2 += (2.0 + (t1 * 0.1).atan().cos()).powi(-2) * 0.3;
+                }
+                acc2 -= f64::atan((1.5 + (acc2 * 0.25).tanh().sin()).powf((t1 * 0.5).sin().tanh())) * 0.5;
+            }
+            let t3 = if b.powi(2) > (t1 * 0.5).atan() { 0.9 - (t1 * 0.5).tanh().cos().exp2() } else { 2.0 * b };
+        }
+        let t4 = if (2.0 + (t1 * 0.5).tanh().sin()).sqrt() > (t1 * 0.5).atan() { a + a * a } else { 0.5 };
+        match n {
+            0 => {
+                let t5 = f64::cos(b) - (n as f64 + (t4 * 0.5).atan());
+                let t6 = n as f64 * a / (1.0 + b.mul_add(a, a).powi(2)) * 1.0;
+            }
+            1 => {
+                acc2 = ((acc2 * 0.25).tanh() - (t4 * 0.5).tanh() * a).tanh();
+                let mut k7 = 0;
+                loop {
+                    let mut k8 = 0;
+                    loop {
+                        let mut acc9 = 0.5;
+                        acc9 += ((1.0 + a.powi(2)).ln() * b * 0.5).tanh();
+                        k8 += 1;
+                        if (((t1 * 0.5).atan().mul_add(n as f64, n as f64)) > b && (t1 * 0.5).atan() < 0.0) || k8 >= 3 { break; }
+                    }
+                    acc2 += ((t1 * 0.5).tanh() / (1.0 + (n as f64).powi(2)) * ((t1 * 0.5).tanh() / (2.0 + b.cos())) * 0.25).atan();
+                    k7 += 1;
+                    if (b.cos() < -0.4) || k7 >= 5 { break; }
+                }
+            }
+            _ => {
+                let mut v10 = vec![0.0; 3];
+                for i in 0..v10.len() {
+                    v10[i] = (t4 * 0.5).tanh() * 0.3 * ((t4 * 0.5).atan() / (1.5 + (i as f64).tanh()));
+                }
+            }
+        }
+        (acc2 * 0.02).tanh().tanh() + a.tanh() + 2.0 * b
+    }
+    check_p191(seed = 0xbf00fdbac08a9d23, inputs = 2, calls = [p161], at = |p| (2, p[0], p[1]),
         params = ["b"] at [0]);
 }
 
 program! {
     #[differentiable]
-    fn p185(b: f64, c: f64, a: f64, n: usize, xs: &[f64]) -> f64 {
-        let mut acc0 = -a + a;
-        let mut k1 = 0;
-        let r3 = loop {
-            let mut acc2 = ((acc0 * 0.1).tanh() * a * c.powi(2) * 0.5).atan();
-            acc0 = (k1 as f64 * (p130(1.25 * xs.iter().map(|q| q.cos()).product::<f64>(), 1, (1.5 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().cos()).sqrt()) * 0.25).atan()).atan();
-            k1 += 1;
-            if (a + c > xs[n]) || k1 >= 5 { break c; }
-        };
-        if (acc0 * 0.1).tanh() * a > 0.3 {
-            let mut k4 = 0;
-            loop {
-                acc0 = xs.iter().map(|q| q.cos()).product::<f64>();
-                acc0 -= ((xs[k4] + xs.iter().sum::<f64>() - xs[n].sin()) * 0.1).sin();
-                k4 += 1;
-                if (f64::tanh(a) < 0.0) || k4 >= 2 { break; }
+    fn p192(xs: &[f64], b: f64, a: f64) -> f64 {
+        let mut acc0 = 0.1_f64;
+        for i in 0..xs.len() {
+            for j in 0..xs.len() {
+                let t1: f64 = b.asinh() / (1.0 + a.atan().powi(2));
+                acc0 += xs.iter().map(|q| q * q).sum::<f64>() * 0.1;
             }
-        } else if (1.0 + r3.powi(2)).sqrt() > 0.3 {
-            for i in 0..xs.len() {
-                let t5 = ((acc0 * 0.05).sin() * 0.2).mul_add(r3 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>(), c);
-                acc0 += (1.0 + (b * c).powi(2)).cbrt() * 0.25;
-            }
-        } else {
-            let mut w6 = 0;
-            while w6 < 3 {
-                acc0 *= (2.0 + xs[w6].cos()).recip().cos();
-                w6 += 1;
-            }
+            acc0 = (a + (i as f64 + acc0 * 0.02)) * 0.25;
         }
-        0.2 * r3 + (acc0 * 0.02).sin()
+        for i in 0..xs.len() {
+            let t4: f64 = xs.iter().rev().skip(1).map(|&u2| (1.0 + (acc0 * 0.02).tanh().powi(2)).cbrt() - xs.iter().map(|q| q * (acc0 * 0.02).atan()).sum::<f64>() * (acc0 * 0.02).atan()).sum();
+            let mut w5 = 0;
+            while w5 < 3 {
+                acc0 = (((t4 * 0.02).sin() * b).hypot(xs[i].mul_add(xs[i], (acc0 * 0.02).tanh())) * 0.5).tanh();
+                acc0 += ((2.0 + xs.iter().map(|q| q.cos()).product::<f64>().cos().sin()).log10() * 0.5).sin();
+                w5 += 1;
+            }
+            acc0 += (f64::sin(xs[i]).atan() * 0.5).atan();
+        }
+        let t8: f64 = xs.iter().take(2).map(|&u6| a.sin().exp2().atan()).fold(0.0, |s, v| s * 0.5 + v);
+        let t9 = if 0.2_f64.hypot((acc0 * 0.02).tanh()) > -0.4 { f64::min(b.mul_add(xs[3], a), xs[2].cos()) } else { f64::max((t8 * 0.25).cos().exp_m1(), (t8 * 0.25).sin()) };
+        for (i, q10) in xs.iter().enumerate() {
+            let o11: Option<f64> = if *q10 > -0.2 { Some(p159(0.5_f64.cos(), (t9 * 0.5).tanh() * 0.25).cos().atan()) } else { None };
+            let t13: f64 = if let Some(u12) = o11 { f64::cos(xs[i]).atan2(1.5 + (2.0 + xs[i].sin()).log10().cos()) } else { b };
+            acc0 /= (2.0 + (b * xs.iter().map(|q| (q * 2.0).sin()).sum::<f64>()).cos());
+        }
+        let t14 = xs[2];
+        (t9 * 0.5).tanh() - (t8 * 0.25).atan() + (acc0 * 0.02).tanh() - a + b + 0.5 * t14
     }
-    check_p185(seed = 0xfc340feae45d1fbc, inputs = 7, calls = [p130], at = |p| (p[0], p[1], p[2], 1, &p[3..7]));
+    check_p192(seed = 0x7ca7e8001908ae22, inputs = 6, calls = [p159], at = |p| (&p[0..4], p[4], p[5]));
 }
 
 program! {
     #[differentiable]
-    fn p186(a: f64, xs: &[f64]) -> f64 {
+    fn p193(a: f64, xs: &[f64]) -> f64 {
         let mut acc = 0.0;
         let mut extra = 0.0;
-        for i in 1..xs.len() {
-            if ((1.0 + (a) * (a)).ln()) * ((a).cos() * a) < -0.13 {
-                continue;
+        for i in 0..xs.len() {
+            let mut t1 = 0.0;
+            for j in 0..2 {
+                t1 += ((xs[i]) * (xs[i] + a) * (j as f64 + 0.5)).sin();
             }
-            if 0.23_f64 > 0.28 {
-                continue;
+            let t2 = ((((xs[i]).cos() * t1 + ((xs[i]) * 0.5).exp()) * 0.5).exp()).tanh() * 1.5;
+            extra = extra + ((((xs[i]).tanh()).sin()) * (((xs[i] - xs[i]) * 0.5).exp())).tanh() - (((t2 - t2) * ((xs[i]).mul_add(0.5, a))).mul_add(0.5, t1)).tanh();
+            let mut t3 = 0.0;
+            for j in 0..2 {
+                t3 += (((xs[i]).tanh()).tanh() * (j as f64 + 0.5)).sin();
             }
-            let t1 = (a).tanh() * 1.5;
-            acc += ((((0.52_f64).mul_add(0.5, a)) * ((xs[i - 1]).mul_add(0.5, a))).cos() * xs[i - 1]).tanh();
+            let mut t4 = 0.0;
+            for j in 0..2 {
+                t4 += (a * (j as f64 + 0.5)).sin();
+            }
+            acc = acc + (((((xs[i]) * (t4)) * 0.5).exp()) * (0.87_f64)).tanh() - ((((xs[i]).sin()) * 0.5).exp() - ((xs[i]).sin()).mul_add(0.5, xs[i])).tanh();
         }
-        acc
+        let r = acc;
+        r
     }
-    check_p186(seed = 0x74362cb4dddc9b29, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+    check_p193(seed = 0x9e6d22fcca3d8d67, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]),
+        params = ["xs"] at [1, 2, 3, 4]);
 }
 
 program! {
     #[differentiable]
-    fn p187(b: f64, a: f64) -> f64 {
-        let mut acc0 = 1.0;
-        for i in 0..1 {
-            acc0 += ((b + (p167(-a) * 0.5).tanh() - (2.0 + 2.0_f64.cos()).powi(-2)) * 0.25).tanh();
-            let mut acc1 = 0.0;
-            acc1 += (a - acc0 * 0.5 + 0.25 * (p167(b) * 0.5)) * 0.25;
-        }
-        if a / (2.0 + b.cos()) > 0.0 {
-            let t2 = if a + acc0 * 0.5 > b { a.powi(3).hypot((1.0 + b.powi(2)).cbrt()) } else { a + (acc0 * 0.5).tanh().cos() };
-            let t3: f64 = (t2 * 0.5).sin();
-            acc0 = f64::min(a * 0.5, 0.9 * (t2 * 0.5).sin());
-            for i in 1..=1 {
-                acc0 = b * (1.5 + a.cos()).sqrt();
-            }
-        } else {
-            for i in 0..2 {
-                let mut k4 = 0;
-                let r5 = loop {
-                    acc0 /= (1.0 + (acc0 * 0.05).sin().powi(2));
-                    acc0 += ((0.1_f64.powi(2).ln_1p() - a.cos().exp()) * 0.5).sin();
-                    k4 += 1;
-                    if (f64::min(acc0 * 0.05, a) < -0.2) || k4 >= 6 { break (-(acc0 * 0.05).sin()).cos().exp2(); }
-                };
-                acc0 = ((acc0 * 0.05).sin() * (a.powi(3) * 0.5)).atan();
-            }
-        }
-        0.25 * (acc0 * 0.05) + 1.5 * b
-    }
-    check_p187(seed = 0x5171d0957599b5fe, inputs = 2, calls = [p167], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p188(a: f64, b: f64) -> f64 {
-        let mut acc0 = (a - a).tanh();
-        let mut w1 = 0;
-        while w1 < 4 {
-            if w1 == 0 {
-                let o2: Option<f64> = if (acc0 * 0.1).sin().sin().exp_m1() > a { Some((p178((w1 as f64 * 0.5).sin(), (b / (1.0 + a.powi(2)) * 0.5).atan(), (1.5 + (w1 as f64).sin()).log(2.5 + a.cos()), 1) * 0.25).sin()) } else { None };
-                let t4: f64 = if let Some(u3) = o2 { a } else { a / (2.0 + (acc0 * 0.1).cos()) };
-                acc0 += 0.2 * (a * (acc0 * 0.1));
-            } else if w1 % 2 == 0 {
-                acc0 += (acc0 * 0.1).sin() * (b - (acc0 * 0.1).tanh()) * 0.25;
-            }
-            acc0 = (acc0 * 0.1).sin() * w1 as f64 * (a * 0.1);
-            w1 += 1;
-        }
-        let t5 = (1.5 + (-b + 0.1).cos()).sqrt();
-        let flag6 = a + 0.5 > 0.25;
-        let o7: Option<f64> = if t5.tanh() < -0.1 { Some(1.5 * 0.2 - 1.5 * b) } else { None };
-        let t9: f64 = if let Some(u8) = o7 { (t5 * a).atan2(1.5 + t5.hypot(u8).cos()) } else { 0.75_f64 };
-        if !flag6 {
-            let mut acc10 = t9;
-        } else {
-            let mut k11 = 0;
-            let r13 = loop {
-                let flag12 = (acc0 * 0.1).atan() > 0.25;
-                acc0 += ((acc0 * 0.1).atan() * 0.5).tanh();
-                k11 += 1;
-                if (!flag6) || k11 >= 2 { break f64::sin(t5) / (2.0 + a.mul_add(t5, 0.6).cos()); }
-            };
-        }
-        t9.sin() + t5
-    }
-    check_p188(seed = 0x73db9be00fff45a9, inputs = 2, calls = [p178], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p189(b: f64, a: f64) -> f64 {
-        let mut acc0 = 1.0;
-        let mut k1 = 0;
-        loop {
-            if k1 < 2 {
-                if b * a > a {
-                    let mut k2 = 0;
-                    loop {
-                        if a - a > k1 as f64 {
-                            let a = a * -(p167(0.5 * 0.75) * 0.5);
-                        } else {
-                            let o3: Option<f64> = if b > 0.25 { Some((b / (1.0 + a.powi(2)) - b.hypot(a)) * 0.5) } else { None };
-                            let t5: f64 = match o3 { Some(u4) => (a + b) * b, None => b };
-                        }
-                        acc0 *= 0.8 + 0.2 * (k1 as f64).sin();
-                        k2 += 1;
-                        if (b < -0.2) || k2 >= 4 { break; }
-                    }
+    fn p194(n: usize, a: f64) -> f64 {
+        let t0 = match n % 3 { 0 => a, 1 => -a.powi(2).ln_1p(), _ => 0.5_f64.asinh() };
+        let mut acc1 = f64::tanh(a);
+        if n < 1 {
+            if (0.9 / (1.0 + (n as f64).powi(2))) > acc1 {
+                acc1 = (1.5 + t0.cos()).sqrt().sin().exp_m1();
+                if a.tanh().exp2() < -0.2 {
+                    let mut acc2 = (acc1 + a) * 0.5;
                 }
-            }
-            acc0 *= a.abs().cos();
-            if (2.0 + a.cos()).powi(-2) < 0.0 {
-                let t7 = { let u6 = (-(p150(-b, b.max(0.75)) * 0.5)).tanh(); (0.3 + b).sin().exp2() };
-            } else if a > a {
-                let t8 = (a - a - a).sin();
+            } else if t0.sin() > 0.1 {
+                let t3 = if 0.6_f64.mul_add(0.75, a) > 0.3 || t0 < 0.1 { a.sin().powi(2) } else { acc1 };
             } else {
-                let mut w9 = 0;
-                while w9 < 2 {
-                    acc0 -= (acc0 * 0.01).tanh().tanh() * a * 0.5;
-                    w9 += 1;
-                }
+                acc1 += 1.0 / (1.0 + acc1.powi(2)) * (acc1 * acc1) * 0.05;
             }
-            acc0 += (2.0 - k1 as f64 + (acc0 * 0.01).atan()) * 0.1;
-            k1 += 1;
-            if (1.5 > b && a < 0.0) || k1 >= 3 { break; }
         }
-        if a.tanh().exp() < 0.7 {
-            let t10 = (0.5 * 0.75_f64.tanh()).asin() * ((acc0 * 0.01).atan() - b);
-            if (t10 * 0.5).tanh() - b > 0.5 || b < 0.1 {
-                let mut w11 = 0;
-                while w11 < 2 {
-                    acc0 = w11 as f64;
-                    w11 += 1;
-                }
-            }
-        } else {
-            let t12 = -a;
-        }
-        let t13 = (b / (1.0 + b * b) * 0.5).atan().powi(3);
-        (t13 * 0.5).tanh() - acc0 * 0.01 + a
+        0.9 * (acc1 * 0.5).sin() + 0.2 * t0 - a
     }
-    check_p189(seed = 0xaafb5df8bb678ea9, inputs = 2, calls = [p150, p167], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p190(a: f64, b: f64) -> f64 {
-        let mut acc0 = 1.0;
-        if b.atan() > 0.3 {
-            let mut acc1 = 1.0;
-            acc0 = (a.mul_add(b, b) - p158(b.powi(2).ln_1p(), 0.2)) * 0.25;
-            acc1 = ((1.0 + acc0.powi(2)).cbrt() * 0.5).tanh();
-        } else if 0.25 + a < 0.7 {
-            acc0 = f64::tanh(-b);
-        } else {
-            let t2 = if b * 1.0 < 0.5 { 0.75 * (b - 1.0) } else { 0.5_f64.tanh().exp() - f64::cos(0.75) };
-        }
-        acc0.cos() + b.sin() + 1.5 * a
-    }
-    check_p190(seed = 0x3b08c8067e47fe45, inputs = 2, calls = [p158], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p191(a: f64, n: usize, b: f64) -> f64 {
-        let t0 = match n { 0 | 1 => (a + 0.5).atan2(1.5 + (0.75 - b).cos()), _ => b.cos() * (n as f64).cos() };
-        let t1 = b * b;
-        let b = b + (t0 * 0.5).sin().powi(3);
-        let mut b = b;
-        let o2: Option<f64> = if 1.25_f64.atan2(1.5 + (p164((t1 / (2.0 + a.cos()) * 0.25).sin(), (2.0 + 1.0_f64.cos()).recip(), t1.tanh()) * 0.5).cos()) > b { Some(f64::sin(b).powi(2).ln_1p()) } else { None };
-        let t4: f64 = match o2 { Some(u3) => t0, None => (1.5 + t1.sin()).powf(b.tanh()) };
-        for i in 0..1 {
-            b += (0.25_f64.tanh().sin() * 0.5).tanh();
-        }
-        t4 + (b * 0.25).atan() - t0.sin() - a
-    }
-    check_p191(seed = 0xfc9921f4a82e8ad4, inputs = 2, calls = [p164], at = |p| (p[0], 2, p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p192(a: f64) -> f64 {
-        let t0 = a / (1.0 + a.min(a).powi(2));
-        if a / (1.0 + 1.5_f64.powi(2)) > 0.5 {
-            return a.atan2(1.5 + t0.cos()) * a.tanh().cosh();
-        }
-        let t0 = t0 * (a - a);
-        let mut acc1 = p164((t0 * 0.25).sin().hypot(0.3), (p181(1, a.sin()) * 0.5).sin(), ((a - a) * 0.5).tanh()) * 0.5;
-        let mut k2 = 0;
-        loop {
-            if (k2 as f64 + k2 as f64) < 0.5 {
-                for j in 1..=2 {
-                    if (t0 * 0.25).sin() > 0.25 {
-                        let t3 = if (acc1 * 0.05).atan() * 0.5 > 0.5 { (acc1 * 0.05).sin() + a } else { f64::min((t0 * 0.25).sin().min(acc1 * 0.05), (t0 * 0.25).sin()) };
-                    } else {
-                        let t4 = j as f64 - a;
-                    }
-                    acc1 += t0 * 0.25 / (1.0 + (t0 * 0.25).tanh().powi(2)) * -0.2;
-                }
-            } else {
-                if k2 == 4 {
-                    acc1 += ((1.0 + a.powi(2)).ln() + (acc1 * 0.05).tanh() * (acc1 * 0.05).atan()) * 0.5;
-                } else {
-                    acc1 = (acc1 * 0.05 * ((t0 * 0.25).atan() * (t0 * 0.25) * 0.25)).atan();
-                }
-            }
-            acc1 += (acc1 * 0.05).tanh();
-            k2 += 1;
-            if ((k2 as f64 + (t0 * 0.25).sin()) > -0.1) || k2 >= 5 { break; }
-        }
-        let c5 = |u6: f64| (t0 * 0.25).sin().abs();
-        let t7: f64 = c5(0.25_f64) - 0.5 * c5(1.0_f64);
-        t7.cos() - (acc1 * 0.05).tanh().sin() + (t0 * 0.25).tanh().sin()
-    }
-    check_p192(seed = 0xadcc7fa7ba4b4125, inputs = 1, calls = [p164, p181], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p193(xs: &[f64], a: f64) -> f64 {
-        let t0 = match ((a * a * 0.5).tanh().abs() * 2.0) as usize % 3 { 0 | 1 => xs[2], _ => ((a.powi(2) - f64::atan(a)) * 0.5).atan() };
-        let a = a - xs.iter().map(|q| (q * 1.25).sin()).sum::<f64>() * t0;
-        let c1 = |u2: f64| 0.9_f64;
-        let t3: f64 = c1((a * 0.1).atan()) - 0.5 * c1(((a * 0.1 + xs[2]) * 0.5).atan());
-        let t5 = { let u4 = 0.5 * (xs[2] * xs[2]); (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.5).atan() };
-        let mut acc6 = (1.5_f64.hypot(t0).mul_add((a * 0.1).atan() * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>(), xs[0]) * 0.25).tanh();
-        if 0.9_f64.cos() > t3 {
-            let c7 = |u8: f64| a * 0.1;
-            let t9: f64 = c7((acc6 * t5).clamp(-0.75, 0.75)) - 0.5 * c7(xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()));
-        }
-        0.1 * acc6 - t5 + 0.75 * t3 - (a * 0.1).sin() - t0
-    }
-    check_p193(seed = 0xc6987dd6161e20b8, inputs = 4, calls = [], at = |p| (&p[0..3], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p194(b: f64, a: f64) -> f64 {
-        if b < -0.2 {
-            return b.max(b).sin();
-        }
-        let t0 = a;
-        let mut acc1 = 0.0;
-        if t0 - 1.5 > p189(a.powi(2) * 0.5, ((a - b) * 0.5).tanh()) * 0.5 {
-            let b = b + (p180((2.0 + t0.sin()).ln(), b, ((b - t0) * 0.5).tanh()) * 0.25).atan();
-        }
-        t0 + b
-    }
-    check_p194(seed = 0x8b8477b5abafc962, inputs = 2, calls = [p180, p189], at = |p| (p[0], p[1]));
+    check_p194(seed = 0xeb576e24888eca6d, inputs = 1, calls = [], at = |p| (1, p[0]));
 }
 
 #[differentiable]
 fn p195_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.25
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.25).sin();
+    }
+    acc * 1.5 + v[0] * v[v.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p195(b: f64, xs: &[f64], a: f64) -> f64 {
+        let t1 = p195_h0(&xs[..], a);
+        let t2 = p195_h0(xs, a * 0.3);
+        let s3 = &xs[3..];
+        let t4 = (s3[3] * t1.tanh() + s3[0]).sin() + s3[s3.len() - 1] * 0.75;
+        t4 + t2 + t1 + a * 0.3
+    }
+    check_p195(seed = 0xcf6d1e993c18b041, inputs = 9, calls = [], at = |p| (p[0], &p[1..8], p[8]));
+}
+
+#[differentiable]
+fn p196_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * -0.5
+}
+program! {
+    #[differentiable]
+    fn p196(a: f64, xs: &[f64]) -> f64 {
+        let s1 = &xs[3..];
+        let t2 = (s1[1] * a + s1[0]).sin() + s1[s1.len() - 1] * 0.6;
+        let t3 = p196_h0(&xs[4..], t2.tanh() * 0.6);
+        let t4 = p196_h0(&xs[0..=5], t3.tanh()).sin();
+        let t5 = p196_h0(s1, t2.tanh() * 0.5);
+        t5 + t4 + t3 + t2 + a * 0.3
+    }
+    check_p196(seed = 0xeb09a6e1a3a8e6e4, inputs = 9, calls = [], at = |p| (p[0], &p[1..9]));
+}
+
+program! {
+    #[differentiable]
+    fn p197(n: usize, a: f64, xs: &[f64]) -> f64 {
+        let t0 = (0.1 * xs[xs.len() - 1 - n].abs()).min(0.2 * xs[n] / (2.0 + a.powi(2).cos()));
+        let t1 = n as f64 / (2.0 + t0.cos());
+        let t2 = (t0.cos().tanh().exp() * 0.5).atan().powi(3);
+        let mut acc3 = t0.tanh().exp_m1();
+        for i in 0..xs.len() {
+            acc3 *= 0.5 + 0.4 * xs[n].sin();
+        }
+        (acc3 * 0.1).atan() + (t1 * 0.5).sin().tanh() + t0
+    }
+    check_p197(seed = 0x2e21fa18fa765180, inputs = 4, calls = [], at = |p| (1, p[0], &p[1..4]));
+}
+
+#[differentiable]
+fn p198_h0(v: &[f64], s: f64, k: usize) -> f64 {
+    if k == 0 {
+        (v[0] * s).cos()
+    } else {
+        v[k % v.len()] * 1.5 + p198_h0(v, s * 0.5, k - 1).cos()
+    }
 }
 #[differentiable]
-fn p195_h1(y: &mut [f64], s: f64) {
+fn p198_h1(y: &mut [f64], s: f64) {
     for i in (1..y.len()).rev() {
         y[i] = (y[i] * s + y[i - 1] * 0.25).tanh();
     }
-    y[0] = (y[0] * 0.25 + s).sin();
+    y[0] = (y[0] * -0.5 + s).sin();
 }
 #[differentiable]
-fn p195_h2(s: f64, x: &[f64], y: &mut [f64]) {
+fn p198_h2(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).sin() * 1.5;
+        y[i] += (s * x[i % x.len()]).sin() * -0.5;
     }
+}
+#[differentiable]
+fn p198_h3(y: &mut [f64], x: &[f64], s: f64) {
+    p198_h1(y, s);
+    p198_h2(s * -0.5, &x[1..], y);
+}
+#[differentiable]
+fn p198_h4(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.3).sin();
+    }
+    acc * 0.5 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p198_h5(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.3;
+    t + p198_h4(&v[1..], s * 0.6) + p198_h4(v, s).sin()
 }
 program! {
     #[differentiable]
-    fn p195(b: f64, a: f64, xs: &[f64]) -> f64 {
-        let t1 = p195_h0(xs, b).sin();
-        let mut buf2 = vec![-0.5; 3];
-        p195_h1(&mut buf2, a);
-        p195_h1(&mut buf2, b * 0.6);
-        p195_h2(b, xs, &mut buf2);
-        let t3 = buf2[0] + buf2[2] * 0.75;
-        let s4 = &xs[3..=4];
-        let t5 = (s4[0] * b + s4[1]).sin() + s4[s4.len() - 1] * 0.75;
-        let t6 = p195_h0(s4, t1.tanh()).sin();
-        let s7 = &s4[..];
-        let t8 = (s7[0] * t1.tanh() + s7[0]).sin() + s7[s7.len() - 1] * 0.25;
-        let t9 = p195_h0(&s4[..2], t8.tanh() * 1.5);
-        t9 + t8 + t6 + t5 + t3 + a * 0.3
-    }
-    check_p195(seed = 0xc7f6ae763c6b86d6, inputs = 9, calls = [], at = |p| (p[0], p[1], &p[2..9]));
-}
-
-program! {
-    #[differentiable]
-    fn p196(b: f64, a: f64) -> f64 {
-        let t0 = b + p187((a - b) * 0.5, a.hypot(b) * 0.5) * 0.75;
-        let t1 = (p189(0.25 * a, a) * 0.5).sin();
-        let mut acc2 = (a.mul_add(b, a) + (t0 * 0.5).atan() / (1.0 + b * b)) * 0.25;
-        if b.powi(2).ln_1p() > t0 * 0.5 {
-            let acc2 = acc2 - (acc2 + acc2);
-        }
-        0.25 * acc2
-    }
-    check_p196(seed = 0xdfacc6a767f54c55, inputs = 2, calls = [p187, p189], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p197(a: f64) -> f64 {
-        let a = a * a;
-        let t0 = a * 0.5;
-        let mut acc1 = (t0.abs() / (1.0 + ((a * 0.5).sin() / (1.0 + p192((t0 * (a * 0.5).atan() * 0.25).tanh()).powi(2))).powi(2)) * 0.5).tanh();
-        if (a * 0.5).atan().tanh().exp() > t0 && (a * 0.5).atan() < 0.3 {
-            let t2 = if acc1.sin() > acc1 && t0 < 0.1 { t0 } else { f64::min(f64::min(p194((a * 0.5).sin() + (a * 0.5).sin(), (0.5 - t0) * 0.5), acc1), acc1 / (1.5 + (a * 0.5).tanh().tanh())) };
-            let t3 = (1.5 + (0.6 * t0 * t0).sin()).powf(((t2 + 1.0) * (0.1 + acc1)).tanh());
-        }
-        let t4 = acc1 * t0;
-        let mut v5: Vec<f64> = Vec::new();
-        v5.push((2.0 + (t0 * acc1).cos()).recip());
-        v5.push(t0.cos().tanh());
-        let t6 = v5[0] * 0.5 + v5[1];
+    fn p198(xs: &[f64], a: f64, b: f64) -> f64 {
+        let t1 = p198_h0(&xs[..], b, 3);
+        let arr2: [f64; 3] = [t1.tanh() * 0.75, xs[3] * 0.3, (t1.tanh()).sin()];
+        let t3 = arr2[0] * arr2[2];
+        let mut buf4 = vec![0.0; 2];
         for i in 0..2 {
-            let acc1 = (acc1 * 0.25).tanh() - t4;
+            buf4[i] = xs[i + 3] * b * 1.5;
         }
-        t6 + t4 + 0.2 * (a * 0.5).tanh()
-    }
-    check_p197(seed = 0xea8c5592e8a1985c, inputs = 1, calls = [p192, p194], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p198(b: f64, a: f64) -> f64 {
-        let b = b - b.clamp(-0.75, 0.75);
-        let mut acc0 = (a - a) * (a * a) * 0.25;
+        p198_h3(&mut buf4, &xs[3..6], t1.tanh());
+        p198_h2(t1.tanh(), xs, &mut buf4);
+        p198_h2(b, xs, &mut buf4);
+        let t5 = buf4[0] + buf4[1] * 0.6;
+        let t6 = p198_h5(&xs[..], t3.tanh() * 0.5);
+        let mut buf7 = vec![0.0; 3];
         for i in 0..3 {
-            if b + (acc0 * 0.25).atan() < 0.1 {
-                continue;
-            }
-            let mut v1 = vec![0.0; 3];
-            for j in 0..v1.len() {
-                v1[j] = (((acc0 * 0.25).tanh().sin() + (1.5 + a.sin()).log(2.5 + a.cos())) * 0.5).sin();
-            }
-            acc0 = v1[i];
+            buf7[i] = xs[i + 2] * t1.tanh() * 0.5;
         }
-        acc0 += 0.9_f64;
-        if (acc0 * 0.1 * 0.5).sin().powi(3) < 0.5 {
-            acc0 = ((acc0 * 0.1).tanh() - (1.0 + a.powi(2)).ln()).sin();
-            let t2 = 1.5 * (acc0 * 0.1);
-            if (t2 * 0.5).tanh() > (acc0 * 0.1).atan() {
-                return (2.0 + a.sin()).log10();
-            }
-        } else if 0.5 - a > 0.5 {
-            let t3: f64 = -(acc0 * 0.1).tanh().exp();
-        } else {
-            let mut k4 = 0;
-            let r6 = loop {
-                let t5 = if acc0 * 0.1 < 0.25 { (acc0 * 0.1).tanh() * a * (2.0 + 0.75_f64.sin()).log2() } else { k4 as f64 };
-                acc0 = ((b * 0.5).powi(3) * (t5 * 0.5).atan().cos() * 0.1).sin();
-                k4 += 1;
-                if ((acc0 * 0.1).sin() + acc0 * 0.1 < -0.4) || k4 >= 5 { break a.tanh().max((acc0 * 0.1).tanh() - p130(a, 1, (t5 * 0.5).sin()) * 0.25); }
-            };
-        }
-        (acc0 * 0.1).sin() - b - a + 0.5 * (acc0 * 0.1).sin()
+        p198_h3(&mut buf7, &xs[2..=5], a);
+        p198_h1(&mut buf7, t1.tanh() * 1.5);
+        let t8 = buf7[0] + buf7[2] * 0.5;
+        let s9 = &xs[0..=7];
+        let t10 = (s9[3] * a + s9[0]).sin() + s9[s9.len() - 1] * 0.5;
+        t10 + t8 + t6 + t5 + t3 + a * 0.3
     }
-    check_p198(seed = 0x4066789428d87ba3, inputs = 2, calls = [p130], at = |p| (p[0], p[1]),
-        params = ["b"] at [0]);
+    check_p198(seed = 0xaa64775d7a0eee34, inputs = 10, calls = [], at = |p| (&p[0..8], p[8], p[9]));
 }
 
 program! {
     #[differentiable]
-    fn p199(a: f64) -> f64 {
-        let t0 = if f64::tanh(a) < 0.1 { a * a + a } else { f64::atan(a) * a };
-        if (t0 * 0.5).atan() * a > a {
-            return f64::sin(a) + a.cos();
+    fn p199(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = x.to_owned();
+        if n % 2 == 0 {
+            t1 = (x[[1, 0]]) * &(x / &v.mapv(|q| q * q + 1.0));
         }
-        (t0 * 0.5).sin()
+        let mut t2 = &(t1.t().to_owned()) / &(x + x).mapv(|q| q * q + 1.0);
+        for _ in 0..n {
+            t2 = (&t2 * ((s) + (s) * 0.5)).mapv(f64::sin) + &t2 * 0.5;
+        }
+        let mut t3 = v.to_owned();
+        if n % 3 == 0 {
+            t3 = v.to_owned();
+        }
+        let mut t4 = (&(x.mapv(|q| (q * 0.5).exp())) * &(x.sum_axis(Axis(0)) * 0.3)).mapv(f64::tanh);
+        for _ in 0..n {
+            t4 = (&t4 * (v.sum().sin())).mapv(f64::sin) + &t4 * 0.5;
+        }
+        t4.sum() * 0.2 + t3.dot(&t3) * 0.1 + t2.sum() * 0.2
     }
-    check_p199(seed = 0x459ac639b4d30c9a, inputs = 1, calls = [], at = |p| (p[0]));
+    check_p199(seed = 0x373bfbb2600b193e, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
 }

@@ -38,7 +38,20 @@ pub(crate) fn rhs_tokens(rhs: &Rhs, span: Span, maybe_array: bool) -> TokenStrea
         }
         Rhs::Prim(prim, args) => {
             let mut a: Vec<TokenStream> = args.iter().map(Operand::tokens).collect();
-            if prim.rule().is_some_and(crate::rules::moves_receiver) {
+            // (an array wrapped in `Some`/`Ok` may still be read by the reverse sweep)
+            let wraps_array = maybe_array
+                && prim
+                    .rule()
+                    .is_some_and(|r| std::ptr::eq(r, &crate::rules::WRAP));
+            if prim
+                .rule()
+                .is_some_and(|r| std::ptr::eq(r, &crate::rules::WRAP_LIKE))
+            {
+                // (the `Option`/`Result` that says how to wrap, lent)
+                let o = &a[1];
+                a[1] = quote!(&#o);
+            }
+            if prim.rule().is_some_and(crate::rules::moves_receiver) || wraps_array {
                 let o = &a[0];
                 a[0] = quote!(::core::clone::Clone::clone(&#o));
             }
@@ -65,7 +78,9 @@ pub(crate) fn rhs_tokens(rhs: &Rhs, span: Span, maybe_array: bool) -> TokenStrea
                     let x = &a[0];
                     quote::quote_spanned!(span=> #rt::ops::tensor::neg(&#x))
                 }
-                Prim::Method { method, .. } if maybe_array => {
+                Prim::Method { method, rule, .. }
+                    if maybe_array && !crate::rules::is_option_rule(rule) =>
+                {
                     // the runtime's elementwise function: no method call on a type the
                     // compiler may not know yet (`Variable::new(1.5)` is a `{float}`)
                     quote::quote_spanned!(span=> #rt::ops::tensor::#method(#(&#a),*))

@@ -225,7 +225,9 @@ impl Emitter<'_> {
                     }
                     Rhs::Prim(prim, args) => {
                         let maybe_array = self.body.vars[dst.0].maybe_array;
-                        let tensor = maybe_array || matches!(prim, Prim::Tensor { .. });
+                        let tensor = (maybe_array
+                            && !prim.rule().is_some_and(crate::rules::is_option_rule))
+                            || matches!(prim, Prim::Tensor { .. });
                         // The last rule to read `dy` may take it by value (its buffer is
                         // reused). For `+`/`-` that is the left operand's, which usually has the
                         // result's shape (`x.dot(&w) + &b`), while the other is reduced.

@@ -434,7 +434,8 @@ impl Tangents<'_> {
         if active.is_empty() {
             return zero;
         }
-        let tensor = maybe_array || matches!(prim, Prim::Tensor { .. });
+        let tensor = (maybe_array && !prim.rule().is_some_and(crate::rules::is_option_rule))
+            || matches!(prim, Prim::Tensor { .. });
         if !tensor {
             // Σ_k ops::<name>_d<k>(reads…, &t_k): each scalar rule is linear in its last
             // argument
@@ -517,7 +518,7 @@ impl Tangents<'_> {
                     (None, _) => quote!(#ts::neg(&#tk)),
                 }
             }
-            (Prim::Binary { .. }, "mul") | (Prim::Tensor { .. }, "dot") => {
+            (Prim::Binary { .. }, "mul") | (Prim::Tensor { .. }, "dot" | "cross") => {
                 let f = format_ident!("{}", rule.name);
                 let (t0, t1) = if both {
                     (Some(t(0)), Some(t(1)))
@@ -652,7 +653,8 @@ fn unchecked_queries(tokens: TokenStream) -> TokenStream {
 fn linear(name: &str) -> bool {
     matches!(
         name,
-        "t" | "view"
+        "t" | "transpose"
+            | "view"
             | "to_owned"
             | "sum"
             | "mean"

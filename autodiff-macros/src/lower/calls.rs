@@ -36,6 +36,11 @@ impl Lowering<'_> {
                 return self.prim(Prim::Cast { ty: Box::new(ty) }, vec![x], e.span());
             }
         }
+        // (`o.map(f)` of an `Option`/`Result` before ndarray's `map`; ndarray's
+        // `a.mean().unwrap()` before `Option::unwrap`)
+        if let Some(v) = self.option_map(m) {
+            return v;
+        }
         if let Some(v) = self.array_method(e, m) {
             return v;
         }

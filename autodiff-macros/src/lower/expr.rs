@@ -261,12 +261,12 @@ impl Lowering<'_> {
     pub(super) fn index(&mut self, e: &syn::Expr, ix: &syn::ExprIndex) -> Value {
         let place = match self.place(&ix.expr) {
             Some(place) => place,
-            // a constant or static table (`COEFFS[k]`) at a constant index: a constant
+            // a constant or static table (`COEFFS[k]`): a constant (its index is an
+            // integer, with no derivative, however it was computed)
             None if matches!(&*ix.expr, syn::Expr::Path(p) if p
                 .path
                 .get_ident()
-                .is_none_or(|id| self.lookup(&id.to_string()).is_none()))
-                && !self.references_active(&ix.index) =>
+                .is_none_or(|id| self.lookup(&id.to_string()).is_none())) =>
             {
                 return self.verbatim(e);
             }

@@ -106,6 +106,11 @@ pub struct Lowering<'a> {
     /// Parameters whose elements are `Vec`s or slices (`&[Vec<f64>]`, `Vec<Vec<f64>>`): an
     /// element read borrows the row.
     vec_rows: HashSet<VarId>,
+    /// Parameters of a type that cannot be indexed: a type parameter that is not a float
+    /// type (`coefficients: I` with `I: IntoIterator<Item = f64>`) or `impl Trait`.
+    opaque_params: HashSet<String>,
+    /// How many `o.map(…)` of an `Option`/`Result` were lowered (their names).
+    next_mapped: usize,
     /// Rows read by element (`m[i]` of `m[i][j]`, and copies of rows of local `Vec`s of
     /// `Vec`s, see `owned_row`): their elements are scalars.
     rows: HashSet<VarId>,
@@ -205,6 +210,31 @@ fn lower_pass(
         element_reads: HashMap::new(),
         vec_cells: HashSet::new(),
         vec_rows: HashSet::new(),
+        next_mapped: 0,
+        opaque_params: {
+            let floats: Vec<String> = crate::signature::float_type_params(generics, None)
+                .iter()
+                .map(|t| t.to_string())
+                .collect();
+            sig.params
+                .iter()
+                .filter(|p| {
+                    let mut t = &p.ty;
+                    while let syn::Type::Reference(r) = t {
+                        t = &r.elem;
+                    }
+                    match t {
+                        syn::Type::ImplTrait(_) => true,
+                        syn::Type::Path(tp) => tp.path.get_ident().is_some_and(|i| {
+                            let i = i.to_string();
+                            !floats.contains(&i) && generics.type_params().any(|g| g.ident == i)
+                        }),
+                        _ => false,
+                    }
+                })
+                .map(|p| p.name.clone())
+                .collect()
+        },
         rows: HashSet::new(),
         discard: false,
     };
@@ -221,6 +251,15 @@ fn lower_pass(
             let c = l.new_cell(None, l.next_flag_key);
             l.cells[c.0].active = true;
             l.cells[c.0].bound_to = Some(v);
+            l.bind(&p.name, Binding::Cell(c));
+            continue;
+        }
+        if p.mutable && !p.by_ref {
+            // `mut z: f64`: a cell the body assigns, like a `let mut` local, starting as
+            // the argument (keyed like a flag, as above)
+            l.next_flag_key -= 1;
+            let c = l.new_cell(None, l.next_flag_key);
+            l.write_cell(c, Operand::Var(v));
             l.bind(&p.name, Binding::Cell(c));
             continue;
         }
@@ -296,18 +335,20 @@ fn maybe_array_type(ty: &syn::Type, type_params: &[String]) -> bool {
     }
 }
 
-/// A generic type over floats only that is not one of ndarray's (`Vector3<T>`,
-/// `Matrix3<f64>`): in vector-math code, an alias of a fixed-size array, whose elements
-/// are scalars or rows (ndarray's arrays are `Array…`, `ArcArray…`, `CowArray`).
+/// A generic type over float type parameters only that is not one of ndarray's
+/// (`Vector3<T>`, `Matrix3<T>`): in generic vector-math code, an alias of a fixed-size
+/// array, whose elements are scalars or rows (ndarray's arrays are `Array…`, `ArcArray…`,
+/// `CowArray`). With a concrete float (`Vector3<f64>`, `Matrix3<f32>`) the type may as well
+/// be nalgebra's, whose values have operators: it may be an array, as `Vec3` is.
 fn is_array_alias(name: &str, args: &syn::PathArguments, type_params: &[String]) -> bool {
     let syn::PathArguments::AngleBracketed(args) = args else {
         return false;
     };
     let float = |t: &syn::Type| match t {
-        syn::Type::Path(p) if p.qself.is_none() => p.path.get_ident().is_some_and(|i| {
-            let n = i.to_string();
-            prims::is_float_type_name(&n) || type_params.contains(&n)
-        }),
+        syn::Type::Path(p) if p.qself.is_none() => p
+            .path
+            .get_ident()
+            .is_some_and(|i| type_params.contains(&i.to_string())),
         _ => false,
     };
     let wrapper = matches!(
@@ -373,6 +414,7 @@ fn is_literal(e: &syn::Expr) -> bool {
 mod calls;
 mod control;
 mod expr;
+mod iterators;
 mod ndarray;
 mod options;
 mod stmt;
@@ -671,6 +713,14 @@ impl Lowering<'_> {
         let v = self.expr(e);
         self.discard = discard;
         self.operand(v, e.span())
+    }
+
+    /// The value of `e`, needed whatever the context (a closure's body in a loop).
+    fn value_of(&mut self, e: &syn::Expr) -> Value {
+        let discard = std::mem::replace(&mut self.discard, false);
+        let v = self.expr(e);
+        self.discard = discard;
+        v
     }
 
     fn prim(&mut self, prim: Prim, args: Vec<Operand>, span: Span) -> Value {

@@ -67,6 +67,11 @@ impl Lowering<'_> {
                     vec![&m.args[0], &m.args[1]],
                 ),
                 ("select", 2) => (&rules::SELECT, &*m.receiver, vec![&m.args[0], &m.args[1]]),
+                ("norm", 0) => (&rules::NORM, &*m.receiver, vec![]),
+                ("norm_squared", 0) => (&rules::NORM_SQUARED, &*m.receiver, vec![]),
+                ("normalize", 0) => (&rules::NORMALIZE, &*m.receiver, vec![]),
+                ("transpose", 0) => (&rules::TRANSPOSE, &*m.receiver, vec![]),
+                ("cross", 1) => (&rules::CROSS, &*m.receiver, vec![&m.args[0]]),
                 ("mapv" | "map", 1) => return Some(self.mapv(e, m)),
                 _ => return None,
             };

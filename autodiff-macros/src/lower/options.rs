@@ -48,6 +48,19 @@ impl Lowering<'_> {
         if segs.iter().any(|s| s.ident == "__private") {
             return match last.as_str() {
                 "is_residual" | "residual" => Some(self.verbatim(e)),
+                "wrap_like" if c.args.len() == 2 => {
+                    let y = self.operand_of(&c.args[0]);
+                    let o = self.operand_of(&c.args[1]);
+                    Some(self.prim(
+                        Prim::Method {
+                            rule: &rules::WRAP_LIKE,
+                            method: syn::Ident::new("wrap_like", Span::call_site()),
+                            callee: Some(func.clone()),
+                        },
+                        vec![y, o],
+                        e.span(),
+                    ))
+                }
                 "try_value" if c.args.len() == 1 => {
                     let x = self.operand_of(&c.args[0]);
                     Some(self.prim(
@@ -70,10 +83,6 @@ impl Lowering<'_> {
             "Err" => Some(self.verbatim(e)),
             "Some" | "Ok" if c.args.len() == 1 && self.references_active(&c.args[0]) => {
                 let x = self.operand_of(&c.args[0]);
-                if self.operand_maybe_array(&x) {
-                    self.errors.push_spanned(&c.func, diag::OPTION_OF_ARRAY);
-                    return Some(Value::Inline(syn::parse_quote!(())));
-                }
                 Some(self.prim(
                     Prim::Method {
                         rule: &rules::WRAP,
@@ -94,6 +103,22 @@ impl Lowering<'_> {
         e: &syn::Expr,
         m: &syn::ExprMethodCall,
     ) -> Option<Value> {
+        // `o.unwrap_or(d)`: `d` where there is no value
+        if m.method == "unwrap_or" && m.args.len() == 1 && self.references_active(&m.receiver) {
+            let (o, d) = (&m.receiver, &m.args[0]);
+            let span = m.method.span();
+            let desugared: syn::Expr = syn::parse_quote_spanned! {span=>
+                {
+                    let __autodiff_option = #o;
+                    if ::autodiff::__private::ops::is_residual(&__autodiff_option) {
+                        #d
+                    } else {
+                        ::autodiff::__private::ops::try_value(__autodiff_option)
+                    }
+                }
+            };
+            return Some(self.value_of(&desugared));
+        }
         let rule = match (m.method.to_string().as_str(), m.args.len()) {
             ("unwrap", 0) => &rules::UNWRAP,
             ("expect", 1) => &rules::EXPECT,
@@ -103,9 +128,6 @@ impl Lowering<'_> {
             return None;
         }
         let recv = self.operand_of(&m.receiver);
-        if self.operand_maybe_array(&recv) {
-            return None;
-        }
         let mut args = vec![recv];
         for a in &m.args {
             args.push(self.operand_of(a));
@@ -119,6 +141,55 @@ impl Lowering<'_> {
             args,
             e.span(),
         ))
+    }
+
+    /// `o.map(|v| …)` of a differentiable `Option`/`Result` (a value that is not an
+    /// array, where `map` is ndarray's, nor an iterator): an `if` on whether the value is
+    /// there, the closure's body inlined on it and wrapped as `o` is.
+    pub(super) fn option_map(&mut self, m: &syn::ExprMethodCall) -> Option<Value> {
+        if m.method != "map"
+            || m.args.len() != 1
+            || !self.references_active(&m.receiver)
+            || iterators::is_iterator_chain(&m.receiver)
+        {
+            return None;
+        }
+        // a name of a value that may be an array: ndarray's `map`
+        if let syn::Expr::Path(p) = &*m.receiver {
+            if let Some(Binding::Value(Value::Var(v))) =
+                p.path.get_ident().and_then(|i| self.lookup(&i.to_string()))
+            {
+                if self.vars[v.0].maybe_array {
+                    return None;
+                }
+            }
+        }
+        let closure = self.closure_of(&m.args[0], 1)?;
+        if closure.inputs.len() != 1 {
+            return None;
+        }
+        let recv = self.value_of(&m.receiver);
+        let array = matches!(recv.clone().deref(), Value::Var(v) if self.vars[v.0].maybe_array);
+        self.next_mapped += 1;
+        let id = quote::format_ident!("__autodiff_mapped{}", self.next_mapped);
+        self.bind(&id.to_string(), Binding::Value(recv));
+        let span = m.method.span();
+        if array {
+            // ndarray's `map`, on the value lowered once
+            let mut again = m.clone();
+            again.receiver = Box::new(syn::parse_quote_spanned!(span=> #id));
+            return Some(self.value_of(&syn::Expr::MethodCall(again)));
+        }
+        let (pat, body) = (&closure.inputs[0], &closure.body);
+        let desugared: syn::Expr = syn::parse_quote_spanned! {span=>
+            if ::autodiff::__private::ops::is_residual(&#id) {
+                ::autodiff::__private::ops::residual(::core::clone::Clone::clone(&#id))
+            } else {
+                let #pat = ::autodiff::__private::ops::try_value(#id);
+                ::autodiff::__private::ops::wrap_like(#body, #id)
+            }
+        };
+        Some(self.value_of(&desugared))
     }
 
     /// `o?` of a differentiable `Option`/`Result`: return early with `None` or the error,

@@ -13,6 +13,89 @@ pub fn wrap_d0<T: Clone>(dy: &T) -> T {
     dy.clone()
 }
 
+/// `o.map(f)` where `o` holds a value: `f`'s value `y` wrapped as `o` is (`Some(y)` for an
+/// `Option`, `Ok(y)` for a `Result`).
+///
+/// ```
+/// let o: Option<f64> = autodiff_runtime::ops::wrap_like(2.0_f64, &Some(1_i32));
+/// assert_eq!(o, Some(2.0));
+/// let r: Result<f64, String> = autodiff_runtime::ops::wrap_like(2.0_f64, &Ok::<i32, String>(1));
+/// assert_eq!(r, Ok(2.0));
+/// ```
+#[inline(always)]
+pub fn wrap_like<U, O: Rewrap<U>>(y: U, like: &O) -> O::Out {
+    let _ = like;
+    O::rewrap(y)
+}
+
+/// `o.map(f)`'s value: the cotangent of `f`'s value.
+///
+/// ```
+/// assert_eq!(autodiff_runtime::ops::wrap_like_d0(&2.5_f64), 2.5);
+/// ```
+#[inline(always)]
+pub fn wrap_like_d0<T: Clone>(dy: &T) -> T {
+    dy.clone()
+}
+
+/// An `Option` or `Result` whose value can be replaced by one of type `U` (what `map`
+/// makes).
+pub trait Rewrap<U> {
+    /// `Option<U>`, or `Result<U, E>`.
+    type Out;
+    /// `Some(y)` or `Ok(y)`.
+    fn rewrap(y: U) -> Self::Out;
+}
+
+impl<T, U> Rewrap<U> for Option<T> {
+    type Out = Option<U>;
+    #[inline(always)]
+    fn rewrap(y: U) -> Option<U> {
+        Some(y)
+    }
+}
+
+impl<T, E, U> Rewrap<U> for Result<T, E> {
+    type Out = Result<U, E>;
+    #[inline(always)]
+    fn rewrap(y: U) -> Result<U, E> {
+        Ok(y)
+    }
+}
+
+/// The value an `Option`/`Result` cell of generated code starts as, before a branch
+/// writes it (`Result` has no `Default`): `None`, or `Ok` of the value's default.
+///
+/// ```
+/// let r: Result<f64, String> = autodiff_runtime::ops::placeholder();
+/// assert_eq!(r, Ok(0.0));
+/// assert_eq!(autodiff_runtime::ops::placeholder::<Option<f64>>(), None);
+/// ```
+#[inline(always)]
+pub fn placeholder<T: Placeholder>() -> T {
+    T::placeholder()
+}
+
+/// See [`placeholder`].
+pub trait Placeholder {
+    /// `None`, or `Ok(Default::default())`.
+    fn placeholder() -> Self;
+}
+
+impl<T> Placeholder for Option<T> {
+    #[inline(always)]
+    fn placeholder() -> Self {
+        None
+    }
+}
+
+impl<T: Default, E> Placeholder for Result<T, E> {
+    #[inline(always)]
+    fn placeholder() -> Self {
+        Ok(T::default())
+    }
+}
+
 /// `o.unwrap()`: the cotangent of `o`.
 ///
 /// ```

@@ -1,7 +1,8 @@
 //! `+ - * /` and negation between scalars and arrays, broadcasting as ndarray does, and
 //! their rules: the gradient of an operand is reduced to its own shape.
 
-use super::{broadcast_to, dyn_view, CotangentArg, Tensor, Val};
+use super::geometry::{matmul_d0, matmul_d1, rotate_d0, rotate_d1};
+use super::{broadcast_to, dyn_view, CotangentArg, Product, Tensor, Val};
 use crate::real::Real;
 use crate::sealed::Sealed;
 use ndarray::{Array, ArrayBase, ArrayD, ArrayView, CowArray, Data, DimMax, Dimension, IxDyn};
@@ -268,6 +269,15 @@ where
     B: Tensor<Elem = A::Elem> + ?Sized,
     G: CotangentArg<Elem = A::Elem>,
 {
+    match (A::PRODUCT, B::PRODUCT) {
+        (Product::Matrix, Product::Matrix) => {
+            return A::cot_from_dyn(matmul_d0(dyn_view(b), dy.cot_view()));
+        }
+        (Product::Rotation, Product::Matrix) => {
+            return A::cot_from_dyn(rotate_d0(dyn_view(a), dyn_view(b), dy.cot_view()));
+        }
+        _ => {}
+    }
     if let (Some(b), Some(g)) = (b.as_scalar(), dy.cot_scalar()) {
         return a.reduce_scalar(b * g);
     }
@@ -305,7 +315,15 @@ where
     B: Tensor<Elem = A::Elem> + ?Sized,
     G: CotangentArg<Elem = A::Elem>,
 {
-    mul_d0(b, a, dy)
+    match (A::PRODUCT, B::PRODUCT) {
+        (Product::Matrix, Product::Matrix) => {
+            B::cot_from_dyn(matmul_d1(dyn_view(a), dy.cot_view()))
+        }
+        (Product::Rotation, Product::Matrix) => {
+            B::cot_from_dyn(rotate_d1(dyn_view(a), dy.cot_view()))
+        }
+        _ => mul_d0(b, a, dy),
+    }
 }
 
 /// `y = a / b`: the gradient of `a`, `dy / b` reduced to `a`'s shape.

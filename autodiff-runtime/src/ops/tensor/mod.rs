@@ -30,6 +30,7 @@
 mod arithmetic;
 mod elementwise;
 mod elementwise_args;
+mod geometry;
 mod indexing;
 mod linalg;
 mod reductions;
@@ -39,6 +40,7 @@ mod tangent;
 pub use arithmetic::*;
 pub use elementwise::*;
 pub use elementwise_args::*;
+pub use geometry::*;
 pub use indexing::*;
 pub use linalg::*;
 pub use reductions::*;
@@ -78,6 +80,24 @@ pub trait Tensor: Sealed {
     fn reduce_scalar(&self, g: Self::Elem) -> Self::Cotangent;
     /// A gradient for this value from an array of exactly its shape.
     fn cot_from(&self, g: Array<Self::Elem, Self::Dim>) -> Self::Cotangent;
+    /// What `*` between values of this kind means (elementwise for scalars and ndarray
+    /// arrays, the matrix product for nalgebra's matrices, a rotation for a unit
+    /// quaternion), so the rules of `*` match the forward operation.
+    #[doc(hidden)]
+    const PRODUCT: Product = Product::Elementwise;
+}
+
+/// What `*` means between two values (see [`Tensor::PRODUCT`]): the rules of `*` follow
+/// the kinds of both operands.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Product {
+    /// Elementwise, broadcasting (scalars, ndarray arrays).
+    Elementwise,
+    /// The matrix product when both operands are matrices (nalgebra).
+    Matrix,
+    /// A rotation of the right operand (a unit quaternion, nalgebra).
+    Rotation,
 }
 
 macro_rules! scalar_tensor {
@@ -153,6 +173,7 @@ impl<T: Tensor + ?Sized> Tensor for &T {
     type Elem = T::Elem;
     type Dim = T::Dim;
     type Cotangent = T::Cotangent;
+    const PRODUCT: Product = T::PRODUCT;
     #[inline(always)]
     fn view_tensor(&self) -> ArrayView<'_, T::Elem, T::Dim> {
         (**self).view_tensor()

@@ -1,0 +1,688 @@
+//! Iteration over differentiable sequences: `for` loops over iterator chains (`x.iter()`,
+//! sub-slices, `.zip`, `.rev`, `.skip`, `.take`, `.enumerate`, `.windows`/`.chunks`) turned
+//! into indexed loops, and the reductions and collections written on them (`.sum()`,
+//! `.product()`, `.fold(…)`, `.map(…).collect()`).
+
+use super::*;
+
+/// One sequence of an iteration the lowering turns into an indexed loop: `base` (a slice,
+/// `Vec` or array named by a parameter, a local or a field), the range of it (`x[a..b]`),
+/// and the adapters applied to it, in order (`.skip(n)`, `.take(n)`, `.rev()`).
+pub(super) struct Source {
+    pub base: syn::Expr,
+    pub lo: Option<syn::Expr>,
+    pub hi: Option<syn::Expr>,
+    pub ops: Vec<SourceOp>,
+}
+
+pub(super) enum SourceOp {
+    Skip(syn::Expr),
+    Take(syn::Expr),
+    Rev,
+}
+
+/// The forms of iteration over a differentiable sequence the lowering turns into indexed
+/// loops: one source (`x.iter()`, `x`, `&x[1..n - 1]`, `x.iter().rev().skip(1)`), or two
+/// zipped (`x.iter().zip(x.iter().skip(1))`), optionally `.enumerate()`d last.
+pub(super) struct Chain {
+    pub sources: Vec<Source>,
+    pub enumerate: bool,
+}
+
+/// Whether `e` is an iterator over a sequence (`x.iter()`, `….map(…)`, `….zip(…)`, …), as
+/// opposed to an array whose `sum()` is ndarray's.
+pub(super) fn is_iterator_chain(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::MethodCall(m) => matches!(
+            m.method.to_string().as_str(),
+            "iter"
+                | "into_iter"
+                | "copied"
+                | "cloned"
+                | "zip"
+                | "enumerate"
+                | "map"
+                | "rev"
+                | "skip"
+                | "take"
+                | "windows"
+                | "chunks"
+                | "chunks_exact"
+        ),
+        syn::Expr::Paren(p) => is_iterator_chain(&p.expr),
+        _ => false,
+    }
+}
+
+pub(super) fn strip_copied(e: &syn::Expr) -> &syn::Expr {
+    match e {
+        syn::Expr::MethodCall(m)
+            if (m.method == "copied" || m.method == "cloned") && m.args.is_empty() =>
+        {
+            strip_copied(&m.receiver)
+        }
+        syn::Expr::Paren(p) => strip_copied(&p.expr),
+        _ => e,
+    }
+}
+
+/// The sequence a source iterates and its range: `x`, `x[a..b]` (also `a..`, `..b`, `..`).
+fn source_base(e: &syn::Expr) -> Option<Source> {
+    match e {
+        syn::Expr::Paren(p) => source_base(&p.expr),
+        syn::Expr::Reference(r) if r.mutability.is_none() => source_base(&r.expr),
+        syn::Expr::Path(_) | syn::Expr::Field(_) => Some(Source {
+            base: e.clone(),
+            lo: None,
+            hi: None,
+            ops: Vec::new(),
+        }),
+        syn::Expr::Index(ix) => match &*ix.index {
+            syn::Expr::Range(r) if matches!(r.limits, syn::RangeLimits::HalfOpen(_)) => {
+                let mut s = source_base(&ix.expr)?;
+                if s.lo.is_some() || s.hi.is_some() || !s.ops.is_empty() {
+                    return None;
+                }
+                s.lo = r.start.as_deref().cloned();
+                s.hi = r.end.as_deref().cloned();
+                Some(s)
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// One source with its adapters (`x.iter().skip(1)`, `x[1..].iter().rev()`, `&x`, `x`).
+fn source(e: &syn::Expr) -> Option<Source> {
+    match strip_copied(e) {
+        syn::Expr::MethodCall(m) => {
+            let name = m.method.to_string();
+            match (name.as_str(), m.args.len()) {
+                ("iter" | "into_iter", 0) => source_base(&m.receiver),
+                ("rev", 0) => {
+                    let mut s = source(&m.receiver)?;
+                    s.ops.push(SourceOp::Rev);
+                    Some(s)
+                }
+                ("skip", 1) => {
+                    let mut s = source(&m.receiver)?;
+                    s.ops.push(SourceOp::Skip(m.args[0].clone()));
+                    Some(s)
+                }
+                ("take", 1) => {
+                    let mut s = source(&m.receiver)?;
+                    s.ops.push(SourceOp::Take(m.args[0].clone()));
+                    Some(s)
+                }
+                _ => None,
+            }
+        }
+        syn::Expr::Reference(_) | syn::Expr::Path(_) => source_base(strip_copied(e)),
+        _ => None,
+    }
+}
+
+/// `x.windows(n)`, `x.chunks(n)`, `x.chunks_exact(n)`.
+#[derive(Clone, Copy)]
+pub(super) enum Windows {
+    Sliding,
+    Chunks,
+    ChunksExact,
+}
+
+/// The sequence, kind and size of `x.windows(n)` (also `chunks`, `chunks_exact`).
+fn windowed(e: &syn::Expr) -> Option<(&syn::Expr, Windows, &syn::Expr)> {
+    let syn::Expr::MethodCall(m) = e else {
+        return None;
+    };
+    let kind = match m.method.to_string().as_str() {
+        "windows" => Windows::Sliding,
+        "chunks" => Windows::Chunks,
+        "chunks_exact" => Windows::ChunksExact,
+        _ => return None,
+    };
+    (m.args.len() == 1).then(|| (&*m.receiver, kind, &m.args[0]))
+}
+
+/// The chain an iteration over differentiable sequences is, when it is one the lowering
+/// turns into an indexed loop.
+pub(super) fn chain_iter(e: &syn::Expr) -> Option<Chain> {
+    if let syn::Expr::MethodCall(m) = strip_copied(e) {
+        if m.method == "enumerate" && m.args.is_empty() {
+            let mut c = chain_iter(&m.receiver)?;
+            if c.enumerate {
+                return None;
+            }
+            c.enumerate = true;
+            return Some(c);
+        }
+        if m.method == "zip" && m.args.len() == 1 {
+            let a = source(&m.receiver)?;
+            let b = source(&m.args[0])?;
+            return Some(Chain {
+                sources: vec![a, b],
+                enumerate: false,
+            });
+        }
+    }
+    Some(Chain {
+        sources: vec![source(e)?],
+        enumerate: false,
+    })
+}
+
+impl Lowering<'_> {
+    /// A loop over `iter`, binding each item to `pat` and lowering `body` for it. An
+    /// inactive iterator (`0..n`, `(0..n).rev()`, anything over constants) is used as
+    /// written; over a differentiable slice, `x.iter()`, `x.iter().enumerate()`,
+    /// `x.iter().zip(y.iter())` and `x` become loops over indices reading the elements.
+    pub(super) fn iter_loop(
+        &mut self,
+        label: Option<String>,
+        iter_expr: &syn::Expr,
+        pat: &syn::Pat,
+        body_active: bool,
+        body: impl FnOnce(&mut Self),
+    ) -> Value {
+        // An inactive sequence iterated by reference (`data.iter()`, also `.enumerate()`,
+        // `.zip(…)`) whose items may meet differentiable values in the body: read its
+        // elements by index as values, so arithmetic with them differentiates
+        // (`data.iter().map(|x| x * w).sum()`). (Cells are keyed by the syntax that makes
+        // them, so this choice may depend on activity without confusing the fixpoint.)
+        let indexed = body_active
+            && !self.references_active(iter_expr)
+            && matches!(strip_copied(iter_expr), syn::Expr::MethodCall(_))
+            && chain_iter(iter_expr).is_some_and(|c| {
+                c.sources.iter().all(|s| {
+                    self.place(&s.base).is_some()
+                        && !matches!(&s.base, syn::Expr::Path(p) if p.path.get_ident()
+                            .is_some_and(|i| self.opaque_params.contains(&i.to_string())))
+                })
+            });
+        if !self.references_active(iter_expr) && !indexed {
+            let iter = match iter_expr {
+                syn::Expr::Range(r)
+                    if matches!(r.limits, syn::RangeLimits::HalfOpen(_))
+                        && r.start.is_some()
+                        && r.end.is_some() =>
+                {
+                    let start = self.operand_of(r.start.as_deref().expect("start"));
+                    let end = self.operand_of(r.end.as_deref().expect("end"));
+                    let (s, e) = (start.tokens(), end.tokens());
+                    (quote!(#s..#e), Some(start))
+                }
+                other => (self.renamed(other).to_token_stream(), None),
+            };
+            return self.lower_loop(label, Some(iter), |l| {
+                let item = l.new_var(false);
+                l.bind_pattern(pat, Value::Var(item), None, pat.span());
+                body(l);
+                Some(item)
+            });
+        }
+        if let Some((base, kind, n)) = windowed(iter_expr) {
+            return self.windows_loop(label, iter_expr, base, kind, n, pat, body);
+        }
+        let Some(chain) = chain_iter(iter_expr) else {
+            return self.unsupported(iter_expr, diag::UNSUPPORTED_ITERATOR);
+        };
+        let mut resolved = Vec::new();
+        for src in &chain.sources {
+            let p = &src.base;
+            match self.place(p) {
+                Some(place) => resolved.push(place),
+                // a field (`m.layers`): the sequence the projection reads
+                None if matches!(p, syn::Expr::Field(_)) => match self.expr(p) {
+                    Value::Var(v) => resolved.push(Place::Var(v)),
+                    _ => return self.unsupported(p, diag::ITERATE_NAMED_OR_FIELD),
+                },
+                None => return self.unsupported(p, diag::ITERATE_NAMED),
+            }
+        }
+        // each source's range `lo..hi` and direction, after its adapters (inactive
+        // `usize`s computed once before the loop)
+        let span = iter_expr.span();
+        let mut ranges = Vec::new();
+        for (src, place) in chain.sources.iter().zip(&resolved) {
+            let id = match place {
+                Place::Var(v) => v.ident(),
+                Place::Cell(c) => c.ident(),
+            };
+            let len = quote!(#id.len());
+            let mut lo = match &src.lo {
+                Some(e) => {
+                    let e = self.renamed(e);
+                    quote!(((#e) as usize))
+                }
+                None => quote!(0usize),
+            };
+            let mut hi = match &src.hi {
+                Some(e) => {
+                    let e = self.renamed(e);
+                    quote!(((#e) as usize))
+                }
+                None => len.clone(),
+            };
+            let mut forward = true;
+            for op in &src.ops {
+                match (op, forward) {
+                    (SourceOp::Rev, _) => forward = !forward,
+                    (SourceOp::Skip(n), true) => {
+                        let n = self.renamed(n);
+                        lo = quote!(::core::cmp::min(#lo + ((#n) as usize), #hi));
+                    }
+                    (SourceOp::Skip(n), false) => {
+                        let n = self.renamed(n);
+                        hi = quote!(::core::cmp::max(#hi.saturating_sub((#n) as usize), #lo));
+                    }
+                    (SourceOp::Take(n), true) => {
+                        let n = self.renamed(n);
+                        hi = quote!(::core::cmp::min(#hi, #lo + ((#n) as usize)));
+                    }
+                    (SourceOp::Take(n), false) => {
+                        let n = self.renamed(n);
+                        lo = quote!(::core::cmp::max(#lo, #hi.saturating_sub((#n) as usize)));
+                    }
+                }
+            }
+            // the plain case reads `x[k]`
+            let plain = src.lo.is_none() && src.hi.is_none() && src.ops.is_empty();
+            let (lo, hi) = if plain {
+                (None, None)
+            } else {
+                let lo_v = self.inactive(lo, span);
+                let hi_v = self.inactive(hi, span);
+                (
+                    Some(self.operand(lo_v, span).tokens()),
+                    Some(self.operand(hi_v, span).tokens()),
+                )
+            };
+            ranges.push((len, lo, hi, forward));
+        }
+        let counts: Vec<TokenStream> = ranges
+            .iter()
+            .map(|(len, lo, hi, _)| match (lo, hi) {
+                (Some(lo), Some(hi)) => quote!(#hi.saturating_sub(#lo)),
+                _ => len.clone(),
+            })
+            .collect();
+        let iter = match &counts[..] {
+            [a, b] => quote!(0..::core::cmp::min(#a, #b)),
+            [a] => quote!(0..#a),
+            _ => unreachable!("one or two sources"),
+        };
+        let iter = (iter, Some(Operand::Inline(syn::parse_quote!(0usize))));
+        let enumerate = chain.enumerate;
+        self.lower_loop(label, Some(iter), |l| {
+            let k = l.new_var(false);
+            let mut elems = Vec::new();
+            for (place, (_, lo, hi, forward)) in resolved.iter().zip(&ranges) {
+                let index = match (lo, hi, forward) {
+                    (Some(lo), _, true) => {
+                        let kk = k.ident();
+                        let i = l.inactive(quote!(#lo + #kk), span);
+                        l.operand(i, span)
+                    }
+                    (_, Some(hi), false) => {
+                        let kk = k.ident();
+                        let i = l.inactive(quote!(#hi - 1 - #kk), span);
+                        l.operand(i, span)
+                    }
+                    _ => Operand::Var(k),
+                };
+                let v = l.new_var(l.place_active(*place));
+                l.push(
+                    v,
+                    None,
+                    Rhs::ReadIndex {
+                        place: *place,
+                        index,
+                    },
+                    span,
+                );
+                elems.push(Value::Ref(Box::new(Value::Var(v))));
+            }
+            let value = if enumerate {
+                let item = if elems.len() == 2 {
+                    Value::Tuple(elems)
+                } else {
+                    elems.remove(0)
+                };
+                Value::Tuple(vec![Value::Var(k), item])
+            } else if elems.len() == 2 {
+                Value::Tuple(elems)
+            } else {
+                elems.remove(0)
+            };
+            l.bind_pattern(pat, value, None, pat.span());
+            body(l);
+            Some(k)
+        })
+    }
+
+    /// `for w in x.windows(n)` (also `chunks(n)`, `chunks_exact(n)`) over a differentiable
+    /// sequence: a loop over the sub-slices, each one `&x[a..b]` (its adjoint the same
+    /// sub-slice of `x`'s).
+    #[allow(clippy::too_many_arguments)]
+    fn windows_loop(
+        &mut self,
+        label: Option<String>,
+        iter_expr: &syn::Expr,
+        base: &syn::Expr,
+        kind: Windows,
+        n: &syn::Expr,
+        pat: &syn::Pat,
+        body: impl FnOnce(&mut Self),
+    ) -> Value {
+        let span = iter_expr.span();
+        if self.value_references_active(n) {
+            self.errors.push_spanned(n, diag::ACTIVE_INDEX);
+        }
+        let place = match self.place(base) {
+            Some(p @ Place::Var(_)) => p,
+            Some(Place::Cell(_)) => return self.unsupported(iter_expr, diag::SUB_SLICE_OF_CELL),
+            None => return self.unsupported(base, diag::ITERATE_NAMED),
+        };
+        let Place::Var(x) = place else {
+            unreachable!("a variable")
+        };
+        let x = x.ident();
+        let n = self.renamed(n);
+        let size = self.inactive(quote!(((#n) as usize)), span);
+        let size = self.operand(size, span).tokens();
+        let count = match kind {
+            Windows::Sliding => quote!((#x.len() + 1).saturating_sub(#size)),
+            Windows::Chunks => quote!(#x.len().div_ceil(#size)),
+            Windows::ChunksExact => quote!(#x.len() / #size),
+        };
+        let iter = (
+            quote!(0..#count),
+            Some(Operand::Inline(syn::parse_quote!(0usize))),
+        );
+        self.lower_loop(label, Some(iter), |l| {
+            let k = l.new_var(false);
+            let kk = k.ident();
+            let (start, end) = match kind {
+                Windows::Sliding => (quote!(#kk), quote!(#kk + #size)),
+                Windows::Chunks => (
+                    quote!(#kk * #size),
+                    quote!(::core::cmp::min(#kk * #size + #size, #x.len())),
+                ),
+                Windows::ChunksExact => (quote!(#kk * #size), quote!(#kk * #size + #size)),
+            };
+            let start = l.inactive(start, span);
+            let start = l.operand(start, span);
+            let end = l.inactive(end, span);
+            let end = l.operand(end, span);
+            let range = crate::ir::SliceRange {
+                start: Some(start),
+                end: Some(end),
+                inclusive: false,
+            };
+            let v = l.new_var(l.place_active(place));
+            l.push(v, None, Rhs::SubSlice { place, range }, span);
+            l.bind_pattern(pat, Value::Var(v), None, pat.span());
+            body(l);
+            Some(k)
+        })
+    }
+
+    /// The closure a `map`/`fold` argument is: a closure, or a path of a function
+    /// (`.map(f64::sin)`, `.fold(f64::NEG_INFINITY, f64::max)`, `.map(square)`) or of a
+    /// local closure, as a closure of `arity` parameters calling it.
+    pub(super) fn closure_of(&self, x: &syn::Expr, arity: usize) -> Option<syn::ExprClosure> {
+        match x {
+            syn::Expr::Closure(c) => Some(c.clone()),
+            syn::Expr::Path(p) if p.qself.is_none() => {
+                let args = |n: usize| -> Vec<syn::Ident> {
+                    (0..n)
+                        .map(|i| quote::format_ident!("__autodiff_arg{}", i))
+                        .collect()
+                };
+                // a local closure by name (`.map(scale)`): a closure calling it, so it is
+                // inlined with the bindings of its definition
+                if let Some(id) = p.path.get_ident() {
+                    match self.lookup(&id.to_string()) {
+                        Some(Binding::Closure(k)) => {
+                            let a = args(self.closures[*k].closure.inputs.len());
+                            return Some(
+                                syn::parse_quote_spanned!(x.span()=> |#(#a),*| #id(#(#a),*)),
+                            );
+                        }
+                        Some(_) => return None,
+                        None => {}
+                    }
+                }
+                let a = args(arity);
+                Some(syn::parse_quote_spanned!(x.span()=> |#(#a),*| #p(#(#a),*)))
+            }
+            _ => None,
+        }
+    }
+
+    /// `….map(f).map(g)`: the source and the closures, in the order they apply.
+    fn peel_maps(&self, mut x: &syn::Expr) -> Option<(syn::Expr, Vec<syn::ExprClosure>)> {
+        let mut maps = Vec::new();
+        while let syn::Expr::MethodCall(inner) = x {
+            if inner.method != "map" || inner.args.len() != 1 {
+                break;
+            }
+            maps.push(self.closure_of(&inner.args[0], 1)?);
+            x = &inner.receiver;
+        }
+        maps.reverse();
+        Some((x.clone(), maps))
+    }
+
+    /// `….sum()`, `….product()`, `….map(|v| …).sum()`, `….fold(init, |acc, v| …)`: a
+    /// loop with an accumulator cell, starting where the standard library starts
+    /// (`-0.0` for a float sum, `1.0` for a product) so the value is bit for bit the same.
+    pub(super) fn reduction(&mut self, e: &syn::Expr, m: &syn::ExprMethodCall) -> Option<Value> {
+        let name = m.method.to_string();
+        type Accumulation = Option<(&'static Rule, syn::BinOp)>;
+        let peel = |x: &syn::Expr| self.peel_maps(x);
+        let closure_of = |x: &syn::Expr, arity: usize| self.closure_of(x, arity);
+        let (src, init, op, maps, fold): (
+            syn::Expr,
+            syn::Expr,
+            Accumulation,
+            Vec<syn::ExprClosure>,
+            Option<syn::ExprClosure>,
+        ) = match (name.as_str(), m.args.len()) {
+            ("sum" | "product", 0) if is_iterator_chain(&m.receiver) => {
+                let (src, maps) = peel(&m.receiver)?;
+                if name == "sum" {
+                    (
+                        src,
+                        syn::parse_quote!(-0.0),
+                        Some((&rules::ADD, syn::parse_quote!(+))),
+                        maps,
+                        None,
+                    )
+                } else {
+                    (
+                        src,
+                        syn::parse_quote!(1.0),
+                        Some((&rules::MUL, syn::parse_quote!(*))),
+                        maps,
+                        None,
+                    )
+                }
+            }
+            ("fold", 2) => {
+                let (src, maps) = peel(&m.receiver)?;
+                (
+                    src,
+                    m.args[0].clone(),
+                    None,
+                    maps,
+                    Some(closure_of(&m.args[1], 2)?),
+                )
+            }
+            _ => return None,
+        };
+        if maps.iter().any(|c| c.inputs.len() != 1)
+            || fold.as_ref().is_some_and(|c| c.inputs.len() != 2)
+        {
+            return None;
+        }
+        let init = match (&self.float_type, fold.is_none()) {
+            // generic code: the start is of the function's float type (`T + {float}` does
+            // not type-check)
+            (Some(t), true) => {
+                let v = self.inactive(
+                    quote!(<#t as ::autodiff::__private::Real>::from_f64_rounded(#init)),
+                    e.span(),
+                );
+                self.operand(v, e.span())
+            }
+            _ => self.operand_of(&init),
+        };
+        let acc = self.new_cell(None, node_key(m));
+        self.write_cell(acc, init);
+        let item_pat: syn::Pat = match (maps.first(), &fold) {
+            (Some(c), _) => c.inputs[0].clone(),
+            (_, Some(c)) => c.inputs[1].clone(),
+            _ => syn::parse_quote!(__autodiff_item),
+        };
+        let body_active = maps.iter().any(|c| self.references_active(&c.body))
+            || fold
+                .as_ref()
+                .is_some_and(|c| self.references_active(&c.body))
+            || self.cells[acc.0].active;
+        self.iter_loop(None, &src, &item_pat, body_active, |l| {
+            // the item through the maps
+            let mut mapped = None;
+            for (k, c) in maps.iter().enumerate() {
+                if k > 0 {
+                    let v = mapped.take().expect("the previous map's value");
+                    l.bind_pattern(&c.inputs[0], v, None, c.span());
+                }
+                mapped = Some(l.value_of(&c.body));
+            }
+            let value = match (&fold, op) {
+                (Some(c), _) => {
+                    let old = l.read_cell(acc, c.span());
+                    l.bind_pattern(&c.inputs[0], Value::Var(old), None, c.span());
+                    if let Some(v) = mapped {
+                        l.bind_pattern(&c.inputs[1], v, None, c.span());
+                    }
+                    let v = l.value_of(&c.body);
+                    l.operand(v, c.body.span())
+                }
+                (None, Some((rule, op))) => {
+                    let item = match mapped {
+                        Some(v) => v,
+                        None => l.expr(&syn::parse_quote!(__autodiff_item)),
+                    };
+                    let item = l.operand(item, e.span());
+                    let old = Operand::Var(l.read_cell(acc, e.span()));
+                    let v = l.prim(Prim::Binary { rule, op }, vec![old, item], e.span());
+                    l.operand(v, e.span())
+                }
+                _ => unreachable!("a reduction is a fold or has an operator"),
+            };
+            l.write_cell(acc, value);
+        });
+        Some(Value::Var(self.read_cell(acc, e.span())))
+    }
+
+    /// `x.iter().map(|v| …).collect()` (also over `.enumerate()`/`.zip(…)` items, and into
+    /// a `Vec` named by a turbofish): a `Vec` of as many zeros as the chain has items,
+    /// then a loop writing the mapped value of item `k` at `k` — so each element carries
+    /// the gradient of the value it was made of.
+    pub(super) fn collected(&mut self, e: &syn::Expr, m: &syn::ExprMethodCall) -> Option<Value> {
+        if m.method != "collect" || !m.args.is_empty() || !self.references_active(&m.receiver) {
+            return None;
+        }
+        // only into a `Vec` (or where the target is left to inference)
+        if let Some(t) = &m.turbofish {
+            let vec = t.args.len() == 1
+                && matches!(&t.args[0], syn::GenericArgument::Type(syn::Type::Path(p))
+                    if p.path.segments.last().is_some_and(|s| s.ident == "Vec"));
+            if !vec {
+                return None;
+            }
+        }
+        let (src, maps) = self.peel_maps(&m.receiver)?;
+        if maps.is_empty() || maps.iter().any(|c| c.inputs.len() != 1) {
+            return None;
+        }
+        let chain = chain_iter(&src)?;
+        if !is_iterator_chain(&src) {
+            return None;
+        }
+        let span = e.span();
+        let counted = self.renamed(&src).to_token_stream();
+        let zeros = self.inactive(
+            quote_spanned!(span=> (#counted)
+                .map(|_| ::autodiff::__private::ops::real_zero())
+                .collect::<::std::vec::Vec<_>>()),
+            span,
+        );
+        let zeros = self.operand(zeros, span);
+        let out = self.new_cell(None, node_key(m));
+        self.write_cell(out, zeros);
+        // the position each item is written at: the chain's own `.enumerate()` index
+        // where it has one (the first closure's pattern is then `(i, x)`), else one added
+        let item = &maps[0].inputs[0];
+        let (looped, pat, index_pat): (syn::Expr, syn::Pat, Option<syn::Pat>) = if chain.enumerate {
+            let syn::Pat::Tuple(t) = strip_pat_type(item) else {
+                return None;
+            };
+            if t.elems.len() != 2 {
+                return None;
+            }
+            let x = &t.elems[1];
+            (
+                src.clone(),
+                syn::parse_quote_spanned!(span=> (__autodiff_k, #x)),
+                Some(t.elems[0].clone()),
+            )
+        } else {
+            (
+                syn::parse_quote_spanned!(span=> #src.enumerate()),
+                syn::parse_quote_spanned!(span=> (__autodiff_k, #item)),
+                None,
+            )
+        };
+        let body_active = maps.iter().any(|c| self.references_active(&c.body));
+        self.iter_loop(None, &looped, &pat, body_active, |l| {
+            if let Some(p) = &index_pat {
+                let k = l.expr(&syn::parse_quote!(__autodiff_k));
+                l.bind_pattern(p, k, None, span);
+            }
+            let mut mapped = None;
+            for c in &maps {
+                // (the first closure's pattern is the loop's)
+                if let Some(v) = mapped.take() {
+                    l.bind_pattern(&c.inputs[0], v, None, c.span());
+                }
+                mapped = Some(l.value_of(&c.body));
+            }
+            let v = mapped.expect("at least one map");
+            let value = l.operand(v, span);
+            let index = l.operand_of(&syn::parse_quote!(__autodiff_k));
+            if l.operand_active(&value) {
+                l.found_active_cells.insert(active_key(l.cell_keys[out.0]));
+            }
+            l.snapshots.remove(&out);
+            l.block.stmts.push(Stmt::WriteIndex {
+                cell: out,
+                index,
+                value,
+            });
+        });
+        Some(Value::Var(self.read_cell(out, span)))
+    }
+}
+
+/// A closure parameter's pattern without its type (`|(i, x): (usize, f64)|`).
+fn strip_pat_type(p: &syn::Pat) -> &syn::Pat {
+    match p {
+        syn::Pat::Type(t) => strip_pat_type(&t.pat),
+        syn::Pat::Paren(q) => strip_pat_type(&q.pat),
+        _ => p,
+    }
+}
