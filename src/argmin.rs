@@ -211,40 +211,6 @@ where
     }
 }
 
-/// An argmin problem ([`GradientProblem`]) from a `#[differentiable]` function, in one
-/// line; the parameter vector is a `Vec`.
-///
-/// - `argmin_problem!(f)`: `f` takes the parameter vector (as `&[f64]`) and nothing else.
-/// - `argmin_problem!(|x| f(x, &a, &b))`: `f` with its other arguments; `x` stands for the
-///   parameter, and the variables the arguments name are moved into the problem (as into a
-///   `move` closure).
-/// - `…, params = ["x"]` after either: the parameter's name (or position) in `f`, when `f`
-///   has more than one differentiable parameter (as in
-///   [`value_and_gradients_function!`](crate::value_and_gradients_function)).
-///
-/// ```
-/// use argmin::core::{CostFunction, Gradient};
-/// use autodiff::argmin_problem;
-/// use autodiff::prelude::*;
-///
-/// /// The mean squared error of a line through the points.
-/// #[differentiable]
-/// fn mse(w: &[f64], xs: &[f64], ys: &[f64]) -> f64 {
-///     let mut sum = 0.0;
-///     for i in 0..xs.len() {
-///         let r = w[0] * xs[i] + w[1] - ys[i];
-///         sum += r * r;
-///     }
-///     sum / xs.len() as f64
-/// }
-///
-/// let (xs, ys) = (vec![0.0, 1.0, 2.0], vec![1.0, 3.0, 5.0]);
-/// let problem = argmin_problem!(|w| mse(w, &xs, &ys), params = ["w"]);
-/// assert_eq!(problem.cost(&vec![2.0, 1.0])?, 0.0);      // y = 2x + 1 fits exactly
-/// assert_eq!(problem.gradient(&vec![2.0, 1.0])?, vec![0.0, 0.0]);
-/// assert_eq!(problem.evaluations(), 1);
-/// # Ok::<(), argmin::core::Error>(())
-/// ```
 /// A [`GradientProblem`] with a Hessian ([`GradientProblem::with_hessian`]): argmin's
 /// [`CostFunction`], [`Gradient`] (one cached sweep for both) and [`Hessian`].
 pub struct HessianProblem<F, H, P, V, G> {
@@ -346,6 +312,40 @@ pub fn rows<T: Clone>(m: &crate::ndarray::Array2<T>) -> Vec<Vec<T>> {
     m.rows().into_iter().map(|r| r.to_vec()).collect()
 }
 
+/// An argmin problem ([`GradientProblem`]) from a `#[differentiable]` function, in one
+/// line; the parameter vector is a `Vec`.
+///
+/// - `argmin_problem!(f)`: `f` takes the parameter vector (as `&[f64]`) and nothing else.
+/// - `argmin_problem!(|x| f(x, &a, &b))`: `f` with its other arguments; `x` stands for the
+///   parameter, and the variables the arguments name are moved into the problem (as into a
+///   `move` closure).
+/// - `…, params = ["x"]` after either: the parameter's name (or position) in `f`, when `f`
+///   has more than one differentiable parameter (as in
+///   [`value_and_gradients_function!`](crate::value_and_gradients_function)).
+///
+/// ```
+/// use argmin::core::{CostFunction, Gradient};
+/// use autodiff::argmin_problem;
+/// use autodiff::prelude::*;
+///
+/// /// The mean squared error of a line through the points.
+/// #[differentiable]
+/// fn mse(w: &[f64], xs: &[f64], ys: &[f64]) -> f64 {
+///     let mut sum = 0.0;
+///     for i in 0..xs.len() {
+///         let r = w[0] * xs[i] + w[1] - ys[i];
+///         sum += r * r;
+///     }
+///     sum / xs.len() as f64
+/// }
+///
+/// let (xs, ys) = (vec![0.0, 1.0, 2.0], vec![1.0, 3.0, 5.0]);
+/// let problem = argmin_problem!(|w| mse(w, &xs, &ys), params = ["w"]);
+/// assert_eq!(problem.cost(&vec![2.0, 1.0])?, 0.0);      // y = 2x + 1 fits exactly
+/// assert_eq!(problem.gradient(&vec![2.0, 1.0])?, vec![0.0, 0.0]);
+/// assert_eq!(problem.evaluations(), 1);
+/// # Ok::<(), argmin::core::Error>(())
+/// ```
 #[macro_export]
 macro_rules! argmin_problem {
     (|$x:ident| $f:ident ( $($arg:expr),* $(,)? ) $(, params = [$($p:tt)*])? $(,)?) => {{

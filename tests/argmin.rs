@@ -166,6 +166,7 @@ fn lbfgs_reaches_the_minimum_of_the_1000_dimensional_rosenbrock_function() {
 
 /// A smooth convex function with its minimum at (1, …, 1): `Σ exp(xᵢ − 1) − xᵢ` plus half
 /// the squared differences of neighbours. Generic, as `hessian!` needs it.
+#[allow(clippy::needless_range_loop)]
 #[differentiable]
 fn convex_chain<T: Float>(x: &[T]) -> T {
     let (one, half) = (T::from(1.0).unwrap(), T::from(0.5).unwrap());
@@ -184,8 +185,8 @@ fn convex_chain<T: Float>(x: &[T]) -> T {
 fn convex_chain_hessian(x: &[f64]) -> Vec<Vec<f64>> {
     let n = x.len();
     let mut h = vec![vec![0.0; n]; n];
-    for i in 0..n {
-        h[i][i] = (x[i] - 1.0).exp();
+    for (i, v) in x.iter().enumerate() {
+        h[i][i] = (v - 1.0).exp();
     }
     for i in 0..n - 1 {
         h[i][i] += 1.0;
