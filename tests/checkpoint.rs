@@ -272,3 +272,31 @@ fn a_field_whose_tangent_does_not_serialize_leaves_the_struct_derivable() {
     let z = t.zero_tangent();
     assert_eq!((z.w, z.knob.0, t.w, t.knob.0), (0.0, 0.0, 1.0, 2.0));
 }
+
+/// A model of nalgebra values (with the `nalgebra` feature too): the model and its tangent
+/// serialize (nalgebra's `serde-serialize` is turned on with both features).
+#[cfg(feature = "nalgebra")]
+#[derive(Clone, Debug, Differentiable, Serialize, Deserialize)]
+#[serde(crate = "autodiff::serde")]
+struct Pose {
+    t: nalgebra::Vector3<f64>,
+    scale: f64,
+}
+
+#[cfg(feature = "nalgebra")]
+#[test]
+fn a_model_of_nalgebra_values_round_trips() {
+    let pose = Pose {
+        t: nalgebra::Vector3::new(0.1, -2.5, 1e-300),
+        scale: 3.0,
+    };
+    let back: Pose = serde_json::from_str(&serde_json::to_string(&pose).unwrap()).unwrap();
+    assert_eq!((back.t, back.scale), (pose.t, pose.scale));
+    let tangent = PoseTangent {
+        t: nalgebra::Vector3::new(1.0, 2.0, 3.0),
+        scale: 0.5,
+    };
+    let back: PoseTangent =
+        serde_json::from_str(&serde_json::to_string(&tangent).unwrap()).unwrap();
+    assert_eq!((back.t, back.scale), (tangent.t, tangent.scale));
+}
