@@ -16,9 +16,25 @@ enum Shape<'p> {
     Any,
 }
 
+/// Whether a pattern matches every value (a name, `_`, a tuple or reference of these): the
+/// patterns the value of `Some(p)`/`Ok(p)`/`Err(p)` may be bound with (`Err(1 | 2)` tests
+/// the error, which the `if` on whether the value is there cannot).
+fn irrefutable(pat: &syn::Pat) -> bool {
+    match pat {
+        syn::Pat::Ident(i) => i.subpat.is_none(),
+        syn::Pat::Wild(_) => true,
+        syn::Pat::Tuple(t) => t.elems.iter().all(irrefutable),
+        syn::Pat::Reference(r) => irrefutable(&r.pat),
+        syn::Pat::Paren(p) => irrefutable(&p.pat),
+        syn::Pat::Type(t) => irrefutable(&t.pat),
+        _ => false,
+    }
+}
+
 fn shape(pat: &syn::Pat) -> Option<Shape<'_>> {
     let variant = |path: &syn::Path| path.segments.last().map(|s| s.ident.to_string());
     match pat {
+        syn::Pat::TupleStruct(t) if t.elems.len() == 1 && !irrefutable(&t.elems[0]) => None,
         syn::Pat::TupleStruct(t) if t.elems.len() == 1 => match variant(&t.path)?.as_str() {
             "Some" | "Ok" => Some(Shape::Value(&t.elems[0])),
             "Err" => Some(Shape::Residual(Some(&t.elems[0]))),

@@ -249,3 +249,28 @@ fn never_panics() {
         unreadable.len()
     );
 }
+
+/// Inputs the fuzzer found a panic with, kept as they were found.
+#[test]
+fn found_inputs_expand_without_panicking() {
+    let found: &[TokenStream] = &[
+        // (seed 11, input 72097) an `Err(p)` arm with a refutable `p`, an or-pattern
+        quote::quote! {
+            fn with_fallbacks(x: f64) -> f64 {
+                let batch = match 'l: { break 'l safe_sqrt(x); } {
+                    Ok(v) => vec![sin('c'); 2],
+                    Err(1 | 2) => 0.0,
+                };
+                r + batch
+            }
+        },
+    ];
+    for item in found {
+        let input = Input::Attribute {
+            args: TokenStream::new(),
+            item: item.clone(),
+        };
+        let result = catch_unwind(AssertUnwindSafe(|| input.expand()));
+        assert!(result.is_ok(), "{}", input.describe());
+    }
+}
