@@ -264,6 +264,19 @@ fn found_inputs_expand_without_panicking() {
                 r + batch
             }
         },
+        // (seed 1, input 505) a closure's body starting with a block, `{ … } + { … }`,
+        // placed first in a generated block
+        quote::quote! {
+            fn and_then_chain(a: f64, b: f64) -> f64 {
+                let r = checked_ln_power(a, b).and_then(|l| checked_ln_power(l.exp() + 1.0, 2.0));
+                r.unwrap_or_else(|e| { if e == E::N { -a } else { 0.0 } } + { if e == E::N { -a } else { 0.0 } })
+            }
+        },
+        quote::quote! {
+            fn arms(a: f64) -> f64 {
+                match checked(a) { Ok(v) => { v } * 2.0, Err(_) => { a } + 1.0 }
+            }
+        },
     ];
     for item in found {
         let input = Input::Attribute {
