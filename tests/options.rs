@@ -410,3 +410,37 @@ fn and_then_unwrap_or_else_and_default() {
         assert_gradient_close(&[g], &finite_difference(|v| defaults(v[0]), &[a]), 1e-7);
     }
 }
+
+/// `ok_or`, `ok()`, `is_some()`: conversions between `Option` and `Result`.
+#[differentiable]
+fn converted(x: f64) -> f64 {
+    let o = checked_logit(x);
+    let weight = if o.is_some() { 1.5 } else { 2.0 };
+    let r: Result<f64, String> = o.ok_or("outside (0, 1)".to_string());
+    weight * r.ok().unwrap_or(0.0)
+}
+
+/// `ok_or_else(|| …)?` in a function returning a `Result`.
+#[differentiable]
+fn converted_try(x: f64) -> Result<f64, String> {
+    let v = checked_logit(x).ok_or_else(|| format!("{x} is outside (0, 1)"))?;
+    Ok(v * 2.0)
+}
+
+#[test]
+fn option_result_conversions() {
+    for x in [0.3_f64, 0.8] {
+        // d/dx logit = 1 / (x (1 - x))
+        let d = 1.0 / (x * (1.0 - x));
+        let g = gradients_function!(converted)(x);
+        assert_gradient_close(&[g], &[1.5 * d], 1e-14);
+        assert_gradient_close(&[g], &finite_difference(|v| converted(v[0]), &[x]), 1e-7);
+        let (v, pullback) = vjp!(converted_try)(x);
+        assert_eq!(v, converted_try(x));
+        assert_gradient_close(&[pullback(1.0)], &[2.0 * d], 1e-14);
+    }
+    let (v, pullback) = vjp!(converted_try)(1.5);
+    assert_eq!(v, Err("1.5 is outside (0, 1)".to_string()));
+    assert_eq!(pullback(1.0), 0.0);
+    assert_eq!(gradients_function!(converted)(1.5), 0.0);
+}

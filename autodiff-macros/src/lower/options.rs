@@ -188,6 +188,43 @@ impl Lowering<'_> {
             };
             return Some(self.value_of(&desugared));
         }
+        // `o.ok_or(e)`, `o.ok_or_else(|| e)` of an `Option`, `r.ok()` of a `Result` (the
+        // prelude's `Ok`/`Err`/`Some`/`None`, which the wrapping primitives recognise)
+        let converted: Option<(syn::Expr, syn::Expr)> = match (
+            m.method.to_string().as_str(),
+            &m.args.iter().collect::<Vec<_>>()[..],
+        ) {
+            ("ok_or", [e]) => Some((
+                syn::parse_quote_spanned!(span=> Err(#e)),
+                syn::parse_quote_spanned!(span=> Ok),
+            )),
+            ("ok_or_else", [syn::Expr::Closure(c)]) if c.inputs.is_empty() => {
+                let e = &c.body;
+                Some((
+                    syn::parse_quote_spanned!(span=> Err(#e)),
+                    syn::parse_quote_spanned!(span=> Ok),
+                ))
+            }
+            ("ok", []) => Some((
+                syn::parse_quote_spanned!(span=> None),
+                syn::parse_quote_spanned!(span=> Some),
+            )),
+            _ => None,
+        };
+        if let Some((missing, wrap)) = converted {
+            let o = &m.receiver;
+            let desugared: syn::Expr = syn::parse_quote_spanned! {span=>
+                {
+                    let __autodiff_option = #o;
+                    if ::autodiff::__private::ops::is_residual(&__autodiff_option) {
+                        #missing
+                    } else {
+                        #wrap(::autodiff::__private::ops::try_value(__autodiff_option))
+                    }
+                }
+            };
+            return Some(self.value_of(&desugared));
+        }
         // `o.unwrap_or(d)`: `d` where there is no value
         if m.method == "unwrap_or" && m.args.len() == 1 {
             let (o, d) = (&m.receiver, &m.args[0]);
