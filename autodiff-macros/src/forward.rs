@@ -346,8 +346,11 @@ pub fn companions(
         }
 
         // the tangents `jvp!` was given in their slots: zeros for the others, shapes checked
+        // (a mismatch panics at the closure's call in the function's expansion: closures
+        // cannot be `#[track_caller]`)
         #[doc(hidden)]
         #[inline]
+        #[track_caller]
         #allow
         #vis fn #jvp_opts #gen_named (
             #(#vars: #tys_named,)*

@@ -247,6 +247,7 @@ impl<T: Shape + ?Sized> Shape for &T {
 /// autodiff_runtime::forward::check_shape(&[1.0_f64, 2.0][..], &[1.0_f64][..], "f", "x");
 /// ```
 #[inline]
+#[track_caller]
 pub fn check_shape<P: Shape + ?Sized, T: Shape + ?Sized>(
     param: &P,
     tangent: &T,
