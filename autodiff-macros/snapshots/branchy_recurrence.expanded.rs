@@ -445,6 +445,7 @@ impl recurrence {
     }
     #[doc(hidden)]
     #[inline]
+    #[track_caller]
     fn __jvp_opts(
         __v0: f64,
         __v1: f64,

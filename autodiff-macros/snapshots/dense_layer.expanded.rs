@@ -373,6 +373,7 @@ impl dense {
     }
     #[doc(hidden)]
     #[inline]
+    #[track_caller]
     fn __jvp_opts<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2>(
         __v0: &'__autodiff_l0 Array2<f64>,
         __v1: &'__autodiff_l1 Array2<f64>,

@@ -463,6 +463,7 @@ impl cross_rotated {
     }
     #[doc(hidden)]
     #[inline]
+    #[track_caller]
     fn __jvp_opts<'__autodiff_l0>(
         __v0: [f64; 2],
         __v1: &'__autodiff_l0 [[f64; 2]; 2],

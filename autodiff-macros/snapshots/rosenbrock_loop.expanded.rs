@@ -433,6 +433,7 @@ impl rosenbrock {
     }
     #[doc(hidden)]
     #[inline]
+    #[track_caller]
     fn __jvp_opts<'__autodiff_l0>(
         __v0: &'__autodiff_l0 [f64],
         __o: <(&'__autodiff_l0 [f64],) as ::autodiff::__private::forward::Slots>::Opts,

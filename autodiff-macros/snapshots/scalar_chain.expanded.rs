@@ -346,6 +346,7 @@ impl chain {
     }
     #[doc(hidden)]
     #[inline]
+    #[track_caller]
     fn __jvp_opts(
         __v0: f64,
         __v1: usize,

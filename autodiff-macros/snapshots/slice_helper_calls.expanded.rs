@@ -403,6 +403,7 @@ impl sum_picks {
     }
     #[doc(hidden)]
     #[inline]
+    #[track_caller]
     fn __jvp_opts<'__autodiff_l0>(
         __v0: &'__autodiff_l0 [f64],
         __v1: usize,

@@ -379,6 +379,7 @@ impl weighted_sum {
     }
     #[doc(hidden)]
     #[inline]
+    #[track_caller]
     fn __jvp_opts(
         __v0: f64,
         __v1: f64,
