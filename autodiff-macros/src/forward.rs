@@ -63,7 +63,7 @@ pub fn custom_rule_sweep(sig: &Signature, rule: &syn::ExprPath) -> TangentSweep 
 
 /// `ty` with every lifetime `'_`, for a local binding of a tangent that may borrow a
 /// local zero.
-fn anonymous_lifetimes(ty: &syn::Type) -> syn::Type {
+pub(crate) fn anonymous_lifetimes(ty: &syn::Type) -> syn::Type {
     struct Anon;
     impl VisitMut for Anon {
         fn visit_lifetime_mut(&mut self, lt: &mut syn::Lifetime) {
