@@ -17,7 +17,10 @@ fn rosenbrock_jvp(c: &mut Criterion) {
         let dot: f64 = g.iter().zip(&v).map(|(g, v)| g * v).sum();
         let (y, dy) = jvp!(rosenbrock)(&x, &v);
         assert_eq!(y, rosenbrock(&x));
-        assert!((dy - dot).abs() <= 1e-9 * dot.abs().max(1.0), "{dy} vs {dot}");
+        assert!(
+            (dy - dot).abs() <= 1e-9 * dot.abs().max(1.0),
+            "{dy} vs {dot}"
+        );
         let mut group = c.benchmark_group(format!("jvp/rosenbrock/{n}"));
         group.bench_function("primal", |b| b.iter(|| rosenbrock(black_box(&x))));
         let f = jvp!(rosenbrock);

@@ -382,6 +382,7 @@ impl rosenbrock {
     #[doc(hidden)]
     #[inline]
     fn __jvp<'__autodiff_l0>(__v0: &'__autodiff_l0 [f64], __tv0: &[f64]) -> (f64, f64) {
+        let __tv0 = &__tv0[..__v0.len()];
         let mut __c0 = ::core::default::Default::default();
         let mut __c1 = ::core::default::Default::default();
         let mut __tc0 = ::core::default::Default::default();

@@ -362,6 +362,7 @@ impl sum_picks {
         __tv0: &[f64],
         __tv1: impl ::core::marker::Sized,
     ) -> (f64, f64) {
+        let __tv0 = &__tv0[..__v0.len()];
         let mut __c0 = ::core::default::Default::default();
         let mut __c1 = ::core::default::Default::default();
         let mut __tc0 = ::core::default::Default::default();
