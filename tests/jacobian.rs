@@ -250,7 +250,7 @@ fn fewer_inputs_than_outputs_fill_columns_by_forward_mode_against_the_closed_for
     let p = [0.7, -1.3];
     let j = jacobian!(samples)(&p);
     assert_close(&j, &samples_jacobian(&p), 1e-14);
-    assert_close(&j, &central(|p| samples(p), &p), 1e-8);
+    assert_close(&j, &central(samples, &p), 1e-8);
 }
 
 /// A scalar parameter and an `Array1` output: one column, one tangent sweep.

@@ -181,7 +181,7 @@ pub fn check(
     gradient: &dyn Fn(&[f64]) -> Vec<f64>,
     value: &dyn Fn(&[f64]) -> f64,
     forward: Option<&str>,
-    jvp: &dyn Fn(&[f64], &[f64]) -> (f64, f64),
+    jvp: Jvp,
 ) -> Result<(), String> {
     let listing = || {
         let calls = if callees.is_empty() {
@@ -267,6 +267,9 @@ pub fn check(
     Ok(())
 }
 
+/// `jvp!`'s closure at a point and a direction, both flat: `(value, tangent)`.
+type Jvp<'a> = &'a dyn Fn(&[f64], &[f64]) -> (f64, f64);
+
 /// Relative tolerance of `jvp!`'s directional derivative against ⟨∇f, v⟩ from the reverse
 /// gradient: both are exact up to rounding, so they agree to ~1e-13 of the sum of the
 /// products' magnitudes.
@@ -286,7 +289,7 @@ fn check_jvp(
     selected: &[usize],
     f: &dyn Fn(&[f64]) -> f64,
     gradient: &dyn Fn(&[f64]) -> Vec<f64>,
-    jvp: &dyn Fn(&[f64], &[f64]) -> (f64, f64),
+    jvp: Jvp,
 ) -> Result<(), String> {
     let mut v: Vec<f64> = at.iter().map(|_| 2.0 * uniform(state) - 1.0).collect();
     if !selected.is_empty() {
