@@ -355,3 +355,33 @@ fn a_function_forward_mode_refuses_keeps_rows_by_reverse_mode() {
     let expected = array![[2.0 * s], [4.0 * s], [6.0 * s]];
     assert_close(&j, &expected, 1e-14);
 }
+
+#[differentiable]
+fn from_vec(x: &Vec<f64>, scale: f64) -> Vec<f64> {
+    let mut out = Vec::new();
+    out.push(x[0] * scale);
+    out.push(x[1] * x[0]);
+    out.push(x[1].sin());
+    out.push(x[0] + x[1]);
+    out
+}
+
+#[differentiable]
+fn from_view(x: autodiff::ndarray::ArrayView1<f64>) -> Array1<f64> {
+    let y = &x * 2.0;
+    autodiff::ndarray::concatenate(autodiff::ndarray::Axis(0), &[y.view(), x]).unwrap()
+}
+
+/// Other parameter kinds of the forward fill (a `&Vec`), and one forward mode refuses (a
+/// view): both against the closed form.
+#[test]
+fn forward_fill_of_other_parameter_kinds() {
+    let x = vec![0.4, -1.1];
+    let j = jacobian!(from_vec, params = ["x"])(&x, 3.0);
+    let expected = array![[3.0, 0.0], [x[1], x[0]], [0.0, x[1].cos()], [1.0, 1.0]];
+    assert_close(&j, &expected, 1e-15);
+    let v = array![0.5, -2.0];
+    let j = jacobian!(from_view)(v.view());
+    let expected = array![[2.0, 0.0], [0.0, 2.0], [1.0, 0.0], [0.0, 1.0]];
+    assert_close(&j, &expected, 1e-15);
+}
