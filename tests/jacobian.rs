@@ -357,6 +357,7 @@ fn a_function_forward_mode_refuses_keeps_rows_by_reverse_mode() {
 }
 
 #[differentiable]
+#[allow(clippy::ptr_arg, clippy::vec_init_then_push)] // the parameter kind under test
 fn from_vec(x: &Vec<f64>, scale: f64) -> Vec<f64> {
     let mut out = Vec::new();
     out.push(x[0] * scale);
