@@ -100,6 +100,7 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use autodiff_macros::__rule_table_checks;
+    pub use autodiff_macros::__tangent_table_checks;
     pub use autodiff_runtime::{__autodiff_project, __autodiff_source_read};
     pub use autodiff_runtime::{
         adjoint_zero, complete_tangent, finish_tangent, lazy_zero_tangent, ops, zero_tangent,
