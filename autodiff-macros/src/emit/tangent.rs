@@ -273,6 +273,8 @@ impl Tangents<'_> {
                 let looped = match head {
                     LoopHead::For { item, iter, .. } => {
                         let id = item.ident();
+                        // (parenthesised: a struct literal cannot begin a `for` head)
+                        let iter = crate::emit::for_head(iter);
                         quote!(for #id in #iter { #b #n += 1; #check })
                     }
                     LoopHead::Infinite => quote!(loop { #b #n += 1; #check }),

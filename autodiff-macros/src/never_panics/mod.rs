@@ -272,9 +272,11 @@ fn found_inputs_expand_without_panicking() {
                 r.unwrap_or_else(|e| { if e == E::N { -a } else { 0.0 } } + { if e == E::N { -a } else { 0.0 } })
             }
         },
+        // (seed 1, input 225) a struct literal heading a `for` loop's iterator: the
+        // expansion did not parse
         quote::quote! {
-            fn arms(a: f64) -> f64 {
-                match checked(a) { Ok(v) => { v } * 2.0, Err(_) => { a } + 1.0 }
+            fn horner(x: f64, coeff: &P) -> f64 {
+                Line { w: 255u8, b: w }.0.fold(0_f64, |acc, labels| acc * x + c)
             }
         },
     ];
@@ -285,5 +287,8 @@ fn found_inputs_expand_without_panicking() {
         };
         let result = catch_unwind(AssertUnwindSafe(|| input.expand()));
         assert!(result.is_ok(), "{}", input.describe());
+        if let Ok(out) = result {
+            assert!(output_parses(&input, &out), "{}", input.describe());
+        }
     }
 }
