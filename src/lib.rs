@@ -132,6 +132,7 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use autodiff_macros::__rule_table_checks;
+    pub use autodiff_macros::__tangent_table_checks;
     #[cfg(feature = "serde")]
     pub use autodiff_runtime::serde;
     pub use autodiff_runtime::{__autodiff_project, __autodiff_source_read};

@@ -378,3 +378,43 @@ fn map_with_closures_over_references() {
     let g = gradients_function!(mapped)(&x);
     assert_close("x", &g, &fd(&x, mapped));
 }
+
+#[differentiable]
+fn literals_beside_f32_arrays(a: &Array1<f32>, s: f32) -> f32 {
+    let u = 2.0 - &(a * s) * 0.5;
+    let r = &u / 1.25 + 0.75;
+    (&r * &u).sum()
+}
+
+/// Regression: a float literal read by an array rule of the reverse sweep (`&u / 1.25`
+/// reads `1.25`) takes the array's element type; it was an `f64`, so the function did not
+/// compile with `f32` arrays.
+#[test]
+fn regression_float_literals_beside_f32_arrays() {
+    let a = array![0.3_f32, -0.7, 1.1];
+    let s = 0.8_f32;
+    let (ga, gs) = gradients_function!(literals_beside_f32_arrays)(&a, s);
+    let point: Vec<f64> = a
+        .iter()
+        .map(|&x| f64::from(x))
+        .chain([f64::from(s)])
+        .collect();
+    let numeric = finite_difference(
+        |p| {
+            let u: Vec<f64> = p[..3].iter().map(|x| 2.0 - x * p[3] * 0.5).collect();
+            u.iter().map(|u| (u / 1.25 + 0.75) * u).sum()
+        },
+        &point,
+    );
+    let analytic: Vec<f64> = ga
+        .iter()
+        .map(|&g| f64::from(g))
+        .chain([f64::from(gs)])
+        .collect();
+    for (k, (g, n)) in analytic.iter().zip(&numeric).enumerate() {
+        assert!(
+            (g - n).abs() <= 1e-4 * n.abs().max(1.0),
+            "input {k}: {g} vs {n}"
+        );
+    }
+}

@@ -150,6 +150,9 @@ fn window_sum(x: &[f64], start: usize, len: usize) -> f64 {
     w[0] + w[len - 1]
 }
 
+/// Held by the tests that install a panic hook (one process-wide hook at a time).
+static HOOK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 thread_local! {
     static PANIC_AT: std::cell::Cell<Option<(&'static str, u32)>> =
         const { std::cell::Cell::new(None) };
@@ -159,7 +162,8 @@ thread_local! {
 /// (the slicing expression), in the primal and in the gradient alike.
 #[test]
 fn sub_slice_out_of_range_panics_at_the_users_line() {
-    let line = line!() - 13; // `let w = &x[start..start + len];` above
+    let _hook = HOOK.lock().unwrap_or_else(|e| e.into_inner());
+    let line = line!() - 17; // `let w = &x[start..start + len];` above
     std::panic::set_hook(Box::new(|info| {
         if let Some(l) = info.location() {
             // `file()` borrows the panic's location, which is `'static` for code locations
@@ -195,5 +199,83 @@ fn sub_slice_out_of_range_panics_at_the_users_line() {
             at, line,
             "panicked at line {at}, not the slicing expression"
         );
+    }
+}
+
+#[differentiable]
+fn tangent_shapes(x: &[f64], m: &autodiff::ndarray::Array2<f64>, s: f64) -> f64 {
+    x[0] * m[[0, 0]] * s
+}
+
+#[differentiable]
+fn generic_norm<T: Float>(x: &[T]) -> T {
+    x.iter().fold(T::zero(), |acc, v| acc + *v * *v)
+}
+
+/// The message and location of the panic `f` raises.
+fn panic_of(f: impl FnOnce() + std::panic::UnwindSafe) -> (String, &'static str, u32) {
+    std::panic::set_hook(Box::new(|info| {
+        if let Some(l) = info.location() {
+            let file: &'static str = Box::leak(l.file().to_string().into_boxed_str());
+            PANIC_AT.with(|p| p.set(Some((file, l.line()))));
+        }
+    }));
+    PANIC_AT.with(|p| p.set(None));
+    let message = std::panic::catch_unwind(f)
+        .err()
+        .and_then(|m| m.downcast_ref::<String>().cloned())
+        .unwrap_or_default();
+    let _ = std::panic::take_hook();
+    let (file, line) = PANIC_AT.with(|p| p.get()).expect("a location");
+    (message, file, line)
+}
+
+/// A tangent (or `hvp!`'s vector) whose length or shape is not its parameter's panics
+/// naming the parameter, the function and both shapes, located in the user's file (the
+/// function's attribute: the checks are `#[track_caller]` up to the closure the helper
+/// returns, and a closure cannot pass its caller's location on).
+#[test]
+fn tangents_of_the_wrong_shape_panic_naming_the_parameter_and_both_shapes() {
+    use autodiff::ndarray::array;
+    let attribute_line = |name: &str| {
+        let source = include_str!("bad_input.rs");
+        let at = source
+            .lines()
+            .position(|l| l.starts_with(&format!("fn {name}")))
+            .expect("the function");
+        at as u32 // the line above, 1-based
+    };
+    let _hook = HOOK.lock().unwrap_or_else(|e| e.into_inner());
+    let m = array![[1.0, 2.0], [3.0, 4.0]];
+    let cases: Vec<(String, &'static str, u32, &str, &str)> = vec![
+        {
+            let m = m.clone();
+            let (msg, file, line) = panic_of(move || {
+                let _ = jvp!(tangent_shapes)(&[1.0, 2.0], &m, 0.5, &[1.0], &m, 0.0);
+            });
+            (msg, file, line, "the tangent of `x` (parameter of `tangent_shapes`) has shape [1], but `x` has shape [2]", "tangent_shapes")
+        },
+        {
+            let m = m.clone();
+            let (msg, file, line) = panic_of(move || {
+                let wrong = array![[1.0, 2.0, 3.0]];
+                let _ = jvp!(tangent_shapes, params = ["m"])(&[1.0, 2.0], &m, 0.5, &wrong);
+            });
+            (msg, file, line, "the tangent of `m` (parameter of `tangent_shapes`) has shape [1, 3], but `m` has shape [2, 2]", "tangent_shapes")
+        },
+        {
+            let (msg, file, line) = panic_of(|| {
+                let _ = hvp!(generic_norm)(&[1.0, 2.0, 3.0], &[1.0, 0.0]);
+            });
+            (msg, file, line, "the tangent of `x` (parameter of `generic_norm`) has shape [2], but `x` has shape [3]", "generic_norm")
+        },
+    ];
+    for (message, file, line, expected, function) in cases {
+        assert!(
+            message.contains(expected),
+            "{message:?}, expected {expected:?}"
+        );
+        assert!(file.ends_with("bad_input.rs"), "panicked in {file}");
+        assert_eq!(line, attribute_line(function), "panicked at line {line}");
     }
 }

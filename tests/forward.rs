@@ -221,3 +221,60 @@ mod arrays {
 fn a_slice_tangent_of_the_wrong_length_panics_naming_both_lengths() {
     let _ = jvp!(rosenbrock)(&[1.0, 2.0, 3.0], &[1.0, 0.0]);
 }
+
+#[differentiable]
+fn fixed_arrays(w: [f64; 3], r: &[f64; 2], s: f64) -> f64 {
+    let mut acc = w[0] * w[1].sin() + w[2] * s;
+    for i in 0..2 {
+        acc += r[i] * w[i + 1] * s;
+    }
+    acc
+}
+
+/// Fixed-size array parameters (by value and by reference) take tangents of their own
+/// type (found by the random-program tester, which skipped them).
+#[test]
+fn fixed_size_array_parameters_take_array_tangents() {
+    let (w, r, s) = ([0.3, -1.2, 0.8], [0.5, -0.25], 1.5);
+    let (tw, tr, ts) = ([1.0, -0.5, 0.25], [0.75, 2.0], -0.4);
+    let (y, dy) = jvp!(fixed_arrays)(w, &r, s, tw, &tr, ts);
+    assert_eq!(y, fixed_arrays(w, &r, s));
+    let x = [w[0], w[1], w[2], r[0], r[1], s];
+    let v = [tw[0], tw[1], tw[2], tr[0], tr[1], ts];
+    let f = |p: &[f64]| fixed_arrays([p[0], p[1], p[2]], &[p[3], p[4]], p[5]);
+    let fd = central(f, &x, &v);
+    assert!(close(dy, fd, 1e-8), "{dy} vs {fd}");
+    let (gw, gr, gs) = gradients_function!(fixed_arrays)(w, &r, s);
+    let g: Vec<f64> = gw.iter().chain(&gr).copied().chain([gs]).collect();
+    let dot: f64 = g.iter().zip(&v).map(|(g, v)| g * v).sum();
+    assert!(close(dy, dot, 1e-12), "{dy} vs {dot}");
+}
+
+/// An array whose length is a const parameter, with a local array of that length.
+#[differentiable]
+fn weighted_n<const N: usize>(x: &[f64; N], w: f64) -> f64 {
+    let mut acc = [0.0; N];
+    for i in 0..N {
+        acc[i] = x[i] * w;
+    }
+    let mut s = 0.0;
+    for i in 0..N {
+        s += acc[i] * acc[i].sin();
+    }
+    s
+}
+
+#[test]
+fn const_generic_array_lengths() {
+    let (x, w) = ([0.5, -0.25, 2.0, 1.0], 0.6);
+    let (tx, tw) = ([1.0, 0.5, -0.5, 0.25], -1.5);
+    let (y, dy) = jvp!(weighted_n)(&x, w, &tx, tw);
+    assert_eq!(y, weighted_n(&x, w));
+    let f = |p: &[f64]| weighted_n(&[p[0], p[1], p[2], p[3]], p[4]);
+    let fd = central(
+        f,
+        &[x[0], x[1], x[2], x[3], w],
+        &[tx[0], tx[1], tx[2], tx[3], tw],
+    );
+    assert!(close(dy, fd, 1e-8), "{dy} vs {fd}");
+}

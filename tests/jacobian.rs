@@ -217,3 +217,172 @@ fn a_method_s_jacobian() {
     let j = jacobian!(Stretch::apply)(&s, &[1.0, 2.0]);
     assert_eq!(j, array![[6.0, 0.0], [0.0, 12.0]]);
 }
+
+// ---- forward fill: fewer parameter elements than outputs ----
+
+/// A curve in the plane sampled at five points: 2 parameters, 10 outputs.
+#[differentiable]
+fn samples(p: &[f64]) -> Vec<f64> {
+    let mut out = Vec::new();
+    for k in 0..5 {
+        let t = k as f64 * 0.5;
+        out.push(p[0] * t.cos() + p[1] * t * t);
+        out.push((p[0] * t).sin() * p[1]);
+    }
+    out
+}
+
+/// The closed form: row 2k is (cos t, t²), row 2k + 1 is (t·cos(p₀t)·p₁, sin(p₀t)).
+fn samples_jacobian(p: &[f64]) -> Array2<f64> {
+    let mut j = Array2::zeros((10, 2));
+    for k in 0..5 {
+        let t = k as f64 * 0.5;
+        j[[2 * k, 0]] = t.cos();
+        j[[2 * k, 1]] = t * t;
+        j[[2 * k + 1, 0]] = t * (p[0] * t).cos() * p[1];
+        j[[2 * k + 1, 1]] = (p[0] * t).sin();
+    }
+    j
+}
+
+#[test]
+fn fewer_inputs_than_outputs_fill_columns_by_forward_mode_against_the_closed_form() {
+    let p = [0.7, -1.3];
+    let j = jacobian!(samples)(&p);
+    assert_close(&j, &samples_jacobian(&p), 1e-14);
+    assert_close(&j, &central(samples, &p), 1e-8);
+}
+
+/// A scalar parameter and an `Array1` output: one column, one tangent sweep.
+#[differentiable]
+fn orbit(t: f64, radii: &Array1<f64>) -> Array1<f64> {
+    radii.mapv(|r| r * r) * t.sin() + radii * t.cos()
+}
+
+#[test]
+fn a_scalar_parameter_gives_one_column() {
+    let radii = array![0.5, 1.0, 2.0];
+    let t = 0.4;
+    let j = jacobian!(orbit, params = ["t"])(t, &radii);
+    let expected: Array2<f64> = radii
+        .mapv(|r| r * r * t.cos() - r * t.sin())
+        .insert_axis(autodiff::ndarray::Axis(1));
+    assert_close(&j, &expected, 1e-14);
+    // the other parameter has as many elements as the output: rows by reverse mode
+    let j = jacobian!(orbit, params = ["radii"])(t, &radii);
+    let expected = Array2::from_diag(&radii.mapv(|r| 2.0 * r * t.sin() + t.cos()));
+    assert_close(&j, &expected, 1e-14);
+}
+
+thread_local! {
+    static FORWARD_SWEEPS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    static REVERSE_SWEEPS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// `(x₀ + x₁, x₀ x₁, x₀², x₁²)` with both rules by hand, counting the sweeps `jacobian!`
+/// runs.
+#[differentiable(vjp = four_vjp, jvp = four_jvp)]
+fn four(x: &[f64]) -> Vec<f64> {
+    vec![x[0] + x[1], x[0] * x[1], x[0] * x[0], x[1] * x[1]]
+}
+
+#[allow(clippy::type_complexity)]
+fn four_vjp(x: &[f64]) -> (Vec<f64>, impl FnOnce(Vec<f64>) -> Vec<f64>) {
+    REVERSE_SWEEPS.with(|c| c.set(c.get() + 1));
+    let (a, b) = (x[0], x[1]);
+    (four(x), move |dy: Vec<f64>| {
+        vec![
+            dy[0] + dy[1] * b + dy[2] * 2.0 * a,
+            dy[0] + dy[1] * a + dy[3] * 2.0 * b,
+        ]
+    })
+}
+
+fn four_jvp(x: &[f64], t: &[f64]) -> (Vec<f64>, Vec<f64>) {
+    FORWARD_SWEEPS.with(|c| c.set(c.get() + 1));
+    let (a, b) = (x[0], x[1]);
+    let tangent = vec![
+        t[0] + t[1],
+        t[0] * b + a * t[1],
+        2.0 * a * t[0],
+        2.0 * b * t[1],
+    ];
+    (four(x), tangent)
+}
+
+/// Chosen by shape: 2 inputs and 4 outputs take the first reverse sweep (which gives the
+/// output's length) and then 2 tangent sweeps, not 4 reverse ones.
+#[test]
+fn the_mode_is_chosen_by_shape() {
+    let x = [0.3, -2.0];
+    FORWARD_SWEEPS.with(|c| c.set(0));
+    REVERSE_SWEEPS.with(|c| c.set(0));
+    let j = jacobian!(four)(&x);
+    let expected = array![[1.0, 1.0], [-2.0, 0.3], [0.6, 0.0], [0.0, -4.0]];
+    assert_close(&j, &expected, 1e-15);
+    assert_eq!(
+        FORWARD_SWEEPS.with(|c| c.get()),
+        2,
+        "one tangent sweep per input"
+    );
+    assert_eq!(
+        REVERSE_SWEEPS.with(|c| c.get()),
+        1,
+        "the sweep that measures the output"
+    );
+}
+
+#[differentiable]
+fn lent_buffer(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] *= s;
+    }
+}
+
+/// A function forward mode does not serve (it lends a `&mut` buffer) keeps reverse mode.
+#[differentiable]
+fn scaled_copies(s: f64) -> Vec<f64> {
+    let mut y = vec![1.0, 2.0, 3.0];
+    lent_buffer(&mut y, s);
+    lent_buffer(&mut y, s);
+    y
+}
+
+#[test]
+fn a_function_forward_mode_refuses_keeps_rows_by_reverse_mode() {
+    let s = 1.5;
+    let j = jacobian!(scaled_copies)(s);
+    let expected = array![[2.0 * s], [4.0 * s], [6.0 * s]];
+    assert_close(&j, &expected, 1e-14);
+}
+
+#[differentiable]
+#[allow(clippy::ptr_arg, clippy::vec_init_then_push)] // the parameter kind under test
+fn from_vec(x: &Vec<f64>, scale: f64) -> Vec<f64> {
+    let mut out = Vec::new();
+    out.push(x[0] * scale);
+    out.push(x[1] * x[0]);
+    out.push(x[1].sin());
+    out.push(x[0] + x[1]);
+    out
+}
+
+#[differentiable]
+fn from_view(x: autodiff::ndarray::ArrayView1<f64>) -> Array1<f64> {
+    let y = &x * 2.0;
+    autodiff::ndarray::concatenate(autodiff::ndarray::Axis(0), &[y.view(), x]).unwrap()
+}
+
+/// Other parameter kinds of the forward fill (a `&Vec`), and one forward mode refuses (a
+/// view): both against the closed form.
+#[test]
+fn forward_fill_of_other_parameter_kinds() {
+    let x = vec![0.4, -1.1];
+    let j = jacobian!(from_vec, params = ["x"])(&x, 3.0);
+    let expected = array![[3.0, 0.0], [x[1], x[0]], [0.0, x[1].cos()], [1.0, 1.0]];
+    assert_close(&j, &expected, 1e-15);
+    let v = array![0.5, -2.0];
+    let j = jacobian!(from_view)(v.view());
+    let expected = array![[2.0, 0.0], [0.0, 2.0], [1.0, 0.0], [0.0, 1.0]];
+    assert_close(&j, &expected, 1e-15);
+}

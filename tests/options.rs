@@ -5,7 +5,8 @@
 #![allow(
     clippy::question_mark,
     clippy::manual_unwrap_or,
-    clippy::unnecessary_literal_unwrap
+    clippy::unnecessary_literal_unwrap,
+    clippy::unnecessary_lazy_evaluations
 )]
 
 use autodiff::check::{assert_gradient_close, finite_difference};
@@ -362,4 +363,84 @@ fn map_and_unwrap_or() {
         assert_gradient_close(&[g], &[hand], 1e-14);
         assert_gradient_close(&[g], &finite_difference(|v| mapped_or(v[0]), &[a]), 1e-7);
     }
+}
+
+/// `and_then` chaining two checked steps, `unwrap_or_else` with the error.
+#[differentiable]
+fn and_then_chain(a: f64, b: f64) -> f64 {
+    let r = checked_ln_power(a, b).and_then(|l| checked_ln_power(l.exp() + 1.0, 2.0));
+    r.unwrap_or_else(|e| {
+        if e == PowerError::NotPositive {
+            -a
+        } else {
+            0.0
+        }
+    })
+}
+
+/// `unwrap_or_default` and `unwrap_or_else` of an `Option`.
+#[differentiable]
+fn defaults(a: f64) -> f64 {
+    let o = if a > 0.0 { Some(a.sqrt()) } else { None };
+    let p = if a > 1.0 { Some(a * a) } else { None };
+    o.unwrap_or_default() + p.unwrap_or_else(|| 3.0 * a)
+}
+
+#[test]
+fn and_then_unwrap_or_else_and_default() {
+    // a > 0: 2 ln(a^b + 1)
+    let (a, b) = (1.5_f64, 0.5_f64);
+    let (ga, gb) = gradients_function!(and_then_chain)(a, b);
+    let p = a.powf(b);
+    let hand = [
+        2.0 * b * a.powf(b - 1.0) / (p + 1.0),
+        2.0 * p * a.ln() / (p + 1.0),
+    ];
+    assert_gradient_close(&[ga, gb], &hand, 1e-14);
+    let fd = finite_difference(|v| and_then_chain(v[0], v[1]), &[a, b]);
+    assert_gradient_close(&[ga, gb], &fd, 1e-7);
+    // a ≤ 0: the error path, -a
+    let (ga, gb) = gradients_function!(and_then_chain)(-0.5, b);
+    assert_eq!((ga, gb), (-1.0, 0.0));
+    for a in [0.25_f64, 2.0, -1.0] {
+        let g = gradients_function!(defaults)(a);
+        let hand =
+            (if a > 0.0 { 0.5 / a.sqrt() } else { 0.0 }) + if a > 1.0 { 2.0 * a } else { 3.0 };
+        assert_gradient_close(&[g], &[hand], 1e-14);
+        assert_gradient_close(&[g], &finite_difference(|v| defaults(v[0]), &[a]), 1e-7);
+    }
+}
+
+/// `ok_or`, `ok()`, `is_some()`: conversions between `Option` and `Result`.
+#[differentiable]
+fn converted(x: f64) -> f64 {
+    let o = checked_logit(x);
+    let weight = if o.is_some() { 1.5 } else { 2.0 };
+    let r: Result<f64, String> = o.ok_or("outside (0, 1)".to_string());
+    weight * r.ok().unwrap_or(0.0)
+}
+
+/// `ok_or_else(|| …)?` in a function returning a `Result`.
+#[differentiable]
+fn converted_try(x: f64) -> Result<f64, String> {
+    let v = checked_logit(x).ok_or_else(|| format!("{x} is outside (0, 1)"))?;
+    Ok(v * 2.0)
+}
+
+#[test]
+fn option_result_conversions() {
+    for x in [0.3_f64, 0.8] {
+        // d/dx logit = 1 / (x (1 - x))
+        let d = 1.0 / (x * (1.0 - x));
+        let g = gradients_function!(converted)(x);
+        assert_gradient_close(&[g], &[1.5 * d], 1e-14);
+        assert_gradient_close(&[g], &finite_difference(|v| converted(v[0]), &[x]), 1e-7);
+        let (v, pullback) = vjp!(converted_try)(x);
+        assert_eq!(v, converted_try(x));
+        assert_gradient_close(&[pullback(1.0)], &[2.0 * d], 1e-14);
+    }
+    let (v, pullback) = vjp!(converted_try)(1.5);
+    assert_eq!(v, Err("1.5 is outside (0, 1)".to_string()));
+    assert_eq!(pullback(1.0), 0.0);
+    assert_eq!(gradients_function!(converted)(1.5), 0.0);
 }

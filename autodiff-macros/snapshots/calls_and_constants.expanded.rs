@@ -381,6 +381,7 @@ impl energy {
     }
     #[doc(hidden)]
     #[inline]
+    #[track_caller]
     fn __jvp_opts<T: Float>(
         __v0: T,
         __v1: T,
@@ -474,6 +475,7 @@ impl energy {
     const __HVP: ::core::option::Option<&'static str> = ::core::option::Option::None;
     #[doc(hidden)]
     #[inline]
+    #[track_caller]
     fn __hvp<T: Float>(__v0: T, __v1: T, __v2: i32, __h0: T, __h1: T) -> (T, T)
     where
         T: ::autodiff::__private::Real,

@@ -373,6 +373,7 @@ impl dense {
     }
     #[doc(hidden)]
     #[inline]
+    #[track_caller]
     fn __jvp_opts<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2>(
         __v0: &'__autodiff_l0 Array2<f64>,
         __v1: &'__autodiff_l1 Array2<f64>,
@@ -586,6 +587,275 @@ impl dense {
                 ::core::clone::Clone::clone(&__v1),
                 ::core::clone::Clone::clone(&__v2),
             );
+            if Self::__FORWARD.is_none() {
+                #[allow(unused_imports)]
+                use ::autodiff::__private::forward::{
+                    ArgZero as _, NoZero as _, ScalarZero as _,
+                };
+                let __m = <__S as ::autodiff::__private::jacobian::JacobianFor<
+                    (
+                        ::core::option::Option<
+                            <Array2<
+                                f64,
+                            > as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                        ::core::option::Option<
+                            <Array2<
+                                f64,
+                            > as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                        ::core::option::Option<
+                            <Array1<
+                                f64,
+                            > as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                    ),
+                    f64,
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >>::rows(&__value);
+                match <__S as ::autodiff::__private::jacobian::JacobianFor<
+                    (
+                        ::core::option::Option<
+                            <Array2<
+                                f64,
+                            > as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                        ::core::option::Option<
+                            <Array2<
+                                f64,
+                            > as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                        ::core::option::Option<
+                            <Array1<
+                                f64,
+                            > as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                    ),
+                    f64,
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >>::SELECTED {
+                    0usize => {
+                        let mut __unit = (&&&::autodiff::__private::forward::Probe(
+                            &__v0,
+                        ))
+                            .zero();
+                        let __n = ::autodiff::__private::forward::Unit::count(&__unit);
+                        if __n < __m {
+                            let __z1 = (&&&::autodiff::__private::forward::Probe(&__v1))
+                                .zero();
+                            let __z2 = (&&&::autodiff::__private::forward::Probe(&__v2))
+                                .zero();
+                            let mut __columns = ::std::vec::Vec::with_capacity(
+                                __n * __m,
+                            );
+                            for __j in 0..__n {
+                                ::autodiff::__private::forward::Unit::set_unit(
+                                    &mut __unit,
+                                    __j,
+                                    true,
+                                );
+                                let (_, __tangent) = {
+                                    let __tv0: &Array2<f64> = ::autodiff::__private::forward::lend(
+                                        &__unit,
+                                    );
+                                    let __tv1: &Array2<f64> = ::autodiff::__private::forward::lend(
+                                        &__z1,
+                                    );
+                                    let __tv2: &Array1<f64> = ::autodiff::__private::forward::lend(
+                                        &__z2,
+                                    );
+                                    Self::__jvp(
+                                        ::core::clone::Clone::clone(&__v0),
+                                        ::core::clone::Clone::clone(&__v1),
+                                        ::core::clone::Clone::clone(&__v2),
+                                        __tv0,
+                                        __tv1,
+                                        __tv2,
+                                    )
+                                };
+                                ::autodiff::__private::forward::Unit::set_unit(
+                                    &mut __unit,
+                                    __j,
+                                    false,
+                                );
+                                <__S as ::autodiff::__private::jacobian::JacobianFor<
+                                    (
+                                        ::core::option::Option<
+                                            <Array2<
+                                                f64,
+                                            > as ::autodiff::__private::Differentiable>::Tangent,
+                                        >,
+                                        ::core::option::Option<
+                                            <Array2<
+                                                f64,
+                                            > as ::autodiff::__private::Differentiable>::Tangent,
+                                        >,
+                                        ::core::option::Option<
+                                            <Array1<
+                                                f64,
+                                            > as ::autodiff::__private::Differentiable>::Tangent,
+                                        >,
+                                    ),
+                                    f64,
+                                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                                >>::column(&__tangent, &mut __columns);
+                            }
+                            return ::autodiff::__private::jacobian::from_columns(
+                                __m,
+                                __n,
+                                __columns,
+                            );
+                        }
+                    }
+                    1usize => {
+                        let mut __unit = (&&&::autodiff::__private::forward::Probe(
+                            &__v1,
+                        ))
+                            .zero();
+                        let __n = ::autodiff::__private::forward::Unit::count(&__unit);
+                        if __n < __m {
+                            let __z0 = (&&&::autodiff::__private::forward::Probe(&__v0))
+                                .zero();
+                            let __z2 = (&&&::autodiff::__private::forward::Probe(&__v2))
+                                .zero();
+                            let mut __columns = ::std::vec::Vec::with_capacity(
+                                __n * __m,
+                            );
+                            for __j in 0..__n {
+                                ::autodiff::__private::forward::Unit::set_unit(
+                                    &mut __unit,
+                                    __j,
+                                    true,
+                                );
+                                let (_, __tangent) = {
+                                    let __tv0: &Array2<f64> = ::autodiff::__private::forward::lend(
+                                        &__z0,
+                                    );
+                                    let __tv1: &Array2<f64> = ::autodiff::__private::forward::lend(
+                                        &__unit,
+                                    );
+                                    let __tv2: &Array1<f64> = ::autodiff::__private::forward::lend(
+                                        &__z2,
+                                    );
+                                    Self::__jvp(
+                                        ::core::clone::Clone::clone(&__v0),
+                                        ::core::clone::Clone::clone(&__v1),
+                                        ::core::clone::Clone::clone(&__v2),
+                                        __tv0,
+                                        __tv1,
+                                        __tv2,
+                                    )
+                                };
+                                ::autodiff::__private::forward::Unit::set_unit(
+                                    &mut __unit,
+                                    __j,
+                                    false,
+                                );
+                                <__S as ::autodiff::__private::jacobian::JacobianFor<
+                                    (
+                                        ::core::option::Option<
+                                            <Array2<
+                                                f64,
+                                            > as ::autodiff::__private::Differentiable>::Tangent,
+                                        >,
+                                        ::core::option::Option<
+                                            <Array2<
+                                                f64,
+                                            > as ::autodiff::__private::Differentiable>::Tangent,
+                                        >,
+                                        ::core::option::Option<
+                                            <Array1<
+                                                f64,
+                                            > as ::autodiff::__private::Differentiable>::Tangent,
+                                        >,
+                                    ),
+                                    f64,
+                                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                                >>::column(&__tangent, &mut __columns);
+                            }
+                            return ::autodiff::__private::jacobian::from_columns(
+                                __m,
+                                __n,
+                                __columns,
+                            );
+                        }
+                    }
+                    2usize => {
+                        let mut __unit = (&&&::autodiff::__private::forward::Probe(
+                            &__v2,
+                        ))
+                            .zero();
+                        let __n = ::autodiff::__private::forward::Unit::count(&__unit);
+                        if __n < __m {
+                            let __z0 = (&&&::autodiff::__private::forward::Probe(&__v0))
+                                .zero();
+                            let __z1 = (&&&::autodiff::__private::forward::Probe(&__v1))
+                                .zero();
+                            let mut __columns = ::std::vec::Vec::with_capacity(
+                                __n * __m,
+                            );
+                            for __j in 0..__n {
+                                ::autodiff::__private::forward::Unit::set_unit(
+                                    &mut __unit,
+                                    __j,
+                                    true,
+                                );
+                                let (_, __tangent) = {
+                                    let __tv0: &Array2<f64> = ::autodiff::__private::forward::lend(
+                                        &__z0,
+                                    );
+                                    let __tv1: &Array2<f64> = ::autodiff::__private::forward::lend(
+                                        &__z1,
+                                    );
+                                    let __tv2: &Array1<f64> = ::autodiff::__private::forward::lend(
+                                        &__unit,
+                                    );
+                                    Self::__jvp(
+                                        ::core::clone::Clone::clone(&__v0),
+                                        ::core::clone::Clone::clone(&__v1),
+                                        ::core::clone::Clone::clone(&__v2),
+                                        __tv0,
+                                        __tv1,
+                                        __tv2,
+                                    )
+                                };
+                                ::autodiff::__private::forward::Unit::set_unit(
+                                    &mut __unit,
+                                    __j,
+                                    false,
+                                );
+                                <__S as ::autodiff::__private::jacobian::JacobianFor<
+                                    (
+                                        ::core::option::Option<
+                                            <Array2<
+                                                f64,
+                                            > as ::autodiff::__private::Differentiable>::Tangent,
+                                        >,
+                                        ::core::option::Option<
+                                            <Array2<
+                                                f64,
+                                            > as ::autodiff::__private::Differentiable>::Tangent,
+                                        >,
+                                        ::core::option::Option<
+                                            <Array1<
+                                                f64,
+                                            > as ::autodiff::__private::Differentiable>::Tangent,
+                                        >,
+                                    ),
+                                    f64,
+                                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                                >>::column(&__tangent, &mut __columns);
+                            }
+                            return ::autodiff::__private::jacobian::from_columns(
+                                __m,
+                                __n,
+                                __columns,
+                            );
+                        }
+                    }
+                    _ => {}
+                }
+            }
             let mut __matrix = ::autodiff::__private::jacobian::Matrix::new(
                 <__S as ::autodiff::__private::jacobian::JacobianFor<
                     (

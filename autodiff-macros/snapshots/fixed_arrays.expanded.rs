@@ -443,7 +443,7 @@ impl cross_rotated {
     const __FORWARD: ::core::option::Option<&'static str> = ::autodiff::__private::forward::first_reason(
         &[
             ::core::option::Option::Some(
-                "`cross_rotated` cannot be differentiated in forward mode yet: the parameter `__autodiff_arg0`, whose type has no tangent argument yet (floats, float slices and `Vec`s, and ndarray arrays have)",
+                "forward mode does not take a parameter of nested sequences yet (`m`)",
             ),
         ],
     );
@@ -458,11 +458,12 @@ impl cross_rotated {
         __tv2: [f64; 3],
     ) -> ([f64; 3], [f64; 3]) {
         ::core::unreachable!(
-            "`cross_rotated` cannot be differentiated in forward mode yet: the parameter `__autodiff_arg0`, whose type has no tangent argument yet (floats, float slices and `Vec`s, and ndarray arrays have)"
+            "forward mode does not take a parameter of nested sequences yet (`m`)"
         )
     }
     #[doc(hidden)]
     #[inline]
+    #[track_caller]
     fn __jvp_opts<'__autodiff_l0>(
         __v0: [f64; 2],
         __v1: &'__autodiff_l0 [[f64; 2]; 2],
@@ -474,7 +475,7 @@ impl cross_rotated {
         ) as ::autodiff::__private::forward::Slots>::Opts,
     ) -> ([f64; 3], [f64; 3]) {
         ::core::unreachable!(
-            "`cross_rotated` cannot be differentiated in forward mode yet: the parameter `__autodiff_arg0`, whose type has no tangent argument yet (floats, float slices and `Vec`s, and ndarray arrays have)"
+            "forward mode does not take a parameter of nested sequences yet (`m`)"
         )
     }
     #[doc(hidden)]
@@ -489,7 +490,7 @@ impl cross_rotated {
     ) -> ([f64; 3], [f64; 3]) + use<'__autodiff_l0> {
         move |__v0, __v1, __v2, __tv0, __tv1, __tv2| {
             ::core::unreachable!(
-                "`cross_rotated` cannot be differentiated in forward mode yet: the parameter `__autodiff_arg0`, whose type has no tangent argument yet (floats, float slices and `Vec`s, and ndarray arrays have)"
+                "forward mode does not take a parameter of nested sequences yet (`m`)"
             )
         }
     }
@@ -510,7 +511,7 @@ impl cross_rotated {
     {
         move |__v0, __v1, __v2, __sel0| {
             ::core::unreachable!(
-                "`cross_rotated` cannot be differentiated in forward mode yet: the parameter `__autodiff_arg0`, whose type has no tangent argument yet (floats, float slices and `Vec`s, and ndarray arrays have)"
+                "forward mode does not take a parameter of nested sequences yet (`m`)"
             )
         }
     }
@@ -532,7 +533,7 @@ impl cross_rotated {
     {
         move |__v0, __v1, __v2, __sel0, __sel1| {
             ::core::unreachable!(
-                "`cross_rotated` cannot be differentiated in forward mode yet: the parameter `__autodiff_arg0`, whose type has no tangent argument yet (floats, float slices and `Vec`s, and ndarray arrays have)"
+                "forward mode does not take a parameter of nested sequences yet (`m`)"
             )
         }
     }
@@ -555,7 +556,7 @@ impl cross_rotated {
     {
         move |__v0, __v1, __v2, __sel0, __sel1, __sel2| {
             ::core::unreachable!(
-                "`cross_rotated` cannot be differentiated in forward mode yet: the parameter `__autodiff_arg0`, whose type has no tangent argument yet (floats, float slices and `Vec`s, and ndarray arrays have)"
+                "forward mode does not take a parameter of nested sequences yet (`m`)"
             )
         }
     }

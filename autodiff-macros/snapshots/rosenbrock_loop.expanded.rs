@@ -382,6 +382,7 @@ impl rosenbrock {
     #[doc(hidden)]
     #[inline]
     fn __jvp<'__autodiff_l0>(__v0: &'__autodiff_l0 [f64], __tv0: &[f64]) -> (f64, f64) {
+        let __tv0 = &__tv0[..__v0.len()];
         let mut __c0 = ::core::default::Default::default();
         let mut __c1 = ::core::default::Default::default();
         let mut __tc0 = ::core::default::Default::default();
@@ -433,6 +434,7 @@ impl rosenbrock {
     }
     #[doc(hidden)]
     #[inline]
+    #[track_caller]
     fn __jvp_opts<'__autodiff_l0>(
         __v0: &'__autodiff_l0 [f64],
         __o: <(&'__autodiff_l0 [f64],) as ::autodiff::__private::forward::Slots>::Opts,
@@ -523,6 +525,76 @@ impl rosenbrock {
     {
         move |__v0: &[f64]| {
             let (__value, __pullback) = Self::__vjp(::core::clone::Clone::clone(&__v0));
+            if Self::__FORWARD.is_none() {
+                #[allow(unused_imports)]
+                use ::autodiff::__private::forward::{
+                    ArgZero as _, NoZero as _, ScalarZero as _,
+                };
+                let __m = <__S as ::autodiff::__private::jacobian::JacobianFor<
+                    (
+                        ::core::option::Option<
+                            <[f64] as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                    ),
+                    f64,
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >>::rows(&__value);
+                match <__S as ::autodiff::__private::jacobian::JacobianFor<
+                    (
+                        ::core::option::Option<
+                            <[f64] as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                    ),
+                    f64,
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >>::SELECTED {
+                    0usize => {
+                        let mut __unit = (&&&::autodiff::__private::forward::Probe(
+                            &__v0,
+                        ))
+                            .zero();
+                        let __n = ::autodiff::__private::forward::Unit::count(&__unit);
+                        if __n < __m {
+                            let mut __columns = ::std::vec::Vec::with_capacity(
+                                __n * __m,
+                            );
+                            for __j in 0..__n {
+                                ::autodiff::__private::forward::Unit::set_unit(
+                                    &mut __unit,
+                                    __j,
+                                    true,
+                                );
+                                let (_, __tangent) = {
+                                    let __tv0: &[f64] = ::autodiff::__private::forward::lend(
+                                        &__unit,
+                                    );
+                                    Self::__jvp(::core::clone::Clone::clone(&__v0), __tv0)
+                                };
+                                ::autodiff::__private::forward::Unit::set_unit(
+                                    &mut __unit,
+                                    __j,
+                                    false,
+                                );
+                                <__S as ::autodiff::__private::jacobian::JacobianFor<
+                                    (
+                                        ::core::option::Option<
+                                            <[f64] as ::autodiff::__private::Differentiable>::Tangent,
+                                        >,
+                                    ),
+                                    f64,
+                                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                                >>::column(&__tangent, &mut __columns);
+                            }
+                            return ::autodiff::__private::jacobian::from_columns(
+                                __m,
+                                __n,
+                                __columns,
+                            );
+                        }
+                    }
+                    _ => {}
+                }
+            }
             let mut __matrix = ::autodiff::__private::jacobian::Matrix::new(
                 <__S as ::autodiff::__private::jacobian::JacobianFor<
                     (

@@ -346,6 +346,7 @@ impl chain {
     }
     #[doc(hidden)]
     #[inline]
+    #[track_caller]
     fn __jvp_opts(
         __v0: f64,
         __v1: usize,
@@ -438,6 +439,89 @@ impl chain {
                 <__S as ::autodiff::__private::jacobian::Again<f64>>::again(&__v0),
                 <__S as ::autodiff::__private::jacobian::Again<usize>>::again(&__v1),
             );
+            if Self::__FORWARD.is_none() {
+                #[allow(unused_imports)]
+                use ::autodiff::__private::forward::{
+                    ArgZero as _, NoZero as _, ScalarZero as _,
+                };
+                let __m = <__S as ::autodiff::__private::jacobian::JacobianFor<
+                    (
+                        ::core::option::Option<
+                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                        ::core::option::Option<::autodiff::__private::NoTangent>,
+                    ),
+                    f64,
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >>::rows(&__value);
+                match <__S as ::autodiff::__private::jacobian::JacobianFor<
+                    (
+                        ::core::option::Option<
+                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                        ::core::option::Option<::autodiff::__private::NoTangent>,
+                    ),
+                    f64,
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >>::SELECTED {
+                    0usize => {
+                        let mut __unit = (&&&::autodiff::__private::forward::Probe(
+                            &__v0,
+                        ))
+                            .zero();
+                        let __n = ::autodiff::__private::forward::Unit::count(&__unit);
+                        if __n < __m {
+                            let mut __columns = ::std::vec::Vec::with_capacity(
+                                __n * __m,
+                            );
+                            for __j in 0..__n {
+                                ::autodiff::__private::forward::Unit::set_unit(
+                                    &mut __unit,
+                                    __j,
+                                    true,
+                                );
+                                let (_, __tangent) = {
+                                    let __tv0: f64 = ::autodiff::__private::forward::lend(
+                                        &__unit,
+                                    );
+                                    let __tv1 = ::autodiff::__private::NoTangent;
+                                    Self::__jvp(
+                                        <__S as ::autodiff::__private::jacobian::Again<
+                                            f64,
+                                        >>::again(&__v0),
+                                        <__S as ::autodiff::__private::jacobian::Again<
+                                            usize,
+                                        >>::again(&__v1),
+                                        __tv0,
+                                        __tv1,
+                                    )
+                                };
+                                ::autodiff::__private::forward::Unit::set_unit(
+                                    &mut __unit,
+                                    __j,
+                                    false,
+                                );
+                                <__S as ::autodiff::__private::jacobian::JacobianFor<
+                                    (
+                                        ::core::option::Option<
+                                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                                        >,
+                                        ::core::option::Option<::autodiff::__private::NoTangent>,
+                                    ),
+                                    f64,
+                                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                                >>::column(&__tangent, &mut __columns);
+                            }
+                            return ::autodiff::__private::jacobian::from_columns(
+                                __m,
+                                __n,
+                                __columns,
+                            );
+                        }
+                    }
+                    _ => {}
+                }
+            }
             let mut __matrix = ::autodiff::__private::jacobian::Matrix::new(
                 <__S as ::autodiff::__private::jacobian::JacobianFor<
                     (

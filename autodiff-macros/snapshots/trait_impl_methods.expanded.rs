@@ -446,6 +446,7 @@ impl Exp {
     }
     #[doc(hidden)]
     #[inline]
+    #[track_caller]
     #[allow(
         dead_code,
         non_snake_case,
@@ -1192,6 +1193,7 @@ impl Exp {
     }
     #[doc(hidden)]
     #[inline]
+    #[track_caller]
     #[allow(
         dead_code,
         non_snake_case,

@@ -379,6 +379,7 @@ impl weighted_sum {
     }
     #[doc(hidden)]
     #[inline]
+    #[track_caller]
     fn __jvp_opts(
         __v0: f64,
         __v1: f64,
@@ -598,6 +599,390 @@ impl weighted_sum {
                 <__S as ::autodiff::__private::jacobian::Again<f64>>::again(&__v2),
                 <__S as ::autodiff::__private::jacobian::Again<f64>>::again(&__v3),
             );
+            if Self::__FORWARD.is_none() {
+                #[allow(unused_imports)]
+                use ::autodiff::__private::forward::{
+                    ArgZero as _, NoZero as _, ScalarZero as _,
+                };
+                let __m = <__S as ::autodiff::__private::jacobian::JacobianFor<
+                    (
+                        ::core::option::Option<
+                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                        ::core::option::Option<
+                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                        ::core::option::Option<
+                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                        ::core::option::Option<
+                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                    ),
+                    f64,
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >>::rows(&__value);
+                match <__S as ::autodiff::__private::jacobian::JacobianFor<
+                    (
+                        ::core::option::Option<
+                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                        ::core::option::Option<
+                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                        ::core::option::Option<
+                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                        ::core::option::Option<
+                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                        >,
+                    ),
+                    f64,
+                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >>::SELECTED {
+                    0usize => {
+                        let mut __unit = (&&&::autodiff::__private::forward::Probe(
+                            &__v0,
+                        ))
+                            .zero();
+                        let __n = ::autodiff::__private::forward::Unit::count(&__unit);
+                        if __n < __m {
+                            let __z1 = (&&&::autodiff::__private::forward::Probe(&__v1))
+                                .zero();
+                            let __z2 = (&&&::autodiff::__private::forward::Probe(&__v2))
+                                .zero();
+                            let __z3 = (&&&::autodiff::__private::forward::Probe(&__v3))
+                                .zero();
+                            let mut __columns = ::std::vec::Vec::with_capacity(
+                                __n * __m,
+                            );
+                            for __j in 0..__n {
+                                ::autodiff::__private::forward::Unit::set_unit(
+                                    &mut __unit,
+                                    __j,
+                                    true,
+                                );
+                                let (_, __tangent) = {
+                                    let __tv0: f64 = ::autodiff::__private::forward::lend(
+                                        &__unit,
+                                    );
+                                    let __tv1: f64 = ::autodiff::__private::forward::lend(
+                                        &__z1,
+                                    );
+                                    let __tv2: f64 = ::autodiff::__private::forward::lend(
+                                        &__z2,
+                                    );
+                                    let __tv3: f64 = ::autodiff::__private::forward::lend(
+                                        &__z3,
+                                    );
+                                    Self::__jvp(
+                                        <__S as ::autodiff::__private::jacobian::Again<
+                                            f64,
+                                        >>::again(&__v0),
+                                        <__S as ::autodiff::__private::jacobian::Again<
+                                            f64,
+                                        >>::again(&__v1),
+                                        <__S as ::autodiff::__private::jacobian::Again<
+                                            f64,
+                                        >>::again(&__v2),
+                                        <__S as ::autodiff::__private::jacobian::Again<
+                                            f64,
+                                        >>::again(&__v3),
+                                        __tv0,
+                                        __tv1,
+                                        __tv2,
+                                        __tv3,
+                                    )
+                                };
+                                ::autodiff::__private::forward::Unit::set_unit(
+                                    &mut __unit,
+                                    __j,
+                                    false,
+                                );
+                                <__S as ::autodiff::__private::jacobian::JacobianFor<
+                                    (
+                                        ::core::option::Option<
+                                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                                        >,
+                                        ::core::option::Option<
+                                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                                        >,
+                                        ::core::option::Option<
+                                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                                        >,
+                                        ::core::option::Option<
+                                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                                        >,
+                                    ),
+                                    f64,
+                                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                                >>::column(&__tangent, &mut __columns);
+                            }
+                            return ::autodiff::__private::jacobian::from_columns(
+                                __m,
+                                __n,
+                                __columns,
+                            );
+                        }
+                    }
+                    1usize => {
+                        let mut __unit = (&&&::autodiff::__private::forward::Probe(
+                            &__v1,
+                        ))
+                            .zero();
+                        let __n = ::autodiff::__private::forward::Unit::count(&__unit);
+                        if __n < __m {
+                            let __z0 = (&&&::autodiff::__private::forward::Probe(&__v0))
+                                .zero();
+                            let __z2 = (&&&::autodiff::__private::forward::Probe(&__v2))
+                                .zero();
+                            let __z3 = (&&&::autodiff::__private::forward::Probe(&__v3))
+                                .zero();
+                            let mut __columns = ::std::vec::Vec::with_capacity(
+                                __n * __m,
+                            );
+                            for __j in 0..__n {
+                                ::autodiff::__private::forward::Unit::set_unit(
+                                    &mut __unit,
+                                    __j,
+                                    true,
+                                );
+                                let (_, __tangent) = {
+                                    let __tv0: f64 = ::autodiff::__private::forward::lend(
+                                        &__z0,
+                                    );
+                                    let __tv1: f64 = ::autodiff::__private::forward::lend(
+                                        &__unit,
+                                    );
+                                    let __tv2: f64 = ::autodiff::__private::forward::lend(
+                                        &__z2,
+                                    );
+                                    let __tv3: f64 = ::autodiff::__private::forward::lend(
+                                        &__z3,
+                                    );
+                                    Self::__jvp(
+                                        <__S as ::autodiff::__private::jacobian::Again<
+                                            f64,
+                                        >>::again(&__v0),
+                                        <__S as ::autodiff::__private::jacobian::Again<
+                                            f64,
+                                        >>::again(&__v1),
+                                        <__S as ::autodiff::__private::jacobian::Again<
+                                            f64,
+                                        >>::again(&__v2),
+                                        <__S as ::autodiff::__private::jacobian::Again<
+                                            f64,
+                                        >>::again(&__v3),
+                                        __tv0,
+                                        __tv1,
+                                        __tv2,
+                                        __tv3,
+                                    )
+                                };
+                                ::autodiff::__private::forward::Unit::set_unit(
+                                    &mut __unit,
+                                    __j,
+                                    false,
+                                );
+                                <__S as ::autodiff::__private::jacobian::JacobianFor<
+                                    (
+                                        ::core::option::Option<
+                                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                                        >,
+                                        ::core::option::Option<
+                                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                                        >,
+                                        ::core::option::Option<
+                                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                                        >,
+                                        ::core::option::Option<
+                                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                                        >,
+                                    ),
+                                    f64,
+                                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                                >>::column(&__tangent, &mut __columns);
+                            }
+                            return ::autodiff::__private::jacobian::from_columns(
+                                __m,
+                                __n,
+                                __columns,
+                            );
+                        }
+                    }
+                    2usize => {
+                        let mut __unit = (&&&::autodiff::__private::forward::Probe(
+                            &__v2,
+                        ))
+                            .zero();
+                        let __n = ::autodiff::__private::forward::Unit::count(&__unit);
+                        if __n < __m {
+                            let __z0 = (&&&::autodiff::__private::forward::Probe(&__v0))
+                                .zero();
+                            let __z1 = (&&&::autodiff::__private::forward::Probe(&__v1))
+                                .zero();
+                            let __z3 = (&&&::autodiff::__private::forward::Probe(&__v3))
+                                .zero();
+                            let mut __columns = ::std::vec::Vec::with_capacity(
+                                __n * __m,
+                            );
+                            for __j in 0..__n {
+                                ::autodiff::__private::forward::Unit::set_unit(
+                                    &mut __unit,
+                                    __j,
+                                    true,
+                                );
+                                let (_, __tangent) = {
+                                    let __tv0: f64 = ::autodiff::__private::forward::lend(
+                                        &__z0,
+                                    );
+                                    let __tv1: f64 = ::autodiff::__private::forward::lend(
+                                        &__z1,
+                                    );
+                                    let __tv2: f64 = ::autodiff::__private::forward::lend(
+                                        &__unit,
+                                    );
+                                    let __tv3: f64 = ::autodiff::__private::forward::lend(
+                                        &__z3,
+                                    );
+                                    Self::__jvp(
+                                        <__S as ::autodiff::__private::jacobian::Again<
+                                            f64,
+                                        >>::again(&__v0),
+                                        <__S as ::autodiff::__private::jacobian::Again<
+                                            f64,
+                                        >>::again(&__v1),
+                                        <__S as ::autodiff::__private::jacobian::Again<
+                                            f64,
+                                        >>::again(&__v2),
+                                        <__S as ::autodiff::__private::jacobian::Again<
+                                            f64,
+                                        >>::again(&__v3),
+                                        __tv0,
+                                        __tv1,
+                                        __tv2,
+                                        __tv3,
+                                    )
+                                };
+                                ::autodiff::__private::forward::Unit::set_unit(
+                                    &mut __unit,
+                                    __j,
+                                    false,
+                                );
+                                <__S as ::autodiff::__private::jacobian::JacobianFor<
+                                    (
+                                        ::core::option::Option<
+                                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                                        >,
+                                        ::core::option::Option<
+                                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                                        >,
+                                        ::core::option::Option<
+                                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                                        >,
+                                        ::core::option::Option<
+                                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                                        >,
+                                    ),
+                                    f64,
+                                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                                >>::column(&__tangent, &mut __columns);
+                            }
+                            return ::autodiff::__private::jacobian::from_columns(
+                                __m,
+                                __n,
+                                __columns,
+                            );
+                        }
+                    }
+                    3usize => {
+                        let mut __unit = (&&&::autodiff::__private::forward::Probe(
+                            &__v3,
+                        ))
+                            .zero();
+                        let __n = ::autodiff::__private::forward::Unit::count(&__unit);
+                        if __n < __m {
+                            let __z0 = (&&&::autodiff::__private::forward::Probe(&__v0))
+                                .zero();
+                            let __z1 = (&&&::autodiff::__private::forward::Probe(&__v1))
+                                .zero();
+                            let __z2 = (&&&::autodiff::__private::forward::Probe(&__v2))
+                                .zero();
+                            let mut __columns = ::std::vec::Vec::with_capacity(
+                                __n * __m,
+                            );
+                            for __j in 0..__n {
+                                ::autodiff::__private::forward::Unit::set_unit(
+                                    &mut __unit,
+                                    __j,
+                                    true,
+                                );
+                                let (_, __tangent) = {
+                                    let __tv0: f64 = ::autodiff::__private::forward::lend(
+                                        &__z0,
+                                    );
+                                    let __tv1: f64 = ::autodiff::__private::forward::lend(
+                                        &__z1,
+                                    );
+                                    let __tv2: f64 = ::autodiff::__private::forward::lend(
+                                        &__z2,
+                                    );
+                                    let __tv3: f64 = ::autodiff::__private::forward::lend(
+                                        &__unit,
+                                    );
+                                    Self::__jvp(
+                                        <__S as ::autodiff::__private::jacobian::Again<
+                                            f64,
+                                        >>::again(&__v0),
+                                        <__S as ::autodiff::__private::jacobian::Again<
+                                            f64,
+                                        >>::again(&__v1),
+                                        <__S as ::autodiff::__private::jacobian::Again<
+                                            f64,
+                                        >>::again(&__v2),
+                                        <__S as ::autodiff::__private::jacobian::Again<
+                                            f64,
+                                        >>::again(&__v3),
+                                        __tv0,
+                                        __tv1,
+                                        __tv2,
+                                        __tv3,
+                                    )
+                                };
+                                ::autodiff::__private::forward::Unit::set_unit(
+                                    &mut __unit,
+                                    __j,
+                                    false,
+                                );
+                                <__S as ::autodiff::__private::jacobian::JacobianFor<
+                                    (
+                                        ::core::option::Option<
+                                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                                        >,
+                                        ::core::option::Option<
+                                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                                        >,
+                                        ::core::option::Option<
+                                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                                        >,
+                                        ::core::option::Option<
+                                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                                        >,
+                                    ),
+                                    f64,
+                                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                                >>::column(&__tangent, &mut __columns);
+                            }
+                            return ::autodiff::__private::jacobian::from_columns(
+                                __m,
+                                __n,
+                                __columns,
+                            );
+                        }
+                    }
+                    _ => {}
+                }
+            }
             let mut __matrix = ::autodiff::__private::jacobian::Matrix::new(
                 <__S as ::autodiff::__private::jacobian::JacobianFor<
                     (

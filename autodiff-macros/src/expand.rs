@@ -229,6 +229,9 @@ pub(crate) fn try_expand(
     };
     let outer: Vec<TokenStream> = context.map(|cx| cx.captures.clone()).unwrap_or_default();
     let custom = args.custom_vjp.is_some();
+    // (a function with a hand-written forward rule, or whose own tangent sweep has no
+    // refusal: `jacobian!` may fill its columns by forward mode, its callees permitting)
+    let forward_sweep = sweep.as_ref().is_some_and(|s| s.refusal.is_none());
     let mut forward = crate::forward::companions(&sig, &outer, &vis, sweep);
     forward.extend(crate::hessian::companions(
         &sig,
@@ -237,7 +240,7 @@ pub(crate) fn try_expand(
         custom,
         seeded.is_some(),
     ));
-    forward.extend(crate::jacobian::companions(&sig, &vis));
+    forward.extend(crate::jacobian::companions(&sig, &vis, forward_sweep));
     let companions = companions(&sig, place, &outer, &vis, vjp_fn_body, seeded, forward);
     Ok(Expanded { func, companions })
 }

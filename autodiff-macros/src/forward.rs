@@ -63,7 +63,7 @@ pub fn custom_rule_sweep(sig: &Signature, rule: &syn::ExprPath) -> TangentSweep 
 
 /// `ty` with every lifetime `'_`, for a local binding of a tangent that may borrow a
 /// local zero.
-fn anonymous_lifetimes(ty: &syn::Type) -> syn::Type {
+pub(crate) fn anonymous_lifetimes(ty: &syn::Type) -> syn::Type {
     struct Anon;
     impl VisitMut for Anon {
         fn visit_lifetime_mut(&mut self, lt: &mut syn::Lifetime) {
@@ -346,8 +346,11 @@ pub fn companions(
         }
 
         // the tangents `jvp!` was given in their slots: zeros for the others, shapes checked
+        // (a mismatch panics at the closure's call in the function's expansion: closures
+        // cannot be `#[track_caller]`)
         #[doc(hidden)]
         #[inline]
+        #[track_caller]
         #allow
         #vis fn #jvp_opts #gen_named (
             #(#vars: #tys_named,)*

@@ -352,6 +352,7 @@ pub fn companions(
 
         #[doc(hidden)]
         #[inline]
+        #[track_caller]
         #allow
         #vis fn #hvp_fn #gen_named (#(#vars: #tys_named,)* #(#dh: #dtys_named),*) -> #out_ty
             #where_hvp

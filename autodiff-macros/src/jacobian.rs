@@ -5,7 +5,14 @@
 //! selected parameter's gradient being the row. Reverse mode covers every construct the
 //! attribute differentiates (forward mode does not yet: views, `&mut`, structs, custom
 //! rules), the output's length is known after the first sweep, and the gradient of a slice
-//! or `Vec` comes back owned, so the rows need no tangent argument lent from a local.
+//! or `Vec` comes back owned. Chosen by shape: when the selected parameter has fewer
+//! elements `n` than the output `m` (known after that first sweep) and forward mode serves
+//! the function (`__FORWARD`), the Jacobian is filled by forward mode instead, one column
+//! per parameter element: `__jvp` with the unit tangent of that element (a zero tangent
+//! from the same probes `__jvp_opts` uses, one element set to one, lent from the closure's
+//! local), the output's tangent being the column: `n` tangent sweeps instead of `m`
+//! forward-and-reverse sweeps. (For a free function with parameters of concrete float
+//! types, slices, `Vec`s, arrays and ndarray arrays; others keep reverse mode.)
 //! Beside the others, a function gets:
 //!
 //! * `__JACOBIAN`: `None`, or why `jacobian!` cannot serve the function (an output that is
@@ -121,7 +128,7 @@ fn refusal(sig: &Signature) -> Option<String> {
 }
 
 /// The `jacobian!` companions of a function (see the module's documentation).
-pub fn companions(sig: &Signature, vis: &syn::Visibility) -> TokenStream {
+pub fn companions(sig: &Signature, vis: &syn::Visibility, forward_sweep: bool) -> TokenStream {
     let rt = rt();
     let m = sig.is_method;
     let allow = if m { lint_allows() } else { quote!() };
@@ -196,10 +203,16 @@ pub fn companions(sig: &Signature, vis: &syn::Visibility) -> TokenStream {
     let pullback = format_ident!("__pullback", span = Span::mixed_site());
     let row = format_ident!("__row", span = Span::mixed_site());
 
+    let columns = if forward_sweep && reason.is_none() {
+        forward_columns(sig, &vars, &again, &value)
+    } else {
+        TokenStream::new()
+    };
     let body = match &reason {
         Some(r) => quote!(::core::unreachable!(#r)),
         None => quote! {
                 let (#value, #pullback) = Self::#vjp #turbofish(#(#again),*);
+                #columns
                 let mut #matrix = #rt::jacobian::Matrix::new(
                     <__S as #jac>::rows(&#value),
                     #name,
@@ -244,6 +257,142 @@ pub fn companions(sig: &Signature, vis: &syn::Visibility) -> TokenStream {
         {
             move |#(#vars: #tys),*| {
                 #body
+            }
+        }
+    }
+}
+
+/// A type whose zero tangent the forward probes make and [`Unit`] can make a unit one: a
+/// float, or a slice, `Vec`, array or ndarray array (owned, borrowed or a view) of floats.
+///
+/// [`Unit`]: ../../autodiff_runtime/forward/trait.Unit.html
+fn forward_columns_type(ty: &syn::Type) -> bool {
+    let float = |t: &syn::Type| is_float(t, &[]);
+    let first_arg_float = |p: &syn::TypePath| {
+        p.path
+            .segments
+            .last()
+            .is_some_and(|last| match &last.arguments {
+                syn::PathArguments::AngleBracketed(a) => a
+                    .args
+                    .first()
+                    .is_some_and(|g| matches!(g, syn::GenericArgument::Type(t) if float(t))),
+                _ => false,
+            })
+    };
+    match ty {
+        syn::Type::Paren(p) => forward_columns_type(&p.elem),
+        syn::Type::Group(g) => forward_columns_type(&g.elem),
+        syn::Type::Reference(r) if r.mutability.is_none() => match &*r.elem {
+            syn::Type::Slice(s) => float(&s.elem),
+            e => forward_columns_type(e),
+        },
+        syn::Type::Array(a) => float(&a.elem),
+        syn::Type::Path(p) if p.qself.is_none() => {
+            if float(ty) {
+                return true;
+            }
+            let Some(last) = p.path.segments.last() else {
+                return false;
+            };
+            let name = last.ident.to_string();
+            (name == "Vec" || (name.starts_with("Array") && !name.contains("Mut")))
+                && first_arg_float(p)
+        }
+        _ => false,
+    }
+}
+
+/// The forward fill of the Jacobian's columns (see the module's documentation): for the
+/// selected parameter, if it has fewer elements than the output (`__value`'s rows) and
+/// forward mode serves the function, `n` tangent sweeps and a `return` of the matrix;
+/// nothing for a function whose parameter types the forward fill does not take.
+fn forward_columns(
+    sig: &Signature,
+    vars: &[syn::Ident],
+    again: &[TokenStream],
+    value: &syn::Ident,
+) -> TokenStream {
+    let diff = sig.differentiable_positions();
+    let eligible = !sig.is_method
+        && sig.generics.type_params().next().is_none()
+        && diff
+            .iter()
+            .all(|&i| forward_columns_type(&sig.params[i].ty));
+    if !eligible {
+        return TokenStream::new();
+    }
+    let rt = rt();
+    let m = sig.is_method;
+    let forward_c = companion(&sig.ident, "FORWARD", m);
+    let jvp = companion(&sig.ident, "jvp", m);
+    let turbofish = crate::companions::type_and_const_args(&sig.generics);
+    let options = {
+        let tangents = sig.param_tangents();
+        quote!((#(::core::option::Option<#tangents>,)*))
+    };
+    let output = &sig.output;
+    let out_tangent = tangent_type(output);
+    let jac = quote!(#rt::jacobian::JacobianFor<#options, #output, #out_tangent>);
+    let tvars: Vec<syn::Ident> = (0..sig.params.len())
+        .map(|i| crate::emit::tangent_var(VarId(i)))
+        .collect();
+    let zeros: Vec<syn::Ident> = (0..sig.params.len())
+        .map(|i| format_ident!("__z{}", i, span = Span::mixed_site()))
+        .collect();
+    let unit = format_ident!("__unit", span = Span::mixed_site());
+    let (n, rows, j, cols, tangent) = (
+        format_ident!("__n", span = Span::mixed_site()),
+        format_ident!("__m", span = Span::mixed_site()),
+        format_ident!("__j", span = Span::mixed_site()),
+        format_ident!("__columns", span = Span::mixed_site()),
+        format_ident!("__tangent", span = Span::mixed_site()),
+    );
+    let arms = diff.iter().map(|&k| {
+        let vk = &vars[k];
+        let other_zeros = diff.iter().filter(|&&i| i != k).map(|&i| {
+            let (z, v) = (&zeros[i], &vars[i]);
+            quote!(let #z = (&&&#rt::forward::Probe(&#v)).zero();)
+        });
+        let lends = (0..sig.params.len()).map(|i| {
+            let tv = &tvars[i];
+            let p = &sig.params[i];
+            if !p.differentiable {
+                return quote!(let #tv = #rt::NoTangent;);
+            }
+            let local_ty = crate::forward::anonymous_lifetimes(&p.ty);
+            let source = if i == k { &unit } else { &zeros[i] };
+            quote!(let #tv: #local_ty = #rt::forward::lend(&#source);)
+        });
+        quote! {
+            #k => {
+                let mut #unit = (&&&#rt::forward::Probe(&#vk)).zero();
+                let #n = #rt::forward::Unit::count(&#unit);
+                if #n < #rows {
+                    #(#other_zeros)*
+                    let mut #cols = ::std::vec::Vec::with_capacity(#n * #rows);
+                    for #j in 0..#n {
+                        #rt::forward::Unit::set_unit(&mut #unit, #j, true);
+                        let (_, #tangent) = {
+                            #(#lends)*
+                            Self::#jvp #turbofish(#(#again,)* #(#tvars),*)
+                        };
+                        #rt::forward::Unit::set_unit(&mut #unit, #j, false);
+                        <__S as #jac>::column(&#tangent, &mut #cols);
+                    }
+                    return #rt::jacobian::from_columns(#rows, #n, #cols);
+                }
+            }
+        }
+    });
+    quote! {
+        if Self::#forward_c.is_none() {
+            #[allow(unused_imports)]
+            use #rt::forward::{ArgZero as _, NoZero as _, ScalarZero as _};
+            let #rows = <__S as #jac>::rows(&#value);
+            match <__S as #jac>::SELECTED {
+                #(#arms)*
+                _ => {}
             }
         }
     }

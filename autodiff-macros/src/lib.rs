@@ -397,3 +397,13 @@ pub fn derive_differentiable(input: TokenStream) -> TokenStream {
 pub fn __rule_table_checks(_input: TokenStream) -> TokenStream {
     rules::checks().into()
 }
+
+/// The tangent checks of the macro's primitive table (for the facade's tests): for every
+/// scalar rule, `jvp!` of a function of the primitive alone, in `f64` and `f32`, against
+/// the central difference along each direction; an expression of type
+/// `Vec<(String, f64, f64, f64)>` (label, tangent, difference, relative tolerance).
+#[doc(hidden)]
+#[proc_macro]
+pub fn __tangent_table_checks(_input: TokenStream) -> TokenStream {
+    rules::tangent_checks().into()
+}

@@ -658,3 +658,127 @@ pub fn checks() -> proc_macro2::TokenStream {
     }
     quote!(&[#(#rows),*])
 }
+
+/// The tangent checks of the table (for the facade's tests): for every scalar rule, a
+/// `#[differentiable]` function of the primitive alone, in `f64` and in `f32`, and an
+/// expression of type `Vec<(String, f64, f64, f64)>`: for each precision, point (the row's
+/// sample point and two points near it) and direction (each differentiable operand alone,
+/// then all of them), the label, the tangent `jvp!` gives, the fourth-order central
+/// difference of the `f64` primitive along the direction, and the relative tolerance.
+/// Every rule's tangent is then checked through the whole forward mode: the tangent sweep
+/// the macro writes for the primitive and the runtime's formula it calls.
+pub fn tangent_checks() -> proc_macro2::TokenStream {
+    use quote::{format_ident, quote};
+    let mut items = Vec::new();
+    let mut rows = Vec::new();
+    for rule in scalar_rules() {
+        let n = rule.arity();
+        let args: Vec<syn::Ident> = (0..n).map(|i| format_ident!("a{}", i)).collect();
+        let primal =
+            |ty: &proc_macro2::TokenStream, a: &[proc_macro2::TokenStream]| match (rule.form, n) {
+                (Form::Operator, 1) => {
+                    let x = &a[0];
+                    quote!(-#x)
+                }
+                (Form::Operator, _) => {
+                    let (l, r) = (&a[0], &a[1]);
+                    match rule.name {
+                        "add" => quote!(#l + #r),
+                        "sub" => quote!(#l - #r),
+                        "mul" => quote!(#l * #r),
+                        "div" => quote!(#l / #r),
+                        _ => quote!(#l % #r),
+                    }
+                }
+                _ => {
+                    let m = format_ident!("{}", rule.name);
+                    let (recv, rest) = (&a[0], &a[1..]);
+                    quote!(#ty::#m(#recv, #(#rest),*))
+                }
+            };
+        let active: Vec<usize> = (0..n).filter(|k| !rule.constant_operand(*k)).collect();
+        let sample = rule.sample;
+        // the directions: each differentiable operand alone, then all of them
+        let mut directions: Vec<Vec<f64>> = active
+            .iter()
+            .map(|&k| (0..n).map(|i| if i == k { 1.0 } else { 0.0 }).collect())
+            .collect();
+        if active.len() > 1 {
+            let mix = [0.7, -0.4, 0.3];
+            directions.push(
+                (0..n)
+                    .map(|i| if active.contains(&i) { mix[i % 3] } else { 0.0 })
+                    .collect(),
+            );
+        }
+        for (ty, tolerance) in [(quote!(f64), 1e-7_f64), (quote!(f32), 1e-3_f64)] {
+            let f = format_ident!("__tangent_{}_{}", rule.name, ty.to_string());
+            let params = (0..n).map(|i| {
+                let a = &args[i];
+                if rule.constant_operand(i) {
+                    quote!(#a: i32)
+                } else {
+                    quote!(#a: #ty)
+                }
+            });
+            let a: Vec<proc_macro2::TokenStream> = args.iter().map(|x| quote!(#x)).collect();
+            let body = primal(&ty, &a);
+            items.push(quote! {
+                #[::autodiff::differentiable]
+                fn #f(#(#params),*) -> #ty { #body }
+            });
+            for offset in [0.0_f64, 0.03, -0.05] {
+                for d in &directions {
+                    // the point, as f64 (a constant operand as given)
+                    let point: Vec<f64> = (0..n)
+                        .map(|i| {
+                            if rule.constant_operand(i) {
+                                sample[i]
+                            } else {
+                                sample[i] + offset
+                            }
+                        })
+                        .collect();
+                    let call_args = (0..n).map(|i| {
+                        let x = point[i];
+                        if rule.constant_operand(i) {
+                            quote!((#x as i32))
+                        } else {
+                            quote!((#x as #ty))
+                        }
+                    });
+                    let tangents = active.iter().map(|&i| {
+                        let t = d[i];
+                        quote!((#t as #ty))
+                    });
+                    // the f64 primitive at point + s·d
+                    let along: Vec<proc_macro2::TokenStream> = (0..n)
+                        .map(|i| {
+                            let (x, t) = (point[i], d[i]);
+                            if rule.constant_operand(i) {
+                                quote!((#x as i32))
+                            } else {
+                                quote!((#x + __s * #t))
+                            }
+                        })
+                        .collect();
+                    let g = primal(&quote!(f64), &along);
+                    let label = format!("{} ({}) at {:?} along {:?}", rule.name, ty, point, d);
+                    rows.push(quote! {{
+                        let (_, __t) = ::autodiff::jvp!(#f)(#(#call_args,)* #(#tangents),*);
+                        let __g = |__s: f64| -> f64 { #g };
+                        let __h = 1e-3_f64;
+                        let __fd = (-__g(2.0 * __h) + 8.0 * __g(__h) - 8.0 * __g(-__h)
+                            + __g(-2.0 * __h))
+                            / (12.0 * __h);
+                        (::std::string::String::from(#label), __t as f64, __fd, #tolerance)
+                    }});
+                }
+            }
+        }
+    }
+    quote! {{
+        #(#items)*
+        ::std::vec![#(#rows),*]
+    }}
+}

@@ -212,13 +212,27 @@ fn expand_file() {
     };
     let text = std::fs::read_to_string(path).expect("read the file to expand");
     let file: syn::File = syn::parse_str(&text).expect("the file parses");
-    for item in file.items {
+    for item in file.items.clone() {
         let syn::Item::Fn(mut f) = item else {
             continue;
         };
         let before = f.attrs.len();
         f.attrs.retain(|a| !a.path().is_ident("differentiable"));
         if f.attrs.len() != before {
+            // `AUTODIFF_EXPAND_TIME=1`: how long the attribute takes, not the expansion
+            if std::env::var_os("AUTODIFF_EXPAND_TIME").is_some() {
+                let item = quote!(#f);
+                let started = std::time::Instant::now();
+                let tokens = crate::expand::differentiable(proc_macro2::TokenStream::new(), item);
+                let took = started.elapsed();
+                println!(
+                    "{}: {} lines in, {} tokens out, expanded in {took:.2?}",
+                    f.sig.ident,
+                    text.lines().count(),
+                    tokens.into_iter().count()
+                );
+                continue;
+            }
             println!("{}", expand_pretty(quote!(#f)));
         }
     }

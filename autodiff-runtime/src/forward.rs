@@ -198,6 +198,86 @@ impl<A: Real, D: Dimension> Lend for Array<A, D> {
 }
 
 /// The argument lent from an owned zero (see [`Lend`]).
+/// A zero tangent that can be made a unit one (one at element `j`, in row-major order):
+/// the tangents of `jacobian!`'s forward sweeps, one column each.
+///
+/// ```
+/// use autodiff_runtime::forward::Unit;
+/// let mut t = vec![0.0_f64; 3];
+/// t.set_unit(1, true);
+/// assert_eq!((t.count(), &t[..]), (3, &[0.0, 1.0, 0.0][..]));
+/// ```
+pub trait Unit {
+    /// The number of elements.
+    fn count(&self) -> usize;
+    /// Sets element `j` to one (`on`) or back to zero.
+    fn set_unit(&mut self, j: usize, on: bool);
+}
+
+fn unit_value<T: Real>(on: bool) -> T {
+    if on {
+        T::one()
+    } else {
+        T::zero()
+    }
+}
+
+impl<T: Real> Unit for T {
+    fn count(&self) -> usize {
+        1
+    }
+    fn set_unit(&mut self, _: usize, on: bool) {
+        *self = unit_value(on);
+    }
+}
+
+impl<T: Real> Unit for Vec<T> {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn set_unit(&mut self, j: usize, on: bool) {
+        self[j] = unit_value(on);
+    }
+}
+
+impl<T: Real, const N: usize> Unit for [T; N] {
+    fn count(&self) -> usize {
+        N
+    }
+    fn set_unit(&mut self, j: usize, on: bool) {
+        self[j] = unit_value(on);
+    }
+}
+
+impl<A: Real, D: Dimension> Unit for Array<A, D> {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn set_unit(&mut self, j: usize, on: bool) {
+        if let Some(x) = self.iter_mut().nth(j) {
+            *x = unit_value(on);
+        }
+    }
+}
+
+impl<Z: Unit> Unit for Borrowed<Z> {
+    fn count(&self) -> usize {
+        self.0.count()
+    }
+    fn set_unit(&mut self, j: usize, on: bool) {
+        self.0.set_unit(j, on);
+    }
+}
+
+impl<Z: Unit> Unit for Viewed<Z> {
+    fn count(&self) -> usize {
+        self.0.count()
+    }
+    fn set_unit(&mut self, j: usize, on: bool) {
+        self.0.set_unit(j, on);
+    }
+}
+
 #[inline(always)]
 pub fn lend<Z: Lend>(zero: &Z) -> Z::Out<'_> {
     zero.lend()
@@ -247,6 +327,7 @@ impl<T: Shape + ?Sized> Shape for &T {
 /// autodiff_runtime::forward::check_shape(&[1.0_f64, 2.0][..], &[1.0_f64][..], "f", "x");
 /// ```
 #[inline]
+#[track_caller]
 pub fn check_shape<P: Shape + ?Sized, T: Shape + ?Sized>(
     param: &P,
     tangent: &T,

@@ -6,7 +6,11 @@
 //!
 //! The Jacobian is filled by reverse mode, one row per output element: the function's
 //! `__vjp` runs once per row and its pullback is handed the unit cotangent of that
-//! element; the selected parameter's gradient is the row.
+//! element; the selected parameter's gradient is the row. When the parameter has fewer
+//! elements than the output and forward mode serves the function, by forward mode
+//! instead, one column per parameter element: `__jvp` with the unit tangent of that
+//! element ([`crate::forward::Unit`]), the output's tangent being the column
+//! ([`from_columns`]).
 
 use crate::real::Real;
 use crate::select::{Sel1, TakeAt};
@@ -22,6 +26,8 @@ pub trait Rows: Differentiable {
     fn rows(&self) -> usize;
     /// The cotangent that is one at element `i` and zero elsewhere.
     fn unit(&self, i: usize) -> Self::Tangent;
+    /// Appends the elements of a tangent of the output (a column of the Jacobian).
+    fn extend_column(tangent: &Self::Tangent, column: &mut Vec<Self::Elem>);
 }
 
 macro_rules! scalar_rows {
@@ -35,6 +41,10 @@ macro_rules! scalar_rows {
             #[inline(always)]
             fn unit(&self, _: usize) -> $t {
                 1.0
+            }
+            #[inline(always)]
+            fn extend_column(tangent: &$t, column: &mut Vec<$t>) {
+                column.push(*tangent);
             }
         }
 
@@ -59,6 +69,9 @@ impl<F: Real> Rows for Vec<F> {
         u[i] = F::one();
         u
     }
+    fn extend_column(tangent: &Vec<F>, column: &mut Vec<F>) {
+        column.extend_from_slice(tangent);
+    }
 }
 
 impl<F: Real, const N: usize> Rows for [F; N] {
@@ -71,6 +84,9 @@ impl<F: Real, const N: usize> Rows for [F; N] {
         u[i] = F::one();
         u
     }
+    fn extend_column(tangent: &[F; N], column: &mut Vec<F>) {
+        column.extend_from_slice(tangent);
+    }
 }
 
 impl<F: Real> Rows for Array1<F> {
@@ -82,6 +98,9 @@ impl<F: Real> Rows for Array1<F> {
         let mut u = Array1::zeros(self.len());
         u[i] = F::one();
         u
+    }
+    fn extend_column(tangent: &Array1<F>, column: &mut Vec<F>) {
+        column.extend(tangent.iter().copied());
     }
 }
 
@@ -149,6 +168,10 @@ pub trait JacobianFor<G, O, C> {
     fn push(gradients: G, matrix: &mut Matrix<Self::Elem>);
     /// Takes the number of columns from the selected gradient (an empty output).
     fn columns_of(gradients: G, matrix: &mut Matrix<Self::Elem>);
+    /// The selected parameter's position (`usize::MAX` for a refused selection).
+    const SELECTED: usize;
+    /// Appends the elements of the output's tangent `tangent`: a column of the Jacobian.
+    fn column(tangent: &C, columns: &mut Vec<Self::Elem>);
 }
 
 impl<G, O, const K: usize> JacobianFor<G, O, O::Tangent> for Sel1<K>
@@ -177,6 +200,11 @@ where
     #[inline]
     fn columns_of(mut gradients: G, matrix: &mut Matrix<O::Elem>) {
         matrix.columns_of(&gradients.take());
+    }
+    const SELECTED: usize = K;
+    #[inline]
+    fn column(tangent: &O::Tangent, columns: &mut Vec<O::Elem>) {
+        O::extend_column(tangent, columns);
     }
 }
 
@@ -219,6 +247,10 @@ impl<G, O, C> JacobianFor<G, O, C> for Refused {
     }
     fn push(_: G, _: &mut Matrix<f64>) {
         unreachable!("a refused `jacobian!` is never run")
+    }
+    const SELECTED: usize = usize::MAX;
+    fn column(_: &C, _: &mut Vec<f64>) {
+        unreachable!()
     }
     fn columns_of(_: G, _: &mut Matrix<f64>) {
         unreachable!("a refused `jacobian!` is never run")
@@ -297,6 +329,20 @@ impl<F: Real> Matrix<F> {
         let shape = (self.rows, self.columns.unwrap_or(0));
         Array2::from_shape_vec(shape, self.data).expect("a row per output element")
     }
+}
+
+/// The `rows × columns` Jacobian from its columns, one after the other (each `rows` long).
+///
+/// ```
+/// let j = autodiff_runtime::jacobian::from_columns(2, 3, vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+/// assert_eq!(j, ndarray::array![[1.0, 3.0, 5.0], [2.0, 4.0, 6.0]]);
+/// ```
+pub fn from_columns<F: Real>(rows: usize, columns: usize, data: Vec<F>) -> Array2<F> {
+    Array2::from_shape_vec((columns, rows), data)
+        .expect("a column of the output's length per parameter element")
+        .reversed_axes()
+        .as_standard_layout()
+        .into_owned()
 }
 
 /// A compile-time error, where `jacobian!` is used, when the function cannot be served.

@@ -4,7 +4,13 @@
 //! functions `p0`, `p1`, …, each in a `program!` invocation that also names its checker:
 //! the harness ([`HARNESS`], `tests/random_programs/harness.rs`) compares the generated
 //! gradient (`gradients_function!`) with `autodiff::check::finite_difference` and the
-//! value of `value_and_gradients_function!` with the primal, bit for bit.
+//! value of `value_and_gradients_function!` with the primal, bit for bit; then, at each
+//! point and along a random direction `v`, forward mode: `jvp!`'s value with the primal
+//! (bit for bit) and its tangent with ⟨∇f, v⟩ from the gradient and with the central
+//! difference along `v`. A function forward mode refuses (`__FORWARD`: a construct it does
+//! not take yet) skips the `jvp!` check with a `NOTE` line the soak counts by reason.
+//! `hvp!` is not checked: it serves functions generic over their float type
+//! (`fn f<T: Float>`), and the generated functions are written with `f64`.
 //!
 //! The functions mix the constructs the README lists as supported: arithmetic, float
 //! methods on safe domains, `let` and shadowing, `let mut` accumulators, `if`/`else` on

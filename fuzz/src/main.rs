@@ -232,7 +232,7 @@ impl Project {
         &self,
         args: &[String],
         timeout: Duration,
-    ) -> (BTreeMap<String, Outcome>, Option<String>) {
+    ) -> (BTreeMap<String, Outcome>, Option<String>, Vec<String>) {
         let profile = if self.release { "release" } else { "debug" };
         let binary = self.target.join(profile).join(&self.name);
         let mut child = Command::new(&binary)
@@ -272,6 +272,8 @@ impl Project {
         let mut outcomes = BTreeMap::new();
         let mut started: Option<String> = None;
         let mut failing: Option<(String, Vec<String>)> = None;
+        // `NOTE name: …` lines of checkers that passed (what they skipped)
+        let mut notes = Vec::new();
         for line in lines {
             if let Some((name, message)) = &mut failing {
                 if line == format!("END {name}") {
@@ -288,6 +290,8 @@ impl Project {
                 started = None;
             } else if let Some(name) = line.strip_prefix("FAIL ") {
                 failing = Some((name.to_string(), Vec::new()));
+            } else if let Some(note) = line.strip_prefix("NOTE ") {
+                notes.push(note.to_string());
             }
         }
         let unfinished = match status {
@@ -301,7 +305,7 @@ impl Project {
             outcomes.insert(name.clone(), Outcome::Crash(why));
             Some(name)
         });
-        (outcomes, culprit)
+        (outcomes, culprit, notes)
     }
 }
 
@@ -422,6 +426,10 @@ enum FailureKind {
     Compile,
     GradientMismatch,
     ValueMismatch,
+    /// `jvp!`'s tangent differs from ⟨∇f, v⟩ or from the difference along `v`.
+    JvpMismatch,
+    /// `jvp!`'s value differs from the function's.
+    JvpValueMismatch,
     Panic,
     Crash,
     /// The generated function itself panics: a bug of the generator, not of the macro.
@@ -432,6 +440,10 @@ impl FailureKind {
     fn of_message(message: &str) -> FailureKind {
         if message.starts_with("value mismatch") {
             FailureKind::ValueMismatch
+        } else if message.starts_with("jvp mismatch") {
+            FailureKind::JvpMismatch
+        } else if message.starts_with("jvp value mismatch") {
+            FailureKind::JvpValueMismatch
         } else if message.starts_with("generator error") {
             FailureKind::Generator
         } else if message.starts_with("panicked") {
@@ -446,6 +458,8 @@ impl FailureKind {
             FailureKind::Compile => "does not compile",
             FailureKind::GradientMismatch => "gradient differs from finite differences",
             FailureKind::ValueMismatch => "value_and_gradients_function! value differs",
+            FailureKind::JvpMismatch => "jvp! tangent differs from the gradient along v",
+            FailureKind::JvpValueMismatch => "jvp! value differs",
             FailureKind::Panic => "panics",
             FailureKind::Crash => "hangs or crashes",
             FailureKind::Generator => "GENERATOR BUG: invalid Rust, or the function itself panics",
@@ -472,6 +486,8 @@ struct Soak {
     checked: usize,
     passed: usize,
     skipped: usize,
+    /// Programs whose `jvp!` check was skipped, by reason (forward mode refuses them).
+    jvp_skipped: BTreeMap<String, usize>,
     /// Programs generated per construct, over all batches.
     features: Vec<(&'static str, usize)>,
 }
@@ -486,6 +502,7 @@ impl Soak {
             checked: 0,
             passed: 0,
             skipped: 0,
+            jvp_skipped: BTreeMap::new(),
             features: Vec::new(),
         }
     }
@@ -540,6 +557,16 @@ impl Soak {
             self.skipped,
             start.elapsed().as_secs_f64()
         );
+        let jvp_skipped: usize = self.jvp_skipped.values().sum();
+        println!(
+            "jvp! checked on {} of the {} passing programs; skipped (forward mode refuses them) on {jvp_skipped}:",
+            self.passed.saturating_sub(jvp_skipped),
+            self.passed
+        );
+        for (reason, n) in &self.jvp_skipped {
+            println!("  {n:6}  {reason}");
+        }
+        println!("hvp! checked on none: it serves functions generic over their float type (`fn f<T: Float>`), and the generated functions are written with `f64`");
         print_features(&self.features);
         failures.is_empty()
     }
@@ -630,8 +657,19 @@ impl Soak {
         let mut results: BTreeMap<String, Outcome> = BTreeMap::new();
         loop {
             let args: Vec<String> = skip.iter().cloned().collect();
-            let (outcomes, culprit) = self.batch_project.run(&args, self.opts.timeout);
+            let (outcomes, culprit, notes) = self.batch_project.run(&args, self.opts.timeout);
             results.extend(outcomes);
+            for note in notes {
+                // `p12: jvp! skipped: <reason>`: counted by reason, names and paths left out
+                let reason = note.split_once(": ").map_or(note.as_str(), |n| n.1);
+                let reason: String = reason
+                    .split('`')
+                    .enumerate()
+                    .map(|(i, part)| if i % 2 == 1 { "…" } else { part })
+                    .collect::<Vec<_>>()
+                    .join("`");
+                *self.jvp_skipped.entry(reason).or_default() += 1;
+            }
             let Some(name) = culprit else { break };
             let k: usize = name[1..].parse().expect("checker names are p<k>");
             let callers = dependents(&funcs, &BTreeSet::from([k]));
@@ -897,7 +935,7 @@ impl Soak {
             let mut skip: BTreeSet<String> = BTreeSet::new();
             loop {
                 let args: Vec<String> = skip.iter().cloned().collect();
-                let (outcomes, culprit) = self.minimize_project.run(&args, self.opts.timeout);
+                let (outcomes, culprit, _) = self.minimize_project.run(&args, self.opts.timeout);
                 for (name, outcome) in &outcomes {
                     let i: usize = name[1..].parse().expect("module names are c<i>");
                     if let Outcome::Fail(m) = outcome {

@@ -302,6 +302,8 @@ impl Emitter<'_> {
                     vec![body.region.tape()]
                 };
                 if saved.is_empty() || fused.is_some() {
+                    // (parenthesised: a struct literal cannot begin a `for` head)
+                    let iter = crate::emit::for_head(iter);
                     quote!(for #id in #iter { #save #b #n += 1; #fused #check })
                 } else {
                     let it = format_ident!("__it{}", count.0, span = Span::mixed_site());

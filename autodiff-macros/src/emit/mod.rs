@@ -1278,3 +1278,16 @@ fn grown_cells(block: &Block) -> HashSet<CellId> {
     walk(block, &mut out);
     out
 }
+
+/// A `for` loop's iterator as its head takes it: parenthesised when it has braces at its
+/// top level (`Line { w, b }.0`), which would otherwise be read as the loop's body.
+pub(crate) fn for_head(iter: &TokenStream) -> TokenStream {
+    let braces = iter.clone().into_iter().any(|t| {
+        matches!(&t, proc_macro2::TokenTree::Group(g) if g.delimiter() == proc_macro2::Delimiter::Brace)
+    });
+    if braces {
+        quote!((#iter))
+    } else {
+        iter.clone()
+    }
+}

@@ -291,6 +291,20 @@ impl Emitter<'_> {
                                 .iter()
                                 .map(|r| match r {
                                     Read::Output => self.var(*dst),
+                                    // a float literal beside an array takes the array's
+                                    // element type, which the cotangent has too (`&u / 1.25`
+                                    // with `u` of `f32`s)
+                                    Read::Operand(i)
+                                        if tensor
+                                            && matches!(prim, Prim::Binary { .. })
+                                            && matches!(
+                                                args[*i],
+                                                Operand::Inline(syn::Expr::Lit(_))
+                                            ) =>
+                                    {
+                                        let x = self.operand(&args[*i]);
+                                        quote!(#rt::ops::tensor::elem_of(&#dy, #x))
+                                    }
                                     Read::Operand(i) => self.operand(&args[*i]),
                                 })
                                 .collect();

@@ -58,9 +58,21 @@ pub(crate) fn jvp_body(sig: &Signature, body: &Body) -> TangentSweep {
         if p.differentiable && !forward_param_type(&p.ty) {
             t.refuse(format!(
                 "the parameter `{}`, whose type has no tangent argument yet (floats, float \
-                 slices and `Vec`s, and ndarray arrays have)",
+                 slices, `Vec`s and arrays, and ndarray arrays have)",
                 p.name
             ));
+        }
+    }
+    // A slice parameter's tangent resliced to the parameter's length (checked equal by
+    // `__jvp_opts`, equal at every call of a tangent sweep): its length is then the
+    // parameter's, so the bounds checks the compiler removes for `x[i]` go for `tx[i]` too.
+    let mut reslice = TokenStream::new();
+    for (i, p) in sig.params.iter().enumerate() {
+        let slice = matches!(&p.ty, syn::Type::Reference(r)
+            if r.mutability.is_none() && matches!(&*r.elem, syn::Type::Slice(_)));
+        if p.differentiable && slice && !p.in_out {
+            let (v, tv) = (VarId(i).ident(), tangent_var(VarId(i)));
+            reslice.extend(quote!(let #tv = &#tv[..#v.len()];));
         }
     }
     let declarations = t.primal.declarations();
@@ -71,7 +83,18 @@ pub(crate) fn jvp_body(sig: &Signature, body: &Body) -> TangentSweep {
         }
         let tc = tangent_cell(CellId(i));
         let ty = cell.ty.as_ref().map(|t| quote!(: #t));
-        cells.extend(quote!(let mut #tc #ty = ::core::default::Default::default();));
+        // a local array of a const-generic length has no `Default`: its tangent starts
+        // from the same constant array, overwritten where the cell is first written
+        let array_init = cell.init.as_ref().filter(|init| {
+            matches!(TokenStream::clone(init).into_iter().next(),
+                Some(proc_macro2::TokenTree::Group(g))
+                    if g.delimiter() == proc_macro2::Delimiter::Bracket)
+        });
+        let init = match array_init {
+            Some(init) => init.clone(),
+            None => quote!(::core::default::Default::default()),
+        };
+        cells.extend(quote!(let mut #tc #ty = #init;));
     }
     let sweep = t.block(&body.block);
     let items = &body.items;
@@ -92,6 +115,7 @@ pub(crate) fn jvp_body(sig: &Signature, body: &Body) -> TangentSweep {
     let ty = format_ident!("__ty", span = Span::mixed_site());
     let body = quote! {
         #(#items)*
+        #reslice
         #declarations
         #cells
         #sweep
@@ -112,13 +136,14 @@ pub(crate) fn jvp_body(sig: &Signature, body: &Body) -> TangentSweep {
 }
 
 /// Whether a differentiable parameter of this type takes a tangent argument of its own
-/// type: floats (and float type parameters), float slices and `Vec`s, ndarray arrays and
-/// views, and shared references to these.
+/// type: floats (and float type parameters), float slices, `Vec`s and fixed-size arrays,
+/// ndarray arrays and views, and shared references to these.
 fn forward_param_type(ty: &syn::Type) -> bool {
     match ty {
         syn::Type::Reference(r) => r.mutability.is_none() && forward_param_type(&r.elem),
         syn::Type::Paren(p) => forward_param_type(&p.elem),
         syn::Type::Slice(s) => forward_param_type(&s.elem),
+        syn::Type::Array(a) => forward_param_type(&a.elem),
         syn::Type::Path(p) if p.qself.is_none() => {
             let Some(last) = p.path.segments.last() else {
                 return false;
@@ -248,6 +273,8 @@ impl Tangents<'_> {
                 let looped = match head {
                     LoopHead::For { item, iter, .. } => {
                         let id = item.ident();
+                        // (parenthesised: a struct literal cannot begin a `for` head)
+                        let iter = crate::emit::for_head(iter);
                         quote!(for #id in #iter { #b #n += 1; #check })
                     }
                     LoopHead::Infinite => quote!(loop { #b #n += 1; #check }),

@@ -102,7 +102,8 @@ impl Lowering<'_> {
         let result = tails.iter().any(|t| {
             matches!(t, syn::Expr::Call(c) if matches!(&*c.func, syn::Expr::Path(p)
                 if p.path.get_ident().is_some_and(|i| i == "Ok" || i == "Err")
-                    || p.path.segments.last().is_some_and(|s| s.ident == "wrap_like")))
+                    || p.path.segments.last().is_some_and(|s| s.ident == "wrap_like"
+                        || s.ident == "residual")))
         });
         if result {
             self.cells[c.0].init = Some(placeholder());

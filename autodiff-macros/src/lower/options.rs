@@ -16,9 +16,25 @@ enum Shape<'p> {
     Any,
 }
 
+/// Whether a pattern matches every value (a name, `_`, a tuple or reference of these): the
+/// patterns the value of `Some(p)`/`Ok(p)`/`Err(p)` may be bound with (`Err(1 | 2)` tests
+/// the error, which the `if` on whether the value is there cannot).
+fn irrefutable(pat: &syn::Pat) -> bool {
+    match pat {
+        syn::Pat::Ident(i) => i.subpat.is_none(),
+        syn::Pat::Wild(_) => true,
+        syn::Pat::Tuple(t) => t.elems.iter().all(irrefutable),
+        syn::Pat::Reference(r) => irrefutable(&r.pat),
+        syn::Pat::Paren(p) => irrefutable(&p.pat),
+        syn::Pat::Type(t) => irrefutable(&t.pat),
+        _ => false,
+    }
+}
+
 fn shape(pat: &syn::Pat) -> Option<Shape<'_>> {
     let variant = |path: &syn::Path| path.segments.last().map(|s| s.ident.to_string());
     match pat {
+        syn::Pat::TupleStruct(t) if t.elems.len() == 1 && !irrefutable(&t.elems[0]) => None,
         syn::Pat::TupleStruct(t) if t.elems.len() == 1 => match variant(&t.path)?.as_str() {
             "Some" | "Ok" => Some(Shape::Value(&t.elems[0])),
             "Err" => Some(Shape::Residual(Some(&t.elems[0]))),
@@ -103,15 +119,120 @@ impl Lowering<'_> {
         e: &syn::Expr,
         m: &syn::ExprMethodCall,
     ) -> Option<Value> {
-        // `o.unwrap_or(d)`: `d` where there is no value
-        if m.method == "unwrap_or" && m.args.len() == 1 && self.references_active(&m.receiver) {
-            let (o, d) = (&m.receiver, &m.args[0]);
-            let span = m.method.span();
+        if !self.references_active(&m.receiver) {
+            return None;
+        }
+        let span = m.method.span();
+        // what the alternative of `unwrap_or_else`/`unwrap_or_default` is
+        let fallback: Option<syn::Expr> = match (m.method.to_string().as_str(), m.args.len()) {
+            ("unwrap_or_default", 0) => Some(syn::parse_quote_spanned!(span=>
+                ::core::default::Default::default()
+            )),
+            ("unwrap_or_else", 1) => match &m.args[0] {
+                // `|| d` (an `Option`), `|e| d` (a `Result`: `e` is the error)
+                syn::Expr::Closure(c) if c.inputs.is_empty() => {
+                    let b = &c.body;
+                    Some(syn::parse_quote_spanned!(span=> (#b)))
+                }
+                syn::Expr::Closure(c) if c.inputs.len() == 1 && irrefutable(&c.inputs[0]) => {
+                    let (p, b) = (&c.inputs[0], &c.body);
+                    Some(syn::parse_quote_spanned! {span=>
+                        {
+                            let #p = match ::autodiff::stop_gradient(
+                                ::core::clone::Clone::clone(&__autodiff_option),
+                            ) {
+                                ::core::result::Result::Err(e) => e,
+                                _ => ::core::unreachable!(),
+                            };
+                            (#b)
+                        }
+                    })
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some(d) = fallback {
+            let o = &m.receiver;
             let desugared: syn::Expr = syn::parse_quote_spanned! {span=>
                 {
                     let __autodiff_option = #o;
                     if ::autodiff::__private::ops::is_residual(&__autodiff_option) {
-                        #d
+                        (#d)
+                    } else {
+                        ::autodiff::__private::ops::try_value(__autodiff_option)
+                    }
+                }
+            };
+            return Some(self.value_of(&desugared));
+        }
+        // `o.and_then(|v| f)`: `f` where there is a value, else `None` or the error
+        if m.method == "and_then" && m.args.len() == 1 {
+            let closure = self.closure_of(&m.args[0], 1)?;
+            if closure.inputs.len() != 1 || !irrefutable(&closure.inputs[0]) {
+                return None;
+            }
+            let (o, p, b) = (&m.receiver, &closure.inputs[0], &closure.body);
+            let desugared: syn::Expr = syn::parse_quote_spanned! {span=>
+                {
+                    let __autodiff_option = #o;
+                    if ::autodiff::__private::ops::is_residual(&__autodiff_option) {
+                        ::autodiff::__private::ops::residual(
+                            ::core::clone::Clone::clone(&__autodiff_option),
+                        )
+                    } else {
+                        let #p = ::autodiff::__private::ops::try_value(__autodiff_option);
+                        (#b)
+                    }
+                }
+            };
+            return Some(self.value_of(&desugared));
+        }
+        // `o.ok_or(e)`, `o.ok_or_else(|| e)` of an `Option`, `r.ok()` of a `Result` (the
+        // prelude's `Ok`/`Err`/`Some`/`None`, which the wrapping primitives recognise)
+        let converted: Option<(syn::Expr, syn::Expr)> = match (
+            m.method.to_string().as_str(),
+            &m.args.iter().collect::<Vec<_>>()[..],
+        ) {
+            ("ok_or", [e]) => Some((
+                syn::parse_quote_spanned!(span=> Err(#e)),
+                syn::parse_quote_spanned!(span=> Ok),
+            )),
+            ("ok_or_else", [syn::Expr::Closure(c)]) if c.inputs.is_empty() => {
+                let e = &c.body;
+                Some((
+                    syn::parse_quote_spanned!(span=> Err(#e)),
+                    syn::parse_quote_spanned!(span=> Ok),
+                ))
+            }
+            ("ok", []) => Some((
+                syn::parse_quote_spanned!(span=> None),
+                syn::parse_quote_spanned!(span=> Some),
+            )),
+            _ => None,
+        };
+        if let Some((missing, wrap)) = converted {
+            let o = &m.receiver;
+            let desugared: syn::Expr = syn::parse_quote_spanned! {span=>
+                {
+                    let __autodiff_option = #o;
+                    if ::autodiff::__private::ops::is_residual(&__autodiff_option) {
+                        #missing
+                    } else {
+                        #wrap(::autodiff::__private::ops::try_value(__autodiff_option))
+                    }
+                }
+            };
+            return Some(self.value_of(&desugared));
+        }
+        // `o.unwrap_or(d)`: `d` where there is no value
+        if m.method == "unwrap_or" && m.args.len() == 1 {
+            let (o, d) = (&m.receiver, &m.args[0]);
+            let desugared: syn::Expr = syn::parse_quote_spanned! {span=>
+                {
+                    let __autodiff_option = #o;
+                    if ::autodiff::__private::ops::is_residual(&__autodiff_option) {
+                        (#d)
                     } else {
                         ::autodiff::__private::ops::try_value(__autodiff_option)
                     }
@@ -124,9 +245,6 @@ impl Lowering<'_> {
             ("expect", 1) => &rules::EXPECT,
             _ => return None,
         };
-        if !self.references_active(&m.receiver) {
-            return None;
-        }
         let recv = self.operand_of(&m.receiver);
         let mut args = vec![recv];
         for a in &m.args {
@@ -285,7 +403,8 @@ impl Lowering<'_> {
                     _ => None,
                 },
             };
-            quote!({ #bind #b })
+            // (parenthesised: `{ … } + 1.0` first in a block would be a block statement)
+            quote!({ #bind (#b) })
         };
         let (v, r) = (body(value_arm), body(residual_arm));
         let span = scrutinee.span();

@@ -249,3 +249,46 @@ fn never_panics() {
         unreadable.len()
     );
 }
+
+/// Inputs the fuzzer found a panic with, kept as they were found.
+#[test]
+fn found_inputs_expand_without_panicking() {
+    let found: &[TokenStream] = &[
+        // (seed 11, input 72097) an `Err(p)` arm with a refutable `p`, an or-pattern
+        quote::quote! {
+            fn with_fallbacks(x: f64) -> f64 {
+                let batch = match 'l: { break 'l safe_sqrt(x); } {
+                    Ok(v) => vec![sin('c'); 2],
+                    Err(1 | 2) => 0.0,
+                };
+                r + batch
+            }
+        },
+        // (seed 1, input 505) a closure's body starting with a block, `{ … } + { … }`,
+        // placed first in a generated block
+        quote::quote! {
+            fn and_then_chain(a: f64, b: f64) -> f64 {
+                let r = checked_ln_power(a, b).and_then(|l| checked_ln_power(l.exp() + 1.0, 2.0));
+                r.unwrap_or_else(|e| { if e == E::N { -a } else { 0.0 } } + { if e == E::N { -a } else { 0.0 } })
+            }
+        },
+        // (seed 1, input 225) a struct literal heading a `for` loop's iterator: the
+        // expansion did not parse
+        quote::quote! {
+            fn horner(x: f64, coeff: &P) -> f64 {
+                Line { w: 255u8, b: w }.0.fold(0_f64, |acc, labels| acc * x + c)
+            }
+        },
+    ];
+    for item in found {
+        let input = Input::Attribute {
+            args: TokenStream::new(),
+            item: item.clone(),
+        };
+        let result = catch_unwind(AssertUnwindSafe(|| input.expand()));
+        assert!(result.is_ok(), "{}", input.describe());
+        if let Ok(out) = result {
+            assert!(output_parses(&input, &out), "{}", input.describe());
+        }
+    }
+}
