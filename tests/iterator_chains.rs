@@ -295,3 +295,18 @@ fn collected_through_enumerate_and_several_maps() {
         assert_gradient_close(&[ga[k], gb[k]], &[d * b[k], d * a[k]], 1e-12);
     }
 }
+
+/// A typed closure parameter in a collected map.
+#[differentiable]
+fn typed_collect(x: &[f64]) -> Vec<f64> {
+    x.iter().copied().map(|v: f64| v * v).collect()
+}
+
+#[test]
+fn collected_with_a_typed_closure_parameter() {
+    let x = [0.5, -1.5, 2.0];
+    let (value, pullback) = vjp!(typed_collect)(&x[..]);
+    assert_eq!(value, vec![0.25, 2.25, 4.0]);
+    let g = pullback(vec![1.0, 2.0, 3.0]);
+    assert_gradient_close(&g, &[1.0, -6.0, 12.0], 1e-15);
+}

@@ -641,6 +641,9 @@ impl Lowering<'_> {
                 Some(t.elems[0].clone()),
             )
         } else {
+            // (a typed closure parameter, `|v: f64|`, without its type: a tuple pattern's
+            // elements have none)
+            let item = strip_pat_type(item);
             (
                 syn::parse_quote_spanned!(span=> #src.enumerate()),
                 syn::parse_quote_spanned!(span=> (__autodiff_k, #item)),

@@ -279,6 +279,12 @@ fn found_inputs_expand_without_panicking() {
                 Line { w: 255u8, b: w }.0.fold(0_f64, |acc, labels| acc * x + c)
             }
         },
+        // (seed 13, input 69562) a typed closure parameter of a collected map
+        quote::quote! {
+            fn zipped_products(a: &[f64], b: StdRng) -> Vec<f64> {
+                a.iter().zip(b.iter()).map(|g: f32| sum * y).map(|p| p.sin()).collect()
+            }
+        },
     ];
     for item in found {
         let input = Input::Attribute {
