@@ -1627,3 +1627,26 @@ fn static_tables_at_computed_indices() {
         assert_gradient_close(&[dy], &[hand], HAND_TOL);
     }
 }
+
+/// A `for` loop over a constant slice of arrays, by reference (the items are kept owned
+/// for the reverse sweep).
+#[differentiable]
+fn fit_points(w: f64, #[no_grad] points: &[[f64; 2]]) -> f64 {
+    let mut s = 0.0;
+    for p in points {
+        let r = w * p[0] - p[1];
+        s += r * r;
+    }
+    s
+}
+
+#[test]
+fn loop_over_borrowed_constant_arrays() {
+    let points = [[1.0, 2.0], [2.0, 3.5], [-1.0, 0.5]];
+    let w = 1.5;
+    let g = gradients_function!(fit_points)(w, &points);
+    let hand: f64 = points.iter().map(|p| 2.0 * (w * p[0] - p[1]) * p[0]).sum();
+    assert_gradient_close(&[g], &[hand], HAND_TOL);
+    let fd = finite_difference(|v| fit_points(v[0], &points), &[w]);
+    assert_gradient_close(&[g], &fd, FD_TOL);
+}

@@ -46,3 +46,53 @@ range_index!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize);
 pub fn range_back<T: RangeIndex>(start: T, count: usize) -> impl Iterator<Item = T> {
     (0..count).rev().map(move |k| start.offset(k))
 }
+
+/// A loop's item kept for the reverse sweep, owned: the referent of an item borrowed
+/// from a constant sequence (`for p in points` over `&[[f64; 2]]` keeps the `[f64; 2]`,
+/// so the pullback holds no borrow of the argument), the item itself otherwise. Generated
+/// code calls `(&Own(&item)).own()` with [`OwnRef`] and [`OwnVal`] in scope; method
+/// resolution picks the first that applies.
+///
+/// ```
+/// use autodiff_runtime::saved::{Own, OwnRef as _, OwnVal as _};
+/// let points = [[1.0, 2.0]];
+/// let item: &[f64; 2] = &points[0];
+/// let kept: [f64; 2] = (&Own(&item)).own();
+/// assert_eq!(kept, [1.0, 2.0]);
+/// let x = 1.5_f64;
+/// let kept: f64 = (&Own(&x)).own();
+/// assert_eq!(kept, 1.5);
+/// ```
+pub struct Own<'a, T: ?Sized>(pub &'a T);
+
+/// [`Own`] of a reference: a clone of its referent.
+pub trait OwnRef {
+    /// The referent's type.
+    type Out;
+    /// The referent, cloned.
+    fn own(&self) -> Self::Out;
+}
+
+impl<T: Clone> OwnRef for Own<'_, &T> {
+    type Out = T;
+    #[inline(always)]
+    fn own(&self) -> T {
+        (*self.0).clone()
+    }
+}
+
+/// [`Own`] of a value: a clone of it.
+pub trait OwnVal {
+    /// The value's type.
+    type Out;
+    /// The value, cloned.
+    fn own(&self) -> Self::Out;
+}
+
+impl<T: Clone> OwnVal for &Own<'_, T> {
+    type Out = T;
+    #[inline(always)]
+    fn own(&self) -> T {
+        self.0.clone()
+    }
+}

@@ -181,6 +181,22 @@ impl Emitter<'_> {
         quote!(let #k = ::core::clone::Clone::clone(&#id);)
     }
 
+    /// As [`Emitter::save`], for a loop's item: owned (an item borrowed from a constant
+    /// sequence keeps its referent, so the pullback holds no borrow of the argument).
+    pub(crate) fn save_item(&self, v: VarId) -> TokenStream {
+        if !self.is_saved(v) || !self.taped(self.body.region_of(v)).0.contains(&v) {
+            return TokenStream::new();
+        }
+        let (id, k) = (v.ident(), v.taped());
+        quote! {
+            let #k = {
+                #[allow(unused_imports)]
+                use ::autodiff::__private::saved::{OwnRef as _, OwnVal as _};
+                (&::autodiff::__private::saved::Own(&#id)).own()
+            };
+        }
+    }
+
     /// At the end of a region: one tuple of every value and pullback its reverse sweep
     /// restores, pushed on the region's stack (in a loop) or stored in its slot (in a
     /// branch). One stack per region rather than per value: one allocation and one
@@ -293,7 +309,7 @@ impl Emitter<'_> {
         let looped = match head {
             LoopHead::For { item, iter, .. } => {
                 let id = item.ident();
-                let save = self.save(*item);
+                let save = self.save_item(*item);
                 // The tape of this loop's values is reserved from the trip count.
                 let (values, pullbacks) = self.taped(body.region);
                 let saved: Vec<syn::Ident> = if values.is_empty() && pullbacks.is_empty() {
