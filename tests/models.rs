@@ -468,3 +468,38 @@ fn struct_gradients_start_lazily_and_come_back_whole() {
     });
     close("twice (finite differences)", &g.twice, &numeric, FD_TOL);
 }
+
+/// A model generic over its float type, as ML code writes its layers.
+#[derive(Clone, Debug, Differentiable)]
+pub struct GenericLayer<F: Real> {
+    w: autodiff::ndarray::Array1<F>,
+    b: F,
+}
+
+#[differentiable]
+fn generic_layer_loss(layer: &GenericLayer<f64>, x: &autodiff::ndarray::Array1<f64>) -> f64 {
+    let y = (&layer.w * x).sum() + layer.b;
+    y * y
+}
+
+#[test]
+fn generic_derived_structs() {
+    use autodiff::ndarray::Array1;
+    let layer = GenericLayer {
+        w: Array1::from(vec![0.5_f64, -1.0, 2.0]),
+        b: 0.25,
+    };
+    let x = Array1::from(vec![1.0, 2.0, -0.5]);
+    let g = gradients_function!(generic_layer_loss, params = ["layer"])(&layer, &x);
+    // y = w·x + b; d(y²)/dw = 2y x, d(y²)/db = 2y
+    let y = layer.w.dot(&x) + layer.b;
+    for k in 0..3 {
+        assert!((g.w[k] - 2.0 * y * x[k]).abs() < 1e-14, "{:?}", g.w);
+    }
+    assert!((g.b - 2.0 * y).abs() < 1e-14);
+    let f32_layer = GenericLayer {
+        w: Array1::from(vec![0.5_f32]),
+        b: 1.0_f32,
+    };
+    assert_eq!(f32_layer.clone().b, 1.0);
+}

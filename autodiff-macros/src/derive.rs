@@ -99,7 +99,10 @@ pub fn derive(input: TokenStream) -> TokenStream {
         let ty = &f.ty;
         let span = ty.span();
         if *g {
-            bounds.push(quote_spanned!(span=> #ty: #rt::Differentiable));
+            // (no `#ty: Differentiable` bound: with one, rustc would read the field's tangent
+            // from the bound rather than the impl, and `<Array1<F> as
+            // Differentiable>::Tangent` would stay opaque in a generic struct)
+            let _ = span;
             tangent_fields.push(quote! {
                 #[doc = concat!("The gradient of `", stringify!(#n), "`.")]
                 pub #n: <#ty as #rt::Differentiable>::Tangent
