@@ -75,7 +75,10 @@ pub fn derive(input: TokenStream) -> TokenStream {
     let vis = &item.vis;
     let tangent = format_ident!("{}Tangent", name);
     let (impl_generics, ty_generics, where_clause) = item.generics.split_for_impl();
-    let mut bounds: Vec<TokenStream> = where_clause
+    // (no `field: Differentiable` bounds: with one, rustc would read a field's tangent
+    // from the bound rather than the impl, and `<Array1<F> as Differentiable>::Tangent`
+    // would stay opaque in a struct generic over its float)
+    let bounds: Vec<TokenStream> = where_clause
         .map(|w| w.predicates.iter().map(|p| quote!(#p)).collect())
         .unwrap_or_default();
     let names: Vec<&syn::Ident> = fields
@@ -97,12 +100,7 @@ pub fn derive(input: TokenStream) -> TokenStream {
     let mut scale_value = Vec::new();
     for (f, (n, g)) in fields.iter().zip(names.iter().zip(&grad)) {
         let ty = &f.ty;
-        let span = ty.span();
         if *g {
-            // (no `#ty: Differentiable` bound: with one, rustc would read the field's tangent
-            // from the bound rather than the impl, and `<Array1<F> as
-            // Differentiable>::Tangent` would stay opaque in a generic struct)
-            let _ = span;
             tangent_fields.push(quote! {
                 #[doc = concat!("The gradient of `", stringify!(#n), "`.")]
                 pub #n: <#ty as #rt::Differentiable>::Tangent
