@@ -116,13 +116,6 @@ fn refusal(sig: &Signature) -> Option<String> {
                 p.label
             ));
         }
-        if matches!(&p.ty, syn::Type::ImplTrait(_)) {
-            return Some(format!(
-                "`{name}`'s parameter `{}` has an `impl Trait` type: `jacobian!` does not \
-                 serve it",
-                p.label
-            ));
-        }
     }
     None
 }

@@ -174,17 +174,22 @@ impl Emitter<'_> {
     /// At `v`'s definition: a copy of it for the tape, which the end of its region saves
     /// (so the value is taken where it is defined, whatever the region does with it later).
     pub(crate) fn save(&self, v: VarId) -> TokenStream {
-        if !self.is_saved(v) || !self.taped(self.body.region_of(v)).0.contains(&v) {
+        if !self.on_tape(v) {
             return TokenStream::new();
         }
         let (id, k) = (v.ident(), v.taped());
         quote!(let #k = ::core::clone::Clone::clone(&#id);)
     }
 
+    /// Whether `v` is kept on its region's tape for the reverse sweep.
+    fn on_tape(&self, v: VarId) -> bool {
+        self.is_saved(v) && self.taped(self.body.region_of(v)).0.contains(&v)
+    }
+
     /// As [`Emitter::save`], for a loop's item: owned (an item borrowed from a constant
     /// sequence keeps its referent, so the pullback holds no borrow of the argument).
     pub(crate) fn save_item(&self, v: VarId) -> TokenStream {
-        if !self.is_saved(v) || !self.taped(self.body.region_of(v)).0.contains(&v) {
+        if !self.on_tape(v) {
             return TokenStream::new();
         }
         let (id, k) = (v.ident(), v.taped());

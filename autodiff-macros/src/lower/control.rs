@@ -65,7 +65,7 @@ impl Lowering<'_> {
             });
         let whole = syn::Expr::If(i.clone());
         let result = has_value.then(|| self.result_slot(value_shape(&whole), node_key(i)));
-        self.start_results_as_ok(result.as_ref(), &whole);
+        self.start_as_placeholder(result.as_ref(), &whole);
         let then = self.nested(false, |l| {
             let v = l.block_contents(&i.then_branch.stmts, false);
             if let Some(slot) = result.as_ref().filter(|_| !then_diverges) {
@@ -93,7 +93,7 @@ impl Lowering<'_> {
     /// A branch whose value is a `Result` (an arm ends in `Ok(…)` or `Err(…)`) or an
     /// `Option`/`Result` made by `o.map(…)`: its cell starts as `ops::placeholder()`
     /// (`Ok(default)`, as a `Result` has no `Default`), overwritten by every arm.
-    fn start_results_as_ok(&mut self, slot: Option<&Slot>, whole: &syn::Expr) {
+    fn start_as_placeholder(&mut self, slot: Option<&Slot>, whole: &syn::Expr) {
         let Some(Slot::Cell(c)) = slot else {
             return;
         };
@@ -180,7 +180,7 @@ impl Lowering<'_> {
             && !m.arms.iter().all(|a| expr_diverges(&a.body));
         let whole = syn::Expr::Match(m.clone());
         let result = has_value.then(|| self.result_slot(value_shape(&whole), node_key(m)));
-        self.start_results_as_ok(result.as_ref(), &whole);
+        self.start_as_placeholder(result.as_ref(), &whole);
         self.match_arms(&m.arms, &s, result.as_ref());
         match result {
             Some(slot) => self.read_slot(&slot, m.span()),
@@ -394,7 +394,7 @@ impl Lowering<'_> {
     }
 }
 
-/// What an `Option`/`Result` cell starts as (see `start_results_as_ok`).
+/// What an `Option`/`Result` cell starts as (see `start_as_placeholder`).
 fn placeholder() -> TokenStream {
     quote!(::autodiff::__private::ops::placeholder())
 }

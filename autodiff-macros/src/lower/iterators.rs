@@ -475,6 +475,20 @@ impl Lowering<'_> {
         Some((x.clone(), maps))
     }
 
+    /// The loop's item through the closures of `….map(f).map(g)`, in a loop's body: each
+    /// closure's value bound to the next one's parameter (the first's is the loop's
+    /// pattern); `None` without a map.
+    fn through_maps(&mut self, maps: &[syn::ExprClosure]) -> Option<Value> {
+        let mut mapped = None;
+        for c in maps {
+            if let Some(v) = mapped.take() {
+                self.bind_pattern(&c.inputs[0], v, None, c.span());
+            }
+            mapped = Some(self.value_of(&c.body));
+        }
+        mapped
+    }
+
     /// `….sum()`, `….product()`, `….map(|v| …).sum()`, `….fold(init, |acc, v| …)`: a
     /// loop with an accumulator cell, starting where the standard library starts
     /// (`-0.0` for a float sum, `1.0` for a product) so the value is bit for bit the same.
@@ -552,15 +566,7 @@ impl Lowering<'_> {
                 .is_some_and(|c| self.references_active(&c.body))
             || self.cells[acc.0].active;
         self.iter_loop(None, &src, &item_pat, body_active, |l| {
-            // the item through the maps
-            let mut mapped = None;
-            for (k, c) in maps.iter().enumerate() {
-                if k > 0 {
-                    let v = mapped.take().expect("the previous map's value");
-                    l.bind_pattern(&c.inputs[0], v, None, c.span());
-                }
-                mapped = Some(l.value_of(&c.body));
-            }
+            let mapped = l.through_maps(&maps);
             let value = match (&fold, op) {
                 (Some(c), _) => {
                     let old = l.read_cell(acc, c.span());
@@ -656,15 +662,7 @@ impl Lowering<'_> {
                 let k = l.expr(&syn::parse_quote!(__autodiff_k));
                 l.bind_pattern(p, k, None, span);
             }
-            let mut mapped = None;
-            for c in &maps {
-                // (the first closure's pattern is the loop's)
-                if let Some(v) = mapped.take() {
-                    l.bind_pattern(&c.inputs[0], v, None, c.span());
-                }
-                mapped = Some(l.value_of(&c.body));
-            }
-            let v = mapped.expect("at least one map");
+            let v = l.through_maps(&maps).expect("at least one map");
             let value = l.operand(v, span);
             let index = l.operand_of(&syn::parse_quote!(__autodiff_k));
             if l.operand_active(&value) {

@@ -211,30 +211,7 @@ fn lower_pass(
         vec_cells: HashSet::new(),
         vec_rows: HashSet::new(),
         next_mapped: 0,
-        opaque_params: {
-            let floats: Vec<String> = crate::signature::float_type_params(generics, None)
-                .iter()
-                .map(|t| t.to_string())
-                .collect();
-            sig.params
-                .iter()
-                .filter(|p| {
-                    let mut t = &p.ty;
-                    while let syn::Type::Reference(r) = t {
-                        t = &r.elem;
-                    }
-                    match t {
-                        syn::Type::ImplTrait(_) => true,
-                        syn::Type::Path(tp) => tp.path.get_ident().is_some_and(|i| {
-                            let i = i.to_string();
-                            !floats.contains(&i) && generics.type_params().any(|g| g.ident == i)
-                        }),
-                        _ => false,
-                    }
-                })
-                .map(|p| p.name.clone())
-                .collect()
-        },
+        opaque_params: opaque_params(sig, generics),
         rows: HashSet::new(),
         discard: false,
     };
@@ -411,6 +388,34 @@ fn is_literal(e: &syn::Expr) -> bool {
 
 /// Whether `node` may leave the enclosing block early: a `return`, or a `break`/`continue`
 /// that is not caught by a loop inside `node`. Closures are not looked into.
+/// Parameters of a type that cannot be indexed: a type parameter that is not a float
+/// type (`coefficients: I` with `I: IntoIterator<Item = f64>`) or `impl Trait`.
+fn opaque_params(sig: &Signature, generics: &syn::Generics) -> HashSet<String> {
+    let floats: Vec<String> = crate::signature::float_type_params(generics, None)
+        .iter()
+        .map(|t| t.to_string())
+        .collect();
+    let opaque = |ty: &syn::Type| {
+        let mut t = ty;
+        while let syn::Type::Reference(r) = t {
+            t = &r.elem;
+        }
+        match t {
+            syn::Type::ImplTrait(_) => true,
+            syn::Type::Path(tp) => tp.path.get_ident().is_some_and(|i| {
+                let i = i.to_string();
+                !floats.contains(&i) && generics.type_params().any(|g| g.ident == i)
+            }),
+            _ => false,
+        }
+    };
+    sig.params
+        .iter()
+        .filter(|p| opaque(&p.ty))
+        .map(|p| p.name.clone())
+        .collect()
+}
+
 mod calls;
 mod control;
 mod expr;

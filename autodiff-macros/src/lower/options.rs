@@ -31,6 +31,17 @@ fn irrefutable(pat: &syn::Pat) -> bool {
     }
 }
 
+/// `let p = <the error of __autodiff_option>;` (a `Result` known to hold one), with no
+/// gradient.
+fn bind_error(p: &syn::Pat) -> syn::Stmt {
+    syn::parse_quote! {
+        let #p = match ::autodiff::stop_gradient(::core::clone::Clone::clone(&__autodiff_option)) {
+            ::core::result::Result::Err(e) => e,
+            _ => ::core::unreachable!(),
+        };
+    }
+}
+
 fn shape(pat: &syn::Pat) -> Option<Shape<'_>> {
     let variant = |path: &syn::Path| path.segments.last().map(|s| s.ident.to_string());
     match pat {
@@ -113,7 +124,10 @@ impl Lowering<'_> {
         }
     }
 
-    /// `o.unwrap()`, `o.expect(message)` of an `Option`/`Result` of a differentiable value.
+    /// `o.unwrap()`, `o.expect(message)` of an `Option`/`Result` of a differentiable value
+    /// (primitives passing the cotangent through); `unwrap_or`, `unwrap_or_else`,
+    /// `unwrap_or_default`, `and_then`, `ok_or`, `ok_or_else` and `ok()` (ifs on whether
+    /// the value is there, see [`Lowering::on_presence`]).
     pub(super) fn option_method(
         &mut self,
         e: &syn::Expr,
@@ -123,123 +137,74 @@ impl Lowering<'_> {
             return None;
         }
         let span = m.method.span();
-        // what the alternative of `unwrap_or_else`/`unwrap_or_default` is
-        let fallback: Option<syn::Expr> = match (m.method.to_string().as_str(), m.args.len()) {
-            ("unwrap_or_default", 0) => Some(syn::parse_quote_spanned!(span=>
-                ::core::default::Default::default()
-            )),
-            ("unwrap_or_else", 1) => match &m.args[0] {
-                // `|| d` (an `Option`), `|e| d` (a `Result`: `e` is the error)
-                syn::Expr::Closure(c) if c.inputs.is_empty() => {
-                    let b = &c.body;
-                    Some(syn::parse_quote_spanned!(span=> (#b)))
-                }
-                syn::Expr::Closure(c) if c.inputs.len() == 1 && irrefutable(&c.inputs[0]) => {
-                    let (p, b) = (&c.inputs[0], &c.body);
-                    Some(syn::parse_quote_spanned! {span=>
-                        {
-                            let #p = match ::autodiff::stop_gradient(
-                                ::core::clone::Clone::clone(&__autodiff_option),
-                            ) {
-                                ::core::result::Result::Err(e) => e,
-                                _ => ::core::unreachable!(),
-                            };
-                            (#b)
-                        }
-                    })
-                }
-                _ => None,
-            },
-            _ => None,
-        };
-        if let Some(d) = fallback {
-            let o = &m.receiver;
-            let desugared: syn::Expr = syn::parse_quote_spanned! {span=>
-                {
-                    let __autodiff_option = #o;
-                    if ::autodiff::__private::ops::is_residual(&__autodiff_option) {
-                        (#d)
-                    } else {
-                        ::autodiff::__private::ops::try_value(__autodiff_option)
-                    }
-                }
-            };
-            return Some(self.value_of(&desugared));
-        }
-        // `o.and_then(|v| f)`: `f` where there is a value, else `None` or the error
-        if m.method == "and_then" && m.args.len() == 1 {
-            let closure = self.closure_of(&m.args[0], 1)?;
-            if closure.inputs.len() != 1 || !irrefutable(&closure.inputs[0]) {
-                return None;
+        let value = quote_spanned!(span=> ::autodiff::__private::ops::try_value(__autodiff_option));
+        let args: Vec<&syn::Expr> = m.args.iter().collect();
+        // (what the `if` gives without a value, and with one; user expressions in
+        // parentheses: `{ … } + 1.0` first in a block would be a block statement)
+        let (missing, present) = match (m.method.to_string().as_str(), &args[..]) {
+            ("unwrap_or", [d]) => (quote!((#d)), value),
+            ("unwrap_or_default", []) => (quote!(::core::default::Default::default()), value),
+            // `|| d` (an `Option`), `|e| d` (a `Result`: `e` is the error)
+            ("unwrap_or_else", [syn::Expr::Closure(c)]) if c.inputs.is_empty() => {
+                let d = &c.body;
+                (quote!((#d)), value)
             }
-            let (o, p, b) = (&m.receiver, &closure.inputs[0], &closure.body);
-            let desugared: syn::Expr = syn::parse_quote_spanned! {span=>
-                {
-                    let __autodiff_option = #o;
-                    if ::autodiff::__private::ops::is_residual(&__autodiff_option) {
-                        ::autodiff::__private::ops::residual(
-                            ::core::clone::Clone::clone(&__autodiff_option),
-                        )
-                    } else {
-                        let #p = ::autodiff::__private::ops::try_value(__autodiff_option);
-                        (#b)
-                    }
+            ("unwrap_or_else", [syn::Expr::Closure(c)])
+                if c.inputs.len() == 1 && irrefutable(&c.inputs[0]) =>
+            {
+                let (bind, d) = (bind_error(&c.inputs[0]), &c.body);
+                (quote!({ #bind (#d) }), value)
+            }
+            ("and_then", [f]) => {
+                let closure = self.closure_of(f, 1)?;
+                if closure.inputs.len() != 1 || !irrefutable(&closure.inputs[0]) {
+                    return None;
                 }
-            };
-            return Some(self.value_of(&desugared));
-        }
-        // `o.ok_or(e)`, `o.ok_or_else(|| e)` of an `Option`, `r.ok()` of a `Result` (the
-        // prelude's `Ok`/`Err`/`Some`/`None`, which the wrapping primitives recognise)
-        let converted: Option<(syn::Expr, syn::Expr)> = match (
-            m.method.to_string().as_str(),
-            &m.args.iter().collect::<Vec<_>>()[..],
-        ) {
-            ("ok_or", [e]) => Some((
-                syn::parse_quote_spanned!(span=> Err(#e)),
-                syn::parse_quote_spanned!(span=> Ok),
-            )),
+                let (p, b) = (&closure.inputs[0], &closure.body);
+                (
+                    quote!(::autodiff::__private::ops::residual(
+                        ::core::clone::Clone::clone(&__autodiff_option)
+                    )),
+                    quote!({ let #p = #value; (#b) }),
+                )
+            }
+            // (the prelude's `Ok`/`Err`/`Some`/`None`, which the wrapping primitives
+            // recognise)
+            ("ok_or", [d]) => (quote!(Err(#d)), quote!(Ok(#value))),
             ("ok_or_else", [syn::Expr::Closure(c)]) if c.inputs.is_empty() => {
-                let e = &c.body;
-                Some((
-                    syn::parse_quote_spanned!(span=> Err(#e)),
-                    syn::parse_quote_spanned!(span=> Ok),
-                ))
+                let d = &c.body;
+                (quote!(Err(#d)), quote!(Ok(#value)))
             }
-            ("ok", []) => Some((
-                syn::parse_quote_spanned!(span=> None),
-                syn::parse_quote_spanned!(span=> Some),
-            )),
-            _ => None,
+            ("ok", []) => (quote!(None), quote!(Some(#value))),
+            _ => return self.option_primitive(e, m),
         };
-        if let Some((missing, wrap)) = converted {
-            let o = &m.receiver;
-            let desugared: syn::Expr = syn::parse_quote_spanned! {span=>
-                {
-                    let __autodiff_option = #o;
-                    if ::autodiff::__private::ops::is_residual(&__autodiff_option) {
-                        #missing
-                    } else {
-                        #wrap(::autodiff::__private::ops::try_value(__autodiff_option))
-                    }
+        Some(self.on_presence(&m.receiver, span, missing, present))
+    }
+
+    /// `{ let __autodiff_option = o; if is_residual(&__autodiff_option) { missing } else {
+    /// present } }`, lowered: the forms `Option`/`Result` code takes in differentiable code.
+    fn on_presence(
+        &mut self,
+        o: &syn::Expr,
+        span: Span,
+        missing: TokenStream,
+        present: TokenStream,
+    ) -> Value {
+        let desugared: syn::Expr = syn::parse_quote_spanned! {span=>
+            {
+                let __autodiff_option = #o;
+                if ::autodiff::__private::ops::is_residual(&__autodiff_option) {
+                    #missing
+                } else {
+                    #present
                 }
-            };
-            return Some(self.value_of(&desugared));
-        }
-        // `o.unwrap_or(d)`: `d` where there is no value
-        if m.method == "unwrap_or" && m.args.len() == 1 {
-            let (o, d) = (&m.receiver, &m.args[0]);
-            let desugared: syn::Expr = syn::parse_quote_spanned! {span=>
-                {
-                    let __autodiff_option = #o;
-                    if ::autodiff::__private::ops::is_residual(&__autodiff_option) {
-                        (#d)
-                    } else {
-                        ::autodiff::__private::ops::try_value(__autodiff_option)
-                    }
-                }
-            };
-            return Some(self.value_of(&desugared));
-        }
+            }
+        };
+        self.expr(&desugared)
+    }
+
+    /// `o.unwrap()`, `o.expect(message)`: primitives passing the cotangent through.
+    fn option_primitive(&mut self, e: &syn::Expr, m: &syn::ExprMethodCall) -> Option<Value> {
         let rule = match (m.method.to_string().as_str(), m.args.len()) {
             ("unwrap", 0) => &rules::UNWRAP,
             ("expect", 1) => &rules::EXPECT,
@@ -299,15 +264,15 @@ impl Lowering<'_> {
             return Some(self.value_of(&syn::Expr::MethodCall(again)));
         }
         let (pat, body) = (&closure.inputs[0], &closure.body);
-        let desugared: syn::Expr = syn::parse_quote_spanned! {span=>
-            if ::autodiff::__private::ops::is_residual(&#id) {
-                ::autodiff::__private::ops::residual(::core::clone::Clone::clone(&#id))
-            } else {
-                let #pat = ::autodiff::__private::ops::try_value(#id);
-                ::autodiff::__private::ops::wrap_like(#body, #id)
-            }
+        let present = quote_spanned! {span=>
+            let #pat = ::autodiff::__private::ops::try_value(__autodiff_option);
+            ::autodiff::__private::ops::wrap_like(#body, __autodiff_option)
         };
-        Some(self.value_of(&desugared))
+        let missing = quote_spanned! {span=>
+            ::autodiff::__private::ops::residual(::core::clone::Clone::clone(&__autodiff_option))
+        };
+        let o: syn::Expr = syn::parse_quote_spanned!(span=> #id);
+        Some(self.on_presence(&o, span, missing, present))
     }
 
     /// `o?` of a differentiable `Option`/`Result`: return early with `None` or the error,
@@ -386,12 +351,7 @@ impl Lowering<'_> {
                 Shape::Value(p) => Some(syn::parse_quote! {
                     let #p = ::autodiff::__private::ops::try_value(__autodiff_option);
                 }),
-                Shape::Residual(Some(p)) => Some(syn::parse_quote! {
-                    let #p = match ::autodiff::stop_gradient(::core::clone::Clone::clone(&__autodiff_option)) {
-                        ::core::result::Result::Err(e) => e,
-                        _ => ::core::unreachable!(),
-                    };
-                }),
+                Shape::Residual(Some(p)) => Some(bind_error(p)),
                 Shape::Residual(None) => None,
                 Shape::Any => match &arms[k].pat {
                     syn::Pat::Ident(i) => {
@@ -404,16 +364,9 @@ impl Lowering<'_> {
                 },
             };
             // (parenthesised: `{ … } + 1.0` first in a block would be a block statement)
-            quote!({ #bind (#b) })
+            quote!(#bind (#b))
         };
         let (v, r) = (body(value_arm), body(residual_arm));
-        let span = scrutinee.span();
-        let desugared: syn::Expr = syn::parse_quote_spanned! {span=>
-            {
-                let __autodiff_option = #scrutinee;
-                if ::autodiff::__private::ops::is_residual(&__autodiff_option) #r else #v
-            }
-        };
-        Some(self.expr(&desugared))
+        Some(self.on_presence(scrutinee, scrutinee.span(), r, v))
     }
 }
