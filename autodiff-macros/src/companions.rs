@@ -550,6 +550,82 @@ pub fn companions(
         }
     });
 
+    // `accumulate_gradients!`: the gradients added into buffers the caller owns. A slice
+    // parameter's buffer is the sink itself (nothing allocated, the callees add in place);
+    // an in-out (`&mut`) slice's starts from zero in a buffer of its own (its shadow
+    // carries the adjoint of the final value in, and the reverse sweep passes its
+    // contributions on through it, so it is needed even when not selected), added to the
+    // caller's after; any other
+    // parameter's gradient comes back as a value and is added.
+    let accumulate = companion(ident, "accumulate_gradients", m);
+    let buffer_types: Vec<TokenStream> = sig
+        .params
+        .iter()
+        .zip(&tangents)
+        .map(|(p, t)| match &p.shadow {
+            Some(elem) => quote!([#elem]),
+            None => t.clone(),
+        })
+        .collect();
+    let buffer_options = quote!((#(::core::option::Option<&'__autodiff_g mut #buffer_types>,)*));
+    let buffer_options_here = quote!((#(::core::option::Option<&mut #buffer_types>,)*));
+    let starts: Vec<syn::Ident> = (0..sig.params.len())
+        .map(|i| format_ident!("__t{}", i, span = Span::mixed_site()))
+        .collect();
+    let in_out_starts = sig
+        .params
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.in_out)
+        .map(|(i, _)| {
+            let (t, v) = (&starts[i], &vars[i]);
+            quote!(let mut #t = #rt::adjoint_zero(&*#v);)
+        });
+    let buffer_sinks = sig.params.iter().enumerate().map(|(i, p)| {
+        let (t, b) = (&starts[i], &buffers[i]);
+        if p.in_out {
+            quote!(#rt::shadow::sink(&mut #t))
+        } else if p.shadow.is_some() {
+            let (v, label) = (&vars[i], &p.label);
+            quote!(match #b {
+                ::core::option::Option::Some(b) => {
+                    #rt::shadow::caller_buffer(#name, #label, &*#v, b)
+                }
+                ::core::option::Option::None => #rt::shadow::no_sink(),
+            })
+        } else {
+            quote!(#rt::shadow::no_sink())
+        }
+    });
+    let sink_names: Vec<syn::Ident> = (0..sig.params.len())
+        .map(|i| format_ident!("__k{}", i, span = Span::mixed_site()))
+        .collect();
+    let buffer_adds = sig
+        .params
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.differentiable)
+        .map(|(i, p)| {
+            let (t, b, g, label) = (&starts[i], &buffers[i], &gnames[i], &p.label);
+            if p.in_out {
+                quote! {
+                    if let ::core::option::Option::Some(b) = #b {
+                        let mut b: #rt::shadow::SliceShadow<'_, _> =
+                            #rt::shadow::caller_buffer(#name, #label, &#t, b);
+                        #rt::Accumulate::accumulate(&mut b, #t);
+                    }
+                }
+            } else if p.shadow.is_some() {
+                quote!(let _ = #g;)
+            } else {
+                quote! {
+                    if let ::core::option::Option::Some(b) = #b {
+                        #rt::Accumulate::accumulate(b, #g);
+                    }
+                }
+            }
+        });
+
     // With the cotangent known up front, a reduction loop runs its reverse inside the
     // forward loop (see `fuse`); otherwise the helpers call the pullback.
     let seed = quote!(<__S as #rt::select::ScalarOutputFor<#output>>::seed());
@@ -683,6 +759,31 @@ pub fn companions(
                 (__value, <__S as #rt::select::Select<#options>>::select(
                     (#(::core::option::Option::Some(#gnames),)*)
                 ))
+            }
+        }
+
+        #[doc(hidden)]
+        #allow
+        #vis fn #accumulate #generics_s(_selection: __S)
+            -> impl for<'__autodiff_g> ::core::ops::Fn(
+                #(#tys,)*
+                <__S as #rt::select::Scatter<#buffer_options>>::Input,
+            ) -> #output
+        where
+            __S: for<'__autodiff_g> #rt::select::Scatter<#buffer_options>,
+            __S: #rt::select::ScalarOutputFor<#output>,
+            #where_preds
+        {
+            move |#(#vars: #tys,)* __buffers| {
+                let (#(#buffers,)*) =
+                    <__S as #rt::select::Scatter<#buffer_options_here>>::scatter(__buffers);
+                #(#in_out_starts)*
+                // (the sinks first: an argument taken by value moves into the call)
+                #(let #sink_names = #buffer_sinks;)*
+                let (__value, __pullback) = #owner #vjp_into #turbofish(#(#vars),*);
+                let (#(#gnames,)*) = __pullback(#seed, #(#sink_names),*);
+                #(#buffer_adds)*
+                __value
             }
         }
 
