@@ -287,7 +287,7 @@ impl cross_rotated {
                         ::autodiff::__private::ops::mul_d0(&__v7, &__d8),
                     );
                     let mut __d7 = ::autodiff::__private::ops::mul_d1(&__v3, &__d8);
-                    ::autodiff::__private::ops::index_d0(&mut __d6, (1), &__d7);
+                    ::autodiff::__private::ops::index_one_d0(&mut __d6, (1), &__d7);
                     ::autodiff::__private::Accumulate::accumulate(&mut __d1[(0)], __d6);
                 } else {
                     let __t6 = ::autodiff::__private::ops::take_d0(&mut __dc1);
