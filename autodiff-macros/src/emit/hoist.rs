@@ -70,7 +70,7 @@ fn defined_in(block: &Block, out: &mut Vec<VarId>) {
 }
 
 /// How many times `place` is mentioned in `block`, nested blocks included.
-fn mentions_block(block: &Block, place: Place) -> usize {
+pub(crate) fn mentions_block(block: &Block, place: Place) -> usize {
     block.stmts.iter().map(|s| mentions_stmt(s, place)).sum()
 }
 
@@ -147,4 +147,28 @@ fn same(a: Place, b: Place) -> bool {
         (Place::Cell(x), Place::Cell(y)) => x == y,
         _ => false,
     }
+}
+
+/// How many times `v` is passed by reference (`f(&v)`) to a call in `block` (nested blocks
+/// included) whose variable is in `calls`.
+pub(crate) fn lent_to(block: &Block, v: VarId, calls: &std::collections::HashSet<VarId>) -> usize {
+    let mut n = 0;
+    for stmt in &block.stmts {
+        match stmt {
+            Stmt::Let {
+                dst,
+                rhs: Rhs::Call { args, .. },
+                ..
+            } if calls.contains(dst) => {
+                n += args
+                    .iter()
+                    .filter(|a| matches!(a, Operand::Ref(u) if *u == v))
+                    .count();
+            }
+            Stmt::If { then, els, .. } => n += lent_to(then, v, calls) + lent_to(els, v, calls),
+            Stmt::Loop { body, .. } => n += lent_to(body, v, calls),
+            _ => {}
+        }
+    }
+    n
 }
