@@ -794,15 +794,95 @@ pub fn companions(
     if sig.is_method {
         return items;
     }
+    let plain_bounds = plain_bounds(sig);
     quote! {
         #[doc(hidden)]
         #all_lints
         #vis struct #ident {}
 
         #all_lints
-        impl #ident {
+        impl #ident #plain_bounds {
             #items
         }
+    }
+}
+
+/// `where T: Differentiable` for each differentiable parameter whose type is a plain path
+/// without generic arguments (`&Data` gives `Data`): a user's type, which the macro cannot
+/// see is differentiable or not. One that is not (a plain struct neither derived nor
+/// `#[no_grad]`) fails this bound once, at the parameter's type, and the companions inside
+/// the `impl` are checked as if it held: one error saying what to do, instead of one per
+/// companion naming generated items. (Types with generic arguments, `Vec<f64>`,
+/// `Array1<f64>`, are the library's; generic parameters are bounded where declared.)
+fn plain_bounds(sig: &Signature) -> TokenStream {
+    let rt = rt();
+    let generic: Vec<&syn::Ident> = sig
+        .generics
+        .params
+        .iter()
+        .filter_map(|p| match p {
+            syn::GenericParam::Type(t) => Some(&t.ident),
+            _ => None,
+        })
+        .collect();
+    let bounds: Vec<TokenStream> = sig
+        .params
+        .iter()
+        .filter(|p| p.differentiable)
+        .filter_map(|p| {
+            let mut ty = &p.ty;
+            while let syn::Type::Reference(r) = ty {
+                ty = &r.elem;
+            }
+            let syn::Type::Path(path) = ty else {
+                return None;
+            };
+            let plain = path.qself.is_none()
+                && (path.path.segments.iter()).all(|s| s.arguments.is_none() && s.ident != "Self")
+                && !(path.path.get_ident()).is_some_and(|i| {
+                    generic.contains(&i) || crate::rules::is_float_type_name(&i.to_string())
+                });
+            if !plain {
+                return None;
+            }
+            // (every token at the type's span: rustc reports the bound at the span of the
+            // whole predicate, which tokens of two origins would leave at the attribute)
+            let span = syn::spanned::Spanned::span(ty);
+            let bound = quote!(#ty: #rt::Differentiable);
+            Some(
+                bound
+                    .into_iter()
+                    .map(|mut t| {
+                        respan_tree(&mut t, span);
+                        t
+                    })
+                    .collect(),
+            )
+        })
+        .collect();
+    if bounds.is_empty() {
+        quote!()
+    } else {
+        quote!(where #(#bounds),*)
+    }
+}
+
+/// `tree` with every token at `span`.
+fn respan_tree(tree: &mut proc_macro2::TokenTree, span: Span) {
+    if let proc_macro2::TokenTree::Group(g) = tree {
+        let stream = g
+            .stream()
+            .into_iter()
+            .map(|mut t| {
+                respan_tree(&mut t, span);
+                t
+            })
+            .collect();
+        let mut group = proc_macro2::Group::new(g.delimiter(), stream);
+        group.set_span(span);
+        *g = group;
+    } else {
+        tree.set_span(span);
     }
 }
 
