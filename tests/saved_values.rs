@@ -284,3 +284,39 @@ fn element_adjoints_kept_across_an_inner_loop() {
     let (sx, su): (f64, f64) = (x.iter().sum(), u.iter().sum());
     assert!((gv[3] - (sx * su + su)).abs() < 1e-12);
 }
+
+/// In-place increments of a buffer's elements in every written form, and a read of an
+/// element kept across another write of it (not an increment: the adjoint must be taken).
+#[differentiable]
+#[allow(clippy::needless_range_loop, clippy::assign_op_pattern)]
+fn increments(x: &[f64], w: &[f64]) -> f64 {
+    let n = x.len();
+    let mut c = vec![0.0; n];
+    for i in 0..n {
+        c[i] = x[i] * w[i];
+    }
+    for i in 0..n {
+        for j in 0..n {
+            c[j] += w[i] * x[j];
+            c[j] = c[j] - 0.5 * x[i] * c[i];
+            c[j] = (w[j] * x[i]).sin() + c[j];
+        }
+        let kept = c[i];
+        c[i] = x[i] * 2.0;
+        c[i] = kept + c[i] * w[i];
+    }
+    let mut s = 0.0;
+    for i in 0..n {
+        s += c[i] * c[i];
+    }
+    s
+}
+
+#[test]
+fn in_place_increments() {
+    let x: Vec<f64> = (0..5).map(|i| 0.3 - 0.17 * i as f64).collect();
+    let w: Vec<f64> = (0..5).map(|i| 0.8 + 0.05 * i as f64).collect();
+    let (gx, gw) = gradients_function!(increments)(&x, &w);
+    assert_gradient_close(&gx, &finite_difference(|x| increments(x, &w), &x), 1e-6);
+    assert_gradient_close(&gw, &finite_difference(|w| increments(&x, w), &w), 1e-6);
+}

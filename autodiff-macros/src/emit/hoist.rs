@@ -74,7 +74,7 @@ pub(crate) fn mentions_block(block: &Block, place: Place) -> usize {
     block.stmts.iter().map(|s| mentions_stmt(s, place)).sum()
 }
 
-fn mentions_stmt(stmt: &Stmt, place: Place) -> usize {
+pub(crate) fn mentions_stmt(stmt: &Stmt, place: Place) -> usize {
     let cell = |c: &CellId| usize::from(matches!(place, Place::Cell(p) if p == *c));
     match stmt {
         Stmt::Let { rhs, .. } => mentions_rhs(rhs, place),

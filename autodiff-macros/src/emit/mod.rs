@@ -16,6 +16,7 @@ mod accumulate;
 mod fences;
 mod forward;
 mod hoist;
+mod increments;
 mod reverse;
 mod tangent;
 
@@ -270,6 +271,11 @@ pub(crate) struct Emitter<'a> {
     /// Element reads whose adjoint the reverse of their loop adds into a local (see
     /// `hoist`), by the variable read.
     pub(crate) hoisted: HashMap<VarId, syn::Ident>,
+    /// In-place increments (see `increments`): the values written back, whose write's
+    /// reverse reads the element's adjoint without taking it, and the reads they add to,
+    /// which get no contribution.
+    pub(crate) increment_values: HashSet<VarId>,
+    pub(crate) increment_reads: HashSet<VarId>,
 }
 
 /// The registers of a carried slice adjoint in a fused loop: `here` collects element `i`
@@ -596,7 +602,10 @@ pub(crate) fn new_emitter<'a>(sig: &Signature, body: &'a Body) -> Emitter<'a> {
         params: sig_params,
         loop_items: Vec::new(),
         hoisted: HashMap::new(),
+        increment_values: HashSet::new(),
+        increment_reads: HashSet::new(),
     };
+    (e.increment_values, e.increment_reads) = increments::increments(body);
     e.lazy = lazily_zeroed(sig_params, body, &e.defs);
     e.ref_params = (sig.params.iter().enumerate())
         .filter(|(_, p)| matches!(&p.ty, syn::Type::Reference(r) if r.mutability.is_none()))

@@ -259,6 +259,9 @@ impl Emitter<'_> {
                             let Some(u) = self.active_var(arg) else {
                                 continue;
                             };
+                            if self.increment_reads.contains(&u) {
+                                continue; // its adjoint stays in the element (see `increments`)
+                            }
                             let rule = match prim.rule() {
                                 Some(rule) => rule,
                                 None => {
@@ -502,6 +505,12 @@ impl Emitter<'_> {
                     quote!(#rt::ops::index_take_d0)
                 };
                 match self.active_var(value) {
+                    Some(u) if self.increment_values.contains(&u) && !self.grown.contains(cell) => {
+                        // an in-place increment: the element's adjoint passes through
+                        let t = self.fresh("__t");
+                        out.extend(quote!(let #t = ::core::clone::Clone::clone(&#dc[#i]);));
+                        self.contribute(out, u, quote!(#t), false);
+                    }
                     Some(u) => {
                         let t = self.fresh("__t");
                         out.extend(quote!(let #t = #take(&mut #dc, #i);));
