@@ -443,8 +443,15 @@ pub fn companions(
                 .collect::<Vec<_>>();
             // `value_and_gradients_function!`: the same, with the pullback called at once
             // (no closure around it to move the callee's pullback into), and buffers only
-            // for the selected parameters (the others' sinks take nothing)
-            let picks = |i: usize| quote!(<__S as #rt::select::Select<#options>>::picks(#i));
+            // for the selected parameters (the others' sinks take nothing); a `&mut` one
+            // always has its buffer, which carries adjoints between the other parameters
+            let picks = |i: usize| {
+                if sig.params[i].in_out {
+                    quote!(true)
+                } else {
+                    quote!(<__S as #rt::select::Select<#options>>::picks(#i))
+                }
+            };
             let allocate_picked = (0..vars.len()).filter(|i| shadowed[*i]).map(|i| {
                 let (v, b, p) = (&vars[i], &buffers[i], picks(i));
                 quote! {

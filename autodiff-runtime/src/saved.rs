@@ -55,14 +55,18 @@ impl<A, B> BranchSlot for Arm<A, B> {
     fn take_then(&mut self) -> A {
         match core::mem::take(self) {
             Arm::Then(v) => v,
-            _ => unreachable!("autodiff: the reverse sweep read a branch its forward sweep did not run"),
+            _ => unreachable!(
+                "autodiff: the reverse sweep read a branch its forward sweep did not run"
+            ),
         }
     }
     #[inline(always)]
     fn take_else(&mut self) -> B {
         match core::mem::take(self) {
             Arm::Else(v) => v,
-            _ => unreachable!("autodiff: the reverse sweep read a branch its forward sweep did not run"),
+            _ => unreachable!(
+                "autodiff: the reverse sweep read a branch its forward sweep did not run"
+            ),
         }
     }
 }

@@ -558,7 +558,11 @@ impl Emitter<'_> {
 /// and whether it is the `else` branch: whichever ran saves its values in one slot
 /// (`saved::Arm`), which holds one branch's tuple, not both.
 fn arm_pairs(body: &Body) -> HashMap<RegionId, (RegionId, bool)> {
-    fn walk(block: &Block, blocks: &mut HashMap<RegionId, usize>, ifs: &mut Vec<(RegionId, RegionId)>) {
+    fn walk(
+        block: &Block,
+        blocks: &mut HashMap<RegionId, usize>,
+        ifs: &mut Vec<(RegionId, RegionId)>,
+    ) {
         *blocks.entry(block.region).or_default() += 1;
         for stmt in &block.stmts {
             match stmt {
