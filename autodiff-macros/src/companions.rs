@@ -470,6 +470,11 @@ pub fn companions(
                     quote!(#rt::shadow::no_sink())
                 }
             });
+            // (a shadowed parameter's gradient is its buffer)
+            let buffers_as_gradients = shadowed
+                .iter()
+                .any(|s| *s)
+                .then(|| quote!(let (#(#gnames,)*) = (#(#results,)*);));
             let direct = quote! {
                 #(#allocate_picked)*
                 let (__value, __pullback) = #owner #vjp_into #turbofish(#(#vars),*);
@@ -477,7 +482,7 @@ pub fn companions(
                     <__S as #rt::select::ScalarOutputFor<#output>>::seed(),
                     #(#sink_picked),*
                 );
-                let (#(#gnames,)*) = (#(#results,)*);
+                #buffers_as_gradients
             };
             let wrapper = quote! {
                 #(#allocate)*
