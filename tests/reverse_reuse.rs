@@ -68,6 +68,7 @@ fn sine_and_cosine_in_different_regions() {
 
 /// In `f32`, in a loop: the sibling's output is restored per iteration.
 #[differentiable]
+#[allow(clippy::needless_range_loop)] // an indexed loop is the form checked
 fn looped(xs: &[f32]) -> f32 {
     let mut acc = 0.0;
     for i in 0..xs.len() {
