@@ -181,6 +181,13 @@ fn pick_benches(c: &mut Criterion) {
         });
         let vg = value_and_gradients_function!(pick_sum);
         bench(&mut g, &name, "gradient", || vg(black_box(&v), calls));
+        // the gradient added into a buffer the caller keeps across calls (as an optimiser
+        // accumulating sparse updates does): nothing of `v`'s length per call
+        let add = accumulate_gradients!(pick_sum);
+        let mut buffer = vec![0.0; len];
+        bench(&mut g, &name, "accumulated", || {
+            add(black_box(&v), calls, &mut buffer)
+        });
         g.finish();
     }
 }
@@ -210,8 +217,11 @@ fn print_ratios() {
     if groups.is_empty() {
         return;
     }
-    println!("\n| workload | objective | gradient | gradient ÷ objective |");
-    println!("| --- | --- | --- | --- |");
+    println!(
+        "\n| workload | objective | gradient | gradient ÷ objective | into a kept buffer ÷ \
+         objective |"
+    );
+    println!("| --- | --- | --- | --- | --- |");
     for group in groups {
         let get = |name: &'static str| {
             let (all, once) = samples.get(&(group.clone(), name))?;
@@ -219,8 +229,10 @@ fn print_ratios() {
             Some((time, if *once { " (one call)" } else { "" }))
         };
         if let (Some((objective, o)), Some((gradient, g))) = (get("objective"), get("gradient")) {
+            let accumulated =
+                get("accumulated").map_or("".to_string(), |(a, _)| format!("{:.2}", a / objective));
             println!(
-                "| {group} | {}{o} | {}{g} | {:.2} |",
+                "| {group} | {}{o} | {}{g} | {:.2} | {accumulated} |",
                 pretty(objective),
                 pretty(gradient),
                 gradient / objective

@@ -75,8 +75,8 @@ pub use rayon;
 pub struct ReadmeDoctests;
 
 pub use autodiff_macros::{
-    differentiable, differentiable_closure, gradients_function, hessian, hvp, jacobian, jvp,
-    value_and_gradients_function, vjp, Differentiable,
+    accumulate_gradients, differentiable, differentiable_closure, gradients_function, hessian, hvp,
+    jacobian, jvp, value_and_gradients_function, vjp, Differentiable,
 };
 /// The nalgebra this crate is built with (the `nalgebra` feature): its vectors, matrices,
 /// points and unit quaternions are differentiable, and their gradients have their own types.
@@ -118,8 +118,8 @@ pub use autodiff_runtime::{
 /// ```
 pub mod prelude {
     pub use autodiff_macros::{
-        differentiable, differentiable_closure, gradients_function, hessian, hvp, jacobian, jvp,
-        value_and_gradients_function, vjp, Differentiable,
+        accumulate_gradients, differentiable, differentiable_closure, gradients_function, hessian,
+        hvp, jacobian, jvp, value_and_gradients_function, vjp, Differentiable,
     };
     pub use autodiff_runtime::num_traits::Float;
     pub use autodiff_runtime::{

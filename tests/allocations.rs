@@ -177,3 +177,30 @@ fn slice_helpers_allocate_independently_of_the_slice_length() {
     // only the gradient buffer grows with the length
     assert_eq!(bytes_large - bytes_small, (large.len() - small.len()) * 8);
 }
+
+/// Into a gradient buffer the caller keeps: the call allocates nothing of the slice's
+/// length, the same count and the same bytes at 10 elements as at 10⁶.
+#[test]
+fn a_kept_gradient_buffer_makes_the_call_independent_of_the_slice_length() {
+    let add = accumulate_gradients!(picks, params = ["v"]);
+    let m = 1000;
+    let mut counts = Vec::new();
+    for len in [10, 1_000_000] {
+        let v: Vec<f64> = (0..len).map(|i| i as f64 * 1e-6).collect();
+        let mut grad = vec![0.0; len];
+        let (n, bytes, _) = measure(|| add(&v, m, &mut grad));
+        // the gradient is there: the picked elements' 2·v[i] per pick
+        let picked = (m * 7919 - 7919) % len;
+        assert!(grad[picked] >= 2.0 * v[picked]);
+        counts.push((n, bytes));
+    }
+    assert_eq!(
+        counts[0], counts[1],
+        "(allocations, bytes) depend on the slice length"
+    );
+    assert!(
+        counts[0].0 <= 1,
+        "{:?}: expected at most the loop's stack",
+        counts[0]
+    );
+}

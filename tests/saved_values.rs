@@ -197,3 +197,90 @@ fn buffer_remade_in_a_fused_loop() {
     analytic.extend_from_slice(&gx);
     autodiff::check::assert_gradient_close(&analytic, &numeric, 1e-7);
 }
+
+/// `½‖L·x‖²` for the unit lower-triangular `L` stored by columns in `ltri`: the inner loop
+/// reads `x[i]` (fixed across it) once per iteration and `out[j]` at its own index, so the
+/// reverse sweep keeps `x[i]`'s adjoint in a local across the inner loop.
+#[differentiable]
+#[allow(clippy::needless_range_loop, clippy::manual_memcpy)]
+fn triangular(ltri: &[f64], x: &[f64]) -> f64 {
+    let d = x.len();
+    let mut out = vec![0.0; d];
+    for i in 0..d {
+        out[i] = x[i];
+    }
+    let mut l = 0;
+    for i in 0..d {
+        for j in i + 1..d {
+            out[j] += ltri[l] * x[i];
+            l += 1;
+        }
+    }
+    let mut s = 0.0;
+    for i in 0..d {
+        s += out[i] * out[i];
+    }
+    0.5 * s
+}
+
+/// Elements read fixed across an inner loop: `x[i]` next to reads of the same slice at
+/// the loop's own index (its adjoint is then not kept aside: another update of it may
+/// happen in the loop), `u[i]` and `v[k]` alone (kept aside; `k` is a parameter).
+#[differentiable]
+#[allow(clippy::needless_range_loop)]
+fn fixed_and_moving(x: &[f64], w: &[f64], u: &[f64], v: &[f64], k: usize) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        for j in 0..x.len() {
+            s += (x[i] * w[j]).sin() + x[j] * v[k] * u[i];
+        }
+        s += u[i] * v[k];
+    }
+    s
+}
+
+#[test]
+#[allow(clippy::needless_range_loop)]
+fn element_adjoints_kept_across_an_inner_loop() {
+    let d = 7;
+    let x: Vec<f64> = (0..d).map(|i| 0.3 - 0.11 * i as f64).collect();
+    let ltri: Vec<f64> = (0..d * (d - 1) / 2)
+        .map(|i| 0.05 * i as f64 - 0.4)
+        .collect();
+    let (gl, gx) = gradients_function!(triangular)(&ltri, &x);
+    // by hand: out = L x, s = ½‖out‖²: ∂s/∂x = Lᵀ out, ∂s/∂ltri[l] = out[j] x[i]
+    let mut out = x.clone();
+    let mut l = 0;
+    for i in 0..d {
+        for j in i + 1..d {
+            out[j] += ltri[l] * x[i];
+            l += 1;
+        }
+    }
+    let mut hand_x = out.clone();
+    let mut hand_l = vec![0.0; ltri.len()];
+    let mut l = 0;
+    for i in 0..d {
+        for j in i + 1..d {
+            hand_x[i] += ltri[l] * out[j];
+            hand_l[l] = out[j] * x[i];
+            l += 1;
+        }
+    }
+    assert_gradient_close(&gx, &hand_x, 1e-13);
+    assert_gradient_close(&gl, &hand_l, 1e-13);
+    assert_gradient_close(&gx, &finite_difference(|x| triangular(&ltri, x), &x), 1e-7);
+
+    let w: Vec<f64> = (0..d).map(|i| 0.2 + 0.07 * i as f64).collect();
+    let u: Vec<f64> = (0..d).map(|i| 0.9 - 0.13 * i as f64).collect();
+    let v: Vec<f64> = (0..d).map(|i| -0.5 + 0.21 * i as f64).collect();
+    let f = |x: &[f64], w: &[f64], u: &[f64], v: &[f64]| fixed_and_moving(x, w, u, v, 3);
+    let (gx, gw, gu, gv) = gradients_function!(fixed_and_moving)(&x, &w, &u, &v, 3);
+    assert_gradient_close(&gx, &finite_difference(|x| f(x, &w, &u, &v), &x), 1e-7);
+    assert_gradient_close(&gw, &finite_difference(|w| f(&x, w, &u, &v), &w), 1e-7);
+    assert_gradient_close(&gu, &finite_difference(|u| f(&x, &w, u, &v), &u), 1e-7);
+    assert_gradient_close(&gv, &finite_difference(|v| f(&x, &w, &u, v), &v), 1e-7);
+    // ∂/∂v[k] = Σᵢ (Σⱼ x[j]) u[i] + Σᵢ u[i]: by hand
+    let (sx, su): (f64, f64) = (x.iter().sum(), u.iter().sum());
+    assert!((gv[3] - (sx * su + su)).abs() < 1e-12);
+}

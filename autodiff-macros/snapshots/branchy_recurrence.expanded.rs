@@ -388,6 +388,74 @@ impl recurrence {
         }
     }
     #[doc(hidden)]
+    fn __accumulate_gradients<__S>(
+        _selection: __S,
+    ) -> impl for<'__autodiff_g> ::core::ops::Fn(
+        f64,
+        f64,
+        usize,
+        <__S as ::autodiff::__private::select::Scatter<
+            (
+                ::core::option::Option<
+                    &'__autodiff_g mut <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<
+                    &'__autodiff_g mut <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<
+                    &'__autodiff_g mut ::autodiff::__private::NoTangent,
+                >,
+            ),
+        >>::Input,
+    ) -> f64
+    where
+        __S: for<'__autodiff_g> ::autodiff::__private::select::Scatter<
+            (
+                ::core::option::Option<
+                    &'__autodiff_g mut <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<
+                    &'__autodiff_g mut <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<
+                    &'__autodiff_g mut ::autodiff::__private::NoTangent,
+                >,
+            ),
+        >,
+        __S: ::autodiff::__private::select::ScalarOutputFor<f64>,
+    {
+        move |__v0: f64, __v1: f64, __v2: usize, __buffers| {
+            let (__b0, __b1, __b2) = <__S as ::autodiff::__private::select::Scatter<
+                (
+                    ::core::option::Option<
+                        &mut <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<
+                        &mut <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<&mut ::autodiff::__private::NoTangent>,
+                ),
+            >>::scatter(__buffers);
+            let __k0 = ::autodiff::__private::shadow::no_sink();
+            let __k1 = ::autodiff::__private::shadow::no_sink();
+            let __k2 = ::autodiff::__private::shadow::no_sink();
+            let (__value, __pullback) = Self::__vjp_into(__v0, __v1, __v2);
+            let (__g0, __g1, __g2) = __pullback(
+                <__S as ::autodiff::__private::select::ScalarOutputFor<f64>>::seed(),
+                __k0,
+                __k1,
+                __k2,
+            );
+            if let ::core::option::Option::Some(b) = __b0 {
+                ::autodiff::__private::Accumulate::accumulate(b, __g0);
+            }
+            if let ::core::option::Option::Some(b) = __b1 {
+                ::autodiff::__private::Accumulate::accumulate(b, __g1);
+            }
+            __value
+        }
+    }
+    #[doc(hidden)]
     const __FORWARD: ::core::option::Option<&'static str> = ::autodiff::__private::forward::first_reason(
         &[::core::option::Option::None],
     );

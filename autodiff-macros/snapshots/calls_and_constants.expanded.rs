@@ -332,6 +332,75 @@ impl energy {
         }
     }
     #[doc(hidden)]
+    fn __accumulate_gradients<__S, T: Float>(
+        _selection: __S,
+    ) -> impl for<'__autodiff_g> ::core::ops::Fn(
+        T,
+        T,
+        i32,
+        <__S as ::autodiff::__private::select::Scatter<
+            (
+                ::core::option::Option<
+                    &'__autodiff_g mut <T as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<
+                    &'__autodiff_g mut <T as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<
+                    &'__autodiff_g mut ::autodiff::__private::NoTangent,
+                >,
+            ),
+        >>::Input,
+    ) -> T
+    where
+        __S: for<'__autodiff_g> ::autodiff::__private::select::Scatter<
+            (
+                ::core::option::Option<
+                    &'__autodiff_g mut <T as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<
+                    &'__autodiff_g mut <T as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<
+                    &'__autodiff_g mut ::autodiff::__private::NoTangent,
+                >,
+            ),
+        >,
+        __S: ::autodiff::__private::select::ScalarOutputFor<T>,
+        T: ::autodiff::__private::Real,
+    {
+        move |__v0: T, __v1: T, __v2: i32, __buffers| {
+            let (__b0, __b1, __b2) = <__S as ::autodiff::__private::select::Scatter<
+                (
+                    ::core::option::Option<
+                        &mut <T as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<
+                        &mut <T as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<&mut ::autodiff::__private::NoTangent>,
+                ),
+            >>::scatter(__buffers);
+            let __k0 = ::autodiff::__private::shadow::no_sink();
+            let __k1 = ::autodiff::__private::shadow::no_sink();
+            let __k2 = ::autodiff::__private::shadow::no_sink();
+            let (__value, __pullback) = Self::__vjp_into::<T>(__v0, __v1, __v2);
+            let (__g0, __g1, __g2) = __pullback(
+                <__S as ::autodiff::__private::select::ScalarOutputFor<T>>::seed(),
+                __k0,
+                __k1,
+                __k2,
+            );
+            if let ::core::option::Option::Some(b) = __b0 {
+                ::autodiff::__private::Accumulate::accumulate(b, __g0);
+            }
+            if let ::core::option::Option::Some(b) = __b1 {
+                ::autodiff::__private::Accumulate::accumulate(b, __g1);
+            }
+            __value
+        }
+    }
+    #[doc(hidden)]
     const __FORWARD: ::core::option::Option<&'static str> = ::autodiff::__private::forward::first_reason(
         &[::core::option::Option::None, weighted_sum::__FORWARD],
     );

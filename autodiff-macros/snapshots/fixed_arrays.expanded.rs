@@ -294,7 +294,7 @@ impl cross_rotated {
                         ::autodiff::__private::ops::mul_d0(&__v7, &__d8),
                     );
                     let mut __d7 = ::autodiff::__private::ops::mul_d1(&__v3, &__d8);
-                    ::autodiff::__private::ops::index_d0(&mut __d6, (1), &__d7);
+                    ::autodiff::__private::ops::index_one_d0(&mut __d6, (1), &__d7);
                     ::autodiff::__private::Accumulate::accumulate(&mut __d1[(0)], __d6);
                 } else {
                     let __t6 = ::autodiff::__private::ops::take_d0(&mut __dc1);
@@ -449,6 +449,81 @@ impl cross_rotated {
                     ::core::option::Option::Some(__g2),
                 )),
             )
+        }
+    }
+    #[doc(hidden)]
+    fn __accumulate_gradients<__S>(
+        _selection: __S,
+    ) -> impl for<'__autodiff_g> ::core::ops::Fn(
+        [f64; 2],
+        &[[f64; 2]; 2],
+        [f64; 3],
+        <__S as ::autodiff::__private::select::Scatter<
+            (
+                ::core::option::Option<
+                    &'__autodiff_g mut <[f64; 2] as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<
+                    &'__autodiff_g mut <[[f64; 2]; 2] as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<
+                    &'__autodiff_g mut <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+            ),
+        >>::Input,
+    ) -> [f64; 3]
+    where
+        __S: for<'__autodiff_g> ::autodiff::__private::select::Scatter<
+            (
+                ::core::option::Option<
+                    &'__autodiff_g mut <[f64; 2] as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<
+                    &'__autodiff_g mut <[[f64; 2]; 2] as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<
+                    &'__autodiff_g mut <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+            ),
+        >,
+        __S: ::autodiff::__private::select::ScalarOutputFor<[f64; 3]>,
+    {
+        move |__v0: [f64; 2], __v1: &[[f64; 2]; 2], __v2: [f64; 3], __buffers| {
+            let (__b0, __b1, __b2) = <__S as ::autodiff::__private::select::Scatter<
+                (
+                    ::core::option::Option<
+                        &mut <[f64; 2] as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<
+                        &mut <[[f64; 2]; 2] as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<
+                        &mut <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                ),
+            >>::scatter(__buffers);
+            let __k0 = ::autodiff::__private::shadow::no_sink();
+            let __k1 = ::autodiff::__private::shadow::no_sink();
+            let __k2 = ::autodiff::__private::shadow::no_sink();
+            let (__value, __pullback) = Self::__vjp_into(__v0, __v1, __v2);
+            let (__g0, __g1, __g2) = __pullback(
+                <__S as ::autodiff::__private::select::ScalarOutputFor<
+                    [f64; 3],
+                >>::seed(),
+                __k0,
+                __k1,
+                __k2,
+            );
+            if let ::core::option::Option::Some(b) = __b0 {
+                ::autodiff::__private::Accumulate::accumulate(b, __g0);
+            }
+            if let ::core::option::Option::Some(b) = __b1 {
+                ::autodiff::__private::Accumulate::accumulate(b, __g1);
+            }
+            if let ::core::option::Option::Some(b) = __b2 {
+                ::autodiff::__private::Accumulate::accumulate(b, __g2);
+            }
+            __value
         }
     }
     #[doc(hidden)]

@@ -290,6 +290,45 @@ impl rosenbrock {
         }
     }
     #[doc(hidden)]
+    fn __accumulate_gradients<__S>(
+        _selection: __S,
+    ) -> impl for<'__autodiff_g> ::core::ops::Fn(
+        &[f64],
+        <__S as ::autodiff::__private::select::Scatter<
+            (::core::option::Option<&'__autodiff_g mut [f64]>,),
+        >>::Input,
+    ) -> f64
+    where
+        __S: for<'__autodiff_g> ::autodiff::__private::select::Scatter<
+            (::core::option::Option<&'__autodiff_g mut [f64]>,),
+        >,
+        __S: ::autodiff::__private::select::ScalarOutputFor<f64>,
+    {
+        move |__v0: &[f64], __buffers| {
+            let (__b0,) = <__S as ::autodiff::__private::select::Scatter<
+                (::core::option::Option<&mut [f64]>,),
+            >>::scatter(__buffers);
+            let __k0 = match __b0 {
+                ::core::option::Option::Some(b) => {
+                    ::autodiff::__private::shadow::caller_buffer(
+                        "rosenbrock",
+                        "x",
+                        &*__v0,
+                        b,
+                    )
+                }
+                ::core::option::Option::None => ::autodiff::__private::shadow::no_sink(),
+            };
+            let (__value, __pullback) = Self::__vjp_into(__v0);
+            let (__g0,) = __pullback(
+                <__S as ::autodiff::__private::select::ScalarOutputFor<f64>>::seed(),
+                __k0,
+            );
+            let _ = __g0;
+            __value
+        }
+    }
+    #[doc(hidden)]
     #[inline]
     fn __seeded<'__autodiff_l0>(
         __v0: &'__autodiff_l0 [f64],

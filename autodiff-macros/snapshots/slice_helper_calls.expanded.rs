@@ -292,6 +292,61 @@ impl sum_picks {
         }
     }
     #[doc(hidden)]
+    fn __accumulate_gradients<__S>(
+        _selection: __S,
+    ) -> impl for<'__autodiff_g> ::core::ops::Fn(
+        &[f64],
+        usize,
+        <__S as ::autodiff::__private::select::Scatter<
+            (
+                ::core::option::Option<&'__autodiff_g mut [f64]>,
+                ::core::option::Option<
+                    &'__autodiff_g mut ::autodiff::__private::NoTangent,
+                >,
+            ),
+        >>::Input,
+    ) -> f64
+    where
+        __S: for<'__autodiff_g> ::autodiff::__private::select::Scatter<
+            (
+                ::core::option::Option<&'__autodiff_g mut [f64]>,
+                ::core::option::Option<
+                    &'__autodiff_g mut ::autodiff::__private::NoTangent,
+                >,
+            ),
+        >,
+        __S: ::autodiff::__private::select::ScalarOutputFor<f64>,
+    {
+        move |__v0: &[f64], __v1: usize, __buffers| {
+            let (__b0, __b1) = <__S as ::autodiff::__private::select::Scatter<
+                (
+                    ::core::option::Option<&mut [f64]>,
+                    ::core::option::Option<&mut ::autodiff::__private::NoTangent>,
+                ),
+            >>::scatter(__buffers);
+            let __k0 = match __b0 {
+                ::core::option::Option::Some(b) => {
+                    ::autodiff::__private::shadow::caller_buffer(
+                        "sum_picks",
+                        "v",
+                        &*__v0,
+                        b,
+                    )
+                }
+                ::core::option::Option::None => ::autodiff::__private::shadow::no_sink(),
+            };
+            let __k1 = ::autodiff::__private::shadow::no_sink();
+            let (__value, __pullback) = Self::__vjp_into(__v0, __v1);
+            let (__g0, __g1) = __pullback(
+                <__S as ::autodiff::__private::select::ScalarOutputFor<f64>>::seed(),
+                __k0,
+                __k1,
+            );
+            let _ = __g0;
+            __value
+        }
+    }
+    #[doc(hidden)]
     #[inline]
     fn __seeded<'__autodiff_l0>(
         __v0: &'__autodiff_l0 [f64],

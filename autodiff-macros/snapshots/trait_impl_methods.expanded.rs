@@ -415,6 +415,71 @@ impl Exp {
         clippy::all,
         clippy::pedantic
     )]
+    pub fn __autodiff_pdf_accumulate_gradients<__S>(
+        _selection: __S,
+    ) -> impl for<'__autodiff_g> ::core::ops::Fn(
+        &Self,
+        f64,
+        <__S as ::autodiff::__private::select::Scatter<
+            (
+                ::core::option::Option<
+                    &'__autodiff_g mut ::autodiff::__private::NoTangent,
+                >,
+                ::core::option::Option<
+                    &'__autodiff_g mut <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+            ),
+        >>::Input,
+    ) -> f64
+    where
+        __S: for<'__autodiff_g> ::autodiff::__private::select::Scatter<
+            (
+                ::core::option::Option<
+                    &'__autodiff_g mut ::autodiff::__private::NoTangent,
+                >,
+                ::core::option::Option<
+                    &'__autodiff_g mut <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+            ),
+        >,
+        __S: ::autodiff::__private::select::ScalarOutputFor<f64>,
+    {
+        move |__v0: &Self, __v1: f64, __buffers| {
+            let (__b0, __b1) = <__S as ::autodiff::__private::select::Scatter<
+                (
+                    ::core::option::Option<&mut ::autodiff::__private::NoTangent>,
+                    ::core::option::Option<
+                        &mut <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                ),
+            >>::scatter(__buffers);
+            let __k0 = ::autodiff::__private::shadow::no_sink();
+            let __k1 = ::autodiff::__private::shadow::no_sink();
+            let (__value, __pullback) = Self::__autodiff_pdf_vjp_into(__v0, __v1);
+            let (__g0, __g1) = __pullback(
+                <__S as ::autodiff::__private::select::ScalarOutputFor<f64>>::seed(),
+                __k0,
+                __k1,
+            );
+            if let ::core::option::Option::Some(b) = __b1 {
+                ::autodiff::__private::Accumulate::accumulate(b, __g1);
+            }
+            __value
+        }
+    }
+    #[doc(hidden)]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        non_upper_case_globals,
+        non_camel_case_types,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        clippy::all,
+        clippy::pedantic
+    )]
     pub const __autodiff_pdf_FORWARD: ::core::option::Option<&'static str> = ::autodiff::__private::forward::first_reason(
         &[
             ::core::option::Option::Some(
@@ -1148,6 +1213,71 @@ impl Exp {
                     ::core::option::Option::Some(__g1),
                 )),
             )
+        }
+    }
+    #[doc(hidden)]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        non_upper_case_globals,
+        non_camel_case_types,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        clippy::all,
+        clippy::pedantic
+    )]
+    pub fn __autodiff_ln_pdf_accumulate_gradients<__S>(
+        _selection: __S,
+    ) -> impl for<'__autodiff_g> ::core::ops::Fn(
+        &Self,
+        f64,
+        <__S as ::autodiff::__private::select::Scatter<
+            (
+                ::core::option::Option<
+                    &'__autodiff_g mut ::autodiff::__private::NoTangent,
+                >,
+                ::core::option::Option<
+                    &'__autodiff_g mut <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+            ),
+        >>::Input,
+    ) -> f64
+    where
+        __S: for<'__autodiff_g> ::autodiff::__private::select::Scatter<
+            (
+                ::core::option::Option<
+                    &'__autodiff_g mut ::autodiff::__private::NoTangent,
+                >,
+                ::core::option::Option<
+                    &'__autodiff_g mut <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+            ),
+        >,
+        __S: ::autodiff::__private::select::ScalarOutputFor<f64>,
+    {
+        move |__v0: &Self, __v1: f64, __buffers| {
+            let (__b0, __b1) = <__S as ::autodiff::__private::select::Scatter<
+                (
+                    ::core::option::Option<&mut ::autodiff::__private::NoTangent>,
+                    ::core::option::Option<
+                        &mut <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                ),
+            >>::scatter(__buffers);
+            let __k0 = ::autodiff::__private::shadow::no_sink();
+            let __k1 = ::autodiff::__private::shadow::no_sink();
+            let (__value, __pullback) = Self::__autodiff_ln_pdf_vjp_into(__v0, __v1);
+            let (__g0, __g1) = __pullback(
+                <__S as ::autodiff::__private::select::ScalarOutputFor<f64>>::seed(),
+                __k0,
+                __k1,
+            );
+            if let ::core::option::Option::Some(b) = __b1 {
+                ::autodiff::__private::Accumulate::accumulate(b, __g1);
+            }
+            __value
         }
     }
     #[doc(hidden)]

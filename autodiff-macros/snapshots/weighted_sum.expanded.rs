@@ -353,6 +353,94 @@ impl weighted_sum {
         }
     }
     #[doc(hidden)]
+    fn __accumulate_gradients<__S>(
+        _selection: __S,
+    ) -> impl for<'__autodiff_g> ::core::ops::Fn(
+        f64,
+        f64,
+        f64,
+        f64,
+        <__S as ::autodiff::__private::select::Scatter<
+            (
+                ::core::option::Option<
+                    &'__autodiff_g mut <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<
+                    &'__autodiff_g mut <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<
+                    &'__autodiff_g mut <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<
+                    &'__autodiff_g mut <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+            ),
+        >>::Input,
+    ) -> f64
+    where
+        __S: for<'__autodiff_g> ::autodiff::__private::select::Scatter<
+            (
+                ::core::option::Option<
+                    &'__autodiff_g mut <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<
+                    &'__autodiff_g mut <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<
+                    &'__autodiff_g mut <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+                ::core::option::Option<
+                    &'__autodiff_g mut <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                >,
+            ),
+        >,
+        __S: ::autodiff::__private::select::ScalarOutputFor<f64>,
+    {
+        move |__v0: f64, __v1: f64, __v2: f64, __v3: f64, __buffers| {
+            let (__b0, __b1, __b2, __b3) = <__S as ::autodiff::__private::select::Scatter<
+                (
+                    ::core::option::Option<
+                        &mut <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<
+                        &mut <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<
+                        &mut <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<
+                        &mut <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                ),
+            >>::scatter(__buffers);
+            let __k0 = ::autodiff::__private::shadow::no_sink();
+            let __k1 = ::autodiff::__private::shadow::no_sink();
+            let __k2 = ::autodiff::__private::shadow::no_sink();
+            let __k3 = ::autodiff::__private::shadow::no_sink();
+            let (__value, __pullback) = Self::__vjp_into(__v0, __v1, __v2, __v3);
+            let (__g0, __g1, __g2, __g3) = __pullback(
+                <__S as ::autodiff::__private::select::ScalarOutputFor<f64>>::seed(),
+                __k0,
+                __k1,
+                __k2,
+                __k3,
+            );
+            if let ::core::option::Option::Some(b) = __b0 {
+                ::autodiff::__private::Accumulate::accumulate(b, __g0);
+            }
+            if let ::core::option::Option::Some(b) = __b1 {
+                ::autodiff::__private::Accumulate::accumulate(b, __g1);
+            }
+            if let ::core::option::Option::Some(b) = __b2 {
+                ::autodiff::__private::Accumulate::accumulate(b, __g2);
+            }
+            if let ::core::option::Option::Some(b) = __b3 {
+                ::autodiff::__private::Accumulate::accumulate(b, __g3);
+            }
+            __value
+        }
+    }
+    #[doc(hidden)]
     const __FORWARD: ::core::option::Option<&'static str> = ::autodiff::__private::forward::first_reason(
         &[::core::option::Option::None],
     );

@@ -594,6 +594,82 @@ pub fn companions(
         }
     });
 
+    // `accumulate_gradients!`: the gradients added into buffers the caller owns. A slice
+    // parameter's buffer is the sink itself (nothing allocated, the callees add in place);
+    // an in-out (`&mut`) slice's starts from zero in a buffer of its own (its shadow
+    // carries the adjoint of the final value in, and the reverse sweep passes its
+    // contributions on through it, so it is needed even when not selected), added to the
+    // caller's after; any other
+    // parameter's gradient comes back as a value and is added.
+    let accumulate = companion(ident, "accumulate_gradients", m);
+    let buffer_types: Vec<TokenStream> = sig
+        .params
+        .iter()
+        .zip(&tangents)
+        .map(|(p, t)| match &p.shadow {
+            Some(elem) => quote!([#elem]),
+            None => t.clone(),
+        })
+        .collect();
+    let buffer_options = quote!((#(::core::option::Option<&'__autodiff_g mut #buffer_types>,)*));
+    let buffer_options_here = quote!((#(::core::option::Option<&mut #buffer_types>,)*));
+    let starts: Vec<syn::Ident> = (0..sig.params.len())
+        .map(|i| format_ident!("__t{}", i, span = Span::mixed_site()))
+        .collect();
+    let in_out_starts = sig
+        .params
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.in_out)
+        .map(|(i, _)| {
+            let (t, v) = (&starts[i], &vars[i]);
+            quote!(let mut #t = #rt::adjoint_zero(&*#v);)
+        });
+    let buffer_sinks = sig.params.iter().enumerate().map(|(i, p)| {
+        let (t, b) = (&starts[i], &buffers[i]);
+        if p.in_out {
+            quote!(#rt::shadow::sink(&mut #t))
+        } else if p.shadow.is_some() {
+            let (v, label) = (&vars[i], &p.label);
+            quote!(match #b {
+                ::core::option::Option::Some(b) => {
+                    #rt::shadow::caller_buffer(#name, #label, &*#v, b)
+                }
+                ::core::option::Option::None => #rt::shadow::no_sink(),
+            })
+        } else {
+            quote!(#rt::shadow::no_sink())
+        }
+    });
+    let sink_names: Vec<syn::Ident> = (0..sig.params.len())
+        .map(|i| format_ident!("__k{}", i, span = Span::mixed_site()))
+        .collect();
+    let buffer_adds = sig
+        .params
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.differentiable)
+        .map(|(i, p)| {
+            let (t, b, g, label) = (&starts[i], &buffers[i], &gnames[i], &p.label);
+            if p.in_out {
+                quote! {
+                    if let ::core::option::Option::Some(b) = #b {
+                        let mut b: #rt::shadow::SliceShadow<'_, _> =
+                            #rt::shadow::caller_buffer(#name, #label, &#t, b);
+                        #rt::Accumulate::accumulate(&mut b, #t);
+                    }
+                }
+            } else if p.shadow.is_some() {
+                quote!(let _ = #g;)
+            } else {
+                quote! {
+                    if let ::core::option::Option::Some(b) = #b {
+                        #rt::Accumulate::accumulate(b, #g);
+                    }
+                }
+            }
+        });
+
     // With the cotangent known up front, a reduction loop runs its reverse inside the
     // forward loop (see `fuse`); otherwise the helpers call the pullback.
     let seed = quote!(<__S as #rt::select::ScalarOutputFor<#output>>::seed());
@@ -732,6 +808,31 @@ pub fn companions(
             }
         }
 
+        #[doc(hidden)]
+        #allow
+        #vis fn #accumulate #generics_s(_selection: __S)
+            -> impl for<'__autodiff_g> ::core::ops::Fn(
+                #(#tys,)*
+                <__S as #rt::select::Scatter<#buffer_options>>::Input,
+            ) -> #output
+        where
+            __S: for<'__autodiff_g> #rt::select::Scatter<#buffer_options>,
+            __S: #rt::select::ScalarOutputFor<#output>,
+            #where_preds
+        {
+            move |#(#vars: #tys,)* __buffers| {
+                let (#(#buffers,)*) =
+                    <__S as #rt::select::Scatter<#buffer_options_here>>::scatter(__buffers);
+                #(#in_out_starts)*
+                // (the sinks first: an argument taken by value moves into the call)
+                #(let #sink_names = #buffer_sinks;)*
+                let (__value, __pullback) = #owner #vjp_into #turbofish(#(#vars),*);
+                let (#(#gnames,)*) = __pullback(#seed, #(#sink_names),*);
+                #(#buffer_adds)*
+                __value
+            }
+        }
+
         #seeded_item
 
         #forward_items
@@ -739,15 +840,95 @@ pub fn companions(
     if sig.is_method {
         return items;
     }
+    let plain_bounds = plain_bounds(sig);
     quote! {
         #[doc(hidden)]
         #all_lints
         #vis struct #ident {}
 
         #all_lints
-        impl #ident {
+        impl #ident #plain_bounds {
             #items
         }
+    }
+}
+
+/// `where T: Differentiable` for each differentiable parameter whose type is a plain path
+/// without generic arguments (`&Data` gives `Data`): a user's type, which the macro cannot
+/// see is differentiable or not. One that is not (a plain struct neither derived nor
+/// `#[no_grad]`) fails this bound once, at the parameter's type, and the companions inside
+/// the `impl` are checked as if it held: one error saying what to do, instead of one per
+/// companion naming generated items. (Types with generic arguments, `Vec<f64>`,
+/// `Array1<f64>`, are the library's; generic parameters are bounded where declared.)
+fn plain_bounds(sig: &Signature) -> TokenStream {
+    let rt = rt();
+    let generic: Vec<&syn::Ident> = sig
+        .generics
+        .params
+        .iter()
+        .filter_map(|p| match p {
+            syn::GenericParam::Type(t) => Some(&t.ident),
+            _ => None,
+        })
+        .collect();
+    let bounds: Vec<TokenStream> = sig
+        .params
+        .iter()
+        .filter(|p| p.differentiable)
+        .filter_map(|p| {
+            let mut ty = &p.ty;
+            while let syn::Type::Reference(r) = ty {
+                ty = &r.elem;
+            }
+            let syn::Type::Path(path) = ty else {
+                return None;
+            };
+            let plain = path.qself.is_none()
+                && (path.path.segments.iter()).all(|s| s.arguments.is_none() && s.ident != "Self")
+                && !(path.path.get_ident()).is_some_and(|i| {
+                    generic.contains(&i) || crate::rules::is_float_type_name(&i.to_string())
+                });
+            if !plain {
+                return None;
+            }
+            // (every token at the type's span: rustc reports the bound at the span of the
+            // whole predicate, which tokens of two origins would leave at the attribute)
+            let span = syn::spanned::Spanned::span(ty);
+            let bound = quote!(#ty: #rt::Differentiable);
+            Some(
+                bound
+                    .into_iter()
+                    .map(|mut t| {
+                        respan_tree(&mut t, span);
+                        t
+                    })
+                    .collect(),
+            )
+        })
+        .collect();
+    if bounds.is_empty() {
+        quote!()
+    } else {
+        quote!(where #(#bounds),*)
+    }
+}
+
+/// `tree` with every token at `span`.
+fn respan_tree(tree: &mut proc_macro2::TokenTree, span: Span) {
+    if let proc_macro2::TokenTree::Group(g) = tree {
+        let stream = g
+            .stream()
+            .into_iter()
+            .map(|mut t| {
+                respan_tree(&mut t, span);
+                t
+            })
+            .collect();
+        let mut group = proc_macro2::Group::new(g.delimiter(), stream);
+        group.set_span(span);
+        *g = group;
+    } else {
+        tree.set_span(span);
     }
 }
 

@@ -1,4 +1,4 @@
-//! `gradients_function!`, `value_and_gradients_function!` and `vjp!`.
+//! `gradients_function!`, `value_and_gradients_function!`, `accumulate_gradients!` and `vjp!`.
 //!
 //! They see only the tokens `f` (and `params = [...]`), so they reach the companions the
 //! attribute generated next to `f`, and check the `params` list against `f`'s signature
@@ -66,15 +66,24 @@ impl Parse for HelperInput {
 
 /// `gradients_function!` (`with_value = false`) and `value_and_gradients_function!`.
 pub fn gradients_function(input: HelperInput, with_value: bool) -> syn::Result<TokenStream> {
+    let what = if with_value {
+        "value_and_gradients_function"
+    } else {
+        "gradients_function"
+    };
+    selected_helper(input, what)
+}
+
+/// `accumulate_gradients!`: the closure adding the gradients into the caller's buffers.
+pub fn accumulate_gradients(input: HelperInput) -> syn::Result<TokenStream> {
+    selected_helper(input, "accumulate_gradients")
+}
+
+/// The companion `what` of the function, called with the selection `params = [...]`
+/// makes (every differentiable parameter without it).
+fn selected_helper(input: HelperInput, what: &str) -> syn::Result<TokenStream> {
     let rt = quote!(::autodiff::__private);
-    let target = companion_path(
-        &input.func,
-        if with_value {
-            "value_and_gradients_function"
-        } else {
-            "gradients_function"
-        },
-    );
+    let target = companion_path(&input.func, what);
     let Some((span, refs)) = input.params else {
         let all = companion_path(&input.func, "all");
         return Ok(quote!(#target(#all())));

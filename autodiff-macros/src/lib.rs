@@ -202,6 +202,41 @@ pub fn value_and_gradients_function(input: TokenStream) -> TokenStream {
         .into()
 }
 
+/// `accumulate_gradients!(f)` or `accumulate_gradients!(f, params = ["v"])`: a closure
+/// taking `f`'s own arguments and then the caller's gradient buffers (one `&mut` buffer
+/// bare, several as a tuple, in the order `params` names them), which **adds** the gradients
+/// of `f`'s (scalar) result into the buffers and returns the value. As Enzyme's shadow
+/// arguments: a slice's buffer is a `&mut [f64]` the derivative writes into in place (the
+/// whole vector, a sub-slice of a larger one, an array), so a call costs what `f` does, not
+/// the length of its slices, and nothing is allocated for it; any other parameter's buffer
+/// has its gradient's type (`&mut f64`, `&mut Array1<f64>`, `&mut` a derived tangent).
+/// Gradients add up over calls (a batch's sum, or many sparse updates); zero the buffers
+/// yourself (`fill(0.0)`) for the gradient of one call. Parameters not selected get no
+/// adjoint at all.
+///
+/// ```
+/// use autodiff::prelude::*;
+///
+/// #[differentiable]
+/// fn pick(v: &[f64], i: usize) -> f64 {
+///     v[i] * v[i]
+/// }
+///
+/// let v = vec![1.0, 2.0, 3.0];
+/// let mut grad = vec![0.0; 3];
+/// let add_gradient = accumulate_gradients!(pick, params = ["v"]);
+/// assert_eq!(add_gradient(&v, 1, &mut grad), 4.0);
+/// assert_eq!(add_gradient(&v, 2, &mut grad), 9.0);
+/// assert_eq!(grad, vec![0.0, 4.0, 6.0]); // 2·v[1] + 2·v[2], added
+/// ```
+#[proc_macro]
+pub fn accumulate_gradients(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as helpers::HelperInput);
+    helpers::accumulate_gradients(input)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
 /// `vjp!(f)(args…)` returns `(value, pullback)`; `pullback(cotangent)` gives the
 /// gradients of every differentiable parameter (the bare gradient when there is one),
 /// for any output type, e.g. a tuple.

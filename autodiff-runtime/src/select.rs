@@ -256,6 +256,13 @@ macro_rules! take_at {
                 }
             }
         }
+        impl<$($T),+> PutAt<$K> for ($(Option<$T>,)+) {
+            type Item = $TK;
+            #[inline(always)]
+            fn put(&mut self, item: $TK) {
+                self.$K = Some(item);
+            }
+        }
     };
 }
 
@@ -274,6 +281,41 @@ take_at! {
         (0 A) (1 B) (2 C) (3 D) (4 E) (5 F) (6 G) (7 H) (8 I) (9 J) (10 K);
     [A, B, C, D, E, F, G, H, I, J, K, L] =>
         (0 A) (1 B) (2 C) (3 D) (4 E) (5 F) (6 G) (7 H) (8 I) (9 J) (10 K) (11 L);
+}
+
+/// Puts element `K` into a tuple of `Option`s: the inverse of [`TakeAt`], for the buffers
+/// `accumulate_gradients!` is handed in the order `params` names them.
+pub trait PutAt<const K: usize> {
+    /// The element's type.
+    type Item;
+    /// Sets element `K`.
+    fn put(&mut self, item: Self::Item);
+}
+
+/// Places the buffers a caller hands over (one bare, several as a tuple, in the order the
+/// selection names them) at their parameters' positions in the all-parameters tuple `F`
+/// of `Option`s; the parameters not selected stay `None`.
+#[diagnostic::on_unimplemented(
+    message = "cannot take these gradient buffers: `{Self}` does not select from this \
+        function's parameters",
+    note = "a function with no differentiable parameter, or with more than 8, needs \
+        `params = [...]` naming at most 8 differentiable parameters"
+)]
+pub trait Scatter<F> {
+    /// What the caller hands over: one buffer bare, several as a tuple.
+    type Input;
+    /// The all-parameters tuple with the buffers in place.
+    fn scatter(input: Self::Input) -> F;
+}
+
+impl<F: Default + PutAt<A>, const A: usize> Scatter<F> for Sel1<A> {
+    type Input = <F as PutAt<A>>::Item;
+    #[inline(always)]
+    fn scatter(input: Self::Input) -> F {
+        let mut all = F::default();
+        <F as PutAt<A>>::put(&mut all, input);
+        all
+    }
 }
 
 /// Chooses which gradients of the all-parameters tuple `G` a helper returns.
@@ -319,7 +361,7 @@ impl<G: TakeAt<A>, const A: usize> Select<G> for Sel1<A> {
 }
 
 macro_rules! selectors {
-    ($($(#[$m:meta])* $name:ident<$($K:ident),+>;)*) => {$(
+    ($($(#[$m:meta])* $name:ident<$($K:ident $i:tt),+>;)*) => {$(
         $(#[$m])*
         #[derive(Clone, Copy, Debug, Default)]
         pub struct $name<$(const $K: usize),+>;
@@ -338,24 +380,37 @@ macro_rules! selectors {
                 false $(|| i == $K)+
             }
         }
+
+        impl<Buffers: Default, $(const $K: usize),+> Scatter<Buffers> for $name<$($K),+>
+        where
+            $(Buffers: PutAt<$K>,)+
+        {
+            type Input = ($(<Buffers as PutAt<$K>>::Item,)+);
+            #[inline(always)]
+            fn scatter(input: Self::Input) -> Buffers {
+                let mut all = Buffers::default();
+                $(<Buffers as PutAt<$K>>::put(&mut all, input.$i);)+
+                all
+            }
+        }
     )*};
 }
 
 selectors! {
     /// Selects two gradients.
-    Sel2<A, B>;
+    Sel2<A 0, B 1>;
     /// Selects three gradients.
-    Sel3<A, B, C>;
+    Sel3<A 0, B 1, C 2>;
     /// Selects four gradients.
-    Sel4<A, B, C, D>;
+    Sel4<A 0, B 1, C 2, D 3>;
     /// Selects five gradients.
-    Sel5<A, B, C, D, E>;
+    Sel5<A 0, B 1, C 2, D 3, E 4>;
     /// Selects six gradients.
-    Sel6<A, B, C, D, E, F>;
+    Sel6<A 0, B 1, C 2, D 3, E 4, F 5>;
     /// Selects seven gradients.
-    Sel7<A, B, C, D, E, F, H>;
+    Sel7<A 0, B 1, C 2, D 3, E 4, F 5, H 6>;
     /// Selects eight gradients.
-    Sel8<A, B, C, D, E, F, H, I>;
+    Sel8<A 0, B 1, C 2, D 3, E 4, F 5, H 6, I 7>;
 }
 
 /// A scalar output type (`f32`, `f64`), the only kind `gradients_function!` differentiates.

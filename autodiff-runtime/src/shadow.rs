@@ -245,3 +245,34 @@ where
 {
     adjoint.range_shadow(range)
 }
+
+/// The sink of a gradient buffer a caller of `accumulate_gradients!` handed over for the
+/// slice parameter `param` of `function`, after checking that it has the argument's length
+/// (a shorter or longer buffer would not hold the gradient).
+///
+/// # Panics
+///
+/// If the lengths differ, naming the parameter and both lengths.
+#[doc(hidden)]
+#[inline]
+pub fn caller_buffer<'a, E: Real, P: AsRef<[E]> + ?Sized, S: FromAdjoint<'a, [E]>>(
+    function: &str,
+    param: &str,
+    argument: &P,
+    buffer: &'a mut [E],
+) -> S {
+    let n = argument.as_ref().len();
+    if buffer.len() != n {
+        buffer_length_mismatch(function, param, n, buffer.len());
+    }
+    S::from_adjoint(buffer)
+}
+
+#[cold]
+#[inline(never)]
+fn buffer_length_mismatch(function: &str, param: &str, n: usize, len: usize) -> ! {
+    panic!(
+        "autodiff: the gradient buffer of `{param}` (a parameter of `{function}`) has length \
+         {len}, but `{param}` has length {n}: hand a buffer of the argument's length"
+    )
+}

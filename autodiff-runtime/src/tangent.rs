@@ -18,9 +18,10 @@ use crate::real::Real;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a differentiable type",
     label = "this parameter's type has no tangent space",
-    note = "differentiable types are f32, f64, slices, Vec, arrays of these, and types \
-        implementing `Differentiable`",
-    note = "mark the parameter `#[no_grad]` if it is a constant"
+    note = "differentiable types are f32, f64, slices, Vec, arrays of these, ndarray arrays, \
+        and types implementing `Differentiable`",
+    note = "add `#[derive(Differentiable)]` to a struct of parameters, or mark the parameter \
+        `#[no_grad]` if it is a constant"
 )]
 pub trait Differentiable {
     /// The type of a gradient (cotangent) of a value of this type.

@@ -174,11 +174,21 @@ impl Emitter<'_> {
     /// At `v`'s definition: a copy of it for the tape, which the end of its region saves
     /// (so the value is taken where it is defined, whatever the region does with it later).
     pub(crate) fn save(&self, v: VarId) -> TokenStream {
-        if !self.on_tape(v) {
+        if !self.on_tape(v) || self.moves_to_tape(v) {
             return TokenStream::new();
         }
         let (id, k) = (v.ident(), v.taped());
         quote!(let #k = ::core::clone::Clone::clone(&#id);)
+    }
+
+    /// Whether the tape takes `v` itself at the end of its region rather than a copy made
+    /// at its definition: a snapshot of a buffer (`main_term` handed as `&main_term`) that
+    /// the forward sweep only lends to calls whose pullbacks keep no borrow of it (they
+    /// are handed it again), so it is unchanged and free at the region's end.
+    fn moves_to_tape(&self, v: VarId) -> bool {
+        matches!(self.defs.get(&v), Some(Rhs::ReadCell(_)))
+            && super::hoist::mentions_block(&self.body.block, Place::Var(v))
+                == super::hoist::lent_to(&self.body.block, v, &self.rehanded)
     }
 
     /// Whether `v` is kept on its region's tape for the reverse sweep.
@@ -211,8 +221,15 @@ impl Emitter<'_> {
         if values.is_empty() && pullbacks.is_empty() {
             return TokenStream::new();
         }
-        let items =
-            (values.iter().map(|v| v.taped())).chain(pullbacks.iter().map(|v| v.pullback()));
+        let items = (values.iter())
+            .map(|v| {
+                if self.moves_to_tape(*v) {
+                    v.ident()
+                } else {
+                    v.taped()
+                }
+            })
+            .chain(pullbacks.iter().map(|v| v.pullback()));
         let tape = self.slot(region);
         if self.body.regions[region.0].in_loop {
             quote!(#tape.push((#(#items,)*));)

@@ -13,7 +13,9 @@ use crate::ir::{
 };
 
 mod accumulate;
+mod fences;
 mod forward;
+mod hoist;
 mod reverse;
 mod tangent;
 
@@ -260,6 +262,17 @@ pub(crate) struct Emitter<'a> {
     /// Snapshots of a cell handed by reference to the call right after them and used
     /// nowhere else (see [`handed_on`]): the callee adds into the cell's adjoint.
     pub(crate) handed_on: HashMap<VarId, CellId>,
+    /// Places some iteration reads at several indices: their element adjoints are updated
+    /// through the fenced rule (see `fences`).
+    pub(crate) fenced: HashSet<String>,
+    /// The number of parameters (the first variables), and the items of the range loops
+    /// whose reverse is being generated, innermost last: indices fixed across an inner
+    /// loop (see `hoist`).
+    pub(crate) params: usize,
+    pub(crate) loop_items: Vec<VarId>,
+    /// Element reads whose adjoint the reverse of their loop adds into a local (see
+    /// `hoist`), by the variable read.
+    pub(crate) hoisted: HashMap<VarId, syn::Ident>,
 }
 
 /// The registers of a carried slice adjoint in a fused loop: `here` collects element `i`
@@ -620,6 +633,10 @@ pub(crate) fn new_emitter<'a>(sig: &Signature, body: &'a Body) -> Emitter<'a> {
         counter_reads: HashMap::new(),
         handed_on: HashMap::new(),
         arms: arm_pairs(body),
+        fenced: fences::fenced_places(body),
+        params: sig_params,
+        loop_items: Vec::new(),
+        hoisted: HashMap::new(),
     };
     e.lazy = lazily_zeroed(sig_params, body, &e.defs);
     e.ref_params = (sig.params.iter().enumerate())

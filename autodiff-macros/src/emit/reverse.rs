@@ -2,6 +2,7 @@
 //! recomputing) the values its rules read, each statement contributing to the adjoints of
 //! its operands through the runtime's rules.
 
+use super::fences::key as fences_key;
 use super::*;
 use crate::rules::{Form, Read};
 use std::collections::HashSet;
@@ -262,6 +263,12 @@ impl Emitter<'_> {
                         out.extend(crate::sources::deposit_tokens(&reference, &quote!(#dy)));
                         out.extend(quote!(;));
                     }
+                    Rhs::ReadIndex { .. } if self.hoisted.contains_key(dst) => {
+                        let acc = &self.hoisted[dst];
+                        out.extend(quote!(
+                            #rt::Accumulate::accumulate(&mut #acc, ::core::clone::Clone::clone(&#dy));
+                        ));
+                    }
                     Rhs::ReadIndex { place, index } => {
                         let i = self.operand(index);
                         let grown = match place {
@@ -283,8 +290,10 @@ impl Emitter<'_> {
                                 out.extend(
                                     quote!(#rt::Accumulate::accumulate(&mut #adj[#i], #dy);),
                                 );
-                            } else {
+                            } else if self.fenced.contains(&fences_key(place)) {
                                 out.extend(quote!(#rt::ops::index_d0(&mut #adj, #i, &#dy);));
+                            } else {
+                                out.extend(quote!(#rt::ops::index_one_d0(&mut #adj, #i, &#dy);));
                             }
                         }
                     }
@@ -611,7 +620,40 @@ impl Emitter<'_> {
                     }
                     _ => None,
                 };
+                // element adjoints fixed across the loop, kept in locals (see `hoist`)
+                let (mut before, mut after) = (TokenStream::new(), TokenStream::new());
+                let mut hoisted = Vec::new();
+                if self.carried.is_empty() {
+                    let stable: Vec<VarId> = (self.loop_items.iter().copied())
+                        .chain((0..self.params).map(VarId))
+                        .collect();
+                    for (dst, place, index) in super::hoist::hoistable(body, &stable) {
+                        let grown = matches!(place, Place::Cell(c) if self.grown.contains(&c));
+                        if !self.body.is_active(dst) || self.body.vars[dst.0].maybe_array || grown {
+                            continue;
+                        }
+                        let i = self.var(index);
+                        let Some((adj, i)) = self.element_adjoint(place, i) else {
+                            continue;
+                        };
+                        let acc = self.fresh("__acc");
+                        before
+                            .extend(quote!(let mut #acc = #rt::ops::index_take_d0(&mut #adj, #i);));
+                        after.extend(quote!(#rt::ops::index_one_d0(&mut #adj, #i, &#acc);));
+                        self.hoisted.insert(dst, acc);
+                        hoisted.push(dst);
+                    }
+                }
+                if let Some((item, _)) = range {
+                    self.loop_items.push(item);
+                }
                 let b = self.rev_block(body, None);
+                if range.is_some() {
+                    self.loop_items.pop();
+                }
+                for dst in hoisted {
+                    self.hoisted.remove(&dst);
+                }
                 if b.is_empty() {
                     return;
                 }
@@ -630,6 +672,7 @@ impl Emitter<'_> {
                     }
                     _ => self.var(*count),
                 };
+                out.extend(before);
                 match range {
                     Some((item, start)) => {
                         let (id, start) = (item.ident(), self.operand(start));
@@ -637,6 +680,7 @@ impl Emitter<'_> {
                     }
                     None => out.extend(quote!(for _ in 0..#n { #b })),
                 }
+                out.extend(after);
             }
         }
     }

@@ -232,6 +232,28 @@ pub fn index_d0<
     core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::Release);
 }
 
+/// [`index_d0`] without the fence, for a slice an iteration reads at one index only: no
+/// neighbouring update to merge with, and the element may stay in a register across the
+/// loop (`d_x[i] += …` in an inner loop over `j`) or the loop be vectorised.
+///
+/// ```
+/// let mut dv = vec![0.0_f64; 3];
+/// autodiff_runtime::ops::index_one_d0(&mut dv, 2, &1.5);
+/// assert_eq!(dv, vec![0.0, 0.0, 1.5]);
+/// ```
+#[inline(always)]
+pub fn index_one_d0<
+    T: crate::tangent::Accumulate + Clone,
+    I: Copy,
+    C: core::ops::IndexMut<I, Output = T> + ?Sized,
+>(
+    dv: &mut C,
+    i: I,
+    dy: &T,
+) {
+    dv[i].accumulate(dy.clone());
+}
+
 /// The reverse of a write `v[i] = y`: the cotangent of element `i` goes to `y` and the
 /// element's cotangent becomes zero (the value it had before the write did not reach the
 /// output through that element).
