@@ -141,6 +141,6 @@ pub mod __private {
         Accumulate, Differentiable, NoTangent, Real, Reset,
     };
     pub use autodiff_runtime::{
-        again, dual, forward, implicit, jacobian, ndarray, saved, select, shadow, source,
+        again, dual, forward, implicit, jacobian, ndarray, reuse, saved, select, shadow, source,
     };
 }

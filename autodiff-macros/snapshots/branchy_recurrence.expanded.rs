@@ -151,7 +151,11 @@ impl recurrence {
                 _: ::autodiff::__private::shadow::Ignored,
                 _: ::autodiff::__private::shadow::Ignored|
             {
-                let mut __dc0 = ::autodiff::__private::adjoint_zero(&__c0);
+                let mut __dc0 = {
+                    #[allow(unused_imports)]
+                    use ::autodiff::__private::reuse::{ReuseAny as _, ReuseVec as _};
+                    ::autodiff::__private::reuse::Reuse(__c0).adjoint()
+                };
                 let mut __d0 = ::autodiff::__private::adjoint_zero(&__v0);
                 let mut __d1 = ::autodiff::__private::adjoint_zero(&__v1);
                 let mut __d14 = __dy;

@@ -197,9 +197,21 @@ impl cross_rotated {
                 ): ::autodiff::__private::again::Ref<'_, [[f64; 2]; 2]>,
                 _: ::autodiff::__private::again::Skip|
             {
-                let mut __dc0 = ::autodiff::__private::adjoint_zero(&__c0);
-                let mut __dc1 = ::autodiff::__private::adjoint_zero(&__c1);
-                let mut __dc2 = ::autodiff::__private::adjoint_zero(&__c2);
+                let mut __dc0 = {
+                    #[allow(unused_imports)]
+                    use ::autodiff::__private::reuse::{ReuseAny as _, ReuseVec as _};
+                    ::autodiff::__private::reuse::Reuse(__c0).adjoint()
+                };
+                let mut __dc1 = {
+                    #[allow(unused_imports)]
+                    use ::autodiff::__private::reuse::{ReuseAny as _, ReuseVec as _};
+                    ::autodiff::__private::reuse::Reuse(__c1).adjoint()
+                };
+                let mut __dc2 = {
+                    #[allow(unused_imports)]
+                    use ::autodiff::__private::reuse::{ReuseAny as _, ReuseVec as _};
+                    ::autodiff::__private::reuse::Reuse(__c2).adjoint()
+                };
                 let __v3 = __v0[(0usize)];
                 let __v11 = __v2[(1)];
                 let __v13 = __v2[(2)];

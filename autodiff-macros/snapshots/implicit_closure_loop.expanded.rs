@@ -49,7 +49,13 @@ fn snapshot() {
                 (
                     __v13,
                     move |__dy| {
-                        let mut __dc0 = ::autodiff::__private::adjoint_zero(&__c0);
+                        let mut __dc0 = {
+                            #[allow(unused_imports)]
+                            use ::autodiff::__private::reuse::{
+                                ReuseAny as _, ReuseVec as _,
+                            };
+                            ::autodiff::__private::reuse::Reuse(__c0).adjoint()
+                        };
                         let mut __d0 = ::autodiff::__private::adjoint_zero(&__v0);
                         let mut __d13 = __dy;
                         ::autodiff::__private::Accumulate::accumulate(

@@ -143,7 +143,11 @@ impl rosenbrock {
                     __v0,
                 ): ::autodiff::__private::again::Ref<'_, [f64]>|
             {
-                let mut __dc0 = ::autodiff::__private::adjoint_zero(&__c0);
+                let mut __dc0 = {
+                    #[allow(unused_imports)]
+                    use ::autodiff::__private::reuse::{ReuseAny as _, ReuseVec as _};
+                    ::autodiff::__private::reuse::Reuse(__c0).adjoint()
+                };
                 let mut __d16 = __dy;
                 ::autodiff::__private::Accumulate::accumulate(
                     &mut __dc0,

@@ -128,7 +128,11 @@ impl chain {
                 _: ::autodiff::__private::shadow::Ignored,
                 _: ::autodiff::__private::shadow::Ignored|
             {
-                let mut __dc0 = ::autodiff::__private::adjoint_zero(&__c0);
+                let mut __dc0 = {
+                    #[allow(unused_imports)]
+                    use ::autodiff::__private::reuse::{ReuseAny as _, ReuseVec as _};
+                    ::autodiff::__private::reuse::Reuse(__c0).adjoint()
+                };
                 let mut __d0 = ::autodiff::__private::adjoint_zero(&__v0);
                 let mut __d10 = __dy;
                 ::autodiff::__private::Accumulate::accumulate(

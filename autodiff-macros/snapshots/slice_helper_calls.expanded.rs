@@ -126,7 +126,11 @@ impl sum_picks {
                 mut __d0: ::autodiff::__private::shadow::SliceShadow<'_, f64>,
                 _: ::autodiff::__private::shadow::Ignored|
             {
-                let mut __dc0 = ::autodiff::__private::adjoint_zero(&__c0);
+                let mut __dc0 = {
+                    #[allow(unused_imports)]
+                    use ::autodiff::__private::reuse::{ReuseAny as _, ReuseVec as _};
+                    ::autodiff::__private::reuse::Reuse(__c0).adjoint()
+                };
                 let mut __d8 = __dy;
                 ::autodiff::__private::Accumulate::accumulate(
                     &mut __dc0,

@@ -39,6 +39,8 @@ mod persist;
 pub mod query;
 mod real;
 #[doc(hidden)]
+pub mod reuse;
+#[doc(hidden)]
 pub mod saved;
 mod sealed;
 #[doc(hidden)]

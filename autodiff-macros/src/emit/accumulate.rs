@@ -183,14 +183,30 @@ impl Emitter<'_> {
     }
 
     /// Adjoints of cells, zero before their reverse sweep.
-    pub(crate) fn cell_adjoints(&self) -> TokenStream {
+    /// The zero adjoints of the active local cells, at the start of the reverse sweep.
+    /// With `reverse` (the sweep, in a pullback that owns the cells): a cell the sweep never
+    /// reads lends its storage to its adjoint (see the runtime's `reuse`).
+    pub(crate) fn cell_adjoints(&self, reverse: Option<&TokenStream>) -> TokenStream {
         let rt = rt();
+        let read: HashSet<CellId> = reverse
+            .map(|r| CellId::mentioned_in(r).into_iter().collect())
+            .unwrap_or_default();
         let mut out = TokenStream::new();
         for (i, cell) in self.body.cells.iter().enumerate() {
             // a `&mut` parameter's adjoint is the caller's shadow, handed to the pullback
             if cell.active && cell.bound_to.is_none() {
                 let (c, d) = (CellId(i).ident(), CellId(i).adjoint());
-                out.extend(quote!(let mut #d = #rt::adjoint_zero(&#c);));
+                if reverse.is_some() && !read.contains(&CellId(i)) {
+                    out.extend(quote! {
+                        let mut #d = {
+                            #[allow(unused_imports)]
+                            use #rt::reuse::{ReuseAny as _, ReuseVec as _};
+                            #rt::reuse::Reuse(#c).adjoint()
+                        };
+                    });
+                } else {
+                    out.extend(quote!(let mut #d = #rt::adjoint_zero(&#c);));
+                }
             }
         }
         out

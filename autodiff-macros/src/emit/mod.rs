@@ -735,8 +735,8 @@ fn pullback_tokens(
     // Parameters read by index, or from a nested region, are zero-initialised up front.
     let dy = format_ident!("__dy", span = Span::mixed_site());
     let reverse = e.rev_block(&body.block, Some((&body.output, quote!(#dy))));
-    let cell_adjoints = e.cell_adjoints();
     let grads_value = e.gradients(sig);
+    let cell_adjoints = e.cell_adjoints(Some(&quote!(#reverse #grads_value)));
     let declarations = e.declarations();
     let forward = e.fwd_block(&body.block);
     let items = &body.items;

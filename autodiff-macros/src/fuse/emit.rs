@@ -132,7 +132,7 @@ pub fn seeded_body(sig: &Signature, body: &Body) -> Option<TokenStream> {
     }
     let fused = quote!({ #start #iteration_rev #end });
     let declarations = e.declarations();
-    let cell_adjoints = e.cell_adjoints();
+    let cell_adjoints = e.cell_adjoints(None);
     let mut before = TokenStream::new();
     for stmt in &stmts[..plan.index] {
         e.fwd_stmt(&mut before, stmt);
