@@ -138,6 +138,9 @@ fn ba_benches(c: &mut Criterion) {
     bench(&mut g, &name, "gradient", || {
         ba_jacobian(black_box(&problem), &mut errors, &mut jacobian)
     });
+    bench(&mut g, &name, "accumulated", || {
+        ba_jacobian_accumulated(black_box(&problem), &mut errors, &mut jacobian)
+    });
     g.finish();
 }
 

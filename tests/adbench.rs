@@ -230,6 +230,14 @@ fn ba_jacobian_matches_finite_differences() {
             assert_gradient_close(block, &fd, 1e-7);
         }
     }
+    // into the caller's matrix, twice (the blocks are cleared, not added to)
+    let mut errors_into = vec![0.0; 2 * p];
+    let mut jacobian_into = vec![1.0; 30 * p];
+    for _ in 0..2 {
+        ba_jacobian_accumulated(&problem, &mut errors_into, &mut jacobian_into);
+        assert_eq!(errors_into, errors);
+        assert_gradient_close(&jacobian_into, &jacobian, 1e-14);
+    }
 }
 
 // ---------------------------------------------------------------------------------------

@@ -304,9 +304,12 @@ impl energy {
         T: ::autodiff::__private::Real,
     {
         move |__v0: T, __v1: T, __v2: i32| {
-            let (__value, __pullback) = Self::__vjp::<T>(__v0, __v1, __v2);
+            let (__value, __pullback) = Self::__vjp_into::<T>(__v0, __v1, __v2);
             let (__g0, __g1, __g2) = __pullback(
                 <__S as ::autodiff::__private::select::ScalarOutputFor<T>>::seed(),
+                ::autodiff::__private::shadow::no_sink(),
+                ::autodiff::__private::shadow::no_sink(),
+                ::autodiff::__private::shadow::no_sink(),
             );
             (
                 __value,

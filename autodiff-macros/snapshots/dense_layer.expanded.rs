@@ -305,9 +305,12 @@ impl dense {
         __S: ::autodiff::__private::select::ScalarOutputFor<f64>,
     {
         move |__v0: &Array2<f64>, __v1: &Array2<f64>, __v2: &Array1<f64>| {
-            let (__value, __pullback) = Self::__vjp(__v0, __v1, __v2);
+            let (__value, __pullback) = Self::__vjp_into(__v0, __v1, __v2);
             let (__g0, __g1, __g2) = __pullback(
                 <__S as ::autodiff::__private::select::ScalarOutputFor<f64>>::seed(),
+                ::autodiff::__private::shadow::no_sink(),
+                ::autodiff::__private::shadow::no_sink(),
+                ::autodiff::__private::shadow::no_sink(),
             );
             (
                 __value,

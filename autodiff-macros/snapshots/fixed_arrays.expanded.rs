@@ -212,6 +212,13 @@ impl cross_rotated {
                     use ::autodiff::__private::reuse::{ReuseAny as _, ReuseVec as _};
                     ::autodiff::__private::reuse::Reuse(__c2).adjoint()
                 };
+                let __v3 = __v0[(0usize)];
+                let __v11 = __v2[(1)];
+                let __v13 = __v2[(2)];
+                let __v16 = __v2[(2)];
+                let __v18 = __v2[(0)];
+                let __v21 = __v2[(0)];
+                let __v23 = __v2[(1)];
                 let mut __d0 = ::autodiff::__private::adjoint_zero(&__v0);
                 let mut __d1 = ::autodiff::__private::adjoint_zero(&__v1);
                 let mut __d2 = ::autodiff::__private::adjoint_zero(&__v2);
@@ -425,9 +432,14 @@ impl cross_rotated {
         __S: ::autodiff::__private::select::ScalarOutputFor<[f64; 3]>,
     {
         move |__v0: [f64; 2], __v1: &[[f64; 2]; 2], __v2: [f64; 3]| {
-            let (__value, __pullback) = Self::__vjp(__v0, __v1, __v2);
+            let (__value, __pullback) = Self::__vjp_into(__v0, __v1, __v2);
             let (__g0, __g1, __g2) = __pullback(
-                <__S as ::autodiff::__private::select::ScalarOutputFor<[f64; 3]>>::seed(),
+                <__S as ::autodiff::__private::select::ScalarOutputFor<
+                    [f64; 3],
+                >>::seed(),
+                ::autodiff::__private::shadow::no_sink(),
+                ::autodiff::__private::shadow::no_sink(),
+                ::autodiff::__private::shadow::no_sink(),
             );
             (
                 __value,

@@ -283,9 +283,11 @@ impl chain {
         __S: ::autodiff::__private::select::ScalarOutputFor<f64>,
     {
         move |__v0: f64, __v1: usize| {
-            let (__value, __pullback) = Self::__vjp(__v0, __v1);
+            let (__value, __pullback) = Self::__vjp_into(__v0, __v1);
             let (__g0, __g1) = __pullback(
                 <__S as ::autodiff::__private::select::ScalarOutputFor<f64>>::seed(),
+                ::autodiff::__private::shadow::no_sink(),
+                ::autodiff::__private::shadow::no_sink(),
             );
             (
                 __value,

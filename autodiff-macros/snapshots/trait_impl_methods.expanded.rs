@@ -380,9 +380,11 @@ impl Exp {
         __S: ::autodiff::__private::select::ScalarOutputFor<f64>,
     {
         move |__v0: &Self, __v1: f64| {
-            let (__value, __pullback) = Self::__autodiff_pdf_vjp(__v0, __v1);
+            let (__value, __pullback) = Self::__autodiff_pdf_vjp_into(__v0, __v1);
             let (__g0, __g1) = __pullback(
                 <__S as ::autodiff::__private::select::ScalarOutputFor<f64>>::seed(),
+                ::autodiff::__private::shadow::no_sink(),
+                ::autodiff::__private::shadow::no_sink(),
             );
             (
                 __value,
@@ -1191,9 +1193,11 @@ impl Exp {
         __S: ::autodiff::__private::select::ScalarOutputFor<f64>,
     {
         move |__v0: &Self, __v1: f64| {
-            let (__value, __pullback) = Self::__autodiff_ln_pdf_vjp(__v0, __v1);
+            let (__value, __pullback) = Self::__autodiff_ln_pdf_vjp_into(__v0, __v1);
             let (__g0, __g1) = __pullback(
                 <__S as ::autodiff::__private::select::ScalarOutputFor<f64>>::seed(),
+                ::autodiff::__private::shadow::no_sink(),
+                ::autodiff::__private::shadow::no_sink(),
             );
             (
                 __value,

@@ -318,9 +318,13 @@ impl weighted_sum {
         __S: ::autodiff::__private::select::ScalarOutputFor<f64>,
     {
         move |__v0: f64, __v1: f64, __v2: f64, __v3: f64| {
-            let (__value, __pullback) = Self::__vjp(__v0, __v1, __v2, __v3);
+            let (__value, __pullback) = Self::__vjp_into(__v0, __v1, __v2, __v3);
             let (__g0, __g1, __g2, __g3) = __pullback(
                 <__S as ::autodiff::__private::select::ScalarOutputFor<f64>>::seed(),
+                ::autodiff::__private::shadow::no_sink(),
+                ::autodiff::__private::shadow::no_sink(),
+                ::autodiff::__private::shadow::no_sink(),
+                ::autodiff::__private::shadow::no_sink(),
             );
             (
                 __value,

@@ -419,7 +419,7 @@ pub fn companions(
         Pullback::Custom(body) => Err(body),
     };
     // (`Ok`: a generated reverse sweep in `__vjp_into`; `Err`: a custom rule's)
-    let (vjp_fn_body, vjp_into_fn_body) = match pullback {
+    let (vjp_fn_body, vjp_into_fn_body, direct) = match pullback {
         Ok(body) => {
             // the outermost caller: each slice parameter's adjoint allocated once
             let allocate = vars
@@ -439,7 +439,51 @@ pub fn companions(
                 .iter()
                 .zip(&buffers)
                 .zip(&shadowed)
-                .map(|((g, b), s)| if *s { quote!(#b) } else { quote!(#g) });
+                .map(|((g, b), s)| if *s { quote!(#b) } else { quote!(#g) })
+                .collect::<Vec<_>>();
+            // `value_and_gradients_function!`: the same, with the pullback called at once
+            // (no closure around it to move the callee's pullback into), and buffers only
+            // for the selected parameters (the others' sinks take nothing); a `&mut` one
+            // always has its buffer, which carries adjoints between the other parameters
+            let picks = |i: usize| {
+                if sig.params[i].in_out {
+                    quote!(true)
+                } else {
+                    quote!(<__S as #rt::select::Select<#options>>::picks(#i))
+                }
+            };
+            let allocate_picked = (0..vars.len()).filter(|i| shadowed[*i]).map(|i| {
+                let (v, b, p) = (&vars[i], &buffers[i], picks(i));
+                quote! {
+                    let mut #b = if #p {
+                        #rt::adjoint_zero(&#v)
+                    } else {
+                        ::core::default::Default::default()
+                    };
+                }
+            });
+            let sink_picked = (0..vars.len()).map(|i| {
+                let (b, p) = (&buffers[i], picks(i));
+                if shadowed[i] {
+                    quote!(if #p { #rt::shadow::sink(&mut #b) } else { #rt::shadow::no_sink() })
+                } else {
+                    quote!(#rt::shadow::no_sink())
+                }
+            });
+            // (a shadowed parameter's gradient is its buffer)
+            let buffers_as_gradients = shadowed
+                .iter()
+                .any(|s| *s)
+                .then(|| quote!(let (#(#gnames,)*) = (#(#results,)*);));
+            let direct = quote! {
+                #(#allocate_picked)*
+                let (__value, __pullback) = #owner #vjp_into #turbofish(#(#vars),*);
+                let (#(#gnames,)*) = __pullback(
+                    <__S as #rt::select::ScalarOutputFor<#output>>::seed(),
+                    #(#sink_picked),*
+                );
+                #buffers_as_gradients
+            };
             let wrapper = quote! {
                 #(#allocate)*
                 let (__value, __pullback) = #owner #vjp_into #turbofish(#(#vars),*);
@@ -448,7 +492,7 @@ pub fn companions(
                     (#(#results,)*)
                 })
             };
-            (wrapper, body)
+            (wrapper, body, Some(direct))
         }
         Err(body) => {
             let params = buffers
@@ -483,7 +527,7 @@ pub fn companions(
                     (#(#results,)*)
                 })
             };
-            (body, adapter)
+            (body, adapter, None)
         }
     };
 
@@ -648,10 +692,12 @@ pub fn companions(
             },
         ),
         None => (
-            quote! {
-                let (__value, __pullback) = #owner #vjp #turbofish(#(#vars),*);
-                let (#(#gnames,)*) = __pullback(#seed);
-            },
+            direct.unwrap_or_else(|| {
+                quote! {
+                    let (__value, __pullback) = #owner #vjp #turbofish(#(#vars),*);
+                    let (#(#gnames,)*) = __pullback(#seed);
+                }
+            }),
             quote!(),
         ),
     };

@@ -70,6 +70,19 @@ pub struct Rule {
     pub forward_operands: Option<usize>,
     /// A point where the primitive is smooth, for the table's finite-difference check.
     pub sample: &'static [f64],
+    /// A one-input method whose scalar rule can read, instead of its operand, the output
+    /// of another method of the same operand (`x.sin()` beside `x.cos()`): that method
+    /// and the rule reading its output (`ops::<rule>(&sibling, &dy)`).
+    pub sibling: Option<Sibling>,
+}
+
+/// See [`Rule::sibling`].
+#[derive(Clone, Copy, Debug)]
+pub struct Sibling {
+    /// The other method, `cos` for `sin`.
+    pub method: &'static str,
+    /// The runtime's rule reading its output, `sin_d0_from_cos`.
+    pub rule: &'static str,
 }
 
 impl Rule {
@@ -107,6 +120,7 @@ const BASE: Rule = Rule {
     owned_by_left: false,
     forward_operands: None,
     sample: &[],
+    sibling: None,
 };
 
 const X: &[Option<&[Read]>] = &[Some(&[A0])];
@@ -125,6 +139,17 @@ const fn unary(
         owned_cotangent: true,
         sample,
         ..BASE
+    }
+}
+
+/// `rule` reading the output of `method` on the same operand when the body has it.
+const fn with_sibling(rule: Rule, method: &'static str, sibling_rule: &'static str) -> Rule {
+    Rule {
+        sibling: Some(Sibling {
+            method,
+            rule: sibling_rule,
+        }),
+        ..rule
     }
 }
 
@@ -253,14 +278,14 @@ pub static TRY_VALUE: Rule = Rule {
     ..BASE
 };
 
-static SIN: Rule = unary("sin", X, &[0.7]);
-static COS: Rule = unary("cos", X, &[0.7]);
+static SIN: Rule = with_sibling(unary("sin", X, &[0.7]), "cos", "sin_d0_from_cos");
+static COS: Rule = with_sibling(unary("cos", X, &[0.7]), "sin", "cos_d0_from_sin");
 static TAN: Rule = unary("tan", OUT, &[0.7]);
 static ASIN: Rule = unary("asin", X, &[0.5]);
 static ACOS: Rule = unary("acos", X, &[0.5]);
 static ATAN: Rule = unary("atan", X, &[0.7]);
-static SINH: Rule = unary("sinh", X, &[0.7]);
-static COSH: Rule = unary("cosh", X, &[0.7]);
+static SINH: Rule = with_sibling(unary("sinh", X, &[0.7]), "cosh", "sinh_d0_from_cosh");
+static COSH: Rule = with_sibling(unary("cosh", X, &[0.7]), "sinh", "cosh_d0_from_sinh");
 static TANH: Rule = unary("tanh", OUT, &[0.7]);
 static ASINH: Rule = unary("asinh", X, &[0.7]);
 static ACOSH: Rule = unary("acosh", X, &[1.5]);
@@ -635,6 +660,22 @@ pub fn checks() -> proc_macro2::TokenStream {
                 let __y: f64 = #y;
                 let __h = 1e-6_f64;
                 let __rule: f64 = #rt::#d(#(#reads)* &1.0_f64);
+                let __fd = ((#plus) - (#minus)) / (2.0 * __h);
+                (#label, __rule, __fd)
+            }});
+        }
+        // the rule reading a sibling method's output instead of the operand
+        if let Some(sibling) = &rule.sibling {
+            let d = format_ident!("{}", sibling.rule);
+            let m = format_ident!("{}", sibling.method);
+            let x = &args[0];
+            let label = sibling.rule;
+            let plus = primal(0, quote!(__h));
+            let minus = primal(0, quote!(-__h));
+            rows.push(quote! {{
+                let [#(#args),*]: [f64; #n] = [#(#sample),*];
+                let __h = 1e-6_f64;
+                let __rule: f64 = #rt::#d(&f64::#m(#x), &1.0_f64);
                 let __fd = ((#plus) - (#minus)) / (2.0 * __h);
                 (#label, __rule, __fd)
             }});

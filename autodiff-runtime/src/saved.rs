@@ -22,6 +22,80 @@ pub fn take<T>(slot: &mut Option<T>) -> T {
     }
 }
 
+/// The values an `if` outside loops saved, from whichever branch ran: one slot for both
+/// branches, the size of the larger tuple rather than of both.
+#[derive(Debug, Default)]
+pub enum Arm<A, B> {
+    /// Neither branch has run (yet).
+    #[default]
+    Empty,
+    /// The `then` branch's values.
+    Then(A),
+    /// The `else` branch's values.
+    Else(B),
+}
+
+/// A branch's slot: an [`Arm`] shared by both branches, or an `Option` of the one
+/// branch that saves values.
+pub trait BranchSlot {
+    /// What the `then` branch saved.
+    type Then;
+    /// What the `else` branch saved.
+    type Else;
+    /// Takes what the `then` branch saved.
+    fn take_then(&mut self) -> Self::Then;
+    /// Takes what the `else` branch saved.
+    fn take_else(&mut self) -> Self::Else;
+}
+
+impl<A, B> BranchSlot for Arm<A, B> {
+    type Then = A;
+    type Else = B;
+    #[inline(always)]
+    fn take_then(&mut self) -> A {
+        match core::mem::take(self) {
+            Arm::Then(v) => v,
+            _ => unreachable!(
+                "autodiff: the reverse sweep read a branch its forward sweep did not run"
+            ),
+        }
+    }
+    #[inline(always)]
+    fn take_else(&mut self) -> B {
+        match core::mem::take(self) {
+            Arm::Else(v) => v,
+            _ => unreachable!(
+                "autodiff: the reverse sweep read a branch its forward sweep did not run"
+            ),
+        }
+    }
+}
+
+impl<T> BranchSlot for Option<T> {
+    type Then = T;
+    type Else = T;
+    #[inline(always)]
+    fn take_then(&mut self) -> T {
+        take(self)
+    }
+    #[inline(always)]
+    fn take_else(&mut self) -> T {
+        take(self)
+    }
+}
+
+/// Takes what the `then` branch of an `if` saved in its slot.
+#[inline(always)]
+pub fn take_then<S: BranchSlot>(slot: &mut S) -> S::Then {
+    slot.take_then()
+}
+
+/// Takes what the `else` branch of an `if` saved in its slot.
+#[inline(always)]
+pub fn take_else<S: BranchSlot>(slot: &mut S) -> S::Else {
+    slot.take_else()
+}
+
 /// An integer type a `for` loop over `start..end` can count with.
 pub trait RangeIndex: Copy {
     /// `self + k`.

@@ -330,6 +330,13 @@ pub trait Select<G> {
     type Output;
     /// Picks the gradients out of `grads`.
     fn select(grads: G) -> Self::Output;
+    /// Whether the gradient of parameter `i` is selected: the adjoint buffers of the
+    /// others are not allocated (nothing is added into them).
+    #[inline(always)]
+    fn picks(i: usize) -> bool {
+        let _ = i;
+        true
+    }
 }
 
 /// The selection of a function that has no differentiable parameter (or more than 8):
@@ -347,6 +354,10 @@ impl<G: TakeAt<A>, const A: usize> Select<G> for Sel1<A> {
     fn select(mut grads: G) -> Self::Output {
         <G as TakeAt<A>>::take(&mut grads)
     }
+    #[inline(always)]
+    fn picks(i: usize) -> bool {
+        i == A
+    }
 }
 
 macro_rules! selectors {
@@ -363,6 +374,10 @@ macro_rules! selectors {
             #[inline(always)]
             fn select(mut grads: G) -> Self::Output {
                 ($(<G as TakeAt<$K>>::take(&mut grads),)+)
+            }
+            #[inline(always)]
+            fn picks(i: usize) -> bool {
+                false $(|| i == $K)+
             }
         }
 

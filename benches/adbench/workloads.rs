@@ -422,6 +422,26 @@ pub fn ba_jacobian(problem: &BaProblem, errors: &mut [f64], jacobian: &mut [f64]
     }
 }
 
+/// [`ba_jacobian`] with each row's gradients added straight into the Jacobian's block, a
+/// buffer the caller keeps (`accumulate_gradients!`): no gradient vector is allocated per
+/// observation.
+pub fn ba_jacobian_accumulated(problem: &BaProblem, errors: &mut [f64], jacobian: &mut [f64]) {
+    let row_u = accumulate_gradients!(reproj_error_u, params = ["cam", "x", "w"]);
+    let row_v = accumulate_gradients!(reproj_error_v, params = ["cam", "x", "w"]);
+    for i in 0..problem.obs.len() {
+        let (cam, x, w, feat) = problem.observation(i);
+        let block = &mut jacobian[30 * i..30 * (i + 1)];
+        block.fill(0.0); // the gradients are added
+        let (u, v) = block.split_at_mut(15);
+        let (u_cam, u_rest) = u.split_at_mut(11);
+        let (u_x, u_w) = u_rest.split_at_mut(3);
+        errors[2 * i] = row_u(cam, x, w, feat, (u_cam, u_x, &mut u_w[0]));
+        let (v_cam, v_rest) = v.split_at_mut(11);
+        let (v_x, v_w) = v_rest.split_at_mut(3);
+        errors[2 * i + 1] = row_v(cam, x, w, feat, (v_cam, v_x, &mut v_w[0]));
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // LSTM: the mean log-likelihood of a sequence of c characters (one-hot-like vectors of b
 // entries) under an l-layer LSTM with hidden size b, ADBench's diagonal ("elementwise")

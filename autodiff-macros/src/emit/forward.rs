@@ -230,12 +230,41 @@ impl Emitter<'_> {
                 }
             })
             .chain(pullbacks.iter().map(|v| v.pullback()));
-        let tape = region.tape();
+        let tape = self.slot(region);
         if self.body.regions[region.0].in_loop {
             quote!(#tape.push((#(#items,)*));)
+        } else if let Some(arm) = self.shared_slot(region) {
+            let rt = rt();
+            let arm = if arm { quote!(Else) } else { quote!(Then) };
+            quote!(#tape = #rt::saved::Arm::#arm((#(#items,)*));)
         } else {
             quote!(#tape = ::core::option::Option::Some((#(#items,)*));)
         }
+    }
+
+    /// The stack or slot a region saves its values in: a branch of an `if` outside loops
+    /// uses the `then` branch's, shared with the other branch.
+    pub(crate) fn slot(&self, region: RegionId) -> syn::Ident {
+        match self.arms.get(&region) {
+            Some((then, _)) => then.tape(),
+            None => region.tape(),
+        }
+    }
+
+    /// Whether both branches of the `if` whose branch `region` is save values, in one
+    /// `saved::Arm` slot (otherwise the one that saves has the slot, an `Option`, to
+    /// itself); and whether `region` is the `else`. Known once the reverse sweep is written.
+    pub(crate) fn shared_slot(&self, region: RegionId) -> Option<bool> {
+        let (then, arm) = *self.arms.get(&region)?;
+        let other = self
+            .arms
+            .iter()
+            .find(|(r, (t, _))| *t == then && **r != region)?;
+        let saves = |r: RegionId| {
+            let (values, pullbacks) = self.taped(r);
+            !values.is_empty() || !pullbacks.is_empty()
+        };
+        (saves(region) && saves(*other.0)).then_some(arm)
     }
 
     pub(crate) fn place_tokens(place: Place) -> TokenStream {
@@ -392,9 +421,15 @@ impl Emitter<'_> {
             if values.is_empty() && pullbacks.is_empty() {
                 continue;
             }
-            let tape = region.tape();
+            let tape = self.slot(region);
             if self.body.regions[region.0].in_loop {
                 out.extend(quote!(let mut #tape = ::std::vec::Vec::new();));
+            } else if let Some(arm) = self.shared_slot(region) {
+                // one slot for both branches, declared once
+                if !arm {
+                    let rt = rt();
+                    out.extend(quote!(let mut #tape = #rt::saved::Arm::Empty;));
+                }
             } else {
                 out.extend(quote!(let mut #tape = ::core::option::Option::None;));
             }

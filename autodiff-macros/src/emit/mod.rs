@@ -200,6 +200,9 @@ pub(crate) fn frozen_reads(body: &Body) -> HashSet<VarId> {
 
 pub(crate) struct Emitter<'a> {
     pub(crate) body: &'a Body,
+    /// The branches of an `if` outside loops: the region whose slot they share and whether
+    /// the branch is the `else` (see `arm_pairs`).
+    pub(crate) arms: HashMap<RegionId, (RegionId, bool)>,
     /// The function's own name, and whether it is a method: a call of itself (recursion)
     /// runs its own derivative again in the reverse sweep instead of keeping a pullback
     /// (whose type would contain itself).
@@ -570,6 +573,43 @@ impl Emitter<'_> {
     }
 }
 
+/// The two branches of each `if` outside loops, each mapped to the `then` branch's region
+/// and whether it is the `else` branch: whichever ran saves its values in one slot
+/// (`saved::Arm`), which holds one branch's tuple, not both.
+fn arm_pairs(body: &Body) -> HashMap<RegionId, (RegionId, bool)> {
+    fn walk(
+        block: &Block,
+        blocks: &mut HashMap<RegionId, usize>,
+        ifs: &mut Vec<(RegionId, RegionId)>,
+    ) {
+        *blocks.entry(block.region).or_default() += 1;
+        for stmt in &block.stmts {
+            match stmt {
+                Stmt::If { then, els, .. } => {
+                    ifs.push((then.region, els.region));
+                    walk(then, blocks, ifs);
+                    walk(els, blocks, ifs);
+                }
+                Stmt::Loop { body, .. } => walk(body, blocks, ifs),
+                _ => {}
+            }
+        }
+    }
+    let (mut blocks, mut ifs) = (HashMap::new(), Vec::new());
+    walk(&body.block, &mut blocks, &mut ifs);
+    let mut out = HashMap::new();
+    for (then, els) in ifs {
+        let alone = |r: RegionId| {
+            r != RegionId::BODY && blocks.get(&r) == Some(&1) && !body.regions[r.0].in_loop
+        };
+        if then != els && alone(then) && alone(els) {
+            out.insert(then, (then, false));
+            out.insert(els, (then, true));
+        }
+    }
+    out
+}
+
 pub(crate) fn new_emitter<'a>(sig: &Signature, body: &'a Body) -> Emitter<'a> {
     let sig_params = sig.params.len();
     let mut e = Emitter {
@@ -598,6 +638,7 @@ pub(crate) fn new_emitter<'a>(sig: &Signature, body: &'a Body) -> Emitter<'a> {
         counter_undo: HashMap::new(),
         counter_reads: HashMap::new(),
         handed_on: HashMap::new(),
+        arms: arm_pairs(body),
         fenced: fences::fenced_places(body),
         params: sig_params,
         loop_items: Vec::new(),

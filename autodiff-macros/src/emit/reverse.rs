@@ -23,6 +23,59 @@ impl Emitter<'_> {
         pre
     }
 
+    /// For a rule with a sibling (`sin` of `x`, see `Rule::sibling`): the sibling rule and
+    /// the output of the sibling method (`x.cos()`) when the body computes it from the
+    /// same variable in the same region as `dst`, where the reverse sweep has it.
+    fn sibling_output(
+        &self,
+        rule: &crate::rules::Rule,
+        dst: VarId,
+        arg: &Operand,
+    ) -> Option<(syn::Ident, VarId)> {
+        let sibling = rule.sibling.as_ref()?;
+        let x = match arg {
+            Operand::Var(x) => *x,
+            _ => return None,
+        };
+        let region = self.body.region_of(dst);
+        // the first of them, should the body compute it twice
+        let found = self.defs.iter().filter_map(|(v, rhs)| match rhs {
+            Rhs::Prim(Prim::Method { rule: r, .. }, a)
+                if r.name == sibling.method
+                    && matches!(a.as_slice(), [Operand::Var(y)] if *y == x)
+                    && self.body.region_of(*v) == region
+                    && !self.body.vars[v.0].maybe_array =>
+            {
+                Some(*v)
+            }
+            _ => None,
+        });
+        Some((format_ident!("{}", sibling.rule), found.min()?))
+    }
+
+    /// Whether `v`, of the body's region, is an element of another value of the body's
+    /// region at a constant index (`__v0[(1)]`), the other value being read by the reverse
+    /// sweep anyway: the pullback reads the element again from it instead of keeping it.
+    fn reread_in_body(&self, v: VarId) -> bool {
+        let Some(Rhs::ReadIndex {
+            place: Place::Var(p),
+            index: Operand::Inline(index),
+        }) = self.defs.get(&v).copied()
+        else {
+            return false;
+        };
+        let index = index.to_token_stream();
+        // a parameter whose gradient is returned is named by the closure for it
+        let returned_parameter =
+            !self.defs.contains_key(p) && self.body.vars[p.0].active && !self.shadows.contains(p);
+        !self.body.vars[v.0].maybe_array
+            && (self.used.contains(p) || returned_parameter)
+            && self.body.region_of(*p) == RegionId::BODY
+            && !self.borrows(*p)
+            && pure_cheap(&index)
+            && VarId::mentioned_in(&index).is_empty()
+    }
+
     /// The reverse sweep of a block (a whole region); `seed` starts the body's.
     pub(crate) fn rev_block(
         &mut self,
@@ -46,11 +99,17 @@ impl Emitter<'_> {
             // Views and fields borrow the values they come from, which the pullback closure
             // owns: it evaluates them again rather than capturing them.
             let mut needed: BTreeSet<VarId> = BTreeSet::new();
+            // So is an element read at a constant index of a value the closure owns anyway
+            // (`a[1]` of an array parameter `a` the reverse sweep reads): one copy of the
+            // array rather than one of each element.
             let mut stack: Vec<VarId> = self
                 .used
                 .iter()
                 .copied()
-                .filter(|v| self.body.region_of(*v) == RegionId::BODY && self.borrows(*v))
+                .filter(|v| {
+                    self.body.region_of(*v) == RegionId::BODY
+                        && (self.borrows(*v) || self.reread_in_body(*v))
+                })
                 .collect();
             while let Some(v) = stack.pop() {
                 if !needed.insert(v) {
@@ -79,10 +138,16 @@ impl Emitter<'_> {
         }
         if block.region != RegionId::BODY {
             let in_loop = self.body.regions[block.region.0].in_loop;
+            // (a branch of an `if`: from the slot it may share with the other branch,
+            // `saved::Arm` or `Option`, decided once both reverse sweeps are written)
             let restore = if in_loop {
                 quote!(#rt::saved::pop)
             } else {
-                quote!(#rt::saved::take)
+                match self.arms.get(&block.region) {
+                    Some((_, false)) => quote!(#rt::saved::take_then),
+                    Some((_, true)) => quote!(#rt::saved::take_else),
+                    None => quote!(#rt::saved::take),
+                }
             };
             // Close the set of values this region's reverse needs under recomputation:
             // a recomputed value needs its own operands.
@@ -115,7 +180,7 @@ impl Emitter<'_> {
             let (values, pullbacks) = self.taped(block.region);
             let mut restores = TokenStream::new();
             if !values.is_empty() || !pullbacks.is_empty() {
-                let tape = block.region.tape();
+                let tape = self.slot(block.region);
                 let names = (values.iter().map(|v| v.ident()))
                     .chain(pullbacks.iter().map(|v| v.pullback()));
                 restores.extend(quote!(let (#(#names,)*) = #restore(&mut #tape);));
@@ -295,6 +360,22 @@ impl Emitter<'_> {
                                         )
                                     },
                                     false,
+                                );
+                                continue;
+                            }
+                            // `x.sin()` beside `x.cos()` in the same region: the rule
+                            // reads the other's output, kept anyway, not `x` (no call)
+                            if let Some((name, s)) = (!tensor)
+                                .then(|| self.sibling_output(rule, *dst, &args[k]))
+                                .flatten()
+                            {
+                                let s = self.var(s);
+                                self.contribute_signed(
+                                    out,
+                                    u,
+                                    quote!(#rt::ops::#name(&#s, &#dy)),
+                                    false,
+                                    negated,
                                 );
                                 continue;
                             }

@@ -112,6 +112,52 @@ macro_rules! unary_rules {
 
 unary_rules!(unary_rule);
 
+/// Defines the rule of `y = x.name()` that reads `s = x.sibling()` (computed by the same
+/// function on the same value, so kept by the forward sweep) instead of computing it again:
+/// `x.sin()` and `x.cos()` of one angle, as a rotation has them, need no trigonometric call
+/// in the reverse sweep.
+macro_rules! sibling_rule {
+    ($(
+        $(#[$meta:meta])*
+        $name:ident / $method:ident from $sibling:ident at $at:literal : |$s:ident, $dy:ident| $body:expr;
+    )*) => {$(
+        $(#[$meta])*
+        #[doc = ""]
+        #[doc = "```"]
+        #[doc = concat!("let (x, h) = (", stringify!($at), "_f64, 1e-6);")]
+        #[doc = concat!(
+            "let fd = ((x + h).", stringify!($method), "() - (x - h).", stringify!($method),
+            "()) / (2.0 * h);"
+        )]
+        #[doc = concat!(
+            "let rule = autodiff_runtime::ops::", stringify!($name), "(&x.",
+            stringify!($sibling), "(), &1.0);"
+        )]
+        #[doc = "assert!((rule - fd).abs() <= 1e-6 * fd.abs().max(1.0), \"{rule} vs {fd}\");"]
+        #[doc = "```"]
+        #[inline(always)]
+        pub fn $name<T: Real>($s: &T, $dy: &T) -> T {
+            let ($s, $dy) = (*$s, *$dy);
+            // a zero cotangent contributes zero, whatever the derivative (see `strong_zero`)
+            if $dy.is_strong_zero() {
+                return $dy;
+            }
+            $body
+        }
+    )*};
+}
+
+sibling_rule! {
+    /// `y = x.sin()`, from `c = x.cos()`: `dy · c`.
+    sin_d0_from_cos / sin from cos at 0.7: |c, dy| dy * c;
+    /// `y = x.cos()`, from `s = x.sin()`: `-dy · s`.
+    cos_d0_from_sin / cos from sin at 0.7: |s, dy| -dy * s;
+    /// `y = x.sinh()`, from `c = x.cosh()`: `dy · c`.
+    sinh_d0_from_cosh / sinh from cosh at 0.7: |c, dy| dy * c;
+    /// `y = x.cosh()`, from `s = x.sinh()`: `dy · s`.
+    cosh_d0_from_sinh / cosh from sinh at 0.7: |s, dy| dy * s;
+}
+
 /// `y = x.to_degrees()`: `dy · 180/π`.
 ///
 /// ```
