@@ -269,3 +269,111 @@ fn explicit_lifetime_parameters() {
     let gw = gradients_function!(first_two, params = ["w"])(&x, 0.5);
     assert_eq!(gw, 6.0);
 }
+
+// ---------------------------------------------------------------------------------------
+// Sub-slices of `let mut` buffers: the slice is one of the buffer's snapshot, taken once
+// before a loop that does not write the buffer; its adjoint is the same range of the
+// buffer's adjoint.
+// ---------------------------------------------------------------------------------------
+
+/// `y = exp(x)` filled in a loop, then Σ_b ‖y[b·d..(b+1)·d]‖² · (b + 1) by sub-slices of
+/// the still-`mut` buffer, every range form among them.
+#[differentiable]
+fn blocks_of_a_buffer(x: &[f64], d: usize) -> f64 {
+    let mut y = vec![0.0; x.len()];
+    for i in 0..x.len() {
+        y[i] = x[i].exp();
+    }
+    let mut s = 0.0;
+    for b in 0..x.len() / d {
+        s += sqnorm(&y[b * d..(b + 1) * d]) * (b + 1) as f64;
+    }
+    s + sqnorm(&y[..d]) + sqnorm(&y[d..]) * 0.5 + sqnorm(&y[1..=2]) + y[..][0]
+}
+
+fn blocks_of_a_buffer_by_hand(x: &[f64], d: usize) -> Vec<f64> {
+    // ∂/∂x_i = y_i · ∂s/∂y_i with ∂s/∂y_i = 2 y_i (block weight + [i < d] + ½[i ≥ d] +
+    // [1 ≤ i ≤ 2]) + [i = 0]
+    (0..x.len())
+        .map(|i| {
+            let y = x[i].exp();
+            let w = (i / d + 1) as f64
+                + if i < d { 1.0 } else { 0.5 }
+                + if (1..=2).contains(&i) { 1.0 } else { 0.0 };
+            y * (2.0 * y * w + if i == 0 { 1.0 } else { 0.0 })
+        })
+        .collect()
+}
+
+/// The buffer is written again inside the loop after each read, so each iteration reads
+/// what the previous one wrote (no snapshot may move out of this loop).
+#[differentiable]
+fn buffer_rewritten_in_the_loop(x: &[f64], rounds: usize) -> f64 {
+    let mut y = vec![0.0; x.len()];
+    for i in 0..x.len() {
+        y[i] = x[i];
+    }
+    let mut s = 0.0;
+    for r in 0..rounds {
+        let h = y.len() / 2;
+        s += sqnorm(&y[..h]) * (r + 1) as f64;
+        for i in 0..y.len() {
+            y[i] = (y[i] * 0.5).sin() + x[i] * 0.1;
+        }
+    }
+    s + sqnorm(&y[1..])
+}
+
+/// `chunks` of a `let mut` buffer in a `for` loop, and a sub-slice inside a nested loop
+/// that writes another buffer.
+#[differentiable]
+fn chunks_of_a_buffer(x: &[f64], d: usize) -> f64 {
+    let mut y = vec![0.0; x.len()];
+    for i in 0..x.len() {
+        y[i] = x[i] * x[i] + x[i];
+    }
+    let mut s = 0.0;
+    for c in y.chunks(d) {
+        s += sqnorm(c);
+    }
+    let mut acc = vec![0.0; d];
+    for b in 0..x.len() / d {
+        for j in 0..d {
+            acc[j] += sqnorm(&y[b * d + j..b * d + j + 1]);
+        }
+    }
+    s + sqnorm(&acc)
+}
+
+#[test]
+fn sub_slices_of_a_let_mut_buffer() {
+    let x = point(12);
+    let g = gradients_function!(blocks_of_a_buffer)(&x, 3);
+    assert_gradient_close(&g, &blocks_of_a_buffer_by_hand(&x, 3), 1e-13);
+    let fd = finite_difference(|x| blocks_of_a_buffer(x, 3), &x);
+    assert_gradient_close(&g, &fd, 1e-8);
+
+    let g = gradients_function!(buffer_rewritten_in_the_loop)(&x, 3);
+    let fd = finite_difference(|x| buffer_rewritten_in_the_loop(x, 3), &x);
+    assert_gradient_close(&g, &fd, 1e-8);
+
+    let x = point(10);
+    let g = gradients_function!(chunks_of_a_buffer)(&x, 4);
+    let fd = finite_difference(|x| chunks_of_a_buffer(x, 4), &x);
+    assert_gradient_close(&g, &fd, 1e-8);
+
+    // vjp! and the implicit mode
+    let (value, pullback) = vjp!(blocks_of_a_buffer)(&x, 5);
+    assert_eq!(value, blocks_of_a_buffer(&x, 5));
+    let hand: Vec<f64> = blocks_of_a_buffer_by_hand(&x, 5)
+        .iter()
+        .map(|g| -1.5 * g)
+        .collect();
+    assert_gradient_close(&pullback(-1.5), &hand, 1e-13);
+    let w = Variable::new(x.clone());
+    let f = differentiable_closure!(|d: usize| chunks_of_a_buffer(&w, d) * 2.0);
+    let grads = implicit_gradients(&f)(4);
+    let gw: Vec<f64> = grads.get(&w).expect("w was read");
+    let fd = finite_difference(|x| 2.0 * chunks_of_a_buffer(x, 4), &x);
+    assert_gradient_close(&gw, &fd, 1e-8);
+}

@@ -268,6 +268,3 @@ pub fn named_like_a_primitive(name: &str) -> String {
          function"
     )
 }
-
-pub const SUB_SLICE_OF_CELL: &str = "a sub-slice of a `let mut` buffer cannot be differentiated \
-     yet; bind the finished buffer to an immutable name (`let b = buf;`) and slice that";

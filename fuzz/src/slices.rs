@@ -113,8 +113,9 @@ const FEATURES: &[&str] = &[
     "Option: `?` in a helper returning Option, matched by the caller",
     "Result: `?` in a helper returning Result, matched by the caller",
     "recursion: a helper calling itself",
-    "pending: `let mut` buffer as `&[f64]` next to `&mut`",
-    "pending: `&[f64; N]` as `&[f64]` next to `&mut`",
+    "`let mut` buffer as `&[f64]` next to `&mut`",
+    "slice helper: sub-slice of a `let mut` buffer",
+    "`&[f64; N]` as `&[f64]` next to `&mut`",
 ];
 
 /// The constructs the slice programs (and the `params` selections) exercise, each with how
@@ -356,15 +357,20 @@ impl SliceGen<'_> {
             .cloned()
             .collect();
         let choice = self.rng.below(10);
-        // (a `let mut` buffer or an array as the `&[f64]` next to a `&mut` argument does
-        // not compile yet: only in calls of reading helpers)
         let reading = exclude.is_empty() || PENDING;
-        if choice == 0 && reading && !self.buffers.is_empty() {
+        // choice 0: a `let mut` buffer as it is; 8: a sub-slice of one
+        if (choice == 0 || choice == 8) && reading && !self.buffers.is_empty() {
             let (b, len) = self.rng.pick(&self.buffers.clone()).clone();
             if len >= min && exclude != format!("&mut {b}") {
                 if !exclude.is_empty() {
                     self.features
-                        .insert("pending: `let mut` buffer as `&[f64]` next to `&mut`");
+                        .insert("`let mut` buffer as `&[f64]` next to `&mut`");
+                }
+                if choice == 8 {
+                    let (r, _, _) = self.range(len, min.max(1));
+                    self.features
+                        .insert("slice helper: sub-slice of a `let mut` buffer");
+                    return format!("&{b}[{r}]");
                 }
                 self.features.insert("slice helper: a `let mut` buffer");
                 return format!("&{b}");
@@ -374,7 +380,7 @@ impl SliceGen<'_> {
             self.features.insert("&[f64; N] passed as &[f64]");
             if !exclude.is_empty() {
                 self.features
-                    .insert("pending: `&[f64; N]` as `&[f64]` next to `&mut`");
+                    .insert("`&[f64; N]` as `&[f64]` next to `&mut`");
             }
             return format!("&{}", self.rng.pick(&self.arrays.clone()));
         }

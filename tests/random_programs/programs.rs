@@ -9,7 +9,7 @@
 // Generated code is written for coverage, not style: unused bindings and `mut`s, `a - a`,
 // `x[i]` in `for i in 0..x.len()`, `i % 2 == 0`, redundant branches and parentheses are
 // expected. (`unknown_lints`: older clippy versions do not know every name.)
-#![allow(unknown_lints, unused_variables, unused_mut, unused_assignments, unused_parens, unreachable_code, dead_code, non_snake_case, clippy::assign_op_pattern, clippy::collapsible_else_if, clippy::collapsible_if, clippy::double_comparisons, double_negations, clippy::eq_op, clippy::erasing_op, clippy::explicit_counter_loop, clippy::identity_op, clippy::if_same_then_else, clippy::ifs_same_cond, clippy::impossible_comparisons, clippy::int_plus_one, clippy::let_and_return, clippy::manual_is_multiple_of, clippy::manual_memcpy, clippy::manual_range_contains, clippy::manual_slice_fill, clippy::map_clone, clippy::match_single_binding, clippy::modulo_one, clippy::needless_range_loop, clippy::needless_return, clippy::neg_multiply, clippy::never_loop, clippy::no_effect, clippy::nonminimal_bool, clippy::overly_complex_bool_expr, clippy::precedence, clippy::redundant_comparisons, clippy::redundant_locals, clippy::redundant_slicing, clippy::self_assignment, clippy::single_match, clippy::unnecessary_cast, clippy::unnecessary_operation, clippy::useless_vec, clippy::vec_init_then_push, clippy::while_immutable_condition)]
+#![allow(unknown_lints, unused_variables, unused_mut, unused_assignments, unused_parens, unreachable_code, dead_code, non_snake_case, clippy::assign_op_pattern, clippy::collapsible_else_if, clippy::collapsible_if, clippy::double_comparisons, double_negations, clippy::eq_op, clippy::erasing_op, clippy::explicit_counter_loop, clippy::identity_op, clippy::if_same_then_else, clippy::ifs_same_cond, clippy::impossible_comparisons, clippy::int_plus_one, clippy::let_and_return, clippy::manual_is_multiple_of, clippy::manual_memcpy, clippy::manual_unwrap_or, clippy::manual_range_contains, clippy::manual_slice_fill, clippy::map_clone, clippy::match_single_binding, clippy::modulo_one, clippy::needless_range_loop, clippy::needless_return, clippy::neg_multiply, clippy::never_loop, clippy::no_effect, clippy::nonminimal_bool, clippy::overly_complex_bool_expr, clippy::precedence, clippy::redundant_comparisons, clippy::redundant_locals, clippy::redundant_slicing, clippy::self_assignment, clippy::single_match, clippy::unnecessary_cast, clippy::unnecessary_operation, clippy::useless_vec, clippy::vec_init_then_push, clippy::while_immutable_condition)]
 
 use autodiff::ndarray::{Array1, Array2, Axis};
 use autodiff::prelude::*;
@@ -1126,6 +1126,18 @@ fn p36_h2(v: &[f64], s: f64) -> Result<f64, String> {
     let h = head?;
     Ok(h * 1.5 + v[v.len() - 1] * 0.6)
 }
+#[differentiable]
+fn p36_h3(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * 0.75;
+    }
+}
+#[differentiable]
+fn p36_h4(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    p36_h0(y, s);
+    p36_h3(s * 1.5, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
 program! {
     #[differentiable]
     fn p36(xs: &[f64], a: f64) -> f64 {
@@ -1137,1203 +1149,1150 @@ program! {
         let s3 = &xs[6..];
         let t4 = (s3[1] * t2.tanh() + s3[1]).sin() + s3[s3.len() - 1] * 0.25;
         let t5 = p36_h1(&buf1, t2.tanh() * -0.5);
-        let t6 = match p36_h2(s3, t4.tanh() * 0.25) { Ok(v) => v, Err(_) => t4.tanh() * 0.25 * 0.75 };
-        let t7 = p36_h1(&s3[1..], t6.tanh() * 0.75).sin();
-        let s8 = &s3[0..];
-        let t9 = (s8[0] * t4.tanh() + s8[1]).sin() + s8[s8.len() - 1] * 0.5;
-        let s10 = &s3[..];
-        let t11 = (s10[1] * t6.tanh() + s10[0]).sin() + s10[s10.len() - 1] * 0.6;
-        t11 + t9 + t7 + t6 + t5 + a * 0.3
+        let t6 = match p36_h2(&buf1[..2], t5.tanh()) { Ok(v) => v, Err(_) => t5.tanh() * 1.5 };
+        let t7 = p36_h1(&s3[..2], t5.tanh() * 0.25);
+        let mut buf8 = vec![-0.5; 2];
+        let t9 = p36_h4(&mut buf8, &s3[0..], t2.tanh() * 0.5).tanh();
+        let t10 = p36_h4(&mut buf8, &xs[..6], t9.tanh()).tanh();
+        let t11 = buf8[0] + buf8[1] * 0.25;
+        let s12 = &xs[..];
+        let t13 = (s12[1] * t10.tanh() + s12[3]).sin() + s12[s12.len() - 1] * -0.5;
+        t13 + t11 + t10 + t9 + t7 + a * 0.3
     }
     check_p36(seed = 0x12dd64e2d836b00c, inputs = 9, calls = [], at = |p| (&p[0..8], p[8]));
 }
 
 program! {
     #[differentiable]
-    fn p37(a: f64, b: f64) -> f64 {
-        let mut acc0 = 0.5;
-        for i in 0..2 {
-            let o1: Option<f64> = if (f64::max(i as f64, b)) > -0.4 || b < 0.25 { Some((b * b + (1.0 + b.powi(2)).sqrt()) * 0.5) } else { None };
-            let t3: f64 = match o1 { Some(u2) => (a + 0.9).cos(), None => ((a + i as f64) * 0.5).tanh() };
-            acc0 = b;
-        }
-        for i in 0..4 {
-            acc0 = acc0 * 0.1;
-        }
-        (acc0 * 0.1).sin().tanh() - b
-    }
-    check_p37(seed = 0x5992f9584044aa1a, inputs = 2, calls = [], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p38(a: f64, b: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = 0.5;
-        if xs.iter().map(|q| q * b).sum::<f64>() * xs[1] < 0.1 && b < 0.1 {
-            let t1 = (a / (1.5 + 1.25_f64.tanh()) * xs[1] * 0.5).tanh().powi(3);
-        }
-        let mut v2 = vec![0.0; 2];
-        for i in 0..v2.len() {
-            v2[i] = 0.5 * (1.0 + (p2(b, (xs[i] + i as f64) * 0.5, (a.sin().exp() * 0.5).sin()) * 0.5).tanh().powi(2)).sqrt();
-        }
-        if b.powi(2).ln_1p() > 0.1 {
-            return a;
-        }
-        let t3 = xs[1].cos();
-        acc0 *= (xs[2] * a).cos();
-        v2[0] = (xs.iter().sum::<f64>().sin().cos() * 0.5).atan();
-        let t4 = 1.0_f64.tanh();
-        t4 + t3.cos() + acc0.cos() + b + a.cos()
-    }
-    check_p38(seed = 0xd77c4d9feeee6037, inputs = 6, calls = [p2], at = |p| (p[0], p[1], &p[2..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p39(xs: &[f64], a: f64) -> f64 {
-        let t0 = (((a - a).atan2(1.5 + a.atan().cos()) + (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * (p28(((xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) - 0.3) * 0.5).atan(), (a * a * 0.5).sin(), (p3(1.0_f64.min(a), xs[1]) * 0.5).atan()) * 0.5) * 0.5 + f64::sin(a)) * 0.5) * 0.5).sin();
-        let k1 = ((t0 / (1.0 + xs[0] * xs[0])).abs() * 2.0) as usize % 3;
-        let mut acc2 = (1.5 + a.sin()).powf(t0.tanh()) * (0.9 * t0);
-        match k1 {
-            0 => {
-                let mut w3 = 0;
-                while w3 < 4 {
-                    let t0 = t0 * (t0 * 0.6);
-                    acc2 = ((acc2 * 0.1).tanh() - xs[w3 % xs.len()] / (1.0 + xs[2] * xs[2]) * 0.5).tanh();
-                    w3 += 1;
-                }
-            }
-            1 => {
-                let t4 = (0.5 * f64::sin(xs[1]).tanh()).atanh();
-                acc2 += a;
-            }
-            _ => {
-                let t5 = xs[0].tanh().sinh();
-                let mut v6: Vec<f64> = Vec::new();
-                v6.push((1.25 * t0 + (t5 - xs[0])) * 0.5);
-                v6.push(-f64::atan(a));
-                let t7 = v6[0] * 0.5 + v6[1];
-            }
-        }
-        for i in 0..4 {
-            let t10: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u8, &w9)| (2.0 + u8.cos()).recip().hypot((1.0 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().powi(2)).cbrt()) * (0.5 * w9)).sum();
-            acc2 /= (1.0 + (t10 * 0.02 - acc2 * 0.1).powi(2));
-        }
-        (acc2 * 0.1).tanh() + t0
-    }
-    check_p39(seed = 0x46518053bea63157, inputs = 4, calls = [p3, p28], at = |p| (&p[0..3], p[3]),
-        params = ["xs"] at [0, 1, 2]);
-}
-
-#[differentiable]
-fn p40_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 1.5
-}
-#[differentiable]
-fn p40_h1(v: &[f64], s: f64, k: usize) -> f64 {
-    if k == 0 {
-        (v[0] * s).sin()
-    } else {
-        v[k % v.len()] * 1.5 + p40_h1(v, s * -0.5, k - 1).sin()
-    }
-}
-program! {
-    #[differentiable]
-    fn p40(xs: &[f64], a: f64) -> f64 {
-        let t1 = p40_h0(&xs[2..], a * 1.5);
-        let t2 = p40_h1(&xs[..7], a, 3);
-        let t3 = p40_h0(&xs[1..5], t2.tanh());
-        t3 + t2 + t1 + a * 0.3
-    }
-    check_p40(seed = 0x918e178709826b51, inputs = 8, calls = [], at = |p| (&p[0..7], p[7]),
-        params = ["xs"] at [0, 1, 2, 3, 4, 5, 6]);
-}
-
-program! {
-    #[differentiable]
-    fn p41(a: f64, n: usize, xs: &[f64]) -> f64 {
-        let mut acc0 = 1.0;
-        for i in 0..xs.len() {
-            let mut k1 = 0;
-            loop {
-                let t4: f64 = xs[1..3].iter().map(|u2| { let u2 = *u2; 0.75_f64 }).sum();
-                acc0 += 0.25 * (t4 * 0.5).atan2(1.5 + 1.5_f64.cos());
-                k1 += 1;
-                if (xs.iter().map(|q| q * q).sum::<f64>() > -0.2) || k1 >= 5 { break; }
-            }
-            acc0 /= (1.0 + ((acc0 * 0.05).atan() * (acc0 * 0.05).sin()).powi(2));
-        }
-        let mut w5 = 0;
-        while w5 < 2 {
-            if acc0 * 0.02 > 0.25 {
-                if a * (acc0 * 0.02).sin() > a {
-                    let mut acc6 = (2.0 + (xs[w5].powi(3) * 0.5).atan().cos()).powi(-2);
-                } else {
-                    acc0 *= (a + (acc0 * 0.02).tanh()).tanh();
-                }
-            } else if xs[w5].hypot(xs.iter().map(|q| q * q).sum::<f64>()) > (acc0 * 0.02).atan() {
-                let a = a * (xs[n] * a);
-            } else {
-                let t7 = (a + a).sin();
-            }
-            acc0 = ((acc0 * 0.02).sin() - 0.5_f64.to_radians()).atan();
-            w5 += 1;
-        }
-        for i in 0..xs.len() {
-            if xs[n] * (acc0 * 0.02).sin() > 0.25 {
-                let t8: f64 = (xs[2] - n as f64).powi(2).ln_1p();
-            } else {
-                acc0 = ((acc0 * 0.02).atan() + ((acc0 * 0.02).max(xs[xs.len() - 1 - i]) * 0.5).tanh()).tanh();
-            }
-            acc0 += (f64::tanh(a * (acc0 * 0.02).sin()) * 0.5).tanh();
-        }
-        let t9 = match n % 3 { 0 => a, 1 => (a * xs.iter().sum::<f64>()).sin().exp2(), _ => (acc0 * 0.02).sin() };
-        if n > 2 {
-            if acc0 * 0.02 / (1.5 + t9.tanh()) > n as f64 && (acc0 * 0.02).tanh() < 0.5 {
-                for i in 1..=3 {
-                    let mut acc10 = 1.0;
-                    acc10 -= a;
-                }
-            } else {
-                if n % 3 == 1 {
-                    let t11 = xs.iter().map(|q| q.cos()).product::<f64>();
-                }
-            }
-        } else {
-            let c12 = |u13: f64| f64::tanh(u13) - (acc0 * 0.02).sin().atan();
-            let t14: f64 = c12(xs[n]) - 0.5 * c12(((xs.iter().map(|q| q * q).sum::<f64>() * 0.25).atan().powi(3) * 0.5).atan());
-        }
-        t9 + 1.25 * (acc0 * 0.02).tanh()
-    }
-    check_p41(seed = 0x8a7875bb102fd0e2, inputs = 4, calls = [], at = |p| (p[0], 2, &p[1..4]));
-}
-
-program! {
-    #[differentiable]
-    fn p42(a: f64) -> f64 {
-        let mut acc0 = 1.0 - f64::atan(a);
-        if acc0 * 0.5 < 0.3 {
-            let t1 = acc0;
-            acc0 *= (t1 * 0.5).sin().powi(3).tanh();
-        } else {
-            for i in 0..1 {
-                for j in 0..1 {
-                    let a = a + a.tanh();
-                    acc0 = (a * 0.5).tanh().max(a * 0.5) * 0.75;
-                }
-                acc0 += a.atan().mul_add(1.0_f64.powi(3), i as f64 + a) * 0.25;
-            }
-        }
-        let t2 = if (acc0 * 0.1).atan().tanh() < 0.25 { -p10((((acc0 * 0.1).tanh() - a) * 0.5).tanh(), (a.powi(3) * 0.5).sin()) } else { (acc0 * 0.1).sin().tanh().exp2() - (acc0 * 0.1).tanh().sin() };
-        let c3 = |u4: f64| (t2 * 0.5).sin().tanh().sinh() + u4.to_radians();
-        let t5: f64 = c3((t2 * 0.5).sin() * (acc0 * 0.1).sin().min((t2 * 0.5).tanh())) - 0.5 * c3((t2 * 0.5).sin().atan());
-        acc0 += ((-t5).mul_add(0.5_f64.max((t2 * 0.5).tanh()), (p28(((t5 + (acc0 * 0.1).atan()) * 0.25).tanh(), 0.2 + (t2 * 0.5).sin(), f64::cos(acc0 * 0.1)) * 0.5).sin() - 0.6) * 0.25).atan();
-        let t5 = t5 + (t5 + a);
-        if (acc0 * 0.1).tanh().hypot((t5 * 0.25).tanh()) > 0.0 {
-            return (t5 * 0.25).sin();
-        }
-        acc0 = a.sin().cos();
-        1.0 * (t5 * 0.25).atan() - 0.2 * (t2 * 0.5).tanh() + (acc0 * 0.1).atan() + 0.5 * (t2 * 0.5)
-    }
-    check_p42(seed = 0xdaa0d3ff6d95e41d, inputs = 1, calls = [p10, p28], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p43(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = v.to_owned();
-        let t2 = t1.to_owned();
-        let t3 = (-x.mapv(f64::sin)).dot(&(x.column(1).to_owned())) * 0.3;
-        let mut t4 = (x.sum() * 0.1) * x;
-        for _ in 0..n {
-            t4 = (&t4 * (((s) * (s)).tanh())).mapv(f64::sin) + &t4 * 0.5;
-        }
-        let mut t5 = t1.to_owned();
-        for _ in 0..n {
-            t5 = (t4.dot(&t5) * 0.3).mapv(f64::tanh) + &t5 * 0.5;
-        }
-        t5.dot(&t5) * 0.1 + t4.sum() * 0.2 + t3.dot(&t3) * 0.1
-    }
-    check_p43(seed = 0x5254a9ea88b8652a, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p44(b: f64, xs: &[f64], a: f64) -> f64 {
-        let a = a + a.powi(3);
-        let t2: f64 = xs.iter().rev().skip(1).map(|&u0| (xs.iter().sum::<f64>() + 1.5).mul_add(xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().sin(), b * xs[2])).sum();
-        let mut b = b;
-        0.6 * b - (t2 * 0.05).sin() + (a * 0.25).tanh().tanh()
-    }
-    check_p44(seed = 0xb906fbbfc2e26756, inputs = 5, calls = [], at = |p| (p[0], &p[1..4], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p45(a: f64, c: f64, b: f64) -> f64 {
-        let mut acc0 = (1.5 + 0.6_f64.sin()).log(2.5 + 1.25_f64.min(b).cos());
-        for i in 1..=3 {
-            let mut v1 = vec![0.0; 2];
-            for j in 0..v1.len() {
-                v1[j] = ((c * c + a.min(0.25)) * 0.5).sin();
-            }
-            let t2 = 1.0 * (acc0 * 0.25 * a);
-            acc0 = ((acc0 * 0.25).tanh() + (acc0 * 0.25).tanh() * v1[0]).atan();
-        }
-        let mut k3 = 0;
-        let r5 = loop {
-            let mut v4 = vec![0.0; 2];
-            for j in 0..v4.len() {
-                v4[j] = a;
-            }
-            v4[(k3 + 1) % 2] -= ((b * b + (k3 as f64).hypot(0.2)) * 0.1).sin();
-            k3 += 1;
-            if (a * c < -0.2) || k3 >= 6 { break (acc0 * 0.1).tanh(); }
-        };
-        let mut v6 = vec![0.0; 4];
-        for i in 0..v6.len() {
-            v6[i] = a;
-        }
-        let mut w7 = 0;
-        while w7 < 3 {
-            let t8 = match w7 { 0 | 1 => 0.2, _ => (1.0 + (acc0 * 0.05).tanh().powi(3).powi(2)).ln() };
-            v6[w7] += ((v6.iter().map(|q| (q * 0.25).cos()).product::<f64>() + (v6.iter().enumerate().map(|(k, q)| (q * 0.25) * k as f64).sum::<f64>() * 0.5).atan()).atan2(1.5 + (1.5 + p10((1.0 + (v6[2] * 0.25).sin().powi(2)).cbrt(), (a - (acc0 * 0.05).tanh()) * 0.5).cos()).sqrt().cos()) * 0.5).tanh();
-            w7 += 1;
-        }
-        r5 + 0.3 * (acc0 * 0.05).sin() + c + 0.5 * r5
-    }
-    check_p45(seed = 0xaca5b07532564fa2, inputs = 3, calls = [p10], at = |p| (p[0], p[1], p[2]),
-        params = ["a"] at [0]);
-}
-
-#[differentiable]
-fn p46_h0(y: &mut [f64], s: f64) {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.6).tanh();
-    }
-    y[0] = (y[0] * 0.5 + s).sin();
-}
-#[differentiable]
-fn p46_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).sin() * 1.5;
-    }
-}
-#[differentiable]
-fn p46_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    p46_h0(y, s);
-    p46_h1(s * 0.5, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-#[differentiable]
-fn p46_h3(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.75).sin();
-    }
-    acc * 0.25 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p46_h4(v: &[f64], s: f64) -> Result<f64, String> {
-    let head = if v[0] * s > -0.4 { Ok((v[0] * s).tanh()) } else { Err(format!("{s} is too small")) };
-    let h = head?;
-    Ok(h * 0.25 + v[v.len() - 1] * 0.6)
-}
-#[differentiable]
-fn p46_h5(v: &[f64], s: f64, k: usize) -> f64 {
-    if k == 0 {
-        (v[0] * s).cos()
-    } else {
-        v[k % v.len()] * -0.5 + p46_h5(v, s * 0.25, k - 1).cos()
-    }
-}
-program! {
-    #[differentiable]
-    fn p46(a: f64, ys: &mut [f64], xs: &[f64]) -> f64 {
-        let mut buf1 = vec![0.0; 3];
-        for i in 0..3 {
-            buf1[i] = xs[i + 5] * a;
-        }
-        let t2 = p46_h2(&mut buf1, &xs[2..=3], a).tanh();
-        let t3 = buf1[0] + buf1[2] * 0.25;
-        let t4 = p46_h3(&buf1, a * 1.5);
-        let t5 = match p46_h4(&xs[..4], t3.tanh()) { Ok(v) => v, Err(_) => t3.tanh() * 0.75 };
-        let t6 = p46_h5(&xs[..3], t2.tanh(), 1);
-        let s7 = &xs[0..=2];
-        let t8 = (s7[2] * t5.tanh() + s7[0]).sin() + s7[s7.len() - 1] * 0.6;
-        let mut buf9 = vec![0.0; 4];
-        for i in 0..4 {
-            buf9[i] = xs[i + 1] * t3.tanh();
-        }
-        let _ = p46_h2(&mut buf9, s7, t6.tanh());
-        let _ = p46_h2(&mut buf9, xs, t4.tanh());
-        p46_h1(t3.tanh() * 0.5, &xs[..8], &mut buf9);
-        let t10 = buf9[0] + buf9[3] * 0.3;
-        p46_h1(t5.tanh() * 0.75, s7, ys);
-        let t11 = ys[2] * 0.25;
-        t11 + t10 + t8 + t6 + t5 + ys[2] + a * 0.3
-    }
-    check_p46(seed = 0x5a07ef938d1dc3cc, inputs = 12, calls = [], at = |p| (p[0], &mut p[1..4].to_vec(), &p[4..12]));
-}
-
-program! {
-    #[differentiable]
-    fn p47(a: f64, xs: &[f64], b: f64, d: f64, c: f64) -> f64 {
-        let t2: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u0, &w1)| 0.2_f64.hypot(b) * (0.1 * c) * (0.5 * w1)).sum();
-        let a = a + c / (1.0 + xs[0].powi(2));
-        let mut acc3 = (((1.0 + p31(xs[0], (0.5 * xs.iter().map(|q| (q * 1.25).sin()).sum::<f64>().tanh()).atanh(), xs[2], (1.0 + 2.0_f64.powi(2)).ln()).powi(2)).cbrt() - ((p29((2.0 + xs[0].cos()).recip(), (xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) / (1.0 + xs[2].powi(2)) * 0.5).atan(), (xs[1] * (a * 0.25).atan() * 0.5).atan()) * 0.25).atan() + d)) * 0.5).sin();
-        for i in 0..1 {
-            let acc3 = (acc3 * 0.5).tanh() - b.cos();
-            let mut acc4 = d * i as f64 / (1.5 + (d / (1.5 + b.tanh())).tanh());
-            let flag5 = xs[i] / (1.0 + (a * 0.25).tanh().powi(2)) > -0.2;
-            acc4 = (acc4 * (1.5 + 0.75_f64.cos()).sqrt()).atan();
-        }
-        let t6 = match ((acc3 * 0.5).sin().abs() * 2.0) as usize % 3 { 0 => (acc3 * 0.5).cos() * 0.1, 1 => 0.25_f64.powi(2) / (1.5 + (xs.iter().map(|q| q.cos()).product::<f64>() * xs[1]).tanh()), _ => (xs[0] + ((a * 0.25).tanh() + xs.iter().sum::<f64>())) * 0.25 };
-        let k7 = ((xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) / (1.0 + xs.iter().map(|q| q * b).sum::<f64>() * xs.iter().map(|q| q * b).sum::<f64>()) * 0.5).tanh().abs() * 2.0) as usize % 3;
-        match k7 {
-            0 => {
-                let o8: Option<f64> = if xs.iter().map(|q| q * q).sum::<f64>() * c > xs[0] && xs.iter().map(|q| q.cos()).product::<f64>() < -0.2 { Some(1.25 * (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() - t2) * 0.1) } else { None };
-                let t10: f64 = if let Some(u9) = o8 { (a * 0.25).atan() * c / (1.5 + (0.2_f64 + 1.25).tanh()) } else { xs[0] };
-            }
-            1 => {
-                let t11: f64 = d;
-            }
-            _ => {
-                for i in 0..xs.len() {
-                    if i == 0 {
-                        if i % 2 == 0 {
-                            let mut w12 = 0;
-                            while w12 < 1 {
-                                if w12 == 0 {
-                                    let t15: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u13, &w14)| (0.3 * (a * 0.25).tanh()).powi(2) * (0.5 * w14)).sum();
-                                } else {
-                                    if i % 2 == 0 {
-                                        let c = c + t6 * t6;
-                                    } else {
-                                        let mut w16 = 0;
-                                        while w16 < 2 {
-                                            acc3 -= (a * 0.25).abs() * 0.5;
-                                            acc3 /= (1.0 + (a * 0.25).atan().powi(2));
-                                            w16 += 1;
-                                        }
-                                    }
-                                }
-                                acc3 += (((a * 0.25).atan() - xs[1]) * 0.25).atan();
-                                w12 += 1;
-                            }
-                        }
-                    }
-                    acc3 = c.cos().exp();
-                }
-            }
-        }
-        t6 + (a * 0.25).tanh() + 0.5 * t2 + 0.1 * c
-    }
-    check_p47(seed = 0x9a5f3362faea4f79, inputs = 7, calls = [p29, p31], at = |p| (p[0], &p[1..4], p[4], p[5], p[6]));
-}
-
-program! {
-    #[differentiable]
-    fn p48(b: f64, a: f64) -> f64 {
-        let c0 = |u1: f64| (2.0 + ((b + a) * 0.5).cos()).powi(-2);
-        let t2: f64 = c0(b) - 0.5 * c0(b);
-        let mut acc3 = 1.0;
-        let mut w4 = 0;
-        while w4 < 4 {
-            acc3 += t2;
-            if (a * w4 as f64) > 0.25 {
-                acc3 = (b.asinh() * t2.hypot((acc3 * 0.1).atan()) * 0.5).sin();
-            } else {
-                let t5 = if b - t2 < 0.3 { (acc3 * 0.1).atan() * b.tanh() } else { (b * b).cos().exp() };
-            }
-            w4 += 1;
-        }
-        let t6: f64 = t2 / (1.0 + a.powi(2));
-        let mut v7 = vec![0.0; 4];
-        for i in 0..v7.len() {
-            v7[i] = b * 0.25;
-        }
-        for i in 0..v7.len() {
-            for j in 0..1 {
-                acc3 = 1.25 * a.powi(2);
-            }
-            acc3 += (-(1.0 + (acc3 * 0.05).sin().powi(2)).sqrt() * 0.5).sin();
-        }
-        0.9 * t6 + (acc3 * 0.05).cos() + a
-    }
-    check_p48(seed = 0xc51a0b2ba8768d21, inputs = 2, calls = [], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p49(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (-0.39_f64 + xs[2]).tanh();
-        let t2 = (((a) * (t1)).tanh() + xs[1]).tanh();
+    fn p37(a: f64, xs: &[f64]) -> f64 {
         let mut acc = 0.0;
         let mut extra = 0.0;
-        for i in 1..xs.len() {
-            if a < 0.18 {
-                if (1.0 + (t1) * (t1)).ln() < 0.46 {
-                    break;
-                }
-            } else {
-                acc = acc + (((xs[i]).cos() * a) * (((-0.42_f64).sin()).cos() * xs[i])).tanh() - (((1.0 + (xs[i - 1]) * (xs[i - 1])).ln()).sin()).tanh();
+        for i in 0..xs.len() {
+            acc += (xs[i]).tanh();
+            extra += (a).tanh();
+            if i + 1 < xs.len() {
+                let t1 = (xs[i + 1]).tanh() * 1.5;
+                acc += ((a).tanh()).tanh();
             }
-            let t3 = ((0.91_f64).mul_add(0.5, xs[i - 1])).tanh() * 1.5;
-            let t4 = (a).tanh() * 1.5;
-            acc += (((((t4).tanh()).sin()) * 0.5).exp()).tanh();
+            acc += (((1.0 + (xs[i]) * (xs[i])).ln()).sin()).tanh();
         }
         acc
     }
-    check_p49(seed = 0x46aacb4bb23109ec, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+    check_p37(seed = 0x1b82a1763dfe141a, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
 }
 
+#[differentiable]
+fn p38_h0(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).tanh();
+    r[1] = v[1] * 0.3;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+#[differentiable]
+fn p38_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * -0.5;
+    }
+}
+#[differentiable]
+fn p38_h2(y: &mut [f64], s: f64) -> f64 {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 1.5).tanh();
+    }
+    y[0] = (y[0] * 0.6 + s).sin();
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p38_h3(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    let _ = p38_h2(y, s);
+    p38_h1(s * -0.5, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+#[differentiable]
+fn p38_h4(v: &[f64], s: f64) -> Option<f64> {
+    let head = if v[0] * s > -0.4 { Some((v[0] * s).tanh()) } else { None };
+    let h = head?;
+    Some(h * 0.25 + v[v.len() - 1] * 0.3)
+}
 program! {
     #[differentiable]
-    fn p50(a: f64, n: usize, b: f64, xs: &[f64]) -> f64 {
-        let t2: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u0, &w1)| b * b * (0.5 * w1)).sum();
-        let t4 = { let u3 = (b.mul_add(0.9, t2 * 0.1) * 0.75 * 0.5).sin(); a.min((2.0 + b.cos()).powi(-2)) };
-        let mut acc5 = b.sin() * b.tanh().exp_m1() * 0.5;
-        let mut w6 = 0;
-        while w6 < 1 {
-            let mut k7 = 0;
-            let r8 = loop {
-                for l in 0..1 {
-                    acc5 *= a.asinh().tanh();
-                    acc5 /= (2.0 + (1.5 + xs.iter().map(|q| q * q).sum::<f64>().cos()).sqrt().cos());
-                }
-                acc5 += (0.1 * xs[k7]).tanh() * 0.5;
-                k7 += 1;
-                if (-xs[2] < 0.25) || k7 >= 4 { break w6 as f64; }
-            };
-            acc5 = (1.0 + (acc5 * 0.02).powi(2)).cbrt().powi(2).ln_1p();
-            w6 += 1;
+    fn p38(a: f64, ys: &mut [f64], xs: &[f64]) -> f64 {
+        let arr1 = p38_h0(&xs[..], a);
+        let t2 = arr1[0] * arr1[0];
+        let mut buf3 = vec![0.6; 2];
+        p38_h1(a, &arr1, &mut buf3);
+        let _ = p38_h3(&mut buf3, &xs[..], t2.tanh());
+        let t4 = buf3[0] + buf3[1] * 0.25;
+        let mut buf5 = vec![0.25; 2];
+        let t6 = p38_h3(&mut buf5, xs, t2.tanh() * 0.75).tanh();
+        for _ in 0..2 {
+            p38_h1(a * 0.5, xs, &mut buf5);
         }
-        let t11: f64 = xs.iter().rev().skip(1).map(|&u9| 1.25_f64.clamp(-0.75, 0.75)).sum();
-        let t14: f64 = xs[1..4].iter().map(|u12| { let u12 = *u12; (n as f64).tanh() * (xs[xs.len() - 1 - n] + t2 * 0.1) }).sum();
-        t14 * 0.05 + (t11 * 0.5).tanh() + (t2 * 0.1).sin() + b
+        let t7 = buf5[0] + buf5[1] * 0.75;
+        let arr8 = p38_h0(&xs[..], t2.tanh() * 0.25);
+        let t9 = arr8[2] * arr8[2];
+        let mut buf10 = vec![0.0; 2];
+        for i in 0..2 {
+            buf10[i] = xs[i + 6] * t2.tanh();
+        }
+        let _ = p38_h2(&mut buf10, t7.tanh());
+        let t11 = buf10[0] + buf10[1] * 0.25;
+        let arr12: [f64; 3] = [t11.tanh(), xs[0] * -0.5, (t11.tanh()).sin()];
+        let [e14, e15, e16] = arr12;
+        let t13 = e14 * e16 + arr12[1] * e15;
+        let t17 = match p38_h4(&buf10, t6.tanh()) { Some(v) => v, None => t6.tanh() * 0.6 };
+        let t18 = p38_h3(ys, &xs[1..], t9.tanh()).tanh();
+        let t19 = ys[1] * 0.5;
+        t19 + t18 + t17 + t13 + t11 + ys[2] + a * 0.3
     }
-    check_p50(seed = 0xe5cceb8358bdc920, inputs = 6, calls = [], at = |p| (p[0], 3, p[1], &p[2..6]));
+    check_p38(seed = 0x33463050ca469187, inputs = 12, calls = [], at = |p| (p[0], &mut p[1..4].to_vec(), &p[4..12]));
 }
 
 program! {
     #[differentiable]
-    fn p51(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = s;
-        let t2 = t1;
-        t2 + t1 + s
+    fn p39(a: f64, xs: &[f64]) -> f64 {
+        let t1 = ((a + a).tanh() + xs[3]).tanh();
+        let t2 = (((t1) * 0.5).exp() + xs[3]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() - 1 {
+            if ((((t2) * 0.5).exp()) * 0.5).exp() > 0.19 {
+                if (1.0 + (0.65_f64) * (0.65_f64)).ln() < 0.08 {
+                    continue;
+                }
+                let t3 = ((((t1) * (t2)) * (xs[i + 1])) * (t2)).tanh() * 1.5;
+            } else {
+                let t4 = if ((a).tanh()).cos() * xs[i] > -0.28 { (((t2) * (xs[i] + t2)).mul_add(0.5, t1)).tanh() } else { xs[i + 1] - -0.36_f64 };
+            }
+            if (xs[i + 1]).sin() < -0.06 {
+                break;
+            }
+            acc += ((((xs[i]) * 0.5).exp()).sin()).tanh();
+        }
+        acc
     }
-    check_p51(seed = 0x70c199bc820d1d58, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+    check_p39(seed = 0x9e00436e526fb5f1, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p40(a: f64) -> f64 {
+        let t0: f64 = f64::tanh(a) * (a + a).sin().exp();
+        let mut acc1 = 0.0;
+        let mut w2 = 0;
+        while w2 < 4 {
+            let t3 = (0.5 * a.tanh()).atanh();
+            acc1 += ((1.5 + a.mul_add((t0 * 0.5).tanh(), t3).sin()).powf((a * t3).tanh()) * 0.5).sin();
+            w2 += 1;
+        }
+        (acc1 * 0.1).cos() + (t0 * 0.5).tanh()
+    }
+    check_p40(seed = 0x45f3314f295bd48e, inputs = 1, calls = [], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p41(a: f64, xs: &[f64], b: f64) -> f64 {
+        let t0 = b - (2.0 + xs[0].cos()).powi(-2) * (0.5 * xs.iter().map(|q| q * b).sum::<f64>().tanh()).atanh();
+        let t1 = if b < 0.7 { (-xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())).tanh().exp2() } else { (t0 * 0.5).tanh() * xs[2].powi(2).ln_1p() };
+        let mut acc2 = a.tanh();
+        let t3 = (1.0 + xs[0].powi(2)).sqrt().tanh().sinh();
+        let t6: f64 = xs[1..3].iter().map(|u4| { let u4 = *u4; t1.tanh() }).sum();
+        let t7 = ((1.0 + t3.powi(2)).sqrt() - acc2).abs();
+        let mut v8 = vec![0.0; 4];
+        for i in 0..v8.len() {
+            v8[i] = f64::tanh(t1.atan2(1.5 + (i as f64).cos()));
+        }
+        let k9 = ((t7 * 0.5).tanh().abs() * 2.0) as usize % 3;
+        match k9 {
+            0 => {
+                acc2 = xs[0].max(t0 * 0.5) * xs[1].cos() * 0.5;
+            }
+            1 => {
+                let t10: f64 = (1.5 + (b + (t7 * 0.5).atan()).cos()).sqrt().atan2(1.5 + (1.5 + 1.5_f64.sin()).log(2.5 + xs.iter().map(|q| q.cos()).product::<f64>().cos()).atan().cos());
+            }
+            _ => {
+                let mut v11 = vec![0.0; v8.len()];
+                for i in 0..v11.len() {
+                    v11[i] = (i as f64 / (1.0 + acc2.powi(2)) * (t6 * 0.25 + (t0 * 0.5).sin()) * 0.05).tanh();
+                }
+            }
+        }
+        t7 * 0.5 + 0.1 * (t6 * 0.25) + t3 + 0.9 * acc2 + t1.sin() + (t0 * 0.5).tanh()
+    }
+    check_p41(seed = 0x7eb072799c43b1b2, inputs = 5, calls = [], at = |p| (p[0], &p[1..4], p[4]));
+}
+
+program! {
+    #[differentiable]
+    fn p42(b: f64, a: f64) -> f64 {
+        let mut acc0 = (a.tanh().exp2() * 1.25 * 0.5).tanh();
+        let mut w1 = 0;
+        while w1 < 3 {
+            acc0 += (w1 as f64 + 0.5 * a) * 0.25;
+            acc0 = ((acc0 * 0.25).tanh() + 0.2 * a).sin();
+            w1 += 1;
+        }
+        let t2 = if acc0 * 0.25 * a < -0.4 { b.powi(2).ln_1p() } else { (acc0 * 0.25).atan().cos() + f64::cos(b) };
+        0.9 * (t2 * 0.5).atan() + (acc0 * 0.25).atan().sin()
+    }
+    check_p42(seed = 0x3d632519109cfb05, inputs = 2, calls = [], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p43(b: f64, xs: &[f64], a: f64) -> f64 {
+        let mut acc0 = 1.0;
+        let mut k1 = 0;
+        loop {
+            let mut v2 = vec![0.0; 4];
+            for j in 0..v2.len() {
+                v2[j] = 0.1_f64;
+            }
+            for q3 in xs.iter() {
+                v2[k1] = ((a * 1.5).tanh() * 0.5).sin();
+                acc0 -= (0.6 / (2.0 + (*q3).cos())).powi(2).ln_1p();
+                acc0 += (((acc0 * 0.05).atan() + *q3) / (2.0 + (1.5 + a.cos()).sqrt().cos()) * 0.1).sin();
+            }
+            acc0 *= 0.8 + 0.2 * (b * b).sin();
+            k1 += 1;
+            if (a - xs.iter().map(|q| (q * 2.0).sin()).sum::<f64>() > 0.7) || k1 >= 3 { break; }
+        }
+        if xs[0] - a > a {
+            let t4 = ((acc0 * 0.02).tanh() + a).sin().exp2().tanh();
+            let t5 = (xs.iter().map(|q| q.cos()).product::<f64>() - a).powi(2).ln_1p() - (1.5 + (1.0 + a.powi(2)).sqrt().sin()).powf(xs[0].tanh());
+        }
+        acc0 = (acc0 * 0.02).tanh();
+        let t6 = (a - acc0 * 0.02) * (xs[1] - b - xs.iter().map(|q| (q * 0.25).sin()).sum::<f64>().atan2(1.5 + xs[0].cos()));
+        let t7 = xs[1] / (2.0 + 1.25_f64.cos());
+        t7 + (t6 * 0.1).tanh() + 0.3 * (acc0 * 0.02).sin() + a.cos()
+    }
+    check_p43(seed = 0xfc58fa13d65772b7, inputs = 5, calls = [], at = |p| (p[0], &p[1..4], p[4]));
+}
+
+#[differentiable]
+fn p44_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.5).tanh();
+    }
+    acc * 0.5 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p44_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 1.5;
+    t + p44_h0(&v[1..], s * 1.5) + p44_h0(v, s).sin()
+}
+#[differentiable]
+fn p44_h2(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * -0.5).tanh();
+    }
+    y[0] = (y[0] * 0.3 + s).sin();
+}
+#[differentiable]
+fn p44_h3(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 0.6;
+    }
+}
+#[differentiable]
+fn p44_h4(y: &mut [f64], x: &[f64], s: f64) {
+    p44_h2(y, s);
+    p44_h3(s * 0.6, &x[1..], y);
+}
+program! {
+    #[differentiable]
+    fn p44(w: [f64; 3], ys: &mut [f64], a: f64, xs: &[f64], b: f64) -> f64 {
+        let mut arr1 = [0.5_f64; 3];
+        arr1[2] = a * 0.75;
+        arr1[0] = xs[1] * 0.25;
+        let t2 = arr1[2] * arr1[0];
+        let t3 = p44_h1(xs, t2.tanh() * 1.5);
+        let s4 = &xs[..5];
+        let t5 = (s4[0] * w[2] + s4[3]).sin() + s4[s4.len() - 1] * 0.25;
+        p44_h4(ys, &xs[..5], b);
+        let t6 = ys[0] * 0.75;
+        t6 + t5 + t3 + t2 + ys[2] + w[1] * 0.5 + a * 0.3
+    }
+    check_p44(seed = 0xc38fbd3f91a054e4, inputs = 14, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), &mut p[3..6].to_vec(), p[6], &p[7..13], p[13]),
+        params = ["a", "w", "ys", "xs"] at [6, 0, 1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 12]);
+}
+
+#[differentiable]
+fn p45_h0(v: &[f64], s: f64) -> Option<f64> {
+    let head = if v[0] * s > -0.4 { Some((v[0] * s).tanh()) } else { None };
+    let h = head?;
+    Some(h * 0.5 + v[v.len() - 1] * 0.25)
+}
+#[differentiable]
+fn p45_h1(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.25).sin();
+    }
+    acc * 0.3 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p45_h2(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.75 + (y[i] * s).cos() * 0.25;
+    }
+}
+#[differentiable]
+fn p45_h3(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).sin() * 0.3;
+    }
+    y[0] * 0.75
+}
+#[differentiable]
+fn p45_h4(y: &mut [f64], x: &[f64], s: f64) {
+    p45_h2(y, s);
+    let _ = p45_h3(s * 0.5, &x[1..], y);
+}
+program! {
+    #[differentiable]
+    fn p45(a: f64, xs: &[f64], ys: &mut [f64], b: f64) -> f64 {
+        let t1 = match p45_h0(&xs[..4], b * 0.75) { Some(v) => v, None => b * 0.75 * 1.5 };
+        let t2 = p45_h1(&xs[..], b);
+        let mut buf3 = vec![0.0; 2];
+        for i in 0..2 {
+            buf3[i] = xs[i + 0] * t2.tanh();
+        }
+        p45_h4(&mut buf3, xs, t2.tanh());
+        let t4 = buf3[0] + buf3[1] * 0.5;
+        let s5 = &xs[..2];
+        let t6 = (s5[0] * t1.tanh() + s5[1]).sin() + s5[s5.len() - 1] * 1.5;
+        let t7 = p45_h3(t1.tanh(), &s5[..2], ys).tanh();
+        let t8 = ys[1] * 0.3;
+        t8 + t7 + t6 + t4 + t2 + ys[2] + a * 0.3
+    }
+    check_p45(seed = 0xb0fdaeb979e9a269, inputs = 11, calls = [], at = |p| (p[0], &p[1..7], &mut p[7..10].to_vec(), p[10]));
+}
+
+program! {
+    #[differentiable]
+    fn p46(xs: &[f64], b: f64, a: f64) -> f64 {
+        let t0 = xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() / (1.0 + b * b);
+        let flag1 = xs[2] - 1.25 > 0.3;
+        let mut acc2 = (a * xs[2]).cos().exp();
+        if xs.iter().map(|q| q.cos()).product::<f64>() / (1.0 + xs[1] * xs[1]) > acc2 {
+            if flag1 {
+                return xs.iter().map(|q| q * b).sum::<f64>() * 0.9 + xs[1];
+            }
+        } else {
+            if xs[2] + acc2 < 0.25 && acc2 < 0.3 {
+                acc2 /= (2.0 + (t0 * 0.1).sin().cos());
+            } else {
+                acc2 *= 1.0 + (b * acc2).tanh();
+            }
+        }
+        let o3: Option<f64> = if 0.3 + a > (t0 * 0.1).atan() { Some((2.0 + (1.0 + a.powi(2)).cbrt().sin()).ln()) } else { None };
+        let t5: f64 = if let Some(u4) = o3 { (1.5 + (b * xs[0]).cos()).sqrt() } else { xs[1] };
+        let flag6 = xs.iter().sum::<f64>() + 1.5 > 0.5;
+        if flag6 {
+            acc2 = xs[2];
+        } else {
+            for i in 0..3 {
+                match i % 3 {
+                    0 => {
+                        let t7 = (1.0 + (i as f64).powi(2)).ln();
+                    }
+                    1 => {
+                        if xs[i] < 0.1 {
+                            let c8 = |u9: f64| b;
+                            let t10: f64 = c8((i as f64 * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.5).tanh().tanh().exp()) - 0.5 * c8(t5);
+                        } else {
+                            acc2 = xs[xs.len() - 1 - i];
+                        }
+                    }
+                    _ => {
+                        match i % 3 {
+                            0 => {
+                                let t0 = (t0 * 0.1).tanh() * (t5 / (1.5 + p10((((p18(0.6, (t0 * 0.1 * 0.5).sin().powi(2), (i as f64).hypot(t5) * 0.25, xs[i]) * 0.25).tanh() + a) * 0.5).sin(), (acc2 * 0.1).tanh()).tanh()));
+                            }
+                            1 => {
+                                if i % 2 == 0 {
+                                    acc2 -= 1.25_f64;
+                                } else {
+                                    for j in 0..1 {
+                                        let mut w11 = 0;
+                                        while w11 < 2 {
+                                            acc2 = xs[1].mul_add(0.2, xs[xs.len() - 1 - i]).sin();
+                                            w11 += 1;
+                                        }
+                                        acc2 *= 0.5 + 0.4 * (acc2 * 0.05).atan().powi(2).sin();
+                                    }
+                                }
+                            }
+                            _ => {
+                                let mut acc12 = ((a - xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())) * (a - xs[xs.len() - 1 - i]) * 0.25).atan();
+                            }
+                        }
+                    }
+                }
+                acc2 /= (2.0 + (1.5 + 0.2_f64.sin()).powf(xs[xs.len() - 1 - i].tanh()).cos());
+            }
+        }
+        t5 + 1.5 * (acc2 * 0.02).atan() + (t0 * 0.1).atan() + b.sin()
+    }
+    check_p46(seed = 0x064d2cfa729bb359, inputs = 5, calls = [p10, p18], at = |p| (&p[0..3], p[3], p[4]));
+}
+
+#[differentiable]
+fn p47_h0(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * 1.5 + (y[i] * s).sin() * 0.25;
+    }
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p47_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).tanh() * 0.25;
+    }
+}
+#[differentiable]
+fn p47_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    let _ = p47_h0(y, s);
+    p47_h1(s * 0.25, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+program! {
+    #[differentiable]
+    fn p47(ys: &mut [f64], a: f64, xs: &[f64]) -> f64 {
+        let mut buf1 = vec![0.0; 2];
+        for i in 0..2 {
+            buf1[i] = xs[i + 5] * a;
+        }
+        let _ = p47_h0(&mut buf1, a);
+        let t2 = buf1[0] + buf1[1] * 1.5;
+        let mut buf3 = vec![0.0; 3];
+        for i in 0..3 {
+            buf3[i] = xs[i + 0] * t2.tanh();
+        }
+        let t4 = p47_h2(&mut buf3, &xs[..], t2.tanh() * 0.5).tanh();
+        let t5 = p47_h2(&mut buf3, &xs[..], a).tanh();
+        let t6 = p47_h0(&mut buf3, t2.tanh()).tanh();
+        let t7 = buf3[0] + buf3[2] * 0.5;
+        let mut buf8 = vec![0.5; 2];
+        let _ = p47_h0(&mut buf8, t6.tanh());
+        let t9 = buf8[0] + buf8[1] * 1.5;
+        let _ = p47_h0(ys, t4.tanh() * 0.75);
+        let t10 = ys[1] * 0.25;
+        t10 + t9 + t7 + t6 + t5 + ys[2] + a * 0.3
+    }
+    check_p47(seed = 0x3080a9aa5bd257f2, inputs = 11, calls = [], at = |p| (&mut p[0..3].to_vec(), p[3], &p[4..11]));
+}
+
+#[differentiable]
+fn p48_h0(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).sin();
+    r[1] = v[1] * 0.5;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+#[differentiable]
+fn p48_h1(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.5
+}
+#[differentiable]
+fn p48_h2(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.25;
+    t + p48_h1(&v[1..], s * 0.25) + p48_h1(v, s).cos()
+}
+program! {
+    #[differentiable]
+    fn p48(a: f64, xs: &[f64], b: f64) -> f64 {
+        let s1 = &xs[1..=4];
+        let t2 = (s1[3] * a + s1[0]).sin() + s1[s1.len() - 1] * 0.6;
+        let arr3 = p48_h0(&s1[0..], b * 0.6);
+        let t4 = arr3[2] * arr3[0];
+        let s5 = &s1[2..];
+        let t6 = (s5[1] * a + s5[1]).sin() + s5[s5.len() - 1] * 0.6;
+        let t7 = p48_h2(&s1[..], b).sin();
+        t7 + t6 + t4 + t2 + a * 0.3
+    }
+    check_p48(seed = 0xc16f6f7ccea3ec68, inputs = 9, calls = [], at = |p| (p[0], &p[1..8], p[8]));
+}
+
+#[differentiable]
+fn p49_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.25
+}
+program! {
+    #[differentiable]
+    fn p49(xs: &[f64], a: f64, b: f64, w: [f64; 3]) -> f64 {
+        let s1 = &xs[5..=6];
+        let t2 = (s1[0] * w[2] * 0.25 + s1[1]).sin() + s1[s1.len() - 1] * 0.25;
+        let t3 = p49_h0(&w, a).sin();
+        let t4 = p49_h0(&s1[..], w[2]).sin();
+        let s5 = &xs[..3];
+        let t6 = (s5[0] * t4.tanh() * 0.6 + s5[1]).sin() + s5[s5.len() - 1] * -0.5;
+        t6 + t4 + t3 + t2 + w[1] * 0.5 + a * 0.3
+    }
+    check_p49(seed = 0xe6f504cd160ec9aa, inputs = 13, calls = [], at = |p| (&p[0..8], p[8], p[9], <[f64; 3]>::try_from(&p[10..13]).unwrap()),
+        params = ["xs", "a", "b"] at [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+}
+
+program! {
+    #[differentiable]
+    fn p50(xs: &[f64], a: f64, b: f64, c: f64) -> f64 {
+        let t0 = if b > 0.5 { c.sin() + b.tanh() } else { (b / (1.5 + b.tanh())).min(a * 1.5) };
+        let mut acc1 = (b.powi(3) * (t0 * 0.5).tanh().powi(2) * 0.5).sin();
+        if a.max(xs.iter().map(|q| q * q).sum::<f64>()) < 0.3 {
+            let t2 = if acc1.to_radians() > 0.5 { (f64::max(xs.iter().map(|q| (q * 0.9).sin()).sum::<f64>(), (p35(b.powi(2).ln_1p()) * 0.5).tanh()) * 0.5).tanh().powi(3) } else { xs.iter().map(|q| q * c).sum::<f64>() + a };
+        }
+        acc1 -= (0.6 - xs[1]).to_radians();
+        acc1 -= 0.9 * (acc1 * 0.25);
+        if c / (1.5 + b.tanh()) < 0.25 || xs[2] < 0.7 {
+            match (xs[2].cos().abs() * 2.0) as usize % 3 {
+                0 => {
+                    let mut w3 = 0;
+                    while w3 < 1 && (xs[0] > 0.3 && 0.75 < -0.1) {
+                        let b = b * xs[w3].cos();
+                        acc1 = (b * 0.5).atan();
+                        w3 += 1;
+                    }
+                }
+                1 => {
+                    if 0.1 * a > 2.0 {
+                        for i in (0..1).rev() {
+                            if i % 3 == 1 {
+                                let t4 = (acc1 * 0.25).atan();
+                            } else if i == 0 {
+                                for j in 0..1 {
+                                    acc1 += (2.0 + b.cos()).powi(-2) + a.to_radians();
+                                }
+                            } else {
+                                let c5 = |u6: f64| (p18(((0.6 + xs[i]) * 0.5).atan(), (1.5 + u6.sin()).log(2.5 + b.cos()), 0.1 * i as f64, ((acc1 * 0.25).atan() * a * 0.5).tanh()) * 0.25).hypot(xs[i]).cos().exp();
+                                let t7: f64 = c5((((acc1 * 0.25).sin().tanh() + xs.iter().map(|q| q * q).sum::<f64>().powi(2).ln_1p()) * 0.5).atan()) - 0.5 * c5(xs[1]);
+                            }
+                            acc1 /= (2.0 + xs[2].cos().exp2().cos());
+                        }
+                    }
+                }
+                _ => {
+                    for i in (0..1).rev() {
+                        let c8 = |u9: f64| (b * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()).powi(2).ln_1p();
+                        let t10: f64 = c8((2.0 + a.cos()).recip() * 0.5) - 0.5 * c8((1.5 + xs[0].sin()).powf(xs.iter().map(|q| q * (t0 * 0.5).tanh()).sum::<f64>().tanh()));
+                        acc1 = ((i as f64).powi(3) * xs[i].mul_add(a, b) * 0.5).tanh();
+                    }
+                }
+            }
+        }
+        let a = a * xs[0];
+        a * 0.5 + (acc1 * 0.1).atan().sin() - t0 * 0.5
+    }
+    check_p50(seed = 0x145062eb3cb959c6, inputs = 6, calls = [p18, p35], at = |p| (&p[0..3], p[3], p[4], p[5]));
+}
+
+program! {
+    #[differentiable]
+    fn p51(b: f64, a: f64) -> f64 {
+        let t0 = b + b;
+        let mut acc1 = (1.0 + 0.25_f64.powi(3).powi(2)).cbrt();
+        for i in 0..3 {
+            let flag2 = (1.25 * i as f64) > 0.25;
+            let t3: f64 = i as f64;
+            acc1 = (2.0 + (a * 2.0).sin()).log10();
+        }
+        for i in (0..4).step_by(2) {
+            acc1 -= (p28((t0 * t0 * 0.1).tanh(), (a * t0 * 0.25).sin(), a.atan2(1.5 + (acc1 * 0.1).sin().cos())) * 0.5).sin();
+            let t4 = match i { 0 | 1 => (a * t0 * p42(b, ((a + 0.6) * 0.5).tanh()) * 0.25).atan(), _ => 0.5_f64.sin().cos() };
+            let t5 = a;
+            acc1 += ((1.0 + (b * i as f64).powi(2)).cbrt() * 0.1).tanh();
+        }
+        (acc1 * 0.1).atan() + t0
+    }
+    check_p51(seed = 0xab6f87791746cd56, inputs = 2, calls = [p28, p42], at = |p| (p[0], p[1]));
 }
 
 program! {
     #[differentiable]
     fn p52(a: f64, xs: &[f64]) -> f64 {
+        let t1 = ((((a) * 0.5).exp()).mul_add(0.5, a) + xs[1]).tanh();
+        let t2 = (t1 + xs[1]).tanh();
         let mut acc = 0.0;
         let mut extra = 0.0;
         let mut carried = 0.5;
-        for i in 1..xs.len() {
-            let t1 = ((((a).sin()).sin()).tanh()).tanh() * 1.5;
-            let mut t2 = 0.0;
-            for j in 0..2 {
-                t2 += (xs[i] * (j as f64 + 0.5)).sin();
-            }
-            if a < -0.15 {
-                continue;
-            }
-            acc = acc + (xs[i - 1]).tanh() - (((xs[i]).tanh()).sin() + ((t2).tanh()).mul_add(0.5, xs[i])).tanh();
-            acc = acc + (((t1 + t1).mul_add(0.5, xs[i - 1])).sin()).tanh() - (0.30_f64).tanh();
-            carried = carried * 0.5 + (t2).tanh();
+        for i in 0..xs.len() {
+            acc = acc + ((((xs[i]).tanh()).cos() * t1).tanh()).tanh() - ((1.0 + ((((t1).mul_add(0.5, xs[i])) * 0.5).exp()) * ((((t1).mul_add(0.5, xs[i])) * 0.5).exp())).ln()).tanh();
+            let t3 = (t2).tanh() * 1.5;
+            acc += (((1.0 + ((xs[i]).mul_add(0.5, t2)) * ((xs[i]).mul_add(0.5, t2))).ln()) * ((xs[i] + xs[i]).tanh())).tanh();
+            acc -= (((xs[i]).tanh()).mul_add(0.5, t3)).tanh();
+            carried = carried * 0.5 + ((1.0 + (xs[i] - xs[i] - (a).mul_add(0.5, xs[i])) * (xs[i] - xs[i] - (a).mul_add(0.5, xs[i]))).ln()).tanh();
             acc += carried;
         }
-        acc.sin()
+        acc
     }
-    check_p52(seed = 0x2b06b21a90edb1da, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+    check_p52(seed = 0x48524773cff1cf63, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
 }
 
 program! {
     #[differentiable]
-    fn p53(n: usize, c: f64, xs: &[f64], b: f64, a: f64) -> f64 {
-        let a = a + a.tanh();
-        let mut acc0 = (((a * 0.5).atan() * b).mul_add(b.atan2(1.5 + 0.6_f64.cos()), xs[n] * 0.25) * 0.5).tanh();
-        if n < 1 {
-            if acc0.tanh() < -0.2 {
-                let t1 = 1.0 * (xs.iter().map(|q| (q * 1.5).sin()).sum::<f64>() * acc0).hypot(1.0 * xs[3]);
-            } else if c + c > xs.iter().map(|q| q.cos()).product::<f64>() {
-                let mut acc2 = 1.0;
-            } else {
-                let mut acc3 = (b + c).tanh();
+    fn p53(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = (-x.mapv(f64::sin)).dot(&(x.sum_axis(Axis(0)) * 0.3)) * 0.3;
+        if n % 3 == 0 {
+            t1 = &(v + v) / &(v.sin()).mapv(|q| q * q + 1.0);
+        }
+        let t2 = v.to_owned();
+        let t3 = v[1];
+        let mut t4 = (&(x + x) * &(&t2 + x)).mapv(f64::tanh);
+        for _ in 0..n {
+            t4 = (&t4 * (t3)).mapv(f64::sin) + &t4 * 0.5;
+        }
+        t4.sum() * 0.2 + t3 + t2.dot(&t2) * 0.1
+    }
+    check_p53(seed = 0x46fa1e9367aff3b8, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p54(c: f64, b: f64, xs: &[f64], a: f64) -> f64 {
+        let t2: f64 = xs[1..3].iter().map(|u0| { let u0 = *u0; xs[2] }).sum();
+        let mut acc3 = (1.5 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().sin()).powf(1.0_f64.tanh()).sin().exp();
+        let t4 = xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) + a.tanh().cosh() + ((t2 * 0.25).sin() - acc3 + b.tanh());
+        acc3 *= acc3.cos();
+        let b = b - f64::cos(xs[0]);
+        let t5 = -xs.iter().map(|q| q * a).sum::<f64>();
+        let t6 = (p18(xs[2].powi(2).ln_1p(), 0.25, ((xs[2] - t2 * 0.25) * 0.25).tanh(), (acc3 * 0.5).sin() - (t5 * 0.25).sin()) * 0.25).tanh().min(t2 * 0.25);
+        let t7 = xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().min(xs[0]);
+        acc3 = a;
+        let flag8 = (b * 0.5).tanh() > 0.1;
+        let mut v9: Vec<f64> = Vec::new();
+        v9.push(t6.max(xs[0]) * 0.6);
+        v9.push(xs[0]);
+        let t10 = v9[0] * 0.5 + v9[1];
+        t10 + 2.0 * t6 - (t5 * 0.25).sin() - (b * 0.5).tanh() + (t4 * 0.25).sin().cos() - 0.25 * (acc3 * 0.5).atan()
+    }
+    check_p54(seed = 0x4f5b0003bbc97d67, inputs = 6, calls = [p18], at = |p| (p[0], p[1], &p[2..5], p[5]));
+}
+
+program! {
+    #[differentiable]
+    fn p55(xs: &[f64], n: usize, a: f64) -> f64 {
+        let t0 = a;
+        let o1: Option<f64> = if a + xs.iter().sum::<f64>() < 0.1 { Some(a.abs() * (0.3 * t0)) } else { None };
+        let t3: f64 = if let Some(u2) = o1 { (1.0 * a).mul_add(t0 * (p13(xs[xs.len() - 1 - n], u2 * u2, xs.iter().sum::<f64>().sin(), ((xs[n] - xs[n]) * 0.5).tanh()) * 0.5).tanh(), xs[xs.len() - 1 - n]) } else { xs[0] * t0 };
+        let t4: f64 = n as f64 * t0 / (1.0 + xs[n] * xs[n]);
+        let mut acc5 = (f64::cos(xs[1]) + t0.powi(3)) * 0.5;
+        let t6 = if xs[n] < -0.2 { xs[n].sin() / (1.5 + 0.75_f64.cos().tanh()) } else { t0 };
+        match n % 3 {
+            0 => {
+                let t7 = if n == 2 { p40((xs.iter().map(|q| q * q).sum::<f64>() * n as f64 * 0.05).atan()) - a - (t6 * 0.5).tanh().hypot(xs[n]) } else { xs.iter().sum::<f64>().cos().cos() };
             }
-        } else if n < 1 {
-            if acc0 * (p18(xs[xs.len() - 1 - n], (c * c * 0.5).atan(), (a * 0.5).tanh().clamp(-0.75, 0.75), ((xs[n] - xs[n]) * 0.5).tanh()) * 0.25).tanh() < -0.2 {
-                let t4 = if n < 1 { c - f64::max(b, 1.5) } else { xs[n] * xs[xs.len() - 1 - n] - (xs.iter().map(|q| q.cos()).product::<f64>() + n as f64) };
-            } else if xs[n] * 1.5 > xs[n] || xs.iter().map(|q| (q * 1.25).sin()).sum::<f64>() < -0.4 {
-                let t5 = f64::tanh((a * 0.5).atan()) * c.powi(2).ln_1p();
-            } else {
-                for i in (0..8).step_by(2) {
-                    match n {
-                        0 => {
-                            let t6 = p37((xs.iter().map(|q| q * q).sum::<f64>() * i as f64 * 0.5).atan(), f64::max(xs[(i + 1) % 4], xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())));
-                        }
-                        _ => {
-                            if xs.iter().sum::<f64>().cos() > 0.25 || 0.3 < 0.1 {
-                                acc0 = ((acc0 * 0.1).atan() - (i as f64 * 0.25).tanh()).atan();
-                            } else if (a * 0.5).atan() * b > 0.0 {
-                                acc0 += ((acc0 * 0.1).tanh() - b.mul_add(xs.iter().map(|q| q * q).sum::<f64>(), b)) * 0.05;
-                            } else {
-                                let t7 = (a * 0.5).sin() * (acc0 * 0.1 * (acc0 * 0.1).sin());
-                            }
-                        }
-                    }
-                    acc0 -= (xs[(i + 1) % 4].tanh().sinh() * 0.5).sin();
+            1 => {
+                let t8 = if xs[n] * a > a { t0 } else { 0.3 * (t6 * 0.5 * a) };
+            }
+            _ => {
+                for i in 0..xs.len() {
+                    let t11: f64 = { let v9: Vec<f64> = xs.iter().map(|&u10| (xs.iter().map(|q| q * q).sum::<f64>() / (2.0 + (t6 * 0.5).atan().cos())).min(u10 * (acc5 * 0.25).sin())).collect(); v9[0] + v9[2] };
+                    acc5 += ((t0 * 0.75).sin().exp() * 0.5).sin();
                 }
             }
         }
-        0.9 * (a * 0.5).tanh() - b + c + 0.5 * (a * 0.5).atan()
+        (t6 * 0.5).tanh().cos() + (acc5 * 0.1).sin().sin() + 0.1 * (t4 * 0.25).tanh() + t3 * 0.5 + 0.6 * t0
     }
-    check_p53(seed = 0xe7ff2142f497bfc0, inputs = 7, calls = [p18, p37], at = |p| (1, p[0], &p[1..5], p[5], p[6]));
-}
-
-program! {
-    #[differentiable]
-    fn p54(b: f64, a: f64, n: usize) -> f64 {
-        let flag0 = a > 0.3;
-        let t1 = match n { 0 => f64::tanh((p48(0.2 * a, ((b - a) * 0.5).atan()) * 0.5).atan()) * b.hypot(0.2), _ => b };
-        let mut acc2 = (t1 / (1.0 + b * b) * 0.25).sin().powi(3);
-        let mut k3 = 0;
-        loop {
-            let b = b + a * 0.6;
-            let t4 = match k3 % 3 { 0 | 1 => f64::sin(0.6 * t1), _ => f64::max(k3 as f64, acc2 * 0.1 - a) * 0.5 };
-            let t1 = t1 - (1.5 + t4.cos()).sqrt();
-            acc2 = ((acc2 * 0.1).sin() - (1.0 + a.powi(2)).sqrt() * 0.5).tanh();
-            k3 += 1;
-            if (t4 - b > t4) || k3 >= 6 { break; }
-        }
-        let t5 = if (acc2 * 0.1).atan() < 0.1 { (a * b).tanh() } else { (acc2 * 0.1).tanh().powi(2).ln_1p() / (1.0 + (acc2 * 0.1).tanh().powi(2).powi(2)) };
-        0.3 * t5 + 1.5 * (acc2 * 0.1) - t1 + b
-    }
-    check_p54(seed = 0xc1198e7e4b2ba47a, inputs = 2, calls = [p48], at = |p| (p[0], p[1], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p55(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() - 1 {
-            let t1 = if (xs[i + 1] + xs[i]).sin() < -0.48 { (((xs[i]).sin() - xs[i + 1]).sin()).tanh() } else { a - xs[i + 1] };
-            acc = acc + ((xs[i + 1]).sin()).tanh() - (t1).tanh();
-            if xs[i] - t1 + (t1).tanh() < -0.26 {
-                continue;
-            }
-            acc -= (((1.0 + (xs[i]) * (xs[i])).ln()).tanh()).tanh();
-            acc -= (((((a).sin()) * 0.5).exp()).tanh()).tanh();
-        }
-        acc.sin()
-    }
-    check_p55(seed = 0xce07f9a4a44836d4, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+    check_p55(seed = 0x960bb66ae261f62e, inputs = 4, calls = [p13, p40], at = |p| (&p[0..3], 2, p[3]));
 }
 
 program! {
     #[differentiable]
     fn p56(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = (x.sum() * 0.1) - v;
-        let t2 = (s) + (((s) * (s)).tanh()) * 0.5;
-        let t3 = x / &(x / &x.mapv(|q| q * q + 1.0)).mapv(|q| q * q + 1.0);
-        let t4 = (&t1 / &v.mapv(|q| q * q + 1.0)).dot(&(v.dot(&t3) * 0.3)) * 0.3;
-        t4 + t3.sum() * 0.2 + t2
+        let t1 = -((x * x).mapv(f64::tanh)).mapv(f64::sin);
+        let mut t2 = &(x.dot(v) * 0.3) + v;
+        for _ in 0..n {
+            t2 = (x.dot(&t2) * 0.3).mapv(f64::tanh) + &t2 * 0.5;
+        }
+        let t3 = -(-t1.mapv(f64::sin)).mapv(f64::sin);
+        t3.sum() * 0.2 + t2.dot(&t2) * 0.1 + t1.sum() * 0.2
     }
-    check_p56(seed = 0xaf039547462c27c1, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+    check_p56(seed = 0x01418e801752bb6b, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+}
+
+#[differentiable]
+fn p57_h0(v: &[f64], s: f64) -> Result<f64, String> {
+    let head = if v[0] * s > -0.4 { Ok((v[0] * s).sin()) } else { Err(format!("{s} is too small")) };
+    let h = head?;
+    Ok(h * 0.5 + v[v.len() - 1] * 0.3)
+}
+#[differentiable]
+fn p57_h1(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.3).cos();
+    }
+    acc * 0.6 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p57_h2(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.25;
+    t + p57_h1(&v[1..], s * 0.6) + p57_h1(v, s).cos()
+}
+#[differentiable]
+fn p57_h3(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 0.3;
+    }
+}
+#[differentiable]
+fn p57_h4(v: &[f64], s: f64, k: usize) -> f64 {
+    if k == 0 {
+        (v[0] * s).cos()
+    } else {
+        v[k % v.len()] * 0.25 + p57_h4(v, s * 0.25, k - 1).cos()
+    }
+}
+program! {
+    #[differentiable]
+    fn p57(xs: &[f64], b: f64, a: f64) -> f64 {
+        let s1 = &xs[..];
+        let t2 = (s1[0] * a + s1[1]).sin() + s1[s1.len() - 1] * 0.3;
+        let t3 = match p57_h0(&xs[..], a * 0.75) { Ok(v) => v, Err(_) => a * 0.75 * 0.75 };
+        let t4 = p57_h2(&xs[0..], b * 0.3).sin();
+        let mut buf5 = vec![0.0; 3];
+        for i in 0..3 {
+            buf5[i] = xs[i + 3] * t4.tanh();
+        }
+        p57_h3(b * -0.5, &xs[3..=5], &mut buf5);
+        let t6 = buf5[0] + buf5[2] * 1.5;
+        let t7 = p57_h4(&s1[2..=2], a * 0.75, 3);
+        t7 + t6 + t4 + t3 + t2 + a * 0.3
+    }
+    check_p57(seed = 0x8b8bd6f3f8945492, inputs = 8, calls = [], at = |p| (&p[0..6], p[6], p[7]));
 }
 
 program! {
     #[differentiable]
-    fn p57(b: f64, n: usize, a: f64) -> f64 {
-        let mut acc0 = (-b).mul_add(a.sin(), b) * 0.5;
-        let mut w1 = 0;
-        while w1 < 3 {
-            match w1 % 3 {
-                0 | 1 => {
-                    let mut k2 = 0;
-                    loop {
-                        acc0 = ((acc0 * 0.05).tanh() - ((2.0 + a) * 0.5).sin()).tanh();
-                        acc0 += (((acc0 * 0.05).tanh() + p30(3, b.max(b))) * (w1 as f64 - (acc0 * 0.05).tanh()) * 0.05).atan();
-                        k2 += 1;
-                        if ((p37(2.0_f64.tanh().sinh(), (w1 as f64).sin()).atan()) < 0.1) || k2 >= 5 { break; }
+    fn p58(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = x.to_owned();
+        let mut t2 = (((s) * (s)).tanh()) * &(x / &v.mapv(|q| q * q + 1.0));
+        if n % 2 == 0 {
+            t2 = &(x + x) + &((s) * &t1);
+        }
+        let mut t3 = t2.to_owned();
+        if n % 2 == 0 {
+            t3 = &(x.mapv(f64::sin)) - (s);
+        }
+        let mut t4 = v.to_owned();
+        if n % 2 == 0 {
+            t4 = (v.mean().unwrap()) - v;
+        }
+        let mut t5 = (&(t3.sum_axis(Axis(0)) * 0.3) * (t4[2])).mapv(f64::sin);
+        for _ in 0..n {
+            t5 = ((&t4 + x).dot(&t5) * 0.3).mapv(f64::tanh) + &t5 * 0.5;
+        }
+        t5.dot(&t5) * 0.1 + t4.dot(&t4) * 0.1 + t3.sum() * 0.2
+    }
+    check_p58(seed = 0xbd824db567ef8507, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p59(d: f64, c: f64, xs: &[f64], b: f64, a: f64) -> f64 {
+        let t0 = -(a * xs[0]);
+        let mut v1 = vec![0.0; 4];
+        for i in 0..v1.len() {
+            v1[i] = ((xs[2] / (1.0 + b.powi(2)) * 0.5).atan().powi(3) * 0.5).sin();
+        }
+        let mut acc2 = 0.0;
+        for i in 0..xs.len() {
+            for j in 0..xs.len() {
+                let c = c * t0.hypot(a);
+                acc2 += (xs[j] - (v1[j] * 0.02).atan()).clamp(-0.75, 0.75);
+            }
+            v1[1] += (xs.iter().map(|q| q * t0).sum::<f64>() - t0) * 0.05;
+        }
+        for i in (0..3).rev() {
+            let mut acc3 = (t0 / (1.0 + v1.iter().map(|q| ((q * 0.02) * 0.25).sin()).sum::<f64>() * v1.iter().map(|q| ((q * 0.02) * 0.25).sin()).sum::<f64>())).asinh();
+            acc3 -= ((d - xs.iter().map(|q| q.cos()).product::<f64>()).atan() * 0.5).atan();
+        }
+        t0 - c + d
+    }
+    check_p59(seed = 0xd8cab324e7ce65d2, inputs = 8, calls = [], at = |p| (p[0], p[1], &p[2..6], p[6], p[7]),
+        params = ["c", "d", "b", "xs"] at [1, 0, 6, 2, 3, 4, 5]);
+}
+
+program! {
+    #[differentiable]
+    fn p60(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (((a).tanh()).cos() * a + xs[3]).tanh();
+        let t2 = (a + a + xs[1]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            if (xs[i]).mul_add(0.5, t2) > 0.27 {
+                continue;
+            }
+            if ((xs[i]).mul_add(0.5, xs[i])).cos() * xs[i] > 0.39 {
+                break;
+            }
+            if ((a).cos() * xs[i]) * ((t1).cos() * xs[i]) > 0.46 {
+                continue;
+            }
+            acc += (xs[i] + ((0.31_f64).tanh()).mul_add(0.5, xs[i])).tanh();
+        }
+        acc.sin()
+    }
+    check_p60(seed = 0xd615dbbd5c7a7f7b, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+}
+
+#[differentiable]
+fn p61_h0(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.75).tanh();
+    }
+    y[0] = (y[0] * -0.5 + s).sin();
+}
+#[differentiable]
+fn p61_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).tanh() * 0.25;
+    }
+}
+#[differentiable]
+fn p61_h2(y: &mut [f64], x: &[f64], s: f64) {
+    p61_h0(y, s);
+    p61_h1(s * 0.5, &x[1..], y);
+}
+program! {
+    #[differentiable]
+    fn p61(w: [f64; 3], ys: &mut [f64], a: f64, xs: &[f64]) -> f64 {
+        let mut arr1 = [0.75_f64; 3];
+        arr1[2] = w[2] * 0.75;
+        arr1[0] = xs[5] * -0.5;
+        arr1[1] = (w[0]).sin();
+        let t2 = arr1[0] * arr1[0];
+        let s3 = &xs[3..=5];
+        let t4 = (s3[0] * a * 0.6 + s3[0]).sin() + s3[s3.len() - 1] * 0.75;
+        for _ in 0..2 {
+            p61_h2(ys, &xs[..], t4.tanh());
+        }
+        let t5 = ys[2] * -0.5;
+        t5 + t4 + t2 + ys[2] + w[1] * 0.5 + a * 0.3
+    }
+    check_p61(seed = 0x04f8ce654c268a4c, inputs = 14, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), &mut p[3..6].to_vec(), p[6], &p[7..14]));
+}
+
+program! {
+    #[differentiable]
+    fn p62(a: f64, b: f64) -> f64 {
+        let mut acc0 = (p29((p33((b * a * 0.5).tanh(), b) * 0.5 * 0.5).sin(), b, (b * b * 0.5).tanh()) * 0.25).tanh() * (0.75 - b);
+        let t1 = if -a > -0.4 { (b - 1.0) * (acc0 - acc0) } else { 0.3 / (1.0 + 1.25_f64.cos().powi(2)) };
+        let t2 = 1.0_f64.cos();
+        let b = b - 0.9;
+        for i in 0..1 {
+            if (acc0 * 0.5).atan().atan() > 0.0 {
+                if t2 * b > t2 {
+                    let t3 = if i % 2 == 0 { a * (a * 0.2) } else { (acc0 * 0.5).sin() + 1.5 - (acc0 * 0.5).tanh() };
+                }
+            } else {
+                for j in 0..3 {
+                    for l in 1..=2 {
+                        if (t1 * 0.25).atan() < -0.4 {
+                            let acc0 = (acc0 * 0.05).sin() * b;
+                        } else {
+                            if (j as f64 / (1.5 + t2.tanh())) < -0.2 {
+                                acc0 -= (acc0 * 0.05).sin() * b * (t1 * 0.25).asinh() * 0.1;
+                            } else if (acc0 * 0.05).abs() > 0.0 {
+                                if l == 0 {
+                                    continue;
+                                }
+                            } else {
+                                let o4: Option<f64> = if i % 2 == 0 { Some(1.25 * a) } else { None };
+                                let t6: f64 = if let Some(u5) = o4 { (acc0 * 0.05).sin() } else { a };
+                            }
+                        }
+                        acc0 = ((acc0 * 0.05).tanh() / (1.0 + (l as f64).powi(2))).abs();
                     }
-                }
-                _ => {
-                    let mut acc3 = 0.1_f64;
+                    acc0 += -t2.hypot((acc0 * 0.05).sin()) * 0.5;
                 }
             }
-            acc0 = 0.1_f64;
-            w1 += 1;
+            acc0 += (f64::atan(1.5_f64.powi(3)) * 0.5).sin();
         }
-        let t4 = acc0 * 0.05;
-        let t5 = f64::tanh(a * b);
-        let mut k6 = 0;
-        loop {
-            for j in 0..1 {
-                let t7: f64 = n as f64;
-                let c8 = |u9: f64| f64::sin((acc0 * 0.02).atan()) * (0.25 + b);
-                let t10: f64 = c8(b.tanh()) - 0.5 * c8(t4.min(0.1));
-                acc0 -= t4.tanh().cos() * 0.5;
-                acc0 = b;
-            }
-            acc0 += (f64::tanh(t5 + 0.1) * 0.5).atan();
-            k6 += 1;
-            if ((2.0 + t5.sin()).log2() < -0.2) || k6 >= 5 { break; }
-        }
-        t5 + t4 + (acc0 * 0.02).tanh() + a
+        b + t2 + (t1 * 0.25).tanh() + 0.6 * (acc0 * 0.05).tanh()
     }
-    check_p57(seed = 0x5bec35c8943c6e29, inputs = 2, calls = [p30, p37], at = |p| (p[0], 3, p[1]),
-        params = ["b"] at [0]);
-}
-
-program! {
-    #[differentiable]
-    fn p58(a: f64) -> f64 {
-        let flag0 = a / (1.0 + a * a) > 0.0;
-        let a = a - a * a;
-        let mut acc1 = ((p48((a * 0.25).tanh(), (a * 0.25).atan() / (2.0 + (a * 0.25).cos()) * 0.5) * 0.5).sin() + (a * 0.25).tanh()) * -(a * 0.25).tanh();
-        if a * 0.25 < 0.5 {
-            for i in (0..6).step_by(2) {
-                let mut acc2 = 1.0;
-                acc2 += ((p28((a * 0.25).atan(), (a * 0.25 * 0.5).atan(), (acc1 * 0.25).tanh()) * 0.5).tanh().min((a * 0.25).atan()).powi(2) * 0.5).atan();
-            }
-        }
-        (acc1 * 0.25).sin() + 1.25 * (a * 0.25).sin()
-    }
-    check_p58(seed = 0x7f04fc30b0525b5b, inputs = 1, calls = [p28, p48], at = |p| (p[0]));
-}
-
-#[differentiable]
-fn p59_h0(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).sin();
-    r[1] = v[1] * 0.25;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-#[differentiable]
-fn p59_h1(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * -0.5
-}
-#[differentiable]
-fn p59_h2(y: &mut [f64], s: f64) -> f64 {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.3 + (y[i] * s).cos() * 0.25;
-    }
-    y[0] * y[y.len() - 1]
-}
-program! {
-    #[differentiable]
-    fn p59(a: f64, xs: &[f64], ys: &mut [f64], b: f64) -> f64 {
-        let s1 = &xs[0..=3];
-        let t2 = (s1[2] * b + s1[3]).sin() + s1[s1.len() - 1] * 0.5;
-        let arr3 = p59_h0(&xs[0..=1], a);
-        let t4 = arr3[2] * arr3[1];
-        let s5 = &s1[..4];
-        let t6 = (s5[3] * t4.tanh() + s5[3]).sin() + s5[s5.len() - 1] * -0.5;
-        let t7 = p59_h1(&s5[..3], t4.tanh() * 0.3);
-        let s8 = &xs[..];
-        let t9 = (s8[4] * a + s8[2]).sin() + s8[s8.len() - 1] * 0.25;
-        let s10 = &s5[1..];
-        let t11 = (s10[2] * b + s10[1]).sin() + s10[s10.len() - 1] * 0.5;
-        let t12 = p59_h1(&s5[..], t6.tanh());
-        let t13 = p59_h2(ys, t6.tanh()).tanh();
-        let t14 = ys[2] * 0.25;
-        t14 + t13 + t12 + t11 + t9 + ys[2] + a * 0.3
-    }
-    check_p59(seed = 0xee7e9048c7068a94, inputs = 11, calls = [], at = |p| (p[0], &p[1..7], &mut p[7..10].to_vec(), p[10]),
-        params = ["a", "ys"] at [0, 7, 8, 9]);
-}
-
-program! {
-    #[differentiable]
-    fn p60(b: f64, a: f64, n: usize) -> f64 {
-        let a = a * (a - n as f64);
-        let mut acc0 = 0.25_f64;
-        if n == 2 {
-            acc0 += b;
-            let t1 = (a * 0.1).tanh() - b;
-        }
-        let mut w2 = 0;
-        while w2 < 4 {
-            acc0 += ((a * 0.1).sin().max(b).powi(2) * 0.5).atan();
-            w2 += 1;
-        }
-        let t3 = match n { 0 => (n as f64 - b).atan(), 1 => ((p42((a * 0.1).hypot(b) * 0.25) * 0.25).tanh() + n as f64).sin().exp2(), _ => f64::atan((a * 0.1).sin()) };
-        let mut v4: Vec<f64> = Vec::new();
-        v4.push((acc0 * 0.1).atan().cos() * (t3 * 0.2));
-        v4.push(((acc0 * 0.1).tanh().sin().exp2() / (1.0 + t3.clamp(-0.75, 0.75).powi(2)) * 0.5).sin());
-        let t5 = v4[0] * 0.5 + v4[1];
-        0.3 * t5 - 0.25 * t3 + 0.25 * (acc0 * 0.1) + 1.5 * (a * 0.1) + 2.0 * b
-    }
-    check_p60(seed = 0x81788ba3ee887e33, inputs = 2, calls = [p42], at = |p| (p[0], p[1], 3));
-}
-
-#[differentiable]
-fn p61_h0(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).cos() * 0.25;
-    }
-    y[0] * 1.5
-}
-#[differentiable]
-fn p61_h1(y: &mut [f64], s: f64) -> f64 {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.5 + (y[i] * s).tanh() * 0.25;
-    }
-    y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p61_h2(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).cos();
-    r[1] = v[1] * 0.25;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-program! {
-    #[differentiable]
-    fn p61(a: f64, xs: &[f64], w: [f64; 3]) -> f64 {
-        let mut buf1 = vec![0.25; 4];
-        let t2 = p61_h0(a, xs, &mut buf1).tanh();
-        let t3 = p61_h1(&mut buf1, w[2] * 0.25).tanh();
-        let t4 = buf1[0] + buf1[3] * 1.5;
-        let arr5 = p61_h2(&xs[3..=5], t4.tanh());
-        let t6 = arr5[2] * arr5[2];
-        let s7 = &xs[..6];
-        let t8 = (s7[1] * a * 0.6 + s7[5]).sin() + s7[s7.len() - 1] * 0.25;
-        t8 + t6 + t4 + t3 + t2 + w[1] * 0.5 + a * 0.3
-    }
-    check_p61(seed = 0xd470ba44fe9d4d42, inputs = 11, calls = [], at = |p| (p[0], &p[1..8], <[f64; 3]>::try_from(&p[8..11]).unwrap()));
-}
-
-program! {
-    #[differentiable]
-    fn p62(a: f64, xs: &[f64], n: usize, b: f64, c: f64) -> f64 {
-        let mut acc0 = (((a - xs[0]) * 0.5).atan().powi(3) * 0.5).tanh();
-        if xs[(n + 1) % 3].sin() > a {
-            let t1 = (xs.iter().map(|q| q * q).sum::<f64>() * 0.25).atan().powi(3) - 0.75;
-        } else if -0.2 > 0.5 {
-            let mut v2 = vec![0.0; n];
-            for i in 0..v2.len() {
-                v2[i] = xs[n % xs.len()] * (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() + xs.iter().map(|q| q * a).sum::<f64>()) * 0.05;
-                if i > 0 {
-                    v2[i] += v2[i - 1] * (xs[0] * 0.5).tanh();
-                }
-            }
-        }
-        acc0 + 0.2 * b
-    }
-    check_p62(seed = 0xf87a8d86cf53faca, inputs = 6, calls = [], at = |p| (p[0], &p[1..4], 3, p[4], p[5]),
-        params = ["a", "c"] at [0, 5]);
+    check_p62(seed = 0x2a4505fefee8a057, inputs = 2, calls = [p29, p33], at = |p| (p[0], p[1]),
+        params = ["a"] at [0]);
 }
 
 program! {
     #[differentiable]
     fn p63(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = (&(x - (s)) * &(x / &v.mapv(|q| q * q + 1.0))).mapv(f64::tanh);
-        let t2 = v.to_owned();
-        let mut t3 = (((s) * (s)).tanh()) - &(v.mapv(|q| q.max(0.25) * 0.5));
+        let mut t1 = (x.dot(x) * 0.3).mapv(f64::tanh);
         for _ in 0..n {
-            t3 = ((&t1 / &t2.mapv(|q| q * q + 1.0)).dot(&t3) * 0.3).mapv(f64::tanh) + &t3 * 0.5;
+            t1 = (&t1 * (((s) * (s)).tanh())).mapv(f64::sin) + &t1 * 0.5;
         }
-        let mut t4 = (-x.mapv(f64::sin)).dot(&(x.dot(&t2) * 0.3)) * 0.3;
+        let t2 = v.to_owned();
+        let t3 = x.to_owned();
+        let mut t4 = v.to_owned();
         if n % 2 == 0 {
-            t4 = (x / &x.mapv(|q| q * q + 1.0)).dot(&(t1.dot(&t2) * 0.3)) * 0.3;
+            t4 = v - v;
         }
-        let t5 = x.to_owned();
-        t5.sum() * 0.2 + t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1
+        t4.dot(&t4) * 0.1 + t3.sum() * 0.2 + t2.dot(&t2) * 0.1
     }
-    check_p63(seed = 0x183fe7f61c243bf6, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+    check_p63(seed = 0xd8a21028d16b3baa, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
 }
 
+#[differentiable]
+fn p64_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 1.5).sin();
+    }
+    acc * 0.25 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p64_h1(y: &mut [f64], s: f64) -> f64 {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.6).tanh();
+    }
+    y[0] = (y[0] * 0.25 + s).sin();
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p64_h2(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).sin() * 0.3;
+    }
+}
+#[differentiable]
+fn p64_h3(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p64_h1(y, s);
+    p64_h2(s * 0.3, &x[1..], y);
+}
 program! {
     #[differentiable]
-    fn p64(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() - 1 {
-            let t1 = if ((a) * 0.5).exp() > 0.12 { ((((a).cos() * a).mul_add(0.5, xs[i + 1])).sin()).tanh() } else { xs[i + 1] - xs[i + 1] };
-            let t2 = (((xs[i]) * (t1)).cos() * xs[i + 1] - (xs[i]).sin() + 0.39_f64 + xs[i + 1]).tanh() * 1.5;
-            let mut t3 = 0.0;
-            for j in 0..2 {
-                t3 += ((xs[i] + xs[i]).cos() * t1 * (j as f64 + 0.5)).sin();
-            }
-            if (xs[i + 1]).tanh() - (xs[i + 1]).mul_add(0.5, t3) < -0.45 {
-                let t4 = ((xs[i + 1] + (-0.08_f64).mul_add(0.5, xs[i + 1])).mul_add(0.5, xs[i + 1])).tanh() * 1.5;
-                acc = acc + (xs[i]).tanh() - (t4).tanh();
-            }
-            let t5 = if (1.0 + ((t3).sin()) * ((t3).sin())).ln() < 0.39 { ((((t3 - xs[i]) * 0.5).exp()).sin()).tanh() } else { ((-0.14_f64) * 0.5).exp() };
-            acc -= ((((xs[i + 1]) * 0.5).exp()) * (((xs[i + 1]) * (xs[i])).cos() * 0.16_f64)).tanh();
-        }
-        acc
+    fn p64(xs: &[f64], w: [f64; 3], b: f64, a: f64) -> f64 {
+        let t1 = p64_h0(&xs[..3], w[0] * -0.5).sin();
+        let t2 = p64_h0(&xs[..], t1.tanh());
+        let t3 = p64_h0(&xs[..4], a).sin();
+        let t4 = p64_h0(&xs[..5], t2.tanh()).sin();
+        let s5 = &xs[1..=2];
+        let t6 = (s5[0] * a + s5[0]).sin() + s5[s5.len() - 1] * 0.25;
+        let s7 = &xs[..7];
+        let t8 = (s7[4] * t4.tanh() + s7[4]).sin() + s7[s7.len() - 1] * -0.5;
+        let mut buf9 = vec![0.6; 4];
+        p64_h3(&mut buf9, &s7[..2], w[0]);
+        p64_h3(&mut buf9, &s5[..], t3.tanh() * 1.5);
+        let t10 = buf9[0] + buf9[3] * 0.6;
+        t10 + t8 + t6 + t4 + t3 + w[1] * 0.5 + a * 0.3
     }
-    check_p64(seed = 0x5d5560d5c9225822, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+    check_p64(seed = 0xd24735184a759b2d, inputs = 12, calls = [], at = |p| (&p[0..7], <[f64; 3]>::try_from(&p[7..10]).unwrap(), p[10], p[11]),
+        params = ["a"] at [11]);
 }
 
+#[differentiable]
+fn p65_h0(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * -0.5 + (y[i] * s).sin() * 0.25;
+    }
+}
+#[differentiable]
+fn p65_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).tanh() * 1.5;
+    }
+}
+#[differentiable]
+fn p65_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    p65_h0(y, s);
+    p65_h1(s * 0.75, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+#[differentiable]
+fn p65_h3(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.25
+}
 program! {
     #[differentiable]
-    fn p65(xs: &[f64], b: f64, a: f64) -> f64 {
-        let t2: f64 = { let v0: Vec<f64> = xs.iter().map(|&u1| xs[2]).collect(); v0[0] + v0[3] };
-        let mut acc3 = 0.5;
-        let mut w4 = 0;
-        while w4 < 3 {
-            let mut k5 = 0;
-            let r6 = loop {
-                acc3 *= xs[1].powi(2).tanh();
-                acc3 /= (1.0 + (b * 0.3).powi(2));
-                k5 += 1;
-                if (a.atan() < 0.1) || k5 >= 4 { break 0.2 * 0.25 / (1.0 + (0.1 - a).powi(2)); }
-            };
-            acc3 = ((acc3 * 0.02).tanh() + ((w4 as f64 - xs[w4]) * 0.25).sin()).atan();
-            w4 += 1;
+    fn p65(a: f64, w: [f64; 3], xs: &[f64]) -> f64 {
+        let mut arr1 = [1.5_f64; 3];
+        arr1[2] = a;
+        arr1[0] = xs[4] * 0.25;
+        let t2 = arr1[0] * arr1[0];
+        let mut buf3 = vec![1.5; 3];
+        let _ = p65_h2(&mut buf3, xs, w[2] * 0.25);
+        let t4 = p65_h2(&mut buf3, &xs[..], t2.tanh()).tanh();
+        p65_h0(&mut buf3, a);
+        let t5 = buf3[0] + buf3[2] * 1.5;
+        let mut buf6 = vec![0.0; 2];
+        for i in 0..2 {
+            buf6[i] = xs[i + 0] * w[2];
         }
-        let mut b = b;
-        acc3 * 0.02 + t2 + a.cos() + 0.5 * xs.iter().map(|q| (q * 0.1).sin()).sum::<f64>()
+        p65_h1(w[2], &arr1, &mut buf6);
+        let t7 = buf6[0] + buf6[1] * 0.6;
+        let t8 = p65_h3(&buf3[..], w[0]);
+        t8 + t7 + t5 + t4 + t2 + w[1] * 0.5 + a * 0.3
     }
-    check_p65(seed = 0x2dc17067ea65230c, inputs = 6, calls = [], at = |p| (&p[0..4], p[4], p[5]),
-        params = ["b", "a"] at [4, 5]);
+    check_p65(seed = 0x73db346e6630fdf7, inputs = 10, calls = [], at = |p| (p[0], <[f64; 3]>::try_from(&p[1..4]).unwrap(), &p[4..10]));
 }
 
 program! {
     #[differentiable]
     fn p66(a: f64, b: f64) -> f64 {
-        let mut acc0 = b;
-        let mut acc1 = 1.0;
-        let c2 = |u3: f64| acc0;
-        let t4: f64 = c2((((p35(b.tanh()) * 0.5).sin() + (acc0 - a)) * 0.5).tanh()) - 0.5 * c2(a.powi(2));
-        if a.powi(2) > b {
-            let c5 = |u6: f64| t4.cos() * (t4 - 0.75);
-            let t7: f64 = c5((acc0.asinh() / (1.0 + 0.9_f64.powi(2)) * 0.5).sin()) - 0.5 * c5(b / (2.0 + t4.cos()));
-            let mut v8 = vec![0.0; 4];
-            for i in 0..v8.len() {
-                v8[i] = 0.3 * a.powi(2);
-            }
-        } else {
-            if t4 > 0.5 {
-                let t9 = if (1.5 + acc0.sin()).log(2.5 + 0.6_f64.cos()) > b { f64::atan(b / (1.0 + a * a)) } else { acc0 - a + (1.5 + 0.25_f64.sin()).powf(b.tanh()) };
-            } else if b > -0.1 {
-                acc1 += t4.tanh().sin() * 0.5;
-            }
-        }
-        acc1.tanh() + acc0 + b + 0.5 * t4
-    }
-    check_p66(seed = 0xc147358c192bfd23, inputs = 2, calls = [p35], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p67(a: f64, b: f64) -> f64 {
-        let mut acc0 = 0.5;
-        for i in (0..4).step_by(2) {
-            acc0 -= (f64::atan(i as f64).tanh() * 0.5).sin();
-            let t1 = if b * 0.5 < 0.7 { b * (i as f64).atan() } else { acc0 * 0.25 - (acc0 * 0.25).atan() - acc0 * 0.25 };
-        }
-        let a = a * (b / (1.0 + 0.5_f64.powi(2)));
-        let b = b + acc0 * 0.25;
-        let o2: Option<f64> = if (a * 0.25).abs() > (acc0 * 0.25).sin() && (acc0 * 0.25).atan() < 0.5 { Some((p58(1.25_f64.min((acc0 * 0.25).tanh())) + (a * 0.25).sin() + (b * 0.25).atan().tanh().exp()) * 0.25) } else { None };
-        let t4: f64 = match o2 { Some(u3) => a * 0.25 * (b * 0.25).atan(), None => (((a * 0.25).sin() + b * 0.25) * 0.5).sin() };
-        let t5 = ((a * 0.25).tanh() / (2.0 + (b * 0.25).cos())).to_radians().clamp(-0.75, 0.75);
-        let mut v6 = vec![0.0; 4];
-        for i in 0..v6.len() {
-            v6[i] = ((t4 * 0.5).atan().atan() / (1.5 + ((a * 0.25).sin() * 0.9).tanh()) * 0.5).atan();
-        }
-        let t7 = (1.0 + (acc0 * 0.25).atan().mul_add((acc0 * 0.25).atan() + t5, (1.5 + (t4 * 0.5).tanh().sin()).log(2.5 + (a * 0.25).cos())).powi(2)).sqrt();
-        let t8 = if (t7 * 0.25).atan() / (1.0 + 1.5_f64.powi(2)) < 0.25 { v6[1].cos() * (t5 + v6[1]) } else { (v6.iter().sum::<f64>() * (p35((v6.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.1 * 0.5).sin()) * 0.5) * 0.1).atan().powi(3) };
-        let mut v9 = vec![0.0; 3];
-        for i in 0..v9.len() {
-            v9[i] = (t7 * 0.25).tanh();
-            if i > 0 {
-                v9[i] += v9[i - 1] * (t4 * 0.5 * 0.25).tanh();
-            }
-        }
-        (t7 * 0.25).sin() + t5.cos() + t4 * 0.5 + (b * 0.25).atan() - (a * 0.25).atan() - acc0 * 0.25
-    }
-    check_p67(seed = 0xed5087d4107c9f1f, inputs = 2, calls = [p35, p58], at = |p| (p[0], p[1]),
-        params = ["b"] at [1]);
-}
-
-program! {
-    #[differentiable]
-    fn p68(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 1..xs.len() {
-            if (((1.0 + (a) * (a)).ln()) * 0.5).exp() < -0.15 {
-                extra += (xs[i]).tanh();
-            }
-            acc += (((0.22_f64).sin()).sin()).tanh();
-            let t1 = (a).tanh() * 1.5;
-            extra += (xs[i]).tanh();
-            acc -= (((xs[i]).sin()).mul_add(0.5, a) + (1.0 + (xs[i] + a) * (xs[i] + a)).ln()).tanh();
-            acc -= ((((1.0 + (((t1) * 0.5).exp()) * (((t1) * 0.5).exp())).ln()) * 0.5).exp()).tanh();
-        }
-        let r = acc;
-        r
-    }
-    check_p68(seed = 0x10b74c19acfaa0ca, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p69(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (a + xs[3]).tanh();
-        let t2 = ((t1).sin() + xs[3]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 1..xs.len() {
-            let t3 = ((xs[i - 1]) * (((xs[i - 1]).cos() * xs[i]).sin())).tanh() * 1.5;
-            let t4 = ((a).cos() * t3).tanh() * 1.5;
-            acc += (((xs[i]).cos() * t1) * ((xs[i]).tanh())).tanh();
-        }
-        acc
-    }
-    check_p69(seed = 0xdce4d5c1994541a3, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-program! {
-    #[differentiable]
-    fn p70(a: f64) -> f64 {
-        let mut acc0 = -f64::max(a, a);
-        if acc0.powi(2).ln_1p() > -0.1 {
+        let mut acc0 = a;
+        if acc0 / (1.5 + b.tanh()) > acc0 && b < 0.25 {
             let mut v1 = vec![0.0; 4];
             for i in 0..v1.len() {
-                v1[i] = -a;
+                v1[i] = b.powi(3) * a * 0.5;
+                if i > 0 {
+                    v1[i] += v1[i - 1] * p42((2.0 + a.cos()).powi(-2), ((acc0 + b) * 0.5).sin()).mul_add(0.6, p40((1.5 * a * 0.5).sin())) * 0.25;
+                }
+            }
+            let k2 = ((1.25_f64 + 0.25).abs() * 2.0) as usize % 3;
+            let t3 = match k2 { 0 => (1.5 + ((v1[3] * 0.1).atan() - b).sin()).powf(a.cos().exp().tanh()), 1 => ((f64::max((v1[0] * 0.1).tanh(), acc0) + a * b) * 0.5).sin(), _ => a * 0.5 + b.atan() };
+            for i in 0..1 {
+                let t4 = (v1[i] * 0.1).sin() + a.abs();
+                acc0 /= (2.0 + 0.2_f64.cos());
+            }
+        } else if b > acc0 * 0.5 {
+            for i in 0..2 {
+                let t5 = match i { 0 => a, _ => (1.5 + a.sin()).log(2.5 + 1.25_f64.cos()) * 0.25 };
+                acc0 += i as f64 * 0.5;
             }
         } else {
-            let t2 = acc0;
-            if 1.0 / (1.0 + 0.1_f64.powi(2)) > -0.2 {
-                acc0 = (a.powi(2) * 2.0 * 0.5).atan();
-                return a;
-            }
-        }
-        0.1 * acc0 + a
-    }
-    check_p70(seed = 0x90559c8c7d78f478, inputs = 1, calls = [], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p71(c: f64, n: usize, a: f64, b: f64) -> f64 {
-        let mut acc0 = b / (1.0 + (2.0 + b.cos()).recip().powi(2));
-        for i in (0..1).rev() {
-            if i + n < 1 {
-                continue;
-            }
-            acc0 += (c.cos().exp().mul_add((acc0 * 0.5).tanh().tanh(), c.abs()) * 0.25).atan();
-        }
-        if a * c > -0.2 || (acc0 * 0.25).tanh() < 0.5 {
-            acc0 *= (b - (p45(0.25 - c, ((a - b) * 0.5).tanh(), (acc0 * 0.25 * 0.9 * 0.5).sin()) * 0.5).sin()).tanh();
-            let c1 = |u2: f64| f64::cos(acc0 * 0.1).atan();
-            let t3: f64 = c1(2.0 * (b / (1.5 + b.tanh())) * 0.5) - 0.5 * c1(b.atan());
-            let mut k4 = 0;
-            let r5 = loop {
-                acc0 += a;
-                acc0 -= (-(acc0 * 0.05).tanh() * (acc0 * 0.05 * 0.5).atan().powi(2) * 0.5).tanh();
-                k4 += 1;
-                if (a * c > b) || k4 >= 6 { break (acc0 * 0.05).tanh().powi(3) - k4 as f64 * (acc0 * 0.05).atan(); }
+            let mut k6 = 0;
+            let r8 = loop {
+                let t7 = (2.0 + a.sin()).ln().powi(2).abs();
+                acc0 = ((acc0 * 0.1).sin() * a.to_radians()).tanh();
+                k6 += 1;
+                if (a + 0.3 > 0.0) || k6 >= 6 { break f64::sin(a).atan(); }
             };
-        } else {
-            let mut v6: Vec<f64> = Vec::new();
-            v6.push(a);
-            v6.push(a);
-            let t7 = v6[0] * 0.5 + v6[1];
+            let r8 = r8 + (1.0 + b.powi(2)).cbrt();
         }
-        (acc0 * 0.05).sin() + b + c.cos()
+        let a = a * (1.0 + (acc0 * 0.1).sin().powi(2)).ln();
+        a.tanh() + (acc0 * 0.1).sin().cos() - b
     }
-    check_p71(seed = 0x154c08459e10b37f, inputs = 3, calls = [p45], at = |p| (p[0], 3, p[1], p[2]));
+    check_p66(seed = 0x0c6fa99d989ff538, inputs = 2, calls = [p40, p42], at = |p| (p[0], p[1]));
 }
 
 program! {
     #[differentiable]
-    fn p72(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = (x.sum() * 0.1) * &(x.cos());
-        if n % 3 == 0 {
-            t1 = x.to_owned();
-        }
-        let mut t2 = (s) * &(x + &t1);
-        if n % 3 == 0 {
-            t2 = (s) * &((s) * &t1);
-        }
-        let mut t3 = x.to_owned();
-        if n % 3 == 0 {
-            t3 = -x.mapv(f64::sin);
-        }
-        let mut t4 = (t3.mean_axis(Axis(0)).unwrap()).dot(&(&t3 / &x.mapv(|q| q * q + 1.0))) * 0.3;
-        if n % 2 == 0 {
-            t4 = t2.dot(v) * 0.3;
-        }
-        t4.dot(&t4) * 0.1 + t3.sum() * 0.2 + t2.sum() * 0.2
-    }
-    check_p72(seed = 0x75a6b0119f9c39dc, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p73(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = &((v * (s)).mapv(f64::sin)) + v;
-        for _ in 0..n {
-            t1 = ((x.mapv(f64::tanh)).dot(&t1) * 0.3).mapv(f64::tanh) + &t1 * 0.5;
-        }
-        let t2 = x + &(x.dot(x) * 0.3);
-        let t3 = &(&t2 - &t2) - &(v / &t1.mapv(|q| q * q + 1.0));
-        let t4 = (v.mapv(|q| q.max(0.25) * 0.5)).dot(&(t2.mapv(f64::tanh))) * 0.3;
-        let mut t5 = &(v + &t2) / &(&t4 / &t4.mapv(|q| q * q + 1.0)).mapv(|q| q * q + 1.0);
-        for _ in 0..n {
-            t5 = (&t5 * (s)).mapv(f64::sin) + &t5 * 0.5;
-        }
-        t5.sum() * 0.2 + t4.dot(&t4) * 0.1 + t3.sum() * 0.2
-    }
-    check_p73(seed = 0xcec95780be761701, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p74(a: f64, xs: &[f64]) -> f64 {
+    fn p67(a: f64, xs: &[f64]) -> f64 {
         let mut acc = 0.0;
         let mut extra = 0.0;
-        for i in 0..xs.len() {
-            acc += ((xs[i]).tanh()).tanh();
-            acc += ((1.0 + (xs[i]) * (xs[i])).ln() + (0.44_f64).mul_add(0.5, xs[i])).tanh();
-            acc -= ((1.0 + (((a).sin()).tanh()) * (((a).sin()).tanh())).ln()).tanh();
-            acc = acc + ((1.0 + ((xs[i] + xs[i]).cos() * xs[i]) * ((xs[i] + xs[i]).cos() * xs[i])).ln()).tanh() - (((1.0 + (xs[i] + xs[i]) * (xs[i] + xs[i])).ln()).tanh()).tanh();
+        for i in 0..xs.len() - 1 {
+            acc -= (((1.0 + (((a) * 0.5).exp()) * (((a) * 0.5).exp())).ln()).sin()).tanh();
+            let t1 = if xs[i + 1] + xs[i + 1] > 0.13 { ((1.0 + (((xs[i]) * (a)).cos() * a) * (((xs[i]) * (a)).cos() * a)).ln()).tanh() } else { a };
+            extra = extra + (((((xs[i]).tanh()) * 0.5).exp()).tanh()).tanh() - (t1).tanh();
+            acc += (((a) * (xs[i + 1]) + xs[i + 1] - a).tanh()).tanh();
         }
         acc
     }
-    check_p74(seed = 0xe090017b5365b6f6, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+    check_p67(seed = 0xd6685c6e6137f586, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
 }
 
 #[differentiable]
-fn p75_h0(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.6 + (y[i] * s).sin() * 0.25;
+fn p68_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.3
+}
+#[differentiable]
+fn p68_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * -0.5;
+    t + p68_h0(&v[1..], s * 0.25) + p68_h0(v, s).tanh()
+}
+#[differentiable]
+fn p68_h2(v: &[f64], s: f64, k: usize) -> f64 {
+    if k == 0 {
+        (v[0] * s).tanh()
+    } else {
+        v[k % v.len()] * -0.5 + p68_h2(v, s * 0.75, k - 1).tanh()
     }
 }
 #[differentiable]
-fn p75_h1(s: f64, x: &[f64], y: &mut [f64]) {
+fn p68_h3(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
         y[i] += (s * x[i % x.len()]).cos() * 0.5;
     }
 }
 #[differentiable]
-fn p75_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    p75_h0(y, s);
-    p75_h1(s * 1.5, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-#[differentiable]
-fn p75_h3(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.5
-}
-#[differentiable]
-fn p75_h4(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.3;
-    t + p75_h3(&v[1..], s * 0.75) + p75_h3(v, s).sin()
-}
-program! {
-    #[differentiable]
-    fn p75(a: f64, xs: &[f64], ys: &mut [f64]) -> f64 {
-        let _ = p75_h2(ys, xs, a);
-        let t1 = ys[1] * 0.5;
-        let mut buf2 = vec![0.5; 3];
-        p75_h1(a, &xs[0..3], &mut buf2);
-        let t3 = p75_h2(&mut buf2, &xs[..6], t1.tanh()).tanh();
-        p75_h1(a, &xs[0..], &mut buf2);
-        let t4 = buf2[0] + buf2[2] * -0.5;
-        for _ in 0..2 {
-            p75_h1(t3.tanh() * -0.5, &xs[..7], ys);
-        }
-        let t5 = ys[1] * 0.75;
-        let mut buf6 = vec![0.75; 4];
-        p75_h1(t5.tanh() * 0.25, &xs[..5], &mut buf6);
-        let t7 = buf6[0] + buf6[3] * 1.5;
-        let t8 = p75_h4(&xs[..3], a);
-        let s9 = &xs[..5];
-        let t10 = (s9[2] * t1.tanh() * 0.3 + s9[0]).sin() + s9[s9.len() - 1] * 0.6;
-        t10 + t8 + t7 + t5 + t4 + ys[2] + a * 0.3
-    }
-    check_p75(seed = 0xa0caa28b1c6376de, inputs = 11, calls = [], at = |p| (p[0], &p[1..8], &mut p[8..11].to_vec()));
-}
-
-program! {
-    #[differentiable]
-    fn p76(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((-0.52_f64).sin() + xs[4]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            acc = acc + ((t1 + 0.40_f64).mul_add(0.5, t1) + (((xs[i]).sin()) * 0.5).exp()).tanh() - (t1).tanh();
-            let t2 = if ((t1).mul_add(0.5, xs[i])).tanh() < -0.35 { ((((-0.06_f64).tanh()).tanh()).mul_add(0.5, xs[i])).tanh() } else { (xs[i]).mul_add(0.5, t1) };
-            let t3 = ((1.0 + ((t1).tanh() - (a).mul_add(0.5, -0.69_f64)) * ((t1).tanh() - (a).mul_add(0.5, -0.69_f64))).ln()).tanh() * 1.5;
-            if i + 1 < xs.len() {
-                let t4 = (xs[i]).tanh() * 1.5;
-                acc -= (xs[i]).tanh();
-                acc = acc + ((t1) * ((t2).cos() * xs[i] - (a).tanh())).tanh() - (xs[i]).tanh();
-            }
-            acc += ((((xs[i]) * 0.5).exp()) * (xs[i] + t2) + (1.0 + (xs[i]) * (xs[i])).ln()).tanh();
-        }
-        acc.sin()
-    }
-    check_p76(seed = 0xc4baabc0fe65074a, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p77(xs: &[f64], a: f64) -> f64 {
-        let mut acc0 = 0.0;
-        if xs[2].min(xs[0]) > -0.1 {
-            let mut w1 = 0;
-            while w1 < 2 {
-                let mut acc2 = 0.0;
-                acc2 += (f64::atan(0.5).sin() * 0.5).sin();
-                w1 += 1;
-            }
-        } else {
-            if (2.0 + a.cos()).recip() < -0.1 {
-                acc0 = (xs[2] + a).tanh();
-            } else {
-                let t3 = xs[1] + -(p67((xs[2] * a * 0.5).atan(), 0.5 + 0.9) * 0.25).tanh().mul_add(xs[2], xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>());
-            }
-        }
-        let mut v4 = vec![0.0; 4];
-        for i in 0..v4.len() {
-            v4[i] = (xs.iter().sum::<f64>() * 0.5).atan();
-        }
-        let o5: Option<f64> = if a.sin().exp_m1() > v4[0] { Some((1.0 + a.sin().powi(2)).ln()) } else { None };
-        let t7: f64 = if let Some(u6) = o5 { (u6 - v4[3]).min(u6) } else { (1.0 + xs[0].powi(2)).ln() };
-        let t10: f64 = v4.iter().take(2).map(|&u8| xs[2]).fold(0.0, |s, v| s * 0.5 + v);
-        (t10 * 0.25).atan().tanh() + t7 + (acc0 * 0.25).sin()
-    }
-    check_p77(seed = 0xf63861acaedae7b5, inputs = 4, calls = [p67], at = |p| (&p[0..3], p[3]));
-}
-
-#[differentiable]
-fn p78_h0(y: &mut [f64], s: f64) -> f64 {
+fn p68_h4(y: &mut [f64], s: f64) -> f64 {
     for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 1.5).tanh();
+        y[i] = (y[i] * s + y[i - 1] * 0.3).tanh();
     }
     y[0] = (y[0] * 0.3 + s).sin();
     y[0] * y[y.len() - 1]
 }
 #[differentiable]
-fn p78_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).cos() * 0.5;
+fn p68_h5(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    let _ = p68_h4(y, s);
+    p68_h3(s * 0.5, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+program! {
+    #[differentiable]
+    fn p68(a: f64, xs: &[f64], w: [f64; 3]) -> f64 {
+        let t1 = p68_h1(&xs[3..], a);
+        let t2 = p68_h2(xs, w[2], 3);
+        let mut buf3 = vec![0.3; 2];
+        p68_h3(t2.tanh(), xs, &mut buf3);
+        let t4 = p68_h4(&mut buf3, a).tanh();
+        let t5 = p68_h5(&mut buf3, &xs[..], a).tanh();
+        let t6 = buf3[0] + buf3[1] * 0.5;
+        let t7 = p68_h1(&xs[1..=4], t4.tanh() * -0.5).sin();
+        t7 + t6 + t5 + t4 + t2 + w[1] * 0.5 + a * 0.3
     }
+    check_p68(seed = 0xd0da2e198311621b, inputs = 10, calls = [], at = |p| (p[0], &p[1..7], <[f64; 3]>::try_from(&p[7..10]).unwrap()));
+}
+
+program! {
+    #[differentiable]
+    fn p69(b: f64, a: f64) -> f64 {
+        let c0 = |u1: f64| (0.5 * a.tanh()).atanh() - a.powi(2);
+        let t2: f64 = c0(f64::cos(a / (2.0 + a.cos()))) - 0.5 * c0((a.hypot((p51((b.powi(2) * 0.5).atan(), (p66(((a - b) * 0.5).tanh(), (1.5 + b.sin()).log(2.5 + b.cos())) * 0.5).tanh()) * 0.5).atan()) * 0.5).sin());
+        let flag3 = t2 * 0.5 > -0.1;
+        let t4 = (t2 * 0.5).sin();
+        let flag5 = a.tanh() > -0.4;
+        let t6 = b + a;
+        let mut v7: Vec<f64> = Vec::new();
+        v7.push(t6.tanh().sin());
+        v7.push(a.hypot(t6).tanh().exp_m1());
+        let t8 = v7[0] * 0.5 + v7[1];
+        let mut acc9 = 0.5;
+        for i in 0..4 {
+            let mut acc10 = f64::max(i as f64 * b, (t2 * 0.5).atan() * 0.3) * 0.5;
+            acc9 += ((1.0 + (t8 * 0.5).sin().powi(2)).sqrt() * 0.5).atan();
+        }
+        0.25 * (acc9 * 0.1).sin() + (t8 * 0.5).tanh() - 0.9 * t6 + t4 - 1.5 * (t2 * 0.5) + b
+    }
+    check_p69(seed = 0x569112f671ee56a9, inputs = 2, calls = [p51, p66], at = |p| (p[0], p[1]));
+}
+
+#[differentiable]
+fn p70_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.25
 }
 #[differentiable]
-fn p78_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    let _ = p78_h0(y, s);
-    p78_h1(s * 1.5, &x[1..], y);
+fn p70_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * 0.25;
+    }
+    y[0] * 1.5
+}
+#[differentiable]
+fn p70_h2(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * -0.5 + (y[i] * s).sin() * 0.25;
+    }
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p70_h3(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    let _ = p70_h2(y, s);
+    let _ = p70_h1(s * 0.75, &x[1..], y);
     y[y.len() - 1] + x[0]
 }
 #[differentiable]
-fn p78_h3(v: &[f64], s: f64) -> [f64; 3] {
+fn p70_h4(v: &[f64], s: f64) -> [f64; 3] {
     let mut r = [0.0_f64; 3];
     r[0] = (v[0] * s).cos();
     r[1] = v[1] * 0.6;
@@ -2342,587 +2301,734 @@ fn p78_h3(v: &[f64], s: f64) -> [f64; 3] {
 }
 program! {
     #[differentiable]
-    fn p78(ys: &mut [f64], a: f64, xs: &[f64]) -> f64 {
-        let mut arr1 = [0.75_f64; 3];
-        arr1[2] = a;
-        arr1[0] = xs[2] * 0.3;
-        arr1[1] = (a).sin();
-        let t2 = arr1[1] * arr1[2];
-        let mut buf3 = vec![0.0; 4];
-        for i in 0..4 {
-            buf3[i] = xs[i + 1] * a;
-        }
-        let t4 = p78_h0(&mut buf3, t2.tanh()).tanh();
-        let t5 = buf3[0] + buf3[3] * 0.6;
-        let mut buf6 = vec![0.0; 3];
-        for i in 0..3 {
-            buf6[i] = xs[i + 2] * t4.tanh();
-        }
-        let t7 = p78_h0(&mut buf6, t2.tanh()).tanh();
-        let t8 = p78_h2(&mut buf6, &buf3, t2.tanh() * 0.5).tanh();
-        let t9 = buf6[0] + buf6[2] * 1.5;
-        let arr10 = p78_h3(&xs[..6], t5.tanh());
-        let t11 = arr10[0] * arr10[1];
-        let t12 = p78_h0(ys, t11.tanh()).tanh();
-        let t13 = ys[2] * 0.6;
-        t13 + t12 + t11 + t9 + t8 + ys[2] + a * 0.3
+    fn p70(w: [f64; 3], xs: &[f64], a: f64) -> f64 {
+        let t1 = p70_h0(&xs[..], w[2]).sin();
+        let mut buf2 = vec![0.25; 2];
+        let _ = p70_h1(t1.tanh(), &xs[3..=5], &mut buf2);
+        let t3 = buf2[0] + buf2[1] * -0.5;
+        let mut buf4 = vec![1.5; 2];
+        let t5 = p70_h3(&mut buf4, xs, t1.tanh() * -0.5).tanh();
+        let t6 = buf4[0] + buf4[1] * 0.5;
+        let arr7 = p70_h4(xs, w[0] * 1.5);
+        let t8 = arr7[2] * arr7[0];
+        t8 + t6 + t5 + t3 + t1 + w[1] * 0.5 + a * 0.3
     }
-    check_p78(seed = 0x4b009a9918459c70, inputs = 10, calls = [], at = |p| (&mut p[0..3].to_vec(), p[3], &p[4..10]));
+    check_p70(seed = 0x9aa14db840f0b5aa, inputs = 10, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), &p[3..9], p[9]));
 }
 
 program! {
     #[differentiable]
-    fn p79(c: f64, d: f64, a: f64, b: f64) -> f64 {
-        let mut acc0 = -(0.1 - a);
-        if a * a > 0.25 {
-            if f64::max(0.5, b) > d {
-                let c = c * (0.2 * c);
-            }
-        } else {
-            for i in 0..1 {
-                acc0 = (2.0 + a.cos()).powi(-2);
-                acc0 *= (0.2 * i as f64).tanh();
+    fn p71(a: f64, b: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = 0.0;
+        let t1 = ((2.0 + xs[0].cos()).powi(-2) * 1.25).mul_add((0.5 * f64::max(b, b).tanh()).atanh(), (p66((a / (2.0 + xs[2].cos()) * 0.5).sin(), b) * 0.5).atan());
+        let mut v2 = vec![0.0; xs.len()];
+        for i in 0..v2.len() {
+            v2[i] = (-(b + i as f64) * 0.5).tanh();
+            if i > 0 {
+                v2[i] += v2[i - 1] * ((1.5 + a.sin()).log(2.5 + xs[xs.len() - 1 - i].cos()) * 0.5).tanh();
             }
         }
-        b
+        let t3 = if (t1 * 0.5).atan() / (1.0 + 1.5_f64.powi(2)) < 0.25 { xs[0].cos() * (b - v2[2] * 0.5) } else { a.clamp(-0.75, 0.75) * (1.0 + (t1 * 0.5).tanh().powi(2)).cbrt() };
+        let t6: f64 = v2.iter().rev().skip(1).map(|&u4| f64::tanh((t3 * 0.25).sin()) * 1.5).sum();
+        let t7 = -(t3 * 0.25).tanh();
+        acc0 += (((v2[0] * 0.5).sin() - xs[0] + (t6 * 0.05).atan().atan()) * 0.25).tanh();
+        let t8 = a + t7;
+        t8 - (t6 * 0.05).tanh().cos() + (t3 * 0.25).tanh() + t1 * 0.5 + 0.25 * acc0 + 0.5 * (v2[0] * 0.5).atan()
     }
-    check_p79(seed = 0x62067d7bf2cc7e05, inputs = 4, calls = [], at = |p| (p[0], p[1], p[2], p[3]));
+    check_p71(seed = 0x8c1988951d86554f, inputs = 5, calls = [p66], at = |p| (p[0], p[1], &p[2..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p72(a: f64, b: f64) -> f64 {
+        let mut acc0 = (b * b * (b * a) * 0.5).sin();
+        let mut v1 = vec![0.0; 4];
+        for i in 0..v1.len() {
+            v1[i] = (a - a) / (1.0 + (1.25 * b).powi(2)) * 0.5;
+            if i > 0 {
+                v1[i] += v1[i - 1] * (b / (1.5 + b.tanh()) * 0.25).sin();
+            }
+        }
+        let t4: f64 = v1[1..4].iter().map(|u2| { let u2 = *u2; acc0 * 0.25 * v1.iter().map(|q| (q * 0.1) * (q * 0.1)).sum::<f64>() }).sum();
+        for i in 1..=3 {
+            let t5 = ((v1[0] * 0.1).sin() - b).asinh();
+            v1[3 - i] -= ((v1.iter().map(|q| (q * 0.1) * t5).sum::<f64>().tanh().exp2() + b.atan2(1.5 + 0.25_f64.cos())) * 0.25).tanh();
+        }
+        if (t4 * 0.005).atan().powi(2).ln_1p() > (t4 * 0.005).sin() {
+            let t6 = (t4 * 0.005).atan();
+        } else {
+            let o7: Option<f64> = if 0.6 - (v1[3] * 0.1).tanh() < 0.3 { Some(0.9 * (v1.iter().enumerate().map(|(k, q)| (q * 0.1) * k as f64).sum::<f64>() * 0.5).sin() - b) } else { None };
+            let t9: f64 = match o7 { Some(u8) => (2.0 + ((acc0 * 0.25).sin() * (v1[2] * 0.1).tanh()).sin()).log2(), None => a };
+        }
+        (t4 * 0.005).atan() - (acc0 * 0.25).atan() + 0.25 * a
+    }
+    check_p72(seed = 0x9fae51b64944df84, inputs = 2, calls = [], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p73(a: f64) -> f64 {
+        let mut acc0 = ((a.tanh() + a.sin()) * 0.5).tanh();
+        let mut k1 = 0;
+        loop {
+            acc0 = ((f64::atan((acc0 * 0.1).atan()) + (acc0 * 0.1).atan() * (acc0 * 0.1).tanh()) * 0.5).sin();
+            let mut w2 = 0;
+            while w2 < 2 {
+                let t3 = 0.9 * ((p28(0.25 - a, (((acc0 * 0.05).tanh() - k1 as f64) * 0.25).atan(), 0.25 * a) * 0.5).sin() + w2 as f64 + a.abs());
+                acc0 += ((acc0 * 0.05).tanh() * a.powi(3) * 0.25).sin();
+                w2 += 1;
+            }
+            acc0 = ((acc0 * 0.05).atan() * a * (a + acc0 * 0.05) * 0.25).atan();
+            k1 += 1;
+            if (0.2 > 0.1) || k1 >= 5 { break; }
+        }
+        for i in (0..3).rev() {
+            acc0 = (acc0 * 0.05).tanh().cos().sin();
+            let mut w4 = 0;
+            while w4 < 4 {
+                let t5 = w4 as f64 * (acc0 * 0.02).atan();
+                acc0 = (2.0 + (acc0 * 0.02).cos()).recip();
+                w4 += 1;
+            }
+        }
+        let mut k6 = 0;
+        let r7 = loop {
+            acc0 = (((acc0 * 0.02).atan() + (acc0 * 0.02).atan()) * a.tanh().exp() * 0.25).sin();
+            acc0 /= (1.0 + (acc0 * 0.02).sin().powi(2));
+            k6 += 1;
+            if ((acc0 * 0.02).sin() + acc0 * 0.02 > 0.25 && ((p29(a.atan(), (((acc0 * 0.02).sin() - k6 as f64) * 0.25).tanh(), (a.sin().exp() * 0.5).atan()) * 0.25).sin()) < 0.3) || k6 >= 3 { break f64::min((acc0 * 0.02).atan() * a, (1.5 + a.sin()).log(2.5 + (acc0 * 0.02).atan().cos())); }
+        };
+        r7 + acc0 * 0.02 + 0.5 * r7
+    }
+    check_p73(seed = 0xdab307947b9fd378, inputs = 1, calls = [p28, p29], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p74(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (a + xs[4]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            let t2 = (((1.0 + (t1) * (t1)).ln() + xs[i] - xs[i]).cos() * xs[i]).tanh() * 1.5;
+            extra -= (((1.0 + ((xs[i]) * (xs[i])) * ((xs[i]) * (xs[i]))).ln()).cos() * t1).tanh();
+            let mut t3 = 0.0;
+            for j in 0..2 {
+                t3 += ((1.0 + (xs[i]) * (xs[i])).ln() * (j as f64 + 0.5)).sin();
+            }
+            let t4 = if xs[i] < 0.10 { ((xs[i]).tanh()).tanh() } else { -0.69_f64 };
+            acc += ((1.0 + ((xs[i]).tanh()) * ((xs[i]).tanh())).ln() + (0.44_f64).mul_add(0.5, xs[i])).tanh();
+            acc += (((1.0 + (t1 - 0.40_f64) * (t1 - 0.40_f64)).ln()).tanh()).tanh();
+        }
+        acc
+    }
+    check_p74(seed = 0x6edeff0ac01bec74, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p75(a: f64, xs: &[f64]) -> f64 {
+        let t1 = ((1.0 + (a) * (a)).ln() + xs[3]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            extra = extra + (xs[i]).tanh() - (xs[i]).tanh();
+            let t2 = ((1.0 + (xs[i]) * (xs[i])).ln()).tanh() * 1.5;
+            if i + 1 < xs.len() {
+                let t3 = ((xs[i] + 0.98_f64 - xs[i] + xs[i]).mul_add(0.5, a)).tanh() * 1.5;
+                acc += (t3).tanh();
+            }
+            acc += ((xs[i]).sin()).tanh();
+        }
+        let r = acc;
+        r
+    }
+    check_p75(seed = 0x6357a03d0d57e40c, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+}
+
+program! {
+    #[differentiable]
+    fn p76(a: f64, b: f64) -> f64 {
+        let mut acc0 = (a.mul_add(b / (2.0 + b.cos()), p73(b.cos()) * 0.25 - b) * 0.25).sin();
+        if -acc0 < 0.5 || 1.0 < 0.7 {
+            if acc0 > 0.9 {
+                match ((0.75 * b).abs() * 2.0) as usize % 3 {
+                    0 | 1 => {
+                        let mut acc1 = (acc0 - a).cos();
+                    }
+                    _ => {
+                        let mut w2 = 0;
+                        while w2 < 3 && (-acc0 < 0.0) {
+                            let a = a * ((acc0 * 0.25).atan() - w2 as f64);
+                            acc0 = ((1.0 + (acc0 * 0.25).powi(2)).sqrt() / (1.0 + b.sin().powi(2)) * 0.25).sin();
+                            w2 += 1;
+                        }
+                    }
+                }
+            }
+        } else {
+            let mut k3 = 0;
+            let r5 = loop {
+                let t4: f64 = p42(b.sin().exp2() * 0.5, a.tanh());
+                acc0 = ((acc0 * 0.1).atan() * b.cos()).sin();
+                k3 += 1;
+                if ((acc0 * 0.1).tanh() * 1.0 > t4 && (k3 as f64) < 0.5) || k3 >= 4 { break b - (acc0 * 0.1).cos(); }
+            };
+            if (acc0 * 0.1).tanh() < 0.5 {
+                return a.cos();
+            }
+        }
+        match ((0.5 * (acc0 * 0.1)).abs() * 2.0) as usize % 3 {
+            0 | 1 => {
+                let mut acc6 = 0.0;
+            }
+            _ => {
+                for i in 0..1 {
+                    acc0 += (acc0 * 0.1).sin().mul_add(a, 0.2) * (a * 0.9) * 0.5;
+                }
+            }
+        }
+        (acc0 * 0.1).atan()
+    }
+    check_p76(seed = 0x6f5714b545d4935b, inputs = 2, calls = [p42, p73], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p77(n: usize, a: f64) -> f64 {
+        let c0 = |u1: f64| (-u1).atan2(1.5 + 2.0_f64.cos().cos());
+        let t2: f64 = c0(((a.hypot(p76((p73(((1.5 + a.sin()).powf(a.tanh()) * 0.5).tanh()) * 0.25).atan(), a)) + a.mul_add(a, a)) * 0.25).atan()) - 0.5 * c0(a);
+        let mut acc3 = (a - t2 + a * a) * 0.25;
+        let mut w4 = 0;
+        while w4 < 3 {
+            if a.powi(3) > 0.25 {
+                return f64::max(t2, (acc3 * 0.25).tanh()) * (w4 as f64 * 0.5);
+            }
+            let t5 = a.mul_add(1.0, (acc3 * 0.25).atan());
+            let mut w6 = 0;
+            while w6 < 2 {
+                let mut k7 = 0;
+                loop {
+                    let t8 = w4 as f64;
+                    acc3 = ((acc3 * 0.02).sin() + -(acc3 * 0.02).atan()).atan();
+                    k7 += 1;
+                    if ((acc3 * 0.02).atan() > t2) || k7 >= 2 { break; }
+                }
+                acc3 += (t5 * 0.5).tanh();
+                w6 += 1;
+            }
+            acc3 = ((acc3 * 0.02).sin() - ((t5 * 0.5).atan().sin().exp() * 0.5).atan()).tanh();
+            w4 += 1;
+        }
+        let mut k9 = 0;
+        loop {
+            match n % 3 {
+                0 => {
+                    let t10 = (-(acc3 * 0.02).sin() / (2.0 + (2.0 + t2.cos()).powi(-2).cos())).powi(2).ln_1p();
+                }
+                1 => {
+                    let t11 = if a > 0.25 { (acc3 * 0.02).sin() - t2 - ((acc3 * 0.02).atan() - acc3 * 0.02) } else { f64::cos(0.25).powi(3) };
+                }
+                _ => {
+                    let t12 = if k9 == 1 { a.tanh() } else { 0.1 };
+                }
+            }
+            acc3 = ((acc3 * 0.02).atan() - 1.0).tanh();
+            k9 += 1;
+            if (a > 1.0) || k9 >= 3 { break; }
+        }
+        (acc3 * 0.02).atan()
+    }
+    check_p77(seed = 0xd9163e6ba9cbed29, inputs = 1, calls = [p73, p76], at = |p| (3, p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p78(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            let t1 = (((((-0.93_f64) * (xs[i])).sin()) * 0.5).exp()).tanh() * 1.5;
+            acc -= ((1.0 + (a) * (a)).ln()).tanh();
+            acc += ((xs[i]).cos() * t1).tanh();
+        }
+        let r = acc;
+        r
+    }
+    check_p78(seed = 0x43c3bcc67cd209dd, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]),
+        params = ["a"] at [0]);
+}
+
+program! {
+    #[differentiable]
+    fn p79(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = &(v / &v.mapv(|q| q * q + 1.0)) + &(x - v);
+        let mut t2 = &(&t1 + &t1) / &t1.mapv(|q| q * q + 1.0);
+        for _ in 0..n {
+            t2 = (&t2 * (t1.sum() * 0.1)).mapv(f64::sin) + &t2 * 0.5;
+        }
+        t2.sum() * 0.2 + t1.sum() * 0.2 + s
+    }
+    check_p79(seed = 0x59ad66683ecb2fda, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p80(b: f64, c: f64, n: usize, a: f64, d: f64) -> f64 {
+        let mut acc0 = 0.5;
+        if d.powi(2) > a && b < 0.25 {
+            acc0 = d.sin().tanh();
+        } else {
+            let flag1 = d > 0.3;
+        }
+        acc0 + a
+    }
+    check_p80(seed = 0x3370a4bd0c984021, inputs = 4, calls = [], at = |p| (p[0], p[1], 2, p[2], p[3]),
+        params = ["a", "b", "d"] at [2, 0, 3]);
+}
+
+program! {
+    #[differentiable]
+    fn p81(a: f64) -> f64 {
+        let mut acc0 = 0.5;
+        let t1 = a / (2.0 + 1.0_f64.cos());
+        let mut v2: Vec<f64> = Vec::new();
+        v2.push(a - 0.1);
+        v2.push(a * 1.5_f64.atan());
+        let t3 = v2[0] * 0.5 + v2[1];
+        let flag4 = f64::sin(a) > -0.4;
+        let t3 = (t3 * 0.5).atan() - -a;
+        acc0 += (1.5 + 1.25_f64.cos()).sqrt().atan() * 0.5;
+        let t3 = t3 * 0.5 - a / (1.0 + acc0.powi(2));
+        for i in 0..2 {
+            acc0 += ((acc0 * 0.25).atan() * t1 * 0.5).tanh().powi(2);
+            acc0 /= (1.0 + ((acc0 * 0.25).tanh() + a).powi(2));
+        }
+        (t3 * 0.25).atan().tanh() + 1.0 * t1
+    }
+    check_p81(seed = 0x3030fdf9b99a5d42, inputs = 1, calls = [], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p82(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = &(v / &v.mapv(|q| q * q + 1.0)) + &((s) * x);
+        let mut t2 = t1.to_owned();
+        for _ in 0..n {
+            t2 = (&t2 * (s)).mapv(f64::sin) + &t2 * 0.5;
+        }
+        let t3 = t2.row(1).to_owned();
+        let mut t4 = t2.dot(&(&t3 + &t1)) * 0.3;
+        for _ in 0..n {
+            t4 = (&t4 * (s)).mapv(f64::sin) + &t4 * 0.5;
+        }
+        let mut t5 = (s) - &(&t3 - v);
+        if n % 3 == 0 {
+            t5 = (s) - &(v.mapv(|q| q.max(0.25) * 0.5));
+        }
+        t5.dot(&t5) * 0.1 + t4.sum() * 0.2 + t3.dot(&t3) * 0.1
+    }
+    check_p82(seed = 0x4a9b42c42ac579b0, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2),
+        params = ["s", "x"] at [12, 0, 1, 2, 3, 4, 5, 6, 7, 8]);
+}
+
+program! {
+    #[differentiable]
+    fn p83(d: f64, c: f64, b: f64, a: f64) -> f64 {
+        let mut acc0 = 1.0;
+        for i in 1..=2 {
+            for j in 0..3 {
+                match i {
+                    0 => {
+                        for l in 0..1 {
+                            acc0 += c;
+                            acc0 = 0.6 * (d - c);
+                        }
+                    }
+                    1 => {
+                        if j > 2 {
+                            if ((i as f64).tanh()) > 0.0 {
+                                acc0 += (acc0 * 0.05).tanh();
+                            } else {
+                                acc0 /= (2.0 + ((acc0 * 0.05).atan() + b).cos());
+                            }
+                        } else {
+                            let mut acc1 = 0.0;
+                        }
+                    }
+                    _ => {
+                        if a > 0.3 {
+                            let t2 = f64::min(c, 2.0) * (acc0 * 0.05).tanh();
+                        }
+                    }
+                }
+                acc0 /= (2.0 + (a * (p33(a * (acc0 * 0.05).tanh(), ((j as f64).cos().exp() * 0.5).sin()) * 0.5).sin()).cos());
+            }
+            acc0 -= ((i as f64).max((acc0 * 0.05).tanh()) * 0.5).tanh().powi(3);
+        }
+        for i in 0..2 {
+            acc0 += -((acc0 * 0.05).sin() * 1.0);
+            let t3 = if (i as f64 / (1.5 + d.tanh())) > 0.1 { (a / (2.0 + c.cos())).atan() } else { (acc0 * 0.05).tanh() + b };
+            for j in 0..2 {
+                let mut acc4 = (d * c).sin().exp();
+                acc4 = i as f64;
+            }
+        }
+        let mut v5 = vec![0.0; 4];
+        for i in 0..v5.len() {
+            v5[i] = (i as f64 * 0.5).atan();
+        }
+        let mut acc6 = 0.0;
+        let mut acc7 = 0.0;
+        if d < -0.2 {
+            acc7 += (b * b * v5[0].hypot(v5.iter().sum::<f64>()) * 0.05).tanh();
+        } else {
+            let t8 = (2.0 + (-(v5[1] * b)).sin()).log10();
+        }
+        (acc0 * 0.02).atan() + 0.9 * b
+    }
+    check_p83(seed = 0xbfcb397b086d477f, inputs = 4, calls = [p33], at = |p| (p[0], p[1], p[2], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p84(a: f64, b: f64, n: usize) -> f64 {
+        let t1 = { let u0 = (a.atan().hypot(b) * 0.5).sin(); n as f64 * (2.0 + a.sin()).sqrt() };
+        let t1 = (t1 * 0.5).sin() + 1.0;
+        let mut acc2 = 0.0;
+        let mut v3 = vec![0.0; 3];
+        for i in 0..v3.len() {
+            v3[i] = 1.25 * (0.5 * (p62(0.5, ((a + a) * 0.5).tanh()) * 0.25).tanh());
+        }
+        if 0.3 * t1 > a {
+            for i in 0..v3.len() {
+                let t4 = (0.1 - (v3[0] * 0.25).tanh()).tanh();
+                let t5 = -b * -t4;
+                acc2 = b.atan().cos();
+            }
+        } else {
+            let mut t1 = t1;
+        }
+        let mut acc6 = -(a * (v3[n] * 0.25).tanh());
+        let mut acc2 = acc2;
+        (acc2 * 0.25).atan() + 0.9 * acc6 + t1 + a.sin()
+    }
+    check_p84(seed = 0x51d28027c9ab927a, inputs = 2, calls = [p62], at = |p| (p[0], p[1], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p85(b: f64, xs: &[f64], a: f64) -> f64 {
+        let mut acc0 = b.min(b) / (1.5 + a.tanh());
+        let t1 = (1.5 + b.sin()).powf(acc0.tanh());
+        for i in (0..1).rev() {
+            if i > 1 {
+                let t4: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u2, &w3)| (0.2 * xs[i]).sin() * (0.5 * w3)).sum();
+            }
+            acc0 /= (1.0 + xs[i].cos().powi(2));
+        }
+        let t5 = if b * a < -0.1 { b.cos().exp_m1() * (a + xs[0]) } else { -xs.iter().sum::<f64>().cos() };
+        1.0 * (t5 * 0.25).tanh() + (acc0 * 0.5).sin().cos() + a - b.cos()
+    }
+    check_p85(seed = 0x51216a352e14e416, inputs = 5, calls = [], at = |p| (p[0], &p[1..4], p[4]));
+}
+
+program! {
+    #[differentiable]
+    fn p86(a: f64) -> f64 {
+        let mut acc0 = a.cos();
+        if acc0.powi(2).ln_1p() < 0.3 {
+            for i in 0..3 {
+                acc0 += ((a * (acc0 * 0.25).atan()).powi(3) * 0.1).atan();
+            }
+        }
+        for i in 0..2 {
+            for j in 0..3 {
+                let mut k1 = 0;
+                let r5 = loop {
+                    let o2: Option<f64> = if i < 1 { Some(p51(a.cos(), a) * 0.5) } else { None };
+                    let t4: f64 = match o2 { Some(u3) => (1.0 + a.powi(2)).ln().sin(), None => 1.25_f64.sin() };
+                    acc0 = ((acc0 * 0.02).sin() - t4 * (acc0 * 0.02).tanh()).sin();
+                    k1 += 1;
+                    if (a.sin().exp2() > 1.0) || k1 >= 2 { break (1.0 + t4.powi(2)).cbrt().sin(); }
+                };
+                let flag6 = (acc0 * 0.02).tanh().cos() > 0.25;
+                acc0 = (2.0 + (a * (acc0 * 0.02).atan()).cos()).powi(-2);
+            }
+            acc0 = ((0.75 * a + a.powi(2)) * 0.5).tanh();
+        }
+        let mut w7 = 0;
+        while w7 < 1 {
+            match w7 % 3 {
+                0 => {
+                    acc0 += a;
+                }
+                1 => {
+                    for j in 0..1 {
+                        let mut acc8 = (acc0 * 0.02).sin().powi(2).powi(2);
+                        acc0 /= (1.0 + 1.25_f64.sin().powi(2));
+                    }
+                }
+                _ => {
+                    let mut acc9 = 0.0;
+                }
+            }
+            acc0 = (acc0 * 0.02).sin().cos();
+            w7 += 1;
+        }
+        let mut acc0 = acc0;
+        0.75 * (acc0 * 0.02).atan() + a
+    }
+    check_p86(seed = 0xec2ceedcab89a642, inputs = 1, calls = [p51], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p87(c: f64, b: f64, d: f64, a: f64, n: usize) -> f64 {
+        let mut acc0 = 1.0;
+        if n == 0 {
+            let d = d - b;
+            for i in 0..1 {
+                let mut k1 = 0;
+                let r3 = loop {
+                    if i % 3 == 1 {
+                        match k1 % 3 {
+                            0 => {
+                                acc0 = f64::max(0.2, c) / (1.0 + (1.0 * c).powi(2));
+                            }
+                            1 => {
+                                acc0 *= (d * 0.5).atan().cos();
+                            }
+                            _ => {
+                                let t2 = (1.0 + (2.0 * b).powi(2)).sqrt();
+                            }
+                        }
+                    }
+                    acc0 += ((1.0 + ((acc0 * 0.1).sin() / (2.0 + (acc0 * 0.1).atan().cos())).powi(2)).ln() * 0.5).atan();
+                    k1 += 1;
+                    if ((acc0 * 0.1).tanh() > 0.25) || k1 >= 3 { break (acc0 * 0.1).sin() + d * 0.5; }
+                };
+                acc0 += a;
+            }
+        } else {
+            acc0 -= (n as f64 * 0.25).tanh();
+        }
+        c
+    }
+    check_p87(seed = 0xc5eba01df80c27dc, inputs = 4, calls = [], at = |p| (p[0], p[1], p[2], p[3], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p88(n: usize, b: f64, a: f64) -> f64 {
+        let mut acc0 = a.cos();
+        let t1 = if a.cos() < 0.1 { acc0 } else { acc0 / (1.0 + 1.5_f64.powi(2)) * -a };
+        acc0 *= (n as f64).min(acc0).tanh();
+        let t2 = if ((p72((b / (1.0 + (n as f64).powi(2)) * 0.5).tanh(), (n as f64).hypot((acc0 * 0.5).atan()) * 0.25) * 0.5).tanh()) > 0.7 { p73(0.3_f64.tanh()) * 0.25 * 0.3 / (1.0 + (t1 * 0.5).atan().powi(2)) } else { (2.0 + f64::cos(a).cos()).recip() };
+        let t3 = (1.5 + (acc0 * 0.5).sin().atan().sin()).log(2.5 + (t2 + n as f64).tanh().cos());
+        let t5 = { let u4 = -(t1 * 0.5).cos().exp(); t3.max(u4) + 0.2 * (acc0 * 0.5) };
+        (t5 * 0.5).atan() + t3 + 2.0 * (t1 * 0.5).sin() + acc0 * 0.5 + 0.5 * (acc0 * 0.5)
+    }
+    check_p88(seed = 0xed5af4bf54a845a7, inputs = 2, calls = [p72, p73], at = |p| (3, p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p89(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (((a).tanh()).cos() * a + xs[0]).tanh();
+        let t2 = (((a).sin()).cos() * a + xs[1]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() - 1 {
+            let t3 = ((1.0 + ((1.0 + ((t2) * (xs[i])) * ((t2) * (xs[i]))).ln()) * ((1.0 + ((t2) * (xs[i])) * ((t2) * (xs[i]))).ln())).ln()).tanh() * 1.5;
+            acc = acc + (xs[i] - a + a + (xs[i]).cos() * xs[i] + (a).cos() * a).tanh() - ((xs[i]).cos() * xs[i + 1]).tanh();
+            let mut t4 = 0.0;
+            for j in 0..2 {
+                t4 += ((1.0 + (xs[i + 1]) * (xs[i + 1])).ln() - xs[i] * (j as f64 + 0.5)).sin();
+            }
+            let mut t5 = 0.0;
+            for j in 0..2 {
+                t5 += ((((xs[i + 1]).mul_add(0.5, a)) * 0.5).exp() * (j as f64 + 0.5)).sin();
+            }
+            acc = acc + (((((xs[i]) * (xs[i + 1])).cos() * xs[i + 1]) * 0.5).exp()).tanh() - ((1.0 + (xs[i]) * (xs[i])).ln() + (t1) * (t4) - (t3).cos() * t2).tanh();
+        }
+        acc
+    }
+    check_p89(seed = 0xdec97f0437371d35, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p90(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = x.to_owned();
+        for _ in 0..n {
+            t1 = (&t1 * (s)).mapv(f64::sin) + &t1 * 0.5;
+        }
+        let t2 = t1.to_owned();
+        t2.sum() * 0.2 + t1.sum() * 0.2 + s
+    }
+    check_p90(seed = 0xe79a7b14aeecbda2, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p91(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        let mut carried = 0.5;
+        for i in 0..xs.len() {
+            let t1 = ((1.0 + (((0.45_f64).cos() * 0.34_f64).cos() * a) * (((0.45_f64).cos() * 0.34_f64).cos() * a)).ln()).tanh() * 1.5;
+            if ((a).mul_add(0.5, a)).cos() * xs[i] < -0.35 {
+                acc += (t1).tanh();
+                acc = acc + (((((-0.69_f64).sin()).tanh()) * 0.5).exp()).tanh() - (t1).tanh();
+            } else {
+                let t2 = if xs[i] < 0.29 { (a).tanh() } else { (1.0 + (xs[i]) * (xs[i])).ln() };
+            }
+            let t3 = (((1.0 + (xs[i]) * (xs[i])).ln()) * (((xs[i]) * (t1)).mul_add(0.5, xs[i]))).tanh() * 1.5;
+            if ((xs[i]) * 0.5).exp() > -0.27 {
+                if xs[i] - xs[i] + xs[i] < -0.30 {
+                    acc += ((0.86_f64 - (a).mul_add(0.5, xs[i])).sin()).tanh();
+                } else {
+                    acc += (((1.0 + (a) * (a)).ln()).tanh()).tanh();
+                }
+                if ((xs[i]) * 0.5).exp() - xs[i] < -0.17 {
+                    acc += ((1.0 + ((xs[i]).tanh() + (1.0 + (a) * (a)).ln()) * ((xs[i]).tanh() + (1.0 + (a) * (a)).ln())).ln()).tanh();
+                    let t4 = if (xs[i]).tanh() + (xs[i]).mul_add(0.5, xs[i]) > -0.09 { ((t3 + xs[i]).cos() * 0.30_f64 + xs[i]).tanh() } else { (xs[i]) * (t3) };
+                }
+            }
+            acc += (t3).tanh();
+            acc -= (a).tanh();
+            carried = carried * 0.5 + (t1).tanh();
+            acc += carried;
+        }
+        let r = acc;
+        r
+    }
+    check_p91(seed = 0x9657c81ce691be1a, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]),
+        params = ["a"] at [0]);
 }
 
 #[differentiable]
-fn p80_h0(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.25).tanh();
+fn p92_h0(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.6 + (y[i] * s).cos() * 0.25;
     }
-    acc * 0.5 + v[0] * v[v.len() - 1]
+    y[0] * y[y.len() - 1]
 }
 #[differentiable]
-fn p80_h1(y: &mut [f64], s: f64) -> f64 {
+fn p92_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * 0.25;
+    }
+    y[0] * -0.5
+}
+#[differentiable]
+fn p92_h2(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p92_h0(y, s);
+    let _ = p92_h1(s * -0.5, &x[1..], y);
+}
+program! {
+    #[differentiable]
+    fn p92(xs: &[f64], ys: &mut [f64], a: f64) -> f64 {
+        let mut buf1 = vec![0.0; 2];
+        for i in 0..2 {
+            buf1[i] = xs[i + 3] * a;
+        }
+        let t2 = p92_h0(&mut buf1, a).tanh();
+        let t3 = p92_h0(&mut buf1, t2.tanh()).tanh();
+        let t4 = buf1[0] + buf1[1] * 0.75;
+        let _ = p92_h1(a, xs, ys);
+        let t5 = ys[0] * 0.25;
+        let mut buf6 = vec![0.0; 4];
+        for i in 0..4 {
+            buf6[i] = xs[i + 2] * t5.tanh() * 0.3;
+        }
+        let _ = p92_h0(&mut buf6, t4.tanh());
+        let t7 = p92_h0(&mut buf6, t4.tanh()).tanh();
+        let t8 = p92_h1(t2.tanh(), &xs[..7], &mut buf6).tanh();
+        let t9 = buf6[0] + buf6[3] * 1.5;
+        let mut buf10 = vec![0.3; 2];
+        let t11 = p92_h1(t7.tanh() * 0.3, &xs[1..], &mut buf10).tanh();
+        let t12 = p92_h1(t5.tanh(), xs, &mut buf10).tanh();
+        for _ in 0..2 {
+            p92_h2(&mut buf10, &buf1, a);
+        }
+        let t13 = buf10[0] + buf10[1] * 0.6;
+        let mut buf14 = vec![0.6; 2];
+        let t15 = p92_h0(&mut buf14, t4.tanh()).tanh();
+        p92_h2(&mut buf14, xs, t8.tanh());
+        let t16 = buf14[0] + buf14[1] * 0.25;
+        let mut buf17 = vec![0.0; 4];
+        for i in 0..4 {
+            buf17[i] = xs[i + 3] * t7.tanh() * 0.25;
+        }
+        let t18 = p92_h1(t4.tanh(), xs, &mut buf17).tanh();
+        let t19 = buf17[0] + buf17[3] * -0.5;
+        t19 + t18 + t16 + t15 + t13 + ys[2] + a * 0.3
+    }
+    check_p92(seed = 0xd870f5dc2f507ec6, inputs = 11, calls = [], at = |p| (&p[0..7], &mut p[7..10].to_vec(), p[10]));
+}
+
+#[differentiable]
+fn p93_h0(y: &mut [f64], s: f64) -> f64 {
     for i in (1..y.len()).rev() {
         y[i] = (y[i] * s + y[i - 1] * 0.6).tanh();
     }
     y[0] = (y[0] * 0.6 + s).sin();
     y[0] * y[y.len() - 1]
 }
-program! {
-    #[differentiable]
-    fn p80(b: f64, xs: &[f64], a: f64) -> f64 {
-        let s1 = &xs[1..6];
-        let t2 = (s1[2] * a * 1.5 + s1[0]).sin() + s1[s1.len() - 1] * 0.6;
-        let t3 = p80_h0(xs, t2.tanh()).sin();
-        let mut buf4 = vec![0.0; 2];
-        for i in 0..2 {
-            buf4[i] = xs[i + 0] * b;
-        }
-        let _ = p80_h1(&mut buf4, t2.tanh() * -0.5);
-        let t5 = buf4[0] + buf4[1] * -0.5;
-        let s6 = &xs[..];
-        let t7 = (s6[0] * b + s6[0]).sin() + s6[s6.len() - 1] * -0.5;
-        t7 + t5 + t3 + t2 + a * 0.3
-    }
-    check_p80(seed = 0x7370e1b6e16f49d6, inputs = 8, calls = [], at = |p| (p[0], &p[1..7], p[7]));
-}
-
-program! {
-    #[differentiable]
-    fn p81(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (((a + a) * 0.5).exp() + xs[3]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() - 1 {
-            if (1.0 + ((t1) * (t1)) * ((t1) * (t1))).ln() > -0.47 {
-                continue;
-            }
-            let t2 = (((xs[i]) * (xs[i])).sin() + xs[i + 1] + xs[i + 1]).tanh() * 1.5;
-            extra += ((t2).sin()).tanh();
-            let t3 = ((0.22_f64).sin()).tanh() * 1.5;
-            acc += (xs[i] + (xs[i + 1]).sin() - xs[i] + xs[i + 1] - (0.47_f64) * (t1)).tanh();
-        }
-        acc.sin()
-    }
-    check_p81(seed = 0xef8c70aae81c6092, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
 #[differentiable]
-fn p82_h0(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.3).cos();
-    }
-    acc * 0.25 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p82_h1(y: &mut [f64], s: f64) {
+fn p93_h1(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
-        y[i] = y[i] * 0.3 + (y[i] * s).sin() * 0.25;
+        y[i] += (s * x[i % x.len()]).cos() * 0.25;
     }
 }
 #[differentiable]
-fn p82_h2(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).cos() * 0.6;
-    }
-    y[0] * 0.75
+fn p93_h2(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.75
 }
 #[differentiable]
-fn p82_h3(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    p82_h1(y, s);
-    let _ = p82_h2(s * 0.3, &x[1..], y);
+fn p93_h3(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    let _ = p93_h0(y, s);
+    p93_h1(s * 0.5, &x[1..], y);
     y[y.len() - 1] + x[0]
 }
-#[differentiable]
-fn p82_h4(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).sin();
-    r[1] = v[1] * 0.5;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
 program! {
     #[differentiable]
-    fn p82(a: f64, b: f64, xs: &[f64]) -> f64 {
-        let t1 = p82_h0(&xs[..5], a);
-        let t2 = p82_h0(&xs[..], t1.tanh() * 0.6).sin();
-        let mut buf3 = vec![0.3; 2];
-        for _ in 0..2 {
-            p82_h1(&mut buf3, t1.tanh());
+    fn p93(xs: &[f64], a: f64) -> f64 {
+        let mut buf1 = vec![0.0; 4];
+        for i in 0..4 {
+            buf1[i] = xs[i + 3] * a;
         }
-        let t4 = p82_h3(&mut buf3, &xs[..4], a).tanh();
-        let t5 = buf3[0] + buf3[1] * 0.6;
-        let t6 = p82_h0(xs, b).sin();
-        let arr7 = p82_h4(xs, t1.tanh());
-        let t8 = arr7[2] * arr7[2];
-        let t9 = p82_h0(&xs[..], t6.tanh());
-        let mut buf10 = vec![0.0; 2];
-        for i in 0..2 {
-            buf10[i] = xs[i + 2] * t9.tanh();
-        }
-        let t11 = p82_h2(t2.tanh() * -0.5, &xs[..], &mut buf10).tanh();
-        let t12 = p82_h2(t6.tanh(), &xs[4..=4], &mut buf10).tanh();
-        let t13 = buf10[0] + buf10[1] * -0.5;
-        t13 + t12 + t11 + t9 + t8 + a * 0.3
-    }
-    check_p82(seed = 0x11e0767913ef7bdf, inputs = 8, calls = [], at = |p| (p[0], p[1], &p[2..8]));
-}
-
-program! {
-    #[differentiable]
-    fn p83(a: f64, c: f64, n: usize, b: f64) -> f64 {
-        let mut acc0 = c.min(c);
-        let mut w1 = 0;
-        while w1 < 3 && (c.powi(2) > a && c < 0.7) {
-            let t2 = b.sin();
-            let c3 = |u4: f64| (b * 2.0).sin().exp();
-            let t5: f64 = c3(a.tanh().exp2()) - 0.5 * c3(n as f64);
-            acc0 += (f64::tanh(a.powi(2)) * 0.5).atan();
-            w1 += 1;
-        }
-        acc0 = ((acc0 * 0.1).tanh() + (acc0 * 0.1).tanh()).tanh();
-        if (acc0 * 0.1).sin() > 0.6 {
-            let c6 = |u7: f64| n as f64;
-            let t8: f64 = c6((1.0 + c.sin().powi(2)).sqrt()) - 0.5 * c6(c);
-        }
-        (acc0 * 0.1).sin().sin() - b - c.tanh() + 0.25 * a
-    }
-    check_p83(seed = 0xb89051dd0d0ec190, inputs = 3, calls = [], at = |p| (p[0], p[1], 1, p[2]));
-}
-
-#[differentiable]
-fn p84_h0(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.6).cos();
-    }
-    acc * 0.5 + v[0] * v[v.len() - 1]
-}
-program! {
-    #[differentiable]
-    fn p84(b: f64, xs: &[f64], a: f64) -> f64 {
-        let t1 = p84_h0(&xs[5..], a * 0.75).sin();
-        let s2 = &xs[..7];
-        let t3 = (s2[5] * b + s2[4]).sin() + s2[s2.len() - 1] * 0.6;
-        let t4 = p84_h0(s2, t3.tanh()).sin();
-        let s5 = &xs[..];
-        let t6 = (s5[1] * t4.tanh() + s5[6]).sin() + s5[s5.len() - 1] * 0.3;
-        t6 + t4 + t3 + t1 + a * 0.3
-    }
-    check_p84(seed = 0xcf2ae70e93a18791, inputs = 9, calls = [], at = |p| (p[0], &p[1..8], p[8]));
-}
-
-program! {
-    #[differentiable]
-    fn p85(c: f64, b: f64, a: f64) -> f64 {
-        let t0 = (0.5 * (c.cos() + c * 0.6).tanh()).asin();
-        let mut acc1 = 1.0;
-        if 1.5 - t0 > -0.4 {
-            acc1 *= 1.0 + (a * t0).tanh();
-        } else {
-            let b = b * (b * b);
-        }
-        acc1.cos() - t0 + a + 0.6 * b
-    }
-    check_p85(seed = 0x73b564d45e825c08, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p86(xs: &[f64], b: f64, a: f64) -> f64 {
-        let flag0 = xs.iter().map(|q| q * q).sum::<f64>() * xs[1] > 0.1;
-        let mut a = a;
-        for i in 0..xs.len() {
-            let t1 = if b.asinh() < 0.5 { (b * (a * 0.1).tanh()).sin() } else { f64::sin((a * 0.1).hypot(xs[1])) };
-            let flag2 = xs[i] * t1 > 0.3;
-            a += (f64::min(t1 * 1.25, xs[i]) * 0.5).tanh();
-        }
-        (a * 0.1).tanh() + 0.1 * b
-    }
-    check_p86(seed = 0x27edb8e4708868ee, inputs = 6, calls = [], at = |p| (&p[0..4], p[4], p[5]));
-}
-
-#[differentiable]
-fn p87_h0(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).cos();
-    r[1] = v[1] * 0.5;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-#[differentiable]
-fn p87_h1(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.5).sin();
-    }
-    acc * 0.5 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p87_h2(y: &mut [f64], s: f64) -> f64 {
-    for i in 0..y.len() {
-        y[i] = y[i] * 1.5 + (y[i] * s).tanh() * 0.25;
-    }
-    y[0] * y[y.len() - 1]
-}
-program! {
-    #[differentiable]
-    fn p87(xs: &[f64], a: f64) -> f64 {
-        let arr1 = p87_h0(xs, a * 1.5);
-        let t2 = arr1[0] * arr1[0];
-        let t3 = p87_h1(&xs[..7], a);
-        let arr4: [f64; 3] = [t2.tanh(), xs[3] * 1.5, (t3.tanh() * 0.75).sin()];
-        let [e6, e7, e8] = arr4;
-        let t5 = e6 * e8 + arr4[1] * e7;
-        let mut buf9 = vec![0.0; 3];
-        for i in 0..3 {
-            buf9[i] = xs[i + 3] * a;
-        }
-        let _ = p87_h2(&mut buf9, t5.tanh());
-        let t10 = buf9[0] + buf9[2] * -0.5;
-        t10 + t5 + t3 + t2 + a * 0.3
-    }
-    check_p87(seed = 0x562f254d7bd9c527, inputs = 8, calls = [], at = |p| (&p[0..7], p[7]),
-        params = ["a"] at [7]);
-}
-
-program! {
-    #[differentiable]
-    fn p88(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() - 1 {
-            if ((1.0 + (a) * (a)).ln()).sin() > -0.06 {
-                acc += (xs[i]).tanh();
-                let mut t1 = 0.0;
-                for j in 0..2 {
-                    t1 += (((xs[i]).sin()).sin() * (j as f64 + 0.5)).sin();
-                }
-            }
-            let t2 = if (xs[i + 1]) * (a) + xs[i] - a < 0.28 { (((xs[i]).sin() - (xs[i + 1]).cos() * a).mul_add(0.5, xs[i + 1])).tanh() } else { (1.0 + (xs[i + 1]) * (xs[i + 1])).ln() };
-            acc -= ((((xs[i]) * 0.5).exp()).sin() + (((t2).tanh()) * 0.5).exp()).tanh();
-        }
-        acc.sin()
-    }
-    check_p88(seed = 0x3bd50b09d4c449bb, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-#[differentiable]
-fn p89_h0(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.6).cos();
-    }
-    acc * 0.5 + v[0] * v[v.len() - 1]
-}
-program! {
-    #[differentiable]
-    fn p89(b: f64, xs: &[f64], a: f64) -> f64 {
-        let t1 = p89_h0(&xs[1..], b);
-        let s2 = &xs[2..=4];
-        let t3 = (s2[1] * a + s2[2]).sin() + s2[s2.len() - 1] * 0.75;
-        let t4 = p89_h0(xs, t1.tanh() * 0.25);
-        let t5 = p89_h0(s2, t1.tanh()).sin();
-        t5 + t4 + t3 + t1 + a * 0.3
-    }
-    check_p89(seed = 0xfd2caadeb6a3e195, inputs = 8, calls = [], at = |p| (p[0], &p[1..7], p[7]));
-}
-
-program! {
-    #[differentiable]
-    fn p90(a: f64, b: f64, n: usize) -> f64 {
-        let b = b - a * b;
-        let mut acc0 = f64::cos(a + b * 0.25);
-        if n < 1 {
-            let acc0 = acc0 + acc0;
-        } else if n % 2 == 0 {
-            let t1 = f64::atan((1.0 + a.powi(2).ln_1p().powi(2)).ln());
-            let t2 = if n < 1 { a } else { (t1 + b * 0.25).tanh() };
-            let mut v3: Vec<f64> = Vec::new();
-            v3.push(acc0.powi(2).mul_add(0.25_f64.max(0.5), a / (2.0 + a.cos())) * 0.5);
-            v3.push(t1);
-            let t4 = v3[0] * 0.5 + v3[1];
-        } else {
-            acc0 += (acc0 * 2.0).mul_add(1.25_f64.sin(), acc0) * 0.1;
-        }
-        acc0 /= (1.0 + (b * 0.25).max(b * 0.25).powi(2));
-        acc0 += (a.cos() * a.atan() * 0.5).sin();
-        1.5 * (b * 0.25).sin()
-    }
-    check_p90(seed = 0x2ef67591bc8b0a3c, inputs = 2, calls = [], at = |p| (p[0], p[1], 1));
-}
-
-#[differentiable]
-fn p91_h0(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).tanh();
-    r[1] = v[1] * 0.5;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-#[differentiable]
-fn p91_h1(y: &mut [f64], s: f64) -> f64 {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.3 + (y[i] * s).tanh() * 0.25;
-    }
-    y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p91_h2(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).sin() * 0.3;
-    }
-}
-#[differentiable]
-fn p91_h3(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    let _ = p91_h1(y, s);
-    p91_h2(s * 0.3, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-#[differentiable]
-fn p91_h4(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + -0.5).sin();
-    }
-    acc * 0.25 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p91_h5(v: &[f64], s: f64, k: usize) -> f64 {
-    if k == 0 {
-        (v[0] * s).sin()
-    } else {
-        v[k % v.len()] * 1.5 + p91_h5(v, s * -0.5, k - 1).sin()
-    }
-}
-program! {
-    #[differentiable]
-    fn p91(xs: &[f64], b: f64, a: f64) -> f64 {
-        let s1 = &xs[..];
-        let t2 = (s1[2] * a + s1[0]).sin() + s1[s1.len() - 1] * -0.5;
-        let arr3 = p91_h0(&s1[2..], t2.tanh());
-        let t4 = arr3[2] * arr3[2];
-        let mut buf5 = vec![0.0; 2];
-        for i in 0..2 {
-            buf5[i] = xs[i + 0] * t4.tanh();
-        }
-        let _ = p91_h3(&mut buf5, xs, a);
-        let t6 = p91_h3(&mut buf5, &s1[..], t4.tanh()).tanh();
-        let t7 = buf5[0] + buf5[1] * 0.25;
-        let t8 = p91_h4(&xs[4..=5], b).sin();
-        let mut buf9 = vec![1.5; 4];
-        let _ = p91_h3(&mut buf9, &xs[4..7], t7.tanh());
-        let t10 = p91_h3(&mut buf9, &s1[0..], t8.tanh()).tanh();
+        let t2 = p93_h0(&mut buf1, a * 0.5).tanh();
+        let t3 = p93_h0(&mut buf1, t2.tanh()).tanh();
         for _ in 0..3 {
-            p91_h2(t10.tanh(), &xs[0..=6], &mut buf9);
+            p93_h1(t3.tanh(), xs, &mut buf1);
         }
-        let t11 = buf9[0] + buf9[3] * 0.25;
-        let t12 = p91_h4(xs, b).sin();
-        let t13 = p91_h5(&buf9, a, 2);
-        t13 + t12 + t11 + t10 + t8 + a * 0.3
+        let t4 = buf1[0] + buf1[3] * 0.25;
+        let t5 = p93_h2(&xs[..6], a);
+        let s6 = &xs[..];
+        let t7 = (s6[5] * t3.tanh() + s6[6]).sin() + s6[s6.len() - 1] * 0.3;
+        let mut buf8 = vec![0.75; 4];
+        let t9 = p93_h3(&mut buf8, &s6[..], t5.tanh()).tanh();
+        let t10 = p93_h0(&mut buf8, t3.tanh()).tanh();
+        let _ = p93_h3(&mut buf8, &s6[0..], t10.tanh());
+        let t11 = buf8[0] + buf8[3] * 0.5;
+        let mut buf12 = vec![0.75; 3];
+        p93_h1(t11.tanh(), &xs[3..], &mut buf12);
+        let _ = p93_h0(&mut buf12, t4.tanh());
+        let _ = p93_h0(&mut buf12, a * 0.75);
+        let t13 = buf12[0] + buf12[2] * 1.5;
+        let mut buf14 = vec![0.75; 4];
+        let t15 = p93_h3(&mut buf14, &buf12, t2.tanh() * 0.6).tanh();
+        let t16 = buf14[0] + buf14[3] * 0.25;
+        t16 + t15 + t13 + t11 + t10 + a * 0.3
     }
-    check_p91(seed = 0x0d20e6cb9101bfcc, inputs = 9, calls = [], at = |p| (&p[0..7], p[7], p[8]));
-}
-
-program! {
-    #[differentiable]
-    fn p92(xs: &[f64], a: f64, c: f64, n: usize, b: f64) -> f64 {
-        let mut acc0 = 0.5;
-        if c.sin() > a {
-            for i in (0..8).step_by(2) {
-                acc0 *= xs[i % xs.len()].powi(2).ln_1p().tanh();
-            }
-        }
-        acc0 += ((xs[n] - 1.5).cos().exp_m1() * 0.5).tanh();
-        let t3: f64 = { let v1: Vec<f64> = xs.iter().map(|&u2| xs[n]).collect(); v1[0] + v1[3] };
-        let t4 = t3 + a;
-        let t3 = t3 + a.cos();
-        let t7: f64 = xs.iter().take(2).map(|&u5| (2.0 + (p67((b / (2.0 + xs[n].cos()) * 0.5).atan(), (xs.iter().map(|q| (q * 1.25).sin()).sum::<f64>().max(xs[n]) * 0.5).tanh()) * 0.25).sin().clamp(-0.75, 0.75).sin()).sqrt()).fold(0.0, |s, v| s * 0.5 + v);
-        if 0.3 * xs[n] > -0.4 {
-            let t9 = { let u8 = (1.5 + (xs.iter().map(|q| q.cos()).product::<f64>() / (1.5 + a.tanh())).sin()).log(2.5 + xs.iter().map(|q| (q * 0.9).sin()).sum::<f64>().mul_add(xs[n], xs[n]).cos()); xs[n] };
-        } else {
-            let t10 = if 0.75 > 0.5 { (0.5 * c.tanh()).acos() * (n as f64 / (1.0 + 1.25_f64.powi(2))) } else { 0.1 * (t3 * 0.5).sin().min(b) };
-        }
-        0.75 * (t7 * 0.25) + (acc0 * 0.1).sin() + c
-    }
-    check_p92(seed = 0xc82e2a44420ca2a3, inputs = 7, calls = [p67], at = |p| (&p[0..4], p[4], p[5], 1, p[6]));
-}
-
-program! {
-    #[differentiable]
-    fn p93(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = s;
-        if n % 2 == 0 {
-            t1 = (v.sin()).sum().sin();
-        }
-        let t2 = x.to_owned();
-        let mut t3 = (v.mean().unwrap()) * &(x.dot(&t2) * 0.3);
-        if n % 3 == 0 {
-            t3 = &(-t2.mapv(f64::sin)) - &(x.row(2).to_owned());
-        }
-        let t4 = (x - v).sum() * 0.1;
-        let t5 = v.sum().sin();
-        t5 + t4 + t3.sum() * 0.2
-    }
-    check_p93(seed = 0xac0ea44a2a6dbe12, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p94(a: f64, n: usize, xs: &[f64]) -> f64 {
-        let t0 = match n % 3 { 0 => ((a * xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) - (xs.iter().sum::<f64>() + xs[xs.len() - 1 - n])) * 0.25).sin(), 1 => (xs.iter().map(|q| q * a).sum::<f64>() * p79((xs[xs.len() - 1 - n].hypot(n as f64) * 0.25).atan(), xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.05, f64::sin(xs[2]), (a * n as f64 * 0.25).sin())).tanh(), _ => ((1.5 + a.cos()).sqrt().max(n as f64 + xs[xs.len() - 1 - n]) * 0.5).atan() };
-        let mut v1 = vec![0.0; n];
-        for i in 0..v1.len() {
-            v1[i] = a.tanh().sinh();
-        }
-        let mut acc2 = 0.0;
-        for i in 0..v1.len() {
-            let t3: f64 = xs[i].tanh().exp_m1() * (t0 / (1.0 + v1.iter().map(|q| (q * 0.25) * t0).sum::<f64>().powi(2)));
-            for j in 1..=1 {
-                if xs[0] > xs[j] {
-                    let flag4 = a - a > 0.7;
-                } else if (i as f64) > a {
-                    let t5 = t0 * xs[0];
-                }
-                v1[i] += ((v1.iter().map(|q| (q * 0.1) * (q * 0.1)).sum::<f64>() * a + t0 * (t3 * 0.1).tanh()) * 0.05).tanh();
-            }
-            acc2 -= ((n as f64 - v1[i] * 0.1) * (1.5 + a.sin()).powf((t3 * 0.1).tanh().tanh()) * 0.1).tanh();
-        }
-        let mut w6 = 0;
-        while w6 < 4 {
-            acc2 = ((acc2 * 0.1).atan() * (n as f64).atan()).sin();
-            w6 += 1;
-        }
-        2.0 * (acc2 * 0.1) - 0.75 * t0 + 0.3 * a
-    }
-    check_p94(seed = 0x8693ca16a8980459, inputs = 5, calls = [p79], at = |p| (p[0], 2, &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p95(a: f64, n: usize, b: f64) -> f64 {
-        let a = a - a;
-        let t0 = 0.75 * f64::tanh((a * 0.5).tanh()) * 1.5;
-        let mut v1: Vec<f64> = Vec::new();
-        v1.push(((b + t0) * b.powi(3) * 0.25).atan());
-        v1.push(f64::atan(t0) * 0.1);
-        let t2 = v1[0] * 0.5 + v1[1];
-        let mut v3 = vec![0.0; 4];
-        for i in 0..v3.len() {
-            v3[i] = (1.5 + ((a * 0.5).atan() + t0).cos()).sqrt();
-        }
-        t2.tanh() + t0 + (a * 0.5).atan().cos()
-    }
-    check_p95(seed = 0x40f00a0056cb6326, inputs = 2, calls = [], at = |p| (p[0], 2, p[1]),
-        params = ["b"] at [1]);
-}
-
-program! {
-    #[differentiable]
-    fn p96(a: f64) -> f64 {
-        if 0.1_f64.sin() > 0.0 {
-            return a;
-        }
-        let mut acc0 = ((a.cos().exp() - 0.6_f64.abs()) * 0.5).atan();
-        if 0.1_f64.tanh().exp() > 0.25 || a < -0.1 {
-            let flag1 = acc0 * acc0 > 0.5;
-        }
-        if (1.5 + a.sin()).log(2.5 + a.cos()) > 0.5 {
-            acc0 *= 1.0 + (2.0 + p90((p79(acc0.tanh(), acc0, (2.0 * a * 0.5).tanh(), 0.3 * 0.6) - acc0) * 0.5, a.atan2(1.5 + 0.25_f64.cos()), 1).cos()).recip().tanh();
-        } else if 0.6 < 0.7 {
-            let a = a * a.tanh();
-        } else {
-            for i in 1..=3 {
-                if i > 0 {
-                    let a = a - (i as f64 + (acc0 * 0.1).tanh());
-                } else {
-                    acc0 = a;
-                }
-                acc0 = (acc0 * 0.1).atan().cos() * ((acc0 * 0.1).sin() * a);
-            }
-        }
-        (acc0 * 0.1).sin().tanh()
-    }
-    check_p96(seed = 0xbbcf0d1ead78ffe6, inputs = 1, calls = [p79, p90], at = |p| (p[0]));
+    check_p93(seed = 0xe6db21e2ea27262a, inputs = 9, calls = [], at = |p| (&p[0..8], p[8]));
 }
 
 #[differentiable]
-fn p97_h0(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).sin();
-    r[1] = v[1] * 0.5;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-#[differentiable]
-fn p97_h1(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 1.5
-}
-program! {
-    #[differentiable]
-    fn p97(w: [f64; 3], xs: &[f64], b: f64, a: f64) -> f64 {
-        let arr1 = p97_h0(&xs[0..=2], b);
-        let t2 = arr1[2] * arr1[2];
-        let t3 = p97_h1(&xs[3..], w[0]).sin();
-        let t4 = p97_h1(xs, w[0] * 0.3).sin();
-        t4 + t3 + t2 + w[1] * 0.5 + a * 0.3
-    }
-    check_p97(seed = 0xcf8a9cae810e61c0, inputs = 11, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), &p[3..9], p[9], p[10]));
-}
-
-program! {
-    #[differentiable]
-    fn p98(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = (v / &v.mapv(|q| q * q + 1.0)).dot(&(x.dot(x) * 0.3)) * 0.3;
-        if n % 2 == 0 {
-            t1 = v.to_owned();
-        }
-        let t2 = v.to_owned();
-        t2.dot(&t2) * 0.1 + t1.dot(&t1) * 0.1 + s
-    }
-    check_p98(seed = 0x720d65f1d6e54404, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-#[differentiable]
-fn p99_h0(v: &[f64], s: f64) -> [f64; 3] {
+fn p94_h0(v: &[f64], s: f64) -> [f64; 3] {
     let mut r = [0.0_f64; 3];
     r[0] = (v[0] * s).cos();
     r[1] = v[1] * 0.3;
@@ -2930,29 +3036,29 @@ fn p99_h0(v: &[f64], s: f64) -> [f64; 3] {
     r
 }
 #[differentiable]
-fn p99_h1(v: &[f64], s: f64) -> f64 {
+fn p94_h1(v: &[f64], s: f64) -> f64 {
     (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.3
 }
 program! {
     #[differentiable]
-    fn p99(a: f64, b: f64, xs: &[f64]) -> f64 {
-        let arr1 = p99_h0(&xs[3..=6], b);
+    fn p94(a: f64, b: f64, xs: &[f64]) -> f64 {
+        let arr1 = p94_h0(&xs[3..=6], b);
         let t2 = arr1[0] * arr1[1];
-        let t3 = p99_h1(&arr1, a);
-        let arr4 = p99_h0(xs, t3.tanh());
+        let t3 = p94_h1(&arr1, a);
+        let arr4 = p94_h0(xs, t3.tanh());
         let t5 = arr4[0] * arr4[2];
         let s6 = &xs[0..=1];
         let t7 = (s6[0] * a + s6[1]).sin() + s6[s6.len() - 1] * 0.25;
-        let t8 = p99_h1(&s6[..2], b).sin();
-        let t9 = p99_h1(&s6[0..], t3.tanh()).sin();
-        let t10 = p99_h1(&xs[0..], t8.tanh());
+        let t8 = p94_h1(&s6[..2], b).sin();
+        let t9 = p94_h1(&s6[0..], t3.tanh()).sin();
+        let t10 = p94_h1(&xs[0..], t8.tanh());
         t10 + t9 + t8 + t7 + t5 + a * 0.3
     }
-    check_p99(seed = 0x67530946fa968aa6, inputs = 10, calls = [], at = |p| (p[0], p[1], &p[2..10]));
+    check_p94(seed = 0x67530946fa968aa6, inputs = 10, calls = [], at = |p| (p[0], p[1], &p[2..10]));
 }
 
 #[differentiable]
-fn p100_h0(v: &[f64], s: f64) -> f64 {
+fn p95_h0(v: &[f64], s: f64) -> f64 {
     let mut acc = 0.0;
     for i in 0..v.len() {
         acc += (v[i] * s + 0.25).sin();
@@ -2960,38 +3066,38 @@ fn p100_h0(v: &[f64], s: f64) -> f64 {
     acc * 1.5 + v[0] * v[v.len() - 1]
 }
 #[differentiable]
-fn p100_h1(s: f64, x: &[f64], y: &mut [f64]) {
+fn p95_h1(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
         y[i] -= (s * x[i % x.len()]).tanh() * -0.5;
     }
 }
 #[differentiable]
-fn p100_h2(y: &mut [f64], s: f64) {
+fn p95_h2(y: &mut [f64], s: f64) {
     for i in 0..y.len() {
         y[i] = y[i] * 0.75 + (y[i] * s).sin() * 0.25;
     }
 }
 #[differentiable]
-fn p100_h3(y: &mut [f64], x: &[f64], s: f64) {
-    p100_h2(y, s);
-    p100_h1(s * 0.25, &x[1..], y);
+fn p95_h3(y: &mut [f64], x: &[f64], s: f64) {
+    p95_h2(y, s);
+    p95_h1(s * 0.25, &x[1..], y);
 }
 program! {
     #[differentiable]
-    fn p100(b: f64, a: f64, xs: &[f64]) -> f64 {
+    fn p95(b: f64, a: f64, xs: &[f64]) -> f64 {
         let s1 = &xs[6..=7];
         let t2 = (s1[1] * a * 0.25 + s1[1]).sin() + s1[s1.len() - 1] * 0.3;
-        let t3 = p100_h0(xs, t2.tanh()).sin();
+        let t3 = p95_h0(xs, t2.tanh()).sin();
         let mut buf4 = vec![0.0; 4];
         for i in 0..4 {
             buf4[i] = xs[i + 0] * t2.tanh();
         }
-        p100_h1(t2.tanh(), s1, &mut buf4);
-        p100_h1(t3.tanh() * -0.5, xs, &mut buf4);
-        p100_h3(&mut buf4, xs, a);
+        p95_h1(t2.tanh(), s1, &mut buf4);
+        p95_h1(t3.tanh() * -0.5, xs, &mut buf4);
+        p95_h3(&mut buf4, xs, a);
         let t5 = buf4[0] + buf4[3] * 0.5;
         let mut buf6 = vec![-0.5; 4];
-        p100_h2(&mut buf6, t5.tanh());
+        p95_h2(&mut buf6, t5.tanh());
         let t7 = buf6[0] + buf6[3] * 0.25;
         let s8 = &s1[..];
         let t9 = (s8[0] * t7.tanh() + s8[0]).sin() + s8[s8.len() - 1] * 1.5;
@@ -2999,117 +3105,88 @@ program! {
         for i in 0..3 {
             buf10[i] = xs[i + 4] * t7.tanh();
         }
-        p100_h3(&mut buf10, &s8[0..], t2.tanh());
+        p95_h3(&mut buf10, &s8[0..], t2.tanh());
         let t11 = buf10[0] + buf10[2] * 1.5;
         t11 + t9 + t7 + t5 + t3 + a * 0.3
     }
-    check_p100(seed = 0x4ba1350773fbf458, inputs = 10, calls = [], at = |p| (p[0], p[1], &p[2..10]));
+    check_p95(seed = 0x4ba1350773fbf458, inputs = 10, calls = [], at = |p| (p[0], p[1], &p[2..10]));
 }
 
 program! {
     #[differentiable]
-    fn p101(a: f64) -> f64 {
-        let t0 = (a.tanh().exp2() + f64::sin((p67(a.min(a), ((a - a) * 0.5).sin()) * 0.25).atan())) * a;
-        let mut a = a;
-        let t1 = a.hypot((t0 * 0.25).tanh()) + (p83((t0 * 0.25).atan().sin().exp_m1() * 0.5, (t0 * 0.25).atan2(1.5 + (t0 * 0.25).tanh().cos()), 1, 0.3 * 0.1) * 0.5).atan() + (t0 * 0.25).tanh();
-        let t2 = 0.6_f64.powi(2).ln_1p().tanh().exp();
-        a += 0.3 * a * (t1 * 0.5).sin();
-        let mut acc3 = (t2.mul_add(1.0 / (1.0 + t2 * t2), (t0 * 0.25).tanh() + (t0 * 0.25).sin()) * 0.25).tanh();
-        let t4 = if (t1 * 0.5).atan() * 0.1 > (t0 * 0.25).tanh() { (t0 * 0.25).atan() } else { a.cos().exp_m1().atan() };
-        if 0.3 - t0 * 0.25 < 0.3 {
-            let o5: Option<f64> = if t4 * t4 > (t0 * 0.25).sin() { Some(a) } else { None };
-            let t7: f64 = match o5 { Some(u6) => a.atan(), None => a };
-            if (t0 * 0.25).to_radians() > 0.0 || t2 < 0.25 {
-                let t8 = t7 * 0.1 + t2;
+    fn p96(a: f64) -> f64 {
+        let t0 = (a.tanh().exp2() + p76(a.min(a), ((a - a) * 0.5).sin()).tanh()) * a;
+        let mut acc1 = 0.0;
+        if (2.0 + a.sin()).log10() > -0.2 {
+            let t2 = a.sin().exp_m1() * (a / (1.5 + a.tanh())) + 0.5;
+            acc1 += 0.3 * ((t0 * 0.25).sin() * a);
+            let mut acc3 = (a.mul_add(a / (1.5 + a.tanh()), -a) * 0.5).atan();
+            let t4 = (t0 * 0.25).sin() * a.mul_add(1.0 / (1.0 + a * a), 1.5 - t0 * 0.25);
+        }
+        acc1 += ((acc1.cos().exp() + a) * 0.25).tanh();
+        if 0.75 - (t0 * 0.25).tanh() > (t0 * 0.25).atan() {
+            acc1 = (a * a).atan();
+        } else if acc1 > 0.5 {
+            for i in 0..1 {
+                let t5 = (t0 * 0.25 - a) * 1.0;
+                acc1 *= (t0 * 0.25).atan().tanh();
+            }
+        } else {
+            if (acc1 * 0.25).tanh() > -0.1 && 1.25 < 0.7 {
+                let t0 = (t0 * 0.25).atan() - (acc1 * 0.25).tanh() / (2.0 + (t0 * 0.25).atan().cos());
             } else {
-                let mut acc9 = 0.0;
+                let t6 = (acc1 * 0.25).tanh() * (acc1 * 0.25).sin() - (acc1 * 0.25).mul_add((t0 * 0.25).sin(), a);
             }
         }
-        0.3 * t4 + acc3 + t2.tanh() + t1 * 0.5 - a + (t0 * 0.25).tanh()
+        (acc1 * 0.25).atan() - (t0 * 0.25).sin()
     }
-    check_p101(seed = 0x6b8f0ea718f8c02e, inputs = 1, calls = [p67, p83], at = |p| (p[0]));
+    check_p96(seed = 0x6b8f0ea718f8c02e, inputs = 1, calls = [p76], at = |p| (p[0]));
 }
 
 program! {
     #[differentiable]
-    fn p102(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = v.to_owned();
+    fn p97(a: f64, b: f64) -> f64 {
+        let mut acc0 = (p80(b.cos(), (1.0 + 1.25) * 0.5, 2, a * 0.3, ((1.5_f64 - 1.5) * 0.5).atan()) * 0.5).tanh();
+        let mut k1 = 0;
+        loop {
+            let o2: Option<f64> = if a + acc0 * 0.1 > -0.1 { Some(0.3 * b.cos()) } else { None };
+            let t4: f64 = if let Some(u3) = o2 { f64::cos(a) } else { a };
+            let b = b * (1.0 + (acc0 * 0.1).sin().powi(2)).ln();
+            let t6 = { let u5 = b.atan().powi(3) * 0.5; acc0 * 0.1 };
+            acc0 = -(b - (p66((2.0 + (acc0 * 0.1).sin()) * 0.5, ((t4 + a) * 0.5).tanh()) * 0.5).atan()) * 0.5;
+            k1 += 1;
+            if ((acc0 * 0.1).sin() + (acc0 * 0.1).tanh() > (acc0 * 0.1).tanh()) || k1 >= 5 { break; }
+        }
+        let t7 = b;
+        if t7.powi(2) > (acc0 * 0.1).sin() {
+            let t8 = (acc0 * 0.1).tanh();
+        } else {
+            let c9 = |u10: f64| -(-b);
+            let t11: f64 = c9(b) - 0.5 * c9(b / (2.0 + a.cos()));
+        }
+        1.5 * t7 + acc0 * 0.1 + 0.25 * b + a + 0.5 * (acc0 * 0.1).tanh()
+    }
+    check_p97(seed = 0x1e5bd09528b7e874, inputs = 2, calls = [p66, p80], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p98(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = v.dot(&(x / &x.mapv(|q| q * q + 1.0))) * 0.3;
+        let mut t2 = (t1.mapv(|q| q.max(0.25) * 0.5)).dot(&(x.dot(&t1) * 0.3)) * 0.3;
         if n % 3 == 0 {
-            t1 = v - &(v - v);
+            t2 = (x.dot(v) * 0.3).dot(&((s) - v)) * 0.3;
         }
-        let t2 = &(x.column(2).to_owned()) / &t1.mapv(|q| q * q + 1.0);
-        t2.dot(&t2) * 0.1 + t1.dot(&t1) * 0.1 + s
+        let t3 = &(x + x) / &((x * v).mapv(f64::tanh)).mapv(|q| q * q + 1.0);
+        let t4 = (t3.column(2).to_owned()).mean().unwrap();
+        t4 + t3.sum() * 0.2 + t2
     }
-    check_p102(seed = 0x73f0243006526ad5, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+    check_p98(seed = 0x1d02ea90bd40306b, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
 }
 
 program! {
     #[differentiable]
-    fn p103(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            let t1 = (((xs[i]).cos() * xs[i]).tanh()).tanh() * 1.5;
-            let t2 = (t1).tanh() * 1.5;
-            acc -= (a).tanh();
-            acc -= ((1.0 + (xs[i]) * (xs[i])).ln() + (xs[i]).cos() * t2 + xs[i]).tanh();
-            acc = acc + (((1.0 + (((-0.48_f64) * 0.5).exp()) * (((-0.48_f64) * 0.5).exp())).ln()).tanh()).tanh() - ((t1 + t2).sin()).tanh();
-        }
-        acc
-    }
-    check_p103(seed = 0xddd1eeaca4e468d8, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p104(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (((a).cos() * a).sin() + xs[2]).tanh();
-        let t2 = (((a + a) * 0.5).exp() + xs[5]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            let t3 = if xs[i] < 0.43 { ((xs[i]).cos() * a).tanh() } else { xs[i] };
-            if t1 < -0.11 {
-                acc = acc + (((((1.0 + (xs[i]) * (xs[i])).ln()).mul_add(0.5, xs[i])) * 0.5).exp()).tanh() - ((xs[i]).mul_add(0.5, xs[i]) - ((xs[i]).sin()).mul_add(0.5, xs[i])).tanh();
-                if (a) * ((t1).mul_add(0.5, xs[i])) < 0.29 {
-                    continue;
-                }
-            } else {
-                extra = extra + ((1.0 + (t1) * (t1)).ln()).tanh() - ((xs[i]).mul_add(0.5, t2)).tanh();
-            }
-            if i + 1 < xs.len() {
-                acc += (xs[i]).tanh();
-                acc += ((1.0 + (xs[i + 1] - xs[i]) * (xs[i + 1] - xs[i])).ln() + -0.07_f64).tanh();
-            }
-            acc += (xs[i]).tanh();
-        }
-        acc.sin()
-    }
-    check_p104(seed = 0x35b8c6b0e69d30c5, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-program! {
-    #[differentiable]
-    fn p105(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = v + &((v * (s)).mapv(f64::sin));
-        if n % 2 == 0 {
-            t1 = (x.dot(x) * 0.3).row(0).to_owned();
-        }
-        let mut t2 = ((s) - &t1).dot(x) * 0.3;
-        for _ in 0..n {
-            t2 = (x.dot(&t2) * 0.3).mapv(f64::tanh) + &t2 * 0.5;
-        }
-        let t3 = &((s) - &t2) + &(x.column(0).to_owned());
-        let t4 = x.to_owned();
-        let t5 = &(&t1 + x) / &((&t3 * (s)).mapv(f64::sin)).mapv(|q| q * q + 1.0);
-        t5.sum() * 0.2 + t4.sum() * 0.2 + t3.dot(&t3) * 0.1
-    }
-    check_p105(seed = 0x545b7bb6f18d12b3, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p106(d: f64, a: f64, xs: &[f64], n: usize, b: f64, c: f64) -> f64 {
+    fn p99(d: f64, a: f64, xs: &[f64], n: usize, b: f64, c: f64) -> f64 {
         let mut acc0 = 0.5;
         for i in 0..n {
             if n % 3 == 1 {
@@ -3121,710 +3198,85 @@ program! {
                 } else {
                     let mut k4 = 0;
                     let r5 = loop {
-                        acc0 += ((xs[n] - (p95(((xs.iter().map(|q| q * q).sum::<f64>() + c) * 0.1).tanh(), 2, ((xs[n] - c) * 0.5).tanh()) * 0.5).atan()) * b * 0.25).tanh();
-                        acc0 += ((acc0 * 0.1 + b).sin() * 0.5).atan();
+                        acc0 += ((xs[n] + (p81(((xs.iter().map(|q| q * q).sum::<f64>() + c) * 0.1).tanh()) * 0.5).sin()) * (xs.iter().map(|q| q * d).sum::<f64>() * 0.25) * 0.25).tanh();
+                        acc0 += a;
                         k4 += 1;
-                        if ((1.5 + a.sin()).powf(c.tanh()) > xs[xs.len() - 1 - n]) || k4 >= 3 { break xs[2].atan2(1.5 + xs[i].cos()) * 0.9; }
+                        if ((2.0 + xs[n].cos()).recip() > -0.2) || k4 >= 3 { break 0.75 * b.sin(); }
                     };
                 }
             }
-            acc0 *= (acc0 * 0.1).atan2(1.5 + (acc0 * 0.1).cos()).tanh();
+            acc0 += ((acc0 * 0.1).tanh() / (1.5 + (n as f64).tanh())).powi(2) * 0.25;
         }
-        (acc0 * 0.05).tanh().tanh() + a
+        0.25 * (acc0 * 0.1).atan() + c - b.cos() + d.cos()
     }
-    check_p106(seed = 0xbd5c5b7a51c03e24, inputs = 7, calls = [p95], at = |p| (p[0], p[1], &p[2..5], 2, p[5], p[6]),
+    check_p99(seed = 0xbd5c5b7a51c03e24, inputs = 7, calls = [p81], at = |p| (p[0], p[1], &p[2..5], 2, p[5], p[6]),
         params = ["xs", "d"] at [2, 3, 4, 0]);
 }
 
-#[differentiable]
-fn p107_h0(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.6).tanh();
-    }
-    acc * 0.25 + v[0] * v[v.len() - 1]
-}
 program! {
     #[differentiable]
-    fn p107(xs: &[f64], b: f64, a: f64) -> f64 {
-        let t1 = p107_h0(&xs[1..4], a).sin();
-        let t2 = p107_h0(xs, t1.tanh()).sin();
-        let t3 = p107_h0(&xs[4..=4], t2.tanh() * 0.25);
-        t3 + t2 + t1 + a * 0.3
-    }
-    check_p107(seed = 0x07b4a559e0b7c9d1, inputs = 9, calls = [], at = |p| (&p[0..7], p[7], p[8]));
-}
-
-program! {
-    #[differentiable]
-    fn p108(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = x.to_owned();
-        let t2 = x[[0, 2]];
-        let mut t3 = (t1.sum_axis(Axis(0)) * 0.3).dot(&(x / &v.mapv(|q| q * q + 1.0))) * 0.3;
-        if n % 2 == 0 {
-            t3 = ((&t1 * v).mapv(f64::tanh)).mean_axis(Axis(1)).unwrap();
-        }
-        t3.dot(&t3) * 0.1 + t2 + t1.sum() * 0.2
-    }
-    check_p108(seed = 0x1e766415edbece21, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-#[differentiable]
-fn p109_h0(y: &mut [f64], s: f64) {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * -0.5).tanh();
-    }
-    y[0] = (y[0] * 1.5 + s).sin();
-}
-#[differentiable]
-fn p109_h1(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.75
-}
-#[differentiable]
-fn p109_h2(v: &[f64], s: f64, k: usize) -> f64 {
-    if k == 0 {
-        (v[0] * s).tanh()
-    } else {
-        v[k % v.len()] * -0.5 + p109_h2(v, s * 1.5, k - 1).tanh()
-    }
-}
-program! {
-    #[differentiable]
-    fn p109(b: f64, ys: &mut [f64], w: [f64; 3], xs: &[f64], a: f64) -> f64 {
-        let s1 = &xs[..6];
-        let t2 = (s1[2] * w[2] + s1[4]).sin() + s1[s1.len() - 1] * 0.5;
-        let mut buf3 = vec![0.3; 3];
-        p109_h0(&mut buf3, w[0]);
-        let t4 = buf3[0] + buf3[2] * 0.3;
-        let s5 = &s1[..5];
-        let t6 = (s5[4] * w[0] + s5[4]).sin() + s5[s5.len() - 1] * -0.5;
-        let t7 = p109_h1(s5, a);
-        let t8 = p109_h2(&w, w[0], 3);
-        p109_h0(ys, t4.tanh());
-        let t9 = ys[2] * -0.5;
-        t9 + t8 + t7 + t6 + t4 + ys[2] + w[1] * 0.5 + a * 0.3
-    }
-    check_p109(seed = 0xca8091525222a577, inputs = 15, calls = [], at = |p| (p[0], &mut p[1..4].to_vec(), <[f64; 3]>::try_from(&p[4..7]).unwrap(), &p[7..14], p[14]));
-}
-
-program! {
-    #[differentiable]
-    fn p110(a: f64, b: f64) -> f64 {
-        let mut acc0 = ((b.powi(3) * 0.5).powi(2) * 0.25).atan();
-        let mut v1 = vec![0.0; 3];
-        for i in 0..v1.len() {
-            v1[i] = (1.5 + acc0.cos()).sqrt();
-        }
-        if acc0.atan() > 0.7 || acc0 < -0.1 {
-            let t2: f64 = 0.2;
-        } else {
-            let t5: f64 = v1.iter().zip(v1.iter().skip(1)).map(|(&u3, &w4)| a.sin() * (0.5 * w4)).sum();
-        }
-        acc0.cos() + 0.6 * b
-    }
-    check_p110(seed = 0xec59f9dbc821f030, inputs = 2, calls = [], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p111(a: f64) -> f64 {
-        let mut acc0 = a.cos().min(a.sin());
-        if a * acc0 > acc0 {
-            for i in 0..3 {
-                acc0 -= ((1.0 + a.powi(2)).cbrt() * (acc0 * 0.25).atan().powi(2) * 0.1).tanh();
-                let t1 = i as f64 - 0.9 * (1.5 * i as f64);
-                if (acc0 * 0.25).tanh() * 0.6 > -0.4 {
-                    return a.tanh().exp_m1().tanh();
-                }
-            }
-        } else {
-            for i in 0..4 {
-                let t2 = if 0.2 + a > 0.2 { (i as f64 - acc0 * 0.1).sin() } else { 0.3 };
-                acc0 += ((1.5 + a.sin()).powf((i as f64).tanh()) / (1.0 + ((acc0 * 0.1).tanh() - t2).powi(2)) * 0.25).sin();
-            }
-        }
-        let t3 = f64::min(a.to_radians(), 0.9_f64.cos());
-        acc0 = ((a * a - (t3 + 0.1)) * 0.5).sin();
-        acc0 += (f64::cos(a) * t3.mul_add((acc0 * 0.1).sin(), a) * 0.25).atan();
-        t3 + (acc0 * 0.1).atan().sin() + 0.5 * (acc0 * 0.1)
-    }
-    check_p111(seed = 0x8ca2ddb8f3c1e679, inputs = 1, calls = [], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p112(b: f64, c: f64, d: f64, a: f64) -> f64 {
+    fn p100(c: f64, b: f64, a: f64) -> f64 {
+        let b = b + (1.0 - p73(b) * 0.25);
         let mut acc0 = 0.0;
-        let mut w1 = 0;
-        while w1 < 2 {
-            let t2 = match w1 { 0 => (w1 as f64 - b).cos().exp(), _ => d.max(0.5).min(b.max(b)) };
-            acc0 += a;
-            w1 += 1;
-        }
-        let t3 = c / (1.0 + a * a) * (d * 1.25);
-        let flag4 = (p83((t3 * 0.5).atan(), b, 1, (acc0 * 0.25 * 0.5).sin()) * 0.5).tanh() * 0.25 > 0.0;
-        0.9 * (t3 * 0.5).atan() + 0.1 * (acc0 * 0.25).atan() + a - b
-    }
-    check_p112(seed = 0xe5c942b466f4d9bf, inputs = 4, calls = [p83], at = |p| (p[0], p[1], p[2], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p113(a: f64, b: f64, xs: &[f64]) -> f64 {
-        let k0 = (xs.iter().sum::<f64>().sin().abs() * 2.0) as usize % 3;
-        let t1 = match k0 { 0 => (b * a).sin().exp(), 1 => xs[1], _ => a.sin() };
-        let mut acc2 = f64::min(a.cos(), 0.3_f64.cos());
-        acc2 -= b;
-        if t1 - (p111((xs[3] + xs[2]) * 0.5) * 0.5).atan() < 0.1 {
-            let mut k3 = 0;
-            loop {
-                let t4 = t1 + k3 as f64;
-                acc2 *= 0.5 + 0.4 * b.sin();
-                k3 += 1;
-                if ((xs[k3].mul_add(k3 as f64, xs[k3])) > acc2 * 0.1) || k3 >= 3 { break; }
-            }
-        }
-        b + 0.5 * a
-    }
-    check_p113(seed = 0xa1a9664e70290075, inputs = 6, calls = [p111], at = |p| (p[0], p[1], &p[2..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p114(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = (x.dot(x) * 0.3).mapv(f64::sin);
-        let t2 = (v + x).mapv(|q| q * q * 0.5 - q);
-        let t3 = (&t1 * x).mapv(f64::tanh);
-        let t4 = s;
-        let t5 = x.to_owned();
-        t5.sum() * 0.2 + t4 + t3.sum() * 0.2
-    }
-    check_p114(seed = 0x5ad61294b30e23cc, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p115(b: f64, a: f64) -> f64 {
-        let t0 = 0.1 * a + a.sin().exp_m1() - 0.9 * b * 0.25;
-        let mut acc1 = 0.0;
-        let t2 = if (t0 * 0.5).sin() * (p95((b / (1.5 + b.tanh()) * 0.5).tanh(), 2, b * (p101((-(t0 * 0.5) * 0.5).atan()) * 0.25).tanh()) * 0.5).tanh() > 0.5 { ((t0 * 0.5).sin() / (2.0 + b.cos())).asinh() } else { (1.5 + ((t0 * 0.5).sin() * (t0 * 0.5)).sin()).powf(a.sin().tanh()) };
-        acc1 += (f64::cos(b) * 0.5).atan();
-        let a = a * 0.25;
-        let k3 = ((t2 * 0.5).tanh().abs() * 2.0) as usize % 3;
-        let t4 = match k3 { 0 => (t0 * 0.5).sin().tanh() * (1.0 + a.powi(2)).cbrt() * 0.25, 1 => f64::max(t2.sin().exp(), b.hypot(b)), _ => t2 };
-        acc1 = (acc1 + acc1 * t2 * 0.25).atan();
-        for i in 0..2 {
-            for j in 0..3 {
-                let t5 = t4 * 0.3;
-                let mut acc6 = ((t0 * 0.5).sin() * a - t4) * 0.5;
-                acc6 = ((1.0 + a.powi(2)).cbrt() / (1.0 + 0.5_f64.tanh().sinh().powi(2)) * 0.25).atan();
-            }
-            acc1 = ((acc1 * 0.1).sin() * -(t0 * 0.5).sin()).tanh();
-        }
-        t4 + 0.2 * a + t2 + 1.5 * (acc1 * 0.1) + (t0 * 0.5).atan() + 0.5 * (t0 * 0.5)
-    }
-    check_p115(seed = 0x76891fd62165fde7, inputs = 2, calls = [p95, p101], at = |p| (p[0], p[1]),
-        params = ["b"] at [0]);
-}
-
-program! {
-    #[differentiable]
-    fn p116(a: f64) -> f64 {
-        let mut acc0 = 0.5;
-        for i in 0..2 {
-            for j in 0..2 {
-                let mut w1 = 0;
-                while w1 < 1 {
-                    match j {
-                        0 => {
-                            match j % 3 {
-                                0 => {
-                                    if (p111((a / (1.5 + a.tanh()) * 0.5).sin()) * 0.5).atan() > -0.4 {
-                                        acc0 += ((a * a - a.asinh()) * 0.25).atan();
-                                    } else if 0.2 > acc0 * 0.05 {
-                                        if 0.3_f64.tanh() > a {
-                                            let t2 = f64::cos(a - a);
-                                        } else {
-                                            acc0 /= (1.0 + (a * a).powi(2));
-                                        }
-                                    } else {
-                                        if i < 1 {
-                                            let t3 = if (acc0 * 0.05).tanh().atan() > -0.4 { (acc0 * 0.05).tanh().to_radians() - a.powi(2).ln_1p() } else { a };
-                                        } else {
-                                            acc0 = (acc0 * 0.05).cos();
-                                        }
-                                    }
-                                }
-                                1 => {
-                                    if w1 < 1 {
-                                        if (acc0 * 0.05).tanh() - a < 0.1 || 1.0 < 0.0 {
-                                            let mut acc4 = (p111(a) * 0.5).sin();
-                                        } else {
-                                            let mut a = a;
-                                        }
-                                    }
-                                }
-                                _ => {
-                                    let a = a * (acc0 * 0.05).tanh();
-                                }
-                            }
-                        }
-                        _ => {
-                            let t6 = { let u5 = (acc0 * 0.05).atan() * (2.0 + a.cos()).powi(-2); -f64::tanh(a) };
-                        }
-                    }
-                    acc0 *= 0.5 + 0.4 * a.atan().sin();
-                    w1 += 1;
+        if (b * 0.25).sin().hypot(c) > 0.1 {
+            let mut k1 = 0;
+            let r2 = loop {
+                for j in (0..3).rev() {
+                    acc0 = (((b * 0.25).sin() - (b * 0.25).atan() - c.powi(3)) * 0.5).sin();
                 }
-                acc0 /= (2.0 + (1.5 + (acc0 * 0.02).tanh().sin()).powf((acc0 * 0.02).tanh()).cos());
-            }
-            acc0 *= (acc0 * 0.02).atan().tanh();
+                acc0 -= (((b * 0.25).tanh() / (2.0 + 1.5_f64.cos()) + 0.2_f64.max(1.25)) * 0.25).tanh();
+                k1 += 1;
+                if ((acc0 * 0.05).tanh() > c) || k1 >= 4 { break a.sin() - (acc0 * 0.05).atan().sin(); }
+            };
         }
-        let mut acc7 = 1.0;
-        if acc0 * 0.02 > 0.75 {
-            let o8: Option<f64> = if (acc0 * 0.02).atan().cos() > 0.0 { Some(0.3_f64.cos() * (0.25 - (acc0 * 0.02).tanh())) } else { None };
-            let t10: f64 = if let Some(u9) = o8 { u9 * a * ((acc0 * 0.02).tanh() + u9) } else { (acc0 * 0.02).tanh() * (acc0 * 0.02) };
-        } else {
-            let mut v11 = vec![0.0; 4];
-            for i in 0..v11.len() {
-                v11[i] = (acc0 * 0.02).atan() * 0.75 - a;
-            }
-            let mut w12 = 0;
-            while w12 < 1 {
-                if a < 0.5 {
-                    for j in 0..v11.len() {
-                        acc0 -= 0.1 * a / (1.0 + (v11[j] * 0.1).tanh().cos().powi(2));
-                    }
-                }
-                acc0 += (v11[w12] * 0.1 * 0.5).tanh();
-                w12 += 1;
-            }
-        }
-        let t13 = (1.0 + 0.3_f64.powi(2)).sqrt();
-        acc7 -= 2.0 * (0.2 * a);
-        t13 + (acc7 * 0.1).tanh() + (acc0 * 0.02).atan()
-    }
-    check_p116(seed = 0x054e821f5413718b, inputs = 1, calls = [p111], at = |p| (p[0]));
-}
-
-#[differentiable]
-fn p117_h0(y: &mut [f64], s: f64) -> f64 {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.6 + (y[i] * s).sin() * 0.25;
-    }
-    y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p117_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).sin() * 0.5;
-    }
-}
-#[differentiable]
-fn p117_h2(y: &mut [f64], x: &[f64], s: f64) {
-    let _ = p117_h0(y, s);
-    p117_h1(s * 0.3, &x[1..], y);
-}
-#[differentiable]
-fn p117_h3(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.5
-}
-#[differentiable]
-fn p117_h4(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 1.5;
-    t + p117_h3(&v[1..], s * 0.5) + p117_h3(v, s).cos()
-}
-program! {
-    #[differentiable]
-    fn p117(a: f64, xs: &[f64]) -> f64 {
-        let mut buf1 = vec![0.0; 2];
-        for i in 0..2 {
-            buf1[i] = xs[i + 4] * a * 0.3;
-        }
-        p117_h2(&mut buf1, &xs[3..], a);
-        let t2 = buf1[0] + buf1[1] * 0.3;
-        let mut buf3 = vec![0.0; 3];
-        for i in 0..3 {
-            buf3[i] = xs[i + 2] * t2.tanh() * 0.5;
-        }
-        p117_h1(t2.tanh(), &xs[1..2], &mut buf3);
-        p117_h2(&mut buf3, &xs[..6], a);
-        for _ in 0..3 {
-            p117_h2(&mut buf3, xs, t2.tanh());
-        }
-        let t4 = buf3[0] + buf3[2] * 0.25;
-        let s5 = &xs[..];
-        let t6 = (s5[6] * t4.tanh() * 0.3 + s5[2]).sin() + s5[s5.len() - 1] * 0.6;
-        let mut arr7 = [-0.5_f64; 3];
-        arr7[1] = t2.tanh();
-        arr7[2] = xs[3] * 0.5;
-        arr7[0] = (t6.tanh()).sin();
-        let t8 = arr7[1] * arr7[1];
-        let t9 = p117_h4(&s5[..6], a).sin();
-        let mut buf10 = vec![0.0; 4];
-        for i in 0..4 {
-            buf10[i] = xs[i + 0] * a;
-        }
-        p117_h1(t9.tanh(), &arr7, &mut buf10);
-        let t11 = buf10[0] + buf10[3] * 0.25;
-        t11 + t9 + t8 + t6 + t4 + a * 0.3
-    }
-    check_p117(seed = 0x84344db3098668e0, inputs = 9, calls = [], at = |p| (p[0], &p[1..9]));
-}
-
-#[differentiable]
-fn p118_h0(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.25).tanh();
-    }
-    acc * 0.6 + v[0] * v[v.len() - 1]
-}
-program! {
-    #[differentiable]
-    fn p118(b: f64, xs: &[f64], a: f64) -> f64 {
-        let t1 = p118_h0(xs, a).sin();
-        let t2 = p118_h0(&xs[3..=4], b);
-        let t3 = p118_h0(&xs[..], t2.tanh());
-        let t4 = p118_h0(&xs[..], a);
-        t4 + t3 + t2 + t1 + a * 0.3
-    }
-    check_p118(seed = 0x2c76c8e339318805, inputs = 9, calls = [], at = |p| (p[0], &p[1..8], p[8]));
-}
-
-program! {
-    #[differentiable]
-    fn p119(xs: &[f64], a: f64, b: f64) -> f64 {
-        let t0 = if xs[0] + a < 0.7 { (1.0 + b.powi(2)).ln() / (1.0 + a.powi(3).powi(2)) } else { b.powi(3) / (1.5 + (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * b).tanh()) };
-        let mut acc1 = 1.0;
-        for i in 0..4 {
-            if i == 1 {
-                let t2 = -(b * xs.iter().map(|q| q * q).sum::<f64>());
-            }
-            acc1 -= (b.atan().sin().exp2() * 0.5).sin();
-        }
-        t0 * 0.25 - 0.6 * b - a
-    }
-    check_p119(seed = 0x50ee8dceb6979aae, inputs = 6, calls = [], at = |p| (&p[0..4], p[4], p[5]));
-}
-
-program! {
-    #[differentiable]
-    fn p120(a: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = a;
-        if acc0 > -0.2 {
-            let t1 = xs.iter().map(|q| q.cos()).product::<f64>();
-        }
-        let o2: Option<f64> = if a.powi(3) < -0.1 { Some(acc0 + xs[1]) } else { None };
-        let t4: f64 = match o2 { Some(u3) => 0.1 * (acc0 + acc0), None => (p111((acc0.cos().exp2() * 0.5).atan()) * 0.5 * p79(acc0, xs[0].cos(), xs[0].cos(), (a / (1.0 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) * 0.5).atan()) * 0.5).atan() };
-        let mut k5 = 0;
-        loop {
-            let mut w6 = 0;
-            while w6 < 3 {
-                let t7 = t4;
-                acc0 = acc0 * 0.02;
-                w6 += 1;
-            }
-            acc0 += xs[k5 % xs.len()];
-            k5 += 1;
-            if (a + (acc0 * 0.02).sin() > -0.1) || k5 >= 5 { break; }
-        }
-        for i in 0..4 {
-            acc0 = f64::tanh((acc0 * 0.02).atan()).atan();
-            if i % 3 == 1 {
-                acc0 = ((acc0 * 0.02).atan() + (acc0 * 0.02).sin().min(xs[xs.len() - 1 - i])).sin();
-            }
-        }
-        let c8 = |u9: f64| (acc0 * 0.02).tanh().powi(3) - (2.0 + (acc0 * 0.02).sin().cos()).recip();
-        let t10: f64 = c8((t4.cos().mul_add(a / (2.0 + xs.iter().map(|q| q * q).sum::<f64>().cos()), a.sin()) * 0.25).sin()) - 0.5 * c8(xs.iter().sum::<f64>().atan());
-        t10.tanh() - t4 - (acc0 * 0.02).tanh() + a.tanh() + 0.5 * 0.9
-    }
-    check_p120(seed = 0x9aa6937e22dc7032, inputs = 5, calls = [p79, p111], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p121(b: f64, a: f64) -> f64 {
-        let t0: f64 = b.sin();
-        let t1 = 0.25_f64.powi(3).tanh().cosh();
-        let mut v2 = vec![0.0; 2];
-        for i in 0..v2.len() {
-            v2[i] = a.to_radians();
-            if i > 0 {
-                v2[i] += v2[i - 1] * (t1.abs() * 0.5).sin();
-            }
-        }
-        let mut acc3 = (f64::sin(v2[1]) / (1.0 + v2.iter().map(|q| q.cos()).product::<f64>().powi(2)) * 0.5).atan();
-        let mut k4 = 0;
-        let r12 = loop {
-            let mut k5 = 0;
-            loop {
-                match k5 % 3 {
-                    0 => {
-                        let t7 = { let u6 = (f64::cos(a) * (a / (1.0 + (v2[1] * 0.05).sin().powi(2))) * 0.5).atan(); b };
-                    }
-                    1 => {
-                        if k5 + k4 < 2 {
-                            let t8 = match k5 { 0 => ((a + b + t1 * (acc3 * 0.05).sin()) * 0.5).sin(), _ => (v2[1] * 0.05).atan() };
-                        }
-                    }
-                    _ => {
-                        let t11: f64 = v2.iter().zip(v2.iter().skip(1)).map(|(&u9, &w10)| (v2[k5] * 0.05).tanh().asinh() * (0.5 * w10)).sum();
-                    }
-                }
-                acc3 = (acc3 * 0.05 - -t0).sin();
-                k5 += 1;
-                if (v2[1] * 0.05 * (v2[(k5 + 1) % 2] * 0.05).sin() < -0.2) || k5 >= 2 { break; }
-            }
-            acc3 += (t1.atan() * 0.5).tanh();
-            k4 += 1;
-            if (v2[0] * 0.05 * 0.3 > a) || k4 >= 6 { break (2.0 + f64::max((v2[k4 % v2.len()] * 0.05).sin(), 1.25).cos()).recip(); }
-        };
-        let mut v13: Vec<f64> = Vec::new();
-        v13.push(b.tanh() + r12.powi(3));
-        v13.push((v2[0] * 0.05).sin());
-        let t14 = v13[0] * 0.5 + v13[1];
-        let t17: f64 = v2.iter().take(2).map(|&u15| v2.iter().enumerate().map(|(k, q)| (q * 0.05) * k as f64).sum::<f64>()).fold(0.0, |s, v| s * 0.5 + v);
-        let t20: f64 = v2[1..2].iter().map(|u18| { let u18 = *u18; (acc3 * 0.05).tanh().powi(2) }).sum();
-        for i in 0..4 {
-            if i == 3 {
-                let t21 = if i == 0 { (t0 + b).atan() } else { v2.iter().map(|q| (q * 0.02).cos()).product::<f64>() };
-            } else {
-                let t22 = f64::max(t14, (1.0 + (v2[(i + 1) % 2] * 0.02).tanh().powi(2)).cbrt());
-            }
-            v2[i % 2] = -b;
-        }
-        (t17 * 0.002).sin() + t14 - r12 - (acc3 * 0.02).tanh() + t1 - t0
-    }
-    check_p121(seed = 0xe49976a846b265e3, inputs = 2, calls = [], at = |p| (p[0], p[1]),
-        params = ["b"] at [0]);
-}
-
-program! {
-    #[differentiable]
-    fn p122(c: f64, d: f64, a: f64, b: f64) -> f64 {
-        let a = a - f64::sin(d);
-        let mut acc0 = 1.0;
-        let a = (a * 0.5).tanh() - d;
-        let t1 = (a * 0.5).sin() - d;
-        for i in 0..3 {
-            let c = c - b.powi(2).ln_1p();
-            acc0 += (t1 * 0.5).tanh();
-        }
-        let c2 = |u3: f64| 0.1_f64;
-        let t4: f64 = c2(t1.tanh().cosh()) - 0.5 * c2((a * 0.5 + (acc0 * 0.25).sin()) * 0.5);
-        let t6 = { let u5 = (2.0 + (a * 0.5).cos()).recip().tanh(); t1.mul_add(t4.tanh(), (acc0 * 0.25).min(u5)) };
-        if b > 0.75 && (p101((b * t1 * 0.5).atan()) * 0.25).sin() < 0.3 {
-            let mut v7 = vec![0.0; 4];
-            for i in 0..v7.len() {
-                v7[i] = p90(d, -(acc0 * 0.25).atan(), 1);
-            }
-        } else {
-            if t6 * 0.25 + acc0 * 0.25 < 0.7 && (acc0 * 0.25).sin() < 0.0 {
-                if f64::sin((t6 * 0.25).tanh()) > (a * 0.5).tanh() {
-                    let t6 = (t6 * 0.25).tanh() * t4;
+        let c = c - -(acc0 * 0.05).tanh();
+        for i in (0..4).rev() {
+            if 0.6 < 0.5 {
+                if (acc0 * 0.02).sin() * (acc0 * 0.02).tanh() > 0.7 {
+                    let o3: Option<f64> = if i == 1 { Some(((acc0 * 0.02).sin() * (acc0 * 0.02).tanh()).powi(2)) } else { None };
+                    let t5: f64 = match o3 { Some(u4) => (i as f64 * (acc0 * 0.02).tanh()).atan(), None => 0.6_f64.powi(3) };
                 } else {
-                    for i in 0..1 {
-                        for j in 0..1 {
-                            acc0 -= (f64::max(c * (t6 * 0.25).tanh(), (a * 0.5).sin().sin()) * 0.5).tanh();
-                            acc0 = ((acc0 * 0.1).atan() + (0.3_f64.tanh().exp() * 0.5).atan()).tanh();
-                        }
-                        acc0 += (((t6 * 0.25).atan() / (2.0 + d.cos()) - (acc0 * 0.1).to_radians()) * 0.25).tanh();
+                    let mut w6 = 0;
+                    while w6 < 3 && ((1.5 + (acc0 * 0.02).tanh().cos()).sqrt() > (acc0 * 0.02).tanh()) {
+                        acc0 = ((b * 0.25).sin() - b * 0.25).sin();
+                        w6 += 1;
                     }
                 }
             }
+            acc0 += ((b * 0.25).sin() * (acc0 * 0.02) * 0.25).tanh();
         }
-        (t6 * 0.25).sin() + t4.sin() - t1 - 2.0 * (a * 0.5).atan() + acc0 * 0.1 + 0.5 * (acc0 * 0.1)
+        c.cos() + (acc0 * 0.02).sin().cos() + (b * 0.25).atan()
     }
-    check_p122(seed = 0x114f4a0c38865aee, inputs = 4, calls = [p90, p101], at = |p| (p[0], p[1], p[2], p[3]));
+    check_p100(seed = 0xc430cd4908683813, inputs = 3, calls = [p73], at = |p| (p[0], p[1], p[2]));
 }
 
 program! {
     #[differentiable]
-    fn p123(c: f64, b: f64, a: f64, xs: &[f64]) -> f64 {
-        let o0: Option<f64> = if xs[3] > xs[3] { Some(((b - (1.0 + b.powi(2)).sqrt()) * 0.5).tanh()) } else { None };
-        let t2: f64 = if let Some(u1) = o0 { 0.9 * c.cos() } else { b };
-        let t5: f64 = xs.iter().take(2).map(|&u3| -u3.hypot(xs[0])).fold(0.0, |s, v| s * 0.5 + v);
-        let t6 = if t2 - xs[2] > xs[3] { f64::tanh(xs.iter().map(|q| q * c).sum::<f64>()).powi(3) } else { xs[2] * 0.25 * xs[3].asinh() };
-        let mut acc7 = 1.0;
-        if c.atan() < -0.2 {
-            let t8 = t5 * 0.1 - xs[3] + (t6 * 0.5 + 0.1);
-            if (t8 * 0.25).sin() * (t5 * 0.1) > 0.7 {
-                for i in (0..4).step_by(2) {
-                    let t10 = { let u9 = (t8 * 0.25).atan(); 2.0 * (p90((0.6 * i as f64 * 0.5).tanh(), ((xs[i] + (t5 * 0.1).tanh()) * 0.5).sin(), 1) * u9) };
-                    acc7 += (-(t8 * 0.25).sin()).abs();
-                }
-            } else if t2 / (1.5 + xs[3].tanh()) > 0.5 {
-                let t6 = t6 * 0.5 * xs[0];
-            } else {
-                let t12 = { let u11 = 0.3 * (1.5 + (acc7 * 0.25).atan().cos()).sqrt(); (1.0 + c.powi(2)).ln().max((1.5 + xs[0].cos()).sqrt()) };
-            }
-        } else {
-            let mut w13 = 0;
-            while w13 < 4 && ((1.5 + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).sin()).powf((acc7 * 0.25).tanh().tanh()) > -0.4) {
-                let flag14 = ((w13 as f64).cos()) > 0.5;
-                acc7 = (t5 * 0.1).tanh().cos();
-                w13 += 1;
-            }
-        }
-        (acc7 * 0.1).atan() + 0.75 * (t6 * 0.5) - t2 + 0.5 * c
-    }
-    check_p123(seed = 0xe1fac13ed0c4754f, inputs = 7, calls = [p90], at = |p| (p[0], p[1], p[2], &p[3..7]));
-}
-
-program! {
-    #[differentiable]
-    fn p124(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = &(-x.mapv(f64::sin)) - v;
-        if n % 3 == 0 {
-            t1 = x.to_owned();
-        }
-        let t2 = v.to_owned();
-        t2.dot(&t2) * 0.1 + t1.sum() * 0.2 + s
-    }
-    check_p124(seed = 0x015b10b665e69036, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p125(a: f64, b: f64, n: usize, c: f64) -> f64 {
-        let mut acc0 = 1.0;
-        if (2.0 + b.cos()).recip() > a {
-            let mut v1 = vec![0.0; 3];
-            for i in 0..v1.len() {
-                v1[i] = ((c.mul_add(a, b) - n as f64) * 0.25).sin();
-            }
-            let t4: f64 = v1.iter().rev().skip(1).map(|&u2| c).sum();
-        } else if -c > a || 1.25 < 0.0 {
-            match n {
-                0 | 1 => {
-                    let t5 = if n == 2 { 0.2 + b - b } else { (p95((0.5_f64.tanh().exp() * 0.5).sin(), 2, a) * 0.5).sin() };
+    fn p101(a: f64, b: f64) -> f64 {
+        let mut acc0 = b.tanh().exp_m1().max((0.5 * b.tanh()).asin());
+        for i in 0..2 {
+            match i {
+                0 => {
+                    let t1 = -(i as f64).powi(2).ln_1p();
                 }
                 _ => {
-                    let mut k6 = 0;
-                    loop {
-                        if (k6 as f64 - b) < -0.2 {
-                            let t7 = f64::min(2.0_f64.tanh().sinh(), a.min(b));
-                        }
-                        acc0 += ((c + b - a.powi(2).ln_1p()) * 0.25).tanh();
-                        k6 += 1;
-                        if (b.sin() > 0.7) || k6 >= 4 { break; }
-                    }
+                    let t2: f64 = 1.25_f64.atan();
                 }
             }
-        } else {
-            let mut a = a;
+            acc0 = ((acc0 * 0.25).sin() + i as f64 * 1.5 * 0.5).tanh();
         }
-        c - a.cos() + 0.5 * c
+        acc0 /= (2.0 + (acc0 * 0.25).tanh().cos().cos());
+        for i in (0..2).rev() {
+            let mut acc3 = -a * ((acc0 * 0.1).sin() / (1.5 + (acc0 * 0.1).tanh()));
+            acc3 = (acc3 - 0.2 * (acc0 * 0.1).sin()).tanh();
+        }
+        a
     }
-    check_p125(seed = 0x023c588be92ccafa, inputs = 3, calls = [p95], at = |p| (p[0], p[1], 3, p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p126(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = x.to_owned();
-        let t2 = t1.to_owned();
-        let mut t3 = &t2 / &(t1.dot(v) * 0.3).mapv(|q| q * q + 1.0);
-        for _ in 0..n {
-            t3 = (&t3 * (v.dot(v) * 0.3)).mapv(f64::sin) + &t3 * 0.5;
-        }
-        let mut t4 = x.to_owned();
-        if n % 3 == 0 {
-            t4 = -((&t2 * (s)).mapv(f64::tanh)).mapv(f64::sin);
-        }
-        t4.sum() * 0.2 + t3.sum() * 0.2 + t2.sum() * 0.2
-    }
-    check_p126(seed = 0x7e2f74de7a98c3d3, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3),
-        params = ["s"] at [12]);
-}
-
-program! {
-    #[differentiable]
-    fn p127(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = (s) * x;
-        let mut t2 = (v.mean().unwrap()) - &((s) - v);
-        for _ in 0..n {
-            t2 = ((x / &v.mapv(|q| q * q + 1.0)).dot(&t2) * 0.3).mapv(f64::tanh) + &t2 * 0.5;
-        }
-        let t3 = t1.sum_axis(Axis(1)) * 0.3;
-        let t4 = (x[[0, 0]]) * &t1;
-        t4.sum() * 0.2 + t3.dot(&t3) * 0.1 + t2.dot(&t2) * 0.1
-    }
-    check_p127(seed = 0x54b81e3a97ecf21d, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+    check_p101(seed = 0xcb9edec60c32599d, inputs = 2, calls = [], at = |p| (p[0], p[1]));
 }
 
 #[differentiable]
-fn p128_h0(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.5).sin();
-    }
-    acc * 1.5 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p128_h1(v: &[f64], s: f64) -> Option<f64> {
-    let head = if v[0] * s > -0.4 { Some((v[0] * s).sin()) } else { None };
-    let h = head?;
-    Some(h * 0.6 + v[v.len() - 1] * 0.6)
-}
-#[differentiable]
-fn p128_h2(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).tanh() * 0.75;
-    }
-    y[0] * 0.5
-}
-#[differentiable]
-fn p128_h3(y: &mut [f64], s: f64) -> f64 {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.6 + (y[i] * s).cos() * 0.25;
-    }
-    y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p128_h4(y: &mut [f64], x: &[f64], s: f64) {
-    let _ = p128_h3(y, s);
-    let _ = p128_h2(s * 0.75, &x[1..], y);
-}
-program! {
-    #[differentiable]
-    fn p128(xs: &[f64], a: f64) -> f64 {
-        let t1 = p128_h0(xs, a);
-        let s2 = &xs[..7];
-        let t3 = (s2[5] * a + s2[3]).sin() + s2[s2.len() - 1] * 1.5;
-        let t4 = p128_h0(xs, t1.tanh());
-        let t5 = p128_h0(&s2[..4], t4.tanh()).sin();
-        let t6 = match p128_h1(&s2[..6], t5.tanh() * 0.3) { Some(v) => v, None => t5.tanh() * 0.3 * 0.6 };
-        let t7 = p128_h0(s2, t1.tanh()).sin();
-        let mut buf8 = vec![0.75; 2];
-        let t9 = p128_h2(t4.tanh(), xs, &mut buf8).tanh();
-        p128_h4(&mut buf8, &s2[..4], t9.tanh());
-        let t10 = p128_h2(t7.tanh() * 0.75, &xs[..7], &mut buf8).tanh();
-        let t11 = buf8[0] + buf8[1] * 0.75;
-        t11 + t10 + t9 + t7 + t6 + a * 0.3
-    }
-    check_p128(seed = 0xf199bb9f41c4cb61, inputs = 8, calls = [], at = |p| (&p[0..7], p[7]));
-}
-
-program! {
-    #[differentiable]
-    fn p129(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 1..xs.len() {
-            let t1 = if (xs[i - 1]) * (a) - (1.0 + (xs[i - 1]) * (xs[i - 1])).ln() < -0.16 { (xs[i - 1] + ((a) * 0.5).exp()).tanh() } else { xs[i - 1] };
-            let t2 = (((((a) * 0.5).exp() + a) * 0.5).exp()).tanh() * 1.5;
-            acc += ((t2).tanh()).tanh();
-        }
-        acc.sin()
-    }
-    check_p129(seed = 0x52448f6ce0e08599, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-#[differentiable]
-fn p130_h0(v: &[f64], s: f64) -> f64 {
+fn p102_h0(v: &[f64], s: f64) -> f64 {
     let mut acc = 0.0;
     for i in 0..v.len() {
         acc += (v[i] * s + -0.5).sin();
@@ -3832,1395 +3284,1124 @@ fn p130_h0(v: &[f64], s: f64) -> f64 {
     acc * 1.5 + v[0] * v[v.len() - 1]
 }
 #[differentiable]
-fn p130_h1(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.5;
-    t + p130_h0(&v[1..], s * 0.75) + p130_h0(v, s).sin()
-}
-#[differentiable]
-fn p130_h2(y: &mut [f64], s: f64) -> f64 {
+fn p102_h1(y: &mut [f64], s: f64) {
     for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.3).tanh();
+        y[i] = (y[i] * s + y[i - 1] * 1.5).tanh();
     }
-    y[0] = (y[0] * 0.75 + s).sin();
-    y[0] * y[y.len() - 1]
+    y[0] = (y[0] * -0.5 + s).sin();
 }
 #[differentiable]
-fn p130_h3(s: f64, x: &[f64], y: &mut [f64]) {
+fn p102_h2(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 0.3;
+    }
+    y[0] * -0.5
+}
+program! {
+    #[differentiable]
+    fn p102(xs: &[f64], b: f64, a: f64) -> f64 {
+        let t1 = p102_h0(&xs[..], a * 0.25);
+        let mut buf2 = vec![0.3; 4];
+        p102_h1(&mut buf2, a);
+        let t3 = p102_h2(b, &xs[..2], &mut buf2).tanh();
+        for _ in 0..3 {
+            p102_h1(&mut buf2, t1.tanh());
+        }
+        let t4 = buf2[0] + buf2[3] * 0.6;
+        let mut buf5 = vec![0.0; 4];
+        for i in 0..4 {
+            buf5[i] = xs[i + 2] * b * 0.6;
+        }
+        let t6 = p102_h2(a, &xs[..], &mut buf5).tanh();
+        let t7 = buf5[0] + buf5[3] * 0.5;
+        let t8 = p102_h0(xs, t7.tanh()).sin();
+        t8 + t7 + t6 + t4 + t3 + a * 0.3
+    }
+    check_p102(seed = 0x6afc32da822656dc, inputs = 8, calls = [], at = |p| (&p[0..6], p[6], p[7]));
+}
+
+program! {
+    #[differentiable]
+    fn p103(b: f64, n: usize, a: f64, c: f64, xs: &[f64]) -> f64 {
+        let c0 = |u1: f64| n as f64 * 0.9 - xs.iter().map(|q| q * q).sum::<f64>() * xs[3];
+        let t2: f64 = c0(xs[0]) - 0.5 * c0((xs[n] * xs.iter().map(|q| q * c).sum::<f64>() * 0.1).atan());
+        let mut acc3 = 1.0;
+        let mut k4 = 0;
+        loop {
+            if b.tanh().exp2() > 0.1 && t2 * 0.1 < 0.1 {
+                for j in 0..1 {
+                    let mut a = a;
+                    a += (b * b / (1.0 + (a - xs[k4 % xs.len()]).powi(2)) * 0.25).sin();
+                }
+            }
+            acc3 += ((c.sin() - f64::sin(a)) * 0.25).atan();
+            k4 += 1;
+            if ((acc3 * 0.05).tanh() * (acc3 * 0.05).atan() < 0.0) || k4 >= 5 { break; }
+        }
+        let c = c * (c * (acc3 * 0.05).sin());
+        let mut v5 = vec![0.0; n];
+        for i in 0..v5.len() {
+            v5[i] = -(n as f64 + (p81(xs[i]) * 0.5).atan()) * 0.5;
+        }
+        (c * 0.5).sin().cos() - 0.1 * (t2 * 0.1).tanh() + a
+    }
+    check_p103(seed = 0x6bcd38e6348c38cb, inputs = 7, calls = [p81], at = |p| (p[0], 1, p[1], p[2], &p[3..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p104(a: f64, b: f64, c: f64) -> f64 {
+        let mut acc0 = a;
+        for i in 0..1 {
+            if ((i as f64).max(c)) > 0.0 {
+                if (acc0 * 0.5).atan() + 0.2 > a || c < 0.1 {
+                    let t1 = c + 1.0;
+                } else {
+                    acc0 -= (0.75_f64.cos().min(c.max(b)) * 0.5).tanh();
+                }
+            } else {
+                if i > 1 {
+                    continue;
+                }
+            }
+            acc0 += a;
+        }
+        acc0 = acc0 * 0.25;
+        let mut acc2 = (((acc0 * 0.25).atan() - (acc0 * 0.25).atan()) * 0.5).tanh();
+        let k3 = ((a * (acc0 * 0.25).tanh()).abs() * 2.0) as usize % 3;
+        match k3 {
+            0 | 1 => {
+                let mut b = b;
+                b = p101(acc2 + acc2, (acc0 * 0.25).sin() * 0.25).powi(2).ln_1p().atan();
+            }
+            _ => {
+                let t4 = if 1.25 * (acc0 * 0.25) > (acc0 * 0.25).atan() { c * (0.5 * a.tanh()).acos() } else { (b / (1.5 + c.tanh())).clamp(-0.75, 0.75) };
+            }
+        }
+        acc2.sin() - 0.5 * (acc0 * 0.25).sin() + a + 0.5 * b
+    }
+    check_p104(seed = 0x656ff820d25bf913, inputs = 3, calls = [p101], at = |p| (p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p105(c: f64, b: f64, a: f64) -> f64 {
+        let c0 = |u1: f64| c;
+        let t2: f64 = c0((1.5 + a.mul_add(c, b).sin()).powf(b.sin().tanh())) - 0.5 * c0(a.powi(2).ln_1p());
+        let c3 = |u4: f64| 0.6_f64.cos();
+        let t5: f64 = c3(c) - 0.5 * c3(b);
+        let t6 = if c * b > 0.7 { (1.0 + t5.powi(2)).cbrt().mul_add(0.2_f64.powi(2), c - c) } else { f64::tanh((0.5 * t5.tanh()).asin()) };
+        let mut acc7 = 0.0;
+        for i in 0..4 {
+            for j in 0..1 {
+                let t8: f64 = a.powi(2).ln_1p();
+                acc7 -= ((2.0 + t8.sin()).sqrt() * 0.5).sin();
+                acc7 += f64::tanh(t2).min(b - (acc7 * 0.1).atan()) * 0.25;
+            }
+            acc7 = c * b * b * 0.5;
+        }
+        let mut v9: Vec<f64> = Vec::new();
+        v9.push(t2.sin());
+        v9.push((c.mul_add(t2, (t6 * 0.5).atan()) * 0.5).tanh());
+        let t10 = v9[0] * 0.5 + v9[1];
+        let t11 = if 0.9 / (1.0 + (t6 * 0.5).atan().powi(2)) < 0.1 { b * (1.0 + t2.powi(2)).ln() } else { 1.0 * a * (p84((acc7 * 0.1).sin().asinh(), p101((c / (1.5 + t2.tanh()) * 0.5).sin(), (2.0 + b.cos()).recip()), 2) * 0.25).tanh().mul_add(t10, a) };
+        let t11 = (t11 * 0.5).tanh() * b.atan2(1.5 + b.cos());
+        acc7 += a;
+        (t11 * 0.5).tanh() + 0.3 * t10 + (acc7 * 0.1).sin() + t5 - t2 + c
+    }
+    check_p105(seed = 0x773d3b54b870d92a, inputs = 3, calls = [p84, p101], at = |p| (p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p106(a: f64, xs: &[f64]) -> f64 {
+        let t1 = ((((a) * 0.5).exp()).sin() + xs[2]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() - 1 {
+            let t2 = ((xs[i + 1]).sin()).tanh() * 1.5;
+            extra += (t1).tanh();
+            acc = acc + ((t2).sin()).tanh() - ((xs[i]).tanh()).tanh();
+        }
+        acc
+    }
+    check_p106(seed = 0x19cf60e1a20c3771, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p107(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = (v * (x[[2, 2]])).mapv(f64::sin);
+        for _ in 0..n {
+            t1 = ((v + x).dot(&t1) * 0.3).mapv(f64::tanh) + &t1 * 0.5;
+        }
+        let mut t2 = s;
+        if n % 2 == 0 {
+            t2 = v[1];
+        }
+        let t3 = (s) * x;
+        let t4 = t3.mapv(f64::tanh);
+        let mut t5 = (&(&t4 + &t3) * &(t3.dot(&t3) * 0.3)).mapv(f64::tanh);
+        for _ in 0..n {
+            t5 = (&t5 * (t3[[1, 1]])).mapv(f64::sin) + &t5 * 0.5;
+        }
+        t5.sum() * 0.2 + t4.sum() * 0.2 + t3.sum() * 0.2
+    }
+    check_p107(seed = 0x6aac1176df44fe57, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+#[differentiable]
+fn p108_h0(v: &[f64], s: f64, k: usize) -> f64 {
+    if k == 0 {
+        (v[0] * s).tanh()
+    } else {
+        v[k % v.len()] * 0.3 + p108_h0(v, s * 0.3, k - 1).tanh()
+    }
+}
+#[differentiable]
+fn p108_h1(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.3
+}
+program! {
+    #[differentiable]
+    fn p108(w: [f64; 3], a: f64, xs: &[f64]) -> f64 {
+        let s1 = &xs[3..];
+        let t2 = (s1[4] * w[2] + s1[1]).sin() + s1[s1.len() - 1] * 0.75;
+        let t3 = p108_h0(&xs[..8], w[0], 3);
+        let s4 = &xs[..6];
+        let t5 = (s4[1] * t3.tanh() + s4[5]).sin() + s4[s4.len() - 1] * -0.5;
+        let s6 = &s1[0..];
+        let t7 = (s6[0] * w[2] + s6[2]).sin() + s6[s6.len() - 1] * 0.6;
+        let t8 = p108_h1(s4, w[2]).sin();
+        t8 + t7 + t5 + t3 + t2 + w[1] * 0.5 + a * 0.3
+    }
+    check_p108(seed = 0xd029679efb0564da, inputs = 12, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), p[3], &p[4..12]));
+}
+
+program! {
+    #[differentiable]
+    fn p109(a: f64, b: f64) -> f64 {
+        let a = a * b;
+        let mut acc0 = 1.0;
+        for i in 0..3 {
+            let a = (a * 0.5).sin() - b.sin();
+            let t1 = (1.0 + ((a * 0.5).sin() + a * 0.5).powi(2)).sqrt();
+            match i {
+                0 => {
+                    acc0 = (t1 * 0.5 * (a * 0.5).atan()).atan2(1.5 + b.cos());
+                }
+                1 => {
+                    for j in (0..4).step_by(2) {
+                        for l in 0..1 {
+                            let t2 = acc0 * 0.05;
+                            acc0 += ((0.3 * t2).max((a * 0.5).atan()) * 0.5).tanh();
+                        }
+                        acc0 -= ((1.0 + f64::cos((t1 * 0.5).sin()).powi(2)).sqrt() * 0.5).sin();
+                    }
+                }
+                _ => {
+                    let mut acc3 = (1.0 + b.powi(2)).sqrt();
+                }
+            }
+            acc0 -= 0.1 * b / (2.0 + 0.9_f64.sin().cos());
+        }
+        let t4 = if p96(((1.0 + b.powi(2)).cbrt() * 0.5).atan()) > 0.6 { ((acc0 * 0.05).tanh() - (acc0 * 0.05).atan()).cos() } else { (a * 0.5).tanh() * b * (a * 0.5 - (a * 0.5).tanh()) };
+        for i in 0..4 {
+            match i {
+                0 => {
+                    let t5 = -(f64::atan((a * 0.5).atan()) / (1.0 + b.powi(2)));
+                }
+                1 => {
+                    acc0 += b;
+                }
+                _ => {
+                    let o6: Option<f64> = if i % 3 == 1 { Some((((acc0 * 0.02).atan().min(b) - i as f64) * 0.5).tanh()) } else { None };
+                    let t8: f64 = if let Some(u7) = o6 { 0.25_f64.min((a * 0.5).sin()).tanh() } else { (t4 * 0.5).tanh().min(acc0 * 0.02) };
+                }
+            }
+            acc0 -= (((1.0 + (t4 * 0.5).atan().powi(2)).ln() + (acc0 * 0.02).cos()) * 0.5).atan();
+        }
+        let t9 = b;
+        t9 - t4 * 0.5 + (acc0 * 0.02).tanh() + (a * 0.5).sin()
+    }
+    check_p109(seed = 0x6c2ff6ec679b8fa0, inputs = 2, calls = [p96], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p110(a: f64, n: usize) -> f64 {
+        let t0 = n as f64 - n as f64 * a / (1.5 + (a * a).tanh());
+        let t1 = match n % 3 { 0 => ((t0 * 0.25).tanh() * (t0 * 0.25)).atan(), 1 => 0.2_f64.to_radians().atan(), _ => (2.0 + a.sin().cos()).recip() };
+        let mut acc2 = f64::sin(1.25).to_radians();
+        if a.cos() > t1 {
+            let mut a = a;
+        } else {
+            acc2 /= (1.0 + (a * 0.25).powi(2));
+            let mut k3 = 0;
+            let r7 = loop {
+                let mut w4 = 0;
+                while w4 < 2 {
+                    for l in 0..4 {
+                        if (1.0 + a.powi(2)).sqrt() < 0.1 && a < 0.25 {
+                            let t5 = (acc2 * 0.02).atan().cos().exp();
+                        } else {
+                            let t6 = k3 as f64;
+                        }
+                        acc2 = (p42(t1.atan(), (t1 * 0.5).atan()) + (t0 * 0.25).atan().tanh().exp()) * 0.5;
+                    }
+                    acc2 += (((0.5 * a.tanh()).asin() + f64::atan((acc2 * 0.02).tanh())) * 0.25).atan();
+                    w4 += 1;
+                }
+                acc2 += (((t0 * 0.25).sin().mul_add(t1, p101(((n as f64 * 0.5).powi(2) * 0.25).sin(), ((t0 * 0.25).sin() + k3 as f64) * 0.5)) - 0.25 * a) * 0.25).tanh();
+                k3 += 1;
+                if (t0 * 0.25 < -0.1) || k3 >= 2 { break 0.6 * a * -a; }
+            };
+        }
+        let mut v8: Vec<f64> = Vec::new();
+        v8.push((t0 * 0.25).atan());
+        v8.push((n as f64).to_radians().atan());
+        let t9 = v8[0] * 0.5 + v8[1];
+        for i in (0..6).step_by(2) {
+            let t10 = if t1 / (1.0 + 1.25_f64.powi(2)) > 0.7 { (2.0 + (acc2 * 0.02).sin().sin()).sqrt().sin() } else { ((acc2 * 0.02).atan() + (t0 * 0.25).tanh()).asinh() };
+            let mut k11 = 0;
+            loop {
+                let t12: f64 = a + t9;
+                acc2 *= (t12 * 0.5).tanh().sin().exp().cos();
+                k11 += 1;
+                if ((acc2 * 0.01).tanh().min((t0 * 0.25).atan()) < -0.2) || k11 >= 5 { break; }
+            }
+            acc2 = ((acc2 * 0.01).atan() * (1.25_f64.mul_add(t1, 0.75) * 0.25).atan()).atan();
+        }
+        t9 - 0.75 * (acc2 * 0.01).tanh() + t1.cos() + 0.25 * (t0 * 0.25).tanh()
+    }
+    check_p110(seed = 0x1978afa266ac7791, inputs = 1, calls = [p42, p101], at = |p| (p[0], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p111(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = (&((s) * x) * &(x.dot(v) * 0.3)).mapv(f64::tanh);
+        for _ in 0..n {
+            t1 = (&t1 * (v.mean().unwrap())).mapv(f64::sin) + &t1 * 0.5;
+        }
+        let t2 = s;
+        t2 + t1.sum() * 0.2 + s
+    }
+    check_p111(seed = 0xb650104a539c454f, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+#[differentiable]
+fn p112_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.6).cos();
+    }
+    acc * -0.5 + v[0] * v[v.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p112(b: f64, xs: &[f64], a: f64) -> f64 {
+        let t1 = p112_h0(xs, a).sin();
+        let s2 = &xs[0..=7];
+        let t3 = (s2[1] * b + s2[3]).sin() + s2[s2.len() - 1] * 0.6;
+        let t4 = p112_h0(s2, t1.tanh()).sin();
+        let t5 = p112_h0(&s2[3..=3], a).sin();
+        let s6 = &xs[0..];
+        let t7 = (s6[3] * t5.tanh() + s6[1]).sin() + s6[s6.len() - 1] * 0.75;
+        t7 + t5 + t4 + t3 + t1 + a * 0.3
+    }
+    check_p112(seed = 0xc23ae3a75ad7c654, inputs = 10, calls = [], at = |p| (p[0], &p[1..9], p[9]));
+}
+
+program! {
+    #[differentiable]
+    fn p113(c: f64, b: f64, xs: &[f64], n: usize, a: f64) -> f64 {
+        let t2: f64 = xs.iter().take(2).map(|&u0| 0.2_f64).fold(0.0, |s, v| s * 0.5 + v);
+        let mut acc3 = 1.0;
+        if xs[n % xs.len()] > xs[n % xs.len()] {
+            let mut v4 = vec![0.0; 3];
+            for i in 0..v4.len() {
+                v4[i] = 0.6_f64;
+            }
+            let t5 = -b;
+            if 0.5_f64.atan2(1.5 + t5.cos()) > 0.1 {
+                for i in 0..xs.len() {
+                    let t6 = if a > (v4[i] * 0.25).atan() && t5 < 0.1 { v4.iter().map(|q| (q * 0.25) * (q * 0.25)).sum::<f64>() } else { b };
+                    v4[2] = ((p100((((t6 * 0.1).tanh() - a) * 0.5).sin(), (p69(((1.0 + b.powi(2)).cbrt() * 0.5).atan(), t5.cos()) * 0.25).cos(), -(t6 * 0.1).sin()) * 0.5).atan() / (1.0 + b * b) / (1.0 + (c - (v4[i] * 0.25).sin()).powi(2)) * 0.1).tanh();
+                }
+            } else {
+                acc3 += t5;
+            }
+        }
+        acc3 *= 0.5 + 0.4 * xs.iter().sum::<f64>().sin();
+        let mut k7 = 0;
+        let r13 = loop {
+            match n % 3 {
+                0 => {
+                    for j in 0..1 {
+                        if k7 > 2 {
+                            let o8: Option<f64> = if xs[2] > 0.3 { Some(b) } else { None };
+                            let t10: f64 = match o8 { Some(u9) => a, None => 0.3 * j as f64 };
+                        }
+                        acc3 = (acc3 * 0.05).tanh().powi(3).powi(3);
+                    }
+                }
+                1 => {
+                    let mut k11 = 0;
+                    loop {
+                        acc3 = (1.0 + (1.5 * xs[0]).powi(2)).ln();
+                        acc3 -= xs[(k11 + 1) % 3];
+                        k11 += 1;
+                        if (xs.iter().map(|q| q.cos()).product::<f64>() > a) || k11 >= 4 { break; }
+                    }
+                }
+                _ => {
+                    let flag12 = (acc3 * 0.02).atan() > 0.7;
+                }
+            }
+            acc3 += ((c * xs.iter().sum::<f64>()).sin().exp2() * 0.5).tanh();
+            k7 += 1;
+            if (-(acc3 * 0.02).tanh() > k7 as f64 || xs.iter().map(|q| q * q).sum::<f64>() < 0.3) || k7 >= 4 { break t2; }
+        };
+        if (n as f64 / (2.0 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().cos())) < 0.5 {
+            let t16: f64 = xs.iter().take(2).map(|&u14| 0.1 * (r13 / (2.0 + a.cos()))).fold(0.0, |s, v| s * 0.5 + v);
+        } else if 1.25 * t2 > xs.iter().map(|q| (q * 0.3).sin()).sum::<f64>() {
+            acc3 = (1.0 + xs[(n + 1) % 3].powi(2)).cbrt();
+        }
+        r13 - 0.5 * (acc3 * 0.02).sin() - a + b.tanh()
+    }
+    check_p113(seed = 0xb9b4cf596a015127, inputs = 6, calls = [p69, p100], at = |p| (p[0], p[1], &p[2..5], 3, p[5]));
+}
+
+#[differentiable]
+fn p114_h0(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.3 + (y[i] * s).cos() * 0.25;
+    }
+}
+#[differentiable]
+fn p114_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).sin() * 1.5;
+    }
+}
+#[differentiable]
+fn p114_h2(y: &mut [f64], x: &[f64], s: f64) {
+    p114_h0(y, s);
+    p114_h1(s * 0.6, &x[1..], y);
+}
+#[differentiable]
+fn p114_h3(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.75).cos();
+    }
+    acc * -0.5 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p114_h4(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 1.5;
+    t + p114_h3(&v[1..], s * 0.5) + p114_h3(v, s).cos()
+}
+program! {
+    #[differentiable]
+    fn p114(b: f64, w: [f64; 3], a: f64, xs: &[f64]) -> f64 {
+        let mut buf1 = vec![0.0; 4];
+        for i in 0..4 {
+            buf1[i] = xs[i + 2] * w[2] * 0.5;
+        }
+        for _ in 0..2 {
+            p114_h2(&mut buf1, &xs[..8], w[0]);
+        }
+        p114_h0(&mut buf1, b);
+        p114_h0(&mut buf1, w[2]);
+        let t2 = buf1[0] + buf1[3] * 0.25;
+        let t3 = p114_h4(&w, w[0] * 0.3);
+        let arr4: [f64; 3] = [w[2], xs[6] * 1.5, (b).sin()];
+        let [e6, e7, e8] = arr4;
+        let t5 = e6 * e8 + arr4[1] * e7;
+        let t9 = p114_h4(&xs[..5], w[0]).sin();
+        let t10 = p114_h4(&buf1[..], b * 1.5);
+        t10 + t9 + t5 + t3 + t2 + w[1] * 0.5 + a * 0.3
+    }
+    check_p114(seed = 0xd7f1cf21470b9a88, inputs = 13, calls = [], at = |p| (p[0], <[f64; 3]>::try_from(&p[1..4]).unwrap(), p[4], &p[5..13]));
+}
+
+program! {
+    #[differentiable]
+    fn p115(xs: &[f64], b: f64, a: f64) -> f64 {
+        let mut acc0 = (f64::sin(a) * xs.iter().map(|q| (q * 0.6).sin()).sum::<f64>() * 0.25).sin();
+        for i in 0..xs.len() {
+            let t1 = 1.5 * f64::atan(xs[i]);
+            acc0 += ((b * xs[i]).mul_add((acc0 * 0.1).tanh(), a.mul_add(a, acc0 * 0.1)) * 0.1).tanh();
+        }
+        let t2 = match ((((acc0 * 0.1).tanh() + a) * 0.5).atan().abs() * 2.0) as usize % 3 { 0 | 1 => (((acc0 * 0.1).mul_add((p110(0.2_f64.cos(), 2) * 0.5).sin(), (acc0 * 0.1).sin()) + b.tanh()) * 0.5).tanh(), _ => (2.0 + (a / (2.0 + a.cos()) * 0.5).tanh().cos()).powi(-2) };
+        let mut acc3 = (1.5 + (acc0 * 0.1).cos()).sqrt().mul_add(xs.iter().map(|q| q.cos()).product::<f64>() - t2, xs[3].tanh()) * 0.25;
+        let t4 = xs[3].tanh();
+        t4 - 0.9 * acc3 + t2 + (acc0 * 0.1).tanh() - a + b
+    }
+    check_p115(seed = 0x1af2eed109861397, inputs = 6, calls = [p110], at = |p| (&p[0..4], p[4], p[5]));
+}
+
+program! {
+    #[differentiable]
+    fn p116(d: f64, a: f64, b: f64, c: f64) -> f64 {
+        let mut acc0 = b;
+        acc0 -= acc0.powi(3).mul_add(c / (2.0 + acc0.cos()), 0.3 * c) * 0.1;
+        let o1: Option<f64> = if f64::sin(c) < 0.7 { Some(acc0.sin() * (d + c) * 0.5) } else { None };
+        let t3: f64 = match o1 { Some(u2) => f64::atan(acc0).powi(2), None => acc0 };
+        let t4: f64 = b.tanh().exp() * 0.75;
+        let t5 = (-0.9_f64.sin().exp()).atan2(1.5 + (-f64::tanh(a)).cos());
+        for i in 0..1 {
+            let mut k6 = 0;
+            loop {
+                if k6 + i < 4 {
+                    let mut w7 = 0;
+                    while w7 < 2 && (c < -0.4) {
+                        let c = c + (acc0 * 0.05).sin().clamp(-0.75, 0.75);
+                        acc0 = a;
+                        w7 += 1;
+                    }
+                } else {
+                    let mut k8 = 0;
+                    loop {
+                        let c = c * f64::atan((acc0 * 0.02).atan());
+                        acc0 += ((k8 as f64).sin() * 0.5).tanh();
+                        k8 += 1;
+                        if (t4.min(b) > -0.4) || k8 >= 4 { break; }
+                    }
+                }
+                acc0 += (1.5 * d).sin().exp2() * 0.5;
+                k6 += 1;
+                if (((1.5 + (p51((k6 as f64 * d * 0.25).tanh(), (0.5 * (i as f64).tanh()).atanh()) * 0.5).atan().sin()).powf((i as f64).tanh())) > -0.4) || k6 >= 4 { break; }
+            }
+            acc0 *= 0.8 + 0.2 * f64::min(1.25, 1.0).sin();
+        }
+        acc0 = ((acc0 * 0.01).sin() - (a / (1.5 + c.tanh()) * 0.5).atan()).sin();
+        t5.tanh() + t4 + (acc0 * 0.01).tanh() - c + a - d.cos()
+    }
+    check_p116(seed = 0xd2d0dcd0843d0aee, inputs = 4, calls = [p51], at = |p| (p[0], p[1], p[2], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p117(n: usize, b: f64, a: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = 0.0;
+        match n {
+            0 => {
+                acc0 += n as f64 * 0.25;
+                let t1 = (2.0 + (xs[2] / (1.0 + xs[n] * xs[n])).atan().cos()).powi(-2);
+            }
+            1 => {
+                acc0 = (acc0 * ((n as f64).cos().exp() * 0.5).sin()).atan();
+            }
+            _ => {
+                acc0 += (xs[n] / (1.5 + acc0.tanh()) * n as f64 * 0.1).atan();
+            }
+        }
+        acc0 = ((acc0 * 0.5).tanh() + ((p88(3, xs[n].cos().exp() * 0.5, ((n as f64).powi(2).ln_1p() * 0.5).tanh()) * 0.25).sin() + n as f64) * 0.25).tanh();
+        let o2: Option<f64> = if n == 2 { Some(((n as f64).atan() + b.hypot(n as f64)) * 0.25) } else { None };
+        let t4: f64 = match o2 { Some(u3) => (1.0 + (0.3 * (p116(0.2 * b, b.to_radians(), (1.5 + (acc0 * 0.5).sin().cos()).sqrt(), f64::tanh(a)) * 0.25).tanh()).powi(2)).ln(), None => f64::tanh(a) };
+        let t7: f64 = xs[1..4].iter().map(|u5| { let u5 = *u5; t4.powi(2) }).sum();
+        if n < 2 {
+            acc0 += b;
+        } else {
+            let mut v8: Vec<f64> = Vec::new();
+            v8.push((xs[n] + b) / (1.0 + (1.5 + xs[n].sin()).powf(xs.iter().map(|q| q * q).sum::<f64>().tanh()).powi(2)) * 0.5);
+            v8.push(((a.powi(3) + a.cos().exp_m1()) * 0.25).atan());
+            let t9 = v8[0] * 0.5 + v8[1];
+        }
+        (t7 * 0.1).atan() + t4 + (acc0 * 0.5).atan() - a
+    }
+    check_p117(seed = 0x323ec4b380d4fcbf, inputs = 6, calls = [p88, p116], at = |p| (3, p[0], p[1], &p[2..6]));
+}
+
+program! {
+    #[differentiable]
+    fn p118(a: f64, b: f64) -> f64 {
+        let mut acc0 = 0.0;
+        for i in 0..4 {
+            let b = b + 0.9_f64.mul_add(a, a);
+            acc0 = 0.9 * ((b * 0.25).tanh() * a);
+        }
+        let t1 = (1.5 + (acc0 * 0.1).cos()).sqrt().mul_add(b * a, (p110(f64::sin((acc0 * 0.1).tanh()), 2) * 0.5).sin() + acc0 * 0.1) * a.tanh().cos();
+        1.25 * (acc0 * 0.1).sin() + 0.6 * a + 0.5 * (p109(((b + 1.0) * 0.5).atan(), (((t1 * 0.1).sin() + b) * 0.5).tanh()) * 0.25).tanh()
+    }
+    check_p118(seed = 0x08b9606e11009ab8, inputs = 2, calls = [p109, p110], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p119(a: f64, n: usize) -> f64 {
+        let t0 = a * (1.5 + 0.9_f64.cos()).sqrt().asinh();
+        let mut t0 = t0;
+        let t1: f64 = (n as f64).tanh().exp();
+        let t2 = if t1 - t1 > t0 { (a - n as f64).sin().exp() } else { 0.25 * (p116((1.5 + a.sin()).log(2.5 + 0.25_f64.cos()), (p100(((t1 - a) * 0.25).tanh(), 0.9 / (1.5 + t0.tanh()), (t1 * 0.5).atan()) * 0.5).tanh().abs(), 0.5 / (1.0 + a.powi(2)), (t0 - 0.9) * 0.5) * 0.25 - a) };
+        let t3 = 0.5 * -(a - a);
+        let t2 = t2 + f64::cos(t0);
+        t0 += ((n as f64 / (1.5 + a.tanh())).powi(2).ln_1p() * 0.5).sin();
+        let mut acc4 = 0.25 * (t0 * 0.5 / (2.0 + t1.cos()));
+        let o5: Option<f64> = if a.powi(3) < 0.1 { Some(t1.atan()) } else { None };
+        let t7: f64 = if let Some(u6) = o5 { acc4.cos() } else { a.asinh() };
+        let t8 = (t0 * 0.5 * 0.5).sin().powi(3);
+        t8 + t7 + 0.1 * acc4 + (t2 * 0.5).sin().sin() + t3 + t1 + t0 * 0.5
+    }
+    check_p119(seed = 0x5e4806a4eb882a62, inputs = 1, calls = [p100, p116], at = |p| (p[0], 1));
+}
+
+#[differentiable]
+fn p120_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.75
+}
+#[differentiable]
+fn p120_h1(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.25 + (y[i] * s).sin() * 0.25;
+    }
+}
+#[differentiable]
+fn p120_h2(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
         y[i] += (s * x[i % x.len()]).tanh() * 1.5;
     }
 }
 #[differentiable]
-fn p130_h4(y: &mut [f64], x: &[f64], s: f64) {
-    let _ = p130_h2(y, s);
-    p130_h3(s * 0.75, &x[1..], y);
+fn p120_h3(y: &mut [f64], x: &[f64], s: f64) {
+    p120_h1(y, s);
+    p120_h2(s * -0.5, &x[1..], y);
 }
 program! {
     #[differentiable]
-    fn p130(xs: &[f64], a: f64, ys: &mut [f64], b: f64) -> f64 {
-        let s1 = &xs[..7];
-        let t2 = (s1[2] * a + s1[4]).sin() + s1[s1.len() - 1] * 0.5;
-        let s3 = &xs[4..=7];
-        let t4 = (s3[1] * t2.tanh() + s3[2]).sin() + s3[s3.len() - 1] * 0.25;
-        let t5 = p130_h1(&s3[0..], a);
-        for _ in 0..2 {
-            p130_h4(ys, s1, t5.tanh());
-        }
-        let t6 = ys[0] * 0.75;
-        t6 + t5 + t4 + t2 + ys[2] + a * 0.3
-    }
-    check_p130(seed = 0x00d366182d30e372, inputs = 13, calls = [], at = |p| (&p[0..8], p[8], &mut p[9..12].to_vec(), p[12]));
-}
-
-program! {
-    #[differentiable]
-    fn p131(b: f64, a: f64, n: usize) -> f64 {
-        let o0: Option<f64> = if b.powi(3) < 0.1 { Some(b.atan()) } else { None };
-        let t2: f64 = if let Some(u1) = o0 { u1.cos() } else { b.asinh() };
-        let t3 = b.powi(3);
-        let t5 = { let u4 = b; (p121(b.hypot(t3 * 0.5) * 0.25, (1.5 + t2.cos()).sqrt()) * 0.25).min(u4).sin().exp() };
-        let a = a * (n as f64 + a);
-        let t6 = if n < 2 { (1.5 + 1.0_f64.sin()).log(2.5 + t2.cos()).mul_add(t3 * 0.5, (2.0 + t2.cos()).recip()) } else { 0.75 * (1.0 + t2.powi(2)).ln() };
-        let t7 = ((t6 * 0.25).atan().powi(3) - ((t6 * 0.25).sin() + (p101((1.0 + (t6 * 0.25).powi(2)).sqrt() * 0.5) * 0.25).sin())).tanh().exp();
-        let t9 = { let u8 = ((t7.atan() + t5) * 0.5).tanh(); (t7 - u8).sin().exp2() };
-        let mut acc10 = t9 / (1.0 + 0.1_f64.powi(2)) * 0.3;
-        match n {
-            0 => {
-                acc10 += (acc10 * b).hypot(f64::max((t6 * 0.25).tanh(), (t3 * 0.5).sin())) * 0.25;
-            }
-            1 => {
-                let t11 = if (t6 * 0.25).atan() > 0.5 { t5.cos() } else { ((t3 * 0.5).tanh() * (t6 * 0.25).atan()).cos().exp_m1() };
-            }
-            _ => {
-                acc10 = ((acc10 * 0.5).atan() * (0.2 / (1.5 + (n as f64).tanh()))).tanh();
-            }
-        }
-        (acc10 * 0.5).sin() + t9.sin() + t7 + (t6 * 0.25).atan().sin() + t5 - (t3 * 0.5).tanh() - t2
-    }
-    check_p131(seed = 0x22ce12f91691bf8d, inputs = 2, calls = [p101, p121], at = |p| (p[0], p[1], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p132(a: f64, b: f64, n: usize) -> f64 {
-        let mut acc0 = 0.6_f64;
-        for i in 1..=2 {
-            let t1 = match n % 3 { 0 => ((1.0 + b.powi(2)).sqrt() / (1.0 + (acc0 * 0.25).tanh().powi(2)) * 0.5).atan(), 1 => ((i as f64 / (1.0 + (acc0 * 0.25).sin().powi(2))).powi(2).ln_1p() * 0.5).sin(), _ => f64::max(b, a).atan() };
-            for j in 1..=1 {
-                let flag2 = ((p95(b, 2, p96((n as f64 / (1.0 + 0.9_f64.powi(2)) * 0.25).tanh()).cos()) * 0.5).sin() - a) > 0.0;
-                acc0 = a.atan().tanh();
-            }
-            acc0 += (a.powi(3) * 0.25).sin();
-        }
-        acc0 * 0.1 + a
-    }
-    check_p132(seed = 0x7f7be4bf30a2e0d2, inputs = 2, calls = [p95, p96], at = |p| (p[0], p[1], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p133(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (a - a - (a).sin() + xs[0]).tanh();
-        let t2 = ((a).tanh() - (t1) * (t1) + xs[0]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        let mut carried = 0.5;
-        for i in 1..xs.len() {
-            acc += (((xs[i]).sin()).tanh() - ((1.0 + (xs[i]) * (xs[i])).ln()).cos() * xs[i - 1]).tanh();
-            if t1 < -0.39 {
-                let t3 = if (xs[i]).tanh() < -0.50 { (t1).tanh() } else { (xs[i - 1]).tanh() };
-                extra += ((t2) * ((xs[i - 1] + xs[i]).mul_add(0.5, t3))).tanh();
-            }
-            let mut t4 = 0.0;
-            for j in 0..2 {
-                t4 += (-0.57_f64 + ((xs[i]) * 0.5).exp() * (j as f64 + 0.5)).sin();
-            }
-            if (1.0 + (((a) * 0.5).exp()) * (((a) * 0.5).exp())).ln() > 0.04 {
-                break;
-            }
-            if (1.0 + (xs[i]) * (xs[i])).ln() + a > -0.17 {
-                acc -= (t2 - t1 + (1.0 + (xs[i - 1]) * (xs[i - 1])).ln() + (1.0 + (t1) * (t1)).ln() - xs[i - 1]).tanh();
-            }
-            acc = acc + ((xs[i - 1]).sin()).tanh() - (((-0.37_f64 - t4) * ((xs[i]) * (a))).cos() * xs[i]).tanh();
-            carried = carried * 0.5 + (((1.0 + (a - xs[i - 1]) * (a - xs[i - 1])).ln()).mul_add(0.5, xs[i])).tanh();
-            acc += carried;
-        }
-        acc.sin()
-    }
-    check_p133(seed = 0x6c875c3ce8a03230, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p134(c: f64, b: f64, a: f64, d: f64) -> f64 {
-        let mut acc0 = 0.5;
-        let mut k1 = 0;
-        loop {
-            let t3 = { let u2 = c + (p112(0.3 * k1 as f64, (2.0 + d.cos()).powi(-2), b.max(c), 1.0_f64.powi(2).ln_1p()) * 0.5).sin().max(d); (k1 as f64).clamp(-0.75, 0.75) };
-            if c.tanh().exp() > d {
-                for j in 0..1 {
-                    for l in 0..1 {
-                        if 0.75 / (1.0 + a.powi(2)) < 0.5 {
-                            let flag4 = d.mul_add(t3, c) > 0.1;
-                        } else if 1.25_f64.tanh().exp() < -0.4 {
-                            let t5 = d / (1.5 + d.tanh());
-                        }
-                        acc0 -= c;
-                    }
-                    acc0 += (f64::max(b, b.powi(3)) * 0.25).tanh();
-                }
-            } else {
-                if f64::sin(b) < -0.1 {
-                    return ((p112(((a - c) * 0.5).sin(), c / (2.0 + (acc0 * 0.1).cos()) * 0.5, (k1 as f64).tanh(), c.cos()) * 0.5).sin() * b).mul_add(d, d * b);
-                }
-            }
-            acc0 *= 0.9_f64.sin().tanh();
-            k1 += 1;
-            if (t3 * b < 0.1 && acc0 * 0.05 < 0.25) || k1 >= 2 { break; }
-        }
-        let t6 = if c.max(c) > c { d.tanh().sinh().atan() } else { b.tanh().cosh() / (1.5 + (acc0 * 0.05 / (1.0 + c.powi(2))).tanh()) };
-        for i in 0..4 {
-            let t7 = (t6 * 0.5).tanh();
-            acc0 -= b;
-        }
-        t6 * 0.5 + 0.2 * (acc0 * 0.05).atan() + a + 2.0 * b
-    }
-    check_p134(seed = 0xeb138bd13bafdf2b, inputs = 4, calls = [p112], at = |p| (p[0], p[1], p[2], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p135(c: f64, b: f64, a: f64) -> f64 {
-        let mut acc0 = 0.5;
-        for i in 0..1 {
-            if i < 1 {
-                let mut acc1 = i as f64;
-                let t2 = (0.5 * a.tanh()).acos().tanh() * b;
-            } else {
-                let t3 = a.atan2(1.5 + (-(2.0 + b.cos()).recip()).cos());
-            }
-            acc0 = ((1.5 + c.cos()).sqrt() / (1.0 + (c / (2.0 + a.cos())).powi(2)) * 0.5).tanh();
-        }
-        acc0 /= (1.0 + b.powi(2));
-        (acc0 * 0.5).tanh() + 1.5 * b
-    }
-    check_p135(seed = 0x2d86e956b33985a7, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p136(c: f64, a: f64, b: f64) -> f64 {
-        let mut acc0 = 1.0;
-        for i in (0..4).step_by(2) {
-            let mut acc1 = (1.5 + a.cos()).sqrt();
-            let mut acc1 = acc1;
-            acc0 += (i as f64 * 0.25).sin();
-        }
+    fn p120(a: f64, xs: &[f64], b: f64, ys: &mut [f64]) -> f64 {
+        let t1 = p120_h0(&xs[0..], b);
+        let s2 = &xs[0..];
+        let t3 = (s2[4] * b + s2[0]).sin() + s2[s2.len() - 1] * 0.5;
+        let s4 = &s2[0..];
+        let t5 = (s4[3] * t1.tanh() + s4[5]).sin() + s4[s4.len() - 1] * 1.5;
+        let mut buf6 = vec![0.0; 2];
         for i in 0..2 {
-            let c2 = |u3: f64| a;
-            let t4: f64 = c2(((acc0 * 0.1).tanh() + c + (1.0 + a.powi(2)).cbrt()) * 0.5) - 0.5 * c2(b * p110(b / (2.0 + c.cos()) * 0.5, b));
-            acc0 = -(p132(((acc0 * 0.1).sin().mul_add(c, acc0 * 0.1) * 0.25).atan(), ((1.5 + a.sin()).powf(c.tanh()) * 0.5).atan(), 2) * 0.5).tanh().sin();
-            let mut acc5 = 0.0;
-            acc5 *= a.atan().tanh();
+            buf6[i] = xs[i + 0] * t5.tanh();
         }
-        (acc0 * 0.1).atan()
+        p120_h3(&mut buf6, &xs[..6], b);
+        p120_h1(&mut buf6, t3.tanh());
+        let t7 = buf6[0] + buf6[1] * 0.3;
+        p120_h2(t5.tanh(), &buf6, ys);
+        let t8 = ys[1] * 0.5;
+        t8 + t7 + t5 + t3 + t1 + ys[2] + a * 0.3
     }
-    check_p136(seed = 0xfa15da87dcaae72e, inputs = 3, calls = [p110, p132], at = |p| (p[0], p[1], p[2]),
-        params = ["a", "b"] at [1, 2]);
+    check_p120(seed = 0x7805b0e2ddfaad5b, inputs = 12, calls = [], at = |p| (p[0], &p[1..8], p[8], &mut p[9..12].to_vec()));
 }
 
 #[differentiable]
-fn p137_h0(v: &[f64], s: f64) -> Option<f64> {
-    let head = if v[0] * s > -0.4 { Some((v[0] * s).tanh()) } else { None };
-    let h = head?;
-    Some(h * -0.5 + v[v.len() - 1] * 0.6)
-}
-#[differentiable]
-fn p137_h1(v: &[f64], s: f64) -> f64 {
+fn p121_h0(v: &[f64], s: f64) -> f64 {
     let mut acc = 0.0;
     for i in 0..v.len() {
-        acc += (v[i] * s + 0.75).cos();
-    }
-    acc * 1.5 + v[0] * v[v.len() - 1]
-}
-program! {
-    #[differentiable]
-    fn p137(b: f64, a: f64, xs: &[f64]) -> f64 {
-        let t1 = match p137_h0(&xs[..5], a) { Some(v) => v, None => a * -0.5 };
-        let s2 = &xs[..7];
-        let t3 = (s2[2] * b + s2[1]).sin() + s2[s2.len() - 1] * 0.3;
-        let t4 = p137_h1(&s2[5..=6], a * 0.25);
-        let t5 = p137_h1(&s2[..3], b).sin();
-        let arr6: [f64; 3] = [b, xs[5] * 0.25, (t4.tanh() * 0.75).sin()];
-        let t7 = arr6[0] * arr6[2];
-        let s8 = &xs[0..=6];
-        let t9 = (s8[3] * t4.tanh() + s8[3]).sin() + s8[s8.len() - 1] * 1.5;
-        t9 + t7 + t5 + t4 + t3 + a * 0.3
-    }
-    check_p137(seed = 0xb0340eb2b78b8698, inputs = 9, calls = [], at = |p| (p[0], p[1], &p[2..9]));
-}
-
-program! {
-    #[differentiable]
-    fn p138(n: usize, a: f64) -> f64 {
-        let mut acc0 = (a * n as f64).max(n as f64 + a) * 0.5;
-        for i in 0..3 {
-            let t1 = if a * (p135(((acc0 * 0.25).tanh().exp2() * 0.5).atan(), (acc0 * 0.25).atan(), (a.mul_add((acc0 * 0.25).sin(), (acc0 * 0.25).sin()) * 0.5).tanh()) * 0.5).tanh() > (acc0 * 0.25).sin() || (n as f64) < 0.3 { (i as f64).sin() * 0.5 } else { (i as f64).atan().hypot((1.5 + 2.0_f64.cos()).sqrt()) };
-            let mut v2 = vec![0.0; n];
-            for j in 0..v2.len() {
-                v2[j] = (((t1 * 0.5).atan() * (t1 * 0.5).tanh() - a.mul_add((t1 * 0.5).sin(), i as f64)) * 0.25).tanh();
-            }
-            let t3 = v2[0] * a.tanh();
-            v2[0] += (2.0_f64.hypot(v2[i % v2.len()] * a) * 0.25).tanh();
-        }
-        acc0 = ((acc0 * 0.25).sin() + (((acc0 * 0.25).atan() + a) * 0.5).atan()).sin();
-        if n == 0 {
-            let t4: f64 = (acc0 * 0.25).sin().atan() * (a - (acc0 * 0.25).sin());
-        } else if n < 1 {
-            acc0 = ((acc0 * 0.25).sin() - ((acc0 * 0.25).atan() + (acc0 * 0.25).atan()) * 0.5).atan();
-        }
-        acc0 * 0.25
-    }
-    check_p138(seed = 0xef2a9ad6649e674d, inputs = 1, calls = [p135], at = |p| (1, p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p139(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (a + xs[3]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 1..xs.len() {
-            let t2 = (((a).mul_add(0.5, -0.60_f64) + (t1).mul_add(0.5, xs[i])).cos() * t1).tanh() * 1.5;
-            acc = acc + (xs[i]).tanh() - ((((xs[i - 1] + -0.84_f64).tanh()) * 0.5).exp()).tanh();
-            if xs[i - 1] - -0.92_f64 - ((xs[i]) * 0.5).exp() < -0.23 {
-                continue;
-            }
-            acc += ((1.0 + ((t2).sin() - (-0.46_f64).tanh()) * ((t2).sin() - (-0.46_f64).tanh())).ln()).tanh();
-        }
-        acc.sin()
-    }
-    check_p139(seed = 0xa3ffe8b91b7835b4, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-#[differentiable]
-fn p140_h0(y: &mut [f64], s: f64) -> f64 {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 1.5).tanh();
-    }
-    y[0] = (y[0] * 0.75 + s).sin();
-    y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p140_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).tanh() * 0.3;
-    }
-    y[0] * 0.25
-}
-#[differentiable]
-fn p140_h2(y: &mut [f64], x: &[f64], s: f64) {
-    let _ = p140_h0(y, s);
-    let _ = p140_h1(s * 0.3, &x[1..], y);
-}
-program! {
-    #[differentiable]
-    fn p140(xs: &[f64], ys: &mut [f64], a: f64) -> f64 {
-        for _ in 0..3 {
-            p140_h2(ys, &xs[..], a);
-        }
-        let t1 = ys[2] * 1.5;
-        let mut buf2 = vec![0.0; 4];
-        for i in 0..4 {
-            buf2[i] = xs[i + 0] * a;
-        }
-        p140_h2(&mut buf2, &xs[6..8], a * 0.6);
-        for _ in 0..2 {
-            p140_h2(&mut buf2, &xs[4..], t1.tanh());
-        }
-        let t3 = buf2[0] + buf2[3] * 1.5;
-        let s4 = &xs[3..=6];
-        let t5 = (s4[3] * t1.tanh() + s4[2]).sin() + s4[s4.len() - 1] * 0.5;
-        t5 + t3 + t1 + ys[2] + a * 0.3
-    }
-    check_p140(seed = 0x0a9443373624c2f2, inputs = 12, calls = [], at = |p| (&p[0..8], &mut p[8..11].to_vec(), p[11]));
-}
-
-program! {
-    #[differentiable]
-    fn p141(b: f64, c: f64, a: f64) -> f64 {
-        let mut acc0 = 1.0;
-        for i in 0..2 {
-            let t1 = a + 2.0;
-            acc0 = (((i as f64).mul_add(b, c) * 0.5).powi(3) * 0.1).sin();
-        }
-        let mut v2 = vec![0.0; 4];
-        for i in 0..v2.len() {
-            v2[i] = c * 0.6 * (b - a);
-            if i > 0 {
-                v2[i] += v2[i - 1] * f64::sin(c) * 0.5;
-            }
-        }
-        let t5: f64 = v2.iter().take(2).map(|&u3| c * 0.9 * (acc0 * 0.25).atan()).fold(0.0, |s, v| s * 0.5 + v);
-        v2[3] += c;
-        (t5 * 0.02).atan().tanh() + (acc0 * 0.25).sin()
-    }
-    check_p141(seed = 0x2a0706d52e8f8041, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p142(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 1..xs.len() {
-            let t1 = (-0.03_f64).tanh() * 1.5;
-            acc += (((1.0 + (xs[i]) * (xs[i])).ln()).tanh()).tanh();
-            let t2 = if ((xs[i - 1]) * (xs[i - 1])).cos() * t1 < 0.04 { ((t1).sin() + (xs[i - 1]) * (a) - xs[i]).tanh() } else { (xs[i]) * (t1) };
-            let t3 = ((xs[i]) * (t2) + (1.0 + (a) * (a)).ln() - ((xs[i]) * 0.5).exp()).tanh() * 1.5;
-            acc += (xs[i - 1] - ((-0.28_f64) * 0.5).exp() + (1.0 + (a) * (a)).ln()).tanh();
-        }
-        acc.sin()
-    }
-    check_p142(seed = 0xe57797129a70980f, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]),
-        params = ["a"] at [0]);
-}
-
-program! {
-    #[differentiable]
-    fn p143(a: f64, b: f64, c: f64, xs: &[f64]) -> f64 {
-        let c = c * xs[0].tanh();
-        let t2: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u0, &w1)| a * (0.5 * w1)).sum();
-        let a = a - ((c * 0.5).sin() - xs[0]);
-        0.3 * (a * 0.25) + (t2 * 0.25).atan() + c * 0.5 - b.sin() + 0.5 * (c * 0.5)
-    }
-    check_p143(seed = 0xcea354be204e674c, inputs = 6, calls = [], at = |p| (p[0], p[1], p[2], &p[3..6]));
-}
-
-#[differentiable]
-fn p144_h0(y: &mut [f64], s: f64) -> f64 {
-    for i in 0..y.len() {
-        y[i] = y[i] * 1.5 + (y[i] * s).sin() * 0.25;
-    }
-    y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p144_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).tanh() * 0.5;
-    }
-    y[0] * 0.25
-}
-#[differentiable]
-fn p144_h2(y: &mut [f64], x: &[f64], s: f64) {
-    let _ = p144_h0(y, s);
-    let _ = p144_h1(s * 1.5, &x[1..], y);
-}
-#[differentiable]
-fn p144_h3(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).sin();
-    r[1] = v[1] * 1.5;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-program! {
-    #[differentiable]
-    fn p144(a: f64, ys: &mut [f64], xs: &[f64]) -> f64 {
-        let mut buf1 = vec![0.0; 2];
-        for i in 0..2 {
-            buf1[i] = xs[i + 5] * a;
-        }
-        let _ = p144_h0(&mut buf1, a * 1.5);
-        let t2 = p144_h0(&mut buf1, a).tanh();
-        let t3 = buf1[0] + buf1[1] * 0.3;
-        let mut buf4 = vec![1.5; 4];
-        p144_h2(&mut buf4, &xs[..], t3.tanh());
-        let t5 = buf4[0] + buf4[3] * 0.6;
-        let arr6 = p144_h3(xs, t3.tanh());
-        let t7 = arr6[0] * arr6[0];
-        let t8 = p144_h1(t7.tanh() * -0.5, xs, ys).tanh();
-        let t9 = ys[2] * 1.5;
-        let s10 = &xs[3..];
-        let t11 = (s10[3] * t9.tanh() + s10[1]).sin() + s10[s10.len() - 1] * 0.5;
-        t11 + t9 + t8 + t7 + t5 + ys[2] + a * 0.3
-    }
-    check_p144(seed = 0x700854bd9373d7c4, inputs = 11, calls = [], at = |p| (p[0], &mut p[1..4].to_vec(), &p[4..11]));
-}
-
-program! {
-    #[differentiable]
-    fn p145(n: usize, a: f64) -> f64 {
-        let mut acc0 = 0.0;
-        for i in 0..4 {
-            let mut a = a;
-            let t1 = a.atan2(1.5 + a.cos()).sin();
-            let c2 = |u3: f64| t1;
-            let t4: f64 = c2(0.2_f64.powi(2).sin().exp()) - 0.5 * c2(0.1_f64.powi(2));
-            acc0 -= (a.atan() * 0.5).tanh();
-        }
-        1.0 * (acc0 * 0.1).atan()
-    }
-    check_p145(seed = 0x743dd2e2bba2d95d, inputs = 1, calls = [], at = |p| (3, p[0]));
-}
-
-#[differentiable]
-fn p146_h0(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.6).sin();
+        acc += (v[i] * s + 1.5).sin();
     }
     acc * 0.75 + v[0] * v[v.len() - 1]
 }
 #[differentiable]
-fn p146_h1(v: &[f64], s: f64) -> f64 {
+fn p121_h1(v: &[f64], s: f64) -> f64 {
     let head = &v[..2];
-    let t = head[0] * head[1] * 0.3;
-    t + p146_h0(&v[1..], s * 0.25) + p146_h0(v, s).tanh()
-}
-#[differentiable]
-fn p146_h2(y: &mut [f64], s: f64) {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 1.5).tanh();
-    }
-    y[0] = (y[0] * 0.3 + s).sin();
-}
-#[differentiable]
-fn p146_h3(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).sin() * 0.75;
-    }
-}
-#[differentiable]
-fn p146_h4(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    p146_h2(y, s);
-    p146_h3(s * 0.3, &x[1..], y);
-    y[y.len() - 1] + x[0]
+    let t = head[0] * head[1] * 0.75;
+    t + p121_h0(&v[1..], s * 1.5) + p121_h0(v, s).tanh()
 }
 program! {
     #[differentiable]
-    fn p146(ys: &mut [f64], w: [f64; 3], xs: &[f64], a: f64) -> f64 {
-        let s1 = &xs[..5];
-        let t2 = (s1[2] * w[2] + s1[2]).sin() + s1[s1.len() - 1] * 0.75;
-        let t3 = p146_h1(xs, w[0] * 0.5);
-        let mut buf4 = vec![1.5; 3];
-        p146_h2(&mut buf4, t2.tanh());
-        let t5 = buf4[0] + buf4[2] * 0.25;
-        let mut buf6 = vec![0.5; 3];
-        p146_h2(&mut buf6, w[0]);
-        let t7 = p146_h4(&mut buf6, &s1[..], a).tanh();
-        let _ = p146_h4(&mut buf6, &w, w[0]);
-        let t8 = buf6[0] + buf6[2] * -0.5;
-        let mut buf9 = vec![0.0; 2];
-        for i in 0..2 {
-            buf9[i] = xs[i + 5] * t2.tanh();
-        }
-        for _ in 0..2 {
-            p146_h3(t8.tanh(), s1, &mut buf9);
-        }
-        for _ in 0..2 {
-            p146_h3(t2.tanh() * 0.5, &xs[..4], &mut buf9);
-        }
-        p146_h3(t2.tanh(), &xs[3..], &mut buf9);
-        let t10 = buf9[0] + buf9[1] * 1.5;
-        let t11 = p146_h1(xs, w[2]);
-        let arr12: [f64; 3] = [w[2], xs[4] * 0.25, (t10.tanh()).sin()];
-        let [e14, e15, e16] = arr12;
-        let t13 = e14 * e16 + arr12[1] * e15;
-        p146_h3(t13.tanh(), &xs[..], ys);
-        let t17 = ys[0] * 0.25;
-        t17 + t13 + t11 + t10 + t8 + ys[2] + w[1] * 0.5 + a * 0.3
+    fn p121(a: f64, xs: &[f64]) -> f64 {
+        let t1 = p121_h1(&xs[..4], a).sin();
+        let t2 = p121_h1(&xs[..8], a).sin();
+        let t3 = p121_h1(&xs[1..], t1.tanh());
+        let t4 = p121_h1(&xs[1..7], t3.tanh() * 0.75);
+        t4 + t3 + t2 + t1 + a * 0.3
     }
-    check_p146(seed = 0x2d3cd4d74765a1fd, inputs = 15, calls = [], at = |p| (&mut p[0..3].to_vec(), <[f64; 3]>::try_from(&p[3..6]).unwrap(), &p[6..14], p[14]));
+    check_p121(seed = 0x8acef4508a49d714, inputs = 9, calls = [], at = |p| (p[0], &p[1..9]));
 }
 
 program! {
     #[differentiable]
-    fn p147(a: f64, b: f64) -> f64 {
-        let t1 = { let u0 = b; f64::cos(b.max(b)) };
-        let t2: f64 = f64::min(t1 - t1, b + a) * 1.0;
-        let k3 = ((a.mul_add((t2 * 0.5).atan(), t1) * 0.5).tanh().abs() * 2.0) as usize % 3;
-        let t4 = match k3 { 0 => (a + (t2 * 0.5).sin()).clamp(-0.75, 0.75), 1 => (2.0 + ((t2 * 0.5).sin() * t1).sin()).cbrt(), _ => (p132(((t2 * 0.5).atan().powi(3) * 0.25).atan(), (a.cos().exp2() * 0.5).atan(), 2) * 0.5).sin().powi(2) };
-        0.75 * t4 + (t2 * 0.5).tanh() + 0.9 * t1 + 2.0 * b
+    fn p122(b: f64, a: f64) -> f64 {
+        let mut acc0 = (1.0 + a.powi(2).powi(2)).ln();
+        if (0.5 * (p119(((1.5 + a.sin()).powf(b.tanh()) * 0.5).atan(), 1) * 0.25).sin().tanh()).acos() > b {
+            match (((1.5 + acc0.sin()).powf(b.tanh()) * 0.5).abs() * 2.0) as usize % 3 {
+                0 | 1 => {
+                    let k1 = ((acc0 * 0.25).abs() * 2.0) as usize % 3;
+                    match k1 {
+                        0 | 1 => {
+                            let b = b - acc0.powi(2).ln_1p();
+                        }
+                        _ => {
+                            for i in 0..1 {
+                                acc0 /= (2.0 + ((acc0 * 0.5).sin() / (1.5 + a.tanh())).cos());
+                                acc0 /= (2.0 + (i as f64 - b).cos());
+                            }
+                        }
+                    }
+                }
+                _ => {
+                    let t2 = (1.0 + a.powi(2)).sqrt() * (b - acc0 * 0.5);
+                }
+            }
+        } else {
+            let flag3 = (p97(b, 1.5_f64.sin()) * 0.25).sin() - b > -0.2;
+            let t4 = 0.2 / (1.0 + b * b) / (2.0 + (b - acc0 * 0.5).cos()) - b.powi(3);
+            if a > (t4 * 0.5).atan() {
+                let mut acc5 = 1.0;
+            } else if (1.5 + 0.2_f64.sin()).powf((t4 * 0.5).atan().tanh()) > -0.4 {
+                acc0 += ((acc0 * 0.5).cos().cos() * 0.5).atan();
+            }
+        }
+        for i in 0..1 {
+            if a > 0.25 || a < 0.7 {
+                if a * (acc0 * 0.25).tanh() < 0.5 && a < 0.0 {
+                    let t6 = (i as f64).cos().cos();
+                } else {
+                    for j in 1..=3 {
+                        acc0 *= (a * (acc0 * 0.1).tanh()).cos();
+                    }
+                }
+            } else {
+                let mut k7 = 0;
+                loop {
+                    for l in 0..1 {
+                        let t8 = a - a;
+                        acc0 += 0.9_f64;
+                    }
+                    acc0 += (((acc0 * 0.05).sin() / (2.0 + a.cos()) + acc0 * 0.05) * 0.25).sin();
+                    k7 += 1;
+                    if ((i as f64) < 0.7) || k7 >= 2 { break; }
+                }
+            }
+            acc0 += 0.1_f64;
+        }
+        (acc0 * 0.05).atan()
     }
-    check_p147(seed = 0x0cc5debc70d7a854, inputs = 2, calls = [p132], at = |p| (p[0], p[1]));
+    check_p122(seed = 0x35533d3979dd42e6, inputs = 2, calls = [p97, p119], at = |p| (p[0], p[1]));
 }
 
 program! {
     #[differentiable]
-    fn p148(a: f64, xs: &[f64]) -> f64 {
+    fn p123(c: f64, xs: &[f64], a: f64, b: f64) -> f64 {
         let mut acc0 = 0.0;
-        let a = a + (1.5 + xs.iter().sum::<f64>().sin()).log(2.5 + xs[0].cos());
-        let mut a = a;
-        let a = (a * 0.5).atan() * (xs[3] * (a * 0.5).atan());
-        (a * 0.25).sin()
+        let mut w1 = 0;
+        while w1 < 3 {
+            let t4: f64 = xs.iter().rev().skip(1).map(|&u2| c / (1.0 + (xs.iter().map(|q| (q * 0.75).sin()).sum::<f64>() * 0.5).powi(2))).sum();
+            let t5 = c + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin());
+            acc0 += (((t5 * 0.5).atan() - xs[w1]) * 0.5).sin().powi(2);
+            let t6 = (xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.5).atan().sin();
+            acc0 = ((acc0 * 0.25).tanh() - (t5 * 0.5).tanh() / (1.0 + xs[w1] * xs[w1])).tanh();
+            w1 += 1;
+        }
+        let mut w7 = 0;
+        while w7 < 4 {
+            if a * xs[xs.len() - 1 - w7] > c {
+                let mut k8 = 0;
+                let r13 = loop {
+                    let t9 = if xs[k8] * c > b { -a / (1.0 + xs.iter().map(|q| q * c).sum::<f64>().min(b).powi(2)) } else { (xs[k8] + xs[xs.len() - 1 - k8]) / (1.0 + p31(-(acc0 * 0.02).tanh(), (acc0 * 0.02).atan(), (f64::max(xs.iter().sum::<f64>(), a) * 0.25).sin(), 1.5).powi(2)) };
+                    if b / (2.0 + (t9 * 0.5).cos()) < -0.1 {
+                        let t12: f64 = { let v10: Vec<f64> = xs.iter().map(|&u11| 1.0 * f64::cos(xs.iter().sum::<f64>())).collect(); v10[0] + v10[3] };
+                    } else if (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) > 0.1 {
+                        acc0 *= 0.5 + 0.4 * xs[xs.len() - 1 - k8].cos().sin();
+                    }
+                    acc0 -= 0.2 * a;
+                    k8 += 1;
+                    if (f64::tanh(xs[(k8 + 1) % 4]) < 0.3) || k8 >= 4 { break p101(0.2_f64.mul_add(xs[(k8 + 1) % 4], xs[3]), (c.powi(3) * 0.5).sin()).tanh().exp2() / (2.0 + c.mul_add(xs.iter().map(|q| q.cos()).product::<f64>(), c).cos()); }
+                };
+            } else {
+                let a = a * (xs[w7] * xs[xs.len() - 1 - w7]);
+            }
+            acc0 = (((2.0 + xs[w7].cos()).powi(-2) - (w7 as f64 - c)) * 0.25).atan();
+            w7 += 1;
+        }
+        let t14 = if xs[1] - c < -0.1 { xs.iter().sum::<f64>() } else { xs[3].asinh().tanh() };
+        (t14 * 0.5).sin() - (acc0 * 0.02).atan() + a
     }
-    check_p148(seed = 0x0c8203f1f848960c, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+    check_p123(seed = 0x18af9f4a5684d433, inputs = 7, calls = [p31, p101], at = |p| (p[0], &p[1..5], p[5], p[6]));
+}
+
+program! {
+    #[differentiable]
+    fn p124(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = v.dot(&(v + v)) * 0.3;
+        let mut t2 = (x.mapv(f64::tanh)).mean_axis(Axis(0)).unwrap();
+        if n % 2 == 0 {
+            t2 = (x.sum_axis(Axis(0)) * 0.3).dot(x) * 0.3;
+        }
+        let t3 = &(v.powi(2)) / &(&t2 / &t2.mapv(|q| q * q + 1.0)).mapv(|q| q * q + 1.0);
+        let mut t4 = (v + x).column(1).to_owned();
+        if n % 3 == 0 {
+            t4 = (&(x.dot(v) * 0.3) * (x[[2, 1]])).mapv(f64::sin);
+        }
+        t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1 + t2.dot(&t2) * 0.1
+    }
+    check_p124(seed = 0x5f5172c89842c9a9, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
 }
 
 #[differentiable]
-fn p149_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 1.5
+fn p125_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.6
 }
+program! {
+    #[differentiable]
+    fn p125(w: [f64; 3], xs: &[f64], a: f64) -> f64 {
+        let s1 = &xs[..2];
+        let t2 = (s1[1] * a * 0.75 + s1[0]).sin() + s1[s1.len() - 1] * 0.5;
+        let t3 = p125_h0(&s1[..], w[0]).sin();
+        let t4 = p125_h0(xs, a).sin();
+        let t5 = p125_h0(s1, t3.tanh()).sin();
+        let t6 = p125_h0(&s1[..], w[2]);
+        let t7 = p125_h0(&s1[..], a);
+        t7 + t6 + t5 + t4 + t3 + w[1] * 0.5 + a * 0.3
+    }
+    check_p125(seed = 0xaed090cfec8aa835, inputs = 10, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), &p[3..9], p[9]));
+}
+
+program! {
+    #[differentiable]
+    fn p126(xs: &[f64], a: f64) -> f64 {
+        let t0 = a * 2.0 * 0.5;
+        let t3: f64 = { let v1: Vec<f64> = xs.iter().map(|&u2| xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * a.abs()).collect(); v1[0] + v1[3] };
+        let mut acc4 = (xs[2] * (t3 * 0.02)).tanh();
+        let o5: Option<f64> = if xs[1] * xs[2] > 0.3 { Some(-(t3 * 0.02).sin()) } else { None };
+        let t7: f64 = if let Some(u6) = o5 { acc4 } else { xs[3] + xs[3] };
+        let mut k8 = 0;
+        let r16 = loop {
+            let acc4 = acc4 * 0.25 * (2.0 + (t3 * 0.02).tanh().sin()).log10();
+            let mut acc9 = 0.0;
+            if k8 % 2 == 0 {
+                if k8 % 2 == 0 {
+                    let o10: Option<f64> = if xs[k8].mul_add(xs[k8], xs.iter().map(|q| q.cos()).product::<f64>()) > a { Some((xs.iter().map(|q| q * a).sum::<f64>() * 0.25).sin()) } else { None };
+                    let t12: f64 = match o10 { Some(u11) => u11.cos() * f64::tanh(xs.iter().map(|q| q.cos()).product::<f64>()), None => (k8 as f64).atan() };
+                } else if k8 % 3 == 1 {
+                    let t13 = k8 as f64 * 0.1;
+                }
+            } else {
+                if t0 * xs[k8] < -0.4 {
+                    for j in 0..xs.len() {
+                        let t14 = match k8 { 0 => (xs[j] / (1.0 + xs[j].powi(2)) * (1.5 + t7.sin()).log(2.5 + a.cos()) * 0.5).sin(), _ => (((acc4 * 0.5).atan().atan() + (j as f64 + t0)) * 0.25).sin() };
+                        acc9 *= 0.8 + 0.2 * (t7 + xs[xs.len() - 1 - j]).sin();
+                    }
+                } else if xs[k8] * t0 < 0.3 {
+                    let mut acc15 = (xs.iter().map(|q| q * q).sum::<f64>() / (1.5 + a.tanh()) * (1.5 * t7) * 0.25).sin();
+                }
+            }
+            acc9 = (acc9 * 0.05 * xs[3]).sin();
+            k8 += 1;
+            if ((acc9 * 0.05).sin() + p87(a, a * 0.75, (t7 + a) * 0.25, xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).tanh(), 3) < 0.5) || k8 >= 2 { break (2.0 + (acc4 * 0.5).atan().cos()).recip() * (1.5 + xs.iter().map(|q| q * (t3 * 0.02).atan()).sum::<f64>().sin()).powf(xs[k8].tanh()); }
+        };
+        let t17 = f64::min(xs[0], xs[1]);
+        let t18 = t0 + (t3 * 0.02).atan();
+        for i in 0..xs.len() {
+            acc4 /= (2.0 + (r16 * xs.iter().map(|q| q * q).sum::<f64>()).cos());
+            acc4 = ((acc4 * 0.05).sin() + (t3 * 0.02 * 0.5).atan()).atan();
+        }
+        (t18 * 0.5).tanh() + t17.tanh() + r16 + 0.25 * t7 + (acc4 * 0.05).atan().sin() - (t3 * 0.02).cos() + t0 + 0.5 * (t3 * 0.02)
+    }
+    check_p126(seed = 0x16692e850399ad0f, inputs = 5, calls = [p87], at = |p| (&p[0..4], p[4]));
+}
+
 #[differentiable]
-fn p149_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+fn p127_h0(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
     for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).cos() * 0.3;
+        y[i] += (s * x[i % x.len()]).tanh() * 0.75;
     }
     y[0] * 1.5
 }
 #[differentiable]
-fn p149_h2(y: &mut [f64], s: f64) -> f64 {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * -0.5).tanh();
-    }
-    y[0] = (y[0] * 0.25 + s).sin();
-    y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p149_h3(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    let _ = p149_h2(y, s);
-    let _ = p149_h1(s * 0.5, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-program! {
-    #[differentiable]
-    fn p149(a: f64, xs: &[f64], w: [f64; 3]) -> f64 {
-        let t1 = p149_h0(xs, a);
-        let t2 = p149_h0(&xs[..], w[2]).sin();
-        let t3 = p149_h0(&xs[2..=6], t1.tanh()).sin();
-        let mut buf4 = vec![0.0; 2];
-        for i in 0..2 {
-            buf4[i] = xs[i + 6] * t1.tanh();
-        }
-        let t5 = p149_h1(t2.tanh(), &xs[3..5], &mut buf4).tanh();
-        let t6 = p149_h1(w[0], &xs[..8], &mut buf4).tanh();
-        let t7 = p149_h3(&mut buf4, &xs[2..], t1.tanh()).tanh();
-        let t8 = buf4[0] + buf4[1] * 0.6;
-        t8 + t7 + t6 + t5 + t3 + w[1] * 0.5 + a * 0.3
-    }
-    check_p149(seed = 0x671b7ca2ce661644, inputs = 12, calls = [], at = |p| (p[0], &p[1..9], <[f64; 3]>::try_from(&p[9..12]).unwrap()));
-}
-
-program! {
-    #[differentiable]
-    fn p150(b: f64, a: f64, n: usize) -> f64 {
-        let mut acc0 = 0.5;
-        if n == 1 {
-            let mut v1 = vec![0.0; 2];
-            for i in 0..v1.len() {
-                v1[i] = ((f64::max(b, a) - a.tanh().exp()) * 0.5).atan();
-                if i > 0 {
-                    v1[i] += v1[i - 1] * b.mul_add(b, a) * 0.25;
-                }
-            }
-        } else if n == 1 {
-            for i in 0..3 {
-                for j in 0..1 {
-                    if n % 2 == 0 {
-                        let t2 = b;
-                    } else {
-                        let t3: f64 = a * b.cos().atan();
-                    }
-                    acc0 += (((1.5 + 0.3_f64.cos()).sqrt() + f64::max(b, 0.5)) * 0.25).atan();
-                }
-                acc0 += (f64::tanh(2.0 * (p121(0.3 * (acc0 * 0.1).tanh(), (acc0 * 0.1).atan() * b * 0.5) * 0.25).tanh()) * 0.5).sin();
-            }
-        } else {
-            let mut w4 = 0;
-            while w4 < 2 && ((p131((acc0 * 0.1).sin(), (b / (1.5 + (acc0 * 0.1).tanh()) * 0.5).tanh(), 2) * 0.25).sin() / (2.0 + (acc0 * 0.1).atan().cos()) < -0.4 && b < -0.4) {
-                let mut acc5 = b;
-                acc0 = ((acc0 * 0.1).atan() * (0.3 * acc5)).sin();
-                w4 += 1;
-            }
-            let c6 = |u7: f64| n as f64;
-            let t8: f64 = c6((0.1_f64 * 0.9).atan2(1.5 + (acc0 * 0.1).tanh().cos().cos())) - 0.5 * c6((acc0 * 0.1 - (acc0 * 0.1).sin()) * 0.5);
-        }
-        acc0 = ((acc0 * 0.1).tanh() - acc0 * 0.1 * (acc0 * 0.1).sin() * 0.5).tanh();
-        acc0 += (b.cos() * (acc0 * 0.1 / (1.0 + (acc0 * 0.1).sin().powi(2))) * 0.1).sin();
-        for i in 0..3 {
-            for j in 0..2 {
-                let a = a - b * b;
-                acc0 /= (2.0 + f64::cos(b).cos());
-            }
-            acc0 = (acc0 * 0.05).atan();
-        }
-        (acc0 * 0.05).sin() - b
-    }
-    check_p150(seed = 0x88076b71086a0912, inputs = 2, calls = [p121, p131], at = |p| (p[0], p[1], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p151(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (((a + a) * 0.5).exp() + xs[2]).tanh();
-        let t2 = (t1 + xs[0]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            let mut t3 = 0.0;
-            for j in 0..2 {
-                t3 += ((((xs[i]) * 0.5).exp()).sin() * (j as f64 + 0.5)).sin();
-            }
-            let t4 = (xs[i]).tanh() * 1.5;
-            acc = acc + (a + (1.0 + ((xs[i]).tanh()) * ((xs[i]).tanh())).ln()).tanh() - ((((1.0 + (t1) * (t1)).ln()).cos() * xs[i]).cos() * 0.25_f64).tanh();
-        }
-        acc
-    }
-    check_p151(seed = 0xcae9cc4524c1d807, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-#[differentiable]
-fn p152_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.5
-}
-#[differentiable]
-fn p152_h1(v: &[f64], s: f64) -> [f64; 3] {
+fn p127_h1(v: &[f64], s: f64) -> [f64; 3] {
     let mut r = [0.0_f64; 3];
     r[0] = (v[0] * s).cos();
-    r[1] = v[1] * 0.3;
+    r[1] = v[1] * 0.75;
     r[2] = (v[v.len() - 1] + s).tanh();
     r
 }
 #[differentiable]
-fn p152_h2(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).cos() * 0.5;
-    }
+fn p127_h2(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.6
 }
 program! {
     #[differentiable]
-    fn p152(xs: &[f64], a: f64) -> f64 {
-        let t1 = p152_h0(&xs[..8], a);
-        let arr2 = p152_h1(&xs[..8], t1.tanh());
-        let t3 = arr2[1] * arr2[0];
-        let mut buf4 = vec![0.0; 2];
-        for i in 0..2 {
-            buf4[i] = xs[i + 4] * t3.tanh() * 0.75;
-        }
-        p152_h2(a, &xs[..8], &mut buf4);
-        let t5 = buf4[0] + buf4[1] * 0.75;
-        t5 + t3 + t1 + a * 0.3
+    fn p127(ys: &mut [f64], xs: &[f64], a: f64) -> f64 {
+        let t1 = p127_h0(a, &xs[..], ys).tanh();
+        let t2 = ys[0] * -0.5;
+        let t3 = p127_h0(t2.tanh(), xs, ys).tanh();
+        let t4 = ys[1] * 0.3;
+        let s5 = &xs[4..7];
+        let t6 = (s5[1] * t2.tanh() + s5[1]).sin() + s5[s5.len() - 1] * 0.3;
+        let arr7 = p127_h1(&s5[..], t3.tanh());
+        let t8 = arr7[0] * arr7[2];
+        let t9 = p127_h2(xs, t8.tanh());
+        let s10 = &s5[1..3];
+        let t11 = (s10[0] * t8.tanh() + s10[1]).sin() + s10[s10.len() - 1] * 0.25;
+        t11 + t9 + t8 + t6 + t4 + ys[2] + a * 0.3
     }
-    check_p152(seed = 0xaef263455792ab92, inputs = 9, calls = [], at = |p| (&p[0..8], p[8]));
+    check_p127(seed = 0xc80f33167aff4d88, inputs = 12, calls = [], at = |p| (&mut p[0..3].to_vec(), &p[3..11], p[11]));
 }
 
 program! {
     #[differentiable]
-    fn p153(a: f64, n: usize, xs: &[f64]) -> f64 {
-        let t2: f64 = xs.iter().rev().skip(1).map(|&u0| a).sum();
-        let mut acc3 = xs[xs.len() - 1 - n] * 0.3 * a;
-        let mut w4 = 0;
-        while w4 < 1 {
-            let t5 = f64::sin((1.5 + a.sin()).powf((t2 * 0.25).sin().tanh())).powi(2).ln_1p();
-            acc3 *= a.tanh().cosh().tanh();
-            w4 += 1;
-        }
-        let mut acc6 = (t2 * 0.25 / (1.0 + a.powi(2))).atan2(1.5 + xs[n].cos());
-        acc6.cos() - (acc3 * 0.25).tanh().cos() + (t2 * 0.25).cos()
-    }
-    check_p153(seed = 0x29d0f35c9ad61344, inputs = 4, calls = [], at = |p| (p[0], 1, &p[1..4]),
-        params = ["a"] at [0]);
-}
-
-program! {
-    #[differentiable]
-    fn p154(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (((((a) * 0.5).exp()) * 0.5).exp() + xs[3]).tanh();
-        let t2 = (t1 + (t1).cos() * t1 + xs[5]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            let t3 = ((a + (t2).cos() * xs[i]).tanh()).tanh() * 1.5;
-            let mut t4 = 0.0;
-            for j in 0..2 {
-                t4 += (t2 * (j as f64 + 0.5)).sin();
-            }
-            let t5 = (((1.0 + ((t2).sin()) * ((t2).sin())).ln()).mul_add(0.5, xs[i])).tanh() * 1.5;
-            acc += ((1.0 + (xs[i] - (1.0 + (xs[i]) * (xs[i])).ln()) * (xs[i] - (1.0 + (xs[i]) * (xs[i])).ln())).ln()).tanh();
-            acc += (((((xs[i]).sin()) * 0.5).exp()).cos() * t2).tanh();
-            acc = acc + ((xs[i]).tanh() + a + (t1) * ((t2) * (xs[i]))).tanh() - (xs[i]).tanh();
-        }
-        acc
-    }
-    check_p154(seed = 0x5cfaab5a3bdd794f, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-#[differentiable]
-fn p155_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.5
-}
-#[differentiable]
-fn p155_h1(y: &mut [f64], s: f64) -> f64 {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.3 + (y[i] * s).sin() * 0.25;
-    }
-    y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p155_h2(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).sin() * 0.25;
-    }
-}
-#[differentiable]
-fn p155_h3(y: &mut [f64], x: &[f64], s: f64) {
-    let _ = p155_h1(y, s);
-    p155_h2(s * 0.75, &x[1..], y);
-}
-program! {
-    #[differentiable]
-    fn p155(xs: &[f64], a: f64) -> f64 {
-        let s1 = &xs[2..];
-        let t2 = (s1[1] * a + s1[1]).sin() + s1[s1.len() - 1] * 0.6;
-        let t3 = p155_h0(xs, t2.tanh() * 0.6);
-        let mut buf4 = vec![0.0; 4];
-        for i in 0..4 {
-            buf4[i] = xs[i + 2] * t2.tanh();
-        }
-        p155_h3(&mut buf4, xs, t3.tanh());
-        p155_h2(t3.tanh(), xs, &mut buf4);
-        let t5 = buf4[0] + buf4[3] * 0.75;
-        t5 + t3 + t2 + a * 0.3
-    }
-    check_p155(seed = 0x1c69f49b0c429acf, inputs = 7, calls = [], at = |p| (&p[0..6], p[6]));
-}
-
-program! {
-    #[differentiable]
-    fn p156(a: f64, b: f64) -> f64 {
-        let k0 = ((b.mul_add(b, b) * 0.5).sin().abs() * 2.0) as usize % 3;
-        let t1 = match k0 { 0 => b, 1 => ((b * b).mul_add((p131(a, (b * b * 0.5).sin(), 2) * 0.25).tanh().powi(3), b) * 0.5).atan(), _ => ((a * a + (b + a)) * 0.5).sin() };
-        let t2 = f64::tanh(t1);
-        let mut acc3 = 1.0;
-        for i in 0..2 {
-            let mut w4 = 0;
-            while w4 < 1 && (b * 0.25 > 0.3) {
-                let mut acc5 = 1.0;
-                acc5 *= (w4 as f64).powi(3).cos();
-                w4 += 1;
-            }
-            acc3 += (a.cos().mul_add(t1 * a, t2) * 0.1).sin();
-        }
-        let b = b - p138(1, t2.tanh()) / (2.0 + 0.25_f64.cos());
-        (b * 0.1).tanh() + 2.0 * (acc3 * 0.1).sin() - t1
-    }
-    check_p156(seed = 0x061c629c91c677cb, inputs = 2, calls = [p131, p138], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p157(a: f64) -> f64 {
-        let t0 = (1.0 + a.powi(2)).sqrt().asinh();
-        let mut acc1 = ((1.0 + t0.powi(2)).ln().powi(2) * 0.5).sin();
-        if p141((p147((t0 * a * 0.5).sin(), 0.3 * 0.9) * 0.25).sin() - acc1, a.tanh(), ((0.1 + t0) * 0.5).atan()) + t0 > -0.4 {
-            let acc1 = acc1 - a.abs();
-            let t2 = t0.sin().exp2();
-            let mut t0 = t0;
-        }
-        if t0 > 0.7 {
-            for i in (0..6).step_by(2) {
-                if ((acc1 * 0.25).sin() - i as f64) > a {
-                    return f64::cos((acc1 * 0.25).mul_add(t0, 0.25));
+    fn p128(b: f64, a: f64, c: f64) -> f64 {
+        let mut acc0 = (b - b).sin().exp2();
+        for i in 1..=4 {
+            let t1 = if (p66((acc0 * 0.1 * c * 0.25).tanh(), b) * 0.5).atan() > b { a } else { (acc0 * 0.1).atan() };
+            let a = a * ((p80(0.5 * b, (1.5 + t1.sin()).powf((acc0 * 0.1).atan().tanh()) * 0.5, 2, (a / (2.0 + a.cos()) * 0.5).atan(), (acc0 * 0.1).sin() - 0.25) * 0.5).atan() * 0.1);
+            if i == 4 {
+                acc0 = (((2.0 + (acc0 * 0.1).sin()).log2() - a / (1.5 + 0.6_f64.tanh())) * 0.25).sin();
+            } else {
+                for j in (0..8).step_by(2) {
+                    let o2: Option<f64> = if j + i < 8 { Some((((acc0 * 0.02).max(a) + c / (1.5 + a.tanh())) * 0.5).tanh()) } else { None };
+                    let t4: f64 = if let Some(u3) = o2 { c / (1.0 + 0.25_f64.powi(2)) - ((acc0 * 0.02).tanh() + (acc0 * 0.02).sin()) } else { c.atan() };
+                    acc0 += acc0 * 0.02 * 0.5;
                 }
-                acc1 += ((acc1 * 0.25).atan() * 0.5).tanh();
             }
-        } else if t0 * t0 < 0.1 {
-            acc1 = (t0.powi(2) * 0.5).atan();
-        } else {
-            let t3: f64 = (acc1 * 0.25).tanh();
+            acc0 -= b;
         }
-        (acc1 * 0.25).tanh() - t0 - a
-    }
-    check_p157(seed = 0x4899abff149e62ac, inputs = 1, calls = [p141, p147], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p158(a: f64) -> f64 {
-        let flag0 = -a > 0.25;
-        let mut v1 = vec![0.0; 2];
-        for i in 0..v1.len() {
-            v1[i] = f64::sin(a);
-        }
-        let mut acc2 = f64::max(a, v1.iter().map(|q| (q * 1.5).sin()).sum::<f64>()) + 0.3 * 1.0;
-        for i in 0..v1.len() {
-            for j in 0..2 {
-                for l in 0..2 {
-                    v1[l] = ((acc2 * 0.05).tanh().atan2(1.5 + (2.0 + (v1[v1.len() - 1 - l] * 0.05).cos()).recip().cos()) * 0.5).sin();
-                }
-                acc2 = a.powi(2).ln_1p() / (2.0 + (acc2 * 0.05).tanh().cos().cos());
-            }
-            v1[1 - i] += (((v1[0] * 0.05).tanh() * 0.75 - 0.5 * (acc2 * 0.05).atan()) * 0.5).atan();
-        }
-        0.2 * (acc2 * 0.05)
-    }
-    check_p158(seed = 0x34a0a02a393fe23e, inputs = 1, calls = [], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p159(a: f64, b: f64) -> f64 {
-        let mut acc0 = (2.0 * (1.0 + b.powi(2)).sqrt() * 0.5).tanh();
-        match (a.atan().abs() * 2.0) as usize % 3 {
+        let t6 = { let u5 = (2.0 + (acc0 * 0.02).atan().sin()).log2(); (1.5 + a.cos()).sqrt().atan() };
+        match ((acc0 * 0.02 * 0.5).atan().abs() * 2.0) as usize % 3 {
             0 | 1 => {
-                let mut k1 = 0;
-                let r2 = loop {
-                    acc0 += a;
-                    acc0 *= 0.5 + 0.4 * (b + b).sin();
-                    k1 += 1;
-                    if ((1.0 + a.powi(2)).sqrt() < 0.0 && (acc0 * 0.1).sin() < 0.1) || k1 >= 2 { break 0.5 * b; }
-                };
+                if f64::min(b, c) > acc0 * 0.02 {
+                    let t7 = 0.5 - t6;
+                } else {
+                    acc0 += b.min(b);
+                }
             }
             _ => {
-                acc0 += (acc0 * 0.1 * 0.5).atan();
-            }
-        }
-        let k3 = (b.atan().abs() * 2.0) as usize % 3;
-        match k3 {
-            0 => {
-                let mut w4 = 0;
-                while w4 < 3 {
-                    match w4 {
-                        0 => {
-                            let mut w5 = 0;
-                            while w5 < 3 {
-                                let t6: f64 = ((b + w5 as f64) * (b + b)).tanh();
-                                acc0 -= t6 * 0.6;
-                                w5 += 1;
-                            }
+                if (2.0 + b.sin()).cbrt() < 0.0 {
+                    for i in 0..2 {
+                        if i < 1 {
+                            let t8 = match i % 3 { 0 | 1 => (acc0 * 0.02 / (1.0 + b * b)).sin(), _ => 0.1 * t6 };
                         }
-                        1 => {
-                            let mut w7 = 0;
-                            while w7 < 2 {
-                                let mut acc8 = 0.1 - b;
-                                acc0 = b.max(b / (1.5 + 0.6_f64.tanh()));
-                                w7 += 1;
-                            }
-                        }
-                        _ => {
-                            let flag9 = -a > -0.1;
-                        }
+                        acc0 = (acc0 * 0.02).atan().cos().exp();
                     }
-                    acc0 = (1.0 + (1.5 + (acc0 * 0.02).sin().cos()).sqrt().powi(2)).sqrt();
-                    w4 += 1;
+                } else {
+                    let k9 = ((0.2 * b).abs() * 2.0) as usize % 3;
+                    let t10 = match k9 { 0 => c.abs().sin(), 1 => c.powi(2).sin(), _ => (a.tanh() / (1.0 + (b * 1.5).powi(2)) * 0.5).atan() };
                 }
             }
-            1 => {
-                let flag10 = a + (p147(((acc0 * 0.02).atan() * (acc0 * 0.02) * 0.25).sin(), a.sin()) * 0.25).sin() > 0.25;
-            }
-            _ => {
-                let t11 = (1.0 + (acc0 * 0.02).atan().atan2(1.5 + (acc0 * 0.02).atan().cos()).powi(2)).sqrt();
-            }
         }
-        (acc0 * 0.02).atan().cos() + a
+        t6 + (acc0 * 0.02).tanh() - a.sin() + 1.0 * b
     }
-    check_p159(seed = 0x84a22bd817e95619, inputs = 2, calls = [p147], at = |p| (p[0], p[1]));
+    check_p128(seed = 0x82087f371d98537e, inputs = 3, calls = [p66, p80], at = |p| (p[0], p[1], p[2]));
 }
 
 program! {
     #[differentiable]
-    fn p160(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = v.to_owned();
-        let t2 = x + &(x / &x.mapv(|q| q * q + 1.0));
-        let t3 = x.to_owned();
-        let t4 = t3.to_owned();
-        t4.sum() * 0.2 + t3.sum() * 0.2 + t2.sum() * 0.2
-    }
-    check_p160(seed = 0xd47c72f2194f431e, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p161(a: f64, b: f64, c: f64) -> f64 {
-        let t0: f64 = b;
-        let flag1 = c > 0.5;
-        let t2 = (b - p159(((1.0 + t0.powi(2)).cbrt() * 0.5).tanh(), a / (1.0 + 1.0_f64.powi(2)) * 0.5)).hypot(t0.atan2(1.5 + b.cos())).tanh();
-        let mut acc3 = 0.5;
-        if a - t0 > c || b < 0.5 {
-            let mut k4 = 0;
-            let r5 = loop {
-                acc3 += a.atan2(1.5 + t0.cos()) * 0.9;
-                acc3 += (t2.mul_add(2.0_f64.sin(), t0) * 0.25).sin();
-                k4 += 1;
-                if (flag1) || k4 >= 6 { break t2; }
-            };
-        } else {
-            let mut w6 = 0;
-            while w6 < 2 && (b > 0.5) {
-                acc3 /= (1.0 + (p132((acc3 * 0.1).sin() * b, t0.max((acc3 * 0.1).atan()), 2) * 0.5).tanh().powi(2).powi(2));
-                acc3 = (1.5 + (w6 as f64).cos()).sqrt() * (t2 - t0) * 0.5;
-                w6 += 1;
-            }
-        }
-        let t0 = t0 - 1.25;
-        (t0 * 0.5).atan().sin() - (acc3 * 0.1).tanh() + 0.9 * t2 + 2.0 * c + a
-    }
-    check_p161(seed = 0xaa1f42fa944a11fd, inputs = 3, calls = [p132, p159], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p162(a: f64, n: usize) -> f64 {
-        let c0 = |u1: f64| (a * a).powi(3);
-        let t2: f64 = c0((1.5 + a.powi(2).sin()).log(2.5 + 0.2_f64.min(a).cos())) - 0.5 * c0((2.0 + a.sin()).log10());
-        let mut acc3 = 0.5;
-        if n == 0 {
-            let mut acc4 = 1.0_f64.powi(2) - a;
-            for i in 0..n {
-                let mut w5 = 0;
-                while w5 < 4 {
-                    match w5 % 3 {
-                        0 => {
-                            match i % 3 {
-                                0 | 1 => {
-                                    for l in 0..3 {
-                                        acc3 = 0.25_f64;
-                                        acc3 *= (w5 as f64 * a).tanh();
-                                    }
-                                }
-                                _ => {
-                                    match w5 {
-                                        0 => {
-                                            let t7 = { let u6 = (acc3 * 0.02).max((acc3 * 0.02).tanh()).sin(); (t2 * 0.1).tanh() / (2.0 + (i as f64).cos()) + ((acc4 * 0.05).atan() - u6) };
-                                        }
-                                        1 => {
-                                            let mut w8 = 0;
-                                            while w8 < 4 {
-                                                let t9 = if (1.0 + a.powi(2)).ln() > 0.7 { ((t2 * 0.1).atan() - (t2 * 0.1).tanh()) / (1.5 + p90(p158((a * a * 0.5).tanh()).tanh(), ((acc3 * 0.01).tanh().hypot(1.25) * 0.5).sin(), 1).powi(2).tanh()) } else { 1.5 * (acc4 * 0.02) / (1.0 + (-a).powi(2)) };
-                                                acc3 = -(t2 * 0.1).powi(2).ln_1p();
-                                                w8 += 1;
-                                            }
-                                        }
-                                        _ => {
-                                            let mut acc10 = a.sin().atan();
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                        1 => {
-                            let c11 = |u12: f64| w5 as f64 - acc4 * 0.02 + (a - 0.9);
-                            let t13: f64 = c11((acc4 * 0.02).tanh().hypot((acc4 * 0.02).tanh()).clamp(-0.75, 0.75)) - 0.5 * c11((t2 * 0.1).tanh() * a);
-                        }
-                        _ => {
-                            let c14 = |u15: f64| (acc3 * 0.01).tanh() * f64::max((t2 * 0.1).sin(), u15);
-                            let t16: f64 = c14((2.0 + a.sin().cos()).powi(-2)) - 0.5 * c14((acc4 * 0.02).tanh() + (acc4 * 0.02).tanh());
-                        }
-                    }
-                    acc4 /= (1.0 + (acc4 * 0.02).sin().powi(2));
-                    w5 += 1;
-                }
-                acc3 += (((acc4 * 0.02).sin() + (acc4 * 0.02).atan()).hypot((1.0 + (acc4 * 0.02).tanh().powi(2)).ln()) * 0.25).tanh();
+    fn p129(a: f64, b: f64) -> f64 {
+        let mut acc0 = (2.0 * b.cos() * 0.5).atan();
+        if acc0 > -0.1 {
+            if 0.2 * a < 0.7 {
+                let b = b + b;
             }
         } else {
-            let mut k17 = 0;
-            let r19 = loop {
-                let t18 = match k17 % 3 { 0 => (a - a).cos(), 1 => a, _ => (a * (acc3 * 0.01).tanh()).asinh() };
-                acc3 = ((acc3 * 0.01).sin() - t18.max(t2 * 0.1) * 0.5).atan();
-                k17 += 1;
-                if (0.25_f64.max(t18) < -0.2 && (n as f64) < -0.4) || k17 >= 5 { break k17 as f64; }
-            };
+            let t2 = { let u1 = acc0.cos() * -acc0; a.atan() - u1 };
         }
-        (acc3 * 0.01).atan() - (t2 * 0.1).tanh() + a.sin()
-    }
-    check_p162(seed = 0xb93f235d56822386, inputs = 1, calls = [p90, p158], at = |p| (p[0], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p163(n: usize, a: f64) -> f64 {
-        let t0: f64 = a.cos() * f64::tanh(a);
-        let mut acc1 = ((n as f64 + t0 * p145(3, (a + a) * 0.5)) * 0.25).tanh();
-        if n < 1 {
-            let mut acc2 = 1.0 * t0.cos();
-            let mut k3 = 0;
-            loop {
-                let mut w4 = 0;
-                while w4 < 1 && (0.6_f64.cos().exp_m1() < 0.7) {
-                    let acc2 = (acc2 * 0.1).tanh() - ((acc1 * 0.1).sin() - t0);
-                    acc1 += (t0 * 0.5).tanh();
-                    w4 += 1;
+        let t3: f64 = f64::atan(acc0.mul_add(acc0, b));
+        if 2.0 / (1.5 + b.tanh()) > b {
+            acc0 -= (1.5 + t3.mul_add(acc0, 0.3).sin()).log(2.5 + (t3 - 0.75).cos()) * 0.5;
+            for i in 0..2 {
+                for j in (0..3).rev() {
+                    let o4: Option<f64> = if b.sin() > i as f64 && a < 0.25 { Some((1.5 + 0.3_f64.sin()).powf(a.tanh()) * 0.1) } else { None };
+                    let t6: f64 = match o4 { Some(u5) => u5, None => 0.75_f64 * 0.1 };
+                    acc0 -= ((2.0 + b).cos() * 0.5).atan();
                 }
-                acc1 += (t0 * 0.5).sin();
-                k3 += 1;
-                if ((acc1 * 0.1).sin() - (acc1 * 0.1).sin() > 0.1 || (acc1 * 0.1).sin() < 0.1) || k3 >= 4 { break; }
+                acc0 -= (f64::max(b, i as f64 - t3) * 0.25).tanh();
             }
         } else {
-            let t5 = a / (1.0 + p141((a.powi(3) * 0.5).sin(), a, (t0 * t0 * 0.25).atan()).powi(2));
-            acc1 += ((t0 - t0 - (t5 - n as f64)) * 0.1).tanh();
+            for i in 0..1 {
+                let t7 = (1.0 + ((a + t3) * (acc0 * 0.05).sin().powi(3)).powi(2)).ln();
+                acc0 = b.cos().exp2().tanh().cosh();
+            }
         }
-        (acc1 * 0.1).atan().tanh() + t0.sin()
+        for i in (0..3).rev() {
+            let mut acc8 = 1.0;
+            acc0 += ((p80((acc0 * 0.05).tanh() * b, a, 2, b.min(b), b) * 0.5 + (1.5 + (i as f64).sin()).log(2.5 + (acc0 * 0.05).tanh().cos())) * 0.25).sin();
+        }
+        acc0 * 0.05 - a
     }
-    check_p163(seed = 0x97c6ee9dec377143, inputs = 1, calls = [p141, p145], at = |p| (1, p[0]));
+    check_p129(seed = 0x8b4d09959cba9e21, inputs = 2, calls = [p80], at = |p| (p[0], p[1]));
 }
 
 program! {
     #[differentiable]
-    fn p164(a: f64, n: usize) -> f64 {
-        let t0 = -a;
-        let mut acc1 = 0.0;
-        for i in 1..=3 {
-            if n > 0 {
-                acc1 = ((t0 - a).mul_add(-(n as f64), t0 - 1.5) * 0.25).atan();
-            } else if i % 2 == 0 {
-                let a = a * (2.0 + 1.0_f64.sin()).sqrt();
-            } else {
-                let mut k2 = 0;
-                loop {
-                    let acc1 = (acc1 * 0.05).atan() - a;
-                    k2 += 1;
-                    if (0.3 * 0.9 > a) || k2 >= 3 { break; }
-                }
-            }
-            acc1 = (1.0 + a.powi(2)).sqrt() * (t0 * (acc1 * 0.05).sin()) * 0.5;
-        }
-        let t3: f64 = a / (1.0 + t0.powi(2));
-        acc1 += (a.tanh() * (1.5 + (p156(((1.5 + t0.sin()).powf((acc1 * 0.05).tanh()) * 0.5).tanh(), p158(-t0)) * 0.5).tanh().cos()).sqrt() * 0.5).atan();
-        let t4 = if t3 * (acc1 * 0.05).tanh() > -0.2 { n as f64 } else { (1.0 + (1.5 + t3.sin()).powf(a.tanh()).powi(2)).sqrt() };
-        let t5 = (t4 * 0.5).sin() + (acc1 * 0.05).atan();
-        match n {
-            0 => {
-                let mut w6 = 0;
-                while w6 < 2 {
-                    let t7 = ((acc1 * 0.05).atan() * a).asinh();
-                    acc1 += (t5 * 0.5).sin();
-                    w6 += 1;
-                }
-            }
-            _ => {
-                let mut acc1 = acc1;
-            }
-        }
-        t5 + (t4 * 0.5).sin().cos() + t3 - (acc1 * 0.05).atan().sin() + t0.sin() + a.cos()
-    }
-    check_p164(seed = 0x8a7c7c57b9cb6708, inputs = 1, calls = [p156, p158], at = |p| (p[0], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p165(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = v.to_owned();
-        let t2 = (t1.mapv(f64::tanh)).mean().unwrap();
-        let mut t3 = x + &(x + x);
-        for _ in 0..n {
-            t3 = (&t3 * (v.sum().sin())).mapv(f64::sin) + &t3 * 0.5;
-        }
-        t3.sum() * 0.2 + t2 + t1.dot(&t1) * 0.1
-    }
-    check_p165(seed = 0x070daf2866c98e46, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p166(a: f64) -> f64 {
-        let mut acc0 = 0.0;
-        let a = a - (1.5 + a.cos()).sqrt();
-        for i in 0..4 {
-            let o1: Option<f64> = if (a * 0.5).atan().cos() > 0.5 { Some(f64::cos((a * 0.5).atan() - a * 0.5)) } else { None };
-            let t3: f64 = match o1 { Some(u2) => a * 0.5, None => 0.1_f64 };
-            let t4 = (a * 0.5).atan() * t3;
-            let mut k5 = 0;
-            let r6 = loop {
-                acc0 = t3;
-                acc0 = ((acc0 * 0.05).tanh() * ((acc0 * 0.05).atan().mul_add(t3, (t4 * 0.5).atan()) * 0.25)).sin();
-                k5 += 1;
-                if (0.75 * 1.0 > (t4 * 0.5).tanh()) || k5 >= 3 { break (1.0 + t3.powi(2)).ln(); }
-            };
-            acc0 += ((1.5 + ((t4 * 0.5).sin() / (1.0 + (a * 0.5).atan().powi(2))).sin()).powf(((t4 * 0.5).atan() * r6).tanh()) * 0.5).atan();
-        }
-        let t7 = if acc0 * 0.05 > acc0 * 0.05 { (a * 0.5).tanh() * (2.0 + (a * 0.5 * 0.5).atan().cos()).powi(-2) } else { (a * 0.5).sin() * (0.1 * 2.0) };
-        let t8 = (p157(t7.powi(2)) * 0.5).atan().tanh();
-        let mut acc9 = f64::cos((acc0 * 0.05).tanh());
-        for i in 0..2 {
-            acc0 += ((acc0 * 0.05).sin().clamp(-0.75, 0.75) * (i as f64 - a * 0.5) * 0.25).atan();
-        }
-        (acc9 * 0.25).tanh().cos() - 0.75 * t8 - 1.0 * t7 + (a * 0.5).sin().tanh() + 0.5 * (acc0 * 0.05)
-    }
-    check_p166(seed = 0x853206d92046a3a8, inputs = 1, calls = [p157], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p167(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((((a) * (a)) * 0.5).exp() + xs[2]).tanh();
-        let t2 = ((t1).cos() * a + (a).sin() + xs[4]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        let mut carried = 0.5;
-        for i in 1..xs.len() {
-            if ((xs[i]).cos() * 0.80_f64).cos() * t2 > 0.22 {
-                break;
-            }
-            acc += ((((xs[i]) * (xs[i - 1])) * (t1)).tanh()).tanh();
-            let mut t3 = 0.0;
-            for j in 0..2 {
-                t3 += (((xs[i]) * 0.5).exp() + (t2).sin() * (j as f64 + 0.5)).sin();
-            }
-            let t4 = ((xs[i - 1] + ((xs[i - 1]) * 0.5).exp()).cos() * xs[i - 1]).tanh() * 1.5;
-            acc -= ((xs[i]) * (((a) * 0.5).exp() - xs[i] + a)).tanh();
-            carried = carried * 0.5 + (((xs[i]).sin()).cos() * t4 + t2).tanh();
-            acc += carried;
-        }
-        acc
-    }
-    check_p167(seed = 0xb23c4db21ce80789, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]),
-        params = ["xs"] at [1, 2, 3, 4, 5]);
-}
-
-#[differentiable]
-fn p168_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.75
-}
-#[differentiable]
-fn p168_h1(y: &mut [f64], s: f64) -> f64 {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.5).tanh();
-    }
-    y[0] = (y[0] * 0.75 + s).sin();
-    y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p168_h2(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).tanh() * -0.5;
-    }
-    y[0] * 0.6
-}
-#[differentiable]
-fn p168_h3(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    let _ = p168_h1(y, s);
-    let _ = p168_h2(s * 0.25, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-program! {
-    #[differentiable]
-    fn p168(xs: &[f64], a: f64, b: f64) -> f64 {
-        let t1 = p168_h0(&xs[0..=1], a);
-        let s2 = &xs[..4];
-        let t3 = (s2[2] * t1.tanh() + s2[0]).sin() + s2[s2.len() - 1] * 0.5;
-        let t4 = p168_h0(xs, b).sin();
-        let mut buf5 = vec![0.0; 3];
-        for i in 0..3 {
-            buf5[i] = xs[i + 1] * t3.tanh() * 0.25;
-        }
-        let t6 = p168_h3(&mut buf5, xs, a).tanh();
-        let t7 = p168_h1(&mut buf5, a).tanh();
-        let t8 = buf5[0] + buf5[2] * 0.75;
-        let s9 = &s2[..3];
-        let t10 = (s9[0] * t8.tanh() + s9[1]).sin() + s9[s9.len() - 1] * 1.5;
-        t10 + t8 + t7 + t6 + t4 + a * 0.3
-    }
-    check_p168(seed = 0x9aeeb499162e9abf, inputs = 9, calls = [], at = |p| (&p[0..7], p[7], p[8]),
-        params = ["xs"] at [0, 1, 2, 3, 4, 5, 6]);
-}
-
-program! {
-    #[differentiable]
-    fn p169(b: f64, a: f64) -> f64 {
-        let mut v0 = vec![0.0; 3];
-        for i in 0..v0.len() {
-            v0[i] = a.tanh().abs();
-            if i > 0 {
-                v0[i] += v0[i - 1] * (p157((b / (1.5 + a.tanh()) * 0.5).sin()) * 0.5 * 0.25).sin();
-            }
-        }
-        let t1 = a;
-        let mut v2 = vec![0.0; 4];
+    fn p130(b: f64, d: f64, a: f64, c: f64) -> f64 {
+        let flag0 = d.sin() > 0.0;
+        let mut acc1 = a;
+        let mut v2 = vec![0.0; 3];
         for i in 0..v2.len() {
-            v2[i] = (t1.cos().hypot(p141(((v0[(i + 1) % 3] * 0.25).atan() - a) * 0.5, ((1.0 + t1.powi(2)).cbrt() * 0.5).tanh(), (t1.powi(2) * 0.5).tanh()).tanh().exp_m1()) * 0.5).atan();
-        }
-        let t5: f64 = v2.iter().take(2).map(|&u3| 0.2 * t1.abs()).fold(0.0, |s, v| s * 0.5 + v);
-        let t1 = t1 - (b - b);
-        let t6 = (t1 * 0.25 + v2[1]).tanh();
-        let mut acc7 = ((t6 + t6.tanh().cosh()) * 0.5).tanh();
-        for i in 0..3 {
-            for j in 0..2 {
-                let t8 = match j { 0 => ((a - (v2[i] * 0.1).atan()) / (2.0 + (b * a).cos()) * 0.25).atan(), _ => ((acc7 * 0.1).atan() / (1.0 + (v2.iter().enumerate().map(|(k, q)| (q * 0.1) * k as f64).sum::<f64>() * 0.5).atan().atan().powi(2)) * 0.5).tanh() };
-                acc7 = (t5 + f64::atan((t1 * 0.25).sin())) * 0.5;
+            v2[i] = -d * (1.0 + d.powi(2)).ln();
+            if i > 0 {
+                v2[i] += v2[i - 1] * (c.sin().exp2() * 0.25).tanh();
             }
-            acc7 *= v2.iter().map(|q| (q * 0.1) * t5).sum::<f64>().tanh();
         }
-        1.0 * (acc7 * 0.05).sin() - t6 + (t1 * 0.25).sin() + 1.5 * t5
-    }
-    check_p169(seed = 0x96af68c68b0624cf, inputs = 2, calls = [p141, p157], at = |p| (p[0], p[1]));
-}
-
-#[differentiable]
-fn p170_h0(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).cos() * 0.25;
-    }
-}
-#[differentiable]
-fn p170_h1(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).sin();
-    r[1] = v[1] * 0.3;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-program! {
-    #[differentiable]
-    fn p170(ys: &mut [f64], a: f64, xs: &[f64]) -> f64 {
-        let mut arr1 = [0.25_f64; 3];
-        arr1[2] = a;
-        arr1[0] = xs[5] * 0.6;
-        arr1[1] = (a).sin();
-        let t2 = arr1[2] * arr1[0];
-        let mut buf3 = vec![0.3; 4];
-        for _ in 0..2 {
-            p170_h0(t2.tanh(), xs, &mut buf3);
-        }
-        let t4 = buf3[0] + buf3[3] * 1.5;
-        let mut buf5 = vec![0.0; 2];
-        for i in 0..2 {
-            buf5[i] = xs[i + 4] * t2.tanh();
-        }
-        for _ in 0..2 {
-            p170_h0(t2.tanh() * 0.6, xs, &mut buf5);
-        }
-        p170_h0(t2.tanh(), &xs[..7], &mut buf5);
-        let t6 = buf5[0] + buf5[1] * 0.3;
-        p170_h0(t4.tanh(), &xs[6..=6], ys);
-        let t7 = ys[2] * -0.5;
-        let arr8 = p170_h1(xs, a);
-        let t9 = arr8[0] * arr8[1];
-        let s10 = &xs[2..];
-        let t11 = (s10[2] * t2.tanh() * 1.5 + s10[3]).sin() + s10[s10.len() - 1] * 0.25;
-        t11 + t9 + t7 + t6 + t4 + ys[2] + a * 0.3
-    }
-    check_p170(seed = 0x0b5ed39db3c21355, inputs = 11, calls = [], at = |p| (&mut p[0..3].to_vec(), p[3], &p[4..11]));
-}
-
-program! {
-    #[differentiable]
-    fn p171(d: f64, n: usize, b: f64, a: f64, c: f64) -> f64 {
-        let mut acc0 = (2.0 + (b * a).cos()).powi(-2);
-        let mut w1 = 0;
-        while w1 < 2 {
-            acc0 = (acc0 * 0.25).tanh();
-            w1 += 1;
-        }
-        for i in (0..4).rev() {
-            if -(acc0 * 0.1).atan() > -0.1 {
-                let t2 = (0.5 * (a + a).tanh()).acos() * (c * d).cos();
-                let t3 = (p132(((t2 * 0.5).atan().powi(2) * 0.5).sin(), ((p132(c.hypot(d) * 0.5, ((1.0 + d.powi(2)).sqrt() * 0.5).sin(), 2) * 0.5).sin() + d) * 0.5, 2) * 0.5).powi(2).ln_1p() - (c + c);
+        for i in 1..=1 {
+            let b = b * (v2[2] * 0.25).atan2(1.5 + v2.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.25).sin()).cos());
+            let o3: Option<f64> = if !flag0 { Some(d) } else { None };
+            let t5: f64 = if let Some(u4) = o3 { (d - (acc1 * 0.5).tanh()).sin() } else { (acc1 * 0.5).tanh().max((acc1 * 0.5).atan()) };
+            if flag0 {
+                let t8: f64 = v2.iter().zip(v2.iter().skip(1)).map(|(&u6, &w7)| ((u6 * 0.25).tanh() + c) * (v2[v2.len() - 1 - i] * 0.25 - v2.iter().map(|q| (q * 0.25) * (q * 0.25)).sum::<f64>()) * 0.5 * (0.5 * w7)).sum();
+            } else if (v2[v2.len() - 1 - i] * 0.25).tanh() - v2.iter().map(|q| (q * 0.25) * (acc1 * 0.5).sin()).sum::<f64>() < -0.2 {
+                let t9 = d / (2.0 + (i as f64).cos()) * v2.iter().map(|q| ((q * 0.25) * 1.5).sin()).sum::<f64>();
             } else {
-                let t4 = n as f64;
+                acc1 += ((d + d - d) * 0.25).sin();
             }
-            acc0 *= (d * d).cos();
+            v2[i] = ((1.0 * d).cos().exp_m1() * 0.5).tanh();
         }
-        let t5 = match n % 3 { 0 | 1 => d.abs() * ((acc0 * 0.05).sin() * 0.1), _ => 0.5 * (acc0 * 0.05) };
-        let t6 = (1.5 + t5.sin()).log(2.5 + (-(acc0 * 0.05).atan()).cos()).min(c.powi(3));
-        let t7 = if (n as f64 * n as f64) > -0.1 || b < 0.7 { d / (2.0 + b.cos()) } else { d.max((acc0 * 0.05).tanh()).min((acc0 * 0.05).atan() * (acc0 * 0.05)) };
-        let mut w8 = 0;
-        while w8 < 3 {
-            let t9 = (w8 as f64 * c).sin() - -(a + (t6 * 0.5).atan());
-            acc0 = 0.5_f64.tanh();
-            w8 += 1;
-        }
-        (t7 * 0.5).atan().tanh() + (t6 * 0.5).tanh() + t5 + acc0 * 0.05 + c + 0.5 * c
+        let t12: f64 = v2.iter().rev().skip(1).map(|&u10| (v2[2] * 0.25).tanh().clamp(-0.75, 0.75).sin()).sum();
+        acc1 -= ((p101(((v2[0] * 0.25).atan() * (acc1 * 0.5) * 0.25).tanh(), ((b + (t12 * 0.05).tanh()) * 0.5).atan()) * 0.3).atan() * 0.5).sin();
+        let a = a - (v2.iter().enumerate().map(|(k, q)| (q * 0.25) * k as f64).sum::<f64>() / (1.5 + (t12 * 0.05).sin().tanh()) * 0.5).tanh();
+        a + t12 * 0.05 + (acc1 * 0.25).sin().sin()
     }
-    check_p171(seed = 0x54e3d6836d66cd0c, inputs = 4, calls = [p132], at = |p| (p[0], 2, p[1], p[2], p[3]));
+    check_p130(seed = 0x5c402cf9cc08ff78, inputs = 4, calls = [p101], at = |p| (p[0], p[1], p[2], p[3]));
 }
 
 program! {
     #[differentiable]
-    fn p172(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = (v * (v[1])).mapv(f64::sin);
-        for _ in 0..n {
-            t1 = (x.dot(&t1) * 0.3).mapv(f64::tanh) + &t1 * 0.5;
-        }
-        let t2 = v.to_owned();
-        let t3 = x.to_owned();
-        let mut t4 = t1.to_owned();
-        for _ in 0..n {
-            t4 = ((v + &t3).dot(&t4) * 0.3).mapv(f64::tanh) + &t4 * 0.5;
-        }
-        let t5 = s;
-        t5 + t4.dot(&t4) * 0.1 + t3.sum() * 0.2
-    }
-    check_p172(seed = 0x6d785f64260556e2, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p173(xs: &[f64], a: f64, b: f64) -> f64 {
-        let mut b = b;
-        let t0 = xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).atan2(1.5 + a.cos());
-        let mut acc1 = 1.0;
-        if t0.powi(3) < 0.5 {
-            let flag2 = xs[0] / (1.0 + b.powi(2)) > 0.3;
-            let t0 = t0 - b.sin().exp2();
-        }
-        let t4 = { let u3 = ((t0 - (p169(b.cos(), (b * t0 * 0.5).sin()) * 0.25).tanh().cos()) * 0.5).atan(); t0.abs() / (2.0 + (t0 - xs[2]).cos()) };
-        (t4 * 0.5).sin().sin() + t0.cos() + b.tanh() + 1.25 * a
-    }
-    check_p173(seed = 0x2ac45e7e3a0254b6, inputs = 5, calls = [p169], at = |p| (&p[0..3], p[3], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p174(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((((a) * 0.5).exp()).sin() + xs[0]).tanh();
-        let t2 = (((a).tanh()).sin() + xs[2]).tanh();
+    fn p131(a: f64, xs: &[f64]) -> f64 {
         let mut acc = 0.0;
         let mut extra = 0.0;
         for i in 0..xs.len() {
-            extra = extra + ((xs[i]).tanh()).tanh() - ((((1.0 + (a) * (a)).ln() + xs[i] - a) * 0.5).exp()).tanh();
-            if xs[i] - xs[i] - xs[i] < 0.43 {
-                continue;
+            let t1 = (a).tanh() * 1.5;
+            let t2 = (t1).tanh() * 1.5;
+            if xs[i] + xs[i] - xs[i] < 0.16 {
+                let t3 = (((xs[i]).sin()).cos() * xs[i]).tanh() * 1.5;
             }
             if i + 1 < xs.len() {
-                let mut t3 = 0.0;
+                let mut t4 = 0.0;
                 for j in 0..2 {
-                    t3 += (((1.0 + (xs[i]) * (xs[i])).ln()).sin() * (j as f64 + 0.5)).sin();
+                    t4 += (t2 * (j as f64 + 0.5)).sin();
                 }
-                acc -= ((t3 - xs[i + 1] - ((t1) * 0.5).exp()).mul_add(0.5, a)).tanh();
+                if t1 < 0.16 {
+                    acc -= (xs[i]).tanh();
+                    let t5 = (((t4) * 0.5).exp()).tanh() * 1.5;
+                }
+                acc += ((xs[i + 1]).mul_add(0.5, 0.04_f64)).tanh();
             }
-            acc += ((((t1).mul_add(0.5, xs[i])).tanh()).cos() * xs[i]).tanh();
+            acc += (-0.11_f64 - xs[i]).tanh();
         }
-        acc
+        acc.sin()
     }
-    check_p174(seed = 0xf136373bae83d30e, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+    check_p131(seed = 0x848cb5c41ec7832a, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+}
+
+program! {
+    #[differentiable]
+    fn p132(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = v.to_owned();
+        let t2 = v.to_owned();
+        let t3 = x.to_owned();
+        let t4 = (&((v * (s)).mapv(f64::sin)) * (t2.mean().unwrap())).mapv(f64::sin);
+        t4.dot(&t4) * 0.1 + t3.sum() * 0.2 + t2.dot(&t2) * 0.1
+    }
+    check_p132(seed = 0xd62b1b032b0b4d51, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p133(b: f64, n: usize, a: f64) -> f64 {
+        let mut acc0 = 0.5;
+        if a.atan() > 0.5 || a < -0.1 {
+            if n == 0 {
+                acc0 = (0.5 * 0.9_f64.mul_add(a, b).tanh()).acos();
+            } else {
+                let t1 = match n { 0 | 1 => (2.0 + 2.0_f64.cos()).powi(-2).sin(), _ => (a / (2.0 + b.cos())).atan() };
+            }
+        } else {
+            if a > 0.7 {
+                acc0 = ((acc0 - (b + b)) * 0.5).tanh();
+            } else if acc0 > 0.0 {
+                let t2 = (acc0 * b).tanh().cosh();
+            } else {
+                let flag3 = acc0.tanh().exp() > 0.7;
+            }
+        }
+        acc0 - a + b + 0.5 * acc0
+    }
+    check_p133(seed = 0x0214d10802369d69, inputs = 2, calls = [], at = |p| (p[0], 3, p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p134(c: f64, a: f64, b: f64, xs: &[f64]) -> f64 {
+        let flag0 = b + c > -0.4;
+        let t3: f64 = { let v1: Vec<f64> = xs.iter().map(|&u2| (xs.iter().map(|q| q * b).sum::<f64>() * b).hypot((1.0 + u2.powi(2)).ln())).collect(); v1[0] + v1[2] };
+        let t5 = { let u4 = (0.2 * a).cos(); p101(xs[1], t3 * 0.1 * a * 0.25).min(b).powi(2) };
+        let t7 = { let u6 = (2.0 + (t3 * 0.1).tanh().sin()).sqrt(); xs[0] };
+        let b = b - c * 0.6;
+        let mut acc8 = xs[0];
+        let mut w9 = 0;
+        while w9 < 1 {
+            let t10 = match w9 { 0 => -(0.9 + (acc8 * 0.5).tanh()), _ => ((acc8 * 0.5).atan() * p101(((a - xs[w9]) * 0.5).atan(), (t3 * 0.1 / (1.0 + a.powi(2)) * 0.25).atan()) + (acc8 * 0.5).sin().exp()) * 0.5 };
+            acc8 += (1.5 + (0.6 * xs.iter().map(|q| q.cos()).product::<f64>()).cos()).sqrt() * 0.5;
+            acc8 += ((w9 as f64 - w9 as f64) / (1.0 + xs.iter().sum::<f64>().powi(2)) * 0.25).tanh();
+            w9 += 1;
+        }
+        acc8 = ((xs[2] + xs[0]) * b.atan() * 0.5).sin();
+        if b.mul_add(xs[1], acc8 * 0.25) > (acc8 * 0.25).atan() {
+            let mut w11 = 0;
+            while w11 < 2 {
+                acc8 = ((acc8 * 0.1).atan() * (acc8 * 0.1).atan()).sin();
+                w11 += 1;
+            }
+        } else {
+            let t12 = if xs[2] > t7 { (t5 * 0.9).clamp(-0.75, 0.75) } else { 0.75 };
+        }
+        (acc8 * 0.1).atan() - 0.3 * t7 + 0.9 * t5 + (t3 * 0.1).tanh() + a.cos() + 0.5 * xs[0]
+    }
+    check_p134(seed = 0x1d624f3f08fc908f, inputs = 6, calls = [p101], at = |p| (p[0], p[1], p[2], &p[3..6]));
+}
+
+program! {
+    #[differentiable]
+    fn p135(n: usize, a: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = xs[xs.len() - 1 - n].asinh();
+        acc0 += (xs[n] + a).max(xs[2].powi(2).ln_1p()) * 0.5;
+        let a = a - xs[n];
+        let t1 = (-(a * 0.5 - (a * 0.5).sin())).sin().exp2();
+        for (i, q2) in xs.iter().enumerate() {
+            let t3 = match i { 0 => (t1 * 1.5 * (2.0 - xs[2]) * 0.1).tanh(), 1 => (2.0 + (a * 0.5).atan().atan().sin()).log10(), _ => f64::tanh(-xs[xs.len() - 1 - i]) };
+            acc0 -= ((1.0 + f64::atan(xs[xs.len() - 1 - n]).powi(2)).cbrt() * 0.5).atan();
+        }
+        t1 + 0.25 * (a * 0.5).sin() + (acc0 * 0.1).tanh()
+    }
+    check_p135(seed = 0x09272b7fdf0064a3, inputs = 5, calls = [], at = |p| (3, p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p136(b: f64, a: f64) -> f64 {
+        let o0: Option<f64> = if 0.2 * (p130((b * b * 0.5).sin(), 0.6 * (p118(b, ((a - a) * 0.5).atan()) * 0.5), (2.0 + a.sin()).sqrt(), (b / (2.0 + a.cos()) * 0.5).sin()) * 0.25).sin() < 0.3 || a < 0.3 { Some(f64::cos(2.0_f64.atan())) } else { None };
+        let t2: f64 = if let Some(u1) = o0 { u1.sin().tanh() } else { b };
+        let mut acc3 = 0.5;
+        let mut w4 = 0;
+        while w4 < 3 && (t2 + 0.5 > 0.3) {
+            for j in 0..1 {
+                let mut w5 = 0;
+                while w5 < 4 {
+                    let t6 = (1.5 + (t2 / (1.0 + 0.75_f64.powi(2))).sin()).log(2.5 + t2.cos());
+                    acc3 = t6.sin().exp2().sin();
+                    w5 += 1;
+                }
+                acc3 += ((1.0 + t2.powi(2).powi(2)).cbrt() * 0.25).atan();
+            }
+            acc3 = ((t2.sin() - t2 / (2.0 + (acc3 * 0.05).sin().cos())) * 0.5).sin();
+            w4 += 1;
+        }
+        (acc3 * 0.05).tanh().cos() + t2.tanh()
+    }
+    check_p136(seed = 0xd93f3dc68532491d, inputs = 2, calls = [p118, p130], at = |p| (p[0], p[1]));
 }
 
 #[differentiable]
-fn p175_h0(v: &[f64], s: f64) -> f64 {
+fn p137_h0(v: &[f64], s: f64) -> f64 {
     let mut acc = 0.0;
     for i in 0..v.len() {
-        acc += (v[i] * s + 0.5).sin();
+        acc += (v[i] * s + -0.5).tanh();
     }
-    acc * 0.25 + v[0] * v[v.len() - 1]
+    acc * 0.5 + v[0] * v[v.len() - 1]
 }
 #[differentiable]
-fn p175_h1(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.25;
-    t + p175_h0(&v[1..], s * -0.5) + p175_h0(v, s).tanh()
-}
-#[differentiable]
-fn p175_h2(y: &mut [f64], s: f64) {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.3).tanh();
-    }
-    y[0] = (y[0] * 0.6 + s).sin();
-}
-#[differentiable]
-fn p175_h3(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).cos() * 0.3;
-    }
-}
-#[differentiable]
-fn p175_h4(y: &mut [f64], x: &[f64], s: f64) {
-    p175_h2(y, s);
-    p175_h3(s * 0.3, &x[1..], y);
-}
-#[differentiable]
-fn p175_h5(v: &[f64], s: f64) -> [f64; 3] {
+fn p137_h1(v: &[f64], s: f64) -> [f64; 3] {
     let mut r = [0.0_f64; 3];
     r[0] = (v[0] * s).sin();
     r[1] = v[1] * 0.5;
@@ -5229,467 +4410,402 @@ fn p175_h5(v: &[f64], s: f64) -> [f64; 3] {
 }
 program! {
     #[differentiable]
-    fn p175(a: f64, w: [f64; 3], xs: &[f64]) -> f64 {
-        let t1 = p175_h1(&xs[..], a * 1.5).sin();
-        let mut buf2 = vec![-0.5; 2];
-        p175_h2(&mut buf2, w[0]);
-        let t3 = buf2[0] + buf2[1] * 0.6;
-        let mut buf4 = vec![0.0; 4];
-        for i in 0..4 {
-            buf4[i] = xs[i + 0] * t3.tanh() * 0.3;
-        }
-        p175_h3(t3.tanh(), xs, &mut buf4);
-        p175_h3(t3.tanh() * 0.6, &buf2, &mut buf4);
-        p175_h4(&mut buf4, xs, t1.tanh());
-        let t5 = buf4[0] + buf4[3] * 0.3;
-        let t6 = p175_h1(&xs[0..8], a).sin();
-        let arr7 = p175_h5(&xs[5..7], t1.tanh());
-        let t8 = arr7[2] * arr7[2];
-        let mut buf9 = vec![0.75; 4];
-        for _ in 0..2 {
-            p175_h2(&mut buf9, t8.tanh());
-        }
-        let t10 = buf9[0] + buf9[3] * 1.5;
-        t10 + t8 + t6 + t5 + t3 + w[1] * 0.5 + a * 0.3
+    fn p137(xs: &[f64], a: f64, w: [f64; 3]) -> f64 {
+        let t1 = p137_h0(xs, w[0]).sin();
+        let t2 = p137_h0(&w, a);
+        let t3 = p137_h0(xs, t1.tanh());
+        let s4 = &xs[..];
+        let t5 = (s4[2] * t2.tanh() + s4[4]).sin() + s4[s4.len() - 1] * 0.6;
+        let arr6 = p137_h1(&s4[..], t5.tanh());
+        let t7 = arr6[1] * arr6[0];
+        t7 + t5 + t3 + t2 + t1 + w[1] * 0.5 + a * 0.3
     }
-    check_p175(seed = 0x40ab33c93ba5c86a, inputs = 12, calls = [], at = |p| (p[0], <[f64; 3]>::try_from(&p[1..4]).unwrap(), &p[4..12]));
+    check_p137(seed = 0xcc4a537506a0a1be, inputs = 10, calls = [], at = |p| (&p[0..6], p[6], <[f64; 3]>::try_from(&p[7..10]).unwrap()));
 }
 
 program! {
     #[differentiable]
-    fn p176(a: f64, b: f64, c: f64, d: f64) -> f64 {
-        let c0 = |u1: f64| d;
-        let t2: f64 = c0(c) - 0.5 * c0(a.atan2(1.5 + b.cos()));
-        let a = a * (a - 0.1);
-        let mut acc3 = (2.0 * d * 0.5).atan().powi(2);
-        for i in (0..1).rev() {
-            let mut w4 = 0;
-            while w4 < 2 {
-                acc3 += c.powi(2).ln_1p() * 0.9;
-                w4 += 1;
-            }
-            let t5 = match i % 3 { 0 => i as f64, 1 => b, _ => (2.0 + b.sin()).sqrt().tanh().exp_m1() };
-            acc3 += ((d + t2).asinh() * 0.5).atan();
-        }
-        let c6 = |u7: f64| (0.2 + c) * t2;
-        let t8: f64 = c6((1.5 + d.sin()).powf((t2 * t2).tanh())) - 0.5 * c6(c);
-        let c9 = |u10: f64| t2.sin().exp();
-        let t11: f64 = c9((c + (acc3 * 0.1).atan()).max((t8 * 0.5).atan() - d) * 0.5) - 0.5 * c9((t8 * 0.5).sin().sin());
-        (t11 * 0.5).atan() + 0.2 * (acc3 * 0.1).tanh() + (a * 0.5).atan() + t2.cos() + c
-    }
-    check_p176(seed = 0x191a20796799cec3, inputs = 4, calls = [], at = |p| (p[0], p[1], p[2], p[3]));
-}
-
-#[differentiable]
-fn p177_h0(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.6).cos();
-    }
-    acc * 0.3 + v[0] * v[v.len() - 1]
-}
-program! {
-    #[differentiable]
-    fn p177(a: f64, xs: &[f64]) -> f64 {
-        let s1 = &xs[..];
-        let t2 = (s1[5] * a * 0.5 + s1[0]).sin() + s1[s1.len() - 1] * 0.5;
-        let t3 = p177_h0(&xs[0..], t2.tanh() * 0.6).sin();
-        let t4 = p177_h0(&s1[4..=5], a);
-        t4 + t3 + t2 + a * 0.3
-    }
-    check_p177(seed = 0x7bba5a62fd7ca838, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-program! {
-    #[differentiable]
-    fn p178(n: usize, a: f64) -> f64 {
-        let mut acc0 = 0.5;
-        let mut w1 = 0;
-        while w1 < 4 {
-            if n == 3 {
-                if w1 == 1 {
-                    let mut k2 = 0;
-                    let r3 = loop {
-                        acc0 = (a.sin().exp() * a * 0.5).tanh();
-                        acc0 *= 0.5 + 0.4 * (acc0 * 0.05).tanh().hypot((acc0 * 0.05).atan()).sin();
-                        k2 += 1;
-                        if (acc0 * 0.02 > a && (acc0 * 0.02).tanh() < 0.0) || k2 >= 2 { break (acc0 * 0.02).atan() + (1.0 + 0.9_f64.powi(2)).ln(); }
-                    };
-                } else if n + w1 < 4 {
-                    if w1 + w1 < 4 {
-                        let mut acc4 = 1.0;
-                    } else {
-                        let acc0 = (acc0 * 0.02).atan() + acc0 * 0.02 * a;
-                    }
+    fn p138(b: f64, a: f64) -> f64 {
+        let t1 = { let u0 = (a * b).max(0.25); u0.tanh() + 0.5_f64.clamp(-0.75, 0.75) };
+        let mut acc2 = 0.5;
+        match ((2.0 + b.sin()).sqrt().abs() * 2.0) as usize % 3 {
+            0 => {
+                let mut k3 = 0;
+                loop {
+                    let c4 = |u5: f64| u5;
+                    let t6: f64 = c4(-(b * a)) - 0.5 * c4((p130((1.5 + b.sin()).log(2.5 + a.cos()), ((t1 + t1) * 0.25).atan(), ((1.5 + a.sin()).powf(a.tanh()) * 0.5).atan(), 2.0 * 0.5) * 0.25).atan().to_radians());
+                    acc2 += b;
+                    k3 += 1;
+                    if ((acc2 * 0.1).tanh() < 0.0) || k3 >= 5 { break; }
                 }
-            } else if w1 + n < 4 {
-                match w1 {
+            }
+            1 => {
+                let mut acc7 = (((acc2 * 0.1).sin() + acc2 * 0.1) * 0.5).sin();
+                let t8 = if (acc2 * 0.1).sin() > -0.2 && t1 < -0.1 { 2.0 } else { 2.0 * (1.5 / (1.0 + a * a)) };
+            }
+            _ => {
+                match (a.abs() * 2.0) as usize % 3 {
                     0 => {
-                        if w1 == 0 {
-                            match w1 {
-                                0 => {
-                                    acc0 += -((acc0 * 0.02).tanh() - 0.1);
-                                }
-                                1 => {
-                                    for j in 0..2 {
-                                        let flag5 = (acc0 * 0.02).sin() > 0.1;
-                                        acc0 /= (2.0 + a.cos());
-                                    }
-                                }
-                                _ => {
-                                    let t6 = if n + w1 < 4 { a } else { a - (p158((a + (acc0 * 0.02).sin()) * 0.5) + a) };
-                                }
-                            }
-                        } else {
-                            acc0 /= (2.0 + (acc0 * 0.02).sin().sin().cos());
-                        }
+                        acc2 = ((acc2 * 0.1).tanh() * (acc2 * 0.1).sin()).tanh();
                     }
                     1 => {
-                        for j in 0..2 {
-                            for l in (0..4).step_by(2) {
-                                if (acc0 * 0.01).sin() > 0.0 {
-                                    let t7 = if a > -0.2 { a.mul_add(a, a).powi(2).ln_1p() } else { (acc0 * 0.01).sin().sin() * (1.5 + (acc0 * 0.01).cos()).sqrt() };
-                                }
-                                acc0 = (a.cos().exp() + (w1 as f64).tanh()) * 0.5;
-                            }
-                            acc0 = ((acc0 * 0.01).tanh() * (acc0 * 0.01).tanh().sin()).tanh();
-                        }
+                        let t9: f64 = (1.5 - a).cos().exp2();
                     }
                     _ => {
-                        let t9 = { let u8 = -0.2_f64; 0.75 * a };
+                        let c10 = |u11: f64| (u11 + u11) * 0.6;
+                        let t12: f64 = c10((0.1 * (p116((a.tanh().exp() * 0.5).sin(), ((a + t1) * 0.5).sin(), a + 0.2, f64::min(b, a)) * 0.25).atan()).tanh()) - 0.5 * c10(f64::max(a, b));
                     }
                 }
-            } else {
-                let t10 = if n == 0 { 0.9 * 1.0 * (1.5 * (acc0 * 0.01).atan()) } else { (n as f64 * 0.5).tanh().powi(3) };
             }
-            acc0 -= a;
+        }
+        for i in (0..2).rev() {
+            let a = a + t1;
+            acc2 *= 0.8 + 0.2 * (acc2 * 0.1).tanh().cos().sin();
+        }
+        (acc2 * 0.05).atan().cos() + a + b
+    }
+    check_p138(seed = 0xb1313637a1581cbd, inputs = 2, calls = [p116, p130], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p139(a: f64, b: f64) -> f64 {
+        let t0 = a;
+        let mut v1 = vec![0.0; 3];
+        for i in 0..v1.len() {
+            v1[i] = t0.tanh();
+            if i > 0 {
+                v1[i] += v1[i - 1] * (a.tanh() * 0.5).tanh();
+            }
+        }
+        let t2 = a * (v1[2] * 0.25).sin();
+        let t5: f64 = v1.iter().take(2).map(|&u3| f64::sin(b.cos().exp_m1())).fold(0.0, |s, v| s * 0.5 + v);
+        let t6 = (v1[1] * 0.25).tanh() - b.tanh();
+        let t9: f64 = v1.iter().take(2).map(|&u7| (t5 * 0.05 / (1.5 + v1.iter().map(|q| (q * 0.25).cos()).product::<f64>().tanh())).hypot((v1[1] * 0.25).tanh().tanh())).fold(0.0, |s, v| s * 0.5 + v);
+        let t12: f64 = { let v10: Vec<f64> = v1.iter().map(|&u11| 0.3 / (1.0 + (v1[2] * 0.25).atan().powi(2)) + (v1[1] * 0.25).tanh()).collect(); v10[0] + v10[2] };
+        let t13 = f64::tanh(v1[2] * 0.25);
+        v1[2] -= ((v1[0] * 0.25).atan() * 0.5).sin();
+        v1[2] += (f64::max(v1[0] * 0.25, (1.0 + (t5 * 0.05).sin().powi(2)).ln()) * 0.5).sin();
+        let t14 = 0.25 + v1[1] * 0.25 / (1.5 + (v1[2] * 0.25).tanh());
+        (t14 * 0.25).tanh() + 0.25 * t13 - 0.3 * (t12 * 0.5) - t9 * 0.01 - 0.25 * t6 + 1.0 * (t5 * 0.05).atan() + 0.9 * t2 - t0 + a + 0.5 * (v1[2] * 0.25)
+    }
+    check_p139(seed = 0xd7c75ae0575dda85, inputs = 2, calls = [], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p140(n: usize, a: f64) -> f64 {
+        let flag0 = a + a > 0.1;
+        let a = a - (p139(a, a.abs()) * 0.1 + a);
+        if n == 1 {
+            return (1.5 + (n as f64).sin()).powf(1.25_f64.tanh()).sin();
+        }
+        let mut v1: Vec<f64> = Vec::new();
+        v1.push((((a * 0.1).atan() - (a * 0.1).sin() / (1.0 + (a * 0.1).tanh().powi(2))) * 0.5).sin());
+        v1.push((a * 0.1).tanh());
+        let t2 = v1[0] * 0.5 + v1[1];
+        let c3 = |u4: f64| (n as f64 * u4).to_radians();
+        let t5: f64 = c3((1.5 + 1.5_f64.mul_add(t2, 1.0).sin()).powf((a * 0.1 - 0.9).tanh())) - 0.5 * c3(t2.min(t2));
+        0.3 * t5 - t2 + 1.0 * (a * 0.1) + 0.5 * (a * 0.1).sin()
+    }
+    check_p140(seed = 0x83e6168e3bca2042, inputs = 1, calls = [p139], at = |p| (3, p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p141(a: f64, b: f64, n: usize) -> f64 {
+        let mut acc0 = 0.2_f64.powi(3).clamp(-0.75, 0.75);
+        let mut w1 = 0;
+        while w1 < 2 {
+            for j in 1..=2 {
+                if n % 2 == 0 {
+                    let b = b * a;
+                } else {
+                    acc0 /= (1.0 + (b / (1.0 + b.powi(2))).powi(2));
+                }
+                acc0 *= 0.8 + 0.2 * (p88(3, ((acc0 * 0.1).atan().powi(3) * 0.25).atan(), 0.25_f64.sin()) * 0.25).atan().cos().sin();
+            }
+            acc0 += (acc0 * 0.05).atan().powi(2) * 0.5;
             w1 += 1;
         }
-        let t11 = (2.0 + 1.25_f64.cos()).powi(-2);
-        let a = a * (1.25 * (acc0 * 0.01));
-        if n == 2 {
-            let a = (a * 0.25).tanh() + t11.cos();
-            let mut w12 = 0;
-            while w12 < 4 && (acc0 * 0.01 - acc0 * 0.01 > (a * 0.5).tanh()) {
-                let mut w13 = 0;
-                while w13 < 2 {
-                    let t14 = f64::sin(w13 as f64) * (1.0 + (n as f64).powi(2)).sqrt();
-                    acc0 = ((acc0 * 0.01 * (acc0 * 0.01).atan()).mul_add((t14 * 0.25).atan() - (t14 * 0.25).sin(), (acc0 * 0.01).sin()) * 0.1).tanh();
-                    w13 += 1;
-                }
-                acc0 /= (2.0 + 1.25_f64.min(w12 as f64).cos());
-                w12 += 1;
-            }
-        } else {
-            let mut w15 = 0;
-            while w15 < 3 && (((1.0 + (n as f64).powi(2)).cbrt()) > t11) {
-                for j in 1..=1 {
-                    let t11 = t11 - 0.5;
-                    acc0 = t11 * 0.25 * 0.5;
-                }
-                acc0 = (n as f64 / (1.0 + (acc0 * 0.01).tanh().powi(2)) * (1.5 + t11.cos()).sqrt() * 0.1).sin();
-                w15 += 1;
-            }
-        }
-        for i in (0..4).step_by(2) {
-            let flag16 = t11.atan2(1.5 + (acc0 * 0.01).atan().cos()) > -0.4;
-            acc0 = (n as f64).sin();
-        }
-        a * 0.25 - t11 + 0.6 * (acc0 * 0.01).atan()
+        (acc0 * 0.05).tanh() + b.sin() + 0.5 * b
     }
-    check_p178(seed = 0x0801961c6f91460b, inputs = 1, calls = [p158], at = |p| (3, p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p179(a: f64, xs: &[f64], c: f64, b: f64) -> f64 {
-        let mut acc0 = 0.5;
-        if xs[0].clamp(-0.75, 0.75) < 0.0 {
-            let t3: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u1, &w2)| xs[2] / (1.5 + c.tanh()) * (1.0 + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).powi(2)).cbrt() * (0.5 * w2)).sum();
-            let t4 = p158(c).hypot((t3 * 0.05).sin()).abs().sin().exp();
-        }
-        let t5 = match ((0.6_f64 * 0.6).abs() * 2.0) as usize % 3 { 0 => xs[1].powi(2), 1 => (xs[1] * b * a.atan() * 0.5).sin(), _ => (1.5 + (xs[1] * 1.5).sin()).powf((xs[1] + a).tanh()) };
-        for i in 0..4 {
-            let t6: f64 = (2.0 + (xs[3].hypot(t5) * 0.5).cos()).powi(-2) + (1.0 + (-xs[i]).powi(2)).ln();
-            acc0 += ((c * a + c) * 0.25).tanh();
-        }
-        let t7 = if a / (1.0 + (acc0 * 0.1).sin().powi(2)) < 0.1 { xs[1] } else { b };
-        let t8 = (1.5 + xs[1].cos()).sqrt();
-        t8 + t7 + acc0 * 0.1
-    }
-    check_p179(seed = 0xed94a4dfd498f8ba, inputs = 7, calls = [p158], at = |p| (p[0], &p[1..5], p[5], p[6]),
-        params = ["c"] at [5]);
+    check_p141(seed = 0xdf28d1f28244c05d, inputs = 2, calls = [p88], at = |p| (p[0], p[1], 3));
 }
 
 #[differentiable]
-fn p180_h0(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * -0.5 + (y[i] * s).tanh() * 0.25;
-    }
+fn p142_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.3
 }
 #[differentiable]
-fn p180_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).sin() * 0.75;
-    }
-}
-#[differentiable]
-fn p180_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    p180_h0(y, s);
-    p180_h1(s * 0.3, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-#[differentiable]
-fn p180_h3(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.6
-}
-#[differentiable]
-fn p180_h4(v: &[f64], s: f64) -> f64 {
+fn p142_h1(v: &[f64], s: f64) -> f64 {
     let head = &v[..2];
-    let t = head[0] * head[1] * 1.5;
-    t + p180_h3(&v[1..], s * 0.3) + p180_h3(v, s).tanh()
-}
-program! {
-    #[differentiable]
-    fn p180(ys: &mut [f64], a: f64, xs: &[f64], b: f64) -> f64 {
-        let mut buf1 = vec![0.0; 3];
-        for i in 0..3 {
-            buf1[i] = xs[i + 1] * b;
-        }
-        let _ = p180_h2(&mut buf1, &xs[..], b);
-        p180_h1(a * 0.25, &xs[..], &mut buf1);
-        let t2 = buf1[0] + buf1[2] * 0.25;
-        let mut buf3 = vec![0.3; 2];
-        p180_h0(&mut buf3, a);
-        let t4 = buf3[0] + buf3[1] * 0.6;
-        let mut buf5 = vec![0.75; 2];
-        let t6 = p180_h2(&mut buf5, &buf1, a * 0.3).tanh();
-        let t7 = p180_h2(&mut buf5, &xs[..], t2.tanh()).tanh();
-        let t8 = buf5[0] + buf5[1] * 1.5;
-        let mut buf9 = vec![0.0; 2];
-        for i in 0..2 {
-            buf9[i] = xs[i + 3] * a * -0.5;
-        }
-        p180_h0(&mut buf9, t2.tanh());
-        p180_h0(&mut buf9, t8.tanh());
-        p180_h0(&mut buf9, t8.tanh());
-        let t10 = buf9[0] + buf9[1] * -0.5;
-        let t11 = p180_h4(&xs[1..], t6.tanh() * 0.6);
-        let t12 = p180_h2(ys, &xs[1..], a).tanh();
-        let t13 = ys[2] * 0.6;
-        let t14 = p180_h4(&xs[1..=3], t10.tanh());
-        t14 + t13 + t12 + t11 + t10 + ys[2] + a * 0.3
-    }
-    check_p180(seed = 0xb1cf758af6015114, inputs = 11, calls = [], at = |p| (&mut p[0..3].to_vec(), p[3], &p[4..10], p[10]));
-}
-
-#[differentiable]
-fn p181_h0(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 1.5).cos();
-    }
-    acc * 0.5 + v[0] * v[v.len() - 1]
+    let t = head[0] * head[1] * 0.6;
+    t + p142_h0(&v[1..], s * 0.25) + p142_h0(v, s).tanh()
 }
 #[differentiable]
-fn p181_h1(y: &mut [f64], s: f64) -> f64 {
+fn p142_h2(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 1.5).tanh();
+    }
+    y[0] = (y[0] * 0.3 + s).sin();
+}
+#[differentiable]
+fn p142_h3(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
-        y[i] = y[i] * 0.75 + (y[i] * s).cos() * 0.25;
-    }
-    y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p181_h2(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).sin() * 1.5;
+        y[i] -= (s * x[i % x.len()]).cos() * 0.5;
     }
 }
 #[differentiable]
-fn p181_h3(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    let _ = p181_h1(y, s);
-    p181_h2(s * 0.6, &x[1..], y);
+fn p142_h4(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    p142_h2(y, s);
+    p142_h3(s * 0.5, &x[1..], y);
     y[y.len() - 1] + x[0]
 }
-#[differentiable]
-fn p181_h4(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).cos();
-    r[1] = v[1] * 1.5;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
 program! {
     #[differentiable]
-    fn p181(a: f64, b: f64, xs: &[f64]) -> f64 {
-        let t1 = p181_h0(&xs[..3], b);
-        let mut buf2 = vec![0.25; 2];
-        let t3 = p181_h3(&mut buf2, &xs[1..], a).tanh();
-        let _ = p181_h1(&mut buf2, t3.tanh());
-        p181_h2(t3.tanh(), &xs[..6], &mut buf2);
-        let t4 = buf2[0] + buf2[1] * 0.5;
-        let arr5 = p181_h4(&buf2, a * 0.25);
-        let t6 = arr5[0] * arr5[0];
-        let arr7 = p181_h4(xs, t6.tanh());
-        let t8 = arr7[1] * arr7[2];
-        let t9 = p181_h0(&xs[..6], t4.tanh());
-        let mut buf10 = vec![0.5; 4];
-        let t11 = p181_h3(&mut buf10, &xs[..5], t3.tanh()).tanh();
-        let _ = p181_h1(&mut buf10, t1.tanh());
-        let t12 = buf10[0] + buf10[3] * 0.6;
-        let t13 = p181_h0(&buf10, t12.tanh());
-        t13 + t12 + t11 + t9 + t8 + a * 0.3
-    }
-    check_p181(seed = 0x6bbd44c2d59b1aa0, inputs = 8, calls = [], at = |p| (p[0], p[1], &p[2..8]));
-}
-
-program! {
-    #[differentiable]
-    fn p182(a: f64) -> f64 {
-        let t0 = (0.25 * a.hypot(a)).mul_add(a, p162(-a, 1) * 0.5 * a);
-        let t0 = (t0 * 0.5).tanh() + 0.2;
-        let t1: f64 = a.sin();
-        t1 + 0.2 * t0
-    }
-    check_p182(seed = 0x2281e44d892f7e39, inputs = 1, calls = [p162], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p183(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = v.to_owned();
-        let t2 = x.to_owned();
-        let t3 = (v + &t2).row(0).to_owned();
-        let mut t4 = x.sum_axis(Axis(0)) * 0.3;
-        if n % 2 == 0 {
-            t4 = (&t2 + &t2).dot(&t1) * 0.3;
+    fn p142(xs: &[f64], a: f64, w: [f64; 3]) -> f64 {
+        let s1 = &xs[..];
+        let t2 = (s1[2] * w[2] + s1[4]).sin() + s1[s1.len() - 1] * 0.25;
+        let t3 = p142_h1(&s1[1..4], w[0]).sin();
+        let s4 = &xs[1..3];
+        let t5 = (s4[0] * a + s4[0]).sin() + s4[s4.len() - 1] * 0.5;
+        let t6 = p142_h1(&w, t3.tanh() * 0.5);
+        let mut buf7 = vec![0.0; 2];
+        for i in 0..2 {
+            buf7[i] = xs[i + 3] * t5.tanh() * 0.75;
         }
-        t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1 + t2.sum() * 0.2
+        p142_h2(&mut buf7, t3.tanh());
+        let t8 = buf7[0] + buf7[1] * 0.25;
+        let s9 = &s1[..6];
+        let t10 = (s9[4] * w[2] + s9[2]).sin() + s9[s9.len() - 1] * 0.6;
+        let mut buf11 = vec![0.6; 3];
+        let t12 = p142_h4(&mut buf11, &s4[0..], t10.tanh()).tanh();
+        p142_h2(&mut buf11, a * -0.5);
+        let t13 = buf11[0] + buf11[2] * 0.75;
+        t13 + t12 + t10 + t8 + t6 + w[1] * 0.5 + a * 0.3
     }
-    check_p183(seed = 0xdaf23b638332392c, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+    check_p142(seed = 0x2aaaf4d0bd022eab, inputs = 10, calls = [], at = |p| (&p[0..6], p[6], <[f64; 3]>::try_from(&p[7..10]).unwrap()));
 }
 
 program! {
     #[differentiable]
-    fn p184(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = x.to_owned();
-        let t2 = (v / &v.mapv(|q| q * q + 1.0)).sum().sin();
-        t2 + t1.sum() * 0.2 + s
+    fn p143(a: f64, b: f64) -> f64 {
+        let t0 = b.atan();
+        let mut acc1 = b;
+        for i in (0..6).step_by(2) {
+            let mut k2 = 0;
+            loop {
+                let t3 = match k2 % 3 { 0 => (t0 - t0).cos(), 1 => t0, _ => ((1.0 + (a * t0).powi(2)).cbrt() * 0.5).sin() };
+                acc1 = ((acc1 * 0.1).sin() - t0.min(t0)).tanh();
+                k2 += 1;
+                if ((acc1 * 0.1).tanh() > (acc1 * 0.1).tanh()) || k2 >= 2 { break; }
+            }
+            acc1 *= 0.8 + 0.2 * (t0 + t0).sin();
+        }
+        let mut acc4 = 0.5;
+        let t5 = (p128(-a, 0.25, (acc1 * 0.05).sin()) * 0.5).atan();
+        t5 - (acc1 * 0.05).atan().cos() - a + 0.5 * b
     }
-    check_p184(seed = 0x464b64fed6d35f6c, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+    check_p143(seed = 0x1782efdc756d8708, inputs = 2, calls = [p128], at = |p| (p[0], p[1]));
 }
 
 program! {
     #[differentiable]
-    fn p185(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (a + xs[3]).tanh();
+    fn p144(a: f64, xs: &[f64], n: usize) -> f64 {
+        let t2: f64 = xs.iter().rev().skip(1).map(|&u0| a).sum();
+        let t3: f64 = n as f64 * a * (xs[xs.len() - 1 - n] * a);
+        let mut acc4 = 0.0;
+        let t5 = (n as f64).sin();
+        if n < 1 {
+            if n < 1 {
+                if t5.tanh() > 0.25 {
+                    let t6 = ((t3 * 0.25).atan() + xs.iter().sum::<f64>() * (t2 * 0.25).sin()) * (-(t3 * 0.25)).atan();
+                }
+            } else {
+                let mut w7 = 0;
+                while w7 < 2 {
+                    acc4 -= ((2.0 + (xs[w7] * t5).sin()).sqrt() * 0.5).tanh();
+                    acc4 = (acc4 * 0.25).sin() - a;
+                    w7 += 1;
+                }
+            }
+        } else if n > 0 {
+            let mut w8 = 0;
+            while w8 < 2 {
+                for j in (0..8).step_by(2) {
+                    if xs.iter().sum::<f64>() + (t3 * 0.25).tanh() < -0.1 {
+                        acc4 = (((t2 * 0.25).tanh().mul_add(t5, (t2 * 0.25).atan()) - xs[n].mul_add(xs[3], 1.0)) * 0.25).sin();
+                    }
+                    acc4 *= 0.5 + 0.4 * t5.max((t3 * 0.25).tanh()).sin();
+                }
+                acc4 = xs[n];
+                w8 += 1;
+            }
+        }
+        t5 + (acc4 * 0.02).cos() - t3 * 0.25 + (t2 * 0.25).atan() - 0.3 * a
+    }
+    check_p144(seed = 0xd89ef61363bfce20, inputs = 5, calls = [], at = |p| (p[0], &p[1..5], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p145(n: usize, b: f64, a: f64) -> f64 {
+        let mut acc0 = (b * b * a * 0.5).atan();
+        for i in 0..3 {
+            if n < 1 {
+                for j in 0..2 {
+                    acc0 += (2.0 + 0.2_f64.cos()).recip();
+                }
+            }
+            acc0 /= (1.0 + (p129(-1.0, (b / (1.5 + (acc0 * 0.1).atan().tanh()) * 0.5).atan()) * 0.5).tanh().powi(2));
+        }
+        let t1 = ((n as f64).powi(2).ln_1p() + acc0 * 0.1 * 0.25) * b.cos();
+        acc0 = a.powi(3).tanh().sinh();
+        let mut acc2 = a.to_radians() * b;
+        acc2.tanh() + (t1 * 0.5).sin() + (acc0 * 0.1).sin().sin() + a - b.sin()
+    }
+    check_p145(seed = 0x82dd5fe40edb0049, inputs = 2, calls = [p129], at = |p| (3, p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p146(n: usize, a: f64) -> f64 {
+        let flag0 = a - a > 0.5;
+        let t1: f64 = -1.0;
+        let t2 = match n { 0 => ((p118(a.clamp(-0.75, 0.75), a.cos()) * 0.5).atan() + a).atan(), 1 => t1.abs() * n as f64 * 0.5, _ => (p140(3, ((a + t1) * 0.5).sin()) * 0.5).tanh() + t1 - t1 };
+        let t3 = a * t1;
+        let t4 = t1 - n as f64 * 1.0;
+        let c5 = |u6: f64| (t4 * 0.5).sin().atan2(1.5 + t3.cos()).mul_add(1.0 - t3, a / (1.5 + t3.tanh()));
+        let t7: f64 = c5(t1) - 0.5 * c5(t1 + 0.9);
+        (t7 * 0.25).tanh().tanh() + (t4 * 0.5).sin() - t3.sin()
+    }
+    check_p146(seed = 0x278f6007c631b619, inputs = 1, calls = [p118, p140], at = |p| (3, p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p147(n: usize, a: f64, b: f64, c: f64) -> f64 {
+        let t0 = if c + c < 0.7 { 0.75 * (c - c) } else { a };
+        let t1 = match n % 3 { 0 => (1.5 + p136(c, p136((c.powi(2) * 0.5).atan(), 0.75_f64.atan()).sin()).sin()).powf(t0.tanh()).atan2(1.5 + c.cos()), 1 => (b * a * b.abs() * 0.5).tanh(), _ => ((-a - t0.tanh()) * 0.5).sin() };
+        let t2 = t1;
+        let mut acc3 = b;
+        if n < 1 {
+            let mut acc3 = acc3;
+            let t4 = c.sin() + (t0 + c);
+        } else {
+            let mut acc5 = 0.5;
+        }
+        acc3.cos() - t2
+    }
+    check_p147(seed = 0xec18c3cbce337cd3, inputs = 3, calls = [p136], at = |p| (1, p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p148(a: f64, xs: &[f64]) -> f64 {
         let mut acc = 0.0;
         let mut extra = 0.0;
         for i in 1..xs.len() {
-            if ((a).tanh()).mul_add(0.5, a) > 0.43 {
-                continue;
+            if xs[i - 1] > -0.35 {
+                if ((1.0 + (a) * (a)).ln()).tanh() > 0.15 {
+                    acc += (-0.35_f64 - (xs[i]).sin() - xs[i - 1]).tanh();
+                }
+            } else {
+                let mut t1 = 0.0;
+                for j in 0..2 {
+                    t1 += (xs[i] * (j as f64 + 0.5)).sin();
+                }
             }
-            let t2 = ((((0.22_f64).tanh()).sin()).sin()).tanh() * 1.5;
-            let t3 = ((xs[i - 1] - xs[i - 1]).cos() * t2).tanh() * 1.5;
-            let t4 = (((xs[i] - 0.40_f64) * ((a).mul_add(0.5, t2))).mul_add(0.5, t2)).tanh() * 1.5;
-            acc += (xs[i] + ((t2).cos() * t3) * (((t3) * 0.5).exp())).tanh();
+            let mut t2 = 0.0;
+            for j in 0..2 {
+                t2 += (a - a - xs[i] + a * (j as f64 + 0.5)).sin();
+            }
+            if xs[i] - a + ((xs[i]) * 0.5).exp() < 0.07 {
+                let mut t3 = 0.0;
+                for j in 0..2 {
+                    t3 += (xs[i - 1] * (j as f64 + 0.5)).sin();
+                }
+            } else {
+                acc += ((1.0 + (xs[i - 1]) * (xs[i - 1])).ln() - xs[i - 1] - xs[i - 1] + xs[i]).tanh();
+            }
+            acc = acc + (xs[i - 1]).tanh() - (xs[i - 1] + ((0.22_f64) * (xs[i - 1])).tanh()).tanh();
         }
         acc
     }
-    check_p185(seed = 0xec8780504eabab63, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+    check_p148(seed = 0xb7beb09280c36285, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
 }
 
 #[differentiable]
-fn p186_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * -0.5
-}
-#[differentiable]
-fn p186_h1(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.3;
-    t + p186_h0(&v[1..], s * 0.75) + p186_h0(v, s).cos()
-}
-#[differentiable]
-fn p186_h2(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.75 + (y[i] * s).tanh() * 0.25;
-    }
-}
-program! {
-    #[differentiable]
-    fn p186(xs: &[f64], a: f64) -> f64 {
-        let t1 = p186_h1(xs, a * 0.6).sin();
-        let t2 = p186_h1(&xs[0..=5], t1.tanh()).sin();
-        let s3 = &xs[..5];
-        let t4 = (s3[1] * t1.tanh() + s3[4]).sin() + s3[s3.len() - 1] * -0.5;
-        let mut buf5 = vec![0.75; 4];
-        p186_h2(&mut buf5, a * 0.25);
-        let t6 = buf5[0] + buf5[3] * 0.75;
-        t6 + t4 + t2 + t1 + a * 0.3
-    }
-    check_p186(seed = 0xc77c7609c30b3c2e, inputs = 7, calls = [], at = |p| (&p[0..6], p[6]),
-        params = ["xs"] at [0, 1, 2, 3, 4, 5]);
-}
-
-program! {
-    #[differentiable]
-    fn p187(b: f64, a: f64, c: f64) -> f64 {
-        let t0 = a + (c + (p161(b.cos(), (c / (1.0 + 1.5_f64.powi(2)) * 0.5).sin(), a.tanh()) * 0.25).sin() - a.min(a));
-        let mut acc1 = ((c + t0 * 0.5 - (t0 * 0.5).atan() / (2.0 + b.cos())) * 0.25).sin();
-        for i in 0..1 {
-            let t2 = b.tanh().exp().atan2(1.5 + (t0 * 0.5).sin().cos()) * (t0 * 0.5 * b).max(c.clamp(-0.75, 0.75));
-            let mut k3 = 0;
-            loop {
-                acc1 = (acc1 * 0.1 - b).sin();
-                acc1 = ((acc1 * 0.1).tanh() - (p147(((1.5 + (k3 as f64).sin()).powf(b.tanh()) * 0.5).tanh(), b.asinh()) * 0.25 * i as f64 * 0.5).sin()).tanh();
-                k3 += 1;
-                if (((0.5 * (i as f64).tanh()).asin()) < 0.1) || k3 >= 6 { break; }
-            }
-            acc1 = a.sin().exp().atan();
-        }
-        0.9 * (acc1 * 0.1).atan() + 0.3 * (t0 * 0.5) + a + 0.2 * b
-    }
-    check_p187(seed = 0xfd66a95bb2ca0df5, inputs = 3, calls = [p147, p161], at = |p| (p[0], p[1], p[2]));
-}
-
-#[differentiable]
-fn p188_h0(v: &[f64], s: f64) -> f64 {
+fn p149_h0(v: &[f64], s: f64) -> f64 {
     let mut acc = 0.0;
     for i in 0..v.len() {
-        acc += (v[i] * s + 0.25).cos();
+        acc += (v[i] * s + 0.25).tanh();
     }
-    acc * 0.5 + v[0] * v[v.len() - 1]
+    acc * 0.6 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p149_h1(v: &[f64], s: f64) -> Result<f64, String> {
+    let head = if v[0] * s > -0.4 { Ok((v[0] * s).tanh()) } else { Err(format!("{s} is too small")) };
+    let h = head?;
+    Ok(h * 0.5 + v[v.len() - 1] * 0.75)
 }
 program! {
     #[differentiable]
-    fn p188(b: f64, a: f64, xs: &[f64]) -> f64 {
-        let t1 = p188_h0(&xs[..], a * -0.5);
-        let s2 = &xs[..8];
-        let t3 = (s2[4] * a * 0.6 + s2[6]).sin() + s2[s2.len() - 1] * 0.25;
-        let t4 = p188_h0(&xs[..8], t3.tanh()).sin();
-        let t5 = p188_h0(&xs[..], a * 0.5).sin();
-        let s6 = &s2[..3];
-        let t7 = (s6[1] * t5.tanh() + s6[1]).sin() + s6[s6.len() - 1] * 0.3;
-        t7 + t5 + t4 + t3 + t1 + a * 0.3
+    fn p149(a: f64, xs: &[f64]) -> f64 {
+        let t1 = p149_h0(xs, a);
+        let t2 = p149_h0(&xs[6..], a).sin();
+        let s3 = &xs[2..=3];
+        let t4 = (s3[0] * a * 1.5 + s3[1]).sin() + s3[s3.len() - 1] * 0.25;
+        let t5 = match p149_h1(&s3[..], a) { Ok(v) => v, Err(_) => a * 0.6 };
+        let s6 = &xs[..];
+        let t7 = (s6[3] * a + s6[2]).sin() + s6[s6.len() - 1] * 0.6;
+        t7 + t5 + t4 + t2 + t1 + a * 0.3
     }
-    check_p188(seed = 0x2e1c9a038af41b13, inputs = 10, calls = [], at = |p| (p[0], p[1], &p[2..10]));
+    check_p149(seed = 0xbea84112607f2718, inputs = 8, calls = [], at = |p| (p[0], &p[1..8]));
 }
 
 #[differentiable]
-fn p189_h0(v: &[f64], s: f64, k: usize) -> f64 {
-    if k == 0 {
-        (v[0] * s).sin()
-    } else {
-        v[k % v.len()] * 0.5 + p189_h0(v, s * 0.75, k - 1).sin()
-    }
-}
-#[differentiable]
-fn p189_h1(s: f64, x: &[f64], y: &mut [f64]) {
+fn p150_h0(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
     for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).tanh() * -0.5;
+        y[i] -= (s * x[i % x.len()]).tanh() * 0.3;
     }
+    y[0] * 0.6
 }
 #[differentiable]
-fn p189_h2(y: &mut [f64], s: f64) -> f64 {
+fn p150_h1(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 1.5).tanh();
+    }
+    acc * 0.3 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p150_h2(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.25;
+    t + p150_h1(&v[1..], s * 0.3) + p150_h1(v, s).tanh()
+}
+program! {
+    #[differentiable]
+    fn p150(b: f64, w: [f64; 3], a: f64, xs: &[f64]) -> f64 {
+        let mut buf1 = vec![0.0; 3];
+        for i in 0..3 {
+            buf1[i] = xs[i + 2] * w[2] * -0.5;
+        }
+        let t2 = p150_h0(w[0], xs, &mut buf1).tanh();
+        let t3 = buf1[0] + buf1[2] * 0.3;
+        let arr4: [f64; 3] = [t2.tanh(), xs[1] * 0.6, (t3.tanh()).sin()];
+        let [e6, e7, e8] = arr4;
+        let t5 = e6 * e8 + arr4[1] * e7;
+        let t9 = p150_h2(xs, a * 0.75).sin();
+        t9 + t5 + t3 + t2 + w[1] * 0.5 + a * 0.3
+    }
+    check_p150(seed = 0x2d721d1cb405f41e, inputs = 12, calls = [], at = |p| (p[0], <[f64; 3]>::try_from(&p[1..4]).unwrap(), p[4], &p[5..12]));
+}
+
+#[differentiable]
+fn p151_h0(y: &mut [f64], s: f64) -> f64 {
     for i in (1..y.len()).rev() {
         y[i] = (y[i] * s + y[i - 1] * 1.5).tanh();
     }
@@ -5697,333 +4813,1626 @@ fn p189_h2(y: &mut [f64], s: f64) -> f64 {
     y[0] * y[y.len() - 1]
 }
 #[differentiable]
-fn p189_h3(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    let _ = p189_h2(y, s);
-    p189_h1(s * 0.6, &x[1..], y);
-    y[y.len() - 1] + x[0]
+fn p151_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).cos() * 1.5;
+    }
+    y[0] * 0.5
 }
 #[differentiable]
-fn p189_h4(v: &[f64], s: f64) -> f64 {
+fn p151_h2(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p151_h0(y, s);
+    let _ = p151_h1(s * 0.25, &x[1..], y);
+}
+program! {
+    #[differentiable]
+    fn p151(b: f64, ys: &mut [f64], xs: &[f64], a: f64) -> f64 {
+        for _ in 0..3 {
+            p151_h2(ys, xs, a);
+        }
+        let t1 = ys[2] * 0.6;
+        p151_h2(ys, xs, a);
+        let t2 = ys[0] * 0.75;
+        let mut buf3 = vec![0.6; 4];
+        let _ = p151_h1(b, &xs[..], &mut buf3);
+        p151_h2(&mut buf3, &xs[5..], t1.tanh() * -0.5);
+        let t4 = p151_h1(a, xs, &mut buf3).tanh();
+        let t5 = buf3[0] + buf3[3] * 0.25;
+        let mut buf6 = vec![0.0; 3];
+        for i in 0..3 {
+            buf6[i] = xs[i + 2] * t1.tanh() * 0.6;
+        }
+        let _ = p151_h0(&mut buf6, t1.tanh());
+        let t7 = p151_h1(t4.tanh() * 0.75, &xs[..4], &mut buf6).tanh();
+        let t8 = buf6[0] + buf6[2] * 0.5;
+        let mut buf9 = vec![-0.5; 2];
+        p151_h2(&mut buf9, &buf6, t5.tanh());
+        let t10 = p151_h1(t5.tanh(), &xs[3..], &mut buf9).tanh();
+        let t11 = p151_h1(t2.tanh(), xs, &mut buf9).tanh();
+        let t12 = buf9[0] + buf9[1] * 0.75;
+        t12 + t11 + t10 + t8 + t7 + ys[2] + a * 0.3
+    }
+    check_p151(seed = 0x3546e8759b81ea1f, inputs = 12, calls = [], at = |p| (p[0], &mut p[1..4].to_vec(), &p[4..11], p[11]));
+}
+
+#[differentiable]
+fn p152_h0(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 0.25;
+    }
+}
+#[differentiable]
+fn p152_h1(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).sin();
+    r[1] = v[1] * 0.3;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+program! {
+    #[differentiable]
+    fn p152(ys: &mut [f64], a: f64, xs: &[f64]) -> f64 {
+        let mut arr1 = [0.25_f64; 3];
+        arr1[2] = a;
+        arr1[0] = xs[5] * 0.6;
+        arr1[1] = (a).sin();
+        let t2 = arr1[2] * arr1[0];
+        let mut buf3 = vec![0.3; 4];
+        for _ in 0..2 {
+            p152_h0(t2.tanh(), xs, &mut buf3);
+        }
+        let t4 = buf3[0] + buf3[3] * 1.5;
+        let mut buf5 = vec![0.0; 2];
+        for i in 0..2 {
+            buf5[i] = xs[i + 4] * t2.tanh();
+        }
+        for _ in 0..2 {
+            p152_h0(t2.tanh() * 0.6, xs, &mut buf5);
+        }
+        p152_h0(t2.tanh(), &xs[..7], &mut buf5);
+        let t6 = buf5[0] + buf5[1] * 0.3;
+        p152_h0(t4.tanh(), &xs[6..=6], ys);
+        let t7 = ys[2] * -0.5;
+        let arr8 = p152_h1(&buf5[..], t2.tanh());
+        let t9 = arr8[2] * arr8[1];
+        let arr10: [f64; 3] = [t6.tanh(), xs[6] * 0.25, (t2.tanh()).sin()];
+        let t11 = arr10[0] * arr10[2];
+        t11 + t9 + t7 + t6 + t4 + ys[2] + a * 0.3
+    }
+    check_p152(seed = 0x0b5ed39db3c21355, inputs = 11, calls = [], at = |p| (&mut p[0..3].to_vec(), p[3], &p[4..11]));
+}
+
+#[differentiable]
+fn p153_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.75
+}
+#[differentiable]
+fn p153_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.75;
+    t + p153_h0(&v[1..], s * 1.5) + p153_h0(v, s).sin()
+}
+#[differentiable]
+fn p153_h2(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.75).tanh();
+    }
+    y[0] = (y[0] * 0.25 + s).sin();
+}
+program! {
+    #[differentiable]
+    fn p153(xs: &[f64], a: f64, ys: &mut [f64], b: f64) -> f64 {
+        let s1 = &xs[..];
+        let t2 = (s1[5] * a * 0.6 + s1[6]).sin() + s1[s1.len() - 1] * 1.5;
+        let t3 = p153_h1(xs, b);
+        p153_h2(ys, t2.tanh());
+        let t4 = ys[0] * 0.6;
+        t4 + t3 + t2 + ys[2] + a * 0.3
+    }
+    check_p153(seed = 0xd65d9f88f1745080, inputs = 13, calls = [], at = |p| (&p[0..8], p[8], &mut p[9..12].to_vec(), p[12]));
+}
+
+#[differentiable]
+fn p154_h0(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).cos();
+    r[1] = v[1] * 0.5;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+#[differentiable]
+fn p154_h1(v: &[f64], s: f64) -> f64 {
     let mut acc = 0.0;
     for i in 0..v.len() {
-        acc += (v[i] * s + 0.75).cos();
+        acc += (v[i] * s + 0.6).sin();
     }
-    acc * 0.3 + v[0] * v[v.len() - 1]
+    acc * 0.25 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p154_h2(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.25 + (y[i] * s).tanh() * 0.25;
+    }
+}
+#[differentiable]
+fn p154_h3(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).cos() * 0.75;
+    }
+    y[0] * 0.6
+}
+#[differentiable]
+fn p154_h4(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    p154_h2(y, s);
+    let _ = p154_h3(s * 0.3, &x[1..], y);
+    y[y.len() - 1] + x[0]
 }
 program! {
     #[differentiable]
-    fn p189(a: f64, xs: &[f64], w: [f64; 3], ys: &mut [f64]) -> f64 {
-        let s1 = &xs[..6];
-        let t2 = (s1[2] * w[0] * 0.6 + s1[0]).sin() + s1[s1.len() - 1] * 0.75;
-        let t3 = p189_h0(&xs[..], t2.tanh(), 1);
-        let arr4: [f64; 3] = [t2.tanh(), xs[2] * 0.6, (t3.tanh() * -0.5).sin()];
-        let [e6, e7, e8] = arr4;
-        let t5 = e6 * e8 + arr4[1] * e7;
-        let mut buf9 = vec![0.75; 4];
-        p189_h1(t5.tanh(), &s1[1..], &mut buf9);
-        let _ = p189_h3(&mut buf9, &s1[..5], w[0]);
-        p189_h1(t3.tanh(), &s1[1..6], &mut buf9);
-        let t10 = buf9[0] + buf9[3] * 0.75;
-        let s11 = &xs[..];
-        let t12 = (s11[1] * a + s11[5]).sin() + s11[s11.len() - 1] * 1.5;
-        let t13 = p189_h4(s11, t3.tanh());
-        let t14 = p189_h4(&s1[5..6], t5.tanh());
-        let t15 = p189_h3(ys, &w, t13.tanh()).tanh();
-        let t16 = ys[0] * 0.3;
-        t16 + t15 + t14 + t13 + t12 + ys[2] + w[1] * 0.5 + a * 0.3
+    fn p154(a: f64, xs: &[f64], b: f64) -> f64 {
+        let arr1 = p154_h0(&xs[1..3], b);
+        let t2 = arr1[0] * arr1[1];
+        let t3 = p154_h1(&xs[2..], a).sin();
+        let mut buf4 = vec![0.0; 4];
+        for i in 0..4 {
+            buf4[i] = xs[i + 2] * t2.tanh();
+        }
+        p154_h2(&mut buf4, b);
+        let t5 = p154_h4(&mut buf4, &arr1, t3.tanh()).tanh();
+        p154_h2(&mut buf4, a * 0.6);
+        let t6 = buf4[0] + buf4[3] * 0.5;
+        let mut buf7 = vec![0.0; 2];
+        for i in 0..2 {
+            buf7[i] = xs[i + 4] * b;
+        }
+        let t8 = p154_h4(&mut buf7, &buf4[..], t6.tanh()).tanh();
+        p154_h2(&mut buf7, a);
+        let t9 = buf7[0] + buf7[1] * 0.5;
+        let s10 = &xs[..];
+        let t11 = (s10[3] * t9.tanh() + s10[1]).sin() + s10[s10.len() - 1] * 1.5;
+        let t12 = p154_h1(xs, t3.tanh());
+        let t13 = p154_h1(&s10[2..=4], t3.tanh()).sin();
+        t13 + t12 + t11 + t9 + t8 + a * 0.3
     }
-    check_p189(seed = 0xd400b9d8afbbc37e, inputs = 14, calls = [], at = |p| (p[0], &p[1..8], <[f64; 3]>::try_from(&p[8..11]).unwrap(), &mut p[11..14].to_vec()));
+    check_p154(seed = 0x8c88a4da4a3526d7, inputs = 8, calls = [], at = |p| (p[0], &p[1..7], p[7]),
+        params = ["a"] at [0]);
 }
 
 program! {
     #[differentiable]
-    fn p190(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = v.mapv(f64::tanh);
-        let mut t2 = (x / &t1.mapv(|q| q * q + 1.0)).mean_axis(Axis(1)).unwrap();
-        if n % 3 == 0 {
-            t2 = (t1.dot(x) * 0.3).powi(2);
+    fn p155(a: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = 0.0;
+        for i in 0..xs.len() {
+            let a = a - (1.5 - xs[xs.len() - 1 - i]);
+            acc0 *= (0.1 * i as f64).tanh();
         }
-        t2.dot(&t2) * 0.1 + t1.dot(&t1) * 0.1 + s
+        if (acc0 * 0.1).tanh() > 0.7 || xs[1] < -0.1 {
+            acc0 -= (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.1).atan();
+            let a = a * xs[2].tanh();
+            let t1 = (2.0 + (acc0 * 0.1 * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.5).sin().sin()).log10();
+        } else {
+            let mut acc2 = f64::tanh(xs[0].mul_add(xs[0], xs.iter().map(|q| (q * 0.3).sin()).sum::<f64>()));
+        }
+        0.3 * (acc0 * 0.1).tanh()
     }
-    check_p190(seed = 0x47785cb67b1a4d62, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+    check_p155(seed = 0x9b62319da9806aed, inputs = 4, calls = [], at = |p| (p[0], &p[1..4]));
 }
 
 program! {
     #[differentiable]
-    fn p191(n: usize, b: f64, a: f64) -> f64 {
-        let t1 = { let u0 = ((p161((b / (1.5 + a.tanh()) * 0.5).atan(), a.min(a), (a * (p161(b.hypot(a) * 0.5, ((1.5 + (n as f64).sin()).powf(b.tanh()) * 0.5).atan(), (n as f64 * a * 0.25).atan()) * 0.25) * 0.25).tanh()) * 0.25).atan() * (a - a) * 0.5).sin(); a.powi(3) };
-        let mut acc2 = 0.5;
-        if (t1 * 0.5).sin() > -0.4 {
-            for i in (0..1).rev() {
-                for j in 0..n {
-                    let t1 = (t1 * 0.5).atan() * (a * (t1 * 0.5));
-                    acc2 += (2.0 + (t1 * 0.1).atan().cos()).powi(-2) * 0.3;
-                }
-                acc2 -= f64::atan((1.5 + (acc2 * 0.25).tanh().sin()).powf((t1 * 0.5).sin().tanh())) * 0.5;
-            }
-            let t3 = if b.powi(2) > (t1 * 0.5).atan() { 0.9 - (t1 * 0.5).tanh().cos().exp2() } else { 2.0 * b };
+    fn p156(xs: &[f64], a: f64) -> f64 {
+        let mut acc0 = 0.5;
+        for q1 in xs.iter() {
+            let t2 = xs[1].atan();
+            acc0 *= 0.5 + 0.4 * 1.25_f64.cos().sin();
         }
-        let t4 = if (2.0 + (t1 * 0.5).tanh().sin()).sqrt() > (t1 * 0.5).atan() { a + a * a } else { 0.5 };
-        match n {
-            0 => {
-                let t5 = f64::cos(b) - (n as f64 + (t4 * 0.5).atan());
-                let t6 = n as f64 * a / (1.0 + b.mul_add(a, a).powi(2)) * 1.0;
-            }
-            1 => {
-                acc2 = ((acc2 * 0.25).tanh() - (t4 * 0.5).tanh() * a).tanh();
-                let mut k7 = 0;
-                loop {
-                    let mut k8 = 0;
-                    loop {
-                        let mut acc9 = 0.5;
-                        acc9 += ((1.0 + a.powi(2)).ln() * b * 0.5).tanh();
-                        k8 += 1;
-                        if (((t1 * 0.5).atan().mul_add(n as f64, n as f64)) > b && (t1 * 0.5).atan() < 0.0) || k8 >= 3 { break; }
+        for i in 0..xs.len() {
+            if i % 2 == 0 {
+                let t3 = match i % 3 { 0 | 1 => (xs[i] * a + (xs.iter().map(|q| q * (acc0 * 0.1).atan()).sum::<f64>() - a)) * 0.25, _ => (a * (acc0 * 0.1).atan()).atan2(1.5 + a.sin().exp2().cos()) };
+                let t6: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u4, &w5)| a.cos() * (0.5 * w5)).sum();
+            } else {
+                if i == 2 {
+                    if i > 1 {
+                        match i % 3 {
+                            0 => {
+                                let t9: f64 = { let v7: Vec<f64> = xs.iter().map(|&u8| (acc0 * 0.1 - a) * a.atan2(1.5 + (acc0 * 0.1).sin().cos())).collect(); v7[0] + v7[2] };
+                            }
+                            1 => {
+                                let mut acc10 = 0.5;
+                            }
+                            _ => {
+                                for (j, q11) in xs.iter().enumerate() {
+                                    if f64::min(a, *q11) < 0.7 || xs[i] < 0.1 {
+                                        let t12 = (2.0 + xs.iter().map(|q| (q * 1.5).sin()).sum::<f64>().cos()).recip();
+                                    } else {
+                                        if *q11 * 1.0 < -0.2 {
+                                            acc0 = ((acc0 * 0.05).sin() - a).asinh();
+                                        } else {
+                                            acc0 = (*q11 * a * a.atan() * 0.5).sin();
+                                        }
+                                    }
+                                    acc0 = 2.0 * *q11;
+                                }
+                            }
+                        }
                     }
-                    acc2 += ((t1 * 0.5).tanh() / (1.0 + (n as f64).powi(2)) * ((t1 * 0.5).tanh() / (2.0 + b.cos())) * 0.25).atan();
-                    k7 += 1;
-                    if (b.cos() < -0.4) || k7 >= 5 { break; }
+                } else {
+                    for j in 0..xs.len() {
+                        let t13 = if xs.iter().map(|q| (q * 0.1).sin()).sum::<f64>() * a < -0.1 { xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() } else { xs.iter().map(|q| q.cos()).product::<f64>() };
+                        acc0 = (xs[0] / (2.0 + (acc0 * 0.02).atan().cos())).abs();
+                    }
+                }
+            }
+            acc0 += (f64::sin(a) * 0.5).atan();
+        }
+        acc0 -= ((acc0 * 0.02).mul_add(a, a) * (1.5 * xs[2]) * 0.1).tanh();
+        let o14: Option<f64> = if xs[0] * xs[2] > xs[0] { Some(xs[2]) } else { None };
+        let t16: f64 = if let Some(u15) = o14 { (a * xs.iter().map(|q| q * a).sum::<f64>()).sin() } else { a - xs[0] };
+        match ((1.5 + xs[2].sin()).log(2.5 + xs.iter().map(|q| (q * 0.1).sin()).sum::<f64>().cos()).abs() * 2.0) as usize % 3 {
+            0 | 1 => {
+                let mut v17 = vec![0.0; xs.len()];
+                for i in 0..v17.len() {
+                    v17[i] = (xs[2] + acc0 * 0.02).cos();
                 }
             }
             _ => {
-                let mut v10 = vec![0.0; 3];
-                for i in 0..v10.len() {
-                    v10[i] = (t4 * 0.5).tanh() * 0.3 * ((t4 * 0.5).atan() / (1.5 + (i as f64).tanh()));
+                for q18 in xs.iter() {
+                    let t16 = t16 * ((acc0 * 0.02).atan() * *q18);
+                    acc0 = ((acc0 * 0.02).tanh() * (xs[1] * (acc0 * 0.02).atan() * 0.5).atan()).atan();
                 }
             }
         }
-        (acc2 * 0.02).tanh().tanh() + a.tanh() + 2.0 * b
+        t16.tanh() - (acc0 * 0.02).tanh() + 0.5 * a
     }
-    check_p191(seed = 0xbf00fdbac08a9d23, inputs = 2, calls = [p161], at = |p| (2, p[0], p[1]),
-        params = ["b"] at [0]);
+    check_p156(seed = 0xe162d234773a6c5c, inputs = 4, calls = [], at = |p| (&p[0..3], p[3]));
 }
 
 program! {
     #[differentiable]
-    fn p192(xs: &[f64], b: f64, a: f64) -> f64 {
-        let mut acc0 = 0.1_f64;
-        for i in 0..xs.len() {
-            for j in 0..xs.len() {
-                let t1: f64 = b.asinh() / (1.0 + a.atan().powi(2));
-                acc0 += xs.iter().map(|q| q * q).sum::<f64>() * 0.1;
+    fn p157(a: f64) -> f64 {
+        let a = a - (p138(a, (a * a * 0.5).atan()) * 0.5).sin().min(a);
+        let mut acc0 = 1.0;
+        if (a * 0.5).atan() * 0.3 > (a * 0.5).tanh() {
+            let t1: f64 = (a * 0.5).sin();
+        } else {
+            let mut v2: Vec<f64> = Vec::new();
+            v2.push((a * 0.5).atan() * (a * 0.5).sin());
+            v2.push((a * 0.5).atan());
+            let t3 = v2[0] * 0.5 + v2[1];
+            if (2.0 + t3.sin()).cbrt() > -0.1 {
+                for i in 0..1 {
+                    acc0 *= 0.5 + 0.4 * (p119((t3.cos().exp_m1() * 0.5).tanh(), 1) * 0.25).sin().atan().sin();
+                }
+            } else {
+                if t3.sin() > 0.3 {
+                    let c4 = |u5: f64| u5 + (acc0 * 0.25).tanh() + t3;
+                    let t6: f64 = c4((a * 0.5).sin()) - 0.5 * c4(t3.cos());
+                } else {
+                    if a * 0.5 * (a * 0.5).sin() > (a * 0.5).tanh() && t3 < 0.1 {
+                        let t7 = if t3 - a * 0.5 > -0.2 { f64::max((acc0 * 0.25).atan(), t3) / (1.0 + (acc0 * 0.25).sin().cos().exp().powi(2)) } else { (1.0 + (acc0 * 0.25).tanh().powi(2)).sqrt() + (t3 + acc0 * 0.25) };
+                    } else {
+                        if a * 0.5 > 0.7 || t3 < -0.2 {
+                            for i in 0..2 {
+                                let t8 = (1.5 + 2.0_f64.sin()).powf((acc0 * 0.1).sin().tanh());
+                                acc0 += t3.min(t3) * 0.5;
+                            }
+                        } else {
+                            let mut a = a;
+                        }
+                    }
+                }
             }
-            acc0 = (a + (i as f64 + acc0 * 0.02)) * 0.25;
         }
-        for i in 0..xs.len() {
-            let t4: f64 = xs.iter().rev().skip(1).map(|&u2| (1.0 + (acc0 * 0.02).tanh().powi(2)).cbrt() - xs.iter().map(|q| q * (acc0 * 0.02).atan()).sum::<f64>() * (acc0 * 0.02).atan()).sum();
-            let mut w5 = 0;
-            while w5 < 3 {
-                acc0 = (((t4 * 0.02).sin() * b).hypot(xs[i].mul_add(xs[i], (acc0 * 0.02).tanh())) * 0.5).tanh();
-                acc0 += ((2.0 + xs.iter().map(|q| q.cos()).product::<f64>().cos().sin()).log10() * 0.5).sin();
-                w5 += 1;
-            }
-            acc0 += (f64::sin(xs[i]).atan() * 0.5).atan();
+        for i in 1..=1 {
+            let t9 = if (acc0 * 0.1).sin() > (a * 0.5).tanh() { (a * 0.5).tanh().powi(2) - (acc0 * 0.1).cos() } else { (acc0 * 0.1).tanh() / (1.0 + (a * 0.5 + (a * 0.5).tanh()).powi(2)) };
+            let t10 = (a * 0.5).atan();
+            acc0 *= 0.8 + 0.2 * t10.sin();
         }
-        let t8: f64 = xs.iter().take(2).map(|&u6| a.sin().exp2().atan()).fold(0.0, |s, v| s * 0.5 + v);
-        let t9 = if 0.2_f64.hypot((acc0 * 0.02).tanh()) > -0.4 { f64::min(b.mul_add(xs[3], a), xs[2].cos()) } else { f64::max((t8 * 0.25).cos().exp_m1(), (t8 * 0.25).sin()) };
-        for (i, q10) in xs.iter().enumerate() {
-            let o11: Option<f64> = if *q10 > -0.2 { Some(p159(0.5_f64.cos(), (t9 * 0.5).tanh() * 0.25).cos().atan()) } else { None };
-            let t13: f64 = if let Some(u12) = o11 { f64::cos(xs[i]).atan2(1.5 + (2.0 + xs[i].sin()).log10().cos()) } else { b };
-            acc0 /= (2.0 + (b * xs.iter().map(|q| (q * 2.0).sin()).sum::<f64>()).cos());
+        for i in 0..2 {
+            let t11 = if (i as f64 * (a * 0.5)) > 0.0 { (a * 0.5).atan().sin() } else { a * 0.5 };
+            acc0 = ((t11 - f64::cos((acc0 * 0.05).tanh())) * 0.5).tanh();
         }
-        let t14 = xs[2];
-        (t9 * 0.5).tanh() - (t8 * 0.25).atan() + (acc0 * 0.02).tanh() - a + b + 0.5 * t14
+        acc0 += (1.0 + ((acc0 * 0.05).tanh() * 1.25).powi(2)).sqrt() * 0.5;
+        (a * 0.5).atan()
     }
-    check_p192(seed = 0x7ca7e8001908ae22, inputs = 6, calls = [p159], at = |p| (&p[0..4], p[4], p[5]));
+    check_p157(seed = 0xa1a6773ca6c0f4c7, inputs = 1, calls = [p119, p138], at = |p| (p[0]));
 }
 
 program! {
     #[differentiable]
-    fn p193(a: f64, xs: &[f64]) -> f64 {
+    fn p158(a: f64, xs: &[f64]) -> f64 {
         let mut acc = 0.0;
         let mut extra = 0.0;
         for i in 0..xs.len() {
+            extra += ((1.0 + ((((xs[i]) * 0.5).exp()).cos() * 0.07_f64) * ((((xs[i]) * 0.5).exp()).cos() * 0.07_f64)).ln()).tanh();
             let mut t1 = 0.0;
             for j in 0..2 {
-                t1 += ((xs[i]) * (xs[i] + a) * (j as f64 + 0.5)).sin();
+                t1 += (((xs[i]).cos() * a).cos() * a * (j as f64 + 0.5)).sin();
             }
-            let t2 = ((((xs[i]).cos() * t1 + ((xs[i]) * 0.5).exp()) * 0.5).exp()).tanh() * 1.5;
-            extra = extra + ((((xs[i]).tanh()).sin()) * (((xs[i] - xs[i]) * 0.5).exp())).tanh() - (((t2 - t2) * ((xs[i]).mul_add(0.5, a))).mul_add(0.5, t1)).tanh();
-            let mut t3 = 0.0;
-            for j in 0..2 {
-                t3 += (((xs[i]).tanh()).tanh() * (j as f64 + 0.5)).sin();
-            }
-            let mut t4 = 0.0;
-            for j in 0..2 {
-                t4 += (a * (j as f64 + 0.5)).sin();
-            }
-            acc = acc + (((((xs[i]) * (t4)) * 0.5).exp()) * (0.87_f64)).tanh() - ((((xs[i]).sin()) * 0.5).exp() - ((xs[i]).sin()).mul_add(0.5, xs[i])).tanh();
+            acc += (xs[i] + (xs[i]).sin() + (xs[i]) * (-0.11_f64)).tanh();
         }
-        let r = acc;
-        r
+        acc
     }
-    check_p193(seed = 0x9e6d22fcca3d8d67, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]),
-        params = ["xs"] at [1, 2, 3, 4]);
+    check_p158(seed = 0x40e60f3586cae592, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
 }
 
 program! {
     #[differentiable]
-    fn p194(n: usize, a: f64) -> f64 {
-        let t0 = match n % 3 { 0 => a, 1 => -a.powi(2).ln_1p(), _ => 0.5_f64.asinh() };
-        let mut acc1 = f64::tanh(a);
-        if n < 1 {
-            if (0.9 / (1.0 + (n as f64).powi(2))) > acc1 {
-                acc1 = (1.5 + t0.cos()).sqrt().sin().exp_m1();
-                if a.tanh().exp2() < -0.2 {
-                    let mut acc2 = (acc1 + a) * 0.5;
+    fn p159(a: f64, b: f64) -> f64 {
+        let mut acc0 = (2.0 + a.sin()).log2().clamp(-0.75, 0.75);
+        if f64::max(acc0, acc0) > -0.2 {
+            if 0.25 - a > acc0 {
+                let k1 = (acc0.abs() * 2.0) as usize % 3;
+                match k1 {
+                    0 => {
+                        acc0 -= acc0;
+                    }
+                    1 => {
+                        acc0 += acc0;
+                    }
+                    _ => {
+                        let flag2 = b * a > 0.7;
+                    }
                 }
-            } else if t0.sin() > 0.1 {
-                let t3 = if 0.6_f64.mul_add(0.75, a) > 0.3 || t0 < 0.1 { a.sin().powi(2) } else { acc1 };
-            } else {
-                acc1 += 1.0 / (1.0 + acc1.powi(2)) * (acc1 * acc1) * 0.05;
+                return acc0.sin();
+            }
+            let k3 = ((-b).abs() * 2.0) as usize % 3;
+            match k3 {
+                0 | 1 => {
+                    for i in 0..4 {
+                        match i % 3 {
+                            0 | 1 => {
+                                let mut acc4 = 0.5;
+                            }
+                            _ => {
+                                let t5 = (acc0 * 0.1).tanh();
+                            }
+                        }
+                        acc0 += ((1.0 + ((acc0 * 0.1).tanh() - 1.5).powi(2)).ln() * 0.5).tanh();
+                    }
+                }
+                _ => {
+                    for i in (0..4).step_by(2) {
+                        let b = b * (i as f64).hypot(a);
+                        acc0 = (1.5 + (b * 0.1).atan().cos()).sqrt();
+                    }
+                }
             }
         }
-        0.9 * (acc1 * 0.5).sin() + 0.2 * t0 - a
+        let t6 = if b < 0.1 { (1.5 + b.hypot(b).cos()).sqrt() } else { (2.0 + a.sin()).cbrt() - a * 0.25 };
+        let mut w7 = 0;
+        while w7 < 1 {
+            let acc0 = acc0 * 0.1 - b / (2.0 + a.cos());
+            w7 += 1;
+        }
+        acc0 += ((1.5 + (1.5 + b.sin()).powf((p140(3, 0.25 / (1.0 + b * b)) * 0.5).tanh().tanh()).sin()).log(2.5 + ((p145(3, (1.5 + 0.6_f64.cos()).sqrt(), a.abs()) * 0.5).sin() + b).cos()) * 0.5).tanh();
+        2.0 * t6
     }
-    check_p194(seed = 0xeb576e24888eca6d, inputs = 1, calls = [], at = |p| (1, p[0]));
+    check_p159(seed = 0x3f902becfa0a7660, inputs = 2, calls = [p140, p145], at = |p| (p[0], p[1]),
+        params = ["a"] at [0]);
 }
 
 #[differentiable]
-fn p195_h0(v: &[f64], s: f64) -> f64 {
+fn p160_h0(y: &mut [f64], s: f64) -> f64 {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.5).tanh();
+    }
+    y[0] = (y[0] * 0.5 + s).sin();
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p160_h1(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.75
+}
+#[differentiable]
+fn p160_h2(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).tanh();
+    r[1] = v[1] * 0.25;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+program! {
+    #[differentiable]
+    fn p160(w: [f64; 3], b: f64, xs: &[f64], a: f64) -> f64 {
+        let mut buf1 = vec![0.0; 4];
+        for i in 0..4 {
+            buf1[i] = xs[i + 2] * w[0];
+        }
+        let t2 = p160_h0(&mut buf1, w[0] * 0.3).tanh();
+        let t3 = p160_h0(&mut buf1, a).tanh();
+        let t4 = buf1[0] + buf1[3] * 0.75;
+        let t5 = p160_h1(&xs[0..=3], b).sin();
+        let arr6 = p160_h2(&xs[4..=5], t2.tanh() * 1.5);
+        let t7 = arr6[2] * arr6[1];
+        let t8 = p160_h1(&xs[..], t5.tanh()).sin();
+        t8 + t7 + t5 + t4 + t3 + w[1] * 0.5 + a * 0.3
+    }
+    check_p160(seed = 0xe60387dc285e2ccf, inputs = 11, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), p[3], &p[4..10], p[10]));
+}
+
+program! {
+    #[differentiable]
+    fn p161(a: f64, b: f64) -> f64 {
+        let mut v0 = vec![0.0; 4];
+        for i in 0..v0.len() {
+            v0[i] = (1.5 + (-a).cos()).sqrt();
+        }
+        let mut acc1 = 0.0;
+        let mut k2 = 0;
+        let r4 = loop {
+            for j in 0..v0.len() {
+                let mut acc3 = (a.mul_add(a, b) * (b / (1.5 + a.tanh())) * 0.25).atan();
+                v0[k2] = (1.0 + (v0[v0.len() - 1 - j] * 0.05 * (v0[v0.len() - 1 - k2] * 0.05).tanh()).powi(2)).cbrt() * 0.25;
+            }
+            acc1 += a * 0.5;
+            k2 += 1;
+            if (0.2 * a > 0.3 && (v0[k2] * 0.05).sin() < 0.3) || k2 >= 2 { break k2 as f64 + b / (1.5 + b.tanh()); }
+        };
+        v0[1] -= ((v0[0] * 0.05 - (acc1 * 0.05).atan() - (v0[1] * 0.05).tanh()) * 0.25).sin();
+        for i in 0..4 {
+            for j in 0..4 {
+                v0[j] += (r4 * 0.5 * 0.5).atan();
+            }
+            acc1 += ((1.0 + (v0[v0.len() - 1 - i] * 0.02).sin().mul_add(b, a).powi(2)).ln() * 0.5).tanh();
+        }
+        acc1 += 0.1 * a;
+        (r4 * 0.5).atan() - 0.9 * (acc1 * 0.02).sin()
+    }
+    check_p161(seed = 0x9630a6537d75724c, inputs = 2, calls = [], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p162(b: f64, a: f64) -> f64 {
+        let o0: Option<f64> = if b * b > -0.4 && a < -0.4 { Some(((f64::sin(b) + b.atan()) * 0.5).sin()) } else { None };
+        let t2: f64 = if let Some(u1) = o0 { 2.0_f64.asinh() } else { b };
+        let mut acc3 = f64::atan(a);
+        for i in 0..1 {
+            acc3 *= (0.75_f64 * 0.25).cos();
+            let flag4 = a.cos() > -0.1;
+            if i == 1 {
+                continue;
+            }
+        }
+        let k5 = (((t2 + b) * 0.5).atan().abs() * 2.0) as usize % 3;
+        let t6 = match k5 { 0 | 1 => 0.5_f64.tanh().tanh(), _ => (f64::cos(0.1) / (1.5 + a.tanh()) * 0.5).tanh() };
+        for i in 1..=2 {
+            if i > 0 {
+                let t8 = { let u7 = (t2 + (t2 + 0.75)) * 0.5; (acc3 * 0.1).sin() };
+            }
+            acc3 = (acc3 * 0.1 * a).atan();
+        }
+        0.5 * (acc3 * 0.1) - 0.2 * t2
+    }
+    check_p162(seed = 0x193984ce7eec5304, inputs = 2, calls = [], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p163(a: f64, c: f64, n: usize, b: f64) -> f64 {
+        let mut acc0 = 1.0;
+        for i in 0..1 {
+            let t1 = if c > 0.7 || b < 0.1 { (0.25 * i as f64).hypot(0.75_f64.atan2(1.5 + b.cos())) } else { (i as f64).max(0.5).hypot(0.25 * a) };
+            if 0.6 - b > i as f64 {
+                for j in 0..2 {
+                    let c2 = |u3: f64| (1.5 + (0.2 - t1).sin()).powf((b * 0.25).tanh());
+                    let t4: f64 = c2((1.5 * t1).min((1.5 + b.cos()).sqrt())) - 0.5 * c2(t1 * a);
+                    acc0 = (n as f64 + (t4 * 0.5).atan()).sin();
+                }
+            } else {
+                let t5 = (1.0 + c.powi(2)).sqrt();
+            }
+            acc0 += (b * a / (2.0 + f64::max(n as f64, t1).cos()) * 0.25).atan();
+        }
+        let o6: Option<f64> = if a / (1.5 + (p140(3, ((acc0 * 0.25 + 0.25) * 0.5).tanh()) * 0.5).sin().tanh()) > -0.2 { Some(0.9 / (2.0 + a.cos())) } else { None };
+        let t8: f64 = if let Some(u7) = o6 { a } else { f64::max(n as f64, a) };
+        let mut acc9 = 0.5;
+        match n {
+            0 => {
+                if n < 1 {
+                    match n % 3 {
+                        0 => {
+                            let t10 = ((acc0 * 0.25).tanh() / (1.5 + b.tanh()) * (p146(3, 1.0 / (2.0 + (n as f64).cos())) - (acc0 * 0.25).sin())).atan();
+                        }
+                        1 => {
+                            let mut k11 = 0;
+                            loop {
+                                acc0 = ((acc0 * 0.1).tanh() - b.tanh()).tanh();
+                                acc9 -= (c.sin().powi(3) * 0.25).sin();
+                                k11 += 1;
+                                if (b / (2.0 + (acc0 * 0.1).cos()) < -0.4) || k11 >= 6 { break; }
+                            }
+                        }
+                        _ => {
+                            match n % 3 {
+                                0 => {
+                                    acc0 = -b.cos().exp2();
+                                }
+                                1 => {
+                                    let o12: Option<f64> = if n % 3 == 1 { Some((b + a.max(t8)) * 0.5) } else { None };
+                                    let t14: f64 = if let Some(u13) = o12 { (b * n as f64).mul_add(1.5, a) } else { 1.0 - b };
+                                }
+                                _ => {
+                                    if n < 1 {
+                                        let t15 = t8.sin();
+                                    } else {
+                                        let mut acc16 = 1.0;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                } else {
+                    acc0 = (acc0 * 0.1 - ((n as f64).sin().exp() * 0.5).atan()).atan();
+                }
+            }
+            1 => {
+                if (acc0 * 0.1).atan() / (2.0 + a.cos()) < 0.7 {
+                    if n == 1 {
+                        let mut k17 = 0;
+                        loop {
+                            if n == 0 {
+                                let t18 = if (t8 / (1.0 + (n as f64).powi(2))) < 0.3 { (-t8).sin() } else { (1.5 + (acc9 * 0.1).hypot(t8).sin()).powf(b.tanh().tanh()) };
+                            }
+                            acc9 += ((k17 as f64).cos().atan() * 0.5).sin();
+                            k17 += 1;
+                            if (a < 0.1) || k17 >= 3 { break; }
+                        }
+                    } else {
+                        let mut w19 = 0;
+                        while w19 < 3 && (2.0 > 0.7 && t8 < 0.7) {
+                            let t20 = (acc0 * 0.05).atan() / (1.0 + (0.5_f64 * 2.0).powi(2));
+                            acc0 -= 0.2 / (1.0 + t8.powi(2));
+                            w19 += 1;
+                        }
+                    }
+                } else {
+                    let t21 = if n % 3 == 1 { a.mul_add(a, c).to_radians() } else { c * f64::min(t8, acc9 * 0.05) };
+                }
+            }
+            _ => {
+                for i in 0..1 {
+                    let t22 = if b.tanh().sinh() < 0.1 { 2.0_f64.tanh().cosh() + acc9 * 0.05 } else { a };
+                    acc0 += (b * i as f64 * t8 * 0.25).sin();
+                }
+            }
+        }
+        0.5 * (acc9 * 0.05).atan() + t8 - a
+    }
+    check_p163(seed = 0x51ba875e8d31a503, inputs = 3, calls = [p140, p146], at = |p| (p[0], p[1], 2, p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p164(a: f64, xs: &[f64], n: usize) -> f64 {
+        let mut acc0 = 1.0;
+        for i in (0..6).step_by(2) {
+            if xs[(i + 1) % 3].sin() > xs[2] {
+                acc0 *= a.atan().tanh();
+                return xs[2];
+            }
+            acc0 = ((acc0 * 0.1).tanh() - (xs.iter().map(|q| q * q).sum::<f64>() * 0.25).tanh()).tanh();
+        }
+        let mut v1 = vec![0.0; xs.len()];
+        for i in 0..v1.len() {
+            v1[i] = ((xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) - xs[n]) * (acc0 * 0.1).sin().exp() * 0.25).sin();
+            if i > 0 {
+                v1[i] += v1[i - 1] * a / (1.0 + a * a) * 0.25;
+            }
+        }
+        acc0 * 0.1 + 0.5 * 0.2
+    }
+    check_p164(seed = 0x0b90444b28a45084, inputs = 4, calls = [], at = |p| (p[0], &p[1..4], 1));
+}
+
+#[differentiable]
+fn p165_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.75
+}
+#[differentiable]
+fn p165_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.3;
+    t + p165_h0(&v[1..], s * 0.6) + p165_h0(v, s).cos()
+}
+program! {
+    #[differentiable]
+    fn p165(xs: &[f64], b: f64, a: f64) -> f64 {
+        let t1 = p165_h1(xs, a * 0.3);
+        let s2 = &xs[..2];
+        let t3 = (s2[0] * a + s2[0]).sin() + s2[s2.len() - 1] * 1.5;
+        let t4 = p165_h1(&xs[3..6], t1.tanh()).sin();
+        let s5 = &s2[..];
+        let t6 = (s5[0] * a * 1.5 + s5[0]).sin() + s5[s5.len() - 1] * 0.5;
+        let t7 = p165_h1(xs, t6.tanh() * 1.5).sin();
+        let arr8: [f64; 3] = [t6.tanh(), xs[0] * 0.5, (t4.tanh()).sin()];
+        let [e10, e11, e12] = arr8;
+        let t9 = e10 * e12 + arr8[1] * e11;
+        t9 + t7 + t6 + t4 + t3 + a * 0.3
+    }
+    check_p165(seed = 0x7241d1df46b1937b, inputs = 8, calls = [], at = |p| (&p[0..6], p[6], p[7]));
+}
+
+program! {
+    #[differentiable]
+    fn p166(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = v.to_owned();
+        for _ in 0..n {
+            t1 = (x.dot(&t1) * 0.3).mapv(f64::tanh) + &t1 * 0.5;
+        }
+        let t2 = &t1 + &(&t1 / &v.mapv(|q| q * q + 1.0));
+        let mut t3 = ((s) * x).mean_axis(Axis(1)).unwrap();
+        for _ in 0..n {
+            t3 = ((v + x).dot(&t3) * 0.3).mapv(f64::tanh) + &t3 * 0.5;
+        }
+        let mut t4 = x.to_owned();
+        if n % 3 == 0 {
+            t4 = x.to_owned();
+        }
+        t4.sum() * 0.2 + t3.dot(&t3) * 0.1 + t2.dot(&t2) * 0.1
+    }
+    check_p166(seed = 0x3a0e9fd4e8faf899, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p167(a: f64, b: f64, xs: &[f64], c: f64) -> f64 {
+        let mut acc0 = ((c + xs.iter().map(|q| q * b).sum::<f64>()) * 0.25).atan().powi(2);
+        for i in (0..8).step_by(2) {
+            let t1 = i as f64;
+            if 1.5 * xs[i % xs.len()] > 0.7 {
+                for j in 1..=3 {
+                    let t2 = match j { 0 => ((acc0 * 0.05).sin() + xs[0]).atan(), 1 => 0.6 * (c - xs.iter().map(|q| (q * 1.0).sin()).sum::<f64>()), _ => (xs[(j + 1) % 3] - c).powi(2).ln_1p() };
+                    acc0 = ((acc0 * 0.05).atan() - (t2 * t2 * 0.1).tanh()).tanh();
+                }
+            }
+            acc0 += (acc0 * 0.05).sin().tanh().exp() * 0.5;
+        }
+        let mut b = b;
+        let t3 = match (xs.iter().map(|q| q.cos()).product::<f64>().abs() * 2.0) as usize % 3 { 0 | 1 => f64::min(0.5, f64::min(b, c)), _ => b - (1.0 + (acc0 * 0.05).atan().powi(2)).ln() };
+        let mut w4 = 0;
+        while w4 < 3 && (c > 0.0 || b < 0.7) {
+            let t5 = match w4 { 0 => ((c + 1.5) * (1.0 + c.powi(2)).ln() * 0.5).tanh(), 1 => (1.0 + a.cos().powi(2)).sqrt(), _ => (2.0 + (-c).cos()).powi(-2) };
+            acc0 /= (2.0 + (xs[2] * c).cos());
+            w4 += 1;
+        }
+        let mut acc6 = 0.0;
+        let t7 = (b * 0.25).sin();
+        t7 + t3 + (b * 0.25).tanh() - (acc0 * 0.02).sin().tanh() + c + 0.5 * xs[0]
+    }
+    check_p167(seed = 0x3bd198ab88168b3d, inputs = 6, calls = [], at = |p| (p[0], p[1], &p[2..5], p[5]));
+}
+
+#[differentiable]
+fn p168_h0(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.25).tanh();
+    }
+    y[0] = (y[0] * 1.5 + s).sin();
+}
+#[differentiable]
+fn p168_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 0.5;
+    }
+}
+program! {
+    #[differentiable]
+    fn p168(xs: &[f64], a: f64, w: [f64; 3]) -> f64 {
+        let s1 = &xs[..5];
+        let t2 = (s1[1] * w[2] + s1[1]).sin() + s1[s1.len() - 1] * 0.75;
+        let s3 = &s1[..5];
+        let t4 = (s3[4] * w[2] + s3[2]).sin() + s3[s3.len() - 1] * 0.6;
+        let mut buf5 = vec![0.0; 4];
+        for i in 0..4 {
+            buf5[i] = xs[i + 0] * t4.tanh();
+        }
+        p168_h0(&mut buf5, w[0] * 0.3);
+        let t6 = buf5[0] + buf5[3] * 1.5;
+        let mut buf7 = vec![0.75; 2];
+        p168_h0(&mut buf7, t6.tanh());
+        p168_h1(a, &s1[..], &mut buf7);
+        let t8 = buf7[0] + buf7[1] * 0.75;
+        let s9 = &xs[..];
+        let t10 = (s9[3] * w[2] + s9[6]).sin() + s9[s9.len() - 1] * 0.5;
+        t10 + t8 + t6 + t4 + t2 + w[1] * 0.5 + a * 0.3
+    }
+    check_p168(seed = 0x05e1cb4fd043507e, inputs = 11, calls = [], at = |p| (&p[0..7], p[7], <[f64; 3]>::try_from(&p[8..11]).unwrap()));
+}
+
+#[differentiable]
+fn p169_h0(v: &[f64], s: f64) -> Result<f64, String> {
+    let head = if v[0] * s > -0.4 { Ok((v[0] * s).sin()) } else { Err(format!("{s} is too small")) };
+    let h = head?;
+    Ok(h * 0.6 + v[v.len() - 1] * 0.5)
+}
+#[differentiable]
+fn p169_h1(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 1.5).tanh();
+    }
+    y[0] = (y[0] * 0.3 + s).sin();
+}
+#[differentiable]
+fn p169_h2(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).sin() * 0.3;
+    }
+}
+#[differentiable]
+fn p169_h3(y: &mut [f64], x: &[f64], s: f64) {
+    p169_h1(y, s);
+    p169_h2(s * -0.5, &x[1..], y);
+}
+#[differentiable]
+fn p169_h4(v: &[f64], s: f64) -> f64 {
     let mut acc = 0.0;
     for i in 0..v.len() {
-        acc += (v[i] * s + 0.25).sin();
+        acc += (v[i] * s + 0.25).tanh();
     }
     acc * 1.5 + v[0] * v[v.len() - 1]
 }
 program! {
     #[differentiable]
-    fn p195(b: f64, xs: &[f64], a: f64) -> f64 {
-        let t1 = p195_h0(&xs[..], a);
-        let t2 = p195_h0(xs, a * 0.3);
-        let s3 = &xs[3..];
-        let t4 = (s3[3] * t1.tanh() + s3[0]).sin() + s3[s3.len() - 1] * 0.75;
-        t4 + t2 + t1 + a * 0.3
-    }
-    check_p195(seed = 0xcf6d1e993c18b041, inputs = 9, calls = [], at = |p| (p[0], &p[1..8], p[8]));
-}
-
-#[differentiable]
-fn p196_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).sin() + v[1] * v[v.len() - 1] * -0.5
-}
-program! {
-    #[differentiable]
-    fn p196(a: f64, xs: &[f64]) -> f64 {
-        let s1 = &xs[3..];
-        let t2 = (s1[1] * a + s1[0]).sin() + s1[s1.len() - 1] * 0.6;
-        let t3 = p196_h0(&xs[4..], t2.tanh() * 0.6);
-        let t4 = p196_h0(&xs[0..=5], t3.tanh()).sin();
-        let t5 = p196_h0(s1, t2.tanh() * 0.5);
-        t5 + t4 + t3 + t2 + a * 0.3
-    }
-    check_p196(seed = 0xeb09a6e1a3a8e6e4, inputs = 9, calls = [], at = |p| (p[0], &p[1..9]));
-}
-
-program! {
-    #[differentiable]
-    fn p197(n: usize, a: f64, xs: &[f64]) -> f64 {
-        let t0 = (0.1 * xs[xs.len() - 1 - n].abs()).min(0.2 * xs[n] / (2.0 + a.powi(2).cos()));
-        let t1 = n as f64 / (2.0 + t0.cos());
-        let t2 = (t0.cos().tanh().exp() * 0.5).atan().powi(3);
-        let mut acc3 = t0.tanh().exp_m1();
-        for i in 0..xs.len() {
-            acc3 *= 0.5 + 0.4 * xs[n].sin();
-        }
-        (acc3 * 0.1).atan() + (t1 * 0.5).sin().tanh() + t0
-    }
-    check_p197(seed = 0x2e21fa18fa765180, inputs = 4, calls = [], at = |p| (1, p[0], &p[1..4]));
-}
-
-#[differentiable]
-fn p198_h0(v: &[f64], s: f64, k: usize) -> f64 {
-    if k == 0 {
-        (v[0] * s).cos()
-    } else {
-        v[k % v.len()] * 1.5 + p198_h0(v, s * 0.5, k - 1).cos()
-    }
-}
-#[differentiable]
-fn p198_h1(y: &mut [f64], s: f64) {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.25).tanh();
-    }
-    y[0] = (y[0] * -0.5 + s).sin();
-}
-#[differentiable]
-fn p198_h2(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).sin() * -0.5;
-    }
-}
-#[differentiable]
-fn p198_h3(y: &mut [f64], x: &[f64], s: f64) {
-    p198_h1(y, s);
-    p198_h2(s * -0.5, &x[1..], y);
-}
-#[differentiable]
-fn p198_h4(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.3).sin();
-    }
-    acc * 0.5 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p198_h5(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.3;
-    t + p198_h4(&v[1..], s * 0.6) + p198_h4(v, s).sin()
-}
-program! {
-    #[differentiable]
-    fn p198(xs: &[f64], a: f64, b: f64) -> f64 {
-        let t1 = p198_h0(&xs[..], b, 3);
-        let arr2: [f64; 3] = [t1.tanh() * 0.75, xs[3] * 0.3, (t1.tanh()).sin()];
+    fn p169(xs: &[f64], a: f64) -> f64 {
+        let t1 = match p169_h0(&xs[5..=5], a) { Ok(v) => v, Err(_) => a * 0.75 };
+        let arr2: [f64; 3] = [a, xs[3] * 0.3, (a).sin()];
         let t3 = arr2[0] * arr2[2];
-        let mut buf4 = vec![0.0; 2];
-        for i in 0..2 {
-            buf4[i] = xs[i + 3] * b * 1.5;
+        let s4 = &xs[3..];
+        let t5 = (s4[1] * t1.tanh() * 0.6 + s4[1]).sin() + s4[s4.len() - 1] * -0.5;
+        let mut buf6 = vec![1.5; 2];
+        p169_h1(&mut buf6, t3.tanh());
+        p169_h3(&mut buf6, &xs[..5], a);
+        p169_h3(&mut buf6, &xs[..7], t1.tanh() * 0.25);
+        let t7 = buf6[0] + buf6[1] * 0.5;
+        let t8 = p169_h4(&xs[1..=3], t5.tanh()).sin();
+        let mut buf9 = vec![0.6; 3];
+        p169_h3(&mut buf9, &s4[2..=3], t5.tanh() * 0.3);
+        for _ in 0..3 {
+            p169_h2(a, s4, &mut buf9);
         }
-        p198_h3(&mut buf4, &xs[3..6], t1.tanh());
-        p198_h2(t1.tanh(), xs, &mut buf4);
-        p198_h2(b, xs, &mut buf4);
-        let t5 = buf4[0] + buf4[1] * 0.6;
-        let t6 = p198_h5(&xs[..], t3.tanh() * 0.5);
-        let mut buf7 = vec![0.0; 3];
-        for i in 0..3 {
-            buf7[i] = xs[i + 2] * t1.tanh() * 0.5;
-        }
-        p198_h3(&mut buf7, &xs[2..=5], a);
-        p198_h1(&mut buf7, t1.tanh() * 1.5);
-        let t8 = buf7[0] + buf7[2] * 0.5;
-        let s9 = &xs[0..=7];
-        let t10 = (s9[3] * a + s9[0]).sin() + s9[s9.len() - 1] * 0.5;
-        t10 + t8 + t6 + t5 + t3 + a * 0.3
+        let t10 = buf9[0] + buf9[2] * 0.25;
+        t10 + t8 + t7 + t5 + t3 + a * 0.3
     }
-    check_p198(seed = 0xaa64775d7a0eee34, inputs = 10, calls = [], at = |p| (&p[0..8], p[8], p[9]));
+    check_p169(seed = 0x1604edfde444ff9d, inputs = 8, calls = [], at = |p| (&p[0..7], p[7]));
 }
 
 program! {
     #[differentiable]
-    fn p199(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+    fn p170(n: usize, a: f64) -> f64 {
+        let a = a + a * a;
+        let t0 = if 1.25_f64.min((a * 0.25).tanh()) > 0.7 || (a * 0.25).sin() < 0.0 { a * 0.25 + (a * 0.25).sin() - (p163((a * 0.25).tanh() * (a * 0.25).sin(), (a * 0.25 / (1.0 + (a * 0.25).tanh().powi(2)) * 0.25).sin(), 2, (a * 0.25 * 0.5).sin()) * 0.5).tanh() * 0.2 } else { a * 0.25 * (a * 0.25).sin() * ((a * 0.25).tanh() * (a * 0.25).atan()) };
+        let c1 = |u2: f64| (a * 0.25).atan();
+        let t3: f64 = c1(1.0 * (t0 * 0.5).tanh().clamp(-0.75, 0.75)) - 0.5 * c1((1.0 + (t0 * 0.5).atan().powi(2)).cbrt());
+        let mut acc4 = (a * 0.25).atan();
+        let mut w5 = 0;
+        while w5 < 3 {
+            let t6 = 1.25 * (p133((acc4 * 0.25).tanh(), 3, (a * 0.25).tanh()) * 0.25).tanh() / (1.5 + f64::max(t0 * 0.5, w5 as f64).tanh());
+            acc4 += (t6 + (a * 0.25).tanh()).sin() * 0.5;
+            w5 += 1;
+        }
+        if (t0 * 0.5 * 0.5).atan().powi(3) > t3 && (t0 * 0.5).sin() < -0.4 {
+            for i in 0..2 {
+                let t3 = t3 + (0.5 * (t0 * 0.5).tanh()).atanh();
+                acc4 *= (0.25 / (1.5 + 0.25_f64.tanh())).cos();
+            }
+        } else if 0.5 / (2.0 + (acc4 * 0.05).sin().cos()) > 0.0 || 1.25 < 0.1 {
+            match n % 3 {
+                0 => {
+                    acc4 += (acc4 * 0.05).sin();
+                }
+                1 => {
+                    if (n as f64 * (t0 * 0.5).sin()) > -0.1 {
+                        return (acc4 * 0.05).atan();
+                    }
+                }
+                _ => {
+                    let flag7 = (2.0 + (acc4 * 0.05).sin().sin()).ln() > 0.1;
+                }
+            }
+        }
+        (acc4 * 0.05).sin().cos() + t0 * 0.5 - (a * 0.25).sin() + 0.5 * t3
+    }
+    check_p170(seed = 0x5eb171a0f529d55a, inputs = 1, calls = [p133, p163], at = |p| (1, p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p171(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = ((x * x).mapv(f64::tanh)).row(1).to_owned();
+        let t2 = x[[1, 2]];
+        let t3 = t1.to_owned();
+        t3.dot(&t3) * 0.1 + t2 + t1.dot(&t1) * 0.1
+    }
+    check_p171(seed = 0x839e6f33f2945ce7, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3),
+        params = ["x", "v"] at [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+}
+
+program! {
+    #[differentiable]
+    fn p172(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (a + a - a + a + xs[3]).tanh();
+        let t2 = (a + xs[0]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 1..xs.len() {
+            let mut t3 = 0.0;
+            for j in 0..2 {
+                t3 += ((1.0 + ((xs[i - 1]) * (xs[i])) * ((xs[i - 1]) * (xs[i]))).ln() * (j as f64 + 0.5)).sin();
+            }
+            acc = acc + (((((t1) * 0.5).exp()).tanh()).tanh()).tanh() - (((xs[i - 1]) * (xs[i]) + a).cos() * 0.40_f64).tanh();
+            acc -= (((xs[i]).sin() - (xs[i - 1]).mul_add(0.5, a)).sin()).tanh();
+        }
+        acc.sin()
+    }
+    check_p172(seed = 0x8d0bad38a381b105, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p173(c: f64, a: f64, b: f64) -> f64 {
+        let mut acc0 = 1.0;
+        for i in 0..2 {
+            match i {
+                0 => {
+                    acc0 *= (i as f64).cos();
+                }
+                _ => {
+                    let t1 = if i == 1 { -(a * i as f64) } else { 0.75 * p161(1.0, (a * a * 0.5).sin()) - (a - 0.9) };
+                }
+            }
+            acc0 = -(p116((acc0 * 0.1 * i as f64 * 0.25).sin(), (a.mul_add(0.9, (acc0 * 0.1).tanh()) * 0.5).sin(), b.clamp(-0.75, 0.75), (1.0 + 0.25_f64.powi(2)).cbrt()) * 0.25).atan().hypot((acc0 * 0.1).atan()) * 0.5;
+        }
+        0.5 * (acc0 * 0.1).tanh() - b
+    }
+    check_p173(seed = 0xddc7df2252681c60, inputs = 3, calls = [p116, p161], at = |p| (p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p174(n: usize, b: f64, a: f64) -> f64 {
+        let mut a = a;
+        for i in 0..2 {
+            let t0 = b + 0.9;
+            let c1 = |u2: f64| (a * 0.25).tanh().tanh().exp2();
+            let t3: f64 = c1((((p116((p110((0.9 * t0 * 0.5).sin(), 2) * 0.5 * t0 * 0.25).atan(), (a * 0.25).atan().abs(), ((b + (a * 0.25).tanh()) * 0.5).atan(), 1.25) * 0.25).atan() + 0.9).powi(3) * 0.1).atan()) - 0.5 * c1(((a * 0.25).mul_add(i as f64, a * 0.25) * 0.25).tanh());
+            a /= (2.0 + (b * (t3 * 0.5).tanh()).cos());
+        }
+        let t4 = ((1.5 + b.sin()).powf((a * 0.25).tanh().tanh()) - ((a * 0.25).atan() - n as f64)).abs();
+        let mut acc5 = (1.5 * (t4 * 0.25 / (1.5 + (t4 * 0.25).sin().tanh())) * 0.25).sin();
+        let mut acc6 = acc5;
+        acc5 /= (1.0 + acc5.powi(2));
+        a /= (1.0 + (t4 * 0.25).atan().abs().powi(2));
+        acc6.cos() - acc5 + (t4 * 0.25).sin() + (a * 0.25).tanh()
+    }
+    check_p174(seed = 0xe0a326ba1d407e5c, inputs = 2, calls = [p110, p116], at = |p| (1, p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p175(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
         let mut t1 = x.to_owned();
         if n % 2 == 0 {
-            t1 = (x[[1, 0]]) * &(x / &v.mapv(|q| q * q + 1.0));
+            t1 = &(x / &v.mapv(|q| q * q + 1.0)) / &(v / &v.mapv(|q| q * q + 1.0)).mapv(|q| q * q + 1.0);
         }
-        let mut t2 = &(t1.t().to_owned()) / &(x + x).mapv(|q| q * q + 1.0);
-        for _ in 0..n {
-            t2 = (&t2 * ((s) + (s) * 0.5)).mapv(f64::sin) + &t2 * 0.5;
-        }
-        let mut t3 = v.to_owned();
+        let mut t2 = (&t1 / &v.mapv(|q| q * q + 1.0)).row(1).to_owned();
         if n % 3 == 0 {
-            t3 = v.to_owned();
+            t2 = (x + x).dot(&((s) - v)) * 0.3;
         }
-        let mut t4 = (&(x.mapv(|q| (q * 0.5).exp())) * &(x.sum_axis(Axis(0)) * 0.3)).mapv(f64::tanh);
+        let t3 = t1.sum_axis(Axis(1)) * 0.3;
+        let t4 = &((s) - &t2) - &(t3.sin());
+        let mut t5 = x.to_owned();
         for _ in 0..n {
-            t4 = (&t4 * (v.sum().sin())).mapv(f64::sin) + &t4 * 0.5;
+            t5 = (&t5 * (t4.sum().sin())).mapv(f64::sin) + &t5 * 0.5;
         }
-        t4.sum() * 0.2 + t3.dot(&t3) * 0.1 + t2.sum() * 0.2
+        t5.sum() * 0.2 + t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1
     }
-    check_p199(seed = 0x373bfbb2600b193e, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+    check_p175(seed = 0xadee8114ddba93ea, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p176(xs: &[f64], d: f64, b: f64, a: f64, c: f64) -> f64 {
+        let mut acc0 = (1.5 + d.atan().cos()).sqrt();
+        if f64::atan(0.75) > 0.25 {
+            if b + b < -0.1 {
+                for i in 0..1 {
+                    for j in 0..4 {
+                        let t1 = c - acc0 * 0.1;
+                        acc0 *= 0.5 + 0.4 * (xs.iter().map(|q| q.cos()).product::<f64>() + xs[j % xs.len()]).sin();
+                    }
+                    acc0 /= (2.0 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().cos().cos());
+                }
+            }
+        }
+        let mut v2 = vec![0.0; 2];
+        for i in 0..v2.len() {
+            v2[i] = ((c - a) * 0.5).atan().powi(2);
+        }
+        (acc0 * 0.05).atan() + c
+    }
+    check_p176(seed = 0xae10d6eb52e180d3, inputs = 7, calls = [], at = |p| (&p[0..3], p[3], p[4], p[5], p[6]));
+}
+
+program! {
+    #[differentiable]
+    fn p177(a: f64, xs: &[f64]) -> f64 {
+        let a = a * a;
+        let mut a = a;
+        let k0 = (0.25_f64.atan().abs() * 2.0) as usize % 3;
+        let t1 = match k0 { 0 | 1 => (a * 0.5).max(xs[0]).tanh(), _ => (xs[3] * 1.5 * (a * 0.5).atan().asinh() * 0.5).sin() };
+        let mut acc2 = (xs.iter().sum::<f64>().tanh() / (1.5 + t1.tanh()) * 0.5).tanh();
+        if t1 / (1.0 + acc2 * acc2) > 0.1 {
+            for i in 1..=1 {
+                let t5: f64 = xs.iter().rev().skip(1).map(|&u3| f64::sin(xs[2] - xs[1])).sum();
+                a *= 0.5 + 0.4 * (acc2 * 0.5).tanh().atan().sin();
+            }
+        }
+        (acc2 * 0.5).sin() + t1.sin() - 0.3 * (a * 0.1).atan()
+    }
+    check_p177(seed = 0xb00644372aca3b26, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]),
+        params = ["xs"] at [1, 2, 3, 4]);
+}
+
+program! {
+    #[differentiable]
+    fn p178(a: f64, b: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = 0.5;
+        for (i, q1) in xs.iter().enumerate() {
+            let t2 = 0.3 * (i as f64 * a.mul_add(*q1, *q1));
+            let mut k3 = 0;
+            let r5 = loop {
+                let mut acc4 = b;
+                acc0 = *q1;
+                k3 += 1;
+                if (xs[(k3 + 1) % 3] - a > -0.4) || k3 >= 4 { break (-a).tanh().cosh(); }
+            };
+            acc0 -= (a * a).mul_add(xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) - (t2 * 0.5).atan(), xs.iter().map(|q| q * q).sum::<f64>().tanh()) * 0.1;
+        }
+        let o6: Option<f64> = if (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * b) > xs.iter().map(|q| (q * 0.1).sin()).sum::<f64>() { Some(-(xs[0] + xs.iter().map(|q| q.cos()).product::<f64>())) } else { None };
+        let t8: f64 = if let Some(u7) = o6 { u7 } else { 0.6_f64.sin() };
+        acc0 /= (1.0 + (t8 * xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())).powi(2));
+        let t9: f64 = xs[2].max((acc0 * 0.05).atan()).powi(2);
+        let mut k10 = 0;
+        loop {
+            for j in (0..6).step_by(2) {
+                let t11 = if xs[k10].atan() > -0.1 { b.powi(2).ln_1p() + (acc0 * 0.02).tanh().min(b) } else { 1.0_f64.cos().cos() };
+                acc0 = ((xs.iter().sum::<f64>() + b) * (acc0 * 0.02).sin().cos() * 0.25).tanh();
+            }
+            let t12 = (acc0 * 0.02).sin() * 0.5;
+            acc0 = ((xs[xs.len() - 1 - k10].atan2(1.5 + t8.cos()) + (t9 - acc0 * 0.02)) * 0.25).sin();
+            k10 += 1;
+            if (xs[0] + (p130(((acc0 * 0.02 - xs[(k10 + 1) % 3]) * 0.25).atan(), 0.3, ((a + t9) * 0.25).atan(), ((b + xs[(k10 + 1) % 3]) * 0.5).atan()) * 0.25).atan() > -0.4) || k10 >= 3 { break; }
+        }
+        0.1 * t9 + 1.25 * t8 - 1.5 * (acc0 * 0.02).tanh() + b.tanh() + 1.25 * a + 0.5 * xs[1]
+    }
+    check_p178(seed = 0x1dd37d44cf869b6f, inputs = 5, calls = [p130], at = |p| (p[0], p[1], &p[2..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p179(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = v.to_owned();
+        let t2 = x.dot(&(x.sum_axis(Axis(1)) * 0.3)) * 0.3;
+        t2.dot(&t2) * 0.1 + t1.dot(&t1) * 0.1 + s
+    }
+    check_p179(seed = 0x3db4d0c5ba082d90, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p180(a: f64, xs: &[f64]) -> f64 {
+        let t1 = ((-0.46_f64 - a).tanh() + xs[2]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        let mut carried = 0.5;
+        for i in 0..xs.len() - 1 {
+            if (((xs[i + 1]).tanh()) * 0.5).exp() < 0.17 {
+                break;
+            }
+            if (((a).cos() * xs[i + 1]) * 0.5).exp() < -0.32 {
+                break;
+            }
+            acc = acc + (xs[i]).tanh() - (xs[i]).tanh();
+            carried = carried * 0.5 + (a - t1).tanh();
+            acc += carried;
+        }
+        let r = acc;
+        r
+    }
+    check_p180(seed = 0x1cae385345e92d9b, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]),
+        params = ["xs"] at [1, 2, 3, 4, 5]);
+}
+
+program! {
+    #[differentiable]
+    fn p181(b: f64, a: f64) -> f64 {
+        let t0 = 0.2_f64.max(a) * (b - a);
+        let mut acc1 = 0.5;
+        if a > 0.25 && a < 0.3 {
+            for i in (0..3).rev() {
+                let t2 = if (t0 * 0.5).tanh() * b < 0.1 { (1.0 + (b * a).powi(2)).cbrt() } else { a * 1.25 - (b - b) };
+                acc1 -= ((1.5 * (t2 * 0.5).atan()).sin() * 0.5).tanh();
+            }
+            let t3 = 0.3 * (b - b);
+            acc1 = (((t0 * 0.5).tanh() + t3) * (p145(3, a, (t0 * 0.5).atan().cos()) * 0.5).atan().asinh() * 0.5).atan();
+        }
+        let t4 = ((acc1 * 0.25).atan() + b).tanh();
+        let t5 = t4 - a;
+        for i in 0..4 {
+            let b = b + (t0 * 0.5).sin().sin();
+            acc1 += a * 0.5 * t4;
+        }
+        (t5 * 0.5).tanh() + 2.0 * t4 - (acc1 * 0.1).sin() - t0 * 0.5
+    }
+    check_p181(seed = 0x9ea05a1e8f93acd7, inputs = 2, calls = [p145], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p182(a: f64) -> f64 {
+        if a > (p139(-a, (a * a * 0.5).atan()) * 0.1).sin() {
+            return a * a.powi(2).ln_1p();
+        }
+        let mut acc0 = 0.5;
+        if a.atan2(1.5 + a.cos()) > a {
+            let mut acc1 = (a + a).mul_add(a + a, a * p162(a.max(a), ((1.0 - a) * 0.5).tanh())) * 0.25;
+            acc1 -= (1.5 + (1.0 + acc1.powi(2)).sqrt().sin()).powf(acc1.tanh()) * 0.5;
+            let mut w2 = 0;
+            while w2 < 4 {
+                let t3 = match w2 % 3 { 0 => (w2 as f64 - a) * (a * 0.5) * 0.5, 1 => ((1.0 + (a / (1.0 + (acc1 * 0.1).powi(2))).powi(2)).sqrt() * 0.5).atan(), _ => f64::sin(acc1 * 0.1 * a) };
+                acc1 = ((acc1 * 0.1).tanh() + (acc1 * 0.1).atan() * a * 0.5).atan();
+                w2 += 1;
+            }
+        } else if a + a > a {
+            if a > 0.0 {
+                for i in 0..4 {
+                    let mut w4 = 0;
+                    while w4 < 4 {
+                        let t5 = if a < 0.3 { 1.25 * a * (a + a) } else { (a * a).hypot(-a) };
+                        acc0 = (-(t5 * 0.5).sin()).powi(3);
+                        w4 += 1;
+                    }
+                    acc0 /= (1.0 + (a * (acc0 * 0.02).atan()).powi(2));
+                }
+            } else {
+                let t6 = (acc0 * 0.02).sin() - ((acc0 * 0.02).atan() * (acc0 * 0.02)).asinh();
+            }
+        } else {
+            acc0 = (acc0 * 0.02).tanh().powi(3);
+            for i in 1..=3 {
+                let t7 = a;
+                acc0 = (acc0 * 0.02 * a.abs()).atan();
+            }
+        }
+        if (acc0 * 0.02).sin().mul_add((acc0 * 0.02).sin(), (acc0 * 0.02).tanh()) > 0.9 {
+            let flag8 = a > 0.7;
+        } else {
+            let a = a * (acc0 * 0.02).atan().powi(3);
+        }
+        0.75 * (acc0 * 0.02).tanh() - 0.2 * a + 0.5 * (acc0 * 0.02).tanh()
+    }
+    check_p182(seed = 0x992b70355d02d44f, inputs = 1, calls = [p139, p162], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p183(b: f64, a: f64) -> f64 {
+        let mut acc0 = ((a - p162(a * 0.9, a) - b) * 0.5).tanh();
+        let mut w1 = 0;
+        while w1 < 3 {
+            let b = b - b * b;
+            let t2 = match w1 { 0 | 1 => (1.5 + (w1 as f64).cos()).sqrt() - 0.2_f64.powi(2).ln_1p(), _ => (b * 0.25).tanh() };
+            acc0 -= ((1.5 + (acc0 * 0.25).sin()).powf((0.2 * t2).tanh()) * 0.5).atan();
+            w1 += 1;
+        }
+        (acc0 * 0.25).tanh().cos() + a
+    }
+    check_p183(seed = 0x8d8c7d4572e8f962, inputs = 2, calls = [p162], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p184(b: f64, a: f64, c: f64) -> f64 {
+        let c = c - (a + a);
+        let a = a - a / (1.0 + b * b);
+        let mut acc0 = 0.0;
+        if (a * 0.25).sin() * (c * 0.25).tanh() < 0.1 {
+            let a = (a * 0.25).tanh() - (1.5 + (c * 0.25).sin().sin()).log(2.5 + (c * 0.25).atan().cos());
+        }
+        for i in 0..2 {
+            acc0 += (((c * 0.25).tanh() * 0.25).cos() * 0.5).tanh();
+        }
+        let t1: f64 = b + (b + (c * 0.25).atan().sin());
+        for i in 0..1 {
+            for j in 0..2 {
+                acc0 = ((acc0 * 0.1).sin() - (f64::max(t1 * 0.5, (c * 0.25).sin()) * 0.5).atan()).sin();
+            }
+            acc0 /= (2.0 + b.cos());
+        }
+        let t3 = { let u2 = ((b * 0.9 - f64::max(p181((a * 0.25).tanh(), (2.0 + b.cos()).recip()) * 0.25, (c * 0.25).sin())) * 0.5).sin(); 0.5 - ((a * 0.25).sin() + a * 0.25) };
+        for i in 1..=3 {
+            let o4: Option<f64> = if i % 2 == 0 { Some((t3 * 0.5).tanh()) } else { None };
+            let t6: f64 = if let Some(u5) = o4 { (t1 * 0.5).tanh().atan2(1.5 + (b + u5).cos()) } else { (c * 0.25).tanh() - (c * 0.25).sin() };
+            acc0 = (t1 * 0.5).atan().mul_add(0.25, (c * 0.25).sin() * (t1 * 0.5).sin());
+        }
+        (t3 * 0.5).atan() + (acc0 * 0.1).tanh() - (a * 0.25).atan() - c * 0.25 + b + 0.5 * (a * 0.25).sin()
+    }
+    check_p184(seed = 0x44b93e170216478e, inputs = 3, calls = [p181], at = |p| (p[0], p[1], p[2]));
+}
+
+#[differentiable]
+fn p185_h0(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.3 + (y[i] * s).sin() * 0.25;
+    }
+}
+#[differentiable]
+fn p185_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * 0.25;
+    }
+}
+#[differentiable]
+fn p185_h2(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 1.5).sin();
+    }
+    acc * 0.6 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p185_h3(y: &mut [f64], x: &[f64], s: f64) {
+    p185_h0(y, s);
+    p185_h1(s * 0.6, &x[1..], y);
+}
+program! {
+    #[differentiable]
+    fn p185(xs: &[f64], a: f64) -> f64 {
+        let s1 = &xs[4..=5];
+        let t2 = (s1[1] * a + s1[1]).sin() + s1[s1.len() - 1] * 0.75;
+        let mut buf3 = vec![1.5; 3];
+        p185_h0(&mut buf3, a);
+        p185_h0(&mut buf3, t2.tanh());
+        p185_h1(t2.tanh(), s1, &mut buf3);
+        let t4 = buf3[0] + buf3[2] * -0.5;
+        let s5 = &xs[2..];
+        let t6 = (s5[2] * t4.tanh() + s5[1]).sin() + s5[s5.len() - 1] * -0.5;
+        let t7 = p185_h2(&s1[0..2], t4.tanh());
+        let s8 = &xs[..];
+        let t9 = (s8[0] * t7.tanh() + s8[4]).sin() + s8[s8.len() - 1] * -0.5;
+        let mut buf10 = vec![0.75; 3];
+        for _ in 0..2 {
+            p185_h3(&mut buf10, &s5[2..5], t7.tanh() * 0.6);
+        }
+        for _ in 0..3 {
+            p185_h3(&mut buf10, &s1[..2], t2.tanh());
+        }
+        let t11 = buf10[0] + buf10[2] * 1.5;
+        let t12 = p185_h2(&buf3[2..=2], t11.tanh()).sin();
+        t12 + t11 + t9 + t7 + t6 + a * 0.3
+    }
+    check_p185(seed = 0x5711a6b1301c5d23, inputs = 8, calls = [], at = |p| (&p[0..7], p[7]));
+}
+
+program! {
+    #[differentiable]
+    fn p186(a: f64, b: f64, c: f64, xs: &[f64], n: usize) -> f64 {
+        let t2: f64 = xs.iter().rev().skip(1).map(|&u0| c / (1.0 + c * c) - (c + 0.2)).sum();
+        let t3 = c;
+        let mut v4: Vec<f64> = Vec::new();
+        v4.push(1.0_f64.cos() * a);
+        v4.push(xs.iter().map(|q| (q * 2.0).sin()).sum::<f64>() / (2.0 + (xs[n] - (p181((n as f64).atan(), ((c + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())) * 0.5).tanh()) * 0.25).atan()).cos()) * 0.5);
+        let t5 = v4[0] * 0.5 + v4[1];
+        let mut v6 = vec![0.0; n];
+        for i in 0..v6.len() {
+            v6[i] = (1.25 / (1.5 + 1.5_f64.tanh())).abs();
+            if i > 0 {
+                v6[i] += v6[i - 1] * i as f64 * 0.5;
+            }
+        }
+        v6[(n + 1) % 2] += (((t2 * 0.1).abs() - (xs[n] - c)) * 0.25).sin();
+        let mut acc7 = (t3 - a) / (1.0 + p161(2.0_f64.atan(), ((a + xs[2]) * 0.5).atan()).powi(2)) * 0.5;
+        if n == 2 {
+            v6[n % 2] = (acc7 * 0.5).sin();
+        } else if n > 1 {
+            let t8 = b.sin();
+        } else {
+            let o9: Option<f64> = if n % 2 == 0 { Some(xs[2] * f64::max(c, a)) } else { None };
+            let t11: f64 = match o9 { Some(u10) => (t2 * 0.1).tanh(), None => (v6[(n + 1) % 2] * 0.25).sin().sin() };
+        }
+        t5 * 0.5 + t3.cos() + (t2 * 0.1).tanh() - c
+    }
+    check_p186(seed = 0xd1f46665097df990, inputs = 6, calls = [p161, p181], at = |p| (p[0], p[1], p[2], &p[3..6], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p187(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (-0.56_f64 + xs[1]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 1..xs.len() {
+            if (t1).sin() - 0.59_f64 < 0.27 {
+                if (1.0 + (a + t1) * (a + t1)).ln() < 0.18 {
+                    extra = extra + (-0.06_f64).tanh() - ((((t1).mul_add(0.5, xs[i - 1])).mul_add(0.5, xs[i - 1])).cos() * a).tanh();
+                    extra = extra + (xs[i]).tanh() - ((((xs[i - 1]).sin()).mul_add(0.5, xs[i])).mul_add(0.5, a)).tanh();
+                } else {
+                    let t2 = if ((xs[i]).sin()).tanh() > -0.38 { (xs[i]).tanh() } else { (t1).tanh() };
+                }
+                extra = extra + (a).tanh() - ((1.0 + (t1) * (t1)).ln()).tanh();
+            }
+            acc += (0.26_f64).tanh();
+            let mut t3 = 0.0;
+            for j in 0..2 {
+                t3 += (t1 * (j as f64 + 0.5)).sin();
+            }
+            if xs[i - 1] + (-0.75_f64) * (a) > 0.27 {
+                acc += ((1.0 + (((xs[i]) * 0.5).exp() - (xs[i]).mul_add(0.5, xs[i])) * (((xs[i]) * 0.5).exp() - (xs[i]).mul_add(0.5, xs[i]))).ln()).tanh();
+            } else {
+                acc += ((-0.52_f64).mul_add(0.5, xs[i]) + (t3).cos() * t3 - (xs[i]).tanh()).tanh();
+            }
+            acc += ((a).cos() * 0.70_f64).tanh();
+        }
+        acc
+    }
+    check_p187(seed = 0x9f063e31c91e9081, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p188(b: f64, a: f64, n: usize) -> f64 {
+        let mut acc0 = 1.0;
+        if n % 2 == 0 {
+            let mut k1 = 0;
+            let r5 = loop {
+                acc0 *= 0.5 + 0.4 * (b / (1.0 + b * b)).sin();
+                if k1 % 2 == 0 {
+                    let c2 = |u3: f64| a;
+                    let t4: f64 = c2((a - n as f64 - (p129(((a + (acc0 * 0.1).sin()) * 0.5).sin(), (((acc0 * 0.1).atan() + b) * 0.5).sin()) * 0.5 + k1 as f64)) * 0.25) - 0.5 * c2((acc0 * 0.1).sin().mul_add((acc0 * 0.1).tanh(), (acc0 * 0.1).atan()));
+                } else {
+                    let a = a + 0.75 * 2.0;
+                }
+                acc0 = (2.0 + (b.powi(3) * 0.5).sin().cos()).powi(-2);
+                k1 += 1;
+                if (a < 0.0) || k1 >= 4 { break (acc0 * 0.1).sin() / (1.0 + (n as f64).powi(2)) * 2.0; }
+            };
+            if a / (2.0 + (r5 * 0.5).sin().cos()) < 0.5 {
+                let t6 = (0.3 * a).tanh().exp();
+            }
+        } else if n == 0 {
+            let flag7 = (acc0 * 0.1).atan().sin() > -0.2;
+            let mut acc8 = 0.5;
+        }
+        let mut w9 = 0;
+        while w9 < 1 {
+            if b < -0.2 {
+                let t10 = (w9 as f64).cos().exp_m1();
+            } else {
+                for j in 0..2 {
+                    let t11 = if f64::max(a, a) > b { b } else { 0.25 * (a - (acc0 * 0.05).sin()) };
+                    acc0 *= b.abs().cos();
+                }
+            }
+            acc0 += 0.6 * (0.5 * a);
+            w9 += 1;
+        }
+        let a = a - a * a;
+        0.25 * (a * 0.25).sin() + (acc0 * 0.02).sin() + b.cos()
+    }
+    check_p188(seed = 0xd801b571fdd6d462, inputs = 2, calls = [p129], at = |p| (p[0], p[1], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p189(a: f64, b: f64, n: usize) -> f64 {
+        let c0 = |u1: f64| u1.tanh().sin();
+        let t2: f64 = c0((n as f64 * 0.5).sin()) - 0.5 * c0(b);
+        let o3: Option<f64> = if 0.6 < 0.25 { Some((1.5 + (b - a).sin()).powf(b.tanh())) } else { None };
+        let t5: f64 = if let Some(u4) = o3 { p161((u4.max(a) * 0.5).tanh(), n as f64 * 0.5) * u4 * (t2 + u4) } else { ((n as f64).max(b) * 0.5).atan() };
+        let mut acc6 = 0.5;
+        let mut v7 = vec![0.0; 2];
+        for i in 0..v7.len() {
+            v7[i] = ((a * t2 - a) * 0.5).sin();
+        }
+        if a > 0.5 {
+            let t8 = a.cos();
+        } else {
+            let t9 = (b * (t5 * 0.05).atan()).cos() - t2.sin().exp();
+        }
+        (t5 * 0.05).atan() + t2
+    }
+    check_p189(seed = 0x5584f2833a684d6d, inputs = 2, calls = [p161], at = |p| (p[0], p[1], 3));
+}
+
+#[differentiable]
+fn p190_h0(v: &[f64], s: f64, k: usize) -> f64 {
+    if k == 0 {
+        (v[0] * s).sin()
+    } else {
+        v[k % v.len()] * 0.75 + p190_h0(v, s * 0.75, k - 1).sin()
+    }
+}
+#[differentiable]
+fn p190_h1(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.3).tanh();
+    }
+    acc * -0.5 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p190_h2(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).tanh();
+    r[1] = v[1] * 0.25;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+program! {
+    #[differentiable]
+    fn p190(w: [f64; 3], a: f64, xs: &[f64], b: f64) -> f64 {
+        let t1 = p190_h0(&xs[..5], b, 3);
+        let s2 = &xs[2..];
+        let t3 = (s2[3] * w[2] * 0.5 + s2[3]).sin() + s2[s2.len() - 1] * 0.25;
+        let t4 = p190_h1(&s2[2..4], b).sin();
+        let s5 = &s2[1..=4];
+        let t6 = (s5[1] * w[0] + s5[2]).sin() + s5[s5.len() - 1] * 0.5;
+        let s7 = &xs[..];
+        let t8 = (s7[4] * t4.tanh() + s7[2]).sin() + s7[s7.len() - 1] * 1.5;
+        let t9 = p190_h1(&s5[1..3], t3.tanh() * 0.5).sin();
+        let arr10 = p190_h2(&s5[..2], t4.tanh() * 1.5);
+        let t11 = arr10[1] * arr10[0];
+        t11 + t9 + t8 + t6 + t4 + w[1] * 0.5 + a * 0.3
+    }
+    check_p190(seed = 0x12741fe7215556e0, inputs = 12, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), p[3], &p[4..11], p[11]));
+}
+
+#[differentiable]
+fn p191_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * -0.5
+}
+program! {
+    #[differentiable]
+    fn p191(xs: &[f64], a: f64) -> f64 {
+        let s1 = &xs[..6];
+        let t2 = (s1[1] * a + s1[4]).sin() + s1[s1.len() - 1] * 0.5;
+        let t3 = p191_h0(&s1[..], a * -0.5);
+        let s4 = &s1[3..];
+        let t5 = (s4[1] * a + s4[2]).sin() + s4[s4.len() - 1] * 1.5;
+        t5 + t3 + t2 + a * 0.3
+    }
+    check_p191(seed = 0x92ceb17d26423bb6, inputs = 8, calls = [], at = |p| (&p[0..7], p[7]));
+}
+
+program! {
+    #[differentiable]
+    fn p192(c: f64, xs: &[f64], b: f64, a: f64, d: f64) -> f64 {
+        let mut acc0 = 0.0;
+        if d > 0.25 {
+            for i in 0..3 {
+                acc0 *= 0.8 + 0.2 * b.sin();
+            }
+        }
+        acc0 /= (2.0 + (1.0 + c.powi(2)).sqrt().cos());
+        let mut k1 = 0;
+        loop {
+            let mut b = b;
+            match k1 % 3 {
+                0 => {
+                    if k1 > 2 {
+                        return xs[k1 % xs.len()].mul_add((acc0 * 0.05).tanh(), 0.3).min(1.0 + xs[2]);
+                    }
+                }
+                1 => {
+                    if d - xs[k1 % xs.len()] > a {
+                        let mut k2 = 0;
+                        let r4 = loop {
+                            let t3 = acc0 * 0.02;
+                            b += (a - (acc0 * 0.02).tanh() - k2 as f64) * 0.25;
+                            k2 += 1;
+                            if (c * xs[k2] > -0.1) || k2 >= 2 { break (acc0 * 0.02).atan() * d - (a - xs[k2]); }
+                        };
+                    } else if a > -0.4 {
+                        let mut acc5 = f64::max(d, xs[(k1 + 1) % 4]);
+                    } else {
+                        let t8: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u6, &w7)| 1.25 * (u6 - xs[k1 % xs.len()]) * (0.5 * w7)).sum();
+                    }
+                }
+                _ => {
+                    let t9: f64 = f64::atan((acc0 * 0.02).atan()) - (2.0 + d.cos()).recip().tanh();
+                }
+            }
+            b = (b * 0.05 - (((acc0 * 0.02).tanh() + xs[(k1 + 1) % 4]) * 0.5).sin()).atan();
+            k1 += 1;
+            if ((1.5 + p162((b * 0.05).tanh(), (d * xs.iter().map(|q| q * q).sum::<f64>() * 0.1).tanh()).cos()).sqrt() < -0.1) || k1 >= 6 { break; }
+        }
+        b + c.sin()
+    }
+    check_p192(seed = 0x6aaabcbf8ce4224d, inputs = 8, calls = [p162], at = |p| (p[0], &p[1..5], p[5], p[6], p[7]));
+}
+
+program! {
+    #[differentiable]
+    fn p193(b: f64, a: f64) -> f64 {
+        let mut b = b;
+        b = (b.cos() / (1.0 + (b * (p159(a, a.atan()) * 0.5).tanh()).powi(2)) * 0.5).tanh();
+        let k0 = (a.clamp(-0.75, 0.75).abs() * 2.0) as usize % 3;
+        let t1 = match k0 { 0 => (1.5 + (0.25 * a).cos()).sqrt(), 1 => a * (0.9 * b), _ => ((0.2_f64.sin() + a / (1.0 + 0.75_f64.powi(2))) * 0.5).atan() };
+        let mut k2 = 0;
+        loop {
+            if k2 == 0 {
+                b = (b * 0.25 * a).atan();
+                b /= (1.0 + a.powi(2));
+                let mut k3 = 0;
+                let r5: f64 = loop {
+                    let t4 = f64::atan(0.9_f64.hypot((b * 0.05).tanh()));
+                    b += (f64::max(t1, (b * 0.05).tanh()).sin().exp() * 0.5).atan();
+                    k3 += 1;
+                    if (t4 / (1.5 + t1.tanh()) < 0.1) || k3 >= 5 { break 1.0; }
+                };
+            } else {
+                let t6 = f64::tanh(a.min(a));
+            }
+            b = 0.25 * a.sin();
+            k2 += 1;
+            if (0.3_f64.tanh() > 0.25) || k2 >= 2 { break; }
+        }
+        t1 - (b * 0.05).tanh() + 0.5 * t1
+    }
+    check_p193(seed = 0x81f64909d183536d, inputs = 2, calls = [p159], at = |p| (p[0], p[1]));
+}
+
+#[differentiable]
+fn p194_h0(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * -0.5 + (y[i] * s).cos() * 0.25;
+    }
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p194_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * 0.5;
+    }
+    y[0] * 0.75
+}
+#[differentiable]
+fn p194_h2(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p194_h0(y, s);
+    let _ = p194_h1(s * 0.25, &x[1..], y);
+}
+program! {
+    #[differentiable]
+    fn p194(xs: &[f64], a: f64, w: [f64; 3]) -> f64 {
+        let mut buf1 = vec![0.0; 4];
+        for i in 0..4 {
+            buf1[i] = xs[i + 2] * a * 1.5;
+        }
+        let t2 = p194_h0(&mut buf1, w[2]).tanh();
+        p194_h2(&mut buf1, &xs[..], w[2]);
+        p194_h2(&mut buf1, &xs[..7], w[2] * 0.6);
+        let t3 = buf1[0] + buf1[3] * 1.5;
+        let mut buf4 = vec![0.0; 2];
+        for i in 0..2 {
+            buf4[i] = xs[i + 1] * w[2];
+        }
+        p194_h2(&mut buf4, &xs[0..=4], t3.tanh());
+        let t5 = p194_h1(w[2], &xs[1..=6], &mut buf4).tanh();
+        p194_h2(&mut buf4, &buf1[..], a);
+        let t6 = buf4[0] + buf4[1] * 0.5;
+        let s7 = &xs[..];
+        let t8 = (s7[5] * t2.tanh() * -0.5 + s7[0]).sin() + s7[s7.len() - 1] * 0.25;
+        let s9 = &s7[..5];
+        let t10 = (s9[3] * t6.tanh() + s9[3]).sin() + s9[s9.len() - 1] * 0.6;
+        let mut buf11 = vec![0.25; 2];
+        p194_h2(&mut buf11, &buf4, w[2]);
+        let t12 = buf11[0] + buf11[1] * 0.6;
+        t12 + t10 + t8 + t6 + t5 + w[1] * 0.5 + a * 0.3
+    }
+    check_p194(seed = 0xef961b2a3786b328, inputs = 11, calls = [], at = |p| (&p[0..7], p[7], <[f64; 3]>::try_from(&p[8..11]).unwrap()),
+        params = ["xs", "w"] at [0, 1, 2, 3, 4, 5, 6, 8, 9, 10]);
+}
+
+program! {
+    #[differentiable]
+    fn p195(a: f64, b: f64, xs: &[f64]) -> f64 {
+        let a = a - (2.0 + xs[3].sin()).ln();
+        let mut v0 = vec![0.0; 3];
+        for i in 0..v0.len() {
+            v0[i] = b;
+        }
+        let flag1 = v0[0].tanh() > 0.0;
+        (a * 0.5).tanh()
+    }
+    check_p195(seed = 0x54cc8d14c3073f0f, inputs = 6, calls = [], at = |p| (p[0], p[1], &p[2..6]));
+}
+
+#[differentiable]
+fn p196_h0(v: &[f64], s: f64, k: usize) -> f64 {
+    if k == 0 {
+        (v[0] * s).tanh()
+    } else {
+        v[k % v.len()] * 0.75 + p196_h0(v, s * 0.6, k - 1).tanh()
+    }
+}
+program! {
+    #[differentiable]
+    fn p196(b: f64, a: f64, xs: &[f64]) -> f64 {
+        let s1 = &xs[..6];
+        let t2 = (s1[3] * a + s1[5]).sin() + s1[s1.len() - 1] * -0.5;
+        let mut arr3 = [-0.5_f64; 3];
+        arr3[2] = a;
+        arr3[0] = xs[4] * 0.3;
+        let t4 = arr3[0] * arr3[1];
+        let t5 = p196_h0(&s1[5..=5], a, 3);
+        t5 + t4 + t2 + a * 0.3
+    }
+    check_p196(seed = 0x6a010f9b70a50822, inputs = 8, calls = [], at = |p| (p[0], p[1], &p[2..8]),
+        params = ["a", "xs"] at [1, 2, 3, 4, 5, 6, 7]);
+}
+
+program! {
+    #[differentiable]
+    fn p197(a: f64) -> f64 {
+        let mut acc0 = 0.5;
+        if 1.5 - a < 0.3 {
+            let mut acc1 = a;
+            let mut acc2 = 1.0;
+        } else {
+            let mut k3 = 0;
+            let r5 = loop {
+                let mut acc4 = a.to_radians();
+                acc4 -= (acc4.mul_add(k3 as f64, a).tanh().exp_m1() * 0.5).tanh();
+                k3 += 1;
+                if (p188(acc4 * acc4, 0.75, 1) - a < 0.0) || k3 >= 3 { break a.cos().tanh(); }
+            };
+        }
+        a.sin()
+    }
+    check_p197(seed = 0x1c71f23bfdfd5b35, inputs = 1, calls = [p188], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p198(b: f64, a: f64, c: f64) -> f64 {
+        let mut acc0 = 0.5;
+        if c.atan() > 0.7 {
+            acc0 = (c.sin().exp_m1() * 1.5 * 0.5).atan();
+        } else {
+            let mut acc1 = 0.75_f64.clamp(-0.75, 0.75);
+            let o2: Option<f64> = if acc0.asinh() > 0.25 { Some((0.25 * c).sin()) } else { None };
+            let t4: f64 = match o2 { Some(u3) => acc1, None => acc1 + c };
+            let t5 = if b / (1.5 + a.tanh()) > 0.7 { (2.0 + b.sin()).log10() / (1.0 + (1.0 + 0.6_f64.powi(2)).sqrt().powi(2)) } else { b.asinh().tanh().exp_m1() };
+        }
+        acc0 + a
+    }
+    check_p198(seed = 0x0d682106c9ef1afe, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p199(b: f64, a: f64, n: usize, xs: &[f64]) -> f64 {
+        let mut acc0 = ((b + xs[0] + xs[n].powi(2).ln_1p()) * 0.5).sin();
+        match n {
+            0 => {
+                let mut acc1 = xs[n].mul_add(a, a).sin();
+            }
+            1 => {
+                let t2 = (2.0 + acc0.sin()).cbrt();
+            }
+            _ => {
+                acc0 = (p183(2.0, ((xs[1] + acc0) * 0.5).sin()) * f64::atan(n as f64) * 0.5).tanh();
+            }
+        }
+        for i in 0..xs.len() {
+            if b > xs.iter().sum::<f64>() {
+                acc0 += ((xs[n].powi(2) + -b) * 0.25).atan();
+            }
+            acc0 += (f64::sin(xs.iter().map(|q| q.cos()).product::<f64>()) * 0.5).atan();
+        }
+        (acc0 * 0.1).cos() + 0.5 * b
+    }
+    check_p199(seed = 0x855a674588123aea, inputs = 6, calls = [p183], at = |p| (p[0], p[1], 3, &p[2..6]));
 }

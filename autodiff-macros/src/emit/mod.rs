@@ -564,10 +564,15 @@ impl Emitter<'_> {
         false
     }
 
-    /// Whether a call is handed a reference to a value the forward sweep owns.
+    /// Whether a call is handed a reference to a value the forward sweep owns: `&local`,
+    /// or a slice of one (`for c in buf.chunks(k) { f(c) }` with `buf` a local buffer).
     pub(crate) fn borrows_local(&self, args: &[Operand]) -> bool {
         args.iter().any(|a| match a {
             Operand::Ref(v) => !self.ref_params.contains(&self.param_root(*v)),
+            Operand::Var(v) => {
+                let root = self.param_root(*v);
+                root != *v && !self.ref_params.contains(&root)
+            }
             _ => false,
         })
     }

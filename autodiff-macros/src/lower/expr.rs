@@ -395,10 +395,14 @@ impl Lowering<'_> {
 
     /// `&x[a..b]` (and `x[a..]`, `x[..b]`, `x[..]`, `x[a..=b]`): a borrowed sub-slice whose
     /// adjoint is the same range of `x`'s.
+    /// A sub-slice of a `let mut` buffer is one of its snapshot (whose adjoint is the
+    /// buffer's); a loop that does not write the buffer takes that snapshot once, before it
+    /// (`lower::invariant`).
     fn sub_slice(&mut self, e: &syn::Expr, place: Place, r: &syn::ExprRange) -> Value {
-        if let Place::Cell(_) = place {
-            return self.unsupported(e, diag::SUB_SLICE_OF_CELL);
-        }
+        let place = match place {
+            Place::Cell(cell) => Place::Var(self.read_cell(cell, e.span())),
+            p @ Place::Var(_) => p,
+        };
         for bound in r.start.iter().chain(r.end.iter()) {
             if self.value_references_active(bound) {
                 self.errors.push_spanned(bound, diag::ACTIVE_INDEX);

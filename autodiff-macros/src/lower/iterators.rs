@@ -381,7 +381,8 @@ impl Lowering<'_> {
         }
         let place = match self.place(base) {
             Some(p @ Place::Var(_)) => p,
-            Some(Place::Cell(_)) => return self.unsupported(iter_expr, diag::SUB_SLICE_OF_CELL),
+            // a `let mut` buffer: its snapshot (see `sub_slice`)
+            Some(Place::Cell(cell)) => Place::Var(self.read_cell(cell, span)),
             None => return self.unsupported(base, diag::ITERATE_NAMED),
         };
         let Place::Var(x) = place else {

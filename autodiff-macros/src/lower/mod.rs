@@ -252,6 +252,7 @@ fn lower_pass(
         output = l.read_slot(&value, Span::call_site());
     }
     let found = std::mem::take(&mut l.found_active_cells);
+    invariant::hoist_snapshots(&mut l.block, &mut l.vars);
     let ir = Body {
         vars: l.vars,
         cells: l.cells,
@@ -419,6 +420,7 @@ fn opaque_params(sig: &Signature, generics: &syn::Generics) -> HashSet<String> {
 mod calls;
 mod control;
 mod expr;
+mod invariant;
 mod iterators;
 mod ndarray;
 mod options;
