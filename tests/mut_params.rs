@@ -157,3 +157,100 @@ fn sub_slices_of_one_slice_lent_with_a_written_buffer() {
     );
     assert_gradient_close(&g, &finite_difference(two_parts_of_one_slice, &p), 1e-8);
 }
+
+// ---------------------------------------------------------------------------------------
+// A range of a buffer lent `&mut buf[a..b]`: the callee's shadow is the same range of the
+// buffer's adjoint.
+// ---------------------------------------------------------------------------------------
+
+/// y = 1 everywhere, then y[1..n+1] += a·x and y[k..] += a²·x[..n+1-k] (every range form
+/// but one), then ‖y‖².
+#[differentiable]
+fn axpy_into_ranges(a: f64, x: &[f64]) -> f64 {
+    let n = x.len();
+    let mut y = vec![1.0; n + 2];
+    axpy(a, x, &mut y[1..n + 1]);
+    axpy(a * a, &x[..2], &mut y[..2]);
+    axpy(a, &x[..1], &mut y[n + 1..]);
+    axpy(0.5 * a, &x[1..=2], &mut y[2..=3]);
+    sqnorm(&y)
+}
+
+/// The same, by hand: y and then ∂‖y‖²/∂a and ∂/∂x.
+fn axpy_into_ranges_by_hand(a: f64, x: &[f64]) -> (f64, Vec<f64>) {
+    let n = x.len();
+    let mut y = vec![1.0; n + 2];
+    // (index of y, index of x, coefficient c(a), c'(a))
+    let mut terms = Vec::new();
+    for i in 0..n {
+        terms.push((i + 1, i, a, 1.0));
+    }
+    for i in 0..2 {
+        terms.push((i, i, a * a, 2.0 * a));
+    }
+    terms.push((n + 1, 0, a, 1.0));
+    for i in 0..2 {
+        terms.push((2 + i, 1 + i, 0.5 * a, 0.5));
+    }
+    for &(j, i, c, _) in &terms {
+        y[j] += c * x[i];
+    }
+    let mut ga = 0.0;
+    let mut gx = vec![0.0; n];
+    for &(j, i, c, dc) in &terms {
+        ga += 2.0 * y[j] * dc * x[i];
+        gx[i] += 2.0 * y[j] * c;
+    }
+    (ga, gx)
+}
+
+/// A `&mut` parameter's range passed on, in a loop: y[k..k+2] += a·x[k..k+2] for every k.
+#[differentiable]
+fn windows_of_a_mut_param(a: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for k in 0..x.len() - 1 {
+        axpy(a, &x[k..k + 2], &mut y[k..k + 2]);
+    }
+    let mut s = 0.0;
+    for i in 0..y.len() {
+        s += y[i] * y[i];
+    }
+    s
+}
+
+#[test]
+fn ranges_of_a_buffer_lent_to_a_helper() {
+    let (a, x) = (0.7, point(5));
+    let (ga, gx) = gradients_function!(axpy_into_ranges)(a, &x);
+    let (hand_a, hand_x) = axpy_into_ranges_by_hand(a, &x);
+    assert!((ga - hand_a).abs() < 1e-12 * hand_a.abs().max(1.0));
+    assert_gradient_close(&gx, &hand_x, 1e-13);
+    let fd = finite_difference(|v| axpy_into_ranges(v[0], &x), &[a]);
+    assert!((ga - fd[0]).abs() < 1e-7 * fd[0].abs().max(1.0));
+    assert_gradient_close(
+        &gx,
+        &finite_difference(|v| axpy_into_ranges(a, v), &x),
+        1e-8,
+    );
+
+    // vjp! agrees with the gradient, scaled
+    let (value, pullback) = vjp!(axpy_into_ranges)(a, &x);
+    assert_eq!(value, axpy_into_ranges(a, &x));
+    let (va, vx) = pullback(2.0);
+    assert!((va - 2.0 * ga).abs() < 1e-12 * ga.abs().max(1.0));
+    let doubled: Vec<f64> = gx.iter().map(|g| 2.0 * g).collect();
+    assert_gradient_close(&vx, &doubled, 1e-14);
+
+    // a `&mut` parameter's ranges, written in a loop: against finite differences in a, x
+    // and the buffer's initial value
+    let y0 = point(5).iter().map(|v| 1.0 - v).collect::<Vec<_>>();
+    let f = |a: f64, x: &[f64], y0: &[f64]| {
+        let mut y = y0.to_vec();
+        windows_of_a_mut_param(a, x, &mut y)
+    };
+    let mut y = y0.clone();
+    let (ga, gx, gy) = gradients_function!(windows_of_a_mut_param)(a, &x, &mut y);
+    let fd = finite_difference(|v| f(v[0], &x, &y0), &[a]);
+    assert!((ga - fd[0]).abs() < 1e-7 * fd[0].abs().max(1.0));
+    assert_gradient_close(&gx, &finite_difference(|v| f(a, v, &y0), &x), 1e-8);
+    assert_gradient_close(&gy, &finite_difference(|v| f(a, &x, v), &y0), 1e-8);
+}

@@ -149,6 +149,19 @@ pub fn method_arity(name: &str, n: usize) -> String {
     format!("`{name}` takes {n} argument(s) here")
 }
 
+pub const SUB_SLICE_OF_MUT_PARAM: &str = "a sub-slice of a `&mut` parameter cannot be read \
+     as a `&[f64]` yet; read its elements by index, lend the range to a helper that writes it \
+     (`f(&mut y[a..b])`), or copy it into a local buffer first";
+
+pub fn mut_view_passed(buffer: &str, method: &str) -> String {
+    format!(
+        "a `&mut` view of the buffer `{buffer}` made by `{method}` cannot be passed to a \
+         differentiable function yet: the reverse sweep would not see what the callee writes \
+         into `{buffer}`; pass a range of the buffer itself (`&mut {buffer}[a..b]`, one per \
+         call), or split it into separate `let mut` buffers"
+    )
+}
+
 pub fn method_not_differentiable(name: &str) -> String {
     format!(
         "cannot differentiate through the method `{name}`: it is not a differentiable \

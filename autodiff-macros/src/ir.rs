@@ -146,6 +146,9 @@ pub enum Operand {
     MutRef {
         cell: CellId,
         reborrow: bool,
+        /// `f(&mut buf[a..b])`: the range of the buffer lent (its adjoint's same range is
+        /// the callee's shadow).
+        range: Option<Box<SliceRange>>,
     },
 }
 
@@ -161,12 +164,19 @@ impl Operand {
                 let id = v.ident();
                 quote!((&#id))
             }
-            Operand::MutRef { cell, reborrow } => {
+            Operand::MutRef {
+                cell,
+                reborrow,
+                range,
+            } => {
                 let id = cell.ident();
-                if *reborrow {
-                    quote!((&mut *#id))
-                } else {
-                    quote!((&mut #id))
+                match range {
+                    Some(r) => {
+                        let r = r.tokens();
+                        quote!((&mut #id[#r]))
+                    }
+                    None if *reborrow => quote!((&mut *#id)),
+                    None => quote!((&mut #id)),
                 }
             }
         }
@@ -176,6 +186,14 @@ impl Operand {
             Operand::Var(v) | Operand::Ref(v) => Some(*v),
             Operand::Inline(_) | Operand::MutRef { .. } => None,
         }
+    }
+    /// The bounds of the range of a buffer lent `&mut buf[a..b]` (none for other operands).
+    pub fn range_operands(&self) -> impl Iterator<Item = &Operand> {
+        let range = match self {
+            Operand::MutRef { range: Some(r), .. } => Some(r.operands()),
+            _ => None,
+        };
+        range.into_iter().flatten()
     }
     /// The buffer a callee writes, for an operand lent `&mut`.
     pub fn lent_cell(&self) -> Option<CellId> {

@@ -44,7 +44,7 @@ struct Renamer<'a> {
     values_only: bool,
 }
 
-fn pattern_names(pat: &syn::Pat, out: &mut HashSet<String>) {
+pub(crate) fn pattern_names(pat: &syn::Pat, out: &mut HashSet<String>) {
     struct Names<'b>(&'b mut HashSet<String>);
     impl syn::visit::Visit<'_> for Names<'_> {
         fn visit_pat_ident(&mut self, p: &syn::PatIdent) {

@@ -115,6 +115,8 @@ const FEATURES: &[&str] = &[
     "recursion: a helper calling itself",
     "`let mut` buffer as `&[f64]` next to `&mut`",
     "slice helper: sub-slice of a `let mut` buffer",
+    "&mut helper: on a range of a local buffer (`&mut b[r]`)",
+    "&mut helper: on a range of the caller's &mut parameter",
     "`&[f64; N]` as `&[f64]` next to `&mut`",
 ];
 
@@ -361,7 +363,11 @@ impl SliceGen<'_> {
         // choice 0: a `let mut` buffer as it is; 8: a sub-slice of one
         if (choice == 0 || choice == 8) && reading && !self.buffers.is_empty() {
             let (b, len) = self.rng.pick(&self.buffers.clone()).clone();
-            if len >= min && exclude != format!("&mut {b}") {
+            // (not the buffer lent `&mut`, whole or a range of it)
+            let lent = exclude
+                .strip_prefix("&mut ")
+                .map(|t| t.split('[').next().unwrap_or(t));
+            if len >= min && lent != Some(b.as_str()) {
                 if !exclude.is_empty() {
                     self.features
                         .insert("`let mut` buffer as `&[f64]` next to `&mut`");
@@ -444,7 +450,14 @@ impl SliceGen<'_> {
         let kinds = [Kind::InPlace, Kind::Accumulate, Kind::PassOn];
         let kind = *self.rng.pick(&kinds);
         let h = self.helper(kind);
-        self.mut_call(&h, &ys, out);
+        if len >= 3 && self.rng.chance(0.3) {
+            let (r, _, _) = self.range(len, 2);
+            self.mut_call(&h, &format!("&mut {ys}[{r}]"), out);
+            self.features
+                .insert("&mut helper: on a range of the caller's &mut parameter");
+        } else {
+            self.mut_call(&h, &ys, out);
+        }
         self.features
             .insert("&mut helper: on the caller's &mut parameter");
         let t = self.fresh("t");
@@ -531,7 +544,14 @@ impl SliceGen<'_> {
                 for _ in 0..self.rng.range(1, 3) {
                     let kind = *self.rng.pick(&kinds);
                     let h = self.helper(kind);
-                    self.mut_call(&h, &format!("&mut {b}"), out);
+                    if len >= 3 && self.rng.chance(0.3) {
+                        let (r, _, _) = self.range(len, 2);
+                        self.mut_call(&h, &format!("&mut {b}[{r}]"), out);
+                        self.features
+                            .insert("&mut helper: on a range of a local buffer (`&mut b[r]`)");
+                    } else {
+                        self.mut_call(&h, &format!("&mut {b}"), out);
+                    }
                     self.features.insert("&mut helper: on a local buffer");
                 }
                 let t = self.fresh("t");

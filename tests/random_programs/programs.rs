@@ -21,13 +21,7 @@ fn p0_h0(y: &mut [f64], s: f64) {
     }
 }
 #[differentiable]
-fn p0_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).sin() * 0.25;
-    }
-}
-#[differentiable]
-fn p0_h2(v: &[f64], s: f64) -> f64 {
+fn p0_h1(v: &[f64], s: f64) -> f64 {
     let mut acc = 0.0;
     for i in 0..v.len() {
         acc += (v[i] * s + 0.3).cos();
@@ -35,10 +29,10 @@ fn p0_h2(v: &[f64], s: f64) -> f64 {
     acc * 0.6 + v[0] * v[v.len() - 1]
 }
 #[differentiable]
-fn p0_h3(v: &[f64], s: f64) -> f64 {
+fn p0_h2(v: &[f64], s: f64) -> f64 {
     let head = &v[..2];
     let t = head[0] * head[1] * -0.5;
-    t + p0_h2(&v[1..], s * 0.3) + p0_h2(v, s).cos()
+    t + p0_h1(&v[1..], s * 0.3) + p0_h1(v, s).cos()
 }
 program! {
     #[differentiable]
@@ -51,13 +45,13 @@ program! {
         arr3[1] = (t2.tanh()).sin();
         let t4 = arr3[1] * arr3[1];
         let mut buf5 = vec![0.6; 4];
-        p0_h0(&mut buf5, t2.tanh());
-        for _ in 0..3 {
-            p0_h1(t2.tanh(), xs, &mut buf5);
-        }
         p0_h0(&mut buf5, a);
-        let t6 = buf5[0] + buf5[3] * -0.5;
-        let t7 = p0_h3(&buf5, a);
+        for _ in 0..2 {
+            p0_h0(&mut buf5[2..=3], t2.tanh());
+        }
+        p0_h0(&mut buf5[..], t2.tanh());
+        let t6 = buf5[0] + buf5[3] * 0.6;
+        let t7 = p0_h2(&buf5, a).sin();
         t7 + t6 + t4 + t2 + a * 0.3
     }
     check_p0(seed = 0x52095b4b85790757, inputs = 9, calls = [], at = |p| (p[0], &p[1..9]));
@@ -156,110 +150,2937 @@ program! {
     #[differentiable]
     fn p4(a: f64, ys: &mut [f64], xs: &[f64]) -> f64 {
         let t1 = p4_h0(xs, a);
-        p4_h3(ys, &xs[..6], a);
-        let t2 = ys[1] * 0.25;
-        let t3 = p4_h0(xs, t1.tanh());
-        let _ = p4_h1(ys, t1.tanh());
-        let t4 = ys[1] * 1.5;
-        let mut buf5 = vec![0.0; 3];
-        for i in 0..3 {
-            buf5[i] = xs[i + 2] * a;
-        }
-        for _ in 0..2 {
-            p4_h3(&mut buf5, xs, a);
-        }
-        let t6 = buf5[0] + buf5[2] * 1.5;
-        let t7 = p4_h1(ys, a).tanh();
-        let t8 = ys[0] * 0.25;
-        let t9 = p4_h1(ys, t3.tanh() * -0.5).tanh();
-        let t10 = ys[2] * 0.25;
-        t10 + t9 + t8 + t7 + t6 + ys[2] + a * 0.3
+        p4_h3(ys, xs, a);
+        let t2 = ys[2] * 0.3;
+        let mut arr3 = [0.25_f64; 3];
+        arr3[1] = t2.tanh();
+        arr3[2] = xs[2] * 0.25;
+        arr3[0] = (t2.tanh()).sin();
+        let t4 = arr3[0] * arr3[0];
+        let s5 = &xs[..8];
+        let t6 = (s5[4] * t1.tanh() + s5[4]).sin() + s5[s5.len() - 1] * 1.5;
+        let s7 = &s5[4..];
+        let t8 = (s7[3] * a + s7[3]).sin() + s7[s7.len() - 1] * -0.5;
+        let mut buf9 = vec![0.3; 4];
+        p4_h2(a * 0.3, s7, &mut buf9[0..3]);
+        let t10 = p4_h1(&mut buf9, a * 0.6).tanh();
+        let t11 = buf9[0] + buf9[3] * 1.5;
+        let arr12: [f64; 3] = [t1.tanh(), xs[0] * -0.5, (t2.tanh()).sin()];
+        let [e14, e15, e16] = arr12;
+        let t13 = e14 * e16 + arr12[1] * e15;
+        t13 + t11 + t10 + t8 + t6 + ys[2] + a * 0.3
     }
     check_p4(seed = 0xc3ca80ad1ed42f97, inputs = 12, calls = [], at = |p| (p[0], &mut p[1..4].to_vec(), &p[4..12]));
 }
 
 program! {
     #[differentiable]
-    fn p5(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = (x - x).column(0).to_owned();
-        let mut t2 = &(x / &x.mapv(|q| q * q + 1.0)) + &(x.dot(x) * 0.3);
-        if n % 2 == 0 {
-            t2 = -(v + x).mapv(f64::sin);
-        }
-        let t3 = v.to_owned();
-        t3.dot(&t3) * 0.1 + t2.sum() * 0.2 + t1.dot(&t1) * 0.1
+    fn p5(a: f64, b: f64, xs: &[f64]) -> f64 {
+        let s1 = &xs[..];
+        let t2 = (s1[4] * a + s1[5]).sin() + s1[s1.len() - 1] * 0.6;
+        let s3 = &s1[..4];
+        let t4 = (s3[3] * b + s3[1]).sin() + s3[s3.len() - 1] * 0.6;
+        let s5 = &xs[..5];
+        let t6 = (s5[2] * t4.tanh() + s5[4]).sin() + s5[s5.len() - 1] * 0.75;
+        t6 + t4 + t2 + a * 0.3
     }
-    check_p5(seed = 0x1a44b1624d227ea1, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+    check_p5(seed = 0x6261c116428775a6, inputs = 9, calls = [], at = |p| (p[0], p[1], &p[2..9]),
+        params = ["b"] at [1]);
 }
 
 program! {
     #[differentiable]
-    fn p6(b: f64, a: f64, c: f64, n: usize, xs: &[f64]) -> f64 {
-        let mut acc0 = (f64::tanh(xs.iter().map(|q| q * q).sum::<f64>()) / (1.5 + (1.0 + xs.iter().map(|q| q.cos()).product::<f64>().powi(2)).sqrt().tanh()) * 0.5).sin();
-        let t1 = b.powi(2);
-        let mut k2 = 0;
-        let r5 = loop {
-            let mut acc3 = 0.0;
-            if xs[n] - c > xs[k2] {
-                let flag4 = t1 > 0.7;
-            }
-            acc3 = (((acc0 * 0.25).sin() / (1.0 + b.powi(2)) - a * xs[n]) * 0.5).tanh();
-            k2 += 1;
-            if (a.sin().exp() > 0.5) || k2 >= 2 { break b; }
-        };
-        if 0.25_f64.atan() > 0.0 || t1 < 0.5 {
-            for i in (0..3).rev() {
-                let t8: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u6, &w7)| xs[n] + xs[0] + (acc0 * 0.1).tanh() * (0.5 * w7)).sum();
-                acc0 += (0.3_f64 * 0.25).min(f64::max(a, xs[xs.len() - 1 - i]));
-            }
+    fn p6(a: f64, c: f64, d: f64, b: f64) -> f64 {
+        let mut acc0 = 0.5;
+        if 1.25 + a < -0.4 {
+            let t1 = if b - 1.5 > 0.7 { f64::tanh(c.cos()) } else { (b * d).cos() };
+            acc0 += ((t1.cos() - b * d) * 0.25).tanh();
+            let t2 = b;
+            acc0 = (acc0 * t2).tanh();
         } else {
-            let t9 = (2.0 + t1.sin()).ln() - xs.iter().map(|q| (q * 0.2).sin()).sum::<f64>().to_radians();
+            let t3 = c.powi(2).ln_1p();
+            if 2.0_f64.atan2(1.5 + (p2((acc0 - t3) * 0.5, t3.powi(2), t3) * 0.5).tanh().cos()) > c {
+                acc0 /= (1.0 + (p1(t3 * a, (c.cos().exp() * 0.5).tanh()) * 0.5).abs().powi(2));
+            } else {
+                let t5 = { let u4 = acc0 - 0.6_f64.to_radians(); (a - t3).sin() };
+            }
         }
-        r5 - t1 - 0.1 * (acc0 * 0.1).sin()
+        for i in 0..3 {
+            let mut w6 = 0;
+            while w6 < 3 {
+                acc0 = -a / (1.0 + ((acc0 * 0.05).sin() * a).powi(2));
+                w6 += 1;
+            }
+            acc0 = (acc0 * 0.05 + (d - 2.0) * 0.5).sin();
+        }
+        (acc0 * 0.05).atan().sin() - 0.6 * d
     }
-    check_p6(seed = 0xdaf31ea22318587f, inputs = 6, calls = [], at = |p| (p[0], p[1], p[2], 1, &p[3..6]));
+    check_p6(seed = 0x0543a81cd6911947, inputs = 4, calls = [p1, p2], at = |p| (p[0], p[1], p[2], p[3]));
+}
+
+#[differentiable]
+fn p7_h0(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * 0.25;
+    }
+    y[0] * 0.5
+}
+#[differentiable]
+fn p7_h1(y: &mut [f64], s: f64) -> f64 {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 1.5).tanh();
+    }
+    y[0] = (y[0] * -0.5 + s).sin();
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p7_h2(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + -0.5).tanh();
+    }
+    acc * -0.5 + v[0] * v[v.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p7(a: f64, xs: &[f64]) -> f64 {
+        let mut buf1 = vec![0.0; 2];
+        for i in 0..2 {
+            buf1[i] = xs[i + 2] * a;
+        }
+        let _ = p7_h0(a, xs, &mut buf1);
+        let t2 = p7_h1(&mut buf1, a).tanh();
+        let t3 = p7_h0(a, xs, &mut buf1).tanh();
+        let t4 = buf1[0] + buf1[1] * 1.5;
+        let t5 = p7_h2(xs, t2.tanh()).sin();
+        let mut buf6 = vec![0.0; 3];
+        for i in 0..3 {
+            buf6[i] = xs[i + 3] * t5.tanh();
+        }
+        let t7 = p7_h1(&mut buf6, t5.tanh()).tanh();
+        let t8 = buf6[0] + buf6[2] * -0.5;
+        let s9 = &xs[0..6];
+        let t10 = (s9[1] * a + s9[0]).sin() + s9[s9.len() - 1] * 0.25;
+        let s11 = &xs[..];
+        let t12 = (s11[2] * t3.tanh() + s11[1]).sin() + s11[s11.len() - 1] * 0.3;
+        let s13 = &xs[3..=4];
+        let t14 = (s13[1] * t3.tanh() + s13[0]).sin() + s13[s13.len() - 1] * 0.25;
+        t14 + t12 + t10 + t8 + t7 + a * 0.3
+    }
+    check_p7(seed = 0x4fd539e39d7b384b, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
 }
 
 program! {
     #[differentiable]
-    fn p7(xs: &[f64], b: f64, a: f64) -> f64 {
-        let mut acc0 = xs[2];
-        if xs[0] * a > 0.25 {
+    fn p8(xs: &[f64], a: f64, b: f64, c: f64) -> f64 {
+        let o0: Option<f64> = if 0.9_f64.powi(2) > 0.25 { Some((xs.iter().sum::<f64>() * 0.5).tanh()) } else { None };
+        let t2: f64 = match o0 { Some(u1) => a, None => (p3(xs[2].sin(), b.abs()) * 0.5).tanh() * a };
+        let mut acc3 = 1.0;
+        if f64::min(c, t2) < -0.2 {
+            acc3 += ((xs[2] / (1.0 + a * a)).tanh() * 0.5).tanh();
+            acc3 = (acc3 + xs.iter().map(|q| q.cos()).product::<f64>()).tanh();
+            for q4 in xs.iter() {
+                acc3 *= (t2 * 0.6).cos();
+            }
+        }
+        if xs.iter().map(|q| (q * 0.9).sin()).sum::<f64>().clamp(-0.75, 0.75) < 0.0 {
+            let t5 = f64::sin(2.0);
+            let t6: f64 = 0.3;
+            for i in 1..=2 {
+                let mut k7 = 0;
+                let r9 = loop {
+                    let t8 = xs[k7 % xs.len()].to_radians() / (2.0 + xs[i].powi(3).cos());
+                    acc3 *= (b * t6).cos();
+                    k7 += 1;
+                    if (xs[xs.len() - 1 - i].tanh().exp_m1() > 0.0) || k7 >= 5 { break 0.25 * xs.iter().map(|q| (q * 0.6).sin()).sum::<f64>() * (xs[3] * 0.25); }
+                };
+                acc3 += (xs[i] * t6).abs();
+            }
+        }
+        let mut w10 = 0;
+        while w10 < 4 {
+            acc3 = ((acc3 * 0.02).sin() + xs[w10]).sin();
+            w10 += 1;
+        }
+        0.75 * (acc3 * 0.02).atan() - t2.tanh() - a + 0.5 * b
+    }
+    check_p8(seed = 0x6cb6bfcb82a95dcc, inputs = 7, calls = [p3], at = |p| (&p[0..4], p[4], p[5], p[6]));
+}
+
+program! {
+    #[differentiable]
+    fn p9(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            let mut t1 = 0.0;
+            for j in 0..2 {
+                t1 += (((xs[i]).tanh()).sin() * (j as f64 + 0.5)).sin();
+            }
+            let t2 = (xs[i]).tanh() * 1.5;
+            if (1.0 + (xs[i]) * (xs[i])).ln() > -0.16 {
+                continue;
+            }
+            let t3 = (((xs[i]).tanh() + xs[i] + xs[i]).cos() * xs[i]).tanh() * 1.5;
+            acc -= ((-0.26_f64).mul_add(0.5, xs[i])).tanh();
+            acc += ((1.0 + (xs[i]) * (xs[i])).ln()).tanh();
+        }
+        acc.sin()
+    }
+    check_p9(seed = 0x37ee1b03013bc09c, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+}
+
+program! {
+    #[differentiable]
+    fn p10(b: f64, c: f64, n: usize, a: f64) -> f64 {
+        let mut v0 = vec![0.0; 2];
+        for i in 0..v0.len() {
+            v0[i] = b;
+            if i > 0 {
+                v0[i] += v0[i - 1] * 0.25 * 0.3;
+            }
+        }
+        let mut acc1 = (a + c).sin();
+        let mut w2 = 0;
+        while w2 < 2 && (((v0[n % v0.len()] * 0.5).sin() + v0.iter().enumerate().map(|(k, q)| (q * 0.5) * k as f64).sum::<f64>()) > v0[n % v0.len()] * 0.5) {
+            let t3 = (acc1 * 0.25).tanh() * (v0[1] * 0.25).tanh() / (1.5 + (1.0 + v0.iter().map(|q| (q * 0.25) * b).sum::<f64>().powi(2)).ln().tanh());
+            for q4 in v0.iter() {
+                let t5 = f64::min(b.cos(), 0.75 / (1.5 + (v0[0] * 0.1).atan().tanh())) + n as f64 * ((p1(v0.iter().map(|q| (q * 0.1) * t3).sum::<f64>() * 0.1, a.powi(3) * 0.5) * 0.5).tanh() * 1.25);
+                acc1 = (0.5 * (p1(0.75 / (1.5 + (v0[0] * 0.1).atan().tanh()), *q4 * 0.25 * 0.5) * 0.5).atan().tanh()).asin();
+            }
+            acc1 += (c * b * (acc1 * 0.1) * 0.1).tanh();
+            w2 += 1;
+        }
+        if n % 3 == 1 {
+            let acc1 = (acc1 * 0.1).tanh() * b.powi(3);
+            v0[(n + 1) % 2] -= (v0.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.1).sin()).sin().cos() * 0.5).atan();
+            let acc1 = acc1 * 0.25 * (v0[0] * 0.1).sin().powi(2);
+        } else {
+            let t6: f64 = (v0[n % v0.len()] * 0.1).sin().min((acc1 * 0.1).sin()) * (1.5 * b) / (1.5 + (0.1 - (v0[(n + 1) % 2] * 0.1).tanh()).tanh());
+            v0[(n + 1) % 2] += (((v0[n % v0.len()] * 0.1).atan() + a.tanh()) * 0.25).tanh();
+        }
+        (acc1 * 0.1).sin() + c.tanh() + 0.5 * b
+    }
+    check_p10(seed = 0xf57cbbc301e99b64, inputs = 3, calls = [p1], at = |p| (p[0], p[1], 3, p[2]),
+        params = ["c"] at [1]);
+}
+
+program! {
+    #[differentiable]
+    fn p11(xs: &[f64], a: f64) -> f64 {
+        let mut acc0 = ((a + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())) * (xs.iter().map(|q| (q * 0.25).sin()).sum::<f64>() / (2.0 + xs[0].cos())) * 0.1).sin();
+        acc0 *= 0.5 + 0.4 * (a / (1.0 + acc0.powi(2))).sin();
+        let flag1 = acc0 / (1.0 + a.powi(2)) > 0.3;
+        acc0 *= 0.5 + 0.4 * xs[2].sin().exp_m1().sin();
+        let t2 = a - 1.5 * (xs[1] * a);
+        if flag1 {
             for i in 0..xs.len() {
-                if i > 1 {
-                    if f64::max(acc0 * 0.25, xs[i]) > 0.0 {
-                        for j in 1..=3 {
-                            let o1: Option<f64> = if xs[j % xs.len()] > 0.3 { Some(f64::cos(xs[(j + 1) % 3] / (1.0 + b.powi(2)))) } else { None };
-                            let t3: f64 = if let Some(u2) = o1 { xs[i] } else { b - b };
-                            acc0 += (f64::tanh(xs[(j + 1) % 3]) / (1.0 + 0.25_f64.powi(2)) * 0.25).sin();
-                        }
+                acc0 = (acc0 * 0.1 - -0.75).atan();
+            }
+            return f64::max(xs[2].tanh().exp(), a);
+        }
+        match (xs[0].abs() * 2.0) as usize % 3 {
+            0 => {
+                if (p1((t2 * 0.5).tanh().cos(), xs[0]) * 0.5).sin() * (acc0 * 0.1).sin() > 0.1 {
+                    let t3 = xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).cos();
+                    return (t2 * 0.5).tanh().powi(3);
+                }
+            }
+            1 => {
+                let a = a * (2.0 + 2.0_f64.sin()).ln();
+            }
+            _ => {
+                for q4 in xs.iter() {
+                    let t5 = xs.iter().map(|q| q.cos()).product::<f64>();
+                    acc0 = ((acc0 * 0.1).tanh() + t5.cos().exp_m1() * 0.5).tanh();
+                }
+            }
+        }
+        (t2 * 0.5).sin() - (acc0 * 0.1).tanh() - 0.3 * a
+    }
+    check_p11(seed = 0xb980c416d655e82e, inputs = 4, calls = [p1], at = |p| (&p[0..3], p[3]));
+}
+
+#[differentiable]
+fn p12_h0(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).sin() * 0.75;
+    }
+}
+#[differentiable]
+fn p12_h1(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.75
+}
+#[differentiable]
+fn p12_h2(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.75).tanh();
+    }
+    y[0] = (y[0] * 0.3 + s).sin();
+}
+program! {
+    #[differentiable]
+    fn p12(w: [f64; 3], b: f64, xs: &[f64], a: f64) -> f64 {
+        let mut buf1 = vec![0.0; 3];
+        for i in 0..3 {
+            buf1[i] = xs[i + 2] * b * -0.5;
+        }
+        p12_h0(a, &xs[1..2], &mut buf1);
+        let t2 = buf1[0] + buf1[2] * 0.5;
+        let t3 = p12_h1(&buf1, b).sin();
+        let s4 = &xs[1..6];
+        let t5 = (s4[1] * t3.tanh() * 1.5 + s4[2]).sin() + s4[s4.len() - 1] * 0.25;
+        let mut buf6 = vec![0.0; 3];
+        for i in 0..3 {
+            buf6[i] = xs[i + 2] * w[0];
+        }
+        p12_h0(t3.tanh(), &s4[..], &mut buf6);
+        for _ in 0..3 {
+            p12_h2(&mut buf6, a);
+        }
+        let t7 = buf6[0] + buf6[2] * 0.6;
+        t7 + t5 + t3 + t2 + w[1] * 0.5 + a * 0.3
+    }
+    check_p12(seed = 0xc742424f73e138bd, inputs = 11, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), p[3], &p[4..10], p[10]));
+}
+
+program! {
+    #[differentiable]
+    fn p13(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = &(x.dot(x) * 0.3) + &((x * v).mapv(f64::tanh));
+        let t2 = ((s) * &t1).column(2).to_owned();
+        t2.dot(&t2) * 0.1 + t1.sum() * 0.2 + s
+    }
+    check_p13(seed = 0x93a41f7f95a280ba, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p14(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = x.sum() * 0.1;
+        let t2 = (x / &x.mapv(|q| q * q + 1.0)).t().to_owned();
+        let t3 = &(x.dot(v) * 0.3) + &((s) * &t2);
+        let mut t4 = (v + x).mean_axis(Axis(1)).unwrap();
+        if n % 2 == 0 {
+            t4 = x.mean_axis(Axis(1)).unwrap();
+        }
+        let mut t5 = (v[0]) - &((s) - v);
+        if n % 2 == 0 {
+            t5 = t4.to_owned();
+        }
+        t5.dot(&t5) * 0.1 + t4.dot(&t4) * 0.1 + t3.sum() * 0.2
+    }
+    check_p14(seed = 0x2279d8c02a3839ae, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p15(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (((a).sin()).sin() + xs[1]).tanh();
+        let t2 = (a + xs[1]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 1..xs.len() {
+            extra += ((((t2).mul_add(0.5, xs[i])).sin()).tanh()).tanh();
+            extra += ((1.0 + (((xs[i]).sin()).mul_add(0.5, xs[i - 1])) * (((xs[i]).sin()).mul_add(0.5, xs[i - 1]))).ln()).tanh();
+            extra += (xs[i - 1]).tanh();
+            let mut t3 = 0.0;
+            for j in 0..2 {
+                t3 += ((xs[i - 1]).cos() * xs[i - 1] + (1.0 + (t2) * (t2)).ln() * (j as f64 + 0.5)).sin();
+            }
+            if t1 > 0.33 {
+                continue;
+            }
+            acc = acc + ((1.0 + (((t2) * 0.5).exp()) * (((t2) * 0.5).exp())).ln() + xs[i]).tanh() - ((xs[i]).mul_add(0.5, 0.70_f64)).tanh();
+        }
+        acc
+    }
+    check_p15(seed = 0x39b160f1df317d5b, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]),
+        params = ["xs"] at [1, 2, 3, 4]);
+}
+
+#[differentiable]
+fn p16_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.6
+}
+program! {
+    #[differentiable]
+    fn p16(xs: &[f64], a: f64) -> f64 {
+        let s1 = &xs[6..];
+        let t2 = (s1[0] * a + s1[1]).sin() + s1[s1.len() - 1] * 0.5;
+        let t3 = p16_h0(&s1[..], a);
+        let s4 = &xs[..];
+        let t5 = (s4[6] * t3.tanh() * 1.5 + s4[5]).sin() + s4[s4.len() - 1] * 0.25;
+        let t6 = p16_h0(xs, a).sin();
+        let t7 = p16_h0(xs, t5.tanh() * 0.3).sin();
+        let t8 = p16_h0(&s4[..5], t3.tanh() * 0.3).sin();
+        let mut arr9 = [1.5_f64; 3];
+        arr9[0] = t6.tanh();
+        arr9[1] = xs[1] * 0.5;
+        arr9[2] = (t7.tanh()).sin();
+        let t10 = arr9[2] * arr9[0];
+        t10 + t8 + t7 + t6 + t5 + a * 0.3
+    }
+    check_p16(seed = 0x9969086a34484c4e, inputs = 9, calls = [], at = |p| (&p[0..8], p[8]));
+}
+
+#[differentiable]
+fn p17_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.3
+}
+#[differentiable]
+fn p17_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 1.5;
+    t + p17_h0(&v[1..], s * 0.6) + p17_h0(v, s).cos()
+}
+#[differentiable]
+fn p17_h2(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * -0.5 + (y[i] * s).cos() * 0.25;
+    }
+}
+#[differentiable]
+fn p17_h3(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).sin() * 0.6;
+    }
+}
+#[differentiable]
+fn p17_h4(y: &mut [f64], x: &[f64], s: f64) {
+    p17_h2(y, s);
+    p17_h3(s * -0.5, &x[1..], y);
+}
+program! {
+    #[differentiable]
+    fn p17(a: f64, xs: &[f64]) -> f64 {
+        let t1 = p17_h1(&xs[0..], a).sin();
+        let mut buf2 = vec![0.0; 2];
+        for i in 0..2 {
+            buf2[i] = xs[i + 0] * a * 1.5;
+        }
+        p17_h4(&mut buf2, xs, a);
+        p17_h2(&mut buf2, a);
+        p17_h3(t1.tanh(), &xs[..], &mut buf2);
+        let t3 = buf2[0] + buf2[1] * 0.75;
+        let mut buf4 = vec![0.0; 2];
+        for i in 0..2 {
+            buf4[i] = xs[i + 5] * t1.tanh() * -0.5;
+        }
+        p17_h3(a, &xs[3..7], &mut buf4);
+        let t5 = buf4[0] + buf4[1] * 0.75;
+        let t6 = p17_h1(xs, a);
+        let mut buf7 = vec![0.0; 4];
+        for i in 0..4 {
+            buf7[i] = xs[i + 2] * t1.tanh();
+        }
+        p17_h4(&mut buf7, xs, t5.tanh());
+        p17_h3(a, xs, &mut buf7);
+        let t8 = buf7[0] + buf7[3] * 0.3;
+        let t9 = p17_h1(xs, t5.tanh());
+        t9 + t8 + t6 + t5 + t3 + a * 0.3
+    }
+    check_p17(seed = 0x5287c47cf0f53a7e, inputs = 9, calls = [], at = |p| (p[0], &p[1..9]));
+}
+
+program! {
+    #[differentiable]
+    fn p18(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            let t1 = if ((xs[i] - a) * 0.5).exp() > 0.45 { (((a).tanh()).cos() * xs[i]).tanh() } else { (a) * (xs[i]) };
+            extra -= ((((xs[i]) * ((a) * (t1))) * 0.5).exp()).tanh();
+            acc += ((((xs[i]).cos() * xs[i]).tanh()).cos() * xs[i]).tanh();
+            let t2 = if (0.81_f64).sin() - ((a) * 0.5).exp() > 0.26 { ((((xs[i] + xs[i]).tanh()) * 0.5).exp()).tanh() } else { (xs[i]).cos() * -0.30_f64 };
+            let t3 = (((xs[i] - xs[i]).cos() * t2).tanh()).tanh() * 1.5;
+            if i + 1 < xs.len() {
+                acc -= (((xs[i + 1]) * 0.5).exp()).tanh();
+                acc -= (((1.0 + ((t2).sin()) * ((t2).sin())).ln()).cos() * 0.68_f64).tanh();
+                acc += (xs[i]).tanh();
+            }
+            acc -= ((t1 - (-0.68_f64) * (0.09_f64)).cos() * xs[i]).tanh();
+        }
+        acc
+    }
+    check_p18(seed = 0xa267b6c018fcd828, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p19(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = &((v * (s)).mapv(f64::sin)) - &(v + v);
+        let t2 = ((v.mean().unwrap()) * (x[[0, 1]])).tanh();
+        let t3 = x.to_owned();
+        t3.sum() * 0.2 + t2 + t1.dot(&t1) * 0.1
+    }
+    check_p19(seed = 0x4a8bda34b312abf3, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p20(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            if xs[i] > 0.05 {
+                acc -= ((((xs[i]) * 0.5).exp() + (xs[i]) * (xs[i])).mul_add(0.5, xs[i])).tanh();
+                acc += (((1.0 + ((a) * (a)) * ((a) * (a))).ln()).cos() * xs[i]).tanh();
+            }
+            extra -= ((a).sin()).tanh();
+            acc += ((((xs[i]).mul_add(0.5, a)) * (xs[i] - xs[i])) * (-0.64_f64 - xs[i] - (xs[i]).sin())).tanh();
+            acc -= ((((xs[i] - xs[i]) * (0.28_f64)) * 0.5).exp()).tanh();
+            let t1 = ((xs[i] - (a).cos() * a).sin()).tanh() * 1.5;
+            acc += ((((xs[i]).mul_add(0.5, xs[i])).tanh()).tanh()).tanh();
+        }
+        let r = acc;
+        r
+    }
+    check_p20(seed = 0xa4a39f0b0d5ffacb, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p21(c: f64, a: f64, b: f64, n: usize) -> f64 {
+        let mut acc0 = 0.0;
+        let mut k1 = 0;
+        loop {
+            let t2 = (p2(0.2_f64.to_radians(), a.cos(), b.max(c)) * 0.5).atan().sin() * 0.9;
+            for j in 0..1 {
+                let mut acc3 = -a;
+                acc3 = ((2.0 - a.abs()) * 0.5).sin();
+            }
+            acc0 -= ((-a - c / (2.0 + t2.cos())) * 0.25).atan();
+            k1 += 1;
+            if ((c + (p2(((c + c) * 0.5).sin(), a * a * 0.5, (k1 as f64 / (1.5 + (acc0 * 0.05).atan().tanh()) * 0.1).tanh()) * 0.5).sin()) > 0.3) || k1 >= 6 { break; }
+        }
+        let mut w4 = 0;
+        while w4 < 1 && ((acc0 * 0.05).tanh().cos() > n as f64) {
+            match n % 3 {
+                0 => {
+                    let t5 = ((acc0 * 0.05 * 0.5).powi(3) * c.mul_add(b, c) * 0.5).sin() + a.powi(3).cos();
+                }
+                1 => {
+                    if f64::sin(acc0 * 0.05) > b {
+                        let c6 = |u7: f64| 0.3_f64.cos().asinh();
+                        let t8: f64 = c6((0.9 * b * (a * a) * 0.5).atan()) - 0.5 * c6(((acc0 * 0.05).mul_add(acc0 * 0.05, 1.0) * 0.25).sin());
                     } else {
-                        let t4 = match i % 3 { 0 => (xs[i] * a).max(xs[0].tanh()), 1 => b, _ => a.atan() };
+                        let mut acc9 = b;
                     }
                 }
-                acc0 += (f64::cos(xs[1]).abs() * 0.5).tanh();
+                _ => {
+                    match w4 {
+                        0 => {
+                            let mut w10 = 0;
+                            while w10 < 4 {
+                                let t11 = (acc0 * 0.05).tanh().atan() / (1.0 + 1.25_f64.sin().powi(2));
+                                acc0 += ((a - a).hypot(0.1 * (acc0 * 0.05).atan()) * 0.25).atan();
+                                w10 += 1;
+                            }
+                        }
+                        _ => {
+                            let mut w12 = 0;
+                            while w12 < 4 {
+                                acc0 = (-a).tanh();
+                                w12 += 1;
+                            }
+                        }
+                    }
+                }
             }
-        } else if (p1((a.hypot(xs[0]) * 0.5).tanh(), (p1((acc0 * 0.05).sin() * xs.iter().map(|q| q.cos()).product::<f64>(), (acc0 * 0.05).tanh() * 1.5) * 0.5).sin() / (2.0 + a.cos())) * 0.5).atan().tanh().cosh() > 0.7 {
-            for i in 0..3 {
-                let t5 = match i % 3 { 0 => b, 1 => ((1.5 * 1.5 - xs[i] * xs[xs.len() - 1 - i]) * 0.5).atan(), _ => a.powi(2).ln_1p().asinh() };
-                acc0 /= (2.0 + 1.5_f64.powi(2).cos());
-            }
-            let mut acc0 = acc0;
-        } else {
-            let t6 = if 1.25 - b > (acc0 * 0.05).sin() { (a - xs[0]).mul_add(xs.iter().map(|q| q.cos()).product::<f64>().min(0.25), (acc0 * 0.05).tanh().powi(2).ln_1p()) } else { xs[1].tanh().mul_add(xs[2] + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>(), (1.0 + xs[2].powi(2)).sqrt()) };
-            let t6 = (t6 * 0.1).tanh() - (xs.iter().map(|q| (q * 0.6).sin()).sum::<f64>() - b);
+            acc0 *= 0.8 + 0.2 * ((acc0 * 0.02).atan() + (acc0 * 0.02).atan()).sin();
+            w4 += 1;
         }
-        0.25 * (acc0 * 0.05)
+        match n % 3 {
+            0 | 1 => {
+                for i in (0..8).step_by(2) {
+                    acc0 = (1.25 / (1.0 + a.powi(2)) * f64::tanh(n as f64) * 0.5).sin();
+                    acc0 -= (0.25_f64.cos() * 0.5).atan();
+                }
+            }
+            _ => {
+                let t13: f64 = a;
+            }
+        }
+        1.5 * (acc0 * 0.02).atan() - 2.0 * a
     }
-    check_p7(seed = 0x581614da2a7e00de, inputs = 5, calls = [p1], at = |p| (&p[0..3], p[3], p[4]));
+    check_p21(seed = 0x745b452676fede09, inputs = 3, calls = [p2], at = |p| (p[0], p[1], p[2], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p22(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = x.to_owned();
+        let t2 = v.to_owned();
+        let mut t3 = ((t2.mean().unwrap()) * (x[[0, 1]])).tanh();
+        if n % 2 == 0 {
+            t3 = ((s) - &t2).mean().unwrap();
+        }
+        t3 + t2.dot(&t2) * 0.1 + t1.sum() * 0.2
+    }
+    check_p22(seed = 0x7d1b35287f2a967a, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p23(c: f64, xs: &[f64], a: f64, d: f64, b: f64) -> f64 {
+        let t0: f64 = c.sin().exp();
+        let t1 = 0.75 * (1.5 * xs.iter().map(|q| q * q).sum::<f64>());
+        let t2 = (2.0 + (t1 * 0.25).sin().cos()).recip() * (t0 - xs[0]);
+        let mut acc3 = 0.0;
+        match ((xs[0].sin().exp() * 0.5).abs() * 2.0) as usize % 3 {
+            0 | 1 => {
+                let flag4 = xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).sin().exp2() > 0.1;
+            }
+            _ => {
+                acc3 -= ((xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.5).cos() * 0.5).atan();
+                for i in 0..1 {
+                    let t7: f64 = xs[1..4].iter().map(|u5| { let u5 = *u5; (p2((p21((b / (1.5 + xs[i].tanh()) * 0.5).atan(), -a, a, 2) * 0.5).clamp(-0.75, 0.75), -(i as f64), ((xs.iter().map(|q| q.cos()).product::<f64>() - xs.iter().sum::<f64>()) * 0.25).atan()) * 0.5).sin() * xs[i] - (t1 * 0.25).atan() }).sum();
+                    acc3 *= 0.5 + 0.4 * t0.sin();
+                }
+            }
+        }
+        for i in (0..4).rev() {
+            let t8 = if i == 3 { (1.5 + t0.cos()).sqrt().cos() } else { f64::cos((t1 * 0.25).tanh() * c) };
+            acc3 = (((0.5 * (t2 * 0.5).atan().tanh()).acos() - (1.5 + (acc3 * 0.1).tanh().cos()).sqrt()) * 0.5).atan();
+        }
+        if (t2 * 0.5).atan2(1.5 + (acc3 * 0.1).tanh().cos()) > 0.7 {
+            let t11: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u9, &w10)| c.cos().min(t0.tanh()) * (0.5 * w10)).sum();
+            return f64::max(a.cos(), 2.0 / (2.0 + (t2 * 0.5).cos()));
+        }
+        (t2 * 0.5).tanh() - 1.5 * (t1 * 0.25).atan() + t0.sin() + 0.2 * a + c
+    }
+    check_p23(seed = 0x2a72f1de26856d67, inputs = 8, calls = [p2, p21], at = |p| (p[0], &p[1..5], p[5], p[6], p[7]));
+}
+
+program! {
+    #[differentiable]
+    fn p24(n: usize, a: f64) -> f64 {
+        let mut acc0 = 0.5;
+        match n {
+            0 => {
+                let t1 = if a - a < 0.7 { -a.atan() } else { (a + a).tanh() };
+            }
+            1 => {
+                let a = a * (n as f64).max(a);
+                acc0 *= 1.0 + (a * 0.25).sin().tanh();
+            }
+            _ => {
+                let t3 = { let u2 = (n as f64 * a + acc0) * 0.25; u2 * (a * u2) };
+            }
+        }
+        acc0
+    }
+    check_p24(seed = 0xc030c2f3fe038f94, inputs = 1, calls = [], at = |p| (3, p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p25(n: usize, a: f64) -> f64 {
+        let c0 = |u1: f64| (u1 * a).sin();
+        let t2: f64 = c0(a) - 0.5 * c0(a + 0.3);
+        let mut a = a;
+        let t3 = f64::cos(t2);
+        let t4 = (t3 + a) / (2.0 + (0.3 + n as f64).cos());
+        let mut k5 = 0;
+        loop {
+            if t2.powi(3) < 0.25 {
+                let t6 = (t4 * 0.25).tanh();
+            } else {
+                for j in 0..3 {
+                    let flag7 = (p1((t4 * 0.25).atan() * 0.2, f64::sin((t4 * 0.25).sin())) * 0.5).sin().atan() > 0.1;
+                    a = t3;
+                }
+            }
+            a = (a * 0.05 - t2 * 0.5).tanh();
+            k5 += 1;
+            if ((t4 * 0.25).atan() + 0.9 > 0.0) || k5 >= 4 { break; }
+        }
+        match n {
+            0 => {
+                if a * 0.05 + 0.9 > 0.25 {
+                    let t8 = if (t4 * 0.25).tanh() * 0.6 > a * 0.05 { (p2(1.5 * (a * 0.05).sin(), (t4 * 0.25).atan(), ((n as f64 + 1.5) * 0.25).atan()) * 0.5).atan2(1.5 + (n as f64).cos()).powi(2).ln_1p() } else { (0.5 - 1.5) * (0.2 + (a * 0.05).atan()) };
+                }
+            }
+            1 => {
+                if n % 2 == 0 {
+                    for i in 0..3 {
+                        let flag9 = t2.min(t2) > 0.0;
+                        a *= (2.0 + (t4 * 0.25).sin()).log2().tanh();
+                    }
+                } else {
+                    a += 0.2 * (t4 * 0.25);
+                }
+            }
+            _ => {
+                a /= (1.0 + ((t4 * 0.25).atan() * 0.3).powi(2));
+            }
+        }
+        (t4 * 0.25).sin() - t3 + (a * 0.02).sin().cos() + t2
+    }
+    check_p25(seed = 0xc5db3686842a3397, inputs = 1, calls = [p1, p2], at = |p| (3, p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p26(b: f64, xs: &[f64], a: f64) -> f64 {
+        let mut acc0 = 1.0;
+        for i in 0..4 {
+            acc0 += (a.abs().powi(3) * 0.25).atan();
+            if i > 1 {
+                let t1 = 0.2 * (acc0 * 0.1).sin().tanh().mul_add(b, acc0 * 0.1 - xs[1]);
+                return a / (1.0 + xs[i % xs.len()] * xs[i % xs.len()]) * (acc0 * 0.1).sin().cos().exp_m1();
+            }
+            acc0 -= a.mul_add((acc0 * 0.1).tanh(), (p10(((1.0 + a.powi(2)).sqrt() * 0.5).tanh(), f64::sin(b), 3, ((a + a) * 0.5).sin()) * 0.5).tanh()).sin().exp() * 0.5;
+        }
+        acc0 -= (acc0 * 0.1 * 0.5).atan();
+        let t2 = if xs.iter().map(|q| (q * 0.25).sin()).sum::<f64>().atan() > 0.7 && (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) < 0.1 { xs[0] } else { (2.0 + 0.2_f64.sin()).log2() * (xs[2] + b) };
+        let t3 = p6(0.2 * xs[2], b.atan(), (t2 * 0.5).tanh() + (acc0 * 0.1).sin(), (1.5 + xs.iter().map(|q| q * a).sum::<f64>().sin()).log(2.5 + a.cos())).atan2(1.5 + (t2 * 0.5).sin().cos());
+        1.25 * t3 + (t2 * 0.5).sin().sin() + (acc0 * 0.1).atan().cos() + 0.5 * b
+    }
+    check_p26(seed = 0x924a0ea5af03affe, inputs = 5, calls = [p6, p10], at = |p| (p[0], &p[1..4], p[4]));
+}
+
+program! {
+    #[differentiable]
+    fn p27(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = (x.mapv(f64::sin)).dot(x) * 0.3;
+        let t2 = t1.row(0).to_owned();
+        let t3 = (&t2 - &t2).powi(2);
+        t3.dot(&t3) * 0.1 + t2.dot(&t2) * 0.1 + t1.sum() * 0.2
+    }
+    check_p27(seed = 0xbb84a8ecb3f3712f, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p28(xs: &[f64], b: f64, a: f64) -> f64 {
+        let mut acc0 = ((xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) - 1.0 - xs[1].tanh()) * 0.5).sin();
+        let mut k1 = 0;
+        loop {
+            let t2 = b + (1.25 / (1.0 + (acc0 * 0.25).tanh().powi(2))).max(a);
+            let t3: f64 = xs[k1];
+            let mut acc4 = 0.0;
+            acc4 = (((2.0 + a.sin()).ln() - 0.75 * xs[xs.len() - 1 - k1]) * 0.5).tanh();
+            acc0 *= a.tanh().cosh().cos();
+            k1 += 1;
+            if ((xs[2] - p6((t3 * k1 as f64 * 0.25).sin(), (xs.iter().map(|q| q * q).sum::<f64>() * 0.25).tanh(), (p2((0.3 * xs.iter().map(|q| q * (t2 * 0.5).atan()).sum::<f64>() * 0.5).atan(), xs[(k1 + 1) % 3].abs(), ((a + b) * 0.5).sin()) * 0.5 * 0.5).atan(), xs.iter().map(|q| q.cos()).product::<f64>())) > 0.3) || k1 >= 3 { break; }
+        }
+        (acc0 * 0.1).atan() - a + b.sin()
+    }
+    check_p28(seed = 0x69ca974628c58e4c, inputs = 5, calls = [p2, p6], at = |p| (&p[0..3], p[3], p[4]));
 }
 
 #[differentiable]
-fn p8_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 1.5
+fn p29_h0(y: &mut [f64], s: f64) -> f64 {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.25).tanh();
+    }
+    y[0] = (y[0] * 0.3 + s).sin();
+    y[0] * y[y.len() - 1]
 }
 #[differentiable]
-fn p8_h1(v: &[f64], s: f64) -> [f64; 3] {
+fn p29_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).sin() * 1.5;
+    }
+    y[0] * 0.75
+}
+#[differentiable]
+fn p29_h2(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p29_h0(y, s);
+    let _ = p29_h1(s * 0.6, &x[1..], y);
+}
+program! {
+    #[differentiable]
+    fn p29(a: f64, ys: &mut [f64], b: f64, w: [f64; 3], xs: &[f64]) -> f64 {
+        let s1 = &xs[3..];
+        let t2 = (s1[0] * w[2] + s1[1]).sin() + s1[s1.len() - 1] * 0.75;
+        for _ in 0..3 {
+            p29_h2(&mut ys[..], &s1[..2], b);
+        }
+        let t3 = ys[2] * 0.75;
+        let s4 = &xs[..5];
+        let t5 = (s4[1] * w[0] + s4[4]).sin() + s4[s4.len() - 1] * -0.5;
+        let s6 = &xs[..];
+        let t7 = (s6[4] * w[2] + s6[3]).sin() + s6[s6.len() - 1] * 1.5;
+        p29_h2(ys, &s1[0..], b * -0.5);
+        let t8 = ys[0] * 0.6;
+        let mut buf9 = vec![1.5; 3];
+        let t10 = p29_h0(&mut buf9[0..], t8.tanh()).tanh();
+        let t11 = p29_h1(w[0], &w, &mut buf9).tanh();
+        let t12 = buf9[0] + buf9[2] * -0.5;
+        t12 + t11 + t10 + t8 + t7 + ys[2] + w[1] * 0.5 + a * 0.3
+    }
+    check_p29(seed = 0xecfa1282631c364e, inputs = 14, calls = [], at = |p| (p[0], &mut p[1..4].to_vec(), p[4], <[f64; 3]>::try_from(&p[5..8]).unwrap(), &p[8..14]));
+}
+
+program! {
+    #[differentiable]
+    fn p30(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = &(v + x) / &x.mapv(|q| q * q + 1.0);
+        for _ in 0..n {
+            t1 = (&t1 * (v.dot(v) * 0.3)).mapv(f64::sin) + &t1 * 0.5;
+        }
+        let mut t2 = x.to_owned();
+        for _ in 0..n {
+            t2 = (&t2 * (v.mean().unwrap())).mapv(f64::sin) + &t2 * 0.5;
+        }
+        let t3 = ((s) * x).dot(x) * 0.3;
+        t3.sum() * 0.2 + t2.sum() * 0.2 + t1.sum() * 0.2
+    }
+    check_p30(seed = 0x40012607ffa05e68, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+#[differentiable]
+fn p31_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 1.5).sin();
+    }
+    acc * 0.25 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p31_h1(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.75 + (y[i] * s).cos() * 0.25;
+    }
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p31_h2(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * -0.5;
+    }
+}
+#[differentiable]
+fn p31_h3(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    let _ = p31_h1(y, s);
+    p31_h2(s * 0.25, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+program! {
+    #[differentiable]
+    fn p31(a: f64, b: f64, xs: &[f64]) -> f64 {
+        let t1 = p31_h0(&xs[5..8], a * 0.75).sin();
+        let s2 = &xs[..];
+        let t3 = (s2[1] * a + s2[4]).sin() + s2[s2.len() - 1] * 0.6;
+        let mut buf4 = vec![0.5; 4];
+        let t5 = p31_h3(&mut buf4[2..4], s2, t3.tanh()).tanh();
+        let t6 = p31_h3(&mut buf4, &xs[..], t1.tanh()).tanh();
+        let _ = p31_h1(&mut buf4[..4], t6.tanh());
+        let t7 = buf4[0] + buf4[3] * -0.5;
+        let mut buf8 = vec![0.0; 2];
+        for i in 0..2 {
+            buf8[i] = xs[i + 5] * t1.tanh();
+        }
+        p31_h2(b, s2, &mut buf8);
+        let t9 = buf8[0] + buf8[1] * 1.5;
+        t9 + t7 + t6 + t5 + t3 + a * 0.3
+    }
+    check_p31(seed = 0xcd529e14da333eba, inputs = 10, calls = [], at = |p| (p[0], p[1], &p[2..10]));
+}
+
+program! {
+    #[differentiable]
+    fn p32(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        let mut carried = 0.5;
+        for i in 1..xs.len() {
+            let t1 = if (1.0 + ((a).sin()) * ((a).sin())).ln() > 0.15 { (((xs[i]).mul_add(0.5, a)).tanh() + ((a).mul_add(0.5, xs[i])) * ((1.0 + (a) * (a)).ln())).tanh() } else { a };
+            let t2 = if (a).sin() - (t1).tanh() < 0.15 { ((((1.0 + (xs[i]) * (xs[i])).ln()) * ((a).tanh())).cos() * xs[i - 1]).tanh() } else { (t1).cos() * xs[i - 1] };
+            acc += (((((xs[i - 1]).mul_add(0.5, -0.01_f64)) * 0.5).exp()).sin()).tanh();
+            acc -= ((t2).tanh()).tanh();
+            carried = carried * 0.5 + ((xs[i]).sin()).tanh();
+            acc += carried;
+        }
+        acc
+    }
+    check_p32(seed = 0x65149faf0a4dafa9, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+}
+
+program! {
+    #[differentiable]
+    fn p33(a: f64, b: f64) -> f64 {
+        if b > b {
+            return f64::sin(0.9) - b * b;
+        }
+        let a = a + a.sin().exp();
+        let mut acc0 = 0.0;
+        if b > b {
+            let mut acc1 = ((a * 0.25).atan() * 0.6).max(b);
+        }
+        if 0.2 - a * 0.25 > a * 0.25 && b < 0.25 {
+            return (a * 0.25).tanh().clamp(-0.75, 0.75) * 0.5;
+        }
+        (a * 0.25).atan().tanh() + 0.5 * 0.5
+    }
+    check_p33(seed = 0x0086285fdc7b8581, inputs = 2, calls = [], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p34(a: f64, b: f64, n: usize) -> f64 {
+        let mut acc0 = 0.0;
+        let mut k1 = 0;
+        let r5 = loop {
+            let mut v2 = vec![0.0; n];
+            for j in 0..v2.len() {
+                v2[j] = ((2.0 + (2.0 + b.sin()).cbrt()) * 0.5).tanh();
+            }
+            let flag3 = f64::min(v2[(k1 + 1) % 2], v2[(k1 + 1) % 2]) > 0.1;
+            let t4 = 0.6 * b.powi(2).ln_1p();
+            acc0 *= 0.8 + 0.2 * (b - a).sin();
+            acc0 += (v2[1] * b * f64::atan(v2[(k1 + 1) % 2]) * 0.5).tanh();
+            k1 += 1;
+            if (b - (acc0 * 0.1).sin() > -0.4) || k1 >= 4 { break ((acc0 * 0.1).atan() - acc0 * 0.1).atan(); }
+        };
+        let t6: f64 = 2.0;
+        let a = a * a;
+        if n == 0 {
+            acc0 = ((acc0 * 0.1).sin() - r5 / (1.5 + t6.tanh()) * 0.5).atan();
+        } else if n % 3 == 1 {
+            if (acc0 * 0.1).tanh() + r5 > r5 {
+                let t7 = f64::atan(f64::tanh(0.1 * t6));
+            } else if t6 > r5 {
+                if (a * 0.5).sin() > 0.25 {
+                    let t8 = if b / (1.0 + b * b) > (a * 0.5).tanh() { t6 / (1.0 + b.powi(2)) - (r5 + t6) } else { b };
+                }
+            }
+        } else {
+            let a = (a * 0.5).tanh() - b;
+        }
+        (a * 0.5).tanh() - t6 + r5 + (acc0 * 0.1).atan()
+    }
+    check_p34(seed = 0x0620047951a1ab69, inputs = 2, calls = [], at = |p| (p[0], p[1], 2));
+}
+
+#[differentiable]
+fn p35_h0(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).tanh();
+    r[1] = v[1] * 0.3;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+#[differentiable]
+fn p35_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * -0.5;
+    }
+}
+#[differentiable]
+fn p35_h2(y: &mut [f64], s: f64) -> f64 {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 1.5).tanh();
+    }
+    y[0] = (y[0] * 0.6 + s).sin();
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p35_h3(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    let _ = p35_h2(y, s);
+    p35_h1(s * -0.5, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+#[differentiable]
+fn p35_h4(v: &[f64], s: f64) -> Option<f64> {
+    let head = if v[0] * s > -0.4 { Some((v[0] * s).tanh()) } else { None };
+    let h = head?;
+    Some(h * 0.25 + v[v.len() - 1] * 0.3)
+}
+program! {
+    #[differentiable]
+    fn p35(a: f64, ys: &mut [f64], xs: &[f64]) -> f64 {
+        let arr1 = p35_h0(&xs[..], a);
+        let t2 = arr1[0] * arr1[0];
+        let mut buf3 = vec![0.6; 2];
+        p35_h1(a, &arr1, &mut buf3);
+        let _ = p35_h3(&mut buf3, &xs[..], t2.tanh());
+        let t4 = buf3[0] + buf3[1] * 0.25;
+        let mut buf5 = vec![0.25; 2];
+        let t6 = p35_h3(&mut buf5, xs, t2.tanh() * 0.75).tanh();
+        for _ in 0..2 {
+            p35_h1(a * 0.5, xs, &mut buf5);
+        }
+        let t7 = buf5[0] + buf5[1] * 0.75;
+        let arr8 = p35_h0(&xs[..], t2.tanh() * 0.25);
+        let t9 = arr8[2] * arr8[2];
+        let mut buf10 = vec![0.0; 2];
+        for i in 0..2 {
+            buf10[i] = xs[i + 6] * t2.tanh();
+        }
+        let _ = p35_h2(&mut buf10, t7.tanh());
+        let t11 = buf10[0] + buf10[1] * 0.25;
+        let arr12: [f64; 3] = [t11.tanh(), xs[0] * -0.5, (t11.tanh()).sin()];
+        let [e14, e15, e16] = arr12;
+        let t13 = e14 * e16 + arr12[1] * e15;
+        let t17 = match p35_h4(&buf10, t6.tanh()) { Some(v) => v, None => t6.tanh() * 0.6 };
+        let _ = p35_h3(ys, &xs[5..=7], t2.tanh() * -0.5);
+        let t18 = ys[2] * 0.75;
+        t18 + t17 + t13 + t11 + t9 + ys[2] + a * 0.3
+    }
+    check_p35(seed = 0x33463050ca469187, inputs = 12, calls = [], at = |p| (p[0], &mut p[1..4].to_vec(), &p[4..12]));
+}
+
+program! {
+    #[differentiable]
+    fn p36(a: f64, b: f64, c: f64) -> f64 {
+        let t0 = (c * c).powi(3) / (1.5 + (a * 0.5).tanh());
+        let mut v1 = vec![0.0; 2];
+        for i in 0..v1.len() {
+            v1[i] = (i as f64).cos();
+        }
+        let c2 = |u3: f64| u3;
+        let t4: f64 = c2(c) - 0.5 * c2(a);
+        v1[0] = -0.5 * 0.3;
+        let a = a + ((t0 * 0.1).sin() - t4);
+        a * 0.25 + t4 + b
+    }
+    check_p36(seed = 0xc12ada8867303d43, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p37(a: f64, n: usize) -> f64 {
+        let t0: f64 = 0.9;
+        let t1 = match n { 0 => ((a + (p36(t0.cos(), 0.25, ((a + a) * 0.5).sin()) * 0.25).tanh()) * a.cos() * 0.5).atan(), 1 => (((1.5 + (p1(((1.0 + (n as f64).powi(2)).ln() * 0.5).sin(), (n as f64).atan()) * 0.5).atan().sin()).powf(t0.tanh()) + 1.25 * t0) * 0.5).sin(), _ => a };
+        let t1 = t1 - a * t0;
+        let t2: f64 = (1.0 + (n as f64).powi(2)).sqrt();
+        (t2 * 0.5).tanh().cos() + 1.5 * t0 - a
+    }
+    check_p37(seed = 0xd3ad622d6d6e1ed5, inputs = 1, calls = [p1, p36], at = |p| (p[0], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p38(b: f64, a: f64) -> f64 {
+        let t1 = { let u0 = (b + b).tanh(); (a * a).powi(2) };
+        let mut acc2 = 1.0;
+        let mut a = a;
+        let t3 = (1.5 + (2.0 + (b - 0.75).cos()).powi(-2).cos()).sqrt();
+        let t4 = t3;
+        if (2.0 + a.cos()).recip() > -0.4 {
+            if (1.5 + p6(b, (t3 / (1.0 + a * a) * 0.5).tanh(), t4, ((a - t1 * 0.5) * 0.25).tanh()).sin()).log(2.5 + b.cos()) < 0.0 {
+                let a = a - (t3 + b);
+            } else {
+                let t5 = a.hypot(b) * t3;
+            }
+        }
+        let mut v6 = vec![0.0; 2];
+        for i in 0..v6.len() {
+            v6[i] = (t1 * 0.5).tanh() + (1.0 + 1.25_f64.powi(2)).ln();
+            if i > 0 {
+                v6[i] += v6[i - 1] * b * 0.1;
+            }
+        }
+        t4 - t3 + (t1 * 0.5).sin() + 0.5 * a
+    }
+    check_p38(seed = 0x54df4df9bae336bb, inputs = 2, calls = [p6], at = |p| (p[0], p[1]),
+        params = ["a"] at [1]);
+}
+
+program! {
+    #[differentiable]
+    fn p39(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = (x * (x[[1, 2]])).mapv(f64::tanh);
+        for _ in 0..n {
+            t1 = (&t1 * (s)).mapv(f64::sin) + &t1 * 0.5;
+        }
+        let t2 = (t1.dot(v) * 0.3).dot(&(x.row(2).to_owned())) * 0.3;
+        let mut t3 = t1.to_owned();
+        if n % 3 == 0 {
+            t3 = (v.dot(v) * 0.3) * &(&t1 + x);
+        }
+        let mut t4 = (t1.dot(x) * 0.3).row(2).to_owned();
+        if n % 3 == 0 {
+            t4 = &(x.dot(v) * 0.3) + &((v * (s)).mapv(f64::sin));
+        }
+        let t5 = (&t4 + &t3).column(2).to_owned();
+        t5.dot(&t5) * 0.1 + t4.dot(&t4) * 0.1 + t3.sum() * 0.2
+    }
+    check_p39(seed = 0xec971ab4fec2b7f6, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p40(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            let t1 = if ((a) * 0.5).exp() > -0.20 { (xs[i]).tanh() } else { (a).mul_add(0.5, a) };
+            let t2 = ((1.0 + (xs[i] + xs[i] - (xs[i]).cos() * a) * (xs[i] + xs[i] - (xs[i]).cos() * a)).ln()).tanh() * 1.5;
+            extra += (((a).tanh()).cos() * t1).tanh();
+            acc -= ((-0.88_f64).tanh() + a).tanh();
+            let t3 = (xs[i]).tanh() * 1.5;
+            acc += ((((xs[i]) * 0.5).exp()).tanh()).tanh();
+        }
+        acc.sin()
+    }
+    check_p40(seed = 0xea03ddb475c138b0, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+}
+
+program! {
+    #[differentiable]
+    fn p41(c: f64, a: f64, d: f64, b: f64) -> f64 {
+        let mut acc0 = 1.0;
+        let mut k1 = 0;
+        loop {
+            let t2 = match k1 % 3 { 0 | 1 => (d - a).powi(2).ln_1p(), _ => 1.25 * c };
+            acc0 += (a.cos().atan2(1.5 + (d - a).cos()) * 0.5).tanh();
+            if k1 > 0 {
+                let t4 = { let u3 = d; (1.0 + ((acc0 * 0.25).sin() * 0.9).powi(2)).sqrt() };
+            } else {
+                let t5 = a.clamp(-0.75, 0.75).atan();
+            }
+            acc0 = ((a / (1.5 + c.tanh())).mul_add((acc0 * 0.25).sin() * 2.0, b.hypot(a)) * 0.25).atan();
+            k1 += 1;
+            if (d - a < -0.4) || k1 >= 2 { break; }
+        }
+        (acc0 * 0.25).tanh().cos() + d.sin() + c.cos()
+    }
+    check_p41(seed = 0xf1990baaac94a607, inputs = 4, calls = [], at = |p| (p[0], p[1], p[2], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p42(d: f64, b: f64, a: f64, c: f64) -> f64 {
+        let mut acc0 = 0.0;
+        let mut v1: Vec<f64> = Vec::new();
+        v1.push(b.powi(2).max(d + c));
+        v1.push(a.atan());
+        let t2 = v1[0] * 0.5 + v1[1];
+        let mut k3 = 0;
+        loop {
+            let t4 = b.powi(2);
+            let flag5 = (t2 * 0.5).sin() > 0.7;
+            acc0 = ((k3 as f64 + (t2 * 0.5).tanh()) * 0.5).atan();
+            acc0 /= (2.0 + (acc0 * 0.1).tanh().cos());
+            k3 += 1;
+            if (b - t4 > 1.25) || k3 >= 4 { break; }
+        }
+        acc0 -= (f64::sin(t2 * 0.5).atan() * 0.5).tanh();
+        (t2 * 0.5).cos() + (acc0 * 0.1).tanh()
+    }
+    check_p42(seed = 0x1257d02740259669, inputs = 4, calls = [], at = |p| (p[0], p[1], p[2], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p43(b: f64, xs: &[f64], a: f64, n: usize) -> f64 {
+        let t0 = a * 0.9 / (2.0 + 0.2_f64.cos()) / (2.0 + (xs.iter().map(|q| q * b).sum::<f64>() + b).cos());
+        let mut acc1 = a;
+        match n {
+            0 => {
+                let mut v2: Vec<f64> = Vec::new();
+                v2.push((xs.iter().sum::<f64>() * 0.5).sin());
+                v2.push((((t0 * 0.5).tanh() - n as f64 - xs[n].min(xs[n])) * 0.5).atan());
+                let t3 = v2[0] * 0.5 + v2[1];
+            }
+            _ => {
+                acc1 += (f64::max(b, acc1).powi(2) * 0.5).tanh();
+                let mut v4 = vec![0.0; n];
+                for i in 0..v4.len() {
+                    v4[i] = b.cos() * (t0 * 0.5).tanh().max((t0 * 0.5).sin());
+                }
+            }
+        }
+        let a = a - xs[1].sin();
+        if n == 0 {
+            let c5 = |u6: f64| 2.0 * (xs.iter().map(|q| q.cos()).product::<f64>() / (1.0 + xs[xs.len() - 1 - n] * xs[xs.len() - 1 - n]));
+            let t7: f64 = c5(xs[n].min(b * 0.9)) - 0.5 * c5((acc1 * xs[2] * 0.5).tanh());
+            return (0.25 * xs[xs.len() - 1 - n]).min(b + xs[n]);
+        }
+        (a * 0.5).atan() - acc1 + (t0 * 0.5).sin().cos()
+    }
+    check_p43(seed = 0x9d2d42db6e12652d, inputs = 5, calls = [], at = |p| (p[0], &p[1..4], p[4], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p44(a: f64) -> f64 {
+        let mut acc0 = 0.5;
+        if f64::sin(a) < 0.7 {
+            let t1 = (1.0 + a.powi(2)).ln();
+            let t2 = a;
+            let t3 = if a.max(t2) > t2 { f64::atan(-t2) } else { (t2 / (2.0 + t1.cos())).max(t1) };
+            let mut v4: Vec<f64> = Vec::new();
+            v4.push(t3 * t2 * (t2 * 0.1));
+            v4.push(((1.0 + a.powi(2)).cbrt() + (2.0 - a)) * 0.5);
+            let t5 = v4[0] * 0.5 + v4[1];
+        }
+        for i in 0..4 {
+            if i == 1 {
+                let t7 = { let u6 = a * 0.6; a.cos() - (1.0 + 0.6_f64.powi(2)).ln() };
+            } else {
+                for j in (0..3).rev() {
+                    if i > 3 {
+                        let t8 = match i { 0 => (j as f64).clamp(-0.75, 0.75).atan2(1.5 + (a * a).cos()), 1 => a.min(0.25) * a, _ => (i as f64 * 0.5).atan() };
+                    } else if j > 1 {
+                        if a < -0.1 {
+                            let a = a - (a + a);
+                        } else {
+                            match j {
+                                0 | 1 => {
+                                    let c9 = |u10: f64| (a - i as f64) * u10.cos();
+                                    let t11: f64 = c9(a) - 0.5 * c9(a.powi(2).ln_1p());
+                                }
+                                _ => {
+                                    let a = a + (a + a);
+                                }
+                            }
+                        }
+                    } else {
+                        if a + a > a {
+                            let a = a - a;
+                        } else {
+                            acc0 = (1.0 + (a - a).powi(2)).ln();
+                        }
+                    }
+                    acc0 = ((1.5 + a.sin()).log(2.5 + (acc0 * 0.05).sin().cos()) * (1.0 + 1.0_f64.powi(2)).cbrt() * 0.5).sin();
+                }
+            }
+            acc0 = (a - (acc0 * 0.05).tanh()) * 1.5 * 0.5;
+        }
+        1.5 * (acc0 * 0.05).atan()
+    }
+    check_p44(seed = 0x60f7507fa69d377b, inputs = 1, calls = [], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p45(a: f64) -> f64 {
+        let t0 = a * a;
+        let mut acc1 = 0.0;
+        if a > -0.4 {
+            if (0.5 * a.tanh()).asin() > a && t0 < -0.4 {
+                let mut w2 = 0;
+                while w2 < 3 {
+                    let o3: Option<f64> = if a < 0.3 { Some(((t0 * w2 as f64 - 0.2 * 0.3) * 0.25).sin()) } else { None };
+                    let t5: f64 = if let Some(u4) = o3 { (a - u4) * (2.0 + (w2 as f64).cos()).recip() } else { a + a };
+                    acc1 *= 0.8 + 0.2 * (0.5 * a).sin();
+                    w2 += 1;
+                }
+                return a.powi(3).cos();
+            }
+            let t6 = ((p21((a + a) * 0.5, f64::sin(t0), ((1.0 + a.powi(2)).sqrt() * 0.5).atan(), 2) * 0.5).tanh() - t0).powi(2).ln_1p().cos().exp();
+        } else {
+            let mut v7 = vec![0.0; 4];
+            for i in 0..v7.len() {
+                v7[i] = ((t0 * a).max((acc1 * 0.1).sin()) * 0.5).tanh();
+                if i > 0 {
+                    v7[i] += v7[i - 1] * ((1.5 + a.sin()).powf((i as f64).tanh()) * 0.25).atan();
+                }
+            }
+        }
+        0.9 * t0 + a
+    }
+    check_p45(seed = 0x6206c140264267fb, inputs = 1, calls = [p21], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p46(a: f64, xs: &[f64]) -> f64 {
+        let t1 = ((a).sin() + xs[2]).tanh();
+        let t2 = (-0.30_f64 - a - a - a + xs[0]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            let t3 = (a + (xs[i] + -0.31_f64).tanh()).tanh() * 1.5;
+            acc += (xs[i]).tanh();
+            if i + 1 < xs.len() {
+                let t4 = if ((((xs[i + 1]) * 0.5).exp()) * 0.5).exp() > 0.03 { (t2).tanh() } else { (a) * (a) };
+                acc = acc + ((((-0.95_f64).mul_add(0.5, xs[i + 1])).mul_add(0.5, a)).cos() * xs[i + 1]).tanh() - ((xs[i] - (xs[i]).mul_add(0.5, t1)).tanh()).tanh();
+            }
+            acc = acc + ((1.0 + ((xs[i] + xs[i]).cos() * xs[i]) * ((xs[i] + xs[i]).cos() * xs[i])).ln()).tanh() - (((((a) * 0.5).exp()) * (a - 0.80_f64)).tanh()).tanh();
+        }
+        let r = acc;
+        r
+    }
+    check_p46(seed = 0xfaedc8808394dc49, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]),
+        params = ["a"] at [0]);
+}
+
+program! {
+    #[differentiable]
+    fn p47(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            let t1 = (xs[i]).tanh() * 1.5;
+            extra -= (((1.0 + (xs[i]) * (xs[i])).ln()).mul_add(0.5, xs[i]) + ((xs[i]).cos() * xs[i]).mul_add(0.5, xs[i])).tanh();
+            let t2 = ((xs[i]) * (t1 - -0.24_f64) - ((1.0 + (xs[i]) * (xs[i])).ln()).sin()).tanh() * 1.5;
+            let t3 = (t2).tanh() * 1.5;
+            if i + 1 < xs.len() {
+                let mut t4 = 0.0;
+                for j in 0..2 {
+                    t4 += (xs[i + 1] - a - xs[i] - xs[i + 1] * (j as f64 + 0.5)).sin();
+                }
+                acc = acc + (((xs[i + 1]).sin()).tanh()).tanh() - (((t3 + t3).cos() * t4).mul_add(0.5, xs[i + 1])).tanh();
+            }
+            acc += ((((t3).sin()) * 0.5).exp() - (t3).tanh()).tanh();
+        }
+        acc
+    }
+    check_p47(seed = 0x5e066caef587dc52, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p48(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            if xs[i] > -0.30 {
+                let t1 = ((((1.0 + ((a).cos() * xs[i]) * ((a).cos() * xs[i])).ln()) * 0.5).exp()).tanh() * 1.5;
+                let t2 = (t1).tanh() * 1.5;
+            }
+            if (((xs[i]).mul_add(0.5, xs[i])) * 0.5).exp() > 0.17 {
+                let t3 = (((xs[i]).tanh() - xs[i]) * ((1.0 + (0.69_f64) * (0.69_f64)).ln())).tanh() * 1.5;
+                acc = acc + ((((a).cos() * xs[i]).cos() * xs[i]).mul_add(0.5, t3)).tanh() - (a).tanh();
+            } else {
+                let t4 = (((a).sin()) * ((xs[i]).sin())).tanh() * 1.5;
+            }
+            acc += ((0.19_f64 - a - a) * (a)).tanh();
+            let t5 = (xs[i]).tanh() * 1.5;
+            acc += (a).tanh();
+        }
+        acc
+    }
+    check_p48(seed = 0xcf93cd3d9fbbdb0d, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p49(b: f64, n: usize, xs: &[f64], a: f64, c: f64, d: f64) -> f64 {
+        let c0 = |u1: f64| c.sin().exp2().tanh();
+        let t2: f64 = c0(d * (0.1 * n as f64)) - 0.5 * c0(b * a);
+        let mut acc3 = 0.5;
+        for i in 0..2 {
+            for j in 0..4 {
+                acc3 -= ((0.1 * 1.5 - p42((b.mul_add(b, b) * 0.5).atan(), ((j as f64 + a) * 0.25).sin(), d * (p38((xs[n] + xs[n]) * 0.5, (xs.iter().map(|q| (q * 1.5).sin()).sum::<f64>() * a * 0.25).tanh()) * 0.5).tanh(), (xs[1] / (1.0 + (i as f64).powi(2)) * 0.5).tanh()).powi(3)) * 0.1).tanh();
+                for l in 0..1 {
+                    if a.powi(2) < -0.4 {
+                        if f64::cos(t2) > t2 {
+                            if (xs[l].mul_add(xs.iter().map(|q| (q * 0.25).sin()).sum::<f64>(), i as f64)) < 0.25 {
+                                if i > 0 {
+                                    let t6: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u4, &w5)| u4 * b * 0.6 * (0.5 * w5)).sum();
+                                } else {
+                                    let t9: f64 = xs.iter().rev().skip(1).map(|&u7| (1.0 + (c * b).powi(2)).ln()).sum();
+                                }
+                            } else if f64::tanh(xs[xs.len() - 1 - i]) < 0.5 {
+                                let t12: f64 = { let v10: Vec<f64> = xs.iter().map(|&u11| t2.min(c * t2)).collect(); v10[0] + v10[2] };
+                            } else {
+                                let c13 = |u14: f64| b.cos().asinh();
+                                let t15: f64 = c13(b) - 0.5 * c13(xs[xs.len() - 1 - l] + xs[j % xs.len()]);
+                            }
+                        } else {
+                            acc3 += (2.0 + (0.1 * xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())).cos()).recip();
+                        }
+                    }
+                    acc3 = (c / (1.5 + 1.0_f64.tanh())).atan();
+                }
+            }
+            acc3 = ((acc3 * 0.05).tanh() * (acc3 * 0.05).sin().asinh()).sin();
+        }
+        let b = b + (n as f64 - b);
+        (b * 0.25).tanh() + (acc3 * 0.05).sin() + t2
+    }
+    check_p49(seed = 0x2b054ce8b59af3d2, inputs = 7, calls = [p38, p42], at = |p| (p[0], 1, &p[1..4], p[4], p[5], p[6]),
+        params = ["a", "d", "c", "xs"] at [4, 6, 5, 1, 2, 3]);
+}
+
+#[differentiable]
+fn p50_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 1.5).cos();
+    }
+    acc * 1.5 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p50_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 1.5;
+    t + p50_h0(&v[1..], s * -0.5) + p50_h0(v, s).sin()
+}
+program! {
+    #[differentiable]
+    fn p50(xs: &[f64], a: f64) -> f64 {
+        let t1 = p50_h1(&xs[0..8], a * 0.25);
+        let t2 = p50_h1(&xs[..], t1.tanh());
+        let t3 = p50_h1(xs, a);
+        let t4 = p50_h1(xs, t1.tanh() * 0.25);
+        let s5 = &xs[0..=5];
+        let t6 = (s5[1] * a + s5[5]).sin() + s5[s5.len() - 1] * 0.75;
+        let t7 = p50_h1(&s5[..5], t4.tanh() * 0.3);
+        let t8 = p50_h1(s5, t3.tanh()).sin();
+        t8 + t7 + t6 + t4 + t3 + a * 0.3
+    }
+    check_p50(seed = 0x0cc1cef7787ef784, inputs = 9, calls = [], at = |p| (&p[0..8], p[8]));
+}
+
+program! {
+    #[differentiable]
+    fn p51(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = (v + x).dot(v) * 0.3;
+        for _ in 0..n {
+            t1 = (((s) * x).dot(&t1) * 0.3).mapv(f64::tanh) + &t1 * 0.5;
+        }
+        let t2 = (t1[2]) * &(x.dot(x) * 0.3);
+        t2.sum() * 0.2 + t1.dot(&t1) * 0.1 + s
+    }
+    check_p51(seed = 0x951118ce241d6532, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+#[differentiable]
+fn p52_h0(v: &[f64], s: f64) -> Result<f64, String> {
+    let head = if v[0] * s > -0.4 { Ok((v[0] * s).cos()) } else { Err(format!("{s} is too small")) };
+    let h = head?;
+    Ok(h * 0.25 + v[v.len() - 1] * 0.75)
+}
+#[differentiable]
+fn p52_h1(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.5 + (y[i] * s).sin() * 0.25;
+    }
+}
+#[differentiable]
+fn p52_h2(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 0.6;
+    }
+}
+#[differentiable]
+fn p52_h3(y: &mut [f64], x: &[f64], s: f64) {
+    p52_h1(y, s);
+    p52_h2(s * 0.25, &x[1..], y);
+}
+#[differentiable]
+fn p52_h4(v: &[f64], s: f64, k: usize) -> f64 {
+    if k == 0 {
+        (v[0] * s).tanh()
+    } else {
+        v[k % v.len()] * 0.25 + p52_h4(v, s * -0.5, k - 1).tanh()
+    }
+}
+program! {
+    #[differentiable]
+    fn p52(ys: &mut [f64], a: f64, xs: &[f64]) -> f64 {
+        let t1 = match p52_h0(&xs[2..7], a * 1.5) { Ok(v) => v, Err(_) => a * 1.5 * 0.3 };
+        for _ in 0..3 {
+            p52_h3(&mut ys[1..], &xs[0..8], a);
+        }
+        let t2 = ys[1] * 1.5;
+        let t3 = p52_h4(&xs[..], a, 3);
+        p52_h2(t2.tanh(), &xs[1..], ys);
+        let t4 = ys[0] * 1.5;
+        let s5 = &xs[1..4];
+        let t6 = (s5[1] * t4.tanh() + s5[0]).sin() + s5[s5.len() - 1] * 0.25;
+        let t7 = match p52_h0(&s5[0..=2], t3.tanh() * 0.3) { Ok(v) => v, Err(_) => t3.tanh() * 0.3 * 0.6 };
+        t7 + t6 + t4 + t3 + t2 + ys[2] + a * 0.3
+    }
+    check_p52(seed = 0x4f5b0003bbc97d67, inputs = 12, calls = [], at = |p| (&mut p[0..3].to_vec(), p[3], &p[4..12]));
+}
+
+program! {
+    #[differentiable]
+    fn p53(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = x.to_owned();
+        let t2 = v.to_owned();
+        t2.dot(&t2) * 0.1 + t1.sum() * 0.2 + s
+    }
+    check_p53(seed = 0x6e7913b6a97a9fc1, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p54(b: f64, a: f64) -> f64 {
+        let mut acc0 = 0.5;
+        if a.atan2(1.5 + a.cos()) > 0.5 {
+            let mut v1 = vec![0.0; 3];
+            for i in 0..v1.len() {
+                v1[i] = b * b * b * 0.5;
+            }
+            let t2 = if b + 0.2 < 0.0 { b.sin() / (2.0 + (v1[2] / (1.5 + v1[1].tanh())).cos()) } else { a };
+            let a = a - b;
+            let t3 = b;
+        } else {
+            let t4 = a.abs();
+        }
+        1.25 * a - b + 0.5 * a
+    }
+    check_p54(seed = 0xa7628383f712c06d, inputs = 2, calls = [], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p55(a: f64, b: f64, n: usize, c: f64) -> f64 {
+        let mut acc0 = a.tanh().cosh() / (2.0 + (1.5 + 1.5_f64.sin()).log(2.5 + b.cos()).cos()) * 0.5;
+        if n == 2 {
+            let t1 = if 0.3 - acc0 > b { f64::atan(-acc0) } else { (acc0 / (1.0 + a * a)).mul_add((p34(b, (acc0.tanh().exp() * 0.5).tanh(), 2) * 0.25).sin(), c.sin().exp()) };
+            acc0 += (0.1_f64.atan() - (c + c)) * 0.25;
+        } else {
+            for i in 0..n {
+                if 1.25_f64.powi(2) > 0.7 {
+                    let c = c * (a / (2.0 + a.cos()));
+                    return c.tanh() * n as f64;
+                }
+                acc0 = ((p42((n as f64 * 0.75 * 0.5).tanh(), 1.25 * c, (i as f64).tanh(), (acc0 * 0.25).sin().atan()) - c - c * a) * 0.5).atan();
+            }
+        }
+        c + 0.5 * a
+    }
+    check_p55(seed = 0x5444258d7c6786eb, inputs = 3, calls = [p34, p42], at = |p| (p[0], p[1], 2, p[2]),
+        params = ["b"] at [1]);
+}
+
+program! {
+    #[differentiable]
+    fn p56(n: usize, a: f64) -> f64 {
+        let mut acc0 = 0.0;
+        let a = a * (a * a);
+        let a = (a * 0.25).tanh() * (a * 0.25);
+        let t2 = { let u1 = 0.2_f64; (a * 0.25).sin().tanh() + u1 * (a * 0.25).sin() };
+        1.25 * t2 + (a * 0.25).tanh().sin() + 0.5 * (p38((a * 0.25).sin(), t2.powi(2) * 0.5) * 0.5).atan()
+    }
+    check_p56(seed = 0x3d329761a271cbb9, inputs = 1, calls = [p38], at = |p| (1, p[0]));
+}
+
+#[differentiable]
+fn p57_h0(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.5 + (y[i] * s).cos() * 0.25;
+    }
+}
+#[differentiable]
+fn p57_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).cos() * 0.6;
+    }
+    y[0] * 0.75
+}
+#[differentiable]
+fn p57_h2(y: &mut [f64], x: &[f64], s: f64) {
+    p57_h0(y, s);
+    let _ = p57_h1(s * 0.75, &x[1..], y);
+}
+#[differentiable]
+fn p57_h3(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.25).cos();
+    }
+    acc * 0.5 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p57_h4(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.5;
+    t + p57_h3(&v[1..], s * 0.3) + p57_h3(v, s).sin()
+}
+program! {
+    #[differentiable]
+    fn p57(w: [f64; 3], xs: &[f64], b: f64, a: f64) -> f64 {
+        let mut buf1 = vec![0.75; 4];
+        for _ in 0..2 {
+            p57_h2(&mut buf1, &xs[3..], w[2]);
+        }
+        for _ in 0..3 {
+            p57_h2(&mut buf1[..], xs, b);
+        }
+        p57_h0(&mut buf1, w[2]);
+        let t2 = buf1[0] + buf1[3] * 0.5;
+        let t3 = p57_h4(&w, w[0] * 0.75).sin();
+        let t4 = p57_h4(xs, w[0] * 0.6);
+        t4 + t3 + t2 + w[1] * 0.5 + a * 0.3
+    }
+    check_p57(seed = 0x595ac60837c4fb3b, inputs = 11, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), &p[3..9], p[9], p[10]));
+}
+
+program! {
+    #[differentiable]
+    fn p58(b: f64, c: f64, n: usize, a: f64) -> f64 {
+        let mut acc0 = 1.0;
+        if 1.0_f64.atan() > n as f64 {
+            let t1: f64 = a.cos().exp() / (1.0 + f64::min(a, 0.6).powi(2));
+            for i in 0..2 {
+                let o2: Option<f64> = if n < 1 { Some(((a * 0.5 + (0.9 - a)) * 0.5).atan()) } else { None };
+                let t4: f64 = match o2 { Some(u3) => c.atan().tanh(), None => (1.5 + c.cos()).sqrt() };
+                acc0 = ((c - t4.powi(2)) * 0.5).tanh();
+            }
+        } else if (acc0 * 0.25).atan2(1.5 + b.cos()) < -0.2 {
+            let a = a * ((p33((acc0 * 0.25).atan(), 0.2) * 0.5).tanh() - n as f64);
+        } else {
+            let t5 = (1.5 + (acc0 * 0.25).cos()).sqrt().cos().abs();
+            let mut acc6 = ((c - c) * n as f64 * 0.25).tanh();
+        }
+        0.25 * (acc0 * 0.25) + b.tanh()
+    }
+    check_p58(seed = 0x5a28de490b7207a8, inputs = 3, calls = [p33], at = |p| (p[0], p[1], 2, p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p59(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = x.to_owned();
+        let t2 = &(x.row(1).to_owned()) / &(v - v).mapv(|q| q * q + 1.0);
+        t2.dot(&t2) * 0.1 + t1.sum() * 0.2 + s
+    }
+    check_p59(seed = 0xae3b48b1570d7347, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1),
+        params = ["s"] at [12]);
+}
+
+program! {
+    #[differentiable]
+    fn p60(c: f64, b: f64, a: f64) -> f64 {
+        let t0 = p45(c * c * 0.5) * 0.5 + a.cos();
+        let o1: Option<f64> = if c * (t0 * 0.5).sin() < -0.4 { Some(b) } else { None };
+        let t3: f64 = if let Some(u2) = o1 { b.powi(3) } else { c };
+        let k4 = ((-c).abs() * 2.0) as usize % 3;
+        let t5 = match k4 { 0 => b.powi(3) * 1.5_f64.max(c) * 0.5, 1 => (b.hypot(2.0) * 0.5).atan(), _ => b.cos() * 0.6 };
+        let c = c * a;
+        let c6 = |u7: f64| (a * 2.0).tanh();
+        let t8: f64 = c6(((1.0 + ((t0 * 0.5).tanh() + a).powi(2)).sqrt() * 0.5).tanh()) - 0.5 * c6((c * 0.5).atan().tanh().exp_m1());
+        let c9 = |u10: f64| b;
+        let t11: f64 = c9((p38(((t3 * 0.5).tanh().mul_add(a, t5) * 0.25).tanh(), f64::min(b, b)) * 0.5).sin().abs()) - 0.5 * c9((t5.mul_add(t3 * 0.5, a) * 0.25).atan());
+        t11 + 0.25 * t8 - 0.9 * (c * 0.5) + t5 - (t3 * 0.5).sin() + (t0 * 0.5).sin() - b.cos()
+    }
+    check_p60(seed = 0x19227b68107a0574, inputs = 3, calls = [p38, p45], at = |p| (p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p61(a: f64) -> f64 {
+        let a = a - a;
+        let mut acc0 = (a * 0.5).atan() * 1.25;
+        if p42((p54(acc0 * (a * 0.5).tanh(), acc0) * 0.5 * 0.5).sin(), acc0, (acc0 * acc0 * 0.5).tanh(), (2.0 + acc0.sin()).log2()) < -0.2 {
+            acc0 += acc0 * 0.5;
+        }
+        let t1: f64 = 1.0;
+        let mut v2 = vec![0.0; 4];
+        for i in 0..v2.len() {
+            v2[i] = (-(a * 0.5).sin()).tanh();
+            if i > 0 {
+                v2[i] += v2[i - 1] * ((0.5 * (acc0 * 0.5).atan().tanh()).atanh() * 0.5).atan();
+            }
+        }
+        acc0 = (1.5 + ((v2[2] * 0.1).sin() * t1).sin()).log(2.5 + (a * 0.5).tanh().cos());
+        t1 + acc0 * 0.5 - (a * 0.5).cos() + 0.5 * (a * 0.5).tanh()
+    }
+    check_p61(seed = 0x2007a30de1e44606, inputs = 1, calls = [p42, p54], at = |p| (p[0]));
+}
+
+#[differentiable]
+fn p62_h0(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).cos();
+    r[1] = v[1] * 0.25;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+#[differentiable]
+fn p62_h1(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 1.5
+}
+program! {
+    #[differentiable]
+    fn p62(xs: &[f64], b: f64, a: f64, w: [f64; 3]) -> f64 {
+        let arr1 = p62_h0(xs, b);
+        let t2 = arr1[1] * arr1[0];
+        let t3 = p62_h1(xs, t2.tanh());
+        let s4 = &xs[..];
+        let t5 = (s4[0] * w[2] + s4[1]).sin() + s4[s4.len() - 1] * 1.5;
+        t5 + t3 + t2 + w[1] * 0.5 + a * 0.3
+    }
+    check_p62(seed = 0x07a5bda25d0035e6, inputs = 12, calls = [], at = |p| (&p[0..7], p[7], p[8], <[f64; 3]>::try_from(&p[9..12]).unwrap()));
+}
+
+program! {
+    #[differentiable]
+    fn p63(a: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = (a + (a + a)) * 0.5;
+        for i in (0..4).rev() {
+            if 0.3 * 0.1 > a {
+                for j in 0..1 {
+                    let flag1 = 0.2 * (acc0 * 0.1).sin() > -0.2;
+                    acc0 = ((xs.iter().map(|q| (q * 0.25).sin()).sum::<f64>() / (1.0 + 0.75_f64.powi(2)) + a) * 0.25).atan();
+                }
+            } else {
+                let o2: Option<f64> = if i == 0 { Some(0.75_f64) } else { None };
+                let t4: f64 = if let Some(u3) = o2 { acc0 * 0.1 * u3 * (1.0 * u3) } else { (acc0 * 0.1).sin() };
+            }
+            acc0 += ((2.0 / (1.0 + (p34(0.3 * (acc0 * 0.1).sin(), (acc0 * 0.1).sin().cos(), 2) * 0.25).powi(2))).tanh().sinh() * 0.5).tanh();
+        }
+        acc0 -= (a.cos().exp_m1() * (acc0 * 0.1).tanh().atan2(1.5 + (acc0 * 0.1).tanh().cos()) * 0.25).tanh();
+        0.75 * (acc0 * 0.1) + a
+    }
+    check_p63(seed = 0x8fbd3e2466b91c65, inputs = 4, calls = [p34], at = |p| (p[0], &p[1..4]));
+}
+
+#[differentiable]
+fn p64_h0(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).tanh() * 0.25;
+    }
+}
+#[differentiable]
+fn p64_h1(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * -0.5 + (y[i] * s).sin() * 0.25;
+    }
+}
+program! {
+    #[differentiable]
+    fn p64(ys: &mut [f64], xs: &[f64], b: f64, a: f64) -> f64 {
+        let mut arr1 = [1.5_f64; 3];
+        arr1[1] = b * -0.5;
+        arr1[2] = xs[4] * 0.5;
+        let t2 = arr1[1] * arr1[1];
+        let s3 = &xs[1..];
+        let t4 = (s3[4] * b * 0.5 + s3[4]).sin() + s3[s3.len() - 1] * 0.5;
+        let mut buf5 = vec![0.0; 4];
+        for i in 0..4 {
+            buf5[i] = xs[i + 0] * t2.tanh() * 0.6;
+        }
+        p64_h0(a * 0.5, &s3[2..=5], &mut buf5);
+        p64_h1(&mut buf5, t4.tanh());
+        let t6 = buf5[0] + buf5[3] * 0.6;
+        let mut buf7 = vec![0.0; 4];
+        for i in 0..4 {
+            buf7[i] = xs[i + 0] * b;
+        }
+        p64_h0(t6.tanh(), &s3[..6], &mut buf7);
+        let t8 = buf7[0] + buf7[3] * 0.5;
+        let s9 = &xs[1..=2];
+        let t10 = (s9[0] * t4.tanh() + s9[0]).sin() + s9[s9.len() - 1] * 0.25;
+        p64_h0(t6.tanh(), &buf5, ys);
+        let t11 = ys[0] * -0.5;
+        t11 + t10 + t8 + t6 + t4 + ys[2] + a * 0.3
+    }
+    check_p64(seed = 0x599b868e6d277631, inputs = 12, calls = [], at = |p| (&mut p[0..3].to_vec(), &p[3..10], p[10], p[11]));
+}
+
+program! {
+    #[differentiable]
+    fn p65(a: f64) -> f64 {
+        let mut acc0 = (f64::cos(0.6) / (1.0 + a.powi(2)) * 0.5).tanh();
+        for i in 0..2 {
+            for j in (0..4).step_by(2) {
+                let acc0 = (acc0 * 0.1).atan() - (acc0 * 0.1 + (acc0 * 0.1).atan());
+            }
+            acc0 = ((acc0 * 0.1).sin() + (((acc0 * 0.1).atan() + acc0 * 0.1) * 0.25).sin()).tanh();
+        }
+        let t1 = (1.0 + (acc0 * 0.1).powi(2)).ln();
+        if a * t1 < -0.4 {
+            let c2 = |u3: f64| (p37(a.powi(2).ln_1p(), 2) * 0.5).atan().mul_add(u3, a).max(t1);
+            let t4: f64 = c2((1.0 + a.powi(2)).ln() / (1.5 + (2.0 + a.cos()).recip().tanh())) - 0.5 * c2(1.25 * (acc0 * 0.1).sin());
+        }
+        let mut w5 = 0;
+        while w5 < 1 {
+            let mut k6 = 0;
+            let r10 = loop {
+                for l in 0..2 {
+                    let o7: Option<f64> = if t1 > 0.9 || (acc0 * 0.05).sin() < -0.4 { Some((a + t1).cos()) } else { None };
+                    let t9: f64 = if let Some(u8) = o7 { u8.sin().exp2().tanh() } else { (((acc0 * 0.05).tanh() - t1) * 0.5).tanh() };
+                    acc0 += (f64::cos(a).powi(3) * 0.25).sin();
+                }
+                acc0 = ((acc0 * 0.05).sin() + (2.0 + a.cos()).powi(-2)).tanh();
+                k6 += 1;
+                if (acc0 * 0.05 - (acc0 * 0.05).tanh() < 0.7) || k6 >= 3 { break 0.2_f64.sin() * (acc0 * 0.05).atan(); }
+            };
+            acc0 = f64::cos(r10);
+            w5 += 1;
+        }
+        t1 + (acc0 * 0.05).atan() + a.sin()
+    }
+    check_p65(seed = 0x8305775a5cf8df9c, inputs = 1, calls = [p37], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p66(a: f64, b: f64, xs: &[f64]) -> f64 {
+        let t0 = 0.75 * xs[1];
+        let mut a = a;
+        let t1 = (1.0 + xs[2].powi(2)).ln() * xs[2].tanh().sinh();
+        let t2: f64 = xs[0] - a.mul_add(xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()), a);
+        a -= (t1.asinh() * 0.5).tanh();
+        if (1.0 + xs[2].powi(2)).ln() < 0.25 {
+            let t2 = (t2 * 0.5).tanh() * (xs.iter().map(|q| q.cos()).product::<f64>() * 0.75);
+        } else {
+            let mut w3 = 0;
+            while w3 < 2 && (xs.iter().sum::<f64>() * xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) < -0.2) {
+                let t6: f64 = { let v4: Vec<f64> = xs.iter().map(|&u5| (b + b) / (1.0 + u5.powi(2))).collect(); v4[0] + v4[2] };
+                a -= ((1.0 + f64::max(t6 * 0.25, t2 * 0.5).powi(2)).ln() * 0.5).sin();
+                w3 += 1;
+            }
+        }
+        (t2 * 0.5).tanh() + 1.5 * t1 + 0.6 * (a * 0.25)
+    }
+    check_p66(seed = 0x6ffb5b27147e9da0, inputs = 5, calls = [], at = |p| (p[0], p[1], &p[2..5]),
+        params = ["xs"] at [2, 3, 4]);
+}
+
+program! {
+    #[differentiable]
+    fn p67(b: f64, a: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = 1.0;
+        for i in 0..1 {
+            if i < 1 {
+                let t2 = { let u1 = ((xs[xs.len() - 1 - i] - xs[xs.len() - 1 - i] * a) * 0.5).tanh(); (xs.iter().map(|q| q * a).sum::<f64>() - b).cos().exp2() };
+            }
+            if i == 0 {
+                if i > 0 {
+                    acc0 += ((1.5 + a.powi(2).ln_1p().cos()).sqrt() * 0.5).atan();
+                } else {
+                    let acc0 = (acc0 * 0.5).sin() + xs[i] * xs[i];
+                }
+            }
+            acc0 *= (p55(0.5 - a, xs[i] / (1.5 + (i as f64).tanh()) * 0.5, 2, (2.0 + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).cos()).recip()) * 0.5 - xs.iter().sum::<f64>()).cos();
+        }
+        let t3 = (b / (1.5 + (acc0 * 0.25).sin().tanh())).cos().sin();
+        let flag4 = (acc0 * 0.25).atan().powi(2) > 0.0;
+        0.5 * t3 + (acc0 * 0.25).atan() - a
+    }
+    check_p67(seed = 0x9bb6c8b14a39ad6b, inputs = 6, calls = [p55], at = |p| (p[0], p[1], &p[2..6]));
+}
+
+program! {
+    #[differentiable]
+    fn p68(a: f64, c: f64, b: f64, d: f64) -> f64 {
+        let t0 = a.tanh() * (a / (1.0 + p44(f64::sin(b)).powi(2)));
+        let t2 = { let u1 = (t0 * 0.5).atan(); u1.mul_add(0.75, 0.25).clamp(-0.75, 0.75) };
+        let k3 = (((t2 - b) * 0.5).tanh().abs() * 2.0) as usize % 3;
+        let t4 = match k3 { 0 => ((-c).powi(3) * 0.5).tanh(), 1 => 0.9, _ => (p60(c.atan(), (2.0 + 0.2_f64.cos()).powi(-2), ((t0 * 0.5 + b) * 0.25).sin()) * 0.25).atan() };
+        let flag5 = t4.tanh() > -0.4;
+        let t6 = d + d;
+        let mut v7: Vec<f64> = Vec::new();
+        v7.push(t6.tanh().sin());
+        v7.push(b.hypot(d).tanh().exp_m1());
+        let t8 = v7[0] * 0.5 + v7[1];
+        let mut acc9 = 0.5;
+        for i in 0..4 {
+            let mut acc10 = ((i as f64 * t4).hypot(0.75 * t2) * 0.1).sin();
+            acc10 *= (1.5 + t4.sin()).powf(acc10.tanh()).cos();
+        }
+        t6.cos() - 0.25 * t4 + 1.25 * t2 - (t0 * 0.5).tanh().cos() + d
+    }
+    check_p68(seed = 0x55f12952f0b29d01, inputs = 4, calls = [p44, p60], at = |p| (p[0], p[1], p[2], p[3]),
+        params = ["d"] at [3]);
+}
+
+program! {
+    #[differentiable]
+    fn p69(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = x.to_owned();
+        if n % 3 == 0 {
+            t1 = -x.mapv(f64::sin);
+        }
+        let t2 = -t1.mapv(f64::sin);
+        let t3 = (x.dot(v) * 0.3).dot(&t2) * 0.3;
+        let t4 = x.to_owned();
+        let t5 = (x.dot(&t4) * 0.3).sum() * 0.1;
+        t5 + t4.sum() * 0.2 + t3.dot(&t3) * 0.1
+    }
+    check_p69(seed = 0xee77b27c0518b0a9, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p70(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = x.to_owned();
+        for _ in 0..n {
+            t1 = (&t1 * (s)).mapv(f64::sin) + &t1 * 0.5;
+        }
+        let mut t2 = t1.to_owned();
+        for _ in 0..n {
+            t2 = (&t2 * (((s) * (s)).tanh())).mapv(f64::sin) + &t2 * 0.5;
+        }
+        let mut t3 = (x.dot(v) * 0.3).mean().unwrap();
+        if n % 2 == 0 {
+            t3 = s;
+        }
+        t3 + t2.sum() * 0.2 + t1.sum() * 0.2
+    }
+    check_p70(seed = 0x7f6bd0cf0520f12e, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p71(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            if (xs[i]).mul_add(0.5, a) < 0.22 {
+                continue;
+            }
+            acc = acc + (xs[i]).tanh() - ((a).tanh()).tanh();
+            if xs[i] < 0.46 {
+                let t1 = if (a - a).mul_add(0.5, xs[i]) < -0.24 { ((xs[i]).mul_add(0.5, a)).tanh() } else { (a).tanh() };
+            } else {
+                extra = extra + (0.54_f64).tanh() - ((1.0 + ((1.0 + ((xs[i]) * (xs[i])) * ((xs[i]) * (xs[i]))).ln()) * ((1.0 + ((xs[i]) * (xs[i])) * ((xs[i]) * (xs[i]))).ln())).ln()).tanh();
+            }
+            if a < -0.11 {
+                continue;
+            }
+            acc += (a).tanh();
+            acc += ((1.0 + ((xs[i] - a).cos() * xs[i]) * ((xs[i] - a).cos() * xs[i])).ln()).tanh();
+        }
+        let r = acc;
+        r
+    }
+    check_p71(seed = 0x595486377becd496, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+#[differentiable]
+fn p72_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.5).sin();
+    }
+    acc * 0.75 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p72_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).tanh() * 0.5;
+    }
+}
+#[differentiable]
+fn p72_h2(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.6).tanh();
+    }
+    y[0] = (y[0] * 0.25 + s).sin();
+}
+#[differentiable]
+fn p72_h3(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    p72_h2(y, s);
+    p72_h1(s * -0.5, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+program! {
+    #[differentiable]
+    fn p72(xs: &[f64], b: f64, a: f64) -> f64 {
+        let t1 = p72_h0(&xs[4..], a).sin();
+        let mut buf2 = vec![0.3; 4];
+        p72_h1(a, &xs[4..], &mut buf2[0..3]);
+        p72_h2(&mut buf2[0..], b);
+        let t3 = p72_h3(&mut buf2, &xs[..7], a).tanh();
+        let t4 = buf2[0] + buf2[3] * 0.25;
+        let s5 = &xs[5..=6];
+        let t6 = (s5[1] * b * 0.6 + s5[0]).sin() + s5[s5.len() - 1] * 0.5;
+        let mut buf7 = vec![1.5; 4];
+        p72_h1(t1.tanh() * 0.6, &xs[0..=4], &mut buf7);
+        for _ in 0..2 {
+            p72_h2(&mut buf7, b);
+        }
+        p72_h1(b * -0.5, &s5[1..], &mut buf7);
+        let t8 = buf7[0] + buf7[3] * -0.5;
+        t8 + t6 + t4 + t3 + t1 + a * 0.3
+    }
+    check_p72(seed = 0x96646e082d4c8503, inputs = 9, calls = [], at = |p| (&p[0..7], p[7], p[8]));
+}
+
+program! {
+    #[differentiable]
+    fn p73(xs: &[f64], b: f64, a: f64, c: f64) -> f64 {
+        let b = b - c.cos();
+        let mut acc0 = ((a.mul_add(c, xs[1]) + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().max(c)) * 0.1).tanh();
+        for i in 0..4 {
+            acc0 -= (0.25 + c) * (1.5 + xs[i % xs.len()].cos()).sqrt() * 0.5;
+            let t2 = { let u1 = xs[1]; xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() + xs[(i + 1) % 3] };
+        }
+        for i in 0..xs.len() {
+            for j in 0..xs.len() {
+                acc0 = ((acc0 * 0.05).sin() + xs.iter().sum::<f64>() * 0.25).sin();
+                let t3 = if -c > 0.1 { c - (acc0 * 0.05).tanh().sin() } else { f64::min(xs[i], xs[i].tanh().cosh()) };
+                acc0 -= ((acc0 * 0.05).atan() * 0.5).atan();
+            }
+            acc0 *= 0.8 + 0.2 * (b * 0.5).atan().tanh().sin();
+        }
+        let t4 = xs.iter().map(|q| (q * 0.3).sin()).sum::<f64>();
+        t4 - 0.5 * (acc0 * 0.02).sin()
+    }
+    check_p73(seed = 0x015958ccaa3c759e, inputs = 6, calls = [], at = |p| (&p[0..3], p[3], p[4], p[5]));
+}
+
+#[differentiable]
+fn p74_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.75
+}
+#[differentiable]
+fn p74_h1(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).tanh();
+    r[1] = v[1] * 0.5;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+program! {
+    #[differentiable]
+    fn p74(w: [f64; 3], a: f64, xs: &[f64]) -> f64 {
+        let s1 = &xs[1..];
+        let t2 = (s1[1] * w[2] + s1[0]).sin() + s1[s1.len() - 1] * 0.6;
+        let t3 = p74_h0(&xs[..6], w[2] * -0.5);
+        let s4 = &s1[3..];
+        let t5 = (s4[1] * w[0] * 0.3 + s4[0]).sin() + s4[s4.len() - 1] * 0.5;
+        let arr6 = p74_h1(s4, w[0]);
+        let t7 = arr6[0] * arr6[1];
+        let t8 = p74_h0(&s4[0..], w[2]).sin();
+        t8 + t7 + t5 + t3 + t2 + w[1] * 0.5 + a * 0.3
+    }
+    check_p74(seed = 0xd2a8fe538f127da2, inputs = 10, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), p[3], &p[4..10]));
+}
+
+program! {
+    #[differentiable]
+    fn p75(a: f64, b: f64) -> f64 {
+        let flag0 = p68((b * a * 0.5).sin(), a, 0.25 * b, (b * a * 0.5).atan()) * 0.5 * a > 0.0;
+        let mut acc1 = 0.5;
+        if !flag0 {
+            let k2 = (((a - b) * 0.5).atan().abs() * 2.0) as usize % 3;
+            match k2 {
+                0 | 1 => {
+                    let t3 = (1.0 + a.powi(2)).ln().powi(2).atan();
+                }
+                _ => {
+                    if flag0 {
+                        for i in 1..=1 {
+                            if i % 2 == 0 {
+                                let t4 = if i > 0 { b } else { b };
+                            }
+                            acc1 += ((i as f64 * b).hypot(b) * 0.25).atan();
+                        }
+                    }
+                }
+            }
+        } else {
+            let mut w5 = 0;
+            while w5 < 3 {
+                let t6 = 1.25 * (a + 1.5);
+                acc1 += ((acc1 * 0.1).atan().tanh() * 0.5).atan();
+                w5 += 1;
+            }
+        }
+        b
+    }
+    check_p75(seed = 0x7d0062d2d62cb639, inputs = 2, calls = [p68], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p76(c: f64, a: f64, d: f64, b: f64) -> f64 {
+        let mut v0 = vec![0.0; 2];
+        for i in 0..v0.len() {
+            v0[i] = d * i as f64 * (a * a) * 0.25;
+            if i > 0 {
+                v0[i] += v0[i - 1] * c * 0.5;
+            }
+        }
+        if c > d {
+            let t3: f64 = v0.iter().take(2).map(|&u1| b.cos().exp_m1() - c / (1.0 + (v0[1] * 0.25).sin().powi(2))).fold(0.0, |s, v| s * 0.5 + v);
+            return a;
+        }
+        let mut acc4 = 0.0;
+        for i in 0..4 {
+            if d.sin() > 0.0 {
+                return b;
+            }
+            if f64::sin(a) > 0.5 {
+                continue;
+            }
+            for j in 0..1 {
+                let t5 = c.powi(3) - (1.5 + v0.iter().map(|q| (q * 0.05) * b).sum::<f64>().sin()).log(2.5 + 0.5_f64.cos());
+                v0[(i + 1) % 2] += d;
+            }
+            acc4 *= (v0[i % v0.len()] * 0.05).tanh().atan().cos();
+        }
+        (acc4 * 0.05).atan().sin() + d + 0.5 * (v0[0] * 0.05)
+    }
+    check_p76(seed = 0x11ead432beed0d0c, inputs = 4, calls = [], at = |p| (p[0], p[1], p[2], p[3]),
+        params = ["b"] at [3]);
+}
+
+program! {
+    #[differentiable]
+    fn p77(b: f64, d: f64, a: f64, c: f64) -> f64 {
+        let mut acc0 = 0.5;
+        let t1 = (1.0 + a.powi(2)).sqrt();
+        acc0 += ((2.0 + d.sin()).cbrt() * (1.5 + 0.6_f64.sin()).powf(c.tanh()) * 0.25).tanh();
+        if d * 0.1 > -0.4 {
+            acc0 += (acc0.cos() * 0.5).sin();
+            acc0 -= 1.0_f64;
+        }
+        t1 - 0.9 * (acc0 * 0.5).tanh() + c
+    }
+    check_p77(seed = 0xdaaf28f7c67f8804, inputs = 4, calls = [], at = |p| (p[0], p[1], p[2], p[3]),
+        params = ["c", "d"] at [3, 1]);
+}
+
+program! {
+    #[differentiable]
+    fn p78(a: f64, xs: &[f64], b: f64) -> f64 {
+        let s1 = &xs[2..];
+        let t2 = (s1[2] * a + s1[3]).sin() + s1[s1.len() - 1] * 0.75;
+        let s3 = &s1[..];
+        let t4 = (s3[4] * t2.tanh() * 0.5 + s3[2]).sin() + s3[s3.len() - 1] * 0.6;
+        let s5 = &xs[4..];
+        let t6 = (s5[0] * t2.tanh() + s5[2]).sin() + s5[s5.len() - 1] * 1.5;
+        t6 + t4 + t2 + a * 0.3
+    }
+    check_p78(seed = 0x158cb9d0d21d6dfc, inputs = 9, calls = [], at = |p| (p[0], &p[1..8], p[8]));
+}
+
+program! {
+    #[differentiable]
+    fn p79(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = x[[1, 2]];
+        let t2 = (&(v.dot(x) * 0.3) * (((t1) * (t1)).tanh())).mapv(f64::sin);
+        let t3 = (x.mapv(f64::tanh)).mapv(|q| (q * 0.5).exp());
+        t3.sum() * 0.2 + t2.dot(&t2) * 0.1 + t1
+    }
+    check_p79(seed = 0xa7be054175f94ad9, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p80(b: f64, a: f64) -> f64 {
+        let mut acc0 = (b - a).atan();
+        for i in 0..2 {
+            acc0 += ((a.clamp(-0.75, 0.75) + i as f64) * 0.5).tanh();
+            for j in 0..1 {
+                let t1 = b * p58(a, a, 2, (b.hypot(acc0 * 0.1) * 0.25).sin()) * (j as f64).powi(2);
+                acc0 += ((0.25 + f64::max((acc0 * 0.1).tanh(), t1)) * 0.5).atan();
+            }
+            acc0 /= (2.0 + b.powi(3).cos());
+        }
+        let mut k2 = 0;
+        loop {
+            acc0 -= (acc0 * 0.1).sin().tanh() * 0.5;
+            acc0 = b.tanh().cos();
+            k2 += 1;
+            if ((acc0 * 0.1).sin() + acc0 * 0.1 > a) || k2 >= 2 { break; }
+        }
+        acc0 /= (2.0 + b.atan().cos());
+        acc0 * 0.1
+    }
+    check_p80(seed = 0xe13b5bd2398092cf, inputs = 2, calls = [p58], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p81(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = v.to_owned();
+        let t2 = (x.column(2).to_owned()).dot(&(x.dot(x) * 0.3)) * 0.3;
+        let mut t3 = (x / &x.mapv(|q| q * q + 1.0)).dot(&((s) * x)) * 0.3;
+        for _ in 0..n {
+            t3 = (&t3 * (((s) * (s)).tanh())).mapv(f64::sin) + &t3 * 0.5;
+        }
+        let mut t4 = ((x * (s)).mapv(f64::tanh)).mean_axis(Axis(1)).unwrap();
+        if n % 2 == 0 {
+            t4 = (((s) * (s)).tanh()) - &t1;
+        }
+        let mut t5 = &(-t3.mapv(f64::sin)) + &(x.dot(&t3) * 0.3);
+        for _ in 0..n {
+            t5 = (&t5 * (v.mean().unwrap())).mapv(f64::sin) + &t5 * 0.5;
+        }
+        t5.sum() * 0.2 + t4.dot(&t4) * 0.1 + t3.sum() * 0.2
+    }
+    check_p81(seed = 0x4821b3f470d68fe2, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p82(xs: &[f64], a: f64) -> f64 {
+        let a = a * xs[0].sin().exp();
+        if xs[3] + 0.1 > -0.4 {
+            let mut acc0 = (a * 0.25).atan();
+            match ((a * 0.25).sin().abs().abs() * 2.0) as usize % 3 {
+                0 => {
+                    let t3: f64 = xs.iter().rev().skip(1).map(|&u1| xs[3]).sum();
+                }
+                1 => {
+                    for i in 0..1 {
+                        let c4 = |u5: f64| u5 - (acc0 * 0.5).sin() - (xs[0] - i as f64);
+                        let t6: f64 = c4((1.5 + xs.iter().sum::<f64>().cos()).sqrt() * (2.0 + xs[2].cos()).powi(-2)) - 0.5 * c4(xs[0].min((a * 0.25).tanh()));
+                        acc0 = xs[i].asinh().cos();
+                    }
+                }
+                _ => {
+                    acc0 = ((acc0 * 0.5).sin() * f64::tanh(xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>())).atan();
+                }
+            }
+            return xs[1].abs() + (0.5 * (a * 0.25).tanh().tanh()).atanh();
+        }
+        let mut acc7 = 0.0;
+        let mut k8 = 0;
+        let r11 = loop {
+            for j in 0..3 {
+                acc7 = xs[k8].hypot((a * 0.25).sin()).tanh();
+                if k8 < 1 {
+                    let t9 = xs[k8] * 2.0;
+                } else {
+                    if (acc7 * 0.05).atan().atan() < -0.1 {
+                        let t10 = xs[xs.len() - 1 - k8] * (xs[1] * (a * 0.25).sin());
+                    } else {
+                        acc7 = (1.5 + (acc7 * 0.05).tanh().cos()).sqrt().powi(2);
+                    }
+                }
+            }
+            acc7 /= (1.0 + (xs.iter().sum::<f64>() / (1.0 + (acc7 * 0.05).tanh().powi(2))).powi(2));
+            k8 += 1;
+            if (acc7 * 0.05 < 0.25) || k8 >= 4 { break -xs.iter().map(|q| q * (acc7 * 0.05).tanh()).sum::<f64>().sin(); }
+        };
+        r11 + acc7 * 0.05 + a * 0.25
+    }
+    check_p82(seed = 0x0bbdaddfe49c3963, inputs = 5, calls = [], at = |p| (&p[0..4], p[4]));
+}
+
+program! {
+    #[differentiable]
+    fn p83(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            let t1 = if xs[i] - (a).cos() * xs[i] < 0.17 { ((xs[i]).mul_add(0.5, a) + xs[i] + xs[i]).tanh() } else { (xs[i]) * (0.35_f64) };
+            let t2 = (((0.22_f64).sin()).cos() * t1).tanh() * 1.5;
+            acc += (xs[i]).tanh();
+            let t3 = (((t2).mul_add(0.5, t2)).tanh() - ((xs[i]).tanh()) * ((xs[i]).mul_add(0.5, a))).tanh() * 1.5;
+            if i + 1 < xs.len() {
+                if (1.0 + ((xs[i + 1]).mul_add(0.5, 0.06_f64)) * ((xs[i + 1]).mul_add(0.5, 0.06_f64))).ln() < -0.21 {
+                    continue;
+                }
+                let t4 = if (xs[i + 1]).tanh() + (1.0 + (xs[i]) * (xs[i])).ln() < -0.02 { (((1.0 + (((xs[i]) * 0.5).exp()) * (((xs[i]) * 0.5).exp())).ln()) * (((1.0 + (xs[i + 1]) * (xs[i + 1])).ln()).cos() * xs[i])).tanh() } else { (t2).sin() };
+                acc += ((a).sin()).tanh();
+            }
+            acc += (xs[i]).tanh();
+        }
+        acc.sin()
+    }
+    check_p83(seed = 0xe0e226cd8e97c5f5, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p84(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() - 1 {
+            acc = acc + (-0.66_f64).tanh() - (a).tanh();
+            let mut t1 = 0.0;
+            for j in 0..2 {
+                t1 += (((a) * (xs[i])) * (a) * (j as f64 + 0.5)).sin();
+            }
+            acc -= ((((-0.01_f64).tanh()).tanh()).sin()).tanh();
+        }
+        acc.sin()
+    }
+    check_p84(seed = 0xe35ef0215be34c2a, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+#[differentiable]
+fn p85_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + -0.5).sin();
+    }
+    acc * 1.5 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p85_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * 0.75;
+    }
+    y[0] * -0.5
+}
+program! {
+    #[differentiable]
+    fn p85(a: f64, b: f64, xs: &[f64]) -> f64 {
+        let t1 = p85_h0(xs, b).sin();
+        let mut buf2 = vec![0.0; 3];
+        for i in 0..3 {
+            buf2[i] = xs[i + 3] * a;
+        }
+        let _ = p85_h1(a * 0.6, xs, &mut buf2);
+        let t3 = buf2[0] + buf2[2] * 0.75;
+        let arr4: [f64; 3] = [a, xs[4] * 0.3, (b).sin()];
+        let [e6, e7, e8] = arr4;
+        let t5 = e6 * e8 + arr4[1] * e7;
+        let t9 = p85_h0(&arr4, b);
+        let s10 = &xs[3..];
+        let t11 = (s10[2] * t1.tanh() + s10[1]).sin() + s10[s10.len() - 1] * 0.75;
+        let s12 = &s10[..3];
+        let t13 = (s12[0] * t9.tanh() + s12[2]).sin() + s12[s12.len() - 1] * 0.25;
+        t13 + t11 + t9 + t5 + t3 + a * 0.3
+    }
+    check_p85(seed = 0xfb3f0294069db456, inputs = 8, calls = [], at = |p| (p[0], p[1], &p[2..8]));
+}
+
+program! {
+    #[differentiable]
+    fn p86(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            extra = extra + ((1.0 + ((a).sin() - a + xs[i]) * ((a).sin() - a + xs[i])).ln()).tanh() - ((((xs[i] - xs[i]) * 0.5).exp()).tanh()).tanh();
+            acc -= ((a + (a).tanh()).cos() * xs[i]).tanh();
+            extra -= (((1.0 + ((a).sin()) * ((a).sin())).ln()).mul_add(0.5, a)).tanh();
+            if xs[i] < -0.28 {
+                acc -= (((xs[i] - 0.11_f64) * ((0.26_f64).tanh())).tanh()).tanh();
+            }
+            if i + 1 < xs.len() {
+                if (-0.01_f64) * (xs[i + 1]) - (1.0 + (a) * (a)).ln() < 0.44 {
+                    break;
+                }
+                acc -= (xs[i + 1]).tanh();
+                acc += (a - xs[i] - (xs[i]) * (a)).tanh();
+            }
+            acc -= (xs[i]).tanh();
+        }
+        acc.sin()
+    }
+    check_p86(seed = 0x9a9b631ad19cac08, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p87(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (((0.19_f64) * 0.5).exp() + xs[1]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            if (((t1).cos() * t1) * 0.5).exp() < -0.48 {
+                if (xs[i] - 0.50_f64) * ((a).sin()) > 0.34 {
+                    acc = acc + (xs[i]).tanh() - (t1).tanh();
+                }
+            } else {
+                extra -= ((((xs[i]) * (0.88_f64)).mul_add(0.5, t1)).tanh()).tanh();
+            }
+            if (xs[i]).cos() * a > -0.31 {
+                acc -= ((a).tanh() + (xs[i]).cos() * -0.10_f64 - ((xs[i] - -0.00_f64) * 0.5).exp()).tanh();
+                if t1 + (a).cos() * a > 0.37 {
+                    let t2 = ((((a) * ((a).cos() * a)) * 0.5).exp()).tanh() * 1.5;
+                    let t3 = ((((1.0 + (xs[i]) * (xs[i])).ln()).sin()).sin()).tanh() * 1.5;
+                }
+            }
+            if (a).mul_add(0.5, xs[i]) > -0.02 {
+                continue;
+            }
+            acc += ((((xs[i] + xs[i]) * 0.5).exp()).cos() * a).tanh();
+        }
+        acc
+    }
+    check_p87(seed = 0x773766ab61138ee9, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p88(b: f64, a: f64) -> f64 {
+        let t0 = (a * 1.25).max(a);
+        let mut v1 = vec![0.0; 3];
+        for i in 0..v1.len() {
+            v1[i] = ((t0.sin() - a) * 0.5).tanh();
+            if i > 0 {
+                v1[i] += v1[i - 1] * a.sin() * 0.5;
+            }
+        }
+        let t2 = a + a;
+        t2.cos() + a
+    }
+    check_p88(seed = 0x4f2d297852706757, inputs = 2, calls = [], at = |p| (p[0], p[1]));
+}
+
+#[differentiable]
+fn p89_h0(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).sin() * 0.25;
+    }
+}
+#[differentiable]
+fn p89_h1(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.6).tanh();
+    }
+    acc * 0.6 + v[0] * v[v.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p89(b: f64, w: [f64; 3], xs: &[f64], a: f64) -> f64 {
+        let mut buf1 = vec![0.0; 3];
+        for i in 0..3 {
+            buf1[i] = xs[i + 4] * b;
+        }
+        p89_h0(a * 0.3, &xs[2..], &mut buf1);
+        p89_h0(b * 0.6, &xs[..4], &mut buf1);
+        let t2 = buf1[0] + buf1[2] * 1.5;
+        let t3 = p89_h1(&w, w[0]);
+        let s4 = &xs[..];
+        let t5 = (s4[4] * b + s4[2]).sin() + s4[s4.len() - 1] * 1.5;
+        t5 + t3 + t2 + w[1] * 0.5 + a * 0.3
+    }
+    check_p89(seed = 0x9268d895a6875114, inputs = 12, calls = [], at = |p| (p[0], <[f64; 3]>::try_from(&p[1..4]).unwrap(), &p[4..11], p[11]));
+}
+
+program! {
+    #[differentiable]
+    fn p90(xs: &[f64], a: f64) -> f64 {
+        let mut acc0 = 0.0;
+        acc0 += (xs[1] * a * (a * xs[2]) * 0.25).atan();
+        let t3: f64 = { let v1: Vec<f64> = xs.iter().map(|&u2| 0.3 * xs[0] / (1.0 + f64::cos(acc0).powi(2))).collect(); v1[0] + v1[2] };
+        t3.cos() + acc0.cos()
+    }
+    check_p90(seed = 0x60ed8f683abde296, inputs = 4, calls = [], at = |p| (&p[0..3], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p91(n: usize, b: f64, xs: &[f64], a: f64) -> f64 {
+        let mut acc0 = b.cos().tanh();
+        if acc0 * xs.iter().sum::<f64>() > -0.4 {
+            let b = b + f64::atan(xs[2]);
+            let a = a * (xs[n] * acc0);
+        } else {
+            let t1: f64 = a * b;
+        }
+        let t2 = ((0.3 - xs.iter().map(|q| q * b).sum::<f64>()) * b.tanh()).mul_add((1.0 + b.powi(2).ln_1p().powi(2)).ln(), acc0);
+        let mut v3 = vec![0.0; xs.len()];
+        for i in 0..v3.len() {
+            v3[i] = 0.2_f64;
+        }
+        let t4 = if (t2 * 0.25).tanh() > 0.3 { v3[n] } else { (1.0 + p80((t2 * 0.25).tanh().atan2(1.5 + xs[n].cos()), xs[0] / (1.5 + (t2 * 0.25).tanh().tanh()) * 0.5).powi(2)).sqrt() - v3[0].hypot(b) };
+        let mut v5 = vec![0.0; v3.len()];
+        for i in 0..v5.len() {
+            v5[i] = (a * (b * b) * 0.5).tanh();
+        }
+        let t6 = f64::min(0.75 * v3[1], v5[n].tanh().cosh()).powi(2).ln_1p();
+        if a.to_radians() > -0.2 && (t4 * 0.5).atan() < 0.5 {
+            for i in 0..n {
+                acc0 = (t2 * 0.25 * 2.0 * 0.25).tanh().powi(2);
+            }
+        } else {
+            let flag7 = b > 0.5;
+        }
+        t6.tanh() - (t4 * 0.5).tanh() + (t2 * 0.25).atan() + (acc0 * 0.5).atan().cos()
+    }
+    check_p91(seed = 0x5430ca65d7e43155, inputs = 5, calls = [p80], at = |p| (1, p[0], &p[1..4], p[4]));
+}
+
+program! {
+    #[differentiable]
+    fn p92(a: f64) -> f64 {
+        let mut acc0 = (2.0 + a.to_radians().cos()).powi(-2);
+        let mut k1 = 0;
+        loop {
+            let a = a * (acc0 * 0.25).sin();
+            for j in (0..1).rev() {
+                let t2 = j as f64 * ((acc0 * 0.1).atan() / (1.0 + 0.6_f64.powi(2)));
+                acc0 -= (a.atan().powi(2) * 0.5).sin();
+            }
+            acc0 = (acc0 * 0.1 * -(acc0 * 0.1).tanh()).tanh();
+            k1 += 1;
+            if (-a > a) || k1 >= 3 { break; }
+        }
+        acc0 = (acc0 * 0.1 + (a.max(acc0 * 0.1) * 0.5).sin()).tanh();
+        let t3 = if a * a < -0.4 && (p55((acc0 * 0.1).sin() * (acc0 * 0.1).sin(), ((a - (acc0 * 0.1).sin()) * 0.5).tanh(), 2, a.sin()) * 0.5).sin() < 0.1 { (a - a).sin().exp2() } else { a.sin() };
+        let t4: f64 = acc0 * 0.1;
+        t4.sin() + t3.cos() + (acc0 * 0.1).atan().tanh() + a
+    }
+    check_p92(seed = 0x812a337898bfba5f, inputs = 1, calls = [p55], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p93(a: f64) -> f64 {
+        let o0: Option<f64> = if a / (1.0 + a * a) > 0.1 { Some(0.9_f64) } else { None };
+        let t2: f64 = if let Some(u1) = o0 { -(a * 0.6) } else { a };
+        let mut acc3 = -a.atan();
+        for i in 1..=3 {
+            let t4 = 0.75 * (acc3 * 0.25).atan();
+            let mut k5 = 0;
+            let r6 = loop {
+                acc3 -= t4;
+                acc3 -= 0.6_f64;
+                k5 += 1;
+                if (t2 + t4 < 0.0) || k5 >= 4 { break ((k5 as f64).hypot((acc3 * 0.05).atan()) * 0.25).powi(2); }
+            };
+            acc3 = p56(1, 0.3_f64.tanh()) * 0.5 * 0.3 / (1.0 + (r6 * 0.25).atan().powi(2));
+        }
+        acc3 = ((acc3 * 0.05).tanh() * ((acc3 * 0.05).atan() * a * 0.5).atan()).sin();
+        if a * (acc3 * 0.05).sin() < 0.5 {
+            let o7: Option<f64> = if p58((acc3 * 0.05).atan().clamp(-0.75, 0.75), t2, 2, (acc3 * 0.05 * a * 0.25).tanh()) < 0.7 { Some(0.2 * a) } else { None };
+            let t9: f64 = match o7 { Some(u8) => (a - 0.25) * 0.5, None => a.tanh().exp() };
+            let t10 = (2.0 + (acc3 * 0.05).sin().hypot(t9).sin()).log10();
+            let mut v11 = vec![0.0; 3];
+            for i in 0..v11.len() {
+                v11[i] = ((acc3 * 0.05).sin() - t2) * (t10 / (1.5 + (acc3 * 0.05).tanh())) * 0.25;
+                if i > 0 {
+                    v11[i] += v11[i - 1] * ((i as f64 - i as f64) * 0.1).atan();
+                }
+            }
+            let o12: Option<f64> = if (v11.iter().map(|q| (q * 0.1) * (q * 0.1)).sum::<f64>() * (v11[0] * 0.1).atan() * 0.5).sin() > 0.3 { Some((v11.iter().enumerate().map(|(k, q)| (q * 0.1) * k as f64).sum::<f64>() * (acc3 * 0.05).sin() * 0.1).atan()) } else { None };
+            let t14: f64 = match o12 { Some(u13) => ((v11[1] * 0.1).tanh() + (v11[1] * 0.1).atan()).cos(), None => (1.5 + t2.cos()).sqrt() };
+        } else if (acc3 * 0.05).atan().sin() > 0.3 {
+            let mut v15 = vec![0.0; 4];
+            for i in 0..v15.len() {
+                v15[i] = ((i as f64 - (acc3 * 0.05).sin()) * t2.tanh() * 0.25).sin();
+            }
+        }
+        1.5 * (acc3 * 0.05).atan() + t2 - 0.25 * a
+    }
+    check_p93(seed = 0x496127d66db065f0, inputs = 1, calls = [p56, p58], at = |p| (p[0]));
+}
+
+#[differentiable]
+fn p94_h0(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).cos() * -0.5;
+    }
+}
+#[differentiable]
+fn p94_h1(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.75 + (y[i] * s).cos() * 0.25;
+    }
+}
+#[differentiable]
+fn p94_h2(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).sin();
+    r[1] = v[1] * 0.5;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+#[differentiable]
+fn p94_h3(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.3
+}
+program! {
+    #[differentiable]
+    fn p94(ys: &mut [f64], a: f64, xs: &[f64]) -> f64 {
+        let mut arr1 = [0.5_f64; 3];
+        arr1[2] = a * -0.5;
+        arr1[0] = xs[1] * 0.25;
+        let t2 = arr1[0] * arr1[1];
+        for _ in 0..3 {
+            p94_h0(t2.tanh() * 0.6, xs, ys);
+        }
+        let t3 = ys[0] * 0.75;
+        p94_h1(ys, t3.tanh());
+        let t4 = ys[2] * 0.6;
+        let arr5 = p94_h2(xs, t2.tanh());
+        let t6 = arr5[0] * arr5[2];
+        let t7 = p94_h3(xs, t6.tanh() * 0.6);
+        t7 + t6 + t4 + t3 + t2 + ys[2] + a * 0.3
+    }
+    check_p94(seed = 0xb24dc22f3f08ca77, inputs = 12, calls = [], at = |p| (&mut p[0..3].to_vec(), p[3], &p[4..12]));
+}
+
+program! {
+    #[differentiable]
+    fn p95(a: f64, n: usize) -> f64 {
+        let mut acc0 = 1.0_f64;
+        if acc0 * acc0 < 0.1 {
+            let mut w1 = 0;
+            while w1 < 1 {
+                let a = a * 0.75;
+                let t2 = match n { 0 => (acc0 * 0.5).tanh().powi(2).ln_1p().powi(2).ln_1p(), 1 => (acc0 * 0.5 + (acc0 * 0.5).sin()).atan2(1.5 + (1.0 + (p61(((acc0 * 0.5).sin() * (acc0 * 0.5) * 0.5).tanh()) * 0.5).tanh().powi(2)).sqrt().cos()), _ => f64::tanh(a).cos().exp() };
+                let mut k3 = 0;
+                loop {
+                    let o4: Option<f64> = if (acc0 * 0.1).atan() > t2 { Some((p56(1, f64::atan(t2)) * 0.5 - 0.1).tanh().sinh()) } else { None };
+                    let t6: f64 = match o4 { Some(u5) => (1.5 + (a + (acc0 * 0.1).sin()).cos()).sqrt(), None => ((a + a) * 0.5).atan() };
+                    acc0 += 0.2 * t2 * (1.0 + (acc0 * 0.1).tanh().powi(2)).sqrt();
+                    k3 += 1;
+                    if ((k3 as f64 - 0.75) > t2) || k3 >= 3 { break; }
+                }
+                acc0 = t2.cos();
+                w1 += 1;
+            }
+        } else {
+            let t8 = { let u7 = (1.0 + 0.25_f64.powi(2)).ln() * -(acc0 * 0.1).sin(); (acc0 * 0.1).sin() * 0.9 + n as f64 };
+        }
+        0.3 * (acc0 * 0.1).atan() + 2.0 * a
+    }
+    check_p95(seed = 0xc90ac77b18de04f2, inputs = 1, calls = [p56, p61], at = |p| (p[0], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p96(xs: &[f64], a: f64, n: usize) -> f64 {
+        let mut acc0 = (2.0 + (0.1 + p80(a.tanh(), (n as f64 * 0.5).atan())).cos()).recip();
+        if n % 2 == 0 {
+            acc0 = (xs.iter().sum::<f64>() - n as f64).clamp(-0.75, 0.75);
+        } else if n % 3 == 1 {
+            let t1 = a;
+        } else {
+            if a.min(acc0) > xs.iter().map(|q| q * q).sum::<f64>() {
+                let t2 = a * a + xs.iter().map(|q| q * q).sum::<f64>().cos();
+            }
+        }
+        0.1 * acc0
+    }
+    check_p96(seed = 0x54eb1ffb204510ef, inputs = 5, calls = [p80], at = |p| (&p[0..4], p[4], 3));
+}
+
+#[differentiable]
+fn p97_h0(v: &[f64], s: f64, k: usize) -> f64 {
+    if k == 0 {
+        (v[0] * s).sin()
+    } else {
+        v[k % v.len()] * 1.5 + p97_h0(v, s * 0.25, k - 1).sin()
+    }
+}
+#[differentiable]
+fn p97_h1(v: &[f64], s: f64) -> Result<f64, String> {
+    let head = if v[0] * s > -0.4 { Ok((v[0] * s).cos()) } else { Err(format!("{s} is too small")) };
+    let h = head?;
+    Ok(h * 0.5 + v[v.len() - 1] * 1.5)
+}
+#[differentiable]
+fn p97_h2(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * -0.5
+}
+#[differentiable]
+fn p97_h3(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.3;
+    t + p97_h2(&v[1..], s * 0.6) + p97_h2(v, s).cos()
+}
+#[differentiable]
+fn p97_h4(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).sin() * 0.25;
+    }
+}
+#[differentiable]
+fn p97_h5(y: &mut [f64], s: f64) -> f64 {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.75).tanh();
+    }
+    y[0] = (y[0] * 0.75 + s).sin();
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p97_h6(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p97_h5(y, s);
+    p97_h4(s * 0.3, &x[1..], y);
+}
+program! {
+    #[differentiable]
+    fn p97(a: f64, xs: &[f64]) -> f64 {
+        let t1 = p97_h0(&xs[..], a * 1.5, 1);
+        let t2 = match p97_h1(&xs[..], a) { Ok(v) => v, Err(_) => a * -0.5 };
+        let t3 = p97_h3(xs, t2.tanh());
+        let mut buf4 = vec![0.75; 3];
+        p97_h4(t1.tanh(), &xs[..7], &mut buf4[..]);
+        p97_h6(&mut buf4, xs, t3.tanh() * 0.25);
+        let _ = p97_h5(&mut buf4[1..3], t3.tanh());
+        let t5 = buf4[0] + buf4[2] * 0.75;
+        t5 + t3 + t2 + t1 + a * 0.3
+    }
+    check_p97(seed = 0xa2478b162d2c4179, inputs = 8, calls = [], at = |p| (p[0], &p[1..8]));
+}
+
+program! {
+    #[differentiable]
+    fn p98(a: f64, b: f64, d: f64, xs: &[f64], c: f64) -> f64 {
+        let mut acc0 = (1.25 * b).atan2(1.5 + (d + a).cos());
+        for i in (0..4).rev() {
+            acc0 += (i as f64 * 0.25).tanh();
+        }
+        let t2 = { let u1 = (acc0 * 0.1).tanh().atan2(1.5 + d.cos()).powi(2); (acc0 * 0.1).sin() * b * 0.9 };
+        for i in 0..4 {
+            if i > 3 {
+                continue;
+            }
+            let mut v3 = vec![0.0; 3];
+            for j in 0..v3.len() {
+                v3[j] = -(1.25 + b);
+            }
+            if acc0 * 0.1 * b > xs[i] && 0.25 < 0.5 {
+                continue;
+            }
+            v3[(i + 1) % 3] -= (t2 * v3.iter().map(|q| q.cos()).product::<f64>()).powi(2) * 0.5;
+        }
+        let t4: f64 = xs.iter().map(|q| (q * 0.1).sin()).sum::<f64>() - xs[2];
+        let t7: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u5, &w6)| 0.5_f64 * (0.5 * w6)).sum();
+        t7 + (t4 * 0.5).atan().sin() + 0.9 * t2 + (acc0 * 0.1).sin().cos() - 0.25 * c
+    }
+    check_p98(seed = 0xf2b3dbf247a28231, inputs = 8, calls = [], at = |p| (p[0], p[1], p[2], &p[3..7], p[7]),
+        params = ["a", "xs", "c"] at [0, 3, 4, 5, 6, 7]);
+}
+
+program! {
+    #[differentiable]
+    fn p99(c: f64, b: f64, a: f64) -> f64 {
+        let c = c * b.cos();
+        let c0 = |u1: f64| a;
+        let t2: f64 = c0((c * 0.5 / (2.0 + b.cos())).tanh().sinh()) - 0.5 * c0(((c * 0.5).atan() + a) * 0.5);
+        let mut acc3 = 0.5;
+        if t2.cos().exp() > b {
+            let c4 = |u5: f64| a * f64::tanh(b);
+            let t6: f64 = c4(b.mul_add(a, b).atan()) - 0.5 * c4(0.9_f64);
+            let t7: f64 = t2.hypot((c * 0.5).tanh()) + p80((c * 0.5).atan().sin().exp_m1() * 0.5, (t2.min(0.6) * 0.5).tanh()) + 1.0 * 1.25_f64.tanh();
+        }
+        let t8 = 0.6_f64.powi(2).ln_1p().tanh().exp();
+        t8 + t2 + (c * 0.5).atan().tanh() + b + 0.5 * (c * 0.5)
+    }
+    check_p99(seed = 0xb80b04121c1cbf78, inputs = 3, calls = [p80], at = |p| (p[0], p[1], p[2]),
+        params = ["b"] at [1]);
+}
+
+program! {
+    #[differentiable]
+    fn p100(n: usize, a: f64) -> f64 {
+        let mut acc0 = ((n as f64 + a - a / (2.0 + a.cos())) * 0.25).atan();
+        for i in 0..3 {
+            let t1 = a.mul_add((acc0 * 0.25).atan(), 0.75) * a.tanh().exp() - (a.atan2(1.5 + a.cos()) + a * a);
+            acc0 = ((acc0 * 0.25).atan() - a.mul_add((acc0 * 0.25).sin(), (acc0 * 0.25).tanh()) * 0.5).sin();
+            let acc0 = acc0 * 0.25 - (i as f64).atan();
+        }
+        (acc0 * 0.25).atan() - 2.0 * a
+    }
+    check_p100(seed = 0xf02b49088853c36d, inputs = 1, calls = [], at = |p| (1, p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p101(a: f64, xs: &[f64]) -> f64 {
+        let t1 = ((1.0 + (((a) * 0.5).exp()) * (((a) * 0.5).exp())).ln() + xs[1]).tanh();
+        let t2 = ((t1 + a).tanh() + xs[4]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            if (((t1) * 0.5).exp()).cos() * xs[i] > -0.36 {
+                continue;
+            }
+            let mut t3 = 0.0;
+            for j in 0..2 {
+                t3 += ((a).tanh() * (j as f64 + 0.5)).sin();
+            }
+            let t4 = (xs[i]).tanh() * 1.5;
+            let t5 = (xs[i]).tanh() * 1.5;
+            let t6 = ((-0.74_f64) * ((1.0 + ((xs[i]).tanh()) * ((xs[i]).tanh())).ln())).tanh() * 1.5;
+            acc += (t6).tanh();
+        }
+        acc
+    }
+    check_p101(seed = 0x97bc255473d5e6fe, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]),
+        params = ["a"] at [0]);
+}
+
+program! {
+    #[differentiable]
+    fn p102(a: f64, b: f64) -> f64 {
+        let mut acc0 = (p77(b.cos(), (1.0 + 1.25) * 0.5, a * 0.3, ((1.5_f64 - 1.5) * 0.5).atan()) * 0.5).tanh();
+        let mut k1 = 0;
+        let r7 = loop {
+            let o2: Option<f64> = if a + acc0 * 0.1 > -0.1 { Some(0.3 * b.cos()) } else { None };
+            let t4: f64 = if let Some(u3) = o2 { f64::cos(a) } else { a };
+            let b = b * (1.0 + (acc0 * 0.1).sin().powi(2)).ln();
+            let t6 = { let u5 = b.atan().powi(3) * 0.5; acc0 * 0.1 };
+            acc0 = -(b + p80((2.0 + (acc0 * 0.1).sin()) * 0.5, ((t4 + a) * 0.5).tanh())) * 0.5;
+            k1 += 1;
+            if ((acc0 * 0.1).tanh().clamp(-0.75, 0.75) > b) || k1 >= 5 { break (acc0 * 0.1).atan(); }
+        };
+        for i in 0..1 {
+            for j in 0..1 {
+                let acc0 = (acc0 * 0.1).tanh() - (acc0 * 0.1).atan() / (1.0 + r7.powi(2));
+            }
+            acc0 += (r7 * 0.5).sin();
+        }
+        r7.sin() + 0.2 * (acc0 * 0.1).atan() + 0.75 * a
+    }
+    check_p102(seed = 0x1e5bd09528b7e874, inputs = 2, calls = [p77, p80], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p103(c: f64, d: f64, b: f64, a: f64) -> f64 {
+        let t0: f64 = b * c;
+        let t1 = b;
+        let t2 = -(a * t1);
+        t2 + t1
+    }
+    check_p103(seed = 0x407d4700a280f6e4, inputs = 4, calls = [], at = |p| (p[0], p[1], p[2], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p104(n: usize, xs: &[f64], a: f64) -> f64 {
+        let t0 = a / (1.0 + xs.iter().map(|q| q.cos()).product::<f64>().powi(2));
+        let t1 = a;
+        let mut v2: Vec<f64> = Vec::new();
+        v2.push(a.max(t0) * 0.1);
+        v2.push(xs[xs.len() - 1 - n].clamp(-0.75, 0.75));
+        let t3 = v2[0] * 0.5 + v2[1];
+        let mut acc4 = (1.0 + xs[0].powi(2)).ln();
+        acc4 *= 0.5 + 0.4 * (2.0 + p88(((1.0 + xs[xs.len() - 1 - n].powi(2)).sqrt() * 0.5).tanh(), ((t0 - xs.iter().map(|q| (q * 0.75).sin()).sum::<f64>()) * 0.25).sin()).cos()).powi(-2).sin();
+        let t5: f64 = 2.0 - 0.6;
+        if t5 > -0.2 || (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) < 0.5 {
+            acc4 -= (t0.cos() * 2.0 * 0.25).sin();
+            let t6 = -(a.sin().exp() - (1.0 + t1.powi(2)).cbrt());
+        } else {
+            if t5.cos() > xs[n] || t5 < -0.2 {
+                return 0.2 * xs[xs.len() - 1 - n] - 0.3;
+            }
+        }
+        0.3 * t5 + (acc4 * 0.5).sin().cos() + 1.25 * t3 - t1.cos() + t0.tanh()
+    }
+    check_p104(seed = 0x5ce7d6ff6eaff9be, inputs = 5, calls = [p88], at = |p| (1, &p[0..4], p[4]));
+}
+
+program! {
+    #[differentiable]
+    fn p105(b: f64, c: f64, a: f64, xs: &[f64]) -> f64 {
+        let t2: f64 = xs.iter().rev().skip(1).map(|&u0| 1.5_f64.sin().max(a - b)).sum();
+        let c = c * 0.5_f64.cos();
+        let t3 = (t2 * 0.1).sin().powi(2) * 1.0_f64.powi(2).ln_1p();
+        let flag4 = b.mul_add(t3, p102(b, t3.powi(3))) > 0.7;
+        let mut acc5 = (a - b) * 0.2;
+        let mut k6 = 0;
+        loop {
+            match k6 {
+                0 => {
+                    match k6 {
+                        0 => {
+                            if k6 == 0 {
+                                let t7: f64 = a;
+                            } else {
+                                if (c * 0.5).sin().tanh().sinh() > -0.4 {
+                                    acc5 += 0.25_f64.mul_add(xs[xs.len() - 1 - k6], xs[k6]) * (t3 * (t2 * 0.1).sin());
+                                } else if (1.0 + xs[k6].powi(2)).cbrt() > 0.25 {
+                                    let t10: f64 = xs.iter().rev().skip(1).map(|&u8| a).sum();
+                                } else {
+                                    if k6 % 2 == 0 {
+                                        acc5 += (f64::tanh(t3).mul_add(k6 as f64, (2.0 + t3.sin()).cbrt()) * 0.25).tanh();
+                                    }
+                                }
+                            }
+                        }
+                        _ => {
+                            if (c * 0.5).tanh().tanh() < 0.3 || xs[k6] < -0.1 {
+                                let t13: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u11, &w12)| u11.sin() * (0.5 * w12)).sum();
+                            } else if b / (1.0 + (t2 * 0.1).sin().powi(2)) > -0.1 {
+                                if xs[k6].max(xs[k6]) > -0.4 && (acc5 * 0.25).atan() < 0.25 {
+                                    let t14 = b * 0.5;
+                                } else {
+                                    let t15 = -(1.0 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().powi(2)).ln();
+                                }
+                            } else {
+                                let t16 = match k6 { 0 => b.clamp(-0.75, 0.75), _ => 0.9 * xs.iter().sum::<f64>() * 0.2 };
+                            }
+                        }
+                    }
+                }
+                _ => {
+                    let t18 = { let u17 = (f64::sin((c * 0.5).sin()) * b.sin().exp() * 0.5).atan(); -xs[k6].atan2(1.5 + t3.cos()) };
+                }
+            }
+            acc5 += (t2 * 0.1 / (1.0 + b * b)).tanh() * 0.5;
+            k6 += 1;
+            if ((t2 * 0.1).tanh().atan() < 0.3) || k6 >= 2 { break; }
+        }
+        (acc5 * 0.25).sin() + t3.sin() + 1.0 * (c * 0.5).sin() + b.sin()
+    }
+    check_p105(seed = 0x734f72a26bdc71f7, inputs = 6, calls = [p102], at = |p| (p[0], p[1], p[2], &p[3..6]));
+}
+
+program! {
+    #[differentiable]
+    fn p106(a: f64, b: f64) -> f64 {
+        let k0 = (a.to_radians().abs() * 2.0) as usize % 3;
+        let mut acc1 = p77(((a + a) * 0.5).sin(), b.sin(), a, ((1.0 + a.powi(2)).sqrt() * 0.5).tanh()) * 0.5;
+        match k0 {
+            0 => {
+                acc1 = b.powi(3) * 0.5;
+            }
+            1 => {
+                let mut v2 = vec![0.0; 3];
+                for i in 0..v2.len() {
+                    v2[i] = (1.5 + (i as f64).cos()).sqrt();
+                }
+            }
+            _ => {
+                if a / (1.5 + b.tanh()) > -0.1 {
+                    return -a.max(1.0);
+                }
+            }
+        }
+        acc1
+    }
+    check_p106(seed = 0xb36843789a07748b, inputs = 2, calls = [p77], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p107(a: f64, b: f64, n: usize) -> f64 {
+        let c0 = |u1: f64| (2.0 + b.sin()).sqrt();
+        let t2: f64 = c0((n as f64 / (1.0 + a * a)).atan()) - 0.5 * c0(b - a);
+        let t3 = if b.tanh().exp_m1() > 0.5 { -a + b.sin().exp() } else { a.abs() };
+        let t4 = if (t3 * 0.5).sin() < 0.0 { b.sin() } else { a / (1.0 + b * b) * (t3 * 0.5).tanh().mul_add(t2, a) };
+        let mut acc5 = (-(t4 * 0.1).tanh()).to_radians();
+        for i in (0..8).step_by(2) {
+            let mut k6 = 0;
+            loop {
+                let mut acc7 = 0.5;
+                acc5 = ((acc5 * 0.05).sin() + 0.2).atan();
+                k6 += 1;
+                if ((t4 * 0.1).tanh() + 0.25 < 0.7) || k6 >= 2 { break; }
+            }
+            acc5 = a;
+        }
+        acc5 += (t3 * 0.5).tanh();
+        (acc5 * 0.05).sin().sin() + (t4 * 0.1).atan() - (t3 * 0.5).atan().tanh() + t2
+    }
+    check_p107(seed = 0x3c5551cb25c138bf, inputs = 2, calls = [], at = |p| (p[0], p[1], 3),
+        params = ["b"] at [1]);
+}
+
+program! {
+    #[differentiable]
+    fn p108(n: usize, a: f64) -> f64 {
+        let t0 = (1.5 + a.sin()).log(2.5 + a.cos()).powi(2);
+        let mut acc1 = 0.5;
+        if 0.25_f64.tanh() > -0.1 {
+            let mut v2 = vec![0.0; n];
+            for i in 0..v2.len() {
+                v2[i] = ((t0 * 0.5).tanh() * n as f64 * 2.0 * 0.5).atan();
+            }
+            let t5: f64 = v2.iter().zip(v2.iter().skip(1)).map(|(&u3, &w4)| f64::atan(u3 + a) * (0.5 * w4)).sum();
+        }
+        t0 * 0.5 + 0.5 * (t0 * 0.5).tanh()
+    }
+    check_p108(seed = 0xa6acf22c593fac28, inputs = 1, calls = [], at = |p| (1, p[0]));
+}
+
+#[differentiable]
+fn p109_h0(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.25 + (y[i] * s).cos() * 0.25;
+    }
+}
+#[differentiable]
+fn p109_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 0.25;
+    }
+}
+#[differentiable]
+fn p109_h2(y: &mut [f64], x: &[f64], s: f64) {
+    p109_h0(y, s);
+    p109_h1(s * 1.5, &x[1..], y);
+}
+#[differentiable]
+fn p109_h3(v: &[f64], s: f64) -> Result<f64, String> {
+    let head = if v[0] * s > -0.4 { Ok((v[0] * s).cos()) } else { Err(format!("{s} is too small")) };
+    let h = head?;
+    Ok(h * 0.3 + v[v.len() - 1] * 0.5)
+}
+#[differentiable]
+fn p109_h4(v: &[f64], s: f64) -> [f64; 3] {
     let mut r = [0.0_f64; 3];
     r[0] = (v[0] * s).cos();
     r[1] = v[1] * 0.6;
@@ -268,25 +3089,2562 @@ fn p8_h1(v: &[f64], s: f64) -> [f64; 3] {
 }
 program! {
     #[differentiable]
-    fn p8(b: f64, xs: &[f64], a: f64) -> f64 {
-        let t1 = p8_h0(&xs[0..=4], a * 0.75).sin();
-        let arr2 = p8_h1(&xs[..], a * 0.5);
-        let t3 = arr2[1] * arr2[0];
-        let t4 = p8_h0(&xs[0..], b).sin();
-        let s5 = &xs[..5];
-        let t6 = (s5[1] * t4.tanh() * 1.5 + s5[1]).sin() + s5[s5.len() - 1] * -0.5;
-        let t7 = p8_h0(&xs[..5], a).sin();
-        let s8 = &xs[..];
-        let t9 = (s8[4] * t3.tanh() * -0.5 + s8[0]).sin() + s8[s8.len() - 1] * 0.6;
-        let arr10: [f64; 3] = [t9.tanh(), xs[6] * -0.5, (a).sin()];
-        let t11 = arr10[0] * arr10[2];
-        t11 + t9 + t7 + t6 + t4 + a * 0.3
+    fn p109(a: f64, xs: &[f64], w: [f64; 3]) -> f64 {
+        let s1 = &xs[0..2];
+        let t2 = (s1[0] * w[0] + s1[0]).sin() + s1[s1.len() - 1] * 0.5;
+        let mut buf3 = vec![0.6; 2];
+        p109_h0(&mut buf3, w[0]);
+        p109_h0(&mut buf3, t2.tanh() * 0.5);
+        p109_h2(&mut buf3, &s1[0..], w[0]);
+        let t4 = buf3[0] + buf3[1] * 0.25;
+        let t5 = match p109_h3(s1, a * -0.5) { Ok(v) => v, Err(_) => a * -0.5 * 0.5 };
+        let arr6 = p109_h4(&s1[..], w[2]);
+        let t7 = arr6[2] * arr6[0];
+        t7 + t5 + t4 + t2 + w[1] * 0.5 + a * 0.3
     }
-    check_p8(seed = 0x9e2c296a6f932928, inputs = 10, calls = [], at = |p| (p[0], &p[1..9], p[9]));
+    check_p109(seed = 0x7457c80d967e2676, inputs = 10, calls = [], at = |p| (p[0], &p[1..7], <[f64; 3]>::try_from(&p[7..10]).unwrap()),
+        params = ["w", "xs"] at [7, 8, 9, 1, 2, 3, 4, 5, 6]);
+}
+
+program! {
+    #[differentiable]
+    fn p110(a: f64, b: f64, n: usize) -> f64 {
+        let mut v0: Vec<f64> = Vec::new();
+        v0.push((b / (1.0 + b.powi(2)) / (1.0 + (1.5 + (n as f64).sin()).powf(1.5_f64.tanh()).powi(2)) * 0.5).atan());
+        v0.push((2.0 * (b + b) * 0.5).tanh());
+        let t1 = v0[0] * 0.5 + v0[1];
+        let mut acc2 = a.abs();
+        if n % 3 == 1 {
+            match n % 3 {
+                0 => {
+                    if n % 2 == 0 {
+                        acc2 = (b / (1.0 + b.powi(2)) * b.sin().exp() * 0.25).tanh();
+                    } else {
+                        for i in (0..1).rev() {
+                            let c3 = |u4: f64| (1.0 + a.powi(2)).ln().min(t1);
+                            let t5: f64 = c3(a) - 0.5 * c3((2.0 + t1.sin()).cbrt());
+                            acc2 += ((f64::sin(t5) + 0.5 * (acc2 * 0.5).sin()) * 0.5).atan();
+                        }
+                    }
+                }
+                1 => {
+                    for i in (0..6).step_by(2) {
+                        let t6: f64 = (1.0 + (b / (2.0 + a.cos())).powi(2)).ln() - (-(acc2 * 0.1).atan()).atan2(1.5 + t1.cos());
+                        acc2 = (acc2 * 0.1 * a).atan();
+                    }
+                }
+                _ => {
+                    let mut w7 = 0;
+                    while w7 < 3 {
+                        let t8 = b;
+                        acc2 = t8;
+                        w7 += 1;
+                    }
+                }
+            }
+        } else {
+            let mut acc9 = (2.0 - b).cos().exp();
+            for i in 0..n {
+                let mut w10 = 0;
+                while w10 < 1 {
+                    let mut k11 = 0;
+                    let r15 = loop {
+                        let c12 = |u13: f64| (acc2 * 0.02).tanh() * 0.9 + (acc9 * 0.05).tanh();
+                        let t14: f64 = c12((((acc2 * 0.02).tanh() * b).mul_add(t1, (acc2 * 0.02).sin() / (1.0 + b.powi(2))) * 0.5).atan()) - 0.5 * c12(a * (acc9 * 0.05).tanh());
+                        acc9 = 0.25 * (t1 * 0.3);
+                        k11 += 1;
+                        if ((2.0 + a.cos()).recip() < -0.4) || k11 >= 4 { break a; }
+                    };
+                    acc9 /= (1.0 + f64::atan(a).powi(2));
+                    w10 += 1;
+                }
+                acc2 *= (a - (acc2 * 0.02).tanh()).tanh();
+            }
+        }
+        match n {
+            0 => {
+                let t1 = t1 - (1.0 + t1.powi(2)).ln();
+            }
+            1 => {
+                let t16 = if n % 2 == 0 { acc2 * 0.01 * 0.3_f64.sin().exp_m1() } else { -(acc2 * 0.01).atan().to_radians() };
+            }
+            _ => {
+                match n % 3 {
+                    0 => {
+                        if 1.5 > acc2 * 0.01 {
+                            let mut w17 = 0;
+                            while w17 < 4 && (1.5_f64.max(a) > a) {
+                                match w17 {
+                                    0 => {
+                                        let t18: f64 = (1.0 + (b - t1).powi(2)).sqrt();
+                                    }
+                                    1 => {
+                                        acc2 *= b.atan().cos();
+                                    }
+                                    _ => {
+                                        let mut acc19 = 0.0;
+                                    }
+                                }
+                                acc2 += ((t1.powi(2) * 0.5).atan().powi(3) * 0.25).sin();
+                                w17 += 1;
+                            }
+                        }
+                    }
+                    1 => {
+                        let t20 = (1.0 + b.powi(2)).ln() * b.tanh();
+                    }
+                    _ => {
+                        acc2 /= (1.0 + (1.5 + (acc2 * 0.005).tanh().sin()).powf(0.6_f64.tanh()).powi(2));
+                    }
+                }
+            }
+        }
+        acc2 * 0.005 + t1.cos() + 1.0 * b
+    }
+    check_p110(seed = 0x9b38ba3b67609a7b, inputs = 2, calls = [], at = |p| (p[0], p[1], 3));
 }
 
 #[differentiable]
-fn p9_h0(v: &[f64], s: f64) -> f64 {
+fn p111_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.25).tanh();
+    }
+    acc * 0.5 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p111_h1(v: &[f64], s: f64) -> Option<f64> {
+    let head = if v[0] * s > -0.4 { Some((v[0] * s).sin()) } else { None };
+    let h = head?;
+    Some(h * -0.5 + v[v.len() - 1] * 0.5)
+}
+#[differentiable]
+fn p111_h2(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.75 + (y[i] * s).sin() * 0.25;
+    }
+}
+program! {
+    #[differentiable]
+    fn p111(a: f64, xs: &[f64], b: f64) -> f64 {
+        let t1 = p111_h0(xs, b).sin();
+        let t2 = match p111_h1(&xs[0..], a) { Some(v) => v, None => a * 0.6 };
+        let t3 = match p111_h1(xs, t2.tanh() * 0.75) { Some(v) => v, None => t2.tanh() * 0.75 * -0.5 };
+        let s4 = &xs[5..];
+        let t5 = (s4[0] * t3.tanh() + s4[0]).sin() + s4[s4.len() - 1] * 0.5;
+        let mut buf6 = vec![0.6; 2];
+        for _ in 0..2 {
+            p111_h2(&mut buf6, t5.tanh());
+        }
+        p111_h2(&mut buf6, a);
+        let t7 = buf6[0] + buf6[1] * 0.5;
+        let s8 = &xs[3..=7];
+        let t9 = (s8[2] * t2.tanh() + s8[2]).sin() + s8[s8.len() - 1] * 0.3;
+        t9 + t7 + t5 + t3 + t2 + a * 0.3
+    }
+    check_p111(seed = 0x99772494a91a1406, inputs = 10, calls = [], at = |p| (p[0], &p[1..9], p[9]));
+}
+
+program! {
+    #[differentiable]
+    fn p112(a: f64, c: f64, b: f64, n: usize) -> f64 {
+        let mut acc0 = ((1.5 + b.cos()).sqrt() / (1.0 + (c / (1.0 + 0.9_f64.powi(2))).powi(2)) * 0.5).atan();
+        if b.mul_add(c, 0.2) < -0.4 {
+            for i in 0..n {
+                if i + i < 1 {
+                    for j in 0..2 {
+                        let a = a * (p99((acc0 * 0.25 * 1.25 * 0.5).atan(), c.atan(), c.atan2(1.5 + a.cos())) * 0.25 - (acc0 * 0.25).sin());
+                        acc0 = (a * 0.25).atan().atan() + (2.0 + b.cos()).powi(-2);
+                    }
+                } else {
+                    let b = b * (0.25 + n as f64);
+                }
+                acc0 += (0.25_f64.atan() * 0.5).sin();
+            }
+        } else {
+            let mut k1 = 0;
+            let r3 = loop {
+                let t2 = (2.0 + (acc0 * 0.1).tanh().cos()).powi(-2) * (a / (1.0 + (acc0 * 0.1).tanh().powi(2)));
+                acc0 = (b * a / (2.0 + (c * b).cos()) * 0.5).sin();
+                k1 += 1;
+                if (c - acc0 * 0.1 < 0.1) || k1 >= 6 { break t2; }
+            };
+        }
+        acc0 * 0.1 + a
+    }
+    check_p112(seed = 0x2d1f5676de0aaa8b, inputs = 3, calls = [p99], at = |p| (p[0], p[1], p[2], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p113(xs: &[f64], a: f64, n: usize) -> f64 {
+        let t0 = xs.iter().map(|q| q.cos()).product::<f64>();
+        let mut v1: Vec<f64> = Vec::new();
+        v1.push((1.5 + t0.cos().exp().cos()).sqrt());
+        v1.push((1.5 + xs[n].sin()).powf(0.25_f64.tanh()).min(xs[3] / (2.0 + xs[n].cos())));
+        let t2 = v1[0] * 0.5 + v1[1];
+        let t4 = { let u3 = ((p108(1, xs[xs.len() - 1 - n].atan()) * 0.5).atan() / (1.5 + (p103(xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).max(t0), (a * (t2 * 0.5).atan() * 0.5).sin(), (t2 * 0.5).sin(), 1.5 * t0) * 0.5).tanh().tanh())).cos(); (xs[n] * u3).mul_add(0.25_f64.powi(3), f64::min(0.6, a)) };
+        let mut acc5 = 0.0;
+        if t0 * 0.75 < 0.7 {
+            let t6 = n as f64;
+        } else {
+            let t7 = f64::sin(t2 * 0.5).sin().exp();
+        }
+        t2 * 0.5 - 0.6 * t0 - a
+    }
+    check_p113(seed = 0xbd808a9efa4b52a8, inputs = 5, calls = [p103, p108], at = |p| (&p[0..4], p[4], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p114(a: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = a;
+        if acc0 > -0.2 {
+            let t1 = xs.iter().map(|q| q.cos()).product::<f64>();
+        }
+        let o2: Option<f64> = if a.powi(3) < -0.1 { Some(acc0 + xs[1]) } else { None };
+        let t4: f64 = if let Some(u3) = o2 { 0.1 * (acc0 + acc0) } else { (p107((acc0.cos().exp2() * 0.5).atan(), ((1.0 + acc0.powi(2)).cbrt() * 0.5).atan(), 3) * 0.25).sin() * 0.3 };
+        let mut v5: Vec<f64> = Vec::new();
+        v5.push((xs[0].cos().mul_add(t4 / (1.0 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()), xs[1] * xs[1]) * 0.5).sin());
+        v5.push(t4);
+        let t6 = v5[0] * 0.5 + v5[1];
+        acc0 = (acc0 + ((t6 - a) * 0.5).tanh()).sin();
+        match (((acc0 + t6) * 0.5).abs() * 2.0) as usize % 3 {
+            0 | 1 => {
+                let t7 = if 0.2_f64.cos().exp_m1() > acc0 { (1.0 - t4).cos() } else { -xs[3] + xs.iter().map(|q| (q * 0.75).sin()).sum::<f64>() };
+            }
+            _ => {
+                for i in 0..2 {
+                    for j in 0..1 {
+                        let flag8 = t6.powi(2) > 0.1;
+                        acc0 /= (1.0 + (xs[i] - xs.iter().map(|q| q * q).sum::<f64>()).powi(2));
+                    }
+                    acc0 = t6;
+                }
+            }
+        }
+        let t9 = if xs.iter().sum::<f64>().atan() > -0.1 { (1.0 + xs.iter().map(|q| (q * 0.6).sin()).sum::<f64>().powi(2)).ln() / (1.0 + (t6 - t4).powi(2)) } else { (t4 * 1.25).sin().exp_m1() };
+        let t10 = t4.powi(2) * (t6 + t4);
+        let t12 = { let u11 = (t9 * 0.5).atan(); xs[0].min(xs[3] * (t9 * 0.5).atan()) };
+        t12 + t10.tanh() + (t9 * 0.5).tanh().cos() + t6 + 1.25 * (acc0 * 0.1).tanh()
+    }
+    check_p114(seed = 0x9aa6937e22dc7032, inputs = 5, calls = [p107], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p115(a: f64) -> f64 {
+        let flag0 = -a > 0.5;
+        let t1 = if flag0 { 1.25 + a / (1.5 + a.tanh()) } else { (a + 0.75).atan() };
+        let flag2 = (t1 * 0.5).tanh() > -0.4;
+        t1 * 0.5 + 1.0 * a
+    }
+    check_p115(seed = 0xc2761a2b1ff1baed, inputs = 1, calls = [], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p116(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = (&(v + x) * (s)).mapv(f64::tanh);
+        for _ in 0..n {
+            t1 = (&t1 * (s)).mapv(f64::sin) + &t1 * 0.5;
+        }
+        let t2 = (&(x.mean_axis(Axis(0)).unwrap()) * (s)).mapv(f64::sin);
+        t2.dot(&t2) * 0.1 + t1.sum() * 0.2 + s
+    }
+    check_p116(seed = 0x3a8225f0755ca91a, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p117(a: f64) -> f64 {
+        let t0 = match ((2.0 + 2.0_f64.sin()).log2().abs() * 2.0) as usize % 3 { 0 => -a, 1 => ((a.clamp(-0.75, 0.75) + 2.0 * a) * 0.5).tanh(), _ => a };
+        let t1 = (a * t0).atan();
+        let mut acc2 = 1.0;
+        let mut k3 = 0;
+        loop {
+            acc2 += (1.0 + t1.cos().powi(2)).ln();
+            acc2 += (t1.cos() * 0.5).atan();
+            k3 += 1;
+            if ((2.0 + (acc2 * 0.1).atan().cos()).powi(-2) > a) || k3 >= 6 { break; }
+        }
+        t0.cos()
+    }
+    check_p117(seed = 0xa4330a7c51443009, inputs = 1, calls = [], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p118(n: usize, a: f64) -> f64 {
+        let a = a + (p108(1, (a * a * 0.5).atan()) * 0.5).tanh().powi(3);
+        let t0 = f64::sin(a);
+        let mut acc1 = n as f64;
+        if a - t0 > a {
+            for i in (0..2).rev() {
+                match i % 3 {
+                    0 | 1 => {
+                        let t2 = a.hypot(a);
+                    }
+                    _ => {
+                        let t3 = 0.9 * a;
+                    }
+                }
+                acc1 = ((acc1 * 0.25).atan() * (acc1 * 0.25).tanh().tanh()).tanh();
+            }
+        } else {
+            acc1 *= (1.0_f64 * 0.1).cos();
+        }
+        (acc1 * 0.1).atan().sin() + 0.2 * t0 - a.sin()
+    }
+    check_p118(seed = 0xc5e4e0a659d53354, inputs = 1, calls = [p108], at = |p| (1, p[0]));
+}
+
+#[differentiable]
+fn p119_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.6
+}
+#[differentiable]
+fn p119_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * 1.5;
+    }
+}
+#[differentiable]
+fn p119_h2(y: &mut [f64], s: f64) -> f64 {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.3).tanh();
+    }
+    y[0] = (y[0] * 1.5 + s).sin();
+    y[0] * y[y.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p119(w: [f64; 3], xs: &[f64], a: f64, b: f64) -> f64 {
+        let t1 = p119_h0(&xs[..4], a);
+        let mut buf2 = vec![0.0; 2];
+        for i in 0..2 {
+            buf2[i] = xs[i + 5] * a * 0.3;
+        }
+        p119_h1(a, &xs[1..=2], &mut buf2);
+        p119_h1(w[0], xs, &mut buf2);
+        let t3 = buf2[0] + buf2[1] * 0.75;
+        let t4 = p119_h0(&xs[..], b).sin();
+        let t5 = p119_h0(&xs[2..], t1.tanh()).sin();
+        let mut buf6 = vec![1.5; 2];
+        let t7 = p119_h2(&mut buf6, a).tanh();
+        let t8 = buf6[0] + buf6[1] * 0.6;
+        let mut arr9 = [0.75_f64; 3];
+        arr9[1] = a;
+        arr9[2] = xs[5] * -0.5;
+        arr9[0] = (t5.tanh()).sin();
+        let t10 = arr9[1] * arr9[2];
+        t10 + t8 + t7 + t5 + t4 + w[1] * 0.5 + a * 0.3
+    }
+    check_p119(seed = 0x86df122e53d3cf86, inputs = 13, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), &p[3..11], p[11], p[12]));
+}
+
+#[differentiable]
+fn p120_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.6
+}
+program! {
+    #[differentiable]
+    fn p120(a: f64, xs: &[f64]) -> f64 {
+        let t1 = p120_h0(&xs[..5], a).sin();
+        let s2 = &xs[0..2];
+        let t3 = (s2[1] * t1.tanh() + s2[0]).sin() + s2[s2.len() - 1] * -0.5;
+        let t4 = p120_h0(s2, a * 0.5);
+        t4 + t3 + t1 + a * 0.3
+    }
+    check_p120(seed = 0x36ee9cfa6f3b0ecc, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p121(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = (x.sum_axis(Axis(0)) * 0.3).mapv(|q| q.max(0.25) * 0.5);
+        let t2 = (x.mapv(|q| q * q * 0.5 - q)).sum_axis(Axis(0)) * 0.3;
+        t2.dot(&t2) * 0.1 + t1.dot(&t1) * 0.1 + s
+    }
+    check_p121(seed = 0x06b341e0e9bf67ed, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p122(b: f64, a: f64) -> f64 {
+        let mut acc0 = 0.0;
+        let mut w1 = 0;
+        while w1 < 3 {
+            if b * a > a {
+                let t2 = (b * b).atan().tanh();
+            } else if b + a < 0.25 {
+                acc0 *= (p118(1, b.cos()) * b).cos();
+            } else {
+                let mut k3 = 0;
+                loop {
+                    if k3 == 0 {
+                        match k3 {
+                            0 => {
+                                let flag4 = a - a > 0.1;
+                            }
+                            1 => {
+                                let mut acc5 = (w1 as f64 * (b * b) * 0.25).sin();
+                            }
+                            _ => {
+                                if (acc0 * 0.05).sin() + (acc0 * 0.05).sin() > 0.0 {
+                                    let b = b * (a / (1.0 + a.powi(2)));
+                                } else if b < -0.4 {
+                                    match w1 {
+                                        0 => {
+                                            acc0 += ((acc0 * 0.05).mul_add((acc0 * 0.05).sin(), (1.5 + 2.0_f64.sin()).log(2.5 + 1.0_f64.cos())) * 0.25).sin();
+                                        }
+                                        1 => {
+                                            acc0 = -(b * b);
+                                        }
+                                        _ => {
+                                            let b = b * (0.5 * a.tanh()).acos();
+                                        }
+                                    }
+                                } else {
+                                    let t6 = if b.atan() < -0.2 { p88((a - b) * 0.5, (1.5 + b.sin()).log(2.5 + a.cos())) + a / (2.0 + (acc0 * 0.05).cos()) } else { (0.2 / (1.0 + b * b)).sin().exp2() };
+                                }
+                            }
+                        }
+                    }
+                    acc0 /= (1.0 + (acc0 * 0.05).atan().powi(2));
+                    k3 += 1;
+                    if ((b * w1 as f64) < 0.3) || k3 >= 4 { break; }
+                }
+            }
+            acc0 *= ((acc0 * 0.05).sin() * 2.0).tanh();
+            w1 += 1;
+        }
+        let mut v7 = vec![0.0; 2];
+        for i in 0..v7.len() {
+            v7[i] = b;
+            if i > 0 {
+                v7[i] += v7[i - 1] * ((acc0 * 0.02).tanh().sin() * 0.5).tanh();
+            }
+        }
+        let mut v8: Vec<f64> = Vec::new();
+        v8.push((0.5 * (a * (acc0 * 0.02).sin()).tanh()).asin());
+        v8.push(f64::tanh((acc0 * 0.02).tanh() * a));
+        let t9 = v8[0] * 0.5 + v8[1];
+        let t10 = t9.sin().powi(2);
+        t10 - t9 + (acc0 * 0.02).sin() + a
+    }
+    check_p122(seed = 0xc49762e9ccaf261b, inputs = 2, calls = [p88, p118], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p123(a: f64, b: f64) -> f64 {
+        let flag0 = a > 0.7;
+        let k1 = ((0.5 * a).abs() * 2.0) as usize % 3;
+        let mut acc2 = f64::sin((1.5 + 0.2_f64.cos()).sqrt());
+        match k1 {
+            0 | 1 => {
+                if b.powi(3) > -0.2 {
+                    let t4 = { let u3 = ((0.5 / (2.0 + 1.25_f64.cos())).mul_add(acc2 - 1.25, b.hypot(acc2)) * 0.5).sin(); (acc2 - 0.3) * b.max(u3) };
+                } else if a - acc2 > b {
+                    acc2 += 0.25_f64;
+                }
+            }
+            _ => {
+                for i in 0..3 {
+                    let t5 = if acc2 * 0.25 * (p115(b.abs()) * 0.5).sin() < 0.5 { -0.2_f64.cos().exp() } else { 1.5 * (1.0 + b.powi(2)).sqrt() };
+                    acc2 += (1.5 + (t5 * 0.5).atan().mul_add((p103((b / (1.0 + (t5 * 0.5).sin().powi(2)) * 0.5).tanh(), (i as f64 * 0.5).sin(), b.atan2(1.5 + (acc2 * 0.25).sin().cos()), -(acc2 * 0.25).tanh()) * 0.5).tanh(), (acc2 * 0.25).tanh()).cos()).sqrt() * 0.5;
+                }
+            }
+        }
+        acc2 = (acc2 * 0.1 * 1.25_f64.sin()).tanh();
+        a
+    }
+    check_p123(seed = 0x990f7bd6e6dd3e7b, inputs = 2, calls = [p103, p115], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p124(b: f64, a: f64, c: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = 0.0;
+        for i in 0..4 {
+            acc0 *= 0.8 + 0.2 * b.powi(2).ln_1p().sin();
+        }
+        if (acc0 * 0.1).atan() > 0.7 {
+            if a > 0.25 {
+                let mut acc1 = xs[0];
+            }
+        } else {
+            acc0 -= (acc0 * 0.1).tanh();
+            let t2 = if (acc0 * 0.1).tanh().sin() > a || (acc0 * 0.1).tanh() < 0.1 { (xs.iter().map(|q| q * q).sum::<f64>() / (1.5 + c.tanh())).cos().exp() } else { xs[1].powi(3) };
+            if c / (2.0 + xs[3].cos()) > xs[0] {
+                let t3 = (2.0 + (2.0 + ((acc0 * 0.1).sin().exp() * 0.5).cos()).powi(-2).sin()).log2();
+            } else {
+                let t6: f64 = { let v4: Vec<f64> = xs.iter().map(|&u5| (1.0 * c).asinh()).collect(); v4[0] + v4[3] };
+            }
+        }
+        let mut v7 = vec![0.0; 4];
+        for i in 0..v7.len() {
+            v7[i] = xs[i];
+        }
+        let flag8 = a - xs[3] > 0.1;
+        (acc0 * 0.1).tanh()
+    }
+    check_p124(seed = 0xf731ee4706055f22, inputs = 7, calls = [], at = |p| (p[0], p[1], p[2], &p[3..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p125(b: f64, a: f64) -> f64 {
+        let mut acc0 = (b - b * b) * 0.5;
+        let mut k1 = 0;
+        loop {
+            let t2 = (k1 as f64 * a).hypot(b.max(a));
+            let mut t2 = t2;
+            t2 += (((acc0 * 0.25).tanh() / (2.0 + (k1 as f64).cos()) + (1.0 + (p115(0.5 * (t2 * 0.5)) * 0.5).atan().powi(2)).ln()) * 0.25).sin();
+            k1 += 1;
+            if (((t2 * 0.5).sin() + (p107(f64::max(b, (acc0 * 0.25).tanh()), (k1 as f64 * 0.5).sin(), 3) * 0.25).sin()) > (acc0 * 0.25).tanh()) || k1 >= 2 { break; }
+        }
+        let t3 = acc0 * 0.25 / (1.0 + a * a);
+        for i in (0..6).step_by(2) {
+            let t4 = 2.0_f64.tanh().sinh();
+            let t5 = ((acc0 * 0.1).sin() - t4).cos().exp();
+            acc0 *= (0.1_f64 + 0.3).tanh();
+        }
+        (t3 * 0.5).atan() + acc0 * 0.05 + a - b
+    }
+    check_p125(seed = 0xfec1604fbafb452b, inputs = 2, calls = [p107, p115], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p126(xs: &[f64], a: f64) -> f64 {
+        let c0 = |u1: f64| a;
+        let t2: f64 = c0(xs[1] + a) - 0.5 * c0(-xs[0]);
+        let c3 = |u4: f64| (u4 + t2).sin();
+        let t5: f64 = c3(((t2 + t2 + (a - xs[1])) * 0.25).atan()) - 0.5 * c3(-a);
+        let mut acc6 = 1.0;
+        if t5 - t2 < 0.0 {
+            let t7 = (t5 * 0.3 + t5).tanh();
+            let t8 = t5.atan();
+        }
+        for i in (0..4).rev() {
+            for j in (0..6).step_by(2) {
+                if i % 3 == 1 {
+                    return t2.atan().powi(2).ln_1p();
+                }
+                acc6 -= (f64::atan(xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) * (a * t2) * 0.25).sin();
+            }
+            acc6 *= (xs[i % xs.len()] * 0.25).tanh();
+        }
+        (acc6 * 0.02).sin() + t5 - t2.tanh() - 1.5 * a
+    }
+    check_p126(seed = 0x945e8c6bb5653bfd, inputs = 4, calls = [], at = |p| (&p[0..3], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p127(b: f64, a: f64, xs: &[f64]) -> f64 {
+        let mut v0 = vec![0.0; 2];
+        for i in 0..v0.len() {
+            v0[i] = (1.0 + (a * xs[i]).powi(2)).ln();
+        }
+        let mut acc1 = (b.tanh().exp() / (1.5 + (xs.iter().map(|q| q * q).sum::<f64>() + b).tanh()) * 0.5).sin();
+        let mut k2 = 0;
+        loop {
+            if 0.25 > 0.7 {
+                acc1 -= ((b * a).tanh().exp() * 0.5).sin();
+            } else if v0[k2 % v0.len()] * 0.1 * (acc1 * 0.1) > 0.7 {
+                for q3 in v0.iter() {
+                    acc1 = (acc1 * 0.05).atan() * (*q3 * 0.1).sin() - 0.2 * xs[k2 % xs.len()];
+                }
+            } else {
+                let t6: f64 = v0[1..2].iter().map(|u4| { let u4 = *u4; (1.5 + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).cos()).sqrt().cos() }).sum();
+            }
+            acc1 = (1.5 + a.sin()).powf(b.tanh()).tanh();
+            k2 += 1;
+            if ((acc1 * 0.05).atan().cos() > 1.25) || k2 >= 5 { break; }
+        }
+        (acc1 * 0.05).sin() + 0.5 * 0.1
+    }
+    check_p127(seed = 0x003d3647b093d4d0, inputs = 6, calls = [], at = |p| (p[0], p[1], &p[2..6]));
+}
+
+#[differentiable]
+fn p128_h0(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.5 + (y[i] * s).cos() * 0.25;
+    }
+}
+#[differentiable]
+fn p128_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * 0.5;
+    }
+}
+#[differentiable]
+fn p128_h2(y: &mut [f64], x: &[f64], s: f64) {
+    p128_h0(y, s);
+    p128_h1(s * 0.3, &x[1..], y);
+}
+#[differentiable]
+fn p128_h3(v: &[f64], s: f64, k: usize) -> f64 {
+    if k == 0 {
+        (v[0] * s).cos()
+    } else {
+        v[k % v.len()] * 1.5 + p128_h3(v, s * 0.5, k - 1).cos()
+    }
+}
+#[differentiable]
+fn p128_h4(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.25
+}
+program! {
+    #[differentiable]
+    fn p128(a: f64, xs: &[f64]) -> f64 {
+        let mut buf1 = vec![-0.5; 4];
+        p128_h0(&mut buf1, a);
+        p128_h0(&mut buf1[0..3], a);
+        for _ in 0..3 {
+            p128_h1(a, xs, &mut buf1[..]);
+        }
+        let t2 = buf1[0] + buf1[3] * 0.5;
+        let mut buf3 = vec![0.0; 2];
+        for i in 0..2 {
+            buf3[i] = xs[i + 4] * a;
+        }
+        p128_h2(&mut buf3, xs, t2.tanh());
+        p128_h1(t2.tanh(), xs, &mut buf3);
+        let t4 = buf3[0] + buf3[1] * 0.25;
+        let s5 = &xs[..];
+        let t6 = (s5[1] * t4.tanh() + s5[4]).sin() + s5[s5.len() - 1] * 0.6;
+        let mut buf7 = vec![0.0; 4];
+        for i in 0..4 {
+            buf7[i] = xs[i + 1] * t6.tanh();
+        }
+        p128_h2(&mut buf7, &xs[0..7], t6.tanh());
+        p128_h0(&mut buf7, t4.tanh());
+        p128_h0(&mut buf7[..], t6.tanh());
+        let t8 = buf7[0] + buf7[3] * 0.5;
+        let t9 = p128_h3(xs, t2.tanh(), 1);
+        let t10 = p128_h4(&xs[0..], t9.tanh()).sin();
+        t10 + t9 + t8 + t6 + t4 + a * 0.3
+    }
+    check_p128(seed = 0xff42f088b9a785e4, inputs = 8, calls = [], at = |p| (p[0], &p[1..8]),
+        params = ["xs"] at [1, 2, 3, 4, 5, 6, 7]);
+}
+
+program! {
+    #[differentiable]
+    fn p129(xs: &[f64], a: f64, n: usize, b: f64, c: f64) -> f64 {
+        let t0 = b * 0.5 * xs[xs.len() - 1 - n].sin();
+        let t1 = a;
+        let t2: f64 = f64::min(c, c);
+        let mut acc3 = (t0.hypot(b) - xs[n].sin()) * 0.5;
+        for i in 0..4 {
+            let mut v4 = vec![0.0; n];
+            for j in 0..v4.len() {
+                v4[j] = xs[2].tanh() * t2.tanh();
+            }
+            if i > 1 {
+                return f64::sin(b);
+            }
+            let mut w5 = 0;
+            while w5 < 1 {
+                let a = a + w5 as f64;
+                acc3 += xs[w5];
+                w5 += 1;
+            }
+            v4[0] = ((t1 - (p110(f64::sin(xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())), ((acc3 * 0.1).atan().cos().exp() * 0.5).tanh(), 3) * 0.5).atan()).sin() * 0.5).tanh();
+        }
+        (acc3 * 0.1).tanh().sin() - t2 + t1 + t0
+    }
+    check_p129(seed = 0xfdb00cc2e220b133, inputs = 6, calls = [p110], at = |p| (&p[0..3], p[3], 1, p[4], p[5]));
+}
+
+program! {
+    #[differentiable]
+    fn p130(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = (-x.mapv(f64::sin)).dot(&(x / &x.mapv(|q| q * q + 1.0))) * 0.3;
+        let mut t2 = (x + &t1).dot(&((s) * &t1)) * 0.3;
+        for _ in 0..n {
+            t2 = (&t2 * (((s) * (s)).tanh())).mapv(f64::sin) + &t2 * 0.5;
+        }
+        let t3 = t2.column(1).to_owned();
+        let t4 = ((&t3 * (s)).mapv(f64::sin)).dot(&((&t2 * (s)).mapv(f64::tanh))) * 0.3;
+        t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1 + t2.sum() * 0.2
+    }
+    check_p130(seed = 0x66761f1b8963950f, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p131(b: f64, xs: &[f64], a: f64) -> f64 {
+        let mut acc0 = (xs[2] * (1.0 + b.powi(2)).sqrt() * 0.5).tanh();
+        let mut w1 = 0;
+        while w1 < 4 {
+            if a * xs[xs.len() - 1 - w1] > a {
+                let mut k2 = 0;
+                let r4 = loop {
+                    let t3 = if xs[k2] * a > a { -(acc0 * 0.02) / (2.0 + (1.5 + xs.iter().map(|q| q * (acc0 * 0.02).sin()).sum::<f64>().sin()).log(2.5 + xs[3].cos()).cos()) } else { a.powi(3) + ((acc0 * 0.02).tanh() - b) };
+                    if (acc0 * 0.02).sin() * 0.25 < 0.1 {
+                        acc0 /= (2.0 + f64::atan(xs[w1]).cos());
+                    }
+                    acc0 -= xs.iter().map(|q| q.cos()).product::<f64>().abs().powi(2);
+                    k2 += 1;
+                    if (((w1 as f64).max(b)) > 0.7) || k2 >= 4 { break t3 * 0.5 * a; }
+                };
+            }
+            acc0 /= (1.0 + a.tanh().powi(2));
+            w1 += 1;
+        }
+        for i in (0..8).step_by(2) {
+            if i == 7 {
+                for j in 0..1 {
+                    for l in 0..xs.len() {
+                        if l + j < 4 {
+                            acc0 += (((acc0 * 0.02).atan() / (1.0 + xs[3] * xs[3]) * 0.5).powi(3) * 0.05).sin();
+                        } else if i + l < 8 {
+                            let t7: f64 = xs.iter().take(2).map(|&u5| f64::tanh((2.0 + a.cos()).powi(-2))).fold(0.0, |s, v| s * 0.5 + v);
+                        } else {
+                            match i % 3 {
+                                0 => {
+                                    let t8 = (b.sin().exp() / (2.0 + (1.5 + xs[1].cos()).sqrt().cos()) * (f64::min(xs.iter().map(|q| q * q).sum::<f64>(), a) * xs[xs.len() - 1 - l]) * 0.5).atan();
+                                }
+                                1 => {
+                                    let t11: f64 = xs.iter().rev().skip(1).map(|&u9| (p107((p118(1, ((a - a) * 0.5).atan()) / (1.0 + b.powi(2)) * 0.25).tanh(), 0.5, 3) * 0.25).sin().tanh().mul_add(u9.atan(), b.powi(2))).sum();
+                                }
+                                _ => {
+                                    match j {
+                                        0 => {
+                                            let t12: f64 = (acc0 * 0.02).tanh().abs();
+                                        }
+                                        _ => {
+                                            let mut acc13 = (acc0 * 0.02).atan().atan2(1.5 + ((acc0 * 0.02).atan() / (1.0 + (l as f64).powi(2))).cos());
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                        acc0 = b.powi(3).sin();
+                    }
+                    acc0 -= xs[j];
+                }
+            }
+            acc0 /= (2.0 + f64::max(a, b).cos());
+        }
+        0.3 * (acc0 * 0.02) - 0.5 * a + b.tanh()
+    }
+    check_p131(seed = 0xa1e7a14009b06a25, inputs = 6, calls = [p107, p118], at = |p| (p[0], &p[1..5], p[5]));
+}
+
+program! {
+    #[differentiable]
+    fn p132(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 1..xs.len() {
+            if (a + a).mul_add(0.5, xs[i]) < -0.44 {
+                continue;
+            }
+            acc -= ((xs[i]).cos() * xs[i - 1] + (xs[i - 1]).mul_add(0.5, a) + (xs[i - 1]).tanh()).tanh();
+            let t1 = ((xs[i - 1]) * (xs[i])).tanh() * 1.5;
+            acc += (((((a) * 0.5).exp()).sin()).mul_add(0.5, 0.06_f64)).tanh();
+        }
+        acc.sin()
+    }
+    check_p132(seed = 0x5cac9e1a4a54ae52, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+}
+
+program! {
+    #[differentiable]
+    fn p133(a: f64, n: usize) -> f64 {
+        let mut acc0 = 1.0;
+        for i in 0..1 {
+            if n < 2 {
+                continue;
+            }
+            match i % 3 {
+                0 => {
+                    for j in (0..4).step_by(2) {
+                        let t1 = match j { 0 => (a * a).atan2(1.5 + (0.5 - a).cos()), 1 => a.cos(), _ => a };
+                        acc0 = (a - a).max(t1 / (2.0 + (i as f64).cos())) * 0.5;
+                    }
+                }
+                1 => {
+                    for j in 0..n {
+                        let a = a + (acc0 * 0.1).atan() / (1.0 + (acc0 * 0.1).powi(2));
+                        acc0 = (a * 0.25).sin().sin();
+                    }
+                }
+                _ => {
+                    let mut w2 = 0;
+                    while w2 < 4 {
+                        acc0 += (1.0 + (i as f64).powi(2)).sqrt() * 0.5;
+                        acc0 = n as f64;
+                        w2 += 1;
+                    }
+                }
+            }
+            acc0 += ((acc0 * 0.1).tanh().abs() * (a * a) * 0.5).atan();
+        }
+        (acc0 * 0.05).atan()
+    }
+    check_p133(seed = 0x5c17b72bc2caaaaf, inputs = 1, calls = [], at = |p| (p[0], 2));
+}
+
+#[differentiable]
+fn p134_h0(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).sin() * 0.5;
+    }
+}
+#[differentiable]
+fn p134_h1(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).tanh();
+    r[1] = v[1] * -0.5;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+#[differentiable]
+fn p134_h2(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.3
+}
+program! {
+    #[differentiable]
+    fn p134(xs: &[f64], a: f64) -> f64 {
+        let s1 = &xs[0..3];
+        let t2 = (s1[1] * a + s1[0]).sin() + s1[s1.len() - 1] * 0.25;
+        let mut buf3 = vec![0.0; 3];
+        for i in 0..3 {
+            buf3[i] = xs[i + 0] * a;
+        }
+        for _ in 0..3 {
+            p134_h0(t2.tanh(), &s1[..], &mut buf3);
+        }
+        let t4 = buf3[0] + buf3[2] * 0.75;
+        let arr5 = p134_h1(&s1[..], a);
+        let t6 = arr5[0] * arr5[1];
+        let mut arr7 = [-0.5_f64; 3];
+        arr7[0] = t2.tanh() * 0.3;
+        arr7[1] = xs[2] * 0.5;
+        arr7[2] = (a).sin();
+        let t8 = arr7[2] * arr7[1];
+        let t9 = p134_h2(&buf3[..], a).sin();
+        t9 + t8 + t6 + t4 + t2 + a * 0.3
+    }
+    check_p134(seed = 0x0b83f01818bc6470, inputs = 8, calls = [], at = |p| (&p[0..7], p[7]));
+}
+
+program! {
+    #[differentiable]
+    fn p135(a: f64, n: usize, b: f64) -> f64 {
+        let mut acc0 = 0.5;
+        for i in 0..3 {
+            let a = a * a;
+            if n + n < 2 {
+                if f64::sin(b) > -0.4 {
+                    let t1 = f64::sin((p107((a * 0.5).sin(), b.atan(), 3) * 0.25).sin()) + f64::max(n as f64, (a * 0.5).tanh());
+                }
+            }
+            acc0 += (a * 0.5 * 0.5).tanh();
+        }
+        acc0 -= ((2.0 + (acc0 * 0.25).atan().cos()).recip().cos() * 0.5).atan();
+        if n < 1 {
+            return a;
+        }
+        let mut acc2 = (b * 1.5 * a * 0.5).tanh();
+        a.sin() + 0.5 * a
+    }
+    check_p135(seed = 0xa1dc3ce9afdaa479, inputs = 2, calls = [p107], at = |p| (p[0], 1, p[1]));
+}
+
+#[differentiable]
+fn p136_h0(v: &[f64], s: f64, k: usize) -> f64 {
+    if k == 0 {
+        (v[0] * s).sin()
+    } else {
+        v[k % v.len()] * -0.5 + p136_h0(v, s * 0.3, k - 1).sin()
+    }
+}
+#[differentiable]
+fn p136_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * -0.5;
+    }
+}
+#[differentiable]
+fn p136_h2(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.6 + (y[i] * s).tanh() * 0.25;
+    }
+}
+#[differentiable]
+fn p136_h3(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).sin();
+    r[1] = v[1] * 0.5;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+program! {
+    #[differentiable]
+    fn p136(b: f64, xs: &[f64], a: f64) -> f64 {
+        let t1 = p136_h0(xs, b, 3);
+        let s2 = &xs[2..];
+        let t3 = (s2[2] * b * 0.3 + s2[3]).sin() + s2[s2.len() - 1] * 0.75;
+        let mut buf4 = vec![1.5; 2];
+        for _ in 0..3 {
+            p136_h1(b * 0.3, xs, &mut buf4);
+        }
+        for _ in 0..3 {
+            p136_h2(&mut buf4, t3.tanh());
+        }
+        for _ in 0..3 {
+            p136_h1(b, xs, &mut buf4);
+        }
+        let t5 = buf4[0] + buf4[1] * 0.6;
+        let s6 = &s2[2..4];
+        let t7 = (s6[0] * t3.tanh() + s6[1]).sin() + s6[s6.len() - 1] * 0.3;
+        let arr8 = p136_h3(&buf4, t1.tanh());
+        let t9 = arr8[1] * arr8[2];
+        t9 + t7 + t5 + t3 + t1 + a * 0.3
+    }
+    check_p136(seed = 0x45438cd3cd0d7723, inputs = 10, calls = [], at = |p| (p[0], &p[1..9], p[9]),
+        params = ["b"] at [0]);
+}
+
+program! {
+    #[differentiable]
+    fn p137(c: f64, a: f64, b: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = 0.5;
+        if xs[0] * b > xs[2] {
+            acc0 += xs[1] * xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) / (2.0 + a.cos()) * 0.25;
+            let mut v1 = vec![0.0; xs.len()];
+            for i in 0..v1.len() {
+                v1[i] = -a.mul_add(b, b) * 0.5;
+                if i > 0 {
+                    v1[i] += v1[i - 1] * (b.hypot(xs.iter().sum::<f64>()) * 0.1).tanh();
+                }
+            }
+        }
+        acc0
+    }
+    check_p137(seed = 0xc2e7a4e17f339de9, inputs = 6, calls = [], at = |p| (p[0], p[1], p[2], &p[3..6]));
+}
+
+program! {
+    #[differentiable]
+    fn p138(a: f64, b: f64) -> f64 {
+        let t0: f64 = a * b;
+        let mut acc1 = b;
+        for i in 0..2 {
+            if b.powi(3) > t0 {
+                let t2 = b / (1.0 + (1.0 + t0.powi(2)).cbrt().powi(2)) / (1.0 + (b - b).powi(2));
+            } else {
+                let mut acc3 = 0.0;
+            }
+            acc1 += ((acc1 * 0.25).atan() * 0.5).atan();
+        }
+        let t4 = 0.75 / (2.0 + (t0 + 1.0).cos());
+        t4.sin() + 2.0 * t0
+    }
+    check_p138(seed = 0x214863c54d65c93d, inputs = 2, calls = [], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p139(a: f64, xs: &[f64], n: usize) -> f64 {
+        let mut acc0 = 0.0;
+        if a < -0.4 {
+            let mut k1 = 0;
+            loop {
+                let t2 = a - a;
+                acc0 *= 0.8 + 0.2 * p135(a, 1, (a * t2 * 0.25).sin()).sin().exp().sin();
+                k1 += 1;
+                if ((2.0 + xs[(k1 + 1) % 4].sin()).log2() < 0.3) || k1 >= 4 { break; }
+            }
+        } else if xs[0].tanh() > 0.25 || xs[xs.len() - 1 - n] < 0.25 {
+            match n {
+                0 => {
+                    acc0 = (p110(a, (((acc0 * 0.1).atan() + a) * 0.5).atan(), 3) * 0.5 * -xs[1] * 0.5).tanh();
+                }
+                1 => {
+                    if 1.25 - (acc0 * 0.1).tanh() > xs.iter().map(|q| q.cos()).product::<f64>() {
+                        for i in 0..2 {
+                            let mut acc3 = 0.5;
+                            acc3 = a;
+                        }
+                    } else {
+                        let t4 = -(xs[xs.len() - 1 - n] / (1.0 + (acc0 * 0.05).atan().powi(2)));
+                    }
+                }
+                _ => {
+                    let t5 = a;
+                }
+            }
+        } else {
+            for i in (0..4).step_by(2) {
+                let acc0 = (acc0 * 0.05).sin() + xs[i] * xs[i];
+            }
+        }
+        let t8: f64 = xs.iter().take(2).map(|&u6| u6.atan2(1.5 + (acc0 * 0.05).tanh().cos()).clamp(-0.75, 0.75)).fold(0.0, |s, v| s * 0.5 + v);
+        let mut k9 = 0;
+        loop {
+            let t10 = a / (2.0 + a.cos());
+            acc0 += (f64::max(xs[k9 % xs.len()], xs[n]).atan2(1.5 + ((t8 * 0.5).tanh() + 0.75).cos()) * 0.5).tanh();
+            k9 += 1;
+            if (0.75_f64.mul_add(t8 * 0.5, a) > t10) || k9 >= 6 { break; }
+        }
+        (t8 * 0.5).sin() + 0.9 * (acc0 * 0.05).sin()
+    }
+    check_p139(seed = 0x5c5ec4363f219912, inputs = 5, calls = [p110, p135], at = |p| (p[0], &p[1..5], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p140(a: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = (a * 1.5).sin();
+        for i in 0..2 {
+            let t3: f64 = { let v1: Vec<f64> = xs.iter().map(|&u2| (a - 0.1).powi(2)).collect(); v1[0] + v1[2] };
+            acc0 -= (f64::cos(xs[2] + p123((acc0 * 0.25 * 0.5).atan(), (1.5 * (t3 * 0.5).atan() * 0.5).atan())) * 0.5).sin();
+        }
+        let t6: f64 = xs.iter().rev().skip(1).map(|&u4| -xs[1]).sum();
+        if a > xs.iter().map(|q| q * (acc0 * 0.25).tanh()).sum::<f64>() || (t6 * 0.25).sin() < 0.25 {
+            let t7 = (acc0 * 0.25).sin().min(xs.iter().map(|q| (q * 0.1).sin()).sum::<f64>());
+        }
+        0.6 * (t6 * 0.25) - (acc0 * 0.25).sin()
+    }
+    check_p140(seed = 0x6f695ed341652a5e, inputs = 4, calls = [p123], at = |p| (p[0], &p[1..4]));
+}
+
+program! {
+    #[differentiable]
+    fn p141(n: usize, xs: &[f64], a: f64) -> f64 {
+        let t0 = match n % 3 { 0 => (a.powi(3) * 0.5).atan(), 1 => (a * xs[0].sin().exp2() * 0.5).tanh(), _ => f64::cos(0.6 * n as f64) };
+        let mut acc1 = n as f64;
+        let mut k2 = 0;
+        let r5 = loop {
+            if k2 > 3 {
+                for j in 0..xs.len() {
+                    if k2 + n < 4 {
+                        let acc1 = (acc1 * 0.02).tanh() * (xs[n] * xs[k2]);
+                    } else {
+                        let t3 = ((acc1 * 0.02).atan() - (acc1 * 0.02).atan()).tanh().exp() - t0;
+                    }
+                    acc1 = ((acc1 * 0.02).sin() * xs[3].sin()).sin();
+                }
+            } else {
+                let t4: f64 = xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) / (1.0 + xs.iter().map(|q| (q * 2.0).sin()).sum::<f64>().powi(2));
+            }
+            acc1 = ((t0 - xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().atan()) * 0.5).atan();
+            k2 += 1;
+            if ((2.0 + (t0 * 0.5).tanh().cos()).powi(-2) > -0.1) || k2 >= 4 { break (a + 0.3).cos(); }
+        };
+        r5 - acc1 * 0.02
+    }
+    check_p141(seed = 0x95e3807c30555d61, inputs = 5, calls = [], at = |p| (1, &p[0..4], p[4]));
+}
+
+program! {
+    #[differentiable]
+    fn p142(a: f64, xs: &[f64], b: f64, c: f64) -> f64 {
+        let mut acc0 = a.sin();
+        for i in 0..xs.len() {
+            let c1 = |u2: f64| p115(i as f64 * b * 0.25) * 0.5;
+            let t3: f64 = c1(((xs.iter().sum::<f64>() + c) * 0.25).sin().powi(2)) - 0.5 * c1((acc0 * 0.25).sin().cos());
+            if xs[1].cos() > 0.7 {
+                return a.tanh().cosh();
+            }
+            if i > 2 {
+                let t4: f64 = xs.iter().map(|q| (q * 0.25).sin()).sum::<f64>() + c;
+            }
+            acc0 += (((acc0 * 0.25).sin() + 1.25).cos() * 0.5).sin();
+        }
+        let mut v5 = vec![0.0; 2];
+        for i in 0..v5.len() {
+            v5[i] = xs[0].min(xs[i]).atan();
+        }
+        let mut acc6 = 0.5;
+        let a = a - xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) * a;
+        (a * 0.25).cos()
+    }
+    check_p142(seed = 0x0fcdce84f9467f9b, inputs = 6, calls = [p115], at = |p| (p[0], &p[1..4], p[4], p[5]));
+}
+
+program! {
+    #[differentiable]
+    fn p143(b: f64, a: f64) -> f64 {
+        let mut v0: Vec<f64> = Vec::new();
+        v0.push(p123(a.cos(), f64::max(a, (p125(a.tanh(), 0.1 * 0.75) * 0.25).sin())));
+        v0.push((a * a * (a + a) * 0.25).sin());
+        let t1 = v0[0] * 0.5 + v0[1];
+        let t2: f64 = a;
+        let t3 = if a.tanh() > 0.1 || b < 0.0 { a * t2 * b } else { f64::tanh(t2) + t1 * 0.5 };
+        let mut acc4 = 1.0;
+        acc4 += ((t3 * 0.5).sin() * 0.25).mul_add((t3 * 0.5).sin() * (t3 * 0.5).sin(), -0.25);
+        let mut w5 = 0;
+        while w5 < 3 && (0.9 > (t3 * 0.5).tanh()) {
+            let t6 = (acc4 * 0.25).sin();
+            acc4 += ((a.hypot((acc4 * 0.25).atan()) - (acc4 * 0.25).sin() / (1.0 + (t3 * 0.5).atan().powi(2))) * 0.25).sin();
+            w5 += 1;
+        }
+        for i in 0..3 {
+            for j in 0..2 {
+                let a = a - t2 * b;
+                acc4 /= (1.0 + (t3 * 0.5).sin().atan().powi(2));
+            }
+            acc4 += (f64::min((acc4 * 0.05).tanh() - b, (acc4 * 0.05).atan()) * 0.5).tanh();
+        }
+        if (t3 * 0.5).tanh() * b < -0.1 {
+            let mut v7: Vec<f64> = Vec::new();
+            v7.push(((t2 - acc4 * 0.05).max(-(acc4 * 0.05).atan()) * 0.5).sin());
+            v7.push(t2);
+            let t8 = v7[0] * 0.5 + v7[1];
+        } else {
+            let mut v9 = vec![0.0; 2];
+            for i in 0..v9.len() {
+                v9[i] = (1.5 + a.sin().sin()).log(2.5 + (t1 + i as f64).cos());
+            }
+        }
+        (t3 * 0.5).tanh() + t2
+    }
+    check_p143(seed = 0x11a90430361cdcda, inputs = 2, calls = [p123, p125], at = |p| (p[0], p[1]));
+}
+
+#[differentiable]
+fn p144_h0(y: &mut [f64], s: f64) -> f64 {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * -0.5).tanh();
+    }
+    y[0] = (y[0] * 1.5 + s).sin();
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p144_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 0.5;
+    }
+}
+#[differentiable]
+fn p144_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    let _ = p144_h0(y, s);
+    p144_h1(s * 0.6, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+program! {
+    #[differentiable]
+    fn p144(ys: &mut [f64], xs: &[f64], a: f64) -> f64 {
+        let mut buf1 = vec![0.0; 2];
+        for i in 0..2 {
+            buf1[i] = xs[i + 1] * a;
+        }
+        let _ = p144_h0(&mut buf1, a * 0.5);
+        let _ = p144_h2(&mut buf1, &xs[..], a);
+        p144_h1(a * -0.5, &xs[0..5], &mut buf1);
+        let t2 = buf1[0] + buf1[1] * 1.5;
+        let s3 = &xs[..];
+        let t4 = (s3[5] * t2.tanh() + s3[7]).sin() + s3[s3.len() - 1] * 0.5;
+        let t5 = p144_h0(ys, t2.tanh() * 0.25).tanh();
+        let t6 = ys[2] * 0.3;
+        let mut buf7 = vec![-0.5; 4];
+        let t8 = p144_h0(&mut buf7[0..], t2.tanh()).tanh();
+        let _ = p144_h0(&mut buf7, t8.tanh());
+        let t9 = buf7[0] + buf7[3] * 0.5;
+        let _ = p144_h2(ys, &xs[0..7], t4.tanh());
+        let t10 = ys[1] * 0.25;
+        t10 + t9 + t8 + t6 + t5 + ys[2] + a * 0.3
+    }
+    check_p144(seed = 0x2805d73b4b36ed08, inputs = 12, calls = [], at = |p| (&mut p[0..3].to_vec(), &p[3..11], p[11]));
+}
+
+program! {
+    #[differentiable]
+    fn p145(a: f64) -> f64 {
+        let a = a * (a - a);
+        let mut acc0 = (2.0 + (a * 0.25).tanh().sin()).sqrt();
+        if (a * 0.25 * 0.5).powi(3) > 0.0 {
+            for i in 0..4 {
+                if 1.25 - (a * 0.25).sin() > (acc0 * 0.1).sin() || (acc0 * 0.1).tanh() < -0.1 {
+                    let a = a * 0.25 - (1.0 + (a * 0.25).atan().powi(2)).cbrt();
+                } else {
+                    let t1 = (acc0 * 0.1).sin() * (a * 0.25).atan();
+                }
+                acc0 = (acc0 * 0.1).tanh().atan().tanh().exp();
+            }
+        } else if (acc0 * 0.1).atan().tanh() > 0.25 {
+            let t2: f64 = 0.3;
+        } else {
+            acc0 /= (1.0 + (2.0 * (a * 0.25).tanh()).powi(2));
+        }
+        (acc0 * 0.1).tanh() - 0.2 * (a * 0.25).atan()
+    }
+    check_p145(seed = 0x24f4b9c49036ec28, inputs = 1, calls = [], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p146(xs: &[f64], a: f64) -> f64 {
+        let mut acc0 = ((a.cos() - a.max(a)) * 0.5).sin();
+        for i in 0..3 {
+            let acc0 = (acc0 * 0.25).sin() * a.cos();
+        }
+        let t1: f64 = xs[2] - a;
+        let t2 = if t1.powi(2).ln_1p() > 0.3 { t1 / (1.0 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().powi(2)) / (2.0 + (2.0 + xs[0].sin()).ln().cos()) } else { xs.iter().map(|q| (q * 0.25).sin()).sum::<f64>().tanh() - a * (acc0 * 0.25).atan() };
+        let mut v3 = vec![0.0; 2];
+        for i in 0..v3.len() {
+            v3[i] = t1;
+            if i > 0 {
+                v3[i] += v3[i - 1] * (xs[1] * (acc0 * 0.25) * 0.1).sin();
+            }
+        }
+        let t1 = t1 * xs[0];
+        v3[1] -= ((v3[1] * 0.25).sin().cos() * 0.5).sin();
+        let o4: Option<f64> = if (acc0 * 0.25).tanh() + a < 0.0 || 0.25 < -0.2 { Some((t1 * 0.5).sin() * -xs[0]) } else { None };
+        let t6: f64 = if let Some(u5) = o4 { (t2 * 0.25).to_radians() - xs.iter().map(|q| q * (t1 * 0.5).tanh()).sum::<f64>().sin().exp_m1() } else { xs[1] - (t1 * 0.5).sin() };
+        for i in 0..v3.len() {
+            for j in (0..4).step_by(2) {
+                acc0 -= ((t6 - v3.iter().map(|q| ((q * 0.1) * 0.25).sin()).sum::<f64>() + (1.0 + (v3[(j + 1) % 2] * 0.1).atan().powi(2)).ln()) * 0.1).tanh();
+            }
+            acc0 *= (a / (1.0 + (t2 * 0.25).atan().powi(2))).cos();
+        }
+        t6.sin() - (t1 * 0.5).sin().cos() - (t2 * 0.25).sin().sin() + acc0 * 0.05
+    }
+    check_p146(seed = 0x5e65f75c60d2952a, inputs = 5, calls = [], at = |p| (&p[0..4], p[4]));
+}
+
+#[differentiable]
+fn p147_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * -0.5
+}
+#[differentiable]
+fn p147_h1(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.5).tanh();
+    }
+    y[0] = (y[0] * 0.6 + s).sin();
+}
+#[differentiable]
+fn p147_h2(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 0.25;
+    }
+}
+#[differentiable]
+fn p147_h3(y: &mut [f64], x: &[f64], s: f64) {
+    p147_h1(y, s);
+    p147_h2(s * 0.3, &x[1..], y);
+}
+program! {
+    #[differentiable]
+    fn p147(a: f64, w: [f64; 3], xs: &[f64]) -> f64 {
+        let s1 = &xs[4..];
+        let t2 = (s1[0] * w[0] * 0.75 + s1[1]).sin() + s1[s1.len() - 1] * 0.75;
+        let s3 = &xs[1..4];
+        let t4 = (s3[1] * w[0] + s3[1]).sin() + s3[s3.len() - 1] * 0.75;
+        let t5 = p147_h0(s1, t2.tanh()).sin();
+        let s6 = &s3[1..];
+        let t7 = (s6[1] * t4.tanh() + s6[1]).sin() + s6[s6.len() - 1] * 0.3;
+        let mut buf8 = vec![0.0; 3];
+        for i in 0..3 {
+            buf8[i] = xs[i + 3] * a;
+        }
+        for _ in 0..3 {
+            p147_h1(&mut buf8[..], w[0]);
+        }
+        p147_h3(&mut buf8[1..], &s1[..], w[2] * -0.5);
+        let t9 = buf8[0] + buf8[2] * 0.25;
+        let t10 = p147_h0(s6, w[2]);
+        t10 + t9 + t7 + t5 + t4 + w[1] * 0.5 + a * 0.3
+    }
+    check_p147(seed = 0x43098e06b56d0778, inputs = 11, calls = [], at = |p| (p[0], <[f64; 3]>::try_from(&p[1..4]).unwrap(), &p[4..11]));
+}
+
+#[differentiable]
+fn p148_h0(y: &mut [f64], s: f64) -> f64 {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.25).tanh();
+    }
+    y[0] = (y[0] * 0.6 + s).sin();
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p148_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * 0.6;
+    }
+}
+#[differentiable]
+fn p148_h2(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p148_h0(y, s);
+    p148_h1(s * 0.25, &x[1..], y);
+}
+#[differentiable]
+fn p148_h3(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.25
+}
+program! {
+    #[differentiable]
+    fn p148(xs: &[f64], ys: &mut [f64], a: f64, w: [f64; 3]) -> f64 {
+        let s1 = &xs[3..=4];
+        let t2 = (s1[1] * a + s1[0]).sin() + s1[s1.len() - 1] * 0.25;
+        let mut buf3 = vec![0.3; 4];
+        p148_h2(&mut buf3, &xs[0..5], a * 0.75);
+        p148_h1(a, &xs[4..=5], &mut buf3);
+        for _ in 0..3 {
+            p148_h1(w[0], &xs[1..=5], &mut buf3[2..4]);
+        }
+        let t4 = buf3[0] + buf3[3] * 0.6;
+        let t5 = p148_h3(&xs[..], t2.tanh());
+        p148_h1(t5.tanh() * 0.3, &w, ys);
+        let t6 = ys[0] * -0.5;
+        t6 + t5 + t4 + t2 + ys[2] + w[1] * 0.5 + a * 0.3
+    }
+    check_p148(seed = 0xd659b342e12f33c9, inputs = 13, calls = [], at = |p| (&p[0..6], &mut p[6..9].to_vec(), p[9], <[f64; 3]>::try_from(&p[10..13]).unwrap()));
+}
+
+#[differentiable]
+fn p149_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.3).tanh();
+    }
+    acc * 1.5 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p149_h1(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.25).tanh();
+    }
+    y[0] = (y[0] * 0.25 + s).sin();
+}
+#[differentiable]
+fn p149_h2(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 0.3;
+    }
+}
+#[differentiable]
+fn p149_h3(y: &mut [f64], x: &[f64], s: f64) {
+    p149_h1(y, s);
+    p149_h2(s * 1.5, &x[1..], y);
+}
+program! {
+    #[differentiable]
+    fn p149(w: [f64; 3], xs: &[f64], a: f64) -> f64 {
+        let s1 = &xs[1..=5];
+        let t2 = (s1[2] * w[2] + s1[4]).sin() + s1[s1.len() - 1] * 0.6;
+        let s3 = &s1[..];
+        let t4 = (s3[0] * t2.tanh() + s3[4]).sin() + s3[s3.len() - 1] * 0.25;
+        let t5 = p149_h0(&xs[1..=5], t4.tanh());
+        let mut buf6 = vec![0.0; 4];
+        for i in 0..4 {
+            buf6[i] = xs[i + 1] * w[2];
+        }
+        p149_h3(&mut buf6, s1, w[0]);
+        p149_h3(&mut buf6, s1, w[0]);
+        p149_h1(&mut buf6[..3], a);
+        let t7 = buf6[0] + buf6[3] * 1.5;
+        let s8 = &s3[..5];
+        let t9 = (s8[0] * t2.tanh() + s8[1]).sin() + s8[s8.len() - 1] * 0.75;
+        let mut buf10 = vec![0.0; 4];
+        for i in 0..4 {
+            buf10[i] = xs[i + 4] * a * 0.6;
+        }
+        p149_h3(&mut buf10, &s3[..5], t4.tanh());
+        for _ in 0..3 {
+            p149_h1(&mut buf10, t2.tanh());
+        }
+        let t11 = buf10[0] + buf10[3] * -0.5;
+        let t12 = p149_h0(&xs[2..=6], w[0] * 0.3);
+        t12 + t11 + t9 + t7 + t5 + w[1] * 0.5 + a * 0.3
+    }
+    check_p149(seed = 0xaff43390e6830c62, inputs = 12, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), &p[3..11], p[11]));
+}
+
+program! {
+    #[differentiable]
+    fn p150(a: f64, xs: &[f64]) -> f64 {
+        let t1 = ((1.0 + ((1.0 + (a) * (a)).ln()) * ((1.0 + (a) * (a)).ln())).ln() + xs[1]).tanh();
+        let t2 = ((t1).mul_add(0.5, t1) + a + xs[1]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() - 1 {
+            let t3 = ((a).tanh()).tanh() * 1.5;
+            if (a).tanh() - t3 + t2 < 0.07 {
+                let mut t4 = 0.0;
+                for j in 0..2 {
+                    t4 += (((xs[i]) * 0.5).exp() * (j as f64 + 0.5)).sin();
+                }
+                extra -= (xs[i]).tanh();
+            }
+            let t5 = if xs[i + 1] > -0.32 { ((((t2) * 0.5).exp() - -0.45_f64 - xs[i + 1]).tanh()).tanh() } else { t3 - t1 };
+            if ((xs[i]).tanh()).sin() > 0.43 {
+                continue;
+            }
+            acc -= (xs[i + 1] + ((xs[i + 1]).cos() * xs[i + 1]) * (((xs[i + 1]) * 0.5).exp())).tanh();
+        }
+        acc
+    }
+    check_p150(seed = 0x2064dcb92b7a8cd1, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]),
+        params = ["xs"] at [1, 2, 3, 4, 5]);
+}
+
+program! {
+    #[differentiable]
+    fn p151(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = v.to_owned();
+        if n % 2 == 0 {
+            t1 = v.to_owned();
+        }
+        let t2 = x.to_owned();
+        t2.sum() * 0.2 + t1.dot(&t1) * 0.1 + s
+    }
+    check_p151(seed = 0x2feb95666a4bea77, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p152(xs: &[f64], b: f64, a: f64) -> f64 {
+        let mut acc0 = ((b + a - a.tanh()) * 0.5).sin();
+        let mut k1 = 0;
+        loop {
+            let t2: f64 = k1 as f64;
+            let mut v3 = vec![0.0; 4];
+            for j in 0..v3.len() {
+                v3[j] = a;
+            }
+            v3[3 - k1] = (((t2 * 0.5).sin() + (t2 * 0.5).sin()).tanh() * 0.5).atan();
+            acc0 = ((acc0 * 0.1).tanh() - v3[k1]).tanh();
+            acc0 *= v3[k1].cos();
+            k1 += 1;
+            if (v3[(k1 + 1) % 4] > -0.1) || k1 >= 4 { break; }
+        }
+        let t6: f64 = xs.iter().rev().skip(1).map(|&u4| xs.iter().map(|q| q.cos()).product::<f64>().atan()).sum();
+        let t7 = match ((a * xs[1] * 0.5).abs() * 2.0) as usize % 3 { 0 => -xs[2] / (1.0 + (a * 0.3).powi(2)), 1 => b, _ => xs[2].atan() };
+        let t8: f64 = ((acc0 * 0.1).sin() + xs[1] + (acc0 * 0.1).sin().hypot((t6 * 0.25).sin())).sin();
+        acc0 = ((acc0 * 0.1).sin() - a).atan();
+        for (i, q9) in xs.iter().enumerate() {
+            let mut w10 = 0;
+            while w10 < 1 {
+                for l in 0..1 {
+                    if xs[i].sin() < 0.5 {
+                        continue;
+                    }
+                    acc0 -= (0.3_f64.min(xs[w10] / (1.0 + (acc0 * 0.05).atan().powi(2))) * 0.5).tanh();
+                }
+                acc0 /= (1.0 + (t8 - t6 * 0.25).powi(2));
+                w10 += 1;
+            }
+            acc0 = ((t7.tanh().exp() + t8) * 0.5).tanh();
+        }
+        t8 + 0.2 * t7 + (t6 * 0.25).atan() - (acc0 * 0.05).atan().cos() + 0.5 * 1.5
+    }
+    check_p152(seed = 0x9938eaf2ac1d8353, inputs = 5, calls = [], at = |p| (&p[0..3], p[3], p[4]));
+}
+
+program! {
+    #[differentiable]
+    fn p153(b: f64, a: f64) -> f64 {
+        if b.min(b) < 0.1 {
+            return a;
+        }
+        let mut acc0 = 0.0;
+        let mut k1 = 0;
+        let r3 = loop {
+            let t2 = if k1 == 1 { k1 as f64 - (1.5 + (k1 as f64).cos()).sqrt() } else { 1.0_f64.powi(2) - b };
+            acc0 += ((a + k1 as f64) * a.tanh() * 0.1).sin();
+            k1 += 1;
+            if ((2.0 + p133(0.75 * (t2 * 0.5).atan(), 2).cos()).powi(-2) < 0.1) || k1 >= 4 { break (1.0 + b.powi(2)).sqrt().powi(2).ln_1p(); }
+        };
+        b.tanh()
+    }
+    check_p153(seed = 0xa097c1f8d89942f9, inputs = 2, calls = [p133], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p154(a: f64, b: f64) -> f64 {
+        let mut acc0 = 0.0;
+        for i in 0..1 {
+            acc0 += f64::tanh(0.1 * b) * 0.5;
+            let t1 = b.atan().mul_add(p123(((acc0 * 0.5).atan().powi(3) * 0.25).atan(), 0.25_f64.sin()).tanh(), f64::atan(b)) / (1.0 + b.sin().powi(2));
+        }
+        match (((1.5 + (acc0 * 0.5).tanh().sin()).powf(b.tanh()) * 0.5).sin().abs() * 2.0) as usize % 3 {
+            0 | 1 => {
+                if -(acc0 * 0.5).sin() > 0.3 {
+                    if (p115((acc0 * 0.5).tanh() * a) * 0.5).tanh().sin() < 0.25 {
+                        let t2: f64 = 0.3 + a - (0.5 * (acc0 * 0.5).atan().tanh()).asin() - (a.tanh() + b);
+                    } else {
+                        acc0 /= (1.0 + a.powi(2));
+                    }
+                    return b * (acc0 * 0.5).tanh() * b.tanh().exp();
+                }
+            }
+            _ => {
+                let k3 = ((-a).abs() * 2.0) as usize % 3;
+                let t4 = match k3 { 0 | 1 => (acc0 * 0.5).atan(), _ => b };
+            }
+        }
+        0.2 * (acc0 * 0.5).sin() - a + 0.5 * b
+    }
+    check_p154(seed = 0x6f2c5654619fae90, inputs = 2, calls = [p115, p123], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p155(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = (&((s) * x) * (s)).mapv(f64::tanh);
+        let t2 = (&(v + x) * &(v + &t1)).mapv(f64::tanh);
+        let t3 = t2.mapv(f64::sin);
+        let t4 = v.to_owned();
+        t4.dot(&t4) * 0.1 + t3.sum() * 0.2 + t2.sum() * 0.2
+    }
+    check_p155(seed = 0x8c9efaf44586e179, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p156(a: f64, b: f64) -> f64 {
+        let mut acc0 = f64::max(b.min(b), -a);
+        let mut w1 = 0;
+        while w1 < 1 {
+            if (p154((acc0 * 0.5 * 0.5).sin(), (acc0 * 0.5).atan()) * 0.5).atan() + a > 0.5 {
+                let mut acc2 = 1.0;
+                let b = b + (acc0 * 0.5).tanh() * a;
+            }
+            if w1 == 1 {
+                if w1 % 3 == 1 {
+                    acc0 += (w1 as f64 - (acc0 * 0.5).sin() * p123(a, (b + a) * 0.5)) * 0.5;
+                } else {
+                    let t3 = if b.cos() < 0.3 { a } else { 0.6_f64.cos().exp_m1() - a };
+                }
+            } else if w1 % 3 == 1 {
+                let mut acc4 = 0.5;
+            }
+            acc0 *= (a - a).tanh();
+            w1 += 1;
+        }
+        let t5: f64 = 1.5;
+        let a = a + (acc0 * 0.25).sin().hypot(0.1);
+        (a * 0.5).sin().cos() + t5.sin() + (acc0 * 0.25).sin()
+    }
+    check_p156(seed = 0x82475fb2f923df39, inputs = 2, calls = [p123, p154], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p157(b: f64, a: f64) -> f64 {
+        let a = a * (1.0 + a.powi(2)).ln();
+        let mut acc0 = b;
+        if (a * 0.5).min(b) > 0.1 || acc0 < 0.3 {
+            let mut k1 = 0;
+            let r3 = loop {
+                let t2 = (acc0 * 0.1).sin();
+                acc0 += ((acc0 * 0.1 / (1.0 + (acc0 * 0.1).tanh().powi(2))).asinh() * 0.5).tanh();
+                k1 += 1;
+                if ((a * 0.5).atan() - acc0 * 0.1 > 0.6) || k1 >= 5 { break t2; }
+            };
+        } else {
+            for i in (0..4).step_by(2) {
+                let t4 = 1.0 + (a * 0.5).tanh();
+                for j in (0..3).rev() {
+                    for l in (0..2).rev() {
+                        let t5: f64 = p123(2.0, f64::min(t4, (a * 0.5).sin())) + acc0 * 0.02;
+                        acc0 *= 0.8 + 0.2 * 0.3_f64.sin();
+                    }
+                    acc0 = (0.5 / (1.5 + (i as f64).tanh())).atan();
+                }
+                acc0 = (acc0 * 0.01 + (p118(1, (acc0 * 0.01).sin() * b).mul_add((a * 0.5).atan(), 1.25) * 0.25).tanh()).tanh();
+            }
+        }
+        acc0 -= b.tanh() * (1.0 + 0.1_f64.powi(2)).ln();
+        acc0 += ((a * 0.5).max((acc0 * 0.01).sin()).powi(2).ln_1p() * 0.5).atan();
+        if b * (acc0 * 0.01).tanh() > -0.2 {
+            let t7 = { let u6 = 0.3_f64.abs().min((a * 0.5).atan()); u6.cos() };
+        } else {
+            let o8: Option<f64> = if (a * 0.5).atan().cos() > 0.5 { Some(((acc0 * 0.01).atan() * b).asinh()) } else { None };
+            let t10: f64 = if let Some(u9) = o8 { (u9 + 0.2) * (0.3 + (a * 0.5).sin()) } else { b };
+        }
+        (acc0 * 0.01).sin() + (a * 0.5).sin().cos() - 0.25 * b
+    }
+    check_p157(seed = 0x5dfbaef224a90559, inputs = 2, calls = [p118, p123], at = |p| (p[0], p[1]),
+        params = ["b"] at [0]);
+}
+
+program! {
+    #[differentiable]
+    fn p158(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = x / &(x - v).mapv(|q| q * q + 1.0);
+        let mut t2 = (&t1 + x).dot(&(x.dot(v) * 0.3)) * 0.3;
+        for _ in 0..n {
+            t2 = (((s) * x).dot(&t2) * 0.3).mapv(f64::tanh) + &t2 * 0.5;
+        }
+        let t3 = (v.mean().unwrap()) * &(t1.mapv(f64::sin));
+        let t4 = (v + x).dot(&(&t2 + x)) * 0.3;
+        t4.sum() * 0.2 + t3.sum() * 0.2 + t2.dot(&t2) * 0.1
+    }
+    check_p158(seed = 0x3edf9bb9c62c459f, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3),
+        params = ["v"] at [9, 10, 11]);
+}
+
+program! {
+    #[differentiable]
+    fn p159(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (a + xs[1]).tanh();
+        let t2 = ((-0.19_f64).sin() + t1 + xs[2]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            let t3 = if xs[i] - t1 < -0.46 { (xs[i]).tanh() } else { (1.0 + (a) * (a)).ln() };
+            let t4 = if ((xs[i]).sin()).cos() * t1 < -0.09 { (((xs[i]).cos() * xs[i] - (xs[i]) * (xs[i])).tanh()).tanh() } else { (t2).mul_add(0.5, t2) };
+            extra = extra + ((1.0 + (((1.0 + (xs[i]) * (xs[i])).ln()).sin()) * (((1.0 + (xs[i]) * (xs[i])).ln()).sin())).ln()).tanh() - (t4).tanh();
+            if -0.39_f64 < 0.39 {
+                let t5 = if ((xs[i]) * (0.57_f64)) * ((t4).sin()) < -0.11 { (((xs[i]).cos() * t2).sin() - xs[i]).tanh() } else { t2 + xs[i] };
+            }
+            let t6 = ((xs[i]) * ((t3 - xs[i]).tanh())).tanh() * 1.5;
+            acc -= (-0.91_f64 + (xs[i]).mul_add(0.5, xs[i]) - (1.0 + ((t2).tanh()) * ((t2).tanh())).ln()).tanh();
+        }
+        acc
+    }
+    check_p159(seed = 0x8bfe3cc1a71be3f1, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p160(n: usize, xs: &[f64], a: f64, b: f64) -> f64 {
+        let mut acc0 = 0.5;
+        let mut w1 = 0;
+        while w1 < 3 {
+            acc0 *= b.tanh();
+            let t2 = -0.75 + xs[n % xs.len()].sin();
+            if n + w1 < 4 {
+                let t3 = a;
+            } else if n == 0 {
+                let mut acc4 = 0.0;
+            } else {
+                for j in (0..1).rev() {
+                    acc0 -= ((acc0 * 0.1).atan() * (acc0 * 0.1).atan() * xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) * 0.25).atan();
+                }
+            }
+            w1 += 1;
+        }
+        let mut v5: Vec<f64> = Vec::new();
+        v5.push((1.0 + xs[(n + 1) % 3].powi(2)).ln() + (acc0 * 0.05).sin());
+        v5.push((n as f64 * 0.5).atan());
+        let t6 = v5[0] * 0.5 + v5[1];
+        let c7 = |u8: f64| t6;
+        let t9: f64 = c7((b.tanh().exp() * b * 0.5).sin()) - 0.5 * c7(b.asinh());
+        let mut v10 = vec![0.0; 2];
+        for i in 0..v10.len() {
+            v10[i] = b;
+            if i > 0 {
+                v10[i] += v10[i - 1] * (xs[i] * 0.5).sin();
+            }
+        }
+        match n {
+            0 => {
+                for i in 1..=4 {
+                    for j in 1..=3 {
+                        let c11 = |u12: f64| (t9 * 0.5).sin();
+                        let t13: f64 = c11(f64::tanh(t6 - (t9 * 0.5).atan())) - 0.5 * c11(t6 * 0.6);
+                        acc0 = (1.5 + (t6 * 2.0).sin()).log(2.5 + xs[j % xs.len()].cos());
+                    }
+                    acc0 *= ((v10[1] * 0.05).atan() + 0.1).cos();
+                }
+            }
+            1 => {
+                let mut w14 = 0;
+                while w14 < 4 {
+                    let mut acc15 = 0.5;
+                    v10[(n + 1) % 2] -= ((1.0 * b + v10.iter().map(|q| (q * 0.02) * (t9 * 0.5)).sum::<f64>().sin()) * 0.25).tanh();
+                    w14 += 1;
+                }
+            }
+            _ => {
+                let t16 = a / (1.0 + xs.iter().map(|q| q * (t9 * 0.5)).sum::<f64>() * xs.iter().map(|q| q * (t9 * 0.5)).sum::<f64>());
+            }
+        }
+        (t9 * 0.5).cos() + t6 + 1.25 * (acc0 * 0.01) + 0.5 * b
+    }
+    check_p160(seed = 0x68be19aa35cc5265, inputs = 5, calls = [], at = |p| (3, &p[0..3], p[3], p[4]));
+}
+
+program! {
+    #[differentiable]
+    fn p161(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (((a).cos() * a).sin() + xs[3]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            acc = acc + ((t1).sin()).tanh() - ((1.0 + (((xs[i]).sin()) * (((0.33_f64) * 0.5).exp())) * (((xs[i]).sin()) * (((0.33_f64) * 0.5).exp()))).ln()).tanh();
+            acc -= (xs[i]).tanh();
+            let t2 = ((xs[i]).cos() * a).tanh() * 1.5;
+            if i + 1 < xs.len() {
+                acc += (((xs[i + 1]).tanh()).cos() * t2 + xs[i + 1]).tanh();
+                if (t2).mul_add(0.5, t2) < -0.15 {
+                    let t3 = (((t2) * 0.5).exp()).tanh() * 1.5;
+                    let t4 = if xs[i + 1] > -0.11 { (t3).tanh() } else { (t2).tanh() };
+                } else {
+                    acc -= (((xs[i]).mul_add(0.5, t2)) * (t2 - (xs[i + 1]).tanh())).tanh();
+                }
+                acc = acc + ((1.0 + ((((xs[i]) * 0.5).exp()) * ((t2).tanh())) * ((((xs[i]) * 0.5).exp()) * ((t2).tanh()))).ln()).tanh() - ((t2).tanh()).tanh();
+            }
+            acc = acc + ((xs[i]) * ((1.0 + ((xs[i]).sin()) * ((xs[i]).sin())).ln())).tanh() - (t1 - ((xs[i]).sin()).mul_add(0.5, xs[i])).tanh();
+        }
+        acc
+    }
+    check_p161(seed = 0xf5ba7fb4290f2198, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p162(a: f64, xs: &[f64]) -> f64 {
+        let t1 = ((1.0 + ((1.0 + (a) * (a)).ln()) * ((1.0 + (a) * (a)).ln())).ln() + xs[4]).tanh();
+        let t2 = (-0.15_f64 + xs[2]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            let t3 = if xs[i] < -0.21 { (((xs[i]) * 0.5).exp()).tanh() } else { xs[i] };
+            let t4 = ((1.0 + ((1.0 + ((1.0 + (xs[i]) * (xs[i])).ln()) * ((1.0 + (xs[i]) * (xs[i])).ln())).ln()) * ((1.0 + ((1.0 + (xs[i]) * (xs[i])).ln()) * ((1.0 + (xs[i]) * (xs[i])).ln())).ln())).ln()).tanh() * 1.5;
+            acc -= ((((1.0 + (t1 + t4) * (t1 + t4)).ln()) * 0.5).exp()).tanh();
+        }
+        acc.sin()
+    }
+    check_p162(seed = 0x2e211d97ae1f03f3, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p163(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (a + xs[1]).tanh();
+        let t2 = ((-0.94_f64).sin() - (a).sin() + xs[3]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        let mut carried = 0.5;
+        for i in 0..xs.len() {
+            let t3 = if ((0.39_f64).tanh()).mul_add(0.5, xs[i]) < 0.33 { (xs[i]).tanh() } else { xs[i] };
+            extra += (((t1 - a).mul_add(0.5, t1)).tanh()).tanh();
+            acc -= ((t1).mul_add(0.5, xs[i])).tanh();
+            acc -= (((1.0 + (xs[i] + xs[i]) * (xs[i] + xs[i])).ln()).tanh()).tanh();
+            let t4 = (xs[i]).tanh() * 1.5;
+            acc -= (xs[i]).tanh();
+            carried = carried * 0.5 + (xs[i] + t2 - (xs[i]).sin() + xs[i] + t1 - (t2).mul_add(0.5, xs[i])).tanh();
+            acc += carried;
+        }
+        acc.sin()
+    }
+    check_p163(seed = 0xad753f07e0f3891d, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]),
+        params = ["a"] at [0]);
+}
+
+program! {
+    #[differentiable]
+    fn p164(a: f64) -> f64 {
+        let a = a + a * a;
+        let mut v0 = vec![0.0; 4];
+        for i in 0..v0.len() {
+            v0[i] = (((a * 0.25).atan() - ((a * 0.25).atan() - 0.6)) * 0.5).atan();
+            if i > 0 {
+                v0[i] += v0[i - 1] * (p125((((a * 0.25).sin() + a * 0.25) * 0.5).sin(), (a * 0.25).cos()) * 0.25).tanh().tanh() * 0.5;
+            }
+        }
+        v0[2] = ((2.0 + ((v0[0] * 0.25).sin() - (v0[0] * 0.25).tanh()).sin()).log2() * 0.5).atan();
+        let k1 = ((-(a * 0.25).tanh()).abs() * 2.0) as usize % 3;
+        let t2 = match k1 { 0 => (1.5 + (2.0 + (a * 0.25).atan().cos()).powi(-2).cos()).sqrt(), 1 => (1.0 + ((p122(f64::sin((v0[0] * 0.25).sin()), (a * 0.25).tanh()) * 0.25).sin() * 1.25).powi(2)).sqrt(), _ => ((a * 0.25).clamp(-0.75, 0.75) + (a * 0.25).atan() / (1.0 + (a * 0.25).tanh().powi(2))) * 0.5 };
+        v0[0] += ((a * 0.25 * (a * 0.25).sin()).tanh() * 0.5).sin();
+        let t3 = (a * 0.25).tanh() - v0.iter().map(|q| ((q * 0.25) * 1.25).sin()).sum::<f64>() - -(a * 0.25).atan();
+        let mut acc4 = 0.0;
+        let mut k5 = 0;
+        let r7 = loop {
+            let t2 = t2 * (t3 * 0.25).atan().atan();
+            let a = (a * 0.25).tanh() - 1.5;
+            if k5 == 1 {
+                let mut acc6 = 0.5;
+            }
+            acc4 -= ((t3 * 0.25).tanh().atan() * 0.5).atan();
+            k5 += 1;
+            if ((v0[k5 % v0.len()] * 0.1).atan() * (a * 0.5).atan() < -0.4) || k5 >= 5 { break (t3 * 0.25).atan().mul_add(v0.iter().map(|q| (q * 0.1) * (t2 * 0.5).sin()).sum::<f64>(), (acc4 * 0.1).tanh()).asinh(); }
+        };
+        if t2.sin() < 0.7 {
+            for i in 1..=2 {
+                match i % 3 {
+                    0 => {
+                        acc4 += (a * 0.25).sin();
+                    }
+                    1 => {
+                        let o8: Option<f64> = if 0.75_f64.powi(2) < -0.4 { Some(i as f64) } else { None };
+                        let t10: f64 = if let Some(u9) = o8 { u9.tanh() - t2 } else { v0[i] * 0.05 };
+                    }
+                    _ => {
+                        acc4 = f64::sin((t3 * 0.25).tanh().tanh());
+                    }
+                }
+                v0[i] -= ((t3 * 0.25).sin() / (1.5 + (v0[i] * 0.05 * 0.5).tanh()) * 0.5).tanh();
+            }
+        } else {
+            acc4 = ((acc4 * 0.1).sin().tanh().mul_add((v0[1] * 0.05).sin(), (1.5 + (v0.iter().enumerate().map(|(k, q)| (q * 0.05) * k as f64).sum::<f64>() * 0.5).sin().sin()).powf((t3 * 0.25).tanh())) * 0.5).tanh();
+        }
+        r7 * 0.5 - 0.25 * (t3 * 0.25).sin() + t2.cos() - (a * 0.25).atan().sin()
+    }
+    check_p164(seed = 0x3bc96da5690577f2, inputs = 1, calls = [p122, p125], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p165(a: f64, b: f64) -> f64 {
+        let mut acc0 = 1.0;
+        let mut w1 = 0;
+        while w1 < 2 {
+            for j in 0..4 {
+                let a = a * (a - a);
+                acc0 = 0.3 * (a * 0.25) / (2.0 + (a * 0.25).mul_add(0.6, b).cos());
+            }
+            acc0 *= b.min(a).cos();
+            w1 += 1;
+        }
+        acc0 = ((acc0 * 0.02).tanh() - acc0 * 0.02 * 0.5).tanh();
+        let mut w2 = 0;
+        while w2 < 2 {
+            let t3 = (1.0 + b.powi(2)).sqrt();
+            if w2 > 1 {
+                acc0 = (acc0 * 0.02 - 0.5_f64.tanh()).atan();
+            } else {
+                acc0 += (-t3 / (2.0 + ((acc0 * 0.02).atan() * a).cos()) * 0.25).tanh();
+            }
+            acc0 /= (1.0 + 0.1_f64.powi(2));
+            w2 += 1;
+        }
+        acc0 = 0.25_f64.powi(2);
+        let b = b * 0.25_f64.cos();
+        (acc0 * 0.02).tanh() + 0.5 * 1.0
+    }
+    check_p165(seed = 0xb80e236f840ded05, inputs = 2, calls = [], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p166(a: f64, b: f64) -> f64 {
+        let a = a - b.sin();
+        let k0 = (((b - (a * 0.5).atan()) * 0.5).abs() * 2.0) as usize % 3;
+        let mut acc1 = 0.5;
+        match k0 {
+            0 | 1 => {
+                let t2 = b;
+            }
+            _ => {
+                match ((b * 0.2).abs() * 2.0) as usize % 3 {
+                    0 => {
+                        let t3 = b.mul_add(b, b * 1.25);
+                    }
+                    1 => {
+                        if 0.75 * b > 0.7 {
+                            let mut acc4 = ((1.5 + (a * 0.5).cos()).sqrt().powi(3) * 0.5).atan();
+                        } else if (a * 0.5).sin().abs() > -0.4 {
+                            if (a * 0.5).tanh() / (1.0 + b * b) > 0.7 {
+                                for i in 0..4 {
+                                    let o5: Option<f64> = if 1.5_f64.hypot((a * 0.5).atan()) < -0.2 { Some(((a * 0.5).sin() * (a * 0.5).atan()).powi(2).ln_1p()) } else { None };
+                                    let t7: f64 = if let Some(u6) = o5 { (1.0 + u6.powi(2)).cbrt().tanh() } else { b + (a * 0.5).sin() };
+                                    acc1 += 0.3 / (1.0 + b.powi(2)) * (0.5 * (a * 0.5).atan().tanh()).asin();
+                                }
+                            } else {
+                                for i in 1..=4 {
+                                    let t8 = b * 0.75 / (1.0 + (a * 0.5).tanh().powi(2));
+                                    acc1 += (t8 * 0.5).sin();
+                                }
+                            }
+                        } else {
+                            let t10 = { let u9 = ((a * 0.5).atan() - (acc1 * 0.1).atan()).atan2(1.5 + (acc1 * 0.1).atan().cos()); (1.5 + (a * 0.5).cos()).sqrt().cos() };
+                        }
+                    }
+                    _ => {
+                        acc1 /= (2.0 + (acc1 * 0.1).atan().powi(2).ln_1p().cos());
+                    }
+                }
+            }
+        }
+        let c11 = |u12: f64| (u12 + p145((b * u12 * 0.5).sin())) * u12.cos();
+        let t13: f64 = c11(b * (acc1 * 0.1).sin() * b) - 0.5 * c11(b.tanh().cosh());
+        let mut v14: Vec<f64> = Vec::new();
+        v14.push(p145(f64::sin((a * 0.5).tanh())));
+        v14.push((t13 * 0.25).tanh());
+        let t15 = v14[0] * 0.5 + v14[1];
+        if b * b > 0.5 {
+            let mut k16 = 0;
+            loop {
+                let t17 = (2.0 + f64::sin(t13 * 0.25).cos()).powi(-2);
+                acc1 *= 0.8 + 0.2 * (t17 * 0.1).sin();
+                k16 += 1;
+                if (a * 0.5 + (t13 * 0.25).atan() > -0.1) || k16 >= 4 { break; }
+            }
+        } else {
+            for i in 0..1 {
+                match i {
+                    0 => {
+                        let t18: f64 = t13 * 0.25;
+                    }
+                    _ => {
+                        let o19: Option<f64> = if f64::sin((t13 * 0.25).tanh()) > 0.7 { Some(t15) } else { None };
+                        let t21: f64 = match o19 { Some(u20) => f64::cos((1.0 + 0.9_f64.powi(2)).ln()), None => (1.5 + 2.0_f64.sin()).powf(b.tanh()) };
+                    }
+                }
+                acc1 = a * 0.5;
+            }
+        }
+        t15.tanh() + 0.2 * (t13 * 0.25).sin() - (acc1 * 0.02).atan() + (a * 0.5).tanh().cos()
+    }
+    check_p166(seed = 0xc0777dc3ffaec6f0, inputs = 2, calls = [p145], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p167(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = ((s) * x).dot(&(x.mean_axis(Axis(0)).unwrap())) * 0.3;
+        if n % 3 == 0 {
+            t1 = (x.sum() * 0.1) - &(x.sum_axis(Axis(0)) * 0.3);
+        }
+        let mut t2 = ((s) + (s) * 0.5) - &((s) - &t1);
+        for _ in 0..n {
+            t2 = ((x - x).dot(&t2) * 0.3).mapv(f64::tanh) + &t2 * 0.5;
+        }
+        let mut t3 = s;
+        if n % 3 == 0 {
+            t3 = t1[0];
+        }
+        let mut t4 = x.to_owned();
+        if n % 3 == 0 {
+            t4 = (x - &t2).mapv(|q| q * q * 0.5 - q);
+        }
+        let t5 = s;
+        t5 + t4.sum() * 0.2 + t3
+    }
+    check_p167(seed = 0x8650b60834f32f31, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+#[differentiable]
+fn p168_h0(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).cos() * 0.5;
+    }
+    y[0] * 0.25
+}
+#[differentiable]
+fn p168_h1(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * -0.5 + (y[i] * s).cos() * 0.25;
+    }
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p168_h2(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p168_h1(y, s);
+    let _ = p168_h0(s * 0.75, &x[1..], y);
+}
+#[differentiable]
+fn p168_h3(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 1.5
+}
+program! {
+    #[differentiable]
+    fn p168(xs: &[f64], a: f64, w: [f64; 3]) -> f64 {
+        let mut buf1 = vec![0.6; 3];
+        let _ = p168_h0(w[0], &xs[..], &mut buf1);
+        p168_h2(&mut buf1, &xs[..5], w[0] * 0.6);
+        let t2 = buf1[0] + buf1[2] * 0.25;
+        let t3 = p168_h3(&xs[..3], t2.tanh() * 0.25).sin();
+        let mut buf4 = vec![0.75; 2];
+        let t5 = p168_h1(&mut buf4, t2.tanh()).tanh();
+        let _ = p168_h1(&mut buf4, w[0]);
+        let t6 = buf4[0] + buf4[1] * -0.5;
+        let t7 = p168_h3(xs, t6.tanh()).sin();
+        let mut buf8 = vec![0.0; 3];
+        for i in 0..3 {
+            buf8[i] = xs[i + 2] * w[0];
+        }
+        let t9 = p168_h1(&mut buf8, w[2]).tanh();
+        let t10 = buf8[0] + buf8[2] * 0.75;
+        let s11 = &xs[..];
+        let t12 = (s11[1] * t10.tanh() * 0.3 + s11[3]).sin() + s11[s11.len() - 1] * 0.25;
+        t12 + t10 + t9 + t7 + t6 + w[1] * 0.5 + a * 0.3
+    }
+    check_p168(seed = 0x3499eb26cf89776b, inputs = 10, calls = [], at = |p| (&p[0..6], p[6], <[f64; 3]>::try_from(&p[7..10]).unwrap()));
+}
+
+program! {
+    #[differentiable]
+    fn p169(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = ((v * (s)).mapv(f64::sin)).mean().unwrap();
+        let t2 = (((t1) * (s)).tanh()) - v;
+        t2.dot(&t2) * 0.1 + t1 + s
+    }
+    check_p169(seed = 0x74369da93232de32, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p170(c: f64, a: f64, n: usize, b: f64) -> f64 {
+        let mut acc0 = (b - a) * 0.75;
+        let mut k1 = 0;
+        loop {
+            acc0 *= 0.5 + 0.4 * (c * n as f64).sin();
+            acc0 = 1.25 / (1.5 + (1.0 * a).tanh());
+            k1 += 1;
+            if (a - a > -0.1) || k1 >= 6 { break; }
+        }
+        let mut acc2 = (2.0 + (n as f64 * 0.5).cos()).powi(-2) / (1.5 + (b + a).tanh());
+        for i in (0..8).step_by(2) {
+            let b = b * c.atan2(1.5 + (acc0 * 0.05).sin().cos());
+            acc0 *= 0.8 + 0.2 * ((acc0 * 0.05).sin() - a).sin();
+        }
+        let acc0 = acc0 * 0.02 - a.mul_add(acc2 * 0.1, c);
+        1.0 * (acc0 * 0.1).atan() + (acc2 * 0.1).tanh().sin() - 1.25 * a - 0.1 * c
+    }
+    check_p170(seed = 0xd52ba75b7d67718e, inputs = 3, calls = [], at = |p| (p[0], p[1], 3, p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p171(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = v.dot(&(v.dot(x) * 0.3)) * 0.3;
+        let t2 = v.to_owned();
+        let t3 = t1;
+        let mut t4 = x.mapv(f64::sin);
+        if n % 3 == 0 {
+            t4 = (&((x * x).mapv(f64::tanh)) * &t2).mapv(f64::tanh);
+        }
+        let t5 = ((t1) * x).sum() * 0.1;
+        t5 + t4.sum() * 0.2 + t3
+    }
+    check_p171(seed = 0xef2761280c806e32, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+}
+
+#[differentiable]
+fn p172_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.75).cos();
+    }
+    acc * 0.25 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p172_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * 0.3;
+    }
+}
+#[differentiable]
+fn p172_h2(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * 1.5 + (y[i] * s).tanh() * 0.25;
+    }
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p172_h3(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p172_h2(y, s);
+    p172_h1(s * 0.3, &x[1..], y);
+}
+program! {
+    #[differentiable]
+    fn p172(a: f64, xs: &[f64], ys: &mut [f64]) -> f64 {
+        let s1 = &xs[..];
+        let t2 = (s1[5] * a * -0.5 + s1[4]).sin() + s1[s1.len() - 1] * 1.5;
+        let t3 = p172_h0(&xs[7..], t2.tanh() * 0.25);
+        let mut buf4 = vec![0.0; 4];
+        for i in 0..4 {
+            buf4[i] = xs[i + 2] * t3.tanh();
+        }
+        for _ in 0..3 {
+            p172_h1(t3.tanh(), s1, &mut buf4);
+        }
+        let t5 = p172_h2(&mut buf4, t2.tanh()).tanh();
+        for _ in 0..2 {
+            p172_h1(t2.tanh(), &s1[4..5], &mut buf4);
+        }
+        let t6 = buf4[0] + buf4[3] * 0.6;
+        let mut arr7 = [0.6_f64; 3];
+        arr7[1] = t2.tanh();
+        arr7[2] = xs[1] * 1.5;
+        let t8 = arr7[1] * arr7[1];
+        let s9 = &xs[3..5];
+        let t10 = (s9[1] * t2.tanh() + s9[0]).sin() + s9[s9.len() - 1] * 0.75;
+        for _ in 0..3 {
+            p172_h3(ys, &s9[..2], a);
+        }
+        let t11 = ys[0] * 0.3;
+        t11 + t10 + t8 + t6 + t5 + ys[2] + a * 0.3
+    }
+    check_p172(seed = 0x93b0e649cfd111ce, inputs = 12, calls = [], at = |p| (p[0], &p[1..9], &mut p[9..12].to_vec()));
+}
+
+program! {
+    #[differentiable]
+    fn p173(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (((a).sin()).tanh() + xs[1]).tanh();
+        let t2 = (((a) * (t1)).mul_add(0.5, a) + xs[1]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            acc += (((1.0 + (xs[i]) * (xs[i])).ln()).sin() + t2).tanh();
+            acc += ((((((0.15_f64) * 0.5).exp()) * 0.5).exp()).mul_add(0.5, xs[i])).tanh();
+            extra += ((t2 + xs[i]).sin() - ((xs[i]).cos() * t1).sin()).tanh();
+            extra += (xs[i] + xs[i]).tanh();
+            acc = acc + (a).tanh() - ((xs[i]).cos() * t2).tanh();
+        }
+        acc
+    }
+    check_p173(seed = 0x6808616b8a8d9ec0, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p174(b: f64, a: f64) -> f64 {
+        let c0 = |u1: f64| u1.sin() - b.sin();
+        let t2: f64 = c0(a) - 0.5 * c0(b - b);
+        let mut acc3 = ((a - (t2 * 0.5 - 2.0)) * 0.25).atan();
+        for i in (0..2).rev() {
+            match i {
+                0 => {
+                    for j in 0..1 {
+                        for l in 1..=4 {
+                            let t4 = if l < 2 { 0.2 * b - (acc3 * 0.05).atan() } else { (b * a).min((t2 * 0.5).tanh() * (acc3 * 0.05).tanh()) };
+                            acc3 = a * 0.6 * (t2 * 0.5).sin();
+                        }
+                        acc3 -= (t2 * 0.5 * 0.5).sin();
+                    }
+                }
+                _ => {
+                    acc3 *= b.cos().exp_m1().cos();
+                }
+            }
+            acc3 += ((t2 * 0.5).atan() * 0.5).tanh();
+        }
+        let t5 = (acc3 * 0.02).tanh().tanh();
+        if f64::max(t2 * 0.5, 0.9) < 0.3 {
+            let t6 = t5.mul_add(t5.hypot((t2 * 0.5).sin()) / (1.0 + f64::cos((t2 * 0.5).sin()).powi(2)), (acc3 * 0.02).tanh());
+            return -1.5 + 1.25_f64.to_radians();
+        }
+        acc3 * 0.02 + 0.6 * (t2 * 0.5) + 0.5 * (t2 * 0.5).atan()
+    }
+    check_p174(seed = 0x47b7917526604b5f, inputs = 2, calls = [], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p175(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (-0.93_f64 + xs[2]).tanh();
+        let t2 = (a + xs[2]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() - 1 {
+            let t3 = if (1.0 + (xs[i]) * (xs[i])).ln() > 0.39 { (((a + 0.08_f64) * ((xs[i + 1]).tanh())).mul_add(0.5, -0.28_f64)).tanh() } else { xs[i + 1] };
+            let mut t4 = 0.0;
+            for j in 0..2 {
+                t4 += ((((t1) * 0.5).exp()).tanh() * (j as f64 + 0.5)).sin();
+            }
+            if xs[i + 1] < -0.33 {
+                continue;
+            }
+            acc = acc + ((1.0 + ((xs[i + 1] + a).sin()) * ((xs[i + 1] + a).sin())).ln()).tanh() - (((t2 - xs[i]) * 0.5).exp() - xs[i]).tanh();
+        }
+        acc
+    }
+    check_p175(seed = 0xd4cbfee358d4bdf2, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+}
+
+program! {
+    #[differentiable]
+    fn p176(c: f64, b: f64, a: f64) -> f64 {
+        let k0 = ((a * c * 0.5).tanh().abs() * 2.0) as usize % 3;
+        let mut acc1 = 1.0;
+        match k0 {
+            0 | 1 => {
+                if c + a > 0.7 {
+                    acc1 += c;
+                } else if b < -0.2 {
+                    let o2: Option<f64> = if -acc1 > 0.5 { Some(((a + 1.5) * (b / (2.0 + acc1.cos())) * 0.25).tanh()) } else { None };
+                    let t4: f64 = match o2 { Some(u3) => -0.2 - u3.atan(), None => b };
+                } else {
+                    acc1 *= 0.5 + 0.4 * acc1.to_radians().sin();
+                }
+            }
+            _ => {
+                if b * (acc1 * 0.5) > acc1 * 0.5 {
+                    acc1 += ((acc1 * 0.5).sin() - (p174(a * 0.1, ((c - (acc1 * 0.5).tanh()) * 0.5).sin()) * 0.25).tanh()).tanh() * 0.5;
+                }
+            }
+        }
+        let acc1 = (acc1 * 0.25).tanh() * 0.5_f64.atan2(1.5 + c.cos());
+        let mut acc5 = (1.5 + b.sin()).powf(c.tanh()).asinh();
+        acc5.sin() + acc1 * 0.5
+    }
+    check_p176(seed = 0x6c01b67953799653, inputs = 3, calls = [p174], at = |p| (p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p177(a: f64, n: usize) -> f64 {
+        let t1 = { let u0 = ((a + a) * 1.25 * 0.5).sin(); u0.cos().exp_m1() / (1.0 + (u0 - u0).powi(2)) };
+        let mut acc2 = ((0.5 * (t1 * 0.5).sin().tanh()).asin() * (a / (2.0 + (t1 * 0.5).cos())) * 0.5).atan();
+        let mut k3 = 0;
+        loop {
+            if k3 % 3 == 1 {
+                if n % 3 == 1 {
+                    let t4 = if (acc2 * 0.1).tanh().powi(2) > p156((t1 * 0.5).sin(), f64::min(a, (t1 * 0.5).sin())) { f64::cos(a / (1.5 + (t1 * 0.5).tanh().tanh())) } else { a };
+                } else if k3 < 1 {
+                    if k3 % 3 == 1 {
+                        let mut acc5 = 0.0;
+                    } else {
+                        for j in 0..n {
+                            if (a * j as f64) < 0.3 {
+                                continue;
+                            }
+                            acc2 = (acc2 * 0.05 + p133((t1 * 0.5 * 0.5).sin(), 2).sin().exp() * 0.5).tanh();
+                        }
+                    }
+                } else {
+                    let t6 = (t1 * 0.5).sin() + acc2 * 0.05;
+                }
+            } else {
+                let mut k7 = 0;
+                let r9 = loop {
+                    let t8 = a.cos();
+                    acc2 = (1.5 + (acc2 * 0.02).atan().sin()).log(2.5 + (k3 as f64).cos()) * -a;
+                    k7 += 1;
+                    if (t8 * a > 0.25) || k7 >= 4 { break (acc2 * 0.02).atan().sin() - 0.75_f64.to_radians(); }
+                };
+            }
+            acc2 *= (1.0 + (t1 * 0.5).powi(2)).ln().cos();
+            k3 += 1;
+            if (acc2 * 0.01 < 0.1) || k3 >= 4 { break; }
+        }
+        for i in (0..4).step_by(2) {
+            for j in (0..2).rev() {
+                if n % 3 == 1 {
+                    let t10: f64 = (t1 * 0.5).sin();
+                } else {
+                    let mut k11 = 0;
+                    loop {
+                        let t12 = acc2 * 0.01;
+                        acc2 *= 0.2_f64.cos();
+                        k11 += 1;
+                        if ((t1 * 0.5).cos() < 0.1) || k11 >= 2 { break; }
+                    }
+                }
+                acc2 = f64::sin(n as f64 * 0.1);
+            }
+            acc2 /= (2.0 + ((t1 * 0.5).sin() - 1.0).cos());
+        }
+        acc2 * 0.005 + 2.0 * (t1 * 0.5) + a
+    }
+    check_p177(seed = 0xe7340c9e11caeaf2, inputs = 1, calls = [p133, p156], at = |p| (p[0], 2));
+}
+
+#[differentiable]
+fn p178_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 1.5
+}
+#[differentiable]
+fn p178_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 1.5;
+    t + p178_h0(&v[1..], s * 0.3) + p178_h0(v, s).cos()
+}
+#[differentiable]
+fn p178_h2(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.25 + (y[i] * s).tanh() * 0.25;
+    }
+}
+#[differentiable]
+fn p178_h3(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).tanh();
+    r[1] = v[1] * 0.75;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+program! {
+    #[differentiable]
+    fn p178(b: f64, xs: &[f64], a: f64) -> f64 {
+        let t1 = p178_h1(xs, a).sin();
+        let s2 = &xs[..];
+        let t3 = (s2[6] * b + s2[0]).sin() + s2[s2.len() - 1] * 0.6;
+        let t4 = p178_h1(s2, b).sin();
+        let mut buf5 = vec![0.0; 2];
+        for i in 0..2 {
+            buf5[i] = xs[i + 5] * t1.tanh();
+        }
+        for _ in 0..3 {
+            p178_h2(&mut buf5, t1.tanh());
+        }
+        let t6 = buf5[0] + buf5[1] * 0.75;
+        let arr7 = p178_h3(xs, a);
+        let t8 = arr7[2] * arr7[1];
+        let t9 = p178_h1(&s2[..], t1.tanh()).sin();
+        t9 + t8 + t6 + t4 + t3 + a * 0.3
+    }
+    check_p178(seed = 0x6a4131df4a3cc374, inputs = 10, calls = [], at = |p| (p[0], &p[1..9], p[9]));
+}
+
+#[differentiable]
+fn p179_h0(v: &[f64], s: f64, k: usize) -> f64 {
+    if k == 0 {
+        (v[0] * s).sin()
+    } else {
+        v[k % v.len()] * 1.5 + p179_h0(v, s * 0.25, k - 1).sin()
+    }
+}
+#[differentiable]
+fn p179_h1(y: &mut [f64], s: f64) -> f64 {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.3).tanh();
+    }
+    y[0] = (y[0] * 1.5 + s).sin();
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p179_h2(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 0.6;
+    }
+}
+#[differentiable]
+fn p179_h3(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p179_h1(y, s);
+    p179_h2(s * 0.75, &x[1..], y);
+}
+#[differentiable]
+fn p179_h4(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.75
+}
+#[differentiable]
+fn p179_h5(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.3;
+    t + p179_h4(&v[1..], s * 0.6) + p179_h4(v, s).cos()
+}
+program! {
+    #[differentiable]
+    fn p179(b: f64, xs: &[f64], a: f64) -> f64 {
+        let t1 = p179_h0(&xs[..7], a, 2);
+        let mut buf2 = vec![0.0; 2];
+        for i in 0..2 {
+            buf2[i] = xs[i + 5] * b * 0.25;
+        }
+        for _ in 0..2 {
+            p179_h3(&mut buf2, &xs[5..=7], t1.tanh());
+        }
+        p179_h3(&mut buf2, &xs[..8], b);
+        let t3 = buf2[0] + buf2[1] * 0.3;
+        let arr4: [f64; 3] = [t3.tanh(), xs[3] * 0.75, (b * 0.5).sin()];
+        let [e6, e7, e8] = arr4;
+        let t5 = e6 * e8 + arr4[1] * e7;
+        let t9 = p179_h5(xs, t1.tanh() * 0.3);
+        t9 + t5 + t3 + t1 + a * 0.3
+    }
+    check_p179(seed = 0x863ca732eddca02c, inputs = 10, calls = [], at = |p| (p[0], &p[1..9], p[9]));
+}
+
+program! {
+    #[differentiable]
+    fn p180(a: f64) -> f64 {
+        let mut acc0 = 1.0;
+        if a.powi(2) < 0.25 {
+            if a - a < -0.1 {
+                let t1 = p156(a.hypot(a) * 0.5, (1.5 + (p176(a, f64::sin(a), a.atan()) * 0.5).tanh().sin()).log(2.5 + 1.25_f64.cos())).tanh();
+                if a - a < 0.5 {
+                    let t2: f64 = 1.25 * 0.3;
+                } else {
+                    for i in 0..3 {
+                        let a = a + f64::sin(t1);
+                        acc0 = t1;
+                    }
+                }
+            }
+            let mut w3 = 0;
+            while w3 < 1 && (a + a > (acc0 * 0.25).tanh()) {
+                let t4 = if a.cos().exp2() > 0.3 && (acc0 * 0.1).atan() < -0.1 { (acc0 * 0.1).sin() } else { (a - a).cos() };
+                acc0 = ((t4 * 1.25).powi(2) * 0.5).atan();
+                w3 += 1;
+            }
+        } else {
+            for i in 1..=2 {
+                for j in 0..1 {
+                    let o5: Option<f64> = if (acc0 * 0.1).sin().tanh() < -0.2 && (acc0 * 0.1).tanh() < 0.5 { Some(f64::cos(i as f64).min(a)) } else { None };
+                    let t7: f64 = match o5 { Some(u6) => (a - (acc0 * 0.1).atan()) * (u6 * 0.5), None => (acc0 * 0.1).atan() * (acc0 * 0.1).atan() };
+                    acc0 += ((acc0 * 0.1).tanh().mul_add((1.5 + t7.cos()).sqrt(), (2.0 + (acc0 * 0.1).sin().sin()).log10()) * 0.25).sin();
+                }
+                acc0 += (-1.5_f64.asinh() * 0.5).tanh();
+            }
+        }
+        if (acc0 * 0.1).tanh() - a > a {
+            return a;
+        }
+        (acc0 * 0.1).sin().sin() + 0.1 * a
+    }
+    check_p180(seed = 0x2594b9036129b904, inputs = 1, calls = [p156, p176], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p181(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = &(x.dot(x) * 0.3) + &(v + x);
+        let t2 = t1.to_owned();
+        let t3 = ((v * (s)).mapv(f64::sin)).dot(&((v * (s)).mapv(f64::sin))) * 0.3;
+        let t4 = &((t3) * &t1) / &((t3) - v).mapv(|q| q * q + 1.0);
+        let t5 = t4.to_owned();
+        t5.sum() * 0.2 + t4.sum() * 0.2 + t3
+    }
+    check_p181(seed = 0xf2464cf4ff150aa5, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2),
+        params = ["v"] at [9, 10, 11]);
+}
+
+#[differentiable]
+fn p182_h0(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.25 + (y[i] * s).tanh() * 0.25;
+    }
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p182_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).sin() * 1.5;
+    }
+}
+#[differentiable]
+fn p182_h2(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p182_h0(y, s);
+    p182_h1(s * 0.3, &x[1..], y);
+}
+#[differentiable]
+fn p182_h3(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.75).sin();
+    }
+    acc * 0.3 + v[0] * v[v.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p182(b: f64, a: f64, xs: &[f64]) -> f64 {
+        let mut buf1 = vec![0.25; 2];
+        for _ in 0..3 {
+            p182_h2(&mut buf1, xs, a);
+        }
+        let _ = p182_h0(&mut buf1, a);
+        p182_h2(&mut buf1, &xs[4..=5], a * 0.6);
+        let t2 = buf1[0] + buf1[1] * 0.75;
+        let s3 = &xs[0..];
+        let t4 = (s3[6] * a + s3[2]).sin() + s3[s3.len() - 1] * 1.5;
+        let t5 = p182_h3(xs, b);
+        t5 + t4 + t2 + a * 0.3
+    }
+    check_p182(seed = 0x6e49ee3c8befb4cc, inputs = 9, calls = [], at = |p| (p[0], p[1], &p[2..9]));
+}
+
+program! {
+    #[differentiable]
+    fn p183(b: f64, a: f64) -> f64 {
+        let t0: f64 = 1.0;
+        let mut acc1 = 0.5;
+        let mut w2 = 0;
+        while w2 < 2 {
+            if w2 < 1 {
+                let t3 = a - (a + b) * -a;
+            } else {
+                let t4 = f64::sin(b);
+            }
+            acc1 = (w2 as f64 * b).tanh();
+            w2 += 1;
+        }
+        (acc1 * 0.25).atan() + 0.75 * t0 + b
+    }
+    check_p183(seed = 0x3314cea0048a2fc8, inputs = 2, calls = [], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p184(b: f64, a: f64, n: usize) -> f64 {
+        let mut acc0 = 0.0;
+        for i in 0..3 {
+            for j in 1..=1 {
+                let t1 = b;
+                let mut acc2 = b.sin().exp2().atan();
+                acc2 -= (f64::cos(n as f64) * b.powi(2) * 0.25).sin();
+            }
+            acc0 += ((a - a) * 1.5 * 0.25).sin();
+        }
+        if n == 3 {
+            let mut w3 = 0;
+            while w3 < 4 {
+                let t4 = (a + acc0 * 0.05 + (acc0 * 0.05).atan()).max(((acc0 * 0.05).tanh() * (acc0 * 0.05).sin()).powi(3));
+                acc0 = ((acc0 * 0.05).sin() - (n as f64).tanh()).tanh();
+                w3 += 1;
+            }
+            let mut w5 = 0;
+            while w5 < 2 {
+                let mut acc6 = (1.5 + (n as f64).cos()).sqrt();
+                acc0 = ((acc6.min(b) + f64::sin(p143((w5 as f64 / (1.5 + acc6.tanh()) * 0.5).sin(), acc6 * (acc0 * 0.05).atan() * 0.5))) * 0.5).atan();
+                w5 += 1;
+            }
+        } else {
+            if n == 3 {
+                let o7: Option<f64> = if (acc0 * 0.05).tanh() > 0.25 { Some(a / (1.5 + (acc0 * 0.05 - a).tanh())) } else { None };
+                let t9: f64 = if let Some(u8) = o7 { (1.0 + b.mul_add(acc0 * 0.05, u8).powi(2)).sqrt() } else { n as f64 * a * 0.5 };
+            }
+        }
+        acc0 * 0.05
+    }
+    check_p184(seed = 0x974e062419603275, inputs = 2, calls = [p143], at = |p| (p[0], p[1], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p185(a: f64, xs: &[f64]) -> f64 {
+        let t1 = ((a) * (a) + a + xs[2]).tanh();
+        let t2 = ((1.0 + ((t1).mul_add(0.5, t1)) * ((t1).mul_add(0.5, t1))).ln() + xs[4]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            let t3 = if xs[i] - xs[i] - (-0.55_f64) * (xs[i]) > -0.44 { (((1.0 + (xs[i]) * (xs[i])).ln()) * (0.16_f64) - ((xs[i]).sin()).mul_add(0.5, xs[i])).tanh() } else { t1 + t1 };
+            if (1.0 + (t1) * (t1)).ln() > -0.36 {
+                let t4 = (xs[i]).tanh() * 1.5;
+                let t5 = (((t4).sin()).sin() - xs[i]).tanh() * 1.5;
+            } else {
+                if (1.0 + (t3 + xs[i]) * (t3 + xs[i])).ln() > 0.42 {
+                    continue;
+                }
+            }
+            if 0.01_f64 + xs[i] + t2 < -0.44 {
+                let t6 = ((t3 - a).tanh() - (xs[i]).cos() * t2).tanh() * 1.5;
+                if (xs[i]).tanh() > -0.08 {
+                    extra -= (((((a) * 0.5).exp()).sin()).sin()).tanh();
+                    let t7 = (t2).tanh() * 1.5;
+                } else {
+                    acc -= (xs[i]).tanh();
+                }
+            }
+            if i + 1 < xs.len() {
+                acc = acc + (((((t1) * 0.5).exp()).tanh()).tanh()).tanh() - (((xs[i + 1]) * (xs[i]) + a).cos() * 0.40_f64).tanh();
+                let mut t8 = 0.0;
+                for j in 0..2 {
+                    t8 += ((xs[i]).sin() - (xs[i + 1]).mul_add(0.5, a) * (j as f64 + 0.5)).sin();
+                }
+                acc += (xs[i] + (xs[i]).tanh() - ((1.0 + (t1) * (t1)).ln()).cos() * a).tanh();
+            }
+            acc += (xs[i]).tanh();
+        }
+        acc
+    }
+    check_p185(seed = 0x57e727549bcc67f7, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]),
+        params = ["a"] at [0]);
+}
+
+#[differentiable]
+fn p186_h0(v: &[f64], s: f64) -> f64 {
     let mut acc = 0.0;
     for i in 0..v.len() {
         acc += (v[i] * s + -0.5).cos();
@@ -294,5876 +5652,63 @@ fn p9_h0(v: &[f64], s: f64) -> f64 {
     acc * 0.75 + v[0] * v[v.len() - 1]
 }
 #[differentiable]
-fn p9_h1(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 1.5;
-    t + p9_h0(&v[1..], s * 0.25) + p9_h0(v, s).cos()
-}
-#[differentiable]
-fn p9_h2(v: &[f64], s: f64) -> Option<f64> {
-    let head = if v[0] * s > -0.4 { Some((v[0] * s).sin()) } else { None };
-    let h = head?;
-    Some(h * -0.5 + v[v.len() - 1] * 0.6)
-}
-#[differentiable]
-fn p9_h3(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * 1.5 + (y[i] * s).cos() * 0.25;
-    }
-}
-#[differentiable]
-fn p9_h4(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).cos() * 0.6;
-    }
-    y[0] * 1.5
-}
-#[differentiable]
-fn p9_h5(y: &mut [f64], x: &[f64], s: f64) {
-    p9_h3(y, s);
-    let _ = p9_h4(s * 0.3, &x[1..], y);
-}
-program! {
-    #[differentiable]
-    fn p9(ys: &mut [f64], b: f64, a: f64, xs: &[f64]) -> f64 {
-        let t1 = p9_h1(xs, b * 0.25);
-        let t2 = match p9_h2(&xs[2..], t1.tanh() * 0.5) { Some(v) => v, None => t1.tanh() * 0.5 * -0.5 };
-        let s3 = &xs[0..2];
-        let t4 = (s3[1] * t1.tanh() * 0.6 + s3[1]).sin() + s3[s3.len() - 1] * 0.6;
-        for _ in 0..3 {
-            p9_h5(ys, &s3[0..], t1.tanh() * -0.5);
-        }
-        let t5 = ys[0] * -0.5;
-        t5 + t4 + t2 + t1 + ys[2] + a * 0.3
-    }
-    check_p9(seed = 0x907658756e147de3, inputs = 11, calls = [], at = |p| (&mut p[0..3].to_vec(), p[3], p[4], &p[5..11]),
-        params = ["a", "xs", "b"] at [4, 5, 6, 7, 8, 9, 10, 3]);
-}
-
-program! {
-    #[differentiable]
-    fn p10(b: f64, a: f64) -> f64 {
-        let mut acc0 = ((b.powi(3) - b) * 0.5).tanh();
-        acc0 = (acc0 - f64::max(b, 0.6)).atan();
-        let mut k1 = 0;
-        loop {
-            let mut v2: Vec<f64> = Vec::new();
-            v2.push((((1.0 + (acc0 * 0.1).atan().powi(2)).cbrt() - k1 as f64) * 0.25).tanh());
-            v2.push((acc0 * 0.1).tanh());
-            let t3 = v2[0] * 0.5 + v2[1];
-            let t4 = if k1 == 3 { t3 + (p2((((acc0 * 0.1).atan() - t3) * 0.5).tanh(), (a.max(acc0 * 0.1) * 0.5).atan(), ((b + t3) * 0.5).atan()) * 0.5).tanh() } else { b + 0.5 * t3 };
-            acc0 = a;
-            k1 += 1;
-            if (t3.powi(3) < 0.7) || k1 >= 5 { break; }
-        }
-        let t5: f64 = 2.0_f64.cos();
-        for i in 0..4 {
-            acc0 = ((acc0 * 0.1).tanh() - f64::tanh(t5)).atan();
-        }
-        acc0 *= 1.0 + t5.tanh();
-        acc0 * 0.05
-    }
-    check_p10(seed = 0xd4af77c9b9a0257b, inputs = 2, calls = [p2], at = |p| (p[0], p[1]));
-}
-
-#[differentiable]
-fn p11_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).cos() + v[1] * v[v.len() - 1] * -0.5
-}
-#[differentiable]
-fn p11_h1(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).cos();
-    r[1] = v[1] * 0.3;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-#[differentiable]
-fn p11_h2(y: &mut [f64], s: f64) {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.25).tanh();
-    }
-    y[0] = (y[0] * -0.5 + s).sin();
-}
-#[differentiable]
-fn p11_h3(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).tanh() * 0.3;
-    }
-}
-#[differentiable]
-fn p11_h4(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    p11_h2(y, s);
-    p11_h3(s * 0.25, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-program! {
-    #[differentiable]
-    fn p11(xs: &[f64], a: f64) -> f64 {
-        let s1 = &xs[..];
-        let t2 = (s1[5] * a + s1[2]).sin() + s1[s1.len() - 1] * 0.3;
-        let t3 = p11_h0(&xs[2..], t2.tanh() * -0.5).sin();
-        let arr4 = p11_h1(&xs[2..=4], t3.tanh());
-        let t5 = arr4[1] * arr4[1];
-        let mut buf6 = vec![0.5; 3];
-        let t7 = p11_h4(&mut buf6, &s1[..], t3.tanh() * 0.6).tanh();
-        p11_h2(&mut buf6, t7.tanh());
-        p11_h2(&mut buf6, t5.tanh());
-        let t8 = buf6[0] + buf6[2] * 0.3;
-        let mut buf9 = vec![0.0; 3];
-        for i in 0..3 {
-            buf9[i] = xs[i + 0] * t5.tanh();
-        }
-        p11_h2(&mut buf9, t5.tanh());
-        p11_h3(t3.tanh() * -0.5, s1, &mut buf9);
-        let t10 = p11_h4(&mut buf9, &s1[1..], a).tanh();
-        let t11 = buf9[0] + buf9[2] * 0.3;
-        t11 + t10 + t8 + t7 + t5 + a * 0.3
-    }
-    check_p11(seed = 0xdd5f5ced2e1efdbd, inputs = 7, calls = [], at = |p| (&p[0..6], p[6]));
-}
-
-#[differentiable]
-fn p12_h0(y: &mut [f64], s: f64) -> f64 {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.75 + (y[i] * s).cos() * 0.25;
-    }
-    y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p12_h1(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.5
-}
-#[differentiable]
-fn p12_h2(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.25;
-    t + p12_h1(&v[1..], s * 0.3) + p12_h1(v, s).tanh()
-}
-program! {
-    #[differentiable]
-    fn p12(b: f64, a: f64, xs: &[f64]) -> f64 {
-        let mut buf1 = vec![0.6; 2];
-        let _ = p12_h0(&mut buf1, a);
-        let t2 = p12_h0(&mut buf1, b).tanh();
-        let t3 = buf1[0] + buf1[1] * 0.75;
-        let t4 = p12_h2(xs, t3.tanh()).sin();
-        let s5 = &xs[2..7];
-        let t6 = (s5[1] * b + s5[3]).sin() + s5[s5.len() - 1] * -0.5;
-        t6 + t4 + t3 + t2 + a * 0.3
-    }
-    check_p12(seed = 0xaa39cecb90c932de, inputs = 10, calls = [], at = |p| (p[0], p[1], &p[2..10]));
-}
-
-program! {
-    #[differentiable]
-    fn p13(b: f64, a: f64, c: f64, d: f64) -> f64 {
-        let mut acc0 = 0.0;
-        let mut k1 = 0;
-        loop {
-            if d - c > 0.5 {
-                for j in 1..=1 {
-                    acc0 *= 0.8 + 0.2 * (0.1 * c).sin();
-                }
-                return c;
-            }
-            acc0 -= (a / (2.0 + (k1 as f64).tanh().cos()) * 0.5).sin();
-            k1 += 1;
-            if (d + a > -0.4) || k1 >= 6 { break; }
-        }
-        let t2 = -d;
-        t2 + (acc0 * 0.02).sin() + 0.5 * d
-    }
-    check_p13(seed = 0xd08867f297d4497f, inputs = 4, calls = [], at = |p| (p[0], p[1], p[2], p[3]));
-}
-
-#[differentiable]
-fn p14_h0(v: &[f64], s: f64, k: usize) -> f64 {
-    if k == 0 {
-        (v[0] * s).cos()
-    } else {
-        v[k % v.len()] * 0.75 + p14_h0(v, s * 1.5, k - 1).cos()
-    }
-}
-#[differentiable]
-fn p14_h1(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.6
-}
-program! {
-    #[differentiable]
-    fn p14(a: f64, xs: &[f64]) -> f64 {
-        let t1 = p14_h0(&xs[..6], a, 3);
-        let t2 = p14_h1(&xs[3..6], t1.tanh() * 1.5);
-        let t3 = p14_h1(&xs[0..], t1.tanh()).sin();
-        let t4 = p14_h1(&xs[..], a);
-        t4 + t3 + t2 + t1 + a * 0.3
-    }
-    check_p14(seed = 0x1e1aa72915d3b0f0, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]),
-        params = ["xs"] at [1, 2, 3, 4, 5, 6]);
-}
-
-#[differentiable]
-fn p15_h0(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.75 + (y[i] * s).sin() * 0.25;
-    }
-}
-#[differentiable]
-fn p15_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).sin() * 1.5;
-    }
-}
-#[differentiable]
-fn p15_h2(y: &mut [f64], x: &[f64], s: f64) {
-    p15_h0(y, s);
-    p15_h1(s * 0.3, &x[1..], y);
-}
-#[differentiable]
-fn p15_h3(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.6
-}
-#[differentiable]
-fn p15_h4(v: &[f64], s: f64) -> Option<f64> {
-    let head = if v[0] * s > -0.4 { Some((v[0] * s).sin()) } else { None };
-    let h = head?;
-    Some(h * 0.6 + v[v.len() - 1] * 1.5)
-}
-program! {
-    #[differentiable]
-    fn p15(a: f64, xs: &[f64]) -> f64 {
-        let mut buf1 = vec![0.0; 2];
-        for i in 0..2 {
-            buf1[i] = xs[i + 4] * a;
-        }
-        p15_h0(&mut buf1, a);
-        p15_h0(&mut buf1, a * 0.25);
-        p15_h0(&mut buf1, a);
-        let t2 = buf1[0] + buf1[1] * 0.5;
-        let s3 = &xs[0..6];
-        let t4 = (s3[1] * t2.tanh() + s3[5]).sin() + s3[s3.len() - 1] * 0.5;
-        let mut buf5 = vec![0.0; 3];
-        for i in 0..3 {
-            buf5[i] = xs[i + 3] * a;
-        }
-        p15_h2(&mut buf5, &buf1, t4.tanh());
-        let t6 = buf5[0] + buf5[2] * 0.25;
-        let t7 = p15_h3(&s3[..], t4.tanh()).sin();
-        let t8 = match p15_h4(&xs[5..], t6.tanh()) { Some(v) => v, None => t6.tanh() * -0.5 };
-        let t9 = p15_h3(s3, t4.tanh()).sin();
-        t9 + t8 + t7 + t6 + t4 + a * 0.3
-    }
-    check_p15(seed = 0x6ab7903bac12177f, inputs = 9, calls = [], at = |p| (p[0], &p[1..9]));
-}
-
-#[differentiable]
-fn p16_h0(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 1.5).tanh();
-    }
-    acc * -0.5 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p16_h1(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.25;
-    t + p16_h0(&v[1..], s * 1.5) + p16_h0(v, s).tanh()
-}
-#[differentiable]
-fn p16_h2(v: &[f64], s: f64, k: usize) -> f64 {
-    if k == 0 {
-        (v[0] * s).cos()
-    } else {
-        v[k % v.len()] * 0.25 + p16_h2(v, s * 0.5, k - 1).cos()
-    }
-}
-#[differentiable]
-fn p16_h3(y: &mut [f64], s: f64) {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.6).tanh();
-    }
-    y[0] = (y[0] * 1.5 + s).sin();
-}
-#[differentiable]
-fn p16_h4(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).sin() * 0.25;
-    }
-}
-#[differentiable]
-fn p16_h5(y: &mut [f64], x: &[f64], s: f64) {
-    p16_h3(y, s);
-    p16_h4(s * -0.5, &x[1..], y);
-}
-program! {
-    #[differentiable]
-    fn p16(xs: &[f64], a: f64) -> f64 {
-        let t1 = p16_h1(&xs[..], a).sin();
-        let arr2: [f64; 3] = [a * 0.6, xs[3] * 0.75, (t1.tanh() * -0.5).sin()];
-        let t3 = arr2[0] * arr2[2];
-        let t4 = p16_h1(&xs[2..5], t3.tanh()).sin();
-        let t5 = p16_h2(&arr2, a, 2);
-        let mut buf6 = vec![0.75; 4];
-        p16_h3(&mut buf6, t5.tanh() * 0.3);
-        p16_h5(&mut buf6, xs, t3.tanh());
-        p16_h5(&mut buf6, &xs[..], t1.tanh());
-        let t7 = buf6[0] + buf6[3] * 0.3;
-        let t8 = p16_h1(xs, t4.tanh()).sin();
-        t8 + t7 + t5 + t4 + t3 + a * 0.3
-    }
-    check_p16(seed = 0x34d4474af93c61fd, inputs = 7, calls = [], at = |p| (&p[0..6], p[6]));
-}
-
-program! {
-    #[differentiable]
-    fn p17(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = (v.dot(x) * 0.3).dot(&(v + x)) * 0.3;
-        let t2 = ((x * x).mapv(f64::tanh)).column(1).to_owned();
-        let t3 = &(x / &x.mapv(|q| q * q + 1.0)) + &(x.dot(x) * 0.3);
-        t3.sum() * 0.2 + t2.dot(&t2) * 0.1 + t1.dot(&t1) * 0.1
-    }
-    check_p17(seed = 0x461cd5334ebf97ff, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3),
-        params = ["x"] at [0, 1, 2, 3, 4, 5, 6, 7, 8]);
-}
-
-program! {
-    #[differentiable]
-    fn p18(d: f64, b: f64, a: f64, c: f64) -> f64 {
-        let mut v0 = vec![0.0; 3];
-        for i in 0..v0.len() {
-            v0[i] = (p13(a.min(a), c, a.clamp(-0.75, 0.75), (d * c * 0.5).sin()) * 0.5).atan();
-        }
-        let t1: f64 = (1.0 + (v0[2] * b).powi(2)).ln().tanh().cosh();
-        let mut acc2 = v0[1].to_radians() + v0[2] * c;
-        let t3 = if v0[2] - (p13(((acc2 - v0[0]) * 0.25).tanh(), (acc2 * v0.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) * 0.25).tanh(), (0.5 * v0[2].tanh()).atanh(), t1.tanh()) * 0.5).sin() > acc2 { (1.0 + v0[1].powi(2)).ln().cos() } else { v0[1] };
-        acc2 += ((2.0 + (v0[2] * a).sin()).ln() * 0.5).tanh();
-        v0[0] += ((v0[2] * v0.iter().map(|q| q * c).sum::<f64>()).atan() * 0.5).tanh();
-        acc2 = c.sin().powi(2);
-        let mut k4 = 0;
-        loop {
-            let o5: Option<f64> = if (v0[k4 % v0.len()] * 0.1).sin() < 0.3 { Some((k4 as f64 * 0.5).tanh()) } else { None };
-            let t7: f64 = if let Some(u6) = o5 { (1.5 + t3.sin()).powf(c.tanh()) * 0.6 } else { (k4 as f64 * 0.25).tanh().powi(2) };
-            acc2 = ((v0[k4 % v0.len()] * 0.1).mul_add(k4 as f64, v0.iter().map(|q| (q * 0.1) * (q * 0.1)).sum::<f64>()) * 0.5).tanh().sin().exp();
-            k4 += 1;
-            if ((v0[0] * 0.1).tanh().powi(3) > 0.0 || v0[(k4 + 1) % 3] * 0.1 < 0.0) || k4 >= 6 { break; }
-        }
-        t3 + (acc2 * 0.1).tanh().cos() + t1 - a.cos() + b + 0.5 * d + 0.5 * t1
-    }
-    check_p18(seed = 0xe0d74ee2ac469b73, inputs = 4, calls = [p13], at = |p| (p[0], p[1], p[2], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p19(n: usize, xs: &[f64], a: f64) -> f64 {
-        let mut acc0 = p10((xs[xs.len() - 1 - n] / (1.0 + a.powi(2)) * 0.5).atan(), (xs[n] * a * 0.5).tanh());
-        if xs.iter().sum::<f64>() - xs[n] > acc0 {
-            let t1 = xs[0].sin().sin().exp() + a * xs[0] * (0.25 / (2.0 + a.cos()));
-            let flag2 = (1.5 + 0.2_f64.sin()).powf(0.6_f64.tanh()) > 0.7;
-            if flag2 {
-                let t5: f64 = xs.iter().rev().skip(1).map(|&u3| (a / (2.0 + acc0.cos())).max((n as f64).tanh().sinh())).sum();
-            } else if flag2 {
-                let t6 = if flag2 { t1 * 0.5 / (1.5 + acc0.tanh()) } else { f64::tanh(0.6).powi(2) };
-            }
-        }
-        if n % 3 == 1 {
-            acc0 += (xs.iter().map(|q| q * q).sum::<f64>() / (1.5 + acc0.tanh()) / (1.0 + (a + (p3((xs[0].powi(2) * 0.5).sin(), xs[1]) * 0.5).sin()).powi(2)) * 0.05).sin();
-            let t9: f64 = xs[1..3].iter().map(|u7| { let u7 = *u7; xs[n].to_radians().atan() }).sum();
-        }
-        let t10 = xs[1];
-        acc0 += ((a - 0.6) * a * 0.25).atan();
-        for i in 1..=4 {
-            acc0 = a.tanh().exp().atan();
-        }
-        t10
-    }
-    check_p19(seed = 0xbdffc89d9db7b695, inputs = 4, calls = [p3, p10], at = |p| (1, &p[0..3], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p20(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (a + xs[2]).tanh();
-        let t2 = (a + xs[0]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 1..xs.len() {
-            let mut t3 = 0.0;
-            for j in 0..2 {
-                t3 += (xs[i - 1] * (j as f64 + 0.5)).sin();
-            }
-            acc -= (((xs[i - 1]) * 0.5).exp()).tanh();
-            acc -= ((((1.0 + (a) * (a)).ln()).mul_add(0.5, xs[i - 1])).mul_add(0.5, t1)).tanh();
-        }
-        acc
-    }
-    check_p20(seed = 0x712c1e3c719eed6e, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]),
-        params = ["a"] at [0]);
-}
-
-program! {
-    #[differentiable]
-    fn p21(a: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = (2.0 + (2.0 + 1.25_f64.sin()).sqrt().cos()).recip();
-        for i in 0..2 {
-            let acc0 = (acc0 * 0.25).sin() * (i as f64 * (acc0 * 0.25));
-            let t3: f64 = { let v1: Vec<f64> = xs.iter().map(|&u2| (0.6 * a).hypot(u2)).collect(); v1[0] + v1[3] };
-            let mut acc4 = 0.0;
-            if (1.0 + a.powi(2)).ln() < -0.1 {
-                let t7: f64 = { let v5: Vec<f64> = xs.iter().map(|&u6| f64::cos(0.5)).collect(); v5[0] + v5[3] };
-            } else {
-                let t10: f64 = xs.iter().take(2).map(|&u8| ((t3 * 0.5).atan() * (p1(xs[3].tanh().sinh(), -u8) * 0.5)).tanh()).fold(0.0, |s, v| s * 0.5 + v);
-            }
-            acc4 += (f64::min((t3 * 0.5).atan(), a).min(xs[i].powi(2)) * 0.5).sin();
-        }
-        if (acc0 * 0.25).sin().sin() > xs[0] {
-            return (1.5 + 0.6_f64.hypot(xs[2]).sin()).log(2.5 + (xs[2] * a).cos());
-        }
-        (acc0 * 0.25).atan().cos()
-    }
-    check_p21(seed = 0x35eb276f693dbc14, inputs = 5, calls = [p1], at = |p| (p[0], &p[1..5]),
-        params = ["xs"] at [1, 2, 3, 4]);
-}
-
-program! {
-    #[differentiable]
-    fn p22(n: usize, b: f64, a: f64, xs: &[f64]) -> f64 {
-        let t0 = if a / (1.5 + xs.iter().map(|q| q * q).sum::<f64>().tanh()) < 0.7 { b * n as f64 * (a * n as f64) } else { a };
-        let mut acc1 = (xs[n] / (1.5 + 0.3_f64.tanh()) * (b * b) * 0.25).sin();
-        if xs[2] + xs[xs.len() - 1 - n] > a {
-            let mut acc2 = 0.5;
-            acc2 += (f64::atan((t0 * 0.1).sin()) * 0.5).tanh();
-            if n == 2 {
-                for i in 0..3 {
-                    for j in 1..=1 {
-                        let t3 = 0.9_f64.clamp(-0.75, 0.75);
-                        acc2 = ((xs.iter().map(|q| (q * 0.25).sin()).sum::<f64>().atan2(1.5 + a.cos()) - f64::sin(xs[xs.len() - 1 - i])) * 0.5).sin();
-                    }
-                    acc2 *= (xs.iter().map(|q| q * q).sum::<f64>() - b).tanh();
-                }
-            } else {
-                if n % 2 == 0 {
-                    for i in 0..4 {
-                        let t4 = i as f64 * 0.1 / (1.5 + (acc2 * 0.05).sin().tanh());
-                        acc2 = ((t0 * 0.1).sin().max(xs.iter().map(|q| q * q).sum::<f64>()) * 0.25).sin().powi(2);
-                    }
-                }
-            }
-        } else {
-            acc1 = ((acc1 * 0.05).sin() * (n as f64 * 0.5).sin()).tanh();
-        }
-        1.0 * (acc1 * 0.05).tanh() + 0.5 * (t0 * 0.1).atan()
-    }
-    check_p22(seed = 0x97e00beb2687974f, inputs = 5, calls = [], at = |p| (2, p[0], p[1], &p[2..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p23(d: f64, b: f64, a: f64, c: f64) -> f64 {
-        let mut acc0 = 1.0;
-        if d * d > 0.0 {
-            let mut v1 = vec![0.0; 3];
-            for i in 0..v1.len() {
-                v1[i] = -a / (1.0 + (1.5 + d.sin()).powf((i as f64).tanh()).powi(2));
-                if i > 0 {
-                    v1[i] += v1[i - 1] * 0.75;
-                }
-            }
-        }
-        let mut k2 = 0;
-        loop {
-            acc0 *= 0.8 + 0.2 * (c - b).sin();
-            for j in 0..1 {
-                for l in 0..1 {
-                    match j % 3 {
-                        0 => {
-                            let acc0 = (acc0 * 0.02).tanh() - a.max(d);
-                        }
-                        1 => {
-                            let c3 = |u4: f64| (p18(d.atan2(1.5 + d.cos()), (u4.sin().exp_m1() * 0.5).tanh(), 0.75 * b, (a + d) * 0.5) * 0.25).tanh() * b + (c + d);
-                            let t5: f64 = c3(b.sin()) - 0.5 * c3((d * (p13((a * (acc0 * 0.02) * 0.25).atan(), (acc0 * 0.02).sin().tanh(), a * 0.3, (a * d * 0.5).sin()) * 0.5) * 0.5).atan());
-                        }
-                        _ => {
-                            acc0 -= (a - 1.5 - c.atan2(1.5 + a.cos())) * 0.25;
-                        }
-                    }
-                    acc0 = ((acc0 * 0.02).tanh() * (acc0 * 0.02 / (2.0 + (l as f64).cos()) * 0.25).tanh()).atan();
-                }
-                acc0 += ((1.0 + (acc0 * 0.02).sin().powi(2)).sqrt() * 0.5).atan();
-            }
-            acc0 = (acc0 * 0.02).atan();
-            k2 += 1;
-            if ((f64::min(b, k2 as f64)) < -0.1) || k2 >= 6 { break; }
-        }
-        0.5 * (acc0 * 0.02) + c - d
-    }
-    check_p23(seed = 0xbcab2c22663cdda3, inputs = 4, calls = [p13, p18], at = |p| (p[0], p[1], p[2], p[3]),
-        params = ["a", "d", "b"] at [2, 0, 1]);
-}
-
-program! {
-    #[differentiable]
-    fn p24(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            if xs[i] > -0.28 {
-                continue;
-            }
-            acc += (xs[i]).tanh();
-            acc += (((1.0 + (a) * (a)).ln()).sin()).tanh();
-        }
-        acc
-    }
-    check_p24(seed = 0x9c0fab373826d0f3, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-program! {
-    #[differentiable]
-    fn p25(b: f64, a: f64, d: f64, xs: &[f64], c: f64) -> f64 {
-        let mut acc0 = d * a * (a + xs[2]) * 0.25;
-        if acc0 - xs[0] < -0.2 {
-            for i in 1..=2 {
-                let mut w1 = 0;
-                while w1 < 3 {
-                    let mut a = a;
-                    acc0 /= (2.0 + (acc0 * 0.1).tanh().cos());
-                    w1 += 1;
-                }
-                acc0 += xs[xs.len() - 1 - i];
-            }
-        } else if b < 0.7 {
-            let mut w2 = 0;
-            while w2 < 3 {
-                for j in 0..1 {
-                    let t5: f64 = xs.iter().rev().skip(1).map(|&u3| 0.6 * (xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) * xs.iter().sum::<f64>())).sum();
-                    acc0 = (acc0 * 0.05 - (xs.iter().map(|q| (q * 1.5).sin()).sum::<f64>() * 0.5).sin().powi(3)).tanh();
-                }
-                acc0 *= f64::sin(xs[1]).cos();
-                w2 += 1;
-            }
-        } else {
-            let t8: f64 = xs[1..4].iter().map(|u6| { let u6 = *u6; (0.2 - xs[3]).powi(3) }).sum();
-            let mut k9 = 0;
-            let r11: f64 = loop {
-                let t10 = match k9 % 3 { 0 | 1 => (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() + xs[k9]) * 0.75 * 0.1, _ => (2.0 + (p1((xs[k9] * d * 0.5).tanh(), (2.0 + (acc0 * 0.02).sin().sin()).sqrt()) * 0.5).atan().atan2(1.5 + p10(xs.iter().map(|q| q.cos()).product::<f64>().powi(3), xs[k9]).cos()).sin()).log10() };
-                acc0 = ((acc0 * 0.02).atan() + xs[3] * (t8 * 0.1).tanh()).tanh();
-                k9 += 1;
-                if (c.powi(2) < 0.0) || k9 >= 3 { break 1.25; }
-            };
-        }
-        acc0 * 0.02
-    }
-    check_p25(seed = 0xcc8a1837ee2dd963, inputs = 8, calls = [p1, p10], at = |p| (p[0], p[1], p[2], &p[3..7], p[7]));
-}
-
-program! {
-    #[differentiable]
-    fn p26(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            extra += (((xs[i] + xs[i] - xs[i]) * 0.5).exp()).tanh();
-            if xs[i] > 0.04 {
-                continue;
-            }
-            let mut t1 = 0.0;
-            for j in 0..2 {
-                t1 += ((((xs[i]).mul_add(0.5, a)) * 0.5).exp() * (j as f64 + 0.5)).sin();
-            }
-            let t2 = if ((1.0 + (0.40_f64) * (0.40_f64)).ln()).cos() * xs[i] > -0.35 { (((a).sin()).mul_add(0.5, a)).tanh() } else { (xs[i]) * (xs[i]) };
-            if i + 1 < xs.len() {
-                if (t1 + -0.61_f64).cos() * xs[i + 1] < 0.39 {
-                    acc += (((((xs[i + 1]).tanh()) * ((1.0 + (xs[i]) * (xs[i])).ln())) * 0.5).exp()).tanh();
-                    acc += ((0.61_f64).sin()).tanh();
-                } else {
-                    extra -= (((t1).cos() * a).sin() - ((t1) * 0.5).exp()).tanh();
-                }
-                acc += (-0.37_f64).tanh();
-                acc += (((xs[i]) * (t1 - 0.45_f64)).cos() * t2).tanh();
-            }
-            acc -= (xs[i]).tanh();
-        }
-        acc.sin()
-    }
-    check_p26(seed = 0x48207112efea19b3, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]),
-        params = ["xs"] at [1, 2, 3, 4, 5]);
-}
-
-program! {
-    #[differentiable]
-    fn p27(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((1.0 + ((a) * (a)) * ((a) * (a))).ln() + xs[5]).tanh();
-        let t2 = ((t1).cos() * -0.99_f64 + xs[3]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() - 1 {
-            if ((1.0 + (xs[i]) * (xs[i])).ln()).mul_add(0.5, 0.30_f64) > 0.40 {
-                continue;
-            }
-            let t3 = if (1.0 + ((xs[i + 1]).cos() * t2) * ((xs[i + 1]).cos() * t2)).ln() > 0.05 { (xs[i + 1]).tanh() } else { (t2).sin() };
-            if (t2).mul_add(0.5, 0.21_f64) < 0.20 {
-                let mut t4 = 0.0;
-                for j in 0..2 {
-                    t4 += (a * (j as f64 + 0.5)).sin();
-                }
-                if xs[i] > 0.38 {
-                    continue;
-                }
-            }
-            acc += ((a) * (xs[i + 1])).tanh();
-        }
-        acc
-    }
-    check_p27(seed = 0xb284004a682163cd, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]),
-        params = ["xs"] at [1, 2, 3, 4, 5, 6]);
-}
-
-program! {
-    #[differentiable]
-    fn p28(a: f64, b: f64, c: f64) -> f64 {
-        let mut acc0 = 0.5;
-        if -b > a {
-            let t1 = b;
-        } else {
-            let c = c * (a + c);
-            let t2 = b + (c * 0.25).tanh();
-            let t3: f64 = t2 * (c * 0.25) * (1.0 + t2.powi(2)).sqrt();
-        }
-        acc0 -= c.powi(2) * 0.6;
-        acc0.cos() + c.tanh() - a
-    }
-    check_p28(seed = 0x482185870fe12fa0, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p29(a: f64, b: f64, c: f64) -> f64 {
-        let t0 = match (((1.5 + a) * 0.5).tanh().abs() * 2.0) as usize % 3 { 0 => (b / (1.0 + c * c)).atan2(1.5 + a.cos()), 1 => c, _ => a };
-        let mut acc1 = 0.5 * (c + a);
-        let mut w2 = 0;
-        while w2 < 1 && ((2.0 + b.sin()).ln() < 0.0) {
-            let mut w3 = 0;
-            while w3 < 1 {
-                let t4 = (1.5 + (-(b * 0.2)).sin()).powf(((acc1 * 0.25).mul_add(w3 as f64, t0) - b / (1.5 + (w3 as f64).tanh())).tanh());
-                acc1 *= (1.5 + 0.2_f64.sin()).powf(t0.tanh()).cos();
-                w3 += 1;
-            }
-            acc1 += ((c.min(t0) * 0.5).atan().powi(3) * 0.25).sin();
-            w2 += 1;
-        }
-        acc1 * 0.1 + 1.25 * t0 - c
-    }
-    check_p29(seed = 0x49802d909dc028bf, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p30(n: usize, a: f64) -> f64 {
-        let mut acc0 = a;
-        acc0 += ((a * 0.9 - a.max(acc0)) * 0.5).atan();
-        let acc0 = (acc0 * 0.5).sin() - (acc0 * 0.5).atan();
-        acc0 * 0.5
-    }
-    check_p30(seed = 0xf6a2bc848d225193, inputs = 1, calls = [], at = |p| (3, p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p31(d: f64, a: f64, b: f64, c: f64) -> f64 {
-        let mut acc0 = 1.0;
-        match (((1.0 + b.powi(2)).sqrt() * 0.5).atan().abs() * 2.0) as usize % 3 {
-            0 => {
-                let t1 = a;
-                acc0 = a;
-            }
-            1 => {
-                let t2 = d.powi(2);
-            }
-            _ => {
-                for i in 0..1 {
-                    let c = c + c.atan();
-                    acc0 += (f64::tanh(d.min(i as f64)) * 0.5).atan();
-                }
-            }
-        }
-        (acc0 * 0.25).tanh() + 0.1 * a
-    }
-    check_p31(seed = 0x3dfe6217d23cdfa5, inputs = 4, calls = [], at = |p| (p[0], p[1], p[2], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p32(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = ((s) * (v.dot(v) * 0.3)).tanh();
-        let t2 = &((x * v).mapv(f64::tanh)) - &(v.sin());
-        let t3 = (x.column(1).to_owned()).mean().unwrap();
-        let t4 = (-x.mapv(f64::sin)).column(1).to_owned();
-        t4.dot(&t4) * 0.1 + t3 + t2.sum() * 0.2
-    }
-    check_p32(seed = 0xe3c455fdda25cc1d, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p33(b: f64, a: f64) -> f64 {
-        let mut acc0 = b * (b * 0.1);
-        for i in 0..1 {
-            let t1 = b;
-            let t2 = 0.5 * i as f64;
-            let a = a + b.hypot(b);
-            let mut w3 = 0;
-            while w3 < 3 {
-                if w3 < 2 {
-                    for l in 0..1 {
-                        let t4 = t2;
-                        acc0 += 1.5 * (a * 0.25).sin().max(0.3);
-                    }
-                } else if i == 1 {
-                    if w3 % 2 == 0 {
-                        match i {
-                            0 => {
-                                acc0 = ((acc0 * 0.1).atan() * t2).tanh();
-                            }
-                            _ => {
-                                let t5 = (a * 0.25).tanh().tanh().tanh().cosh().atan();
-                            }
-                        }
-                    } else if w3 % 3 == 1 {
-                        let t6 = (1.0 + (i as f64).powi(2)).sqrt();
-                    } else {
-                        if (a * 0.25).tanh().asinh() < -0.4 {
-                            let t7 = b * (a * 0.25);
-                        }
-                    }
-                }
-                acc0 *= f64::cos(1.25).tanh();
-                w3 += 1;
-            }
-            acc0 /= (2.0 + (i as f64).cos());
-        }
-        acc0 = (a.tanh().exp() * 1.25 * 0.5).sin();
-        let t8 = 2.0 * (acc0 * 0.05).tanh();
-        (acc0 * 0.05).tanh() + a + b
-    }
-    check_p33(seed = 0x2572ee3ac7fbadc1, inputs = 2, calls = [], at = |p| (p[0], p[1]),
-        params = ["b"] at [0]);
-}
-
-#[differentiable]
-fn p34_h0(y: &mut [f64], s: f64) -> f64 {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.6 + (y[i] * s).tanh() * 0.25;
-    }
-    y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p34_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).cos() * 0.3;
-    }
-}
-#[differentiable]
-fn p34_h2(y: &mut [f64], x: &[f64], s: f64) {
-    let _ = p34_h0(y, s);
-    p34_h1(s * 0.5, &x[1..], y);
-}
-program! {
-    #[differentiable]
-    fn p34(a: f64, xs: &[f64]) -> f64 {
-        let s1 = &xs[..];
-        let t2 = (s1[1] * a + s1[0]).sin() + s1[s1.len() - 1] * -0.5;
-        let mut buf3 = vec![0.0; 3];
-        for i in 0..3 {
-            buf3[i] = xs[i + 1] * a;
-        }
-        p34_h2(&mut buf3, &s1[1..4], t2.tanh());
-        p34_h1(t2.tanh() * 0.6, &xs[2..=2], &mut buf3);
-        let t4 = buf3[0] + buf3[2] * 0.25;
-        let mut arr5 = [0.6_f64; 3];
-        arr5[2] = t2.tanh();
-        arr5[0] = xs[1] * 0.3;
-        let t6 = arr5[1] * arr5[0];
-        t6 + t4 + t2 + a * 0.3
-    }
-    check_p34(seed = 0xb7121d7af477b3c2, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-program! {
-    #[differentiable]
-    fn p35(a: f64) -> f64 {
-        let t0 = f64::max(0.5 * (p3(a, (2.0 + a.sin()).cbrt()) * 0.5), 0.75_f64.sin());
-        let mut v1 = vec![0.0; 4];
-        for i in 0..v1.len() {
-            v1[i] = 0.6 / (1.5 + a.tanh()) - -t0;
-            if i > 0 {
-                v1[i] += v1[i - 1] * ((t0 + 0.25) * 0.5).tanh();
-            }
-        }
-        let t2 = f64::min(f64::max(v1[2] * 0.1, 0.6), 0.25 * t0) - (t0.cos().exp_m1() - (t0 + a));
-        (t2 * 0.25).tanh() - t0 + a.sin() + 0.5 * a
-    }
-    check_p35(seed = 0x33830c79298a971d, inputs = 1, calls = [p3], at = |p| (p[0]));
-}
-
-#[differentiable]
-fn p36_h0(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.75 + (y[i] * s).tanh() * 0.25;
-    }
-}
-#[differentiable]
-fn p36_h1(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + -0.5).sin();
-    }
-    acc * 0.6 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p36_h2(v: &[f64], s: f64) -> Result<f64, String> {
-    let head = if v[0] * s > -0.4 { Ok((v[0] * s).cos()) } else { Err(format!("{s} is too small")) };
-    let h = head?;
-    Ok(h * 1.5 + v[v.len() - 1] * 0.6)
-}
-#[differentiable]
-fn p36_h3(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).tanh() * 0.75;
-    }
-}
-#[differentiable]
-fn p36_h4(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    p36_h0(y, s);
-    p36_h3(s * 1.5, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-program! {
-    #[differentiable]
-    fn p36(xs: &[f64], a: f64) -> f64 {
-        let mut buf1 = vec![0.6; 3];
-        for _ in 0..3 {
-            p36_h0(&mut buf1, a);
-        }
-        let t2 = buf1[0] + buf1[2] * 1.5;
-        let s3 = &xs[6..];
-        let t4 = (s3[1] * t2.tanh() + s3[1]).sin() + s3[s3.len() - 1] * 0.25;
-        let t5 = p36_h1(&buf1, t2.tanh() * -0.5);
-        let t6 = match p36_h2(&buf1[..2], t5.tanh()) { Ok(v) => v, Err(_) => t5.tanh() * 1.5 };
-        let t7 = p36_h1(&s3[..2], t5.tanh() * 0.25);
-        let mut buf8 = vec![-0.5; 2];
-        let t9 = p36_h4(&mut buf8, &s3[0..], t2.tanh() * 0.5).tanh();
-        let t10 = p36_h4(&mut buf8, &xs[..6], t9.tanh()).tanh();
-        let t11 = buf8[0] + buf8[1] * 0.25;
-        let s12 = &xs[..];
-        let t13 = (s12[1] * t10.tanh() + s12[3]).sin() + s12[s12.len() - 1] * -0.5;
-        t13 + t11 + t10 + t9 + t7 + a * 0.3
-    }
-    check_p36(seed = 0x12dd64e2d836b00c, inputs = 9, calls = [], at = |p| (&p[0..8], p[8]));
-}
-
-program! {
-    #[differentiable]
-    fn p37(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            acc += (xs[i]).tanh();
-            extra += (a).tanh();
-            if i + 1 < xs.len() {
-                let t1 = (xs[i + 1]).tanh() * 1.5;
-                acc += ((a).tanh()).tanh();
-            }
-            acc += (((1.0 + (xs[i]) * (xs[i])).ln()).sin()).tanh();
-        }
-        acc
-    }
-    check_p37(seed = 0x1b82a1763dfe141a, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-#[differentiable]
-fn p38_h0(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).tanh();
-    r[1] = v[1] * 0.3;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-#[differentiable]
-fn p38_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).cos() * -0.5;
-    }
-}
-#[differentiable]
-fn p38_h2(y: &mut [f64], s: f64) -> f64 {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 1.5).tanh();
-    }
-    y[0] = (y[0] * 0.6 + s).sin();
-    y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p38_h3(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    let _ = p38_h2(y, s);
-    p38_h1(s * -0.5, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-#[differentiable]
-fn p38_h4(v: &[f64], s: f64) -> Option<f64> {
-    let head = if v[0] * s > -0.4 { Some((v[0] * s).tanh()) } else { None };
-    let h = head?;
-    Some(h * 0.25 + v[v.len() - 1] * 0.3)
-}
-program! {
-    #[differentiable]
-    fn p38(a: f64, ys: &mut [f64], xs: &[f64]) -> f64 {
-        let arr1 = p38_h0(&xs[..], a);
-        let t2 = arr1[0] * arr1[0];
-        let mut buf3 = vec![0.6; 2];
-        p38_h1(a, &arr1, &mut buf3);
-        let _ = p38_h3(&mut buf3, &xs[..], t2.tanh());
-        let t4 = buf3[0] + buf3[1] * 0.25;
-        let mut buf5 = vec![0.25; 2];
-        let t6 = p38_h3(&mut buf5, xs, t2.tanh() * 0.75).tanh();
-        for _ in 0..2 {
-            p38_h1(a * 0.5, xs, &mut buf5);
-        }
-        let t7 = buf5[0] + buf5[1] * 0.75;
-        let arr8 = p38_h0(&xs[..], t2.tanh() * 0.25);
-        let t9 = arr8[2] * arr8[2];
-        let mut buf10 = vec![0.0; 2];
-        for i in 0..2 {
-            buf10[i] = xs[i + 6] * t2.tanh();
-        }
-        let _ = p38_h2(&mut buf10, t7.tanh());
-        let t11 = buf10[0] + buf10[1] * 0.25;
-        let arr12: [f64; 3] = [t11.tanh(), xs[0] * -0.5, (t11.tanh()).sin()];
-        let [e14, e15, e16] = arr12;
-        let t13 = e14 * e16 + arr12[1] * e15;
-        let t17 = match p38_h4(&buf10, t6.tanh()) { Some(v) => v, None => t6.tanh() * 0.6 };
-        let t18 = p38_h3(ys, &xs[1..], t9.tanh()).tanh();
-        let t19 = ys[1] * 0.5;
-        t19 + t18 + t17 + t13 + t11 + ys[2] + a * 0.3
-    }
-    check_p38(seed = 0x33463050ca469187, inputs = 12, calls = [], at = |p| (p[0], &mut p[1..4].to_vec(), &p[4..12]));
-}
-
-program! {
-    #[differentiable]
-    fn p39(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((a + a).tanh() + xs[3]).tanh();
-        let t2 = (((t1) * 0.5).exp() + xs[3]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() - 1 {
-            if ((((t2) * 0.5).exp()) * 0.5).exp() > 0.19 {
-                if (1.0 + (0.65_f64) * (0.65_f64)).ln() < 0.08 {
-                    continue;
-                }
-                let t3 = ((((t1) * (t2)) * (xs[i + 1])) * (t2)).tanh() * 1.5;
-            } else {
-                let t4 = if ((a).tanh()).cos() * xs[i] > -0.28 { (((t2) * (xs[i] + t2)).mul_add(0.5, t1)).tanh() } else { xs[i + 1] - -0.36_f64 };
-            }
-            if (xs[i + 1]).sin() < -0.06 {
-                break;
-            }
-            acc += ((((xs[i]) * 0.5).exp()).sin()).tanh();
-        }
-        acc
-    }
-    check_p39(seed = 0x9e00436e526fb5f1, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p40(a: f64) -> f64 {
-        let t0: f64 = f64::tanh(a) * (a + a).sin().exp();
-        let mut acc1 = 0.0;
-        let mut w2 = 0;
-        while w2 < 4 {
-            let t3 = (0.5 * a.tanh()).atanh();
-            acc1 += ((1.5 + a.mul_add((t0 * 0.5).tanh(), t3).sin()).powf((a * t3).tanh()) * 0.5).sin();
-            w2 += 1;
-        }
-        (acc1 * 0.1).cos() + (t0 * 0.5).tanh()
-    }
-    check_p40(seed = 0x45f3314f295bd48e, inputs = 1, calls = [], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p41(a: f64, xs: &[f64], b: f64) -> f64 {
-        let t0 = b - (2.0 + xs[0].cos()).powi(-2) * (0.5 * xs.iter().map(|q| q * b).sum::<f64>().tanh()).atanh();
-        let t1 = if b < 0.7 { (-xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())).tanh().exp2() } else { (t0 * 0.5).tanh() * xs[2].powi(2).ln_1p() };
-        let mut acc2 = a.tanh();
-        let t3 = (1.0 + xs[0].powi(2)).sqrt().tanh().sinh();
-        let t6: f64 = xs[1..3].iter().map(|u4| { let u4 = *u4; t1.tanh() }).sum();
-        let t7 = ((1.0 + t3.powi(2)).sqrt() - acc2).abs();
-        let mut v8 = vec![0.0; 4];
-        for i in 0..v8.len() {
-            v8[i] = f64::tanh(t1.atan2(1.5 + (i as f64).cos()));
-        }
-        let k9 = ((t7 * 0.5).tanh().abs() * 2.0) as usize % 3;
-        match k9 {
-            0 => {
-                acc2 = xs[0].max(t0 * 0.5) * xs[1].cos() * 0.5;
-            }
-            1 => {
-                let t10: f64 = (1.5 + (b + (t7 * 0.5).atan()).cos()).sqrt().atan2(1.5 + (1.5 + 1.5_f64.sin()).log(2.5 + xs.iter().map(|q| q.cos()).product::<f64>().cos()).atan().cos());
-            }
-            _ => {
-                let mut v11 = vec![0.0; v8.len()];
-                for i in 0..v11.len() {
-                    v11[i] = (i as f64 / (1.0 + acc2.powi(2)) * (t6 * 0.25 + (t0 * 0.5).sin()) * 0.05).tanh();
-                }
-            }
-        }
-        t7 * 0.5 + 0.1 * (t6 * 0.25) + t3 + 0.9 * acc2 + t1.sin() + (t0 * 0.5).tanh()
-    }
-    check_p41(seed = 0x7eb072799c43b1b2, inputs = 5, calls = [], at = |p| (p[0], &p[1..4], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p42(b: f64, a: f64) -> f64 {
-        let mut acc0 = (a.tanh().exp2() * 1.25 * 0.5).tanh();
-        let mut w1 = 0;
-        while w1 < 3 {
-            acc0 += (w1 as f64 + 0.5 * a) * 0.25;
-            acc0 = ((acc0 * 0.25).tanh() + 0.2 * a).sin();
-            w1 += 1;
-        }
-        let t2 = if acc0 * 0.25 * a < -0.4 { b.powi(2).ln_1p() } else { (acc0 * 0.25).atan().cos() + f64::cos(b) };
-        0.9 * (t2 * 0.5).atan() + (acc0 * 0.25).atan().sin()
-    }
-    check_p42(seed = 0x3d632519109cfb05, inputs = 2, calls = [], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p43(b: f64, xs: &[f64], a: f64) -> f64 {
-        let mut acc0 = 1.0;
-        let mut k1 = 0;
-        loop {
-            let mut v2 = vec![0.0; 4];
-            for j in 0..v2.len() {
-                v2[j] = 0.1_f64;
-            }
-            for q3 in xs.iter() {
-                v2[k1] = ((a * 1.5).tanh() * 0.5).sin();
-                acc0 -= (0.6 / (2.0 + (*q3).cos())).powi(2).ln_1p();
-                acc0 += (((acc0 * 0.05).atan() + *q3) / (2.0 + (1.5 + a.cos()).sqrt().cos()) * 0.1).sin();
-            }
-            acc0 *= 0.8 + 0.2 * (b * b).sin();
-            k1 += 1;
-            if (a - xs.iter().map(|q| (q * 2.0).sin()).sum::<f64>() > 0.7) || k1 >= 3 { break; }
-        }
-        if xs[0] - a > a {
-            let t4 = ((acc0 * 0.02).tanh() + a).sin().exp2().tanh();
-            let t5 = (xs.iter().map(|q| q.cos()).product::<f64>() - a).powi(2).ln_1p() - (1.5 + (1.0 + a.powi(2)).sqrt().sin()).powf(xs[0].tanh());
-        }
-        acc0 = (acc0 * 0.02).tanh();
-        let t6 = (a - acc0 * 0.02) * (xs[1] - b - xs.iter().map(|q| (q * 0.25).sin()).sum::<f64>().atan2(1.5 + xs[0].cos()));
-        let t7 = xs[1] / (2.0 + 1.25_f64.cos());
-        t7 + (t6 * 0.1).tanh() + 0.3 * (acc0 * 0.02).sin() + a.cos()
-    }
-    check_p43(seed = 0xfc58fa13d65772b7, inputs = 5, calls = [], at = |p| (p[0], &p[1..4], p[4]));
-}
-
-#[differentiable]
-fn p44_h0(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.5).tanh();
-    }
-    acc * 0.5 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p44_h1(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 1.5;
-    t + p44_h0(&v[1..], s * 1.5) + p44_h0(v, s).sin()
-}
-#[differentiable]
-fn p44_h2(y: &mut [f64], s: f64) {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * -0.5).tanh();
-    }
-    y[0] = (y[0] * 0.3 + s).sin();
-}
-#[differentiable]
-fn p44_h3(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).cos() * 0.6;
-    }
-}
-#[differentiable]
-fn p44_h4(y: &mut [f64], x: &[f64], s: f64) {
-    p44_h2(y, s);
-    p44_h3(s * 0.6, &x[1..], y);
-}
-program! {
-    #[differentiable]
-    fn p44(w: [f64; 3], ys: &mut [f64], a: f64, xs: &[f64], b: f64) -> f64 {
-        let mut arr1 = [0.5_f64; 3];
-        arr1[2] = a * 0.75;
-        arr1[0] = xs[1] * 0.25;
-        let t2 = arr1[2] * arr1[0];
-        let t3 = p44_h1(xs, t2.tanh() * 1.5);
-        let s4 = &xs[..5];
-        let t5 = (s4[0] * w[2] + s4[3]).sin() + s4[s4.len() - 1] * 0.25;
-        p44_h4(ys, &xs[..5], b);
-        let t6 = ys[0] * 0.75;
-        t6 + t5 + t3 + t2 + ys[2] + w[1] * 0.5 + a * 0.3
-    }
-    check_p44(seed = 0xc38fbd3f91a054e4, inputs = 14, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), &mut p[3..6].to_vec(), p[6], &p[7..13], p[13]),
-        params = ["a", "w", "ys", "xs"] at [6, 0, 1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 12]);
-}
-
-#[differentiable]
-fn p45_h0(v: &[f64], s: f64) -> Option<f64> {
-    let head = if v[0] * s > -0.4 { Some((v[0] * s).tanh()) } else { None };
-    let h = head?;
-    Some(h * 0.5 + v[v.len() - 1] * 0.25)
-}
-#[differentiable]
-fn p45_h1(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.25).sin();
-    }
-    acc * 0.3 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p45_h2(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.75 + (y[i] * s).cos() * 0.25;
-    }
-}
-#[differentiable]
-fn p45_h3(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).sin() * 0.3;
-    }
-    y[0] * 0.75
-}
-#[differentiable]
-fn p45_h4(y: &mut [f64], x: &[f64], s: f64) {
-    p45_h2(y, s);
-    let _ = p45_h3(s * 0.5, &x[1..], y);
-}
-program! {
-    #[differentiable]
-    fn p45(a: f64, xs: &[f64], ys: &mut [f64], b: f64) -> f64 {
-        let t1 = match p45_h0(&xs[..4], b * 0.75) { Some(v) => v, None => b * 0.75 * 1.5 };
-        let t2 = p45_h1(&xs[..], b);
-        let mut buf3 = vec![0.0; 2];
-        for i in 0..2 {
-            buf3[i] = xs[i + 0] * t2.tanh();
-        }
-        p45_h4(&mut buf3, xs, t2.tanh());
-        let t4 = buf3[0] + buf3[1] * 0.5;
-        let s5 = &xs[..2];
-        let t6 = (s5[0] * t1.tanh() + s5[1]).sin() + s5[s5.len() - 1] * 1.5;
-        let t7 = p45_h3(t1.tanh(), &s5[..2], ys).tanh();
-        let t8 = ys[1] * 0.3;
-        t8 + t7 + t6 + t4 + t2 + ys[2] + a * 0.3
-    }
-    check_p45(seed = 0xb0fdaeb979e9a269, inputs = 11, calls = [], at = |p| (p[0], &p[1..7], &mut p[7..10].to_vec(), p[10]));
-}
-
-program! {
-    #[differentiable]
-    fn p46(xs: &[f64], b: f64, a: f64) -> f64 {
-        let t0 = xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() / (1.0 + b * b);
-        let flag1 = xs[2] - 1.25 > 0.3;
-        let mut acc2 = (a * xs[2]).cos().exp();
-        if xs.iter().map(|q| q.cos()).product::<f64>() / (1.0 + xs[1] * xs[1]) > acc2 {
-            if flag1 {
-                return xs.iter().map(|q| q * b).sum::<f64>() * 0.9 + xs[1];
-            }
-        } else {
-            if xs[2] + acc2 < 0.25 && acc2 < 0.3 {
-                acc2 /= (2.0 + (t0 * 0.1).sin().cos());
-            } else {
-                acc2 *= 1.0 + (b * acc2).tanh();
-            }
-        }
-        let o3: Option<f64> = if 0.3 + a > (t0 * 0.1).atan() { Some((2.0 + (1.0 + a.powi(2)).cbrt().sin()).ln()) } else { None };
-        let t5: f64 = if let Some(u4) = o3 { (1.5 + (b * xs[0]).cos()).sqrt() } else { xs[1] };
-        let flag6 = xs.iter().sum::<f64>() + 1.5 > 0.5;
-        if flag6 {
-            acc2 = xs[2];
-        } else {
-            for i in 0..3 {
-                match i % 3 {
-                    0 => {
-                        let t7 = (1.0 + (i as f64).powi(2)).ln();
-                    }
-                    1 => {
-                        if xs[i] < 0.1 {
-                            let c8 = |u9: f64| b;
-                            let t10: f64 = c8((i as f64 * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.5).tanh().tanh().exp()) - 0.5 * c8(t5);
-                        } else {
-                            acc2 = xs[xs.len() - 1 - i];
-                        }
-                    }
-                    _ => {
-                        match i % 3 {
-                            0 => {
-                                let t0 = (t0 * 0.1).tanh() * (t5 / (1.5 + p10((((p18(0.6, (t0 * 0.1 * 0.5).sin().powi(2), (i as f64).hypot(t5) * 0.25, xs[i]) * 0.25).tanh() + a) * 0.5).sin(), (acc2 * 0.1).tanh()).tanh()));
-                            }
-                            1 => {
-                                if i % 2 == 0 {
-                                    acc2 -= 1.25_f64;
-                                } else {
-                                    for j in 0..1 {
-                                        let mut w11 = 0;
-                                        while w11 < 2 {
-                                            acc2 = xs[1].mul_add(0.2, xs[xs.len() - 1 - i]).sin();
-                                            w11 += 1;
-                                        }
-                                        acc2 *= 0.5 + 0.4 * (acc2 * 0.05).atan().powi(2).sin();
-                                    }
-                                }
-                            }
-                            _ => {
-                                let mut acc12 = ((a - xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())) * (a - xs[xs.len() - 1 - i]) * 0.25).atan();
-                            }
-                        }
-                    }
-                }
-                acc2 /= (2.0 + (1.5 + 0.2_f64.sin()).powf(xs[xs.len() - 1 - i].tanh()).cos());
-            }
-        }
-        t5 + 1.5 * (acc2 * 0.02).atan() + (t0 * 0.1).atan() + b.sin()
-    }
-    check_p46(seed = 0x064d2cfa729bb359, inputs = 5, calls = [p10, p18], at = |p| (&p[0..3], p[3], p[4]));
-}
-
-#[differentiable]
-fn p47_h0(y: &mut [f64], s: f64) -> f64 {
-    for i in 0..y.len() {
-        y[i] = y[i] * 1.5 + (y[i] * s).sin() * 0.25;
-    }
-    y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p47_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).tanh() * 0.25;
-    }
-}
-#[differentiable]
-fn p47_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    let _ = p47_h0(y, s);
-    p47_h1(s * 0.25, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-program! {
-    #[differentiable]
-    fn p47(ys: &mut [f64], a: f64, xs: &[f64]) -> f64 {
-        let mut buf1 = vec![0.0; 2];
-        for i in 0..2 {
-            buf1[i] = xs[i + 5] * a;
-        }
-        let _ = p47_h0(&mut buf1, a);
-        let t2 = buf1[0] + buf1[1] * 1.5;
-        let mut buf3 = vec![0.0; 3];
-        for i in 0..3 {
-            buf3[i] = xs[i + 0] * t2.tanh();
-        }
-        let t4 = p47_h2(&mut buf3, &xs[..], t2.tanh() * 0.5).tanh();
-        let t5 = p47_h2(&mut buf3, &xs[..], a).tanh();
-        let t6 = p47_h0(&mut buf3, t2.tanh()).tanh();
-        let t7 = buf3[0] + buf3[2] * 0.5;
-        let mut buf8 = vec![0.5; 2];
-        let _ = p47_h0(&mut buf8, t6.tanh());
-        let t9 = buf8[0] + buf8[1] * 1.5;
-        let _ = p47_h0(ys, t4.tanh() * 0.75);
-        let t10 = ys[1] * 0.25;
-        t10 + t9 + t7 + t6 + t5 + ys[2] + a * 0.3
-    }
-    check_p47(seed = 0x3080a9aa5bd257f2, inputs = 11, calls = [], at = |p| (&mut p[0..3].to_vec(), p[3], &p[4..11]));
-}
-
-#[differentiable]
-fn p48_h0(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).sin();
-    r[1] = v[1] * 0.5;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-#[differentiable]
-fn p48_h1(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.5
-}
-#[differentiable]
-fn p48_h2(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.25;
-    t + p48_h1(&v[1..], s * 0.25) + p48_h1(v, s).cos()
-}
-program! {
-    #[differentiable]
-    fn p48(a: f64, xs: &[f64], b: f64) -> f64 {
-        let s1 = &xs[1..=4];
-        let t2 = (s1[3] * a + s1[0]).sin() + s1[s1.len() - 1] * 0.6;
-        let arr3 = p48_h0(&s1[0..], b * 0.6);
-        let t4 = arr3[2] * arr3[0];
-        let s5 = &s1[2..];
-        let t6 = (s5[1] * a + s5[1]).sin() + s5[s5.len() - 1] * 0.6;
-        let t7 = p48_h2(&s1[..], b).sin();
-        t7 + t6 + t4 + t2 + a * 0.3
-    }
-    check_p48(seed = 0xc16f6f7ccea3ec68, inputs = 9, calls = [], at = |p| (p[0], &p[1..8], p[8]));
-}
-
-#[differentiable]
-fn p49_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.25
-}
-program! {
-    #[differentiable]
-    fn p49(xs: &[f64], a: f64, b: f64, w: [f64; 3]) -> f64 {
-        let s1 = &xs[5..=6];
-        let t2 = (s1[0] * w[2] * 0.25 + s1[1]).sin() + s1[s1.len() - 1] * 0.25;
-        let t3 = p49_h0(&w, a).sin();
-        let t4 = p49_h0(&s1[..], w[2]).sin();
-        let s5 = &xs[..3];
-        let t6 = (s5[0] * t4.tanh() * 0.6 + s5[1]).sin() + s5[s5.len() - 1] * -0.5;
-        t6 + t4 + t3 + t2 + w[1] * 0.5 + a * 0.3
-    }
-    check_p49(seed = 0xe6f504cd160ec9aa, inputs = 13, calls = [], at = |p| (&p[0..8], p[8], p[9], <[f64; 3]>::try_from(&p[10..13]).unwrap()),
-        params = ["xs", "a", "b"] at [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
-}
-
-program! {
-    #[differentiable]
-    fn p50(xs: &[f64], a: f64, b: f64, c: f64) -> f64 {
-        let t0 = if b > 0.5 { c.sin() + b.tanh() } else { (b / (1.5 + b.tanh())).min(a * 1.5) };
-        let mut acc1 = (b.powi(3) * (t0 * 0.5).tanh().powi(2) * 0.5).sin();
-        if a.max(xs.iter().map(|q| q * q).sum::<f64>()) < 0.3 {
-            let t2 = if acc1.to_radians() > 0.5 { (f64::max(xs.iter().map(|q| (q * 0.9).sin()).sum::<f64>(), (p35(b.powi(2).ln_1p()) * 0.5).tanh()) * 0.5).tanh().powi(3) } else { xs.iter().map(|q| q * c).sum::<f64>() + a };
-        }
-        acc1 -= (0.6 - xs[1]).to_radians();
-        acc1 -= 0.9 * (acc1 * 0.25);
-        if c / (1.5 + b.tanh()) < 0.25 || xs[2] < 0.7 {
-            match (xs[2].cos().abs() * 2.0) as usize % 3 {
-                0 => {
-                    let mut w3 = 0;
-                    while w3 < 1 && (xs[0] > 0.3 && 0.75 < -0.1) {
-                        let b = b * xs[w3].cos();
-                        acc1 = (b * 0.5).atan();
-                        w3 += 1;
-                    }
-                }
-                1 => {
-                    if 0.1 * a > 2.0 {
-                        for i in (0..1).rev() {
-                            if i % 3 == 1 {
-                                let t4 = (acc1 * 0.25).atan();
-                            } else if i == 0 {
-                                for j in 0..1 {
-                                    acc1 += (2.0 + b.cos()).powi(-2) + a.to_radians();
-                                }
-                            } else {
-                                let c5 = |u6: f64| (p18(((0.6 + xs[i]) * 0.5).atan(), (1.5 + u6.sin()).log(2.5 + b.cos()), 0.1 * i as f64, ((acc1 * 0.25).atan() * a * 0.5).tanh()) * 0.25).hypot(xs[i]).cos().exp();
-                                let t7: f64 = c5((((acc1 * 0.25).sin().tanh() + xs.iter().map(|q| q * q).sum::<f64>().powi(2).ln_1p()) * 0.5).atan()) - 0.5 * c5(xs[1]);
-                            }
-                            acc1 /= (2.0 + xs[2].cos().exp2().cos());
-                        }
-                    }
-                }
-                _ => {
-                    for i in (0..1).rev() {
-                        let c8 = |u9: f64| (b * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()).powi(2).ln_1p();
-                        let t10: f64 = c8((2.0 + a.cos()).recip() * 0.5) - 0.5 * c8((1.5 + xs[0].sin()).powf(xs.iter().map(|q| q * (t0 * 0.5).tanh()).sum::<f64>().tanh()));
-                        acc1 = ((i as f64).powi(3) * xs[i].mul_add(a, b) * 0.5).tanh();
-                    }
-                }
-            }
-        }
-        let a = a * xs[0];
-        a * 0.5 + (acc1 * 0.1).atan().sin() - t0 * 0.5
-    }
-    check_p50(seed = 0x145062eb3cb959c6, inputs = 6, calls = [p18, p35], at = |p| (&p[0..3], p[3], p[4], p[5]));
-}
-
-program! {
-    #[differentiable]
-    fn p51(b: f64, a: f64) -> f64 {
-        let t0 = b + b;
-        let mut acc1 = (1.0 + 0.25_f64.powi(3).powi(2)).cbrt();
-        for i in 0..3 {
-            let flag2 = (1.25 * i as f64) > 0.25;
-            let t3: f64 = i as f64;
-            acc1 = (2.0 + (a * 2.0).sin()).log10();
-        }
-        for i in (0..4).step_by(2) {
-            acc1 -= (p28((t0 * t0 * 0.1).tanh(), (a * t0 * 0.25).sin(), a.atan2(1.5 + (acc1 * 0.1).sin().cos())) * 0.5).sin();
-            let t4 = match i { 0 | 1 => (a * t0 * p42(b, ((a + 0.6) * 0.5).tanh()) * 0.25).atan(), _ => 0.5_f64.sin().cos() };
-            let t5 = a;
-            acc1 += ((1.0 + (b * i as f64).powi(2)).cbrt() * 0.1).tanh();
-        }
-        (acc1 * 0.1).atan() + t0
-    }
-    check_p51(seed = 0xab6f87791746cd56, inputs = 2, calls = [p28, p42], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p52(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((((a) * 0.5).exp()).mul_add(0.5, a) + xs[1]).tanh();
-        let t2 = (t1 + xs[1]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        let mut carried = 0.5;
-        for i in 0..xs.len() {
-            acc = acc + ((((xs[i]).tanh()).cos() * t1).tanh()).tanh() - ((1.0 + ((((t1).mul_add(0.5, xs[i])) * 0.5).exp()) * ((((t1).mul_add(0.5, xs[i])) * 0.5).exp())).ln()).tanh();
-            let t3 = (t2).tanh() * 1.5;
-            acc += (((1.0 + ((xs[i]).mul_add(0.5, t2)) * ((xs[i]).mul_add(0.5, t2))).ln()) * ((xs[i] + xs[i]).tanh())).tanh();
-            acc -= (((xs[i]).tanh()).mul_add(0.5, t3)).tanh();
-            carried = carried * 0.5 + ((1.0 + (xs[i] - xs[i] - (a).mul_add(0.5, xs[i])) * (xs[i] - xs[i] - (a).mul_add(0.5, xs[i]))).ln()).tanh();
-            acc += carried;
-        }
-        acc
-    }
-    check_p52(seed = 0x48524773cff1cf63, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-program! {
-    #[differentiable]
-    fn p53(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = (-x.mapv(f64::sin)).dot(&(x.sum_axis(Axis(0)) * 0.3)) * 0.3;
-        if n % 3 == 0 {
-            t1 = &(v + v) / &(v.sin()).mapv(|q| q * q + 1.0);
-        }
-        let t2 = v.to_owned();
-        let t3 = v[1];
-        let mut t4 = (&(x + x) * &(&t2 + x)).mapv(f64::tanh);
-        for _ in 0..n {
-            t4 = (&t4 * (t3)).mapv(f64::sin) + &t4 * 0.5;
-        }
-        t4.sum() * 0.2 + t3 + t2.dot(&t2) * 0.1
-    }
-    check_p53(seed = 0x46fa1e9367aff3b8, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p54(c: f64, b: f64, xs: &[f64], a: f64) -> f64 {
-        let t2: f64 = xs[1..3].iter().map(|u0| { let u0 = *u0; xs[2] }).sum();
-        let mut acc3 = (1.5 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().sin()).powf(1.0_f64.tanh()).sin().exp();
-        let t4 = xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) + a.tanh().cosh() + ((t2 * 0.25).sin() - acc3 + b.tanh());
-        acc3 *= acc3.cos();
-        let b = b - f64::cos(xs[0]);
-        let t5 = -xs.iter().map(|q| q * a).sum::<f64>();
-        let t6 = (p18(xs[2].powi(2).ln_1p(), 0.25, ((xs[2] - t2 * 0.25) * 0.25).tanh(), (acc3 * 0.5).sin() - (t5 * 0.25).sin()) * 0.25).tanh().min(t2 * 0.25);
-        let t7 = xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().min(xs[0]);
-        acc3 = a;
-        let flag8 = (b * 0.5).tanh() > 0.1;
-        let mut v9: Vec<f64> = Vec::new();
-        v9.push(t6.max(xs[0]) * 0.6);
-        v9.push(xs[0]);
-        let t10 = v9[0] * 0.5 + v9[1];
-        t10 + 2.0 * t6 - (t5 * 0.25).sin() - (b * 0.5).tanh() + (t4 * 0.25).sin().cos() - 0.25 * (acc3 * 0.5).atan()
-    }
-    check_p54(seed = 0x4f5b0003bbc97d67, inputs = 6, calls = [p18], at = |p| (p[0], p[1], &p[2..5], p[5]));
-}
-
-program! {
-    #[differentiable]
-    fn p55(xs: &[f64], n: usize, a: f64) -> f64 {
-        let t0 = a;
-        let o1: Option<f64> = if a + xs.iter().sum::<f64>() < 0.1 { Some(a.abs() * (0.3 * t0)) } else { None };
-        let t3: f64 = if let Some(u2) = o1 { (1.0 * a).mul_add(t0 * (p13(xs[xs.len() - 1 - n], u2 * u2, xs.iter().sum::<f64>().sin(), ((xs[n] - xs[n]) * 0.5).tanh()) * 0.5).tanh(), xs[xs.len() - 1 - n]) } else { xs[0] * t0 };
-        let t4: f64 = n as f64 * t0 / (1.0 + xs[n] * xs[n]);
-        let mut acc5 = (f64::cos(xs[1]) + t0.powi(3)) * 0.5;
-        let t6 = if xs[n] < -0.2 { xs[n].sin() / (1.5 + 0.75_f64.cos().tanh()) } else { t0 };
-        match n % 3 {
-            0 => {
-                let t7 = if n == 2 { p40((xs.iter().map(|q| q * q).sum::<f64>() * n as f64 * 0.05).atan()) - a - (t6 * 0.5).tanh().hypot(xs[n]) } else { xs.iter().sum::<f64>().cos().cos() };
-            }
-            1 => {
-                let t8 = if xs[n] * a > a { t0 } else { 0.3 * (t6 * 0.5 * a) };
-            }
-            _ => {
-                for i in 0..xs.len() {
-                    let t11: f64 = { let v9: Vec<f64> = xs.iter().map(|&u10| (xs.iter().map(|q| q * q).sum::<f64>() / (2.0 + (t6 * 0.5).atan().cos())).min(u10 * (acc5 * 0.25).sin())).collect(); v9[0] + v9[2] };
-                    acc5 += ((t0 * 0.75).sin().exp() * 0.5).sin();
-                }
-            }
-        }
-        (t6 * 0.5).tanh().cos() + (acc5 * 0.1).sin().sin() + 0.1 * (t4 * 0.25).tanh() + t3 * 0.5 + 0.6 * t0
-    }
-    check_p55(seed = 0x960bb66ae261f62e, inputs = 4, calls = [p13, p40], at = |p| (&p[0..3], 2, p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p56(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = -((x * x).mapv(f64::tanh)).mapv(f64::sin);
-        let mut t2 = &(x.dot(v) * 0.3) + v;
-        for _ in 0..n {
-            t2 = (x.dot(&t2) * 0.3).mapv(f64::tanh) + &t2 * 0.5;
-        }
-        let t3 = -(-t1.mapv(f64::sin)).mapv(f64::sin);
-        t3.sum() * 0.2 + t2.dot(&t2) * 0.1 + t1.sum() * 0.2
-    }
-    check_p56(seed = 0x01418e801752bb6b, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
-}
-
-#[differentiable]
-fn p57_h0(v: &[f64], s: f64) -> Result<f64, String> {
+fn p186_h1(v: &[f64], s: f64) -> Result<f64, String> {
     let head = if v[0] * s > -0.4 { Ok((v[0] * s).sin()) } else { Err(format!("{s} is too small")) };
     let h = head?;
-    Ok(h * 0.5 + v[v.len() - 1] * 0.3)
+    Ok(h * 0.75 + v[v.len() - 1] * 0.6)
 }
 #[differentiable]
-fn p57_h1(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.3).cos();
-    }
-    acc * 0.6 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p57_h2(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.25;
-    t + p57_h1(&v[1..], s * 0.6) + p57_h1(v, s).cos()
-}
-#[differentiable]
-fn p57_h3(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).cos() * 0.3;
-    }
-}
-#[differentiable]
-fn p57_h4(v: &[f64], s: f64, k: usize) -> f64 {
-    if k == 0 {
-        (v[0] * s).cos()
-    } else {
-        v[k % v.len()] * 0.25 + p57_h4(v, s * 0.25, k - 1).cos()
-    }
-}
-program! {
-    #[differentiable]
-    fn p57(xs: &[f64], b: f64, a: f64) -> f64 {
-        let s1 = &xs[..];
-        let t2 = (s1[0] * a + s1[1]).sin() + s1[s1.len() - 1] * 0.3;
-        let t3 = match p57_h0(&xs[..], a * 0.75) { Ok(v) => v, Err(_) => a * 0.75 * 0.75 };
-        let t4 = p57_h2(&xs[0..], b * 0.3).sin();
-        let mut buf5 = vec![0.0; 3];
-        for i in 0..3 {
-            buf5[i] = xs[i + 3] * t4.tanh();
-        }
-        p57_h3(b * -0.5, &xs[3..=5], &mut buf5);
-        let t6 = buf5[0] + buf5[2] * 1.5;
-        let t7 = p57_h4(&s1[2..=2], a * 0.75, 3);
-        t7 + t6 + t4 + t3 + t2 + a * 0.3
-    }
-    check_p57(seed = 0x8b8bd6f3f8945492, inputs = 8, calls = [], at = |p| (&p[0..6], p[6], p[7]));
-}
-
-program! {
-    #[differentiable]
-    fn p58(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = x.to_owned();
-        let mut t2 = (((s) * (s)).tanh()) * &(x / &v.mapv(|q| q * q + 1.0));
-        if n % 2 == 0 {
-            t2 = &(x + x) + &((s) * &t1);
-        }
-        let mut t3 = t2.to_owned();
-        if n % 2 == 0 {
-            t3 = &(x.mapv(f64::sin)) - (s);
-        }
-        let mut t4 = v.to_owned();
-        if n % 2 == 0 {
-            t4 = (v.mean().unwrap()) - v;
-        }
-        let mut t5 = (&(t3.sum_axis(Axis(0)) * 0.3) * (t4[2])).mapv(f64::sin);
-        for _ in 0..n {
-            t5 = ((&t4 + x).dot(&t5) * 0.3).mapv(f64::tanh) + &t5 * 0.5;
-        }
-        t5.dot(&t5) * 0.1 + t4.dot(&t4) * 0.1 + t3.sum() * 0.2
-    }
-    check_p58(seed = 0xbd824db567ef8507, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p59(d: f64, c: f64, xs: &[f64], b: f64, a: f64) -> f64 {
-        let t0 = -(a * xs[0]);
-        let mut v1 = vec![0.0; 4];
-        for i in 0..v1.len() {
-            v1[i] = ((xs[2] / (1.0 + b.powi(2)) * 0.5).atan().powi(3) * 0.5).sin();
-        }
-        let mut acc2 = 0.0;
-        for i in 0..xs.len() {
-            for j in 0..xs.len() {
-                let c = c * t0.hypot(a);
-                acc2 += (xs[j] - (v1[j] * 0.02).atan()).clamp(-0.75, 0.75);
-            }
-            v1[1] += (xs.iter().map(|q| q * t0).sum::<f64>() - t0) * 0.05;
-        }
-        for i in (0..3).rev() {
-            let mut acc3 = (t0 / (1.0 + v1.iter().map(|q| ((q * 0.02) * 0.25).sin()).sum::<f64>() * v1.iter().map(|q| ((q * 0.02) * 0.25).sin()).sum::<f64>())).asinh();
-            acc3 -= ((d - xs.iter().map(|q| q.cos()).product::<f64>()).atan() * 0.5).atan();
-        }
-        t0 - c + d
-    }
-    check_p59(seed = 0xd8cab324e7ce65d2, inputs = 8, calls = [], at = |p| (p[0], p[1], &p[2..6], p[6], p[7]),
-        params = ["c", "d", "b", "xs"] at [1, 0, 6, 2, 3, 4, 5]);
-}
-
-program! {
-    #[differentiable]
-    fn p60(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (((a).tanh()).cos() * a + xs[3]).tanh();
-        let t2 = (a + a + xs[1]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            if (xs[i]).mul_add(0.5, t2) > 0.27 {
-                continue;
-            }
-            if ((xs[i]).mul_add(0.5, xs[i])).cos() * xs[i] > 0.39 {
-                break;
-            }
-            if ((a).cos() * xs[i]) * ((t1).cos() * xs[i]) > 0.46 {
-                continue;
-            }
-            acc += (xs[i] + ((0.31_f64).tanh()).mul_add(0.5, xs[i])).tanh();
-        }
-        acc.sin()
-    }
-    check_p60(seed = 0xd615dbbd5c7a7f7b, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-#[differentiable]
-fn p61_h0(y: &mut [f64], s: f64) {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.75).tanh();
-    }
-    y[0] = (y[0] * -0.5 + s).sin();
-}
-#[differentiable]
-fn p61_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).tanh() * 0.25;
-    }
-}
-#[differentiable]
-fn p61_h2(y: &mut [f64], x: &[f64], s: f64) {
-    p61_h0(y, s);
-    p61_h1(s * 0.5, &x[1..], y);
-}
-program! {
-    #[differentiable]
-    fn p61(w: [f64; 3], ys: &mut [f64], a: f64, xs: &[f64]) -> f64 {
-        let mut arr1 = [0.75_f64; 3];
-        arr1[2] = w[2] * 0.75;
-        arr1[0] = xs[5] * -0.5;
-        arr1[1] = (w[0]).sin();
-        let t2 = arr1[0] * arr1[0];
-        let s3 = &xs[3..=5];
-        let t4 = (s3[0] * a * 0.6 + s3[0]).sin() + s3[s3.len() - 1] * 0.75;
-        for _ in 0..2 {
-            p61_h2(ys, &xs[..], t4.tanh());
-        }
-        let t5 = ys[2] * -0.5;
-        t5 + t4 + t2 + ys[2] + w[1] * 0.5 + a * 0.3
-    }
-    check_p61(seed = 0x04f8ce654c268a4c, inputs = 14, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), &mut p[3..6].to_vec(), p[6], &p[7..14]));
-}
-
-program! {
-    #[differentiable]
-    fn p62(a: f64, b: f64) -> f64 {
-        let mut acc0 = (p29((p33((b * a * 0.5).tanh(), b) * 0.5 * 0.5).sin(), b, (b * b * 0.5).tanh()) * 0.25).tanh() * (0.75 - b);
-        let t1 = if -a > -0.4 { (b - 1.0) * (acc0 - acc0) } else { 0.3 / (1.0 + 1.25_f64.cos().powi(2)) };
-        let t2 = 1.0_f64.cos();
-        let b = b - 0.9;
-        for i in 0..1 {
-            if (acc0 * 0.5).atan().atan() > 0.0 {
-                if t2 * b > t2 {
-                    let t3 = if i % 2 == 0 { a * (a * 0.2) } else { (acc0 * 0.5).sin() + 1.5 - (acc0 * 0.5).tanh() };
-                }
-            } else {
-                for j in 0..3 {
-                    for l in 1..=2 {
-                        if (t1 * 0.25).atan() < -0.4 {
-                            let acc0 = (acc0 * 0.05).sin() * b;
-                        } else {
-                            if (j as f64 / (1.5 + t2.tanh())) < -0.2 {
-                                acc0 -= (acc0 * 0.05).sin() * b * (t1 * 0.25).asinh() * 0.1;
-                            } else if (acc0 * 0.05).abs() > 0.0 {
-                                if l == 0 {
-                                    continue;
-                                }
-                            } else {
-                                let o4: Option<f64> = if i % 2 == 0 { Some(1.25 * a) } else { None };
-                                let t6: f64 = if let Some(u5) = o4 { (acc0 * 0.05).sin() } else { a };
-                            }
-                        }
-                        acc0 = ((acc0 * 0.05).tanh() / (1.0 + (l as f64).powi(2))).abs();
-                    }
-                    acc0 += -t2.hypot((acc0 * 0.05).sin()) * 0.5;
-                }
-            }
-            acc0 += (f64::atan(1.5_f64.powi(3)) * 0.5).sin();
-        }
-        b + t2 + (t1 * 0.25).tanh() + 0.6 * (acc0 * 0.05).tanh()
-    }
-    check_p62(seed = 0x2a4505fefee8a057, inputs = 2, calls = [p29, p33], at = |p| (p[0], p[1]),
-        params = ["a"] at [0]);
-}
-
-program! {
-    #[differentiable]
-    fn p63(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = (x.dot(x) * 0.3).mapv(f64::tanh);
-        for _ in 0..n {
-            t1 = (&t1 * (((s) * (s)).tanh())).mapv(f64::sin) + &t1 * 0.5;
-        }
-        let t2 = v.to_owned();
-        let t3 = x.to_owned();
-        let mut t4 = v.to_owned();
-        if n % 2 == 0 {
-            t4 = v - v;
-        }
-        t4.dot(&t4) * 0.1 + t3.sum() * 0.2 + t2.dot(&t2) * 0.1
-    }
-    check_p63(seed = 0xd8a21028d16b3baa, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
-}
-
-#[differentiable]
-fn p64_h0(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 1.5).sin();
-    }
-    acc * 0.25 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p64_h1(y: &mut [f64], s: f64) -> f64 {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.6).tanh();
-    }
-    y[0] = (y[0] * 0.25 + s).sin();
-    y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p64_h2(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).sin() * 0.3;
-    }
-}
-#[differentiable]
-fn p64_h3(y: &mut [f64], x: &[f64], s: f64) {
-    let _ = p64_h1(y, s);
-    p64_h2(s * 0.3, &x[1..], y);
-}
-program! {
-    #[differentiable]
-    fn p64(xs: &[f64], w: [f64; 3], b: f64, a: f64) -> f64 {
-        let t1 = p64_h0(&xs[..3], w[0] * -0.5).sin();
-        let t2 = p64_h0(&xs[..], t1.tanh());
-        let t3 = p64_h0(&xs[..4], a).sin();
-        let t4 = p64_h0(&xs[..5], t2.tanh()).sin();
-        let s5 = &xs[1..=2];
-        let t6 = (s5[0] * a + s5[0]).sin() + s5[s5.len() - 1] * 0.25;
-        let s7 = &xs[..7];
-        let t8 = (s7[4] * t4.tanh() + s7[4]).sin() + s7[s7.len() - 1] * -0.5;
-        let mut buf9 = vec![0.6; 4];
-        p64_h3(&mut buf9, &s7[..2], w[0]);
-        p64_h3(&mut buf9, &s5[..], t3.tanh() * 1.5);
-        let t10 = buf9[0] + buf9[3] * 0.6;
-        t10 + t8 + t6 + t4 + t3 + w[1] * 0.5 + a * 0.3
-    }
-    check_p64(seed = 0xd24735184a759b2d, inputs = 12, calls = [], at = |p| (&p[0..7], <[f64; 3]>::try_from(&p[7..10]).unwrap(), p[10], p[11]),
-        params = ["a"] at [11]);
-}
-
-#[differentiable]
-fn p65_h0(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * -0.5 + (y[i] * s).sin() * 0.25;
-    }
-}
-#[differentiable]
-fn p65_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).tanh() * 1.5;
-    }
-}
-#[differentiable]
-fn p65_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    p65_h0(y, s);
-    p65_h1(s * 0.75, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-#[differentiable]
-fn p65_h3(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.25
-}
-program! {
-    #[differentiable]
-    fn p65(a: f64, w: [f64; 3], xs: &[f64]) -> f64 {
-        let mut arr1 = [1.5_f64; 3];
-        arr1[2] = a;
-        arr1[0] = xs[4] * 0.25;
-        let t2 = arr1[0] * arr1[0];
-        let mut buf3 = vec![1.5; 3];
-        let _ = p65_h2(&mut buf3, xs, w[2] * 0.25);
-        let t4 = p65_h2(&mut buf3, &xs[..], t2.tanh()).tanh();
-        p65_h0(&mut buf3, a);
-        let t5 = buf3[0] + buf3[2] * 1.5;
-        let mut buf6 = vec![0.0; 2];
-        for i in 0..2 {
-            buf6[i] = xs[i + 0] * w[2];
-        }
-        p65_h1(w[2], &arr1, &mut buf6);
-        let t7 = buf6[0] + buf6[1] * 0.6;
-        let t8 = p65_h3(&buf3[..], w[0]);
-        t8 + t7 + t5 + t4 + t2 + w[1] * 0.5 + a * 0.3
-    }
-    check_p65(seed = 0x73db346e6630fdf7, inputs = 10, calls = [], at = |p| (p[0], <[f64; 3]>::try_from(&p[1..4]).unwrap(), &p[4..10]));
-}
-
-program! {
-    #[differentiable]
-    fn p66(a: f64, b: f64) -> f64 {
-        let mut acc0 = a;
-        if acc0 / (1.5 + b.tanh()) > acc0 && b < 0.25 {
-            let mut v1 = vec![0.0; 4];
-            for i in 0..v1.len() {
-                v1[i] = b.powi(3) * a * 0.5;
-                if i > 0 {
-                    v1[i] += v1[i - 1] * p42((2.0 + a.cos()).powi(-2), ((acc0 + b) * 0.5).sin()).mul_add(0.6, p40((1.5 * a * 0.5).sin())) * 0.25;
-                }
-            }
-            let k2 = ((1.25_f64 + 0.25).abs() * 2.0) as usize % 3;
-            let t3 = match k2 { 0 => (1.5 + ((v1[3] * 0.1).atan() - b).sin()).powf(a.cos().exp().tanh()), 1 => ((f64::max((v1[0] * 0.1).tanh(), acc0) + a * b) * 0.5).sin(), _ => a * 0.5 + b.atan() };
-            for i in 0..1 {
-                let t4 = (v1[i] * 0.1).sin() + a.abs();
-                acc0 /= (2.0 + 0.2_f64.cos());
-            }
-        } else if b > acc0 * 0.5 {
-            for i in 0..2 {
-                let t5 = match i { 0 => a, _ => (1.5 + a.sin()).log(2.5 + 1.25_f64.cos()) * 0.25 };
-                acc0 += i as f64 * 0.5;
-            }
-        } else {
-            let mut k6 = 0;
-            let r8 = loop {
-                let t7 = (2.0 + a.sin()).ln().powi(2).abs();
-                acc0 = ((acc0 * 0.1).sin() * a.to_radians()).tanh();
-                k6 += 1;
-                if (a + 0.3 > 0.0) || k6 >= 6 { break f64::sin(a).atan(); }
-            };
-            let r8 = r8 + (1.0 + b.powi(2)).cbrt();
-        }
-        let a = a * (1.0 + (acc0 * 0.1).sin().powi(2)).ln();
-        a.tanh() + (acc0 * 0.1).sin().cos() - b
-    }
-    check_p66(seed = 0x0c6fa99d989ff538, inputs = 2, calls = [p40, p42], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p67(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() - 1 {
-            acc -= (((1.0 + (((a) * 0.5).exp()) * (((a) * 0.5).exp())).ln()).sin()).tanh();
-            let t1 = if xs[i + 1] + xs[i + 1] > 0.13 { ((1.0 + (((xs[i]) * (a)).cos() * a) * (((xs[i]) * (a)).cos() * a)).ln()).tanh() } else { a };
-            extra = extra + (((((xs[i]).tanh()) * 0.5).exp()).tanh()).tanh() - (t1).tanh();
-            acc += (((a) * (xs[i + 1]) + xs[i + 1] - a).tanh()).tanh();
-        }
-        acc
-    }
-    check_p67(seed = 0xd6685c6e6137f586, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-#[differentiable]
-fn p68_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.3
-}
-#[differentiable]
-fn p68_h1(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * -0.5;
-    t + p68_h0(&v[1..], s * 0.25) + p68_h0(v, s).tanh()
-}
-#[differentiable]
-fn p68_h2(v: &[f64], s: f64, k: usize) -> f64 {
-    if k == 0 {
-        (v[0] * s).tanh()
-    } else {
-        v[k % v.len()] * -0.5 + p68_h2(v, s * 0.75, k - 1).tanh()
-    }
-}
-#[differentiable]
-fn p68_h3(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).cos() * 0.5;
-    }
-}
-#[differentiable]
-fn p68_h4(y: &mut [f64], s: f64) -> f64 {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.3).tanh();
-    }
-    y[0] = (y[0] * 0.3 + s).sin();
-    y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p68_h5(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    let _ = p68_h4(y, s);
-    p68_h3(s * 0.5, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-program! {
-    #[differentiable]
-    fn p68(a: f64, xs: &[f64], w: [f64; 3]) -> f64 {
-        let t1 = p68_h1(&xs[3..], a);
-        let t2 = p68_h2(xs, w[2], 3);
-        let mut buf3 = vec![0.3; 2];
-        p68_h3(t2.tanh(), xs, &mut buf3);
-        let t4 = p68_h4(&mut buf3, a).tanh();
-        let t5 = p68_h5(&mut buf3, &xs[..], a).tanh();
-        let t6 = buf3[0] + buf3[1] * 0.5;
-        let t7 = p68_h1(&xs[1..=4], t4.tanh() * -0.5).sin();
-        t7 + t6 + t5 + t4 + t2 + w[1] * 0.5 + a * 0.3
-    }
-    check_p68(seed = 0xd0da2e198311621b, inputs = 10, calls = [], at = |p| (p[0], &p[1..7], <[f64; 3]>::try_from(&p[7..10]).unwrap()));
-}
-
-program! {
-    #[differentiable]
-    fn p69(b: f64, a: f64) -> f64 {
-        let c0 = |u1: f64| (0.5 * a.tanh()).atanh() - a.powi(2);
-        let t2: f64 = c0(f64::cos(a / (2.0 + a.cos()))) - 0.5 * c0((a.hypot((p51((b.powi(2) * 0.5).atan(), (p66(((a - b) * 0.5).tanh(), (1.5 + b.sin()).log(2.5 + b.cos())) * 0.5).tanh()) * 0.5).atan()) * 0.5).sin());
-        let flag3 = t2 * 0.5 > -0.1;
-        let t4 = (t2 * 0.5).sin();
-        let flag5 = a.tanh() > -0.4;
-        let t6 = b + a;
-        let mut v7: Vec<f64> = Vec::new();
-        v7.push(t6.tanh().sin());
-        v7.push(a.hypot(t6).tanh().exp_m1());
-        let t8 = v7[0] * 0.5 + v7[1];
-        let mut acc9 = 0.5;
-        for i in 0..4 {
-            let mut acc10 = f64::max(i as f64 * b, (t2 * 0.5).atan() * 0.3) * 0.5;
-            acc9 += ((1.0 + (t8 * 0.5).sin().powi(2)).sqrt() * 0.5).atan();
-        }
-        0.25 * (acc9 * 0.1).sin() + (t8 * 0.5).tanh() - 0.9 * t6 + t4 - 1.5 * (t2 * 0.5) + b
-    }
-    check_p69(seed = 0x569112f671ee56a9, inputs = 2, calls = [p51, p66], at = |p| (p[0], p[1]));
-}
-
-#[differentiable]
-fn p70_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.25
-}
-#[differentiable]
-fn p70_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).tanh() * 0.25;
-    }
-    y[0] * 1.5
-}
-#[differentiable]
-fn p70_h2(y: &mut [f64], s: f64) -> f64 {
-    for i in 0..y.len() {
-        y[i] = y[i] * -0.5 + (y[i] * s).sin() * 0.25;
-    }
-    y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p70_h3(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    let _ = p70_h2(y, s);
-    let _ = p70_h1(s * 0.75, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-#[differentiable]
-fn p70_h4(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).cos();
-    r[1] = v[1] * 0.6;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-program! {
-    #[differentiable]
-    fn p70(w: [f64; 3], xs: &[f64], a: f64) -> f64 {
-        let t1 = p70_h0(&xs[..], w[2]).sin();
-        let mut buf2 = vec![0.25; 2];
-        let _ = p70_h1(t1.tanh(), &xs[3..=5], &mut buf2);
-        let t3 = buf2[0] + buf2[1] * -0.5;
-        let mut buf4 = vec![1.5; 2];
-        let t5 = p70_h3(&mut buf4, xs, t1.tanh() * -0.5).tanh();
-        let t6 = buf4[0] + buf4[1] * 0.5;
-        let arr7 = p70_h4(xs, w[0] * 1.5);
-        let t8 = arr7[2] * arr7[0];
-        t8 + t6 + t5 + t3 + t1 + w[1] * 0.5 + a * 0.3
-    }
-    check_p70(seed = 0x9aa14db840f0b5aa, inputs = 10, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), &p[3..9], p[9]));
-}
-
-program! {
-    #[differentiable]
-    fn p71(a: f64, b: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = 0.0;
-        let t1 = ((2.0 + xs[0].cos()).powi(-2) * 1.25).mul_add((0.5 * f64::max(b, b).tanh()).atanh(), (p66((a / (2.0 + xs[2].cos()) * 0.5).sin(), b) * 0.5).atan());
-        let mut v2 = vec![0.0; xs.len()];
-        for i in 0..v2.len() {
-            v2[i] = (-(b + i as f64) * 0.5).tanh();
-            if i > 0 {
-                v2[i] += v2[i - 1] * ((1.5 + a.sin()).log(2.5 + xs[xs.len() - 1 - i].cos()) * 0.5).tanh();
-            }
-        }
-        let t3 = if (t1 * 0.5).atan() / (1.0 + 1.5_f64.powi(2)) < 0.25 { xs[0].cos() * (b - v2[2] * 0.5) } else { a.clamp(-0.75, 0.75) * (1.0 + (t1 * 0.5).tanh().powi(2)).cbrt() };
-        let t6: f64 = v2.iter().rev().skip(1).map(|&u4| f64::tanh((t3 * 0.25).sin()) * 1.5).sum();
-        let t7 = -(t3 * 0.25).tanh();
-        acc0 += (((v2[0] * 0.5).sin() - xs[0] + (t6 * 0.05).atan().atan()) * 0.25).tanh();
-        let t8 = a + t7;
-        t8 - (t6 * 0.05).tanh().cos() + (t3 * 0.25).tanh() + t1 * 0.5 + 0.25 * acc0 + 0.5 * (v2[0] * 0.5).atan()
-    }
-    check_p71(seed = 0x8c1988951d86554f, inputs = 5, calls = [p66], at = |p| (p[0], p[1], &p[2..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p72(a: f64, b: f64) -> f64 {
-        let mut acc0 = (b * b * (b * a) * 0.5).sin();
-        let mut v1 = vec![0.0; 4];
-        for i in 0..v1.len() {
-            v1[i] = (a - a) / (1.0 + (1.25 * b).powi(2)) * 0.5;
-            if i > 0 {
-                v1[i] += v1[i - 1] * (b / (1.5 + b.tanh()) * 0.25).sin();
-            }
-        }
-        let t4: f64 = v1[1..4].iter().map(|u2| { let u2 = *u2; acc0 * 0.25 * v1.iter().map(|q| (q * 0.1) * (q * 0.1)).sum::<f64>() }).sum();
-        for i in 1..=3 {
-            let t5 = ((v1[0] * 0.1).sin() - b).asinh();
-            v1[3 - i] -= ((v1.iter().map(|q| (q * 0.1) * t5).sum::<f64>().tanh().exp2() + b.atan2(1.5 + 0.25_f64.cos())) * 0.25).tanh();
-        }
-        if (t4 * 0.005).atan().powi(2).ln_1p() > (t4 * 0.005).sin() {
-            let t6 = (t4 * 0.005).atan();
-        } else {
-            let o7: Option<f64> = if 0.6 - (v1[3] * 0.1).tanh() < 0.3 { Some(0.9 * (v1.iter().enumerate().map(|(k, q)| (q * 0.1) * k as f64).sum::<f64>() * 0.5).sin() - b) } else { None };
-            let t9: f64 = match o7 { Some(u8) => (2.0 + ((acc0 * 0.25).sin() * (v1[2] * 0.1).tanh()).sin()).log2(), None => a };
-        }
-        (t4 * 0.005).atan() - (acc0 * 0.25).atan() + 0.25 * a
-    }
-    check_p72(seed = 0x9fae51b64944df84, inputs = 2, calls = [], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p73(a: f64) -> f64 {
-        let mut acc0 = ((a.tanh() + a.sin()) * 0.5).tanh();
-        let mut k1 = 0;
-        loop {
-            acc0 = ((f64::atan((acc0 * 0.1).atan()) + (acc0 * 0.1).atan() * (acc0 * 0.1).tanh()) * 0.5).sin();
-            let mut w2 = 0;
-            while w2 < 2 {
-                let t3 = 0.9 * ((p28(0.25 - a, (((acc0 * 0.05).tanh() - k1 as f64) * 0.25).atan(), 0.25 * a) * 0.5).sin() + w2 as f64 + a.abs());
-                acc0 += ((acc0 * 0.05).tanh() * a.powi(3) * 0.25).sin();
-                w2 += 1;
-            }
-            acc0 = ((acc0 * 0.05).atan() * a * (a + acc0 * 0.05) * 0.25).atan();
-            k1 += 1;
-            if (0.2 > 0.1) || k1 >= 5 { break; }
-        }
-        for i in (0..3).rev() {
-            acc0 = (acc0 * 0.05).tanh().cos().sin();
-            let mut w4 = 0;
-            while w4 < 4 {
-                let t5 = w4 as f64 * (acc0 * 0.02).atan();
-                acc0 = (2.0 + (acc0 * 0.02).cos()).recip();
-                w4 += 1;
-            }
-        }
-        let mut k6 = 0;
-        let r7 = loop {
-            acc0 = (((acc0 * 0.02).atan() + (acc0 * 0.02).atan()) * a.tanh().exp() * 0.25).sin();
-            acc0 /= (1.0 + (acc0 * 0.02).sin().powi(2));
-            k6 += 1;
-            if ((acc0 * 0.02).sin() + acc0 * 0.02 > 0.25 && ((p29(a.atan(), (((acc0 * 0.02).sin() - k6 as f64) * 0.25).tanh(), (a.sin().exp() * 0.5).atan()) * 0.25).sin()) < 0.3) || k6 >= 3 { break f64::min((acc0 * 0.02).atan() * a, (1.5 + a.sin()).log(2.5 + (acc0 * 0.02).atan().cos())); }
-        };
-        r7 + acc0 * 0.02 + 0.5 * r7
-    }
-    check_p73(seed = 0xdab307947b9fd378, inputs = 1, calls = [p28, p29], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p74(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (a + xs[4]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            let t2 = (((1.0 + (t1) * (t1)).ln() + xs[i] - xs[i]).cos() * xs[i]).tanh() * 1.5;
-            extra -= (((1.0 + ((xs[i]) * (xs[i])) * ((xs[i]) * (xs[i]))).ln()).cos() * t1).tanh();
-            let mut t3 = 0.0;
-            for j in 0..2 {
-                t3 += ((1.0 + (xs[i]) * (xs[i])).ln() * (j as f64 + 0.5)).sin();
-            }
-            let t4 = if xs[i] < 0.10 { ((xs[i]).tanh()).tanh() } else { -0.69_f64 };
-            acc += ((1.0 + ((xs[i]).tanh()) * ((xs[i]).tanh())).ln() + (0.44_f64).mul_add(0.5, xs[i])).tanh();
-            acc += (((1.0 + (t1 - 0.40_f64) * (t1 - 0.40_f64)).ln()).tanh()).tanh();
-        }
-        acc
-    }
-    check_p74(seed = 0x6edeff0ac01bec74, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-program! {
-    #[differentiable]
-    fn p75(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((1.0 + (a) * (a)).ln() + xs[3]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            extra = extra + (xs[i]).tanh() - (xs[i]).tanh();
-            let t2 = ((1.0 + (xs[i]) * (xs[i])).ln()).tanh() * 1.5;
-            if i + 1 < xs.len() {
-                let t3 = ((xs[i] + 0.98_f64 - xs[i] + xs[i]).mul_add(0.5, a)).tanh() * 1.5;
-                acc += (t3).tanh();
-            }
-            acc += ((xs[i]).sin()).tanh();
-        }
-        let r = acc;
-        r
-    }
-    check_p75(seed = 0x6357a03d0d57e40c, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p76(a: f64, b: f64) -> f64 {
-        let mut acc0 = (a.mul_add(b / (2.0 + b.cos()), p73(b.cos()) * 0.25 - b) * 0.25).sin();
-        if -acc0 < 0.5 || 1.0 < 0.7 {
-            if acc0 > 0.9 {
-                match ((0.75 * b).abs() * 2.0) as usize % 3 {
-                    0 | 1 => {
-                        let mut acc1 = (acc0 - a).cos();
-                    }
-                    _ => {
-                        let mut w2 = 0;
-                        while w2 < 3 && (-acc0 < 0.0) {
-                            let a = a * ((acc0 * 0.25).atan() - w2 as f64);
-                            acc0 = ((1.0 + (acc0 * 0.25).powi(2)).sqrt() / (1.0 + b.sin().powi(2)) * 0.25).sin();
-                            w2 += 1;
-                        }
-                    }
-                }
-            }
-        } else {
-            let mut k3 = 0;
-            let r5 = loop {
-                let t4: f64 = p42(b.sin().exp2() * 0.5, a.tanh());
-                acc0 = ((acc0 * 0.1).atan() * b.cos()).sin();
-                k3 += 1;
-                if ((acc0 * 0.1).tanh() * 1.0 > t4 && (k3 as f64) < 0.5) || k3 >= 4 { break b - (acc0 * 0.1).cos(); }
-            };
-            if (acc0 * 0.1).tanh() < 0.5 {
-                return a.cos();
-            }
-        }
-        match ((0.5 * (acc0 * 0.1)).abs() * 2.0) as usize % 3 {
-            0 | 1 => {
-                let mut acc6 = 0.0;
-            }
-            _ => {
-                for i in 0..1 {
-                    acc0 += (acc0 * 0.1).sin().mul_add(a, 0.2) * (a * 0.9) * 0.5;
-                }
-            }
-        }
-        (acc0 * 0.1).atan()
-    }
-    check_p76(seed = 0x6f5714b545d4935b, inputs = 2, calls = [p42, p73], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p77(n: usize, a: f64) -> f64 {
-        let c0 = |u1: f64| (-u1).atan2(1.5 + 2.0_f64.cos().cos());
-        let t2: f64 = c0(((a.hypot(p76((p73(((1.5 + a.sin()).powf(a.tanh()) * 0.5).tanh()) * 0.25).atan(), a)) + a.mul_add(a, a)) * 0.25).atan()) - 0.5 * c0(a);
-        let mut acc3 = (a - t2 + a * a) * 0.25;
-        let mut w4 = 0;
-        while w4 < 3 {
-            if a.powi(3) > 0.25 {
-                return f64::max(t2, (acc3 * 0.25).tanh()) * (w4 as f64 * 0.5);
-            }
-            let t5 = a.mul_add(1.0, (acc3 * 0.25).atan());
-            let mut w6 = 0;
-            while w6 < 2 {
-                let mut k7 = 0;
-                loop {
-                    let t8 = w4 as f64;
-                    acc3 = ((acc3 * 0.02).sin() + -(acc3 * 0.02).atan()).atan();
-                    k7 += 1;
-                    if ((acc3 * 0.02).atan() > t2) || k7 >= 2 { break; }
-                }
-                acc3 += (t5 * 0.5).tanh();
-                w6 += 1;
-            }
-            acc3 = ((acc3 * 0.02).sin() - ((t5 * 0.5).atan().sin().exp() * 0.5).atan()).tanh();
-            w4 += 1;
-        }
-        let mut k9 = 0;
-        loop {
-            match n % 3 {
-                0 => {
-                    let t10 = (-(acc3 * 0.02).sin() / (2.0 + (2.0 + t2.cos()).powi(-2).cos())).powi(2).ln_1p();
-                }
-                1 => {
-                    let t11 = if a > 0.25 { (acc3 * 0.02).sin() - t2 - ((acc3 * 0.02).atan() - acc3 * 0.02) } else { f64::cos(0.25).powi(3) };
-                }
-                _ => {
-                    let t12 = if k9 == 1 { a.tanh() } else { 0.1 };
-                }
-            }
-            acc3 = ((acc3 * 0.02).atan() - 1.0).tanh();
-            k9 += 1;
-            if (a > 1.0) || k9 >= 3 { break; }
-        }
-        (acc3 * 0.02).atan()
-    }
-    check_p77(seed = 0xd9163e6ba9cbed29, inputs = 1, calls = [p73, p76], at = |p| (3, p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p78(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            let t1 = (((((-0.93_f64) * (xs[i])).sin()) * 0.5).exp()).tanh() * 1.5;
-            acc -= ((1.0 + (a) * (a)).ln()).tanh();
-            acc += ((xs[i]).cos() * t1).tanh();
-        }
-        let r = acc;
-        r
-    }
-    check_p78(seed = 0x43c3bcc67cd209dd, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]),
-        params = ["a"] at [0]);
-}
-
-program! {
-    #[differentiable]
-    fn p79(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = &(v / &v.mapv(|q| q * q + 1.0)) + &(x - v);
-        let mut t2 = &(&t1 + &t1) / &t1.mapv(|q| q * q + 1.0);
-        for _ in 0..n {
-            t2 = (&t2 * (t1.sum() * 0.1)).mapv(f64::sin) + &t2 * 0.5;
-        }
-        t2.sum() * 0.2 + t1.sum() * 0.2 + s
-    }
-    check_p79(seed = 0x59ad66683ecb2fda, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p80(b: f64, c: f64, n: usize, a: f64, d: f64) -> f64 {
-        let mut acc0 = 0.5;
-        if d.powi(2) > a && b < 0.25 {
-            acc0 = d.sin().tanh();
-        } else {
-            let flag1 = d > 0.3;
-        }
-        acc0 + a
-    }
-    check_p80(seed = 0x3370a4bd0c984021, inputs = 4, calls = [], at = |p| (p[0], p[1], 2, p[2], p[3]),
-        params = ["a", "b", "d"] at [2, 0, 3]);
-}
-
-program! {
-    #[differentiable]
-    fn p81(a: f64) -> f64 {
-        let mut acc0 = 0.5;
-        let t1 = a / (2.0 + 1.0_f64.cos());
-        let mut v2: Vec<f64> = Vec::new();
-        v2.push(a - 0.1);
-        v2.push(a * 1.5_f64.atan());
-        let t3 = v2[0] * 0.5 + v2[1];
-        let flag4 = f64::sin(a) > -0.4;
-        let t3 = (t3 * 0.5).atan() - -a;
-        acc0 += (1.5 + 1.25_f64.cos()).sqrt().atan() * 0.5;
-        let t3 = t3 * 0.5 - a / (1.0 + acc0.powi(2));
-        for i in 0..2 {
-            acc0 += ((acc0 * 0.25).atan() * t1 * 0.5).tanh().powi(2);
-            acc0 /= (1.0 + ((acc0 * 0.25).tanh() + a).powi(2));
-        }
-        (t3 * 0.25).atan().tanh() + 1.0 * t1
-    }
-    check_p81(seed = 0x3030fdf9b99a5d42, inputs = 1, calls = [], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p82(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = &(v / &v.mapv(|q| q * q + 1.0)) + &((s) * x);
-        let mut t2 = t1.to_owned();
-        for _ in 0..n {
-            t2 = (&t2 * (s)).mapv(f64::sin) + &t2 * 0.5;
-        }
-        let t3 = t2.row(1).to_owned();
-        let mut t4 = t2.dot(&(&t3 + &t1)) * 0.3;
-        for _ in 0..n {
-            t4 = (&t4 * (s)).mapv(f64::sin) + &t4 * 0.5;
-        }
-        let mut t5 = (s) - &(&t3 - v);
-        if n % 3 == 0 {
-            t5 = (s) - &(v.mapv(|q| q.max(0.25) * 0.5));
-        }
-        t5.dot(&t5) * 0.1 + t4.sum() * 0.2 + t3.dot(&t3) * 0.1
-    }
-    check_p82(seed = 0x4a9b42c42ac579b0, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2),
-        params = ["s", "x"] at [12, 0, 1, 2, 3, 4, 5, 6, 7, 8]);
-}
-
-program! {
-    #[differentiable]
-    fn p83(d: f64, c: f64, b: f64, a: f64) -> f64 {
-        let mut acc0 = 1.0;
-        for i in 1..=2 {
-            for j in 0..3 {
-                match i {
-                    0 => {
-                        for l in 0..1 {
-                            acc0 += c;
-                            acc0 = 0.6 * (d - c);
-                        }
-                    }
-                    1 => {
-                        if j > 2 {
-                            if ((i as f64).tanh()) > 0.0 {
-                                acc0 += (acc0 * 0.05).tanh();
-                            } else {
-                                acc0 /= (2.0 + ((acc0 * 0.05).atan() + b).cos());
-                            }
-                        } else {
-                            let mut acc1 = 0.0;
-                        }
-                    }
-                    _ => {
-                        if a > 0.3 {
-                            let t2 = f64::min(c, 2.0) * (acc0 * 0.05).tanh();
-                        }
-                    }
-                }
-                acc0 /= (2.0 + (a * (p33(a * (acc0 * 0.05).tanh(), ((j as f64).cos().exp() * 0.5).sin()) * 0.5).sin()).cos());
-            }
-            acc0 -= ((i as f64).max((acc0 * 0.05).tanh()) * 0.5).tanh().powi(3);
-        }
-        for i in 0..2 {
-            acc0 += -((acc0 * 0.05).sin() * 1.0);
-            let t3 = if (i as f64 / (1.5 + d.tanh())) > 0.1 { (a / (2.0 + c.cos())).atan() } else { (acc0 * 0.05).tanh() + b };
-            for j in 0..2 {
-                let mut acc4 = (d * c).sin().exp();
-                acc4 = i as f64;
-            }
-        }
-        let mut v5 = vec![0.0; 4];
-        for i in 0..v5.len() {
-            v5[i] = (i as f64 * 0.5).atan();
-        }
-        let mut acc6 = 0.0;
-        let mut acc7 = 0.0;
-        if d < -0.2 {
-            acc7 += (b * b * v5[0].hypot(v5.iter().sum::<f64>()) * 0.05).tanh();
-        } else {
-            let t8 = (2.0 + (-(v5[1] * b)).sin()).log10();
-        }
-        (acc0 * 0.02).atan() + 0.9 * b
-    }
-    check_p83(seed = 0xbfcb397b086d477f, inputs = 4, calls = [p33], at = |p| (p[0], p[1], p[2], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p84(a: f64, b: f64, n: usize) -> f64 {
-        let t1 = { let u0 = (a.atan().hypot(b) * 0.5).sin(); n as f64 * (2.0 + a.sin()).sqrt() };
-        let t1 = (t1 * 0.5).sin() + 1.0;
-        let mut acc2 = 0.0;
-        let mut v3 = vec![0.0; 3];
-        for i in 0..v3.len() {
-            v3[i] = 1.25 * (0.5 * (p62(0.5, ((a + a) * 0.5).tanh()) * 0.25).tanh());
-        }
-        if 0.3 * t1 > a {
-            for i in 0..v3.len() {
-                let t4 = (0.1 - (v3[0] * 0.25).tanh()).tanh();
-                let t5 = -b * -t4;
-                acc2 = b.atan().cos();
-            }
-        } else {
-            let mut t1 = t1;
-        }
-        let mut acc6 = -(a * (v3[n] * 0.25).tanh());
-        let mut acc2 = acc2;
-        (acc2 * 0.25).atan() + 0.9 * acc6 + t1 + a.sin()
-    }
-    check_p84(seed = 0x51d28027c9ab927a, inputs = 2, calls = [p62], at = |p| (p[0], p[1], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p85(b: f64, xs: &[f64], a: f64) -> f64 {
-        let mut acc0 = b.min(b) / (1.5 + a.tanh());
-        let t1 = (1.5 + b.sin()).powf(acc0.tanh());
-        for i in (0..1).rev() {
-            if i > 1 {
-                let t4: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u2, &w3)| (0.2 * xs[i]).sin() * (0.5 * w3)).sum();
-            }
-            acc0 /= (1.0 + xs[i].cos().powi(2));
-        }
-        let t5 = if b * a < -0.1 { b.cos().exp_m1() * (a + xs[0]) } else { -xs.iter().sum::<f64>().cos() };
-        1.0 * (t5 * 0.25).tanh() + (acc0 * 0.5).sin().cos() + a - b.cos()
-    }
-    check_p85(seed = 0x51216a352e14e416, inputs = 5, calls = [], at = |p| (p[0], &p[1..4], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p86(a: f64) -> f64 {
-        let mut acc0 = a.cos();
-        if acc0.powi(2).ln_1p() < 0.3 {
-            for i in 0..3 {
-                acc0 += ((a * (acc0 * 0.25).atan()).powi(3) * 0.1).atan();
-            }
-        }
-        for i in 0..2 {
-            for j in 0..3 {
-                let mut k1 = 0;
-                let r5 = loop {
-                    let o2: Option<f64> = if i < 1 { Some(p51(a.cos(), a) * 0.5) } else { None };
-                    let t4: f64 = match o2 { Some(u3) => (1.0 + a.powi(2)).ln().sin(), None => 1.25_f64.sin() };
-                    acc0 = ((acc0 * 0.02).sin() - t4 * (acc0 * 0.02).tanh()).sin();
-                    k1 += 1;
-                    if (a.sin().exp2() > 1.0) || k1 >= 2 { break (1.0 + t4.powi(2)).cbrt().sin(); }
-                };
-                let flag6 = (acc0 * 0.02).tanh().cos() > 0.25;
-                acc0 = (2.0 + (a * (acc0 * 0.02).atan()).cos()).powi(-2);
-            }
-            acc0 = ((0.75 * a + a.powi(2)) * 0.5).tanh();
-        }
-        let mut w7 = 0;
-        while w7 < 1 {
-            match w7 % 3 {
-                0 => {
-                    acc0 += a;
-                }
-                1 => {
-                    for j in 0..1 {
-                        let mut acc8 = (acc0 * 0.02).sin().powi(2).powi(2);
-                        acc0 /= (1.0 + 1.25_f64.sin().powi(2));
-                    }
-                }
-                _ => {
-                    let mut acc9 = 0.0;
-                }
-            }
-            acc0 = (acc0 * 0.02).sin().cos();
-            w7 += 1;
-        }
-        let mut acc0 = acc0;
-        0.75 * (acc0 * 0.02).atan() + a
-    }
-    check_p86(seed = 0xec2ceedcab89a642, inputs = 1, calls = [p51], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p87(c: f64, b: f64, d: f64, a: f64, n: usize) -> f64 {
-        let mut acc0 = 1.0;
-        if n == 0 {
-            let d = d - b;
-            for i in 0..1 {
-                let mut k1 = 0;
-                let r3 = loop {
-                    if i % 3 == 1 {
-                        match k1 % 3 {
-                            0 => {
-                                acc0 = f64::max(0.2, c) / (1.0 + (1.0 * c).powi(2));
-                            }
-                            1 => {
-                                acc0 *= (d * 0.5).atan().cos();
-                            }
-                            _ => {
-                                let t2 = (1.0 + (2.0 * b).powi(2)).sqrt();
-                            }
-                        }
-                    }
-                    acc0 += ((1.0 + ((acc0 * 0.1).sin() / (2.0 + (acc0 * 0.1).atan().cos())).powi(2)).ln() * 0.5).atan();
-                    k1 += 1;
-                    if ((acc0 * 0.1).tanh() > 0.25) || k1 >= 3 { break (acc0 * 0.1).sin() + d * 0.5; }
-                };
-                acc0 += a;
-            }
-        } else {
-            acc0 -= (n as f64 * 0.25).tanh();
-        }
-        c
-    }
-    check_p87(seed = 0xc5eba01df80c27dc, inputs = 4, calls = [], at = |p| (p[0], p[1], p[2], p[3], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p88(n: usize, b: f64, a: f64) -> f64 {
-        let mut acc0 = a.cos();
-        let t1 = if a.cos() < 0.1 { acc0 } else { acc0 / (1.0 + 1.5_f64.powi(2)) * -a };
-        acc0 *= (n as f64).min(acc0).tanh();
-        let t2 = if ((p72((b / (1.0 + (n as f64).powi(2)) * 0.5).tanh(), (n as f64).hypot((acc0 * 0.5).atan()) * 0.25) * 0.5).tanh()) > 0.7 { p73(0.3_f64.tanh()) * 0.25 * 0.3 / (1.0 + (t1 * 0.5).atan().powi(2)) } else { (2.0 + f64::cos(a).cos()).recip() };
-        let t3 = (1.5 + (acc0 * 0.5).sin().atan().sin()).log(2.5 + (t2 + n as f64).tanh().cos());
-        let t5 = { let u4 = -(t1 * 0.5).cos().exp(); t3.max(u4) + 0.2 * (acc0 * 0.5) };
-        (t5 * 0.5).atan() + t3 + 2.0 * (t1 * 0.5).sin() + acc0 * 0.5 + 0.5 * (acc0 * 0.5)
-    }
-    check_p88(seed = 0xed5af4bf54a845a7, inputs = 2, calls = [p72, p73], at = |p| (3, p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p89(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (((a).tanh()).cos() * a + xs[0]).tanh();
-        let t2 = (((a).sin()).cos() * a + xs[1]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() - 1 {
-            let t3 = ((1.0 + ((1.0 + ((t2) * (xs[i])) * ((t2) * (xs[i]))).ln()) * ((1.0 + ((t2) * (xs[i])) * ((t2) * (xs[i]))).ln())).ln()).tanh() * 1.5;
-            acc = acc + (xs[i] - a + a + (xs[i]).cos() * xs[i] + (a).cos() * a).tanh() - ((xs[i]).cos() * xs[i + 1]).tanh();
-            let mut t4 = 0.0;
-            for j in 0..2 {
-                t4 += ((1.0 + (xs[i + 1]) * (xs[i + 1])).ln() - xs[i] * (j as f64 + 0.5)).sin();
-            }
-            let mut t5 = 0.0;
-            for j in 0..2 {
-                t5 += ((((xs[i + 1]).mul_add(0.5, a)) * 0.5).exp() * (j as f64 + 0.5)).sin();
-            }
-            acc = acc + (((((xs[i]) * (xs[i + 1])).cos() * xs[i + 1]) * 0.5).exp()).tanh() - ((1.0 + (xs[i]) * (xs[i])).ln() + (t1) * (t4) - (t3).cos() * t2).tanh();
-        }
-        acc
-    }
-    check_p89(seed = 0xdec97f0437371d35, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p90(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = x.to_owned();
-        for _ in 0..n {
-            t1 = (&t1 * (s)).mapv(f64::sin) + &t1 * 0.5;
-        }
-        let t2 = t1.to_owned();
-        t2.sum() * 0.2 + t1.sum() * 0.2 + s
-    }
-    check_p90(seed = 0xe79a7b14aeecbda2, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p91(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        let mut carried = 0.5;
-        for i in 0..xs.len() {
-            let t1 = ((1.0 + (((0.45_f64).cos() * 0.34_f64).cos() * a) * (((0.45_f64).cos() * 0.34_f64).cos() * a)).ln()).tanh() * 1.5;
-            if ((a).mul_add(0.5, a)).cos() * xs[i] < -0.35 {
-                acc += (t1).tanh();
-                acc = acc + (((((-0.69_f64).sin()).tanh()) * 0.5).exp()).tanh() - (t1).tanh();
-            } else {
-                let t2 = if xs[i] < 0.29 { (a).tanh() } else { (1.0 + (xs[i]) * (xs[i])).ln() };
-            }
-            let t3 = (((1.0 + (xs[i]) * (xs[i])).ln()) * (((xs[i]) * (t1)).mul_add(0.5, xs[i]))).tanh() * 1.5;
-            if ((xs[i]) * 0.5).exp() > -0.27 {
-                if xs[i] - xs[i] + xs[i] < -0.30 {
-                    acc += ((0.86_f64 - (a).mul_add(0.5, xs[i])).sin()).tanh();
-                } else {
-                    acc += (((1.0 + (a) * (a)).ln()).tanh()).tanh();
-                }
-                if ((xs[i]) * 0.5).exp() - xs[i] < -0.17 {
-                    acc += ((1.0 + ((xs[i]).tanh() + (1.0 + (a) * (a)).ln()) * ((xs[i]).tanh() + (1.0 + (a) * (a)).ln())).ln()).tanh();
-                    let t4 = if (xs[i]).tanh() + (xs[i]).mul_add(0.5, xs[i]) > -0.09 { ((t3 + xs[i]).cos() * 0.30_f64 + xs[i]).tanh() } else { (xs[i]) * (t3) };
-                }
-            }
-            acc += (t3).tanh();
-            acc -= (a).tanh();
-            carried = carried * 0.5 + (t1).tanh();
-            acc += carried;
-        }
-        let r = acc;
-        r
-    }
-    check_p91(seed = 0x9657c81ce691be1a, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]),
-        params = ["a"] at [0]);
-}
-
-#[differentiable]
-fn p92_h0(y: &mut [f64], s: f64) -> f64 {
+fn p186_h2(y: &mut [f64], s: f64) {
     for i in 0..y.len() {
         y[i] = y[i] * 0.6 + (y[i] * s).cos() * 0.25;
     }
-    y[0] * y[y.len() - 1]
 }
 #[differentiable]
-fn p92_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).tanh() * 0.25;
-    }
-    y[0] * -0.5
-}
-#[differentiable]
-fn p92_h2(y: &mut [f64], x: &[f64], s: f64) {
-    let _ = p92_h0(y, s);
-    let _ = p92_h1(s * -0.5, &x[1..], y);
-}
-program! {
-    #[differentiable]
-    fn p92(xs: &[f64], ys: &mut [f64], a: f64) -> f64 {
-        let mut buf1 = vec![0.0; 2];
-        for i in 0..2 {
-            buf1[i] = xs[i + 3] * a;
-        }
-        let t2 = p92_h0(&mut buf1, a).tanh();
-        let t3 = p92_h0(&mut buf1, t2.tanh()).tanh();
-        let t4 = buf1[0] + buf1[1] * 0.75;
-        let _ = p92_h1(a, xs, ys);
-        let t5 = ys[0] * 0.25;
-        let mut buf6 = vec![0.0; 4];
-        for i in 0..4 {
-            buf6[i] = xs[i + 2] * t5.tanh() * 0.3;
-        }
-        let _ = p92_h0(&mut buf6, t4.tanh());
-        let t7 = p92_h0(&mut buf6, t4.tanh()).tanh();
-        let t8 = p92_h1(t2.tanh(), &xs[..7], &mut buf6).tanh();
-        let t9 = buf6[0] + buf6[3] * 1.5;
-        let mut buf10 = vec![0.3; 2];
-        let t11 = p92_h1(t7.tanh() * 0.3, &xs[1..], &mut buf10).tanh();
-        let t12 = p92_h1(t5.tanh(), xs, &mut buf10).tanh();
-        for _ in 0..2 {
-            p92_h2(&mut buf10, &buf1, a);
-        }
-        let t13 = buf10[0] + buf10[1] * 0.6;
-        let mut buf14 = vec![0.6; 2];
-        let t15 = p92_h0(&mut buf14, t4.tanh()).tanh();
-        p92_h2(&mut buf14, xs, t8.tanh());
-        let t16 = buf14[0] + buf14[1] * 0.25;
-        let mut buf17 = vec![0.0; 4];
-        for i in 0..4 {
-            buf17[i] = xs[i + 3] * t7.tanh() * 0.25;
-        }
-        let t18 = p92_h1(t4.tanh(), xs, &mut buf17).tanh();
-        let t19 = buf17[0] + buf17[3] * -0.5;
-        t19 + t18 + t16 + t15 + t13 + ys[2] + a * 0.3
-    }
-    check_p92(seed = 0xd870f5dc2f507ec6, inputs = 11, calls = [], at = |p| (&p[0..7], &mut p[7..10].to_vec(), p[10]));
-}
-
-#[differentiable]
-fn p93_h0(y: &mut [f64], s: f64) -> f64 {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.6).tanh();
-    }
-    y[0] = (y[0] * 0.6 + s).sin();
-    y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p93_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).cos() * 0.25;
-    }
-}
-#[differentiable]
-fn p93_h2(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.75
-}
-#[differentiable]
-fn p93_h3(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    let _ = p93_h0(y, s);
-    p93_h1(s * 0.5, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-program! {
-    #[differentiable]
-    fn p93(xs: &[f64], a: f64) -> f64 {
-        let mut buf1 = vec![0.0; 4];
-        for i in 0..4 {
-            buf1[i] = xs[i + 3] * a;
-        }
-        let t2 = p93_h0(&mut buf1, a * 0.5).tanh();
-        let t3 = p93_h0(&mut buf1, t2.tanh()).tanh();
-        for _ in 0..3 {
-            p93_h1(t3.tanh(), xs, &mut buf1);
-        }
-        let t4 = buf1[0] + buf1[3] * 0.25;
-        let t5 = p93_h2(&xs[..6], a);
-        let s6 = &xs[..];
-        let t7 = (s6[5] * t3.tanh() + s6[6]).sin() + s6[s6.len() - 1] * 0.3;
-        let mut buf8 = vec![0.75; 4];
-        let t9 = p93_h3(&mut buf8, &s6[..], t5.tanh()).tanh();
-        let t10 = p93_h0(&mut buf8, t3.tanh()).tanh();
-        let _ = p93_h3(&mut buf8, &s6[0..], t10.tanh());
-        let t11 = buf8[0] + buf8[3] * 0.5;
-        let mut buf12 = vec![0.75; 3];
-        p93_h1(t11.tanh(), &xs[3..], &mut buf12);
-        let _ = p93_h0(&mut buf12, t4.tanh());
-        let _ = p93_h0(&mut buf12, a * 0.75);
-        let t13 = buf12[0] + buf12[2] * 1.5;
-        let mut buf14 = vec![0.75; 4];
-        let t15 = p93_h3(&mut buf14, &buf12, t2.tanh() * 0.6).tanh();
-        let t16 = buf14[0] + buf14[3] * 0.25;
-        t16 + t15 + t13 + t11 + t10 + a * 0.3
-    }
-    check_p93(seed = 0xe6db21e2ea27262a, inputs = 9, calls = [], at = |p| (&p[0..8], p[8]));
-}
-
-#[differentiable]
-fn p94_h0(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).cos();
-    r[1] = v[1] * 0.3;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-#[differentiable]
-fn p94_h1(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.3
-}
-program! {
-    #[differentiable]
-    fn p94(a: f64, b: f64, xs: &[f64]) -> f64 {
-        let arr1 = p94_h0(&xs[3..=6], b);
-        let t2 = arr1[0] * arr1[1];
-        let t3 = p94_h1(&arr1, a);
-        let arr4 = p94_h0(xs, t3.tanh());
-        let t5 = arr4[0] * arr4[2];
-        let s6 = &xs[0..=1];
-        let t7 = (s6[0] * a + s6[1]).sin() + s6[s6.len() - 1] * 0.25;
-        let t8 = p94_h1(&s6[..2], b).sin();
-        let t9 = p94_h1(&s6[0..], t3.tanh()).sin();
-        let t10 = p94_h1(&xs[0..], t8.tanh());
-        t10 + t9 + t8 + t7 + t5 + a * 0.3
-    }
-    check_p94(seed = 0x67530946fa968aa6, inputs = 10, calls = [], at = |p| (p[0], p[1], &p[2..10]));
-}
-
-#[differentiable]
-fn p95_h0(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.25).sin();
-    }
-    acc * 1.5 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p95_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).tanh() * -0.5;
-    }
-}
-#[differentiable]
-fn p95_h2(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.75 + (y[i] * s).sin() * 0.25;
-    }
-}
-#[differentiable]
-fn p95_h3(y: &mut [f64], x: &[f64], s: f64) {
-    p95_h2(y, s);
-    p95_h1(s * 0.25, &x[1..], y);
-}
-program! {
-    #[differentiable]
-    fn p95(b: f64, a: f64, xs: &[f64]) -> f64 {
-        let s1 = &xs[6..=7];
-        let t2 = (s1[1] * a * 0.25 + s1[1]).sin() + s1[s1.len() - 1] * 0.3;
-        let t3 = p95_h0(xs, t2.tanh()).sin();
-        let mut buf4 = vec![0.0; 4];
-        for i in 0..4 {
-            buf4[i] = xs[i + 0] * t2.tanh();
-        }
-        p95_h1(t2.tanh(), s1, &mut buf4);
-        p95_h1(t3.tanh() * -0.5, xs, &mut buf4);
-        p95_h3(&mut buf4, xs, a);
-        let t5 = buf4[0] + buf4[3] * 0.5;
-        let mut buf6 = vec![-0.5; 4];
-        p95_h2(&mut buf6, t5.tanh());
-        let t7 = buf6[0] + buf6[3] * 0.25;
-        let s8 = &s1[..];
-        let t9 = (s8[0] * t7.tanh() + s8[0]).sin() + s8[s8.len() - 1] * 1.5;
-        let mut buf10 = vec![0.0; 3];
-        for i in 0..3 {
-            buf10[i] = xs[i + 4] * t7.tanh();
-        }
-        p95_h3(&mut buf10, &s8[0..], t2.tanh());
-        let t11 = buf10[0] + buf10[2] * 1.5;
-        t11 + t9 + t7 + t5 + t3 + a * 0.3
-    }
-    check_p95(seed = 0x4ba1350773fbf458, inputs = 10, calls = [], at = |p| (p[0], p[1], &p[2..10]));
-}
-
-program! {
-    #[differentiable]
-    fn p96(a: f64) -> f64 {
-        let t0 = (a.tanh().exp2() + p76(a.min(a), ((a - a) * 0.5).sin()).tanh()) * a;
-        let mut acc1 = 0.0;
-        if (2.0 + a.sin()).log10() > -0.2 {
-            let t2 = a.sin().exp_m1() * (a / (1.5 + a.tanh())) + 0.5;
-            acc1 += 0.3 * ((t0 * 0.25).sin() * a);
-            let mut acc3 = (a.mul_add(a / (1.5 + a.tanh()), -a) * 0.5).atan();
-            let t4 = (t0 * 0.25).sin() * a.mul_add(1.0 / (1.0 + a * a), 1.5 - t0 * 0.25);
-        }
-        acc1 += ((acc1.cos().exp() + a) * 0.25).tanh();
-        if 0.75 - (t0 * 0.25).tanh() > (t0 * 0.25).atan() {
-            acc1 = (a * a).atan();
-        } else if acc1 > 0.5 {
-            for i in 0..1 {
-                let t5 = (t0 * 0.25 - a) * 1.0;
-                acc1 *= (t0 * 0.25).atan().tanh();
-            }
-        } else {
-            if (acc1 * 0.25).tanh() > -0.1 && 1.25 < 0.7 {
-                let t0 = (t0 * 0.25).atan() - (acc1 * 0.25).tanh() / (2.0 + (t0 * 0.25).atan().cos());
-            } else {
-                let t6 = (acc1 * 0.25).tanh() * (acc1 * 0.25).sin() - (acc1 * 0.25).mul_add((t0 * 0.25).sin(), a);
-            }
-        }
-        (acc1 * 0.25).atan() - (t0 * 0.25).sin()
-    }
-    check_p96(seed = 0x6b8f0ea718f8c02e, inputs = 1, calls = [p76], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p97(a: f64, b: f64) -> f64 {
-        let mut acc0 = (p80(b.cos(), (1.0 + 1.25) * 0.5, 2, a * 0.3, ((1.5_f64 - 1.5) * 0.5).atan()) * 0.5).tanh();
-        let mut k1 = 0;
-        loop {
-            let o2: Option<f64> = if a + acc0 * 0.1 > -0.1 { Some(0.3 * b.cos()) } else { None };
-            let t4: f64 = if let Some(u3) = o2 { f64::cos(a) } else { a };
-            let b = b * (1.0 + (acc0 * 0.1).sin().powi(2)).ln();
-            let t6 = { let u5 = b.atan().powi(3) * 0.5; acc0 * 0.1 };
-            acc0 = -(b - (p66((2.0 + (acc0 * 0.1).sin()) * 0.5, ((t4 + a) * 0.5).tanh()) * 0.5).atan()) * 0.5;
-            k1 += 1;
-            if ((acc0 * 0.1).sin() + (acc0 * 0.1).tanh() > (acc0 * 0.1).tanh()) || k1 >= 5 { break; }
-        }
-        let t7 = b;
-        if t7.powi(2) > (acc0 * 0.1).sin() {
-            let t8 = (acc0 * 0.1).tanh();
-        } else {
-            let c9 = |u10: f64| -(-b);
-            let t11: f64 = c9(b) - 0.5 * c9(b / (2.0 + a.cos()));
-        }
-        1.5 * t7 + acc0 * 0.1 + 0.25 * b + a + 0.5 * (acc0 * 0.1).tanh()
-    }
-    check_p97(seed = 0x1e5bd09528b7e874, inputs = 2, calls = [p66, p80], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p98(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = v.dot(&(x / &x.mapv(|q| q * q + 1.0))) * 0.3;
-        let mut t2 = (t1.mapv(|q| q.max(0.25) * 0.5)).dot(&(x.dot(&t1) * 0.3)) * 0.3;
-        if n % 3 == 0 {
-            t2 = (x.dot(v) * 0.3).dot(&((s) - v)) * 0.3;
-        }
-        let t3 = &(x + x) / &((x * v).mapv(f64::tanh)).mapv(|q| q * q + 1.0);
-        let t4 = (t3.column(2).to_owned()).mean().unwrap();
-        t4 + t3.sum() * 0.2 + t2
-    }
-    check_p98(seed = 0x1d02ea90bd40306b, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p99(d: f64, a: f64, xs: &[f64], n: usize, b: f64, c: f64) -> f64 {
-        let mut acc0 = 0.5;
-        for i in 0..n {
-            if n % 3 == 1 {
-                let mut acc1 = (a * c * a * 0.5).tanh();
-                let t2 = (xs.iter().map(|q| q.cos()).product::<f64>() - xs.iter().map(|q| q * q).sum::<f64>()).to_radians();
-            } else {
-                if n == 0 {
-                    let t3: f64 = d;
-                } else {
-                    let mut k4 = 0;
-                    let r5 = loop {
-                        acc0 += ((xs[n] + (p81(((xs.iter().map(|q| q * q).sum::<f64>() + c) * 0.1).tanh()) * 0.5).sin()) * (xs.iter().map(|q| q * d).sum::<f64>() * 0.25) * 0.25).tanh();
-                        acc0 += a;
-                        k4 += 1;
-                        if ((2.0 + xs[n].cos()).recip() > -0.2) || k4 >= 3 { break 0.75 * b.sin(); }
-                    };
-                }
-            }
-            acc0 += ((acc0 * 0.1).tanh() / (1.5 + (n as f64).tanh())).powi(2) * 0.25;
-        }
-        0.25 * (acc0 * 0.1).atan() + c - b.cos() + d.cos()
-    }
-    check_p99(seed = 0xbd5c5b7a51c03e24, inputs = 7, calls = [p81], at = |p| (p[0], p[1], &p[2..5], 2, p[5], p[6]),
-        params = ["xs", "d"] at [2, 3, 4, 0]);
-}
-
-program! {
-    #[differentiable]
-    fn p100(c: f64, b: f64, a: f64) -> f64 {
-        let b = b + (1.0 - p73(b) * 0.25);
-        let mut acc0 = 0.0;
-        if (b * 0.25).sin().hypot(c) > 0.1 {
-            let mut k1 = 0;
-            let r2 = loop {
-                for j in (0..3).rev() {
-                    acc0 = (((b * 0.25).sin() - (b * 0.25).atan() - c.powi(3)) * 0.5).sin();
-                }
-                acc0 -= (((b * 0.25).tanh() / (2.0 + 1.5_f64.cos()) + 0.2_f64.max(1.25)) * 0.25).tanh();
-                k1 += 1;
-                if ((acc0 * 0.05).tanh() > c) || k1 >= 4 { break a.sin() - (acc0 * 0.05).atan().sin(); }
-            };
-        }
-        let c = c - -(acc0 * 0.05).tanh();
-        for i in (0..4).rev() {
-            if 0.6 < 0.5 {
-                if (acc0 * 0.02).sin() * (acc0 * 0.02).tanh() > 0.7 {
-                    let o3: Option<f64> = if i == 1 { Some(((acc0 * 0.02).sin() * (acc0 * 0.02).tanh()).powi(2)) } else { None };
-                    let t5: f64 = match o3 { Some(u4) => (i as f64 * (acc0 * 0.02).tanh()).atan(), None => 0.6_f64.powi(3) };
-                } else {
-                    let mut w6 = 0;
-                    while w6 < 3 && ((1.5 + (acc0 * 0.02).tanh().cos()).sqrt() > (acc0 * 0.02).tanh()) {
-                        acc0 = ((b * 0.25).sin() - b * 0.25).sin();
-                        w6 += 1;
-                    }
-                }
-            }
-            acc0 += ((b * 0.25).sin() * (acc0 * 0.02) * 0.25).tanh();
-        }
-        c.cos() + (acc0 * 0.02).sin().cos() + (b * 0.25).atan()
-    }
-    check_p100(seed = 0xc430cd4908683813, inputs = 3, calls = [p73], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p101(a: f64, b: f64) -> f64 {
-        let mut acc0 = b.tanh().exp_m1().max((0.5 * b.tanh()).asin());
-        for i in 0..2 {
-            match i {
-                0 => {
-                    let t1 = -(i as f64).powi(2).ln_1p();
-                }
-                _ => {
-                    let t2: f64 = 1.25_f64.atan();
-                }
-            }
-            acc0 = ((acc0 * 0.25).sin() + i as f64 * 1.5 * 0.5).tanh();
-        }
-        acc0 /= (2.0 + (acc0 * 0.25).tanh().cos().cos());
-        for i in (0..2).rev() {
-            let mut acc3 = -a * ((acc0 * 0.1).sin() / (1.5 + (acc0 * 0.1).tanh()));
-            acc3 = (acc3 - 0.2 * (acc0 * 0.1).sin()).tanh();
-        }
-        a
-    }
-    check_p101(seed = 0xcb9edec60c32599d, inputs = 2, calls = [], at = |p| (p[0], p[1]));
-}
-
-#[differentiable]
-fn p102_h0(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + -0.5).sin();
-    }
-    acc * 1.5 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p102_h1(y: &mut [f64], s: f64) {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 1.5).tanh();
-    }
-    y[0] = (y[0] * -0.5 + s).sin();
-}
-#[differentiable]
-fn p102_h2(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).cos() * 0.3;
-    }
-    y[0] * -0.5
-}
-program! {
-    #[differentiable]
-    fn p102(xs: &[f64], b: f64, a: f64) -> f64 {
-        let t1 = p102_h0(&xs[..], a * 0.25);
-        let mut buf2 = vec![0.3; 4];
-        p102_h1(&mut buf2, a);
-        let t3 = p102_h2(b, &xs[..2], &mut buf2).tanh();
-        for _ in 0..3 {
-            p102_h1(&mut buf2, t1.tanh());
-        }
-        let t4 = buf2[0] + buf2[3] * 0.6;
-        let mut buf5 = vec![0.0; 4];
-        for i in 0..4 {
-            buf5[i] = xs[i + 2] * b * 0.6;
-        }
-        let t6 = p102_h2(a, &xs[..], &mut buf5).tanh();
-        let t7 = buf5[0] + buf5[3] * 0.5;
-        let t8 = p102_h0(xs, t7.tanh()).sin();
-        t8 + t7 + t6 + t4 + t3 + a * 0.3
-    }
-    check_p102(seed = 0x6afc32da822656dc, inputs = 8, calls = [], at = |p| (&p[0..6], p[6], p[7]));
-}
-
-program! {
-    #[differentiable]
-    fn p103(b: f64, n: usize, a: f64, c: f64, xs: &[f64]) -> f64 {
-        let c0 = |u1: f64| n as f64 * 0.9 - xs.iter().map(|q| q * q).sum::<f64>() * xs[3];
-        let t2: f64 = c0(xs[0]) - 0.5 * c0((xs[n] * xs.iter().map(|q| q * c).sum::<f64>() * 0.1).atan());
-        let mut acc3 = 1.0;
-        let mut k4 = 0;
-        loop {
-            if b.tanh().exp2() > 0.1 && t2 * 0.1 < 0.1 {
-                for j in 0..1 {
-                    let mut a = a;
-                    a += (b * b / (1.0 + (a - xs[k4 % xs.len()]).powi(2)) * 0.25).sin();
-                }
-            }
-            acc3 += ((c.sin() - f64::sin(a)) * 0.25).atan();
-            k4 += 1;
-            if ((acc3 * 0.05).tanh() * (acc3 * 0.05).atan() < 0.0) || k4 >= 5 { break; }
-        }
-        let c = c * (c * (acc3 * 0.05).sin());
-        let mut v5 = vec![0.0; n];
-        for i in 0..v5.len() {
-            v5[i] = -(n as f64 + (p81(xs[i]) * 0.5).atan()) * 0.5;
-        }
-        (c * 0.5).sin().cos() - 0.1 * (t2 * 0.1).tanh() + a
-    }
-    check_p103(seed = 0x6bcd38e6348c38cb, inputs = 7, calls = [p81], at = |p| (p[0], 1, p[1], p[2], &p[3..7]));
-}
-
-program! {
-    #[differentiable]
-    fn p104(a: f64, b: f64, c: f64) -> f64 {
-        let mut acc0 = a;
-        for i in 0..1 {
-            if ((i as f64).max(c)) > 0.0 {
-                if (acc0 * 0.5).atan() + 0.2 > a || c < 0.1 {
-                    let t1 = c + 1.0;
-                } else {
-                    acc0 -= (0.75_f64.cos().min(c.max(b)) * 0.5).tanh();
-                }
-            } else {
-                if i > 1 {
-                    continue;
-                }
-            }
-            acc0 += a;
-        }
-        acc0 = acc0 * 0.25;
-        let mut acc2 = (((acc0 * 0.25).atan() - (acc0 * 0.25).atan()) * 0.5).tanh();
-        let k3 = ((a * (acc0 * 0.25).tanh()).abs() * 2.0) as usize % 3;
-        match k3 {
-            0 | 1 => {
-                let mut b = b;
-                b = p101(acc2 + acc2, (acc0 * 0.25).sin() * 0.25).powi(2).ln_1p().atan();
-            }
-            _ => {
-                let t4 = if 1.25 * (acc0 * 0.25) > (acc0 * 0.25).atan() { c * (0.5 * a.tanh()).acos() } else { (b / (1.5 + c.tanh())).clamp(-0.75, 0.75) };
-            }
-        }
-        acc2.sin() - 0.5 * (acc0 * 0.25).sin() + a + 0.5 * b
-    }
-    check_p104(seed = 0x656ff820d25bf913, inputs = 3, calls = [p101], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p105(c: f64, b: f64, a: f64) -> f64 {
-        let c0 = |u1: f64| c;
-        let t2: f64 = c0((1.5 + a.mul_add(c, b).sin()).powf(b.sin().tanh())) - 0.5 * c0(a.powi(2).ln_1p());
-        let c3 = |u4: f64| 0.6_f64.cos();
-        let t5: f64 = c3(c) - 0.5 * c3(b);
-        let t6 = if c * b > 0.7 { (1.0 + t5.powi(2)).cbrt().mul_add(0.2_f64.powi(2), c - c) } else { f64::tanh((0.5 * t5.tanh()).asin()) };
-        let mut acc7 = 0.0;
-        for i in 0..4 {
-            for j in 0..1 {
-                let t8: f64 = a.powi(2).ln_1p();
-                acc7 -= ((2.0 + t8.sin()).sqrt() * 0.5).sin();
-                acc7 += f64::tanh(t2).min(b - (acc7 * 0.1).atan()) * 0.25;
-            }
-            acc7 = c * b * b * 0.5;
-        }
-        let mut v9: Vec<f64> = Vec::new();
-        v9.push(t2.sin());
-        v9.push((c.mul_add(t2, (t6 * 0.5).atan()) * 0.5).tanh());
-        let t10 = v9[0] * 0.5 + v9[1];
-        let t11 = if 0.9 / (1.0 + (t6 * 0.5).atan().powi(2)) < 0.1 { b * (1.0 + t2.powi(2)).ln() } else { 1.0 * a * (p84((acc7 * 0.1).sin().asinh(), p101((c / (1.5 + t2.tanh()) * 0.5).sin(), (2.0 + b.cos()).recip()), 2) * 0.25).tanh().mul_add(t10, a) };
-        let t11 = (t11 * 0.5).tanh() * b.atan2(1.5 + b.cos());
-        acc7 += a;
-        (t11 * 0.5).tanh() + 0.3 * t10 + (acc7 * 0.1).sin() + t5 - t2 + c
-    }
-    check_p105(seed = 0x773d3b54b870d92a, inputs = 3, calls = [p84, p101], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p106(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((((a) * 0.5).exp()).sin() + xs[2]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() - 1 {
-            let t2 = ((xs[i + 1]).sin()).tanh() * 1.5;
-            extra += (t1).tanh();
-            acc = acc + ((t2).sin()).tanh() - ((xs[i]).tanh()).tanh();
-        }
-        acc
-    }
-    check_p106(seed = 0x19cf60e1a20c3771, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-program! {
-    #[differentiable]
-    fn p107(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = (v * (x[[2, 2]])).mapv(f64::sin);
-        for _ in 0..n {
-            t1 = ((v + x).dot(&t1) * 0.3).mapv(f64::tanh) + &t1 * 0.5;
-        }
-        let mut t2 = s;
-        if n % 2 == 0 {
-            t2 = v[1];
-        }
-        let t3 = (s) * x;
-        let t4 = t3.mapv(f64::tanh);
-        let mut t5 = (&(&t4 + &t3) * &(t3.dot(&t3) * 0.3)).mapv(f64::tanh);
-        for _ in 0..n {
-            t5 = (&t5 * (t3[[1, 1]])).mapv(f64::sin) + &t5 * 0.5;
-        }
-        t5.sum() * 0.2 + t4.sum() * 0.2 + t3.sum() * 0.2
-    }
-    check_p107(seed = 0x6aac1176df44fe57, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
-}
-
-#[differentiable]
-fn p108_h0(v: &[f64], s: f64, k: usize) -> f64 {
-    if k == 0 {
-        (v[0] * s).tanh()
-    } else {
-        v[k % v.len()] * 0.3 + p108_h0(v, s * 0.3, k - 1).tanh()
-    }
-}
-#[differentiable]
-fn p108_h1(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.3
-}
-program! {
-    #[differentiable]
-    fn p108(w: [f64; 3], a: f64, xs: &[f64]) -> f64 {
-        let s1 = &xs[3..];
-        let t2 = (s1[4] * w[2] + s1[1]).sin() + s1[s1.len() - 1] * 0.75;
-        let t3 = p108_h0(&xs[..8], w[0], 3);
-        let s4 = &xs[..6];
-        let t5 = (s4[1] * t3.tanh() + s4[5]).sin() + s4[s4.len() - 1] * -0.5;
-        let s6 = &s1[0..];
-        let t7 = (s6[0] * w[2] + s6[2]).sin() + s6[s6.len() - 1] * 0.6;
-        let t8 = p108_h1(s4, w[2]).sin();
-        t8 + t7 + t5 + t3 + t2 + w[1] * 0.5 + a * 0.3
-    }
-    check_p108(seed = 0xd029679efb0564da, inputs = 12, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), p[3], &p[4..12]));
-}
-
-program! {
-    #[differentiable]
-    fn p109(a: f64, b: f64) -> f64 {
-        let a = a * b;
-        let mut acc0 = 1.0;
-        for i in 0..3 {
-            let a = (a * 0.5).sin() - b.sin();
-            let t1 = (1.0 + ((a * 0.5).sin() + a * 0.5).powi(2)).sqrt();
-            match i {
-                0 => {
-                    acc0 = (t1 * 0.5 * (a * 0.5).atan()).atan2(1.5 + b.cos());
-                }
-                1 => {
-                    for j in (0..4).step_by(2) {
-                        for l in 0..1 {
-                            let t2 = acc0 * 0.05;
-                            acc0 += ((0.3 * t2).max((a * 0.5).atan()) * 0.5).tanh();
-                        }
-                        acc0 -= ((1.0 + f64::cos((t1 * 0.5).sin()).powi(2)).sqrt() * 0.5).sin();
-                    }
-                }
-                _ => {
-                    let mut acc3 = (1.0 + b.powi(2)).sqrt();
-                }
-            }
-            acc0 -= 0.1 * b / (2.0 + 0.9_f64.sin().cos());
-        }
-        let t4 = if p96(((1.0 + b.powi(2)).cbrt() * 0.5).atan()) > 0.6 { ((acc0 * 0.05).tanh() - (acc0 * 0.05).atan()).cos() } else { (a * 0.5).tanh() * b * (a * 0.5 - (a * 0.5).tanh()) };
-        for i in 0..4 {
-            match i {
-                0 => {
-                    let t5 = -(f64::atan((a * 0.5).atan()) / (1.0 + b.powi(2)));
-                }
-                1 => {
-                    acc0 += b;
-                }
-                _ => {
-                    let o6: Option<f64> = if i % 3 == 1 { Some((((acc0 * 0.02).atan().min(b) - i as f64) * 0.5).tanh()) } else { None };
-                    let t8: f64 = if let Some(u7) = o6 { 0.25_f64.min((a * 0.5).sin()).tanh() } else { (t4 * 0.5).tanh().min(acc0 * 0.02) };
-                }
-            }
-            acc0 -= (((1.0 + (t4 * 0.5).atan().powi(2)).ln() + (acc0 * 0.02).cos()) * 0.5).atan();
-        }
-        let t9 = b;
-        t9 - t4 * 0.5 + (acc0 * 0.02).tanh() + (a * 0.5).sin()
-    }
-    check_p109(seed = 0x6c2ff6ec679b8fa0, inputs = 2, calls = [p96], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p110(a: f64, n: usize) -> f64 {
-        let t0 = n as f64 - n as f64 * a / (1.5 + (a * a).tanh());
-        let t1 = match n % 3 { 0 => ((t0 * 0.25).tanh() * (t0 * 0.25)).atan(), 1 => 0.2_f64.to_radians().atan(), _ => (2.0 + a.sin().cos()).recip() };
-        let mut acc2 = f64::sin(1.25).to_radians();
-        if a.cos() > t1 {
-            let mut a = a;
-        } else {
-            acc2 /= (1.0 + (a * 0.25).powi(2));
-            let mut k3 = 0;
-            let r7 = loop {
-                let mut w4 = 0;
-                while w4 < 2 {
-                    for l in 0..4 {
-                        if (1.0 + a.powi(2)).sqrt() < 0.1 && a < 0.25 {
-                            let t5 = (acc2 * 0.02).atan().cos().exp();
-                        } else {
-                            let t6 = k3 as f64;
-                        }
-                        acc2 = (p42(t1.atan(), (t1 * 0.5).atan()) + (t0 * 0.25).atan().tanh().exp()) * 0.5;
-                    }
-                    acc2 += (((0.5 * a.tanh()).asin() + f64::atan((acc2 * 0.02).tanh())) * 0.25).atan();
-                    w4 += 1;
-                }
-                acc2 += (((t0 * 0.25).sin().mul_add(t1, p101(((n as f64 * 0.5).powi(2) * 0.25).sin(), ((t0 * 0.25).sin() + k3 as f64) * 0.5)) - 0.25 * a) * 0.25).tanh();
-                k3 += 1;
-                if (t0 * 0.25 < -0.1) || k3 >= 2 { break 0.6 * a * -a; }
-            };
-        }
-        let mut v8: Vec<f64> = Vec::new();
-        v8.push((t0 * 0.25).atan());
-        v8.push((n as f64).to_radians().atan());
-        let t9 = v8[0] * 0.5 + v8[1];
-        for i in (0..6).step_by(2) {
-            let t10 = if t1 / (1.0 + 1.25_f64.powi(2)) > 0.7 { (2.0 + (acc2 * 0.02).sin().sin()).sqrt().sin() } else { ((acc2 * 0.02).atan() + (t0 * 0.25).tanh()).asinh() };
-            let mut k11 = 0;
-            loop {
-                let t12: f64 = a + t9;
-                acc2 *= (t12 * 0.5).tanh().sin().exp().cos();
-                k11 += 1;
-                if ((acc2 * 0.01).tanh().min((t0 * 0.25).atan()) < -0.2) || k11 >= 5 { break; }
-            }
-            acc2 = ((acc2 * 0.01).atan() * (1.25_f64.mul_add(t1, 0.75) * 0.25).atan()).atan();
-        }
-        t9 - 0.75 * (acc2 * 0.01).tanh() + t1.cos() + 0.25 * (t0 * 0.25).tanh()
-    }
-    check_p110(seed = 0x1978afa266ac7791, inputs = 1, calls = [p42, p101], at = |p| (p[0], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p111(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = (&((s) * x) * &(x.dot(v) * 0.3)).mapv(f64::tanh);
-        for _ in 0..n {
-            t1 = (&t1 * (v.mean().unwrap())).mapv(f64::sin) + &t1 * 0.5;
-        }
-        let t2 = s;
-        t2 + t1.sum() * 0.2 + s
-    }
-    check_p111(seed = 0xb650104a539c454f, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
-}
-
-#[differentiable]
-fn p112_h0(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.6).cos();
-    }
-    acc * -0.5 + v[0] * v[v.len() - 1]
-}
-program! {
-    #[differentiable]
-    fn p112(b: f64, xs: &[f64], a: f64) -> f64 {
-        let t1 = p112_h0(xs, a).sin();
-        let s2 = &xs[0..=7];
-        let t3 = (s2[1] * b + s2[3]).sin() + s2[s2.len() - 1] * 0.6;
-        let t4 = p112_h0(s2, t1.tanh()).sin();
-        let t5 = p112_h0(&s2[3..=3], a).sin();
-        let s6 = &xs[0..];
-        let t7 = (s6[3] * t5.tanh() + s6[1]).sin() + s6[s6.len() - 1] * 0.75;
-        t7 + t5 + t4 + t3 + t1 + a * 0.3
-    }
-    check_p112(seed = 0xc23ae3a75ad7c654, inputs = 10, calls = [], at = |p| (p[0], &p[1..9], p[9]));
-}
-
-program! {
-    #[differentiable]
-    fn p113(c: f64, b: f64, xs: &[f64], n: usize, a: f64) -> f64 {
-        let t2: f64 = xs.iter().take(2).map(|&u0| 0.2_f64).fold(0.0, |s, v| s * 0.5 + v);
-        let mut acc3 = 1.0;
-        if xs[n % xs.len()] > xs[n % xs.len()] {
-            let mut v4 = vec![0.0; 3];
-            for i in 0..v4.len() {
-                v4[i] = 0.6_f64;
-            }
-            let t5 = -b;
-            if 0.5_f64.atan2(1.5 + t5.cos()) > 0.1 {
-                for i in 0..xs.len() {
-                    let t6 = if a > (v4[i] * 0.25).atan() && t5 < 0.1 { v4.iter().map(|q| (q * 0.25) * (q * 0.25)).sum::<f64>() } else { b };
-                    v4[2] = ((p100((((t6 * 0.1).tanh() - a) * 0.5).sin(), (p69(((1.0 + b.powi(2)).cbrt() * 0.5).atan(), t5.cos()) * 0.25).cos(), -(t6 * 0.1).sin()) * 0.5).atan() / (1.0 + b * b) / (1.0 + (c - (v4[i] * 0.25).sin()).powi(2)) * 0.1).tanh();
-                }
-            } else {
-                acc3 += t5;
-            }
-        }
-        acc3 *= 0.5 + 0.4 * xs.iter().sum::<f64>().sin();
-        let mut k7 = 0;
-        let r13 = loop {
-            match n % 3 {
-                0 => {
-                    for j in 0..1 {
-                        if k7 > 2 {
-                            let o8: Option<f64> = if xs[2] > 0.3 { Some(b) } else { None };
-                            let t10: f64 = match o8 { Some(u9) => a, None => 0.3 * j as f64 };
-                        }
-                        acc3 = (acc3 * 0.05).tanh().powi(3).powi(3);
-                    }
-                }
-                1 => {
-                    let mut k11 = 0;
-                    loop {
-                        acc3 = (1.0 + (1.5 * xs[0]).powi(2)).ln();
-                        acc3 -= xs[(k11 + 1) % 3];
-                        k11 += 1;
-                        if (xs.iter().map(|q| q.cos()).product::<f64>() > a) || k11 >= 4 { break; }
-                    }
-                }
-                _ => {
-                    let flag12 = (acc3 * 0.02).atan() > 0.7;
-                }
-            }
-            acc3 += ((c * xs.iter().sum::<f64>()).sin().exp2() * 0.5).tanh();
-            k7 += 1;
-            if (-(acc3 * 0.02).tanh() > k7 as f64 || xs.iter().map(|q| q * q).sum::<f64>() < 0.3) || k7 >= 4 { break t2; }
-        };
-        if (n as f64 / (2.0 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().cos())) < 0.5 {
-            let t16: f64 = xs.iter().take(2).map(|&u14| 0.1 * (r13 / (2.0 + a.cos()))).fold(0.0, |s, v| s * 0.5 + v);
-        } else if 1.25 * t2 > xs.iter().map(|q| (q * 0.3).sin()).sum::<f64>() {
-            acc3 = (1.0 + xs[(n + 1) % 3].powi(2)).cbrt();
-        }
-        r13 - 0.5 * (acc3 * 0.02).sin() - a + b.tanh()
-    }
-    check_p113(seed = 0xb9b4cf596a015127, inputs = 6, calls = [p69, p100], at = |p| (p[0], p[1], &p[2..5], 3, p[5]));
-}
-
-#[differentiable]
-fn p114_h0(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.3 + (y[i] * s).cos() * 0.25;
-    }
-}
-#[differentiable]
-fn p114_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).sin() * 1.5;
-    }
-}
-#[differentiable]
-fn p114_h2(y: &mut [f64], x: &[f64], s: f64) {
-    p114_h0(y, s);
-    p114_h1(s * 0.6, &x[1..], y);
-}
-#[differentiable]
-fn p114_h3(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.75).cos();
-    }
-    acc * -0.5 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p114_h4(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 1.5;
-    t + p114_h3(&v[1..], s * 0.5) + p114_h3(v, s).cos()
-}
-program! {
-    #[differentiable]
-    fn p114(b: f64, w: [f64; 3], a: f64, xs: &[f64]) -> f64 {
-        let mut buf1 = vec![0.0; 4];
-        for i in 0..4 {
-            buf1[i] = xs[i + 2] * w[2] * 0.5;
-        }
-        for _ in 0..2 {
-            p114_h2(&mut buf1, &xs[..8], w[0]);
-        }
-        p114_h0(&mut buf1, b);
-        p114_h0(&mut buf1, w[2]);
-        let t2 = buf1[0] + buf1[3] * 0.25;
-        let t3 = p114_h4(&w, w[0] * 0.3);
-        let arr4: [f64; 3] = [w[2], xs[6] * 1.5, (b).sin()];
-        let [e6, e7, e8] = arr4;
-        let t5 = e6 * e8 + arr4[1] * e7;
-        let t9 = p114_h4(&xs[..5], w[0]).sin();
-        let t10 = p114_h4(&buf1[..], b * 1.5);
-        t10 + t9 + t5 + t3 + t2 + w[1] * 0.5 + a * 0.3
-    }
-    check_p114(seed = 0xd7f1cf21470b9a88, inputs = 13, calls = [], at = |p| (p[0], <[f64; 3]>::try_from(&p[1..4]).unwrap(), p[4], &p[5..13]));
-}
-
-program! {
-    #[differentiable]
-    fn p115(xs: &[f64], b: f64, a: f64) -> f64 {
-        let mut acc0 = (f64::sin(a) * xs.iter().map(|q| (q * 0.6).sin()).sum::<f64>() * 0.25).sin();
-        for i in 0..xs.len() {
-            let t1 = 1.5 * f64::atan(xs[i]);
-            acc0 += ((b * xs[i]).mul_add((acc0 * 0.1).tanh(), a.mul_add(a, acc0 * 0.1)) * 0.1).tanh();
-        }
-        let t2 = match ((((acc0 * 0.1).tanh() + a) * 0.5).atan().abs() * 2.0) as usize % 3 { 0 | 1 => (((acc0 * 0.1).mul_add((p110(0.2_f64.cos(), 2) * 0.5).sin(), (acc0 * 0.1).sin()) + b.tanh()) * 0.5).tanh(), _ => (2.0 + (a / (2.0 + a.cos()) * 0.5).tanh().cos()).powi(-2) };
-        let mut acc3 = (1.5 + (acc0 * 0.1).cos()).sqrt().mul_add(xs.iter().map(|q| q.cos()).product::<f64>() - t2, xs[3].tanh()) * 0.25;
-        let t4 = xs[3].tanh();
-        t4 - 0.9 * acc3 + t2 + (acc0 * 0.1).tanh() - a + b
-    }
-    check_p115(seed = 0x1af2eed109861397, inputs = 6, calls = [p110], at = |p| (&p[0..4], p[4], p[5]));
-}
-
-program! {
-    #[differentiable]
-    fn p116(d: f64, a: f64, b: f64, c: f64) -> f64 {
-        let mut acc0 = b;
-        acc0 -= acc0.powi(3).mul_add(c / (2.0 + acc0.cos()), 0.3 * c) * 0.1;
-        let o1: Option<f64> = if f64::sin(c) < 0.7 { Some(acc0.sin() * (d + c) * 0.5) } else { None };
-        let t3: f64 = match o1 { Some(u2) => f64::atan(acc0).powi(2), None => acc0 };
-        let t4: f64 = b.tanh().exp() * 0.75;
-        let t5 = (-0.9_f64.sin().exp()).atan2(1.5 + (-f64::tanh(a)).cos());
-        for i in 0..1 {
-            let mut k6 = 0;
-            loop {
-                if k6 + i < 4 {
-                    let mut w7 = 0;
-                    while w7 < 2 && (c < -0.4) {
-                        let c = c + (acc0 * 0.05).sin().clamp(-0.75, 0.75);
-                        acc0 = a;
-                        w7 += 1;
-                    }
-                } else {
-                    let mut k8 = 0;
-                    loop {
-                        let c = c * f64::atan((acc0 * 0.02).atan());
-                        acc0 += ((k8 as f64).sin() * 0.5).tanh();
-                        k8 += 1;
-                        if (t4.min(b) > -0.4) || k8 >= 4 { break; }
-                    }
-                }
-                acc0 += (1.5 * d).sin().exp2() * 0.5;
-                k6 += 1;
-                if (((1.5 + (p51((k6 as f64 * d * 0.25).tanh(), (0.5 * (i as f64).tanh()).atanh()) * 0.5).atan().sin()).powf((i as f64).tanh())) > -0.4) || k6 >= 4 { break; }
-            }
-            acc0 *= 0.8 + 0.2 * f64::min(1.25, 1.0).sin();
-        }
-        acc0 = ((acc0 * 0.01).sin() - (a / (1.5 + c.tanh()) * 0.5).atan()).sin();
-        t5.tanh() + t4 + (acc0 * 0.01).tanh() - c + a - d.cos()
-    }
-    check_p116(seed = 0xd2d0dcd0843d0aee, inputs = 4, calls = [p51], at = |p| (p[0], p[1], p[2], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p117(n: usize, b: f64, a: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = 0.0;
-        match n {
-            0 => {
-                acc0 += n as f64 * 0.25;
-                let t1 = (2.0 + (xs[2] / (1.0 + xs[n] * xs[n])).atan().cos()).powi(-2);
-            }
-            1 => {
-                acc0 = (acc0 * ((n as f64).cos().exp() * 0.5).sin()).atan();
-            }
-            _ => {
-                acc0 += (xs[n] / (1.5 + acc0.tanh()) * n as f64 * 0.1).atan();
-            }
-        }
-        acc0 = ((acc0 * 0.5).tanh() + ((p88(3, xs[n].cos().exp() * 0.5, ((n as f64).powi(2).ln_1p() * 0.5).tanh()) * 0.25).sin() + n as f64) * 0.25).tanh();
-        let o2: Option<f64> = if n == 2 { Some(((n as f64).atan() + b.hypot(n as f64)) * 0.25) } else { None };
-        let t4: f64 = match o2 { Some(u3) => (1.0 + (0.3 * (p116(0.2 * b, b.to_radians(), (1.5 + (acc0 * 0.5).sin().cos()).sqrt(), f64::tanh(a)) * 0.25).tanh()).powi(2)).ln(), None => f64::tanh(a) };
-        let t7: f64 = xs[1..4].iter().map(|u5| { let u5 = *u5; t4.powi(2) }).sum();
-        if n < 2 {
-            acc0 += b;
-        } else {
-            let mut v8: Vec<f64> = Vec::new();
-            v8.push((xs[n] + b) / (1.0 + (1.5 + xs[n].sin()).powf(xs.iter().map(|q| q * q).sum::<f64>().tanh()).powi(2)) * 0.5);
-            v8.push(((a.powi(3) + a.cos().exp_m1()) * 0.25).atan());
-            let t9 = v8[0] * 0.5 + v8[1];
-        }
-        (t7 * 0.1).atan() + t4 + (acc0 * 0.5).atan() - a
-    }
-    check_p117(seed = 0x323ec4b380d4fcbf, inputs = 6, calls = [p88, p116], at = |p| (3, p[0], p[1], &p[2..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p118(a: f64, b: f64) -> f64 {
-        let mut acc0 = 0.0;
-        for i in 0..4 {
-            let b = b + 0.9_f64.mul_add(a, a);
-            acc0 = 0.9 * ((b * 0.25).tanh() * a);
-        }
-        let t1 = (1.5 + (acc0 * 0.1).cos()).sqrt().mul_add(b * a, (p110(f64::sin((acc0 * 0.1).tanh()), 2) * 0.5).sin() + acc0 * 0.1) * a.tanh().cos();
-        1.25 * (acc0 * 0.1).sin() + 0.6 * a + 0.5 * (p109(((b + 1.0) * 0.5).atan(), (((t1 * 0.1).sin() + b) * 0.5).tanh()) * 0.25).tanh()
-    }
-    check_p118(seed = 0x08b9606e11009ab8, inputs = 2, calls = [p109, p110], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p119(a: f64, n: usize) -> f64 {
-        let t0 = a * (1.5 + 0.9_f64.cos()).sqrt().asinh();
-        let mut t0 = t0;
-        let t1: f64 = (n as f64).tanh().exp();
-        let t2 = if t1 - t1 > t0 { (a - n as f64).sin().exp() } else { 0.25 * (p116((1.5 + a.sin()).log(2.5 + 0.25_f64.cos()), (p100(((t1 - a) * 0.25).tanh(), 0.9 / (1.5 + t0.tanh()), (t1 * 0.5).atan()) * 0.5).tanh().abs(), 0.5 / (1.0 + a.powi(2)), (t0 - 0.9) * 0.5) * 0.25 - a) };
-        let t3 = 0.5 * -(a - a);
-        let t2 = t2 + f64::cos(t0);
-        t0 += ((n as f64 / (1.5 + a.tanh())).powi(2).ln_1p() * 0.5).sin();
-        let mut acc4 = 0.25 * (t0 * 0.5 / (2.0 + t1.cos()));
-        let o5: Option<f64> = if a.powi(3) < 0.1 { Some(t1.atan()) } else { None };
-        let t7: f64 = if let Some(u6) = o5 { acc4.cos() } else { a.asinh() };
-        let t8 = (t0 * 0.5 * 0.5).sin().powi(3);
-        t8 + t7 + 0.1 * acc4 + (t2 * 0.5).sin().sin() + t3 + t1 + t0 * 0.5
-    }
-    check_p119(seed = 0x5e4806a4eb882a62, inputs = 1, calls = [p100, p116], at = |p| (p[0], 1));
-}
-
-#[differentiable]
-fn p120_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.75
-}
-#[differentiable]
-fn p120_h1(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.25 + (y[i] * s).sin() * 0.25;
-    }
-}
-#[differentiable]
-fn p120_h2(s: f64, x: &[f64], y: &mut [f64]) {
+fn p186_h3(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
     for i in 0..y.len() {
         y[i] += (s * x[i % x.len()]).tanh() * 1.5;
     }
-}
-#[differentiable]
-fn p120_h3(y: &mut [f64], x: &[f64], s: f64) {
-    p120_h1(y, s);
-    p120_h2(s * -0.5, &x[1..], y);
-}
-program! {
-    #[differentiable]
-    fn p120(a: f64, xs: &[f64], b: f64, ys: &mut [f64]) -> f64 {
-        let t1 = p120_h0(&xs[0..], b);
-        let s2 = &xs[0..];
-        let t3 = (s2[4] * b + s2[0]).sin() + s2[s2.len() - 1] * 0.5;
-        let s4 = &s2[0..];
-        let t5 = (s4[3] * t1.tanh() + s4[5]).sin() + s4[s4.len() - 1] * 1.5;
-        let mut buf6 = vec![0.0; 2];
-        for i in 0..2 {
-            buf6[i] = xs[i + 0] * t5.tanh();
-        }
-        p120_h3(&mut buf6, &xs[..6], b);
-        p120_h1(&mut buf6, t3.tanh());
-        let t7 = buf6[0] + buf6[1] * 0.3;
-        p120_h2(t5.tanh(), &buf6, ys);
-        let t8 = ys[1] * 0.5;
-        t8 + t7 + t5 + t3 + t1 + ys[2] + a * 0.3
-    }
-    check_p120(seed = 0x7805b0e2ddfaad5b, inputs = 12, calls = [], at = |p| (p[0], &p[1..8], p[8], &mut p[9..12].to_vec()));
-}
-
-#[differentiable]
-fn p121_h0(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 1.5).sin();
-    }
-    acc * 0.75 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p121_h1(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.75;
-    t + p121_h0(&v[1..], s * 1.5) + p121_h0(v, s).tanh()
-}
-program! {
-    #[differentiable]
-    fn p121(a: f64, xs: &[f64]) -> f64 {
-        let t1 = p121_h1(&xs[..4], a).sin();
-        let t2 = p121_h1(&xs[..8], a).sin();
-        let t3 = p121_h1(&xs[1..], t1.tanh());
-        let t4 = p121_h1(&xs[1..7], t3.tanh() * 0.75);
-        t4 + t3 + t2 + t1 + a * 0.3
-    }
-    check_p121(seed = 0x8acef4508a49d714, inputs = 9, calls = [], at = |p| (p[0], &p[1..9]));
-}
-
-program! {
-    #[differentiable]
-    fn p122(b: f64, a: f64) -> f64 {
-        let mut acc0 = (1.0 + a.powi(2).powi(2)).ln();
-        if (0.5 * (p119(((1.5 + a.sin()).powf(b.tanh()) * 0.5).atan(), 1) * 0.25).sin().tanh()).acos() > b {
-            match (((1.5 + acc0.sin()).powf(b.tanh()) * 0.5).abs() * 2.0) as usize % 3 {
-                0 | 1 => {
-                    let k1 = ((acc0 * 0.25).abs() * 2.0) as usize % 3;
-                    match k1 {
-                        0 | 1 => {
-                            let b = b - acc0.powi(2).ln_1p();
-                        }
-                        _ => {
-                            for i in 0..1 {
-                                acc0 /= (2.0 + ((acc0 * 0.5).sin() / (1.5 + a.tanh())).cos());
-                                acc0 /= (2.0 + (i as f64 - b).cos());
-                            }
-                        }
-                    }
-                }
-                _ => {
-                    let t2 = (1.0 + a.powi(2)).sqrt() * (b - acc0 * 0.5);
-                }
-            }
-        } else {
-            let flag3 = (p97(b, 1.5_f64.sin()) * 0.25).sin() - b > -0.2;
-            let t4 = 0.2 / (1.0 + b * b) / (2.0 + (b - acc0 * 0.5).cos()) - b.powi(3);
-            if a > (t4 * 0.5).atan() {
-                let mut acc5 = 1.0;
-            } else if (1.5 + 0.2_f64.sin()).powf((t4 * 0.5).atan().tanh()) > -0.4 {
-                acc0 += ((acc0 * 0.5).cos().cos() * 0.5).atan();
-            }
-        }
-        for i in 0..1 {
-            if a > 0.25 || a < 0.7 {
-                if a * (acc0 * 0.25).tanh() < 0.5 && a < 0.0 {
-                    let t6 = (i as f64).cos().cos();
-                } else {
-                    for j in 1..=3 {
-                        acc0 *= (a * (acc0 * 0.1).tanh()).cos();
-                    }
-                }
-            } else {
-                let mut k7 = 0;
-                loop {
-                    for l in 0..1 {
-                        let t8 = a - a;
-                        acc0 += 0.9_f64;
-                    }
-                    acc0 += (((acc0 * 0.05).sin() / (2.0 + a.cos()) + acc0 * 0.05) * 0.25).sin();
-                    k7 += 1;
-                    if ((i as f64) < 0.7) || k7 >= 2 { break; }
-                }
-            }
-            acc0 += 0.1_f64;
-        }
-        (acc0 * 0.05).atan()
-    }
-    check_p122(seed = 0x35533d3979dd42e6, inputs = 2, calls = [p97, p119], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p123(c: f64, xs: &[f64], a: f64, b: f64) -> f64 {
-        let mut acc0 = 0.0;
-        let mut w1 = 0;
-        while w1 < 3 {
-            let t4: f64 = xs.iter().rev().skip(1).map(|&u2| c / (1.0 + (xs.iter().map(|q| (q * 0.75).sin()).sum::<f64>() * 0.5).powi(2))).sum();
-            let t5 = c + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin());
-            acc0 += (((t5 * 0.5).atan() - xs[w1]) * 0.5).sin().powi(2);
-            let t6 = (xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.5).atan().sin();
-            acc0 = ((acc0 * 0.25).tanh() - (t5 * 0.5).tanh() / (1.0 + xs[w1] * xs[w1])).tanh();
-            w1 += 1;
-        }
-        let mut w7 = 0;
-        while w7 < 4 {
-            if a * xs[xs.len() - 1 - w7] > c {
-                let mut k8 = 0;
-                let r13 = loop {
-                    let t9 = if xs[k8] * c > b { -a / (1.0 + xs.iter().map(|q| q * c).sum::<f64>().min(b).powi(2)) } else { (xs[k8] + xs[xs.len() - 1 - k8]) / (1.0 + p31(-(acc0 * 0.02).tanh(), (acc0 * 0.02).atan(), (f64::max(xs.iter().sum::<f64>(), a) * 0.25).sin(), 1.5).powi(2)) };
-                    if b / (2.0 + (t9 * 0.5).cos()) < -0.1 {
-                        let t12: f64 = { let v10: Vec<f64> = xs.iter().map(|&u11| 1.0 * f64::cos(xs.iter().sum::<f64>())).collect(); v10[0] + v10[3] };
-                    } else if (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) > 0.1 {
-                        acc0 *= 0.5 + 0.4 * xs[xs.len() - 1 - k8].cos().sin();
-                    }
-                    acc0 -= 0.2 * a;
-                    k8 += 1;
-                    if (f64::tanh(xs[(k8 + 1) % 4]) < 0.3) || k8 >= 4 { break p101(0.2_f64.mul_add(xs[(k8 + 1) % 4], xs[3]), (c.powi(3) * 0.5).sin()).tanh().exp2() / (2.0 + c.mul_add(xs.iter().map(|q| q.cos()).product::<f64>(), c).cos()); }
-                };
-            } else {
-                let a = a * (xs[w7] * xs[xs.len() - 1 - w7]);
-            }
-            acc0 = (((2.0 + xs[w7].cos()).powi(-2) - (w7 as f64 - c)) * 0.25).atan();
-            w7 += 1;
-        }
-        let t14 = if xs[1] - c < -0.1 { xs.iter().sum::<f64>() } else { xs[3].asinh().tanh() };
-        (t14 * 0.5).sin() - (acc0 * 0.02).atan() + a
-    }
-    check_p123(seed = 0x18af9f4a5684d433, inputs = 7, calls = [p31, p101], at = |p| (p[0], &p[1..5], p[5], p[6]));
-}
-
-program! {
-    #[differentiable]
-    fn p124(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = v.dot(&(v + v)) * 0.3;
-        let mut t2 = (x.mapv(f64::tanh)).mean_axis(Axis(0)).unwrap();
-        if n % 2 == 0 {
-            t2 = (x.sum_axis(Axis(0)) * 0.3).dot(x) * 0.3;
-        }
-        let t3 = &(v.powi(2)) / &(&t2 / &t2.mapv(|q| q * q + 1.0)).mapv(|q| q * q + 1.0);
-        let mut t4 = (v + x).column(1).to_owned();
-        if n % 3 == 0 {
-            t4 = (&(x.dot(v) * 0.3) * (x[[2, 1]])).mapv(f64::sin);
-        }
-        t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1 + t2.dot(&t2) * 0.1
-    }
-    check_p124(seed = 0x5f5172c89842c9a9, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
-}
-
-#[differentiable]
-fn p125_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.6
-}
-program! {
-    #[differentiable]
-    fn p125(w: [f64; 3], xs: &[f64], a: f64) -> f64 {
-        let s1 = &xs[..2];
-        let t2 = (s1[1] * a * 0.75 + s1[0]).sin() + s1[s1.len() - 1] * 0.5;
-        let t3 = p125_h0(&s1[..], w[0]).sin();
-        let t4 = p125_h0(xs, a).sin();
-        let t5 = p125_h0(s1, t3.tanh()).sin();
-        let t6 = p125_h0(&s1[..], w[2]);
-        let t7 = p125_h0(&s1[..], a);
-        t7 + t6 + t5 + t4 + t3 + w[1] * 0.5 + a * 0.3
-    }
-    check_p125(seed = 0xaed090cfec8aa835, inputs = 10, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), &p[3..9], p[9]));
-}
-
-program! {
-    #[differentiable]
-    fn p126(xs: &[f64], a: f64) -> f64 {
-        let t0 = a * 2.0 * 0.5;
-        let t3: f64 = { let v1: Vec<f64> = xs.iter().map(|&u2| xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * a.abs()).collect(); v1[0] + v1[3] };
-        let mut acc4 = (xs[2] * (t3 * 0.02)).tanh();
-        let o5: Option<f64> = if xs[1] * xs[2] > 0.3 { Some(-(t3 * 0.02).sin()) } else { None };
-        let t7: f64 = if let Some(u6) = o5 { acc4 } else { xs[3] + xs[3] };
-        let mut k8 = 0;
-        let r16 = loop {
-            let acc4 = acc4 * 0.25 * (2.0 + (t3 * 0.02).tanh().sin()).log10();
-            let mut acc9 = 0.0;
-            if k8 % 2 == 0 {
-                if k8 % 2 == 0 {
-                    let o10: Option<f64> = if xs[k8].mul_add(xs[k8], xs.iter().map(|q| q.cos()).product::<f64>()) > a { Some((xs.iter().map(|q| q * a).sum::<f64>() * 0.25).sin()) } else { None };
-                    let t12: f64 = match o10 { Some(u11) => u11.cos() * f64::tanh(xs.iter().map(|q| q.cos()).product::<f64>()), None => (k8 as f64).atan() };
-                } else if k8 % 3 == 1 {
-                    let t13 = k8 as f64 * 0.1;
-                }
-            } else {
-                if t0 * xs[k8] < -0.4 {
-                    for j in 0..xs.len() {
-                        let t14 = match k8 { 0 => (xs[j] / (1.0 + xs[j].powi(2)) * (1.5 + t7.sin()).log(2.5 + a.cos()) * 0.5).sin(), _ => (((acc4 * 0.5).atan().atan() + (j as f64 + t0)) * 0.25).sin() };
-                        acc9 *= 0.8 + 0.2 * (t7 + xs[xs.len() - 1 - j]).sin();
-                    }
-                } else if xs[k8] * t0 < 0.3 {
-                    let mut acc15 = (xs.iter().map(|q| q * q).sum::<f64>() / (1.5 + a.tanh()) * (1.5 * t7) * 0.25).sin();
-                }
-            }
-            acc9 = (acc9 * 0.05 * xs[3]).sin();
-            k8 += 1;
-            if ((acc9 * 0.05).sin() + p87(a, a * 0.75, (t7 + a) * 0.25, xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).tanh(), 3) < 0.5) || k8 >= 2 { break (2.0 + (acc4 * 0.5).atan().cos()).recip() * (1.5 + xs.iter().map(|q| q * (t3 * 0.02).atan()).sum::<f64>().sin()).powf(xs[k8].tanh()); }
-        };
-        let t17 = f64::min(xs[0], xs[1]);
-        let t18 = t0 + (t3 * 0.02).atan();
-        for i in 0..xs.len() {
-            acc4 /= (2.0 + (r16 * xs.iter().map(|q| q * q).sum::<f64>()).cos());
-            acc4 = ((acc4 * 0.05).sin() + (t3 * 0.02 * 0.5).atan()).atan();
-        }
-        (t18 * 0.5).tanh() + t17.tanh() + r16 + 0.25 * t7 + (acc4 * 0.05).atan().sin() - (t3 * 0.02).cos() + t0 + 0.5 * (t3 * 0.02)
-    }
-    check_p126(seed = 0x16692e850399ad0f, inputs = 5, calls = [p87], at = |p| (&p[0..4], p[4]));
-}
-
-#[differentiable]
-fn p127_h0(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).tanh() * 0.75;
-    }
-    y[0] * 1.5
-}
-#[differentiable]
-fn p127_h1(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).cos();
-    r[1] = v[1] * 0.75;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-#[differentiable]
-fn p127_h2(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.6
-}
-program! {
-    #[differentiable]
-    fn p127(ys: &mut [f64], xs: &[f64], a: f64) -> f64 {
-        let t1 = p127_h0(a, &xs[..], ys).tanh();
-        let t2 = ys[0] * -0.5;
-        let t3 = p127_h0(t2.tanh(), xs, ys).tanh();
-        let t4 = ys[1] * 0.3;
-        let s5 = &xs[4..7];
-        let t6 = (s5[1] * t2.tanh() + s5[1]).sin() + s5[s5.len() - 1] * 0.3;
-        let arr7 = p127_h1(&s5[..], t3.tanh());
-        let t8 = arr7[0] * arr7[2];
-        let t9 = p127_h2(xs, t8.tanh());
-        let s10 = &s5[1..3];
-        let t11 = (s10[0] * t8.tanh() + s10[1]).sin() + s10[s10.len() - 1] * 0.25;
-        t11 + t9 + t8 + t6 + t4 + ys[2] + a * 0.3
-    }
-    check_p127(seed = 0xc80f33167aff4d88, inputs = 12, calls = [], at = |p| (&mut p[0..3].to_vec(), &p[3..11], p[11]));
-}
-
-program! {
-    #[differentiable]
-    fn p128(b: f64, a: f64, c: f64) -> f64 {
-        let mut acc0 = (b - b).sin().exp2();
-        for i in 1..=4 {
-            let t1 = if (p66((acc0 * 0.1 * c * 0.25).tanh(), b) * 0.5).atan() > b { a } else { (acc0 * 0.1).atan() };
-            let a = a * ((p80(0.5 * b, (1.5 + t1.sin()).powf((acc0 * 0.1).atan().tanh()) * 0.5, 2, (a / (2.0 + a.cos()) * 0.5).atan(), (acc0 * 0.1).sin() - 0.25) * 0.5).atan() * 0.1);
-            if i == 4 {
-                acc0 = (((2.0 + (acc0 * 0.1).sin()).log2() - a / (1.5 + 0.6_f64.tanh())) * 0.25).sin();
-            } else {
-                for j in (0..8).step_by(2) {
-                    let o2: Option<f64> = if j + i < 8 { Some((((acc0 * 0.02).max(a) + c / (1.5 + a.tanh())) * 0.5).tanh()) } else { None };
-                    let t4: f64 = if let Some(u3) = o2 { c / (1.0 + 0.25_f64.powi(2)) - ((acc0 * 0.02).tanh() + (acc0 * 0.02).sin()) } else { c.atan() };
-                    acc0 += acc0 * 0.02 * 0.5;
-                }
-            }
-            acc0 -= b;
-        }
-        let t6 = { let u5 = (2.0 + (acc0 * 0.02).atan().sin()).log2(); (1.5 + a.cos()).sqrt().atan() };
-        match ((acc0 * 0.02 * 0.5).atan().abs() * 2.0) as usize % 3 {
-            0 | 1 => {
-                if f64::min(b, c) > acc0 * 0.02 {
-                    let t7 = 0.5 - t6;
-                } else {
-                    acc0 += b.min(b);
-                }
-            }
-            _ => {
-                if (2.0 + b.sin()).cbrt() < 0.0 {
-                    for i in 0..2 {
-                        if i < 1 {
-                            let t8 = match i % 3 { 0 | 1 => (acc0 * 0.02 / (1.0 + b * b)).sin(), _ => 0.1 * t6 };
-                        }
-                        acc0 = (acc0 * 0.02).atan().cos().exp();
-                    }
-                } else {
-                    let k9 = ((0.2 * b).abs() * 2.0) as usize % 3;
-                    let t10 = match k9 { 0 => c.abs().sin(), 1 => c.powi(2).sin(), _ => (a.tanh() / (1.0 + (b * 1.5).powi(2)) * 0.5).atan() };
-                }
-            }
-        }
-        t6 + (acc0 * 0.02).tanh() - a.sin() + 1.0 * b
-    }
-    check_p128(seed = 0x82087f371d98537e, inputs = 3, calls = [p66, p80], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p129(a: f64, b: f64) -> f64 {
-        let mut acc0 = (2.0 * b.cos() * 0.5).atan();
-        if acc0 > -0.1 {
-            if 0.2 * a < 0.7 {
-                let b = b + b;
-            }
-        } else {
-            let t2 = { let u1 = acc0.cos() * -acc0; a.atan() - u1 };
-        }
-        let t3: f64 = f64::atan(acc0.mul_add(acc0, b));
-        if 2.0 / (1.5 + b.tanh()) > b {
-            acc0 -= (1.5 + t3.mul_add(acc0, 0.3).sin()).log(2.5 + (t3 - 0.75).cos()) * 0.5;
-            for i in 0..2 {
-                for j in (0..3).rev() {
-                    let o4: Option<f64> = if b.sin() > i as f64 && a < 0.25 { Some((1.5 + 0.3_f64.sin()).powf(a.tanh()) * 0.1) } else { None };
-                    let t6: f64 = match o4 { Some(u5) => u5, None => 0.75_f64 * 0.1 };
-                    acc0 -= ((2.0 + b).cos() * 0.5).atan();
-                }
-                acc0 -= (f64::max(b, i as f64 - t3) * 0.25).tanh();
-            }
-        } else {
-            for i in 0..1 {
-                let t7 = (1.0 + ((a + t3) * (acc0 * 0.05).sin().powi(3)).powi(2)).ln();
-                acc0 = b.cos().exp2().tanh().cosh();
-            }
-        }
-        for i in (0..3).rev() {
-            let mut acc8 = 1.0;
-            acc0 += ((p80((acc0 * 0.05).tanh() * b, a, 2, b.min(b), b) * 0.5 + (1.5 + (i as f64).sin()).log(2.5 + (acc0 * 0.05).tanh().cos())) * 0.25).sin();
-        }
-        acc0 * 0.05 - a
-    }
-    check_p129(seed = 0x8b4d09959cba9e21, inputs = 2, calls = [p80], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p130(b: f64, d: f64, a: f64, c: f64) -> f64 {
-        let flag0 = d.sin() > 0.0;
-        let mut acc1 = a;
-        let mut v2 = vec![0.0; 3];
-        for i in 0..v2.len() {
-            v2[i] = -d * (1.0 + d.powi(2)).ln();
-            if i > 0 {
-                v2[i] += v2[i - 1] * (c.sin().exp2() * 0.25).tanh();
-            }
-        }
-        for i in 1..=1 {
-            let b = b * (v2[2] * 0.25).atan2(1.5 + v2.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.25).sin()).cos());
-            let o3: Option<f64> = if !flag0 { Some(d) } else { None };
-            let t5: f64 = if let Some(u4) = o3 { (d - (acc1 * 0.5).tanh()).sin() } else { (acc1 * 0.5).tanh().max((acc1 * 0.5).atan()) };
-            if flag0 {
-                let t8: f64 = v2.iter().zip(v2.iter().skip(1)).map(|(&u6, &w7)| ((u6 * 0.25).tanh() + c) * (v2[v2.len() - 1 - i] * 0.25 - v2.iter().map(|q| (q * 0.25) * (q * 0.25)).sum::<f64>()) * 0.5 * (0.5 * w7)).sum();
-            } else if (v2[v2.len() - 1 - i] * 0.25).tanh() - v2.iter().map(|q| (q * 0.25) * (acc1 * 0.5).sin()).sum::<f64>() < -0.2 {
-                let t9 = d / (2.0 + (i as f64).cos()) * v2.iter().map(|q| ((q * 0.25) * 1.5).sin()).sum::<f64>();
-            } else {
-                acc1 += ((d + d - d) * 0.25).sin();
-            }
-            v2[i] = ((1.0 * d).cos().exp_m1() * 0.5).tanh();
-        }
-        let t12: f64 = v2.iter().rev().skip(1).map(|&u10| (v2[2] * 0.25).tanh().clamp(-0.75, 0.75).sin()).sum();
-        acc1 -= ((p101(((v2[0] * 0.25).atan() * (acc1 * 0.5) * 0.25).tanh(), ((b + (t12 * 0.05).tanh()) * 0.5).atan()) * 0.3).atan() * 0.5).sin();
-        let a = a - (v2.iter().enumerate().map(|(k, q)| (q * 0.25) * k as f64).sum::<f64>() / (1.5 + (t12 * 0.05).sin().tanh()) * 0.5).tanh();
-        a + t12 * 0.05 + (acc1 * 0.25).sin().sin()
-    }
-    check_p130(seed = 0x5c402cf9cc08ff78, inputs = 4, calls = [p101], at = |p| (p[0], p[1], p[2], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p131(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            let t1 = (a).tanh() * 1.5;
-            let t2 = (t1).tanh() * 1.5;
-            if xs[i] + xs[i] - xs[i] < 0.16 {
-                let t3 = (((xs[i]).sin()).cos() * xs[i]).tanh() * 1.5;
-            }
-            if i + 1 < xs.len() {
-                let mut t4 = 0.0;
-                for j in 0..2 {
-                    t4 += (t2 * (j as f64 + 0.5)).sin();
-                }
-                if t1 < 0.16 {
-                    acc -= (xs[i]).tanh();
-                    let t5 = (((t4) * 0.5).exp()).tanh() * 1.5;
-                }
-                acc += ((xs[i + 1]).mul_add(0.5, 0.04_f64)).tanh();
-            }
-            acc += (-0.11_f64 - xs[i]).tanh();
-        }
-        acc.sin()
-    }
-    check_p131(seed = 0x848cb5c41ec7832a, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p132(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = v.to_owned();
-        let t2 = v.to_owned();
-        let t3 = x.to_owned();
-        let t4 = (&((v * (s)).mapv(f64::sin)) * (t2.mean().unwrap())).mapv(f64::sin);
-        t4.dot(&t4) * 0.1 + t3.sum() * 0.2 + t2.dot(&t2) * 0.1
-    }
-    check_p132(seed = 0xd62b1b032b0b4d51, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p133(b: f64, n: usize, a: f64) -> f64 {
-        let mut acc0 = 0.5;
-        if a.atan() > 0.5 || a < -0.1 {
-            if n == 0 {
-                acc0 = (0.5 * 0.9_f64.mul_add(a, b).tanh()).acos();
-            } else {
-                let t1 = match n { 0 | 1 => (2.0 + 2.0_f64.cos()).powi(-2).sin(), _ => (a / (2.0 + b.cos())).atan() };
-            }
-        } else {
-            if a > 0.7 {
-                acc0 = ((acc0 - (b + b)) * 0.5).tanh();
-            } else if acc0 > 0.0 {
-                let t2 = (acc0 * b).tanh().cosh();
-            } else {
-                let flag3 = acc0.tanh().exp() > 0.7;
-            }
-        }
-        acc0 - a + b + 0.5 * acc0
-    }
-    check_p133(seed = 0x0214d10802369d69, inputs = 2, calls = [], at = |p| (p[0], 3, p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p134(c: f64, a: f64, b: f64, xs: &[f64]) -> f64 {
-        let flag0 = b + c > -0.4;
-        let t3: f64 = { let v1: Vec<f64> = xs.iter().map(|&u2| (xs.iter().map(|q| q * b).sum::<f64>() * b).hypot((1.0 + u2.powi(2)).ln())).collect(); v1[0] + v1[2] };
-        let t5 = { let u4 = (0.2 * a).cos(); p101(xs[1], t3 * 0.1 * a * 0.25).min(b).powi(2) };
-        let t7 = { let u6 = (2.0 + (t3 * 0.1).tanh().sin()).sqrt(); xs[0] };
-        let b = b - c * 0.6;
-        let mut acc8 = xs[0];
-        let mut w9 = 0;
-        while w9 < 1 {
-            let t10 = match w9 { 0 => -(0.9 + (acc8 * 0.5).tanh()), _ => ((acc8 * 0.5).atan() * p101(((a - xs[w9]) * 0.5).atan(), (t3 * 0.1 / (1.0 + a.powi(2)) * 0.25).atan()) + (acc8 * 0.5).sin().exp()) * 0.5 };
-            acc8 += (1.5 + (0.6 * xs.iter().map(|q| q.cos()).product::<f64>()).cos()).sqrt() * 0.5;
-            acc8 += ((w9 as f64 - w9 as f64) / (1.0 + xs.iter().sum::<f64>().powi(2)) * 0.25).tanh();
-            w9 += 1;
-        }
-        acc8 = ((xs[2] + xs[0]) * b.atan() * 0.5).sin();
-        if b.mul_add(xs[1], acc8 * 0.25) > (acc8 * 0.25).atan() {
-            let mut w11 = 0;
-            while w11 < 2 {
-                acc8 = ((acc8 * 0.1).atan() * (acc8 * 0.1).atan()).sin();
-                w11 += 1;
-            }
-        } else {
-            let t12 = if xs[2] > t7 { (t5 * 0.9).clamp(-0.75, 0.75) } else { 0.75 };
-        }
-        (acc8 * 0.1).atan() - 0.3 * t7 + 0.9 * t5 + (t3 * 0.1).tanh() + a.cos() + 0.5 * xs[0]
-    }
-    check_p134(seed = 0x1d624f3f08fc908f, inputs = 6, calls = [p101], at = |p| (p[0], p[1], p[2], &p[3..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p135(n: usize, a: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = xs[xs.len() - 1 - n].asinh();
-        acc0 += (xs[n] + a).max(xs[2].powi(2).ln_1p()) * 0.5;
-        let a = a - xs[n];
-        let t1 = (-(a * 0.5 - (a * 0.5).sin())).sin().exp2();
-        for (i, q2) in xs.iter().enumerate() {
-            let t3 = match i { 0 => (t1 * 1.5 * (2.0 - xs[2]) * 0.1).tanh(), 1 => (2.0 + (a * 0.5).atan().atan().sin()).log10(), _ => f64::tanh(-xs[xs.len() - 1 - i]) };
-            acc0 -= ((1.0 + f64::atan(xs[xs.len() - 1 - n]).powi(2)).cbrt() * 0.5).atan();
-        }
-        t1 + 0.25 * (a * 0.5).sin() + (acc0 * 0.1).tanh()
-    }
-    check_p135(seed = 0x09272b7fdf0064a3, inputs = 5, calls = [], at = |p| (3, p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p136(b: f64, a: f64) -> f64 {
-        let o0: Option<f64> = if 0.2 * (p130((b * b * 0.5).sin(), 0.6 * (p118(b, ((a - a) * 0.5).atan()) * 0.5), (2.0 + a.sin()).sqrt(), (b / (2.0 + a.cos()) * 0.5).sin()) * 0.25).sin() < 0.3 || a < 0.3 { Some(f64::cos(2.0_f64.atan())) } else { None };
-        let t2: f64 = if let Some(u1) = o0 { u1.sin().tanh() } else { b };
-        let mut acc3 = 0.5;
-        let mut w4 = 0;
-        while w4 < 3 && (t2 + 0.5 > 0.3) {
-            for j in 0..1 {
-                let mut w5 = 0;
-                while w5 < 4 {
-                    let t6 = (1.5 + (t2 / (1.0 + 0.75_f64.powi(2))).sin()).log(2.5 + t2.cos());
-                    acc3 = t6.sin().exp2().sin();
-                    w5 += 1;
-                }
-                acc3 += ((1.0 + t2.powi(2).powi(2)).cbrt() * 0.25).atan();
-            }
-            acc3 = ((t2.sin() - t2 / (2.0 + (acc3 * 0.05).sin().cos())) * 0.5).sin();
-            w4 += 1;
-        }
-        (acc3 * 0.05).tanh().cos() + t2.tanh()
-    }
-    check_p136(seed = 0xd93f3dc68532491d, inputs = 2, calls = [p118, p130], at = |p| (p[0], p[1]));
-}
-
-#[differentiable]
-fn p137_h0(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + -0.5).tanh();
-    }
-    acc * 0.5 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p137_h1(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).sin();
-    r[1] = v[1] * 0.5;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-program! {
-    #[differentiable]
-    fn p137(xs: &[f64], a: f64, w: [f64; 3]) -> f64 {
-        let t1 = p137_h0(xs, w[0]).sin();
-        let t2 = p137_h0(&w, a);
-        let t3 = p137_h0(xs, t1.tanh());
-        let s4 = &xs[..];
-        let t5 = (s4[2] * t2.tanh() + s4[4]).sin() + s4[s4.len() - 1] * 0.6;
-        let arr6 = p137_h1(&s4[..], t5.tanh());
-        let t7 = arr6[1] * arr6[0];
-        t7 + t5 + t3 + t2 + t1 + w[1] * 0.5 + a * 0.3
-    }
-    check_p137(seed = 0xcc4a537506a0a1be, inputs = 10, calls = [], at = |p| (&p[0..6], p[6], <[f64; 3]>::try_from(&p[7..10]).unwrap()));
-}
-
-program! {
-    #[differentiable]
-    fn p138(b: f64, a: f64) -> f64 {
-        let t1 = { let u0 = (a * b).max(0.25); u0.tanh() + 0.5_f64.clamp(-0.75, 0.75) };
-        let mut acc2 = 0.5;
-        match ((2.0 + b.sin()).sqrt().abs() * 2.0) as usize % 3 {
-            0 => {
-                let mut k3 = 0;
-                loop {
-                    let c4 = |u5: f64| u5;
-                    let t6: f64 = c4(-(b * a)) - 0.5 * c4((p130((1.5 + b.sin()).log(2.5 + a.cos()), ((t1 + t1) * 0.25).atan(), ((1.5 + a.sin()).powf(a.tanh()) * 0.5).atan(), 2.0 * 0.5) * 0.25).atan().to_radians());
-                    acc2 += b;
-                    k3 += 1;
-                    if ((acc2 * 0.1).tanh() < 0.0) || k3 >= 5 { break; }
-                }
-            }
-            1 => {
-                let mut acc7 = (((acc2 * 0.1).sin() + acc2 * 0.1) * 0.5).sin();
-                let t8 = if (acc2 * 0.1).sin() > -0.2 && t1 < -0.1 { 2.0 } else { 2.0 * (1.5 / (1.0 + a * a)) };
-            }
-            _ => {
-                match (a.abs() * 2.0) as usize % 3 {
-                    0 => {
-                        acc2 = ((acc2 * 0.1).tanh() * (acc2 * 0.1).sin()).tanh();
-                    }
-                    1 => {
-                        let t9: f64 = (1.5 - a).cos().exp2();
-                    }
-                    _ => {
-                        let c10 = |u11: f64| (u11 + u11) * 0.6;
-                        let t12: f64 = c10((0.1 * (p116((a.tanh().exp() * 0.5).sin(), ((a + t1) * 0.5).sin(), a + 0.2, f64::min(b, a)) * 0.25).atan()).tanh()) - 0.5 * c10(f64::max(a, b));
-                    }
-                }
-            }
-        }
-        for i in (0..2).rev() {
-            let a = a + t1;
-            acc2 *= 0.8 + 0.2 * (acc2 * 0.1).tanh().cos().sin();
-        }
-        (acc2 * 0.05).atan().cos() + a + b
-    }
-    check_p138(seed = 0xb1313637a1581cbd, inputs = 2, calls = [p116, p130], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p139(a: f64, b: f64) -> f64 {
-        let t0 = a;
-        let mut v1 = vec![0.0; 3];
-        for i in 0..v1.len() {
-            v1[i] = t0.tanh();
-            if i > 0 {
-                v1[i] += v1[i - 1] * (a.tanh() * 0.5).tanh();
-            }
-        }
-        let t2 = a * (v1[2] * 0.25).sin();
-        let t5: f64 = v1.iter().take(2).map(|&u3| f64::sin(b.cos().exp_m1())).fold(0.0, |s, v| s * 0.5 + v);
-        let t6 = (v1[1] * 0.25).tanh() - b.tanh();
-        let t9: f64 = v1.iter().take(2).map(|&u7| (t5 * 0.05 / (1.5 + v1.iter().map(|q| (q * 0.25).cos()).product::<f64>().tanh())).hypot((v1[1] * 0.25).tanh().tanh())).fold(0.0, |s, v| s * 0.5 + v);
-        let t12: f64 = { let v10: Vec<f64> = v1.iter().map(|&u11| 0.3 / (1.0 + (v1[2] * 0.25).atan().powi(2)) + (v1[1] * 0.25).tanh()).collect(); v10[0] + v10[2] };
-        let t13 = f64::tanh(v1[2] * 0.25);
-        v1[2] -= ((v1[0] * 0.25).atan() * 0.5).sin();
-        v1[2] += (f64::max(v1[0] * 0.25, (1.0 + (t5 * 0.05).sin().powi(2)).ln()) * 0.5).sin();
-        let t14 = 0.25 + v1[1] * 0.25 / (1.5 + (v1[2] * 0.25).tanh());
-        (t14 * 0.25).tanh() + 0.25 * t13 - 0.3 * (t12 * 0.5) - t9 * 0.01 - 0.25 * t6 + 1.0 * (t5 * 0.05).atan() + 0.9 * t2 - t0 + a + 0.5 * (v1[2] * 0.25)
-    }
-    check_p139(seed = 0xd7c75ae0575dda85, inputs = 2, calls = [], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p140(n: usize, a: f64) -> f64 {
-        let flag0 = a + a > 0.1;
-        let a = a - (p139(a, a.abs()) * 0.1 + a);
-        if n == 1 {
-            return (1.5 + (n as f64).sin()).powf(1.25_f64.tanh()).sin();
-        }
-        let mut v1: Vec<f64> = Vec::new();
-        v1.push((((a * 0.1).atan() - (a * 0.1).sin() / (1.0 + (a * 0.1).tanh().powi(2))) * 0.5).sin());
-        v1.push((a * 0.1).tanh());
-        let t2 = v1[0] * 0.5 + v1[1];
-        let c3 = |u4: f64| (n as f64 * u4).to_radians();
-        let t5: f64 = c3((1.5 + 1.5_f64.mul_add(t2, 1.0).sin()).powf((a * 0.1 - 0.9).tanh())) - 0.5 * c3(t2.min(t2));
-        0.3 * t5 - t2 + 1.0 * (a * 0.1) + 0.5 * (a * 0.1).sin()
-    }
-    check_p140(seed = 0x83e6168e3bca2042, inputs = 1, calls = [p139], at = |p| (3, p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p141(a: f64, b: f64, n: usize) -> f64 {
-        let mut acc0 = 0.2_f64.powi(3).clamp(-0.75, 0.75);
-        let mut w1 = 0;
-        while w1 < 2 {
-            for j in 1..=2 {
-                if n % 2 == 0 {
-                    let b = b * a;
-                } else {
-                    acc0 /= (1.0 + (b / (1.0 + b.powi(2))).powi(2));
-                }
-                acc0 *= 0.8 + 0.2 * (p88(3, ((acc0 * 0.1).atan().powi(3) * 0.25).atan(), 0.25_f64.sin()) * 0.25).atan().cos().sin();
-            }
-            acc0 += (acc0 * 0.05).atan().powi(2) * 0.5;
-            w1 += 1;
-        }
-        (acc0 * 0.05).tanh() + b.sin() + 0.5 * b
-    }
-    check_p141(seed = 0xdf28d1f28244c05d, inputs = 2, calls = [p88], at = |p| (p[0], p[1], 3));
-}
-
-#[differentiable]
-fn p142_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.3
-}
-#[differentiable]
-fn p142_h1(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.6;
-    t + p142_h0(&v[1..], s * 0.25) + p142_h0(v, s).tanh()
-}
-#[differentiable]
-fn p142_h2(y: &mut [f64], s: f64) {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 1.5).tanh();
-    }
-    y[0] = (y[0] * 0.3 + s).sin();
-}
-#[differentiable]
-fn p142_h3(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).cos() * 0.5;
-    }
-}
-#[differentiable]
-fn p142_h4(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    p142_h2(y, s);
-    p142_h3(s * 0.5, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-program! {
-    #[differentiable]
-    fn p142(xs: &[f64], a: f64, w: [f64; 3]) -> f64 {
-        let s1 = &xs[..];
-        let t2 = (s1[2] * w[2] + s1[4]).sin() + s1[s1.len() - 1] * 0.25;
-        let t3 = p142_h1(&s1[1..4], w[0]).sin();
-        let s4 = &xs[1..3];
-        let t5 = (s4[0] * a + s4[0]).sin() + s4[s4.len() - 1] * 0.5;
-        let t6 = p142_h1(&w, t3.tanh() * 0.5);
-        let mut buf7 = vec![0.0; 2];
-        for i in 0..2 {
-            buf7[i] = xs[i + 3] * t5.tanh() * 0.75;
-        }
-        p142_h2(&mut buf7, t3.tanh());
-        let t8 = buf7[0] + buf7[1] * 0.25;
-        let s9 = &s1[..6];
-        let t10 = (s9[4] * w[2] + s9[2]).sin() + s9[s9.len() - 1] * 0.6;
-        let mut buf11 = vec![0.6; 3];
-        let t12 = p142_h4(&mut buf11, &s4[0..], t10.tanh()).tanh();
-        p142_h2(&mut buf11, a * -0.5);
-        let t13 = buf11[0] + buf11[2] * 0.75;
-        t13 + t12 + t10 + t8 + t6 + w[1] * 0.5 + a * 0.3
-    }
-    check_p142(seed = 0x2aaaf4d0bd022eab, inputs = 10, calls = [], at = |p| (&p[0..6], p[6], <[f64; 3]>::try_from(&p[7..10]).unwrap()));
-}
-
-program! {
-    #[differentiable]
-    fn p143(a: f64, b: f64) -> f64 {
-        let t0 = b.atan();
-        let mut acc1 = b;
-        for i in (0..6).step_by(2) {
-            let mut k2 = 0;
-            loop {
-                let t3 = match k2 % 3 { 0 => (t0 - t0).cos(), 1 => t0, _ => ((1.0 + (a * t0).powi(2)).cbrt() * 0.5).sin() };
-                acc1 = ((acc1 * 0.1).sin() - t0.min(t0)).tanh();
-                k2 += 1;
-                if ((acc1 * 0.1).tanh() > (acc1 * 0.1).tanh()) || k2 >= 2 { break; }
-            }
-            acc1 *= 0.8 + 0.2 * (t0 + t0).sin();
-        }
-        let mut acc4 = 0.5;
-        let t5 = (p128(-a, 0.25, (acc1 * 0.05).sin()) * 0.5).atan();
-        t5 - (acc1 * 0.05).atan().cos() - a + 0.5 * b
-    }
-    check_p143(seed = 0x1782efdc756d8708, inputs = 2, calls = [p128], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p144(a: f64, xs: &[f64], n: usize) -> f64 {
-        let t2: f64 = xs.iter().rev().skip(1).map(|&u0| a).sum();
-        let t3: f64 = n as f64 * a * (xs[xs.len() - 1 - n] * a);
-        let mut acc4 = 0.0;
-        let t5 = (n as f64).sin();
-        if n < 1 {
-            if n < 1 {
-                if t5.tanh() > 0.25 {
-                    let t6 = ((t3 * 0.25).atan() + xs.iter().sum::<f64>() * (t2 * 0.25).sin()) * (-(t3 * 0.25)).atan();
-                }
-            } else {
-                let mut w7 = 0;
-                while w7 < 2 {
-                    acc4 -= ((2.0 + (xs[w7] * t5).sin()).sqrt() * 0.5).tanh();
-                    acc4 = (acc4 * 0.25).sin() - a;
-                    w7 += 1;
-                }
-            }
-        } else if n > 0 {
-            let mut w8 = 0;
-            while w8 < 2 {
-                for j in (0..8).step_by(2) {
-                    if xs.iter().sum::<f64>() + (t3 * 0.25).tanh() < -0.1 {
-                        acc4 = (((t2 * 0.25).tanh().mul_add(t5, (t2 * 0.25).atan()) - xs[n].mul_add(xs[3], 1.0)) * 0.25).sin();
-                    }
-                    acc4 *= 0.5 + 0.4 * t5.max((t3 * 0.25).tanh()).sin();
-                }
-                acc4 = xs[n];
-                w8 += 1;
-            }
-        }
-        t5 + (acc4 * 0.02).cos() - t3 * 0.25 + (t2 * 0.25).atan() - 0.3 * a
-    }
-    check_p144(seed = 0xd89ef61363bfce20, inputs = 5, calls = [], at = |p| (p[0], &p[1..5], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p145(n: usize, b: f64, a: f64) -> f64 {
-        let mut acc0 = (b * b * a * 0.5).atan();
-        for i in 0..3 {
-            if n < 1 {
-                for j in 0..2 {
-                    acc0 += (2.0 + 0.2_f64.cos()).recip();
-                }
-            }
-            acc0 /= (1.0 + (p129(-1.0, (b / (1.5 + (acc0 * 0.1).atan().tanh()) * 0.5).atan()) * 0.5).tanh().powi(2));
-        }
-        let t1 = ((n as f64).powi(2).ln_1p() + acc0 * 0.1 * 0.25) * b.cos();
-        acc0 = a.powi(3).tanh().sinh();
-        let mut acc2 = a.to_radians() * b;
-        acc2.tanh() + (t1 * 0.5).sin() + (acc0 * 0.1).sin().sin() + a - b.sin()
-    }
-    check_p145(seed = 0x82dd5fe40edb0049, inputs = 2, calls = [p129], at = |p| (3, p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p146(n: usize, a: f64) -> f64 {
-        let flag0 = a - a > 0.5;
-        let t1: f64 = -1.0;
-        let t2 = match n { 0 => ((p118(a.clamp(-0.75, 0.75), a.cos()) * 0.5).atan() + a).atan(), 1 => t1.abs() * n as f64 * 0.5, _ => (p140(3, ((a + t1) * 0.5).sin()) * 0.5).tanh() + t1 - t1 };
-        let t3 = a * t1;
-        let t4 = t1 - n as f64 * 1.0;
-        let c5 = |u6: f64| (t4 * 0.5).sin().atan2(1.5 + t3.cos()).mul_add(1.0 - t3, a / (1.5 + t3.tanh()));
-        let t7: f64 = c5(t1) - 0.5 * c5(t1 + 0.9);
-        (t7 * 0.25).tanh().tanh() + (t4 * 0.5).sin() - t3.sin()
-    }
-    check_p146(seed = 0x278f6007c631b619, inputs = 1, calls = [p118, p140], at = |p| (3, p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p147(n: usize, a: f64, b: f64, c: f64) -> f64 {
-        let t0 = if c + c < 0.7 { 0.75 * (c - c) } else { a };
-        let t1 = match n % 3 { 0 => (1.5 + p136(c, p136((c.powi(2) * 0.5).atan(), 0.75_f64.atan()).sin()).sin()).powf(t0.tanh()).atan2(1.5 + c.cos()), 1 => (b * a * b.abs() * 0.5).tanh(), _ => ((-a - t0.tanh()) * 0.5).sin() };
-        let t2 = t1;
-        let mut acc3 = b;
-        if n < 1 {
-            let mut acc3 = acc3;
-            let t4 = c.sin() + (t0 + c);
-        } else {
-            let mut acc5 = 0.5;
-        }
-        acc3.cos() - t2
-    }
-    check_p147(seed = 0xec18c3cbce337cd3, inputs = 3, calls = [p136], at = |p| (1, p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p148(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 1..xs.len() {
-            if xs[i - 1] > -0.35 {
-                if ((1.0 + (a) * (a)).ln()).tanh() > 0.15 {
-                    acc += (-0.35_f64 - (xs[i]).sin() - xs[i - 1]).tanh();
-                }
-            } else {
-                let mut t1 = 0.0;
-                for j in 0..2 {
-                    t1 += (xs[i] * (j as f64 + 0.5)).sin();
-                }
-            }
-            let mut t2 = 0.0;
-            for j in 0..2 {
-                t2 += (a - a - xs[i] + a * (j as f64 + 0.5)).sin();
-            }
-            if xs[i] - a + ((xs[i]) * 0.5).exp() < 0.07 {
-                let mut t3 = 0.0;
-                for j in 0..2 {
-                    t3 += (xs[i - 1] * (j as f64 + 0.5)).sin();
-                }
-            } else {
-                acc += ((1.0 + (xs[i - 1]) * (xs[i - 1])).ln() - xs[i - 1] - xs[i - 1] + xs[i]).tanh();
-            }
-            acc = acc + (xs[i - 1]).tanh() - (xs[i - 1] + ((0.22_f64) * (xs[i - 1])).tanh()).tanh();
-        }
-        acc
-    }
-    check_p148(seed = 0xb7beb09280c36285, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-#[differentiable]
-fn p149_h0(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.25).tanh();
-    }
-    acc * 0.6 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p149_h1(v: &[f64], s: f64) -> Result<f64, String> {
-    let head = if v[0] * s > -0.4 { Ok((v[0] * s).tanh()) } else { Err(format!("{s} is too small")) };
-    let h = head?;
-    Ok(h * 0.5 + v[v.len() - 1] * 0.75)
-}
-program! {
-    #[differentiable]
-    fn p149(a: f64, xs: &[f64]) -> f64 {
-        let t1 = p149_h0(xs, a);
-        let t2 = p149_h0(&xs[6..], a).sin();
-        let s3 = &xs[2..=3];
-        let t4 = (s3[0] * a * 1.5 + s3[1]).sin() + s3[s3.len() - 1] * 0.25;
-        let t5 = match p149_h1(&s3[..], a) { Ok(v) => v, Err(_) => a * 0.6 };
-        let s6 = &xs[..];
-        let t7 = (s6[3] * a + s6[2]).sin() + s6[s6.len() - 1] * 0.6;
-        t7 + t5 + t4 + t2 + t1 + a * 0.3
-    }
-    check_p149(seed = 0xbea84112607f2718, inputs = 8, calls = [], at = |p| (p[0], &p[1..8]));
-}
-
-#[differentiable]
-fn p150_h0(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).tanh() * 0.3;
-    }
     y[0] * 0.6
 }
 #[differentiable]
-fn p150_h1(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 1.5).tanh();
-    }
-    acc * 0.3 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p150_h2(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.25;
-    t + p150_h1(&v[1..], s * 0.3) + p150_h1(v, s).tanh()
+fn p186_h4(y: &mut [f64], x: &[f64], s: f64) {
+    p186_h2(y, s);
+    let _ = p186_h3(s * 1.5, &x[1..], y);
 }
 program! {
     #[differentiable]
-    fn p150(b: f64, w: [f64; 3], a: f64, xs: &[f64]) -> f64 {
-        let mut buf1 = vec![0.0; 3];
-        for i in 0..3 {
-            buf1[i] = xs[i + 2] * w[2] * -0.5;
-        }
-        let t2 = p150_h0(w[0], xs, &mut buf1).tanh();
-        let t3 = buf1[0] + buf1[2] * 0.3;
-        let arr4: [f64; 3] = [t2.tanh(), xs[1] * 0.6, (t3.tanh()).sin()];
-        let [e6, e7, e8] = arr4;
-        let t5 = e6 * e8 + arr4[1] * e7;
-        let t9 = p150_h2(xs, a * 0.75).sin();
-        t9 + t5 + t3 + t2 + w[1] * 0.5 + a * 0.3
-    }
-    check_p150(seed = 0x2d721d1cb405f41e, inputs = 12, calls = [], at = |p| (p[0], <[f64; 3]>::try_from(&p[1..4]).unwrap(), p[4], &p[5..12]));
-}
-
-#[differentiable]
-fn p151_h0(y: &mut [f64], s: f64) -> f64 {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 1.5).tanh();
-    }
-    y[0] = (y[0] * 0.6 + s).sin();
-    y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p151_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).cos() * 1.5;
-    }
-    y[0] * 0.5
-}
-#[differentiable]
-fn p151_h2(y: &mut [f64], x: &[f64], s: f64) {
-    let _ = p151_h0(y, s);
-    let _ = p151_h1(s * 0.25, &x[1..], y);
-}
-program! {
-    #[differentiable]
-    fn p151(b: f64, ys: &mut [f64], xs: &[f64], a: f64) -> f64 {
-        for _ in 0..3 {
-            p151_h2(ys, xs, a);
-        }
-        let t1 = ys[2] * 0.6;
-        p151_h2(ys, xs, a);
-        let t2 = ys[0] * 0.75;
-        let mut buf3 = vec![0.6; 4];
-        let _ = p151_h1(b, &xs[..], &mut buf3);
-        p151_h2(&mut buf3, &xs[5..], t1.tanh() * -0.5);
-        let t4 = p151_h1(a, xs, &mut buf3).tanh();
-        let t5 = buf3[0] + buf3[3] * 0.25;
-        let mut buf6 = vec![0.0; 3];
-        for i in 0..3 {
-            buf6[i] = xs[i + 2] * t1.tanh() * 0.6;
-        }
-        let _ = p151_h0(&mut buf6, t1.tanh());
-        let t7 = p151_h1(t4.tanh() * 0.75, &xs[..4], &mut buf6).tanh();
-        let t8 = buf6[0] + buf6[2] * 0.5;
-        let mut buf9 = vec![-0.5; 2];
-        p151_h2(&mut buf9, &buf6, t5.tanh());
-        let t10 = p151_h1(t5.tanh(), &xs[3..], &mut buf9).tanh();
-        let t11 = p151_h1(t2.tanh(), xs, &mut buf9).tanh();
-        let t12 = buf9[0] + buf9[1] * 0.75;
-        t12 + t11 + t10 + t8 + t7 + ys[2] + a * 0.3
-    }
-    check_p151(seed = 0x3546e8759b81ea1f, inputs = 12, calls = [], at = |p| (p[0], &mut p[1..4].to_vec(), &p[4..11], p[11]));
-}
-
-#[differentiable]
-fn p152_h0(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).cos() * 0.25;
-    }
-}
-#[differentiable]
-fn p152_h1(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).sin();
-    r[1] = v[1] * 0.3;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-program! {
-    #[differentiable]
-    fn p152(ys: &mut [f64], a: f64, xs: &[f64]) -> f64 {
-        let mut arr1 = [0.25_f64; 3];
-        arr1[2] = a;
-        arr1[0] = xs[5] * 0.6;
-        arr1[1] = (a).sin();
-        let t2 = arr1[2] * arr1[0];
-        let mut buf3 = vec![0.3; 4];
-        for _ in 0..2 {
-            p152_h0(t2.tanh(), xs, &mut buf3);
-        }
-        let t4 = buf3[0] + buf3[3] * 1.5;
-        let mut buf5 = vec![0.0; 2];
-        for i in 0..2 {
-            buf5[i] = xs[i + 4] * t2.tanh();
-        }
-        for _ in 0..2 {
-            p152_h0(t2.tanh() * 0.6, xs, &mut buf5);
-        }
-        p152_h0(t2.tanh(), &xs[..7], &mut buf5);
-        let t6 = buf5[0] + buf5[1] * 0.3;
-        p152_h0(t4.tanh(), &xs[6..=6], ys);
-        let t7 = ys[2] * -0.5;
-        let arr8 = p152_h1(&buf5[..], t2.tanh());
-        let t9 = arr8[2] * arr8[1];
-        let arr10: [f64; 3] = [t6.tanh(), xs[6] * 0.25, (t2.tanh()).sin()];
-        let t11 = arr10[0] * arr10[2];
-        t11 + t9 + t7 + t6 + t4 + ys[2] + a * 0.3
-    }
-    check_p152(seed = 0x0b5ed39db3c21355, inputs = 11, calls = [], at = |p| (&mut p[0..3].to_vec(), p[3], &p[4..11]));
-}
-
-#[differentiable]
-fn p153_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.75
-}
-#[differentiable]
-fn p153_h1(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.75;
-    t + p153_h0(&v[1..], s * 1.5) + p153_h0(v, s).sin()
-}
-#[differentiable]
-fn p153_h2(y: &mut [f64], s: f64) {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.75).tanh();
-    }
-    y[0] = (y[0] * 0.25 + s).sin();
-}
-program! {
-    #[differentiable]
-    fn p153(xs: &[f64], a: f64, ys: &mut [f64], b: f64) -> f64 {
-        let s1 = &xs[..];
-        let t2 = (s1[5] * a * 0.6 + s1[6]).sin() + s1[s1.len() - 1] * 1.5;
-        let t3 = p153_h1(xs, b);
-        p153_h2(ys, t2.tanh());
-        let t4 = ys[0] * 0.6;
-        t4 + t3 + t2 + ys[2] + a * 0.3
-    }
-    check_p153(seed = 0xd65d9f88f1745080, inputs = 13, calls = [], at = |p| (&p[0..8], p[8], &mut p[9..12].to_vec(), p[12]));
-}
-
-#[differentiable]
-fn p154_h0(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).cos();
-    r[1] = v[1] * 0.5;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-#[differentiable]
-fn p154_h1(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.6).sin();
-    }
-    acc * 0.25 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p154_h2(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.25 + (y[i] * s).tanh() * 0.25;
-    }
-}
-#[differentiable]
-fn p154_h3(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).cos() * 0.75;
-    }
-    y[0] * 0.6
-}
-#[differentiable]
-fn p154_h4(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    p154_h2(y, s);
-    let _ = p154_h3(s * 0.3, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-program! {
-    #[differentiable]
-    fn p154(a: f64, xs: &[f64], b: f64) -> f64 {
-        let arr1 = p154_h0(&xs[1..3], b);
-        let t2 = arr1[0] * arr1[1];
-        let t3 = p154_h1(&xs[2..], a).sin();
-        let mut buf4 = vec![0.0; 4];
-        for i in 0..4 {
-            buf4[i] = xs[i + 2] * t2.tanh();
-        }
-        p154_h2(&mut buf4, b);
-        let t5 = p154_h4(&mut buf4, &arr1, t3.tanh()).tanh();
-        p154_h2(&mut buf4, a * 0.6);
-        let t6 = buf4[0] + buf4[3] * 0.5;
-        let mut buf7 = vec![0.0; 2];
-        for i in 0..2 {
-            buf7[i] = xs[i + 4] * b;
-        }
-        let t8 = p154_h4(&mut buf7, &buf4[..], t6.tanh()).tanh();
-        p154_h2(&mut buf7, a);
-        let t9 = buf7[0] + buf7[1] * 0.5;
-        let s10 = &xs[..];
-        let t11 = (s10[3] * t9.tanh() + s10[1]).sin() + s10[s10.len() - 1] * 1.5;
-        let t12 = p154_h1(xs, t3.tanh());
-        let t13 = p154_h1(&s10[2..=4], t3.tanh()).sin();
-        t13 + t12 + t11 + t9 + t8 + a * 0.3
-    }
-    check_p154(seed = 0x8c88a4da4a3526d7, inputs = 8, calls = [], at = |p| (p[0], &p[1..7], p[7]),
-        params = ["a"] at [0]);
-}
-
-program! {
-    #[differentiable]
-    fn p155(a: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = 0.0;
-        for i in 0..xs.len() {
-            let a = a - (1.5 - xs[xs.len() - 1 - i]);
-            acc0 *= (0.1 * i as f64).tanh();
-        }
-        if (acc0 * 0.1).tanh() > 0.7 || xs[1] < -0.1 {
-            acc0 -= (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.1).atan();
-            let a = a * xs[2].tanh();
-            let t1 = (2.0 + (acc0 * 0.1 * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.5).sin().sin()).log10();
-        } else {
-            let mut acc2 = f64::tanh(xs[0].mul_add(xs[0], xs.iter().map(|q| (q * 0.3).sin()).sum::<f64>()));
-        }
-        0.3 * (acc0 * 0.1).tanh()
-    }
-    check_p155(seed = 0x9b62319da9806aed, inputs = 4, calls = [], at = |p| (p[0], &p[1..4]));
-}
-
-program! {
-    #[differentiable]
-    fn p156(xs: &[f64], a: f64) -> f64 {
-        let mut acc0 = 0.5;
-        for q1 in xs.iter() {
-            let t2 = xs[1].atan();
-            acc0 *= 0.5 + 0.4 * 1.25_f64.cos().sin();
-        }
-        for i in 0..xs.len() {
-            if i % 2 == 0 {
-                let t3 = match i % 3 { 0 | 1 => (xs[i] * a + (xs.iter().map(|q| q * (acc0 * 0.1).atan()).sum::<f64>() - a)) * 0.25, _ => (a * (acc0 * 0.1).atan()).atan2(1.5 + a.sin().exp2().cos()) };
-                let t6: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u4, &w5)| a.cos() * (0.5 * w5)).sum();
-            } else {
-                if i == 2 {
-                    if i > 1 {
-                        match i % 3 {
-                            0 => {
-                                let t9: f64 = { let v7: Vec<f64> = xs.iter().map(|&u8| (acc0 * 0.1 - a) * a.atan2(1.5 + (acc0 * 0.1).sin().cos())).collect(); v7[0] + v7[2] };
-                            }
-                            1 => {
-                                let mut acc10 = 0.5;
-                            }
-                            _ => {
-                                for (j, q11) in xs.iter().enumerate() {
-                                    if f64::min(a, *q11) < 0.7 || xs[i] < 0.1 {
-                                        let t12 = (2.0 + xs.iter().map(|q| (q * 1.5).sin()).sum::<f64>().cos()).recip();
-                                    } else {
-                                        if *q11 * 1.0 < -0.2 {
-                                            acc0 = ((acc0 * 0.05).sin() - a).asinh();
-                                        } else {
-                                            acc0 = (*q11 * a * a.atan() * 0.5).sin();
-                                        }
-                                    }
-                                    acc0 = 2.0 * *q11;
-                                }
-                            }
-                        }
-                    }
-                } else {
-                    for j in 0..xs.len() {
-                        let t13 = if xs.iter().map(|q| (q * 0.1).sin()).sum::<f64>() * a < -0.1 { xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() } else { xs.iter().map(|q| q.cos()).product::<f64>() };
-                        acc0 = (xs[0] / (2.0 + (acc0 * 0.02).atan().cos())).abs();
-                    }
-                }
-            }
-            acc0 += (f64::sin(a) * 0.5).atan();
-        }
-        acc0 -= ((acc0 * 0.02).mul_add(a, a) * (1.5 * xs[2]) * 0.1).tanh();
-        let o14: Option<f64> = if xs[0] * xs[2] > xs[0] { Some(xs[2]) } else { None };
-        let t16: f64 = if let Some(u15) = o14 { (a * xs.iter().map(|q| q * a).sum::<f64>()).sin() } else { a - xs[0] };
-        match ((1.5 + xs[2].sin()).log(2.5 + xs.iter().map(|q| (q * 0.1).sin()).sum::<f64>().cos()).abs() * 2.0) as usize % 3 {
-            0 | 1 => {
-                let mut v17 = vec![0.0; xs.len()];
-                for i in 0..v17.len() {
-                    v17[i] = (xs[2] + acc0 * 0.02).cos();
-                }
-            }
-            _ => {
-                for q18 in xs.iter() {
-                    let t16 = t16 * ((acc0 * 0.02).atan() * *q18);
-                    acc0 = ((acc0 * 0.02).tanh() * (xs[1] * (acc0 * 0.02).atan() * 0.5).atan()).atan();
-                }
-            }
-        }
-        t16.tanh() - (acc0 * 0.02).tanh() + 0.5 * a
-    }
-    check_p156(seed = 0xe162d234773a6c5c, inputs = 4, calls = [], at = |p| (&p[0..3], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p157(a: f64) -> f64 {
-        let a = a - (p138(a, (a * a * 0.5).atan()) * 0.5).sin().min(a);
-        let mut acc0 = 1.0;
-        if (a * 0.5).atan() * 0.3 > (a * 0.5).tanh() {
-            let t1: f64 = (a * 0.5).sin();
-        } else {
-            let mut v2: Vec<f64> = Vec::new();
-            v2.push((a * 0.5).atan() * (a * 0.5).sin());
-            v2.push((a * 0.5).atan());
-            let t3 = v2[0] * 0.5 + v2[1];
-            if (2.0 + t3.sin()).cbrt() > -0.1 {
-                for i in 0..1 {
-                    acc0 *= 0.5 + 0.4 * (p119((t3.cos().exp_m1() * 0.5).tanh(), 1) * 0.25).sin().atan().sin();
-                }
-            } else {
-                if t3.sin() > 0.3 {
-                    let c4 = |u5: f64| u5 + (acc0 * 0.25).tanh() + t3;
-                    let t6: f64 = c4((a * 0.5).sin()) - 0.5 * c4(t3.cos());
-                } else {
-                    if a * 0.5 * (a * 0.5).sin() > (a * 0.5).tanh() && t3 < 0.1 {
-                        let t7 = if t3 - a * 0.5 > -0.2 { f64::max((acc0 * 0.25).atan(), t3) / (1.0 + (acc0 * 0.25).sin().cos().exp().powi(2)) } else { (1.0 + (acc0 * 0.25).tanh().powi(2)).sqrt() + (t3 + acc0 * 0.25) };
-                    } else {
-                        if a * 0.5 > 0.7 || t3 < -0.2 {
-                            for i in 0..2 {
-                                let t8 = (1.5 + 2.0_f64.sin()).powf((acc0 * 0.1).sin().tanh());
-                                acc0 += t3.min(t3) * 0.5;
-                            }
-                        } else {
-                            let mut a = a;
-                        }
-                    }
-                }
-            }
-        }
-        for i in 1..=1 {
-            let t9 = if (acc0 * 0.1).sin() > (a * 0.5).tanh() { (a * 0.5).tanh().powi(2) - (acc0 * 0.1).cos() } else { (acc0 * 0.1).tanh() / (1.0 + (a * 0.5 + (a * 0.5).tanh()).powi(2)) };
-            let t10 = (a * 0.5).atan();
-            acc0 *= 0.8 + 0.2 * t10.sin();
-        }
-        for i in 0..2 {
-            let t11 = if (i as f64 * (a * 0.5)) > 0.0 { (a * 0.5).atan().sin() } else { a * 0.5 };
-            acc0 = ((t11 - f64::cos((acc0 * 0.05).tanh())) * 0.5).tanh();
-        }
-        acc0 += (1.0 + ((acc0 * 0.05).tanh() * 1.25).powi(2)).sqrt() * 0.5;
-        (a * 0.5).atan()
-    }
-    check_p157(seed = 0xa1a6773ca6c0f4c7, inputs = 1, calls = [p119, p138], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p158(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            extra += ((1.0 + ((((xs[i]) * 0.5).exp()).cos() * 0.07_f64) * ((((xs[i]) * 0.5).exp()).cos() * 0.07_f64)).ln()).tanh();
-            let mut t1 = 0.0;
-            for j in 0..2 {
-                t1 += (((xs[i]).cos() * a).cos() * a * (j as f64 + 0.5)).sin();
-            }
-            acc += (xs[i] + (xs[i]).sin() + (xs[i]) * (-0.11_f64)).tanh();
-        }
-        acc
-    }
-    check_p158(seed = 0x40e60f3586cae592, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p159(a: f64, b: f64) -> f64 {
-        let mut acc0 = (2.0 + a.sin()).log2().clamp(-0.75, 0.75);
-        if f64::max(acc0, acc0) > -0.2 {
-            if 0.25 - a > acc0 {
-                let k1 = (acc0.abs() * 2.0) as usize % 3;
-                match k1 {
-                    0 => {
-                        acc0 -= acc0;
-                    }
-                    1 => {
-                        acc0 += acc0;
-                    }
-                    _ => {
-                        let flag2 = b * a > 0.7;
-                    }
-                }
-                return acc0.sin();
-            }
-            let k3 = ((-b).abs() * 2.0) as usize % 3;
-            match k3 {
-                0 | 1 => {
-                    for i in 0..4 {
-                        match i % 3 {
-                            0 | 1 => {
-                                let mut acc4 = 0.5;
-                            }
-                            _ => {
-                                let t5 = (acc0 * 0.1).tanh();
-                            }
-                        }
-                        acc0 += ((1.0 + ((acc0 * 0.1).tanh() - 1.5).powi(2)).ln() * 0.5).tanh();
-                    }
-                }
-                _ => {
-                    for i in (0..4).step_by(2) {
-                        let b = b * (i as f64).hypot(a);
-                        acc0 = (1.5 + (b * 0.1).atan().cos()).sqrt();
-                    }
-                }
-            }
-        }
-        let t6 = if b < 0.1 { (1.5 + b.hypot(b).cos()).sqrt() } else { (2.0 + a.sin()).cbrt() - a * 0.25 };
-        let mut w7 = 0;
-        while w7 < 1 {
-            let acc0 = acc0 * 0.1 - b / (2.0 + a.cos());
-            w7 += 1;
-        }
-        acc0 += ((1.5 + (1.5 + b.sin()).powf((p140(3, 0.25 / (1.0 + b * b)) * 0.5).tanh().tanh()).sin()).log(2.5 + ((p145(3, (1.5 + 0.6_f64.cos()).sqrt(), a.abs()) * 0.5).sin() + b).cos()) * 0.5).tanh();
-        2.0 * t6
-    }
-    check_p159(seed = 0x3f902becfa0a7660, inputs = 2, calls = [p140, p145], at = |p| (p[0], p[1]),
-        params = ["a"] at [0]);
-}
-
-#[differentiable]
-fn p160_h0(y: &mut [f64], s: f64) -> f64 {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.5).tanh();
-    }
-    y[0] = (y[0] * 0.5 + s).sin();
-    y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p160_h1(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.75
-}
-#[differentiable]
-fn p160_h2(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).tanh();
-    r[1] = v[1] * 0.25;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-program! {
-    #[differentiable]
-    fn p160(w: [f64; 3], b: f64, xs: &[f64], a: f64) -> f64 {
-        let mut buf1 = vec![0.0; 4];
-        for i in 0..4 {
-            buf1[i] = xs[i + 2] * w[0];
-        }
-        let t2 = p160_h0(&mut buf1, w[0] * 0.3).tanh();
-        let t3 = p160_h0(&mut buf1, a).tanh();
-        let t4 = buf1[0] + buf1[3] * 0.75;
-        let t5 = p160_h1(&xs[0..=3], b).sin();
-        let arr6 = p160_h2(&xs[4..=5], t2.tanh() * 1.5);
-        let t7 = arr6[2] * arr6[1];
-        let t8 = p160_h1(&xs[..], t5.tanh()).sin();
-        t8 + t7 + t5 + t4 + t3 + w[1] * 0.5 + a * 0.3
-    }
-    check_p160(seed = 0xe60387dc285e2ccf, inputs = 11, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), p[3], &p[4..10], p[10]));
-}
-
-program! {
-    #[differentiable]
-    fn p161(a: f64, b: f64) -> f64 {
-        let mut v0 = vec![0.0; 4];
-        for i in 0..v0.len() {
-            v0[i] = (1.5 + (-a).cos()).sqrt();
-        }
-        let mut acc1 = 0.0;
-        let mut k2 = 0;
-        let r4 = loop {
-            for j in 0..v0.len() {
-                let mut acc3 = (a.mul_add(a, b) * (b / (1.5 + a.tanh())) * 0.25).atan();
-                v0[k2] = (1.0 + (v0[v0.len() - 1 - j] * 0.05 * (v0[v0.len() - 1 - k2] * 0.05).tanh()).powi(2)).cbrt() * 0.25;
-            }
-            acc1 += a * 0.5;
-            k2 += 1;
-            if (0.2 * a > 0.3 && (v0[k2] * 0.05).sin() < 0.3) || k2 >= 2 { break k2 as f64 + b / (1.5 + b.tanh()); }
-        };
-        v0[1] -= ((v0[0] * 0.05 - (acc1 * 0.05).atan() - (v0[1] * 0.05).tanh()) * 0.25).sin();
-        for i in 0..4 {
-            for j in 0..4 {
-                v0[j] += (r4 * 0.5 * 0.5).atan();
-            }
-            acc1 += ((1.0 + (v0[v0.len() - 1 - i] * 0.02).sin().mul_add(b, a).powi(2)).ln() * 0.5).tanh();
-        }
-        acc1 += 0.1 * a;
-        (r4 * 0.5).atan() - 0.9 * (acc1 * 0.02).sin()
-    }
-    check_p161(seed = 0x9630a6537d75724c, inputs = 2, calls = [], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p162(b: f64, a: f64) -> f64 {
-        let o0: Option<f64> = if b * b > -0.4 && a < -0.4 { Some(((f64::sin(b) + b.atan()) * 0.5).sin()) } else { None };
-        let t2: f64 = if let Some(u1) = o0 { 2.0_f64.asinh() } else { b };
-        let mut acc3 = f64::atan(a);
-        for i in 0..1 {
-            acc3 *= (0.75_f64 * 0.25).cos();
-            let flag4 = a.cos() > -0.1;
-            if i == 1 {
-                continue;
-            }
-        }
-        let k5 = (((t2 + b) * 0.5).atan().abs() * 2.0) as usize % 3;
-        let t6 = match k5 { 0 | 1 => 0.5_f64.tanh().tanh(), _ => (f64::cos(0.1) / (1.5 + a.tanh()) * 0.5).tanh() };
-        for i in 1..=2 {
-            if i > 0 {
-                let t8 = { let u7 = (t2 + (t2 + 0.75)) * 0.5; (acc3 * 0.1).sin() };
-            }
-            acc3 = (acc3 * 0.1 * a).atan();
-        }
-        0.5 * (acc3 * 0.1) - 0.2 * t2
-    }
-    check_p162(seed = 0x193984ce7eec5304, inputs = 2, calls = [], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p163(a: f64, c: f64, n: usize, b: f64) -> f64 {
-        let mut acc0 = 1.0;
-        for i in 0..1 {
-            let t1 = if c > 0.7 || b < 0.1 { (0.25 * i as f64).hypot(0.75_f64.atan2(1.5 + b.cos())) } else { (i as f64).max(0.5).hypot(0.25 * a) };
-            if 0.6 - b > i as f64 {
-                for j in 0..2 {
-                    let c2 = |u3: f64| (1.5 + (0.2 - t1).sin()).powf((b * 0.25).tanh());
-                    let t4: f64 = c2((1.5 * t1).min((1.5 + b.cos()).sqrt())) - 0.5 * c2(t1 * a);
-                    acc0 = (n as f64 + (t4 * 0.5).atan()).sin();
-                }
-            } else {
-                let t5 = (1.0 + c.powi(2)).sqrt();
-            }
-            acc0 += (b * a / (2.0 + f64::max(n as f64, t1).cos()) * 0.25).atan();
-        }
-        let o6: Option<f64> = if a / (1.5 + (p140(3, ((acc0 * 0.25 + 0.25) * 0.5).tanh()) * 0.5).sin().tanh()) > -0.2 { Some(0.9 / (2.0 + a.cos())) } else { None };
-        let t8: f64 = if let Some(u7) = o6 { a } else { f64::max(n as f64, a) };
-        let mut acc9 = 0.5;
-        match n {
-            0 => {
-                if n < 1 {
-                    match n % 3 {
-                        0 => {
-                            let t10 = ((acc0 * 0.25).tanh() / (1.5 + b.tanh()) * (p146(3, 1.0 / (2.0 + (n as f64).cos())) - (acc0 * 0.25).sin())).atan();
-                        }
-                        1 => {
-                            let mut k11 = 0;
-                            loop {
-                                acc0 = ((acc0 * 0.1).tanh() - b.tanh()).tanh();
-                                acc9 -= (c.sin().powi(3) * 0.25).sin();
-                                k11 += 1;
-                                if (b / (2.0 + (acc0 * 0.1).cos()) < -0.4) || k11 >= 6 { break; }
-                            }
-                        }
-                        _ => {
-                            match n % 3 {
-                                0 => {
-                                    acc0 = -b.cos().exp2();
-                                }
-                                1 => {
-                                    let o12: Option<f64> = if n % 3 == 1 { Some((b + a.max(t8)) * 0.5) } else { None };
-                                    let t14: f64 = if let Some(u13) = o12 { (b * n as f64).mul_add(1.5, a) } else { 1.0 - b };
-                                }
-                                _ => {
-                                    if n < 1 {
-                                        let t15 = t8.sin();
-                                    } else {
-                                        let mut acc16 = 1.0;
-                                    }
-                                }
-                            }
-                        }
-                    }
-                } else {
-                    acc0 = (acc0 * 0.1 - ((n as f64).sin().exp() * 0.5).atan()).atan();
-                }
-            }
-            1 => {
-                if (acc0 * 0.1).atan() / (2.0 + a.cos()) < 0.7 {
-                    if n == 1 {
-                        let mut k17 = 0;
-                        loop {
-                            if n == 0 {
-                                let t18 = if (t8 / (1.0 + (n as f64).powi(2))) < 0.3 { (-t8).sin() } else { (1.5 + (acc9 * 0.1).hypot(t8).sin()).powf(b.tanh().tanh()) };
-                            }
-                            acc9 += ((k17 as f64).cos().atan() * 0.5).sin();
-                            k17 += 1;
-                            if (a < 0.1) || k17 >= 3 { break; }
-                        }
-                    } else {
-                        let mut w19 = 0;
-                        while w19 < 3 && (2.0 > 0.7 && t8 < 0.7) {
-                            let t20 = (acc0 * 0.05).atan() / (1.0 + (0.5_f64 * 2.0).powi(2));
-                            acc0 -= 0.2 / (1.0 + t8.powi(2));
-                            w19 += 1;
-                        }
-                    }
-                } else {
-                    let t21 = if n % 3 == 1 { a.mul_add(a, c).to_radians() } else { c * f64::min(t8, acc9 * 0.05) };
-                }
-            }
-            _ => {
-                for i in 0..1 {
-                    let t22 = if b.tanh().sinh() < 0.1 { 2.0_f64.tanh().cosh() + acc9 * 0.05 } else { a };
-                    acc0 += (b * i as f64 * t8 * 0.25).sin();
-                }
-            }
-        }
-        0.5 * (acc9 * 0.05).atan() + t8 - a
-    }
-    check_p163(seed = 0x51ba875e8d31a503, inputs = 3, calls = [p140, p146], at = |p| (p[0], p[1], 2, p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p164(a: f64, xs: &[f64], n: usize) -> f64 {
-        let mut acc0 = 1.0;
-        for i in (0..6).step_by(2) {
-            if xs[(i + 1) % 3].sin() > xs[2] {
-                acc0 *= a.atan().tanh();
-                return xs[2];
-            }
-            acc0 = ((acc0 * 0.1).tanh() - (xs.iter().map(|q| q * q).sum::<f64>() * 0.25).tanh()).tanh();
-        }
-        let mut v1 = vec![0.0; xs.len()];
-        for i in 0..v1.len() {
-            v1[i] = ((xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) - xs[n]) * (acc0 * 0.1).sin().exp() * 0.25).sin();
-            if i > 0 {
-                v1[i] += v1[i - 1] * a / (1.0 + a * a) * 0.25;
-            }
-        }
-        acc0 * 0.1 + 0.5 * 0.2
-    }
-    check_p164(seed = 0x0b90444b28a45084, inputs = 4, calls = [], at = |p| (p[0], &p[1..4], 1));
-}
-
-#[differentiable]
-fn p165_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.75
-}
-#[differentiable]
-fn p165_h1(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.3;
-    t + p165_h0(&v[1..], s * 0.6) + p165_h0(v, s).cos()
-}
-program! {
-    #[differentiable]
-    fn p165(xs: &[f64], b: f64, a: f64) -> f64 {
-        let t1 = p165_h1(xs, a * 0.3);
-        let s2 = &xs[..2];
-        let t3 = (s2[0] * a + s2[0]).sin() + s2[s2.len() - 1] * 1.5;
-        let t4 = p165_h1(&xs[3..6], t1.tanh()).sin();
-        let s5 = &s2[..];
-        let t6 = (s5[0] * a * 1.5 + s5[0]).sin() + s5[s5.len() - 1] * 0.5;
-        let t7 = p165_h1(xs, t6.tanh() * 1.5).sin();
-        let arr8: [f64; 3] = [t6.tanh(), xs[0] * 0.5, (t4.tanh()).sin()];
-        let [e10, e11, e12] = arr8;
-        let t9 = e10 * e12 + arr8[1] * e11;
-        t9 + t7 + t6 + t4 + t3 + a * 0.3
-    }
-    check_p165(seed = 0x7241d1df46b1937b, inputs = 8, calls = [], at = |p| (&p[0..6], p[6], p[7]));
-}
-
-program! {
-    #[differentiable]
-    fn p166(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = v.to_owned();
-        for _ in 0..n {
-            t1 = (x.dot(&t1) * 0.3).mapv(f64::tanh) + &t1 * 0.5;
-        }
-        let t2 = &t1 + &(&t1 / &v.mapv(|q| q * q + 1.0));
-        let mut t3 = ((s) * x).mean_axis(Axis(1)).unwrap();
-        for _ in 0..n {
-            t3 = ((v + x).dot(&t3) * 0.3).mapv(f64::tanh) + &t3 * 0.5;
-        }
-        let mut t4 = x.to_owned();
-        if n % 3 == 0 {
-            t4 = x.to_owned();
-        }
-        t4.sum() * 0.2 + t3.dot(&t3) * 0.1 + t2.dot(&t2) * 0.1
-    }
-    check_p166(seed = 0x3a0e9fd4e8faf899, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p167(a: f64, b: f64, xs: &[f64], c: f64) -> f64 {
-        let mut acc0 = ((c + xs.iter().map(|q| q * b).sum::<f64>()) * 0.25).atan().powi(2);
-        for i in (0..8).step_by(2) {
-            let t1 = i as f64;
-            if 1.5 * xs[i % xs.len()] > 0.7 {
-                for j in 1..=3 {
-                    let t2 = match j { 0 => ((acc0 * 0.05).sin() + xs[0]).atan(), 1 => 0.6 * (c - xs.iter().map(|q| (q * 1.0).sin()).sum::<f64>()), _ => (xs[(j + 1) % 3] - c).powi(2).ln_1p() };
-                    acc0 = ((acc0 * 0.05).atan() - (t2 * t2 * 0.1).tanh()).tanh();
-                }
-            }
-            acc0 += (acc0 * 0.05).sin().tanh().exp() * 0.5;
-        }
-        let mut b = b;
-        let t3 = match (xs.iter().map(|q| q.cos()).product::<f64>().abs() * 2.0) as usize % 3 { 0 | 1 => f64::min(0.5, f64::min(b, c)), _ => b - (1.0 + (acc0 * 0.05).atan().powi(2)).ln() };
-        let mut w4 = 0;
-        while w4 < 3 && (c > 0.0 || b < 0.7) {
-            let t5 = match w4 { 0 => ((c + 1.5) * (1.0 + c.powi(2)).ln() * 0.5).tanh(), 1 => (1.0 + a.cos().powi(2)).sqrt(), _ => (2.0 + (-c).cos()).powi(-2) };
-            acc0 /= (2.0 + (xs[2] * c).cos());
-            w4 += 1;
-        }
-        let mut acc6 = 0.0;
-        let t7 = (b * 0.25).sin();
-        t7 + t3 + (b * 0.25).tanh() - (acc0 * 0.02).sin().tanh() + c + 0.5 * xs[0]
-    }
-    check_p167(seed = 0x3bd198ab88168b3d, inputs = 6, calls = [], at = |p| (p[0], p[1], &p[2..5], p[5]));
-}
-
-#[differentiable]
-fn p168_h0(y: &mut [f64], s: f64) {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.25).tanh();
-    }
-    y[0] = (y[0] * 1.5 + s).sin();
-}
-#[differentiable]
-fn p168_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).cos() * 0.5;
-    }
-}
-program! {
-    #[differentiable]
-    fn p168(xs: &[f64], a: f64, w: [f64; 3]) -> f64 {
-        let s1 = &xs[..5];
-        let t2 = (s1[1] * w[2] + s1[1]).sin() + s1[s1.len() - 1] * 0.75;
-        let s3 = &s1[..5];
-        let t4 = (s3[4] * w[2] + s3[2]).sin() + s3[s3.len() - 1] * 0.6;
+    fn p186(b: f64, xs: &[f64], a: f64) -> f64 {
+        let t1 = p186_h0(&xs[..], a).sin();
+        let s2 = &xs[3..6];
+        let t3 = (s2[2] * b + s2[0]).sin() + s2[s2.len() - 1] * -0.5;
+        let t4 = match p186_h1(&xs[3..], b) { Ok(v) => v, Err(_) => b * 0.3 };
         let mut buf5 = vec![0.0; 4];
         for i in 0..4 {
             buf5[i] = xs[i + 0] * t4.tanh();
         }
-        p168_h0(&mut buf5, w[0] * 0.3);
-        let t6 = buf5[0] + buf5[3] * 1.5;
-        let mut buf7 = vec![0.75; 2];
-        p168_h0(&mut buf7, t6.tanh());
-        p168_h1(a, &s1[..], &mut buf7);
-        let t8 = buf7[0] + buf7[1] * 0.75;
-        let s9 = &xs[..];
-        let t10 = (s9[3] * w[2] + s9[6]).sin() + s9[s9.len() - 1] * 0.5;
-        t10 + t8 + t6 + t4 + t2 + w[1] * 0.5 + a * 0.3
+        p186_h4(&mut buf5, &xs[..6], b);
+        let t6 = buf5[0] + buf5[3] * 0.75;
+        let t7 = p186_h0(s2, t4.tanh()).sin();
+        let s8 = &s2[..];
+        let t9 = (s8[2] * t1.tanh() + s8[2]).sin() + s8[s8.len() - 1] * 0.5;
+        let t10 = p186_h0(&buf5[3..], a).sin();
+        t10 + t9 + t7 + t6 + t4 + a * 0.3
     }
-    check_p168(seed = 0x05e1cb4fd043507e, inputs = 11, calls = [], at = |p| (&p[0..7], p[7], <[f64; 3]>::try_from(&p[8..11]).unwrap()));
+    check_p186(seed = 0x3c36d6d4e074b9cb, inputs = 8, calls = [], at = |p| (p[0], &p[1..7], p[7]));
 }
 
 #[differentiable]
-fn p169_h0(v: &[f64], s: f64) -> Result<f64, String> {
-    let head = if v[0] * s > -0.4 { Ok((v[0] * s).sin()) } else { Err(format!("{s} is too small")) };
-    let h = head?;
-    Ok(h * 0.6 + v[v.len() - 1] * 0.5)
+fn p187_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.5
 }
 #[differentiable]
-fn p169_h1(y: &mut [f64], s: f64) {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 1.5).tanh();
-    }
-    y[0] = (y[0] * 0.3 + s).sin();
+fn p187_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.6;
+    t + p187_h0(&v[1..], s * 0.5) + p187_h0(v, s).cos()
 }
 #[differentiable]
-fn p169_h2(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).sin() * 0.3;
-    }
-}
-#[differentiable]
-fn p169_h3(y: &mut [f64], x: &[f64], s: f64) {
-    p169_h1(y, s);
-    p169_h2(s * -0.5, &x[1..], y);
-}
-#[differentiable]
-fn p169_h4(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.25).tanh();
-    }
-    acc * 1.5 + v[0] * v[v.len() - 1]
-}
-program! {
-    #[differentiable]
-    fn p169(xs: &[f64], a: f64) -> f64 {
-        let t1 = match p169_h0(&xs[5..=5], a) { Ok(v) => v, Err(_) => a * 0.75 };
-        let arr2: [f64; 3] = [a, xs[3] * 0.3, (a).sin()];
-        let t3 = arr2[0] * arr2[2];
-        let s4 = &xs[3..];
-        let t5 = (s4[1] * t1.tanh() * 0.6 + s4[1]).sin() + s4[s4.len() - 1] * -0.5;
-        let mut buf6 = vec![1.5; 2];
-        p169_h1(&mut buf6, t3.tanh());
-        p169_h3(&mut buf6, &xs[..5], a);
-        p169_h3(&mut buf6, &xs[..7], t1.tanh() * 0.25);
-        let t7 = buf6[0] + buf6[1] * 0.5;
-        let t8 = p169_h4(&xs[1..=3], t5.tanh()).sin();
-        let mut buf9 = vec![0.6; 3];
-        p169_h3(&mut buf9, &s4[2..=3], t5.tanh() * 0.3);
-        for _ in 0..3 {
-            p169_h2(a, s4, &mut buf9);
-        }
-        let t10 = buf9[0] + buf9[2] * 0.25;
-        t10 + t8 + t7 + t5 + t3 + a * 0.3
-    }
-    check_p169(seed = 0x1604edfde444ff9d, inputs = 8, calls = [], at = |p| (&p[0..7], p[7]));
-}
-
-program! {
-    #[differentiable]
-    fn p170(n: usize, a: f64) -> f64 {
-        let a = a + a * a;
-        let t0 = if 1.25_f64.min((a * 0.25).tanh()) > 0.7 || (a * 0.25).sin() < 0.0 { a * 0.25 + (a * 0.25).sin() - (p163((a * 0.25).tanh() * (a * 0.25).sin(), (a * 0.25 / (1.0 + (a * 0.25).tanh().powi(2)) * 0.25).sin(), 2, (a * 0.25 * 0.5).sin()) * 0.5).tanh() * 0.2 } else { a * 0.25 * (a * 0.25).sin() * ((a * 0.25).tanh() * (a * 0.25).atan()) };
-        let c1 = |u2: f64| (a * 0.25).atan();
-        let t3: f64 = c1(1.0 * (t0 * 0.5).tanh().clamp(-0.75, 0.75)) - 0.5 * c1((1.0 + (t0 * 0.5).atan().powi(2)).cbrt());
-        let mut acc4 = (a * 0.25).atan();
-        let mut w5 = 0;
-        while w5 < 3 {
-            let t6 = 1.25 * (p133((acc4 * 0.25).tanh(), 3, (a * 0.25).tanh()) * 0.25).tanh() / (1.5 + f64::max(t0 * 0.5, w5 as f64).tanh());
-            acc4 += (t6 + (a * 0.25).tanh()).sin() * 0.5;
-            w5 += 1;
-        }
-        if (t0 * 0.5 * 0.5).atan().powi(3) > t3 && (t0 * 0.5).sin() < -0.4 {
-            for i in 0..2 {
-                let t3 = t3 + (0.5 * (t0 * 0.5).tanh()).atanh();
-                acc4 *= (0.25 / (1.5 + 0.25_f64.tanh())).cos();
-            }
-        } else if 0.5 / (2.0 + (acc4 * 0.05).sin().cos()) > 0.0 || 1.25 < 0.1 {
-            match n % 3 {
-                0 => {
-                    acc4 += (acc4 * 0.05).sin();
-                }
-                1 => {
-                    if (n as f64 * (t0 * 0.5).sin()) > -0.1 {
-                        return (acc4 * 0.05).atan();
-                    }
-                }
-                _ => {
-                    let flag7 = (2.0 + (acc4 * 0.05).sin().sin()).ln() > 0.1;
-                }
-            }
-        }
-        (acc4 * 0.05).sin().cos() + t0 * 0.5 - (a * 0.25).sin() + 0.5 * t3
-    }
-    check_p170(seed = 0x5eb171a0f529d55a, inputs = 1, calls = [p133, p163], at = |p| (1, p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p171(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = ((x * x).mapv(f64::tanh)).row(1).to_owned();
-        let t2 = x[[1, 2]];
-        let t3 = t1.to_owned();
-        t3.dot(&t3) * 0.1 + t2 + t1.dot(&t1) * 0.1
-    }
-    check_p171(seed = 0x839e6f33f2945ce7, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3),
-        params = ["x", "v"] at [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
-}
-
-program! {
-    #[differentiable]
-    fn p172(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (a + a - a + a + xs[3]).tanh();
-        let t2 = (a + xs[0]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 1..xs.len() {
-            let mut t3 = 0.0;
-            for j in 0..2 {
-                t3 += ((1.0 + ((xs[i - 1]) * (xs[i])) * ((xs[i - 1]) * (xs[i]))).ln() * (j as f64 + 0.5)).sin();
-            }
-            acc = acc + (((((t1) * 0.5).exp()).tanh()).tanh()).tanh() - (((xs[i - 1]) * (xs[i]) + a).cos() * 0.40_f64).tanh();
-            acc -= (((xs[i]).sin() - (xs[i - 1]).mul_add(0.5, a)).sin()).tanh();
-        }
-        acc.sin()
-    }
-    check_p172(seed = 0x8d0bad38a381b105, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p173(c: f64, a: f64, b: f64) -> f64 {
-        let mut acc0 = 1.0;
-        for i in 0..2 {
-            match i {
-                0 => {
-                    acc0 *= (i as f64).cos();
-                }
-                _ => {
-                    let t1 = if i == 1 { -(a * i as f64) } else { 0.75 * p161(1.0, (a * a * 0.5).sin()) - (a - 0.9) };
-                }
-            }
-            acc0 = -(p116((acc0 * 0.1 * i as f64 * 0.25).sin(), (a.mul_add(0.9, (acc0 * 0.1).tanh()) * 0.5).sin(), b.clamp(-0.75, 0.75), (1.0 + 0.25_f64.powi(2)).cbrt()) * 0.25).atan().hypot((acc0 * 0.1).atan()) * 0.5;
-        }
-        0.5 * (acc0 * 0.1).tanh() - b
-    }
-    check_p173(seed = 0xddc7df2252681c60, inputs = 3, calls = [p116, p161], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p174(n: usize, b: f64, a: f64) -> f64 {
-        let mut a = a;
-        for i in 0..2 {
-            let t0 = b + 0.9;
-            let c1 = |u2: f64| (a * 0.25).tanh().tanh().exp2();
-            let t3: f64 = c1((((p116((p110((0.9 * t0 * 0.5).sin(), 2) * 0.5 * t0 * 0.25).atan(), (a * 0.25).atan().abs(), ((b + (a * 0.25).tanh()) * 0.5).atan(), 1.25) * 0.25).atan() + 0.9).powi(3) * 0.1).atan()) - 0.5 * c1(((a * 0.25).mul_add(i as f64, a * 0.25) * 0.25).tanh());
-            a /= (2.0 + (b * (t3 * 0.5).tanh()).cos());
-        }
-        let t4 = ((1.5 + b.sin()).powf((a * 0.25).tanh().tanh()) - ((a * 0.25).atan() - n as f64)).abs();
-        let mut acc5 = (1.5 * (t4 * 0.25 / (1.5 + (t4 * 0.25).sin().tanh())) * 0.25).sin();
-        let mut acc6 = acc5;
-        acc5 /= (1.0 + acc5.powi(2));
-        a /= (1.0 + (t4 * 0.25).atan().abs().powi(2));
-        acc6.cos() - acc5 + (t4 * 0.25).sin() + (a * 0.25).tanh()
-    }
-    check_p174(seed = 0xe0a326ba1d407e5c, inputs = 2, calls = [p110, p116], at = |p| (1, p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p175(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = x.to_owned();
-        if n % 2 == 0 {
-            t1 = &(x / &v.mapv(|q| q * q + 1.0)) / &(v / &v.mapv(|q| q * q + 1.0)).mapv(|q| q * q + 1.0);
-        }
-        let mut t2 = (&t1 / &v.mapv(|q| q * q + 1.0)).row(1).to_owned();
-        if n % 3 == 0 {
-            t2 = (x + x).dot(&((s) - v)) * 0.3;
-        }
-        let t3 = t1.sum_axis(Axis(1)) * 0.3;
-        let t4 = &((s) - &t2) - &(t3.sin());
-        let mut t5 = x.to_owned();
-        for _ in 0..n {
-            t5 = (&t5 * (t4.sum().sin())).mapv(f64::sin) + &t5 * 0.5;
-        }
-        t5.sum() * 0.2 + t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1
-    }
-    check_p175(seed = 0xadee8114ddba93ea, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p176(xs: &[f64], d: f64, b: f64, a: f64, c: f64) -> f64 {
-        let mut acc0 = (1.5 + d.atan().cos()).sqrt();
-        if f64::atan(0.75) > 0.25 {
-            if b + b < -0.1 {
-                for i in 0..1 {
-                    for j in 0..4 {
-                        let t1 = c - acc0 * 0.1;
-                        acc0 *= 0.5 + 0.4 * (xs.iter().map(|q| q.cos()).product::<f64>() + xs[j % xs.len()]).sin();
-                    }
-                    acc0 /= (2.0 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().cos().cos());
-                }
-            }
-        }
-        let mut v2 = vec![0.0; 2];
-        for i in 0..v2.len() {
-            v2[i] = ((c - a) * 0.5).atan().powi(2);
-        }
-        (acc0 * 0.05).atan() + c
-    }
-    check_p176(seed = 0xae10d6eb52e180d3, inputs = 7, calls = [], at = |p| (&p[0..3], p[3], p[4], p[5], p[6]));
-}
-
-program! {
-    #[differentiable]
-    fn p177(a: f64, xs: &[f64]) -> f64 {
-        let a = a * a;
-        let mut a = a;
-        let k0 = (0.25_f64.atan().abs() * 2.0) as usize % 3;
-        let t1 = match k0 { 0 | 1 => (a * 0.5).max(xs[0]).tanh(), _ => (xs[3] * 1.5 * (a * 0.5).atan().asinh() * 0.5).sin() };
-        let mut acc2 = (xs.iter().sum::<f64>().tanh() / (1.5 + t1.tanh()) * 0.5).tanh();
-        if t1 / (1.0 + acc2 * acc2) > 0.1 {
-            for i in 1..=1 {
-                let t5: f64 = xs.iter().rev().skip(1).map(|&u3| f64::sin(xs[2] - xs[1])).sum();
-                a *= 0.5 + 0.4 * (acc2 * 0.5).tanh().atan().sin();
-            }
-        }
-        (acc2 * 0.5).sin() + t1.sin() - 0.3 * (a * 0.1).atan()
-    }
-    check_p177(seed = 0xb00644372aca3b26, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]),
-        params = ["xs"] at [1, 2, 3, 4]);
-}
-
-program! {
-    #[differentiable]
-    fn p178(a: f64, b: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = 0.5;
-        for (i, q1) in xs.iter().enumerate() {
-            let t2 = 0.3 * (i as f64 * a.mul_add(*q1, *q1));
-            let mut k3 = 0;
-            let r5 = loop {
-                let mut acc4 = b;
-                acc0 = *q1;
-                k3 += 1;
-                if (xs[(k3 + 1) % 3] - a > -0.4) || k3 >= 4 { break (-a).tanh().cosh(); }
-            };
-            acc0 -= (a * a).mul_add(xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) - (t2 * 0.5).atan(), xs.iter().map(|q| q * q).sum::<f64>().tanh()) * 0.1;
-        }
-        let o6: Option<f64> = if (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * b) > xs.iter().map(|q| (q * 0.1).sin()).sum::<f64>() { Some(-(xs[0] + xs.iter().map(|q| q.cos()).product::<f64>())) } else { None };
-        let t8: f64 = if let Some(u7) = o6 { u7 } else { 0.6_f64.sin() };
-        acc0 /= (1.0 + (t8 * xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())).powi(2));
-        let t9: f64 = xs[2].max((acc0 * 0.05).atan()).powi(2);
-        let mut k10 = 0;
-        loop {
-            for j in (0..6).step_by(2) {
-                let t11 = if xs[k10].atan() > -0.1 { b.powi(2).ln_1p() + (acc0 * 0.02).tanh().min(b) } else { 1.0_f64.cos().cos() };
-                acc0 = ((xs.iter().sum::<f64>() + b) * (acc0 * 0.02).sin().cos() * 0.25).tanh();
-            }
-            let t12 = (acc0 * 0.02).sin() * 0.5;
-            acc0 = ((xs[xs.len() - 1 - k10].atan2(1.5 + t8.cos()) + (t9 - acc0 * 0.02)) * 0.25).sin();
-            k10 += 1;
-            if (xs[0] + (p130(((acc0 * 0.02 - xs[(k10 + 1) % 3]) * 0.25).atan(), 0.3, ((a + t9) * 0.25).atan(), ((b + xs[(k10 + 1) % 3]) * 0.5).atan()) * 0.25).atan() > -0.4) || k10 >= 3 { break; }
-        }
-        0.1 * t9 + 1.25 * t8 - 1.5 * (acc0 * 0.02).tanh() + b.tanh() + 1.25 * a + 0.5 * xs[1]
-    }
-    check_p178(seed = 0x1dd37d44cf869b6f, inputs = 5, calls = [p130], at = |p| (p[0], p[1], &p[2..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p179(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = v.to_owned();
-        let t2 = x.dot(&(x.sum_axis(Axis(1)) * 0.3)) * 0.3;
-        t2.dot(&t2) * 0.1 + t1.dot(&t1) * 0.1 + s
-    }
-    check_p179(seed = 0x3db4d0c5ba082d90, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p180(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((-0.46_f64 - a).tanh() + xs[2]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        let mut carried = 0.5;
-        for i in 0..xs.len() - 1 {
-            if (((xs[i + 1]).tanh()) * 0.5).exp() < 0.17 {
-                break;
-            }
-            if (((a).cos() * xs[i + 1]) * 0.5).exp() < -0.32 {
-                break;
-            }
-            acc = acc + (xs[i]).tanh() - (xs[i]).tanh();
-            carried = carried * 0.5 + (a - t1).tanh();
-            acc += carried;
-        }
-        let r = acc;
-        r
-    }
-    check_p180(seed = 0x1cae385345e92d9b, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]),
-        params = ["xs"] at [1, 2, 3, 4, 5]);
-}
-
-program! {
-    #[differentiable]
-    fn p181(b: f64, a: f64) -> f64 {
-        let t0 = 0.2_f64.max(a) * (b - a);
-        let mut acc1 = 0.5;
-        if a > 0.25 && a < 0.3 {
-            for i in (0..3).rev() {
-                let t2 = if (t0 * 0.5).tanh() * b < 0.1 { (1.0 + (b * a).powi(2)).cbrt() } else { a * 1.25 - (b - b) };
-                acc1 -= ((1.5 * (t2 * 0.5).atan()).sin() * 0.5).tanh();
-            }
-            let t3 = 0.3 * (b - b);
-            acc1 = (((t0 * 0.5).tanh() + t3) * (p145(3, a, (t0 * 0.5).atan().cos()) * 0.5).atan().asinh() * 0.5).atan();
-        }
-        let t4 = ((acc1 * 0.25).atan() + b).tanh();
-        let t5 = t4 - a;
-        for i in 0..4 {
-            let b = b + (t0 * 0.5).sin().sin();
-            acc1 += a * 0.5 * t4;
-        }
-        (t5 * 0.5).tanh() + 2.0 * t4 - (acc1 * 0.1).sin() - t0 * 0.5
-    }
-    check_p181(seed = 0x9ea05a1e8f93acd7, inputs = 2, calls = [p145], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p182(a: f64) -> f64 {
-        if a > (p139(-a, (a * a * 0.5).atan()) * 0.1).sin() {
-            return a * a.powi(2).ln_1p();
-        }
-        let mut acc0 = 0.5;
-        if a.atan2(1.5 + a.cos()) > a {
-            let mut acc1 = (a + a).mul_add(a + a, a * p162(a.max(a), ((1.0 - a) * 0.5).tanh())) * 0.25;
-            acc1 -= (1.5 + (1.0 + acc1.powi(2)).sqrt().sin()).powf(acc1.tanh()) * 0.5;
-            let mut w2 = 0;
-            while w2 < 4 {
-                let t3 = match w2 % 3 { 0 => (w2 as f64 - a) * (a * 0.5) * 0.5, 1 => ((1.0 + (a / (1.0 + (acc1 * 0.1).powi(2))).powi(2)).sqrt() * 0.5).atan(), _ => f64::sin(acc1 * 0.1 * a) };
-                acc1 = ((acc1 * 0.1).tanh() + (acc1 * 0.1).atan() * a * 0.5).atan();
-                w2 += 1;
-            }
-        } else if a + a > a {
-            if a > 0.0 {
-                for i in 0..4 {
-                    let mut w4 = 0;
-                    while w4 < 4 {
-                        let t5 = if a < 0.3 { 1.25 * a * (a + a) } else { (a * a).hypot(-a) };
-                        acc0 = (-(t5 * 0.5).sin()).powi(3);
-                        w4 += 1;
-                    }
-                    acc0 /= (1.0 + (a * (acc0 * 0.02).atan()).powi(2));
-                }
-            } else {
-                let t6 = (acc0 * 0.02).sin() - ((acc0 * 0.02).atan() * (acc0 * 0.02)).asinh();
-            }
-        } else {
-            acc0 = (acc0 * 0.02).tanh().powi(3);
-            for i in 1..=3 {
-                let t7 = a;
-                acc0 = (acc0 * 0.02 * a.abs()).atan();
-            }
-        }
-        if (acc0 * 0.02).sin().mul_add((acc0 * 0.02).sin(), (acc0 * 0.02).tanh()) > 0.9 {
-            let flag8 = a > 0.7;
-        } else {
-            let a = a * (acc0 * 0.02).atan().powi(3);
-        }
-        0.75 * (acc0 * 0.02).tanh() - 0.2 * a + 0.5 * (acc0 * 0.02).tanh()
-    }
-    check_p182(seed = 0x992b70355d02d44f, inputs = 1, calls = [p139, p162], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p183(b: f64, a: f64) -> f64 {
-        let mut acc0 = ((a - p162(a * 0.9, a) - b) * 0.5).tanh();
-        let mut w1 = 0;
-        while w1 < 3 {
-            let b = b - b * b;
-            let t2 = match w1 { 0 | 1 => (1.5 + (w1 as f64).cos()).sqrt() - 0.2_f64.powi(2).ln_1p(), _ => (b * 0.25).tanh() };
-            acc0 -= ((1.5 + (acc0 * 0.25).sin()).powf((0.2 * t2).tanh()) * 0.5).atan();
-            w1 += 1;
-        }
-        (acc0 * 0.25).tanh().cos() + a
-    }
-    check_p183(seed = 0x8d8c7d4572e8f962, inputs = 2, calls = [p162], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p184(b: f64, a: f64, c: f64) -> f64 {
-        let c = c - (a + a);
-        let a = a - a / (1.0 + b * b);
-        let mut acc0 = 0.0;
-        if (a * 0.25).sin() * (c * 0.25).tanh() < 0.1 {
-            let a = (a * 0.25).tanh() - (1.5 + (c * 0.25).sin().sin()).log(2.5 + (c * 0.25).atan().cos());
-        }
-        for i in 0..2 {
-            acc0 += (((c * 0.25).tanh() * 0.25).cos() * 0.5).tanh();
-        }
-        let t1: f64 = b + (b + (c * 0.25).atan().sin());
-        for i in 0..1 {
-            for j in 0..2 {
-                acc0 = ((acc0 * 0.1).sin() - (f64::max(t1 * 0.5, (c * 0.25).sin()) * 0.5).atan()).sin();
-            }
-            acc0 /= (2.0 + b.cos());
-        }
-        let t3 = { let u2 = ((b * 0.9 - f64::max(p181((a * 0.25).tanh(), (2.0 + b.cos()).recip()) * 0.25, (c * 0.25).sin())) * 0.5).sin(); 0.5 - ((a * 0.25).sin() + a * 0.25) };
-        for i in 1..=3 {
-            let o4: Option<f64> = if i % 2 == 0 { Some((t3 * 0.5).tanh()) } else { None };
-            let t6: f64 = if let Some(u5) = o4 { (t1 * 0.5).tanh().atan2(1.5 + (b + u5).cos()) } else { (c * 0.25).tanh() - (c * 0.25).sin() };
-            acc0 = (t1 * 0.5).atan().mul_add(0.25, (c * 0.25).sin() * (t1 * 0.5).sin());
-        }
-        (t3 * 0.5).atan() + (acc0 * 0.1).tanh() - (a * 0.25).atan() - c * 0.25 + b + 0.5 * (a * 0.25).sin()
-    }
-    check_p184(seed = 0x44b93e170216478e, inputs = 3, calls = [p181], at = |p| (p[0], p[1], p[2]));
-}
-
-#[differentiable]
-fn p185_h0(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.3 + (y[i] * s).sin() * 0.25;
-    }
-}
-#[differentiable]
-fn p185_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).tanh() * 0.25;
-    }
-}
-#[differentiable]
-fn p185_h2(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 1.5).sin();
-    }
-    acc * 0.6 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p185_h3(y: &mut [f64], x: &[f64], s: f64) {
-    p185_h0(y, s);
-    p185_h1(s * 0.6, &x[1..], y);
-}
-program! {
-    #[differentiable]
-    fn p185(xs: &[f64], a: f64) -> f64 {
-        let s1 = &xs[4..=5];
-        let t2 = (s1[1] * a + s1[1]).sin() + s1[s1.len() - 1] * 0.75;
-        let mut buf3 = vec![1.5; 3];
-        p185_h0(&mut buf3, a);
-        p185_h0(&mut buf3, t2.tanh());
-        p185_h1(t2.tanh(), s1, &mut buf3);
-        let t4 = buf3[0] + buf3[2] * -0.5;
-        let s5 = &xs[2..];
-        let t6 = (s5[2] * t4.tanh() + s5[1]).sin() + s5[s5.len() - 1] * -0.5;
-        let t7 = p185_h2(&s1[0..2], t4.tanh());
-        let s8 = &xs[..];
-        let t9 = (s8[0] * t7.tanh() + s8[4]).sin() + s8[s8.len() - 1] * -0.5;
-        let mut buf10 = vec![0.75; 3];
-        for _ in 0..2 {
-            p185_h3(&mut buf10, &s5[2..5], t7.tanh() * 0.6);
-        }
-        for _ in 0..3 {
-            p185_h3(&mut buf10, &s1[..2], t2.tanh());
-        }
-        let t11 = buf10[0] + buf10[2] * 1.5;
-        let t12 = p185_h2(&buf3[2..=2], t11.tanh()).sin();
-        t12 + t11 + t9 + t7 + t6 + a * 0.3
-    }
-    check_p185(seed = 0x5711a6b1301c5d23, inputs = 8, calls = [], at = |p| (&p[0..7], p[7]));
-}
-
-program! {
-    #[differentiable]
-    fn p186(a: f64, b: f64, c: f64, xs: &[f64], n: usize) -> f64 {
-        let t2: f64 = xs.iter().rev().skip(1).map(|&u0| c / (1.0 + c * c) - (c + 0.2)).sum();
-        let t3 = c;
-        let mut v4: Vec<f64> = Vec::new();
-        v4.push(1.0_f64.cos() * a);
-        v4.push(xs.iter().map(|q| (q * 2.0).sin()).sum::<f64>() / (2.0 + (xs[n] - (p181((n as f64).atan(), ((c + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())) * 0.5).tanh()) * 0.25).atan()).cos()) * 0.5);
-        let t5 = v4[0] * 0.5 + v4[1];
-        let mut v6 = vec![0.0; n];
-        for i in 0..v6.len() {
-            v6[i] = (1.25 / (1.5 + 1.5_f64.tanh())).abs();
-            if i > 0 {
-                v6[i] += v6[i - 1] * i as f64 * 0.5;
-            }
-        }
-        v6[(n + 1) % 2] += (((t2 * 0.1).abs() - (xs[n] - c)) * 0.25).sin();
-        let mut acc7 = (t3 - a) / (1.0 + p161(2.0_f64.atan(), ((a + xs[2]) * 0.5).atan()).powi(2)) * 0.5;
-        if n == 2 {
-            v6[n % 2] = (acc7 * 0.5).sin();
-        } else if n > 1 {
-            let t8 = b.sin();
-        } else {
-            let o9: Option<f64> = if n % 2 == 0 { Some(xs[2] * f64::max(c, a)) } else { None };
-            let t11: f64 = match o9 { Some(u10) => (t2 * 0.1).tanh(), None => (v6[(n + 1) % 2] * 0.25).sin().sin() };
-        }
-        t5 * 0.5 + t3.cos() + (t2 * 0.1).tanh() - c
-    }
-    check_p186(seed = 0xd1f46665097df990, inputs = 6, calls = [p161, p181], at = |p| (p[0], p[1], p[2], &p[3..6], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p187(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (-0.56_f64 + xs[1]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 1..xs.len() {
-            if (t1).sin() - 0.59_f64 < 0.27 {
-                if (1.0 + (a + t1) * (a + t1)).ln() < 0.18 {
-                    extra = extra + (-0.06_f64).tanh() - ((((t1).mul_add(0.5, xs[i - 1])).mul_add(0.5, xs[i - 1])).cos() * a).tanh();
-                    extra = extra + (xs[i]).tanh() - ((((xs[i - 1]).sin()).mul_add(0.5, xs[i])).mul_add(0.5, a)).tanh();
-                } else {
-                    let t2 = if ((xs[i]).sin()).tanh() > -0.38 { (xs[i]).tanh() } else { (t1).tanh() };
-                }
-                extra = extra + (a).tanh() - ((1.0 + (t1) * (t1)).ln()).tanh();
-            }
-            acc += (0.26_f64).tanh();
-            let mut t3 = 0.0;
-            for j in 0..2 {
-                t3 += (t1 * (j as f64 + 0.5)).sin();
-            }
-            if xs[i - 1] + (-0.75_f64) * (a) > 0.27 {
-                acc += ((1.0 + (((xs[i]) * 0.5).exp() - (xs[i]).mul_add(0.5, xs[i])) * (((xs[i]) * 0.5).exp() - (xs[i]).mul_add(0.5, xs[i]))).ln()).tanh();
-            } else {
-                acc += ((-0.52_f64).mul_add(0.5, xs[i]) + (t3).cos() * t3 - (xs[i]).tanh()).tanh();
-            }
-            acc += ((a).cos() * 0.70_f64).tanh();
-        }
-        acc
-    }
-    check_p187(seed = 0x9f063e31c91e9081, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p188(b: f64, a: f64, n: usize) -> f64 {
-        let mut acc0 = 1.0;
-        if n % 2 == 0 {
-            let mut k1 = 0;
-            let r5 = loop {
-                acc0 *= 0.5 + 0.4 * (b / (1.0 + b * b)).sin();
-                if k1 % 2 == 0 {
-                    let c2 = |u3: f64| a;
-                    let t4: f64 = c2((a - n as f64 - (p129(((a + (acc0 * 0.1).sin()) * 0.5).sin(), (((acc0 * 0.1).atan() + b) * 0.5).sin()) * 0.5 + k1 as f64)) * 0.25) - 0.5 * c2((acc0 * 0.1).sin().mul_add((acc0 * 0.1).tanh(), (acc0 * 0.1).atan()));
-                } else {
-                    let a = a + 0.75 * 2.0;
-                }
-                acc0 = (2.0 + (b.powi(3) * 0.5).sin().cos()).powi(-2);
-                k1 += 1;
-                if (a < 0.0) || k1 >= 4 { break (acc0 * 0.1).sin() / (1.0 + (n as f64).powi(2)) * 2.0; }
-            };
-            if a / (2.0 + (r5 * 0.5).sin().cos()) < 0.5 {
-                let t6 = (0.3 * a).tanh().exp();
-            }
-        } else if n == 0 {
-            let flag7 = (acc0 * 0.1).atan().sin() > -0.2;
-            let mut acc8 = 0.5;
-        }
-        let mut w9 = 0;
-        while w9 < 1 {
-            if b < -0.2 {
-                let t10 = (w9 as f64).cos().exp_m1();
-            } else {
-                for j in 0..2 {
-                    let t11 = if f64::max(a, a) > b { b } else { 0.25 * (a - (acc0 * 0.05).sin()) };
-                    acc0 *= b.abs().cos();
-                }
-            }
-            acc0 += 0.6 * (0.5 * a);
-            w9 += 1;
-        }
-        let a = a - a * a;
-        0.25 * (a * 0.25).sin() + (acc0 * 0.02).sin() + b.cos()
-    }
-    check_p188(seed = 0xd801b571fdd6d462, inputs = 2, calls = [p129], at = |p| (p[0], p[1], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p189(a: f64, b: f64, n: usize) -> f64 {
-        let c0 = |u1: f64| u1.tanh().sin();
-        let t2: f64 = c0((n as f64 * 0.5).sin()) - 0.5 * c0(b);
-        let o3: Option<f64> = if 0.6 < 0.25 { Some((1.5 + (b - a).sin()).powf(b.tanh())) } else { None };
-        let t5: f64 = if let Some(u4) = o3 { p161((u4.max(a) * 0.5).tanh(), n as f64 * 0.5) * u4 * (t2 + u4) } else { ((n as f64).max(b) * 0.5).atan() };
-        let mut acc6 = 0.5;
-        let mut v7 = vec![0.0; 2];
-        for i in 0..v7.len() {
-            v7[i] = ((a * t2 - a) * 0.5).sin();
-        }
-        if a > 0.5 {
-            let t8 = a.cos();
-        } else {
-            let t9 = (b * (t5 * 0.05).atan()).cos() - t2.sin().exp();
-        }
-        (t5 * 0.05).atan() + t2
-    }
-    check_p189(seed = 0x5584f2833a684d6d, inputs = 2, calls = [p161], at = |p| (p[0], p[1], 3));
-}
-
-#[differentiable]
-fn p190_h0(v: &[f64], s: f64, k: usize) -> f64 {
-    if k == 0 {
-        (v[0] * s).sin()
-    } else {
-        v[k % v.len()] * 0.75 + p190_h0(v, s * 0.75, k - 1).sin()
-    }
-}
-#[differentiable]
-fn p190_h1(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.3).tanh();
-    }
-    acc * -0.5 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p190_h2(v: &[f64], s: f64) -> [f64; 3] {
+fn p187_h2(v: &[f64], s: f64) -> [f64; 3] {
     let mut r = [0.0_f64; 3];
     r[0] = (v[0] * s).tanh();
     r[1] = v[1] * 0.25;
@@ -6172,267 +5717,458 @@ fn p190_h2(v: &[f64], s: f64) -> [f64; 3] {
 }
 program! {
     #[differentiable]
-    fn p190(w: [f64; 3], a: f64, xs: &[f64], b: f64) -> f64 {
-        let t1 = p190_h0(&xs[..5], b, 3);
-        let s2 = &xs[2..];
-        let t3 = (s2[3] * w[2] * 0.5 + s2[3]).sin() + s2[s2.len() - 1] * 0.25;
-        let t4 = p190_h1(&s2[2..4], b).sin();
-        let s5 = &s2[1..=4];
-        let t6 = (s5[1] * w[0] + s5[2]).sin() + s5[s5.len() - 1] * 0.5;
-        let s7 = &xs[..];
-        let t8 = (s7[4] * t4.tanh() + s7[2]).sin() + s7[s7.len() - 1] * 1.5;
-        let t9 = p190_h1(&s5[1..3], t3.tanh() * 0.5).sin();
-        let arr10 = p190_h2(&s5[..2], t4.tanh() * 1.5);
-        let t11 = arr10[1] * arr10[0];
-        t11 + t9 + t8 + t6 + t4 + w[1] * 0.5 + a * 0.3
+    fn p187(b: f64, a: f64, xs: &[f64]) -> f64 {
+        let s1 = &xs[..6];
+        let t2 = (s1[5] * a + s1[5]).sin() + s1[s1.len() - 1] * 0.6;
+        let t3 = p187_h1(&xs[..3], b).sin();
+        let arr4 = p187_h2(&xs[2..6], t2.tanh());
+        let t5 = arr4[1] * arr4[2];
+        t5 + t3 + t2 + a * 0.3
     }
-    check_p190(seed = 0x12741fe7215556e0, inputs = 12, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), p[3], &p[4..11], p[11]));
+    check_p187(seed = 0xae6b02f9e717ac30, inputs = 8, calls = [], at = |p| (p[0], p[1], &p[2..8]),
+        params = ["xs"] at [2, 3, 4, 5, 6, 7]);
+}
+
+program! {
+    #[differentiable]
+    fn p188(b: f64, a: f64) -> f64 {
+        let t0 = if (1.0 + b.powi(2)).cbrt() > 0.3 { a.to_radians() + 0.2 * 0.25 } else { (a - p156((p166((a / (1.0 + b.powi(2)) * 0.5).atan(), (a * b * 0.5).tanh()) * 0.5).sin(), (a * a * 0.5).atan())) * (a * 1.5) };
+        let mut acc1 = b.atan().atan();
+        if a > 0.0 || b < 0.5 {
+            let t2 = match (((t0 * 0.25).tanh() * 0.25).abs() * 2.0) as usize % 3 { 0 => -(2.0 + a.sin()).cbrt(), 1 => t0 * 0.25, _ => a.cos().exp_m1() * (t0 * 0.25).sin().min(0.5) };
+        } else {
+            acc1 = (acc1 + (a * acc1 * 0.5).atan()).sin();
+            let t3 = if b.powi(2).ln_1p() < 0.0 { (2.0 + a.cos()).recip() - 0.75_f64.min(b) } else { (1.0 + b.powi(2)).cbrt() + (1.0 + b.powi(2)).cbrt() };
+            let mut acc4 = 0.5;
+        }
+        if b < 0.25 {
+            let mut w5 = 0;
+            while w5 < 1 {
+                let t6 = ((acc1 * 0.5).atan() * 0.75).atan();
+                acc1 += ((a + a).sin() * 0.5).sin();
+                w5 += 1;
+            }
+            match (((1.0 + b.powi(2)).cbrt() * 0.5).tanh().abs() * 2.0) as usize % 3 {
+                0 | 1 => {
+                    let acc1 = (acc1 * 0.5).atan() + ((t0 * 0.25).sin() - (t0 * 0.25).tanh());
+                }
+                _ => {
+                    for i in 0..3 {
+                        if i % 3 == 1 {
+                            match i % 3 {
+                                0 | 1 => {
+                                    acc1 *= f64::max(a, i as f64).cos();
+                                }
+                                _ => {
+                                    let t0 = t0 * 0.25 - 1.25 * a;
+                                }
+                            }
+                        } else if i % 3 == 1 {
+                            acc1 = ((i as f64 - (t0 * 0.25).atan() + (acc1 * 0.1).sin()) * 0.5).atan();
+                        }
+                        acc1 *= (i as f64).sin().tanh();
+                    }
+                }
+            }
+        } else if (acc1 * 0.05).sin().mul_add((acc1 * 0.05).tanh(), a) > b {
+            let mut k7 = 0;
+            loop {
+                if a + 0.9 < 0.3 {
+                    if f64::sin(a) < -0.4 {
+                        acc1 /= (1.0 + (b * (acc1 * 0.02).atan()).powi(2));
+                    }
+                } else {
+                    let flag8 = (2.0 + (t0 * 0.25).tanh().cos()).powi(-2) > 0.0;
+                }
+                acc1 += ((t0 * 0.25).cos().exp_m1() * 0.5).tanh();
+                k7 += 1;
+                if (2.0 * (acc1 * 0.02).sin() > (t0 * 0.25).tanh()) || k7 >= 3 { break; }
+            }
+        } else {
+            let mut v9 = vec![0.0; 3];
+            for i in 0..v9.len() {
+                v9[i] = a / (1.5 + ((acc1 * 0.02).tanh() * (acc1 * 0.02).atan()).tanh());
+            }
+        }
+        (acc1 * 0.02).tanh() + 0.3 * (t0 * 0.25).sin() - b
+    }
+    check_p188(seed = 0xd3cb8bcc0a22a8ca, inputs = 2, calls = [p156, p166], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p189(n: usize, a: f64) -> f64 {
+        let mut a = a;
+        a += (n as f64 * 0.25).atan();
+        a = (a * 0.5 + (a * 0.5 + (a * 0.5).tanh()) * 0.5).atan();
+        a = (a * 0.5).atan().tanh().powi(2);
+        let mut acc0 = ((n as f64).atan2(1.5 + (a * 0.5).sin().cos()) - (n as f64 + (a * 0.5).sin())) * 0.25;
+        let mut acc1 = ((a * 0.5 + p165(acc0.atan2(1.5 + (a * 0.5).cos()), ((a * 0.5 - acc0) * 0.25).sin()) * acc0) * 0.25).sin();
+        a += (acc0.cos() * (a * 0.5).atan().atan() * 0.5).atan();
+        match n % 3 {
+            0 => {
+                let mut v2 = vec![0.0; n];
+                for i in 0..v2.len() {
+                    v2[i] = (0.3 + (a * 0.5).atan()).cos();
+                }
+            }
+            1 => {
+                for i in 0..1 {
+                    acc0 = (acc0 * 0.5).tanh() / (1.0 + (acc0 * 0.5).powi(2)) * (acc0 * 0.5).tanh();
+                }
+            }
+            _ => {
+                match n % 3 {
+                    0 => {
+                        let a = (a * 0.25).atan() + f64::tanh((a * 0.25).sin());
+                    }
+                    1 => {
+                        if (a * 0.25).sin().sin() > 0.7 {
+                            return (acc1 * 0.5).atan();
+                        }
+                    }
+                    _ => {
+                        if n == 1 {
+                            if 1.5 * (acc0 * 0.5).tanh() > (acc0 * 0.5).sin() {
+                                let t3 = (acc0 * 0.5).atan() / (1.0 + (1.5 + (a * 0.25).sin().sin()).powf((acc0 * 0.5).atan().tanh()).powi(2));
+                            } else {
+                                let t4 = (acc0 * 0.5).atan() * (acc1 * 0.5).atan() * ((a * 0.25).sin() - (acc0 * 0.5).atan()) - (acc0 * 0.5).atan();
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        (acc1 * 0.5).atan() + (acc0 * 0.5).atan().sin() + 0.1 * (a * 0.25).atan()
+    }
+    check_p189(seed = 0x405cff381b21e4bc, inputs = 1, calls = [p165], at = |p| (3, p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p190(a: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = a;
+        for i in 0..4 {
+            let t1 = xs[i] * xs[1];
+            let mut v2 = vec![0.0; 2];
+            for j in 0..v2.len() {
+                v2[j] = (p176((t1 * 0.5).tanh(), xs[j] / (1.0 + xs.iter().map(|q| q * a).sum::<f64>() * xs.iter().map(|q| q * a).sum::<f64>()) * 0.5, xs[i] * 1.0) * 0.5).tanh();
+            }
+            if p176(xs[1], a, (acc0 * 0.1).atan()) * 0.5 > v2[(i + 1) % 2] || xs[i] < 0.7 {
+                return (v2[1] + i as f64).tanh();
+            }
+            v2[i % 2] = (a - t1 + (1.0 + (acc0 * 0.1).sin().powi(2)).cbrt()) * 0.25;
+        }
+        for i in (0..3).rev() {
+            for j in (0..4).rev() {
+                let mut acc0 = acc0;
+                acc0 *= xs[j].tanh();
+            }
+            acc0 /= (1.0 + xs[i].powi(2));
+        }
+        (acc0 * 0.05).tanh().tanh() + 0.5 * (acc0 * 0.05).sin()
+    }
+    check_p190(seed = 0x8c9b801dd841af7c, inputs = 5, calls = [p176], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p191(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = x.sum_axis(Axis(1)) * 0.3;
+        let t2 = &((s) - v) + x;
+        let mut t3 = t1.to_owned();
+        if n % 2 == 0 {
+            t3 = (v.mapv(f64::tanh)).mapv(|q| q.max(0.25) * 0.5);
+        }
+        let t4 = t2.to_owned();
+        t4.sum() * 0.2 + t3.dot(&t3) * 0.1 + t2.sum() * 0.2
+    }
+    check_p191(seed = 0x905d31e5f453a8e9, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p192(c: f64, a: f64, b: f64) -> f64 {
+        let mut acc0 = 0.0;
+        for i in (0..4).step_by(2) {
+            let mut acc1 = 0.5;
+            if b.asinh() > 0.3 {
+                let t2 = b * c * 0.1 * f64::max(p165(((1.0 + b.powi(2)).sqrt() * 0.5).sin(), ((b - b) * 0.5).tanh()), 2.0).sin();
+            } else {
+                for j in 0..1 {
+                    let t3 = p170(a.max(0.2), 1.5 * 0.75, 3, a.powi(2).ln_1p()) * 0.5;
+                    acc0 -= (t3 * 0.5).tanh();
+                }
+            }
+            acc0 *= 0.8 + 0.2 * (1.5 + (acc0 * 0.1).cos()).sqrt().sin();
+        }
+        let t4 = (a - a).cos() * 1.0;
+        if 0.25 > t4 {
+            let k5 = (b.tanh().abs() * 2.0) as usize % 3;
+            match k5 {
+                0 => {
+                    let t6 = c;
+                }
+                1 => {
+                    let t7 = 0.1 * a;
+                }
+                _ => {
+                    for i in 0..1 {
+                        match i % 3 {
+                            0 | 1 => {
+                                let mut w8 = 0;
+                                while w8 < 2 {
+                                    acc0 = ((acc0 * 0.05).tanh() * (b * 0.2)).sin();
+                                    w8 += 1;
+                                }
+                            }
+                            _ => {
+                                let t10 = { let u9 = acc0 * 0.05; (1.0 + t4.min(0.9).powi(2)).ln() };
+                            }
+                        }
+                        acc0 /= (2.0 + (b * 2.0).cos());
+                    }
+                }
+            }
+        }
+        acc0 = ((acc0 * 0.05).tanh() - c.cos()).atan();
+        let t11 = t4 + b;
+        (t11 * 0.5).tanh() + t4.sin() + (acc0 * 0.05).atan().sin() - a
+    }
+    check_p192(seed = 0xf992da65c50960b1, inputs = 3, calls = [p165, p170], at = |p| (p[0], p[1], p[2]));
 }
 
 #[differentiable]
-fn p191_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * -0.5
+fn p193_h0(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).tanh();
+    r[1] = v[1] * 0.5;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+#[differentiable]
+fn p193_h1(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.3
 }
 program! {
     #[differentiable]
-    fn p191(xs: &[f64], a: f64) -> f64 {
-        let s1 = &xs[..6];
-        let t2 = (s1[1] * a + s1[4]).sin() + s1[s1.len() - 1] * 0.5;
-        let t3 = p191_h0(&s1[..], a * -0.5);
-        let s4 = &s1[3..];
-        let t5 = (s4[1] * a + s4[2]).sin() + s4[s4.len() - 1] * 1.5;
-        t5 + t3 + t2 + a * 0.3
+    fn p193(xs: &[f64], a: f64, b: f64) -> f64 {
+        let arr1 = p193_h0(&xs[1..8], b);
+        let t2 = arr1[0] * arr1[2];
+        let t3 = p193_h1(xs, t2.tanh()).sin();
+        let t4 = p193_h1(&xs[1..], b).sin();
+        let s5 = &xs[..7];
+        let t6 = (s5[3] * t4.tanh() + s5[5]).sin() + s5[s5.len() - 1] * 0.5;
+        let s7 = &s5[..3];
+        let t8 = (s7[2] * a + s7[1]).sin() + s7[s7.len() - 1] * 0.3;
+        let t9 = p193_h1(s5, t3.tanh());
+        let s10 = &s7[..2];
+        let t11 = (s10[0] * a * 1.5 + s10[0]).sin() + s10[s10.len() - 1] * 0.75;
+        t11 + t9 + t8 + t6 + t4 + a * 0.3
     }
-    check_p191(seed = 0x92ceb17d26423bb6, inputs = 8, calls = [], at = |p| (&p[0..7], p[7]));
+    check_p193(seed = 0xa03a4ceb843a549c, inputs = 10, calls = [], at = |p| (&p[0..8], p[8], p[9]));
 }
 
 program! {
     #[differentiable]
-    fn p192(c: f64, xs: &[f64], b: f64, a: f64, d: f64) -> f64 {
-        let mut acc0 = 0.0;
-        if d > 0.25 {
-            for i in 0..3 {
-                acc0 *= 0.8 + 0.2 * b.sin();
+    fn p194(b: f64, xs: &[f64], a: f64, c: f64) -> f64 {
+        let t2: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u0, &w1)| (xs[0] - u0) * 2.0 * (0.5 * w1)).sum();
+        let mut acc3 = (xs[2] * (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())) * 0.5 * 0.05).sin();
+        let mut w4 = 0;
+        while w4 < 2 && (acc3 - xs[2] > a || b < 0.5) {
+            let t5 = if xs.iter().map(|q| q * q).sum::<f64>() > 0.7 { c.sin() } else { w4 as f64 };
+            acc3 = w4 as f64;
+            let t2 = t2 * 0.1 + (a - c);
+            if (f64::tanh(xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>())) > 0.3 {
+                let t8: f64 = xs.iter().rev().skip(1).map(|&u6| (xs[0] - acc3 * 0.25) * 0.2).sum();
             }
+            acc3 /= (2.0 + ((acc3 * 0.25).atan() * b).cos());
+            w4 += 1;
         }
-        acc0 /= (2.0 + (1.0 + c.powi(2)).sqrt().cos());
-        let mut k1 = 0;
-        loop {
-            let mut b = b;
-            match k1 % 3 {
+        let mut v9 = vec![0.0; 2];
+        for i in 0..v9.len() {
+            v9[i] = ((acc3 * 0.25).tanh() * c.powi(3) * 0.5).sin();
+        }
+        let t10 = a.atan();
+        for i in 0..3 {
+            acc3 = (t2 * 0.1).sin().min((t2 * 0.1).atan()) * (1.0 + 0.5_f64.powi(2)).ln();
+        }
+        t10.cos() + (acc3 * 0.1).atan().tanh() + (t2 * 0.1).tanh() + c
+    }
+    check_p194(seed = 0xa69023915e2da27b, inputs = 6, calls = [], at = |p| (p[0], &p[1..4], p[4], p[5]));
+}
+
+program! {
+    #[differentiable]
+    fn p195(b: f64, a: f64) -> f64 {
+        let mut acc0 = 0.0;
+        for i in 0..4 {
+            if i > 3 {
+                let t1 = 0.6 + b;
+            } else {
+                let b = b * 0.6_f64.powi(2).ln_1p();
+            }
+            acc0 += (2.0 + f64::atan((p174(a, b.hypot(b) * 0.5) * 0.25).sin()).cos()).powi(-2);
+        }
+        acc0 *= (acc0 * 0.1).sin().cos();
+        if b * 0.75 > (acc0 * 0.1).sin() {
+            let k2 = (0.1_f64.mul_add(0.6, b).abs() * 2.0) as usize % 3;
+            match k2 {
                 0 => {
-                    if k1 > 2 {
-                        return xs[k1 % xs.len()].mul_add((acc0 * 0.05).tanh(), 0.3).min(1.0 + xs[2]);
+                    for i in (0..6).step_by(2) {
+                        if i < 1 {
+                            if a < -0.2 {
+                                continue;
+                            }
+                        }
+                        acc0 = ((acc0 * 0.05).sin() - (acc0 * 0.05).tanh()).atan();
                     }
                 }
                 1 => {
-                    if d - xs[k1 % xs.len()] > a {
-                        let mut k2 = 0;
-                        let r4 = loop {
-                            let t3 = acc0 * 0.02;
-                            b += (a - (acc0 * 0.02).tanh() - k2 as f64) * 0.25;
-                            k2 += 1;
-                            if (c * xs[k2] > -0.1) || k2 >= 2 { break (acc0 * 0.02).atan() * d - (a - xs[k2]); }
-                        };
-                    } else if a > -0.4 {
-                        let mut acc5 = f64::max(d, xs[(k1 + 1) % 4]);
-                    } else {
-                        let t8: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u6, &w7)| 1.25 * (u6 - xs[k1 % xs.len()]) * (0.5 * w7)).sum();
-                    }
+                    acc0 *= (acc0 * 0.05).tanh().tanh();
                 }
                 _ => {
-                    let t9: f64 = f64::atan((acc0 * 0.02).atan()) - (2.0 + d.cos()).recip().tanh();
+                    let t3 = (acc0 * 0.02).tanh();
                 }
             }
-            b = (b * 0.05 - (((acc0 * 0.02).tanh() + xs[(k1 + 1) % 4]) * 0.5).sin()).atan();
-            k1 += 1;
-            if ((1.5 + p162((b * 0.05).tanh(), (d * xs.iter().map(|q| q * q).sum::<f64>() * 0.1).tanh()).cos()).sqrt() < -0.1) || k1 >= 6 { break; }
+        } else if acc0 * 0.02 * 0.75 < 0.1 {
+            let o4: Option<f64> = if a.abs() > 2.0 { Some(a) } else { None };
+            let t6: f64 = match o4 { Some(u5) => acc0 * 0.02 / (1.0 + (a + a).powi(2)), None => (p183((b * b * 0.5).sin(), a * 0.25) * 0.5).atan() * b };
         }
-        b + c.sin()
+        (acc0 * 0.02).atan().sin() + b
     }
-    check_p192(seed = 0x6aaabcbf8ce4224d, inputs = 8, calls = [p162], at = |p| (p[0], &p[1..5], p[5], p[6], p[7]));
+    check_p195(seed = 0x369796bc3f3d7c5a, inputs = 2, calls = [p174, p183], at = |p| (p[0], p[1]));
 }
 
 program! {
     #[differentiable]
-    fn p193(b: f64, a: f64) -> f64 {
-        let mut b = b;
-        b = (b.cos() / (1.0 + (b * (p159(a, a.atan()) * 0.5).tanh()).powi(2)) * 0.5).tanh();
-        let k0 = (a.clamp(-0.75, 0.75).abs() * 2.0) as usize % 3;
-        let t1 = match k0 { 0 => (1.5 + (0.25 * a).cos()).sqrt(), 1 => a * (0.9 * b), _ => ((0.2_f64.sin() + a / (1.0 + 0.75_f64.powi(2))) * 0.5).atan() };
+    fn p196(a: f64, xs: &[f64]) -> f64 {
+        let t1 = ((a).sin() - (a).cos() * a + xs[1]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() - 1 {
+            if (xs[i] + xs[i + 1]).mul_add(0.5, 0.16_f64) < 0.17 {
+                let t2 = (((a) * 0.5).exp() + t1).tanh() * 1.5;
+                if t2 + xs[i + 1] + (t1).cos() * a < 0.31 {
+                    extra -= ((1.0 + ((xs[i]).mul_add(0.5, t1)) * ((xs[i]).mul_add(0.5, t1))).ln()).tanh();
+                } else {
+                    acc = acc + (((1.0 + (t1 - t1) * (t1 - t1)).ln()).cos() * t2).tanh() - (((xs[i]).mul_add(0.5, xs[i]) - (xs[i + 1]).mul_add(0.5, 0.44_f64)).tanh()).tanh();
+                }
+            } else {
+                if xs[i + 1] > 0.45 {
+                    break;
+                }
+            }
+            let t3 = if a > -0.14 { (((((xs[i + 1]) * 0.5).exp()) * 0.5).exp()).tanh() } else { ((xs[i + 1]) * 0.5).exp() };
+            if (((xs[i + 1]) * 0.5).exp()).cos() * xs[i + 1] < 0.27 {
+                extra += (a).tanh();
+            }
+            let t4 = ((xs[i] - a - xs[i]).tanh()).tanh() * 1.5;
+            acc -= ((1.0 + (((xs[i]) * 0.5).exp() + xs[i + 1]) * (((xs[i]) * 0.5).exp() + xs[i + 1])).ln()).tanh();
+        }
+        acc
+    }
+    check_p196(seed = 0x668d52eaec01dbfb, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p197(b: f64, a: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = 1.0_f64.cos() * b;
+        if xs.iter().map(|q| (q * 2.0).sin()).sum::<f64>() - a < 0.0 || acc0 < 0.3 {
+            let k1 = ((xs[0] / (1.5 + acc0.tanh()) * 0.5).sin().abs() * 2.0) as usize % 3;
+            let t2 = match k1 { 0 | 1 => f64::atan(xs[2] - xs.iter().map(|q| q * a).sum::<f64>()), _ => a * (a * 0.1) };
+        } else {
+            let mut v3 = vec![0.0; xs.len()];
+            for i in 0..v3.len() {
+                v3[i] = a;
+            }
+            let t4 = b;
+        }
+        let t5: f64 = -(p170(xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) * 0.25, (b * xs[0] * 0.5).tanh(), 3, 2.0_f64.atan()) * 0.5).atan();
+        let mut a = a;
+        a = (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.1).sin();
+        if acc0 > 0.25 {
+            let t6 = (xs.iter().map(|q| (q * 0.75).sin()).sum::<f64>() - xs[0]) / (1.0 + (p177((a / (1.0 + xs.iter().map(|q| (q * 2.0).sin()).sum::<f64>() * xs.iter().map(|q| (q * 2.0).sin()).sum::<f64>()) * 0.5).atan(), 2) * 0.25 + b).powi(2));
+            for i in 0..3 {
+                if t5 + xs[xs.len() - 1 - i] > 0.1 {
+                    for j in 0..xs.len() {
+                        acc0 = ((acc0 * 0.05).sin() * ((a * 0.05 - xs[1]) * 0.25).tanh()).sin();
+                    }
+                } else {
+                    for j in (0..4).step_by(2) {
+                        let t9: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u7, &w8)| (1.5 + f64::cos(t5).cos()).sqrt() * (0.5 * w8)).sum();
+                        acc0 /= (2.0 + (j as f64 * 0.1).cos());
+                    }
+                }
+                a += b;
+            }
+        } else {
+            if t5 * (acc0 * 0.05) > 0.0 {
+                for i in (0..6).step_by(2) {
+                    let mut t5 = t5;
+                    t5 += -(t5 * b) * 0.5;
+                }
+            } else {
+                let t10 = if (1.0 + xs[2].powi(2)).cbrt() < -0.2 { xs[2] } else { 0.75 };
+            }
+        }
+        (a * 0.02).atan().cos() + t5.tanh() + (acc0 * 0.02).atan()
+    }
+    check_p197(seed = 0x14bfe69018c3aa32, inputs = 5, calls = [p170, p177], at = |p| (p[0], p[1], &p[2..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p198(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = x + &(x + x);
+        for _ in 0..n {
+            t1 = (&t1 * (s)).mapv(f64::sin) + &t1 * 0.5;
+        }
+        let t2 = s;
+        let mut t3 = v[1];
+        if n % 3 == 0 {
+            t3 = s;
+        }
+        let t4 = &(x.row(2).to_owned()) / &(v / &v.mapv(|q| q * q + 1.0)).mapv(|q| q * q + 1.0);
+        t4.dot(&t4) * 0.1 + t3 + t2
+    }
+    check_p198(seed = 0xfb4dd668b463a2d1, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p199(xs: &[f64], a: f64) -> f64 {
+        let t0: f64 = (1.5 + xs[0].cos()).sqrt().hypot(a.hypot(a) + -a);
+        let mut acc1 = 0.5_f64;
         let mut k2 = 0;
         loop {
-            if k2 == 0 {
-                b = (b * 0.25 * a).atan();
-                b /= (1.0 + a.powi(2));
-                let mut k3 = 0;
-                let r5: f64 = loop {
-                    let t4 = f64::atan(0.9_f64.hypot((b * 0.05).tanh()));
-                    b += (f64::max(t1, (b * 0.05).tanh()).sin().exp() * 0.5).atan();
-                    k3 += 1;
-                    if (t4 / (1.5 + t1.tanh()) < 0.1) || k3 >= 5 { break 1.0; }
-                };
-            } else {
-                let t6 = f64::tanh(a.min(a));
+            match k2 {
+                0 | 1 => {
+                    acc1 = (a.sin() * (p156((k2 as f64 * 0.25).sin(), (acc1 * 0.1).atan().max(a)) * (acc1 * 0.1)) * 0.1).sin();
+                    let mut acc3 = ((acc1 * 0.1).atan() + a).sin().exp2();
+                }
+                _ => {
+                    let a = a + (k2 as f64).abs();
+                }
             }
-            b = 0.25 * a.sin();
+            acc1 = 1.0_f64;
             k2 += 1;
-            if (0.3_f64.tanh() > 0.25) || k2 >= 2 { break; }
+            if ((acc1 * 0.1).tanh() > a) || k2 >= 5 { break; }
         }
-        t1 - (b * 0.05).tanh() + 0.5 * t1
-    }
-    check_p193(seed = 0x81f64909d183536d, inputs = 2, calls = [p159], at = |p| (p[0], p[1]));
-}
-
-#[differentiable]
-fn p194_h0(y: &mut [f64], s: f64) -> f64 {
-    for i in 0..y.len() {
-        y[i] = y[i] * -0.5 + (y[i] * s).cos() * 0.25;
-    }
-    y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p194_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).tanh() * 0.5;
-    }
-    y[0] * 0.75
-}
-#[differentiable]
-fn p194_h2(y: &mut [f64], x: &[f64], s: f64) {
-    let _ = p194_h0(y, s);
-    let _ = p194_h1(s * 0.25, &x[1..], y);
-}
-program! {
-    #[differentiable]
-    fn p194(xs: &[f64], a: f64, w: [f64; 3]) -> f64 {
-        let mut buf1 = vec![0.0; 4];
-        for i in 0..4 {
-            buf1[i] = xs[i + 2] * a * 1.5;
-        }
-        let t2 = p194_h0(&mut buf1, w[2]).tanh();
-        p194_h2(&mut buf1, &xs[..], w[2]);
-        p194_h2(&mut buf1, &xs[..7], w[2] * 0.6);
-        let t3 = buf1[0] + buf1[3] * 1.5;
-        let mut buf4 = vec![0.0; 2];
-        for i in 0..2 {
-            buf4[i] = xs[i + 1] * w[2];
-        }
-        p194_h2(&mut buf4, &xs[0..=4], t3.tanh());
-        let t5 = p194_h1(w[2], &xs[1..=6], &mut buf4).tanh();
-        p194_h2(&mut buf4, &buf1[..], a);
-        let t6 = buf4[0] + buf4[1] * 0.5;
-        let s7 = &xs[..];
-        let t8 = (s7[5] * t2.tanh() * -0.5 + s7[0]).sin() + s7[s7.len() - 1] * 0.25;
-        let s9 = &s7[..5];
-        let t10 = (s9[3] * t6.tanh() + s9[3]).sin() + s9[s9.len() - 1] * 0.6;
-        let mut buf11 = vec![0.25; 2];
-        p194_h2(&mut buf11, &buf4, w[2]);
-        let t12 = buf11[0] + buf11[1] * 0.6;
-        t12 + t10 + t8 + t6 + t5 + w[1] * 0.5 + a * 0.3
-    }
-    check_p194(seed = 0xef961b2a3786b328, inputs = 11, calls = [], at = |p| (&p[0..7], p[7], <[f64; 3]>::try_from(&p[8..11]).unwrap()),
-        params = ["xs", "w"] at [0, 1, 2, 3, 4, 5, 6, 8, 9, 10]);
-}
-
-program! {
-    #[differentiable]
-    fn p195(a: f64, b: f64, xs: &[f64]) -> f64 {
-        let a = a - (2.0 + xs[3].sin()).ln();
-        let mut v0 = vec![0.0; 3];
-        for i in 0..v0.len() {
-            v0[i] = b;
-        }
-        let flag1 = v0[0].tanh() > 0.0;
-        (a * 0.5).tanh()
-    }
-    check_p195(seed = 0x54cc8d14c3073f0f, inputs = 6, calls = [], at = |p| (p[0], p[1], &p[2..6]));
-}
-
-#[differentiable]
-fn p196_h0(v: &[f64], s: f64, k: usize) -> f64 {
-    if k == 0 {
-        (v[0] * s).tanh()
-    } else {
-        v[k % v.len()] * 0.75 + p196_h0(v, s * 0.6, k - 1).tanh()
-    }
-}
-program! {
-    #[differentiable]
-    fn p196(b: f64, a: f64, xs: &[f64]) -> f64 {
-        let s1 = &xs[..6];
-        let t2 = (s1[3] * a + s1[5]).sin() + s1[s1.len() - 1] * -0.5;
-        let mut arr3 = [-0.5_f64; 3];
-        arr3[2] = a;
-        arr3[0] = xs[4] * 0.3;
-        let t4 = arr3[0] * arr3[1];
-        let t5 = p196_h0(&s1[5..=5], a, 3);
-        t5 + t4 + t2 + a * 0.3
-    }
-    check_p196(seed = 0x6a010f9b70a50822, inputs = 8, calls = [], at = |p| (p[0], p[1], &p[2..8]),
-        params = ["a", "xs"] at [1, 2, 3, 4, 5, 6, 7]);
-}
-
-program! {
-    #[differentiable]
-    fn p197(a: f64) -> f64 {
-        let mut acc0 = 0.5;
-        if 1.5 - a < 0.3 {
-            let mut acc1 = a;
-            let mut acc2 = 1.0;
-        } else {
-            let mut k3 = 0;
-            let r5 = loop {
-                let mut acc4 = a.to_radians();
-                acc4 -= (acc4.mul_add(k3 as f64, a).tanh().exp_m1() * 0.5).tanh();
-                k3 += 1;
-                if (p188(acc4 * acc4, 0.75, 1) - a < 0.0) || k3 >= 3 { break a.cos().tanh(); }
-            };
-        }
-        a.sin()
-    }
-    check_p197(seed = 0x1c71f23bfdfd5b35, inputs = 1, calls = [p188], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p198(b: f64, a: f64, c: f64) -> f64 {
-        let mut acc0 = 0.5;
-        if c.atan() > 0.7 {
-            acc0 = (c.sin().exp_m1() * 1.5 * 0.5).atan();
-        } else {
-            let mut acc1 = 0.75_f64.clamp(-0.75, 0.75);
-            let o2: Option<f64> = if acc0.asinh() > 0.25 { Some((0.25 * c).sin()) } else { None };
-            let t4: f64 = match o2 { Some(u3) => acc1, None => acc1 + c };
-            let t5 = if b / (1.5 + a.tanh()) > 0.7 { (2.0 + b.sin()).log10() / (1.0 + (1.0 + 0.6_f64.powi(2)).sqrt().powi(2)) } else { b.asinh().tanh().exp_m1() };
-        }
-        acc0 + a
-    }
-    check_p198(seed = 0x0d682106c9ef1afe, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p199(b: f64, a: f64, n: usize, xs: &[f64]) -> f64 {
-        let mut acc0 = ((b + xs[0] + xs[n].powi(2).ln_1p()) * 0.5).sin();
-        match n {
-            0 => {
-                let mut acc1 = xs[n].mul_add(a, a).sin();
+        let t0 = (t0 * 0.25).tanh() - (t0 * 0.25).sin().powi(3);
+        acc1 += ((p170(a, 1.5 * 0.9, 3, f64::min(a, xs[0])) * 0.5).tanh() * xs.iter().map(|q| (q * 0.6).sin()).sum::<f64>()).tanh() * 0.5;
+        let mut k4 = 0;
+        let r6 = loop {
+            let mut v5 = vec![0.0; xs.len()];
+            for j in 0..v5.len() {
+                v5[j] = ((1.0 + xs.iter().sum::<f64>().powi(2)).sqrt() * 0.5).sin();
             }
-            1 => {
-                let t2 = (2.0 + acc0.sin()).cbrt();
-            }
-            _ => {
-                acc0 = (p183(2.0, ((xs[1] + acc0) * 0.5).sin()) * f64::atan(n as f64) * 0.5).tanh();
-            }
-        }
-        for i in 0..xs.len() {
-            if b > xs.iter().sum::<f64>() {
-                acc0 += ((xs[n].powi(2) + -b) * 0.25).atan();
-            }
-            acc0 += (f64::sin(xs.iter().map(|q| q.cos()).product::<f64>()) * 0.5).atan();
-        }
-        (acc0 * 0.1).cos() + 0.5 * b
+            acc1 += (((1.5 + v5[(k4 + 1) % 3].sin()).log(2.5 + 0.25_f64.cos()) - t0.tanh()) * 0.25).sin();
+            k4 += 1;
+            if (a / (1.5 + v5[(k4 + 1) % 3].tanh()) > 0.0) || k4 >= 4 { break ((acc1 * 0.1).tanh() / (2.0 + xs[(k4 + 1) % 3].cos())).sin(); }
+        };
+        r6 + t0.cos() - 2.0 * (acc1 * 0.1).tanh()
     }
-    check_p199(seed = 0x855a674588123aea, inputs = 6, calls = [p183], at = |p| (p[0], p[1], 3, &p[2..6]));
+    check_p199(seed = 0xa481dee59a4976f4, inputs = 4, calls = [p156, p170], at = |p| (&p[0..3], p[3]));
 }

@@ -128,7 +128,12 @@ fn mentions_rhs(rhs: &Rhs, place: Place) -> usize {
 fn mentions_operand(o: &Operand, place: Place) -> usize {
     match (o, place) {
         (Operand::Var(v) | Operand::Ref(v), Place::Var(p)) => usize::from(*v == p),
-        (Operand::MutRef { cell, .. }, Place::Cell(c)) => usize::from(*cell == c),
+        (Operand::MutRef { cell, .. }, _) => {
+            usize::from(matches!(place, Place::Cell(c) if *cell == c))
+                + o.range_operands()
+                    .map(|b| mentions_operand(b, place))
+                    .sum::<usize>()
+        }
         (Operand::Inline(e), _) => mentions_tokens(&quote::ToTokens::to_token_stream(e), place),
         _ => 0,
     }

@@ -119,7 +119,10 @@ pub(crate) fn frozen_reads(body: &Body) -> HashSet<VarId> {
         fn operand(&mut self, o: &Operand) {
             match o {
                 Operand::Inline(e) => self.mentions(&quote!(#e)),
-                Operand::MutRef { cell, .. } => self.write(*cell),
+                Operand::MutRef { cell, .. } => {
+                    o.range_operands().for_each(|b| self.operand(b));
+                    self.write(*cell)
+                }
                 Operand::Var(_) | Operand::Ref(_) => {}
             }
         }
@@ -1070,7 +1073,10 @@ pub(crate) fn counters(body: &Body) -> (HashMap<String, TokenStream>, HashMap<Va
                     for o in ops {
                         match o {
                             Operand::MutRef { cell, .. } => {
-                                uses.entry(*cell).or_default().other_write = true
+                                uses.entry(*cell).or_default().other_write = true;
+                                for b in o.range_operands() {
+                                    other(&b.tokens(), uses);
+                                }
                             }
                             o => other(&o.tokens(), uses),
                         }
@@ -1216,6 +1222,11 @@ pub(crate) fn handed_on(body: &Body) -> HashMap<VarId, CellId> {
         let op = |o: &Operand, n: &mut HashMap<VarId, usize>| {
             if let Some(v) = o.var() {
                 *n.entry(v).or_default() += 1;
+            }
+            for b in o.range_operands() {
+                for v in VarId::mentioned_in(&b.tokens()) {
+                    *n.entry(v).or_default() += 2;
+                }
             }
             if let Operand::Inline(e) = o {
                 for v in VarId::mentioned_in(&quote!(#e)) {

@@ -446,10 +446,21 @@ impl Emitter<'_> {
                         for arg in args {
                             if let Some(c) = arg.lent_cell() {
                                 let d = c.adjoint();
-                                sinks.push(if self.body.cells[c.0].active {
-                                    quote!(#rt::shadow::sink(&mut #d))
-                                } else {
-                                    quote!(#rt::shadow::no_sink())
+                                let bounds: Vec<Operand> = arg.range_operands().cloned().collect();
+                                bounds.iter().for_each(|b| {
+                                    self.operand(b);
+                                });
+                                sinks.push(match arg {
+                                    _ if !self.body.cells[c.0].active => {
+                                        quote!(#rt::shadow::no_sink())
+                                    }
+                                    Operand::MutRef { range: Some(r), .. } => {
+                                        let r = r.tokens();
+                                        quote!(#rt::shadow::sink(
+                                            &mut #rt::shadow::sink_range(&mut #d, #r)
+                                        ))
+                                    }
+                                    _ => quote!(#rt::shadow::sink(&mut #d)),
                                 });
                                 continue;
                             }

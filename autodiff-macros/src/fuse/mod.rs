@@ -56,6 +56,9 @@ impl Uses {
         if let Some(v) = o.var() {
             *self.operand.entry(v).or_default() += 1;
         }
+        for b in o.range_operands() {
+            self.operand(b);
+        }
         if let Some(c) = o.lent_cell() {
             // written and read by the callee
             self.cell_writes.insert(c);

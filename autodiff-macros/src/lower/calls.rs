@@ -448,7 +448,11 @@ impl Lowering<'_> {
             return self.verbatim(e);
         }
         let mut args = Vec::new();
+        let mut views = Vec::new();
         for a in &c.args {
+            if let Some(view) = self.mut_view_arg(a) {
+                views.push((a, view));
+            }
             if let Some(lent) = self.lent_buffer(a) {
                 args.push(lent);
                 continue;
@@ -481,6 +485,13 @@ impl Lowering<'_> {
         let lent: Vec<CellId> = args.iter().filter_map(Operand::lent_cell).collect();
         let active = args.iter().any(|a| self.operand_active(a))
             || lent.iter().any(|c| self.cells[c.0].active);
+        if active {
+            // one error per call: the views come from one split
+            if let Some((a, (buffer, method))) = views.into_iter().next() {
+                self.errors
+                    .push_spanned(a, diag::mut_view_passed(&buffer, &method));
+            }
+        }
         for c in &lent {
             self.snapshots.remove(c);
             if active {
@@ -514,19 +525,99 @@ impl Lowering<'_> {
 
     /// `&mut buf` (a `let mut` buffer) or a `&mut` parameter passed on: the buffer lent to a
     /// callee that writes it.
+    ///
+    /// `&mut buf[a..b]` (every range form): that range of the buffer, whose adjoint's same
+    /// range is the callee's shadow.
     fn lent_buffer(&mut self, a: &syn::Expr) -> Option<Operand> {
         let (place, explicit) = match a {
             syn::Expr::Reference(r) if r.mutability.is_some() => (&*r.expr, true),
             syn::Expr::Path(_) => (a, false),
             _ => return None,
         };
+        if let syn::Expr::Index(ix) = place {
+            let syn::Expr::Range(r) = &*ix.index else {
+                return None;
+            };
+            if !explicit {
+                return None;
+            }
+            let Some(Place::Cell(cell)) = self.place(&ix.expr) else {
+                return None;
+            };
+            let range = self.slice_range(r);
+            let reborrow = self.cells[cell.0].bound_to.is_some();
+            return Some(Operand::MutRef {
+                cell,
+                reborrow,
+                range: Some(Box::new(range)),
+            });
+        }
         let Some(Place::Cell(cell)) = self.place(place) else {
             return None;
         };
         let reborrow = self.cells[cell.0].bound_to.is_some();
-        (explicit || reborrow).then_some(Operand::MutRef { cell, reborrow })
+        (explicit || reborrow).then_some(Operand::MutRef {
+            cell,
+            reborrow,
+            range: None,
+        })
     }
 }
+
+impl Lowering<'_> {
+    /// `buf.split_at_mut(k)`, `buf[a..b].chunks_mut(k)`, `buf.iter_mut()`, … of a `let mut`
+    /// buffer: the buffer's name and the method.
+    pub(super) fn mut_view_of_buffer(&self, e: &syn::Expr) -> Option<(String, String)> {
+        let syn::Expr::MethodCall(m) = e else {
+            return None;
+        };
+        let method = m.method.to_string();
+        if !MUT_VIEWS.contains(&method.as_str()) {
+            return self.mut_view_of_buffer(&m.receiver);
+        }
+        let mut base = &*m.receiver;
+        loop {
+            match base {
+                syn::Expr::Index(ix) => base = &ix.expr,
+                syn::Expr::Paren(p) => base = &p.expr,
+                syn::Expr::Reference(r) => base = &r.expr,
+                _ => break,
+            }
+        }
+        let syn::Expr::Path(p) = base else {
+            return None;
+        };
+        let name = p.path.get_ident()?.to_string();
+        matches!(self.lookup(&name), Some(Binding::Cell(_))).then_some((name, method))
+    }
+
+    /// A call argument naming a `&mut` view of a `let mut` buffer.
+    fn mut_view_arg(&self, a: &syn::Expr) -> Option<(String, String)> {
+        let syn::Expr::Path(p) = a else {
+            return None;
+        };
+        let name = p.path.get_ident()?.to_string();
+        match self.lookup(&name) {
+            Some(Binding::Cell(_)) | None => None,
+            Some(_) => self.mut_views.get(&name).cloned(),
+        }
+    }
+}
+
+/// Methods that give `&mut` views into their receiver.
+const MUT_VIEWS: &[&str] = &[
+    "split_at_mut",
+    "split_first_mut",
+    "split_last_mut",
+    "chunks_mut",
+    "chunks_exact_mut",
+    "iter_mut",
+    "get_mut",
+    "first_mut",
+    "last_mut",
+    "as_mut",
+    "as_mut_slice",
+];
 
 /// Methods of the standard library's collections and iterators that change their receiver.
 const MUTATING_METHODS: &[&str] = &[

@@ -400,9 +400,21 @@ impl Lowering<'_> {
     /// (`lower::invariant`).
     fn sub_slice(&mut self, e: &syn::Expr, place: Place, r: &syn::ExprRange) -> Value {
         let place = match place {
+            Place::Cell(cell) if self.cells[cell.0].bound_to.is_some() => {
+                return self.unsupported(e, diag::SUB_SLICE_OF_MUT_PARAM);
+            }
             Place::Cell(cell) => Place::Var(self.read_cell(cell, e.span())),
             p @ Place::Var(_) => p,
         };
+        let range = self.slice_range(r);
+        let v = self.new_var(self.place_active(place));
+        self.push(v, None, Rhs::SubSlice { place, range }, e.span());
+        Value::Var(v)
+    }
+
+    /// The bounds of a sub-slice's range (integers: a bound computed from a differentiable
+    /// value is an error at its span).
+    pub(super) fn slice_range(&mut self, r: &syn::ExprRange) -> crate::ir::SliceRange {
         for bound in r.start.iter().chain(r.end.iter()) {
             if self.value_references_active(bound) {
                 self.errors.push_spanned(bound, diag::ACTIVE_INDEX);
@@ -410,14 +422,11 @@ impl Lowering<'_> {
         }
         let start = r.start.as_deref().map(|b| self.operand_of(b));
         let end = r.end.as_deref().map(|b| self.operand_of(b));
-        let range = crate::ir::SliceRange {
+        crate::ir::SliceRange {
             start,
             end,
             inclusive: matches!(r.limits, syn::RangeLimits::Closed(_)),
-        };
-        let v = self.new_var(self.place_active(place));
-        self.push(v, None, Rhs::SubSlice { place, range }, e.span());
-        Value::Var(v)
+        }
     }
 
     /// `[a, b, c]` with differentiable elements: a local array (a cell) holding the

@@ -103,6 +103,10 @@ pub struct Lowering<'a> {
     /// Local buffers made by `vec![vec![…]; n]`: their rows are `Vec`s, which a nested
     /// read or write (`m[i][j]`) cannot copy out.
     vec_cells: HashSet<CellId>,
+    /// Names bound to `&mut` views of a `let mut` buffer (`let (h, c) =
+    /// buf.split_at_mut(k);`), with the buffer's name and the method: the writes a callee
+    /// makes through one are out of the reverse sweep's sight.
+    mut_views: HashMap<String, (String, String)>,
     /// Parameters whose elements are `Vec`s or slices (`&[Vec<f64>]`, `Vec<Vec<f64>>`): an
     /// element read borrows the row.
     vec_rows: HashSet<VarId>,
@@ -209,6 +213,7 @@ fn lower_pass(
         snapshots: HashMap::new(),
         element_reads: HashMap::new(),
         vec_cells: HashSet::new(),
+        mut_views: HashMap::new(),
         vec_rows: HashSet::new(),
         next_mapped: 0,
         opaque_params: opaque_params(sig, generics),

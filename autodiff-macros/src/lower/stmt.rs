@@ -130,6 +130,15 @@ impl Lowering<'_> {
         let value = self.expr(&init.expr);
         self.discard = discard;
         self.bind_pattern(pat, value, ty, init.expr.span());
+        let view = self.mut_view_of_buffer(&init.expr);
+        let mut names = HashSet::new();
+        crate::rename::pattern_names(pat, &mut names);
+        for name in names {
+            match &view {
+                Some(v) => self.mut_views.insert(name, v.clone()),
+                None => self.mut_views.remove(&name),
+            };
+        }
         if let (syn::Pat::Ident(pi), true) = (pat, constant_array(&init.expr)) {
             if let Some(Binding::Cell(c)) = self.lookup(&pi.ident.to_string()).cloned() {
                 let e = &init.expr;
