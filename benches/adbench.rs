@@ -122,6 +122,20 @@ fn gmm_benches(c: &mut Criterion) {
             vg(d, k, black_box(&alphas), &means, &icf, &x, gamma, m)
         });
         g.finish();
+        // the C form: `&mut` output helpers, buffers allocated once
+        let name = format!("gmm-buffers/d{d}-K{k}-n{n}");
+        let mut g = group(c, &name);
+        bench(&mut g, &name, "objective", || {
+            gmm_objective_buffers(d, k, black_box(&alphas), &means, &icf, &x, gamma, m)
+        });
+        let vg = value_and_gradients_function!(
+            gmm_objective_buffers,
+            params = ["alphas", "means", "icf"]
+        );
+        bench(&mut g, &name, "gradient", || {
+            vg(d, k, black_box(&alphas), &means, &icf, &x, gamma, m)
+        });
+        g.finish();
     }
 }
 

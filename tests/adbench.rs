@@ -157,6 +157,41 @@ fn gmm_gradient_matches_finite_differences() {
     assert_gradient_close(&g_icf, &fd, 1e-8);
 }
 
+/// The C form (`&mut` output helpers, buffers allocated once, sub-slices of a `let mut`
+/// buffer): the same value bit for bit, and a gradient matching finite differences and the
+/// helper form's.
+#[test]
+fn gmm_with_buffers_matches_the_helper_form_and_finite_differences() {
+    let (d, k, n, gamma, m) = (3, 2, 4, 1.0, 1);
+    let (alphas, means, icf, x) = gmm_input(d, k, n);
+    let value = gmm_objective_buffers(d, k, &alphas, &means, &icf, &x, gamma, m);
+    assert_eq!(
+        value,
+        gmm_objective(d, k, &alphas, &means, &icf, &x, gamma, m)
+    );
+    let (g_alphas, g_means, g_icf) = gradients_function!(
+        gmm_objective_buffers,
+        params = ["alphas", "means", "icf"]
+    )(d, k, &alphas, &means, &icf, &x, gamma, m);
+    let (h_alphas, h_means, h_icf) = gradients_function!(
+        gmm_objective,
+        params = ["alphas", "means", "icf"]
+    )(d, k, &alphas, &means, &icf, &x, gamma, m);
+    assert_gradient_close(&g_alphas, &h_alphas, 1e-13);
+    assert_gradient_close(&g_means, &h_means, 1e-13);
+    assert_gradient_close(&g_icf, &h_icf, 1e-13);
+    let fd = finite_difference(
+        |q| gmm_objective_buffers(d, k, &alphas, &means, q, &x, gamma, m),
+        &icf,
+    );
+    assert_gradient_close(&g_icf, &fd, 1e-8);
+    let fd = finite_difference(
+        |mu| gmm_objective_buffers(d, k, &alphas, mu, &icf, &x, gamma, m),
+        &means,
+    );
+    assert_gradient_close(&g_means, &fd, 1e-8);
+}
+
 // ---------------------------------------------------------------------------------------
 // BA
 // ---------------------------------------------------------------------------------------
