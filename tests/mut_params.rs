@@ -254,3 +254,49 @@ fn ranges_of_a_buffer_lent_to_a_helper() {
     assert_gradient_close(&gx, &finite_difference(|v| f(a, v, &y0), &x), 1e-8);
     assert_gradient_close(&gy, &finite_difference(|v| f(a, &x, v), &y0), 1e-8);
 }
+
+/// Sub-slices of a `&mut` parameter read by a helper (`&y[1..]`, `&y[..]`, `y.chunks(2)`),
+/// between writes, in a loop that also lends a range of it: each read sees the values of
+/// that moment (a copy made then).
+#[differentiable]
+fn reads_of_a_mut_param(a: f64, y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] *= a;
+    }
+    let mut s = sqnorm(&y[1..]);
+    for k in 0..y.len() - 1 {
+        s += sqnorm(&y[k..k + 2]) * 0.5;
+        axpy(0.3, &[1.0, 2.0], &mut y[k..k + 2]);
+    }
+    for c in y.chunks(2) {
+        s += sqnorm(c) * 0.25;
+    }
+    s + sqnorm(&y[..])
+}
+
+#[test]
+fn sub_slices_of_a_mut_parameter_read_by_helpers() {
+    let y0 = vec![0.5, -1.0, 2.0, 0.25];
+    let f = |a: f64, y0: &[f64]| {
+        let mut y = y0.to_vec();
+        reads_of_a_mut_param(a, &mut y)
+    };
+    let mut y = y0.clone();
+    let (ga, gy) = gradients_function!(reads_of_a_mut_param)(1.5, &mut y);
+    assert_eq!(y, {
+        let mut y = y0.clone();
+        reads_of_a_mut_param(1.5, &mut y);
+        y
+    });
+    let fa = finite_difference(|v| f(v[0], &y0), &[1.5]);
+    assert!((ga - fa[0]).abs() < 1e-7 * fa[0].abs().max(1.0));
+    assert_gradient_close(&gy, &finite_difference(|v| f(1.5, v), &y0), 1e-8);
+    // vjp! agrees with the gradient, scaled
+    let mut y = y0.clone();
+    let (value, pullback) = vjp!(reads_of_a_mut_param)(1.5, &mut y);
+    assert_eq!(value, f(1.5, &y0));
+    let (va, vy) = pullback(2.0);
+    assert!((va - 2.0 * ga).abs() < 1e-12 * ga.abs().max(1.0));
+    let doubled: Vec<f64> = gy.iter().map(|g| 2.0 * g).collect();
+    assert_gradient_close(&vy, &doubled, 1e-14);
+}

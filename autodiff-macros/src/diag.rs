@@ -149,10 +149,6 @@ pub fn method_arity(name: &str, n: usize) -> String {
     format!("`{name}` takes {n} argument(s) here")
 }
 
-pub const SUB_SLICE_OF_MUT_PARAM: &str = "a sub-slice of a `&mut` parameter cannot be read \
-     as a `&[f64]` yet; read its elements by index, lend the range to a helper that writes it \
-     (`f(&mut y[a..b])`), or copy it into a local buffer first";
-
 pub fn mut_view_passed(buffer: &str, method: &str) -> String {
     format!(
         "a `&mut` view of the buffer `{buffer}` made by `{method}` cannot be passed to a \

@@ -117,6 +117,7 @@ const FEATURES: &[&str] = &[
     "slice helper: sub-slice of a `let mut` buffer",
     "&mut helper: on a range of a local buffer (`&mut b[r]`)",
     "&mut helper: on a range of the caller's &mut parameter",
+    "slice helper: sub-slice of the caller's &mut parameter",
     "`&[f64; N]` as `&[f64]` next to `&mut`",
 ];
 
@@ -380,6 +381,22 @@ impl SliceGen<'_> {
                 }
                 self.features.insert("slice helper: a `let mut` buffer");
                 return format!("&{b}");
+            }
+        }
+        // choice 7: a sub-slice of the caller's `&mut` parameter, read (not in a call that
+        // lends it)
+        if let (7, Some((ys, len))) = (choice, self.mut_param.clone()) {
+            let lent = exclude
+                .strip_prefix("&mut ")
+                .unwrap_or(exclude)
+                .split('[')
+                .next()
+                .unwrap_or("");
+            if len >= min.max(1) && lent != ys {
+                let (r, _, _) = self.range(len, min.max(1));
+                self.features
+                    .insert("slice helper: sub-slice of the caller's &mut parameter");
+                return format!("&{ys}[{r}]");
             }
         }
         if choice == 1 && reading && !self.arrays.is_empty() && min <= 3 {

@@ -4382,7 +4382,11 @@ fn p148_h2(y: &mut [f64], x: &[f64], s: f64) {
 }
 #[differentiable]
 fn p148_h3(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.25
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + -0.5).cos();
+    }
+    acc * 0.6 + v[0] * v[v.len() - 1]
 }
 program! {
     #[differentiable]
@@ -4391,15 +4395,13 @@ program! {
         let t2 = (s1[1] * a + s1[0]).sin() + s1[s1.len() - 1] * 0.25;
         let mut buf3 = vec![0.3; 4];
         p148_h2(&mut buf3, &xs[0..5], a * 0.75);
-        p148_h1(a, &xs[4..=5], &mut buf3);
-        for _ in 0..3 {
-            p148_h1(w[0], &xs[1..=5], &mut buf3[2..4]);
-        }
-        let t4 = buf3[0] + buf3[3] * 0.6;
-        let t5 = p148_h3(&xs[..], t2.tanh());
-        p148_h1(t5.tanh() * 0.3, &w, ys);
-        let t6 = ys[0] * -0.5;
-        t6 + t5 + t4 + t2 + ys[2] + w[1] * 0.5 + a * 0.3
+        p148_h1(a, &ys[0..1], &mut buf3);
+        let t4 = p148_h0(&mut buf3, t2.tanh() * 0.3).tanh();
+        let t5 = buf3[0] + buf3[3] * 1.5;
+        let t6 = p148_h3(&ys[..], a * 0.25);
+        p148_h2(&mut ys[1..=2], &w, w[2]);
+        let t7 = ys[0] * -0.5;
+        t7 + t6 + t5 + t4 + t2 + ys[2] + w[1] * 0.5 + a * 0.3
     }
     check_p148(seed = 0xd659b342e12f33c9, inputs = 13, calls = [], at = |p| (&p[0..6], &mut p[6..9].to_vec(), p[9], <[f64; 3]>::try_from(&p[10..13]).unwrap()));
 }
@@ -4408,957 +4410,894 @@ program! {
 fn p149_h0(v: &[f64], s: f64) -> f64 {
     let mut acc = 0.0;
     for i in 0..v.len() {
-        acc += (v[i] * s + 0.3).tanh();
+        acc += (v[i] * s + 0.5).cos();
     }
-    acc * 1.5 + v[0] * v[v.len() - 1]
+    acc * 0.3 + v[0] * v[v.len() - 1]
 }
 #[differentiable]
-fn p149_h1(y: &mut [f64], s: f64) {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.25).tanh();
-    }
-    y[0] = (y[0] * 0.25 + s).sin();
-}
-#[differentiable]
-fn p149_h2(s: f64, x: &[f64], y: &mut [f64]) {
+fn p149_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
     for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).cos() * 0.3;
+        y[i] -= (s * x[i % x.len()]).sin() * 0.6;
+    }
+    y[0] * -0.5
+}
+#[differentiable]
+fn p149_h2(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.3 + (y[i] * s).sin() * 0.25;
     }
 }
 #[differentiable]
-fn p149_h3(y: &mut [f64], x: &[f64], s: f64) {
-    p149_h1(y, s);
-    p149_h2(s * 1.5, &x[1..], y);
+fn p149_h3(v: &[f64], s: f64, k: usize) -> f64 {
+    if k == 0 {
+        (v[0] * s).tanh()
+    } else {
+        v[k % v.len()] * 0.5 + p149_h3(v, s * -0.5, k - 1).tanh()
+    }
 }
 program! {
     #[differentiable]
-    fn p149(w: [f64; 3], xs: &[f64], a: f64) -> f64 {
-        let s1 = &xs[1..=5];
-        let t2 = (s1[2] * w[2] + s1[4]).sin() + s1[s1.len() - 1] * 0.6;
-        let s3 = &s1[..];
-        let t4 = (s3[0] * t2.tanh() + s3[4]).sin() + s3[s3.len() - 1] * 0.25;
-        let t5 = p149_h0(&xs[1..=5], t4.tanh());
-        let mut buf6 = vec![0.0; 4];
-        for i in 0..4 {
-            buf6[i] = xs[i + 1] * w[2];
+    fn p149(b: f64, xs: &[f64], a: f64) -> f64 {
+        let t1 = p149_h0(xs, b).sin();
+        let t2 = p149_h0(xs, t1.tanh());
+        let s3 = &xs[3..=4];
+        let t4 = (s3[1] * t2.tanh() + s3[0]).sin() + s3[s3.len() - 1] * 0.25;
+        let mut buf5 = vec![0.0; 2];
+        for i in 0..2 {
+            buf5[i] = xs[i + 0] * t4.tanh() * -0.5;
         }
-        p149_h3(&mut buf6, s1, w[0]);
-        p149_h3(&mut buf6, s1, w[0]);
-        p149_h1(&mut buf6[..3], a);
-        let t7 = buf6[0] + buf6[3] * 1.5;
-        let s8 = &s3[..5];
-        let t9 = (s8[0] * t2.tanh() + s8[1]).sin() + s8[s8.len() - 1] * 0.75;
-        let mut buf10 = vec![0.0; 4];
-        for i in 0..4 {
-            buf10[i] = xs[i + 4] * a * 0.6;
-        }
-        p149_h3(&mut buf10, &s3[..5], t4.tanh());
-        for _ in 0..3 {
-            p149_h1(&mut buf10, t2.tanh());
-        }
-        let t11 = buf10[0] + buf10[3] * -0.5;
-        let t12 = p149_h0(&xs[2..=6], w[0] * 0.3);
-        t12 + t11 + t9 + t7 + t5 + w[1] * 0.5 + a * 0.3
+        let _ = p149_h1(t4.tanh() * 0.3, &s3[0..], &mut buf5);
+        let t6 = p149_h1(b, &xs[6..], &mut buf5).tanh();
+        p149_h2(&mut buf5, a);
+        let t7 = buf5[0] + buf5[1] * 1.5;
+        let t8 = p149_h3(&buf5, t4.tanh(), 2);
+        let mut arr9 = [0.5_f64; 3];
+        arr9[1] = t8.tanh();
+        arr9[2] = xs[5] * -0.5;
+        arr9[0] = (t7.tanh()).sin();
+        let t10 = arr9[0] * arr9[0];
+        t10 + t8 + t7 + t6 + t4 + a * 0.3
     }
-    check_p149(seed = 0xaff43390e6830c62, inputs = 12, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), &p[3..11], p[11]));
+    check_p149(seed = 0xc05f6243224c83d8, inputs = 10, calls = [], at = |p| (p[0], &p[1..9], p[9]));
 }
 
 program! {
     #[differentiable]
-    fn p150(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((1.0 + ((1.0 + (a) * (a)).ln()) * ((1.0 + (a) * (a)).ln())).ln() + xs[1]).tanh();
-        let t2 = ((t1).mul_add(0.5, t1) + a + xs[1]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() - 1 {
-            let t3 = ((a).tanh()).tanh() * 1.5;
-            if (a).tanh() - t3 + t2 < 0.07 {
-                let mut t4 = 0.0;
-                for j in 0..2 {
-                    t4 += (((xs[i]) * 0.5).exp() * (j as f64 + 0.5)).sin();
-                }
-                extra -= (xs[i]).tanh();
-            }
-            let t5 = if xs[i + 1] > -0.32 { ((((t2) * 0.5).exp() - -0.45_f64 - xs[i + 1]).tanh()).tanh() } else { t3 - t1 };
-            if ((xs[i]).tanh()).sin() > 0.43 {
-                continue;
-            }
-            acc -= (xs[i + 1] + ((xs[i + 1]).cos() * xs[i + 1]) * (((xs[i + 1]) * 0.5).exp())).tanh();
+    fn p150(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = x.to_owned();
+        for _ in 0..n {
+            t1 = (&t1 * (s)).mapv(f64::sin) + &t1 * 0.5;
         }
-        acc
+        let mut t2 = v.to_owned();
+        for _ in 0..n {
+            t2 = ((x + &t1).dot(&t2) * 0.3).mapv(f64::tanh) + &t2 * 0.5;
+        }
+        let mut t3 = x.to_owned();
+        for _ in 0..n {
+            t3 = (&t3 * ((s) + (s) * 0.5)).mapv(f64::sin) + &t3 * 0.5;
+        }
+        let mut t4 = v.to_owned();
+        for _ in 0..n {
+            t4 = (t1.dot(&t4) * 0.3).mapv(f64::tanh) + &t4 * 0.5;
+        }
+        t4.dot(&t4) * 0.1 + t3.sum() * 0.2 + t2.dot(&t2) * 0.1
     }
-    check_p150(seed = 0x2064dcb92b7a8cd1, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]),
-        params = ["xs"] at [1, 2, 3, 4, 5]);
+    check_p150(seed = 0xeb082ee4dc73d4fe, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
 }
 
 program! {
     #[differentiable]
-    fn p151(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = v.to_owned();
+    fn p151(a: f64, xs: &[f64], b: f64) -> f64 {
+        let c0 = |u1: f64| xs[1] * b.mul_add(xs[1], u1);
+        let t2: f64 = c0(((xs[0] * 1.25 + b) * 0.5).atan()) - 0.5 * c0(xs[0] - xs[2]);
+        let k3 = (xs[0].min(0.75).abs() * 2.0) as usize % 3;
+        let t4 = match k3 { 0 => (1.0 + b.powi(2)).sqrt(), 1 => ((b - xs[2]) * (a - xs[1]) * 0.25).tanh(), _ => (xs[1] * b).sin() };
+        let o5: Option<f64> = if xs[1] > -0.2 { Some(((t4.max(t2 * 0.25) - a.atan2(1.5 + xs[1].cos())) * 0.5).atan()) } else { None };
+        let t7: f64 = match o5 { Some(u6) => 1.0 * (1.0 + xs.iter().map(|q| q.cos()).product::<f64>().powi(2)).ln(), None => f64::sin((t2 * 0.25).sin()) };
+        let t7 = t7 * f64::atan(a);
+        let t8 = t2 * 0.25;
+        let mut acc9 = ((a.atan2(1.5 + xs.iter().map(|q| q.cos()).product::<f64>().cos()) + t8) * 0.5).sin();
+        for i in 1..=2 {
+            let b = b - (acc9 * 0.25).sin() / (1.5 + (t7 * 0.5).tanh());
+            let t10 = ((acc9 * 0.25).atan() - a) * (i as f64).sin().exp() + (acc9 * 0.25).sin();
+            acc9 /= (1.0 + (xs[i] * xs[1]).powi(2));
+        }
+        if b + t7 * 0.5 < 0.1 {
+            let t11 = xs[2].abs();
+        }
+        1.25 * (acc9 * 0.25).atan() - (t7 * 0.5).tanh() - 0.25 * t4 + 0.75 * (t2 * 0.25).tanh()
+    }
+    check_p151(seed = 0x1ec23373728705e9, inputs = 5, calls = [], at = |p| (p[0], &p[1..4], p[4]));
+}
+
+program! {
+    #[differentiable]
+    fn p152(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = v[0];
+        let t2 = &(x / &x.mapv(|q| q * q + 1.0)) + &(x / &v.mapv(|q| q * q + 1.0));
+        let mut t3 = (x[[2, 2]]) * &(&t2 - v);
+        for _ in 0..n {
+            t3 = (&t3 * (x[[0, 1]])).mapv(f64::sin) + &t3 * 0.5;
+        }
+        t3.sum() * 0.2 + t2.sum() * 0.2 + t1
+    }
+    check_p152(seed = 0x72a31ff57fdd2e45, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p153(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = &(v - v) - v;
+        let t2 = (x * &(&t1 - &t1)).mapv(f64::tanh);
+        let t3 = t1.to_owned();
+        let t4 = (x.column(0).to_owned()).dot(&(-t2.mapv(f64::sin))) * 0.3;
+        let mut t5 = x.to_owned();
         if n % 2 == 0 {
-            t1 = v.to_owned();
+            t5 = &(&t2 - (s)) - &((x * x).mapv(f64::tanh));
         }
-        let t2 = x.to_owned();
-        t2.sum() * 0.2 + t1.dot(&t1) * 0.1 + s
+        t5.sum() * 0.2 + t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1
     }
-    check_p151(seed = 0x2feb95666a4bea77, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+    check_p153(seed = 0xabe6ebdb497de2f8, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
 }
 
 program! {
     #[differentiable]
-    fn p152(xs: &[f64], b: f64, a: f64) -> f64 {
-        let mut acc0 = ((b + a - a.tanh()) * 0.5).sin();
-        let mut k1 = 0;
-        loop {
-            let t2: f64 = k1 as f64;
-            let mut v3 = vec![0.0; 4];
-            for j in 0..v3.len() {
-                v3[j] = a;
+    fn p154(a: f64) -> f64 {
+        let mut acc0 = a;
+        for i in 0..4 {
+            match i {
+                0 | 1 => {
+                    match i {
+                        0 | 1 => {
+                            let t1 = (acc0 * 0.1).tanh() - a - (a - a);
+                        }
+                        _ => {
+                            let a = a - acc0 * 0.1;
+                        }
+                    }
+                }
+                _ => {
+                    acc0 += ((1.5 + (1.25 * (acc0 * 0.1)).sin()).powf(p145((acc0 * 0.1).sin()).tanh().tanh()) * 0.5).sin();
+                }
             }
-            v3[3 - k1] = (((t2 * 0.5).sin() + (t2 * 0.5).sin()).tanh() * 0.5).atan();
-            acc0 = ((acc0 * 0.1).tanh() - v3[k1]).tanh();
-            acc0 *= v3[k1].cos();
-            k1 += 1;
-            if (v3[(k1 + 1) % 4] > -0.1) || k1 >= 4 { break; }
+            acc0 -= ((1.0 + a.powi(2)).cbrt() * 0.5).sin();
         }
-        let t6: f64 = xs.iter().rev().skip(1).map(|&u4| xs.iter().map(|q| q.cos()).product::<f64>().atan()).sum();
-        let t7 = match ((a * xs[1] * 0.5).abs() * 2.0) as usize % 3 { 0 => -xs[2] / (1.0 + (a * 0.3).powi(2)), 1 => b, _ => xs[2].atan() };
-        let t8: f64 = ((acc0 * 0.1).sin() + xs[1] + (acc0 * 0.1).sin().hypot((t6 * 0.25).sin())).sin();
-        acc0 = ((acc0 * 0.1).sin() - a).atan();
-        for (i, q9) in xs.iter().enumerate() {
-            let mut w10 = 0;
-            while w10 < 1 {
-                for l in 0..1 {
-                    if xs[i].sin() < 0.5 {
+        let t2 = if (1.5 + a.sin()).powf(a.tanh()) > -0.1 { a.atan() } else { (a * a).sin() };
+        let mut acc3 = (1.5 + (a * a).sin()).powf((a / (2.0 + (acc0 * 0.1).atan().cos())).tanh());
+        let t4 = (1.0 + acc3.hypot(acc3).powi(2)).sqrt();
+        let k5 = (0.9_f64.powi(3).abs() * 2.0) as usize % 3;
+        match k5 {
+            0 => {
+                for i in 0..1 {
+                    if i == 1 {
                         continue;
                     }
-                    acc0 -= (0.3_f64.min(xs[w10] / (1.0 + (acc0 * 0.05).atan().powi(2))) * 0.5).tanh();
+                    acc0 = ((acc0 * 0.1).tanh() * ((i as f64).cos().exp() * 0.5)).atan();
                 }
-                acc0 /= (1.0 + (t8 - t6 * 0.25).powi(2));
-                w10 += 1;
             }
-            acc0 = ((t7.tanh().exp() + t8) * 0.5).tanh();
-        }
-        t8 + 0.2 * t7 + (t6 * 0.25).atan() - (acc0 * 0.05).atan().cos() + 0.5 * 1.5
-    }
-    check_p152(seed = 0x9938eaf2ac1d8353, inputs = 5, calls = [], at = |p| (&p[0..3], p[3], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p153(b: f64, a: f64) -> f64 {
-        if b.min(b) < 0.1 {
-            return a;
-        }
-        let mut acc0 = 0.0;
-        let mut k1 = 0;
-        let r3 = loop {
-            let t2 = if k1 == 1 { k1 as f64 - (1.5 + (k1 as f64).cos()).sqrt() } else { 1.0_f64.powi(2) - b };
-            acc0 += ((a + k1 as f64) * a.tanh() * 0.1).sin();
-            k1 += 1;
-            if ((2.0 + p133(0.75 * (t2 * 0.5).atan(), 2).cos()).powi(-2) < 0.1) || k1 >= 4 { break (1.0 + b.powi(2)).sqrt().powi(2).ln_1p(); }
-        };
-        b.tanh()
-    }
-    check_p153(seed = 0xa097c1f8d89942f9, inputs = 2, calls = [p133], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p154(a: f64, b: f64) -> f64 {
-        let mut acc0 = 0.0;
-        for i in 0..1 {
-            acc0 += f64::tanh(0.1 * b) * 0.5;
-            let t1 = b.atan().mul_add(p123(((acc0 * 0.5).atan().powi(3) * 0.25).atan(), 0.25_f64.sin()).tanh(), f64::atan(b)) / (1.0 + b.sin().powi(2));
-        }
-        match (((1.5 + (acc0 * 0.5).tanh().sin()).powf(b.tanh()) * 0.5).sin().abs() * 2.0) as usize % 3 {
-            0 | 1 => {
-                if -(acc0 * 0.5).sin() > 0.3 {
-                    if (p115((acc0 * 0.5).tanh() * a) * 0.5).tanh().sin() < 0.25 {
-                        let t2: f64 = 0.3 + a - (0.5 * (acc0 * 0.5).atan().tanh()).asin() - (a.tanh() + b);
-                    } else {
-                        acc0 /= (1.0 + a.powi(2));
+            1 => {
+                if 1.25 + (acc3 * 0.5).sin() < -0.2 {
+                    let k6 = ((p122(((acc0 * 0.1).atan().powi(3) * 0.25).atan(), (t4 * 0.5).tanh().sin()) * 0.25).sin().atan().abs() * 2.0) as usize % 3;
+                    match k6 {
+                        0 | 1 => {
+                            let t7 = t2 / (1.5 + t2.tanh()) / (1.0 + (1.5 + t2.sin()).powf((acc0 * 0.1).atan().tanh()).powi(2));
+                        }
+                        _ => {
+                            let k8 = (0.25_f64.abs() * 2.0) as usize % 3;
+                            match k8 {
+                                0 => {
+                                    let t2 = t2 - 0.75_f64.powi(2);
+                                }
+                                1 => {
+                                    let t9 = (acc3 * 0.5).atan().powi(3);
+                                }
+                                _ => {
+                                    if 0.5_f64.sin() > 0.5 {
+                                        let t2 = t2 + a;
+                                    } else {
+                                        let t10: f64 = (acc0 * 0.1).tanh();
+                                    }
+                                }
+                            }
+                        }
                     }
-                    return b * (acc0 * 0.5).tanh() * b.tanh().exp();
                 }
             }
             _ => {
-                let k3 = ((-a).abs() * 2.0) as usize % 3;
-                let t4 = match k3 { 0 | 1 => (acc0 * 0.5).atan(), _ => b };
+                let mut k11 = 0;
+                loop {
+                    let o12: Option<f64> = if 2.0 * 0.9 < 0.1 { Some(((acc0 * 0.1).sin().cos().exp() * a * 0.5).tanh()) } else { None };
+                    let t14: f64 = match o12 { Some(u13) => (a - a).max(-0.2), None => (acc3 * 0.1).tanh() * (t4 * 0.5).sin() };
+                    acc3 = ((acc3 * 0.1).tanh() * f64::atan(t4 * 0.5)).sin();
+                    k11 += 1;
+                    if (-t14 < 0.0) || k11 >= 3 { break; }
+                }
             }
         }
-        0.2 * (acc0 * 0.5).sin() - a + 0.5 * b
+        (t4 * 0.5).sin() + (acc3 * 0.1).atan() + t2 + (acc0 * 0.1).tanh()
     }
-    check_p154(seed = 0x6f2c5654619fae90, inputs = 2, calls = [p115, p123], at = |p| (p[0], p[1]));
+    check_p154(seed = 0xf9bbd8f029955867, inputs = 1, calls = [p122, p145], at = |p| (p[0]));
 }
 
 program! {
     #[differentiable]
-    fn p155(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = (&((s) * x) * (s)).mapv(f64::tanh);
-        let t2 = (&(v + x) * &(v + &t1)).mapv(f64::tanh);
-        let t3 = t2.mapv(f64::sin);
-        let t4 = v.to_owned();
-        t4.dot(&t4) * 0.1 + t3.sum() * 0.2 + t2.sum() * 0.2
-    }
-    check_p155(seed = 0x8c9efaf44586e179, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p156(a: f64, b: f64) -> f64 {
-        let mut acc0 = f64::max(b.min(b), -a);
-        let mut w1 = 0;
-        while w1 < 1 {
-            if (p154((acc0 * 0.5 * 0.5).sin(), (acc0 * 0.5).atan()) * 0.5).atan() + a > 0.5 {
-                let mut acc2 = 1.0;
-                let b = b + (acc0 * 0.5).tanh() * a;
-            }
-            if w1 == 1 {
-                if w1 % 3 == 1 {
-                    acc0 += (w1 as f64 - (acc0 * 0.5).sin() * p123(a, (b + a) * 0.5)) * 0.5;
+    fn p155(a: f64) -> f64 {
+        let t1 = { let u0 = a.tanh().exp2(); a * 2.0 * (0.5 * 1.5_f64.tanh()).atanh() };
+        let mut acc2 = 1.0;
+        let a = a + (t1 * 0.5).tanh();
+        acc2 += (2.0 + (((p154((t1 * 0.5 * 0.5).sin()) * 0.5).tanh() + a) * 0.5).atan().cos()).powi(-2);
+        let t3 = p123(-acc2, acc2);
+        let t4 = if (t1 * 0.5).atan() + t3 < 0.5 { ((t1 * 0.5).atan() + t3).max(a) } else { 1.5 };
+        if 1.5_f64.tanh().cosh() > -0.2 && acc2 < 0.7 {
+            let t5 = match (((a - t3) * 0.25).abs() * 2.0) as usize % 3 { 0 => t3 * 0.75 + (t1 * 0.5).tanh().sin(), 1 => (t3.sin() - ((t1 * 0.5).sin() - a)) * 0.5, _ => ((a + t3 + a) * 0.25).tanh() };
+            let t1 = (t1 * 0.5).sin() - ((t4 * 0.5).atan() + (t1 * 0.5).tanh());
+            let t6 = (2.0 + ((t5 - (t1 * 0.25).atan()) / (1.0 + acc2.sin().powi(2)) * 0.25).sin().cos()).powi(-2);
+            for i in 0..1 {
+                if a + (acc2 * 0.5).sin() < -0.4 {
+                    let t7 = (acc2 * 0.5).tanh() / (1.0 + (i as f64).powi(2));
+                } else if acc2 * 0.5 > t5 {
+                    acc2 *= (0.2 + (t4 * 0.5).tanh()).cos();
                 } else {
-                    let t3 = if b.cos() < 0.3 { a } else { 0.6_f64.cos().exp_m1() - a };
+                    let flag8 = (acc2 * 0.25).atan() > 0.0;
                 }
-            } else if w1 % 3 == 1 {
-                let mut acc4 = 0.5;
+                acc2 = (((t4 * 0.5).sin() / (2.0 + (t4 * 0.5).atan().cos()) + (acc2 * 0.25).sin().sin().exp()) * 0.5).tanh();
             }
-            acc0 *= (a - a).tanh();
-            w1 += 1;
         }
-        let t5: f64 = 1.5;
-        let a = a + (acc0 * 0.25).sin().hypot(0.1);
-        (a * 0.5).sin().cos() + t5.sin() + (acc0 * 0.25).sin()
+        0.1 * (t4 * 0.5).atan() + 0.3 * t3 - 0.2 * a + (acc2 * 0.25).tanh() + (t1 * 0.5).tanh()
     }
-    check_p156(seed = 0x82475fb2f923df39, inputs = 2, calls = [p123, p154], at = |p| (p[0], p[1]));
+    check_p155(seed = 0x019172f192882852, inputs = 1, calls = [p123, p154], at = |p| (p[0]));
 }
 
 program! {
     #[differentiable]
-    fn p157(b: f64, a: f64) -> f64 {
-        let a = a * (1.0 + a.powi(2)).ln();
-        let mut acc0 = b;
-        if (a * 0.5).min(b) > 0.1 || acc0 < 0.3 {
-            let mut k1 = 0;
-            let r3 = loop {
-                let t2 = (acc0 * 0.1).sin();
-                acc0 += ((acc0 * 0.1 / (1.0 + (acc0 * 0.1).tanh().powi(2))).asinh() * 0.5).tanh();
-                k1 += 1;
-                if ((a * 0.5).atan() - acc0 * 0.1 > 0.6) || k1 >= 5 { break t2; }
-            };
+    fn p156(a: f64) -> f64 {
+        let t1 = { let u0 = ((a * a + a) * 0.5).tanh(); a.sin().mul_add(a, (1.0 + u0.powi(2)).sqrt()) };
+        let o2: Option<f64> = if a * a > (t1 * 0.5).atan() { Some((((t1 * 0.5).sin() - (t1 * 0.5).powi(2).ln_1p()) * 0.5).atan()) } else { None };
+        let t4: f64 = if let Some(u3) = o2 { (2.0 + 0.2_f64.cos()).recip() } else { a };
+        let mut acc5 = 1.0;
+        if -(t1 * 0.5).tanh() > -0.1 {
+            acc5 *= t4.tanh().sinh().tanh();
+            let t6 = if 0.25_f64.powi(2).ln_1p() > 0.3 && a < -0.1 { a } else { acc5 };
+            let mut acc7 = p123(((t6 + (t1 * 0.5).tanh()) * 0.5).atan(), t6.cos()).hypot(t1 * 0.5) * (1.0 + (t1 * 0.5).tanh().powi(2)).sqrt() * 0.25;
+            let mut acc8 = 0.0;
+        } else if t4 > -0.2 {
+            acc5 = (acc5 * a * a.powi(2).ln_1p() * 0.5).atan();
         } else {
-            for i in (0..4).step_by(2) {
-                let t4 = 1.0 + (a * 0.5).tanh();
-                for j in (0..3).rev() {
-                    for l in (0..2).rev() {
-                        let t5: f64 = p123(2.0, f64::min(t4, (a * 0.5).sin())) + acc0 * 0.02;
-                        acc0 *= 0.8 + 0.2 * 0.3_f64.sin();
-                    }
-                    acc0 = (0.5 / (1.5 + (i as f64).tanh())).atan();
-                }
-                acc0 = (acc0 * 0.01 + (p118(1, (acc0 * 0.01).sin() * b).mul_add((a * 0.5).atan(), 1.25) * 0.25).tanh()).tanh();
-            }
+            let t9 = if acc5 < -0.2 { acc5.mul_add(a, p117(t4.clamp(-0.75, 0.75))) * a.cos() } else { (t4 * t4).tanh() };
         }
-        acc0 -= b.tanh() * (1.0 + 0.1_f64.powi(2)).ln();
-        acc0 += ((a * 0.5).max((acc0 * 0.01).sin()).powi(2).ln_1p() * 0.5).atan();
-        if b * (acc0 * 0.01).tanh() > -0.2 {
-            let t7 = { let u6 = 0.3_f64.abs().min((a * 0.5).atan()); u6.cos() };
-        } else {
-            let o8: Option<f64> = if (a * 0.5).atan().cos() > 0.5 { Some(((acc0 * 0.01).atan() * b).asinh()) } else { None };
-            let t10: f64 = if let Some(u9) = o8 { (u9 + 0.2) * (0.3 + (a * 0.5).sin()) } else { b };
-        }
-        (acc0 * 0.01).sin() + (a * 0.5).sin().cos() - 0.25 * b
+        2.0 * acc5 + t4 - t1 * 0.5 + a
     }
-    check_p157(seed = 0x5dfbaef224a90559, inputs = 2, calls = [p118, p123], at = |p| (p[0], p[1]),
-        params = ["b"] at [0]);
+    check_p156(seed = 0x95390f27da0bb9c2, inputs = 1, calls = [p117, p123], at = |p| (p[0]));
 }
 
 program! {
     #[differentiable]
-    fn p158(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = x / &(x - v).mapv(|q| q * q + 1.0);
-        let mut t2 = (&t1 + x).dot(&(x.dot(v) * 0.3)) * 0.3;
-        for _ in 0..n {
-            t2 = (((s) * x).dot(&t2) * 0.3).mapv(f64::tanh) + &t2 * 0.5;
-        }
-        let t3 = (v.mean().unwrap()) * &(t1.mapv(f64::sin));
-        let t4 = (v + x).dot(&(&t2 + x)) * 0.3;
-        t4.sum() * 0.2 + t3.sum() * 0.2 + t2.dot(&t2) * 0.1
+    fn p157(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = (x / &x.mapv(|q| q * q + 1.0)).sum() * 0.1;
+        let t2 = x[[1, 0]];
+        let t3 = x - &(v / &v.mapv(|q| q * q + 1.0));
+        t3.sum() * 0.2 + t2 + t1
     }
-    check_p158(seed = 0x3edf9bb9c62c459f, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3),
-        params = ["v"] at [9, 10, 11]);
+    check_p157(seed = 0x164e2561d9e2ec7a, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p158(a: f64) -> f64 {
+        let o0: Option<f64> = if a.abs() < -0.1 { Some((a.powi(2).ln_1p() * (a - a) * 0.5).atan()) } else { None };
+        let t2: f64 = match o0 { Some(u1) => 0.6 * u1.atan2(1.5 + a.cos()), None => -a };
+        let mut v3: Vec<f64> = Vec::new();
+        v3.push(1.0 * a - -a);
+        v3.push(((1.5 + t2.cos()).sqrt().powi(3) * 0.5).atan());
+        let t4 = v3[0] * 0.5 + v3[1];
+        let mut acc5 = 0.0;
+        let t6 = a + (t4 * 0.5).sin() + (t4 * 0.5).atan() / (2.0 + t2.cos());
+        acc5 *= 1.0 + t2.max(2.0).tanh();
+        let t7: f64 = p135((acc5.powi(2) * 0.5).atan(), 1, 0.75_f64.atan()).sin();
+        t7 - (t6 * 0.5).sin().tanh() + acc5 + (t4 * 0.5).sin().cos() + t2
+    }
+    check_p158(seed = 0x872c83d0bba9fc53, inputs = 1, calls = [p135], at = |p| (p[0]));
 }
 
 program! {
     #[differentiable]
     fn p159(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (a + xs[1]).tanh();
-        let t2 = ((-0.19_f64).sin() + t1 + xs[2]).tanh();
         let mut acc = 0.0;
         let mut extra = 0.0;
         for i in 0..xs.len() {
-            let t3 = if xs[i] - t1 < -0.46 { (xs[i]).tanh() } else { (1.0 + (a) * (a)).ln() };
-            let t4 = if ((xs[i]).sin()).cos() * t1 < -0.09 { (((xs[i]).cos() * xs[i] - (xs[i]) * (xs[i])).tanh()).tanh() } else { (t2).mul_add(0.5, t2) };
-            extra = extra + ((1.0 + (((1.0 + (xs[i]) * (xs[i])).ln()).sin()) * (((1.0 + (xs[i]) * (xs[i])).ln()).sin())).ln()).tanh() - (t4).tanh();
-            if -0.39_f64 < 0.39 {
-                let t5 = if ((xs[i]) * (0.57_f64)) * ((t4).sin()) < -0.11 { (((xs[i]).cos() * t2).sin() - xs[i]).tanh() } else { t2 + xs[i] };
+            acc += ((1.0 + (((a).mul_add(0.5, a)).mul_add(0.5, a)) * (((a).mul_add(0.5, a)).mul_add(0.5, a))).ln()).tanh();
+            let mut t1 = 0.0;
+            for j in 0..2 {
+                t1 += (a * (j as f64 + 0.5)).sin();
             }
-            let t6 = ((xs[i]) * ((t3 - xs[i]).tanh())).tanh() * 1.5;
-            acc -= (-0.91_f64 + (xs[i]).mul_add(0.5, xs[i]) - (1.0 + ((t2).tanh()) * ((t2).tanh())).ln()).tanh();
+            let mut t2 = 0.0;
+            for j in 0..2 {
+                t2 += ((1.0 + (t1) * (t1)).ln() * (j as f64 + 0.5)).sin();
+            }
+            acc = acc + ((xs[i]) * ((((t2) * (t1)) * 0.5).exp())).tanh() - ((1.0 + ((-0.40_f64).sin()) * ((-0.40_f64).sin())).ln() + ((((a) * 0.5).exp()) * 0.5).exp()).tanh();
+            acc = acc + ((xs[i]).sin()).tanh() - ((((0.86_f64).tanh()) * ((0.42_f64) * (xs[i]))).cos() * xs[i]).tanh();
         }
         acc
     }
-    check_p159(seed = 0x8bfe3cc1a71be3f1, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-program! {
-    #[differentiable]
-    fn p160(n: usize, xs: &[f64], a: f64, b: f64) -> f64 {
-        let mut acc0 = 0.5;
-        let mut w1 = 0;
-        while w1 < 3 {
-            acc0 *= b.tanh();
-            let t2 = -0.75 + xs[n % xs.len()].sin();
-            if n + w1 < 4 {
-                let t3 = a;
-            } else if n == 0 {
-                let mut acc4 = 0.0;
-            } else {
-                for j in (0..1).rev() {
-                    acc0 -= ((acc0 * 0.1).atan() * (acc0 * 0.1).atan() * xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) * 0.25).atan();
-                }
-            }
-            w1 += 1;
-        }
-        let mut v5: Vec<f64> = Vec::new();
-        v5.push((1.0 + xs[(n + 1) % 3].powi(2)).ln() + (acc0 * 0.05).sin());
-        v5.push((n as f64 * 0.5).atan());
-        let t6 = v5[0] * 0.5 + v5[1];
-        let c7 = |u8: f64| t6;
-        let t9: f64 = c7((b.tanh().exp() * b * 0.5).sin()) - 0.5 * c7(b.asinh());
-        let mut v10 = vec![0.0; 2];
-        for i in 0..v10.len() {
-            v10[i] = b;
-            if i > 0 {
-                v10[i] += v10[i - 1] * (xs[i] * 0.5).sin();
-            }
-        }
-        match n {
-            0 => {
-                for i in 1..=4 {
-                    for j in 1..=3 {
-                        let c11 = |u12: f64| (t9 * 0.5).sin();
-                        let t13: f64 = c11(f64::tanh(t6 - (t9 * 0.5).atan())) - 0.5 * c11(t6 * 0.6);
-                        acc0 = (1.5 + (t6 * 2.0).sin()).log(2.5 + xs[j % xs.len()].cos());
-                    }
-                    acc0 *= ((v10[1] * 0.05).atan() + 0.1).cos();
-                }
-            }
-            1 => {
-                let mut w14 = 0;
-                while w14 < 4 {
-                    let mut acc15 = 0.5;
-                    v10[(n + 1) % 2] -= ((1.0 * b + v10.iter().map(|q| (q * 0.02) * (t9 * 0.5)).sum::<f64>().sin()) * 0.25).tanh();
-                    w14 += 1;
-                }
-            }
-            _ => {
-                let t16 = a / (1.0 + xs.iter().map(|q| q * (t9 * 0.5)).sum::<f64>() * xs.iter().map(|q| q * (t9 * 0.5)).sum::<f64>());
-            }
-        }
-        (t9 * 0.5).cos() + t6 + 1.25 * (acc0 * 0.01) + 0.5 * b
-    }
-    check_p160(seed = 0x68be19aa35cc5265, inputs = 5, calls = [], at = |p| (3, &p[0..3], p[3], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p161(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (((a).cos() * a).sin() + xs[3]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            acc = acc + ((t1).sin()).tanh() - ((1.0 + (((xs[i]).sin()) * (((0.33_f64) * 0.5).exp())) * (((xs[i]).sin()) * (((0.33_f64) * 0.5).exp()))).ln()).tanh();
-            acc -= (xs[i]).tanh();
-            let t2 = ((xs[i]).cos() * a).tanh() * 1.5;
-            if i + 1 < xs.len() {
-                acc += (((xs[i + 1]).tanh()).cos() * t2 + xs[i + 1]).tanh();
-                if (t2).mul_add(0.5, t2) < -0.15 {
-                    let t3 = (((t2) * 0.5).exp()).tanh() * 1.5;
-                    let t4 = if xs[i + 1] > -0.11 { (t3).tanh() } else { (t2).tanh() };
-                } else {
-                    acc -= (((xs[i]).mul_add(0.5, t2)) * (t2 - (xs[i + 1]).tanh())).tanh();
-                }
-                acc = acc + ((1.0 + ((((xs[i]) * 0.5).exp()) * ((t2).tanh())) * ((((xs[i]) * 0.5).exp()) * ((t2).tanh()))).ln()).tanh() - ((t2).tanh()).tanh();
-            }
-            acc = acc + ((xs[i]) * ((1.0 + ((xs[i]).sin()) * ((xs[i]).sin())).ln())).tanh() - (t1 - ((xs[i]).sin()).mul_add(0.5, xs[i])).tanh();
-        }
-        acc
-    }
-    check_p161(seed = 0xf5ba7fb4290f2198, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p162(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((1.0 + ((1.0 + (a) * (a)).ln()) * ((1.0 + (a) * (a)).ln())).ln() + xs[4]).tanh();
-        let t2 = (-0.15_f64 + xs[2]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            let t3 = if xs[i] < -0.21 { (((xs[i]) * 0.5).exp()).tanh() } else { xs[i] };
-            let t4 = ((1.0 + ((1.0 + ((1.0 + (xs[i]) * (xs[i])).ln()) * ((1.0 + (xs[i]) * (xs[i])).ln())).ln()) * ((1.0 + ((1.0 + (xs[i]) * (xs[i])).ln()) * ((1.0 + (xs[i]) * (xs[i])).ln())).ln())).ln()).tanh() * 1.5;
-            acc -= ((((1.0 + (t1 + t4) * (t1 + t4)).ln()) * 0.5).exp()).tanh();
-        }
-        acc.sin()
-    }
-    check_p162(seed = 0x2e211d97ae1f03f3, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-program! {
-    #[differentiable]
-    fn p163(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (a + xs[1]).tanh();
-        let t2 = ((-0.94_f64).sin() - (a).sin() + xs[3]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        let mut carried = 0.5;
-        for i in 0..xs.len() {
-            let t3 = if ((0.39_f64).tanh()).mul_add(0.5, xs[i]) < 0.33 { (xs[i]).tanh() } else { xs[i] };
-            extra += (((t1 - a).mul_add(0.5, t1)).tanh()).tanh();
-            acc -= ((t1).mul_add(0.5, xs[i])).tanh();
-            acc -= (((1.0 + (xs[i] + xs[i]) * (xs[i] + xs[i])).ln()).tanh()).tanh();
-            let t4 = (xs[i]).tanh() * 1.5;
-            acc -= (xs[i]).tanh();
-            carried = carried * 0.5 + (xs[i] + t2 - (xs[i]).sin() + xs[i] + t1 - (t2).mul_add(0.5, xs[i])).tanh();
-            acc += carried;
-        }
-        acc.sin()
-    }
-    check_p163(seed = 0xad753f07e0f3891d, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]),
+    check_p159(seed = 0xeaea26a4cf0538c6, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]),
         params = ["a"] at [0]);
 }
 
 program! {
     #[differentiable]
-    fn p164(a: f64) -> f64 {
-        let a = a + a * a;
-        let mut v0 = vec![0.0; 4];
-        for i in 0..v0.len() {
-            v0[i] = (((a * 0.25).atan() - ((a * 0.25).atan() - 0.6)) * 0.5).atan();
-            if i > 0 {
-                v0[i] += v0[i - 1] * (p125((((a * 0.25).sin() + a * 0.25) * 0.5).sin(), (a * 0.25).cos()) * 0.25).tanh().tanh() * 0.5;
+    fn p160(a: f64) -> f64 {
+        let mut acc0 = 0.5;
+        for i in 0..1 {
+            for j in 0..2 {
+                acc0 += ((a / (2.0 + a.cos()) - (a - a)) * 0.25).sin();
+                let flag1 = a.hypot((acc0 * 0.25).atan()) > 0.1;
             }
+            acc0 /= (1.0 + a.max(a).powi(2));
         }
-        v0[2] = ((2.0 + ((v0[0] * 0.25).sin() - (v0[0] * 0.25).tanh()).sin()).log2() * 0.5).atan();
-        let k1 = ((-(a * 0.25).tanh()).abs() * 2.0) as usize % 3;
-        let t2 = match k1 { 0 => (1.5 + (2.0 + (a * 0.25).atan().cos()).powi(-2).cos()).sqrt(), 1 => (1.0 + ((p122(f64::sin((v0[0] * 0.25).sin()), (a * 0.25).tanh()) * 0.25).sin() * 1.25).powi(2)).sqrt(), _ => ((a * 0.25).clamp(-0.75, 0.75) + (a * 0.25).atan() / (1.0 + (a * 0.25).tanh().powi(2))) * 0.5 };
-        v0[0] += ((a * 0.25 * (a * 0.25).sin()).tanh() * 0.5).sin();
-        let t3 = (a * 0.25).tanh() - v0.iter().map(|q| ((q * 0.25) * 1.25).sin()).sum::<f64>() - -(a * 0.25).atan();
-        let mut acc4 = 0.0;
-        let mut k5 = 0;
-        let r7 = loop {
-            let t2 = t2 * (t3 * 0.25).atan().atan();
-            let a = (a * 0.25).tanh() - 1.5;
-            if k5 == 1 {
-                let mut acc6 = 0.5;
-            }
-            acc4 -= ((t3 * 0.25).tanh().atan() * 0.5).atan();
-            k5 += 1;
-            if ((v0[k5 % v0.len()] * 0.1).atan() * (a * 0.5).atan() < -0.4) || k5 >= 5 { break (t3 * 0.25).atan().mul_add(v0.iter().map(|q| (q * 0.1) * (t2 * 0.5).sin()).sum::<f64>(), (acc4 * 0.1).tanh()).asinh(); }
-        };
-        if t2.sin() < 0.7 {
-            for i in 1..=2 {
-                match i % 3 {
-                    0 => {
-                        acc4 += (a * 0.25).sin();
-                    }
-                    1 => {
-                        let o8: Option<f64> = if 0.75_f64.powi(2) < -0.4 { Some(i as f64) } else { None };
-                        let t10: f64 = if let Some(u9) = o8 { u9.tanh() - t2 } else { v0[i] * 0.05 };
-                    }
-                    _ => {
-                        acc4 = f64::sin((t3 * 0.25).tanh().tanh());
-                    }
-                }
-                v0[i] -= ((t3 * 0.25).sin() / (1.5 + (v0[i] * 0.05 * 0.5).tanh()) * 0.5).tanh();
-            }
-        } else {
-            acc4 = ((acc4 * 0.1).sin().tanh().mul_add((v0[1] * 0.05).sin(), (1.5 + (v0.iter().enumerate().map(|(k, q)| (q * 0.05) * k as f64).sum::<f64>() * 0.5).sin().sin()).powf((t3 * 0.25).tanh())) * 0.5).tanh();
-        }
-        r7 * 0.5 - 0.25 * (t3 * 0.25).sin() + t2.cos() - (a * 0.25).atan().sin()
+        let mut acc2 = 0.5;
+        (acc0 * 0.25).sin() + a
     }
-    check_p164(seed = 0x3bc96da5690577f2, inputs = 1, calls = [p122, p125], at = |p| (p[0]));
+    check_p160(seed = 0x4dded2c450eccde6, inputs = 1, calls = [], at = |p| (p[0]));
 }
 
 program! {
     #[differentiable]
-    fn p165(a: f64, b: f64) -> f64 {
-        let mut acc0 = 1.0;
+    fn p161(a: f64) -> f64 {
+        if (1.5 + a.sin()).log(2.5 + a.cos()) > -0.2 {
+            return (p160(f64::tanh(0.9)) + a) / (1.0 + (1.0 + a.powi(2)).ln().powi(2));
+        }
+        let mut acc0 = 0.0;
         let mut w1 = 0;
         while w1 < 2 {
-            for j in 0..4 {
-                let a = a * (a - a);
-                acc0 = 0.3 * (a * 0.25) / (2.0 + (a * 0.25).mul_add(0.6, b).cos());
+            acc0 += (a / (2.0 + (a / (1.0 + a * a)).cos()) * 0.5).tanh();
+            if w1 == 0 {
+                let t2 = (acc0 * 0.25).sin() / (2.0 + 1.25_f64.cos());
+            } else {
+                let t3 = if (acc0 * 0.25).sin() < 0.3 { a.atan2(1.5 + (acc0 * 0.25).cos()) - (1.0 + a.powi(2)).ln() } else { f64::tanh(w1 as f64 - (acc0 * 0.25).tanh()) };
             }
-            acc0 *= b.min(a).cos();
             w1 += 1;
         }
-        acc0 = ((acc0 * 0.02).tanh() - acc0 * 0.02 * 0.5).tanh();
-        let mut w2 = 0;
-        while w2 < 2 {
-            let t3 = (1.0 + b.powi(2)).sqrt();
-            if w2 > 1 {
-                acc0 = (acc0 * 0.02 - 0.5_f64.tanh()).atan();
-            } else {
-                acc0 += (-t3 / (2.0 + ((acc0 * 0.02).atan() * a).cos()) * 0.25).tanh();
-            }
-            acc0 /= (1.0 + 0.1_f64.powi(2));
-            w2 += 1;
-        }
-        acc0 = 0.25_f64.powi(2);
-        let b = b * 0.25_f64.cos();
-        (acc0 * 0.02).tanh() + 0.5 * 1.0
+        a
     }
-    check_p165(seed = 0xb80e236f840ded05, inputs = 2, calls = [], at = |p| (p[0], p[1]));
+    check_p161(seed = 0xf9058b0ddafca2f1, inputs = 1, calls = [p160], at = |p| (p[0]));
+}
+
+#[differentiable]
+fn p162_h0(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.3).tanh();
+    }
+    y[0] = (y[0] * 0.25 + s).sin();
+}
+#[differentiable]
+fn p162_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).sin() * 0.6;
+    }
+}
+#[differentiable]
+fn p162_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    p162_h0(y, s);
+    p162_h1(s * 0.25, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+program! {
+    #[differentiable]
+    fn p162(w: [f64; 3], a: f64, xs: &[f64]) -> f64 {
+        let s1 = &xs[..4];
+        let t2 = (s1[2] * w[2] + s1[1]).sin() + s1[s1.len() - 1] * 0.25;
+        let mut buf3 = vec![0.0; 4];
+        for i in 0..4 {
+            buf3[i] = xs[i + 1] * t2.tanh();
+        }
+        p162_h0(&mut buf3, w[2]);
+        let _ = p162_h2(&mut buf3, &s1[2..], w[0] * -0.5);
+        p162_h0(&mut buf3, w[2] * 1.5);
+        let t4 = buf3[0] + buf3[3] * 0.5;
+        let mut buf5 = vec![0.3; 3];
+        p162_h1(t4.tanh(), &s1[2..], &mut buf5);
+        for _ in 0..3 {
+            p162_h1(w[2], &xs[4..6], &mut buf5[..]);
+        }
+        let t6 = p162_h2(&mut buf5[0..=2], &w, t2.tanh()).tanh();
+        let t7 = buf5[0] + buf5[2] * -0.5;
+        t7 + t6 + t4 + t2 + w[1] * 0.5 + a * 0.3
+    }
+    check_p162(seed = 0xaa2952527802b7b6, inputs = 10, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), p[3], &p[4..10]),
+        params = ["xs"] at [4, 5, 6, 7, 8, 9]);
 }
 
 program! {
     #[differentiable]
-    fn p166(a: f64, b: f64) -> f64 {
-        let a = a - b.sin();
-        let k0 = (((b - (a * 0.5).atan()) * 0.5).abs() * 2.0) as usize % 3;
-        let mut acc1 = 0.5;
-        match k0 {
-            0 | 1 => {
-                let t2 = b;
-            }
-            _ => {
-                match ((b * 0.2).abs() * 2.0) as usize % 3 {
-                    0 => {
-                        let t3 = b.mul_add(b, b * 1.25);
-                    }
-                    1 => {
-                        if 0.75 * b > 0.7 {
-                            let mut acc4 = ((1.5 + (a * 0.5).cos()).sqrt().powi(3) * 0.5).atan();
-                        } else if (a * 0.5).sin().abs() > -0.4 {
-                            if (a * 0.5).tanh() / (1.0 + b * b) > 0.7 {
-                                for i in 0..4 {
-                                    let o5: Option<f64> = if 1.5_f64.hypot((a * 0.5).atan()) < -0.2 { Some(((a * 0.5).sin() * (a * 0.5).atan()).powi(2).ln_1p()) } else { None };
-                                    let t7: f64 = if let Some(u6) = o5 { (1.0 + u6.powi(2)).cbrt().tanh() } else { b + (a * 0.5).sin() };
-                                    acc1 += 0.3 / (1.0 + b.powi(2)) * (0.5 * (a * 0.5).atan().tanh()).asin();
-                                }
-                            } else {
-                                for i in 1..=4 {
-                                    let t8 = b * 0.75 / (1.0 + (a * 0.5).tanh().powi(2));
-                                    acc1 += (t8 * 0.5).sin();
-                                }
-                            }
-                        } else {
-                            let t10 = { let u9 = ((a * 0.5).atan() - (acc1 * 0.1).atan()).atan2(1.5 + (acc1 * 0.1).atan().cos()); (1.5 + (a * 0.5).cos()).sqrt().cos() };
+    fn p163(a: f64, xs: &[f64], b: f64) -> f64 {
+        let mut acc0 = 1.0;
+        if (1.0 + b.powi(2)).ln() > -0.1 {
+            match ((a.hypot(b) * 0.5).atan().abs() * 2.0) as usize % 3 {
+                0 | 1 => {
+                    let t1 = xs.iter().map(|q| q * a).sum::<f64>() * b.tanh() * (b - xs[0].powi(3)) * 0.5;
+                    let t2 = xs.iter().sum::<f64>();
+                }
+                _ => {
+                    let mut w3 = 0;
+                    while w3 < 3 {
+                        for q4 in xs.iter() {
+                            let t5 = a;
+                            acc0 += ((t5 + xs[w3]).mul_add(xs[w3].sin().exp(), b * a) * 0.1).atan();
                         }
-                    }
-                    _ => {
-                        acc1 /= (2.0 + (acc1 * 0.1).atan().powi(2).ln_1p().cos());
+                        acc0 += (xs[w3] / (1.5 + xs[0].tanh()) * 0.5).sin().powi(3);
+                        w3 += 1;
                     }
                 }
-            }
-        }
-        let c11 = |u12: f64| (u12 + p145((b * u12 * 0.5).sin())) * u12.cos();
-        let t13: f64 = c11(b * (acc1 * 0.1).sin() * b) - 0.5 * c11(b.tanh().cosh());
-        let mut v14: Vec<f64> = Vec::new();
-        v14.push(p145(f64::sin((a * 0.5).tanh())));
-        v14.push((t13 * 0.25).tanh());
-        let t15 = v14[0] * 0.5 + v14[1];
-        if b * b > 0.5 {
-            let mut k16 = 0;
-            loop {
-                let t17 = (2.0 + f64::sin(t13 * 0.25).cos()).powi(-2);
-                acc1 *= 0.8 + 0.2 * (t17 * 0.1).sin();
-                k16 += 1;
-                if (a * 0.5 + (t13 * 0.25).atan() > -0.1) || k16 >= 4 { break; }
             }
         } else {
-            for i in 0..1 {
-                match i {
-                    0 => {
-                        let t18: f64 = t13 * 0.25;
+            acc0 = xs[1];
+        }
+        acc0 * 0.05 + a.tanh()
+    }
+    check_p163(seed = 0x78d25a3fad2704cd, inputs = 5, calls = [], at = |p| (p[0], &p[1..4], p[4]));
+}
+
+program! {
+    #[differentiable]
+    fn p164(b: f64, a: f64) -> f64 {
+        if (1.5 + (p156(a) * 0.25).tanh().sin()).log(2.5 + p143(a, a.powi(2) * 0.5).cos()) > 0.7 {
+            return (1.0 + b.powi(2)).ln() * (2.0 + b.sin()).cbrt();
+        }
+        let t0 = a / (1.5 + a.tanh());
+        let t1 = (0.5 * (t0 + b).tanh()).acos() * (t0 * a).cos();
+        let t2 = (1.0 + 0.5_f64.powi(2)).ln() + a * a;
+        let t3 = (0.6_f64 * 0.1).atan();
+        let t4: f64 = (2.0 + (2.0 * (b * 1.0)).sin()).cbrt();
+        let mut acc5 = (a + 0.2) * (0.25 * t1);
+        let mut t0 = t0;
+        acc5.tanh() + t4.tanh() - t1 + 0.25 * a + b.sin() + 0.5 * t1
+    }
+    check_p164(seed = 0xa2fd8d1c3eb2e569, inputs = 2, calls = [p143, p156], at = |p| (p[0], p[1]),
+        params = ["a"] at [1]);
+}
+
+program! {
+    #[differentiable]
+    fn p165(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (a + xs[2]).tanh();
+        let t2 = (a + xs[2]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            let mut t3 = 0.0;
+            for j in 0..2 {
+                t3 += (((xs[i]).sin()) * ((t1).sin()) * (j as f64 + 0.5)).sin();
+            }
+            extra += (t2).tanh();
+            if 0.03_f64 - (xs[i]).mul_add(0.5, t2) > 0.18 {
+                break;
+            }
+            extra += (((xs[i]).mul_add(0.5, a)) * (((((xs[i]) * 0.5).exp()) * 0.5).exp())).tanh();
+            if xs[i] < 0.13 {
+                break;
+            }
+            if i + 1 < xs.len() {
+                let t4 = if (xs[i]).sin() < 0.09 { (a - xs[i] - (t1) * (xs[i + 1])).tanh() } else { ((t3) * 0.5).exp() };
+                acc -= (((1.0 + ((t2) * (t3)) * ((t2) * (t3))).ln()).mul_add(0.5, a)).tanh();
+            }
+            acc += (((((xs[i]) * 0.5).exp()).sin()).sin()).tanh();
+        }
+        acc
+    }
+    check_p165(seed = 0x0d08928352ed0c59, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]),
+        params = ["a"] at [0]);
+}
+
+program! {
+    #[differentiable]
+    fn p166(xs: &[f64], n: usize, a: f64) -> f64 {
+        let mut acc0 = f64::tanh(a);
+        let mut k1 = 0;
+        loop {
+            let t2 = if f64::sin((acc0 * 0.1).atan()) < -0.4 { xs[(n + 1) % 3] } else { (2.0 + a.cos()).recip() };
+            acc0 += (f64::atan(1.0 * k1 as f64) * 0.5).sin();
+            let flag3 = -(acc0 * 0.1).sin() > 0.1;
+            acc0 += (2.0 + (n as f64 * 0.5).atan().cos()).powi(-2);
+            k1 += 1;
+            if (xs.iter().map(|q| q * (acc0 * 0.1).atan()).sum::<f64>() > -0.1) || k1 >= 4 { break; }
+        }
+        if a * (acc0 * 0.1).atan() > -0.1 || a < 0.0 {
+            let mut w4 = 0;
+            while w4 < 3 {
+                let t5: f64 = 0.1;
+                acc0 = -0.1 - t5 / (1.0 + (acc0 * 0.1).tanh().powi(2));
+                w4 += 1;
+            }
+        } else {
+            if xs[n % xs.len()] < -0.2 {
+                for i in 1..=3 {
+                    if n > 3 {
+                        match i % 3 {
+                            0 => {
+                                acc0 += 0.3_f64;
+                            }
+                            1 => {
+                                let flag6 = xs[(i + 1) % 3] > -0.2;
+                            }
+                            _ => {
+                                let t7 = xs[i % xs.len()];
+                            }
+                        }
+                    } else if i < 2 {
+                        let c8 = |u9: f64| n as f64;
+                        let t10: f64 = c8((acc0 * 0.05).sin().sin()) - 0.5 * c8(f64::max(acc0 * 0.05, acc0 * 0.05));
+                    } else {
+                        for j in 0..n {
+                            let mut acc11 = 1.0;
+                            acc0 = (acc0 * 0.02 * (acc0 * 0.02).sin()).tanh();
+                        }
                     }
-                    _ => {
-                        let o19: Option<f64> = if f64::sin((t13 * 0.25).tanh()) > 0.7 { Some(t15) } else { None };
-                        let t21: f64 = match o19 { Some(u20) => f64::cos((1.0 + 0.9_f64.powi(2)).ln()), None => (1.5 + 2.0_f64.sin()).powf(b.tanh()) };
-                    }
+                    acc0 -= (-(1.5 - a) * 0.5).atan();
                 }
-                acc1 = a * 0.5;
+            } else {
+                let mut w12 = 0;
+                while w12 < 1 && ((1.0 + a.powi(2)).sqrt() > 0.3) {
+                    let mut k13 = 0;
+                    let r14 = loop {
+                        acc0 *= 0.5 + 0.4 * (w12 as f64).cos().sin();
+                        acc0 -= ((1.5 + (xs.iter().map(|q| q.cos()).product::<f64>() + 1.5).sin()).powf((acc0 * 0.01).atan().sin().tanh()) * 0.5).sin();
+                        k13 += 1;
+                        if ((n as f64 + n as f64) < 0.5) || k13 >= 6 { break (-(acc0 * 0.01).tanh()).atan(); }
+                    };
+                    acc0 += (acc0 * 0.01).tanh();
+                    w12 += 1;
+                }
             }
         }
-        t15.tanh() + 0.2 * (t13 * 0.25).sin() - (acc1 * 0.02).atan() + (a * 0.5).tanh().cos()
+        a
     }
-    check_p166(seed = 0xc0777dc3ffaec6f0, inputs = 2, calls = [p145], at = |p| (p[0], p[1]));
+    check_p166(seed = 0x12eb3daf196b985e, inputs = 4, calls = [], at = |p| (&p[0..3], 3, p[3]),
+        params = ["a"] at [3]);
 }
 
 program! {
     #[differentiable]
-    fn p167(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = ((s) * x).dot(&(x.mean_axis(Axis(0)).unwrap())) * 0.3;
-        if n % 3 == 0 {
-            t1 = (x.sum() * 0.1) - &(x.sum_axis(Axis(0)) * 0.3);
+    fn p167(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            if xs[i] < 0.16 {
+                continue;
+            }
+            if xs[i] + xs[i] - (a).cos() * xs[i] < 0.41 {
+                continue;
+            }
+            extra += ((1.0 + ((a).cos() * xs[i]) * ((a).cos() * xs[i])).ln() + ((1.0 + (a) * (a)).ln()).cos() * xs[i]).tanh();
+            let mut t1 = 0.0;
+            for j in 0..2 {
+                t1 += (a * (j as f64 + 0.5)).sin();
+            }
+            if xs[i] > -0.20 {
+                let t2 = if ((xs[i]) * (xs[i])).mul_add(0.5, xs[i]) > 0.38 { ((1.0 + ((t1).sin()) * ((t1).sin())).ln()).tanh() } else { (xs[i]).sin() };
+                let t3 = if ((a).tanh()).tanh() > 0.25 { ((((t1) * 0.5).exp()).tanh() + ((t1) * (a)).tanh()).tanh() } else { (1.0 + (xs[i]) * (xs[i])).ln() };
+            }
+            acc = acc + (xs[i]).tanh() - (xs[i]).tanh();
         }
-        let mut t2 = ((s) + (s) * 0.5) - &((s) - &t1);
-        for _ in 0..n {
-            t2 = ((x - x).dot(&t2) * 0.3).mapv(f64::tanh) + &t2 * 0.5;
-        }
-        let mut t3 = s;
-        if n % 3 == 0 {
-            t3 = t1[0];
-        }
-        let mut t4 = x.to_owned();
-        if n % 3 == 0 {
-            t4 = (x - &t2).mapv(|q| q * q * 0.5 - q);
-        }
-        let t5 = s;
-        t5 + t4.sum() * 0.2 + t3
+        acc
     }
-    check_p167(seed = 0x8650b60834f32f31, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+    check_p167(seed = 0x36dce06182d96cfd, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]),
+        params = ["a"] at [0]);
 }
 
-#[differentiable]
-fn p168_h0(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).cos() * 0.5;
-    }
-    y[0] * 0.25
-}
-#[differentiable]
-fn p168_h1(y: &mut [f64], s: f64) -> f64 {
-    for i in 0..y.len() {
-        y[i] = y[i] * -0.5 + (y[i] * s).cos() * 0.25;
-    }
-    y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p168_h2(y: &mut [f64], x: &[f64], s: f64) {
-    let _ = p168_h1(y, s);
-    let _ = p168_h0(s * 0.75, &x[1..], y);
-}
-#[differentiable]
-fn p168_h3(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 1.5
-}
 program! {
     #[differentiable]
-    fn p168(xs: &[f64], a: f64, w: [f64; 3]) -> f64 {
-        let mut buf1 = vec![0.6; 3];
-        let _ = p168_h0(w[0], &xs[..], &mut buf1);
-        p168_h2(&mut buf1, &xs[..5], w[0] * 0.6);
-        let t2 = buf1[0] + buf1[2] * 0.25;
-        let t3 = p168_h3(&xs[..3], t2.tanh() * 0.25).sin();
-        let mut buf4 = vec![0.75; 2];
-        let t5 = p168_h1(&mut buf4, t2.tanh()).tanh();
-        let _ = p168_h1(&mut buf4, w[0]);
-        let t6 = buf4[0] + buf4[1] * -0.5;
-        let t7 = p168_h3(xs, t6.tanh()).sin();
-        let mut buf8 = vec![0.0; 3];
+    fn p168(a: f64) -> f64 {
+        let a = a * (0.3 * (p138(a, a.tanh().exp() * 0.5) * 0.5).atan());
+        let mut acc0 = 1.0;
         for i in 0..3 {
-            buf8[i] = xs[i + 2] * w[0];
+            let t1 = (i as f64).cos().exp().max((p164((a * a * 0.1).tanh(), (a * a * 0.1).atan()) * 0.25).atan().cos() - (2.0 + a.sin()).cbrt());
+            if (t1 * 0.5).atan().powi(2).ln_1p() < 0.0 {
+                let t2 = if (t1 * 0.5).sin() + a > 0.7 { (t1 * 0.5).atan().powi(2).ln_1p().sin() } else { (i as f64 * a).atan2(1.5 + a.hypot(a).cos()) };
+            } else if (t1 * 0.5).tanh() > (t1 * 0.5).tanh() || (t1 * 0.5).tanh() < -0.4 {
+                if i == 0 {
+                    for j in 0..2 {
+                        let t1 = (t1 * 0.5).tanh() + 0.3;
+                        acc0 *= 0.8 + 0.2 * (t1 + a).sin();
+                    }
+                }
+            } else {
+                let c3 = |u4: f64| (2.0 + (acc0 * 0.05).atan().cos()).recip().min((t1 * 0.5).atan().hypot(i as f64));
+                let t5: f64 = c3(((acc0 * 0.05).atan().atan2(1.5 + (t1 * 0.5).tanh().cos()) / (1.0 + (acc0 * 0.05).sin().cos().exp().powi(2)) * 0.5).atan()) - 0.5 * c3(1.25_f64);
+            }
+            acc0 /= (2.0 + a.cos());
         }
-        let t9 = p168_h1(&mut buf8, w[2]).tanh();
-        let t10 = buf8[0] + buf8[2] * 0.75;
-        let s11 = &xs[..];
-        let t12 = (s11[1] * t10.tanh() * 0.3 + s11[3]).sin() + s11[s11.len() - 1] * 0.25;
-        t12 + t10 + t9 + t7 + t6 + w[1] * 0.5 + a * 0.3
+        let t6 = (acc0 * 0.05).tanh();
+        if t6 - t6 < 0.5 {
+            let acc0 = (acc0 * 0.05).atan() + a;
+        } else {
+            if 0.75 * a > 0.7 {
+                let mut k7 = 0;
+                loop {
+                    let t8 = (acc0 * 0.02).tanh().cos().exp();
+                    acc0 -= (t8.sin() * 0.5).tanh();
+                    k7 += 1;
+                    if ((1.0 + t8.powi(2)).ln() > (acc0 * 0.02).tanh()) || k7 >= 6 { break; }
+                }
+            } else if a > 0.0 {
+                for i in 0..2 {
+                    let flag9 = t6 > 0.0;
+                    acc0 += ((t6 - a - a.sin()) * 0.25).atan();
+                }
+            }
+        }
+        (acc0 * 0.02).atan().tanh() + a
     }
-    check_p168(seed = 0x3499eb26cf89776b, inputs = 10, calls = [], at = |p| (&p[0..6], p[6], <[f64; 3]>::try_from(&p[7..10]).unwrap()));
+    check_p168(seed = 0xd0b4b25e1e14fe9d, inputs = 1, calls = [p138, p164], at = |p| (p[0]));
 }
 
 program! {
     #[differentiable]
     fn p169(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = ((v * (s)).mapv(f64::sin)).mean().unwrap();
-        let t2 = (((t1) * (s)).tanh()) - v;
-        t2.dot(&t2) * 0.1 + t1 + s
-    }
-    check_p169(seed = 0x74369da93232de32, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p170(c: f64, a: f64, n: usize, b: f64) -> f64 {
-        let mut acc0 = (b - a) * 0.75;
-        let mut k1 = 0;
-        loop {
-            acc0 *= 0.5 + 0.4 * (c * n as f64).sin();
-            acc0 = 1.25 / (1.5 + (1.0 * a).tanh());
-            k1 += 1;
-            if (a - a > -0.1) || k1 >= 6 { break; }
+        let mut t1 = x.to_owned();
+        if n % 2 == 0 {
+            t1 = -x.mapv(f64::sin);
         }
-        let mut acc2 = (2.0 + (n as f64 * 0.5).cos()).powi(-2) / (1.5 + (b + a).tanh());
-        for i in (0..8).step_by(2) {
-            let b = b * c.atan2(1.5 + (acc0 * 0.05).sin().cos());
-            acc0 *= 0.8 + 0.2 * ((acc0 * 0.05).sin() - a).sin();
+        let mut t2 = &(v / &v.mapv(|q| q * q + 1.0)) + v;
+        for _ in 0..n {
+            t2 = (((x * &t1).mapv(f64::tanh)).dot(&t2) * 0.3).mapv(f64::tanh) + &t2 * 0.5;
         }
-        let acc0 = acc0 * 0.02 - a.mul_add(acc2 * 0.1, c);
-        1.0 * (acc0 * 0.1).atan() + (acc2 * 0.1).tanh().sin() - 1.25 * a - 0.1 * c
+        let t3 = x.to_owned();
+        t3.sum() * 0.2 + t2.dot(&t2) * 0.1 + t1.sum() * 0.2
     }
-    check_p170(seed = 0xd52ba75b7d67718e, inputs = 3, calls = [], at = |p| (p[0], p[1], 3, p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p171(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = v.dot(&(v.dot(x) * 0.3)) * 0.3;
-        let t2 = v.to_owned();
-        let t3 = t1;
-        let mut t4 = x.mapv(f64::sin);
-        if n % 3 == 0 {
-            t4 = (&((x * x).mapv(f64::tanh)) * &t2).mapv(f64::tanh);
-        }
-        let t5 = ((t1) * x).sum() * 0.1;
-        t5 + t4.sum() * 0.2 + t3
-    }
-    check_p171(seed = 0xef2761280c806e32, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+    check_p169(seed = 0xa30e95d655522978, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
 }
 
 #[differentiable]
-fn p172_h0(v: &[f64], s: f64) -> f64 {
+fn p170_h0(v: &[f64], s: f64, k: usize) -> f64 {
+    if k == 0 {
+        (v[0] * s).tanh()
+    } else {
+        v[k % v.len()] * 0.3 + p170_h0(v, s * 1.5, k - 1).tanh()
+    }
+}
+#[differentiable]
+fn p170_h1(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).tanh();
+    r[1] = v[1] * 0.6;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+#[differentiable]
+fn p170_h2(v: &[f64], s: f64) -> f64 {
     let mut acc = 0.0;
     for i in 0..v.len() {
-        acc += (v[i] * s + 0.75).cos();
+        acc += (v[i] * s + 0.25).sin();
     }
     acc * 0.25 + v[0] * v[v.len() - 1]
 }
 #[differentiable]
-fn p172_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).tanh() * 0.3;
-    }
-}
-#[differentiable]
-fn p172_h2(y: &mut [f64], s: f64) -> f64 {
-    for i in 0..y.len() {
-        y[i] = y[i] * 1.5 + (y[i] * s).tanh() * 0.25;
-    }
-    y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p172_h3(y: &mut [f64], x: &[f64], s: f64) {
-    let _ = p172_h2(y, s);
-    p172_h1(s * 0.3, &x[1..], y);
+fn p170_h3(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * -0.5;
+    t + p170_h2(&v[1..], s * 1.5) + p170_h2(v, s).tanh()
 }
 program! {
     #[differentiable]
-    fn p172(a: f64, xs: &[f64], ys: &mut [f64]) -> f64 {
-        let s1 = &xs[..];
-        let t2 = (s1[5] * a * -0.5 + s1[4]).sin() + s1[s1.len() - 1] * 1.5;
-        let t3 = p172_h0(&xs[7..], t2.tanh() * 0.25);
-        let mut buf4 = vec![0.0; 4];
-        for i in 0..4 {
-            buf4[i] = xs[i + 2] * t3.tanh();
-        }
-        for _ in 0..3 {
-            p172_h1(t3.tanh(), s1, &mut buf4);
-        }
-        let t5 = p172_h2(&mut buf4, t2.tanh()).tanh();
-        for _ in 0..2 {
-            p172_h1(t2.tanh(), &s1[4..5], &mut buf4);
-        }
-        let t6 = buf4[0] + buf4[3] * 0.6;
-        let mut arr7 = [0.6_f64; 3];
-        arr7[1] = t2.tanh();
-        arr7[2] = xs[1] * 1.5;
-        let t8 = arr7[1] * arr7[1];
-        let s9 = &xs[3..5];
-        let t10 = (s9[1] * t2.tanh() + s9[0]).sin() + s9[s9.len() - 1] * 0.75;
-        for _ in 0..3 {
-            p172_h3(ys, &s9[..2], a);
-        }
-        let t11 = ys[0] * 0.3;
-        t11 + t10 + t8 + t6 + t5 + ys[2] + a * 0.3
+    fn p170(a: f64, xs: &[f64]) -> f64 {
+        let t1 = p170_h0(&xs[5..], a * -0.5, 3);
+        let arr2 = p170_h1(&xs[..5], t1.tanh());
+        let t3 = arr2[2] * arr2[1];
+        let s4 = &xs[..];
+        let t5 = (s4[0] * a + s4[2]).sin() + s4[s4.len() - 1] * 0.6;
+        let s6 = &s4[2..];
+        let t7 = (s6[2] * t3.tanh() + s6[1]).sin() + s6[s6.len() - 1] * -0.5;
+        let t8 = p170_h3(&s6[0..], t7.tanh());
+        t8 + t7 + t5 + t3 + t1 + a * 0.3
     }
-    check_p172(seed = 0x93b0e649cfd111ce, inputs = 12, calls = [], at = |p| (p[0], &p[1..9], &mut p[9..12].to_vec()));
+    check_p170(seed = 0x94784e004b93829e, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
 }
 
 program! {
     #[differentiable]
-    fn p173(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (((a).sin()).tanh() + xs[1]).tanh();
-        let t2 = (((a) * (t1)).mul_add(0.5, a) + xs[1]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            acc += (((1.0 + (xs[i]) * (xs[i])).ln()).sin() + t2).tanh();
-            acc += ((((((0.15_f64) * 0.5).exp()) * 0.5).exp()).mul_add(0.5, xs[i])).tanh();
-            extra += ((t2 + xs[i]).sin() - ((xs[i]).cos() * t1).sin()).tanh();
-            extra += (xs[i] + xs[i]).tanh();
-            acc = acc + (a).tanh() - ((xs[i]).cos() * t2).tanh();
-        }
-        acc
-    }
-    check_p173(seed = 0x6808616b8a8d9ec0, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p174(b: f64, a: f64) -> f64 {
-        let c0 = |u1: f64| u1.sin() - b.sin();
-        let t2: f64 = c0(a) - 0.5 * c0(b - b);
-        let mut acc3 = ((a - (t2 * 0.5 - 2.0)) * 0.25).atan();
-        for i in (0..2).rev() {
-            match i {
-                0 => {
-                    for j in 0..1 {
-                        for l in 1..=4 {
-                            let t4 = if l < 2 { 0.2 * b - (acc3 * 0.05).atan() } else { (b * a).min((t2 * 0.5).tanh() * (acc3 * 0.05).tanh()) };
-                            acc3 = a * 0.6 * (t2 * 0.5).sin();
-                        }
-                        acc3 -= (t2 * 0.5 * 0.5).sin();
-                    }
-                }
-                _ => {
-                    acc3 *= b.cos().exp_m1().cos();
+    fn p171(a: f64, xs: &[f64], b: f64, c: f64, d: f64) -> f64 {
+        let t2: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u0, &w1)| c / (1.0 + xs[1].powi(2)) - 1.5 * xs[1] * (0.5 * w1)).sum();
+        let t3 = xs[1].powi(3);
+        let mut acc4 = 1.0;
+        acc4 += 0.75_f64;
+        let flag5 = -acc4 > 0.5;
+        let mut acc6 = (2.0 + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).cos()).powi(-2) / (1.0 + (t3 * 0.5 + 0.75).powi(2));
+        let t7 = (xs[1] * (t3 * 0.5).tanh()).atan() * ((t2 * 0.1).sin() - xs[2] + xs.iter().map(|q| (q * 0.1).sin()).sum::<f64>().atan2(1.5 + (t2 * 0.1).atan().cos()));
+        let t8 = f64::atan(xs[2]).sin().powi(3);
+        match ((xs.iter().map(|q| q * (t7 * 0.25).atan()).sum::<f64>() * 0.25).tanh().abs() * 2.0) as usize % 3 {
+            0 => {
+                for i in 0..xs.len() {
+                    let mut t2 = t2;
+                    acc6 = (-(acc6 * 0.25) * (t2 * 0.1 / (1.0 + xs.iter().map(|q| q * q).sum::<f64>() * xs.iter().map(|q| q * q).sum::<f64>())) * 0.1).sin();
                 }
             }
-            acc3 += ((t2 * 0.5).atan() * 0.5).tanh();
+            1 => {
+                match ((-xs.iter().map(|q| q * q).sum::<f64>() * 0.25).atan().abs() * 2.0) as usize % 3 {
+                    0 => {
+                        let t7 = (t7 * 0.25).atan() - f64::max(t8 * 0.5, p164(xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).powi(2).ln_1p(), b.atan2(1.5 + xs[1].cos())) * 0.25);
+                    }
+                    1 => {
+                        let t9 = ((xs[2] - d) * 0.5).powi(2).cos();
+                    }
+                    _ => {
+                        let t10: f64 = c + xs.iter().sum::<f64>();
+                    }
+                }
+            }
+            _ => {
+                let acc6 = (acc6 * 0.25).atan() * (xs[1] - xs[1]);
+            }
         }
-        let t5 = (acc3 * 0.02).tanh().tanh();
-        if f64::max(t2 * 0.5, 0.9) < 0.3 {
-            let t6 = t5.mul_add(t5.hypot((t2 * 0.5).sin()) / (1.0 + f64::cos((t2 * 0.5).sin()).powi(2)), (acc3 * 0.02).tanh());
-            return -1.5 + 1.25_f64.to_radians();
-        }
-        acc3 * 0.02 + 0.6 * (t2 * 0.5) + 0.5 * (t2 * 0.5).atan()
+        (t8 * 0.5).atan().tanh() - t7 * 0.25 + (acc6 * 0.25).atan() + (acc4 * 0.25).tanh() + (t3 * 0.5).tanh().cos() + (t2 * 0.1).sin()
     }
-    check_p174(seed = 0x47b7917526604b5f, inputs = 2, calls = [], at = |p| (p[0], p[1]));
+    check_p171(seed = 0xcad404c7c9d1980a, inputs = 7, calls = [p164], at = |p| (p[0], &p[1..4], p[4], p[5], p[6]));
+}
+
+program! {
+    #[differentiable]
+    fn p172(a: f64, b: f64) -> f64 {
+        let mut v0 = vec![0.0; 4];
+        for i in 0..v0.len() {
+            v0[i] = (1.5 + (-a).cos()).sqrt();
+        }
+        let mut acc1 = 0.0;
+        let mut k2 = 0;
+        let r4 = loop {
+            for j in 0..v0.len() {
+                let mut acc3 = (a.mul_add(a, b) * (b / (1.5 + a.tanh())) * 0.25).atan();
+                v0[k2] = (1.0 + (v0[v0.len() - 1 - j] * 0.05 * (v0[v0.len() - 1 - k2] * 0.05).tanh()).powi(2)).cbrt() * 0.25;
+            }
+            acc1 += a * 0.5;
+            k2 += 1;
+            if (0.2 * a > 0.3 && (v0[k2] * 0.05).sin() < 0.3) || k2 >= 2 { break k2 as f64 + b / (1.5 + b.tanh()); }
+        };
+        v0[1] -= ((v0[0] * 0.05 - (acc1 * 0.05).atan() - (v0[1] * 0.05).tanh()) * 0.25).sin();
+        for i in 0..4 {
+            for j in 0..4 {
+                v0[j] += (r4 * 0.5 * 0.5).atan();
+            }
+            acc1 += ((1.0 + (v0[v0.len() - 1 - i] * 0.02).sin().mul_add(b, a).powi(2)).ln() * 0.5).tanh();
+        }
+        acc1 += 0.1 * a;
+        (r4 * 0.5).atan() - 0.9 * (acc1 * 0.02).sin()
+    }
+    check_p172(seed = 0x9630a6537d75724c, inputs = 2, calls = [], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p173(b: f64, a: f64) -> f64 {
+        let o0: Option<f64> = if b * b > -0.4 && a < -0.4 { Some(((f64::sin(b) + b.atan()) * 0.5).sin()) } else { None };
+        let t2: f64 = if let Some(u1) = o0 { 2.0_f64.asinh() } else { b };
+        let mut acc3 = f64::atan(a);
+        for i in 0..1 {
+            acc3 *= (0.75_f64 * 0.25).cos();
+            let flag4 = a.cos() > -0.1;
+            if i == 1 {
+                continue;
+            }
+        }
+        let k5 = (((t2 + b) * 0.5).atan().abs() * 2.0) as usize % 3;
+        let t6 = match k5 { 0 | 1 => 0.5_f64.tanh().tanh(), _ => (f64::cos(0.1) / (1.5 + a.tanh()) * 0.5).tanh() };
+        for i in 1..=2 {
+            if i > 0 {
+                let t8 = { let u7 = (t2 + (t2 + 0.75)) * 0.5; (acc3 * 0.1).sin() };
+            }
+            acc3 = (acc3 * 0.1 * a).atan();
+        }
+        0.5 * (acc3 * 0.1) - 0.2 * t2
+    }
+    check_p173(seed = 0x193984ce7eec5304, inputs = 2, calls = [], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p174(a: f64, c: f64, n: usize, b: f64) -> f64 {
+        let mut acc0 = 1.0;
+        for i in 0..1 {
+            let t1 = if c > 0.7 || b < 0.1 { (0.25 * i as f64).hypot(0.75_f64.atan2(1.5 + b.cos())) } else { (i as f64).max(0.5).hypot(0.25 * a) };
+            if 0.6 - b > i as f64 {
+                for j in 0..2 {
+                    let c2 = |u3: f64| (1.5 + (0.2 - t1).sin()).powf((b * 0.25).tanh());
+                    let t4: f64 = c2((1.5 * t1).min((1.5 + b.cos()).sqrt())) - 0.5 * c2(t1 * a);
+                    acc0 = (n as f64 + (t4 * 0.5).atan()).sin();
+                }
+            } else {
+                let t5 = (1.0 + c.powi(2)).sqrt();
+            }
+            acc0 += (b * a / (2.0 + f64::max(n as f64, t1).cos()) * 0.25).atan();
+        }
+        let o6: Option<f64> = if a / (1.5 + (p158(((acc0 * 0.25 + 0.25) * 0.5).tanh()) * 0.25).sin().tanh()) > -0.2 { Some(0.9 / (2.0 + a.cos())) } else { None };
+        let t8: f64 = if let Some(u7) = o6 { a } else { f64::max(n as f64, a) };
+        let mut acc9 = 0.5;
+        match n {
+            0 => {
+                if n < 1 {
+                    match n % 3 {
+                        0 => {
+                            let t10 = ((acc0 * 0.25).tanh() / (1.5 + b.tanh()) * (p164(1.0 / (2.0 + (n as f64).cos()), (c + c) * 0.5) * 0.25 + (acc0 * 0.25).tanh())).cos();
+                        }
+                        1 => {
+                            for i in 0..1 {
+                                let t11 = t8.clamp(-0.75, 0.75);
+                                acc0 = (1.5 + (t11 + a).cos()).sqrt();
+                            }
+                        }
+                        _ => {
+                            let c = c - b;
+                        }
+                    }
+                } else {
+                    for i in (0..1).rev() {
+                        if n % 3 == 1 {
+                            let t12 = if (acc0 * 0.1).tanh().powi(2) > i as f64 || (acc0 * 0.1).sin() < 0.25 { b } else { (1.0 + c.sin().powi(2)).sqrt() };
+                        }
+                        acc0 += b * 1.0;
+                    }
+                }
+            }
+            1 => {
+                let t13 = (2.0 + (0.6 * c).cos()).recip();
+            }
+            _ => {
+                let b = b + c.sin();
+            }
+        }
+        let t15 = { let u14 = b; u14 / (1.0 + b.powi(2)) * 1.25 };
+        (t15 * 0.5).atan().tanh() + t8 + (acc0 * 0.1).sin() + a
+    }
+    check_p174(seed = 0x51ba875e8d31a503, inputs = 3, calls = [p158, p164], at = |p| (p[0], p[1], 2, p[2]));
 }
 
 program! {
     #[differentiable]
     fn p175(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (-0.93_f64 + xs[2]).tanh();
-        let t2 = (a + xs[2]).tanh();
+        let t1 = ((a).mul_add(0.5, a) + xs[1]).tanh();
+        let t2 = ((((t1) * 0.5).exp()).cos() * t1 + xs[1]).tanh();
         let mut acc = 0.0;
         let mut extra = 0.0;
-        for i in 0..xs.len() - 1 {
-            let t3 = if (1.0 + (xs[i]) * (xs[i])).ln() > 0.39 { (((a + 0.08_f64) * ((xs[i + 1]).tanh())).mul_add(0.5, -0.28_f64)).tanh() } else { xs[i + 1] };
-            let mut t4 = 0.0;
+        for i in 1..xs.len() {
+            let mut t3 = 0.0;
             for j in 0..2 {
-                t4 += ((((t1) * 0.5).exp()).tanh() * (j as f64 + 0.5)).sin();
+                t3 += ((1.0 + ((t1).cos() * xs[i]) * ((t1).cos() * xs[i])).ln() * (j as f64 + 0.5)).sin();
             }
-            if xs[i + 1] < -0.33 {
-                continue;
-            }
-            acc = acc + ((1.0 + ((xs[i + 1] + a).sin()) * ((xs[i + 1] + a).sin())).ln()).tanh() - (((t2 - xs[i]) * 0.5).exp() - xs[i]).tanh();
-        }
-        acc
-    }
-    check_p175(seed = 0xd4cbfee358d4bdf2, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p176(c: f64, b: f64, a: f64) -> f64 {
-        let k0 = ((a * c * 0.5).tanh().abs() * 2.0) as usize % 3;
-        let mut acc1 = 1.0;
-        match k0 {
-            0 | 1 => {
-                if c + a > 0.7 {
-                    acc1 += c;
-                } else if b < -0.2 {
-                    let o2: Option<f64> = if -acc1 > 0.5 { Some(((a + 1.5) * (b / (2.0 + acc1.cos())) * 0.25).tanh()) } else { None };
-                    let t4: f64 = match o2 { Some(u3) => -0.2 - u3.atan(), None => b };
-                } else {
-                    acc1 *= 0.5 + 0.4 * acc1.to_radians().sin();
-                }
-            }
-            _ => {
-                if b * (acc1 * 0.5) > acc1 * 0.5 {
-                    acc1 += ((acc1 * 0.5).sin() - (p174(a * 0.1, ((c - (acc1 * 0.5).tanh()) * 0.5).sin()) * 0.25).tanh()).tanh() * 0.5;
-                }
-            }
-        }
-        let acc1 = (acc1 * 0.25).tanh() * 0.5_f64.atan2(1.5 + c.cos());
-        let mut acc5 = (1.5 + b.sin()).powf(c.tanh()).asinh();
-        acc5.sin() + acc1 * 0.5
-    }
-    check_p176(seed = 0x6c01b67953799653, inputs = 3, calls = [p174], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p177(a: f64, n: usize) -> f64 {
-        let t1 = { let u0 = ((a + a) * 1.25 * 0.5).sin(); u0.cos().exp_m1() / (1.0 + (u0 - u0).powi(2)) };
-        let mut acc2 = ((0.5 * (t1 * 0.5).sin().tanh()).asin() * (a / (2.0 + (t1 * 0.5).cos())) * 0.5).atan();
-        let mut k3 = 0;
-        loop {
-            if k3 % 3 == 1 {
-                if n % 3 == 1 {
-                    let t4 = if (acc2 * 0.1).tanh().powi(2) > p156((t1 * 0.5).sin(), f64::min(a, (t1 * 0.5).sin())) { f64::cos(a / (1.5 + (t1 * 0.5).tanh().tanh())) } else { a };
-                } else if k3 < 1 {
-                    if k3 % 3 == 1 {
-                        let mut acc5 = 0.0;
-                    } else {
-                        for j in 0..n {
-                            if (a * j as f64) < 0.3 {
-                                continue;
-                            }
-                            acc2 = (acc2 * 0.05 + p133((t1 * 0.5 * 0.5).sin(), 2).sin().exp() * 0.5).tanh();
-                        }
-                    }
-                } else {
-                    let t6 = (t1 * 0.5).sin() + acc2 * 0.05;
+            let t4 = (((t1 - xs[i] - (xs[i - 1]).cos() * t2) * 0.5).exp()).tanh() * 1.5;
+            acc = acc + (xs[i] - (((t4) * (t2)) * 0.5).exp()).tanh() - ((((t2) * 0.5).exp() - (1.0 + (xs[i - 1]) * (xs[i - 1])).ln()).mul_add(0.5, xs[i - 1])).tanh();
+            let t5 = if (((t3).tanh()) * 0.5).exp() < 0.21 { (((t1) * 0.5).exp()).tanh() } else { t4 - xs[i - 1] };
+            if xs[i] < -0.36 {
+                extra += (((-0.70_f64 + t5 + (xs[i - 1]).tanh()) * 0.5).exp()).tanh();
+                if 0.07_f64 < 0.41 {
+                    break;
                 }
             } else {
-                let mut k7 = 0;
-                let r9 = loop {
-                    let t8 = a.cos();
-                    acc2 = (1.5 + (acc2 * 0.02).atan().sin()).log(2.5 + (k3 as f64).cos()) * -a;
-                    k7 += 1;
-                    if (t8 * a > 0.25) || k7 >= 4 { break (acc2 * 0.02).atan().sin() - 0.75_f64.to_radians(); }
-                };
+                let t6 = ((((-0.99_f64) * 0.5).exp()) * ((xs[i]) * (t5)) + 0.17_f64 - xs[i]).tanh() * 1.5;
             }
-            acc2 *= (1.0 + (t1 * 0.5).powi(2)).ln().cos();
-            k3 += 1;
-            if (acc2 * 0.01 < 0.1) || k3 >= 4 { break; }
+            acc += (((t4).cos() * 0.45_f64 + t4 - xs[i]).sin()).tanh();
         }
-        for i in (0..4).step_by(2) {
-            for j in (0..2).rev() {
-                if n % 3 == 1 {
-                    let t10: f64 = (t1 * 0.5).sin();
-                } else {
-                    let mut k11 = 0;
-                    loop {
-                        let t12 = acc2 * 0.01;
-                        acc2 *= 0.2_f64.cos();
-                        k11 += 1;
-                        if ((t1 * 0.5).cos() < 0.1) || k11 >= 2 { break; }
-                    }
-                }
-                acc2 = f64::sin(n as f64 * 0.1);
-            }
-            acc2 /= (2.0 + ((t1 * 0.5).sin() - 1.0).cos());
-        }
-        acc2 * 0.005 + 2.0 * (t1 * 0.5) + a
+        let r = acc;
+        r
     }
-    check_p177(seed = 0xe7340c9e11caeaf2, inputs = 1, calls = [p133, p156], at = |p| (p[0], 2));
+    check_p175(seed = 0x884f378055703534, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
 }
 
 #[differentiable]
-fn p178_h0(v: &[f64], s: f64) -> f64 {
+fn p176_h0(v: &[f64], s: f64) -> f64 {
     (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 1.5
 }
 #[differentiable]
-fn p178_h1(v: &[f64], s: f64) -> f64 {
+fn p176_h1(v: &[f64], s: f64) -> f64 {
     let head = &v[..2];
     let t = head[0] * head[1] * 1.5;
-    t + p178_h0(&v[1..], s * 0.3) + p178_h0(v, s).cos()
+    t + p176_h0(&v[1..], s * 0.3) + p176_h0(v, s).cos()
 }
 #[differentiable]
-fn p178_h2(y: &mut [f64], s: f64) {
+fn p176_h2(y: &mut [f64], s: f64) {
     for i in 0..y.len() {
         y[i] = y[i] * 0.25 + (y[i] * s).tanh() * 0.25;
     }
 }
 #[differentiable]
-fn p178_h3(v: &[f64], s: f64) -> [f64; 3] {
+fn p176_h3(v: &[f64], s: f64) -> [f64; 3] {
     let mut r = [0.0_f64; 3];
     r[0] = (v[0] * s).tanh();
     r[1] = v[1] * 0.75;
@@ -5367,37 +5306,37 @@ fn p178_h3(v: &[f64], s: f64) -> [f64; 3] {
 }
 program! {
     #[differentiable]
-    fn p178(b: f64, xs: &[f64], a: f64) -> f64 {
-        let t1 = p178_h1(xs, a).sin();
+    fn p176(a: f64, xs: &[f64]) -> f64 {
+        let t1 = p176_h1(xs, a).sin();
         let s2 = &xs[..];
-        let t3 = (s2[6] * b + s2[0]).sin() + s2[s2.len() - 1] * 0.6;
-        let t4 = p178_h1(s2, b).sin();
+        let t3 = (s2[0] * a + s2[2]).sin() + s2[s2.len() - 1] * 0.6;
+        let t4 = p176_h1(s2, a).sin();
         let mut buf5 = vec![0.0; 2];
         for i in 0..2 {
-            buf5[i] = xs[i + 5] * t1.tanh();
+            buf5[i] = xs[i + 2] * t4.tanh();
         }
         for _ in 0..3 {
-            p178_h2(&mut buf5, t1.tanh());
+            p176_h2(&mut buf5, a);
         }
         let t6 = buf5[0] + buf5[1] * 0.75;
-        let arr7 = p178_h3(xs, a);
+        let arr7 = p176_h3(xs, t3.tanh());
         let t8 = arr7[2] * arr7[1];
-        let t9 = p178_h1(&s2[..], t1.tanh()).sin();
+        let t9 = p176_h1(&s2[..], t3.tanh()).sin();
         t9 + t8 + t6 + t4 + t3 + a * 0.3
     }
-    check_p178(seed = 0x6a4131df4a3cc374, inputs = 10, calls = [], at = |p| (p[0], &p[1..9], p[9]));
+    check_p176(seed = 0x4b3e6403a2243823, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
 }
 
 #[differentiable]
-fn p179_h0(v: &[f64], s: f64, k: usize) -> f64 {
+fn p177_h0(v: &[f64], s: f64, k: usize) -> f64 {
     if k == 0 {
         (v[0] * s).sin()
     } else {
-        v[k % v.len()] * 1.5 + p179_h0(v, s * 0.25, k - 1).sin()
+        v[k % v.len()] * 1.5 + p177_h0(v, s * 0.25, k - 1).sin()
     }
 }
 #[differentiable]
-fn p179_h1(y: &mut [f64], s: f64) -> f64 {
+fn p177_h1(y: &mut [f64], s: f64) -> f64 {
     for i in (1..y.len()).rev() {
         y[i] = (y[i] * s + y[i - 1] * 0.3).tanh();
     }
@@ -5405,770 +5344,733 @@ fn p179_h1(y: &mut [f64], s: f64) -> f64 {
     y[0] * y[y.len() - 1]
 }
 #[differentiable]
-fn p179_h2(s: f64, x: &[f64], y: &mut [f64]) {
+fn p177_h2(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
         y[i] += (s * x[i % x.len()]).cos() * 0.6;
     }
 }
 #[differentiable]
-fn p179_h3(y: &mut [f64], x: &[f64], s: f64) {
-    let _ = p179_h1(y, s);
-    p179_h2(s * 0.75, &x[1..], y);
+fn p177_h3(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p177_h1(y, s);
+    p177_h2(s * 0.75, &x[1..], y);
 }
 #[differentiable]
-fn p179_h4(v: &[f64], s: f64) -> f64 {
+fn p177_h4(v: &[f64], s: f64) -> f64 {
     (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.75
 }
 #[differentiable]
-fn p179_h5(v: &[f64], s: f64) -> f64 {
+fn p177_h5(v: &[f64], s: f64) -> f64 {
     let head = &v[..2];
     let t = head[0] * head[1] * 0.3;
-    t + p179_h4(&v[1..], s * 0.6) + p179_h4(v, s).cos()
+    t + p177_h4(&v[1..], s * 0.6) + p177_h4(v, s).cos()
 }
 program! {
     #[differentiable]
-    fn p179(b: f64, xs: &[f64], a: f64) -> f64 {
-        let t1 = p179_h0(&xs[..7], a, 2);
+    fn p177(b: f64, xs: &[f64], a: f64) -> f64 {
+        let t1 = p177_h0(&xs[..7], a, 2);
         let mut buf2 = vec![0.0; 2];
         for i in 0..2 {
             buf2[i] = xs[i + 5] * b * 0.25;
         }
         for _ in 0..2 {
-            p179_h3(&mut buf2, &xs[5..=7], t1.tanh());
+            p177_h3(&mut buf2, &xs[5..=7], t1.tanh());
         }
-        p179_h3(&mut buf2, &xs[..8], b);
+        p177_h3(&mut buf2, &xs[..8], b);
         let t3 = buf2[0] + buf2[1] * 0.3;
         let arr4: [f64; 3] = [t3.tanh(), xs[3] * 0.75, (b * 0.5).sin()];
         let [e6, e7, e8] = arr4;
         let t5 = e6 * e8 + arr4[1] * e7;
-        let t9 = p179_h5(xs, t1.tanh() * 0.3);
+        let t9 = p177_h5(xs, t1.tanh() * 0.3);
         t9 + t5 + t3 + t1 + a * 0.3
     }
-    check_p179(seed = 0x863ca732eddca02c, inputs = 10, calls = [], at = |p| (p[0], &p[1..9], p[9]));
+    check_p177(seed = 0x863ca732eddca02c, inputs = 10, calls = [], at = |p| (p[0], &p[1..9], p[9]));
 }
 
 program! {
     #[differentiable]
-    fn p180(a: f64) -> f64 {
+    fn p178(a: f64) -> f64 {
         let mut acc0 = 1.0;
         if a.powi(2) < 0.25 {
             if a - a < -0.1 {
-                let t1 = p156(a.hypot(a) * 0.5, (1.5 + (p176(a, f64::sin(a), a.atan()) * 0.5).tanh().sin()).log(2.5 + 1.25_f64.cos())).tanh();
-                if a - a < 0.5 {
-                    let t2: f64 = 1.25 * 0.3;
+                let t1 = (p156(a.hypot(a) * 0.5) * 0.25).atan().atan();
+                let t2 = (2.0 + a.cos()).recip();
+            } else if a.powi(2) < -0.1 {
+                if 2.0 * a < 0.3 {
+                    let mut acc3 = 1.0;
                 } else {
-                    for i in 0..3 {
-                        let a = a + f64::sin(t1);
-                        acc0 = t1;
-                    }
+                    let flag4 = a.clamp(-0.75, 0.75) > -0.4;
                 }
             }
-            let mut w3 = 0;
-            while w3 < 1 && (a + a > (acc0 * 0.25).tanh()) {
-                let t4 = if a.cos().exp2() > 0.3 && (acc0 * 0.1).atan() < -0.1 { (acc0 * 0.1).sin() } else { (a - a).cos() };
-                acc0 = ((t4 * 1.25).powi(2) * 0.5).atan();
-                w3 += 1;
-            }
-        } else {
-            for i in 1..=2 {
-                for j in 0..1 {
-                    let o5: Option<f64> = if (acc0 * 0.1).sin().tanh() < -0.2 && (acc0 * 0.1).tanh() < 0.5 { Some(f64::cos(i as f64).min(a)) } else { None };
-                    let t7: f64 = match o5 { Some(u6) => (a - (acc0 * 0.1).atan()) * (u6 * 0.5), None => (acc0 * 0.1).atan() * (acc0 * 0.1).atan() };
-                    acc0 += ((acc0 * 0.1).tanh().mul_add((1.5 + t7.cos()).sqrt(), (2.0 + (acc0 * 0.1).sin().sin()).log10()) * 0.25).sin();
-                }
-                acc0 += (-1.5_f64.asinh() * 0.5).tanh();
-            }
         }
-        if (acc0 * 0.1).tanh() - a > a {
-            return a;
-        }
-        (acc0 * 0.1).sin().sin() + 0.1 * a
+        acc0 = (a * a).atan();
+        let t5 = p154((a * a * 0.5).tanh()) * 0.5 * 0.25;
+        0.5 * a + 0.5 * a
     }
-    check_p180(seed = 0x2594b9036129b904, inputs = 1, calls = [p156, p176], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p181(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = &(x.dot(x) * 0.3) + &(v + x);
-        let t2 = t1.to_owned();
-        let t3 = ((v * (s)).mapv(f64::sin)).dot(&((v * (s)).mapv(f64::sin))) * 0.3;
-        let t4 = &((t3) * &t1) / &((t3) - v).mapv(|q| q * q + 1.0);
-        let t5 = t4.to_owned();
-        t5.sum() * 0.2 + t4.sum() * 0.2 + t3
-    }
-    check_p181(seed = 0xf2464cf4ff150aa5, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2),
-        params = ["v"] at [9, 10, 11]);
+    check_p178(seed = 0x2594b9036129b904, inputs = 1, calls = [p154, p156], at = |p| (p[0]));
 }
 
 #[differentiable]
-fn p182_h0(y: &mut [f64], s: f64) -> f64 {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.25 + (y[i] * s).tanh() * 0.25;
-    }
-    y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p182_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).sin() * 1.5;
-    }
-}
-#[differentiable]
-fn p182_h2(y: &mut [f64], x: &[f64], s: f64) {
-    let _ = p182_h0(y, s);
-    p182_h1(s * 0.3, &x[1..], y);
-}
-#[differentiable]
-fn p182_h3(v: &[f64], s: f64) -> f64 {
+fn p179_h0(v: &[f64], s: f64) -> f64 {
     let mut acc = 0.0;
     for i in 0..v.len() {
-        acc += (v[i] * s + 0.75).sin();
+        acc += (v[i] * s + 0.6).sin();
     }
     acc * 0.3 + v[0] * v[v.len() - 1]
 }
-program! {
-    #[differentiable]
-    fn p182(b: f64, a: f64, xs: &[f64]) -> f64 {
-        let mut buf1 = vec![0.25; 2];
-        for _ in 0..3 {
-            p182_h2(&mut buf1, xs, a);
-        }
-        let _ = p182_h0(&mut buf1, a);
-        p182_h2(&mut buf1, &xs[4..=5], a * 0.6);
-        let t2 = buf1[0] + buf1[1] * 0.75;
-        let s3 = &xs[0..];
-        let t4 = (s3[6] * a + s3[2]).sin() + s3[s3.len() - 1] * 1.5;
-        let t5 = p182_h3(xs, b);
-        t5 + t4 + t2 + a * 0.3
-    }
-    check_p182(seed = 0x6e49ee3c8befb4cc, inputs = 9, calls = [], at = |p| (p[0], p[1], &p[2..9]));
-}
-
-program! {
-    #[differentiable]
-    fn p183(b: f64, a: f64) -> f64 {
-        let t0: f64 = 1.0;
-        let mut acc1 = 0.5;
-        let mut w2 = 0;
-        while w2 < 2 {
-            if w2 < 1 {
-                let t3 = a - (a + b) * -a;
-            } else {
-                let t4 = f64::sin(b);
-            }
-            acc1 = (w2 as f64 * b).tanh();
-            w2 += 1;
-        }
-        (acc1 * 0.25).atan() + 0.75 * t0 + b
-    }
-    check_p183(seed = 0x3314cea0048a2fc8, inputs = 2, calls = [], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p184(b: f64, a: f64, n: usize) -> f64 {
-        let mut acc0 = 0.0;
-        for i in 0..3 {
-            for j in 1..=1 {
-                let t1 = b;
-                let mut acc2 = b.sin().exp2().atan();
-                acc2 -= (f64::cos(n as f64) * b.powi(2) * 0.25).sin();
-            }
-            acc0 += ((a - a) * 1.5 * 0.25).sin();
-        }
-        if n == 3 {
-            let mut w3 = 0;
-            while w3 < 4 {
-                let t4 = (a + acc0 * 0.05 + (acc0 * 0.05).atan()).max(((acc0 * 0.05).tanh() * (acc0 * 0.05).sin()).powi(3));
-                acc0 = ((acc0 * 0.05).sin() - (n as f64).tanh()).tanh();
-                w3 += 1;
-            }
-            let mut w5 = 0;
-            while w5 < 2 {
-                let mut acc6 = (1.5 + (n as f64).cos()).sqrt();
-                acc0 = ((acc6.min(b) + f64::sin(p143((w5 as f64 / (1.5 + acc6.tanh()) * 0.5).sin(), acc6 * (acc0 * 0.05).atan() * 0.5))) * 0.5).atan();
-                w5 += 1;
-            }
-        } else {
-            if n == 3 {
-                let o7: Option<f64> = if (acc0 * 0.05).tanh() > 0.25 { Some(a / (1.5 + (acc0 * 0.05 - a).tanh())) } else { None };
-                let t9: f64 = if let Some(u8) = o7 { (1.0 + b.mul_add(acc0 * 0.05, u8).powi(2)).sqrt() } else { n as f64 * a * 0.5 };
-            }
-        }
-        acc0 * 0.05
-    }
-    check_p184(seed = 0x974e062419603275, inputs = 2, calls = [p143], at = |p| (p[0], p[1], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p185(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((a) * (a) + a + xs[2]).tanh();
-        let t2 = ((1.0 + ((t1).mul_add(0.5, t1)) * ((t1).mul_add(0.5, t1))).ln() + xs[4]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            let t3 = if xs[i] - xs[i] - (-0.55_f64) * (xs[i]) > -0.44 { (((1.0 + (xs[i]) * (xs[i])).ln()) * (0.16_f64) - ((xs[i]).sin()).mul_add(0.5, xs[i])).tanh() } else { t1 + t1 };
-            if (1.0 + (t1) * (t1)).ln() > -0.36 {
-                let t4 = (xs[i]).tanh() * 1.5;
-                let t5 = (((t4).sin()).sin() - xs[i]).tanh() * 1.5;
-            } else {
-                if (1.0 + (t3 + xs[i]) * (t3 + xs[i])).ln() > 0.42 {
-                    continue;
-                }
-            }
-            if 0.01_f64 + xs[i] + t2 < -0.44 {
-                let t6 = ((t3 - a).tanh() - (xs[i]).cos() * t2).tanh() * 1.5;
-                if (xs[i]).tanh() > -0.08 {
-                    extra -= (((((a) * 0.5).exp()).sin()).sin()).tanh();
-                    let t7 = (t2).tanh() * 1.5;
-                } else {
-                    acc -= (xs[i]).tanh();
-                }
-            }
-            if i + 1 < xs.len() {
-                acc = acc + (((((t1) * 0.5).exp()).tanh()).tanh()).tanh() - (((xs[i + 1]) * (xs[i]) + a).cos() * 0.40_f64).tanh();
-                let mut t8 = 0.0;
-                for j in 0..2 {
-                    t8 += ((xs[i]).sin() - (xs[i + 1]).mul_add(0.5, a) * (j as f64 + 0.5)).sin();
-                }
-                acc += (xs[i] + (xs[i]).tanh() - ((1.0 + (t1) * (t1)).ln()).cos() * a).tanh();
-            }
-            acc += (xs[i]).tanh();
-        }
-        acc
-    }
-    check_p185(seed = 0x57e727549bcc67f7, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]),
-        params = ["a"] at [0]);
-}
-
 #[differentiable]
-fn p186_h0(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + -0.5).cos();
-    }
-    acc * 0.75 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p186_h1(v: &[f64], s: f64) -> Result<f64, String> {
-    let head = if v[0] * s > -0.4 { Ok((v[0] * s).sin()) } else { Err(format!("{s} is too small")) };
-    let h = head?;
-    Ok(h * 0.75 + v[v.len() - 1] * 0.6)
-}
-#[differentiable]
-fn p186_h2(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.6 + (y[i] * s).cos() * 0.25;
+fn p179_h1(v: &[f64], s: f64, k: usize) -> f64 {
+    if k == 0 {
+        (v[0] * s).cos()
+    } else {
+        v[k % v.len()] * 0.25 + p179_h1(v, s * 0.5, k - 1).cos()
     }
 }
 #[differentiable]
-fn p186_h3(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).tanh() * 1.5;
-    }
-    y[0] * 0.6
-}
-#[differentiable]
-fn p186_h4(y: &mut [f64], x: &[f64], s: f64) {
-    p186_h2(y, s);
-    let _ = p186_h3(s * 1.5, &x[1..], y);
-}
-program! {
-    #[differentiable]
-    fn p186(b: f64, xs: &[f64], a: f64) -> f64 {
-        let t1 = p186_h0(&xs[..], a).sin();
-        let s2 = &xs[3..6];
-        let t3 = (s2[2] * b + s2[0]).sin() + s2[s2.len() - 1] * -0.5;
-        let t4 = match p186_h1(&xs[3..], b) { Ok(v) => v, Err(_) => b * 0.3 };
-        let mut buf5 = vec![0.0; 4];
-        for i in 0..4 {
-            buf5[i] = xs[i + 0] * t4.tanh();
-        }
-        p186_h4(&mut buf5, &xs[..6], b);
-        let t6 = buf5[0] + buf5[3] * 0.75;
-        let t7 = p186_h0(s2, t4.tanh()).sin();
-        let s8 = &s2[..];
-        let t9 = (s8[2] * t1.tanh() + s8[2]).sin() + s8[s8.len() - 1] * 0.5;
-        let t10 = p186_h0(&buf5[3..], a).sin();
-        t10 + t9 + t7 + t6 + t4 + a * 0.3
-    }
-    check_p186(seed = 0x3c36d6d4e074b9cb, inputs = 8, calls = [], at = |p| (p[0], &p[1..7], p[7]));
-}
-
-#[differentiable]
-fn p187_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.5
-}
-#[differentiable]
-fn p187_h1(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.6;
-    t + p187_h0(&v[1..], s * 0.5) + p187_h0(v, s).cos()
-}
-#[differentiable]
-fn p187_h2(v: &[f64], s: f64) -> [f64; 3] {
+fn p179_h2(v: &[f64], s: f64) -> [f64; 3] {
     let mut r = [0.0_f64; 3];
     r[0] = (v[0] * s).tanh();
-    r[1] = v[1] * 0.25;
+    r[1] = v[1] * 0.75;
     r[2] = (v[v.len() - 1] + s).tanh();
     r
 }
 program! {
     #[differentiable]
-    fn p187(b: f64, a: f64, xs: &[f64]) -> f64 {
-        let s1 = &xs[..6];
-        let t2 = (s1[5] * a + s1[5]).sin() + s1[s1.len() - 1] * 0.6;
-        let t3 = p187_h1(&xs[..3], b).sin();
-        let arr4 = p187_h2(&xs[2..6], t2.tanh());
-        let t5 = arr4[1] * arr4[2];
-        t5 + t3 + t2 + a * 0.3
+    fn p179(xs: &[f64], w: [f64; 3], a: f64) -> f64 {
+        let t1 = p179_h0(&xs[1..], a).sin();
+        let t2 = p179_h1(&w, a, 2);
+        let t3 = p179_h1(&xs[2..=2], w[2], 1);
+        let arr4 = p179_h2(&xs[..], a);
+        let t5 = arr4[0] * arr4[2];
+        t5 + t3 + t2 + t1 + w[1] * 0.5 + a * 0.3
     }
-    check_p187(seed = 0xae6b02f9e717ac30, inputs = 8, calls = [], at = |p| (p[0], p[1], &p[2..8]),
-        params = ["xs"] at [2, 3, 4, 5, 6, 7]);
+    check_p179(seed = 0xf450b292d669cd57, inputs = 12, calls = [], at = |p| (&p[0..8], <[f64; 3]>::try_from(&p[8..11]).unwrap(), p[11]));
 }
 
 program! {
     #[differentiable]
-    fn p188(b: f64, a: f64) -> f64 {
-        let t0 = if (1.0 + b.powi(2)).cbrt() > 0.3 { a.to_radians() + 0.2 * 0.25 } else { (a - p156((p166((a / (1.0 + b.powi(2)) * 0.5).atan(), (a * b * 0.5).tanh()) * 0.5).sin(), (a * a * 0.5).atan())) * (a * 1.5) };
-        let mut acc1 = b.atan().atan();
-        if a > 0.0 || b < 0.5 {
-            let t2 = match (((t0 * 0.25).tanh() * 0.25).abs() * 2.0) as usize % 3 { 0 => -(2.0 + a.sin()).cbrt(), 1 => t0 * 0.25, _ => a.cos().exp_m1() * (t0 * 0.25).sin().min(0.5) };
-        } else {
-            acc1 = (acc1 + (a * acc1 * 0.5).atan()).sin();
-            let t3 = if b.powi(2).ln_1p() < 0.0 { (2.0 + a.cos()).recip() - 0.75_f64.min(b) } else { (1.0 + b.powi(2)).cbrt() + (1.0 + b.powi(2)).cbrt() };
-            let mut acc4 = 0.5;
+    fn p180(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            if (xs[i] + xs[i]).tanh() < -0.46 {
+                let t1 = if -0.92_f64 > 0.30 { (a).tanh() } else { (a).mul_add(0.5, a) };
+                if (xs[i]).cos() * a > -0.32 {
+                    let t2 = if ((xs[i]).tanh()).tanh() < 0.18 { (((((xs[i]) * 0.5).exp()).tanh()).tanh()).tanh() } else { xs[i] };
+                    extra += ((1.0 + (xs[i]) * (xs[i])).ln()).tanh();
+                }
+            }
+            if ((xs[i]) * 0.5).exp() - xs[i] > 0.29 {
+                let t3 = ((xs[i]).mul_add(0.5, a)).tanh() * 1.5;
+                acc += ((-0.26_f64).sin()).tanh();
+            }
+            if 0.89_f64 - a - xs[i] > 0.41 {
+                continue;
+            }
+            let mut t4 = 0.0;
+            for j in 0..2 {
+                t4 += ((-0.17_f64).cos() * a * (j as f64 + 0.5)).sin();
+            }
+            acc -= ((((xs[i]) * (xs[i])).cos() * xs[i]).sin()).tanh();
+            acc += (xs[i] - xs[i] + (xs[i]).tanh() - (1.0 + ((1.0 + (t4) * (t4)).ln()) * ((1.0 + (t4) * (t4)).ln())).ln()).tanh();
         }
-        if b < 0.25 {
-            let mut w5 = 0;
-            while w5 < 1 {
-                let t6 = ((acc1 * 0.5).atan() * 0.75).atan();
-                acc1 += ((a + a).sin() * 0.5).sin();
-                w5 += 1;
-            }
-            match (((1.0 + b.powi(2)).cbrt() * 0.5).tanh().abs() * 2.0) as usize % 3 {
-                0 | 1 => {
-                    let acc1 = (acc1 * 0.5).atan() + ((t0 * 0.25).sin() - (t0 * 0.25).tanh());
-                }
-                _ => {
-                    for i in 0..3 {
-                        if i % 3 == 1 {
-                            match i % 3 {
-                                0 | 1 => {
-                                    acc1 *= f64::max(a, i as f64).cos();
-                                }
-                                _ => {
-                                    let t0 = t0 * 0.25 - 1.25 * a;
-                                }
-                            }
-                        } else if i % 3 == 1 {
-                            acc1 = ((i as f64 - (t0 * 0.25).atan() + (acc1 * 0.1).sin()) * 0.5).atan();
-                        }
-                        acc1 *= (i as f64).sin().tanh();
-                    }
-                }
-            }
-        } else if (acc1 * 0.05).sin().mul_add((acc1 * 0.05).tanh(), a) > b {
-            let mut k7 = 0;
-            loop {
-                if a + 0.9 < 0.3 {
-                    if f64::sin(a) < -0.4 {
-                        acc1 /= (1.0 + (b * (acc1 * 0.02).atan()).powi(2));
-                    }
-                } else {
-                    let flag8 = (2.0 + (t0 * 0.25).tanh().cos()).powi(-2) > 0.0;
-                }
-                acc1 += ((t0 * 0.25).cos().exp_m1() * 0.5).tanh();
-                k7 += 1;
-                if (2.0 * (acc1 * 0.02).sin() > (t0 * 0.25).tanh()) || k7 >= 3 { break; }
-            }
-        } else {
-            let mut v9 = vec![0.0; 3];
-            for i in 0..v9.len() {
-                v9[i] = a / (1.5 + ((acc1 * 0.02).tanh() * (acc1 * 0.02).atan()).tanh());
-            }
-        }
-        (acc1 * 0.02).tanh() + 0.3 * (t0 * 0.25).sin() - b
+        acc
     }
-    check_p188(seed = 0xd3cb8bcc0a22a8ca, inputs = 2, calls = [p156, p166], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p189(n: usize, a: f64) -> f64 {
-        let mut a = a;
-        a += (n as f64 * 0.25).atan();
-        a = (a * 0.5 + (a * 0.5 + (a * 0.5).tanh()) * 0.5).atan();
-        a = (a * 0.5).atan().tanh().powi(2);
-        let mut acc0 = ((n as f64).atan2(1.5 + (a * 0.5).sin().cos()) - (n as f64 + (a * 0.5).sin())) * 0.25;
-        let mut acc1 = ((a * 0.5 + p165(acc0.atan2(1.5 + (a * 0.5).cos()), ((a * 0.5 - acc0) * 0.25).sin()) * acc0) * 0.25).sin();
-        a += (acc0.cos() * (a * 0.5).atan().atan() * 0.5).atan();
-        match n % 3 {
-            0 => {
-                let mut v2 = vec![0.0; n];
-                for i in 0..v2.len() {
-                    v2[i] = (0.3 + (a * 0.5).atan()).cos();
-                }
-            }
-            1 => {
-                for i in 0..1 {
-                    acc0 = (acc0 * 0.5).tanh() / (1.0 + (acc0 * 0.5).powi(2)) * (acc0 * 0.5).tanh();
-                }
-            }
-            _ => {
-                match n % 3 {
-                    0 => {
-                        let a = (a * 0.25).atan() + f64::tanh((a * 0.25).sin());
-                    }
-                    1 => {
-                        if (a * 0.25).sin().sin() > 0.7 {
-                            return (acc1 * 0.5).atan();
-                        }
-                    }
-                    _ => {
-                        if n == 1 {
-                            if 1.5 * (acc0 * 0.5).tanh() > (acc0 * 0.5).sin() {
-                                let t3 = (acc0 * 0.5).atan() / (1.0 + (1.5 + (a * 0.25).sin().sin()).powf((acc0 * 0.5).atan().tanh()).powi(2));
-                            } else {
-                                let t4 = (acc0 * 0.5).atan() * (acc1 * 0.5).atan() * ((a * 0.25).sin() - (acc0 * 0.5).atan()) - (acc0 * 0.5).atan();
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        (acc1 * 0.5).atan() + (acc0 * 0.5).atan().sin() + 0.1 * (a * 0.25).atan()
-    }
-    check_p189(seed = 0x405cff381b21e4bc, inputs = 1, calls = [p165], at = |p| (3, p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p190(a: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = a;
-        for i in 0..4 {
-            let t1 = xs[i] * xs[1];
-            let mut v2 = vec![0.0; 2];
-            for j in 0..v2.len() {
-                v2[j] = (p176((t1 * 0.5).tanh(), xs[j] / (1.0 + xs.iter().map(|q| q * a).sum::<f64>() * xs.iter().map(|q| q * a).sum::<f64>()) * 0.5, xs[i] * 1.0) * 0.5).tanh();
-            }
-            if p176(xs[1], a, (acc0 * 0.1).atan()) * 0.5 > v2[(i + 1) % 2] || xs[i] < 0.7 {
-                return (v2[1] + i as f64).tanh();
-            }
-            v2[i % 2] = (a - t1 + (1.0 + (acc0 * 0.1).sin().powi(2)).cbrt()) * 0.25;
-        }
-        for i in (0..3).rev() {
-            for j in (0..4).rev() {
-                let mut acc0 = acc0;
-                acc0 *= xs[j].tanh();
-            }
-            acc0 /= (1.0 + xs[i].powi(2));
-        }
-        (acc0 * 0.05).tanh().tanh() + 0.5 * (acc0 * 0.05).sin()
-    }
-    check_p190(seed = 0x8c9b801dd841af7c, inputs = 5, calls = [p176], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p191(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = x.sum_axis(Axis(1)) * 0.3;
-        let t2 = &((s) - v) + x;
-        let mut t3 = t1.to_owned();
-        if n % 2 == 0 {
-            t3 = (v.mapv(f64::tanh)).mapv(|q| q.max(0.25) * 0.5);
-        }
-        let t4 = t2.to_owned();
-        t4.sum() * 0.2 + t3.dot(&t3) * 0.1 + t2.sum() * 0.2
-    }
-    check_p191(seed = 0x905d31e5f453a8e9, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p192(c: f64, a: f64, b: f64) -> f64 {
-        let mut acc0 = 0.0;
-        for i in (0..4).step_by(2) {
-            let mut acc1 = 0.5;
-            if b.asinh() > 0.3 {
-                let t2 = b * c * 0.1 * f64::max(p165(((1.0 + b.powi(2)).sqrt() * 0.5).sin(), ((b - b) * 0.5).tanh()), 2.0).sin();
-            } else {
-                for j in 0..1 {
-                    let t3 = p170(a.max(0.2), 1.5 * 0.75, 3, a.powi(2).ln_1p()) * 0.5;
-                    acc0 -= (t3 * 0.5).tanh();
-                }
-            }
-            acc0 *= 0.8 + 0.2 * (1.5 + (acc0 * 0.1).cos()).sqrt().sin();
-        }
-        let t4 = (a - a).cos() * 1.0;
-        if 0.25 > t4 {
-            let k5 = (b.tanh().abs() * 2.0) as usize % 3;
-            match k5 {
-                0 => {
-                    let t6 = c;
-                }
-                1 => {
-                    let t7 = 0.1 * a;
-                }
-                _ => {
-                    for i in 0..1 {
-                        match i % 3 {
-                            0 | 1 => {
-                                let mut w8 = 0;
-                                while w8 < 2 {
-                                    acc0 = ((acc0 * 0.05).tanh() * (b * 0.2)).sin();
-                                    w8 += 1;
-                                }
-                            }
-                            _ => {
-                                let t10 = { let u9 = acc0 * 0.05; (1.0 + t4.min(0.9).powi(2)).ln() };
-                            }
-                        }
-                        acc0 /= (2.0 + (b * 2.0).cos());
-                    }
-                }
-            }
-        }
-        acc0 = ((acc0 * 0.05).tanh() - c.cos()).atan();
-        let t11 = t4 + b;
-        (t11 * 0.5).tanh() + t4.sin() + (acc0 * 0.05).atan().sin() - a
-    }
-    check_p192(seed = 0xf992da65c50960b1, inputs = 3, calls = [p165, p170], at = |p| (p[0], p[1], p[2]));
+    check_p180(seed = 0x7d8e77f36523f23b, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
 }
 
 #[differentiable]
-fn p193_h0(v: &[f64], s: f64) -> [f64; 3] {
+fn p181_h0(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).tanh() * -0.5;
+    }
+}
+#[differentiable]
+fn p181_h1(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.5 + (y[i] * s).sin() * 0.25;
+    }
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p181_h2(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p181_h1(y, s);
+    p181_h0(s * 0.3, &x[1..], y);
+}
+#[differentiable]
+fn p181_h3(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.3).cos();
+    }
+    acc * 0.25 + v[0] * v[v.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p181(a: f64, xs: &[f64], w: [f64; 3]) -> f64 {
+        let mut buf1 = vec![0.0; 4];
+        for i in 0..4 {
+            buf1[i] = xs[i + 2] * a * 0.5;
+        }
+        p181_h0(w[2], &xs[3..=4], &mut buf1);
+        p181_h2(&mut buf1, &xs[4..], w[0]);
+        for _ in 0..2 {
+            p181_h2(&mut buf1, &xs[3..], w[0]);
+        }
+        let t2 = buf1[0] + buf1[3] * 0.25;
+        let s3 = &xs[0..];
+        let t4 = (s3[0] * w[2] * 0.6 + s3[1]).sin() + s3[s3.len() - 1] * 0.5;
+        let mut arr5 = [0.3_f64; 3];
+        arr5[1] = t2.tanh() * 0.75;
+        arr5[2] = xs[1] * 0.75;
+        let t6 = arr5[0] * arr5[0];
+        let t7 = p181_h3(&buf1[..], t2.tanh()).sin();
+        t7 + t6 + t4 + t2 + w[1] * 0.5 + a * 0.3
+    }
+    check_p181(seed = 0x659af790f53762b2, inputs = 10, calls = [], at = |p| (p[0], &p[1..7], <[f64; 3]>::try_from(&p[7..10]).unwrap()));
+}
+
+program! {
+    #[differentiable]
+    fn p182(b: f64, a: f64) -> f64 {
+        let mut v0: Vec<f64> = Vec::new();
+        v0.push(((b + b) / (2.0 + (b - a).cos()) * 0.5).atan());
+        v0.push((b * a / (1.5 + (0.5_f64 * 0.75).tanh()) * 0.5).atan());
+        let t1 = v0[0] * 0.5 + v0[1];
+        let mut acc2 = (a / (1.0 + b * b)).cos();
+        for i in (0..3).rev() {
+            if t1.cos().exp() > -0.1 {
+                let mut acc3 = a.sin().exp2().atan();
+            } else {
+                acc2 += (b - b + 0.9 * 0.5) * 0.25;
+            }
+            if (1.5 + a.cos()).sqrt() < 0.3 {
+                match i {
+                    0 => {
+                        for j in 0..3 {
+                            acc2 *= 0.5 + 0.4 * b.sin();
+                            acc2 /= (2.0 + (t1 / (1.5 + a.tanh())).cos());
+                        }
+                    }
+                    1 => {
+                        if i % 3 == 1 {
+                            if i < 1 {
+                                acc2 = ((acc2 * 0.02).sin() - b).tanh();
+                            }
+                        }
+                    }
+                    _ => {
+                        acc2 = ((acc2 * 0.02).sin() * (i as f64 * 0.5).atan()).atan();
+                    }
+                }
+            } else {
+                let mut w4 = 0;
+                while w4 < 4 && ((p138(f64::sin(p133(1.0 / (1.0 + (acc2 * 0.02).powi(2)), 2)), (t1 - 1.25) * 0.5) * 0.5).sin() > 0.7) {
+                    acc2 = 0.5 * i as f64 / (1.5 + (acc2 * 0.02).sin().tanh());
+                    acc2 *= 0.8 + 0.2 * b.sin();
+                    w4 += 1;
+                }
+            }
+            acc2 = (((1.0 + b.powi(2)).ln() + (b + b)) * 0.5).tanh();
+        }
+        let mut acc5 = 0.5;
+        let o6: Option<f64> = if a.powi(2) < 0.5 { Some(((a - b / (1.0 + t1 * t1)) * 0.5).sin()) } else { None };
+        let t8: f64 = if let Some(u7) = o6 { (2.0 + u7.sin()).cbrt().atan2(1.5 + u7.cos()) } else { (a.mul_add(b, acc2 * 0.01) * 0.5).sin() };
+        let mut v9 = vec![0.0; 4];
+        for i in 0..v9.len() {
+            v9[i] = (b.atan2(1.5 + (i as f64).cos()).powi(3) * 0.5).tanh();
+            if i > 0 {
+                v9[i] += v9[i - 1] * ((i as f64).tanh() * 0.5).tanh();
+            }
+        }
+        let mut acc10 = t8;
+        for i in 0..4 {
+            let t11 = -a;
+            v9[i] += (v9[i] * 0.1).to_radians().powi(2);
+        }
+        (acc10 * 0.1).atan() + t8 + (acc2 * 0.01).atan().tanh() + t1 + a.sin() - b
+    }
+    check_p182(seed = 0xb848d356f51ea720, inputs = 2, calls = [p133, p138], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p183(a: f64, xs: &[f64]) -> f64 {
+        let t2: f64 = { let v0: Vec<f64> = xs.iter().map(|&u1| ((xs[1] - a) * 0.5).atan().powi(3)).collect(); v0[0] + v0[2] };
+        let t3 = (t2 * 0.25).atan() * 1.5 / (2.0 + (t2 * 0.25).tanh().cos()) + a;
+        let t4 = f64::cos(xs[2].atan());
+        let flag5 = xs[1].to_radians() > 0.7;
+        let o6: Option<f64> = if flag5 { Some((2.0 + a.cos()).powi(-2) * (1.0 + (t3 * 0.25).tanh().powi(2)).ln()) } else { None };
+        let t8: f64 = if let Some(u7) = o6 { u7.tanh().cos() } else { (p178(0.75 * 1.25).mul_add(t3 * 0.25, p178(xs[0] * xs[2] * 0.5)) * 0.25).sin() };
+        let mut acc9 = 0.0;
+        let o10: Option<f64> = if flag5 { Some((1.0 + ((t3 * 0.25).tanh() - 0.9).powi(2)).cbrt()) } else { None };
+        let t12: f64 = if let Some(u11) = o10 { (t3 * 0.25).atan() * (t3 * 0.25).tanh() } else { t8 };
+        let o13: Option<f64> = if t4 * xs[0] > 0.3 { Some(xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).powi(2).ln_1p()) } else { None };
+        let t15: f64 = if let Some(u14) = o13 { xs[2].tanh() } else { t8.sin() };
+        t15 + t8 + t4 - 1.25 * (t3 * 0.25).atan() + 0.5 * (t2 * 0.25).tanh() + a
+    }
+    check_p183(seed = 0x6b2b6f4e4b8450b6, inputs = 4, calls = [p178], at = |p| (p[0], &p[1..4]));
+}
+
+program! {
+    #[differentiable]
+    fn p184(n: usize, a: f64) -> f64 {
+        let t0 = a * a;
+        let t1 = (a.abs() * 1.0).hypot(f64::min(a.asinh(), a.mul_add(a, t0)));
+        let mut acc2 = 1.0;
+        let mut w3 = 0;
+        while w3 < 2 {
+            acc2 = (n as f64 + n as f64) * 0.5;
+            let mut v4: Vec<f64> = Vec::new();
+            v4.push((a.sin() / (1.0 + (a * 0.5).powi(2)) * 0.5).tanh());
+            v4.push((0.5 * (p182(0.2 * n as f64, 2.0) * 0.25).atan().tanh()).atanh());
+            let t5 = v4[0] * 0.5 + v4[1];
+            w3 += 1;
+        }
+        (t1 * 0.5).atan()
+    }
+    check_p184(seed = 0x411f23fa0203b185, inputs = 1, calls = [p182], at = |p| (2, p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p185(b: f64, n: usize, a: f64) -> f64 {
+        let mut acc0 = p158(((1.5 - b) * 0.5).tanh()) * 0.25 / (1.0 + a.powi(2)) * 1.25 * 0.25;
+        for i in 0..n {
+            let mut acc1 = 1.0;
+            if i > 0 {
+                let a = a + a * b;
+            } else if n > 1 {
+                acc0 /= (1.0 + (2.0 + 0.75_f64.sin()).cbrt().powi(2));
+            }
+            acc0 *= 0.5 + 0.4 * (i as f64 * (acc0 * 0.25)).sin();
+        }
+        acc0 * 0.1
+    }
+    check_p185(seed = 0xfb13ee8c9db67f2e, inputs = 2, calls = [p158], at = |p| (p[0], 2, p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p186(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = (v + x).cos();
+        let t2 = (x + x).dot(&((s) - v)) * 0.3;
+        let t3 = t1.sum_axis(Axis(1)) * 0.3;
+        t3.dot(&t3) * 0.1 + t2.dot(&t2) * 0.1 + t1.sum() * 0.2
+    }
+    check_p186(seed = 0x54e888e0cc9f044a, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p187(b: f64, d: f64, c: f64, a: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = 1.0;
+        if xs.iter().map(|q| (q * 0.25).sin()).sum::<f64>() * d > a && xs[1] < -0.2 {
+            let mut k1 = 0;
+            loop {
+                let t2 = if -1.0 < -0.1 { (xs[k1] - xs[k1]).mul_add(c, d * k1 as f64) } else { (p164(xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()), (k1 as f64 * k1 as f64 * 0.5).sin()) * 0.25 * a).powi(2).ln_1p() };
+                acc0 += (c.clamp(-0.75, 0.75).cos() * 0.5).sin();
+                k1 += 1;
+                if (c.cos() > 0.7) || k1 >= 2 { break; }
+            }
+            let mut v3 = vec![0.0; 2];
+            for i in 0..v3.len() {
+                v3[i] = ((a - c) * 0.5).atan().powi(2);
+            }
+            if d < -0.4 {
+                let mut w4 = 0;
+                while w4 < 3 {
+                    v3[w4 % 2] -= (b.cos() * 0.5).atan();
+                    w4 += 1;
+                }
+            } else {
+                let t7: f64 = xs.iter().rev().skip(1).map(|&u5| (v3[1] * 0.1 - acc0 * 0.1).sin()).sum();
+            }
+        }
+        acc0 = (b.mul_add((p174(xs[1].tanh(), (c / (2.0 + xs.iter().sum::<f64>().cos()) * 0.5).atan(), 2, d) * 0.25).atan2(1.5 + xs[1].cos()), b * d) * 0.5).atan();
+        acc0 += (xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) / (2.0 + c.sin().cos()) * 0.25).atan();
+        let c = c + f64::sin(b);
+        acc0 += ((acc0 * 0.1).tanh() * a / (2.0 + (xs[1] + xs.iter().map(|q| q * q).sum::<f64>()).cos()) * 0.5).atan();
+        let mut acc8 = 0.3_f64;
+        acc8.cos() + c * 0.5 + (acc0 * 0.1).tanh() + d + b + 0.5 * xs[2]
+    }
+    check_p187(seed = 0x8a1a980190d1aa7b, inputs = 7, calls = [p164, p174], at = |p| (p[0], p[1], p[2], p[3], &p[4..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p188(b: f64, xs: &[f64], a: f64) -> f64 {
+        let mut v0 = vec![0.0; 2];
+        for i in 0..v0.len() {
+            v0[i] = ((a + a) / (1.0 + xs[3].powi(2)) * 0.5).tanh();
+        }
+        let t1 = if 1.0_f64.powi(2) > (p182(a * 0.25, xs[1]) * 0.25).sin() { 0.25 * f64::cos(b) } else { (a * 2.0).atan2(1.5 + b.cos()) };
+        let o2: Option<f64> = if (v0.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * a) > v0.iter().map(|q| (q * 0.1).sin()).sum::<f64>() { Some(-(xs[2] + xs.iter().map(|q| q.cos()).product::<f64>())) } else { None };
+        let t4: f64 = if let Some(u3) = o2 { u3 } else { 0.6_f64.sin() };
+        v0[0] -= (v0.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * (b - p172((xs[2].mul_add(t1, t4) * 0.25).atan(), v0[1])) * 0.05).atan();
+        let t5 = t4.cos().exp_m1().min(b);
+        let mut t1 = t1;
+        for q6 in v0.iter() {
+            if *q6 + *q6 > -0.2 {
+                for j in (0..4).step_by(2) {
+                    t1 += (((2.0 + (j as f64 * 0.5).atan().cos()).powi(-2) - t4.cos()) * 0.5).tanh();
+                    t1 /= (2.0 + (*q6).tanh().cos());
+                }
+            } else if v0[1] * 0.1 > v0.iter().map(|q| ((q * 0.1) * 0.6).sin()).sum::<f64>() {
+                let t7 = (1.5 + (*q6 / (2.0 + (*q6).cos())).sin()).powf(a.tanh()) * ((*q6).hypot(*q6) + (1.5 + (v0[0] * 0.1).atan().sin()).powf((*q6).tanh()));
+            } else {
+                for j in 0..2 {
+                    for l in 0..3 {
+                        t1 /= (1.0 + (v0[j] * 0.02).atan().powi(2));
+                        t1 = ((t1 * 0.02).tanh() * (v0[l % v0.len()] * 0.02).tanh()).sin();
+                    }
+                    t1 /= (1.0 + (v0[1] * 0.02).sin().powi(2));
+                }
+            }
+            t1 /= (2.0 + a.sin().cos());
+        }
+        let t8 = t4;
+        if t4 - xs.iter().sum::<f64>() > -0.2 {
+            let t11: f64 = xs[1..4].iter().map(|u9| { let u9 = *u9; t5 }).sum();
+        } else {
+            for i in (0..6).step_by(2) {
+                for j in 0..3 {
+                    let flag12 = v0.iter().map(|q| ((q * 0.02) * 0.2).sin()).sum::<f64>() - xs[j] > 0.7;
+                    v0[i % 2] += (0.25 * xs[(i + 1) % 4]).powi(3);
+                }
+                t1 = (i as f64).powi(2).ln_1p().tanh();
+            }
+        }
+        t8 + t1 * 0.02 - 0.75 * t5 - 0.75 * t4 + a + b
+    }
+    check_p188(seed = 0x1edc6f9f30be7f54, inputs = 6, calls = [p172, p182], at = |p| (p[0], &p[1..5], p[5]));
+}
+
+program! {
+    #[differentiable]
+    fn p189(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = &(x.dot(v) * 0.3) - &(x.mean_axis(Axis(0)).unwrap());
+        for _ in 0..n {
+            t1 = ((v + x).dot(&t1) * 0.3).mapv(f64::tanh) + &t1 * 0.5;
+        }
+        let mut t2 = t1.sin();
+        if n % 2 == 0 {
+            t2 = &(t1.mapv(f64::tanh)) + &(v / &v.mapv(|q| q * q + 1.0));
+        }
+        let mut t3 = t1.to_owned();
+        for _ in 0..n {
+            t3 = (x.dot(&t3) * 0.3).mapv(f64::tanh) + &t3 * 0.5;
+        }
+        let t4 = (x.column(0).to_owned()).mapv(f64::tanh);
+        let t5 = s;
+        t5 + t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1
+    }
+    check_p189(seed = 0x433a141adbaf4a7f, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p190(xs: &[f64], a: f64, b: f64, n: usize) -> f64 {
+        let mut acc0 = 1.0;
+        let mut acc1 = 0.0;
+        if a - p172(a, b.tanh()) > -0.4 {
+            let mut k2 = 0;
+            loop {
+                let t5: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u3, &w4)| b + a.atan() * (0.5 * w4)).sum();
+                acc1 += (1.5 + xs[n].abs().cos()).sqrt() * 0.5;
+                k2 += 1;
+                if (xs[3] - xs.iter().sum::<f64>() < 0.5) || k2 >= 4 { break; }
+            }
+        }
+        if n < 1 {
+            let mut v6 = vec![0.0; xs.len()];
+            for i in 0..v6.len() {
+                v6[i] = f64::min(0.9 * xs[2], (1.5 + b.sin()).log(2.5 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().cos()));
+            }
+        }
+        0.5 * (acc1 * 0.1).atan()
+    }
+    check_p190(seed = 0x4bcd4ae3e214fa24, inputs = 6, calls = [p172], at = |p| (&p[0..4], p[4], p[5], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p191(xs: &[f64], b: f64, a: f64) -> f64 {
+        let mut acc0 = ((xs[0] + xs[1].tanh()) * 0.5).sin();
+        for i in 0..1 {
+            acc0 = ((acc0 * 0.5).tanh() - (1.5 + xs[i].sin()).log(2.5 + (acc0 * 0.5).cos())).tanh();
+            if i % 2 == 0 {
+                let t1 = (acc0 * 0.5).sin() * (-(acc0 * 0.5).tanh()).powi(2);
+            }
+            acc0 -= (b.atan2(1.5 + xs[xs.len() - 1 - i].cos()) * (xs.iter().map(|q| (q * 0.3).sin()).sum::<f64>() - a) * 0.1).tanh();
+        }
+        acc0 -= ((a - (acc0 * 0.5).sin()) * xs[1].powi(3) * 0.1).tanh();
+        if b / (1.0 + (acc0 * 0.5).powi(2)) < 0.25 {
+            acc0 += a;
+        } else {
+            for i in (0..1).rev() {
+                for j in 0..xs.len() {
+                    if i > 0 {
+                        continue;
+                    }
+                    acc0 = ((acc0 * 0.1).sin() * b).max(f64::tanh(xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())));
+                }
+                acc0 *= (2.0 + a.cos()).powi(-2).tanh();
+            }
+        }
+        0.2 * (acc0 * 0.05).tanh() + a
+    }
+    check_p191(seed = 0x8d9e71e4465d528e, inputs = 5, calls = [], at = |p| (&p[0..3], p[3], p[4]));
+}
+
+program! {
+    #[differentiable]
+    fn p192(a: f64) -> f64 {
+        let mut acc0 = 0.5;
+        for i in 0..3 {
+            let t1 = a;
+            acc0 -= (-t1 / (1.0 + (0.1_f64 - 0.1).powi(2)) * 0.5).tanh();
+        }
+        if a.powi(2).ln_1p() > 1.0 {
+            return (acc0 * 0.25).tanh() + a - a;
+        }
+        2.0 * (acc0 * 0.25).atan()
+    }
+    check_p192(seed = 0x50023065df299248, inputs = 1, calls = [], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p193(a: f64, b: f64, n: usize) -> f64 {
+        let t0 = match n { 0 => (1.5 + (b * a).sin()).log(2.5 + (n as f64 * b).cos()), _ => -(a * b) };
+        let mut acc1 = 1.5_f64;
+        if acc1 > p184(2, ((n as f64 - a) * 0.5).sin()) {
+            let a = a + acc1.powi(3);
+            let mut v2 = vec![0.0; 4];
+            for i in 0..v2.len() {
+                v2[i] = ((b - ((a * 0.25).tanh() - acc1)) * 0.5).sin();
+            }
+        } else {
+            for i in 0..2 {
+                let mut acc1 = acc1;
+                acc1 = (acc1 * 0.25 + 0.6 * (acc1 * 0.25).sin()).tanh();
+            }
+        }
+        let mut k3 = 0;
+        loop {
+            acc1 -= (((acc1 * 0.1).atan() * b).abs() * 0.5).atan();
+            acc1 += (((acc1 * 0.1).atan() * n as f64 + (acc1 * 0.1).cos()) * 0.25).tanh();
+            k3 += 1;
+            if ((n as f64 - k3 as f64) < -0.1) || k3 >= 6 { break; }
+        }
+        acc1 = (acc1 * 0.1).sin().min((acc1 * 0.1).atan()) * (1.0 + (acc1 * 0.1).sin().powi(2)).ln();
+        let t4 = if n > 0 { a.sin().exp2() * (t0 * t0) } else { f64::sin((n as f64).tanh()) };
+        let flag5 = (acc1 * 0.1).sin().cos() > -0.1;
+        0.3 * (t4 * 0.1).tanh() - 0.6 * (acc1 * 0.1).atan() + t0.sin() + b.sin() - a
+    }
+    check_p193(seed = 0x0c167f78f27151b5, inputs = 2, calls = [p184], at = |p| (p[0], p[1], 1),
+        params = ["b"] at [1]);
+}
+
+program! {
+    #[differentiable]
+    fn p194(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            acc += ((xs[i]).tanh()).tanh();
+            acc += (((xs[i]) * (a)).mul_add(0.5, a) - xs[i]).tanh();
+            acc += (xs[i]).tanh();
+        }
+        acc.sin()
+    }
+    check_p194(seed = 0x4de45ecc3feff430, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p195(a: f64, xs: &[f64]) -> f64 {
+        let t2: f64 = xs.iter().take(2).map(|&u0| a.min(xs[2]) / (1.5 + (xs[2] / (2.0 + u0.cos())).tanh())).fold(0.0, |s, v| s * 0.5 + v);
+        let t3 = (1.0 + a.abs().powi(2)).sqrt();
+        let t4 = xs[0].powi(2);
+        let mut acc5 = (1.0 + xs[0].asinh().powi(2)).sqrt();
+        for i in 0..xs.len() {
+            let mut v6 = vec![0.0; 4];
+            for j in 0..v6.len() {
+                v6[j] = (acc5 * 0.25).tanh();
+            }
+            v6[3 - i] -= (v6[i].tanh() / (1.0 + (a * (t2 * 0.1).tanh()).powi(2)) * 0.25).tanh();
+        }
+        (acc5 * 0.25).tanh() - 0.1 * t4 + 0.75 * t3 + 0.3 * (t2 * 0.1).atan()
+    }
+    check_p195(seed = 0x1cb7a5ff838546eb, inputs = 4, calls = [], at = |p| (p[0], &p[1..4]));
+}
+
+#[differentiable]
+fn p196_h0(y: &mut [f64], s: f64) -> f64 {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 1.5).tanh();
+    }
+    y[0] = (y[0] * 0.75 + s).sin();
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p196_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).cos() * -0.5;
+    }
+    y[0] * 0.6
+}
+#[differentiable]
+fn p196_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    let _ = p196_h0(y, s);
+    let _ = p196_h1(s * 0.25, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+program! {
+    #[differentiable]
+    fn p196(xs: &[f64], w: [f64; 3], a: f64) -> f64 {
+        let s1 = &xs[..];
+        let t2 = (s1[2] * w[0] + s1[0]).sin() + s1[s1.len() - 1] * 0.75;
+        let mut buf3 = vec![0.0; 2];
+        for i in 0..2 {
+            buf3[i] = xs[i + 3] * w[2];
+        }
+        let t4 = p196_h2(&mut buf3, s1, t2.tanh()).tanh();
+        let t5 = buf3[0] + buf3[1] * -0.5;
+        let arr6: [f64; 3] = [t5.tanh() * 0.5, xs[5] * -0.5, (t4.tanh() * 1.5).sin()];
+        let t7 = arr6[0] * arr6[2];
+        t7 + t5 + t4 + t2 + w[1] * 0.5 + a * 0.3
+    }
+    check_p196(seed = 0xf6dbb6e7b6f4d5d8, inputs = 10, calls = [], at = |p| (&p[0..6], <[f64; 3]>::try_from(&p[6..9]).unwrap(), p[9]));
+}
+
+#[differentiable]
+fn p197_h0(v: &[f64], s: f64) -> [f64; 3] {
     let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).tanh();
+    r[0] = (v[0] * s).cos();
     r[1] = v[1] * 0.5;
     r[2] = (v[v.len() - 1] + s).tanh();
     r
 }
 #[differentiable]
-fn p193_h1(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.3
+fn p197_h1(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.3).cos();
+    }
+    acc * -0.5 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p197_h2(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.5;
+    t + p197_h1(&v[1..], s * 0.5) + p197_h1(v, s).tanh()
+}
+#[differentiable]
+fn p197_h3(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.5 + (y[i] * s).cos() * 0.25;
+    }
+}
+#[differentiable]
+fn p197_h4(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 0.3;
+    }
+    y[0] * 0.25
+}
+#[differentiable]
+fn p197_h5(y: &mut [f64], x: &[f64], s: f64) {
+    p197_h3(y, s);
+    let _ = p197_h4(s * -0.5, &x[1..], y);
+}
+#[differentiable]
+fn p197_h6(v: &[f64], s: f64, k: usize) -> f64 {
+    if k == 0 {
+        (v[0] * s).sin()
+    } else {
+        v[k % v.len()] * 0.5 + p197_h6(v, s * 1.5, k - 1).sin()
+    }
 }
 program! {
     #[differentiable]
-    fn p193(xs: &[f64], a: f64, b: f64) -> f64 {
-        let arr1 = p193_h0(&xs[1..8], b);
-        let t2 = arr1[0] * arr1[2];
-        let t3 = p193_h1(xs, t2.tanh()).sin();
-        let t4 = p193_h1(&xs[1..], b).sin();
-        let s5 = &xs[..7];
-        let t6 = (s5[3] * t4.tanh() + s5[5]).sin() + s5[s5.len() - 1] * 0.5;
-        let s7 = &s5[..3];
-        let t8 = (s7[2] * a + s7[1]).sin() + s7[s7.len() - 1] * 0.3;
-        let t9 = p193_h1(s5, t3.tanh());
-        let s10 = &s7[..2];
-        let t11 = (s10[0] * a * 1.5 + s10[0]).sin() + s10[s10.len() - 1] * 0.75;
-        t11 + t9 + t8 + t6 + t4 + a * 0.3
+    fn p197(w: [f64; 3], a: f64, xs: &[f64]) -> f64 {
+        let s1 = &xs[5..];
+        let t2 = (s1[2] * w[0] + s1[0]).sin() + s1[s1.len() - 1] * 0.75;
+        let arr3 = p197_h0(s1, w[2] * 0.3);
+        let t4 = arr3[2] * arr3[2];
+        let t5 = p197_h2(&xs[0..=3], a).sin();
+        let mut buf6 = vec![0.3; 2];
+        for _ in 0..2 {
+            p197_h5(&mut buf6, &arr3, a);
+        }
+        p197_h3(&mut buf6, a);
+        let t7 = p197_h4(t5.tanh(), xs, &mut buf6).tanh();
+        let t8 = buf6[0] + buf6[1] * 0.6;
+        let t9 = p197_h6(&buf6, w[0], 3);
+        t9 + t8 + t7 + t5 + t4 + w[1] * 0.5 + a * 0.3
     }
-    check_p193(seed = 0xa03a4ceb843a549c, inputs = 10, calls = [], at = |p| (&p[0..8], p[8], p[9]));
+    check_p197(seed = 0x723117a6c17e4f26, inputs = 12, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), p[3], &p[4..12]),
+        params = ["a", "xs"] at [3, 4, 5, 6, 7, 8, 9, 10, 11]);
 }
 
 program! {
     #[differentiable]
-    fn p194(b: f64, xs: &[f64], a: f64, c: f64) -> f64 {
-        let t2: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u0, &w1)| (xs[0] - u0) * 2.0 * (0.5 * w1)).sum();
-        let mut acc3 = (xs[2] * (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())) * 0.5 * 0.05).sin();
-        let mut w4 = 0;
-        while w4 < 2 && (acc3 - xs[2] > a || b < 0.5) {
-            let t5 = if xs.iter().map(|q| q * q).sum::<f64>() > 0.7 { c.sin() } else { w4 as f64 };
-            acc3 = w4 as f64;
-            let t2 = t2 * 0.1 + (a - c);
-            if (f64::tanh(xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>())) > 0.3 {
-                let t8: f64 = xs.iter().rev().skip(1).map(|&u6| (xs[0] - acc3 * 0.25) * 0.2).sum();
-            }
-            acc3 /= (2.0 + ((acc3 * 0.25).atan() * b).cos());
-            w4 += 1;
+    fn p198(a: f64, d: f64, b: f64, c: f64, n: usize) -> f64 {
+        let mut acc0 = 0.5;
+        let mut w1 = 0;
+        while w1 < 4 && (b.powi(2).ln_1p() < 0.0) {
+            let t2 = b + b.sin();
+            acc0 += c;
+            w1 += 1;
         }
-        let mut v9 = vec![0.0; 2];
-        for i in 0..v9.len() {
-            v9[i] = ((acc3 * 0.25).tanh() * c.powi(3) * 0.5).sin();
-        }
-        let t10 = a.atan();
-        for i in 0..3 {
-            acc3 = (t2 * 0.1).sin().min((t2 * 0.1).atan()) * (1.0 + 0.5_f64.powi(2)).ln();
-        }
-        t10.cos() + (acc3 * 0.1).atan().tanh() + (t2 * 0.1).tanh() + c
-    }
-    check_p194(seed = 0xa69023915e2da27b, inputs = 6, calls = [], at = |p| (p[0], &p[1..4], p[4], p[5]));
-}
-
-program! {
-    #[differentiable]
-    fn p195(b: f64, a: f64) -> f64 {
-        let mut acc0 = 0.0;
-        for i in 0..4 {
-            if i > 3 {
-                let t1 = 0.6 + b;
-            } else {
-                let b = b * 0.6_f64.powi(2).ln_1p();
-            }
-            acc0 += (2.0 + f64::atan((p174(a, b.hypot(b) * 0.5) * 0.25).sin()).cos()).powi(-2);
-        }
-        acc0 *= (acc0 * 0.1).sin().cos();
-        if b * 0.75 > (acc0 * 0.1).sin() {
-            let k2 = (0.1_f64.mul_add(0.6, b).abs() * 2.0) as usize % 3;
-            match k2 {
+        let mut w3 = 0;
+        while w3 < 2 {
+            match w3 {
                 0 => {
-                    for i in (0..6).step_by(2) {
-                        if i < 1 {
-                            if a < -0.2 {
-                                continue;
-                            }
+                    if n + n < 4 {
+                        acc0 += (c * 0.9 - c * (acc0 * 0.1).atan()) * 0.25;
+                    }
+                }
+                _ => {
+                    match n % 3 {
+                        0 => {
+                            let t4 = (1.5 + c.atan().sin()).log(2.5 + (c + c).cos()).to_radians();
                         }
-                        acc0 = ((acc0 * 0.05).sin() - (acc0 * 0.05).tanh()).atan();
+                        1 => {
+                            acc0 += 0.3 * d;
+                        }
+                        _ => {
+                            acc0 = ((acc0 * 0.1).tanh() + (n as f64).hypot(acc0 * 0.1) * 0.25).tanh();
+                        }
                     }
                 }
-                1 => {
-                    acc0 *= (acc0 * 0.05).tanh().tanh();
-                }
-                _ => {
-                    let t3 = (acc0 * 0.02).tanh();
-                }
             }
-        } else if acc0 * 0.02 * 0.75 < 0.1 {
-            let o4: Option<f64> = if a.abs() > 2.0 { Some(a) } else { None };
-            let t6: f64 = match o4 { Some(u5) => acc0 * 0.02 / (1.0 + (a + a).powi(2)), None => (p183((b * b * 0.5).sin(), a * 0.25) * 0.5).atan() * b };
+            acc0 /= (2.0 + (b - b).cos());
+            w3 += 1;
         }
-        (acc0 * 0.02).atan().sin() + b
+        if (acc0 * 0.1).atan() * a > a {
+            let t5 = 0.2_f64.tanh();
+        }
+        c - 0.25 * b - 0.1 * a
     }
-    check_p195(seed = 0x369796bc3f3d7c5a, inputs = 2, calls = [p174, p183], at = |p| (p[0], p[1]));
+    check_p198(seed = 0xa9957a2bd4335f65, inputs = 4, calls = [], at = |p| (p[0], p[1], p[2], p[3], 3));
 }
 
 program! {
     #[differentiable]
-    fn p196(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((a).sin() - (a).cos() * a + xs[1]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() - 1 {
-            if (xs[i] + xs[i + 1]).mul_add(0.5, 0.16_f64) < 0.17 {
-                let t2 = (((a) * 0.5).exp() + t1).tanh() * 1.5;
-                if t2 + xs[i + 1] + (t1).cos() * a < 0.31 {
-                    extra -= ((1.0 + ((xs[i]).mul_add(0.5, t1)) * ((xs[i]).mul_add(0.5, t1))).ln()).tanh();
-                } else {
-                    acc = acc + (((1.0 + (t1 - t1) * (t1 - t1)).ln()).cos() * t2).tanh() - (((xs[i]).mul_add(0.5, xs[i]) - (xs[i + 1]).mul_add(0.5, 0.44_f64)).tanh()).tanh();
-                }
-            } else {
-                if xs[i + 1] > 0.45 {
-                    break;
-                }
-            }
-            let t3 = if a > -0.14 { (((((xs[i + 1]) * 0.5).exp()) * 0.5).exp()).tanh() } else { ((xs[i + 1]) * 0.5).exp() };
-            if (((xs[i + 1]) * 0.5).exp()).cos() * xs[i + 1] < 0.27 {
-                extra += (a).tanh();
-            }
-            let t4 = ((xs[i] - a - xs[i]).tanh()).tanh() * 1.5;
-            acc -= ((1.0 + (((xs[i]) * 0.5).exp() + xs[i + 1]) * (((xs[i]) * 0.5).exp() + xs[i + 1])).ln()).tanh();
-        }
-        acc
-    }
-    check_p196(seed = 0x668d52eaec01dbfb, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p197(b: f64, a: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = 1.0_f64.cos() * b;
-        if xs.iter().map(|q| (q * 2.0).sin()).sum::<f64>() - a < 0.0 || acc0 < 0.3 {
-            let k1 = ((xs[0] / (1.5 + acc0.tanh()) * 0.5).sin().abs() * 2.0) as usize % 3;
-            let t2 = match k1 { 0 | 1 => f64::atan(xs[2] - xs.iter().map(|q| q * a).sum::<f64>()), _ => a * (a * 0.1) };
-        } else {
-            let mut v3 = vec![0.0; xs.len()];
-            for i in 0..v3.len() {
-                v3[i] = a;
-            }
-            let t4 = b;
-        }
-        let t5: f64 = -(p170(xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) * 0.25, (b * xs[0] * 0.5).tanh(), 3, 2.0_f64.atan()) * 0.5).atan();
-        let mut a = a;
-        a = (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.1).sin();
-        if acc0 > 0.25 {
-            let t6 = (xs.iter().map(|q| (q * 0.75).sin()).sum::<f64>() - xs[0]) / (1.0 + (p177((a / (1.0 + xs.iter().map(|q| (q * 2.0).sin()).sum::<f64>() * xs.iter().map(|q| (q * 2.0).sin()).sum::<f64>()) * 0.5).atan(), 2) * 0.25 + b).powi(2));
-            for i in 0..3 {
-                if t5 + xs[xs.len() - 1 - i] > 0.1 {
-                    for j in 0..xs.len() {
-                        acc0 = ((acc0 * 0.05).sin() * ((a * 0.05 - xs[1]) * 0.25).tanh()).sin();
-                    }
-                } else {
-                    for j in (0..4).step_by(2) {
-                        let t9: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u7, &w8)| (1.5 + f64::cos(t5).cos()).sqrt() * (0.5 * w8)).sum();
-                        acc0 /= (2.0 + (j as f64 * 0.1).cos());
-                    }
-                }
-                a += b;
-            }
-        } else {
-            if t5 * (acc0 * 0.05) > 0.0 {
-                for i in (0..6).step_by(2) {
-                    let mut t5 = t5;
-                    t5 += -(t5 * b) * 0.5;
-                }
-            } else {
-                let t10 = if (1.0 + xs[2].powi(2)).cbrt() < -0.2 { xs[2] } else { 0.75 };
-            }
-        }
-        (a * 0.02).atan().cos() + t5.tanh() + (acc0 * 0.02).atan()
-    }
-    check_p197(seed = 0x14bfe69018c3aa32, inputs = 5, calls = [p170, p177], at = |p| (p[0], p[1], &p[2..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p198(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = x + &(x + x);
+    fn p199(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = &(v + x) - &(v + x);
+        let t2 = t1.to_owned();
+        let mut t3 = t1.to_owned();
         for _ in 0..n {
-            t1 = (&t1 * (s)).mapv(f64::sin) + &t1 * 0.5;
+            t3 = (&t3 * (s)).mapv(f64::sin) + &t3 * 0.5;
         }
-        let t2 = s;
-        let mut t3 = v[1];
-        if n % 3 == 0 {
-            t3 = s;
+        let mut t4 = (t3.dot(x) * 0.3).column(0).to_owned();
+        for _ in 0..n {
+            t4 = (((s) * &t3).dot(&t4) * 0.3).mapv(f64::tanh) + &t4 * 0.5;
         }
-        let t4 = &(x.row(2).to_owned()) / &(v / &v.mapv(|q| q * q + 1.0)).mapv(|q| q * q + 1.0);
-        t4.dot(&t4) * 0.1 + t3 + t2
+        t4.dot(&t4) * 0.1 + t3.sum() * 0.2 + t2.sum() * 0.2
     }
-    check_p198(seed = 0xfb4dd668b463a2d1, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p199(xs: &[f64], a: f64) -> f64 {
-        let t0: f64 = (1.5 + xs[0].cos()).sqrt().hypot(a.hypot(a) + -a);
-        let mut acc1 = 0.5_f64;
-        let mut k2 = 0;
-        loop {
-            match k2 {
-                0 | 1 => {
-                    acc1 = (a.sin() * (p156((k2 as f64 * 0.25).sin(), (acc1 * 0.1).atan().max(a)) * (acc1 * 0.1)) * 0.1).sin();
-                    let mut acc3 = ((acc1 * 0.1).atan() + a).sin().exp2();
-                }
-                _ => {
-                    let a = a + (k2 as f64).abs();
-                }
-            }
-            acc1 = 1.0_f64;
-            k2 += 1;
-            if ((acc1 * 0.1).tanh() > a) || k2 >= 5 { break; }
-        }
-        let t0 = (t0 * 0.25).tanh() - (t0 * 0.25).sin().powi(3);
-        acc1 += ((p170(a, 1.5 * 0.9, 3, f64::min(a, xs[0])) * 0.5).tanh() * xs.iter().map(|q| (q * 0.6).sin()).sum::<f64>()).tanh() * 0.5;
-        let mut k4 = 0;
-        let r6 = loop {
-            let mut v5 = vec![0.0; xs.len()];
-            for j in 0..v5.len() {
-                v5[j] = ((1.0 + xs.iter().sum::<f64>().powi(2)).sqrt() * 0.5).sin();
-            }
-            acc1 += (((1.5 + v5[(k4 + 1) % 3].sin()).log(2.5 + 0.25_f64.cos()) - t0.tanh()) * 0.25).sin();
-            k4 += 1;
-            if (a / (1.5 + v5[(k4 + 1) % 3].tanh()) > 0.0) || k4 >= 4 { break ((acc1 * 0.1).tanh() / (2.0 + xs[(k4 + 1) % 3].cos())).sin(); }
-        };
-        r6 + t0.cos() - 2.0 * (acc1 * 0.1).tanh()
-    }
-    check_p199(seed = 0xa481dee59a4976f4, inputs = 4, calls = [p156, p170], at = |p| (&p[0..3], p[3]));
+    check_p199(seed = 0x3018984aecfd8af8, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
 }

@@ -6,7 +6,9 @@ use super::*;
 
 /// The expression a variable's definition evaluates (the forward sweep's right-hand side).
 /// `maybe_array`: the value may be an array (operators go through the runtime, by reference).
-pub(crate) fn rhs_tokens(rhs: &Rhs, span: Span, maybe_array: bool) -> TokenStream {
+/// `rhs` as an expression; `body` says which cells are `&mut` parameters, whose snapshot is
+/// an owned copy of what they point to.
+pub(crate) fn rhs_tokens(rhs: &Rhs, span: Span, maybe_array: bool, body: &Body) -> TokenStream {
     let rt = rt();
     match rhs {
         Rhs::Copy(o) if maybe_array => {
@@ -16,6 +18,10 @@ pub(crate) fn rhs_tokens(rhs: &Rhs, span: Span, maybe_array: bool) -> TokenStrea
         }
         Rhs::Copy(o) => o.tokens(),
         Rhs::Inactive(ts) => ts.clone(),
+        Rhs::ReadCell(c) if body.cells[c.0].bound_to.is_some() => {
+            let c = c.ident();
+            quote!(::std::borrow::ToOwned::to_owned(&*#c))
+        }
         Rhs::ReadCell(c) => {
             let c = c.ident();
             quote!(::core::clone::Clone::clone(&#c))
@@ -311,7 +317,7 @@ impl Emitter<'_> {
                         return;
                     }
                 }
-                let value = rhs_tokens(rhs, span, self.body.vars[dst.0].maybe_array);
+                let value = rhs_tokens(rhs, span, self.body.vars[dst.0].maybe_array, self.body);
                 out.extend(quote::quote_spanned!(span=> let #v #ty = #value;));
                 out.extend(self.save(*dst));
             }

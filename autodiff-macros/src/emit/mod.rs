@@ -381,6 +381,7 @@ impl Emitter<'_> {
             self.defs[&v],
             Span::call_site(),
             self.body.vars[v.0].maybe_array,
+            self.body,
         )
     }
 

@@ -129,6 +129,7 @@ impl Emitter<'_> {
                     self.defs[v],
                     Span::call_site(),
                     self.body.vars[v.0].maybe_array,
+                    self.body,
                 );
                 prefix.extend(quote!(let #id = #value;));
             }

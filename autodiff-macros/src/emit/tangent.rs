@@ -370,6 +370,10 @@ impl Tangents<'_> {
                 None => zero,
             },
             Rhs::Inactive(_) => zero,
+            Rhs::ReadCell(c) if self.body.cells[c.0].bound_to.is_some() => {
+                let tc = tangent_cell(*c);
+                quote!(::std::borrow::ToOwned::to_owned(&*#tc))
+            }
             Rhs::ReadCell(c) => {
                 let tc = tangent_cell(*c);
                 clone(quote!(#tc))

@@ -400,9 +400,6 @@ impl Lowering<'_> {
     /// (`lower::invariant`).
     fn sub_slice(&mut self, e: &syn::Expr, place: Place, r: &syn::ExprRange) -> Value {
         let place = match place {
-            Place::Cell(cell) if self.cells[cell.0].bound_to.is_some() => {
-                return self.unsupported(e, diag::SUB_SLICE_OF_MUT_PARAM);
-            }
             Place::Cell(cell) => Place::Var(self.read_cell(cell, e.span())),
             p @ Place::Var(_) => p,
         };

@@ -381,9 +381,6 @@ impl Lowering<'_> {
         }
         let place = match self.place(base) {
             Some(p @ Place::Var(_)) => p,
-            Some(Place::Cell(cell)) if self.cells[cell.0].bound_to.is_some() => {
-                return self.unsupported(iter_expr, diag::SUB_SLICE_OF_MUT_PARAM);
-            }
             // a `let mut` buffer: its snapshot (see `sub_slice`)
             Some(Place::Cell(cell)) => Place::Var(self.read_cell(cell, span)),
             None => return self.unsupported(base, diag::ITERATE_NAMED),
