@@ -156,6 +156,16 @@ fn ba_benches(c: &mut Criterion) {
         ba_jacobian_accumulated(black_box(&problem), &mut errors, &mut jacobian)
     });
     g.finish();
+    // the C form: `&mut` output helpers handed local arrays as `&[f64]`
+    let name = format!("ba-slices/p{p}");
+    let mut g = group(c, &name);
+    bench(&mut g, &name, "objective", || {
+        ba_objective_slices(black_box(&problem), &mut errors)
+    });
+    bench(&mut g, &name, "gradient", || {
+        ba_jacobian_slices(black_box(&problem), &mut errors, &mut jacobian)
+    });
+    g.finish();
 }
 
 fn lstm_benches(c: &mut Criterion) {

@@ -173,25 +173,75 @@ impl sum_picks {
             ::autodiff::__private::shadow::SliceShadow<'_, f64>,
             ::autodiff::__private::shadow::Ignored,
             ::autodiff::__private::again::Ref<'_, [f64]>,
-            ::autodiff::__private::again::Val<usize>,
+            ::autodiff::__private::again::Skip,
         ) -> (::autodiff::__private::NoTangent, ::autodiff::__private::NoTangent) + use<>,
     ) {
-        let __value = sum_picks(__v0, __v1);
+        let mut __c0 = ::core::default::Default::default();
+        let mut __c1 = ::core::default::Default::default();
+        let mut __sr1 = ::std::vec::Vec::new();
+        __c0 = (0.0);
+        __c1 = (0u8);
+        let mut __n7 = 0usize;
+        let __it7 = ::core::iter::IntoIterator::into_iter((0)..__v1);
+        let __hint = ::core::iter::Iterator::size_hint(&__it7).0;
+        __sr1.reserve(__hint);
+        for __v2 in __it7 {
+            let __v3 = __v2 % __v0.len();
+            let (__v4, __pb4) = pick::__vjp_reborrow(__v0, __v3);
+            let __v5 = ::core::clone::Clone::clone(&__c0);
+            let __v6 = __v5 + __v4;
+            __c0 = __v6;
+            __sr1.push((__pb4,));
+            __n7 += 1;
+        }
+        let __v7 = __n7;
+        let __v8 = ::core::clone::Clone::clone(&__c0);
         (
-            __value,
+            __v8,
             move |
                 __dy: <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                __s0: ::autodiff::__private::shadow::SliceShadow<'_, f64>,
-                __s1: ::autodiff::__private::shadow::Ignored,
+                mut __d0: ::autodiff::__private::shadow::SliceShadow<'_, f64>,
+                _: ::autodiff::__private::shadow::Ignored,
                 ::autodiff::__private::again::Ref(
                     __v0,
                 ): ::autodiff::__private::again::Ref<'_, [f64]>,
-                ::autodiff::__private::again::Val(
-                    __v1,
-                ): ::autodiff::__private::again::Val<usize>|
+                _: ::autodiff::__private::again::Skip|
             {
-                let (_, __pullback) = Self::__vjp_into(__v0, __v1);
-                __pullback(__dy, __s0, __s1)
+                let mut __dc0 = {
+                    #[allow(unused_imports)]
+                    use ::autodiff::__private::reuse::{ReuseAny as _, ReuseVec as _};
+                    ::autodiff::__private::reuse::Reuse(__c0).adjoint()
+                };
+                let mut __d8 = __dy;
+                ::autodiff::__private::Accumulate::accumulate(
+                    &mut __dc0,
+                    ::autodiff::__private::ops::identity_d0(&__d8),
+                );
+                for __v2 in ::autodiff::__private::saved::range_back(
+                    (0),
+                    ::core::iter::Iterator::size_hint(&((0)..__v1)).0,
+                ) {
+                    let (__pb4,) = ::autodiff::__private::saved::pop(&mut __sr1);
+                    let __v3 = __v2 % __v0.len();
+                    let __t1 = ::autodiff::__private::ops::take_d0(&mut __dc0);
+                    let mut __d6 = __t1;
+                    let mut __d5 = ::autodiff::__private::ops::add_d0(&__d6);
+                    let mut __d4 = ::autodiff::__private::ops::add_d1(&__d6);
+                    ::autodiff::__private::Accumulate::accumulate(
+                        &mut __dc0,
+                        ::autodiff::__private::ops::identity_d0(&__d5),
+                    );
+                    let __g2 = __pb4(
+                        __d4,
+                        ::autodiff::__private::shadow::sink(&mut __d0),
+                        ::autodiff::__private::shadow::no_sink(),
+                        ::autodiff::__private::again::again(__v0),
+                        ::autodiff::__private::again::again(__v3),
+                    );
+                    ::autodiff::__private::Accumulate::accumulate(&mut __d0, __g2.0);
+                }
+                ::autodiff::__private::ops::reset_d0(&mut __dc0);
+                (::autodiff::__private::NoTangent, ::autodiff::__private::NoTangent)
             },
         )
     }

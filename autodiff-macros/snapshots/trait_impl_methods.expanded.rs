@@ -1051,29 +1051,54 @@ impl Exp {
             ::autodiff::__private::shadow::Ignored,
             ::autodiff::__private::shadow::Ignored,
             ::autodiff::__private::again::Ref<'_, Self>,
-            ::autodiff::__private::again::Val<f64>,
+            ::autodiff::__private::again::Skip,
         ) -> (
                 ::autodiff::__private::NoTangent,
                 <f64 as ::autodiff::__private::Differentiable>::Tangent,
             ) + use<>,
     ) {
         let __v0 = self;
-        let __value = Self::__autodiff_ln_pdf_vjp_into(__v0, __v1).0;
+        let (__v2, __pb2) = Self::__autodiff_pdf_vjp_reborrow(__v0, __v1);
+        let __v3 = __v2.ln();
+        let __v4 = __v0.base;
+        let (__v5, __pb5) = (__v4).__autodiff_ln_pdf_vjp_into(__v1);
+        let __v6 = __v3 + __v5;
         (
-            __value,
+            __v6,
             move |
                 __dy: <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                __s0: ::autodiff::__private::shadow::Ignored,
-                __s1: ::autodiff::__private::shadow::Ignored,
+                _: ::autodiff::__private::shadow::Ignored,
+                _: ::autodiff::__private::shadow::Ignored,
                 ::autodiff::__private::again::Ref(
                     __v0,
                 ): ::autodiff::__private::again::Ref<'_, Self>,
-                ::autodiff::__private::again::Val(
-                    __v1,
-                ): ::autodiff::__private::again::Val<f64>|
+                _: ::autodiff::__private::again::Skip|
             {
-                let (_, __pullback) = Self::__autodiff_ln_pdf_vjp_into(__v0, __v1);
-                __pullback(__dy, __s0, __s1)
+                let mut __d6 = __dy;
+                let mut __d3 = ::autodiff::__private::ops::add_d0(&__d6);
+                let mut __d5 = ::autodiff::__private::ops::add_d1(&__d6);
+                let mut __d1 = ::autodiff::__private::adjoint_zero(&__v1);
+                let __g1 = __pb5(
+                    __d5,
+                    ::autodiff::__private::shadow::no_sink(),
+                    ::autodiff::__private::shadow::sink(&mut __d1),
+                );
+                ::autodiff::__private::Accumulate::accumulate(&mut __d1, __g1.1);
+                let mut __d2 = ::autodiff::__private::ops::ln_d0(&__v2, &__d3);
+                let __g2 = __pb2(
+                    __d2,
+                    ::autodiff::__private::shadow::no_sink(),
+                    ::autodiff::__private::shadow::sink(&mut __d1),
+                    ::autodiff::__private::again::again(
+                        ::core::clone::Clone::clone(&__v0),
+                    ),
+                    ::autodiff::__private::again::again(__v1),
+                );
+                ::autodiff::__private::Accumulate::accumulate(&mut __d1, __g2.1);
+                (
+                    ::autodiff::__private::NoTangent,
+                    ::autodiff::__private::finish_tangent(&__v1, __d1),
+                )
             },
         )
     }

@@ -223,8 +223,16 @@ pub fn type_and_const_args(generics: &syn::Generics) -> TokenStream {
 /// `__vjp_reborrow` runs the derivative again at reverse time, from the arguments it is
 /// handed again.
 pub enum Pullback {
+    /// `__vjp_into`'s body; `__vjp_reborrow` runs it again at reverse time.
     Generated(TokenStream),
+    /// `__vjp_reborrow`'s body, which `__vjp_into` calls, handing the references again.
     Reborrow(TokenStream),
+    /// Both bodies: `__vjp_reborrow`'s hands its callees some of the parameters again, where
+    /// `__vjp_into`'s pullback keeps those borrows (cheaper than saving what hands them).
+    Both {
+        into: TokenStream,
+        reborrow: TokenStream,
+    },
     Custom(TokenStream),
 }
 
@@ -381,7 +389,10 @@ pub fn companions(
     let buffers: Vec<syn::Ident> = (0..sig.params.len())
         .map(|i| format_ident!("__b{}", i, span = Span::mixed_site()))
         .collect();
-    let (again, dropped) = crate::emit::rehanding(sig, matches!(pullback, Pullback::Reborrow(_)));
+    let (again, dropped) = crate::emit::rehanding(
+        sig,
+        matches!(pullback, Pullback::Reborrow(_) | Pullback::Both { .. }),
+    );
     let again_types = crate::emit::again_types(&again);
     let reborrow_captures = {
         let all = precise_captures(sig, outer);
@@ -414,6 +425,10 @@ pub fn companions(
                     __pullback(__dy, #(#sink_names,)* #(#agains),*)
                 })
             })
+        }
+        Pullback::Both { into, reborrow } => {
+            reborrow_fn_body = Some(reborrow);
+            Ok(into)
         }
         Pullback::Generated(body) => Ok(body),
         Pullback::Custom(body) => Err(body),

@@ -177,7 +177,11 @@ pub(crate) fn try_expand(
             sweep = Some(crate::emit::jvp_body(&sig, &body));
             (
                 match reborrow_body(&sig, &body) {
-                    Some(reborrow) => Pullback::Reborrow(reborrow),
+                    Some((reborrow, false)) => Pullback::Reborrow(reborrow),
+                    Some((reborrow, true)) => Pullback::Both {
+                        into: vjp_into_body(&sig, &body),
+                        reborrow,
+                    },
                     None => Pullback::Generated(vjp_into_body(&sig, &body)),
                 },
                 // (a function writing through `&mut` parameters has no fused form)

@@ -6,10 +6,9 @@
 //!
 //! Where the natural form does not compile yet, or costs more than a form a user could
 //! equally have written, the nearer form is used and the natural form is given in a
-//! `Natural form:` comment, with what is missing or what it costs: `split_at_mut` views passed
-//! to helpers, a `&mut` parameter read as `&[f64]` by a helper, and (a cost, not an error) a
-//! helper with a `&mut` parameter that is handed a local buffer as `&[f64]` inside another
-//! such helper, whose reverse sweep runs its forward sweep again.
+//! `Natural form:` comment, with what is missing: `split_at_mut` views passed to helpers, a
+//! `&mut` parameter passed as it is to a helper reading `&[f64]`. GMM and BA also come in
+//! their C form (`&mut` output helpers handed local buffers), measured side by side.
 #![allow(dead_code)]
 // The loops index their slices the way ADBench's definitions do, which is the form measured;
 // `copy_from_slice` is not differentiable yet, so copies are loops too.
@@ -298,13 +297,8 @@ pub const BA_NCAMPARAMS: usize = 11;
 
 /// The cross product of two 3-vectors.
 ///
-/// Natural form: `fn cross(a: &[f64], b: &[f64], out: &mut [f64])` called with the local
-/// array `w` and `pt`, with `let w = [rot[0] * theta_inverse, …]` and `let xo = [x[0] −
-/// c[0], …]` in the callers. It compiles and gives the same values and gradients, but a
-/// Jacobian row costs 21× the objective instead of 5.4× (measured in one run): `cross`,
-/// `rodrigues_rotate_point` and `project` each take a `&mut` argument next to a local
-/// buffer read as `&[f64]`, and such a call nested in another runs its forward sweep again
-/// in the reverse sweep. So the arrays come by value here.
+/// The arrays come by value here; [`cross_into`] and the functions after it are the C form
+/// (`&mut` outputs, local arrays handed on as `&[f64]`), measured side by side.
 #[differentiable]
 pub fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
     let mut out = [0.0; 3];
@@ -317,8 +311,7 @@ pub fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
 /// `pt` rotated by the angle-axis vector `rot` (Rodrigues' formula) into `rotated`, with
 /// the first-order form near the zero rotation.
 ///
-/// Natural form: `pt: &[f64]`, and `let w = [rot[0] * theta_inverse, …]`: see [`cross`] for
-/// what it costs.
+/// The C form is [`rodrigues_rotate_slice`].
 #[differentiable]
 pub fn rodrigues_rotate_point(rot: &[f64], pt: [f64; 3], rotated: &mut [f64]) {
     let sqtheta = sqnorm(rot);
@@ -362,8 +355,7 @@ pub fn radial_distort(rad_params: &[f64], proj: &mut [f64]) {
 /// relative to the camera's centre, divide by depth, distort radially, scale by the focal
 /// length and shift by the principal point.
 ///
-/// Natural form: `let xo = [x[0] − c[0], x[1] − c[1], x[2] − c[2]];` passed as `&xo`: see
-/// [`cross`] for what it costs.
+/// The C form is [`project_slices`].
 #[differentiable]
 pub fn project(cam: &[f64], x: &[f64], proj: &mut [f64]) {
     let c = &cam[3..6];
@@ -512,6 +504,114 @@ pub fn ba_jacobian_accumulated(problem: &BaProblem, errors: &mut [f64], jacobian
         let (v_cam, v_rest) = v.split_at_mut(11);
         let (v_x, v_w) = v_rest.split_at_mut(3);
         errors[2 * i + 1] = row_v(cam, x, w, feat, (v_cam, v_x, &mut v_w[0]));
+    }
+}
+
+// BA written as ADBench's C++ is: helpers writing `&mut` outputs, handed local arrays
+// (array literals) as `&[f64]`.
+
+/// `out ← a × b`.
+#[differentiable]
+pub fn cross_into(a: &[f64], b: &[f64], out: &mut [f64]) {
+    out[0] = a[1] * b[2] - a[2] * b[1];
+    out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/// [`rodrigues_rotate_point`] with the point as a slice and the unit axis an array literal.
+#[differentiable]
+pub fn rodrigues_rotate_slice(rot: &[f64], pt: &[f64], rotated: &mut [f64]) {
+    let sqtheta = sqnorm(rot);
+    if sqtheta != 0.0 {
+        let theta = sqtheta.sqrt();
+        let costheta = theta.cos();
+        let sintheta = theta.sin();
+        let theta_inverse = 1.0 / theta;
+        let w = [
+            rot[0] * theta_inverse,
+            rot[1] * theta_inverse,
+            rot[2] * theta_inverse,
+        ];
+        let mut w_cross_pt = [0.0; 3];
+        cross_into(&w, pt, &mut w_cross_pt);
+        let tmp = (w[0] * pt[0] + w[1] * pt[1] + w[2] * pt[2]) * (1.0 - costheta);
+        for i in 0..3 {
+            rotated[i] = pt[i] * costheta + w_cross_pt[i] * sintheta + w[i] * tmp;
+        }
+    } else {
+        let mut rot_cross_pt = [0.0; 3];
+        cross_into(rot, pt, &mut rot_cross_pt);
+        for i in 0..3 {
+            rotated[i] = pt[i] + rot_cross_pt[i];
+        }
+    }
+}
+
+/// [`project`] with `xo` an array literal handed on as `&xo`.
+#[differentiable]
+pub fn project_slices(cam: &[f64], x: &[f64], proj: &mut [f64]) {
+    let c = &cam[3..6];
+    let xo = [x[0] - c[0], x[1] - c[1], x[2] - c[2]];
+    let mut xcam = [0.0; 3];
+    rodrigues_rotate_slice(&cam[0..3], &xo, &mut xcam);
+    proj[0] = xcam[0] / xcam[2];
+    proj[1] = xcam[1] / xcam[2];
+    radial_distort(&cam[9..11], proj);
+    proj[0] = proj[0] * cam[6] + cam[7];
+    proj[1] = proj[1] * cam[6] + cam[8];
+}
+
+/// [`compute_reproj_error`] through [`project_slices`].
+#[differentiable]
+pub fn reproj_error_slices(cam: &[f64], x: &[f64], w: f64, feat: &[f64], err: &mut [f64]) {
+    let mut proj = [0.0; 2];
+    project_slices(cam, x, &mut proj);
+    err[0] = w * (proj[0] - feat[0]);
+    err[1] = w * (proj[1] - feat[1]);
+}
+
+/// The first coordinate of [`reproj_error_slices`].
+#[differentiable]
+pub fn reproj_error_slices_u(cam: &[f64], x: &[f64], w: f64, feat: &[f64]) -> f64 {
+    let mut err = [0.0; 2];
+    reproj_error_slices(cam, x, w, feat, &mut err);
+    err[0]
+}
+
+/// The second coordinate of [`reproj_error_slices`].
+#[differentiable]
+pub fn reproj_error_slices_v(cam: &[f64], x: &[f64], w: f64, feat: &[f64]) -> f64 {
+    let mut err = [0.0; 2];
+    reproj_error_slices(cam, x, w, feat, &mut err);
+    err[1]
+}
+
+/// [`ba_objective`] through [`reproj_error_slices`].
+pub fn ba_objective_slices(problem: &BaProblem, errors: &mut [f64]) {
+    for i in 0..problem.obs.len() {
+        let (cam, x, w, feat) = problem.observation(i);
+        reproj_error_slices(cam, x, w, feat, &mut errors[2 * i..2 * i + 2]);
+    }
+}
+
+/// [`ba_jacobian`] through [`reproj_error_slices`].
+pub fn ba_jacobian_slices(problem: &BaProblem, errors: &mut [f64], jacobian: &mut [f64]) {
+    let row_u = value_and_gradients_function!(reproj_error_slices_u, params = ["cam", "x", "w"]);
+    let row_v = value_and_gradients_function!(reproj_error_slices_v, params = ["cam", "x", "w"]);
+    for i in 0..problem.obs.len() {
+        let (cam, x, w, feat) = problem.observation(i);
+        let block = &mut jacobian[30 * i..30 * (i + 1)];
+        for (row, gradient) in [row_u(cam, x, w, feat), row_v(cam, x, w, feat)]
+            .into_iter()
+            .enumerate()
+        {
+            let (value, (g_cam, g_x, g_w)) = gradient;
+            errors[2 * i + row] = value;
+            let out = &mut block[15 * row..15 * (row + 1)];
+            out[..11].copy_from_slice(&g_cam);
+            out[11..14].copy_from_slice(&g_x);
+            out[14] = g_w;
+        }
     }
 }
 

@@ -254,8 +254,11 @@ pub(crate) struct Emitter<'a> {
     /// (see [`reborrow_body`]); a call handed one goes through its callee's
     /// `__vjp_reborrow`.
     pub(crate) rehand: Option<HashSet<VarId>>,
-    /// In `__vjp_reborrow`'s body: a call was found whose pullback may keep a borrow.
-    pub(crate) rehand_unsafe: bool,
+    /// In `__vjp_reborrow`'s body: a call hands the callee a parameter again or lends a
+    /// buffer, so the body differs from `__vjp_into`'s (which keeps those borrows).
+    pub(crate) rehand_differs: bool,
+    /// ... and one such call is of a method.
+    pub(crate) rehand_method: bool,
     /// Calls whose pullback comes from the callee's `__vjp_reborrow` (handed its arguments
     /// again at reverse time).
     pub(crate) rehanded: HashSet<VarId>,
@@ -642,7 +645,8 @@ pub(crate) fn new_emitter<'a>(sig: &Signature, body: &'a Body) -> Emitter<'a> {
         frozen: frozen_reads(body),
         grown: grown_cells(&body.block),
         rehand: None,
-        rehand_unsafe: false,
+        rehand_differs: false,
+        rehand_method: false,
         rehanded: HashSet::new(),
         counter_undo: HashMap::new(),
         counter_reads: HashMap::new(),
@@ -948,8 +952,9 @@ fn borrowing_vars(
 /// parameters [`rehanding`] re-borrows: it is handed them again, after the sinks. A call in
 /// the body that may borrow them goes through its callee's `__vjp_reborrow` too. `None`
 /// when that cannot be shown from the body (the companion then runs the forward sweep
-/// again at reverse time).
-pub fn reborrow_body(sig: &Signature, body: &Body) -> Option<TokenStream> {
+/// again at reverse time); with it, whether it differs from `__vjp_into`'s (a call hands
+/// a callee parameters again or lends it a buffer).
+pub fn reborrow_body(sig: &Signature, body: &Body) -> Option<(TokenStream, bool)> {
     let (again, _) = rehanding(sig, true);
     let rehanded: Vec<VarId> = (again.iter().enumerate())
         .filter(|(_, a)| matches!(a, Again::Ref(_)))
@@ -982,7 +987,7 @@ pub fn reborrow_body(sig: &Signature, body: &Body) -> Option<TokenStream> {
             && !e.recomputed.contains(v)
             && !e.reverse_bound.contains(v)
     });
-    (!kept && !e.rehand_unsafe).then_some(out)
+    (!kept && !e.rehand_method).then_some((out, e.rehand_differs))
 }
 
 /// An integer counter's increment (`l += 1;`, `l -= 2;`): the cell and the statement

@@ -514,18 +514,23 @@ impl Emitter<'_> {
                         } else if self.borrows_owned(args) {
                             // The callee's pullback would borrow values the pullback closure
                             // owns: it comes from the callee's `__vjp_reborrow`, which keeps
-                            // no borrow of them, and is handed them again here.
-                            // In `__vjp_reborrow`'s body, a call that `__vjp_into`'s would
-                            // give a pullback keeping a borrow of the parameters makes the
-                            // two differ (and the callee's `__vjp_reborrow` may run its
-                            // forward sweep again): `__vjp_reborrow` then runs `__vjp_into`
-                            // again instead. So does a callee writing a buffer, which may
-                            // not have such a pullback.
+                            // no borrow of them, and is handed them again here. In
+                            // `__vjp_reborrow`'s own body that holds for the parameters handed
+                            // again too, and for a callee writing a buffer (its pullback takes
+                            // the buffer's shadow, never the buffer): so a helper with a `&mut`
+                            // parameter handed a local buffer, nested in another, runs its
+                            // forward sweep once. (`__vjp_into` then keeps a body of its own,
+                            // whose pullback keeps those borrows instead of saving them.)
                             if self.rehand.is_some()
                                 && (!self.borrows_local(args)
                                     || args.iter().any(|a| a.lent_cell().is_some()))
                             {
-                                self.rehand_unsafe = true;
+                                self.rehand_differs = true;
+                                // (a method of an annotated `impl` keeps the single body: a
+                                // method that is not annotated is then one error, not two)
+                                if crate::companions::is_method_form(func) {
+                                    self.rehand_method = true;
+                                }
                             }
                             let again: Vec<TokenStream> = args
                                 .iter()
