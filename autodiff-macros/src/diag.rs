@@ -149,12 +149,13 @@ pub fn method_arity(name: &str, n: usize) -> String {
     format!("`{name}` takes {n} argument(s) here")
 }
 
-pub fn mut_view_passed(buffer: &str, method: &str) -> String {
+pub fn mut_view_passed(name: &str, buffer: &str, how: &str) -> String {
     format!(
-        "a `&mut` view of the buffer `{buffer}` made by `{method}` cannot be passed to a \
-         differentiable function yet: the reverse sweep would not see what the callee writes \
-         into `{buffer}`; pass a range of the buffer itself (`&mut {buffer}[a..b]`, one per \
-         call), or split it into separate `let mut` buffers"
+        "`{name}` is a `&mut` view of the buffer `{buffer}` (made by {how}) and cannot be \
+         passed to a differentiable function yet: the reverse sweep would not see what the \
+         callee writes into `{buffer}`; lend the buffer in the call itself (`&mut {buffer}` \
+         or `&mut {buffer}[a..b]`, one range per call), or split it into separate `let mut` \
+         buffers"
     )
 }
 

@@ -487,9 +487,10 @@ impl Lowering<'_> {
             || lent.iter().any(|c| self.cells[c.0].active);
         if active {
             // one error per call: the views come from one split
-            if let Some((a, (buffer, method))) = views.into_iter().next() {
+            if let Some((a, (buffer, how))) = views.into_iter().next() {
+                let name = quote::ToTokens::to_token_stream(a).to_string();
                 self.errors
-                    .push_spanned(a, diag::mut_view_passed(&buffer, &method));
+                    .push_spanned(a, diag::mut_view_passed(&name, &buffer, &how));
             }
         }
         for c in &lent {
@@ -568,14 +569,29 @@ impl Lowering<'_> {
     /// `buf.split_at_mut(k)`, `buf[a..b].chunks_mut(k)`, `buf.iter_mut()`, … of a `let mut`
     /// buffer: the buffer's name and the method.
     pub(super) fn mut_view_of_buffer(&self, e: &syn::Expr) -> Option<(String, String)> {
-        let syn::Expr::MethodCall(m) = e else {
-            return None;
+        let (method, mut base) = match e {
+            syn::Expr::MethodCall(m) => {
+                let method = m.method.to_string();
+                if !MUT_VIEWS.contains(&method.as_str()) {
+                    return self.mut_view_of_buffer(&m.receiver);
+                }
+                (format!("`{method}`"), &*m.receiver)
+            }
+            // `let h = &mut buf;`, `let h = &mut buf[a..b];`
+            syn::Expr::Reference(r) if r.mutability.is_some() => {
+                // (spans do not join on stable: the text is the tokens', respaced)
+                let text = quote::ToTokens::to_token_stream(e)
+                    .to_string()
+                    .replace("& mut ", "&mut ")
+                    .replace(" [", "[")
+                    .replace(" .. ", "..")
+                    .replace(" ..", "..")
+                    .replace(".. ", "..");
+                (format!("`{text}`"), e)
+            }
+            syn::Expr::Paren(p) => return self.mut_view_of_buffer(&p.expr),
+            _ => return None,
         };
-        let method = m.method.to_string();
-        if !MUT_VIEWS.contains(&method.as_str()) {
-            return self.mut_view_of_buffer(&m.receiver);
-        }
-        let mut base = &*m.receiver;
         loop {
             match base {
                 syn::Expr::Index(ix) => base = &ix.expr,
@@ -588,7 +604,12 @@ impl Lowering<'_> {
             return None;
         };
         let name = p.path.get_ident()?.to_string();
-        matches!(self.lookup(&name), Some(Binding::Cell(_))).then_some((name, method))
+        match self.lookup(&name) {
+            Some(Binding::Cell(_)) => Some((name, method)),
+            // a view of a view (`h.split_at_mut(k)` of `let h = &mut buf[a..b]`)
+            Some(_) => self.mut_views.get(&name).map(|(b, _)| (b.clone(), method)),
+            None => None,
+        }
     }
 
     /// A call argument naming a `&mut` view of a `let mut` buffer.

@@ -277,6 +277,16 @@ impl Lowering<'_> {
             block: f.body.clone(),
         });
         let body_active = self.references_active(&body);
+        // `for c in buf.chunks_mut(k)`: each item is a `&mut` view of the buffer
+        let view = self.mut_view_of_buffer(&f.expr);
+        let mut names = HashSet::new();
+        crate::rename::pattern_names(&f.pat, &mut names);
+        for name in names {
+            match &view {
+                Some(v) => self.mut_views.insert(name, v.clone()),
+                None => self.mut_views.remove(&name),
+            };
+        }
         self.iter_loop(label, &f.expr, &f.pat, body_active, |l| {
             l.block_contents(&f.body.stmts, false);
         })
