@@ -300,3 +300,121 @@ fn sub_slices_of_a_mut_parameter_read_by_helpers() {
     let doubled: Vec<f64> = gy.iter().map(|g| 2.0 * g).collect();
     assert_gradient_close(&vy, &doubled, 1e-14);
 }
+
+/// A `&mut` parameter handed on as it is (`sqnorm(y)`, `axpy(a, x, y)`): the callee's
+/// signature decides whether it reads the buffer (its pullback is handed a copy of what it
+/// read) or writes it (its pullback takes the buffer's shadow). In a loop, between writes.
+#[differentiable]
+fn handed_as_it_is(a: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] *= a;
+    }
+    let mut s = sqnorm(y);
+    for _ in 0..3 {
+        axpy(a, x, y);
+        s += sqnorm(y) * y[0];
+    }
+    s
+}
+
+/// The same, one level down: a helper with a `&mut` parameter handing it on as it is, called
+/// with a local buffer and with the caller's own `&mut` parameter.
+#[differentiable]
+fn nested_hand_on(a: f64, y: &mut [f64]) -> f64 {
+    let s = sqnorm(y);
+    axpy(a, &[1.0, -0.5, 0.25], y);
+    s * a + sqnorm(y)
+}
+
+#[differentiable]
+fn calls_nested(a: f64, y: &mut [f64]) -> f64 {
+    let mut local = vec![0.5, 1.5, -1.0];
+    let t = nested_hand_on(a, &mut local);
+    t + nested_hand_on(a * a, y) + sqnorm(&local)
+}
+
+/// A `&mut Vec<f64>` and a `&mut [f64; 3]` (both written) handed on as they are to readers
+/// of `&[f64]` and `&Vec<f64>`.
+#[differentiable]
+fn sum_vec(v: &Vec<f64>) -> f64 {
+    let mut s = 0.0;
+    for i in 0..v.len() {
+        s += v[i] * v[i] * v[i];
+    }
+    s
+}
+
+#[differentiable]
+fn vec_and_array(v: &mut Vec<f64>, w: &mut [f64; 3]) -> f64 {
+    for i in 0..3 {
+        v[i] *= w[i];
+        w[i] = w[i].sin();
+    }
+    sum_vec(v) + sqnorm(w) * sqnorm(v)
+}
+
+#[test]
+fn a_mut_parameter_handed_on_as_it_is() {
+    let (a, x, y0) = (0.8, vec![0.3, -0.6, 1.1], vec![0.5, -1.0, 2.0]);
+    let f = |a: f64, x: &[f64], y0: &[f64]| {
+        let mut y = y0.to_vec();
+        handed_as_it_is(a, x, &mut y)
+    };
+    let mut y = y0.clone();
+    let (value, (ga, gx, gy)) = value_and_gradients_function!(handed_as_it_is)(a, &x, &mut y);
+    assert_eq!(value.to_bits(), f(a, &x, &y0).to_bits());
+    let fa = finite_difference(|v| f(v[0], &x, &y0), &[a]);
+    assert!((ga - fa[0]).abs() < 1e-7 * fa[0].abs().max(1.0));
+    assert_gradient_close(&gx, &finite_difference(|v| f(a, v, &y0), &x), 1e-8);
+    assert_gradient_close(&gy, &finite_difference(|v| f(a, &x, v), &y0), 1e-8);
+    // by hand, one step: y ← a·y, then s = ‖y‖²: ∂s/∂y0 = 2a²·y0, ∂s/∂a = 2a‖y0‖²
+    #[differentiable]
+    fn one_step(a: f64, y: &mut [f64]) -> f64 {
+        for i in 0..y.len() {
+            y[i] *= a;
+        }
+        sqnorm(y)
+    }
+    let mut y = y0.clone();
+    let (ga, gy) = gradients_function!(one_step)(a, &mut y);
+    let n: f64 = y0.iter().map(|v| v * v).sum();
+    assert!((ga - 2.0 * a * n).abs() < 1e-12);
+    let hand: Vec<f64> = y0.iter().map(|v| 2.0 * a * a * v).collect();
+    assert_gradient_close(&gy, &hand, 1e-14);
+    // vjp! agrees, scaled
+    let mut y = y0.clone();
+    let (_, pullback) = vjp!(handed_as_it_is)(a, &x, &mut y);
+    let (va, _, vy) = pullback(-2.0);
+    let mut y = y0.clone();
+    let (ga, _, gy) = gradients_function!(handed_as_it_is)(a, &x, &mut y);
+    assert!((va + 2.0 * ga).abs() < 1e-12 * ga.abs().max(1.0));
+    let scaled: Vec<f64> = gy.iter().map(|g| -2.0 * g).collect();
+    assert_gradient_close(&vy, &scaled, 1e-14);
+}
+
+#[test]
+fn a_mut_parameter_handed_on_as_it_is_one_level_down() {
+    let (a, y0) = (0.9, vec![0.5, -1.0, 2.0]);
+    let f = |a: f64, y0: &[f64]| {
+        let mut y = y0.to_vec();
+        calls_nested(a, &mut y)
+    };
+    let mut y = y0.clone();
+    let (ga, gy) = gradients_function!(calls_nested)(a, &mut y);
+    let fa = finite_difference(|v| f(v[0], &y0), &[a]);
+    assert!((ga - fa[0]).abs() < 1e-7 * fa[0].abs().max(1.0));
+    assert_gradient_close(&gy, &finite_difference(|v| f(a, v), &y0), 1e-8);
+}
+
+#[test]
+fn a_mut_vec_and_array_handed_on_as_they_are() {
+    let (v0, w0) = (vec![0.5, -1.0, 2.0], [0.3, 1.2, -0.7]);
+    let f = |v0: &[f64], w0: &[f64]| {
+        let (mut v, mut w) = (v0.to_vec(), [w0[0], w0[1], w0[2]]);
+        vec_and_array(&mut v, &mut w)
+    };
+    let (mut v, mut w) = (v0.clone(), w0);
+    let (gv, gw) = gradients_function!(vec_and_array)(&mut v, &mut w);
+    assert_gradient_close(&gv, &finite_difference(|x| f(x, &w0), &v0), 1e-8);
+    assert_gradient_close(&gw, &finite_difference(|x| f(&v0, x), &w0), 1e-8);
+}

@@ -149,6 +149,11 @@ pub enum Operand {
         /// `f(&mut buf[a..b])`: the range of the buffer lent (its adjoint's same range is
         /// the callee's shadow).
         range: Option<Box<SliceRange>>,
+        /// A `&mut` parameter handed on as it is (`helper(y)`): the callee may read it
+        /// (`&[f64]`) or write it (`&mut [f64]`), which only its signature tells. The
+        /// variable keeps what a reading callee's pullback is handed again (a copy taken
+        /// here, see `again::Lent`); the call goes through the callee's `__vjp_reborrow`.
+        keep: Option<VarId>,
     },
 }
 
@@ -168,6 +173,7 @@ impl Operand {
                 cell,
                 reborrow,
                 range,
+                ..
             } => {
                 let id = cell.ident();
                 match range {

@@ -329,6 +329,8 @@ fn shadow_element(ty: &syn::Type, floats: &[syn::Ident]) -> Option<syn::Type> {
     let elem = match ty {
         syn::Type::Reference(r) => match &*r.elem {
             syn::Type::Slice(s) => Some(&*s.elem),
+            // a fixed-size array written through (`&mut [f64; 3]`): its shadow is a slice
+            syn::Type::Array(a) if r.mutability.is_some() => Some(&*a.elem),
             other => vec_element(other),
         },
         other => vec_element(other),

@@ -73,3 +73,106 @@ impl<X> AgainFrom<X> for Skip {
 pub fn again<A: AgainFrom<X>, X>(x: X) -> A {
     A::again_from(x)
 }
+
+/// What a caller keeps of a buffer it hands on as it is (`helper(y)`, `y` a `&mut`
+/// parameter), for the pullback of a callee that may read it or write it: the callee's
+/// signature decides. A callee writing the buffer (`&mut [f64]`) takes its shadow and is
+/// handed nothing again: [`Nothing`] is kept. A callee reading it (`&[f64]`, reborrowed
+/// from the `&mut`) is handed again what it read: a copy is kept, taken before the calls
+/// that follow may change the buffer. The kept type is inferred from the pullback's
+/// position through [`FromLent`] (one implementation per position type), so the caller
+/// writes the same code for both.
+///
+/// ```
+/// use autodiff_runtime::again::{lent, Lent, Nothing, Ref, Skip};
+/// let mut y = vec![1.0, 2.0];
+/// let read: Vec<f64> = Lent::keep(&*y);
+/// let written: Nothing = Lent::keep(&*y);
+/// y[0] = 5.0;
+/// let Ref(seen): Ref<'_, [f64]> = lent(&read);
+/// assert_eq!(seen, &[1.0, 2.0]);
+/// let _: Skip = lent(&written);
+/// ```
+pub trait Lent<T: ?Sized>: Sized {
+    /// What is kept of `x`.
+    fn keep(x: &T) -> Self;
+}
+
+/// Nothing kept: the callee writes the buffer lent to it.
+#[derive(Debug, Clone, Copy)]
+pub struct Nothing;
+
+impl<T: ?Sized> Lent<T> for Nothing {
+    #[inline(always)]
+    fn keep(_: &T) -> Self {
+        Nothing
+    }
+}
+
+impl<E: Clone> Lent<[E]> for Vec<E> {
+    #[inline(always)]
+    fn keep(x: &[E]) -> Self {
+        x.to_vec()
+    }
+}
+
+impl<E: Clone> Lent<Vec<E>> for Vec<E> {
+    #[inline(always)]
+    fn keep(x: &Vec<E>) -> Self {
+        x.clone()
+    }
+}
+
+impl<E: Clone, const N: usize> Lent<[E; N]> for Vec<E> {
+    #[inline(always)]
+    fn keep(x: &[E; N]) -> Self {
+        x.to_vec()
+    }
+}
+
+impl<E: Clone, const N: usize> Lent<[E; N]> for [E; N] {
+    #[inline(always)]
+    fn keep(x: &[E; N]) -> Self {
+        x.clone()
+    }
+}
+
+/// A pullback's position made from what [`Lent`] kept (see there).
+pub trait FromLent<'a, K> {
+    /// The position's argument.
+    fn from_lent(kept: &'a K) -> Self;
+}
+
+impl<'a> FromLent<'a, Nothing> for Skip {
+    #[inline(always)]
+    fn from_lent(_: &'a Nothing) -> Self {
+        Skip
+    }
+}
+
+impl<'a, E> FromLent<'a, Vec<E>> for Ref<'a, [E]> {
+    #[inline(always)]
+    fn from_lent(kept: &'a Vec<E>) -> Self {
+        Ref(kept)
+    }
+}
+
+impl<'a, E> FromLent<'a, Vec<E>> for Ref<'a, Vec<E>> {
+    #[inline(always)]
+    fn from_lent(kept: &'a Vec<E>) -> Self {
+        Ref(kept)
+    }
+}
+
+impl<'a, E, const N: usize> FromLent<'a, [E; N]> for Ref<'a, [E; N]> {
+    #[inline(always)]
+    fn from_lent(kept: &'a [E; N]) -> Self {
+        Ref(kept)
+    }
+}
+
+/// What [`Lent`] kept, handed again as the pullback's position takes it.
+#[inline(always)]
+pub fn lent<'a, A: FromLent<'a, K>, K>(kept: &'a K) -> A {
+    A::from_lent(kept)
+}

@@ -140,6 +140,25 @@ impl<E: Real> Accumulate<Vec<E>> for SliceShadow<'_, E> {
     }
 }
 
+impl<E: Real, const N: usize> Accumulate<[E; N]> for SliceShadow<'_, E> {
+    /// Adds the gradient of a fixed-size array written through (`&mut [f64; N]`).
+    fn accumulate(&mut self, contribution: [E; N]) {
+        let Some(buf) = &mut self.buf else {
+            return;
+        };
+        assert_eq!(
+            buf.len(),
+            N,
+            "gradient length mismatch: accumulating a gradient of length {N} into a slice of \
+             length {}",
+            buf.len()
+        );
+        for (a, b) in buf.iter_mut().zip(contribution) {
+            *a = *a + b;
+        }
+    }
+}
+
 /// The sink of a parameter whose gradient the callee returns as a value (a float, an
 /// array, a struct): it carries nothing.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

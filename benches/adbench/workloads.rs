@@ -6,9 +6,9 @@
 //!
 //! Where the natural form does not compile yet, or costs more than a form a user could
 //! equally have written, the nearer form is used and the natural form is given in a
-//! `Natural form:` comment, with what is missing: `split_at_mut` views passed to helpers, a
-//! `&mut` parameter passed as it is to a helper reading `&[f64]`. GMM and BA also come in
-//! their C form (`&mut` output helpers handed local buffers), measured side by side.
+//! `Natural form:` comment, with what is missing: `split_at_mut` views passed to helpers.
+//! GMM and BA also come in their C form (`&mut` output helpers handed local buffers),
+//! measured side by side.
 #![allow(dead_code)]
 // The loops index their slices the way ADBench's definitions do, which is the form measured;
 // `copy_from_slice` is not differentiable yet, so copies are loops too.
@@ -690,15 +690,16 @@ pub fn lstm_logsumexp(x: &[f64]) -> f64 {
 /// in place from the layer's weights `weight` (4b) and biases `bias` (4b) (forget, input,
 /// output, change) and its input.
 ///
+/// The input is the caller's `&mut` output buffer, handed on as it is (`lstm_model(…,
+/// output)` in [`lstm_predict`]), as ADBench's C++ does.
+///
 /// Natural form: `fn lstm_model(weight: &[f64], bias: &[f64], hidden: &mut [f64], cell: &mut
 /// [f64], input: &[f64])`, with the hidden and cell values split off the state with
-/// `split_at_mut`. Not yet: (1) a `&mut` view made by `split_at_mut` cannot be passed to a
+/// `split_at_mut`. Not yet: a `&mut` view made by `split_at_mut` cannot be passed to a
 /// differentiable function (a clear error), so the layer's state comes as one range
-/// `&mut state[a..b]`, hidden then cell; (2) the input is the caller's `&mut` output
-/// buffer, which cannot be read as `&[f64]` by a helper (the generated code does not
-/// borrow-check), so it is a `&mut` parameter that is only read.
+/// `&mut state[a..b]`, hidden then cell.
 #[differentiable]
-pub fn lstm_model(weight: &[f64], bias: &[f64], state: &mut [f64], input: &mut [f64]) {
+pub fn lstm_model(weight: &[f64], bias: &[f64], state: &mut [f64], input: &[f64]) {
     let b = input.len();
     for i in 0..b {
         let forget = sigmoid(input[i] * weight[i] + bias[i]);

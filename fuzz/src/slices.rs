@@ -118,6 +118,7 @@ const FEATURES: &[&str] = &[
     "&mut helper: on a range of a local buffer (`&mut b[r]`)",
     "&mut helper: on a range of the caller's &mut parameter",
     "slice helper: sub-slice of the caller's &mut parameter",
+    "slice helper: the caller's &mut parameter as it is",
     "`&[f64; N]` as `&[f64]` next to `&mut`",
 ];
 
@@ -383,8 +384,8 @@ impl SliceGen<'_> {
                 return format!("&{b}");
             }
         }
-        // choice 7: a sub-slice of the caller's `&mut` parameter, read (not in a call that
-        // lends it)
+        // choice 7: the caller's `&mut` parameter as it is, or a sub-slice of it, read (not
+        // in a call that lends it)
         if let (7, Some((ys, len))) = (choice, self.mut_param.clone()) {
             let lent = exclude
                 .strip_prefix("&mut ")
@@ -392,6 +393,11 @@ impl SliceGen<'_> {
                 .split('[')
                 .next()
                 .unwrap_or("");
+            if len >= min.max(1) && lent != ys && self.rng.chance(0.3) {
+                self.features
+                    .insert("slice helper: the caller's &mut parameter as it is");
+                return ys;
+            }
             if len >= min.max(1) && lent != ys {
                 let (r, _, _) = self.range(len, min.max(1));
                 self.features

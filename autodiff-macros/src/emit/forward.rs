@@ -299,6 +299,9 @@ impl Emitter<'_> {
         match stmt {
             Stmt::Effect(ts) => out.extend(ts.clone()),
             Stmt::Let { dst, ty, rhs, span } => {
+                if self.keeps.contains(dst) && !self.used.contains(dst) {
+                    return;
+                }
                 let v = dst.ident();
                 let ty = ty.as_ref().map(|t| quote!(: #t));
                 let span = *span;

@@ -262,6 +262,9 @@ pub(crate) struct Emitter<'a> {
     /// Calls whose pullback comes from the callee's `__vjp_reborrow` (handed its arguments
     /// again at reverse time).
     pub(crate) rehanded: HashSet<VarId>,
+    /// What calls keep of a `&mut` parameter handed on as it is (see `Operand::MutRef`):
+    /// emitted only where the reverse sweep hands it again.
+    pub(crate) keeps: HashSet<VarId>,
     /// Integer counters (see [`counters`]): the statement undoing each increment, by the
     /// increment's tokens, and the reads computed from the counter.
     pub(crate) counter_undo: HashMap<String, TokenStream>,
@@ -648,6 +651,7 @@ pub(crate) fn new_emitter<'a>(sig: &Signature, body: &'a Body) -> Emitter<'a> {
         rehand_differs: false,
         rehand_method: false,
         rehanded: HashSet::new(),
+        keeps: HashSet::new(),
         counter_undo: HashMap::new(),
         counter_reads: HashMap::new(),
         handed_on: HashMap::new(),
@@ -660,6 +664,17 @@ pub(crate) fn new_emitter<'a>(sig: &Signature, body: &'a Body) -> Emitter<'a> {
         increment_reads: HashSet::new(),
     };
     (e.increment_values, e.increment_reads) = increments::increments(body);
+    e.keeps = (e.defs.values())
+        .filter_map(|rhs| match rhs {
+            Rhs::Call { args, .. } => Some(args),
+            _ => None,
+        })
+        .flatten()
+        .filter_map(|a| match a {
+            Operand::MutRef { keep, .. } => *keep,
+            _ => None,
+        })
+        .collect();
     e.lazy = lazily_zeroed(sig_params, body, &e.defs);
     e.ref_params = (sig.params.iter().enumerate())
         .filter(|(_, p)| matches!(&p.ty, syn::Type::Reference(r) if r.mutability.is_none()))

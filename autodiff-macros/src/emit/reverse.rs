@@ -344,11 +344,14 @@ impl Emitter<'_> {
                                 continue;
                             }
                             if rule.form == Form::Join {
+                                // (the axis, an integer, takes no adjoint)
+                                let Some(part) = k.checked_sub(1) else {
+                                    continue;
+                                };
                                 let ops: Vec<TokenStream> =
                                     args.iter().map(|a| self.operand(a)).collect();
                                 let (axis, parts) = (&ops[0], &ops[1..]);
                                 let f = format_ident!("{}_d", rule.name);
-                                let part = k - 1;
                                 self.contribute(
                                     out,
                                     u,
@@ -511,7 +514,7 @@ impl Emitter<'_> {
                                     __pb(#dy, #(#sinks),*)
                                 };
                             });
-                        } else if self.borrows_owned(args) {
+                        } else if self.borrows_owned(args) || args.iter().any(kept_lend) {
                             // The callee's pullback would borrow values the pullback closure
                             // owns: it comes from the callee's `__vjp_reborrow`, which keeps
                             // no borrow of them, and is handed them again here. In
@@ -535,6 +538,10 @@ impl Emitter<'_> {
                             let again: Vec<TokenStream> = args
                                 .iter()
                                 .map(|a| match a {
+                                    Operand::MutRef { keep: Some(k), .. } => {
+                                        let k = self.operand(&Operand::Var(*k));
+                                        quote!(#rt::again::lent(&#k))
+                                    }
                                     Operand::MutRef { .. } => quote!(#rt::again::Skip),
                                     Operand::Var(v) if self.body.vars[v.0].maybe_array => {
                                         let t = self.operand(a);
@@ -710,4 +717,9 @@ impl Emitter<'_> {
             }
         }
     }
+}
+
+/// A `&mut` parameter handed on as it is, with what a reading callee is handed again.
+fn kept_lend(a: &Operand) -> bool {
+    matches!(a, Operand::MutRef { keep: Some(_), .. })
 }

@@ -551,16 +551,35 @@ impl Lowering<'_> {
                 cell,
                 reborrow,
                 range: Some(Box::new(range)),
+                keep: None,
             });
         }
         let Some(Place::Cell(cell)) = self.place(place) else {
             return None;
         };
         let reborrow = self.cells[cell.0].bound_to.is_some();
-        (explicit || reborrow).then_some(Operand::MutRef {
+        if !explicit && !reborrow {
+            return None;
+        }
+        // handed on as it is: what a reading callee is handed again (emitted only where the
+        // reverse sweep hands it, its type inferred from the callee's pullback)
+        let keep = (!explicit).then(|| {
+            let k = self.new_var(false);
+            let c = cell.ident();
+            let rt = crate::companions::rt();
+            self.push(
+                k,
+                None,
+                Rhs::Inactive(quote::quote!(#rt::again::Lent::keep(&*#c))),
+                a.span(),
+            );
+            k
+        });
+        Some(Operand::MutRef {
             cell,
             reborrow,
             range: None,
+            keep,
         })
     }
 }

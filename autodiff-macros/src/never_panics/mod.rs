@@ -285,6 +285,15 @@ fn found_inputs_expand_without_panicking() {
                 a.iter().zip(b.iter()).map(|g: f32| sum * y).map(|p| p.sin()).collect()
             }
         },
+        // (seed 1, input 1357) `stack` whose axis is a name the lowering took for a
+        // differentiable value: the join rule's part index underflowed
+        quote::quote! {
+            fn joined(a: &Array2<f64>, b: &[f64], v: &Option<f64>) -> f64 {
+                let tall = autodiff::ndarray::concatenate(Axis(0), &[a.view(), b.view()]).unwrap();
+                let rows = autodiff::ndarray::stack(y, &[v.view(), 18446744073709551615]).unwrap();
+                tall.mapv(f64::sin).sum() + (&rows * &rows).sum() * 0.5 + tall.dot(v).sum()
+            }
+        },
     ];
     for item in found {
         let input = Input::Attribute {
