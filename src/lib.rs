@@ -142,5 +142,6 @@ pub mod __private {
     };
     pub use autodiff_runtime::{
         again, dual, forward, implicit, jacobian, ndarray, reuse, saved, select, shadow, source,
+        views,
     };
 }

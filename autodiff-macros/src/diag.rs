@@ -151,11 +151,12 @@ pub fn method_arity(name: &str, n: usize) -> String {
 
 pub fn mut_view_passed(name: &str, buffer: &str, how: &str) -> String {
     format!(
-        "`{name}` is a `&mut` view of the buffer `{buffer}` (made by {how}) and cannot be \
-         passed to a differentiable function yet: the reverse sweep would not see what the \
-         callee writes into `{buffer}`; lend the buffer in the call itself (`&mut {buffer}` \
-         or `&mut {buffer}[a..b]`, one range per call), or split it into separate `let mut` \
-         buffers"
+        "`{name}` is a `&mut` view of the buffer `{buffer}` (made by {how}) used in a way \
+         that cannot be read as a range of `{buffer}`, so it cannot be passed to a \
+         differentiable function: the reverse sweep would not see what the callee writes \
+         into `{buffer}`. A view that is only indexed, sliced, measured with `len()`, split \
+         with `split_at_mut` and handed to functions can (a `chunks_mut` loop's item too, \
+         without `enumerate`); or lend the buffer in the call itself (`&mut {buffer}[a..b]`)"
     )
 }
 

@@ -154,6 +154,10 @@ pub enum Operand {
         /// variable keeps what a reading callee's pullback is handed again (a copy taken
         /// here, see `again::Lent`); the call goes through the callee's `__vjp_reborrow`.
         keep: Option<VarId>,
+        /// One of several ranges of the buffer lent to one call (the views `split_at_mut`
+        /// made): the name of its part of the buffer, split before the call
+        /// (`views::disjoint`), which the call is handed.
+        alias: Option<syn::Ident>,
     },
 }
 
@@ -169,6 +173,7 @@ impl Operand {
                 let id = v.ident();
                 quote!((&#id))
             }
+            Operand::MutRef { alias: Some(a), .. } => quote!(#a),
             Operand::MutRef {
                 cell,
                 reborrow,
@@ -356,6 +361,23 @@ impl SliceRange {
         } else {
             quote!(#start..#end)
         }
+    }
+    /// `(start, Some(end))`, `(start, None)` open at the end, as `views::disjoint` takes
+    /// them; `operand` writes each bound.
+    pub fn bounds(&self, mut operand: impl FnMut(&Operand) -> TokenStream) -> TokenStream {
+        let start = self.start.as_ref().map_or(quote!(0usize), &mut operand);
+        let end = match &self.end {
+            Some(e) if self.inclusive => {
+                let e = operand(e);
+                quote!(::core::option::Option::Some(#e + 1))
+            }
+            Some(e) => {
+                let e = operand(e);
+                quote!(::core::option::Option::Some(#e))
+            }
+            None => quote!(::core::option::Option::None),
+        };
+        quote!((#start, #end))
     }
     /// The operands (bounds) the range reads.
     pub fn operands(&self) -> impl Iterator<Item = &Operand> {

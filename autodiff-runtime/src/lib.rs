@@ -52,6 +52,8 @@ pub mod source;
 mod tangent;
 mod tape;
 mod variable;
+#[doc(hidden)]
+pub mod views;
 
 pub use implicit::{
     implicit_gradients, implicit_value_and_gradients, Gradient, Gradients, Parameter, VariableRef,

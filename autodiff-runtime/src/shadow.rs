@@ -223,6 +223,8 @@ pub trait RangeAdjoint<E> {
     fn range_shadow<R>(&mut self, range: R) -> SliceShadow<'_, E>
     where
         R: core::slice::SliceIndex<[E], Output = [E]>;
+    /// The whole adjoint, or `None` for a shadow carrying nothing.
+    fn whole(&mut self) -> Option<&mut [E]>;
 }
 
 impl<E: Real> RangeAdjoint<E> for Vec<E> {
@@ -232,6 +234,10 @@ impl<E: Real> RangeAdjoint<E> for Vec<E> {
         R: core::slice::SliceIndex<[E], Output = [E]>,
     {
         SliceShadow::new(&mut self[range])
+    }
+    #[inline(always)]
+    fn whole(&mut self) -> Option<&mut [E]> {
+        Some(&mut self[..])
     }
 }
 
@@ -243,6 +249,10 @@ impl<E: Real, const N: usize> RangeAdjoint<E> for [E; N] {
     {
         SliceShadow::new(&mut self[range])
     }
+    #[inline(always)]
+    fn whole(&mut self) -> Option<&mut [E]> {
+        Some(&mut self[..])
+    }
 }
 
 impl<E: Real> RangeAdjoint<E> for SliceShadow<'_, E> {
@@ -252,6 +262,24 @@ impl<E: Real> RangeAdjoint<E> for SliceShadow<'_, E> {
         R: core::slice::SliceIndex<[E], Output = [E]>,
     {
         self.range(range)
+    }
+    #[inline(always)]
+    fn whole(&mut self) -> Option<&mut [E]> {
+        self.buf.as_deref_mut()
+    }
+}
+
+/// The sinks of several disjoint ranges of one adjoint, handed to one call (the views a
+/// `split_at_mut` made of one buffer, see `views::disjoint`).
+#[inline(always)]
+#[track_caller]
+pub fn disjoint_sinks<E: Real, A: RangeAdjoint<E> + ?Sized, const N: usize>(
+    adjoint: &mut A,
+    ranges: [(usize, Option<usize>); N],
+) -> [SliceShadow<'_, E>; N] {
+    match adjoint.whole() {
+        Some(buf) => crate::views::disjoint(buf, ranges).map(SliceShadow::new),
+        None => core::array::from_fn(|_| SliceShadow::default()),
     }
 }
 

@@ -4,11 +4,9 @@
 //! `&[f64]` slices, small helper functions called in the inner loop, local buffers.
 //! Shared by `benches/adbench.rs` and `tests/adbench.rs`.
 //!
-//! Where the natural form does not compile yet, or costs more than a form a user could
-//! equally have written, the nearer form is used and the natural form is given in a
-//! `Natural form:` comment, with what is missing: `split_at_mut` views passed to helpers.
-//! GMM and BA also come in their C form (`&mut` output helpers handed local buffers),
-//! measured side by side.
+//! Where a form costs more than another a user could equally have written, both are
+//! measured: GMM and BA also come in their C form (`&mut` output helpers handed local
+//! buffers), side by side.
 #![allow(dead_code)]
 // The loops index their slices the way ADBench's definitions do, which is the form measured;
 // `copy_from_slice` is not differentiable yet, so copies are loops too.
@@ -686,28 +684,25 @@ pub fn lstm_logsumexp(x: &[f64]) -> f64 {
     (sum + 2.0).ln()
 }
 
-/// One layer's step: updates the layer's hidden and cell values `state` (2b, hidden first)
-/// in place from the layer's weights `weight` (4b) and biases `bias` (4b) (forget, input,
-/// output, change) and its input.
-///
-/// The input is the caller's `&mut` output buffer, handed on as it is (`lstm_model(…,
-/// output)` in [`lstm_predict`]), as ADBench's C++ does.
-///
-/// Natural form: `fn lstm_model(weight: &[f64], bias: &[f64], hidden: &mut [f64], cell: &mut
-/// [f64], input: &[f64])`, with the hidden and cell values split off the state with
-/// `split_at_mut`. Not yet: a `&mut` view made by `split_at_mut` cannot be passed to a
-/// differentiable function (a clear error), so the layer's state comes as one range
-/// `&mut state[a..b]`, hidden then cell.
+/// One layer's step, as ADBench's C++ writes it: updates the layer's `hidden` and `cell`
+/// values (b each) in place from the layer's weights `weight` (4b) and biases `bias` (4b)
+/// (forget, input, output, change) and its `input`.
 #[differentiable]
-pub fn lstm_model(weight: &[f64], bias: &[f64], state: &mut [f64], input: &[f64]) {
-    let b = input.len();
+pub fn lstm_model(
+    weight: &[f64],
+    bias: &[f64],
+    hidden: &mut [f64],
+    cell: &mut [f64],
+    input: &[f64],
+) {
+    let b = hidden.len();
     for i in 0..b {
         let forget = sigmoid(input[i] * weight[i] + bias[i]);
-        let ingate = sigmoid(state[i] * weight[b + i] + bias[b + i]);
+        let ingate = sigmoid(hidden[i] * weight[b + i] + bias[b + i]);
         let outgate = sigmoid(input[i] * weight[2 * b + i] + bias[2 * b + i]);
-        let change = (state[i] * weight[3 * b + i] + bias[3 * b + i]).tanh();
-        state[b + i] = state[b + i] * forget + ingate * change;
-        state[i] = outgate * state[b + i].tanh();
+        let change = (hidden[i] * weight[3 * b + i] + bias[3 * b + i]).tanh();
+        cell[i] = cell[i] * forget + ingate * change;
+        hidden[i] = outgate * cell[i].tanh();
     }
 }
 
@@ -729,14 +724,18 @@ pub fn lstm_predict(
     }
     for layer in 0..l {
         let w = 8 * b * layer;
+        // the layer's hidden and cell values, split off the state (the input is the
+        // caller's `&mut` output buffer, handed on as it is)
+        let (hidden, cell) = state[2 * b * layer..2 * b * (layer + 1)].split_at_mut(b);
         lstm_model(
             &main_params[w..w + 4 * b],
             &main_params[w + 4 * b..w + 8 * b],
-            &mut state[2 * b * layer..2 * b * (layer + 1)],
+            hidden,
+            cell,
             output,
         );
         for i in 0..b {
-            output[i] = state[2 * b * layer + i];
+            output[i] = hidden[i];
         }
     }
     for i in 0..b {

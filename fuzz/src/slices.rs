@@ -38,6 +38,9 @@ enum Kind {
     Try,
     /// `fn h(v: &[f64], s: f64, k: usize) -> f64`, calling itself with `k - 1`.
     Recursive,
+    /// `fn h(a: &mut [f64], b: &mut [f64], s: f64)`: two buffers written together (the
+    /// halves of a `split_at_mut`).
+    TwoMut,
 }
 
 #[derive(Clone, Debug)]
@@ -119,6 +122,10 @@ const FEATURES: &[&str] = &[
     "&mut helper: on a range of the caller's &mut parameter",
     "slice helper: sub-slice of the caller's &mut parameter",
     "slice helper: the caller's &mut parameter as it is",
+    "&mut views: split_at_mut of a local buffer",
+    "&mut views: split_at_mut of the caller's &mut parameter",
+    "&mut views: both halves of a split to one helper",
+    "&mut views: the halves of a split to helpers, one each",
     "`&[f64; N]` as `&[f64]` next to `&mut`",
 ];
 
@@ -279,6 +286,12 @@ impl SliceGen<'_> {
                     1,
                 )
             }
+            Kind::TwoMut => (
+                format!(
+                    "fn {name}(a: &mut [f64], b: &mut [f64], s: f64) {{\n    for i in 0..a.len().min(b.len()) {{\n        b[i] = b[i] * {c1} + (a[i] * s).{f}();\n        a[i] = (b[i] * {c2}).tanh() + a[i] * 0.5;\n    }}\n}}"
+                ),
+                1,
+            ),
             Kind::Accumulate => {
                 returns = self.rng.chance(0.3);
                 let op = *self.rng.pick(&["+=", "+=", "-="]);
@@ -434,6 +447,43 @@ impl SliceGen<'_> {
         format!("&{s}[{r}]")
     }
 
+    /// `let (h, c) = buf.split_at_mut(k);` of a buffer of `len` elements (a `let mut` one or
+    /// the `&mut` parameter): the halves handed to helpers as they are, both to one or one
+    /// each, then read.
+    fn split_views(&mut self, buf: &str, len: usize, out: &mut Vec<Stmt>) {
+        // (the split buffer cannot be read while its halves live)
+        let mut_param = self.mut_param.take_if(|(ys, _)| ys == buf);
+        let k = self.rng.range(1, len - 1);
+        let (h, c) = (self.fresh("h"), self.fresh("c"));
+        out.push(self.line(format!("let ({h}, {c}) = {buf}.split_at_mut({k});")));
+        if self.rng.chance(0.5) {
+            let two = self.helper(Kind::TwoMut);
+            let s = self.scalar();
+            out.push(self.line(format!("{}({h}, {c}, {s});", two.name)));
+        } else {
+            let kinds = [Kind::InPlace, Kind::Accumulate, Kind::PassOn];
+            for (view, n) in [(&h, k), (&c, len - k)] {
+                let kind = *self.rng.pick(&kinds);
+                let helper = self.helper(kind);
+                if n >= helper.min_len {
+                    self.mut_call(&helper, view, out);
+                }
+            }
+            self.features
+                .insert("&mut views: the halves of a split to helpers, one each");
+        }
+        let t = self.fresh("t");
+        let m = self.coef();
+        out.push(self.line(format!(
+            "let {t} = {c}[0] * {m} + {h}[{h}.len() - 1] + {c}.len() as f64 * 0.1;"
+        )));
+        self.terms.push(t.clone());
+        self.scalars.push(t);
+        if mut_param.is_some() {
+            self.mut_param = mut_param;
+        }
+    }
+
     /// Calls a `&mut` helper `h` on `target` (`&mut buf` or the `&mut` parameter).
     fn mut_call(&mut self, h: &Helper, target: &str, out: &mut Vec<Stmt>) {
         let s = self.scalar();
@@ -478,6 +528,10 @@ impl SliceGen<'_> {
             self.mut_call(&h, &format!("&mut {ys}[{r}]"), out);
             self.features
                 .insert("&mut helper: on a range of the caller's &mut parameter");
+        } else if len >= 2 && self.rng.chance(0.25) {
+            self.split_views(&ys, len, out);
+            self.features
+                .insert("&mut views: split_at_mut of the caller's &mut parameter");
         } else {
             self.mut_call(&h, &ys, out);
         }
@@ -576,6 +630,11 @@ impl SliceGen<'_> {
                         self.mut_call(&h, &format!("&mut {b}"), out);
                     }
                     self.features.insert("&mut helper: on a local buffer");
+                }
+                if len >= 2 && self.rng.chance(0.3) {
+                    self.split_views(&b, len, out);
+                    self.features
+                        .insert("&mut views: split_at_mut of a local buffer");
                 }
                 let t = self.fresh("t");
                 let k = self.coef();
@@ -734,6 +793,9 @@ pub(crate) fn gen_slice_function(rng: &mut Rng, index: usize) -> Func {
             Kind::Accumulate => g.features.insert("&mut helper: accumulate"),
             Kind::PassOn => g.features.insert("&mut helper: passes its buffer on"),
             Kind::ArrayOut => g.features.insert("[f64; N] returned by a helper"),
+            Kind::TwoMut => g
+                .features
+                .insert("&mut views: both halves of a split to one helper"),
             Kind::Read | Kind::Try | Kind::Recursive => false,
         };
         if matches!(h.kind, Kind::InPlace | Kind::Accumulate | Kind::PassOn) && !h.returns {

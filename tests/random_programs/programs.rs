@@ -412,6 +412,12 @@ fn p13_h5(y: &mut [f64], x: &[f64], s: f64) -> f64 {
     p13_h3(s * 0.25, &x[1..], y);
     y[y.len() - 1] + x[0]
 }
+#[differentiable]
+fn p13_h6(v: &[f64], s: f64) -> Result<f64, String> {
+    let head = if v[0] * s > -0.4 { Ok((v[0] * s).tanh()) } else { Err(format!("{s} is too small")) };
+    let h = head?;
+    Ok(h * 0.75 + v[v.len() - 1] * 0.75)
+}
 program! {
     #[differentiable]
     fn p13(w: [f64; 3], a: f64, xs: &[f64], b: f64) -> f64 {
@@ -425,2382 +431,2918 @@ program! {
         p13_h3(w[0] * 0.6, &xs[6..=6], &mut buf4[..]);
         let t5 = p13_h5(&mut buf4, &xs[0..3], w[0]).tanh();
         let _ = p13_h5(&mut buf4, xs, t1.tanh());
-        let t6 = buf4[0] + buf4[3] * 0.75;
-        let s7 = &xs[2..=6];
-        let t8 = (s7[2] * t6.tanh() * 1.5 + s7[1]).sin() + s7[s7.len() - 1] * 0.6;
-        let arr9 = p13_h2(&s7[..], t5.tanh());
-        let t10 = arr9[0] * arr9[2];
-        let mut buf11 = vec![0.75; 2];
-        p13_h3(a * 0.5, &s7[3..=3], &mut buf11);
-        let t12 = buf11[0] + buf11[1] * -0.5;
-        t12 + t10 + t8 + t6 + t5 + w[1] * 0.5 + a * 0.3
+        let t6 = buf4[0] + buf4[3] * -0.5;
+        let t7 = match p13_h6(&xs[1..5], w[2]) { Ok(v) => v, Err(_) => w[2] * 0.3 };
+        let arr8: [f64; 3] = [t5.tanh(), xs[1] * 0.75, (t1.tanh()).sin()];
+        let [e10, e11, e12] = arr8;
+        let t9 = e10 * e12 + arr8[1] * e11;
+        let t13 = p13_h1(&xs[3..7], b);
+        t13 + t9 + t7 + t6 + t5 + w[1] * 0.5 + a * 0.3
     }
     check_p13(seed = 0x18c338487cf41ade, inputs = 12, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), p[3], &p[4..11], p[11]),
         params = ["a", "xs"] at [3, 4, 5, 6, 7, 8, 9, 10]);
 }
 
-program! {
-    #[differentiable]
-    fn p14(xs: &[f64], b: f64, a: f64, c: f64, d: f64) -> f64 {
-        let mut acc0 = 1.0;
-        for i in 0..xs.len() {
-            if i == 1 {
-                let mut acc1 = c.powi(2).ln_1p().clamp(-0.75, 0.75);
-            } else {
-                if i % 2 == 0 {
-                    acc0 = d - xs[xs.len() - 1 - i];
-                } else {
-                    let flag2 = d > 0.7;
-                }
-            }
-            acc0 /= (2.0 + (d - 1.5).cos());
-        }
-        let t3 = b.sin();
-        if 1.25 * (acc0 * 0.25) < -0.2 && t3 < -0.2 {
-            let t5 = { let u4 = (b * c).min(t3 + b) * 0.5; (acc0 * 0.25).sin() * t3 - b.cos().exp() };
-        } else {
-            let c6 = |u7: f64| (p6(2, f64::max(c, b)) * 0.25).tanh();
-            let t8: f64 = c6((t3 * 0.5).powi(2).ln_1p()) - 0.5 * c6((1.0 + t3.powi(2)).ln());
-        }
-        2.0 * t3 - (acc0 * 0.25).sin() + 1.5 * b + 0.5 * c
-    }
-    check_p14(seed = 0x43e805597ce1537a, inputs = 7, calls = [p6], at = |p| (&p[0..3], p[3], p[4], p[5], p[6]));
-}
-
-program! {
-    #[differentiable]
-    fn p15(xs: &[f64], a: f64, b: f64) -> f64 {
-        if b + b > xs.iter().map(|q| (q * 0.2).sin()).sum::<f64>() && xs[0] < -0.1 {
-            return f64::atan(a).atan2(1.5 + a.mul_add(a, xs[0]).cos());
-        }
-        let flag0 = (2.0 + xs[0].sin()).sqrt() > -0.2;
-        let t1 = if flag0 { xs[2] / (1.5 + (xs[0] - 2.0).tanh()) } else { xs[0] };
-        let mut acc2 = (t1 / (2.0 + a.cos())).sin();
-        let mut w3 = 0;
-        while w3 < 2 && (xs.iter().map(|q| (q * 0.6).sin()).sum::<f64>() < 0.3) {
-            acc2 /= (2.0 + (w3 as f64 * t1).cos());
-            acc2 += ((a.abs() + 1.5_f64.powi(2)) * 0.25).atan();
-            w3 += 1;
-        }
-        let t4: f64 = a + 1.0;
-        let t5 = if !flag0 { (1.0 + xs[1].powi(2)).sqrt().tanh().exp() } else { a / (1.0 + t4.powi(2)) };
-        if flag0 {
-            let mut acc6 = 0.5;
-        } else if t5 / (1.0 + xs[0].powi(2)) < 0.5 {
-            let flag7 = (b / (1.0 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>())) > -0.2;
-        }
-        t5 + 0.9 * t4 + (acc2 * 0.25).tanh().cos() - t1 + a
-    }
-    check_p15(seed = 0x0ab4fa0a1573ae30, inputs = 5, calls = [], at = |p| (&p[0..3], p[3], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p16(n: usize, a: f64) -> f64 {
-        let mut acc0 = 1.0;
-        if 0.5 + 0.1 > 0.5 {
-            let t1 = if a > 0.7 && a < 0.1 { (1.5 + 0.6_f64.sin()).powf((n as f64).tanh()).atan2(1.5 + (2.0 + a.cos()).powi(-2).cos()) } else { a.cos() - a };
-            let t2 = (a * a.atan()).tanh();
-            if n == 0 {
-                if n == 0 {
-                    return a - (t1 * 0.5).tanh() - ((t1 * 0.5).atan() - a);
-                }
-            } else if n > 0 {
-                let flag3 = (t1 * 0.5 / (1.0 + (n as f64).powi(2))) > -0.2;
-            } else {
-                if t2.sin() < 0.3 || t2 < 0.0 {
-                    for i in 0..4 {
-                        if t2 < -0.2 {
-                            let t4 = n as f64 / (1.5 + a.tanh()) + 0.6_f64.sin();
-                        } else {
-                            for j in 1..=4 {
-                                if 0.3_f64.powi(2) > 0.7 {
-                                    let t5 = a / (1.5 + t2.tanh());
-                                }
-                                acc0 = a - a * 0.2;
-                            }
-                        }
-                        acc0 += (1.5 + t2.min(a).sin()).powf((2.0 * a).tanh()) * 0.5;
-                    }
-                } else if t2 < 0.0 || t2 < -0.1 {
-                    let mut k6 = 0;
-                    loop {
-                        let t7 = a;
-                        acc0 = (t2 / (1.0 + 0.6_f64.cos().powi(2)) * 0.5).atan();
-                        k6 += 1;
-                        if ((t1 * 0.5).tanh().atan() < 0.1) || k6 >= 6 { break; }
-                    }
-                }
-            }
-        }
-        let t9 = { let u8 = p6(2, (acc0 * 0.02).tanh()) * 0.25; a.sin().tanh() };
-        let a = a + 1.25 * n as f64;
-        acc0 += (acc0 * 0.02).atan() * (acc0 * 0.02).sin() / (1.0 + (a * 0.25).tanh().cos().powi(2)) * 0.25;
-        if (n as f64) < 0.1 {
-            if (a * 0.25).tanh() * (a * 0.25).tanh() < 0.1 {
-                acc0 += ((a * 0.25).atan() * f64::min(1.0, (acc0 * 0.02).sin()) * 0.5).sin();
-            } else if (a * 0.25).tanh() > t9 {
-                let c10 = |u11: f64| t9.hypot(u11).tanh().sinh();
-                let t12: f64 = c10((a * 0.25).sin() * 0.3 - 0.75 / (1.0 + (p12(-t9, ((a * 0.25).sin().sin().exp_m1() * 0.5).tanh(), ((acc0 * 0.02).atan().mul_add(n as f64, (acc0 * 0.02).atan()) * 0.25).tanh()) * 0.5).tanh().powi(2))) - 0.5 * c10((1.0 + (n as f64).powi(2)).ln());
-            } else {
-                acc0 += ((a * 0.25).cos().tanh() * 0.5).sin();
-            }
-        }
-        (a * 0.25).atan().cos() + t9
-    }
-    check_p16(seed = 0x98ae9c94da5a34fa, inputs = 1, calls = [p6, p12], at = |p| (1, p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p17(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((a).cos() * a + (1.0 + (a) * (a)).ln() + xs[2]).tanh();
-        let t2 = ((a + t1) * ((a).mul_add(0.5, 0.48_f64)) + xs[1]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            acc -= (((xs[i]).cos() * -0.12_f64 - (-0.64_f64) * (a)).sin()).tanh();
-            extra += ((t1).tanh()).tanh();
-            acc += (-0.04_f64).tanh();
-            if i + 1 < xs.len() {
-                let t3 = if ((t1) * (xs[i + 1])).mul_add(0.5, xs[i]) > -0.45 { (((xs[i] - t2) * 0.5).exp() - t2 - t2 - xs[i] - 0.22_f64).tanh() } else { (1.0 + (xs[i + 1]) * (xs[i + 1])).ln() };
-                acc += ((xs[i]) * ((1.0 + (xs[i + 1] - xs[i]) * (xs[i + 1] - xs[i])).ln())).tanh();
-            }
-            acc = acc + (((t2) * 0.5).exp() + t2 + ((((xs[i]) * 0.5).exp()) * 0.5).exp()).tanh() - ((1.0 + (t1) * (t1)).ln()).tanh();
-        }
-        acc
-    }
-    check_p17(seed = 0x7fb23cfee7a4f159, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
 #[differentiable]
-fn p18_h0(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + -0.5).cos();
-    }
-    acc * 0.6 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p18_h1(v: &[f64], s: f64, k: usize) -> f64 {
-    if k == 0 {
-        (v[0] * s).tanh()
-    } else {
-        v[k % v.len()] * 0.25 + p18_h1(v, s * 0.6, k - 1).tanh()
-    }
-}
-program! {
-    #[differentiable]
-    fn p18(b: f64, a: f64, xs: &[f64], w: [f64; 3]) -> f64 {
-        let t1 = p18_h0(&xs[3..=4], a).sin();
-        let t2 = p18_h1(&xs[4..], w[2], 3);
-        let t3 = p18_h0(&xs[..4], t1.tanh() * 1.5);
-        let t4 = p18_h0(&xs[..], t1.tanh());
-        let s5 = &xs[..];
-        let t6 = (s5[5] * t3.tanh() + s5[1]).sin() + s5[s5.len() - 1] * 0.3;
-        let s7 = &s5[3..5];
-        let t8 = (s7[1] * a + s7[1]).sin() + s7[s7.len() - 1] * 1.5;
-        t8 + t6 + t4 + t3 + t2 + w[1] * 0.5 + a * 0.3
-    }
-    check_p18(seed = 0x00148eb75e5e7f6b, inputs = 12, calls = [], at = |p| (p[0], p[1], &p[2..9], <[f64; 3]>::try_from(&p[9..12]).unwrap()));
-}
-
-program! {
-    #[differentiable]
-    fn p19(b: f64, a: f64) -> f64 {
-        let o0: Option<f64> = if a * 0.25 > 0.7 { Some((b / (2.0 + b.cos())).clamp(-0.75, 0.75)) } else { None };
-        let t2: f64 = match o0 { Some(u1) => a.powi(2).ln_1p() - a / (1.5 + u1.tanh()), None => 1.5_f64 * 2.0 };
-        let mut acc3 = 0.0;
-        let mut k4 = 0;
-        let r6 = loop {
-            let t5 = -b.cos().exp() * a;
-            acc3 = ((t2 * 0.5).tanh() / (1.5 + (k4 as f64).tanh())).tanh();
-            k4 += 1;
-            if ((acc3 * 0.25).tanh().powi(2).ln_1p() > (t5 * 0.5).sin()) || k4 >= 2 { break (b * p10(p2((2.0 + 2.0_f64.cos()).recip(), (k4 as f64 * 0.5).atan(), b, 1).atan(), 2, (1.5 + (t5 * 0.5).sin()).powf(a.tanh()) * 0.5)).mul_add(f64::tanh((acc3 * 0.25).sin()), (t2 * 0.5).tanh() / (1.5 + (t2 * 0.5).sin().tanh())); }
-        };
-        (r6 * 0.25).atan() - (acc3 * 0.25).sin() + 0.75 * (t2 * 0.5) + 0.75 * a - 0.1 * b
-    }
-    check_p19(seed = 0x4698e738837e99fb, inputs = 2, calls = [p2, p10], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p20(a: f64, n: usize, xs: &[f64]) -> f64 {
-        let mut acc0 = a.powi(2).ln_1p() * a;
-        match n {
-            0 | 1 => {
-                let t1 = (p2(xs[xs.len() - 1 - n] * xs[0] * 0.5, (xs[n] / (1.0 + (n as f64).powi(2)) * 0.5).sin(), (n as f64 * 0.5).sin().powi(3), 1) + 1.25).atan() - f64::sin(a).mul_add(a * acc0, xs[0]);
-            }
-            _ => {
-                match n {
-                    0 => {
-                        if acc0 - acc0 > 0.1 {
-                            acc0 += (acc0.mul_add(xs[xs.len() - 1 - n], a) - -a) * 0.25;
-                        } else if (n as f64 - xs.iter().sum::<f64>()) > 0.5 {
-                            let t2 = f64::sin(a.atan());
-                        } else {
-                            let t3 = (acc0 * 0.5).tanh().cos();
-                        }
-                    }
-                    1 => {
-                        let t4 = if ((n as f64 * 0.5).tanh().powi(3)) > 0.3 { (0.5 * (a * 0.1).tanh()).asin() } else { (acc0 * 0.5 + n as f64) * ((acc0 * 0.5).atan() * (acc0 * 0.5).sin()) };
-                    }
-                    _ => {
-                        let t7: f64 = xs.iter().rev().skip(1).map(|&u5| u5.cos().asinh()).sum();
-                    }
-                }
-            }
-        }
-        for (i, q8) in xs.iter().enumerate() {
-            let mut w9 = 0;
-            while w9 < 4 {
-                let flag10 = xs[xs.len() - 1 - w9] + a > 0.7;
-                acc0 = ((acc0 * 0.02).sin() * xs[xs.len() - 1 - n]).tanh();
-                w9 += 1;
-            }
-            acc0 /= (2.0 + (a * 1.25).cos());
-        }
-        if n == 0 {
-            let t13: f64 = xs.iter().rev().skip(1).map(|&u11| u11).sum();
-            let t14: f64 = (n as f64).to_radians();
-            acc0 = (xs.iter().map(|q| q.cos()).product::<f64>() - t14).cos();
-            acc0 += (acc0 * 0.02 * (1.0 + (acc0 * 0.02).sin().powi(2)).ln() * 0.5).sin();
-        } else if n % 3 == 1 {
-            for q15 in xs.iter() {
-                let o16: Option<f64> = if xs[2] + xs.iter().map(|q| q * a).sum::<f64>() > (acc0 * 0.02).atan() { Some(xs.iter().map(|q| q.cos()).product::<f64>().hypot((xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() / (1.5 + (acc0 * 0.02).tanh()) * 0.5).atan())) } else { None };
-                let t18: f64 = match o16 { Some(u17) => -(p10((u17 + (acc0 * 0.02).sin()) * 0.5, 2, (2.0 * u17 * 0.25).atan()) / (1.0 + a * a)), None => (f64::max(xs.iter().map(|q| (q * 0.2).sin()).sum::<f64>(), *q15) * 0.5).sin() };
-                acc0 += a;
-            }
-        }
-        a.tanh()
-    }
-    check_p20(seed = 0x08da06802368b614, inputs = 5, calls = [p2, p10], at = |p| (p[0], 3, &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p21(xs: &[f64], c: f64, a: f64, b: f64) -> f64 {
-        let mut acc0 = (xs.iter().map(|q| q * c).sum::<f64>().mul_add(xs[0], xs[2]) * (xs[1] * 0.5) * 0.25).atan();
-        let mut w1 = 0;
-        while w1 < 3 && (f64::min(0.1, xs[1]) > 0.7) {
-            acc0 = ((acc0 * 0.25).atan() + (xs[w1].powi(2) * 0.5).atan()).tanh();
-            let t2 = xs[w1];
-            let mut acc3 = 1.0;
-            w1 += 1;
-        }
-        (acc0 * 0.25).tanh() + b.sin() + c
-    }
-    check_p21(seed = 0xad21af174136afce, inputs = 6, calls = [], at = |p| (&p[0..3], p[3], p[4], p[5]));
-}
-
-program! {
-    #[differentiable]
-    fn p22(n: usize, xs: &[f64], a: f64, b: f64) -> f64 {
-        let mut acc0 = xs[n % xs.len()];
-        if 1.0 * acc0 > b {
-            return f64::atan(b * 0.2);
-        }
-        for i in (0..4).step_by(2) {
-            let t1 = if i + n < 4 { f64::sin(b.hypot(n as f64)) } else { (xs[n % xs.len()] - b) * xs[i % xs.len()].min(xs[0]) };
-            acc0 += ((acc0 * 0.25).sin() * 0.2 - b.max(t1 * 0.5)) * 0.25;
-            for j in 0..xs.len() {
-                let a = a + p2((1.5 * (t1 * 0.5).atan() * 0.5).sin(), (a.mul_add(b, i as f64) * 0.25).sin(), 0.25 * (acc0 * 0.1).sin(), 1) * (acc0 * 0.1).atan();
-                acc0 = b;
-            }
-        }
-        let mut v2 = vec![0.0; 4];
-        for i in 0..v2.len() {
-            v2[i] = (acc0 * 0.1).tanh() * (b - b);
-            if i > 0 {
-                v2[i] += v2[i - 1] * (((acc0 * 0.1).atan() - xs[1]) * 0.25).sin();
-            }
-        }
-        for i in 0..v2.len() {
-            if b * xs[(i + 1) % 3] < 0.7 {
-                for (j, q3) in xs.iter().enumerate() {
-                    v2[i] += ((*q3).sin().sin() * 0.5).sin();
-                }
-            }
-            v2[n] = b;
-        }
-        let t4 = xs[n % xs.len()].cos();
-        1.5 * t4 + (acc0 * 0.02).tanh() + b.cos() + 0.5 * b
-    }
-    check_p22(seed = 0x194260f21a176b98, inputs = 5, calls = [p2], at = |p| (3, &p[0..3], p[3], p[4]),
-        params = ["b", "a"] at [4, 3]);
-}
-
-program! {
-    #[differentiable]
-    fn p23(a: f64, b: f64) -> f64 {
-        let mut acc0 = b;
-        if acc0 > 0.1 && acc0 < 0.25 {
-            let mut v1 = vec![0.0; 4];
-            for i in 0..v1.len() {
-                v1[i] = (1.5 + p5(b, (2.0 + acc0.sin()).log10()).sin()).powf(b.tanh());
-            }
-            let t4: f64 = { let v2: Vec<f64> = v1.iter().map(|&u3| u3.hypot(v1.iter().map(|q| q * u3).sum::<f64>()) - (a + v1[2])).collect(); v2[0] + v2[3] };
-        } else if b.powi(3) > a {
-            acc0 *= 1.0 + ((p16(1, (2.0_f64.tanh().exp() * 0.5).sin()) * 0.5).sin() * a).tanh();
-        } else {
-            let mut acc5 = ((a - acc0).min(acc0 / (1.0 + b.powi(2))) * 0.5).atan();
-        }
-        acc0 + b + a.tanh() + 0.5 * b
-    }
-    check_p23(seed = 0xdfc39fe2cc6e178f, inputs = 2, calls = [p5, p16], at = |p| (p[0], p[1]),
-        params = ["a"] at [0]);
-}
-
-program! {
-    #[differentiable]
-    fn p24(d: f64, a: f64, xs: &[f64], c: f64, b: f64) -> f64 {
-        let mut acc0 = d.clamp(-0.75, 0.75);
-        for i in 0..xs.len() {
-            if (i as f64 * 1.0) < 0.5 {
-                let t1 = if i == 0 { (2.0 + (2.0 + 0.75_f64.cos()).powi(-2).cos()).recip() } else { d.sin() };
-            } else if xs[2] + d > d {
-                let t2 = (acc0 * 0.25).sin();
-            }
-            acc0 += (xs[0] + d) / (1.0 + xs.iter().map(|q| q.cos()).product::<f64>().atan().powi(2)) * 0.25;
-        }
-        let mut acc3 = 0.5;
-        let t4 = (0.2 * d).mul_add(a / (2.0 + (acc0 * 0.25).cos()), xs[2] + (acc0 * 0.25).tanh()).atan();
-        t4 - 1.25 * (acc0 * 0.25)
-    }
-    check_p24(seed = 0x0e6caf35ee7f8337, inputs = 7, calls = [], at = |p| (p[0], p[1], &p[2..5], p[5], p[6]));
-}
-
-program! {
-    #[differentiable]
-    fn p25(d: f64, c: f64, a: f64, b: f64) -> f64 {
-        let t0 = b;
-        let flag1 = b.powi(2) > 0.7;
-        let mut acc2 = a.atan().hypot(a.atan2(1.5 + t0.cos())) * 0.5;
-        for i in (0..3).rev() {
-            if i > 2 {
-                let mut k3 = 0;
-                loop {
-                    let t4 = (2.0 + (acc2 * 0.05).tanh().sin()).log10().tanh();
-                    acc2 *= (0.5 * t0).cos();
-                    k3 += 1;
-                    if (2.0 > 0.0) || k3 >= 5 { break; }
-                }
-            } else {
-                let mut acc5 = i as f64;
-            }
-            acc2 = (p2(((d + d) * 0.5).tanh(), (p12(b, b.cos(), 0.25_f64.powi(3)) * 0.5).atan() * 1.0, (b / (2.0 + b.cos()) * 0.5).sin(), 1) * d).atan2(1.5 + a.powi(2).ln_1p().cos());
-        }
-        let mut w6 = 0;
-        while w6 < 2 {
-            let t7 = t0 + d;
-            acc2 += (c.hypot(c) * (0.5 * c.tanh()).acos() * 0.25).sin();
-            acc2 = (acc2 * 0.02 * c).atan();
-            let t8 = (c - c).sin();
-            w6 += 1;
-        }
-        let c9 = |u10: f64| (acc2 * 0.02).atan() + (1.5 + a.cos()).sqrt();
-        let t11: f64 = c9((1.5 + (d / (1.5 + a.tanh())).sin()).log(2.5 + t0.mul_add(c, t0).cos())) - 0.5 * c9(t0 + a);
-        (t11 * 0.5).tanh() + (acc2 * 0.02).tanh().tanh() + t0
-    }
-    check_p25(seed = 0x4b38301e37c0fa36, inputs = 4, calls = [p2, p12], at = |p| (p[0], p[1], p[2], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p26(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (((1.0 + (a) * (a)).ln()).mul_add(0.5, a) + xs[1]).tanh();
-        let t2 = (a + xs[4]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() - 1 {
-            acc += (((xs[i + 1]) * ((xs[i + 1]).tanh())).mul_add(0.5, t1)).tanh();
-            extra -= ((1.0 + (((a) * (t2)).sin()) * (((a) * (t2)).sin())).ln()).tanh();
-            if (1.0 + ((xs[i]) * (xs[i + 1])) * ((xs[i]) * (xs[i + 1]))).ln() < 0.33 {
-                if (xs[i + 1]).mul_add(0.5, t2) < -0.49 {
-                    let t3 = ((xs[i + 1]).sin() + (-0.91_f64).mul_add(0.5, xs[i + 1]) - t1 - ((a) * 0.5).exp()).tanh() * 1.5;
-                } else {
-                    let t4 = (((((t1).mul_add(0.5, xs[i + 1])).sin()) * 0.5).exp()).tanh() * 1.5;
-                }
-            }
-            if xs[i] + a < 0.28 {
-                extra += (((t1).cos() * t2).mul_add(0.5, -0.45_f64) + (xs[i + 1]).sin()).tanh();
-            }
-            acc -= ((xs[i + 1]).cos() * a).tanh();
-        }
-        acc
-    }
-    check_p26(seed = 0x7ca0e1e5fd3ecf82, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-#[differentiable]
-fn p27_h0(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).tanh();
-    r[1] = v[1] * 0.5;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-#[differentiable]
-fn p27_h1(s: f64, x: &[f64], y: &mut [f64]) {
+fn p14_h0(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).cos() * 0.5;
+        y[i] += (s * x[i % x.len()]).tanh() * 0.3;
     }
 }
 #[differentiable]
-fn p27_h2(y: &mut [f64], s: f64) -> f64 {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 1.5).tanh();
+fn p14_h1(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.25 + (y[i] * s).sin() * 0.25;
     }
-    y[0] = (y[0] * 0.5 + s).sin();
     y[0] * y[y.len() - 1]
 }
-program! {
-    #[differentiable]
-    fn p27(b: f64, ys: &mut [f64], xs: &[f64], w: [f64; 3], a: f64) -> f64 {
-        let arr1 = p27_h0(xs, w[2]);
-        let t2 = arr1[0] * arr1[0];
-        p27_h1(w[0], &xs[0..], ys);
-        let t3 = ys[2] * 0.6;
-        let mut buf4 = vec![0.0; 4];
-        for i in 0..4 {
-            buf4[i] = xs[i + 2] * w[2];
-        }
-        let _ = p27_h2(&mut buf4, w[2]);
-        let t5 = p27_h2(&mut buf4, a * -0.5).tanh();
-        let t6 = buf4[0] + buf4[3] * 0.5;
-        t6 + t5 + t3 + t2 + ys[2] + w[1] * 0.5 + a * 0.3
-    }
-    check_p27(seed = 0x834d28f386c7eb9b, inputs = 15, calls = [], at = |p| (p[0], &mut p[1..4].to_vec(), &p[4..11], <[f64; 3]>::try_from(&p[11..14]).unwrap(), p[14]));
-}
-
-program! {
-    #[differentiable]
-    fn p28(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (a + xs[3]).tanh();
-        let t2 = (((((a) * 0.5).exp()) * 0.5).exp() + xs[2]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            if ((xs[i]).mul_add(0.5, t2)).cos() * t1 > 0.41 {
-                continue;
-            }
-            extra += (xs[i]).tanh();
-            acc -= (xs[i]).tanh();
-        }
-        acc.sin()
-    }
-    check_p28(seed = 0xb58ef79487a92050, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-program! {
-    #[differentiable]
-    fn p29(b: f64, a: f64, xs: &[f64], n: usize) -> f64 {
-        let mut acc0 = 0.0;
-        if (f64::min(n as f64, xs[2])) > 0.7 {
-            let mut acc1 = (1.5 + (a / (1.0 + a.powi(2))).cos()).sqrt();
-        } else if xs[n % xs.len()] * (p3(1.25 * (p25(xs[n % xs.len()].powi(2) * 0.5, ((b - xs[1]) * 0.5).tanh(), (a.hypot(b) * 0.5).sin(), b / (2.0 + a.cos()) * 0.5) * 0.5).tanh(), -xs.iter().sum::<f64>() * 0.25) * 0.25).sin() > xs[(n + 1) % 3] {
-            for i in 0..3 {
-                if i < 1 {
-                    acc0 += a;
-                } else if n == 3 {
-                    if b > 0.9 {
-                        let mut acc2 = 1.0;
-                    }
-                }
-                acc0 += (acc0 * 0.25).tanh();
-            }
-            let a = a + a / (1.5 + a.tanh());
-        } else {
-            let t3 = (acc0 * 0.1).atan();
-        }
-        1.5 * (acc0 * 0.1) + 1.5 * a
-    }
-    check_p29(seed = 0xc22be1624a1d3908, inputs = 5, calls = [p3, p25], at = |p| (p[0], p[1], &p[2..5], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p30(a: f64, b: f64) -> f64 {
-        let mut acc0 = b * b * 0.1;
-        for i in 0..1 {
-            acc0 /= (2.0 + 2.0_f64.tanh().cos());
-            if b.tanh().sinh() < 0.25 {
-                let t1 = a.max(b);
-            }
-            acc0 /= (2.0 + ((acc0 * 0.5).tanh() - b).cos());
-        }
-        acc0 += 1.0_f64;
-        acc0 += (p19((b.powi(3) * 0.5).tanh(), a) * 0.25 * (a / (1.0 + 0.6_f64.powi(2))) * 0.1).sin();
-        (acc0 * 0.5).tanh().cos() - 1.5 * b + a.tanh()
-    }
-    check_p30(seed = 0x555ca5b3b27cbe3e, inputs = 2, calls = [p19], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p31(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = ((s) + (s) * 0.5) * &(-x.mapv(f64::sin));
-        for _ in 0..n {
-            t1 = (&t1 * (s)).mapv(f64::sin) + &t1 * 0.5;
-        }
-        let t2 = &(v + v) / &(t1.column(1).to_owned()).mapv(|q| q * q + 1.0);
-        let mut t3 = x.to_owned();
-        if n % 2 == 0 {
-            t3 = (x * &(x.dot(&t1) * 0.3)).mapv(f64::tanh);
-        }
-        let t4 = (&t3 * &t2).mapv(f64::tanh);
-        let t5 = t2.to_owned();
-        t5.dot(&t5) * 0.1 + t4.sum() * 0.2 + t3.sum() * 0.2
-    }
-    check_p31(seed = 0x588a32a5be5bcaa3, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3),
-        params = ["s"] at [12]);
-}
-
-program! {
-    #[differentiable]
-    fn p32(a: f64) -> f64 {
-        let a = a - (1.5 + (p6(2, a.to_radians()) * 0.25).tanh().cos()).sqrt();
-        let mut acc0 = 1.0;
-        if (a * 0.5).tanh().abs() > 0.1 {
-            let t1 = (1.5 + (1.0 + ((a * 0.5).sin() / (2.0 + (p6(2, (a * 0.5).sin()) * 0.25).tanh().cos())).powi(2)).sqrt().cos()).sqrt();
-        }
-        let mut w2 = 0;
-        while w2 < 2 && ((a * 0.5).sin() * 0.25 > 0.1 || (a * 0.5).sin() < 0.0) {
-            let flag3 = f64::sin(0.1) > -0.1;
-            acc0 *= (a * 0.5).tanh().mul_add(a * 0.5, (a * 0.5).tanh()).cos();
-            w2 += 1;
-        }
-        let t4 = -(acc0 * 0.1).sin() * 1.0 / (2.0 + f64::atan((acc0 * 0.1).sin()).cos());
-        let t5 = match ((acc0 * 0.1 * t4 * 0.25).tanh().abs() * 2.0) as usize % 3 { 0 | 1 => t4 - 0.5 / (2.0 + t4.cos()), _ => (f64::min((acc0 * 0.1).atan() - t4, (a * 0.5).atan() - 0.75) * 0.5).atan() };
-        let t5 = t5 + t4;
-        if (t5 * 0.5).atan() * (a * 0.5).sin() > 0.5 {
-            if 0.9_f64.asinh() < 0.1 {
-                for i in 0..1 {
-                    let t6: f64 = 1.5;
-                    acc0 /= (2.0 + (i as f64).tanh().cos());
-                }
-            }
-        } else if (acc0 * 0.1).tanh() - t4 < 0.1 {
-            let t7: f64 = (t5 * 0.5).sin();
-        }
-        t4.cos() + acc0 * 0.1 - (a * 0.5).atan() + 0.5 * t4
-    }
-    check_p32(seed = 0x7b4240ecd021d213, inputs = 1, calls = [p6], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p33(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            let mut t1 = 0.0;
-            for j in 0..2 {
-                t1 += (((xs[i]).sin()).sin() * (j as f64 + 0.5)).sin();
-            }
-            if ((a).cos() * t1).tanh() < -0.12 {
-                continue;
-            }
-            let mut t2 = 0.0;
-            for j in 0..2 {
-                t2 += (xs[i] * (j as f64 + 0.5)).sin();
-            }
-            let t3 = (((((xs[i]) * 0.5).exp()).cos() * xs[i]).cos() * 0.62_f64).tanh() * 1.5;
-            if i + 1 < xs.len() {
-                if (xs[i]).cos() * t2 < -0.20 {
-                    acc += (a).tanh();
-                    let t4 = if t1 < 0.36 { (xs[i]).tanh() } else { (t2).sin() };
-                } else {
-                    let t5 = if (1.0 + ((1.0 + (-0.60_f64) * (-0.60_f64)).ln()) * ((1.0 + (-0.60_f64) * (-0.60_f64)).ln())).ln() > 0.19 { ((xs[i]).tanh()).tanh() } else { (t3).tanh() };
-                }
-                let t6 = (t3 + (1.0 + (-0.97_f64) * (-0.97_f64)).ln()).tanh() * 1.5;
-                acc += (((((xs[i + 1]) * (xs[i + 1])) * 0.5).exp()) * ((xs[i]).sin() - (xs[i + 1]) * (xs[i]))).tanh();
-            }
-            acc += ((a).mul_add(0.5, t3)).tanh();
-        }
-        let r = acc;
-        r
-    }
-    check_p33(seed = 0x7b85f0e3bda9fafc, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-program! {
-    #[differentiable]
-    fn p34(a: f64, n: usize) -> f64 {
-        let mut v0 = vec![0.0; n];
-        for i in 0..v0.len() {
-            v0[i] = -(-a);
-        }
-        let mut acc1 = (a.tanh().powi(3) * 0.5).tanh();
-        for i in 1..=1 {
-            if n % 2 == 0 {
-                let t2 = if i > 0 { (1.5 + (0.5 * a).cos()).sqrt() } else { a.sin().exp() * (v0[0] * 0.5).atan().atan2(1.5 + (acc1 * 0.5).atan().cos()) };
-            } else {
-                if i < 1 {
-                    let t3 = a;
-                }
-            }
-            v0[0] -= (f64::tanh((acc1 * 0.5).tanh()) * ((v0[(i + 1) % 1] * 0.5).atan() * v0.iter().enumerate().map(|(k, q)| (q * 0.5) * k as f64).sum::<f64>()) * 0.1).atan();
-        }
-        v0[(n + 1) % 1] -= (f64::max((v0[n % v0.len()] * 0.25).sin(), a).sin() * 0.5).atan();
-        acc1 *= (2.0 + (p25((2.0 + (v0.iter().enumerate().map(|(k, q)| (q * 0.25) * k as f64).sum::<f64>() * 0.5).cos()).powi(-2), (f64::min(acc1 * 0.5, (v0[0] * 0.25).tanh()) * 0.5).atan(), (acc1 * 0.5 * 0.5).sin(), (v0[0] * 0.25).atan2(1.5 + (v0[(n + 1) % 1] * 0.25).tanh().cos())) * 0.5).atan().sin()).log2().cos();
-        let t4 = (acc1 * 0.25).atan() * a;
-        let mut acc5 = 0.0;
-        acc5 += (f64::tanh(f64::atan(t4)) * 0.5).sin();
-        1.5 * acc5 + t4 + 0.2 * (acc1 * 0.25).tanh() + a
-    }
-    check_p34(seed = 0xcdf23d1dd9468c82, inputs = 1, calls = [p25], at = |p| (p[0], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p35(b: f64, c: f64, d: f64, a: f64) -> f64 {
-        let mut acc0 = 0.0;
-        for i in 0..4 {
-            let o1: Option<f64> = if i % 2 == 0 { Some(p2(p11(b.mul_add(d, c) * 0.5, 0.6 * a) * b * 0.5, b, (d * b * 0.5).atan(), 1).tanh().exp()) } else { None };
-            let t3: f64 = if let Some(u2) = o1 { (1.5 + (1.0 + 1.5_f64.powi(2)).cbrt().sin()).log(2.5 + a.cos()) } else { c };
-            acc0 *= 0.8 + 0.2 * d.cos().sin();
-        }
-        let t4: f64 = 0.1;
-        let t6 = { let u5 = 0.6_f64; f64::cos(a + t4) };
-        let t7 = match ((t6 / (2.0 + (acc0 * 0.1).sin().cos()) * 0.5).tanh().abs() * 2.0) as usize % 3 { 0 => a * t4, 1 => (t4 - c) / (2.0 + t4.cos()) * 0.5, _ => ((acc0 * 0.1).mul_add(t6, t6) + (acc0 * 0.1).tanh()) * 0.25 };
-        for i in 0..4 {
-            for j in (0..2).rev() {
-                let t8 = f64::cos(1.5_f64.powi(3));
-                acc0 = ((acc0 * 0.02).tanh() * (t7 * 1.25 * 0.5)).atan();
-            }
-            if (t4 / (2.0 + (i as f64).cos())) < -0.4 {
-                let t9 = (c * (acc0 * 0.02).sin()).max(2.0 / (2.0 + b.cos()));
-            } else if a > 0.25 {
-                acc0 += (i as f64).min(c) * b.tanh().cosh() * 0.1;
-            } else {
-                let flag10 = (i as f64 + c) > -0.1;
-            }
-            acc0 = (acc0 * 0.02 - i as f64 * t4).tanh();
-        }
-        t7.tanh() - t6 + t4 + (acc0 * 0.02).tanh() + 1.0 * b
-    }
-    check_p35(seed = 0xf03c4c271398a45e, inputs = 4, calls = [p2, p11], at = |p| (p[0], p[1], p[2], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p36(a: f64, xs: &[f64]) -> f64 {
-        let t0 = (1.0 + a.powi(2)).sqrt();
-        let k1 = (a.atan().abs() * 2.0) as usize % 3;
-        let mut acc2 = 0.5;
-        match k1 {
-            0 | 1 => {
-                let t3: f64 = t0.tanh();
-                let o4: Option<f64> = if xs.iter().map(|q| q * a).sum::<f64>() / (1.5 + t0.tanh()) > -0.4 { Some((t0 / (1.5 + a.tanh())).tanh()) } else { None };
-                let t6: f64 = if let Some(u5) = o4 { (1.0 + (t3 + u5).powi(2)).sqrt() } else { xs.iter().map(|q| q.cos()).product::<f64>().to_radians() };
-            }
-            _ => {
-                let mut k7 = 0;
-                loop {
-                    let t0 = t0 * (xs[k7 % xs.len()] - a);
-                    acc2 = -f64::tanh(k7 as f64);
-                    k7 += 1;
-                    if (p10((a * xs[(k7 + 1) % 4] * 0.5).tanh(), 2, ((1.5 + xs[(k7 + 1) % 4].sin()).powf(0.3_f64.tanh()) * 0.5).sin()) - (t0 * 0.25).atan() > xs.iter().map(|q| q.cos()).product::<f64>()) || k7 >= 5 { break; }
-                }
-            }
-        }
-        t0.cos()
-    }
-    check_p36(seed = 0x1dd731fe6f0565cb, inputs = 5, calls = [p10], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p37(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            acc += (((a + xs[i]).mul_add(0.5, a)).tanh()).tanh();
-            acc += (((xs[i]).tanh()).tanh() + ((-0.62_f64) * 0.5).exp()).tanh();
-            let t1 = (((0.27_f64).cos() * xs[i]).sin() - a).tanh() * 1.5;
-            if (xs[i]).mul_add(0.5, a) > -0.33 {
-                continue;
-            }
-            acc += (0.91_f64).tanh();
-        }
-        acc
-    }
-    check_p37(seed = 0x9b782e4f09a1c417, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p38(b: f64, c: f64, n: usize, xs: &[f64], d: f64, a: f64) -> f64 {
-        let a = a * n as f64;
-        let mut acc0 = (a * 0.25 * n as f64 / (1.5 + (a * 0.25 - n as f64).tanh()) * 0.1).sin();
-        if n > 0 {
-            let mut w1 = 0;
-            while w1 < 1 {
-                if n > 2 {
-                    let flag2 = xs.iter().map(|q| q * q).sum::<f64>().sin().exp() > -0.2;
-                } else {
-                    let o3: Option<f64> = if xs[xs.len() - 1 - w1].cos() < -0.4 { Some(c.sin().exp() / (1.0 + (xs[w1] - xs[n]).powi(2)) * 0.5) } else { None };
-                    let t5: f64 = match o3 { Some(u4) => f64::cos(b) / (2.0 + (c / (1.5 + xs.iter().map(|q| q * q).sum::<f64>().tanh())).cos()), None => xs[n].powi(2).ln_1p() };
-                }
-                acc0 += xs[n].hypot(acc0 * 0.5).atan() * 0.5;
-                w1 += 1;
-            }
-        }
-        let t6 = b.sin();
-        let t7 = if (1.0 + (acc0 * 0.5).sin().powi(2)).ln() > 0.25 { n as f64 - d - ((acc0 * 0.5).tanh() + t6) } else { xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() };
-        let t8: f64 = 0.25;
-        acc0 *= 0.5 + 0.4 * (1.0 + xs[n].powi(2)).cbrt().sin();
-        for i in 0..xs.len() {
-            let mut acc9 = 1.0;
-            acc0 = ((acc0 * 0.1).tanh() - xs[i].mul_add(t8, (a * 0.25).atan())).tanh();
-        }
-        0.25 * t8 + (t7 * 0.1).sin().sin() + t6.tanh() + (acc0 * 0.1).sin() + 1.5 * (a * 0.25).atan() - d.cos()
-    }
-    check_p38(seed = 0xd23767e73a13b7e0, inputs = 8, calls = [], at = |p| (p[0], p[1], 2, &p[2..6], p[6], p[7]));
-}
-
-program! {
-    #[differentiable]
-    fn p39(a: f64, d: f64, b: f64, c: f64) -> f64 {
-        let mut acc0 = 0.5;
-        let mut w1 = 0;
-        while w1 < 4 {
-            for j in 0..3 {
-                acc0 *= 0.8 + 0.2 * (c / (1.0 + a.powi(2))).sin();
-            }
-            acc0 = (acc0 * 0.02).sin();
-            w1 += 1;
-        }
-        let flag2 = 0.2 * c > -0.2;
-        acc0 = ((acc0 * 0.02).sin() + (0.2 + a)).tanh();
-        let mut acc3 = a * 1.0;
-        acc3 = (d * acc3 * b * 0.5).sin();
-        0.5 * acc3 + 0.6 * (acc0 * 0.02) + b - a
-    }
-    check_p39(seed = 0xd4c61338b0110a48, inputs = 4, calls = [], at = |p| (p[0], p[1], p[2], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p40(a: f64, n: usize) -> f64 {
-        let mut acc0 = 0.0;
-        let t1 = 1.25 * f64::tanh(a.cos().exp());
-        let t2 = (2.0 + (t1 + t1 - t1.max(t1)).cos()).recip();
-        let mut k3 = 0;
-        loop {
-            let t4 = f64::min(a * a, t2);
-            let mut acc5 = 0.5;
-            let mut acc6 = 0.0;
-            acc5 += ((2.0 + t4.cos()).powi(-2) * f64::cos(0.1) * 0.5).sin();
-            k3 += 1;
-            if (t2.hypot(t1) > 0.7) || k3 >= 2 { break; }
-        }
-        1.5 * t2 + 1.0 * t1 + 0.5 * t2
-    }
-    check_p40(seed = 0xbc2b14d1e3506a6f, inputs = 1, calls = [], at = |p| (p[0], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p41(a: f64, b: f64) -> f64 {
-        let o0: Option<f64> = if f64::min(a, a) > b { Some((0.9 * b).abs()) } else { None };
-        let t2: f64 = if let Some(u1) = o0 { f64::tanh(b.tanh().exp_m1()) } else { b * b };
-        if b.sin() > -0.2 {
-            return b;
-        }
-        let mut acc3 = (b / (1.5 + b.tanh())).sin();
-        if a - (p19((p39(((t2 - 1.25) * 0.5).sin(), (1.5 + b.cos()).sqrt(), ((a - acc3) * 0.5).atan(), b.cos()) * 0.5).atan().cos(), b.atan()) * 0.25).sin() > 0.1 {
-            acc3 = (acc3 + f64::sin(a)).atan();
-        } else if acc3.mul_add(t2, b) < 0.1 && acc3 < 0.1 {
-            if t2.sin().exp() > -0.4 {
-                if f64::cos(t2) > 1.5 {
-                    return f64::sin(0.3 * acc3);
-                }
-            } else if b < 0.3 {
-                let t4 = acc3 - (b - acc3);
-            }
-        } else {
-            if 0.3 - t2 > t2 {
-                return acc3 - t2 + 0.6_f64.sin();
-            }
-        }
-        acc3.tanh() + t2
-    }
-    check_p41(seed = 0x315530d737c4c5d4, inputs = 2, calls = [p19, p39], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p42(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((a - a).sin() + xs[2]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            let mut t2 = 0.0;
-            for j in 0..2 {
-                t2 += (xs[i] * (j as f64 + 0.5)).sin();
-            }
-            let t3 = if a > -0.20 { ((a).sin() - (1.0 + ((xs[i]).sin()) * ((xs[i]).sin())).ln()).tanh() } else { (1.0 + (xs[i]) * (xs[i])).ln() };
-            acc += ((((xs[i]).sin()).tanh()).sin()).tanh();
-            let t4 = if xs[i] - ((t3) * 0.5).exp() > -0.35 { (xs[i]).tanh() } else { xs[i] - xs[i] };
-            if i + 1 < xs.len() {
-                let t5 = if (xs[i + 1]) * ((t1).mul_add(0.5, xs[i])) < -0.10 { ((((xs[i]) * 0.5).exp()).cos() * -0.16_f64).tanh() } else { (a).mul_add(0.5, t3) };
-                let mut t6 = 0.0;
-                for j in 0..2 {
-                    t6 += (t2 * (j as f64 + 0.5)).sin();
-                }
-                acc = acc + (0.65_f64).tanh() - (t6).tanh();
-            }
-            acc += (t4 - ((t3).mul_add(0.5, t4)).tanh()).tanh();
-        }
-        let r = acc;
-        r
-    }
-    check_p42(seed = 0xc26c4cd8e3584b76, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p43(a: f64) -> f64 {
-        if a.sin() > a && a < 0.3 {
-            return a - a.atan();
-        }
-        let mut acc0 = a.sin().exp();
-        if (1.5 + a.sin()).log(2.5 + acc0.cos()) > -0.4 {
-            acc0 = f64::sin(1.5 * 2.0);
-            let k1 = (f64::sin(a).abs() * 2.0) as usize % 3;
-            match k1 {
-                0 => {
-                    acc0 -= (-acc0 * 0.5).sin().powi(3);
-                }
-                1 => {
-                    for i in 1..=3 {
-                        let o2: Option<f64> = if i % 3 == 1 { Some(a.cos().exp_m1().tanh()) } else { None };
-                        let t4: f64 = match o2 { Some(u3) => 1.0 * u3 + 1.25, None => (acc0 * 0.1).tanh() * a };
-                        acc0 = (((t4 + (acc0 * 0.1).atan()) * 0.5).atan().powi(3) * 0.5).tanh();
-                    }
-                }
-                _ => {
-                    let t5: f64 = acc0 * 0.1 - a;
-                }
-            }
-        }
-        0.2 * (acc0 * 0.1).tanh() + 0.5 * a
-    }
-    check_p43(seed = 0x0070e787ba10f5ab, inputs = 1, calls = [], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p44(a: f64, b: f64, xs: &[f64], n: usize) -> f64 {
-        let a = a + a;
-        let t2: f64 = { let v0: Vec<f64> = xs.iter().map(|&u1| b.powi(3) - b.cos().exp_m1()).collect(); v0[0] + v0[3] };
-        let flag3 = f64::min((a * 0.5).tanh(), (a * 0.5).sin()) > 0.25;
-        (t2 * 0.1).tanh() - (a * 0.5).tanh().tanh()
-    }
-    check_p44(seed = 0x977aa9bc531e64d3, inputs = 6, calls = [], at = |p| (p[0], p[1], &p[2..6], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p45(a: f64, b: f64, c: f64, d: f64, n: usize) -> f64 {
-        let mut acc0 = b.cos();
-        let mut k1 = 0;
-        loop {
-            let mut w2 = 0;
-            while w2 < 3 {
-                acc0 = ((d * 0.3 + 1.0 * p2((acc0 * 0.05).sin().sin(), d, 0.9, 1)) * 0.5).tanh();
-                w2 += 1;
-            }
-            let t3: f64 = 1.25;
-            acc0 /= (2.0 + ((acc0 * 0.05).atan() + 1.5).cos());
-            k1 += 1;
-            if (a.powi(3) < -0.2) || k1 >= 4 { break; }
-        }
-        (acc0 * 0.05).atan() + d + 0.3 * a
-    }
-    check_p45(seed = 0xcbb75358e106c23e, inputs = 4, calls = [p2], at = |p| (p[0], p[1], p[2], p[3], 2));
-}
-
 #[differentiable]
-fn p46_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.25
-}
-#[differentiable]
-fn p46_h1(v: &[f64], s: f64, k: usize) -> f64 {
-    if k == 0 {
-        (v[0] * s).cos()
-    } else {
-        v[k % v.len()] * 1.5 + p46_h1(v, s * 0.75, k - 1).cos()
-    }
-}
-#[differentiable]
-fn p46_h2(v: &[f64], s: f64) -> Result<f64, String> {
-    let head = if v[0] * s > -0.4 { Ok((v[0] * s).cos()) } else { Err(format!("{s} is too small")) };
-    let h = head?;
-    Ok(h * 0.6 + v[v.len() - 1] * 0.5)
-}
-program! {
-    #[differentiable]
-    fn p46(b: f64, a: f64, xs: &[f64]) -> f64 {
-        let s1 = &xs[3..=5];
-        let t2 = (s1[1] * a + s1[0]).sin() + s1[s1.len() - 1] * 0.3;
-        let t3 = p46_h0(s1, b).sin();
-        let t4 = p46_h1(xs, t2.tanh() * 0.6, 1);
-        let t5 = match p46_h2(&xs[..], a) { Ok(v) => v, Err(_) => a * 0.3 };
-        let s6 = &s1[..];
-        let t7 = (s6[1] * a + s6[2]).sin() + s6[s6.len() - 1] * 0.25;
-        let t8 = p46_h0(&s1[..2], t2.tanh());
-        t8 + t7 + t5 + t4 + t3 + a * 0.3
-    }
-    check_p46(seed = 0xb08608efdd6b89c9, inputs = 10, calls = [], at = |p| (p[0], p[1], &p[2..10]));
-}
-
-#[differentiable]
-fn p47_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * -0.5
-}
-#[differentiable]
-fn p47_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).tanh() * 0.6;
-    }
-}
-program! {
-    #[differentiable]
-    fn p47(a: f64, xs: &[f64]) -> f64 {
-        let t1 = p47_h0(&xs[6..8], a).sin();
-        let mut buf2 = vec![-0.5; 4];
-        p47_h1(t1.tanh() * 0.75, &xs[..6], &mut buf2[..]);
-        let t3 = buf2[0] + buf2[3] * 0.3;
-        let t4 = p47_h0(&buf2[2..4], t1.tanh() * 1.5).sin();
-        let s5 = &xs[0..=5];
-        let t6 = (s5[3] * a + s5[4]).sin() + s5[s5.len() - 1] * 0.75;
-        let t7 = p47_h0(&buf2[..3], t4.tanh()).sin();
-        let t8 = p47_h0(&s5[..3], t4.tanh());
-        t8 + t7 + t6 + t4 + t3 + a * 0.3
-    }
-    check_p47(seed = 0xd7b5fe9a1eb4a81b, inputs = 9, calls = [], at = |p| (p[0], &p[1..9]));
-}
-
-program! {
-    #[differentiable]
-    fn p48(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = (s) * &(v + x);
-        for _ in 0..n {
-            t1 = (&t1 * (x[[1, 2]])).mapv(f64::sin) + &t1 * 0.5;
-        }
-        let t2 = ((v * (s)).mapv(f64::sin)).dot(&((x * v).mapv(f64::tanh))) * 0.3;
-        t2.dot(&t2) * 0.1 + t1.sum() * 0.2 + s
-    }
-    check_p48(seed = 0xa8556208b05687c1, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3),
-        params = ["v", "x"] at [9, 10, 11, 0, 1, 2, 3, 4, 5, 6, 7, 8]);
-}
-
-#[differentiable]
-fn p49_h0(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.25 + (y[i] * s).tanh() * 0.25;
-    }
-}
-#[differentiable]
-fn p49_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).sin() * 0.75;
-    }
-}
-#[differentiable]
-fn p49_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    p49_h0(y, s);
-    p49_h1(s * 1.5, &x[1..], y);
+fn p14_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    let _ = p14_h1(y, s);
+    p14_h0(s * 0.5, &x[1..], y);
     y[y.len() - 1] + x[0]
 }
 #[differentiable]
-fn p49_h3(v: &[f64], s: f64) -> Option<f64> {
-    let head = if v[0] * s > -0.4 { Some((v[0] * s).cos()) } else { None };
-    let h = head?;
-    Some(h * 0.3 + v[v.len() - 1] * 0.25)
-}
-#[differentiable]
-fn p49_h4(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.3).tanh();
-    }
-    acc * 0.3 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p49_h5(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.75;
-    t + p49_h4(&v[1..], s * 0.3) + p49_h4(v, s).tanh()
-}
-program! {
-    #[differentiable]
-    fn p49(a: f64, xs: &[f64], b: f64) -> f64 {
-        let s1 = &xs[..];
-        let t2 = (s1[4] * b + s1[0]).sin() + s1[s1.len() - 1] * 0.25;
-        let mut buf3 = vec![0.0; 2];
-        for i in 0..2 {
-            buf3[i] = xs[i + 0] * a;
-        }
-        let t4 = p49_h2(&mut buf3, &xs[..6], t2.tanh()).tanh();
-        let t5 = buf3[0] + buf3[1] * 1.5;
-        let t6 = match p49_h3(xs, b) { Some(v) => v, None => b * 0.6 };
-        let t7 = p49_h5(&s1[..4], t5.tanh());
-        let t8 = p49_h5(&s1[..5], t5.tanh() * 0.6);
-        let mut buf9 = vec![0.0; 2];
-        for i in 0..2 {
-            buf9[i] = xs[i + 4] * b * 0.6;
-        }
-        let t10 = p49_h2(&mut buf9, xs, t5.tanh() * 1.5).tanh();
-        p49_h1(b, &xs[2..], &mut buf9);
-        let t11 = buf9[0] + buf9[1] * -0.5;
-        t11 + t10 + t8 + t7 + t6 + a * 0.3
-    }
-    check_p49(seed = 0x68e2a549e6281cb0, inputs = 8, calls = [], at = |p| (p[0], &p[1..7], p[7]));
-}
-
-program! {
-    #[differentiable]
-    fn p50(b: f64, a: f64) -> f64 {
-        let mut acc0 = (a / (1.0 + b.powi(2)) * a.sin() * 0.5).tanh();
-        for i in (0..6).step_by(2) {
-            let mut k1 = 0;
-            loop {
-                let t2 = b * p2(f64::cos(b), (b * a * 0.5).atan(), b, 1).sin().exp_m1();
-                acc0 += (t2 * 0.5).sin();
-                k1 += 1;
-                if (t2 * 0.5 - b < 0.25) || k1 >= 2 { break; }
-            }
-            let c3 = |u4: f64| ((acc0 * 0.1).atan() * b).sin();
-            let t5: f64 = c3(0.9_f64) - 0.5 * c3((i as f64 / (1.0 + a.powi(2)) * 0.25).atan());
-            match i % 3 {
-                0 | 1 => {
-                    for j in 1..=3 {
-                        let t6 = t5.abs().mul_add(b * (b + i as f64), a);
-                        acc0 += ((acc0 * 0.05).atan() / (2.0 + (t6 * 0.1).atan().asinh().cos()) * 0.25).tanh();
-                    }
-                }
-                _ => {
-                    let t7 = if a > a { b * (p32(t5 * 0.3) * 0.25).sin() + (t5 - (acc0 * 0.05).tanh()) } else { 1.0_f64.cos().min(1.5 + (acc0 * 0.05).atan()) };
-                }
-            }
-            acc0 = -(acc0 * 0.05).tanh() / (1.0 + (acc0 * 0.05).tanh().exp_m1().powi(2));
-        }
-        if 0.75 * b < 0.25 {
-            if a - b < 0.25 {
-                if (1.0 + (acc0 * 0.05).atan().powi(2)).ln() > 0.5 {
-                    let flag8 = a.clamp(-0.75, 0.75) > 0.5;
-                } else {
-                    if a.powi(2) < 0.5 {
-                        if a + b > -0.2 {
-                            for i in 0..4 {
-                                let t9 = b + (acc0 * 0.02).sin();
-                                acc0 /= (1.0 + (1.5 + t9.sin()).log(2.5 + (i as f64).cos()).powi(2));
-                            }
-                        } else {
-                            for i in 1..=1 {
-                                let mut acc10 = ((0.9 - b).powi(2) * 0.5).tanh();
-                                acc0 += -b;
-                            }
-                        }
-                    } else if (acc0 * 0.02).atan() > b {
-                        for i in 0..4 {
-                            let mut acc11 = a.atan2(1.5 + a.cos().exp_m1().cos());
-                            acc11 = b;
-                        }
-                    } else {
-                        let t12 = a;
-                    }
-                }
-            } else {
-                match ((acc0 * 0.02).sin().abs() * 2.0) as usize % 3 {
-                    0 | 1 => {
-                        acc0 += b.sin() / (1.0 + (b * 1.0).powi(2)) * 0.25;
-                    }
-                    _ => {
-                        let c13 = |u14: f64| f64::max((acc0 * 0.02).sin() / (1.0 + (acc0 * 0.02).tanh().powi(2)), u14.atan2(1.5 + (acc0 * 0.02).atan().cos()));
-                        let t15: f64 = c13((2.0 * (1.0 + b.powi(2)).sqrt() * 0.5).atan()) - 0.5 * c13(b);
-                    }
-                }
-            }
-        }
-        let t17 = { let u16 = 0.3_f64; (2.0 + ((acc0 * 0.02).atan() * a).sin()).log2() };
-        if a > b || a < 0.7 {
-            return (acc0 * 0.02).tanh();
-        }
-        2.0 * t17 + 0.5 * (acc0 * 0.02).tanh() - a.tanh()
-    }
-    check_p50(seed = 0xcb2b6d076faecb14, inputs = 2, calls = [p2, p32], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p51(a: f64, xs: &[f64], n: usize) -> f64 {
-        let o0: Option<f64> = if a * xs[n] > 0.0 { Some(a) } else { None };
-        let t2: f64 = if let Some(u1) = o0 { (xs.iter().map(|q| q * q).sum::<f64>() * 0.25).tanh().powi(2) * (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() - xs[n]) } else { (n as f64).tanh() };
-        let t3 = a * a.tanh();
-        let mut acc4 = 0.0;
-        if (t2 * 0.1).atan() * (t2 * 0.1).sin() > -0.2 {
-            let t5 = n as f64 * t3 * (xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) / (2.0 + xs[xs.len() - 1 - n].cos())) / (1.0 + t3 * t3);
-            acc4 *= f64::atan((t5 * 0.05).atan()).tanh();
-        } else if (t3.atan2(1.5 + (n as f64).cos())) > 0.7 {
-            let t6 = 0.6 * a.hypot(0.2);
-            let t7 = xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>();
-            let mut acc8 = (1.5 + ((t2 * 0.1).tanh() + p43(xs[n].tanh().sinh()) * 0.5).sin()).powf((2.0 + t3.sin()).ln().tanh());
-        }
-        let t3 = t3 * acc4;
-        t3 * 0.5 - 2.0 * acc4 - (t2 * 0.1).sin().sin() + 1.25 * a
-    }
-    check_p51(seed = 0x483466891ff7e936, inputs = 4, calls = [p43], at = |p| (p[0], &p[1..4], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p52(a: f64, b: f64, xs: &[f64], c: f64) -> f64 {
-        let mut acc0 = ((1.5 + c.cos()).sqrt() / (1.0 + b.mul_add(xs[2], xs[2]).powi(2)) * 0.5).tanh();
-        acc0 *= 0.5 + 0.4 * (a + c).sin();
-        acc0 -= (c.tanh().mul_add(c / (1.5 + 0.25_f64.tanh()), a / (1.0 + xs.iter().map(|q| q.cos()).product::<f64>() * xs.iter().map(|q| q.cos()).product::<f64>())) * 0.1).atan();
-        let mut w1 = 0;
-        while w1 < 3 {
-            let t2 = a;
-            let t3 = if c > (p40(0.1_f64.powi(2), 2) * 0.5).atan() && xs[0] < 0.7 { 0.25 - b.cos() } else { (2.0 + xs[w1].sin()).sqrt() - c };
-            acc0 /= (1.0 + (xs[2] * c).powi(2));
-            w1 += 1;
-        }
-        let t4 = xs[1] / (1.0 + b * b);
-        (acc0 * 0.1).tanh() + a
-    }
-    check_p52(seed = 0xf0d401dc6d84cf55, inputs = 6, calls = [p40], at = |p| (p[0], p[1], &p[2..5], p[5]),
-        params = ["xs", "b", "c"] at [2, 3, 4, 1, 5]);
-}
-
-program! {
-    #[differentiable]
-    fn p53(c: f64, n: usize, a: f64, b: f64) -> f64 {
-        let mut acc0 = 0.5;
-        for i in 0..n {
-            let t1 = c;
-            acc0 = ((t1 - t1.atan()) * 0.5).atan();
-        }
-        let mut acc2 = (b.cos() - a.cos()) * 0.5;
-        acc2 = (acc2 * (c.powi(2) * 0.5)).atan();
-        let t3 = acc2 * n as f64;
-        0.75 * (t3 * 0.25) - (acc0 * 0.25).tanh().cos() + 1.5 * a
-    }
-    check_p53(seed = 0xf8051fbe66b336ea, inputs = 3, calls = [], at = |p| (p[0], 2, p[1], p[2]));
-}
-
-#[differentiable]
-fn p54_h0(v: &[f64], s: f64) -> [f64; 3] {
+fn p14_h3(v: &[f64], s: f64) -> [f64; 3] {
     let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).cos();
+    r[0] = (v[0] * s).tanh();
     r[1] = v[1] * 1.5;
     r[2] = (v[v.len() - 1] + s).tanh();
     r
 }
+program! {
+    #[differentiable]
+    fn p14(xs: &[f64], b: f64, a: f64) -> f64 {
+        let mut buf1 = vec![0.3; 2];
+        p14_h0(a * 0.75, xs, &mut buf1);
+        p14_h0(a, xs, &mut buf1);
+        for _ in 0..2 {
+            p14_h0(a, &xs[0..3], &mut buf1);
+        }
+        let t2 = buf1[0] + buf1[1] * 0.5;
+        let mut buf3 = vec![0.25; 2];
+        let t4 = p14_h1(&mut buf3, a).tanh();
+        let t5 = p14_h2(&mut buf3, &buf1, t2.tanh() * 0.25).tanh();
+        let t6 = p14_h2(&mut buf3, &xs[3..=6], t5.tanh() * 0.6).tanh();
+        let t7 = buf3[0] + buf3[1] * -0.5;
+        let arr8 = p14_h3(&xs[5..=6], t6.tanh() * 0.75);
+        let t9 = arr8[0] * arr8[0];
+        let s10 = &xs[..];
+        let t11 = (s10[5] * a + s10[3]).sin() + s10[s10.len() - 1] * 0.25;
+        t11 + t9 + t7 + t6 + t5 + a * 0.3
+    }
+    check_p14(seed = 0x7d5ef20f791f250e, inputs = 9, calls = [], at = |p| (&p[0..7], p[7], p[8]));
+}
+
+program! {
+    #[differentiable]
+    fn p15(xs: &[f64], a: f64) -> f64 {
+        let mut acc0 = 0.9 * (xs[1] / (2.0 + a.cos()));
+        acc0 -= (0.5 * a * (1.0 + acc0.powi(2)).ln() * 0.5).atan();
+        if xs[0] * (acc0 * 0.5).tanh() > -0.2 {
+            return (1.5 + a.cos()).sqrt() / (1.5 + (xs[0] / (1.0 + a.powi(2))).tanh());
+        }
+        let mut acc1 = a * (acc0 * 0.5).atan();
+        let t2 = if acc1 < -0.1 { acc1.mul_add((acc0 * 0.5).tanh(), a) + a * xs[1] } else { xs.iter().map(|q| q * q).sum::<f64>().powi(2).ln_1p() * xs[2].tanh() };
+        (t2 * 0.25).tanh() + (acc0 * 0.5).sin().tanh()
+    }
+    check_p15(seed = 0x11fddc6a9d1f8768, inputs = 5, calls = [], at = |p| (&p[0..4], p[4]));
+}
+
+program! {
+    #[differentiable]
+    fn p16(a: f64) -> f64 {
+        if a - a > 0.1 {
+            return a * 0.6 / (2.0 + a.cos());
+        }
+        let mut acc0 = (a.mul_add(-a, a * a) * 0.5).sin();
+        let mut v1 = vec![0.0; 4];
+        for i in 0..v1.len() {
+            v1[i] = (a.powi(2) * (a + acc0) * 0.5).tanh();
+        }
+        let t2 = if a > 0.5 { v1.iter().map(|q| q * q).sum::<f64>() } else { (2.0 + acc0.sin()).log2() };
+        for i in 1..=4 {
+            let mut a = a;
+            v1[(i + 1) % 4] = (t2 * 0.5).sin();
+        }
+        if a > a {
+            let c3 = |u4: f64| a - (t2 * 0.5).sin() - (v1[3] * 0.1).atan() * 0.5;
+            let t5: f64 = c3(((v1[3] * 0.1 / (1.0 + (t2 * 0.5).tanh().powi(2)) - (acc0 * 0.1).tanh().tanh().exp_m1()) * 0.25).tanh()) - 0.5 * c3(v1.iter().map(|q| (q * 0.1).cos()).product::<f64>().powi(2));
+        } else {
+            let mut v6: Vec<f64> = Vec::new();
+            v6.push(0.5 * (v1[2] * 0.1).atan() - 0.25_f64.atan());
+            v6.push((v1[0] * 0.1).tanh() * a.mul_add((v1[3] * 0.1).sin(), 0.3));
+            let t7 = v6[0] * 0.5 + v6[1];
+        }
+        (t2 * 0.5).tanh() + (acc0 * 0.1).atan().sin()
+    }
+    check_p16(seed = 0x21978a5850a7a0b9, inputs = 1, calls = [], at = |p| (p[0]));
+}
+
 #[differentiable]
-fn p54_h1(v: &[f64], s: f64) -> f64 {
+fn p17_h0(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.6 + (y[i] * s).cos() * 0.25;
+    }
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p17_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 1.5;
+    }
+    y[0] * 0.25
+}
+#[differentiable]
+fn p17_h2(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p17_h0(y, s);
+    let _ = p17_h1(s * 0.5, &x[1..], y);
+}
+#[differentiable]
+fn p17_h3(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.5
+}
+#[differentiable]
+fn p17_h4(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.75;
+    t + p17_h3(&v[1..], s * 0.5) + p17_h3(v, s).sin()
+}
+program! {
+    #[differentiable]
+    fn p17(a: f64, w: [f64; 3], xs: &[f64]) -> f64 {
+        let mut buf1 = vec![0.0; 4];
+        for i in 0..4 {
+            buf1[i] = xs[i + 1] * w[0];
+        }
+        p17_h2(&mut buf1[..], &xs[0..], w[2] * -0.5);
+        let _ = p17_h1(a, &w, &mut buf1);
+        let t2 = buf1[0] + buf1[3] * 0.6;
+        let t3 = p17_h4(&xs[3..], a).sin();
+        let t4 = p17_h4(xs, w[0] * 1.5).sin();
+        let t5 = p17_h4(&xs[0..4], w[0] * 0.25).sin();
+        t5 + t4 + t3 + t2 + w[1] * 0.5 + a * 0.3
+    }
+    check_p17(seed = 0x87121f2684cf0fde, inputs = 12, calls = [], at = |p| (p[0], <[f64; 3]>::try_from(&p[1..4]).unwrap(), &p[4..12]));
+}
+
+program! {
+    #[differentiable]
+    fn p18(xs: &[f64], a: f64) -> f64 {
+        let t0 = xs.iter().sum::<f64>() / (2.0 + a.cos()) + a.hypot(p11(a.clamp(-0.75, 0.75), (xs[2] - a) * 0.5));
+        let flag1 = xs[0].powi(2) > -0.2;
+        let a = a * (t0 * 0.1).atan().sin().exp2();
+        let t2: f64 = a * 0.25 * 0.6 + ((t0 * 0.1).atan() + xs[2]);
+        let mut v3 = vec![0.0; xs.len()];
+        for i in 0..v3.len() {
+            v3[i] = (t2 * 0.5).sin();
+        }
+        let mut acc4 = (t2 * 0.5).atan();
+        if !flag1 {
+            let mut k5 = 0;
+            loop {
+                let c6 = |u7: f64| (1.5 + ((acc4 * 0.1).sin() * (acc4 * 0.1).sin()).sin()).powf(v3.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.1).sin()).min(0.6).tanh());
+                let t8: f64 = c6((((t0 * 0.1).sin() + a * 0.25 - (t0 * 0.1).sin()) * 0.5).atan()) - 0.5 * c6((t2 * 0.5).atan().tanh().sinh());
+                acc4 = (a * 0.25).sin().powi(2).ln_1p() * (v3[k5 % v3.len()] * 0.1 * (acc4 * 0.1).sin());
+                k5 += 1;
+                if ((1.5 + (acc4 * 0.1).tanh().cos()).sqrt() > 0.7) || k5 >= 6 { break; }
+            }
+        }
+        let t9 = if v3.iter().map(|q| (q * 0.1) * (q * 0.1)).sum::<f64>() > (t2 * 0.5).tanh() { xs.iter().map(|q| (q * 0.75).sin()).sum::<f64>() } else { (xs[2] / (2.0 + (a * 0.25).tanh().cos())).tanh().exp() };
+        t9 - (acc4 * 0.1).atan() - (t2 * 0.5).tanh() + (a * 0.25).atan() + (t0 * 0.1).atan() + 0.5 * (v3[2] * 0.1).sin()
+    }
+    check_p18(seed = 0x871461aafff5ba73, inputs = 4, calls = [p11], at = |p| (&p[0..3], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p19(a: f64, n: usize) -> f64 {
+        let mut acc0 = (2.0 + a.sin()).cbrt();
+        for i in 0..2 {
+            if (acc0 * 0.25).sin().tanh().cosh() > (acc0 * 0.25).atan() {
+                if i == 0 {
+                    let flag1 = a + 0.6 > 0.1;
+                } else {
+                    let t3 = { let u2 = (2.0 + (acc0 * 0.25).sin().cos()).recip().min((acc0 * 0.25).tanh()); (acc0 * 0.25).tanh() };
+                }
+            }
+            if a > 0.25 {
+                for j in 0..1 {
+                    if (acc0 * 0.1).atan() * 0.5 > -0.1 {
+                        let mut acc4 = ((a - (acc0 * 0.1).sin() + (acc0 * 0.1).mul_add(a, 2.0)) * 0.25).sin();
+                    }
+                    acc0 -= (acc0 * 0.1).atan() * 0.5;
+                }
+            } else if 0.9 * (acc0 * 0.1).atan() > 0.25 {
+                let t5 = match i { 0 => ((acc0 * 0.1).sin() + (acc0 * 0.1).tanh()).tanh().sinh(), _ => ((a.abs() - a.mul_add((acc0 * 0.1).tanh(), a)) * 0.5).sin() };
+            } else {
+                if 0.25 - (p12((((acc0 * 0.1).sin() - a) * 0.5).atan(), 0.3, (acc0 * 0.1 * 2.0 * 0.25).tanh()) * 0.5).atan() < 0.25 {
+                    let acc0 = (acc0 * 0.1).sin() + a;
+                } else {
+                    let t6 = a.clamp(-0.75, 0.75) - (a - a) + a.max(1.5) / (1.0 + a.mul_add(a, a).powi(2));
+                }
+            }
+            acc0 = ((0.1 + (a - a)) * 0.5).tanh();
+        }
+        match n % 3 {
+            0 => {
+                let t7 = 0.1 + (acc0 * 0.1).sin();
+                let t8 = if (2.0 + (acc0 * 0.1).tanh().cos()).powi(-2) < -0.1 { 0.1 } else { a.powi(3) };
+            }
+            1 => {
+                for i in 0..1 {
+                    let o9: Option<f64> = if n < 2 { Some(f64::max(a * 0.6, a / (2.0 + a.cos()))) } else { None };
+                    let t11: f64 = if let Some(u10) = o9 { acc0 * 0.1 } else { a.mul_add((acc0 * 0.1).tanh(), a) };
+                    acc0 = 0.2 * t11 - a;
+                }
+            }
+            _ => {
+                let mut v12 = vec![0.0; n];
+                for i in 0..v12.len() {
+                    v12[i] = (n as f64 / (2.0 + (acc0 * 0.1).cos())).tanh().exp_m1();
+                }
+            }
+        }
+        (acc0 * 0.1).tanh()
+    }
+    check_p19(seed = 0x69d32cfa1cf8a745, inputs = 1, calls = [p12], at = |p| (p[0], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p20(c: f64, a: f64, xs: &[f64], b: f64) -> f64 {
+        let mut acc0 = 0.5;
+        if b > b {
+            let t1 = match ((p3(xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).tanh().cosh(), ((1.5 + c.sin()).powf(xs[0].tanh()) * 0.5).sin()) * 0.25).atan().abs() * 2.0) as usize % 3 { 0 | 1 => f64::tanh(c) / (2.0 + (c * a).cos()) * 0.5, _ => (0.5 * a.tanh()).atanh().min(c.max(b)) };
+        }
+        let mut k2 = 0;
+        let r6 = loop {
+            let t5: f64 = xs.iter().rev().skip(1).map(|&u3| (c * b).atan()).sum();
+            acc0 = c.atan() * (1.5 + c.cos()).sqrt();
+            acc0 /= (2.0 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().cos());
+            k2 += 1;
+            if ((acc0 * 0.25).atan().clamp(-0.75, 0.75) > xs[xs.len() - 1 - k2]) || k2 >= 2 { break k2 as f64; }
+        };
+        r6.tanh() + 1.5 * (acc0 * 0.25).sin()
+    }
+    check_p20(seed = 0x70b390305f594b84, inputs = 6, calls = [p3], at = |p| (p[0], p[1], &p[2..5], p[5]));
+}
+
+program! {
+    #[differentiable]
+    fn p21(n: usize, a: f64, b: f64) -> f64 {
+        let mut acc0 = (b.tanh().exp2() * (b - a) * 0.25).sin();
+        let mut acc1 = b.sin().exp2().min(b / (1.0 + acc0 * acc0));
+        for i in 0..1 {
+            if a < -0.4 {
+                let b = b + (1.0 + n as f64);
+                return (n as f64).hypot((acc0 * 0.5).sin()) - -a;
+            }
+            let t2 = if (acc0 * 0.5).sin().tanh() > -0.4 { (acc1 * 0.5).sin().min(b).mul_add((acc1 * 0.5).tanh().cos(), (acc1 * 0.5).tanh().cos()) } else { b.powi(2) };
+            let c3 = |u4: f64| u4.min(acc1 * 0.5 - a);
+            let t5: f64 = c3((acc1 * 0.5).atan() * 0.9) - 0.5 * c3(b);
+            acc1 -= 0.75 * (0.9 * (t2 * 0.5).tanh());
+        }
+        if n % 2 == 0 {
+            let t6 = match n % 3 { 0 => 0.1 - (acc0 * 0.5).sin() + a, 1 => ((acc1 * 0.25).sin() / (1.0 + a * a)).sin().exp(), _ => (0.5_f64.mul_add(a, b) / (1.0 + b.powi(2).powi(2)) * 0.5).atan() };
+        } else {
+            let t7 = n as f64;
+        }
+        0.3 * (acc1 * 0.25).sin() + 0.75 * (acc0 * 0.5).atan()
+    }
+    check_p21(seed = 0x48f0ca0c90310637, inputs = 2, calls = [], at = |p| (2, p[0], p[1]));
+}
+
+#[differentiable]
+fn p22_h0(v: &[f64], s: f64) -> f64 {
     let mut acc = 0.0;
     for i in 0..v.len() {
         acc += (v[i] * s + 0.5).sin();
     }
-    acc * -0.5 + v[0] * v[v.len() - 1]
+    acc * 0.5 + v[0] * v[v.len() - 1]
 }
 #[differentiable]
-fn p54_h2(v: &[f64], s: f64) -> f64 {
+fn p22_h1(v: &[f64], s: f64) -> f64 {
     let head = &v[..2];
     let t = head[0] * head[1] * 0.6;
-    t + p54_h1(&v[1..], s * 1.5) + p54_h1(v, s).sin()
-}
-program! {
-    #[differentiable]
-    fn p54(xs: &[f64], a: f64) -> f64 {
-        let arr1 = p54_h0(&xs[..], a);
-        let t2 = arr1[1] * arr1[1];
-        let s3 = &xs[..5];
-        let t4 = (s3[4] * t2.tanh() + s3[2]).sin() + s3[s3.len() - 1] * 0.75;
-        let mut arr5 = [1.5_f64; 3];
-        arr5[0] = t4.tanh();
-        arr5[1] = xs[5] * 0.25;
-        arr5[2] = (t2.tanh()).sin();
-        let t6 = arr5[2] * arr5[0];
-        let t7 = p54_h2(&arr1, t6.tanh()).sin();
-        t7 + t6 + t4 + t2 + a * 0.3
-    }
-    check_p54(seed = 0x2e8aa939ce2ef548, inputs = 8, calls = [], at = |p| (&p[0..7], p[7]));
-}
-
-program! {
-    #[differentiable]
-    fn p55(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            let t1 = ((1.0 + ((1.0 + (xs[i]) * (xs[i])).ln() + (xs[i]).sin()) * ((1.0 + (xs[i]) * (xs[i])).ln() + (xs[i]).sin())).ln()).tanh() * 1.5;
-            let t2 = ((t1).mul_add(0.5, xs[i])).tanh() * 1.5;
-            let t3 = (t2 + (1.0 + (((xs[i]) * 0.5).exp()) * (((xs[i]) * 0.5).exp())).ln()).tanh() * 1.5;
-            acc += (t1).tanh();
-        }
-        acc
-    }
-    check_p55(seed = 0xa93ceb34fab0a6de, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p56(xs: &[f64], a: f64, n: usize, b: f64) -> f64 {
-        let mut acc0 = b.max(f64::sin(1.5));
-        acc0 = (acc0 - b.asinh()).sin();
-        acc0 *= 0.5 + 0.4 * b.sin();
-        (acc0 * 0.5).tanh().tanh()
-    }
-    check_p56(seed = 0xab9bcc3442910d88, inputs = 5, calls = [], at = |p| (&p[0..3], p[3], 2, p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p57(a: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = 0.5;
-        let t1 = a.asinh() - (0.2 - xs[1]);
-        let t1 = (t1 * 0.5).tanh() + (t1 * 0.5).tanh().min(a);
-        if xs[0] * xs[1] > xs.iter().sum::<f64>() {
-            let t4: f64 = xs[1..3].iter().map(|u2| { let u2 = *u2; a.sin() }).sum();
-            let t5 = if (1.5 + (t1 * 0.5).tanh().cos()).sqrt() > -0.4 { (-(t4 * 0.25)).to_radians() } else { xs[2] };
-            let mut k6 = 0;
-            let r8 = loop {
-                let t7 = (t1 * 0.5).tanh().tanh().exp2().abs();
-                acc0 += (t1 * 0.5).tanh().atan() * (0.75 * xs[k6 % xs.len()]) * 0.5;
-                k6 += 1;
-                if ((t4 * 0.25).atan() + xs[(k6 + 1) % 3] > a) || k6 >= 4 { break -0.6_f64.tanh().exp2(); }
-            };
-        }
-        if (1.0 + xs[0].powi(2)).ln() < 0.5 {
-            let mut k9 = 0;
-            loop {
-                let t1 = (t1 * 0.5).tanh() + xs[(k9 + 1) % 3] * 0.3;
-                acc0 = xs[(k9 + 1) % 3].cos();
-                k9 += 1;
-                if ((acc0 * 0.1).atan() + (acc0 * 0.1).tanh() > 0.1 && xs[(k9 + 1) % 3] < 0.25) || k9 >= 4 { break; }
-            }
-        } else if xs[0] - (acc0 * 0.1).atan() > a {
-            let t10 = if (acc0 * 0.1).tanh() > -0.1 { a } else { (1.5 + (acc0 * 0.1).tanh().sin()).log(2.5 + xs[2].cos()) + 0.2 };
-        } else {
-            acc0 = xs[2];
-        }
-        (t1 * 0.5).atan().cos() - a
-    }
-    check_p57(seed = 0x2453f7c3aff1abf2, inputs = 4, calls = [], at = |p| (p[0], &p[1..4]));
-}
-
-#[differentiable]
-fn p58_h0(v: &[f64], s: f64) -> Option<f64> {
-    let head = if v[0] * s > -0.4 { Some((v[0] * s).sin()) } else { None };
-    let h = head?;
-    Some(h * -0.5 + v[v.len() - 1] * 0.75)
+    t + p22_h0(&v[1..], s * 0.5) + p22_h0(v, s).cos()
 }
 #[differentiable]
-fn p58_h1(y: &mut [f64], s: f64) {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * -0.5).tanh();
-    }
-    y[0] = (y[0] * 1.5 + s).sin();
-}
-#[differentiable]
-fn p58_h2(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).tanh() * 0.75;
-    }
-    y[0] * 0.6
-}
-#[differentiable]
-fn p58_h3(v: &[f64], s: f64) -> [f64; 3] {
+fn p22_h2(v: &[f64], s: f64) -> [f64; 3] {
     let mut r = [0.0_f64; 3];
     r[0] = (v[0] * s).tanh();
-    r[1] = v[1] * 1.5;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-#[differentiable]
-fn p58_h4(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    p58_h1(y, s);
-    let _ = p58_h2(s * -0.5, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-program! {
-    #[differentiable]
-    fn p58(xs: &[f64], ys: &mut [f64], b: f64, a: f64, w: [f64; 3]) -> f64 {
-        let t1 = match p58_h0(&ys[2..], a) { Some(v) => v, None => a * 0.6 };
-        let mut buf2 = vec![0.0; 3];
-        for i in 0..3 {
-            buf2[i] = xs[i + 1] * w[0];
-        }
-        p58_h1(&mut buf2, w[2]);
-        let t3 = p58_h2(t1.tanh() * 1.5, &w, &mut buf2[..3]).tanh();
-        let t4 = buf2[0] + buf2[2] * 0.25;
-        let s5 = &xs[..];
-        let t6 = (s5[3] * w[0] + s5[5]).sin() + s5[s5.len() - 1] * 1.5;
-        let arr7 = p58_h3(&w, t1.tanh());
-        let t8 = arr7[1] * arr7[1];
-        let _ = p58_h4(ys, &s5[..5], t3.tanh());
-        let t9 = ys[1] * -0.5;
-        t9 + t8 + t6 + t4 + t3 + ys[2] + w[1] * 0.5 + a * 0.3
-    }
-    check_p58(seed = 0x80df2445b4b87738, inputs = 14, calls = [], at = |p| (&p[0..6], &mut p[6..9].to_vec(), p[9], p[10], <[f64; 3]>::try_from(&p[11..14]).unwrap()));
-}
-
-program! {
-    #[differentiable]
-    fn p59(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (-0.09_f64 + xs[0]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() - 1 {
-            if ((xs[i]).mul_add(0.5, a)).mul_add(0.5, xs[i]) < 0.13 {
-                let t2 = if (1.0 + (xs[i + 1]) * (xs[i + 1])).ln() > 0.32 { (xs[i]).tanh() } else { (xs[i + 1]).sin() };
-            }
-            if t1 < 0.14 {
-                continue;
-            }
-            acc = acc + (t1).tanh() - (xs[i + 1] - (0.65_f64).cos() * a).tanh();
-        }
-        let r = acc;
-        r
-    }
-    check_p59(seed = 0xeff7c58f88cbd5a0, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-program! {
-    #[differentiable]
-    fn p60(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = ((s) - v).dot(&(x.dot(v) * 0.3)) * 0.3;
-        let mut t2 = x.to_owned();
-        if n % 3 == 0 {
-            t2 = x.mapv(f64::sin);
-        }
-        let mut t3 = (x.dot(v) * 0.3).mean().unwrap();
-        if n % 3 == 0 {
-            t3 = v.mean().unwrap();
-        }
-        let t4 = &((t3) * &t2) + &(&t2 / &v.mapv(|q| q * q + 1.0));
-        t4.sum() * 0.2 + t3 + t2.sum() * 0.2
-    }
-    check_p60(seed = 0x10f1a5a95acec86b, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p61(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = v.to_owned();
-        let t2 = v.to_owned();
-        let t3 = x.to_owned();
-        let t4 = ((s) * x).row(0).to_owned();
-        t4.dot(&t4) * 0.1 + t3.sum() * 0.2 + t2.dot(&t2) * 0.1
-    }
-    check_p61(seed = 0x3536790e4e34c241, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p62(c: f64, b: f64, n: usize, a: f64) -> f64 {
-        let mut acc0 = (c * (1.5 + b.sin()).powf(a.tanh()) * 0.5).sin();
-        if acc0 > c {
-            let mut k1 = 0;
-            loop {
-                let t2 = 0.75 / (1.5 + (n as f64).tanh());
-                acc0 /= (2.0 + (n as f64).powi(2).ln_1p().cos());
-                k1 += 1;
-                if (b * 0.75 > 0.3) || k1 >= 4 { break; }
-            }
-        } else {
-            let t3 = match n { 0 => (n as f64 - (acc0 * 0.1).tanh()).asinh(), _ => (c.atan() - b.hypot(c)) * 0.5 };
-        }
-        0.5 * (acc0 * 0.1).tanh()
-    }
-    check_p62(seed = 0xbf93c618d9c92580, inputs = 3, calls = [], at = |p| (p[0], p[1], 1, p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p63(a: f64, xs: &[f64], b: f64) -> f64 {
-        let mut acc0 = (2.0 + a.sin()).log10().tanh().exp_m1();
-        for i in 1..=3 {
-            for (j, q1) in xs.iter().enumerate() {
-                match j {
-                    0 => {
-                        acc0 = ((xs[xs.len() - 1 - j] + acc0 * 0.05) * (acc0 * 0.05).tanh().atan() * 0.25).atan();
-                    }
-                    1 => {
-                        let t2 = (1.0 + a.powi(2)).sqrt().hypot(b.powi(3)) / (2.0 + (xs[(i + 1) % 3] + *q1).cos());
-                    }
-                    _ => {
-                        if a / (1.5 + (acc0 * 0.05).tanh()) > 0.25 {
-                            let t3 = f64::tanh(a / (1.5 + a.tanh()));
-                        } else if *q1 > 0.6 {
-                            let mut acc4 = 1.0;
-                        } else {
-                            let b = b + xs[xs.len() - 1 - j];
-                        }
-                    }
-                }
-                acc0 /= (1.0 + xs[xs.len() - 1 - j].powi(2));
-            }
-            let t7: f64 = xs.iter().rev().skip(1).map(|&u5| 0.6_f64.powi(2).min(b / (1.0 + xs[i % xs.len()].powi(2)))).sum();
-            acc0 = ((xs[2].cos() - (i as f64 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>())) * 0.1).atan();
-        }
-        acc0 -= (0.75 * (xs.iter().sum::<f64>() * 0.9) * 0.25).sin();
-        let t8 = xs[1];
-        let c9 = |u10: f64| (-a).powi(3);
-        let t11: f64 = c9(((acc0 * 0.05).atan().atan() * (xs[0] * xs[2]) * 0.5).tanh()) - 0.5 * c9(a);
-        let a = a + xs[1] * xs[2];
-        (a * 0.25).sin() + 0.3 * (t11 * 0.5).atan() + t8 + (acc0 * 0.05).tanh().cos()
-    }
-    check_p63(seed = 0xd0ac2f804c8a3de3, inputs = 5, calls = [], at = |p| (p[0], &p[1..4], p[4]),
-        params = ["b", "a"] at [4, 0]);
-}
-
-program! {
-    #[differentiable]
-    fn p64(xs: &[f64], a: f64, n: usize) -> f64 {
-        let t2: f64 = xs.iter().rev().skip(1).map(|&u0| (1.0 + (a * (p40(a, 2) * 0.5)).powi(2)).sqrt()).sum();
-        let mut acc3 = 0.0;
-        for i in (0..6).step_by(2) {
-            let t4 = ((a.powi(2) + (t2 * 0.1).atan().powi(3)).mul_add(xs.iter().map(|q| (q * 1.5).sin()).sum::<f64>().min(i as f64) * a, a.cos().exp2()) * 0.5).tanh();
-            let t7: f64 = xs.iter().rev().skip(1).map(|&u5| (2.0 + u5.sin()).ln().sin()).sum();
-            let t10: f64 = { let v8: Vec<f64> = xs.iter().map(|&u9| (t2 * 0.1).atan()).collect(); v8[0] + v8[2] };
-            let t11 = xs[n % xs.len()] * (t10 * 0.5).sin() + (t2 * 0.1).tanh() * (t7 * 0.25).sin();
-            acc3 += (xs[n % xs.len()] + t2 * 0.1 + (0.5 * a.tanh()).asin()) * 0.1;
-        }
-        match n {
-            0 => {
-                for i in 0..1 {
-                    if (acc3 * 0.1).sin().min(0.1) > a {
-                        return 1.5;
-                    }
-                    acc3 *= (acc3 * 0.1).atan().tanh().exp2().cos();
-                }
-            }
-            1 => {
-                let a = a - (t2 * 0.1 + xs[n % xs.len()]);
-                let t12 = -((p41(f64::tanh((t2 * 0.1).tanh()), 0.1 * (acc3 * 0.1).sin()) * 0.5).atan() - (acc3 * 0.1).tanh());
-            }
-            _ => {
-                let mut acc13 = a.powi(3).cos().exp();
-            }
-        }
-        (acc3 * 0.1).atan() + 0.3 * (t2 * 0.1) + 0.5 * a
-    }
-    check_p64(seed = 0xa9f2f5fc21954215, inputs = 4, calls = [p40, p41], at = |p| (&p[0..3], p[3], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p65(a: f64) -> f64 {
-        let t0 = (1.5 + 0.75_f64.sin()).powf(a.tanh());
-        let t1 = (2.0 + (a + -t0).sin()).sqrt();
-        let mut acc2 = 1.0;
-        let flag3 = t0.min(a) > -0.2;
-        let t4 = t0.asinh();
-        let t5: f64 = (2.0 + ((1.0 + t1.powi(2)).ln() - (a - a)).sin()).sqrt();
-        let flag6 = f64::sin(t1) > 0.25;
-        let t7 = a.min((p45(t5, t0.powi(2).ln_1p(), t4.tanh(), ((t5 + t0) * 0.25).sin(), 2) * 0.5).tanh());
-        let t8 = t5.mul_add(t1, t0);
-        let c9 = |u10: f64| t4.atan2(1.5 + a.cos()).cos().exp2();
-        let t11: f64 = c9(t1.min(t0).atan()) - 0.5 * c9(t0);
-        (t11 * 0.5).tanh() + (t8 * 0.25).tanh() - t5 + t4.tanh() - t1.sin() + t0
-    }
-    check_p65(seed = 0x7afaad44928dee07, inputs = 1, calls = [p45], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p66(b: f64, a: f64, c: f64) -> f64 {
-        let t0: f64 = 0.9;
-        let mut acc1 = 0.5;
-        let mut acc2 = ((c - t0 + -t0) * 0.5).tanh();
-        let mut w3 = 0;
-        while w3 < 1 {
-            let mut v4: Vec<f64> = Vec::new();
-            v4.push(-b / (1.0 + (t0 + (p43(t0 * 0.75) * 0.5).sin()).powi(2)));
-            v4.push(((w3 as f64 + a) * (2.0 + 1.0_f64.sin()).log10() * 0.5).sin());
-            let t5 = v4[0] * 0.5 + v4[1];
-            acc2 = t5.tanh().sin();
-            w3 += 1;
-        }
-        let t6 = a - t0;
-        t6 + 1.25 * (acc2 * 0.5) + t0 + b.cos()
-    }
-    check_p66(seed = 0x4d484316529050ed, inputs = 3, calls = [p43], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p67(a: f64) -> f64 {
-        let t0 = if 0.25 / (1.5 + 0.75_f64.tanh()) > a { a.sin().tanh() } else { a.to_radians() * a.powi(3) };
-        let mut acc1 = p62((t0 / (2.0 + t0.cos()) * 0.5).tanh(), ((t0 - 0.6) * 0.5).tanh(), 1, a / (1.0 + 0.1_f64.powi(2)) * 0.5).clamp(-0.75, 0.75);
-        if t0.powi(3) > -0.1 && 0.2 < 0.3 {
-            acc1 += a;
-        }
-        acc1 -= (t0 * t0 / (1.5 + (p32(((t0 - acc1) * 0.5).atan()) * 0.25).atan().cos().tanh()) * 0.25).tanh();
-        let k2 = (((t0 + t0) * 0.5).abs() * 2.0) as usize % 3;
-        match k2 {
-            0 | 1 => {
-                let mut acc1 = acc1;
-                let t3 = t0 / (1.0 + a.powi(2)) * (acc1 * 0.5).sin();
-            }
-            _ => {
-                acc1 = a * (t0 / (1.0 + t0 * t0)) * 0.5;
-            }
-        }
-        1.25 * (acc1 * 0.5).tanh() - t0.sin() + a
-    }
-    check_p67(seed = 0xdea1403017ff7d11, inputs = 1, calls = [p32, p62], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p68(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = &((s) * x) + &(x.mapv(f64::tanh));
-        if n % 2 == 0 {
-            t1 = (x * &(v.dot(x) * 0.3)).mapv(f64::tanh);
-        }
-        let mut t2 = s;
-        if n % 2 == 0 {
-            t2 = v.mean().unwrap();
-        }
-        t2 + t1.sum() * 0.2 + s
-    }
-    check_p68(seed = 0x978a8ef2bdc714df, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p69(a: f64) -> f64 {
-        let mut acc0 = 0.5;
-        if a.cos().exp() > a {
-            let a = a + a * 0.6;
-            acc0 *= 0.5 + 0.4 * a.sin();
-            let t1 = if acc0 - acc0 > acc0 { acc0 } else { a.asinh().tanh() };
-            let t2 = if acc0 - 0.9 > 0.25 { (1.5 + (t1 + acc0).sin()).log(2.5 + acc0.cos()) } else { a - -a };
-        } else {
-            let t3 = if a / (1.5 + acc0.tanh()) > 0.3 || acc0 < -0.1 { (0.1 * (p35(f64::atan(a), (p45(acc0 * 0.75, (a.tanh().exp() * 0.5).sin(), (acc0 * acc0 * 0.5).atan(), (2.0 + a.cos()).powi(-2), 2) * 0.5).tanh() * a, f64::atan(acc0), ((1.0 + acc0.powi(2)).cbrt() * 0.5).tanh()) * 0.5).tanh()).clamp(-0.75, 0.75) } else { a.min(a).mul_add(acc0 / (1.5 + a.tanh()), acc0 - a) };
-            acc0 = a.tanh().sinh() * (a * (t3 * 0.25)) * 0.25;
-        }
-        acc0 + 0.5 * acc0
-    }
-    check_p69(seed = 0x31047d34232787c7, inputs = 1, calls = [p35, p45], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p70(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((1.0 + ((a).mul_add(0.5, a)) * ((a).mul_add(0.5, a))).ln() + xs[3]).tanh();
-        let t2 = ((t1).mul_add(0.5, t1) + (a).mul_add(0.5, -0.25_f64) + xs[2]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() - 1 {
-            let t3 = ((xs[i + 1]).sin()).tanh() * 1.5;
-            let t4 = if (1.0 + ((xs[i + 1]).cos() * xs[i]) * ((xs[i + 1]).cos() * xs[i])).ln() > -0.42 { ((xs[i + 1]).tanh()).tanh() } else { (1.0 + (xs[i]) * (xs[i])).ln() };
-            let t5 = (((xs[i + 1]) * ((1.0 + (xs[i + 1]) * (xs[i + 1])).ln())).tanh()).tanh() * 1.5;
-            let t6 = if xs[i] < 0.07 { (((t3).tanh()).tanh()).tanh() } else { xs[i] + xs[i] };
-            acc = acc + (xs[i + 1]).tanh() - (xs[i + 1]).tanh();
-        }
-        acc
-    }
-    check_p70(seed = 0x7c7a0a5e737f93c0, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]),
-        params = ["a"] at [0]);
-}
-
-program! {
-    #[differentiable]
-    fn p71(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = v + &(-x.mapv(f64::sin));
-        let t2 = s;
-        let t3 = x.to_owned();
-        let t4 = (x - (t2)).dot(x) * 0.3;
-        t4.sum() * 0.2 + t3.sum() * 0.2 + t2
-    }
-    check_p71(seed = 0x93dca42747ccbcc9, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p72(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (a + xs[3]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            if ((a) * (t1)).mul_add(0.5, t1) < -0.14 {
-                if ((t1).cos() * xs[i]).tanh() > -0.27 {
-                    break;
-                }
-                if xs[i] > 0.07 {
-                    break;
-                }
-            } else {
-                acc += ((((1.0 + (0.49_f64) * (0.49_f64)).ln()) * 0.5).exp() + ((xs[i]) * 0.5).exp() - a).tanh();
-            }
-            acc = acc + (a).tanh() - ((a).cos() * t1).tanh();
-            if (1.0 + (t1 - t1) * (t1 - t1)).ln() > -0.29 {
-                continue;
-            }
-            extra += ((((xs[i]) * 0.5).exp()).sin() + ((xs[i]).cos() * xs[i]).sin()).tanh();
-            acc += ((xs[i]).tanh()).tanh();
-        }
-        acc
-    }
-    check_p72(seed = 0x5ccd7d9a635fdd8a, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p73(b: f64, xs: &[f64], a: f64) -> f64 {
-        let t0 = (a * a).powi(2) + (b * 0.9).tanh();
-        let t1 = b * b;
-        let mut acc2 = 0.1_f64 * 1.25;
-        for i in 0..3 {
-            let mut acc3 = 2.0 * a.max(xs[xs.len() - 1 - i]);
-            acc2 *= b.tanh();
-        }
-        let t4 = if xs[1] * a < 0.7 { t1.tanh() } else { acc2 * 0.1 * b / (1.0 + (1.0 * xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())).powi(2)) };
-        let t5 = (1.5 + (t0 * 0.25).tanh().sin()).powf((t4 * 0.25).sin().tanh()) * 1.5_f64.sin().exp();
-        let t6 = (acc2 * 0.1).atan();
-        let acc2 = (acc2 * 0.1).tanh() * (xs[2] * t6);
-        let o7: Option<f64> = if (acc2 * 0.25).atan() * 0.25 > xs[1] { Some((acc2 * 0.25).atan().tanh().cosh()) } else { None };
-        let t9: f64 = match o7 { Some(u8) => p41((xs[1].hypot(xs[0]) * 0.5).atan(), ((t0 * 0.25 * 0.5).powi(2) * 0.25).tanh()) * 0.5 * xs[2] * xs[2].min(1.5), None => (-xs.iter().map(|q| q * (t4 * 0.25)).sum::<f64>() * 0.1).tanh() };
-        let mut acc10 = xs[2];
-        if t6.tanh() > (t5 * 0.25).atan() {
-            let t13: f64 = xs.iter().rev().skip(1).map(|&u11| -xs[1].cos()).sum();
-        }
-        1.0 * acc10 + (t9 * 0.25).atan() + (acc2 * 0.25).tanh() - 0.9 * t6 + (t5 * 0.25).sin() + (t4 * 0.25).sin() + t1 - (t0 * 0.25).sin()
-    }
-    check_p73(seed = 0x1795a4ff990c18d5, inputs = 5, calls = [p41], at = |p| (p[0], &p[1..4], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p74(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = x.to_owned();
-        let mut t2 = t1.to_owned();
-        for _ in 0..n {
-            t2 = (&t2 * (v.dot(v) * 0.3)).mapv(f64::sin) + &t2 * 0.5;
-        }
-        t2.sum() * 0.2 + t1.sum() * 0.2 + s
-    }
-    check_p74(seed = 0x743fcd36e9831b90, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p75(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            let mut t1 = 0.0;
-            for j in 0..2 {
-                t1 += ((1.0 + ((xs[i]).mul_add(0.5, xs[i])) * ((xs[i]).mul_add(0.5, xs[i]))).ln() * (j as f64 + 0.5)).sin();
-            }
-            extra += ((((xs[i]).sin()).sin()).tanh()).tanh();
-            if ((a).mul_add(0.5, a)).mul_add(0.5, xs[i]) < -0.08 {
-                let t2 = (t1 + (0.17_f64) * (t1) - (xs[i]).cos() * xs[i]).tanh() * 1.5;
-            } else {
-                let t3 = if (t1).sin() < -0.08 { ((((xs[i]) * 0.5).exp()).sin() - ((a).mul_add(0.5, xs[i])).sin()).tanh() } else { xs[i] };
-            }
-            if ((1.0 + (xs[i]) * (xs[i])).ln()).cos() * t1 > -0.35 {
-                let t4 = if -0.12_f64 > 0.42 { (((xs[i] - t1) * 0.5).exp()).tanh() } else { (a).tanh() };
-            }
-            extra = extra + (a).tanh() - (t1).tanh();
-            acc += (((t1 + xs[i]).tanh()).tanh()).tanh();
-        }
-        let r = acc;
-        r
-    }
-    check_p75(seed = 0x409b19c62b6b8997, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p76(a: f64) -> f64 {
-        let mut acc0 = (a * a).cos();
-        for i in 0..4 {
-            let o1: Option<f64> = if i < 1 { Some(a) } else { None };
-            let t3: f64 = if let Some(u2) = o1 { (acc0 * 0.1).tanh() } else { (acc0 * 0.1).tanh() / (1.0 + a * a) };
-            acc0 += (acc0 * 0.1 * t3.atan() * 0.25).tanh();
-        }
-        let t4 = if 0.1_f64.mul_add(a, (acc0 * 0.1).tanh()) < -0.2 { a * a / (2.0 + (a * 2.0).cos()) } else { (acc0 * 0.1).sin().powi(3) };
-        acc0 = (0.5 * (acc0 * 0.1).tanh()).asin() * (acc0 * 0.1).sin().sin();
-        if (1.5 + a.sin()).log(2.5 + a.cos()) < 0.1 {
-            acc0 *= (acc0 * 0.1).tanh();
-        } else {
-            let acc0 = (acc0 * 0.1).tanh() + a * 2.0;
-        }
-        (acc0 * 0.1).tanh()
-    }
-    check_p76(seed = 0xefc5354ac02bdcf8, inputs = 1, calls = [], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p77(b: f64, a: f64) -> f64 {
-        let a = a - 0.75 * b;
-        let mut b = b;
-        b = (b + 0.3 / (1.0 + b * b)).sin();
-        for i in (0..1).rev() {
-            let mut v0: Vec<f64> = Vec::new();
-            v0.push((((p43((a * 0.5).tanh() * 0.75) * 0.5).atan() - i as f64) * ((b * 0.5).sin() + (b * 0.5).sin()) * 0.5).tanh());
-            v0.push(1.0 + (b * 0.5).tanh() * (a * 0.5).atan());
-            let t1 = v0[0] * 0.5 + v0[1];
-            b = (((t1 * 0.5).tanh() + (t1 * 0.5).atan()) / (1.0 + (b * 0.5).sin().atan().powi(2)) * 0.5).tanh();
-        }
-        (b * 0.5).atan() + (a * 0.5).sin().cos() + 0.5 * (b * 0.5).tanh()
-    }
-    check_p77(seed = 0x655083b0b6007175, inputs = 2, calls = [p43], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p78(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (((a) * (a)).cos() * a + xs[0]).tanh();
-        let t2 = (((a).cos() * t1) * (a - a) + xs[3]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 1..xs.len() {
-            if ((-0.98_f64) * (a)).sin() > -0.22 {
-                if (xs[i - 1] + xs[i]).sin() < 0.28 {
-                    let t3 = if (xs[i]).sin() > -0.05 { (-0.50_f64 + xs[i] - xs[i]).tanh() } else { (a) * (t1) };
-                    acc = acc + (((((a).tanh()).sin()) * 0.5).exp()).tanh() - (((xs[i - 1]) * (xs[i])).cos() * xs[i] + 0.35_f64).tanh();
-                }
-            }
-            let t4 = (xs[i - 1]).tanh() * 1.5;
-            let mut t5 = 0.0;
-            for j in 0..2 {
-                t5 += (((t2).cos() * t1).sin() * (j as f64 + 0.5)).sin();
-            }
-            acc += (-0.62_f64).tanh();
-        }
-        acc
-    }
-    check_p78(seed = 0xd1fb3200435e6647, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p79(n: usize, b: f64, a: f64, c: f64) -> f64 {
-        let mut acc0 = 0.0;
-        match n % 3 {
-            0 | 1 => {
-                for i in 0..3 {
-                    let mut acc1 = a;
-                    acc0 += (b.atan() + f64::sin(b)) * 0.25;
-                }
-            }
-            _ => {
-                let t2 = (acc0 * 0.25).tanh();
-            }
-        }
-        let t3: f64 = 1.0;
-        acc0 /= (1.0 + b.max(a).powi(2));
-        t3 + 0.25 * (acc0 * 0.25).atan() - a + b
-    }
-    check_p79(seed = 0x1d090f2b17deb1c8, inputs = 3, calls = [], at = |p| (2, p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p80(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((1.0 + ((a).mul_add(0.5, 0.93_f64)) * ((a).mul_add(0.5, 0.93_f64))).ln() + xs[2]).tanh();
-        let t2 = (((1.0 + (a) * (a)).ln()) * (t1) + xs[3]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            let t3 = ((((xs[i]) * (a)).tanh()).sin()).tanh() * 1.5;
-            acc += (a).tanh();
-            if (xs[i]).tanh() > -0.06 {
-                if (1.0 + (xs[i]) * (xs[i])).ln() > -0.25 {
-                    let t4 = if xs[i] < -0.27 { ((((xs[i]) * (t2)).cos() * t3) * ((1.0 + ((xs[i]).tanh()) * ((xs[i]).tanh())).ln())).tanh() } else { (a).mul_add(0.5, xs[i]) };
-                }
-            } else {
-                acc -= ((-0.66_f64).tanh()).tanh();
-            }
-            let mut t5 = 0.0;
-            for j in 0..2 {
-                t5 += (((t2).mul_add(0.5, t3)).mul_add(0.5, xs[i]) * (j as f64 + 0.5)).sin();
-            }
-            acc += ((1.0 + ((t5).tanh()) * ((t5).tanh())).ln()).tanh();
-        }
-        acc
-    }
-    check_p80(seed = 0x9cbd4eece116fc1a, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p81(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (a + xs[0]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            let t2 = if t1 > 0.30 { (((a + t1).cos() * xs[i]) * (t1)).tanh() } else { xs[i] };
-            let mut t3 = 0.0;
-            for j in 0..2 {
-                t3 += (xs[i] * (j as f64 + 0.5)).sin();
-            }
-            if i + 1 < xs.len() {
-                acc += ((a) * ((1.0 + (a) * (a)).ln() + a)).tanh();
-                acc = acc + (((1.0 + (((t3) * 0.5).exp()) * (((t3) * 0.5).exp())).ln()).tanh()).tanh() - ((((1.0 + (xs[i]) * (xs[i])).ln()).sin()).tanh()).tanh();
-            }
-            acc += (xs[i] - xs[i] + (xs[i]).tanh()).tanh();
-        }
-        acc
-    }
-    check_p81(seed = 0xda4adb9ea007dc4d, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]),
-        params = ["a"] at [0]);
-}
-
-program! {
-    #[differentiable]
-    fn p82(c: f64, b: f64, a: f64) -> f64 {
-        let c = c * b.tanh();
-        let t0 = 0.9 * 0.2 / (1.0 + 0.2_f64.powi(2));
-        let mut acc1 = b;
-        t0 + a + b.cos() + 0.5 * 0.3
-    }
-    check_p82(seed = 0x65e731f0ea57037d, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p83(a: f64, b: f64) -> f64 {
-        let mut acc0 = (((p82((1.0 + b.powi(2)).ln(), a * (p82(0.2 - b, (a.powi(2) * 0.5).sin(), b) * 0.5).sin(), 1.0 * a) * 0.5).sin() - b - (b - b)) * 0.5).sin();
-        for i in 0..3 {
-            acc0 = ((acc0 * 0.25).tanh() + ((a + b) * 0.5).tanh()).tanh();
-            let t1 = a * 2.0 + b.powi(3);
-        }
-        let t2 = match ((b.sin().exp() * 0.5).sin().abs() * 2.0) as usize % 3 { 0 => -(acc0 * 0.25).atan(), 1 => (a * a).cos(), _ => b };
-        let t3 = (1.0 + 1.5_f64.powi(2)).ln();
-        t3 - t2.sin() - 1.5 * (acc0 * 0.25).atan() + b
-    }
-    check_p83(seed = 0xccd72131a58eeb35, inputs = 2, calls = [p82], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p84(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 1..xs.len() {
-            let t1 = ((xs[i]).mul_add(0.5, a)).tanh() * 1.5;
-            extra += ((t1).cos() * xs[i] + (a) * (t1) + (xs[i]).tanh()).tanh();
-            extra = extra + ((xs[i]).mul_add(0.5, t1)).tanh() - ((1.0 + ((xs[i - 1]).tanh()) * ((xs[i - 1]).tanh())).ln() + (t1 + 0.28_f64).tanh()).tanh();
-            extra = extra + ((((xs[i]).sin()) * (xs[i])).tanh()).tanh() - (((-0.19_f64).cos() * xs[i]).mul_add(0.5, xs[i - 1]) - ((xs[i - 1]).sin()).tanh()).tanh();
-            acc += ((((a).mul_add(0.5, xs[i - 1])).sin()) * ((t1 + t1).tanh())).tanh();
-        }
-        let r = acc;
-        r
-    }
-    check_p84(seed = 0x2ccbfd469f9a7b40, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]),
-        params = ["a"] at [0]);
-}
-
-program! {
-    #[differentiable]
-    fn p85(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (a + xs[1]).tanh();
-        let t2 = ((((a) * 0.5).exp()).cos() * t1 + xs[3]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() - 1 {
-            let t3 = (t1).tanh() * 1.5;
-            let t4 = (xs[i] - (1.0 + (t3) * (t3)).ln()).tanh() * 1.5;
-            acc -= (xs[i + 1]).tanh();
-            if (0.35_f64).mul_add(0.5, xs[i + 1]) + (t1).cos() * 0.27_f64 > -0.03 {
-                acc += ((t3 - t4 + xs[i + 1]).mul_add(0.5, xs[i])).tanh();
-                if ((-0.04_f64) * 0.5).exp() + (1.0 + (xs[i]) * (xs[i])).ln() < 0.04 {
-                    let t5 = ((t4 + xs[i] + (1.0 + (t2) * (t2)).ln()).mul_add(0.5, xs[i])).tanh() * 1.5;
-                } else {
-                    acc += (((((a) * 0.5).exp()).cos() * xs[i + 1]).cos() * xs[i + 1]).tanh();
-                }
-            } else {
-                let mut t6 = 0.0;
-                for j in 0..2 {
-                    t6 += (((xs[i + 1]).tanh()) * ((xs[i + 1]).cos() * a) * (j as f64 + 0.5)).sin();
-                }
-            }
-            extra += ((((a).mul_add(0.5, xs[i + 1])) * 0.5).exp()).tanh();
-            acc = acc + ((1.0 + (((t4) * 0.5).exp()) * (((t4) * 0.5).exp())).ln() - (xs[i]).tanh()).tanh() - (t4 - (((-0.55_f64).mul_add(0.5, xs[i + 1])) * 0.5).exp()).tanh();
-        }
-        acc.sin()
-    }
-    check_p85(seed = 0x03bc6f2d5514a810, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-#[differentiable]
-fn p86_h0(y: &mut [f64], s: f64) -> f64 {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.3).tanh();
-    }
-    y[0] = (y[0] * -0.5 + s).sin();
-    y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p86_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).cos() * 0.5;
-    }
-}
-#[differentiable]
-fn p86_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    let _ = p86_h0(y, s);
-    p86_h1(s * -0.5, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-#[differentiable]
-fn p86_h3(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).sin();
-    r[1] = v[1] * 0.25;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-program! {
-    #[differentiable]
-    fn p86(b: f64, ys: &mut [f64], a: f64, xs: &[f64]) -> f64 {
-        let mut buf1 = vec![1.5; 3];
-        let t2 = p86_h0(&mut buf1, a).tanh();
-        p86_h1(t2.tanh() * 0.6, &xs[..], &mut buf1);
-        let t3 = buf1[0] + buf1[2] * 0.3;
-        let mut buf4 = vec![0.0; 3];
-        for i in 0..3 {
-            buf4[i] = xs[i + 2] * b;
-        }
-        let t5 = p86_h0(&mut buf4[0..=2], b * -0.5).tanh();
-        let t6 = p86_h0(&mut buf4[1..3], t2.tanh() * 0.75).tanh();
-        let t7 = buf4[0] + buf4[2] * -0.5;
-        let t8 = p86_h2(ys, &buf4[..], t7.tanh()).tanh();
-        let t9 = ys[2] * 0.3;
-        p86_h1(t9.tanh(), &xs[..4], ys);
-        let t10 = ys[0] * 0.6;
-        let arr11 = p86_h3(&xs[2..7], t5.tanh());
-        let t12 = arr11[1] * arr11[0];
-        t12 + t10 + t9 + t8 + t7 + ys[2] + a * 0.3
-    }
-    check_p86(seed = 0x96788bfb05f7eef9, inputs = 12, calls = [], at = |p| (p[0], &mut p[1..4].to_vec(), p[4], &p[5..12]));
-}
-
-#[differentiable]
-fn p87_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.25
-}
-#[differentiable]
-fn p87_h1(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).sin();
     r[1] = v[1] * 0.3;
     r[2] = (v[v.len() - 1] + s).tanh();
     r
 }
 #[differentiable]
-fn p87_h2(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).tanh() * 0.5;
+fn p22_h3(v: &[f64], s: f64, k: usize) -> f64 {
+    if k == 0 {
+        (v[0] * s).sin()
+    } else {
+        v[k % v.len()] * 0.3 + p22_h3(v, s * 0.75, k - 1).sin()
     }
-    y[0] * 0.3
 }
 program! {
     #[differentiable]
-    fn p87(a: f64, xs: &[f64], b: f64) -> f64 {
-        let t1 = p87_h0(&xs[0..4], b).sin();
-        let arr2 = p87_h1(xs, a);
-        let t3 = arr2[2] * arr2[1];
-        let t4 = p87_h0(xs, a * 0.25).sin();
-        let mut buf5 = vec![0.0; 4];
-        for i in 0..4 {
-            buf5[i] = xs[i + 2] * t4.tanh();
-        }
-        let t6 = p87_h2(a, xs, &mut buf5[0..=3]).tanh();
-        let t7 = buf5[0] + buf5[3] * -0.5;
-        t7 + t6 + t4 + t3 + t1 + a * 0.3
+    fn p22(w: [f64; 3], a: f64, xs: &[f64]) -> f64 {
+        let t1 = p22_h1(xs, a);
+        let arr2: [f64; 3] = [t1.tanh(), xs[0] * -0.5, (w[0]).sin()];
+        let t3 = arr2[0] * arr2[2];
+        let t4 = p22_h1(xs, t3.tanh()).sin();
+        let t5 = p22_h1(&xs[0..], w[0]).sin();
+        let arr6 = p22_h2(&xs[2..], w[2]);
+        let t7 = arr6[0] * arr6[1];
+        let t8 = p22_h3(xs, t4.tanh(), 2);
+        t8 + t7 + t5 + t4 + t3 + w[1] * 0.5 + a * 0.3
     }
-    check_p87(seed = 0xe5bd2dde16f34907, inputs = 10, calls = [], at = |p| (p[0], &p[1..9], p[9]),
-        params = ["a"] at [0]);
+    check_p22(seed = 0x29a4bebccf7b26e1, inputs = 10, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), p[3], &p[4..10]));
 }
 
 program! {
     #[differentiable]
-    fn p88(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((1.0 + (-0.26_f64) * (-0.26_f64)).ln() + ((a) * 0.5).exp() + xs[2]).tanh();
-        let t2 = ((1.0 + ((t1) * (t1)) * ((t1) * (t1))).ln() + xs[3]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() - 1 {
-            let t3 = if (((-0.09_f64) * 0.5).exp()).mul_add(0.5, xs[i + 1]) > -0.31 { (((t1 - xs[i + 1]) * (xs[i])).sin()).tanh() } else { (0.15_f64).mul_add(0.5, xs[i + 1]) };
-            let t4 = ((1.0 + ((t2 - xs[i]).sin()) * ((t2 - xs[i]).sin())).ln()).tanh() * 1.5;
-            if ((t4).mul_add(0.5, xs[i])).mul_add(0.5, xs[i]) > -0.32 {
-                if ((t1) * (xs[i])).cos() * xs[i + 1] < -0.02 {
-                    continue;
-                }
-            }
-            let t5 = (((1.0 + (xs[i]) * (xs[i])).ln()).sin()).tanh() * 1.5;
-            extra += (((xs[i + 1]).sin()).cos() * a + (1.0 + (xs[i + 1]) * (xs[i + 1])).ln()).tanh();
-            acc += ((((t3).sin()).cos() * -0.41_f64) * ((((xs[i]).cos() * xs[i]) * 0.5).exp())).tanh();
-        }
-        acc
-    }
-    check_p88(seed = 0xebf7b0077f2e9570, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-#[differentiable]
-fn p89_h0(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).cos() * 0.25;
-    }
-}
-#[differentiable]
-fn p89_h1(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.3 + (y[i] * s).sin() * 0.25;
-    }
-}
-#[differentiable]
-fn p89_h2(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + -0.5).tanh();
-    }
-    acc * 0.5 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p89_h3(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.75;
-    t + p89_h2(&v[1..], s * 0.75) + p89_h2(v, s).cos()
-}
-program! {
-    #[differentiable]
-    fn p89(xs: &[f64], a: f64) -> f64 {
-        let mut buf1 = vec![0.5; 4];
-        p89_h0(a, &xs[1..5], &mut buf1[0..2]);
-        for _ in 0..3 {
-            p89_h1(&mut buf1, a);
-        }
-        for _ in 0..2 {
-            p89_h1(&mut buf1[2..=3], a);
-        }
-        let t2 = buf1[0] + buf1[3] * 0.5;
-        let t3 = p89_h3(&xs[..6], a);
-        let s4 = &xs[2..];
-        let t5 = (s4[2] * a * -0.5 + s4[0]).sin() + s4[s4.len() - 1] * 0.3;
-        let t6 = p89_h3(xs, a * 0.6);
-        let mut buf7 = vec![0.5; 3];
-        p89_h1(&mut buf7[1..], a);
-        p89_h1(&mut buf7[0..=2], t2.tanh());
-        for _ in 0..2 {
-            p89_h0(t6.tanh(), &xs[2..], &mut buf7);
-        }
-        let t8 = buf7[0] + buf7[2] * 0.25;
-        t8 + t6 + t5 + t3 + t2 + a * 0.3
-    }
-    check_p89(seed = 0xb3f50b5014a2e33f, inputs = 7, calls = [], at = |p| (&p[0..6], p[6]));
-}
-
-program! {
-    #[differentiable]
-    fn p90(a: f64, b: f64) -> f64 {
-        let mut acc0 = (2.0 + ((p77((a / (1.0 + b * b) * 0.5).tanh(), a) * 0.5).sin() * b).cos()).recip();
-        for i in (0..3).rev() {
-            let mut acc1 = 0.5;
-            acc1 += ((acc0 * 0.25 - 1.5 + (a - 0.1)) * 0.1).sin();
-        }
-        let t2 = (b + (acc0 * 0.25).tanh()) * a.cos().exp();
-        let mut w3 = 0;
-        while w3 < 2 && ((acc0 * 0.25).sin() - a < 0.0) {
-            for j in 0..2 {
-                let t4 = if a * a > 0.1 { (1.0 + (t2 * 0.25).powi(2)).sqrt() * (p79(2, (acc0 * 0.1).tanh() - (acc0 * 0.1).sin(), ((t2 * 0.25).atan().powi(3) * 0.25).atan(), b * (t2 * 0.25).tanh()) * 0.5 * 0.25) } else { 2.0 * w3 as f64 + (t2 * 0.25).sin().atan() };
-                acc0 = (t4 * 0.5).atan().sin();
-            }
-            acc0 += ((1.5 + b.sin()).powf((0.6 - (acc0 * 0.1).sin()).tanh()) * 0.5).tanh();
-            w3 += 1;
-        }
-        let t5 = b.tanh() * (a / (1.0 + a.powi(2).powi(2)));
-        let mut v6 = vec![0.0; 3];
-        for i in 0..v6.len() {
-            v6[i] = (((acc0 * 0.1).tanh().tanh() - f64::tanh((t5 * 0.5).tanh())) * 0.5).tanh();
-        }
-        t5 * 0.5 - (t2 * 0.25).sin() + 0.5 * (acc0 * 0.1).tanh() + 0.5 * v6[2]
-    }
-    check_p90(seed = 0x316f6293c3566484, inputs = 2, calls = [p77, p79], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p91(b: f64, a: f64, c: f64) -> f64 {
-        let t0 = f64::sin(c.powi(2).abs());
-        let t1 = a.cos();
-        let k2 = (0.25_f64.abs().abs() * 2.0) as usize % 3;
-        let mut acc3 = 1.0;
-        match k2 {
-            0 => {
-                let t4 = b + b;
-            }
-            1 => {
-                let t5 = t0;
-            }
-            _ => {
-                acc3 += (c.sin().sin().exp() * 0.5).tanh();
-            }
-        }
-        t1 + t0 + 0.5 * a
-    }
-    check_p91(seed = 0x485eef837a90c167, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p92(b: f64, d: f64, c: f64, a: f64) -> f64 {
-        let mut acc0 = -(c / (1.5 + d.tanh()));
-        if 0.5 > 0.25 && a < 0.0 {
-            acc0 /= (2.0 + d.powi(3).cos());
-        }
-        let mut acc1 = 0.5;
-        let t2 = b.asinh().tanh().exp() - acc0.tanh().max((p65(p62((acc0.mul_add(a, 0.3) * 0.25).atan(), (a * d * 0.5).tanh(), 1, (acc0 * 0.5).sin()).atan2(1.5 + acc0.cos())) * 0.25).atan() * b);
-        0.6 * (t2 * 0.5).sin() + acc0
-    }
-    check_p92(seed = 0xe7f06fcbbf8879c9, inputs = 4, calls = [p62, p65], at = |p| (p[0], p[1], p[2], p[3]),
-        params = ["b", "a"] at [0, 3]);
-}
-
-program! {
-    #[differentiable]
-    fn p93(b: f64, c: f64, a: f64) -> f64 {
+    fn p23(n: usize, xs: &[f64], a: f64, c: f64, b: f64) -> f64 {
         let mut acc0 = 1.0;
-        if 0.25 < -0.4 {
-            let flag1 = c - c > 0.5;
-        }
-        let t3 = { let u2 = ((1.5 + (p67(f64::sin(a)) * 0.5).tanh().sin()).powf(c.tanh()) * f64::max(a, c) * 0.5).tanh(); (u2 - a) * (b * c) };
-        for i in 1..=1 {
-            for j in (0..3).rev() {
-                if t3 * 0.5 / (1.0 + (t3 * 0.5).atan().powi(2)) > (t3 * 0.5).sin() {
-                    let t4: f64 = -(t3 * 0.5);
+        let mut k1 = 0;
+        loop {
+            acc0 -= ((k1 as f64 * 0.25).sin().powi(3).sin() * 0.5).tanh();
+            let c = c * (1.5 + c.cos()).sqrt();
+            for j in 0..1 {
+                for l in 0..n {
+                    acc0 = xs[k1 % xs.len()].powi(2);
                 }
-                acc0 += 0.2 * (c / (1.5 + (t3 * 0.5).tanh()));
+                acc0 += ((1.25 + xs[3].cos()) * 0.5).tanh();
             }
-            if (t3 * 0.5).atan() < 0.7 {
-                if i < 1 {
-                    for j in 1..=1 {
-                        let t3 = t3 * 0.5 - b.powi(3);
-                        acc0 -= (((acc0 * 0.1).tanh() + b).cos() * 0.5).tanh();
+            acc0 += ((xs[n].powi(2) + a) * 0.25).sin();
+            k1 += 1;
+            if ((n as f64 * xs[2]) > -0.4) || k1 >= 6 { break; }
+        }
+        let t2 = if 1.5 > 0.25 { 0.3 * b + a } else { f64::min(xs[n], xs[n] * n as f64) };
+        acc0 *= xs[n].mul_add(b, xs[3]).tanh();
+        for i in (0..4).step_by(2) {
+            let t3 = if i + n < 4 { f64::sin(a.hypot(n as f64)) } else { (xs[xs.len() - 1 - n] - t2) * xs[i].min(xs[0]) };
+            acc0 /= (1.0 + c.powi(2));
+        }
+        t2 + 0.2 * (acc0 * 0.02).sin() + 0.5 * n as f64
+    }
+    check_p23(seed = 0x6789e7220b5bd99f, inputs = 7, calls = [], at = |p| (1, &p[0..4], p[4], p[5], p[6]));
+}
+
+program! {
+    #[differentiable]
+    fn p24(a: f64, b: f64) -> f64 {
+        let a = a * ((p3(1.0 * b, a) * 0.25).tanh() * a);
+        let b = b + 0.75 * b;
+        let t0 = if (b * 0.5).sin() + (a * 0.5).tanh() > 0.3 { (a * 0.5).atan() } else { (b * 0.5).tanh() };
+        let a = (a * 0.5).atan() - (b * 0.5).atan();
+        let mut acc1 = 0.0;
+        for i in 0..2 {
+            for j in (0..3).rev() {
+                let t2 = (2.0 + t0.cos()).recip();
+                if (0.1 - j as f64) < 0.7 {
+                    for l in 0..1 {
+                        let t3 = (a * 0.5).sin() / (1.5 + t2.tanh()) * ((a * 0.5).tanh() * (a * 0.5).atan());
+                        acc1 = b * 0.5;
                     }
                 } else {
-                    let mut acc5 = 0.0;
+                    let t4 = j as f64;
                 }
+                acc1 = (t0.hypot(0.5) / (2.0 + (b * 0.5).sin().hypot((b * 0.5).sin()).cos()) * 0.5).tanh();
             }
-            acc0 *= 0.8 + 0.2 * (i as f64 - i as f64).sin();
+            acc1 = (acc1 * 0.05 * ((a * 0.5).sin() / (2.0 + (i as f64).cos()))).tanh();
         }
-        let t6 = c;
-        let flag7 = t3 * 0.5 > -0.1;
-        let mut w8 = 0;
-        while w8 < 4 {
-            let t9 = t6;
-            acc0 = ((acc0 * 0.05).atan() * a).sin();
-            w8 += 1;
-        }
-        t6.sin() + (t3 * 0.5).cos() + (acc0 * 0.05).atan().tanh() + a + b + 0.5 * c
+        let t5 = (acc1 * 0.05).powi(2).ln_1p();
+        let t6 = 1.0 + (b * 0.5).sin() - (b * 0.5).atan().tanh();
+        let t7 = t5;
+        t7 + (t6 * 0.5).sin().tanh() + t5 - (acc1 * 0.05).sin() + (a * 0.5).tanh() + 1.0 * t0 + (b * 0.5).tanh()
     }
-    check_p93(seed = 0xa8679894928dc7e4, inputs = 3, calls = [p67], at = |p| (p[0], p[1], p[2]));
-}
-
-#[differentiable]
-fn p94_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.6
-}
-#[differentiable]
-fn p94_h1(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.6;
-    t + p94_h0(&v[1..], s * 0.3) + p94_h0(v, s).cos()
-}
-program! {
-    #[differentiable]
-    fn p94(a: f64, xs: &[f64]) -> f64 {
-        let t1 = p94_h1(&xs[0..8], a * 0.6);
-        let s2 = &xs[..];
-        let t3 = (s2[5] * a + s2[5]).sin() + s2[s2.len() - 1] * 0.25;
-        let arr4: [f64; 3] = [t1.tanh(), xs[0] * 0.3, (t3.tanh()).sin()];
-        let [e6, e7, e8] = arr4;
-        let t5 = e6 * e8 + arr4[1] * e7;
-        t5 + t3 + t1 + a * 0.3
-    }
-    check_p94(seed = 0x7ca37718a5d04fe0, inputs = 9, calls = [], at = |p| (p[0], &p[1..9]));
+    check_p24(seed = 0x1fa8cfd16da9e2df, inputs = 2, calls = [p3], at = |p| (p[0], p[1]));
 }
 
 program! {
     #[differentiable]
-    fn p95(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (a + xs[5]).tanh();
-        let t2 = (a + xs[5]).tanh();
+    fn p25(a: f64, xs: &[f64]) -> f64 {
         let mut acc = 0.0;
         let mut extra = 0.0;
         for i in 0..xs.len() {
-            let t3 = (((((a).mul_add(0.5, t1)) * (((xs[i]) * 0.5).exp())) * 0.5).exp()).tanh() * 1.5;
-            extra += (((xs[i]).tanh()).mul_add(0.5, t3)).tanh();
-            acc -= (((((xs[i]).mul_add(0.5, xs[i])) * 0.5).exp()).mul_add(0.5, xs[i])).tanh();
+            let t1 = ((1.0 + (((xs[i]) * 0.5).exp()) * (((xs[i]) * 0.5).exp())).ln()).tanh() * 1.5;
+            let t2 = if xs[i] - xs[i] - (a).sin() < -0.09 { ((((xs[i]).mul_add(0.5, t1)).cos() * xs[i]).sin()).tanh() } else { (1.0 + (a) * (a)).ln() };
+            let mut t3 = 0.0;
+            for j in 0..2 {
+                t3 += (((xs[i]) * (xs[i])).mul_add(0.5, t2) * (j as f64 + 0.5)).sin();
+            }
+            acc += (t2).tanh();
+            let t4 = if (((xs[i]) * 0.5).exp()).sin() > -0.27 { ((1.0 + (xs[i]) * (xs[i])).ln()).tanh() } else { (t3) * (t3) };
+            acc += (xs[i]).tanh();
         }
-        acc.sin()
+        acc
     }
-    check_p95(seed = 0x8b0e09b08e22b94c, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+    check_p25(seed = 0x337d7e09104bb833, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
 }
 
 program! {
     #[differentiable]
-    fn p96(b: f64, a: f64, c: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = 0.5;
-        for i in (0..4).rev() {
-            match i % 3 {
+    fn p26(b: f64, a: f64) -> f64 {
+        let mut acc0 = (0.1_f64.sin().mul_add(b.tanh(), b) * 0.5).tanh();
+        match (a.atan().abs() * 2.0) as usize % 3 {
+            0 | 1 => {
+                acc0 = (acc0 - b).powi(2) * 0.25;
+                if acc0 + acc0 < 0.3 {
+                    if acc0.to_radians() < 0.25 {
+                        return 2.0;
+                    }
+                }
+            }
+            _ => {
+                acc0 = ((2.0 + (acc0 * 0.5).sin().cos()).powi(-2).max(b - 2.0) * 0.5).sin();
+                let t1 = b * 0.2 + a.cos();
+            }
+        }
+        let t3 = { let u2 = (0.5 * a.tanh()).asin().tanh(); u2 - a - a * acc0 };
+        if (t3 * 0.25).atan() < 0.1 {
+            let mut acc4 = (t3 * 0.25).sin().cos().exp2();
+            match ((0.2 * acc0).abs() * 2.0) as usize % 3 {
                 0 => {
-                    for q1 in xs.iter() {
-                        let t2 = (0.5 * (0.2 * *q1).tanh()).acos();
-                        acc0 = (xs[1] * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * (xs[2] * xs[i]) * 0.25).tanh();
+                    for i in 0..3 {
+                        acc4 -= (((t3 * 0.25).sin() / (1.0 + a.powi(2))).cos() * 0.5).tanh();
                     }
                 }
                 1 => {
-                    acc0 += ((a * 0.6).sin().exp_m1() * 0.5).tanh();
+                    let mut w5 = 0;
+                    while w5 < 4 {
+                        if f64::max(acc4 * 0.1, (acc0 * 0.1).tanh()) > p11(((b + a) * 0.5).tanh(), (p21(2, (t3 * 0.25).atan(), ((a - b) * 0.5).atan()) * 0.5).sin() * a) {
+                            for j in 0..1 {
+                                if acc0 * 0.05 - (acc0 * 0.05).atan() > (t3 * 0.25).sin() {
+                                    continue;
+                                }
+                                acc0 = (t3 * 0.25).tanh() / (1.5 + (w5 as f64 * 0.25).tanh());
+                            }
+                        } else {
+                            let acc0 = (acc0 * 0.05).tanh() * (0.9 / (1.0 + a.powi(2)));
+                        }
+                        acc0 = ((acc0 * 0.05).sin() - b).atan();
+                        w5 += 1;
+                    }
                 }
                 _ => {
-                    acc0 += ((1.5 + c.cos()).sqrt() * 0.5).sin();
+                    let mut t3 = t3;
                 }
             }
-            acc0 = (xs.iter().map(|q| q * c).sum::<f64>() / (1.0 + a.powi(2))).sin();
         }
-        1.0 * (acc0 * 0.02).atan()
+        t3 * 0.25 + acc0 * 0.05
     }
-    check_p96(seed = 0x3ec878533c50891a, inputs = 7, calls = [], at = |p| (p[0], p[1], p[2], &p[3..7]));
+    check_p26(seed = 0xe0b4c4599756901b, inputs = 2, calls = [p11, p21], at = |p| (p[0], p[1]));
 }
 
 program! {
     #[differentiable]
-    fn p97(a: f64) -> f64 {
-        let t0 = 1.25_f64.powi(3);
-        let t1 = (1.5 + a.clamp(-0.75, 0.75).cos()).sqrt();
-        let mut acc2 = 0.0;
-        let mut k3 = 0;
-        let r5 = loop {
-            for j in 0..1 {
-                let t4 = t1;
-                acc2 -= ((a + t0) / (2.0 + (1.0 / (2.0 + a.cos())).cos()) * 0.1).sin();
-            }
-            acc2 -= (t0 * (acc2 * 0.1).tanh().cos() * 0.25).sin();
-            k3 += 1;
-            if (0.25 * t1 > a || t1 < -0.1) || k3 >= 3 { break (1.5 + ((acc2 * 0.1).sin() * (p90(a.cos(), f64::max(p76((acc2 * 0.1 / (1.0 + a * a) * 0.25).atan()), a)) * 0.5).tanh()).sin()).log(2.5 + (k3 as f64).cos()); }
-        };
-        acc2 += ((r5 - a) * 0.5).sin().powi(2);
-        for i in (0..3).rev() {
-            let t6 = (t0 + a) * ((acc2 * 0.05).tanh() / (2.0 + t0.cos()));
-            acc2 *= (acc2 * 0.05).atan().tanh();
-        }
-        r5 - 0.2 * (acc2 * 0.02).atan() + t1 + 0.3 * t0 + 0.5 * t0
-    }
-    check_p97(seed = 0x15976226160324be, inputs = 1, calls = [p76, p90], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p98(c: f64, a: f64, b: f64, d: f64) -> f64 {
-        let mut acc0 = 1.0;
-        match ((d.powi(2) * 0.5).abs() * 2.0) as usize % 3 {
-            0 => {
-                if (p83((c / (2.0 + c.cos()) * 0.5).tanh(), ((c + a) * 0.5).sin()) * 0.25).atan().to_radians() > -0.2 {
-                    let t2 = { let u1 = ((1.0 + d.powi(2).powi(2)).sqrt() * 0.5).sin(); 0.3 * f64::min(b, c) };
-                    return (1.5 * c).powi(2);
-                }
-            }
-            1 => {
-                for i in 0..2 {
-                    let flag3 = ((1.5 + (i as f64).cos()).sqrt()) > 0.7;
-                    acc0 -= 0.5 * d.atan();
-                }
-            }
-            _ => {
-                acc0 *= 1.0 + (acc0 * 0.25).tanh().tanh();
-                let mut v4 = vec![0.0; 2];
-                for i in 0..v4.len() {
-                    v4[i] = a.clamp(-0.75, 0.75).sin().exp_m1();
-                }
-            }
-        }
-        acc0 = (acc0 * 0.1 + (c / (2.0 + a.cos()) * 0.5).tanh()).tanh();
-        (acc0 * 0.1).tanh() + d
-    }
-    check_p98(seed = 0x0f02ecda7e0d90cb, inputs = 4, calls = [p83], at = |p| (p[0], p[1], p[2], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p99(a: f64, n: usize, c: f64, b: f64) -> f64 {
-        let mut acc0 = ((n as f64 + a) * (a - c) * 0.1).tanh();
-        match n % 3 {
-            0 | 1 => {
-                let t1 = if b > -0.2 { (1.5 + b.sin()).powf(0.9_f64.tanh()) / (1.5 + (acc0 * a).tanh()) } else { (1.0 + acc0.powi(3).powi(2)).sqrt() };
-                acc0 += ((t1 * 0.5 * 0.5).atan().powi(2) * (acc0 + (t1 * 0.5).atan()) * 0.1).atan();
-            }
-            _ => {
-                acc0 /= (2.0 + (p93(-b, a / (1.0 + c * c) * 0.5, (p77(((c + acc0) * 0.25).sin(), (c.max(acc0) * 0.5).sin()) * 0.5).sin() * c) * 0.25).tanh().tanh().cosh().cos());
-                let t2 = if c + c < -0.2 || b < 0.0 { c * b - (acc0 - b) } else { b.sin() };
-            }
-        }
-        let mut acc3 = acc0;
-        acc0 = (n as f64 + n as f64) * (2.0 + c.sin()).sqrt() * 0.1;
-        let mut acc4 = 0.0;
-        let t5 = (acc0 * acc3 * 0.25).atan().powi(2).atan();
-        let c6 = |u7: f64| t5 + a * b;
-        let t8: f64 = c6((acc0 * f64::sin(b) * 0.5).sin()) - 0.5 * c6(a);
-        (t8 * 0.5).atan() - t5 - acc3.sin() + 0.9 * acc0
-    }
-    check_p99(seed = 0x5afaecacec1cb448, inputs = 3, calls = [p77, p93], at = |p| (p[0], 3, p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p100(b: f64, c: f64, d: f64, a: f64) -> f64 {
-        let mut c = c;
-        if d.mul_add(c, c) < 0.0 {
-            let b = b + a.tanh();
-        } else {
-            let t0 = (p97(1.0) * 0.25).sin() - a;
-        }
-        let mut w1 = 0;
-        while w1 < 4 && (0.2 < 0.3 || c < 0.5) {
-            let mut acc2 = b.sin().tanh().cosh();
-            let acc2 = acc2 + ((c * 0.1).sin() + d);
-            c += b;
-            w1 += 1;
-        }
-        let t3 = if (c * 0.1).tanh().tanh() > 0.5 { (a * b).min((c * 0.1).tanh().sin()) } else { 1.5 };
+    fn p27(b: f64, a: f64) -> f64 {
+        let b = b * (0.3 * a);
+        let mut acc0 = -(a + a);
         for i in 0..2 {
-            c += (-d).powi(2).ln_1p();
+            let t1: f64 = b.tanh().cosh().tanh().clamp(-0.75, 0.75);
+            if p5(1.5, (b * 0.5).sin()).cos() > -0.4 {
+                acc0 -= (b * 0.5).atan();
+            }
+            let t2 = acc0 * 0.25 - a;
+            acc0 += a.atan() * (b * b) * 0.1;
         }
-        (c * 0.1).tanh() + d + b
+        if b.tanh().exp() > b && b < -0.2 {
+            for i in (0..4).step_by(2) {
+                for j in 0..3 {
+                    acc0 = 0.3 - f64::tanh(b);
+                    acc0 /= (2.0 + ((acc0 * 0.05).sin() + (acc0 * 0.05).atan()).cos());
+                }
+                acc0 *= 0.5 + 0.4 * b.atan().sin();
+            }
+        } else if p16(((b + 1.5) * 0.25).tanh()).cos() > -0.2 {
+            match (0.25_f64.abs() * 2.0) as usize % 3 {
+                0 => {
+                    let t3 = (acc0 * 0.02).tanh().powi(2).ln_1p();
+                }
+                1 => {
+                    let t4 = a * b + f64::atan(a);
+                }
+                _ => {
+                    let t5 = acc0 * 0.02 + a + (2.0 + (b * 0.5).tanh().cos()).powi(-2);
+                }
+            }
+        }
+        (acc0 * 0.02).tanh().cos() - b
     }
-    check_p100(seed = 0xd51db75ff712c3d7, inputs = 4, calls = [p97], at = |p| (p[0], p[1], p[2], p[3]));
+    check_p27(seed = 0x2274183e76a98a93, inputs = 2, calls = [p5, p16], at = |p| (p[0], p[1]),
+        params = ["a"] at [1]);
+}
+
+program! {
+    #[differentiable]
+    fn p28(a: f64, xs: &[f64]) -> f64 {
+        let t0 = a.tanh().exp() * (a / (1.5 + a.tanh()));
+        let t1 = xs[0].tanh();
+        let mut acc2 = xs[1].tanh();
+        for i in (0..6).step_by(2) {
+            for j in 0..xs.len() {
+                let t3 = t1;
+                acc2 = ((acc2 * 0.05).atan() - 1.25).atan();
+            }
+            acc2 -= ((1.5 + (t0 * 0.25).tanh().cos()).sqrt() * 0.5).tanh();
+        }
+        for i in 0..xs.len() {
+            let acc2 = (acc2 * 0.05).sin() - t1 * a;
+        }
+        (acc2 * 0.05).sin() + t1 + (t0 * 0.25).sin().tanh() + a
+    }
+    check_p28(seed = 0x7ac7bd93946777b6, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p29(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (((0.98_f64).cos() * a).tanh() + xs[3]).tanh();
+        let t2 = ((((a) * 0.5).exp()).mul_add(0.5, t1) + xs[2]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            let mut t3 = 0.0;
+            for j in 0..2 {
+                t3 += ((t2) * (t2) - (a).cos() * -0.95_f64 * (j as f64 + 0.5)).sin();
+            }
+            if t2 < -0.07 {
+                let mut t4 = 0.0;
+                for j in 0..2 {
+                    t4 += (((xs[i]) * (xs[i])).mul_add(0.5, t3) * (j as f64 + 0.5)).sin();
+                }
+                if ((1.0 + (t4) * (t4)).ln()) * (xs[i] - t4) > -0.20 {
+                    break;
+                }
+            } else {
+                let t5 = (xs[i]).tanh() * 1.5;
+            }
+            acc += (t3).tanh();
+        }
+        acc
+    }
+    check_p29(seed = 0xd80ab83f4e77be1a, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p30(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = x.to_owned();
+        let mut t2 = v.to_owned();
+        for _ in 0..n {
+            t2 = (x.dot(&t2) * 0.3).mapv(f64::tanh) + &t2 * 0.5;
+        }
+        let mut t3 = (((s) * (s)).tanh()) * x;
+        if n % 3 == 0 {
+            t3 = t1.dot(&(x + &t1)) * 0.3;
+        }
+        t3.sum() * 0.2 + t2.dot(&t2) * 0.1 + t1.sum() * 0.2
+    }
+    check_p30(seed = 0x8835e450ee496268, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p31(n: usize, a: f64, b: f64) -> f64 {
+        let mut acc0 = a / (1.5 + b.cos().tanh());
+        if n == 1 {
+            for i in 0..1 {
+                let t1 = if (acc0 * 0.5).atan().powi(3) > 0.0 { 1.0 * (acc0 * 0.5).tanh() - a.tanh() } else { p10((-(acc0 * 0.5) * 0.5).tanh(), 2, (b - acc0 * 0.5) * 0.25).sin() };
+                let t2 = 1.25 * b / (1.0 + (i as f64 + t1).powi(2));
+                acc0 = (((t2 * 0.5).tanh().powi(2) - t2 * 0.5) * 0.5).tanh();
+            }
+        } else if n % 2 == 0 {
+            let a = a * b.sin().exp2();
+            let acc0 = acc0 * 0.5 - (acc0 * 0.5).atan();
+        }
+        (acc0 * 0.5).cos()
+    }
+    check_p31(seed = 0x9035d1bab6eb7d8a, inputs = 2, calls = [p10], at = |p| (3, p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p32(c: f64, b: f64, a: f64) -> f64 {
+        let mut acc0 = 0.0;
+        for i in 0..2 {
+            acc0 += a;
+            let mut c = c;
+        }
+        let acc0 = (acc0 * 0.25).sin() * (b * 2.0);
+        let t1 = c.cos();
+        let mut acc2 = (a * t1).atan();
+        if c < 0.5 {
+            if -p31(3, 0.5 * (acc0 * 0.25).tanh(), c) > 0.3 {
+                acc2 += ((b + 2.0).abs() * 0.25).sin();
+            }
+        } else {
+            let c3 = |u4: f64| (1.5 + (-c).sin()).log(2.5 + ((p21(2, a * 0.9, ((a - b) * 0.5).tanh()) * 0.5).tanh() * (acc0 * 0.25).atan()).cos());
+            let t5: f64 = c3(b) - 0.5 * c3((1.5 + (acc0 * 0.25).sin().sin()).powf((acc0 * 0.25).sin().tanh()));
+        }
+        0.75 * acc2 - t1.sin() + (acc0 * 0.25).sin() + 0.5 * a
+    }
+    check_p32(seed = 0xd4300040670b85f3, inputs = 3, calls = [p21, p31], at = |p| (p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p33(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = x.to_owned();
+        let mut t2 = v + x;
+        for _ in 0..n {
+            t2 = (&t2 * (s)).mapv(f64::sin) + &t2 * 0.5;
+        }
+        let t3 = (v[0]) * &(&t1 - v);
+        let t4 = v.sum().sin();
+        t4 + t3.sum() * 0.2 + t2.sum() * 0.2
+    }
+    check_p33(seed = 0x2af1bfc2f1880778, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p34(b: f64, a: f64) -> f64 {
+        let mut acc0 = 0.5;
+        let t1 = (b * a * (a * 1.5)).min((1.5 + a.sin()).log(2.5 + 0.9_f64.cos()).atan());
+        for i in 0..1 {
+            let t2: f64 = 1.5;
+            acc0 *= 0.5 + 0.4 * (i as f64).tanh().sin();
+        }
+        (t1 * 0.5).atan().tanh() + (acc0 * 0.25).tanh()
+    }
+    check_p34(seed = 0xb6b3516e99efa81c, inputs = 2, calls = [], at = |p| (p[0], p[1]),
+        params = ["b"] at [0]);
+}
+
+program! {
+    #[differentiable]
+    fn p35(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = &((s) * x) - &((x * (s)).mapv(f64::tanh));
+        let t2 = (x.mean_axis(Axis(0)).unwrap()).mean().unwrap();
+        let t3 = v.to_owned();
+        t3.dot(&t3) * 0.1 + t2 + t1.sum() * 0.2
+    }
+    check_p35(seed = 0x2a825934cf935b4b, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p36(c: f64, a: f64, xs: &[f64], b: f64) -> f64 {
+        let t0 = if -a > -0.4 { b / (2.0 + xs[2].cos()) } else { -(p24(xs[1] * c * 0.5, 0.25 * 0.3) * 0.25 + xs[1]) };
+        let mut acc1 = b;
+        for i in (0..2).rev() {
+            let mut acc2 = (xs.iter().map(|q| (q * 2.0).sin()).sum::<f64>() * 0.5).tanh();
+            let mut v3 = vec![0.0; 2];
+            for j in 0..v3.len() {
+                v3[j] = (2.0 + (p21(2, (acc1 * 0.25 * 0.5).tanh(), (a * (acc1 * 0.25) * 0.25).tanh()) * 0.5).sin().sin()).cbrt() - 0.25;
+            }
+            for j in 0..4 {
+                let t6: f64 = xs.iter().rev().skip(1).map(|&u4| -a.tanh()).sum();
+                acc1 += -(c + j as f64) * 0.25;
+            }
+            v3[i] = xs[i];
+        }
+        let t0 = t0 * 0.5 * xs[0].cos();
+        if (acc1 * 0.05).tanh().sin() < 0.0 && xs[2] < -0.4 {
+            let flag7 = (t0 * 0.5).tanh().tanh().exp() > 0.3;
+            acc1 -= ((xs[3] * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() / (1.0 + (1.5 + xs.iter().map(|q| q * q).sum::<f64>().cos()).sqrt().powi(2)) * 0.5).atan() * 0.5).atan();
+            acc1 *= ((t0 * 0.5).sin() * 0.5).cos();
+            acc1 = (acc1 * 0.02 * 0.5).tanh().powi(2).powi(2).ln_1p();
+        } else {
+            acc1 += ((1.0 + a.powi(2)).ln() * -xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.05).tanh();
+        }
+        (t0 * 0.5).sin().tanh() + 0.6 * (acc1 * 0.02).sin() + c
+    }
+    check_p36(seed = 0x24bef498c6dcc445, inputs = 7, calls = [p21, p24], at = |p| (p[0], p[1], &p[2..6], p[6]),
+        params = ["xs", "a"] at [2, 3, 4, 5, 1]);
+}
+
+program! {
+    #[differentiable]
+    fn p37(a: f64, xs: &[f64]) -> f64 {
+        let t1 = ((a).mul_add(0.5, a) + xs[4]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            let mut t2 = 0.0;
+            for j in 0..2 {
+                t2 += (((xs[i]).mul_add(0.5, 0.29_f64)) * (((xs[i]) * 0.5).exp()) * (j as f64 + 0.5)).sin();
+            }
+            if xs[i] > 0.31 {
+                continue;
+            }
+            if (a).sin() > 0.10 {
+                continue;
+            }
+            acc += (xs[i]).tanh();
+        }
+        acc
+    }
+    check_p37(seed = 0x30ee29b6f6f400b8, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p38(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (a + xs[2]).tanh();
+        let t2 = (a + xs[2]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            let t3 = if ((xs[i]).tanh()).sin() < -0.23 { (((1.0 + ((t2).tanh()) * ((t2).tanh())).ln()).cos() * t2).tanh() } else { xs[i] };
+            if (-1.00_f64).mul_add(0.5, xs[i]) > 0.29 {
+                continue;
+            }
+            let t4 = ((xs[i]).mul_add(0.5, xs[i])).tanh() * 1.5;
+            if (((xs[i]) * 0.5).exp()).tanh() < 0.20 {
+                let t5 = (xs[i]).tanh() * 1.5;
+            }
+            if i + 1 < xs.len() {
+                if (1.0 + ((t4).tanh()) * ((t4).tanh())).ln() > -0.29 {
+                    let t6 = ((((1.0 + (a) * (a)).ln()).sin()).sin()).tanh() * 1.5;
+                    let t7 = if (t2 + t2).tanh() > -0.01 { (((t1) * 0.5).exp()).tanh() } else { (t1).cos() * 0.85_f64 };
+                }
+                acc += ((((xs[i + 1]).sin()).tanh()).mul_add(0.5, xs[i])).tanh();
+                acc = acc + (xs[i]).tanh() - ((xs[i + 1]).sin()).tanh();
+            }
+            acc = acc + (((((-0.74_f64 + xs[i]) * 0.5).exp()) * 0.5).exp()).tanh() - (xs[i]).tanh();
+        }
+        acc.sin()
+    }
+    check_p38(seed = 0xb33478d075a8f214, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
 }
 
 #[differentiable]
-fn p101_h0(s: f64, x: &[f64], y: &mut [f64]) {
+fn p39_h0(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
     for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).tanh() * 0.6;
+        y[i] -= (s * x[i % x.len()]).sin() * 0.25;
     }
+    y[0] * 0.5
 }
 #[differentiable]
-fn p101_h1(v: &[f64], s: f64) -> f64 {
+fn p39_h1(y: &mut [f64], s: f64) -> f64 {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * -0.5).tanh();
+    }
+    y[0] = (y[0] * -0.5 + s).sin();
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p39_h2(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p39_h1(y, s);
+    let _ = p39_h0(s * 0.3, &x[1..], y);
+}
+#[differentiable]
+fn p39_h3(v: &[f64], s: f64) -> Result<f64, String> {
+    let head = if v[0] * s > -0.4 { Ok((v[0] * s).cos()) } else { Err(format!("{s} is too small")) };
+    let h = head?;
+    Ok(h * 0.25 + v[v.len() - 1] * 0.5)
+}
+#[differentiable]
+fn p39_h4(v: &[f64], s: f64) -> f64 {
     let mut acc = 0.0;
     for i in 0..v.len() {
-        acc += (v[i] * s + 0.5).tanh();
+        acc += (v[i] * s + 1.5).cos();
+    }
+    acc * 0.6 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p39_h5(v: &[f64], s: f64, k: usize) -> f64 {
+    if k == 0 {
+        (v[0] * s).tanh()
+    } else {
+        v[k % v.len()] * 0.75 + p39_h5(v, s * 0.5, k - 1).tanh()
+    }
+}
+program! {
+    #[differentiable]
+    fn p39(xs: &[f64], b: f64, a: f64) -> f64 {
+        let mut buf1 = vec![0.5; 2];
+        let t2 = p39_h0(a, &xs[3..], &mut buf1).tanh();
+        let (h3, c4) = buf1.split_at_mut(1);
+        let t5 = p39_h1(h3, t2.tanh()).tanh();
+        let t6 = c4[0] * -0.5 + h3[h3.len() - 1] + c4.len() as f64 * 0.1;
+        let t7 = buf1[0] + buf1[1] * 0.5;
+        let t8 = match p39_h3(&buf1, t7.tanh()) { Ok(v) => v, Err(_) => t7.tanh() * 1.5 };
+        let mut arr9 = [1.5_f64; 3];
+        arr9[2] = t2.tanh();
+        arr9[0] = xs[4] * 0.5;
+        let t10 = arr9[2] * arr9[0];
+        let t11 = p39_h4(xs, t7.tanh()).sin();
+        let arr12: [f64; 3] = [t8.tanh() * 0.25, xs[1] * 0.5, (t11.tanh()).sin()];
+        let [e14, e15, e16] = arr12;
+        let t13 = e14 * e16 + arr12[1] * e15;
+        let t17 = p39_h5(&buf1, b, 2);
+        let t18 = p39_h4(&xs[2..], a).sin();
+        t18 + t17 + t13 + t11 + t10 + a * 0.3
+    }
+    check_p39(seed = 0xaae0c715a5eb4d52, inputs = 8, calls = [], at = |p| (&p[0..6], p[6], p[7]));
+}
+
+program! {
+    #[differentiable]
+    fn p40(c: f64, n: usize, b: f64, a: f64) -> f64 {
+        let o0: Option<f64> = if c * 1.5 < 0.25 { Some((n as f64).cos().abs()) } else { None };
+        let t2: f64 = match o0 { Some(u1) => b.sin().exp(), None => c.min(c) };
+        let mut acc3 = 1.0;
+        if -c < 0.0 {
+            acc3 -= (c.atan2(1.5 + a.cos()).atan2(1.5 + c.tanh().exp_m1().cos()) * 0.5).sin();
+            let c = c - t2 * n as f64;
+            let t4 = (1.0 + t2.powi(2)).sqrt();
+            let mut w5 = 0;
+            while w5 < 3 {
+                let t6 = if (1.5 + (t4 * 0.5).atan().sin()).powf((c * 0.05).tanh().tanh()) > b { (n as f64).sin().exp_m1() } else { a.asinh() + 0.3 };
+                acc3 *= (1.0 / (1.0 + (t4 * 0.5).atan().powi(2))).cos();
+                w5 += 1;
+            }
+        } else {
+            acc3 *= 1.0 + (0.6 * (p27(((c - acc3 * 0.1) * 0.25).sin(), (a * b * 0.5).tanh()) * 0.5)).tanh();
+        }
+        0.75 * (acc3 * 0.05).sin() + t2.tanh()
+    }
+    check_p40(seed = 0x2d134967b3bf1d1c, inputs = 3, calls = [p27], at = |p| (p[0], 3, p[1], p[2]));
+}
+
+#[differentiable]
+fn p41_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.25
+}
+#[differentiable]
+fn p41_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.5;
+    t + p41_h0(&v[1..], s * 0.6) + p41_h0(v, s).cos()
+}
+#[differentiable]
+fn p41_h2(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.75 + (y[i] * s).sin() * 0.25;
+    }
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p41_h3(a: &mut [f64], b: &mut [f64], s: f64) {
+    for i in 0..a.len().min(b.len()) {
+        b[i] = b[i] * 0.5 + (a[i] * s).cos();
+        a[i] = (b[i] * 0.75).tanh() + a[i] * 0.5;
+    }
+}
+program! {
+    #[differentiable]
+    fn p41(b: f64, xs: &[f64], w: [f64; 3], a: f64) -> f64 {
+        let s1 = &xs[2..];
+        let t2 = (s1[1] * a * 0.3 + s1[0]).sin() + s1[s1.len() - 1] * 1.5;
+        let t3 = p41_h1(&xs[4..7], t2.tanh() * 0.3);
+        let arr4: [f64; 3] = [w[0], xs[6] * 0.75, (a).sin()];
+        let [e6, e7, e8] = arr4;
+        let t5 = e6 * e8 + arr4[1] * e7;
+        let t9 = p41_h1(&s1[1..], w[0]);
+        let mut buf10 = vec![-0.5; 2];
+        let t11 = p41_h2(&mut buf10, b).tanh();
+        let t12 = p41_h2(&mut buf10, t3.tanh() * 0.75).tanh();
+        let (h13, c14) = buf10.split_at_mut(1);
+        p41_h3(h13, c14, t2.tanh() * -0.5);
+        let t15 = c14[0] * 0.25 + h13[h13.len() - 1] + c14.len() as f64 * 0.1;
+        let t16 = buf10[0] + buf10[1] * 0.25;
+        let s17 = &xs[..];
+        let t18 = (s17[6] * t2.tanh() + s17[2]).sin() + s17[s17.len() - 1] * 0.5;
+        t18 + t16 + t15 + t12 + t11 + w[1] * 0.5 + a * 0.3
+    }
+    check_p41(seed = 0xf0771b76717baadf, inputs = 12, calls = [], at = |p| (p[0], &p[1..8], <[f64; 3]>::try_from(&p[8..11]).unwrap(), p[11]));
+}
+
+program! {
+    #[differentiable]
+    fn p42(xs: &[f64], a: f64) -> f64 {
+        let a = a * xs[1];
+        let t0 = xs.iter().map(|q| q * q).sum::<f64>() / (1.0 + (a * 0.5).tanh().powi(2));
+        let t1 = (xs.iter().map(|q| q * q).sum::<f64>() * xs[1]).powi(2).ln_1p().hypot((t0 * 0.1).sin() / (1.5 + (t0 * 0.1).tanh()) / (1.0 + xs.iter().map(|q| q * q).sum::<f64>().sin().exp().powi(2)));
+        let mut acc2 = 0.0;
+        if (a * 0.5).sin().atan() > xs[1] {
+            for i in 1..=3 {
+                let t3: f64 = 0.3 * xs[i] / (1.0 + (a * 0.5).tanh().exp().powi(2));
+                acc2 = (((a * 0.5).atan() * xs[i]).powi(2) * 0.5).tanh();
+            }
+        } else {
+            let mut v4 = vec![0.0; 3];
+            for i in 0..v4.len() {
+                v4[i] = (2.0 + (a * 0.5).atan().cos()).powi(-2);
+            }
+            let t5 = if f64::sin((t1 * 0.25).sin()) > v4.iter().map(|q| q * (acc2 * 0.25).tanh()).sum::<f64>() { (v4[1] * xs[0]).atan() } else { xs[0] + xs[0] - (t1 * 0.25).atan() * (a * 0.5).atan() };
+            let t6 = if (t1 * 0.25).tanh() < 0.25 { xs[2].asinh() * (xs[2] * 2.0) } else { ((a * 0.5).sin() - xs[1]) * (acc2 * 0.25).atan().sin() };
+        }
+        (acc2 * 0.25).tanh() + 0.6 * (t1 * 0.25) + (t0 * 0.1).atan().sin() - (a * 0.5).tanh()
+    }
+    check_p42(seed = 0xd23767e73a13b7e0, inputs = 5, calls = [], at = |p| (&p[0..4], p[4]));
+}
+
+#[differentiable]
+fn p43_h0(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).cos();
+    r[1] = v[1] * 0.25;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+#[differentiable]
+fn p43_h1(v: &[f64], s: f64, k: usize) -> f64 {
+    if k == 0 {
+        (v[0] * s).cos()
+    } else {
+        v[k % v.len()] * 0.5 + p43_h1(v, s * 1.5, k - 1).cos()
+    }
+}
+#[differentiable]
+fn p43_h2(v: &[f64], s: f64) -> Option<f64> {
+    let head = if v[0] * s > -0.4 { Some((v[0] * s).sin()) } else { None };
+    let h = head?;
+    Some(h * 1.5 + v[v.len() - 1] * 0.6)
+}
+#[differentiable]
+fn p43_h3(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.6
+}
+program! {
+    #[differentiable]
+    fn p43(xs: &[f64], a: f64) -> f64 {
+        let arr1 = p43_h0(&xs[..], a);
+        let t2 = arr1[1] * arr1[0];
+        let t3 = p43_h1(&xs[..], t2.tanh(), 1);
+        let t4 = match p43_h2(&xs[7..], t2.tanh()) { Some(v) => v, None => t2.tanh() * 0.25 };
+        let s5 = &xs[..7];
+        let t6 = (s5[0] * a * 0.25 + s5[6]).sin() + s5[s5.len() - 1] * -0.5;
+        let t7 = p43_h3(&s5[2..7], t2.tanh() * 0.25);
+        let t8 = p43_h3(xs, t2.tanh()).sin();
+        let t9 = p43_h3(&xs[2..=6], t7.tanh()).sin();
+        t9 + t8 + t7 + t6 + t4 + a * 0.3
+    }
+    check_p43(seed = 0xb944c8349cf6c921, inputs = 9, calls = [], at = |p| (&p[0..8], p[8]));
+}
+
+program! {
+    #[differentiable]
+    fn p44(a: f64) -> f64 {
+        let mut acc0 = 0.5;
+        for i in 0..4 {
+            let t1 = a;
+            let mut w2 = 0;
+            while w2 < 2 && (t1 > a) {
+                let a = a - a.max(t1);
+                for l in 0..1 {
+                    let t3 = (a * 0.5).atan();
+                    acc0 = (t1 * t3).cos();
+                }
+                acc0 /= (2.0 + t1.cos());
+                w2 += 1;
+            }
+            acc0 = ((0.5 * a.tanh()).acos() - (t1 + a)) * 0.5;
+        }
+        let t5 = { let u4 = (acc0 * 0.02).tanh(); (2.0 + (u4 * 1.0).cos()).powi(-2) };
+        let c6 = |u7: f64| -(u7 * 0.5);
+        let t8: f64 = c6(t5) - 0.5 * c6(f64::min(a, acc0 * 0.02));
+        let t9 = match ((((acc0 * 0.02).atan() - a) * 0.5).abs() * 2.0) as usize % 3 { 0 | 1 => (2.0_f64 * 1.5).asinh(), _ => 0.25 * (a / (1.5 + t8.tanh())) };
+        let k10 = (((acc0 * 0.02).atan() * 0.9).abs() * 2.0) as usize % 3;
+        match k10 {
+            0 => {
+                let o11: Option<f64> = if t9 * a > 0.25 { Some((1.0 + 0.1_f64.powi(2)).ln() / (1.0 + (acc0 * 0.02).powi(2))) } else { None };
+                let t13: f64 = if let Some(u12) = o11 { t5.atan() / (2.0 + f64::min(acc0 * 0.02, (acc0 * 0.02).tanh()).cos()) } else { p19(f64::atan(p34(((t5 - 1.25) * 0.5).sin(), (1.5 + a.cos()).sqrt())), 2) };
+            }
+            1 => {
+                let t14 = (2.0 + (t8 - (acc0 * 0.02).sin()).sin().cos()).recip();
+            }
+            _ => {
+                let k15 = ((1.0_f64 * 0.1).abs() * 2.0) as usize % 3;
+                let t16 = match k15 { 0 | 1 => a.atan(), _ => t8.mul_add(t5, a).atan() };
+            }
+        }
+        t9 + t8 + t5 + acc0 * 0.02
+    }
+    check_p44(seed = 0x6dd4cdc5f8c1e254, inputs = 1, calls = [p19, p34], at = |p| (p[0]));
+}
+
+#[differentiable]
+fn p45_h0(v: &[f64], s: f64) -> Option<f64> {
+    let head = if v[0] * s > -0.4 { Some((v[0] * s).tanh()) } else { None };
+    let h = head?;
+    Some(h * 0.3 + v[v.len() - 1] * 0.6)
+}
+#[differentiable]
+fn p45_h1(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.25).sin();
+    }
+    acc * 0.3 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p45_h2(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 1.5;
+    t + p45_h1(&v[1..], s * 1.5) + p45_h1(v, s).cos()
+}
+#[differentiable]
+fn p45_h3(v: &[f64], s: f64, k: usize) -> f64 {
+    if k == 0 {
+        (v[0] * s).tanh()
+    } else {
+        v[k % v.len()] * 0.3 + p45_h3(v, s * 1.5, k - 1).tanh()
+    }
+}
+#[differentiable]
+fn p45_h4(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.75 + (y[i] * s).cos() * 0.25;
+    }
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p45_h5(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * 0.25;
+    }
+}
+#[differentiable]
+fn p45_h6(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p45_h4(y, s);
+    p45_h5(s * 1.5, &x[1..], y);
+}
+#[differentiable]
+fn p45_h7(a: &mut [f64], b: &mut [f64], s: f64) {
+    for i in 0..a.len().min(b.len()) {
+        b[i] = b[i] * 0.5 + (a[i] * s).tanh();
+        a[i] = (b[i] * 0.75).tanh() + a[i] * 0.5;
+    }
+}
+program! {
+    #[differentiable]
+    fn p45(xs: &[f64], a: f64, w: [f64; 3]) -> f64 {
+        let t1 = match p45_h0(&xs[2..3], a) { Some(v) => v, None => a * 1.5 };
+        let t2 = p45_h2(&w, a);
+        let t3 = p45_h3(&xs[0..], a, 2);
+        let t4 = p45_h2(&xs[0..], t3.tanh());
+        let t5 = p45_h2(xs, t3.tanh() * -0.5);
+        let mut buf6 = vec![0.0; 2];
+        for i in 0..2 {
+            buf6[i] = xs[i + 1] * t3.tanh();
+        }
+        for _ in 0..2 {
+            p45_h6(&mut buf6, &xs[4..], t5.tanh() * 0.3);
+        }
+        let (h7, c8) = buf6.split_at_mut(1);
+        p45_h7(h7, c8, t3.tanh() * -0.5);
+        let t9 = c8[0] * 0.25 + h7[h7.len() - 1] + c8.len() as f64 * 0.1;
+        let t10 = buf6[0] + buf6[1] * 0.75;
+        let t11 = p45_h2(xs, t3.tanh());
+        t11 + t10 + t9 + t5 + t4 + w[1] * 0.5 + a * 0.3
+    }
+    check_p45(seed = 0x44f3156dde8cab3f, inputs = 10, calls = [], at = |p| (&p[0..6], p[6], <[f64; 3]>::try_from(&p[7..10]).unwrap()));
+}
+
+program! {
+    #[differentiable]
+    fn p46(a: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = xs[1];
+        if (xs[1] * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) < -0.2 {
+            let t1 = a;
+            let t2 = a - acc0;
+            for i in 1..=1 {
+                acc0 = ((acc0 * 0.5).sin() - 2.0 * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.05).tanh();
+                acc0 = (t2 / (1.0 + xs[i] * xs[i]) * t1 * 0.25).tanh();
+            }
+        } else {
+            acc0 *= (0.5 * a.tanh()).atanh().tanh();
+        }
+        a.tanh()
+    }
+    check_p46(seed = 0xa63e07898b15447b, inputs = 4, calls = [], at = |p| (p[0], &p[1..4]));
+}
+
+program! {
+    #[differentiable]
+    fn p47(xs: &[f64], c: f64, a: f64, d: f64, b: f64) -> f64 {
+        let mut v0 = vec![0.0; 2];
+        for i in 0..v0.len() {
+            v0[i] = (b * xs[i]).mul_add(xs[i], xs[xs.len() - 1 - i].powi(3)) * 0.25;
+            if i > 0 {
+                v0[i] += v0[i - 1] * (d + (p24(c / (1.0 + 0.6_f64.powi(2)) * 0.5, (d * a * 0.5).tanh()) * 0.25).sin()) * 0.25;
+            }
+        }
+        let t1 = a;
+        if a.tanh().sinh() < -0.2 {
+            let c2 = |u3: f64| (xs[3] - b) / (2.0 + (0.9_f64 * 0.2).cos());
+            let t4: f64 = c2(xs[2].max(b).atan2(1.5 + v0.iter().map(|q| (q * 0.25) * b).sum::<f64>().cos())) - 0.5 * c2(xs[2]);
+            return t1.powi(2) * (d * 2.0);
+        }
+        let mut acc5 = b;
+        if a / (1.0 + c * c) < -0.2 && 0.25 < 0.7 {
+            if acc5 > 0.1 {
+                let mut w6 = 0;
+                while w6 < 3 && ((1.5 + xs[0].sin()).powf(c.tanh()) < 0.5) {
+                    if d + b > 0.3 {
+                        acc5 = ((acc5 * 0.25).atan() + ((v0[(w6 + 1) % 2] * 0.1).tanh() * w6 as f64 * 0.5).sin()).tanh();
+                    } else {
+                        if w6 == 1 {
+                            let mut w7 = 0;
+                            while w7 < 3 {
+                                let o8: Option<f64> = if v0.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.05).sin()).powi(3) > 0.0 { Some(t1.max(d).to_radians()) } else { None };
+                                let t10: f64 = match o8 { Some(u9) => c.powi(3).atan2(1.5 + 0.5_f64.powi(3).cos()), None => (b.mul_add(a, xs.iter().map(|q| q.cos()).product::<f64>()) * 0.5).sin() };
+                                acc5 /= (1.0 + (v0[(w6 + 1) % 2] * 0.05).sin().powi(2));
+                                w7 += 1;
+                            }
+                        }
+                    }
+                    v0[1] -= (a + t1).powi(2).ln_1p() * 0.5;
+                    w6 += 1;
+                }
+            }
+        }
+        (acc5 * 0.05).atan() - 1.25 * t1 - c
+    }
+    check_p47(seed = 0x3f8ecc51903d9447, inputs = 8, calls = [p24], at = |p| (&p[0..4], p[4], p[5], p[6], p[7]));
+}
+
+program! {
+    #[differentiable]
+    fn p48(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = &((s) * x) / &(v.dot(x) * 0.3).mapv(|q| q * q + 1.0);
+        let t2 = t1.to_owned();
+        let t3 = ((s) + (s) * 0.5) * &t2;
+        t3.sum() * 0.2 + t2.sum() * 0.2 + t1.sum() * 0.2
+    }
+    check_p48(seed = 0x0d82f9b4835f1ea4, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p49(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() - 1 {
+            let t1 = if a + a + (-0.48_f64).sin() < 0.14 { (xs[i]).tanh() } else { (1.0 + (a) * (a)).ln() };
+            let t2 = if ((1.0 + (xs[i + 1]) * (xs[i + 1])).ln()).cos() * xs[i + 1] < 0.21 { (xs[i + 1]).tanh() } else { ((0.53_f64) * 0.5).exp() };
+            acc += ((((1.0 + (xs[i]) * (xs[i])).ln()) * (xs[i + 1] - xs[i + 1])) * (((xs[i]).mul_add(0.5, xs[i + 1])).cos() * xs[i + 1])).tanh();
+        }
+        let r = acc;
+        r
+    }
+    check_p49(seed = 0x309a462a4558cbaa, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p50(d: f64, b: f64, a: f64, c: f64) -> f64 {
+        let t0 = (b * a).mul_add(0.9 * a, (p32(1.5, (d.tanh().exp() * 0.5).tanh(), (d + d) * 0.5) * 0.5).atan().cos());
+        let mut acc1 = (-(t0 * 0.5).tanh()).max((2.0 + (t0 * 0.5).cos()).recip());
+        if f64::tanh(a) < 0.7 {
+            acc1 += (2.0_f64 * 0.1).hypot(c / (1.5 + 2.0_f64.tanh())) * 0.25;
+            let mut v2: Vec<f64> = Vec::new();
+            v2.push(f64::cos(d).clamp(-0.75, 0.75));
+            v2.push(0.1 * a + acc1.tanh().sinh());
+            let t3 = v2[0] * 0.5 + v2[1];
+            let t0 = (t0 * 0.5).sin() * (a * (p26((t0 * 0.5).cos(), (acc1 / (2.0 + (t0 * 0.5).atan().cos()) * 0.25).atan()) * 0.5));
+        } else {
+            let t4 = 0.1 * d;
+        }
+        if c + c > d {
+            for i in 0..2 {
+                for j in 0..4 {
+                    acc1 += ((d * b).sin().exp() * 0.5).sin();
+                }
+                acc1 = ((acc1 * 0.05).tanh() + (d.sin().exp() * 0.5).tanh()).tanh();
+            }
+        }
+        (acc1 * 0.05).tanh() + (t0 * 0.5).sin().cos()
+    }
+    check_p50(seed = 0xf1c6373c5052dd50, inputs = 4, calls = [p26, p32], at = |p| (p[0], p[1], p[2], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p51(a: f64, b: f64) -> f64 {
+        let mut acc0 = f64::tanh(0.3 * b);
+        if acc0.sin() < -0.4 {
+            let mut k1 = 0;
+            loop {
+                let t2 = a * (p12(f64::cos(a), (a * b * 0.5).atan(), a) * 0.5).sin().sin().exp_m1();
+                acc0 += (f64::min(0.75 * (t2 * 0.5), (p24((2.0 + b.cos()).powi(-2), ((a + 2.0) * 0.5).atan()) * 0.25).sin().clamp(-0.75, 0.75)) * 0.5).sin();
+                k1 += 1;
+                if (1.0 > (t2 * 0.5).tanh()) || k1 >= 5 { break; }
+            }
+            let t3 = (2.0 + (2.0 + a.cos()).powi(-2).cos()).powi(-2);
+            let mut k4 = 0;
+            let r5 = loop {
+                let acc0 = (acc0 * 0.1).tanh() + a;
+                k4 += 1;
+                if (0.9 > 0.0 && 1.5 < -0.1) || k4 >= 4 { break 0.25 * (acc0 * 0.5).sin().exp(); }
+            };
+        } else if 1.0_f64.sin() < 0.3 {
+            let t6 = (a - a + a * (acc0 * 0.1)) * b.max(a);
+        }
+        let mut k7 = 0;
+        loop {
+            let mut v8 = vec![0.0; 3];
+            for j in 0..v8.len() {
+                v8[j] = (1.5 * a).powi(2).ln_1p();
+            }
+            if (1.5 + v8[k7 % v8.len()].sin()).log(2.5 + (acc0 * 0.05).cos()) > a {
+                let o9: Option<f64> = if v8[k7 % v8.len()].sin() > v8.iter().map(|q| q * q).sum::<f64>() { Some(b.tanh().sinh()) } else { None };
+                let t11: f64 = if let Some(u10) = o9 { u10.asinh() } else { (v8.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.1).atan() };
+            } else {
+                if f64::min(v8.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()), v8[(k7 + 1) % 3]) > v8[1] {
+                    let t12 = 0.1 * (acc0 * 0.05);
+                }
+            }
+            acc0 *= 0.8 + 0.2 * (1.0 + b.powi(2)).ln().sin();
+            k7 += 1;
+            if (v8.iter().map(|q| q * q).sum::<f64>() + a > k7 as f64) || k7 >= 5 { break; }
+        }
+        acc0 * 0.02
+    }
+    check_p51(seed = 0xae7b882badea9f63, inputs = 2, calls = [p12, p24], at = |p| (p[0], p[1]));
+}
+
+#[differentiable]
+fn p52_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * -0.5
+}
+#[differentiable]
+fn p52_h1(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.6 + (y[i] * s).tanh() * 0.25;
+    }
+}
+#[differentiable]
+fn p52_h2(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).sin() * 0.25;
+    }
+}
+#[differentiable]
+fn p52_h3(y: &mut [f64], x: &[f64], s: f64) {
+    p52_h1(y, s);
+    p52_h2(s * 0.3, &x[1..], y);
+}
+program! {
+    #[differentiable]
+    fn p52(a: f64, xs: &[f64]) -> f64 {
+        let s1 = &xs[..];
+        let t2 = (s1[3] * a + s1[0]).sin() + s1[s1.len() - 1] * 1.5;
+        let t3 = p52_h0(&s1[0..], a * 1.5);
+        let mut buf4 = vec![0.0; 4];
+        for i in 0..4 {
+            buf4[i] = xs[i + 0] * a * 0.3;
+        }
+        p52_h3(&mut buf4, &xs[0..2], t2.tanh() * 1.5);
+        let t5 = buf4[0] + buf4[3] * 0.6;
+        let s6 = &s1[..5];
+        let t7 = (s6[0] * t3.tanh() + s6[0]).sin() + s6[s6.len() - 1] * 0.6;
+        t7 + t5 + t3 + t2 + a * 0.3
+    }
+    check_p52(seed = 0x178929a8e6fc0317, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p53(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = &((s) * x) / &((x * (s)).mapv(f64::tanh)).mapv(|q| q * q + 1.0);
+        let t2 = (v / &v.mapv(|q| q * q + 1.0)).dot(&(t1.mapv(|q| q * q * 0.5 - q))) * 0.3;
+        let t3 = &((&t2 * (s)).mapv(f64::sin)) + x;
+        t3.sum() * 0.2 + t2.dot(&t2) * 0.1 + t1.sum() * 0.2
+    }
+    check_p53(seed = 0x9d3a7e1a329c646e, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p54(a: f64, b: f64, c: f64) -> f64 {
+        let mut acc0 = f64::cos(a).abs();
+        for i in (0..3).rev() {
+            let mut v1 = vec![0.0; 2];
+            for j in 0..v1.len() {
+                v1[j] = ((1.0 + b.powi(2)).sqrt() - b * a) * 0.5;
+                if j > 0 {
+                    v1[j] += v1[j - 1] * ((1.0 + b.powi(2)).ln() * 0.5).atan();
+                }
+            }
+            acc0 += 0.9_f64;
+            let t2 = b / (1.0 + v1.iter().map(|q| ((q * 0.25) * 0.5).sin()).sum::<f64>().powi(2));
+        }
+        let mut acc3 = 0.5;
+        for i in 0..4 {
+            acc0 += ((i as f64 + c) * 1.25 * 0.1).atan();
+        }
+        (acc0 * 0.1).tanh() + c
+    }
+    check_p54(seed = 0xb67f5a37946f2a3d, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p55(a: f64, c: f64, b: f64, d: f64) -> f64 {
+        let mut acc0 = 1.0;
+        let mut w1 = 0;
+        while w1 < 2 {
+            if c.atan2(1.5 + c.cos()) < 0.0 {
+                let t2 = (2.0 + d.cos()).recip().atan();
+                for j in 0..4 {
+                    acc0 = f64::cos(a).sin();
+                }
+            } else {
+                let mut acc3 = 0.5;
+            }
+            acc0 /= (2.0 + (1.5 + p16(a.sin()).sin()).powf(d.tanh()).cos());
+            w1 += 1;
+        }
+        acc0 *= 1.0_f64.tanh();
+        let o4: Option<f64> = if a - 1.5 < 0.0 { Some(a) } else { None };
+        let t6: f64 = match o4 { Some(u5) => d, None => c };
+        for i in (0..1).rev() {
+            if i < 1 {
+                let t7 = (b * i as f64).mul_add(c, d.powi(2)) / (1.0 + (d * a).powi(2));
+            } else {
+                if i == 0 {
+                    let mut acc8 = 0.5;
+                } else if i == 0 {
+                    let t9 = (acc0 * 0.02).sin() - (acc0 * 0.02).sin();
+                } else {
+                    let mut b = b;
+                }
+            }
+            acc0 -= -a;
+        }
+        t6 + 0.9 * (acc0 * 0.02).sin() + 0.6 * b
+    }
+    check_p55(seed = 0x2d151e2e901a93cb, inputs = 4, calls = [p16], at = |p| (p[0], p[1], p[2], p[3]));
+}
+
+#[differentiable]
+fn p56_h0(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.75).tanh();
+    }
+    y[0] = (y[0] * 0.75 + s).sin();
+}
+#[differentiable]
+fn p56_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).sin() * 0.6;
+    }
+}
+#[differentiable]
+fn p56_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    p56_h0(y, s);
+    p56_h1(s * 0.6, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+#[differentiable]
+fn p56_h3(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.25
+}
+program! {
+    #[differentiable]
+    fn p56(a: f64, xs: &[f64], b: f64) -> f64 {
+        let mut buf1 = vec![0.25; 2];
+        for _ in 0..3 {
+            p56_h0(&mut buf1, b * 0.75);
+        }
+        p56_h0(&mut buf1, a * 0.6);
+        p56_h1(b, &xs[2..=7], &mut buf1);
+        let t2 = buf1[0] + buf1[1] * 0.6;
+        let mut buf3 = vec![0.3; 3];
+        p56_h1(a * -0.5, &xs[1..5], &mut buf3);
+        let t4 = p56_h2(&mut buf3, &xs[..5], a * 0.5).tanh();
+        let t5 = buf3[0] + buf3[2] * 0.75;
+        let t6 = p56_h3(&xs[4..], t2.tanh() * 0.3);
+        let mut buf7 = vec![0.25; 4];
+        for _ in 0..3 {
+            p56_h1(b * 0.6, &xs[5..8], &mut buf7);
+        }
+        p56_h1(t4.tanh(), &xs[0..], &mut buf7);
+        let _ = p56_h2(&mut buf7[..2], xs, a * 1.5);
+        let t8 = buf7[0] + buf7[3] * -0.5;
+        let s9 = &xs[..];
+        let t10 = (s9[7] * a * 0.25 + s9[3]).sin() + s9[s9.len() - 1] * -0.5;
+        let s11 = &xs[0..4];
+        let t12 = (s11[3] * b * 0.75 + s11[2]).sin() + s11[s11.len() - 1] * 0.3;
+        let t13 = p56_h3(&buf1[..], t2.tanh() * -0.5).sin();
+        t13 + t12 + t10 + t8 + t6 + a * 0.3
+    }
+    check_p56(seed = 0x1aad076961c3ba9c, inputs = 10, calls = [], at = |p| (p[0], &p[1..9], p[9]));
+}
+
+#[differentiable]
+fn p57_h0(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.25 + (y[i] * s).sin() * 0.25;
+    }
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p57_h1(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + -0.5).cos();
     }
     acc * 0.75 + v[0] * v[v.len() - 1]
 }
+program! {
+    #[differentiable]
+    fn p57(a: f64, xs: &[f64], b: f64, w: [f64; 3]) -> f64 {
+        let mut buf1 = vec![0.0; 2];
+        for i in 0..2 {
+            buf1[i] = xs[i + 2] * w[2];
+        }
+        let t2 = p57_h0(&mut buf1, a * -0.5).tanh();
+        let t3 = p57_h0(&mut buf1, t2.tanh()).tanh();
+        let t4 = buf1[0] + buf1[1] * 0.75;
+        let t5 = p57_h1(&buf1, a).sin();
+        let arr6: [f64; 3] = [t3.tanh(), xs[1] * 0.5, (w[2]).sin()];
+        let t7 = arr6[0] * arr6[2];
+        let t8 = p57_h1(&xs[..5], t7.tanh()).sin();
+        t8 + t7 + t5 + t4 + t3 + w[1] * 0.5 + a * 0.3
+    }
+    check_p57(seed = 0x87eff1d75dc56f44, inputs = 12, calls = [], at = |p| (p[0], &p[1..8], p[8], <[f64; 3]>::try_from(&p[9..12]).unwrap()));
+}
+
+program! {
+    #[differentiable]
+    fn p58(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (((a).sin()).tanh() + xs[4]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            if (1.0 + ((a) * (xs[i])) * ((a) * (xs[i]))).ln() < 0.20 {
+                continue;
+            }
+            extra -= ((((xs[i]).sin() - xs[i] - xs[i]) * 0.5).exp()).tanh();
+            extra += ((xs[i]).tanh()).tanh();
+            if xs[i] > 0.07 {
+                if a > 0.42 {
+                    let t2 = if (1.0 + ((xs[i]).sin()) * ((xs[i]).sin())).ln() > 0.41 { (t1).tanh() } else { xs[i] - -0.89_f64 };
+                    extra -= (t1).tanh();
+                }
+                if (xs[i] + xs[i]).tanh() < 0.03 {
+                    let t3 = (a).tanh() * 1.5;
+                    acc = acc + (((((xs[i]).mul_add(0.5, xs[i])) * 0.5).exp()).mul_add(0.5, xs[i])).tanh() - ((1.0 + (a + a + (xs[i]).tanh()) * (a + a + (xs[i]).tanh())).ln()).tanh();
+                } else {
+                    let t4 = (((1.0 + (xs[i]) * (xs[i])).ln()).mul_add(0.5, a)).tanh() * 1.5;
+                }
+            }
+            acc = acc + (a).tanh() - (a).tanh();
+        }
+        acc
+    }
+    check_p58(seed = 0x00fa3ec4bcdd6a95, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p59(a: f64, n: usize, xs: &[f64]) -> f64 {
+        let mut acc0 = a.atan2(1.5 + xs[n].cos()) * 0.9;
+        if n % 3 == 1 {
+            let t1 = a;
+        } else if n < 1 {
+            let mut v2 = vec![0.0; 2];
+            for i in 0..v2.len() {
+                v2[i] = xs.iter().sum::<f64>().atan().min(1.25 * a);
+                if i > 0 {
+                    v2[i] += v2[i - 1] * (0.6_f64.max(n as f64) * 0.25).tanh();
+                }
+            }
+        } else {
+            let mut a = a;
+            match n % 3 {
+                0 => {
+                    let t5: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u3, &w4)| xs[xs.len() - 1 - n] * (0.5 * w4)).sum();
+                }
+                1 => {
+                    acc0 += ((xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * acc0).tanh().exp_m1() * 0.5).atan();
+                }
+                _ => {
+                    let t6 = if a.atan() > (acc0 * 0.5).tanh() { (1.0 + (acc0 * 0.5).tanh().powi(2)).sqrt() + (acc0 * 0.5).tanh().atan() } else { (acc0 * 0.5 - xs[2]).sin() };
+                }
+            }
+        }
+        if (2.0 + xs[1].sin()).ln() < 0.1 {
+            let t7 = (0.6 * (0.25 * p34((xs[n] / (1.0 + xs[n].powi(2)) * 0.5).atan(), ((a + (acc0 * 0.5).tanh()) * 0.5).atan()))).atan();
+            let mut acc8 = a;
+            let acc0 = acc0 * 0.5 * xs[n];
+        } else {
+            let mut w9 = 0;
+            while w9 < 3 && ((acc0 * 0.5).sin() + xs[n] > -0.2 || acc0 * 0.5 < -0.1) {
+                if w9 == 1 {
+                    if w9 % 3 == 1 {
+                        for j in 0..xs.len() {
+                            acc0 *= xs.iter().map(|q| (q * 0.9).sin()).sum::<f64>().abs().tanh();
+                        }
+                    } else {
+                        for j in (0..1).rev() {
+                            acc0 = (xs.iter().sum::<f64>() * a * 0.25).tanh().powi(3);
+                        }
+                    }
+                } else {
+                    if w9 % 2 == 0 {
+                        acc0 += (a + (acc0 * 0.02).atan()) * -xs.iter().map(|q| q.cos()).product::<f64>() * 0.25;
+                    } else {
+                        let t12: f64 = xs.iter().rev().skip(1).map(|&u10| (acc0 * 0.02).atan().atan2(1.5 + xs[1].cos()).atan()).sum();
+                    }
+                }
+                acc0 *= (a + w9 as f64).tanh();
+                w9 += 1;
+            }
+        }
+        0.2 * (acc0 * 0.01).tanh()
+    }
+    check_p59(seed = 0x1b2d86fa42984c02, inputs = 5, calls = [p34], at = |p| (p[0], 3, &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p60(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = x - v;
+        let t2 = v[0];
+        t2 + t1.sum() * 0.2 + s
+    }
+    check_p60(seed = 0x4e7438da85b5ea47, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p61(a: f64, c: f64, n: usize, b: f64) -> f64 {
+        let t0: f64 = 0.9;
+        let mut acc1 = 1.0;
+        if a * 0.6 > 0.5 {
+            for i in 1..=3 {
+                acc1 = b;
+                let t2 = if (n as f64) > c { b } else { (acc1 * 0.25).mul_add(c, (acc1 * 0.25).atan()).abs() };
+                acc1 *= 0.5 + 0.4 * ((acc1 * 0.25).sin() - b).sin();
+            }
+            if c.min((acc1 * 0.1).sin()) > 0.3 {
+                if (n as f64) > a {
+                    if 2.0 * (acc1 * 0.1).atan() > 0.25 {
+                        for i in 0..2 {
+                            acc1 -= 1.0_f64;
+                        }
+                    } else {
+                        let t3 = t0.sin();
+                    }
+                } else if b > n as f64 {
+                    let t0 = t0 * a;
+                } else {
+                    let acc1 = (acc1 * 0.1).tanh() - (n as f64).min(b);
+                }
+            } else {
+                let mut c = c;
+            }
+        } else {
+            for i in 0..n {
+                let mut w4 = 0;
+                while w4 < 1 {
+                    let t5 = c / (1.0 + (a * 0.1).powi(2));
+                    acc1 /= (1.0 + (i as f64).powi(2));
+                    w4 += 1;
+                }
+                acc1 /= (2.0 + (1.5 + c.sin()).powf(0.1_f64.tanh()).cos());
+            }
+        }
+        let flag6 = 0.1_f64.tanh() > -0.2;
+        let mut w7 = 0;
+        while w7 < 1 && ((2.0 + a.sin()).cbrt() > -0.1) {
+            let t8 = if b - t0 > 0.3 { b + b + b } else { c };
+            acc1 += ((1.0 + a.powi(2)).ln().powi(3) * 0.5).tanh();
+            w7 += 1;
+        }
+        (acc1 * 0.05).sin().cos() + t0 + a
+    }
+    check_p61(seed = 0xa04f5043d06a6fcc, inputs = 3, calls = [], at = |p| (p[0], p[1], 3, p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p62(a: f64, n: usize) -> f64 {
+        let mut acc0 = (n as f64 / (1.0 + (a * a).powi(2)) * 0.25).sin();
+        let mut k1 = 0;
+        let r10 = loop {
+            let mut k2 = 0;
+            loop {
+                let mut acc3 = 0.0;
+                if ((n as f64).powi(2).ln_1p()) < -0.4 {
+                    let c4 = |u5: f64| u5 * (1.25 * u5);
+                    let t6: f64 = c4(((acc0 * 0.05).atan().powi(3) / (1.0 + (acc0 * 0.05 * (acc0 * 0.05).sin()).powi(2)) * 0.25).sin()) - 0.5 * c4((((acc0 * 0.05).atan() - (acc0 * 0.05).atan()) * 0.5).sin());
+                } else {
+                    let o7: Option<f64> = if n % 2 == 0 { Some((1.0 + a.powi(2)).cbrt()) } else { None };
+                    let t9: f64 = if let Some(u8) = o7 { a.powi(2).min(u8 / (2.0 + a.cos())) } else { (1.0 + (acc0 * 0.05).tanh().powi(2)).sqrt() };
+                }
+                acc0 += (acc0 * 0.05).sin().powi(2);
+                k2 += 1;
+                if ((p54(0.25 * (acc0 * 0.05).atan(), (0.6 * k2 as f64 * 0.5).sin(), 0.1_f64.powi(2)).sin()) > (acc0 * 0.05).atan()) || k2 >= 5 { break; }
+            }
+            acc0 /= (2.0 + f64::tanh(a).cos());
+            k1 += 1;
+            if ((acc0 * 0.05).tanh() * 0.2 > 0.1 && a < -0.2) || k1 >= 2 { break (acc0 * 0.05).sin().abs() - (acc0 * 0.05).sin().mul_add((acc0 * 0.05).atan(), (acc0 * 0.05).atan()); }
+        };
+        (r10 * 0.5).atan() + 0.25 * a
+    }
+    check_p62(seed = 0x7556689cad931c2c, inputs = 1, calls = [p54], at = |p| (p[0], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p63(b: f64, a: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = (1.0 + a.powi(2)).cbrt().sin().exp();
+        for i in 1..=3 {
+            if xs[0].atan() < 0.1 {
+                return p12((2.0 + b.sin()).cbrt(), b * xs[(i + 1) % 3] * 0.5, (a * i as f64 * 0.25).sin()) * 0.5;
+            }
+            let t3: f64 = xs[1..3].iter().map(|u1| { let u1 = *u1; (acc0 * 0.25).atan() }).sum();
+            for j in 0..3 {
+                acc0 += (a.tanh().atan() * 0.5).tanh();
+            }
+            acc0 += (acc0 * 0.05).atan() * 0.5;
+        }
+        let t6: f64 = { let v4: Vec<f64> = xs.iter().map(|&u5| (xs[1] - b) * (u5 * (acc0 * 0.05).tanh())).collect(); v4[0] + v4[2] };
+        let t8 = { let u7 = b; (1.0 + xs[1].powi(2)).sqrt() };
+        t6 * 0.25 + 0.2 * a
+    }
+    check_p63(seed = 0xe98dee354441f2e6, inputs = 5, calls = [p12], at = |p| (p[0], p[1], &p[2..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p64(a: f64) -> f64 {
+        let t0 = match ((1.5 + a.cos()).sqrt().abs() * 2.0) as usize % 3 { 0 => a.max(a + a), 1 => (2.0 + a.cos()).recip().powi(2), _ => a };
+        let mut acc1 = (p44(1.0 * a) * 0.25).tanh();
+        match (f64::cos(t0).abs() * 2.0) as usize % 3 {
+            0 | 1 => {
+                let t0 = t0 - -t0;
+            }
+            _ => {
+                let t2 = 0.25 * a.mul_add(t0, t0);
+            }
+        }
+        let mut acc3 = a.powi(3).cos().exp();
+        if -t0 > -0.4 && a < -0.2 {
+            let acc3 = acc3 * (t0 / (2.0 + a.cos()));
+            let t4 = if a.tanh() > p54(a, (-t0 * 0.5).sin(), t0 * (acc3 * 0.1).atan() * 0.25) { t0 * (acc1 + a) } else { f64::tanh(acc1 * t0) };
+        }
+        let mut w5 = 0;
+        while w5 < 2 {
+            let t6 = a;
+            acc1 *= (w5 as f64 - (acc3 * 0.25).tanh()).tanh();
+            w5 += 1;
+        }
+        (acc3 * 0.25).sin().sin() + 1.25 * (acc1 * 0.1) + t0
+    }
+    check_p64(seed = 0x4079feaefc4dc6e5, inputs = 1, calls = [p44, p54], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p65(b: f64, n: usize, a: f64) -> f64 {
+        let t0 = b.cos().exp();
+        let t1 = a.mul_add(t0, a);
+        let c2 = |u3: f64| f64::min((t1 * 0.5).atan(), p62(u3, 3)).cos().exp();
+        let t4: f64 = c2(a.min(b).atan()) - 0.5 * c2(b);
+        let t5 = (n as f64).atan();
+        let mut v6 = vec![0.0; 3];
+        for i in 0..v6.len() {
+            v6[i] = t5.powi(3).asinh();
+        }
+        let mut acc7 = 1.0;
+        if 0.6 + v6.iter().sum::<f64>() < -0.1 {
+            if v6[n] > 0.0 {
+                let t8 = v6.iter().map(|q| q.cos()).product::<f64>();
+                let t4 = (t4 * 0.5).atan() * f64::sin(v6.iter().map(|q| q * q).sum::<f64>());
+            }
+        }
+        v6[n] -= ((1.0 + (v6[n] * t5).powi(2)).ln() * 0.5).sin();
+        if n % 3 == 1 {
+            let t9 = if a * a < 0.5 { t0 / (1.0 + 0.6_f64.powi(2)) + (t4 * 0.5).tanh() } else { 1.25 * (t4 * 0.5).atan() * t0.cos().exp() };
+        } else {
+            let mut acc10 = (n as f64 * v6.iter().map(|q| (q * 0.5) * (q * 0.5)).sum::<f64>() * 0.5).sin() / (1.0 + (v6[n] * 0.5).tanh().tanh().powi(2));
+        }
+        t5.tanh() + t1 * 0.5 + b.sin()
+    }
+    check_p65(seed = 0x62f57aa0f1e044e6, inputs = 2, calls = [p62], at = |p| (p[0], 1, p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p66(a: f64) -> f64 {
+        let a = a - a;
+        let c0 = |u1: f64| u1.sin().powi(2);
+        let t2: f64 = c0(a * 0.5) - 0.5 * c0((a * 0.5).tanh());
+        let mut acc3 = 1.0;
+        t2 * 0.5 + 0.2 * (a * 0.5).tanh()
+    }
+    check_p66(seed = 0x40ac10fab21b060c, inputs = 1, calls = [], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p67(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = &((v * (s)).mapv(f64::sin)) + &(v.dot(x) * 0.3);
+        if n % 3 == 0 {
+            t1 = &(x.column(2).to_owned()) + v;
+        }
+        let mut t2 = &(x.dot(v) * 0.3) / &(x.column(0).to_owned()).mapv(|q| q * q + 1.0);
+        for _ in 0..n {
+            t2 = (((s) * x).dot(&t2) * 0.3).mapv(f64::tanh) + &t2 * 0.5;
+        }
+        let mut t3 = v + x;
+        for _ in 0..n {
+            t3 = (&t3 * (t2.sum().sin())).mapv(f64::sin) + &t3 * 0.5;
+        }
+        let t4 = t3.to_owned();
+        let t5 = s;
+        t5 + t4.sum() * 0.2 + t3.sum() * 0.2
+    }
+    check_p67(seed = 0x28ae2889302eb3fd, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p68(c: f64, a: f64, b: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = 1.0;
+        if (p32(1.5 * b * 0.5, 0.2, a * b * 0.5) * 0.5).tanh() * c < 0.1 {
+            let t1 = if a * a > -0.2 { -b + b.sin() } else { f64::max(a, a * 0.25) };
+        }
+        acc0 -= (xs[2].cos() * 0.5).tanh();
+        let mut acc2 = 0.0;
+        let t3: f64 = (c - b).tanh().cos();
+        let t4 = f64::atan((2.0 + a.hypot((p65(c, 1, xs.iter().map(|q| q.cos()).product::<f64>() * 0.6) * 0.5).tanh()).cos()).recip());
+        for i in 0..1 {
+            let c = c + xs[0].sin().exp2();
+            acc2 += 0.6_f64.sin() / (2.0 + 0.2_f64.cos()) * 0.25;
+        }
+        t4 + t3 - acc2 * 0.5
+    }
+    check_p68(seed = 0x55ea843af72c2469, inputs = 7, calls = [p32, p65], at = |p| (p[0], p[1], p[2], &p[3..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p69(n: usize, a: f64) -> f64 {
+        let mut a = a;
+        for i in 0..3 {
+            if n < 1 {
+                let t0 = 0.3 * (a * 0.25).atan();
+                for j in (0..4).step_by(2) {
+                    let t1 = if n > 1 { t0.cos().exp() * 0.75_f64.cos().exp() } else { (a * 0.1).sin() * (a * 0.1).cos().exp() };
+                    a *= ((a * 0.1).atan() - 1.25).cos();
+                }
+            }
+            a = ((a * 0.05).tanh() - 0.2 * (a * 0.05).sin()).sin();
+        }
+        if 0.6 > 0.1 && (a * 0.05).tanh() < -0.1 {
+            for i in 0..4 {
+                let flag2 = ((1.5 + (p27((a * 0.02).atan(), (n as f64 * 0.5).sin().powi(2)) * 0.5).atan().sin()).log(2.5 + (a * 0.02).cos())) > 0.7;
+                a *= 0.8 + 0.2 * (a * 0.02).tanh().sin();
+            }
+        } else if ((a * 0.02).sin() * n as f64) > 0.5 {
+            a = ((a * 0.02 + n as f64) * 0.25).atan().powi(2);
+            let t3 = a * 0.02;
+            let t4 = 0.9 * t3;
+        } else {
+            let mut acc5 = 1.0;
+        }
+        a * 0.02 + 0.5 * (a * 0.02).atan()
+    }
+    check_p69(seed = 0x507fead485b1600d, inputs = 1, calls = [p27], at = |p| (3, p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p70(a: f64, xs: &[f64]) -> f64 {
+        let flag0 = a > 0.7;
+        let a = a * a;
+        let t3: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u1, &w2)| p55((u1 + (a * 0.5).tanh()) * 0.5, (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * xs[1] * 0.05).atan(), u1, 0.25 * u1) * 0.5 - xs[1] - u1.powi(2).ln_1p() * (0.5 * w2)).sum();
+        let t4: f64 = 0.5;
+        let mut acc5 = (xs[0].powi(2).min(xs.iter().map(|q| (q * 1.25).sin()).sum::<f64>() * (a * 0.5)) * 0.25).atan();
+        if !flag0 {
+            for i in (0..4).step_by(2) {
+                acc5 -= ((t3 * 0.1).tanh().tanh() / (1.5 + (xs.iter().sum::<f64>() * 1.0).tanh()) * 0.25).atan();
+            }
+        } else {
+            let t8: f64 = xs.iter().take(2).map(|&u6| xs[2]).fold(0.0, |s, v| s * 0.5 + v);
+        }
+        (acc5 * 0.25).tanh() + t4.tanh() + (t3 * 0.1).sin() + (a * 0.5).tanh()
+    }
+    check_p70(seed = 0x77cbb452500e2cce, inputs = 4, calls = [p55], at = |p| (p[0], &p[1..4]));
+}
+
+program! {
+    #[differentiable]
+    fn p71(a: f64, xs: &[f64]) -> f64 {
+        let t1 = ((a).tanh() + xs[0]).tanh();
+        let t2 = ((1.0 + ((a).mul_add(0.5, t1)) * ((a).mul_add(0.5, t1))).ln() + xs[3]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        let mut carried = 0.5;
+        for i in 0..xs.len() - 1 {
+            let mut t3 = 0.0;
+            for j in 0..2 {
+                t3 += (0.37_f64 * (j as f64 + 0.5)).sin();
+            }
+            let t4 = if (1.0 + ((1.0 + (xs[i + 1]) * (xs[i + 1])).ln()) * ((1.0 + (xs[i + 1]) * (xs[i + 1])).ln())).ln() < 0.21 { ((xs[i + 1]).mul_add(0.5, 0.54_f64)).tanh() } else { t3 + xs[i + 1] };
+            let t5 = ((((((xs[i]).tanh()) * 0.5).exp()) * 0.5).exp()).tanh() * 1.5;
+            let t6 = if (xs[i + 1] - xs[i + 1]).mul_add(0.5, a) < 0.29 { (((((-0.05_f64) * 0.5).exp()).tanh()).mul_add(0.5, t5)).tanh() } else { xs[i + 1] + xs[i] };
+            acc -= ((((((xs[i + 1]) * 0.5).exp()) * 0.5).exp()).sin()).tanh();
+            carried = carried * 0.5 + ((1.0 + ((1.0 + (xs[i + 1]) * (xs[i + 1])).ln()) * ((1.0 + (xs[i + 1]) * (xs[i + 1])).ln())).ln() - xs[i + 1]).tanh();
+            acc += carried;
+        }
+        let r = acc;
+        r
+    }
+    check_p71(seed = 0xbd9f8ae1902bc286, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p72(a: f64) -> f64 {
+        let mut acc0 = (a + a).hypot(a) * 0.5;
+        for i in 0..3 {
+            for j in 0..2 {
+                let t1 = (acc0 * 0.1).tanh() / (1.0 + 0.25_f64.powi(2));
+                acc0 = 0.5_f64;
+            }
+            acc0 += ((acc0 * 0.1).atan() * 0.5).sin();
+        }
+        acc0 = (acc0 * 0.05).atan().min(a) / (1.5 + a.tanh().tanh()) * 0.5;
+        let mut acc0 = acc0;
+        let mut k2 = 0;
+        loop {
+            let mut acc3 = ((a.sin() + a / (1.5 + (acc0 * 0.05).tanh().tanh())) * 0.5).sin();
+            let t4 = k2 as f64;
+            acc3 /= (1.0 + (1.5 + (t4 * 0.5).tanh().cos()).sqrt().powi(2));
+            k2 += 1;
+            if ((p21(2, -a, (1.5 + acc3.sin()).log(2.5 + (t4 * 0.5).sin().cos())) * 0.5).atan().sin() > k2 as f64) || k2 >= 5 { break; }
+        }
+        let mut acc0 = acc0;
+        let t5 = acc0 * 0.05 * a / (2.0 + ((acc0 * 0.05).sin() / (1.0 + 1.25_f64.powi(2))).cos());
+        match ((t5 * 0.25).tanh().abs() * 2.0) as usize % 3 {
+            0 | 1 => {
+                let t6 = (acc0 * 0.05).tanh().max((t5 * 0.25).sin()).powi(3) * ((acc0 * 0.05).tanh() * a).sin().exp();
+            }
+            _ => {
+                acc0 += ((t5 * 0.25).atan() * 0.5).sin();
+            }
+        }
+        t5 * 0.25 + acc0 * 0.05
+    }
+    check_p72(seed = 0xc08b5d2d5d314582, inputs = 1, calls = [p21], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p73(a: f64) -> f64 {
+        let mut acc0 = 1.0;
+        for i in 0..2 {
+            for j in 0..4 {
+                if a.sin() > 1.25 {
+                    match j {
+                        0 | 1 => {
+                            let mut acc1 = a;
+                        }
+                        _ => {
+                            let t2 = (0.5 * a.tanh()).asin();
+                        }
+                    }
+                } else if 0.25 / (2.0 + (p3((a.powi(2) * 0.5).tanh(), a) * 0.25).atan().cos()) < 0.0 {
+                    let a = a * a.tanh().exp_m1();
+                } else {
+                    acc0 += (f64::min((1.0 + a.powi(2)).cbrt(), a.clamp(-0.75, 0.75)) * 0.5).tanh();
+                }
+                acc0 += (a.tanh().cos().exp2() * 0.5).sin();
+            }
+            acc0 += (p44(0.3 * a) * 0.25).sin();
+        }
+        (acc0 * 0.05).sin()
+    }
+    check_p73(seed = 0x3c4dd5c28475c5f0, inputs = 1, calls = [p3, p44], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p74(a: f64) -> f64 {
+        let mut acc0 = ((a * a + a.atan()) * 0.5).sin();
+        for i in 0..1 {
+            let mut v1 = vec![0.0; 4];
+            for j in 0..v1.len() {
+                v1[j] = (acc0 * 0.5).sin().tanh().tanh().exp();
+            }
+            acc0 = (acc0 * 0.5).atan();
+        }
+        if 0.9 > (acc0 * 0.5).sin() {
+            return 1.25 * a;
+        }
+        (acc0 * 0.5).sin()
+    }
+    check_p74(seed = 0x3f48f8ab26128919, inputs = 1, calls = [], at = |p| (p[0]));
+}
+
 #[differentiable]
-fn p101_h2(y: &mut [f64], s: f64) -> f64 {
+fn p75_h0(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 0.3;
+    }
+}
+#[differentiable]
+fn p75_h1(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * 1.5 + (y[i] * s).cos() * 0.25;
+    }
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p75_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    let _ = p75_h1(y, s);
+    p75_h0(s * 0.25, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+#[differentiable]
+fn p75_h3(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).tanh();
+    r[1] = v[1] * -0.5;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+#[differentiable]
+fn p75_h4(a: &mut [f64], b: &mut [f64], s: f64) {
+    for i in 0..a.len().min(b.len()) {
+        b[i] = b[i] * -0.5 + (a[i] * s).sin();
+        a[i] = (b[i] * 0.6).tanh() + a[i] * 0.5;
+    }
+}
+#[differentiable]
+fn p75_h5(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.5).cos();
+    }
+    acc * 0.3 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p75_h6(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.5;
+    t + p75_h5(&v[1..], s * 0.5) + p75_h5(v, s).tanh()
+}
+program! {
+    #[differentiable]
+    fn p75(a: f64, xs: &[f64]) -> f64 {
+        let mut buf1 = vec![0.25; 4];
+        for _ in 0..2 {
+            p75_h0(a, &xs[0..=0], &mut buf1);
+        }
+        let t2 = p75_h2(&mut buf1, &xs[0..=1], a).tanh();
+        let t3 = p75_h1(&mut buf1, t2.tanh() * 1.5).tanh();
+        let t4 = buf1[0] + buf1[3] * 0.5;
+        let s5 = &xs[..2];
+        let t6 = (s5[0] * t2.tanh() + s5[1]).sin() + s5[s5.len() - 1] * -0.5;
+        let arr7 = p75_h3(xs, a);
+        let t8 = arr7[1] * arr7[0];
+        let s9 = &s5[..];
+        let t10 = (s9[0] * a * 1.5 + s9[0]).sin() + s9[s9.len() - 1] * -0.5;
+        let mut buf11 = vec![0.0; 2];
+        for i in 0..2 {
+            buf11[i] = xs[i + 5] * t4.tanh() * 0.75;
+        }
+        let t12 = p75_h1(&mut buf11, t8.tanh() * 1.5).tanh();
+        for _ in 0..3 {
+            p75_h0(t3.tanh() * 0.25, &arr7, &mut buf11);
+        }
+        let (h13, c14) = buf11.split_at_mut(1);
+        p75_h4(h13, c14, t8.tanh());
+        let t15 = c14[0] * 0.25 + h13[h13.len() - 1] + c14.len() as f64 * 0.1;
+        let t16 = buf11[0] + buf11[1] * 1.5;
+        let t17 = p75_h6(&buf1, t6.tanh()).sin();
+        let mut buf18 = vec![0.0; 3];
+        for i in 0..3 {
+            buf18[i] = xs[i + 3] * t6.tanh();
+        }
+        p75_h0(t15.tanh(), &xs[1..], &mut buf18);
+        let _ = p75_h1(&mut buf18, t3.tanh());
+        let t19 = p75_h1(&mut buf18, a).tanh();
+        let t20 = buf18[0] + buf18[2] * 0.75;
+        t20 + t19 + t17 + t16 + t15 + a * 0.3
+    }
+    check_p75(seed = 0x5c3392c5f4513c2d, inputs = 9, calls = [], at = |p| (p[0], &p[1..9]));
+}
+
+program! {
+    #[differentiable]
+    fn p76(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() - 1 {
+            acc += ((((-0.54_f64).cos() * xs[i]).cos() * xs[i]) * (xs[i])).tanh();
+            acc += (a).tanh();
+            acc += (a).tanh();
+        }
+        acc
+    }
+    check_p76(seed = 0xb37bc4947f545c79, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p77(n: usize, a: f64, b: f64) -> f64 {
+        let mut acc0 = 0.0;
+        let mut acc1 = 0.0;
+        let o2: Option<f64> = if (n as f64) > a { Some((b.mul_add(b, b) * n as f64 * 0.25).atan()) } else { None };
+        let t4: f64 = match o2 { Some(u3) => u3.cos() + (a + 0.75), None => (0.5 - n as f64) * 0.5 };
+        let t4 = (t4 * 0.5).atan() - a * b;
+        let mut k5 = 0;
+        let r9 = loop {
+            let t4 = (t4 * 0.25).sin() + ((t4 * 0.25).tanh() + (t4 * 0.25).atan());
+            let mut k6 = 0;
+            let r8 = loop {
+                let t7 = (b + (t4 * 0.25).tanh()) * (t4 * 0.25).atan();
+                acc1 += ((b * (t7 * 0.5).tanh() + t7 * 0.5 / (2.0 + (t4 * 0.25).sin().cos())) * 0.1).sin();
+                k6 += 1;
+                if (0.6_f64.max((t7 * 0.5).tanh()) > (acc1 * 0.05).tanh()) || k6 >= 2 { break (n as f64).atan2(1.5 + ((p27((f64::min((acc1 * 0.05).atan(), t7 * 0.5) * 0.5).atan(), (acc1 * 0.05).to_radians()) * 0.5).atan() - a).cos()); }
+            };
+            acc1 *= 0.5 + 0.4 * (n as f64).sin();
+            k5 += 1;
+            if ((acc1 * 0.02).atan().mul_add(r8, acc1 * 0.02) > r8) || k5 >= 5 { break (1.5 + ((t4 * 0.25).atan() - b).cos()).sqrt(); }
+        };
+        let t10 = (b.tanh() * b.powi(3)).sin();
+        1.25 * t10 - r9.sin() + b.sin()
+    }
+    check_p77(seed = 0x6a3926fb969b983a, inputs = 2, calls = [p27], at = |p| (2, p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p78(a: f64, n: usize) -> f64 {
+        let mut acc0 = 0.0;
+        let mut v1 = vec![0.0; 4];
+        for i in 0..v1.len() {
+            v1[i] = (((1.0 + (i as f64).powi(2)).ln() - a) * 0.5).atan();
+        }
+        let t2 = match n % 3 { 0 => ((v1[n] - a) * (n as f64 / (1.5 + a.tanh())) * 0.1).sin(), 1 => ((a - v1[1] - a) * 0.5).tanh(), _ => a.sin() };
+        acc0 -= ((a - 0.5_f64.powi(2)) * 0.5).atan();
+        let t3 = if acc0 + v1.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) < 0.7 { acc0.powi(2).ln_1p() * (a / (1.0 + acc0.powi(2))) } else { (0.3 * a).cos() };
+        let t4 = if (n as f64 * a) > 0.7 { -a.powi(3) } else { v1[n].sin().max(0.5 - 0.1) };
+        let t5 = 0.9 * (1.0 + acc0.powi(2)).sqrt() * (t2 - p77(2, (t3 * 0.25).sin().powi(2).ln_1p(), ((acc0 * 0.5).powi(2) * 0.25).tanh()) * 0.5).sin();
+        let mut k6 = 0;
+        loop {
+            let mut v7 = vec![0.0_f64; 4];
+            let t8 = (t4 * 0.5).atan() * 0.6 - (2.0 + (acc0 * 0.1).sin().sin()).log10();
+            acc0 += (-(t3 * 0.25).sin().min((v1[0] * 0.1).atan()) * 0.5).sin();
+            k6 += 1;
+            if ((v1[1] * 0.1).tanh() < -0.4) || k6 >= 6 { break; }
+        }
+        (t3 * 0.25).tanh() - t2 + (acc0 * 0.1).sin().tanh()
+    }
+    check_p78(seed = 0xe2e8c67e9097abcd, inputs = 1, calls = [p77], at = |p| (p[0], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p79(n: usize, a: f64) -> f64 {
+        let t0: f64 = f64::cos(n as f64) / (1.5 + a.atan().tanh());
+        if n < 2 {
+            return n as f64 / (1.0 + ((t0 * 0.5).tanh() + a).powi(2));
+        }
+        let t1 = t0 * 0.5 + a;
+        let mut t0 = t0;
+        let c2 = |u3: f64| (t0 * 0.5).atan();
+        let t4: f64 = c2(((n as f64 * (p72((t1 * 0.5 - 0.9) * 0.5) * 0.5).atan() - (p65((f64::max(t0 * 0.5, n as f64) * 0.5).tanh(), 1, (t1 * 0.5).sin().powi(2).ln_1p()) * 0.5).atan().powi(3)) * 0.25).sin()) - 0.5 * c2((t0 * 0.5).atan().cos());
+        t0 -= (t4 * 0.5).tanh();
+        for i in 0..2 {
+            let mut acc5 = 0.0;
+            t0 = (1.5 + (t1 * 0.5).atan().sin()).powf((t0 * 0.25).atan().sin().tanh());
+        }
+        t4.tanh() + 0.5 * (t0 * 0.25).sin() + (t1 * 0.5).atan().sin()
+    }
+    check_p79(seed = 0x9d0d4bffcbde91b3, inputs = 1, calls = [p65, p72], at = |p| (2, p[0]));
+}
+
+#[differentiable]
+fn p80_h0(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.5).tanh();
+    }
+    y[0] = (y[0] * 0.6 + s).sin();
+}
+#[differentiable]
+fn p80_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).tanh() * 0.6;
+    }
+    y[0] * 0.5
+}
+#[differentiable]
+fn p80_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    p80_h0(y, s);
+    let _ = p80_h1(s * 0.25, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+#[differentiable]
+fn p80_h3(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).tanh();
+    r[1] = v[1] * -0.5;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+program! {
+    #[differentiable]
+    fn p80(xs: &[f64], a: f64, w: [f64; 3], b: f64) -> f64 {
+        let mut buf1 = vec![0.0; 2];
+        for i in 0..2 {
+            buf1[i] = xs[i + 3] * a;
+        }
+        let t2 = p80_h2(&mut buf1, xs, b).tanh();
+        let t3 = buf1[0] + buf1[1] * 0.5;
+        let arr4 = p80_h3(xs, a);
+        let t5 = arr4[1] * arr4[1];
+        let arr6 = p80_h3(&w, a);
+        let t7 = arr6[0] * arr6[2];
+        t7 + t5 + t3 + t2 + w[1] * 0.5 + a * 0.3
+    }
+    check_p80(seed = 0x03bc6f2d5514a810, inputs = 12, calls = [], at = |p| (&p[0..7], p[7], <[f64; 3]>::try_from(&p[8..11]).unwrap(), p[11]));
+}
+
+program! {
+    #[differentiable]
+    fn p81(a: f64, b: f64) -> f64 {
+        let flag0 = -b > 0.5;
+        let o1: Option<f64> = if b / (1.0 + b * b) < 0.1 { Some(-(p55(b * b * 0.5, (2.0 + b.sin()).cbrt(), (p66(((a + a) * 0.5).atan()) * 0.5).sin().powi(2), (a * b * 0.5).tanh()) * 0.5 * 0.25)) } else { None };
+        let t3: f64 = match o1 { Some(u2) => (1.25 * u2).tanh(), None => b - b };
+        let t4 = if a * b < 0.25 || a < 0.5 { (b.cos().exp() * 0.5).powi(3) } else { (t3 * 0.5).atan().powi(2).sin() };
+        let t5 = t3;
+        t5.tanh() + t3.cos() - a
+    }
+    check_p81(seed = 0xe8cc386f7c470231, inputs = 2, calls = [p55, p66], at = |p| (p[0], p[1]));
+}
+
+#[differentiable]
+fn p82_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * -0.5
+}
+#[differentiable]
+fn p82_h1(v: &[f64], s: f64, k: usize) -> f64 {
+    if k == 0 {
+        (v[0] * s).tanh()
+    } else {
+        v[k % v.len()] * 0.5 + p82_h1(v, s * 0.25, k - 1).tanh()
+    }
+}
+#[differentiable]
+fn p82_h2(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * 1.5;
+    }
+}
+#[differentiable]
+fn p82_h3(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.6 + (y[i] * s).sin() * 0.25;
+    }
+}
+#[differentiable]
+fn p82_h4(v: &[f64], s: f64) -> Option<f64> {
+    let head = if v[0] * s > -0.4 { Some((v[0] * s).sin()) } else { None };
+    let h = head?;
+    Some(h * 0.6 + v[v.len() - 1] * 1.5)
+}
+program! {
+    #[differentiable]
+    fn p82(a: f64, xs: &[f64]) -> f64 {
+        let t1 = p82_h0(&xs[..], a).sin();
+        let t2 = p82_h1(&xs[3..6], t1.tanh(), 1);
+        let t3 = p82_h0(xs, t2.tanh()).sin();
+        let t4 = p82_h0(xs, t1.tanh()).sin();
+        let mut buf5 = vec![0.3; 2];
+        p82_h2(t4.tanh() * -0.5, &xs[..3], &mut buf5);
+        p82_h3(&mut buf5, t3.tanh());
+        let t6 = buf5[0] + buf5[1] * 0.75;
+        let t7 = match p82_h4(xs, t6.tanh()) { Some(v) => v, None => t6.tanh() * -0.5 };
+        let t8 = p82_h0(xs, t2.tanh()).sin();
+        t8 + t7 + t6 + t4 + t3 + a * 0.3
+    }
+    check_p82(seed = 0xa7785dcb05c24574, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p83(n: usize, a: f64) -> f64 {
+        let mut v0 = vec![0.0; 2];
+        for i in 0..v0.len() {
+            v0[i] = a;
+        }
+        let mut acc1 = 0.0;
+        let mut k2 = 0;
+        loop {
+            let mut v3 = vec![0.0; v0.len()];
+            for j in 0..v3.len() {
+                v3[j] = (a * (v0[(k2 + 1) % 2] * 0.1) * (0.5 * v0.iter().map(|q| (q * 0.1).cos()).product::<f64>().tanh()).acos() * 0.25).sin();
+            }
+            let mut v4 = vec![0.0; n];
+            for j in 0..v4.len() {
+                v4[j] = v3[k2 % v3.len()].min(a) * 0.9;
+            }
+            acc1 += 0.3 * 0.25_f64.sin();
+            k2 += 1;
+            if (((n as f64).powi(3)) > v0[k2 % v0.len()] * 0.1) || k2 >= 4 { break; }
+        }
+        acc1 = ((acc1 * 0.1).atan() - n as f64).atan();
+        let t5: f64 = (1.0 + ((v0[n] * 0.1).tanh() * (v0[v0.len() - 1 - n] * 0.1)).powi(2)).sqrt();
+        for q6 in v0.iter() {
+            let o7: Option<f64> = if n == 1 { Some((acc1 * 0.1).atan()) } else { None };
+            let t9: f64 = match o7 { Some(u8) => ((acc1 * 0.1).tanh() - u8).cos(), None => a.cos() };
+            acc1 += (2.0 + v0.iter().map(|q| (q * 0.1).cos()).product::<f64>().cos()).recip();
+        }
+        (acc1 * 0.1).tanh() - 1.5 * a + 0.5 * v0.iter().map(|q| ((q * 0.1) * 0.25).sin()).sum::<f64>()
+    }
+    check_p83(seed = 0x92dbe4abb773afa5, inputs = 1, calls = [], at = |p| (1, p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p84(c: f64, d: f64, a: f64, b: f64) -> f64 {
+        let mut acc0 = -0.3_f64.atan2(1.5 + c.cos());
+        for i in (0..8).step_by(2) {
+            for j in 0..2 {
+                acc0 -= (c * 0.5 * (a + (acc0 * 0.05).tanh()) * 0.5).sin();
+            }
+            acc0 += (c.powi(3) * b.sin() * 0.25).tanh();
+        }
+        let t1 = (2.0 + c.sin()).log2() - d;
+        let mut v2 = vec![0.0; 4];
+        for i in 0..v2.len() {
+            v2[i] = b;
+        }
+        0.25 * (t1 * 0.5).sin() + (acc0 * 0.05).sin() + a.tanh()
+    }
+    check_p84(seed = 0xba3e822dcd7eea89, inputs = 4, calls = [], at = |p| (p[0], p[1], p[2], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p85(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 1..xs.len() {
+            if ((xs[i - 1]) * (xs[i])).cos() * -0.44_f64 > -0.34 {
+                if a > -0.15 {
+                    continue;
+                }
+                let t1 = (((xs[i]).tanh()).sin()).tanh() * 1.5;
+            }
+            let t2 = (((xs[i - 1]).cos() * a).sin()).tanh() * 1.5;
+            extra = extra + (a).tanh() - (((xs[i]).cos() * t2 - (xs[i]).sin()).tanh()).tanh();
+            acc = acc + (((((t2).mul_add(0.5, a)) * 0.5).exp()).sin()).tanh() - (t2).tanh();
+        }
+        acc
+    }
+    check_p85(seed = 0x24a8d9e17e8b716b, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p86(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (a + xs[2]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() - 1 {
+            extra = extra + (a).tanh() - (((1.0 + (xs[i + 1] + a) * (xs[i + 1] + a)).ln()).mul_add(0.5, xs[i])).tanh();
+            let mut t2 = 0.0;
+            for j in 0..2 {
+                t2 += (xs[i] * (j as f64 + 0.5)).sin();
+            }
+            acc += (xs[i]).tanh();
+            let mut t3 = 0.0;
+            for j in 0..2 {
+                t3 += (((a).cos() * t1) * ((1.0 + (xs[i]) * (xs[i])).ln()) * (j as f64 + 0.5)).sin();
+            }
+            let t4 = (xs[i + 1]).tanh() * 1.5;
+            acc -= (((1.0 + ((1.0 + (xs[i + 1]) * (xs[i + 1])).ln()) * ((1.0 + (xs[i + 1]) * (xs[i + 1])).ln())).ln()) * ((t2 + t2).mul_add(0.5, t4))).tanh();
+        }
+        acc
+    }
+    check_p86(seed = 0x6da17015bed16135, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p87(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = ((v * (s)).mapv(f64::sin)).dot(&(x.dot(x) * 0.3)) * 0.3;
+        for _ in 0..n {
+            t1 = (((x * (s)).mapv(f64::tanh)).dot(&t1) * 0.3).mapv(f64::tanh) + &t1 * 0.5;
+        }
+        let t2 = (x.dot(x) * 0.3).dot(&(v / &t1.mapv(|q| q * q + 1.0))) * 0.3;
+        let t3 = (&(&t2 + &t2) * (((s) * (s)).tanh())).mapv(f64::sin);
+        let t4 = (&t1 + x).dot(&((s) - &t1)) * 0.3;
+        let t5 = s;
+        t5 + t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1
+    }
+    check_p87(seed = 0xf9d629dc68796907, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+#[differentiable]
+fn p88_h0(v: &[f64], s: f64, k: usize) -> f64 {
+    if k == 0 {
+        (v[0] * s).sin()
+    } else {
+        v[k % v.len()] * 0.6 + p88_h0(v, s * -0.5, k - 1).sin()
+    }
+}
+#[differentiable]
+fn p88_h1(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.75
+}
+program! {
+    #[differentiable]
+    fn p88(xs: &[f64], b: f64, a: f64) -> f64 {
+        let t1 = p88_h0(xs, a, 1);
+        let t2 = p88_h1(xs, a).sin();
+        let t3 = p88_h1(xs, b).sin();
+        let s4 = &xs[4..7];
+        let t5 = (s4[1] * t2.tanh() + s4[1]).sin() + s4[s4.len() - 1] * 0.3;
+        let s6 = &xs[..];
+        let t7 = (s6[4] * a + s6[6]).sin() + s6[s6.len() - 1] * 0.5;
+        let t8 = p88_h1(&xs[0..], t2.tanh()).sin();
+        t8 + t7 + t5 + t3 + t2 + a * 0.3
+    }
+    check_p88(seed = 0x66c65aadfcdba150, inputs = 9, calls = [], at = |p| (&p[0..7], p[7], p[8]));
+}
+
+program! {
+    #[differentiable]
+    fn p89(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (a + xs[4]).tanh();
+        let t2 = ((a).mul_add(0.5, t1) + a - a + xs[4]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() - 1 {
+            acc -= ((((xs[i + 1]).mul_add(0.5, a)) * 0.5).exp() + ((xs[i] + xs[i]) * 0.5).exp()).tanh();
+            let t3 = ((xs[i]).cos() * t1).tanh() * 1.5;
+            acc += (((((1.0 + (0.54_f64) * (0.54_f64)).ln()) * 0.5).exp()).tanh()).tanh();
+        }
+        acc
+    }
+    check_p89(seed = 0x5a541e9988186968, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+}
+
+#[differentiable]
+fn p90_h0(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).sin();
+    r[1] = v[1] * 0.6;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+#[differentiable]
+fn p90_h1(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 1.5
+}
+#[differentiable]
+fn p90_h2(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.75;
+    t + p90_h1(&v[1..], s * -0.5) + p90_h1(v, s).sin()
+}
+program! {
+    #[differentiable]
+    fn p90(w: [f64; 3], a: f64, b: f64, xs: &[f64]) -> f64 {
+        let arr1 = p90_h0(&xs[..5], b);
+        let t2 = arr1[0] * arr1[2];
+        let s3 = &xs[0..];
+        let t4 = (s3[4] * b + s3[1]).sin() + s3[s3.len() - 1] * 1.5;
+        let t5 = p90_h2(&xs[..4], w[2]);
+        t5 + t4 + t2 + w[1] * 0.5 + a * 0.3
+    }
+    check_p90(seed = 0x094a6b80e86abd25, inputs = 12, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), p[3], p[4], &p[5..12]));
+}
+
+program! {
+    #[differentiable]
+    fn p91(a: f64, b: f64) -> f64 {
+        let mut a = a;
+        let mut v0 = vec![0.0; 4];
+        for i in 0..v0.len() {
+            v0[i] = a;
+            if i > 0 {
+                v0[i] += v0[i - 1] * (a.atan() * 0.5).tanh();
+            }
+        }
+        let t1 = match ((b.powi(3) * 0.5).sin().abs() * 2.0) as usize % 3 { 0 => (1.25 * ((v0[2] * 0.25).atan() - v0[1] * 0.25) * 0.5).tanh(), 1 => (f64::min(b.tanh(), p65(f64::max(v0.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.25).sin()), v0.iter().enumerate().map(|(k, q)| (q * 0.25) * k as f64).sum::<f64>() * 0.5) * 0.05, 1, (b * a * 0.5).sin()) * 0.5 * a) * 0.5).sin(), _ => a };
+        1.25 * t1
+    }
+    check_p91(seed = 0x2b5fbbd45495d64d, inputs = 2, calls = [p65], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p92(a: f64, b: f64) -> f64 {
+        let mut acc0 = 1.0;
+        for i in 0..2 {
+            let t1 = match i % 3 { 0 => f64::cos(b).cos(), 1 => (1.5 + b.sin()).powf((b - b).tanh()), _ => (-a.powi(3) * 0.5).atan() };
+            for j in 1..=3 {
+                let t2 = match i % 3 { 0 | 1 => (2.0 + a.min(0.1).cos()).powi(-2), _ => ((a - b) * (a * a) * 0.25).atan() };
+                acc0 += (a.sin().cos() * 0.5).tanh();
+                acc0 += ((i as f64).cos() * 0.5).sin();
+            }
+            acc0 = b.min((acc0 * 0.1).sin().exp());
+        }
+        for i in 0..3 {
+            let t3 = a / (1.5 + (a - (p83(1, (b * 2.0 * 0.5).atan()) * 0.5).atan()).tanh()) * (1.25_f64.atan() + (a + (acc0 * 0.05).tanh()));
+            acc0 /= (2.0 + (1.0 + (acc0 * 0.05).atan().powi(2)).ln().cos());
+        }
+        for i in 0..2 {
+            acc0 = (acc0 * 0.05 + a * 0.2).sin();
+        }
+        (acc0 * 0.05).tanh() + b
+    }
+    check_p92(seed = 0x6414d4a21d7bbcd2, inputs = 2, calls = [p83], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p93(a: f64, b: f64) -> f64 {
+        let t0 = b;
+        let t1 = b - t0 * b;
+        let b = b * b;
+        let mut acc2 = (t1 * 0.5).atan();
+        if 0.75 * (b * 0.5).tanh() < 0.5 {
+            for i in 0..1 {
+                if (1.0 + (b * 0.5).sin().powi(2)).sqrt() < -0.4 && (acc2 * 0.5).tanh() < 0.1 {
+                    continue;
+                }
+                let mut b = b;
+                acc2 += ((t1 * 0.5).atan().mul_add((b * 0.5).tanh(), 0.1) * (1.0 * (acc2 * 0.5).atan()) * 0.5).tanh();
+            }
+            let t3 = f64::atan(a);
+        } else {
+            for i in 0..1 {
+                let mut acc4 = ((i as f64 + t0) * (0.9 / (2.0 + (acc2 * 0.25).sin().cos())) * 0.5).tanh();
+                acc4 *= (1.5 + 1.0_f64.sin()).powf((p83(1, a.atan()) * 0.5).atan().tanh()).tanh();
+            }
+        }
+        (t1 * 0.5).tanh().sin() + t0
+    }
+    check_p93(seed = 0xdb7f466c72a66b7f, inputs = 2, calls = [p83], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p94(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = ((x * v).mapv(f64::tanh)).mapv(f64::tanh);
+        for _ in 0..n {
+            t1 = (&t1 * ((s) + (s) * 0.5)).mapv(f64::sin) + &t1 * 0.5;
+        }
+        let mut t2 = t1.to_owned();
+        if n % 3 == 0 {
+            t2 = (x.mapv(f64::tanh)).dot(&t1) * 0.3;
+        }
+        let t3 = (&(v / &v.mapv(|q| q * q + 1.0)) * (s)).mapv(f64::sin);
+        let t4 = t2.dot(&(x.dot(x) * 0.3)) * 0.3;
+        t4.sum() * 0.2 + t3.dot(&t3) * 0.1 + t2.sum() * 0.2
+    }
+    check_p94(seed = 0x8fb395e57060f06c, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p95(a: f64) -> f64 {
+        let mut a = a;
+        if a * a > -0.2 {
+            let mut acc0 = (1.5 + a.cos()).sqrt();
+        } else {
+            let t1 = match (a.sin().abs() * 2.0) as usize % 3 { 0 => a * 1.0, 1 => f64::sin(f64::max(a, a)), _ => a };
+            a += (p77(2, a.min((p81((1.0 + 0.1_f64.powi(2)).cbrt(), f64::atan(a)) * 0.5).tanh()), ((0.9 - a) * 0.5).atan()) * 0.5).atan().abs().powi(2) * 0.5;
+            let t2 = (2.0 + a.sin()).ln();
+        }
+        for i in 1..=4 {
+            let mut v3 = vec![0.0; 2];
+            for j in 0..v3.len() {
+                v3[j] = (a * 0.1).atan() * (a * 0.1).tanh().cos();
+                if j > 0 {
+                    v3[j] += v3[j - 1] * ((a * 0.1).sin() * (a * 0.1) * 0.25).sin();
+                }
+            }
+            v3[1] = (i as f64).mul_add((a * 0.1).tanh(), v3.iter().enumerate().map(|(k, q)| (q * 0.25) * k as f64).sum::<f64>()).sin() * 0.5;
+        }
+        (a * 0.1).tanh().cos()
+    }
+    check_p95(seed = 0x3437aad5eae6e530, inputs = 1, calls = [p77, p81], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p96(b: f64, c: f64, xs: &[f64], a: f64) -> f64 {
+        let mut acc0 = 1.0;
+        acc0 -= c;
+        for i in 0..xs.len() {
+            for j in 0..3 {
+                if j < 1 {
+                    let t1 = match i % 3 { 0 => c.atan() - 0.6 / (1.0 + c * c), 1 => (acc0 * 0.05).atan(), _ => xs[1].powi(2).sin().exp_m1() };
+                }
+                acc0 -= xs[i];
+            }
+            acc0 = c;
+        }
+        let t2 = b.tanh().exp();
+        t2 + acc0 * 0.05 + b
+    }
+    check_p96(seed = 0xfaa9ef9dbc7eaf47, inputs = 6, calls = [], at = |p| (p[0], p[1], &p[2..5], p[5]));
+}
+
+program! {
+    #[differentiable]
+    fn p97(a: f64, xs: &[f64]) -> f64 {
+        let t1 = ((1.0 + ((a).sin()) * ((a).sin())).ln() + xs[2]).tanh();
+        let t2 = ((((a).mul_add(0.5, a)) * 0.5).exp() + xs[2]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            let t3 = ((((xs[i]).cos() * xs[i]).cos() * xs[i]).mul_add(0.5, t2)).tanh() * 1.5;
+            let mut t4 = 0.0;
+            for j in 0..2 {
+                t4 += (t1 * (j as f64 + 0.5)).sin();
+            }
+            if t3 < -0.26 {
+                break;
+            }
+            let mut t5 = 0.0;
+            for j in 0..2 {
+                t5 += (((0.91_f64) * 0.5).exp() * (j as f64 + 0.5)).sin();
+            }
+            if (xs[i]).mul_add(0.5, a) + (0.69_f64) * (t4) < -0.10 {
+                let mut t6 = 0.0;
+                for j in 0..2 {
+                    t6 += (((t3).cos() * xs[i]).tanh() * (j as f64 + 0.5)).sin();
+                }
+            } else {
+                acc += (((0.30_f64).tanh()).sin()).tanh();
+            }
+            acc = acc + ((((t3).cos() * xs[i]).mul_add(0.5, xs[i])).mul_add(0.5, t4)).tanh() - (((a + t2).cos() * xs[i]).sin()).tanh();
+        }
+        acc
+    }
+    check_p97(seed = 0x69df8ed981878cac, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p98(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            if (((xs[i]) * 0.5).exp()) * (a) > -0.25 {
+                break;
+            }
+            extra = extra + (a).tanh() - (((((0.80_f64) * 0.5).exp()).sin()) * ((xs[i]) * (-0.46_f64) + (xs[i]).cos() * a)).tanh();
+            let t1 = if xs[i] > -0.07 { (((a + xs[i]) * (a)) * (((-0.48_f64).sin()).tanh())).tanh() } else { xs[i] };
+            if (((-0.26_f64).sin()) * 0.5).exp() < 0.22 {
+                if (1.0 + ((xs[i]).mul_add(0.5, xs[i])) * ((xs[i]).mul_add(0.5, xs[i]))).ln() < -0.20 {
+                    acc -= (xs[i]).tanh();
+                    acc -= ((xs[i] + t1 - (1.0 + (xs[i]) * (xs[i])).ln()).tanh()).tanh();
+                }
+                let t2 = (a).tanh() * 1.5;
+            } else {
+                acc = acc + (((xs[i]).tanh()).cos() * xs[i] - t1).tanh() - ((((xs[i]).tanh()) * (t1 - xs[i])) * ((t1).tanh())).tanh();
+            }
+            if (xs[i] - -0.55_f64).sin() > -0.37 {
+                let t3 = (xs[i]).tanh() * 1.5;
+                if (((t3).cos() * -0.10_f64) * 0.5).exp() > 0.31 {
+                    continue;
+                }
+            } else {
+                acc += (xs[i]).tanh();
+            }
+            if i + 1 < xs.len() {
+                acc = acc + ((t1).mul_add(0.5, 0.83_f64)).tanh() - (t1).tanh();
+                if t1 < -0.22 {
+                    break;
+                }
+                acc += (xs[i + 1]).tanh();
+            }
+            acc -= ((xs[i]) * (xs[i]) - xs[i] - t1 - ((a).sin()) * ((xs[i]).sin())).tanh();
+        }
+        acc
+    }
+    check_p98(seed = 0xd1d08ada1f8f9662, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p99(a: f64, b: f64, n: usize, xs: &[f64]) -> f64 {
+        let mut acc0 = 0.0;
+        if a > a {
+            if xs[n % xs.len()].min(xs[n % xs.len()]) < -0.4 && b < 0.7 {
+                let t1 = b.tanh();
+            }
+        } else {
+            let a = a * 0.3_f64.atan();
+            acc0 -= (n as f64 * 0.25).tanh();
+        }
+        let t2 = (p83(1, ((b - xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())) * 0.5).atan()) * 0.5).sin() * 0.5 * (a * xs.iter().map(|q| q.cos()).product::<f64>());
+        for i in 0..n {
+            if i % 3 == 1 {
+                acc0 = ((acc0 * 0.25).tanh() + (acc0 * 0.25).tanh() / (1.0 + t2 * t2)).tanh();
+                let o3: Option<f64> = if n > 2 { Some(xs[i].mul_add(t2, a).atan2(1.5 + f64::sin(xs[xs.len() - 1 - i]).cos())) } else { None };
+                let t5: f64 = match o3 { Some(u4) => xs[xs.len() - 1 - i], None => a.mul_add(xs[2], b) * 0.5 };
+            } else {
+                let t6 = 0.5 * (a * a);
+            }
+            acc0 += xs[(n + 1) % 3];
+        }
+        (acc0 * 0.1).atan().cos() + b.cos() + 0.5 * (p91((acc0 * 0.1).tanh(), 0.25 * 2.0) * 0.5).tanh()
+    }
+    check_p99(seed = 0x69a24f53ae61894a, inputs = 5, calls = [p83, p91], at = |p| (p[0], p[1], 3, &p[2..5]));
+}
+
+#[differentiable]
+fn p100_h0(v: &[f64], s: f64) -> Option<f64> {
+    let head = if v[0] * s > -0.4 { Some((v[0] * s).tanh()) } else { None };
+    let h = head?;
+    Some(h * 1.5 + v[v.len() - 1] * 0.6)
+}
+#[differentiable]
+fn p100_h1(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.75
+}
+#[differentiable]
+fn p100_h2(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).tanh();
+    r[1] = v[1] * 0.3;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+program! {
+    #[differentiable]
+    fn p100(a: f64, xs: &[f64]) -> f64 {
+        let t1 = match p100_h0(&xs[0..], a) { Some(v) => v, None => a * 0.6 };
+        let t2 = p100_h1(&xs[..], t1.tanh()).sin();
+        let s3 = &xs[..4];
+        let t4 = (s3[1] * t2.tanh() + s3[3]).sin() + s3[s3.len() - 1] * -0.5;
+        let arr5 = p100_h2(&xs[..], t2.tanh() * 0.75);
+        let t6 = arr5[2] * arr5[2];
+        t6 + t4 + t2 + t1 + a * 0.3
+    }
+    check_p100(seed = 0x2fd96813a7822f01, inputs = 8, calls = [], at = |p| (p[0], &p[1..8]));
+}
+
+program! {
+    #[differentiable]
+    fn p101(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 1..xs.len() {
+            extra += ((xs[i]).tanh() - (xs[i - 1]).tanh() - (xs[i] - a).cos() * 0.38_f64).tanh();
+            let t1 = (((1.0 + (xs[i]) * (xs[i])).ln()).sin()).tanh() * 1.5;
+            acc += ((xs[i - 1]).cos() * xs[i] + (xs[i]) * (xs[i]) - (xs[i - 1]).cos() * xs[i] + (xs[i - 1]) * (xs[i])).tanh();
+        }
+        acc
+    }
+    check_p101(seed = 0x837eca115360a868, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p102(d: f64, b: f64, n: usize, c: f64, a: f64) -> f64 {
+        let t1 = { let u0 = 0.9_f64; a / (1.0 + u0 * u0) - c.max(n as f64) };
+        let c2 = |u3: f64| (1.5 + (n as f64).powi(2).ln_1p().cos()).sqrt();
+        let t4: f64 = c2(((b - c + d * c) * 0.5).atan()) - 0.5 * c2(0.3_f64 * 2.0);
+        let mut acc5 = (0.6_f64.cos().exp_m1() * 0.5).sin().powi(3);
+        for i in 0..2 {
+            if (t1 * 0.5).tanh() * 0.5 < 0.0 {
+                let t6 = (0.2_f64.cos() / (1.0 + (c * (t1 * 0.5).tanh()).powi(2))).hypot((0.9_f64 * 0.75).sin());
+            } else if (acc5 * 0.25).sin().abs() > 0.0 {
+                let a = a * (1.5 * (t1 * 0.5).atan());
+            } else {
+                acc5 += ((1.5 + d.sin()).log(2.5 + b.cos()).atan() * 0.5).sin();
+            }
+            acc5 = acc5 * 0.25 / (1.5 + 0.25_f64.tanh()) * -(acc5 * 0.25).sin() * 0.5;
+        }
+        (acc5 * 0.25).atan().cos() + t4.tanh() - 0.5 * (t1 * 0.5).sin() + 0.5 * a
+    }
+    check_p102(seed = 0x5d9b9d632958331c, inputs = 4, calls = [], at = |p| (p[0], p[1], 1, p[2], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p103(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (a + xs[0]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 1..xs.len() {
+            acc += (xs[i]).tanh();
+            let t2 = (t1 + (1.0 + (xs[i]) * (xs[i])).ln()).tanh() * 1.5;
+            let t3 = ((((t1) * (0.93_f64) + ((xs[i - 1]) * 0.5).exp()) * 0.5).exp()).tanh() * 1.5;
+            let t4 = if ((xs[i]) * 0.5).exp() + 0.25_f64 + xs[i - 1] < 0.07 { (t1).tanh() } else { ((xs[i]) * 0.5).exp() };
+            acc = acc + (((xs[i - 1] + t4) * (t3 + xs[i - 1])) * (((1.0 + (xs[i]) * (xs[i])).ln()).cos() * xs[i])).tanh() - ((((t1).mul_add(0.5, xs[i - 1]) + (1.0 + (xs[i - 1]) * (xs[i - 1])).ln()) * 0.5).exp()).tanh();
+            acc += (((((xs[i - 1]).tanh()) * 0.5).exp()) * ((((a) * 0.5).exp()) * ((xs[i - 1]).tanh()))).tanh();
+        }
+        acc
+    }
+    check_p103(seed = 0xed2a085b28fcfce6, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p104(a: f64, b: f64, xs: &[f64]) -> f64 {
+        let k0 = ((xs[1] / (2.0 + xs.iter().map(|q| q * b).sum::<f64>().cos()) * 0.5).tanh().abs() * 2.0) as usize % 3;
+        let mut acc1 = (b * 0.1).mul_add(b, f64::cos(a));
+        match k0 {
+            0 => {
+                let t2 = acc1.min(xs[2]);
+                let t3 = acc1 - f64::sin(a);
+            }
+            1 => {
+                let mut acc4 = 0.5;
+                let t5 = xs[1];
+            }
+            _ => {
+                let a = a * xs[1].hypot(acc1);
+            }
+        }
+        let t6 = (xs[0] * xs[1]).atan();
+        for i in 0..3 {
+            let flag7 = -(acc1 * 0.25).sin() > -0.2;
+            acc1 -= (b + xs[i]).atan() * 0.5;
+        }
+        0.9 * (acc1 * 0.1).sin() + 0.5 * xs[1]
+    }
+    check_p104(seed = 0xf878de8d93d1b60b, inputs = 5, calls = [], at = |p| (p[0], p[1], &p[2..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p105(a: f64, xs: &[f64]) -> f64 {
+        let t1 = ((1.0 + ((a) * (a)) * ((a) * (a))).ln() + xs[0]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() - 1 {
+            acc = acc + (((1.0 + (((a) * 0.5).exp()) * (((a) * 0.5).exp())).ln()).mul_add(0.5, -0.87_f64)).tanh() - ((xs[i + 1]).mul_add(0.5, xs[i])).tanh();
+            let t2 = ((1.0 + (xs[i + 1] - xs[i]) * (xs[i + 1] - xs[i])).ln()).tanh() * 1.5;
+            let t3 = ((t2) * (xs[i] + 0.37_f64) + ((xs[i]).cos() * -0.53_f64).tanh()).tanh() * 1.5;
+            acc = acc + (((a).cos() * t1) * ((xs[i] - xs[i + 1]).cos() * xs[i])).tanh() - (xs[i]).tanh();
+            acc = acc + (t2).tanh() - ((1.0 + (((t1).sin()).tanh()) * (((t1).sin()).tanh())).ln()).tanh();
+            acc -= (((a).cos() * xs[i + 1]).tanh()).tanh();
+        }
+        acc
+    }
+    check_p105(seed = 0xc5da88c388929e00, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+}
+
+program! {
+    #[differentiable]
+    fn p106(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (a + xs[0]).tanh();
+        let t2 = (((a).mul_add(0.5, t1)).cos() * t1 + xs[1]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            let t3 = if ((xs[i]).mul_add(0.5, t2)) * ((t1).tanh()) < 0.46 { (0.40_f64).tanh() } else { ((xs[i]) * 0.5).exp() };
+            let t4 = ((1.0 + ((1.0 + ((1.0 + (xs[i]) * (xs[i])).ln()) * ((1.0 + (xs[i]) * (xs[i])).ln())).ln()) * ((1.0 + ((1.0 + (xs[i]) * (xs[i])).ln()) * ((1.0 + (xs[i]) * (xs[i])).ln())).ln())).ln()).tanh() * 1.5;
+            let t5 = ((((1.0 + (xs[i]) * (xs[i])).ln()) * ((t1).mul_add(0.5, t3))) * (-0.55_f64 - (-0.03_f64).tanh())).tanh() * 1.5;
+            if i + 1 < xs.len() {
+                if (1.0 + (xs[i + 1]) * (xs[i + 1])).ln() + xs[i + 1] > 0.40 {
+                    break;
+                }
+                acc += ((xs[i + 1]).mul_add(0.5, t5)).tanh();
+            }
+            acc = acc + (xs[i]).tanh() - (xs[i]).tanh();
+        }
+        acc
+    }
+    check_p106(seed = 0x95790c9957ae93ff, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p107(b: f64, a: f64) -> f64 {
+        let mut acc0 = ((p84(0.3 * b, (b.powi(2) * 0.5).atan(), (a / (2.0 + b.cos()) * 0.5).sin(), (b / (1.0 + b.powi(2)) * 0.5).tanh()).hypot(b) - (b - b)) * 0.25).tanh();
+        if 0.6 > acc0 {
+            acc0 = (b.hypot(b).mul_add((1.5 + a.cos()).sqrt(), (2.0 + b.cos()).powi(-2)) * 0.5).atan();
+        }
+        for i in 0..4 {
+            let b = b * 0.75;
+            acc0 = (acc0 * 0.1 * (f64::max(b, i as f64) * 0.5).sin()).tanh();
+        }
+        (acc0 * 0.1).sin().sin()
+    }
+    check_p107(seed = 0x9ecf1a5e5529b823, inputs = 2, calls = [p84], at = |p| (p[0], p[1]),
+        params = ["b"] at [0]);
+}
+
+program! {
+    #[differentiable]
+    fn p108(b: f64, a: f64) -> f64 {
+        let mut acc0 = (a * (p79(2, (1.5 + a.sin()).log(2.5 + a.cos())) * 0.5).sin()).powi(2);
+        let mut k1 = 0;
+        loop {
+            acc0 = (a - 0.25) * (acc0 * 0.25).sin();
+            for j in 0..3 {
+                let t2 = if (acc0 * 0.05).sin() * b < -0.2 { a.powi(2) - b / (1.0 + 2.0_f64.powi(2)) } else { (1.5 + (2.0 + (acc0 * 0.05).sin().sin()).log2().sin()).log(2.5 + b.mul_add(b, (acc0 * 0.05).tanh()).cos()) };
+                acc0 += f64::atan(a) * 0.5;
+            }
+            let t3 = if a * 0.9 > b || acc0 * 0.05 < 0.25 { (a * 0.9).cos() } else { (a * 0.9).tanh() };
+            acc0 = b;
+            k1 += 1;
+            if (b.to_radians() > -0.4 && p84(((1.5 + a.sin()).powf(t3.tanh()) * 0.5).atan(), a.tanh(), (acc0 * 0.05).tanh().atan(), 0.25_f64.sin()) < 0.0) || k1 >= 3 { break; }
+        }
+        acc0 * 0.05 + b.cos()
+    }
+    check_p108(seed = 0xb429575ac2439b6b, inputs = 2, calls = [p79, p84], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p109(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (a + xs[0]).tanh();
+        let t2 = (a + xs[1]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            let t3 = if xs[i] < 0.42 { (((a + xs[i]).sin()).cos() * xs[i]).tanh() } else { xs[i] + a };
+            let mut t4 = 0.0;
+            for j in 0..2 {
+                t4 += (xs[i] * (j as f64 + 0.5)).sin();
+            }
+            acc = acc + (xs[i]).tanh() - ((((t3).cos() * xs[i]).tanh()).cos() * xs[i]).tanh();
+            let t5 = ((t2).tanh()).tanh() * 1.5;
+            acc += (t2 + (((t4) * 0.5).exp()).sin()).tanh();
+        }
+        acc
+    }
+    check_p109(seed = 0xaf2359692e52bd65, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p110(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = v + &(x.dot(x) * 0.3);
+        let mut t2 = &(t1.dot(x) * 0.3) + &(t1.mapv(|q| (q * 0.5).exp()));
+        if n % 3 == 0 {
+            t2 = ((s) + (s) * 0.5) * &((x * &t1).mapv(f64::tanh));
+        }
+        let t3 = s;
+        let t4 = t2.mean_axis(Axis(1)).unwrap();
+        let t5 = t1.to_owned();
+        t5.sum() * 0.2 + t4.dot(&t4) * 0.1 + t3
+    }
+    check_p110(seed = 0x0ffcfa7b770a9fad, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p111(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = &(v.dot(x) * 0.3) / &((s) - v).mapv(|q| q * q + 1.0);
+        if n % 2 == 0 {
+            t1 = (x.mapv(|q| q * q * 0.5 - q)).dot(&(v.mapv(|q| q.max(0.25) * 0.5))) * 0.3;
+        }
+        let mut t2 = (&(v.dot(x) * 0.3) * (x.sum() * 0.1)).mapv(f64::sin);
+        for _ in 0..n {
+            t2 = ((x + x).dot(&t2) * 0.3).mapv(f64::tanh) + &t2 * 0.5;
+        }
+        let mut t3 = t1.to_owned();
+        for _ in 0..n {
+            t3 = (x.dot(&t3) * 0.3).mapv(f64::tanh) + &t3 * 0.5;
+        }
+        let mut t4 = x.to_owned();
+        for _ in 0..n {
+            t4 = (&t4 * (t1[0])).mapv(f64::sin) + &t4 * 0.5;
+        }
+        let t5 = (t4.row(2).to_owned()).dot(&(t4.t().to_owned())) * 0.3;
+        t5.dot(&t5) * 0.1 + t4.sum() * 0.2 + t3.dot(&t3) * 0.1
+    }
+    check_p111(seed = 0xed07c164280231c3, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p112(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = (&(x / &x.mapv(|q| q * q + 1.0)) * (v.mean().unwrap())).mapv(f64::tanh);
+        if n % 2 == 0 {
+            t1 = x.to_owned();
+        }
+        let t2 = &(t1.column(1).to_owned()) / &((s) - v).mapv(|q| q * q + 1.0);
+        let t3 = x.to_owned();
+        t3.sum() * 0.2 + t2.dot(&t2) * 0.1 + t1.sum() * 0.2
+    }
+    check_p112(seed = 0x70d0dec270ffeebf, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+#[differentiable]
+fn p113_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.25).cos();
+    }
+    acc * -0.5 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p113_h1(y: &mut [f64], s: f64) -> f64 {
     for i in (1..y.len()).rev() {
         y[i] = (y[i] * s + y[i - 1] * 0.75).tanh();
     }
@@ -2808,840 +3350,1412 @@ fn p101_h2(y: &mut [f64], s: f64) -> f64 {
     y[0] * y[y.len() - 1]
 }
 #[differentiable]
-fn p101_h3(y: &mut [f64], x: &[f64], s: f64) {
-    let _ = p101_h2(y, s);
-    p101_h0(s * 1.5, &x[1..], y);
-}
-program! {
-    #[differentiable]
-    fn p101(xs: &[f64], a: f64) -> f64 {
-        let mut buf1 = vec![0.0; 2];
-        for i in 0..2 {
-            buf1[i] = xs[i + 0] * a;
-        }
-        for _ in 0..3 {
-            p101_h0(a * 0.5, xs, &mut buf1);
-        }
-        p101_h0(a, xs, &mut buf1);
-        let t2 = buf1[0] + buf1[1] * 0.5;
-        let t3 = p101_h1(xs, t2.tanh());
-        let mut buf4 = vec![0.6; 3];
-        p101_h3(&mut buf4[..2], &buf1[..2], t2.tanh());
-        p101_h0(a, &xs[..], &mut buf4[..3]);
-        for _ in 0..3 {
-            p101_h0(t2.tanh() * 0.6, &buf1[..2], &mut buf4);
-        }
-        let t5 = buf4[0] + buf4[2] * -0.5;
-        t5 + t3 + t2 + a * 0.3
-    }
-    check_p101(seed = 0x0c87179e57f1b13d, inputs = 7, calls = [], at = |p| (&p[0..6], p[6]));
-}
-
-program! {
-    #[differentiable]
-    fn p102(c: f64, d: f64, b: f64, a: f64) -> f64 {
-        let mut v0 = vec![0.0; 3];
-        for i in 0..v0.len() {
-            v0[i] = (0.1 * d).powi(3);
-            if i > 0 {
-                v0[i] += v0[i - 1] * (p91(a, d.powi(2) * 0.5, (c * b * 0.5).tanh()) * 0.5).atan() * 0.5;
-            }
-        }
-        let mut acc1 = b.max(d.cos());
-        if acc1 > (v0[1] * 0.5).atan() {
-            let t2 = a * 0.2;
-            let t3 = if d / (1.0 + c * c) > 0.7 || d < 0.1 { (1.0 + (d + d).powi(2)).cbrt() } else { ((v0[1] * 0.5).tanh() + t2).max(c * 0.9) };
-        }
-        acc1.tanh()
-    }
-    check_p102(seed = 0xecc0c240427b23cf, inputs = 4, calls = [p91], at = |p| (p[0], p[1], p[2], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p103(a: f64, b: f64, n: usize) -> f64 {
-        let t0 = if n < 1 { b.max(n as f64).cos() } else { ((p82((a.powi(2) * 0.5).tanh(), b * a * 0.5, 0.9 * 0.75) * 0.5).tanh() / (1.0 + a.powi(2))).mul_add(a, a) };
-        let mut acc1 = (1.5 + a.cos()).sqrt();
-        acc1 = (n as f64 * b).sin();
-        acc1 += ((1.0 + 1.25_f64.powi(2)).sqrt() * 0.5).sin();
-        let mut w2 = 0;
-        while w2 < 3 {
-            acc1 = a / (1.0 + (n as f64).powi(2)) * 0.3;
-            acc1 = (t0 * 0.5).tanh() * (t0 * 0.5).atan();
-            let t3: f64 = b.powi(2).ln_1p();
-            acc1 /= (1.0 + (t3 * (acc1 * 0.25).tanh()).powi(2));
-            w2 += 1;
-        }
-        let mut w4 = 0;
-        while w4 < 4 && (0.3 < -0.4) {
-            for j in (0..1).rev() {
-                let c5 = |u6: f64| (t0 * 0.5 * (t0 * 0.5).atan()).tanh();
-                let t7: f64 = c5((p83((acc1 * 0.05).tanh() * a, (acc1 * 0.05).tanh() * w4 as f64 * 0.5) * 0.25).sin().to_radians()) - 0.5 * c5(0.9 + b);
-                acc1 = ((acc1 * 0.05).sin() * a.tanh()).sin();
-            }
-            acc1 *= (w4 as f64 - (acc1 * 0.05).atan()).tanh();
-            w4 += 1;
-        }
-        2.0 * (acc1 * 0.02).sin() + (t0 * 0.5).atan() - a.sin() + 0.5 * n as f64
-    }
-    check_p103(seed = 0x793f2845234af01e, inputs = 2, calls = [p82, p83], at = |p| (p[0], p[1], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p104(b: f64, a: f64) -> f64 {
-        let mut acc0 = a;
-        let mut k1 = 0;
-        loop {
-            for j in (0..4).step_by(2) {
-                let c2 = |u3: f64| (1.0 + a.powi(2)).sqrt().tanh();
-                let t4: f64 = c2(1.25_f64) - 0.5 * c2(a.sin().exp());
-                let mut w5 = 0;
-                while w5 < 1 {
-                    acc0 = t4;
-                    acc0 = (2.0 + ((t4 - k1 as f64) * 0.25).atan().cos()).powi(-2);
-                    w5 += 1;
-                }
-                acc0 = ((a - (acc0 * 0.02).atan()) * 1.5 * 0.5).sin();
-            }
-            acc0 /= (2.0 + b.cos());
-            k1 += 1;
-            if (b.cos() < 0.3) || k1 >= 4 { break; }
-        }
-        if a * (acc0 * 0.02).sin() < 0.5 {
-            return (2.0 + a.cos()).recip() - a / (1.5 + a.tanh());
-        }
-        if (2.0 + 0.2_f64.sin()).ln() < 0.1 && (acc0 * 0.02).sin() < 0.5 {
-            for i in 0..2 {
-                let b = b + b * (p83((b.hypot(b) * 0.5).sin(), (a / (1.0 + 0.25_f64.powi(2)) * 0.5).sin()) * 0.25);
-                acc0 += (f64::sin((b * 0.1).atan() / (1.0 + (acc0 * 0.02).atan().powi(2))) * 0.5).atan();
-            }
-        } else {
-            for i in (0..2).rev() {
-                let t6 = (1.0 + a.powi(2).powi(2)).sqrt();
-                acc0 = (1.5 + (a - (p103((a * a * 0.5).atan(), (b.powi(2) * 0.5).tanh(), 2) * 0.25).atan()).sin()).log(2.5 + (t6 * 0.5).cos());
-            }
-        }
-        (acc0 * 0.02).sin() + a + 0.5 * (acc0 * 0.02)
-    }
-    check_p104(seed = 0xf9afb577bf11fd0d, inputs = 2, calls = [p83, p103], at = |p| (p[0], p[1]));
-}
-
-#[differentiable]
-fn p105_h0(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).tanh() * 0.6;
-    }
-    y[0] * 0.25
-}
-#[differentiable]
-fn p105_h1(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.3
-}
-#[differentiable]
-fn p105_h2(v: &[f64], s: f64, k: usize) -> f64 {
-    if k == 0 {
-        (v[0] * s).sin()
-    } else {
-        v[k % v.len()] * 0.6 + p105_h2(v, s * 1.5, k - 1).sin()
-    }
-}
-program! {
-    #[differentiable]
-    fn p105(w: [f64; 3], b: f64, a: f64, xs: &[f64], ys: &mut [f64]) -> f64 {
-        let mut buf1 = vec![0.75; 4];
-        let _ = p105_h0(a, &xs[..], &mut buf1);
-        let _ = p105_h0(a, &xs[4..6], &mut buf1);
-        let t2 = buf1[0] + buf1[3] * 1.5;
-        let t3 = p105_h1(&xs[3..], t2.tanh());
-        let _ = p105_h0(t2.tanh() * 1.5, &xs[4..], ys);
-        let t4 = ys[1] * 1.5;
-        let t5 = p105_h1(&xs[..], t3.tanh());
-        let t6 = p105_h2(&w, b, 3);
-        let s7 = &xs[4..6];
-        let t8 = (s7[1] * t5.tanh() + s7[0]).sin() + s7[s7.len() - 1] * 0.25;
-        let s9 = &xs[..];
-        let t10 = (s9[0] * w[2] + s9[3]).sin() + s9[s9.len() - 1] * 0.75;
-        t10 + t8 + t6 + t5 + t4 + ys[2] + w[1] * 0.5 + a * 0.3
-    }
-    check_p105(seed = 0xf66680635ba2e480, inputs = 14, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), p[3], p[4], &p[5..11], &mut p[11..14].to_vec()));
-}
-
-#[differentiable]
-fn p106_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.75
-}
-#[differentiable]
-fn p106_h1(s: f64, x: &[f64], y: &mut [f64]) {
+fn p113_h2(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
         y[i] += (s * x[i % x.len()]).tanh() * -0.5;
     }
 }
 #[differentiable]
-fn p106_h2(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * -0.5 + (y[i] * s).tanh() * 0.25;
-    }
-}
-#[differentiable]
-fn p106_h3(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    p106_h2(y, s);
-    p106_h1(s * 0.5, &x[1..], y);
-    y[y.len() - 1] + x[0]
+fn p113_h3(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p113_h1(y, s);
+    p113_h2(s * 0.75, &x[1..], y);
 }
 program! {
     #[differentiable]
-    fn p106(w: [f64; 3], xs: &[f64], a: f64) -> f64 {
-        let t1 = p106_h0(xs, a).sin();
-        let mut buf2 = vec![0.75; 3];
-        p106_h1(t1.tanh(), &xs[4..], &mut buf2);
-        let t3 = buf2[0] + buf2[2] * 0.75;
+    fn p113(xs: &[f64], a: f64, b: f64) -> f64 {
+        let s1 = &xs[..];
+        let t2 = (s1[6] * a + s1[3]).sin() + s1[s1.len() - 1] * 0.5;
+        let t3 = p113_h0(s1, t2.tanh() * 1.5);
         let mut buf4 = vec![0.5; 2];
-        p106_h2(&mut buf4, t3.tanh() * 0.25);
-        let _ = p106_h3(&mut buf4, &xs[3..], a);
-        let t5 = p106_h3(&mut buf4, &buf2, a).tanh();
-        let t6 = buf4[0] + buf4[1] * -0.5;
-        let t7 = p106_h0(&w, w[0]);
-        let t8 = p106_h0(&xs[0..6], w[2]).sin();
-        let mut arr9 = [-0.5_f64; 3];
-        arr9[1] = t1.tanh();
-        arr9[2] = xs[2] * 0.25;
-        let t10 = arr9[1] * arr9[2];
-        let s11 = &xs[4..];
-        let t12 = (s11[1] * t6.tanh() * 1.5 + s11[0]).sin() + s11[s11.len() - 1] * 0.75;
-        t12 + t10 + t8 + t7 + t6 + w[1] * 0.5 + a * 0.3
+        p113_h3(&mut buf4, &xs[..6], t3.tanh() * -0.5);
+        let t5 = buf4[0] + buf4[1] * 0.25;
+        let mut buf6 = vec![0.0; 3];
+        for i in 0..3 {
+            buf6[i] = xs[i + 1] * t3.tanh() * 0.5;
+        }
+        p113_h3(&mut buf6, &xs[2..4], t2.tanh());
+        p113_h3(&mut buf6[..2], &s1[2..], t5.tanh() * -0.5);
+        let t7 = buf6[0] + buf6[2] * -0.5;
+        let mut buf8 = vec![0.5; 3];
+        let _ = p113_h1(&mut buf8, t7.tanh());
+        p113_h3(&mut buf8[0..3], &s1[..], t3.tanh());
+        let t9 = buf8[0] + buf8[2] * 0.3;
+        let mut buf10 = vec![0.75; 4];
+        let t11 = p113_h1(&mut buf10, b).tanh();
+        p113_h3(&mut buf10, &xs[4..], t7.tanh() * 0.75);
+        p113_h2(t2.tanh() * 0.6, &buf4[0..], &mut buf10);
+        let t12 = buf10[0] + buf10[3] * 0.6;
+        t12 + t11 + t9 + t7 + t5 + a * 0.3
     }
-    check_p106(seed = 0xb7126c793e5bda56, inputs = 11, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), &p[3..10], p[10]));
+    check_p113(seed = 0xa7a78c9c6f2ffef9, inputs = 9, calls = [], at = |p| (&p[0..7], p[7], p[8]));
 }
 
 program! {
     #[differentiable]
-    fn p107(a: f64) -> f64 {
-        let a = a * (1.5 * a);
-        let mut acc0 = 0.0;
+    fn p114(xs: &[f64], a: f64, b: f64) -> f64 {
+        let t0 = match ((xs.iter().map(|q| (q * 1.5).sin()).sum::<f64>() * 1.25 * 0.25).tanh().abs() * 2.0) as usize % 3 { 0 => (a.powi(3) * 0.5).atan(), 1 => ((1.5 + xs.iter().sum::<f64>().cos()).sqrt().hypot(xs[2] / (2.0 + xs[3].cos())) * 0.5).tanh(), _ => (b * b).sin().exp() };
+        let mut acc1 = t0;
+        match ((xs[2] * xs[1] * 0.5).tanh().abs() * 2.0) as usize % 3 {
+            0 => {
+                acc1 *= 0.5 + 0.4 * (1.5 + a.sin()).powf(0.1_f64.tanh()).sin();
+            }
+            1 => {
+                for i in (0..1).rev() {
+                    match i % 3 {
+                        0 => {
+                            let mut w2 = 0;
+                            while w2 < 3 {
+                                let t3 = if xs[w2] * a > b { (a + xs[3]).to_radians() } else { p93(xs[xs.len() - 1 - w2], (a - t0) * 0.25) };
+                                acc1 = ((acc1 * 0.1).sin() * f64::tanh(t0)).tanh();
+                                w2 += 1;
+                            }
+                        }
+                        1 => {
+                            let acc1 = (acc1 * 0.1).atan() * (a + 1.0);
+                        }
+                        _ => {
+                            let t4 = if 1.25 * t0 > xs[i] && (p84(0.25_f64.atan2(1.5 + a.cos()), (xs.iter().map(|q| q * q).sum::<f64>() * 0.25).sin().powi(2), (2.0_f64.mul_add((acc1 * 0.1).tanh(), b) * 0.5).sin(), (i as f64).atan2(1.5 + t0.cos()))) < 0.0 { 0.5 * t0 + xs[2] } else { i as f64 * (acc1 * 0.1).tanh() * (acc1 * 0.1).cos() };
+                        }
+                    }
+                    acc1 = ((acc1 * 0.1).sin().cos() / (1.5 + (b - b).tanh()) * 0.5).atan();
+                }
+            }
+            _ => {
+                let t5 = (acc1 * 0.1).sin() * 0.75;
+            }
+        }
+        1.5 * (acc1 * 0.1).sin() + t0.cos() + 0.25 * a
+    }
+    check_p114(seed = 0x65d5ec80f332d7e2, inputs = 6, calls = [p84, p93], at = |p| (&p[0..4], p[4], p[5]));
+}
+
+program! {
+    #[differentiable]
+    fn p115(a: f64, b: f64) -> f64 {
+        let mut acc0 = 0.9 / (1.0 + b * b);
         let mut w1 = 0;
-        while w1 < 2 && (a * 0.25 > 0.5 || (a * 0.25).tanh() < 0.5) {
-            let t2 = a * 0.25;
-            acc0 -= (t2 * 0.5).atan();
+        while w1 < 1 {
+            for j in 0..3 {
+                let t2 = (j as f64).min((acc0 * 0.1).sin()) + (acc0 * 0.1).sin().powi(3);
+                acc0 += 1.5_f64;
+            }
+            let mut b = b;
+            b = ((b + p107(a.tanh(), (w1 as f64).max(b))) * 2.0 * 0.5).tanh();
             w1 += 1;
         }
-        for i in 0..3 {
-            let acc0 = (acc0 * 0.1).atan() * i as f64;
+        if -(p108(a, b) * 0.5) > 0.5 {
+            return a * a;
         }
-        (acc0 * 0.1).tanh() + (a * 0.25).sin().cos()
-    }
-    check_p107(seed = 0xb9a9195ba60159aa, inputs = 1, calls = [], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p108(xs: &[f64], a: f64) -> f64 {
-        let s1 = &xs[2..=4];
-        let t2 = (s1[1] * a + s1[1]).sin() + s1[s1.len() - 1] * 0.6;
-        let s3 = &s1[..];
-        let t4 = (s3[0] * t2.tanh() * 0.6 + s3[2]).sin() + s3[s3.len() - 1] * 0.75;
-        let mut arr5 = [0.3_f64; 3];
-        arr5[1] = t4.tanh();
-        arr5[2] = xs[4] * 0.25;
-        arr5[0] = (a).sin();
-        let t6 = arr5[1] * arr5[0];
-        let mut arr7 = [1.5_f64; 3];
-        arr7[0] = t4.tanh();
-        arr7[1] = xs[4] * 1.5;
-        arr7[2] = (t6.tanh()).sin();
-        let t8 = arr7[2] * arr7[1];
-        t8 + t6 + t4 + t2 + a * 0.3
-    }
-    check_p108(seed = 0xbfba5d995699aadb, inputs = 7, calls = [], at = |p| (&p[0..6], p[6]));
-}
-
-program! {
-    #[differentiable]
-    fn p109(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 1..xs.len() {
-            acc += ((a).cos() * a).tanh();
-            extra += ((xs[i - 1] + a).sin() + (((1.0 + (a) * (a)).ln()) * 0.5).exp()).tanh();
-            extra += ((a).cos() * xs[i - 1]).tanh();
-            let t1 = ((a).mul_add(0.5, a)).tanh() * 1.5;
-            let t2 = if (a - t1) * ((1.0 + (0.67_f64) * (0.67_f64)).ln()) > -0.09 { ((((xs[i - 1] + a).sin()) * 0.5).exp()).tanh() } else { a };
-            acc += (a).tanh();
-        }
-        acc
-    }
-    check_p109(seed = 0xc62c86e916b9a3f6, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p110(xs: &[f64], a: f64, n: usize) -> f64 {
-        let mut acc0 = 0.0;
-        for i in 1..=1 {
-            let t3: f64 = { let v1: Vec<f64> = xs.iter().map(|&u2| (1.0 + xs[n].sin().powi(2)).ln()).collect(); v1[0] + v1[2] };
-            let t4 = t3;
-            if n == 1 {
-                if n % 2 == 0 {
-                    let t3 = t3 * 0.1_f64.abs();
-                } else {
-                    let t5 = ((1.5 + xs[n].sin()).powf(a.tanh()) + t4 * n as f64).sin();
-                }
+        let t3: f64 = (2.0 + (acc0 * 0.1 - b).sin()).log10();
+        let t4 = b / (2.0 + a.cos());
+        if (acc0 * 0.1).tanh() > t3 {
+            let t5 = if t3.abs() < 0.7 { t3 + t4 + t3.atan2(1.5 + t4.cos()) } else { f64::atan(t3 * (acc0 * 0.1).atan()) };
+            if b * a > (t5 * 0.25).tanh() {
+                let t6 = if 0.75 > -0.2 { a } else { (t4 * (acc0 * 0.1)).powi(2).ln_1p() };
             } else {
-                if (1.0 + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).powi(2)).ln() < 0.25 {
-                    return f64::sin(xs[n]).atan();
+                for i in 0..2 {
+                    let mut acc7 = ((t4 - t4) * 0.25).sin().powi(3);
+                    acc0 -= ((1.0 + (acc0 * 0.1).sin().mul_add(acc7, acc0 * 0.1).powi(2)).ln() * 0.5).sin();
                 }
             }
-            acc0 *= xs.iter().sum::<f64>().cos();
-        }
-        let a = a * a;
-        if xs[xs.len() - 1 - n].cos() < 0.5 {
-            let acc0 = (acc0 * 0.25).atan() - (p103(0.75_f64.min(xs[n]), ((n as f64 + (a * 0.5).atan()) * 0.5).tanh(), 2) * 0.25).sin().cos();
-        } else if (acc0 * 0.25).tanh().cos() < -0.2 {
-            let t8: f64 = xs[1..3].iter().map(|u6| { let u6 = *u6; (1.0 / (1.5 + (acc0 * 0.25).sin().tanh())).powi(2) }).sum();
-            match n % 3 {
-                0 => {
-                    if a * 0.5 + (a * 0.5).tanh() > -0.4 {
-                        return (0.1 + (acc0 * 0.25).tanh()).cos().exp2();
-                    }
-                }
-                1 => {
-                    if n == 0 {
-                        for i in 0..4 {
-                            let o9: Option<f64> = if xs[n].cos() > acc0 * 0.1 { Some((n as f64 * 0.9).cos()) } else { None };
-                            let t11: f64 = if let Some(u10) = o9 { (a * 0.5).tanh() / (1.0 + xs[n].powi(2)) + n as f64 * (p91((xs[i % xs.len()].tanh().exp() * 0.5).sin(), (2.0 + xs[n].sin()).log10(), ((acc0 * 0.1 - xs[2]) * 0.25).atan()) * 0.5).tanh() } else { (a * 0.5).tanh() };
-                            acc0 = xs[(i + 1) % 3] * (t8 * 0.1).sin() / (1.5 + ((t8 * 0.1).tanh() + acc0 * 0.1).tanh());
-                        }
-                    } else if n == 1 {
-                        for i in 0..n {
-                            let t14: f64 = xs.iter().take(2).map(|&u12| (1.5 + u12.sin()).log(2.5 + (a * 0.5).sin().cos()).cos().exp_m1()).fold(0.0, |s, v| s * 0.5 + v);
-                            acc0 = ((acc0 * 0.1).atan() * (((t8 * 0.1).atan() + (t14 * 0.1).tanh()) * 0.5).sin()).tanh();
-                        }
-                    } else {
-                        let t15 = xs[n].sin();
-                    }
-                }
-                _ => {
-                    let a = (a * 0.5).tanh() * xs[0];
-                }
-            }
+        } else if (acc0 * 0.1).tanh() + t3 < -0.1 {
+            let t9 = { let u8 = b; t4 };
         } else {
-            for i in 1..=1 {
-                for j in 0..1 {
-                    let mut acc16 = (acc0 * 0.1).tanh();
-                    acc0 += (n as f64).powi(2).ln_1p().max((acc0 * 0.1).atan().tanh()) * 0.5;
-                }
-                acc0 /= (2.0 + (acc0 * 0.05).sin().sin().exp2().cos());
-            }
+            let t10 = 1.25_f64.min(acc0 * 0.1);
         }
-        (a * 0.5).tanh().sin() + (acc0 * 0.05).tanh()
+        t4 - t3
     }
-    check_p110(seed = 0xb2d063014bfa0615, inputs = 4, calls = [p91, p103], at = |p| (&p[0..3], p[3], 1));
+    check_p115(seed = 0xc5648d0cb5f1e1d8, inputs = 2, calls = [p107, p108], at = |p| (p[0], p[1]));
 }
 
 #[differentiable]
-fn p111_h0(v: &[f64], s: f64, k: usize) -> f64 {
+fn p116_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.25).tanh();
+    }
+    acc * 0.5 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p116_h1(v: &[f64], s: f64, k: usize) -> f64 {
     if k == 0 {
-        (v[0] * s).cos()
+        (v[0] * s).tanh()
     } else {
-        v[k % v.len()] * 0.6 + p111_h0(v, s * 0.75, k - 1).cos()
+        v[k % v.len()] * 0.6 + p116_h1(v, s * 0.25, k - 1).tanh()
     }
 }
-#[differentiable]
-fn p111_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).tanh() * 0.25;
+program! {
+    #[differentiable]
+    fn p116(xs: &[f64], w: [f64; 3], a: f64) -> f64 {
+        let t1 = p116_h0(&xs[2..], a).sin();
+        let arr2: [f64; 3] = [w[0], xs[2] * 0.75, (t1.tanh()).sin()];
+        let t3 = arr2[0] * arr2[2];
+        let t4 = p116_h0(xs, w[0] * 1.5);
+        let t5 = p116_h1(xs, t4.tanh(), 1);
+        let s6 = &xs[..];
+        let t7 = (s6[4] * t1.tanh() + s6[4]).sin() + s6[s6.len() - 1] * 0.5;
+        t7 + t5 + t4 + t3 + t1 + w[1] * 0.5 + a * 0.3
     }
+    check_p116(seed = 0x12573942e0a69ffa, inputs = 11, calls = [], at = |p| (&p[0..7], <[f64; 3]>::try_from(&p[7..10]).unwrap(), p[10]));
 }
+
 #[differentiable]
-fn p111_h2(y: &mut [f64], s: f64) {
+fn p117_h0(y: &mut [f64], s: f64) {
     for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.25).tanh();
+        y[i] = (y[i] * s + y[i - 1] * 1.5).tanh();
     }
-    y[0] = (y[0] * 0.25 + s).sin();
+    y[0] = (y[0] * 0.75 + s).sin();
 }
 #[differentiable]
-fn p111_h3(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).cos() + v[1] * v[v.len() - 1] * -0.5
-}
-program! {
-    #[differentiable]
-    fn p111(ys: &mut [f64], xs: &[f64], a: f64) -> f64 {
-        let t1 = p111_h0(&xs[..], a, 1);
-        let mut buf2 = vec![0.0; 4];
-        for i in 0..4 {
-            buf2[i] = xs[i + 0] * t1.tanh();
-        }
-        p111_h1(t1.tanh() * 0.6, &xs[..1], &mut buf2);
-        for _ in 0..3 {
-            p111_h1(a * 0.6, xs, &mut buf2[..]);
-        }
-        p111_h2(&mut buf2, t1.tanh());
-        let t3 = buf2[0] + buf2[3] * 0.6;
-        let mut buf4 = vec![0.6; 2];
-        p111_h2(&mut buf4, a);
-        p111_h1(t3.tanh(), &buf2, &mut buf4);
-        let t5 = buf4[0] + buf4[1] * 1.5;
-        let mut buf6 = vec![0.6; 3];
-        p111_h1(a * -0.5, &ys[..], &mut buf6);
-        for _ in 0..3 {
-            p111_h1(t3.tanh(), &xs[6..=6], &mut buf6);
-        }
-        let t7 = buf6[0] + buf6[2] * 0.6;
-        for _ in 0..3 {
-            p111_h1(t7.tanh(), xs, ys);
-        }
-        let t8 = ys[2] * 0.25;
-        let t9 = p111_h3(&xs[..], a * 0.6);
-        let mut buf10 = vec![-0.5; 2];
-        for _ in 0..3 {
-            p111_h1(t3.tanh() * 0.25, ys, &mut buf10);
-        }
-        p111_h2(&mut buf10, t1.tanh());
-        p111_h1(t8.tanh(), &buf6, &mut buf10);
-        let t11 = buf10[0] + buf10[1] * 0.3;
-        t11 + t9 + t8 + t7 + t5 + ys[2] + a * 0.3
-    }
-    check_p111(seed = 0xaea900e6333000a6, inputs = 11, calls = [], at = |p| (&mut p[0..3].to_vec(), &p[3..10], p[10]));
-}
-
-program! {
-    #[differentiable]
-    fn p112(a: f64) -> f64 {
-        let t0 = a;
-        let mut v1 = vec![0.0; 4];
-        for i in 0..v1.len() {
-            v1[i] = (1.0 * t0).mul_add(a, t0 - t0) * 0.5;
-        }
-        let t2 = if 0.75 > 0.25 { (2.0 + t0.atan().cos()).powi(-2) } else { (t0 - a).atan2(1.5 + 1.25_f64.tanh().cos()) };
-        v1[0] -= (v1.iter().map(|q| q * q).sum::<f64>() / (1.0 + t0 * t0) * 0.5).tanh();
-        let mut acc3 = 1.0;
-        let mut k4 = 0;
-        loop {
-            let t5 = if 0.5 < -0.4 { a * t2 } else { (v1[2] * 0.1).tanh().atan() };
-            let a = a - (p82((v1[k4] * 0.1).sin(), -t2, -(p77((v1.iter().map(|q| ((q * 0.1) * 1.25).sin()).sum::<f64>() * 0.5).tanh(), (1.5 + t5.sin()).log(2.5 + (v1.iter().enumerate().map(|(k, q)| (q * 0.1) * k as f64).sum::<f64>() * 0.5).tanh().cos())) * 0.5).atan()) * 0.5).sin() * a;
-            v1[k4] += (t5 * 0.5).atan();
-            k4 += 1;
-            if (((v1.iter().enumerate().map(|(k, q)| (q * 0.1) * k as f64).sum::<f64>() * 0.5).sin() / (1.5 + (v1[1] * 0.1).sin().tanh())) < -0.4) || k4 >= 4 { break; }
-        }
-        let t6 = t2;
-        let mut v7 = vec![0.0; v1.len()];
-        for i in 0..v7.len() {
-            v7[i] = t0;
-        }
-        acc3 = (v7[2].powi(2).powi(2) * 0.5).atan();
-        0.2 * t2 + 0.75 * a
-    }
-    check_p112(seed = 0xe7ec11e11bff3b85, inputs = 1, calls = [p77, p82], at = |p| (p[0]));
-}
-
-#[differentiable]
-fn p113_h0(y: &mut [f64], s: f64) {
+fn p117_h1(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
-        y[i] = y[i] * 1.5 + (y[i] * s).sin() * 0.25;
+        y[i] -= (s * x[i % x.len()]).sin() * -0.5;
     }
 }
 #[differentiable]
-fn p113_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).cos() * -0.5;
+fn p117_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    p117_h0(y, s);
+    p117_h1(s * -0.5, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+#[differentiable]
+fn p117_h3(a: &mut [f64], b: &mut [f64], s: f64) {
+    for i in 0..a.len().min(b.len()) {
+        b[i] = b[i] * 0.3 + (a[i] * s).sin();
+        a[i] = (b[i] * -0.5).tanh() + a[i] * 0.5;
     }
 }
 #[differentiable]
-fn p113_h2(y: &mut [f64], x: &[f64], s: f64) {
-    p113_h0(y, s);
-    p113_h1(s * 1.5, &x[1..], y);
-}
-program! {
-    #[differentiable]
-    fn p113(a: f64, b: f64, xs: &[f64]) -> f64 {
-        let mut buf1 = vec![-0.5; 3];
-        p113_h0(&mut buf1, b * 1.5);
-        let t2 = buf1[0] + buf1[2] * 0.5;
-        let s3 = &xs[..];
-        let t4 = (s3[6] * t2.tanh() * 1.5 + s3[0]).sin() + s3[s3.len() - 1] * 0.75;
-        let mut buf5 = vec![0.6; 2];
-        p113_h2(&mut buf5, s3, t4.tanh());
-        p113_h1(b, s3, &mut buf5);
-        p113_h0(&mut buf5, a);
-        let t6 = buf5[0] + buf5[1] * 0.3;
-        let mut buf7 = vec![0.6; 3];
-        p113_h0(&mut buf7[..], t2.tanh());
-        p113_h1(t2.tanh(), &xs[6..], &mut buf7);
-        let t8 = buf7[0] + buf7[2] * 0.5;
-        t8 + t6 + t4 + t2 + a * 0.3
-    }
-    check_p113(seed = 0xc9d0c292182e6c6c, inputs = 9, calls = [], at = |p| (p[0], p[1], &p[2..9]));
-}
-
-program! {
-    #[differentiable]
-    fn p114(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 1..xs.len() {
-            let t1 = ((xs[i - 1]).tanh()).tanh() * 1.5;
-            let t2 = ((0.23_f64).sin()).tanh() * 1.5;
-            acc -= ((1.0 + (xs[i] + (1.0 + (xs[i - 1]) * (xs[i - 1])).ln()) * (xs[i] + (1.0 + (xs[i - 1]) * (xs[i - 1])).ln())).ln()).tanh();
-        }
-        let r = acc;
-        r
-    }
-    check_p114(seed = 0xd57154d0138f9daf, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p115(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = &(v - v) / &(v + v).mapv(|q| q * q + 1.0);
-        let t2 = &(&t1 / &v.mapv(|q| q * q + 1.0)) - &(t1.sin());
-        let t3 = ((s) * x).column(0).to_owned();
-        let mut t4 = (x - &t2).row(0).to_owned();
-        for _ in 0..n {
-            t4 = (x.dot(&t4) * 0.3).mapv(f64::tanh) + &t4 * 0.5;
-        }
-        let t5 = x / &t1.mapv(|q| q * q + 1.0);
-        t5.sum() * 0.2 + t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1
-    }
-    check_p115(seed = 0xa150f82962ff361b, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p116(xs: &[f64], b: f64, a: f64, c: f64, n: usize) -> f64 {
-        let mut acc0 = 0.5;
-        for i in 0..xs.len() {
-            let mut v1 = vec![0.0; 4];
-            for j in 0..v1.len() {
-                v1[j] = (1.5 + (n as f64 / (1.5 + b.tanh())).cos()).sqrt();
-            }
-            let t2 = b;
-            acc0 += (f64::max(c, v1[i]).cos() * 0.5).sin();
-        }
-        let t3 = (2.0 + (n as f64).cos()).recip().sin().exp() + (acc0 * 0.1).tanh().mul_add(a, xs[3]) * (xs[n] * (acc0 * 0.1));
-        (t3 * 0.1).atan().tanh() + (acc0 * 0.1).sin() + c + 2.0 * b + 0.5 * c
-    }
-    check_p116(seed = 0x1d5d55d81de6f2a0, inputs = 7, calls = [], at = |p| (&p[0..4], p[4], p[5], p[6], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p117(xs: &[f64], a: f64) -> f64 {
-        let k0 = (xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).abs().abs() * 2.0) as usize % 3;
-        let t1 = match k0 { 0 => (a + a) * 0.5, 1 => xs.iter().map(|q| q.cos()).product::<f64>() * -xs[2], _ => ((f64::cos(a) + a) * 0.5).atan() };
-        let flag2 = xs[0] - t1 > 0.1;
-        let mut acc3 = 1.0;
-        let t4 = xs[1];
-        let mut w5 = 0;
-        while w5 < 4 {
-            acc3 += ((1.5 + xs[w5].sin()).log(2.5 + (p79(2, a.to_radians(), (0.5 * xs[w5].tanh()).asin(), ((1.5 + xs[w5].sin()).powf(xs[w5].tanh()) * 0.5).sin()) * 0.5).cos()) + t4 * t4) * 0.25;
-            let t8: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u6, &w7)| a.hypot(a) * u6 * (0.5 * w7)).sum();
-            let t10 = { let u9 = ((t8 * 0.1).atan() / (2.0 + xs[3].cos()) * xs.iter().map(|q| q * t4).sum::<f64>().atan() * 0.5).sin(); f64::tanh(xs[0]) * (1.5 + (t8 * 0.1).tanh().cos()).sqrt() };
-            let t4 = t4 - xs[w5] * 0.5;
-            w5 += 1;
-        }
-        t4.cos() + 1.25 * (acc3 * 0.1).tanh() + 0.5 * t1
-    }
-    check_p117(seed = 0xbdef5742e90f3e9b, inputs = 5, calls = [p79], at = |p| (&p[0..4], p[4]));
-}
-
-#[differentiable]
-fn p118_h0(v: &[f64], s: f64) -> f64 {
+fn p117_h4(v: &[f64], s: f64) -> f64 {
     (v[0] * s).tanh() + v[1] * v[v.len() - 1] * -0.5
 }
 #[differentiable]
-fn p118_h1(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.25 + (y[i] * s).cos() * 0.25;
-    }
-}
-#[differentiable]
-fn p118_h2(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).cos() * 1.5;
-    }
-    y[0] * 0.3
-}
-#[differentiable]
-fn p118_h3(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    p118_h1(y, s);
-    let _ = p118_h2(s * 0.3, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-program! {
-    #[differentiable]
-    fn p118(a: f64, xs: &[f64], b: f64) -> f64 {
-        let t1 = p118_h0(&xs[1..6], a * 0.3).sin();
-        let arr2: [f64; 3] = [t1.tanh(), xs[3] * 0.75, (a * -0.5).sin()];
-        let t3 = arr2[0] * arr2[2];
-        let mut buf4 = vec![0.5; 2];
-        let t5 = p118_h3(&mut buf4, xs, b).tanh();
-        let t6 = p118_h2(t5.tanh(), &xs[0..3], &mut buf4).tanh();
-        for _ in 0..2 {
-            p118_h1(&mut buf4, t5.tanh());
-        }
-        let t7 = buf4[0] + buf4[1] * 0.75;
-        let t8 = p118_h0(&xs[..], a).sin();
-        let s9 = &xs[..];
-        let t10 = (s9[3] * b + s9[0]).sin() + s9[s9.len() - 1] * 0.3;
-        let t11 = p118_h0(&xs[2..=4], t5.tanh());
-        t11 + t10 + t8 + t7 + t6 + a * 0.3
-    }
-    check_p118(seed = 0x2f4c0b5e62bde5fc, inputs = 8, calls = [], at = |p| (p[0], &p[1..7], p[7]));
-}
-
-#[differentiable]
-fn p119_h0(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).sin() * 0.75;
-    }
-    y[0] * 0.25
-}
-#[differentiable]
-fn p119_h1(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.6).tanh();
-    }
-    acc * 0.25 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p119_h2(v: &[f64], s: f64) -> f64 {
+fn p117_h5(v: &[f64], s: f64) -> f64 {
     let head = &v[..2];
-    let t = head[0] * head[1] * 0.75;
-    t + p119_h1(&v[1..], s * 0.6) + p119_h1(v, s).cos()
-}
-#[differentiable]
-fn p119_h3(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).sin();
-    r[1] = v[1] * 0.5;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-#[differentiable]
-fn p119_h4(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * -0.5 + (y[i] * s).sin() * 0.25;
-    }
+    let t = head[0] * head[1] * 0.6;
+    t + p117_h4(&v[1..], s * 0.5) + p117_h4(v, s).sin()
 }
 program! {
     #[differentiable]
-    fn p119(a: f64, xs: &[f64], w: [f64; 3]) -> f64 {
-        let s1 = &xs[1..];
-        let t2 = (s1[4] * w[0] * 0.3 + s1[1]).sin() + s1[s1.len() - 1] * 0.3;
-        let mut buf3 = vec![0.0; 4];
-        for i in 0..4 {
-            buf3[i] = xs[i + 1] * a;
-        }
-        let t4 = p119_h0(t2.tanh() * 0.25, &xs[0..], &mut buf3).tanh();
-        let t5 = buf3[0] + buf3[3] * 0.25;
-        let t6 = p119_h2(&buf3[..], t4.tanh() * -0.5).sin();
-        let arr7 = p119_h3(&s1[3..5], t2.tanh());
-        let t8 = arr7[0] * arr7[1];
-        let mut buf9 = vec![0.0; 3];
+    fn p117(a: f64, xs: &[f64]) -> f64 {
+        let mut buf1 = vec![0.0; 3];
         for i in 0..3 {
-            buf9[i] = xs[i + 1] * w[2];
+            buf1[i] = xs[i + 3] * a;
         }
-        let _ = p119_h0(t2.tanh(), xs, &mut buf9);
-        let t10 = p119_h0(a * 0.5, &buf3[..3], &mut buf9).tanh();
-        p119_h4(&mut buf9[1..], t2.tanh());
-        let t11 = buf9[0] + buf9[2] * 0.25;
-        let t12 = p119_h2(&xs[..6], t6.tanh());
-        let t13 = p119_h2(&buf9[0..], t4.tanh());
-        t13 + t12 + t11 + t10 + t8 + w[1] * 0.5 + a * 0.3
+        let t2 = p117_h2(&mut buf1, &xs[..], a).tanh();
+        let t3 = p117_h2(&mut buf1, &xs[..6], t2.tanh()).tanh();
+        p117_h1(a, xs, &mut buf1);
+        let (h4, c5) = buf1.split_at_mut(1);
+        p117_h3(h4, c5, a);
+        let t6 = c5[0] * 1.5 + h4[h4.len() - 1] + c5.len() as f64 * 0.1;
+        let t7 = buf1[0] + buf1[2] * 1.5;
+        let s8 = &xs[..2];
+        let t9 = (s8[0] * t6.tanh() + s8[1]).sin() + s8[s8.len() - 1] * 1.5;
+        let s10 = &s8[..];
+        let t11 = (s10[0] * t9.tanh() + s10[0]).sin() + s10[s10.len() - 1] * 0.5;
+        let t12 = p117_h5(xs, t7.tanh());
+        let mut arr13 = [-0.5_f64; 3];
+        arr13[0] = t11.tanh();
+        arr13[1] = xs[3] * 0.5;
+        let t14 = arr13[1] * arr13[1];
+        let t15 = p117_h5(xs, t11.tanh());
+        let s16 = &s8[0..2];
+        let t17 = (s16[1] * t7.tanh() + s16[0]).sin() + s16[s16.len() - 1] * 1.5;
+        t17 + t15 + t14 + t12 + t11 + a * 0.3
     }
-    check_p119(seed = 0xb609843679e8db14, inputs = 10, calls = [], at = |p| (p[0], &p[1..7], <[f64; 3]>::try_from(&p[7..10]).unwrap()));
+    check_p117(seed = 0xc905f245cab967e8, inputs = 8, calls = [], at = |p| (p[0], &p[1..8]));
 }
 
 program! {
     #[differentiable]
-    fn p120(n: usize, a: f64) -> f64 {
-        let t0: f64 = a * ((a + a) / (1.0 + (2.0 * a).powi(2)));
-        let mut acc1 = 0.0;
-        if 0.9 * (t0 * 0.25) > 0.3 {
-            let t2 = if a.tanh().cosh() > 0.25 || a < -0.4 { (t0 * 0.25).sin() * a * ((t0 * 0.25).tanh() * 1.25) } else { (a + a) / (2.0 + (t0 * 0.25).sin().sin().cos()) };
-            let mut v3 = vec![0.0; n];
-            for i in 0..v3.len() {
-                v3[i] = (1.5 + f64::max(0.75, i as f64).cos()).sqrt();
-            }
+    fn p118(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = x / &x.mapv(|q| q * q + 1.0);
+        let mut t2 = &((s) * &t1) / &x.mapv(|q| q * q + 1.0);
+        for _ in 0..n {
+            t2 = (&t2 * ((s) + (s) * 0.5)).mapv(f64::sin) + &t2 * 0.5;
         }
-        let t4: f64 = (n as f64).cos();
-        let mut v5 = vec![0.0; n];
-        for i in 0..v5.len() {
-            v5[i] = ((a * a - -t4) * 0.5).tanh();
+        let mut t3 = x.to_owned();
+        if n % 2 == 0 {
+            t3 = &(x.dot(&t1) * 0.3) + &(x - v);
         }
-        if n == 0 {
-            let mut k6 = 0;
-            loop {
-                let t7 = v5.iter().map(|q| ((q * 0.25) * 0.25).sin()).sum::<f64>();
-                acc1 += ((v5.iter().enumerate().map(|(k, q)| (q * 0.25) * k as f64).sum::<f64>() + n as f64 - f64::cos((p82(t4 * (t0 * 0.25).tanh(), ((t0 * 0.25).atan() - (v5[0] * 0.25).atan()) * 0.5, (v5[k6 % v5.len()] * 0.25).atan().cos()) * 0.5).atan())) * 0.1).atan();
-                k6 += 1;
-                if ((v5[(k6 + 1) % 1] * 0.25).sin().tanh() > (v5[(n + 1) % 1] * 0.25).atan()) || k6 >= 3 { break; }
-            }
-        } else {
-            acc1 /= (1.0 + ((t0 * 0.25).sin() * (acc1 * 0.25).atan()).powi(2));
-        }
-        0.2 * t4 + (acc1 * 0.25).atan() + (t0 * 0.25).sin() + 0.5 * a
+        t3.sum() * 0.2 + t2.sum() * 0.2 + t1.sum() * 0.2
     }
-    check_p120(seed = 0x4136e211bf989850, inputs = 1, calls = [p82], at = |p| (1, p[0]));
+    check_p118(seed = 0x8f2811e0568f8a9e, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
 }
 
 program! {
     #[differentiable]
-    fn p121(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = v.to_owned();
-        if n % 3 == 0 {
-            t1 = x.mean_axis(Axis(1)).unwrap();
+    fn p119(a: f64, b: f64) -> f64 {
+        let mut acc0 = f64::min(a, b) / (1.0 + (b * 1.5).powi(2));
+        let mut w1 = 0;
+        while w1 < 1 {
+            let mut w2 = 0;
+            while w2 < 1 {
+                let t3 = match w1 { 0 => (b * (acc0 * 0.25)).atan(), _ => (w1 as f64).cos().exp_m1().mul_add(b - 0.25, (acc0 * 0.25).tanh() * (acc0 * 0.25).atan()) * 0.25 };
+                acc0 += ((-1.5_f64).atan() * 0.5).sin();
+                w2 += 1;
+            }
+            let a = a * f64::tanh((acc0 * 0.25).tanh());
+            acc0 /= (2.0 + ((acc0 * 0.25).tanh() + a * 0.5).cos());
+            w1 += 1;
         }
-        let t2 = -x.mapv(f64::sin);
-        t2.sum() * 0.2 + t1.dot(&t1) * 0.1 + s
+        for i in 0..2 {
+            acc0 = 0.6 - (acc0 * 0.1).sin() * a;
+        }
+        (acc0 * 0.1).sin().sin()
     }
-    check_p121(seed = 0xc51fe579a15fecb8, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p122(b: f64, xs: &[f64], a: f64, c: f64) -> f64 {
-        let mut acc0 = a.atan();
-        if a < -0.2 {
-            for i in 0..2 {
-                let mut acc1 = 1.0;
-                let mut w2 = 0;
-                while w2 < 1 && (0.9 * c > 0.1) {
-                    let t3 = match w2 % 3 { 0 => ((xs[w2] + xs[w2]).mul_add(xs.iter().map(|q| q * b).sum::<f64>() / (1.0 + b.powi(2)), w2 as f64) * 0.5).atan(), 1 => (w2 as f64).sin(), _ => ((acc0 * 0.1).tanh() / (1.5 + (1.5 + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).sin()).powf(xs[xs.len() - 1 - w2].tanh()).tanh()) * 0.5).tanh() };
-                    acc0 += (t3 / (1.5 + a.powi(2).tanh()) * 0.25).atan();
-                    w2 += 1;
-                }
-                acc1 -= (acc0 * 0.1).sin();
-            }
-        } else {
-            for q4 in xs.iter() {
-                for j in 0..xs.len() {
-                    if (1.5 + xs.iter().sum::<f64>().cos()).sqrt() > 0.1 {
-                        if j % 3 == 1 {
-                            if j < 1 {
-                                let t5 = c.tanh().exp2();
-                            } else {
-                                if c.powi(2) > 0.3 {
-                                    let t8: f64 = xs.iter().rev().skip(1).map(|&u6| (acc0 * 0.05).sin() + xs[0]).sum();
-                                } else {
-                                    let t9 = xs[j];
-                                }
-                            }
-                        } else if j == 2 {
-                            if j < 1 {
-                                acc0 *= 0.5 + 0.4 * xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).abs().sin();
-                            } else if j % 2 == 0 {
-                                if xs[j] - (acc0 * 0.02).atan() > a {
-                                    let t10 = (a.sin() + (2.0 + 0.6_f64.sin()).sqrt()).tanh().exp();
-                                } else {
-                                    let t11 = match j % 3 { 0 => ((j as f64 - xs[j]).max(0.25 * *q4) * 0.5).atan(), 1 => c, _ => (xs.iter().sum::<f64>() * (acc0 * 0.02)).clamp(-0.75, 0.75) };
-                                }
-                            } else {
-                                match j % 3 {
-                                    0 => {
-                                        acc0 -= (xs[xs.len() - 1 - j].abs().max(xs[j] - b) * 0.5).tanh();
-                                    }
-                                    1 => {
-                                        let t14: f64 = { let v12: Vec<f64> = xs.iter().map(|&u13| (2.0 + (2.0 * j as f64).sin()).ln()).collect(); v12[0] + v12[2] };
-                                    }
-                                    _ => {
-                                        let t15 = xs.iter().map(|q| q * q).sum::<f64>().tanh().hypot(xs.iter().map(|q| q.cos()).product::<f64>().sin()) / (2.0 + (p91(((b + 0.9) * 0.5).atan(), ((1.0 + a.powi(2)).sqrt() * 0.5).atan(), f64::atan((acc0 * 0.02).sin())) * 0.5).tanh().max((acc0 * 0.02).tanh()).cos());
-                                    }
-                                }
-                            }
-                        }
-                    } else {
-                        let flag16 = c * b > -0.2;
-                    }
-                    acc0 += (((*q4).cos() + b.atan()) * 0.25).sin();
-                }
-                acc0 += (acc0 * 0.02).sin();
-            }
-        }
-        if b.atan2(1.5 + c.cos()) < -0.2 {
-            let t19: f64 = xs[1..3].iter().map(|u17| { let u17 = *u17; u17 }).sum();
-        } else if p102(a, ((c + xs.iter().map(|q| q.cos()).product::<f64>()) * 0.5).tanh(), xs.iter().sum::<f64>().cos(), xs[1].sin()) / (1.5 + xs.iter().map(|q| q * q).sum::<f64>().tanh()) < 0.7 && xs[1] < 0.5 {
-            let t20 = f64::min((a * xs[0]).cos(), (acc0 * 0.02).sin() + b / (1.0 + b.powi(2)));
-        } else {
-            let mut a = a;
-        }
-        acc0 * 0.02
-    }
-    check_p122(seed = 0xbb8b21a9cd1d10fb, inputs = 6, calls = [p91, p102], at = |p| (p[0], &p[1..4], p[4], p[5]));
-}
-
-program! {
-    #[differentiable]
-    fn p123(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (((a).cos() * a).tanh() + xs[4]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        let mut carried = 0.5;
-        for i in 1..xs.len() {
-            let mut t2 = 0.0;
-            for j in 0..2 {
-                t2 += (0.77_f64 * (j as f64 + 0.5)).sin();
-            }
-            if xs[i] < 0.05 {
-                let t3 = if xs[i] < -0.42 { (xs[i - 1]).tanh() } else { t1 + t1 };
-            } else {
-                acc += ((((xs[i - 1]) * (a)).mul_add(0.5, xs[i - 1])).cos() * xs[i]).tanh();
-            }
-            acc = acc + (((t2) * ((xs[i - 1]).tanh())).mul_add(0.5, xs[i])).tanh() - ((-0.26_f64 - xs[i] + ((a) * 0.5).exp()).sin()).tanh();
-            carried = carried * 0.5 + (xs[i]).tanh();
-            acc += carried;
-        }
-        acc
-    }
-    check_p123(seed = 0x86e2e1899d2d1a3e, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]),
+    check_p119(seed = 0xce7dbf2b9cf22f5d, inputs = 2, calls = [], at = |p| (p[0], p[1]),
         params = ["a"] at [0]);
 }
 
 program! {
     #[differentiable]
-    fn p124(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (a + (a).mul_add(0.5, a) + xs[3]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            let t2 = (xs[i]).tanh() * 1.5;
-            acc += ((((1.0 + (xs[i]) * (xs[i])).ln()).sin()).cos() * xs[i]).tanh();
-            let t3 = (t2).tanh() * 1.5;
-            if xs[i] < 0.18 {
-                continue;
-            }
-            let mut t4 = 0.0;
-            for j in 0..2 {
-                t4 += (((1.0 + (xs[i]) * (xs[i])).ln()).sin() * (j as f64 + 0.5)).sin();
-            }
-            acc += ((xs[i]).mul_add(0.5, xs[i])).tanh();
+    fn p120(b: f64, a: f64) -> f64 {
+        let t1 = { let u0 = ((a * a - b.tanh()) * 0.5).tanh(); (2.0 + b.sin()).cbrt().max((1.5 + u0.sin()).log(2.5 + b.cos())) };
+        let mut acc2 = ((t1 - a) * t1 * 0.25).tanh();
+        if t1 * a < 0.25 {
+            let mut acc2 = acc2;
         }
-        acc
+        acc2 = acc2;
+        acc2 + t1 + a
     }
-    check_p124(seed = 0x4bb7e08309609661, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+    check_p120(seed = 0x5aee205794ccf426, inputs = 2, calls = [], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p121(b: f64, a: f64, n: usize) -> f64 {
+        let t0 = a;
+        let t1 = -t0;
+        let t2 = (b + a).cos().exp();
+        let t3 = if n % 3 == 1 { (1.5 + (2.0 + (p83(1, (a.tanh().exp2() * 0.5).atan()) * 0.5).atan().sin()).cbrt().sin()).log(2.5 + 0.2_f64.mul_add(t0, t2).cos()) } else { a.sin().mul_add(t0 * t2, 0.9 - t1) };
+        let t4 = t1.clamp(-0.75, 0.75) / (1.0 + (t1 * 1.0).powi(2));
+        let mut acc5 = t3 * 0.25;
+        for i in (0..4).rev() {
+            for j in 0..1 {
+                for l in 0..1 {
+                    let t6: f64 = t1 * (acc5 * 0.05).tanh();
+                    acc5 = (t3 * 0.25).tanh().atan() * t2.atan();
+                }
+                acc5 += (p119((acc5 * 0.05).tanh() - 0.2, ((t1 - t0) * 0.5).atan()).mul_add(t4, 0.9) - (0.5 * t4.tanh()).acos()) * 0.25;
+            }
+            acc5 = 2.0 * t0.powi(2) * 0.5;
+        }
+        let t7 = t2 * (((t3 * 0.25).atan() - t2) / (1.0 + t4.mul_add(n as f64, t2).powi(2)));
+        let t2 = t2 - t4.cos();
+        acc5 = (acc5 * 0.05 * (f64::min(n as f64, t1) * 0.5).atan()).atan();
+        0.6 * (t7 * 0.1).atan() + (acc5 * 0.05).atan() + t4.tanh() - (t3 * 0.25).sin().tanh() + 1.25 * t1 + t0.cos() + a + b.tanh()
+    }
+    check_p121(seed = 0xc8b6d747dd79779d, inputs = 2, calls = [p83, p119], at = |p| (p[0], p[1], 3),
+        params = ["a"] at [1]);
+}
+
+program! {
+    #[differentiable]
+    fn p122(b: f64, c: f64, a: f64) -> f64 {
+        let flag0 = c > 0.0;
+        let k1 = (((0.75 - a) * 0.5).abs() * 2.0) as usize % 3;
+        let t2 = match k1 { 0 | 1 => (1.5 + b).cos().exp2(), _ => a.mul_add(b, c) / (1.5 + (2.0 + c.cos()).powi(-2).tanh()) * 0.25 };
+        let flag3 = (p121(1.25 * b, 0.1, 3) * 0.25).sin().sin() > -0.2;
+        let mut acc4 = (a * ((p121(c, a.sin(), 3) * 0.25).tanh() - t2) * 0.5).sin();
+        acc4 -= c;
+        acc4.sin() + t2
+    }
+    check_p122(seed = 0xc2f657037dd01856, inputs = 3, calls = [p121], at = |p| (p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p123(b: f64, a: f64) -> f64 {
+        let mut acc0 = ((0.25 + b) * (1.0 + b.powi(2)).sqrt() * 0.5).atan();
+        match (b.atan2(1.5 + b.cos()).abs() * 2.0) as usize % 3 {
+            0 => {
+                for i in 1..=2 {
+                    if i < 2 {
+                        let t1 = a.atan() + (b - b) + (0.5 * (acc0 * 0.25).tanh()).min(a - i as f64);
+                    } else {
+                        let t2 = (1.0 + a.powi(2)).ln() - b.cos().exp();
+                    }
+                    acc0 /= (1.0 + a.cos().powi(2));
+                }
+            }
+            1 => {
+                let t3 = match (((a - a) * 0.5).sin().abs() * 2.0) as usize % 3 { 0 => ((acc0 * 0.25).atan().powi(3).min(1.0 / (1.5 + (acc0 * 0.25).tanh())) * 0.5).tanh(), 1 => 1.0, _ => (p91(2.0, acc0 * 0.25 / (1.0 + a * a) * 0.25) * 0.5).atan() };
+            }
+            _ => {
+                let a = a + (1.0 + (p120(a, (acc0 * 0.25).sin().tanh()) * 0.5).atan().powi(2)).ln();
+            }
+        }
+        let mut v4: Vec<f64> = Vec::new();
+        v4.push(((1.5 + (acc0 * 0.25).sin()).log(2.5 + b.cos()).powi(2) * 0.5).atan());
+        v4.push((1.5 + (a / (1.5 + b.tanh())).cos()).sqrt());
+        let t5 = v4[0] * 0.5 + v4[1];
+        let mut w6 = 0;
+        while w6 < 2 {
+            let t5 = t5 - (acc0 * 0.1).atan();
+            for j in 0..1 {
+                let flag7 = b.clamp(-0.75, 0.75) > -0.1;
+                acc0 -= ((acc0 * 0.1).tanh().exp2() * (b + b) * 0.1).sin();
+            }
+            let b = b + (acc0 * 0.1).tanh() / (1.0 + a * a);
+            acc0 /= (1.0 + (a + (b * 0.5).atan()).powi(2));
+            w6 += 1;
+        }
+        t5 + 1.5 * (acc0 * 0.1).sin() - 0.5 * b
+    }
+    check_p123(seed = 0x9b65b385a953f38c, inputs = 2, calls = [p91, p120], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p124(a: f64, n: usize) -> f64 {
+        let t0 = n as f64 + a;
+        let a = a + a / (1.5 + (p108((n as f64 * n as f64 * 0.1).atan(), (2.0 + (t0 * 0.5).atan().cos()).recip()) * 0.5).sin().tanh());
+        let t1 = if 1.0_f64.sin() > t0 * 0.5 { (1.0 + (t0 * 0.5).tanh().powi(2)).cbrt() + (a * 0.25).atan() / (2.0 + (p120((1.5 + (a * 0.25).tanh().sin()).log(2.5 + (a * 0.25).sin().cos()), 0.75) * 0.5).tanh().cos()) } else { (t0 * 0.5).sin() };
+        let t2 = (n as f64).tanh().exp_m1();
+        let mut acc3 = 1.0;
+        let t2 = t2 - (t2 + (a * 0.25).tanh());
+        let mut t2 = t2;
+        let t4 = (a * 0.25).tanh().min((t1 * 0.5).tanh()).sin();
+        t4 - (t2 * 0.25).tanh().sin() + 0.75 * (a * 0.25).tanh() - t0 * 0.5
+    }
+    check_p124(seed = 0xf7507fad5943abe1, inputs = 1, calls = [p108, p120], at = |p| (p[0], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p125(a: f64, b: f64) -> f64 {
+        let mut acc0 = a * a;
+        acc0 += (b.tanh().sin() * 0.5).atan();
+        let mut acc1 = 1.0;
+        let mut v2 = vec![0.0; 3];
+        for i in 0..v2.len() {
+            v2[i] = (((acc0 * 0.5).sin() / (1.5 + (acc0 * 0.5).sin().tanh()) - i as f64) * 0.5).sin();
+            if i > 0 {
+                v2[i] += v2[i - 1] * ((2.0 + 0.25_f64.sin()).cbrt() * 0.5).sin();
+            }
+        }
+        let k3 = (v2.iter().map(|q| (q * 0.5).cos()).product::<f64>().atan().abs() * 2.0) as usize % 3;
+        let t4 = match k3 { 0 | 1 => (((v2[1] * 0.5).atan() - (v2.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.5).sin()) + acc0 * 0.5)) * 0.25).atan(), _ => b * 1.0 * (acc0 * 0.5).sin() };
+        let t5 = a.max((acc0 * 0.5).tanh()) / (2.0 + (v2[1] * 0.5 / (1.0 + (acc0 * 0.5).powi(2))).cos());
+        acc1 *= (t4 - a).cos();
+        let mut acc6 = 1.0;
+        t5 - t4 - acc1 - 0.9 * (acc0 * 0.5).sin()
+    }
+    check_p125(seed = 0xb4e59b0da547a06c, inputs = 2, calls = [], at = |p| (p[0], p[1]));
 }
 
 #[differentiable]
-fn p125_h0(y: &mut [f64], s: f64) {
+fn p126_h0(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 1.5 + (y[i] * s).sin() * 0.25;
+    }
+}
+#[differentiable]
+fn p126_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 0.25;
+    }
+}
+#[differentiable]
+fn p126_h2(y: &mut [f64], x: &[f64], s: f64) {
+    p126_h0(y, s);
+    p126_h1(s * 0.6, &x[1..], y);
+}
+#[differentiable]
+fn p126_h3(a: &mut [f64], b: &mut [f64], s: f64) {
+    for i in 0..a.len().min(b.len()) {
+        b[i] = b[i] * 0.3 + (a[i] * s).sin();
+        a[i] = (b[i] * 0.3).tanh() + a[i] * 0.5;
+    }
+}
+program! {
+    #[differentiable]
+    fn p126(xs: &[f64], ys: &mut [f64], w: [f64; 3], b: f64, a: f64) -> f64 {
+        let s1 = &xs[1..=5];
+        let t2 = (s1[0] * a + s1[0]).sin() + s1[s1.len() - 1] * 0.3;
+        let mut buf3 = vec![-0.5; 3];
+        p126_h2(&mut buf3, xs, w[0]);
+        let (h4, c5) = buf3.split_at_mut(2);
+        p126_h3(h4, c5, t2.tanh());
+        let t6 = c5[0] * -0.5 + h4[h4.len() - 1] + c5.len() as f64 * 0.1;
+        let t7 = buf3[0] + buf3[2] * -0.5;
+        let mut buf8 = vec![0.3; 3];
+        p126_h0(&mut buf8, t7.tanh());
+        for _ in 0..3 {
+            p126_h1(a * 0.5, &s1[..4], &mut buf8[..3]);
+        }
+        p126_h0(&mut buf8, a);
+        let t9 = buf8[0] + buf8[2] * 1.5;
+        for _ in 0..3 {
+            p126_h1(b, &s1[3..], ys);
+        }
+        let t10 = ys[0] * 0.75;
+        t10 + t9 + t7 + t6 + t2 + ys[2] + w[1] * 0.5 + a * 0.3
+    }
+    check_p126(seed = 0xcaf8db1e673ebcf6, inputs = 16, calls = [], at = |p| (&p[0..8], &mut p[8..11].to_vec(), <[f64; 3]>::try_from(&p[11..14]).unwrap(), p[14], p[15]));
+}
+
+program! {
+    #[differentiable]
+    fn p127(a: f64, b: f64, xs: &[f64]) -> f64 {
+        let o0: Option<f64> = if (p93((a * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.05).tanh(), (xs[0] - b) * 0.5).sin().exp_m1()) < 0.0 { Some((xs[1].powi(3) * b.mul_add(a, a) * 0.1).sin()) } else { None };
+        let t2: f64 = if let Some(u1) = o0 { (1.5 + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).powi(2).ln_1p().sin()).powf(0.2_f64.tanh()) } else { a - b };
+        let t3 = xs[0].mul_add(b, t2);
+        let mut v4: Vec<f64> = Vec::new();
+        v4.push(0.1 * 1.5 + (t3 * 0.5).tanh().tanh().sinh());
+        v4.push(t2.sin().tanh().cosh());
+        let t5 = v4[0] * 0.5 + v4[1];
+        let t6 = b.tanh();
+        let t2 = t2 - (p102((t5.asinh() * 0.5).tanh(), (1.5 + xs[1].cos()).sqrt(), 1, xs[0], t2.tanh()) * 0.5).sin().tanh().exp2();
+        (t2 * 0.25).sin() + t6 + (t3 * 0.5).sin() + a
+    }
+    check_p127(seed = 0x5527eb105a4c07ff, inputs = 5, calls = [p93, p102], at = |p| (p[0], p[1], &p[2..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p128(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = ((x * x).mapv(f64::tanh)).dot(&((x * (s)).mapv(f64::tanh))) * 0.3;
+        let t2 = (((s) * (s)).tanh()) - &(t1.dot(v) * 0.3);
+        let t3 = &(t1.mean_axis(Axis(0)).unwrap()) + &(t1.dot(x) * 0.3);
+        let t4 = t1.to_owned();
+        let t5 = x.mean_axis(Axis(0)).unwrap();
+        t5.dot(&t5) * 0.1 + t4.sum() * 0.2 + t3.sum() * 0.2
+    }
+    check_p128(seed = 0x043127f44de1b0c2, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p129(b: f64, a: f64) -> f64 {
+        let t0 = a.atan();
+        let t1 = a.clamp(-0.75, 0.75).powi(2).powi(2);
+        let b = b - t1 / (2.0 + (p115((a.hypot(a) * 0.5).atan(), b) * 0.5).cos());
+        0.75 * b + t1.cos() + 1.25 * t0 + 2.0 * a
+    }
+    check_p129(seed = 0x77d9e2a3646ba429, inputs = 2, calls = [p115], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p130(a: f64) -> f64 {
+        let t0: f64 = a.atan().tanh();
+        let mut acc1 = 1.0;
+        let mut acc2 = 0.5;
+        let mut v3 = vec![0.0; 2];
+        for i in 0..v3.len() {
+            v3[i] = (t0 - t0).sin();
+            if i > 0 {
+                v3[i] += v3[i - 1] * ((a + 0.3) * 0.5).atan();
+            }
+        }
+        if 2.0 + (v3[1] * 0.25).sin() > 0.7 {
+            for i in 0..1 {
+                let t0 = t0 + (2.0 + t0.sin()).ln();
+                acc2 *= 0.8 + 0.2 * a.powi(2).ln_1p().sin();
+            }
+        } else {
+            let t4 = match ((0.5 / (1.0 + t0 * t0)).abs() * 2.0) as usize % 3 { 0 => t0, 1 => (v3[0] * 0.25).tanh(), _ => t0 / (1.5 + t0.tanh()) * 0.1 };
+            if (v3[0] * 0.25).tanh() + v3[0] * 0.25 > -0.1 {
+                let t7: f64 = v3.iter().zip(v3.iter().skip(1)).map(|(&u5, &w6)| 1.5_f64.atan() * (0.5 * w6)).sum();
+            } else if (v3[1] * 0.25).sin().tanh() > 0.5 {
+                if t4.clamp(-0.75, 0.75) < 0.5 && a < -0.4 {
+                    let mut k8 = 0;
+                    loop {
+                        for j in (0..2).rev() {
+                            acc1 += ((acc2 * 0.1).sin() / (1.0 + (acc2 * 0.1).sin().powi(2)) + (t4 - a)) * 0.1;
+                            acc1 = t4;
+                        }
+                        acc2 += (a.tanh() * 0.5).tanh();
+                        k8 += 1;
+                        if (t0 < 0.3) || k8 >= 2 { break; }
+                    }
+                }
+            }
+        }
+        let t9: f64 = (v3[1] * 0.1).hypot(t0) + 2.0 / (1.5 + 0.25_f64.tanh());
+        for i in 0..2 {
+            let acc1 = (acc1 * 0.1).sin() - f64::max(p119((acc1 * 0.1).atan(), (p120((acc1 * 0.1).atan2(1.5 + (t9 * 0.25).cos()), (v3[1] * 0.05).sin()) * 0.5).atan().atan()), 0.1);
+            acc2 += t0.cos().exp_m1() * 0.5;
+        }
+        t9 * 0.25 + (acc2 * 0.05).sin() + (acc1 * 0.1).tanh() - t0 - a.sin() + 0.5 * (acc2 * 0.05).sin()
+    }
+    check_p130(seed = 0x9ddfa0f4e4952745, inputs = 1, calls = [p119, p120], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p131(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (a + a + ((a) * 0.5).exp() + xs[3]).tanh();
+        let t2 = ((1.0 + (a) * (a)).ln() + xs[3]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            if ((t2).cos() * -0.63_f64).cos() * xs[i] > -0.42 {
+                break;
+            }
+            let t3 = (-0.56_f64).tanh() * 1.5;
+            let mut t4 = 0.0;
+            for j in 0..2 {
+                t4 += (((t3).tanh()).tanh() * (j as f64 + 0.5)).sin();
+            }
+            if i + 1 < xs.len() {
+                acc += ((t2) * (a - xs[i] + -0.43_f64)).tanh();
+                let mut t5 = 0.0;
+                for j in 0..2 {
+                    t5 += (((xs[i]).tanh()).mul_add(0.5, t2) * (j as f64 + 0.5)).sin();
+                }
+                acc += ((t1 + xs[i + 1]).sin() + (t2) * (xs[i + 1]) + (t3).cos() * xs[i]).tanh();
+            }
+            acc += (((1.0 + (xs[i]) * (xs[i])).ln()).mul_add(0.5, -0.97_f64)).tanh();
+        }
+        let r = acc;
+        r
+    }
+    check_p131(seed = 0xd0794b473fa8274f, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+}
+
+program! {
+    #[differentiable]
+    fn p132(a: f64) -> f64 {
+        let k0 = ((a * 1.5 * 0.5).sin().abs() * 2.0) as usize % 3;
+        let mut acc1 = a;
+        match k0 {
+            0 | 1 => {
+                let mut w2 = 0;
+                while w2 < 3 {
+                    for j in 1..=2 {
+                        acc1 = a;
+                    }
+                    acc1 = (acc1 * 0.1 + a.atan2(1.5 + (acc1 * 0.1).cos())).tanh();
+                    w2 += 1;
+                }
+            }
+            _ => {
+                let o3: Option<f64> = if 2.0_f64.tanh() < 0.25 { Some(0.3 * (1.5 + a.cos()).sqrt()) } else { None };
+                let t5: f64 = match o3 { Some(u4) => (a + (acc1 * 0.1).sin()).tanh(), None => 1.25_f64.sin() };
+                let t6 = a;
+            }
+        }
+        acc1 += (((acc1 * 0.1).atan() * a).min(a.tanh()) * 0.5).atan();
+        (acc1 * 0.05).sin() + 1.5 * a
+    }
+    check_p132(seed = 0x28a48caee794b03f, inputs = 1, calls = [], at = |p| (p[0]));
+}
+
+#[differentiable]
+fn p133_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.25
+}
+program! {
+    #[differentiable]
+    fn p133(a: f64, xs: &[f64]) -> f64 {
+        let s1 = &xs[2..];
+        let t2 = (s1[2] * a + s1[2]).sin() + s1[s1.len() - 1] * 1.5;
+        let t3 = p133_h0(&xs[..], a);
+        let s4 = &s1[..];
+        let t5 = (s4[1] * t3.tanh() + s4[1]).sin() + s4[s4.len() - 1] * 0.3;
+        t5 + t3 + t2 + a * 0.3
+    }
+    check_p133(seed = 0x3e2f0dd3afa89763, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p134(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = x - &((s) * x);
+        let t2 = (v + &t1).mapv(f64::tanh);
+        t2.sum() * 0.2 + t1.sum() * 0.2 + s
+    }
+    check_p134(seed = 0x0779f6bee6b7d16a, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+#[differentiable]
+fn p135_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 1.5
+}
+#[differentiable]
+fn p135_h1(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.5 + (y[i] * s).cos() * 0.25;
+    }
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p135_h2(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * 1.5;
+    }
+}
+#[differentiable]
+fn p135_h3(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    let _ = p135_h1(y, s);
+    p135_h2(s * -0.5, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+#[differentiable]
+fn p135_h4(a: &mut [f64], b: &mut [f64], s: f64) {
+    for i in 0..a.len().min(b.len()) {
+        b[i] = b[i] * 0.75 + (a[i] * s).sin();
+        a[i] = (b[i] * 0.25).tanh() + a[i] * 0.5;
+    }
+}
+#[differentiable]
+fn p135_h5(v: &[f64], s: f64) -> Result<f64, String> {
+    let head = if v[0] * s > -0.4 { Ok((v[0] * s).sin()) } else { Err(format!("{s} is too small")) };
+    let h = head?;
+    Ok(h * 0.3 + v[v.len() - 1] * -0.5)
+}
+program! {
+    #[differentiable]
+    fn p135(xs: &[f64], b: f64, a: f64, ys: &mut [f64]) -> f64 {
+        let t1 = p135_h0(&ys[..], b);
+        let (h2, c3) = ys.split_at_mut(1);
+        p135_h2(t1.tanh(), &xs[..5], h2);
+        let t4 = p135_h1(c3, a).tanh();
+        let t5 = c3[0] * 0.75 + h2[h2.len() - 1] + c3.len() as f64 * 0.1;
+        let t6 = ys[0] * 0.5;
+        let mut buf7 = vec![0.0; 3];
+        for i in 0..3 {
+            buf7[i] = xs[i + 1] * t1.tanh();
+        }
+        let t8 = p135_h1(&mut buf7[..3], a).tanh();
+        let t9 = buf7[0] + buf7[2] * 0.3;
+        let t10 = p135_h0(&xs[4..6], t9.tanh());
+        let mut buf11 = vec![0.0; 4];
+        for i in 0..4 {
+            buf11[i] = xs[i + 0] * t4.tanh();
+        }
+        p135_h2(t8.tanh() * -0.5, &xs[..6], &mut buf11);
+        let (h12, c13) = buf11.split_at_mut(1);
+        p135_h4(h12, c13, t6.tanh());
+        let t14 = c13[0] * 0.25 + h12[h12.len() - 1] + c13.len() as f64 * 0.1;
+        let t15 = buf11[0] + buf11[3] * 0.6;
+        let t16 = match p135_h5(&xs[0..], t6.tanh()) { Ok(v) => v, Err(_) => t6.tanh() * 0.5 };
+        t16 + t15 + t14 + t10 + t9 + ys[2] + a * 0.3
+    }
+    check_p135(seed = 0x241801e9059a4ca8, inputs = 11, calls = [], at = |p| (&p[0..6], p[6], p[7], &mut p[8..11].to_vec()));
+}
+
+#[differentiable]
+fn p136_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.5
+}
+#[differentiable]
+fn p136_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.3;
+    t + p136_h0(&v[1..], s * 0.5) + p136_h0(v, s).tanh()
+}
+#[differentiable]
+fn p136_h2(v: &[f64], s: f64) -> Option<f64> {
+    let head = if v[0] * s > -0.4 { Some((v[0] * s).tanh()) } else { None };
+    let h = head?;
+    Some(h * 0.25 + v[v.len() - 1] * 1.5)
+}
+program! {
+    #[differentiable]
+    fn p136(a: f64, xs: &[f64]) -> f64 {
+        let t1 = p136_h1(&xs[..], a).sin();
+        let t2 = p136_h1(&xs[..4], t1.tanh()).sin();
+        let s3 = &xs[5..];
+        let t4 = (s3[1] * a + s3[1]).sin() + s3[s3.len() - 1] * 1.5;
+        let mut arr5 = [0.25_f64; 3];
+        arr5[0] = t4.tanh();
+        arr5[1] = xs[2] * -0.5;
+        arr5[2] = (t2.tanh()).sin();
+        let t6 = arr5[0] * arr5[1];
+        let t7 = match p136_h2(&arr5, t4.tanh() * 0.75) { Some(v) => v, None => t4.tanh() * 0.75 * 0.3 };
+        let t8 = p136_h1(&xs[0..=4], t2.tanh() * 0.6).sin();
+        let s9 = &s3[0..];
+        let t10 = (s9[0] * t4.tanh() + s9[1]).sin() + s9[s9.len() - 1] * 0.3;
+        t10 + t8 + t7 + t6 + t4 + a * 0.3
+    }
+    check_p136(seed = 0x3518ba8d122f18c4, inputs = 8, calls = [], at = |p| (p[0], &p[1..8]));
+}
+
+program! {
+    #[differentiable]
+    fn p137(n: usize, a: f64) -> f64 {
+        let mut acc0 = a / (1.0 + a.powi(2)) * 0.2;
+        let mut w1 = 0;
+        while w1 < 1 && (a > -0.2) {
+            if acc0 * 0.5 * (acc0 * 0.5).tanh() > (acc0 * 0.5).tanh() {
+                let acc0 = acc0 * 0.5 + (p129(((0.9 - a) * 0.5).tanh(), f64::sin(n as f64)) * 0.25).atan();
+            } else {
+                let t2 = (acc0 * 0.5).atan() - a;
+            }
+            acc0 *= a.cos().cos();
+            w1 += 1;
+        }
+        if 2.0_f64.cos() < 0.25 {
+            let mut k3 = 0;
+            loop {
+                if n + k3 < 2 {
+                    let a = a + 0.25;
+                } else {
+                    if k3 % 3 == 1 {
+                        if 2.0_f64.cos() > acc0 * 0.1 {
+                            let a = a - (acc0 * 0.1).sin();
+                        } else {
+                            let t4 = (1.5 + (acc0 * 0.1).atan().sin()).log(2.5 + (acc0 * 0.1).tanh().cos()).powi(2);
+                        }
+                    }
+                }
+                acc0 *= (a * a).tanh();
+                k3 += 1;
+                if (0.1 * 1.0 > 0.0) || k3 >= 6 { break; }
+            }
+        } else {
+            let mut acc5 = 1.0;
+            if n < 1 {
+                acc0 = (acc0 * 0.05).atan2(1.5 + (a / (1.0 + (acc0 * 0.05).sin().powi(2))).cos());
+            } else {
+                acc0 = (acc0 * 0.05).sin() * (acc0 * 0.05).atan() * (acc0 * 0.05).sin().powi(2).ln_1p();
+            }
+        }
+        acc0 += (1.5 + ((acc0 * 0.05).atan() * n as f64).cos()).sqrt() * 0.5;
+        acc0 * 0.05 + a
+    }
+    check_p137(seed = 0x31f803201190280e, inputs = 1, calls = [p129], at = |p| (1, p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p138(xs: &[f64], a: f64, b: f64) -> f64 {
+        let t0 = (1.5 + (b + xs[3] - -xs[3]).sin()).powf((1.5 * (xs.iter().map(|q| q * b).sum::<f64>() * b)).tanh());
+        let mut acc1 = ((f64::cos(t0) + a.atan()) * 0.5).atan();
+        for i in (0..2).rev() {
+            for j in 0..1 {
+                let acc1 = (acc1 * 0.1).tanh() * (2.0 + b.cos()).recip();
+            }
+            acc1 /= (1.0 + 0.2_f64.powi(2));
+        }
+        let mut w2 = 0;
+        while w2 < 3 && (xs[0] - (acc1 * 0.1).tanh() > -0.1) {
+            let mut k3 = 0;
+            loop {
+                if (t0 / (1.5 + (k3 as f64).tanh())) > -0.4 {
+                    return (acc1 * 0.05).atan();
+                }
+                acc1 += ((b + w2 as f64).cos() * 0.5).sin();
+                k3 += 1;
+                if (b > 0.3) || k3 >= 3 { break; }
+            }
+            acc1 = ((acc1 * 0.05).sin() * ((t0 - (acc1 * 0.05).tanh()) * 0.5).tanh()).sin();
+            w2 += 1;
+        }
+        (acc1 * 0.05).tanh() + 0.1 * t0 - a.sin()
+    }
+    check_p138(seed = 0xc2976e0451e6a924, inputs = 6, calls = [], at = |p| (&p[0..4], p[4], p[5]));
+}
+
+program! {
+    #[differentiable]
+    fn p139(a: f64, b: f64) -> f64 {
+        let mut acc0 = 1.0;
+        if a / (1.0 + b.powi(2)) > 0.7 {
+            for i in 1..=1 {
+                acc0 *= 0.5 + 0.4 * a.sin();
+                acc0 = ((acc0 * 0.25).sin() + i as f64).atan();
+            }
+        } else {
+            let acc0 = (acc0 * 0.25).sin() - a;
+        }
+        a
+    }
+    check_p139(seed = 0x06af94a294d83bf4, inputs = 2, calls = [], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p140(a: f64, xs: &[f64], b: f64) -> f64 {
+        let mut acc0 = (f64::cos(a) - a) * 0.5;
+        let mut k1 = 0;
+        let r6 = loop {
+            acc0 = ((acc0 * 0.25).atan() + f64::min(b, k1 as f64)).atan();
+            let t2 = xs[k1].atan();
+            let t5: f64 = xs[1..3].iter().map(|u3| { let u3 = *u3; b }).sum();
+            acc0 = a - (acc0 * 0.25).tanh() - 0.25 * xs[2];
+            k1 += 1;
+            if ((t5 * 0.25).atan().powi(2) < -0.2) || k1 >= 2 { break (k1 as f64 * 0.5).atan().powi(3).tanh().sinh(); }
+        };
+        let o7: Option<f64> = if (acc0 * 0.25).atan().min((acc0 * 0.25).sin()) > -0.2 { Some(xs[0] + (acc0 * 0.25).tanh()) } else { None };
+        let t9: f64 = if let Some(u8) = o7 { u8 } else { (p130(a.powi(2).ln_1p()) * 0.25).sin().to_radians() };
+        let t10: f64 = xs[1].sin();
+        let mut v11: Vec<f64> = Vec::new();
+        v11.push((1.5 + xs[2].sin()).log(2.5 + b.cos()) * xs.iter().map(|q| q * q).sum::<f64>().sin() * 0.5);
+        v11.push(a * (xs[0] - (acc0 * 0.25).sin()) * 0.5);
+        let t12 = v11[0] * 0.5 + v11[1];
+        let t14 = { let u13 = (t10.atan2(1.5 + t9.cos()) + f64::atan(xs[2])) * 0.5; xs[2].abs() + xs.iter().sum::<f64>().cos() };
+        let b = b * (1.5 + (t12 * 0.5).sin().sin()).powf(xs[1].tanh());
+        for i in 1..=2 {
+            acc0 = (acc0 * 0.1 + 0.6 / (1.0 + (t12 * 0.5).tanh().powi(2))).sin();
+            acc0 /= (1.0 + f64::cos(a).powi(2));
+        }
+        (t12 * 0.5).tanh() + 0.1 * t10 + t9 + 0.3 * r6 - (acc0 * 0.1).sin() + a
+    }
+    check_p140(seed = 0x8ac7b7c345da2ada, inputs = 5, calls = [p130], at = |p| (p[0], &p[1..4], p[4]));
+}
+
+program! {
+    #[differentiable]
+    fn p141(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = v.to_owned();
+        let t2 = &(x + x) - &(-x.mapv(f64::sin));
+        let mut t3 = (t1.dot(v) * 0.3) * &(t2.mapv(f64::tanh));
+        for _ in 0..n {
+            t3 = (&t3 * (v[0])).mapv(f64::sin) + &t3 * 0.5;
+        }
+        let t4 = t1.to_owned();
+        t4.dot(&t4) * 0.1 + t3.sum() * 0.2 + t2.sum() * 0.2
+    }
+    check_p141(seed = 0x1f9eb4ed3670d065, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p142(a: f64) -> f64 {
+        let t0 = if a < 0.1 || a < 0.1 { a * a / (1.5 + (0.5 * a).tanh()) } else { a - a + a / (1.0 + a.powi(2)) };
+        let mut acc1 = 0.5;
+        let mut k2 = 0;
+        loop {
+            let t3 = (a * (2.0 + a.sin()).ln()).mul_add(k2 as f64 + (t0 * 0.5).tanh(), k2 as f64 * k2 as f64) * 0.5;
+            let mut v4: Vec<f64> = Vec::new();
+            v4.push((t3 * 0.05).atan());
+            v4.push(-(t0 * 0.5).tanh());
+            let t5 = v4[0] * 0.5 + v4[1];
+            let mut v6 = vec![0.0_f64; 4];
+            acc1 += ((p130(((0.6 - t0 * 0.5) * 0.5).tanh()) * 0.25 - v6.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())) * 0.25).sin();
+            k2 += 1;
+            if (t0 * 0.5 < 0.1 && (t3 * 0.05).atan() < -0.2) || k2 >= 6 { break; }
+        }
+        acc1 /= (1.0 + (a + acc1 * 0.1).powi(2));
+        let mut w7 = 0;
+        while w7 < 1 && (a.cos() > a && (t0 * 0.5).tanh() < 0.0) {
+            for j in 0..3 {
+                if (p132((t0 * 0.5).sin().atan2(1.5 + a.cos())) * 0.5).sin() * 0.9 < -0.1 {
+                    acc1 *= 0.8 + 0.2 * a.sin();
+                } else {
+                    let t8 = a;
+                }
+                acc1 += (t0 * 0.5).tanh();
+            }
+            acc1 -= a;
+            w7 += 1;
+        }
+        (t0 * 0.5).sin() + a
+    }
+    check_p142(seed = 0xcc0d750bcb3d2c07, inputs = 1, calls = [p130, p132], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p143(b: f64, a: f64) -> f64 {
+        let mut acc0 = 0.0;
+        let mut w1 = 0;
+        while w1 < 3 {
+            let t2 = (w1 as f64).abs() - (2.0 - a);
+            let mut k3 = 0;
+            let r5 = loop {
+                let mut acc4 = ((2.0_f64 * 0.9).mul_add(b, 0.75 / (1.0 + a.powi(2))) * 0.5).sin();
+                acc0 += 0.5 * b * 0.3;
+                k3 += 1;
+                if ((-(k3 as f64)) > 0.25) || k3 >= 4 { break (p132(((a + b) * 0.5).tanh()) * 0.5).tanh(); }
+            };
+            acc0 += 0.75 * -r5;
+            w1 += 1;
+        }
+        acc0 += (((acc0 * 0.05).tanh() + a).atan() * 0.5).tanh();
+        let t6 = ((1.5 + a.sin()).powf(a.tanh()) - a.sin()).mul_add((acc0 * 0.05).atan() * b / (1.0 + f64::tanh((acc0 * 0.05).tanh()).powi(2)), b.clamp(-0.75, 0.75));
+        for i in 0..3 {
+            let t7 = b + (acc0 * 0.05).tanh();
+            acc0 += (1.5 * (acc0 * 0.05).tanh() + p93(1.5 * i as f64 * 0.25, (t7 - (t6 * 0.1).tanh()) * 0.5)) * 0.25;
+        }
+        acc0 = (a + b).tanh();
+        let mut v8 = vec![0.0; 3];
+        for i in 0..v8.len() {
+            v8[i] = (1.0 + ((acc0 * 0.05).sin() * a).powi(2)).ln();
+            if i > 0 {
+                v8[i] += v8[i - 1] * (((acc0 * 0.05).atan() + a) * 0.25).atan();
+            }
+        }
+        acc0 = ((acc0 * 0.05).atan() + (t6 * 0.1).atan()) * 0.5;
+        0.5 * (t6 * 0.1).tanh() + acc0 * 0.05 + a
+    }
+    check_p143(seed = 0x1c056d4a7cd74652, inputs = 2, calls = [p93, p132], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p144(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (((a).tanh()).tanh() + xs[2]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            acc -= (t1).tanh();
+            if (xs[i]).mul_add(0.5, 0.09_f64) > 0.47 {
+                if xs[i] < 0.25 {
+                    let t2 = ((1.0 + (xs[i]) * (xs[i])).ln() - (xs[i]).cos() * a).tanh() * 1.5;
+                    let t3 = (xs[i] - ((xs[i]).cos() * a).mul_add(0.5, xs[i])).tanh() * 1.5;
+                } else {
+                    let t4 = ((((0.83_f64) * 0.5).exp() - (xs[i]).cos() * a).sin()).tanh() * 1.5;
+                }
+            }
+            if i + 1 < xs.len() {
+                acc += ((((a).tanh()) * ((t1).mul_add(0.5, t1))).tanh()).tanh();
+                acc = acc + (xs[i + 1]).tanh() - ((1.0 + (xs[i + 1] + a + xs[i]) * (xs[i + 1] + a + xs[i])).ln()).tanh();
+                acc += ((1.0 + ((xs[i + 1] - xs[i]).cos() * t1) * ((xs[i + 1] - xs[i]).cos() * t1)).ln()).tanh();
+            }
+            acc += ((xs[i]).sin()).tanh();
+        }
+        acc
+    }
+    check_p144(seed = 0x04e7f523eba836c9, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+#[differentiable]
+fn p145_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * -0.5
+}
+#[differentiable]
+fn p145_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).sin() * 0.5;
+    }
+}
+#[differentiable]
+fn p145_h2(y: &mut [f64], s: f64) -> f64 {
     for i in (1..y.len()).rev() {
         y[i] = (y[i] * s + y[i - 1] * 0.5).tanh();
     }
-    y[0] = (y[0] * 0.25 + s).sin();
+    y[0] = (y[0] * 1.5 + s).sin();
+    y[0] * y[y.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p145(xs: &[f64], b: f64, w: [f64; 3], a: f64) -> f64 {
+        let s1 = &xs[5..];
+        let t2 = (s1[1] * a * 0.75 + s1[1]).sin() + s1[s1.len() - 1] * 0.25;
+        let t3 = p145_h0(&xs[..5], t2.tanh() * 0.75);
+        let mut buf4 = vec![0.0; 3];
+        for i in 0..3 {
+            buf4[i] = xs[i + 3] * w[2] * 0.3;
+        }
+        p145_h1(w[0], &xs[1..], &mut buf4);
+        p145_h1(w[0] * 0.75, &s1[..], &mut buf4);
+        let t5 = buf4[0] + buf4[2] * -0.5;
+        let mut buf6 = vec![0.25; 4];
+        let _ = p145_h2(&mut buf6, t2.tanh());
+        let _ = p145_h2(&mut buf6, b);
+        let t7 = p145_h2(&mut buf6[0..2], t5.tanh()).tanh();
+        let t8 = buf6[0] + buf6[3] * 1.5;
+        t8 + t7 + t5 + t3 + t2 + w[1] * 0.5 + a * 0.3
+    }
+    check_p145(seed = 0x9a38fa4a88d49bca, inputs = 12, calls = [], at = |p| (&p[0..7], p[7], <[f64; 3]>::try_from(&p[8..11]).unwrap(), p[11]));
+}
+
+program! {
+    #[differentiable]
+    fn p146(b: f64, a: f64, c: f64) -> f64 {
+        let mut acc0 = 0.0;
+        let t1: f64 = c * 1.25 - a;
+        acc0 = (a - b).cos();
+        1.25 * (t1 * 0.5) + 0.9 * acc0 - a + b
+    }
+    check_p146(seed = 0xf739db06e68f065d, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p147(xs: &[f64], a: f64, n: usize) -> f64 {
+        let t0 = if n == 2 { xs[(n + 1) % 3].sin() } else { (1.5 + (p122(a, a.atan(), f64::cos(xs.iter().map(|q| q.cos()).product::<f64>())) * 0.5).atan().sin()).log(2.5 + a.cos()).abs() };
+        let t1 = if (n as f64 * 0.2) < 0.7 { f64::cos(a).tanh() } else { 0.3 / (2.0 + t0.cos()) * (xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) * xs[n % xs.len()]) };
+        let a = a - t1.powi(3);
+        let t2 = if t0.powi(2).ln_1p() > t0 { (1.5 + t1.sin()).powf((a * 0.1).tanh().tanh()) * 1.5 } else { (1.5 + (a * 0.1).sin().cos()).sqrt() };
+        let t5: f64 = { let v3: Vec<f64> = xs.iter().map(|&u4| (n as f64 - 1.5) * xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).powi(2)).collect(); v3[0] + v3[2] };
+        let t6 = a * 0.1;
+        let mut v7: Vec<f64> = Vec::new();
+        v7.push(xs[n % xs.len()].sin().hypot(xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().clamp(-0.75, 0.75)));
+        v7.push(xs[n % xs.len()].atan() * xs[n % xs.len()]);
+        let t8 = v7[0] * 0.5 + v7[1];
+        let mut acc9 = ((0.25 - xs.iter().map(|q| (q * 0.75).sin()).sum::<f64>()) * 0.5).sin();
+        if xs.iter().map(|q| q * (t8 * 0.5).sin()).sum::<f64>().sin() > xs.iter().map(|q| (q * 1.0).sin()).sum::<f64>() && (t2 * 0.5).sin() < 0.5 {
+            let t0 = t0 * (1.5 + t6.sin()).powf(t0.tanh());
+        }
+        acc9 + 0.5 * (t8 * 0.5).sin() + 0.3 * t6 - (t2 * 0.5).atan().cos() - (a * 0.1).tanh().sin() + t0
+    }
+    check_p147(seed = 0x38c318c1de4f1e3f, inputs = 4, calls = [p122], at = |p| (&p[0..3], p[3], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p148(a: f64, c: f64, xs: &[f64], b: f64) -> f64 {
+        let k0 = (a.atan().abs() * 2.0) as usize % 3;
+        let mut acc1 = 0.0;
+        match k0 {
+            0 => {
+                if b.cos() > 0.0 {
+                    let t4: f64 = xs.iter().take(2).map(|&u2| -(b * p139(b, (1.5 + c.sin()).log(2.5 + 0.9_f64.cos())))).fold(0.0, |s, v| s * 0.5 + v);
+                    return 0.5 * (xs[1] * a);
+                }
+            }
+            1 => {
+                let t5: f64 = c * xs[0];
+                acc1 += ((1.5 + a.sin()).powf((0.1 / (1.5 + xs[1].tanh())).tanh()) * 0.5).sin();
+            }
+            _ => {
+                for i in 1..=4 {
+                    if i < 2 {
+                        if i > 2 {
+                            if i == 4 {
+                                let t6 = (p146(c, c, xs[1].sin()) * 0.25).atan().mul_add(b, (acc1 * 0.1).sin());
+                            }
+                        }
+                    }
+                    acc1 /= (2.0 + ((acc1 * 0.1).atan() + xs[2]).cos());
+                }
+            }
+        }
+        let mut k7 = 0;
+        let r8: f64 = loop {
+            for j in 0..xs.len() {
+                acc1 += (xs[2] - xs[k7 % xs.len()]) * 0.75 * 0.5;
+            }
+            acc1 /= (2.0 + (xs[k7 % xs.len()] + c).cos());
+            k7 += 1;
+            if ((1.5 + b.sin()).log(2.5 + b.cos()) < 0.5) || k7 >= 4 { break 1.5; }
+        };
+        r8
+    }
+    check_p148(seed = 0x720ff56a54e8c41e, inputs = 6, calls = [p139, p146], at = |p| (p[0], p[1], &p[2..5], p[5]),
+        params = ["a", "c"] at [0, 1]);
+}
+
+program! {
+    #[differentiable]
+    fn p149(c: f64, b: f64, a: f64, xs: &[f64]) -> f64 {
+        let t2: f64 = { let v0: Vec<f64> = xs.iter().map(|&u1| 2.0_f64).collect(); v0[0] + v0[3] };
+        let c = c - xs[1] / (1.5 + xs[1].tanh());
+        let o3: Option<f64> = if xs.iter().map(|q| q.cos()).product::<f64>().tanh().exp() < 0.3 { Some(((f64::tanh(xs[0]) - a) * 0.5).atan()) } else { None };
+        let t5: f64 = if let Some(u4) = o3 { (2.0 + f64::cos((p124((u4 - xs[0]) * 0.5, 2) * 0.25).atan()).sin()).cbrt() } else { a + 0.2 };
+        let c = (c * 0.25).sin() - a;
+        let mut acc6 = xs[2].atan() - b * 0.6;
+        if (2.0 + xs[2].sin()).sqrt() > b {
+            let o7: Option<f64> = if acc6 + p124((c * 0.5).sin() * a, 2) * 0.25 < 0.5 || a < 0.25 { Some((acc6 * 0.25).cos().exp()) } else { None };
+            let t9: f64 = match o7 { Some(u8) => xs[1].atan2(1.5 + xs[2].cos()).tanh(), None => (c * 0.5).sin() * b };
+            acc6 += ((1.0 + t9.powi(2)).sqrt().atan2(1.5 + f64::max((t2 * 0.5).sin(), b).cos()) * 0.5).tanh();
+            acc6 = t9 / (2.0 + 0.9_f64.cos()) / (1.5 + (1.0 + a.powi(2)).ln().tanh()) * 0.25;
+        }
+        acc6 = (xs.iter().map(|q| (q * 0.3).sin()).sum::<f64>() + (c * 0.5).sin()).cos();
+        let mut v10 = vec![0.0; xs.len()];
+        for i in 0..v10.len() {
+            v10[i] = (t5 * 1.5 / (1.0 + xs[2].powi(2)) * 0.5).sin();
+        }
+        (acc6 * 0.5).tanh() + (c * 0.5).atan() + 0.25 * t5 + 0.5 * (c * 0.5).tanh()
+    }
+    check_p149(seed = 0x094ea635c8ad4629, inputs = 7, calls = [p124], at = |p| (p[0], p[1], p[2], &p[3..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p150(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() - 1 {
+            extra += (a).tanh();
+            let t1 = if xs[i + 1] < -0.05 { (a).tanh() } else { (1.0 + (xs[i]) * (xs[i])).ln() };
+            let t2 = ((1.0 + (xs[i + 1]) * (xs[i + 1])).ln()).tanh() * 1.5;
+            if (((xs[i + 1]).mul_add(0.5, -0.87_f64)) * 0.5).exp() > 0.22 {
+                acc += (((xs[i]) * 0.5).exp()).tanh();
+            }
+            if (xs[i + 1] - xs[i + 1]).tanh() > 0.40 {
+                extra = extra + (((xs[i + 1]).cos() * t1).mul_add(0.5, xs[i]) - (1.0 + ((t2).tanh()) * ((t2).tanh())).ln()).tanh() - (((xs[i + 1]) * 0.5).exp()).tanh();
+                if (1.0 + (a) * (a)).ln() < 0.37 {
+                    acc = acc + (xs[i + 1]).tanh() - ((xs[i + 1] - (xs[i]).mul_add(0.5, t2)).cos() * 0.24_f64).tanh();
+                    let t3 = ((((xs[i]) * 0.5).exp()) * (t1) - -0.61_f64).tanh() * 1.5;
+                }
+            }
+            acc -= (((xs[i + 1]) * 0.5).exp() + (((t2) * 0.5).exp()).cos() * -0.61_f64).tanh();
+        }
+        let r = acc;
+        r
+    }
+    check_p150(seed = 0x2c219f05dcd9a71b, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+}
+
+program! {
+    #[differentiable]
+    fn p151(a: f64, n: usize, b: f64) -> f64 {
+        let t1 = { let u0 = a * 0.5 * a; a.tanh() };
+        let mut acc2 = t1;
+        if t1.min(b) > acc2 {
+            let t3 = t1.atan().tanh();
+        }
+        acc2.tanh() + t1
+    }
+    check_p151(seed = 0xb5186cd892df2313, inputs = 2, calls = [], at = |p| (p[0], 1, p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p152(xs: &[f64], b: f64, a: f64) -> f64 {
+        let mut acc0 = xs[0].abs() / (1.0 + (b - xs[0]).powi(2));
+        for i in 0..2 {
+            acc0 *= (i as f64 * a).tanh();
+            let c1 = |u2: f64| -(xs.iter().sum::<f64>() * (acc0 * 0.1).tanh());
+            let t3: f64 = c1(i as f64) - 0.5 * c1(((a + acc0 * 0.1) * 0.5).tanh());
+            acc0 *= (i as f64).tanh();
+            acc0 *= (t3 * 0.25).sin().cos().tanh();
+        }
+        let t6: f64 = { let v4: Vec<f64> = xs.iter().map(|&u5| u5 - a * u5).collect(); v4[0] + v4[3] };
+        let t7 = b.sin() + a.powi(2).ln_1p();
+        let c8 = |u9: f64| a;
+        let t10: f64 = c8((t7 * b).tanh().exp2()) - 0.5 * c8((xs[3].powi(3) * 0.5).sin());
+        t10 + t7.tanh() + (t6 * 0.25).tanh().tanh() + (acc0 * 0.02).sin() + a.sin()
+    }
+    check_p152(seed = 0xbf360e5fa703b845, inputs = 6, calls = [], at = |p| (&p[0..4], p[4], p[5]),
+        params = ["b"] at [4]);
+}
+
+program! {
+    #[differentiable]
+    fn p153(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = x.to_owned();
+        for _ in 0..n {
+            t1 = (&t1 * (s)).mapv(f64::sin) + &t1 * 0.5;
+        }
+        let t2 = ((s) - v).dot(&t1) * 0.3;
+        let t3 = t1.to_owned();
+        let t4 = &(t2.dot(&t3) * 0.3) + &t3;
+        t4.sum() * 0.2 + t3.sum() * 0.2 + t2.dot(&t2) * 0.1
+    }
+    check_p153(seed = 0x62682e02b78b514c, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p154(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = v.to_owned();
+        let t2 = (&(&t1 / &v.mapv(|q| q * q + 1.0)) * (s)).mapv(f64::sin);
+        let t3 = (&(&t1 / &t2.mapv(|q| q * q + 1.0)) * (s)).mapv(f64::sin);
+        let t4 = ((v.mean().unwrap()) * (t2.mean().unwrap())).tanh();
+        t4 + t3.dot(&t3) * 0.1 + t2.dot(&t2) * 0.1
+    }
+    check_p154(seed = 0x3a7b425949278a3c, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p155(b: f64, xs: &[f64], a: f64) -> f64 {
+        let mut acc0 = ((xs[2] - xs[2]) * 2.0 * 0.5).atan();
+        if xs[3] * 1.0 > -0.2 {
+            acc0 = (acc0 + (b * xs[2] * 0.5).sin()).tanh();
+            if xs[3].hypot(xs[3]) > acc0 {
+                acc0 = ((a + a) / (1.0 + (a - a).powi(2)) * 0.5).sin();
+            }
+        }
+        let mut v1 = vec![0.0; 2];
+        for i in 0..v1.len() {
+            v1[i] = (2.0 + acc0.atan2(1.5 + 1.0_f64.cos()).sin()).ln();
+        }
+        let t2 = xs[3] / (1.0 + 1.25_f64.powi(2));
+        let acc0 = acc0 + (0.25 + b);
+        let t4 = { let u3 = v1[1]; (1.5 + xs[2].atan().sin()).powf(p151((t2 * 0.75 * 0.5).sin(), 1, (u3 / (1.0 + t2.powi(2)) * 0.5).sin()).min(u3).tanh()) };
+        let t6 = { let u5 = (2.0 + t2.min(xs[0]).sin()).log2(); a };
+        let t4 = t4 * (acc0 * 0.5).sin().sin().exp();
+        (t4 * 0.25).tanh() + (acc0 * 0.5).atan() + 2.0 * t2 + b
+    }
+    check_p155(seed = 0x89fd34f71f4e6be6, inputs = 6, calls = [p151], at = |p| (p[0], &p[1..5], p[5]));
+}
+
+#[differentiable]
+fn p156_h0(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.5).tanh();
+    }
+    y[0] = (y[0] * 0.5 + s).sin();
 }
 #[differentiable]
-fn p125_h1(s: f64, x: &[f64], y: &mut [f64]) {
+fn p156_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
     for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).sin() * 0.3;
+        y[i] += (s * x[i % x.len()]).tanh() * 0.75;
+    }
+    y[0] * 1.5
+}
+#[differentiable]
+fn p156_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    p156_h0(y, s);
+    let _ = p156_h1(s * 0.5, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+#[differentiable]
+fn p156_h3(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.3).cos();
+    }
+    acc * -0.5 + v[0] * v[v.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p156(xs: &[f64], b: f64, a: f64) -> f64 {
+        let s1 = &xs[2..5];
+        let t2 = (s1[0] * a + s1[1]).sin() + s1[s1.len() - 1] * 0.3;
+        let mut arr3 = [0.75_f64; 3];
+        arr3[1] = b;
+        arr3[2] = xs[0] * 0.25;
+        let t4 = arr3[2] * arr3[1];
+        let mut buf5 = vec![0.0; 2];
+        for i in 0..2 {
+            buf5[i] = xs[i + 2] * t2.tanh();
+        }
+        let t6 = p156_h2(&mut buf5, &arr3, a).tanh();
+        let t7 = buf5[0] + buf5[1] * 0.5;
+        let t8 = p156_h3(&buf5[..1], t2.tanh());
+        let mut buf9 = vec![0.0; 3];
+        for i in 0..3 {
+            buf9[i] = xs[i + 2] * t4.tanh();
+        }
+        p156_h0(&mut buf9, t6.tanh() * 0.5);
+        let t10 = buf9[0] + buf9[2] * 1.5;
+        let t11 = p156_h3(&arr3, t2.tanh());
+        t11 + t10 + t8 + t7 + t6 + a * 0.3
+    }
+    check_p156(seed = 0x3dd8bcae2aaeb9a0, inputs = 9, calls = [], at = |p| (&p[0..7], p[7], p[8]));
+}
+
+#[differentiable]
+fn p157_h0(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 1.5;
+    }
+    y[0] * 1.5
+}
+#[differentiable]
+fn p157_h1(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.75 + (y[i] * s).tanh() * 0.25;
     }
 }
 #[differentiable]
-fn p125_h2(y: &mut [f64], x: &[f64], s: f64) {
-    p125_h0(y, s);
-    p125_h1(s * 0.25, &x[1..], y);
+fn p157_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    p157_h1(y, s);
+    let _ = p157_h0(s * 0.75, &x[1..], y);
+    y[y.len() - 1] + x[0]
 }
 #[differentiable]
-fn p125_h3(v: &[f64], s: f64) -> f64 {
+fn p157_h3(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.75
+}
+#[differentiable]
+fn p157_h4(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.75;
+    t + p157_h3(&v[1..], s * 0.6) + p157_h3(v, s).tanh()
+}
+program! {
+    #[differentiable]
+    fn p157(xs: &[f64], ys: &mut [f64], a: f64) -> f64 {
+        let (h1, c2) = ys.split_at_mut(2);
+        let _ = p157_h2(h1, &xs[..2], a * 0.6);
+        let t3 = c2[0] * 0.6 + h1[h1.len() - 1] + c2.len() as f64 * 0.1;
+        let t4 = ys[1] * 0.25;
+        let t5 = p157_h4(&xs[1..], a);
+        let s6 = &xs[..];
+        let t7 = (s6[4] * t4.tanh() + s6[1]).sin() + s6[s6.len() - 1] * -0.5;
+        let _ = p157_h2(&mut ys[0..=2], &s6[0..], t4.tanh());
+        let t8 = ys[0] * -0.5;
+        let _ = p157_h2(&mut ys[..], &xs[0..=4], t3.tanh());
+        let t9 = ys[1] * 0.3;
+        t9 + t8 + t7 + t5 + t4 + ys[2] + a * 0.3
+    }
+    check_p157(seed = 0xb60a97b4092cf16f, inputs = 10, calls = [], at = |p| (&p[0..6], &mut p[6..9].to_vec(), p[9]));
+}
+
+#[differentiable]
+fn p158_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.6
+}
+#[differentiable]
+fn p158_h1(v: &[f64], s: f64) -> Result<f64, String> {
+    let head = if v[0] * s > -0.4 { Ok((v[0] * s).sin()) } else { Err(format!("{s} is too small")) };
+    let h = head?;
+    Ok(h * 0.6 + v[v.len() - 1] * 0.3)
+}
+program! {
+    #[differentiable]
+    fn p158(b: f64, a: f64, xs: &[f64]) -> f64 {
+        let t1 = p158_h0(&xs[1..3], a * 0.3).sin();
+        let t2 = p158_h0(xs, t1.tanh()).sin();
+        let t3 = match p158_h1(xs, t2.tanh()) { Ok(v) => v, Err(_) => t2.tanh() * -0.5 };
+        let t4 = p158_h0(&xs[..7], b).sin();
+        let s5 = &xs[1..];
+        let t6 = (s5[1] * t4.tanh() + s5[5]).sin() + s5[s5.len() - 1] * 0.25;
+        t6 + t4 + t3 + t2 + t1 + a * 0.3
+    }
+    check_p158(seed = 0xef723c0d9ad91a41, inputs = 9, calls = [], at = |p| (p[0], p[1], &p[2..9]));
+}
+
+program! {
+    #[differentiable]
+    fn p159(b: f64, c: f64, a: f64, d: f64) -> f64 {
+        let d = d * a.atan();
+        let mut acc0 = 1.0;
+        for i in 0..2 {
+            let mut acc1 = 0.5;
+            if i % 3 == 1 {
+                let t2 = c;
+            }
+            acc1 += (a / (1.0 + (d * 0.5).tanh().powi(2)) * (i as f64 - a) * 0.1).sin();
+        }
+        let d = d * 0.5 + (d * 0.5).atan().mul_add(d * 0.5, c);
+        1.0 * b + 0.5 * b
+    }
+    check_p159(seed = 0xb47b318bc8245bd5, inputs = 4, calls = [], at = |p| (p[0], p[1], p[2], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p160(a: f64, b: f64) -> f64 {
+        let a = a * a;
+        let a = (a * 0.5).tanh() * (b - b);
+        if a * 0.25 / (1.0 + (a * 0.25).atan().powi(2)) > a * 0.25 {
+            let mut acc0 = b;
+            if acc0 * 0.25 > b {
+                for i in 0..3 {
+                    if (a * 0.25).sin() < 0.0 {
+                        let t1 = f64::max((a * 0.25).sin(), b);
+                    } else if b > 0.25 {
+                        let t2: f64 = 0.75;
+                    }
+                    acc0 -= ((1.25 * b - (acc0 * 0.25).tanh()) * 0.25).sin();
+                }
+            }
+            return a * 0.25 / (1.5 + (0.75 * (a * 0.25).sin()).tanh());
+        }
+        let mut a = a;
+        a *= b.mul_add((a * 0.25).atan(), b).tanh();
+        let mut k3 = 0;
+        loop {
+            let mut v4 = vec![0.0; 4];
+            for j in 0..v4.len() {
+                v4[j] = (p146((a * 0.1).sin().tanh().sinh(), 0.2_f64.powi(2), b.max((a * 0.1).atan())) * 0.25).tanh().sin();
+            }
+            let c5 = |u6: f64| (a * 0.1).atan().cos().cos().exp();
+            let t7: f64 = c5(v4.iter().map(|q| q * q).sum::<f64>() * 0.25) - 0.5 * c5(((v4[k3] - p146(b.cos(), ((k3 as f64).powi(2).ln_1p() * 0.5).atan(), a * 0.1 * v4.iter().map(|q| q.cos()).product::<f64>() * 0.5) * 0.25) * 0.5).tanh());
+            a *= 0.5 + 0.4 * (0.9 * (t7 * 0.5).atan()).sin();
+            k3 += 1;
+            if (f64::cos(b) < -0.2) || k3 >= 4 { break; }
+        }
+        b.tanh()
+    }
+    check_p160(seed = 0xfdfe9d78bd2f2b8e, inputs = 2, calls = [p146], at = |p| (p[0], p[1]));
+}
+
+#[differentiable]
+fn p161_h0(v: &[f64], s: f64) -> f64 {
     let mut acc = 0.0;
     for i in 0..v.len() {
         acc += (v[i] * s + 0.6).tanh();
@@ -3649,2195 +4763,1272 @@ fn p125_h3(v: &[f64], s: f64) -> f64 {
     acc * 0.3 + v[0] * v[v.len() - 1]
 }
 #[differentiable]
-fn p125_h4(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).tanh();
-    r[1] = v[1] * 0.25;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-program! {
-    #[differentiable]
-    fn p125(w: [f64; 3], b: f64, xs: &[f64], a: f64) -> f64 {
-        let mut buf1 = vec![0.0; 3];
-        for i in 0..3 {
-            buf1[i] = xs[i + 2] * a;
-        }
-        p125_h2(&mut buf1, &xs[1..=3], a);
-        let t2 = buf1[0] + buf1[2] * 0.3;
-        let t3 = p125_h3(xs, t2.tanh()).sin();
-        let arr4 = p125_h4(xs, t3.tanh());
-        let t5 = arr4[0] * arr4[2];
-        let mut buf6 = vec![0.0; 2];
-        for i in 0..2 {
-            buf6[i] = xs[i + 1] * t2.tanh() * 0.5;
-        }
-        p125_h2(&mut buf6, xs, t2.tanh());
-        p125_h0(&mut buf6, t2.tanh());
-        for _ in 0..3 {
-            p125_h2(&mut buf6, &xs[4..6], a);
-        }
-        let t7 = buf6[0] + buf6[1] * 0.6;
-        t7 + t5 + t3 + t2 + w[1] * 0.5 + a * 0.3
+fn p161_h1(y: &mut [f64], s: f64) -> f64 {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * -0.5).tanh();
     }
-    check_p125(seed = 0xff9efe5ed1618621, inputs = 11, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), p[3], &p[4..10], p[10]),
-        params = ["b"] at [3]);
-}
-
-program! {
-    #[differentiable]
-    fn p126(a: f64, b: f64) -> f64 {
-        let t0 = f64::cos(a);
-        let mut acc1 = 0.0;
-        for i in 1..=1 {
-            let t2 = t0;
-            acc1 += ((t2 / (2.0 + t2.cos())).sin() * 0.5).tanh();
-        }
-        let t0 = t0 - (acc1 * 0.5 + b);
-        t0 * 0.1 - (acc1 * 0.5).sin().cos()
-    }
-    check_p126(seed = 0x272ecdd1632c1e79, inputs = 2, calls = [], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p127(a: f64) -> f64 {
-        let mut acc0 = (2.0 + a.tanh().cos()).recip();
-        for i in 0..1 {
-            if i > 0 {
-                let t1: f64 = a;
-            } else {
-                acc0 = ((p100(a.sin(), f64::sin(acc0 * 0.5), ((a + a) * 0.5).sin(), 1.0 * 1.5) * 0.5).tanh() * (acc0 * 0.5) * (a * (acc0 * 0.5).tanh()) * 0.5).sin();
-            }
-            let t2: f64 = 0.3;
-            acc0 += i as f64;
-        }
-        let t3 = if a.tanh() > 0.25 { (acc0 * 0.5).atan() - a - a * a } else { a * ((acc0 * 0.5).tanh() / (1.0 + (acc0 * 0.5).tanh().powi(2))) };
-        let mut v4: Vec<f64> = Vec::new();
-        v4.push(((acc0 * 0.5).sin() + (acc0 * 0.5).sin()).sin());
-        v4.push((1.5 + ((p99((acc0 * 0.5).sin().atan2(1.5 + (acc0 * 0.5).tanh().cos()), 3, ((t3 * 0.5).atan() * (acc0 * 0.5) * 0.25).tanh(), (acc0 * 0.5).atan().cos()) * 0.25).atan() * a).sin()).powf((t3 * 0.5).cos().exp_m1().tanh()));
-        let t5 = v4[0] * 0.5 + v4[1];
-        let k6 = ((acc0 * 0.5 * 0.6).abs() * 2.0) as usize % 3;
-        match k6 {
-            0 => {
-                if a < 0.5 && a < -0.4 {
-                    let mut w7 = 0;
-                    while w7 < 4 {
-                        let flag8 = t5 * 0.5 > 0.7;
-                        acc0 += ((t3 * 0.5).atan() * 0.5).sin();
-                        w7 += 1;
-                    }
-                } else if a * (t5 * 0.5).sin() < -0.1 {
-                    if acc0 * 0.1 < -0.4 {
-                        let t5 = t5 * 0.5 + (t5 * 0.5).tanh() * (t5 * 0.5);
-                    } else if (acc0 * 0.1).tanh().mul_add((t3 * 0.5).atan(), 0.9) < 0.0 || (t3 * 0.5).atan() < -0.2 {
-                        if a + (t3 * 0.5).atan() > 0.0 {
-                            let mut w9 = 0;
-                            while w9 < 3 {
-                                acc0 = f64::tanh((t5 * 0.5).atan()).cos();
-                                acc0 = ((acc0 * 0.1).atan() - (((t3 * 0.5).atan() - w9 as f64) * 0.25).sin()).tanh();
-                                w9 += 1;
-                            }
-                        } else if 0.6 * 0.3 > 0.0 && (acc0 * 0.1).tanh() < 0.5 {
-                            let t10 = if (t5 * 0.5).tanh() > (t5 * 0.5).tanh() { (t3 * 0.5).sin() } else { a.mul_add(a, 1.0) - (t5 * 0.5).sin().tanh() };
-                        } else {
-                            for i in 0..1 {
-                                let mut k11 = 0;
-                                loop {
-                                    let t12 = match k11 % 3 { 0 | 1 => (((acc0 * 0.05).sin().clamp(-0.75, 0.75) + ((acc0 * 0.05).atan() - t3 * 0.5)) * 0.5).sin(), _ => a };
-                                    acc0 += (t12 + acc0 * 0.05).tanh().exp() * 0.5;
-                                    k11 += 1;
-                                    if ((t5 * 0.5).atan() > a) || k11 >= 4 { break; }
-                                }
-                                acc0 = 0.1 * (acc0 * 0.05) * ((t3 * 0.5).sin() * a);
-                            }
-                        }
-                    }
-                }
-            }
-            1 => {
-                match ((1.5 + (acc0 * 0.05).atan().cos()).sqrt().abs() * 2.0) as usize % 3 {
-                    0 => {
-                        let k13 = (1.25_f64.abs() * 2.0) as usize % 3;
-                        match k13 {
-                            0 | 1 => {
-                                for i in 0..3 {
-                                    let mut k14 = 0;
-                                    let r15 = loop {
-                                        acc0 = (acc0 * 0.02 * (acc0 * 0.02) * (2.0 - (t3 * 0.5).tanh()) * 0.1).sin();
-                                        acc0 = a;
-                                        k14 += 1;
-                                        if (a.sin() < 0.25) || k14 >= 3 { break a - (t3 * 0.5).tanh() + (t5 * 0.5).tanh().cos(); }
-                                    };
-                                    acc0 += ((a.cos() + (r15 * 0.5).sin()) * 0.5).sin();
-                                }
-                            }
-                            _ => {
-                                let a = a * -(t5 * 0.5).atan();
-                            }
-                        }
-                    }
-                    1 => {
-                        acc0 = ((acc0 * 0.02).atan() + (1.0 * (acc0 * 0.02) * 0.5).tanh()).atan();
-                    }
-                    _ => {
-                        for i in 0..4 {
-                            acc0 += (1.5 + (t3 * 0.5).atan().cos()).sqrt().powi(2).ln_1p();
-                        }
-                    }
-                }
-            }
-            _ => {
-                let mut v16 = vec![0.0; 2];
-                for i in 0..v16.len() {
-                    v16[i] = 0.75 * 0.25 * f64::tanh(0.2);
-                }
-            }
-        }
-        (t5 * 0.5).cos() + 0.25 * (t3 * 0.5).sin() + (acc0 * 0.02).atan() + 0.5 * (t3 * 0.5).tanh()
-    }
-    check_p127(seed = 0x76cd18ec493c7c39, inputs = 1, calls = [p99, p100], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p128(a: f64, b: f64) -> f64 {
-        let mut acc0 = b;
-        for i in (0..1).rev() {
-            let t1 = (1.5 + b.sin().cos()).sqrt() * 1.25;
-            acc0 = ((acc0 * 0.5 + t1 - a / (1.0 + (i as f64).powi(2))) * 0.25).tanh();
-            let a = a * (acc0 * 0.5 * t1);
-        }
-        match ((acc0 * 0.5).sin().abs() * 2.0) as usize % 3 {
-            0 => {
-                let b = b - acc0 * 0.5;
-            }
-            1 => {
-                let t2 = (acc0 * 0.5).sin().powi(2).ln_1p();
-            }
-            _ => {
-                for i in 1..=4 {
-                    let flag3 = a.tanh() > 0.25;
-                    acc0 += b.asinh() / (1.0 + (1.5 + b.cos()).sqrt().powi(2)) * 0.25;
-                }
-            }
-        }
-        for i in (0..6).step_by(2) {
-            acc0 += ((b / (2.0 + p112((acc0 * 0.1 * 0.5).tanh()).cos())).atan() * 0.5).atan();
-        }
-        acc0 * 0.1 + 2.0 * a + 0.5 * (acc0 * 0.1)
-    }
-    check_p128(seed = 0x91a215b36d3a6f19, inputs = 2, calls = [p112], at = |p| (p[0], p[1]),
-        params = ["b"] at [1]);
-}
-
-program! {
-    #[differentiable]
-    fn p129(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((a + a).mul_add(0.5, a) + xs[4]).tanh();
-        let t2 = (((0.23_f64).sin()).mul_add(0.5, t1) + xs[1]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 1..xs.len() {
-            acc = acc + ((((t1) * (0.72_f64)).mul_add(0.5, a)).sin()).tanh() - (xs[i]).tanh();
-            let t3 = if xs[i] - ((xs[i]) * 0.5).exp() < 0.46 { (((t2 + t1).sin()).mul_add(0.5, a)).tanh() } else { xs[i - 1] - a };
-            extra += ((((xs[i - 1]).tanh()).mul_add(0.5, t2)).mul_add(0.5, 0.73_f64)).tanh();
-            extra += ((((((xs[i - 1]) * 0.5).exp()) * 0.5).exp()).tanh()).tanh();
-            let mut t4 = 0.0;
-            for j in 0..2 {
-                t4 += (0.31_f64 * (j as f64 + 0.5)).sin();
-            }
-            acc -= (t4).tanh();
-        }
-        let r = acc;
-        r
-    }
-    check_p129(seed = 0xfa7f3485ef7e61e1, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p130(a: f64, xs: &[f64], c: f64, b: f64) -> f64 {
-        let b = b * b;
-        let t0 = c / (2.0 + 0.9_f64.cos()) * 0.25;
-        let a = a - 0.2;
-        let mut acc1 = ((c * 0.3).mul_add(1.5 + xs[0], xs.iter().map(|q| (q * 0.9).sin()).sum::<f64>() / (1.0 + xs[1].powi(2))) * 0.25).atan();
-        let a = a * xs[3];
-        for i in 0..1 {
-            acc1 += c;
-        }
-        0.2 * (a * 0.5).atan() + (acc1 * 0.25).sin()
-    }
-    check_p130(seed = 0xecda77114e7290d3, inputs = 7, calls = [], at = |p| (p[0], &p[1..5], p[5], p[6]));
-}
-
-#[differentiable]
-fn p131_h0(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 1.5).tanh();
-    }
-    acc * 1.5 + v[0] * v[v.len() - 1]
+    y[0] = (y[0] * 1.5 + s).sin();
+    y[0] * y[y.len() - 1]
 }
 #[differentiable]
-fn p131_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).tanh() * 0.25;
-    }
-    y[0] * 0.5
-}
-#[differentiable]
-fn p131_h2(v: &[f64], s: f64) -> Option<f64> {
-    let head = if v[0] * s > -0.4 { Some((v[0] * s).sin()) } else { None };
-    let h = head?;
-    Some(h * 0.5 + v[v.len() - 1] * 0.6)
-}
-#[differentiable]
-fn p131_h3(v: &[f64], s: f64, k: usize) -> f64 {
-    if k == 0 {
-        (v[0] * s).cos()
-    } else {
-        v[k % v.len()] * 0.25 + p131_h3(v, s * 0.6, k - 1).cos()
-    }
-}
-program! {
-    #[differentiable]
-    fn p131(w: [f64; 3], b: f64, xs: &[f64], a: f64) -> f64 {
-        let t1 = p131_h0(&xs[..], w[2]).sin();
-        let mut buf2 = vec![1.5; 2];
-        let t3 = p131_h1(a, &xs[..6], &mut buf2).tanh();
-        let t4 = buf2[0] + buf2[1] * -0.5;
-        let t5 = p131_h0(&buf2, w[2]).sin();
-        let t6 = match p131_h2(xs, t3.tanh() * 0.75) { Some(v) => v, None => t3.tanh() * 0.75 * 0.6 };
-        let t7 = p131_h0(xs, b * 0.3).sin();
-        let t8 = p131_h0(&xs[6..=6], t4.tanh());
-        let t9 = p131_h3(&buf2, t8.tanh(), 1);
-        t9 + t8 + t7 + t6 + t5 + w[1] * 0.5 + a * 0.3
-    }
-    check_p131(seed = 0xfa0eb80f6af7f4d7, inputs = 12, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), p[3], &p[4..11], p[11]),
-        params = ["b", "w"] at [3, 0, 1, 2]);
-}
-
-program! {
-    #[differentiable]
-    fn p132(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((((1.0 + (a) * (a)).ln()) * 0.5).exp() + xs[4]).tanh();
-        let t2 = (((a) * 0.5).exp() - (t1).sin() + xs[2]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 1..xs.len() {
-            acc += ((((t2 - xs[i - 1]) * (xs[i])) * 0.5).exp()).tanh();
-            acc = acc + (t1).tanh() - ((xs[i]).mul_add(0.5, xs[i])).tanh();
-            acc += (((1.0 + (xs[i]) * (xs[i])).ln()).mul_add(0.5, xs[i]) + (1.0 + (a) * (a)).ln()).tanh();
-        }
-        acc.sin()
-    }
-    check_p132(seed = 0xc6fe459ac7a855d4, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p133(a: f64, b: f64, xs: &[f64], c: f64) -> f64 {
-        let a = a * c.atan();
-        let a = (a * 0.5).tanh() * xs[0];
-        let mut v0 = vec![0.0; xs.len()];
-        for i in 0..v0.len() {
-            v0[i] = (b * (a * 0.5).atan()).powi(3) * 0.1;
-            if i > 0 {
-                v0[i] += v0[i - 1] * -xs[3] * 0.5;
-            }
-        }
-        (a * 0.5).sin().tanh() + 0.5 * (a * 0.5)
-    }
-    check_p133(seed = 0x9ed77b63190d094d, inputs = 7, calls = [], at = |p| (p[0], p[1], &p[2..6], p[6]),
-        params = ["b", "a", "c"] at [1, 0, 6]);
-}
-
-program! {
-    #[differentiable]
-    fn p134(a: f64, b: f64) -> f64 {
-        let a = a * ((p104((2.0 * b * 0.5).sin(), b) * 0.5).tanh() * a);
-        let mut acc0 = 0.5;
-        for i in 0..1 {
-            let a = (a * 0.5).tanh() - b;
-            acc0 -= 0.1_f64;
-            if i % 2 == 0 {
-                let mut k1 = 0;
-                loop {
-                    for l in 0..2 {
-                        acc0 = (acc0 * 0.05).atan();
-                        acc0 = ((b + a * 0.5 * (a * 0.5).atan()) * 0.25).atan();
-                    }
-                    acc0 = k1 as f64;
-                    k1 += 1;
-                    if ((b * i as f64) > acc0 * 0.05) || k1 >= 3 { break; }
-                }
-            } else {
-                let t2 = if (a * 0.5).tanh() < -0.2 { (b + (a * 0.5).sin()).mul_add((a * 0.5).sin().sin(), (a * 0.5).atan()) } else { (acc0 * 0.05).sin() };
-            }
-        }
-        acc0 *= (b - (a * 0.5).atan()).tanh();
-        1.5 * (acc0 * 0.02).tanh() + a * 0.5 + b
-    }
-    check_p134(seed = 0x5b484714ee99f116, inputs = 2, calls = [p104], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p135(a: f64, n: usize, b: f64) -> f64 {
-        let t0: f64 = -b + b.cos().exp();
-        let mut v1 = vec![0.0; 3];
-        for i in 0..v1.len() {
-            v1[i] = f64::cos(a.min((t0 * 0.5).sin()));
-            if i > 0 {
-                v1[i] += v1[i - 1] * (1.5_f64.sin() * 0.5).tanh();
-            }
-        }
-        let t2: f64 = (v1[n] * 0.25).tanh() * (t0 * 0.5).tanh();
-        t2.sin() + (t0 * 0.5).atan()
-    }
-    check_p135(seed = 0x36c3a4cbaee29aa2, inputs = 2, calls = [], at = |p| (p[0], 2, p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p136(c: f64, b: f64, a: f64, n: usize, xs: &[f64], d: f64) -> f64 {
-        let mut acc0 = (0.25 * xs[3]).atan();
-        let mut k1 = 0;
-        let r4 = loop {
-            let mut acc2 = 1.0;
-            let mut acc3 = 1.0;
-            acc3 = (f64::max(0.1_f64.sin(), xs.iter().map(|q| q * b).sum::<f64>().mul_add(d, a)) * 0.1).tanh();
-            k1 += 1;
-            if ((acc3 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) > -0.2) || k1 >= 2 { break (0.5 * xs.iter().map(|q| (q * 0.1).sin()).sum::<f64>().tanh()).atanh().tanh(); }
-        };
-        let t5 = b;
-        if n % 3 == 1 {
-            return xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin());
-        }
-        t5 + r4 + (acc0 * 0.25).atan() + 1.0 * c + 0.5 * r4
-    }
-    check_p136(seed = 0x0be99e8512fe5a28, inputs = 8, calls = [], at = |p| (p[0], p[1], p[2], 3, &p[3..7], p[7]));
-}
-
-program! {
-    #[differentiable]
-    fn p137(a: f64) -> f64 {
-        let c0 = |u1: f64| a.min(1.25_f64.atan());
-        let t2: f64 = c0((1.5 + (a + a).sin()).log(2.5 + (a * a).cos())) - 0.5 * c0(a - a);
-        let mut t2 = t2;
-        for i in (0..8).step_by(2) {
-            if a / (2.0 + (p120(1, 0.1 * 1.5) * 0.5).cos()) > 0.25 {
-                let mut w3 = 0;
-                while w3 < 2 {
-                    t2 = ((t2 * 0.05).tanh().tanh().exp() / (1.0 + (t2 * 0.05).sin().powi(3).powi(2)) * 0.5).tanh();
-                    w3 += 1;
-                }
-            }
-            t2 = (t2 * 0.05).atan();
-        }
-        (t2 * 0.05).sin() + 0.5 * (t2 * 0.05).atan()
-    }
-    check_p137(seed = 0x272a5803d959a59b, inputs = 1, calls = [p120], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p138(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((a).sin() + xs[2]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() - 1 {
-            acc -= ((xs[i]).tanh()).tanh();
-            let mut t2 = 0.0;
-            for j in 0..2 {
-                t2 += (0.88_f64 * (j as f64 + 0.5)).sin();
-            }
-            acc += (xs[i]).tanh();
-        }
-        acc.sin()
-    }
-    check_p138(seed = 0x211b4995589b7402, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-program! {
-    #[differentiable]
-    fn p139(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = v.to_owned();
-        let t2 = s;
-        t2 + t1.dot(&t1) * 0.1 + s
-    }
-    check_p139(seed = 0xaeedd4f36c33fd15, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p140(a: f64, b: f64, c: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = b * b / (1.5 + (0.5_f64 * 2.0).tanh()) * 0.5;
-        for i in 1..=3 {
-            acc0 -= ((b / (1.0 + c.powi(2))).max((acc0 * 0.25).atan().powi(2)) * 0.5).sin();
-            let o1: Option<f64> = if xs[i % xs.len()] > 0.0 { Some(((xs.iter().map(|q| (q * 0.75).sin()).sum::<f64>() + f64::min(b, xs[(i + 1) % 3])) * 0.5).tanh()) } else { None };
-            let t3: f64 = if let Some(u2) = o1 { a } else { 0.5_f64 };
-            for j in 0..1 {
-                if xs[(i + 1) % 3] > 0.25 {
-                    for l in (0..4).rev() {
-                        let t4: f64 = a.hypot(t3).min(c.sin());
-                        acc0 *= (b * xs.iter().sum::<f64>()).tanh();
-                    }
-                } else {
-                    let c5 = |u6: f64| b;
-                    let t7: f64 = c5(b / (1.0 + a.tanh().exp().powi(2))) - 0.5 * c5(2.0 * xs[(i + 1) % 3]);
-                }
-                acc0 -= (((1.0 + c.powi(2)).sqrt() - 0.6_f64.tanh()) * 0.25).tanh();
-            }
-        }
-        for i in (0..2).rev() {
-            let t8 = 0.2 * xs[1];
-            acc0 *= 0.8 + 0.2 * (acc0 * 0.02).sin();
-        }
-        (acc0 * 0.01).atan().cos() + c + 1.0 * a
-    }
-    check_p140(seed = 0x0606f5ba32258b8b, inputs = 6, calls = [], at = |p| (p[0], p[1], p[2], &p[3..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p141(a: f64, xs: &[f64], b: f64) -> f64 {
-        let mut acc0 = (b * xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).cos().exp() * 0.5).sin();
-        if xs.iter().map(|q| q * b).sum::<f64>().abs() > b {
-            let mut v1 = vec![0.0; 3];
-            for i in 0..v1.len() {
-                v1[i] = 0.9 * a.clamp(-0.75, 0.75);
-            }
-            acc0 += 0.1_f64;
-            if p120(1, a.atan2(1.5 + a.cos())) * 0.5 * p107(v1[2].powi(2)) > 0.25 {
-                let t2 = (1.5 + b.sin()).log(2.5 + b.tanh().exp2().cos());
-            } else {
-                if a > v1[0] {
-                    acc0 = (xs[0] * a * (a / (1.0 + v1[1] * v1[1])) * 0.25).sin();
-                }
-            }
-        } else {
-            let t3 = b.abs();
-            acc0 = 0.3 * 2.0 / (1.5 + xs.iter().sum::<f64>().tanh());
-        }
-        acc0 += ((1.0 + (acc0 + acc0).powi(2)).ln() * 0.5).sin();
-        acc0 + a.tanh()
-    }
-    check_p141(seed = 0x4e60a1cda9595ad7, inputs = 6, calls = [p107, p120], at = |p| (p[0], &p[1..5], p[5]));
-}
-
-program! {
-    #[differentiable]
-    fn p142(n: usize, a: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = f64::atan(a - a);
-        let mut w1 = 0;
-        while w1 < 4 {
-            acc0 = (xs[n] - (acc0 * 0.1).tanh()).sin();
-            let mut w2 = 0;
-            while w2 < 2 && (2.0 * (acc0 * 0.1).atan() > -0.4) {
-                let mut acc0 = acc0;
-                acc0 += (2.0 + (xs[w1] + xs[0]).cos()).recip();
-                w2 += 1;
-            }
-            w1 += 1;
-        }
-        0.5 * (acc0 * 0.05) + 1.25 * a + 0.5 * (acc0 * 0.05).sin()
-    }
-    check_p142(seed = 0x35a42e7f70b7b8e9, inputs = 5, calls = [], at = |p| (1, p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p143(a: f64, n: usize, b: f64, xs: &[f64]) -> f64 {
-        let t2: f64 = { let v0: Vec<f64> = xs.iter().map(|&u1| f64::min(b, b).powi(2).ln_1p()).collect(); v0[0] + v0[3] };
-        let mut acc3 = 0.5;
-        let mut w4 = 0;
-        while w4 < 4 {
-            let t7: f64 = xs.iter().take(2).map(|&u5| t2.atan() + t2.tanh()).fold(0.0, |s, v| s * 0.5 + v);
-            let t8 = 0.25_f64.clamp(-0.75, 0.75);
-            if (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().sin()) > 0.7 {
-                if xs.iter().map(|q| q * t8).sum::<f64>() - 0.9 < 0.0 {
-                    let t9 = (1.0 + (p90(a / (2.0 + b.cos()) * 0.5, (t2 + (t7 * 0.1).sin()) * 0.5) * 0.5).atan().powi(2)).cbrt();
-                } else {
-                    let t10 = xs.iter().map(|q| (q * 0.6).sin()).sum::<f64>().cos();
-                }
-            } else {
-                let mut acc11 = 1.0;
-            }
-            acc3 *= t8.tanh().tanh();
-            w4 += 1;
-        }
-        let mut acc3 = acc3;
-        for q12 in xs.iter() {
-            let t13 = xs[2];
-            acc3 = ((acc3 * 0.05).sin() + a.powi(3) * 0.5).atan();
-        }
-        1.25 * t2 - b
-    }
-    check_p143(seed = 0xf4e2e8923f719f0c, inputs = 6, calls = [p90], at = |p| (p[0], 2, p[1], &p[2..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p144(xs: &[f64], a: f64, b: f64, n: usize) -> f64 {
-        let t0 = 0.3 + a;
-        let mut acc1 = 0.0;
-        if a * xs[2] < -0.4 && t0 < 0.25 {
-            acc1 = a;
-        } else if 1.5 - t0 > n as f64 {
-            acc1 = (xs[n] * xs[n]).tanh();
-        }
-        acc1 + t0.sin() - b + a + 0.5 * xs[n]
-    }
-    check_p144(seed = 0x22e17a45847d55d3, inputs = 5, calls = [], at = |p| (&p[0..3], p[3], p[4], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p145(c: f64, b: f64, a: f64, n: usize) -> f64 {
-        let c = c - (0.9 + 0.25);
-        let a = a + f64::atan(n as f64);
-        let t0 = p135((c * 0.5).atan(), 2, ((c * 0.5).sin() + a * 0.5) * 0.5).cos() - (c * 0.5).atan();
-        let t1: f64 = (a * 0.5).atan().clamp(-0.75, 0.75);
-        let t2 = (t0 * 0.5).tanh();
-        t1 + (t0 * 0.5).atan() - 1.0 * (a * 0.5).sin() + (c * 0.5).cos() + 0.5 * t1
-    }
-    check_p145(seed = 0x8613e367bd346c8e, inputs = 3, calls = [p135], at = |p| (p[0], p[1], p[2], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p146(a: f64, b: f64) -> f64 {
-        let mut acc0 = b.sin().cos();
-        for i in 0..2 {
-            for j in (0..6).step_by(2) {
-                acc0 += (((p145(a, a.powi(2).ln_1p(), (acc0 * 0.1).sin().sin(), 1) * 0.5).atan().cos().exp() * 0.5).powi(2) * 0.1).tanh();
-                for l in 1..=1 {
-                    let t1: f64 = l as f64 - j as f64;
-                    acc0 -= (0.6_f64 * 0.6).mul_add(1.5 * a, i as f64 / (1.5 + 2.0_f64.tanh())) * 0.25;
-                }
-            }
-            acc0 *= 0.8 + 0.2 * (a * 0.6).sin();
-        }
-        if (acc0 * 0.02).sin() * b > b {
-            return a;
-        }
-        let b = b * (1.5 + a.cos()).sqrt();
-        if (b * 0.5).sin() - (b * 0.5).atan() > (acc0 * 0.02).sin() {
-            acc0 += -(b * 0.5).sin();
-        } else {
-            let acc0 = (acc0 * 0.02).sin() * 0.5;
-        }
-        (b * 0.5).sin() - (acc0 * 0.02).tanh() + a.sin()
-    }
-    check_p146(seed = 0x261ece2e5d9df289, inputs = 2, calls = [p145], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p147(a: f64) -> f64 {
-        let t0 = a * 2.0;
-        let mut acc1 = 1.0;
-        for i in 0..2 {
-            acc1 = (-(t0 / (2.0 + (i as f64).cos())) * 0.5).sin();
-            for j in 0..4 {
-                if 0.6 + a > t0 {
-                    return (t0 * 0.6).asinh();
-                }
-                acc1 += ((t0 / (1.0 + (p79(2, (((p120(1, (acc1 * 0.05).atan()) * 0.5).tanh() - t0) * 0.5).sin(), t0.clamp(-0.75, 0.75), (t0 * t0 * 0.1).atan()) * 0.5).powi(2)) - f64::tanh(t0)) * 0.1).atan();
-            }
-        }
-        t0.tanh()
-    }
-    check_p147(seed = 0x47d9b578ec98afbf, inputs = 1, calls = [p79, p120], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p148(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = x.to_owned();
-        let t2 = &t1 + &((&t1 * v).mapv(f64::tanh));
-        let mut t3 = v.to_owned();
-        for _ in 0..n {
-            t3 = ((&t1 + &t2).dot(&t3) * 0.3).mapv(f64::tanh) + &t3 * 0.5;
-        }
-        let t4 = v.to_owned();
-        t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1 + t2.sum() * 0.2
-    }
-    check_p148(seed = 0xb257ad6f920edbfe, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-#[differentiable]
-fn p149_h0(v: &[f64], s: f64) -> Option<f64> {
-    let head = if v[0] * s > -0.4 { Some((v[0] * s).cos()) } else { None };
-    let h = head?;
-    Some(h * 0.25 + v[v.len() - 1] * 0.3)
-}
-#[differentiable]
-fn p149_h1(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.3
-}
-#[differentiable]
-fn p149_h2(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+fn p161_h2(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
     for i in 0..y.len() {
         y[i] += (s * x[i % x.len()]).sin() * 0.3;
-    }
-    y[0] * 0.6
-}
-#[differentiable]
-fn p149_h3(y: &mut [f64], s: f64) -> f64 {
-    for i in 0..y.len() {
-        y[i] = y[i] * 1.5 + (y[i] * s).cos() * 0.25;
-    }
-    y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p149_h4(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    let _ = p149_h3(y, s);
-    let _ = p149_h2(s * -0.5, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-program! {
-    #[differentiable]
-    fn p149(xs: &[f64], a: f64, ys: &mut [f64], w: [f64; 3]) -> f64 {
-        let t1 = match p149_h0(&xs[5..], a) { Some(v) => v, None => a * 0.6 };
-        let s2 = &xs[2..=6];
-        let t3 = (s2[3] * w[2] + s2[1]).sin() + s2[s2.len() - 1] * 0.25;
-        let t4 = p149_h1(&ys[..], t1.tanh() * 0.6);
-        let mut buf5 = vec![0.3; 2];
-        let t6 = p149_h2(w[0] * 0.5, &ys[..], &mut buf5).tanh();
-        let t7 = p149_h2(w[2] * 0.5, xs, &mut buf5).tanh();
-        let t8 = buf5[0] + buf5[1] * 0.75;
-        let t9 = p149_h4(ys, &xs[3..7], a).tanh();
-        let t10 = ys[1] * 0.6;
-        t10 + t9 + t8 + t7 + t6 + ys[2] + w[1] * 0.5 + a * 0.3
-    }
-    check_p149(seed = 0x85df34c36119fb63, inputs = 15, calls = [], at = |p| (&p[0..8], p[8], &mut p[9..12].to_vec(), <[f64; 3]>::try_from(&p[12..15]).unwrap()));
-}
-
-program! {
-    #[differentiable]
-    fn p150(a: f64) -> f64 {
-        let mut acc0 = a / (2.0 + 2.0_f64.cos()) * p107(a).clamp(-0.75, 0.75);
-        for i in 0..1 {
-            acc0 = (1.5 + (acc0 * 0.5).tanh().cos()).sqrt();
-            let t1 = a;
-        }
-        acc0 = (a - (acc0 * 0.5).sin()).sin();
-        for i in 0..3 {
-            let t2 = -(acc0 * 0.1).cos().exp() - a;
-            acc0 = ((acc0 * 0.1).tanh() + (acc0 * 0.1).atan()).atan();
-        }
-        0.2 * (acc0 * 0.1).atan()
-    }
-    check_p150(seed = 0xe71280c4a9409598, inputs = 1, calls = [p107], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p151(a: f64, b: f64) -> f64 {
-        let t0 = -b / (1.0 + b.powi(2)) * 0.75;
-        let b = b + t0 * b;
-        let t1 = (b * 0.25).tanh();
-        let c2 = |u3: f64| a / (1.0 + 1.0_f64.powi(2)) / (1.0 + (b * 0.25).tanh().exp().powi(2));
-        let t4: f64 = c2(0.2_f64.sin() - 0.2 * 1.5) - 0.5 * c2((t0 / (1.0 + (p126(((b * 0.25 + t0) * 0.25).sin(), f64::atan(0.6)) * 0.5).tanh().powi(2)) * 0.5).tanh());
-        let mut acc5 = 1.0;
-        if (t4 * 0.25).tanh().mul_add(t1, t1) < -0.2 {
-            if f64::atan((t4 * 0.25).atan()) < -0.2 {
-                let t6 = t1 / (2.0 + t1.cos());
-            } else if (b * 0.25).sin() + a > (b * 0.25).atan() {
-                if (t4 * 0.25).cos() < 0.3 {
-                    for i in 0..1 {
-                        acc5 += (b * 0.25).tanh();
-                        acc5 *= (acc5 * 0.5).tanh();
-                    }
-                } else {
-                    acc5 -= ((acc5 * 0.25 * (p134(t1, (1.0 + t1.powi(2)).sqrt()) * 0.5).tanh() + (b * 0.25).atan().powi(3)) * 0.1).sin();
-                }
-            }
-        }
-        (acc5 * 0.25).atan() - (t4 * 0.25).sin() - t1 - (b * 0.25).atan() + 1.0 * t0 + a + 0.5 * (b * 0.25).tanh()
-    }
-    check_p151(seed = 0x56aada4420f106d4, inputs = 2, calls = [p126, p134], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p152(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = &((s) * x) + &(x - x);
-        let t2 = s;
-        t2 + t1.sum() * 0.2 + s
-    }
-    check_p152(seed = 0x7ce720e5f7851202, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p153(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = x.mapv(|q| q * q * 0.5 - q);
-        for _ in 0..n {
-            t1 = (&t1 * (x[[2, 0]])).mapv(f64::sin) + &t1 * 0.5;
-        }
-        let t2 = v.to_owned();
-        t2.dot(&t2) * 0.1 + t1.sum() * 0.2 + s
-    }
-    check_p153(seed = 0xbbca874c819b1aea, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1),
-        params = ["s", "v"] at [12, 9, 10, 11]);
-}
-
-#[differentiable]
-fn p154_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.5
-}
-#[differentiable]
-fn p154_h1(y: &mut [f64], s: f64) -> f64 {
-    for i in 0..y.len() {
-        y[i] = y[i] * 1.5 + (y[i] * s).tanh() * 0.25;
-    }
-    y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p154_h2(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).tanh() * 0.75;
-    }
-}
-#[differentiable]
-fn p154_h3(y: &mut [f64], x: &[f64], s: f64) {
-    let _ = p154_h1(y, s);
-    p154_h2(s * -0.5, &x[1..], y);
-}
-program! {
-    #[differentiable]
-    fn p154(a: f64, xs: &[f64]) -> f64 {
-        let s1 = &xs[1..];
-        let t2 = (s1[3] * a + s1[0]).sin() + s1[s1.len() - 1] * 1.5;
-        let t3 = p154_h0(xs, t2.tanh()).sin();
-        let mut buf4 = vec![0.0; 4];
-        for i in 0..4 {
-            buf4[i] = xs[i + 0] * a * 0.5;
-        }
-        let t5 = p154_h1(&mut buf4, a).tanh();
-        let t6 = p154_h1(&mut buf4, t2.tanh()).tanh();
-        let _ = p154_h1(&mut buf4, t3.tanh());
-        let t7 = buf4[0] + buf4[3] * 0.5;
-        let t8 = p154_h0(&s1[2..=4], t6.tanh());
-        let t9 = p154_h0(&buf4[1..], a);
-        let t10 = p154_h0(&s1[0..], t5.tanh()).sin();
-        let mut buf11 = vec![0.75; 3];
-        p154_h3(&mut buf11, &s1[5..=6], t8.tanh());
-        let t12 = buf11[0] + buf11[2] * 0.6;
-        t12 + t10 + t9 + t8 + t7 + a * 0.3
-    }
-    check_p154(seed = 0x31fa525e08b863a4, inputs = 9, calls = [], at = |p| (p[0], &p[1..9]));
-}
-
-program! {
-    #[differentiable]
-    fn p155(a: f64) -> f64 {
-        let t0 = a.max(a) * 0.3 * (a + a - -a);
-        let t1 = t0 * 0.75;
-        let t0 = t0 + t1;
-        let mut acc2 = 1.0;
-        for i in 0..2 {
-            acc2 -= (((t0 * 0.5).tanh() + t1 * 0.5) * 0.5).sin();
-            acc2 = ((acc2 * 0.25).atan() * (1.0 + (t0 * 0.5).sin().powi(2)).cbrt()).tanh();
-        }
-        let t0 = t0 * 0.5 - 0.25_f64.cos().exp();
-        for i in 0..4 {
-            let mut w3 = 0;
-            while w3 < 4 {
-                let t4 = if (t0 * 0.25).atan() + (t0 * 0.25).sin() < 0.25 { ((acc2 * 0.02).tanh() + (acc2 * 0.02).tanh()) * (t0 * 0.25).sin().powi(2) } else { (acc2 * 0.02).sin() };
-                acc2 -= f64::max(t4, (acc2 * 0.02).sin()) / (1.0 + (t4 * 0.9).powi(2)) * 0.25;
-                w3 += 1;
-            }
-            acc2 += (((acc2 * 0.02).tanh().powi(2).ln_1p() + (1.5 + (t0 * 0.25).sin().cos()).sqrt()) * 0.5).tanh();
-        }
-        let t5 = (t0 * 0.25).tanh() / (2.0 + (acc2 * 0.02).atan().cos());
-        let flag6 = t5.sin() > 0.0;
-        0.9 * t5 + t0 * 0.25 + 0.5 * (acc2 * 0.02) - t1
-    }
-    check_p155(seed = 0x8c75b8023f9545f9, inputs = 1, calls = [], at = |p| (p[0]));
-}
-
-#[differentiable]
-fn p156_h0(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).tanh();
-    r[1] = v[1] * 0.25;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-#[differentiable]
-fn p156_h1(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.3).sin();
-    }
-    acc * -0.5 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p156_h2(y: &mut [f64], s: f64) {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.5).tanh();
-    }
-    y[0] = (y[0] * 0.6 + s).sin();
-}
-#[differentiable]
-fn p156_h3(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).tanh() * 0.25;
-    }
-}
-#[differentiable]
-fn p156_h4(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    p156_h2(y, s);
-    p156_h3(s * 0.6, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-program! {
-    #[differentiable]
-    fn p156(a: f64, xs: &[f64], b: f64) -> f64 {
-        let arr1 = p156_h0(xs, b);
-        let t2 = arr1[2] * arr1[1];
-        let t3 = p156_h1(&xs[2..], t2.tanh());
-        let arr4 = p156_h0(xs, t2.tanh());
-        let t5 = arr4[1] * arr4[0];
-        let mut buf6 = vec![0.5; 3];
-        let t7 = p156_h4(&mut buf6[..3], xs, a).tanh();
-        let t8 = buf6[0] + buf6[2] * 0.75;
-        let mut buf9 = vec![0.0; 3];
-        for i in 0..3 {
-            buf9[i] = xs[i + 1] * t5.tanh();
-        }
-        p156_h2(&mut buf9, a * 0.5);
-        p156_h3(b, &buf6, &mut buf9[..]);
-        let t10 = p156_h4(&mut buf9, xs, t5.tanh()).tanh();
-        let t11 = buf9[0] + buf9[2] * 0.5;
-        let arr12: [f64; 3] = [t5.tanh() * 0.3, xs[4] * 0.6, (b).sin()];
-        let [e14, e15, e16] = arr12;
-        let t13 = e14 * e16 + arr12[1] * e15;
-        t13 + t11 + t10 + t8 + t7 + a * 0.3
-    }
-    check_p156(seed = 0x51a031f0e7e84c72, inputs = 8, calls = [], at = |p| (p[0], &p[1..7], p[7]));
-}
-
-program! {
-    #[differentiable]
-    fn p157(b: f64, c: f64, d: f64, a: f64) -> f64 {
-        let mut v0 = vec![0.0; 2];
-        for i in 0..v0.len() {
-            v0[i] = (a - d).asinh();
-        }
-        let mut acc1 = (v0[0].min(d) * b.atan2(1.5 + v0[1].cos()) * 0.5).sin();
-        if c.tanh().exp() > c {
-            if a * a > -0.4 {
-                return a;
-            }
-            let t2: f64 = d.abs() - 1.5_f64.tanh();
-            acc1 += ((c * 1.0).sin() * 0.5).sin();
-        } else {
-            let flag3 = d.max(acc1) > 0.3;
-            let t6: f64 = v0[1..2].iter().map(|u4| { let u4 = *u4; 0.25 * (a / (1.0 + u4.powi(2))) }).sum();
-        }
-        for i in 1..=1 {
-            for j in 0..3 {
-                acc1 *= (v0[(j + 1) % 2] * 0.1 * c).cos();
-            }
-            acc1 += (((v0[i] * 0.1).tanh() - d) * 0.5).tanh();
-        }
-        (acc1 * 0.1).tanh() - 1.0 * c
-    }
-    check_p157(seed = 0xfd917fffebb5cdea, inputs = 4, calls = [], at = |p| (p[0], p[1], p[2], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p158(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = (s) * &(x - v);
-        for _ in 0..n {
-            t1 = (&t1 * (v[2])).mapv(f64::sin) + &t1 * 0.5;
-        }
-        let t2 = v.to_owned();
-        let t3 = x.sum() * 0.1;
-        t3 + t2.dot(&t2) * 0.1 + t1.sum() * 0.2
-    }
-    check_p158(seed = 0x12f76546721b8707, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p159(b: f64, n: usize, a: f64) -> f64 {
-        let mut acc0 = 1.5_f64 + 0.3 * 1.5;
-        let t1 = a.cos() * (b * acc0);
-        if n % 2 == 0 {
-            for i in (0..3).rev() {
-                let mut k2 = 0;
-                loop {
-                    let t3 = (t1 * 0.5).sin();
-                    acc0 += b;
-                    k2 += 1;
-                    if (-(acc0 * 0.05) > 0.0) || k2 >= 4 { break; }
-                }
-                acc0 += ((a - b).sin().exp_m1() * 0.5).tanh();
-            }
-        } else {
-            let t4 = if 0.25 + acc0 * 0.05 > b && a < 0.5 { 1.5 } else { acc0 * 0.05 };
-        }
-        for i in (0..3).rev() {
-            let t5 = p103(((acc0 * 0.05).sin().hypot(b) * 0.5).sin(), (f64::min((t1 * 0.5).tanh(), p135(f64::cos(a), 2, (acc0 * 0.05).sin().to_radians())) * 0.5).sin(), 2) * 0.25 / (1.0 + (t1 * 0.5).tanh().powi(2));
-            if n % 3 == 1 {
-                continue;
-            }
-            if ((n as f64).powi(3)) < 0.0 {
-                let mut acc6 = ((acc0 * 0.05).atan() * b).mul_add(0.9, 1.5) * 0.5;
-            }
-            acc0 *= 0.5 + 0.4 * a.min(0.25).sin();
-        }
-        let t7 = a / (2.0 + (n as f64).cos().exp_m1().cos());
-        let mut acc8 = 0.5;
-        t7.cos() + 1.5 * (t1 * 0.5).atan() - (acc0 * 0.02).tanh().cos() + b
-    }
-    check_p159(seed = 0x044545e1ec60f409, inputs = 2, calls = [p103, p135], at = |p| (p[0], 1, p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p160(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = (x.column(2).to_owned()).dot(x) * 0.3;
-        for _ in 0..n {
-            t1 = (x.dot(&t1) * 0.3).mapv(f64::tanh) + &t1 * 0.5;
-        }
-        let t2 = &(t1.mapv(f64::tanh)) - v;
-        let t3 = (x.t().to_owned()).dot(&((x * x).mapv(f64::tanh))) * 0.3;
-        let mut t4 = t1.mapv(|q| q.max(0.25) * 0.5);
-        if n % 3 == 0 {
-            t4 = &(x.mean_axis(Axis(0)).unwrap()) + &(&t1 / &t2.mapv(|q| q * q + 1.0));
-        }
-        let t5 = t3.to_owned();
-        t5.sum() * 0.2 + t4.dot(&t4) * 0.1 + t3.sum() * 0.2
-    }
-    check_p160(seed = 0x6ca022206062f71e, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-#[differentiable]
-fn p161_h0(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.3 + (y[i] * s).cos() * 0.25;
-    }
-}
-#[differentiable]
-fn p161_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).cos() * 0.25;
-    }
-    y[0] * 0.6
-}
-#[differentiable]
-fn p161_h2(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 1.5
-}
-#[differentiable]
-fn p161_h3(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.3;
-    t + p161_h2(&v[1..], s * 0.5) + p161_h2(v, s).tanh()
-}
-program! {
-    #[differentiable]
-    fn p161(b: f64, xs: &[f64], a: f64) -> f64 {
-        let mut buf1 = vec![0.0; 4];
-        for i in 0..4 {
-            buf1[i] = xs[i + 0] * b;
-        }
-        p161_h0(&mut buf1[..], b);
-        let t2 = p161_h1(a * 1.5, &xs[5..=6], &mut buf1).tanh();
-        let t3 = p161_h1(t2.tanh() * 0.25, &xs[0..=4], &mut buf1).tanh();
-        let t4 = buf1[0] + buf1[3] * -0.5;
-        let t5 = p161_h3(&buf1[..4], t3.tanh());
-        let s6 = &xs[..];
-        let t7 = (s6[5] * b + s6[6]).sin() + s6[s6.len() - 1] * -0.5;
-        t7 + t5 + t4 + t3 + t2 + a * 0.3
-    }
-    check_p161(seed = 0x5a4a5d90c26425ff, inputs = 9, calls = [], at = |p| (p[0], &p[1..8], p[8]));
-}
-
-program! {
-    #[differentiable]
-    fn p162(b: f64, a: f64, c: f64) -> f64 {
-        let mut acc0 = ((2.0 - c) / (1.5 + a.tanh()) * 0.25).tanh();
-        let mut w1 = 0;
-        while w1 < 4 {
-            acc0 = ((acc0 * 0.1).sin() * (b.mul_add(w1 as f64, (p126((b + w1 as f64) * 0.25, -0.1) * 0.5).sin()) * 0.25).tanh()).tanh();
-            if b + b < -0.4 {
-                if b * c > -0.4 {
-                    return (p126(0.6_f64.max(a), (2.0 + (acc0 * 0.1).sin().sin()).cbrt()) * 0.5).sin().atan().max(1.25 * b);
-                }
-            }
-            w1 += 1;
-        }
-        for i in (0..1).rev() {
-            for j in 1..=3 {
-                if c.sin() < -0.1 {
-                    for l in (0..4).step_by(2) {
-                        acc0 += ((-(acc0 * 0.05).atan()).max(a.tanh()) * 0.5).atan();
-                        acc0 = ((acc0 * 0.05).sin() + ((acc0 * 0.05).tanh().exp() * 0.5).atan()).tanh();
-                    }
-                } else {
-                    if c * c > 0.1 {
-                        let t2 = c;
-                    }
-                }
-                acc0 += ((acc0 * 0.05).atan() * 0.5).atan();
-            }
-            acc0 = ((acc0 * 0.05).tanh() - -0.1).sin();
-        }
-        let mut k3 = 0;
-        let r4 = loop {
-            if b.cos() < 0.0 {
-                acc0 = (2.0 + 0.9_f64.cos()).recip() - (k3 as f64).max(0.1);
-            }
-            acc0 = ((b.cos() + c.atan()) * 0.5).sin();
-            k3 += 1;
-            if ((acc0 * 0.05).tanh().atan2(1.5 + a.cos()) < 0.1 && (acc0 * 0.05).sin() < 0.5) || k3 >= 2 { break 0.5 * (c + 0.6); }
-        };
-        match ((acc0 * 0.05).tanh().abs() * 2.0) as usize % 3 {
-            0 => {
-                let r4 = r4 - b.to_radians();
-                for i in 1..=1 {
-                    if (acc0 * 0.05).atan() > 0.1 {
-                        let t5 = (r4 - (acc0 * 0.05).atan()) * a.powi(2);
-                    } else if (acc0 * 0.05).tanh() * 1.5 < 0.3 {
-                        acc0 += (a / (1.0 + b.powi(2)) * 0.9 * 0.5).sin();
-                    } else {
-                        let t6 = r4;
-                    }
-                    acc0 = (1.25 * (1.5 + a) * 0.5).sin();
-                }
-            }
-            1 => {
-                acc0 = (r4.asinh() - (acc0 * 0.05).atan().powi(3)) * 0.5;
-            }
-            _ => {
-                let mut acc7 = r4;
-            }
-        }
-        r4.tanh() + (acc0 * 0.05).tanh().tanh()
-    }
-    check_p162(seed = 0x458b69ac952bfe86, inputs = 3, calls = [p126], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p163(a: f64, b: f64) -> f64 {
-        let mut acc0 = a.powi(2).cos();
-        let mut v1: Vec<f64> = Vec::new();
-        v1.push((b - 1.5).mul_add(a * 1.5, b.clamp(-0.75, 0.75)) * 0.25);
-        v1.push(b * b / (1.0 + (acc0 - acc0).powi(2)) * 0.5);
-        let t2 = v1[0] * 0.5 + v1[1];
-        let c3 = |u4: f64| b.atan();
-        let t5: f64 = c3(a) - 0.5 * c3(a + a);
-        for i in 0..3 {
-            let a = a * (0.3 * t5);
-            acc0 += (t5 * 0.5).sin();
-        }
-        let mut v6 = vec![0.0; 3];
-        for i in 0..v6.len() {
-            v6[i] = t5.sin().exp();
-        }
-        match ((v6[0].mul_add((acc0 * 0.25).tanh(), (t2 * 0.5).sin()) * 0.5).abs() * 2.0) as usize % 3 {
-            0 => {
-                let t7 = (acc0 * 0.25).tanh().mul_add(b, t2 * 0.5).sin().powi(3);
-            }
-            1 => {
-                let mut acc8 = 1.0;
-            }
-            _ => {
-                let t9 = if 1.5_f64.tanh() > 0.3 { v6[1] * 1.5 / (1.0 + f64::min(v6.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>(), v6[1]).powi(2)) } else { (0.5 * (t2 * 0.5).atan().tanh()).acos() + p146(-(acc0 * 0.25).sin(), v6[0].tanh()) };
-            }
-        }
-        t5.cos() + 0.6 * (t2 * 0.5).tanh() + (acc0 * 0.25).tanh().tanh() + 1.0 * b + 0.5 * b
-    }
-    check_p163(seed = 0x29523d47a2b95f7f, inputs = 2, calls = [p146], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p164(b: f64, a: f64) -> f64 {
-        let mut acc0 = 0.5;
-        if b * a > 0.25 && b < -0.2 {
-            let mut w1 = 0;
-            while w1 < 4 && (b > b) {
-                let mut acc2 = 0.5 * (p135((w1 as f64 * 0.5).atan(), 2, (0.5 * 0.1_f64.tanh()).acos()) - a);
-                acc0 = a;
-                w1 += 1;
-            }
-        } else {
-            let mut v3: Vec<f64> = Vec::new();
-            v3.push((1.5 * a - 0.6 * a) * 0.5);
-            v3.push(((b - p146((0.5 * b.tanh()).atanh(), 0.2)) * (acc0 * 0.1 * 0.5).tanh().powi(2) * 0.5).tanh());
-            let t4 = v3[0] * 0.5 + v3[1];
-        }
-        (acc0 * 0.1).sin()
-    }
-    check_p164(seed = 0xcb1778db76490e21, inputs = 2, calls = [p135, p146], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p165(a: f64, b: f64, xs: &[f64]) -> f64 {
-        let t0 = a.max(b);
-        let a = a * (xs[3] - 1.25);
-        let mut acc1 = 0.0;
-        if p150(0.75_f64.tanh()) > t0 {
-            let t2 = if b.atan() > xs.iter().sum::<f64>() { ((t0 + b) * 0.5).sin().powi(2) } else { (b + 0.5).max(b) };
-            acc1 += b;
-            let c3 = |u4: f64| (1.25 * xs.iter().map(|q| q.cos()).product::<f64>()).powi(2).ln_1p();
-            let t5: f64 = c3(xs[1]) - 0.5 * c3(t2 / (1.0 + xs[0].powi(2)) * 0.5);
-        } else {
-            acc1 /= (2.0 + acc1.cos());
-        }
-        acc1.tanh() + t0.tanh() - 0.2 * b + 0.5 * acc1
-    }
-    check_p165(seed = 0xb38c0b782c76eb34, inputs = 6, calls = [p150], at = |p| (p[0], p[1], &p[2..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p166(a: f64, n: usize) -> f64 {
-        if a * 1.0 > 1.0 {
-            return a;
-        }
-        let mut acc0 = 0.25 * a.sin().exp();
-        for i in 0..n {
-            acc0 = (0.6 * a).max((acc0 * 0.25).sin());
-        }
-        for i in 0..1 {
-            for j in 0..2 {
-                let mut acc1 = 0.5;
-                let mut k2 = 0;
-                loop {
-                    let t3 = (acc0 * 0.05).sin();
-                    acc0 = f64::cos(a * (acc0 * 0.05));
-                    k2 += 1;
-                    if (0.75 * t3 > -0.4) || k2 >= 5 { break; }
-                }
-                acc0 = (acc0 * 0.05 * (acc0 * 0.05 * 0.5).sin()).atan();
-            }
-            acc0 = ((acc0 * 0.05 * 0.5).atan().powi(3) * 0.5).sin();
-        }
-        acc0 += (acc0 * 0.05 * 0.5).tanh();
-        (acc0 * 0.05).cos()
-    }
-    check_p166(seed = 0x509d183a1f30efbd, inputs = 1, calls = [], at = |p| (p[0], 3));
-}
-
-#[differentiable]
-fn p167_h0(y: &mut [f64], s: f64) {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.25).tanh();
-    }
-    y[0] = (y[0] * 0.25 + s).sin();
-}
-#[differentiable]
-fn p167_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).sin() * 0.6;
-    }
-}
-#[differentiable]
-fn p167_h2(y: &mut [f64], x: &[f64], s: f64) {
-    p167_h0(y, s);
-    p167_h1(s * 0.75, &x[1..], y);
-}
-#[differentiable]
-fn p167_h3(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).tanh();
-    r[1] = v[1] * 0.75;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-program! {
-    #[differentiable]
-    fn p167(xs: &[f64], a: f64, b: f64) -> f64 {
-        let mut buf1 = vec![0.5; 2];
-        p167_h2(&mut buf1, &xs[..3], b);
-        let t2 = buf1[0] + buf1[1] * 0.25;
-        let s3 = &xs[4..];
-        let t4 = (s3[1] * a + s3[1]).sin() + s3[s3.len() - 1] * 0.75;
-        let mut buf5 = vec![1.5; 3];
-        for _ in 0..3 {
-            p167_h0(&mut buf5[0..=1], t2.tanh());
-        }
-        p167_h2(&mut buf5, &xs[0..=5], a);
-        let t6 = buf5[0] + buf5[2] * 0.75;
-        let arr7 = p167_h3(&buf5[1..3], t6.tanh());
-        let t8 = arr7[0] * arr7[1];
-        t8 + t6 + t4 + t2 + a * 0.3
-    }
-    check_p167(seed = 0xafe0f05ba2793be9, inputs = 8, calls = [], at = |p| (&p[0..6], p[6], p[7]));
-}
-
-program! {
-    #[differentiable]
-    fn p168(c: f64, a: f64, b: f64, xs: &[f64]) -> f64 {
-        let b = b + b * b;
-        if c.cos() < 0.5 {
-            let t0: f64 = 1.0 * c;
-            return (c + (b * 0.25).sin()) / (1.5 + (0.1 * xs[1]).tanh());
-        }
-        let c = c - xs[2].cos();
-        let mut acc1 = (xs[1] + c * 0.5) * 1.0 * 0.5;
-        for i in (0..8).step_by(2) {
-            let mut acc2 = xs[i % xs.len()].tanh().exp_m1().min(-xs[(i + 1) % 3]);
-            acc1 += ((acc1 * 0.1).atan().tanh() * 0.5).sin();
-        }
-        acc1 * 0.1 + (c * 0.5).tanh().tanh() + (b * 0.25).atan().sin()
-    }
-    check_p168(seed = 0xd54dc81d91eada12, inputs = 6, calls = [], at = |p| (p[0], p[1], p[2], &p[3..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p169(b: f64, a: f64, xs: &[f64], n: usize) -> f64 {
-        let t0 = match n % 3 { 0 => (a + xs[n]).abs(), 1 => 0.3 * 2.0 / (2.0 + xs[xs.len() - 1 - n].cos()), _ => (1.5 + (a - xs.iter().sum::<f64>()).sin()).log(2.5 + xs.iter().sum::<f64>().powi(2).ln_1p().cos()) };
-        let t1 = b.asinh();
-        let t4: f64 = xs.iter().rev().skip(1).map(|&u2| xs[n].powi(2).sin().exp2()).sum();
-        let t5 = if xs.iter().map(|q| q * q).sum::<f64>() < 0.5 { t1.powi(3) * f64::max(xs[n], t4 * 0.1) } else { (0.5 * a.tanh()).asin() };
-        t1 - t0 + 0.5 * (t4 * 0.1).atan()
-    }
-    check_p169(seed = 0x5d09b41613cbf50a, inputs = 6, calls = [], at = |p| (p[0], p[1], &p[2..6], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p170(a: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = a;
-        for i in 0..3 {
-            acc0 *= 0.8 + 0.2 * (xs.iter().map(|q| (q * 1.5).sin()).sum::<f64>() - a).sin();
-        }
-        for i in 0..1 {
-            if (i as f64 * a) < 0.7 {
-                if xs[1] < -0.4 {
-                    return a * (acc0 * 0.1 + xs[1]);
-                }
-            }
-            let mut w1 = 0;
-            while w1 < 1 {
-                if w1 % 2 == 0 {
-                    if xs[xs.len() - 1 - i] - xs[i] < 0.1 {
-                        acc0 += ((acc0 * 0.1 + (xs.iter().map(|q| q * a).sum::<f64>() - a)) * 0.1).sin();
-                    }
-                }
-                acc0 += (xs.iter().sum::<f64>() * 0.25).sin();
-                w1 += 1;
-            }
-            acc0 *= 0.5 + 0.4 * (1.0 * (acc0 * 0.1).atan()).sin();
-        }
-        let t2 = (1.0 + a.powi(2)).ln() - a.sin().powi(2).ln_1p();
-        acc0 += ((2.0 + xs[3].sin()).cbrt() / (1.5 + (xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) * xs.iter().map(|q| (q * 2.0).sin()).sum::<f64>()).tanh()) * 0.25).atan();
-        if t2.cos().exp2() < 0.25 {
-            for i in 0..4 {
-                let t3 = f64::atan(a - 0.5) * 0.75;
-                acc0 += ((1.5 + (t2 + p135(((xs[i] + t2) * 0.5).sin(), 2, xs[2].atan())).cos()).sqrt() * 0.5).sin();
-            }
-        }
-        t2 + (acc0 * 0.02).tanh().tanh()
-    }
-    check_p170(seed = 0x23380d2a2667f7c8, inputs = 5, calls = [p135], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p171(a: f64) -> f64 {
-        let mut acc0 = ((0.6 * a).mul_add(a * a, a + a) * 0.5).sin();
-        if a.sin() < -0.2 {
-            let t1 = if a.atan() > -0.2 { (1.5 + a.sin().sin()).log(2.5 + acc0.powi(2).cos()) } else { (p163((a * a * 0.5).sin(), ((a - a) * 0.5).tanh()) * 0.5 / (1.0 + a.powi(2))).hypot(a) };
-        }
-        let mut v2: Vec<f64> = Vec::new();
-        v2.push((1.0 + a.powi(2)).ln().cos());
-        v2.push(((acc0 + acc0).powi(3) * 0.25).sin());
-        let t3 = v2[0] * 0.5 + v2[1];
-        1.25 * t3 - a
-    }
-    check_p171(seed = 0x0306bdb98c089582, inputs = 1, calls = [p163], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p172(a: f64) -> f64 {
-        let mut acc0 = 1.0;
-        if a.mul_add(a, a) > a {
-            acc0 += 0.75_f64;
-        } else {
-            let t1 = a * (acc0 + acc0);
-            let t2 = acc0 * acc0 - a * acc0;
-            acc0 *= 1.0 + ((t1 * 0.5).tanh() * (t2 * 0.5).sin()).tanh();
-        }
-        (acc0 * 0.5).sin()
-    }
-    check_p172(seed = 0x9fc4ee96bbe399d5, inputs = 1, calls = [], at = |p| (p[0]));
-}
-
-#[differentiable]
-fn p173_h0(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.6).sin();
-    }
-    acc * 1.5 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p173_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).tanh() * 0.5;
     }
     y[0] * 0.3
 }
 #[differentiable]
-fn p173_h2(y: &mut [f64], s: f64) -> f64 {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.25 + (y[i] * s).tanh() * 0.25;
-    }
-    y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p173_h3(y: &mut [f64], x: &[f64], s: f64) {
-    let _ = p173_h2(y, s);
-    let _ = p173_h1(s * 0.3, &x[1..], y);
+fn p161_h3(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    let _ = p161_h1(y, s);
+    let _ = p161_h2(s * -0.5, &x[1..], y);
+    y[y.len() - 1] + x[0]
 }
 program! {
     #[differentiable]
-    fn p173(a: f64, xs: &[f64], w: [f64; 3]) -> f64 {
-        let t1 = p173_h0(&xs[7..], a * 1.5).sin();
-        let mut buf2 = vec![0.0; 2];
+    fn p161(xs: &[f64], a: f64) -> f64 {
+        let t1 = p161_h0(xs, a).sin();
+        let s2 = &xs[4..];
+        let t3 = (s2[3] * a + s2[1]).sin() + s2[s2.len() - 1] * 1.5;
+        let mut buf4 = vec![0.0; 2];
         for i in 0..2 {
-            buf2[i] = xs[i + 4] * a * 0.5;
+            buf4[i] = xs[i + 0] * a * 0.75;
         }
-        let _ = p173_h1(w[0], xs, &mut buf2);
-        let t3 = buf2[0] + buf2[1] * 0.75;
-        let mut buf4 = vec![0.0; 4];
+        let t5 = p161_h1(&mut buf4, a).tanh();
+        let t6 = p161_h3(&mut buf4, &xs[2..], t1.tanh()).tanh();
+        let _ = p161_h2(t5.tanh(), &xs[4..=7], &mut buf4);
+        let t7 = buf4[0] + buf4[1] * 0.5;
+        let t8 = p161_h0(&s2[2..], t6.tanh());
+        let mut buf9 = vec![0.0; 4];
         for i in 0..4 {
-            buf4[i] = xs[i + 4] * t3.tanh();
+            buf9[i] = xs[i + 3] * t8.tanh();
         }
-        let _ = p173_h1(t3.tanh(), &xs[1..2], &mut buf4);
-        p173_h3(&mut buf4, &w, w[2] * 0.25);
-        let t5 = buf4[0] + buf4[3] * 0.3;
-        t5 + t3 + t1 + w[1] * 0.5 + a * 0.3
+        let t10 = p161_h2(t7.tanh(), xs, &mut buf9).tanh();
+        let t11 = p161_h3(&mut buf9[0..], &xs[5..], a * 1.5).tanh();
+        let t12 = p161_h1(&mut buf9, t6.tanh()).tanh();
+        let t13 = buf9[0] + buf9[3] * 0.3;
+        t13 + t12 + t11 + t10 + t8 + a * 0.3
     }
-    check_p173(seed = 0x32c2b478fd3e2a73, inputs = 12, calls = [], at = |p| (p[0], &p[1..9], <[f64; 3]>::try_from(&p[9..12]).unwrap()));
+    check_p161(seed = 0x4605cde7aca9ce62, inputs = 9, calls = [], at = |p| (&p[0..8], p[8]),
+        params = ["a"] at [8]);
 }
 
 program! {
     #[differentiable]
-    fn p174(a: f64, b: f64) -> f64 {
-        let k0 = ((b / (1.0 + b.powi(2)) * 0.5).abs() * 2.0) as usize % 3;
-        let mut acc1 = (1.0 + (0.25 * b).powi(2)).cbrt();
-        match k0 {
+    fn p162(xs: &[f64], b: f64, a: f64) -> f64 {
+        let t0 = if a * a < 0.25 { xs.iter().sum::<f64>().sin().exp() + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() } else { 0.25_f64.cos() };
+        let mut acc1 = 0.5;
+        match ((a * xs[1] * 0.5).tanh().abs() * 2.0) as usize % 3 {
             0 => {
-                acc1 += ((a * a).atan2(1.5 + b.cos()) * 0.5).atan();
+                for i in 1..=3 {
+                    for j in 1..=3 {
+                        let c2 = |u3: f64| xs.iter().map(|q| q * q).sum::<f64>().atan() / (2.0 + (xs[(j + 1) % 3] / (1.5 + b.tanh())).cos());
+                        let t4: f64 = c2((1.5 + (t0 * 0.1).sin()).powf(xs[j % xs.len()].tanh()).cos()) - 0.5 * c2(b);
+                        acc1 += (t0 * 0.1).atan() / (1.0 + b * b) * (xs[j % xs.len()] + (p132(((xs[j % xs.len()] - (t0 * 0.1).sin()) * 0.5).tanh()) * 0.5).tanh()) * 0.1;
+                    }
+                    acc1 += (xs[i % xs.len()] * (b / (1.0 + (t0 * 0.1).sin().powi(2))) * 0.25).sin();
+                }
             }
             1 => {
-                acc1 /= (1.0 + (a * b).powi(2));
                 for i in 0..4 {
-                    acc1 *= 0.8 + 0.2 * (acc1 * 0.1).sin().sin();
+                    acc1 = (acc1 * 0.05 + (acc1 * 0.05).tanh().atan()).tanh();
                 }
             }
             _ => {
-                let t2 = a / (1.0 + a.powi(2)) + -b;
-                acc1 = 0.6 * (2.0 + a.sin()).sqrt();
-            }
-        }
-        let t3 = 0.25_f64.cos();
-        acc1 = (1.0 + (a * a).powi(2)).ln();
-        t3 + (acc1 * 0.1).tanh() - a + 0.5 * t3
-    }
-    check_p174(seed = 0x29553613c6faad37, inputs = 2, calls = [], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p175(a: f64, xs: &[f64], b: f64) -> f64 {
-        let t0 = (b * a).hypot(xs.iter().sum::<f64>().cos());
-        let t1 = p172(t0 * 0.5 * xs[1] * 0.25).powi(3);
-        let a = a + (2.0 + p172(b * xs[0] * 0.5).cos()).powi(-2);
-        let t3 = { let u2 = f64::tanh(b).tanh().exp(); f64::atan(a) };
-        let t4 = f64::sin(xs[2]) + t1;
-        let mut acc5 = (t3 / (2.0 + 0.25_f64.cos())).atan2(1.5 + (1.5 + b.cos()).sqrt().cos());
-        if t4.tanh() > t3 {
-            let t6 = (t3.min(a) + (t0 * 0.5).atan() * a).cos().exp();
-            if a + xs[0] < 0.1 {
-                return f64::max(0.6_f64.powi(2).ln_1p(), xs[2] * acc5);
-            }
-            let t7 = match (0.25_f64.atan2(1.5 + xs[0].cos()).abs() * 2.0) as usize % 3 { 0 => t6, 1 => b, _ => a.powi(2).ln_1p().atan() };
-        } else if (t0 * 0.5).tanh() < 0.3 {
-            for i in (0..8).step_by(2) {
-                if xs[i % xs.len()] > b {
-                    if i > 2 {
-                        let t8 = xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).tanh();
-                    }
-                } else if b + xs.iter().sum::<f64>() > 0.1 {
-                    let mut k9 = 0;
-                    loop {
-                        if i < 6 {
-                            acc5 = ((acc5 * 0.05).sin() * (xs.iter().map(|q| (q * 0.2).sin()).sum::<f64>() / (1.5 + (t0 * 0.5).sin().tanh()) * 0.25).sin()).tanh();
-                        } else {
-                            let t10 = xs.iter().map(|q| q * t3).sum::<f64>() - i as f64 - f64::cos(t4);
-                        }
-                        acc5 /= (1.0 + (i as f64).atan2(1.5 + (t0 * 0.5).cos()).powi(2));
-                        k9 += 1;
-                        if (xs[1] * b < 0.5 && t3 < -0.4) || k9 >= 3 { break; }
-                    }
+                for i in 0..1 {
+                    acc1 = ((acc1 * 0.05).asinh() - a * b) * 0.5;
                 }
-                acc5 += ((xs[(i + 1) % 3] * (t0 * 0.5)).tanh().sinh() * 0.5).atan();
             }
         }
-        (acc5 * 0.05).atan() + t3 + t1 + (t0 * 0.5).tanh().sin() - b
+        (acc1 * 0.05).cos() - (t0 * 0.1).tanh().sin() - a + b.tanh()
     }
-    check_p175(seed = 0x99ac7c2c87020cca, inputs = 5, calls = [p172], at = |p| (p[0], &p[1..4], p[4]));
+    check_p162(seed = 0x981eedaf2d6a89d9, inputs = 5, calls = [p132], at = |p| (&p[0..3], p[3], p[4]),
+        params = ["b", "a"] at [3, 4]);
 }
 
 program! {
     #[differentiable]
-    fn p176(xs: &[f64], b: f64, c: f64, a: f64) -> f64 {
-        let a = a * (1.5 + c.cos()).sqrt();
-        let mut acc0 = 0.5;
+    fn p163(b: f64, a: f64) -> f64 {
+        let mut acc0 = 1.0;
         let mut k1 = 0;
         loop {
-            let t3 = { let u2 = c.tanh().sinh().sin().exp(); 0.3 * 0.1_f64.tanh() };
-            let t3 = t3 * (t3 / (1.0 + xs[xs.len() - 1 - k1].powi(2)));
-            let mut w4 = 0;
-            while w4 < 4 {
-                let mut b = b;
-                acc0 += ((xs[xs.len() - 1 - k1] + c) / (2.0 + (1.5 + (k1 as f64).cos()).sqrt().cos()) * 0.25).tanh();
-                w4 += 1;
+            if k1 < 1 {
+                for j in 0..3 {
+                    let mut w2 = 0;
+                    while w2 < 1 && (1.5 * a > a) {
+                        acc0 *= (b - b).tanh();
+                        w2 += 1;
+                    }
+                    acc0 += ((acc0 * 0.02).atan() / (1.5 + f64::sin((acc0 * 0.02).atan()).tanh()) * 0.25).atan();
+                }
+            } else {
+                let t3 = if b.sin() > a { b } else { 2.0 * 0.5_f64.sin().exp() };
             }
-            acc0 = ((k1 as f64).sin().exp2().mul_add(c / (1.0 + (a * 0.5).tanh().powi(2)), 0.9 * c) * 0.25).atan();
+            acc0 /= (2.0 + 2.0_f64.atan().cos());
             k1 += 1;
-            if (acc0 * 0.05 < -0.2) || k1 >= 2 { break; }
-        }
-        let mut a = a;
-        let mut v5 = vec![0.0; 2];
-        for i in 0..v5.len() {
-            v5[i] = (((i as f64).mul_add(acc0 * 0.05, b) + ((acc0 * 0.05).tanh() - xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>())) * 0.1).tanh();
-        }
-        0.6 * (a * 0.5) + 0.3 * (acc0 * 0.05).sin() - c
-    }
-    check_p176(seed = 0x133acc132c43c99a, inputs = 6, calls = [], at = |p| (&p[0..3], p[3], p[4], p[5]));
-}
-
-program! {
-    #[differentiable]
-    fn p177(a: f64, b: f64) -> f64 {
-        let a = a - a.tanh();
-        let mut acc0 = 0.0;
-        let mut k1 = 0;
-        loop {
-            if 2.0_f64.max((a * 0.5).atan()) > (a * 0.5).atan() {
-                let a = a * 0.5 - f64::sin(0.9);
-                acc0 -= 2.0 / (1.5 + (k1 as f64).tanh()) * 0.2;
-            }
-            acc0 = (f64::atan((acc0 * 0.25).sin()) * (acc0 * 0.25) * 0.5).tanh();
-            acc0 *= (b - (a * 0.5).atan()).tanh();
-            k1 += 1;
-            if ((a * 0.5).tanh() < -0.4) || k1 >= 3 { break; }
-        }
-        for i in (0..2).rev() {
-            let t2 = (2.0 + (p174((2.0 + b.sin()).sqrt(), (acc0 * 0.1).sin().sin()) * 0.5).atan().cos()).powi(-2) - i as f64;
-            acc0 = ((a * 0.5).tanh() - 1.25).max((acc0 * 0.1).sin().atan2(1.5 + (acc0 * 0.1).sin().cos()));
-        }
-        0.2 * (acc0 * 0.1).tanh() + (a * 0.5).tanh()
-    }
-    check_p177(seed = 0xc958e1e6305d47de, inputs = 2, calls = [p174], at = |p| (p[0], p[1]),
-        params = ["a"] at [0]);
-}
-
-program! {
-    #[differentiable]
-    fn p178(b: f64, a: f64, n: usize) -> f64 {
-        let mut acc0 = (0.5 * f64::tanh(b).tanh()).acos();
-        if b.tanh().exp_m1() > 0.2 {
-            acc0 *= a.cos();
-        } else {
-            let mut k1 = 0;
-            loop {
-                let t2 = if a.tanh() > a { a.atan2(1.5 + (k1 as f64).cos()).hypot((acc0 * 0.1 * 0.5).atan().powi(3)) } else { (b + a).min((acc0 * 0.1).atan().sin().exp2()) };
-                acc0 /= (2.0 + (a - acc0 * 0.1).cos());
-                k1 += 1;
-                if ((acc0 * 0.1).sin().tanh().exp() > p146(t2 * 0.5 * b * 0.25, (2.0 + a.sin()).log10())) || k1 >= 6 { break; }
-            }
+            if (b < 0.25) || k1 >= 2 { break; }
         }
         for i in 0..1 {
-            let flag3 = (acc0 * 0.1).tanh().powi(2) > -0.1;
-            acc0 = a;
+            acc0 = 0.25 * (acc0 * 0.02).atan();
+            acc0 -= ((i as f64).atan().powi(2) * 0.5).sin();
         }
-        1.0 * b
+        if b * b > 0.1 {
+            let mut v4 = vec![0.0; 3];
+            for i in 0..v4.len() {
+                v4[i] = (b * 0.2).sin();
+            }
+            if (acc0 * 0.02).sin() * a > (acc0 * 0.02).tanh() {
+                for i in 0..2 {
+                    let t5 = if i % 3 == 1 { (1.5 + (b * b).sin()).log(2.5 + (acc0 * 0.02 / (1.0 + a.powi(2))).cos()) } else { (acc0 * 0.02).sin().max((v4[v4.len() - 1 - i] * 0.25).tanh()).abs() };
+                    v4[1] -= (a.powi(2).ln_1p() / (2.0 + (v4.iter().map(|q| ((q * 0.25) * 0.2).sin()).sum::<f64>() / (1.0 + (acc0 * 0.02).atan().powi(2))).cos()) * 0.5).tanh();
+                }
+                return (acc0 * 0.02).tanh();
+            }
+        } else {
+            let k6 = (a.abs() * 2.0) as usize % 3;
+            let t7 = match k6 { 0 => b, 1 => (-(acc0 * 0.02).tanh()).sin().exp(), _ => (p132(0.75) * 0.5).atan().atan2(1.5 + (0.5 * b.tanh()).acos().cos()) };
+        }
+        1.25 * (acc0 * 0.02) + 0.5 * a
     }
-    check_p178(seed = 0xbcdde414021feea3, inputs = 2, calls = [p146], at = |p| (p[0], p[1], 3));
+    check_p163(seed = 0x8def0d622e568dbb, inputs = 2, calls = [p132], at = |p| (p[0], p[1]),
+        params = ["a"] at [1]);
 }
 
 program! {
     #[differentiable]
-    fn p179(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = x.dot(v) * 0.3;
-        for _ in 0..n {
-            t1 = ((x - x).dot(&t1) * 0.3).mapv(f64::tanh) + &t1 * 0.5;
+    fn p164(n: usize, c: f64, b: f64, a: f64, d: f64) -> f64 {
+        let mut acc0 = (a - c) * a.clamp(-0.75, 0.75);
+        if (n as f64 - b) > 0.25 {
+            let c = c * c.atan();
+        } else {
+            for i in 0..2 {
+                if a - 0.6 > c {
+                    let o1: Option<f64> = if n % 2 == 0 { Some(f64::sin(acc0 * 0.25)) } else { None };
+                    let t3: f64 = match o1 { Some(u2) => (p132(d.tanh()) * 0.5).atan().tanh().exp_m1(), None => f64::tanh((acc0 * 0.25).atan()) };
+                } else {
+                    match n {
+                        0 => {
+                            let mut w4 = 0;
+                            while w4 < 4 {
+                                acc0 *= (1.5 + b.sin()).powf(1.25_f64.tanh()).cos();
+                                w4 += 1;
+                            }
+                        }
+                        1 => {
+                            acc0 += (0.1 * (acc0 * 0.02)).mul_add((1.5 + (acc0 * 0.02).atan().sin()).powf(c.tanh()), 0.2);
+                        }
+                        _ => {
+                            acc0 += ((1.0 + (n as f64).powi(2)).ln() * (1.5 + d.sin()).powf(b.tanh()) * 0.1).atan();
+                        }
+                    }
+                }
+                acc0 -= a;
+            }
         }
-        let mut t2 = v.dot(x) * 0.3;
-        if n % 2 == 0 {
-            t2 = (&t1 + v).sin();
+        let mut v5 = vec![0.0; 3];
+        for i in 0..v5.len() {
+            v5[i] = (acc0 * 0.02).atan();
         }
-        t2.dot(&t2) * 0.1 + t1.dot(&t1) * 0.1 + s
+        let t6 = -a;
+        let mut k7 = 0;
+        let r11 = loop {
+            let t10: f64 = v5.iter().take(2).map(|&u8| (1.5 + a.min(v5[0] * 0.25).sin()).log(2.5 + (t6 - c).cos())).fold(0.0, |s, v| s * 0.5 + v);
+            acc0 = (0.6 * t6).sin();
+            k7 += 1;
+            if ((v5[n % v5.len()] * 0.25).sin().sin() < 0.5) || k7 >= 3 { break a.atan2(1.5 + (v5[n % v5.len()] * 0.25).atan().cos()).cos().exp2(); }
+        };
+        let t12 = (v5[(n + 1) % 3] * 0.25).sin();
+        t12 + r11 + t6 - 0.2 * (acc0 * 0.02).tanh() + 0.6 * a
     }
-    check_p179(seed = 0x7b09cafe27fbc2a0, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+    check_p164(seed = 0x2568711674e9adad, inputs = 4, calls = [p132], at = |p| (3, p[0], p[1], p[2], p[3]));
 }
 
 program! {
     #[differentiable]
-    fn p180(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((a + a).tanh() + xs[3]).tanh();
-        let t2 = (a + xs[3]).tanh();
+    fn p165(a: f64, xs: &[f64]) -> f64 {
         let mut acc = 0.0;
         let mut extra = 0.0;
         let mut carried = 0.5;
-        for i in 0..xs.len() - 1 {
-            if (1.0 + (((xs[i + 1]) * 0.5).exp()) * (((xs[i + 1]) * 0.5).exp())).ln() > -0.19 {
-                if (-0.77_f64 + t2) * ((xs[i]) * (a)) < -0.09 {
-                    extra += (a).tanh();
-                    acc -= (0.31_f64 + xs[i + 1]).tanh();
-                } else {
-                    let t3 = if (a + -0.23_f64).mul_add(0.5, a) < 0.41 { ((1.0 + ((a).cos() * t1 + (a).sin()) * ((a).cos() * t1 + (a).sin())).ln()).tanh() } else { (xs[i + 1]) * (t2) };
-                }
-                let t4 = if ((t1).mul_add(0.5, 0.90_f64)).cos() * -0.18_f64 < 0.12 { (xs[i + 1]).tanh() } else { xs[i + 1] };
-            } else {
-                let t5 = if (a).tanh() > 0.24 { (((t2) * 0.5).exp() + xs[i]).tanh() } else { (0.16_f64).tanh() };
+        for i in 0..xs.len() {
+            acc += (((xs[i]).mul_add(0.5, a)).mul_add(0.5, a)).tanh();
+            if (1.0 + (xs[i]) * (xs[i])).ln() - (xs[i]) * (xs[i]) < 0.03 {
+                break;
             }
-            acc = acc + (xs[i + 1]).tanh() - (((1.0 + (((xs[i]) * 0.5).exp()) * (((xs[i]) * 0.5).exp())).ln()).tanh()).tanh();
-            if ((a).sin()).mul_add(0.5, t2) > 0.15 {
-                let t6 = (a + ((t2) * 0.5).exp() + (1.0 + (t1) * (t1)).ln()).tanh() * 1.5;
+            if (a + xs[i]) * (xs[i]) < -0.24 {
+                continue;
             }
-            if (xs[i]).cos() * xs[i] < 0.25 {
-                let mut t7 = 0.0;
-                for j in 0..2 {
-                    t7 += (xs[i + 1] * (j as f64 + 0.5)).sin();
-                }
+            let mut t1 = 0.0;
+            for j in 0..2 {
+                t1 += (((xs[i]).cos() * a).tanh() * (j as f64 + 0.5)).sin();
             }
-            acc += (xs[i]).tanh();
-            carried = carried * 0.5 + (((xs[i + 1]).cos() * xs[i]) * ((1.0 + (xs[i + 1]) * (xs[i + 1])).ln()) + a).tanh();
+            acc = acc + ((xs[i]).mul_add(0.5, xs[i])).tanh() - ((1.0 + (xs[i] + t1) * (xs[i] + t1)).ln() + (1.0 + ((a) * (xs[i])) * ((a) * (xs[i]))).ln()).tanh();
+            if i + 1 < xs.len() {
+                acc = acc + ((t1).mul_add(0.5, a)).tanh() - (xs[i]).tanh();
+                acc = acc + (0.20_f64).tanh() - (((xs[i + 1]) * ((t1) * (a))) * (((xs[i]) * (xs[i])).cos() * t1)).tanh();
+            }
+            acc += ((((xs[i]).cos() * xs[i]).mul_add(0.5, xs[i])).cos() * xs[i]).tanh();
+            carried = carried * 0.5 + (((xs[i] + t1).tanh()).cos() * a).tanh();
             acc += carried;
+        }
+        acc.sin()
+    }
+    check_p165(seed = 0x7d46969f58eeb927, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p166(n: usize, b: f64, a: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = 0.5;
+        if n % 2 == 0 {
+            acc0 += (b * a / (1.0 + (1.0 * b).powi(2)) * 0.25).sin();
+        } else {
+            let t3: f64 = { let v1: Vec<f64> = xs.iter().map(|&u2| (n as f64).tanh() * xs[0]).collect(); v1[0] + v1[2] };
+            acc0 -= xs[1];
+            let t4 = xs[n % xs.len()].tanh().exp_m1().min(-xs[(n + 1) % 3]).mul_add((acc0 * 0.5).tanh().tanh().powi(2).ln_1p(), 1.5 - (t3 * 0.5).sin());
+        }
+        let c5 = |u6: f64| u6 / (1.5 + (p146((a * b * 0.5).atan(), xs[2].cos(), ((b - xs.iter().map(|q| q.cos()).product::<f64>()) * 0.5).atan()) * 0.25).sin().tanh());
+        let t7: f64 = c5(((b.cos() - a / (1.5 + a.tanh())) * 0.5).atan()) - 0.5 * c5(((n as f64 + a) * 0.5).atan());
+        if -xs[0] < 0.0 {
+            acc0 = (-xs[n % xs.len()]).tanh().sinh();
+        } else {
+            let mut v8: Vec<f64> = Vec::new();
+            v8.push((xs.iter().map(|q| q * q).sum::<f64>() * 1.0 * 0.25).atan());
+            v8.push(((acc0 * 0.5).sin().powi(3) * xs[n % xs.len()].powi(3) * 0.5).atan());
+            let t9 = v8[0] * 0.5 + v8[1];
+        }
+        (acc0 * 0.5).tanh() - 0.9 * a
+    }
+    check_p166(seed = 0x7e52b2d88fabd929, inputs = 5, calls = [p146], at = |p| (3, p[0], p[1], &p[2..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p167(a: f64, b: f64, d: f64, c: f64) -> f64 {
+        let mut acc0 = c * (a + (p132(d.clamp(-0.75, 0.75)) * 0.5).sin()) * 0.5;
+        for i in 0..1 {
+            let c1 = |u2: f64| (2.0 + (i as f64).sin()).log2() * (c - (acc0 * 0.5).sin());
+            let t3: f64 = c1((1.5 + (1.5 - c).cos()).sqrt()) - 0.5 * c1(f64::atan(i as f64));
+            acc0 += (d * (t3 * 0.25 + c) * 0.1).sin();
+        }
+        let mut w4 = 0;
+        while w4 < 2 {
+            for j in 1..=1 {
+                if j % 2 == 0 {
+                    if 0.2 - 0.1 > b {
+                        for l in (0..4).step_by(2) {
+                            let t5 = (c - b).min(l as f64);
+                            acc0 *= (a - a).cos();
+                        }
+                    } else {
+                        let t7 = { let u6 = (acc0 * 0.02).atan(); d };
+                    }
+                } else {
+                    if j > 0 {
+                        let acc0 = acc0 * 0.02 + d;
+                    }
+                }
+                acc0 += ((acc0 * 0.02).tanh() * c).clamp(-0.75, 0.75);
+            }
+            acc0 += ((1.5 + (w4 as f64).sin()).log(2.5 + (w4 as f64).cos()).max(w4 as f64 * 1.0) * 0.5).atan();
+            w4 += 1;
+        }
+        (acc0 * 0.02).sin()
+    }
+    check_p167(seed = 0xd4450d4c0c80ddc5, inputs = 4, calls = [p132], at = |p| (p[0], p[1], p[2], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p168(b: f64, d: f64, xs: &[f64], a: f64, c: f64) -> f64 {
+        let mut acc0 = c - xs[2].max(b);
+        for i in 0..xs.len() {
+            let t1 = (i as f64 * 0.5).tanh().powi(3);
+            acc0 += (xs[2].atan() * a.sin() * 0.5).tanh();
+            let t2: f64 = xs[xs.len() - 1 - i] / (2.0 + (acc0 * 0.1).cos());
+            for j in (0..2).rev() {
+                let t3 = if j > 0 { f64::atan(a * i as f64) } else { a / (2.0 + (acc0 * 0.05).cos()) - (a - t2) };
+                acc0 -= ((0.2 - d).cos() * 0.5).atan();
+            }
+        }
+        let mut acc4 = 1.0;
+        for (i, q5) in xs.iter().enumerate() {
+            match i {
+                0 => {
+                    let t6 = if i < 1 { b.atan2(1.5 + p167((b.mul_add((acc0 * 0.05).sin(), b) * 0.5).tanh(), (p151(xs[i].atan(), 1, (a.powi(3) * 0.5).atan()).sin().exp() * 0.5).sin(), (((acc0 * 0.05).atan() - b) * 0.5).atan(), xs[i].mul_add(0.6, d) * 0.5).cos()) - i as f64 / (1.0 + (i as f64).powi(2)) } else { (0.3 * xs[i]).tanh().exp() };
+                }
+                1 => {
+                    let mut d = d;
+                }
+                _ => {
+                    let d = d + b;
+                }
+            }
+            acc0 += (acc0 * 0.05 / (1.0 + (*q5).powi(2)) / (1.0 + (i as f64).powi(2)) * 0.1).tanh();
+        }
+        (acc0 * 0.05).atan()
+    }
+    check_p168(seed = 0xac5db94410f95597, inputs = 8, calls = [p151, p167], at = |p| (p[0], p[1], &p[2..6], p[6], p[7]),
+        params = ["a"] at [6]);
+}
+
+program! {
+    #[differentiable]
+    fn p169(b: f64, a: f64) -> f64 {
+        let mut b = b;
+        for i in (0..2).rev() {
+            let mut k0 = 0;
+            let r2 = loop {
+                let t1: f64 = b * 0.05;
+                b -= (t1 * a).to_radians();
+                k0 += 1;
+                if ((b * 0.05).sin() < -0.4) || k0 >= 6 { break (t1 - t1) * (b * 0.05 / (1.5 + 0.75_f64.tanh())); }
+            };
+            if (1.5 + (b * 0.05).cos()).sqrt() > 0.1 {
+                b = ((b * 0.05).atan() - a * 1.25).atan();
+                return 0.6_f64.sin() / (1.0 + (r2 * 0.05).sin().hypot((r2 * 0.05).tanh()).powi(2));
+            }
+            b = 1.0 * (p130((p163((1.0 + (r2 * 0.05).tanh().powi(2)).sqrt(), ((b * 0.05).atan() * (r2 * 0.05).atan() * 0.5).sin()) * 0.5).atan()) * 0.25).tanh() * (b * 0.05).atan();
+        }
+        let t3: f64 = (b * 0.05).sin();
+        b /= (2.0 + (a * (b * 0.05).atan()).cos());
+        for i in 0..3 {
+            b -= (((b * 0.05).tanh() + t3).mul_add(a / (1.0 + a.powi(2)), a.sin()) * 0.1).atan();
+        }
+        b = (b * 0.05 + a * t3).tanh();
+        t3 - (b * 0.05).sin() + a
+    }
+    check_p169(seed = 0xb9eb7292e66d81ac, inputs = 2, calls = [p130, p163], at = |p| (p[0], p[1]));
+}
+
+#[differentiable]
+fn p170_h0(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * 0.6;
+    }
+}
+#[differentiable]
+fn p170_h1(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.25).cos();
+    }
+    acc * 0.5 + v[0] * v[v.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p170(a: f64, b: f64, xs: &[f64], w: [f64; 3]) -> f64 {
+        let mut buf1 = vec![0.75; 2];
+        for _ in 0..3 {
+            p170_h0(w[2], xs, &mut buf1);
+        }
+        p170_h0(a * 0.6, &xs[..5], &mut buf1);
+        let t2 = buf1[0] + buf1[1] * 1.5;
+        let t3 = p170_h1(xs, a);
+        let arr4: [f64; 3] = [t2.tanh(), xs[1] * 0.75, (b * 0.75).sin()];
+        let [e6, e7, e8] = arr4;
+        let t5 = e6 * e8 + arr4[1] * e7;
+        let mut buf9 = vec![-0.5; 2];
+        p170_h0(w[2], xs, &mut buf9);
+        for _ in 0..3 {
+            p170_h0(t3.tanh() * 0.3, &xs[..], &mut buf9);
+        }
+        let t10 = buf9[0] + buf9[1] * 0.5;
+        t10 + t5 + t3 + t2 + w[1] * 0.5 + a * 0.3
+    }
+    check_p170(seed = 0x06e856eaa7c25bc7, inputs = 11, calls = [], at = |p| (p[0], p[1], &p[2..8], <[f64; 3]>::try_from(&p[8..11]).unwrap()));
+}
+
+program! {
+    #[differentiable]
+    fn p171(xs: &[f64], b: f64, a: f64) -> f64 {
+        let mut acc0 = 0.0;
+        if xs[1] > a {
+            if b.min(b) < 0.25 {
+                acc0 = ((a.tanh() + b * a) * 0.5).sin();
+            } else {
+                acc0 *= 0.5 + 0.4 * 0.3_f64.sin();
+            }
+        } else {
+            let t1 = b + xs[0];
+        }
+        0.5 * acc0
+    }
+    check_p171(seed = 0x0b879c7d477f043a, inputs = 5, calls = [], at = |p| (&p[0..3], p[3], p[4]));
+}
+
+program! {
+    #[differentiable]
+    fn p172(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = (v / &v.mapv(|q| q * q + 1.0)).sum().sin();
+        if n % 3 == 0 {
+            t1 = s;
+        }
+        let t2 = v.to_owned();
+        let t3 = (&((s) * x) * &(v + &t2)).mapv(f64::tanh);
+        let t4 = t3.to_owned();
+        let t5 = (&t3 + &t3).dot(&(v + x)) * 0.3;
+        t5.sum() * 0.2 + t4.sum() * 0.2 + t3.sum() * 0.2
+    }
+    check_p172(seed = 0xc4f38ee3fa2c6636, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p173(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = v.to_owned();
+        if n % 3 == 0 {
+            t1 = &(x.row(0).to_owned()) / &(v.mapv(|q| q.max(0.25) * 0.5)).mapv(|q| q * q + 1.0);
+        }
+        let mut t2 = x.to_owned();
+        if n % 3 == 0 {
+            t2 = x.to_owned();
+        }
+        let t3 = &(x / &x.mapv(|q| q * q + 1.0)) - (t1.sum().sin());
+        let t4 = t1.dot(&(v + x)) * 0.3;
+        let mut t5 = &(&t2 / &t4.mapv(|q| q * q + 1.0)) + &(&t3 - (s));
+        if n % 2 == 0 {
+            t5 = -(x.dot(x) * 0.3).mapv(f64::sin);
+        }
+        t5.sum() * 0.2 + t4.dot(&t4) * 0.1 + t3.sum() * 0.2
+    }
+    check_p173(seed = 0x270de74c1c17d59d, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p174(a: f64, c: f64, b: f64) -> f64 {
+        let mut acc0 = a / (1.5 + (c * c).tanh());
+        if a.tanh() > a {
+            let o1: Option<f64> = if acc0.atan2(1.5 + b.cos()) > 0.3 { Some(a) } else { None };
+            let t3: f64 = if let Some(u2) = o1 { -u2 * (0.5 * b) } else { c * c };
+            let mut v4: Vec<f64> = Vec::new();
+            v4.push(f64::tanh(b.mul_add(acc0, acc0)));
+            v4.push(((1.0 + (c - p142((f64::max(t3, b) * 0.5).tanh())).powi(2)).sqrt() * 0.5).atan());
+            let t5 = v4[0] * 0.5 + v4[1];
+        }
+        if (1.0 + c.powi(2)).sqrt() > 0.0 {
+            for i in 0..2 {
+                for j in 0..2 {
+                    if j + j < 2 {
+                        continue;
+                    }
+                    acc0 *= 0.5 + 0.4 * ((p125(((c + b) * 0.5).tanh(), c.sin()) * 0.25).sin() / (1.5 + (acc0 * 0.1).tanh())).sin();
+                }
+                acc0 += 0.6_f64;
+            }
+        } else {
+            if b - acc0 * 0.05 > 0.3 {
+                let mut k6 = 0;
+                let r8 = loop {
+                    let mut acc7 = (-(acc0 * 0.05).sin()).mul_add(c * 0.6, a);
+                    acc0 = c;
+                    k6 += 1;
+                    if ((k6 as f64 / (1.0 + c * c)) > c) || k6 >= 5 { break a; }
+                };
+            } else if (acc0 * 0.05).sin().mul_add(b, b) < 0.7 {
+                let t9: f64 = 0.1;
+            } else {
+                let t10 = (1.5 + c.sin()).log(2.5 + c.cos());
+            }
+        }
+        let a = a * a;
+        let mut k11 = 0;
+        loop {
+            acc0 = (acc0 * 0.02).atan().clamp(-0.75, 0.75) * (k11 as f64 * 0.5).powi(3) * 0.25;
+            acc0 -= ((acc0 * 0.02 - b - (a * 0.5).max(b)) * 0.1).sin();
+            k11 += 1;
+            if ((2.0 + 1.5_f64.sin()).sqrt() > 0.5) || k11 >= 4 { break; }
+        }
+        (a * 0.5).sin() - (acc0 * 0.02).tanh() + c.tanh()
+    }
+    check_p174(seed = 0xedb96a8e2e135d37, inputs = 3, calls = [p125, p142], at = |p| (p[0], p[1], p[2]));
+}
+
+#[differentiable]
+fn p175_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.25).cos();
+    }
+    acc * 0.75 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p175_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.3;
+    t + p175_h0(&v[1..], s * 0.5) + p175_h0(v, s).cos()
+}
+program! {
+    #[differentiable]
+    fn p175(xs: &[f64], a: f64) -> f64 {
+        let t1 = p175_h1(xs, a).sin();
+        let t2 = p175_h1(&xs[..], a * 0.3);
+        let s3 = &xs[1..=6];
+        let t4 = (s3[3] * t1.tanh() * 0.6 + s3[1]).sin() + s3[s3.len() - 1] * 0.6;
+        t4 + t2 + t1 + a * 0.3
+    }
+    check_p175(seed = 0xbcfe3222fd6e62bf, inputs = 8, calls = [], at = |p| (&p[0..7], p[7]));
+}
+
+program! {
+    #[differentiable]
+    fn p176(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        let mut carried = 0.5;
+        for i in 1..xs.len() {
+            let t1 = if a > 0.03 { ((((a).sin()).mul_add(0.5, 0.88_f64)).sin()).tanh() } else { (1.0 + (xs[i]) * (xs[i])).ln() };
+            let t2 = (((xs[i]).mul_add(0.5, xs[i - 1])).mul_add(0.5, t1)).tanh() * 1.5;
+            let t3 = ((((t2).sin() + (t1) * (xs[i - 1])) * 0.5).exp()).tanh() * 1.5;
+            let t4 = ((t1) * ((((xs[i]) * 0.5).exp()) * (xs[i - 1]))).tanh() * 1.5;
+            acc = acc + (((((1.0 + (xs[i - 1]) * (xs[i - 1])).ln()).sin()) * 0.5).exp()).tanh() - ((t4).cos() * xs[i - 1]).tanh();
+            carried = carried * 0.5 + (((1.0 + (t1) * (t1)).ln()) * ((-0.52_f64 - t2).tanh())).tanh();
+            acc += carried;
+        }
+        acc
+    }
+    check_p176(seed = 0xc4d785dcc4ff46ca, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p177(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (((a).sin()) * (a) + xs[0]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            extra += (((xs[i]).sin() + (0.52_f64).sin()).sin()).tanh();
+            acc -= ((a).mul_add(0.5, -0.87_f64)).tanh();
+            extra += (((1.0 + (a) * (a)).ln()).sin()).tanh();
+            if i + 1 < xs.len() {
+                let t2 = if ((a) * 0.5).exp() + ((t1) * 0.5).exp() < 0.43 { ((0.71_f64 + (xs[i + 1]) * (xs[i])).sin()).tanh() } else { (1.0 + (xs[i + 1]) * (xs[i + 1])).ln() };
+                if ((t1).cos() * t1).sin() < -0.38 {
+                    break;
+                }
+                acc -= ((t2).sin() + ((1.0 + (xs[i]) * (xs[i])).ln()).sin()).tanh();
+            }
+            acc -= ((((a).tanh()).mul_add(0.5, a)) * ((xs[i] - xs[i]).cos() * xs[i])).tanh();
         }
         let r = acc;
         r
     }
-    check_p180(seed = 0x0d48cd78ef56e5aa, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-#[differentiable]
-fn p181_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.5
-}
-program! {
-    #[differentiable]
-    fn p181(b: f64, xs: &[f64], a: f64) -> f64 {
-        let t1 = p181_h0(&xs[..5], a * 0.5);
-        let t2 = p181_h0(&xs[..6], t1.tanh()).sin();
-        let t3 = p181_h0(xs, b * 0.5).sin();
-        let t4 = p181_h0(&xs[..], t3.tanh()).sin();
-        t4 + t3 + t2 + t1 + a * 0.3
-    }
-    check_p181(seed = 0x7ae16aff452e1d90, inputs = 8, calls = [], at = |p| (p[0], &p[1..7], p[7]));
+    check_p177(seed = 0xcc9f152a6650c4a9, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
 }
 
 program! {
     #[differentiable]
-    fn p182(b: f64, a: f64, c: f64) -> f64 {
-        let mut acc0 = ((a.tanh() - b) * 0.5).atan();
-        for i in 0..2 {
-            if (1.0 + c.powi(2)).cbrt() > a {
-                acc0 = (0.5 * c.tanh()).atanh();
-            } else if ((acc0 * 0.25).sin() + i as f64) > 0.3 {
-                let mut k1 = 0;
-                let r3 = loop {
-                    let t2 = c;
-                    acc0 *= (a + b).tanh();
-                    k1 += 1;
-                    if (c / (1.5 + b.tanh()) < -0.2) || k1 >= 3 { break (0.75 * (acc0 * 0.05).sin()).atan(); }
-                };
-            } else {
-                if (1.5 + b.sin()).log(2.5 + a.cos()) < -0.4 {
-                    let mut acc4 = c;
-                } else if 2.0 < 0.3 {
-                    let mut k5 = 0;
-                    loop {
-                        let flag6 = 0.6 * c > 0.1;
-                        acc0 = (1.0 + ((acc0 * 0.02).tanh() / (2.0 + a.cos())).powi(2)).ln();
-                        k5 += 1;
-                        if (b.to_radians() > a && a < 0.1) || k5 >= 6 { break; }
-                    }
-                } else {
-                    match i % 3 {
-                        0 => {
-                            acc0 = -a;
-                        }
-                        1 => {
-                            for j in 0..3 {
-                                let t7 = if (acc0 * 0.02).atan() / (1.0 + (acc0 * 0.02).sin().powi(2)) < 0.0 { a / (1.5 + 0.25_f64.min((acc0 * 0.02).tanh()).tanh()) } else { (-(acc0 * 0.02).atan()).cos() };
-                                acc0 /= (2.0 + a.cos().exp2().cos());
-                            }
-                        }
-                        _ => {
-                            acc0 *= 0.5 + 0.4 * a.sin();
-                        }
-                    }
-                }
-            }
-            acc0 = 0.5 * -a;
-        }
-        let t8 = c + (acc0 * 0.01).sin();
-        t8 - (acc0 * 0.01).atan().tanh()
-    }
-    check_p182(seed = 0xe2b469c382e4bd07, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]));
-}
-
-#[differentiable]
-fn p183_h0(y: &mut [f64], s: f64) {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 1.5).tanh();
-    }
-    y[0] = (y[0] * -0.5 + s).sin();
-}
-#[differentiable]
-fn p183_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).sin() * 0.75;
-    }
-    y[0] * 0.75
-}
-#[differentiable]
-fn p183_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    p183_h0(y, s);
-    let _ = p183_h1(s * 0.3, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-#[differentiable]
-fn p183_h3(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.6).cos();
-    }
-    acc * 0.5 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p183_h4(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.75;
-    t + p183_h3(&v[1..], s * 0.5) + p183_h3(v, s).tanh()
-}
-program! {
-    #[differentiable]
-    fn p183(ys: &mut [f64], b: f64, w: [f64; 3], a: f64, xs: &[f64]) -> f64 {
-        for _ in 0..3 {
-            p183_h0(ys, a);
-        }
-        let t1 = ys[0] * 1.5;
-        let s2 = &xs[..];
-        let t3 = (s2[0] * w[2] + s2[1]).sin() + s2[s2.len() - 1] * 0.25;
-        let arr4: [f64; 3] = [w[2] * 0.75, xs[1] * 1.5, (b * 0.5).sin()];
-        let [e6, e7, e8] = arr4;
-        let t5 = e6 * e8 + arr4[1] * e7;
-        let mut buf9 = vec![0.0; 3];
-        for i in 0..3 {
-            buf9[i] = xs[i + 0] * w[0];
-        }
-        let t10 = p183_h1(t3.tanh(), &xs[2..], &mut buf9).tanh();
-        let t11 = p183_h1(a * 0.75, &s2[..], &mut buf9[..]).tanh();
-        let t12 = p183_h1(t11.tanh(), &xs[5..6], &mut buf9).tanh();
-        let t13 = buf9[0] + buf9[2] * 1.5;
-        let t14 = p183_h2(&mut ys[1..], s2, a).tanh();
-        let t15 = ys[2] * -0.5;
-        let t16 = p183_h4(&arr4, b);
-        t16 + t15 + t14 + t13 + t12 + ys[2] + w[1] * 0.5 + a * 0.3
-    }
-    check_p183(seed = 0x74905143d9457892, inputs = 16, calls = [], at = |p| (&mut p[0..3].to_vec(), p[3], <[f64; 3]>::try_from(&p[4..7]).unwrap(), p[7], &p[8..16]));
-}
-
-program! {
-    #[differentiable]
-    fn p184(n: usize, a: f64, xs: &[f64]) -> f64 {
-        let t0 = a;
-        let t1 = a;
-        let t2 = t1;
-        let o3: Option<f64> = if n == 0 { Some(t1.tanh().exp().cos().exp()) } else { None };
-        let t5: f64 = match o3 { Some(u4) => xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>(), None => ((p182((t2 - xs[n]) * 0.5, (xs[n].powi(2) * 0.5).tanh(), (n as f64).max(t2) * 0.5) * 0.5 + t0) * 0.5).sin() };
-        let t8: f64 = xs[1..3].iter().map(|u6| { let u6 = *u6; t1 }).sum();
-        let t9 = t2;
-        let mut acc10 = 1.0;
-        let t13: f64 = xs.iter().rev().skip(1).map(|&u11| xs.iter().map(|q| (q * 0.2).sin()).sum::<f64>()).sum();
-        (t13 * 0.1).sin().tanh() - t9 + (t8 * 0.25).tanh() + 0.5 * (t5 * 0.1).sin() + t2 + 0.3 * t0
-    }
-    check_p184(seed = 0xf6ab77a0decff6d7, inputs = 4, calls = [p182], at = |p| (2, p[0], &p[1..4]),
-        params = ["a"] at [0]);
-}
-
-program! {
-    #[differentiable]
-    fn p185(b: f64, n: usize, a: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = (f64::sin(xs[xs.len() - 1 - n]).powi(3) * 0.5).sin();
-        for i in 0..4 {
-            let t1 = (acc0 * 0.1).sin().mul_add(0.6, xs[n]).tanh();
-            let t2: f64 = xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin());
-            acc0 = ((-t1 - xs[2] / (1.5 + xs.iter().map(|q| q * q).sum::<f64>().tanh())) * 0.5).sin();
-        }
-        let t3 = match n { 0 => (2.0 + xs[n].sin()).log10(), 1 => (1.5 + xs.iter().map(|q| q.cos()).product::<f64>().tanh().cos()).sqrt(), _ => n as f64 * 0.5 };
-        let t6: f64 = xs[1..4].iter().map(|u4| { let u4 = *u4; xs[xs.len() - 1 - n].atan().min(t3 * (acc0 * 0.1)) }).sum();
-        let t6 = (t6 * 0.05).sin() - xs[1] * xs[n];
-        let t7 = 0.6_f64.tanh().exp_m1();
-        let t8 = xs[0] / (1.0 + a.powi(2));
-        let mut k9 = 0;
-        loop {
-            let t10 = if t7.atan() > xs[3] { (t6 * 0.25).atan() } else { xs[(k9 + 1) % 4].asinh() * (xs[k9 % xs.len()] / (1.0 + (n as f64).powi(2))) };
-            acc0 = (1.5 + (t10 * 0.5).max(a).cos()).sqrt();
-            k9 += 1;
-            if (xs.iter().sum::<f64>().hypot(t7) > b && t8 < 0.1) || k9 >= 5 { break; }
-        }
-        0.25 * t8 + t7.sin() + t6 * 0.25 + t3 + (acc0 * 0.1).tanh().tanh() - a - b.cos()
-    }
-    check_p185(seed = 0xae223a3fb68af0a0, inputs = 6, calls = [], at = |p| (p[0], 3, p[1], &p[2..6]));
-}
-
-#[differentiable]
-fn p186_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.5
-}
-#[differentiable]
-fn p186_h1(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.75;
-    t + p186_h0(&v[1..], s * 0.5) + p186_h0(v, s).tanh()
-}
-#[differentiable]
-fn p186_h2(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * -0.5 + (y[i] * s).cos() * 0.25;
-    }
-}
-#[differentiable]
-fn p186_h3(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).tanh() * 0.25;
-    }
-    y[0] * 0.5
-}
-#[differentiable]
-fn p186_h4(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    p186_h2(y, s);
-    let _ = p186_h3(s * 0.25, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-program! {
-    #[differentiable]
-    fn p186(xs: &[f64], a: f64, b: f64) -> f64 {
-        let s1 = &xs[..3];
-        let t2 = (s1[1] * b + s1[0]).sin() + s1[s1.len() - 1] * 0.6;
-        let t3 = p186_h1(s1, b * 0.3);
-        let mut buf4 = vec![0.0; 2];
-        for i in 0..2 {
-            buf4[i] = xs[i + 4] * t3.tanh() * 0.75;
-        }
-        let t5 = p186_h4(&mut buf4, &s1[..2], t2.tanh()).tanh();
-        let t6 = p186_h4(&mut buf4, s1, b).tanh();
-        let t7 = buf4[0] + buf4[1] * 1.5;
-        let mut buf8 = vec![0.0; 3];
-        for i in 0..3 {
-            buf8[i] = xs[i + 1] * b;
-        }
-        for _ in 0..2 {
-            p186_h2(&mut buf8, t6.tanh());
-        }
-        p186_h2(&mut buf8, t2.tanh());
-        let t9 = buf8[0] + buf8[2] * -0.5;
-        let s10 = &xs[0..=3];
-        let t11 = (s10[3] * t6.tanh() + s10[1]).sin() + s10[s10.len() - 1] * 0.3;
-        t11 + t9 + t7 + t6 + t5 + a * 0.3
-    }
-    check_p186(seed = 0xaf139aa79a58cfe9, inputs = 8, calls = [], at = |p| (&p[0..6], p[6], p[7]));
-}
-
-#[differentiable]
-fn p187_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).sin() + v[1] * v[v.len() - 1] * -0.5
-}
-#[differentiable]
-fn p187_h1(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.25 + (y[i] * s).tanh() * 0.25;
-    }
-}
-#[differentiable]
-fn p187_h2(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).sin() * 0.5;
-    }
-    y[0] * 0.5
-}
-#[differentiable]
-fn p187_h3(v: &[f64], s: f64, k: usize) -> f64 {
-    if k == 0 {
-        (v[0] * s).sin()
-    } else {
-        v[k % v.len()] * 0.3 + p187_h3(v, s * 1.5, k - 1).sin()
-    }
-}
-#[differentiable]
-fn p187_h4(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    p187_h1(y, s);
-    let _ = p187_h2(s * 0.3, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-program! {
-    #[differentiable]
-    fn p187(a: f64, b: f64, xs: &[f64]) -> f64 {
-        let t1 = p187_h0(xs, a);
-        let mut buf2 = vec![0.6; 3];
-        for _ in 0..2 {
-            p187_h1(&mut buf2, t1.tanh());
-        }
-        let _ = p187_h2(t1.tanh() * 0.5, &xs[3..], &mut buf2);
-        let t3 = buf2[0] + buf2[2] * 0.3;
-        let t4 = p187_h0(xs, t3.tanh()).sin();
-        let t5 = p187_h3(&xs[..], b * 1.5, 2);
-        let s6 = &xs[..2];
-        let t7 = (s6[1] * t5.tanh() + s6[0]).sin() + s6[s6.len() - 1] * 0.25;
-        let mut buf8 = vec![0.3; 2];
-        let t9 = p187_h4(&mut buf8, &buf2, t4.tanh()).tanh();
-        let t10 = buf8[0] + buf8[1] * 0.75;
-        let t11 = p187_h0(&buf8, t1.tanh() * 1.5);
-        t11 + t10 + t9 + t7 + t5 + a * 0.3
-    }
-    check_p187(seed = 0x2b376eabfd4704be, inputs = 8, calls = [], at = |p| (p[0], p[1], &p[2..8]));
-}
-
-program! {
-    #[differentiable]
-    fn p188(a: f64, xs: &[f64], b: f64) -> f64 {
-        let t0 = a.sin() * (xs.iter().map(|q| q * b).sum::<f64>() / (1.0 + xs[2].powi(2)));
-        let t1 = if b.mul_add(xs.iter().map(|q| q.cos()).product::<f64>(), xs[0]) > p164(((xs.iter().map(|q| q * q).sum::<f64>() - xs[2]) * 0.1).sin(), b) && a < -0.4 { b.powi(3).mul_add((1.5 + a.sin()).powf(b.tanh()), p162((t0 * 0.1 * 0.5).sin(), (1.5 + xs[1].cos()).sqrt(), b.sin())) } else { b };
-        let t2 = if xs[1] + (t1 * 0.25).sin() > 0.7 && a < -0.4 { (1.5 + (2.0 + xs[0].cos()).powi(-2).sin()).powf((t1 * 0.25).tanh().tanh()) } else { (a / (1.0 + (t0 * 0.1).atan().powi(2)) * (xs.iter().map(|q| q * (t1 * 0.25)).sum::<f64>() - 0.25) * 0.5).sin() };
-        let b = b - a.atan2(1.5 + t2.cos());
-        0.75 * (b * 0.5).atan() - (t0 * 0.1).atan() + 1.5 * a
-    }
-    check_p188(seed = 0x0cdb02167907b1eb, inputs = 5, calls = [p162, p164], at = |p| (p[0], &p[1..4], p[4]));
-}
-
-#[differentiable]
-fn p189_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).sin() + v[1] * v[v.len() - 1] * -0.5
-}
-#[differentiable]
-fn p189_h1(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 1.5;
-    t + p189_h0(&v[1..], s * 0.5) + p189_h0(v, s).cos()
-}
-#[differentiable]
-fn p189_h2(y: &mut [f64], s: f64) {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.3).tanh();
-    }
-    y[0] = (y[0] * 0.6 + s).sin();
-}
-#[differentiable]
-fn p189_h3(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).tanh() * 0.25;
-    }
-    y[0] * 0.5
-}
-program! {
-    #[differentiable]
-    fn p189(xs: &[f64], a: f64) -> f64 {
-        let t1 = p189_h1(&xs[1..=3], a);
-        let mut buf2 = vec![0.0; 2];
-        for i in 0..2 {
-            buf2[i] = xs[i + 4] * a;
-        }
-        for _ in 0..2 {
-            p189_h2(&mut buf2, a);
-        }
-        let t3 = buf2[0] + buf2[1] * 0.25;
-        let mut buf4 = vec![0.0; 2];
-        for i in 0..2 {
-            buf4[i] = xs[i + 3] * a * 0.6;
-        }
-        p189_h2(&mut buf4, a);
-        p189_h2(&mut buf4, t1.tanh());
-        let t5 = p189_h3(a, &buf2, &mut buf4).tanh();
-        let t6 = buf4[0] + buf4[1] * 0.25;
-        let s7 = &xs[2..];
-        let t8 = (s7[0] * a + s7[2]).sin() + s7[s7.len() - 1] * 1.5;
-        let t9 = p189_h1(xs, t3.tanh() * 0.75).sin();
-        let t10 = p189_h1(&xs[4..], a * -0.5).sin();
-        t10 + t9 + t8 + t6 + t5 + a * 0.3
-    }
-    check_p189(seed = 0x860553518a9056b4, inputs = 9, calls = [], at = |p| (&p[0..8], p[8]));
-}
-
-program! {
-    #[differentiable]
-    fn p190(a: f64, b: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = xs[0].tanh().exp();
-        let mut a = a;
-        let t1 = xs[2].to_radians();
-        if xs[1].tanh() < -0.2 {
-            a *= 1.0 + f64::cos(a).tanh();
-            return acc0 * 1.5 / (1.0 + a.min(acc0).powi(2));
-        }
-        for i in 0..1 {
-            let flag2 = xs[1].cos() > 0.3;
-            acc0 /= (2.0 + (-b).cos());
-        }
-        let mut k3 = 0;
-        let r5 = loop {
-            let mut v4 = vec![0.0_f64; 3];
-            acc0 *= v4[(k3 + 1) % 3].tanh();
-            k3 += 1;
-            if ((acc0 * 0.05).tanh() > 0.5) || k3 >= 6 { break 0.1 * -t1; }
-        };
-        let mut v6 = vec![0.0; 4];
-        for i in 0..v6.len() {
-            v6[i] = 0.5 * xs[i % xs.len()].hypot((a * 0.1).sin());
-        }
-        r5 + t1 + 0.5 * (a * 0.1).atan() + 2.0 * (acc0 * 0.05).atan()
-    }
-    check_p190(seed = 0x25607160efac332e, inputs = 5, calls = [], at = |p| (p[0], p[1], &p[2..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p191(a: f64, b: f64, xs: &[f64]) -> f64 {
-        let mut v0 = vec![0.0; xs.len()];
-        for i in 0..v0.len() {
-            v0[i] = xs[2] * a;
-            if i > 0 {
-                v0[i] += v0[i - 1] * ((1.5 + a.sin()).powf(xs[xs.len() - 1 - i].tanh()) * 0.25).atan();
-            }
-        }
-        v0[1] -= (f64::atan(b) / (1.0 + f64::tanh(v0.iter().map(|q| (q * 0.1) * (q * 0.1)).sum::<f64>()).powi(2)) * 0.25).sin();
-        let mut acc1 = (v0.iter().map(|q| ((q * 0.1) * 0.1).sin()).sum::<f64>() * a * 0.5).atan();
-        for i in 0..3 {
-            let t4: f64 = v0.iter().rev().skip(1).map(|&u2| ((xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() - xs[i]) * v0.iter().map(|q| (q * 0.1) * (q * 0.1)).sum::<f64>().tanh().exp2() * 0.5).tanh()).sum();
-            acc1 += (xs[3] + xs[i].atan2(1.5 + (t4 * 0.02).sin().cos())) * 0.25;
-        }
-        let mut k5 = 0;
-        loop {
-            let mut acc6 = (2.0 + 0.9_f64.cos()).recip().mul_add((v0[k5] * 0.05).tanh(), 0.2 + a);
-            let t7 = if f64::atan((acc1 * 0.1).tanh()) > a { 0.25 - b + f64::min((acc1 * 0.1).tanh(), b) } else { v0.iter().map(|q| (q * 0.05).cos()).product::<f64>() };
-            let acc1 = acc1 * 0.1 - (v0[v0.len() - 1 - k5] * 0.05).sin() / (1.0 + 0.6_f64.powi(2));
-            let t10: f64 = xs[1..4].iter().map(|u8| { let u8 = *u8; 0.6 * f64::min(xs[1], xs[xs.len() - 1 - k5]) }).sum();
-            acc6 = (acc6 + ((acc6 - v0[1] * 0.05) * 0.25).sin()).tanh();
-            k5 += 1;
-            if ((acc1 * 0.5).sin() + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) > 0.5 && (t7 * 0.5).sin() < 0.5) || k5 >= 2 { break; }
-        }
-        for (i, q11) in v0.iter().enumerate() {
-            let mut v12: Vec<f64> = Vec::new();
-            v12.push(v0[3] * 0.05);
-            v12.push(-a.atan());
-            let t13 = v12[0] * 0.5 + v12[1];
-            acc1 -= ((1.5 + (acc1 * 0.05).tanh().cos()).sqrt() * 0.5).atan();
-        }
-        (acc1 * 0.05).sin().tanh() + 1.0 * a + 0.5 * (v0.iter().enumerate().map(|(k, q)| (q * 0.05) * k as f64).sum::<f64>() * 0.5).tanh()
-    }
-    check_p191(seed = 0xd7b03de2c0b0b1fb, inputs = 6, calls = [], at = |p| (p[0], p[1], &p[2..6]),
-        params = ["xs"] at [2, 3, 4, 5]);
-}
-
-program! {
-    #[differentiable]
-    fn p192(a: f64, b: f64) -> f64 {
-        let mut acc0 = b;
-        let mut w1 = 0;
-        while w1 < 2 {
-            let mut w2 = 0;
-            while w2 < 1 {
-                let mut a = a;
-                acc0 = a.abs().tanh().exp();
-                w2 += 1;
-            }
-            acc0 += (w1 as f64 * (acc0 * 0.1).tanh() * ((acc0 * 0.1).atan() / (2.0 + a.cos())) * 0.1).tanh();
-            w1 += 1;
-        }
-        (acc0 * 0.1).tanh().sin() + a.sin() + 0.5 * b
-    }
-    check_p192(seed = 0xa6ca0b45154ac246, inputs = 2, calls = [], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p193(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = x.mean_axis(Axis(1)).unwrap();
-        let mut t2 = v.to_owned();
-        if n % 3 == 0 {
-            t2 = t1.to_owned();
-        }
-        let mut t3 = -x.mapv(f64::sin);
-        for _ in 0..n {
-            t3 = (&t3 * (s)).mapv(f64::sin) + &t3 * 0.5;
-        }
-        let mut t4 = &((s) - v) - &((s) - &t2);
-        for _ in 0..n {
-            t4 = (t3.dot(&t4) * 0.3).mapv(f64::tanh) + &t4 * 0.5;
-        }
-        t4.dot(&t4) * 0.1 + t3.sum() * 0.2 + t2.dot(&t2) * 0.1
-    }
-    check_p193(seed = 0x3f3d7a7f8bee7a7f, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p194(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (a + xs[1]).tanh();
+    fn p178(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (a + xs[3]).tanh();
         let mut acc = 0.0;
         let mut extra = 0.0;
-        for i in 0..xs.len() {
-            let t2 = if (a - a) * (((a) * 0.5).exp()) > 0.04 { (((xs[i]) * 0.5).exp()).tanh() } else { (1.0 + (xs[i]) * (xs[i])).ln() };
-            let t3 = (((1.0 + (xs[i]) * (xs[i])).ln()).cos() * xs[i]).tanh() * 1.5;
-            extra += (t1).tanh();
-            acc = acc + ((1.0 + (((1.0 + (xs[i]) * (xs[i])).ln()).cos() * a) * (((1.0 + (xs[i]) * (xs[i])).ln()).cos() * a)).ln()).tanh() - ((a).mul_add(0.5, 0.66_f64)).tanh();
-        }
-        acc
-    }
-    check_p194(seed = 0x7cb557b450f8aee4, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p195(a: f64, b: f64, xs: &[f64], c: f64) -> f64 {
-        let t0 = c + xs.iter().map(|q| q * b).sum::<f64>();
-        let mut acc1 = 0.0;
-        let mut k2 = 0;
-        loop {
-            acc1 += c / (2.0 + (1.5 + (k2 as f64).cos()).sqrt().cos()) * 0.5;
-            acc1 = (c / (2.0 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().cos()) * (2.0 + (k2 as f64).sin()).log2() * 0.5).tanh();
-            k2 += 1;
-            if (xs[k2] * (acc1 * 0.25).tanh() > xs.iter().map(|q| q * (t0 * 0.25).tanh()).sum::<f64>()) || k2 >= 2 { break; }
-        }
-        for i in 0..xs.len() {
-            let t5: f64 = xs[1..4].iter().map(|u3| { let u3 = *u3; f64::max(c, xs[i]).sin() }).sum();
-            acc1 = c;
-        }
-        let mut v6 = vec![0.0; 4];
-        for i in 0..v6.len() {
-            v6[i] = (i as f64 * f64::min(b, xs[i]) * 0.5).sin();
-        }
-        (t0 * 0.25).tanh().sin() + b + 1.5 * a
-    }
-    check_p195(seed = 0x67231a0b18b77e0e, inputs = 7, calls = [], at = |p| (p[0], p[1], &p[2..6], p[6]));
-}
-
-program! {
-    #[differentiable]
-    fn p196(xs: &[f64], a: f64, b: f64) -> f64 {
-        let mut acc0 = 1.0;
-        let mut v1: Vec<f64> = Vec::new();
-        v1.push((b - b).powi(2).ln_1p());
-        v1.push(a.cos());
-        let t2 = v1[0] * 0.5 + v1[1];
-        let flag3 = 0.25 * b > 0.0;
-        t2 - 0.25 * b
-    }
-    check_p196(seed = 0xeb0ea3a5931742d3, inputs = 6, calls = [], at = |p| (&p[0..4], p[4], p[5]));
-}
-
-program! {
-    #[differentiable]
-    fn p197(a: f64, xs: &[f64]) -> f64 {
-        if a / (1.0 + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).powi(2)) > 0.0 {
-            return xs[0] * (0.1 / (1.5 + xs[1].tanh()));
-        }
-        let mut a = a;
-        0.9 * a
-    }
-    check_p197(seed = 0xd7aed8efa02e6b82, inputs = 4, calls = [], at = |p| (p[0], &p[1..4]));
-}
-
-program! {
-    #[differentiable]
-    fn p198(a: f64) -> f64 {
-        let mut v0 = vec![0.0; 4];
-        for i in 0..v0.len() {
-            v0[i] = a.sin().atan();
-            if i > 0 {
-                v0[i] += v0[i - 1] * ((a - a) * 0.25).tanh();
-            }
-        }
-        v0[1] += (a.atan() + (2.0 - 0.2)) * 0.25;
-        let mut acc1 = (1.5 + (v0[1] * 0.25).sin()).powf((v0.iter().enumerate().map(|(k, q)| (q * 0.25) * k as f64).sum::<f64>() * 0.5).tanh().mul_add((v0[3] * 0.25).atan(), (v0[2] * 0.25).atan()).tanh());
-        for i in 1..=4 {
-            if i % 3 == 1 {
-                if (i as f64 * (v0[i % v0.len()] * 0.1).atan()) > v0.iter().map(|q| (q * 0.1) * (acc1 * 0.1)).sum::<f64>() {
-                    acc1 -= ((v0[3] * 0.1).tanh() * 1.25 * (acc1 * 0.1).sin().cos().exp2() * 0.25).atan();
+        for i in 0..xs.len() - 1 {
+            if ((a + a) * 0.5).exp() < -0.45 {
+                let t2 = (((t1) * (xs[i + 1])).cos() * xs[i] + a).tanh() * 1.5;
+                if (1.0 + (((xs[i + 1]) * 0.5).exp()) * (((xs[i + 1]) * 0.5).exp())).ln() > -0.19 {
+                    let t3 = (((((xs[i + 1] - t2) * 0.5).exp()) * 0.5).exp()).tanh() * 1.5;
+                    acc -= ((((xs[i + 1]).cos() * t3).cos() * xs[i + 1]) * (0.31_f64 + xs[i + 1])).tanh();
                 } else {
-                    let o2: Option<f64> = if (0.5 * (acc1 * 0.1).tanh().tanh()).atanh() > 0.3 { Some(f64::tanh(v0.iter().enumerate().map(|(k, q)| (q * 0.1) * k as f64).sum::<f64>() * 0.5).tanh().exp_m1()) } else { None };
-                    let t4: f64 = match o2 { Some(u3) => v0[i % v0.len()] * 0.1 * u3 / (1.0 + (v0.iter().map(|q| (q * 0.1).cos()).product::<f64>() * 0.5).powi(2)), None => f64::tanh((p155(0.3_f64.atan2(1.5 + 0.5_f64.cos())) * 0.25).sin()) };
+                    let t4 = if (a + -0.23_f64).mul_add(0.5, a) < 0.41 { ((1.0 + ((a).cos() * t1 + (a).sin()) * ((a).cos() * t1 + (a).sin())).ln()).tanh() } else { (xs[i + 1]) * (t2) };
+                }
+            } else {
+                acc += ((t1).cos() * t1 + xs[i + 1] + xs[i + 1] - ((xs[i + 1]) * 0.5).exp()).tanh();
+            }
+            let t5 = if t1 < -0.37 { ((1.0 + (t1 + t1) * (t1 + t1)).ln() + (a + t1) * (((xs[i]) * 0.5).exp())).tanh() } else { xs[i] };
+            acc -= ((1.0 + (((xs[i]).mul_add(0.5, t5)).tanh()) * (((xs[i]).mul_add(0.5, t5)).tanh())).ln()).tanh();
+        }
+        let r = acc;
+        r
+    }
+    check_p178(seed = 0x655b149ec0f6ab35, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p179(b: f64, d: f64, a: f64, c: f64) -> f64 {
+        let mut acc0 = 1.0;
+        let t1 = if d + d > d { a.atan2(1.5 + (p160((c * 1.5 * 0.5).tanh(), a.min(a)) * 0.5).tanh().cos()) / (1.0 + (0.2 * d).powi(2)) } else { 1.0 };
+        let mut acc2 = (t1 * 0.5).sin().clamp(-0.75, 0.75);
+        acc2.sin() + (t1 * 0.5).tanh().tanh() + c + 2.0 * d
+    }
+    check_p179(seed = 0xbd0ca91bb4caed1e, inputs = 4, calls = [p160], at = |p| (p[0], p[1], p[2], p[3]),
+        params = ["c", "d"] at [3, 1]);
+}
+
+#[differentiable]
+fn p180_h0(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.25 + (y[i] * s).sin() * 0.25;
+    }
+}
+#[differentiable]
+fn p180_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 1.5;
+    }
+}
+#[differentiable]
+fn p180_h2(y: &mut [f64], x: &[f64], s: f64) {
+    p180_h0(y, s);
+    p180_h1(s * 0.3, &x[1..], y);
+}
+#[differentiable]
+fn p180_h3(a: &mut [f64], b: &mut [f64], s: f64) {
+    for i in 0..a.len().min(b.len()) {
+        b[i] = b[i] * 0.3 + (a[i] * s).sin();
+        a[i] = (b[i] * 0.25).tanh() + a[i] * 0.5;
+    }
+}
+program! {
+    #[differentiable]
+    fn p180(ys: &mut [f64], a: f64, xs: &[f64], w: [f64; 3]) -> f64 {
+        p180_h0(ys, w[0]);
+        let t1 = ys[0] * 0.6;
+        let mut buf2 = vec![0.0; 4];
+        for i in 0..4 {
+            buf2[i] = xs[i + 0] * w[0];
+        }
+        p180_h1(a * 0.75, &xs[..6], &mut buf2);
+        p180_h2(&mut buf2, &xs[..8], a);
+        for _ in 0..2 {
+            p180_h0(&mut buf2, a * 0.3);
+        }
+        let (h3, c4) = buf2.split_at_mut(3);
+        p180_h2(h3, xs, a * 0.3);
+        p180_h0(c4, a);
+        let t5 = c4[0] * 0.3 + h3[h3.len() - 1] + c4.len() as f64 * 0.1;
+        let t6 = buf2[0] + buf2[3] * 0.5;
+        let mut buf7 = vec![-0.5; 2];
+        p180_h1(a, &w, &mut buf7);
+        let t8 = buf7[0] + buf7[1] * 1.5;
+        for _ in 0..3 {
+            p180_h2(ys, &xs[..], w[2] * 0.6);
+        }
+        let t9 = ys[1] * 0.25;
+        let arr10: [f64; 3] = [w[2], xs[3] * 0.6, (t9.tanh()).sin()];
+        let t11 = arr10[0] * arr10[2];
+        let mut buf12 = vec![0.25; 4];
+        for _ in 0..2 {
+            p180_h0(&mut buf12, w[0] * -0.5);
+        }
+        let t13 = buf12[0] + buf12[3] * 0.6;
+        let (h14, c15) = ys.split_at_mut(2);
+        p180_h3(h14, c15, t8.tanh());
+        let t16 = c15[0] * 0.5 + h14[h14.len() - 1] + c15.len() as f64 * 0.1;
+        let t17 = ys[1] * 0.5;
+        t17 + t16 + t13 + t11 + t9 + ys[2] + w[1] * 0.5 + a * 0.3
+    }
+    check_p180(seed = 0x407e2c511d13f1f8, inputs = 15, calls = [], at = |p| (&mut p[0..3].to_vec(), p[3], &p[4..12], <[f64; 3]>::try_from(&p[12..15]).unwrap()));
+}
+
+program! {
+    #[differentiable]
+    fn p181(b: f64, a: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = 0.75 * xs[2] / (2.0 + (p169(xs.iter().map(|q| q.cos()).product::<f64>() * 1.25, (a * b * 0.5).sin()) * 0.5).atan().powi(3).cos());
+        let mut k1 = 0;
+        loop {
+            let t3 = { let u2 = f64::sin(b - a); 2.0 / (1.0 + xs[k1] * xs[k1]) * 0.75 };
+            acc0 += xs[k1];
+            k1 += 1;
+            if ((1.0 + (acc0 * 0.1).powi(2)).sqrt() > 0.1) || k1 >= 3 { break; }
+        }
+        match (0.25_f64.abs() * 2.0) as usize % 3 {
+            0 => {
+                acc0 = (acc0 * 0.1).tanh();
+            }
+            1 => {
+                for i in 0..1 {
+                    acc0 = 2.0 * -(acc0 * 0.1).tanh();
                 }
             }
-            acc1 += (2.0 * a * 1.25 * 0.25).sin();
+            _ => {
+                let acc0 = (acc0 * 0.1).sin() * (b * xs[3]);
+                let mut acc4 = 1.0;
+                let mut w5 = 0;
+                while w5 < 3 {
+                    let t8: f64 = { let v6: Vec<f64> = xs.iter().map(|&u7| a * (acc0 * 0.25).tanh() * a.tanh()).collect(); v6[0] + v6[3] };
+                    acc4 += b;
+                    w5 += 1;
+                }
+            }
         }
-        a
+        0.9 * (acc0 * 0.1)
     }
-    check_p198(seed = 0xbfd6c262b6860bd9, inputs = 1, calls = [p155], at = |p| (p[0]));
+    check_p181(seed = 0x44846b9bee735629, inputs = 6, calls = [p169], at = |p| (p[0], p[1], &p[2..6]));
+}
+
+program! {
+    #[differentiable]
+    fn p182(d: f64, b: f64, c: f64, a: f64) -> f64 {
+        let mut acc0 = ((c - d * a) * 0.5).sin();
+        for i in 0..4 {
+            let t1 = if (1.0 + a.powi(2)).sqrt() > (acc0 * 0.1).tanh() { a } else { c };
+            let t1 = t1 + c.powi(3);
+            acc0 = (i as f64).tanh().tanh().exp();
+        }
+        (acc0 * 0.1).atan() + c + b - 0.1 * d
+    }
+    check_p182(seed = 0x81b2a2d27c598a35, inputs = 4, calls = [], at = |p| (p[0], p[1], p[2], p[3]),
+        params = ["a"] at [3]);
+}
+
+program! {
+    #[differentiable]
+    fn p183(a: f64, n: usize) -> f64 {
+        let t0 = a * a;
+        let mut acc1 = 1.0;
+        let mut w2 = 0;
+        while w2 < 1 {
+            let t3: f64 = 1.0;
+            let c4 = |u5: f64| t0.sin().mul_add(n as f64 + t0, t0 * t0);
+            let t6: f64 = c4(((t0 + t3.asinh()) * 0.5).sin()) - 0.5 * c4(w2 as f64 + t3);
+            let t7 = (t6 * 0.1).tanh();
+            acc1 *= 0.8 + 0.2 * t3.atan().sin();
+            w2 += 1;
+        }
+        acc1 = (-1.5_f64).powi(2);
+        if ((p146((p174((acc1 * 0.25 * 0.5).tanh(), ((a + (acc1 * 0.25).tanh()) * 0.5).sin(), (2.0 + t0.cos()).powi(-2)) * n as f64 * 0.1).tanh(), a, ((t0 + (acc1 * 0.25).atan()) * 0.5).tanh()) * 0.25).tanh() - a) > (acc1 * 0.25).sin() {
+            if n > 2 {
+                if n == 0 {
+                    for i in 1..=1 {
+                        for j in 0..4 {
+                            if (1.0 + a.powi(2)).sqrt() < 0.25 {
+                                let t0 = t0 - a;
+                            }
+                            acc1 += ((t0 - j as f64).tanh() * 0.5).sin();
+                        }
+                        acc1 -= ((acc1 * 0.1 + (acc1 * 0.1).sin()) * f64::atan(t0) * 0.1).atan();
+                    }
+                } else {
+                    let t8 = if n == 1 { (1.0 + t0.powi(2)).sqrt() * (a * 1.0) } else { (2.0 + (1.5 + (acc1 * 0.1).atan().sin()).log(2.5 + (acc1 * 0.1).cos()).cos()).recip() };
+                }
+            }
+        } else {
+            let mut v9 = vec![0.0; 2];
+            for i in 0..v9.len() {
+                v9[i] = (t0 * t0).abs() * 0.5;
+            }
+            let a = a + (1.0 + (acc1 * 0.1).sin().powi(2)).ln();
+        }
+        0.1 * (acc1 * 0.1).atan() + t0.sin()
+    }
+    check_p183(seed = 0xea042dc6be3045eb, inputs = 1, calls = [p146, p174], at = |p| (p[0], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p184(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = ((s) - v).mapv(f64::tanh);
+        let t2 = (v.mean().unwrap()) - &(x.dot(v) * 0.3);
+        t2.dot(&t2) * 0.1 + t1.dot(&t1) * 0.1 + s
+    }
+    check_p184(seed = 0x235a584452cf266d, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1),
+        params = ["s"] at [12]);
+}
+
+program! {
+    #[differentiable]
+    fn p185(xs: &[f64], a: f64, b: f64) -> f64 {
+        let t0 = a - xs[3];
+        let mut acc1 = xs[3].hypot(a).cos();
+        for i in (0..2).rev() {
+            let mut k2 = 0;
+            let r8 = loop {
+                if b * t0 > k2 as f64 {
+                    let b = b + (1.5 + a.cos()).sqrt();
+                    if (acc1 * 0.1).sin() + a < 0.3 && xs[i] < 0.25 {
+                        if i > 0 {
+                            for l in (0..1).rev() {
+                                let t3 = 0.6 * t0;
+                                acc1 /= (2.0 + ((acc1 * 0.05).tanh() - t0).cos());
+                            }
+                        } else {
+                            if ((p163(a, a) * 0.5).sin() - p130(k2 as f64 * 0.5) * 0.25) > 0.3 {
+                                for l in 1..=2 {
+                                    let t4 = xs.iter().map(|q| q * q).sum::<f64>();
+                                    acc1 += (1.5 + (xs[xs.len() - 1 - i] + 0.3).cos()).sqrt() * 0.5;
+                                }
+                            } else if (b * 0.5).atan() / (2.0 + 0.2_f64.cos()) > 0.5 {
+                                let t6 = { let u5 = (1.5 + (t0 * (b * 0.5).atan()).cos()).sqrt(); (1.0 + xs[i].powi(2)).sqrt() * (t0 * (acc1 * 0.05).atan()) };
+                            } else {
+                                let mut acc7 = 0.0;
+                            }
+                        }
+                    }
+                } else {
+                    acc1 = t0;
+                }
+                acc1 -= a;
+                k2 += 1;
+                if ((t0.mul_add(k2 as f64, xs[2])) < 0.5) || k2 >= 2 { break xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>(); }
+            };
+            acc1 -= 0.9_f64;
+        }
+        if a * xs[1] > xs.iter().map(|q| q * a).sum::<f64>() {
+            acc1 += xs[2] * a * 0.5;
+        } else if acc1 * 0.02 * 1.5 > xs[1] {
+            if xs[1] + (acc1 * 0.02).sin() > -0.4 {
+                let t9 = a / (2.0 + b.cos());
+            } else {
+                let t10 = -xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().cos().exp() / (1.5 + xs[0].tanh().tanh());
+            }
+        }
+        (acc1 * 0.02).sin().sin()
+    }
+    check_p185(seed = 0xc04ed0c2da1db2a8, inputs = 6, calls = [p130, p163], at = |p| (&p[0..4], p[4], p[5]),
+        params = ["b"] at [5]);
+}
+
+program! {
+    #[differentiable]
+    fn p186(b: f64, a: f64, c: f64) -> f64 {
+        let mut acc0 = 1.0;
+        let t1 = f64::max((0.75 - c) * c, (p159(c, (2.0 + a.sin()).log2(), (a + a) * 0.5, a) - a) * a);
+        acc0 = (((2.0 + a.sin()).log10() + 2.0_f64.powi(3)) * 0.25).sin();
+        let t2 = 2.0 * b.cos() * 0.75;
+        let acc0 = acc0 * (t1 * 0.25).atan();
+        let b = b - c.atan2(1.5 + b.cos());
+        let mut acc3 = t2.clamp(-0.75, 0.75) * (t1 * 0.25).sin();
+        for i in 0..3 {
+            let mut b = b;
+            b = (1.5 + a.cos()).sqrt().mul_add((i as f64).sin(), acc3 * 0.25 - a) * 0.25;
+        }
+        1.5 * (acc3 * 0.25) + 1.5 * (b * 0.5).atan() + (acc0 * 0.5).tanh() + t2 - c
+    }
+    check_p186(seed = 0x7ed6d02c949429f9, inputs = 3, calls = [p159], at = |p| (p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p187(a: f64) -> f64 {
+        let o0: Option<f64> = if (1.0 + a.powi(2)).sqrt() < 0.25 { Some(a) } else { None };
+        let t2: f64 = match o0 { Some(u1) => u1.tanh() + (1.0 + u1.powi(2)).ln(), None => a * 0.3 };
+        let t3 = -(0.5 * a.tanh()).atanh();
+        let t4 = t2;
+        let t3 = t3 * (1.0 + a.powi(2)).ln();
+        let t5 = if (t3 * 0.5).atan() > a || (t3 * 0.5).atan() < -0.2 { a + (p164(3, t4 * (t3 * 0.5).sin() * 0.5, (t4.mul_add(t2, t4) * 0.1).sin(), (1.5 + t4.sin()).log(2.5 + t2.cos()), (t4.min(t2) * 0.5).sin()) * 0.25).tanh() - f64::tanh(a) } else { a };
+        let mut acc6 = 0.5;
+        for i in 1..=1 {
+            for j in 0..1 {
+                if j % 2 == 0 {
+                    if (1.5 + 1.5_f64.sin()).powf((t3 * 0.5).atan().tanh()) > (t5 * 0.5).sin() {
+                        continue;
+                    }
+                }
+                acc6 = (a.tanh() * (i as f64 - 0.9) * 0.5).sin();
+            }
+            if a.powi(2) > (acc6 * 0.25).sin() {
+                for j in 0..3 {
+                    if i == 1 {
+                        if j % 2 == 0 {
+                            let acc6 = (acc6 * 0.1).tanh() + (t5 * 0.5 + (acc6 * 0.1).tanh());
+                        }
+                    } else {
+                        acc6 += 0.2 * (0.6 + (t3 * 0.5).atan());
+                    }
+                    acc6 += (p182(t2 / (2.0 + t4.cos()) * 0.25, f64::atan(t2), (j as f64).cos(), a) * 0.5).atan().tanh().exp2() * 0.5;
+                }
+            } else if (t3 * 0.5).tanh().cos() > (t3 * 0.5).tanh() {
+                let mut acc7 = 1.0;
+            } else {
+                let mut w8 = 0;
+                while w8 < 4 {
+                    if -(acc6 * 0.1).sin() > 0.1 {
+                        let o9: Option<f64> = if i < 1 { Some(((a - (1.0 + (w8 as f64).powi(2)).ln()) * 0.5).tanh()) } else { None };
+                        let t11: f64 = if let Some(u10) = o9 { (acc6 * 0.1).sin() } else { ((a - acc6 * 0.1) * 0.5).tanh() };
+                    }
+                    acc6 += (i as f64 + t2 - (a - (t3 * 0.5).sin())) * 0.1;
+                    w8 += 1;
+                }
+            }
+            acc6 = ((acc6 * 0.05).tanh() - (acc6 * 0.05).tanh()).tanh();
+        }
+        (t5 * 0.5).sin() + 1.0 * (t3 * 0.5).sin() + 0.3 * t4 + t2.tanh() + a
+    }
+    check_p187(seed = 0x533933acab391eed, inputs = 1, calls = [p164, p182], at = |p| (p[0]));
 }
 
 #[differentiable]
-fn p199_h0(v: &[f64], s: f64, k: usize) -> f64 {
-    if k == 0 {
-        (v[0] * s).tanh()
-    } else {
-        v[k % v.len()] * 0.3 + p199_h0(v, s * 0.3, k - 1).tanh()
-    }
-}
-#[differentiable]
-fn p199_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).sin() * 0.5;
-    }
-}
-#[differentiable]
-fn p199_h2(y: &mut [f64], s: f64) {
+fn p188_h0(y: &mut [f64], s: f64) {
     for i in 0..y.len() {
         y[i] = y[i] * 0.6 + (y[i] * s).tanh() * 0.25;
     }
 }
 #[differentiable]
-fn p199_h3(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    p199_h2(y, s);
-    p199_h1(s * 0.6, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-#[differentiable]
-fn p199_h4(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.3
+fn p188_h1(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.6
 }
 program! {
     #[differentiable]
-    fn p199(xs: &[f64], a: f64) -> f64 {
-        let t1 = p199_h0(&xs[6..=7], a * -0.5, 3);
-        let s2 = &xs[..];
-        let t3 = (s2[2] * t1.tanh() + s2[1]).sin() + s2[s2.len() - 1] * -0.5;
-        let s4 = &s2[2..=4];
-        let t5 = (s4[2] * t1.tanh() + s4[1]).sin() + s4[s4.len() - 1] * 0.25;
-        let mut buf6 = vec![0.75; 2];
-        p199_h1(a * 0.6, s4, &mut buf6);
-        let t7 = p199_h3(&mut buf6, s4, t5.tanh()).tanh();
-        for _ in 0..3 {
-            p199_h2(&mut buf6, t5.tanh());
+    fn p188(b: f64, xs: &[f64], a: f64) -> f64 {
+        let mut buf1 = vec![0.0; 2];
+        for i in 0..2 {
+            buf1[i] = xs[i + 5] * b;
         }
-        let t8 = buf6[0] + buf6[1] * 0.3;
-        let t9 = p199_h4(&buf6, t8.tanh());
-        let t10 = p199_h0(s4, t5.tanh() * 0.75, 2);
-        t10 + t9 + t8 + t7 + t5 + a * 0.3
+        p188_h0(&mut buf1, b);
+        let t2 = buf1[0] + buf1[1] * 0.3;
+        let t3 = p188_h1(&xs[2..=6], a * 0.3);
+        let t4 = p188_h1(&buf1, a);
+        let s5 = &xs[5..];
+        let t6 = (s5[0] * t4.tanh() + s5[1]).sin() + s5[s5.len() - 1] * 0.5;
+        t6 + t4 + t3 + t2 + a * 0.3
     }
-    check_p199(seed = 0x5b986130f7f4aa8b, inputs = 9, calls = [], at = |p| (&p[0..8], p[8]));
+    check_p188(seed = 0x6ab53b9672aaf903, inputs = 10, calls = [], at = |p| (p[0], &p[1..9], p[9]));
+}
+
+#[differentiable]
+fn p189_h0(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * -0.5 + (y[i] * s).sin() * 0.25;
+    }
+}
+#[differentiable]
+fn p189_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 0.75;
+    }
+}
+#[differentiable]
+fn p189_h2(y: &mut [f64], x: &[f64], s: f64) {
+    p189_h0(y, s);
+    p189_h1(s * 0.25, &x[1..], y);
+}
+program! {
+    #[differentiable]
+    fn p189(a: f64, w: [f64; 3], ys: &mut [f64], xs: &[f64]) -> f64 {
+        let mut buf1 = vec![0.0; 4];
+        for i in 0..4 {
+            buf1[i] = xs[i + 2] * w[0];
+        }
+        for _ in 0..3 {
+            p189_h2(&mut buf1[0..=2], ys, a);
+        }
+        p189_h1(w[0], xs, &mut buf1);
+        p189_h1(a, &xs[..3], &mut buf1[..]);
+        let (h2, c3) = buf1.split_at_mut(1);
+        for _ in 0..3 {
+            p189_h2(c3, xs, a);
+        }
+        let t4 = c3[0] * 1.5 + h2[h2.len() - 1] + c3.len() as f64 * 0.1;
+        let t5 = buf1[0] + buf1[3] * 1.5;
+        let s6 = &xs[..6];
+        let t7 = (s6[1] * w[0] * 0.75 + s6[3]).sin() + s6[s6.len() - 1] * 0.75;
+        for _ in 0..2 {
+            p189_h0(ys, t4.tanh() * 0.5);
+        }
+        let t8 = ys[0] * 0.5;
+        t8 + t7 + t5 + t4 + ys[2] + w[1] * 0.5 + a * 0.3
+    }
+    check_p189(seed = 0xded73826eaa98f02, inputs = 13, calls = [], at = |p| (p[0], <[f64; 3]>::try_from(&p[1..4]).unwrap(), &mut p[4..7].to_vec(), &p[7..13]),
+        params = ["xs", "a"] at [7, 8, 9, 10, 11, 12, 0]);
+}
+
+program! {
+    #[differentiable]
+    fn p190(n: usize, a: f64) -> f64 {
+        let t0: f64 = a;
+        let t1 = a + a;
+        let mut acc2 = (a * (t1 / (1.5 + t0.tanh())) * 0.25).sin();
+        let mut w3 = 0;
+        while w3 < 3 {
+            let t4 = (0.1 * a).cos() * ((a - 0.9) / (1.0 + a.powi(3).powi(2)));
+            acc2 += (t1 / (1.5 + (p163(((1.5 + t1.sin()).powf(a.tanh()) * 0.5).atan(), (acc2 * 0.25 * (p160(t0.mul_add(t1, t1) * 0.25, a) * 0.5).atan() * 0.25).sin()) * 0.5).tanh().atan().tanh()) * 0.25).atan();
+            w3 += 1;
+        }
+        (acc2 * 0.25).tanh() + t1.tanh() + 0.75 * t0 - 0.9 * a
+    }
+    check_p190(seed = 0xf6ec5edbb9feab84, inputs = 1, calls = [p160, p163], at = |p| (3, p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p191(a: f64) -> f64 {
+        let t0: f64 = a - 1.0;
+        let t0 = t0 * (a * a);
+        let mut v1 = vec![0.0; 2];
+        for i in 0..v1.len() {
+            v1[i] = a;
+            if i > 0 {
+                v1[i] += v1[i - 1] * (a.min(a) * 0.5).tanh();
+            }
+        }
+        let t2 = (v1.iter().enumerate().map(|(k, q)| (q * 0.5) * k as f64).sum::<f64>() + (2.0 + (v1[1] * 0.5).tanh().sin()).ln()) * (2.0 + (v1[1] * 0.5).atan().cos()).powi(-2);
+        let mut acc3 = (v1[1] * 0.5).sin();
+        if acc3 * p167(v1.iter().map(|q| ((q * 0.5) * 1.5).sin()).sum::<f64>().sin(), a.sin(), ((v1[0] * 0.5).tanh().tanh().exp() * 0.5).sin(), acc3.clamp(-0.75, 0.75)) > -0.4 {
+            acc3 = (acc3 * (v1[1] * 0.5).sin()).atan();
+        }
+        acc3 + t2 * 0.1 - (t0 * 0.25).tanh() + a.cos()
+    }
+    check_p191(seed = 0x67231a0b18b77e0e, inputs = 1, calls = [p167], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p192(a: f64) -> f64 {
+        let mut acc0 = 0.5;
+        if a.tanh() > p174(a.atan(), a.hypot(a) * 0.5, a.tanh().exp() * 0.5) {
+            let t1 = a * a.mul_add(a, a);
+            let t2 = if a.cos() < -0.4 && a < -0.2 { (1.0 + (1.5 + (p179((t1 * 0.5 * 0.9 * 0.5).tanh(), a.atan(), (1.5 + (t1 * 0.5).tanh().cos()).sqrt(), (t1 * 0.5).tanh().sin()) * 0.25).sin()).powf((t1 * 0.5).tanh().tanh()).powi(2)).sqrt() } else { (1.0 + a.powi(2)).cbrt() + a * a };
+            let mut v3: Vec<f64> = Vec::new();
+            v3.push((1.0 + (t1 * 0.5).atan().powi(2)).ln());
+            v3.push(((a - (t1 * 0.5).tanh() - a.cos()) * 0.5).sin());
+            let t4 = v3[0] * 0.5 + v3[1];
+        }
+        let mut acc5 = 1.0;
+        a.cos()
+    }
+    check_p192(seed = 0x52e4fccf974e815e, inputs = 1, calls = [p174, p179], at = |p| (p[0]));
+}
+
+#[differentiable]
+fn p193_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.25
+}
+#[differentiable]
+fn p193_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).cos() * 0.75;
+    }
+}
+#[differentiable]
+fn p193_h2(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.25 + (y[i] * s).tanh() * 0.25;
+    }
+}
+#[differentiable]
+fn p193_h3(y: &mut [f64], x: &[f64], s: f64) {
+    p193_h2(y, s);
+    p193_h1(s * 1.5, &x[1..], y);
+}
+program! {
+    #[differentiable]
+    fn p193(b: f64, a: f64, xs: &[f64], w: [f64; 3]) -> f64 {
+        let t1 = p193_h0(xs, a);
+        let mut buf2 = vec![0.0; 2];
+        for i in 0..2 {
+            buf2[i] = xs[i + 2] * w[0];
+        }
+        p193_h1(w[2], &xs[4..5], &mut buf2);
+        let t3 = buf2[0] + buf2[1] * 0.25;
+        let mut buf4 = vec![0.0; 4];
+        for i in 0..4 {
+            buf4[i] = xs[i + 1] * t1.tanh();
+        }
+        p193_h2(&mut buf4, b);
+        p193_h3(&mut buf4, &xs[..], t1.tanh());
+        p193_h3(&mut buf4[1..], &xs[2..], t3.tanh() * 0.25);
+        let (h5, c6) = buf4.split_at_mut(2);
+        p193_h2(h5, t3.tanh());
+        p193_h2(c6, b);
+        let t7 = c6[0] * -0.5 + h5[h5.len() - 1] + c6.len() as f64 * 0.1;
+        let t8 = buf4[0] + buf4[3] * 0.75;
+        let s9 = &xs[2..];
+        let t10 = (s9[3] * w[2] + s9[2]).sin() + s9[s9.len() - 1] * 0.3;
+        t10 + t8 + t7 + t3 + t1 + w[1] * 0.5 + a * 0.3
+    }
+    check_p193(seed = 0x7a36277780e0258f, inputs = 11, calls = [], at = |p| (p[0], p[1], &p[2..8], <[f64; 3]>::try_from(&p[8..11]).unwrap()),
+        params = ["w", "b", "a"] at [8, 9, 10, 0, 1]);
+}
+
+program! {
+    #[differentiable]
+    fn p194(n: usize, a: f64, b: f64) -> f64 {
+        let mut acc0 = 0.5;
+        for i in 0..4 {
+            for j in 0..3 {
+                let t1 = b - b;
+                acc0 += 1.5_f64 * (0.3 + 0.3);
+            }
+            acc0 *= (0.9_f64 * 0.75).cos();
+        }
+        for i in 0..3 {
+            acc0 *= (a - b).cos();
+            acc0 += (f64::cos((acc0 * 0.01).tanh()) - 0.3 * b) * 0.5;
+            let t2 = ((b.min(0.1) * (a + acc0 * 0.01)).mul_add((b + b) * (n as f64 + b), (acc0 * 0.01).cos()) * 0.25).atan();
+        }
+        match n {
+            0 => {
+                acc0 -= ((a - a) * (1.0 * (acc0 * 0.01)) * 0.1).atan();
+                let t3 = 0.5 * (p186((a.mul_add((acc0 * 0.01).sin(), b) * 0.5).tanh(), a.tanh(), (acc0 * 0.01).mul_add(0.5, a) * 0.5) * 0.25).atan();
+            }
+            1 => {
+                if acc0 * 0.01 + 0.25 > (acc0 * 0.01).sin() {
+                    let t4 = match n % 3 { 0 => 1.25 * (0.2 - (acc0 * 0.01).atan()), 1 => (1.25 * (acc0 * 0.01).atan()).cos(), _ => 2.0 * 1.25 };
+                } else {
+                    for i in 1..=2 {
+                        if n > 0 {
+                            if a + p164(3, 1.5, 0.5 * a, b * 0.5, (acc0 * 0.01).tanh().tanh()) * 0.25 < 0.3 {
+                                for j in (0..6).step_by(2) {
+                                    acc0 += ((a - a) * 0.5).sin().powi(2);
+                                }
+                            }
+                        } else if i == 0 {
+                            let t5 = if (1.5 + b.sin()).log(2.5 + 1.5_f64.cos()) > 1.25 { (acc0 * 0.01).atan().mul_add((acc0 * 0.01).sin(), b).tanh() } else { (acc0 * 0.01).atan().mul_add(0.3, acc0 * 0.01).hypot(a.mul_add(a, (acc0 * 0.01).sin())) };
+                        } else {
+                            let mut k6 = 0;
+                            loop {
+                                for l in 0..2 {
+                                    let mut acc7 = 1.0;
+                                    acc0 = b;
+                                }
+                                acc0 = ((acc0 * 0.01).sin() + k6 as f64) * a.clamp(-0.75, 0.75);
+                                k6 += 1;
+                                if ((acc0 * 0.01).tanh() / (1.0 + (acc0 * 0.01).powi(2)) > b && a < 0.3) || k6 >= 3 { break; }
+                            }
+                        }
+                        acc0 += ((a - a).cos() * 0.5).atan();
+                    }
+                }
+            }
+            _ => {
+                for i in 0..n {
+                    match n % 3 {
+                        0 | 1 => {
+                            let mut acc8 = 0.0;
+                        }
+                        _ => {
+                            let t9: f64 = (a * (acc0 * 0.005)).tanh().exp_m1() - 0.5 * a * 1.25;
+                        }
+                    }
+                    acc0 /= (2.0 + (0.5 * 0.75_f64.tanh()).atanh().cos());
+                }
+            }
+        }
+        acc0 * 0.005 - a
+    }
+    check_p194(seed = 0x597a860a5584620e, inputs = 2, calls = [p164, p186], at = |p| (2, p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p195(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = &(v / &v.mapv(|q| q * q + 1.0)) - &((s) - v);
+        let mut t2 = x.to_owned();
+        if n % 3 == 0 {
+            t2 = (v + x).cos();
+        }
+        let mut t3 = &(t2.row(0).to_owned()) / &(x.mean_axis(Axis(1)).unwrap()).mapv(|q| q * q + 1.0);
+        for _ in 0..n {
+            t3 = ((v + &t2).dot(&t3) * 0.3).mapv(f64::tanh) + &t3 * 0.5;
+        }
+        let mut t4 = &(x.dot(&t2) * 0.3) / &(v - &t3).mapv(|q| q * q + 1.0);
+        if n % 3 == 0 {
+            t4 = t2.to_owned();
+        }
+        t4.sum() * 0.2 + t3.dot(&t3) * 0.1 + t2.sum() * 0.2
+    }
+    check_p195(seed = 0x742f743bb1b95c9f, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p196(b: f64, a: f64) -> f64 {
+        let mut acc0 = a;
+        if f64::atan(a) < -0.4 {
+            let k1 = (a.abs() * 2.0) as usize % 3;
+            match k1 {
+                0 => {
+                    acc0 = (a.sin().exp2() * 0.5).sin().powi(3);
+                }
+                1 => {
+                    let mut w2 = 0;
+                    while w2 < 3 {
+                        acc0 += ((2.0 + (-(acc0 * 0.25).sin()).sin()).cbrt() * 0.5).atan();
+                        acc0 *= 0.8 + 0.2 * a.sin();
+                        w2 += 1;
+                    }
+                }
+                _ => {
+                    for i in 0..4 {
+                        if i > 0 {
+                            acc0 += ((1.5 + (-b).sin()).powf((a / (1.0 + (acc0 * 0.05).tanh().powi(2))).tanh()) * 0.5).atan();
+                        } else {
+                            let c3 = |u4: f64| a.powi(2).ln_1p().sin().exp();
+                            let t5: f64 = c3((acc0 * 0.05).sin().cos()) - 0.5 * c3((acc0 * 0.05).tanh().tanh());
+                        }
+                        acc0 += (((acc0 * 0.05).tanh() + 0.75).powi(2) * 0.25).sin();
+                    }
+                }
+            }
+        } else if b.max(1.5) > (acc0 * 0.05).atan() && a < 0.25 {
+            acc0 = ((acc0 * 0.05).tanh() - (acc0 * 0.05).tanh() * b).sin();
+            if a > acc0 * 0.05 {
+                return 0.6_f64.atan();
+            }
+        } else {
+            let mut w6 = 0;
+            while w6 < 1 {
+                for j in 0..2 {
+                    let b = b + 0.6 * b;
+                    acc0 = ((a.cos().exp2() + (a - j as f64)) * 0.25).atan();
+                }
+                acc0 -= (((acc0 * 0.05).atan().atan2(1.5 + b.cos()) + a / (2.0 + b.cos())) * 0.25).tanh();
+                w6 += 1;
+            }
+        }
+        b.tanh() + 0.5 * a
+    }
+    check_p196(seed = 0xbf3b2122642832ba, inputs = 2, calls = [], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p197(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (a + xs[0]).tanh();
+        let t2 = (((t1).mul_add(0.5, a)).tanh() + xs[5]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            let t3 = (((1.0 + ((xs[i]) * (a)) * ((xs[i]) * (a))).ln()).tanh()).tanh() * 1.5;
+            let t4 = if (t2 + xs[i]).cos() * t2 > -0.07 { ((((xs[i]) * ((a).sin())) * 0.5).exp()).tanh() } else { ((xs[i]) * 0.5).exp() };
+            if i + 1 < xs.len() {
+                let t5 = if ((1.0 + (0.31_f64) * (0.31_f64)).ln()) * ((xs[i + 1]).cos() * xs[i]) < -0.21 { (xs[i]).tanh() } else { t3 };
+                acc += (xs[i + 1]).tanh();
+            }
+            acc += (-0.00_f64).tanh();
+        }
+        let r = acc;
+        r
+    }
+    check_p197(seed = 0xfef10e824bb1880e, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p198(a: f64, xs: &[f64]) -> f64 {
+        let t0 = a * xs.iter().sum::<f64>();
+        let t1 = a.min(xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()));
+        let t2 = ((t0 * 0.25).sin() - (t0 * 0.25).tanh()) * (1.0 / (2.0 + xs[2].cos()));
+        let mut acc3 = (0.25 * xs[2]).mul_add((t2 * 0.5).sin() / (1.5 + (t0 * 0.25).sin().tanh()), a);
+        if (1.0 + t1.powi(2)).sqrt() < 0.25 {
+            let t4 = a / (1.0 + t1.powi(2)) + acc3;
+        } else if acc3.max(xs.iter().map(|q| (q * 0.2).sin()).sum::<f64>()) < 0.1 {
+            for i in 0..3 {
+                let t5 = t1.cos().powi(3);
+                let t6 = (a / (1.5 + p159(xs[i] * (t2 * 0.5).tanh(), (t0 * 0.25).sin().asinh(), (xs[2] * xs[2] * 0.5).atan(), (acc3 * 0.25).atan().tanh()).tanh())).cos();
+                acc3 = 0.75_f64.tanh() * (acc3 * 0.25).atan();
+            }
+        } else {
+            let t7: f64 = (t0 * 0.25).atan();
+        }
+        for i in (0..6).step_by(2) {
+            acc3 *= xs[1].cos();
+        }
+        2.0 * (acc3 * 0.05) + (t2 * 0.5).tanh() + t1.sin() - 2.0 * (t0 * 0.25).tanh()
+    }
+    check_p198(seed = 0x478a7055eb590ff4, inputs = 4, calls = [p159], at = |p| (p[0], &p[1..4]));
+}
+
+program! {
+    #[differentiable]
+    fn p199(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = s;
+        let t2 = ((t1) * (v.mean().unwrap())).tanh();
+        let mut t3 = (v + x).mean_axis(Axis(1)).unwrap();
+        for _ in 0..n {
+            t3 = (x.dot(&t3) * 0.3).mapv(f64::tanh) + &t3 * 0.5;
+        }
+        let t4 = (-x.mapv(f64::sin)).dot(&((t2) * x)) * 0.3;
+        t4.sum() * 0.2 + t3.dot(&t3) * 0.1 + t2
+    }
+    check_p199(seed = 0xf3bdec28c9db4140, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
 }

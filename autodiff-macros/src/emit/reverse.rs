@@ -447,6 +447,38 @@ impl Emitter<'_> {
                         let mut sinks = Vec::new();
                         let mut lent = HashSet::new();
                         let mut lent_again = Vec::new();
+                        // several ranges of one buffer (split before the call): their
+                        // sinks are the same ranges of its adjoint, split alike
+                        let mut parts: HashMap<CellId, (Vec<syn::Ident>, Vec<TokenStream>)> =
+                            HashMap::new();
+                        for arg in args {
+                            if let Operand::MutRef {
+                                cell,
+                                range: Some(r),
+                                alias: Some(_),
+                                ..
+                            } = arg
+                            {
+                                if self.body.cells[cell.0].active {
+                                    let s = self.fresh("__part");
+                                    let b = r.bounds(|o| self.operand(o));
+                                    let entry = parts.entry(*cell).or_default();
+                                    entry.0.push(s);
+                                    entry.1.push(b);
+                                }
+                            }
+                        }
+                        let mut order: Vec<&CellId> = parts.keys().collect();
+                        order.sort_by_key(|c| c.0);
+                        for c in order {
+                            let (names, bounds) = &parts[c];
+                            let d = c.adjoint();
+                            out.extend(quote! {
+                                let [#(mut #names),*] =
+                                    #rt::shadow::disjoint_sinks(&mut #d, [#(#bounds),*]);
+                            });
+                        }
+                        let mut next_part: HashMap<CellId, usize> = HashMap::new();
                         for arg in args {
                             if let Some(c) = arg.lent_cell() {
                                 let d = c.adjoint();
@@ -457,6 +489,12 @@ impl Emitter<'_> {
                                 sinks.push(match arg {
                                     _ if !self.body.cells[c.0].active => {
                                         quote!(#rt::shadow::no_sink())
+                                    }
+                                    Operand::MutRef { alias: Some(_), .. } => {
+                                        let k = next_part.entry(c).or_default();
+                                        let s = &parts[&c].0[*k];
+                                        *k += 1;
+                                        quote!(#rt::shadow::sink(&mut #s))
                                     }
                                     Operand::MutRef { range: Some(r), .. } => {
                                         let r = r.tokens();

@@ -480,6 +480,7 @@ impl Lowering<'_> {
             }
             return self.method_prim(e, &last, Some(func.clone()), args);
         }
+        self.split_disjoint_ranges(&mut args);
         // a buffer the callee writes: its snapshots are stale after the call, and it is
         // differentiable once a differentiable value may reach it
         let lent: Vec<CellId> = args.iter().filter_map(Operand::lent_cell).collect();
@@ -530,6 +531,12 @@ impl Lowering<'_> {
     /// `&mut buf[a..b]` (every range form): that range of the buffer, whose adjoint's same
     /// range is the callee's shadow.
     fn lent_buffer(&mut self, a: &syn::Expr) -> Option<Operand> {
+        // a view handed on as it is: the range it stands for, which the callee may read or
+        // write (see `views`)
+        let (a, view) = match views::handed_on(a) {
+            Some(range) => (range, true),
+            None => (a, false),
+        };
         let (place, explicit) = match a {
             syn::Expr::Reference(r) if r.mutability.is_some() => (&*r.expr, true),
             syn::Expr::Path(_) => (a, false),
@@ -547,11 +554,20 @@ impl Lowering<'_> {
             };
             let range = self.slice_range(r);
             let reborrow = self.cells[cell.0].bound_to.is_some();
+            let keep = view.then(|| {
+                let k = self.new_var(false);
+                let (c, r) = (cell.ident(), range.tokens());
+                let rt = crate::companions::rt();
+                let kept = quote::quote!(#rt::again::Lent::keep(&#c[#r]));
+                self.push(k, None, Rhs::Inactive(kept), a.span());
+                k
+            });
             return Some(Operand::MutRef {
                 cell,
                 reborrow,
                 range: Some(Box::new(range)),
-                keep: None,
+                keep,
+                alias: None,
             });
         }
         let Some(Place::Cell(cell)) = self.place(place) else {
@@ -580,11 +596,56 @@ impl Lowering<'_> {
             reborrow,
             range: None,
             keep,
+            alias: None,
         })
     }
 }
 
 impl Lowering<'_> {
+    /// Several ranges of one buffer lent to one call (the views `split_at_mut` made, see
+    /// `views`): the buffer is split into them before the call (`views::disjoint`), and
+    /// the call is handed the parts.
+    fn split_disjoint_ranges(&mut self, args: &mut [Operand]) {
+        let mut by_cell: Vec<(CellId, Vec<usize>)> = Vec::new();
+        for (k, a) in args.iter().enumerate() {
+            if let Operand::MutRef {
+                cell,
+                range: Some(_),
+                ..
+            } = a
+            {
+                match by_cell.iter_mut().find(|(c, _)| c == cell) {
+                    Some((_, ks)) => ks.push(k),
+                    None => by_cell.push((*cell, vec![k])),
+                }
+            }
+        }
+        let rt = crate::companions::rt();
+        for (cell, ks) in by_cell.into_iter().filter(|(_, ks)| ks.len() > 1) {
+            let mut names = Vec::new();
+            let mut bounds = Vec::new();
+            for &k in &ks {
+                let Operand::MutRef {
+                    range: Some(r),
+                    alias,
+                    ..
+                } = &mut args[k]
+                else {
+                    continue;
+                };
+                self.next_part += 1;
+                let name = quote::format_ident!("__autodiff_part{}", self.next_part);
+                bounds.push(r.bounds(Operand::tokens));
+                *alias = Some(name.clone());
+                names.push(name);
+            }
+            let c = cell.ident();
+            self.block.stmts.push(Stmt::Effect(quote!(
+                let [#(#names),*] = #rt::views::disjoint(&mut #c[..], [#(#bounds),*]);
+            )));
+        }
+    }
+
     /// `buf.split_at_mut(k)`, `buf[a..b].chunks_mut(k)`, `buf.iter_mut()`, … of a `let mut`
     /// buffer: the buffer's name and the method.
     pub(super) fn mut_view_of_buffer(&self, e: &syn::Expr) -> Option<(String, String)> {

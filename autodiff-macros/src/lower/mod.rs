@@ -121,6 +121,9 @@ pub struct Lowering<'a> {
     /// Whether the expression being lowered is in statement position (its value, if any,
     /// is dropped): an `if` or `match` there needs no result cell.
     discard: bool,
+    /// The parts of buffers split for calls handed several ranges of one (see
+    /// `split_disjoint_ranges`), numbered.
+    next_part: usize,
 }
 
 /// Lowers `body`; the parameters of `sig` are variables `0..n`, active when differentiable.
@@ -137,6 +140,8 @@ pub fn lower(
     // fixpoint; from the empty set it grows monotonically while the numbering is stable. If
     // it does not settle, the union of everything found is a safe over-approximation
     // (an extra active cell costs work, never a gradient).
+    // `&mut` views bound to names, read as ranges of their buffers (see `views`)
+    let body = &views::rewrite(body);
     let mut assumed = HashSet::new();
     let mut union = HashSet::new();
     for _ in 0..12 {
@@ -219,6 +224,7 @@ fn lower_pass(
         opaque_params: opaque_params(sig, generics),
         rows: HashSet::new(),
         discard: false,
+        next_part: 0,
     };
     for p in &sig.params {
         let v = l.new_var(p.differentiable);
@@ -430,6 +436,7 @@ mod iterators;
 mod ndarray;
 mod options;
 mod stmt;
+mod views;
 
 use control::{expr_may_exit, stmt_may_exit};
 
