@@ -323,6 +323,9 @@ pub enum Rhs {
     },
     /// A snapshot of a cell.
     ReadCell(CellId),
+    /// An owned copy of a sequence, made by the method the user wrote (`x.to_vec()`,
+    /// `Vec::from(x)`): its gradient is the copy's.
+    Owned { of: Operand, method: syn::Ident },
     /// `place[index]`.
     ReadIndex { place: Place, index: Operand },
     /// `&place[start..end]` (also `..=` and open ends): a sub-slice, borrowed; its adjoint

@@ -123,6 +123,8 @@ const FEATURES: &[&str] = &[
     "slice helper: sub-slice of the caller's &mut parameter",
     "slice helper: the caller's &mut parameter as it is",
     "&mut views: split_at_mut of a local buffer",
+    "local buffer: a copy by to_vec",
+    "local buffer: iter_mut loop",
     "&mut views: split_at_mut of the caller's &mut parameter",
     "&mut views: both halves of a split to one helper",
     "&mut views: the halves of a split to helpers, one each",
@@ -607,7 +609,14 @@ impl SliceGen<'_> {
                 let b = self.fresh("buf");
                 let (x, xlen) = self.slices[0].clone();
                 let len = self.rng.range(2, 4);
-                if self.rng.chance(0.5) {
+                if self.rng.chance(0.2) {
+                    // a copy of a range of the parameter
+                    let off = self.rng.below(xlen - len + 1);
+                    out.push(
+                        self.line(format!("let mut {b} = {x}[{off}..{}].to_vec();", off + len)),
+                    );
+                    self.features.insert("local buffer: a copy by to_vec");
+                } else if self.rng.chance(0.5) {
                     let fill = self.coef();
                     out.push(self.line(format!("let mut {b} = vec![{fill}; {len}];")));
                 } else {
@@ -630,6 +639,29 @@ impl SliceGen<'_> {
                         self.mut_call(&h, &format!("&mut {b}"), out);
                     }
                     self.features.insert("&mut helper: on a local buffer");
+                }
+                if self.rng.chance(0.3) {
+                    // its elements updated in place, alone or zipped with the parameter
+                    let s = self.scalar();
+                    let f = *self.rng.pick(&["sin", "tanh", "cos"]);
+                    let (v, i, xi) = (self.fresh("v"), self.fresh("i"), self.fresh("xi"));
+                    let (head, body) = match self.rng.below(3) {
+                        0 => (
+                            format!("for {v} in {b}.iter_mut() {{"),
+                            format!("*{v} = (*{v} * {s}).{f}();"),
+                        ),
+                        1 => (
+                            format!("for ({i}, {v}) in {b}.iter_mut().enumerate() {{"),
+                            format!("*{v} += {s} * 0.1 * {i} as f64;"),
+                        ),
+                        _ => (
+                            format!("for ({v}, {xi}) in {b}.iter_mut().zip({x}.iter()) {{"),
+                            format!("*{v} = *{v} * {s} + {xi}.{f}();"),
+                        ),
+                    };
+                    let inner = vec![self.line(body)];
+                    out.push(self.compound(head, inner));
+                    self.features.insert("local buffer: iter_mut loop");
                 }
                 if len >= 2 && self.rng.chance(0.3) {
                     self.split_views(&b, len, out);

@@ -17,6 +17,10 @@ pub(crate) fn rhs_tokens(rhs: &Rhs, span: Span, maybe_array: bool, body: &Body) 
             quote!(#o.clone())
         }
         Rhs::Copy(o) => o.tokens(),
+        Rhs::Owned { of, method } => {
+            let o = of.tokens();
+            quote::quote_spanned!(span=> #o.#method())
+        }
         Rhs::Inactive(ts) => ts.clone(),
         Rhs::ReadCell(c) if body.cells[c.0].bound_to.is_some() => {
             let c = c.ident();

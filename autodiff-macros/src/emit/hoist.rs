@@ -105,7 +105,7 @@ pub(crate) fn mentions_stmt(stmt: &Stmt, place: Place) -> usize {
 fn mentions_rhs(rhs: &Rhs, place: Place) -> usize {
     let at = |p: &Place| usize::from(same(*p, place));
     match rhs {
-        Rhs::Copy(o) => mentions_operand(o, place),
+        Rhs::Copy(o) | Rhs::Owned { of: o, .. } => mentions_operand(o, place),
         Rhs::Prim(_, args) | Rhs::Call { args, .. } => {
             args.iter().map(|a| mentions_operand(a, place)).sum()
         }

@@ -43,7 +43,9 @@ pub(crate) fn preinitialized(body: &Body) -> HashSet<VarId> {
         for stmt in &block.stmts {
             match stmt {
                 Stmt::Let { rhs, .. } => match rhs {
-                    Rhs::Copy(o) => o.var().into_iter().for_each(|v| use_var(v, out)),
+                    Rhs::Copy(o) | Rhs::Owned { of: o, .. } => {
+                        o.var().into_iter().for_each(|v| use_var(v, out))
+                    }
                     Rhs::Prim(_, args) | Rhs::Call { args, .. } => args
                         .iter()
                         .filter_map(Operand::var)
@@ -140,7 +142,7 @@ pub(crate) fn frozen_reads(body: &Body) -> HashSet<VarId> {
                             self.reads.push(at);
                         }
                         Rhs::Inactive(ts) => self.mentions(ts),
-                        Rhs::Copy(o) => self.operand(o),
+                        Rhs::Copy(o) | Rhs::Owned { of: o, .. } => self.operand(o),
                         Rhs::Prim(_, args) | Rhs::Call { args, .. } => {
                             args.iter().for_each(|a| self.operand(a))
                         }
@@ -393,7 +395,7 @@ impl Emitter<'_> {
 
     pub(crate) fn rhs_operands(&self, v: VarId) -> Vec<VarId> {
         match self.defs.get(&v) {
-            Some(Rhs::Copy(o)) => o.var().into_iter().collect(),
+            Some(Rhs::Copy(o) | Rhs::Owned { of: o, .. }) => o.var().into_iter().collect(),
             Some(Rhs::Field { base, .. } | Rhs::Member { base, .. }) => vec![*base],
             Some(Rhs::Prim(_, args)) => args.iter().filter_map(Operand::var).collect(),
             Some(Rhs::ReadIndex { place, index }) => {
@@ -1081,7 +1083,7 @@ pub(crate) fn counters(body: &Body) -> (HashMap<String, TokenStream>, HashMap<Va
                 Stmt::Grow { cell } => uses.entry(*cell).or_default().other_write = true,
                 Stmt::Let { rhs, .. } => {
                     let ops: Vec<&Operand> = match rhs {
-                        Rhs::Copy(o) => vec![o],
+                        Rhs::Copy(o) | Rhs::Owned { of: o, .. } => vec![o],
                         Rhs::Prim(_, a) | Rhs::Call { args: a, .. } => a.iter().collect(),
                         Rhs::ReadIndex { index, .. } => vec![index],
                         Rhs::SubSlice { range, .. } => range.operands().collect(),
@@ -1263,7 +1265,7 @@ pub(crate) fn handed_on(body: &Body) -> HashMap<VarId, CellId> {
         for stmt in &block.stmts {
             match stmt {
                 Stmt::Let { rhs, .. } => match rhs {
-                    Rhs::Copy(o) => op(o, n),
+                    Rhs::Copy(o) | Rhs::Owned { of: o, .. } => op(o, n),
                     Rhs::Prim(_, a) | Rhs::Call { args: a, .. } => a.iter().for_each(|o| op(o, n)),
                     Rhs::ReadIndex { place, index } => {
                         op(index, n);

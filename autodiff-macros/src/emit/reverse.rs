@@ -238,7 +238,7 @@ impl Emitter<'_> {
                 let negated = negated && signed_rule;
                 match rhs {
                     Rhs::Inactive(_) | Rhs::SubSlice { .. } => {}
-                    Rhs::Copy(o) => {
+                    Rhs::Copy(o) | Rhs::Owned { of: o, .. } => {
                         if let Some(u) = self.active_var(o) {
                             self.contribute(out, u, quote!(#rt::ops::identity_d0(&#dy)), false);
                         }

@@ -369,6 +369,10 @@ impl Tangents<'_> {
                 Some(t) => t,
                 None => zero,
             },
+            Rhs::Owned { of, method } => match self.operand_tangent(of) {
+                Some(t) => quote!(#t.#method()),
+                None => zero,
+            },
             Rhs::Inactive(_) => zero,
             Rhs::ReadCell(c) if self.body.cells[c.0].bound_to.is_some() => {
                 let tc = tangent_cell(*c);

@@ -75,7 +75,7 @@ impl Uses {
     fn stmt(&mut self, stmt: &Stmt) {
         match stmt {
             Stmt::Let { dst, rhs, .. } => match rhs {
-                Rhs::Copy(o) => self.operand(o),
+                Rhs::Copy(o) | Rhs::Owned { of: o, .. } => self.operand(o),
                 Rhs::Prim(_, args) | Rhs::Call { args, .. } => {
                     args.iter().for_each(|a| self.operand(a))
                 }

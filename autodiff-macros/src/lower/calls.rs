@@ -61,11 +61,21 @@ impl Lowering<'_> {
         if rules::method_rule(&name).is_none()
             && !on_self
             && name != "clone"
+            && name != "to_vec"
             && !self.receiver_of_user_type(&m.receiver)
         {
             return self.query(e, &m.method);
         }
         let recv = self.expr(&m.receiver);
+        if name == "to_vec" && m.args.is_empty() {
+            // an owned copy of a sequence, its gradient the copy's
+            let x = self.operand(recv, m.receiver.span());
+            let active = self.operand_active(&x);
+            let v = self.new_var(active);
+            let method = m.method.clone();
+            self.push(v, None, Rhs::Owned { of: x, method }, e.span());
+            return Value::Var(v);
+        }
         if name == "clone" && m.args.is_empty() {
             let x = self.operand(recv, m.receiver.span());
             let active = self.operand_active(&x);
@@ -411,6 +421,25 @@ impl Lowering<'_> {
         };
         if last == "stop_gradient" && c.args.len() == 1 {
             return self.verbatim(e);
+        }
+        // `Vec::from(x)`, `<[f64]>::to_vec(x)`: an owned copy of a sequence
+        let segs: Vec<String> = func
+            .path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect();
+        let vec_from = func.qself.is_none() && segs == ["Vec", "from"];
+        let slice_to_vec = last == "to_vec"
+            && segs.len() == 1
+            && matches!(&func.qself, Some(q) if matches!(&*q.ty, syn::Type::Slice(_)));
+        if (vec_from || slice_to_vec) && c.args.len() == 1 && self.references_active(&c.args[0]) {
+            let x = self.operand_of(&c.args[0]);
+            let active = self.operand_active(&x);
+            let v = self.new_var(active);
+            let method = syn::Ident::new("to_vec", last.span());
+            self.push(v, None, Rhs::Owned { of: x, method }, e.span());
+            return Value::Var(v);
         }
         if let Some(v) = self.option_call(e, c) {
             return v;

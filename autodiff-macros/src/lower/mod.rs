@@ -430,6 +430,7 @@ fn opaque_params(sig: &Signature, generics: &syn::Generics) -> HashSet<String> {
 
 mod calls;
 mod control;
+mod element_loops;
 mod expr;
 mod invariant;
 mod iterators;
@@ -560,6 +561,7 @@ impl Lowering<'_> {
     fn rhs_maybe_array(&self, rhs: &Rhs) -> bool {
         match rhs {
             Rhs::Copy(o) => self.operand_maybe_array(o),
+            Rhs::Owned { .. } => false,
             Rhs::Prim(Prim::Cast { .. }, _) => false,
             // an element of a sequence the macro cannot see (`m.layers[i]`) may be anything
             Rhs::ReadIndex { place, .. } => match place {

@@ -64,8 +64,10 @@ fn rewrite_block(block: &mut syn::Block, next: &mut usize) {
         // nested blocks first (their own views)
         NestedBlocks { next }.visit_stmt_mut(&mut block.stmts[i]);
         if let syn::Stmt::Expr(syn::Expr::ForLoop(f), semi) = &block.stmts[i] {
-            if let Some(e) = chunks_loop(f, next) {
-                block.stmts[i] = syn::Stmt::Expr(e, *semi);
+            let semi = *semi;
+            if let Some(e) = chunks_loop(f, next).or_else(|| super::element_loops::rewrite(f, next))
+            {
+                block.stmts[i] = syn::Stmt::Expr(e, semi);
             }
         }
         if let Some((views, bounds)) = views_made(&block.stmts[i], next) {
@@ -287,7 +289,24 @@ fn views_made(stmt: &syn::Stmt, next: &mut usize) -> Option<(Vec<View>, Vec<syn:
     }
 }
 
-fn strip(e: &syn::Expr) -> &syn::Expr {
+/// Whether a closure's body or a macro's input (which the rewrites leave as they are)
+/// names `name`.
+pub(super) fn opaque_use(e: &syn::Expr, name: &str) -> bool {
+    fn names(tokens: proc_macro2::TokenStream, name: &str) -> bool {
+        tokens.into_iter().any(|t| match t {
+            proc_macro2::TokenTree::Ident(i) => i == name,
+            proc_macro2::TokenTree::Group(g) => names(g.stream(), name),
+            _ => false,
+        })
+    }
+    match e {
+        syn::Expr::Closure(c) => names(quote::ToTokens::to_token_stream(&c.body), name),
+        syn::Expr::Macro(m) => names(m.mac.tokens.clone(), name),
+        _ => false,
+    }
+}
+
+pub(super) fn strip(e: &syn::Expr) -> &syn::Expr {
     match e {
         syn::Expr::Paren(p) => strip(&p.expr),
         syn::Expr::Group(g) => strip(&g.expr),
@@ -305,7 +324,7 @@ fn buffer_name(e: &syn::Expr) -> Option<syn::Ident> {
     }
 }
 
-fn is_name(e: &syn::Expr, name: &str) -> bool {
+pub(super) fn is_name(e: &syn::Expr, name: &str) -> bool {
     matches!(strip(e), syn::Expr::Path(p) if p.qself.is_none() && p.path.is_ident(name))
 }
 
@@ -380,21 +399,9 @@ impl<'ast> Visit<'ast> for Uses<'_> {
                 self.used = true;
                 self.ok = false;
             }
-            syn::Expr::Closure(c) => {
-                // (a closure capturing the view: left as it is)
-                let mut inner = Uses {
-                    name: self.name,
-                    ok: true,
-                    used: false,
-                };
-                inner.visit_expr(&c.body);
-                if inner.used {
-                    self.ok = false;
-                }
-            }
-            syn::Expr::Macro(m) => {
-                // (a macro's tokens may name the view)
-                if m.mac.tokens.to_string().contains(self.name) {
+            syn::Expr::Closure(_) | syn::Expr::Macro(_) => {
+                if opaque_use(e, self.name) {
+                    self.used = true;
                     self.ok = false;
                 }
             }
