@@ -220,38 +220,77 @@ fn split_past_the_end(x: &[f64]) -> f64 {
 #[differentiable]
 fn range_past_the_end(x: &[f64]) -> f64 {
     let mut buf = vec![1.0; 3];
-    let h = &mut buf[1..5];
+    let h = &mut buf[1..6];
     axpy(1.0, x, h);
     sqnorm(h)
 }
 
+thread_local! {
+    static PANIC_AT: std::cell::Cell<Option<(&'static str, u32)>> =
+        const { std::cell::Cell::new(None) };
+}
+
+/// The message and location of the panic `f` raises.
+fn panic_of(f: impl FnOnce() + std::panic::UnwindSafe) -> (String, &'static str, u32) {
+    std::panic::set_hook(Box::new(|info| {
+        if let Some(l) = info.location() {
+            let file: &'static str = Box::leak(l.file().to_string().into_boxed_str());
+            PANIC_AT.with(|p| p.set(Some((file, l.line()))));
+        }
+    }));
+    PANIC_AT.with(|p| p.set(None));
+    let payload = std::panic::catch_unwind(f).expect_err("should panic");
+    let _ = std::panic::take_hook();
+    let message = payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default();
+    let (file, line) = PANIC_AT.with(|p| p.get()).expect("a location");
+    (message, file, line)
+}
+
+/// The line of this file that contains `text`, 1-based.
+fn line_of(text: &str) -> u32 {
+    let at = include_str!("views.rs")
+        .lines()
+        .position(|l| l.contains(text))
+        .expect("the line");
+    at as u32 + 1
+}
+
+/// A view out of its buffer's bounds panics with Rust's own message at the line that makes
+/// it, in the primal and in the gradient alike.
 #[test]
 fn a_view_out_of_its_buffer_panics_as_rust_does() {
-    let message = |r: std::thread::Result<()>| -> String {
-        let e = r.expect_err("should panic");
-        e.downcast_ref::<String>()
-            .cloned()
-            .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
-            .unwrap_or_default()
-    };
     let x = [0.5; 5];
-    let plain = message(std::panic::catch_unwind(|| {
-        split_past_the_end(&x);
-    }));
-    let gradient = message(std::panic::catch_unwind(|| {
-        gradients_function!(split_past_the_end)(&x);
-    }));
-    assert!(plain.contains("mid > len"), "{plain}");
-    assert_eq!(gradient, plain);
-    let plain = message(std::panic::catch_unwind(|| {
-        range_past_the_end(&x);
-    }));
-    let gradient = message(std::panic::catch_unwind(|| {
-        gradients_function!(range_past_the_end)(&x);
-    }));
-    assert!(
-        plain.contains("out of range for slice of length 3"),
-        "{plain}"
-    );
-    assert_eq!(gradient, plain);
+    let cases = [
+        (
+            panic_of(|| {
+                split_past_the_end(&x);
+            }),
+            panic_of(|| {
+                gradients_function!(split_past_the_end)(&x);
+            }),
+            "mid > len",
+            line_of("buf.split_at_mut(4)"),
+        ),
+        (
+            panic_of(|| {
+                range_past_the_end(&x);
+            }),
+            panic_of(|| {
+                gradients_function!(range_past_the_end)(&x);
+            }),
+            "range end index 6 out of range for slice of length 3",
+            line_of("&mut buf[1..6]"),
+        ),
+    ];
+    for (primal, gradient, message, line) in cases {
+        for (what, (m, file, at)) in [("primal", primal), ("gradient", gradient)] {
+            assert!(m.contains(message), "{what}: {m}");
+            assert!(file.ends_with("views.rs"), "{what}: panicked in {file}");
+            assert_eq!(at, line, "{what}: panicked at line {at}");
+        }
+    }
 }

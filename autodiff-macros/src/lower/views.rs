@@ -125,11 +125,11 @@ fn chunks_loop(f: &syn::ExprForLoop, next: &mut usize) -> Option<syn::Expr> {
         bound("end"),
     );
     let k = &m.args[0];
-    let rt = crate::companions::rt();
+    // (the path written out, spanned at the user's code: a failing check is located there)
     let count = if exact {
-        quote_spanned!(span=> #rt::views::exact_chunks(#len, #size))
+        quote_spanned!(span=> ::autodiff::__private::views::exact_chunks(#len, #size))
     } else {
-        quote_spanned!(span=> #rt::views::chunks(#len, #size))
+        quote_spanned!(span=> ::autodiff::__private::views::chunks(#len, #size))
     };
     let view = View {
         name,
@@ -224,13 +224,12 @@ fn views_made(stmt: &syn::Stmt, next: &mut usize) -> Option<(Vec<View>, Vec<syn:
             let (h, c) = (plain(&t.elems[0])?, plain(&t.elems[1])?);
             let k = &m.args[0];
             let (zero, mid, len) = (bound("start"), bound("mid"), bound("len"));
-            let rt = crate::companions::rt();
             let stmts = vec![
                 syn::parse_quote_spanned!(span=> let #zero: usize = #from;),
                 syn::parse_quote_spanned!(span=> let #len: usize = #to;),
                 syn::parse_quote_spanned!(span=> let #mid: usize = #zero + (#k);),
                 // (the check of `split_at_mut` itself)
-                syn::parse_quote_spanned!(span=> #rt::views::check_split(#mid - #zero, #len - #zero);),
+                syn::parse_quote_spanned!(span=> ::autodiff::__private::views::check_split(#mid - #zero, #len - #zero);),
             ];
             let views = vec![
                 View {
@@ -268,12 +267,11 @@ fn views_made(stmt: &syn::Stmt, next: &mut usize) -> Option<(Vec<View>, Vec<syn:
                 (Some(b), _) => quote_spanned!(span=> #b),
                 (None, _) => quote_spanned!(span=> #buffer.len()),
             };
-            let rt = crate::companions::rt();
             let stmts = vec![
                 syn::parse_quote_spanned!(span=> let #start: usize = #a;),
                 syn::parse_quote_spanned!(span=> let #end: usize = #b;),
                 // (the bounds check of the view itself)
-                syn::parse_quote_spanned!(span=> #rt::views::check_range(#start, #end, #buffer.len());),
+                syn::parse_quote_spanned!(span=> ::autodiff::__private::views::check_range(#start, #end, #buffer.len());),
             ];
             Some((
                 vec![View {
