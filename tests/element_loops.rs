@@ -115,3 +115,69 @@ fn owned_copies_carry_the_gradient() {
     let hand = [a + a * x[2], 0.0, a * x[0]];
     assert_gradient_close(&gx, &hand, 1e-14);
 }
+
+/// `copy_from_slice` into a buffer, a range of one and a view; `fill` and `swap`.
+#[differentiable]
+fn copies_in_place(a: f64, x: &[f64]) -> f64 {
+    let mut buf = vec![0.0; 5];
+    buf[..3].copy_from_slice(&x[1..4]);
+    buf[3..].fill(a);
+    buf.swap(0, 4);
+    let (h, c) = buf.split_at_mut(2);
+    h.copy_from_slice(&c[1..3]);
+    c[0] *= h[1];
+    let mut out = vec![1.0; 3];
+    out.copy_from_slice(x.split_at(3).0);
+    out[2] *= a;
+    buf[0] * buf[1] + buf[2] * buf[4] + out[0] * out[2]
+}
+
+fn copies_in_place_by_hand(a: f64, x: &[f64]) -> f64 {
+    let mut buf = [x[1], x[2], x[3], a, a];
+    buf.swap(0, 4);
+    buf[0] = buf[3];
+    buf[1] = buf[4];
+    buf[2] *= buf[1];
+    let out = [x[0], x[1], x[2] * a];
+    buf[0] * buf[1] + buf[2] * buf[4] + out[0] * out[2]
+}
+
+#[test]
+fn copy_from_slice_fill_and_swap() {
+    let (a, x) = (0.9, vec![0.3, -0.7, 1.1, 0.5, 2.0]);
+    assert!((copies_in_place(a, &x) - copies_in_place_by_hand(a, &x)).abs() < 1e-12);
+    let (v, (ga, gx)) = value_and_gradients_function!(copies_in_place)(a, &x);
+    assert_eq!(v.to_bits(), copies_in_place(a, &x).to_bits());
+    let fa = finite_difference(|p| copies_in_place_by_hand(p[0], &x), &[a]);
+    assert!(
+        (ga - fa[0]).abs() < 1e-7 * fa[0].abs().max(1.0),
+        "{ga} vs {fa:?}"
+    );
+    let fx = finite_difference(|p| copies_in_place_by_hand(a, p), &x);
+    assert_gradient_close(&gx, &fx, 1e-8);
+}
+
+#[differentiable]
+fn copy_of_another_length(x: &[f64]) -> f64 {
+    let mut buf = vec![0.0; 3];
+    buf.copy_from_slice(&x[..2]);
+    buf[0]
+}
+
+#[test]
+fn copy_from_slice_of_another_length_panics_as_rust_does() {
+    let message = |r: std::thread::Result<f64>| -> String {
+        let e = r.expect_err("should panic");
+        e.downcast_ref::<String>().cloned().unwrap_or_default()
+    };
+    let x = [0.5; 4];
+    let plain = message(std::panic::catch_unwind(|| copy_of_another_length(&x)));
+    let gradient = message(std::panic::catch_unwind(|| {
+        gradients_function!(copy_of_another_length)(&x)[0]
+    }));
+    assert_eq!(
+        plain,
+        "copy_from_slice: source slice length (2) does not match destination slice length (3)"
+    );
+    assert_eq!(gradient, plain);
+}

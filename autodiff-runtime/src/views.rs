@@ -30,6 +30,21 @@ pub fn check_range(start: usize, end: usize, len: usize) {
     let _ = &vec![(); len][start..end];
 }
 
+/// `buf[start..end].copy_from_slice(src)`'s checks (the range, then the lengths), with
+/// Rust's own messages, at the caller's line.
+#[track_caller]
+#[inline(always)]
+pub fn check_copy(src_len: usize, start: usize, end: usize, len: usize) {
+    check_range(start, end, len);
+    if src_len != end - start {
+        panic!(
+            "copy_from_slice: source slice length ({src_len}) does not match destination \
+             slice length ({})",
+            end - start
+        );
+    }
+}
+
 /// The number of chunks `buf.chunks_mut(size)` makes of a buffer of `len` elements.
 ///
 /// # Panics

@@ -8,8 +8,8 @@
 //! measured: GMM and BA also come in their C form (`&mut` output helpers handed local
 //! buffers), side by side.
 #![allow(dead_code)]
-// The loops index their slices the way ADBench's definitions do, which is the form measured;
-// `copy_from_slice` is not differentiable yet, so copies are loops too.
+// The loops index their slices the way ADBench's definitions do, which is the form measured
+// (copies too, though `copy_from_slice` is differentiable).
 #![allow(clippy::needless_range_loop, clippy::manual_memcpy)]
 
 use autodiff::prelude::*;

@@ -125,6 +125,8 @@ const FEATURES: &[&str] = &[
     "&mut views: split_at_mut of a local buffer",
     "local buffer: a copy by to_vec",
     "local buffer: iter_mut loop",
+    "local buffer: copy_from_slice",
+    "local buffer: fill",
     "&mut views: split_at_mut of the caller's &mut parameter",
     "&mut views: both halves of a split to one helper",
     "&mut views: the halves of a split to helpers, one each",
@@ -645,7 +647,23 @@ impl SliceGen<'_> {
                     let s = self.scalar();
                     let f = *self.rng.pick(&["sin", "tanh", "cos"]);
                     let (v, i, xi) = (self.fresh("v"), self.fresh("i"), self.fresh("xi"));
-                    let (head, body) = match self.rng.below(3) {
+                    let (head, body) = match self.rng.below(5) {
+                        3 => {
+                            let k = self.rng.range(1, len);
+                            let off = self.rng.below(xlen - k + 1);
+                            out.push(self.line(format!(
+                                "{b}[{}..].copy_from_slice(&{x}[{off}..{}]);",
+                                len - k,
+                                off + k
+                            )));
+                            self.features.insert("local buffer: copy_from_slice");
+                            (String::new(), String::new())
+                        }
+                        4 => {
+                            out.push(self.line(format!("{b}[1..].fill({s});")));
+                            self.features.insert("local buffer: fill");
+                            (String::new(), String::new())
+                        }
                         0 => (
                             format!("for {v} in {b}.iter_mut() {{"),
                             format!("*{v} = (*{v} * {s}).{f}();"),
@@ -659,9 +677,11 @@ impl SliceGen<'_> {
                             format!("*{v} = *{v} * {s} + {xi}.{f}();"),
                         ),
                     };
-                    let inner = vec![self.line(body)];
-                    out.push(self.compound(head, inner));
-                    self.features.insert("local buffer: iter_mut loop");
+                    if !head.is_empty() {
+                        let inner = vec![self.line(body)];
+                        out.push(self.compound(head, inner));
+                        self.features.insert("local buffer: iter_mut loop");
+                    }
                 }
                 if len >= 2 && self.rng.chance(0.3) {
                     self.split_views(&b, len, out);

@@ -109,8 +109,8 @@ program! {
         let t4 = ys[2] * 1.5;
         let mut buf5 = vec![0.25; 2];
         let t6 = p2_h2(&mut buf5, t3.tanh() * 0.75).tanh();
-        for v7 in buf5.iter_mut() {
-            *v7 = (*v7 * b).tanh();
+        for (i8, v7) in buf5.iter_mut().enumerate() {
+            *v7 += b * 0.1 * i8 as f64;
         }
         let (h10, c11) = buf5.split_at_mut(1);
         for _ in 0..2 {
@@ -1062,8 +1062,8 @@ program! {
         let t1 = match p30_h0(&xs[..6], a) { Some(v) => v, None => a * 0.25 };
         let mut buf2 = vec![0.5; 2];
         let t3 = p30_h1(t1.tanh(), &ys[..1], &mut buf2).tanh();
-        for v4 in buf2.iter_mut() {
-            *v4 = (*v4 * a).tanh();
+        for (i5, v4) in buf2.iter_mut().enumerate() {
+            *v4 += a * 0.1 * i5 as f64;
         }
         let t7 = buf2[0] + buf2[1] * 0.6;
         let (h8, c9) = ys.split_at_mut(1);
@@ -2566,6 +2566,13 @@ fn p81_h4(y: &mut [f64], x: &[f64], s: f64) {
     p81_h2(y, s);
     let _ = p81_h3(s * 0.5, &x[1..], y);
 }
+#[differentiable]
+fn p81_h5(a: &mut [f64], b: &mut [f64], s: f64) {
+    for i in 0..a.len().min(b.len()) {
+        b[i] = b[i] * -0.5 + (a[i] * s).cos();
+        a[i] = (b[i] * 0.25).tanh() + a[i] * 0.5;
+    }
+}
 program! {
     #[differentiable]
     fn p81(w: [f64; 3], xs: &[f64], b: f64, a: f64) -> f64 {
@@ -2578,19 +2585,14 @@ program! {
         for _ in 0..3 {
             p81_h2(&mut buf4[..], a);
         }
-        for (v6, xi8) in buf4.iter_mut().zip(xs.iter()) {
-            *v6 = *v6 * a + xi8.cos();
-        }
-        let t9 = buf4[0] + buf4[3] * 0.25;
-        let mut buf10 = vec![0.25; 4];
-        p81_h2(&mut buf10, t2.tanh() * 0.5);
-        let t11 = p81_h3(w[2] * 1.5, &xs[..7], &mut buf10[..]).tanh();
-        let t12 = p81_h3(t2.tanh() * 0.25, &buf4, &mut buf10).tanh();
-        for (i14, v13) in buf10.iter_mut().enumerate() {
-            *v13 += t9.tanh() * 0.1 * i14 as f64;
-        }
-        let t16 = buf10[0] + buf10[3] * 0.6;
-        t16 + t12 + t11 + t9 + t5 + w[1] * 0.5 + a * 0.3
+        buf4[2..].copy_from_slice(&xs[4..6]);
+        let (h9, c10) = buf4.split_at_mut(3);
+        p81_h5(h9, c10, t3.tanh());
+        let t11 = c10[0] * 1.5 + h9[h9.len() - 1] + c10.len() as f64 * 0.1;
+        let t12 = buf4[0] + buf4[3] * 0.75;
+        let s13 = &xs[..];
+        let t14 = (s13[1] * w[2] + s13[4]).sin() + s13[s13.len() - 1] * 0.5;
+        t14 + t12 + t11 + t5 + t3 + w[1] * 0.5 + a * 0.3
     }
     check_p81(seed = 0x41057c6d903a9bab, inputs = 12, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), &p[3..10], p[10], p[11]));
 }
@@ -2598,509 +2600,513 @@ program! {
 program! {
     #[differentiable]
     fn p82(a: f64) -> f64 {
-        let t0 = (2.0 + (1.5 + (a + a).cos()).sqrt().sin()).sqrt();
-        if a * a > 0.1 {
-            return (1.5 + t0.cos().cos()).sqrt();
-        }
-        let mut acc1 = 0.5;
-        let mut w2 = 0;
-        while w2 < 1 && (a > t0) {
-            for j in 1..=3 {
-                for l in 0..3 {
-                    let mut acc3 = ((0.5 - t0) * (t0 - a) * 0.25).atan();
-                    acc3 *= 0.5 + 0.4 * (1.25 - t0).sin();
-                }
-                acc1 *= 0.8 + 0.2 * 0.5_f64.to_radians().sin();
+        let mut v0 = vec![0.0; 4];
+        for i in 0..v0.len() {
+            v0[i] = a.atan() - 1.25_f64.clamp(-0.75, 0.75);
+            if i > 0 {
+                v0[i] += v0[i - 1] * ((a - a) * 0.25).tanh();
             }
-            acc1 += ((acc1 * 0.02 - a) * a * 0.1).tanh();
-            w2 += 1;
         }
-        let t4 = p59((acc1 * 0.02).sin(), (acc1 * 0.02).sin() * t0, (acc1 * 0.02).sin().max((acc1 * 0.02).tanh())) * (acc1 * 0.02);
-        let t5 = if t0.powi(2).ln_1p() < 0.1 { 0.3 } else { (acc1 * 0.02).tanh() };
-        if acc1 * 0.02 - (acc1 * 0.02).sin() > -0.1 {
-            acc1 /= (1.0 + (t4 / (1.0 + t4 * t4)).powi(2));
-            let t6: f64 = (1.0 + a.atan().powi(2)).ln();
-        } else if t5 / (1.0 + 1.0_f64.powi(2)) < 0.7 {
-            let mut acc7 = (1.5 + (t0 + (acc1 * 0.02).atan()).sin()).log(2.5 + ((acc1 * 0.02).atan() * t5).cos());
-        } else {
-            let flag8 = t0 + a > 0.1;
-        }
-        t5 - 0.6 * (acc1 * 0.02).atan() + t0 + a.sin()
+        let a = a - (v0[1] * 0.1).atan() / (2.0 + (v0[1] * 0.1).atan().cos());
+        let t1 = (v0[1] * 0.1).tanh() * (v0[3] * 0.1).tanh();
+        let mut acc2 = 1.0;
+        t1.sin() + 1.25 * (a * 0.25).tanh()
     }
-    check_p82(seed = 0x1198ce83f0eb9be3, inputs = 1, calls = [p59], at = |p| (p[0]));
+    check_p82(seed = 0xe58d8c1f1e67febd, inputs = 1, calls = [], at = |p| (p[0]));
 }
 
 program! {
     #[differentiable]
-    fn p83(a: f64, b: f64) -> f64 {
-        let mut acc0 = ((a + a) * (a - 0.25) * 0.5).atan();
-        let t1 = (acc0 * a).abs().asinh();
-        acc0 = (acc0 - (b.cos().exp() * 0.5).sin()).sin();
-        let t2 = (2.0 - (p57(acc0, 3) * 0.5).sin()).cos().cos();
-        let t3 = acc0;
-        acc0 = ((t3 - t2) * (t2 * t2) * 0.25).atan();
-        acc0 /= (2.0 + a.mul_add(0.25, a).cos());
-        for i in 0..2 {
-            match i % 3 {
-                0 | 1 => {
-                    acc0 = t2.powi(2);
+    fn p83(xs: &[f64], a: f64) -> f64 {
+        let mut acc0 = 1.0;
+        if xs[0] * xs[0] > xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) {
+            return a;
+        }
+        let t2 = { let u1 = ((a / (2.0 + xs[0].cos()) + xs[2].asinh()) * 0.5).atan(); (u1 - xs[2]) * a };
+        if t2 * 0.5 > a {
+            let mut k3 = 0;
+            let r5 = loop {
+                let t4 = a;
+                acc0 += (t2 * 0.5 * 1.5 + (t2 * 0.5).sin().atan2(1.5 + t4.cos())) * 0.1;
+                k3 += 1;
+                if (a - t4 > 0.0) || k3 >= 2 { break (t2 * 0.5).tanh().tanh().min(a.sin()); }
+            };
+        }
+        if a > -0.4 {
+            let t6 = (t2 * 0.5).atan2(1.5 + (acc0 * 0.25).atan().cos());
+        }
+        (t2 * 0.5).sin().cos() + (acc0 * 0.25).atan() - a
+    }
+    check_p83(seed = 0xad79d5135c8ab956, inputs = 4, calls = [], at = |p| (&p[0..3], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p84(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = &(v.dot(x) * 0.3) + &(x.mapv(|q| q * q * 0.5 - q));
+        if n % 2 == 0 {
+            t1 = -(x / &x.mapv(|q| q * q + 1.0)).mapv(f64::sin);
+        }
+        let t2 = x.to_owned();
+        let t3 = s;
+        let mut t4 = v.powi(2);
+        if n % 3 == 0 {
+            t4 = &(t2.dot(v) * 0.3) - &(v / &v.mapv(|q| q * q + 1.0));
+        }
+        let t5 = (v.sum().sin()) * &t2;
+        t5.sum() * 0.2 + t4.dot(&t4) * 0.1 + t3
+    }
+    check_p84(seed = 0x69181e0b732c9f88, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p85(xs: &[f64], b: f64, a: f64) -> f64 {
+        let t0 = (xs[2] * xs[1]).abs().asinh();
+        let mut acc1 = (t0 * t0).tanh().exp();
+        match ((xs[2].sin().exp() * 0.5).sin().abs() * 2.0) as usize % 3 {
+            0 | 1 => {
+                let mut w2 = 0;
+                while w2 < 2 {
+                    let mut acc3 = 1.0;
+                    acc3 += b;
+                    w2 += 1;
                 }
-                _ => {
-                    if acc0 * 0.25 / (2.0 + t3.cos()) < 0.3 {
-                        let t4 = f64::sin((2.0 + a.cos()).powi(-2).max(f64::max(0.1, t3)));
+            }
+            _ => {
+                let a = a * (a * (acc1 * 0.25));
+            }
+        }
+        t0.sin() + 0.5 * 0.5
+    }
+    check_p85(seed = 0xcbe558dcddd4e226, inputs = 5, calls = [], at = |p| (&p[0..3], p[3], p[4]));
+}
+
+program! {
+    #[differentiable]
+    fn p86(c: f64, xs: &[f64], a: f64, b: f64) -> f64 {
+        let mut acc0 = a * 0.2 * c.atan2(1.5 + xs[2].cos());
+        let mut w1 = 0;
+        while w1 < 2 && (1.5 < -0.4) {
+            for j in 0..4 {
+                for l in 0..2 {
+                    let t2 = (xs[w1].powi(2) * (a * b) * (xs[l].cos().exp() - xs.iter().map(|q| q * q).sum::<f64>()) * 0.5).tanh();
+                    acc0 += (l as f64 * c).atan() * 0.5;
+                }
+                acc0 *= 0.5 + 0.4 * (j as f64 / (1.0 + b.powi(2))).sin();
+            }
+            let t3 = w1 as f64;
+            acc0 /= (1.0 + (0.25_f64 * 1.5).powi(2));
+            w1 += 1;
+        }
+        for i in 0..1 {
+            let t4 = c;
+            acc0 /= (2.0 + b.tanh().cos());
+        }
+        let flag5 = p73((1.5 + 0.75_f64.cos()).sqrt()) > -0.2;
+        let mut acc6 = b.atan();
+        let mut w7 = 0;
+        while w7 < 3 {
+            if !flag5 {
+                let t8 = acc0 * 0.01;
+            } else if xs.iter().map(|q| (q * 0.6).sin()).sum::<f64>() - (acc6 * 0.25).tanh() < 0.0 {
+                let t11: f64 = xs[1..4].iter().map(|u9| { let u9 = *u9; u9 + xs[xs.len() - 1 - w7] - (acc0 * 0.01).sin() * c }).sum();
+            } else {
+                let t12 = (acc0 * 0.01).tanh().powi(2);
+            }
+            acc6 += f64::sin((acc0 * 0.01).tanh()) / (1.0 + (1.5 + xs.iter().map(|q| (q * 1.25).sin()).sum::<f64>().sin()).log(2.5 + p70(f64::atan(xs[w7])).cos()).powi(2)) * 0.25;
+            w7 += 1;
+        }
+        1.5 * (acc6 * 0.1).tanh() + (acc0 * 0.01).sin() + 0.2 * b + 1.5 * c
+    }
+    check_p86(seed = 0xbf7f1943aa036403, inputs = 7, calls = [p70, p73], at = |p| (p[0], &p[1..5], p[5], p[6]));
+}
+
+program! {
+    #[differentiable]
+    fn p87(c: f64, b: f64, d: f64, a: f64) -> f64 {
+        let flag0 = c * d > -0.2;
+        let mut acc1 = (d / (1.0 + d * d)).sin();
+        if a + acc1 > a {
+            let mut w2 = 0;
+            while w2 < 2 {
+                let c = c * (2.0 + c.sin()).cbrt();
+                acc1 = c * 0.5;
+                w2 += 1;
+            }
+        } else {
+            let c3 = |u4: f64| u4 * d.sin();
+            let t5: f64 = c3(((d * 1.5 - ((acc1 * 0.25).sin() + c)) * 0.5).sin()) - 0.5 * c3(f64::sin(d));
+        }
+        c
+    }
+    check_p87(seed = 0x78d382aabc5626d1, inputs = 4, calls = [], at = |p| (p[0], p[1], p[2], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p88(c: f64, a: f64, b: f64) -> f64 {
+        let mut acc0 = 0.5;
+        let mut k1 = 0;
+        loop {
+            let o2: Option<f64> = if k1 % 3 == 1 { Some(((c + b - c * a) * 0.5).atan()) } else { None };
+            let t4: f64 = if let Some(u3) = o2 { b * (u3 * 1.25) } else { b / (1.0 + 0.2_f64.powi(2)) };
+            if c - a > a {
+                return (t4 * b).atan2(1.5 + a.powi(2).ln_1p().cos());
+            }
+            acc0 += (k1 as f64 * 0.25).tanh();
+            k1 += 1;
+            if (b / (1.0 + c * c) > -0.2) || k1 >= 4 { break; }
+        }
+        if (acc0 * 0.1).atan() > 0.75 {
+            if 0.2 < -0.4 {
+                let flag5 = c * (p58(0.6 * (acc0 * 0.1).sin(), ((1.5 + 1.0_f64.sin()).powf(b.tanh()) * 0.5).tanh()) * 0.5).atan() > -0.4;
+            } else if p69((c * b * 0.5).tanh(), 0.25 - a).atan() > 0.0 {
+                let b = b + b / (1.0 + (acc0 * 0.1).atan().powi(2));
+            } else {
+                let t6 = if c.tanh() > (acc0 * 0.1).atan() || (acc0 * 0.1).atan() < -0.1 { a } else { (1.0 + (a + c).powi(2)).sqrt() };
+            }
+        } else if c - 1.25 < 0.5 {
+            if (1.5 + b.sin()).log(2.5 + 0.5_f64.cos()) > b {
+                match (((0.2 + acc0 * 0.1) * 0.5).atan().abs() * 2.0) as usize % 3 {
+                    0 => {
+                        let k7 = (c.abs().abs() * 2.0) as usize % 3;
+                        match k7 {
+                            0 | 1 => {
+                                let t8 = b + b;
+                            }
+                            _ => {
+                                let c9 = |u10: f64| (1.5 + b.sin()).log(2.5 + c.cos()) * 1.25;
+                                let t11: f64 = c9(f64::sin(c) * 1.0) - 0.5 * c9(b + c);
+                            }
+                        }
+                    }
+                    1 => {
+                        match (((acc0 * 0.1).sin() + 0.25).abs() * 2.0) as usize % 3 {
+                            0 | 1 => {
+                                for i in (0..3).rev() {
+                                    match i {
+                                        0 => {
+                                            let t12 = if c * a > 0.7 { b } else { c.mul_add((acc0 * 0.1).sin(), 2.0) - b };
+                                        }
+                                        1 => {
+                                            if i == 1 {
+                                                let acc0 = (acc0 * 0.1).sin() + c.min(i as f64);
+                                            }
+                                        }
+                                        _ => {
+                                            let c13 = |u14: f64| (1.5 + u14.sin()).powf(a.tanh().exp2().tanh());
+                                            let t15: f64 = c13((2.0 + 0.5_f64.powi(3).sin()).ln()) - 0.5 * c13(0.2 * b);
+                                        }
+                                    }
+                                    acc0 += (b.sin() / (1.5 + (b * c).tanh()) * 0.25).sin();
+                                }
+                            }
+                            _ => {
+                                for i in (0..1).rev() {
+                                    let mut acc16 = a;
+                                    acc16 = ((acc16.powi(2) - acc16 / (2.0 + acc16.cos())) * 0.5).atan();
+                                }
+                            }
+                        }
+                    }
+                    _ => {
+                        let t17 = 0.6 * c * 1.5_f64.atan2(1.5 + (acc0 * 0.1).atan().cos()) + b;
                     }
                 }
+            } else if c - (acc0 * 0.1).sin() < -0.1 {
+                let t18 = (1.0 + c.powi(2)).cbrt();
             }
-            acc0 += (t1 * 0.5).tanh();
-        }
-        let c5 = |u6: f64| b / (1.5 + b.tanh()) * (acc0 * 0.25).tanh().asinh();
-        let t7: f64 = c5(0.1_f64.hypot(t3) * (1.5 * b) * 0.5) - 0.5 * c5(a + a);
-        acc0 *= t2.tanh();
-        0.5 * (t7 * 0.25).sin() + t2 - 0.5 * t1 - (acc0 * 0.1).sin() + b
-    }
-    check_p83(seed = 0x28b2da03a4adf7c9, inputs = 2, calls = [p57], at = |p| (p[0], p[1]),
-        params = ["b"] at [1]);
-}
-
-program! {
-    #[differentiable]
-    fn p84(b: f64, a: f64) -> f64 {
-        let mut acc0 = (a * a + a.min(a)) * 0.5;
-        let mut k1 = 0;
-        let r3 = loop {
-            let t2 = (a - k1 as f64).max(0.75 / (1.5 + a.tanh()));
-            acc0 -= ((1.0 + (a - a).powi(2)).sqrt() * 0.25).atan();
-            k1 += 1;
-            if (acc0 * 0.1 + acc0 * 0.1 < -0.4) || k1 >= 6 { break (acc0 * 0.1).sin(); }
-        };
-        acc0 /= (2.0 + (r3 * p73(((1.0 + b.powi(2)).sqrt() * 0.5).tanh())).cos());
-        let t4 = -(acc0 * 0.1).atan().min(0.75);
-        let mut k5 = 0;
-        loop {
-            acc0 = ((acc0 * 0.05).sin() + (r3 - r3)).tanh();
-            let t6 = a.tanh();
-            if t4.clamp(-0.75, 0.75) > (acc0 * 0.05).tanh() {
-                acc0 = p69(((t6 + (acc0 * 0.05).tanh()) * 0.5).sin(), a * a * 0.5);
-            } else {
-                let t7 = if a * 0.2 > 0.3 && t6 < -0.2 { (2.0 + a.powi(3).sin()).cbrt() } else { (acc0 * 0.05).tanh() };
+        } else {
+            for i in 0..2 {
+                for j in 0..3 {
+                    match j {
+                        0 | 1 => {
+                            let t19 = 0.6_f64.tanh();
+                        }
+                        _ => {
+                            if 1.25 + 0.25 < 0.1 {
+                                let t20 = j as f64;
+                            } else if (acc0 * 0.05).sin() > 0.5 {
+                                acc0 += (b.powi(3).cos() * 0.5).sin();
+                            } else {
+                                let t21 = b;
+                            }
+                        }
+                    }
+                    acc0 = ((acc0 * 0.05).atan() - 1.5_f64.atan()).sin();
+                }
+                acc0 -= 0.1 - 0.25 * a;
             }
-            acc0 = r3.sin();
-            k5 += 1;
-            if ((k5 as f64) > 0.1) || k5 >= 6 { break; }
         }
-        let mut w8 = 0;
-        while w8 < 2 && (a * (acc0 * 0.05).tanh() > t4 && t4 < -0.1) {
-            let t9 = -(r3 / (1.0 + b * b) * 0.1);
-            acc0 = r3 * b * (0.2 * t4);
-            w8 += 1;
-        }
-        t4 + r3 + (acc0 * 0.05).sin() - 0.2 * b
+        let mut acc22 = 1.0;
+        acc0 * 0.05 + c.sin()
     }
-    check_p84(seed = 0x4404d64c6d275ed9, inputs = 2, calls = [p69, p73], at = |p| (p[0], p[1]));
+    check_p88(seed = 0x411161d839c441e8, inputs = 3, calls = [p58, p69], at = |p| (p[0], p[1], p[2]));
 }
 
 #[differentiable]
-fn p85_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 1.5
+fn p89_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.25).tanh();
+    }
+    acc * 0.75 + v[0] * v[v.len() - 1]
 }
 #[differentiable]
-fn p85_h1(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.3;
-    t + p85_h0(&v[1..], s * 0.6) + p85_h0(v, s).cos()
-}
-#[differentiable]
-fn p85_h2(s: f64, x: &[f64], y: &mut [f64]) {
+fn p89_h1(y: &mut [f64], s: f64) -> f64 {
     for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).cos() * 1.5;
+        y[i] = y[i] * 0.3 + (y[i] * s).tanh() * 0.25;
+    }
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p89_h2(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * 0.6;
     }
 }
 #[differentiable]
-fn p85_h3(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.3 + (y[i] * s).cos() * 0.25;
-    }
-}
-#[differentiable]
-fn p85_h4(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    p85_h3(y, s);
-    p85_h2(s * -0.5, &x[1..], y);
+fn p89_h3(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    let _ = p89_h1(y, s);
+    p89_h2(s * 0.75, &x[1..], y);
     y[y.len() - 1] + x[0]
 }
 #[differentiable]
-fn p85_h5(v: &[f64], s: f64) -> [f64; 3] {
+fn p89_h4(v: &[f64], s: f64) -> [f64; 3] {
     let mut r = [0.0_f64; 3];
     r[0] = (v[0] * s).tanh();
-    r[1] = v[1] * 0.6;
+    r[1] = v[1] * 0.5;
     r[2] = (v[v.len() - 1] + s).tanh();
     r
 }
 program! {
     #[differentiable]
-    fn p85(a: f64, xs: &[f64], b: f64) -> f64 {
-        let t1 = p85_h1(&xs[..], a);
-        let t2 = p85_h1(xs, t1.tanh() * 0.25).sin();
-        let mut buf3 = vec![0.0; 4];
+    fn p89(xs: &[f64], a: f64) -> f64 {
+        let t1 = p89_h0(&xs[..2], a).sin();
+        let mut buf2 = vec![0.0; 2];
+        for i in 0..2 {
+            buf2[i] = xs[i + 0] * t1.tanh() * 0.25;
+        }
+        let t3 = p89_h1(&mut buf2, t1.tanh()).tanh();
+        for v4 in buf2.iter_mut() {
+            *v4 = (*v4 * t1.tanh()).cos();
+        }
+        let t7 = buf2[0] + buf2[1] * 0.6;
+        let mut buf8 = vec![0.0; 4];
         for i in 0..4 {
-            buf3[i] = xs[i + 0] * b * 0.6;
+            buf8[i] = xs[i + 1] * t7.tanh();
         }
-        for _ in 0..3 {
-            p85_h2(t1.tanh(), xs, &mut buf3[0..2]);
-        }
-        let _ = p85_h4(&mut buf3[0..3], &xs[1..=3], b);
-        p85_h3(&mut buf3[2..4], t2.tanh() * 0.75);
-        let t4 = buf3[0] + buf3[3] * 0.6;
-        let mut buf5 = vec![0.3; 3];
-        p85_h3(&mut buf5, t4.tanh());
-        p85_h2(b * 1.5, xs, &mut buf5);
-        for (v6, xi8) in buf5.iter_mut().zip(xs.iter()) {
-            *v6 = *v6 * a * 0.3 + xi8.cos();
-        }
-        let t9 = buf5[0] + buf5[2] * 0.6;
-        let t10 = p85_h1(&xs[1..6], t1.tanh()).sin();
-        let arr11 = p85_h5(&xs[4..], b * 0.3);
-        let t12 = arr11[0] * arr11[2];
-        let t13 = p85_h1(xs, t1.tanh());
-        t13 + t12 + t10 + t9 + t4 + a * 0.3
+        let t9 = p89_h3(&mut buf8[2..=3], &xs[..5], a).tanh();
+        let t10 = p89_h3(&mut buf8, &buf2, t9.tanh()).tanh();
+        let t11 = buf8[0] + buf8[3] * 0.6;
+        let s12 = &xs[..2];
+        let t13 = (s12[1] * t11.tanh() + s12[0]).sin() + s12[s12.len() - 1] * 1.5;
+        let t14 = p89_h0(&xs[5..6], a).sin();
+        let t15 = p89_h0(s12, t13.tanh()).sin();
+        let arr16 = p89_h4(&xs[..3], t10.tanh());
+        let t17 = arr16[1] * arr16[2];
+        t17 + t15 + t14 + t13 + t11 + a * 0.3
     }
-    check_p85(seed = 0x70abdddb38d0550d, inputs = 8, calls = [], at = |p| (p[0], &p[1..7], p[7]));
+    check_p89(seed = 0x4f7c12cd4dfd76fb, inputs = 7, calls = [], at = |p| (&p[0..6], p[6]));
 }
 
 program! {
     #[differentiable]
-    fn p86(a: f64, xs: &[f64]) -> f64 {
-        if a * a > 0.1 {
-            return xs.iter().map(|q| q * q).sum::<f64>();
-        }
-        let flag0 = xs.iter().sum::<f64>().sin() > -0.4;
-        let o1: Option<f64> = if a * a > -0.1 { Some((2.0 + (a * a).sin()).ln()) } else { None };
-        let t3: f64 = match o1 { Some(u2) => f64::sin(u2).cos().exp(), None => xs[2] };
-        let mut acc4 = 1.0;
-        for i in 0..xs.len() {
-            let t5 = match i % 3 { 0 => a, 1 => 0.25, _ => a };
-            acc4 = a;
-        }
-        let a = a - (t3 * 0.5).sin().powi(3);
-        let c6 = |u7: f64| f64::tanh(xs[2].powi(2).ln_1p());
-        let t8: f64 = c6(((xs[1] + t3 - xs[1].max(xs[0])) * 0.5).atan()) - 0.5 * c6(xs[1]);
-        t8 + a - t3
+    fn p90(xs: &[f64], b: f64, w: [f64; 3], a: f64) -> f64 {
+        let mut arr1 = [0.3_f64; 3];
+        arr1[2] = w[2];
+        arr1[0] = xs[3] * 1.5;
+        arr1[1] = (b).sin();
+        let t2 = arr1[2] * arr1[0];
+        let s3 = &xs[3..=4];
+        let t4 = (s3[0] * a * 0.6 + s3[1]).sin() + s3[s3.len() - 1] * 0.25;
+        let s5 = &xs[..2];
+        let t6 = (s5[0] * w[0] + s5[1]).sin() + s5[s5.len() - 1] * 0.75;
+        t6 + t4 + t2 + w[1] * 0.5 + a * 0.3
     }
-    check_p86(seed = 0x73f180dc6c09d878, inputs = 4, calls = [], at = |p| (p[0], &p[1..4]));
+    check_p90(seed = 0x1e0b88f6f17b1551, inputs = 11, calls = [], at = |p| (&p[0..6], p[6], <[f64; 3]>::try_from(&p[7..10]).unwrap(), p[10]));
 }
 
 program! {
     #[differentiable]
-    fn p87(a: f64) -> f64 {
-        let t0 = if a * a > 0.1 { p63(2, -a) * (1.0 + a.powi(2)).cbrt() } else { (1.5 + a.sin().exp_m1().sin()).powf(a.min(a).tanh()) };
-        let a = a * t0.tanh().exp2();
-        let mut acc1 = 0.0;
-        let mut k2 = 0;
-        loop {
-            if (a * 0.25).sin() < -0.1 {
-                let t3: f64 = ((a * 0.25).sin() * t0).tanh().atan();
-                let mut w4 = 0;
-                while w4 < 2 {
-                    acc1 = (a * 0.25).tanh().tanh().tanh();
-                    w4 += 1;
-                }
-            } else if (a * 0.25).tanh().mul_add(1.5, 0.1) > (acc1 * 0.05).atan() {
-                if k2 < 4 {
-                    let t5 = (k2 as f64 + (acc1 * 0.05).sin()) * (1.0 * (p75(k2 as f64 * 0.25, 1, (acc1 * 0.05).sin().atan()) * 0.5).atan());
-                } else {
-                    let t6 = 0.3 + a * 0.25;
-                }
-            } else {
-                let acc1 = (acc1 * 0.05).tanh() * (t0 * k2 as f64);
-            }
-            acc1 = ((acc1 * 0.05).tanh() * ((a * 0.25).max(k2 as f64) * 0.25)).atan();
-            k2 += 1;
-            if (t0.powi(3) > 0.5) || k2 >= 5 { break; }
-        }
-        acc1 += ((a * 0.25).sin().powi(3).cos() * 0.5).sin();
-        acc1 = a * 0.25;
-        for i in 0..2 {
-            if (a * 0.25).atan().sin() > (acc1 * 0.05).sin() {
-                match i % 3 {
-                    0 => {
-                        let mut acc7 = 1.0;
-                    }
-                    1 => {
-                        let mut acc8 = ((acc1 * 0.05).tanh().mul_add((a * 0.25).atan(), i as f64) * 0.75_f64.atan() * 0.5).atan();
-                    }
-                    _ => {
-                        if (a * 0.25).atan() > 1.5 {
-                            if i % 2 == 0 {
-                                let t9 = match i % 3 { 0 => (a * 0.25).atan() * (a * 0.25).atan(), 1 => t0.cos() * (1.0 + (acc1 * 0.05).sin().powi(2)).sqrt() * 0.5, _ => a * 0.25 * 0.5 };
-                            } else if i == 0 {
-                                let t10 = (t0 + (acc1 * 0.05).atan()).atan() / (1.0 + t0.sin().powi(2));
-                            } else {
-                                if i == 0 {
-                                    let mut acc11 = 1.0;
-                                } else {
-                                    if (1.0 + (acc1 * 0.05).atan().powi(2)).sqrt() < 0.1 {
-                                        for j in (0..2).rev() {
-                                            for l in 0..4 {
-                                                let t12 = (acc1 * 0.02).atan();
-                                                acc1 = (1.5 + 0.6) * (a * 0.25).sin();
-                                            }
-                                            acc1 = ((t0 + acc1 * 0.02) * 0.9 * 0.5).atan();
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
+    fn p91(xs: &[f64], a: f64) -> f64 {
+        let a = a * (a * 1.25);
+        let t0 = xs[0].tanh();
+        let mut acc1 = ((xs[1] * (a * 0.5).atan()).min(xs.iter().map(|q| q * q).sum::<f64>() * (a * 0.5)) * 0.1).sin();
+        let t2 = if xs[1] * 2.0 > p80(xs[0]) { t0.cos() - f64::sin(0.3) } else { (0.3 * xs[1]).tanh().exp2() };
+        let k3 = (((a * 0.5).atan() * 0.2).abs() * 2.0) as usize % 3;
+        match k3 {
+            0 => {
+                for (i, q4) in xs.iter().enumerate() {
+                    let t5 = (a * 0.5).tanh() * xs[i].atan2(1.5 + (acc1 * 0.25).tanh().cos()) / (2.0 + (i as f64 - t0).cos());
+                    acc1 += (t0.cos().cos().exp2() * 0.5).tanh();
                 }
             }
-            acc1 /= (2.0 + (2.0 * (acc1 * 0.02).atan()).cos());
-        }
-        (acc1 * 0.02).tanh() - (a * 0.25).atan().tanh() + 1.25 * t0 + 0.5 * (acc1 * 0.02).tanh()
-    }
-    check_p87(seed = 0xc820fc553a04f43e, inputs = 1, calls = [p63, p75], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p88(c: f64, n: usize, b: f64, d: f64, a: f64) -> f64 {
-        let mut d = d;
-        let t0 = n as f64 * a;
-        d = (d + (d / (2.0 + c.cos()) * 0.5).tanh()).tanh();
-        let c1 = |u2: f64| (1.0 + (n as f64).powi(2)).ln().powi(2);
-        let t3: f64 = c1(((a.sin().exp_m1() - d.cos()) * 0.5).sin()) - 0.5 * c1(d * 0.1);
-        d *= 1.0 + (t3 * 0.5 * 2.0).tanh();
-        for i in 0..2 {
-            let t3 = t3 * 0.5 - ((d * 0.25).atan() + (t3 * 0.5).atan());
-            d = ((d * 0.25).tanh() + (2.0 + (p83((b / (1.5 + a.tanh()) * 0.5).atan(), 1.0 / (1.5 + t0.tanh())) * 0.5).sin().sin()).cbrt()).tanh();
-        }
-        (t3 * 0.5).tanh().sin() + t0 + a
-    }
-    check_p88(seed = 0x522430db8cf15535, inputs = 4, calls = [p83], at = |p| (p[0], 1, p[1], p[2], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p89(d: f64, b: f64, c: f64, a: f64, n: usize) -> f64 {
-        let mut acc0 = f64::sin(b).max(0.6_f64.sin());
-        if n % 2 == 0 {
-            if b / (1.0 + c * c) > a {
-                acc0 += ((c * 0.3).sin() * 0.5).tanh();
-            } else if f64::tanh(acc0) > 0.0 {
-                if n > 1 {
-                    if n % 2 == 0 {
-                        for i in 0..4 {
-                            for j in 0..n {
-                                for l in 0..4 {
-                                    if l > 0 {
-                                        match l {
-                                            0 | 1 => {
-                                                acc0 = ((acc0 * 0.02).atan() * 0.25_f64.atan()).tanh();
-                                            }
-                                            _ => {
-                                                let mut acc1 = (c * a * 1.5 * 0.5).atan();
-                                            }
-                                        }
-                                    } else {
-                                        let t2 = b * a;
-                                    }
-                                    acc0 /= (1.0 + d.powi(2));
-                                }
-                                acc0 -= (d * j as f64 * ((acc0 * 0.02).atan() / (1.0 + c * c)) * 0.25).atan();
-                            }
-                            acc0 = (b - d) * (0.1 * c);
-                        }
-                    } else {
-                        let mut acc3 = ((a * c - 0.6_f64.tanh()) * 0.5).sin();
-                    }
-                }
-            } else {
-                let c = c + (acc0 * 0.02).sin();
+            1 => {
+                let t6 = if acc1 * 0.25 < 0.3 { t0 * t0 * ((a * 0.5).tanh() / (1.5 + xs[0].tanh())) } else { a * 0.5 * t0 };
             }
-        } else {
-            if (acc0 * 0.02).sin() > -0.2 {
-                let t4 = a * a;
+            _ => {
+                let t8 = { let u7 = ((a * 0.5 + 0.75 - (t2 * 0.5).tanh() / (1.0 + t0.powi(2))) * 0.5).tanh(); xs.iter().map(|q| (q * 0.3).sin()).sum::<f64>().tanh() * (u7 * u7) };
             }
         }
-        acc0 += (n as f64 / (1.5 + b.tanh()) * 0.5).tanh().powi(3);
-        let t5 = -(a * 1.25_f64.powi(2));
-        let mut acc6 = 0.5;
-        c
+        (t2 * 0.5).atan().sin() + acc1 * 0.25 + t0 - (a * 0.5).sin().cos()
     }
-    check_p89(seed = 0xefa1dc964b6747c6, inputs = 4, calls = [], at = |p| (p[0], p[1], p[2], p[3], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p90(a: f64) -> f64 {
-        let flag0 = a * a > 0.0;
-        let mut v1 = vec![0.0; 3];
-        for i in 0..v1.len() {
-            v1[i] = -a.cos().exp2();
-        }
-        let mut acc2 = 0.0;
-        if (2.0 + v1[0].cos()).recip() > 0.7 {
-            acc2 -= (-a).hypot(v1[2].tanh()) * 0.25;
-        } else {
-            let mut w3 = 0;
-            while w3 < 1 {
-                if flag0 {
-                    return (0.25_f64 + 0.25).sin();
-                }
-                acc2 += (((1.0 + a.powi(2)).sqrt() - (acc2 * 0.5).sin().hypot((v1[v1.len() - 1 - w3] * 0.5).sin())) * 0.25).sin();
-                w3 += 1;
-            }
-        }
-        2.0 * (acc2 * 0.25).sin()
-    }
-    check_p90(seed = 0x241f632366261fb8, inputs = 1, calls = [], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p91(xs: &[f64], b: f64, a: f64) -> f64 {
-        let t1 = { let u0 = a.sin().atan2(1.5 + (xs[0] - 0.3).cos()); xs.iter().map(|q| q * u0).sum::<f64>() * b * (a / (2.0 + 0.5_f64.cos())) };
-        let mut v2 = vec![0.0; 4];
-        for i in 0..v2.len() {
-            v2[i] = (-a).cos();
-        }
-        let t3 = v2[1] - ((t1 * 0.05).atan() - 0.6);
-        v2[1] -= a;
-        t1 * 0.05 - a
-    }
-    check_p91(seed = 0x137da96cb479cc1a, inputs = 5, calls = [], at = |p| (&p[0..3], p[3], p[4]));
+    check_p91(seed = 0x460d12aa09f7d4d6, inputs = 4, calls = [p80], at = |p| (&p[0..3], p[3]));
 }
 
 #[differentiable]
-fn p92_h0(y: &mut [f64], s: f64) {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.75).tanh();
-    }
-    y[0] = (y[0] * 0.75 + s).sin();
+fn p92_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.75
 }
 #[differentiable]
-fn p92_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+fn p92_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.75;
+    t + p92_h0(&v[1..], s * 0.25) + p92_h0(v, s).tanh()
+}
+#[differentiable]
+fn p92_h2(y: &mut [f64], s: f64) {
     for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).cos() * 0.5;
+        y[i] = y[i] * 1.5 + (y[i] * s).sin() * 0.25;
     }
-    y[0] * 0.3
 }
 #[differentiable]
-fn p92_h2(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.75).tanh();
+fn p92_h3(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).sin() * 1.5;
     }
-    acc * 0.5 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p92_h4(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    p92_h2(y, s);
+    p92_h3(s * 0.75, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+#[differentiable]
+fn p92_h5(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).cos();
+    r[1] = v[1] * 1.5;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
 }
 program! {
     #[differentiable]
-    fn p92(xs: &[f64], a: f64) -> f64 {
-        let mut buf1 = xs[2..5].to_vec();
-        p92_h0(&mut buf1, a);
-        for (v2, xi4) in buf1.iter_mut().zip(xs.iter()) {
-            *v2 = *v2 * a + xi4.tanh();
+    fn p92(a: f64, xs: &[f64]) -> f64 {
+        let t1 = p92_h1(&xs[2..=4], a);
+        let mut buf2 = vec![-0.5; 2];
+        let t3 = p92_h4(&mut buf2, &xs[3..=6], t1.tanh() * 0.3).tanh();
+        p92_h3(t3.tanh() * -0.5, xs, &mut buf2);
+        for _ in 0..2 {
+            p92_h3(t1.tanh() * -0.5, xs, &mut buf2);
         }
-        let (h5, c6) = buf1.split_at_mut(1);
-        let t7 = p92_h1(a, xs, h5).tanh();
-        p92_h0(c6, t7.tanh());
-        let t8 = c6[0] * 0.25 + h5[h5.len() - 1] + c6.len() as f64 * 0.1;
-        let t9 = buf1[0] + buf1[2] * 0.75;
-        let t10 = p92_h2(&xs[..], t7.tanh());
-        let t11 = p92_h2(&buf1[..2], t9.tanh() * 0.6);
-        let s12 = &xs[1..=2];
-        let t13 = (s12[0] * a + s12[0]).sin() + s12[s12.len() - 1] * 0.5;
-        let s14 = &xs[1..=6];
-        let t15 = (s14[1] * t13.tanh() + s14[5]).sin() + s14[s14.len() - 1] * 0.6;
-        t15 + t13 + t11 + t10 + t9 + a * 0.3
+        let t4 = buf2[0] + buf2[1] * 0.25;
+        let mut buf5 = vec![0.6; 3];
+        p92_h2(&mut buf5[..3], t4.tanh());
+        p92_h3(t3.tanh(), &xs[..2], &mut buf5[0..2]);
+        p92_h2(&mut buf5[..], t1.tanh());
+        for (i7, v6) in buf5.iter_mut().enumerate() {
+            *v6 += t4.tanh() * 0.75 * 0.1 * i7 as f64;
+        }
+        let t9 = buf5[0] + buf5[2] * 0.25;
+        let s10 = &xs[4..6];
+        let t11 = (s10[1] * t9.tanh() + s10[1]).sin() + s10[s10.len() - 1] * 0.75;
+        let arr12 = p92_h5(s10, t4.tanh());
+        let t13 = arr12[1] * arr12[2];
+        let t14 = p92_h1(xs, t9.tanh()).sin();
+        let mut buf15 = vec![0.0; 3];
+        for i in 0..3 {
+            buf15[i] = xs[i + 1] * t14.tanh();
+        }
+        p92_h2(&mut buf15[..], t3.tanh());
+        let t16 = buf15[0] + buf15[2] * 1.5;
+        t16 + t14 + t13 + t11 + t9 + a * 0.3
     }
-    check_p92(seed = 0x635fa474407e083b, inputs = 8, calls = [], at = |p| (&p[0..7], p[7]));
+    check_p92(seed = 0x7feded613c7c1d7f, inputs = 8, calls = [], at = |p| (p[0], &p[1..8]));
 }
 
 #[differentiable]
-fn p93_h0(s: f64, x: &[f64], y: &mut [f64]) {
+fn p93_h0(y: &mut [f64], s: f64) {
     for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).cos() * 1.5;
+        y[i] = y[i] * 0.5 + (y[i] * s).sin() * 0.25;
     }
 }
 #[differentiable]
-fn p93_h1(y: &mut [f64], s: f64) {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.75).tanh();
+fn p93_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * 0.6;
     }
-    y[0] = (y[0] * -0.5 + s).sin();
 }
 #[differentiable]
 fn p93_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    p93_h1(y, s);
-    p93_h0(s * 0.25, &x[1..], y);
+    p93_h0(y, s);
+    p93_h1(s * 0.5, &x[1..], y);
     y[y.len() - 1] + x[0]
 }
 #[differentiable]
 fn p93_h3(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.75
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.25).sin();
+    }
+    acc * 0.3 + v[0] * v[v.len() - 1]
 }
 #[differentiable]
 fn p93_h4(v: &[f64], s: f64) -> f64 {
     let head = &v[..2];
-    let t = head[0] * head[1] * 1.5;
-    t + p93_h3(&v[1..], s * 0.75) + p93_h3(v, s).sin()
+    let t = head[0] * head[1] * 0.3;
+    t + p93_h3(&v[1..], s * 0.6) + p93_h3(v, s).cos()
 }
 program! {
     #[differentiable]
-    fn p93(a: f64, ys: &mut [f64], xs: &[f64]) -> f64 {
-        let mut buf1 = vec![0.0; 2];
-        for i in 0..2 {
-            buf1[i] = xs[i + 3] * a;
+    fn p93(xs: &[f64], a: f64, ys: &mut [f64]) -> f64 {
+        let s1 = &xs[..6];
+        let t2 = (s1[4] * a + s1[4]).sin() + s1[s1.len() - 1] * -0.5;
+        let mut buf3 = vec![0.0; 4];
+        for i in 0..4 {
+            buf3[i] = xs[i + 0] * t2.tanh();
         }
-        for _ in 0..3 {
-            p93_h0(a, &xs[4..7], &mut buf1);
+        for _ in 0..2 {
+            p93_h0(&mut buf3, t2.tanh());
         }
-        p93_h1(&mut buf1, a);
-        for (v2, xi4) in buf1.iter_mut().zip(xs.iter()) {
-            *v2 = *v2 * a + xi4.tanh();
+        p93_h0(&mut buf3, a * 0.5);
+        p93_h0(&mut buf3, a);
+        let t4 = buf3[0] + buf3[3] * 0.25;
+        let mut buf5 = vec![0.0; 3];
+        for i in 0..3 {
+            buf5[i] = xs[i + 1] * a;
         }
-        let (h5, c6) = buf1.split_at_mut(1);
-        for _ in 0..3 {
-            p93_h0(a, ys, c6);
-        }
-        let t7 = c6[0] * 0.25 + h5[h5.len() - 1] + c6.len() as f64 * 0.1;
-        let t8 = buf1[0] + buf1[1] * 0.5;
-        let t9 = p93_h2(ys, &xs[..2], a * 0.25).tanh();
-        let t10 = ys[1] * 0.3;
-        let t11 = p93_h4(xs, t10.tanh());
-        let mut buf12 = vec![0.0; 2];
-        for i in 0..2 {
-            buf12[i] = xs[i + 3] * t11.tanh();
-        }
-        let t13 = p93_h2(&mut buf12, ys, a).tanh();
-        let t14 = buf12[0] + buf12[1] * 0.75;
-        let mut buf15 = vec![0.6; 3];
-        p93_h1(&mut buf15, t9.tanh());
-        let t16 = p93_h2(&mut buf15[..], &xs[4..], t11.tanh()).tanh();
-        let t17 = buf15[0] + buf15[2] * -0.5;
-        t17 + t16 + t14 + t13 + t11 + ys[2] + a * 0.3
+        let _ = p93_h2(&mut buf5, &buf3[0..=1], t4.tanh());
+        let _ = p93_h2(&mut buf5, s1, a);
+        p93_h0(&mut buf5[..], t2.tanh() * 0.25);
+        let t6 = buf5[0] + buf5[2] * 0.75;
+        p93_h0(&mut ys[..], t4.tanh());
+        let t7 = ys[1] * 0.3;
+        let t8 = p93_h4(&buf5[..], a * 0.25);
+        t8 + t7 + t6 + t4 + t2 + ys[2] + a * 0.3
     }
-    check_p93(seed = 0xbd244f50c24af2ee, inputs = 11, calls = [], at = |p| (p[0], &mut p[1..4].to_vec(), &p[4..11]));
+    check_p93(seed = 0x39e309964d7d1eb7, inputs = 11, calls = [], at = |p| (&p[0..7], p[7], &mut p[8..11].to_vec()));
 }
 
 program! {
     #[differentiable]
-    fn p94(a: f64, b: f64) -> f64 {
-        let mut acc0 = 0.0;
-        for i in 1..=2 {
-            acc0 = b;
-            let t1 = b.powi(2);
-            if i == 0 {
-                let flag2 = ((i as f64).to_radians()) > 0.1;
+    fn p94(a: f64) -> f64 {
+        let mut acc0 = 1.0;
+        if (2.0 + a.cos()).recip() > 0.3 {
+            if 0.3 * 0.2 > a {
+                let t1 = (a * 2.0 * 0.5).powi(2);
             }
         }
-        let t3: f64 = b.powi(3);
-        for i in 0..3 {
-            acc0 += 0.75 * (t3 * 0.5).tanh();
-            acc0 *= (i as f64 * 0.5).powi(3).cos();
+        for i in 0..4 {
+            if i < 1 {
+                acc0 -= (a - a) * 0.3;
+            }
+            acc0 = ((acc0 * 0.1).sin() + (acc0 * 0.1).sin()).tanh();
         }
-        (t3 * 0.5).atan() + 0.5 * (acc0 * 0.05).tanh() + b.tanh() + a
+        (acc0 * 0.1).sin() + a
     }
-    check_p94(seed = 0x57f24f12e9bd01cc, inputs = 2, calls = [], at = |p| (p[0], p[1]));
+    check_p94(seed = 0xfb1994f4e2005898, inputs = 1, calls = [], at = |p| (p[0]));
 }
 
 program! {
@@ -3108,3326 +3114,3055 @@ program! {
     fn p95(a: f64, xs: &[f64]) -> f64 {
         let mut acc = 0.0;
         let mut extra = 0.0;
-        for i in 0..xs.len() {
-            let t1 = (xs[i]).tanh() * 1.5;
-            let t2 = (xs[i] - xs[i]).tanh() * 1.5;
-            if i + 1 < xs.len() {
-                extra -= (0.79_f64).tanh();
-                acc += (a).tanh();
+        for i in 0..xs.len() - 1 {
+            acc += ((1.0 + (xs[i + 1]) * (xs[i + 1])).ln()).tanh();
+            let mut t1 = 0.0;
+            for j in 0..2 {
+                t1 += (a * (j as f64 + 0.5)).sin();
             }
-            acc -= (xs[i] - xs[i]).tanh();
+            if ((xs[i + 1]).tanh()).mul_add(0.5, xs[i]) > 0.27 {
+                let t2 = if (a).cos() * a > 0.43 { ((-0.28_f64).sin() + (xs[i]) * (t1) - xs[i]).tanh() } else { xs[i + 1] };
+                extra -= ((xs[i + 1] - (t1).sin()).sin()).tanh();
+            }
+            acc += (((xs[i]) * (xs[i + 1])).mul_add(0.5, xs[i])).tanh();
         }
         acc
     }
-    check_p95(seed = 0xb2e5d768be1ed3e2, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+    check_p95(seed = 0x977b225a7f8fa199, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
 }
 
-#[differentiable]
-fn p96_h0(y: &mut [f64], s: f64) {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.75).tanh();
-    }
-    y[0] = (y[0] * 0.25 + s).sin();
-}
-#[differentiable]
-fn p96_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).sin() * 1.5;
-    }
-}
-#[differentiable]
-fn p96_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    p96_h0(y, s);
-    p96_h1(s * 0.3, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-#[differentiable]
-fn p96_h3(a: &mut [f64], b: &mut [f64], s: f64) {
-    for i in 0..a.len().min(b.len()) {
-        b[i] = b[i] * 0.6 + (a[i] * s).cos();
-        a[i] = (b[i] * 0.6).tanh() + a[i] * 0.5;
-    }
-}
 program! {
     #[differentiable]
-    fn p96(w: [f64; 3], xs: &[f64], ys: &mut [f64], a: f64) -> f64 {
-        let mut buf1 = vec![0.0; 3];
-        for i in 0..3 {
-            buf1[i] = xs[i + 0] * w[0];
+    fn p96(c: f64, b: f64, a: f64) -> f64 {
+        let k0 = (((c + a) * 0.5).abs() * 2.0) as usize % 3;
+        let t1 = match k0 { 0 | 1 => b, _ => (c.mul_add(b, b) / (1.0 + (c + b).powi(2)) * 0.25).sin() };
+        let mut acc2 = (1.5 + b.sin()).log(2.5 + p73((1.5 + 0.5_f64.cos()).sqrt()).cos()).min(t1);
+        let mut w3 = 0;
+        while w3 < 1 {
+            let mut k4 = 0;
+            loop {
+                let mut k5 = 0;
+                let r7 = loop {
+                    let t6 = a * k5 as f64;
+                    acc2 = (acc2 * 0.05).sin() * (acc2 * 0.05).tanh() * ((acc2 * 0.05).tanh() * p82((t6 * 0.25).sin()));
+                    k5 += 1;
+                    if (2.0_f64.asinh() > (t6 * 0.25).sin()) || k5 >= 6 { break a - t1 - (b + a); }
+                };
+                acc2 = ((acc2 * 0.05).atan() * (1.5 + a.cos()).sqrt()).atan();
+                k4 += 1;
+                if (b * 0.1 > a) || k4 >= 2 { break; }
+            }
+            acc2 += 0.1 * ((acc2 * 0.05).tanh() + c);
+            w3 += 1;
         }
-        p96_h0(&mut buf1, w[2]);
-        for _ in 0..3 {
-            p96_h0(&mut buf1[..], a);
-        }
-        p96_h1(w[2] * 0.5, xs, &mut buf1);
-        let t2 = buf1[0] + buf1[2] * 0.3;
-        p96_h0(&mut ys[..], t2.tanh());
-        let t3 = ys[1] * 0.6;
-        let (h4, c5) = ys.split_at_mut(2);
-        p96_h3(h4, c5, w[2]);
-        let t6 = c5[0] * 1.5 + h4[h4.len() - 1] + c5.len() as f64 * 0.1;
-        let t7 = ys[0] * 0.75;
-        let mut buf8 = xs[1..5].to_vec();
-        let _ = p96_h2(&mut buf8, xs, t6.tanh());
-        let (h9, c10) = buf8.split_at_mut(2);
-        p96_h3(h9, c10, t7.tanh() * 1.5);
-        let t11 = c10[0] * 0.75 + h9[h9.len() - 1] + c10.len() as f64 * 0.1;
-        let t12 = buf8[0] + buf8[3] * 1.5;
-        let (h13, c14) = ys.split_at_mut(2);
-        p96_h1(t3.tanh(), &xs[..], h13);
-        p96_h1(a, &xs[1..2], c14);
-        let t15 = c14[0] * 0.6 + h13[h13.len() - 1] + c14.len() as f64 * 0.1;
-        let t16 = ys[0] * 1.5;
-        let mut buf17 = vec![0.0; 4];
-        for i in 0..4 {
-            buf17[i] = xs[i + 1] * t3.tanh() * 0.75;
-        }
-        p96_h0(&mut buf17[0..3], t6.tanh() * 0.3);
-        p96_h0(&mut buf17[..], t7.tanh() * 0.25);
-        let t18 = buf17[0] + buf17[3] * 0.6;
-        t18 + t16 + t15 + t12 + t11 + ys[2] + w[1] * 0.5 + a * 0.3
+        acc2 * 0.05 + t1.cos()
     }
-    check_p96(seed = 0xd98b81372b57f529, inputs = 13, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), &p[3..9], &mut p[9..12].to_vec(), p[12]));
+    check_p96(seed = 0x06acade2baa0d99e, inputs = 3, calls = [p73, p82], at = |p| (p[0], p[1], p[2]));
 }
 
 program! {
     #[differentiable]
     fn p97(a: f64, b: f64) -> f64 {
-        let a = a * (a * b);
-        let mut acc0 = 1.0_f64.cos().sin();
-        acc0 += (b * b * (acc0 - 0.9) * 0.25).tanh();
-        let t1 = if b > a * 0.25 { -(-acc0) } else { (2.0 + 2.0_f64.cos()).powi(-2) - 1.0_f64.powi(2).ln_1p() };
-        let t2 = acc0 / (1.5 + acc0.tanh());
-        if 0.75 < -0.4 {
-            let t3 = acc0;
-            let mut acc4 = 0.0;
-            if 0.3 < -0.4 && (a * 0.25).atan() < 0.3 {
-                return (a * 0.25).sin() * (t1 * b);
+        let t0 = b.sin() * (b + a) - 0.2_f64.mul_add(b, b) * a.atan();
+        let t1 = a * b;
+        let mut t0 = t0;
+        let t2 = a * a;
+        let mut w3 = 0;
+        while w3 < 4 && (p88(0.5 - b, (p88(t1 * 0.6, b, ((t0 * 0.25).tanh().mul_add(a, (t0 * 0.25).sin()) * 0.5).atan()) * 0.5).atan().max(0.75), (b * a * 0.5).tanh()) * 0.5 - t1 < 0.25) {
+            for j in 1..=3 {
+                let t0 = (t0 * 0.05).atan() - (t0 * 0.05).atan() * t2;
             }
-        } else {
-            let t2 = (t2 * 0.5).sin() + (a * 0.25).atan().sin();
-            acc0 = (t1 - (a * 0.25).sin()).hypot(b) * 0.5;
+            t0 = (t0 * 0.05 + (t0 * 0.05).tanh()).sin();
+            w3 += 1;
         }
-        2.0 * (t2 * 0.5) + t1 - 1.0 * acc0 + 0.5 * b
+        1.5 * t2 + (t0 * 0.05).atan() + t1
     }
-    check_p97(seed = 0xb4221638da9a2908, inputs = 2, calls = [], at = |p| (p[0], p[1]));
-}
-
-#[differentiable]
-fn p98_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.75
-}
-#[differentiable]
-fn p98_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).tanh() * 0.3;
-    }
-}
-#[differentiable]
-fn p98_h2(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.5 + (y[i] * s).sin() * 0.25;
-    }
-}
-#[differentiable]
-fn p98_h3(y: &mut [f64], x: &[f64], s: f64) {
-    p98_h2(y, s);
-    p98_h1(s * 0.5, &x[1..], y);
-}
-#[differentiable]
-fn p98_h4(a: &mut [f64], b: &mut [f64], s: f64) {
-    for i in 0..a.len().min(b.len()) {
-        b[i] = b[i] * 0.5 + (a[i] * s).sin();
-        a[i] = (b[i] * 0.6).tanh() + a[i] * 0.5;
-    }
-}
-program! {
-    #[differentiable]
-    fn p98(a: f64, w: [f64; 3], xs: &[f64]) -> f64 {
-        let t1 = p98_h0(&xs[3..], a).sin();
-        let t2 = p98_h0(xs, w[0]);
-        let mut buf3 = vec![0.0; 3];
-        for i in 0..3 {
-            buf3[i] = xs[i + 3] * t2.tanh();
-        }
-        p98_h1(t2.tanh(), &xs[4..=5], &mut buf3[..]);
-        p98_h3(&mut buf3, xs, t1.tanh());
-        let (h4, c5) = buf3.split_at_mut(2);
-        p98_h4(h4, c5, a);
-        let t6 = c5[0] * 0.6 + h4[h4.len() - 1] + c5.len() as f64 * 0.1;
-        let t7 = buf3[0] + buf3[2] * 0.5;
-        let mut buf8 = vec![0.5; 3];
-        p98_h3(&mut buf8[..3], &xs[..], w[0]);
-        p98_h1(a, &xs[5..], &mut buf8[..2]);
-        for _ in 0..3 {
-            p98_h1(t1.tanh(), &xs[1..], &mut buf8);
-        }
-        let t9 = buf8[0] + buf8[2] * 0.5;
-        t9 + t7 + t6 + t2 + t1 + w[1] * 0.5 + a * 0.3
-    }
-    check_p98(seed = 0x357b3572e1248133, inputs = 10, calls = [], at = |p| (p[0], <[f64; 3]>::try_from(&p[1..4]).unwrap(), &p[4..10]));
+    check_p97(seed = 0xae665abf25aca211, inputs = 2, calls = [p88], at = |p| (p[0], p[1]));
 }
 
 program! {
     #[differentiable]
-    fn p99(b: f64, a: f64, c: f64, d: f64, n: usize) -> f64 {
-        let mut acc0 = 0.0;
-        match n {
-            0 => {
-                let mut acc1 = c;
-            }
-            _ => {
-                let t2 = (a * 0.75).mul_add(c.mul_add(a, d), -c) - f64::sin(1.5 - b);
-            }
-        }
-        let a = a + c;
-        let mut k3 = 0;
-        loop {
-            let b = b + (a * 0.5).sin();
-            let t4 = d.sin() - (d + b) - p70((k3 as f64).cos()) / (1.0 + d.powi(2)) * c.tanh();
-            let t5 = ((t4 * 0.25).tanh() / (1.0 + (k3 as f64).powi(2))).mul_add(n as f64 / (1.0 + c.powi(2)), (a * 0.5).atan().cos());
-            let mut acc6 = 0.25_f64.powi(2);
-            acc0 += (t4 * 0.25).sin().mul_add((1.0 + acc6.powi(2)).ln(), (a * 0.5).tanh().tanh()) * 0.5;
-            k3 += 1;
-            if (acc6 - a * 0.5 > t4 * 0.25) || k3 >= 3 { break; }
-        }
-        (a * 0.5).sin() + 2.0 * (acc0 * 0.25).atan()
+    fn p98(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = (s) + (s) * 0.5;
+        let t2 = &(x.mapv(f64::tanh)) - (s);
+        let t3 = (v / &v.mapv(|q| q * q + 1.0)).mean().unwrap();
+        let t4 = (v + v).sum().sin();
+        let t5 = v.mean().unwrap();
+        t5 + t4 + t3
     }
-    check_p99(seed = 0x439a4ba23b85feda, inputs = 4, calls = [p70], at = |p| (p[0], p[1], p[2], p[3], 1));
+    check_p98(seed = 0x22015dead83097e7, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
 }
 
 program! {
     #[differentiable]
-    fn p100(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = (x.sum() * 0.1) - &((v * (s)).mapv(f64::sin));
-        let t2 = t1.to_owned();
-        let t3 = ((s) * x).cos();
-        let t4 = ((s) - &t2).mapv(f64::tanh);
-        let mut t5 = (&t3 - v).dot(&((&t1 * (s)).mapv(f64::sin))) * 0.3;
-        for _ in 0..n {
-            t5 = (((&t3 * v).mapv(f64::tanh)).dot(&t5) * 0.3).mapv(f64::tanh) + &t5 * 0.5;
-        }
-        t5.dot(&t5) * 0.1 + t4.dot(&t4) * 0.1 + t3.sum() * 0.2
-    }
-    check_p100(seed = 0x0f8bb92beffbcd33, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p101(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = (x[[1, 2]]) - &(x.row(2).to_owned());
-        let mut t2 = ((x * x).mapv(f64::tanh)).column(0).to_owned();
-        for _ in 0..n {
-            t2 = (x.dot(&t2) * 0.3).mapv(f64::tanh) + &t2 * 0.5;
-        }
-        t2.dot(&t2) * 0.1 + t1.dot(&t1) * 0.1 + s
-    }
-    check_p101(seed = 0x8d88eb6139e39a95, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p102(a: f64, xs: &[f64], n: usize, c: f64, b: f64) -> f64 {
-        let mut acc0 = 1.0;
-        if n % 3 == 1 {
-            if n % 2 == 0 {
-                let mut acc1 = (p75((1.5 * xs[xs.len() - 1 - n] * 0.5).tanh(), 1, ((xs[n] + a) * 0.5).sin()) * 0.5).atan().abs();
-            }
-        } else {
-            let t4: f64 = xs[1..4].iter().map(|u2| { let u2 = *u2; f64::sin(2.0 + xs[n]) }).sum();
-            acc0 += (t4 * 0.25 * (1.0 + b.powi(2)).sqrt() * 0.1).tanh();
-            let mut w5 = 0;
-            while w5 < 1 {
-                if xs[n] - xs[n] > -0.1 {
-                    for j in 0..xs.len() {
-                        if n % 2 == 0 {
-                            for l in 1..=4 {
-                                let acc0 = (acc0 * 0.02).sin() + b;
-                            }
-                        } else {
-                            acc0 *= 0.5 + 0.4 * (b / (1.0 + c * c)).sin();
-                        }
-                        acc0 += (1.25 * ((acc0 * 0.02).atan() + w5 as f64) * 0.25).tanh();
-                    }
+    fn p99(b: f64, a: f64) -> f64 {
+        let mut a = a;
+        let a = a + p94(((1.25 + b) * 0.5).sin()).max(a);
+        let b = b + b * (a * 0.25);
+        let mut acc0 = (b * 0.1 / (1.5 + (b * 0.1).tanh().tanh()) / (2.0 + (b * 0.1 * (b * 0.1).sin()).cos()) * 0.25).sin();
+        let mut w1 = 0;
+        while w1 < 4 {
+            let mut v2: Vec<f64> = Vec::new();
+            v2.push(f64::tanh((a * 0.25).atan()));
+            v2.push(-((acc0 * 0.1).tanh() + (acc0 * 0.1).tanh()));
+            let t3 = v2[0] * 0.5 + v2[1];
+            let t4 = t3.tanh().atan();
+            for j in 0..4 {
+                if w1 > 0 {
+                    let mut acc5 = (j as f64).cos().sin();
                 } else {
-                    let t8: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u6, &w7)| 1.0 * a * (0.5 * w7)).sum();
+                    acc0 = (t4 / (1.0 + t4 * t4)).sin();
                 }
-                acc0 /= (1.0 + (t4 * 0.25).sin().powi(2).powi(2));
-                w5 += 1;
+                acc0 /= (1.0 + (a * 0.25).powi(2));
             }
+            acc0 *= 0.8 + 0.2 * (acc0 * 0.02 * w1 as f64).sin();
+            w1 += 1;
         }
-        acc0 /= (2.0 + (1.0 + (acc0 * 0.02).powi(2)).ln().cos());
-        let mut k9 = 0;
-        loop {
-            let mut acc10 = (2.0 + (acc0 * 0.02).atan().sin()).log2();
-            acc10 = (acc0 * 0.02 * c * (acc10 * xs[(k9 + 1) % 4]) * 0.1).tanh();
-            k9 += 1;
-            if ((acc0 * 0.02 * n as f64) > -0.2) || k9 >= 5 { break; }
-        }
-        (acc0 * 0.02).atan() + 2.0 * b + a
+        1.25 * (acc0 * 0.02) - 2.0 * (b * 0.1).atan() - (a * 0.25).tanh()
     }
-    check_p102(seed = 0x7fe5be06bdb50cf7, inputs = 7, calls = [p75], at = |p| (p[0], &p[1..5], 2, p[5], p[6]));
+    check_p99(seed = 0x622a888f2e45b2b4, inputs = 2, calls = [p94], at = |p| (p[0], p[1]));
 }
 
 program! {
     #[differentiable]
-    fn p103(a: f64, b: f64, xs: &[f64]) -> f64 {
-        let t0 = if a + b < -0.2 { b / (2.0 + b.cos()) } else { (1.5 + a.cos()).sqrt() * (b * a) };
-        let t1 = f64::max((0.6 + b).abs(), -(t0 * 0.5).tanh());
-        let mut v2 = vec![0.0; 2];
-        for i in 0..v2.len() {
-            v2[i] = i as f64;
-            if i > 0 {
-                v2[i] += v2[i - 1] * t1 * 0.25;
+    fn p100(a: f64, xs: &[f64]) -> f64 {
+        let t1 = ((a + a).sin() + xs[0]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        let mut carried = 0.5;
+        for i in 0..xs.len() - 1 {
+            let t2 = if a > 0.33 { (t1).tanh() } else { (xs[i + 1]).sin() };
+            acc -= (((a).tanh()).tanh()).tanh();
+            if (xs[i]).sin() < -0.38 {
+                let t3 = ((xs[i]).mul_add(0.5, t2)).tanh() * 1.5;
             }
+            let t4 = (((xs[i]) * 0.5).exp()).tanh() * 1.5;
+            acc += (((((t2) * 0.5).exp()).sin()).tanh()).tanh();
+            carried = carried * 0.5 + (((1.0 + ((t1).sin()) * ((t1).sin())).ln()).cos() * xs[i + 1]).tanh();
+            acc += carried;
         }
-        v2[1] -= ((0.25 + xs[0]) * f64::atan(a) * 0.5).atan();
-        v2[0] += (-(xs[1] - xs[2]) * 0.5).sin();
-        let mut acc3 = (t0 * 0.5).atan().sin().exp();
-        for i in (0..2).rev() {
-            let mut v4 = vec![0.0; 2];
-            for j in 0..v4.len() {
-                v4[j] = 1.5_f64;
-            }
-            let t7: f64 = v2.iter().zip(v2.iter().skip(1)).map(|(&u5, &w6)| ((u5 * 0.1).atan() * 0.2).tanh().exp_m1() * (0.5 * w6)).sum();
-            if i % 2 == 0 {
-                if v2.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.1).sin()).cos() < 0.0 {
-                    let mut w8 = 0;
-                    while w8 < 3 {
-                        for l in 1..=1 {
-                            v2[1 - l] -= ((0.6 * a).tanh().cosh() * 0.5).atan();
-                        }
-                        acc3 = (1.5 + b.mul_add(xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()), (t7 * 0.02).atan()).sin()).log(2.5 + 0.5_f64.cos());
-                        w8 += 1;
-                    }
-                } else if 0.9 * 0.2 < -0.2 {
-                    let t11: f64 = v4.iter().rev().skip(1).map(|&u9| (1.5 + b.sin()).log(2.5 + xs.iter().map(|q| q * q).sum::<f64>().cos()) * (acc3 * 0.05).atan()).sum();
-                }
-            }
-            acc3 *= 0.8 + 0.2 * (0.5 * (t7 * 0.02)).sin();
-        }
-        0.5 * (acc3 * 0.02) + t1.tanh() - (t0 * 0.5).tanh()
+        acc
     }
-    check_p103(seed = 0x2de279423e9153f2, inputs = 5, calls = [], at = |p| (p[0], p[1], &p[2..5]));
+    check_p100(seed = 0x68817c20082d082c, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+#[differentiable]
+fn p101_h0(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.25).tanh();
+    }
+    y[0] = (y[0] * -0.5 + s).sin();
+}
+#[differentiable]
+fn p101_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).sin() * 0.75;
+    }
+}
+#[differentiable]
+fn p101_h2(y: &mut [f64], x: &[f64], s: f64) {
+    p101_h0(y, s);
+    p101_h1(s * 1.5, &x[1..], y);
+}
+program! {
+    #[differentiable]
+    fn p101(xs: &[f64], w: [f64; 3], a: f64) -> f64 {
+        let mut buf1 = vec![0.0; 4];
+        for i in 0..4 {
+            buf1[i] = xs[i + 1] * w[2];
+        }
+        for _ in 0..3 {
+            p101_h0(&mut buf1[..4], w[0]);
+        }
+        p101_h1(w[0], &w, &mut buf1);
+        p101_h0(&mut buf1, w[2]);
+        for v2 in buf1.iter_mut() {
+            *v2 = (*v2 * w[0]).cos();
+        }
+        let t5 = buf1[0] + buf1[3] * 0.6;
+        let mut buf6 = xs[2..4].to_vec();
+        p101_h1(w[2] * 1.5, &buf1[..2], &mut buf6);
+        p101_h2(&mut buf6, &xs[1..=2], w[0]);
+        let t7 = buf6[0] + buf6[1] * 0.6;
+        let s8 = &xs[..5];
+        let t9 = (s8[4] * a + s8[0]).sin() + s8[s8.len() - 1] * 0.6;
+        let s10 = &xs[..6];
+        let t11 = (s10[4] * a + s10[0]).sin() + s10[s10.len() - 1] * 0.6;
+        t11 + t9 + t7 + t5 + w[1] * 0.5 + a * 0.3
+    }
+    check_p101(seed = 0x0c0892d110a7260d, inputs = 10, calls = [], at = |p| (&p[0..6], <[f64; 3]>::try_from(&p[6..9]).unwrap(), p[9]));
+}
+
+#[differentiable]
+fn p102_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.6
+}
+#[differentiable]
+fn p102_h1(y: &mut [f64], s: f64) -> f64 {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.5).tanh();
+    }
+    y[0] = (y[0] * 0.25 + s).sin();
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p102_h2(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 0.75;
+    }
+}
+program! {
+    #[differentiable]
+    fn p102(xs: &[f64], a: f64, b: f64) -> f64 {
+        let t1 = p102_h0(&xs[2..=4], b * 0.75);
+        let mut buf2 = vec![0.0; 2];
+        for i in 0..2 {
+            buf2[i] = xs[i + 0] * b;
+        }
+        let t3 = p102_h1(&mut buf2, b).tanh();
+        p102_h2(t1.tanh(), &xs[1..], &mut buf2);
+        for v4 in buf2.iter_mut() {
+            *v4 = (*v4 * a * -0.5).tanh();
+        }
+        let t7 = buf2[0] + buf2[1] * 0.25;
+        let mut buf8 = xs[3..7].to_vec();
+        p102_h2(t1.tanh(), &xs[4..=6], &mut buf8);
+        let (h9, c10) = buf8.split_at_mut(1);
+        p102_h2(t3.tanh(), xs, h9);
+        p102_h2(t7.tanh(), &xs[..3], c10);
+        let t11 = c10[0] * 0.25 + h9[h9.len() - 1] + c10.len() as f64 * 0.1;
+        let t12 = buf8[0] + buf8[3] * 1.5;
+        t12 + t11 + t7 + t3 + t1 + a * 0.3
+    }
+    check_p102(seed = 0xbbaf723f60480d80, inputs = 9, calls = [], at = |p| (&p[0..7], p[7], p[8]));
+}
+
+#[differentiable]
+fn p103_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.6
+}
+program! {
+    #[differentiable]
+    fn p103(xs: &[f64], a: f64, w: [f64; 3]) -> f64 {
+        let t1 = p103_h0(xs, w[0]);
+        let t2 = p103_h0(&xs[3..], a).sin();
+        let t3 = p103_h0(xs, t1.tanh() * 0.5).sin();
+        t3 + t2 + t1 + w[1] * 0.5 + a * 0.3
+    }
+    check_p103(seed = 0x0ce42d673b38fb16, inputs = 10, calls = [], at = |p| (&p[0..6], p[6], <[f64; 3]>::try_from(&p[7..10]).unwrap()));
 }
 
 program! {
     #[differentiable]
     fn p104(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (a + xs[4]).tanh();
-        let t2 = ((((a).tanh()) * 0.5).exp() + xs[0]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            acc += (((1.0 + (xs[i]) * (xs[i])).ln()) * (t2) + xs[i]).tanh();
-            let mut t3 = 0.0;
-            for j in 0..2 {
-                t3 += ((0.47_f64) * (xs[i]) * (j as f64 + 0.5)).sin();
-            }
-            let t4 = if t2 < -0.08 { ((xs[i]) * ((1.0 + (xs[i]) * (xs[i])).ln())).tanh() } else { (t1).cos() * t2 };
-            acc = acc + ((xs[i]).sin() - xs[i] + xs[i] + (t2) * (xs[i]) + xs[i]).tanh() - ((((t4).tanh()) * ((xs[i]).mul_add(0.5, xs[i]))).cos() * t1).tanh();
-        }
-        let r = acc;
-        r
-    }
-    check_p104(seed = 0x1ccc4f323a7f7855, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-program! {
-    #[differentiable]
-    fn p105(n: usize, a: f64) -> f64 {
-        let t0 = a;
-        let mut acc1 = t0;
-        for i in 0..2 {
-            let acc1 = (acc1 * 0.25).tanh() * (acc1 * 0.25);
-            let mut acc2 = (2.0 + 0.3_f64.cos()).recip().powi(3);
-            acc2 += a;
-        }
-        let t3 = t0 - 1.5;
-        if t0.min(0.2) > -0.2 {
-            let flag4 = 1.0 * (acc1 * 0.25).sin() > 0.3;
-            acc1 -= t3 * 0.5;
-            if a * a > a {
-                return (1.5 + (acc1 * 0.25).atan().cos().sin()).log(2.5 + (0.5 * (acc1 * 0.25).tanh()).asin().cos());
-            }
-        } else {
-            if t3 < 0.5 {
-                let mut acc5 = (p80(((t3 - t0) * 0.25).sin()) - t0).powi(3) * 0.25;
-                return ((acc1 * 0.25).tanh() - t3).sin();
-            }
-        }
-        let t6 = 0.6 - t3;
-        t6 * 0.5 - t3.sin() + 2.0 * (acc1 * 0.25).tanh() + 2.0 * a
-    }
-    check_p105(seed = 0xe943daf601cf405a, inputs = 1, calls = [p80], at = |p| (2, p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p106(n: usize, b: f64, a: f64, c: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = ((xs.iter().map(|q| q * b).sum::<f64>() * b - (1.5 + a.cos()).sqrt()) * 0.1).sin();
-        if n % 3 == 1 {
-            match n % 3 {
-                0 | 1 => {
-                    if 1.25 * a < 0.7 {
-                        let t1 = if ((n as f64).powi(2)) < 0.3 { a } else { a.mul_add(c * a, (1.5 + 1.0_f64.sin()).powf(acc0.tanh())) };
-                    } else {
-                        let mut k2 = 0;
-                        loop {
-                            for j in 0..3 {
-                                if xs[2] / (1.5 + a.tanh()) < 0.25 {
-                                    acc0 = ((acc0 * 0.05).atan() * (a / (1.0 + (p78(-(acc0 * 0.05).atan(), xs[xs.len() - 1 - j], 2.0_f64.sin()) * 0.5).sin().powi(2)) * 0.5)).tanh();
-                                }
-                                acc0 = ((c - 0.2) / (1.5 + b.sin().tanh()) * 0.5).sin();
-                            }
-                            acc0 = (acc0 * 0.05 * (acc0 * 0.05).atan()).atan();
-                            k2 += 1;
-                            if ((acc0 * 0.05).tanh() / (1.5 + a.tanh()) < 0.1) || k2 >= 4 { break; }
-                        }
-                    }
-                }
-                _ => {
-                    for i in 0..4 {
-                        let acc0 = (acc0 * 0.02).sin() * (1.0 + (n as f64).powi(2)).sqrt();
-                    }
-                }
-            }
-        } else {
-            if n % 3 == 1 {
-                acc0 += b;
-            } else {
-                for i in 0..xs.len() {
-                    if (b * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) > -0.2 {
-                        let t3 = if (acc0 * 0.02).atan().to_radians() < 0.0 { i as f64 } else { (b - xs.iter().sum::<f64>()) * b.abs() };
-                    } else {
-                        let mut k4 = 0;
-                        loop {
-                            let c = c + xs[i] * xs[i];
-                            acc0 -= (c * 0.25 * 0.5).tanh();
-                            k4 += 1;
-                            if (xs.iter().map(|q| q * b).sum::<f64>().tanh().exp2() > 0.2 && b < 0.7) || k4 >= 4 { break; }
-                        }
-                    }
-                    acc0 = (p94((c.powi(2) * 0.5).tanh(), xs[i].max(c)) * 0.5).atan().powi(2).tanh();
-                }
-            }
-        }
-        let mut v5 = vec![0.0; 3];
-        for i in 0..v5.len() {
-            v5[i] = xs[3];
-        }
-        (acc0 * 0.02).atan().tanh()
-    }
-    check_p106(seed = 0x158d40ee868c85e7, inputs = 7, calls = [p78, p94], at = |p| (1, p[0], p[1], p[2], &p[3..7]));
-}
-
-program! {
-    #[differentiable]
-    fn p107(b: f64, a: f64) -> f64 {
-        let a = a + (a + b);
-        let t0 = p89((b.tanh().exp_m1() * 0.5).sin(), 0.2 * 1.5, (a * 0.25).tanh() - (a * 0.25).tanh(), ((0.9 - (a * 0.25).atan()) * 0.5).tanh(), 1);
-        let flag1 = 2.0 / (1.5 + (a * 0.25).sin().tanh()) > -0.2;
-        t0.tanh() + 0.5 * (a * 0.25)
-    }
-    check_p107(seed = 0x8b1410d05e8c32de, inputs = 2, calls = [p89], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p108(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = v.to_owned();
-        for _ in 0..n {
-            t1 = ((x - (s)).dot(&t1) * 0.3).mapv(f64::tanh) + &t1 * 0.5;
-        }
-        let mut t2 = ((t1.dot(v) * 0.3) * (s)).tanh();
-        if n % 2 == 0 {
-            t2 = s;
-        }
-        let mut t3 = (((t2) * (t2)).tanh()) * &(x.cos());
-        if n % 2 == 0 {
-            t3 = x.to_owned();
-        }
-        t3.sum() * 0.2 + t2 + t1.dot(&t1) * 0.1
-    }
-    check_p108(seed = 0x19dad128d605b4f3, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p109(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (a + xs[2]).tanh();
         let mut acc = 0.0;
         let mut extra = 0.0;
         for i in 1..xs.len() {
-            if (xs[i]).tanh() < -0.22 {
+            if a > -0.48 {
                 continue;
             }
-            if xs[i - 1] > 0.30 {
-                break;
-            }
-            if (a).tanh() < 0.26 {
-                extra += (((xs[i]).mul_add(0.5, xs[i])).sin()).tanh();
-            } else {
-                let mut t1 = 0.0;
-                for j in 0..2 {
-                    t1 += ((((xs[i]) * 0.5).exp()).cos() * xs[i - 1] * (j as f64 + 0.5)).sin();
-                }
-            }
-            acc += (((a).mul_add(0.5, xs[i - 1])).tanh() - xs[i]).tanh();
+            let t2 = ((((t1).tanh()).sin()).cos() * xs[i]).tanh() * 1.5;
+            let t3 = if (t2).cos() * xs[i - 1] < 0.03 { ((1.0 + (xs[i - 1]) * (xs[i - 1])).ln()).tanh() } else { 0.78_f64 };
+            let t4 = if 0.79_f64 < 0.45 { (t1).tanh() } else { ((xs[i]) * 0.5).exp() };
+            acc -= ((xs[i]).mul_add(0.5, t3)).tanh();
         }
         acc
     }
-    check_p109(seed = 0xa4452aa3605d33fc, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+    check_p104(seed = 0xfdc1a8307bcb38a7, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
 }
 
 program! {
     #[differentiable]
-    fn p110(c: f64, a: f64, xs: &[f64], b: f64) -> f64 {
-        let mut acc0 = ((0.5 * xs[0].tanh()).acos().powi(3) * 0.5).sin();
-        acc0 += 1.25_f64;
-        let t1: f64 = xs.iter().map(|q| q * q).sum::<f64>().min(c) * xs[0].cos();
-        let c = c + acc0.mul_add(b, xs[0]);
-        let t4: f64 = { let v2: Vec<f64> = xs.iter().map(|&u3| a).collect(); v2[0] + v2[2] };
-        let t5: f64 = xs[1].sin().exp();
-        let mut v6 = vec![0.0; xs.len()];
-        for i in 0..v6.len() {
-            v6[i] = (i as f64 * xs[2] * (t1 * 0.25) * 0.1).sin();
-        }
-        v6[0] += ((0.1 * xs[1]).atan() * 0.5).sin();
-        0.9 * t5 + t4 + (c * 0.1).cos() + 1.0 * (t1 * 0.25).atan() + acc0 + b + a
-    }
-    check_p110(seed = 0x2ad4190c6bf692f1, inputs = 6, calls = [], at = |p| (p[0], p[1], &p[2..5], p[5]),
-        params = ["b", "xs"] at [5, 2, 3, 4]);
-}
-
-program! {
-    #[differentiable]
-    fn p111(a: f64) -> f64 {
-        let mut acc0 = ((a - a) * (1.25 * a) * 0.5).atan();
-        if acc0 > -0.2 || acc0 < 0.0 {
-            if a > -0.2 {
-                return 0.2 * a - (acc0 - acc0);
+    fn p105(a: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = 1.0;
+        let mut w1 = 0;
+        while w1 < 3 {
+            let mut v2 = vec![0.0; 3];
+            for j in 0..v2.len() {
+                v2[j] = (1.0 + a.powi(2)).sqrt() / (1.0 + (a - 0.25).powi(2)) * 0.5;
             }
-            let t1: f64 = f64::cos(acc0.to_radians()) * 0.5;
+            acc0 -= (xs[w1] * 0.6 + (0.1 - a)) * 0.5;
+            w1 += 1;
         }
-        let t2 = acc0;
-        let mut v3: Vec<f64> = Vec::new();
-        v3.push(((1.5 + a.sin()).log(2.5 + 0.6_f64.cos()) / (1.0 + (0.5 * 0.6_f64.tanh()).asin().powi(2)) * 0.5).atan());
-        v3.push(((t2 + 2.0) / (1.0 + acc0.cos().powi(2)) * 0.25).tanh());
-        let t4 = v3[0] * 0.5 + v3[1];
-        let t5 = if acc0 * acc0 < -0.2 { a - t4.cos() } else { f64::atan(acc0 * a) };
-        for i in 0..4 {
-            let mut acc6 = 1.0;
-            acc6 -= ((t5 * 0.5).tanh() / (1.5 + (1.0 + t2.powi(2)).sqrt().tanh()) * 0.5).sin();
-        }
-        (t5 * 0.5).sin() + t2.tanh() + acc0 * 0.1
-    }
-    check_p111(seed = 0x7fa4813f74d5a4b1, inputs = 1, calls = [], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p112(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() - 1 {
-            acc += ((((1.0 + (((a) * 0.5).exp()) * (((a) * 0.5).exp())).ln()) * 0.5).exp()).tanh();
-            extra += ((1.0 + ((1.0 + (xs[i] - a) * (xs[i] - a)).ln()) * ((1.0 + (xs[i] - a) * (xs[i] - a)).ln())).ln()).tanh();
-            let mut t1 = 0.0;
-            for j in 0..2 {
-                t1 += (((a) * (xs[i + 1])).sin() * (j as f64 + 0.5)).sin();
+        let t3 = (acc0 * 0.25).tanh().tanh();
+        let t4 = a;
+        let mut k5 = 0;
+        let r7 = loop {
+            for j in 1..=2 {
+                let t6 = (2.0 + 1.0_f64.cos()).powi(-2);
+                acc0 = (2.0 + (1.5 + (p75((j as f64).sin(), 1, a * 0.3) * 0.5).atan().sin()).powf(xs[1].tanh()).sin()).cbrt();
             }
-            acc -= (((xs[i + 1]).sin()).mul_add(0.5, 0.30_f64) - ((1.0 + (xs[i]) * (xs[i])).ln()).mul_add(0.5, a)).tanh();
-            acc += (((((t1).mul_add(0.5, xs[i + 1])).cos() * t1) * 0.5).exp()).tanh();
-        }
-        acc.sin()
+            acc0 += (t4.atan().abs() * 0.5).tanh();
+            k5 += 1;
+            if (xs[k5].mul_add(0.5, xs[1]) > 0.5) || k5 >= 2 { break 1.25 / (2.0 + t4.cos()) * f64::cos(k5 as f64); }
+        };
+        let k8 = ((xs[3] * (r7 * 0.5) * 0.25).sin().abs() * 2.0) as usize % 3;
+        let t9 = match k8 { 0 | 1 => (1.5 + (t4 / (1.0 + xs[2].powi(2))).sin()).powf(xs[1].cos().exp2().tanh()), _ => (0.5 * (xs.iter().sum::<f64>() * xs[0]) * 0.5).atan() };
+        t9.cos() + 1.25 * (r7 * 0.5) + t4 + 1.25 * t3 + 0.9 * (acc0 * 0.05)
     }
-    check_p112(seed = 0xc9050a14a36fd86f, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+    check_p105(seed = 0x5eaade8a71b41ad6, inputs = 5, calls = [p75], at = |p| (p[0], &p[1..5]));
 }
 
 #[differentiable]
-fn p113_h0(y: &mut [f64], s: f64) -> f64 {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.3).tanh();
+fn p106_h0(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * -0.5 + (y[i] * s).tanh() * 0.25;
     }
-    y[0] = (y[0] * 0.5 + s).sin();
     y[0] * y[y.len() - 1]
 }
 #[differentiable]
-fn p113_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+fn p106_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
     for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).cos() * 0.75;
+        y[i] += (s * x[i % x.len()]).tanh() * 0.3;
     }
     y[0] * 0.75
 }
 #[differentiable]
-fn p113_h2(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.75).tanh();
-    }
-    acc * 0.5 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p113_h3(y: &mut [f64], x: &[f64], s: f64) {
-    let _ = p113_h0(y, s);
-    let _ = p113_h1(s * 0.75, &x[1..], y);
+fn p106_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    let _ = p106_h0(y, s);
+    let _ = p106_h1(s * 0.3, &x[1..], y);
+    y[y.len() - 1] + x[0]
 }
 program! {
     #[differentiable]
-    fn p113(xs: &[f64], a: f64) -> f64 {
-        let mut buf1 = vec![0.0; 3];
+    fn p106(ys: &mut [f64], xs: &[f64], a: f64) -> f64 {
+        let s1 = &xs[..];
+        let t2 = (s1[2] * a + s1[5]).sin() + s1[s1.len() - 1] * 0.25;
+        let t3 = p106_h2(ys, &xs[..3], a).tanh();
+        let t4 = ys[0] * 1.5;
+        let mut buf5 = vec![0.0; 3];
         for i in 0..3 {
-            buf1[i] = xs[i + 4] * a;
+            buf5[i] = xs[i + 3] * a * 0.6;
         }
-        let t2 = p113_h0(&mut buf1, a * -0.5).tanh();
-        let t3 = p113_h1(t2.tanh(), &xs[5..=7], &mut buf1).tanh();
-        let t4 = p113_h1(t2.tanh(), &xs[6..7], &mut buf1).tanh();
-        for v5 in buf1.iter_mut() {
-            *v5 = (*v5 * t4.tanh() * 0.6).cos();
-        }
-        let t8 = buf1[0] + buf1[2] * 0.75;
-        let t9 = p113_h2(&xs[..6], t8.tanh()).sin();
-        let mut buf10 = vec![0.0; 4];
-        for i in 0..4 {
-            buf10[i] = xs[i + 0] * t2.tanh();
-        }
-        p113_h3(&mut buf10, &buf1[0..3], a * -0.5);
-        let t11 = p113_h0(&mut buf10, t2.tanh()).tanh();
-        let t12 = buf10[0] + buf10[3] * 1.5;
-        let t13 = p113_h2(&xs[..], t12.tanh());
-        let mut buf14 = vec![-0.5; 2];
-        p113_h3(&mut buf14, &buf1[1..=2], t3.tanh());
-        for _ in 0..2 {
-            p113_h3(&mut buf14, &buf10, t13.tanh() * 0.25);
-        }
-        let t15 = buf14[0] + buf14[1] * 0.3;
-        t15 + t13 + t12 + t11 + t9 + a * 0.3
+        let t6 = p106_h2(&mut buf5, xs, t4.tanh()).tanh();
+        let _ = p106_h2(&mut buf5, ys, t3.tanh());
+        let t7 = p106_h1(t2.tanh(), &ys[..3], &mut buf5).tanh();
+        let t8 = buf5[0] + buf5[2] * -0.5;
+        let s9 = &xs[0..];
+        let t10 = (s9[0] * a + s9[1]).sin() + s9[s9.len() - 1] * 0.25;
+        let s11 = &s1[3..];
+        let t12 = (s11[3] * t8.tanh() + s11[3]).sin() + s11[s11.len() - 1] * 0.5;
+        let s13 = &s11[0..4];
+        let t14 = (s13[2] * t3.tanh() * 1.5 + s13[3]).sin() + s13[s13.len() - 1] * 0.6;
+        t14 + t12 + t10 + t8 + t7 + ys[2] + a * 0.3
     }
-    check_p113(seed = 0x21fc38b4d843d905, inputs = 9, calls = [], at = |p| (&p[0..8], p[8]));
+    check_p106(seed = 0x5406d514a86f238c, inputs = 11, calls = [], at = |p| (&mut p[0..3].to_vec(), &p[3..10], p[10]),
+        params = ["a", "ys"] at [10, 0, 1, 2]);
 }
 
 program! {
     #[differentiable]
-    fn p114(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((a).cos() * a + xs[0]).tanh();
+    fn p107(xs: &[f64], a: f64) -> f64 {
+        let mut acc0 = (1.0_f64 * 1.5).powi(2).ln_1p();
+        for i in (0..3).rev() {
+            let mut k1 = 0;
+            loop {
+                let t2 = a.atan() + acc0 * 0.05 * a;
+                acc0 = ((acc0 * 0.05).sin() + xs[i].powi(3) * 0.5).sin();
+                k1 += 1;
+                if ((t2 * 0.25).sin() > a && (acc0 * 0.05).sin() < -0.2) || k1 >= 3 { break; }
+            }
+            acc0 = (acc0 * 0.05).atan() * a * xs[xs.len() - 1 - i] * 0.5;
+        }
+        if (acc0 * 0.05).sin() + (acc0 * 0.05).tanh() > a {
+            let t3 = ((acc0 * 0.05).tanh() / (1.0 + (acc0 * 0.05).sin().powi(2))).cos();
+            return f64::sin(xs[1] / (1.0 + xs[3] * xs[3]));
+        }
+        let t4 = xs.iter().map(|q| q * a).sum::<f64>() * (acc0 * 0.05).sin();
+        acc0 -= (1.0 + (t4 * 0.25).powi(2)).sqrt() * 0.25;
+        let t7: f64 = xs.iter().take(2).map(|&u5| (a + acc0 * 0.05).tanh()).fold(0.0, |s, v| s * 0.5 + v);
+        let mut v8: Vec<f64> = Vec::new();
+        v8.push((t4 * 0.25 - xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() - f64::min((acc0 * 0.05).atan(), a)) * 0.1);
+        v8.push(0.9_f64);
+        let t9 = v8[0] * 0.5 + v8[1];
+        t9 + (t7 * 0.25).atan() + (t4 * 0.25).sin() + 0.5 * (acc0 * 0.05).tanh() + 0.5 * t9
+    }
+    check_p107(seed = 0x23945be813b7da00, inputs = 5, calls = [], at = |p| (&p[0..4], p[4]),
+        params = ["a"] at [4]);
+}
+
+program! {
+    #[differentiable]
+    fn p108(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (a + xs[1]).tanh();
+        let t2 = ((a - a).mul_add(0.5, a) + xs[0]).tanh();
         let mut acc = 0.0;
         let mut extra = 0.0;
         for i in 0..xs.len() {
-            let t2 = if xs[i] + (t1) * (xs[i]) < 0.07 { (((1.0 + (t1) * (t1)).ln()) * ((xs[i]).mul_add(0.5, xs[i]) + 0.23_f64)).tanh() } else { (xs[i]).cos() * xs[i] };
-            let t3 = ((1.0 + ((t1).mul_add(0.5, xs[i])) * ((t1).mul_add(0.5, xs[i]))).ln() - (xs[i]).cos() * -0.34_f64 - xs[i] - xs[i]).tanh() * 1.5;
-            extra = extra + (((t3).cos() * t3).tanh()).tanh() - ((((t2).cos() * t2).sin()).mul_add(0.5, xs[i])).tanh();
-            if (t3 - xs[i]) * (xs[i]) > 0.47 {
-                let t4 = (xs[i]).tanh() * 1.5;
+            acc += ((((-0.66_f64).sin()).sin()).cos() * a).tanh();
+            if ((t2) * 0.5).exp() + (xs[i]).mul_add(0.5, xs[i]) < -0.14 {
+                let t3 = ((((xs[i]).cos() * xs[i]).tanh()).cos() * t1).tanh() * 1.5;
             }
-            acc += (t1).tanh();
-            if i + 1 < xs.len() {
-                acc += (((a).sin() - a) * (xs[i + 1])).tanh();
-                acc -= (((t2).mul_add(0.5, xs[i]) - (1.0 + (a) * (a)).ln()).sin()).tanh();
-            }
-            acc = acc + ((((xs[i]) * 0.5).exp() + (xs[i]).tanh()).tanh()).tanh() - ((((t2).mul_add(0.5, xs[i])).mul_add(0.5, xs[i])).sin()).tanh();
+            acc = acc + (((a).tanh()).mul_add(0.5, xs[i])).tanh() - (((t1 - xs[i]) * (((xs[i]) * 0.5).exp())).cos() * xs[i]).tanh();
+            acc += ((1.0 + ((((xs[i]) * 0.5).exp()).cos() * xs[i]) * ((((xs[i]) * 0.5).exp()).cos() * xs[i])).ln()).tanh();
         }
-        let r = acc;
-        r
+        acc.sin()
     }
-    check_p114(seed = 0xfce8c9a9ead77a23, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+    check_p108(seed = 0x8d432d4c4aea5cc9, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
 }
 
 program! {
     #[differentiable]
-    fn p115(n: usize, a: f64) -> f64 {
-        let t0 = (1.0 + (a * n as f64).powi(2)).sqrt();
-        let mut acc1 = 0.0;
-        if (t0 * 0.25).tanh().cos() < 0.25 {
-            for i in 0..n {
-                match i {
+    fn p109(xs: &[f64], a: f64, b: f64) -> f64 {
+        let t0 = if a - p80((xs[0] * xs[2] * 0.5).atan()) < 0.1 || xs.iter().sum::<f64>() < 0.1 { xs[3].cos().hypot(f64::sin(b)) } else { 0.2 };
+        let mut acc1 = b;
+        if xs.iter().map(|q| q.cos()).product::<f64>() > xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) {
+            let t4: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u2, &w3)| u2.sin() * (0.5 * w3)).sum();
+            let t5 = (0.9 * xs.iter().map(|q| q.cos()).product::<f64>() + acc1 * 0.25).sin();
+        } else {
+            let t6 = b;
+            let t9: f64 = xs[1..4].iter().map(|u7| { let u7 = *u7; (1.0 + (t0 * 0.5).atan().powi(2)).sqrt() * (2.0 + xs.iter().map(|q| q.cos()).product::<f64>().cos()).powi(-2) }).sum();
+        }
+        acc1 - (t0 * 0.5).sin().sin() + b + a.cos()
+    }
+    check_p109(seed = 0x105471b45f921c92, inputs = 6, calls = [p80], at = |p| (&p[0..4], p[4], p[5]));
+}
+
+program! {
+    #[differentiable]
+    fn p110(b: f64, a: f64, c: f64, d: f64) -> f64 {
+        let mut b = b;
+        let t0 = if a < -0.2 { (p75(f64::cos(a), 1, a) * 0.5).atan().mul_add(d, a) * c.mul_add(b, d) } else { 0.2 * d.powi(2) };
+        let flag1 = b * 0.25 > 0.1;
+        let flag2 = (2.0 + b.sin()).ln() > -0.4;
+        let flag3 = 0.25 - d > -0.4;
+        for i in 0..1 {
+            let mut w4 = 0;
+            while w4 < 2 {
+                if w4 == 1 {
+                    let c5 = |u6: f64| c;
+                    let t7: f64 = c5(0.5_f64.to_radians()) - 0.5 * c5(c / (1.5 + (w4 as f64).tanh()));
+                } else if w4 < 1 {
+                    let t8 = (t0 * 0.1).clamp(-0.75, 0.75);
+                }
+                b = ((b * 0.25).tanh() - 1.5_f64.cos()).tanh();
+                w4 += 1;
+            }
+            b = ((b * 0.25).tanh() * ((i as f64 - (t0 * 0.1).atan()) * 0.5).sin()).tanh();
+        }
+        1.25 * (t0 * 0.1).tanh() + 2.0 * (b * 0.25).atan()
+    }
+    check_p110(seed = 0x855e7e8004ac5645, inputs = 4, calls = [p75], at = |p| (p[0], p[1], p[2], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p111(n: usize, a: f64) -> f64 {
+        let mut acc0 = 0.5;
+        let mut w1 = 0;
+        while w1 < 1 && ((1.5 + 0.1_f64.cos()).sqrt() > a) {
+            for j in (0..4).rev() {
+                acc0 = 0.25_f64;
+                let flag2 = a.sin() > -0.4;
+                acc0 = 0.75 * (a / (1.0 + 1.25_f64.powi(2)));
+            }
+            acc0 += (acc0 * 0.1 * 0.6 - (acc0 * 0.1).cos().exp2()) * 0.25;
+            w1 += 1;
+        }
+        for i in 0..3 {
+            let t3 = (1.5 + ((acc0 * 0.1).atan() + (acc0 * 0.1).sin()).sin()).log(2.5 + a.to_radians().cos());
+            acc0 -= 0.2 * a.mul_add(a, i as f64);
+        }
+        (acc0 * 0.1).sin().sin()
+    }
+    check_p111(seed = 0x342c7f45e4c523d0, inputs = 1, calls = [], at = |p| (2, p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p112(xs: &[f64], b: f64, a: f64) -> f64 {
+        let mut acc0 = f64::tanh(-a);
+        if 0.6_f64.mul_add(b, a) > 0.7 {
+            for q1 in xs.iter() {
+                let mut acc2 = (acc0 * 0.1).tanh();
+                match ((acc0 * 0.1).sin().abs() * 2.0) as usize % 3 {
                     0 | 1 => {
-                        let t2 = (1.5 + (t0 * 0.25).sin().cos()).sqrt().tanh();
+                        let mut w3 = 0;
+                        while w3 < 2 && (b.hypot(*q1) < 0.25) {
+                            let t4 = (0.5 * (xs[w3] * (acc2 * 0.1).atan()).tanh()).asin();
+                            acc0 += ((f64::sin(b) - (acc0 * 0.05).atan().min(b)) * 0.25).atan();
+                            w3 += 1;
+                        }
                     }
                     _ => {
-                        let a = a - t0 * 0.25 * i as f64;
-                    }
-                }
-                acc1 *= 0.8 + 0.2 * f64::atan(0.3).sin();
-            }
-        } else if (acc1 * 0.1).tanh().tanh().exp_m1() < 0.1 {
-            for i in (0..1).rev() {
-                if (acc1 * 0.1).atan() * (p84(((t0 * 0.25).atan() - (t0 * 0.25).atan()) * 0.5, (a.min(acc1 * 0.1) * 0.5).tanh()) * 0.5).sin() < -0.4 {
-                    let t3 = f64::cos(a);
-                } else if a.atan() < -0.4 {
-                    match n % 3 {
-                        0 | 1 => {
-                            if ((t0 * 0.25).atan() * n as f64) > 0.5 {
-                                acc1 += (t0 * 0.25).sin();
-                            }
-                        }
-                        _ => {
-                            if n > 1 {
-                                acc1 += ((acc1 * 0.1).atan() * 0.5).atan();
+                        for j in 0..xs.len() {
+                            if (b * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) > -0.2 {
+                                if j == 0 {
+                                    if j < 3 {
+                                        if j < 2 {
+                                            let t5 = if xs.iter().map(|q| q.cos()).product::<f64>() / (1.0 + (acc0 * 0.02).sin().powi(2)) < 0.0 && (acc2 * 0.02).tanh() < 0.1 { 0.75 * (xs[j] * (acc0 * 0.02).sin()) } else { (2.0 + xs.iter().map(|q| q * a).sum::<f64>().sin()).cbrt() };
+                                        } else if j > 2 {
+                                            let t6: f64 = 1.25 * 1.5;
+                                        } else {
+                                            let t9: f64 = xs.iter().take(2).map(|&u7| (xs.iter().sum::<f64>() * 1.0 * 0.25).tanh().powi(3)).fold(0.0, |s, v| s * 0.5 + v);
+                                        }
+                                    } else {
+                                        acc2 = (1.5 + (*q1).max(b).cos()).sqrt();
+                                    }
+                                } else if j == 2 {
+                                    acc2 += (a.powi(2).ln_1p() + p59((acc0 * 0.02).tanh().tanh(), (acc2 * 0.02).atan(), (p75(((acc2 * 0.02).sin().tanh().exp() * 0.5).tanh(), 1, a.min(xs[1])) * 0.5).tanh()).sin()) * 0.5;
+                                } else {
+                                    let t10 = 0.5 - xs[xs.len() - 1 - j];
+                                }
                             } else {
-                                acc1 += (n as f64 * 0.25).atan();
+                                if -(acc0 * 0.02).sin() < 0.25 || (acc0 * 0.02).sin() < 0.3 {
+                                    if (acc2 * 0.02).tanh() < -0.4 {
+                                        acc2 += ((acc0 * 0.02).atan().tanh() * 0.5).tanh();
+                                    }
+                                }
                             }
+                            acc2 += ((xs[xs.len() - 1 - j] * (acc2 * 0.02).sin() - a.mul_add(j as f64, *q1)) * 0.1).atan();
                         }
                     }
-                } else {
-                    for j in 0..1 {
-                        let flag4 = a > 0.3;
-                        acc1 = (t0 * 0.25).tanh().atan2(1.5 + a.cos());
-                    }
                 }
-                acc1 = (acc1 * 0.05 - (n as f64 / (1.0 + 0.3_f64.powi(2)) * 0.25).atan()).tanh();
+                acc0 += ((1.5 + (1.0 + (acc2 * 0.02).powi(2)).sqrt().sin()).powf(0.2_f64.powi(3).tanh()) * 0.5).atan();
             }
-        } else {
-            let a = a * ((t0 * 0.25).tanh() * n as f64);
+        } else if xs[1] * a > b {
+            let t11 = if xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).sin() < -0.2 { xs[3] / (2.0 + (acc0 * 0.02).atan().powi(2).cos()) } else { xs[0] };
         }
-        (acc1 * 0.05).sin() - (t0 * 0.25).sin() + 0.5 * a
+        0.75 * (acc0 * 0.02) + 1.5 * b
     }
-    check_p115(seed = 0x61477aca2d595da5, inputs = 1, calls = [p84], at = |p| (3, p[0]));
+    check_p112(seed = 0x5cee37c14397bc7e, inputs = 6, calls = [p59, p75], at = |p| (&p[0..4], p[4], p[5]));
+}
+
+program! {
+    #[differentiable]
+    fn p113(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        let mut carried = 0.5;
+        for i in 0..xs.len() {
+            extra = extra + (a).tanh() - (((((a) * 0.5).exp()) * ((a).mul_add(0.5, xs[i]))).tanh()).tanh();
+            acc += (xs[i]).tanh();
+            let t1 = (xs[i]).tanh() * 1.5;
+            if (a + xs[i]).tanh() < 0.39 {
+                let t2 = if ((t1) * 0.5).exp() - t1 + xs[i] < -0.21 { (((1.0 + ((1.0 + (xs[i]) * (xs[i])).ln()) * ((1.0 + (xs[i]) * (xs[i])).ln())).ln()) * (a)).tanh() } else { (xs[i]).mul_add(0.5, xs[i]) };
+            }
+            if (xs[i]) * (xs[i]) - t1 < -0.32 {
+                continue;
+            }
+            acc = acc + ((((xs[i]) * (xs[i])).sin()) * (((xs[i] - xs[i]) * 0.5).exp())).tanh() - (xs[i]).tanh();
+            carried = carried * 0.5 + (((1.0 + (xs[i]) * (xs[i])).ln() - xs[i] - a).sin()).tanh();
+            acc += carried;
+        }
+        acc
+    }
+    check_p113(seed = 0x38fdbaa438fbee39, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+}
+
+program! {
+    #[differentiable]
+    fn p114(n: usize, b: f64, a: f64) -> f64 {
+        let mut a = a;
+        if n > 1 {
+            let t0 = b.cos().exp2() * (1.5 + b.sin()).powf(b.tanh());
+        } else {
+            let b = b + (0.75 - a);
+            let mut v1 = vec![0.0; n];
+            for i in 0..v1.len() {
+                v1[i] = a;
+            }
+            a += v1[n % v1.len()].cos().powi(2).ln_1p();
+        }
+        let t2: f64 = 0.1;
+        if ((1.0 + (n as f64).powi(2)).sqrt()) < 0.1 {
+            for i in (0..2).rev() {
+                if t2 < -0.4 {
+                    if (2.0 + b.sin()).log2() < 0.25 {
+                        let mut acc3 = 1.0;
+                    }
+                } else if t2 * (a * 0.25).sin() > 1.5 {
+                    let mut acc4 = (a * 0.25).tanh();
+                } else {
+                    let mut acc5 = 1.0;
+                }
+                a += (a * 0.25).tanh();
+            }
+        }
+        let t2 = t2 + n as f64;
+        (t2 * 0.5).tanh() - a * 0.25 + b + 0.5 * n as f64
+    }
+    check_p114(seed = 0xed20c32708cb3235, inputs = 2, calls = [], at = |p| (1, p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p115(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = s;
+        let t2 = x[[2, 2]];
+        t2 + t1 + s
+    }
+    check_p115(seed = 0x7cab4753580f82f1, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1),
+        params = ["v", "s"] at [9, 10, 11, 12]);
 }
 
 program! {
     #[differentiable]
     fn p116(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (((a).sin()).cos() * a + xs[3]).tanh();
+        let t2 = ((t1 + a).tanh() + xs[0]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            let mut t3 = 0.0;
+            for j in 0..2 {
+                t3 += (((t2) * 0.5).exp() * (j as f64 + 0.5)).sin();
+            }
+            acc += (t2).tanh();
+            acc -= ((t2) * (((1.0 + (xs[i]) * (xs[i])).ln()).mul_add(0.5, xs[i]))).tanh();
+            let t4 = ((((xs[i]).sin()) * 0.5).exp()).tanh() * 1.5;
+            if i + 1 < xs.len() {
+                acc += ((t2).tanh() - (1.0 + (xs[i]) * (xs[i])).ln() + xs[i]).tanh();
+                let mut t5 = 0.0;
+                for j in 0..2 {
+                    t5 += ((xs[i]).sin() * (j as f64 + 0.5)).sin();
+                }
+                acc += (t1 + (1.0 + (xs[i + 1]) * (xs[i + 1])).ln() + (xs[i + 1]) * (t2)).tanh();
+            }
+            acc += (((xs[i] - t3).tanh()).tanh()).tanh();
+        }
+        acc
+    }
+    check_p116(seed = 0x44dc573af4dc3035, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p117(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            acc = acc + ((1.0 + ((xs[i] - xs[i]) * ((0.78_f64).mul_add(0.5, 0.04_f64))) * ((xs[i] - xs[i]) * ((0.78_f64).mul_add(0.5, 0.04_f64)))).ln()).tanh() - (((0.49_f64 + xs[i]).cos() * a).mul_add(0.5, -0.66_f64)).tanh();
+            extra -= ((1.0 + ((a + xs[i]).sin()) * ((a + xs[i]).sin())).ln()).tanh();
+            if xs[i] < 0.11 {
+                let t1 = (((xs[i]).sin()).tanh()).tanh() * 1.5;
+            }
+            acc -= (a - ((xs[i]).cos() * a).cos() * a).tanh();
+            if i + 1 < xs.len() {
+                let t2 = ((xs[i + 1]).tanh()).tanh() * 1.5;
+                acc -= ((t2).cos() * xs[i]).tanh();
+            }
+            acc += ((-0.32_f64).cos() * xs[i] + (a) * (xs[i]) - (-0.99_f64 - -0.28_f64) * (xs[i] + xs[i])).tanh();
+        }
+        acc.sin()
+    }
+    check_p117(seed = 0xb70ecd32b227f3a7, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p118(a: f64, n: usize, b: f64, c: f64) -> f64 {
+        let mut acc0 = 0.2_f64;
+        for i in 0..4 {
+            if c > (acc0 * 0.1).atan() {
+                if i + n < 4 {
+                    let t1 = b.tanh().sinh();
+                } else if i % 2 == 0 {
+                    for j in 1..=4 {
+                        acc0 = (a * (acc0 * 0.02) * c * 0.25).atan();
+                    }
+                }
+            } else {
+                acc0 /= (2.0 + (1.0 * (acc0 * 0.02).tanh()).cos());
+            }
+            acc0 -= ((n as f64).powi(2).ln_1p() * 0.5).atan();
+        }
+        if 2.0 * c > -0.1 {
+            acc0 += a;
+        } else {
+            acc0 = ((acc0 * 0.02).atan() - (b.cos().exp() * 0.5).tanh()).tanh();
+        }
+        c + b.tanh() + a
+    }
+    check_p118(seed = 0x425e38627c243608, inputs = 3, calls = [], at = |p| (p[0], 1, p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p119(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            let t1 = (((a - xs[i]).sin()).cos() * xs[i]).tanh() * 1.5;
+            acc -= (xs[i]).tanh();
+            acc += ((((xs[i]).sin()) * (a)).cos() * xs[i]).tanh();
+        }
+        let r = acc;
+        r
+    }
+    check_p119(seed = 0x5351e021a81e7d5b, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+}
+
+program! {
+    #[differentiable]
+    fn p120(c: f64, a: f64, d: f64, n: usize, b: f64) -> f64 {
+        let t0 = (1.5 + (0.5 * n as f64).sin()).powf(b.tanh());
+        let mut acc1 = 0.0;
+        let mut acc2 = (a.mul_add(b, 0.2) - a) * 0.5;
+        if acc2 * p87(((t0 + a) * 0.5).atan(), ((1.5 + t0.sin()).powf(c.tanh()) * 0.5).atan(), b, (-acc2 * 0.5).atan()) > 1.5 {
+            for i in 1..=1 {
+                let t3 = if a < -0.4 { n as f64 } else { b / (1.5 + b.tanh()) * (d + c) };
+                acc2 /= (1.0 + (-c).powi(2));
+            }
+            return c;
+        }
+        acc1 += (d.cos().sin() * 0.5).sin();
+        let d = d * (b + (acc1 * 0.5).atan());
+        let t5 = { let u4 = ((b - acc2 * 0.5 + n as f64 * a) * 0.25).sin(); (b - acc2 * 0.5) / (1.5 + ((p88((1.25 / (2.0 + (acc2 * 0.5).tanh().cos()) * 0.5).tanh(), a.cos(), u4 / (1.5 + 1.5_f64.tanh())) * 0.5).tanh() * (acc1 * 0.5)).tanh()) };
+        acc2 = (acc2 * 0.5 * (acc1 * 0.5 * 0.5).sin()).atan();
+        let mut v6 = vec![0.0; 2];
+        for i in 0..v6.len() {
+            v6[i] = (-(acc2 * 0.5).sin()).atan();
+        }
+        acc1 += (2.0 + (acc1 * 0.5).tanh().sin()).sqrt() / (1.5 + (0.3 / (1.0 + v6[n].powi(2))).tanh()) * 0.25;
+        (t5 * 0.25).sin() + (d * 0.25).sin() - (acc2 * 0.5).tanh().sin() + acc1 * 0.25 + t0
+    }
+    check_p120(seed = 0x8305d3a54805f6cf, inputs = 4, calls = [p87, p88], at = |p| (p[0], p[1], p[2], 1, p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p121(d: f64, c: f64, xs: &[f64], a: f64, b: f64) -> f64 {
+        let t0 = (a - 1.5).atan();
+        let t1 = t0 - t0.abs() + (0.2 * c).sin();
+        let mut acc2 = 0.5;
+        let mut k3 = 0;
+        loop {
+            if k3 == 3 {
+                let t4 = b.to_radians().sin() + (1.0 + a.powi(2)).ln().min(a + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()));
+            } else {
+                if k3 % 3 == 1 {
+                    let c5 = |u6: f64| xs.iter().map(|q| (q * 0.3).sin()).sum::<f64>();
+                    let t7: f64 = c5(a.sin() * c.clamp(-0.75, 0.75)) - 0.5 * c5(xs[(k3 + 1) % 4] * d);
+                }
+            }
+            acc2 -= ((xs[0] + a * b) * 0.25).tanh();
+            k3 += 1;
+            if (f64::cos(d) < 0.1 && t0 < -0.4) || k3 >= 5 { break; }
+        }
+        let t0 = t0 * (1.0 + (acc2 * 0.1).atan().powi(2)).sqrt();
+        acc2 -= ((1.0 + xs[0].powi(2)).sqrt() * 0.5).atan();
+        let c = c * xs[3];
+        let acc2 = (acc2 * 0.1).sin() * (1.0 + b.powi(2)).ln();
+        0.2 * (acc2 * 0.5) + (c * 0.5).atan() + (t0 * 0.25).cos() + (t1 * 0.5).atan() + b.tanh() + 0.3 * d + 0.5 * (t1 * 0.5).tanh()
+    }
+    check_p121(seed = 0x81f2cc434f6fa2ff, inputs = 8, calls = [], at = |p| (p[0], p[1], &p[2..6], p[6], p[7]));
+}
+
+program! {
+    #[differentiable]
+    fn p122(a: f64, b: f64, n: usize) -> f64 {
+        let mut v0 = vec![0.0; n];
+        for i in 0..v0.len() {
+            v0[i] = b.sin().exp().atan();
+        }
+        let t1 = b.sin().exp();
+        let t4: f64 = { let v2: Vec<f64> = v0.iter().map(|&u3| u3.sin().exp2() / (2.0 + (u3 + u3).cos())).collect(); v2[0] + v2[0] };
+        v0[(n + 1) % 1] = ((1.5 + v0[n % v0.len()].sin()).powf(1.5_f64.tanh()).tanh().exp() * 0.5).atan();
+        let mut v5 = vec![0.0; v0.len()];
+        for i in 0..v5.len() {
+            v5[i] = v0[i];
+        }
+        let mut acc6 = v0[n % v0.len()].cos();
+        for i in 0..n {
+            if i + i < 1 {
+                if ((n as f64).mul_add(a, v0[n % v0.len()] * 0.5)) > 0.5 {
+                    continue;
+                }
+                return ((v5[(n + 1) % 1] * 0.5).atan() * (v5[(n + 1) % 1] * 0.5).tanh()).clamp(-0.75, 0.75);
+            }
+            acc6 = (acc6 * 0.5 - v0.iter().map(|q| (q * 0.5).cos()).product::<f64>()).atan();
+        }
+        for i in (0..2).rev() {
+            let t7 = f64::min(0.75 * (v0[(n + 1) % 1] * 0.25).sin() * (1.0 + (v5[n % v5.len()] * 0.25).atan().powi(2)).ln(), 0.2 * (b * t1));
+            acc6 += (t7 * (a - b) * 0.5).tanh();
+        }
+        (acc6 * 0.25).tanh() + (t4 * 0.25).tanh() + 0.75 * t1 + 1.0 * b
+    }
+    check_p122(seed = 0xf14b7bc8904255c7, inputs = 2, calls = [], at = |p| (p[0], p[1], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p123(xs: &[f64], c: f64, d: f64, a: f64, b: f64) -> f64 {
+        let t0 = (xs[0] * xs[2]).cos();
+        let mut acc1 = 1.0;
+        for i in 0..3 {
+            match i % 3 {
+                0 | 1 => {
+                    if t0 > -0.2 && b < 0.25 {
+                        return t0;
+                    }
+                }
+                _ => {
+                    acc1 = xs.iter().map(|q| (q * 0.1).sin()).sum::<f64>();
+                }
+            }
+            acc1 = (xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) / (1.0 + (acc1 * 0.25).sin().powi(2))).cos().exp();
+        }
+        let mut acc2 = 1.0;
+        match ((c * d * 0.5).tanh().abs() * 2.0) as usize % 3 {
+            0 => {
+                let t3 = d.abs();
+            }
+            1 => {
+                acc2 += f64::max(c, xs[2]).cos().exp() * 0.5;
+            }
+            _ => {
+                let mut v4 = vec![0.0; 4];
+                for i in 0..v4.len() {
+                    v4[i] = a.atan2(1.5 + (0.6 * (acc1 * 0.25).sin()).cos());
+                }
+            }
+        }
+        acc2 - (acc1 * 0.25).atan() - t0 + 0.75 * b - 0.5 * d
+    }
+    check_p123(seed = 0x73451d22b00db926, inputs = 7, calls = [], at = |p| (&p[0..3], p[3], p[4], p[5], p[6]));
+}
+
+#[differentiable]
+fn p124_h0(v: &[f64], s: f64) -> Result<f64, String> {
+    let head = if v[0] * s > -0.4 { Ok((v[0] * s).sin()) } else { Err(format!("{s} is too small")) };
+    let h = head?;
+    Ok(h * 1.5 + v[v.len() - 1] * 1.5)
+}
+#[differentiable]
+fn p124_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).tanh() * 0.25;
+    }
+}
+#[differentiable]
+fn p124_h2(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.75).sin();
+    }
+    acc * -0.5 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p124_h3(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.75;
+    t + p124_h2(&v[1..], s * 0.75) + p124_h2(v, s).sin()
+}
+#[differentiable]
+fn p124_h4(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.6 + (y[i] * s).cos() * 0.25;
+    }
+}
+#[differentiable]
+fn p124_h5(y: &mut [f64], x: &[f64], s: f64) {
+    p124_h4(y, s);
+    p124_h1(s * 0.25, &x[1..], y);
+}
+#[differentiable]
+fn p124_h6(a: &mut [f64], b: &mut [f64], s: f64) {
+    for i in 0..a.len().min(b.len()) {
+        b[i] = b[i] * 0.25 + (a[i] * s).tanh();
+        a[i] = (b[i] * 0.25).tanh() + a[i] * 0.5;
+    }
+}
+program! {
+    #[differentiable]
+    fn p124(b: f64, ys: &mut [f64], xs: &[f64], a: f64) -> f64 {
+        let t1 = match p124_h0(&xs[2..], b) { Ok(v) => v, Err(_) => b * -0.5 };
+        let mut buf2 = vec![0.0; 3];
+        for i in 0..3 {
+            buf2[i] = xs[i + 3] * a;
+        }
+        p124_h1(a * 0.5, &xs[..6], &mut buf2[..]);
+        for (v3, xi5) in buf2.iter_mut().zip(xs.iter()) {
+            *v3 = *v3 * t1.tanh() + xi5.sin();
+        }
+        let t6 = buf2[0] + buf2[2] * 0.25;
+        let t7 = p124_h3(&xs[0..], t1.tanh());
+        let (h8, c9) = ys.split_at_mut(1);
+        p124_h6(h8, c9, b);
+        let t10 = c9[0] * 1.5 + h8[h8.len() - 1] + c9.len() as f64 * 0.1;
+        let t11 = ys[1] * 0.6;
+        p124_h4(ys, b);
+        let t12 = ys[1] * 0.25;
+        for _ in 0..2 {
+            p124_h4(&mut ys[..2], a);
+        }
+        let t13 = ys[2] * 0.75;
+        t13 + t12 + t11 + t10 + t7 + ys[2] + a * 0.3
+    }
+    check_p124(seed = 0x9cb46179063d5ed7, inputs = 12, calls = [], at = |p| (p[0], &mut p[1..4].to_vec(), &p[4..11], p[11]),
+        params = ["xs", "ys"] at [4, 5, 6, 7, 8, 9, 10, 1, 2, 3]);
+}
+
+program! {
+    #[differentiable]
+    fn p125(b: f64, a: f64, xs: &[f64]) -> f64 {
+        let b = b * 1.0_f64.atan();
+        let t0 = b * 0.5 / (1.0 + xs[1].powi(2));
+        let t1 = (b * 0.5 * 0.5).powi(3);
+        let mut acc2 = ((t1 * 0.1).sin() - b * 0.5).atan();
+        let mut w3 = 0;
+        while w3 < 4 && (acc2 * (t0 * 0.5).tanh() > 0.75) {
+            acc2 += (xs.iter().sum::<f64>() * 0.25).atan();
+            acc2 -= xs[w3 % xs.len()];
+            let t4 = if w3 % 3 == 1 { w3 as f64 * f64::atan(xs[(w3 + 1) % 3]) } else { a * xs.iter().map(|q| q.cos()).product::<f64>() / (1.5 + 0.75_f64.tanh().cosh().tanh()) };
+            w3 += 1;
+        }
+        let t5 = a.powi(3);
+        let k6 = ((xs[2] * (t0 * 0.5).atan() * 0.5).tanh().abs() * 2.0) as usize % 3;
+        match k6 {
+            0 => {
+                for q7 in xs.iter() {
+                    let t8 = xs[1] + 0.1;
+                    acc2 += (f64::atan(1.25).mul_add(f64::sin(xs[2]), (2.0 + a.cos()).recip()) * 0.25).atan();
+                }
+            }
+            1 => {
+                let mut w9 = 0;
+                while w9 < 1 && ((t0 * 0.5).atan() / (1.0 + 0.5_f64.powi(2)) > -0.2) {
+                    acc2 = (acc2 * 0.05 - (acc2 * 0.05).tanh().powi(3)).sin();
+                    acc2 = xs[w9].atan2(1.5 + p87(xs[xs.len() - 1 - w9] * 0.5, ((b * 0.5 + (t0 * 0.5).atan()) * 0.25).tanh(), ((t5 * 0.5).mul_add(0.75, a) * 0.5).sin(), f64::cos((b * 0.5).sin())).cos()) * xs.iter().map(|q| q * q).sum::<f64>() * 0.25;
+                    w9 += 1;
+                }
+            }
+            _ => {
+                let k10 = ((t1 * 0.1).sin().abs() * 2.0) as usize % 3;
+                let t11 = match k10 { 0 => (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.75).atan(), 1 => (((2.0 + (t1 * 0.1).sin()).ln() + a.powi(2).ln_1p()) * 0.5).sin(), _ => (((t0 * 0.5).tanh().mul_add((b * 0.5).sin(), xs[1]) - xs[1].atan2(1.5 + (t1 * 0.1).tanh().cos())) * 0.5).tanh() };
+            }
+        }
+        (t5 * 0.5).atan().sin() - (t1 * 0.1).sin() + (t0 * 0.5).tanh() - 0.75 * (b * 0.5) + 0.5 * (acc2 * 0.05)
+    }
+    check_p125(seed = 0xb50369faf9560635, inputs = 5, calls = [p87], at = |p| (p[0], p[1], &p[2..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p126(a: f64, xs: &[f64]) -> f64 {
         let t1 = (((a) * 0.5).exp() + xs[4]).tanh();
+        let t2 = (a + xs[3]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 1..xs.len() {
+            if t2 > -0.40 {
+                break;
+            }
+            acc += (xs[i]).tanh();
+            acc = acc + (a).tanh() - (((xs[i]).mul_add(0.5, t2)).sin() + (t2).sin()).tanh();
+            if (xs[i]) * (xs[i - 1]) > -0.05 {
+                extra += ((1.0 + (((t1).cos() * xs[i - 1]) * ((-0.42_f64) * (xs[i]))) * (((t1).cos() * xs[i - 1]) * ((-0.42_f64) * (xs[i])))).ln()).tanh();
+                let t3 = ((a).tanh()).tanh() * 1.5;
+            }
+            let mut t4 = 0.0;
+            for j in 0..2 {
+                t4 += ((xs[i]).cos() * a * (j as f64 + 0.5)).sin();
+            }
+            acc += (t2).tanh();
+        }
+        acc
+    }
+    check_p126(seed = 0x7c307ec4cc6dd107, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+}
+
+#[differentiable]
+fn p127_h0(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).sin();
+    r[1] = v[1] * 0.75;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+#[differentiable]
+fn p127_h1(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.25).cos();
+    }
+    acc * 0.5 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p127_h2(y: &mut [f64], s: f64) -> f64 {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.25).tanh();
+    }
+    y[0] = (y[0] * 0.3 + s).sin();
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p127_h3(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).tanh() * 0.25;
+    }
+}
+#[differentiable]
+fn p127_h4(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    let _ = p127_h2(y, s);
+    p127_h3(s * 0.6, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+#[differentiable]
+fn p127_h5(v: &[f64], s: f64) -> Result<f64, String> {
+    let head = if v[0] * s > -0.4 { Ok((v[0] * s).cos()) } else { Err(format!("{s} is too small")) };
+    let h = head?;
+    Ok(h * 0.3 + v[v.len() - 1] * 0.3)
+}
+program! {
+    #[differentiable]
+    fn p127(xs: &[f64], b: f64, a: f64, w: [f64; 3]) -> f64 {
+        let s1 = &xs[..5];
+        let t2 = (s1[4] * a + s1[2]).sin() + s1[s1.len() - 1] * 1.5;
+        let arr3 = p127_h0(xs, b);
+        let t4 = arr3[2] * arr3[2];
+        let t5 = p127_h1(s1, w[0] * 0.5);
+        let mut buf6 = vec![-0.5; 2];
+        let t7 = p127_h4(&mut buf6, xs, b).tanh();
+        let t8 = p127_h4(&mut buf6, &s1[0..], t7.tanh()).tanh();
+        let t9 = p127_h2(&mut buf6, t8.tanh()).tanh();
+        buf6[1..].fill(w[0] * -0.5);
+        let t13 = buf6[0] + buf6[1] * 0.5;
+        let mut buf14 = vec![0.0; 2];
+        for i in 0..2 {
+            buf14[i] = xs[i + 1] * w[2];
+        }
+        p127_h3(t5.tanh(), xs, &mut buf14);
+        let t15 = p127_h2(&mut buf14, a).tanh();
+        for v16 in buf14.iter_mut() {
+            *v16 = (*v16 * t8.tanh() * 0.25).sin();
+        }
+        let (h19, c20) = buf14.split_at_mut(1);
+        let _ = p127_h2(h19, b);
+        let t21 = c20[0] * 0.5 + h19[h19.len() - 1] + c20.len() as f64 * 0.1;
+        let t22 = buf14[0] + buf14[1] * -0.5;
+        let t23 = p127_h1(s1, t2.tanh()).sin();
+        let t24 = match p127_h5(&xs[..], w[2]) { Ok(v) => v, Err(_) => w[2] * 1.5 };
+        t24 + t23 + t22 + t21 + t15 + w[1] * 0.5 + a * 0.3
+    }
+    check_p127(seed = 0x059c7c61f50fb9f7, inputs = 11, calls = [], at = |p| (&p[0..6], p[6], p[7], <[f64; 3]>::try_from(&p[8..11]).unwrap()));
+}
+
+#[differentiable]
+fn p128_h0(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * 1.5 + (y[i] * s).tanh() * 0.25;
+    }
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p128_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).sin() * 0.5;
+    }
+    y[0] * 0.3
+}
+program! {
+    #[differentiable]
+    fn p128(xs: &[f64], a: f64, w: [f64; 3], ys: &mut [f64]) -> f64 {
+        let t1 = p128_h0(&mut ys[0..=1], a * -0.5).tanh();
+        let t2 = ys[2] * 0.3;
+        let t3 = p128_h0(&mut ys[..2], t2.tanh()).tanh();
+        let t4 = ys[0] * 1.5;
+        let t5 = p128_h1(t3.tanh() * 0.6, &xs[..7], ys).tanh();
+        let t6 = ys[1] * -0.5;
+        t6 + t5 + t4 + t3 + t2 + ys[2] + w[1] * 0.5 + a * 0.3
+    }
+    check_p128(seed = 0x3d45fb72466354b2, inputs = 14, calls = [], at = |p| (&p[0..7], p[7], <[f64; 3]>::try_from(&p[8..11]).unwrap(), &mut p[11..14].to_vec()));
+}
+
+program! {
+    #[differentiable]
+    fn p129(a: f64, xs: &[f64]) -> f64 {
         let mut acc = 0.0;
         let mut extra = 0.0;
         let mut carried = 0.5;
         for i in 0..xs.len() {
-            if 0.78_f64 - xs[i] + (xs[i]).mul_add(0.5, xs[i]) > 0.36 {
-                let t2 = if xs[i] < 0.00 { ((xs[i]).mul_add(0.5, xs[i])).tanh() } else { 0.50_f64 };
-                if (xs[i]).mul_add(0.5, xs[i]) < -0.15 {
-                    acc -= (((t2).sin() + (0.99_f64).sin()).cos() * t1).tanh();
+            let mut t1 = 0.0;
+            for j in 0..2 {
+                t1 += ((1.0 + (xs[i]) * (xs[i])).ln() - (xs[i]).sin() * (j as f64 + 0.5)).sin();
+            }
+            let t2 = if (((xs[i]).tanh()) * 0.5).exp() > 0.33 { ((-0.52_f64).sin()).tanh() } else { a };
+            if i + 1 < xs.len() {
+                acc += (t2).tanh();
+                let t3 = ((((1.0 + (t2) * (t2)).ln()).cos() * t2).sin()).tanh() * 1.5;
+                acc -= (((xs[i] + t1).sin()) * (t3)).tanh();
+            }
+            acc = acc + (a).tanh() - (((xs[i] + xs[i]) * 0.5).exp()).tanh();
+            carried = carried * 0.5 + ((1.0 + (t2 + t1 + a) * (t2 + t1 + a)).ln()).tanh();
+            acc += carried;
+        }
+        acc
+    }
+    check_p129(seed = 0x519eb40ad6832fc7, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p130(c: f64, a: f64, b: f64) -> f64 {
+        let mut acc0 = 1.0;
+        for i in 0..4 {
+            let t1 = a + c;
+            let mut acc2 = a.powi(2).ln_1p().powi(2);
+            for j in 0..3 {
+                let c = c * b.cos().exp2();
+                acc2 = b;
+            }
+            acc0 *= (2.0 * (acc2 * 0.05).tanh()).tanh();
+        }
+        if acc0 * 0.02 * 0.9 > 0.25 {
+            return (2.0 * b).tanh().exp();
+        }
+        (acc0 * 0.02).tanh().sin() - b
+    }
+    check_p130(seed = 0x2149d347cbf70513, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p131(a: f64) -> f64 {
+        let mut v0 = vec![0.0; 2];
+        for i in 0..v0.len() {
+            v0[i] = a * ((p97(a, i as f64) * 0.25).sin() / (1.5 + a.tanh()));
+            if i > 0 {
+                v0[i] += v0[i - 1] * 0.5 / (2.0 + a.cos());
+            }
+        }
+        v0[0] = (v0.iter().map(|q| (q * 0.25) * (q * 0.25)).sum::<f64>() * 0.05).tanh();
+        let t1 = f64::atan(a);
+        let t2 = (1.0 + (t1 - a).powi(2)).ln();
+        let t1 = t1 * (t1 * (p118((v0[1] * 0.25).atan() * t2 * 0.5, 1, (v0[0] * 0.25).atan().tanh(), (v0[0] * 0.25).atan().asinh()) * 0.5).tanh());
+        let mut acc3 = 0.5;
+        acc3 = ((t1 * 0.5).sin() * (0.6 + t2) * 0.5).atan();
+        let mut v4 = vec![0.0; 4];
+        for i in 0..v4.len() {
+            v4[i] = t1 * 0.5 * f64::atan(t2) * 0.5;
+        }
+        let mut v5 = vec![0.0; v4.len()];
+        for i in 0..v5.len() {
+            v5[i] = v4[2];
+        }
+        let mut v6 = vec![0.0; v5.len()];
+        for i in 0..v6.len() {
+            v6[i] = ((v5.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.5 + (v0[0] * 0.25).atan() * t2) * 0.5).atan();
+        }
+        acc3 + t1 * 0.5 + 0.1 * t2
+    }
+    check_p131(seed = 0x14fdbb722af0e869, inputs = 1, calls = [p97, p118], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p132(b: f64, xs: &[f64], d: f64, c: f64, a: f64) -> f64 {
+        let t0: f64 = (p97(0.75, (xs[3] * c * 0.5).tanh()) * 0.25).max(1.0);
+        let mut acc1 = 0.5;
+        let mut w2 = 0;
+        while w2 < 3 && (t0.tanh() < 0.1 || c < -0.4) {
+            if w2 == 0 {
+                let t3 = (1.0 + c.powi(2)).ln() + w2 as f64 * b;
+            } else {
+                let mut w4 = 0;
+                while w4 < 2 && (t0.atan2(1.5 + xs[xs.len() - 1 - w2].cos()) > 0.3) {
+                    let b = b * d;
+                    acc1 += f64::max(0.25 * a, xs[w2] * 0.6);
+                    w4 += 1;
                 }
             }
-            let t3 = (a + xs[i]).tanh() * 1.5;
-            let mut t4 = 0.0;
+            acc1 = (2.0 + 0.3_f64.powi(3).sin()).cbrt();
+            w2 += 1;
+        }
+        1.25 * (acc1 * 0.1) + t0 + a
+    }
+    check_p132(seed = 0x2a903fbf950f175b, inputs = 8, calls = [p97], at = |p| (p[0], &p[1..5], p[5], p[6], p[7]));
+}
+
+program! {
+    #[differentiable]
+    fn p133(n: usize, a: f64, xs: &[f64]) -> f64 {
+        let t0 = f64::atan((a / (1.0 + xs[0].powi(2))).tanh());
+        let mut acc1 = ((a.tanh().exp() - (2.0 + a.cos()).powi(-2)) * 0.5).tanh();
+        for i in (0..3).rev() {
+            for j in 0..n {
+                let t2 = if i < 2 { 0.25_f64.sin() * xs.iter().map(|q| q * (acc1 * 0.05).atan()).sum::<f64>().tanh() } else { f64::cos(xs[i]).cos() };
+                if j + i < 3 {
+                    continue;
+                }
+                acc1 += (p110(1.5, ((p118((acc1 * 0.05).tanh() * xs[j], 1, ((xs[j] + (acc1 * 0.05).atan()) * 0.5).tanh(), ((a - t0) * 0.5).atan()) * 0.5).atan().sin().exp2() * 0.5).atan(), ((xs[0] - t2) * 0.25).atan(), (t0 * j as f64 * 0.25).tanh()) * 0.5 * 0.5).tanh();
+            }
+            acc1 = ((acc1 * 0.05).sin() - (t0 * 1.5 * 0.5).sin()).atan();
+        }
+        for i in 0..xs.len() {
+            match n % 3 {
+                0 => {
+                    for j in 1..=3 {
+                        let o3: Option<f64> = if 1.0 > t0 { Some(a.powi(2)) } else { None };
+                        let t5: f64 = match o3 { Some(u4) => a * 0.25, None => a - xs[i] };
+                        acc1 /= (2.0 + (n as f64 * a).cos());
+                    }
+                }
+                1 => {
+                    let t6: f64 = (1.0 + (acc1 * 0.02 + a).powi(2)).ln();
+                }
+                _ => {
+                    if i % 3 == 1 {
+                        let t7: f64 = t0 * xs.iter().map(|q| (q * 0.9).sin()).sum::<f64>() + (acc1 * 0.02).tanh();
+                    } else {
+                        for j in 0..xs.len() {
+                            let t8 = f64::tanh((acc1 * 0.02).atan());
+                            acc1 -= ((t0 - a) / (1.0 + xs[0].sin().powi(2)) * 0.1).tanh();
+                        }
+                    }
+                }
+            }
+            acc1 = (xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) / (1.0 + xs[2] * xs[2])).sin();
+        }
+        (acc1 * 0.02).atan().sin() - t0 + a + 0.5 * xs[n % xs.len()]
+    }
+    check_p133(seed = 0xde64e1d8f7a453eb, inputs = 4, calls = [p110, p118], at = |p| (3, p[0], &p[1..4]));
+}
+
+program! {
+    #[differentiable]
+    fn p134(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = &((s) * x) / &(v.dot(x) * 0.3).mapv(|q| q * q + 1.0);
+        if n % 2 == 0 {
+            t1 = (x / &v.mapv(|q| q * q + 1.0)).mapv(f64::sin);
+        }
+        let t2 = (x * x).mapv(f64::tanh);
+        let mut t3 = v + &(t2.dot(&t2) * 0.3);
+        if n % 2 == 0 {
+            t3 = -(t2.dot(&t1) * 0.3).mapv(f64::sin);
+        }
+        t3.sum() * 0.2 + t2.sum() * 0.2 + t1.sum() * 0.2
+    }
+    check_p134(seed = 0x48fa2472690a19a4, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p135(a: f64, xs: &[f64]) -> f64 {
+        let t1 = ((a).cos() * a + xs[5]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            let mut t2 = 0.0;
             for j in 0..2 {
-                t4 += ((((xs[i]).cos() * xs[i]) * 0.5).exp() * (j as f64 + 0.5)).sin();
+                t2 += (a * (j as f64 + 0.5)).sin();
             }
+            let t3 = if ((xs[i]).tanh()).mul_add(0.5, t2) < 0.50 { (xs[i]).tanh() } else { (t2) * (xs[i]) };
             if i + 1 < xs.len() {
-                extra += ((-0.86_f64).sin()).tanh();
-                acc -= ((t3).tanh()).tanh();
+                extra = extra + ((xs[i + 1]) * ((xs[i]) * (((xs[i + 1]) * 0.5).exp()))).tanh() - ((t3).tanh() - -0.33_f64).tanh();
+                if xs[i] < -0.07 {
+                    acc = acc + (xs[i]).tanh() - (((1.0 + (xs[i + 1]) * (xs[i + 1])).ln()).tanh()).tanh();
+                    let t4 = ((((xs[i] + xs[i]) * 0.5).exp()).sin()).tanh() * 1.5;
+                } else {
+                    let t5 = (((a).cos() * xs[i]).mul_add(0.5, xs[i + 1])).tanh() * 1.5;
+                }
+                acc += (((xs[i + 1] - xs[i + 1]) * ((0.02_f64).tanh())).tanh()).tanh();
             }
-            acc -= ((((t4) * (xs[i])) * 0.5).exp() + ((((t1) * 0.5).exp()) * 0.5).exp()).tanh();
-            carried = carried * 0.5 + ((1.0 + ((0.73_f64) * ((-0.85_f64) * (t3))) * ((0.73_f64) * ((-0.85_f64) * (t3)))).ln()).tanh();
-            acc += carried;
+            acc = acc + (xs[i]).tanh() - ((a).cos() * xs[i] + (xs[i]).mul_add(0.5, 0.54_f64) - xs[i]).tanh();
         }
         acc.sin()
     }
-    check_p116(seed = 0x45c750038fdd6292, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+    check_p135(seed = 0x2adb9cc143fdae27, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]),
+        params = ["a"] at [0]);
 }
 
 #[differentiable]
-fn p117_h0(v: &[f64], s: f64) -> Result<f64, String> {
-    let head = if v[0] * s > -0.4 { Ok((v[0] * s).cos()) } else { Err(format!("{s} is too small")) };
-    let h = head?;
-    Ok(h * 0.5 + v[v.len() - 1] * 1.5)
-}
-program! {
-    #[differentiable]
-    fn p117(b: f64, a: f64, xs: &[f64]) -> f64 {
-        let s1 = &xs[4..];
-        let t2 = (s1[0] * a + s1[3]).sin() + s1[s1.len() - 1] * 0.75;
-        let mut arr3 = [1.5_f64; 3];
-        arr3[1] = a * 0.75;
-        arr3[2] = xs[3] * 0.3;
-        let t4 = arr3[0] * arr3[0];
-        let mut arr5 = [0.6_f64; 3];
-        arr5[2] = b;
-        arr5[0] = xs[2] * -0.5;
-        let t6 = arr5[2] * arr5[0];
-        let mut arr7 = [0.75_f64; 3];
-        arr7[2] = t2.tanh();
-        arr7[0] = xs[7] * 0.75;
-        let t8 = arr7[2] * arr7[1];
-        let t9 = match p117_h0(s1, t8.tanh() * 0.25) { Ok(v) => v, Err(_) => t8.tanh() * 0.25 * 0.6 };
-        t9 + t8 + t6 + t4 + t2 + a * 0.3
+fn p136_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 1.5).tanh();
     }
-    check_p117(seed = 0xe2783bf1fe0f6d97, inputs = 10, calls = [], at = |p| (p[0], p[1], &p[2..10]));
-}
-
-program! {
-    #[differentiable]
-    fn p118(a: f64, n: usize) -> f64 {
-        let mut acc0 = 1.0;
-        if n == 0 {
-            acc0 -= 1.5_f64;
-        } else {
-            let mut w1 = 0;
-            while w1 < 4 && ((-(n as f64)) > acc0) {
-                let t2 = if p111(0.3 * (p97(f64::atan(a), a) * 0.1).atan()) * 0.5 > w1 as f64 || (acc0 * 0.1).sin() < -0.4 { w1 as f64 } else { (acc0 * 0.1).sin() };
-                acc0 += ((n as f64).cos() * (t2 * 0.5 + (acc0 * 0.1).sin()) * 0.1).sin();
-                w1 += 1;
-            }
-            for i in 0..3 {
-                for j in 0..n {
-                    if n + j < 2 {
-                        if i % 3 == 1 {
-                            continue;
-                        }
-                    } else {
-                        let t3 = (acc0 * 0.05).sin() + (acc0 * 0.05).atan();
-                    }
-                    acc0 += (0.75 * a).powi(2);
-                }
-                acc0 += ((1.0 * 2.0 - acc0 * 0.05 * 1.25) * 0.25).sin();
-            }
-        }
-        for i in 0..4 {
-            acc0 -= (2.0_f64.atan2(1.5 + (acc0 * 0.05).tanh().cos()).max((acc0 * 0.05).tanh() / (2.0 + a.cos())) * 0.5).atan();
-        }
-        0.5 * (acc0 * 0.05).sin() - a
-    }
-    check_p118(seed = 0x15dbd4de9d296eb1, inputs = 1, calls = [p97, p111], at = |p| (p[0], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p119(a: f64, c: f64, xs: &[f64], b: f64) -> f64 {
-        if c * b > 0.5 {
-            return a;
-        }
-        let mut acc0 = c;
-        if b * xs[1] > b || c < 0.1 {
-            acc0 *= (xs[1] + acc0).tanh();
-            let mut v1 = vec![0.0; 2];
-            for i in 0..v1.len() {
-                v1[i] = (acc0.max(xs[0]) * (a - c) * 0.25).tanh();
-            }
-            acc0 += (acc0 * 0.5).tanh().powi(2).clamp(-0.75, 0.75);
-        }
-        for i in (0..6).step_by(2) {
-            let acc0 = (acc0 * 0.1).atan() + c.tanh();
-        }
-        (acc0 * 0.1).cos() + b - a.tanh()
-    }
-    check_p119(seed = 0x31f98bb40d7dfde3, inputs = 6, calls = [], at = |p| (p[0], p[1], &p[2..5], p[5]),
-        params = ["a", "xs", "c"] at [0, 2, 3, 4, 1]);
-}
-
-#[differentiable]
-fn p120_h0(v: &[f64], s: f64) -> Result<f64, String> {
-    let head = if v[0] * s > -0.4 { Ok((v[0] * s).cos()) } else { Err(format!("{s} is too small")) };
-    let h = head?;
-    Ok(h * 0.75 + v[v.len() - 1] * 1.5)
+    acc * 1.5 + v[0] * v[v.len() - 1]
 }
 #[differentiable]
-fn p120_h1(v: &[f64], s: f64) -> [f64; 3] {
+fn p136_h1(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.5 + (y[i] * s).tanh() * 0.25;
+    }
+}
+#[differentiable]
+fn p136_h2(v: &[f64], s: f64) -> [f64; 3] {
     let mut r = [0.0_f64; 3];
     r[0] = (v[0] * s).cos();
     r[1] = v[1] * 0.25;
     r[2] = (v[v.len() - 1] + s).tanh();
     r
 }
-#[differentiable]
-fn p120_h2(v: &[f64], s: f64, k: usize) -> f64 {
-    if k == 0 {
-        (v[0] * s).sin()
-    } else {
-        v[k % v.len()] * 0.25 + p120_h2(v, s * -0.5, k - 1).sin()
-    }
-}
-#[differentiable]
-fn p120_h3(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 1.5).tanh();
-    }
-    acc * -0.5 + v[0] * v[v.len() - 1]
-}
 program! {
     #[differentiable]
-    fn p120(a: f64, b: f64, xs: &[f64]) -> f64 {
-        let t1 = match p120_h0(&xs[0..], b * -0.5) { Ok(v) => v, Err(_) => b * -0.5 * -0.5 };
-        let arr2 = p120_h1(xs, a);
-        let t3 = arr2[2] * arr2[2];
-        let s4 = &xs[..6];
-        let t5 = (s4[3] * a * 0.6 + s4[4]).sin() + s4[s4.len() - 1] * 1.5;
-        let t6 = p120_h2(s4, b, 3);
-        let t7 = p120_h3(&xs[..], t5.tanh()).sin();
-        t7 + t6 + t5 + t3 + t1 + a * 0.3
-    }
-    check_p120(seed = 0xa21c92eabb863312, inputs = 9, calls = [], at = |p| (p[0], p[1], &p[2..9]));
-}
-
-program! {
-    #[differentiable]
-    fn p121(xs: &[f64], a: f64) -> f64 {
-        let mut v0: Vec<f64> = Vec::new();
-        v0.push(((xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() + xs.iter().map(|q| (q * 0.9).sin()).sum::<f64>() + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).cos()) * 0.1).sin());
-        v0.push((a * a * (xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) - a) * 0.25).atan());
-        let t1 = v0[0] * 0.5 + v0[1];
-        let mut t1 = t1;
-        for i in 0..3 {
-            let mut w2 = 0;
-            while w2 < 2 {
-                let mut a = a;
-                if w2 % 2 == 0 {
-                    let t5: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u3, &w4)| w2 as f64 - xs[w2] + (a + xs[w2]) * (0.5 * w4)).sum();
-                } else if i == 2 {
-                    let t8: f64 = xs[1..4].iter().map(|u6| { let u6 = *u6; xs[1].asinh().mul_add(u6.powi(3), 0.6 * a) }).sum();
-                } else {
-                    let t9 = xs.iter().map(|q| (q * 1.25).sin()).sum::<f64>().cos().exp();
-                }
-                a *= 0.5 + 0.4 * a.sin();
-                w2 += 1;
-            }
-            t1 /= (2.0 + (t1 * 0.1).atan2(1.5 + a.cos()).cos());
+    fn p136(b: f64, xs: &[f64], a: f64, w: [f64; 3]) -> f64 {
+        let t1 = p136_h0(&w, w[0]).sin();
+        let s2 = &xs[..];
+        let t3 = (s2[0] * t1.tanh() * 0.3 + s2[1]).sin() + s2[s2.len() - 1] * 0.25;
+        let s4 = &s2[1..6];
+        let t5 = (s4[4] * w[2] * 0.25 + s4[1]).sin() + s4[s4.len() - 1] * 0.25;
+        let mut buf6 = vec![-0.5; 3];
+        p136_h1(&mut buf6[0..], t3.tanh());
+        for (i8, v7) in buf6.iter_mut().enumerate() {
+            *v7 += w[0] * 0.1 * i8 as f64;
         }
-        if (1.5 + xs.iter().map(|q| q.cos()).product::<f64>().sin()).powf((t1 * 0.1).sin().tanh()) > 0.3 {
-            let mut acc10 = f64::sin((t1 * 0.1).tanh().cos().exp());
-            let mut k11 = 0;
-            loop {
-                for j in 0..1 {
-                    let mut acc12 = 0.0;
-                    acc12 -= (((t1 * 0.02).sin() * 1.0).hypot(j as f64 + (acc10 * 0.05).atan()) * 0.25).tanh();
-                }
-                t1 += ((a - xs[1]).max((acc10 * 0.05).atan().max(xs[k11 % xs.len()])) * 0.5).sin();
-                k11 += 1;
-                if (xs.iter().sum::<f64>() * a < -0.4) || k11 >= 6 { break; }
-            }
-        } else {
-            let mut acc13 = xs.iter().map(|q| q.cos()).product::<f64>().tanh().exp2().tanh().exp2();
-        }
-        (t1 * 0.02).sin().tanh()
+        let t10 = buf6[0] + buf6[2] * -0.5;
+        let arr11 = p136_h2(s2, w[2]);
+        let t12 = arr11[1] * arr11[0];
+        t12 + t10 + t5 + t3 + t1 + w[1] * 0.5 + a * 0.3
     }
-    check_p121(seed = 0xdbaa48afbfead08b, inputs = 5, calls = [], at = |p| (&p[0..4], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p122(a: f64, b: f64, c: f64) -> f64 {
-        let mut a = a;
-        for i in 0..2 {
-            let t0 = if i < 1 { b } else { i as f64 * (a * 0.25) * (0.25 * (a * 0.25).tanh()) };
-            if a * 0.25 * 1.25 > 0.25 {
-                let t1 = 0.3 * t0;
-            } else {
-                if 1.0 > c {
-                    return (a * 0.25).atan() * 0.2_f64.mul_add(b, c);
-                }
-            }
-            a = (((p82(f64::max(0.5, c)) * 0.5).tanh().powi(2) - (t0 + 0.75)) * 0.5).atan();
-        }
-        a = (a * 0.25 - (c.powi(3) * 0.5).sin()).sin();
-        let mut acc2 = (a * 0.25).tanh().atan2(1.5 + (a * 0.25).tanh().cos()) * (b * 0.2);
-        acc2 += acc2.powi(2) + 0.3 * acc2;
-        let t3 = (a * 0.25).sin();
-        let t4 = (a * 0.25).atan() / (1.0 + ((a * 0.25).sin() * (a * 0.25).tanh()).powi(2));
-        t3 + acc2.sin() + b
-    }
-    check_p122(seed = 0xd8f46dab7e1753e5, inputs = 3, calls = [p82], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p123(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (((a).mul_add(0.5, -0.09_f64)) * ((a).cos() * a) + xs[0]).tanh();
-        let t2 = (a + xs[1]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 1..xs.len() {
-            acc -= (((((t1) * (t2)) * 0.5).exp()).cos() * xs[i - 1]).tanh();
-            let t3 = ((((t2).sin()) * 0.5).exp()).tanh() * 1.5;
-            let t4 = ((1.0 + (((xs[i]).mul_add(0.5, 0.83_f64)).tanh()) * (((xs[i]).mul_add(0.5, 0.83_f64)).tanh())).ln()).tanh() * 1.5;
-            acc -= ((((xs[i]).tanh()).cos() * a).mul_add(0.5, t2)).tanh();
-            acc += ((t4) * (xs[i - 1] + t3 + xs[i])).tanh();
-        }
-        acc
-    }
-    check_p123(seed = 0xb8672bf62d8f92a7, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p124(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (a - a - a + xs[1]).tanh();
-        let t2 = ((a).sin() + xs[2]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            extra += (xs[i] + xs[i] - xs[i] - (xs[i]) * (a)).tanh();
-            acc = acc + (((a).sin()) * (xs[i]) - ((t2).tanh()).cos() * a).tanh() - ((a - xs[i]).cos() * t1 + xs[i] - t1 - -0.10_f64).tanh();
-            let t3 = (((t2) * ((xs[i]).sin())).tanh()).tanh() * 1.5;
-            if (t1).tanh() > 0.28 {
-                continue;
-            }
-            if i + 1 < xs.len() {
-                if ((t2).tanh()).cos() * a > 0.49 {
-                    extra += ((((1.0 + (t2) * (t2)).ln()).mul_add(0.5, xs[i])).sin()).tanh();
-                    extra += ((((((1.0 + (xs[i]) * (xs[i])).ln()) * 0.5).exp()) * 0.5).exp()).tanh();
-                }
-                acc += (((a - -0.51_f64).mul_add(0.5, t2)).cos() * xs[i]).tanh();
-            }
-            acc += (0.07_f64).tanh();
-        }
-        acc
-    }
-    check_p124(seed = 0x11fd1e4d06da075b, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p125(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = &(-x.mapv(f64::sin)) - v;
-        let t2 = v.to_owned();
-        let t3 = &((s) * &t1) + &(x + x);
-        let t4 = s;
-        let t5 = t2.to_owned();
-        t5.dot(&t5) * 0.1 + t4 + t3.sum() * 0.2
-    }
-    check_p125(seed = 0xf69bf12ea0d6afc2, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p126(a: f64, n: usize) -> f64 {
-        let mut v0 = vec![0.0; 4];
-        for i in 0..v0.len() {
-            v0[i] = (((1.5 + a.sin()).powf(a.tanh()) - (a - a)) * 0.5).tanh();
-        }
-        v0[3] -= a;
-        let t1 = if a / (1.0 + v0.iter().map(|q| (q * 0.1).sin()).sum::<f64>().powi(2)) > 0.5 { (0.3 + v0.iter().sum::<f64>()) * (p115(3, ((1.5 + a.sin()).powf(a.tanh()) * 0.5).sin()) * 0.5 * p89(v0[0] * 0.5, a, v0[v0.len() - 1 - n].min(a) * 0.5, (v0.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().max(v0[n]) * 0.05).atan(), 1)) * 0.5 } else { a.atan() };
-        let t2: f64 = (1.0 * a).hypot(a) / (1.5 + (t1 * 0.05).sin().max(a).tanh());
-        let mut acc3 = ((n as f64).sin().exp() * (t1 * 0.05 / (1.0 + v0[n] * v0[n])) * 0.1).sin();
-        let mut k4 = 0;
-        let r8 = loop {
-            let t5 = a;
-            acc3 = (t2 * 0.5 * (v0[n] * 0.1)).mul_add(n as f64, (t1 * 0.05).atan()) * 0.05;
-            let mut k6 = 0;
-            let r7 = loop {
-                let t1 = t1 * 0.05 - a.powi(2);
-                acc3 += ((v0.iter().map(|q| (q * 0.02).cos()).product::<f64>() * 0.6).sin() * 0.5).sin();
-                k6 += 1;
-                if ((0.25 - k6 as f64) > (t1 * 0.25).tanh()) || k6 >= 3 { break (1.5 + ((t1 * 0.25).tanh() * t5).sin()).powf((n as f64 * k6 as f64).tanh()); }
-            };
-            acc3 += ((t5 / (1.0 + r7.powi(2)) + t5 * (v0[k4 % v0.len()] * 0.02).tanh()) * 0.25).sin();
-            k4 += 1;
-            if (a < 0.5) || k4 >= 5 { break t5; }
-        };
-        let mut acc9 = ((a - (t2 * 0.5).sin() + ((v0.iter().enumerate().map(|(k, q)| (q * 0.02) * k as f64).sum::<f64>() * 0.5).tanh() - 0.75)) * 0.5).tanh();
-        r8.cos() - 0.5 * (acc3 * 0.02).tanh() - 1.5 * (t2 * 0.5) + 2.0 * (t1 * 0.05) + a.sin()
-    }
-    check_p126(seed = 0x20f558b67d6b2f9f, inputs = 1, calls = [p89, p115], at = |p| (p[0], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p127(a: f64, n: usize) -> f64 {
-        let flag0 = a - 1.25 > -0.1;
-        let t1 = a;
-        let t2 = t1;
-        let mut v3: Vec<f64> = Vec::new();
-        v3.push(((1.25 - (a + a)) * 0.5).sin());
-        v3.push(a);
-        let t4 = v3[0] * 0.5 + v3[1];
-        let t2 = t2 - (t4 + a);
-        let mut acc5 = 1.25 * (t1 * 0.2);
-        match n {
-            0 => {
-                let c6 = |u7: f64| 0.75 * (t2 * 0.25).atan() + (t2 * 0.25).atan();
-                let t8: f64 = c6(2.0_f64.tanh().cosh() - a * 0.5) - 0.5 * c6(t1.tanh().exp2());
-            }
-            1 => {
-                if t4 > 0.5 {
-                    if (n as f64 * t4) < -0.2 {
-                        acc5 += a / (1.0 + (0.9 * (t2 * 0.25).sin()).powi(2)) * 0.5;
-                    } else if flag0 {
-                        let t1 = t1 * acc5.tanh();
-                    } else {
-                        let t4 = ((t4 + (n as f64 * 0.5).powi(3)) * 0.5).sin();
-                    }
-                } else if 1.25 + t4 > (t2 * 0.25).sin() {
-                    let a = a + (acc5 - t1);
-                } else {
-                    for i in 1..=1 {
-                        acc5 *= t1.min(t4).cos();
-                        acc5 *= 0.8 + 0.2 * t4.mul_add(a, t4).sin();
-                    }
-                }
-            }
-            _ => {
-                if n % 2 == 0 {
-                    let t9 = (acc5 * 0.1).atan() * 0.3;
-                }
-            }
-        }
-        if n % 3 == 1 {
-            let flag10 = t4 > 0.1;
-        } else {
-            let mut acc11 = 1.0;
-        }
-        0.2 * (acc5 * 0.1) + 1.25 * (t2 * 0.25).atan() + 0.6 * t4
-    }
-    check_p127(seed = 0x5345d24454d110ff, inputs = 1, calls = [], at = |p| (p[0], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p128(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            if (xs[i]).cos() * xs[i] > 0.35 {
-                continue;
-            }
-            acc += (a).tanh();
-            extra += ((xs[i]).mul_add(0.5, a) + ((a).mul_add(0.5, xs[i])).cos() * xs[i]).tanh();
-            acc += ((1.0 + ((((xs[i]) * 0.5).exp()) * ((xs[i]).sin())) * ((((xs[i]) * 0.5).exp()) * ((xs[i]).sin()))).ln()).tanh();
-        }
-        acc
-    }
-    check_p128(seed = 0xab685bfd804922bc, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p129(b: f64, a: f64) -> f64 {
-        let mut b = b;
-        let t0 = if 2.0 * b < -0.1 { a.sin().exp() + a * (p107(a.abs(), b) * 0.5).atan() } else { 0.5 * b / (2.0 + a.cos()) };
-        let mut v1 = vec![0.0; 2];
-        for i in 0..v1.len() {
-            v1[i] = (b.powi(3) * 0.5).atan();
-        }
-        let t2 = ((t0 * 0.5).sin() * v1.iter().sum::<f64>()).asinh();
-        for i in (0..8).step_by(2) {
-            let mut t0 = t0;
-            b /= (1.0 + (v1.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.1).sin()) * i as f64).powi(2));
-        }
-        0.9 * t2 + (t0 * 0.5).atan().sin()
-    }
-    check_p129(seed = 0x059553a0271e8130, inputs = 2, calls = [p107], at = |p| (p[0], p[1]),
-        params = ["b"] at [0]);
-}
-
-program! {
-    #[differentiable]
-    fn p130(d: f64, b: f64, a: f64, c: f64) -> f64 {
-        let t0: f64 = d + b;
-        let t1 = b.sin() * (1.5 + 0.5_f64.sin()).powf(0.3_f64.tanh()) - t0;
-        let t2 = (2.0 + (t0 * 0.5).atan().cos()).powi(-2);
-        let t3 = if a < 0.5 && (p111(t2) * 0.5).sin() < -0.2 { ((t1 * 0.25).tanh() - a) * 0.1 } else { (d + c).atan() };
-        t3 + 0.75 * t2 + (t1 * 0.25).atan() + 0.3 * t0 - c.cos() + b.tanh()
-    }
-    check_p130(seed = 0xe57f2c2478e98e3d, inputs = 4, calls = [p111], at = |p| (p[0], p[1], p[2], p[3]));
+    check_p136(seed = 0xb03b9c7de7dc8d83, inputs = 12, calls = [], at = |p| (p[0], &p[1..8], p[8], <[f64; 3]>::try_from(&p[9..12]).unwrap()));
 }
 
 #[differentiable]
-fn p131_h0(v: &[f64], s: f64) -> Option<f64> {
-    let head = if v[0] * s > -0.4 { Some((v[0] * s).sin()) } else { None };
-    let h = head?;
-    Some(h * 0.25 + v[v.len() - 1] * 1.5)
+fn p137_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.3
 }
 #[differentiable]
-fn p131_h1(y: &mut [f64], s: f64) {
+fn p137_h1(y: &mut [f64], s: f64) -> f64 {
     for i in 0..y.len() {
         y[i] = y[i] * 0.3 + (y[i] * s).cos() * 0.25;
     }
-}
-#[differentiable]
-fn p131_h2(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).tanh() * 0.3;
-    }
-}
-#[differentiable]
-fn p131_h3(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    p131_h1(y, s);
-    p131_h2(s * 0.3, &x[1..], y);
-    y[y.len() - 1] + x[0]
+    y[0] * y[y.len() - 1]
 }
 program! {
     #[differentiable]
-    fn p131(b: f64, a: f64, xs: &[f64]) -> f64 {
-        let t1 = match p131_h0(xs, a) { Some(v) => v, None => a * 0.5 };
-        let mut buf2 = vec![0.0; 3];
-        for i in 0..3 {
-            buf2[i] = xs[i + 2] * b * 0.75;
+    fn p137(w: [f64; 3], xs: &[f64], a: f64) -> f64 {
+        let t1 = p137_h0(&xs[..5], a);
+        let t2 = p137_h0(&xs[..5], a).sin();
+        let s3 = &xs[..];
+        let t4 = (s3[0] * w[2] + s3[0]).sin() + s3[s3.len() - 1] * 0.5;
+        let mut buf5 = vec![0.0; 4];
+        for i in 0..4 {
+            buf5[i] = xs[i + 1] * t1.tanh();
         }
-        let t3 = p131_h3(&mut buf2[..3], xs, t1.tanh() * 1.5).tanh();
-        let (h4, c5) = buf2.split_at_mut(1);
-        p131_h1(h4, t1.tanh());
-        p131_h1(c5, b * -0.5);
-        let t6 = c5[0] * 0.75 + h4[h4.len() - 1] + c5.len() as f64 * 0.1;
-        let t7 = buf2[0] + buf2[2] * 0.6;
-        let t8 = match p131_h0(&xs[4..6], b) { Some(v) => v, None => b * 0.75 };
-        t8 + t7 + t6 + t3 + t1 + a * 0.3
+        let t6 = p137_h1(&mut buf5, a).tanh();
+        let t7 = buf5[0] + buf5[3] * 0.25;
+        t7 + t6 + t4 + t2 + t1 + w[1] * 0.5 + a * 0.3
     }
-    check_p131(seed = 0x8d662d16d4caa332, inputs = 8, calls = [], at = |p| (p[0], p[1], &p[2..8]),
-        params = ["xs"] at [2, 3, 4, 5, 6, 7]);
-}
-
-program! {
-    #[differentiable]
-    fn p132(b: f64, xs: &[f64], a: f64, c: f64) -> f64 {
-        let flag0 = b * a > 0.25;
-        let mut acc1 = 1.0;
-        let mut k2 = 0;
-        let r6 = loop {
-            let t5: f64 = xs.iter().rev().skip(1).map(|&u3| xs[k2 % xs.len()].to_radians()).sum();
-            let b = b - 0.5;
-            acc1 *= 0.8 + 0.2 * (2.0 - a).sin();
-            k2 += 1;
-            if (b / (2.0 + a.cos()) < 0.0 || (acc1 * 0.05).tanh() < 0.1) || k2 >= 6 { break t5 + xs[k2 % xs.len()] - c / (1.0 + c * c); }
-        };
-        0.3 * (acc1 * 0.05).tanh() + c
-    }
-    check_p132(seed = 0x61f0bd3ce4b4c541, inputs = 7, calls = [], at = |p| (p[0], &p[1..5], p[5], p[6]));
-}
-
-program! {
-    #[differentiable]
-    fn p133(n: usize, a: f64) -> f64 {
-        let mut acc0 = 0.5;
-        match n % 3 {
-            0 => {
-                if n == 2 {
-                    acc0 = a;
-                } else {
-                    for i in 0..1 {
-                        let mut acc1 = 0.0;
-                        acc0 = (a * 1.0 - acc0 * 0.5) * 0.5;
-                    }
-                }
-            }
-            1 => {
-                if n < 1 {
-                    if ((1.5 + (p122(0.9 / (1.0 + (acc0 * 0.5).tanh().powi(2)), (n as f64).min(0.25) * 0.5, (p122(((a - (acc0 * 0.5).atan()) * 0.5).atan(), (acc0 * 0.5).sin() * a, (1.5 + a.cos()).sqrt()) * 0.5 / (1.0 + a * a) * 0.25).sin()) * 0.5).tanh().sin()).log(2.5 + (acc0 * 0.5).sin().cos())) > 0.7 {
-                        return (acc0 * 0.5).tanh();
-                    }
-                } else if n > 2 {
-                    if a.min((acc0 * 0.5).tanh()) > 0.7 && a < 0.0 {
-                        let mut acc2 = f64::sin((acc0 * 0.5).tanh()).hypot(a.sin().exp()) * 0.5;
-                    }
-                }
-            }
-            _ => {
-                let t4 = { let u3 = (acc0 * 0.5).tanh(); (1.0 + (n as f64).powi(2)).sqrt() * 0.3 };
-                acc0 += 0.1_f64;
-            }
-        }
-        if a - a < 0.3 {
-            let mut k5 = 0;
-            loop {
-                let mut k6 = 0;
-                loop {
-                    acc0 -= ((k5 as f64 * (acc0 * 0.02).sin() * 0.5).atan().powi(2) * 0.5).sin();
-                    acc0 = (acc0 * 0.02).cos().to_radians();
-                    k6 += 1;
-                    if (a.sin() > a) || k6 >= 4 { break; }
-                }
-                acc0 *= (n as f64).hypot(1.5).cos();
-                k5 += 1;
-                if ((acc0 * 0.02).atan() - (acc0 * 0.02).sin() < -0.2) || k5 >= 4 { break; }
-            }
-        } else {
-            for i in 0..1 {
-                acc0 = (a - a).tanh();
-            }
-        }
-        (acc0 * 0.02).sin().cos()
-    }
-    check_p133(seed = 0x928c2a72c429adf5, inputs = 1, calls = [p122], at = |p| (3, p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p134(a: f64, xs: &[f64], b: f64) -> f64 {
-        let mut acc0 = xs[2].abs().powi(2);
-        for i in 0..3 {
-            if i % 3 == 1 {
-                let t1 = match i % 3 { 0 | 1 => (acc0 * 0.25).sin().cos(), _ => acc0 * 0.25 };
-            } else {
-                for j in (0..1).rev() {
-                    let acc0 = (acc0 * 0.1).tanh() - b;
-                }
-            }
-            let t2 = a.powi(3);
-            acc0 *= a.cos();
-        }
-        let t3 = if (acc0 * 0.05).cos() > 0.3 && (acc0 * 0.05).sin() < 0.5 { b * a * xs.iter().map(|q| q * q).sum::<f64>() } else { b / (1.0 + xs[1] * xs[1]) * a.cos() };
-        for i in 1..=2 {
-            let t6: f64 = xs.iter().take(2).map(|&u4| xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()).fold(0.0, |s, v| s * 0.5 + v);
-            acc0 += ((acc0 * 0.05).tanh().powi(2).mul_add((acc0 * 0.05).atan(), xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().cos()) * 0.25).atan();
-        }
-        (t3 * 0.1).tanh().cos() + (acc0 * 0.05).tanh()
-    }
-    check_p134(seed = 0x7c23edb9a6f75c53, inputs = 5, calls = [], at = |p| (p[0], &p[1..4], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p135(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = v.sum().sin();
-        let t2 = (x.dot(v) * 0.3).dot(&(v.dot(x) * 0.3)) * 0.3;
-        let mut t3 = x.to_owned();
-        if n % 3 == 0 {
-            t3 = ((s) + (t1) * 0.5) * &(v + x);
-        }
-        t3.sum() * 0.2 + t2 + t1
-    }
-    check_p135(seed = 0xbf541f740ef72acc, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p136(a: f64, b: f64) -> f64 {
-        let flag0 = a.tanh() > -0.4;
-        let t1 = (2.0 + 0.5_f64.cos()).recip();
-        let mut acc2 = 0.0;
-        for i in (0..2).rev() {
-            acc2 += ((p133(3, b.hypot(b) * 0.5).sin() + a) * 0.25).tanh();
-            acc2 = ((acc2 * 0.25).sin() - a).sin();
-        }
-        if flag0 {
-            for i in 0..3 {
-                let mut acc3 = 0.0;
-                acc3 += (b.sin().exp2() * 0.5).tanh();
-            }
-        }
-        t1.cos() + a
-    }
-    check_p136(seed = 0x42193402bc541e7f, inputs = 2, calls = [p133], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p137(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = &(x.column(2).to_owned()) + &(x.dot(x) * 0.3);
-        if n % 2 == 0 {
-            t1 = x.to_owned();
-        }
-        let t2 = x.to_owned();
-        let t3 = ((((s) * (s)).tanh()) * (s)).tanh();
-        t3 + t2.sum() * 0.2 + t1.sum() * 0.2
-    }
-    check_p137(seed = 0xe59865f195eb518b, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p138(xs: &[f64], a: f64, b: f64) -> f64 {
-        let mut acc0 = xs[3] * a;
-        for i in (0..4).step_by(2) {
-            let flag1 = (acc0 * 0.25).tanh() > -0.4;
-            let mut k2 = 0;
-            loop {
-                if i == 1 {
-                    let t3 = match i { 0 => 0.2_f64.cos() + (1.0 + (acc0 * 0.05).sin().powi(2)).ln(), 1 => (xs[(k2 + 1) % 4].tanh().exp_m1() + a / (2.0 + xs[(k2 + 1) % 4].cos())) * 0.5, _ => (xs[3] - b - a.powi(3)) * 0.25 };
-                } else {
-                    let t4 = match i % 3 { 0 => 0.25 * (acc0 * 0.05) - 0.5, 1 => -(0.25 * xs[i]), _ => (acc0 * 0.05 / (1.0 + (a + (acc0 * 0.05).atan()).powi(2)) * 0.5).atan() };
-                }
-                acc0 = (acc0 * 0.05 - xs[0].powi(2).ln_1p()).tanh();
-                k2 += 1;
-                if ((acc0 * 0.05).sin() > -0.1) || k2 >= 6 { break; }
-            }
-            let t7: f64 = xs.iter().take(2).map(|&u5| xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().cos().exp_m1()).fold(0.0, |s, v| s * 0.5 + v);
-            acc0 /= (1.0 + (b * 0.1).powi(2));
-        }
-        (acc0 * 0.05).tanh().cos() + b.tanh()
-    }
-    check_p138(seed = 0xf0d9679aec55c995, inputs = 6, calls = [], at = |p| (&p[0..4], p[4], p[5]));
-}
-
-program! {
-    #[differentiable]
-    fn p139(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = (x.dot(x) * 0.3).cos();
-        let t2 = t1.to_owned();
-        let mut t3 = &((&t2 * &t1).mapv(f64::tanh)) / &((v * (s)).mapv(f64::sin)).mapv(|q| q * q + 1.0);
-        if n % 2 == 0 {
-            t3 = ((s) * &t2).dot(&(x.t().to_owned())) * 0.3;
-        }
-        let t4 = (x + &t1).row(0).to_owned();
-        t4.dot(&t4) * 0.1 + t3.sum() * 0.2 + t2.sum() * 0.2
-    }
-    check_p139(seed = 0xf4dbbea98b1861cf, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1),
-        params = ["v", "s"] at [9, 10, 11, 12]);
+    check_p137(seed = 0x2470c5d6fa1d0872, inputs = 10, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), &p[3..9], p[9]),
+        params = ["w", "xs"] at [0, 1, 2, 3, 4, 5, 6, 7, 8]);
 }
 
 #[differentiable]
-fn p140_h0(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * 1.5 + (y[i] * s).sin() * 0.25;
-    }
+fn p138_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.5
 }
 #[differentiable]
-fn p140_h1(s: f64, x: &[f64], y: &mut [f64]) {
+fn p138_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.6;
+    t + p138_h0(&v[1..], s * 0.25) + p138_h0(v, s).tanh()
+}
+#[differentiable]
+fn p138_h2(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
         y[i] += (s * x[i % x.len()]).sin() * 0.75;
     }
 }
 #[differentiable]
-fn p140_h2(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 1.5
-}
-program! {
-    #[differentiable]
-    fn p140(xs: &[f64], a: f64) -> f64 {
-        let s1 = &xs[..];
-        let t2 = (s1[3] * a + s1[4]).sin() + s1[s1.len() - 1] * 0.25;
-        let mut buf3 = vec![0.5; 2];
-        p140_h0(&mut buf3, t2.tanh() * 0.6);
-        p140_h1(a * 0.25, &s1[..3], &mut buf3);
-        let t4 = buf3[0] + buf3[1] * -0.5;
-        let t5 = p140_h2(&xs[..3], t4.tanh() * -0.5);
-        let s6 = &s1[..];
-        let t7 = (s6[6] * t4.tanh() * 0.75 + s6[5]).sin() + s6[s6.len() - 1] * 1.5;
-        t7 + t5 + t4 + t2 + a * 0.3
-    }
-    check_p140(seed = 0x769898a1a2467947, inputs = 9, calls = [], at = |p| (&p[0..8], p[8]),
-        params = ["a"] at [8]);
-}
-
-program! {
-    #[differentiable]
-    fn p141(a: f64, n: usize) -> f64 {
-        let a = a + a * 0.1;
-        let mut acc0 = ((n as f64).atan() * a * 0.5).atan();
-        if n == 2 {
-            let t1 = if 0.3 + (p105(2, 0.25) * 0.25).sin() > a && 0.75 < -0.2 { a } else { 0.1 * 1.5 - a * a };
-            if n == 3 {
-                let t3 = { let u2 = a; 0.75 * (t1 * 0.25).sin() + (t1 * 0.25).atan() };
-            } else {
-                let t4 = f64::min(a.max(t1 * 0.25), 1.0_f64.clamp(-0.75, 0.75));
-            }
-        }
-        acc0 += ((a * a).cos() * 0.5).atan();
-        if n % 2 == 0 {
-            if a + (acc0 * 0.5).sin() < -0.4 || acc0 * 0.5 < 0.25 {
-                return (acc0 * 0.5).atan() * (acc0 * 0.5).sin() * 0.1;
-            }
-            acc0 = ((acc0 * 0.5).sin() - ((0.6 + a) * 0.5).sin()).tanh();
-            let t5 = match n { 0 | 1 => ((acc0 * 0.5).atan() / (1.0 + (acc0 * 0.5).tanh().powi(2))).atan(), _ => (a * (acc0 * 0.5).sin().atan() * 0.5).atan() };
-        } else if n % 2 == 0 {
-            let t6 = 2.0_f64.tanh().exp();
-        }
-        0.2 * (acc0 * 0.5).tanh() + a
-    }
-    check_p141(seed = 0x0fe0fd2f98603a1b, inputs = 1, calls = [p105], at = |p| (p[0], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p142(a: f64, b: f64) -> f64 {
-        let mut acc0 = (1.5 + (2.0 + b.sin()).cbrt().sin()).powf((1.0 + a.powi(2)).ln().tanh());
-        for i in (0..4).step_by(2) {
-            let acc0 = (acc0 * 0.25).atan() - 1.25 * 2.0;
-            let mut acc1 = (i as f64 * 0.5).atan();
-            for j in 0..4 {
-                let t2 = if a.atan() > 0.3 { a.atan() * (acc0 * 0.25 - a) } else { (b * i as f64).mul_add((1.5 + (j as f64).sin()).log(2.5 + b.cos()), (acc0 * 0.25).tanh()) };
-                acc1 += (((acc1 * 0.1).atan() * 0.5 + a * 1.0) * 0.5).tanh();
-            }
-            acc1 /= (2.0 + ((acc1 * 0.1).atan() - b).cos());
-        }
-        acc0 = ((acc0 * 0.05).tanh() + b * a * 0.5).tanh();
-        let t3 = (acc0 * 0.05).sin();
-        let mut w4 = 0;
-        while w4 < 3 {
-            let t3 = t3 * (t3 - b);
-            match w4 % 3 {
-                0 => {
-                    for j in 0..1 {
-                        acc0 = (t3 * 0.25).sin() * (a * (p105(2, 1.5_f64.min((acc0 * 0.05).sin())) * 0.25).sin());
-                    }
-                }
-                1 => {
-                    let b = b * (b + a);
-                }
-                _ => {
-                    for j in 0..1 {
-                        if a > (p94(((a + (t3 * 0.25).tanh()) * 0.5).tanh(), (acc0 * 0.05 * 0.5).atan()) * 0.5).atan() {
-                            let t5: f64 = f64::atan(b);
-                        } else {
-                            acc0 = -(acc0 * 0.05).atan();
-                        }
-                        acc0 += (a - b) * 0.2;
-                    }
-                }
-            }
-            acc0 = ((f64::atan(w4 as f64) - (t3 * 0.25).tanh() / (1.0 + 0.2_f64.powi(2))) * 0.5).sin();
-            w4 += 1;
-        }
-        t3 + 0.2 * (acc0 * 0.02).tanh() - 1.5 * a
-    }
-    check_p142(seed = 0x64b8fdaa1fd3d9c9, inputs = 2, calls = [p94, p105], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p143(b: f64, c: f64, d: f64, n: usize, a: f64) -> f64 {
-        let mut acc0 = 0.9 * (c * c);
-        acc0 += c;
-        let t1 = if (p127(((c - b) * 0.5).tanh(), 2) * 0.5).atan() * d > c { (acc0 * 0.5).sin() } else { a.mul_add((acc0 * 0.5).atan(), 1.0) + 1.0 * b };
-        let t2 = match n { 0 => ((c + (0.9 + acc0 * 0.5)) * 0.5).tanh(), _ => c };
-        acc0 /= (1.0 + t2.cos().powi(2));
-        let flag3 = d.sin() > -0.2;
-        let t4 = ((t1 * 0.5).atan() - 0.2).cos() - f64::atan(c / (1.5 + (n as f64).tanh()));
-        acc0 *= (n as f64 * d).tanh();
-        if n == 1 {
-            acc0 += (f64::sin(1.5 * (t1 * 0.5).sin()) * 0.5).sin();
-            let mut acc5 = (f64::sin(b) / (1.0 + (acc0 * 0.25 * (acc0 * 0.25)).powi(2)) * 0.5).sin();
-        } else {
-            let o6: Option<f64> = if flag3 { Some(((t4 * 0.5).atan().powi(3) * 1.0 * 0.5).tanh()) } else { None };
-            let t8: f64 = match o6 { Some(u7) => a.sin().exp_m1(), None => p136(d.clamp(-0.75, 0.75), n as f64) / (1.0 + (acc0 * 0.25).sin().powi(2)) * 0.5 };
-        }
-        (t1 * 0.5).sin() + 0.25 * a + d
-    }
-    check_p143(seed = 0xfe757f2ccce79a43, inputs = 4, calls = [p127, p136], at = |p| (p[0], p[1], p[2], 1, p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p144(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = v / &(x.row(2).to_owned()).mapv(|q| q * q + 1.0);
-        let t2 = v.to_owned();
-        let t3 = (-x.mapv(f64::sin)).dot(x) * 0.3;
-        let mut t4 = (&t2 + v).dot(&t3) * 0.3;
-        if n % 3 == 0 {
-            t4 = t2.to_owned();
-        }
-        t4.dot(&t4) * 0.1 + t3.sum() * 0.2 + t2.dot(&t2) * 0.1
-    }
-    check_p144(seed = 0xb246d20d7b599e7d, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
-}
-
-#[differentiable]
-fn p145_h0(y: &mut [f64], s: f64) {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.5).tanh();
-    }
-    y[0] = (y[0] * 0.5 + s).sin();
-}
-#[differentiable]
-fn p145_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).cos() * 0.6;
-    }
-    y[0] * 0.5
-}
-#[differentiable]
-fn p145_h2(y: &mut [f64], x: &[f64], s: f64) {
-    p145_h0(y, s);
-    let _ = p145_h1(s * 0.3, &x[1..], y);
-}
-#[differentiable]
-fn p145_h3(a: &mut [f64], b: &mut [f64], s: f64) {
-    for i in 0..a.len().min(b.len()) {
-        b[i] = b[i] * 0.25 + (a[i] * s).sin();
-        a[i] = (b[i] * 0.5).tanh() + a[i] * 0.5;
-    }
-}
-#[differentiable]
-fn p145_h4(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 1.5).tanh();
-    }
-    acc * 1.5 + v[0] * v[v.len() - 1]
-}
-program! {
-    #[differentiable]
-    fn p145(a: f64, b: f64, w: [f64; 3], xs: &[f64]) -> f64 {
-        let mut buf1 = vec![0.0; 4];
-        for i in 0..4 {
-            buf1[i] = xs[i + 2] * w[2] * 0.5;
-        }
-        p145_h0(&mut buf1[..], w[0]);
-        p145_h2(&mut buf1, &xs[..], a);
-        let _ = p145_h1(w[2] * -0.5, &w, &mut buf1);
-        for v2 in buf1.iter_mut() {
-            *v2 = (*v2 * a).sin();
-        }
-        let (h5, c6) = buf1.split_at_mut(2);
-        p145_h3(h5, c6, w[0]);
-        let t7 = c6[0] * 0.25 + h5[h5.len() - 1] + c6.len() as f64 * 0.1;
-        let t8 = buf1[0] + buf1[3] * 0.3;
-        let t9 = p145_h4(xs, w[0] * 0.5);
-        let s10 = &xs[3..=5];
-        let t11 = (s10[0] * t8.tanh() + s10[0]).sin() + s10[s10.len() - 1] * 0.75;
-        let t12 = p145_h4(&buf1[2..3], w[2] * 0.5);
-        let mut buf13 = vec![0.0; 2];
-        for i in 0..2 {
-            buf13[i] = xs[i + 4] * w[0] * 0.75;
-        }
-        p145_h2(&mut buf13, &s10[..], t7.tanh() * 0.5);
-        let t14 = buf13[0] + buf13[1] * 0.5;
-        t14 + t12 + t11 + t9 + t8 + w[1] * 0.5 + a * 0.3
-    }
-    check_p145(seed = 0x9c5c2fdd45205b7a, inputs = 11, calls = [], at = |p| (p[0], p[1], <[f64; 3]>::try_from(&p[2..5]).unwrap(), &p[5..11]));
-}
-
-program! {
-    #[differentiable]
-    fn p146(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = &(v / &v.mapv(|q| q * q + 1.0)) / &v.mapv(|q| q * q + 1.0);
-        let mut t2 = v.to_owned();
-        for _ in 0..n {
-            t2 = ((x / &v.mapv(|q| q * q + 1.0)).dot(&t2) * 0.3).mapv(f64::tanh) + &t2 * 0.5;
-        }
-        let t3 = (&t2 / &t2.mapv(|q| q * q + 1.0)).sum().sin();
-        t3 + t2.dot(&t2) * 0.1 + t1.dot(&t1) * 0.1
-    }
-    check_p146(seed = 0xfa4848f36c0f03ee, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
-}
-
-#[differentiable]
-fn p147_h0(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).cos();
-    r[1] = v[1] * 0.5;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-#[differentiable]
-fn p147_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).tanh() * 0.25;
-    }
-}
-#[differentiable]
-fn p147_h2(y: &mut [f64], s: f64) -> f64 {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.75 + (y[i] * s).cos() * 0.25;
-    }
-    y[0] * y[y.len() - 1]
-}
-program! {
-    #[differentiable]
-    fn p147(ys: &mut [f64], a: f64, xs: &[f64]) -> f64 {
-        let arr1 = p147_h0(&xs[..], a);
-        let t2 = arr1[2] * arr1[0];
-        let arr3 = p147_h0(&xs[3..], t2.tanh());
-        let t4 = arr3[1] * arr3[2];
-        let (h5, c6) = ys.split_at_mut(2);
-        let _ = p147_h2(h5, a);
-        p147_h1(a, &xs[5..=5], c6);
-        let t7 = c6[0] * 0.5 + h5[h5.len() - 1] + c6.len() as f64 * 0.1;
-        let t8 = ys[1] * 1.5;
-        let t9 = p147_h2(ys, t7.tanh()).tanh();
-        let t10 = ys[1] * 0.3;
-        t10 + t9 + t8 + t7 + t4 + ys[2] + a * 0.3
-    }
-    check_p147(seed = 0xbcb29152bb411260, inputs = 10, calls = [], at = |p| (&mut p[0..3].to_vec(), p[3], &p[4..10]));
-}
-
-program! {
-    #[differentiable]
-    fn p148(n: usize, a: f64, c: f64, b: f64) -> f64 {
-        let b = b * a;
-        let b = b * 0.5 + -a;
-        let mut acc0 = (c.powi(3) - c.cos()) * 0.5;
-        let mut k1 = 0;
-        loop {
-            match n % 3 {
-                0 => {
-                    let t2 = (1.0 + a.cos().powi(2)).ln().tanh();
-                }
-                1 => {
-                    if k1 + k1 < 2 {
-                        let t3 = match n % 3 { 0 => n as f64, 1 => ((acc0 * 0.25).atan() / (1.5 + (b * 0.5).tanh()) - (1.0 + (p130((acc0 * 0.25).atan(), (c.tanh().exp2() * 0.5).atan(), k1 as f64, ((c - (acc0 * 0.25).sin()) * 0.5).atan()) * 0.25).atan().powi(2)).sqrt()) * 0.5, _ => (2.0 + (a - c).sin()).log2() };
-                    } else {
-                        let t4 = c * c;
-                    }
-                }
-                _ => {
-                    acc0 = ((acc0 * 0.25).tanh() + a.tanh()).tanh();
-                }
-            }
-            acc0 = a;
-            k1 += 1;
-            if (p111(c) * 0.5 < 0.25) || k1 >= 2 { break; }
-        }
-        let mut v5 = vec![0.0; 2];
-        for i in 0..v5.len() {
-            v5[i] = (c.hypot(acc0 * 0.25) - c) * 0.5;
-        }
-        let mut v6 = vec![0.0; n];
-        for i in 0..v6.len() {
-            v6[i] = c.sin().tanh();
-        }
-        for i in 0..n {
-            if c.tanh() < 0.1 {
-                acc0 = (a.mul_add((b * 0.5).tanh(), (b * 0.5).sin()) * ((v5[i] * 0.5).sin() * v5.iter().enumerate().map(|(k, q)| (q * 0.5) * k as f64).sum::<f64>()) * 0.1).sin();
-            }
-            acc0 = ((acc0 * 0.25).atan() * c).atan();
-        }
-        acc0 * 0.25 + 0.2 * (b * 0.5).atan()
-    }
-    check_p148(seed = 0xdd63393b314356ba, inputs = 3, calls = [p111, p130], at = |p| (1, p[0], p[1], p[2]),
-        params = ["b", "a"] at [2, 0]);
-}
-
-program! {
-    #[differentiable]
-    fn p149(n: usize, a: f64) -> f64 {
-        let t0 = -a / (1.5 + a.max(a).tanh()) - a / (1.5 + p118(a.min(a), 1).tanh());
-        let mut t0 = t0;
-        for i in 0..1 {
-            let a = a + 1.0;
-            let flag1 = (t0 * 0.25).sin() > 0.5;
-            t0 += 0.5_f64.clamp(-0.75, 0.75) * (t0 * 0.25).tanh().asinh();
-            let flag2 = a + (p126((t0 * 0.25).sin() - 0.25, 3) * 0.1).sin() > -0.1;
-        }
-        0.5 * (t0 * 0.25).atan()
-    }
-    check_p149(seed = 0x156e493785902c7c, inputs = 1, calls = [p118, p126], at = |p| (2, p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p150(b: f64, xs: &[f64], a: f64) -> f64 {
-        let o0: Option<f64> = if 1.5_f64.hypot(xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())) < 0.3 { Some((0.9 / (2.0 + xs[0].cos())).cos().exp()) } else { None };
-        let t2: f64 = if let Some(u1) = o0 { (2.0 * xs[2]).hypot(u1 + 0.5) } else { xs[2].tanh() };
-        let mut acc3 = t2 * 0.25;
-        if (1.0 + p133(3, -xs[0]).powi(2)).sqrt() > 0.7 {
-            let a = a - acc3.cos().exp_m1();
-        } else if b > -0.2 {
-            let t6: f64 = xs[1..3].iter().map(|u4| { let u4 = *u4; -(1.5 + u4.sin()).powf(xs.iter().map(|q| q * q).sum::<f64>().tanh()) }).sum();
-        }
-        0.6 * (t2 * 0.25).tanh()
-    }
-    check_p150(seed = 0xef711b720beb351f, inputs = 5, calls = [p133], at = |p| (p[0], &p[1..4], p[4]));
-}
-
-#[differentiable]
-fn p151_h0(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).cos();
-    r[1] = v[1] * 1.5;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-#[differentiable]
-fn p151_h1(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 1.5).sin();
-    }
-    acc * 0.6 + v[0] * v[v.len() - 1]
-}
-program! {
-    #[differentiable]
-    fn p151(a: f64, w: [f64; 3], xs: &[f64]) -> f64 {
-        let arr1 = p151_h0(&w, a);
-        let t2 = arr1[2] * arr1[2];
-        let t3 = p151_h1(&w, t2.tanh()).sin();
-        let arr4: [f64; 3] = [t2.tanh(), xs[3] * 0.75, (w[0]).sin()];
-        let [e6, e7, e8] = arr4;
-        let t5 = e6 * e8 + arr4[1] * e7;
-        let t9 = p151_h1(&w, t2.tanh());
-        let s10 = &xs[1..=2];
-        let t11 = (s10[1] * a + s10[0]).sin() + s10[s10.len() - 1] * 1.5;
-        t11 + t9 + t5 + t3 + t2 + w[1] * 0.5 + a * 0.3
-    }
-    check_p151(seed = 0xd0ca2f93c09d1f38, inputs = 11, calls = [], at = |p| (p[0], <[f64; 3]>::try_from(&p[1..4]).unwrap(), &p[4..11]));
-}
-
-program! {
-    #[differentiable]
-    fn p152(xs: &[f64], b: f64, c: f64, a: f64) -> f64 {
-        let mut acc0 = a.min(a).tanh();
-        let mut v1: Vec<f64> = Vec::new();
-        v1.push((1.0_f64.sin() - (p148(1, xs[1], (1.5 * c * 0.5).tanh(), 0.2 / (2.0 + xs.iter().map(|q| (q * 0.2).sin()).sum::<f64>().cos())) * 0.5 + c)) * 0.25);
-        v1.push(a.atan());
-        let t2 = v1[0] * 0.5 + v1[1];
-        if a.tanh() > -0.4 {
-            if xs.iter().map(|q| q.cos()).product::<f64>() > xs[0] || xs[1] < 0.7 {
-                let t3 = if (2.0 + acc0.cos()).recip() > 1.0 { (1.0 + xs[2].powi(2)).ln() } else { xs[1] / (1.0 + b * b) * c };
-            }
-        } else {
-            let k4 = ((2.0 + xs[2].cos()).powi(-2).abs() * 2.0) as usize % 3;
-            match k4 {
-                0 | 1 => {
-                    let t5 = (xs[2] / (1.0 + 0.1_f64.atan().powi(2))).cos();
-                }
-                _ => {
-                    acc0 *= 1.0 + xs[0].mul_add(acc0, xs[2]).tanh();
-                }
-            }
-        }
-        (t2 * 0.5).tanh() + (acc0 * 0.5).atan()
-    }
-    check_p152(seed = 0x3e2234f24872f41e, inputs = 6, calls = [p148], at = |p| (&p[0..3], p[3], p[4], p[5]));
-}
-
-#[differentiable]
-fn p153_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.3
-}
-#[differentiable]
-fn p153_h1(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * -0.5 + (y[i] * s).tanh() * 0.25;
-    }
-}
-#[differentiable]
-fn p153_h2(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).tanh() * -0.5;
-    }
-}
-#[differentiable]
-fn p153_h3(y: &mut [f64], x: &[f64], s: f64) {
-    p153_h1(y, s);
-    p153_h2(s * 0.25, &x[1..], y);
-}
-#[differentiable]
-fn p153_h4(a: &mut [f64], b: &mut [f64], s: f64) {
-    for i in 0..a.len().min(b.len()) {
-        b[i] = b[i] * 0.75 + (a[i] * s).sin();
-        a[i] = (b[i] * -0.5).tanh() + a[i] * 0.5;
-    }
-}
-#[differentiable]
-fn p153_h5(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).tanh();
-    r[1] = v[1] * 0.75;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-program! {
-    #[differentiable]
-    fn p153(b: f64, a: f64, xs: &[f64]) -> f64 {
-        let t1 = p153_h0(xs, b * 0.5);
-        let mut buf2 = vec![0.3; 4];
-        for _ in 0..2 {
-            p153_h3(&mut buf2, &xs[0..5], t1.tanh());
-        }
-        let (h3, c4) = buf2.split_at_mut(2);
-        p153_h4(h3, c4, t1.tanh());
-        let t5 = c4[0] * 0.3 + h3[h3.len() - 1] + c4.len() as f64 * 0.1;
-        let t6 = buf2[0] + buf2[3] * 1.5;
-        let arr7 = p153_h5(&buf2, t1.tanh());
-        let t8 = arr7[1] * arr7[1];
-        let t9 = p153_h0(xs, t1.tanh());
-        let s10 = &xs[3..=6];
-        let t11 = (s10[0] * b + s10[1]).sin() + s10[s10.len() - 1] * 1.5;
-        let mut buf12 = vec![0.0; 4];
-        for i in 0..4 {
-            buf12[i] = xs[i + 2] * t8.tanh();
-        }
-        p153_h1(&mut buf12, t8.tanh());
-        for (i14, v13) in buf12.iter_mut().enumerate() {
-            *v13 += t1.tanh() * 0.1 * i14 as f64;
-        }
-        let (h16, c17) = buf12.split_at_mut(3);
-        for _ in 0..3 {
-            p153_h2(t5.tanh() * 0.75, &xs[..8], h16);
-        }
-        p153_h2(b, &xs[0..], c17);
-        let t18 = c17[0] * 0.5 + h16[h16.len() - 1] + c17.len() as f64 * 0.1;
-        let t19 = buf12[0] + buf12[3] * 0.3;
-        let mut buf20 = vec![0.0; 3];
-        for i in 0..3 {
-            buf20[i] = xs[i + 1] * t11.tanh();
-        }
-        p153_h2(t8.tanh(), &xs[..], &mut buf20);
-        for _ in 0..2 {
-            p153_h3(&mut buf20, xs, b);
-        }
-        for (v21, xi23) in buf20.iter_mut().zip(xs.iter()) {
-            *v21 = *v21 * t1.tanh() + xi23.cos();
-        }
-        let (h24, c25) = buf20.split_at_mut(2);
-        p153_h3(h24, &s10[..3], b);
-        p153_h1(c25, t9.tanh());
-        let t26 = c25[0] * 0.25 + h24[h24.len() - 1] + c25.len() as f64 * 0.1;
-        let t27 = buf20[0] + buf20[2] * 0.5;
-        t27 + t26 + t19 + t18 + t11 + a * 0.3
-    }
-    check_p153(seed = 0x038878ea255f8052, inputs = 10, calls = [], at = |p| (p[0], p[1], &p[2..10]));
-}
-
-program! {
-    #[differentiable]
-    fn p154(a: f64) -> f64 {
-        let t0 = (1.5 + a.sin()).powf(0.3_f64.tanh()) + (a - a) + a;
-        let t1 = if (t0 * 0.25).tanh() - (t0 * 0.25).atan() < 0.5 { a.atan().powi(3) } else { (t0 * 0.25).sin() * (a * 0.9) };
-        let c2 = |u3: f64| a / (1.5 + (t1 * 0.5).sin().tanh()) * u3;
-        let t4: f64 = c2((a / (2.0 + (t0 * 0.25).sin().cos()) - t1 * 0.5) * 0.5) - 0.5 * c2(0.3 * a);
-        let t4 = (t4 * 0.1).sin() + (1.0 + (t4 * 0.1).sin().powi(2)).cbrt();
-        let c5 = |u6: f64| (u6 * (t4 * 0.5).tanh() * 0.5).tanh().powi(3);
-        let t7: f64 = c5(0.6 - 0.75 * (t1 * 0.5)) - 0.5 * c5((t0 * 0.25).atan());
-        let t8 = if a.tanh().exp2() < 0.5 { (a * t7).cos() } else { (t4 * 0.5).atan().mul_add((t0 * 0.25).sin(), (t4 * 0.5).sin()) * t7.mul_add(2.0, (t0 * 0.25).sin()) };
-        let t10 = { let u9 = a; ((a + t1 * 0.5) * 0.5).powi(2) };
-        let t11 = if (t0 * 0.25).tanh().mul_add(t7, a) < 0.3 { t7.cos().exp_m1().sin() } else { (2.0 + ((p141(((0.3 + t8 * 0.25) * 0.5).tanh(), 3) * 0.5).tanh() + 0.6).sin()).sqrt() };
-        let mut acc12 = 0.5;
-        for i in (0..4).step_by(2) {
-            let mut v13 = vec![0.0; 4];
-            for j in 0..v13.len() {
-                v13[j] = a.atan() + t11.to_radians();
-                if j > 0 {
-                    v13[j] += v13[j - 1] * (t10 * 0.25).tanh().mul_add(t7, a) * 0.25;
-                }
-            }
-            acc12 *= 0.5 + 0.4 * t7.tanh().sin();
-        }
-        if (t8 * 0.25).atan() < -0.1 {
-            let mut v14 = vec![0.0; 3];
-            for i in 0..v14.len() {
-                v14[i] = i as f64 * 0.6;
-            }
-        } else {
-            let acc12 = (acc12 * 0.1).atan() - (t0 * 0.25).sin().powi(2).ln_1p();
-        }
-        0.2 * (acc12 * 0.1) + t10 * 0.25 + t8 * 0.25 - t7 + 0.75 * (t4 * 0.5) + 1.5 * (t1 * 0.5).tanh() + (t0 * 0.25).atan()
-    }
-    check_p154(seed = 0xa09b3ae145746612, inputs = 1, calls = [p141], at = |p| (p[0]));
-}
-
-#[differentiable]
-fn p155_h0(y: &mut [f64], s: f64) {
+fn p138_h3(y: &mut [f64], s: f64) -> f64 {
     for i in 0..y.len() {
         y[i] = y[i] * 0.6 + (y[i] * s).sin() * 0.25;
     }
+    y[0] * y[y.len() - 1]
 }
 #[differentiable]
-fn p155_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).cos() * 0.75;
-    }
-    y[0] * 0.5
+fn p138_h4(v: &[f64], s: f64) -> Result<f64, String> {
+    let head = if v[0] * s > -0.4 { Ok((v[0] * s).cos()) } else { Err(format!("{s} is too small")) };
+    let h = head?;
+    Ok(h * 1.5 + v[v.len() - 1] * 1.5)
 }
 #[differentiable]
-fn p155_h2(y: &mut [f64], x: &[f64], s: f64) {
-    p155_h0(y, s);
-    let _ = p155_h1(s * 0.3, &x[1..], y);
-}
-#[differentiable]
-fn p155_h3(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.5
+fn p138_h5(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p138_h3(y, s);
+    p138_h2(s * 0.3, &x[1..], y);
 }
 program! {
     #[differentiable]
-    fn p155(b: f64, a: f64, xs: &[f64]) -> f64 {
-        let mut buf1 = xs[1..5].to_vec();
-        p155_h0(&mut buf1[1..], b);
-        p155_h2(&mut buf1, &xs[1..=5], b);
-        for (v2, xi4) in buf1.iter_mut().zip(xs.iter()) {
-            *v2 = *v2 * a + xi4.tanh();
+    fn p138(xs: &[f64], b: f64, a: f64) -> f64 {
+        let t1 = p138_h1(&xs[3..6], b).sin();
+        let s2 = &xs[..4];
+        let t3 = (s2[2] * a + s2[1]).sin() + s2[s2.len() - 1] * 0.3;
+        let s4 = &xs[0..];
+        let t5 = (s4[0] * a + s4[4]).sin() + s4[s4.len() - 1] * 0.3;
+        let mut buf6 = vec![1.5; 2];
+        p138_h2(b, &s4[..3], &mut buf6);
+        let (h7, c8) = buf6.split_at_mut(1);
+        let _ = p138_h3(h7, t1.tanh());
+        p138_h2(b, &xs[..], c8);
+        let t9 = c8[0] * 0.25 + h7[h7.len() - 1] + c8.len() as f64 * 0.1;
+        let t10 = buf6[0] + buf6[1] * 0.75;
+        let t11 = match p138_h4(&s2[..3], t5.tanh() * 0.25) { Ok(v) => v, Err(_) => t5.tanh() * 0.25 * 0.3 };
+        let mut buf12 = vec![1.5; 2];
+        let t13 = p138_h3(&mut buf12, t5.tanh()).tanh();
+        for _ in 0..3 {
+            p138_h5(&mut buf12, xs, t11.tanh());
         }
-        let t5 = buf1[0] + buf1[3] * 0.6;
-        let t6 = p155_h3(&xs[..4], b * -0.5);
-        let s7 = &xs[..5];
-        let t8 = (s7[2] * a * 0.6 + s7[1]).sin() + s7[s7.len() - 1] * -0.5;
-        let t9 = p155_h3(&buf1, t8.tanh()).sin();
-        t9 + t8 + t6 + t5 + a * 0.3
+        let t14 = p138_h3(&mut buf12, t9.tanh()).tanh();
+        let t15 = buf12[0] + buf12[1] * 0.6;
+        t15 + t14 + t13 + t11 + t10 + a * 0.3
     }
-    check_p155(seed = 0x6df1dc7560458f33, inputs = 9, calls = [], at = |p| (p[0], p[1], &p[2..9]),
-        params = ["b", "xs"] at [0, 2, 3, 4, 5, 6, 7, 8]);
+    check_p138(seed = 0xe9a20ae0c318d0b9, inputs = 8, calls = [], at = |p| (&p[0..6], p[6], p[7]));
 }
 
 program! {
     #[differentiable]
-    fn p156(a: f64, xs: &[f64]) -> f64 {
+    fn p139(a: f64, xs: &[f64]) -> f64 {
         let mut acc = 0.0;
         let mut extra = 0.0;
-        let mut carried = 0.5;
-        for i in 0..xs.len() - 1 {
-            acc += ((1.0 + ((a).mul_add(0.5, a) + (xs[i + 1]) * (a)) * ((a).mul_add(0.5, a) + (xs[i + 1]) * (a))).ln()).tanh();
-            let t1 = ((((((a) * 0.5).exp()) * 0.5).exp()) * ((((-0.26_f64).cos() * a) * 0.5).exp())).tanh() * 1.5;
-            acc += (a).tanh();
-            let mut t2 = 0.0;
-            for j in 0..2 {
-                t2 += ((xs[i] - xs[i + 1]).sin() * (j as f64 + 0.5)).sin();
+        for i in 0..xs.len() {
+            let t1 = (((xs[i] + -0.45_f64).cos() * a).sin()).tanh() * 1.5;
+            let t2 = ((1.0 + (((a).tanh()).cos() * xs[i]) * (((a).tanh()).cos() * xs[i])).ln()).tanh() * 1.5;
+            if t2 < 0.06 {
+                let t3 = (xs[i]).tanh() * 1.5;
+                let t4 = if ((t3).tanh()).cos() * t1 > -0.38 { ((((t3).sin()) * ((-0.95_f64) * (xs[i]))) * (a)).tanh() } else { xs[i] + xs[i] };
+            } else {
+                let t5 = ((xs[i] - t1).tanh() + xs[i] - xs[i] + (xs[i]).cos() * xs[i]).tanh() * 1.5;
             }
-            let t3 = ((1.0 + (t1) * (t1)).ln() - ((1.0 + (xs[i + 1]) * (xs[i + 1])).ln()) * ((xs[i]).mul_add(0.5, xs[i + 1]))).tanh() * 1.5;
-            acc += (((t3).tanh() + (1.0 + (xs[i + 1]) * (xs[i + 1])).ln()).mul_add(0.5, xs[i + 1])).tanh();
-            carried = carried * 0.5 + ((1.0 + ((((xs[i + 1]).tanh()) * 0.5).exp()) * ((((xs[i + 1]).tanh()) * 0.5).exp())).ln()).tanh();
-            acc += carried;
+            let t6 = (a).tanh() * 1.5;
+            let t7 = if (t2 - xs[i]).tanh() < -0.21 { (t1 + (1.0 + (xs[i]) * (xs[i])).ln()).tanh() } else { xs[i] };
+            if i + 1 < xs.len() {
+                extra -= (((t1) * 0.5).exp()).tanh();
+                if (1.0 + (t2 + t7) * (t2 + t7)).ln() < 0.44 {
+                    let t8 = (xs[i]).tanh() * 1.5;
+                    let t9 = ((((t8).cos() * 0.33_f64).tanh()).cos() * xs[i + 1]).tanh() * 1.5;
+                } else {
+                    let t10 = (xs[i + 1]).tanh() * 1.5;
+                }
+                acc += ((1.0 + (((1.0 + (xs[i]) * (xs[i])).ln()).sin()) * (((1.0 + (xs[i]) * (xs[i])).ln()).sin())).ln()).tanh();
+            }
+            acc = acc + ((((0.28_f64) * (xs[i])).sin()).mul_add(0.5, t1)).tanh() - (((xs[i]).sin()).sin() + ((xs[i]) * (xs[i])).mul_add(0.5, xs[i])).tanh();
+        }
+        acc
+    }
+    check_p139(seed = 0x5b3dc50b9094e679, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p140(a: f64) -> f64 {
+        let mut acc0 = 0.0;
+        match ((a * 0.3).abs() * 2.0) as usize % 3 {
+            0 | 1 => {
+                let t1 = -(a - a) + (a - a.cos().exp());
+            }
+            _ => {
+                if a < 0.1 {
+                    for i in 0..2 {
+                        let t2 = if a * a < -0.1 { i as f64 } else { (0.5 * (1.25 / (1.0 + a * a)).tanh()).atanh() };
+                        acc0 += (0.6 / (1.0 + a.powi(2)) + a * 0.6) * 0.5;
+                    }
+                } else {
+                    acc0 = ((acc0 * 0.25).tanh() - (p118((acc0 * 0.25 * 0.5).sin(), 1, a, 0.1_f64.min(a)) * 0.5 / (1.5 + 2.0_f64.tanh()) * 0.25).atan()).atan();
+                }
+            }
+        }
+        let t3 = if a * (acc0 * 0.25) < 0.7 { a.cos() + (1.0 + a.powi(2)).ln() } else { (p99(((1.5 + (acc0 * 0.25).sin()).powf((acc0 * 0.25).tanh().tanh()) * 0.5).sin(), (acc0 * 0.25).tanh().powi(2)) * 0.25).sin() * 1.25 };
+        let t4 = (acc0 * 0.25).atan();
+        acc0 = ((t3 - 1.25) * 0.5).powi(3) * 0.1;
+        let t5 = a * a;
+        for i in (0..4).step_by(2) {
+            if -0.2 > t5 {
+                let t5 = t5 * (t4 / (1.0 + t5.powi(2)));
+            }
+            acc0 = (a * (t3 + t3) * 0.25).tanh();
+        }
+        t5 - t4 + t3.sin() + 0.5 * (acc0 * 0.1).atan()
+    }
+    check_p140(seed = 0xf77a32a4172a1c5b, inputs = 1, calls = [p99, p118], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p141(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = x.to_owned();
+        let t2 = v + &((s) * x);
+        let t3 = s;
+        let mut t4 = &(-t2.mapv(f64::sin)) / &v.mapv(|q| q * q + 1.0);
+        if n % 3 == 0 {
+            t4 = &((&t1 * v).mapv(f64::tanh)) - v;
+        }
+        t4.sum() * 0.2 + t3 + t2.sum() * 0.2
+    }
+    check_p141(seed = 0xe050369f197060da, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p142(a: f64, c: f64, d: f64, b: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = 1.0;
+        for i in 1..=3 {
+            let mut acc1 = xs[2].tanh();
+            let mut acc2 = 0.5;
+            let b = b + a.sin();
+            let mut v3: Vec<f64> = Vec::new();
+            v3.push(c);
+            v3.push((i as f64 / (1.0 + (a * d).powi(2)) * 0.25).atan());
+            let t4 = v3[0] * 0.5 + v3[1];
+            acc1 *= 0.8 + 0.2 * xs[xs.len() - 1 - i].sin();
+        }
+        let b = b * -b;
+        let d = d - c.atan2(1.5 + 0.2_f64.cos());
+        2.0 * (d * 0.5).atan() + b * 0.5 + a.sin()
+    }
+    check_p142(seed = 0xe9c44b032da35988, inputs = 8, calls = [], at = |p| (p[0], p[1], p[2], p[3], &p[4..8]));
+}
+
+program! {
+    #[differentiable]
+    fn p143(b: f64, a: f64, n: usize, c: f64) -> f64 {
+        let mut acc0 = a;
+        if (n as f64 * c) > c && c < 0.7 {
+            acc0 += -c.sin() * 0.5;
+            let flag1 = b - b > 0.7;
+        } else {
+            if 0.3 - (p96(0.25, a, (f64::min(b, acc0) * 0.5).tanh()) * 0.5).sin() > a {
+                let t3 = { let u2 = 1.5 * (c / (1.5 + c.tanh())) * 0.5; (2.0 + (acc0.abs() * 0.5).atan().cos()).powi(-2) };
+            } else {
+                if n < 2 {
+                    acc0 = (acc0 - (acc0 / (1.5 + b.tanh()) * 0.25).tanh()).atan();
+                } else if n % 2 == 0 {
+                    for i in 0..3 {
+                        let t4: f64 = f64::min(c.atan() / (1.0 + (0.6 * c).powi(2)), (i as f64).min(n as f64) * (c + (acc0 * 0.25).sin()));
+                        acc0 = (0.2 * a).tanh();
+                    }
+                }
+            }
+        }
+        (acc0 * 0.25).sin().tanh() - c
+    }
+    check_p143(seed = 0xc0bc0a32e37c0b27, inputs = 3, calls = [p96], at = |p| (p[0], p[1], 2, p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p144(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            extra -= ((xs[i]).sin() + (1.0 + ((a).cos() * xs[i]) * ((a).cos() * xs[i])).ln()).tanh();
+            acc += (((((xs[i]).sin()) * 0.5).exp()).cos() * xs[i]).tanh();
+            acc += (xs[i]).tanh();
+            acc -= (a).tanh();
+        }
+        acc
+    }
+    check_p144(seed = 0x64e4274c5836a994, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+}
+
+program! {
+    #[differentiable]
+    fn p145(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = ((x * x).mapv(f64::tanh)).column(2).to_owned();
+        let t2 = x.to_owned();
+        let t3 = v.to_owned();
+        let mut t4 = (&t1 * (t1.mean().unwrap())).mapv(f64::sin);
+        if n % 2 == 0 {
+            t4 = ((&t2 * &t1).mapv(f64::tanh)).mean_axis(Axis(0)).unwrap();
+        }
+        t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1 + t2.sum() * 0.2
+    }
+    check_p145(seed = 0x886a53f5d638dd10, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p146(a: f64, b: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() - a).sin().exp();
+        for i in 1..=4 {
+            let t1 = xs[(i + 1) % 3].cos();
+            let mut v2 = vec![0.0; 3];
+            for j in 0..v2.len() {
+                v2[j] = xs[2];
+            }
+            acc0 = ((xs.iter().map(|q| q * (acc0 * 0.1).sin()).sum::<f64>() + 0.1) * -(acc0 * 0.1).sin() * 0.5).tanh();
+        }
+        for i in 0..1 {
+            let flag3 = (xs.iter().map(|q| (q * 0.5).sin()).sum::<f64>() * 0.5).powi(3) > 0.7;
+            acc0 += (xs[2].mul_add(xs[i], (acc0 * 0.1).sin()) / (1.0 + f64::min((acc0 * 0.1).tanh(), a).powi(2)) * 0.1).sin();
+        }
+        acc0 * 0.1 + 0.3 * b
+    }
+    check_p146(seed = 0xc21f95ce22790209, inputs = 5, calls = [], at = |p| (p[0], p[1], &p[2..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p147(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 1..xs.len() {
+            acc += (xs[i]).tanh();
+            let t1 = ((1.0 + ((1.0 + (xs[i - 1]) * (xs[i - 1])).ln()) * ((1.0 + (xs[i - 1]) * (xs[i - 1])).ln())).ln() + a).tanh() * 1.5;
+            acc = acc + ((((xs[i - 1]).tanh()) * 0.5).exp()).tanh() - (xs[i - 1]).tanh();
+            let t2 = if ((t1).cos() * t1).cos() * xs[i] > -0.36 { ((1.0 + (xs[i - 1]) * (xs[i - 1])).ln()).tanh() } else { (xs[i]).sin() };
+            acc += ((t1).mul_add(0.5, xs[i - 1])).tanh();
         }
         acc.sin()
     }
-    check_p156(seed = 0xb96fe8ba7069dbea, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p157(a: f64, b: f64) -> f64 {
-        let mut acc0 = a * a * (0.9 + a) * 0.5;
-        if b.mul_add(b, acc0) > 0.7 {
-            acc0 -= a.powi(2) * 0.5;
-            let mut acc1 = 0.0;
-            for i in 1..=3 {
-                let t2 = if i < 1 { b - b + a.powi(3) } else { (acc0 * 0.1 * b).mul_add((acc0 * 0.1).to_radians(), 0.6_f64.tanh().exp()) };
-                acc0 += ((i as f64 * i as f64).sin() * 0.5).sin();
-            }
-        } else {
-            acc0 = ((acc0 * 0.1).tanh() * b).sin();
-            let c3 = |u4: f64| b.cos() - (acc0 * 0.1).atan() * b;
-            let t5: f64 = c3((2.0 + (acc0 * 0.1).sin().cos()).recip()) - 0.5 * c3(b);
-            for i in (0..6).step_by(2) {
-                for j in 0..3 {
-                    if j < 2 {
-                        if (t5 * 0.5).sin() * a < -0.1 {
-                            let a = a + ((acc0 * 0.05).atan() + 0.6);
-                        } else {
-                            let t6 = a * (p111((p130((t5 * 0.5).sin() - (t5 * 0.5).sin(), b, f64::atan(0.1), f64::tanh(0.5)) * 0.25).tanh()) * 0.5);
-                        }
-                    }
-                    acc0 /= (1.0 + ((acc0 * 0.05).atan() * 0.75).powi(2));
-                }
-                acc0 += (2.0 + (acc0 * 0.05).min((acc0 * 0.05).atan()).sin()).ln() * 0.5;
-            }
-        }
-        (acc0 * 0.05).sin()
-    }
-    check_p157(seed = 0x6f612c9092748729, inputs = 2, calls = [p111, p130], at = |p| (p[0], p[1]));
-}
-
-#[differentiable]
-fn p158_h0(y: &mut [f64], s: f64) {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.25).tanh();
-    }
-    y[0] = (y[0] * 0.6 + s).sin();
-}
-#[differentiable]
-fn p158_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).sin() * 0.6;
-    }
-}
-#[differentiable]
-fn p158_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    p158_h0(y, s);
-    p158_h1(s * 1.5, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-#[differentiable]
-fn p158_h3(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + -0.5).tanh();
-    }
-    acc * 1.5 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p158_h4(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 1.5;
-    t + p158_h3(&v[1..], s * 1.5) + p158_h3(v, s).sin()
-}
-#[differentiable]
-fn p158_h5(v: &[f64], s: f64, k: usize) -> f64 {
-    if k == 0 {
-        (v[0] * s).tanh()
-    } else {
-        v[k % v.len()] * 1.5 + p158_h5(v, s * 1.5, k - 1).tanh()
-    }
-}
-program! {
-    #[differentiable]
-    fn p158(a: f64, ys: &mut [f64], xs: &[f64]) -> f64 {
-        let mut buf1 = vec![1.5; 2];
-        let _ = p158_h2(&mut buf1, xs, a);
-        p158_h0(&mut buf1, a);
-        for _ in 0..2 {
-            p158_h0(&mut buf1, a);
-        }
-        let t2 = buf1[0] + buf1[1] * -0.5;
-        let t3 = p158_h4(&xs[..], a * 1.5);
-        let arr4: [f64; 3] = [t3.tanh(), xs[5] * 0.6, (t2.tanh() * -0.5).sin()];
-        let [e6, e7, e8] = arr4;
-        let t5 = e6 * e8 + arr4[1] * e7;
-        let t9 = p158_h5(&xs[3..], t3.tanh(), 1);
-        let mut buf10 = vec![0.0; 4];
-        for i in 0..4 {
-            buf10[i] = xs[i + 0] * t2.tanh();
-        }
-        p158_h0(&mut buf10, t9.tanh());
-        for v11 in buf10.iter_mut() {
-            *v11 = (*v11 * t5.tanh()).sin();
-        }
-        let t14 = buf10[0] + buf10[3] * 0.25;
-        let mut arr15 = [0.3_f64; 3];
-        arr15[0] = t14.tanh() * 1.5;
-        arr15[1] = xs[1] * 0.5;
-        let t16 = arr15[0] * arr15[1];
-        let t17 = p158_h2(&mut ys[..2], &arr4, t5.tanh()).tanh();
-        let t18 = ys[2] * 0.75;
-        t18 + t17 + t16 + t14 + t9 + ys[2] + a * 0.3
-    }
-    check_p158(seed = 0x5a639bfcb4a047a8, inputs = 11, calls = [], at = |p| (p[0], &mut p[1..4].to_vec(), &p[4..11]));
-}
-
-program! {
-    #[differentiable]
-    fn p159(a: f64, b: f64, n: usize) -> f64 {
-        let t0 = b;
-        let flag1 = (n as f64) > 0.1;
-        let o2: Option<f64> = if 0.1_f64.powi(3) > -0.1 { Some((p154(((t0 - a) * 0.5).tanh()) * 0.1 / (2.0 + a.cos()) * (0.6 * 0.9) * 0.5).atan()) } else { None };
-        let t4: f64 = if let Some(u3) = o2 { (0.25 * t0).atan() } else { a.powi(3) * 0.5 };
-        let mut acc5 = 0.9_f64;
-        let mut k6 = 0;
-        loop {
-            let t7 = t4.hypot(t4 - 1.25);
-            acc5 = t7 * 0.25;
-            k6 += 1;
-            if ((2.0 + b.cos()).recip() > 0.25) || k6 >= 3 { break; }
-        }
-        (acc5 * 0.25).tanh() - t4.sin() + t0 + b + 0.5 * b
-    }
-    check_p159(seed = 0xb26fbf0cf6af195b, inputs = 2, calls = [p154], at = |p| (p[0], p[1], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p160(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (a + xs[0]).tanh();
-        let t2 = (((t1) * (a)).cos() * t1 + xs[2]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            let t3 = (((a).tanh()) * (t2 + (1.0 + (t1) * (t1)).ln())).tanh() * 1.5;
-            extra = extra + ((xs[i]).cos() * t2).tanh() - ((-0.23_f64 + -0.31_f64).tanh()).tanh();
-            let t4 = if xs[i] < -0.19 { (xs[i]).tanh() } else { (xs[i]) * (t1) };
-            if (t3).cos() * t1 - xs[i] - t2 > -0.10 {
-                if xs[i] > 0.46 {
-                    let t5 = (xs[i]).tanh() * 1.5;
-                    let t6 = if -1.00_f64 > 0.41 { (xs[i]).tanh() } else { xs[i] };
-                } else {
-                    extra -= ((((xs[i]).tanh()).sin()).tanh()).tanh();
-                }
-                let t7 = ((((0.66_f64 - t2).tanh()) * 0.5).exp()).tanh() * 1.5;
-            } else {
-                let t8 = ((((xs[i]) * 0.5).exp()).cos() * xs[i]).tanh() * 1.5;
-            }
-            extra = extra + ((1.0 + (((t2).sin()) * (0.62_f64 + xs[i])) * (((t2).sin()) * (0.62_f64 + xs[i]))).ln()).tanh() - (((((xs[i]) * (t1)).sin()) * 0.5).exp()).tanh();
-            acc += (((t4).tanh()).mul_add(0.5, 0.25_f64)).tanh();
-        }
-        acc
-    }
-    check_p160(seed = 0x7373d54b4ca4c017, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p161(a: f64, n: usize) -> f64 {
-        let mut v0 = vec![0.0; 4];
-        for i in 0..v0.len() {
-            v0[i] = (a.tanh() * a.sin().exp_m1() * 0.5).tanh();
-        }
-        let t1 = 0.1_f64.tanh();
-        let t2: f64 = (2.0 + (2.0 + (v0[n] * t1).sin()).log2().cos()).recip();
-        v0[n] = (((2.0 + t1.cos()).powi(-2) - (t2 - t2)) * 0.5).sin();
-        let o3: Option<f64> = if v0[n] > t2 { Some((1.25_f64.powi(2).mul_add(a - t2, v0[v0.len() - 1 - n].hypot(v0[n])) * 0.5).atan()) } else { None };
-        let t5: f64 = if let Some(u4) = o3 { a } else { v0[v0.len() - 1 - n].abs() };
-        let mut v6 = vec![0.0; 2];
-        for i in 0..v6.len() {
-            v6[i] = t2;
-            if i > 0 {
-                v6[i] += v6[i - 1] * ((v0[i] - 0.3) * 0.5).tanh();
-            }
-        }
-        let mut acc7 = -((v6[n % v6.len()] * 0.5).sin() - v0[n]);
-        if n > 1 {
-            let t8 = a;
-        }
-        let t5 = ((t5 + v6.iter().map(|q| (q * 0.5) * t5).sum::<f64>() * t1) * 0.5).tanh();
-        acc7 += (t1 - v0[n]).to_radians();
-        let t11: f64 = { let v9: Vec<f64> = v6.iter().map(|&u10| (n as f64).tanh() * (t1 - acc7)).collect(); v9[0] + v9[1] };
-        (t11 * 0.25).sin() + t5.sin() + 0.9 * acc7 - 0.6 * t2 + t1
-    }
-    check_p161(seed = 0x4335216fb630a2c4, inputs = 1, calls = [], at = |p| (p[0], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p162(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = v[2];
-        let t2 = (x.dot(x) * 0.3).mean_axis(Axis(1)).unwrap();
-        let mut t3 = x - (v.sum().sin());
-        for _ in 0..n {
-            t3 = (&t3 * (t1)).mapv(f64::sin) + &t3 * 0.5;
-        }
-        let mut t4 = v.dot(&(&t3 + &t3)) * 0.3;
-        for _ in 0..n {
-            t4 = (t3.dot(&t4) * 0.3).mapv(f64::tanh) + &t4 * 0.5;
-        }
-        t4.dot(&t4) * 0.1 + t3.sum() * 0.2 + t2.dot(&t2) * 0.1
-    }
-    check_p162(seed = 0x78f3d0303fdba9af, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3),
-        params = ["s"] at [12]);
-}
-
-program! {
-    #[differentiable]
-    fn p163(a: f64) -> f64 {
-        let mut acc0 = -a;
-        for i in (0..8).step_by(2) {
-            if (acc0 * 0.1).atan() * (acc0 * 0.1) > i as f64 {
-                let t1 = if a * (p148(1, a.min(a), (1.25 / (2.0 + a.cos()) * 0.5).atan(), a.tanh().exp_m1() * 0.5) * 0.5).sin() > 0.25 { (a / (1.0 + (acc0 * 0.1).powi(2))).asinh() } else { (2.0 + (-(acc0 * 0.1).tanh()).cos()).recip() };
-                let t3 = { let u2 = 0.5_f64.powi(3).atan(); t1.atan() + u2.min(t1) };
-            }
-            acc0 += (0.3 * (acc0 * 0.1).tanh()).sin() * 0.5;
-        }
-        let mut w4 = 0;
-        while w4 < 1 {
-            if w4 % 3 == 1 {
-                acc0 = -((acc0 * 0.1).sin() * 0.5);
-                return (acc0 * 0.1).tanh().atan();
-            }
-            acc0 = (acc0 * 0.1).sin() / (1.5 + ((acc0 * 0.1).sin() * (acc0 * 0.1).sin()).tanh());
-            w4 += 1;
-        }
-        (acc0 * 0.1).sin().tanh()
-    }
-    check_p163(seed = 0x3192a6c2855201e2, inputs = 1, calls = [p148], at = |p| (p[0]));
-}
-
-#[differentiable]
-fn p164_h0(v: &[f64], s: f64) -> Result<f64, String> {
-    let head = if v[0] * s > -0.4 { Ok((v[0] * s).cos()) } else { Err(format!("{s} is too small")) };
-    let h = head?;
-    Ok(h * 0.6 + v[v.len() - 1] * 1.5)
-}
-#[differentiable]
-fn p164_h1(y: &mut [f64], s: f64) -> f64 {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.5 + (y[i] * s).tanh() * 0.25;
-    }
-    y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p164_h2(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).tanh() * 0.6;
-    }
-}
-#[differentiable]
-fn p164_h3(y: &mut [f64], x: &[f64], s: f64) {
-    let _ = p164_h1(y, s);
-    p164_h2(s * 0.6, &x[1..], y);
-}
-#[differentiable]
-fn p164_h4(a: &mut [f64], b: &mut [f64], s: f64) {
-    for i in 0..a.len().min(b.len()) {
-        b[i] = b[i] * 0.75 + (a[i] * s).cos();
-        a[i] = (b[i] * 0.3).tanh() + a[i] * 0.5;
-    }
-}
-program! {
-    #[differentiable]
-    fn p164(a: f64, xs: &[f64], ys: &mut [f64], b: f64) -> f64 {
-        let t1 = match p164_h0(&xs[6..8], b) { Ok(v) => v, Err(_) => b * -0.5 };
-        let t2 = match p164_h0(&xs[..5], t1.tanh() * 0.5) { Ok(v) => v, Err(_) => t1.tanh() * 0.5 * 0.25 };
-        let s3 = &xs[..];
-        let t4 = (s3[1] * t1.tanh() + s3[0]).sin() + s3[s3.len() - 1] * 0.6;
-        let (h5, c6) = ys.split_at_mut(1);
-        p164_h4(h5, c6, t1.tanh());
-        let t7 = c6[0] * -0.5 + h5[h5.len() - 1] + c6.len() as f64 * 0.1;
-        let t8 = ys[1] * 0.5;
-        t8 + t7 + t4 + t2 + t1 + ys[2] + a * 0.3
-    }
-    check_p164(seed = 0xb882e68754ad0e96, inputs = 13, calls = [], at = |p| (p[0], &p[1..9], &mut p[9..12].to_vec(), p[12]));
-}
-
-program! {
-    #[differentiable]
-    fn p165(xs: &[f64], a: f64, b: f64) -> f64 {
-        let mut v0: Vec<f64> = Vec::new();
-        v0.push((b * xs[0]).min(a.hypot(b)));
-        v0.push(a.tanh());
-        let t1 = v0[0] * 0.5 + v0[1];
-        let mut acc2 = (2.0 + xs[2].cos()).powi(-2);
-        let mut k3 = 0;
-        loop {
-            for (j, q4) in xs.iter().enumerate() {
-                let t5 = (xs.iter().sum::<f64>() + (t1 * 0.5).tanh() * (acc2 * 0.02)).mul_add((xs.iter().map(|q| (q * 0.75).sin()).sum::<f64>() / (2.0 + xs[k3 % xs.len()].cos())).powi(2).ln_1p(), xs[(k3 + 1) % 3].mul_add(b, a));
-                let mut a = a;
-                acc2 = (((acc2 * 0.02).atan().hypot(b) - xs.iter().map(|q| (q * 2.0).sin()).sum::<f64>()) * 0.25).sin();
-            }
-            acc2 = ((p107(((1.0 - xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())) * 0.5).atan(), a.to_radians()) * 0.5).tanh() * xs[k3 % xs.len()]).max(0.6 * (t1 * 0.5).tanh());
-            k3 += 1;
-            if (xs[(k3 + 1) % 3] < -0.2) || k3 >= 5 { break; }
-        }
-        acc2 += (2.0 + p149(2, (t1 * 0.5 * 0.5).sin()).powi(3).cos()).recip();
-        let t6 = 0.2 * (t1 * 0.5).atan();
-        0.2 * t6 + acc2 * 0.02 + t1 * 0.5 - b.cos() + a
-    }
-    check_p165(seed = 0x2c8eca3525361a55, inputs = 5, calls = [p107, p149], at = |p| (&p[0..3], p[3], p[4]));
-}
-
-#[differentiable]
-fn p166_h0(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).cos() * 0.75;
-    }
-    y[0] * 0.3
-}
-#[differentiable]
-fn p166_h1(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.6).sin();
-    }
-    acc * 0.3 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p166_h2(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * -0.5 + (y[i] * s).cos() * 0.25;
-    }
-}
-#[differentiable]
-fn p166_h3(y: &mut [f64], x: &[f64], s: f64) {
-    p166_h2(y, s);
-    let _ = p166_h0(s * 0.75, &x[1..], y);
-}
-#[differentiable]
-fn p166_h4(a: &mut [f64], b: &mut [f64], s: f64) {
-    for i in 0..a.len().min(b.len()) {
-        b[i] = b[i] * 0.3 + (a[i] * s).sin();
-        a[i] = (b[i] * 0.3).tanh() + a[i] * 0.5;
-    }
-}
-#[differentiable]
-fn p166_h5(v: &[f64], s: f64) -> Result<f64, String> {
-    let head = if v[0] * s > -0.4 { Ok((v[0] * s).sin()) } else { Err(format!("{s} is too small")) };
-    let h = head?;
-    Ok(h * 0.25 + v[v.len() - 1] * 0.3)
-}
-program! {
-    #[differentiable]
-    fn p166(ys: &mut [f64], a: f64, xs: &[f64]) -> f64 {
-        let (h1, c2) = ys.split_at_mut(2);
-        let t3 = p166_h0(a, xs, h1).tanh();
-        let t4 = p166_h0(a, &xs[..], c2).tanh();
-        let t5 = c2[0] * 0.75 + h1[h1.len() - 1] + c2.len() as f64 * 0.1;
-        let t6 = ys[1] * 0.75;
-        let t7 = p166_h1(&xs[..5], a);
-        let _ = p166_h0(t7.tanh(), xs, &mut ys[0..3]);
-        let t8 = ys[1] * 1.5;
-        let mut buf9 = xs[0..2].to_vec();
-        let t10 = p166_h0(t5.tanh() * 0.5, &xs[2..], &mut buf9).tanh();
-        p166_h3(&mut buf9, xs, t4.tanh());
-        let _ = p166_h0(a, &xs[..3], &mut buf9);
-        let t11 = buf9[0] + buf9[1] * 0.6;
-        let mut buf12 = vec![0.3; 2];
-        p166_h3(&mut buf12, &xs[..3], t6.tanh() * 0.3);
-        let (h13, c14) = buf12.split_at_mut(1);
-        p166_h4(h13, c14, t5.tanh());
-        let t15 = c14[0] * 0.6 + h13[h13.len() - 1] + c14.len() as f64 * 0.1;
-        let t16 = buf12[0] + buf12[1] * 0.3;
-        let t17 = match p166_h5(ys, t15.tanh() * 0.75) { Ok(v) => v, Err(_) => t15.tanh() * 0.75 * 0.3 };
-        let s18 = &xs[0..=3];
-        let t19 = (s18[3] * t8.tanh() * 0.25 + s18[0]).sin() + s18[s18.len() - 1] * -0.5;
-        t19 + t17 + t16 + t15 + t11 + ys[2] + a * 0.3
-    }
-    check_p166(seed = 0xd4daac572ed828fa, inputs = 10, calls = [], at = |p| (&mut p[0..3].to_vec(), p[3], &p[4..10]));
-}
-
-program! {
-    #[differentiable]
-    fn p167(a: f64, b: f64, c: f64, xs: &[f64]) -> f64 {
-        let t2: f64 = xs.iter().take(2).map(|&u0| p163((xs[2].mul_add(b, xs[0]) * 0.5).sin())).fold(0.0, |s, v| s * 0.5 + v);
-        let mut acc3 = 0.0;
-        for i in 0..xs.len() {
-            let c = c + (xs[0] - xs[i]);
-            acc3 *= 0.5 + 0.4 * (t2 * 0.25).tanh().cos().sin();
-        }
-        let t4 = if f64::min((t2 * 0.25).sin(), b) < 0.1 { xs[3].mul_add(p163((t2 * 0.25).sin() * (t2 * 0.25).atan()), (t2 * 0.25).atan()) * (xs[3] * c) } else { a };
-        (t4 * 0.25).atan() - (acc3 * 0.1).sin().sin() + 0.1 * (t2 * 0.25) + 0.5 * (acc3 * 0.1).sin()
-    }
-    check_p167(seed = 0xc1919068dd75bb2b, inputs = 7, calls = [p163], at = |p| (p[0], p[1], p[2], &p[3..7]));
-}
-
-program! {
-    #[differentiable]
-    fn p168(a: f64, xs: &[f64]) -> f64 {
-        if xs[0] * a < -0.2 {
-            return xs[2] + (a + p143((xs.iter().map(|q| q * q).sum::<f64>() * 0.25).tanh().powi(2), (2.0 + xs[2].cos()).powi(-2), a, 1, ((a - xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) * 0.1).tanh()));
-        }
-        let t0 = a - (xs[0] - a).tanh();
-        let mut v1 = vec![0.0; 2];
-        for i in 0..v1.len() {
-            v1[i] = (((t0 * 0.5).sin() - (xs[i] - 1.5)) * 0.5).tanh();
-        }
-        let mut acc2 = 0.0;
-        for i in 0..1 {
-            let a = a * (a - (p159((t0 * 0.5).atan2(1.5 + a.cos()), 1.25, 2) * 0.25).sin());
-            acc2 = (1.5 + (v1[i] * 0.5 - t0 * 0.5).cos()).sqrt();
-        }
-        acc2 += (acc2 * 0.5 - xs[2] + ((acc2 * 0.5).sin() + t0 * 0.5)) * 0.1;
-        let mut acc3 = 1.0;
-        (acc2 * 0.5).tanh() + (t0 * 0.5).tanh().cos() - a.tanh()
-    }
-    check_p168(seed = 0xc4180b93614da7cf, inputs = 4, calls = [p143, p159], at = |p| (p[0], &p[1..4]));
-}
-
-program! {
-    #[differentiable]
-    fn p169(a: f64) -> f64 {
-        let t0 = (1.5 + a.cos()).sqrt();
-        let t1: f64 = a.powi(3);
-        let mut acc2 = ((t0 * 1.5 + a) * 0.5).tanh();
-        let c3 = |u4: f64| -acc2.tanh().exp();
-        let t5: f64 = c3((t1 * 0.5).tanh().cosh() - 0.75_f64.abs()) - 0.5 * c3(2.0 * t0 * 0.5);
-        let t6 = (a / (1.5 + 0.1_f64.tanh()) * (acc2 + t0)).tanh();
-        acc2 = (acc2 * (2.0 + t6.cos()).recip()).atan();
-        1.25 * (t5 * 0.5) + acc2.tanh() + (t1 * 0.5).sin().cos() + t0
-    }
-    check_p169(seed = 0x53630c027cb11b78, inputs = 1, calls = [], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p170(a: f64) -> f64 {
-        let mut acc0 = 0.0;
-        for i in 0..3 {
-            if i == 2 {
-                for j in 0..3 {
-                    let mut acc1 = 0.0;
-                    acc0 += (a + (p130(a, a * 0.1, a * a * 0.5, ((i as f64 - i as f64) * 0.25).tanh()) * 0.25).atan()) * 1.25 * 0.25;
-                }
-            } else {
-                if i > 0 {
-                    for j in (0..6).step_by(2) {
-                        let t2: f64 = (acc0 * 0.02).sin() / (1.0 + (acc0 * 0.02).powi(2));
-                        acc0 = 1.5_f64.powi(2).atan();
-                    }
-                }
-            }
-            acc0 += ((p129(a / (1.5 + (i as f64).tanh()) * 0.5, (i as f64 - 0.3) * 0.5) * 0.5).atan().sin().cos().exp_m1() * 0.5).atan();
-        }
-        (acc0 * 0.02).atan().cos()
-    }
-    check_p170(seed = 0xbc82585e822b3490, inputs = 1, calls = [p129, p130], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p171(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = ((v * (s)).mapv(f64::sin)).mapv(f64::tanh);
-        let mut t2 = v / &((&t1 * (s)).mapv(f64::sin)).mapv(|q| q * q + 1.0);
-        for _ in 0..n {
-            t2 = (((x * &t1).mapv(f64::tanh)).dot(&t2) * 0.3).mapv(f64::tanh) + &t2 * 0.5;
-        }
-        t2.dot(&t2) * 0.1 + t1.dot(&t1) * 0.1 + s
-    }
-    check_p171(seed = 0x8e46afe4adcd5d1f, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p172(a: f64, n: usize) -> f64 {
-        let mut v0 = vec![0.0; n];
-        for i in 0..v0.len() {
-            v0[i] = (a * a - f64::max(a, a)) * 0.5;
-        }
-        let t1 = if a * 0.9 > -0.2 { a } else { 0.5 * (a / (1.5 + v0[0].tanh())) };
-        let mut acc2 = 0.1 * 0.6_f64.atan();
-        match n % 3 {
-            0 => {
-                if n % 2 == 0 {
-                    let t5: f64 = v0[1..1].iter().map(|u3| { let u3 = *u3; (1.5 + v0.iter().sum::<f64>().sin()).powf(v0[(n + 1) % 1].tanh()).sin() }).sum();
-                } else if n % 3 == 1 {
-                    let t6 = a.cos();
-                }
-            }
-            1 => {
-                let t7 = if n > 0 { v0.iter().sum::<f64>() } else { (t1 / (1.5 + acc2.tanh())).sin().exp() };
-                if n % 3 == 1 {
-                    v0[n % 1] -= ((t1 + a * 1.0) * 0.5).tanh();
-                } else {
-                    if (2.0 + 1.5_f64.cos()).recip() > v0[n % v0.len()] * 0.5 {
-                        acc2 += ((2.0 + a.cos()).powi(-2) * ((v0[n % v0.len()] * 0.5).tanh() / (2.0 + (n as f64).cos())) * 0.5).sin();
-                    }
-                }
-            }
-            _ => {
-                let mut a = a;
-                let flag8 = (1.0 + a.powi(2)).ln() > 0.1;
-            }
-        }
-        let mut w9 = 0;
-        while w9 < 1 {
-            acc2 = ((acc2 * 0.5).sin() * (a.cos().exp() * 0.5).atan()).tanh();
-            acc2 = t1;
-            w9 += 1;
-        }
-        (acc2 * 0.5).tanh() - t1 + a
-    }
-    check_p172(seed = 0x6857d5a5e27885f1, inputs = 1, calls = [], at = |p| (p[0], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p173(xs: &[f64], a: f64, n: usize) -> f64 {
-        let t0 = xs[0] * 0.25;
-        let mut acc1 = 0.5;
-        if f64::cos(xs[n]) < -0.4 {
-            for i in 0..xs.len() {
-                let t0 = t0 - t0.powi(2);
-                acc1 *= xs[xs.len() - 1 - i].cos().cos();
-            }
-        }
-        let t2 = acc1 * 0.1;
-        let t5: f64 = xs[1..4].iter().map(|u3| { let u3 = *u3; 0.75_f64.atan() }).sum();
-        acc1 /= (2.0 + xs[n].tanh().exp().cos());
-        let mut w6 = 0;
-        while w6 < 2 {
-            if w6 % 3 == 1 {
-                let mut acc7 = xs[xs.len() - 1 - w6];
-            }
-            acc1 /= (1.0 + 1.25_f64.powi(2));
-            w6 += 1;
-        }
-        let t8 = t0.asinh();
-        t8.tanh() + (t5 * 0.25).atan() - t2.sin() + acc1 * 0.05 - 0.25 * t0
-    }
-    check_p173(seed = 0xcc228878371c7ddd, inputs = 5, calls = [], at = |p| (&p[0..4], p[4], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p174(a: f64) -> f64 {
-        let a = a * 0.9_f64.tanh();
-        let mut acc0 = (a * 0.5).atan();
-        for i in 0..4 {
-            for j in 1..=4 {
-                acc0 += (((1.5 + (acc0 * 0.02).atan().cos()).sqrt() - a * 0.5) * 0.25).sin();
-            }
-            acc0 = ((acc0 * 0.02).atan() * (a * 0.5).atan()).sin();
-        }
-        (acc0 * 0.02).tanh().sin() - (a * 0.5).sin()
-    }
-    check_p174(seed = 0x4b671bbe773ca8fe, inputs = 1, calls = [], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p175(b: f64, a: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = -a.atan();
-        for i in (0..4).rev() {
-            let mut acc1 = 0.25 * i as f64;
-            acc0 += (xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).cos().exp() * 0.75 * 0.5).sin();
-        }
-        let t2 = -(-a * a.powi(2).ln_1p());
-        if xs[0].tanh() > xs[2] || t2 < 0.3 {
-            let a = a + (xs[1] - xs[1]);
-            let t5: f64 = xs[1..3].iter().map(|u3| { let u3 = *u3; xs.iter().map(|q| q * q).sum::<f64>() * u3 * -0.1 }).sum();
-            for i in (0..4).rev() {
-                acc0 *= 0.5 + 0.4 * xs[1].sin().sin();
-                acc0 /= (2.0 + (i as f64 - xs.iter().map(|q| q.cos()).product::<f64>()).cos());
-            }
-        } else if xs[2] > 0.25 {
-            let mut w6 = 0;
-            while w6 < 2 {
-                acc0 -= (b + t2).mul_add(xs[xs.len() - 1 - w6], 0.75 * (acc0 * 0.05)) * 0.1;
-                acc0 /= (1.0 + a.abs().powi(2));
-                w6 += 1;
-            }
-        }
-        0.3 * (acc0 * 0.02) + b
-    }
-    check_p175(seed = 0x16bce419db11ff0f, inputs = 5, calls = [], at = |p| (p[0], p[1], &p[2..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p176(a: f64, xs: &[f64], d: f64, b: f64, n: usize, c: f64) -> f64 {
-        let mut v0 = vec![0.0; xs.len()];
-        for i in 0..v0.len() {
-            v0[i] = ((1.0 + 1.25_f64.mul_add(1.25, b).powi(2)).sqrt() * 0.5).atan();
-            if i > 0 {
-                v0[i] += v0[i - 1] * (f64::tanh(d) * 0.5).atan();
-            }
-        }
-        let b = b + (1.0 + a.powi(2)).ln();
-        let mut acc1 = ((xs[xs.len() - 1 - n] + d - 0.2 * (p148(1, xs[3].tanh(), (0.5 * xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).tanh()).asin(), ((v0[v0.len() - 1 - n] * 0.1).atan().powi(2) * 0.5).sin()) * 0.5).atan()) * 0.5).tanh();
-        let mut w2 = 0;
-        while w2 < 4 {
-            for j in 1..=3 {
-                v0[n] += ((b * 0.5).atan().tanh() / (1.5 + (0.2 + (v0[w2] * 0.02).tanh()).tanh()) * 0.25).sin();
-            }
-            for j in 0..n {
-                let t3 = b * 0.5;
-                v0[j] = ((a * j as f64 - (v0[v0.len() - 1 - j] * 0.02).sin() * (b * 0.5).sin()) * 0.25).sin();
-            }
-            acc1 = (1.0 + 0.75_f64.powi(2)).ln().cos();
-            w2 += 1;
-        }
-        let t4 = n as f64;
-        let mut acc5 = ((c.atan() - xs.iter().map(|q| (q * 0.9).sin()).sum::<f64>()) * 0.5).atan();
-        let mut b = b;
-        0.3 * (b * 0.5).tanh() - acc5 + (t4 * 0.5).sin() + (acc1 * 0.02).atan().tanh() + d.tanh()
-    }
-    check_p176(seed = 0x4f9023462de630de, inputs = 8, calls = [p148], at = |p| (p[0], &p[1..5], p[5], p[6], 3, p[7]));
-}
-
-#[differentiable]
-fn p177_h0(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).sin() * 0.3;
-    }
-    y[0] * 0.5
-}
-#[differentiable]
-fn p177_h1(y: &mut [f64], s: f64) {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.75).tanh();
-    }
-    y[0] = (y[0] * 0.3 + s).sin();
-}
-#[differentiable]
-fn p177_h2(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.6).tanh();
-    }
-    acc * 0.6 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p177_h3(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 1.5;
-    t + p177_h2(&v[1..], s * 0.5) + p177_h2(v, s).sin()
-}
-program! {
-    #[differentiable]
-    fn p177(ys: &mut [f64], xs: &[f64], a: f64) -> f64 {
-        let mut buf1 = vec![0.0; 3];
-        for i in 0..3 {
-            buf1[i] = xs[i + 2] * a;
-        }
-        let _ = p177_h0(a, &xs[2..3], &mut buf1);
-        p177_h1(&mut buf1, a * 0.5);
-        let t2 = buf1[0] + buf1[2] * 0.3;
-        let t3 = p177_h0(t2.tanh(), xs, ys).tanh();
-        let t4 = ys[0] * 0.6;
-        let t5 = p177_h3(&buf1, t2.tanh() * 0.6);
-        let s6 = &xs[..4];
-        let t7 = (s6[1] * t3.tanh() + s6[0]).sin() + s6[s6.len() - 1] * 0.6;
-        t7 + t5 + t4 + t3 + t2 + ys[2] + a * 0.3
-    }
-    check_p177(seed = 0xe192dbe12677c26e, inputs = 10, calls = [], at = |p| (&mut p[0..3].to_vec(), &p[3..9], p[9]));
-}
-
-program! {
-    #[differentiable]
-    fn p178(a: f64, b: f64, xs: &[f64]) -> f64 {
-        let b = b * (a + xs[2]);
-        let mut acc0 = 1.0;
-        let mut k1 = 0;
-        loop {
-            let mut k2 = 0;
-            loop {
-                if k2 > 2 {
-                    let t3 = if a + xs[(k1 + 1) % 3] < 0.3 { (1.0 + xs.iter().map(|q| q.cos()).product::<f64>().powi(2)).ln().abs() } else { (2.0 + ((a + xs[0]) * 0.5).cos()).powi(-2) };
-                } else if k1 > 1 {
-                    let t6: f64 = xs.iter().take(2).map(|&u4| -(xs[k1 % xs.len()] / (1.0 + (b * 0.25).sin().powi(2)))).fold(0.0, |s, v| s * 0.5 + v);
-                } else {
-                    let t7: f64 = a.sin();
-                }
-                acc0 += (k2 as f64).to_radians() * 0.5;
-                k2 += 1;
-                if ((k2 as f64) > 0.25) || k2 >= 4 { break; }
-            }
-            acc0 += (2.0 + a.cos()).recip() / (1.5 + (xs[2] - 0.3).tanh()) * 0.5;
-            k1 += 1;
-            if (a - xs[0] > 0.25) || k1 >= 4 { break; }
-        }
-        match ((f64::max(acc0 * 0.02, xs.iter().map(|q| q * q).sum::<f64>()) * 0.25).atan().abs() * 2.0) as usize % 3 {
-            0 => {
-                acc0 /= (1.0 + (b * 0.25 * 0.5).sin().powi(2).powi(2));
-            }
-            1 => {
-                if 2.0 * 0.1 > acc0 * 0.02 || a < -0.1 {
-                    for i in 1..=4 {
-                        for j in 0..4 {
-                            let t10: f64 = xs.iter().take(2).map(|&u8| (u8 + xs[(j + 1) % 3]).sin()).fold(0.0, |s, v| s * 0.5 + v);
-                            acc0 = xs[j % xs.len()];
-                        }
-                        acc0 = ((acc0 * 0.02).tanh() * (((acc0 * 0.02).tanh() + a) * 0.5)).tanh();
-                    }
-                } else {
-                    if 1.25 * xs.iter().map(|q| q * q).sum::<f64>() > -0.2 {
-                        if (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) > (acc0 * 0.02).atan() {
-                            let t11 = (acc0 * 0.02).atan().clamp(-0.75, 0.75);
-                        } else {
-                            let t12 = a * xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) + (b * 0.25).atan() / (1.0 + (acc0 * 0.02).powi(2));
-                        }
-                    } else if (b * 0.25).sin().sin().exp_m1() > -0.2 {
-                        let b = (b * 0.25).sin() + a;
-                    }
-                }
-            }
-            _ => {
-                for i in 0..4 {
-                    let mut k13 = 0;
-                    loop {
-                        let mut acc0 = acc0;
-                        acc0 /= (2.0 + (acc0 * 0.01).sin().cos());
-                        k13 += 1;
-                        if ((acc0 * 0.01).tanh().mul_add((acc0 * 0.01).sin(), xs[xs.len() - 1 - k13]) > -0.4 || (acc0 * 0.01).tanh() < 0.0) || k13 >= 2 { break; }
-                    }
-                    acc0 = a;
-                }
-            }
-        }
-        acc0 = 0.5_f64;
-        (acc0 * 0.01).atan().tanh() - (b * 0.25).tanh().sin() - 0.5 * a + 0.5 * xs[2]
-    }
-    check_p178(seed = 0x2b896a5ef5899afe, inputs = 5, calls = [], at = |p| (p[0], p[1], &p[2..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p179(a: f64, b: f64, xs: &[f64], c: f64) -> f64 {
-        let mut acc0 = a;
-        if (p172((a / (1.0 + acc0 * acc0) * 0.5).atan(), 1) * 0.5).atan() * a > -0.4 && xs[0] < 0.7 {
-            acc0 += ((xs[1].atan2(1.5 + xs.iter().map(|q| q.cos()).product::<f64>().cos()) - xs[1].sin()) * 0.25).sin();
-        }
-        if xs[3] > a {
-            let t1 = (1.0 + (b + c * 1.25).powi(2)).ln();
-        } else if xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) < -0.4 {
-            let mut w2 = 0;
-            while w2 < 2 && (xs[3] + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) > b) {
-                let t3 = (xs[w2] + b) * xs[w2].cos().exp2();
-                acc0 += ((1.5 + a.sin()).powf(b.tanh()).powi(2) * 0.1).tanh();
-                w2 += 1;
-            }
-        }
-        0.9 * (acc0 * 0.25) + 0.9 * c
-    }
-    check_p179(seed = 0x7628796f474fe58f, inputs = 7, calls = [p172], at = |p| (p[0], p[1], &p[2..6], p[6]),
-        params = ["b", "a", "xs"] at [1, 0, 2, 3, 4, 5]);
-}
-
-#[differentiable]
-fn p180_h0(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * -0.5 + (y[i] * s).sin() * 0.25;
-    }
-}
-#[differentiable]
-fn p180_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).cos() * 0.5;
-    }
-    y[0] * -0.5
-}
-#[differentiable]
-fn p180_h2(y: &mut [f64], x: &[f64], s: f64) {
-    p180_h0(y, s);
-    let _ = p180_h1(s * 0.3, &x[1..], y);
-}
-#[differentiable]
-fn p180_h3(a: &mut [f64], b: &mut [f64], s: f64) {
-    for i in 0..a.len().min(b.len()) {
-        b[i] = b[i] * 0.75 + (a[i] * s).cos();
-        a[i] = (b[i] * 0.5).tanh() + a[i] * 0.5;
-    }
-}
-#[differentiable]
-fn p180_h4(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * -0.5
-}
-program! {
-    #[differentiable]
-    fn p180(b: f64, a: f64, xs: &[f64]) -> f64 {
-        let mut buf1 = vec![0.0; 4];
-        for i in 0..4 {
-            buf1[i] = xs[i + 2] * b * 0.25;
-        }
-        p180_h2(&mut buf1, &xs[..], a);
-        let t2 = p180_h1(b, &xs[1..4], &mut buf1).tanh();
-        let (h3, c4) = buf1.split_at_mut(2);
-        p180_h3(h3, c4, b);
-        let t5 = c4[0] * 0.3 + h3[h3.len() - 1] + c4.len() as f64 * 0.1;
-        let t6 = buf1[0] + buf1[3] * 0.3;
-        let t7 = p180_h4(&buf1[..], t6.tanh() * 0.75);
-        let mut buf8 = vec![0.0; 3];
-        for i in 0..3 {
-            buf8[i] = xs[i + 1] * t7.tanh() * 0.3;
-        }
-        p180_h0(&mut buf8[..2], t5.tanh() * 0.3);
-        let t9 = buf8[0] + buf8[2] * 0.6;
-        let t10 = p180_h4(&buf1[..], t6.tanh()).sin();
-        let mut buf11 = vec![0.25; 2];
-        p180_h2(&mut buf11, &xs[2..], t10.tanh());
-        let t12 = p180_h1(t7.tanh(), &xs[..4], &mut buf11).tanh();
-        let t13 = buf11[0] + buf11[1] * -0.5;
-        t13 + t12 + t10 + t9 + t7 + a * 0.3
-    }
-    check_p180(seed = 0xbcb3e7222e2521a5, inputs = 8, calls = [], at = |p| (p[0], p[1], &p[2..8]));
-}
-
-program! {
-    #[differentiable]
-    fn p181(a: f64) -> f64 {
-        let mut acc0 = 0.5;
-        let mut k1 = 0;
-        loop {
-            let mut k2 = 0;
-            let r4 = loop {
-                if k2 < 1 {
-                    let t3 = a.tanh().cosh().asinh();
-                } else {
-                    acc0 *= (1.5 + a.sin()).powf(a.tanh()).tanh();
-                }
-                acc0 = a;
-                k2 += 1;
-                if ((f64::sin(k2 as f64)) > 0.5) || k2 >= 2 { break (k1 as f64).hypot(a); }
-            };
-            acc0 *= 0.5 + 0.4 * (a + 2.0).sin();
-            k1 += 1;
-            if ((r4 * 0.25).cos().exp() > a) || k1 >= 6 { break; }
-        }
-        if (2.0 + (acc0 * 0.01).sin().cos()).recip() > 0.0 {
-            let mut acc5 = a;
-            if 0.2 * 0.3 < 0.5 {
-                for i in 0..2 {
-                    acc5 += ((a + ((acc5 * 0.25).tanh() - 2.0)) * 0.25).tanh();
-                    acc0 /= (1.0 + (0.2 * (acc5 * 0.25)).powi(2));
-                }
-            } else if 0.25_f64.atan2(1.5 + (p169((f64::max(acc5 * 0.25, (acc5 * 0.25).sin()) * 0.5).atan()) * 0.25).cos()) > -0.4 {
-                if (acc0 * 0.01).sin().cos() > 0.6 {
-                    return f64::atan(a * (acc5 * 0.25).tanh());
-                }
-            }
-        } else if (0.5 * (acc0 * 0.01).tanh().tanh()).acos() < 0.3 {
-            let mut v6 = vec![0.0; 2];
-            for i in 0..v6.len() {
-                v6[i] = (p172(((i as f64).sin().exp() * 0.5).tanh(), 1) * 0.5).atan() * 0.3 / (2.0 + ((acc0 * 0.01).atan() * 0.75).cos());
-            }
-        } else {
-            let mut k7 = 0;
-            loop {
-                let t8: f64 = -a.atan();
-                acc0 -= (f64::tanh(a / (1.5 + (acc0 * 0.01).sin().tanh())) * 0.5).atan();
-                k7 += 1;
-                if ((acc0 * 0.01).tanh().asinh() > a) || k7 >= 5 { break; }
-            }
-        }
-        0.25 * (acc0 * 0.01).sin() - a
-    }
-    check_p181(seed = 0x28bc345e2ca2691c, inputs = 1, calls = [p169, p172], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p182(a: f64, d: f64, b: f64, c: f64, xs: &[f64]) -> f64 {
-        let b = b + d * a;
-        let c = c * (b * 0.25).tanh().atan2(1.5 + xs[0].cos());
-        let mut acc0 = a / (2.0 + (c * 0.5).tanh().powi(3).cos());
-        match ((a / (1.5 + d.tanh()) * 0.5).tanh().abs() * 2.0) as usize % 3 {
-            0 | 1 => {
-                let mut acc1 = 0.5;
-                let k2 = (xs[0].tanh().abs() * 2.0) as usize % 3;
-                let t3 = match k2 { 0 => (b * 0.25).atan(), 1 => ((xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) * 1.0).powi(2) * 0.5).sin(), _ => a.min(xs.iter().map(|q| q.cos()).product::<f64>()) };
-            }
-            _ => {
-                let t4 = ((c * 0.5).sin() + (c * 0.5).sin() + (xs[3] - 1.0)).powi(2).ln_1p();
-            }
-        }
-        let acc0 = acc0 - xs[3];
-        let d = d - -a;
-        let mut acc5 = f64::atan(f64::max(d * 0.5, a));
-        for i in 0..1 {
-            match i % 3 {
-                0 | 1 => {
-                    for j in (0..3).rev() {
-                        let t6 = 0.3_f64.cos();
-                        acc5 = 0.1 * ((acc5 * 0.1).tanh() * xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()));
-                    }
-                }
-                _ => {
-                    match i {
-                        0 => {
-                            for j in 1..=3 {
-                                let t7 = if i == 0 { (acc0 * 0.5).atan() } else { xs[3] / (1.0 + (d * 0.5 * 0.5).sin().powi(3).powi(2)) };
-                                acc5 = ((acc0 * 0.5).mul_add((p127(xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).min(0.3), 2) * 0.5).atan(), (c * 0.5).sin()).mul_add(j as f64 - xs[i], xs[j] * (b * 0.25)) * 0.05).atan();
-                            }
-                        }
-                        _ => {
-                            acc5 *= (1.0 + (b * 0.25).sin().powi(2)).cbrt().tanh();
-                        }
-                    }
-                }
-            }
-            acc5 -= (1.0 + f64::tanh((acc5 * 0.05).sin()).powi(2)).ln();
-        }
-        (acc5 * 0.05).sin().tanh() - (d * 0.5).sin() + c * 0.5 + 0.6 * (b * 0.25) + 0.5 * (c * 0.5).tanh()
-    }
-    check_p182(seed = 0x4ed903bcd4b937aa, inputs = 8, calls = [p127], at = |p| (p[0], p[1], p[2], p[3], &p[4..8]),
-        params = ["xs", "a"] at [4, 5, 6, 7, 0]);
-}
-
-program! {
-    #[differentiable]
-    fn p183(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 1..xs.len() {
-            let t1 = if ((xs[i]).cos() * a).cos() * xs[i - 1] > 0.28 { ((1.0 + (xs[i - 1]) * (xs[i - 1])).ln()).tanh() } else { (a) * (xs[i - 1]) };
-            let mut t2 = 0.0;
-            for j in 0..2 {
-                t2 += (xs[i] * (j as f64 + 0.5)).sin();
-            }
-            extra = extra + ((1.0 + (t2) * (t2)).ln()).tanh() - (((((t1).cos() * t1).cos() * t1) * 0.5).exp()).tanh();
-            acc = acc + (a + ((xs[i]) * 0.5).exp()).tanh() - (((xs[i] + -0.51_f64).mul_add(0.5, a)).tanh()).tanh();
-        }
-        acc
-    }
-    check_p183(seed = 0xe6e1b5c0b6e08532, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p184(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = x.to_owned();
-        for _ in 0..n {
-            t1 = (&t1 * (s)).mapv(f64::sin) + &t1 * 0.5;
-        }
-        let mut t2 = t1.mean_axis(Axis(1)).unwrap();
-        for _ in 0..n {
-            t2 = ((x.mapv(f64::tanh)).dot(&t2) * 0.3).mapv(f64::tanh) + &t2 * 0.5;
-        }
-        let mut t3 = &(v / &t2.mapv(|q| q * q + 1.0)) + &(-x.mapv(f64::sin));
-        if n % 2 == 0 {
-            t3 = &t1 + &(x.mapv(|q| q * q * 0.5 - q));
-        }
-        t3.sum() * 0.2 + t2.dot(&t2) * 0.1 + t1.sum() * 0.2
-    }
-    check_p184(seed = 0xdbd4dc6c4119c197, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p185(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((a + a).tanh() + xs[4]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 1..xs.len() {
-            if xs[i] < -0.07 {
-                if ((xs[i - 1]) * 0.5).exp() < -0.39 {
-                    acc += (((t1) * 0.5).exp() - (xs[i]).tanh() + (1.0 + ((xs[i]).tanh()) * ((xs[i]).tanh())).ln()).tanh();
-                    acc += ((t1 - xs[i]).sin() - ((1.0 + (xs[i]) * (xs[i])).ln()).tanh()).tanh();
-                }
-            } else {
-                acc += ((((1.0 + ((0.25_f64) * (xs[i])) * ((0.25_f64) * (xs[i]))).ln()) * 0.5).exp()).tanh();
-            }
-            extra = extra + (xs[i - 1]).tanh() - (((((xs[i]).mul_add(0.5, t1)) * 0.5).exp()).cos() * xs[i]).tanh();
-            if xs[i] < -0.44 {
-                acc += (xs[i - 1]).tanh();
-            } else {
-                acc -= ((xs[i - 1]).tanh()).tanh();
-            }
-            acc += ((xs[i - 1]) * ((1.0 + (t1) * (t1)).ln())).tanh();
-        }
-        acc
-    }
-    check_p185(seed = 0xade19f622cefdf37, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p186(c: f64, a: f64, b: f64) -> f64 {
-        let mut v0: Vec<f64> = Vec::new();
-        v0.push(a.mul_add(c * b, c) * 0.5);
-        v0.push((1.5 + (c - c).cos()).sqrt());
-        let t1 = v0[0] * 0.5 + v0[1];
-        let o2: Option<f64> = if c + c > 0.5 { Some(a) } else { None };
-        let t4: f64 = match o2 { Some(u3) => (t1 * 0.5).tanh() + c + a.sin(), None => c.sin() };
-        if t4 * 0.5 * (t4 * 0.5).sin() > -0.1 {
-            return (p159(-b, (p181((2.0 + 1.5_f64.sin()).ln()) * b * 0.5).tanh(), 2) * 0.25 * 0.5).sin().powi(2) / (1.5 + (1.0 + c.powi(2)).sqrt().tanh());
-        }
-        let mut acc5 = ((t1 * 0.5).mul_add(b, a) * (t1 * 0.5).tanh() * 0.25).sin();
-        let mut w6 = 0;
-        while w6 < 3 {
-            acc5 *= 0.8 + 0.2 * (w6 as f64 * (t1 * 0.5)).sin();
-            for j in 0..1 {
-                if j + w6 < 1 {
-                    let mut a = a;
-                } else if w6 + w6 < 3 {
-                    if (2.0 + c.cos()).powi(-2) > -0.4 {
-                        let c = c * a;
-                    } else {
-                        let a = a - j as f64 * c;
-                    }
-                }
-                acc5 = 0.9_f64;
-            }
-            w6 += 1;
-        }
-        let t4 = (t4 * 0.5).atan() + b / (1.5 + c.tanh());
-        (t4 * 0.25).atan() + (acc5 * 0.1).atan().cos() - (t1 * 0.5).sin() + 1.25 * a
-    }
-    check_p186(seed = 0x916a4693d32db2fb, inputs = 3, calls = [p159, p181], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p187(n: usize, d: f64, c: f64, a: f64, xs: &[f64], b: f64) -> f64 {
-        let t0 = -xs.iter().map(|q| q * c).sum::<f64>();
-        let mut acc1 = xs[n % xs.len()] * xs.iter().map(|q| q.cos()).product::<f64>() * a;
-        let mut k2 = 0;
-        loop {
-            let o3: Option<f64> = if k2 > 1 { Some((t0 * 0.25).tanh() / (1.0 + f64::max((acc1 * 0.25).tanh(), c).powi(2))) } else { None };
-            let t5: f64 = if let Some(u4) = o3 { c - xs[k2] - xs.iter().map(|q| q * q).sum::<f64>() * xs[2] } else { f64::tanh(a) };
-            let c = c + a.cos().exp2();
-            acc1 = xs[xs.len() - 1 - k2].min(t0 * 0.25);
-            k2 += 1;
-            if ((k2 as f64 / (2.0 + a.cos())) > -0.2) || k2 >= 2 { break; }
-        }
-        (acc1 * 0.25).atan().cos() + 0.3 * (t0 * 0.25).atan() - c.tanh()
-    }
-    check_p187(seed = 0x14a8fbf8e539e5a2, inputs = 7, calls = [], at = |p| (3, p[0], p[1], p[2], &p[3..6], p[6]));
-}
-
-program! {
-    #[differentiable]
-    fn p188(a: f64) -> f64 {
-        let mut v0 = vec![0.0; 2];
-        for i in 0..v0.len() {
-            v0[i] = a;
-            if i > 0 {
-                v0[i] += v0[i - 1] * ((1.5 + (i as f64).sin()).log(2.5 + a.cos()) * 0.5).sin();
-            }
-        }
-        v0[0] += (((p159((a.sin().exp2() * 0.5).atan(), ((0.9 + v0[1] * 0.5) * 0.5).tanh(), 2) * 0.25).mul_add(a, a) + a * a) * 0.1).tanh();
-        let mut acc1 = 0.0;
-        if 0.9 * a < 0.1 {
-            for i in 0..1 {
-                if i % 2 == 0 {
-                    let t4: f64 = v0.iter().rev().skip(1).map(|&u2| (v0.iter().map(|q| ((q * 0.25) * 0.5).sin()).sum::<f64>() * a * 0.5).atan().powi(2)).sum();
-                } else {
-                    let t5 = (1.5 + (a * a).cos()).sqrt();
-                }
-                acc1 *= (v0[i] * 0.25).atan().cos();
-            }
-            let acc1 = (acc1 * 0.25).sin() - (1.0 + v0.iter().map(|q| (q * 0.25).cos()).product::<f64>().powi(2)).sqrt();
-        }
-        let t6 = (2.0 + ((v0[1] * 0.25).sin() * (acc1 * 0.25).tanh().mul_add(a, a) * 0.5).cos()).powi(-2);
-        0.5 * t6 - acc1 * 0.25 + 0.5 * (acc1 * 0.25).sin()
-    }
-    check_p188(seed = 0xcf233d4799dd2bc6, inputs = 1, calls = [p159], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p189(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((0.41_f64).tanh() + xs[2]).tanh();
-        let t2 = ((1.0 + ((t1).tanh()) * ((t1).tanh())).ln() + xs[0]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() - 1 {
-            let t3 = (((((xs[i + 1] - xs[i + 1]) * 0.5).exp()) * 0.5).exp()).tanh() * 1.5;
-            let t4 = ((1.0 + (t1 - t3 - ((a) * 0.5).exp()) * (t1 - t3 - ((a) * 0.5).exp())).ln()).tanh() * 1.5;
-            let t5 = if (1.0 + ((xs[i]) * (xs[i])) * ((xs[i]) * (xs[i]))).ln() > 0.20 { ((((t1) * (t1)).mul_add(0.5, xs[i + 1])).cos() * xs[i]).tanh() } else { ((t2) * 0.5).exp() };
-            if ((xs[i + 1]).tanh()) * (t2) < -0.49 {
-                continue;
-            }
-            acc -= (((1.0 + (t2) * (t2)).ln() - (1.0 + (xs[i + 1]) * (xs[i + 1])).ln()).mul_add(0.5, xs[i + 1])).tanh();
-        }
-        let r = acc;
-        r
-    }
-    check_p189(seed = 0x3212d70bd89e23d8, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-#[differentiable]
-fn p190_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.6
-}
-#[differentiable]
-fn p190_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).cos() * 0.3;
-    }
-}
-#[differentiable]
-fn p190_h2(y: &mut [f64], s: f64) -> f64 {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.3).tanh();
-    }
-    y[0] = (y[0] * 0.3 + s).sin();
-    y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p190_h3(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    let _ = p190_h2(y, s);
-    p190_h1(s * 0.5, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-program! {
-    #[differentiable]
-    fn p190(xs: &[f64], a: f64) -> f64 {
-        let t1 = p190_h0(&xs[3..], a * 1.5);
-        let s2 = &xs[..];
-        let t3 = (s2[1] * t1.tanh() * 0.25 + s2[3]).sin() + s2[s2.len() - 1] * 0.3;
-        let mut buf4 = vec![0.3; 2];
-        p190_h1(t3.tanh() * 0.25, &s2[..6], &mut buf4);
-        for v5 in buf4.iter_mut() {
-            *v5 = (*v5 * t3.tanh() * 0.75).sin();
-        }
-        let t8 = buf4[0] + buf4[1] * 0.6;
-        let mut arr9 = [0.25_f64; 3];
-        arr9[2] = t8.tanh();
-        arr9[0] = xs[5] * 0.5;
-        arr9[1] = (t8.tanh()).sin();
-        let t10 = arr9[1] * arr9[2];
-        let mut buf11 = xs[1..5].to_vec();
-        let _ = p190_h3(&mut buf11[..4], s2, a);
-        let t12 = p190_h3(&mut buf11[1..], &buf4[..], t1.tanh()).tanh();
-        let _ = p190_h3(&mut buf11, xs, a);
-        let t13 = buf11[0] + buf11[3] * 0.5;
-        let t14 = p190_h0(s2, a * 0.6).sin();
-        t14 + t13 + t12 + t10 + t8 + a * 0.3
-    }
-    check_p190(seed = 0x7bb6d27d24c0fa4f, inputs = 7, calls = [], at = |p| (&p[0..6], p[6]));
-}
-
-program! {
-    #[differentiable]
-    fn p191(xs: &[f64], a: f64) -> f64 {
-        let mut acc0 = 0.0;
-        if xs[0] < 0.0 {
-            acc0 = xs[0];
-        } else if xs[3] - a > -0.1 {
-            let t1 = p174(acc0.max(acc0)) + xs[3] * acc0;
-        }
-        acc0 *= xs.iter().map(|q| (q * 0.1).sin()).sum::<f64>().cos();
-        acc0 /= (1.0 + (p159(xs[3] * acc0 * 0.25, (acc0 / (2.0 + a.cos()) * 0.25).atan(), 2) * 0.25).powi(2));
-        0.5 * acc0 + 0.5 * xs[2]
-    }
-    check_p191(seed = 0x73d255cbc52c89f2, inputs = 5, calls = [p159, p174], at = |p| (&p[0..4], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p192(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            let t1 = if ((a).tanh()).cos() * xs[i] < -0.33 { ((xs[i]) * (((a).mul_add(0.5, a)).cos() * xs[i])).tanh() } else { xs[i] };
-            acc += (((1.0 + ((t1).tanh()) * ((t1).tanh())).ln()).sin()).tanh();
-            if i + 1 < xs.len() {
-                let t2 = if ((xs[i + 1]).sin()).tanh() > -0.26 { ((t1 - xs[i + 1]).sin() + (((xs[i]).mul_add(0.5, -0.83_f64)) * 0.5).exp()).tanh() } else { (xs[i]).tanh() };
-                acc -= (((t2) * (((xs[i + 1]) * 0.5).exp())).mul_add(0.5, a)).tanh();
-            }
-            acc -= (xs[i]).tanh();
-        }
-        acc
-    }
-    check_p192(seed = 0xdbb89deb5ab95b26, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p193(n: usize, a: f64, b: f64, c: f64) -> f64 {
-        let mut acc0 = 1.0;
-        if n % 3 == 1 {
-            acc0 *= 0.5 + 0.4 * (a * c).sin();
-        } else if n < 1 {
-            let mut k1 = 0;
-            let r2 = loop {
-                for j in 0..1 {
-                    acc0 = ((acc0 * 0.1).tanh() * (2.0 * (acc0 * 0.1).atan() * 0.5).tanh()).tanh();
-                }
-                acc0 -= (a.powi(3) / (1.0 + (b - c).powi(2)) * 0.1).atan();
-                k1 += 1;
-                if (c.sin().exp() < 0.7) || k1 >= 4 { break acc0 * 0.1; }
-            };
-            acc0 *= (acc0 * 0.1).sin().cos();
-        } else {
-            acc0 = b * a + 0.25 / (1.0 + a * a);
-            for i in 0..3 {
-                let t3 = b;
-                acc0 /= (1.0 + t3.atan().powi(2));
-            }
-        }
-        let mut v4: Vec<f64> = Vec::new();
-        v4.push((acc0 * 0.02).tanh().powi(2));
-        v4.push((-a).atan());
-        let t5 = v4[0] * 0.5 + v4[1];
-        t5 + 0.3 * (acc0 * 0.02) + c + b
-    }
-    check_p193(seed = 0xcd84c4c11afa8133, inputs = 3, calls = [], at = |p| (2, p[0], p[1], p[2]),
-        params = ["a", "b"] at [0, 1]);
-}
-
-program! {
-    #[differentiable]
-    fn p194(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (a + xs[0]).tanh();
-        let t2 = ((1.0 + ((a) * (0.09_f64)) * ((a) * (0.09_f64))).ln() + xs[0]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            extra = extra + ((xs[i]).cos() * -0.37_f64).tanh() - (xs[i]).tanh();
-            if ((t1) * (xs[i])).mul_add(0.5, t2) > -0.42 {
-                acc -= (((((t1).cos() * -0.63_f64).sin()) * 0.5).exp()).tanh();
-                acc -= ((((xs[i]) * 0.5).exp()) * (a)).tanh();
-            } else {
-                let t3 = (((((t1).cos() * xs[i]) * 0.5).exp()) * (((a) * 0.5).exp() - (t2) * (xs[i]))).tanh() * 1.5;
-            }
-            let t4 = ((xs[i]).sin()).tanh() * 1.5;
-            if (xs[i]).cos() * a + xs[i] + t4 > -0.38 {
-                continue;
-            }
-            if ((xs[i]).mul_add(0.5, xs[i])).cos() * 0.86_f64 > -0.23 {
-                continue;
-            }
-            if i + 1 < xs.len() {
-                let t5 = if (1.0 + ((1.0 + (t1) * (t1)).ln()) * ((1.0 + (t1) * (t1)).ln())).ln() > 0.35 { ((((xs[i]).mul_add(0.5, t4)) * 0.5).exp() - (xs[i] - a).cos() * xs[i + 1]).tanh() } else { (xs[i]) * (xs[i + 1]) };
-                acc = acc + (xs[i]).tanh() - (((t2).tanh()).mul_add(0.5, xs[i])).tanh();
-                acc += ((((1.0 + (t1) * (t1)).ln()).mul_add(0.5, xs[i + 1])).sin()).tanh();
-            }
-            acc += ((t2 + t1 + xs[i]).tanh()).tanh();
-        }
-        acc
-    }
-    check_p194(seed = 0x7947bd87e395672c, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]),
-        params = ["xs"] at [1, 2, 3, 4, 5]);
-}
-
-program! {
-    #[differentiable]
-    fn p195(a: f64, b: f64, n: usize, c: f64) -> f64 {
-        let mut b = b;
-        let t0 = (1.0 + a.to_radians().powi(2)).ln() * (b * a).tanh();
-        b *= (t0 * 2.0).tanh();
-        b /= (2.0 + a.cos().cos());
-        let flag1 = p188(t0.atan()) * 0.5 > 0.0;
-        let t2 = b.sin();
-        t2 + b.sin() - c
-    }
-    check_p195(seed = 0xd40b5da2cfaa815c, inputs = 3, calls = [p188], at = |p| (p[0], p[1], 3, p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p196(a: f64, c: f64, n: usize, b: f64) -> f64 {
-        let mut acc0 = (1.0 * 1.25 * (a - b) * 0.5).sin();
-        if (0.9 + n as f64) < 0.1 || a < 0.25 {
-            if n % 3 == 1 {
-                let mut k1 = 0;
-                loop {
-                    let t2 = 1.0 + c;
-                    acc0 -= (f64::min(c, (k1 as f64).min(k1 as f64)) * 0.25).sin();
-                    k1 += 1;
-                    if (b > t2) || k1 >= 5 { break; }
-                }
-            }
-            for i in 0..1 {
-                if n + i < 2 {
-                    match n % 3 {
-                        0 | 1 => {
-                            if (acc0 * 0.1 * n as f64) < 0.7 && b < 0.3 {
-                                let mut acc3 = 0.0;
-                            } else {
-                                acc0 += ((2.0 + b.cos()).powi(-2) / (2.0 + c.powi(2).cos()) * 0.5).sin();
-                            }
-                        }
-                        _ => {
-                            let c = c * c;
-                        }
-                    }
-                } else if i < 1 {
-                    let mut k4 = 0;
-                    loop {
-                        let t5 = if n > 0 { b } else { 0.5_f64.sin() + i as f64 };
-                        acc0 += f64::sin(a * b) * 0.5;
-                        k4 += 1;
-                        if ((acc0 * 0.05).sin() - b > 0.1 || c < 0.5) || k4 >= 3 { break; }
-                    }
-                }
-                acc0 -= (acc0 * 0.05 * (2.0 + (acc0 * 0.05).sin().sin()).sqrt() * 0.25).sin();
-            }
-        }
-        for i in 0..1 {
-            let t6 = (c * (1.5 + 0.25_f64.cos()).sqrt()).atan2(1.5 + ((acc0 * 0.05).atan() - (a - a)).cos());
-            let t7: f64 = f64::max((p169(b) * 0.25).tanh(), c) - 1.25 * t6;
-            acc0 = ((acc0 * 0.05).sin() + (t6 * t6 * 0.5).sin()).sin();
-        }
-        let o8: Option<f64> = if (acc0 * 0.05).sin() < -0.1 && 0.75 < 0.25 { Some(0.3 * 0.5_f64.cos()) } else { None };
-        let t10: f64 = match o8 { Some(u9) => c * 0.25 * c.clamp(-0.75, 0.75), None => c.sin() };
-        let t11 = if -a > 2.0 { (acc0 * 0.05).atan() } else { (a - 1.25) * b.powi(3) };
-        acc0 = ((acc0 * 0.05).atan() + ((p170(a.powi(2) * 0.5) + t10) * 0.5).atan()).atan();
-        let t12 = (1.5 + t10.cos()).sqrt();
-        t12 - 0.25 * t10 + b.tanh() + 0.5 * b
-    }
-    check_p196(seed = 0x33fab533775dcd0f, inputs = 3, calls = [p169, p170], at = |p| (p[0], p[1], 1, p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p197(a: f64, b: f64, n: usize) -> f64 {
-        let mut acc0 = (b.sin().exp_m1() * (2.0 * a) * 0.25).atan();
-        acc0 *= (n as f64).cos();
-        let t1 = match n % 3 { 0 => a.powi(3) * 0.5, 1 => f64::atan(a * (acc0 * 0.5)), _ => (a / (1.0 + (acc0 * 0.5).atan().powi(2))).cos() };
-        let acc0 = (acc0 * 0.5).tanh() + -p163((n as f64 * t1 * 0.25).atan());
-        1.5 * (acc0 * 0.5).tanh() + t1
-    }
-    check_p197(seed = 0x04b1a38e23fd6b80, inputs = 2, calls = [p163], at = |p| (p[0], p[1], 1),
+    check_p147(seed = 0x0a6a437fcbdd9026, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]),
         params = ["a"] at [0]);
 }
 
 program! {
     #[differentiable]
-    fn p198(a: f64) -> f64 {
-        let mut acc0 = 0.0;
-        for i in (0..1).rev() {
-            if i > 1 {
-                let mut w1 = 0;
-                while w1 < 1 {
-                    for l in 0..2 {
-                        let t2 = w1 as f64 * a;
-                        acc0 *= a.tanh();
-                    }
-                    acc0 -= ((acc0 * 0.1).tanh().mul_add((acc0 * 0.1).atan() / (2.0 + (acc0 * 0.1).atan().cos()), p174(a * (acc0 * 0.1).atan() * 0.5)) * 0.25).atan();
-                    w1 += 1;
-                }
-            }
-            acc0 += a.atan() * 0.5;
-        }
-        match (a.to_radians().abs() * 2.0) as usize % 3 {
-            0 => {
-                if a > 0.3 || (acc0 * 0.1).tanh() < 0.0 {
-                    for i in (0..3).rev() {
-                        let t3 = ((acc0 * 0.05).tanh() * a + p148(1, (1.5 * a * 0.5).sin(), i as f64 / (2.0 + a.cos()) * 0.25, ((i as f64 - (acc0 * 0.05).atan()) * 0.25).sin()) * 0.5 * (acc0 * 0.05).tanh()) / (1.0 + a.powi(2));
-                        acc0 = (f64::max(a, a) * 1.5_f64.mul_add(i as f64, i as f64) * 0.25).sin();
-                    }
-                } else {
-                    acc0 -= (a * a - 0.1_f64.tanh()) * 0.25;
-                }
-            }
-            1 => {
-                for i in 0..3 {
-                    let t4 = acc0 * 0.05;
-                    acc0 *= 0.8 + 0.2 * (acc0 * 0.05).atan().min(a).sin();
-                }
-            }
-            _ => {
-                let t5 = a + a;
+    fn p148(xs: &[f64], a: f64, n: usize) -> f64 {
+        let mut acc0 = -a * f64::atan(a);
+        if a * 0.2 < 0.3 || a < 0.1 {
+            for i in 0..4 {
+                acc0 *= 0.5 + 0.4 * (1.5 + (acc0 * 0.1).sin()).powf(a.tanh()).sin();
+                acc0 *= (acc0 * 0.1 * a).tanh();
             }
         }
-        (acc0 * 0.02).tanh() + 0.5 * a
+        if n % 3 == 1 {
+            if a + a < 0.3 {
+                match n % 3 {
+                    0 => {
+                        if -a > 0.0 {
+                            let t1 = if a * xs.iter().map(|q| q * a).sum::<f64>() > a { (acc0 * 0.05).atan().powi(3) * f64::cos((acc0 * 0.05).sin()) } else { ((acc0 * 0.05).sin() - (acc0 * 0.05).atan()).cos().exp() };
+                        }
+                    }
+                    1 => {
+                        let t2 = if n > 3 { a.sin() - f64::tanh(a) } else { n as f64 };
+                    }
+                    _ => {
+                        let t3 = a + (acc0 * 0.05).atan();
+                    }
+                }
+            } else {
+                acc0 += (-f64::sin(xs[xs.len() - 1 - n]) * 0.5).tanh();
+            }
+        } else if n % 3 == 1 {
+            let t4 = -(acc0 * 0.05).atan();
+        } else {
+            let a = a * (a + a);
+        }
+        acc0 * 0.05 + 0.5 * a
     }
-    check_p198(seed = 0xc62839ea201727d6, inputs = 1, calls = [p148, p174], at = |p| (p[0]));
+    check_p148(seed = 0x4a5486621b599764, inputs = 5, calls = [], at = |p| (&p[0..4], p[4], 3));
+}
+
+#[differentiable]
+fn p149_h0(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).sin() * 0.3;
+    }
+    y[0] * 0.6
+}
+#[differentiable]
+fn p149_h1(v: &[f64], s: f64, k: usize) -> f64 {
+    if k == 0 {
+        (v[0] * s).tanh()
+    } else {
+        v[k % v.len()] * 0.3 + p149_h1(v, s * 0.3, k - 1).tanh()
+    }
+}
+#[differentiable]
+fn p149_h2(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.3
+}
+#[differentiable]
+fn p149_h3(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * -0.5 + (y[i] * s).cos() * 0.25;
+    }
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p149_h4(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p149_h3(y, s);
+    let _ = p149_h0(s * 0.75, &x[1..], y);
+}
+program! {
+    #[differentiable]
+    fn p149(b: f64, a: f64, xs: &[f64]) -> f64 {
+        let s1 = &xs[..];
+        let t2 = (s1[1] * a + s1[3]).sin() + s1[s1.len() - 1] * 1.5;
+        let mut buf3 = vec![0.3; 2];
+        let _ = p149_h0(a * 0.3, &xs[..7], &mut buf3);
+        let t4 = buf3[0] + buf3[1] * 0.5;
+        let s5 = &s1[2..];
+        let t6 = (s5[1] * b + s5[1]).sin() + s5[s5.len() - 1] * -0.5;
+        let t7 = p149_h1(&s1[6..=6], t2.tanh(), 3);
+        let t8 = p149_h2(&xs[..], a).sin();
+        let mut buf9 = vec![0.0; 4];
+        for i in 0..4 {
+            buf9[i] = xs[i + 0] * t6.tanh();
+        }
+        let _ = p149_h0(a, xs, &mut buf9[1..=3]);
+        p149_h4(&mut buf9[1..=2], &buf3, b);
+        let _ = p149_h0(t6.tanh(), &s5[..3], &mut buf9[..2]);
+        let t10 = buf9[0] + buf9[3] * 0.75;
+        let mut buf11 = xs[2..6].to_vec();
+        let t12 = p149_h0(t10.tanh() * 0.3, &buf3[1..2], &mut buf11).tanh();
+        let t13 = buf11[0] + buf11[3] * -0.5;
+        t13 + t12 + t10 + t8 + t7 + a * 0.3
+    }
+    check_p149(seed = 0x2d2372efd4cc4fb6, inputs = 9, calls = [], at = |p| (p[0], p[1], &p[2..9]));
 }
 
 program! {
     #[differentiable]
-    fn p199(d: f64, xs: &[f64], c: f64, a: f64, b: f64) -> f64 {
-        let mut acc0 = 0.5;
-        let mut v1: Vec<f64> = Vec::new();
-        v1.push(f64::min(xs[1] / (1.0 + xs[1] * xs[1]), 0.3 - 0.1));
-        v1.push((b + d).atan2(1.5 + b.mul_add(p198(a), a).cos()));
-        let t2 = v1[0] * 0.5 + v1[1];
-        let t3: f64 = xs.iter().map(|q| (q * 0.25).sin()).sum::<f64>();
-        let mut acc4 = d;
-        let mut acc5 = (1.0_f64.atan() / (1.0 + (xs[0] * xs[2]).powi(2)) * 0.5).sin();
-        let acc4 = acc4 * (t2 * 0.5).atan().atan();
-        acc5 -= ((1.0 * xs[1]).cos() * 0.5).tanh();
-        let mut acc6 = 0.5;
-        let mut acc7 = -(0.1 * (t2 * 0.5).tanh());
-        0.2 * acc7 + acc4 * 0.5 + acc5 - t3 + 1.5 * (t2 * 0.5).sin()
+    fn p150(n: usize, xs: &[f64], b: f64, c: f64, a: f64) -> f64 {
+        let mut acc0 = a.sin() - xs[xs.len() - 1 - n] * 0.75;
+        if n == 0 {
+            let mut v1 = vec![0.0; 4];
+            for i in 0..v1.len() {
+                v1[i] = xs[n].tanh().cos();
+                if i > 0 {
+                    v1[i] += v1[i - 1] * (b * 0.5).tanh();
+                }
+            }
+        } else if n == 1 {
+            acc0 /= (1.0 + (1.0 + xs[xs.len() - 1 - n].powi(2)).sqrt().powi(2));
+            let t2 = c;
+        } else {
+            if xs.iter().map(|q| q * q).sum::<f64>() * c > -0.2 {
+                let t3: f64 = (1.0 + c.powi(2)).ln().mul_add(acc0.atan(), a.hypot(xs.iter().map(|q| (q * 0.5).sin()).sum::<f64>()));
+                let t6: f64 = xs.iter().rev().skip(1).map(|&u4| xs[xs.len() - 1 - n].atan2(1.5 + (n as f64).cos()).atan()).sum();
+            }
+        }
+        1.5 * c
     }
-    check_p199(seed = 0x981e47d2b4becf92, inputs = 7, calls = [p198], at = |p| (p[0], &p[1..4], p[4], p[5], p[6]));
+    check_p150(seed = 0x08012349966c1ef3, inputs = 7, calls = [], at = |p| (1, &p[0..4], p[4], p[5], p[6]),
+        params = ["xs", "b"] at [0, 1, 2, 3, 4]);
+}
+
+program! {
+    #[differentiable]
+    fn p151(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = (x.mapv(|q| q * q * 0.5 - q)).row(1).to_owned();
+        let mut t2 = (t1.dot(x) * 0.3).mapv(|q| q.max(0.25) * 0.5);
+        for _ in 0..n {
+            t2 = ((x - (s)).dot(&t2) * 0.3).mapv(f64::tanh) + &t2 * 0.5;
+        }
+        let mut t3 = (v[0]) + (v.dot(v) * 0.3) * 0.5;
+        if n % 2 == 0 {
+            t3 = x[[1, 2]];
+        }
+        let t4 = (v.dot(v) * 0.3) * x;
+        t4.sum() * 0.2 + t3 + t2.dot(&t2) * 0.1
+    }
+    check_p151(seed = 0x52db4a198ee18f31, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+#[differentiable]
+fn p152_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.6
+}
+#[differentiable]
+fn p152_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.5;
+    t + p152_h0(&v[1..], s * 0.3) + p152_h0(v, s).tanh()
+}
+program! {
+    #[differentiable]
+    fn p152(a: f64, xs: &[f64], w: [f64; 3]) -> f64 {
+        let s1 = &xs[..];
+        let t2 = (s1[1] * w[0] + s1[6]).sin() + s1[s1.len() - 1] * 0.3;
+        let s3 = &xs[..2];
+        let t4 = (s3[0] * w[2] + s3[0]).sin() + s3[s3.len() - 1] * 1.5;
+        let t5 = p152_h1(&xs[..5], t4.tanh());
+        let t6 = p152_h1(&s1[4..], w[2] * 0.25).sin();
+        t6 + t5 + t4 + t2 + w[1] * 0.5 + a * 0.3
+    }
+    check_p152(seed = 0x471b1285a5da0b2e, inputs = 12, calls = [], at = |p| (p[0], &p[1..9], <[f64; 3]>::try_from(&p[9..12]).unwrap()));
+}
+
+program! {
+    #[differentiable]
+    fn p153(b: f64, a: f64) -> f64 {
+        let b = b * (1.25 * a);
+        let mut acc0 = a - (1.0 + 0.5_f64.powi(2)).ln();
+        for i in 0..2 {
+            for j in 0..1 {
+                if j + j < 1 {
+                    let t1 = match i % 3 { 0 => i as f64, 1 => ((a / (1.5 + (b * 0.5).sin().tanh()) + acc0 * 0.1) * 0.5).atan(), _ => ((0.75 * a).hypot(a - (b * 0.5).tanh()) * 0.5).sin() };
+                }
+                acc0 += (((1.0 + a.powi(2)).ln() - b * 0.5) * 0.25).atan();
+            }
+            if (i as f64 + (b * 0.5).atan()) > (b * 0.5).atan() {
+                let b = b * 0.5 + (b * 0.5).sin();
+            } else if acc0 * 0.1 > -0.2 {
+                let b = b * 0.5 - (acc0 * 0.1).atan() * i as f64;
+            } else {
+                let mut w2 = 0;
+                while w2 < 3 && ((0.5 * (acc0 * 0.1).tanh()).asin() > -0.1) {
+                    acc0 = ((acc0 * 0.05).atan() + 1.5 * 0.6).tanh();
+                    acc0 /= (1.0 + (acc0 * 0.05).sin().mul_add((acc0 * 0.05).atan(), a).powi(2));
+                    w2 += 1;
+                }
+            }
+            acc0 = (2.0 + (b * 0.5).sin().cos()).powi(-2) * 1.5;
+        }
+        let t3 = match ((((b * 0.5).sin() + (p110(a * 0.9, 0.9 * 0.75, (a.mul_add((acc0 * 0.05).atan(), acc0 * 0.05) * 0.25).atan(), (a / (1.0 + 0.3_f64.powi(2)) * 0.5).tanh()) * 0.5).atan()) * 0.5).sin().abs() * 2.0) as usize % 3 { 0 => a.tanh(), 1 => a, _ => -a };
+        let mut v4 = vec![0.0; 4];
+        for i in 0..v4.len() {
+            v4[i] = ((((p96((b * 0.5).sin(), 0.2 + (acc0 * 0.05).atan(), ((1.0 + t3.powi(2)).sqrt() * 0.5).atan()) * 0.5).atan() - t3) * 0.5).powi(3) * 0.1).tanh();
+        }
+        let t5 = a + t3;
+        let t8: f64 = v4[1..4].iter().map(|u6| { let u6 = *u6; v4[0].powi(2) * (t5 * 0.5).atan() }).sum();
+        (t8 * 0.25).tanh() + t5 * 0.5 + t3 - (acc0 * 0.05).sin().tanh() + (b * 0.5).sin() + 0.5 * v4[1]
+    }
+    check_p153(seed = 0xb1ecb43eeaafbee6, inputs = 2, calls = [p96, p110], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p154(a: f64) -> f64 {
+        let t1 = { let u0 = -(1.5 + 0.3_f64.cos()).sqrt(); a - a - a / (1.0 + u0 * u0) };
+        let mut acc2 = 0.0;
+        for i in 0..3 {
+            let mut v3 = vec![0.0; 4];
+            for j in 0..v3.len() {
+                v3[j] = ((t1 * 0.5 + a - a.atan()) * 0.25).atan();
+            }
+            v3[1] -= (v3[2].tanh().cos().exp2() * 0.5).tanh();
+        }
+        let o4: Option<f64> = if a * (t1 * 0.5).tanh() > -0.2 && a < -0.2 { Some((1.0 + a.clamp(-0.75, 0.75).powi(2)).ln()) } else { None };
+        let t6: f64 = if let Some(u5) = o4 { (1.5 + (a - (t1 * 0.5).atan()).sin()).powf((1.0 + a.powi(2)).cbrt().tanh()) } else { (1.5 + (t1 * 0.5).sin()).log(2.5 + a.cos()) };
+        acc2 += (t1 * 0.5).sin() * 0.6;
+        if 0.25 * p130((a * (t1 * 0.5).atan() * 0.5).atan(), (t1 * 0.5).tanh().atan(), ((acc2 * 0.25).tanh().cos().exp_m1() * 0.5).sin()) < 0.3 {
+            return 0.2_f64.atan() / (1.0 + 0.5_f64.powi(3).powi(2));
+        }
+        acc2 *= ((t1 * 0.5).atan() * t6).tanh();
+        if a * (acc2 * 0.1).sin() > (acc2 * 0.1).tanh() {
+            let mut w7 = 0;
+            while w7 < 1 {
+                let o8: Option<f64> = if w7 == 0 { Some((a + t6).hypot((acc2 * 0.1).tanh().cos()) * 0.5) } else { None };
+                let t10: f64 = match o8 { Some(u9) => p130(t6.cos(), (w7 as f64).cos(), t6.min(t6) * 0.5) * 0.75, None => 1.5 - a };
+                acc2 = (acc2 * 0.1).tanh() - 0.9 * a;
+                w7 += 1;
+            }
+        } else if a * (t1 * 0.5).sin() > 0.5 {
+            let flag11 = t6.powi(3) > 0.0;
+        } else {
+            acc2 += (f64::min(1.0, a) - (t6 - a)) * 0.25;
+        }
+        t6.cos() + (acc2 * 0.1).tanh().sin() + t1 * 0.5
+    }
+    check_p154(seed = 0xe453995318058dcf, inputs = 1, calls = [p130], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p155(a: f64) -> f64 {
+        let mut v0: Vec<f64> = Vec::new();
+        v0.push((1.0 + a.powi(2)).sqrt().clamp(-0.75, 0.75));
+        v0.push((a / (1.0 + a * a)).mul_add(0.2 * a, a / (1.0 + 0.9_f64.powi(2))) * 0.5);
+        let t1 = v0[0] * 0.5 + v0[1];
+        let mut acc2 = 1.0 + a;
+        if a.mul_add((t1 * 0.5).tanh(), a) > (t1 * 0.5).sin() {
+            let mut k3 = 0;
+            loop {
+                let mut w4 = 0;
+                while w4 < 3 {
+                    if (t1 * 0.5).tanh() < 0.1 {
+                        acc2 *= (acc2 * 0.05).sin().cos();
+                    } else {
+                        let mut a = a;
+                    }
+                    acc2 = (a / (1.0 + (w4 as f64).powi(2)) / (1.0 + (t1 * 0.5 * 0.1).powi(2)) * 0.5).tanh();
+                    w4 += 1;
+                }
+                acc2 *= ((p114(1, (1.0 + (acc2 * 0.02).sin().powi(2)).ln(), (t1 * 0.5).atan().max((t1 * 0.5).sin())) * 0.25).tanh() + k3 as f64).tanh();
+                k3 += 1;
+                if (a * 1.5 > t1 * 0.5) || k3 >= 3 { break; }
+            }
+            for i in (0..1).rev() {
+                acc2 = ((p118((1.0 + (t1 * 0.5).sin().powi(2)).cbrt(), 1, i as f64 / (1.0 + 1.5_f64.powi(2)), a) * 0.5).tanh() - t1 * 0.5).powi(2).ln_1p();
+                acc2 -= ((acc2 * 0.01).max(0.75_f64.cos()) * 0.5).atan();
+            }
+        } else {
+            for i in 0..1 {
+                let t1 = (t1 * 0.5).sin() + i as f64 * a;
+                acc2 += a;
+            }
+        }
+        if (acc2 * 0.01).atan().mul_add(a, (t1 * 0.5).atan()) > a {
+            return (acc2 * 0.01).tanh().tanh().tanh();
+        }
+        acc2 /= (1.0 + (2.0 + (t1 * 0.5).sin().cos()).powi(-2).powi(2));
+        (acc2 * 0.01).atan().cos() + (t1 * 0.5).tanh()
+    }
+    check_p155(seed = 0xaf9667f86d6ea64a, inputs = 1, calls = [p114, p118], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p156(b: f64, a: f64) -> f64 {
+        let mut acc0 = b;
+        if acc0 > acc0 {
+            let mut v1 = vec![0.0; 4];
+            for i in 0..v1.len() {
+                v1[i] = (2.0 + acc0.sin()).ln().cos();
+                if i > 0 {
+                    v1[i] += v1[i - 1] * (a * 0.5).atan();
+                }
+            }
+        } else if acc0.to_radians() < 0.3 {
+            let t2 = 0.75 * b * p130((acc0 / (1.0 + b * b) * 0.5).tanh(), a.sin(), f64::cos(acc0));
+        } else {
+            let t4 = { let u3 = acc0.atan().asinh(); acc0 };
+        }
+        acc0 = a.powi(2).ln_1p() * (0.25 / (1.0 + acc0.powi(2)));
+        if b + p118(f64::tanh(acc0), 1, a, acc0) * 0.5 > b {
+            for i in 0..1 {
+                let t5 = if a > (acc0 * 0.5).atan() { b * 0.3 / (1.0 + b.powi(2).ln_1p().powi(2)) } else { 0.3 };
+                acc0 /= (1.0 + t5.sin().powi(2));
+            }
+        } else {
+            acc0 -= (a.cos().exp_m1().mul_add((acc0 * 0.5).tanh() * (acc0 * 0.5).atan(), b * a) * 0.1).sin();
+        }
+        acc0 * 0.5
+    }
+    check_p156(seed = 0x18f883d7bc5eb086, inputs = 2, calls = [p118, p130], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p157(n: usize, b: f64, a: f64) -> f64 {
+        let o0: Option<f64> = if n % 2 == 0 { Some(b.powi(3).atan()) } else { None };
+        let t2: f64 = match o0 { Some(u1) => n as f64, None => b.sin() };
+        let mut acc3 = 1.5 * b * 0.5;
+        if n < 2 {
+            if t2 < 0.0 {
+                acc3 *= 1.0 + f64::atan(n as f64).tanh();
+                return acc3;
+            }
+            acc3 += (n as f64 / (2.0 + (n as f64 / (1.0 + 0.1_f64.powi(2))).cos()) * 0.25).sin();
+        }
+        for i in 0..4 {
+            let t4: f64 = (b + i as f64) * (a - a);
+            acc3 += ((t2 * a).cos().exp2() * 0.5).sin();
+        }
+        if n == 1 {
+            let t5 = if (1.0 + b.powi(2)).ln() > t2 { a } else { f64::max(n as f64, p156(b / (1.0 + (acc3 * 0.1).sin().powi(2)) * 0.5, a * 0.9)) - (acc3 * 0.1).hypot(t2) };
+        }
+        t2
+    }
+    check_p157(seed = 0x6391ecaa270b22ea, inputs = 2, calls = [p156], at = |p| (2, p[0], p[1]),
+        params = ["a"] at [1]);
+}
+
+program! {
+    #[differentiable]
+    fn p158(a: f64) -> f64 {
+        let mut acc0 = a;
+        if -a > a {
+            for i in 0..2 {
+                for j in 0..2 {
+                    acc0 /= (1.0 + a.atan().powi(2));
+                    acc0 *= 0.5 + 0.4 * (i as f64).mul_add(a, (acc0 * 0.1).sin()).sin();
+                }
+                acc0 -= a;
+            }
+        }
+        for i in (0..8).step_by(2) {
+            for j in 0..3 {
+                acc0 += ((acc0 * 0.02).sin() / (1.0 + a * a) / (1.0 + a.powi(2)) * 0.25).sin();
+            }
+            acc0 += (((acc0 * 0.02).sin() + (acc0 * 0.02).sin() + a.atan()) * 0.25).atan();
+        }
+        (acc0 * 0.02).sin().tanh()
+    }
+    check_p158(seed = 0xfdc3d2a2feee58df, inputs = 1, calls = [], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p159(a: f64) -> f64 {
+        let mut acc0 = f64::cos(p156(((p131(((a - a) * 0.5).tanh()) * 0.5 + a) * 0.25).atan(), (a * a * 0.5).sin()).cos());
+        for i in 0..4 {
+            let mut w1 = 0;
+            while w1 < 1 {
+                let acc0 = (acc0 * 0.1).sin() + a;
+                w1 += 1;
+            }
+            acc0 = (((acc0 * 0.1).sin() - (acc0 * 0.1).tanh()) * (1.5 + 0.6_f64.cos()).sqrt() * 0.5).tanh();
+        }
+        0.1 * (acc0 * 0.1)
+    }
+    check_p159(seed = 0x368b0b5db331220b, inputs = 1, calls = [p131, p156], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p160(b: f64, xs: &[f64], a: f64) -> f64 {
+        let mut acc0 = 0.5;
+        for i in 0..4 {
+            for j in 0..3 {
+                if a < -0.2 {
+                    let t1 = if xs[j] * a < 0.7 { xs[i % xs.len()] * (xs[j] + 0.1) } else { (1.25 * xs.iter().map(|q| q.cos()).product::<f64>()).cos() };
+                }
+                acc0 = p158(((a + b) * 0.5).sin());
+            }
+            let t3 = { let u2 = acc0 * 0.05; (a / (1.0 + xs[i % xs.len()] * xs[i % xs.len()])).mul_add((acc0 * 0.05).sin().mul_add(xs[(i + 1) % 3], u2), u2.min(xs.iter().map(|q| q * q).sum::<f64>())) };
+            acc0 = b;
+        }
+        let t4 = xs[1] * (a * a * (1.5 - b));
+        let b = b * (t4 * 0.25).tanh().sin();
+        let mut v5: Vec<f64> = Vec::new();
+        v5.push(xs.iter().map(|q| q.cos()).product::<f64>() - 0.2 * 1.0);
+        v5.push(xs[1]);
+        let t6 = v5[0] * 0.5 + v5[1];
+        (b * 0.5).sin() - (t4 * 0.25).atan() + (acc0 * 0.05).sin()
+    }
+    check_p160(seed = 0x136acbc960998080, inputs = 5, calls = [p158], at = |p| (p[0], &p[1..4], p[4]),
+        params = ["a", "xs"] at [4, 1, 2, 3]);
+}
+
+program! {
+    #[differentiable]
+    fn p161(n: usize, b: f64, c: f64, a: f64) -> f64 {
+        let mut acc0 = (a * c).min(c * a);
+        let mut k1 = 0;
+        loop {
+            let mut w2 = 0;
+            while w2 < 3 {
+                let t3 = a.sin().exp_m1();
+                acc0 *= 0.5 + 0.4 * (1.5 + (acc0 * 0.02).cos()).sqrt().sin();
+                w2 += 1;
+            }
+            acc0 = c / (1.0 + c.min(acc0 * 0.02).powi(2));
+            k1 += 1;
+            if ((n as f64 + c) < 0.5) || k1 >= 5 { break; }
+        }
+        let t4 = b.tanh().cos().powi(2).ln_1p();
+        for i in 0..3 {
+            acc0 += ((1.5 + (2.0 + a.sin()).cbrt().sin()).log(2.5 + (0.75 - b).cos()) * 0.5).tanh();
+            let mut w5 = 0;
+            while w5 < 4 {
+                let t6 = (2.0 + a.cos()).recip();
+                acc0 *= (p118((acc0 * 0.01).tanh(), 1, ((a + (acc0 * 0.01).sin()) * 0.5).atan(), (2.0 + c.sin()).log2()) * 0.5).cos().exp().cos();
+                w5 += 1;
+            }
+        }
+        let mut acc7 = (2.0 + a.cos()).powi(-2);
+        acc7.cos() + t4.sin() + (acc0 * 0.005).tanh() + 0.75 * a + b + 0.5 * 1.25
+    }
+    check_p161(seed = 0x5cfe1e47e5be0612, inputs = 3, calls = [p118], at = |p| (1, p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p162(xs: &[f64], b: f64, a: f64) -> f64 {
+        let t2: f64 = xs.iter().take(2).map(|&u0| xs.iter().map(|q| q * b).sum::<f64>() / (1.0 + 0.9_f64.powi(2)) * 1.5).fold(0.0, |s, v| s * 0.5 + v);
+        let t3 = xs[2].powi(2);
+        let t4 = a * t3;
+        let o5: Option<f64> = if t2 * 0.02 * t3 > -0.2 { Some(f64::tanh(a * (t2 * 0.02).tanh())) } else { None };
+        let t7: f64 = if let Some(u6) = o5 { t2 * 0.02 } else { xs[2] };
+        t7 + 0.3 * (t4 * 0.5).sin() + (t2 * 0.02).sin() + a
+    }
+    check_p162(seed = 0x51929d1da337f728, inputs = 5, calls = [], at = |p| (&p[0..3], p[3], p[4]));
+}
+
+program! {
+    #[differentiable]
+    fn p163(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = v[0];
+        let t2 = (x + x).sum_axis(Axis(0)) * 0.3;
+        let t3 = (x - x).dot(x) * 0.3;
+        t3.sum() * 0.2 + t2.dot(&t2) * 0.1 + t1
+    }
+    check_p163(seed = 0x25d8e689b5e40b41, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+#[differentiable]
+fn p164_h0(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 1.5 + (y[i] * s).sin() * 0.25;
+    }
+}
+#[differentiable]
+fn p164_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).cos() * 0.75;
+    }
+}
+#[differentiable]
+fn p164_h2(y: &mut [f64], x: &[f64], s: f64) {
+    p164_h0(y, s);
+    p164_h1(s * 0.3, &x[1..], y);
+}
+#[differentiable]
+fn p164_h3(a: &mut [f64], b: &mut [f64], s: f64) {
+    for i in 0..a.len().min(b.len()) {
+        b[i] = b[i] * 0.3 + (a[i] * s).sin();
+        a[i] = (b[i] * 0.5).tanh() + a[i] * 0.5;
+    }
+}
+#[differentiable]
+fn p164_h4(v: &[f64], s: f64, k: usize) -> f64 {
+    if k == 0 {
+        (v[0] * s).tanh()
+    } else {
+        v[k % v.len()] * 0.75 + p164_h4(v, s * 0.25, k - 1).tanh()
+    }
+}
+program! {
+    #[differentiable]
+    fn p164(a: f64, xs: &[f64]) -> f64 {
+        let mut buf1 = vec![0.25; 4];
+        p164_h2(&mut buf1[..], &xs[..5], a);
+        let (h2, c3) = buf1.split_at_mut(1);
+        p164_h3(h2, c3, a);
+        let t4 = c3[0] * 0.75 + h2[h2.len() - 1] + c3.len() as f64 * 0.1;
+        let t5 = buf1[0] + buf1[3] * -0.5;
+        let t6 = p164_h4(&xs[4..], t4.tanh(), 2);
+        let s7 = &xs[1..3];
+        let t8 = (s7[0] * t6.tanh() * 1.5 + s7[0]).sin() + s7[s7.len() - 1] * 0.75;
+        let mut buf9 = vec![0.0; 4];
+        for i in 0..4 {
+            buf9[i] = xs[i + 1] * a;
+        }
+        p164_h2(&mut buf9[..], xs, a * 1.5);
+        for _ in 0..2 {
+            p164_h2(&mut buf9, &xs[4..], t8.tanh() * 0.3);
+        }
+        p164_h0(&mut buf9[0..], a);
+        let (h10, c11) = buf9.split_at_mut(3);
+        p164_h3(h10, c11, t5.tanh());
+        let t12 = c11[0] * 1.5 + h10[h10.len() - 1] + c11.len() as f64 * 0.1;
+        let t13 = buf9[0] + buf9[3] * -0.5;
+        let arr14: [f64; 3] = [a, xs[1] * 1.5, (a).sin()];
+        let t15 = arr14[0] * arr14[2];
+        t15 + t13 + t12 + t8 + t6 + a * 0.3
+    }
+    check_p164(seed = 0xbb3ee1d36d9779ec, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p165(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (a + xs[2]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            if ((xs[i]).sin()).mul_add(0.5, xs[i]) > 0.15 {
+                continue;
+            }
+            if ((xs[i]).tanh()).cos() * t1 > 0.33 {
+                extra -= (t1).tanh();
+                let t2 = if ((t1).tanh()).mul_add(0.5, xs[i]) > 0.10 { (((xs[i]).sin()).mul_add(0.5, t1)).tanh() } else { xs[i] + xs[i] };
+            }
+            if i + 1 < xs.len() {
+                if ((t1) * 0.5).exp() < -0.43 {
+                    continue;
+                }
+                acc += (xs[i]).tanh();
+            }
+            acc -= (((((xs[i]) * (xs[i])) * 0.5).exp()).mul_add(0.5, a)).tanh();
+        }
+        acc
+    }
+    check_p165(seed = 0x167de0bfb933139c, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+}
+
+program! {
+    #[differentiable]
+    fn p166(a: f64, xs: &[f64], b: f64) -> f64 {
+        let mut acc0 = 1.0;
+        for i in (0..6).step_by(2) {
+            acc0 *= 0.5 + 0.4 * (1.5 + b.sin()).powf(xs[(i + 1) % 4].tanh()).sin();
+            let t3: f64 = { let v1: Vec<f64> = xs.iter().map(|&u2| acc0 * 0.1 * xs[3] * a.atan()).collect(); v1[0] + v1[3] };
+        }
+        acc0 += (xs[2].tanh() * b * 0.5).atan();
+        let o4: Option<f64> = if a.atan() > (acc0 * 0.1).tanh() { Some((xs[0] / (1.5 + b.tanh()) * (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * xs[3]) * 0.25 * 0.05).tanh()) } else { None };
+        let t6: f64 = if let Some(u5) = o4 { (2.0 + (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() / (1.0 + xs[3].powi(2)) * 0.5).atan().sin()).log10() } else { xs[2] * 1.25 };
+        for i in 0..4 {
+            let t7 = match i { 0 => (((1.5 + b.sin()).log(2.5 + (i as f64).cos()) - f64::max(xs[2], a)) * 0.5).sin(), 1 => xs[i].atan().atan(), _ => b.cos().exp().tanh() };
+            acc0 = i as f64 / (2.0 + xs[i].cos()) * xs[i].cos().exp2() * 0.1;
+        }
+        t6
+    }
+    check_p166(seed = 0x973631439bba1583, inputs = 6, calls = [], at = |p| (p[0], &p[1..5], p[5]),
+        params = ["b"] at [5]);
+}
+
+program! {
+    #[differentiable]
+    fn p167(a: f64) -> f64 {
+        let mut acc0 = (1.0 + (p143(a.powi(2).ln_1p(), ((a - a) * 0.5).tanh(), 2, a) - a).powi(2)).ln();
+        let mut w1 = 0;
+        while w1 < 1 && (acc0 - 1.25 < 0.25) {
+            if w1 % 2 == 0 {
+                let t2 = (w1 as f64).cos().cos();
+            } else if w1 % 3 == 1 {
+                if w1 % 3 == 1 {
+                    acc0 = ((acc0 * 0.5).atan() - (a.powi(3) * 0.5).sin()).sin();
+                } else if w1 == 1 {
+                    let mut acc0 = acc0;
+                } else {
+                    let t3 = -a.min(a).sin();
+                }
+            } else {
+                let t4 = (1.5 + (acc0 * 0.5).sin().cos()).sqrt();
+            }
+            acc0 /= (1.0 + (acc0 * 0.5).tanh().powi(2));
+            w1 += 1;
+        }
+        let t5 = 0.6_f64.tanh();
+        if a < 0.0 {
+            let mut acc6 = 1.0;
+        } else {
+            if (1.5 + t5.sin()).log(2.5 + p158((acc0 * 0.5).tanh().min(a)).cos()) < -0.1 {
+                for i in 1..=3 {
+                    let mut acc7 = (acc0 * 0.1).sin();
+                    acc0 /= (2.0 + (acc0 * 0.1).atan().max(t5).cos());
+                }
+            } else {
+                let mut acc8 = (t5 - t5).cos();
+            }
+        }
+        t5 + 0.2 * (acc0 * 0.1).atan()
+    }
+    check_p167(seed = 0x926b79f4bd714172, inputs = 1, calls = [p143, p158], at = |p| (p[0]));
+}
+
+#[differentiable]
+fn p168_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.5).sin();
+    }
+    acc * 0.3 + v[0] * v[v.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p168(xs: &[f64], b: f64, a: f64) -> f64 {
+        let t1 = p168_h0(&xs[0..], a * 0.25).sin();
+        let arr2: [f64; 3] = [b, xs[2] * 0.75, (a).sin()];
+        let t3 = arr2[0] * arr2[2];
+        let arr4: [f64; 3] = [t3.tanh(), xs[1] * 1.5, (a).sin()];
+        let [e6, e7, e8] = arr4;
+        let t5 = e6 * e8 + arr4[1] * e7;
+        t5 + t3 + t1 + a * 0.3
+    }
+    check_p168(seed = 0xc6af7056e5157dd9, inputs = 8, calls = [], at = |p| (&p[0..6], p[6], p[7]));
+}
+
+program! {
+    #[differentiable]
+    fn p169(a: f64, n: usize, xs: &[f64]) -> f64 {
+        let mut acc0 = 0.5;
+        if n == 1 {
+            for i in 0..xs.len() {
+                let t2 = { let u1 = (1.0 + xs[0].powi(2)).cbrt().cos(); (1.0 + (p130(u1 / (1.0 + a * a) * 0.5, 0.5 * a, u1) * xs[i]).powi(2)).cbrt() };
+                let t3 = 0.1 * xs[i];
+                acc0 -= ((t3 / (1.5 + (t2 * 0.5).sin().tanh())).max(a + n as f64) * 0.25).sin();
+            }
+            let a = a - f64::cos(xs[n]);
+        } else {
+            acc0 = ((n as f64).mul_add(a, (acc0 * 0.1).sin()) * (xs[n] * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) * 0.25 * 0.05).atan();
+        }
+        match n % 3 {
+            0 | 1 => {
+                let flag4 = xs[0] > 0.0;
+            }
+            _ => {
+                if n < 1 {
+                    for i in 1..=2 {
+                        for j in (0..4).step_by(2) {
+                            let a = a + (0.5 * (acc0 * 0.05).tanh().tanh()).acos();
+                            acc0 += (xs[n] - 1.5 * (a * 0.5).sin()) * 0.5;
+                        }
+                        acc0 *= ((acc0 * 0.05).atan() * i as f64).tanh();
+                    }
+                    return (2.0 + xs[n].sin()).ln().powi(2);
+                }
+            }
+        }
+        (acc0 * 0.02).tanh()
+    }
+    check_p169(seed = 0xd2b3e59f2d948269, inputs = 5, calls = [p130], at = |p| (p[0], 1, &p[1..5]),
+        params = ["xs"] at [1, 2, 3, 4]);
+}
+
+program! {
+    #[differentiable]
+    fn p170(a: f64, b: f64, xs: &[f64]) -> f64 {
+        let t2: f64 = { let v0: Vec<f64> = xs.iter().map(|&u1| b.hypot(u1) + p156(u1 * xs[1] * 0.5, (xs[1] * b * 0.5).atan()) * u1).collect(); v0[0] + v0[2] };
+        let t5: f64 = xs.iter().rev().skip(1).map(|&u3| a * (p131((xs[0] / (1.0 + u3.powi(2)) * 0.5).sin()) * 0.5) - f64::min(t2 * 0.1, xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>())).sum();
+        let t6 = b.mul_add(b, xs[2]) / (1.0 + (2.0 + a.cos()).recip().powi(2));
+        (t6 * 0.25).tanh() + (t5 * 0.02).atan().tanh() + 1.5 * (t2 * 0.1)
+    }
+    check_p170(seed = 0x84e86d263c0aeead, inputs = 5, calls = [p131, p156], at = |p| (p[0], p[1], &p[2..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p171(a: f64, b: f64, n: usize) -> f64 {
+        let t0 = if n < 1 { (1.0 + (n as f64 * p167(a.mul_add(0.9, b) * 0.5)).powi(2)).sqrt() } else { b * a - a.tanh() };
+        let mut acc1 = b;
+        if n == 1 {
+            let mut v2 = vec![0.0; n];
+            for i in 0..v2.len() {
+                v2[i] = (b.mul_add(i as f64 / (1.0 + b.powi(2)), p158(((t0 * 0.5).mul_add(b, 0.2) * 0.25).sin()).max(i as f64)) * 0.5).tanh();
+            }
+            match n {
+                0 => {
+                    let t3 = (2.0 + 1.25_f64.cos()).recip();
+                }
+                _ => {
+                    let mut acc4 = (1.0 + v2[(n + 1) % 1].powi(2)).cbrt();
+                }
+            }
+        } else {
+            let t5 = acc1.powi(2).ln_1p();
+            if (t0 * 0.5).atan() * 0.75 < -0.2 {
+                acc1 = b;
+            } else if t5.tanh() < 0.0 {
+                let t6 = t5;
+            } else {
+                let t7 = (2.0 + acc1.cos()).recip() * t5.sin();
+            }
+        }
+        let a = a - ((t0 * 0.5).atan() - acc1);
+        let t8 = if (a * 0.25).atan() - acc1 < 0.7 { (t0 * 0.5).tanh() * n as f64 * (acc1 + n as f64) } else { f64::min((a * 0.25).atan() + b, 0.25) };
+        for i in 0..3 {
+            acc1 -= ((b + (t0 * 0.5).sin().powi(2)) * 0.5).tanh();
+        }
+        (t8 * 0.25).sin() - 0.2 * (a * 0.25).sin() - (acc1 * 0.25).tanh() + 1.5 * (t0 * 0.5).tanh() - b + 0.5 * 1.0
+    }
+    check_p171(seed = 0x996a81cad643ff6c, inputs = 2, calls = [p158, p167], at = |p| (p[0], p[1], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p172(b: f64, xs: &[f64], a: f64) -> f64 {
+        let k0 = (0.3_f64.abs() * 2.0) as usize % 3;
+        let t1 = match k0 { 0 => ((a + (p140(xs[2]) * 0.5).sin() - (1.5 + b.sin()).log(2.5 + xs.iter().sum::<f64>().cos())) * 0.5).sin(), 1 => (b * xs.iter().map(|q| q * q).sum::<f64>()).max(xs.iter().map(|q| q * b).sum::<f64>().atan2(1.5 + b.cos())) * 0.25, _ => (b.min(xs[2]) * (a * xs[1]) * 0.5).sin() };
+        let t4: f64 = xs[1..3].iter().map(|u2| { let u2 = *u2; (xs.iter().map(|q| q * q).sum::<f64>() * b).sin() }).sum();
+        let t5: f64 = a.sin() * (t1 * t1);
+        0.3 * (t5 * 0.1) + (t4 * 0.25).tanh().sin() - t1 + 0.75 * b
+    }
+    check_p172(seed = 0x4e08691f6a5c9183, inputs = 5, calls = [p140], at = |p| (p[0], &p[1..4], p[4]));
+}
+
+program! {
+    #[differentiable]
+    fn p173(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() - 1 {
+            let t1 = (((1.0 + (-0.36_f64) * (-0.36_f64)).ln()) * (xs[i + 1])).tanh() * 1.5;
+            let mut t2 = 0.0;
+            for j in 0..2 {
+                t2 += ((1.0 + (xs[i] + a) * (xs[i] + a)).ln() * (j as f64 + 0.5)).sin();
+            }
+            if (0.80_f64 + xs[i]).mul_add(0.5, xs[i + 1]) > 0.48 {
+                if (1.0 + (xs[i]) * (xs[i])).ln() + (xs[i + 1]).tanh() < -0.09 {
+                    break;
+                }
+            }
+            acc += ((xs[i + 1]).cos() * xs[i] - (-0.21_f64).sin() - (xs[i]) * ((t2).mul_add(0.5, xs[i]))).tanh();
+        }
+        acc
+    }
+    check_p173(seed = 0x55cea1a2de3e7a5e, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]),
+        params = ["a"] at [0]);
+}
+
+program! {
+    #[differentiable]
+    fn p174(xs: &[f64], a: f64) -> f64 {
+        let t0 = if xs[2] - a > p167((xs.iter().map(|q| q * a).sum::<f64>().tanh().exp() * 0.5).atan()) { a } else { a.powi(2) * f64::max(a, xs[3]) };
+        let mut v1 = vec![0.0; xs.len()];
+        for i in 0..v1.len() {
+            v1[i] = xs.iter().map(|q| q * q).sum::<f64>() * 0.25;
+        }
+        let mut acc2 = ((v1[0] + v1.iter().map(|q| q.cos()).product::<f64>() * a) * 0.5).atan();
+        let mut k3 = 0;
+        loop {
+            let t4 = (t0 * 0.5).tanh().atan();
+            let t5 = t4;
+            acc2 /= (1.0 + (xs[xs.len() - 1 - k3] + a).powi(2));
+            let mut acc6 = xs[2] - 0.1;
+            acc6 = (acc6 + (k3 as f64).tanh()).atan();
+            k3 += 1;
+            if ((t0 * 0.5).sin() / (1.0 + acc6.powi(2)) > -0.2) || k3 >= 3 { break; }
+        }
+        let t9: f64 = v1[1..4].iter().map(|u7| { let u7 = *u7; (1.5 + xs.iter().sum::<f64>().sin()).log(2.5 + (v1[3] * 0.25).tanh().cos()).sin() }).sum();
+        let mut v10 = vec![0.0; v1.len()];
+        for i in 0..v10.len() {
+            v10[i] = ((1.0 + ((acc2 * 0.25).atan() - 1.0).powi(2)).sqrt() * 0.5).atan();
+        }
+        (t9 * 0.02).sin() + 0.6 * (acc2 * 0.25).atan()
+    }
+    check_p174(seed = 0x83fbba8e1c1a26f2, inputs = 5, calls = [p167], at = |p| (&p[0..4], p[4]));
+}
+
+program! {
+    #[differentiable]
+    fn p175(a: f64, xs: &[f64], b: f64) -> f64 {
+        let mut b = b;
+        if xs[2] + a > b {
+            let t0 = p159((b * a * 0.5).tanh()).clamp(-0.75, 0.75);
+        }
+        let flag1 = b.atan() > -0.2;
+        let t2: f64 = xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) - xs[2];
+        let mut acc3 = xs[1];
+        if acc3 / (1.0 + xs.iter().map(|q| (q * 0.9).sin()).sum::<f64>().powi(2)) > 0.7 {
+            return 2.0 + xs[1] * (t2 * 0.5).sin();
+        }
+        0.1 * acc3 + t2 * 0.5 + 0.75 * b
+    }
+    check_p175(seed = 0x1362512ad06f497c, inputs = 5, calls = [p159], at = |p| (p[0], &p[1..4], p[4]));
+}
+
+program! {
+    #[differentiable]
+    fn p176(b: f64, a: f64, n: usize) -> f64 {
+        let mut acc0 = 1.0;
+        match n % 3 {
+            0 | 1 => {
+                let b = b + (b - b);
+                let b = (b * 0.25).sin() + a.atan();
+            }
+            _ => {
+                if -b > -0.1 {
+                    let t1: f64 = -a.sin();
+                }
+            }
+        }
+        let t2 = if b.min(b) > b { (b + b).atan() } else { (a + b) * (b * 0.9) };
+        let mut acc3 = 0.0;
+        acc3 = (-(t2 * 0.5).tanh()).mul_add(a, 1.5_f64.mul_add(0.1, a)) * 0.5;
+        if b - t2 * 0.5 > acc3 {
+            return (1.5 - a).hypot(b.atan2(1.5 + (p154(n as f64 * 0.25) * 0.5).tanh().cos()));
+        }
+        let t4 = t2 * 0.5 * n as f64 * (1.0 + b.powi(2)).sqrt();
+        (t4 * 0.1).tanh() + 1.25 * (t2 * 0.5)
+    }
+    check_p176(seed = 0xd1c8fb031abe85cd, inputs = 2, calls = [p154], at = |p| (p[0], p[1], 3));
+}
+
+#[differentiable]
+fn p177_h0(y: &mut [f64], s: f64) -> f64 {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.5).tanh();
+    }
+    y[0] = (y[0] * -0.5 + s).sin();
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p177_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * 0.5;
+    }
+}
+#[differentiable]
+fn p177_h2(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.5).cos();
+    }
+    acc * 0.5 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p177_h3(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p177_h0(y, s);
+    p177_h1(s * 0.75, &x[1..], y);
+}
+program! {
+    #[differentiable]
+    fn p177(b: f64, xs: &[f64], a: f64, w: [f64; 3]) -> f64 {
+        let mut buf1 = vec![0.0; 3];
+        for i in 0..3 {
+            buf1[i] = xs[i + 3] * b;
+        }
+        let _ = p177_h0(&mut buf1, b);
+        for _ in 0..3 {
+            p177_h1(w[2], &xs[1..2], &mut buf1);
+        }
+        let t2 = buf1[0] + buf1[2] * 1.5;
+        let t3 = p177_h2(xs, b * 0.6);
+        let t4 = p177_h2(xs, b * 0.75).sin();
+        let mut buf5 = vec![0.75; 3];
+        p177_h3(&mut buf5[..], &buf1[1..3], t4.tanh());
+        let _ = p177_h0(&mut buf5, t2.tanh() * 1.5);
+        let t6 = buf5[0] + buf5[2] * 0.5;
+        t6 + t4 + t3 + t2 + w[1] * 0.5 + a * 0.3
+    }
+    check_p177(seed = 0xaeb05e3eecfe38e9, inputs = 13, calls = [], at = |p| (p[0], &p[1..9], p[9], <[f64; 3]>::try_from(&p[10..13]).unwrap()));
+}
+
+program! {
+    #[differentiable]
+    fn p178(a: f64, xs: &[f64]) -> f64 {
+        let t1 = ((1.0 + (a) * (a)).ln() + xs[2]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 1..xs.len() {
+            let t2 = ((((t1).cos() * xs[i]).cos() * xs[i]) * (t1)).tanh() * 1.5;
+            let t3 = ((1.0 + (xs[i] + (t2).tanh()) * (xs[i] + (t2).tanh())).ln()).tanh() * 1.5;
+            let t4 = if t1 - xs[i] - a > -0.48 { (xs[i] - ((xs[i - 1]) * 0.5).exp() - (xs[i]).cos() * xs[i - 1]).tanh() } else { ((t3) * 0.5).exp() };
+            if (t3).sin() - t4 > -0.27 {
+                acc -= (a).tanh();
+            } else {
+                let t5 = ((xs[i - 1]).mul_add(0.5, 0.93_f64)).tanh() * 1.5;
+            }
+            if xs[i] > 0.45 {
+                acc += ((xs[i]).mul_add(0.5, t1)).tanh();
+            }
+            acc += (((t1).cos() * xs[i - 1]) * ((xs[i]) * (a)) - t1).tanh();
+        }
+        let r = acc;
+        r
+    }
+    check_p178(seed = 0x2f64528ca6281670, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p179(a: f64, b: f64) -> f64 {
+        let mut acc0 = a.tanh().sinh();
+        acc0 = a;
+        for i in (0..8).step_by(2) {
+            if a - b > 0.3 {
+                let t1 = (p118(((1.0 + (acc0 * 0.1).powi(2)).sqrt() * 0.5).atan(), 1, (0.5 * (i as f64).tanh()).asin(), (1.0 + 1.25_f64.powi(2)).cbrt() * 0.5) * 0.5).sin().tanh().sinh();
+            } else if b > 0.3 {
+                let t2 = a.atan().powi(3);
+            }
+            acc0 *= 0.8 + 0.2 * (i as f64 * p157(2, b * i as f64 * 0.1, (acc0 * 0.1).tanh() / (1.0 + (acc0 * 0.1).sin().powi(2)))).sin();
+        }
+        let t3: f64 = b;
+        acc0 = (acc0 * 0.1 * b.tanh()).atan();
+        let mut v4 = vec![0.0; 4];
+        for i in 0..v4.len() {
+            v4[i] = (i as f64).cos().hypot((acc0 * 0.1).sin() + t3) * 0.5;
+            if i > 0 {
+                v4[i] += v4[i - 1] * (b.cos() * 0.5).atan();
+            }
+        }
+        let t7: f64 = v4.iter().take(2).map(|&u5| (v4.iter().map(|q| (q * 0.1) * b).sum::<f64>() * (v4[1] * 0.1).sin()).to_radians()).fold(0.0, |s, v| s * 0.5 + v);
+        (t7 * 0.1).cos() + t3 + 0.25 * (acc0 * 0.1).sin() + 0.3 * a
+    }
+    check_p179(seed = 0x8d78fb329d3e2527, inputs = 2, calls = [p118, p157], at = |p| (p[0], p[1]));
+}
+
+#[differentiable]
+fn p180_h0(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * 1.5;
+    }
+}
+#[differentiable]
+fn p180_h1(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * -0.5).tanh();
+    }
+    y[0] = (y[0] * 0.75 + s).sin();
+}
+#[differentiable]
+fn p180_h2(v: &[f64], s: f64) -> Result<f64, String> {
+    let head = if v[0] * s > -0.4 { Ok((v[0] * s).cos()) } else { Err(format!("{s} is too small")) };
+    let h = head?;
+    Ok(h * 0.6 + v[v.len() - 1] * 0.6)
+}
+program! {
+    #[differentiable]
+    fn p180(xs: &[f64], a: f64, b: f64, w: [f64; 3]) -> f64 {
+        let mut buf1 = vec![0.0; 2];
+        for i in 0..2 {
+            buf1[i] = xs[i + 5] * w[0];
+        }
+        p180_h0(w[0], &xs[4..], &mut buf1);
+        p180_h0(w[2], &w, &mut buf1);
+        let t2 = buf1[0] + buf1[1] * 1.5;
+        let mut buf3 = vec![0.0; 4];
+        for i in 0..4 {
+            buf3[i] = xs[i + 0] * b * 0.6;
+        }
+        p180_h1(&mut buf3, a);
+        p180_h1(&mut buf3, b);
+        for v4 in buf3.iter_mut() {
+            *v4 = (*v4 * b * 0.3).tanh();
+        }
+        let t7 = buf3[0] + buf3[3] * 1.5;
+        let t8 = match p180_h2(&buf1, t7.tanh()) { Ok(v) => v, Err(_) => t7.tanh() * 1.5 };
+        t8 + t7 + t2 + w[1] * 0.5 + a * 0.3
+    }
+    check_p180(seed = 0x82868fe2397a1406, inputs = 12, calls = [], at = |p| (&p[0..7], p[7], p[8], <[f64; 3]>::try_from(&p[9..12]).unwrap()));
+}
+
+program! {
+    #[differentiable]
+    fn p181(xs: &[f64], b: f64, a: f64) -> f64 {
+        let t0 = b * a;
+        let o1: Option<f64> = if xs[1] + 0.25 > -0.1 { Some(((2.0 + a.sin()).log10() * (xs[2] / (1.0 + xs[1] * xs[1])) * 0.5).sin()) } else { None };
+        let t3: f64 = match o1 { Some(u2) => (b - xs[1]) * (1.5 * xs[2]), None => (1.0 + xs.iter().map(|q| q.cos()).product::<f64>().powi(2)).ln() };
+        let mut acc4 = t0;
+        for i in 0..1 {
+            if i < 1 {
+                if xs[xs.len() - 1 - i] * b > 0.0 {
+                    let t5: f64 = b.sin();
+                    return (acc4 * 0.5).atan();
+                }
+            }
+            acc4 -= ((2.0 + a.sin()).ln().asinh() * 0.5).tanh();
+        }
+        2.0 * (t3 * 0.25).tanh() + 2.0 * t0
+    }
+    check_p181(seed = 0xa06dc7d1ee8b4d9d, inputs = 5, calls = [], at = |p| (&p[0..3], p[3], p[4]));
+}
+
+#[differentiable]
+fn p182_h0(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.75 + (y[i] * s).tanh() * 0.25;
+    }
+}
+#[differentiable]
+fn p182_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * 1.5;
+    }
+}
+#[differentiable]
+fn p182_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    p182_h0(y, s);
+    p182_h1(s * 0.5, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+#[differentiable]
+fn p182_h3(a: &mut [f64], b: &mut [f64], s: f64) {
+    for i in 0..a.len().min(b.len()) {
+        b[i] = b[i] * -0.5 + (a[i] * s).tanh();
+        a[i] = (b[i] * 0.3).tanh() + a[i] * 0.5;
+    }
+}
+#[differentiable]
+fn p182_h4(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + -0.5).sin();
+    }
+    acc * -0.5 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p182_h5(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).sin();
+    r[1] = v[1] * -0.5;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+program! {
+    #[differentiable]
+    fn p182(a: f64, xs: &[f64], w: [f64; 3], b: f64) -> f64 {
+        let mut buf1 = xs[3..7].to_vec();
+        let t2 = p182_h2(&mut buf1, &xs[..], a).tanh();
+        p182_h1(t2.tanh(), xs, &mut buf1);
+        p182_h0(&mut buf1, t2.tanh());
+        for (v3, xi5) in buf1.iter_mut().zip(xs.iter()) {
+            *v3 = *v3 * w[0] + xi5.sin();
+        }
+        let (h6, c7) = buf1.split_at_mut(3);
+        p182_h3(h6, c7, w[2] * 0.75);
+        let t8 = c7[0] * 0.25 + h6[h6.len() - 1] + c7.len() as f64 * 0.1;
+        let t9 = buf1[0] + buf1[3] * -0.5;
+        let arr10: [f64; 3] = [w[0], xs[6] * 0.75, (t2.tanh()).sin()];
+        let t11 = arr10[0] * arr10[2];
+        let s12 = &xs[..];
+        let t13 = (s12[5] * t9.tanh() + s12[3]).sin() + s12[s12.len() - 1] * 1.5;
+        let t14 = p182_h4(&buf1[..], t9.tanh() * 0.6).sin();
+        let t15 = p182_h4(xs, t11.tanh());
+        let arr16 = p182_h5(xs, t9.tanh());
+        let t17 = arr16[1] * arr16[1];
+        let t18 = p182_h4(s12, w[0]).sin();
+        t18 + t17 + t15 + t14 + t13 + w[1] * 0.5 + a * 0.3
+    }
+    check_p182(seed = 0x2f59aa4c9ae9e124, inputs = 12, calls = [], at = |p| (p[0], &p[1..8], <[f64; 3]>::try_from(&p[8..11]).unwrap(), p[11]));
+}
+
+program! {
+    #[differentiable]
+    fn p183(n: usize, a: f64) -> f64 {
+        let t0 = a + p167(((a + a) * 0.5).sin());
+        let t2 = { let u1 = 0.25_f64; u1 };
+        let t3 = (t0 * 0.5).tanh() / (1.0 + f64::cos(a).powi(2));
+        t3 + (t0 * 0.5).sin()
+    }
+    check_p183(seed = 0x3fc74f29dd2a1028, inputs = 1, calls = [p167], at = |p| (3, p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p184(xs: &[f64], b: f64, a: f64) -> f64 {
+        if a.powi(3) > a || b < -0.4 {
+            return (a * (p176((0.1_f64.tanh().exp() * 0.5).atan(), ((b + b) * 0.5).tanh(), 3) * 0.5)).mul_add(b + b, a.powi(2));
+        }
+        let mut acc0 = 0.5;
+        for i in 1..=1 {
+            let o1: Option<f64> = if (2.0 + b.cos()).recip() > 0.3 { Some((f64::max(b - 2.0, a + i as f64) * 0.5).atan()) } else { None };
+            let t3: f64 = if let Some(u2) = o1 { (p154(u2.cos().exp2() * 0.5) * 0.5).atan().cos() * 2.0 } else { xs.iter().sum::<f64>() * 0.75 * 0.5 };
+            let t4 = -a;
+            if t4 * a > xs[1] {
+                let flag5 = b * 0.25 > 0.7;
+            }
+            acc0 -= a;
+        }
+        if f64::sin((acc0 * 0.5).tanh()) > 0.25 {
+            let t6 = match (f64::cos(b).abs() * 2.0) as usize % 3 { 0 => xs[0].abs().tanh().exp_m1(), 1 => (acc0 * 0.5).tanh(), _ => ((xs[1] + b) * b * 0.5).atan() };
+        }
+        0.2 * b
+    }
+    check_p184(seed = 0x9db7adc3834acd88, inputs = 5, calls = [p154, p176], at = |p| (&p[0..3], p[3], p[4]));
+}
+
+program! {
+    #[differentiable]
+    fn p185(b: f64, c: f64, a: f64) -> f64 {
+        let t0 = (1.0 + c.powi(2)).sqrt().max(b.powi(2).to_radians());
+        let mut acc1 = 0.0;
+        let mut w2 = 0;
+        while w2 < 2 {
+            acc1 *= 0.5 + 0.4 * c.atan().sin();
+            let flag3 = a * c > -0.2;
+            let t4 = match w2 % 3 { 0 | 1 => ((1.0 + t0.mul_add((acc1 * 0.1).atan(), a).powi(2)).cbrt() * 0.25).sin(), _ => (1.5 + ((acc1 * 0.1).sin() + a).sin()).powf((acc1 * 0.1).sin().tanh()) };
+            w2 += 1;
+        }
+        let mut k5 = 0;
+        loop {
+            let mut v6 = vec![0.0; 4];
+            for j in 0..v6.len() {
+                v6[j] = j as f64 * 0.5;
+            }
+            acc1 /= (1.0 + ((acc1 * 0.1).tanh() + c).powi(2));
+            k5 += 1;
+            if ((1.0 + b.powi(2)).cbrt() > 0.7 && v6.iter().map(|q| (q * 0.25).sin()).sum::<f64>() < 0.3) || k5 >= 3 { break; }
+        }
+        acc1 * 0.1 + 0.6 * t0 + 0.5 * 0.75
+    }
+    check_p185(seed = 0x26cfe54ce1e82109, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p186(a: f64) -> f64 {
+        let a = a + a.powi(3);
+        let mut v0: Vec<f64> = Vec::new();
+        v0.push((a * 0.25).atan() * 0.2 / (1.0 + (a * 0.25).tanh().tanh().exp().powi(2)));
+        v0.push((a * 0.25).sin().mul_add((a * 0.25).atan(), (a * 0.25).atan()).sin());
+        let t1 = v0[0] * 0.5 + v0[1];
+        let mut acc2 = 0.5;
+        let mut k3 = 0;
+        let r6 = loop {
+            let mut k4 = 0;
+            loop {
+                if k4 < 1 {
+                    let t5 = (a * 0.25).tanh().asinh().asinh();
+                } else {
+                    acc2 *= (1.5 + t1.sin()).powf((a * 0.25).tanh().tanh()).tanh();
+                }
+                acc2 -= (t1 * 0.5).tanh();
+                k4 += 1;
+                if ((a * 0.25).atan() - (acc2 * 0.02).sin() > 0.3 || t1 < -0.4) || k4 >= 2 { break; }
+            }
+            acc2 /= (1.0 + (a * 0.25).sin().powi(2));
+            k3 += 1;
+            if ((a * 0.25 * 0.5).atan().powi(3) > 0.5) || k3 >= 6 { break (acc2 * 0.02).tanh().asinh().max((k3 as f64).tanh().cosh()); }
+        };
+        r6 + (acc2 * 0.02).sin().tanh() - t1 - 0.5 * (a * 0.25)
+    }
+    check_p186(seed = 0xfbdd4e14b85d92d8, inputs = 1, calls = [], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p187(b: f64, a: f64) -> f64 {
+        let flag0 = b + a > 0.0;
+        let t1: f64 = (2.0 * b * 0.5).tanh().powi(2);
+        let mut acc2 = b;
+        let mut k3 = 0;
+        let r6 = loop {
+            let b = b - (p158(f64::min(b, t1)) - a);
+            match k3 {
+                0 => {
+                    let mut acc4 = ((t1 + k3 as f64).mul_add(t1.atan(), (p185(((k3 as f64).mul_add(t1, t1) * 0.25).tanh(), a.mul_add(a, (acc2 * 0.1).tanh()) * 0.5, k3 as f64 * 0.1) * 0.5).tanh().powi(2).ln_1p()) * 0.25).tanh();
+                }
+                1 => {
+                    acc2 = (1.0 + t1.powi(2)).ln().mul_add(2.0 - a, (acc2 * 0.1).sin()) * 0.5;
+                }
+                _ => {
+                    let mut acc5 = 0.5;
+                }
+            }
+            acc2 /= (1.0 + a.tanh().powi(2));
+            k3 += 1;
+            if ((1.5 + t1.sin()).log(2.5 + t1.cos()) < -0.1 || b * 0.25 < 0.7) || k3 >= 5 { break (2.0 + (acc2 * 0.1).tanh().cos()).recip() / (1.5 + (0.1 * (acc2 * 0.1).sin()).tanh()); }
+        };
+        r6 + (acc2 * 0.1).tanh() + t1.sin() + 1.5 * a
+    }
+    check_p187(seed = 0x64655b7cf5a8cec2, inputs = 2, calls = [p158, p185], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p188(a: f64) -> f64 {
+        let t0 = a;
+        let mut acc1 = 0.5;
+        if t0 + 0.3 > a {
+            return t0;
+        }
+        let mut acc2 = 1.0;
+        let mut acc3 = (t0 * a).cos();
+        let t4: f64 = (0.1_f64 * 0.3).powi(2) / (1.0 + 0.3_f64.powi(2));
+        let a = a * 2.0;
+        let acc3 = acc3 * acc3;
+        (acc3 * 0.5).tanh() + 0.9 * (a * 0.5).atan() - t4 + t0.cos()
+    }
+    check_p188(seed = 0xbcae19275d47f1da, inputs = 1, calls = [], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p189(n: usize, xs: &[f64], a: f64) -> f64 {
+        if xs.iter().map(|q| q * a).sum::<f64>() * xs[xs.len() - 1 - n] > a {
+            return a.tanh();
+        }
+        let mut acc0 = (a.atan() / (1.0 + (1.5 + a.sin()).powf(xs[n].tanh()).powi(2)) * 0.5).sin();
+        match n % 3 {
+            0 | 1 => {
+                let mut k1 = 0;
+                let r3 = loop {
+                    if k1 + k1 < 5 {
+                        acc0 -= (xs.iter().map(|q| (q * 1.25).sin()).sum::<f64>() * 0.25).atan();
+                    } else if k1 < 2 {
+                        let t2 = ((xs[n].atan2(1.5 + xs.iter().map(|q| q * (acc0 * 0.1).atan()).sum::<f64>().cos()) - k1 as f64 * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.25) * 0.5).sin();
+                    }
+                    acc0 += (a.cos().sin().exp() * 0.5).tanh();
+                    k1 += 1;
+                    if (((2.0 + (k1 as f64).sin()).sqrt()) > (acc0 * 0.1).sin()) || k1 >= 5 { break ((acc0 * 0.1).tanh() - a).sin(); }
+                };
+            }
+            _ => {
+                acc0 /= (1.0 + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).powi(2));
+            }
+        }
+        (acc0 * 0.1).sin()
+    }
+    check_p189(seed = 0x9e5e36fba0899fdf, inputs = 5, calls = [], at = |p| (3, &p[0..4], p[4]));
+}
+
+program! {
+    #[differentiable]
+    fn p190(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = x - (v[1]);
+        for _ in 0..n {
+            t1 = (&t1 * (v.dot(v) * 0.3)).mapv(f64::sin) + &t1 * 0.5;
+        }
+        let t2 = v.to_owned();
+        let t3 = &(x / &t1.mapv(|q| q * q + 1.0)) + &t1;
+        t3.sum() * 0.2 + t2.dot(&t2) * 0.1 + t1.sum() * 0.2
+    }
+    check_p190(seed = 0x9507de229ae2cbd2, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p191(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = v / &((v * (s)).mapv(f64::sin)).mapv(|q| q * q + 1.0);
+        let mut t2 = (x.dot(x) * 0.3).t().to_owned();
+        for _ in 0..n {
+            t2 = (&t2 * (t1.mean().unwrap())).mapv(f64::sin) + &t2 * 0.5;
+        }
+        t2.sum() * 0.2 + t1.dot(&t1) * 0.1 + s
+    }
+    check_p191(seed = 0xee27d772a43ff267, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p192(a: f64, xs: &[f64], b: f64) -> f64 {
+        let mut acc0 = 1.0;
+        for i in 0..xs.len() {
+            let t1 = a;
+            let t2 = a - b;
+            acc0 += (2.0 + (xs[i] * a).sin()).log2() * 0.5;
+        }
+        0.25 * a
+    }
+    check_p192(seed = 0x82a40f290c77439b, inputs = 6, calls = [], at = |p| (p[0], &p[1..5], p[5]));
+}
+
+program! {
+    #[differentiable]
+    fn p193(n: usize, a: f64, b: f64, c: f64) -> f64 {
+        let mut acc0 = -c.atan();
+        if n > 2 {
+            if n % 3 == 1 {
+                match n {
+                    0 => {
+                        let c1 = |u2: f64| c;
+                        let t3: f64 = c1((0.5 * (n as f64 / (2.0 + acc0.cos())).tanh()).asin()) - 0.5 * c1((1.0 + b.powi(2)).cbrt());
+                    }
+                    1 => {
+                        let mut acc4 = 0.0;
+                    }
+                    _ => {
+                        let mut acc5 = 1.0;
+                    }
+                }
+            } else {
+                acc0 = (b - acc0).tanh();
+            }
+        } else {
+            let mut w6 = 0;
+            while w6 < 1 {
+                for j in (0..4).step_by(2) {
+                    acc0 -= a;
+                }
+                acc0 = ((b.powi(3) - (p188((1.0 + b.powi(2)).ln()) * 0.5).cos()) * 0.5).sin();
+                w6 += 1;
+            }
+        }
+        1.0 * (acc0 * 0.1).sin() + 0.75 * a
+    }
+    check_p193(seed = 0x07554d682bff2f8e, inputs = 3, calls = [p188], at = |p| (3, p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p194(a: f64, n: usize) -> f64 {
+        let mut acc0 = ((a * 0.75).mul_add(a.powi(2), a - p193(3, ((a - a) * 0.5).sin(), (n as f64 * 0.5).atan(), a)) * 0.25).atan();
+        if n == 1 {
+            acc0 = (a + a).atan();
+            for i in 0..n {
+                if i < 1 {
+                    let t1 = (acc0 * 0.25).tanh() / (1.0 + a * a) * (1.0 + a.powi(2)).ln();
+                } else {
+                    let a = a - (a - a);
+                }
+                acc0 = (i as f64).tanh().to_radians();
+            }
+        } else {
+            for i in 0..2 {
+                let t2: f64 = ((acc0 * 0.1).atan() * a).powi(3);
+                let t3 = 1.5_f64.atan();
+                acc0 *= (n as f64 * 1.5).tanh();
+            }
+        }
+        for i in 0..3 {
+            let mut k4 = 0;
+            let r5 = loop {
+                if (n as f64 / (1.0 + a.powi(2))) > a {
+                    return (0.5 * a.tanh()).acos().cos();
+                }
+                acc0 += (acc0 * 0.02 * 0.5).atan();
+                k4 += 1;
+                if (acc0 * 0.02 < 0.3) || k4 >= 3 { break (acc0 * 0.02).sin() + (acc0 * 0.02).atan() + (acc0 * 0.02).tanh(); }
+            };
+            acc0 = a;
+        }
+        (acc0 * 0.02).tanh() + a
+    }
+    check_p194(seed = 0x24e6354b75b9936d, inputs = 1, calls = [p193], at = |p| (p[0], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p195(a: f64, b: f64) -> f64 {
+        let t0 = a;
+        let mut acc1 = (t0 * 1.25 * t0.mul_add(a, 1.25) * 0.25).atan();
+        let t2: f64 = acc1 * 0.75;
+        let t3 = (acc1 * t2).powi(2).ln_1p().clamp(-0.75, 0.75);
+        let mut k4 = 0;
+        loop {
+            let o5: Option<f64> = if 0.2 * b > a { Some((acc1 * 0.1).sin() * t2 + k4 as f64 * 0.3) } else { None };
+            let t7: f64 = if let Some(u6) = o5 { 2.0 * (k4 as f64 * u6) } else { (k4 as f64 / (1.0 + b.powi(2)) * 0.25).sin() };
+            acc1 = ((t0 + (t7 * 0.1).atan().tanh()) * 0.5).sin();
+            k4 += 1;
+            if (t0.cos().exp2() > t3) || k4 >= 4 { break; }
+        }
+        t3 + 1.5 * (acc1 * 0.1).tanh() + t0
+    }
+    check_p195(seed = 0xd9c4a0afb34ed081, inputs = 2, calls = [], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p196(a: f64, xs: &[f64], n: usize, b: f64) -> f64 {
+        let mut acc0 = (2.0 + a.sin()).ln();
+        let mut w1 = 0;
+        while w1 < 2 {
+            for j in 1..=1 {
+                let t2 = match n { 0 => (acc0 * 0.1).sin(), 1 => (1.5 + (acc0 * 0.1 / (1.5 + xs[n].tanh())).sin()).powf(f64::min((p176(((acc0 * 0.1).cos().exp_m1() * 0.5).sin(), 0.9, 3) * 0.5).atan(), b).tanh()), _ => a / (1.5 + b.tanh().exp_m1().tanh()) };
+                let t3 = t2;
+                acc0 /= (1.0 + (j as f64 / (1.5 + a.tanh())).powi(2));
+                acc0 = t2.sin().powi(2);
+            }
+            acc0 -= (xs.iter().map(|q| (q * 0.5).sin()).sum::<f64>() * (acc0 * 0.1).atan() * 0.25).tanh().powi(2);
+            w1 += 1;
+        }
+        let mut acc0 = acc0;
+        let t4 = if n % 2 == 0 { (acc0 * 0.1).atan() } else { xs[n].sin().exp().tanh() };
+        t4 + 0.5 * (acc0 * 0.1) - b
+    }
+    check_p196(seed = 0xe7c725ccdf4bde38, inputs = 6, calls = [p176], at = |p| (p[0], &p[1..5], 3, p[5]));
+}
+
+program! {
+    #[differentiable]
+    fn p197(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = ((s) - v).powi(2);
+        if n % 3 == 0 {
+            t1 = ((v * (s)).mapv(f64::sin)).dot(x) * 0.3;
+        }
+        let mut t2 = x.to_owned();
+        if n % 3 == 0 {
+            t2 = x.to_owned();
+        }
+        let mut t3 = (x * v).mapv(f64::tanh);
+        for _ in 0..n {
+            t3 = (&t3 * (v.dot(&t1) * 0.3)).mapv(f64::sin) + &t3 * 0.5;
+        }
+        let t4 = t3.to_owned();
+        let mut t5 = -((&t4 * v).mapv(f64::tanh)).mapv(f64::sin);
+        if n % 3 == 0 {
+            t5 = &t2 / &v.mapv(|q| q * q + 1.0);
+        }
+        t5.sum() * 0.2 + t4.sum() * 0.2 + t3.sum() * 0.2
+    }
+    check_p197(seed = 0x3aa47429e5265dbe, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p198(a: f64) -> f64 {
+        let flag0 = (1.0 + a.powi(2)).ln() > -0.2;
+        let mut acc1 = a.powi(3) * (0.5 * a);
+        match ((a * 1.25).abs() * 2.0) as usize % 3 {
+            0 => {
+                acc1 = acc1.sin().cos();
+            }
+            1 => {
+                for i in 0..1 {
+                    let t2 = if a.hypot(acc1 * 0.5) > (acc1 * 0.5).sin() { a.atan() * (acc1 * 0.5).sin().atan() } else { (i as f64).tanh() + 0.5 * 0.6 };
+                    acc1 /= (2.0 + (a * 0.9).cos());
+                }
+            }
+            _ => {
+                if !flag0 {
+                    return (acc1 * 0.5).tanh().cos().mul_add(acc1 * 0.5 + (acc1 * 0.5).sin(), a);
+                }
+            }
+        }
+        a
+    }
+    check_p198(seed = 0x737c7bbe960b6b30, inputs = 1, calls = [], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p199(d: f64, c: f64, b: f64, a: f64) -> f64 {
+        let mut acc0 = 0.5;
+        for i in 0..2 {
+            acc0 *= (0.6 + d).tanh();
+            for j in 0..4 {
+                let flag1 = a > -0.1;
+                acc0 /= (1.0 + c.cos().powi(2));
+            }
+        }
+        (acc0 * 0.05).sin().tanh() + b.sin()
+    }
+    check_p199(seed = 0x34d31a82bae8358f, inputs = 4, calls = [], at = |p| (p[0], p[1], p[2], p[3]));
 }

@@ -436,6 +436,7 @@ mod invariant;
 mod iterators;
 mod ndarray;
 mod options;
+mod slice_methods;
 mod stmt;
 mod views;
 

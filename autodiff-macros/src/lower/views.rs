@@ -44,6 +44,7 @@ pub(crate) fn handed_on(e: &syn::Expr) -> Option<&syn::Expr> {
 /// The body with the views it can read as ranges replaced (see the module).
 pub(crate) fn rewrite(body: &syn::Block) -> syn::Block {
     let mut body = body.clone();
+    super::slice_methods::rewrite(&mut body);
     let mut next = 0;
     rewrite_block(&mut body, &mut next);
     body
