@@ -2,7 +2,7 @@
 //! `&mut buf`, `.iter_mut().enumerate()`, `.iter_mut().zip(x)` (either side), and owned
 //! copies `x.to_vec()`, `Vec::from(x)`, `<[f64]>::to_vec(x)` that carry their gradient.
 //! Gradients against hand-derived values and central finite differences, forward mode and
-//! `vjp!` included.
+//! `vjp!` included. `clone()` is a copy as written (of a `Vec`, an owned one).
 
 use autodiff::check::{assert_gradient_close, finite_difference};
 use autodiff::prelude::*;
@@ -180,4 +180,38 @@ fn copy_from_slice_of_another_length_panics_as_rust_does() {
         "copy_from_slice: source slice length (2) does not match destination slice length (3)"
     );
     assert_eq!(gradient, plain);
+}
+
+/// `clone()` of a `Vec` local, of a `Vec` parameter and of a `&Vec` parameter: a copy, the
+/// original still read after it.
+#[differentiable]
+fn clones(a: f64, x: Vec<f64>, y: &Vec<f64>) -> f64 {
+    let v = x.to_vec();
+    let mut w = v.clone();
+    w[0] *= a;
+    let mut u = x.clone();
+    u[1] *= w[0];
+    let mut z = y.clone();
+    z[0] += u[1] * a;
+    v[0] + w[0] + x[1] * u[1] + z[0] * y[1]
+}
+
+#[test]
+fn clones_are_copies() {
+    let (a, x, y) = (0.8, vec![0.6, -1.2], vec![1.5, 0.4]);
+    let by_hand = |a: f64, x: &[f64], y: &[f64]| {
+        let w0 = x[0] * a;
+        let u1 = x[1] * w0;
+        let z0 = y[0] + u1 * a;
+        x[0] + w0 + x[1] * u1 + z0 * y[1]
+    };
+    assert!((clones(a, x.clone(), &y) - by_hand(a, &x, &y)).abs() < 1e-12);
+    let (ga, gx, gy) = gradients_function!(clones)(a, x.clone(), &y);
+    let fa = finite_difference(|p| by_hand(p[0], &x, &y), &[a]);
+    assert!(
+        (ga - fa[0]).abs() < 1e-7 * fa[0].abs().max(1.0),
+        "{ga} vs {fa:?}"
+    );
+    assert_gradient_close(&gx, &finite_difference(|p| by_hand(a, p, &y), &x), 1e-8);
+    assert_gradient_close(&gy, &finite_difference(|p| by_hand(a, &x, p), &y), 1e-8);
 }

@@ -323,8 +323,8 @@ pub enum Rhs {
     },
     /// A snapshot of a cell.
     ReadCell(CellId),
-    /// An owned copy of a sequence, made by the method the user wrote (`x.to_vec()`,
-    /// `Vec::from(x)`): its gradient is the copy's.
+    /// A copy made by the method the user wrote (`x.to_vec()`, `Vec::from(x)`,
+    /// `x.clone()`): its gradient is the copy's.
     Owned { of: Operand, method: syn::Ident },
     /// `place[index]`.
     ReadIndex { place: Place, index: Operand },

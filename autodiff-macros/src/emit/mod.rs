@@ -930,6 +930,8 @@ fn borrowing_vars(
                 Rhs::Prim(Prim::Tensor { rule, .. }, _) if rule.is_view() => true,
                 Rhs::ReadIndex { .. } => body.vars[v.0].maybe_array,
                 Rhs::Copy(o) => from_b(o),
+                // (`r.clone()` of a reference is the reference; `to_vec` owns its copy)
+                Rhs::Owned { of, method } if method == "clone" => from_b(of),
                 Rhs::Inactive(ts) => {
                     VarId::mentioned_in(ts).iter().any(|u| b.contains(u)) && may_borrow(ts)
                 }

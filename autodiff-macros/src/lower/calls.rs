@@ -67,20 +67,14 @@ impl Lowering<'_> {
             return self.query(e, &m.method);
         }
         let recv = self.expr(&m.receiver);
-        if name == "to_vec" && m.args.is_empty() {
-            // an owned copy of a sequence, its gradient the copy's
+        if (name == "to_vec" || name == "clone") && m.args.is_empty() {
+            // a copy (of a sequence, owned; `clone` as written: of a reference, the
+            // reference), its gradient the copy's
             let x = self.operand(recv, m.receiver.span());
             let active = self.operand_active(&x);
             let v = self.new_var(active);
             let method = m.method.clone();
             self.push(v, None, Rhs::Owned { of: x, method }, e.span());
-            return Value::Var(v);
-        }
-        if name == "clone" && m.args.is_empty() {
-            let x = self.operand(recv, m.receiver.span());
-            let active = self.operand_active(&x);
-            let v = self.new_var(active);
-            self.push(v, None, Rhs::Copy(x), e.span());
             return Value::Var(v);
         }
         let mut args = vec![self.operand(recv, m.receiver.span())];

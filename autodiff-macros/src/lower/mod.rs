@@ -562,6 +562,7 @@ impl Lowering<'_> {
     fn rhs_maybe_array(&self, rhs: &Rhs) -> bool {
         match rhs {
             Rhs::Copy(o) => self.operand_maybe_array(o),
+            Rhs::Owned { of, method } if method == "clone" => self.operand_maybe_array(of),
             Rhs::Owned { .. } => false,
             Rhs::Prim(Prim::Cast { .. }, _) => false,
             // an element of a sequence the macro cannot see (`m.layers[i]`) may be anything
