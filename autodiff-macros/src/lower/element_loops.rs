@@ -36,6 +36,13 @@ pub(crate) fn rewrite(f: &syn::ExprForLoop, next: &mut usize) -> Option<syn::Exp
     {
         return None;
     }
+    // (a sequence or the index named again inside the body would be another value there)
+    let rebound = |n: &str| super::views::binds(&f.body.stmts, n);
+    if sources.iter().any(|s| rebound(&s.sequence.to_string()))
+        || index.as_ref().is_some_and(|i| rebound(&i.to_string()))
+    {
+        return None;
+    }
     let index = index.unwrap_or_else(|| {
         *next += 1;
         syn::Ident::new(&format!("__autodiff_element{next}"), Span::call_site())
@@ -232,4 +239,33 @@ impl VisitMut for Replace<'_> {
         }
     }
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rewritten(f: syn::ExprForLoop) -> Option<String> {
+        rewrite(&f, &mut 0).map(|e| quote::ToTokens::to_token_stream(&e).to_string())
+    }
+
+    /// A loop whose body binds the sequence's or the index's name again is left as it is:
+    /// the rewrite would index with the new binding.
+    #[test]
+    fn names_bound_again_in_the_body_keep_the_loop() {
+        let plain: syn::ExprForLoop = syn::parse_quote!(for (i, v) in b.iter_mut().enumerate() {
+            *v *= i as f64;
+        });
+        assert!(rewritten(plain).is_some());
+        let index: syn::ExprForLoop = syn::parse_quote!(for (i, v) in b.iter_mut().enumerate() {
+            let i = 0;
+            *v *= i as f64;
+        });
+        assert!(rewritten(index).is_none());
+        let sequence: syn::ExprForLoop = syn::parse_quote!(for v in b.iter_mut() {
+            let b = [1.0];
+            *v *= b[0];
+        });
+        assert!(rewritten(sequence).is_none());
+    }
 }

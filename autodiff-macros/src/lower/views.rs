@@ -73,7 +73,9 @@ fn rewrite_block(block: &mut syn::Block, next: &mut usize) {
         }
         if let Some((views, bounds)) = views_made(&block.stmts[i], next) {
             let rest = &block.stmts[i + 1..];
-            if views.iter().all(|v| only_ranged_uses(rest, &v.name)) {
+            // (a view's buffer named again by a new binding would be another buffer)
+            let buffers_kept = views.iter().all(|v| !binds(rest, &v.buffer.to_string()));
+            if buffers_kept && views.iter().all(|v| only_ranged_uses(rest, &v.name)) {
                 let mut rest: Vec<syn::Stmt> = rest.to_vec();
                 for v in &views {
                     let mut r = Replace { view: v };
@@ -110,7 +112,7 @@ fn chunks_loop(f: &syn::ExprForLoop, next: &mut usize) -> Option<syn::Expr> {
         return None;
     };
     let name = pi.ident.to_string();
-    if !only_ranged_uses(&f.body.stmts, &name) {
+    if !only_ranged_uses(&f.body.stmts, &name) || binds(&f.body.stmts, &buffer.to_string()) {
         return None;
     }
     let span = f.expr.span();
@@ -327,6 +329,25 @@ pub(super) fn is_name(e: &syn::Expr, name: &str) -> bool {
     matches!(strip(e), syn::Expr::Path(p) if p.qself.is_none() && p.path.is_ident(name))
 }
 
+/// Whether a pattern in `stmts` (a `let`, a closure's or a loop's, a `match` arm's) binds
+/// `name`: after it the name is another value, which a rewrite naming it would read.
+pub(super) fn binds(stmts: &[syn::Stmt], name: &str) -> bool {
+    struct Binds<'a> {
+        name: &'a str,
+        found: bool,
+    }
+    impl<'ast> Visit<'ast> for Binds<'_> {
+        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+            self.found |= p.ident == self.name;
+            syn::visit::visit_pat_ident(self, p);
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut b = Binds { name, found: false };
+    stmts.iter().for_each(|s| b.visit_stmt(s));
+    b.found
+}
+
 /// Whether every use of `name` in `stmts` is one the rewrite reads as a range: indexed,
 /// sliced, `.len()`, or handed to a function as it is; and nothing binds the name again.
 fn only_ranged_uses(stmts: &[syn::Stmt], name: &str) -> bool {
@@ -496,4 +517,37 @@ impl VisitMut for Replace<'_> {
         }
     }
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rewritten(body: syn::Block) -> String {
+        quote::ToTokens::to_token_stream(&rewrite(&body)).to_string()
+    }
+
+    /// A view whose buffer's name is bound again before the view's last use is left as it
+    /// is: the rewrite would write into the new binding.
+    #[test]
+    fn a_buffer_named_again_keeps_its_views() {
+        let shadowed: syn::Block = syn::parse_quote!({
+            let h = &mut buf[0..2];
+            let buf = vec![0.0; 3];
+            h[0] = buf[1];
+        });
+        assert!(rewritten(shadowed).contains("let h"));
+        let kept: syn::Block = syn::parse_quote!({
+            let h = &mut buf[0..2];
+            h[0] = 1.0;
+        });
+        assert!(!rewritten(kept).contains("let h"));
+        let chunks: syn::Block = syn::parse_quote!({
+            for c in buf.chunks_mut(2) {
+                let buf = 1.0;
+                c[0] = buf;
+            }
+        });
+        assert!(rewritten(chunks).contains("chunks_mut"));
+    }
 }
