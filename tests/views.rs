@@ -218,6 +218,14 @@ fn split_past_the_end(x: &[f64]) -> f64 {
 }
 
 #[differentiable]
+fn split_of_a_range_past_the_end(x: &[f64]) -> f64 {
+    let mut buf = vec![1.0; 3];
+    let (h, c) = buf[1..7].split_at_mut(2);
+    axpy(1.0, x, h);
+    sqnorm(c)
+}
+
+#[differentiable]
 fn range_past_the_end(x: &[f64]) -> f64 {
     let mut buf = vec![1.0; 3];
     let h = &mut buf[1..6];
@@ -284,6 +292,16 @@ fn a_view_out_of_its_buffer_panics_as_rust_does() {
             }),
             "range end index 6 out of range for slice of length 3",
             line_of("&mut buf[1..6]"),
+        ),
+        (
+            panic_of(|| {
+                split_of_a_range_past_the_end(&x);
+            }),
+            panic_of(|| {
+                gradients_function!(split_of_a_range_past_the_end)(&x);
+            }),
+            "range end index 7 out of range for slice of length 3",
+            line_of("buf[1..7].split_at_mut(2)"),
         ),
     ];
     for (primal, gradient, message, line) in cases {

@@ -230,6 +230,8 @@ fn views_made(stmt: &syn::Stmt, next: &mut usize) -> Option<(Vec<View>, Vec<syn:
             let stmts = vec![
                 syn::parse_quote_spanned!(span=> let #zero: usize = #from;),
                 syn::parse_quote_spanned!(span=> let #len: usize = #to;),
+                // (the range's bounds check, where the receiver is one)
+                syn::parse_quote_spanned!(span=> ::autodiff::__private::views::check_range(#zero, #len, #buffer.len());),
                 syn::parse_quote_spanned!(span=> let #mid: usize = #zero + (#k);),
                 // (the check of `split_at_mut` itself)
                 syn::parse_quote_spanned!(span=> ::autodiff::__private::views::check_split(#mid - #zero, #len - #zero);),
