@@ -164,6 +164,23 @@ fn refuses_a_function_reading_no_trainable_variable() {
     let _ = implicit_gradients(&f)(1.0);
 }
 
+/// A function that can read no variable answers by running as written (its derivative is
+/// not compiled for the request); the helpers' refusal is the same as before.
+#[differentiable]
+fn plain_sum_of_squares(x: &[f64], scale: f64) -> f64 {
+    let mut s = 0.0;
+    for v in x {
+        s += scale * v * v;
+    }
+    s
+}
+
+#[test]
+#[should_panic(expected = "no trainable variables were accessed")]
+fn refuses_an_annotated_function_that_can_read_no_variable() {
+    let _ = implicit_value_and_gradients(&plain_sum_of_squares)(&[1.0, 2.0], 3.0);
+}
+
 #[test]
 fn captured_constants_and_integers_pass_through() {
     let w = Variable::new(2.0);

@@ -78,3 +78,30 @@ fn recording_plain_code_is_refused() {
     let tape = GradientTape::new();
     let _ = tape.record(|| 1.0 + 2.0);
 }
+
+/// A function that can read no variable (plain numeric parameters, no other function
+/// called) answers the tape by running as written: its result is recorded, and every
+/// variable's gradient through it is zero — what its derivative would give.
+#[differentiable]
+fn reads_no_variable(x: &[f64], a: f64) -> f64 {
+    let mut s = 0.0;
+    for v in x {
+        s += (v * a).sin();
+    }
+    s
+}
+
+#[test]
+fn a_function_reading_no_variable_is_recorded_as_a_constant() {
+    let w = Variable::new(2.0);
+    let x = [0.5, -1.0, 2.0];
+    let tape = GradientTape::persistent();
+    let s = tape.record(|| reads_no_variable(&x, 1.5));
+    let expected: f64 = x.iter().map(|v| (v * 1.5).sin()).sum();
+    assert_eq!(*s, expected);
+    assert_eq!(tape.gradient(&s, &w), 0.0);
+    // and a later recording that reads the variable chains as before
+    let f = differentiable_closure!(|y: f64| w * y);
+    let t = tape.record(|| f(*s));
+    assert_eq!(tape.gradient(&t, &w), expected);
+}

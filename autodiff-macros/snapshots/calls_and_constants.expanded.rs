@@ -653,166 +653,48 @@ impl energy {
                 <__S as ::autodiff::__private::jacobian::Again<T>>::again(&__v1),
                 <__S as ::autodiff::__private::jacobian::Again<i32>>::again(&__v2),
             );
-            let mut __matrix = ::autodiff::__private::jacobian::Matrix::new(
-                <__S as ::autodiff::__private::jacobian::JacobianFor<
-                    (
-                        ::core::option::Option<
-                            <T as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                        ::core::option::Option<
-                            <T as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                        ::core::option::Option<::autodiff::__private::NoTangent>,
-                    ),
-                    T,
-                    <T as ::autodiff::__private::Differentiable>::Tangent,
-                >>::rows(&__value),
+            ::autodiff::__private::jacobian::by_rows::<
+                __S,
+                (
+                    ::core::option::Option<
+                        <T as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<
+                        <T as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<::autodiff::__private::NoTangent>,
+                ),
+                T,
+                <T as ::autodiff::__private::Differentiable>::Tangent,
+            >(
+                &__value,
                 "energy",
-            );
-            let (__g0, __g1, __g2) = if <__S as ::autodiff::__private::jacobian::JacobianFor<
-                (
-                    ::core::option::Option<
-                        <T as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                    ::core::option::Option<
-                        <T as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                    ::core::option::Option<::autodiff::__private::NoTangent>,
-                ),
-                T,
-                <T as ::autodiff::__private::Differentiable>::Tangent,
-            >>::rows(&__value) == 0
-            {
-                let (__g0, __g1, __g2) = __pullback(
-                    <__S as ::autodiff::__private::jacobian::JacobianFor<
-                        (
-                            ::core::option::Option<
-                                <T as ::autodiff::__private::Differentiable>::Tangent,
-                            >,
-                            ::core::option::Option<
-                                <T as ::autodiff::__private::Differentiable>::Tangent,
-                            >,
-                            ::core::option::Option<::autodiff::__private::NoTangent>,
-                        ),
-                        T,
-                        <T as ::autodiff::__private::Differentiable>::Tangent,
-                    >>::zero(&__value),
-                );
-                <__S as ::autodiff::__private::jacobian::JacobianFor<
-                    (
-                        ::core::option::Option<
-                            <T as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                        ::core::option::Option<
-                            <T as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                        ::core::option::Option<::autodiff::__private::NoTangent>,
-                    ),
-                    T,
-                    <T as ::autodiff::__private::Differentiable>::Tangent,
-                >>::columns_of(
+                move |__c| {
+                    let (__g0, __g1, __g2) = __pullback(__c);
                     (
                         ::core::option::Option::Some(__g0),
                         ::core::option::Option::Some(__g1),
                         ::core::option::Option::Some(__g2),
-                    ),
-                    &mut __matrix,
-                );
-                return __matrix.finish();
-            } else {
-                __pullback(
-                    <__S as ::autodiff::__private::jacobian::JacobianFor<
-                        (
-                            ::core::option::Option<
-                                <T as ::autodiff::__private::Differentiable>::Tangent,
-                            >,
-                            ::core::option::Option<
-                                <T as ::autodiff::__private::Differentiable>::Tangent,
-                            >,
-                            ::core::option::Option<::autodiff::__private::NoTangent>,
-                        ),
+                    )
+                },
+                |__c| {
+                    let (_, __pullback) = Self::__vjp::<
                         T,
-                        <T as ::autodiff::__private::Differentiable>::Tangent,
-                    >>::unit(&__value, 0),
-                )
-            };
-            <__S as ::autodiff::__private::jacobian::JacobianFor<
-                (
-                    ::core::option::Option<
-                        <T as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                    ::core::option::Option<
-                        <T as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                    ::core::option::Option<::autodiff::__private::NoTangent>,
-                ),
-                T,
-                <T as ::autodiff::__private::Differentiable>::Tangent,
-            >>::push(
-                (
-                    ::core::option::Option::Some(__g0),
-                    ::core::option::Option::Some(__g1),
-                    ::core::option::Option::Some(__g2),
-                ),
-                &mut __matrix,
-            );
-            for __row in 1..<__S as ::autodiff::__private::jacobian::JacobianFor<
-                (
-                    ::core::option::Option<
-                        <T as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                    ::core::option::Option<
-                        <T as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                    ::core::option::Option<::autodiff::__private::NoTangent>,
-                ),
-                T,
-                <T as ::autodiff::__private::Differentiable>::Tangent,
-            >>::rows(&__value) {
-                let (_, __pullback) = Self::__vjp::<
-                    T,
-                >(
-                    <__S as ::autodiff::__private::jacobian::Again<T>>::again(&__v0),
-                    <__S as ::autodiff::__private::jacobian::Again<T>>::again(&__v1),
-                    <__S as ::autodiff::__private::jacobian::Again<i32>>::again(&__v2),
-                );
-                let (__g0, __g1, __g2) = __pullback(
-                    <__S as ::autodiff::__private::jacobian::JacobianFor<
-                        (
-                            ::core::option::Option<
-                                <T as ::autodiff::__private::Differentiable>::Tangent,
-                            >,
-                            ::core::option::Option<
-                                <T as ::autodiff::__private::Differentiable>::Tangent,
-                            >,
-                            ::core::option::Option<::autodiff::__private::NoTangent>,
-                        ),
-                        T,
-                        <T as ::autodiff::__private::Differentiable>::Tangent,
-                    >>::unit(&__value, __row),
-                );
-                <__S as ::autodiff::__private::jacobian::JacobianFor<
-                    (
-                        ::core::option::Option<
-                            <T as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                        ::core::option::Option<
-                            <T as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                        ::core::option::Option<::autodiff::__private::NoTangent>,
-                    ),
-                    T,
-                    <T as ::autodiff::__private::Differentiable>::Tangent,
-                >>::push(
+                    >(
+                        <__S as ::autodiff::__private::jacobian::Again<T>>::again(&__v0),
+                        <__S as ::autodiff::__private::jacobian::Again<T>>::again(&__v1),
+                        <__S as ::autodiff::__private::jacobian::Again<
+                            i32,
+                        >>::again(&__v2),
+                    );
+                    let (__g0, __g1, __g2) = __pullback(__c);
                     (
                         ::core::option::Option::Some(__g0),
                         ::core::option::Option::Some(__g1),
                         ::core::option::Option::Some(__g2),
-                    ),
-                    &mut __matrix,
-                );
-            }
-            __matrix.finish()
+                    )
+                },
+            )
         }
     }
 }

@@ -1,6 +1,6 @@
 fn dense(x: &Array2<f64>, w: &Array2<f64>, b: &Array1<f64>) -> f64 {
     if ::autodiff::__private::implicit::requested() {
-        return ::autodiff::__private::implicit::answer(|| dense::__vjp(x, w, b));
+        return ::autodiff::__private::implicit::answer_plain(|| dense(x, w, b));
     }
     let h = x.dot(w) + b;
     h.mapv(f64::tanh).sum()
@@ -63,7 +63,7 @@ impl dense {
     ) -> (
         f64,
         impl ::core::ops::FnOnce(
-            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            f64,
         ) -> (
                 <Array2<f64> as ::autodiff::__private::Differentiable>::Tangent,
                 <Array2<f64> as ::autodiff::__private::Differentiable>::Tangent,
@@ -74,7 +74,7 @@ impl dense {
         let (__value, __pullback) = Self::__vjp_into(__v0, __v1, __v2);
         (
             __value,
-            move |__dy: <f64 as ::autodiff::__private::Differentiable>::Tangent| {
+            move |__dy: f64| {
                 let (__g0, __g1, __g2) = __pullback(
                     __dy,
                     ::autodiff::__private::shadow::no_sink(),
@@ -94,7 +94,7 @@ impl dense {
     ) -> (
         f64,
         impl ::core::ops::FnOnce(
-            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            f64,
             ::autodiff::__private::shadow::Ignored,
             ::autodiff::__private::shadow::Ignored,
             ::autodiff::__private::shadow::Ignored,
@@ -109,7 +109,7 @@ impl dense {
         (
             __value,
             move |
-                __dy: <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                __dy: f64,
                 __s0: ::autodiff::__private::shadow::Ignored,
                 __s1: ::autodiff::__private::shadow::Ignored,
                 __s2: ::autodiff::__private::shadow::Ignored|
@@ -135,7 +135,7 @@ impl dense {
     ) -> (
         f64,
         impl ::core::ops::FnOnce(
-            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            f64,
             ::autodiff::__private::shadow::Ignored,
             ::autodiff::__private::shadow::Ignored,
             ::autodiff::__private::shadow::Ignored,
@@ -155,7 +155,7 @@ impl dense {
         (
             __v6,
             move |
-                __dy: <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                __dy: f64,
                 _: ::autodiff::__private::shadow::Ignored,
                 _: ::autodiff::__private::shadow::Ignored,
                 _: ::autodiff::__private::shadow::Ignored,
@@ -206,7 +206,7 @@ impl dense {
     ) -> (
         f64,
         impl ::core::ops::FnOnce(
-            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            f64,
         ) -> (
                 <Array2<f64> as ::autodiff::__private::Differentiable>::Tangent,
                 <Array2<f64> as ::autodiff::__private::Differentiable>::Tangent,
@@ -216,7 +216,7 @@ impl dense {
         let (__value, __pullback) = Self::__vjp(__v0, __v1, __v2);
         (
             __value,
-            move |__dy: <f64 as ::autodiff::__private::Differentiable>::Tangent| {
+            move |__dy: f64| {
                 let (__g0, __g1, __g2) = __pullback(__dy);
                 (__g0, __g1, __g2)
             },
@@ -655,7 +655,7 @@ impl dense {
                     >,
                 ),
                 f64,
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                f64,
             >>::Elem,
         >
     where
@@ -672,7 +672,7 @@ impl dense {
                 >,
             ),
             f64,
-            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            f64,
         >,
     {
         move |__v0: &Array2<f64>, __v1: &Array2<f64>, __v2: &Array1<f64>| {
@@ -681,487 +681,46 @@ impl dense {
                 ::core::clone::Clone::clone(&__v1),
                 ::core::clone::Clone::clone(&__v2),
             );
-            if Self::__FORWARD.is_none() {
-                #[allow(unused_imports)]
-                use ::autodiff::__private::forward::{
-                    ArgZero as _, NoZero as _, ScalarZero as _,
-                };
-                let __m = <__S as ::autodiff::__private::jacobian::JacobianFor<
-                    (
-                        ::core::option::Option<
-                            <Array2<
-                                f64,
-                            > as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                        ::core::option::Option<
-                            <Array2<
-                                f64,
-                            > as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                        ::core::option::Option<
-                            <Array1<
-                                f64,
-                            > as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                    ),
-                    f64,
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >>::rows(&__value);
-                match <__S as ::autodiff::__private::jacobian::JacobianFor<
-                    (
-                        ::core::option::Option<
-                            <Array2<
-                                f64,
-                            > as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                        ::core::option::Option<
-                            <Array2<
-                                f64,
-                            > as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                        ::core::option::Option<
-                            <Array1<
-                                f64,
-                            > as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                    ),
-                    f64,
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >>::SELECTED {
-                    0usize => {
-                        let mut __unit = (&&&::autodiff::__private::forward::Probe(
-                            &__v0,
-                        ))
-                            .zero();
-                        let __n = ::autodiff::__private::forward::Unit::count(&__unit);
-                        if __n < __m {
-                            let __z1 = (&&&::autodiff::__private::forward::Probe(&__v1))
-                                .zero();
-                            let __z2 = (&&&::autodiff::__private::forward::Probe(&__v2))
-                                .zero();
-                            let mut __columns = ::std::vec::Vec::with_capacity(
-                                __n * __m,
-                            );
-                            for __j in 0..__n {
-                                ::autodiff::__private::forward::Unit::set_unit(
-                                    &mut __unit,
-                                    __j,
-                                    true,
-                                );
-                                let (_, __tangent) = {
-                                    let __tv0: &Array2<f64> = ::autodiff::__private::forward::lend(
-                                        &__unit,
-                                    );
-                                    let __tv1: &Array2<f64> = ::autodiff::__private::forward::lend(
-                                        &__z1,
-                                    );
-                                    let __tv2: &Array1<f64> = ::autodiff::__private::forward::lend(
-                                        &__z2,
-                                    );
-                                    Self::__jvp(
-                                        ::core::clone::Clone::clone(&__v0),
-                                        ::core::clone::Clone::clone(&__v1),
-                                        ::core::clone::Clone::clone(&__v2),
-                                        __tv0,
-                                        __tv1,
-                                        __tv2,
-                                    )
-                                };
-                                ::autodiff::__private::forward::Unit::set_unit(
-                                    &mut __unit,
-                                    __j,
-                                    false,
-                                );
-                                <__S as ::autodiff::__private::jacobian::JacobianFor<
-                                    (
-                                        ::core::option::Option<
-                                            <Array2<
-                                                f64,
-                                            > as ::autodiff::__private::Differentiable>::Tangent,
-                                        >,
-                                        ::core::option::Option<
-                                            <Array2<
-                                                f64,
-                                            > as ::autodiff::__private::Differentiable>::Tangent,
-                                        >,
-                                        ::core::option::Option<
-                                            <Array1<
-                                                f64,
-                                            > as ::autodiff::__private::Differentiable>::Tangent,
-                                        >,
-                                    ),
-                                    f64,
-                                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                                >>::column(&__tangent, &mut __columns);
-                            }
-                            return ::autodiff::__private::jacobian::from_columns(
-                                __m,
-                                __n,
-                                __columns,
-                            );
-                        }
-                    }
-                    1usize => {
-                        let mut __unit = (&&&::autodiff::__private::forward::Probe(
-                            &__v1,
-                        ))
-                            .zero();
-                        let __n = ::autodiff::__private::forward::Unit::count(&__unit);
-                        if __n < __m {
-                            let __z0 = (&&&::autodiff::__private::forward::Probe(&__v0))
-                                .zero();
-                            let __z2 = (&&&::autodiff::__private::forward::Probe(&__v2))
-                                .zero();
-                            let mut __columns = ::std::vec::Vec::with_capacity(
-                                __n * __m,
-                            );
-                            for __j in 0..__n {
-                                ::autodiff::__private::forward::Unit::set_unit(
-                                    &mut __unit,
-                                    __j,
-                                    true,
-                                );
-                                let (_, __tangent) = {
-                                    let __tv0: &Array2<f64> = ::autodiff::__private::forward::lend(
-                                        &__z0,
-                                    );
-                                    let __tv1: &Array2<f64> = ::autodiff::__private::forward::lend(
-                                        &__unit,
-                                    );
-                                    let __tv2: &Array1<f64> = ::autodiff::__private::forward::lend(
-                                        &__z2,
-                                    );
-                                    Self::__jvp(
-                                        ::core::clone::Clone::clone(&__v0),
-                                        ::core::clone::Clone::clone(&__v1),
-                                        ::core::clone::Clone::clone(&__v2),
-                                        __tv0,
-                                        __tv1,
-                                        __tv2,
-                                    )
-                                };
-                                ::autodiff::__private::forward::Unit::set_unit(
-                                    &mut __unit,
-                                    __j,
-                                    false,
-                                );
-                                <__S as ::autodiff::__private::jacobian::JacobianFor<
-                                    (
-                                        ::core::option::Option<
-                                            <Array2<
-                                                f64,
-                                            > as ::autodiff::__private::Differentiable>::Tangent,
-                                        >,
-                                        ::core::option::Option<
-                                            <Array2<
-                                                f64,
-                                            > as ::autodiff::__private::Differentiable>::Tangent,
-                                        >,
-                                        ::core::option::Option<
-                                            <Array1<
-                                                f64,
-                                            > as ::autodiff::__private::Differentiable>::Tangent,
-                                        >,
-                                    ),
-                                    f64,
-                                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                                >>::column(&__tangent, &mut __columns);
-                            }
-                            return ::autodiff::__private::jacobian::from_columns(
-                                __m,
-                                __n,
-                                __columns,
-                            );
-                        }
-                    }
-                    2usize => {
-                        let mut __unit = (&&&::autodiff::__private::forward::Probe(
-                            &__v2,
-                        ))
-                            .zero();
-                        let __n = ::autodiff::__private::forward::Unit::count(&__unit);
-                        if __n < __m {
-                            let __z0 = (&&&::autodiff::__private::forward::Probe(&__v0))
-                                .zero();
-                            let __z1 = (&&&::autodiff::__private::forward::Probe(&__v1))
-                                .zero();
-                            let mut __columns = ::std::vec::Vec::with_capacity(
-                                __n * __m,
-                            );
-                            for __j in 0..__n {
-                                ::autodiff::__private::forward::Unit::set_unit(
-                                    &mut __unit,
-                                    __j,
-                                    true,
-                                );
-                                let (_, __tangent) = {
-                                    let __tv0: &Array2<f64> = ::autodiff::__private::forward::lend(
-                                        &__z0,
-                                    );
-                                    let __tv1: &Array2<f64> = ::autodiff::__private::forward::lend(
-                                        &__z1,
-                                    );
-                                    let __tv2: &Array1<f64> = ::autodiff::__private::forward::lend(
-                                        &__unit,
-                                    );
-                                    Self::__jvp(
-                                        ::core::clone::Clone::clone(&__v0),
-                                        ::core::clone::Clone::clone(&__v1),
-                                        ::core::clone::Clone::clone(&__v2),
-                                        __tv0,
-                                        __tv1,
-                                        __tv2,
-                                    )
-                                };
-                                ::autodiff::__private::forward::Unit::set_unit(
-                                    &mut __unit,
-                                    __j,
-                                    false,
-                                );
-                                <__S as ::autodiff::__private::jacobian::JacobianFor<
-                                    (
-                                        ::core::option::Option<
-                                            <Array2<
-                                                f64,
-                                            > as ::autodiff::__private::Differentiable>::Tangent,
-                                        >,
-                                        ::core::option::Option<
-                                            <Array2<
-                                                f64,
-                                            > as ::autodiff::__private::Differentiable>::Tangent,
-                                        >,
-                                        ::core::option::Option<
-                                            <Array1<
-                                                f64,
-                                            > as ::autodiff::__private::Differentiable>::Tangent,
-                                        >,
-                                    ),
-                                    f64,
-                                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                                >>::column(&__tangent, &mut __columns);
-                            }
-                            return ::autodiff::__private::jacobian::from_columns(
-                                __m,
-                                __n,
-                                __columns,
-                            );
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            let mut __matrix = ::autodiff::__private::jacobian::Matrix::new(
-                <__S as ::autodiff::__private::jacobian::JacobianFor<
-                    (
-                        ::core::option::Option<
-                            <Array2<
-                                f64,
-                            > as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                        ::core::option::Option<
-                            <Array2<
-                                f64,
-                            > as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                        ::core::option::Option<
-                            <Array1<
-                                f64,
-                            > as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                    ),
-                    f64,
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >>::rows(&__value),
+            ::autodiff::__private::jacobian::by_rows::<
+                __S,
+                (
+                    ::core::option::Option<
+                        <Array2<f64> as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<
+                        <Array2<f64> as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<
+                        <Array1<f64> as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                ),
+                f64,
+                f64,
+            >(
+                &__value,
                 "dense",
-            );
-            let (__g0, __g1, __g2) = if <__S as ::autodiff::__private::jacobian::JacobianFor<
-                (
-                    ::core::option::Option<
-                        <Array2<f64> as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                    ::core::option::Option<
-                        <Array2<f64> as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                    ::core::option::Option<
-                        <Array1<f64> as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                ),
-                f64,
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-            >>::rows(&__value) == 0
-            {
-                let (__g0, __g1, __g2) = __pullback(
-                    <__S as ::autodiff::__private::jacobian::JacobianFor<
-                        (
-                            ::core::option::Option<
-                                <Array2<
-                                    f64,
-                                > as ::autodiff::__private::Differentiable>::Tangent,
-                            >,
-                            ::core::option::Option<
-                                <Array2<
-                                    f64,
-                                > as ::autodiff::__private::Differentiable>::Tangent,
-                            >,
-                            ::core::option::Option<
-                                <Array1<
-                                    f64,
-                                > as ::autodiff::__private::Differentiable>::Tangent,
-                            >,
-                        ),
-                        f64,
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >>::zero(&__value),
-                );
-                <__S as ::autodiff::__private::jacobian::JacobianFor<
-                    (
-                        ::core::option::Option<
-                            <Array2<
-                                f64,
-                            > as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                        ::core::option::Option<
-                            <Array2<
-                                f64,
-                            > as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                        ::core::option::Option<
-                            <Array1<
-                                f64,
-                            > as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                    ),
-                    f64,
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >>::columns_of(
+                move |__c| {
+                    let (__g0, __g1, __g2) = __pullback(__c);
                     (
                         ::core::option::Option::Some(__g0),
                         ::core::option::Option::Some(__g1),
                         ::core::option::Option::Some(__g2),
-                    ),
-                    &mut __matrix,
-                );
-                return __matrix.finish();
-            } else {
-                __pullback(
-                    <__S as ::autodiff::__private::jacobian::JacobianFor<
-                        (
-                            ::core::option::Option<
-                                <Array2<
-                                    f64,
-                                > as ::autodiff::__private::Differentiable>::Tangent,
-                            >,
-                            ::core::option::Option<
-                                <Array2<
-                                    f64,
-                                > as ::autodiff::__private::Differentiable>::Tangent,
-                            >,
-                            ::core::option::Option<
-                                <Array1<
-                                    f64,
-                                > as ::autodiff::__private::Differentiable>::Tangent,
-                            >,
-                        ),
-                        f64,
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >>::unit(&__value, 0),
-                )
-            };
-            <__S as ::autodiff::__private::jacobian::JacobianFor<
-                (
-                    ::core::option::Option<
-                        <Array2<f64> as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                    ::core::option::Option<
-                        <Array2<f64> as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                    ::core::option::Option<
-                        <Array1<f64> as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                ),
-                f64,
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-            >>::push(
-                (
-                    ::core::option::Option::Some(__g0),
-                    ::core::option::Option::Some(__g1),
-                    ::core::option::Option::Some(__g2),
-                ),
-                &mut __matrix,
-            );
-            for __row in 1..<__S as ::autodiff::__private::jacobian::JacobianFor<
-                (
-                    ::core::option::Option<
-                        <Array2<f64> as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                    ::core::option::Option<
-                        <Array2<f64> as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                    ::core::option::Option<
-                        <Array1<f64> as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                ),
-                f64,
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-            >>::rows(&__value) {
-                let (_, __pullback) = Self::__vjp(
-                    ::core::clone::Clone::clone(&__v0),
-                    ::core::clone::Clone::clone(&__v1),
-                    ::core::clone::Clone::clone(&__v2),
-                );
-                let (__g0, __g1, __g2) = __pullback(
-                    <__S as ::autodiff::__private::jacobian::JacobianFor<
-                        (
-                            ::core::option::Option<
-                                <Array2<
-                                    f64,
-                                > as ::autodiff::__private::Differentiable>::Tangent,
-                            >,
-                            ::core::option::Option<
-                                <Array2<
-                                    f64,
-                                > as ::autodiff::__private::Differentiable>::Tangent,
-                            >,
-                            ::core::option::Option<
-                                <Array1<
-                                    f64,
-                                > as ::autodiff::__private::Differentiable>::Tangent,
-                            >,
-                        ),
-                        f64,
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >>::unit(&__value, __row),
-                );
-                <__S as ::autodiff::__private::jacobian::JacobianFor<
-                    (
-                        ::core::option::Option<
-                            <Array2<
-                                f64,
-                            > as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                        ::core::option::Option<
-                            <Array2<
-                                f64,
-                            > as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                        ::core::option::Option<
-                            <Array1<
-                                f64,
-                            > as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                    ),
-                    f64,
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >>::push(
+                    )
+                },
+                |__c| {
+                    let (_, __pullback) = Self::__vjp(
+                        ::core::clone::Clone::clone(&__v0),
+                        ::core::clone::Clone::clone(&__v1),
+                        ::core::clone::Clone::clone(&__v2),
+                    );
+                    let (__g0, __g1, __g2) = __pullback(__c);
                     (
                         ::core::option::Option::Some(__g0),
                         ::core::option::Option::Some(__g1),
                         ::core::option::Option::Some(__g2),
-                    ),
-                    &mut __matrix,
-                );
-            }
-            __matrix.finish()
+                    )
+                },
+            )
         }
     }
 }

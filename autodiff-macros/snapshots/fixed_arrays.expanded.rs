@@ -61,18 +61,18 @@ impl cross_rotated {
     ) -> (
         [f64; 3],
         impl ::core::ops::FnOnce(
-            <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
+            [f64; 3],
         ) -> (
-                <[f64; 2] as ::autodiff::__private::Differentiable>::Tangent,
+                [f64; 2],
                 <[[f64; 2]; 2] as ::autodiff::__private::Differentiable>::Tangent,
-                <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
+                [f64; 3],
             ) + use<'__autodiff_l0>,
     ) {
         let _ = cross_rotated;
         let (__value, __pullback) = Self::__vjp_into(__v0, __v1, __v2);
         (
             __value,
-            move |__dy: <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent| {
+            move |__dy: [f64; 3]| {
                 let (__g0, __g1, __g2) = __pullback(
                     __dy,
                     ::autodiff::__private::shadow::no_sink(),
@@ -92,14 +92,14 @@ impl cross_rotated {
     ) -> (
         [f64; 3],
         impl ::core::ops::FnOnce(
-            <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
+            [f64; 3],
             ::autodiff::__private::shadow::Ignored,
             ::autodiff::__private::shadow::Ignored,
             ::autodiff::__private::shadow::Ignored,
         ) -> (
-                <[f64; 2] as ::autodiff::__private::Differentiable>::Tangent,
+                [f64; 2],
                 <[[f64; 2]; 2] as ::autodiff::__private::Differentiable>::Tangent,
-                <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
+                [f64; 3],
             ) + use<'__autodiff_l0>,
     ) {
         let _ = cross_rotated;
@@ -107,7 +107,7 @@ impl cross_rotated {
         (
             __value,
             move |
-                __dy: <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
+                __dy: [f64; 3],
                 __s0: ::autodiff::__private::shadow::Ignored,
                 __s1: ::autodiff::__private::shadow::Ignored,
                 __s2: ::autodiff::__private::shadow::Ignored|
@@ -133,7 +133,7 @@ impl cross_rotated {
     ) -> (
         [f64; 3],
         impl ::core::ops::FnOnce(
-            <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
+            [f64; 3],
             ::autodiff::__private::shadow::Ignored,
             ::autodiff::__private::shadow::Ignored,
             ::autodiff::__private::shadow::Ignored,
@@ -141,9 +141,9 @@ impl cross_rotated {
             ::autodiff::__private::again::Ref<'_, [[f64; 2]; 2]>,
             ::autodiff::__private::again::Skip,
         ) -> (
-                <[f64; 2] as ::autodiff::__private::Differentiable>::Tangent,
+                [f64; 2],
                 <[[f64; 2]; 2] as ::autodiff::__private::Differentiable>::Tangent,
-                <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
+                [f64; 3],
             ) + use<>,
     ) {
         let mut __c0 = ::core::default::Default::default();
@@ -187,7 +187,7 @@ impl cross_rotated {
         (
             __v26,
             move |
-                __dy: <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
+                __dy: [f64; 3],
                 _: ::autodiff::__private::shadow::Ignored,
                 _: ::autodiff::__private::shadow::Ignored,
                 _: ::autodiff::__private::shadow::Ignored,
@@ -333,17 +333,17 @@ impl cross_rotated {
     ) -> (
         [f64; 3],
         impl ::core::ops::FnOnce(
-            <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
+            [f64; 3],
         ) -> (
-                <[f64; 2] as ::autodiff::__private::Differentiable>::Tangent,
+                [f64; 2],
                 <[[f64; 2]; 2] as ::autodiff::__private::Differentiable>::Tangent,
-                <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
+                [f64; 3],
             ) + use<'__autodiff_l0>,
     ) {
         let (__value, __pullback) = Self::__vjp(__v0, __v1, __v2);
         (
             __value,
-            move |__dy: <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent| {
+            move |__dy: [f64; 3]| {
                 let (__g0, __g1, __g2) = __pullback(__dy);
                 (__g0, __g1, __g2)
             },
@@ -358,29 +358,21 @@ impl cross_rotated {
         [f64; 3],
     ) -> <__S as ::autodiff::__private::select::Select<
             (
-                ::core::option::Option<
-                    <[f64; 2] as ::autodiff::__private::Differentiable>::Tangent,
-                >,
+                ::core::option::Option<[f64; 2]>,
                 ::core::option::Option<
                     <[[f64; 2]; 2] as ::autodiff::__private::Differentiable>::Tangent,
                 >,
-                ::core::option::Option<
-                    <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
-                >,
+                ::core::option::Option<[f64; 3]>,
             ),
         >>::Output
     where
         __S: ::autodiff::__private::select::Select<
             (
-                ::core::option::Option<
-                    <[f64; 2] as ::autodiff::__private::Differentiable>::Tangent,
-                >,
+                ::core::option::Option<[f64; 2]>,
                 ::core::option::Option<
                     <[[f64; 2]; 2] as ::autodiff::__private::Differentiable>::Tangent,
                 >,
-                ::core::option::Option<
-                    <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
-                >,
+                ::core::option::Option<[f64; 3]>,
             ),
         >,
         __S: ::autodiff::__private::select::ScalarOutputFor<[f64; 3]>,
@@ -403,30 +395,22 @@ impl cross_rotated {
             [f64; 3],
             <__S as ::autodiff::__private::select::Select<
                 (
-                    ::core::option::Option<
-                        <[f64; 2] as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
+                    ::core::option::Option<[f64; 2]>,
                     ::core::option::Option<
                         <[[f64; 2]; 2] as ::autodiff::__private::Differentiable>::Tangent,
                     >,
-                    ::core::option::Option<
-                        <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
+                    ::core::option::Option<[f64; 3]>,
                 ),
             >>::Output,
         )
     where
         __S: ::autodiff::__private::select::Select<
             (
-                ::core::option::Option<
-                    <[f64; 2] as ::autodiff::__private::Differentiable>::Tangent,
-                >,
+                ::core::option::Option<[f64; 2]>,
                 ::core::option::Option<
                     <[[f64; 2]; 2] as ::autodiff::__private::Differentiable>::Tangent,
                 >,
-                ::core::option::Option<
-                    <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
-                >,
+                ::core::option::Option<[f64; 3]>,
             ),
         >,
         __S: ::autodiff::__private::select::ScalarOutputFor<[f64; 3]>,
@@ -445,15 +429,11 @@ impl cross_rotated {
                 __value,
                 <__S as ::autodiff::__private::select::Select<
                     (
-                        ::core::option::Option<
-                            <[f64; 2] as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
+                        ::core::option::Option<[f64; 2]>,
                         ::core::option::Option<
                             <[[f64; 2]; 2] as ::autodiff::__private::Differentiable>::Tangent,
                         >,
-                        ::core::option::Option<
-                            <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
+                        ::core::option::Option<[f64; 3]>,
                     ),
                 >>::select((
                     ::core::option::Option::Some(__g0),
@@ -472,30 +452,22 @@ impl cross_rotated {
         [f64; 3],
         <__S as ::autodiff::__private::select::Scatter<
             (
-                ::core::option::Option<
-                    &'__autodiff_g mut <[f64; 2] as ::autodiff::__private::Differentiable>::Tangent,
-                >,
+                ::core::option::Option<&'__autodiff_g mut [f64; 2]>,
                 ::core::option::Option<
                     &'__autodiff_g mut <[[f64; 2]; 2] as ::autodiff::__private::Differentiable>::Tangent,
                 >,
-                ::core::option::Option<
-                    &'__autodiff_g mut <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
-                >,
+                ::core::option::Option<&'__autodiff_g mut [f64; 3]>,
             ),
         >>::Input,
     ) -> [f64; 3]
     where
         __S: for<'__autodiff_g> ::autodiff::__private::select::Scatter<
             (
-                ::core::option::Option<
-                    &'__autodiff_g mut <[f64; 2] as ::autodiff::__private::Differentiable>::Tangent,
-                >,
+                ::core::option::Option<&'__autodiff_g mut [f64; 2]>,
                 ::core::option::Option<
                     &'__autodiff_g mut <[[f64; 2]; 2] as ::autodiff::__private::Differentiable>::Tangent,
                 >,
-                ::core::option::Option<
-                    &'__autodiff_g mut <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
-                >,
+                ::core::option::Option<&'__autodiff_g mut [f64; 3]>,
             ),
         >,
         __S: ::autodiff::__private::select::ScalarOutputFor<[f64; 3]>,
@@ -503,15 +475,11 @@ impl cross_rotated {
         move |__v0: [f64; 2], __v1: &[[f64; 2]; 2], __v2: [f64; 3], __buffers| {
             let (__b0, __b1, __b2) = <__S as ::autodiff::__private::select::Scatter<
                 (
-                    ::core::option::Option<
-                        &mut <[f64; 2] as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
+                    ::core::option::Option<&mut [f64; 2]>,
                     ::core::option::Option<
                         &mut <[[f64; 2]; 2] as ::autodiff::__private::Differentiable>::Tangent,
                     >,
-                    ::core::option::Option<
-                        &mut <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
+                    ::core::option::Option<&mut [f64; 3]>,
                 ),
             >>::scatter(__buffers);
             let __k0 = ::autodiff::__private::shadow::no_sink();
@@ -702,35 +670,27 @@ impl cross_rotated {
     ) -> ::autodiff::__private::ndarray::Array2<
             <__S as ::autodiff::__private::jacobian::JacobianFor<
                 (
-                    ::core::option::Option<
-                        <[f64; 2] as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
+                    ::core::option::Option<[f64; 2]>,
                     ::core::option::Option<
                         <[[f64; 2]; 2] as ::autodiff::__private::Differentiable>::Tangent,
                     >,
-                    ::core::option::Option<
-                        <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
+                    ::core::option::Option<[f64; 3]>,
                 ),
                 [f64; 3],
-                <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
+                [f64; 3],
             >>::Elem,
         >
     where
         __S: ::autodiff::__private::jacobian::JacobianFor<
             (
-                ::core::option::Option<
-                    <[f64; 2] as ::autodiff::__private::Differentiable>::Tangent,
-                >,
+                ::core::option::Option<[f64; 2]>,
                 ::core::option::Option<
                     <[[f64; 2]; 2] as ::autodiff::__private::Differentiable>::Tangent,
                 >,
-                ::core::option::Option<
-                    <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
-                >,
+                ::core::option::Option<[f64; 3]>,
             ),
             [f64; 3],
-            <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
+            [f64; 3],
         >,
         __S: ::autodiff::__private::jacobian::Again<[f64; 2]>,
         __S: ::autodiff::__private::jacobian::Again<[f64; 3]>,
@@ -741,186 +701,46 @@ impl cross_rotated {
                 ::core::clone::Clone::clone(&__v1),
                 <__S as ::autodiff::__private::jacobian::Again<[f64; 3]>>::again(&__v2),
             );
-            let mut __matrix = ::autodiff::__private::jacobian::Matrix::new(
-                <__S as ::autodiff::__private::jacobian::JacobianFor<
-                    (
-                        ::core::option::Option<
-                            <[f64; 2] as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                        ::core::option::Option<
-                            <[[f64; 2]; 2] as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                        ::core::option::Option<
-                            <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                    ),
-                    [f64; 3],
-                    <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
-                >>::rows(&__value),
+            ::autodiff::__private::jacobian::by_rows::<
+                __S,
+                (
+                    ::core::option::Option<[f64; 2]>,
+                    ::core::option::Option<
+                        <[[f64; 2]; 2] as ::autodiff::__private::Differentiable>::Tangent,
+                    >,
+                    ::core::option::Option<[f64; 3]>,
+                ),
+                [f64; 3],
+                [f64; 3],
+            >(
+                &__value,
                 "cross_rotated",
-            );
-            let (__g0, __g1, __g2) = if <__S as ::autodiff::__private::jacobian::JacobianFor<
-                (
-                    ::core::option::Option<
-                        <[f64; 2] as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                    ::core::option::Option<
-                        <[[f64; 2]; 2] as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                    ::core::option::Option<
-                        <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                ),
-                [f64; 3],
-                <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
-            >>::rows(&__value) == 0
-            {
-                let (__g0, __g1, __g2) = __pullback(
-                    <__S as ::autodiff::__private::jacobian::JacobianFor<
-                        (
-                            ::core::option::Option<
-                                <[f64; 2] as ::autodiff::__private::Differentiable>::Tangent,
-                            >,
-                            ::core::option::Option<
-                                <[[f64; 2]; 2] as ::autodiff::__private::Differentiable>::Tangent,
-                            >,
-                            ::core::option::Option<
-                                <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
-                            >,
-                        ),
-                        [f64; 3],
-                        <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
-                    >>::zero(&__value),
-                );
-                <__S as ::autodiff::__private::jacobian::JacobianFor<
-                    (
-                        ::core::option::Option<
-                            <[f64; 2] as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                        ::core::option::Option<
-                            <[[f64; 2]; 2] as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                        ::core::option::Option<
-                            <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                    ),
-                    [f64; 3],
-                    <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
-                >>::columns_of(
+                move |__c| {
+                    let (__g0, __g1, __g2) = __pullback(__c);
                     (
                         ::core::option::Option::Some(__g0),
                         ::core::option::Option::Some(__g1),
                         ::core::option::Option::Some(__g2),
-                    ),
-                    &mut __matrix,
-                );
-                return __matrix.finish();
-            } else {
-                __pullback(
-                    <__S as ::autodiff::__private::jacobian::JacobianFor<
-                        (
-                            ::core::option::Option<
-                                <[f64; 2] as ::autodiff::__private::Differentiable>::Tangent,
-                            >,
-                            ::core::option::Option<
-                                <[[f64; 2]; 2] as ::autodiff::__private::Differentiable>::Tangent,
-                            >,
-                            ::core::option::Option<
-                                <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
-                            >,
-                        ),
-                        [f64; 3],
-                        <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
-                    >>::unit(&__value, 0),
-                )
-            };
-            <__S as ::autodiff::__private::jacobian::JacobianFor<
-                (
-                    ::core::option::Option<
-                        <[f64; 2] as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                    ::core::option::Option<
-                        <[[f64; 2]; 2] as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                    ::core::option::Option<
-                        <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                ),
-                [f64; 3],
-                <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
-            >>::push(
-                (
-                    ::core::option::Option::Some(__g0),
-                    ::core::option::Option::Some(__g1),
-                    ::core::option::Option::Some(__g2),
-                ),
-                &mut __matrix,
-            );
-            for __row in 1..<__S as ::autodiff::__private::jacobian::JacobianFor<
-                (
-                    ::core::option::Option<
-                        <[f64; 2] as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                    ::core::option::Option<
-                        <[[f64; 2]; 2] as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                    ::core::option::Option<
-                        <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                ),
-                [f64; 3],
-                <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
-            >>::rows(&__value) {
-                let (_, __pullback) = Self::__vjp(
-                    <__S as ::autodiff::__private::jacobian::Again<
-                        [f64; 2],
-                    >>::again(&__v0),
-                    ::core::clone::Clone::clone(&__v1),
-                    <__S as ::autodiff::__private::jacobian::Again<
-                        [f64; 3],
-                    >>::again(&__v2),
-                );
-                let (__g0, __g1, __g2) = __pullback(
-                    <__S as ::autodiff::__private::jacobian::JacobianFor<
-                        (
-                            ::core::option::Option<
-                                <[f64; 2] as ::autodiff::__private::Differentiable>::Tangent,
-                            >,
-                            ::core::option::Option<
-                                <[[f64; 2]; 2] as ::autodiff::__private::Differentiable>::Tangent,
-                            >,
-                            ::core::option::Option<
-                                <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
-                            >,
-                        ),
-                        [f64; 3],
-                        <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
-                    >>::unit(&__value, __row),
-                );
-                <__S as ::autodiff::__private::jacobian::JacobianFor<
-                    (
-                        ::core::option::Option<
-                            <[f64; 2] as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                        ::core::option::Option<
-                            <[[f64; 2]; 2] as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                        ::core::option::Option<
-                            <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                    ),
-                    [f64; 3],
-                    <[f64; 3] as ::autodiff::__private::Differentiable>::Tangent,
-                >>::push(
+                    )
+                },
+                |__c| {
+                    let (_, __pullback) = Self::__vjp(
+                        <__S as ::autodiff::__private::jacobian::Again<
+                            [f64; 2],
+                        >>::again(&__v0),
+                        ::core::clone::Clone::clone(&__v1),
+                        <__S as ::autodiff::__private::jacobian::Again<
+                            [f64; 3],
+                        >>::again(&__v2),
+                    );
+                    let (__g0, __g1, __g2) = __pullback(__c);
                     (
                         ::core::option::Option::Some(__g0),
                         ::core::option::Option::Some(__g1),
                         ::core::option::Option::Some(__g2),
-                    ),
-                    &mut __matrix,
-                );
-            }
-            __matrix.finish()
+                    )
+                },
+            )
         }
     }
 }

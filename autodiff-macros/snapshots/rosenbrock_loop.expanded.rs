@@ -1,6 +1,6 @@
 fn rosenbrock(x: &[f64]) -> f64 {
     if ::autodiff::__private::implicit::requested() {
-        return ::autodiff::__private::implicit::answer(|| rosenbrock::__vjp(x));
+        return ::autodiff::__private::implicit::answer_plain(|| rosenbrock(x));
     }
     let mut sum = 0.0;
     for i in 0..x.len() - 1 {
@@ -57,18 +57,14 @@ impl rosenbrock {
         __v0: &'__autodiff_l0 [f64],
     ) -> (
         f64,
-        impl ::core::ops::FnOnce(
-            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-        ) -> (
-                <[f64] as ::autodiff::__private::Differentiable>::Tangent,
-            ) + use<'__autodiff_l0>,
+        impl ::core::ops::FnOnce(f64) -> (::std::vec::Vec<f64>,) + use<'__autodiff_l0>,
     ) {
         let _ = rosenbrock;
         let mut __b0 = ::autodiff::__private::adjoint_zero(&__v0);
         let (__value, __pullback) = Self::__vjp_into(__v0);
         (
             __value,
-            move |__dy: <f64 as ::autodiff::__private::Differentiable>::Tangent| {
+            move |__dy: f64| {
                 let (__g0,) = __pullback(
                     __dy,
                     ::autodiff::__private::shadow::sink(&mut __b0),
@@ -84,7 +80,7 @@ impl rosenbrock {
     ) -> (
         f64,
         impl ::core::ops::FnOnce(
-            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            f64,
             ::autodiff::__private::shadow::SliceShadow<'_, f64>,
         ) -> (::autodiff::__private::NoTangent,) + use<'__autodiff_l0>,
     ) {
@@ -92,10 +88,9 @@ impl rosenbrock {
         let (__value, __pullback) = Self::__vjp_reborrow(__v0);
         (
             __value,
-            move |
-                __dy: <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                __s0: ::autodiff::__private::shadow::SliceShadow<'_, f64>|
-            { __pullback(__dy, __s0, ::autodiff::__private::again::Ref(__v0)) },
+            move |__dy: f64, __s0: ::autodiff::__private::shadow::SliceShadow<'_, f64>| {
+                __pullback(__dy, __s0, ::autodiff::__private::again::Ref(__v0))
+            },
         )
     }
     #[doc(hidden)]
@@ -105,7 +100,7 @@ impl rosenbrock {
     ) -> (
         f64,
         impl ::core::ops::FnOnce(
-            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            f64,
             ::autodiff::__private::shadow::SliceShadow<'_, f64>,
             ::autodiff::__private::again::Ref<'_, [f64]>,
         ) -> (::autodiff::__private::NoTangent,) + use<>,
@@ -137,7 +132,7 @@ impl rosenbrock {
         (
             __v16,
             move |
-                __dy: <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                __dy: f64,
                 mut __d0: ::autodiff::__private::shadow::SliceShadow<'_, f64>,
                 ::autodiff::__private::again::Ref(
                     __v0,
@@ -211,14 +206,12 @@ impl rosenbrock {
         __v0: &'__autodiff_l0 [f64],
     ) -> (
         f64,
-        impl ::core::ops::FnOnce(
-            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-        ) -> <[f64] as ::autodiff::__private::Differentiable>::Tangent + use<'__autodiff_l0>,
+        impl ::core::ops::FnOnce(f64) -> ::std::vec::Vec<f64> + use<'__autodiff_l0>,
     ) {
         let (__value, __pullback) = Self::__vjp(__v0);
         (
             __value,
-            move |__dy: <f64 as ::autodiff::__private::Differentiable>::Tangent| {
+            move |__dy: f64| {
                 let (__g0,) = __pullback(__dy);
                 __g0
             },
@@ -230,19 +223,11 @@ impl rosenbrock {
     ) -> impl ::core::ops::Fn(
         &[f64],
     ) -> <__S as ::autodiff::__private::select::Select<
-            (
-                ::core::option::Option<
-                    <[f64] as ::autodiff::__private::Differentiable>::Tangent,
-                >,
-            ),
+            (::core::option::Option<::std::vec::Vec<f64>>,),
         >>::Output
     where
         __S: ::autodiff::__private::select::Select<
-            (
-                ::core::option::Option<
-                    <[f64] as ::autodiff::__private::Differentiable>::Tangent,
-                >,
-            ),
+            (::core::option::Option<::std::vec::Vec<f64>>,),
         >,
         __S: ::autodiff::__private::select::ScalarOutputFor<f64>,
     {
@@ -259,20 +244,12 @@ impl rosenbrock {
     ) -> (
             f64,
             <__S as ::autodiff::__private::select::Select<
-                (
-                    ::core::option::Option<
-                        <[f64] as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                ),
+                (::core::option::Option<::std::vec::Vec<f64>>,),
             >>::Output,
         )
     where
         __S: ::autodiff::__private::select::Select<
-            (
-                ::core::option::Option<
-                    <[f64] as ::autodiff::__private::Differentiable>::Tangent,
-                >,
-            ),
+            (::core::option::Option<::std::vec::Vec<f64>>,),
         >,
         __S: ::autodiff::__private::select::ScalarOutputFor<f64>,
     {
@@ -284,11 +261,7 @@ impl rosenbrock {
             (
                 __value,
                 <__S as ::autodiff::__private::select::Select<
-                    (
-                        ::core::option::Option<
-                            <[f64] as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                    ),
+                    (::core::option::Option<::std::vec::Vec<f64>>,),
                 >>::select((::core::option::Option::Some(__g0),)),
             )
         }
@@ -336,8 +309,8 @@ impl rosenbrock {
     #[inline]
     fn __seeded<'__autodiff_l0>(
         __v0: &'__autodiff_l0 [f64],
-        __dy: <f64 as ::autodiff::__private::Differentiable>::Tangent,
-    ) -> (f64, (<[f64] as ::autodiff::__private::Differentiable>::Tangent,)) {
+        __dy: f64,
+    ) -> (f64, (::std::vec::Vec<f64>,)) {
         let _ = rosenbrock;
         let mut __c0 = ::core::default::Default::default();
         let mut __c1 = ::core::default::Default::default();
@@ -546,195 +519,40 @@ impl rosenbrock {
         &[f64],
     ) -> ::autodiff::__private::ndarray::Array2<
             <__S as ::autodiff::__private::jacobian::JacobianFor<
-                (
-                    ::core::option::Option<
-                        <[f64] as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                ),
+                (::core::option::Option<::std::vec::Vec<f64>>,),
                 f64,
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                f64,
             >>::Elem,
         >
     where
         __S: ::autodiff::__private::jacobian::JacobianFor<
-            (
-                ::core::option::Option<
-                    <[f64] as ::autodiff::__private::Differentiable>::Tangent,
-                >,
-            ),
+            (::core::option::Option<::std::vec::Vec<f64>>,),
             f64,
-            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            f64,
         >,
     {
         move |__v0: &[f64]| {
             let (__value, __pullback) = Self::__vjp(::core::clone::Clone::clone(&__v0));
-            if Self::__FORWARD.is_none() {
-                #[allow(unused_imports)]
-                use ::autodiff::__private::forward::{
-                    ArgZero as _, NoZero as _, ScalarZero as _,
-                };
-                let __m = <__S as ::autodiff::__private::jacobian::JacobianFor<
-                    (
-                        ::core::option::Option<
-                            <[f64] as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                    ),
-                    f64,
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >>::rows(&__value);
-                match <__S as ::autodiff::__private::jacobian::JacobianFor<
-                    (
-                        ::core::option::Option<
-                            <[f64] as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                    ),
-                    f64,
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >>::SELECTED {
-                    0usize => {
-                        let mut __unit = (&&&::autodiff::__private::forward::Probe(
-                            &__v0,
-                        ))
-                            .zero();
-                        let __n = ::autodiff::__private::forward::Unit::count(&__unit);
-                        if __n < __m {
-                            let mut __columns = ::std::vec::Vec::with_capacity(
-                                __n * __m,
-                            );
-                            for __j in 0..__n {
-                                ::autodiff::__private::forward::Unit::set_unit(
-                                    &mut __unit,
-                                    __j,
-                                    true,
-                                );
-                                let (_, __tangent) = {
-                                    let __tv0: &[f64] = ::autodiff::__private::forward::lend(
-                                        &__unit,
-                                    );
-                                    Self::__jvp(::core::clone::Clone::clone(&__v0), __tv0)
-                                };
-                                ::autodiff::__private::forward::Unit::set_unit(
-                                    &mut __unit,
-                                    __j,
-                                    false,
-                                );
-                                <__S as ::autodiff::__private::jacobian::JacobianFor<
-                                    (
-                                        ::core::option::Option<
-                                            <[f64] as ::autodiff::__private::Differentiable>::Tangent,
-                                        >,
-                                    ),
-                                    f64,
-                                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                                >>::column(&__tangent, &mut __columns);
-                            }
-                            return ::autodiff::__private::jacobian::from_columns(
-                                __m,
-                                __n,
-                                __columns,
-                            );
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            let mut __matrix = ::autodiff::__private::jacobian::Matrix::new(
-                <__S as ::autodiff::__private::jacobian::JacobianFor<
-                    (
-                        ::core::option::Option<
-                            <[f64] as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                    ),
-                    f64,
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >>::rows(&__value),
+            ::autodiff::__private::jacobian::by_rows::<
+                __S,
+                (::core::option::Option<::std::vec::Vec<f64>>,),
+                f64,
+                f64,
+            >(
+                &__value,
                 "rosenbrock",
-            );
-            let (__g0,) = if <__S as ::autodiff::__private::jacobian::JacobianFor<
-                (
-                    ::core::option::Option<
-                        <[f64] as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                ),
-                f64,
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-            >>::rows(&__value) == 0
-            {
-                let (__g0,) = __pullback(
-                    <__S as ::autodiff::__private::jacobian::JacobianFor<
-                        (
-                            ::core::option::Option<
-                                <[f64] as ::autodiff::__private::Differentiable>::Tangent,
-                            >,
-                        ),
-                        f64,
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >>::zero(&__value),
-                );
-                <__S as ::autodiff::__private::jacobian::JacobianFor<
-                    (
-                        ::core::option::Option<
-                            <[f64] as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                    ),
-                    f64,
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >>::columns_of((::core::option::Option::Some(__g0),), &mut __matrix);
-                return __matrix.finish();
-            } else {
-                __pullback(
-                    <__S as ::autodiff::__private::jacobian::JacobianFor<
-                        (
-                            ::core::option::Option<
-                                <[f64] as ::autodiff::__private::Differentiable>::Tangent,
-                            >,
-                        ),
-                        f64,
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >>::unit(&__value, 0),
-                )
-            };
-            <__S as ::autodiff::__private::jacobian::JacobianFor<
-                (
-                    ::core::option::Option<
-                        <[f64] as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                ),
-                f64,
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-            >>::push((::core::option::Option::Some(__g0),), &mut __matrix);
-            for __row in 1..<__S as ::autodiff::__private::jacobian::JacobianFor<
-                (
-                    ::core::option::Option<
-                        <[f64] as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                ),
-                f64,
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-            >>::rows(&__value) {
-                let (_, __pullback) = Self::__vjp(::core::clone::Clone::clone(&__v0));
-                let (__g0,) = __pullback(
-                    <__S as ::autodiff::__private::jacobian::JacobianFor<
-                        (
-                            ::core::option::Option<
-                                <[f64] as ::autodiff::__private::Differentiable>::Tangent,
-                            >,
-                        ),
-                        f64,
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >>::unit(&__value, __row),
-                );
-                <__S as ::autodiff::__private::jacobian::JacobianFor<
-                    (
-                        ::core::option::Option<
-                            <[f64] as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                    ),
-                    f64,
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >>::push((::core::option::Option::Some(__g0),), &mut __matrix);
-            }
-            __matrix.finish()
+                move |__c| {
+                    let (__g0,) = __pullback(__c);
+                    (::core::option::Option::Some(__g0),)
+                },
+                |__c| {
+                    let (_, __pullback) = Self::__vjp(
+                        ::core::clone::Clone::clone(&__v0),
+                    );
+                    let (__g0,) = __pullback(__c);
+                    (::core::option::Option::Some(__g0),)
+                },
+            )
         }
     }
 }

@@ -1,6 +1,6 @@
 fn chain(x: f64, n: usize) -> f64 {
     if ::autodiff::__private::implicit::requested() {
-        return ::autodiff::__private::implicit::answer(|| chain::__vjp(x, n));
+        return ::autodiff::__private::implicit::answer_plain(|| chain(x, n));
     }
     let mut y = x;
     for _ in 0..n {
@@ -60,18 +60,13 @@ impl chain {
         __v1: usize,
     ) -> (
         f64,
-        impl ::core::ops::FnOnce(
-            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-        ) -> (
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                ::autodiff::__private::NoTangent,
-            ) + use<>,
+        impl ::core::ops::FnOnce(f64) -> (f64, ::autodiff::__private::NoTangent) + use<>,
     ) {
         let _ = chain;
         let (__value, __pullback) = Self::__vjp_into(__v0, __v1);
         (
             __value,
-            move |__dy: <f64 as ::autodiff::__private::Differentiable>::Tangent| {
+            move |__dy: f64| {
                 let (__g0, __g1) = __pullback(
                     __dy,
                     ::autodiff::__private::shadow::no_sink(),
@@ -89,13 +84,10 @@ impl chain {
     ) -> (
         f64,
         impl ::core::ops::FnOnce(
-            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            f64,
             ::autodiff::__private::shadow::Ignored,
             ::autodiff::__private::shadow::Ignored,
-        ) -> (
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                ::autodiff::__private::NoTangent,
-            ) + use<>,
+        ) -> (f64, ::autodiff::__private::NoTangent) + use<>,
     ) {
         let _ = chain;
         let mut __c0 = ::core::default::Default::default();
@@ -124,7 +116,7 @@ impl chain {
         (
             __v10,
             move |
-                __dy: <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                __dy: f64,
                 _: ::autodiff::__private::shadow::Ignored,
                 _: ::autodiff::__private::shadow::Ignored|
             {
@@ -182,21 +174,18 @@ impl chain {
     ) -> (
         f64,
         impl ::core::ops::FnOnce(
-            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            f64,
             ::autodiff::__private::shadow::Ignored,
             ::autodiff::__private::shadow::Ignored,
             ::autodiff::__private::again::Val<f64>,
             ::autodiff::__private::again::Val<usize>,
-        ) -> (
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                ::autodiff::__private::NoTangent,
-            ) + use<>,
+        ) -> (f64, ::autodiff::__private::NoTangent) + use<>,
     ) {
         let (__value, __pullback) = Self::__vjp_into(__v0, __v1);
         (
             __value,
             move |
-                __dy: <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                __dy: f64,
                 __s0: ::autodiff::__private::shadow::Ignored,
                 __s1: ::autodiff::__private::shadow::Ignored,
                 _: ::autodiff::__private::again::Val<f64>,
@@ -209,16 +198,11 @@ impl chain {
     fn __vjp_selected(
         __v0: f64,
         __v1: usize,
-    ) -> (
-        f64,
-        impl ::core::ops::FnOnce(
-            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-        ) -> <f64 as ::autodiff::__private::Differentiable>::Tangent + use<>,
-    ) {
+    ) -> (f64, impl ::core::ops::FnOnce(f64) -> f64 + use<>) {
         let (__value, __pullback) = Self::__vjp(__v0, __v1);
         (
             __value,
-            move |__dy: <f64 as ::autodiff::__private::Differentiable>::Tangent| {
+            move |__dy: f64| {
                 let (__g0, __g1) = __pullback(__dy);
                 __g0
             },
@@ -232,18 +216,14 @@ impl chain {
         usize,
     ) -> <__S as ::autodiff::__private::select::Select<
             (
-                ::core::option::Option<
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >,
+                ::core::option::Option<f64>,
                 ::core::option::Option<::autodiff::__private::NoTangent>,
             ),
         >>::Output
     where
         __S: ::autodiff::__private::select::Select<
             (
-                ::core::option::Option<
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >,
+                ::core::option::Option<f64>,
                 ::core::option::Option<::autodiff::__private::NoTangent>,
             ),
         >,
@@ -264,9 +244,7 @@ impl chain {
             f64,
             <__S as ::autodiff::__private::select::Select<
                 (
-                    ::core::option::Option<
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
+                    ::core::option::Option<f64>,
                     ::core::option::Option<::autodiff::__private::NoTangent>,
                 ),
             >>::Output,
@@ -274,9 +252,7 @@ impl chain {
     where
         __S: ::autodiff::__private::select::Select<
             (
-                ::core::option::Option<
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >,
+                ::core::option::Option<f64>,
                 ::core::option::Option<::autodiff::__private::NoTangent>,
             ),
         >,
@@ -293,9 +269,7 @@ impl chain {
                 __value,
                 <__S as ::autodiff::__private::select::Select<
                     (
-                        ::core::option::Option<
-                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
+                        ::core::option::Option<f64>,
                         ::core::option::Option<::autodiff::__private::NoTangent>,
                     ),
                 >>::select((
@@ -313,9 +287,7 @@ impl chain {
         usize,
         <__S as ::autodiff::__private::select::Scatter<
             (
-                ::core::option::Option<
-                    &'__autodiff_g mut <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >,
+                ::core::option::Option<&'__autodiff_g mut f64>,
                 ::core::option::Option<
                     &'__autodiff_g mut ::autodiff::__private::NoTangent,
                 >,
@@ -325,9 +297,7 @@ impl chain {
     where
         __S: for<'__autodiff_g> ::autodiff::__private::select::Scatter<
             (
-                ::core::option::Option<
-                    &'__autodiff_g mut <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >,
+                ::core::option::Option<&'__autodiff_g mut f64>,
                 ::core::option::Option<
                     &'__autodiff_g mut ::autodiff::__private::NoTangent,
                 >,
@@ -338,9 +308,7 @@ impl chain {
         move |__v0: f64, __v1: usize, __buffers| {
             let (__b0, __b1) = <__S as ::autodiff::__private::select::Scatter<
                 (
-                    ::core::option::Option<
-                        &mut <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
+                    ::core::option::Option<&mut f64>,
                     ::core::option::Option<&mut ::autodiff::__private::NoTangent>,
                 ),
             >>::scatter(__buffers);
@@ -470,241 +438,61 @@ impl chain {
     ) -> ::autodiff::__private::ndarray::Array2<
             <__S as ::autodiff::__private::jacobian::JacobianFor<
                 (
-                    ::core::option::Option<
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
+                    ::core::option::Option<f64>,
                     ::core::option::Option<::autodiff::__private::NoTangent>,
                 ),
                 f64,
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                f64,
             >>::Elem,
         >
     where
         __S: ::autodiff::__private::jacobian::JacobianFor<
             (
-                ::core::option::Option<
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >,
+                ::core::option::Option<f64>,
                 ::core::option::Option<::autodiff::__private::NoTangent>,
             ),
             f64,
-            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            f64,
         >,
-        __S: ::autodiff::__private::jacobian::Again<f64>,
         __S: ::autodiff::__private::jacobian::Again<usize>,
     {
         move |__v0: f64, __v1: usize| {
             let (__value, __pullback) = Self::__vjp(
-                <__S as ::autodiff::__private::jacobian::Again<f64>>::again(&__v0),
+                __v0,
                 <__S as ::autodiff::__private::jacobian::Again<usize>>::again(&__v1),
             );
-            if Self::__FORWARD.is_none() {
-                #[allow(unused_imports)]
-                use ::autodiff::__private::forward::{
-                    ArgZero as _, NoZero as _, ScalarZero as _,
-                };
-                let __m = <__S as ::autodiff::__private::jacobian::JacobianFor<
-                    (
-                        ::core::option::Option<
-                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                        ::core::option::Option<::autodiff::__private::NoTangent>,
-                    ),
-                    f64,
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >>::rows(&__value);
-                match <__S as ::autodiff::__private::jacobian::JacobianFor<
-                    (
-                        ::core::option::Option<
-                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                        ::core::option::Option<::autodiff::__private::NoTangent>,
-                    ),
-                    f64,
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >>::SELECTED {
-                    0usize => {
-                        let mut __unit = (&&&::autodiff::__private::forward::Probe(
-                            &__v0,
-                        ))
-                            .zero();
-                        let __n = ::autodiff::__private::forward::Unit::count(&__unit);
-                        if __n < __m {
-                            let mut __columns = ::std::vec::Vec::with_capacity(
-                                __n * __m,
-                            );
-                            for __j in 0..__n {
-                                ::autodiff::__private::forward::Unit::set_unit(
-                                    &mut __unit,
-                                    __j,
-                                    true,
-                                );
-                                let (_, __tangent) = {
-                                    let __tv0: f64 = ::autodiff::__private::forward::lend(
-                                        &__unit,
-                                    );
-                                    let __tv1 = ::autodiff::__private::NoTangent;
-                                    Self::__jvp(
-                                        <__S as ::autodiff::__private::jacobian::Again<
-                                            f64,
-                                        >>::again(&__v0),
-                                        <__S as ::autodiff::__private::jacobian::Again<
-                                            usize,
-                                        >>::again(&__v1),
-                                        __tv0,
-                                        __tv1,
-                                    )
-                                };
-                                ::autodiff::__private::forward::Unit::set_unit(
-                                    &mut __unit,
-                                    __j,
-                                    false,
-                                );
-                                <__S as ::autodiff::__private::jacobian::JacobianFor<
-                                    (
-                                        ::core::option::Option<
-                                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                                        >,
-                                        ::core::option::Option<::autodiff::__private::NoTangent>,
-                                    ),
-                                    f64,
-                                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                                >>::column(&__tangent, &mut __columns);
-                            }
-                            return ::autodiff::__private::jacobian::from_columns(
-                                __m,
-                                __n,
-                                __columns,
-                            );
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            let mut __matrix = ::autodiff::__private::jacobian::Matrix::new(
-                <__S as ::autodiff::__private::jacobian::JacobianFor<
-                    (
-                        ::core::option::Option<
-                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                        ::core::option::Option<::autodiff::__private::NoTangent>,
-                    ),
-                    f64,
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >>::rows(&__value),
+            ::autodiff::__private::jacobian::by_rows::<
+                __S,
+                (
+                    ::core::option::Option<f64>,
+                    ::core::option::Option<::autodiff::__private::NoTangent>,
+                ),
+                f64,
+                f64,
+            >(
+                &__value,
                 "chain",
-            );
-            let (__g0, __g1) = if <__S as ::autodiff::__private::jacobian::JacobianFor<
-                (
-                    ::core::option::Option<
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                    ::core::option::Option<::autodiff::__private::NoTangent>,
-                ),
-                f64,
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-            >>::rows(&__value) == 0
-            {
-                let (__g0, __g1) = __pullback(
-                    <__S as ::autodiff::__private::jacobian::JacobianFor<
-                        (
-                            ::core::option::Option<
-                                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                            >,
-                            ::core::option::Option<::autodiff::__private::NoTangent>,
-                        ),
-                        f64,
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >>::zero(&__value),
-                );
-                <__S as ::autodiff::__private::jacobian::JacobianFor<
-                    (
-                        ::core::option::Option<
-                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                        ::core::option::Option<::autodiff::__private::NoTangent>,
-                    ),
-                    f64,
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >>::columns_of(
+                move |__c| {
+                    let (__g0, __g1) = __pullback(__c);
                     (
                         ::core::option::Option::Some(__g0),
                         ::core::option::Option::Some(__g1),
-                    ),
-                    &mut __matrix,
-                );
-                return __matrix.finish();
-            } else {
-                __pullback(
-                    <__S as ::autodiff::__private::jacobian::JacobianFor<
-                        (
-                            ::core::option::Option<
-                                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                            >,
-                            ::core::option::Option<::autodiff::__private::NoTangent>,
-                        ),
-                        f64,
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >>::unit(&__value, 0),
-                )
-            };
-            <__S as ::autodiff::__private::jacobian::JacobianFor<
-                (
-                    ::core::option::Option<
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                    ::core::option::Option<::autodiff::__private::NoTangent>,
-                ),
-                f64,
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-            >>::push(
-                (::core::option::Option::Some(__g0), ::core::option::Option::Some(__g1)),
-                &mut __matrix,
-            );
-            for __row in 1..<__S as ::autodiff::__private::jacobian::JacobianFor<
-                (
-                    ::core::option::Option<
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                    ::core::option::Option<::autodiff::__private::NoTangent>,
-                ),
-                f64,
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-            >>::rows(&__value) {
-                let (_, __pullback) = Self::__vjp(
-                    <__S as ::autodiff::__private::jacobian::Again<f64>>::again(&__v0),
-                    <__S as ::autodiff::__private::jacobian::Again<usize>>::again(&__v1),
-                );
-                let (__g0, __g1) = __pullback(
-                    <__S as ::autodiff::__private::jacobian::JacobianFor<
-                        (
-                            ::core::option::Option<
-                                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                            >,
-                            ::core::option::Option<::autodiff::__private::NoTangent>,
-                        ),
-                        f64,
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >>::unit(&__value, __row),
-                );
-                <__S as ::autodiff::__private::jacobian::JacobianFor<
-                    (
-                        ::core::option::Option<
-                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                        ::core::option::Option<::autodiff::__private::NoTangent>,
-                    ),
-                    f64,
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >>::push(
+                    )
+                },
+                |__c| {
+                    let (_, __pullback) = Self::__vjp(
+                        __v0,
+                        <__S as ::autodiff::__private::jacobian::Again<
+                            usize,
+                        >>::again(&__v1),
+                    );
+                    let (__g0, __g1) = __pullback(__c);
                     (
                         ::core::option::Option::Some(__g0),
                         ::core::option::Option::Some(__g1),
-                    ),
-                    &mut __matrix,
-                );
-            }
-            __matrix.finish()
+                    )
+                },
+            )
         }
     }
 }

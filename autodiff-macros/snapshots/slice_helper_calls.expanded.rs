@@ -61,9 +61,9 @@ impl sum_picks {
     ) -> (
         f64,
         impl ::core::ops::FnOnce(
-            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            f64,
         ) -> (
-                <[f64] as ::autodiff::__private::Differentiable>::Tangent,
+                ::std::vec::Vec<f64>,
                 ::autodiff::__private::NoTangent,
             ) + use<'__autodiff_l0>,
     ) {
@@ -72,7 +72,7 @@ impl sum_picks {
         let (__value, __pullback) = Self::__vjp_into(__v0, __v1);
         (
             __value,
-            move |__dy: <f64 as ::autodiff::__private::Differentiable>::Tangent| {
+            move |__dy: f64| {
                 let (__g0, __g1) = __pullback(
                     __dy,
                     ::autodiff::__private::shadow::sink(&mut __b0),
@@ -90,7 +90,7 @@ impl sum_picks {
     ) -> (
         f64,
         impl ::core::ops::FnOnce(
-            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            f64,
             ::autodiff::__private::shadow::SliceShadow<'_, f64>,
             ::autodiff::__private::shadow::Ignored,
         ) -> (
@@ -122,7 +122,7 @@ impl sum_picks {
         (
             __v8,
             move |
-                __dy: <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                __dy: f64,
                 mut __d0: ::autodiff::__private::shadow::SliceShadow<'_, f64>,
                 _: ::autodiff::__private::shadow::Ignored|
             {
@@ -169,7 +169,7 @@ impl sum_picks {
     ) -> (
         f64,
         impl ::core::ops::FnOnce(
-            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            f64,
             ::autodiff::__private::shadow::SliceShadow<'_, f64>,
             ::autodiff::__private::shadow::Ignored,
             ::autodiff::__private::again::Ref<'_, [f64]>,
@@ -199,7 +199,7 @@ impl sum_picks {
         (
             __v8,
             move |
-                __dy: <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                __dy: f64,
                 mut __d0: ::autodiff::__private::shadow::SliceShadow<'_, f64>,
                 _: ::autodiff::__private::shadow::Ignored,
                 ::autodiff::__private::again::Ref(
@@ -252,14 +252,12 @@ impl sum_picks {
         __v1: usize,
     ) -> (
         f64,
-        impl ::core::ops::FnOnce(
-            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-        ) -> <[f64] as ::autodiff::__private::Differentiable>::Tangent + use<'__autodiff_l0>,
+        impl ::core::ops::FnOnce(f64) -> ::std::vec::Vec<f64> + use<'__autodiff_l0>,
     ) {
         let (__value, __pullback) = Self::__vjp(__v0, __v1);
         (
             __value,
-            move |__dy: <f64 as ::autodiff::__private::Differentiable>::Tangent| {
+            move |__dy: f64| {
                 let (__g0, __g1) = __pullback(__dy);
                 __g0
             },
@@ -273,18 +271,14 @@ impl sum_picks {
         usize,
     ) -> <__S as ::autodiff::__private::select::Select<
             (
-                ::core::option::Option<
-                    <[f64] as ::autodiff::__private::Differentiable>::Tangent,
-                >,
+                ::core::option::Option<::std::vec::Vec<f64>>,
                 ::core::option::Option<::autodiff::__private::NoTangent>,
             ),
         >>::Output
     where
         __S: ::autodiff::__private::select::Select<
             (
-                ::core::option::Option<
-                    <[f64] as ::autodiff::__private::Differentiable>::Tangent,
-                >,
+                ::core::option::Option<::std::vec::Vec<f64>>,
                 ::core::option::Option<::autodiff::__private::NoTangent>,
             ),
         >,
@@ -305,9 +299,7 @@ impl sum_picks {
             f64,
             <__S as ::autodiff::__private::select::Select<
                 (
-                    ::core::option::Option<
-                        <[f64] as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
+                    ::core::option::Option<::std::vec::Vec<f64>>,
                     ::core::option::Option<::autodiff::__private::NoTangent>,
                 ),
             >>::Output,
@@ -315,9 +307,7 @@ impl sum_picks {
     where
         __S: ::autodiff::__private::select::Select<
             (
-                ::core::option::Option<
-                    <[f64] as ::autodiff::__private::Differentiable>::Tangent,
-                >,
+                ::core::option::Option<::std::vec::Vec<f64>>,
                 ::core::option::Option<::autodiff::__private::NoTangent>,
             ),
         >,
@@ -333,9 +323,7 @@ impl sum_picks {
                 __value,
                 <__S as ::autodiff::__private::select::Select<
                     (
-                        ::core::option::Option<
-                            <[f64] as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
+                        ::core::option::Option<::std::vec::Vec<f64>>,
                         ::core::option::Option<::autodiff::__private::NoTangent>,
                     ),
                 >>::select((
@@ -405,14 +393,8 @@ impl sum_picks {
     fn __seeded<'__autodiff_l0>(
         __v0: &'__autodiff_l0 [f64],
         __v1: usize,
-        __dy: <f64 as ::autodiff::__private::Differentiable>::Tangent,
-    ) -> (
-        f64,
-        (
-            <[f64] as ::autodiff::__private::Differentiable>::Tangent,
-            ::autodiff::__private::NoTangent,
-        ),
-    ) {
+        __dy: f64,
+    ) -> (f64, (::std::vec::Vec<f64>, ::autodiff::__private::NoTangent)) {
         let _ = sum_picks;
         let mut __c0 = ::core::default::Default::default();
         let mut __c1 = ::core::default::Default::default();
@@ -602,25 +584,21 @@ impl sum_picks {
     ) -> ::autodiff::__private::ndarray::Array2<
             <__S as ::autodiff::__private::jacobian::JacobianFor<
                 (
-                    ::core::option::Option<
-                        <[f64] as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
+                    ::core::option::Option<::std::vec::Vec<f64>>,
                     ::core::option::Option<::autodiff::__private::NoTangent>,
                 ),
                 f64,
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                f64,
             >>::Elem,
         >
     where
         __S: ::autodiff::__private::jacobian::JacobianFor<
             (
-                ::core::option::Option<
-                    <[f64] as ::autodiff::__private::Differentiable>::Tangent,
-                >,
+                ::core::option::Option<::std::vec::Vec<f64>>,
                 ::core::option::Option<::autodiff::__private::NoTangent>,
             ),
             f64,
-            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            f64,
         >,
         __S: ::autodiff::__private::jacobian::Again<usize>,
     {
@@ -629,211 +607,38 @@ impl sum_picks {
                 ::core::clone::Clone::clone(&__v0),
                 <__S as ::autodiff::__private::jacobian::Again<usize>>::again(&__v1),
             );
-            if Self::__FORWARD.is_none() {
-                #[allow(unused_imports)]
-                use ::autodiff::__private::forward::{
-                    ArgZero as _, NoZero as _, ScalarZero as _,
-                };
-                let __m = <__S as ::autodiff::__private::jacobian::JacobianFor<
-                    (
-                        ::core::option::Option<
-                            <[f64] as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                        ::core::option::Option<::autodiff::__private::NoTangent>,
-                    ),
-                    f64,
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >>::rows(&__value);
-                match <__S as ::autodiff::__private::jacobian::JacobianFor<
-                    (
-                        ::core::option::Option<
-                            <[f64] as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                        ::core::option::Option<::autodiff::__private::NoTangent>,
-                    ),
-                    f64,
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >>::SELECTED {
-                    0usize => {
-                        let mut __unit = (&&&::autodiff::__private::forward::Probe(
-                            &__v0,
-                        ))
-                            .zero();
-                        let __n = ::autodiff::__private::forward::Unit::count(&__unit);
-                        if __n < __m {
-                            let mut __columns = ::std::vec::Vec::with_capacity(
-                                __n * __m,
-                            );
-                            for __j in 0..__n {
-                                ::autodiff::__private::forward::Unit::set_unit(
-                                    &mut __unit,
-                                    __j,
-                                    true,
-                                );
-                                let (_, __tangent) = {
-                                    let __tv0: &[f64] = ::autodiff::__private::forward::lend(
-                                        &__unit,
-                                    );
-                                    let __tv1 = ::autodiff::__private::NoTangent;
-                                    Self::__jvp(
-                                        ::core::clone::Clone::clone(&__v0),
-                                        <__S as ::autodiff::__private::jacobian::Again<
-                                            usize,
-                                        >>::again(&__v1),
-                                        __tv0,
-                                        __tv1,
-                                    )
-                                };
-                                ::autodiff::__private::forward::Unit::set_unit(
-                                    &mut __unit,
-                                    __j,
-                                    false,
-                                );
-                                <__S as ::autodiff::__private::jacobian::JacobianFor<
-                                    (
-                                        ::core::option::Option<
-                                            <[f64] as ::autodiff::__private::Differentiable>::Tangent,
-                                        >,
-                                        ::core::option::Option<::autodiff::__private::NoTangent>,
-                                    ),
-                                    f64,
-                                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                                >>::column(&__tangent, &mut __columns);
-                            }
-                            return ::autodiff::__private::jacobian::from_columns(
-                                __m,
-                                __n,
-                                __columns,
-                            );
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            let mut __matrix = ::autodiff::__private::jacobian::Matrix::new(
-                <__S as ::autodiff::__private::jacobian::JacobianFor<
-                    (
-                        ::core::option::Option<
-                            <[f64] as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                        ::core::option::Option<::autodiff::__private::NoTangent>,
-                    ),
-                    f64,
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >>::rows(&__value),
+            ::autodiff::__private::jacobian::by_rows::<
+                __S,
+                (
+                    ::core::option::Option<::std::vec::Vec<f64>>,
+                    ::core::option::Option<::autodiff::__private::NoTangent>,
+                ),
+                f64,
+                f64,
+            >(
+                &__value,
                 "sum_picks",
-            );
-            let (__g0, __g1) = if <__S as ::autodiff::__private::jacobian::JacobianFor<
-                (
-                    ::core::option::Option<
-                        <[f64] as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                    ::core::option::Option<::autodiff::__private::NoTangent>,
-                ),
-                f64,
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-            >>::rows(&__value) == 0
-            {
-                let (__g0, __g1) = __pullback(
-                    <__S as ::autodiff::__private::jacobian::JacobianFor<
-                        (
-                            ::core::option::Option<
-                                <[f64] as ::autodiff::__private::Differentiable>::Tangent,
-                            >,
-                            ::core::option::Option<::autodiff::__private::NoTangent>,
-                        ),
-                        f64,
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >>::zero(&__value),
-                );
-                <__S as ::autodiff::__private::jacobian::JacobianFor<
-                    (
-                        ::core::option::Option<
-                            <[f64] as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                        ::core::option::Option<::autodiff::__private::NoTangent>,
-                    ),
-                    f64,
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >>::columns_of(
+                move |__c| {
+                    let (__g0, __g1) = __pullback(__c);
                     (
                         ::core::option::Option::Some(__g0),
                         ::core::option::Option::Some(__g1),
-                    ),
-                    &mut __matrix,
-                );
-                return __matrix.finish();
-            } else {
-                __pullback(
-                    <__S as ::autodiff::__private::jacobian::JacobianFor<
-                        (
-                            ::core::option::Option<
-                                <[f64] as ::autodiff::__private::Differentiable>::Tangent,
-                            >,
-                            ::core::option::Option<::autodiff::__private::NoTangent>,
-                        ),
-                        f64,
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >>::unit(&__value, 0),
-                )
-            };
-            <__S as ::autodiff::__private::jacobian::JacobianFor<
-                (
-                    ::core::option::Option<
-                        <[f64] as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                    ::core::option::Option<::autodiff::__private::NoTangent>,
-                ),
-                f64,
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-            >>::push(
-                (::core::option::Option::Some(__g0), ::core::option::Option::Some(__g1)),
-                &mut __matrix,
-            );
-            for __row in 1..<__S as ::autodiff::__private::jacobian::JacobianFor<
-                (
-                    ::core::option::Option<
-                        <[f64] as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                    ::core::option::Option<::autodiff::__private::NoTangent>,
-                ),
-                f64,
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-            >>::rows(&__value) {
-                let (_, __pullback) = Self::__vjp(
-                    ::core::clone::Clone::clone(&__v0),
-                    <__S as ::autodiff::__private::jacobian::Again<usize>>::again(&__v1),
-                );
-                let (__g0, __g1) = __pullback(
-                    <__S as ::autodiff::__private::jacobian::JacobianFor<
-                        (
-                            ::core::option::Option<
-                                <[f64] as ::autodiff::__private::Differentiable>::Tangent,
-                            >,
-                            ::core::option::Option<::autodiff::__private::NoTangent>,
-                        ),
-                        f64,
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >>::unit(&__value, __row),
-                );
-                <__S as ::autodiff::__private::jacobian::JacobianFor<
-                    (
-                        ::core::option::Option<
-                            <[f64] as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                        ::core::option::Option<::autodiff::__private::NoTangent>,
-                    ),
-                    f64,
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >>::push(
+                    )
+                },
+                |__c| {
+                    let (_, __pullback) = Self::__vjp(
+                        ::core::clone::Clone::clone(&__v0),
+                        <__S as ::autodiff::__private::jacobian::Again<
+                            usize,
+                        >>::again(&__v1),
+                    );
+                    let (__g0, __g1) = __pullback(__c);
                     (
                         ::core::option::Option::Some(__g0),
                         ::core::option::Option::Some(__g1),
-                    ),
-                    &mut __matrix,
-                );
-            }
-            __matrix.finish()
+                    )
+                },
+            )
         }
     }
 }

@@ -94,17 +94,14 @@ impl Exp {
     ) -> (
         f64,
         impl ::core::ops::FnOnce(
-            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-        ) -> (
-                ::autodiff::__private::NoTangent,
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-            ) + use<'__autodiff_l0>,
+            f64,
+        ) -> (::autodiff::__private::NoTangent, f64) + use<'__autodiff_l0>,
     ) {
         let __v0 = self;
         let (__value, __pullback) = Self::__autodiff_pdf_vjp_into(__v0, __v1);
         (
             __value,
-            move |__dy: <f64 as ::autodiff::__private::Differentiable>::Tangent| {
+            move |__dy: f64| {
                 let (__g0, __g1) = __pullback(
                     __dy,
                     ::autodiff::__private::shadow::no_sink(),
@@ -134,13 +131,10 @@ impl Exp {
     ) -> (
         f64,
         impl ::core::ops::FnOnce(
-            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            f64,
             ::autodiff::__private::shadow::Ignored,
             ::autodiff::__private::shadow::Ignored,
-        ) -> (
-                ::autodiff::__private::NoTangent,
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-            ) + use<'__autodiff_l0>,
+        ) -> (::autodiff::__private::NoTangent, f64) + use<'__autodiff_l0>,
     ) {
         let __v0 = self;
         let __v2 = &(__v0.rate);
@@ -166,7 +160,7 @@ impl Exp {
         (
             __v9,
             move |
-                __dy: <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                __dy: f64,
                 _: ::autodiff::__private::shadow::Ignored,
                 _: ::autodiff::__private::shadow::Ignored|
             {
@@ -234,22 +228,19 @@ impl Exp {
     ) -> (
         f64,
         impl ::core::ops::FnOnce(
-            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            f64,
             ::autodiff::__private::shadow::Ignored,
             ::autodiff::__private::shadow::Ignored,
             ::autodiff::__private::again::Ref<'_, Self>,
             ::autodiff::__private::again::Val<f64>,
-        ) -> (
-                ::autodiff::__private::NoTangent,
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-            ) + use<>,
+        ) -> (::autodiff::__private::NoTangent, f64) + use<>,
     ) {
         let __v0 = self;
         let __value = Self::__autodiff_pdf_vjp_into(__v0, __v1).0;
         (
             __value,
             move |
-                __dy: <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                __dy: f64,
                 __s0: ::autodiff::__private::shadow::Ignored,
                 __s1: ::autodiff::__private::shadow::Ignored,
                 ::autodiff::__private::again::Ref(
@@ -281,17 +272,12 @@ impl Exp {
     pub fn __autodiff_pdf_vjp_selected<'__autodiff_l0>(
         self: &'__autodiff_l0 Self,
         __v1: f64,
-    ) -> (
-        f64,
-        impl ::core::ops::FnOnce(
-            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-        ) -> <f64 as ::autodiff::__private::Differentiable>::Tangent + use<'__autodiff_l0>,
-    ) {
+    ) -> (f64, impl ::core::ops::FnOnce(f64) -> f64 + use<'__autodiff_l0>) {
         let __v0 = self;
         let (__value, __pullback) = Self::__autodiff_pdf_vjp(__v0, __v1);
         (
             __value,
-            move |__dy: <f64 as ::autodiff::__private::Differentiable>::Tangent| {
+            move |__dy: f64| {
                 let (__g0, __g1) = __pullback(__dy);
                 __g1
             },
@@ -318,18 +304,14 @@ impl Exp {
     ) -> <__S as ::autodiff::__private::select::Select<
             (
                 ::core::option::Option<::autodiff::__private::NoTangent>,
-                ::core::option::Option<
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >,
+                ::core::option::Option<f64>,
             ),
         >>::Output
     where
         __S: ::autodiff::__private::select::Select<
             (
                 ::core::option::Option<::autodiff::__private::NoTangent>,
-                ::core::option::Option<
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >,
+                ::core::option::Option<f64>,
             ),
         >,
         __S: ::autodiff::__private::select::ScalarOutputFor<f64>,
@@ -362,9 +344,7 @@ impl Exp {
             <__S as ::autodiff::__private::select::Select<
                 (
                     ::core::option::Option<::autodiff::__private::NoTangent>,
-                    ::core::option::Option<
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
+                    ::core::option::Option<f64>,
                 ),
             >>::Output,
         )
@@ -372,9 +352,7 @@ impl Exp {
         __S: ::autodiff::__private::select::Select<
             (
                 ::core::option::Option<::autodiff::__private::NoTangent>,
-                ::core::option::Option<
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >,
+                ::core::option::Option<f64>,
             ),
         >,
         __S: ::autodiff::__private::select::ScalarOutputFor<f64>,
@@ -391,9 +369,7 @@ impl Exp {
                 <__S as ::autodiff::__private::select::Select<
                     (
                         ::core::option::Option<::autodiff::__private::NoTangent>,
-                        ::core::option::Option<
-                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
+                        ::core::option::Option<f64>,
                     ),
                 >>::select((
                     ::core::option::Option::Some(__g0),
@@ -425,9 +401,7 @@ impl Exp {
                 ::core::option::Option<
                     &'__autodiff_g mut ::autodiff::__private::NoTangent,
                 >,
-                ::core::option::Option<
-                    &'__autodiff_g mut <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >,
+                ::core::option::Option<&'__autodiff_g mut f64>,
             ),
         >>::Input,
     ) -> f64
@@ -437,9 +411,7 @@ impl Exp {
                 ::core::option::Option<
                     &'__autodiff_g mut ::autodiff::__private::NoTangent,
                 >,
-                ::core::option::Option<
-                    &'__autodiff_g mut <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >,
+                ::core::option::Option<&'__autodiff_g mut f64>,
             ),
         >,
         __S: ::autodiff::__private::select::ScalarOutputFor<f64>,
@@ -448,9 +420,7 @@ impl Exp {
             let (__b0, __b1) = <__S as ::autodiff::__private::select::Scatter<
                 (
                     ::core::option::Option<&mut ::autodiff::__private::NoTangent>,
-                    ::core::option::Option<
-                        &mut <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
+                    ::core::option::Option<&mut f64>,
                 ),
             >>::scatter(__buffers);
             let __k0 = ::autodiff::__private::shadow::no_sink();
@@ -728,156 +698,57 @@ impl Exp {
             <__S as ::autodiff::__private::jacobian::JacobianFor<
                 (
                     ::core::option::Option<::autodiff::__private::NoTangent>,
-                    ::core::option::Option<
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
+                    ::core::option::Option<f64>,
                 ),
                 f64,
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                f64,
             >>::Elem,
         >
     where
         __S: ::autodiff::__private::jacobian::JacobianFor<
             (
                 ::core::option::Option<::autodiff::__private::NoTangent>,
-                ::core::option::Option<
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >,
+                ::core::option::Option<f64>,
             ),
             f64,
-            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            f64,
         >,
-        __S: ::autodiff::__private::jacobian::Again<f64>,
     {
         move |__v0: &Self, __v1: f64| {
             let (__value, __pullback) = Self::__autodiff_pdf_vjp(
                 ::core::clone::Clone::clone(&__v0),
-                <__S as ::autodiff::__private::jacobian::Again<f64>>::again(&__v1),
+                __v1,
             );
-            let mut __matrix = ::autodiff::__private::jacobian::Matrix::new(
-                <__S as ::autodiff::__private::jacobian::JacobianFor<
-                    (
-                        ::core::option::Option<::autodiff::__private::NoTangent>,
-                        ::core::option::Option<
-                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                    ),
-                    f64,
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >>::rows(&__value),
+            ::autodiff::__private::jacobian::by_rows::<
+                __S,
+                (
+                    ::core::option::Option<::autodiff::__private::NoTangent>,
+                    ::core::option::Option<f64>,
+                ),
+                f64,
+                f64,
+            >(
+                &__value,
                 "pdf",
-            );
-            let (__g0, __g1) = if <__S as ::autodiff::__private::jacobian::JacobianFor<
-                (
-                    ::core::option::Option<::autodiff::__private::NoTangent>,
-                    ::core::option::Option<
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                ),
-                f64,
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-            >>::rows(&__value) == 0
-            {
-                let (__g0, __g1) = __pullback(
-                    <__S as ::autodiff::__private::jacobian::JacobianFor<
-                        (
-                            ::core::option::Option<::autodiff::__private::NoTangent>,
-                            ::core::option::Option<
-                                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                            >,
-                        ),
-                        f64,
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >>::zero(&__value),
-                );
-                <__S as ::autodiff::__private::jacobian::JacobianFor<
-                    (
-                        ::core::option::Option<::autodiff::__private::NoTangent>,
-                        ::core::option::Option<
-                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                    ),
-                    f64,
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >>::columns_of(
+                move |__c| {
+                    let (__g0, __g1) = __pullback(__c);
                     (
                         ::core::option::Option::Some(__g0),
                         ::core::option::Option::Some(__g1),
-                    ),
-                    &mut __matrix,
-                );
-                return __matrix.finish();
-            } else {
-                __pullback(
-                    <__S as ::autodiff::__private::jacobian::JacobianFor<
-                        (
-                            ::core::option::Option<::autodiff::__private::NoTangent>,
-                            ::core::option::Option<
-                                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                            >,
-                        ),
-                        f64,
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >>::unit(&__value, 0),
-                )
-            };
-            <__S as ::autodiff::__private::jacobian::JacobianFor<
-                (
-                    ::core::option::Option<::autodiff::__private::NoTangent>,
-                    ::core::option::Option<
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                ),
-                f64,
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-            >>::push(
-                (::core::option::Option::Some(__g0), ::core::option::Option::Some(__g1)),
-                &mut __matrix,
-            );
-            for __row in 1..<__S as ::autodiff::__private::jacobian::JacobianFor<
-                (
-                    ::core::option::Option<::autodiff::__private::NoTangent>,
-                    ::core::option::Option<
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                ),
-                f64,
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-            >>::rows(&__value) {
-                let (_, __pullback) = Self::__autodiff_pdf_vjp(
-                    ::core::clone::Clone::clone(&__v0),
-                    <__S as ::autodiff::__private::jacobian::Again<f64>>::again(&__v1),
-                );
-                let (__g0, __g1) = __pullback(
-                    <__S as ::autodiff::__private::jacobian::JacobianFor<
-                        (
-                            ::core::option::Option<::autodiff::__private::NoTangent>,
-                            ::core::option::Option<
-                                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                            >,
-                        ),
-                        f64,
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >>::unit(&__value, __row),
-                );
-                <__S as ::autodiff::__private::jacobian::JacobianFor<
-                    (
-                        ::core::option::Option<::autodiff::__private::NoTangent>,
-                        ::core::option::Option<
-                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                    ),
-                    f64,
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >>::push(
+                    )
+                },
+                |__c| {
+                    let (_, __pullback) = Self::__autodiff_pdf_vjp(
+                        ::core::clone::Clone::clone(&__v0),
+                        __v1,
+                    );
+                    let (__g0, __g1) = __pullback(__c);
                     (
                         ::core::option::Option::Some(__g0),
                         ::core::option::Option::Some(__g1),
-                    ),
-                    &mut __matrix,
-                );
-            }
-            __matrix.finish()
+                    )
+                },
+            )
         }
     }
     #[doc(hidden)]
@@ -942,17 +813,14 @@ impl Exp {
     ) -> (
         f64,
         impl ::core::ops::FnOnce(
-            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-        ) -> (
-                ::autodiff::__private::NoTangent,
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-            ) + use<'__autodiff_l0>,
+            f64,
+        ) -> (::autodiff::__private::NoTangent, f64) + use<'__autodiff_l0>,
     ) {
         let __v0 = self;
         let (__value, __pullback) = Self::__autodiff_ln_pdf_vjp_into(__v0, __v1);
         (
             __value,
-            move |__dy: <f64 as ::autodiff::__private::Differentiable>::Tangent| {
+            move |__dy: f64| {
                 let (__g0, __g1) = __pullback(
                     __dy,
                     ::autodiff::__private::shadow::no_sink(),
@@ -982,13 +850,10 @@ impl Exp {
     ) -> (
         f64,
         impl ::core::ops::FnOnce(
-            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            f64,
             ::autodiff::__private::shadow::Ignored,
             ::autodiff::__private::shadow::Ignored,
-        ) -> (
-                ::autodiff::__private::NoTangent,
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-            ) + use<'__autodiff_l0>,
+        ) -> (::autodiff::__private::NoTangent, f64) + use<'__autodiff_l0>,
     ) {
         let __v0 = self;
         let (__v2, __pb2) = Self::__autodiff_pdf_vjp_into(__v0, __v1);
@@ -999,7 +864,7 @@ impl Exp {
         (
             __v6,
             move |
-                __dy: <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                __dy: f64,
                 _: ::autodiff::__private::shadow::Ignored,
                 _: ::autodiff::__private::shadow::Ignored|
             {
@@ -1047,15 +912,12 @@ impl Exp {
     ) -> (
         f64,
         impl ::core::ops::FnOnce(
-            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            f64,
             ::autodiff::__private::shadow::Ignored,
             ::autodiff::__private::shadow::Ignored,
             ::autodiff::__private::again::Ref<'_, Self>,
             ::autodiff::__private::again::Skip,
-        ) -> (
-                ::autodiff::__private::NoTangent,
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-            ) + use<>,
+        ) -> (::autodiff::__private::NoTangent, f64) + use<>,
     ) {
         let __v0 = self;
         let (__v2, __pb2) = Self::__autodiff_pdf_vjp_reborrow(__v0, __v1);
@@ -1066,7 +928,7 @@ impl Exp {
         (
             __v6,
             move |
-                __dy: <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                __dy: f64,
                 _: ::autodiff::__private::shadow::Ignored,
                 _: ::autodiff::__private::shadow::Ignored,
                 ::autodiff::__private::again::Ref(
@@ -1119,17 +981,12 @@ impl Exp {
     pub fn __autodiff_ln_pdf_vjp_selected<'__autodiff_l0>(
         self: &'__autodiff_l0 Self,
         __v1: f64,
-    ) -> (
-        f64,
-        impl ::core::ops::FnOnce(
-            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-        ) -> <f64 as ::autodiff::__private::Differentiable>::Tangent + use<'__autodiff_l0>,
-    ) {
+    ) -> (f64, impl ::core::ops::FnOnce(f64) -> f64 + use<'__autodiff_l0>) {
         let __v0 = self;
         let (__value, __pullback) = Self::__autodiff_ln_pdf_vjp(__v0, __v1);
         (
             __value,
-            move |__dy: <f64 as ::autodiff::__private::Differentiable>::Tangent| {
+            move |__dy: f64| {
                 let (__g0, __g1) = __pullback(__dy);
                 __g1
             },
@@ -1156,18 +1013,14 @@ impl Exp {
     ) -> <__S as ::autodiff::__private::select::Select<
             (
                 ::core::option::Option<::autodiff::__private::NoTangent>,
-                ::core::option::Option<
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >,
+                ::core::option::Option<f64>,
             ),
         >>::Output
     where
         __S: ::autodiff::__private::select::Select<
             (
                 ::core::option::Option<::autodiff::__private::NoTangent>,
-                ::core::option::Option<
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >,
+                ::core::option::Option<f64>,
             ),
         >,
         __S: ::autodiff::__private::select::ScalarOutputFor<f64>,
@@ -1200,9 +1053,7 @@ impl Exp {
             <__S as ::autodiff::__private::select::Select<
                 (
                     ::core::option::Option<::autodiff::__private::NoTangent>,
-                    ::core::option::Option<
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
+                    ::core::option::Option<f64>,
                 ),
             >>::Output,
         )
@@ -1210,9 +1061,7 @@ impl Exp {
         __S: ::autodiff::__private::select::Select<
             (
                 ::core::option::Option<::autodiff::__private::NoTangent>,
-                ::core::option::Option<
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >,
+                ::core::option::Option<f64>,
             ),
         >,
         __S: ::autodiff::__private::select::ScalarOutputFor<f64>,
@@ -1229,9 +1078,7 @@ impl Exp {
                 <__S as ::autodiff::__private::select::Select<
                     (
                         ::core::option::Option<::autodiff::__private::NoTangent>,
-                        ::core::option::Option<
-                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
+                        ::core::option::Option<f64>,
                     ),
                 >>::select((
                     ::core::option::Option::Some(__g0),
@@ -1263,9 +1110,7 @@ impl Exp {
                 ::core::option::Option<
                     &'__autodiff_g mut ::autodiff::__private::NoTangent,
                 >,
-                ::core::option::Option<
-                    &'__autodiff_g mut <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >,
+                ::core::option::Option<&'__autodiff_g mut f64>,
             ),
         >>::Input,
     ) -> f64
@@ -1275,9 +1120,7 @@ impl Exp {
                 ::core::option::Option<
                     &'__autodiff_g mut ::autodiff::__private::NoTangent,
                 >,
-                ::core::option::Option<
-                    &'__autodiff_g mut <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >,
+                ::core::option::Option<&'__autodiff_g mut f64>,
             ),
         >,
         __S: ::autodiff::__private::select::ScalarOutputFor<f64>,
@@ -1286,9 +1129,7 @@ impl Exp {
             let (__b0, __b1) = <__S as ::autodiff::__private::select::Scatter<
                 (
                     ::core::option::Option<&mut ::autodiff::__private::NoTangent>,
-                    ::core::option::Option<
-                        &mut <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
+                    ::core::option::Option<&mut f64>,
                 ),
             >>::scatter(__buffers);
             let __k0 = ::autodiff::__private::shadow::no_sink();
@@ -1567,156 +1408,57 @@ impl Exp {
             <__S as ::autodiff::__private::jacobian::JacobianFor<
                 (
                     ::core::option::Option<::autodiff::__private::NoTangent>,
-                    ::core::option::Option<
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
+                    ::core::option::Option<f64>,
                 ),
                 f64,
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                f64,
             >>::Elem,
         >
     where
         __S: ::autodiff::__private::jacobian::JacobianFor<
             (
                 ::core::option::Option<::autodiff::__private::NoTangent>,
-                ::core::option::Option<
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >,
+                ::core::option::Option<f64>,
             ),
             f64,
-            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            f64,
         >,
-        __S: ::autodiff::__private::jacobian::Again<f64>,
     {
         move |__v0: &Self, __v1: f64| {
             let (__value, __pullback) = Self::__autodiff_ln_pdf_vjp(
                 ::core::clone::Clone::clone(&__v0),
-                <__S as ::autodiff::__private::jacobian::Again<f64>>::again(&__v1),
+                __v1,
             );
-            let mut __matrix = ::autodiff::__private::jacobian::Matrix::new(
-                <__S as ::autodiff::__private::jacobian::JacobianFor<
-                    (
-                        ::core::option::Option<::autodiff::__private::NoTangent>,
-                        ::core::option::Option<
-                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                    ),
-                    f64,
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >>::rows(&__value),
+            ::autodiff::__private::jacobian::by_rows::<
+                __S,
+                (
+                    ::core::option::Option<::autodiff::__private::NoTangent>,
+                    ::core::option::Option<f64>,
+                ),
+                f64,
+                f64,
+            >(
+                &__value,
                 "ln_pdf",
-            );
-            let (__g0, __g1) = if <__S as ::autodiff::__private::jacobian::JacobianFor<
-                (
-                    ::core::option::Option<::autodiff::__private::NoTangent>,
-                    ::core::option::Option<
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                ),
-                f64,
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-            >>::rows(&__value) == 0
-            {
-                let (__g0, __g1) = __pullback(
-                    <__S as ::autodiff::__private::jacobian::JacobianFor<
-                        (
-                            ::core::option::Option<::autodiff::__private::NoTangent>,
-                            ::core::option::Option<
-                                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                            >,
-                        ),
-                        f64,
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >>::zero(&__value),
-                );
-                <__S as ::autodiff::__private::jacobian::JacobianFor<
-                    (
-                        ::core::option::Option<::autodiff::__private::NoTangent>,
-                        ::core::option::Option<
-                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                    ),
-                    f64,
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >>::columns_of(
+                move |__c| {
+                    let (__g0, __g1) = __pullback(__c);
                     (
                         ::core::option::Option::Some(__g0),
                         ::core::option::Option::Some(__g1),
-                    ),
-                    &mut __matrix,
-                );
-                return __matrix.finish();
-            } else {
-                __pullback(
-                    <__S as ::autodiff::__private::jacobian::JacobianFor<
-                        (
-                            ::core::option::Option<::autodiff::__private::NoTangent>,
-                            ::core::option::Option<
-                                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                            >,
-                        ),
-                        f64,
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >>::unit(&__value, 0),
-                )
-            };
-            <__S as ::autodiff::__private::jacobian::JacobianFor<
-                (
-                    ::core::option::Option<::autodiff::__private::NoTangent>,
-                    ::core::option::Option<
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                ),
-                f64,
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-            >>::push(
-                (::core::option::Option::Some(__g0), ::core::option::Option::Some(__g1)),
-                &mut __matrix,
-            );
-            for __row in 1..<__S as ::autodiff::__private::jacobian::JacobianFor<
-                (
-                    ::core::option::Option<::autodiff::__private::NoTangent>,
-                    ::core::option::Option<
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                ),
-                f64,
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-            >>::rows(&__value) {
-                let (_, __pullback) = Self::__autodiff_ln_pdf_vjp(
-                    ::core::clone::Clone::clone(&__v0),
-                    <__S as ::autodiff::__private::jacobian::Again<f64>>::again(&__v1),
-                );
-                let (__g0, __g1) = __pullback(
-                    <__S as ::autodiff::__private::jacobian::JacobianFor<
-                        (
-                            ::core::option::Option<::autodiff::__private::NoTangent>,
-                            ::core::option::Option<
-                                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                            >,
-                        ),
-                        f64,
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >>::unit(&__value, __row),
-                );
-                <__S as ::autodiff::__private::jacobian::JacobianFor<
-                    (
-                        ::core::option::Option<::autodiff::__private::NoTangent>,
-                        ::core::option::Option<
-                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                    ),
-                    f64,
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >>::push(
+                    )
+                },
+                |__c| {
+                    let (_, __pullback) = Self::__autodiff_ln_pdf_vjp(
+                        ::core::clone::Clone::clone(&__v0),
+                        __v1,
+                    );
+                    let (__g0, __g1) = __pullback(__c);
                     (
                         ::core::option::Option::Some(__g0),
                         ::core::option::Option::Some(__g1),
-                    ),
-                    &mut __matrix,
-                );
-            }
-            __matrix.finish()
+                    )
+                },
+            )
         }
     }
 }

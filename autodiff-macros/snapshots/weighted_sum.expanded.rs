@@ -1,6 +1,6 @@
 fn weighted_sum(w1: f64, x1: f64, w2: f64, x2: f64) -> f64 {
     if ::autodiff::__private::implicit::requested() {
-        return ::autodiff::__private::implicit::answer(|| weighted_sum::__vjp(
+        return ::autodiff::__private::implicit::answer_plain(|| weighted_sum(
             w1,
             x1,
             w2,
@@ -74,22 +74,12 @@ impl weighted_sum {
         __v1: f64,
         __v2: f64,
         __v3: f64,
-    ) -> (
-        f64,
-        impl ::core::ops::FnOnce(
-            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-        ) -> (
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-            ) + use<>,
-    ) {
+    ) -> (f64, impl ::core::ops::FnOnce(f64) -> (f64, f64, f64, f64) + use<>) {
         let _ = weighted_sum;
         let (__value, __pullback) = Self::__vjp_into(__v0, __v1, __v2, __v3);
         (
             __value,
-            move |__dy: <f64 as ::autodiff::__private::Differentiable>::Tangent| {
+            move |__dy: f64| {
                 let (__g0, __g1, __g2, __g3) = __pullback(
                     __dy,
                     ::autodiff::__private::shadow::no_sink(),
@@ -111,17 +101,12 @@ impl weighted_sum {
     ) -> (
         f64,
         impl ::core::ops::FnOnce(
-            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            f64,
             ::autodiff::__private::shadow::Ignored,
             ::autodiff::__private::shadow::Ignored,
             ::autodiff::__private::shadow::Ignored,
             ::autodiff::__private::shadow::Ignored,
-        ) -> (
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-            ) + use<>,
+        ) -> (f64, f64, f64, f64) + use<>,
     ) {
         let _ = weighted_sum;
         let __v4 = __v0 * __v1;
@@ -130,7 +115,7 @@ impl weighted_sum {
         (
             __v6,
             move |
-                __dy: <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                __dy: f64,
                 _: ::autodiff::__private::shadow::Ignored,
                 _: ::autodiff::__private::shadow::Ignored,
                 _: ::autodiff::__private::shadow::Ignored,
@@ -162,7 +147,7 @@ impl weighted_sum {
     ) -> (
         f64,
         impl ::core::ops::FnOnce(
-            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            f64,
             ::autodiff::__private::shadow::Ignored,
             ::autodiff::__private::shadow::Ignored,
             ::autodiff::__private::shadow::Ignored,
@@ -171,18 +156,13 @@ impl weighted_sum {
             ::autodiff::__private::again::Val<f64>,
             ::autodiff::__private::again::Val<f64>,
             ::autodiff::__private::again::Val<f64>,
-        ) -> (
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-            ) + use<>,
+        ) -> (f64, f64, f64, f64) + use<>,
     ) {
         let (__value, __pullback) = Self::__vjp_into(__v0, __v1, __v2, __v3);
         (
             __value,
             move |
-                __dy: <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                __dy: f64,
                 __s0: ::autodiff::__private::shadow::Ignored,
                 __s1: ::autodiff::__private::shadow::Ignored,
                 __s2: ::autodiff::__private::shadow::Ignored,
@@ -201,21 +181,11 @@ impl weighted_sum {
         __v1: f64,
         __v2: f64,
         __v3: f64,
-    ) -> (
-        f64,
-        impl ::core::ops::FnOnce(
-            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-        ) -> (
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-            ) + use<>,
-    ) {
+    ) -> (f64, impl ::core::ops::FnOnce(f64) -> (f64, f64, f64, f64) + use<>) {
         let (__value, __pullback) = Self::__vjp(__v0, __v1, __v2, __v3);
         (
             __value,
-            move |__dy: <f64 as ::autodiff::__private::Differentiable>::Tangent| {
+            move |__dy: f64| {
                 let (__g0, __g1, __g2, __g3) = __pullback(__dy);
                 (__g0, __g1, __g2, __g3)
             },
@@ -231,35 +201,19 @@ impl weighted_sum {
         f64,
     ) -> <__S as ::autodiff::__private::select::Select<
             (
-                ::core::option::Option<
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >,
-                ::core::option::Option<
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >,
-                ::core::option::Option<
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >,
-                ::core::option::Option<
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >,
+                ::core::option::Option<f64>,
+                ::core::option::Option<f64>,
+                ::core::option::Option<f64>,
+                ::core::option::Option<f64>,
             ),
         >>::Output
     where
         __S: ::autodiff::__private::select::Select<
             (
-                ::core::option::Option<
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >,
-                ::core::option::Option<
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >,
-                ::core::option::Option<
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >,
-                ::core::option::Option<
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >,
+                ::core::option::Option<f64>,
+                ::core::option::Option<f64>,
+                ::core::option::Option<f64>,
+                ::core::option::Option<f64>,
             ),
         >,
         __S: ::autodiff::__private::select::ScalarOutputFor<f64>,
@@ -283,36 +237,20 @@ impl weighted_sum {
             f64,
             <__S as ::autodiff::__private::select::Select<
                 (
-                    ::core::option::Option<
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                    ::core::option::Option<
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                    ::core::option::Option<
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                    ::core::option::Option<
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
+                    ::core::option::Option<f64>,
+                    ::core::option::Option<f64>,
+                    ::core::option::Option<f64>,
+                    ::core::option::Option<f64>,
                 ),
             >>::Output,
         )
     where
         __S: ::autodiff::__private::select::Select<
             (
-                ::core::option::Option<
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >,
-                ::core::option::Option<
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >,
-                ::core::option::Option<
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >,
-                ::core::option::Option<
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >,
+                ::core::option::Option<f64>,
+                ::core::option::Option<f64>,
+                ::core::option::Option<f64>,
+                ::core::option::Option<f64>,
             ),
         >,
         __S: ::autodiff::__private::select::ScalarOutputFor<f64>,
@@ -330,18 +268,10 @@ impl weighted_sum {
                 __value,
                 <__S as ::autodiff::__private::select::Select<
                     (
-                        ::core::option::Option<
-                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                        ::core::option::Option<
-                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                        ::core::option::Option<
-                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                        ::core::option::Option<
-                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
+                        ::core::option::Option<f64>,
+                        ::core::option::Option<f64>,
+                        ::core::option::Option<f64>,
+                        ::core::option::Option<f64>,
                     ),
                 >>::select((
                     ::core::option::Option::Some(__g0),
@@ -362,36 +292,20 @@ impl weighted_sum {
         f64,
         <__S as ::autodiff::__private::select::Scatter<
             (
-                ::core::option::Option<
-                    &'__autodiff_g mut <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >,
-                ::core::option::Option<
-                    &'__autodiff_g mut <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >,
-                ::core::option::Option<
-                    &'__autodiff_g mut <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >,
-                ::core::option::Option<
-                    &'__autodiff_g mut <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >,
+                ::core::option::Option<&'__autodiff_g mut f64>,
+                ::core::option::Option<&'__autodiff_g mut f64>,
+                ::core::option::Option<&'__autodiff_g mut f64>,
+                ::core::option::Option<&'__autodiff_g mut f64>,
             ),
         >>::Input,
     ) -> f64
     where
         __S: for<'__autodiff_g> ::autodiff::__private::select::Scatter<
             (
-                ::core::option::Option<
-                    &'__autodiff_g mut <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >,
-                ::core::option::Option<
-                    &'__autodiff_g mut <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >,
-                ::core::option::Option<
-                    &'__autodiff_g mut <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >,
-                ::core::option::Option<
-                    &'__autodiff_g mut <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >,
+                ::core::option::Option<&'__autodiff_g mut f64>,
+                ::core::option::Option<&'__autodiff_g mut f64>,
+                ::core::option::Option<&'__autodiff_g mut f64>,
+                ::core::option::Option<&'__autodiff_g mut f64>,
             ),
         >,
         __S: ::autodiff::__private::select::ScalarOutputFor<f64>,
@@ -399,18 +313,10 @@ impl weighted_sum {
         move |__v0: f64, __v1: f64, __v2: f64, __v3: f64, __buffers| {
             let (__b0, __b1, __b2, __b3) = <__S as ::autodiff::__private::select::Scatter<
                 (
-                    ::core::option::Option<
-                        &mut <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                    ::core::option::Option<
-                        &mut <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                    ::core::option::Option<
-                        &mut <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                    ::core::option::Option<
-                        &mut <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
+                    ::core::option::Option<&mut f64>,
+                    ::core::option::Option<&mut f64>,
+                    ::core::option::Option<&mut f64>,
+                    ::core::option::Option<&mut f64>,
                 ),
             >>::scatter(__buffers);
             let __k0 = ::autodiff::__private::shadow::no_sink();
@@ -643,645 +549,62 @@ impl weighted_sum {
     ) -> ::autodiff::__private::ndarray::Array2<
             <__S as ::autodiff::__private::jacobian::JacobianFor<
                 (
-                    ::core::option::Option<
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                    ::core::option::Option<
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                    ::core::option::Option<
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                    ::core::option::Option<
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
+                    ::core::option::Option<f64>,
+                    ::core::option::Option<f64>,
+                    ::core::option::Option<f64>,
+                    ::core::option::Option<f64>,
                 ),
                 f64,
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
+                f64,
             >>::Elem,
         >
     where
         __S: ::autodiff::__private::jacobian::JacobianFor<
             (
-                ::core::option::Option<
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >,
-                ::core::option::Option<
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >,
-                ::core::option::Option<
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >,
-                ::core::option::Option<
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >,
+                ::core::option::Option<f64>,
+                ::core::option::Option<f64>,
+                ::core::option::Option<f64>,
+                ::core::option::Option<f64>,
             ),
             f64,
-            <f64 as ::autodiff::__private::Differentiable>::Tangent,
+            f64,
         >,
-        __S: ::autodiff::__private::jacobian::Again<f64>,
-        __S: ::autodiff::__private::jacobian::Again<f64>,
-        __S: ::autodiff::__private::jacobian::Again<f64>,
-        __S: ::autodiff::__private::jacobian::Again<f64>,
     {
         move |__v0: f64, __v1: f64, __v2: f64, __v3: f64| {
-            let (__value, __pullback) = Self::__vjp(
-                <__S as ::autodiff::__private::jacobian::Again<f64>>::again(&__v0),
-                <__S as ::autodiff::__private::jacobian::Again<f64>>::again(&__v1),
-                <__S as ::autodiff::__private::jacobian::Again<f64>>::again(&__v2),
-                <__S as ::autodiff::__private::jacobian::Again<f64>>::again(&__v3),
-            );
-            if Self::__FORWARD.is_none() {
-                #[allow(unused_imports)]
-                use ::autodiff::__private::forward::{
-                    ArgZero as _, NoZero as _, ScalarZero as _,
-                };
-                let __m = <__S as ::autodiff::__private::jacobian::JacobianFor<
-                    (
-                        ::core::option::Option<
-                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                        ::core::option::Option<
-                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                        ::core::option::Option<
-                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                        ::core::option::Option<
-                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                    ),
-                    f64,
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >>::rows(&__value);
-                match <__S as ::autodiff::__private::jacobian::JacobianFor<
-                    (
-                        ::core::option::Option<
-                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                        ::core::option::Option<
-                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                        ::core::option::Option<
-                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                        ::core::option::Option<
-                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                    ),
-                    f64,
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >>::SELECTED {
-                    0usize => {
-                        let mut __unit = (&&&::autodiff::__private::forward::Probe(
-                            &__v0,
-                        ))
-                            .zero();
-                        let __n = ::autodiff::__private::forward::Unit::count(&__unit);
-                        if __n < __m {
-                            let __z1 = (&&&::autodiff::__private::forward::Probe(&__v1))
-                                .zero();
-                            let __z2 = (&&&::autodiff::__private::forward::Probe(&__v2))
-                                .zero();
-                            let __z3 = (&&&::autodiff::__private::forward::Probe(&__v3))
-                                .zero();
-                            let mut __columns = ::std::vec::Vec::with_capacity(
-                                __n * __m,
-                            );
-                            for __j in 0..__n {
-                                ::autodiff::__private::forward::Unit::set_unit(
-                                    &mut __unit,
-                                    __j,
-                                    true,
-                                );
-                                let (_, __tangent) = {
-                                    let __tv0: f64 = ::autodiff::__private::forward::lend(
-                                        &__unit,
-                                    );
-                                    let __tv1: f64 = ::autodiff::__private::forward::lend(
-                                        &__z1,
-                                    );
-                                    let __tv2: f64 = ::autodiff::__private::forward::lend(
-                                        &__z2,
-                                    );
-                                    let __tv3: f64 = ::autodiff::__private::forward::lend(
-                                        &__z3,
-                                    );
-                                    Self::__jvp(
-                                        <__S as ::autodiff::__private::jacobian::Again<
-                                            f64,
-                                        >>::again(&__v0),
-                                        <__S as ::autodiff::__private::jacobian::Again<
-                                            f64,
-                                        >>::again(&__v1),
-                                        <__S as ::autodiff::__private::jacobian::Again<
-                                            f64,
-                                        >>::again(&__v2),
-                                        <__S as ::autodiff::__private::jacobian::Again<
-                                            f64,
-                                        >>::again(&__v3),
-                                        __tv0,
-                                        __tv1,
-                                        __tv2,
-                                        __tv3,
-                                    )
-                                };
-                                ::autodiff::__private::forward::Unit::set_unit(
-                                    &mut __unit,
-                                    __j,
-                                    false,
-                                );
-                                <__S as ::autodiff::__private::jacobian::JacobianFor<
-                                    (
-                                        ::core::option::Option<
-                                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                                        >,
-                                        ::core::option::Option<
-                                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                                        >,
-                                        ::core::option::Option<
-                                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                                        >,
-                                        ::core::option::Option<
-                                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                                        >,
-                                    ),
-                                    f64,
-                                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                                >>::column(&__tangent, &mut __columns);
-                            }
-                            return ::autodiff::__private::jacobian::from_columns(
-                                __m,
-                                __n,
-                                __columns,
-                            );
-                        }
-                    }
-                    1usize => {
-                        let mut __unit = (&&&::autodiff::__private::forward::Probe(
-                            &__v1,
-                        ))
-                            .zero();
-                        let __n = ::autodiff::__private::forward::Unit::count(&__unit);
-                        if __n < __m {
-                            let __z0 = (&&&::autodiff::__private::forward::Probe(&__v0))
-                                .zero();
-                            let __z2 = (&&&::autodiff::__private::forward::Probe(&__v2))
-                                .zero();
-                            let __z3 = (&&&::autodiff::__private::forward::Probe(&__v3))
-                                .zero();
-                            let mut __columns = ::std::vec::Vec::with_capacity(
-                                __n * __m,
-                            );
-                            for __j in 0..__n {
-                                ::autodiff::__private::forward::Unit::set_unit(
-                                    &mut __unit,
-                                    __j,
-                                    true,
-                                );
-                                let (_, __tangent) = {
-                                    let __tv0: f64 = ::autodiff::__private::forward::lend(
-                                        &__z0,
-                                    );
-                                    let __tv1: f64 = ::autodiff::__private::forward::lend(
-                                        &__unit,
-                                    );
-                                    let __tv2: f64 = ::autodiff::__private::forward::lend(
-                                        &__z2,
-                                    );
-                                    let __tv3: f64 = ::autodiff::__private::forward::lend(
-                                        &__z3,
-                                    );
-                                    Self::__jvp(
-                                        <__S as ::autodiff::__private::jacobian::Again<
-                                            f64,
-                                        >>::again(&__v0),
-                                        <__S as ::autodiff::__private::jacobian::Again<
-                                            f64,
-                                        >>::again(&__v1),
-                                        <__S as ::autodiff::__private::jacobian::Again<
-                                            f64,
-                                        >>::again(&__v2),
-                                        <__S as ::autodiff::__private::jacobian::Again<
-                                            f64,
-                                        >>::again(&__v3),
-                                        __tv0,
-                                        __tv1,
-                                        __tv2,
-                                        __tv3,
-                                    )
-                                };
-                                ::autodiff::__private::forward::Unit::set_unit(
-                                    &mut __unit,
-                                    __j,
-                                    false,
-                                );
-                                <__S as ::autodiff::__private::jacobian::JacobianFor<
-                                    (
-                                        ::core::option::Option<
-                                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                                        >,
-                                        ::core::option::Option<
-                                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                                        >,
-                                        ::core::option::Option<
-                                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                                        >,
-                                        ::core::option::Option<
-                                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                                        >,
-                                    ),
-                                    f64,
-                                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                                >>::column(&__tangent, &mut __columns);
-                            }
-                            return ::autodiff::__private::jacobian::from_columns(
-                                __m,
-                                __n,
-                                __columns,
-                            );
-                        }
-                    }
-                    2usize => {
-                        let mut __unit = (&&&::autodiff::__private::forward::Probe(
-                            &__v2,
-                        ))
-                            .zero();
-                        let __n = ::autodiff::__private::forward::Unit::count(&__unit);
-                        if __n < __m {
-                            let __z0 = (&&&::autodiff::__private::forward::Probe(&__v0))
-                                .zero();
-                            let __z1 = (&&&::autodiff::__private::forward::Probe(&__v1))
-                                .zero();
-                            let __z3 = (&&&::autodiff::__private::forward::Probe(&__v3))
-                                .zero();
-                            let mut __columns = ::std::vec::Vec::with_capacity(
-                                __n * __m,
-                            );
-                            for __j in 0..__n {
-                                ::autodiff::__private::forward::Unit::set_unit(
-                                    &mut __unit,
-                                    __j,
-                                    true,
-                                );
-                                let (_, __tangent) = {
-                                    let __tv0: f64 = ::autodiff::__private::forward::lend(
-                                        &__z0,
-                                    );
-                                    let __tv1: f64 = ::autodiff::__private::forward::lend(
-                                        &__z1,
-                                    );
-                                    let __tv2: f64 = ::autodiff::__private::forward::lend(
-                                        &__unit,
-                                    );
-                                    let __tv3: f64 = ::autodiff::__private::forward::lend(
-                                        &__z3,
-                                    );
-                                    Self::__jvp(
-                                        <__S as ::autodiff::__private::jacobian::Again<
-                                            f64,
-                                        >>::again(&__v0),
-                                        <__S as ::autodiff::__private::jacobian::Again<
-                                            f64,
-                                        >>::again(&__v1),
-                                        <__S as ::autodiff::__private::jacobian::Again<
-                                            f64,
-                                        >>::again(&__v2),
-                                        <__S as ::autodiff::__private::jacobian::Again<
-                                            f64,
-                                        >>::again(&__v3),
-                                        __tv0,
-                                        __tv1,
-                                        __tv2,
-                                        __tv3,
-                                    )
-                                };
-                                ::autodiff::__private::forward::Unit::set_unit(
-                                    &mut __unit,
-                                    __j,
-                                    false,
-                                );
-                                <__S as ::autodiff::__private::jacobian::JacobianFor<
-                                    (
-                                        ::core::option::Option<
-                                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                                        >,
-                                        ::core::option::Option<
-                                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                                        >,
-                                        ::core::option::Option<
-                                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                                        >,
-                                        ::core::option::Option<
-                                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                                        >,
-                                    ),
-                                    f64,
-                                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                                >>::column(&__tangent, &mut __columns);
-                            }
-                            return ::autodiff::__private::jacobian::from_columns(
-                                __m,
-                                __n,
-                                __columns,
-                            );
-                        }
-                    }
-                    3usize => {
-                        let mut __unit = (&&&::autodiff::__private::forward::Probe(
-                            &__v3,
-                        ))
-                            .zero();
-                        let __n = ::autodiff::__private::forward::Unit::count(&__unit);
-                        if __n < __m {
-                            let __z0 = (&&&::autodiff::__private::forward::Probe(&__v0))
-                                .zero();
-                            let __z1 = (&&&::autodiff::__private::forward::Probe(&__v1))
-                                .zero();
-                            let __z2 = (&&&::autodiff::__private::forward::Probe(&__v2))
-                                .zero();
-                            let mut __columns = ::std::vec::Vec::with_capacity(
-                                __n * __m,
-                            );
-                            for __j in 0..__n {
-                                ::autodiff::__private::forward::Unit::set_unit(
-                                    &mut __unit,
-                                    __j,
-                                    true,
-                                );
-                                let (_, __tangent) = {
-                                    let __tv0: f64 = ::autodiff::__private::forward::lend(
-                                        &__z0,
-                                    );
-                                    let __tv1: f64 = ::autodiff::__private::forward::lend(
-                                        &__z1,
-                                    );
-                                    let __tv2: f64 = ::autodiff::__private::forward::lend(
-                                        &__z2,
-                                    );
-                                    let __tv3: f64 = ::autodiff::__private::forward::lend(
-                                        &__unit,
-                                    );
-                                    Self::__jvp(
-                                        <__S as ::autodiff::__private::jacobian::Again<
-                                            f64,
-                                        >>::again(&__v0),
-                                        <__S as ::autodiff::__private::jacobian::Again<
-                                            f64,
-                                        >>::again(&__v1),
-                                        <__S as ::autodiff::__private::jacobian::Again<
-                                            f64,
-                                        >>::again(&__v2),
-                                        <__S as ::autodiff::__private::jacobian::Again<
-                                            f64,
-                                        >>::again(&__v3),
-                                        __tv0,
-                                        __tv1,
-                                        __tv2,
-                                        __tv3,
-                                    )
-                                };
-                                ::autodiff::__private::forward::Unit::set_unit(
-                                    &mut __unit,
-                                    __j,
-                                    false,
-                                );
-                                <__S as ::autodiff::__private::jacobian::JacobianFor<
-                                    (
-                                        ::core::option::Option<
-                                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                                        >,
-                                        ::core::option::Option<
-                                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                                        >,
-                                        ::core::option::Option<
-                                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                                        >,
-                                        ::core::option::Option<
-                                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                                        >,
-                                    ),
-                                    f64,
-                                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                                >>::column(&__tangent, &mut __columns);
-                            }
-                            return ::autodiff::__private::jacobian::from_columns(
-                                __m,
-                                __n,
-                                __columns,
-                            );
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            let mut __matrix = ::autodiff::__private::jacobian::Matrix::new(
-                <__S as ::autodiff::__private::jacobian::JacobianFor<
-                    (
-                        ::core::option::Option<
-                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                        ::core::option::Option<
-                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                        ::core::option::Option<
-                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                        ::core::option::Option<
-                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                    ),
-                    f64,
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >>::rows(&__value),
+            let (__value, __pullback) = Self::__vjp(__v0, __v1, __v2, __v3);
+            ::autodiff::__private::jacobian::by_rows::<
+                __S,
+                (
+                    ::core::option::Option<f64>,
+                    ::core::option::Option<f64>,
+                    ::core::option::Option<f64>,
+                    ::core::option::Option<f64>,
+                ),
+                f64,
+                f64,
+            >(
+                &__value,
                 "weighted_sum",
-            );
-            let (__g0, __g1, __g2, __g3) = if <__S as ::autodiff::__private::jacobian::JacobianFor<
-                (
-                    ::core::option::Option<
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                    ::core::option::Option<
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                    ::core::option::Option<
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                    ::core::option::Option<
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                ),
-                f64,
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-            >>::rows(&__value) == 0
-            {
-                let (__g0, __g1, __g2, __g3) = __pullback(
-                    <__S as ::autodiff::__private::jacobian::JacobianFor<
-                        (
-                            ::core::option::Option<
-                                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                            >,
-                            ::core::option::Option<
-                                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                            >,
-                            ::core::option::Option<
-                                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                            >,
-                            ::core::option::Option<
-                                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                            >,
-                        ),
-                        f64,
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >>::zero(&__value),
-                );
-                <__S as ::autodiff::__private::jacobian::JacobianFor<
-                    (
-                        ::core::option::Option<
-                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                        ::core::option::Option<
-                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                        ::core::option::Option<
-                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                        ::core::option::Option<
-                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                    ),
-                    f64,
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >>::columns_of(
+                move |__c| {
+                    let (__g0, __g1, __g2, __g3) = __pullback(__c);
                     (
                         ::core::option::Option::Some(__g0),
                         ::core::option::Option::Some(__g1),
                         ::core::option::Option::Some(__g2),
                         ::core::option::Option::Some(__g3),
-                    ),
-                    &mut __matrix,
-                );
-                return __matrix.finish();
-            } else {
-                __pullback(
-                    <__S as ::autodiff::__private::jacobian::JacobianFor<
-                        (
-                            ::core::option::Option<
-                                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                            >,
-                            ::core::option::Option<
-                                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                            >,
-                            ::core::option::Option<
-                                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                            >,
-                            ::core::option::Option<
-                                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                            >,
-                        ),
-                        f64,
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >>::unit(&__value, 0),
-                )
-            };
-            <__S as ::autodiff::__private::jacobian::JacobianFor<
-                (
-                    ::core::option::Option<
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                    ::core::option::Option<
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                    ::core::option::Option<
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                    ::core::option::Option<
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                ),
-                f64,
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-            >>::push(
-                (
-                    ::core::option::Option::Some(__g0),
-                    ::core::option::Option::Some(__g1),
-                    ::core::option::Option::Some(__g2),
-                    ::core::option::Option::Some(__g3),
-                ),
-                &mut __matrix,
-            );
-            for __row in 1..<__S as ::autodiff::__private::jacobian::JacobianFor<
-                (
-                    ::core::option::Option<
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                    ::core::option::Option<
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                    ::core::option::Option<
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                    ::core::option::Option<
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >,
-                ),
-                f64,
-                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-            >>::rows(&__value) {
-                let (_, __pullback) = Self::__vjp(
-                    <__S as ::autodiff::__private::jacobian::Again<f64>>::again(&__v0),
-                    <__S as ::autodiff::__private::jacobian::Again<f64>>::again(&__v1),
-                    <__S as ::autodiff::__private::jacobian::Again<f64>>::again(&__v2),
-                    <__S as ::autodiff::__private::jacobian::Again<f64>>::again(&__v3),
-                );
-                let (__g0, __g1, __g2, __g3) = __pullback(
-                    <__S as ::autodiff::__private::jacobian::JacobianFor<
-                        (
-                            ::core::option::Option<
-                                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                            >,
-                            ::core::option::Option<
-                                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                            >,
-                            ::core::option::Option<
-                                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                            >,
-                            ::core::option::Option<
-                                <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                            >,
-                        ),
-                        f64,
-                        <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                    >>::unit(&__value, __row),
-                );
-                <__S as ::autodiff::__private::jacobian::JacobianFor<
-                    (
-                        ::core::option::Option<
-                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                        ::core::option::Option<
-                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                        ::core::option::Option<
-                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                        ::core::option::Option<
-                            <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                        >,
-                    ),
-                    f64,
-                    <f64 as ::autodiff::__private::Differentiable>::Tangent,
-                >>::push(
+                    )
+                },
+                |__c| {
+                    let (_, __pullback) = Self::__vjp(__v0, __v1, __v2, __v3);
+                    let (__g0, __g1, __g2, __g3) = __pullback(__c);
                     (
                         ::core::option::Option::Some(__g0),
                         ::core::option::Option::Some(__g1),
                         ::core::option::Option::Some(__g2),
                         ::core::option::Option::Some(__g3),
-                    ),
-                    &mut __matrix,
-                );
-            }
-            __matrix.finish()
+                    )
+                },
+            )
         }
     }
 }

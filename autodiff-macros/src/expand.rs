@@ -170,10 +170,12 @@ pub(crate) fn try_expand(
         crate::sources::mark(&mut func.block, locals, differentiable);
     }
     let mut sweep = None;
+    let mut reads_no_variable = false;
     let (vjp_fn_body, seeded) = match &args.custom_vjp {
         Some(rule) => (Pullback::Custom(custom_rule_body(&sig, rule)), None),
         None => {
             let body = lower(&sig, &sig.generics, &func.block, &mut errors);
+            reads_no_variable = !sig.is_method && reads_no_variable_ir(&sig, &body);
             sweep = Some(crate::emit::jvp_body(&sig, &body));
             (
                 match reborrow_body(&sig, &body) {
@@ -212,11 +214,23 @@ pub(crate) fn try_expand(
         };
         let turbofish = type_and_const_args(&sig.generics);
         let names: Vec<syn::Ident> = sig.params.iter().map(|p| name_ident(&p.name)).collect();
-        let prologue: syn::Stmt = syn::parse_quote! {
-            if ::autodiff::__private::implicit::requested() {
-                return ::autodiff::__private::implicit::answer(
-                    || #owner #vjp #turbofish(#(#names),*)
-                );
+        let prologue: syn::Stmt = if reads_no_variable {
+            // A function that can read no variable answers by running as written: its
+            // derivative would deposit nothing, and it is not compiled for the request.
+            syn::parse_quote! {
+                if ::autodiff::__private::implicit::requested() {
+                    return ::autodiff::__private::implicit::answer_plain(
+                        || #ident #turbofish(#(#names),*)
+                    );
+                }
+            }
+        } else {
+            syn::parse_quote! {
+                if ::autodiff::__private::implicit::requested() {
+                    return ::autodiff::__private::implicit::answer(
+                        || #owner #vjp #turbofish(#(#names),*)
+                    );
+                }
             }
         };
         func.block.stmts.insert(0, prologue);
@@ -296,6 +310,63 @@ pub fn closure(input: TokenStream) -> TokenStream {
         #(#stmts)*
     });
     quote!(#closure)
+}
+
+/// Whether a free function can read no `Variable`, so no implicit request or tape needs
+/// its derivative: every parameter is of a plain numeric type (a float, an integer, a
+/// `bool`, and slices, arrays, `Vec`s, tuples and ndarray arrays of them, borrowed or not),
+/// and its body reads no captured name or constant parameter's field through the source
+/// dispatch and calls no other differentiable function (which could). Anything else keeps
+/// the derivative's answer.
+fn reads_no_variable_ir(sig: &Signature, body: &crate::ir::Body) -> bool {
+    sig.params.iter().all(|p| plain_type(&p.ty))
+        && crate::ir::definitions(&body.block)
+            .values()
+            .all(|rhs| !matches!(rhs, crate::ir::Rhs::Call { .. } | crate::ir::Rhs::Source(_)))
+}
+
+/// A float, an integer, a `bool`, or a slice, array, `Vec`, tuple or ndarray array of
+/// them, borrowed or not.
+fn plain_type(ty: &syn::Type) -> bool {
+    const SCALARS: &[&str] = &[
+        "f32", "f64", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64",
+        "u128", "usize", "bool",
+    ];
+    match ty {
+        syn::Type::Reference(r) => plain_type(&r.elem),
+        syn::Type::Paren(p) => plain_type(&p.elem),
+        syn::Type::Group(g) => plain_type(&g.elem),
+        syn::Type::Slice(s) => plain_type(&s.elem),
+        syn::Type::Array(a) => plain_type(&a.elem),
+        syn::Type::Tuple(t) => t.elems.iter().all(plain_type),
+        syn::Type::Path(p) if p.qself.is_none() => {
+            if let Some(i) = p.path.get_ident() {
+                return SCALARS.iter().any(|s| i == s);
+            }
+            let Some(last) = p.path.segments.last() else {
+                return false;
+            };
+            let name = last.ident.to_string();
+            let container = name == "Vec"
+                || name.strip_prefix("Array").is_some_and(|rest| {
+                    let rest = rest
+                        .strip_prefix("ViewMut")
+                        .or_else(|| rest.strip_prefix("View"))
+                        .unwrap_or(rest);
+                    rest.is_empty() || rest == "D" || rest.parse::<u8>().is_ok_and(|d| d <= 6)
+                });
+            let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+                return false;
+            };
+            container
+                && args.args.iter().all(|a| match a {
+                    syn::GenericArgument::Type(t) => plain_type(t),
+                    syn::GenericArgument::Lifetime(_) => true,
+                    _ => false,
+                })
+        }
+        _ => false,
+    }
 }
 
 /// A parameter's name as an identifier (a raw one, `r#fn`, included).

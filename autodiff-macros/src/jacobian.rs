@@ -178,7 +178,9 @@ pub fn companions(sig: &Signature, vis: &syn::Visibility, forward_sweep: bool) -
         .iter()
         .zip(&vars)
         .map(|(p, v)| {
-            if borrows(&p.ty) {
+            if is_float(&p.ty, &[]) {
+                quote!(#v)
+            } else if borrows(&p.ty) {
                 quote!(::core::clone::Clone::clone(&#v))
             } else {
                 let ty = &p.ty;
@@ -191,39 +193,33 @@ pub fn companions(sig: &Signature, vis: &syn::Visibility, forward_sweep: bool) -
         .map(|i| format_ident!("__g{}", i, span = Span::mixed_site()))
         .collect();
     let somes = quote!((#(::core::option::Option::Some(#gs),)*));
-    let matrix = format_ident!("__matrix", span = Span::mixed_site());
     let value = format_ident!("__value", span = Span::mixed_site());
     let pullback = format_ident!("__pullback", span = Span::mixed_site());
-    let row = format_ident!("__row", span = Span::mixed_site());
 
     let columns = if forward_sweep && reason.is_none() {
         forward_columns(sig, &vars, &again, &value)
     } else {
         TokenStream::new()
     };
+    let cotangent = format_ident!("__c", span = Span::mixed_site());
     let body = match &reason {
         Some(r) => quote!(::core::unreachable!(#r)),
         None => quote! {
                 let (#value, #pullback) = Self::#vjp #turbofish(#(#again),*);
                 #columns
-                let mut #matrix = #rt::jacobian::Matrix::new(
-                    <__S as #jac>::rows(&#value),
+                #rt::jacobian::by_rows::<__S, #options, #output, #out_tangent>(
+                    &#value,
                     #name,
-                );
-                let (#(#gs,)*) = if <__S as #jac>::rows(&#value) == 0 {
-                    let (#(#gs,)*) = #pullback(<__S as #jac>::zero(&#value));
-                    <__S as #jac>::columns_of(#somes, &mut #matrix);
-                    return #matrix.finish();
-                } else {
-                    #pullback(<__S as #jac>::unit(&#value, 0))
-                };
-                <__S as #jac>::push(#somes, &mut #matrix);
-                for #row in 1..<__S as #jac>::rows(&#value) {
-                    let (_, #pullback) = Self::#vjp #turbofish(#(#again),*);
-                    let (#(#gs,)*) = #pullback(<__S as #jac>::unit(&#value, #row));
-                    <__S as #jac>::push(#somes, &mut #matrix);
-                }
-                #matrix.finish()
+                    move |#cotangent| {
+                        let (#(#gs,)*) = #pullback(#cotangent);
+                        #somes
+                    },
+                    |#cotangent| {
+                        let (_, #pullback) = Self::#vjp #turbofish(#(#again),*);
+                        let (#(#gs,)*) = #pullback(#cotangent);
+                        #somes
+                    },
+                )
         },
     };
 
@@ -307,7 +303,9 @@ fn forward_columns(
     value: &syn::Ident,
 ) -> TokenStream {
     let diff = sig.differentiable_positions();
+    // (a float output has one row: a column per element would never be fewer sweeps)
     let eligible = !sig.is_method
+        && !is_float(&sig.output, &[])
         && sig.generics.type_params().next().is_none()
         && diff
             .iter()
@@ -334,54 +332,71 @@ fn forward_columns(
         .map(|i| format_ident!("__z{}", i, span = Span::mixed_site()))
         .collect();
     let unit = format_ident!("__unit", span = Span::mixed_site());
-    let (n, rows, j, cols, tangent) = (
-        format_ident!("__n", span = Span::mixed_site()),
+    let (rows, columns) = (
         format_ident!("__m", span = Span::mixed_site()),
-        format_ident!("__j", span = Span::mixed_site()),
         format_ident!("__columns", span = Span::mixed_site()),
-        format_ident!("__tangent", span = Span::mixed_site()),
     );
+    // (the parameters' types are known: a float's zero is written, any other's asked of
+    // its `ArgTangent`, with no probing)
+    let zero_of = |i: usize| {
+        let (ty, v) = (&sig.params[i].ty, &vars[i]);
+        if is_float(ty, &[]) {
+            quote!((0.0 as #ty))
+        } else {
+            quote!(#rt::forward::ArgTangent::zero_arg(&#v))
+        }
+    };
     let arms = diff.iter().map(|&k| {
-        let vk = &vars[k];
-        let other_zeros = diff.iter().filter(|&&i| i != k).map(|&i| {
-            let (z, v) = (&zeros[i], &vars[i]);
-            quote!(let #z = (&&&#rt::forward::Probe(&#v)).zero();)
-        });
+        let unit_zero = zero_of(k);
+        let other_zeros = diff
+            .iter()
+            .filter(|&&i| i != k && !is_float(&sig.params[i].ty, &[]))
+            .map(|&i| {
+                let (z, zero) = (&zeros[i], zero_of(i));
+                quote!(let #z = #zero;)
+            });
         let lends = (0..sig.params.len()).map(|i| {
             let tv = &tvars[i];
             let p = &sig.params[i];
             if !p.differentiable {
                 return quote!(let #tv = #rt::NoTangent;);
             }
+            if is_float(&p.ty, &[]) {
+                let ty = &p.ty;
+                return if i == k {
+                    quote!(let #tv: #ty = *#unit;)
+                } else {
+                    quote!(let #tv = 0.0 as #ty;)
+                };
+            }
             let local_ty = crate::forward::anonymous_lifetimes(&p.ty);
-            let source = if i == k { &unit } else { &zeros[i] };
-            quote!(let #tv: #local_ty = #rt::forward::lend(&#source);)
+            let source = if i == k {
+                quote!(#unit)
+            } else {
+                let z = &zeros[i];
+                quote!(&#z)
+            };
+            quote!(let #tv: #local_ty = #rt::forward::lend(#source);)
         });
         quote! {
             #k => {
-                let mut #unit = (&&&#rt::forward::Probe(&#vk)).zero();
-                let #n = #rt::forward::Unit::count(&#unit);
-                if #n < #rows {
-                    #(#other_zeros)*
-                    let mut #cols = ::std::vec::Vec::with_capacity(#n * #rows);
-                    for #j in 0..#n {
-                        #rt::forward::Unit::set_unit(&mut #unit, #j, true);
-                        let (_, #tangent) = {
-                            #(#lends)*
-                            Self::#jvp #turbofish(#(#again,)* #(#tvars),*)
-                        };
-                        #rt::forward::Unit::set_unit(&mut #unit, #j, false);
-                        <__S as #jac>::column(&#tangent, &mut #cols);
-                    }
-                    return #rt::jacobian::from_columns(#rows, #n, #cols);
+                #(#other_zeros)*
+                let #columns = #rt::jacobian::by_columns::<__S, #options, #output, #out_tangent, _>(
+                    #rows,
+                    #unit_zero,
+                    |#unit| {
+                        #(#lends)*
+                        Self::#jvp #turbofish(#(#again,)* #(#tvars),*).1
+                    },
+                );
+                if let ::core::option::Option::Some(#columns) = #columns {
+                    return #columns;
                 }
             }
         }
     });
     quote! {
         if Self::#forward_c.is_none() {
-            #[allow(unused_imports)]
-            use #rt::forward::{ArgZero as _, NoZero as _, ScalarZero as _};
             let #rows = <__S as #jac>::rows(&#value);
             match <__S as #jac>::SELECTED {
                 #(#arms)*

@@ -433,6 +433,22 @@ pub fn tangent_key(ty: &syn::Type) -> syn::Type {
 /// The tangent type of a value of type `ty`.
 pub fn tangent_type(ty: &syn::Type) -> TokenStream {
     let key = tangent_key(ty);
+    // (written out where the runtime's impls make it plain — a float is its own tangent, a
+    // slice's or `Vec`'s is a `Vec`, an array's the array — so the compiler has no
+    // projection to normalise at each of the many places the companions name it)
+    let float = |t: &syn::Type| {
+        matches!(t, syn::Type::Path(p) if p.qself.is_none()
+        && (p.path.is_ident("f64") || p.path.is_ident("f32")))
+    };
+    match &key {
+        t if float(t) => return quote!(#t),
+        syn::Type::Array(a) if float(&a.elem) => return quote!(#a),
+        syn::Type::Slice(s) if float(&s.elem) => {
+            let e = &s.elem;
+            return quote!(::std::vec::Vec<#e>);
+        }
+        _ => {}
+    }
     quote!(<#key as ::autodiff::__private::Differentiable>::Tangent)
 }
 

@@ -222,9 +222,20 @@ fn expand_file() {
             // `AUTODIFF_EXPAND_TIME=1`: how long the attribute takes, not the expansion
             if std::env::var_os("AUTODIFF_EXPAND_TIME").is_some() {
                 let item = quote!(#f);
+                let rounds: u32 = std::env::var("AUTODIFF_EXPAND_TIME")
+                    .ok()
+                    .and_then(|n| n.parse().ok())
+                    .unwrap_or(1)
+                    .max(1);
                 let started = std::time::Instant::now();
-                let tokens = crate::expand::differentiable(proc_macro2::TokenStream::new(), item);
-                let took = started.elapsed();
+                let mut tokens = proc_macro2::TokenStream::new();
+                for _ in 0..rounds {
+                    tokens = crate::expand::differentiable(
+                        proc_macro2::TokenStream::new(),
+                        item.clone(),
+                    );
+                }
+                let took = started.elapsed() / rounds;
                 println!(
                     "{}: {} lines in, {} tokens out, expanded in {took:.2?}",
                     f.sig.ident,

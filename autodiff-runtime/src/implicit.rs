@@ -691,6 +691,15 @@ where
     value
 }
 
+/// The entry point of a function that can read no variable (parameters of plain numeric
+/// types, no captured name read, no other differentiable function called): answers a
+/// request by running the function as written (`call` runs it with the request set
+/// aside), with nothing to pull back — the nothing its derivative would have deposited,
+/// without compiling the derivative into every such function.
+pub fn answer_plain<R: ScalarOutput>(call: impl FnOnce() -> R) -> R {
+    answer(|| (call(), |_: R| ()))
+}
+
 /// Called by a reverse sweep for a variable it read: adds `gradient` to the request being
 /// answered on this thread, if any, and if the request collects this variable.
 pub(crate) fn deposit_variable<T: Parameter + Clone>(variable: &Variable<T>, gradient: T::Tangent)

@@ -345,6 +345,62 @@ pub fn from_columns<F: Real>(rows: usize, columns: usize, data: Vec<F>) -> Array
         .into_owned()
 }
 
+/// The Jacobian by reverse mode, one row per output element: `first` is the pullback of
+/// the sweep that computed `value`, `next` runs the function again and pulls the given
+/// cotangent back (each row needs a sweep of its own: a pullback is used once). Both give
+/// the selected gradients as `S` selects them. (The body of every `__jacobian_function`,
+/// written once here rather than in each function's expansion.)
+#[inline]
+pub fn by_rows<S, G, O, C>(
+    value: &O,
+    function: &'static str,
+    first: impl FnOnce(C) -> G,
+    mut next: impl FnMut(C) -> G,
+) -> Array2<S::Elem>
+where
+    S: JacobianFor<G, O, C>,
+{
+    let rows = S::rows(value);
+    let mut matrix = Matrix::new(rows, function);
+    if rows == 0 {
+        S::columns_of(first(S::zero(value)), &mut matrix);
+        return matrix.finish();
+    }
+    S::push(first(S::unit(value, 0)), &mut matrix);
+    for row in 1..rows {
+        S::push(next(S::unit(value, row)), &mut matrix);
+    }
+    matrix.finish()
+}
+
+/// The Jacobian by forward mode, one column per element of the selected parameter, if it
+/// has fewer elements than the output has rows: `unit` starts as the parameter's zero
+/// tangent, one element is set to one at a time, and `sweep` gives the output's tangent
+/// for it. `None` (nothing run) when reverse mode needs fewer sweeps.
+#[inline]
+pub fn by_columns<S, G, O, C, U>(
+    rows: usize,
+    mut unit: U,
+    mut sweep: impl FnMut(&U) -> C,
+) -> Option<Array2<S::Elem>>
+where
+    S: JacobianFor<G, O, C>,
+    U: crate::forward::Unit,
+{
+    let n = unit.count();
+    if n >= rows {
+        return None;
+    }
+    let mut columns = Vec::with_capacity(n * rows);
+    for j in 0..n {
+        unit.set_unit(j, true);
+        let tangent = sweep(&unit);
+        unit.set_unit(j, false);
+        S::column(&tangent, &mut columns);
+    }
+    Some(from_columns(rows, n, columns))
+}
+
 /// A compile-time error, where `jacobian!` is used, when the function cannot be served.
 pub const fn check_supported(reason: Option<&'static str>) {
     if let Some(r) = reason {
