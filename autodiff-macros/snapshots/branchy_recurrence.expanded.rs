@@ -105,11 +105,9 @@ impl recurrence {
         ) -> (f64, f64, ::autodiff::__private::NoTangent) + use<>,
     ) {
         let _ = recurrence;
-        let mut __c0 = ::core::default::Default::default();
-        let mut __c1 = ::core::default::Default::default();
         let mut __sr1 = ::std::vec::Vec::new();
-        __c0 = (0.0);
-        __c1 = (0u8);
+        let mut __c0 = (0.0);
+        let mut __c1 = (0u8);
         let mut __n13 = 0usize;
         let __it13 = ::core::iter::IntoIterator::into_iter((0)..__v2);
         let __hint = ::core::iter::Iterator::size_hint(&__it13).0;
@@ -421,12 +419,9 @@ impl recurrence {
         __tv1: f64,
         __tv2: impl ::core::marker::Sized,
     ) -> (f64, f64) {
-        let mut __c0 = ::core::default::Default::default();
-        let mut __c1 = ::core::default::Default::default();
-        let mut __tc0 = ::core::default::Default::default();
-        __c0 = (0.0);
-        __tc0 = ::autodiff::__private::zero_tangent(&__c0);
-        __c1 = (0u8);
+        let mut __c0 = (0.0);
+        let mut __tc0 = ::autodiff::__private::zero_tangent(&__c0);
+        let mut __c1 = (0u8);
         let mut __n13 = 0usize;
         for __v3 in (0)..__v2 {
             let __v4 = ::core::clone::Clone::clone(&__c0);

@@ -146,12 +146,11 @@ impl cross_rotated {
                 [f64; 3],
             ) + use<>,
     ) {
-        let mut __c0 = ::core::default::Default::default();
-        let mut __c1 = ::core::default::Default::default();
-        let mut __c2 = ::core::default::Default::default();
         let __v3 = __v0[(0usize)];
         let __v4 = __v0[(1usize)];
         let __v5 = __v3 > 0.0;
+        let mut __c0 = ::core::default::Default::default();
+        let mut __c1 = ::core::default::Default::default();
         if __v5 {
             let __v6 = ::autodiff::__private::__autodiff_project!(__v1[(0)]);
             let __v7 = __v6[(1)];
@@ -179,7 +178,7 @@ impl cross_rotated {
         let __v23 = __v2[(1)];
         let __v24 = __v23 * __v3;
         let __v25 = __v22 - __v24;
-        __c2 = ([__v15, __v20, __v25]);
+        let mut __c2 = ([__v15, __v20, __v25]);
         __c2[(0usize)] = __v15;
         __c2[(1usize)] = __v20;
         __c2[(2usize)] = __v25;

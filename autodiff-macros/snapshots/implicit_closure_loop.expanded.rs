@@ -3,11 +3,9 @@ fn snapshot() {
         if ::autodiff::__private::implicit::requested() {
             return ::autodiff::__private::implicit::answer(|| {
                 let __v0 = x;
-                let mut __c0 = ::core::default::Default::default();
-                let mut __c1 = ::core::default::Default::default();
                 let mut __sr1 = ::std::vec::Vec::new();
-                __c0 = (0.0);
-                __c1 = (0u8);
+                let mut __c0 = (0.0);
+                let mut __c1 = (0u8);
                 let mut __n12 = 0usize;
                 let __it12 = ::core::iter::IntoIterator::into_iter((0)..(n));
                 let __hint = ::core::iter::Iterator::size_hint(&__it12).0;

@@ -105,11 +105,9 @@ impl rosenbrock {
             ::autodiff::__private::again::Ref<'_, [f64]>,
         ) -> (::autodiff::__private::NoTangent,) + use<>,
     ) {
-        let mut __c0 = ::core::default::Default::default();
-        let mut __c1 = ::core::default::Default::default();
-        __c0 = (0.0);
+        let mut __c0 = (0.0);
         let __v1 = __v0.len() - 1;
-        __c1 = (0u8);
+        let mut __c1 = (0u8);
         let mut __n15 = 0usize;
         for __v2 in (0)..__v1 {
             let __v3 = __v0[__v2];
@@ -312,11 +310,9 @@ impl rosenbrock {
         __dy: f64,
     ) -> (f64, (::std::vec::Vec<f64>,)) {
         let _ = rosenbrock;
-        let mut __c0 = ::core::default::Default::default();
-        let mut __c1 = ::core::default::Default::default();
-        __c0 = (0.0);
+        let mut __c0 = (0.0);
         let __v1 = __v0.len() - 1;
-        __c1 = (0u8);
+        let mut __c1 = (0u8);
         let mut __dc0 = ::autodiff::__private::adjoint_zero(&__c0);
         let mut __d0 = ::autodiff::__private::adjoint_zero(&__v0);
         let mut __d16 = __dy;
@@ -399,13 +395,10 @@ impl rosenbrock {
     #[inline]
     fn __jvp<'__autodiff_l0>(__v0: &'__autodiff_l0 [f64], __tv0: &[f64]) -> (f64, f64) {
         let __tv0 = &__tv0[..__v0.len()];
-        let mut __c0 = ::core::default::Default::default();
-        let mut __c1 = ::core::default::Default::default();
-        let mut __tc0 = ::core::default::Default::default();
-        __c0 = (0.0);
-        __tc0 = ::autodiff::__private::zero_tangent(&__c0);
+        let mut __c0 = (0.0);
+        let mut __tc0 = ::autodiff::__private::zero_tangent(&__c0);
         let __v1 = __v0.len() - 1;
-        __c1 = (0u8);
+        let mut __c1 = (0u8);
         let mut __n15 = 0usize;
         for __v2 in (0)..__v1 {
             let __v3 = __v0[__v2];

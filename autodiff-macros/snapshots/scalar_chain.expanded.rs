@@ -90,11 +90,9 @@ impl chain {
         ) -> (f64, ::autodiff::__private::NoTangent) + use<>,
     ) {
         let _ = chain;
-        let mut __c0 = ::core::default::Default::default();
-        let mut __c1 = ::core::default::Default::default();
         let mut __sr1 = ::std::vec::Vec::new();
-        __c0 = __v0;
-        __c1 = (0u8);
+        let mut __c0 = __v0;
+        let mut __c1 = (0u8);
         let mut __n9 = 0usize;
         let __it9 = ::core::iter::IntoIterator::into_iter((0)..__v1);
         let __hint = ::core::iter::Iterator::size_hint(&__it9).0;
@@ -338,12 +336,9 @@ impl chain {
         __tv0: f64,
         __tv1: impl ::core::marker::Sized,
     ) -> (f64, f64) {
-        let mut __c0 = ::core::default::Default::default();
-        let mut __c1 = ::core::default::Default::default();
-        let mut __tc0 = ::core::default::Default::default();
-        __c0 = __v0;
-        __tc0 = __tv0;
-        __c1 = (0u8);
+        let mut __c0 = __v0;
+        let mut __tc0 = __tv0;
+        let mut __c1 = (0u8);
         let mut __n9 = 0usize;
         for __v2 in (0)..__v1 {
             let __v3 = ::core::clone::Clone::clone(&__c0);

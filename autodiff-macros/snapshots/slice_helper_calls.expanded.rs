@@ -99,11 +99,9 @@ impl sum_picks {
             ) + use<'__autodiff_l0>,
     ) {
         let _ = sum_picks;
-        let mut __c0 = ::core::default::Default::default();
-        let mut __c1 = ::core::default::Default::default();
         let mut __sr1 = ::std::vec::Vec::new();
-        __c0 = (0.0);
-        __c1 = (0u8);
+        let mut __c0 = (0.0);
+        let mut __c1 = (0u8);
         let mut __n7 = 0usize;
         let __it7 = ::core::iter::IntoIterator::into_iter((0)..__v1);
         let __hint = ::core::iter::Iterator::size_hint(&__it7).0;
@@ -176,11 +174,9 @@ impl sum_picks {
             ::autodiff::__private::again::Skip,
         ) -> (::autodiff::__private::NoTangent, ::autodiff::__private::NoTangent) + use<>,
     ) {
-        let mut __c0 = ::core::default::Default::default();
-        let mut __c1 = ::core::default::Default::default();
         let mut __sr1 = ::std::vec::Vec::new();
-        __c0 = (0.0);
-        __c1 = (0u8);
+        let mut __c0 = (0.0);
+        let mut __c1 = (0u8);
         let mut __n7 = 0usize;
         let __it7 = ::core::iter::IntoIterator::into_iter((0)..__v1);
         let __hint = ::core::iter::Iterator::size_hint(&__it7).0;
@@ -396,11 +392,9 @@ impl sum_picks {
         __dy: f64,
     ) -> (f64, (::std::vec::Vec<f64>, ::autodiff::__private::NoTangent)) {
         let _ = sum_picks;
-        let mut __c0 = ::core::default::Default::default();
-        let mut __c1 = ::core::default::Default::default();
         let mut __sr1 = ::std::vec::Vec::new();
-        __c0 = (0.0);
-        __c1 = (0u8);
+        let mut __c0 = (0.0);
+        let mut __c1 = (0u8);
         let mut __dc0 = ::autodiff::__private::adjoint_zero(&__c0);
         let mut __d0 = ::autodiff::__private::adjoint_zero(&__v0);
         let mut __d8 = __dy;
@@ -454,12 +448,9 @@ impl sum_picks {
         __tv1: impl ::core::marker::Sized,
     ) -> (f64, f64) {
         let __tv0 = &__tv0[..__v0.len()];
-        let mut __c0 = ::core::default::Default::default();
-        let mut __c1 = ::core::default::Default::default();
-        let mut __tc0 = ::core::default::Default::default();
-        __c0 = (0.0);
-        __tc0 = ::autodiff::__private::zero_tangent(&__c0);
-        __c1 = (0u8);
+        let mut __c0 = (0.0);
+        let mut __tc0 = ::autodiff::__private::zero_tangent(&__c0);
+        let mut __c1 = (0u8);
         let mut __n7 = 0usize;
         for __v2 in (0)..__v1 {
             let __v3 = __v2 % __v0.len();

@@ -299,6 +299,22 @@ impl Emitter<'_> {
         out
     }
 
+    /// The function's top-level block, as [`Self::fwd_block`] writes it, with each cell
+    /// declared just before the first statement that names it.
+    pub(crate) fn fwd_top_block(
+        &self,
+        block: &Block,
+        declared: &mut super::Declared,
+    ) -> TokenStream {
+        for stmt in &block.stmts {
+            let mut one = TokenStream::new();
+            self.fwd_stmt(&mut one, stmt);
+            declared.push(one);
+        }
+        declared.push(self.save_region(block.region));
+        declared.finish()
+    }
+
     pub(crate) fn fwd_stmt(&self, out: &mut TokenStream, stmt: &Stmt) {
         match stmt {
             Stmt::Effect(ts) => out.extend(ts.clone()),
@@ -413,21 +429,29 @@ impl Emitter<'_> {
         }
     }
 
-    /// Declarations at the top of the forward sweep: cells and save slots.
-    pub(crate) fn declarations(&self) -> TokenStream {
-        let mut out = TokenStream::new();
+    /// The cells' declarations, each with the cell's name, for [`super::Declared`] to place
+    /// before the first statement that names the cell.
+    pub(crate) fn cell_declarations(&self) -> Vec<(String, super::Declaration)> {
+        let mut out = Vec::new();
         for (i, cell) in self.body.cells.iter().enumerate() {
             let c = CellId(i).ident();
             if let Some(p) = cell.bound_to {
                 // a `&mut` parameter: the cell is the reference
                 let p = p.ident();
-                out.extend(quote!(let mut #c = #p;));
+                let tokens = quote!(let mut #c = #p;);
+                out.push((c.to_string(), super::Declaration { tokens, head: None }));
                 continue;
             }
-            let ty = cell.ty.as_ref().map(|t| quote!(: #t));
-            let init = (cell.init.clone()).unwrap_or(quote!(::core::default::Default::default()));
-            out.extend(quote!(let mut #c #ty = #init;));
+            let decl = super::Declaration::cell(&c, cell.ty.as_deref(), cell.init.as_ref());
+            out.push((c.to_string(), decl));
         }
+        out
+    }
+
+    /// Declarations at the top of the forward sweep: the save slots (the cells are declared
+    /// where they are first named, see [`super::Declared`]).
+    pub(crate) fn declarations(&self) -> TokenStream {
+        let mut out = TokenStream::new();
         for region in 1..self.body.regions.len() {
             let region = RegionId(region);
             let (values, pullbacks) = self.taped(region);

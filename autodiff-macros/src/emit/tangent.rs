@@ -76,13 +76,12 @@ pub(crate) fn jvp_body(sig: &Signature, body: &Body) -> TangentSweep {
         }
     }
     let declarations = t.primal.declarations();
-    let mut cells = TokenStream::new();
+    let mut cells = Vec::new();
     for (i, cell) in body.cells.iter().enumerate() {
         if !cell.active {
             continue;
         }
         let tc = tangent_cell(CellId(i));
-        let ty = cell.ty.as_ref().map(|t| quote!(: #t));
         // a local array of a const-generic length has no `Default`: its tangent starts
         // from the same constant array, overwritten where the cell is first written
         let array_init = cell.init.as_ref().filter(|init| {
@@ -90,13 +89,12 @@ pub(crate) fn jvp_body(sig: &Signature, body: &Body) -> TangentSweep {
                 Some(proc_macro2::TokenTree::Group(g))
                     if g.delimiter() == proc_macro2::Delimiter::Bracket)
         });
-        let init = match array_init {
-            Some(init) => init.clone(),
-            None => quote!(::core::default::Default::default()),
-        };
-        cells.extend(quote!(let mut #tc #ty = #init;));
+        let decl = super::Declaration::cell(&tc, cell.ty.as_deref(), array_init);
+        cells.push((tc.to_string(), decl));
     }
-    let sweep = t.block(&body.block);
+    let mut declared = super::Declared::new(t.primal.cell_declarations());
+    declared.extend(cells);
+    let sweep = t.top_block(&body.block, &mut declared);
     let items = &body.items;
     let y = format_ident!("__y", span = Span::mixed_site());
     let output = body.output.tokens();
@@ -117,7 +115,6 @@ pub(crate) fn jvp_body(sig: &Signature, body: &Body) -> TangentSweep {
         #(#items)*
         #reslice
         #declarations
-        #cells
         #sweep
         let #y #out_ty = #output;
         let #ty #tangent_ty = #tangent;
@@ -200,6 +197,16 @@ impl Tangents<'_> {
             self.stmt(&mut out, stmt);
         }
         out
+    }
+
+    /// The top-level block, each cell declared before the first statement naming it.
+    fn top_block(&mut self, block: &Block, declared: &mut super::Declared) -> TokenStream {
+        for stmt in &block.stmts {
+            let mut one = TokenStream::new();
+            self.stmt(&mut one, stmt);
+            declared.push(one);
+        }
+        declared.finish()
     }
 
     fn stmt(&mut self, out: &mut TokenStream, stmt: &Stmt) {

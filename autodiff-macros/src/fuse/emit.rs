@@ -133,10 +133,15 @@ pub fn seeded_body(sig: &Signature, body: &Body) -> Option<TokenStream> {
     let fused = quote!({ #start #iteration_rev #end });
     let declarations = e.declarations();
     let cell_adjoints = e.cell_adjoints(None);
-    let mut before = TokenStream::new();
+    // (each cell declared before the first statement naming it, see `emit::Declared`; the
+    // rest before the reverse sweep's cell adjoints, which read them)
+    let mut declared = crate::emit::Declared::new(e.cell_declarations());
     for stmt in &stmts[..plan.index] {
-        e.fwd_stmt(&mut before, stmt);
+        let mut one = TokenStream::new();
+        e.fwd_stmt(&mut one, stmt);
+        declared.push(one);
     }
+    let before = declared.finish();
     let fused_loop = e.fwd_loop(head, lbody, *count, *flow, Some(fused));
     let mut after = TokenStream::new();
     for stmt in &stmts[plan.index + 1..] {
