@@ -7,9 +7,20 @@ use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, ToTokens};
 
 /// The runtime, as generated code names it: the facade's hidden re-export, never a path
-/// the user must import.
-pub fn rt() -> TokenStream {
-    quote!(::autodiff::__private)
+/// the user must import. Its tokens are made where it is interpolated (`#rt`), not where
+/// it is named: most statements an emitter writes name it in one branch of several.
+pub fn rt() -> Rt {
+    Rt
+}
+
+/// The path `::autodiff::__private`, written where interpolated (see [`rt`]).
+#[derive(Clone, Copy)]
+pub struct Rt;
+
+impl ToTokens for Rt {
+    fn to_tokens(&self, tokens: &mut TokenStream) {
+        tokens.extend(quote!(::autodiff::__private));
+    }
 }
 
 /// The lints generated items allow, each for a reason:

@@ -1441,17 +1441,22 @@ impl Declared {
             let end = matches!(&tt, TokenTree::Punct(p) if p.as_char() == ';');
             one.push(tt);
             if end {
-                self.push_one(one.drain(..).collect());
+                self.push_one(std::mem::take(&mut one));
             }
         }
         if !one.is_empty() {
-            self.push_one(one.into_iter().collect());
+            self.push_one(one);
         }
     }
 
-    fn push_one(&mut self, stmt: TokenStream) {
-        fn names(ts: &TokenStream, pending: &HashMap<String, Declaration>, out: &mut Vec<String>) {
-            for tt in ts.clone() {
+    fn push_one(&mut self, tokens: Vec<TokenTree>) {
+        /// The pending cells `tokens` name, in order, once each.
+        fn names<'t>(
+            tokens: impl IntoIterator<Item = &'t TokenTree>,
+            pending: &HashMap<String, Declaration>,
+            out: &mut Vec<String>,
+        ) {
+            for tt in tokens {
                 match tt {
                     TokenTree::Ident(i) => {
                         let name = i.to_string();
@@ -1462,17 +1467,16 @@ impl Declared {
                             out.push(name);
                         }
                     }
-                    TokenTree::Group(g) => names(&g.stream(), pending, out),
+                    TokenTree::Group(g) => {
+                        let inner: Vec<TokenTree> = g.stream().into_iter().collect();
+                        names(&inner, pending, out);
+                    }
                     _ => {}
                 }
             }
         }
-        if self.pending.is_empty() {
-            self.out.extend(stmt);
-            return;
-        }
         // `cell = value;`, the value not naming the cell: the cell's first write
-        let tokens: Vec<TokenTree> = stmt.clone().into_iter().collect();
+        let mut named = Vec::new();
         let first_write = match tokens.as_slice() {
             [TokenTree::Ident(cell), TokenTree::Punct(eq), rest @ .., TokenTree::Punct(semi)]
                 if eq.as_char() == '='
@@ -1480,22 +1484,19 @@ impl Declared {
                     && semi.as_char() == ';'
                     && !rest.is_empty() =>
             {
-                let value: TokenStream = rest.iter().cloned().collect();
-                let mut in_value = Vec::new();
-                names(&value, &self.pending, &mut in_value);
+                names(rest, &self.pending, &mut named);
                 let name = cell.to_string();
-                (!in_value.contains(&name)
+                (!named.contains(&name)
                     && self.pending.get(&name).is_some_and(|d| d.head.is_some()))
-                .then_some((name, value))
+                .then(|| (name, rest.iter().cloned().collect::<TokenStream>()))
             }
             _ => None,
         };
-        let mut named = Vec::new();
-        names(&stmt, &self.pending, &mut named);
+        if first_write.is_none() {
+            named.clear();
+            names(&tokens, &self.pending, &mut named);
+        }
         for name in &named {
-            if first_write.as_ref().is_some_and(|(cell, _)| cell == name) {
-                continue;
-            }
             if let Some(decl) = self.pending.remove(name) {
                 self.out.extend(decl.tokens);
             }
@@ -1505,7 +1506,7 @@ impl Declared {
                 let head = self.pending.remove(&cell).and_then(|d| d.head);
                 self.out.extend(quote!(#head #value;));
             }
-            None => self.out.extend(stmt),
+            None => self.out.extend(tokens),
         }
     }
 

@@ -669,10 +669,16 @@ impl Lowering<'_> {
         }
     }
 
+    /// Whether a name is bound, for [`rename::free_names`], which needs no replacement's
+    /// tokens (building them was most of its time).
+    fn bound_names(&self) -> impl Fn(&str) -> Option<TokenStream> + '_ {
+        move |name| self.lookup(name).map(|_| TokenStream::new())
+    }
+
     /// Whether `e` mentions a local whose value is active, or reads a source.
     fn references_active(&self, e: &syn::Expr) -> bool {
         crate::sources::contains_marker(e)
-            || rename::free_names(e, &self.renamer())
+            || rename::free_names(e, &self.bound_names())
                 .iter()
                 .any(|n| self.lookup(n).is_some_and(|b| self.binding_active(b)))
     }

@@ -155,7 +155,7 @@ impl Lowering<'_> {
                 }
             }
             syn::Expr::Closure(c) if c.inputs.len() == 1 => {
-                let captured: Vec<String> = rename::free_names(f, &self.renamer())
+                let captured: Vec<String> = rename::free_names(f, &self.bound_names())
                     .into_iter()
                     .filter(|n| self.lookup(n).is_some())
                     .collect();

@@ -188,7 +188,7 @@ impl Lowering<'_> {
         let mut scopes = self.scopes.clone();
         // A `move` closure has its own copies of the `let mut` locals it reads, made here.
         if c.capture.is_some() {
-            let names = rename::free_names(&body, &self.renamer());
+            let names = rename::free_names(&body, &self.bound_names());
             for n in names {
                 if let Some(Binding::Cell(cell)) = self.lookup(&n).cloned() {
                     let v = self.read_cell(cell, c.span());
