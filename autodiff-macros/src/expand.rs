@@ -328,10 +328,6 @@ fn reads_no_variable_ir(sig: &Signature, body: &crate::ir::Body) -> bool {
 /// A float, an integer, a `bool`, or a slice, array, `Vec`, tuple or ndarray array of
 /// them, borrowed or not.
 fn plain_type(ty: &syn::Type) -> bool {
-    const SCALARS: &[&str] = &[
-        "f32", "f64", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64",
-        "u128", "usize", "bool",
-    ];
     match ty {
         syn::Type::Reference(r) => plain_type(&r.elem),
         syn::Type::Paren(p) => plain_type(&p.elem),
@@ -341,7 +337,9 @@ fn plain_type(ty: &syn::Type) -> bool {
         syn::Type::Tuple(t) => t.elems.iter().all(plain_type),
         syn::Type::Path(p) if p.qself.is_none() => {
             if let Some(i) = p.path.get_ident() {
-                return SCALARS.iter().any(|s| i == s);
+                let name = i.to_string();
+                return crate::rules::is_float_type_name(&name)
+                    || crate::rules::is_constant_type_name(&name);
             }
             let Some(last) = p.path.segments.last() else {
                 return false;

@@ -23,7 +23,7 @@ use crate::companions::{companion, companion_path, lint_allows, rt};
 use crate::emit::TangentSweep;
 use crate::helpers::HelperInput;
 use crate::ir::VarId;
-use crate::signature::Signature;
+use crate::signature::{is_float, Signature};
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, ToTokens};
 use syn::visit_mut::VisitMut;
@@ -105,12 +105,6 @@ fn nested_sequence(ty: &syn::Type) -> bool {
 /// array).
 fn has_shape(p: &crate::signature::Param) -> bool {
     p.shadow.is_some() || p.ty.to_token_stream().to_string().contains("Array")
-}
-
-/// Whether the type is written `f64` or `f32` (its zero tangent is `0.0`).
-fn is_float(ty: &syn::Type) -> bool {
-    matches!(ty, syn::Type::Path(p) if p.qself.is_none()
-        && (p.path.is_ident("f64") || p.path.is_ident("f32")))
 }
 
 /// The forward-mode companions of a function (see the module's documentation). `sweep` is

@@ -34,9 +34,9 @@ use quote::{format_ident, quote, ToTokens};
 /// Whether the type is a float: `f32`, `f64` or one of the function's float type
 /// parameters.
 fn is_float(ty: &syn::Type, floats: &[syn::Ident]) -> bool {
-    matches!(ty, syn::Type::Path(p) if p.qself.is_none()
-        && (p.path.is_ident("f64") || p.path.is_ident("f32")
-            || floats.iter().any(|t| p.path.is_ident(t))))
+    crate::signature::is_float(ty)
+        || matches!(ty, syn::Type::Path(p) if p.qself.is_none()
+            && floats.iter().any(|t| p.path.is_ident(t)))
 }
 
 /// The output kinds `jacobian!` takes rows of: a float, `Vec<F>`, `[F; M]`, `Array1<F>`.

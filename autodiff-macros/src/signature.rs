@@ -430,20 +430,23 @@ pub fn tangent_key(ty: &syn::Type) -> syn::Type {
     ty
 }
 
+/// Whether the type is written `f64` or `f32` (its zero tangent is `0.0`, its tangent
+/// itself).
+pub fn is_float(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Path(p) if p.qself.is_none()
+        && p.path.get_ident().is_some_and(|i| prims::is_float_type_name(&i.to_string())))
+}
+
 /// The tangent type of a value of type `ty`.
 pub fn tangent_type(ty: &syn::Type) -> TokenStream {
     let key = tangent_key(ty);
     // (written out where the runtime's impls make it plain — a float is its own tangent, a
     // slice's or `Vec`'s is a `Vec`, an array's the array — so the compiler has no
     // projection to normalise at each of the many places the companions name it)
-    let float = |t: &syn::Type| {
-        matches!(t, syn::Type::Path(p) if p.qself.is_none()
-        && (p.path.is_ident("f64") || p.path.is_ident("f32")))
-    };
     match &key {
-        t if float(t) => return quote!(#t),
-        syn::Type::Array(a) if float(&a.elem) => return quote!(#a),
-        syn::Type::Slice(s) if float(&s.elem) => {
+        t if is_float(t) => return quote!(#t),
+        syn::Type::Array(a) if is_float(&a.elem) => return quote!(#a),
+        syn::Type::Slice(s) if is_float(&s.elem) => {
             let e = &s.elem;
             return quote!(::std::vec::Vec<#e>);
         }

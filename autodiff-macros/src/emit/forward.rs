@@ -306,13 +306,18 @@ impl Emitter<'_> {
         block: &Block,
         declared: &mut super::Declared,
     ) -> TokenStream {
-        for stmt in &block.stmts {
+        self.fwd_stmts(&block.stmts, declared);
+        declared.push(self.save_region(block.region));
+        declared.finish()
+    }
+
+    /// Top-level statements, one at a time into `declared` (see [`super::Declared`]).
+    pub(crate) fn fwd_stmts(&self, stmts: &[Stmt], declared: &mut super::Declared) {
+        for stmt in stmts {
             let mut one = TokenStream::new();
             self.fwd_stmt(&mut one, stmt);
             declared.push(one);
         }
-        declared.push(self.save_region(block.region));
-        declared.finish()
     }
 
     pub(crate) fn fwd_stmt(&self, out: &mut TokenStream, stmt: &Stmt) {

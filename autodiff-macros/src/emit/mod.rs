@@ -1451,8 +1451,8 @@ impl Declared {
 
     fn push_one(&mut self, tokens: Vec<TokenTree>) {
         /// The pending cells `tokens` name, in order, once each.
-        fn names<'t>(
-            tokens: impl IntoIterator<Item = &'t TokenTree>,
+        fn names(
+            tokens: impl IntoIterator<Item = TokenTree>,
             pending: &HashMap<String, Declaration>,
             out: &mut Vec<String>,
         ) {
@@ -1467,10 +1467,7 @@ impl Declared {
                             out.push(name);
                         }
                     }
-                    TokenTree::Group(g) => {
-                        let inner: Vec<TokenTree> = g.stream().into_iter().collect();
-                        names(&inner, pending, out);
-                    }
+                    TokenTree::Group(g) => names(g.stream(), pending, out),
                     _ => {}
                 }
             }
@@ -1484,7 +1481,7 @@ impl Declared {
                     && semi.as_char() == ';'
                     && !rest.is_empty() =>
             {
-                names(rest, &self.pending, &mut named);
+                names(rest.iter().cloned(), &self.pending, &mut named);
                 let name = cell.to_string();
                 (!named.contains(&name)
                     && self.pending.get(&name).is_some_and(|d| d.head.is_some()))
@@ -1494,7 +1491,7 @@ impl Declared {
         };
         if first_write.is_none() {
             named.clear();
-            names(&tokens, &self.pending, &mut named);
+            names(tokens.iter().cloned(), &self.pending, &mut named);
         }
         for name in &named {
             if let Some(decl) = self.pending.remove(name) {

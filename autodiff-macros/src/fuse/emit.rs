@@ -136,11 +136,7 @@ pub fn seeded_body(sig: &Signature, body: &Body) -> Option<TokenStream> {
     // (each cell declared before the first statement naming it, see `emit::Declared`; the
     // rest before the reverse sweep's cell adjoints, which read them)
     let mut declared = crate::emit::Declared::new(e.cell_declarations());
-    for stmt in &stmts[..plan.index] {
-        let mut one = TokenStream::new();
-        e.fwd_stmt(&mut one, stmt);
-        declared.push(one);
-    }
+    e.fwd_stmts(&stmts[..plan.index], &mut declared);
     let before = declared.finish();
     let fused_loop = e.fwd_loop(head, lbody, *count, *flow, Some(fused));
     let mut after = TokenStream::new();
