@@ -134,3 +134,83 @@ fn methods_calling_themselves() {
     let fd = finite_difference(|p| s.nested_sin(p[0], 3), &[x]);
     assert_gradient_close(&[g], &fd, 1e-7);
 }
+
+// Mutual recursion: `zig` and `zag` call each other. Each attribute sees one function, so
+// one function in the cycle is marked `recursive`: its calls run their derivatives again in
+// its reverse sweep instead of keeping their pullbacks, and no pullback's type contains
+// itself. (Unmarked, rustc reports E0720 at the attributes.)
+
+/// `sin(zag(1.1 x, n − 1))`, or `x` at the bottom.
+#[differentiable(recursive)]
+fn zig(x: f64, n: u32) -> f64 {
+    if n == 0 {
+        x
+    } else {
+        zag(x * 1.1, n - 1).sin()
+    }
+}
+
+/// `zig(x + 0.5, n − 1) · x`, or `x²` at the bottom.
+#[differentiable]
+fn zag(x: f64, n: u32) -> f64 {
+    if n == 0 {
+        x * x
+    } else {
+        zig(x + 0.5, n - 1) * x
+    }
+}
+
+/// The same cycle marked on the other function, generic over the float type.
+#[differentiable]
+fn zig_generic<T: Float>(x: T, n: u32) -> T {
+    if n == 0 {
+        x
+    } else {
+        zag_generic(x * T::from(1.1).unwrap(), n - 1).sin()
+    }
+}
+
+#[differentiable(recursive)]
+fn zag_generic<T: Float>(x: T, n: u32) -> T {
+    if n == 0 {
+        x * x
+    } else {
+        zig_generic(x + T::from(0.5).unwrap(), n - 1) * x
+    }
+}
+
+#[test]
+fn mutual_recursion() {
+    let x = 0.3;
+    // zig(x, 2) = sin((1.1x + 0.5) · 1.1x): derivative cos(u) · (2.42x + 0.55), by hand
+    let u = (1.1 * x + 0.5) * 1.1 * x;
+    let hand = u.cos() * (2.42 * x + 0.55);
+    let g = gradients_function!(zig, params = ["x"])(x, 2);
+    assert_gradient_close(&[g], &[hand], 1e-14);
+    let g = gradients_function!(zig_generic, params = ["x"])(x, 2);
+    assert_gradient_close(&[g], &[hand], 1e-14);
+    // deeper, every mode, against central differences and against each other
+    for n in [1, 4, 7] {
+        let fd = finite_difference(|p| zig(p[0], n), &[x]);
+        let g = gradients_function!(zig, params = ["x"])(x, n);
+        assert_gradient_close(&[g], &fd, 1e-7);
+        let fd = finite_difference(|p| zag(p[0], n), &[x]);
+        let g = gradients_function!(zag, params = ["x"])(x, n);
+        assert_gradient_close(&[g], &fd, 1e-7);
+        let (value, pullback) = vjp!(zag)(x, n);
+        assert_eq!(value, zag(x, n));
+        assert_gradient_close(&[pullback(2.0)], &[2.0 * g], 1e-14);
+        let (y, dy) = jvp!(zag, params = ["x"])(x, n, 1.0);
+        assert_eq!(y, zag(x, n));
+        assert_gradient_close(&[dy], &[g], 1e-14);
+        let g = gradients_function!(zag_generic, params = ["x"])(x, n);
+        assert_gradient_close(&[g], &fd, 1e-7);
+        // forward over reverse: the second derivative against differences of gradients
+        let h = hessian!(zag_generic)(x, n);
+        let d = 1e-5;
+        let step = (gradients_function!(zag_generic, params = ["x"])(x + d, n)
+            - gradients_function!(zag_generic, params = ["x"])(x - d, n))
+            / (2.0 * d);
+        assert_gradient_close(&[h], &[step], 1e-6);
+    }
+}

@@ -263,8 +263,9 @@ pub fn derive_constant_field(field: &str, ty: &str) -> String {
 pub fn unknown_attribute_argument(key: &syn::Ident) -> String {
     format!(
         "unknown argument `{key}`; `#[differentiable]` takes `vjp = path_to_rule` (a custom \
-         rule), `jvp = path_to_rule` (its forward-mode rule) and `self` (a method \
-         differentiable with respect to its receiver)"
+         rule), `jvp = path_to_rule` (its forward-mode rule), `self` (a method \
+         differentiable with respect to its receiver) and `recursive` (a function calling \
+         itself through others)"
     )
 }
 

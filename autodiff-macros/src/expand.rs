@@ -10,12 +10,14 @@ use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
 
 /// The attribute's arguments: nothing; `vjp = path` for a custom rule, `jvp = path` for its
-/// forward rule; `self` for a method differentiable with respect to its receiver.
+/// forward rule; `self` for a method differentiable with respect to its receiver;
+/// `recursive` for a function in a cycle of calls (see [`Signature::rerun_calls`]).
 #[derive(Default)]
 pub(crate) struct Args {
     pub custom_vjp: Option<syn::ExprPath>,
     pub custom_jvp: Option<syn::ExprPath>,
     pub wrt_self: bool,
+    pub recursive: bool,
 }
 
 pub(crate) fn parse_args(args: TokenStream) -> syn::Result<Args> {
@@ -30,6 +32,13 @@ pub(crate) fn parse_args(args: TokenStream) -> syn::Result<Args> {
                 out.wrt_self = true;
             } else {
                 let key: syn::Ident = input.parse()?;
+                if key == "recursive" {
+                    out.recursive = true;
+                    if !input.is_empty() {
+                        input.parse::<syn::Token![,]>()?;
+                    }
+                    continue;
+                }
                 if key != "vjp" && key != "jvp" {
                     return Err(syn::Error::new(
                         key.span(),
@@ -141,6 +150,7 @@ pub(crate) fn try_expand(
     let Some(mut sig) = Signature::parse(&parsed_sig, &mut errors) else {
         return Err(errors);
     };
+    sig.rerun_calls = args.recursive;
     crate::signature::bind_parameter_patterns(&mut func);
     crate::signature::matched_enums_are_constants(&mut sig, &func.block);
     if args.wrt_self {

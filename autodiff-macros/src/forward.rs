@@ -194,7 +194,12 @@ pub fn companions(
     let callee_reasons = callees
         .iter()
         .filter(|f| {
-            // a recursive call adds nothing (and would make the constant cyclic)
+            // a recursive call adds nothing (and would make the constant cyclic); nor does
+            // any call of a function marked `recursive`, whose callees may call it back (a
+            // callee that has no forward mode then panics saying so, from its own `__jvp`)
+            if sig.rerun_calls {
+                return false;
+            }
             let segs = &f.path.segments;
             let own = match segs.len() {
                 1 => segs[0].ident == *ident,

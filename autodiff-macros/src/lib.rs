@@ -123,6 +123,31 @@ mod sources;
 ///
 /// assert_eq!(jvp!(softplus)(0.0, 2.0), (2.0_f64.ln(), 1.0));
 /// ```
+///
+/// A function calling itself needs nothing more. Functions calling each other (mutual
+/// recursion) need one of them in each cycle marked `#[differentiable(recursive)]`: its
+/// reverse sweep runs each callee's derivative again where it is needed instead of keeping
+/// the callee's pullback, so no pullback's type contains itself (unmarked, rustc reports
+/// `E0720 cannot resolve opaque type` at the attributes). The marked function's callees then
+/// run their forward sweeps twice.
+///
+/// ```
+/// use autodiff::prelude::*;
+///
+/// #[differentiable(recursive)]
+/// fn even(x: f64, n: u32) -> f64 {
+///     if n == 0 { x } else { odd(x, n - 1).sin() }
+/// }
+///
+/// #[differentiable]
+/// fn odd(x: f64, n: u32) -> f64 {
+///     if n == 0 { x * x } else { even(x, n - 1) * 2.0 }
+/// }
+///
+/// // even(x, 2) = sin(2x): derivative 2 cos(2x)
+/// let d = gradients_function!(even, params = ["x"])(0.5, 2);
+/// assert!((d - 2.0 * 1.0_f64.cos()).abs() < 1e-15);
+/// ```
 #[proc_macro_attribute]
 pub fn differentiable(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::differentiable(args.into(), item.into()).into()

@@ -154,6 +154,10 @@ pub struct Signature {
     /// Whether the function is a method (has a `self` receiver): its companions are then
     /// associated functions reached through `Self::`.
     pub is_method: bool,
+    /// `#[differentiable(recursive)]`: every call of a differentiable function runs its
+    /// derivative again in the reverse sweep instead of keeping its pullback, so that the
+    /// function's pullback holds no other function's (mutual recursion).
+    pub rerun_calls: bool,
 }
 
 fn bounds_mention_float(
@@ -586,6 +590,7 @@ impl Signature {
             generics,
             generics_named,
             is_method,
+            rerun_calls: false,
         })
     }
 
@@ -653,6 +658,7 @@ impl Signature {
             generics: syn::Generics::default(),
             generics_named: syn::Generics::default(),
             is_method: false,
+            rerun_calls: false,
         }
     }
 

@@ -10,6 +10,9 @@ use std::time::{Duration, Instant};
 pub enum Verdict {
     /// Value and gradient agree with the reference and finite differences at `points` points.
     Correct { points: usize },
+    /// Value and gradient agree with the reference and with the program's own derivative,
+    /// derived by hand ([`crate::program::PROGRAM_DERIVATIVES`]), at `points` points.
+    Program { points: usize },
     /// A wrong value or gradient.
     Wrong(String),
     /// No point was found where the function is finite and smooth, or the check crashed.
@@ -61,6 +64,9 @@ pub fn check(binary: &Path, id: usize) -> Verdict {
     );
     match status {
         "correct" => Verdict::Correct {
+            points: points.parse().unwrap_or(0),
+        },
+        "program" => Verdict::Program {
             points: points.parse().unwrap_or(0),
         },
         "wrong" => Verdict::Wrong(detail.to_string()),

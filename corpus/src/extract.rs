@@ -67,6 +67,9 @@ pub struct Candidate {
     pub structs: BTreeMap<String, PlainStruct>,
     /// The path of the published function, when it may be public.
     pub public_path: Option<String>,
+    /// The crate's support modules the copies name (`crate::prec::ulps_eq!`), each copied
+    /// whole to the scratch crates' roots: name and file text.
+    pub support: Vec<(String, String)>,
 }
 
 /// A numeric-looking item that is not measured, with the reason.
@@ -276,7 +279,12 @@ fn candidate(
         attrs: Vec::new(),
         items: plain,
     }) + &image_plain;
+    let support = (image.support.iter())
+        .filter_map(|n| resolver.support(n))
+        .map(|(n, text)| (n.to_string(), text.to_string()))
+        .collect();
     Candidate {
+        support,
         krate: krate.name.clone(),
         file: m.file.clone(),
         line,

@@ -20,6 +20,7 @@ mod extract;
 mod imports;
 mod parse;
 mod pinned;
+mod program;
 mod report;
 mod resolve;
 mod scaffold;

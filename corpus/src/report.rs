@@ -52,7 +52,10 @@ impl Row {
     }
     /// Value and gradient checked and correct.
     pub fn correct(&self) -> bool {
-        matches!(self.verdict, Some(Verdict::Correct { .. }))
+        matches!(
+            self.verdict,
+            Some(Verdict::Correct { .. } | Verdict::Program { .. })
+        )
     }
 }
 
@@ -140,6 +143,16 @@ pub fn categorize(c: &Candidate, d: &Diag) -> &'static str {
     if has(&msg, &ITER) {
         return "iterator chains";
     }
+    // ("… this method: it has no derivative rule, and its result …" names no `Result`)
+    if has(
+        &msg,
+        &[
+            "cannot differentiate through the method",
+            "cannot differentiate through this method",
+        ],
+    ) {
+        return "method that is not a primitive";
+    }
     if has(&msg, &["option", "result", "`?`", "unwrap", "`expect`"]) {
         return "Option/Result";
     }
@@ -155,9 +168,6 @@ pub fn categorize(c: &Candidate, d: &Diag) -> &'static str {
         ],
     ) {
         return "queries";
-    }
-    if msg.contains("cannot differentiate through the method") {
-        return "method that is not a primitive";
     }
     if has(
         &msg,
@@ -197,7 +207,9 @@ pub fn categorize(c: &Candidate, d: &Diag) -> &'static str {
     ) {
         return "Option/Result";
     }
-    if !c.structs.is_empty() && has(&msg, &["struct", "self", "`differentiable`"]) {
+    if msg.contains("is not a differentiable type")
+        || !c.structs.is_empty() && has(&msg, &["struct", "self", "`differentiable`"])
+    {
         return "plain-struct parameter";
     }
     if msg.contains("indexing is supported on") {
@@ -293,11 +305,19 @@ result are floats (or float `Vec`s, slices, arrays and tuples of these; integer,
 parameters are constants) is copied from cargo's registry cache into a scratch crate with `#[differentiable]` \
 added and nothing else changed (helpers of its module annotated too; the functions, constants and statics it \
 reaches in other modules of the crate are copied along in the same module layout, functions with float parameters \
-annotated, and only `use` declarations are pointed at the copies), built against this repository, and \
-checked: its value against the published function (or a plain copy when the original is private), its \
-gradient (`gradients_function!`, or `vjp!` for non-scalar results) against central finite differences at \
-random points where two step sizes agree. Functions whose plain copy does not build outside their crate are \
-listed as skipped. Produced by `cargo run --release --manifest-path corpus/Cargo.toml` ({:.0} s).\n",
+annotated, and only `use` declarations are pointed at the copies; a top-level module that names nothing else of \
+its crate, such as one defining the crate's macros, is copied whole as its file is), built against this \
+repository, and checked: its value against the published function (or a plain copy when the original is \
+private), its gradient (`gradients_function!`, or `vjp!` for non-scalar results) against central finite \
+differences at random points where two step sizes agree. Functions whose plain copy does not build outside \
+their crate are listed as skipped. Produced by `cargo run --release --manifest-path corpus/Cargo.toml` ({:.0} s).\n\n\
+One function is checked against another truth, said in its row: statrs `inv_digamma` starts from `exp(x)` \
+and bisects with steps `i * signum(…)`, whose derivative is zero, so the derivative of the program as written \
+is `exp(x)` — what the macro returns, and what any automatic differentiation returns — while finite \
+differences see the slope of the function the bisection approximates. Its gradient is compared, to rounding, \
+with that program derivative derived by hand from the published source (`corpus/src/program.rs`); a user who \
+wants the approximated function's derivative gives it a rule (`#[differentiable(vjp = …)]`, the implicit \
+function theorem: `1 / trigamma(y)`).\n",
         meta.seconds
     )
     .ok();
@@ -369,6 +389,10 @@ listed as skipped. Produced by `cargo run --release --manifest-path corpus/Cargo
         let gradient = match &r.verdict {
             None => "–".to_string(),
             Some(Verdict::Correct { points }) => format!("correct ({points} pts)"),
+            Some(Verdict::Program { points }) => format!(
+                "correct ({points} pts) against the program's own derivative: {}",
+                cell(crate::program::why(&r.krate, &r.item).unwrap_or(""))
+            ),
             Some(Verdict::Wrong(d)) => format!("**WRONG**: {}", cell(d)),
             Some(Verdict::Untested(d)) => format!("untested: {}", cell(d)),
         };
@@ -451,6 +475,9 @@ pub fn print(rows: &[Row], skipped: usize) {
         let status = match (&r.error, &r.verdict) {
             (Some(d), _) => format!("ERROR [{}] {}", r.category.unwrap_or(""), d.message),
             (None, Some(Verdict::Correct { points })) => format!("correct ({points} points)"),
+            (None, Some(Verdict::Program { points })) => {
+                format!("correct ({points} points) against the program's own derivative")
+            }
             (None, Some(Verdict::Wrong(d))) => format!("WRONG {d}"),
             (None, Some(Verdict::Untested(d))) => format!("untested: {d}"),
             (None, None) => "compiles".into(),

@@ -35,6 +35,9 @@ pub(crate) struct Resolver<'a> {
     by_path: BTreeMap<Vec<String>, usize>,
     /// Memo of `member` (nothing is stored first, so that cycles end).
     memo: RefCell<BTreeMap<(usize, String), Vec<Target>>>,
+    /// The top-level modules that can be copied whole, as their files are, to the scratch
+    /// crate's root (see [`Resolver::support`]), by name.
+    support: BTreeMap<String, usize>,
 }
 
 impl<'a> Resolver<'a> {
@@ -61,13 +64,33 @@ impl<'a> Resolver<'a> {
             .enumerate()
             .map(|(i, m)| (m.path.clone(), i))
             .collect();
+        let support = modules
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| m.path.len() == 1 && self_contained(modules, m))
+            .map(|(i, m)| (m.path[0].clone(), i))
+            .collect();
         Resolver {
             modules,
             edition2015,
             leaves,
             by_path,
             memo: RefCell::new(BTreeMap::new()),
+            support,
         }
+    }
+
+    /// A top-level module of the crate that names nothing of the crate outside itself
+    /// (`crate::prec::…` inside `prec`, external crates, the standard library) and whose
+    /// child modules are written inline: a copy of its file at the scratch crate's root is
+    /// the same module, so that copied items may name it as `crate::prec::…` — macros
+    /// included (`crate::prec::ulps_eq!(…)`), which the image cannot copy one by one.
+    pub(crate) fn support(&self, name: &str) -> Option<(&str, &str)> {
+        let &m = self.support.get(name)?;
+        Some((
+            self.modules[m].path[0].as_str(),
+            self.modules[m].text.as_str(),
+        ))
     }
 
     fn parent(&self, m: usize) -> Option<usize> {
@@ -235,15 +258,34 @@ const STD_MACROS: [&str; 22] = [
 /// Whether an item can live in the image unchanged: its body names no `crate::` path (that
 /// would be the scratch crate's root) and invokes no macro of its crate (not copied). An item
 /// that cannot stays the published one.
-fn movable(ts: TokenStream) -> bool {
+fn movable(ts: TokenStream, support: &dyn Fn(&str) -> bool) -> bool {
     let toks: Vec<TokenTree> = ts.into_iter().collect();
+    let mut skip = 0;
     for (i, t) in toks.iter().enumerate() {
+        if i < skip {
+            continue;
+        }
         match t {
-            TokenTree::Group(g) if !movable(g.stream()) => return false,
+            TokenTree::Group(g) if !movable(g.stream(), support) => return false,
             TokenTree::Ident(id) => {
                 let next = toks.get(i + 1);
                 if id == "crate" && is_colon(next) {
-                    return false;
+                    // `crate::m::…` of a support module (copied whole to the root), a macro
+                    // of it included: the path's segments are not checked further.
+                    match toks.get(i + 3) {
+                        Some(TokenTree::Ident(m)) if support(&m.to_string()) => {
+                            let mut j = i + 4;
+                            while is_colon(toks.get(j))
+                                && is_colon(toks.get(j + 1))
+                                && matches!(toks.get(j + 2), Some(TokenTree::Ident(_)))
+                            {
+                                j += 3;
+                            }
+                            skip = j;
+                            continue;
+                        }
+                        _ => return false,
+                    }
                 }
                 let keyword = matches!(
                     id.to_string().as_str(),
@@ -261,6 +303,41 @@ fn movable(ts: TokenStream) -> bool {
         }
     }
     true
+}
+
+/// Whether module `m` (and its inline children) names no other module of the crate: every
+/// `crate::`, `super::` and `self::` path, in items and `use` declarations, stays inside it.
+fn self_contained(modules: &[Module], m: &Module) -> bool {
+    let own = &m.path[0];
+    modules
+        .iter()
+        .filter(|c| c.path.first() == Some(own))
+        .all(|c| {
+            // (a child in a file of its own would not come with the copy)
+            c.file == m.file
+                && c.items.iter().all(|i| {
+                    if is_test_cfg(item_attrs(i)) {
+                        return true;
+                    }
+                    let mut ps = Vec::new();
+                    paths(i.to_token_stream(), &mut ps);
+                    let mut uses = Vec::new();
+                    if let syn::Item::Use(u) = i {
+                        walk(&u.tree, Vec::new(), &mut uses);
+                    }
+                    ps.into_iter()
+                        .chain(uses.into_iter().map(|(p, _, _)| p))
+                        .all(|p| match p.first().map(String::as_str) {
+                            // (`pub(crate)` is the path `crate` alone)
+                            Some("crate") => p.len() == 1 || p.get(1) == Some(own),
+                            // (`super::` from the module itself is the crate root)
+                            Some("super") => {
+                                c.path.len() > 1 && p.get(1) != Some(&"super".to_string())
+                            }
+                            _ => true,
+                        })
+                })
+        })
 }
 
 fn prefer_item(ts: Vec<Target>) -> Option<Target> {
@@ -334,6 +411,8 @@ pub(crate) struct Image {
     pub(crate) items: BTreeMap<usize, BTreeSet<String>>,
     /// Module paths of the image: those holding items and their ancestors.
     tree: BTreeSet<Vec<String>>,
+    /// The support modules the copies name (`crate::prec::…`), copied whole to the root.
+    pub(crate) support: BTreeSet<String>,
 }
 
 /// The items `seed` (items of module `own`) need from the crate outside `own`'s flat copy:
@@ -353,6 +432,7 @@ pub(crate) fn image(r: &Resolver, own: usize, seed: &[syn::Item]) -> Image {
         }
     }
     let mut items: BTreeMap<usize, BTreeSet<String>> = BTreeMap::new();
+    let mut support = BTreeSet::new();
     while let Some((t, n)) = work.pop() {
         if items.get(&t).is_some_and(|s| s.contains(&n)) {
             continue;
@@ -371,13 +451,25 @@ pub(crate) fn image(r: &Resolver, own: usize, seed: &[syn::Item]) -> Image {
                 syn::Item::Fn(_) | syn::Item::Const(_) | syn::Item::Static(_)
             )
         });
-        if !copy || found.iter().any(|i| !movable(i.to_token_stream())) {
+        let is_support = |name: &str| r.support.contains_key(name);
+        if !copy
+            || found
+                .iter()
+                .any(|i| !movable(i.to_token_stream(), &is_support))
+        {
             continue;
         }
         items.entry(t).or_default().insert(n.clone());
         for i in found {
             let mut ps = Vec::new();
             paths(i.to_token_stream(), &mut ps);
+            for p in &ps {
+                if let [c, m, ..] = &p[..] {
+                    if c == "crate" && r.support.contains_key(m) {
+                        support.insert(m.clone());
+                    }
+                }
+            }
             for p in ps {
                 if let Some(Target::Item(t2, n2)) = r.resolve(t, &p) {
                     work.push((t2, n2));
@@ -392,7 +484,11 @@ pub(crate) fn image(r: &Resolver, own: usize, seed: &[syn::Item]) -> Image {
             tree.insert(p[..k].to_vec());
         }
     }
-    Image { items, tree }
+    Image {
+        items,
+        tree,
+        support,
+    }
 }
 
 impl Image {

@@ -94,6 +94,10 @@ impl Scratch {
                 write_if_changed(&self.plain_dir.join(format!("src/{r}.rs")), &text)?;
             }
         }
+        let ids: BTreeSet<usize> = (0..cands.len())
+            .filter(|id| units.contains(&format!("p{id}")))
+            .collect();
+        write_support(&self.plain_dir, cands, &ids, &mut main)?;
         main.push_str("fn main() {}\n");
         write_if_changed(&self.plain_dir.join("src/main.rs"), &main)
     }
@@ -116,6 +120,7 @@ impl Scratch {
                 &ad_module(&cands[id], original[id]),
             )?;
         }
+        write_support(&self.ad_dir, cands, ids, &mut main)?;
         write!(
             main,
             "\nfn main() {{\n    let id: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).expect(\"function id\");\n    let seed = 20_261_203 ^ (id as u64).wrapping_mul(0x9E37_79B9);\n    let out = match id {{\n{arms}        _ => \"untested\\t0\\tunknown id\".to_string(),\n    }};\n    println!(\"CORPUS-RESULT\\t{{out}}\");\n}}\n"
@@ -123,6 +128,30 @@ impl Scratch {
         .ok();
         write_if_changed(&self.ad_dir.join("src/main.rs"), &main)
     }
+}
+
+/// The support modules the given functions' copies name, each at the crate root as its
+/// file is (`mod prec;`): `crate::prec::…` in a copy means what it meant in the crate.
+fn write_support(
+    dir: &Path,
+    cands: &[Candidate],
+    ids: &BTreeSet<usize>,
+    main: &mut String,
+) -> std::io::Result<()> {
+    let mut done = BTreeSet::new();
+    for &id in ids {
+        for (name, text) in &cands[id].support {
+            // (the harness's own root modules keep their names)
+            if name == "support" || name.starts_with('m') && name[1..].parse::<usize>().is_ok() {
+                continue;
+            }
+            if done.insert(name.clone()) {
+                writeln!(main, "#[allow(warnings)]\nmod {name};").ok();
+                write_if_changed(&dir.join(format!("src/{name}.rs")), text)?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Writes only when the content differs, so that cargo's fingerprints stay valid.
@@ -369,6 +398,7 @@ pub(crate) fn check(seed: u64) -> String {{
             let mut it = x.iter().copied();
 {set}            }},
             single: {single},
+            program: {program},
         }},
         seed,
     )
@@ -381,5 +411,7 @@ pub(crate) fn check(seed: u64) -> String {{
         uses = c.uses.join("\n"),
         annotated = c.annotated,
         ctors = constructors(c, ""),
+        program = crate::program::expression(&c.krate, &c.name)
+            .map_or("None".to_string(), |e| format!("Some(&|a: &A| {e})")),
     )
 }

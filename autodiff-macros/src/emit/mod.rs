@@ -212,6 +212,8 @@ pub(crate) struct Emitter<'a> {
     /// runs its own derivative again in the reverse sweep instead of keeping a pullback
     /// (whose type would contain itself).
     pub(crate) own: (syn::Ident, bool),
+    /// Every call runs its derivative again in the reverse sweep (`recursive`).
+    pub(crate) rerun_calls: bool,
     pub(crate) preinit: HashSet<VarId>,
     /// Variables the reverse sweep reads.
     pub(crate) used: BTreeSet<VarId>,
@@ -543,7 +545,12 @@ impl Emitter<'_> {
     /// owns the value, so the reverse sweep runs the callee's derivative again there. A
     /// reference into a parameter's data (`f(&x[a..b])` with `x: &[f64]`) can be kept.
     /// Whether `func` names the function itself (`f`, or `Self::f` in a method).
+    /// With `#[differentiable(recursive)]`, every call: the pullback then holds no other
+    /// function's, which breaks a cycle of mutually recursive functions' pullback types.
     pub(crate) fn is_recursive(&self, func: &syn::ExprPath) -> bool {
+        if self.rerun_calls {
+            return true;
+        }
         let (own, is_method) = &self.own;
         let segs = &func.path.segments;
         func.qself.is_none()
@@ -632,6 +639,7 @@ pub(crate) fn new_emitter<'a>(sig: &Signature, body: &'a Body) -> Emitter<'a> {
     let mut e = Emitter {
         body,
         own: (sig.ident.clone(), sig.is_method),
+        rerun_calls: sig.rerun_calls,
         preinit: preinitialized(body),
         used: BTreeSet::new(),
         used_pullbacks: BTreeSet::new(),
