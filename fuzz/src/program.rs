@@ -253,7 +253,9 @@ impl Func {
 
     /// The function (and its helpers) as plain Rust, without `#[differentiable]`.
     pub fn render_plain(&self) -> String {
-        self.render_source().replace("#[differentiable]\n", "")
+        self.render_source()
+            .replace("#[differentiable]\n", "")
+            .replace("#[differentiable(recursive)]\n", "")
     }
 
     /// Its helpers, each followed by a blank line.

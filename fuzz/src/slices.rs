@@ -116,6 +116,7 @@ const FEATURES: &[&str] = &[
     "Option: `?` in a helper returning Option, matched by the caller",
     "Result: `?` in a helper returning Result, matched by the caller",
     "recursion: a helper calling itself",
+    "recursion: two helpers calling each other, one `recursive`",
     "`let mut` buffer as `&[f64]` next to `&mut`",
     "slice helper: sub-slice of a `let mut` buffer",
     "&mut helper: on a range of a local buffer (`&mut b[r]`)",
@@ -249,6 +250,18 @@ impl SliceGen<'_> {
                 (
                     format!(
                         "fn {name}(v: &[f64], s: f64) -> {ty} {{\n    let head = if v[0] * s > -0.4 {{ {some}((v[0] * s).{f}()) }} else {{ {none} }};\n    let h = head?;\n    {some}(h * {c1} + v[v.len() - 1] * {c2})\n}}"
+                    ),
+                    1,
+                )
+            }
+            Kind::Recursive if self.rng.chance(0.5) => {
+                // two helpers calling each other, the second marked `recursive` (its reverse
+                // sweep runs the first's derivative again instead of keeping its pullback)
+                self.features
+                    .insert("recursion: two helpers calling each other, one `recursive`");
+                (
+                    format!(
+                        "fn {name}(v: &[f64], s: f64, k: usize) -> f64 {{\n    if k == 0 {{\n        (v[0] * s).{f}()\n    }} else {{\n        v[k % v.len()] * {c1} + {name}_b(v, s * {c2}, k - 1).{f}()\n    }}\n}}\n\n#[differentiable(recursive)]\nfn {name}_b(v: &[f64], s: f64, k: usize) -> f64 {{\n    if k == 0 {{\n        v[v.len() - 1] * s\n    }} else {{\n        {name}(v, s + {c1}, k - 1) * v[0]\n    }}\n}}"
                     ),
                     1,
                 )

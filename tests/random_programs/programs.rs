@@ -934,7 +934,16 @@ fn p27_h1(v: &[f64], s: f64, k: usize) -> f64 {
     if k == 0 {
         (v[0] * s).cos()
     } else {
-        v[k % v.len()] * 0.6 + p27_h1(v, s * 0.5, k - 1).cos()
+        v[k % v.len()] * 0.6 + p27_h1_b(v, s * 0.5, k - 1).cos()
+    }
+}
+
+#[differentiable(recursive)]
+fn p27_h1_b(v: &[f64], s: f64, k: usize) -> f64 {
+    if k == 0 {
+        v[v.len() - 1] * s
+    } else {
+        p27_h1(v, s + 0.6, k - 1) * v[0]
     }
 }
 program! {
@@ -942,3146 +951,1583 @@ program! {
     fn p27(xs: &[f64], w: [f64; 3], a: f64) -> f64 {
         let t1 = p27_h0(xs, w[2]);
         let t2 = p27_h0(&xs[..6], t1.tanh()).sin();
-        let t3 = p27_h1(&xs[2..=4], a * 0.75, 1);
+        let t3 = p27_h1(&xs[..6], a, 2);
         t3 + t2 + t1 + w[1] * 0.5 + a * 0.3
     }
     check_p27(seed = 0x0dada79afab1615c, inputs = 11, calls = [], at = |p| (&p[0..7], <[f64; 3]>::try_from(&p[7..10]).unwrap(), p[10]));
 }
 
-#[differentiable]
-fn p28_h0(y: &mut [f64], s: f64) {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.75).tanh();
-    }
-    y[0] = (y[0] * 0.25 + s).sin();
-}
-#[differentiable]
-fn p28_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).sin() * 0.25;
-    }
-}
-#[differentiable]
-fn p28_h2(y: &mut [f64], x: &[f64], s: f64) {
-    p28_h0(y, s);
-    p28_h1(s * 0.25, &x[1..], y);
-}
 program! {
     #[differentiable]
-    fn p28(ys: &mut [f64], a: f64, xs: &[f64]) -> f64 {
-        let s1 = &xs[..3];
-        let t2 = (s1[2] * a + s1[1]).sin() + s1[s1.len() - 1] * 0.75;
-        let mut buf3 = xs[0..2].to_vec();
-        p28_h0(&mut buf3, a);
-        p28_h0(&mut buf3, a * -0.5);
-        p28_h2(&mut buf3, &xs[..], t2.tanh());
-        for (v4, xi6) in buf3.iter_mut().zip(xs.iter()) {
-            *v4 = *v4 * a + xi6.sin();
-        }
-        let t7 = buf3[0] + buf3[1] * 0.75;
-        let mut buf8 = xs[1..3].to_vec();
-        p28_h2(&mut buf8, &xs[..], t2.tanh() * 0.25);
-        let t9 = buf8[0] + buf8[1] * 0.25;
-        p28_h1(t7.tanh(), &buf8[..], ys);
-        let t10 = ys[1] * 0.5;
-        t10 + t9 + t7 + t2 + ys[2] + a * 0.3
-    }
-    check_p28(seed = 0xcb02a399d643d379, inputs = 10, calls = [], at = |p| (&mut p[0..3].to_vec(), p[3], &p[4..10]));
-}
-
-program! {
-    #[differentiable]
-    fn p29(xs: &[f64], a: f64) -> f64 {
-        let t0 = xs[0].powi(2);
-        let mut acc1 = ((t0 / (1.0 + t0.powi(2))).max((2.0 + t0.sin()).ln()) * 0.5).tanh();
-        if xs[1] - a > acc1 {
-            let t2 = f64::sin(a + xs[2]) - f64::min(0.6 * acc1, t0.sin());
-        } else {
+    fn p28(xs: &[f64], d: f64, b: f64, c: f64, a: f64) -> f64 {
+        let t0 = 1.5 * 0.25_f64.to_radians();
+        let mut acc1 = ((c - t0 - xs[2]) * 0.5).tanh();
+        if acc1.tanh() > xs[1] {
+            let mut acc2 = (2.0 + xs.iter().map(|q| (q * 0.6).sin()).sum::<f64>().cos()).recip().abs();
+            let a = a * b;
             for i in 0..xs.len() {
-                let mut k3 = 0;
-                loop {
-                    let t6: f64 = xs.iter().take(2).map(|&u4| (u4 - xs[2]) / (1.0 + xs.iter().map(|q| q * q).sum::<f64>().sin().powi(2))).fold(0.0, |s, v| s * 0.5 + v);
-                    acc1 += ((k3 as f64).min(a).asinh() * 0.5).tanh();
-                    k3 += 1;
-                    if (((i as f64).sin()) < 0.7 && a < 0.7) || k3 >= 4 { break; }
-                }
-                acc1 *= (2.0 + 0.6_f64.cos()).recip().tanh();
+                let c3 = |u4: f64| xs[i] * xs[i].clamp(-0.75, 0.75);
+                let t5: f64 = c3((i as f64).tanh() * xs[xs.len() - 1 - i].tanh().exp_m1() * 0.5) - 0.5 * c3(0.9_f64.atan2(1.5 + xs[i].cos()));
+                acc1 -= (c * 0.6).sin() * 0.5;
+            }
+        } else {
+            let mut w6 = 0;
+            while w6 < 2 {
+                let mut acc7 = 0.0;
+                acc1 /= (1.0 + (w6 as f64).powi(3).powi(2));
+                w6 += 1;
             }
         }
-        acc1 = ((acc1 * 0.02).atan() + (-t0 * 0.5).atan()).tanh();
-        let t7: f64 = xs.iter().map(|q| q * q).sum::<f64>() + xs.iter().map(|q| q * q).sum::<f64>();
-        acc1 += (xs[0].cos().exp().sin().exp() * 0.5).sin();
-        for i in (0..6).step_by(2) {
-            let t10: f64 = xs.iter().rev().skip(1).map(|&u8| xs[i % xs.len()]).sum();
-            if xs[i % xs.len()] < 0.7 {
-                return (a * 0.25).cos();
-            }
-            acc1 *= xs[i % xs.len()].cos();
-        }
-        (acc1 * 0.01).atan() + t0
+        t0 + 0.2 * a + 0.5 * b
     }
-    check_p29(seed = 0xed4a7e9588e28a17, inputs = 4, calls = [], at = |p| (&p[0..3], p[3]));
+    check_p28(seed = 0x1e93ae99525debc2, inputs = 7, calls = [], at = |p| (&p[0..3], p[3], p[4], p[5], p[6]));
+}
+
+program! {
+    #[differentiable]
+    fn p29(n: usize, a: f64) -> f64 {
+        let t0 = -a;
+        let c1 = |u2: f64| (p16((t0 / (1.0 + t0 * t0) * 0.5).tanh(), 1.25_f64.sin(), (1.5 * t0 * 0.5).sin(), 1) * 0.5).tanh().to_radians().mul_add(n as f64 * 0.6, a.cos());
+        let t3: f64 = c1((1.5 + t0.sin().sin()).log(2.5 + (p22(t0 / (1.5 + t0.tanh()) * 0.5, a) * a).cos())) - 0.5 * c1(f64::sin(a));
+        let t4 = (a + a) * 2.0;
+        if a > -0.1 {
+            return t3.cos().tanh().exp();
+        }
+        t4 * 0.5 + 0.1 * t0 + a
+    }
+    check_p29(seed = 0x839923a61f1bc0f3, inputs = 1, calls = [p16, p22], at = |p| (1, p[0]));
 }
 
 #[differentiable]
-fn p30_h0(v: &[f64], s: f64) -> Option<f64> {
-    let head = if v[0] * s > -0.4 { Some((v[0] * s).cos()) } else { None };
-    let h = head?;
-    Some(h * 0.6 + v[v.len() - 1] * 0.5)
-}
-#[differentiable]
-fn p30_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+fn p30_h0(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
     for i in 0..y.len() {
         y[i] += (s * x[i % x.len()]).sin() * 0.75;
-    }
-    y[0] * 0.75
-}
-#[differentiable]
-fn p30_h2(y: &mut [f64], s: f64) -> f64 {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.75).tanh();
-    }
-    y[0] = (y[0] * 0.75 + s).sin();
-    y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p30_h3(y: &mut [f64], x: &[f64], s: f64) {
-    let _ = p30_h2(y, s);
-    let _ = p30_h1(s * -0.5, &x[1..], y);
-}
-#[differentiable]
-fn p30_h4(a: &mut [f64], b: &mut [f64], s: f64) {
-    for i in 0..a.len().min(b.len()) {
-        b[i] = b[i] * 0.5 + (a[i] * s).sin();
-        a[i] = (b[i] * 0.25).tanh() + a[i] * 0.5;
-    }
-}
-program! {
-    #[differentiable]
-    fn p30(a: f64, ys: &mut [f64], xs: &[f64]) -> f64 {
-        let t1 = match p30_h0(&xs[..6], a) { Some(v) => v, None => a * 0.25 };
-        let mut buf2 = vec![0.5; 2];
-        let t3 = p30_h1(t1.tanh(), &ys[..1], &mut buf2).tanh();
-        for (i5, v4) in buf2.iter_mut().enumerate() {
-            *v4 += a * 0.1 * i5 as f64;
-        }
-        let t7 = buf2[0] + buf2[1] * 0.6;
-        let (h8, c9) = ys.split_at_mut(1);
-        p30_h4(h8, c9, t1.tanh());
-        let t10 = c9[0] * 0.5 + h8[h8.len() - 1] + c9.len() as f64 * 0.1;
-        let t11 = ys[1] * 0.3;
-        t11 + t10 + t7 + t3 + t1 + ys[2] + a * 0.3
-    }
-    check_p30(seed = 0x822eeabb0d9d89fe, inputs = 11, calls = [], at = |p| (p[0], &mut p[1..4].to_vec(), &p[4..11]));
-}
-
-program! {
-    #[differentiable]
-    fn p31(a: f64, b: f64) -> f64 {
-        let mut acc0 = b;
-        for i in (0..4).step_by(2) {
-            if i % 3 == 1 {
-                acc0 += ((b.powi(2) - (acc0 * 0.25).powi(2).ln_1p()) * 0.25).atan();
-                let o1: Option<f64> = if i == 0 { Some((i as f64).cos().cos()) } else { None };
-                let t3: f64 = if let Some(u2) = o1 { u2 - u2.max(a) } else { 0.1_f64.sin() };
-            } else {
-                let t4 = (a.hypot(b) * (i as f64).hypot(p22((acc0 * 0.25).atan(), (2.0 + b.sin()).cbrt())) / (1.5 + f64::max(b, i as f64).tanh()) * 0.5).atan();
-            }
-            acc0 *= (i as f64 * (acc0 * 0.25).sin()).tanh();
-        }
-        let mut acc5 = 1.0;
-        if (1.5 + b.sin()).powf(a.tanh()) > -0.1 {
-            for i in 0..4 {
-                if (i as f64 - 0.6) > 1.0 {
-                    let t6 = if ((1.0 + (i as f64).powi(2)).ln()) < 0.0 { (1.0 + (i as f64 - b).powi(2)).sqrt() } else { b.cos() - acc0 * 0.05 };
-                } else if ((p16((acc0 * 0.05).sin() - 1.0, b.atan2(1.5 + (i as f64).cos()), (acc0 * 0.05).tanh() / (1.5 + b.tanh()), 1) * 0.5).tanh()) > 0.25 && a < 0.7 {
-                    let t7 = b;
-                } else {
-                    for j in 0..3 {
-                        if (acc0 * 0.02).atan() > -0.1 {
-                            let t8 = 1.25_f64.cos().powi(3) * ((acc0 * 0.02).tanh() / (1.0 + a.powi(2))).powi(2).ln_1p();
-                        } else {
-                            let t9 = ((b + a) * (2.0 + (acc0 * 0.02 * 0.5).atan().cos()).powi(-2)).clamp(-0.75, 0.75);
-                        }
-                        acc5 += ((1.5 + a.cos()).sqrt() * 0.5).sin();
-                    }
-                }
-                acc5 = 2.0_f64;
-            }
-        }
-        acc5 * 0.05 + a
-    }
-    check_p31(seed = 0xce256255d98b1d0e, inputs = 2, calls = [p16, p22], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p32(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = v.to_owned();
-        let mut t2 = x.to_owned();
-        for _ in 0..n {
-            t2 = (&t2 * (t1.sum().sin())).mapv(f64::sin) + &t2 * 0.5;
-        }
-        let mut t3 = &((s) * &t2) / &(x.mapv(|q| q * q * 0.5 - q)).mapv(|q| q * q + 1.0);
-        if n % 3 == 0 {
-            t3 = t2.to_owned();
-        }
-        let t4 = v.to_owned();
-        t4.dot(&t4) * 0.1 + t3.sum() * 0.2 + t2.sum() * 0.2
-    }
-    check_p32(seed = 0x04c754f6bfacdf59, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p33(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = x.to_owned();
-        let t2 = ((s) * x).mapv(|q| q * q * 0.5 - q);
-        let mut t3 = ((s) * &t2).row(1).to_owned();
-        if n % 3 == 0 {
-            t3 = (&t2 + &t2).column(1).to_owned();
-        }
-        t3.dot(&t3) * 0.1 + t2.sum() * 0.2 + t1.sum() * 0.2
-    }
-    check_p33(seed = 0x6bfa4d51cb3c97a7, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2),
-        params = ["s", "x"] at [12, 0, 1, 2, 3, 4, 5, 6, 7, 8]);
-}
-
-program! {
-    #[differentiable]
-    fn p34(xs: &[f64], c: f64, a: f64, b: f64, n: usize) -> f64 {
-        let a = a + (xs[(n + 1) % 3] + a);
-        let mut acc0 = (b / (1.0 + c.powi(2)) / (2.0 + (a * 0.25).atan().cos()) * 0.5).tanh();
-        if n == 0 {
-            let t1 = b.powi(2) + acc0 * 0.6;
-        } else {
-            for i in 0..3 {
-                let mut acc2 = 1.0;
-                acc2 -= f64::atan(c) * b * 0.5;
-            }
-        }
-        if xs[n % xs.len()] * b < 0.25 {
-            acc0 = ((acc0 * 0.25).atan() - c * c * 0.5).atan();
-            if (a * 0.25).atan() > acc0 * 0.25 {
-                let flag3 = 0.5 * (acc0 * 0.25).atan() > 0.0;
-                return (xs[(n + 1) % 3] - 1.25).cos();
-            }
-        } else {
-            acc0 -= (acc0 * 0.25).sin().powi(3);
-        }
-        (acc0 * 0.25).atan().sin() + (a * 0.25).tanh().tanh() + 2.0 * b + c.cos()
-    }
-    check_p34(seed = 0xdc3ec781180fb144, inputs = 6, calls = [], at = |p| (&p[0..3], p[3], p[4], p[5], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p35(a: f64, b: f64, n: usize) -> f64 {
-        let mut acc0 = 1.0;
-        if 1.0_f64.tanh().exp() < 0.7 {
-            if b > n as f64 {
-                let mut k1 = 0;
-                loop {
-                    acc0 -= ((1.5 + (b - a).sin()).log(2.5 + f64::sin(b).cos()) * 0.5).tanh();
-                    acc0 = (2.0_f64 * 1.5 * 0.5).sin().powi(3);
-                    k1 += 1;
-                    if (a > 0.0) || k1 >= 3 { break; }
-                }
-            } else {
-                let t2: f64 = -0.1;
-            }
-        }
-        if n % 3 == 1 {
-            for i in 0..2 {
-                acc0 *= (n as f64 / (1.0 + b * b)).cos();
-            }
-        } else if n > 2 {
-            let t3 = 1.0 / (2.0 + (b / (1.0 + a.powi(2))).cos()) * 0.6;
-        } else {
-            if b.cos() > a {
-                acc0 = (a.mul_add(b, 1.5) / (1.0 + a * a) * 0.25).sin();
-            } else if (1.5 + (acc0 * 0.05).tanh().cos()).sqrt() > 0.0 {
-                let t4 = if a < 0.25 { f64::max((acc0 * 0.05).tanh(), p22(((a - n as f64) * 0.25).atan(), (acc0 * 0.05 * a * 0.25).atan())) + b.atan2(1.5 + (n as f64).cos()) } else { (acc0 * 0.05).atan().powi(2).tanh().exp() };
-            }
-        }
-        0.75 * (acc0 * 0.05).sin() + b + 0.5 * a
-    }
-    check_p35(seed = 0x8e5b0f1f2ffdf5ef, inputs = 2, calls = [p22], at = |p| (p[0], p[1], 3),
-        params = ["b"] at [1]);
-}
-
-program! {
-    #[differentiable]
-    fn p36(a: f64) -> f64 {
-        let mut acc0 = 0.5;
-        let t1 = match (a.cos().abs() * 2.0) as usize % 3 { 0 => a.atan2(1.5 + a.cos()) * a.atan(), 1 => (a.tanh().exp_m1() / (2.0 + a.powi(2).cos()) * 0.5).sin(), _ => (((0.5 * a.tanh()).acos() + a.powi(3)) * 0.5).tanh() };
-        let mut acc2 = 1.0;
-        let t3 = if (t1 * 0.5).powi(2) > t1 { 1.25_f64.sin() - (2.0 + t1.cos()).recip() } else { a + a - (a + p13(((t1 - 0.9) * 0.5).sin(), 1, 0.25_f64.to_radians())) };
-        let k4 = ((((t3 * 0.25).sin() + a) * 0.5).tanh().abs() * 2.0) as usize % 3;
-        let t5 = match k4 { 0 | 1 => 0.5_f64.mul_add(a, a) * (2.0 + a.sin()).log2() * 0.5, _ => (t3 * 0.25).tanh() * 2.0 };
-        acc2 *= 0.5 + 0.4 * t5.cos().sin();
-        let acc2 = acc2 + t1.hypot(acc2);
-        if f64::max(t3 * 0.25, a) < 0.0 {
-            let mut acc6 = t3 * 0.25 / (1.0 + (t5 + a).powi(2)) * 0.5;
-            acc6 -= (t5 * 0.5).sin();
-            acc0 += (t5 * 0.5 * ((acc2 * 0.1).sin() - 0.75) * 0.5).atan();
-        }
-        2.0 * (acc2 * 0.1).sin() + t5.sin() + (t3 * 0.25).sin().sin() + 2.0 * t1 - acc0 + 1.5 * a
-    }
-    check_p36(seed = 0x97c9fa664b4a2f5a, inputs = 1, calls = [p13], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p37(c: f64, d: f64, a: f64, b: f64) -> f64 {
-        let mut v0 = vec![0.0; 3];
-        for i in 0..v0.len() {
-            v0[i] = 0.5_f64;
-        }
-        let t1 = if 1.0 * c < -0.4 { a - a } else { b.to_radians() - b.abs() };
-        let t2: f64 = (1.0 + (v0[2] / (1.0 + b * b) * b.max(c)).powi(2)).ln();
-        v0[1] = d;
-        let mut acc3 = 1.0;
-        let mut w4 = 0;
-        while w4 < 2 {
-            let mut v5 = vec![0.0; v0.len()];
-            for j in 0..v5.len() {
-                v5[j] = (v0[v0.len() - 1 - j] * 0.25).tanh().cos();
-            }
-            let t6 = t2;
-            v5[2] = ((1.0 + v0.iter().map(|q| (q * 0.25).cos()).product::<f64>().powi(2)).ln().atan() * 0.5).tanh();
-            w4 += 1;
-        }
-        t2 + 1.0 * t1 - b.sin() + 0.5 * d + 0.5 * (v0[0] * 0.25)
-    }
-    check_p37(seed = 0xbdddff5380b2f5aa, inputs = 4, calls = [], at = |p| (p[0], p[1], p[2], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p38(c: f64, b: f64, a: f64) -> f64 {
-        let t0 = if a.cos().exp_m1() > -0.1 { c } else { (2.0 + c.cos()).recip().powi(2) };
-        let t1 = (t0 - a) * 2.0 * (a * b);
-        let mut acc2 = a;
-        for i in 0..1 {
-            acc2 = a * 0.75;
-            acc2 = ((acc2 * 0.5).atan() * -b).tanh();
-        }
-        0.6 * (acc2 * 0.5).atan() + 0.9 * (t1 * 0.1) + t0 + c
-    }
-    check_p38(seed = 0xe3e1dc5c85d74f76, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]),
-        params = ["a"] at [2]);
-}
-
-program! {
-    #[differentiable]
-    fn p39(a: f64, b: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = 0.0;
-        if xs.iter().map(|q| (q * 0.5).sin()).sum::<f64>().atan() > -0.4 && 0.25 < 0.1 {
-            let t1 = if xs[0] < 0.3 { (p24(((xs[3] + a) * 0.5).tanh(), a * b * 0.5, (0.5 * a.tanh()).acos()) * 0.25).atan().sin().max(xs[3]) } else { -(b + a) };
-        } else {
-            acc0 -= (a.cos() * 0.5).sin();
-        }
-        acc0.cos() - 0.75 * a
-    }
-    check_p39(seed = 0xaca287d5d2235593, inputs = 6, calls = [p24], at = |p| (p[0], p[1], &p[2..6]));
-}
-
-#[differentiable]
-fn p40_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.3
-}
-#[differentiable]
-fn p40_h1(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.5;
-    t + p40_h0(&v[1..], s * 0.6) + p40_h0(v, s).tanh()
-}
-#[differentiable]
-fn p40_h2(y: &mut [f64], s: f64) {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.3).tanh();
-    }
-    y[0] = (y[0] * 0.5 + s).sin();
-}
-program! {
-    #[differentiable]
-    fn p40(b: f64, xs: &[f64], w: [f64; 3], a: f64) -> f64 {
-        let t1 = p40_h1(xs, b);
-        let mut buf2 = vec![0.0; 4];
-        for i in 0..4 {
-            buf2[i] = xs[i + 0] * b;
-        }
-        for _ in 0..2 {
-            p40_h2(&mut buf2[2..4], w[0]);
-        }
-        for _ in 0..2 {
-            p40_h2(&mut buf2[..4], b * 0.25);
-        }
-        p40_h2(&mut buf2, a * 0.75);
-        let t3 = buf2[0] + buf2[3] * 0.25;
-        let t4 = p40_h1(&xs[1..6], b).sin();
-        let t5 = p40_h1(&xs[1..], w[2]);
-        t5 + t4 + t3 + t1 + w[1] * 0.5 + a * 0.3
-    }
-    check_p40(seed = 0x757f6c9e4536e758, inputs = 11, calls = [], at = |p| (p[0], &p[1..7], <[f64; 3]>::try_from(&p[7..10]).unwrap(), p[10]));
-}
-
-#[differentiable]
-fn p41_h0(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).cos() * 1.5;
-    }
-}
-#[differentiable]
-fn p41_h1(v: &[f64], s: f64, k: usize) -> f64 {
-    if k == 0 {
-        (v[0] * s).cos()
-    } else {
-        v[k % v.len()] * 0.5 + p41_h1(v, s * 0.75, k - 1).cos()
-    }
-}
-#[differentiable]
-fn p41_h2(y: &mut [f64], s: f64) -> f64 {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.6).tanh();
-    }
-    y[0] = (y[0] * 0.5 + s).sin();
-    y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p41_h3(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.25
-}
-program! {
-    #[differentiable]
-    fn p41(ys: &mut [f64], b: f64, xs: &[f64], a: f64, w: [f64; 3]) -> f64 {
-        p41_h0(w[0], xs, &mut ys[..3]);
-        let t1 = ys[0] * 0.3;
-        let t2 = p41_h1(&xs[..4], b, 3);
-        let mut arr3 = [0.3_f64; 3];
-        arr3[0] = w[0] * 0.25;
-        arr3[1] = xs[4] * 1.5;
-        arr3[2] = (w[2]).sin();
-        let t4 = arr3[0] * arr3[1];
-        let mut buf5 = vec![0.0; 3];
-        for i in 0..3 {
-            buf5[i] = xs[i + 1] * t1.tanh();
-        }
-        let t6 = p41_h2(&mut buf5, b).tanh();
-        let t7 = buf5[0] + buf5[2] * -0.5;
-        let t8 = p41_h3(&buf5[..], w[2]);
-        let mut buf9 = vec![0.3; 2];
-        p41_h0(t4.tanh(), &xs[3..4], &mut buf9);
-        let _ = p41_h2(&mut buf9, t8.tanh());
-        let t10 = p41_h2(&mut buf9, a).tanh();
-        let (h11, c12) = buf9.split_at_mut(1);
-        p41_h0(t6.tanh(), &buf5, h11);
-        p41_h0(w[2], xs, c12);
-        let t13 = c12[0] * 0.3 + h11[h11.len() - 1] + c12.len() as f64 * 0.1;
-        let t14 = buf9[0] + buf9[1] * 0.25;
-        t14 + t13 + t10 + t8 + t7 + ys[2] + w[1] * 0.5 + a * 0.3
-    }
-    check_p41(seed = 0x18fc1084be069427, inputs = 15, calls = [], at = |p| (&mut p[0..3].to_vec(), p[3], &p[4..11], p[11], <[f64; 3]>::try_from(&p[12..15]).unwrap()),
-        params = ["ys", "a"] at [0, 1, 2, 11]);
-}
-
-#[differentiable]
-fn p42_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.3
-}
-program! {
-    #[differentiable]
-    fn p42(w: [f64; 3], xs: &[f64], b: f64, a: f64) -> f64 {
-        let s1 = &xs[..];
-        let t2 = (s1[1] * a + s1[0]).sin() + s1[s1.len() - 1] * 0.75;
-        let t3 = p42_h0(&xs[2..=4], t2.tanh());
-        let t4 = p42_h0(&s1[5..7], w[0] * 0.5);
-        let s5 = &s1[0..6];
-        let t6 = (s5[4] * b + s5[1]).sin() + s5[s5.len() - 1] * 1.5;
-        t6 + t4 + t3 + t2 + w[1] * 0.5 + a * 0.3
-    }
-    check_p42(seed = 0x8112a5122afb9f3d, inputs = 12, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), &p[3..10], p[10], p[11]));
-}
-
-#[differentiable]
-fn p43_h0(v: &[f64], s: f64, k: usize) -> f64 {
-    if k == 0 {
-        (v[0] * s).cos()
-    } else {
-        v[k % v.len()] * 0.25 + p43_h0(v, s * 0.75, k - 1).cos()
-    }
-}
-#[differentiable]
-fn p43_h1(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.6
-}
-#[differentiable]
-fn p43_h2(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.25;
-    t + p43_h1(&v[1..], s * 0.75) + p43_h1(v, s).tanh()
-}
-program! {
-    #[differentiable]
-    fn p43(xs: &[f64], w: [f64; 3], a: f64, b: f64) -> f64 {
-        let t1 = p43_h0(&xs[0..], b, 1);
-        let s2 = &xs[..];
-        let t3 = (s2[0] * a + s2[2]).sin() + s2[s2.len() - 1] * 0.3;
-        let t4 = p43_h2(&xs[..3], w[2]).sin();
-        t4 + t3 + t1 + w[1] * 0.5 + a * 0.3
-    }
-    check_p43(seed = 0x3ca0bb8cc8934207, inputs = 11, calls = [], at = |p| (&p[0..6], <[f64; 3]>::try_from(&p[6..9]).unwrap(), p[9], p[10]));
-}
-
-program! {
-    #[differentiable]
-    fn p44(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = (x.t().to_owned()).mapv(|q| (q * 0.5).exp());
-        let mut t2 = &(v + v) + v;
-        if n % 3 == 0 {
-            t2 = (s) - &(v.dot(&t1) * 0.3);
-        }
-        t2.dot(&t2) * 0.1 + t1.sum() * 0.2 + s
-    }
-    check_p44(seed = 0x34eb1483dd459ffe, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p45(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = (&(v.dot(x) * 0.3) * (s)).mapv(f64::sin);
-        let t2 = x.to_owned();
-        let t3 = (v - &t1).sum().sin();
-        t3 + t2.sum() * 0.2 + t1.dot(&t1) * 0.1
-    }
-    check_p45(seed = 0xf5b3bd4d70946287, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p46(b: f64, a: f64) -> f64 {
-        let mut acc0 = (a * (b + a) * 0.5).atan();
-        let mut w1 = 0;
-        while w1 < 3 && (b.abs() > b) {
-            acc0 -= b;
-            acc0 /= (1.0 + (b - b).powi(2));
-            w1 += 1;
-        }
-        for i in (0..3).rev() {
-            let mut w2 = 0;
-            while w2 < 2 && (b < 0.25) {
-                match w2 % 3 {
-                    0 | 1 => {
-                        acc0 += b;
-                    }
-                    _ => {
-                        acc0 -= 0.2_f64;
-                    }
-                }
-                acc0 += b;
-                w2 += 1;
-            }
-            let acc0 = (acc0 * 0.05).tanh() * ((acc0 * 0.05).tanh() + a);
-        }
-        for i in 0..3 {
-            let t3 = -b / (1.0 + f64::min(acc0 * 0.05, (acc0 * 0.05).sin()).powi(2));
-            for j in (0..2).rev() {
-                let t4 = 0.3 * (acc0 * 0.02).atan() / (1.0 + b.atan2(1.5 + (acc0 * 0.02).cos()).powi(2));
-                acc0 = ((acc0 * 0.02).atan() - t3.sin()).atan();
-            }
-            acc0 /= (2.0 + (acc0 * 0.02).sin().powi(2).cos());
-        }
-        acc0 /= (2.0 + (acc0 * 0.02).tanh().cos());
-        (acc0 * 0.02).tanh().tanh() + 0.5 * b
-    }
-    check_p46(seed = 0x91c1f6be761044fe, inputs = 2, calls = [], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p47(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = (v.mapv(f64::tanh)).dot(x) * 0.3;
-        for _ in 0..n {
-            t1 = ((x.cos()).dot(&t1) * 0.3).mapv(f64::tanh) + &t1 * 0.5;
-        }
-        let t2 = &t1 + &(x - (s));
-        let mut t3 = t2.to_owned();
-        for _ in 0..n {
-            t3 = (&t3 * (s)).mapv(f64::sin) + &t3 * 0.5;
-        }
-        let mut t4 = t2.to_owned();
-        if n % 2 == 0 {
-            t4 = (((s) * (s)).tanh()) * &(&t2 / &x.mapv(|q| q * q + 1.0));
-        }
-        t4.sum() * 0.2 + t3.sum() * 0.2 + t2.sum() * 0.2
-    }
-    check_p47(seed = 0x2860c5212402085d, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1),
-        params = ["x", "v"] at [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
-}
-
-#[differentiable]
-fn p48_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 1.5
-}
-program! {
-    #[differentiable]
-    fn p48(b: f64, xs: &[f64], a: f64) -> f64 {
-        let t1 = p48_h0(&xs[3..5], a).sin();
-        let s2 = &xs[2..4];
-        let t3 = (s2[1] * b + s2[1]).sin() + s2[s2.len() - 1] * 0.25;
-        let s4 = &xs[2..=3];
-        let t5 = (s4[1] * a * -0.5 + s4[0]).sin() + s4[s4.len() - 1] * 0.6;
-        let t6 = p48_h0(&xs[..3], t3.tanh() * 0.3).sin();
-        let t7 = p48_h0(s4, t6.tanh() * 0.5);
-        t7 + t6 + t5 + t3 + t1 + a * 0.3
-    }
-    check_p48(seed = 0x91957485bab967cf, inputs = 9, calls = [], at = |p| (p[0], &p[1..8], p[8]));
-}
-
-program! {
-    #[differentiable]
-    fn p49(d: f64, a: f64, c: f64, b: f64) -> f64 {
-        let t0 = if b * 0.9 > 0.1 && d < -0.4 { d.sin() * 1.5 } else { f64::max(c, c).atan2(1.5 + c.tanh().cos()) };
-        let t1 = (b / (1.0 + d.powi(2))).abs();
-        if t0 * a < 0.7 {
-            return d * 0.6 / (1.0 + (b / (1.0 + d * d)).powi(2));
-        }
-        let t2 = (t1 * 0.9 * b.tanh()).mul_add(t1, c.atan());
-        let t3 = b.clamp(-0.75, 0.75);
-        let mut acc4 = c;
-        let mut k5 = 0;
-        loop {
-            for j in 0..1 {
-                for l in 0..1 {
-                    let t6 = (1.5 + (t2 * 0.1).atan().cos()).sqrt().powi(2).ln_1p();
-                    acc4 /= (1.0 + ((t2 * 0.1).sin() + (acc4 * 0.05).atan()).powi(2));
-                }
-                acc4 /= (2.0 + (c + j as f64).cos());
-            }
-            acc4 = ((acc4 * 0.05).atan() * (t1.hypot(t0) * 0.25)).sin();
-            k5 += 1;
-            if (0.1_f64.min(t2 * 0.1) < 0.25) || k5 >= 4 { break; }
-        }
-        (acc4 * 0.05).atan().cos() + t3 + (t2 * 0.1).atan() + t0 + d
-    }
-    check_p49(seed = 0xfa45ecd8c608ca47, inputs = 4, calls = [], at = |p| (p[0], p[1], p[2], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p50(a: f64, b: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = 0.0;
-        if (p31(((b + a) * 0.5).atan(), xs[2].sin()) * 0.5).sin().cos() > a {
-            let k1 = ((0.2 * a).abs() * 2.0) as usize % 3;
-            match k1 {
-                0 | 1 => {
-                    let t2 = b;
-                }
-                _ => {
-                    acc0 += ((a - (p31(xs[1].atan(), (xs[0] / (2.0 + xs[3].cos()) * 0.5).sin()) * 0.5).sin()).tanh().sinh() * 0.5).sin();
-                }
-            }
-        } else if 0.3 - xs[2] < 0.1 {
-            acc0 /= (1.0 + b.tanh().sinh().powi(2));
-            let k3 = ((a * b * 0.5).sin().abs() * 2.0) as usize % 3;
-            match k3 {
-                0 => {
-                    for i in 0..4 {
-                        let flag4 = (acc0 * 0.1 - i as f64) > 0.1;
-                        acc0 = (acc0 * 0.1 + (acc0 * 0.1).atan()).tanh();
-                    }
-                }
-                1 => {
-                    let mut acc0 = acc0;
-                }
-                _ => {
-                    let t5 = xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).cos();
-                }
-            }
-        }
-        let b = b * b.mul_add(0.1, acc0 * 0.1);
-        for i in 0..3 {
-            let mut k6 = 0;
-            loop {
-                if (1.5 + xs.iter().map(|q| q.cos()).product::<f64>().cos()).sqrt() > 0.25 {
-                    let t7 = -(b * 0.25);
-                } else if a + a < 0.1 {
-                    if (k6 as f64) < -0.1 {
-                        let t8 = (a - (b * 0.25).sin()).powi(2).ln_1p() * a.hypot(xs.iter().map(|q| (q * 0.75).sin()).sum::<f64>()).atan();
-                    } else {
-                        if a - xs[k6] > -0.4 {
-                            acc0 = xs[3];
-                        } else {
-                            acc0 = ((xs[k6].hypot(xs[i]) + 1.25 * xs[i]) * 0.5).sin();
-                        }
-                    }
-                } else {
-                    let acc0 = (acc0 * 0.05).atan() + xs.iter().map(|q| (q * 1.0).sin()).sum::<f64>();
-                }
-                acc0 = f64::atan((acc0 * 0.05).sin()).max(xs[xs.len() - 1 - i] - (b * 0.25).sin());
-                k6 += 1;
-                if (xs[1] * 0.75 < 0.25) || k6 >= 4 { break; }
-            }
-            acc0 = xs[2].cos().exp2().atan2(1.5 + (0.2 * a).cos());
-        }
-        let flag9 = xs[3].atan() > -0.4;
-        acc0 /= (1.0 + xs.iter().map(|q| q * q).sum::<f64>().tanh().powi(2));
-        1.0 * (b * 0.25) + (acc0 * 0.05).tanh()
-    }
-    check_p50(seed = 0xa3d5fc1a03bbefde, inputs = 6, calls = [p31], at = |p| (p[0], p[1], &p[2..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p51(c: f64, a: f64, xs: &[f64], b: f64) -> f64 {
-        let t0 = match ((-a).abs() * 2.0) as usize % 3 { 0 | 1 => ((b - b) / (1.5 + (c * 1.25).tanh()) * 0.5).sin(), _ => xs[0] };
-        let k1 = ((xs.iter().map(|q| (q * 2.0).sin()).sum::<f64>() * b * 0.25).atan().abs() * 2.0) as usize % 3;
-        let mut acc2 = xs[0];
-        match k1 {
-            0 => {
-                acc2 = (acc2 + acc2.sin()).atan();
-                let mut w3 = 0;
-                while w3 < 2 {
-                    if w3 == 0 {
-                        let mut w4 = 0;
-                        while w4 < 4 {
-                            let c5 = |u6: f64| 0.9_f64.atan2(1.5 + xs.iter().map(|q| (q * 0.2).sin()).sum::<f64>().cos()) + (xs[w3] + p4(((xs[xs.len() - 1 - w4] - c) * 0.5).sin(), 3, t0.sin()) * 0.5);
-                            let t7: f64 = c5(xs[xs.len() - 1 - w3]) - 0.5 * c5(a.cos());
-                            acc2 += 0.9_f64;
-                            w4 += 1;
-                        }
-                    } else if w3 % 2 == 0 {
-                        for j in 0..xs.len() {
-                            let t9 = { let u8 = ((b + (t0 - t0)) * 0.25).tanh(); (p49((xs[1].tanh().exp2() * 0.5).tanh(), f64::sin(xs.iter().map(|q| q * (acc2 * 0.05).sin()).sum::<f64>()), xs[0].sin(), f64::cos(xs.iter().map(|q| q.cos()).product::<f64>())) * 0.25).tanh() };
-                            acc2 /= (2.0 + c.powi(3).cos());
-                        }
-                    } else {
-                        let t10 = if (acc2 * 0.05).sin().atan() > xs[3] && xs[w3] < 0.7 { b.sin().exp_m1() / (1.0 + (w3 as f64 * (acc2 * 0.05).tanh()).powi(2)) } else { xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().mul_add(a, w3 as f64).atan() };
-                    }
-                    acc2 = a * c;
-                    w3 += 1;
-                }
-            }
-            1 => {
-                for q11 in xs.iter() {
-                    let t14: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u12, &w13)| -xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().cos() * (0.5 * w13)).sum();
-                    acc2 *= (t14 * 0.25).tanh().tanh();
-                }
-            }
-            _ => {
-                acc2 += (1.0 + xs[1].powi(2)).ln() * (t0 * 0.2);
-            }
-        }
-        let mut v15 = vec![0.0; 2];
-        for i in 0..v15.len() {
-            v15[i] = ((xs.iter().map(|q| (q * 0.1).sin()).sum::<f64>() - acc2 * 0.02) / (1.0 + f64::cos(xs[i]).powi(2)) * 0.1).atan();
-        }
-        (acc2 * 0.02).atan() + t0 - 0.5 * a - 0.1 * c
-    }
-    check_p51(seed = 0xad11e7a88d138959, inputs = 7, calls = [p4, p49], at = |p| (p[0], p[1], &p[2..6], p[6]));
-}
-
-program! {
-    #[differentiable]
-    fn p52(a: f64, b: f64, xs: &[f64]) -> f64 {
-        let b = b + b * a;
-        let mut v0 = vec![0.0; 3];
-        for i in 0..v0.len() {
-            v0[i] = (b * 0.25).atan() + (b * 0.25).tanh().clamp(-0.75, 0.75);
-        }
-        let mut acc1 = 0.5;
-        if a > 0.1 && (b * 0.25).atan() < 0.1 {
-            let a = a * xs.iter().map(|q| q.cos()).product::<f64>().cos().exp();
-        }
-        let a = a + v0[1] * (b * 0.25).atan();
-        let a = a * 0.25 + xs[1] * (b * 0.25).atan();
-        let mut v2 = vec![0.0; 4];
-        for i in 0..v2.len() {
-            v2[i] = (v0[i % v0.len()] / (1.5 + v0[i % v0.len()].tanh())).min(xs[xs.len() - 1 - i] - b * 0.25) * 0.5;
-            if i > 0 {
-                v2[i] += v2[i - 1] * ((1.0 + (b * 0.25).sin().powi(2)).cbrt() * 0.5).tanh();
-            }
-        }
-        let mut v3 = vec![0.0; v0.len()];
-        for i in 0..v3.len() {
-            v3[i] = ((i as f64 / (1.0 + (p37((1.0 + (a * 0.25).sin().powi(2)).ln(), ((1.0 + (a * 0.25).powi(2)).sqrt() * 0.5).tanh(), (1.0 + 0.6_f64.powi(2)).cbrt(), (b * 0.25).tanh() * (a * 0.25).sin()) * 0.25).sin().powi(2))).abs() * 0.5).tanh();
-        }
-        let t6: f64 = v2.iter().take(2).map(|&u4| (a * 0.25 + (u4 * 0.1).atan()) * (a * 0.25).tanh().tanh()).fold(0.0, |s, v| s * 0.5 + v);
-        let mut k7 = 0;
-        let r8 = loop {
-            let b = (b * 0.25).atan() * ((b * 0.25).tanh() + (v0[(k7 + 1) % 3] * 0.1).tanh());
-            acc1 -= ((v2[1] * 0.05).atan() / (1.0 + (-(v0[k7 % v0.len()] * 0.1).sin()).powi(2)) * 0.25).tanh();
-            k7 += 1;
-            if ((2.0 + (t6 * 0.005).tanh().cos()).powi(-2) > (acc1 * 0.1).tanh()) || k7 >= 5 { break p46((k7 as f64 * (a * 0.25).tanh() * 0.25).sin(), ((t6 * 0.005).atan().hypot((v3[k7 % v3.len()] * 0.1).sin()) * 0.5).tanh()).mul_add((v2[k7 % v2.len()] * 0.05).tanh().hypot((b * 0.5).tanh()), (a * 0.25).sin()); }
-        };
-        r8 * 0.5 + (t6 * 0.005).sin().sin() - acc1 * 0.1
-    }
-    check_p52(seed = 0xf3d0a875f28c3a56, inputs = 6, calls = [p37, p46], at = |p| (p[0], p[1], &p[2..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p53(a: f64, b: f64) -> f64 {
-        let mut acc0 = 0.0;
-        let mut w1 = 0;
-        while w1 < 3 {
-            acc0 *= (1.0 * a).tanh();
-            if w1 % 3 == 1 {
-                if w1 % 2 == 0 {
-                    return b.clamp(-0.75, 0.75);
-                }
-            }
-            w1 += 1;
-        }
-        let t2 = if a.mul_add(b, (acc0 * 0.1).sin()) > 2.0 { (2.0 + b.cos()).powi(-2).mul_add(b.tanh().exp2(), (acc0 * 0.1).tanh() * b) } else { -b + b };
-        for i in 0..4 {
-            for j in 0..4 {
-                acc0 += ((t2 * 0.5 * 0.5).atan().powi(2).hypot(a / (1.5 + (acc0 * 0.02).sin().tanh())) * 0.25).sin();
-            }
-            acc0 -= ((1.0 + ((acc0 * 0.02).sin() - (acc0 * 0.02).sin()).powi(2)).sqrt() * 0.5).tanh();
-        }
-        (t2 * 0.5).tanh() - acc0 * 0.02 - b
-    }
-    check_p53(seed = 0xa11fba7235276095, inputs = 2, calls = [], at = |p| (p[0], p[1]),
-        params = ["b"] at [1]);
-}
-
-program! {
-    #[differentiable]
-    fn p54(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = (((s) * (s)).tanh()) - &(v.dot(x) * 0.3);
-        if n % 2 == 0 {
-            t1 = v.to_owned();
-        }
-        let mut t2 = t1.to_owned();
-        for _ in 0..n {
-            t2 = ((-x.mapv(f64::sin)).dot(&t2) * 0.3).mapv(f64::tanh) + &t2 * 0.5;
-        }
-        t2.dot(&t2) * 0.1 + t1.dot(&t1) * 0.1 + s
-    }
-    check_p54(seed = 0x4ca833a6150cc3ad, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p55(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        let mut carried = 0.5;
-        for i in 0..xs.len() {
-            let t1 = if (1.0 + (xs[i]) * (xs[i])).ln() > 0.06 { (a).tanh() } else { xs[i] };
-            let t2 = (((t1) * (t1) - xs[i] - t1).mul_add(0.5, a)).tanh() * 1.5;
-            if i + 1 < xs.len() {
-                let t3 = (((xs[i + 1]).mul_add(0.5, 0.69_f64)).tanh() - xs[i]).tanh() * 1.5;
-                acc += (((xs[i + 1]).mul_add(0.5, -0.91_f64) - xs[i + 1] + t3).tanh()).tanh();
-            }
-            acc -= (((t1) * (xs[i]) - (xs[i]) * (xs[i])).cos() * xs[i]).tanh();
-            carried = carried * 0.5 + ((xs[i] + ((-0.62_f64) * 0.5).exp()).mul_add(0.5, xs[i])).tanh();
-            acc += carried;
-        }
-        acc.sin()
-    }
-    check_p55(seed = 0x9bb2e0726192439d, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p56(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = (v * ((s) + (s) * 0.5)).mapv(f64::sin);
-        let t2 = x.cos();
-        let t3 = t2.to_owned();
-        let mut t4 = x.to_owned();
-        for _ in 0..n {
-            t4 = (&t4 * (((s) * (s)).tanh())).mapv(f64::sin) + &t4 * 0.5;
-        }
-        let mut t5 = -t3.mapv(f64::sin);
-        if n % 2 == 0 {
-            t5 = t2.to_owned();
-        }
-        t5.sum() * 0.2 + t4.sum() * 0.2 + t3.sum() * 0.2
-    }
-    check_p56(seed = 0x9aa5383013e629e9, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p57(a: f64, n: usize) -> f64 {
-        let mut acc0 = f64::atan((n as f64).tanh());
-        match n {
-            0 | 1 => {
-                if a + a > acc0 {
-                    if n > 1 {
-                        acc0 *= 1.5_f64.cos();
-                    }
-                }
-            }
-            _ => {
-                let o1: Option<f64> = if n == 3 { Some(((1.5_f64 * 0.25).max((n as f64).mul_add((acc0 * 0.5).atan(), n as f64)) * 0.25).tanh()) } else { None };
-                let t3: f64 = if let Some(u2) = o1 { (1.0 + (u2 - a).powi(2)).sqrt() } else { (acc0 * 0.5).sin() - a };
-                let t4 = -p46(a * (acc0 * 0.5).sin(), (1.0 + (acc0 * 0.5).sin().powi(2)).sqrt());
-            }
-        }
-        let acc0 = (acc0 * 0.5).tanh() * (1.5 + (acc0 * 0.5).tanh().cos()).sqrt();
-        let mut v5 = vec![0.0; n];
-        for i in 0..v5.len() {
-            v5[i] = (2.0 + (2.0 + (acc0 * 0.5).tanh().cos()).powi(-2).cos()).recip();
-        }
-        let mut acc6 = 0.5;
-        acc6 += (v5[1] * ((acc0 * 0.5).atan() - a) * 0.25).sin();
-        acc6 += ((v5[2] + v5[(n + 1) % 3] - 0.1 * (p24(a + 0.1, a, (acc0 * 0.5).tanh()) * 0.25).atan()) * 0.5).tanh();
-        let t9: f64 = v5.iter().take(2).map(|&u7| (a - a).min(1.25 * u7)).fold(0.0, |s, v| s * 0.5 + v);
-        if -a > v5.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() {
-            let t12: f64 = v5.iter().rev().skip(1).map(|&u10| 0.25 * (acc0 * 0.5).atan() - 2.0).sum();
-        }
-        (t9 * 0.25).atan().cos() - acc0 * 0.5
-    }
-    check_p57(seed = 0xbabb95ed4a8051fe, inputs = 1, calls = [p24, p46], at = |p| (p[0], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p58(a: f64, b: f64) -> f64 {
-        let t0: f64 = f64::min(1.5, b).clamp(-0.75, 0.75) / (1.5 + (a * 0.25).tanh());
-        let mut acc1 = 1.0;
-        let mut w2 = 0;
-        while w2 < 1 {
-            acc1 += (-(2.0 + t0.sin()).log10() * 0.5).atan();
-            w2 += 1;
-        }
-        let flag3 = 0.2_f64.mul_add(acc1 * 0.5, b) > 0.25;
-        let c4 = |u5: f64| (1.5 + u5.sin()).powf(t0.tanh()) + b / (2.0 + u5.cos());
-        let t6: f64 = c4(b.min(t0 * b)) - 0.5 * c4(t0 * a);
-        acc1 * 0.5 + t0
-    }
-    check_p58(seed = 0x027e202a59f3843d, inputs = 2, calls = [], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p59(b: f64, a: f64, c: f64) -> f64 {
-        let mut acc0 = (a * c).atan();
-        match (c.abs() * 2.0) as usize % 3 {
-            0 => {
-                let t2 = { let u1 = b / (1.0 + b.powi(2)); u1.tanh().sin() };
-            }
-            1 => {
-                let b = b + a.tanh();
-                acc0 += c * (0.3 * a);
-            }
-            _ => {
-                acc0 += (b.cos().exp2().sin() * 0.5).sin();
-            }
-        }
-        if b < 0.0 {
-            for i in 0..4 {
-                acc0 *= (acc0 * 0.1).cos();
-                acc0 *= f64::tanh(a).cos();
-            }
-        }
-        let t3 = a.atan() - (acc0 * 0.02).sin().atan();
-        for i in 0..3 {
-            acc0 += ((1.5 + (1.0 + (t3 * 0.5).tanh().powi(2)).ln().cos()).sqrt() * 0.5).tanh();
-        }
-        (t3 * 0.5).atan().tanh()
-    }
-    check_p59(seed = 0x4ce4f7dc8050afe1, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p60(a: f64, b: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = a.sin().exp_m1();
-        if f64::min(acc0, (p49(-xs[0], xs[2].abs(), b.atan2(1.5 + 0.3_f64.cos()), (b + acc0) * 0.25) * 0.25).sin()) < 0.0 {
-            acc0 -= ((0.5 * xs[2].tanh()).asin() * xs[2].powi(2) * 0.25).tanh();
-            acc0 = a;
-            let t2 = { let u1 = ((acc0 * 0.5).hypot(a) / (1.0 + b.clamp(-0.75, 0.75).powi(2)) * 0.25).tanh(); xs[0] };
-            if (acc0 * 0.5).sin() - a > (acc0 * 0.5).atan() {
-                acc0 = ((acc0 * 0.5).tanh() * 0.1_f64.min(t2)).sin();
-            } else {
-                let t3 = ((acc0 * 0.5).abs() * (1.0 + xs[1].powi(2)).sqrt()).sin();
-            }
-        }
-        for i in 1..=3 {
-            let b = b - 0.1_f64.atan();
-            let mut k4 = 0;
-            loop {
-                let a = a + -a;
-                acc0 -= (xs[0] * 1.5 * 0.5).atan();
-                k4 += 1;
-                if (-xs[i] > b * 0.5 || (a * 0.5).tanh() < -0.2) || k4 >= 2 { break; }
-            }
-            acc0 = ((b * 0.5).tanh() + (b * 0.5).tanh()).clamp(-0.75, 0.75);
-        }
-        let t5 = b.tanh();
-        0.6 * t5 + (acc0 * 0.05).sin()
-    }
-    check_p60(seed = 0xc5e45da2d5538706, inputs = 6, calls = [p49], at = |p| (p[0], p[1], &p[2..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p61(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = x.to_owned();
-        let t2 = t1.to_owned();
-        let mut t3 = t2.to_owned();
-        for _ in 0..n {
-            t3 = (&t3 * ((s) + (s) * 0.5)).mapv(f64::sin) + &t3 * 0.5;
-        }
-        let t4 = x.to_owned();
-        let mut t5 = v - &(x.dot(v) * 0.3);
-        if n % 3 == 0 {
-            t5 = (v + &t4).sum_axis(Axis(1)) * 0.3;
-        }
-        t5.dot(&t5) * 0.1 + t4.sum() * 0.2 + t3.sum() * 0.2
-    }
-    check_p61(seed = 0xc4cffceac6984042, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p62(a: f64, n: usize, xs: &[f64]) -> f64 {
-        let c0 = |u1: f64| f64::atan(n as f64);
-        let t2: f64 = c0(((a - xs.iter().map(|q| (q * 1.25).sin()).sum::<f64>()) * 0.5).tanh()) - 0.5 * c0(xs[1].sin());
-        let mut acc3 = 0.5;
-        let t6: f64 = xs[1..3].iter().map(|u4| { let u4 = *u4; xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) }).sum();
-        let mut k7 = 0;
-        let r9 = loop {
-            let t8 = f64::cos(xs[k7 % xs.len()] * p46(a, (xs[0] - t2) * 0.5));
-            acc3 = (1.0 + (t2 - a).powi(2)).ln();
-            k7 += 1;
-            if ((p38(xs[(n + 1) % 3], 1.0_f64.powi(2), (n as f64 / (2.0 + t2.cos()) * 0.25).tanh()) * 0.25 * (acc3 * 0.1).sin()) > (t6 * 0.25).tanh() || xs[(k7 + 1) % 3] < 0.3) || k7 >= 5 { break (0.5 * (t6 * 0.25).atan().sin().tanh()).acos(); }
-        };
-        let t10 = n as f64 * n as f64;
-        acc3 += (((t6 * 0.25).atan().mul_add((t10 * 0.1).tanh(), a) - t2.mul_add((t6 * 0.25).tanh(), t6 * 0.25)) * 0.1).sin();
-        (t10 * 0.1).atan() + r9.cos() + (t6 * 0.25).tanh() + 0.3 * t2 + 0.9 * a
-    }
-    check_p62(seed = 0x7d0ece692dc5009f, inputs = 4, calls = [p38, p46], at = |p| (p[0], 3, &p[1..4]));
-}
-
-program! {
-    #[differentiable]
-    fn p63(n: usize, a: f64) -> f64 {
-        let mut acc0 = 0.5;
-        if n > 1 {
-            let t1 = (a - a) * a.sin() * n as f64;
-            let mut w2 = 0;
-            while w2 < 3 {
-                let mut k3 = 0;
-                loop {
-                    let flag4 = (t1 * 0.1).atan() > 0.25;
-                    acc0 -= (-(k3 as f64 + k3 as f64) * 0.1).tanh();
-                    k3 += 1;
-                    if (a * (acc0 * 0.05).sin() > (t1 * 0.1).sin()) || k3 >= 4 { break; }
-                }
-                acc0 += (f64::sin(a) * 0.5).atan();
-                w2 += 1;
-            }
-        } else if n < 1 {
-            let t6 = { let u5 = f64::tanh((1.0 + a.powi(2)).cbrt()); a - (acc0 * 0.05).atan() - (acc0 * 0.05).sin().powi(2) };
-        } else {
-            let t7 = (acc0 * 0.05).tanh().min(acc0 * 0.05) + (p53((((p57((1.0 + a.powi(2)).sqrt() * 0.5, 3) * 0.5).tanh() - n as f64) * 0.5).atan(), (1.5 + 2.0_f64.sin()).log(2.5 + a.cos())) * 0.5).tanh().cosh() - (a + 0.9 + 1.25_f64.sin());
-        }
-        1.0 * (acc0 * 0.05).sin()
-    }
-    check_p63(seed = 0x27123696b272193c, inputs = 1, calls = [p53, p57], at = |p| (2, p[0]));
-}
-
-#[differentiable]
-fn p64_h0(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).sin();
-    r[1] = v[1] * 0.75;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-#[differentiable]
-fn p64_h1(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 1.5
-}
-#[differentiable]
-fn p64_h2(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.5;
-    t + p64_h1(&v[1..], s * -0.5) + p64_h1(v, s).tanh()
-}
-#[differentiable]
-fn p64_h3(v: &[f64], s: f64, k: usize) -> f64 {
-    if k == 0 {
-        (v[0] * s).cos()
-    } else {
-        v[k % v.len()] * 0.3 + p64_h3(v, s * 0.25, k - 1).cos()
-    }
-}
-program! {
-    #[differentiable]
-    fn p64(a: f64, b: f64, w: [f64; 3], xs: &[f64]) -> f64 {
-        let arr1 = p64_h0(&xs[..], w[2]);
-        let t2 = arr1[1] * arr1[2];
-        let t3 = p64_h2(&xs[..5], w[2]).sin();
-        let t4 = p64_h2(xs, a * 0.3).sin();
-        let t5 = p64_h3(&xs[4..6], w[2] * 0.75, 3);
-        t5 + t4 + t3 + t2 + w[1] * 0.5 + a * 0.3
-    }
-    check_p64(seed = 0xe07101faa17195aa, inputs = 13, calls = [], at = |p| (p[0], p[1], <[f64; 3]>::try_from(&p[2..5]).unwrap(), &p[5..13]));
-}
-
-#[differentiable]
-fn p65_h0(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.3).tanh();
-    }
-    acc * 0.3 + v[0] * v[v.len() - 1]
-}
-program! {
-    #[differentiable]
-    fn p65(b: f64, a: f64, xs: &[f64]) -> f64 {
-        let t1 = p65_h0(&xs[..], a).sin();
-        let arr2: [f64; 3] = [a, xs[4] * 1.5, (a * 0.5).sin()];
-        let t3 = arr2[0] * arr2[2];
-        let t4 = p65_h0(&arr2, b).sin();
-        let s5 = &xs[1..=2];
-        let t6 = (s5[0] * t4.tanh() * 0.5 + s5[0]).sin() + s5[s5.len() - 1] * 1.5;
-        t6 + t4 + t3 + t1 + a * 0.3
-    }
-    check_p65(seed = 0x22601646f5f3c569, inputs = 8, calls = [], at = |p| (p[0], p[1], &p[2..8]));
-}
-
-program! {
-    #[differentiable]
-    fn p66(a: f64, xs: &[f64]) -> f64 {
-        let t0 = if xs[3] / (2.0 + a.cos()) > a { -a } else { (a - a).atan() };
-        let mut acc1 = (a * a / (1.0 + (a / (1.5 + xs[3].tanh())).powi(2)) * 0.5).sin();
-        for i in 0..2 {
-            if xs[xs.len() - 1 - i].cos() < -0.4 {
-                acc1 += xs.iter().map(|q| q.cos()).product::<f64>().tanh() * 0.5;
-            }
-            acc1 = ((a.tanh() - a) * 0.5).atan();
-        }
-        let t2 = (acc1 * 0.25).powi(2).ln_1p();
-        acc1 *= (xs[1] * t2).tanh();
-        t2.tanh() + 0.9 * (acc1 * 0.1).sin() + t0 + 0.5 * t0
-    }
-    check_p66(seed = 0x769838ad6f2c8700, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]),
-        params = ["a"] at [0]);
-}
-
-program! {
-    #[differentiable]
-    fn p67(b: f64, a: f64) -> f64 {
-        let mut acc0 = ((a.sin() - a.sin()) * 0.5).atan();
-        if a > b {
-            let t1 = (1.5 + (acc0 * (p36(acc0.atan2(1.5 + a.cos())) * 0.1) * (b * 2.0)).sin()).powf(((b + b) * 0.6).tanh());
-            acc0 /= (2.0 + (b + acc0).cos());
-            let t2 = (p37((b * acc0 * 0.5).atan(), 0.3 + a, acc0.atan2(1.5 + acc0.cos()), 0.2 - a) * 0.25).sin().powi(2);
-            let mut w3 = 0;
-            while w3 < 1 {
-                let flag4 = b.atan() > 0.7;
-                acc0 += ((t1 + t2 / (1.5 + 0.6_f64.tanh())) * 0.25).tanh();
-                w3 += 1;
-            }
-        }
-        let k5 = ((a * a * 0.5).sin().abs() * 2.0) as usize % 3;
-        match k5 {
-            0 => {
-                let mut acc6 = 1.0;
-            }
-            1 => {
-                let t7 = b / (1.0 + a.powi(2)) * (0.3 / (1.0 + a * a));
-            }
-            _ => {
-                let mut v8 = vec![0.0; 3];
-                for i in 0..v8.len() {
-                    v8[i] = (0.1_f64.atan() / (1.0 + (a + b).powi(2)) * 0.5).sin();
-                    if i > 0 {
-                        v8[i] += v8[i - 1] * ((acc0 * 0.5).atan() + a) * 0.25;
-                    }
-                }
-            }
-        }
-        acc0 * 0.5
-    }
-    check_p67(seed = 0xfad1cc77012f7eff, inputs = 2, calls = [p36, p37], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p68(c: f64, xs: &[f64], a: f64, b: f64) -> f64 {
-        let mut acc0 = 0.9 * (1.0 + 0.2_f64.powi(2)).sqrt();
-        if xs[1] > -0.1 {
-            acc0 *= 1.0 + (a * b).tanh();
-            if acc0 * p46(xs.iter().map(|q| q * a).sum::<f64>().cos(), 0.25 * acc0) < 0.1 {
-                acc0 += ((acc0 - acc0) * 0.5).powi(3) * 0.05;
-                return b;
-            }
-        } else if xs[1].sin().exp2() < 0.25 {
-            let k1 = (a.abs() * 2.0) as usize % 3;
-            match k1 {
-                0 => {
-                    acc0 += xs.iter().sum::<f64>().sin().exp_m1().cos() * 0.5;
-                }
-                1 => {
-                    if (acc0 * 0.5).tanh().tanh() < 0.1 {
-                        return (acc0 * 0.5).tanh() * a.mul_add(c, c);
-                    }
-                }
-                _ => {
-                    let c2 = |u3: f64| xs[2] - a + -(acc0 * 0.5).atan();
-                    let t4: f64 = c2(f64::tanh(-xs[2])) - 0.5 * c2((acc0 * 0.5).tanh() * b);
-                }
-            }
-        } else {
-            let t5 = (xs.iter().map(|q| (q * 0.25).sin()).sum::<f64>() + (acc0 * 0.5).sin()).tanh().exp() * (1.5 + (a / (2.0 + b.cos())).sin()).powf((xs[2] * p63(2, a.min(c))).tanh());
-            let t8: f64 = xs.iter().take(2).map(|&u6| b).fold(0.0, |s, v| s * 0.5 + v);
-            let acc0 = (acc0 * 0.5).tanh() + 0.6 * (acc0 * 0.5);
-        }
-        let t9 = if a + acc0 * 0.5 > -0.2 && (acc0 * 0.5).tanh() < -0.4 { -0.9_f64.atan() } else { b };
-        t9 - 2.0 * (acc0 * 0.5) - b
-    }
-    check_p68(seed = 0x62ad6ea89287cd9c, inputs = 6, calls = [p46, p63], at = |p| (p[0], &p[1..4], p[4], p[5]));
-}
-
-program! {
-    #[differentiable]
-    fn p69(a: f64, b: f64) -> f64 {
-        let mut acc0 = b;
-        if 1.5_f64.cos() < 0.0 {
-            if b < 0.5 && 0.1 < 0.5 {
-                let flag1 = a + a > 0.7;
-            } else {
-                let b = b + (a - acc0);
-            }
-        }
-        if 1.0 > 0.0 {
-            let t2: f64 = a;
-        } else if acc0 > 0.1 || b < 0.3 {
-            acc0 /= (1.0 + 1.25_f64.hypot(b).powi(2));
-        } else {
-            acc0 = (((p38(a, (1.5 + b.cos()).sqrt(), b) * 0.25).tanh() + b * acc0) * 0.5).sin();
-        }
-        acc0 + 0.5 * b
-    }
-    check_p69(seed = 0x3457b7b3940cc83b, inputs = 2, calls = [p38], at = |p| (p[0], p[1]),
-        params = ["a"] at [0]);
-}
-
-program! {
-    #[differentiable]
-    fn p70(a: f64) -> f64 {
-        let mut acc0 = 0.5;
-        match ((a * a * 0.5).sin().abs() * 2.0) as usize % 3 {
-            0 | 1 => {
-                let t1 = (1.5 + a.cos()).sqrt();
-            }
-            _ => {
-                let mut v2 = vec![0.0; 3];
-                for i in 0..v2.len() {
-                    v2[i] = ((1.0 + a.tanh().exp().powi(2)).cbrt() * 0.5).sin();
-                }
-                let mut v3: Vec<f64> = Vec::new();
-                v3.push(((a - (a + a)) * 0.5).sin());
-                v3.push((1.0 * a).abs());
-                let t4 = v3[0] * 0.5 + v3[1];
-            }
-        }
-        let a = a * (p49((2.0 + a.sin()).ln(), a.mul_add(a, a) * 0.5, a.tanh(), (a * a * 0.5).tanh()) * 0.25).sin().cos();
-        for i in 0..2 {
-            match i % 3 {
-                0 => {
-                    let t5 = (a * 0.5).sin().sin().mul_add((1.5 + (a * 0.5).sin().cos()).sqrt(), (1.0 + (a * 0.5).atan().powi(2)).ln());
-                }
-                1 => {
-                    acc0 = (0.75 * (a * 0.5).atan()).max(p46(0.25 * (a * 0.5), 0.2 / (2.0 + (a * 0.5).atan().cos())).tanh());
-                }
-                _ => {
-                    let t6 = if (a * 0.5).tanh() / (1.5 + (acc0 * 0.25).tanh().tanh()) > -0.1 { (acc0 * 0.25).tanh() - (acc0 * 0.25).sin() } else { (a * 0.5).tanh() };
-                }
-            }
-            acc0 = ((a * 0.5).sin() + i as f64).atan();
-        }
-        for i in 0..4 {
-            let t7 = f64::sin(-(a * 0.5).atan());
-            acc0 *= (a * 0.5 * (acc0 * 0.1).tanh()).cos();
-        }
-        (a * 0.5).tanh()
-    }
-    check_p70(seed = 0x2111f8a2f46930b6, inputs = 1, calls = [p46, p49], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p71(a: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = 1.0;
-        let mut w1 = 0;
-        while w1 < 3 {
-            acc0 -= (a * (xs[2] - xs.iter().map(|q| q.cos()).product::<f64>()) * 0.25).tanh();
-            let mut w2 = 0;
-            while w2 < 3 {
-                let t3: f64 = a.mul_add(a, xs.iter().map(|q| q * q).sum::<f64>());
-                acc0 = ((acc0 * 0.05).tanh() * ((xs.iter().map(|q| q * q).sum::<f64>() + a) * 0.1).atan()).sin();
-                w2 += 1;
-            }
-            w1 += 1;
-        }
-        let c4 = |u5: f64| u5 - (acc0 * 0.05).tanh();
-        let t6: f64 = c4(xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().cos()) - 0.5 * c4(xs.iter().map(|q| q.cos()).product::<f64>().powi(3));
-        if xs[0] * xs[1] > (t6 * 0.5).atan() {
-            return f64::cos(a) * 0.5_f64.sin();
-        }
-        if a.mul_add((acc0 * 0.05).atan(), 0.2) > 0.0 {
-            let t7 = a / (2.0 + a.cos()) * (0.6 + (t6 * 0.5).sin());
-        } else {
-            for i in 0..1 {
-                let mut w8 = 0;
-                while w8 < 1 {
-                    match i % 3 {
-                        0 => {
-                            let acc0 = (acc0 * 0.05).atan() - (1.5 + a.sin()).powf(a.tanh());
-                        }
-                        1 => {
-                            acc0 = ((acc0 * 0.05).atan() - (xs[w8] + 0.3)).tanh();
-                        }
-                        _ => {
-                            if (w8 as f64) < -0.1 {
-                                acc0 = f64::cos((t6 * 0.5).sin().tanh());
-                            } else {
-                                let mut acc9 = (t6 * 0.5).atan();
-                            }
-                        }
-                    }
-                    acc0 = -(xs[1] / (1.5 + (acc0 * 0.05).atan().tanh()));
-                    w8 += 1;
-                }
-                acc0 = (acc0 * 0.05 - xs.iter().sum::<f64>() * 0.25).tanh();
-            }
-        }
-        0.25 * (acc0 * 0.05) + a
-    }
-    check_p71(seed = 0xf06614b6e820726c, inputs = 4, calls = [], at = |p| (p[0], &p[1..4]));
-}
-
-#[differentiable]
-fn p72_h0(y: &mut [f64], s: f64) {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 1.5).tanh();
-    }
-    y[0] = (y[0] * 0.5 + s).sin();
-}
-#[differentiable]
-fn p72_h1(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.25).tanh();
-    }
-    acc * 1.5 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p72_h2(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 1.5;
-    t + p72_h1(&v[1..], s * 0.5) + p72_h1(v, s).sin()
-}
-program! {
-    #[differentiable]
-    fn p72(a: f64, xs: &[f64], b: f64) -> f64 {
-        let mut buf1 = vec![0.0; 3];
-        for i in 0..3 {
-            buf1[i] = xs[i + 1] * b;
-        }
-        p72_h0(&mut buf1, b);
-        let t2 = buf1[0] + buf1[2] * 0.75;
-        let t3 = p72_h2(&xs[1..=6], t2.tanh()).sin();
-        let t4 = p72_h2(&xs[4..], a * 0.75);
-        t4 + t3 + t2 + a * 0.3
-    }
-    check_p72(seed = 0x2ec07fe4e44732b6, inputs = 9, calls = [], at = |p| (p[0], &p[1..8], p[8]));
-}
-
-program! {
-    #[differentiable]
-    fn p73(a: f64) -> f64 {
-        let mut acc0 = ((a - p69(f64::sin(a), 2.0_f64.atan())) * (a * a) * 0.25).sin();
-        for i in 0..4 {
-            if i < 3 {
-                if i % 3 == 1 {
-                    continue;
-                }
-            } else {
-                let mut acc1 = 0.5;
-            }
-            acc0 = ((acc0 * 0.1).sin() - (acc0 * 0.1).tanh().powi(3)).atan();
-        }
-        acc0 *= 0.5 + 0.4 * (acc0 * 0.1).tanh().sin();
-        (acc0 * 0.1).tanh().cos() + a.tanh()
-    }
-    check_p73(seed = 0xe2088c280bdd01af, inputs = 1, calls = [p69], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p74(xs: &[f64], a: f64, b: f64) -> f64 {
-        let t0 = if f64::cos(a) > -0.4 { (1.0 + (2.0 + b.sin()).log2().powi(2)).ln() } else { (2.0 * xs[2]).mul_add(xs[3].powi(2), (p38((b.powi(3) * 0.5).tanh(), 0.2 * xs[1], (a * a * 0.5).sin()) * 0.25).tanh().tanh()) };
-        let t3: f64 = { let v1: Vec<f64> = xs.iter().map(|&u2| ((b - b) * 0.5).sin().powi(2)).collect(); v1[0] + v1[3] };
-        let t4 = if p70((t0 * 0.25).tanh()).sin() > 0.5 && (t0 * 0.25).tanh() < 0.0 { b.clamp(-0.75, 0.75).atan2(1.5 + (xs[2] + 1.5).cos()) } else { a.asinh() * (xs[0] / (2.0 + xs[2].cos())) };
-        let mut acc5 = 0.0;
-        for i in 0..xs.len() {
-            let mut v6 = vec![0.0; 4];
-            for j in 0..v6.len() {
-                v6[j] = (((xs[j] - b) * 0.5).atan().powi(3) * 0.5).sin();
-                if j > 0 {
-                    v6[j] += v6[j - 1] * (xs[j] * 0.5).sin();
-                }
-            }
-            if (t0 * 0.25).tanh().mul_add((v6[0] * 0.25).sin(), a) > 0.5 {
-                return 0.2 * xs.iter().map(|q| q.cos()).product::<f64>() / (1.0 + ((t0 * 0.25).tanh() * b).powi(2));
-            }
-            acc5 -= (((t0 * 0.25).sin() + a).abs() * 0.5).tanh();
-        }
-        let mut w7 = 0;
-        while w7 < 3 {
-            let t10: f64 = xs.iter().rev().skip(1).map(|&u8| a.abs() - (acc5 * 0.1).atan() * (t4 * 0.5)).sum();
-            acc5 = ((acc5 * 0.1).tanh() * (acc5 * 0.1 * (t4 * 0.5).atan() * 0.25)).sin();
-            w7 += 1;
-        }
-        acc5 * 0.1 + t3 + (t0 * 0.25).tanh()
-    }
-    check_p74(seed = 0x076c16ca782ec081, inputs = 6, calls = [p38, p70], at = |p| (&p[0..4], p[4], p[5]));
-}
-
-program! {
-    #[differentiable]
-    fn p75(a: f64, n: usize, b: f64) -> f64 {
-        let mut v0 = vec![0.0; 2];
-        for i in 0..v0.len() {
-            v0[i] = a.tanh().exp().min(b);
-        }
-        let b = b + b * 0.6;
-        let b = b - v0[n].clamp(-0.75, 0.75);
-        let t3: f64 = v0[1..2].iter().map(|u1| { let u1 = *u1; (1.5 + v0[0].sin()).powf(v0[v0.len() - 1 - n].tanh()) + b * (p49(b / (2.0 + v0[n].cos()) * 0.25, u1 * 0.5, n as f64, -v0.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())) * 0.25).atan() }).sum();
-        v0[n] += (v0[1].tanh().powi(3) * 0.25).sin();
-        let mut v4 = vec![0.0; 3];
-        for i in 0..v4.len() {
-            v4[i] = v0[n] * 0.5;
-        }
-        t3 * 0.05 + b
-    }
-    check_p75(seed = 0xe5b2cb31b0c300b6, inputs = 2, calls = [p49], at = |p| (p[0], 1, p[1]),
-        params = ["a"] at [0]);
-}
-
-program! {
-    #[differentiable]
-    fn p76(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (((0.41_f64) * (a)) * (((a) * 0.5).exp()) + xs[1]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 1..xs.len() {
-            acc += (a).tanh();
-            acc += (((xs[i]).tanh()).mul_add(0.5, xs[i])).tanh();
-            acc -= ((((0.79_f64).sin()) * 0.5).exp()).tanh();
-        }
-        acc
-    }
-    check_p76(seed = 0xe0b1e3c66c227707, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p77(xs: &[f64], a: f64) -> f64 {
-        let t0 = xs.iter().map(|q| q.cos()).product::<f64>() - a;
-        let t3: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u1, &w2)| xs[1] * (0.5 * w2)).sum();
-        if t0 * p73((xs[2].min(t0) * 0.5).atan()) < 0.1 {
-            let t4 = 0.1 / (1.0 + t0.powi(2));
-            return 0.25_f64.min(xs[0] - xs[1]);
-        }
-        let o5: Option<f64> = if (t3 * 0.25).tanh() - xs[2] > 0.3 { Some((t3 * 0.25).atan().max(xs[0]) * (t3 * 0.25 * 0.1)) } else { None };
-        let t7: f64 = match o5 { Some(u6) => a.cos().exp2() + a.atan(), None => ((t0 - xs[1]) * 0.5).atan() };
-        let mut v8 = vec![0.0; 3];
-        for i in 0..v8.len() {
-            v8[i] = (((p38(xs.iter().map(|q| q.cos()).product::<f64>() * 0.75, (t3 * 0.25).sin() / (1.0 + a.powi(2)), (t3 * 0.25).atan().sin()) * 0.25).tanh() - (1.0 + (i as f64).powi(2)).sqrt()) * 0.5).atan();
-        }
-        let c9 = |u10: f64| u10;
-        let t11: f64 = c9(((xs[1] * t0 - t0 / (1.0 + v8[2].powi(2))) * 0.25).sin()) - 0.5 * c9((t3 * 0.25).atan().cos());
-        let t12 = v8[2].tanh();
-        1.0 * t12 - t11 + 0.9 * (t7 * 0.5).atan() + (t3 * 0.25).tanh() + 0.9 * t0
-    }
-    check_p77(seed = 0x0ac81e7daeaeb0ea, inputs = 5, calls = [p38, p73], at = |p| (&p[0..4], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p78(c: f64, a: f64, b: f64) -> f64 {
-        let mut acc0 = a * b * (b - b) * 0.25;
-        match (((a + c) * 0.5).sin().abs() * 2.0) as usize % 3 {
-            0 => {
-                let c = c * c.mul_add(acc0, b);
-            }
-            1 => {
-                for i in 1..=1 {
-                    let t1 = if (i as f64 + (p75(a, 1, (c.cos().exp() * 0.5).tanh()) * 0.5).atan()) > 0.25 { 0.1 * (a / (1.5 + (acc0 * 0.5).sin().tanh())) } else { f64::atan(c).sin() };
-                    acc0 = -(i as f64).atan();
-                }
-            }
-            _ => {
-                acc0 = (2.0 + a.cos()).powi(-2) - 2.0;
-            }
-        }
-        let t2: f64 = 1.0 * b;
-        t2 - (acc0 * 0.5).tanh().sin() + a.cos() + 0.5 * a
-    }
-    check_p78(seed = 0xd06e86eb889470ce, inputs = 3, calls = [p75], at = |p| (p[0], p[1], p[2]));
-}
-
-#[differentiable]
-fn p79_h0(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.3 + (y[i] * s).cos() * 0.25;
-    }
-}
-#[differentiable]
-fn p79_h1(v: &[f64], s: f64, k: usize) -> f64 {
-    if k == 0 {
-        (v[0] * s).cos()
-    } else {
-        v[k % v.len()] * 1.5 + p79_h1(v, s * 0.25, k - 1).cos()
-    }
-}
-#[differentiable]
-fn p79_h2(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).tanh() * 0.5;
     }
     y[0] * 1.5
 }
 #[differentiable]
-fn p79_h3(y: &mut [f64], x: &[f64], s: f64) {
-    p79_h0(y, s);
-    let _ = p79_h2(s * 0.25, &x[1..], y);
-}
-#[differentiable]
-fn p79_h4(a: &mut [f64], b: &mut [f64], s: f64) {
-    for i in 0..a.len().min(b.len()) {
-        b[i] = b[i] * 0.5 + (a[i] * s).cos();
-        a[i] = (b[i] * 0.6).tanh() + a[i] * 0.5;
-    }
-}
-#[differentiable]
-fn p79_h5(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).cos();
-    r[1] = v[1] * 0.6;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
+fn p30_h1(v: &[f64], s: f64) -> Option<f64> {
+    let head = if v[0] * s > -0.4 { Some((v[0] * s).cos()) } else { None };
+    let h = head?;
+    Some(h * 0.6 + v[v.len() - 1] * 0.5)
 }
 program! {
     #[differentiable]
-    fn p79(xs: &[f64], b: f64, a: f64, w: [f64; 3], ys: &mut [f64]) -> f64 {
-        let mut buf1 = vec![0.0; 4];
-        for i in 0..4 {
-            buf1[i] = xs[i + 0] * w[0];
-        }
-        p79_h0(&mut buf1, w[2]);
-        let t2 = buf1[0] + buf1[3] * 0.75;
-        let t3 = p79_h1(&buf1[..2], w[2], 1);
-        let mut buf4 = vec![0.0; 2];
-        for i in 0..2 {
-            buf4[i] = xs[i + 2] * w[2] * 1.5;
-        }
-        p79_h3(&mut buf4, &xs[..4], t3.tanh() * 0.25);
-        let (h5, c6) = buf4.split_at_mut(1);
-        p79_h4(h5, c6, t3.tanh());
-        let t7 = c6[0] * 0.5 + h5[h5.len() - 1] + c6.len() as f64 * 0.1;
-        let t8 = buf4[0] + buf4[1] * 0.5;
-        let s9 = &xs[5..];
-        let t10 = (s9[1] * w[2] + s9[1]).sin() + s9[s9.len() - 1] * 0.75;
-        let s11 = &xs[0..6];
-        let t12 = (s11[5] * t8.tanh() + s11[5]).sin() + s11[s11.len() - 1] * -0.5;
-        let s13 = &s11[1..];
-        let t14 = (s13[0] * t10.tanh() + s13[3]).sin() + s13[s13.len() - 1] * 0.3;
-        let arr15 = p79_h5(&s11[..3], t10.tanh());
-        let t16 = arr15[2] * arr15[1];
-        for _ in 0..2 {
-            p79_h3(ys, &arr15, t7.tanh());
-        }
-        let t17 = ys[0] * 0.25;
-        t17 + t16 + t14 + t12 + t10 + ys[2] + w[1] * 0.5 + a * 0.3
+    fn p30(ys: &mut [f64], a: f64, xs: &[f64]) -> f64 {
+        let _ = p30_h0(a * 0.25, xs, ys);
+        let t1 = ys[0] * 1.5;
+        let s2 = &xs[1..8];
+        let t3 = (s2[6] * t1.tanh() + s2[3]).sin() + s2[s2.len() - 1] * -0.5;
+        let arr4: [f64; 3] = [t1.tanh(), xs[6] * 0.75, (a).sin()];
+        let [e6, e7, e8] = arr4;
+        let t5 = e6 * e8 + arr4[1] * e7;
+        let t9 = match p30_h1(&xs[..8], t1.tanh()) { Some(v) => v, None => t1.tanh() * 0.25 };
+        let mut buf10 = vec![0.5; 2];
+        let _ = p30_h0(t3.tanh(), ys, &mut buf10);
+        let t11 = buf10[0] + buf10[1] * -0.5;
+        t11 + t9 + t5 + t3 + t1 + ys[2] + a * 0.3
     }
-    check_p79(seed = 0x492cf5d86aa9395a, inputs = 15, calls = [], at = |p| (&p[0..7], p[7], p[8], <[f64; 3]>::try_from(&p[9..12]).unwrap(), &mut p[12..15].to_vec()),
-        params = ["a", "ys"] at [8, 12, 13, 14]);
-}
-
-program! {
-    #[differentiable]
-    fn p80(a: f64) -> f64 {
-        let mut acc0 = 0.0;
-        for i in 0..2 {
-            for j in (0..3).rev() {
-                acc0 += ((a - a).cos() * 0.5).tanh();
-                if (p75((acc0 * 0.1).tanh(), 1, 0.25) * 0.5).atan() / (1.5 + 0.6_f64.tanh()) > 0.5 {
-                    acc0 -= a * 0.75 * (acc0 * 0.1).sin().powi(2).ln_1p();
-                } else {
-                    acc0 *= (j as f64).sin().cos();
-                }
-            }
-            acc0 /= (1.0 + (a / (1.0 + a.powi(2))).powi(2));
-        }
-        let mut acc0 = acc0;
-        0.5 * (acc0 * 0.05).tanh()
-    }
-    check_p80(seed = 0x838baf099c238af4, inputs = 1, calls = [p75], at = |p| (p[0]));
+    check_p30(seed = 0xe7b7a31a89387a87, inputs = 12, calls = [], at = |p| (&mut p[0..3].to_vec(), p[3], &p[4..12]));
 }
 
 #[differentiable]
-fn p81_h0(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).cos();
-    r[1] = v[1] * 0.5;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-#[differentiable]
-fn p81_h1(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + -0.5).tanh();
-    }
-    acc * -0.5 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p81_h2(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.3 + (y[i] * s).cos() * 0.25;
-    }
-}
-#[differentiable]
-fn p81_h3(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).tanh() * 0.3;
-    }
-    y[0] * 0.5
-}
-#[differentiable]
-fn p81_h4(y: &mut [f64], x: &[f64], s: f64) {
-    p81_h2(y, s);
-    let _ = p81_h3(s * 0.5, &x[1..], y);
-}
-#[differentiable]
-fn p81_h5(a: &mut [f64], b: &mut [f64], s: f64) {
-    for i in 0..a.len().min(b.len()) {
-        b[i] = b[i] * -0.5 + (a[i] * s).cos();
-        a[i] = (b[i] * 0.25).tanh() + a[i] * 0.5;
-    }
-}
-program! {
-    #[differentiable]
-    fn p81(w: [f64; 3], xs: &[f64], b: f64, a: f64) -> f64 {
-        let arr1 = p81_h0(&xs[..6], b * 0.75);
-        let t2 = arr1[2] * arr1[1];
-        let t3 = p81_h1(&arr1, t2.tanh() * -0.5);
-        let mut buf4 = xs[1..5].to_vec();
-        p81_h4(&mut buf4, &xs[..2], a);
-        let t5 = p81_h3(a * 0.3, xs, &mut buf4).tanh();
-        for _ in 0..3 {
-            p81_h2(&mut buf4[..], a);
-        }
-        buf4[2..].copy_from_slice(&xs[4..6]);
-        let (h9, c10) = buf4.split_at_mut(3);
-        p81_h5(h9, c10, t3.tanh());
-        let t11 = c10[0] * 1.5 + h9[h9.len() - 1] + c10.len() as f64 * 0.1;
-        let t12 = buf4[0] + buf4[3] * 0.75;
-        let s13 = &xs[..];
-        let t14 = (s13[1] * w[2] + s13[4]).sin() + s13[s13.len() - 1] * 0.5;
-        t14 + t12 + t11 + t5 + t3 + w[1] * 0.5 + a * 0.3
-    }
-    check_p81(seed = 0x41057c6d903a9bab, inputs = 12, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), &p[3..10], p[10], p[11]));
-}
-
-program! {
-    #[differentiable]
-    fn p82(a: f64) -> f64 {
-        let mut v0 = vec![0.0; 4];
-        for i in 0..v0.len() {
-            v0[i] = a.atan() - 1.25_f64.clamp(-0.75, 0.75);
-            if i > 0 {
-                v0[i] += v0[i - 1] * ((a - a) * 0.25).tanh();
-            }
-        }
-        let a = a - (v0[1] * 0.1).atan() / (2.0 + (v0[1] * 0.1).atan().cos());
-        let t1 = (v0[1] * 0.1).tanh() * (v0[3] * 0.1).tanh();
-        let mut acc2 = 1.0;
-        t1.sin() + 1.25 * (a * 0.25).tanh()
-    }
-    check_p82(seed = 0xe58d8c1f1e67febd, inputs = 1, calls = [], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p83(xs: &[f64], a: f64) -> f64 {
-        let mut acc0 = 1.0;
-        if xs[0] * xs[0] > xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) {
-            return a;
-        }
-        let t2 = { let u1 = ((a / (2.0 + xs[0].cos()) + xs[2].asinh()) * 0.5).atan(); (u1 - xs[2]) * a };
-        if t2 * 0.5 > a {
-            let mut k3 = 0;
-            let r5 = loop {
-                let t4 = a;
-                acc0 += (t2 * 0.5 * 1.5 + (t2 * 0.5).sin().atan2(1.5 + t4.cos())) * 0.1;
-                k3 += 1;
-                if (a - t4 > 0.0) || k3 >= 2 { break (t2 * 0.5).tanh().tanh().min(a.sin()); }
-            };
-        }
-        if a > -0.4 {
-            let t6 = (t2 * 0.5).atan2(1.5 + (acc0 * 0.25).atan().cos());
-        }
-        (t2 * 0.5).sin().cos() + (acc0 * 0.25).atan() - a
-    }
-    check_p83(seed = 0xad79d5135c8ab956, inputs = 4, calls = [], at = |p| (&p[0..3], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p84(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = &(v.dot(x) * 0.3) + &(x.mapv(|q| q * q * 0.5 - q));
-        if n % 2 == 0 {
-            t1 = -(x / &x.mapv(|q| q * q + 1.0)).mapv(f64::sin);
-        }
-        let t2 = x.to_owned();
-        let t3 = s;
-        let mut t4 = v.powi(2);
-        if n % 3 == 0 {
-            t4 = &(t2.dot(v) * 0.3) - &(v / &v.mapv(|q| q * q + 1.0));
-        }
-        let t5 = (v.sum().sin()) * &t2;
-        t5.sum() * 0.2 + t4.dot(&t4) * 0.1 + t3
-    }
-    check_p84(seed = 0x69181e0b732c9f88, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p85(xs: &[f64], b: f64, a: f64) -> f64 {
-        let t0 = (xs[2] * xs[1]).abs().asinh();
-        let mut acc1 = (t0 * t0).tanh().exp();
-        match ((xs[2].sin().exp() * 0.5).sin().abs() * 2.0) as usize % 3 {
-            0 | 1 => {
-                let mut w2 = 0;
-                while w2 < 2 {
-                    let mut acc3 = 1.0;
-                    acc3 += b;
-                    w2 += 1;
-                }
-            }
-            _ => {
-                let a = a * (a * (acc1 * 0.25));
-            }
-        }
-        t0.sin() + 0.5 * 0.5
-    }
-    check_p85(seed = 0xcbe558dcddd4e226, inputs = 5, calls = [], at = |p| (&p[0..3], p[3], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p86(c: f64, xs: &[f64], a: f64, b: f64) -> f64 {
-        let mut acc0 = a * 0.2 * c.atan2(1.5 + xs[2].cos());
-        let mut w1 = 0;
-        while w1 < 2 && (1.5 < -0.4) {
-            for j in 0..4 {
-                for l in 0..2 {
-                    let t2 = (xs[w1].powi(2) * (a * b) * (xs[l].cos().exp() - xs.iter().map(|q| q * q).sum::<f64>()) * 0.5).tanh();
-                    acc0 += (l as f64 * c).atan() * 0.5;
-                }
-                acc0 *= 0.5 + 0.4 * (j as f64 / (1.0 + b.powi(2))).sin();
-            }
-            let t3 = w1 as f64;
-            acc0 /= (1.0 + (0.25_f64 * 1.5).powi(2));
-            w1 += 1;
-        }
-        for i in 0..1 {
-            let t4 = c;
-            acc0 /= (2.0 + b.tanh().cos());
-        }
-        let flag5 = p73((1.5 + 0.75_f64.cos()).sqrt()) > -0.2;
-        let mut acc6 = b.atan();
-        let mut w7 = 0;
-        while w7 < 3 {
-            if !flag5 {
-                let t8 = acc0 * 0.01;
-            } else if xs.iter().map(|q| (q * 0.6).sin()).sum::<f64>() - (acc6 * 0.25).tanh() < 0.0 {
-                let t11: f64 = xs[1..4].iter().map(|u9| { let u9 = *u9; u9 + xs[xs.len() - 1 - w7] - (acc0 * 0.01).sin() * c }).sum();
-            } else {
-                let t12 = (acc0 * 0.01).tanh().powi(2);
-            }
-            acc6 += f64::sin((acc0 * 0.01).tanh()) / (1.0 + (1.5 + xs.iter().map(|q| (q * 1.25).sin()).sum::<f64>().sin()).log(2.5 + p70(f64::atan(xs[w7])).cos()).powi(2)) * 0.25;
-            w7 += 1;
-        }
-        1.5 * (acc6 * 0.1).tanh() + (acc0 * 0.01).sin() + 0.2 * b + 1.5 * c
-    }
-    check_p86(seed = 0xbf7f1943aa036403, inputs = 7, calls = [p70, p73], at = |p| (p[0], &p[1..5], p[5], p[6]));
-}
-
-program! {
-    #[differentiable]
-    fn p87(c: f64, b: f64, d: f64, a: f64) -> f64 {
-        let flag0 = c * d > -0.2;
-        let mut acc1 = (d / (1.0 + d * d)).sin();
-        if a + acc1 > a {
-            let mut w2 = 0;
-            while w2 < 2 {
-                let c = c * (2.0 + c.sin()).cbrt();
-                acc1 = c * 0.5;
-                w2 += 1;
-            }
-        } else {
-            let c3 = |u4: f64| u4 * d.sin();
-            let t5: f64 = c3(((d * 1.5 - ((acc1 * 0.25).sin() + c)) * 0.5).sin()) - 0.5 * c3(f64::sin(d));
-        }
-        c
-    }
-    check_p87(seed = 0x78d382aabc5626d1, inputs = 4, calls = [], at = |p| (p[0], p[1], p[2], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p88(c: f64, a: f64, b: f64) -> f64 {
-        let mut acc0 = 0.5;
-        let mut k1 = 0;
-        loop {
-            let o2: Option<f64> = if k1 % 3 == 1 { Some(((c + b - c * a) * 0.5).atan()) } else { None };
-            let t4: f64 = if let Some(u3) = o2 { b * (u3 * 1.25) } else { b / (1.0 + 0.2_f64.powi(2)) };
-            if c - a > a {
-                return (t4 * b).atan2(1.5 + a.powi(2).ln_1p().cos());
-            }
-            acc0 += (k1 as f64 * 0.25).tanh();
-            k1 += 1;
-            if (b / (1.0 + c * c) > -0.2) || k1 >= 4 { break; }
-        }
-        if (acc0 * 0.1).atan() > 0.75 {
-            if 0.2 < -0.4 {
-                let flag5 = c * (p58(0.6 * (acc0 * 0.1).sin(), ((1.5 + 1.0_f64.sin()).powf(b.tanh()) * 0.5).tanh()) * 0.5).atan() > -0.4;
-            } else if p69((c * b * 0.5).tanh(), 0.25 - a).atan() > 0.0 {
-                let b = b + b / (1.0 + (acc0 * 0.1).atan().powi(2));
-            } else {
-                let t6 = if c.tanh() > (acc0 * 0.1).atan() || (acc0 * 0.1).atan() < -0.1 { a } else { (1.0 + (a + c).powi(2)).sqrt() };
-            }
-        } else if c - 1.25 < 0.5 {
-            if (1.5 + b.sin()).log(2.5 + 0.5_f64.cos()) > b {
-                match (((0.2 + acc0 * 0.1) * 0.5).atan().abs() * 2.0) as usize % 3 {
-                    0 => {
-                        let k7 = (c.abs().abs() * 2.0) as usize % 3;
-                        match k7 {
-                            0 | 1 => {
-                                let t8 = b + b;
-                            }
-                            _ => {
-                                let c9 = |u10: f64| (1.5 + b.sin()).log(2.5 + c.cos()) * 1.25;
-                                let t11: f64 = c9(f64::sin(c) * 1.0) - 0.5 * c9(b + c);
-                            }
-                        }
-                    }
-                    1 => {
-                        match (((acc0 * 0.1).sin() + 0.25).abs() * 2.0) as usize % 3 {
-                            0 | 1 => {
-                                for i in (0..3).rev() {
-                                    match i {
-                                        0 => {
-                                            let t12 = if c * a > 0.7 { b } else { c.mul_add((acc0 * 0.1).sin(), 2.0) - b };
-                                        }
-                                        1 => {
-                                            if i == 1 {
-                                                let acc0 = (acc0 * 0.1).sin() + c.min(i as f64);
-                                            }
-                                        }
-                                        _ => {
-                                            let c13 = |u14: f64| (1.5 + u14.sin()).powf(a.tanh().exp2().tanh());
-                                            let t15: f64 = c13((2.0 + 0.5_f64.powi(3).sin()).ln()) - 0.5 * c13(0.2 * b);
-                                        }
-                                    }
-                                    acc0 += (b.sin() / (1.5 + (b * c).tanh()) * 0.25).sin();
-                                }
-                            }
-                            _ => {
-                                for i in (0..1).rev() {
-                                    let mut acc16 = a;
-                                    acc16 = ((acc16.powi(2) - acc16 / (2.0 + acc16.cos())) * 0.5).atan();
-                                }
-                            }
-                        }
-                    }
-                    _ => {
-                        let t17 = 0.6 * c * 1.5_f64.atan2(1.5 + (acc0 * 0.1).atan().cos()) + b;
-                    }
-                }
-            } else if c - (acc0 * 0.1).sin() < -0.1 {
-                let t18 = (1.0 + c.powi(2)).cbrt();
-            }
-        } else {
-            for i in 0..2 {
-                for j in 0..3 {
-                    match j {
-                        0 | 1 => {
-                            let t19 = 0.6_f64.tanh();
-                        }
-                        _ => {
-                            if 1.25 + 0.25 < 0.1 {
-                                let t20 = j as f64;
-                            } else if (acc0 * 0.05).sin() > 0.5 {
-                                acc0 += (b.powi(3).cos() * 0.5).sin();
-                            } else {
-                                let t21 = b;
-                            }
-                        }
-                    }
-                    acc0 = ((acc0 * 0.05).atan() - 1.5_f64.atan()).sin();
-                }
-                acc0 -= 0.1 - 0.25 * a;
-            }
-        }
-        let mut acc22 = 1.0;
-        acc0 * 0.05 + c.sin()
-    }
-    check_p88(seed = 0x411161d839c441e8, inputs = 3, calls = [p58, p69], at = |p| (p[0], p[1], p[2]));
-}
-
-#[differentiable]
-fn p89_h0(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.25).tanh();
-    }
-    acc * 0.75 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p89_h1(y: &mut [f64], s: f64) -> f64 {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.3 + (y[i] * s).tanh() * 0.25;
-    }
-    y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p89_h2(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).tanh() * 0.6;
-    }
-}
-#[differentiable]
-fn p89_h3(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    let _ = p89_h1(y, s);
-    p89_h2(s * 0.75, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-#[differentiable]
-fn p89_h4(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).tanh();
-    r[1] = v[1] * 0.5;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-program! {
-    #[differentiable]
-    fn p89(xs: &[f64], a: f64) -> f64 {
-        let t1 = p89_h0(&xs[..2], a).sin();
-        let mut buf2 = vec![0.0; 2];
-        for i in 0..2 {
-            buf2[i] = xs[i + 0] * t1.tanh() * 0.25;
-        }
-        let t3 = p89_h1(&mut buf2, t1.tanh()).tanh();
-        for v4 in buf2.iter_mut() {
-            *v4 = (*v4 * t1.tanh()).cos();
-        }
-        let t7 = buf2[0] + buf2[1] * 0.6;
-        let mut buf8 = vec![0.0; 4];
-        for i in 0..4 {
-            buf8[i] = xs[i + 1] * t7.tanh();
-        }
-        let t9 = p89_h3(&mut buf8[2..=3], &xs[..5], a).tanh();
-        let t10 = p89_h3(&mut buf8, &buf2, t9.tanh()).tanh();
-        let t11 = buf8[0] + buf8[3] * 0.6;
-        let s12 = &xs[..2];
-        let t13 = (s12[1] * t11.tanh() + s12[0]).sin() + s12[s12.len() - 1] * 1.5;
-        let t14 = p89_h0(&xs[5..6], a).sin();
-        let t15 = p89_h0(s12, t13.tanh()).sin();
-        let arr16 = p89_h4(&xs[..3], t10.tanh());
-        let t17 = arr16[1] * arr16[2];
-        t17 + t15 + t14 + t13 + t11 + a * 0.3
-    }
-    check_p89(seed = 0x4f7c12cd4dfd76fb, inputs = 7, calls = [], at = |p| (&p[0..6], p[6]));
-}
-
-program! {
-    #[differentiable]
-    fn p90(xs: &[f64], b: f64, w: [f64; 3], a: f64) -> f64 {
-        let mut arr1 = [0.3_f64; 3];
-        arr1[2] = w[2];
-        arr1[0] = xs[3] * 1.5;
-        arr1[1] = (b).sin();
-        let t2 = arr1[2] * arr1[0];
-        let s3 = &xs[3..=4];
-        let t4 = (s3[0] * a * 0.6 + s3[1]).sin() + s3[s3.len() - 1] * 0.25;
-        let s5 = &xs[..2];
-        let t6 = (s5[0] * w[0] + s5[1]).sin() + s5[s5.len() - 1] * 0.75;
-        t6 + t4 + t2 + w[1] * 0.5 + a * 0.3
-    }
-    check_p90(seed = 0x1e0b88f6f17b1551, inputs = 11, calls = [], at = |p| (&p[0..6], p[6], <[f64; 3]>::try_from(&p[7..10]).unwrap(), p[10]));
-}
-
-program! {
-    #[differentiable]
-    fn p91(xs: &[f64], a: f64) -> f64 {
-        let a = a * (a * 1.25);
-        let t0 = xs[0].tanh();
-        let mut acc1 = ((xs[1] * (a * 0.5).atan()).min(xs.iter().map(|q| q * q).sum::<f64>() * (a * 0.5)) * 0.1).sin();
-        let t2 = if xs[1] * 2.0 > p80(xs[0]) { t0.cos() - f64::sin(0.3) } else { (0.3 * xs[1]).tanh().exp2() };
-        let k3 = (((a * 0.5).atan() * 0.2).abs() * 2.0) as usize % 3;
-        match k3 {
-            0 => {
-                for (i, q4) in xs.iter().enumerate() {
-                    let t5 = (a * 0.5).tanh() * xs[i].atan2(1.5 + (acc1 * 0.25).tanh().cos()) / (2.0 + (i as f64 - t0).cos());
-                    acc1 += (t0.cos().cos().exp2() * 0.5).tanh();
-                }
-            }
-            1 => {
-                let t6 = if acc1 * 0.25 < 0.3 { t0 * t0 * ((a * 0.5).tanh() / (1.5 + xs[0].tanh())) } else { a * 0.5 * t0 };
-            }
-            _ => {
-                let t8 = { let u7 = ((a * 0.5 + 0.75 - (t2 * 0.5).tanh() / (1.0 + t0.powi(2))) * 0.5).tanh(); xs.iter().map(|q| (q * 0.3).sin()).sum::<f64>().tanh() * (u7 * u7) };
-            }
-        }
-        (t2 * 0.5).atan().sin() + acc1 * 0.25 + t0 - (a * 0.5).sin().cos()
-    }
-    check_p91(seed = 0x460d12aa09f7d4d6, inputs = 4, calls = [p80], at = |p| (&p[0..3], p[3]));
-}
-
-#[differentiable]
-fn p92_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.75
-}
-#[differentiable]
-fn p92_h1(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.75;
-    t + p92_h0(&v[1..], s * 0.25) + p92_h0(v, s).tanh()
-}
-#[differentiable]
-fn p92_h2(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * 1.5 + (y[i] * s).sin() * 0.25;
-    }
-}
-#[differentiable]
-fn p92_h3(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).sin() * 1.5;
-    }
-}
-#[differentiable]
-fn p92_h4(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    p92_h2(y, s);
-    p92_h3(s * 0.75, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-#[differentiable]
-fn p92_h5(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).cos();
-    r[1] = v[1] * 1.5;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-program! {
-    #[differentiable]
-    fn p92(a: f64, xs: &[f64]) -> f64 {
-        let t1 = p92_h1(&xs[2..=4], a);
-        let mut buf2 = vec![-0.5; 2];
-        let t3 = p92_h4(&mut buf2, &xs[3..=6], t1.tanh() * 0.3).tanh();
-        p92_h3(t3.tanh() * -0.5, xs, &mut buf2);
-        for _ in 0..2 {
-            p92_h3(t1.tanh() * -0.5, xs, &mut buf2);
-        }
-        let t4 = buf2[0] + buf2[1] * 0.25;
-        let mut buf5 = vec![0.6; 3];
-        p92_h2(&mut buf5[..3], t4.tanh());
-        p92_h3(t3.tanh(), &xs[..2], &mut buf5[0..2]);
-        p92_h2(&mut buf5[..], t1.tanh());
-        for (i7, v6) in buf5.iter_mut().enumerate() {
-            *v6 += t4.tanh() * 0.75 * 0.1 * i7 as f64;
-        }
-        let t9 = buf5[0] + buf5[2] * 0.25;
-        let s10 = &xs[4..6];
-        let t11 = (s10[1] * t9.tanh() + s10[1]).sin() + s10[s10.len() - 1] * 0.75;
-        let arr12 = p92_h5(s10, t4.tanh());
-        let t13 = arr12[1] * arr12[2];
-        let t14 = p92_h1(xs, t9.tanh()).sin();
-        let mut buf15 = vec![0.0; 3];
-        for i in 0..3 {
-            buf15[i] = xs[i + 1] * t14.tanh();
-        }
-        p92_h2(&mut buf15[..], t3.tanh());
-        let t16 = buf15[0] + buf15[2] * 1.5;
-        t16 + t14 + t13 + t11 + t9 + a * 0.3
-    }
-    check_p92(seed = 0x7feded613c7c1d7f, inputs = 8, calls = [], at = |p| (p[0], &p[1..8]));
-}
-
-#[differentiable]
-fn p93_h0(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.5 + (y[i] * s).sin() * 0.25;
-    }
-}
-#[differentiable]
-fn p93_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).tanh() * 0.6;
-    }
-}
-#[differentiable]
-fn p93_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    p93_h0(y, s);
-    p93_h1(s * 0.5, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-#[differentiable]
-fn p93_h3(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.25).sin();
-    }
-    acc * 0.3 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p93_h4(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.3;
-    t + p93_h3(&v[1..], s * 0.6) + p93_h3(v, s).cos()
-}
-program! {
-    #[differentiable]
-    fn p93(xs: &[f64], a: f64, ys: &mut [f64]) -> f64 {
-        let s1 = &xs[..6];
-        let t2 = (s1[4] * a + s1[4]).sin() + s1[s1.len() - 1] * -0.5;
-        let mut buf3 = vec![0.0; 4];
-        for i in 0..4 {
-            buf3[i] = xs[i + 0] * t2.tanh();
-        }
-        for _ in 0..2 {
-            p93_h0(&mut buf3, t2.tanh());
-        }
-        p93_h0(&mut buf3, a * 0.5);
-        p93_h0(&mut buf3, a);
-        let t4 = buf3[0] + buf3[3] * 0.25;
-        let mut buf5 = vec![0.0; 3];
-        for i in 0..3 {
-            buf5[i] = xs[i + 1] * a;
-        }
-        let _ = p93_h2(&mut buf5, &buf3[0..=1], t4.tanh());
-        let _ = p93_h2(&mut buf5, s1, a);
-        p93_h0(&mut buf5[..], t2.tanh() * 0.25);
-        let t6 = buf5[0] + buf5[2] * 0.75;
-        p93_h0(&mut ys[..], t4.tanh());
-        let t7 = ys[1] * 0.3;
-        let t8 = p93_h4(&buf5[..], a * 0.25);
-        t8 + t7 + t6 + t4 + t2 + ys[2] + a * 0.3
-    }
-    check_p93(seed = 0x39e309964d7d1eb7, inputs = 11, calls = [], at = |p| (&p[0..7], p[7], &mut p[8..11].to_vec()));
-}
-
-program! {
-    #[differentiable]
-    fn p94(a: f64) -> f64 {
-        let mut acc0 = 1.0;
-        if (2.0 + a.cos()).recip() > 0.3 {
-            if 0.3 * 0.2 > a {
-                let t1 = (a * 2.0 * 0.5).powi(2);
-            }
-        }
-        for i in 0..4 {
-            if i < 1 {
-                acc0 -= (a - a) * 0.3;
-            }
-            acc0 = ((acc0 * 0.1).sin() + (acc0 * 0.1).sin()).tanh();
-        }
-        (acc0 * 0.1).sin() + a
-    }
-    check_p94(seed = 0xfb1994f4e2005898, inputs = 1, calls = [], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p95(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() - 1 {
-            acc += ((1.0 + (xs[i + 1]) * (xs[i + 1])).ln()).tanh();
-            let mut t1 = 0.0;
-            for j in 0..2 {
-                t1 += (a * (j as f64 + 0.5)).sin();
-            }
-            if ((xs[i + 1]).tanh()).mul_add(0.5, xs[i]) > 0.27 {
-                let t2 = if (a).cos() * a > 0.43 { ((-0.28_f64).sin() + (xs[i]) * (t1) - xs[i]).tanh() } else { xs[i + 1] };
-                extra -= ((xs[i + 1] - (t1).sin()).sin()).tanh();
-            }
-            acc += (((xs[i]) * (xs[i + 1])).mul_add(0.5, xs[i])).tanh();
-        }
-        acc
-    }
-    check_p95(seed = 0x977b225a7f8fa199, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-program! {
-    #[differentiable]
-    fn p96(c: f64, b: f64, a: f64) -> f64 {
-        let k0 = (((c + a) * 0.5).abs() * 2.0) as usize % 3;
-        let t1 = match k0 { 0 | 1 => b, _ => (c.mul_add(b, b) / (1.0 + (c + b).powi(2)) * 0.25).sin() };
-        let mut acc2 = (1.5 + b.sin()).log(2.5 + p73((1.5 + 0.5_f64.cos()).sqrt()).cos()).min(t1);
-        let mut w3 = 0;
-        while w3 < 1 {
-            let mut k4 = 0;
-            loop {
-                let mut k5 = 0;
-                let r7 = loop {
-                    let t6 = a * k5 as f64;
-                    acc2 = (acc2 * 0.05).sin() * (acc2 * 0.05).tanh() * ((acc2 * 0.05).tanh() * p82((t6 * 0.25).sin()));
-                    k5 += 1;
-                    if (2.0_f64.asinh() > (t6 * 0.25).sin()) || k5 >= 6 { break a - t1 - (b + a); }
-                };
-                acc2 = ((acc2 * 0.05).atan() * (1.5 + a.cos()).sqrt()).atan();
-                k4 += 1;
-                if (b * 0.1 > a) || k4 >= 2 { break; }
-            }
-            acc2 += 0.1 * ((acc2 * 0.05).tanh() + c);
-            w3 += 1;
-        }
-        acc2 * 0.05 + t1.cos()
-    }
-    check_p96(seed = 0x06acade2baa0d99e, inputs = 3, calls = [p73, p82], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p97(a: f64, b: f64) -> f64 {
-        let t0 = b.sin() * (b + a) - 0.2_f64.mul_add(b, b) * a.atan();
-        let t1 = a * b;
-        let mut t0 = t0;
-        let t2 = a * a;
-        let mut w3 = 0;
-        while w3 < 4 && (p88(0.5 - b, (p88(t1 * 0.6, b, ((t0 * 0.25).tanh().mul_add(a, (t0 * 0.25).sin()) * 0.5).atan()) * 0.5).atan().max(0.75), (b * a * 0.5).tanh()) * 0.5 - t1 < 0.25) {
-            for j in 1..=3 {
-                let t0 = (t0 * 0.05).atan() - (t0 * 0.05).atan() * t2;
-            }
-            t0 = (t0 * 0.05 + (t0 * 0.05).tanh()).sin();
-            w3 += 1;
-        }
-        1.5 * t2 + (t0 * 0.05).atan() + t1
-    }
-    check_p97(seed = 0xae665abf25aca211, inputs = 2, calls = [p88], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p98(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = (s) + (s) * 0.5;
-        let t2 = &(x.mapv(f64::tanh)) - (s);
-        let t3 = (v / &v.mapv(|q| q * q + 1.0)).mean().unwrap();
-        let t4 = (v + v).sum().sin();
-        let t5 = v.mean().unwrap();
-        t5 + t4 + t3
-    }
-    check_p98(seed = 0x22015dead83097e7, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p99(b: f64, a: f64) -> f64 {
-        let mut a = a;
-        let a = a + p94(((1.25 + b) * 0.5).sin()).max(a);
-        let b = b + b * (a * 0.25);
-        let mut acc0 = (b * 0.1 / (1.5 + (b * 0.1).tanh().tanh()) / (2.0 + (b * 0.1 * (b * 0.1).sin()).cos()) * 0.25).sin();
-        let mut w1 = 0;
-        while w1 < 4 {
-            let mut v2: Vec<f64> = Vec::new();
-            v2.push(f64::tanh((a * 0.25).atan()));
-            v2.push(-((acc0 * 0.1).tanh() + (acc0 * 0.1).tanh()));
-            let t3 = v2[0] * 0.5 + v2[1];
-            let t4 = t3.tanh().atan();
-            for j in 0..4 {
-                if w1 > 0 {
-                    let mut acc5 = (j as f64).cos().sin();
-                } else {
-                    acc0 = (t4 / (1.0 + t4 * t4)).sin();
-                }
-                acc0 /= (1.0 + (a * 0.25).powi(2));
-            }
-            acc0 *= 0.8 + 0.2 * (acc0 * 0.02 * w1 as f64).sin();
-            w1 += 1;
-        }
-        1.25 * (acc0 * 0.02) - 2.0 * (b * 0.1).atan() - (a * 0.25).tanh()
-    }
-    check_p99(seed = 0x622a888f2e45b2b4, inputs = 2, calls = [p94], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p100(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((a + a).sin() + xs[0]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        let mut carried = 0.5;
-        for i in 0..xs.len() - 1 {
-            let t2 = if a > 0.33 { (t1).tanh() } else { (xs[i + 1]).sin() };
-            acc -= (((a).tanh()).tanh()).tanh();
-            if (xs[i]).sin() < -0.38 {
-                let t3 = ((xs[i]).mul_add(0.5, t2)).tanh() * 1.5;
-            }
-            let t4 = (((xs[i]) * 0.5).exp()).tanh() * 1.5;
-            acc += (((((t2) * 0.5).exp()).sin()).tanh()).tanh();
-            carried = carried * 0.5 + (((1.0 + ((t1).sin()) * ((t1).sin())).ln()).cos() * xs[i + 1]).tanh();
-            acc += carried;
-        }
-        acc
-    }
-    check_p100(seed = 0x68817c20082d082c, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-#[differentiable]
-fn p101_h0(y: &mut [f64], s: f64) {
+fn p31_h0(y: &mut [f64], s: f64) {
     for i in (1..y.len()).rev() {
         y[i] = (y[i] * s + y[i - 1] * 0.25).tanh();
     }
     y[0] = (y[0] * -0.5 + s).sin();
 }
 #[differentiable]
-fn p101_h1(s: f64, x: &[f64], y: &mut [f64]) {
+fn p31_h1(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).sin() * 0.75;
+        y[i] += (s * x[i % x.len()]).sin() * 0.25;
     }
 }
 #[differentiable]
-fn p101_h2(y: &mut [f64], x: &[f64], s: f64) {
-    p101_h0(y, s);
-    p101_h1(s * 1.5, &x[1..], y);
+fn p31_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    p31_h0(y, s);
+    p31_h1(s * 0.3, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+#[differentiable]
+fn p31_h3(a: &mut [f64], b: &mut [f64], s: f64) {
+    for i in 0..a.len().min(b.len()) {
+        b[i] = b[i] * -0.5 + (a[i] * s).tanh();
+        a[i] = (b[i] * 0.25).tanh() + a[i] * 0.5;
+    }
+}
+#[differentiable]
+fn p31_h4(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.5).sin();
+    }
+    acc * 0.5 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p31_h5(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.5;
+    t + p31_h4(&v[1..], s * 0.75) + p31_h4(v, s).tanh()
 }
 program! {
     #[differentiable]
-    fn p101(xs: &[f64], w: [f64; 3], a: f64) -> f64 {
-        let mut buf1 = vec![0.0; 4];
-        for i in 0..4 {
-            buf1[i] = xs[i + 1] * w[2];
+    fn p31(b: f64, a: f64, xs: &[f64]) -> f64 {
+        let s1 = &xs[0..];
+        let t2 = (s1[5] * b + s1[2]).sin() + s1[s1.len() - 1] * 1.5;
+        let mut buf3 = vec![0.5; 3];
+        p31_h0(&mut buf3, a);
+        let t4 = p31_h2(&mut buf3, &xs[..2], a).tanh();
+        for _ in 0..2 {
+            p31_h1(a, s1, &mut buf3);
         }
-        for _ in 0..3 {
-            p101_h0(&mut buf1[..4], w[0]);
-        }
-        p101_h1(w[0], &w, &mut buf1);
-        p101_h0(&mut buf1, w[2]);
-        for v2 in buf1.iter_mut() {
-            *v2 = (*v2 * w[0]).cos();
-        }
-        let t5 = buf1[0] + buf1[3] * 0.6;
-        let mut buf6 = xs[2..4].to_vec();
-        p101_h1(w[2] * 1.5, &buf1[..2], &mut buf6);
-        p101_h2(&mut buf6, &xs[1..=2], w[0]);
-        let t7 = buf6[0] + buf6[1] * 0.6;
-        let s8 = &xs[..5];
-        let t9 = (s8[4] * a + s8[0]).sin() + s8[s8.len() - 1] * 0.6;
-        let s10 = &xs[..6];
-        let t11 = (s10[4] * a + s10[0]).sin() + s10[s10.len() - 1] * 0.6;
-        t11 + t9 + t7 + t5 + w[1] * 0.5 + a * 0.3
+        buf3[1..].copy_from_slice(&xs[3..5]);
+        let (h8, c9) = buf3.split_at_mut(2);
+        p31_h3(h8, c9, b);
+        let t10 = c9[0] * -0.5 + h8[h8.len() - 1] + c9.len() as f64 * 0.1;
+        let t11 = buf3[0] + buf3[2] * -0.5;
+        let t12 = p31_h5(&xs[..], t2.tanh()).sin();
+        let t13 = p31_h5(&xs[..], t12.tanh()).sin();
+        t13 + t12 + t11 + t10 + t4 + a * 0.3
     }
-    check_p101(seed = 0x0c0892d110a7260d, inputs = 10, calls = [], at = |p| (&p[0..6], <[f64; 3]>::try_from(&p[6..9]).unwrap(), p[9]));
+    check_p31(seed = 0x1c935377082b6974, inputs = 9, calls = [], at = |p| (p[0], p[1], &p[2..9]),
+        params = ["b"] at [0]);
+}
+
+program! {
+    #[differentiable]
+    fn p32(n: usize, a: f64) -> f64 {
+        let mut acc0 = a;
+        if n > 1 {
+            let t1 = (2.0 + a.sin().exp_m1().cos()).recip();
+            let mut acc2 = 1.0;
+            if a * 0.25 > a {
+                for i in 0..2 {
+                    let mut acc3 = a.min(0.6 - i as f64);
+                    acc0 = (t1.cos().hypot(a + t1) * 0.5).atan();
+                }
+                return a.tanh().exp() * t1.sin();
+            }
+        } else if n == 2 {
+            let c4 = |u5: f64| (u5 * 0.5).sin().powi(3).asinh();
+            let t6: f64 = c4(f64::atan((acc0 * 0.25).sin()) - (n as f64 * 0.5).sin().powi(2)) - 0.5 * c4(acc0 * 0.25);
+        } else {
+            acc0 = (a + a.sin()) * 0.5;
+        }
+        (acc0 * 0.25).sin() + a.tanh()
+    }
+    check_p32(seed = 0x747b744a0350170e, inputs = 1, calls = [], at = |p| (3, p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p33(a: f64, b: f64) -> f64 {
+        let b = b - 0.6 * b;
+        let flag0 = f64::min(a, a) > 0.3;
+        let mut acc1 = (1.5 + (a / (1.0 + a.powi(2))).cos()).sqrt();
+        let mut w2 = 0;
+        while w2 < 3 && (a.atan() > 0.7) {
+            if flag0 {
+                acc1 *= 0.5 + 0.4 * (b - (p12((1.5 + a.cos()).sqrt(), (p22((b * 0.5).tanh().powi(3), (((acc1 * 0.25).tanh() + a) * 0.5).atan()) * 0.5).sin()) * 0.5).sin()).sin();
+            } else {
+                if flag0 {
+                    acc1 /= (1.0 + a.powi(2));
+                    return ((acc1 * 0.1).sin() * a).sin().exp_m1();
+                }
+            }
+            acc1 = (((acc1 * 0.1).tanh().abs() - (a + (acc1 * 0.1).sin())) * 0.5).atan();
+            w2 += 1;
+        }
+        for i in 0..4 {
+            acc1 = (b / (1.0 + (i as f64).powi(2))).atan();
+            let t3 = (((acc1 * 0.05).sin() - a) * (b * a) * (b.tanh() * (0.75 * (acc1 * 0.05))) * 0.5).sin();
+            if !flag0 {
+                let t4 = f64::sin(acc1 * 0.05).powi(3);
+            } else if t3 * t3 > acc1 * 0.05 {
+                for j in 0..2 {
+                    for l in 0..2 {
+                        let mut acc5 = 0.5;
+                        acc5 *= 0.8 + 0.2 * (t3 - b).sin();
+                    }
+                    acc1 = ((j as f64).cos().exp_m1() * ((acc1 * 0.02).sin() - t3) * 0.5).sin();
+                }
+            } else {
+                let acc1 = acc1 * 0.02 - i as f64;
+            }
+        }
+        0.5 * b + 0.5 * a
+    }
+    check_p33(seed = 0x9af4395792951f2d, inputs = 2, calls = [p12, p22], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p34(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 1..xs.len() {
+            let t1 = if ((xs[i - 1]).tanh()).tanh() < 0.15 { ((xs[i - 1]).sin()).tanh() } else { (xs[i - 1]).cos() * xs[i - 1] };
+            if xs[i - 1] < 0.36 {
+                break;
+            }
+            acc -= ((1.0 + (xs[i]) * (xs[i])).ln()).tanh();
+        }
+        acc
+    }
+    check_p34(seed = 0x51834b70c4840d90, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p35(b: f64, a: f64, n: usize) -> f64 {
+        let t0: f64 = 2.0;
+        let mut acc1 = (1.0 + b.max(a).powi(2)).cbrt();
+        if (p25(n as f64 * n as f64 * 0.1) / (1.0 + (n as f64).powi(2))) < -0.2 || t0 < 0.1 {
+            match n % 3 {
+                0 => {
+                    let t2 = -b;
+                }
+                1 => {
+                    if acc1.tanh().exp() > 0.1 {
+                        for i in 0..1 {
+                            for j in 0..4 {
+                                for l in (0..2).rev() {
+                                    let t0 = t0 + b.max(a);
+                                    acc1 = 2.0_f64.atan2(1.5 + b.cos()) * -a;
+                                }
+                                acc1 += b;
+                            }
+                            acc1 += (acc1 * 0.05).sin().powi(3);
+                        }
+                    } else if (acc1 * 0.05).atan().tanh() > (acc1 * 0.05).atan() {
+                        let t3 = if n % 3 == 1 { t0 / (2.0 + b.cos()) / (1.0 + t0.cos().powi(2)) } else { (b + a).cos().exp() };
+                    } else {
+                        if 0.6 * t0 > 0.7 {
+                            for i in 0..1 {
+                                match i % 3 {
+                                    0 | 1 => {
+                                        let t4 = t0.to_radians() * 1.0 * 0.5;
+                                    }
+                                    _ => {
+                                        let t5 = -t0;
+                                    }
+                                }
+                                acc1 = ((acc1 * 0.05).atan() * ((b - (acc1 * 0.05).tanh()) * 0.5).tanh()).sin();
+                            }
+                        } else {
+                            acc1 -= (p22(((acc1 * 0.05).atan() / (2.0 + (acc1 * 0.05).atan().cos()) * 0.5).atan(), b * 0.1) / (2.0 + 1.0_f64.cos()) * 0.25).tanh().powi(2);
+                        }
+                    }
+                }
+                _ => {
+                    if n == 2 {
+                        acc1 /= (2.0 + 1.0_f64.cos());
+                    }
+                }
+            }
+        } else {
+            for i in 0..n {
+                if n % 2 == 0 {
+                    acc1 = a;
+                } else if i > 0 {
+                    acc1 = a;
+                } else {
+                    for j in 0..2 {
+                        for l in 0..3 {
+                            let t6 = a.cos().exp();
+                            acc1 += i as f64 * 0.5;
+                        }
+                        acc1 += (((i as f64).sin() - (2.0 + a.cos()).recip()) * 0.5).tanh();
+                    }
+                }
+                acc1 += (t0 * 0.5).sin();
+            }
+        }
+        1.5 * (acc1 * 0.02).tanh() + 0.5 * a
+    }
+    check_p35(seed = 0x4b88c9db95556efd, inputs = 2, calls = [p22, p25], at = |p| (p[0], p[1], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p36(a: f64) -> f64 {
+        let mut acc0 = ((a - a).mul_add(0.75_f64.cos(), 0.5_f64.mul_add(a, a)) * 0.25).sin();
+        for i in 0..4 {
+            if i == 1 {
+                let acc0 = (acc0 * 0.1).tanh() + 0.75 * a;
+            }
+            acc0 = (acc0 * 0.1).sin();
+            acc0 += (a * 0.3).clamp(-0.75, 0.75);
+        }
+        let t1 = if a / (1.0 + a.powi(2)) > -0.1 { (acc0 * 0.1).atan() * (acc0 * 0.1).sin() + a } else { (acc0 * 0.1).sin() + p25(a.cos()) + acc0 * 0.1 };
+        let t2: f64 = 0.75;
+        if t2 * a < 0.25 {
+            let t3 = t2;
+        } else if a / (1.0 + a * a) > 0.2 {
+            let mut w4 = 0;
+            while w4 < 1 && (a.mul_add(t1 * 0.25, 0.5) < -0.2) {
+                acc0 = (p16((acc0 * 0.1).sin(), (t1 * 0.25 * 0.5).atan(), (t1 * 0.25 * 0.5).tanh(), 1) * 0.5).sin() / (2.0 + t2.cos()) - 0.1 * (t1 * 0.25).atan();
+                acc0 = ((acc0 * 0.1).atan() - t2).tanh();
+                w4 += 1;
+            }
+        }
+        (t1 * 0.25).sin() + (acc0 * 0.1).tanh().sin() + a
+    }
+    check_p36(seed = 0xdfcc40bce534451d, inputs = 1, calls = [p16, p25], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p37(a: f64) -> f64 {
+        let mut acc0 = 1.0;
+        let mut k1 = 0;
+        loop {
+            let t2 = -a;
+            let mut w3 = 0;
+            while w3 < 2 {
+                let t2 = t2 - t2.abs();
+                acc0 += (1.5 + (t2 * 0.5).atan().sin()).log(2.5 + (t2 * 0.5).tanh().cos()) * 0.5;
+                w3 += 1;
+            }
+            acc0 = (t2 / (2.0 + a.cos())).sin();
+            k1 += 1;
+            if (0.1 > t2) || k1 >= 2 { break; }
+        }
+        if (acc0 * 0.1).atan() / (1.0 + a.powi(2)) < 0.1 {
+            let t4 = (acc0 * 0.1).tanh().atan().tanh().cosh().powi(3);
+            return (acc0 * 0.1).atan();
+        }
+        let t5 = a;
+        for i in 0..2 {
+            let a = a * (a - t5);
+            acc0 += t5;
+        }
+        match (((acc0 * 0.1).sin() * 0.5).abs() * 2.0) as usize % 3 {
+            0 | 1 => {
+                acc0 = -(0.9 + (acc0 * 0.1).tanh());
+            }
+            _ => {
+                let t6 = t5.mul_add((acc0 * 0.1).sin(), t5 + a);
+            }
+        }
+        t5 + (acc0 * 0.1).tanh() + a
+    }
+    check_p37(seed = 0xaa397ed526cbe9a0, inputs = 1, calls = [], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p38(a: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = 0.1 + xs[0];
+        for i in 1..=3 {
+            let t1 = match i { 0 => ((f64::atan(a) - xs.iter().map(|q| q * q).sum::<f64>()) * 0.25).atan(), 1 => (1.0 + (0.5 * a.tanh()).acos().powi(2)).sqrt(), _ => (acc0 * 0.25).atan() };
+            if -xs.iter().map(|q| (q * 1.0).sin()).sum::<f64>() > -0.4 {
+                return f64::min(t1, xs.iter().map(|q| q * t1).sum::<f64>()).cos();
+            }
+            acc0 += a * 1.0;
+        }
+        let mut v2 = vec![0.0; xs.len()];
+        for i in 0..v2.len() {
+            v2[i] = (((acc0 * 0.1).sin() / (1.0 + (p36(xs.iter().map(|q| q.cos()).product::<f64>() * xs.iter().map(|q| q * a).sum::<f64>() * 0.1) * 0.5).sin().powi(2)) - xs[i].tanh().exp2()) * 0.5).sin();
+        }
+        let t3 = match ((acc0 * 0.1).atan().cos().abs() * 2.0) as usize % 3 { 0 => 1.25 * a, 1 => a, _ => (acc0 * 0.1).sin().max((acc0 * 0.1).atan()).sin() };
+        if v2[1] - 1.0 < 0.7 {
+            v2[3] -= (a * (acc0 * 0.1).sin() - (acc0 * 0.1).tanh()) * 0.5;
+        } else {
+            for i in 0..4 {
+                let t4 = (v2[i] * 0.1).sin();
+                acc0 = xs[0];
+            }
+        }
+        t3 + (acc0 * 0.1).tanh()
+    }
+    check_p38(seed = 0xd2a5ce94b353f069, inputs = 5, calls = [p36], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p39(a: f64) -> f64 {
+        let t1 = { let u0 = ((1.0 + (a / (1.0 + a.powi(2))).powi(2)).sqrt() * 0.5).atan(); (1.0 + (a * u0).powi(2)).ln() };
+        let flag2 = 0.6 * t1 > 0.5;
+        let t1 = t1 + (a + t1);
+        let flag3 = p25((t1 * 0.25).tanh()).tanh() > 0.5;
+        let mut acc4 = 0.5;
+        acc4 += ((t1 * 0.25).sin().sin() / (1.0 + ((t1 * 0.25).sin() - (p37(a.atan()) * 0.5).sin()).powi(2)) * 0.25).atan();
+        let mut acc5 = 0.0;
+        let mut v6 = vec![0.0; 2];
+        for i in 0..v6.len() {
+            v6[i] = ((1.0 + (i as f64).powi(2)).cbrt() - ((t1 * 0.25).tanh() - acc4)) * 0.25;
+        }
+        if -a < 0.7 || v6[1] < 0.5 {
+            let t7 = v6[1];
+        }
+        0.1 * (t1 * 0.25).tanh()
+    }
+    check_p39(seed = 0x4a4be2c44a9f385a, inputs = 1, calls = [p25, p37], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p40(b: f64, a: f64) -> f64 {
+        let mut acc0 = 0.0;
+        if a * a > 0.5 {
+            let a = a - f64::tanh(a);
+            acc0 -= (b.tanh().sin() * 0.5).tanh();
+            let mut k1 = 0;
+            let r2 = loop {
+                acc0 -= (b + 2.0).clamp(-0.75, 0.75);
+                acc0 = (acc0 * 0.1).tanh();
+                k1 += 1;
+                if (b.max((a * 0.5).atan()) > -0.4) || k1 >= 6 { break f64::sin((acc0 * 0.1).tanh() * b); }
+            };
+        } else {
+            let t3: f64 = p20(b.tanh());
+        }
+        let b = b * a.mul_add(b, (acc0 * 0.1).atan());
+        for i in 0..2 {
+            let o4: Option<f64> = if 1.5 * 0.3 > 0.3 { Some((acc0 * 0.1 * a * 0.5).tanh()) } else { None };
+            let t6: f64 = match o4 { Some(u5) => (a + p25(0.1 * u5)) * (2.0 + (i as f64).cos()).recip(), None => (acc0 * 0.1).tanh().powi(2) };
+            acc0 = (acc0 * 0.1).atan();
+        }
+        0.75 * (b * 0.25) - (acc0 * 0.1).sin().cos()
+    }
+    check_p40(seed = 0xed6b32d29572b268, inputs = 2, calls = [p20, p25], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p41(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = v.to_owned();
+        for _ in 0..n {
+            t1 = (x.dot(&t1) * 0.3).mapv(f64::tanh) + &t1 * 0.5;
+        }
+        let t2 = (&(&t1 - v) * (v.dot(&t1) * 0.3)).mapv(f64::sin);
+        let t3 = t2.mapv(|q| q.max(0.25) * 0.5);
+        let mut t4 = x.to_owned();
+        for _ in 0..n {
+            t4 = (&t4 * ((s) + (s) * 0.5)).mapv(f64::sin) + &t4 * 0.5;
+        }
+        t4.sum() * 0.2 + t3.dot(&t3) * 0.1 + t2.dot(&t2) * 0.1
+    }
+    check_p41(seed = 0x0a04bbd8a9d4ecd6, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p42(a: f64) -> f64 {
+        let flag0 = a > 0.5;
+        let mut acc1 = 0.9 * 0.5 - a.abs();
+        acc1 *= 1.0 + (acc1 - acc1).tanh();
+        let o2: Option<f64> = if a - a > -0.4 { Some(((a - 1.0) * a.hypot(0.5) * 0.5).tanh()) } else { None };
+        let t4: f64 = if let Some(u3) = o2 { 0.6_f64.atan() + (acc1 * 0.5 + a) } else { (acc1 * 0.5).sin() };
+        if (acc1 * 0.5).sin() + a < -0.1 {
+            return (acc1 * 0.5).tanh();
+        }
+        if flag0 {
+            let mut acc1 = acc1;
+            for i in (0..2).rev() {
+                if i % 2 == 0 {
+                    if i < 1 {
+                        if i == 0 {
+                            acc1 = (acc1 * 0.25).sin();
+                        } else {
+                            let t5 = (i as f64).hypot((1.0 + (acc1 * 0.25).atan().powi(2)).cbrt());
+                        }
+                    } else {
+                        let mut acc6 = t4 * 0.25;
+                    }
+                } else {
+                    if i % 2 == 0 {
+                        let c7 = |u8: f64| (0.5 * (0.25 / (1.0 + (t4 * 0.25).powi(2))).tanh()).asin();
+                        let t9: f64 = c7((acc1 * 0.25).sin()) - 0.5 * c7(a);
+                    } else {
+                        let acc1 = (acc1 * 0.25).sin() * (a / (1.0 + a.powi(2)));
+                    }
+                }
+                acc1 = ((acc1 * 0.25).sin() * 0.9).tanh();
+            }
+        } else if a.max(a) > 0.0 {
+            let mut w10 = 0;
+            while w10 < 2 {
+                acc1 -= (acc1 * 0.1 * 0.5).sin();
+                w10 += 1;
+            }
+        }
+        (t4 * 0.25).atan().cos() + 0.75 * (acc1 * 0.1)
+    }
+    check_p42(seed = 0x6da4416d10776f04, inputs = 1, calls = [], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p43(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (((((a) * 0.5).exp()) * 0.5).exp() + xs[4]).tanh();
+        let t2 = (t1 + xs[1]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            if -0.24_f64 < 0.28 {
+                if (xs[i] - -0.72_f64).tanh() > 0.19 {
+                    continue;
+                }
+                let mut t3 = 0.0;
+                for j in 0..2 {
+                    t3 += ((t1).tanh() - xs[i] * (j as f64 + 0.5)).sin();
+                }
+            }
+            let t4 = (((1.0 + ((xs[i]).sin()) * ((xs[i]).sin())).ln()).cos() * xs[i]).tanh() * 1.5;
+            if i + 1 < xs.len() {
+                if ((t4).tanh()).mul_add(0.5, xs[i + 1]) < -0.07 {
+                    break;
+                }
+                acc = acc + ((((xs[i]).cos() * xs[i]).sin()).mul_add(0.5, t1)).tanh() - (xs[i]).tanh();
+            }
+            acc += (xs[i] + t4).tanh();
+        }
+        acc
+    }
+    check_p43(seed = 0x548220024ebca5f4, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p44(b: f64, a: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = f64::min(a, xs[1]) / (1.5 + a.clamp(-0.75, 0.75).tanh());
+        if xs[3] > xs[1] {
+            let t1 = b - acc0;
+            acc0 = 0.6 * xs[0];
+        } else {
+            if a + acc0 > xs[3] {
+                let mut k2 = 0;
+                loop {
+                    if xs.iter().map(|q| q * q).sum::<f64>() + 0.1 > b {
+                        let t3 = if k2 % 3 == 1 { a } else { 0.1 * b / (1.0 + ((p29(1, xs[3].sin()) * 0.5).sin() - xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()).powi(2)) };
+                    }
+                    acc0 += b.atan().max(0.3) * 0.5;
+                    k2 += 1;
+                    if (a.atan() > xs.iter().sum::<f64>()) || k2 >= 6 { break; }
+                }
+            } else {
+                let k4 = ((b * a * 0.5).sin().abs() * 2.0) as usize % 3;
+                match k4 {
+                    0 => {
+                        for i in 0..4 {
+                            let flag5 = (acc0 * 0.05 - i as f64) > 0.1;
+                            acc0 = (acc0 * 0.05 + (acc0 * 0.05).atan()).tanh();
+                        }
+                    }
+                    1 => {
+                        let acc0 = acc0 * 0.05 + (acc0 * 0.05).tanh();
+                    }
+                    _ => {
+                        let mut acc6 = (a * xs[2] * xs.iter().map(|q| q * q).sum::<f64>().atan() * 0.5).atan();
+                    }
+                }
+            }
+        }
+        let t7 = if xs.iter().map(|q| q.cos()).product::<f64>().powi(2) < 0.5 { b } else { 1.5 / (1.0 + xs.iter().sum::<f64>().powi(2)) };
+        let t8 = if xs[0] > xs[1] { -xs[3] - xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) } else { a + xs[2] * (acc0 * 0.05).sin() };
+        0.6 * (t8 * 0.5).sin() + t7.tanh() - (acc0 * 0.05).tanh().sin() - b.tanh()
+    }
+    check_p44(seed = 0x9c164c3f6e1e6f04, inputs = 6, calls = [p29], at = |p| (p[0], p[1], &p[2..6]));
+}
+
+program! {
+    #[differentiable]
+    fn p45(a: f64, n: usize, xs: &[f64]) -> f64 {
+        let o0: Option<f64> = if n % 3 == 1 { Some(0.6 * (1.5 + a.sin()).log(2.5 + (n as f64).cos())) } else { None };
+        let t2: f64 = if let Some(u1) = o0 { u1 } else { a * xs[n % xs.len()] };
+        let mut acc3 = (xs[n % xs.len()].cos() * -t2 * 0.5).atan();
+        match n {
+            0 => {
+                let o4: Option<f64> = if n < 2 { Some((f64::max(xs[1].min(1.5), xs[(n + 1) % 3] - acc3) * 0.5).tanh()) } else { None };
+                let t6: f64 = if let Some(u5) = o4 { (1.5 + (t2 - xs[(n + 1) % 3]).cos()).sqrt() } else { xs[n % xs.len()].atan2(1.5 + a.cos()) };
+                acc3 /= (1.0 + (0.2 / (2.0 + t6.cos())).powi(2));
+            }
+            1 => {
+                if t2 * 2.0 > -0.2 {
+                    let t7: f64 = n as f64 - a;
+                } else {
+                    if (t2 / (2.0 + (n as f64).cos())) > xs.iter().map(|q| q.cos()).product::<f64>() {
+                        let a = a + acc3 / (1.0 + acc3 * acc3);
+                    } else {
+                        acc3 *= a.atan().tanh();
+                    }
+                }
+            }
+            _ => {
+                if n == 3 {
+                    let acc3 = (((acc3 * 0.5).sin() - (n as f64).mul_add(n as f64, t2)) * 0.5).sin();
+                } else {
+                    if xs[(n + 1) % 3] * a < -0.1 {
+                        let mut w8 = 0;
+                        while w8 < 4 {
+                            let c9 = |u10: f64| a;
+                            let t11: f64 = c9(xs[(n + 1) % 3]) - 0.5 * c9((acc3 * 0.1).sin().tanh());
+                            acc3 += (t11.atan2(1.5 + (xs[(n + 1) % 3] + p35(((xs[(w8 + 1) % 3] - a) * 0.5).sin(), t2.sin(), 2)).cos()) * 0.5).atan();
+                            w8 += 1;
+                        }
+                    } else {
+                        acc3 /= (1.0 + a.powi(2));
+                    }
+                }
+            }
+        }
+        0.25 * (acc3 * 0.1).atan() + t2 + 0.5 * a
+    }
+    check_p45(seed = 0xbd719f1f8dd65aa3, inputs = 4, calls = [p35], at = |p| (p[0], 3, &p[1..4]));
 }
 
 #[differentiable]
-fn p102_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.6
+fn p46_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * -0.5
 }
 #[differentiable]
-fn p102_h1(y: &mut [f64], s: f64) -> f64 {
+fn p46_h1(y: &mut [f64], s: f64) {
     for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.5).tanh();
+        y[i] = (y[i] * s + y[i - 1] * 0.3).tanh();
+    }
+    y[0] = (y[0] * 0.25 + s).sin();
+}
+#[differentiable]
+fn p46_h2(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 0.25;
+    }
+    y[0] * 0.25
+}
+#[differentiable]
+fn p46_h3(y: &mut [f64], x: &[f64], s: f64) {
+    p46_h1(y, s);
+    let _ = p46_h2(s * 0.25, &x[1..], y);
+}
+program! {
+    #[differentiable]
+    fn p46(a: f64, xs: &[f64], b: f64, w: [f64; 3]) -> f64 {
+        let t1 = p46_h0(&xs[3..=5], w[0]).sin();
+        let s2 = &xs[..];
+        let t3 = (s2[4] * b + s2[4]).sin() + s2[s2.len() - 1] * 0.6;
+        let t4 = p46_h0(&xs[5..=6], a * 0.3).sin();
+        let mut buf5 = vec![0.0; 3];
+        for i in 0..3 {
+            buf5[i] = xs[i + 1] * t4.tanh() * 1.5;
+        }
+        p46_h1(&mut buf5, a * -0.5);
+        p46_h3(&mut buf5, &xs[..7], w[0]);
+        let t6 = buf5[0] + buf5[2] * 0.25;
+        let t7 = p46_h0(s2, a).sin();
+        let t8 = p46_h0(&xs[..5], a * 0.75).sin();
+        let t9 = p46_h0(&buf5[0..3], t3.tanh()).sin();
+        t9 + t8 + t7 + t6 + t4 + w[1] * 0.5 + a * 0.3
+    }
+    check_p46(seed = 0xc3358b5936ef0a07, inputs = 12, calls = [], at = |p| (p[0], &p[1..8], p[8], <[f64; 3]>::try_from(&p[9..12]).unwrap()));
+}
+
+#[differentiable]
+fn p47_h0(v: &[f64], s: f64, k: usize) -> f64 {
+    if k == 0 {
+        (v[0] * s).tanh()
+    } else {
+        v[k % v.len()] * 0.25 + p47_h0(v, s * 0.25, k - 1).tanh()
+    }
+}
+#[differentiable]
+fn p47_h1(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.5).tanh();
+    }
+    acc * 0.6 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p47_h2(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.25;
+    t + p47_h1(&v[1..], s * 0.3) + p47_h1(v, s).cos()
+}
+#[differentiable]
+fn p47_h3(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.6 + (y[i] * s).cos() * 0.25;
+    }
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p47_h4(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).sin() * 0.25;
+    }
+    y[0] * 0.25
+}
+#[differentiable]
+fn p47_h5(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    let _ = p47_h3(y, s);
+    let _ = p47_h4(s * 0.6, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+program! {
+    #[differentiable]
+    fn p47(a: f64, xs: &[f64], b: f64) -> f64 {
+        let t1 = p47_h0(&xs[..6], b, 3);
+        let t2 = p47_h2(&xs[3..=7], a * 0.6).sin();
+        let mut buf3 = vec![0.0; 3];
+        for i in 0..3 {
+            buf3[i] = xs[i + 2] * a;
+        }
+        let t4 = p47_h3(&mut buf3, t2.tanh() * -0.5).tanh();
+        let _ = p47_h5(&mut buf3[1..=2], &xs[..], t1.tanh());
+        let t5 = p47_h3(&mut buf3, b).tanh();
+        buf3[1..].fill(b);
+        let t9 = buf3[0] + buf3[2] * 0.3;
+        let s10 = &xs[0..6];
+        let t11 = (s10[4] * t5.tanh() + s10[4]).sin() + s10[s10.len() - 1] * 0.5;
+        t11 + t9 + t5 + t4 + t2 + a * 0.3
+    }
+    check_p47(seed = 0x7e08a1f91443d694, inputs = 10, calls = [], at = |p| (p[0], &p[1..9], p[9]));
+}
+
+program! {
+    #[differentiable]
+    fn p48(xs: &[f64], a: f64) -> f64 {
+        let t0 = xs[0];
+        let a = a + a;
+        let mut acc1 = (((a * 0.5).tanh() + t0.min(a * 0.5)) * 0.5).tanh();
+        for i in (0..2).rev() {
+            let t4: f64 = xs.iter().take(2).map(|&u2| (1.0 + f64::max(xs[1], p14(t0, (xs[i] * u2 * 0.5).atan(), (acc1 * 0.25).sin() / (2.0 + (a * 0.5).tanh().cos()))).powi(2)).ln()).fold(0.0, |s, v| s * 0.5 + v);
+            match i % 3 {
+                0 => {
+                    let t5 = if i > 0 { xs[1].powi(3).mul_add(1.0, 1.5 - xs.iter().sum::<f64>()) } else { (0.5 * xs[2].tanh()).asin() };
+                }
+                1 => {
+                    for j in (0..4).step_by(2) {
+                        for l in 0..1 {
+                            acc1 /= (1.0 + (t0 * (a * 0.5).tanh()).powi(2));
+                            acc1 += p29(1, t0 * (t4 * 0.5).tanh()) * 0.5 * 0.5;
+                        }
+                        acc1 -= ((t4 * 0.5).atan() * (a * 0.5).tanh() * f64::tanh((t4 * 0.5).atan()) * 0.5).tanh();
+                    }
+                }
+                _ => {
+                    for j in (0..3).rev() {
+                        let t7 = { let u6 = (i as f64 * (t4 * 0.5).sin().atan2(1.5 + xs.iter().map(|q| (q * 0.75).sin()).sum::<f64>().cos()) * 0.5).atan(); t0.atan2(1.5 + xs[i].cos()).cos() };
+                        acc1 *= 0.5 + 0.4 * ((a * 0.5).tanh() * 1.25).sin();
+                    }
+                }
+            }
+            acc1 += ((2.0 + (a * 0.5).tanh().sin()).cbrt() * (xs.iter().map(|q| (q * 0.6).sin()).sum::<f64>() - xs[0]) * 0.1).tanh();
+        }
+        (acc1 * 0.02).tanh() + 0.9 * (a * 0.5) + 1.0 * t0
+    }
+    check_p48(seed = 0x993e502dcdd3b51a, inputs = 4, calls = [p14, p29], at = |p| (&p[0..3], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p49(a: f64, b: f64) -> f64 {
+        let t0 = match (a.atan().abs() * 2.0) as usize % 3 { 0 => a.tanh().exp().tanh(), 1 => (a.mul_add(a, b) * 0.5).sin().powi(2), _ => (a / (1.0 + a.powi(2))).tanh() };
+        let mut acc1 = 0.0;
+        let mut w2 = 0;
+        while w2 < 2 && (t0.atan() > 0.25) {
+            let c3 = |u4: f64| (1.5_f64.sin().exp() * 0.5).powi(2);
+            let t5: f64 = c3(((1.0 + (b * t0).powi(2)).sqrt() * 0.5).sin()) - 0.5 * c3(-a);
+            let a = a * (0.3 * b);
+            let t6 = match w2 % 3 { 0 => a * (t5 * 0.25) * ((t5 * 0.25).sin() * (t5 * 0.25).sin()) * 0.25, 1 => (t0 * 0.5).sin().powi(3).powi(3), _ => (b * (t0 * (t5 * 0.25)) * 0.1).sin() };
+            acc1 -= (t6 / (2.0 + 0.5_f64.cos()) / (1.0 + (1.0 + p25((a * 0.5).tanh()).powi(2)).ln().powi(2)) * 0.1).sin();
+            w2 += 1;
+        }
+        let t7 = b;
+        let t8 = if b.clamp(-0.75, 0.75) > t7 { acc1 * 0.25 * a * (0.25 - (acc1 * 0.25).atan()) } else { 0.3_f64.powi(2) };
+        if 0.9 * (acc1 * 0.25).atan() < 0.5 {
+            acc1 = ((t7.atan() + t0) * 0.5).tanh();
+        } else {
+            for i in 0..2 {
+                let t9: f64 = 0.75 * (1.0 + t7.powi(2)).ln();
+                acc1 = ((acc1 * 0.1).tanh() * (t8 * 0.25).tanh().atan()).atan();
+            }
+        }
+        t8 * 0.25 + 2.0 * t7 - acc1 * 0.1 - t0 + 0.2 * b + 0.5 * t0
+    }
+    check_p49(seed = 0x8815ee7569ec6959, inputs = 2, calls = [p25], at = |p| (p[0], p[1]));
+}
+
+#[differentiable]
+fn p50_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + -0.5).sin();
+    }
+    acc * 0.75 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p50_h1(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.25).tanh();
+    }
+    y[0] = (y[0] * 0.3 + s).sin();
+}
+#[differentiable]
+fn p50_h2(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 0.75;
+    }
+}
+#[differentiable]
+fn p50_h3(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    p50_h1(y, s);
+    p50_h2(s * 0.3, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+#[differentiable]
+fn p50_h4(a: &mut [f64], b: &mut [f64], s: f64) {
+    for i in 0..a.len().min(b.len()) {
+        b[i] = b[i] * 0.75 + (a[i] * s).sin();
+        a[i] = (b[i] * -0.5).tanh() + a[i] * 0.5;
+    }
+}
+program! {
+    #[differentiable]
+    fn p50(w: [f64; 3], xs: &[f64], a: f64) -> f64 {
+        let t1 = p50_h0(&xs[..], w[0] * 0.5);
+        let mut buf2 = vec![0.25; 2];
+        for _ in 0..3 {
+            p50_h1(&mut buf2, w[0] * 0.5);
+        }
+        p50_h1(&mut buf2, w[0]);
+        for (i4, v3) in buf2.iter_mut().enumerate() {
+            *v3 += w[0] * 0.5 * 0.1 * i4 as f64;
+        }
+        let (h6, c7) = buf2.split_at_mut(1);
+        for _ in 0..3 {
+            p50_h2(w[2] * 0.6, &xs[..5], c7);
+        }
+        let t8 = c7[0] * 0.75 + h6[h6.len() - 1] + c7.len() as f64 * 0.1;
+        let t9 = buf2[0] + buf2[1] * 1.5;
+        let mut buf10 = vec![0.0; 2];
+        for i in 0..2 {
+            buf10[i] = xs[i + 2] * w[2];
+        }
+        p50_h2(a * 1.5, &w, &mut buf10);
+        let (h11, c12) = buf10.split_at_mut(1);
+        p50_h4(h11, c12, a);
+        let t13 = c12[0] * 1.5 + h11[h11.len() - 1] + c12.len() as f64 * 0.1;
+        let t14 = buf10[0] + buf10[1] * 0.75;
+        t14 + t13 + t9 + t8 + t1 + w[1] * 0.5 + a * 0.3
+    }
+    check_p50(seed = 0xccd7a7ca4c7f80c2, inputs = 12, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), &p[3..11], p[11]));
+}
+
+program! {
+    #[differentiable]
+    fn p51(b: f64, a: f64) -> f64 {
+        let mut acc0 = (a.mul_add(b, a).mul_add(b.max(a), b.hypot(a)) * 0.25).sin();
+        let mut acc1 = ((0.2 / (1.5 + p39((b * a * 0.5).sin()).tanh()) - (b + b)) * 0.5).tanh();
+        let mut acc2 = 1.0;
+        let t3 = b.atan2(1.5 + (p32(3, (1.5 + acc1.cos()).sqrt()) * 0.5).atan().cos());
+        if acc0.cos() > acc0 && t3 < 0.7 {
+            let o4: Option<f64> = if t3.sin() > t3 || t3 < 0.0 { Some(0.2_f64) } else { None };
+            let t6: f64 = if let Some(u5) = o4 { acc1.abs() / (1.0 + (-0.75_f64).powi(2)) } else { a };
+            let mut k7 = 0;
+            loop {
+                let t8: f64 = a;
+                acc1 = (acc1 * 0.1).asinh() / (1.0 + f64::max(t6, a).powi(2)) * 0.5;
+                k7 += 1;
+                if (t3 - acc0 * 0.1 < 0.1 || (k7 as f64) < 0.5) || k7 >= 5 { break; }
+            }
+        } else {
+            let t9 = (t3 / (1.0 + a * a)).tanh();
+        }
+        t3 - (acc1 * 0.1).sin().tanh() - acc0 * 0.1
+    }
+    check_p51(seed = 0x4dbfdf7393313a07, inputs = 2, calls = [p32, p39], at = |p| (p[0], p[1]),
+        params = ["b"] at [0]);
+}
+
+program! {
+    #[differentiable]
+    fn p52(d: f64, c: f64, b: f64, xs: &[f64], a: f64, n: usize) -> f64 {
+        let c0 = |u1: f64| a * (xs[n] * p35(-b, ((u1 - c) * 0.5).atan(), 2));
+        let t2: f64 = c0(c.cos().sin()) - 0.5 * c0(0.25 * xs[xs.len() - 1 - n]);
+        let mut acc3 = 0.5;
+        if b < 0.5 || b < -0.4 {
+            let t4 = (t2 * 0.25).sin();
+            let t6 = { let u5 = f64::min(0.5_f64.tanh(), c * (t2 * 0.25).tanh()); (1.5 + c.sin()).log(2.5 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().cos()).abs() };
+            let t9: f64 = xs[1..4].iter().map(|u7| { let u7 = *u7; d }).sum();
+            let t10 = xs.iter().map(|q| q * q).sum::<f64>() / (1.0 + d * d);
+        } else if c.tanh() < 0.7 || xs[2] < -0.4 {
+            let t11 = if (d - n as f64) > c { 0.75 * (n as f64 * (t2 * 0.25).tanh()) } else { xs[n] };
+        }
+        for i in (0..4).rev() {
+            acc3 = b.cos().exp2().sin();
+            acc3 = 0.25 * d;
+        }
+        (acc3 * 0.1).sin() + (t2 * 0.25).sin() + d
+    }
+    check_p52(seed = 0x5a483474d574e6f7, inputs = 8, calls = [p35], at = |p| (p[0], p[1], p[2], &p[3..7], p[7], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p53(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = (v * (s)).mapv(f64::sin);
+        let t2 = -x.mapv(f64::sin);
+        t2.sum() * 0.2 + t1.dot(&t1) * 0.1 + s
+    }
+    check_p53(seed = 0xe1be4f6b961e45b8, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+#[differentiable]
+fn p54_h0(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).sin() * 0.5;
+    }
+}
+#[differentiable]
+fn p54_h1(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * -0.5 + (y[i] * s).sin() * 0.25;
+    }
+}
+#[differentiable]
+fn p54_h2(y: &mut [f64], x: &[f64], s: f64) {
+    p54_h1(y, s);
+    p54_h0(s * 0.25, &x[1..], y);
+}
+#[differentiable]
+fn p54_h3(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).tanh();
+    r[1] = v[1] * 0.75;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+program! {
+    #[differentiable]
+    fn p54(a: f64, xs: &[f64], ys: &mut [f64]) -> f64 {
+        for _ in 0..2 {
+            p54_h0(a, xs, ys);
+        }
+        let t1 = ys[1] * -0.5;
+        let mut buf2 = vec![0.75; 3];
+        p54_h0(t1.tanh(), &xs[3..4], &mut buf2);
+        p54_h0(t1.tanh(), &xs[..5], &mut buf2);
+        p54_h1(&mut buf2[..], t1.tanh());
+        let t3 = buf2[0] + buf2[2] * 0.5;
+        let mut buf4 = vec![0.0; 4];
+        for i in 0..4 {
+            buf4[i] = xs[i + 2] * t1.tanh();
+        }
+        p54_h2(&mut buf4, &buf2, t3.tanh() * 1.5);
+        for v5 in buf4.iter_mut() {
+            *v5 = (*v5 * a).cos();
+        }
+        let t8 = buf4[0] + buf4[3] * 0.25;
+        let arr9 = p54_h3(&xs[..4], t3.tanh());
+        let t10 = arr9[0] * arr9[2];
+        for _ in 0..2 {
+            p54_h0(a, xs, ys);
+        }
+        let t11 = ys[2] * 0.25;
+        let mut buf12 = vec![0.25; 3];
+        p54_h0(t11.tanh(), &xs[0..=2], &mut buf12);
+        let t13 = buf12[0] + buf12[2] * 1.5;
+        p54_h2(ys, &buf4, t10.tanh());
+        let t14 = ys[0] * 0.3;
+        t14 + t13 + t11 + t10 + t8 + ys[2] + a * 0.3
+    }
+    check_p54(seed = 0xbd42303ad4d0bbf3, inputs = 10, calls = [], at = |p| (p[0], &p[1..7], &mut p[7..10].to_vec()));
+}
+
+program! {
+    #[differentiable]
+    fn p55(n: usize, b: f64, a: f64) -> f64 {
+        let mut acc0 = (a + a).atan();
+        let t1 = (a.clamp(-0.75, 0.75) * f64::atan(a)).sin();
+        match n {
+            0 => {
+                if n > 0 {
+                    if 0.9_f64.powi(3) < 0.5 {
+                        let mut w2 = 0;
+                        while w2 < 2 {
+                            acc0 -= ((a.atan() + (acc0 * 0.25).sin().sin().exp()) * 0.25).atan();
+                            acc0 = ((acc0 * 0.25).tanh() + (1.5 + b.sin()).log(2.5 + a.cos())).atan();
+                            w2 += 1;
+                        }
+                    } else {
+                        let t3: f64 = t1;
+                    }
+                } else {
+                    acc0 = (p35(p25(f64::tanh((acc0 * 0.25).atan())) * 0.5, (2.0 * a * 0.5).sin(), 2).cos().exp_m1() * (n as f64 / (1.0 + (acc0 * 0.25).atan().powi(2))) * 0.25).tanh();
+                }
+            }
+            _ => {
+                let mut w4 = 0;
+                while w4 < 3 {
+                    acc0 += (acc0 * 0.1 * 0.5).atan();
+                    w4 += 1;
+                }
+            }
+        }
+        let mut acc0 = acc0;
+        (acc0 * 0.1).sin() + t1 + a.sin() - b.tanh()
+    }
+    check_p55(seed = 0x75f89aae65fac8ab, inputs = 2, calls = [p25, p35], at = |p| (1, p[0], p[1]));
+}
+
+#[differentiable]
+fn p56_h0(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * 0.5;
+    }
+}
+#[differentiable]
+fn p56_h1(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.25 + (y[i] * s).tanh() * 0.25;
+    }
+}
+#[differentiable]
+fn p56_h2(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.25).sin();
+    }
+    acc * 0.25 + v[0] * v[v.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p56(a: f64, b: f64, xs: &[f64]) -> f64 {
+        let mut buf1 = vec![0.0; 3];
+        for i in 0..3 {
+            buf1[i] = xs[i + 2] * a;
+        }
+        p56_h0(b, &xs[4..6], &mut buf1);
+        buf1[2..].copy_from_slice(&xs[3..4]);
+        let t5 = buf1[0] + buf1[2] * 0.75;
+        let mut buf6 = vec![0.0; 4];
+        for i in 0..4 {
+            buf6[i] = xs[i + 1] * a;
+        }
+        p56_h1(&mut buf6[..4], b);
+        p56_h0(b * 0.6, xs, &mut buf6);
+        p56_h1(&mut buf6[2..], t5.tanh());
+        let t7 = buf6[0] + buf6[3] * -0.5;
+        let s8 = &xs[..];
+        let t9 = (s8[5] * t7.tanh() * 1.5 + s8[4]).sin() + s8[s8.len() - 1] * -0.5;
+        let t10 = p56_h2(&s8[1..3], a * 0.75);
+        t10 + t9 + t7 + t5 + a * 0.3
+    }
+    check_p56(seed = 0x22da324eb6e61733, inputs = 8, calls = [], at = |p| (p[0], p[1], &p[2..8]));
+}
+
+#[differentiable]
+fn p57_h0(y: &mut [f64], s: f64) -> f64 {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.75).tanh();
+    }
+    y[0] = (y[0] * -0.5 + s).sin();
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p57_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 0.6;
+    }
+}
+#[differentiable]
+fn p57_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    let _ = p57_h0(y, s);
+    p57_h1(s * 0.25, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+#[differentiable]
+fn p57_h3(a: &mut [f64], b: &mut [f64], s: f64) {
+    for i in 0..a.len().min(b.len()) {
+        b[i] = b[i] * 0.25 + (a[i] * s).cos();
+        a[i] = (b[i] * -0.5).tanh() + a[i] * 0.5;
+    }
+}
+program! {
+    #[differentiable]
+    fn p57(ys: &mut [f64], a: f64, xs: &[f64]) -> f64 {
+        let mut buf1 = xs[1..3].to_vec();
+        let _ = p57_h2(&mut buf1, &xs[4..=5], a * -0.5);
+        let t2 = buf1[0] + buf1[1] * 0.25;
+        let mut buf3 = vec![0.6; 3];
+        let t4 = p57_h0(&mut buf3, a).tanh();
+        for (i6, v5) in buf3.iter_mut().enumerate() {
+            *v5 += a * 0.1 * i6 as f64;
+        }
+        let t8 = buf3[0] + buf3[2] * 0.6;
+        let mut buf9 = vec![0.0; 4];
+        for i in 0..4 {
+            buf9[i] = xs[i + 0] * t4.tanh();
+        }
+        p57_h1(t8.tanh() * 0.25, &xs[3..7], &mut buf9);
+        let (h10, c11) = buf9.split_at_mut(2);
+        p57_h3(h10, c11, a * -0.5);
+        let t12 = c11[0] * 0.6 + h10[h10.len() - 1] + c11.len() as f64 * 0.1;
+        let t13 = buf9[0] + buf9[3] * 0.5;
+        let (h14, c15) = ys.split_at_mut(2);
+        p57_h3(h14, c15, t12.tanh());
+        let t16 = c15[0] * 0.6 + h14[h14.len() - 1] + c15.len() as f64 * 0.1;
+        let t17 = ys[2] * 0.6;
+        t17 + t16 + t13 + t12 + t8 + ys[2] + a * 0.3
+    }
+    check_p57(seed = 0xfcf0015eb75cb7b9, inputs = 12, calls = [], at = |p| (&mut p[0..3].to_vec(), p[3], &p[4..12]));
+}
+
+program! {
+    #[differentiable]
+    fn p58(a: f64, n: usize, b: f64) -> f64 {
+        let t0 = a;
+        let mut v1 = vec![0.0; 3];
+        for i in 0..v1.len() {
+            v1[i] = (t0 * 2.0).atan();
+            if i > 0 {
+                v1[i] += v1[i - 1] * ((n as f64 - t0) * 0.25).tanh();
+            }
+        }
+        let t4: f64 = { let v2: Vec<f64> = v1.iter().map(|&u3| (v1[n] * 0.25).sin()).collect(); v2[0] + v2[2] };
+        let mut acc5 = ((a.mul_add(t4, t4) * 0.5).powi(2) * 0.25).tanh();
+        if t4 / (1.0 + t4.powi(2)) > 0.5 {
+            acc5 *= (b + b).cos();
+        } else {
+            let mut k6 = 0;
+            loop {
+                let mut w7 = 0;
+                while w7 < 2 {
+                    acc5 = ((acc5 * 0.1).atan() - a).sin();
+                    acc5 = ((acc5 * 0.1).tanh() * (v1[w7] * 0.05 * t0 * 0.25)).tanh();
+                    w7 += 1;
+                }
+                acc5 += (((1.5 + v1.iter().map(|q| ((q * 0.05) * 0.75).sin()).sum::<f64>().sin()).powf(v1.iter().map(|q| (q * 0.05) * (q * 0.05)).sum::<f64>().tanh()) - v1.iter().map(|q| ((q * 0.05) * 0.2).sin()).sum::<f64>() * (acc5 * 0.1)) * 0.1).tanh();
+                k6 += 1;
+                if ((t4.mul_add(v1.iter().enumerate().map(|(k, q)| (q * 0.05) * k as f64).sum::<f64>(), (v1[1] * 0.05).atan()) * 0.5) < 0.5) || k6 >= 3 { break; }
+            }
+        }
+        v1[2] += (((v1[n] * 0.05).sin() * (v1[n] * 0.05).sin() - f64::cos(n as f64)) * 0.5).sin();
+        let t0 = t0 - (acc5 * 0.1 - (v1[1] * 0.05).sin());
+        let t8: f64 = (v1[0] * 0.05).sin().atan();
+        1.5 * (t0 * 0.25).atan() - 0.5 * (acc5 * 0.1).atan() + t4
+    }
+    check_p58(seed = 0x4c2b1332939fd398, inputs = 2, calls = [], at = |p| (p[0], 1, p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p59(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            let t1 = if xs[i] > -0.05 { ((a).sin() - (a - a).cos() * a).tanh() } else { (xs[i]).sin() };
+            let t2 = (xs[i]).tanh() * 1.5;
+            if xs[i] < -0.35 {
+                break;
+            }
+            acc = acc + ((1.0 + ((a).tanh()) * ((a).tanh())).ln()).tanh() - (xs[i]).tanh();
+            acc += (xs[i] - (xs[i]).tanh() - ((a).cos() * xs[i]).cos() * -0.16_f64).tanh();
+            if i + 1 < xs.len() {
+                acc = acc + ((0.37_f64).mul_add(0.5, t2)).tanh() - (((((xs[i + 1]) * 0.5).exp() - (xs[i + 1]).mul_add(0.5, a)) * 0.5).exp()).tanh();
+                extra -= (-0.20_f64).tanh();
+                acc = acc + ((((((xs[i + 1]).tanh()) * 0.5).exp()) * 0.5).exp()).tanh() - (((a) * (t1) + ((xs[i]) * 0.5).exp()).sin()).tanh();
+            }
+            acc += (xs[i]).tanh();
+        }
+        acc
+    }
+    check_p59(seed = 0x90e40a6d16aa295b, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p60(b: f64, xs: &[f64], a: f64) -> f64 {
+        let mut acc0 = (1.0 + b.powi(2)).ln().atan();
+        for i in (0..3).rev() {
+            acc0 += (acc0 * 0.25 * 0.5).tanh();
+            let acc0 = (acc0 * 0.25).sin() * a;
+            let mut acc1 = (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.1).tanh();
+            if i == 1 {
+                let acc0 = (acc0 * 0.5).sin() - 0.6;
+            } else if i % 3 == 1 {
+                let t2 = if (p32(3, (0.5 * xs[1].tanh()).asin()) * 0.5).tanh() / (2.0 + xs[3].cos()) > b { a - xs[xs.len() - 1 - i].atan() } else { a.powi(2) };
+            }
+        }
+        let mut w3 = 0;
+        while w3 < 1 && (0.2 < 0.7 || a < 0.0) {
+            for j in (0..2).rev() {
+                let mut w4 = 0;
+                while w4 < 3 && ((xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) > 0.3 && a < 0.1) {
+                    if j == 0 {
+                        let t5 = if a.atan2(1.5 + xs[j].cos()) > xs.iter().map(|q| q.cos()).product::<f64>() { a } else { xs[1].atan() + (2.0 + b.cos()).powi(-2) };
+                    }
+                    acc0 = (2.0 + xs[w3].sin()).cbrt().cos().exp();
+                    w4 += 1;
+                }
+                acc0 -= ((2.0 + (j as f64).cos()).powi(-2) / (1.5 + b.tanh()) * 0.5).tanh();
+            }
+            acc0 += xs[xs.len() - 1 - w3] * b * 0.3;
+            w3 += 1;
+        }
+        (acc0 * 0.05).tanh() + a - b.cos()
+    }
+    check_p60(seed = 0xca1da9ef8b9cc1d3, inputs = 6, calls = [p32], at = |p| (p[0], &p[1..5], p[5]));
+}
+
+program! {
+    #[differentiable]
+    fn p61(a: f64, b: f64) -> f64 {
+        let mut acc0 = (a.atan() / (1.0 + (b + b).powi(2)) * 0.5).sin();
+        for i in (0..8).step_by(2) {
+            let t1 = b + b;
+            for j in 0..4 {
+                match i {
+                    0 | 1 => {
+                        acc0 = ((acc0 * 0.02).tanh() - (acc0 * 0.02 / (2.0 + b.cos()) * 0.25).atan()).sin();
+                    }
+                    _ => {
+                        let mut acc2 = 1.0;
+                    }
+                }
+                acc0 = (1.0 + a.atan2(1.5 + (acc0 * 0.02).cos()).powi(2)).sqrt();
+            }
+            acc0 = (acc0 * 0.02 + ((b - t1) * 0.25).tanh()).sin();
+        }
+        let flag3 = b * b > -0.1;
+        acc0 -= ((a + (acc0 * 0.02).atan()) / (1.0 + (b + b).powi(2)) * 0.1).sin();
+        for i in (0..4).rev() {
+            let t4 = (acc0 * 0.02).atan();
+            acc0 = ((i as f64).max(0.3) * a.sin().exp() * 0.25).sin();
+        }
+        (acc0 * 0.02).atan()
+    }
+    check_p61(seed = 0x82d6e55abd47fbe1, inputs = 2, calls = [], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p62(a: f64, b: f64) -> f64 {
+        let t0 = match (a.atan2(1.5 + b.cos()).abs() * 2.0) as usize % 3 { 0 | 1 => ((b + (p51((a * a * 0.5).tanh(), (-(p36(b * 0.2) * 0.5) * 0.5).sin()) * 0.5).atan()) * (b * b) * 0.25).sin(), _ => b + 0.2 - 0.3_f64.asinh() };
+        let t1 = a - t0;
+        let t2 = ((t1 * 0.5).sin() * 1.25 / (1.0 + (b / (2.0 + t0.cos())).powi(2))).atan2(1.5 + (2.0 + (1.0 * (t1 * 0.5) * 0.5).atan().cos()).powi(-2).cos());
+        let t2 = t2 - (t2 - (t1 * 0.5).tanh());
+        let mut acc3 = 0.0;
+        match ((((t1 * 0.5).tanh() - b) * 0.5).abs() * 2.0) as usize % 3 {
+            0 | 1 => {
+                let flag4 = b * (t2 * 0.25).tanh() > -0.4;
+            }
+            _ => {
+                for i in (0..4).step_by(2) {
+                    if t0 + b > i as f64 {
+                        match i {
+                            0 => {
+                                acc3 += (t2 * 0.25 * b * t0 * 0.1).tanh();
+                            }
+                            1 => {
+                                for j in 0..2 {
+                                    match i % 3 {
+                                        0 => {
+                                            let t5 = (acc3 * 0.1).sin() - (acc3 * 0.1).abs();
+                                        }
+                                        1 => {
+                                            let mut acc6 = 0.0;
+                                        }
+                                        _ => {
+                                            acc3 *= ((t1 * 0.5).tanh() - (t2 * 0.25).tanh()).cos();
+                                        }
+                                    }
+                                    acc3 /= (1.0 + (1.0 - (t1 * 0.5).atan()).powi(2));
+                                }
+                            }
+                            _ => {
+                                let t7 = acc3 * 0.05 + t0;
+                            }
+                        }
+                    } else if (acc3 * 0.05).sin() < -0.2 {
+                        let mut acc8 = f64::atan(acc3 * 0.05 / (2.0 + a.cos()));
+                    } else {
+                        if i == 0 {
+                            continue;
+                        }
+                    }
+                    acc3 = (acc3 * 0.05 - (t2 * 0.25).atan().atan2(1.5 + (acc3 * 0.05).atan().cos())).atan();
+                }
+            }
+        }
+        (t2 * 0.25).sin() - (t1 * 0.5).tanh() - t0.sin() + a
+    }
+    check_p62(seed = 0x0deb11a19a3f64ee, inputs = 2, calls = [p36, p51], at = |p| (p[0], p[1]),
+        params = ["a"] at [0]);
+}
+
+program! {
+    #[differentiable]
+    fn p63(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            if xs[i] < 0.20 {
+                continue;
+            }
+            acc -= ((((xs[i]) * (xs[i])).mul_add(0.5, xs[i])).cos() * xs[i]).tanh();
+            if i + 1 < xs.len() {
+                if (1.0 + ((xs[i]).tanh()) * ((xs[i]).tanh())).ln() < -0.08 {
+                    continue;
+                }
+                acc -= ((1.0 + ((a) * (a)) * ((a) * (a))).ln()).tanh();
+            }
+            acc += (xs[i]).tanh();
+        }
+        acc.sin()
+    }
+    check_p63(seed = 0x939f66b8d181853d, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p64(a: f64, b: f64) -> f64 {
+        let mut acc0 = b;
+        for i in (0..4).rev() {
+            for j in (0..4).rev() {
+                let t1 = 0.6 * b * 1.25 * a;
+                acc0 += (((1.5 + t1.sin()).powf(1.5_f64.tanh()) + i as f64 * b) * 0.1).sin();
+            }
+            acc0 += ((a * 0.6 - (p42(((acc0 * 0.02).atan() * a * 0.5).atan()) * 0.5).tanh() * b) * 0.5).atan();
+        }
+        let o2: Option<f64> = if b * b < -0.4 { Some((a.tanh() / (1.0 + (2.0 + (acc0 * 0.02).sin()).sqrt().powi(2)) * 0.5).atan()) } else { None };
+        let t4: f64 = if let Some(u3) = o2 { (0.2 * u3).mul_add(0.2 * a, (acc0 * 0.02).tanh() * (acc0 * 0.02).atan()) } else { (acc0 * 0.02).tanh() };
+        acc0 = (((acc0 * 0.02).sin() - (a + a)) * 0.5).atan();
+        let mut k5 = 0;
+        loop {
+            let mut v6: Vec<f64> = Vec::new();
+            v6.push(t4.cos());
+            v6.push((a * a).min(k5 as f64 - b) * 0.25);
+            let t7 = v6[0] * 0.5 + v6[1];
+            if acc0 * 0.02 < 0.1 {
+                let mut acc8 = t4;
+            } else {
+                let t9 = b;
+            }
+            acc0 += (acc0 * 0.02).tanh().cos().clamp(-0.75, 0.75);
+            k5 += 1;
+            if ((t7 * 0.5).tanh() > t7 * 0.5) || k5 >= 6 { break; }
+        }
+        t4.sin() + 0.5 * (acc0 * 0.02).sin() + b
+    }
+    check_p64(seed = 0xae32c4319be9ea6f, inputs = 2, calls = [p42], at = |p| (p[0], p[1]),
+        params = ["a"] at [0]);
+}
+
+program! {
+    #[differentiable]
+    fn p65(b: f64, a: f64) -> f64 {
+        let k0 = (0.9_f64.abs() * 2.0) as usize % 3;
+        let mut acc1 = (2.0 + a.cos()).powi(-2).tanh();
+        match k0 {
+            0 => {
+                acc1 /= (1.0 + a.mul_add(a, 1.0).powi(2));
+                let mut v2 = vec![0.0; 3];
+                for i in 0..v2.len() {
+                    v2[i] = 1.25_f64;
+                }
+            }
+            1 => {
+                acc1 += (p51(a * a * 0.5, b) * 0.5).tanh() * (2.0 + a.cos()).recip();
+                if a / (1.5 + a.tanh()) > b {
+                    acc1 += b;
+                } else if 0.9 < -0.1 {
+                    for i in 0..2 {
+                        let c3 = |u4: f64| 1.0 * (a + u4);
+                        let t5: f64 = c3(((1.5 * a).mul_add(-(i as f64), a * i as f64) * 0.25).tanh()) - 0.5 * c3(a * 0.75);
+                        acc1 = i as f64;
+                    }
+                } else {
+                    if b.cos() > 0.5 {
+                        acc1 = 0.5 * (b * a);
+                    } else {
+                        let k6 = ((a / (1.0 + a.powi(2)) * 0.5).abs() * 2.0) as usize % 3;
+                        let t7 = match k6 { 0 => (1.0 + (p62((acc1 * 0.25).atan().tanh(), (acc1 * 0.25).sin() / (1.5 + 0.25_f64.tanh())) * 0.5).sin().powi(2)).sqrt(), 1 => a, _ => a / (1.0 + (0.2_f64 * 0.3).powi(2)) };
+                    }
+                }
+            }
+            _ => {
+                let mut k8 = 0;
+                loop {
+                    if k8 == 1 {
+                        acc1 -= a.atan2(1.5 + a.powi(2).ln_1p().cos()) * 0.5;
+                    } else {
+                        acc1 = (acc1 * 0.1 - 0.5 * a).atan();
+                    }
+                    acc1 = ((acc1 * 0.1).sin() * (0.5 * 0.2_f64.tanh()).acos()).atan();
+                    k8 += 1;
+                    if (a.sin() < 0.3) || k8 >= 4 { break; }
+                }
+            }
+        }
+        (acc1 * 0.1).tanh()
+    }
+    check_p65(seed = 0x83a6fd164884e2c6, inputs = 2, calls = [p51, p62], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p66(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = v.to_owned();
+        let t2 = &(-x.mapv(f64::sin)) - &(&t1 - v);
+        let t3 = v.mean().unwrap();
+        let mut t4 = t2.dot(&(t2.mean_axis(Axis(1)).unwrap())) * 0.3;
+        if n % 3 == 0 {
+            t4 = ((t3) * &t2).mean_axis(Axis(0)).unwrap();
+        }
+        t4.dot(&t4) * 0.1 + t3 + t2.sum() * 0.2
+    }
+    check_p66(seed = 0x38b38117550f2fab, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+#[differentiable]
+fn p67_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * -0.5
+}
+#[differentiable]
+fn p67_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.5;
+    t + p67_h0(&v[1..], s * -0.5) + p67_h0(v, s).sin()
+}
+program! {
+    #[differentiable]
+    fn p67(a: f64, w: [f64; 3], xs: &[f64]) -> f64 {
+        let t1 = p67_h1(&xs[..], a).sin();
+        let s2 = &xs[1..];
+        let t3 = (s2[0] * t1.tanh() * -0.5 + s2[4]).sin() + s2[s2.len() - 1] * -0.5;
+        let s4 = &xs[..];
+        let t5 = (s4[1] * w[2] + s4[3]).sin() + s4[s4.len() - 1] * 0.75;
+        let t6 = p67_h1(&w, a).sin();
+        let t7 = p67_h1(&xs[..], a);
+        t7 + t6 + t5 + t3 + t1 + w[1] * 0.5 + a * 0.3
+    }
+    check_p67(seed = 0x8f3ae6119d228690, inputs = 10, calls = [], at = |p| (p[0], <[f64; 3]>::try_from(&p[1..4]).unwrap(), &p[4..10]));
+}
+
+program! {
+    #[differentiable]
+    fn p68(a: f64, b: f64) -> f64 {
+        let k0 = (((a - a) * 0.5).atan().abs() * 2.0) as usize % 3;
+        let t1 = match k0 { 0 => ((b - b) * 0.5).sin().powi(2), 1 => p64(a, 0.1 / (1.0 + b * b)).cos().tanh(), _ => (b.clamp(-0.75, 0.75).hypot(2.0 + a) * 0.5).sin() };
+        let mut acc2 = 0.5;
+        let mut k3 = 0;
+        let r6: f64 = loop {
+            acc2 -= (1.0_f64 * 0.5).hypot(0.25 * b);
+            let mut v4: Vec<f64> = Vec::new();
+            v4.push(((1.0 + (t1 / (1.5 + (acc2 * 0.1).tanh().tanh())).powi(2)).ln() * 0.5).atan());
+            v4.push((a * b * t1.atan2(1.5 + t1.cos()) * 0.5).atan());
+            let t5 = v4[0] * 0.5 + v4[1];
+            acc2 = ((acc2 * 0.1).atan() - t1 * 0.5).sin();
+            k3 += 1;
+            if ((p42(0.1 * t1) * 0.5).atan() * 0.3 < 0.5) || k3 >= 4 { break 0.6; }
+        };
+        let t7 = a.tanh();
+        let t9 = { let u8 = ((b + t1 - t7.powi(2)) * 0.25).tanh(); a.abs() - t7 * 0.1 };
+        if t1.atan() > t9 {
+            if r6 < 0.1 {
+                for i in 0..3 {
+                    if t1 > -0.4 || acc2 * 0.1 < 0.5 {
+                        let t10 = b.atan2(1.5 + t9.cos());
+                    } else if ((i as f64).sin()) > r6 {
+                        for j in 1..=2 {
+                            if i % 3 == 1 {
+                                continue;
+                            }
+                            acc2 += t7.tanh().to_radians();
+                        }
+                    }
+                    acc2 /= (2.0 + (-b).cos());
+                }
+            } else if (2.0 + (acc2 * 0.05).cos()).recip() < 0.3 {
+                for i in 0..3 {
+                    let r6 = r6 + r6.atan2(1.5 + (acc2 * 0.05).sin().cos());
+                    acc2 = (a - t1).tanh();
+                }
+            }
+        } else {
+            let t9 = t9 + a / (1.0 + t1 * t1);
+        }
+        t9 - t7 + r6 + (acc2 * 0.05).tanh() + 0.2 * t1
+    }
+    check_p68(seed = 0x4d59bb5545da42db, inputs = 2, calls = [p42, p64], at = |p| (p[0], p[1]));
+}
+
+#[differentiable]
+fn p69_h0(y: &mut [f64], s: f64) -> f64 {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.75).tanh();
     }
     y[0] = (y[0] * 0.25 + s).sin();
     y[0] * y[y.len() - 1]
 }
 #[differentiable]
-fn p102_h2(s: f64, x: &[f64], y: &mut [f64]) {
+fn p69_h1(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).cos() * 0.75;
+        y[i] += (s * x[i % x.len()]).tanh() * 0.75;
     }
-}
-program! {
-    #[differentiable]
-    fn p102(xs: &[f64], a: f64, b: f64) -> f64 {
-        let t1 = p102_h0(&xs[2..=4], b * 0.75);
-        let mut buf2 = vec![0.0; 2];
-        for i in 0..2 {
-            buf2[i] = xs[i + 0] * b;
-        }
-        let t3 = p102_h1(&mut buf2, b).tanh();
-        p102_h2(t1.tanh(), &xs[1..], &mut buf2);
-        for v4 in buf2.iter_mut() {
-            *v4 = (*v4 * a * -0.5).tanh();
-        }
-        let t7 = buf2[0] + buf2[1] * 0.25;
-        let mut buf8 = xs[3..7].to_vec();
-        p102_h2(t1.tanh(), &xs[4..=6], &mut buf8);
-        let (h9, c10) = buf8.split_at_mut(1);
-        p102_h2(t3.tanh(), xs, h9);
-        p102_h2(t7.tanh(), &xs[..3], c10);
-        let t11 = c10[0] * 0.25 + h9[h9.len() - 1] + c10.len() as f64 * 0.1;
-        let t12 = buf8[0] + buf8[3] * 1.5;
-        t12 + t11 + t7 + t3 + t1 + a * 0.3
-    }
-    check_p102(seed = 0xbbaf723f60480d80, inputs = 9, calls = [], at = |p| (&p[0..7], p[7], p[8]));
-}
-
-#[differentiable]
-fn p103_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.6
-}
-program! {
-    #[differentiable]
-    fn p103(xs: &[f64], a: f64, w: [f64; 3]) -> f64 {
-        let t1 = p103_h0(xs, w[0]);
-        let t2 = p103_h0(&xs[3..], a).sin();
-        let t3 = p103_h0(xs, t1.tanh() * 0.5).sin();
-        t3 + t2 + t1 + w[1] * 0.5 + a * 0.3
-    }
-    check_p103(seed = 0x0ce42d673b38fb16, inputs = 10, calls = [], at = |p| (&p[0..6], p[6], <[f64; 3]>::try_from(&p[7..10]).unwrap()));
-}
-
-program! {
-    #[differentiable]
-    fn p104(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (a + xs[2]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 1..xs.len() {
-            if a > -0.48 {
-                continue;
-            }
-            let t2 = ((((t1).tanh()).sin()).cos() * xs[i]).tanh() * 1.5;
-            let t3 = if (t2).cos() * xs[i - 1] < 0.03 { ((1.0 + (xs[i - 1]) * (xs[i - 1])).ln()).tanh() } else { 0.78_f64 };
-            let t4 = if 0.79_f64 < 0.45 { (t1).tanh() } else { ((xs[i]) * 0.5).exp() };
-            acc -= ((xs[i]).mul_add(0.5, t3)).tanh();
-        }
-        acc
-    }
-    check_p104(seed = 0xfdc1a8307bcb38a7, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p105(a: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = 1.0;
-        let mut w1 = 0;
-        while w1 < 3 {
-            let mut v2 = vec![0.0; 3];
-            for j in 0..v2.len() {
-                v2[j] = (1.0 + a.powi(2)).sqrt() / (1.0 + (a - 0.25).powi(2)) * 0.5;
-            }
-            acc0 -= (xs[w1] * 0.6 + (0.1 - a)) * 0.5;
-            w1 += 1;
-        }
-        let t3 = (acc0 * 0.25).tanh().tanh();
-        let t4 = a;
-        let mut k5 = 0;
-        let r7 = loop {
-            for j in 1..=2 {
-                let t6 = (2.0 + 1.0_f64.cos()).powi(-2);
-                acc0 = (2.0 + (1.5 + (p75((j as f64).sin(), 1, a * 0.3) * 0.5).atan().sin()).powf(xs[1].tanh()).sin()).cbrt();
-            }
-            acc0 += (t4.atan().abs() * 0.5).tanh();
-            k5 += 1;
-            if (xs[k5].mul_add(0.5, xs[1]) > 0.5) || k5 >= 2 { break 1.25 / (2.0 + t4.cos()) * f64::cos(k5 as f64); }
-        };
-        let k8 = ((xs[3] * (r7 * 0.5) * 0.25).sin().abs() * 2.0) as usize % 3;
-        let t9 = match k8 { 0 | 1 => (1.5 + (t4 / (1.0 + xs[2].powi(2))).sin()).powf(xs[1].cos().exp2().tanh()), _ => (0.5 * (xs.iter().sum::<f64>() * xs[0]) * 0.5).atan() };
-        t9.cos() + 1.25 * (r7 * 0.5) + t4 + 1.25 * t3 + 0.9 * (acc0 * 0.05)
-    }
-    check_p105(seed = 0x5eaade8a71b41ad6, inputs = 5, calls = [p75], at = |p| (p[0], &p[1..5]));
-}
-
-#[differentiable]
-fn p106_h0(y: &mut [f64], s: f64) -> f64 {
-    for i in 0..y.len() {
-        y[i] = y[i] * -0.5 + (y[i] * s).tanh() * 0.25;
-    }
-    y[0] * y[y.len() - 1]
 }
 #[differentiable]
-fn p106_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).tanh() * 0.3;
-    }
-    y[0] * 0.75
+fn p69_h2(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p69_h0(y, s);
+    p69_h1(s * 0.3, &x[1..], y);
 }
 #[differentiable]
-fn p106_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    let _ = p106_h0(y, s);
-    let _ = p106_h1(s * 0.3, &x[1..], y);
-    y[y.len() - 1] + x[0]
+fn p69_h3(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.75
 }
 program! {
     #[differentiable]
-    fn p106(ys: &mut [f64], xs: &[f64], a: f64) -> f64 {
-        let s1 = &xs[..];
-        let t2 = (s1[2] * a + s1[5]).sin() + s1[s1.len() - 1] * 0.25;
-        let t3 = p106_h2(ys, &xs[..3], a).tanh();
-        let t4 = ys[0] * 1.5;
-        let mut buf5 = vec![0.0; 3];
-        for i in 0..3 {
-            buf5[i] = xs[i + 3] * a * 0.6;
-        }
-        let t6 = p106_h2(&mut buf5, xs, t4.tanh()).tanh();
-        let _ = p106_h2(&mut buf5, ys, t3.tanh());
-        let t7 = p106_h1(t2.tanh(), &ys[..3], &mut buf5).tanh();
-        let t8 = buf5[0] + buf5[2] * -0.5;
-        let s9 = &xs[0..];
-        let t10 = (s9[0] * a + s9[1]).sin() + s9[s9.len() - 1] * 0.25;
-        let s11 = &s1[3..];
-        let t12 = (s11[3] * t8.tanh() + s11[3]).sin() + s11[s11.len() - 1] * 0.5;
-        let s13 = &s11[0..4];
-        let t14 = (s13[2] * t3.tanh() * 1.5 + s13[3]).sin() + s13[s13.len() - 1] * 0.6;
-        t14 + t12 + t10 + t8 + t7 + ys[2] + a * 0.3
-    }
-    check_p106(seed = 0x5406d514a86f238c, inputs = 11, calls = [], at = |p| (&mut p[0..3].to_vec(), &p[3..10], p[10]),
-        params = ["a", "ys"] at [10, 0, 1, 2]);
-}
-
-program! {
-    #[differentiable]
-    fn p107(xs: &[f64], a: f64) -> f64 {
-        let mut acc0 = (1.0_f64 * 1.5).powi(2).ln_1p();
-        for i in (0..3).rev() {
-            let mut k1 = 0;
-            loop {
-                let t2 = a.atan() + acc0 * 0.05 * a;
-                acc0 = ((acc0 * 0.05).sin() + xs[i].powi(3) * 0.5).sin();
-                k1 += 1;
-                if ((t2 * 0.25).sin() > a && (acc0 * 0.05).sin() < -0.2) || k1 >= 3 { break; }
-            }
-            acc0 = (acc0 * 0.05).atan() * a * xs[xs.len() - 1 - i] * 0.5;
-        }
-        if (acc0 * 0.05).sin() + (acc0 * 0.05).tanh() > a {
-            let t3 = ((acc0 * 0.05).tanh() / (1.0 + (acc0 * 0.05).sin().powi(2))).cos();
-            return f64::sin(xs[1] / (1.0 + xs[3] * xs[3]));
-        }
-        let t4 = xs.iter().map(|q| q * a).sum::<f64>() * (acc0 * 0.05).sin();
-        acc0 -= (1.0 + (t4 * 0.25).powi(2)).sqrt() * 0.25;
-        let t7: f64 = xs.iter().take(2).map(|&u5| (a + acc0 * 0.05).tanh()).fold(0.0, |s, v| s * 0.5 + v);
-        let mut v8: Vec<f64> = Vec::new();
-        v8.push((t4 * 0.25 - xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() - f64::min((acc0 * 0.05).atan(), a)) * 0.1);
-        v8.push(0.9_f64);
-        let t9 = v8[0] * 0.5 + v8[1];
-        t9 + (t7 * 0.25).atan() + (t4 * 0.25).sin() + 0.5 * (acc0 * 0.05).tanh() + 0.5 * t9
-    }
-    check_p107(seed = 0x23945be813b7da00, inputs = 5, calls = [], at = |p| (&p[0..4], p[4]),
-        params = ["a"] at [4]);
-}
-
-program! {
-    #[differentiable]
-    fn p108(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (a + xs[1]).tanh();
-        let t2 = ((a - a).mul_add(0.5, a) + xs[0]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            acc += ((((-0.66_f64).sin()).sin()).cos() * a).tanh();
-            if ((t2) * 0.5).exp() + (xs[i]).mul_add(0.5, xs[i]) < -0.14 {
-                let t3 = ((((xs[i]).cos() * xs[i]).tanh()).cos() * t1).tanh() * 1.5;
-            }
-            acc = acc + (((a).tanh()).mul_add(0.5, xs[i])).tanh() - (((t1 - xs[i]) * (((xs[i]) * 0.5).exp())).cos() * xs[i]).tanh();
-            acc += ((1.0 + ((((xs[i]) * 0.5).exp()).cos() * xs[i]) * ((((xs[i]) * 0.5).exp()).cos() * xs[i])).ln()).tanh();
-        }
-        acc.sin()
-    }
-    check_p108(seed = 0x8d432d4c4aea5cc9, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p109(xs: &[f64], a: f64, b: f64) -> f64 {
-        let t0 = if a - p80((xs[0] * xs[2] * 0.5).atan()) < 0.1 || xs.iter().sum::<f64>() < 0.1 { xs[3].cos().hypot(f64::sin(b)) } else { 0.2 };
-        let mut acc1 = b;
-        if xs.iter().map(|q| q.cos()).product::<f64>() > xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) {
-            let t4: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u2, &w3)| u2.sin() * (0.5 * w3)).sum();
-            let t5 = (0.9 * xs.iter().map(|q| q.cos()).product::<f64>() + acc1 * 0.25).sin();
-        } else {
-            let t6 = b;
-            let t9: f64 = xs[1..4].iter().map(|u7| { let u7 = *u7; (1.0 + (t0 * 0.5).atan().powi(2)).sqrt() * (2.0 + xs.iter().map(|q| q.cos()).product::<f64>().cos()).powi(-2) }).sum();
-        }
-        acc1 - (t0 * 0.5).sin().sin() + b + a.cos()
-    }
-    check_p109(seed = 0x105471b45f921c92, inputs = 6, calls = [p80], at = |p| (&p[0..4], p[4], p[5]));
-}
-
-program! {
-    #[differentiable]
-    fn p110(b: f64, a: f64, c: f64, d: f64) -> f64 {
-        let mut b = b;
-        let t0 = if a < -0.2 { (p75(f64::cos(a), 1, a) * 0.5).atan().mul_add(d, a) * c.mul_add(b, d) } else { 0.2 * d.powi(2) };
-        let flag1 = b * 0.25 > 0.1;
-        let flag2 = (2.0 + b.sin()).ln() > -0.4;
-        let flag3 = 0.25 - d > -0.4;
-        for i in 0..1 {
-            let mut w4 = 0;
-            while w4 < 2 {
-                if w4 == 1 {
-                    let c5 = |u6: f64| c;
-                    let t7: f64 = c5(0.5_f64.to_radians()) - 0.5 * c5(c / (1.5 + (w4 as f64).tanh()));
-                } else if w4 < 1 {
-                    let t8 = (t0 * 0.1).clamp(-0.75, 0.75);
-                }
-                b = ((b * 0.25).tanh() - 1.5_f64.cos()).tanh();
-                w4 += 1;
-            }
-            b = ((b * 0.25).tanh() * ((i as f64 - (t0 * 0.1).atan()) * 0.5).sin()).tanh();
-        }
-        1.25 * (t0 * 0.1).tanh() + 2.0 * (b * 0.25).atan()
-    }
-    check_p110(seed = 0x855e7e8004ac5645, inputs = 4, calls = [p75], at = |p| (p[0], p[1], p[2], p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p111(n: usize, a: f64) -> f64 {
-        let mut acc0 = 0.5;
-        let mut w1 = 0;
-        while w1 < 1 && ((1.5 + 0.1_f64.cos()).sqrt() > a) {
-            for j in (0..4).rev() {
-                acc0 = 0.25_f64;
-                let flag2 = a.sin() > -0.4;
-                acc0 = 0.75 * (a / (1.0 + 1.25_f64.powi(2)));
-            }
-            acc0 += (acc0 * 0.1 * 0.6 - (acc0 * 0.1).cos().exp2()) * 0.25;
-            w1 += 1;
-        }
-        for i in 0..3 {
-            let t3 = (1.5 + ((acc0 * 0.1).atan() + (acc0 * 0.1).sin()).sin()).log(2.5 + a.to_radians().cos());
-            acc0 -= 0.2 * a.mul_add(a, i as f64);
-        }
-        (acc0 * 0.1).sin().sin()
-    }
-    check_p111(seed = 0x342c7f45e4c523d0, inputs = 1, calls = [], at = |p| (2, p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p112(xs: &[f64], b: f64, a: f64) -> f64 {
-        let mut acc0 = f64::tanh(-a);
-        if 0.6_f64.mul_add(b, a) > 0.7 {
-            for q1 in xs.iter() {
-                let mut acc2 = (acc0 * 0.1).tanh();
-                match ((acc0 * 0.1).sin().abs() * 2.0) as usize % 3 {
-                    0 | 1 => {
-                        let mut w3 = 0;
-                        while w3 < 2 && (b.hypot(*q1) < 0.25) {
-                            let t4 = (0.5 * (xs[w3] * (acc2 * 0.1).atan()).tanh()).asin();
-                            acc0 += ((f64::sin(b) - (acc0 * 0.05).atan().min(b)) * 0.25).atan();
-                            w3 += 1;
-                        }
-                    }
-                    _ => {
-                        for j in 0..xs.len() {
-                            if (b * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) > -0.2 {
-                                if j == 0 {
-                                    if j < 3 {
-                                        if j < 2 {
-                                            let t5 = if xs.iter().map(|q| q.cos()).product::<f64>() / (1.0 + (acc0 * 0.02).sin().powi(2)) < 0.0 && (acc2 * 0.02).tanh() < 0.1 { 0.75 * (xs[j] * (acc0 * 0.02).sin()) } else { (2.0 + xs.iter().map(|q| q * a).sum::<f64>().sin()).cbrt() };
-                                        } else if j > 2 {
-                                            let t6: f64 = 1.25 * 1.5;
-                                        } else {
-                                            let t9: f64 = xs.iter().take(2).map(|&u7| (xs.iter().sum::<f64>() * 1.0 * 0.25).tanh().powi(3)).fold(0.0, |s, v| s * 0.5 + v);
-                                        }
-                                    } else {
-                                        acc2 = (1.5 + (*q1).max(b).cos()).sqrt();
-                                    }
-                                } else if j == 2 {
-                                    acc2 += (a.powi(2).ln_1p() + p59((acc0 * 0.02).tanh().tanh(), (acc2 * 0.02).atan(), (p75(((acc2 * 0.02).sin().tanh().exp() * 0.5).tanh(), 1, a.min(xs[1])) * 0.5).tanh()).sin()) * 0.5;
-                                } else {
-                                    let t10 = 0.5 - xs[xs.len() - 1 - j];
-                                }
-                            } else {
-                                if -(acc0 * 0.02).sin() < 0.25 || (acc0 * 0.02).sin() < 0.3 {
-                                    if (acc2 * 0.02).tanh() < -0.4 {
-                                        acc2 += ((acc0 * 0.02).atan().tanh() * 0.5).tanh();
-                                    }
-                                }
-                            }
-                            acc2 += ((xs[xs.len() - 1 - j] * (acc2 * 0.02).sin() - a.mul_add(j as f64, *q1)) * 0.1).atan();
-                        }
-                    }
-                }
-                acc0 += ((1.5 + (1.0 + (acc2 * 0.02).powi(2)).sqrt().sin()).powf(0.2_f64.powi(3).tanh()) * 0.5).atan();
-            }
-        } else if xs[1] * a > b {
-            let t11 = if xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).sin() < -0.2 { xs[3] / (2.0 + (acc0 * 0.02).atan().powi(2).cos()) } else { xs[0] };
-        }
-        0.75 * (acc0 * 0.02) + 1.5 * b
-    }
-    check_p112(seed = 0x5cee37c14397bc7e, inputs = 6, calls = [p59, p75], at = |p| (&p[0..4], p[4], p[5]));
-}
-
-program! {
-    #[differentiable]
-    fn p113(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        let mut carried = 0.5;
-        for i in 0..xs.len() {
-            extra = extra + (a).tanh() - (((((a) * 0.5).exp()) * ((a).mul_add(0.5, xs[i]))).tanh()).tanh();
-            acc += (xs[i]).tanh();
-            let t1 = (xs[i]).tanh() * 1.5;
-            if (a + xs[i]).tanh() < 0.39 {
-                let t2 = if ((t1) * 0.5).exp() - t1 + xs[i] < -0.21 { (((1.0 + ((1.0 + (xs[i]) * (xs[i])).ln()) * ((1.0 + (xs[i]) * (xs[i])).ln())).ln()) * (a)).tanh() } else { (xs[i]).mul_add(0.5, xs[i]) };
-            }
-            if (xs[i]) * (xs[i]) - t1 < -0.32 {
-                continue;
-            }
-            acc = acc + ((((xs[i]) * (xs[i])).sin()) * (((xs[i] - xs[i]) * 0.5).exp())).tanh() - (xs[i]).tanh();
-            carried = carried * 0.5 + (((1.0 + (xs[i]) * (xs[i])).ln() - xs[i] - a).sin()).tanh();
-            acc += carried;
-        }
-        acc
-    }
-    check_p113(seed = 0x38fdbaa438fbee39, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p114(n: usize, b: f64, a: f64) -> f64 {
-        let mut a = a;
-        if n > 1 {
-            let t0 = b.cos().exp2() * (1.5 + b.sin()).powf(b.tanh());
-        } else {
-            let b = b + (0.75 - a);
-            let mut v1 = vec![0.0; n];
-            for i in 0..v1.len() {
-                v1[i] = a;
-            }
-            a += v1[n % v1.len()].cos().powi(2).ln_1p();
-        }
-        let t2: f64 = 0.1;
-        if ((1.0 + (n as f64).powi(2)).sqrt()) < 0.1 {
-            for i in (0..2).rev() {
-                if t2 < -0.4 {
-                    if (2.0 + b.sin()).log2() < 0.25 {
-                        let mut acc3 = 1.0;
-                    }
-                } else if t2 * (a * 0.25).sin() > 1.5 {
-                    let mut acc4 = (a * 0.25).tanh();
-                } else {
-                    let mut acc5 = 1.0;
-                }
-                a += (a * 0.25).tanh();
-            }
-        }
-        let t2 = t2 + n as f64;
-        (t2 * 0.5).tanh() - a * 0.25 + b + 0.5 * n as f64
-    }
-    check_p114(seed = 0xed20c32708cb3235, inputs = 2, calls = [], at = |p| (1, p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p115(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = s;
-        let t2 = x[[2, 2]];
-        t2 + t1 + s
-    }
-    check_p115(seed = 0x7cab4753580f82f1, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1),
-        params = ["v", "s"] at [9, 10, 11, 12]);
-}
-
-program! {
-    #[differentiable]
-    fn p116(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (((a).sin()).cos() * a + xs[3]).tanh();
-        let t2 = ((t1 + a).tanh() + xs[0]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            let mut t3 = 0.0;
-            for j in 0..2 {
-                t3 += (((t2) * 0.5).exp() * (j as f64 + 0.5)).sin();
-            }
-            acc += (t2).tanh();
-            acc -= ((t2) * (((1.0 + (xs[i]) * (xs[i])).ln()).mul_add(0.5, xs[i]))).tanh();
-            let t4 = ((((xs[i]).sin()) * 0.5).exp()).tanh() * 1.5;
-            if i + 1 < xs.len() {
-                acc += ((t2).tanh() - (1.0 + (xs[i]) * (xs[i])).ln() + xs[i]).tanh();
-                let mut t5 = 0.0;
-                for j in 0..2 {
-                    t5 += ((xs[i]).sin() * (j as f64 + 0.5)).sin();
-                }
-                acc += (t1 + (1.0 + (xs[i + 1]) * (xs[i + 1])).ln() + (xs[i + 1]) * (t2)).tanh();
-            }
-            acc += (((xs[i] - t3).tanh()).tanh()).tanh();
-        }
-        acc
-    }
-    check_p116(seed = 0x44dc573af4dc3035, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-program! {
-    #[differentiable]
-    fn p117(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            acc = acc + ((1.0 + ((xs[i] - xs[i]) * ((0.78_f64).mul_add(0.5, 0.04_f64))) * ((xs[i] - xs[i]) * ((0.78_f64).mul_add(0.5, 0.04_f64)))).ln()).tanh() - (((0.49_f64 + xs[i]).cos() * a).mul_add(0.5, -0.66_f64)).tanh();
-            extra -= ((1.0 + ((a + xs[i]).sin()) * ((a + xs[i]).sin())).ln()).tanh();
-            if xs[i] < 0.11 {
-                let t1 = (((xs[i]).sin()).tanh()).tanh() * 1.5;
-            }
-            acc -= (a - ((xs[i]).cos() * a).cos() * a).tanh();
-            if i + 1 < xs.len() {
-                let t2 = ((xs[i + 1]).tanh()).tanh() * 1.5;
-                acc -= ((t2).cos() * xs[i]).tanh();
-            }
-            acc += ((-0.32_f64).cos() * xs[i] + (a) * (xs[i]) - (-0.99_f64 - -0.28_f64) * (xs[i] + xs[i])).tanh();
-        }
-        acc.sin()
-    }
-    check_p117(seed = 0xb70ecd32b227f3a7, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-program! {
-    #[differentiable]
-    fn p118(a: f64, n: usize, b: f64, c: f64) -> f64 {
-        let mut acc0 = 0.2_f64;
+    fn p69(a: f64, xs: &[f64], ys: &mut [f64]) -> f64 {
+        let mut buf1 = vec![0.0; 4];
         for i in 0..4 {
-            if c > (acc0 * 0.1).atan() {
-                if i + n < 4 {
-                    let t1 = b.tanh().sinh();
-                } else if i % 2 == 0 {
-                    for j in 1..=4 {
-                        acc0 = (a * (acc0 * 0.02) * c * 0.25).atan();
-                    }
-                }
-            } else {
-                acc0 /= (2.0 + (1.0 * (acc0 * 0.02).tanh()).cos());
-            }
-            acc0 -= ((n as f64).powi(2).ln_1p() * 0.5).atan();
+            buf1[i] = xs[i + 1] * a * 0.6;
         }
-        if 2.0 * c > -0.1 {
-            acc0 += a;
-        } else {
-            acc0 = ((acc0 * 0.02).atan() - (b.cos().exp() * 0.5).tanh()).tanh();
+        let t2 = p69_h0(&mut buf1, a).tanh();
+        p69_h2(&mut buf1, xs, t2.tanh());
+        let t3 = p69_h0(&mut buf1, a * -0.5).tanh();
+        let t4 = buf1[0] + buf1[3] * -0.5;
+        let mut buf5 = vec![0.3; 2];
+        let t6 = p69_h0(&mut buf5, t2.tanh()).tanh();
+        let _ = p69_h0(&mut buf5, t4.tanh() * 0.75);
+        p69_h2(&mut buf5, &buf1, t4.tanh() * 1.5);
+        for (i8, v7) in buf5.iter_mut().enumerate() {
+            *v7 += t3.tanh() * 0.1 * i8 as f64;
         }
-        c + b.tanh() + a
+        let t10 = buf5[0] + buf5[1] * 0.75;
+        p69_h1(t2.tanh(), &xs[4..], ys);
+        let t11 = ys[0] * 1.5;
+        let s12 = &xs[..];
+        let t13 = (s12[2] * t2.tanh() * 0.25 + s12[2]).sin() + s12[s12.len() - 1] * 0.75;
+        let t14 = p69_h3(xs, t4.tanh() * 0.25);
+        t14 + t13 + t11 + t10 + t6 + ys[2] + a * 0.3
     }
-    check_p118(seed = 0x425e38627c243608, inputs = 3, calls = [], at = |p| (p[0], 1, p[1], p[2]));
+    check_p69(seed = 0xb4b10a3a1bd81922, inputs = 11, calls = [], at = |p| (p[0], &p[1..8], &mut p[8..11].to_vec()));
 }
 
 program! {
     #[differentiable]
-    fn p119(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            let t1 = (((a - xs[i]).sin()).cos() * xs[i]).tanh() * 1.5;
-            acc -= (xs[i]).tanh();
-            acc += ((((xs[i]).sin()) * (a)).cos() * xs[i]).tanh();
+    fn p70(c: f64, b: f64, a: f64) -> f64 {
+        let c0 = |u1: f64| c.cos().exp2() + c.atan();
+        let t2: f64 = c0(b.powi(2).ln_1p() * 0.5) - 0.5 * c0(a * c);
+        let t2 = (t2 * 0.25).sin() * a.max(0.3);
+        let mut acc3 = b;
+        let c4 = |u5: f64| (t2 * 0.5).tanh().to_radians().tanh();
+        let t6: f64 = c4((t2 * 0.5).atan().to_radians().atan()) - 0.5 * c4(acc3.atan());
+        for i in 0..4 {
+            let t7: f64 = (i as f64).mul_add(t6, i as f64);
+            acc3 = b / (1.5 + (t7 * 0.1).sin().abs().tanh());
         }
-        let r = acc;
-        r
+        t6.sin() + 1.25 * (acc3 * 0.1).sin() + (t2 * 0.5).atan() + a.cos() + b.sin() + c + 0.5 * (p37(0.75 * b) * 0.5).sin()
     }
-    check_p119(seed = 0x5351e021a81e7d5b, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p120(c: f64, a: f64, d: f64, n: usize, b: f64) -> f64 {
-        let t0 = (1.5 + (0.5 * n as f64).sin()).powf(b.tanh());
-        let mut acc1 = 0.0;
-        let mut acc2 = (a.mul_add(b, 0.2) - a) * 0.5;
-        if acc2 * p87(((t0 + a) * 0.5).atan(), ((1.5 + t0.sin()).powf(c.tanh()) * 0.5).atan(), b, (-acc2 * 0.5).atan()) > 1.5 {
-            for i in 1..=1 {
-                let t3 = if a < -0.4 { n as f64 } else { b / (1.5 + b.tanh()) * (d + c) };
-                acc2 /= (1.0 + (-c).powi(2));
-            }
-            return c;
-        }
-        acc1 += (d.cos().sin() * 0.5).sin();
-        let d = d * (b + (acc1 * 0.5).atan());
-        let t5 = { let u4 = ((b - acc2 * 0.5 + n as f64 * a) * 0.25).sin(); (b - acc2 * 0.5) / (1.5 + ((p88((1.25 / (2.0 + (acc2 * 0.5).tanh().cos()) * 0.5).tanh(), a.cos(), u4 / (1.5 + 1.5_f64.tanh())) * 0.5).tanh() * (acc1 * 0.5)).tanh()) };
-        acc2 = (acc2 * 0.5 * (acc1 * 0.5 * 0.5).sin()).atan();
-        let mut v6 = vec![0.0; 2];
-        for i in 0..v6.len() {
-            v6[i] = (-(acc2 * 0.5).sin()).atan();
-        }
-        acc1 += (2.0 + (acc1 * 0.5).tanh().sin()).sqrt() / (1.5 + (0.3 / (1.0 + v6[n].powi(2))).tanh()) * 0.25;
-        (t5 * 0.25).sin() + (d * 0.25).sin() - (acc2 * 0.5).tanh().sin() + acc1 * 0.25 + t0
-    }
-    check_p120(seed = 0x8305d3a54805f6cf, inputs = 4, calls = [p87, p88], at = |p| (p[0], p[1], p[2], 1, p[3]));
-}
-
-program! {
-    #[differentiable]
-    fn p121(d: f64, c: f64, xs: &[f64], a: f64, b: f64) -> f64 {
-        let t0 = (a - 1.5).atan();
-        let t1 = t0 - t0.abs() + (0.2 * c).sin();
-        let mut acc2 = 0.5;
-        let mut k3 = 0;
-        loop {
-            if k3 == 3 {
-                let t4 = b.to_radians().sin() + (1.0 + a.powi(2)).ln().min(a + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()));
-            } else {
-                if k3 % 3 == 1 {
-                    let c5 = |u6: f64| xs.iter().map(|q| (q * 0.3).sin()).sum::<f64>();
-                    let t7: f64 = c5(a.sin() * c.clamp(-0.75, 0.75)) - 0.5 * c5(xs[(k3 + 1) % 4] * d);
-                }
-            }
-            acc2 -= ((xs[0] + a * b) * 0.25).tanh();
-            k3 += 1;
-            if (f64::cos(d) < 0.1 && t0 < -0.4) || k3 >= 5 { break; }
-        }
-        let t0 = t0 * (1.0 + (acc2 * 0.1).atan().powi(2)).sqrt();
-        acc2 -= ((1.0 + xs[0].powi(2)).sqrt() * 0.5).atan();
-        let c = c * xs[3];
-        let acc2 = (acc2 * 0.1).sin() * (1.0 + b.powi(2)).ln();
-        0.2 * (acc2 * 0.5) + (c * 0.5).atan() + (t0 * 0.25).cos() + (t1 * 0.5).atan() + b.tanh() + 0.3 * d + 0.5 * (t1 * 0.5).tanh()
-    }
-    check_p121(seed = 0x81f2cc434f6fa2ff, inputs = 8, calls = [], at = |p| (p[0], p[1], &p[2..6], p[6], p[7]));
-}
-
-program! {
-    #[differentiable]
-    fn p122(a: f64, b: f64, n: usize) -> f64 {
-        let mut v0 = vec![0.0; n];
-        for i in 0..v0.len() {
-            v0[i] = b.sin().exp().atan();
-        }
-        let t1 = b.sin().exp();
-        let t4: f64 = { let v2: Vec<f64> = v0.iter().map(|&u3| u3.sin().exp2() / (2.0 + (u3 + u3).cos())).collect(); v2[0] + v2[0] };
-        v0[(n + 1) % 1] = ((1.5 + v0[n % v0.len()].sin()).powf(1.5_f64.tanh()).tanh().exp() * 0.5).atan();
-        let mut v5 = vec![0.0; v0.len()];
-        for i in 0..v5.len() {
-            v5[i] = v0[i];
-        }
-        let mut acc6 = v0[n % v0.len()].cos();
-        for i in 0..n {
-            if i + i < 1 {
-                if ((n as f64).mul_add(a, v0[n % v0.len()] * 0.5)) > 0.5 {
-                    continue;
-                }
-                return ((v5[(n + 1) % 1] * 0.5).atan() * (v5[(n + 1) % 1] * 0.5).tanh()).clamp(-0.75, 0.75);
-            }
-            acc6 = (acc6 * 0.5 - v0.iter().map(|q| (q * 0.5).cos()).product::<f64>()).atan();
-        }
-        for i in (0..2).rev() {
-            let t7 = f64::min(0.75 * (v0[(n + 1) % 1] * 0.25).sin() * (1.0 + (v5[n % v5.len()] * 0.25).atan().powi(2)).ln(), 0.2 * (b * t1));
-            acc6 += (t7 * (a - b) * 0.5).tanh();
-        }
-        (acc6 * 0.25).tanh() + (t4 * 0.25).tanh() + 0.75 * t1 + 1.0 * b
-    }
-    check_p122(seed = 0xf14b7bc8904255c7, inputs = 2, calls = [], at = |p| (p[0], p[1], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p123(xs: &[f64], c: f64, d: f64, a: f64, b: f64) -> f64 {
-        let t0 = (xs[0] * xs[2]).cos();
-        let mut acc1 = 1.0;
-        for i in 0..3 {
-            match i % 3 {
-                0 | 1 => {
-                    if t0 > -0.2 && b < 0.25 {
-                        return t0;
-                    }
-                }
-                _ => {
-                    acc1 = xs.iter().map(|q| (q * 0.1).sin()).sum::<f64>();
-                }
-            }
-            acc1 = (xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) / (1.0 + (acc1 * 0.25).sin().powi(2))).cos().exp();
-        }
-        let mut acc2 = 1.0;
-        match ((c * d * 0.5).tanh().abs() * 2.0) as usize % 3 {
-            0 => {
-                let t3 = d.abs();
-            }
-            1 => {
-                acc2 += f64::max(c, xs[2]).cos().exp() * 0.5;
-            }
-            _ => {
-                let mut v4 = vec![0.0; 4];
-                for i in 0..v4.len() {
-                    v4[i] = a.atan2(1.5 + (0.6 * (acc1 * 0.25).sin()).cos());
-                }
-            }
-        }
-        acc2 - (acc1 * 0.25).atan() - t0 + 0.75 * b - 0.5 * d
-    }
-    check_p123(seed = 0x73451d22b00db926, inputs = 7, calls = [], at = |p| (&p[0..3], p[3], p[4], p[5], p[6]));
+    check_p70(seed = 0xb9bc91b72de02a23, inputs = 3, calls = [p37], at = |p| (p[0], p[1], p[2]));
 }
 
 #[differentiable]
-fn p124_h0(v: &[f64], s: f64) -> Result<f64, String> {
-    let head = if v[0] * s > -0.4 { Ok((v[0] * s).sin()) } else { Err(format!("{s} is too small")) };
-    let h = head?;
-    Ok(h * 1.5 + v[v.len() - 1] * 1.5)
-}
-#[differentiable]
-fn p124_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).tanh() * 0.25;
-    }
-}
-#[differentiable]
-fn p124_h2(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.75).sin();
-    }
-    acc * -0.5 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p124_h3(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.75;
-    t + p124_h2(&v[1..], s * 0.75) + p124_h2(v, s).sin()
-}
-#[differentiable]
-fn p124_h4(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.6 + (y[i] * s).cos() * 0.25;
-    }
-}
-#[differentiable]
-fn p124_h5(y: &mut [f64], x: &[f64], s: f64) {
-    p124_h4(y, s);
-    p124_h1(s * 0.25, &x[1..], y);
-}
-#[differentiable]
-fn p124_h6(a: &mut [f64], b: &mut [f64], s: f64) {
-    for i in 0..a.len().min(b.len()) {
-        b[i] = b[i] * 0.25 + (a[i] * s).tanh();
-        a[i] = (b[i] * 0.25).tanh() + a[i] * 0.5;
-    }
-}
-program! {
-    #[differentiable]
-    fn p124(b: f64, ys: &mut [f64], xs: &[f64], a: f64) -> f64 {
-        let t1 = match p124_h0(&xs[2..], b) { Ok(v) => v, Err(_) => b * -0.5 };
-        let mut buf2 = vec![0.0; 3];
-        for i in 0..3 {
-            buf2[i] = xs[i + 3] * a;
-        }
-        p124_h1(a * 0.5, &xs[..6], &mut buf2[..]);
-        for (v3, xi5) in buf2.iter_mut().zip(xs.iter()) {
-            *v3 = *v3 * t1.tanh() + xi5.sin();
-        }
-        let t6 = buf2[0] + buf2[2] * 0.25;
-        let t7 = p124_h3(&xs[0..], t1.tanh());
-        let (h8, c9) = ys.split_at_mut(1);
-        p124_h6(h8, c9, b);
-        let t10 = c9[0] * 1.5 + h8[h8.len() - 1] + c9.len() as f64 * 0.1;
-        let t11 = ys[1] * 0.6;
-        p124_h4(ys, b);
-        let t12 = ys[1] * 0.25;
-        for _ in 0..2 {
-            p124_h4(&mut ys[..2], a);
-        }
-        let t13 = ys[2] * 0.75;
-        t13 + t12 + t11 + t10 + t7 + ys[2] + a * 0.3
-    }
-    check_p124(seed = 0x9cb46179063d5ed7, inputs = 12, calls = [], at = |p| (p[0], &mut p[1..4].to_vec(), &p[4..11], p[11]),
-        params = ["xs", "ys"] at [4, 5, 6, 7, 8, 9, 10, 1, 2, 3]);
-}
-
-program! {
-    #[differentiable]
-    fn p125(b: f64, a: f64, xs: &[f64]) -> f64 {
-        let b = b * 1.0_f64.atan();
-        let t0 = b * 0.5 / (1.0 + xs[1].powi(2));
-        let t1 = (b * 0.5 * 0.5).powi(3);
-        let mut acc2 = ((t1 * 0.1).sin() - b * 0.5).atan();
-        let mut w3 = 0;
-        while w3 < 4 && (acc2 * (t0 * 0.5).tanh() > 0.75) {
-            acc2 += (xs.iter().sum::<f64>() * 0.25).atan();
-            acc2 -= xs[w3 % xs.len()];
-            let t4 = if w3 % 3 == 1 { w3 as f64 * f64::atan(xs[(w3 + 1) % 3]) } else { a * xs.iter().map(|q| q.cos()).product::<f64>() / (1.5 + 0.75_f64.tanh().cosh().tanh()) };
-            w3 += 1;
-        }
-        let t5 = a.powi(3);
-        let k6 = ((xs[2] * (t0 * 0.5).atan() * 0.5).tanh().abs() * 2.0) as usize % 3;
-        match k6 {
-            0 => {
-                for q7 in xs.iter() {
-                    let t8 = xs[1] + 0.1;
-                    acc2 += (f64::atan(1.25).mul_add(f64::sin(xs[2]), (2.0 + a.cos()).recip()) * 0.25).atan();
-                }
-            }
-            1 => {
-                let mut w9 = 0;
-                while w9 < 1 && ((t0 * 0.5).atan() / (1.0 + 0.5_f64.powi(2)) > -0.2) {
-                    acc2 = (acc2 * 0.05 - (acc2 * 0.05).tanh().powi(3)).sin();
-                    acc2 = xs[w9].atan2(1.5 + p87(xs[xs.len() - 1 - w9] * 0.5, ((b * 0.5 + (t0 * 0.5).atan()) * 0.25).tanh(), ((t5 * 0.5).mul_add(0.75, a) * 0.5).sin(), f64::cos((b * 0.5).sin())).cos()) * xs.iter().map(|q| q * q).sum::<f64>() * 0.25;
-                    w9 += 1;
-                }
-            }
-            _ => {
-                let k10 = ((t1 * 0.1).sin().abs() * 2.0) as usize % 3;
-                let t11 = match k10 { 0 => (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.75).atan(), 1 => (((2.0 + (t1 * 0.1).sin()).ln() + a.powi(2).ln_1p()) * 0.5).sin(), _ => (((t0 * 0.5).tanh().mul_add((b * 0.5).sin(), xs[1]) - xs[1].atan2(1.5 + (t1 * 0.1).tanh().cos())) * 0.5).tanh() };
-            }
-        }
-        (t5 * 0.5).atan().sin() - (t1 * 0.1).sin() + (t0 * 0.5).tanh() - 0.75 * (b * 0.5) + 0.5 * (acc2 * 0.05)
-    }
-    check_p125(seed = 0xb50369faf9560635, inputs = 5, calls = [p87], at = |p| (p[0], p[1], &p[2..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p126(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (((a) * 0.5).exp() + xs[4]).tanh();
-        let t2 = (a + xs[3]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 1..xs.len() {
-            if t2 > -0.40 {
-                break;
-            }
-            acc += (xs[i]).tanh();
-            acc = acc + (a).tanh() - (((xs[i]).mul_add(0.5, t2)).sin() + (t2).sin()).tanh();
-            if (xs[i]) * (xs[i - 1]) > -0.05 {
-                extra += ((1.0 + (((t1).cos() * xs[i - 1]) * ((-0.42_f64) * (xs[i]))) * (((t1).cos() * xs[i - 1]) * ((-0.42_f64) * (xs[i])))).ln()).tanh();
-                let t3 = ((a).tanh()).tanh() * 1.5;
-            }
-            let mut t4 = 0.0;
-            for j in 0..2 {
-                t4 += ((xs[i]).cos() * a * (j as f64 + 0.5)).sin();
-            }
-            acc += (t2).tanh();
-        }
-        acc
-    }
-    check_p126(seed = 0x7c307ec4cc6dd107, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-#[differentiable]
-fn p127_h0(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).sin();
-    r[1] = v[1] * 0.75;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-#[differentiable]
-fn p127_h1(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.25).cos();
-    }
-    acc * 0.5 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p127_h2(y: &mut [f64], s: f64) -> f64 {
+fn p71_h0(y: &mut [f64], s: f64) -> f64 {
     for i in (1..y.len()).rev() {
         y[i] = (y[i] * s + y[i - 1] * 0.25).tanh();
     }
@@ -4089,823 +2535,2237 @@ fn p127_h2(y: &mut [f64], s: f64) -> f64 {
     y[0] * y[y.len() - 1]
 }
 #[differentiable]
-fn p127_h3(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).tanh() * 0.25;
+fn p71_h1(v: &[f64], s: f64, k: usize) -> f64 {
+    if k == 0 {
+        (v[0] * s).cos()
+    } else {
+        v[k % v.len()] * -0.5 + p71_h1_b(v, s * 0.3, k - 1).cos()
+    }
+}
+
+#[differentiable(recursive)]
+fn p71_h1_b(v: &[f64], s: f64, k: usize) -> f64 {
+    if k == 0 {
+        v[v.len() - 1] * s
+    } else {
+        p71_h1(v, s + -0.5, k - 1) * v[0]
     }
 }
 #[differentiable]
-fn p127_h4(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    let _ = p127_h2(y, s);
-    p127_h3(s * 0.6, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-#[differentiable]
-fn p127_h5(v: &[f64], s: f64) -> Result<f64, String> {
-    let head = if v[0] * s > -0.4 { Ok((v[0] * s).cos()) } else { Err(format!("{s} is too small")) };
-    let h = head?;
-    Ok(h * 0.3 + v[v.len() - 1] * 0.3)
+fn p71_h2(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * 0.6;
+    }
+    y[0] * 0.75
 }
 program! {
     #[differentiable]
-    fn p127(xs: &[f64], b: f64, a: f64, w: [f64; 3]) -> f64 {
-        let s1 = &xs[..5];
-        let t2 = (s1[4] * a + s1[2]).sin() + s1[s1.len() - 1] * 1.5;
-        let arr3 = p127_h0(xs, b);
-        let t4 = arr3[2] * arr3[2];
-        let t5 = p127_h1(s1, w[0] * 0.5);
-        let mut buf6 = vec![-0.5; 2];
-        let t7 = p127_h4(&mut buf6, xs, b).tanh();
-        let t8 = p127_h4(&mut buf6, &s1[0..], t7.tanh()).tanh();
-        let t9 = p127_h2(&mut buf6, t8.tanh()).tanh();
-        buf6[1..].fill(w[0] * -0.5);
-        let t13 = buf6[0] + buf6[1] * 0.5;
-        let mut buf14 = vec![0.0; 2];
-        for i in 0..2 {
-            buf14[i] = xs[i + 1] * w[2];
-        }
-        p127_h3(t5.tanh(), xs, &mut buf14);
-        let t15 = p127_h2(&mut buf14, a).tanh();
-        for v16 in buf14.iter_mut() {
-            *v16 = (*v16 * t8.tanh() * 0.25).sin();
-        }
-        let (h19, c20) = buf14.split_at_mut(1);
-        let _ = p127_h2(h19, b);
-        let t21 = c20[0] * 0.5 + h19[h19.len() - 1] + c20.len() as f64 * 0.1;
-        let t22 = buf14[0] + buf14[1] * -0.5;
-        let t23 = p127_h1(s1, t2.tanh()).sin();
-        let t24 = match p127_h5(&xs[..], w[2]) { Ok(v) => v, Err(_) => w[2] * 1.5 };
-        t24 + t23 + t22 + t21 + t15 + w[1] * 0.5 + a * 0.3
+    fn p71(b: f64, xs: &[f64], a: f64, ys: &mut [f64]) -> f64 {
+        let s1 = &xs[2..];
+        let t2 = (s1[3] * a + s1[3]).sin() + s1[s1.len() - 1] * 0.3;
+        let mut buf3 = vec![1.5; 2];
+        let t4 = p71_h0(&mut buf3, a * 0.6).tanh();
+        let t5 = p71_h0(&mut buf3, a).tanh();
+        let t6 = buf3[0] + buf3[1] * -0.5;
+        let t7 = p71_h1(&xs[..3], t5.tanh(), 1);
+        let _ = p71_h2(t7.tanh(), &buf3, &mut ys[..3]);
+        let t8 = ys[2] * 0.3;
+        t8 + t7 + t6 + t5 + t4 + ys[2] + a * 0.3
     }
-    check_p127(seed = 0x059c7c61f50fb9f7, inputs = 11, calls = [], at = |p| (&p[0..6], p[6], p[7], <[f64; 3]>::try_from(&p[8..11]).unwrap()));
+    check_p71(seed = 0x592fd5e565db2e91, inputs = 11, calls = [], at = |p| (p[0], &p[1..7], p[7], &mut p[8..11].to_vec()));
+}
+
+program! {
+    #[differentiable]
+    fn p72(a: f64) -> f64 {
+        let mut acc0 = 0.0;
+        acc0 += (1.0 + (a + a).powi(2)).sqrt() * 0.25;
+        let mut k1 = 0;
+        let r3 = loop {
+            let t2 = if (1.5 + (acc0 * 0.25).atan().cos()).sqrt() > a { f64::tanh(acc0 * 0.25) } else { k1 as f64 };
+            acc0 += ((acc0 * 0.25).sin().max(a).min(t2 * t2) * 0.1).tanh();
+            k1 += 1;
+            if ((t2 - k1 as f64) > -0.2) || k1 >= 3 { break a; }
+        };
+        r3 - 0.6 * (acc0 * 0.1).atan()
+    }
+    check_p72(seed = 0x4a8637602d96a9a4, inputs = 1, calls = [], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p73(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = (&(x.dot(x) * 0.3) * &(x.dot(v) * 0.3)).mapv(f64::tanh);
+        let t2 = t1.to_owned();
+        let t3 = ((s) - v).mean().unwrap();
+        let t4 = (&((x * (t3)).mapv(f64::tanh)) * &((t3) * &t1)).mapv(f64::tanh);
+        let t5 = x.to_owned();
+        t5.sum() * 0.2 + t4.sum() * 0.2 + t3
+    }
+    check_p73(seed = 0xe5c408aaad76cf2e, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
 }
 
 #[differentiable]
-fn p128_h0(y: &mut [f64], s: f64) -> f64 {
+fn p74_h0(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
-        y[i] = y[i] * 1.5 + (y[i] * s).tanh() * 0.25;
+        y[i] -= (s * x[i % x.len()]).cos() * 0.3;
+    }
+}
+#[differentiable]
+fn p74_h1(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.75 + (y[i] * s).tanh() * 0.25;
+    }
+}
+#[differentiable]
+fn p74_h2(y: &mut [f64], x: &[f64], s: f64) {
+    p74_h1(y, s);
+    p74_h0(s * -0.5, &x[1..], y);
+}
+#[differentiable]
+fn p74_h3(v: &[f64], s: f64) -> Option<f64> {
+    let head = if v[0] * s > -0.4 { Some((v[0] * s).cos()) } else { None };
+    let h = head?;
+    Some(h * 0.6 + v[v.len() - 1] * 0.5)
+}
+program! {
+    #[differentiable]
+    fn p74(xs: &[f64], a: f64) -> f64 {
+        let s1 = &xs[3..];
+        let t2 = (s1[4] * a + s1[3]).sin() + s1[s1.len() - 1] * 0.75;
+        let mut buf3 = vec![-0.5; 3];
+        for _ in 0..3 {
+            p74_h0(a, s1, &mut buf3);
+        }
+        p74_h0(a * 0.6, &xs[..], &mut buf3[..3]);
+        buf3[0..].copy_from_slice(&xs[0..3]);
+        let (h7, c8) = buf3.split_at_mut(2);
+        for _ in 0..3 {
+            p74_h0(t2.tanh(), &xs[..8], h7);
+        }
+        let t9 = c8[0] * 0.5 + h7[h7.len() - 1] + c8.len() as f64 * 0.1;
+        let t10 = buf3[0] + buf3[2] * 0.75;
+        let s11 = &s1[..5];
+        let t12 = (s11[1] * t10.tanh() + s11[1]).sin() + s11[s11.len() - 1] * -0.5;
+        let s13 = &s1[..4];
+        let t14 = (s13[0] * t10.tanh() * 0.75 + s13[0]).sin() + s13[s13.len() - 1] * -0.5;
+        let t15 = match p74_h3(&s13[..], t9.tanh() * 0.25) { Some(v) => v, None => t9.tanh() * 0.25 * 0.25 };
+        t15 + t14 + t12 + t10 + t9 + a * 0.3
+    }
+    check_p74(seed = 0x96c293c0d4369ecc, inputs = 9, calls = [], at = |p| (&p[0..8], p[8]));
+}
+
+program! {
+    #[differentiable]
+    fn p75(b: f64, xs: &[f64], a: f64) -> f64 {
+        let mut acc0 = 0.0;
+        for (i, q1) in xs.iter().enumerate() {
+            let t2 = (1.5 + (i as f64).sin()).log(2.5 + (*q1).cos());
+            let mut acc3 = 0.0;
+            let t2 = t2 - a / (1.0 + a.powi(2));
+            acc3 *= 0.5 + 0.4 * 2.0_f64.max(t2 * 0.25).sin();
+        }
+        acc0 += a;
+        acc0 += ((b * b).atan2(1.5 + xs.iter().map(|q| (q * 0.6).sin()).sum::<f64>().clamp(-0.75, 0.75).cos()) * 0.5).sin();
+        let mut acc4 = 0.0;
+        (acc0 * 0.1).atan() + 0.5 * 0.5
+    }
+    check_p75(seed = 0x33f53c4071c63101, inputs = 5, calls = [], at = |p| (p[0], &p[1..4], p[4]));
+}
+
+program! {
+    #[differentiable]
+    fn p76(a: f64, b: f64) -> f64 {
+        let mut acc0 = (a * b * f64::cos((p68(a, a) * 0.5).sin()) * 0.5).sin();
+        let t1 = if f64::sin(b) > a { a } else { acc0 * acc0 / (2.0 + (a * acc0).cos()) };
+        let mut w2 = 0;
+        while w2 < 4 {
+            for j in 0..4 {
+                let t1 = t1 - (w2 as f64).cos();
+                acc0 *= 0.8 + 0.2 * (acc0 * 0.02).sin().sin();
+            }
+            acc0 *= 0.8 + 0.2 * (1.0 + a.powi(2)).sqrt().sin();
+            w2 += 1;
+        }
+        t1 + 1.25 * (acc0 * 0.01) + a
+    }
+    check_p76(seed = 0xc9f1a7b07664ecda, inputs = 2, calls = [p68], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p77(a: f64, b: f64, c: f64) -> f64 {
+        let a = a * (a * 0.75);
+        let a = (a * 0.5).sin() + b;
+        let mut c = c;
+        c + (a * 0.5).sin()
+    }
+    check_p77(seed = 0xe06df85b36450381, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p78(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = (&(x.mean_axis(Axis(1)).unwrap()) * (((s) * (s)).tanh())).mapv(f64::sin);
+        for _ in 0..n {
+            t1 = ((-x.mapv(f64::sin)).dot(&t1) * 0.3).mapv(f64::tanh) + &t1 * 0.5;
+        }
+        let mut t2 = &(v.dot(x) * 0.3) / &(x.dot(&t1) * 0.3).mapv(|q| q * q + 1.0);
+        for _ in 0..n {
+            t2 = (x.dot(&t2) * 0.3).mapv(f64::tanh) + &t2 * 0.5;
+        }
+        let t3 = &(v + x) - &((s) * x);
+        let mut t4 = t2.to_owned();
+        for _ in 0..n {
+            t4 = ((-x.mapv(f64::sin)).dot(&t4) * 0.3).mapv(f64::tanh) + &t4 * 0.5;
+        }
+        t4.dot(&t4) * 0.1 + t3.sum() * 0.2 + t2.dot(&t2) * 0.1
+    }
+    check_p78(seed = 0xa434553934a24914, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2),
+        params = ["v"] at [9, 10, 11]);
+}
+
+#[differentiable]
+fn p79_h0(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * -0.5;
+    }
+}
+#[differentiable]
+fn p79_h1(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.3 + (y[i] * s).tanh() * 0.25;
     }
     y[0] * y[y.len() - 1]
 }
 #[differentiable]
-fn p128_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+fn p79_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    let _ = p79_h1(y, s);
+    p79_h0(s * 1.5, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+#[differentiable]
+fn p79_h3(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.5
+}
+#[differentiable]
+fn p79_h4(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.3;
+    t + p79_h3(&v[1..], s * 1.5) + p79_h3(v, s).sin()
+}
+program! {
+    #[differentiable]
+    fn p79(xs: &[f64], b: f64, a: f64) -> f64 {
+        let s1 = &xs[..];
+        let t2 = (s1[5] * a + s1[1]).sin() + s1[s1.len() - 1] * 0.5;
+        let mut buf3 = xs[1..3].to_vec();
+        p79_h0(b, &xs[3..], &mut buf3);
+        let t4 = p79_h1(&mut buf3, a * 0.6).tanh();
+        let (h5, c6) = buf3.split_at_mut(1);
+        let t7 = c6[0] * 0.5 + h5[h5.len() - 1] + c6.len() as f64 * 0.1;
+        let t8 = buf3[0] + buf3[1] * 0.5;
+        let t9 = p79_h4(s1, t2.tanh());
+        let mut buf10 = vec![1.5; 3];
+        p79_h0(t8.tanh(), xs, &mut buf10);
+        let t11 = p79_h1(&mut buf10, t8.tanh()).tanh();
+        let t12 = p79_h2(&mut buf10, &s1[0..], t9.tanh()).tanh();
+        for v13 in buf10.iter_mut() {
+            *v13 = (*v13 * t8.tanh()).tanh();
+        }
+        let (h16, c17) = buf10.split_at_mut(1);
+        p79_h0(t2.tanh(), s1, h16);
+        let _ = p79_h1(c17, b * 0.75);
+        let t18 = c17[0] * 0.6 + h16[h16.len() - 1] + c17.len() as f64 * 0.1;
+        let t19 = buf10[0] + buf10[2] * 0.75;
+        let t20 = p79_h4(&s1[5..], t9.tanh()).sin();
+        let s21 = &xs[0..5];
+        let t22 = (s21[0] * a + s21[4]).sin() + s21[s21.len() - 1] * -0.5;
+        t22 + t20 + t19 + t18 + t12 + a * 0.3
+    }
+    check_p79(seed = 0xd48c786e550ab480, inputs = 10, calls = [], at = |p| (&p[0..8], p[8], p[9]));
+}
+
+program! {
+    #[differentiable]
+    fn p80(b: f64, a: f64) -> f64 {
+        let mut b = b;
+        b += ((a + a) * (a - 0.25) * 0.25).atan();
+        b = (a * (b * 0.5).sin()).clamp(-0.75, 0.75);
+        b = ((b * 0.5).sin() * ((b * 0.5).tanh().sin().exp() * 0.5).sin()).atan();
+        (b * 0.5).atan().sin()
+    }
+    check_p80(seed = 0x7b0355164538ebe3, inputs = 2, calls = [], at = |p| (p[0], p[1]),
+        params = ["b"] at [0]);
+}
+
+program! {
+    #[differentiable]
+    fn p81(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = v.to_owned();
+        let t2 = &t1 + x;
+        let t3 = v.to_owned();
+        t3.dot(&t3) * 0.1 + t2.sum() * 0.2 + t1.dot(&t1) * 0.1
+    }
+    check_p81(seed = 0xea15d4c49f108c87, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2),
+        params = ["s"] at [12]);
+}
+
+#[differentiable]
+fn p82_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.75
+}
+#[differentiable]
+fn p82_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 1.5;
+    t + p82_h0(&v[1..], s * 0.3) + p82_h0(v, s).cos()
+}
+#[differentiable]
+fn p82_h2(y: &mut [f64], s: f64) -> f64 {
     for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).sin() * 0.5;
+        y[i] = y[i] * 0.6 + (y[i] * s).cos() * 0.25;
     }
-    y[0] * 0.3
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p82_h3(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * 0.5;
+    }
+}
+#[differentiable]
+fn p82_h4(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p82_h2(y, s);
+    p82_h3(s * 0.6, &x[1..], y);
+}
+#[differentiable]
+fn p82_h5(v: &[f64], s: f64) -> Option<f64> {
+    let head = if v[0] * s > -0.4 { Some((v[0] * s).sin()) } else { None };
+    let h = head?;
+    Some(h * 1.5 + v[v.len() - 1] * 0.75)
+}
+#[differentiable]
+fn p82_h6(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).cos();
+    r[1] = v[1] * 0.5;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
 }
 program! {
     #[differentiable]
-    fn p128(xs: &[f64], a: f64, w: [f64; 3], ys: &mut [f64]) -> f64 {
-        let t1 = p128_h0(&mut ys[0..=1], a * -0.5).tanh();
-        let t2 = ys[2] * 0.3;
-        let t3 = p128_h0(&mut ys[..2], t2.tanh()).tanh();
-        let t4 = ys[0] * 1.5;
-        let t5 = p128_h1(t3.tanh() * 0.6, &xs[..7], ys).tanh();
-        let t6 = ys[1] * -0.5;
-        t6 + t5 + t4 + t3 + t2 + ys[2] + w[1] * 0.5 + a * 0.3
-    }
-    check_p128(seed = 0x3d45fb72466354b2, inputs = 14, calls = [], at = |p| (&p[0..7], p[7], <[f64; 3]>::try_from(&p[8..11]).unwrap(), &mut p[11..14].to_vec()));
-}
-
-program! {
-    #[differentiable]
-    fn p129(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        let mut carried = 0.5;
-        for i in 0..xs.len() {
-            let mut t1 = 0.0;
-            for j in 0..2 {
-                t1 += ((1.0 + (xs[i]) * (xs[i])).ln() - (xs[i]).sin() * (j as f64 + 0.5)).sin();
-            }
-            let t2 = if (((xs[i]).tanh()) * 0.5).exp() > 0.33 { ((-0.52_f64).sin()).tanh() } else { a };
-            if i + 1 < xs.len() {
-                acc += (t2).tanh();
-                let t3 = ((((1.0 + (t2) * (t2)).ln()).cos() * t2).sin()).tanh() * 1.5;
-                acc -= (((xs[i] + t1).sin()) * (t3)).tanh();
-            }
-            acc = acc + (a).tanh() - (((xs[i] + xs[i]) * 0.5).exp()).tanh();
-            carried = carried * 0.5 + ((1.0 + (t2 + t1 + a) * (t2 + t1 + a)).ln()).tanh();
-            acc += carried;
+    fn p82(b: f64, xs: &[f64], a: f64, ys: &mut [f64]) -> f64 {
+        let s1 = &xs[1..6];
+        let t2 = (s1[3] * b + s1[0]).sin() + s1[s1.len() - 1] * 0.5;
+        let t3 = p82_h1(&s1[0..], t2.tanh());
+        let mut buf4 = vec![0.0; 2];
+        for i in 0..2 {
+            buf4[i] = xs[i + 1] * b * 0.25;
         }
-        acc
-    }
-    check_p129(seed = 0x519eb40ad6832fc7, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-program! {
-    #[differentiable]
-    fn p130(c: f64, a: f64, b: f64) -> f64 {
-        let mut acc0 = 1.0;
-        for i in 0..4 {
-            let t1 = a + c;
-            let mut acc2 = a.powi(2).ln_1p().powi(2);
-            for j in 0..3 {
-                let c = c * b.cos().exp2();
-                acc2 = b;
-            }
-            acc0 *= (2.0 * (acc2 * 0.05).tanh()).tanh();
+        for _ in 0..3 {
+            p82_h4(&mut buf4, &s1[0..], b * 0.5);
         }
-        if acc0 * 0.02 * 0.9 > 0.25 {
-            return (2.0 * b).tanh().exp();
+        let t5 = buf4[0] + buf4[1] * 0.6;
+        let t6 = match p82_h5(&xs[..7], a) { Some(v) => v, None => a * 0.6 };
+        let mut buf7 = vec![0.0; 2];
+        for i in 0..2 {
+            buf7[i] = xs[i + 1] * b;
         }
-        (acc0 * 0.02).tanh().sin() - b
+        p82_h4(&mut buf7, xs, t2.tanh());
+        let t8 = p82_h2(&mut buf7, a).tanh();
+        p82_h4(&mut buf7, &s1[2..=3], b);
+        let t9 = buf7[0] + buf7[1] * -0.5;
+        let arr10: [f64; 3] = [t3.tanh(), xs[6] * 0.6, (t6.tanh()).sin()];
+        let t11 = arr10[0] * arr10[2];
+        let arr12 = p82_h6(&xs[4..], a * 0.75);
+        let t13 = arr12[1] * arr12[2];
+        let _ = p82_h2(ys, t13.tanh());
+        let t14 = ys[1] * -0.5;
+        t14 + t13 + t11 + t9 + t8 + ys[2] + a * 0.3
     }
-    check_p130(seed = 0x2149d347cbf70513, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]));
+    check_p82(seed = 0x7611ff5435e0b2bf, inputs = 13, calls = [], at = |p| (p[0], &p[1..9], p[9], &mut p[10..13].to_vec()));
 }
 
 program! {
     #[differentiable]
-    fn p131(a: f64) -> f64 {
-        let mut v0 = vec![0.0; 2];
-        for i in 0..v0.len() {
-            v0[i] = a * ((p97(a, i as f64) * 0.25).sin() / (1.5 + a.tanh()));
-            if i > 0 {
-                v0[i] += v0[i - 1] * 0.5 / (2.0 + a.cos());
+    fn p83(b: f64, a: f64) -> f64 {
+        let mut acc0 = (a * a + a.min(a)) * 0.5;
+        let mut k1 = 0;
+        let r3 = loop {
+            let t2 = (a - k1 as f64).max(0.75 / (1.5 + a.tanh()));
+            acc0 -= ((1.0 + (a - a).powi(2)).sqrt() * 0.25).atan();
+            k1 += 1;
+            if (acc0 * 0.1 + acc0 * 0.1 < -0.4) || k1 >= 6 { break (acc0 * 0.1).sin(); }
+        };
+        acc0 /= (1.0 + (r3 * (p68(((1.0 + b.powi(2)).sqrt() * 0.5).tanh(), ((a - p61(0.3_f64.sin(), f64::atan((acc0 * 0.1).atan()))) * 0.5).sin()) * 0.5)).powi(2));
+        let t4 = if b > b && a < 0.7 { (acc0 * 0.1).atan().sin().sin() } else { b / (1.5 + (acc0 * 0.1).tanh().tanh()) / (1.5 + 1.25_f64.tanh()) };
+        let t5 = f64::atan(r3 / (1.0 + (t4 * 0.5).tanh().powi(2)));
+        let k6 = ((t4 * 0.5).sin().abs() * 2.0) as usize % 3;
+        match k6 {
+            0 => {
+                let t7 = b;
             }
-        }
-        v0[0] = (v0.iter().map(|q| (q * 0.25) * (q * 0.25)).sum::<f64>() * 0.05).tanh();
-        let t1 = f64::atan(a);
-        let t2 = (1.0 + (t1 - a).powi(2)).ln();
-        let t1 = t1 * (t1 * (p118((v0[1] * 0.25).atan() * t2 * 0.5, 1, (v0[0] * 0.25).atan().tanh(), (v0[0] * 0.25).atan().asinh()) * 0.5).tanh());
-        let mut acc3 = 0.5;
-        acc3 = ((t1 * 0.5).sin() * (0.6 + t2) * 0.5).atan();
-        let mut v4 = vec![0.0; 4];
-        for i in 0..v4.len() {
-            v4[i] = t1 * 0.5 * f64::atan(t2) * 0.5;
-        }
-        let mut v5 = vec![0.0; v4.len()];
-        for i in 0..v5.len() {
-            v5[i] = v4[2];
-        }
-        let mut v6 = vec![0.0; v5.len()];
-        for i in 0..v6.len() {
-            v6[i] = ((v5.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.5 + (v0[0] * 0.25).atan() * t2) * 0.5).atan();
-        }
-        acc3 + t1 * 0.5 + 0.1 * t2
-    }
-    check_p131(seed = 0x14fdbb722af0e869, inputs = 1, calls = [p97, p118], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p132(b: f64, xs: &[f64], d: f64, c: f64, a: f64) -> f64 {
-        let t0: f64 = (p97(0.75, (xs[3] * c * 0.5).tanh()) * 0.25).max(1.0);
-        let mut acc1 = 0.5;
-        let mut w2 = 0;
-        while w2 < 3 && (t0.tanh() < 0.1 || c < -0.4) {
-            if w2 == 0 {
-                let t3 = (1.0 + c.powi(2)).ln() + w2 as f64 * b;
-            } else {
-                let mut w4 = 0;
-                while w4 < 2 && (t0.atan2(1.5 + xs[xs.len() - 1 - w2].cos()) > 0.3) {
-                    let b = b * d;
-                    acc1 += f64::max(0.25 * a, xs[w2] * 0.6);
-                    w4 += 1;
-                }
+            1 => {
+                let a = a * (2.0 + t5.sin()).cbrt();
             }
-            acc1 = (2.0 + 0.3_f64.powi(3).sin()).cbrt();
-            w2 += 1;
-        }
-        1.25 * (acc1 * 0.1) + t0 + a
-    }
-    check_p132(seed = 0x2a903fbf950f175b, inputs = 8, calls = [p97], at = |p| (p[0], &p[1..5], p[5], p[6], p[7]));
-}
-
-program! {
-    #[differentiable]
-    fn p133(n: usize, a: f64, xs: &[f64]) -> f64 {
-        let t0 = f64::atan((a / (1.0 + xs[0].powi(2))).tanh());
-        let mut acc1 = ((a.tanh().exp() - (2.0 + a.cos()).powi(-2)) * 0.5).tanh();
-        for i in (0..3).rev() {
-            for j in 0..n {
-                let t2 = if i < 2 { 0.25_f64.sin() * xs.iter().map(|q| q * (acc1 * 0.05).atan()).sum::<f64>().tanh() } else { f64::cos(xs[i]).cos() };
-                if j + i < 3 {
-                    continue;
-                }
-                acc1 += (p110(1.5, ((p118((acc1 * 0.05).tanh() * xs[j], 1, ((xs[j] + (acc1 * 0.05).atan()) * 0.5).tanh(), ((a - t0) * 0.5).atan()) * 0.5).atan().sin().exp2() * 0.5).atan(), ((xs[0] - t2) * 0.25).atan(), (t0 * j as f64 * 0.25).tanh()) * 0.5 * 0.5).tanh();
-            }
-            acc1 = ((acc1 * 0.05).sin() - (t0 * 1.5 * 0.5).sin()).atan();
-        }
-        for i in 0..xs.len() {
-            match n % 3 {
-                0 => {
-                    for j in 1..=3 {
-                        let o3: Option<f64> = if 1.0 > t0 { Some(a.powi(2)) } else { None };
-                        let t5: f64 = match o3 { Some(u4) => a * 0.25, None => a - xs[i] };
-                        acc1 /= (2.0 + (n as f64 * a).cos());
+            _ => {
+                let t8: f64 = (acc0 * 0.1).tanh();
+                match ((acc0 * 0.1).atan().sin().abs() * 2.0) as usize % 3 {
+                    0 => {
+                        let t9 = (0.9 - (t4 * 0.5).tanh()).powi(3);
                     }
-                }
-                1 => {
-                    let t6: f64 = (1.0 + (acc1 * 0.02 + a).powi(2)).ln();
-                }
-                _ => {
-                    if i % 3 == 1 {
-                        let t7: f64 = t0 * xs.iter().map(|q| (q * 0.9).sin()).sum::<f64>() + (acc1 * 0.02).tanh();
-                    } else {
-                        for j in 0..xs.len() {
-                            let t8 = f64::tanh((acc1 * 0.02).atan());
-                            acc1 -= ((t0 - a) / (1.0 + xs[0].sin().powi(2)) * 0.1).tanh();
+                    1 => {
+                        let t10: f64 = (t4 * 0.5).tanh();
+                    }
+                    _ => {
+                        for i in 0..1 {
+                            let flag11 = a.powi(2) > 0.1;
+                            acc0 = (1.0 + (1.5 * r3).powi(2)).ln();
                         }
                     }
                 }
             }
-            acc1 = (xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) / (1.0 + xs[2] * xs[2])).sin();
         }
-        (acc1 * 0.02).atan().sin() - t0 + a + 0.5 * xs[n % xs.len()]
+        1.25 * r3 + 1.25 * (acc0 * 0.1).sin() + b.sin()
     }
-    check_p133(seed = 0xde64e1d8f7a453eb, inputs = 4, calls = [p110, p118], at = |p| (3, p[0], &p[1..4]));
+    check_p83(seed = 0x4404d64c6d275ed9, inputs = 2, calls = [p61, p68], at = |p| (p[0], p[1]));
 }
 
 program! {
     #[differentiable]
-    fn p134(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = &((s) * x) / &(v.dot(x) * 0.3).mapv(|q| q * q + 1.0);
-        if n % 2 == 0 {
-            t1 = (x / &v.mapv(|q| q * q + 1.0)).mapv(f64::sin);
+    fn p84(b: f64, a: f64) -> f64 {
+        let t0 = (p58(b.atan(), 1, -b) * 0.5).atan().cos() * 1.25;
+        let mut acc1 = b * t0 * (1.5 + a.sin()).powf(b.tanh()) * 0.25;
+        if t0 + 2.0 > t0 {
+            acc1 = f64::min(f64::tanh(b), 0.25 * acc1);
+            if 0.2 < -0.4 {
+                if a.atan() < 0.1 || b < -0.2 {
+                    acc1 *= (2.0 + b.sin()).cbrt().cos();
+                } else {
+                    let t2 = match (a.abs() * 2.0) as usize % 3 { 0 | 1 => f64::cos(b * a), _ => (((acc1 * 0.5).atan() + b - b.cos().exp()) * 0.5).atan() };
+                }
+                return -(b * (p58((acc1 * acc1 * 0.1).sin(), 1, ((1.5 + 1.0_f64.sin()).powf(t0.tanh()) * 0.5).tanh()) * 0.5).atan());
+            }
+        } else {
+            acc1 -= ((t0 - 0.5_f64.powi(2)) * 0.5).atan();
         }
-        let t2 = (x * x).mapv(f64::tanh);
-        let mut t3 = v + &(t2.dot(&t2) * 0.3);
-        if n % 2 == 0 {
-            t3 = -(t2.dot(&t1) * 0.3).mapv(f64::sin);
+        let o3: Option<f64> = if 0.5_f64.clamp(-0.75, 0.75) > t0 { Some((1.5 + (0.2 + acc1 * 0.25).sin()).log(2.5 + (b - 0.3).cos())) } else { None };
+        let t5: f64 = match o3 { Some(u4) => f64::sin(t0) + b.sin().exp2(), None => (1.0 + (acc1 * 0.25).tanh().powi(2)).ln() };
+        for i in 1..=3 {
+            let b = b * t0.to_radians();
+            acc1 -= (1.5 + (acc1 * 0.1).sin().sin()).log(2.5 + a.cos()) * 0.25;
         }
-        t3.sum() * 0.2 + t2.sum() * 0.2 + t1.sum() * 0.2
+        let mut k6 = 0;
+        let r8 = loop {
+            let t7 = a.cos().exp2();
+            acc1 += ((1.5 + (t5 * 0.5).atan().sin()).log(2.5 + t0.cos()) * 0.5).sin();
+            k6 += 1;
+            if ((acc1 * 0.1).powi(2).ln_1p() > b) || k6 >= 3 { break 1.5_f64.mul_add(b * t7, a.powi(3)); }
+        };
+        (r8 * 0.25).atan() - 0.1 * (t5 * 0.5).atan() + acc1 * 0.1 + 0.25 * t0
     }
-    check_p134(seed = 0x48fa2472690a19a4, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+    check_p84(seed = 0x3c9ae17bbdbce5b5, inputs = 2, calls = [p58], at = |p| (p[0], p[1]));
 }
 
 program! {
     #[differentiable]
-    fn p135(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((a).cos() * a + xs[5]).tanh();
+    fn p85(c: f64, b: f64, a: f64) -> f64 {
+        let mut acc0 = 0.5;
+        for i in 0..4 {
+            if b * c > 1.0 {
+                let o1: Option<f64> = if 0.9_f64.sin() > 0.25 { Some(b) } else { None };
+                let t3: f64 = if let Some(u2) = o1 { 2.0_f64 } else { b.max(b) };
+            } else if a.cos().exp() < -0.4 {
+                let t4 = b.tanh().tanh();
+            } else {
+                let b = b * (0.5 * b.tanh()).asin();
+            }
+            acc0 -= (c / (1.5 + a.tanh())).abs() * 0.5;
+        }
+        let t5 = (1.0 + (acc0 * 0.1).sin()) * (p80((p83((1.5 + (acc0 * 0.1).sin()).log(2.5 + c.cos()), (acc0 * 0.1).tanh() * 0.6) * 0.5 * 0.5).atan(), ((b - c) * 0.5).tanh()) * 0.3);
+        let c = c + a * 1.25;
+        let mut w6 = 0;
+        while w6 < 1 && ((c * 0.5).atan() > (c * 0.5).tanh()) {
+            let mut w7 = 0;
+            while w7 < 1 {
+                let t5 = t5 - f64::tanh(t5);
+                acc0 += (1.5 + b.sin()).powf(0.9_f64.tanh()).atan2(1.5 + (b * b).cos()) * 0.5;
+                w7 += 1;
+            }
+            acc0 -= (f64::tanh(b - (acc0 * 0.1).atan()) * 0.5).sin();
+            w6 += 1;
+        }
+        (c * 0.5).atan()
+    }
+    check_p85(seed = 0x7190ddb7e856d6e0, inputs = 3, calls = [p80, p83], at = |p| (p[0], p[1], p[2]),
+        params = ["c", "b"] at [0, 1]);
+}
+
+program! {
+    #[differentiable]
+    fn p86(a: f64) -> f64 {
+        let mut acc0 = 0.0;
+        let mut k1 = 0;
+        loop {
+            let t2 = if a > a { (a * a).tanh() } else { a - 1.5 - a.tanh() };
+            let t3 = a * (t2 * 0.5).sin() + a / (1.0 + a * a) + (2.0 + f64::tanh(a).cos()).recip();
+            acc0 += (k1 as f64 * 1.25 * 0.1).tanh();
+            acc0 /= (1.0 + (-(acc0 * 0.1).tanh()).powi(2));
+            k1 += 1;
+            if ((t3 * 0.5).sin() > t3 * 0.5) || k1 >= 5 { break; }
+        }
+        let t4 = if p64((acc0 * 0.1).tanh() * a, ((a + (acc0 * 0.1).sin()) * 0.5).sin()).mul_add(a, 0.1) < -0.2 { a.atan() + a.max(a) } else { (acc0 * 0.1).atan() };
+        let o5: Option<f64> = if 1.5 > t4 * 0.5 { Some((((t4 * 0.5).sin() - acc0 * 0.1) * 0.5).sin()) } else { None };
+        let t7: f64 = match o5 { Some(u6) => a.hypot(1.0_f64.sin()), None => a * 2.0 };
+        if p65(a * (acc0 * 0.1).sin(), (a.powi(2) * 0.5).atan()) < 0.5 {
+            return (-(t4 * 0.5).atan()).powi(3);
+        }
+        acc0 = a;
+        let mut acc8 = 1.0;
+        (t7 * 0.5).tanh().tanh() + (t4 * 0.5).tanh().cos() - (acc0 * 0.1).tanh()
+    }
+    check_p86(seed = 0x40f650b4b3f7452b, inputs = 1, calls = [p64, p65], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p87(b: f64, xs: &[f64], a: f64) -> f64 {
+        let t2: f64 = xs[1..4].iter().map(|u0| { let u0 = *u0; xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() }).sum();
+        let mut acc3 = xs[1] - 0.3 * xs[2];
+        for i in 1..=4 {
+            acc3 *= 0.8 + 0.2 * (acc3 * 0.1).sin();
+            for j in 0..xs.len() {
+                let t5 = { let u4 = xs[j]; b * a };
+                match i {
+                    0 => {
+                        acc3 -= (a * 1.0 - (t2 * 0.02).atan().atan2(1.5 + xs[j].cos())) * 0.25;
+                    }
+                    1 => {
+                        if a > xs[j] {
+                            acc3 += f64::sin(xs[(i + 1) % 4] * 1.25) * 0.5;
+                        } else {
+                            let mut acc6 = ((b + (acc3 * 0.02).atan() + (acc3 * 0.02).tanh() / (1.5 + (acc3 * 0.02).sin().tanh())) * 0.5).tanh();
+                        }
+                    }
+                    _ => {
+                        let t7 = if 0.3 * 0.3 > -0.4 { t5 } else { (1.0 + 1.5_f64.powi(2)).ln().sin() };
+                    }
+                }
+                acc3 += (f64::cos(xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) + xs[(i + 1) % 4].atan()) * 0.25;
+            }
+        }
+        if (acc3 * 0.02).tanh() + xs[2] > 0.5 {
+            acc3 = ((acc3 * 0.02).atan() + xs[3].sin()).sin();
+        }
+        0.3 * (t2 * 0.02).sin() - a + 0.5 * xs[2]
+    }
+    check_p87(seed = 0x3d6845fcac3733da, inputs = 6, calls = [], at = |p| (p[0], &p[1..5], p[5]));
+}
+
+program! {
+    #[differentiable]
+    fn p88(xs: &[f64], n: usize, a: f64) -> f64 {
+        let a = a - f64::min(a, xs[xs.len() - 1 - n]);
+        let mut acc0 = (((a * 0.5).atan() / (1.0 + xs[2] * xs[2]) + (1.5 + xs.iter().map(|q| q * (a * 0.5)).sum::<f64>().sin()).log(2.5 + (a * 0.5).sin().cos())) * 0.5).sin();
+        for i in 0..3 {
+            acc0 /= (2.0 + (xs[n] * (a * 0.5).tanh()).cos());
+            for j in 0..xs.len() {
+                let t1 = (acc0 * 0.05).tanh().hypot(xs[j]) / (1.0 + (xs[j] / (1.0 + (acc0 * 0.05).sin().powi(2))).powi(2));
+                acc0 *= (t1 * 0.5).sin().asinh().tanh();
+            }
+            acc0 += (xs[i] * (a * 0.5).tanh() * 1.5 * 0.5).atan();
+        }
+        let t2 = xs.iter().map(|q| q * (a * 0.5).atan()).sum::<f64>().mul_add((acc0 * 0.02).sin(), (a * 0.5).atan());
+        let mut acc3 = 0.5;
+        let o4: Option<f64> = if n == 1 { Some(((acc0 * 0.02).atan() / (1.0 + xs[3].powi(2)) / (1.0 + ((acc0 * 0.02).tanh() * xs[n]).powi(2)) * 0.25).tanh()) } else { None };
+        let t6: f64 = if let Some(u5) = o4 { f64::min((a * 0.5).sin(), u5).cos().exp_m1() } else { xs[xs.len() - 1 - n].tanh().sinh() };
+        if ((n as f64).asinh()) > (a * 0.5).atan() {
+            let acc0 = (acc0 * 0.02).sin() + (2.0 + xs.iter().map(|q| q * t6).sum::<f64>().sin()).ln();
+        }
+        for q7 in xs.iter() {
+            let mut acc0 = acc0;
+            acc3 += ((xs[n].mul_add((t2 * 0.25).tanh(), (acc0 * 0.02).atan()) + (a * 0.5).sin().mul_add(xs[xs.len() - 1 - n], *q7)) * 0.1).atan();
+        }
+        2.0 * t6 + acc3 * 0.1 - (t2 * 0.25).sin() - 0.5 * (acc0 * 0.02).atan()
+    }
+    check_p88(seed = 0x28dabdd67fe8ef98, inputs = 5, calls = [], at = |p| (&p[0..4], 3, p[4]));
+}
+
+program! {
+    #[differentiable]
+    fn p89(a: f64) -> f64 {
+        let t0 = (1.5 + a.mul_add(a, a).sin()).powf(a.powi(2).tanh());
+        let mut acc1 = 0.0;
+        let mut w2 = 0;
+        while w2 < 2 {
+            if a.max(t0) > 0.3 {
+                for j in 0..2 {
+                    acc1 *= 0.8 + 0.2 * (a - p77((2.0 + a.cos()).powi(-2), a.clamp(-0.75, 0.75), (t0 * 0.5).tanh())).sin();
+                }
+            } else if a.clamp(-0.75, 0.75) > -0.4 {
+                let mut w3 = 0;
+                while w3 < 3 {
+                    if ((w2 as f64).abs()) > (acc1 * 0.05).atan() {
+                        let t4 = match w2 { 0 => (2.0 + a.tanh().exp().sin()).cbrt(), _ => 0.75 * (acc1 * 0.05).tanh().cos().exp() };
+                    } else if t0.atan() > a || (w3 as f64) < -0.1 {
+                        for l in 0..2 {
+                            let t5 = 0.6 + (acc1 * 0.02).tanh();
+                            acc1 = a;
+                        }
+                    }
+                    acc1 /= (2.0 + (t0 - t0).cos());
+                    w3 += 1;
+                }
+            } else {
+                if w2 % 3 == 1 {
+                    for j in 0..4 {
+                        let acc1 = acc1 * 0.02 + (p51((1.5 + 0.5_f64.cos()).sqrt(), ((acc1 * 0.02 - 1.5) * 0.25).tanh()) * 0.5).atan();
+                    }
+                }
+            }
+            acc1 += 0.25_f64;
+            w2 += 1;
+        }
+        (acc1 * 0.02).cos() + t0 + a
+    }
+    check_p89(seed = 0xc55710410405d52b, inputs = 1, calls = [p51, p77], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p90(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (((a) * 0.5).exp() + a + xs[0]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() - 1 {
+            let t2 = if a > 0.02 { (xs[i]).tanh() } else { ((xs[i]) * 0.5).exp() };
+            extra += (((xs[i + 1]).tanh()).sin()).tanh();
+            if (((a).mul_add(0.5, t2)) * 0.5).exp() < -0.03 {
+                let t3 = if t1 > -0.13 { ((1.0 + (((0.97_f64).sin()).mul_add(0.5, t1)) * (((0.97_f64).sin()).mul_add(0.5, t1))).ln()).tanh() } else { (t2).cos() * t2 };
+                if xs[i + 1] < -0.03 {
+                    let t4 = (t1).tanh() * 1.5;
+                    extra -= ((((t1).mul_add(0.5, xs[i])).cos() * xs[i + 1]) * ((1.0 + (a) * (a)).ln() + ((xs[i + 1]) * 0.5).exp())).tanh();
+                } else {
+                    let t5 = if ((xs[i + 1]).sin()).sin() < -0.15 { ((xs[i + 1]).cos() * t2).tanh() } else { ((t3) * 0.5).exp() };
+                }
+            } else {
+                extra += ((t1).tanh()).tanh();
+            }
+            if ((xs[i + 1]) * (t1)).sin() < -0.49 {
+                let t6 = if xs[i + 1] < -0.46 { (xs[i]).tanh() } else { ((a) * 0.5).exp() };
+                acc = acc + ((1.0 + (((xs[i + 1]).cos() * xs[i]).sin()) * (((xs[i + 1]).cos() * xs[i]).sin())).ln()).tanh() - (xs[i + 1] - ((1.0 + (xs[i + 1]) * (xs[i + 1])).ln()).sin()).tanh();
+            } else {
+                let t7 = (t1).tanh() * 1.5;
+            }
+            acc = acc + (xs[i + 1]).tanh() - (xs[i] - xs[i + 1]).tanh();
+        }
+        acc
+    }
+    check_p90(seed = 0x7e792bf52792866b, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable]
+    fn p91(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (a + xs[3]).tanh();
+        let t2 = (t1 - a + xs[0]).tanh();
         let mut acc = 0.0;
         let mut extra = 0.0;
         for i in 0..xs.len() {
-            let mut t2 = 0.0;
-            for j in 0..2 {
-                t2 += (a * (j as f64 + 0.5)).sin();
-            }
-            let t3 = if ((xs[i]).tanh()).mul_add(0.5, t2) < 0.50 { (xs[i]).tanh() } else { (t2) * (xs[i]) };
+            let t3 = ((1.0 + (((xs[i]).mul_add(0.5, t1)).cos() * xs[i]) * (((xs[i]).mul_add(0.5, t1)).cos() * xs[i])).ln()).tanh() * 1.5;
+            acc = acc + (((xs[i] - t3).tanh()).mul_add(0.5, 0.30_f64)).tanh() - (((xs[i]).mul_add(0.5, t3)).cos() * a).tanh();
             if i + 1 < xs.len() {
-                extra = extra + ((xs[i + 1]) * ((xs[i]) * (((xs[i + 1]) * 0.5).exp()))).tanh() - ((t3).tanh() - -0.33_f64).tanh();
-                if xs[i] < -0.07 {
-                    acc = acc + (xs[i]).tanh() - (((1.0 + (xs[i + 1]) * (xs[i + 1])).ln()).tanh()).tanh();
-                    let t4 = ((((xs[i] + xs[i]) * 0.5).exp()).sin()).tanh() * 1.5;
-                } else {
-                    let t5 = (((a).cos() * xs[i]).mul_add(0.5, xs[i + 1])).tanh() * 1.5;
+                let mut t4 = 0.0;
+                for j in 0..2 {
+                    t4 += (((t1).mul_add(0.5, a)).cos() * t1 * (j as f64 + 0.5)).sin();
                 }
-                acc += (((xs[i + 1] - xs[i + 1]) * ((0.02_f64).tanh())).tanh()).tanh();
+                acc += (((xs[i] + a) * (xs[i] + xs[i + 1])).mul_add(0.5, xs[i])).tanh();
             }
-            acc = acc + (xs[i]).tanh() - ((a).cos() * xs[i] + (xs[i]).mul_add(0.5, 0.54_f64) - xs[i]).tanh();
+            acc -= ((((1.0 + (t1) * (t1)).ln()).tanh()).mul_add(0.5, xs[i])).tanh();
         }
-        acc.sin()
+        acc
     }
-    check_p135(seed = 0x2adb9cc143fdae27, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]),
-        params = ["a"] at [0]);
+    check_p91(seed = 0xe4a280278a472cb3, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p92(n: usize, xs: &[f64], a: f64) -> f64 {
+        let t2: f64 = xs[1..3].iter().map(|u0| { let u0 = *u0; xs[(n + 1) % 3].atan2(1.5 + a.sin().cos()) }).sum();
+        let t3 = xs[n % xs.len()].mul_add(n as f64, xs[1]) - a.atan();
+        let mut acc4 = ((f64::max(xs[n % xs.len()], (t2 * 0.25).atan()) + xs[(n + 1) % 3]) * 0.5).sin();
+        let mut k5 = 0;
+        loop {
+            acc4 += ((xs[n % xs.len()] + a.atan2(1.5 + xs[2].cos())) * 0.25).atan();
+            if -(acc4 * 0.1).atan() < -0.4 {
+                acc4 += (t2 * 0.25).atan() * 0.3 * (acc4 * 0.1).tanh();
+            }
+            acc4 *= 0.8 + 0.2 * (a + (t2 * 0.25).atan()).sin();
+            k5 += 1;
+            if (-xs[0] < -0.4) || k5 >= 4 { break; }
+        }
+        if xs[(n + 1) % 3] < 0.1 {
+            acc4 += (((1.5 + (t3 * 0.25).sin()).powf((t2 * 0.25).atan().tanh()) + (t2 * 0.25).tanh().tanh()) * 0.25).tanh();
+            return (t3 * 0.25).powi(2).ln_1p() / (2.0 + xs[n % xs.len()].max((t3 * 0.25).atan()).cos());
+        }
+        (acc4 * 0.05).atan() + (t3 * 0.25).atan().cos() + (t2 * 0.25).tanh().sin() - a
+    }
+    check_p92(seed = 0xf9e2a172e1d678b7, inputs = 4, calls = [], at = |p| (3, &p[0..3], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p93(b: f64, a: f64) -> f64 {
+        let mut v0: Vec<f64> = Vec::new();
+        v0.push(f64::max(b, 0.9));
+        v0.push(a);
+        let t1 = v0[0] * 0.5 + v0[1];
+        let mut acc2 = (1.5 + b.sin()).log(2.5 + b.cos()) * a.max(p80((a * a * 0.5).sin(), a));
+        let a = a + b * b;
+        let mut v3 = vec![0.0; 2];
+        for i in 0..v3.len() {
+            v3[i] = 0.2 * (acc2 - (a * 0.25).sin());
+            if i > 0 {
+                v3[i] += v3[i - 1] * (t1 * 0.9 * 0.25).atan();
+            }
+        }
+        let t4 = if v3.iter().map(|q| (q * 0.5).cos()).product::<f64>().tanh().exp() > t1 { (t1 - (v3[0] * 0.5).tanh()) / (1.0 + t1.asinh().powi(2)) } else { (1.5 + ((v3[1] * 0.5).atan() * (a * 0.25).tanh()).sin()).powf((v3[1] * 0.5).tanh().atan().tanh()) };
+        acc2 = -0.9_f64.hypot((a * 0.25).tanh());
+        let t5 = (v3[1] * 0.5).tanh();
+        t5 + (t4 * 0.25).atan() + 1.0 * acc2 - t1 + b
+    }
+    check_p93(seed = 0x5c7670a866bc7a2b, inputs = 2, calls = [p80], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p94(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = (v[1]) + (v.dot(v) * 0.3) * 0.5;
+        if n % 3 == 0 {
+            t1 = ((x * (s)).mapv(f64::tanh)).sum() * 0.1;
+        }
+        let t2 = &(v.dot(x) * 0.3) / &(v / &v.mapv(|q| q * q + 1.0)).mapv(|q| q * q + 1.0);
+        let t3 = &(x / &t2.mapv(|q| q * q + 1.0)) - v;
+        let t4 = &(v + &t3) - &(x + &t3);
+        let mut t5 = (&t4 * (v.mean().unwrap())).mapv(f64::tanh);
+        for _ in 0..n {
+            t5 = (&t5 * (v.dot(&t2) * 0.3)).mapv(f64::sin) + &t5 * 0.5;
+        }
+        t5.sum() * 0.2 + t4.sum() * 0.2 + t3.sum() * 0.2
+    }
+    check_p94(seed = 0xd38d3532398bb0da, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p95(a: f64, xs: &[f64]) -> f64 {
+        let t1 = ((a).tanh() + xs[1]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() - 1 {
+            if (a) * ((xs[i + 1]).mul_add(0.5, a)) < -0.49 {
+                let t2 = (xs[i]).tanh() * 1.5;
+            } else {
+                acc += (t1).tanh();
+            }
+            let t3 = ((((t1).tanh()).sin()).cos() * xs[i]).tanh() * 1.5;
+            let t4 = if (t3).cos() * xs[i + 1] < 0.03 { ((1.0 + (xs[i + 1]) * (xs[i + 1])).ln()).tanh() } else { 0.78_f64 };
+            acc += (0.79_f64 - (t1).sin()).tanh();
+        }
+        acc
+    }
+    check_p95(seed = 0xe67e5bb80ecea595, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
 }
 
 #[differentiable]
-fn p136_h0(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 1.5).tanh();
-    }
-    acc * 1.5 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p136_h1(y: &mut [f64], s: f64) {
+fn p96_h0(y: &mut [f64], s: f64) {
     for i in 0..y.len() {
         y[i] = y[i] * 0.5 + (y[i] * s).tanh() * 0.25;
     }
 }
 #[differentiable]
-fn p136_h2(v: &[f64], s: f64) -> [f64; 3] {
+fn p96_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * 0.6;
+    }
+    y[0] * 1.5
+}
+#[differentiable]
+fn p96_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    p96_h0(y, s);
+    let _ = p96_h1(s * 0.6, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+#[differentiable]
+fn p96_h3(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.75).sin();
+    }
+    acc * 0.75 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p96_h4(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 1.5;
+    t + p96_h3(&v[1..], s * -0.5) + p96_h3(v, s).sin()
+}
+program! {
+    #[differentiable]
+    fn p96(w: [f64; 3], b: f64, xs: &[f64], a: f64) -> f64 {
+        let s1 = &xs[..8];
+        let t2 = (s1[3] * w[0] + s1[6]).sin() + s1[s1.len() - 1] * 0.5;
+        let s3 = &xs[6..];
+        let t4 = (s3[1] * b + s3[1]).sin() + s3[s3.len() - 1] * 0.75;
+        let mut buf5 = xs[2..6].to_vec();
+        let t6 = p96_h2(&mut buf5, s3, t4.tanh() * 0.75).tanh();
+        let t7 = buf5[0] + buf5[3] * -0.5;
+        let t8 = p96_h4(&xs[..7], w[2] * 0.25).sin();
+        let t9 = p96_h4(xs, t8.tanh()).sin();
+        let s10 = &xs[..];
+        let t11 = (s10[4] * w[0] * 0.75 + s10[0]).sin() + s10[s10.len() - 1] * 0.25;
+        t11 + t9 + t8 + t7 + t6 + w[1] * 0.5 + a * 0.3
+    }
+    check_p96(seed = 0xe9917cabeae3b5b4, inputs = 13, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), p[3], &p[4..12], p[12]));
+}
+
+program! {
+    #[differentiable]
+    fn p97(b: f64, c: f64, a: f64) -> f64 {
+        let k0 = (b.abs() * 2.0) as usize % 3;
+        let t1 = match k0 { 0 => (c + c).tanh(), 1 => b.abs() / (1.5 + (c - a).tanh()), _ => (2.0 + b.cos()).recip() * a.sin().exp_m1() };
+        let t2 = f64::atan(b) * 2.0;
+        let t3 = if c.powi(2) < 0.7 { 0.3 * b } else { (1.5 + (t1 / (2.0 + b.cos())).sin()).log(2.5 + a.cos()) };
+        let mut acc4 = p68(0.2 * (t2 * 0.5), ((t3 + c) * 0.5).sin()) * 0.5;
+        let mut k5 = 0;
+        let r7 = loop {
+            let t6 = if t2 * 0.5 + 0.2 > (t2 * 0.5).atan() { t1 } else { k5 as f64 * c + a };
+            acc4 = ((acc4 * 0.1).tanh() - (t2 * 0.5 * 0.5).sin()).atan();
+            k5 += 1;
+            if (t1 - (acc4 * 0.1).sin() < -0.4) || k5 >= 4 { break (t6 * 0.25).sin().powi(3) * (acc4 * 0.1).atan(); }
+        };
+        r7 + 1.5 * (acc4 * 0.1).atan() + t3 + t1 - c + 0.6 * b
+    }
+    check_p97(seed = 0xe9453848f7ea95bd, inputs = 3, calls = [p68], at = |p| (p[0], p[1], p[2]),
+        params = ["b", "a"] at [0, 2]);
+}
+
+program! {
+    #[differentiable]
+    fn p98(xs: &[f64], c: f64, d: f64, a: f64, b: f64) -> f64 {
+        let t0 = if 1.0 * 1.0 > 0.5 { (p97(((p76((2.0 + c.cos()).recip(), 1.0) * 0.25 - c) * 0.25).atan(), xs[2], xs.iter().map(|q| (q * 0.1).sin()).sum::<f64>().tanh().sinh()) * 0.25).tanh() } else { xs[2].sin() * (1.0 + xs[1].powi(2)).sqrt() };
+        let t1 = a;
+        let t2 = if (1.0 + d.powi(2)).sqrt() < -0.1 { (t0 * 0.5).sin() * xs.iter().map(|q| q.cos()).product::<f64>().sin().exp2() } else { ((t0 * 0.5).tanh() / (2.0 + 0.3_f64.cos())).to_radians() };
+        let t3 = t1 / (1.0 + f64::sin(xs.iter().map(|q| q * q).sum::<f64>()).powi(2));
+        let mut acc4 = 1.0;
+        if t0 * 0.5 < 0.0 {
+            acc4 += d;
+        }
+        acc4 + 0.3 * t3 + t2.cos() + t1 - (t0 * 0.5).tanh().tanh() + 1.0 * b
+    }
+    check_p98(seed = 0x58ec131375985430, inputs = 7, calls = [p76, p97], at = |p| (&p[0..3], p[3], p[4], p[5], p[6]),
+        params = ["d"] at [4]);
+}
+
+program! {
+    #[differentiable]
+    fn p99(c: f64, a: f64, b: f64, d: f64, xs: &[f64]) -> f64 {
+        let mut b = b;
+        let t2: f64 = xs[1..4].iter().map(|u0| { let u0 = *u0; u0 }).sum();
+        b = (0.25 + xs[0]) * f64::atan(c);
+        for i in 0..4 {
+            b /= (2.0 + (xs[i] - xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()).cos());
+            let flag3 = ((i as f64).cos().exp()) > 0.3;
+            let t4 = if !flag3 { (b * 0.1).atan() } else { xs[i].abs() + c * 0.2 };
+            b += ((t4.mul_add((p84((xs[xs.len() - 1 - i] / (1.5 + (i as f64).tanh()) * 0.5).sin(), xs[i].tanh()) * 0.5).tanh(), d) + xs[i] * 0.1) * 0.25).atan();
+        }
+        match (((xs.iter().map(|q| q * (b * 0.1).atan()).sum::<f64>() * 0.25).powi(2) * 0.25).tanh().abs() * 2.0) as usize % 3 {
+            0 => {
+                if f64::min((b * 0.1).tanh(), xs[0]) > c {
+                    return c;
+                }
+            }
+            1 => {
+                if d / (1.5 + 0.2_f64.tanh()) < 0.1 {
+                    for i in 0..3 {
+                        if 0.5 * (b * 0.1) > 1.5 {
+                            let mut acc5 = 1.5_f64;
+                        } else {
+                            for j in 0..3 {
+                                if i == 2 {
+                                    let t8: f64 = xs.iter().rev().skip(1).map(|&u6| f64::min((j as f64).atan(), a.powi(2))).sum();
+                                }
+                                b += ((xs[1] - a * xs[1]) * 0.25).sin();
+                            }
+                        }
+                        b /= (1.0 + (xs[2] + xs[i]).powi(2));
+                    }
+                }
+            }
+            _ => {
+                if 2.0 * (b * 0.05).sin() < 0.5 {
+                    let t9 = (1.5 + c.sin()).log(2.5 + a.cos()).powi(3);
+                    return (c - (t2 * 0.25).sin()) / (1.0 + c * c);
+                }
+            }
+        }
+        t2 * 0.25 + (b * 0.05).atan().cos() + c
+    }
+    check_p99(seed = 0xc404f30336379e0e, inputs = 8, calls = [p84], at = |p| (p[0], p[1], p[2], p[3], &p[4..8]));
+}
+
+program! {
+    #[differentiable]
+    fn p100(n: usize, a: f64) -> f64 {
+        let t0 = if a < -0.2 { 0.5_f64.powi(2).tanh().exp2() } else { a - a.cos().exp_m1() };
+        let mut acc1 = a.atan().powi(2);
+        let t2 = ((t0 * 0.5).sin().max(1.0) * ((t0 * 0.5).sin() * acc1)).hypot(-(0.25 - acc1));
+        if n == 1 {
+            let t3 = if (1.0 + acc1.powi(2)).sqrt() < 0.25 { 0.5 } else { (t2 * 0.5).atan() * acc1 * 0.9 };
+        } else if n < 2 {
+            let t4 = (t2 * 0.5).clamp(-0.75, 0.75);
+        }
+        1.25 * (t2 * 0.5).sin() + 1.5 * acc1 + (t0 * 0.5).atan() + 0.9 * a
+    }
+    check_p100(seed = 0x529e51befc290729, inputs = 1, calls = [], at = |p| (3, p[0]));
+}
+
+#[differentiable]
+fn p101_h0(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.3 + (y[i] * s).sin() * 0.25;
+    }
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p101_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).cos() * 0.6;
+    }
+    y[0] * 0.25
+}
+#[differentiable]
+fn p101_h2(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p101_h0(y, s);
+    let _ = p101_h1(s * 0.5, &x[1..], y);
+}
+#[differentiable]
+fn p101_h3(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.5
+}
+program! {
+    #[differentiable]
+    fn p101(ys: &mut [f64], b: f64, a: f64, xs: &[f64]) -> f64 {
+        let mut buf1 = vec![0.0; 2];
+        for i in 0..2 {
+            buf1[i] = xs[i + 4] * b;
+        }
+        let t2 = p101_h0(&mut buf1, b).tanh();
+        let t3 = p101_h0(&mut buf1, a).tanh();
+        buf1[0..].copy_from_slice(&xs[5..7]);
+        let (h7, c8) = buf1.split_at_mut(1);
+        let t9 = p101_h0(h7, t3.tanh()).tanh();
+        let t10 = p101_h1(t3.tanh() * 0.6, &ys[..3], c8).tanh();
+        let t11 = c8[0] * -0.5 + h7[h7.len() - 1] + c8.len() as f64 * 0.1;
+        let t12 = buf1[0] + buf1[1] * 0.6;
+        let s13 = &xs[..5];
+        let t14 = (s13[2] * t3.tanh() + s13[4]).sin() + s13[s13.len() - 1] * 0.3;
+        let mut buf15 = xs[1..5].to_vec();
+        let t16 = p101_h0(&mut buf15, t12.tanh()).tanh();
+        p101_h2(&mut buf15, &s13[..], t3.tanh() * 0.5);
+        let t17 = buf15[0] + buf15[3] * 0.75;
+        let t18 = p101_h3(xs, t10.tanh() * -0.5);
+        let t19 = p101_h1(b * -0.5, &xs[..], &mut ys[..]).tanh();
+        let t20 = ys[2] * -0.5;
+        t20 + t19 + t18 + t17 + t16 + ys[2] + a * 0.3
+    }
+    check_p101(seed = 0xbb01f56e02c198d9, inputs = 12, calls = [], at = |p| (&mut p[0..3].to_vec(), p[3], p[4], &p[5..12]));
+}
+
+program! {
+    #[differentiable]
+    fn p102(xs: &[f64], a: f64, b: f64, n: usize) -> f64 {
+        let mut acc0 = 0.0;
+        if n == 0 {
+            if n % 2 == 0 {
+                let mut w1 = 0;
+                while w1 < 2 {
+                    let t4: f64 = xs[1..3].iter().map(|u2| { let u2 = *u2; (n as f64).cos() }).sum();
+                    acc0 *= 0.8 + 0.2 * xs[w1].mul_add(b, 0.2).sin();
+                    w1 += 1;
+                }
+                let t5 = if (n as f64) < -0.2 { a + xs[2] + (n as f64).min(xs[n]) } else { a.cos() - xs[n].mul_add(xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()), acc0 * 0.1) };
+            } else {
+                let t6: f64 = 0.3;
+            }
+        }
+        let t7 = (2.0 + 0.75_f64.sin()).cbrt();
+        acc0 += ((t7 / (1.0 + xs[xs.len() - 1 - n] * xs[xs.len() - 1 - n]) - a.sin().exp2()) * 0.1).atan();
+        acc0 = (a.powi(3) / (1.0 + xs[n] * xs[n]) * 0.25).atan();
+        let t8 = xs[n];
+        t8.tanh() + t7 - (acc0 * 0.1).sin() + a
+    }
+    check_p102(seed = 0x4dfd98a320215a35, inputs = 5, calls = [], at = |p| (&p[0..3], p[3], p[4], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p103(b: f64, a: f64, xs: &[f64]) -> f64 {
+        let t0 = b * 1.5;
+        let t1 = if xs.iter().sum::<f64>().cos() > 0.0 { f64::max(0.9 * xs[0], b.mul_add(b, 2.0)) } else { a };
+        let mut acc2 = (p100(3, xs[0]) * 0.25).tanh() + (t1 * 0.5).to_radians();
+        for i in 0..1 {
+            let t3 = xs.iter().map(|q| (q * 0.3).sin()).sum::<f64>();
+            for j in 0..1 {
+                let t4 = if (i as f64 * 1.5) > 0.1 { a } else { 0.6 * (0.9 * a) };
+                acc2 /= (2.0 + (-(acc2 * 0.25).tanh()).cos());
+            }
+            acc2 += (xs[i].sin().exp() * (a - xs[xs.len() - 1 - i]) * 0.1).tanh();
+        }
+        let t5 = xs[1] / (2.0 + (acc2 * 0.25 + t0).cos());
+        for i in (0..4).step_by(2) {
+            acc2 += t5.clamp(-0.75, 0.75);
+        }
+        0.6 * t5 + (acc2 * 0.1).sin().sin() - (t1 * 0.5).sin() - t0.sin() + 0.3 * a + b
+    }
+    check_p103(seed = 0x8dd7600bf3ce1652, inputs = 6, calls = [p100], at = |p| (p[0], p[1], &p[2..6]));
+}
+
+program! {
+    #[differentiable]
+    fn p104(a: f64, b: f64, c: f64) -> f64 {
+        let mut acc0 = 0.5;
+        for i in 0..3 {
+            for j in 0..4 {
+                if c.tanh() > 0.25 {
+                    let t1 = b.cos().exp_m1();
+                    let t2 = match i { 0 => c.cos().exp().sin(), 1 => (2.0 + a.cos()).recip().powi(2), _ => (c * (a - b) * 0.5).sin() };
+                } else if (1.5 + 0.9_f64.sin()).powf(a.tanh()) > 0.0 {
+                    let o3: Option<f64> = if b + c > 0.3 { Some((2.0 + (0.25 * b).cos()).powi(-2)) } else { None };
+                    let t5: f64 = if let Some(u4) = o3 { c.min(b) - f64::min(c, 1.5) } else { (a.mul_add(j as f64, a) * 0.25).atan() };
+                }
+                acc0 -= c;
+            }
+            acc0 = f64::atan(a.min(b));
+        }
+        let t6 = a * b;
+        let t7 = match ((acc0 * 0.05).atan().abs() * 2.0) as usize % 3 { 0 => (a - t6).powi(2).ln_1p(), 1 => 0.25 * c * (a * b), _ => a.clamp(-0.75, 0.75).atan() };
+        let t8 = 0.25 * b + (acc0 * 0.05).sin().powi(3) + t6 * 2.0;
+        t8 * 0.5 + 0.75 * t6 - (acc0 * 0.05).tanh().sin() + 0.75 * b
+    }
+    check_p104(seed = 0x6ecf6bda51e11bb7, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p105(a: f64, b: f64, n: usize) -> f64 {
+        let t0 = b;
+        let mut v1: Vec<f64> = Vec::new();
+        v1.push(((1.5 + a.sin()).log(2.5 + (n as f64).cos()) / (1.0 + (0.5 * (n as f64).tanh()).asin().powi(2)) * 0.5).atan());
+        v1.push(((t0 + 2.0) / (1.0 + b.cos().powi(2)) * 0.25).tanh());
+        let t2 = v1[0] * 0.5 + v1[1];
+        let t3 = if n < 1 { a * (p97(a, t2.cos(), t0 * 1.25) * 0.25).atan() * a.sin() } else { a };
+        let mut acc4 = 1.0;
+        for i in 0..1 {
+            acc4 *= a.powi(3).tanh();
+            acc4 -= ((2.0 + a.hypot(acc4 * 0.25).sin()).log2() * 0.5).tanh();
+        }
+        if n % 2 == 0 {
+            acc4 += (((t3 * 0.5).tanh() + a).powi(3) * 0.05).tanh();
+        }
+        if n % 2 == 0 {
+            acc4 += (n as f64 * 0.5).tanh();
+            acc4 -= (-(t3 * 0.5) / (2.0 + (0.2 * n as f64).cos()) * 0.25).tanh();
+        }
+        0.2 * (acc4 * 0.25) + (t3 * 0.5).tanh() - t2 + 2.0 * t0 - b
+    }
+    check_p105(seed = 0x8af739f483db3f5d, inputs = 2, calls = [p97], at = |p| (p[0], p[1], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p106(b: f64, c: f64, d: f64, a: f64) -> f64 {
+        let d = d * (0.75 + d);
+        let c = c * (1.25 * a);
+        let t0 = c * 0.5;
+        let o1: Option<f64> = if 0.75 * a < -0.1 { Some(((t0.powi(2).ln_1p() - (t0 - (c * 0.5).atan())) * 0.25).sin()) } else { None };
+        let t3: f64 = if let Some(u2) = o1 { 0.9_f64 } else { a.cos() };
+        t3.sin() - 0.25 * t0 + (c * 0.5).tanh().cos() - 0.2 * (d * 0.25) - a + b.tanh()
+    }
+    check_p106(seed = 0x402356b6110fb23b, inputs = 4, calls = [], at = |p| (p[0], p[1], p[2], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p107(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() - 1 {
+            let t1 = ((xs[i]).sin()).tanh() * 1.5;
+            let t2 = if (a).cos() * xs[i] - (xs[i + 1]).cos() * a < -0.40 { ((((1.0 + (0.01_f64) * (0.01_f64)).ln()).cos() * a).cos() * xs[i + 1]).tanh() } else { a + a };
+            acc += (((a + a).cos() * xs[i + 1]).cos() * -0.85_f64).tanh();
+            if (1.0 + (t1) * (t1)).ln() < 0.33 {
+                let t3 = (xs[i]).tanh() * 1.5;
+                if t1 > 0.27 {
+                    break;
+                }
+            } else {
+                if ((t2) * 0.5).exp() + (t2).mul_add(0.5, xs[i + 1]) < 0.07 {
+                    let t4 = if xs[i + 1] > 0.16 { ((((0.07_f64) * (xs[i])) * (a)).cos() * t1).tanh() } else { (a) * (xs[i]) };
+                    let t5 = if (a).mul_add(0.5, xs[i + 1]) < -0.15 { (((((xs[i + 1]).mul_add(0.5, xs[i + 1])).mul_add(0.5, a)) * 0.5).exp()).tanh() } else { t1 };
+                }
+            }
+            extra += (((a).tanh()).tanh()).tanh();
+            acc += (((a).sin() - t1) * (xs[i + 1])).tanh();
+        }
+        acc
+    }
+    check_p107(seed = 0xdd4cfc5d0cce180f, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]),
+        params = ["a"] at [0]);
+}
+
+program! {
+    #[differentiable]
+    fn p108(b: f64, a: f64) -> f64 {
+        let t0 = (a.mul_add(b, b) * (a * 1.25) * 0.25).tanh().powi(3);
+        let mut acc1 = (p86(b) * 0.5).tanh() * 0.1 + a;
+        for i in 0..4 {
+            if (2.0 + a.cos()).recip() > 0.25 {
+                let t2 = (i as f64).max((acc1 * 0.1).tanh()).cos().exp_m1();
+            } else if 1.5 - b > a {
+                let t3 = if (b + i as f64) > i as f64 { t0.tanh() + b } else { p72(a.mul_add(0.2, a)).tanh().exp_m1() };
+                if (t3 * 0.5).sin() * (t3 * 0.5).tanh() > a {
+                    let t4 = ((t3 * 0.5).sin() - (acc1 * 0.1).tanh().tanh()).sin().exp();
+                } else {
+                    let t3 = t3 * 0.5 * (b / (1.5 + (acc1 * 0.1).atan().tanh()));
+                }
+            }
+            acc1 -= (0.5_f64.sin().powi(2) * 0.5).atan();
+        }
+        acc1 += (2.0 + (-t0).cos()).recip();
+        let mut w5 = 0;
+        while w5 < 4 {
+            acc1 *= 0.5 + 0.4 * ((acc1 * 0.1).sin() * b).sin();
+            acc1 = ((acc1 * 0.05).atan() + a.sin()).sin();
+            w5 += 1;
+        }
+        (acc1 * 0.05).tanh() - 1.0 * t0
+    }
+    check_p108(seed = 0x35d8d49384b8e53d, inputs = 2, calls = [p72, p86], at = |p| (p[0], p[1]));
+}
+
+#[differentiable]
+fn p109_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.25
+}
+#[differentiable]
+fn p109_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 1.5;
+    t + p109_h0(&v[1..], s * 0.25) + p109_h0(v, s).sin()
+}
+#[differentiable]
+fn p109_h2(v: &[f64], s: f64) -> [f64; 3] {
     let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).cos();
+    r[0] = (v[0] * s).sin();
+    r[1] = v[1] * 0.6;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+program! {
+    #[differentiable]
+    fn p109(a: f64, b: f64, xs: &[f64]) -> f64 {
+        let t1 = p109_h1(&xs[..], a);
+        let t2 = p109_h1(&xs[4..], b).sin();
+        let t3 = p109_h1(&xs[1..], t2.tanh() * 0.3).sin();
+        let t4 = p109_h1(&xs[0..], t2.tanh() * 0.75).sin();
+        let arr5 = p109_h2(&xs[..], t4.tanh());
+        let t6 = arr5[2] * arr5[0];
+        t6 + t4 + t3 + t2 + t1 + a * 0.3
+    }
+    check_p109(seed = 0x1449caba507d2c82, inputs = 9, calls = [], at = |p| (p[0], p[1], &p[2..9]));
+}
+
+program! {
+    #[differentiable]
+    fn p110(a: f64) -> f64 {
+        let mut a = a;
+        let mut k0 = 0;
+        loop {
+            a = ((a * 0.1).sin() * f64::atan(a * 0.1)).sin();
+            a += (a * 0.1).tanh().atan() * 0.5;
+            let mut w1 = 0;
+            while w1 < 1 {
+                if (a * 0.05).sin().atan() < 0.3 {
+                    for l in (0..6).step_by(2) {
+                        a -= a * 0.02 * 0.5;
+                        a += ((1.0 + (a * 0.02).powi(2)).sqrt() * 0.5).sin().powi(2);
+                    }
+                } else {
+                    let a = a * 0.02 * ((a * 0.02).sin() * 1.25);
+                }
+                a = (p51(((1.0 + (a * 0.02).powi(2)).cbrt() * 0.5).tanh(), ((k0 as f64).mul_add(a * 0.02, (a * 0.02).sin()) * 0.1).sin()) * 0.5).tanh().sin();
+                w1 += 1;
+            }
+            a *= 0.5 + 0.4 * (a * 0.02).atan().sin();
+            k0 += 1;
+            if ((a * 0.01).sin() < -0.1) || k0 >= 5 { break; }
+        }
+        a += ((-0.75 - 0.6_f64.sin()) * 0.5).sin();
+        let o2: Option<f64> = if (p86((a * 0.01).tanh().hypot((a * 0.01).atan()) * 0.5) * 0.5).tanh() + a * 0.01 > 0.5 { Some((0.5 * (a * 0.01).tanh().tanh()).atanh() * (a * 0.01).tanh()) } else { None };
+        let t4: f64 = if let Some(u3) = o2 { u3 } else { 1.0_f64 };
+        a += (a * 0.01).tanh();
+        let mut acc5 = ((-1.5 + t4) * 0.5).tanh();
+        1.5 * acc5 + (a * 0.01).atan().tanh()
+    }
+    check_p110(seed = 0x6ac4649f5a4aad9b, inputs = 1, calls = [p51, p86], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p111(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (a + xs[4]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() - 1 {
+            acc -= (((a).mul_add(0.5, a)).sin()).tanh();
+            let t2 = (xs[i]).tanh() * 1.5;
+            extra += ((1.0 + (t1) * (t1)).ln()).tanh();
+            if ((t1).sin()).mul_add(0.5, t2) < 0.31 {
+                let mut t3 = 0.0;
+                for j in 0..2 {
+                    t3 += ((1.0 + (t2 - t1) * (t2 - t1)).ln() * (j as f64 + 0.5)).sin();
+                }
+                acc -= (t3).tanh();
+            } else {
+                let t4 = if a + (xs[i + 1]).cos() * a < -0.44 { (xs[i + 1]).tanh() } else { 0.59_f64 };
+            }
+            extra -= ((((a) * 0.5).exp()) * ((xs[i]).cos() * t2)).tanh();
+            acc = acc + ((((xs[i + 1]).cos() * xs[i + 1]).tanh()).tanh()).tanh() - (((xs[i + 1] - t1).sin()).tanh()).tanh();
+        }
+        acc
+    }
+    check_p111(seed = 0x522947eeb199f30b, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]),
+        params = ["a"] at [0]);
+}
+
+program! {
+    #[differentiable]
+    fn p112(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = (x / &x.mapv(|q| q * q + 1.0)).dot(&(x.dot(x) * 0.3)) * 0.3;
+        let mut t2 = v.to_owned();
+        if n % 2 == 0 {
+            t2 = &(x.row(0).to_owned()) / &v.mapv(|q| q * q + 1.0);
+        }
+        let t3 = (&t2 + x).dot(&(t2.dot(x) * 0.3)) * 0.3;
+        let mut t4 = (&t3 * (((s) * (s)).tanh())).mapv(f64::sin);
+        if n % 3 == 0 {
+            t4 = t3.to_owned();
+        }
+        t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1 + t2.dot(&t2) * 0.1
+    }
+    check_p112(seed = 0xcc2a40c0a91d6057, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+}
+
+program! {
+    #[differentiable]
+    fn p113(a: f64, xs: &[f64]) -> f64 {
+        let t1 = ((a).tanh() - a + xs[2]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            if ((xs[i]).cos() * a).mul_add(0.5, xs[i]) > 0.01 {
+                continue;
+            }
+            extra += (xs[i]).tanh();
+            acc -= (((a) * 0.5).exp()).tanh();
+            acc = acc + ((a) * (t1) - a + xs[i]).tanh() - (a).tanh();
+            let t2 = ((((xs[i] + a) * 0.5).exp()).cos() * a).tanh() * 1.5;
+            if i + 1 < xs.len() {
+                acc += (xs[i + 1]).tanh();
+                acc = acc + ((((xs[i]).cos() * a).sin()).mul_add(0.5, xs[i])).tanh() - ((xs[i + 1] + a).cos() * xs[i + 1] + ((xs[i]).tanh()).sin()).tanh();
+            }
+            acc -= ((t2).cos() * xs[i] + (t2).mul_add(0.5, xs[i]) - t2).tanh();
+        }
+        acc
+    }
+    check_p113(seed = 0x2366b6df5627bbf9, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+#[differentiable]
+fn p114_h0(v: &[f64], s: f64, k: usize) -> f64 {
+    if k == 0 {
+        (v[0] * s).sin()
+    } else {
+        v[k % v.len()] * 0.25 + p114_h0(v, s * -0.5, k - 1).sin()
+    }
+}
+#[differentiable]
+fn p114_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * -0.5;
+    }
+}
+#[differentiable]
+fn p114_h2(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * -0.5 + (y[i] * s).sin() * 0.25;
+    }
+}
+#[differentiable]
+fn p114_h3(a: &mut [f64], b: &mut [f64], s: f64) {
+    for i in 0..a.len().min(b.len()) {
+        b[i] = b[i] * 0.5 + (a[i] * s).cos();
+        a[i] = (b[i] * 0.5).tanh() + a[i] * 0.5;
+    }
+}
+#[differentiable]
+fn p114_h4(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    p114_h2(y, s);
+    p114_h1(s * -0.5, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+#[differentiable]
+fn p114_h5(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).sin();
+    r[1] = v[1] * 1.5;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+program! {
+    #[differentiable]
+    fn p114(ys: &mut [f64], w: [f64; 3], xs: &[f64], a: f64, b: f64) -> f64 {
+        let s1 = &xs[..6];
+        let t2 = (s1[3] * a * 0.6 + s1[4]).sin() + s1[s1.len() - 1] * 1.5;
+        let t3 = p114_h0(&w, b, 3);
+        p114_h1(b, xs, ys);
+        let t4 = ys[1] * 0.6;
+        let (h5, c6) = ys.split_at_mut(2);
+        p114_h3(h5, c6, t4.tanh());
+        let t7 = c6[0] * 0.75 + h5[h5.len() - 1] + c6.len() as f64 * 0.1;
+        let t8 = ys[0] * 0.3;
+        let mut buf9 = vec![-0.5; 3];
+        let _ = p114_h4(&mut buf9, xs, w[0]);
+        buf9[2..].copy_from_slice(&xs[1..2]);
+        let t13 = buf9[0] + buf9[2] * 0.3;
+        let arr14 = p114_h5(&buf9[..], a);
+        let t15 = arr14[0] * arr14[2];
+        t15 + t13 + t8 + t7 + t4 + ys[2] + w[1] * 0.5 + a * 0.3
+    }
+    check_p114(seed = 0xc621bda2ec2b6610, inputs = 15, calls = [], at = |p| (&mut p[0..3].to_vec(), <[f64; 3]>::try_from(&p[3..6]).unwrap(), &p[6..13], p[13], p[14]));
+}
+
+program! {
+    #[differentiable]
+    fn p115(n: usize, a: f64) -> f64 {
+        let t0 = match n % 3 { 0 => a, 1 => (0.25_f64.cos().exp() - a.cos()) * 0.5, _ => a.asinh().mul_add(0.9 * n as f64, a - a) * 0.25 };
+        let o1: Option<f64> = if a - t0 < -0.4 { Some((t0.hypot(t0) * 1.25 * 0.25).atan()) } else { None };
+        let t3: f64 = if let Some(u2) = o1 { a * 1.25 } else { t0 / (1.0 + a.powi(2)) * 0.5 };
+        let mut acc4 = t3;
+        if (0.25 * n as f64) > 0.3 {
+            for i in (0..8).step_by(2) {
+                let t5 = 0.6_f64.abs() * (t0 * 0.6);
+                acc4 = ((a.atan() + t0) * 0.5).sin();
+            }
+        } else if (acc4 * 0.1).sin().sin().exp() > 0.0 {
+            let mut acc6 = ((1.0 + t3.powi(2)).cbrt().hypot(t3 * t3) * 0.1).atan();
+        } else {
+            let mut w7 = 0;
+            while w7 < 2 {
+                let o8: Option<f64> = if (1.0 + (acc4 * 0.1).tanh().powi(2)).sqrt() < 0.0 { Some(0.5 * -t0) } else { None };
+                let t10: f64 = if let Some(u9) = o8 { a } else { f64::min((acc4 * 0.1).sin(), 0.6) };
+                acc4 += (a * t3).atan2(1.5 + t0.sin().cos()) * 0.5;
+                w7 += 1;
+            }
+        }
+        acc4 * 0.1 + t3
+    }
+    check_p115(seed = 0x9d765906d3c66342, inputs = 1, calls = [], at = |p| (1, p[0]));
+}
+
+#[differentiable]
+fn p116_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.25
+}
+#[differentiable]
+fn p116_h1(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 1.5).tanh();
+    }
+    y[0] = (y[0] * 0.3 + s).sin();
+}
+#[differentiable]
+fn p116_h2(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).sin() * 0.5;
+    }
+}
+#[differentiable]
+fn p116_h3(y: &mut [f64], x: &[f64], s: f64) {
+    p116_h1(y, s);
+    p116_h2(s * 0.75, &x[1..], y);
+}
+#[differentiable]
+fn p116_h4(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).sin();
+    r[1] = v[1] * 0.6;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+program! {
+    #[differentiable]
+    fn p116(b: f64, xs: &[f64], a: f64, ys: &mut [f64]) -> f64 {
+        let t1 = p116_h0(&ys[..3], a);
+        let arr2: [f64; 3] = [b, xs[1] * 0.75, (b).sin()];
+        let t3 = arr2[0] * arr2[2];
+        p116_h1(&mut ys[0..=1], b);
+        let t4 = ys[2] * 0.75;
+        p116_h2(t4.tanh(), &xs[..7], &mut ys[..2]);
+        let t5 = ys[1] * 1.5;
+        p116_h3(ys, &xs[..], t1.tanh() * -0.5);
+        let t6 = ys[0] * 0.3;
+        let arr7 = p116_h4(&xs[..], t3.tanh());
+        let t8 = arr7[0] * arr7[1];
+        p116_h1(ys, t6.tanh());
+        let t9 = ys[2] * 0.3;
+        t9 + t8 + t6 + t5 + t4 + ys[2] + a * 0.3
+    }
+    check_p116(seed = 0x38cc62eb9c8ac635, inputs = 13, calls = [], at = |p| (p[0], &p[1..9], p[9], &mut p[10..13].to_vec()));
+}
+
+program! {
+    #[differentiable]
+    fn p117(n: usize, b: f64, a: f64, d: f64, c: f64) -> f64 {
+        let mut acc0 = b.sin() * d;
+        let t1 = d / (2.0 + (c / (1.5 + (n as f64).tanh())).cos());
+        let mut k2 = 0;
+        let r5 = loop {
+            let t3 = (-(acc0 * 0.1).atan()).tanh();
+            let t4 = if (2.0 + (acc0 * 0.1).sin()).ln() > -0.4 { f64::cos(a + c) } else { 0.9_f64.cos().mul_add(t1.cos().exp(), c.powi(3)) };
+            let a = a + b * t1;
+            acc0 /= (1.0 + f64::tanh(k2 as f64).powi(2));
+            k2 += 1;
+            if ((acc0 * 0.1).tanh().powi(2) > 0.7) || k2 >= 4 { break 0.6 * (acc0 * 0.1); }
+        };
+        let mut v6: Vec<f64> = Vec::new();
+        v6.push((a.mul_add(d, b) * d * 0.5).tanh());
+        v6.push((2.0 + a.cos()).recip() * 0.75);
+        let t7 = v6[0] * 0.5 + v6[1];
+        let mut w8 = 0;
+        while w8 < 2 {
+            for j in 0..3 {
+                acc0 = ((j as f64 + acc0 * 0.05).hypot(d.max(t7)) * 0.25).sin();
+            }
+            let mut acc9 = ((r5 + d) * (1.5 + t7.sin()).powf(t7.tanh()) * 0.25).sin();
+            acc0 -= f64::atan(t7).atan() * 0.5;
+            w8 += 1;
+        }
+        t7 + r5 + acc0 * 0.05
+    }
+    check_p117(seed = 0x1b5c3b8e56501fda, inputs = 4, calls = [], at = |p| (2, p[0], p[1], p[2], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p118(c: f64, b: f64, a: f64) -> f64 {
+        let t0 = (-(p106(((b + b) * 0.5).tanh(), (1.0 + b.powi(2)).ln(), (b * c * 0.5).tanh(), c) * 0.5).atan()).powi(3) - c.clamp(-0.75, 0.75);
+        let mut acc1 = c;
+        let mut acc2 = a;
+        let t3 = a;
+        let o4: Option<f64> = if a.atan() < 0.7 { Some(1.5 + acc1) } else { None };
+        let t6: f64 = if let Some(u5) = o4 { (1.5 + a.cos()).sqrt() - t0 * 0.5 * acc1 } else { a * a };
+        let t7 = c.sin();
+        let c = c + acc2;
+        let mut k8 = 0;
+        loop {
+            let mut acc9 = 1.0;
+            acc9 = ((acc1 * 0.25).atan().tanh().exp2().mul_add((acc1 * 0.25).atan(), (t6 * 0.25).sin() * k8 as f64) * 0.25).sin();
+            k8 += 1;
+            if ((0.3 * p80((a.hypot((t0 * 0.5).tanh()) * 0.5).tanh(), (k8 as f64 * 1.25 * 0.5).sin())) < 0.7) || k8 >= 2 { break; }
+        }
+        c * 0.5 - t7 - 0.6 * (t6 * 0.25).tanh() + 0.9 * t3 + (acc2 * 0.25).tanh() + (acc1 * 0.25).atan().tanh() + t0 * 0.5 - a
+    }
+    check_p118(seed = 0xbc6be1da990733c1, inputs = 3, calls = [p80, p106], at = |p| (p[0], p[1], p[2]));
+}
+
+#[differentiable]
+fn p119_h0(v: &[f64], s: f64) -> Option<f64> {
+    let head = if v[0] * s > -0.4 { Some((v[0] * s).tanh()) } else { None };
+    let h = head?;
+    Some(h * 0.3 + v[v.len() - 1] * 0.6)
+}
+#[differentiable]
+fn p119_h1(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.75
+}
+#[differentiable]
+fn p119_h2(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.25;
+    t + p119_h1(&v[1..], s * 1.5) + p119_h1(v, s).sin()
+}
+#[differentiable]
+fn p119_h3(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.3).tanh();
+    }
+    y[0] = (y[0] * 0.5 + s).sin();
+}
+#[differentiable]
+fn p119_h4(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 0.6;
+    }
+}
+#[differentiable]
+fn p119_h5(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    p119_h3(y, s);
+    p119_h4(s * 0.5, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+#[differentiable]
+fn p119_h6(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).tanh();
+    r[1] = v[1] * 1.5;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+program! {
+    #[differentiable]
+    fn p119(a: f64, xs: &[f64], w: [f64; 3]) -> f64 {
+        let t1 = match p119_h0(xs, w[2]) { Some(v) => v, None => w[2] * 0.25 };
+        let t2 = p119_h2(&xs[1..=3], w[0]).sin();
+        let t3 = p119_h2(&xs[..], w[0]);
+        let mut buf4 = vec![0.0; 2];
+        for i in 0..2 {
+            buf4[i] = xs[i + 3] * t3.tanh() * -0.5;
+        }
+        p119_h3(&mut buf4, a);
+        p119_h3(&mut buf4, t3.tanh());
+        let (h5, c6) = buf4.split_at_mut(1);
+        for _ in 0..3 {
+            p119_h4(t2.tanh() * 1.5, xs, c6);
+        }
+        let t7 = c6[0] * 0.75 + h5[h5.len() - 1] + c6.len() as f64 * 0.1;
+        let t8 = buf4[0] + buf4[1] * -0.5;
+        let arr9 = p119_h6(xs, a);
+        let t10 = arr9[2] * arr9[0];
+        t10 + t8 + t7 + t3 + t2 + w[1] * 0.5 + a * 0.3
+    }
+    check_p119(seed = 0x3dc1e6af63a8c5da, inputs = 10, calls = [], at = |p| (p[0], &p[1..7], <[f64; 3]>::try_from(&p[7..10]).unwrap()));
+}
+
+program! {
+    #[differentiable]
+    fn p120(a: f64, b: f64, n: usize) -> f64 {
+        let t0 = (0.5 * (b - 0.1).tanh()).asin().hypot(p106((a * b * 0.5).atan(), 2.0 * a * 0.5, (p117(2, a.tanh().cosh(), ((1.5 + b.sin()).powf(b.tanh()) * 0.5).sin(), ((a - a) * 0.5).tanh(), a) * 0.25 / (1.5 + b.tanh()) * 0.25).sin(), ((b + a) * 0.5).tanh()) * 0.5 * n as f64);
+        let mut acc1 = (0.1 + b + a) * 0.5;
+        if (n as f64 - b) > 0.5 {
+            let a = a * (acc1 + t0 * 0.1);
+        } else {
+            let b = b + -acc1;
+        }
+        acc1 + 1.0 * (t0 * 0.1).sin() - b
+    }
+    check_p120(seed = 0x4dc29117a304b922, inputs = 2, calls = [p106, p117], at = |p| (p[0], p[1], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p121(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = x.to_owned();
+        let t2 = &((&t1 * v).mapv(f64::tanh)) - (v.sum().sin());
+        let t3 = &t2 / &(&t2 - v).mapv(|q| q * q + 1.0);
+        let mut t4 = v + &((&t3 * (s)).mapv(f64::tanh));
+        for _ in 0..n {
+            t4 = (&t4 * ((s) + (s) * 0.5)).mapv(f64::sin) + &t4 * 0.5;
+        }
+        let mut t5 = v.to_owned();
+        for _ in 0..n {
+            t5 = (((x * &t1).mapv(f64::tanh)).dot(&t5) * 0.3).mapv(f64::tanh) + &t5 * 0.5;
+        }
+        t5.dot(&t5) * 0.1 + t4.sum() * 0.2 + t3.sum() * 0.2
+    }
+    check_p121(seed = 0x1013e50306817ff6, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p122(b: f64, xs: &[f64], a: f64) -> f64 {
+        let a = a + (a + a);
+        let mut acc0 = (b + xs[1]).atan2(1.5 + (a * 0.25).cos().cos());
+        for i in 0..2 {
+            let t3: f64 = xs.iter().rev().skip(1).map(|&u1| b.asinh() / (1.0 + (1.25 * (acc0 * 0.25).sin()).powi(2))).sum();
+            acc0 += (a * 0.25).sin() * 0.5 - (a * 0.25).tanh();
+            let t4 = xs[i].cos();
+            let t5 = i as f64 / (1.5 + ((acc0 * 0.25).atan() / (1.0 + (i as f64).powi(2))).tanh());
+        }
+        let mut v6: Vec<f64> = Vec::new();
+        v6.push((acc0 * 0.25).sin());
+        v6.push(xs[2]);
+        let t7 = v6[0] * 0.5 + v6[1];
+        let t8 = a * 0.25 * (acc0 * 0.25).atan().min((acc0 * 0.25).sin());
+        for (i, q9) in xs.iter().enumerate() {
+            for (j, q10) in xs.iter().enumerate() {
+                if i % 2 == 0 {
+                    let t11 = (t8 * 0.5).atan() * xs[j];
+                } else {
+                    let t12 = -t7;
+                }
+                acc0 += (acc0 * 0.02).atan() * 0.5;
+            }
+            acc0 -= (a * 0.25).tanh();
+        }
+        1.5 * (t8 * 0.5).tanh() + t7 - (acc0 * 0.02).atan() + 0.3 * (a * 0.25).atan() + b + 0.5 * (acc0 * 0.02).atan()
+    }
+    check_p122(seed = 0x1fbff39f2eefbf97, inputs = 6, calls = [], at = |p| (p[0], &p[1..5], p[5]));
+}
+
+program! {
+    #[differentiable]
+    fn p123(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (a + xs[2]).tanh();
+        let t2 = (((a) * (a)).tanh() + xs[2]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 1..xs.len() {
+            if ((xs[i - 1]).cos() * xs[i]).cos() * t1 < 0.25 {
+                extra += (((1.0 + (a) * (a)).ln()).tanh()).tanh();
+            } else {
+                let t3 = if (((xs[i - 1]).mul_add(0.5, t2)) * 0.5).exp() > -0.09 { ((1.0 + ((0.31_f64).tanh() - (-0.69_f64).cos() * xs[i - 1]) * ((0.31_f64).tanh() - (-0.69_f64).cos() * xs[i - 1])).ln()).tanh() } else { (1.0 + (xs[i - 1]) * (xs[i - 1])).ln() };
+            }
+            acc += (((t2) * 0.5).exp() + (t2).sin() - a).tanh();
+            if (1.0 + ((xs[i]).cos() * xs[i - 1]) * ((xs[i]).cos() * xs[i - 1])).ln() < -0.06 {
+                if (1.0 + ((1.0 + (xs[i]) * (xs[i])).ln()) * ((1.0 + (xs[i]) * (xs[i])).ln())).ln() < 0.01 {
+                    continue;
+                }
+                acc += (xs[i - 1]).tanh();
+            }
+            extra = extra + (a).tanh() - (t2).tanh();
+            acc = acc + (t1).tanh() - ((a + xs[i - 1]).mul_add(0.5, xs[i]) + ((xs[i - 1]) * (xs[i])).cos() * xs[i]).tanh();
+        }
+        acc
+    }
+    check_p123(seed = 0xac6684ad32a03e63, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p124(n: usize, a: f64) -> f64 {
+        let mut v0 = vec![0.0; 2];
+        for i in 0..v0.len() {
+            v0[i] = n as f64;
+            if i > 0 {
+                v0[i] += v0[i - 1] * a * 0.2;
+            }
+        }
+        let t3: f64 = { let v1: Vec<f64> = v0.iter().map(|&u2| (u2 * 0.5).atan()).collect(); v1[0] + v1[1] };
+        let t4 = (v0[n] * 0.5).sin().mul_add(v0.iter().map(|q| ((q * 0.5) * 1.5).sin()).sum::<f64>(), 1.25);
+        t4 * 0.5 + 1.5 * (t3 * 0.5).atan() + a.tanh()
+    }
+    check_p124(seed = 0xfe065b0db022408f, inputs = 1, calls = [], at = |p| (1, p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p125(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() - 1 {
+            let t1 = ((xs[i]).cos() * a).tanh() * 1.5;
+            acc += (((xs[i + 1]).sin()).tanh()).tanh();
+            if t1 > 0.10 {
+                break;
+            }
+            acc += (a).tanh();
+        }
+        acc
+    }
+    check_p125(seed = 0x1ef25d7b4c063ddc, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]),
+        params = ["a"] at [0]);
+}
+
+program! {
+    #[differentiable]
+    fn p126(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = v.to_owned();
+        for _ in 0..n {
+            t1 = ((x.dot(x) * 0.3).dot(&t1) * 0.3).mapv(f64::tanh) + &t1 * 0.5;
+        }
+        let t2 = x.to_owned();
+        let t3 = (t1.dot(v) * 0.3) * x;
+        let t4 = (t1.sum().sin()) * &(t2.t().to_owned());
+        t4.sum() * 0.2 + t3.sum() * 0.2 + t2.sum() * 0.2
+    }
+    check_p126(seed = 0x0d85991baff9577f, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+program! {
+    #[differentiable]
+    fn p127(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = &((s) - v) / &(x.dot(v) * 0.3).mapv(|q| q * q + 1.0);
+        let mut t2 = (t1.dot(x) * 0.3).mean().unwrap();
+        if n % 2 == 0 {
+            t2 = s;
+        }
+        let t3 = ((x * x).mapv(f64::tanh)).mean_axis(Axis(1)).unwrap();
+        let t4 = &((&t1 * (t2)).mapv(f64::sin)) + x;
+        t4.sum() * 0.2 + t3.dot(&t3) * 0.1 + t2
+    }
+    check_p127(seed = 0xc2749b2f0f101290, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p128(n: usize, b: f64, a: f64) -> f64 {
+        let mut acc0 = 0.5;
+        if n == 1 {
+            let mut acc1 = 0.0;
+            let a = a * f64::tanh(a);
+            let t2 = match n { 0 => (0.5 - (a * 0.5).tanh()) * (b * 1.25), 1 => (p105(((1.0 + 2.0_f64.powi(2)).sqrt() * 0.5).sin(), n as f64 * (a * 0.5).sin() * 0.5, 1) * 0.25).sin().exp().tanh().sinh(), _ => ((p118((a * 0.5 * b * 0.25).atan(), b, (a * 0.5).sin()) * 0.1).atan2(1.5 + b.cos()) * (b + a * 0.5) * 0.25).tanh() };
+            if n > 1 {
+                match n % 3 {
+                    0 => {
+                        for i in 0..3 {
+                            let flag3 = b.cos() > 0.0;
+                            acc1 += ((a * 0.5).sin().mul_add(b * (a * 0.5), b / (1.0 + t2 * t2)) * 0.1).tanh();
+                        }
+                    }
+                    1 => {
+                        acc1 -= 0.9 * (b * 0.75);
+                    }
+                    _ => {
+                        for i in 0..4 {
+                            let t4: f64 = (1.0 + (a * 0.5).powi(2)).ln().sin();
+                            acc1 = ((acc1 * 0.1).tanh() + (acc1 * 0.1).sin().clamp(-0.75, 0.75)).tanh();
+                        }
+                    }
+                }
+            } else {
+                acc0 -= f64::min(b, b).max(b);
+            }
+        }
+        if (acc0 * 0.1).tanh() < -0.2 {
+            acc0 *= (2.0 * b).tanh();
+        } else if 1.25 * (acc0 * 0.05).tanh() > 0.75 && (acc0 * 0.05).tanh() < -0.4 {
+            for i in 0..n {
+                match i {
+                    0 => {
+                        for j in 0..n {
+                            let mut acc5 = (a.powi(2) * 0.5_f64.mul_add(b, acc0 * 0.02) * 0.25).tanh();
+                            acc0 = (0.5 * (j as f64).tanh()).asin().tanh().sinh();
+                        }
+                    }
+                    _ => {
+                        if b + (acc0 * 0.02).sin() > i as f64 {
+                            let a = a + a;
+                        }
+                    }
+                }
+                acc0 += -0.3 * (b * (acc0 * 0.02).sin());
+            }
+        } else {
+            let t6 = match n % 3 { 0 => (acc0 * 0.02).sin().powi(2).to_radians(), 1 => -(acc0 * 0.02).sin(), _ => a.powi(2).atan() };
+        }
+        if ((n as f64).hypot(1.5)) > (acc0 * 0.02).tanh() {
+            if n % 3 == 1 {
+                if n % 2 == 0 {
+                    let o7: Option<f64> = if acc0 * 0.02 > -0.4 { Some((1.0 + 0.1_f64.powi(2)).sqrt().tanh().exp()) } else { None };
+                    let t9: f64 = if let Some(u8) = o7 { b } else { a * b };
+                }
+            } else if n > 0 {
+                for i in 0..n {
+                    let t10 = (b.powi(2).ln_1p() / (2.0 + a.cos())).sin().exp_m1();
+                    acc0 = t10.cos();
+                }
+            } else {
+                acc0 *= 1.0 + (a * a).tanh();
+            }
+        } else if a + (acc0 * 0.02).sin() < 0.3 && a < 0.25 {
+            if n % 2 == 0 {
+                for i in 0..n {
+                    if i % 2 == 0 {
+                        if a.clamp(-0.75, 0.75) < 0.3 && b < -0.1 {
+                            let mut k11 = 0;
+                            let r13 = loop {
+                                if f64::max(a, b) > 0.3 {
+                                    let t12 = (0.5 * (acc0 * 0.01).sin().tanh()).acos();
+                                }
+                                acc0 = ((acc0 * 0.01).sin() + (k11 as f64).atan()).atan();
+                                k11 += 1;
+                                if (2.0 > 0.0) || k11 >= 6 { break a; }
+                            };
+                        }
+                    } else if n > 2 {
+                        for j in (0..3).rev() {
+                            acc0 /= (1.0 + (j as f64 - n as f64).powi(2));
+                            acc0 = b.cos() * 0.3;
+                        }
+                    } else {
+                        acc0 = f64::atan(0.5) / (2.0 + (n as f64 - 0.1).cos()) * 0.5;
+                    }
+                    acc0 *= 0.8 + 0.2 * (acc0 * 0.01 * n as f64).sin();
+                }
+            } else if n < 1 {
+                let c14 = |u15: f64| (acc0 * 0.005).atan().min(n as f64) / (1.0 + b.powi(2));
+                let t16: f64 = c14(f64::sin(b)) - 0.5 * c14(b / (1.0 + b * b));
+            }
+        } else {
+            for i in (0..6).step_by(2) {
+                acc0 -= (1.0 + b.sin().powi(2)).ln();
+            }
+        }
+        (acc0 * 0.005).tanh().tanh() + b
+    }
+    check_p128(seed = 0xfcebf3908292487e, inputs = 2, calls = [p105, p118], at = |p| (2, p[0], p[1]));
+}
+
+#[differentiable]
+fn p129_h0(v: &[f64], s: f64, k: usize) -> f64 {
+    if k == 0 {
+        (v[0] * s).sin()
+    } else {
+        v[k % v.len()] * 0.6 + p129_h0_b(v, s * 0.5, k - 1).sin()
+    }
+}
+
+#[differentiable(recursive)]
+fn p129_h0_b(v: &[f64], s: f64, k: usize) -> f64 {
+    if k == 0 {
+        v[v.len() - 1] * s
+    } else {
+        p129_h0(v, s + 0.6, k - 1) * v[0]
+    }
+}
+#[differentiable]
+fn p129_h1(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * -0.5
+}
+#[differentiable]
+fn p129_h2(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).cos() * 0.5;
+    }
+}
+#[differentiable]
+fn p129_h3(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 1.5 + (y[i] * s).tanh() * 0.25;
+    }
+}
+#[differentiable]
+fn p129_h4(a: &mut [f64], b: &mut [f64], s: f64) {
+    for i in 0..a.len().min(b.len()) {
+        b[i] = b[i] * 1.5 + (a[i] * s).tanh();
+        a[i] = (b[i] * 0.75).tanh() + a[i] * 0.5;
+    }
+}
+#[differentiable]
+fn p129_h5(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).tanh();
     r[1] = v[1] * 0.25;
     r[2] = (v[v.len() - 1] + s).tanh();
     r
 }
 program! {
     #[differentiable]
-    fn p136(b: f64, xs: &[f64], a: f64, w: [f64; 3]) -> f64 {
-        let t1 = p136_h0(&w, w[0]).sin();
-        let s2 = &xs[..];
-        let t3 = (s2[0] * t1.tanh() * 0.3 + s2[1]).sin() + s2[s2.len() - 1] * 0.25;
-        let s4 = &s2[1..6];
-        let t5 = (s4[4] * w[2] * 0.25 + s4[1]).sin() + s4[s4.len() - 1] * 0.25;
-        let mut buf6 = vec![-0.5; 3];
-        p136_h1(&mut buf6[0..], t3.tanh());
-        for (i8, v7) in buf6.iter_mut().enumerate() {
-            *v7 += w[0] * 0.1 * i8 as f64;
+    fn p129(a: f64, xs: &[f64], w: [f64; 3]) -> f64 {
+        let t1 = p129_h0(&xs[2..3], a * 0.25, 2);
+        let t2 = p129_h1(xs, t1.tanh() * 1.5);
+        let mut buf3 = xs[4..7].to_vec();
+        for _ in 0..2 {
+            p129_h2(w[2], xs, &mut buf3[0..]);
         }
-        let t10 = buf6[0] + buf6[2] * -0.5;
-        let arr11 = p136_h2(s2, w[2]);
-        let t12 = arr11[1] * arr11[0];
-        t12 + t10 + t5 + t3 + t1 + w[1] * 0.5 + a * 0.3
+        p129_h2(a, &xs[4..6], &mut buf3);
+        p129_h3(&mut buf3, a);
+        for (i5, v4) in buf3.iter_mut().enumerate() {
+            *v4 += t2.tanh() * 0.1 * i5 as f64;
+        }
+        let (h7, c8) = buf3.split_at_mut(1);
+        p129_h4(h7, c8, t1.tanh());
+        let t9 = c8[0] * 1.5 + h7[h7.len() - 1] + c8.len() as f64 * 0.1;
+        let t10 = buf3[0] + buf3[2] * 0.75;
+        let t11 = p129_h1(&xs[0..], w[2]).sin();
+        let s12 = &xs[3..=4];
+        let t13 = (s12[1] * t10.tanh() * 0.75 + s12[1]).sin() + s12[s12.len() - 1] * 0.6;
+        let arr14 = p129_h5(&xs[2..7], w[0]);
+        let t15 = arr14[1] * arr14[0];
+        let t16 = p129_h1(xs, w[2]);
+        t16 + t15 + t13 + t11 + t10 + w[1] * 0.5 + a * 0.3
     }
-    check_p136(seed = 0xb03b9c7de7dc8d83, inputs = 12, calls = [], at = |p| (p[0], &p[1..8], p[8], <[f64; 3]>::try_from(&p[9..12]).unwrap()));
+    check_p129(seed = 0x583d9274592db622, inputs = 11, calls = [], at = |p| (p[0], &p[1..8], <[f64; 3]>::try_from(&p[8..11]).unwrap()));
+}
+
+program! {
+    #[differentiable]
+    fn p130(n: usize, a: f64) -> f64 {
+        let mut acc0 = (0.1 - n as f64).powi(2) * 0.5;
+        acc0 = (acc0 * a * 0.5).sin();
+        if n == 0 {
+            let mut v1 = vec![0.0; 2];
+            for i in 0..v1.len() {
+                v1[i] = (2.0 + a.atan2(1.5 + a.cos()).cos()).powi(-2);
+            }
+        }
+        0.2 * acc0 + 0.5 * a
+    }
+    check_p130(seed = 0x03846cf35b8b75d2, inputs = 1, calls = [], at = |p| (1, p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p131(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = (x + x).mapv(f64::sin);
+        let t2 = v.mapv(|q| q.max(0.25) * 0.5);
+        let t3 = (t2.sin()).sum().sin();
+        t3 + t2.dot(&t2) * 0.1 + t1.sum() * 0.2
+    }
+    check_p131(seed = 0x6085987b6459cc62, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3),
+        params = ["v", "x"] at [9, 10, 11, 0, 1, 2, 3, 4, 5, 6, 7, 8]);
+}
+
+program! {
+    #[differentiable]
+    fn p132(xs: &[f64], a: f64) -> f64 {
+        let a = a - a.sin();
+        let a = (a * 0.5).sin() - (xs[2] - (a * 0.5).tanh());
+        let mut acc0 = 0.5;
+        let mut w1 = 0;
+        while w1 < 3 {
+            acc0 = xs.iter().map(|q| q * q).sum::<f64>() / (1.5 + (a * 0.25).sin().tanh()) * -(a * 0.25).tanh() * 0.1;
+            let t4: f64 = xs[1..3].iter().map(|u2| { let u2 = *u2; (w1 as f64).max((acc0 * 0.25).sin()) * xs[w1].tanh().exp() }).sum();
+            w1 += 1;
+        }
+        if (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().cos().exp()) > 0.1 {
+            let acc0 = (acc0 * 0.25).tanh() + xs[1] * (a * 0.25).atan();
+            let mut acc5 = ((acc0 * 0.25).atan() * (acc0 * 0.25).atan() / (2.0 + (acc0 * 0.25).atan().cos()) * 0.5).atan();
+            let mut k6 = 0;
+            let r8 = loop {
+                acc5 += (f64::tanh((a * 0.25).tanh().sin()) * 0.5).tanh();
+                let t7 = if k6 == 1 { xs[(k6 + 1) % 3] + xs[k6 % xs.len()] + -0.5 } else { (acc0 * 0.25 - xs[k6 % xs.len()]) * (0.5 * (acc0 * 0.25).sin()) };
+                acc5 -= (a * 0.25).sin().abs();
+                k6 += 1;
+                if ((acc5 * 0.1).sin().powi(2) < 0.7) || k6 >= 4 { break f64::cos(k6 as f64); }
+            };
+        } else {
+            let t9: f64 = (acc0 * 0.1).sin();
+        }
+        0.75 * (acc0 * 0.1).sin() + (a * 0.25).tanh().sin()
+    }
+    check_p132(seed = 0x594861a1b2a1f099, inputs = 4, calls = [], at = |p| (&p[0..3], p[3]));
 }
 
 #[differentiable]
-fn p137_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.3
+fn p133_h0(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.75 + (y[i] * s).tanh() * 0.25;
+    }
+    y[0] * y[y.len() - 1]
 }
 #[differentiable]
-fn p137_h1(y: &mut [f64], s: f64) -> f64 {
+fn p133_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 0.3;
+    }
+}
+#[differentiable]
+fn p133_h2(v: &[f64], s: f64) -> Option<f64> {
+    let head = if v[0] * s > -0.4 { Some((v[0] * s).sin()) } else { None };
+    let h = head?;
+    Some(h * 0.5 + v[v.len() - 1] * 0.75)
+}
+program! {
+    #[differentiable]
+    fn p133(ys: &mut [f64], xs: &[f64], a: f64) -> f64 {
+        let t1 = p133_h0(&mut ys[1..], a * 0.75).tanh();
+        let t2 = ys[2] * 0.5;
+        let mut buf3 = vec![0.3; 4];
+        p133_h1(t2.tanh() * -0.5, xs, &mut buf3);
+        let t4 = p133_h0(&mut buf3[0..], a).tanh();
+        let t5 = buf3[0] + buf3[3] * 0.25;
+        let t6 = match p133_h2(&xs[..], t4.tanh() * 0.6) { Some(v) => v, None => t4.tanh() * 0.6 * 0.3 };
+        t6 + t5 + t4 + t2 + t1 + ys[2] + a * 0.3
+    }
+    check_p133(seed = 0x4dd6c0a162b7c0d7, inputs = 12, calls = [], at = |p| (&mut p[0..3].to_vec(), &p[3..11], p[11]));
+}
+
+program! {
+    #[differentiable]
+    fn p134(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = ((s) - v).mean().unwrap();
+        if n % 2 == 0 {
+            t1 = (s) + (s) * 0.5;
+        }
+        let mut t2 = v.to_owned();
+        for _ in 0..n {
+            t2 = ((x.dot(x) * 0.3).dot(&t2) * 0.3).mapv(f64::tanh) + &t2 * 0.5;
+        }
+        let t3 = (x / &x.mapv(|q| q * q + 1.0)).sum_axis(Axis(1)) * 0.3;
+        let mut t4 = t2.dot(x) * 0.3;
+        for _ in 0..n {
+            t4 = ((x.dot(x) * 0.3).dot(&t4) * 0.3).mapv(f64::tanh) + &t4 * 0.5;
+        }
+        let t5 = v.dot(&((x * x).mapv(f64::tanh))) * 0.3;
+        t5.dot(&t5) * 0.1 + t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1
+    }
+    check_p134(seed = 0x662bfc0937746918, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+program! {
+    #[differentiable]
+    fn p135(xs: &[f64], a: f64, b: f64) -> f64 {
+        let t0: f64 = (1.0 + (xs[1].cos() - 0.5_f64.tanh().cosh()).powi(2)).cbrt();
+        let mut acc1 = (1.0 + 0.1_f64.powi(2)).sqrt() / (1.0 + b.atan().powi(2));
+        if xs[2] + xs.iter().sum::<f64>() > 0.5 {
+            let mut v2 = vec![0.0; 4];
+            for i in 0..v2.len() {
+                v2[i] = (i as f64).atan2(1.5 + 0.9_f64.cos()).cos().exp_m1();
+                if i > 0 {
+                    v2[i] += v2[i - 1] * (xs[i % xs.len()].min(a) * 0.5).sin();
+                }
+            }
+            let mut w3 = 0;
+            while w3 < 4 {
+                let mut w4 = 0;
+                while w4 < 2 {
+                    let mut w5 = 0;
+                    while w5 < 1 {
+                        if w3 > 3 {
+                            let t6 = match w3 % 3 { 0 => (1.5 + v2.iter().map(|q| (q * 0.02).cos()).product::<f64>().sin()).powf((t0 * 0.5).tanh()).cos(), 1 => (b / (2.0 + (acc1 * 0.02).tanh().cos())).atan(), _ => (acc1 * 0.02).sin().powi(2).ln_1p() * 1.5 };
+                        } else {
+                            let t7 = if w3 > 1 { (w5 as f64).to_radians().powi(3) } else { (t0 * 0.5).sin() * a - (acc1 * 0.02).atan().powi(3) };
+                        }
+                        v2[w4] -= (b.sin().sin() * 0.5).sin();
+                        w5 += 1;
+                    }
+                    acc1 -= (v2.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.02).sin()) - (acc1 * 0.02).sin().exp2()) * 0.25;
+                    w4 += 1;
+                }
+                acc1 = a.mul_add(b, w3 as f64).to_radians();
+                w3 += 1;
+            }
+        } else if b + xs[2] > xs[2] || b < -0.4 {
+            let t8 = xs[2] * (acc1 * 0.02).sin();
+            if -a > 0.2 {
+                let t9: f64 = 0.9 * ((1.5 + xs[2].cos()).sqrt() / (2.0 + b.tanh().cosh().cos()));
+            }
+        }
+        let t10 = a * a;
+        for i in (0..3).rev() {
+            let t11 = xs[i] + xs[xs.len() - 1 - i];
+            acc1 += (t0 * 0.5).sin();
+        }
+        t10 + t0 * 0.5
+    }
+    check_p135(seed = 0x8aeab718d1629172, inputs = 5, calls = [], at = |p| (&p[0..3], p[3], p[4]));
+}
+
+#[differentiable]
+fn p136_h0(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 0.3;
+    }
+}
+#[differentiable]
+fn p136_h1(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.5).sin();
+    }
+    acc * 0.25 + v[0] * v[v.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p136(xs: &[f64], a: f64) -> f64 {
+        let s1 = &xs[0..2];
+        let t2 = (s1[1] * a * 0.75 + s1[0]).sin() + s1[s1.len() - 1] * 0.5;
+        let s3 = &s1[..];
+        let t4 = (s3[1] * a * 0.25 + s3[0]).sin() + s3[s3.len() - 1] * -0.5;
+        let mut buf5 = vec![0.6; 4];
+        p136_h0(a * -0.5, &s3[0..], &mut buf5[2..]);
+        p136_h0(t4.tanh(), &xs[3..6], &mut buf5);
+        buf5[1..].fill(t2.tanh() * 0.6);
+        let t9 = buf5[0] + buf5[3] * 0.6;
+        let t10 = p136_h1(&xs[1..], t4.tanh() * 0.5).sin();
+        let s11 = &s3[0..];
+        let t12 = (s11[0] * t4.tanh() + s11[1]).sin() + s11[s11.len() - 1] * 0.5;
+        t12 + t10 + t9 + t4 + t2 + a * 0.3
+    }
+    check_p136(seed = 0x7dc4e79c877347d7, inputs = 7, calls = [], at = |p| (&p[0..6], p[6]));
+}
+
+program! {
+    #[differentiable]
+    fn p137(d: f64, b: f64, n: usize, c: f64, a: f64) -> f64 {
+        let mut acc0 = 1.0;
+        for i in 0..4 {
+            if n % 3 == 1 {
+                let o1: Option<f64> = if i == 3 { Some(b) } else { None };
+                let t3: f64 = match o1 { Some(u2) => u2 * d * (b * u2), None => d.sin().exp_m1() };
+            }
+            acc0 += (0.6 * c + (0.5 * d.tanh()).acos()) * 0.5;
+            let t4 = f64::atan(d);
+        }
+        1.25 * (acc0 * 0.1).tanh() - b
+    }
+    check_p137(seed = 0x5362bf72812a7d5d, inputs = 4, calls = [], at = |p| (p[0], p[1], 3, p[2], p[3]));
+}
+
+#[differentiable]
+fn p138_h0(y: &mut [f64], s: f64) {
     for i in 0..y.len() {
         y[i] = y[i] * 0.3 + (y[i] * s).cos() * 0.25;
     }
-    y[0] * y[y.len() - 1]
 }
-program! {
-    #[differentiable]
-    fn p137(w: [f64; 3], xs: &[f64], a: f64) -> f64 {
-        let t1 = p137_h0(&xs[..5], a);
-        let t2 = p137_h0(&xs[..5], a).sin();
-        let s3 = &xs[..];
-        let t4 = (s3[0] * w[2] + s3[0]).sin() + s3[s3.len() - 1] * 0.5;
-        let mut buf5 = vec![0.0; 4];
-        for i in 0..4 {
-            buf5[i] = xs[i + 1] * t1.tanh();
-        }
-        let t6 = p137_h1(&mut buf5, a).tanh();
-        let t7 = buf5[0] + buf5[3] * 0.25;
-        t7 + t6 + t4 + t2 + t1 + w[1] * 0.5 + a * 0.3
+#[differentiable]
+fn p138_h1(a: &mut [f64], b: &mut [f64], s: f64) {
+    for i in 0..a.len().min(b.len()) {
+        b[i] = b[i] * 0.75 + (a[i] * s).cos();
+        a[i] = (b[i] * -0.5).tanh() + a[i] * 0.5;
     }
-    check_p137(seed = 0x2470c5d6fa1d0872, inputs = 10, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), &p[3..9], p[9]),
-        params = ["w", "xs"] at [0, 1, 2, 3, 4, 5, 6, 7, 8]);
-}
-
-#[differentiable]
-fn p138_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.5
 }
 #[differentiable]
-fn p138_h1(v: &[f64], s: f64) -> f64 {
+fn p138_h2(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 1.5
+}
+#[differentiable]
+fn p138_h3(v: &[f64], s: f64) -> f64 {
     let head = &v[..2];
-    let t = head[0] * head[1] * 0.6;
-    t + p138_h0(&v[1..], s * 0.25) + p138_h0(v, s).tanh()
+    let t = head[0] * head[1] * 1.5;
+    t + p138_h2(&v[1..], s * 0.5) + p138_h2(v, s).cos()
 }
 #[differentiable]
-fn p138_h2(s: f64, x: &[f64], y: &mut [f64]) {
+fn p138_h4(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
     for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).sin() * 0.75;
+        y[i] += (s * x[i % x.len()]).cos() * -0.5;
     }
-}
-#[differentiable]
-fn p138_h3(y: &mut [f64], s: f64) -> f64 {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.6 + (y[i] * s).sin() * 0.25;
-    }
-    y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p138_h4(v: &[f64], s: f64) -> Result<f64, String> {
-    let head = if v[0] * s > -0.4 { Ok((v[0] * s).cos()) } else { Err(format!("{s} is too small")) };
-    let h = head?;
-    Ok(h * 1.5 + v[v.len() - 1] * 1.5)
+    y[0] * 0.5
 }
 #[differentiable]
 fn p138_h5(y: &mut [f64], x: &[f64], s: f64) {
-    let _ = p138_h3(y, s);
-    p138_h2(s * 0.3, &x[1..], y);
+    p138_h0(y, s);
+    let _ = p138_h4(s * 0.5, &x[1..], y);
 }
 program! {
     #[differentiable]
-    fn p138(xs: &[f64], b: f64, a: f64) -> f64 {
-        let t1 = p138_h1(&xs[3..6], b).sin();
-        let s2 = &xs[..4];
-        let t3 = (s2[2] * a + s2[1]).sin() + s2[s2.len() - 1] * 0.3;
-        let s4 = &xs[0..];
-        let t5 = (s4[0] * a + s4[4]).sin() + s4[s4.len() - 1] * 0.3;
-        let mut buf6 = vec![1.5; 2];
-        p138_h2(b, &s4[..3], &mut buf6);
-        let (h7, c8) = buf6.split_at_mut(1);
-        let _ = p138_h3(h7, t1.tanh());
-        p138_h2(b, &xs[..], c8);
-        let t9 = c8[0] * 0.25 + h7[h7.len() - 1] + c8.len() as f64 * 0.1;
-        let t10 = buf6[0] + buf6[1] * 0.75;
-        let t11 = match p138_h4(&s2[..3], t5.tanh() * 0.25) { Ok(v) => v, Err(_) => t5.tanh() * 0.25 * 0.3 };
-        let mut buf12 = vec![1.5; 2];
-        let t13 = p138_h3(&mut buf12, t5.tanh()).tanh();
+    fn p138(w: [f64; 3], b: f64, a: f64, xs: &[f64]) -> f64 {
+        let mut arr1 = [1.5_f64; 3];
+        arr1[2] = b * 0.3;
+        arr1[0] = xs[4] * 0.75;
+        arr1[1] = (a).sin();
+        let t2 = arr1[1] * arr1[0];
+        let mut buf3 = xs[1..4].to_vec();
+        p138_h0(&mut buf3[..2], w[0] * 0.5);
+        let (h4, c5) = buf3.split_at_mut(2);
+        p138_h1(h4, c5, b);
+        let t6 = c5[0] * 0.75 + h4[h4.len() - 1] + c5.len() as f64 * 0.1;
+        let t7 = buf3[0] + buf3[2] * 0.6;
+        let t8 = p138_h3(xs, t2.tanh()).sin();
+        let t9 = p138_h3(&w, t6.tanh()).sin();
+        let t10 = p138_h3(&xs[1..=5], t7.tanh()).sin();
+        let s11 = &xs[1..=5];
+        let t12 = (s11[2] * b * 1.5 + s11[4]).sin() + s11[s11.len() - 1] * 0.75;
+        let mut buf13 = vec![1.5; 3];
+        p138_h5(&mut buf13[0..2], &buf3, t10.tanh() * 0.75);
+        p138_h5(&mut buf13, &xs[..], t9.tanh());
+        p138_h5(&mut buf13, &xs[..], t6.tanh());
+        let (h14, c15) = buf13.split_at_mut(1);
         for _ in 0..3 {
-            p138_h5(&mut buf12, xs, t11.tanh());
+            p138_h5(c15, &w, t7.tanh() * -0.5);
         }
-        let t14 = p138_h3(&mut buf12, t9.tanh()).tanh();
-        let t15 = buf12[0] + buf12[1] * 0.6;
-        t15 + t14 + t13 + t11 + t10 + a * 0.3
+        let t16 = c15[0] * 0.25 + h14[h14.len() - 1] + c15.len() as f64 * 0.1;
+        let t17 = buf13[0] + buf13[2] * 0.25;
+        t17 + t16 + t12 + t10 + t9 + w[1] * 0.5 + a * 0.3
     }
-    check_p138(seed = 0xe9a20ae0c318d0b9, inputs = 8, calls = [], at = |p| (&p[0..6], p[6], p[7]));
+    check_p138(seed = 0x49522f63ca04e02a, inputs = 11, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), p[3], p[4], &p[5..11]),
+        params = ["a", "xs", "w"] at [4, 5, 6, 7, 8, 9, 10, 0, 1, 2]);
 }
 
 program! {
     #[differentiable]
-    fn p139(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            let t1 = (((xs[i] + -0.45_f64).cos() * a).sin()).tanh() * 1.5;
-            let t2 = ((1.0 + (((a).tanh()).cos() * xs[i]) * (((a).tanh()).cos() * xs[i])).ln()).tanh() * 1.5;
-            if t2 < 0.06 {
-                let t3 = (xs[i]).tanh() * 1.5;
-                let t4 = if ((t3).tanh()).cos() * t1 > -0.38 { ((((t3).sin()) * ((-0.95_f64) * (xs[i]))) * (a)).tanh() } else { xs[i] + xs[i] };
-            } else {
-                let t5 = ((xs[i] - t1).tanh() + xs[i] - xs[i] + (xs[i]).cos() * xs[i]).tanh() * 1.5;
-            }
-            let t6 = (a).tanh() * 1.5;
-            let t7 = if (t2 - xs[i]).tanh() < -0.21 { (t1 + (1.0 + (xs[i]) * (xs[i])).ln()).tanh() } else { xs[i] };
-            if i + 1 < xs.len() {
-                extra -= (((t1) * 0.5).exp()).tanh();
-                if (1.0 + (t2 + t7) * (t2 + t7)).ln() < 0.44 {
-                    let t8 = (xs[i]).tanh() * 1.5;
-                    let t9 = ((((t8).cos() * 0.33_f64).tanh()).cos() * xs[i + 1]).tanh() * 1.5;
-                } else {
-                    let t10 = (xs[i + 1]).tanh() * 1.5;
-                }
-                acc += ((1.0 + (((1.0 + (xs[i]) * (xs[i])).ln()).sin()) * (((1.0 + (xs[i]) * (xs[i])).ln()).sin())).ln()).tanh();
-            }
-            acc = acc + ((((0.28_f64) * (xs[i])).sin()).mul_add(0.5, t1)).tanh() - (((xs[i]).sin()).sin() + ((xs[i]) * (xs[i])).mul_add(0.5, xs[i])).tanh();
+    fn p139(b: f64, a: f64) -> f64 {
+        let mut acc0 = a * a;
+        if 0.9_f64.sin() < 0.0 {
+            let t1: f64 = 0.9 / (2.0 + a.cos()) - (p104(a.mul_add(acc0, b) * 0.25, (2.0 + b.cos()).powi(-2), ((1.0 + a.powi(2)).sqrt() * 0.5).atan()) * 0.25).sin() - (1.0 - a * acc0);
+            let mut v2: Vec<f64> = Vec::new();
+            v2.push(((t1 * 0.25).atan() + t1 * 0.25).sin());
+            v2.push((acc0 * a * acc0.atan2(1.5 + acc0.cos()) * 0.5).tanh());
+            let t3 = v2[0] * 0.5 + v2[1];
+            let t4 = ((1.0 + acc0.powi(2)).cbrt() / (1.0 + (t1 * 0.25 * a).powi(2))).sin();
         }
-        acc
-    }
-    check_p139(seed = 0x5b3dc50b9094e679, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p140(a: f64) -> f64 {
-        let mut acc0 = 0.0;
-        match ((a * 0.3).abs() * 2.0) as usize % 3 {
-            0 | 1 => {
-                let t1 = -(a - a) + (a - a.cos().exp());
-            }
-            _ => {
-                if a < 0.1 {
-                    for i in 0..2 {
-                        let t2 = if a * a < -0.1 { i as f64 } else { (0.5 * (1.25 / (1.0 + a * a)).tanh()).atanh() };
-                        acc0 += (0.6 / (1.0 + a.powi(2)) + a * 0.6) * 0.5;
-                    }
-                } else {
-                    acc0 = ((acc0 * 0.25).tanh() - (p118((acc0 * 0.25 * 0.5).sin(), 1, a, 0.1_f64.min(a)) * 0.5 / (1.5 + 2.0_f64.tanh()) * 0.25).atan()).atan();
-                }
-            }
-        }
-        let t3 = if a * (acc0 * 0.25) < 0.7 { a.cos() + (1.0 + a.powi(2)).ln() } else { (p99(((1.5 + (acc0 * 0.25).sin()).powf((acc0 * 0.25).tanh().tanh()) * 0.5).sin(), (acc0 * 0.25).tanh().powi(2)) * 0.25).sin() * 1.25 };
-        let t4 = (acc0 * 0.25).atan();
-        acc0 = ((t3 - 1.25) * 0.5).powi(3) * 0.1;
-        let t5 = a * a;
-        for i in (0..4).step_by(2) {
-            if -0.2 > t5 {
-                let t5 = t5 * (t4 / (1.0 + t5.powi(2)));
-            }
-            acc0 = (a * (t3 + t3) * 0.25).tanh();
-        }
-        t5 - t4 + t3.sin() + 0.5 * (acc0 * 0.1).atan()
-    }
-    check_p140(seed = 0xf77a32a4172a1c5b, inputs = 1, calls = [p99, p118], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p141(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = x.to_owned();
-        let t2 = v + &((s) * x);
-        let t3 = s;
-        let mut t4 = &(-t2.mapv(f64::sin)) / &v.mapv(|q| q * q + 1.0);
-        if n % 3 == 0 {
-            t4 = &((&t1 * v).mapv(f64::tanh)) - v;
-        }
-        t4.sum() * 0.2 + t3 + t2.sum() * 0.2
-    }
-    check_p141(seed = 0xe050369f197060da, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p142(a: f64, c: f64, d: f64, b: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = 1.0;
-        for i in 1..=3 {
-            let mut acc1 = xs[2].tanh();
-            let mut acc2 = 0.5;
-            let b = b + a.sin();
-            let mut v3: Vec<f64> = Vec::new();
-            v3.push(c);
-            v3.push((i as f64 / (1.0 + (a * d).powi(2)) * 0.25).atan());
-            let t4 = v3[0] * 0.5 + v3[1];
-            acc1 *= 0.8 + 0.2 * xs[xs.len() - 1 - i].sin();
-        }
-        let b = b * -b;
-        let d = d - c.atan2(1.5 + 0.2_f64.cos());
-        2.0 * (d * 0.5).atan() + b * 0.5 + a.sin()
-    }
-    check_p142(seed = 0xe9c44b032da35988, inputs = 8, calls = [], at = |p| (p[0], p[1], p[2], p[3], &p[4..8]));
-}
-
-program! {
-    #[differentiable]
-    fn p143(b: f64, a: f64, n: usize, c: f64) -> f64 {
-        let mut acc0 = a;
-        if (n as f64 * c) > c && c < 0.7 {
-            acc0 += -c.sin() * 0.5;
-            let flag1 = b - b > 0.7;
+        let t5 = match ((b.cos().exp() * 0.5).atan().abs() * 2.0) as usize % 3 { 0 => -acc0 * (a + acc0) * 0.25, 1 => a, _ => f64::atan(b).tanh().exp_m1() };
+        if acc0 - a > -0.4 {
+            acc0 += (1.5_f64.atan().mul_add(b.tanh(), (1.0 + acc0.powi(2)).sqrt()) * 0.25).atan();
+        } else if 1.25 * t5 < 0.3 {
+            let t6 = (1.0 + b.cos().powi(2)).ln().tanh();
         } else {
-            if 0.3 - (p96(0.25, a, (f64::min(b, acc0) * 0.5).tanh()) * 0.5).sin() > a {
-                let t3 = { let u2 = 1.5 * (c / (1.5 + c.tanh())) * 0.5; (2.0 + (acc0.abs() * 0.5).atan().cos()).powi(-2) };
-            } else {
-                if n < 2 {
-                    acc0 = (acc0 - (acc0 / (1.5 + b.tanh()) * 0.25).tanh()).atan();
-                } else if n % 2 == 0 {
-                    for i in 0..3 {
-                        let t4: f64 = f64::min(c.atan() / (1.0 + (0.6 * c).powi(2)), (i as f64).min(n as f64) * (c + (acc0 * 0.25).sin()));
-                        acc0 = (0.2 * a).tanh();
-                    }
-                }
-            }
+            acc0 = f64::tanh(0.2 * a);
         }
-        (acc0 * 0.25).sin().tanh() - c
+        0.2 * b + 0.5 * a
     }
-    check_p143(seed = 0xc0bc0a32e37c0b27, inputs = 3, calls = [p96], at = |p| (p[0], p[1], 2, p[2]));
+    check_p139(seed = 0xab619b4cfc44f0c7, inputs = 2, calls = [p104], at = |p| (p[0], p[1]));
 }
 
 program! {
     #[differentiable]
-    fn p144(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            extra -= ((xs[i]).sin() + (1.0 + ((a).cos() * xs[i]) * ((a).cos() * xs[i])).ln()).tanh();
-            acc += (((((xs[i]).sin()) * 0.5).exp()).cos() * xs[i]).tanh();
-            acc += (xs[i]).tanh();
-            acc -= (a).tanh();
+    fn p140(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = (v.sum().sin()) - &(x.dot(v) * 0.3);
+        for _ in 0..n {
+            t1 = ((x / &x.mapv(|q| q * q + 1.0)).dot(&t1) * 0.3).mapv(f64::tanh) + &t1 * 0.5;
         }
-        acc
+        let t2 = s;
+        let t3 = &(x.dot(v) * 0.3) - &(v.dot(x) * 0.3);
+        let t4 = t2;
+        let t5 = (x * &t3).mapv(f64::tanh);
+        t5.sum() * 0.2 + t4 + t3.dot(&t3) * 0.1
     }
-    check_p144(seed = 0x64e4274c5836a994, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+    check_p140(seed = 0xf4280dc66c88293d, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
 }
 
 program! {
     #[differentiable]
-    fn p145(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = ((x * x).mapv(f64::tanh)).column(2).to_owned();
-        let t2 = x.to_owned();
-        let t3 = v.to_owned();
-        let mut t4 = (&t1 * (t1.mean().unwrap())).mapv(f64::sin);
-        if n % 2 == 0 {
-            t4 = ((&t2 * &t1).mapv(f64::tanh)).mean_axis(Axis(0)).unwrap();
-        }
-        t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1 + t2.sum() * 0.2
-    }
-    check_p145(seed = 0x886a53f5d638dd10, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p146(a: f64, b: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() - a).sin().exp();
+    fn p141(a: f64, xs: &[f64]) -> f64 {
+        let mut a = a;
         for i in 1..=4 {
-            let t1 = xs[(i + 1) % 3].cos();
-            let mut v2 = vec![0.0; 3];
-            for j in 0..v2.len() {
-                v2[j] = xs[2];
+            let mut v0 = vec![0.0; 2];
+            for j in 0..v0.len() {
+                v0[j] = (a * 0.1).sin();
             }
-            acc0 = ((xs.iter().map(|q| q * (acc0 * 0.1).sin()).sum::<f64>() + 0.1) * -(acc0 * 0.1).sin() * 0.5).tanh();
-        }
-        for i in 0..1 {
-            let flag3 = (xs.iter().map(|q| (q * 0.5).sin()).sum::<f64>() * 0.5).powi(3) > 0.7;
-            acc0 += (xs[2].mul_add(xs[i], (acc0 * 0.1).sin()) / (1.0 + f64::min((acc0 * 0.1).tanh(), a).powi(2)) * 0.1).sin();
-        }
-        acc0 * 0.1 + 0.3 * b
-    }
-    check_p146(seed = 0xc21f95ce22790209, inputs = 5, calls = [], at = |p| (p[0], p[1], &p[2..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p147(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 1..xs.len() {
-            acc += (xs[i]).tanh();
-            let t1 = ((1.0 + ((1.0 + (xs[i - 1]) * (xs[i - 1])).ln()) * ((1.0 + (xs[i - 1]) * (xs[i - 1])).ln())).ln() + a).tanh() * 1.5;
-            acc = acc + ((((xs[i - 1]).tanh()) * 0.5).exp()).tanh() - (xs[i - 1]).tanh();
-            let t2 = if ((t1).cos() * t1).cos() * xs[i] > -0.36 { ((1.0 + (xs[i - 1]) * (xs[i - 1])).ln()).tanh() } else { (xs[i]).sin() };
-            acc += ((t1).mul_add(0.5, xs[i - 1])).tanh();
-        }
-        acc.sin()
-    }
-    check_p147(seed = 0x0a6a437fcbdd9026, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]),
-        params = ["a"] at [0]);
-}
-
-program! {
-    #[differentiable]
-    fn p148(xs: &[f64], a: f64, n: usize) -> f64 {
-        let mut acc0 = -a * f64::atan(a);
-        if a * 0.2 < 0.3 || a < 0.1 {
-            for i in 0..4 {
-                acc0 *= 0.5 + 0.4 * (1.5 + (acc0 * 0.1).sin()).powf(a.tanh()).sin();
-                acc0 *= (acc0 * 0.1 * a).tanh();
-            }
-        }
-        if n % 3 == 1 {
-            if a + a < 0.3 {
-                match n % 3 {
+            v0[i % 2] -= (a * 0.1).atan() * v0.iter().map(|q| q.cos()).product::<f64>() * 0.75;
+            let t1: f64 = (0.5 * 0.5_f64.tanh()).asin();
+            let mut k2 = 0;
+            let r4 = loop {
+                match i % 3 {
                     0 => {
-                        if -a > 0.0 {
-                            let t1 = if a * xs.iter().map(|q| q * a).sum::<f64>() > a { (acc0 * 0.05).atan().powi(3) * f64::cos((acc0 * 0.05).sin()) } else { ((acc0 * 0.05).sin() - (acc0 * 0.05).atan()).cos().exp() };
-                        }
+                        let mut acc3 = (((1.0 + t1.powi(2)).ln() + t1.mul_add(xs[2], (a * 0.05).atan())) * 0.5).atan();
                     }
                     1 => {
-                        let t2 = if n > 3 { a.sin() - f64::tanh(a) } else { n as f64 };
+                        a = t1.max((a * 0.05).sin().cos());
                     }
                     _ => {
-                        let t3 = a + (acc0 * 0.05).atan();
+                        a += ((1.5 + (v0[(k2 + 1) % 2] * 0.05).sin().sin()).log(2.5 + (a * 0.05).atan().cos()).abs() * 0.5).tanh();
                     }
                 }
-            } else {
-                acc0 += (-f64::sin(xs[xs.len() - 1 - n]) * 0.5).tanh();
-            }
-        } else if n % 3 == 1 {
-            let t4 = -(acc0 * 0.05).atan();
-        } else {
-            let a = a * (a + a);
+                v0[k2 % 2] += -v0.iter().map(|q| ((q * 0.05) * 0.9).sin()).sum::<f64>().atan() * 0.5;
+                k2 += 1;
+                if (t1 + t1 > t1) || k2 >= 3 { break t1.powi(3) / (2.0 + p80((v0[1] * 0.05).sin(), ((a * 0.05).atan().mul_add(a * 0.05, 0.6) * 0.25).atan()).cos()); }
+            };
         }
-        acc0 * 0.05 + 0.5 * a
+        let t5: f64 = a * 0.05 - (a * 0.05).sin() - (p115(1, (xs.iter().map(|q| (q * 0.3).sin()).sum::<f64>() * xs.iter().map(|q| q * q).sum::<f64>() * 0.05).sin()) * 0.5).tanh() * xs.iter().map(|q| q.cos()).product::<f64>() - 1.0;
+        let t5 = t5 * 0.5 * xs[2].cos();
+        (t5 * 0.5).tanh() + (a * 0.05).tanh()
     }
-    check_p148(seed = 0x4a5486621b599764, inputs = 5, calls = [], at = |p| (&p[0..4], p[4], 3));
-}
-
-#[differentiable]
-fn p149_h0(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).sin() * 0.3;
-    }
-    y[0] * 0.6
-}
-#[differentiable]
-fn p149_h1(v: &[f64], s: f64, k: usize) -> f64 {
-    if k == 0 {
-        (v[0] * s).tanh()
-    } else {
-        v[k % v.len()] * 0.3 + p149_h1(v, s * 0.3, k - 1).tanh()
-    }
-}
-#[differentiable]
-fn p149_h2(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.3
-}
-#[differentiable]
-fn p149_h3(y: &mut [f64], s: f64) -> f64 {
-    for i in 0..y.len() {
-        y[i] = y[i] * -0.5 + (y[i] * s).cos() * 0.25;
-    }
-    y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p149_h4(y: &mut [f64], x: &[f64], s: f64) {
-    let _ = p149_h3(y, s);
-    let _ = p149_h0(s * 0.75, &x[1..], y);
-}
-program! {
-    #[differentiable]
-    fn p149(b: f64, a: f64, xs: &[f64]) -> f64 {
-        let s1 = &xs[..];
-        let t2 = (s1[1] * a + s1[3]).sin() + s1[s1.len() - 1] * 1.5;
-        let mut buf3 = vec![0.3; 2];
-        let _ = p149_h0(a * 0.3, &xs[..7], &mut buf3);
-        let t4 = buf3[0] + buf3[1] * 0.5;
-        let s5 = &s1[2..];
-        let t6 = (s5[1] * b + s5[1]).sin() + s5[s5.len() - 1] * -0.5;
-        let t7 = p149_h1(&s1[6..=6], t2.tanh(), 3);
-        let t8 = p149_h2(&xs[..], a).sin();
-        let mut buf9 = vec![0.0; 4];
-        for i in 0..4 {
-            buf9[i] = xs[i + 0] * t6.tanh();
-        }
-        let _ = p149_h0(a, xs, &mut buf9[1..=3]);
-        p149_h4(&mut buf9[1..=2], &buf3, b);
-        let _ = p149_h0(t6.tanh(), &s5[..3], &mut buf9[..2]);
-        let t10 = buf9[0] + buf9[3] * 0.75;
-        let mut buf11 = xs[2..6].to_vec();
-        let t12 = p149_h0(t10.tanh() * 0.3, &buf3[1..2], &mut buf11).tanh();
-        let t13 = buf11[0] + buf11[3] * -0.5;
-        t13 + t12 + t10 + t8 + t7 + a * 0.3
-    }
-    check_p149(seed = 0x2d2372efd4cc4fb6, inputs = 9, calls = [], at = |p| (p[0], p[1], &p[2..9]));
+    check_p141(seed = 0x34508000e31a50a7, inputs = 4, calls = [p80, p115], at = |p| (p[0], &p[1..4]));
 }
 
 program! {
     #[differentiable]
-    fn p150(n: usize, xs: &[f64], b: f64, c: f64, a: f64) -> f64 {
-        let mut acc0 = a.sin() - xs[xs.len() - 1 - n] * 0.75;
-        if n == 0 {
-            let mut v1 = vec![0.0; 4];
-            for i in 0..v1.len() {
-                v1[i] = xs[n].tanh().cos();
-                if i > 0 {
-                    v1[i] += v1[i - 1] * (b * 0.5).tanh();
-                }
-            }
-        } else if n == 1 {
-            acc0 /= (1.0 + (1.0 + xs[xs.len() - 1 - n].powi(2)).sqrt().powi(2));
-            let t2 = c;
-        } else {
-            if xs.iter().map(|q| q * q).sum::<f64>() * c > -0.2 {
-                let t3: f64 = (1.0 + c.powi(2)).ln().mul_add(acc0.atan(), a.hypot(xs.iter().map(|q| (q * 0.5).sin()).sum::<f64>()));
-                let t6: f64 = xs.iter().rev().skip(1).map(|&u4| xs[xs.len() - 1 - n].atan2(1.5 + (n as f64).cos()).atan()).sum();
-            }
-        }
-        1.5 * c
-    }
-    check_p150(seed = 0x08012349966c1ef3, inputs = 7, calls = [], at = |p| (1, &p[0..4], p[4], p[5], p[6]),
-        params = ["xs", "b"] at [0, 1, 2, 3, 4]);
-}
-
-program! {
-    #[differentiable]
-    fn p151(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = (x.mapv(|q| q * q * 0.5 - q)).row(1).to_owned();
-        let mut t2 = (t1.dot(x) * 0.3).mapv(|q| q.max(0.25) * 0.5);
-        for _ in 0..n {
-            t2 = ((x - (s)).dot(&t2) * 0.3).mapv(f64::tanh) + &t2 * 0.5;
-        }
-        let mut t3 = (v[0]) + (v.dot(v) * 0.3) * 0.5;
-        if n % 2 == 0 {
-            t3 = x[[1, 2]];
-        }
-        let t4 = (v.dot(v) * 0.3) * x;
-        t4.sum() * 0.2 + t3 + t2.dot(&t2) * 0.1
-    }
-    check_p151(seed = 0x52db4a198ee18f31, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
-}
-
-#[differentiable]
-fn p152_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.6
-}
-#[differentiable]
-fn p152_h1(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.5;
-    t + p152_h0(&v[1..], s * 0.3) + p152_h0(v, s).tanh()
-}
-program! {
-    #[differentiable]
-    fn p152(a: f64, xs: &[f64], w: [f64; 3]) -> f64 {
-        let s1 = &xs[..];
-        let t2 = (s1[1] * w[0] + s1[6]).sin() + s1[s1.len() - 1] * 0.3;
-        let s3 = &xs[..2];
-        let t4 = (s3[0] * w[2] + s3[0]).sin() + s3[s3.len() - 1] * 1.5;
-        let t5 = p152_h1(&xs[..5], t4.tanh());
-        let t6 = p152_h1(&s1[4..], w[2] * 0.25).sin();
-        t6 + t5 + t4 + t2 + w[1] * 0.5 + a * 0.3
-    }
-    check_p152(seed = 0x471b1285a5da0b2e, inputs = 12, calls = [], at = |p| (p[0], &p[1..9], <[f64; 3]>::try_from(&p[9..12]).unwrap()));
-}
-
-program! {
-    #[differentiable]
-    fn p153(b: f64, a: f64) -> f64 {
-        let b = b * (1.25 * a);
-        let mut acc0 = a - (1.0 + 0.5_f64.powi(2)).ln();
-        for i in 0..2 {
-            for j in 0..1 {
-                if j + j < 1 {
-                    let t1 = match i % 3 { 0 => i as f64, 1 => ((a / (1.5 + (b * 0.5).sin().tanh()) + acc0 * 0.1) * 0.5).atan(), _ => ((0.75 * a).hypot(a - (b * 0.5).tanh()) * 0.5).sin() };
-                }
-                acc0 += (((1.0 + a.powi(2)).ln() - b * 0.5) * 0.25).atan();
-            }
-            if (i as f64 + (b * 0.5).atan()) > (b * 0.5).atan() {
-                let b = b * 0.5 + (b * 0.5).sin();
-            } else if acc0 * 0.1 > -0.2 {
-                let b = b * 0.5 - (acc0 * 0.1).atan() * i as f64;
-            } else {
-                let mut w2 = 0;
-                while w2 < 3 && ((0.5 * (acc0 * 0.1).tanh()).asin() > -0.1) {
-                    acc0 = ((acc0 * 0.05).atan() + 1.5 * 0.6).tanh();
-                    acc0 /= (1.0 + (acc0 * 0.05).sin().mul_add((acc0 * 0.05).atan(), a).powi(2));
-                    w2 += 1;
-                }
-            }
-            acc0 = (2.0 + (b * 0.5).sin().cos()).powi(-2) * 1.5;
-        }
-        let t3 = match ((((b * 0.5).sin() + (p110(a * 0.9, 0.9 * 0.75, (a.mul_add((acc0 * 0.05).atan(), acc0 * 0.05) * 0.25).atan(), (a / (1.0 + 0.3_f64.powi(2)) * 0.5).tanh()) * 0.5).atan()) * 0.5).sin().abs() * 2.0) as usize % 3 { 0 => a.tanh(), 1 => a, _ => -a };
-        let mut v4 = vec![0.0; 4];
-        for i in 0..v4.len() {
-            v4[i] = ((((p96((b * 0.5).sin(), 0.2 + (acc0 * 0.05).atan(), ((1.0 + t3.powi(2)).sqrt() * 0.5).atan()) * 0.5).atan() - t3) * 0.5).powi(3) * 0.1).tanh();
-        }
-        let t5 = a + t3;
-        let t8: f64 = v4[1..4].iter().map(|u6| { let u6 = *u6; v4[0].powi(2) * (t5 * 0.5).atan() }).sum();
-        (t8 * 0.25).tanh() + t5 * 0.5 + t3 - (acc0 * 0.05).sin().tanh() + (b * 0.5).sin() + 0.5 * v4[1]
-    }
-    check_p153(seed = 0xb1ecb43eeaafbee6, inputs = 2, calls = [p96, p110], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p154(a: f64) -> f64 {
+    fn p142(a: f64) -> f64 {
         let t1 = { let u0 = -(1.5 + 0.3_f64.cos()).sqrt(); a - a - a / (1.0 + u0 * u0) };
         let mut acc2 = 0.0;
         for i in 0..3 {
@@ -4918,1242 +4778,1295 @@ program! {
         let o4: Option<f64> = if a * (t1 * 0.5).tanh() > -0.2 && a < -0.2 { Some((1.0 + a.clamp(-0.75, 0.75).powi(2)).ln()) } else { None };
         let t6: f64 = if let Some(u5) = o4 { (1.5 + (a - (t1 * 0.5).atan()).sin()).powf((1.0 + a.powi(2)).cbrt().tanh()) } else { (1.5 + (t1 * 0.5).sin()).log(2.5 + a.cos()) };
         acc2 += (t1 * 0.5).sin() * 0.6;
-        if 0.25 * p130((a * (t1 * 0.5).atan() * 0.5).atan(), (t1 * 0.5).tanh().atan(), ((acc2 * 0.25).tanh().cos().exp_m1() * 0.5).sin()) < 0.3 {
-            return 0.2_f64.atan() / (1.0 + 0.5_f64.powi(3).powi(2));
+        if 0.25 * (p124(1, (a * (t1 * 0.5).atan() * 0.5).atan()) * 0.25).sin() < 0.25 {
+            return t6;
         }
-        acc2 *= ((t1 * 0.5).atan() * t6).tanh();
-        if a * (acc2 * 0.1).sin() > (acc2 * 0.1).tanh() {
-            let mut w7 = 0;
-            while w7 < 1 {
-                let o8: Option<f64> = if w7 == 0 { Some((a + t6).hypot((acc2 * 0.1).tanh().cos()) * 0.5) } else { None };
-                let t10: f64 = match o8 { Some(u9) => p130(t6.cos(), (w7 as f64).cos(), t6.min(t6) * 0.5) * 0.75, None => 1.5 - a };
-                acc2 = (acc2 * 0.1).tanh() - 0.9 * a;
-                w7 += 1;
+        let mut w7 = 0;
+        while w7 < 2 {
+            let t8 = if (w7 as f64 * (t1 * 0.5)) > 0.1 { (t1 * 0.5).sin().min(w7 as f64).atan2(1.5 + a.powi(3).cos()) } else { t6.cos().cos() };
+            for j in (0..3).rev() {
+                for l in 0..2 {
+                    acc2 += (p130(1, (t6 * 0.5).sin()).sin() * 0.5).tanh();
+                }
+                acc2 /= (2.0 + (a / (1.0 + (j as f64).powi(2))).cos());
             }
-        } else if a * (t1 * 0.5).sin() > 0.5 {
-            let flag11 = t6.powi(3) > 0.0;
-        } else {
-            acc2 += (f64::min(1.0, a) - (t6 - a)) * 0.25;
+            acc2 = w7 as f64 * 0.2;
+            w7 += 1;
         }
-        t6.cos() + (acc2 * 0.1).tanh().sin() + t1 * 0.5
+        0.25 * t6 + 0.1 * (acc2 * 0.02).atan() + (t1 * 0.5).sin().cos()
     }
-    check_p154(seed = 0xe453995318058dcf, inputs = 1, calls = [p130], at = |p| (p[0]));
+    check_p142(seed = 0xe453995318058dcf, inputs = 1, calls = [p124, p130], at = |p| (p[0]));
 }
 
 program! {
     #[differentiable]
-    fn p155(a: f64) -> f64 {
-        let mut v0: Vec<f64> = Vec::new();
-        v0.push((1.0 + a.powi(2)).sqrt().clamp(-0.75, 0.75));
-        v0.push((a / (1.0 + a * a)).mul_add(0.2 * a, a / (1.0 + 0.9_f64.powi(2))) * 0.5);
-        let t1 = v0[0] * 0.5 + v0[1];
-        let mut acc2 = 1.0 + a;
-        if a.mul_add((t1 * 0.5).tanh(), a) > (t1 * 0.5).sin() {
-            let mut k3 = 0;
-            loop {
-                let mut w4 = 0;
-                while w4 < 3 {
-                    if (t1 * 0.5).tanh() < 0.1 {
-                        acc2 *= (acc2 * 0.05).sin().cos();
+    fn p143(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = (v.powi(2)).dot(&(v + x)) * 0.3;
+        let t2 = x.to_owned();
+        let t3 = &(t1.powi(2)) + &(v.sin());
+        let t4 = t1.to_owned();
+        t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1 + t2.sum() * 0.2
+    }
+    check_p143(seed = 0x634cfd9e162d0861, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3),
+        params = ["v", "s"] at [9, 10, 11, 12]);
+}
+
+program! {
+    #[differentiable]
+    fn p144(a: f64) -> f64 {
+        let mut a = a;
+        a = (a + ((1.0 + a.powi(2)).cbrt() * 0.5).sin()).sin();
+        for i in 0..2 {
+            let t0 = a * 0.25;
+            a *= ((a * 0.25).atan() / (1.0 + t0.powi(2))).cos();
+        }
+        a * 0.1
+    }
+    check_p144(seed = 0xc326365f0fe39348, inputs = 1, calls = [], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p145(a: f64, b: f64) -> f64 {
+        let mut acc0 = 0.0;
+        for i in 0..4 {
+            for j in 0..2 {
+                for l in 0..1 {
+                    acc0 += (1.0 + a.powi(2)).ln();
+                }
+                acc0 += 0.9_f64.hypot((acc0 * 0.02).sin()) / (1.0 + (2.0 + (acc0 * 0.02).atan().sin()).ln().powi(2)) * 0.25;
+            }
+            acc0 += ((b * (acc0 * 0.02)).tanh() * 0.5).tanh();
+        }
+        for i in (0..6).step_by(2) {
+            if (a.atan2(1.5 + (i as f64).cos())) < -0.4 {
+                for j in 0..3 {
+                    let mut b = b;
+                    b += (b - (acc0 * 0.02).atan()).sin() * 0.5;
+                }
+            }
+            acc0 = (acc0 * 0.02 + ((1.5 - a) * 0.5).tanh()).tanh();
+        }
+        acc0 = ((acc0 * 0.02).tanh() / (2.0 + 0.9_f64.cos())).atan2(1.5 + f64::cos(b).cos());
+        let k1 = ((0.5 * a).abs() * 2.0) as usize % 3;
+        match k1 {
+            0 => {
+                let t2 = (1.0 + b.powi(2)).ln().mul_add(b.tanh().sinh(), a.mul_add(b, (acc0 * 0.02).sin()));
+                if (acc0 * 0.02).tanh() - acc0 * 0.02 < 0.3 {
+                    if 2.0 - b > (acc0 * 0.02).atan() {
+                        let mut acc3 = (1.0 + a.powi(2)).sqrt();
                     } else {
-                        let mut a = a;
+                        for i in 0..3 {
+                            if b - a > b && (t2 * 0.5).atan() < 0.5 {
+                                let t4 = ((t2 * 0.5).atan() * i as f64).tanh() * ((t2 * 0.5).tanh().tanh() / (1.0 + (t2 * 0.5).atan().powi(2)));
+                            } else if b.atan() < 0.25 {
+                                acc0 += (((acc0 * 0.02).atan() - t2 * 0.5 + ((t2 * 0.5).tanh() - (t2 * 0.5).tanh())) * 0.1).tanh();
+                            } else {
+                                let t5 = (t2 * 0.5).atan() * (t2 * 0.5 + (acc0 * 0.02).tanh());
+                            }
+                            acc0 = i as f64;
+                        }
                     }
-                    acc2 = (a / (1.0 + (w4 as f64).powi(2)) / (1.0 + (t1 * 0.5 * 0.1).powi(2)) * 0.5).tanh();
-                    w4 += 1;
-                }
-                acc2 *= ((p114(1, (1.0 + (acc2 * 0.02).sin().powi(2)).ln(), (t1 * 0.5).atan().max((t1 * 0.5).sin())) * 0.25).tanh() + k3 as f64).tanh();
-                k3 += 1;
-                if (a * 1.5 > t1 * 0.5) || k3 >= 3 { break; }
-            }
-            for i in (0..1).rev() {
-                acc2 = ((p118((1.0 + (t1 * 0.5).sin().powi(2)).cbrt(), 1, i as f64 / (1.0 + 1.5_f64.powi(2)), a) * 0.5).tanh() - t1 * 0.5).powi(2).ln_1p();
-                acc2 -= ((acc2 * 0.01).max(0.75_f64.cos()) * 0.5).atan();
-            }
-        } else {
-            for i in 0..1 {
-                let t1 = (t1 * 0.5).sin() + i as f64 * a;
-                acc2 += a;
-            }
-        }
-        if (acc2 * 0.01).atan().mul_add(a, (t1 * 0.5).atan()) > a {
-            return (acc2 * 0.01).tanh().tanh().tanh();
-        }
-        acc2 /= (1.0 + (2.0 + (t1 * 0.5).sin().cos()).powi(-2).powi(2));
-        (acc2 * 0.01).atan().cos() + (t1 * 0.5).tanh()
-    }
-    check_p155(seed = 0xaf9667f86d6ea64a, inputs = 1, calls = [p114, p118], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p156(b: f64, a: f64) -> f64 {
-        let mut acc0 = b;
-        if acc0 > acc0 {
-            let mut v1 = vec![0.0; 4];
-            for i in 0..v1.len() {
-                v1[i] = (2.0 + acc0.sin()).ln().cos();
-                if i > 0 {
-                    v1[i] += v1[i - 1] * (a * 0.5).atan();
+                } else {
+                    for i in (0..8).step_by(2) {
+                        let o6: Option<f64> = if a / (1.0 + b * b) < -0.2 { Some(a.hypot((acc0 * 0.02).sin()).cos().exp2()) } else { None };
+                        let t8: f64 = match o6 { Some(u7) => (p117(2, (t2 * 0.5).atan().atan(), ((b - a) * 0.5).atan(), (t2 * 0.5).sin().cos(), (f64::max((acc0 * 0.02).sin(), u7) * 0.5).atan()) * 0.25).sin(), None => (i as f64).clamp(-0.75, 0.75) };
+                        acc0 += ((b + acc0 * 0.02) * 0.25).atan();
+                    }
                 }
             }
-        } else if acc0.to_radians() < 0.3 {
-            let t2 = 0.75 * b * p130((acc0 / (1.0 + b * b) * 0.5).tanh(), a.sin(), f64::cos(acc0));
-        } else {
-            let t4 = { let u3 = acc0.atan().asinh(); acc0 };
-        }
-        acc0 = a.powi(2).ln_1p() * (0.25 / (1.0 + acc0.powi(2)));
-        if b + p118(f64::tanh(acc0), 1, a, acc0) * 0.5 > b {
-            for i in 0..1 {
-                let t5 = if a > (acc0 * 0.5).atan() { b * 0.3 / (1.0 + b.powi(2).ln_1p().powi(2)) } else { 0.3 };
-                acc0 /= (1.0 + t5.sin().powi(2));
+            1 => {
+                acc0 += (acc0 * 0.02).tanh();
             }
-        } else {
-            acc0 -= (a.cos().exp_m1().mul_add((acc0 * 0.5).tanh() * (acc0 * 0.5).atan(), b * a) * 0.1).sin();
+            _ => {
+                let b = b * (a + a);
+            }
         }
-        acc0 * 0.5
+        0.3 * (acc0 * 0.02).atan()
     }
-    check_p156(seed = 0x18f883d7bc5eb086, inputs = 2, calls = [p118, p130], at = |p| (p[0], p[1]));
+    check_p145(seed = 0x7d955586422d4a31, inputs = 2, calls = [p117], at = |p| (p[0], p[1]));
 }
 
 program! {
     #[differentiable]
-    fn p157(n: usize, b: f64, a: f64) -> f64 {
-        let o0: Option<f64> = if n % 2 == 0 { Some(b.powi(3).atan()) } else { None };
-        let t2: f64 = match o0 { Some(u1) => n as f64, None => b.sin() };
-        let mut acc3 = 1.5 * b * 0.5;
-        if n < 2 {
-            if t2 < 0.0 {
-                acc3 *= 1.0 + f64::atan(n as f64).tanh();
-                return acc3;
-            }
-            acc3 += (n as f64 / (2.0 + (n as f64 / (1.0 + 0.1_f64.powi(2))).cos()) * 0.25).sin();
-        }
-        for i in 0..4 {
-            let t4: f64 = (b + i as f64) * (a - a);
-            acc3 += ((t2 * a).cos().exp2() * 0.5).sin();
-        }
-        if n == 1 {
-            let t5 = if (1.0 + b.powi(2)).ln() > t2 { a } else { f64::max(n as f64, p156(b / (1.0 + (acc3 * 0.1).sin().powi(2)) * 0.5, a * 0.9)) - (acc3 * 0.1).hypot(t2) };
-        }
-        t2
-    }
-    check_p157(seed = 0x6391ecaa270b22ea, inputs = 2, calls = [p156], at = |p| (2, p[0], p[1]),
-        params = ["a"] at [1]);
-}
-
-program! {
-    #[differentiable]
-    fn p158(a: f64) -> f64 {
-        let mut acc0 = a;
-        if -a > a {
-            for i in 0..2 {
-                for j in 0..2 {
-                    acc0 /= (1.0 + a.atan().powi(2));
-                    acc0 *= 0.5 + 0.4 * (i as f64).mul_add(a, (acc0 * 0.1).sin()).sin();
-                }
-                acc0 -= a;
-            }
-        }
-        for i in (0..8).step_by(2) {
-            for j in 0..3 {
-                acc0 += ((acc0 * 0.02).sin() / (1.0 + a * a) / (1.0 + a.powi(2)) * 0.25).sin();
-            }
-            acc0 += (((acc0 * 0.02).sin() + (acc0 * 0.02).sin() + a.atan()) * 0.25).atan();
-        }
-        (acc0 * 0.02).sin().tanh()
-    }
-    check_p158(seed = 0xfdc3d2a2feee58df, inputs = 1, calls = [], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p159(a: f64) -> f64 {
-        let mut acc0 = f64::cos(p156(((p131(((a - a) * 0.5).tanh()) * 0.5 + a) * 0.25).atan(), (a * a * 0.5).sin()).cos());
-        for i in 0..4 {
-            let mut w1 = 0;
-            while w1 < 1 {
-                let acc0 = (acc0 * 0.1).sin() + a;
-                w1 += 1;
-            }
-            acc0 = (((acc0 * 0.1).sin() - (acc0 * 0.1).tanh()) * (1.5 + 0.6_f64.cos()).sqrt() * 0.5).tanh();
-        }
-        0.1 * (acc0 * 0.1)
-    }
-    check_p159(seed = 0x368b0b5db331220b, inputs = 1, calls = [p131, p156], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p160(b: f64, xs: &[f64], a: f64) -> f64 {
-        let mut acc0 = 0.5;
-        for i in 0..4 {
-            for j in 0..3 {
-                if a < -0.2 {
-                    let t1 = if xs[j] * a < 0.7 { xs[i % xs.len()] * (xs[j] + 0.1) } else { (1.25 * xs.iter().map(|q| q.cos()).product::<f64>()).cos() };
-                }
-                acc0 = p158(((a + b) * 0.5).sin());
-            }
-            let t3 = { let u2 = acc0 * 0.05; (a / (1.0 + xs[i % xs.len()] * xs[i % xs.len()])).mul_add((acc0 * 0.05).sin().mul_add(xs[(i + 1) % 3], u2), u2.min(xs.iter().map(|q| q * q).sum::<f64>())) };
-            acc0 = b;
-        }
-        let t4 = xs[1] * (a * a * (1.5 - b));
-        let b = b * (t4 * 0.25).tanh().sin();
-        let mut v5: Vec<f64> = Vec::new();
-        v5.push(xs.iter().map(|q| q.cos()).product::<f64>() - 0.2 * 1.0);
-        v5.push(xs[1]);
-        let t6 = v5[0] * 0.5 + v5[1];
-        (b * 0.5).sin() - (t4 * 0.25).atan() + (acc0 * 0.05).sin()
-    }
-    check_p160(seed = 0x136acbc960998080, inputs = 5, calls = [p158], at = |p| (p[0], &p[1..4], p[4]),
-        params = ["a", "xs"] at [4, 1, 2, 3]);
-}
-
-program! {
-    #[differentiable]
-    fn p161(n: usize, b: f64, c: f64, a: f64) -> f64 {
-        let mut acc0 = (a * c).min(c * a);
-        let mut k1 = 0;
-        loop {
+    fn p146(a: f64, xs: &[f64], b: f64, c: f64) -> f64 {
+        let t0 = 0.1 * p128(2, xs[0].mul_add(xs[2], b) * 0.5, (p118((2.0 + c.sin()).cbrt(), (1.5 + xs[3].sin()).powf(a.tanh()) * 0.5, a.tanh().sinh()) * 0.1).tanh()) * f64::cos(xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>());
+        let mut acc1 = (a * t0).cos();
+        for i in (0..1).rev() {
+            acc1 += a;
             let mut w2 = 0;
             while w2 < 3 {
-                let t3 = a.sin().exp_m1();
-                acc0 *= 0.5 + 0.4 * (1.5 + (acc0 * 0.02).cos()).sqrt().sin();
+                let t3 = (2.0 + (i as f64 + b).sin()).log10().cos();
+                acc1 /= (1.0 + xs[w2].powi(2));
                 w2 += 1;
             }
-            acc0 = c / (1.0 + c.min(acc0 * 0.02).powi(2));
-            k1 += 1;
-            if ((n as f64 + c) < 0.5) || k1 >= 5 { break; }
         }
-        let t4 = b.tanh().cos().powi(2).ln_1p();
-        for i in 0..3 {
-            acc0 += ((1.5 + (2.0 + a.sin()).cbrt().sin()).log(2.5 + (0.75 - b).cos()) * 0.5).tanh();
-            let mut w5 = 0;
-            while w5 < 4 {
-                let t6 = (2.0 + a.cos()).recip();
-                acc0 *= (p118((acc0 * 0.01).tanh(), 1, ((a + (acc0 * 0.01).sin()) * 0.5).atan(), (2.0 + c.sin()).log2()) * 0.5).cos().exp().cos();
-                w5 += 1;
+        for i in (0..2).rev() {
+            let t4 = acc1 * 0.1 * a;
+            acc1 += ((1.0 - t0 - (1.5 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().cos()).sqrt()) * 0.5).tanh();
+        }
+        acc1 * 0.1 + 0.5 * t0 - c + b.tanh()
+    }
+    check_p146(seed = 0x7ba97a689dc38dea, inputs = 7, calls = [p118, p128], at = |p| (p[0], &p[1..5], p[5], p[6]));
+}
+
+program! {
+    #[differentiable]
+    fn p147(a: f64, b: f64, xs: &[f64], n: usize) -> f64 {
+        let mut acc0 = 0.2_f64;
+        if n > 2 {
+            if n % 3 == 1 {
+                let acc0 = acc0 * b.powi(2);
+            }
+        } else {
+            let t1 = b;
+            if n > 0 {
+                for i in 0..xs.len() {
+                    let flag2 = (f64::max(n as f64, a)) > -0.1;
+                    acc0 -= ((0.5 * (acc0 * 0.1).tanh().tanh()).asin() * t1.cos().exp_m1() * 0.25).atan();
+                }
             }
         }
-        let mut acc7 = (2.0 + a.cos()).powi(-2);
-        acc7.cos() + t4.sin() + (acc0 * 0.005).tanh() + 0.75 * a + b + 0.5 * 1.25
+        let t3 = b;
+        t3.tanh() + (acc0 * 0.1).atan().tanh() + b
     }
-    check_p161(seed = 0x5cfe1e47e5be0612, inputs = 3, calls = [p118], at = |p| (1, p[0], p[1], p[2]));
+    check_p147(seed = 0xd72be657838ee541, inputs = 6, calls = [], at = |p| (p[0], p[1], &p[2..6], 2));
 }
 
 program! {
     #[differentiable]
-    fn p162(xs: &[f64], b: f64, a: f64) -> f64 {
-        let t2: f64 = xs.iter().take(2).map(|&u0| xs.iter().map(|q| q * b).sum::<f64>() / (1.0 + 0.9_f64.powi(2)) * 1.5).fold(0.0, |s, v| s * 0.5 + v);
-        let t3 = xs[2].powi(2);
-        let t4 = a * t3;
-        let o5: Option<f64> = if t2 * 0.02 * t3 > -0.2 { Some(f64::tanh(a * (t2 * 0.02).tanh())) } else { None };
-        let t7: f64 = if let Some(u6) = o5 { t2 * 0.02 } else { xs[2] };
-        t7 + 0.3 * (t4 * 0.5).sin() + (t2 * 0.02).sin() + a
-    }
-    check_p162(seed = 0x51929d1da337f728, inputs = 5, calls = [], at = |p| (&p[0..3], p[3], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p163(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = v[0];
-        let t2 = (x + x).sum_axis(Axis(0)) * 0.3;
-        let t3 = (x - x).dot(x) * 0.3;
-        t3.sum() * 0.2 + t2.dot(&t2) * 0.1 + t1
-    }
-    check_p163(seed = 0x25d8e689b5e40b41, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
-}
-
-#[differentiable]
-fn p164_h0(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * 1.5 + (y[i] * s).sin() * 0.25;
-    }
-}
-#[differentiable]
-fn p164_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).cos() * 0.75;
-    }
-}
-#[differentiable]
-fn p164_h2(y: &mut [f64], x: &[f64], s: f64) {
-    p164_h0(y, s);
-    p164_h1(s * 0.3, &x[1..], y);
-}
-#[differentiable]
-fn p164_h3(a: &mut [f64], b: &mut [f64], s: f64) {
-    for i in 0..a.len().min(b.len()) {
-        b[i] = b[i] * 0.3 + (a[i] * s).sin();
-        a[i] = (b[i] * 0.5).tanh() + a[i] * 0.5;
-    }
-}
-#[differentiable]
-fn p164_h4(v: &[f64], s: f64, k: usize) -> f64 {
-    if k == 0 {
-        (v[0] * s).tanh()
-    } else {
-        v[k % v.len()] * 0.75 + p164_h4(v, s * 0.25, k - 1).tanh()
-    }
-}
-program! {
-    #[differentiable]
-    fn p164(a: f64, xs: &[f64]) -> f64 {
-        let mut buf1 = vec![0.25; 4];
-        p164_h2(&mut buf1[..], &xs[..5], a);
-        let (h2, c3) = buf1.split_at_mut(1);
-        p164_h3(h2, c3, a);
-        let t4 = c3[0] * 0.75 + h2[h2.len() - 1] + c3.len() as f64 * 0.1;
-        let t5 = buf1[0] + buf1[3] * -0.5;
-        let t6 = p164_h4(&xs[4..], t4.tanh(), 2);
-        let s7 = &xs[1..3];
-        let t8 = (s7[0] * t6.tanh() * 1.5 + s7[0]).sin() + s7[s7.len() - 1] * 0.75;
-        let mut buf9 = vec![0.0; 4];
-        for i in 0..4 {
-            buf9[i] = xs[i + 1] * a;
+    fn p148(xs: &[f64], a: f64, b: f64) -> f64 {
+        let t0 = (xs[0] / (1.0 + a.powi(2))).atan();
+        let mut acc1 = 0.5;
+        let mut w2 = 0;
+        while w2 < 2 {
+            for j in (0..8).step_by(2) {
+                for l in 0..2 {
+                    acc1 += (b * xs[l] * (t0 * xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())) * 0.1).atan();
+                    acc1 = ((acc1 * 0.02).atan() * t0.atan()).sin();
+                }
+                acc1 += ((w2 as f64 - (1.5 + xs.iter().map(|q| q * t0).sum::<f64>().sin()).log(2.5 + a.cos())) * 0.25).sin();
+            }
+            let t5: f64 = { let v3: Vec<f64> = xs.iter().map(|&u4| (p118(((t0 + xs[w2]) * 0.5).sin(), f64::atan(w2 as f64), (0.5 * xs[w2].tanh()).acos()) * 0.1 - xs[xs.len() - 1 - w2]) * (0.25 + 1.0)).collect(); v3[0] + v3[2] };
+            acc1 *= 0.8 + 0.2 * (xs[xs.len() - 1 - w2] + a).sin();
+            w2 += 1;
         }
-        p164_h2(&mut buf9[..], xs, a * 1.5);
-        for _ in 0..2 {
-            p164_h2(&mut buf9, &xs[4..], t8.tanh() * 0.3);
-        }
-        p164_h0(&mut buf9[0..], a);
-        let (h10, c11) = buf9.split_at_mut(3);
-        p164_h3(h10, c11, t5.tanh());
-        let t12 = c11[0] * 1.5 + h10[h10.len() - 1] + c11.len() as f64 * 0.1;
-        let t13 = buf9[0] + buf9[3] * -0.5;
-        let arr14: [f64; 3] = [a, xs[1] * 1.5, (a).sin()];
-        let t15 = arr14[0] * arr14[2];
-        t15 + t13 + t12 + t8 + t6 + a * 0.3
+        let flag6 = t0 - xs[2] > 0.1;
+        acc1 * 0.01 + t0 + b + 0.6 * a
     }
-    check_p164(seed = 0xbb3ee1d36d9779ec, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+    check_p148(seed = 0xea41b31032573357, inputs = 5, calls = [p118], at = |p| (&p[0..3], p[3], p[4]));
 }
 
 program! {
     #[differentiable]
-    fn p165(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (a + xs[2]).tanh();
+    fn p149(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (a + a + xs[3]).tanh();
+        let t2 = ((t1).tanh() - t1 + xs[1]).tanh();
         let mut acc = 0.0;
         let mut extra = 0.0;
         for i in 0..xs.len() {
-            if ((xs[i]).sin()).mul_add(0.5, xs[i]) > 0.15 {
-                continue;
+            let t3 = ((((a) * 0.5).exp() - t1).tanh()).tanh() * 1.5;
+            let mut t4 = 0.0;
+            for j in 0..2 {
+                t4 += (xs[i] * (j as f64 + 0.5)).sin();
             }
-            if ((xs[i]).tanh()).cos() * t1 > 0.33 {
-                extra -= (t1).tanh();
-                let t2 = if ((t1).tanh()).mul_add(0.5, xs[i]) > 0.10 { (((xs[i]).sin()).mul_add(0.5, t1)).tanh() } else { xs[i] + xs[i] };
+            if (t3).cos() * t4 > -0.10 {
+                let t5 = if 0.06_f64 - t1 + xs[i] < -0.19 { (t1).tanh() } else { t2 };
+                let t6 = if (1.0 + (a) * (a)).ln() > 0.36 { (((xs[i]).sin()).sin()).tanh() } else { xs[i] + xs[i] };
             }
+            acc -= (((1.0 + ((t1).cos() * t4) * ((t1).cos() * t4)).ln()).cos() * t4).tanh();
+            let t7 = if xs[i] - xs[i] - xs[i] > -0.41 { ((((xs[i]).sin()).cos() * t4) * (xs[i] + t4 + xs[i])).tanh() } else { (t4) * (xs[i]) };
             if i + 1 < xs.len() {
-                if ((t1) * 0.5).exp() < -0.43 {
-                    continue;
-                }
-                acc += (xs[i]).tanh();
+                let t8 = ((t4 + (t1).sin()).tanh()).tanh() * 1.5;
+                acc += (xs[i + 1] - ((t2) * (a)).tanh()).tanh();
             }
-            acc -= (((((xs[i]) * (xs[i])) * 0.5).exp()).mul_add(0.5, a)).tanh();
+            acc += (((0.60_f64).tanh()).mul_add(0.5, t1) + (xs[i] - t3).mul_add(0.5, xs[i])).tanh();
         }
         acc
     }
-    check_p165(seed = 0x167de0bfb933139c, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-program! {
-    #[differentiable]
-    fn p166(a: f64, xs: &[f64], b: f64) -> f64 {
-        let mut acc0 = 1.0;
-        for i in (0..6).step_by(2) {
-            acc0 *= 0.5 + 0.4 * (1.5 + b.sin()).powf(xs[(i + 1) % 4].tanh()).sin();
-            let t3: f64 = { let v1: Vec<f64> = xs.iter().map(|&u2| acc0 * 0.1 * xs[3] * a.atan()).collect(); v1[0] + v1[3] };
-        }
-        acc0 += (xs[2].tanh() * b * 0.5).atan();
-        let o4: Option<f64> = if a.atan() > (acc0 * 0.1).tanh() { Some((xs[0] / (1.5 + b.tanh()) * (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * xs[3]) * 0.25 * 0.05).tanh()) } else { None };
-        let t6: f64 = if let Some(u5) = o4 { (2.0 + (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() / (1.0 + xs[3].powi(2)) * 0.5).atan().sin()).log10() } else { xs[2] * 1.25 };
-        for i in 0..4 {
-            let t7 = match i { 0 => (((1.5 + b.sin()).log(2.5 + (i as f64).cos()) - f64::max(xs[2], a)) * 0.5).sin(), 1 => xs[i].atan().atan(), _ => b.cos().exp().tanh() };
-            acc0 = i as f64 / (2.0 + xs[i].cos()) * xs[i].cos().exp2() * 0.1;
-        }
-        t6
-    }
-    check_p166(seed = 0x973631439bba1583, inputs = 6, calls = [], at = |p| (p[0], &p[1..5], p[5]),
-        params = ["b"] at [5]);
-}
-
-program! {
-    #[differentiable]
-    fn p167(a: f64) -> f64 {
-        let mut acc0 = (1.0 + (p143(a.powi(2).ln_1p(), ((a - a) * 0.5).tanh(), 2, a) - a).powi(2)).ln();
-        let mut w1 = 0;
-        while w1 < 1 && (acc0 - 1.25 < 0.25) {
-            if w1 % 2 == 0 {
-                let t2 = (w1 as f64).cos().cos();
-            } else if w1 % 3 == 1 {
-                if w1 % 3 == 1 {
-                    acc0 = ((acc0 * 0.5).atan() - (a.powi(3) * 0.5).sin()).sin();
-                } else if w1 == 1 {
-                    let mut acc0 = acc0;
-                } else {
-                    let t3 = -a.min(a).sin();
-                }
-            } else {
-                let t4 = (1.5 + (acc0 * 0.5).sin().cos()).sqrt();
-            }
-            acc0 /= (1.0 + (acc0 * 0.5).tanh().powi(2));
-            w1 += 1;
-        }
-        let t5 = 0.6_f64.tanh();
-        if a < 0.0 {
-            let mut acc6 = 1.0;
-        } else {
-            if (1.5 + t5.sin()).log(2.5 + p158((acc0 * 0.5).tanh().min(a)).cos()) < -0.1 {
-                for i in 1..=3 {
-                    let mut acc7 = (acc0 * 0.1).sin();
-                    acc0 /= (2.0 + (acc0 * 0.1).atan().max(t5).cos());
-                }
-            } else {
-                let mut acc8 = (t5 - t5).cos();
-            }
-        }
-        t5 + 0.2 * (acc0 * 0.1).atan()
-    }
-    check_p167(seed = 0x926b79f4bd714172, inputs = 1, calls = [p143, p158], at = |p| (p[0]));
+    check_p149(seed = 0x9e342d690c5abc5d, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]),
+        params = ["xs"] at [1, 2, 3, 4, 5]);
 }
 
 #[differentiable]
-fn p168_h0(v: &[f64], s: f64) -> f64 {
+fn p150_h0(y: &mut [f64], s: f64) -> f64 {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.6).tanh();
+    }
+    y[0] = (y[0] * 0.3 + s).sin();
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p150_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * -0.5;
+    }
+}
+#[differentiable]
+fn p150_h2(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p150_h0(y, s);
+    p150_h1(s * 0.6, &x[1..], y);
+}
+#[differentiable]
+fn p150_h3(v: &[f64], s: f64) -> Option<f64> {
+    let head = if v[0] * s > -0.4 { Some((v[0] * s).sin()) } else { None };
+    let h = head?;
+    Some(h * 0.75 + v[v.len() - 1] * -0.5)
+}
+#[differentiable]
+fn p150_h4(v: &[f64], s: f64) -> f64 {
     let mut acc = 0.0;
     for i in 0..v.len() {
-        acc += (v[i] * s + 0.5).sin();
+        acc += (v[i] * s + 1.5).tanh();
     }
-    acc * 0.3 + v[0] * v[v.len() - 1]
+    acc * 1.5 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p150_h5(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 1.5;
+    t + p150_h4(&v[1..], s * 0.75) + p150_h4(v, s).tanh()
 }
 program! {
     #[differentiable]
-    fn p168(xs: &[f64], b: f64, a: f64) -> f64 {
-        let t1 = p168_h0(&xs[0..], a * 0.25).sin();
-        let arr2: [f64; 3] = [b, xs[2] * 0.75, (a).sin()];
-        let t3 = arr2[0] * arr2[2];
-        let arr4: [f64; 3] = [t3.tanh(), xs[1] * 1.5, (a).sin()];
-        let [e6, e7, e8] = arr4;
-        let t5 = e6 * e8 + arr4[1] * e7;
-        t5 + t3 + t1 + a * 0.3
+    fn p150(b: f64, xs: &[f64], a: f64) -> f64 {
+        let mut buf1 = xs[4..6].to_vec();
+        let t2 = p150_h0(&mut buf1, b).tanh();
+        let _ = p150_h0(&mut buf1, a);
+        p150_h2(&mut buf1, xs, b);
+        let t3 = buf1[0] + buf1[1] * 0.6;
+        let t4 = match p150_h3(&xs[3..4], a) { Some(v) => v, None => a * 0.6 };
+        let mut buf5 = vec![0.0; 4];
+        for i in 0..4 {
+            buf5[i] = xs[i + 4] * t4.tanh();
+        }
+        for _ in 0..2 {
+            p150_h1(t3.tanh() * 0.75, &xs[2..], &mut buf5[..]);
+        }
+        p150_h2(&mut buf5, xs, t4.tanh() * 1.5);
+        let (h6, c7) = buf5.split_at_mut(3);
+        p150_h2(h6, &xs[..], b);
+        let t8 = c7[0] * 0.6 + h6[h6.len() - 1] + c7.len() as f64 * 0.1;
+        let t9 = buf5[0] + buf5[3] * 0.6;
+        let s10 = &xs[..4];
+        let t11 = (s10[2] * t3.tanh() * 0.25 + s10[2]).sin() + s10[s10.len() - 1] * -0.5;
+        let t12 = p150_h5(xs, t2.tanh() * 0.25);
+        t12 + t11 + t9 + t8 + t4 + a * 0.3
     }
-    check_p168(seed = 0xc6af7056e5157dd9, inputs = 8, calls = [], at = |p| (&p[0..6], p[6], p[7]));
+    check_p150(seed = 0xf4202c0743fdab04, inputs = 10, calls = [], at = |p| (p[0], &p[1..9], p[9]));
+}
+
+#[differentiable]
+fn p151_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.75).tanh();
+    }
+    acc * 0.25 + v[0] * v[v.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p151(b: f64, xs: &[f64], a: f64) -> f64 {
+        let t1 = p151_h0(xs, b).sin();
+        let s2 = &xs[..4];
+        let t3 = (s2[1] * b + s2[0]).sin() + s2[s2.len() - 1] * 0.3;
+        let s4 = &xs[3..=5];
+        let t5 = (s4[1] * t3.tanh() + s4[0]).sin() + s4[s4.len() - 1] * 0.75;
+        let s6 = &xs[..5];
+        let t7 = (s6[3] * t1.tanh() + s6[4]).sin() + s6[s6.len() - 1] * -0.5;
+        let t8 = p151_h0(&s2[0..=0], b).sin();
+        let mut arr9 = [1.5_f64; 3];
+        arr9[2] = a * -0.5;
+        arr9[0] = xs[0] * 0.5;
+        arr9[1] = (a).sin();
+        let t10 = arr9[1] * arr9[2];
+        t10 + t8 + t7 + t5 + t3 + a * 0.3
+    }
+    check_p151(seed = 0xa906ad6fa6147eb5, inputs = 9, calls = [], at = |p| (p[0], &p[1..8], p[8]));
 }
 
 program! {
     #[differentiable]
-    fn p169(a: f64, n: usize, xs: &[f64]) -> f64 {
-        let mut acc0 = 0.5;
-        if n == 1 {
-            for i in 0..xs.len() {
-                let t2 = { let u1 = (1.0 + xs[0].powi(2)).cbrt().cos(); (1.0 + (p130(u1 / (1.0 + a * a) * 0.5, 0.5 * a, u1) * xs[i]).powi(2)).cbrt() };
-                let t3 = 0.1 * xs[i];
-                acc0 -= ((t3 / (1.5 + (t2 * 0.5).sin().tanh())).max(a + n as f64) * 0.25).sin();
+    fn p152(c: f64, b: f64, n: usize, a: f64) -> f64 {
+        let mut v0 = vec![0.0; 4];
+        for i in 0..v0.len() {
+            v0[i] = f64::sin(a - c);
+            if i > 0 {
+                v0[i] += v0[i - 1] * ((1.0 + b.powi(2)).sqrt() * 0.25).sin();
             }
-            let a = a - f64::cos(xs[n]);
+        }
+        let mut acc1 = 0.5;
+        for i in 1..=2 {
+            let mut k2 = 0;
+            loop {
+                let t4 = { let u3 = a; (v0[2] * 0.05).sin() * p130(1, ((b - v0[n] * 0.05) * 0.25).tanh()) + u3.max(c) };
+                v0[3 - n] += (v0[i] * 0.05 + (t4 * 0.5).sin()) * (v0[n] * 0.05).atan() * 0.1;
+                k2 += 1;
+                if (c.tanh().cosh() > 0.0) || k2 >= 3 { break; }
+            }
+            acc1 *= 0.8 + 0.2 * p130(1, (v0[2] * 0.05).sin()).cos().sin();
+        }
+        let t5 = if 0.75 / (1.5 + b.tanh()) > -0.4 { (1.0 + (0.9 * (acc1 * 0.05)).powi(2)).sqrt() } else { (b * n as f64).mul_add((n as f64).atan2(1.5 + 2.0_f64.cos()), f64::min(v0.iter().map(|q| ((q * 0.05) * 0.3).sin()).sum::<f64>(), b)) };
+        v0[n] -= v0.iter().map(|q| (q * 0.05).cos()).product::<f64>().powi(3) * ((v0[n] * 0.05).sin() + b) * 0.5;
+        let mut w6 = 0;
+        while w6 < 1 {
+            let t7 = (acc1 * 0.05).atan() * (v0.iter().enumerate().map(|(k, q)| (q * 0.05) * k as f64).sum::<f64>() * 0.5).tanh();
+            let mut v8 = vec![0.0; 3];
+            for j in 0..v8.len() {
+                v8[j] = 0.5 * (acc1 * 0.05);
+            }
+            acc1 /= (1.0 + (0.1 * b).powi(2));
+            w6 += 1;
+        }
+        t5 * 0.25 - 0.5 * (acc1 * 0.05).atan()
+    }
+    check_p152(seed = 0x6da9c9d5aee70045, inputs = 3, calls = [p130], at = |p| (p[0], p[1], 1, p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p153(b: f64, n: usize, a: f64) -> f64 {
+        let t0 = if n % 2 == 0 { 0.25 * b } else { (1.5 + 2.0_f64.powi(3).cos()).sqrt() };
+        let mut acc1 = (n as f64 + b).atan();
+        if b.asinh() > 0.7 {
+            let t2 = a.clamp(-0.75, 0.75);
         } else {
-            acc0 = ((n as f64).mul_add(a, (acc0 * 0.1).sin()) * (xs[n] * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) * 0.25 * 0.05).atan();
-        }
-        match n % 3 {
-            0 | 1 => {
-                let flag4 = xs[0] > 0.0;
+            let mut w3 = 0;
+            while w3 < 1 {
+                let t4 = match n { 0 => f64::sin(t0).atan(), 1 => ((acc1 * 0.5).tanh() * (acc1 * 0.5).sin()).powi(2).ln_1p(), _ => (1.5 + (1.5 + a.sin()).log(2.5 + 2.0_f64.cos()).sin()).powf(a.cos().tanh()) };
+                acc1 *= 0.8 + 0.2 * (t0 + (acc1 * 0.5).sin()).sin();
+                w3 += 1;
             }
-            _ => {
-                if n < 1 {
-                    for i in 1..=2 {
-                        for j in (0..4).step_by(2) {
-                            let a = a + (0.5 * (acc0 * 0.05).tanh().tanh()).acos();
-                            acc0 += (xs[n] - 1.5 * (a * 0.5).sin()) * 0.5;
-                        }
-                        acc0 *= ((acc0 * 0.05).atan() * i as f64).tanh();
-                    }
-                    return (2.0 + xs[n].sin()).ln().powi(2);
+        }
+        let t5 = if (1.0 + 0.1_f64.powi(2)).cbrt() < 0.25 { (2.0 + f64::max(a, (acc1 * 0.25).sin()).sin()).cbrt() } else { t0.atan().tanh().exp() };
+        let t5 = t5 * (t0 / (1.0 + (acc1 * 0.25).atan().powi(2)));
+        let t6 = n as f64 * (acc1 * 0.25);
+        for i in 0..n {
+            for j in 0..n {
+                let mut w7 = 0;
+                while w7 < 2 && (acc1 * 0.1 - a > (t5 * 0.25).sin()) {
+                    let t8: f64 = 0.9_f64.mul_add(t0, p130(1, 1.5) - 0.75);
+                    acc1 += 0.75_f64;
+                    w7 += 1;
                 }
+                acc1 /= (1.0 + ((acc1 * 0.05).atan() * (acc1 * 0.05)).powi(2));
             }
+            acc1 *= 0.5 + 0.4 * (t6 * 0.25).abs().sin();
         }
-        (acc0 * 0.02).tanh()
+        let t5 = (t5 * 0.25).atan() + (t5 * 0.25).atan().min(2.0);
+        1.25 * (t5 * 0.5) + (t6 * 0.25).atan() + (acc1 * 0.02).sin() - t0 + a
     }
-    check_p169(seed = 0xd2b3e59f2d948269, inputs = 5, calls = [p130], at = |p| (p[0], 1, &p[1..5]),
-        params = ["xs"] at [1, 2, 3, 4]);
+    check_p153(seed = 0x514e94f90234d0a3, inputs = 2, calls = [p130], at = |p| (p[0], 2, p[1]));
 }
 
 program! {
     #[differentiable]
-    fn p170(a: f64, b: f64, xs: &[f64]) -> f64 {
-        let t2: f64 = { let v0: Vec<f64> = xs.iter().map(|&u1| b.hypot(u1) + p156(u1 * xs[1] * 0.5, (xs[1] * b * 0.5).atan()) * u1).collect(); v0[0] + v0[2] };
-        let t5: f64 = xs.iter().rev().skip(1).map(|&u3| a * (p131((xs[0] / (1.0 + u3.powi(2)) * 0.5).sin()) * 0.5) - f64::min(t2 * 0.1, xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>())).sum();
-        let t6 = b.mul_add(b, xs[2]) / (1.0 + (2.0 + a.cos()).recip().powi(2));
-        (t6 * 0.25).tanh() + (t5 * 0.02).atan().tanh() + 1.5 * (t2 * 0.1)
-    }
-    check_p170(seed = 0x84e86d263c0aeead, inputs = 5, calls = [p131, p156], at = |p| (p[0], p[1], &p[2..5]));
-}
-
-program! {
-    #[differentiable]
-    fn p171(a: f64, b: f64, n: usize) -> f64 {
-        let t0 = if n < 1 { (1.0 + (n as f64 * p167(a.mul_add(0.9, b) * 0.5)).powi(2)).sqrt() } else { b * a - a.tanh() };
-        let mut acc1 = b;
-        if n == 1 {
-            let mut v2 = vec![0.0; n];
-            for i in 0..v2.len() {
-                v2[i] = (b.mul_add(i as f64 / (1.0 + b.powi(2)), p158(((t0 * 0.5).mul_add(b, 0.2) * 0.25).sin()).max(i as f64)) * 0.5).tanh();
-            }
-            match n {
-                0 => {
-                    let t3 = (2.0 + 1.25_f64.cos()).recip();
+    fn p154(b: f64, a: f64, c: f64, d: f64, xs: &[f64]) -> f64 {
+        let mut a = a;
+        a = (2.0 + (b / (1.5 + xs[1].tanh()) * 0.5).tanh().cos()).powi(-2);
+        for i in (0..4).rev() {
+            match i {
+                0 | 1 => {
+                    a = (2.0 + f64::cos(2.0).sin()).ln();
                 }
                 _ => {
-                    let mut acc4 = (1.0 + v2[(n + 1) % 1].powi(2)).cbrt();
+                    if xs[i] > -0.1 {
+                        a /= (1.0 + (b * 1.5).powi(2));
+                    }
                 }
             }
-        } else {
-            let t5 = acc1.powi(2).ln_1p();
-            if (t0 * 0.5).atan() * 0.75 < -0.2 {
-                acc1 = b;
-            } else if t5.tanh() < 0.0 {
-                let t6 = t5;
-            } else {
-                let t7 = (2.0 + acc1.cos()).recip() * t5.sin();
-            }
+            a = ((a * 0.1).tanh() - c * 0.9).tanh();
         }
-        let a = a - ((t0 * 0.5).atan() - acc1);
-        let t8 = if (a * 0.25).atan() - acc1 < 0.7 { (t0 * 0.5).tanh() * n as f64 * (acc1 + n as f64) } else { f64::min((a * 0.25).atan() + b, 0.25) };
-        for i in 0..3 {
-            acc1 -= ((b + (t0 * 0.5).sin().powi(2)) * 0.5).tanh();
-        }
-        (t8 * 0.25).sin() - 0.2 * (a * 0.25).sin() - (acc1 * 0.25).tanh() + 1.5 * (t0 * 0.5).tanh() - b + 0.5 * 1.0
+        a -= c;
+        (a * 0.1).cos() + d.cos()
     }
-    check_p171(seed = 0x996a81cad643ff6c, inputs = 2, calls = [p158, p167], at = |p| (p[0], p[1], 1));
+    check_p154(seed = 0x4979c8371349ee0e, inputs = 8, calls = [], at = |p| (p[0], p[1], p[2], p[3], &p[4..8]));
 }
 
 program! {
     #[differentiable]
-    fn p172(b: f64, xs: &[f64], a: f64) -> f64 {
-        let k0 = (0.3_f64.abs() * 2.0) as usize % 3;
-        let t1 = match k0 { 0 => ((a + (p140(xs[2]) * 0.5).sin() - (1.5 + b.sin()).log(2.5 + xs.iter().sum::<f64>().cos())) * 0.5).sin(), 1 => (b * xs.iter().map(|q| q * q).sum::<f64>()).max(xs.iter().map(|q| q * b).sum::<f64>().atan2(1.5 + b.cos())) * 0.25, _ => (b.min(xs[2]) * (a * xs[1]) * 0.5).sin() };
-        let t4: f64 = xs[1..3].iter().map(|u2| { let u2 = *u2; (xs.iter().map(|q| q * q).sum::<f64>() * b).sin() }).sum();
-        let t5: f64 = a.sin() * (t1 * t1);
-        0.3 * (t5 * 0.1) + (t4 * 0.25).tanh().sin() - t1 + 0.75 * b
+    fn p155(a: f64, n: usize, b: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = 0.5;
+        if n > 0 {
+            let t1 = (xs.iter().map(|q| (q * 0.5).sin()).sum::<f64>() * 0.3 - (xs[1] - xs.iter().map(|q| q * b).sum::<f64>())) / (1.5 + b.tanh());
+            acc0 -= b.cos().powi(2).ln_1p();
+            let mut acc2 = xs[n % xs.len()];
+        }
+        match n % 3 {
+            0 => {
+                if n == 1 {
+                    let t3 = (0.3 * xs[(n + 1) % 3]).mul_add(b, 1.5 / (1.0 + b.powi(2)));
+                }
+            }
+            1 => {
+                let c4 = |u5: f64| (xs[(n + 1) % 3] + 1.0) / (1.0 + (n as f64 * 0.5).sin().powi(3).powi(2));
+                let t6: f64 = c4(((a.mul_add(p124(1, 0.1 * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) * 0.25, xs.iter().map(|q| q * q).sum::<f64>()) + xs.iter().sum::<f64>()) * 0.1).atan()) - 0.5 * c4(xs[n % xs.len()] * 2.0);
+                let mut w7 = 0;
+                while w7 < 3 && (1.25 * acc0 > a) {
+                    let t10: f64 = xs[1..3].iter().map(|u8| { let u8 = *u8; t6 * 0.25 }).sum();
+                    acc0 += ((n as f64).cos().exp2().sin().exp2() * 0.5).tanh();
+                    w7 += 1;
+                }
+            }
+            _ => {
+                let t11 = if n == 0 { (1.0 + (acc0 * 0.1).tanh().powi(2)).cbrt() * (b / (1.5 + (acc0 * 0.1).tanh().tanh())) } else { 0.6 * (acc0 * 0.1).atan() * 2.0 };
+            }
+        }
+        let mut k12 = 0;
+        loop {
+            acc0 *= 0.5 + 0.4 * (0.1 * xs[(k12 + 1) % 3]).sin();
+            acc0 -= (((acc0 * 0.05).atan() / (1.5 + a.tanh())).max(a + n as f64) * 0.25).sin();
+            k12 += 1;
+            if (xs[(n + 1) % 3] > 0.25 || (p115(1, (acc0 * 0.05 * (acc0 * 0.05).tanh() * 0.5).sin()) * 0.5).atan() < -0.2) || k12 >= 4 { break; }
+        }
+        1.5 * (acc0 * 0.05).sin() - b.cos() + a.sin() + 0.5 * n as f64
     }
-    check_p172(seed = 0x4e08691f6a5c9183, inputs = 5, calls = [p140], at = |p| (p[0], &p[1..4], p[4]));
+    check_p155(seed = 0x0bd00ad49dda68bc, inputs = 5, calls = [p115, p124], at = |p| (p[0], 3, p[1], &p[2..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p156(b: f64, a: f64, c: f64, n: usize) -> f64 {
+        let mut acc0 = 0.0;
+        let mut k1 = 0;
+        loop {
+            let mut v2 = vec![0.0; 3];
+            for j in 0..v2.len() {
+                v2[j] = (c.powi(2).mul_add(p118(1.0 * 1.5, 0.3 * (p106(c, b, (a + a) * 0.5, c) * 0.5), 0.6 * 0.5) * 0.1 - a, b.tanh()) * 0.25).sin();
+                if j > 0 {
+                    v2[j] += v2[j - 1] * (2.0_f64 * 0.5).tanh();
+                }
+            }
+            v2[2 - n] = (n as f64 * n as f64 * (v2.iter().map(|q| (q * 0.5) * c).sum::<f64>() - (v2[1] * 0.5).sin()) * 0.5).tanh();
+            acc0 -= c;
+            acc0 *= 0.8 + 0.2 * ((v2[2] * 0.5).sin() * (v2[1] * 0.5).tanh()).sin();
+            k1 += 1;
+            if (acc0 * 0.05 - 0.5 > b) || k1 >= 5 { break; }
+        }
+        let t3 = n as f64;
+        let mut v4 = vec![0.0; n];
+        for i in 0..v4.len() {
+            v4[i] = (b.asinh().powi(2) * 0.5).tanh();
+        }
+        let t7: f64 = v4.iter().take(2).map(|&u5| ((acc0 * 0.05).atan() * t3).atan2(1.5 + (1.5 + v4[n % v4.len()].sin()).powf(c.tanh()).cos())).fold(0.0, |s, v| s * 0.5 + v);
+        acc0 *= 1.0 + (c * b).tanh();
+        t7 - t3 + (acc0 * 0.02).atan() - c.cos()
+    }
+    check_p156(seed = 0x2a4e4db29f462a6e, inputs = 3, calls = [p106, p118], at = |p| (p[0], p[1], p[2], 1),
+        params = ["b"] at [0]);
+}
+
+program! {
+    #[differentiable]
+    fn p157(a: f64, c: f64, xs: &[f64], b: f64) -> f64 {
+        let a = a * xs[2].hypot(0.6);
+        let t2: f64 = xs[1..3].iter().map(|u0| { let u0 = *u0; (1.0 * c).mul_add((1.5 + xs[1].sin()).powf(xs[0].tanh()), (a * 0.25).sin().powi(2)) }).sum();
+        let t3 = (1.5 + ((a * 0.25).sin() + (a * 0.25).atan()).sin()).log(2.5 + xs[2].mul_add(0.3, xs[2]).cos()).sin();
+        1.0 * t3 + 0.5 * (t2 * 0.1) + (a * 0.25).tanh() - 0.6 * b
+    }
+    check_p157(seed = 0x939260052225b804, inputs = 6, calls = [], at = |p| (p[0], p[1], &p[2..5], p[5]));
+}
+
+program! {
+    #[differentiable]
+    fn p158(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (((a) * (a)) * ((a).mul_add(0.5, a)) + xs[3]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() - 1 {
+            let t2 = (((xs[i + 1]).mul_add(0.5, a) + xs[i] - xs[i]) * (a)).tanh() * 1.5;
+            let t3 = (xs[i]).tanh() * 1.5;
+            acc -= ((a) * (xs[i]) + a - (xs[i]).cos() * xs[i]).tanh();
+        }
+        acc
+    }
+    check_p158(seed = 0x6f4e97a97614f5e4, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+}
+
+program! {
+    #[differentiable]
+    fn p159(a: f64, xs: &[f64]) -> f64 {
+        let t1 = ((1.0 + (a) * (a)).ln() + xs[1]).tanh();
+        let t2 = (((((a) * 0.5).exp()) * 0.5).exp() + xs[0]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            if t1 < 0.33 {
+                if (xs[i] + xs[i]).tanh() < 0.21 {
+                    continue;
+                }
+            } else {
+                if xs[i] < -0.20 {
+                    acc += (-0.80_f64).tanh();
+                } else {
+                    acc += ((t1) * ((1.0 + ((t1).cos() * -0.01_f64) * ((t1).cos() * -0.01_f64)).ln())).tanh();
+                }
+            }
+            acc += (t1).tanh();
+            let t3 = ((1.0 + (xs[i]) * (xs[i])).ln()).tanh() * 1.5;
+            if ((-0.85_f64).mul_add(0.5, xs[i])) * ((t2).tanh()) < -0.12 {
+                if xs[i] < 0.23 {
+                    continue;
+                }
+            }
+            if t3 + (a).sin() < -0.12 {
+                continue;
+            }
+            acc += (((xs[i]).sin()).tanh()).tanh();
+        }
+        acc
+    }
+    check_p159(seed = 0x456a9f51547b56b0, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+#[differentiable]
+fn p160_h0(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.25 + (y[i] * s).sin() * 0.25;
+    }
+}
+#[differentiable]
+fn p160_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 0.3;
+    }
+}
+#[differentiable]
+fn p160_h2(y: &mut [f64], x: &[f64], s: f64) {
+    p160_h0(y, s);
+    p160_h1(s * 1.5, &x[1..], y);
+}
+#[differentiable]
+fn p160_h3(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.3).sin();
+    }
+    acc * 0.25 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p160_h4(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.3;
+    t + p160_h3(&v[1..], s * 0.25) + p160_h3(v, s).sin()
+}
+#[differentiable]
+fn p160_h5(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).tanh();
+    r[1] = v[1] * 0.75;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+#[differentiable]
+fn p160_h6(v: &[f64], s: f64, k: usize) -> f64 {
+    if k == 0 {
+        (v[0] * s).cos()
+    } else {
+        v[k % v.len()] * 0.3 + p160_h6(v, s * -0.5, k - 1).cos()
+    }
+}
+program! {
+    #[differentiable]
+    fn p160(xs: &[f64], ys: &mut [f64], a: f64) -> f64 {
+        let (h1, c2) = ys.split_at_mut(1);
+        for _ in 0..3 {
+            p160_h2(c2, &xs[2..], a);
+        }
+        let t3 = c2[0] * 0.5 + h1[h1.len() - 1] + c2.len() as f64 * 0.1;
+        let t4 = ys[2] * -0.5;
+        let t5 = p160_h4(xs, t3.tanh());
+        let mut buf6 = vec![0.0; 4];
+        for i in 0..4 {
+            buf6[i] = xs[i + 0] * t4.tanh();
+        }
+        p160_h0(&mut buf6[..2], t5.tanh());
+        p160_h0(&mut buf6, t3.tanh());
+        p160_h0(&mut buf6, t3.tanh() * -0.5);
+        let t7 = buf6[0] + buf6[3] * 0.75;
+        let arr8 = p160_h5(xs, t5.tanh());
+        let t9 = arr8[2] * arr8[2];
+        p160_h2(&mut ys[..], xs, a);
+        let t10 = ys[1] * 1.5;
+        let s11 = &xs[..4];
+        let t12 = (s11[3] * a + s11[0]).sin() + s11[s11.len() - 1] * 0.75;
+        let t13 = p160_h6(&arr8, a, 3);
+        t13 + t12 + t10 + t9 + t7 + ys[2] + a * 0.3
+    }
+    check_p160(seed = 0x033447854073e9c8, inputs = 10, calls = [], at = |p| (&p[0..6], &mut p[6..9].to_vec(), p[9]));
+}
+
+program! {
+    #[differentiable]
+    fn p161(a: f64, c: f64, b: f64, d: f64) -> f64 {
+        let d = d - b * c;
+        let mut acc0 = (d * 0.25).tanh().max(c * 1.25);
+        let mut w1 = 0;
+        while w1 < 3 && ((d * 0.25).tanh() > 0.7) {
+            let mut acc2 = (acc0 * 0.25).tanh().atan2(1.5 + f64::sin(p142(c / (1.5 + (w1 as f64).tanh()) * 0.5)).cos());
+            acc0 += (1.5 + (a * (d * 0.25).sin()).sin()).powf((w1 as f64).tanh().tanh()) * 0.5;
+            if a < 0.1 {
+                for j in 0..2 {
+                    if w1 > 0 {
+                        continue;
+                    }
+                    acc2 /= (1.0 + (a - j as f64).powi(2));
+                }
+            } else {
+                let t3: f64 = 0.3;
+            }
+            acc2 *= (d * 0.25 + 0.2).tanh();
+            w1 += 1;
+        }
+        let t4: f64 = (0.5 * (acc0 * 0.05).sin().atan().tanh()).asin();
+        let mut acc5 = 1.0;
+        acc5 -= ((d * 0.25).sin() / (1.0 + a * a) * 0.5).sin();
+        let mut c = c;
+        if (acc0 * 0.05).tanh().atan2(1.5 + b.cos()) < 0.5 {
+            let t6 = (2.0 + (acc0 * 0.05).tanh().cos()).recip().powi(3);
+        }
+        (acc0 * 0.05).tanh() + (d * 0.25).tanh() + 0.5 * t4
+    }
+    check_p161(seed = 0x6ed5fff460b2b8a2, inputs = 4, calls = [p142], at = |p| (p[0], p[1], p[2], p[3]));
+}
+
+#[differentiable]
+fn p162_h0(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).cos();
+    r[1] = v[1] * 0.75;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+#[differentiable]
+fn p162_h1(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.25).sin();
+    }
+    acc * 1.5 + v[0] * v[v.len() - 1]
+}
+#[differentiable]
+fn p162_h2(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.75;
+    t + p162_h1(&v[1..], s * 0.25) + p162_h1(v, s).sin()
+}
+program! {
+    #[differentiable]
+    fn p162(a: f64, xs: &[f64]) -> f64 {
+        let arr1 = p162_h0(&xs[..6], a);
+        let t2 = arr1[1] * arr1[1];
+        let s3 = &xs[..3];
+        let t4 = (s3[1] * a + s3[1]).sin() + s3[s3.len() - 1] * 1.5;
+        let t5 = p162_h2(xs, t4.tanh()).sin();
+        let arr6 = p162_h0(&xs[1..=3], t5.tanh());
+        let t7 = arr6[2] * arr6[2];
+        let arr8 = p162_h0(&xs[5..], t5.tanh());
+        let t9 = arr8[1] * arr8[1];
+        t9 + t7 + t5 + t4 + t2 + a * 0.3
+    }
+    check_p162(seed = 0x247eee5a2289bb71, inputs = 9, calls = [], at = |p| (p[0], &p[1..9]),
+        params = ["a"] at [0]);
+}
+
+#[differentiable]
+fn p163_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.25
+}
+#[differentiable]
+fn p163_h1(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.75).tanh();
+    }
+    y[0] = (y[0] * 0.5 + s).sin();
+}
+program! {
+    #[differentiable]
+    fn p163(a: f64, xs: &[f64], b: f64) -> f64 {
+        let t1 = p163_h0(&xs[..6], a);
+        let s2 = &xs[..5];
+        let t3 = (s2[4] * b + s2[1]).sin() + s2[s2.len() - 1] * 0.5;
+        let t4 = p163_h0(xs, t1.tanh());
+        let mut buf5 = vec![0.3; 3];
+        for _ in 0..2 {
+            p163_h1(&mut buf5, t3.tanh());
+        }
+        p163_h1(&mut buf5, b * 0.25);
+        let t6 = buf5[0] + buf5[2] * -0.5;
+        t6 + t4 + t3 + t1 + a * 0.3
+    }
+    check_p163(seed = 0x64bb0425d42b39b1, inputs = 9, calls = [], at = |p| (p[0], &p[1..8], p[8]));
+}
+
+program! {
+    #[differentiable]
+    fn p164(c: f64, a: f64, b: f64) -> f64 {
+        let t0 = (1.5 + c.sin()).powf(c.tanh()) - c.sin().exp();
+        let mut acc1 = 0.5;
+        let mut w2 = 0;
+        while w2 < 1 {
+            let t3 = if w2 == 0 { b.cos() - a.sin() } else { (t0 * 0.5).tanh() };
+            let t4 = if t3 * 0.5 * c > 0.7 { (t0 * 0.5 - t3 * 0.5).atan() } else { t0 * 0.5 - (t3 * 0.5).tanh() + (t3 * 0.5).atan().powi(2) };
+            let mut w5 = 0;
+            while w5 < 1 {
+                if (t4 * 0.25).tanh() < -0.4 {
+                    acc1 -= a;
+                    return 0.1_f64.hypot((t3 * 0.5).tanh() - (t0 * 0.5).tanh());
+                }
+                acc1 = 1.5_f64;
+                w5 += 1;
+            }
+            acc1 = (1.0 + (t3 * 0.5 * (acc1 * 0.25)).powi(2)).ln() * 0.5;
+            w2 += 1;
+        }
+        if b > b {
+            let c = c * 0.9_f64.tanh();
+            let t6 = if (acc1 * 0.25).atan() > 0.3 { (b * 0.5).cos() } else { (1.0 + (t0 * 0.5).sin().powi(2)).sqrt() - f64::cos(b) };
+        } else {
+            let t7 = ((acc1 * 0.25).tanh() - (t0 * 0.5).tanh()) * f64::sin(c);
+        }
+        (acc1 * 0.25).sin() + (t0 * 0.5).tanh() + 0.5 * c
+    }
+    check_p164(seed = 0x45b5f633bc19a25e, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]),
+        params = ["b"] at [2]);
+}
+
+#[differentiable]
+fn p165_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 1.5
+}
+#[differentiable]
+fn p165_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.25;
+    t + p165_h0(&v[1..], s * 1.5) + p165_h0(v, s).tanh()
+}
+#[differentiable]
+fn p165_h2(v: &[f64], s: f64, k: usize) -> f64 {
+    if k == 0 {
+        (v[0] * s).tanh()
+    } else {
+        v[k % v.len()] * 1.5 + p165_h2(v, s * 0.3, k - 1).tanh()
+    }
+}
+program! {
+    #[differentiable]
+    fn p165(xs: &[f64], a: f64) -> f64 {
+        let s1 = &xs[..3];
+        let t2 = (s1[2] * a + s1[0]).sin() + s1[s1.len() - 1] * -0.5;
+        let t3 = p165_h1(xs, t2.tanh()).sin();
+        let t4 = p165_h1(&s1[..3], a);
+        let t5 = p165_h2(xs, a * -0.5, 1);
+        let t6 = p165_h1(&xs[0..], t3.tanh()).sin();
+        t6 + t5 + t4 + t3 + t2 + a * 0.3
+    }
+    check_p165(seed = 0x37b90dac46927970, inputs = 8, calls = [], at = |p| (&p[0..7], p[7]));
+}
+
+program! {
+    #[differentiable]
+    fn p166(b: f64, a: f64, c: f64) -> f64 {
+        let flag0 = a > 0.3;
+        let mut acc1 = 2.0_f64;
+        let t2 = (c + b) * (a * a);
+        acc1 = (acc1 * p145((a.sin().exp2() * 0.5).sin(), ((b - 1.25) * 0.5).sin())).atan();
+        acc1 += ((c + a).max(c) * 0.5).sin();
+        let t3 = a + acc1.tanh().sinh();
+        let t3 = (t3 * 0.5).sin() - 0.5;
+        0.3 * t3 + (t2 * 0.25).sin() + acc1.sin() + 0.5 * acc1
+    }
+    check_p166(seed = 0xf8cdbebb166eaa14, inputs = 3, calls = [p145], at = |p| (p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p167(a: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = 0.75_f64.atan().sin();
+        let mut w1 = 0;
+        while w1 < 4 {
+            let mut acc2 = 1.0;
+            acc0 = ((acc0 * 0.1).atan() + xs.iter().map(|q| q * q).sum::<f64>() * 0.3 * 0.5).sin();
+            acc0 *= 0.8 + 0.2 * xs.iter().sum::<f64>().cos().sin();
+            w1 += 1;
+        }
+        let t5: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u3, &w4)| (a - a).sin() * (0.5 * w4)).sum();
+        let t5 = (t5 * 0.25).sin() + xs[0].powi(2);
+        let t6 = match (xs[2].abs() * 2.0) as usize % 3 { 0 => xs[0].max(a.atan()), 1 => (a.tanh() / (1.0 + (acc0 * 0.1).clamp(-0.75, 0.75).powi(2)) * 0.5).tanh(), _ => (t5 * 0.25).tanh() / (1.0 + xs[2].powi(2)) * a };
+        let t7: f64 = (t5 * 0.25).sin() + xs[2];
+        acc0 /= (1.0 + f64::max(xs[2], xs[2]).powi(2));
+        if t6.atan2(1.5 + xs[2].cos()) > -0.1 {
+            acc0 += (p144((t5 * 0.25).to_radians()) * 0.5).atan();
+        } else {
+            let mut w8 = 0;
+            while w8 < 4 {
+                let t11: f64 = xs[1..3].iter().map(|u9| { let u9 = *u9; t6 + t6 - t7.abs() }).sum();
+                acc0 += ((t7 - xs[1]).tanh() * 0.5).sin();
+                w8 += 1;
+            }
+        }
+        t7 - (acc0 * 0.05).tanh().tanh()
+    }
+    check_p167(seed = 0xa9aadc35115fde48, inputs = 4, calls = [p144], at = |p| (p[0], &p[1..4]),
+        params = ["xs"] at [1, 2, 3]);
+}
+
+program! {
+    #[differentiable]
+    fn p168(b: f64, a: f64) -> f64 {
+        let t0 = (1.0 + a.abs().tanh().cosh().powi(2)).sqrt();
+        let a = a - a;
+        let mut acc1 = t0.atan().abs();
+        if acc1 * (a * 0.5).sin() > -0.1 {
+            let t2: f64 = f64::min((a * 0.5).atan(), t0);
+        } else if (a * 0.5).tanh() > b {
+            acc1 += -(1.0 + (a * 0.5).atan().powi(2)).cbrt() * 0.5;
+        } else {
+            let mut v3 = vec![0.0; 4];
+            for i in 0..v3.len() {
+                v3[i] = (b + t0).clamp(-0.75, 0.75);
+            }
+        }
+        (acc1 * 0.5).sin() + (a * 0.5).tanh().cos() - 0.9 * t0
+    }
+    check_p168(seed = 0xd7484e4857ac30e3, inputs = 2, calls = [], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p169(a: f64) -> f64 {
+        let c0 = |u1: f64| u1.sin() + (1.0 + 0.1_f64.powi(2)).ln();
+        let t2: f64 = c0((1.0 + (1.0 + a.powi(2)).sqrt().powi(2)).ln()) - 0.5 * c0(a.cos());
+        let mut acc3 = a.sin() / (2.0 + a.cos()) * 0.5;
+        let mut w4 = 0;
+        while w4 < 3 && (t2.tanh().exp2() > 0.0 || t2 < 0.7) {
+            let mut v5: Vec<f64> = Vec::new();
+            v5.push(((1.0 + (w4 as f64).asinh().powi(2)).sqrt() * 0.5).tanh());
+            v5.push(0.9_f64.powi(2) / (2.0 + (2.0 + a.cos()).recip().cos()));
+            let t6 = v5[0] * 0.5 + v5[1];
+            acc3 = a;
+            w4 += 1;
+        }
+        if a.mul_add((acc3 * 0.25).atan(), (acc3 * 0.25).tanh()) < 0.0 {
+            let k7 = ((0.2 * t2).abs() * 2.0) as usize % 3;
+            match k7 {
+                0 => {
+                    let t8 = a.mul_add(a, t2).powi(2).ln_1p();
+                }
+                1 => {
+                    acc3 += 0.3 * ((acc3 * 0.25).tanh() * 0.1);
+                }
+                _ => {
+                    let t9 = (1.5 + ((1.0 + (acc3 * 0.1).tanh().powi(2)).ln() - -(p168((acc3 * 0.1).sin(), a * 0.6) * 0.5).atan()).sin()).powf(t2.cos().tanh());
+                }
+            }
+        }
+        let t11 = { let u10 = (acc3 * 0.1).tanh(); u10.cos() };
+        acc3 *= (-t2).cos();
+        let flag12 = a.powi(2) > -0.4;
+        if !flag12 {
+            let mut acc13 = a;
+        } else if t2 - t11 < 0.3 {
+            acc3 *= (t2 * 0.6).tanh();
+        } else {
+            let t14 = (acc3 * 0.05).sin().tanh() - t2.tanh().exp();
+        }
+        t11 - (acc3 * 0.05).sin().cos() + 0.1 * t2
+    }
+    check_p169(seed = 0xbd6172a6b4a7cbfc, inputs = 1, calls = [p168], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p170(xs: &[f64], n: usize, c: f64, b: f64, a: f64) -> f64 {
+        let mut acc0 = ((a * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()).min(f64::cos(xs[n])) * 0.1).tanh();
+        let mut w1 = 0;
+        while w1 < 2 && (acc0 + c > 0.0 && 0.5 < -0.2) {
+            let t2 = f64::cos((acc0 * 0.25).atan() * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>());
+            let mut acc3 = (2.0 + c.sin()).log10() * xs[xs.len() - 1 - w1].abs();
+            acc0 = ((acc0 * 0.25).atan() - (a / (1.0 + 0.5_f64.powi(2)) * 0.5).atan()).sin();
+            w1 += 1;
+        }
+        let flag4 = b.cos() > -0.2;
+        if (acc0 * 0.25 * n as f64) > xs.iter().map(|q| q.cos()).product::<f64>() {
+            if (n as f64 * a) < 0.1 && xs[n] < -0.4 {
+                if ((2.0 + (n as f64).sin()).log10()) > 0.5 {
+                    for i in 0..3 {
+                        let acc0 = acc0 * 0.1 + (xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) - p137(-xs[1], n as f64, 3, xs[xs.len() - 1 - i].abs(), a));
+                    }
+                }
+            } else if xs[2] / (1.0 + xs[n].powi(2)) < 0.0 {
+                let mut acc5 = 0.1 * (xs[n] * (acc0 * 0.1).tanh());
+            } else {
+                let a = a * xs[n].to_radians();
+            }
+        }
+        (acc0 * 0.1).sin().tanh() + a + c
+    }
+    check_p170(seed = 0x677daeb0d86e8dc6, inputs = 6, calls = [p137], at = |p| (&p[0..3], 1, p[3], p[4], p[5]));
+}
+
+program! {
+    #[differentiable]
+    fn p171(n: usize, d: f64, b: f64, a: f64, c: f64) -> f64 {
+        let t0: f64 = 0.6;
+        let mut acc1 = t0;
+        let mut k2 = 0;
+        loop {
+            acc1 = (0.9 * (acc1 * 0.1 * p144((acc1 * 0.1 * 0.5).tanh())) * 0.25).sin();
+            let mut w3 = 0;
+            while w3 < 1 {
+                let t4 = match n % 3 { 0 => ((1.5 + (k2 as f64).sin()).powf(t0.tanh()) * (b / (1.5 + b.tanh())) * 0.25).sin(), 1 => b.hypot(t0 / (2.0 + (acc1 * 0.05).sin().cos())), _ => b.powi(2).ln_1p() };
+                acc1 += (n as f64 * 0.25).tanh();
+                w3 += 1;
+            }
+            acc1 += (1.25 * c.sin().exp() * 0.25).tanh();
+            k2 += 1;
+            if ((0.5 * (acc1 * 0.05).tanh()).acos() > 0.7) || k2 >= 6 { break; }
+        }
+        let mut acc5 = ((t0 - a).mul_add(d, c.mul_add(c, t0)) * 0.5).atan();
+        let mut v6 = vec![0.0; n];
+        for i in 0..v6.len() {
+            v6[i] = f64::min((1.0 + (acc1 * 0.05).tanh().powi(2)).cbrt(), (1.0 + a.powi(2)).sqrt());
+        }
+        1.25 * (acc1 * 0.05) - 0.3 * d
+    }
+    check_p171(seed = 0xdfaa73fb60e37b36, inputs = 4, calls = [p144], at = |p| (3, p[0], p[1], p[2], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p172(b: f64, n: usize, a: f64) -> f64 {
+        let t0 = (a + b).atan2(1.5 + b.atan2(1.5 + a.cos()).cos());
+        let mut acc1 = ((2.0 + t0 + 1.25 / (1.0 + b * b)) * 0.25).tanh();
+        let mut w2 = 0;
+        while w2 < 3 {
+            let o3: Option<f64> = if w2 % 3 == 1 { Some((2.0 + (t0 - b).cos()).recip()) } else { None };
+            let t5: f64 = match o3 { Some(u4) => t0, None => -b };
+            acc1 *= 0.5 + 0.4 * (w2 as f64).abs().sin();
+            w2 += 1;
+        }
+        (acc1 * 0.1).sin() + b.cos() + 0.5 * t0
+    }
+    check_p172(seed = 0x1fc88eb77d44520a, inputs = 2, calls = [], at = |p| (p[0], 2, p[1]));
 }
 
 program! {
     #[differentiable]
     fn p173(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (a + a + a + xs[1]).tanh();
         let mut acc = 0.0;
         let mut extra = 0.0;
-        for i in 0..xs.len() - 1 {
-            let t1 = (((1.0 + (-0.36_f64) * (-0.36_f64)).ln()) * (xs[i + 1])).tanh() * 1.5;
-            let mut t2 = 0.0;
-            for j in 0..2 {
-                t2 += ((1.0 + (xs[i] + a) * (xs[i] + a)).ln() * (j as f64 + 0.5)).sin();
-            }
-            if (0.80_f64 + xs[i]).mul_add(0.5, xs[i + 1]) > 0.48 {
-                if (1.0 + (xs[i]) * (xs[i])).ln() + (xs[i + 1]).tanh() < -0.09 {
-                    break;
+        for i in 0..xs.len() {
+            if t1 > 0.38 {
+                let mut t2 = 0.0;
+                for j in 0..2 {
+                    t2 += ((xs[i]) * (xs[i]) + (xs[i]).tanh() * (j as f64 + 0.5)).sin();
+                }
+                let t3 = ((xs[i]).tanh() + xs[i] + t1 - (((-0.49_f64) * 0.5).exp()).cos() * t2).tanh() * 1.5;
+            } else {
+                let mut t4 = 0.0;
+                for j in 0..2 {
+                    t4 += ((1.0 + (xs[i]) * (xs[i])).ln() - (t1).cos() * xs[i] * (j as f64 + 0.5)).sin();
                 }
             }
-            acc += ((xs[i + 1]).cos() * xs[i] - (-0.21_f64).sin() - (xs[i]) * ((t2).mul_add(0.5, xs[i]))).tanh();
+            let t5 = (xs[i]).tanh() * 1.5;
+            acc -= ((t5) * (((1.0 + (t5) * (t5)).ln()) * ((xs[i]) * (xs[i])))).tanh();
+            let mut t6 = 0.0;
+            for j in 0..2 {
+                t6 += (((xs[i]).sin()).cos() * xs[i] * (j as f64 + 0.5)).sin();
+            }
+            acc -= (((xs[i]) * 0.5).exp()).tanh();
+            acc += (a).tanh();
         }
         acc
     }
-    check_p173(seed = 0x55cea1a2de3e7a5e, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]),
-        params = ["a"] at [0]);
+    check_p173(seed = 0x21c6c38e00877220, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
 }
 
 program! {
     #[differentiable]
-    fn p174(xs: &[f64], a: f64) -> f64 {
-        let t0 = if xs[2] - a > p167((xs.iter().map(|q| q * a).sum::<f64>().tanh().exp() * 0.5).atan()) { a } else { a.powi(2) * f64::max(a, xs[3]) };
-        let mut v1 = vec![0.0; xs.len()];
-        for i in 0..v1.len() {
-            v1[i] = xs.iter().map(|q| q * q).sum::<f64>() * 0.25;
-        }
-        let mut acc2 = ((v1[0] + v1.iter().map(|q| q.cos()).product::<f64>() * a) * 0.5).atan();
-        let mut k3 = 0;
-        loop {
-            let t4 = (t0 * 0.5).tanh().atan();
-            let t5 = t4;
-            acc2 /= (1.0 + (xs[xs.len() - 1 - k3] + a).powi(2));
-            let mut acc6 = xs[2] - 0.1;
-            acc6 = (acc6 + (k3 as f64).tanh()).atan();
-            k3 += 1;
-            if ((t0 * 0.5).sin() / (1.0 + acc6.powi(2)) > -0.2) || k3 >= 3 { break; }
-        }
-        let t9: f64 = v1[1..4].iter().map(|u7| { let u7 = *u7; (1.5 + xs.iter().sum::<f64>().sin()).log(2.5 + (v1[3] * 0.25).tanh().cos()).sin() }).sum();
-        let mut v10 = vec![0.0; v1.len()];
-        for i in 0..v10.len() {
-            v10[i] = ((1.0 + ((acc2 * 0.25).atan() - 1.0).powi(2)).sqrt() * 0.5).atan();
-        }
-        (t9 * 0.02).sin() + 0.6 * (acc2 * 0.25).atan()
+    fn p174(n: usize, a: f64, b: f64) -> f64 {
+        let mut acc0 = ((a - n as f64) / (1.5 + b.tanh()) * 0.25).atan();
+        let t1 = a.cos().asinh();
+        let mut acc2 = 0.3 * (acc0 - a);
+        acc2.tanh() + t1.sin() + 1.5 * acc0 + a
     }
-    check_p174(seed = 0x83fbba8e1c1a26f2, inputs = 5, calls = [p167], at = |p| (&p[0..4], p[4]));
+    check_p174(seed = 0x05d0d481b1e9f790, inputs = 2, calls = [], at = |p| (1, p[0], p[1]));
 }
 
 program! {
     #[differentiable]
-    fn p175(a: f64, xs: &[f64], b: f64) -> f64 {
-        let mut b = b;
-        if xs[2] + a > b {
-            let t0 = p159((b * a * 0.5).tanh()).clamp(-0.75, 0.75);
-        }
-        let flag1 = b.atan() > -0.2;
-        let t2: f64 = xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) - xs[2];
-        let mut acc3 = xs[1];
-        if acc3 / (1.0 + xs.iter().map(|q| (q * 0.9).sin()).sum::<f64>().powi(2)) > 0.7 {
-            return 2.0 + xs[1] * (t2 * 0.5).sin();
-        }
-        0.1 * acc3 + t2 * 0.5 + 0.75 * b
-    }
-    check_p175(seed = 0x1362512ad06f497c, inputs = 5, calls = [p159], at = |p| (p[0], &p[1..4], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p176(b: f64, a: f64, n: usize) -> f64 {
-        let mut acc0 = 1.0;
-        match n % 3 {
-            0 | 1 => {
-                let b = b + (b - b);
-                let b = (b * 0.25).sin() + a.atan();
-            }
-            _ => {
-                if -b > -0.1 {
-                    let t1: f64 = -a.sin();
-                }
-            }
-        }
-        let t2 = if b.min(b) > b { (b + b).atan() } else { (a + b) * (b * 0.9) };
-        let mut acc3 = 0.0;
-        acc3 = (-(t2 * 0.5).tanh()).mul_add(a, 1.5_f64.mul_add(0.1, a)) * 0.5;
-        if b - t2 * 0.5 > acc3 {
-            return (1.5 - a).hypot(b.atan2(1.5 + (p154(n as f64 * 0.25) * 0.5).tanh().cos()));
-        }
-        let t4 = t2 * 0.5 * n as f64 * (1.0 + b.powi(2)).sqrt();
-        (t4 * 0.1).tanh() + 1.25 * (t2 * 0.5)
-    }
-    check_p176(seed = 0xd1c8fb031abe85cd, inputs = 2, calls = [p154], at = |p| (p[0], p[1], 3));
-}
-
-#[differentiable]
-fn p177_h0(y: &mut [f64], s: f64) -> f64 {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.5).tanh();
-    }
-    y[0] = (y[0] * -0.5 + s).sin();
-    y[0] * y[y.len() - 1]
-}
-#[differentiable]
-fn p177_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).tanh() * 0.5;
-    }
-}
-#[differentiable]
-fn p177_h2(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.5).cos();
-    }
-    acc * 0.5 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p177_h3(y: &mut [f64], x: &[f64], s: f64) {
-    let _ = p177_h0(y, s);
-    p177_h1(s * 0.75, &x[1..], y);
-}
-program! {
-    #[differentiable]
-    fn p177(b: f64, xs: &[f64], a: f64, w: [f64; 3]) -> f64 {
-        let mut buf1 = vec![0.0; 3];
-        for i in 0..3 {
-            buf1[i] = xs[i + 3] * b;
-        }
-        let _ = p177_h0(&mut buf1, b);
-        for _ in 0..3 {
-            p177_h1(w[2], &xs[1..2], &mut buf1);
-        }
-        let t2 = buf1[0] + buf1[2] * 1.5;
-        let t3 = p177_h2(xs, b * 0.6);
-        let t4 = p177_h2(xs, b * 0.75).sin();
-        let mut buf5 = vec![0.75; 3];
-        p177_h3(&mut buf5[..], &buf1[1..3], t4.tanh());
-        let _ = p177_h0(&mut buf5, t2.tanh() * 1.5);
-        let t6 = buf5[0] + buf5[2] * 0.5;
-        t6 + t4 + t3 + t2 + w[1] * 0.5 + a * 0.3
-    }
-    check_p177(seed = 0xaeb05e3eecfe38e9, inputs = 13, calls = [], at = |p| (p[0], &p[1..9], p[9], <[f64; 3]>::try_from(&p[10..13]).unwrap()));
-}
-
-program! {
-    #[differentiable]
-    fn p178(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((1.0 + (a) * (a)).ln() + xs[2]).tanh();
+    fn p175(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (a + xs[0]).tanh();
+        let t2 = (((t1).mul_add(0.5, a)).mul_add(0.5, t1) + xs[1]).tanh();
         let mut acc = 0.0;
         let mut extra = 0.0;
-        for i in 1..xs.len() {
-            let t2 = ((((t1).cos() * xs[i]).cos() * xs[i]) * (t1)).tanh() * 1.5;
-            let t3 = ((1.0 + (xs[i] + (t2).tanh()) * (xs[i] + (t2).tanh())).ln()).tanh() * 1.5;
-            let t4 = if t1 - xs[i] - a > -0.48 { (xs[i] - ((xs[i - 1]) * 0.5).exp() - (xs[i]).cos() * xs[i - 1]).tanh() } else { ((t3) * 0.5).exp() };
-            if (t3).sin() - t4 > -0.27 {
-                acc -= (a).tanh();
-            } else {
-                let t5 = ((xs[i - 1]).mul_add(0.5, 0.93_f64)).tanh() * 1.5;
+        for i in 0..xs.len() - 1 {
+            if xs[i + 1] < 0.26 {
+                let t3 = (((1.0 + ((1.0 + (xs[i + 1]) * (xs[i + 1])).ln()) * ((1.0 + (xs[i + 1]) * (xs[i + 1])).ln())).ln()).cos() * xs[i]).tanh() * 1.5;
             }
-            if xs[i] > 0.45 {
-                acc += ((xs[i]).mul_add(0.5, t1)).tanh();
+            let mut t4 = 0.0;
+            for j in 0..2 {
+                t4 += ((xs[i]).mul_add(0.5, a) - t2 * (j as f64 + 0.5)).sin();
             }
-            acc += (((t1).cos() * xs[i - 1]) * ((xs[i]) * (a)) - t1).tanh();
+            acc += (((((t2) * 0.5).exp()).mul_add(0.5, xs[i])).tanh()).tanh();
         }
-        let r = acc;
-        r
+        acc.sin()
     }
-    check_p178(seed = 0x2f64528ca6281670, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+    check_p175(seed = 0x76d735a08ae791b4, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
 }
 
 program! {
     #[differentiable]
-    fn p179(a: f64, b: f64) -> f64 {
-        let mut acc0 = a.tanh().sinh();
-        acc0 = a;
-        for i in (0..8).step_by(2) {
-            if a - b > 0.3 {
-                let t1 = (p118(((1.0 + (acc0 * 0.1).powi(2)).sqrt() * 0.5).atan(), 1, (0.5 * (i as f64).tanh()).asin(), (1.0 + 1.25_f64.powi(2)).cbrt() * 0.5) * 0.5).sin().tanh().sinh();
-            } else if b > 0.3 {
-                let t2 = a.atan().powi(3);
-            }
-            acc0 *= 0.8 + 0.2 * (i as f64 * p157(2, b * i as f64 * 0.1, (acc0 * 0.1).tanh() / (1.0 + (acc0 * 0.1).sin().powi(2)))).sin();
+    fn p176(n: usize, a: f64, xs: &[f64]) -> f64 {
+        let t0 = (a - a - xs.iter().map(|q| q.cos()).product::<f64>().cos()).powi(2).ln_1p();
+        let t1 = (xs[1] - (t0 * 0.5).tanh()) * a;
+        let mut acc2 = (t0 * 0.5).atan().cos().min(0.6 - xs[xs.len() - 1 - n]);
+        if xs[n] / (1.0 + 0.3_f64.powi(2)) > xs[n] {
+            let mut acc3 = (0.6 * acc2).max(-acc2);
+            let t0 = (t0 * 0.5).atan() + 0.1 / (2.0 + (t1 * 0.5).atan().cos());
+        } else {
+            let t4 = if xs[n].atan2(1.5 + xs.iter().map(|q| q * (t0 * 0.5).atan()).sum::<f64>().cos()) > 0.1 { xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() } else { (-xs[n]).tanh() };
         }
-        let t3: f64 = b;
-        acc0 = (acc0 * 0.1 * b.tanh()).atan();
-        let mut v4 = vec![0.0; 4];
-        for i in 0..v4.len() {
-            v4[i] = (i as f64).cos().hypot((acc0 * 0.1).sin() + t3) * 0.5;
-            if i > 0 {
-                v4[i] += v4[i - 1] * (b.cos() * 0.5).atan();
-            }
-        }
-        let t7: f64 = v4.iter().take(2).map(|&u5| (v4.iter().map(|q| (q * 0.1) * b).sum::<f64>() * (v4[1] * 0.1).sin()).to_radians()).fold(0.0, |s, v| s * 0.5 + v);
-        (t7 * 0.1).cos() + t3 + 0.25 * (acc0 * 0.1).sin() + 0.3 * a
+        acc2.tanh() + 2.0 * (t1 * 0.5).atan() - 1.25 * (t0 * 0.5).sin()
     }
-    check_p179(seed = 0x8d78fb329d3e2527, inputs = 2, calls = [p118, p157], at = |p| (p[0], p[1]));
-}
-
-#[differentiable]
-fn p180_h0(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).tanh() * 1.5;
-    }
-}
-#[differentiable]
-fn p180_h1(y: &mut [f64], s: f64) {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * -0.5).tanh();
-    }
-    y[0] = (y[0] * 0.75 + s).sin();
-}
-#[differentiable]
-fn p180_h2(v: &[f64], s: f64) -> Result<f64, String> {
-    let head = if v[0] * s > -0.4 { Ok((v[0] * s).cos()) } else { Err(format!("{s} is too small")) };
-    let h = head?;
-    Ok(h * 0.6 + v[v.len() - 1] * 0.6)
-}
-program! {
-    #[differentiable]
-    fn p180(xs: &[f64], a: f64, b: f64, w: [f64; 3]) -> f64 {
-        let mut buf1 = vec![0.0; 2];
-        for i in 0..2 {
-            buf1[i] = xs[i + 5] * w[0];
-        }
-        p180_h0(w[0], &xs[4..], &mut buf1);
-        p180_h0(w[2], &w, &mut buf1);
-        let t2 = buf1[0] + buf1[1] * 1.5;
-        let mut buf3 = vec![0.0; 4];
-        for i in 0..4 {
-            buf3[i] = xs[i + 0] * b * 0.6;
-        }
-        p180_h1(&mut buf3, a);
-        p180_h1(&mut buf3, b);
-        for v4 in buf3.iter_mut() {
-            *v4 = (*v4 * b * 0.3).tanh();
-        }
-        let t7 = buf3[0] + buf3[3] * 1.5;
-        let t8 = match p180_h2(&buf1, t7.tanh()) { Ok(v) => v, Err(_) => t7.tanh() * 1.5 };
-        t8 + t7 + t2 + w[1] * 0.5 + a * 0.3
-    }
-    check_p180(seed = 0x82868fe2397a1406, inputs = 12, calls = [], at = |p| (&p[0..7], p[7], p[8], <[f64; 3]>::try_from(&p[9..12]).unwrap()));
+    check_p176(seed = 0x31dea82a127cd681, inputs = 5, calls = [], at = |p| (2, p[0], &p[1..5]));
 }
 
 program! {
     #[differentiable]
-    fn p181(xs: &[f64], b: f64, a: f64) -> f64 {
-        let t0 = b * a;
-        let o1: Option<f64> = if xs[1] + 0.25 > -0.1 { Some(((2.0 + a.sin()).log10() * (xs[2] / (1.0 + xs[1] * xs[1])) * 0.5).sin()) } else { None };
-        let t3: f64 = match o1 { Some(u2) => (b - xs[1]) * (1.5 * xs[2]), None => (1.0 + xs.iter().map(|q| q.cos()).product::<f64>().powi(2)).ln() };
-        let mut acc4 = t0;
-        for i in 0..1 {
-            if i < 1 {
-                if xs[xs.len() - 1 - i] * b > 0.0 {
-                    let t5: f64 = b.sin();
-                    return (acc4 * 0.5).atan();
+    fn p177(xs: &[f64], b: f64, a: f64) -> f64 {
+        let mut acc0 = f64::sin(a).to_radians();
+        if b * acc0 > 0.0 {
+            let mut acc0 = acc0;
+            let t3: f64 = xs.iter().take(2).map(|&u1| (1.5 + (1.0 - b).cos()).sqrt()).fold(0.0, |s, v| s * 0.5 + v);
+        } else {
+            let t4 = ((1.5 + xs[1].sin()).log(2.5 + xs[3].cos()) - a.powi(2)).atan2(1.5 + f64::min(a.atan(), xs[3].to_radians()).cos());
+        }
+        acc0 -= ((0.2 * acc0).sin() * 0.5).atan();
+        let t5: f64 = acc0;
+        for i in 0..xs.len() {
+            acc0 = (1.0 + a.tanh().exp2().powi(2)).ln();
+            for q6 in xs.iter() {
+                if i % 3 == 1 {
+                    continue;
                 }
+                acc0 /= (1.0 + xs.iter().sum::<f64>().powi(2));
             }
-            acc4 -= ((2.0 + a.sin()).ln().asinh() * 0.5).tanh();
+            acc0 = ((acc0 * 0.02).sin() + (i as f64 * 0.5).atan()).sin();
         }
-        2.0 * (t3 * 0.25).tanh() + 2.0 * t0
+        for i in 0..xs.len() {
+            let mut v7: Vec<f64> = Vec::new();
+            v7.push((1.0 + xs[1].powi(2)).cbrt().sin());
+            v7.push((b - xs[i]) * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().to_radians());
+            let t8 = v7[0] * 0.5 + v7[1];
+            acc0 += (xs.iter().map(|q| (q * 1.5).sin()).sum::<f64>() * (a - xs[1]) * 0.1).sin();
+        }
+        t5 + acc0 * 0.02
     }
-    check_p181(seed = 0xa06dc7d1ee8b4d9d, inputs = 5, calls = [], at = |p| (&p[0..3], p[3], p[4]));
+    check_p177(seed = 0x73d6a26476c96fe2, inputs = 6, calls = [], at = |p| (&p[0..4], p[4], p[5]));
+}
+
+program! {
+    #[differentiable]
+    fn p178(xs: &[f64], a: f64, b: f64) -> f64 {
+        let mut acc0 = b.powi(3) * 0.75;
+        if xs[3] < -0.1 {
+            let t1 = xs[0].cos();
+            for i in 0..xs.len() {
+                if b.tanh().exp() < 0.25 {
+                    return xs[2];
+                }
+                acc0 -= (-t1 - (i as f64 + i as f64)) * 0.1;
+            }
+        }
+        1.25 * (acc0 * 0.1)
+    }
+    check_p178(seed = 0xb796ec58fd54dc9c, inputs = 6, calls = [], at = |p| (&p[0..4], p[4], p[5]));
+}
+
+program! {
+    #[differentiable]
+    fn p179(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = (v + x).dot(&((x * x).mapv(f64::tanh))) * 0.3;
+        if n % 3 == 0 {
+            t1 = x.to_owned();
+        }
+        let t2 = (s) + (((s) * (s)).tanh()) * 0.5;
+        let t3 = (t2) + ((t2) + (s) * 0.5) * 0.5;
+        let t4 = &((v * (s)).mapv(f64::sin)) + &((&t1 * x).mapv(f64::tanh));
+        t4.sum() * 0.2 + t3 + t2
+    }
+    check_p179(seed = 0x916a4693d32db2fb, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
 }
 
 #[differentiable]
-fn p182_h0(y: &mut [f64], s: f64) {
+fn p180_h0(y: &mut [f64], s: f64) {
     for i in 0..y.len() {
-        y[i] = y[i] * 0.75 + (y[i] * s).tanh() * 0.25;
+        y[i] = y[i] * 1.5 + (y[i] * s).tanh() * 0.25;
     }
 }
 #[differentiable]
-fn p182_h1(s: f64, x: &[f64], y: &mut [f64]) {
+fn p180_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).cos() * -0.5;
+    }
+}
+#[differentiable]
+fn p180_h2(y: &mut [f64], x: &[f64], s: f64) {
+    p180_h0(y, s);
+    p180_h1(s * 0.5, &x[1..], y);
+}
+#[differentiable]
+fn p180_h3(v: &[f64], s: f64, k: usize) -> f64 {
+    if k == 0 {
+        (v[0] * s).tanh()
+    } else {
+        v[k % v.len()] * 0.3 + p180_h3(v, s * -0.5, k - 1).tanh()
+    }
+}
+program! {
+    #[differentiable]
+    fn p180(xs: &[f64], a: f64, w: [f64; 3], b: f64) -> f64 {
+        let s1 = &xs[..];
+        let t2 = (s1[2] * w[2] * 0.25 + s1[0]).sin() + s1[s1.len() - 1] * 0.6;
+        let mut buf3 = vec![1.5; 2];
+        p180_h2(&mut buf3, s1, a);
+        p180_h1(w[0], &w, &mut buf3);
+        let t4 = buf3[0] + buf3[1] * -0.5;
+        let t5 = p180_h3(xs, w[2], 3);
+        let mut buf6 = vec![0.6; 3];
+        for _ in 0..3 {
+            p180_h0(&mut buf6, t5.tanh());
+        }
+        let t7 = buf6[0] + buf6[2] * 0.75;
+        t7 + t5 + t4 + t2 + w[1] * 0.5 + a * 0.3
+    }
+    check_p180(seed = 0x73e5841bceb0ecaa, inputs = 11, calls = [], at = |p| (&p[0..6], p[6], <[f64; 3]>::try_from(&p[7..10]).unwrap(), p[10]));
+}
+
+#[differentiable]
+fn p181_h0(v: &[f64], s: f64, k: usize) -> f64 {
+    if k == 0 {
+        (v[0] * s).cos()
+    } else {
+        v[k % v.len()] * -0.5 + p181_h0(v, s * 0.25, k - 1).cos()
+    }
+}
+#[differentiable]
+fn p181_h1(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.75).tanh();
+    }
+    y[0] = (y[0] * -0.5 + s).sin();
+}
+#[differentiable]
+fn p181_h2(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
         y[i] += (s * x[i % x.len()]).tanh() * 1.5;
     }
 }
 #[differentiable]
-fn p182_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    p182_h0(y, s);
-    p182_h1(s * 0.5, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-#[differentiable]
-fn p182_h3(a: &mut [f64], b: &mut [f64], s: f64) {
-    for i in 0..a.len().min(b.len()) {
-        b[i] = b[i] * -0.5 + (a[i] * s).tanh();
-        a[i] = (b[i] * 0.3).tanh() + a[i] * 0.5;
-    }
-}
-#[differentiable]
-fn p182_h4(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + -0.5).sin();
-    }
-    acc * -0.5 + v[0] * v[v.len() - 1]
-}
-#[differentiable]
-fn p182_h5(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).sin();
-    r[1] = v[1] * -0.5;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
+fn p181_h3(y: &mut [f64], x: &[f64], s: f64) {
+    p181_h1(y, s);
+    p181_h2(s * 0.75, &x[1..], y);
 }
 program! {
     #[differentiable]
-    fn p182(a: f64, xs: &[f64], w: [f64; 3], b: f64) -> f64 {
-        let mut buf1 = xs[3..7].to_vec();
-        let t2 = p182_h2(&mut buf1, &xs[..], a).tanh();
-        p182_h1(t2.tanh(), xs, &mut buf1);
-        p182_h0(&mut buf1, t2.tanh());
-        for (v3, xi5) in buf1.iter_mut().zip(xs.iter()) {
-            *v3 = *v3 * w[0] + xi5.sin();
+    fn p181(a: f64, xs: &[f64]) -> f64 {
+        let t1 = p181_h0(&xs[..], a, 3);
+        let mut buf2 = xs[2..5].to_vec();
+        p181_h3(&mut buf2[1..=2], &xs[..5], t1.tanh() * 0.25);
+        for _ in 0..3 {
+            p181_h2(t1.tanh() * 0.5, &xs[..], &mut buf2[..2]);
         }
-        let (h6, c7) = buf1.split_at_mut(3);
-        p182_h3(h6, c7, w[2] * 0.75);
-        let t8 = c7[0] * 0.25 + h6[h6.len() - 1] + c7.len() as f64 * 0.1;
-        let t9 = buf1[0] + buf1[3] * -0.5;
-        let arr10: [f64; 3] = [w[0], xs[6] * 0.75, (t2.tanh()).sin()];
-        let t11 = arr10[0] * arr10[2];
-        let s12 = &xs[..];
-        let t13 = (s12[5] * t9.tanh() + s12[3]).sin() + s12[s12.len() - 1] * 1.5;
-        let t14 = p182_h4(&buf1[..], t9.tanh() * 0.6).sin();
-        let t15 = p182_h4(xs, t11.tanh());
-        let arr16 = p182_h5(xs, t9.tanh());
-        let t17 = arr16[1] * arr16[1];
-        let t18 = p182_h4(s12, w[0]).sin();
-        t18 + t17 + t15 + t14 + t13 + w[1] * 0.5 + a * 0.3
+        p181_h3(&mut buf2[..], &xs[..4], t1.tanh());
+        for (i4, v3) in buf2.iter_mut().enumerate() {
+            *v3 += a * 0.5 * 0.1 * i4 as f64;
+        }
+        let t6 = buf2[0] + buf2[2] * 0.5;
+        let mut buf7 = vec![0.0; 4];
+        for i in 0..4 {
+            buf7[i] = xs[i + 1] * a * 0.6;
+        }
+        p181_h2(t6.tanh(), &xs[..], &mut buf7[..3]);
+        p181_h2(t1.tanh(), &buf2[1..=2], &mut buf7);
+        for v8 in buf7.iter_mut() {
+            *v8 = (*v8 * t1.tanh()).sin();
+        }
+        let t11 = buf7[0] + buf7[3] * 0.75;
+        t11 + t6 + t1 + a * 0.3
     }
-    check_p182(seed = 0x2f59aa4c9ae9e124, inputs = 12, calls = [], at = |p| (p[0], &p[1..8], <[f64; 3]>::try_from(&p[8..11]).unwrap(), p[11]));
+    check_p181(seed = 0x794793580e1cf382, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
 }
 
 program! {
     #[differentiable]
-    fn p183(n: usize, a: f64) -> f64 {
-        let t0 = a + p167(((a + a) * 0.5).sin());
-        let t2 = { let u1 = 0.25_f64; u1 };
-        let t3 = (t0 * 0.5).tanh() / (1.0 + f64::cos(a).powi(2));
-        t3 + (t0 * 0.5).sin()
+    fn p182(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (a + (a).sin() + xs[2]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            if (t1 - xs[i]).tanh() < 0.43 {
+                acc -= ((xs[i]).mul_add(0.5, xs[i]) + ((t1 - xs[i]) * 0.5).exp()).tanh();
+            } else {
+                let t2 = ((((0.65_f64) * 0.5).exp()).sin()).tanh() * 1.5;
+            }
+            acc += (((((t1) * 0.5).exp()).cos() * xs[i]).sin()).tanh();
+            if i + 1 < xs.len() {
+                if ((t1 - a) * 0.5).exp() < 0.07 {
+                    continue;
+                }
+                extra += (((((xs[i]) * 0.5).exp()).sin()).sin()).tanh();
+                acc = acc + ((1.0 + (t1) * (t1)).ln()).tanh() - (((xs[i + 1] + xs[i]).mul_add(0.5, xs[i + 1])) * (xs[i + 1])).tanh();
+            }
+            acc = acc + (0.55_f64).tanh() - ((((t1) * 0.5).exp()) * ((t1).cos() * t1)).tanh();
+        }
+        acc
     }
-    check_p183(seed = 0x3fc74f29dd2a1028, inputs = 1, calls = [p167], at = |p| (3, p[0]));
+    check_p182(seed = 0x44b3e55300c19090, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
 }
 
 program! {
     #[differentiable]
-    fn p184(xs: &[f64], b: f64, a: f64) -> f64 {
-        if a.powi(3) > a || b < -0.4 {
-            return (a * (p176((0.1_f64.tanh().exp() * 0.5).atan(), ((b + b) * 0.5).tanh(), 3) * 0.5)).mul_add(b + b, a.powi(2));
-        }
+    fn p183(a: f64, xs: &[f64]) -> f64 {
+        let t0 = match (((a + a) * 0.5).abs() * 2.0) as usize % 3 { 0 => (0.3 * xs[0]).sin().exp_m1(), 1 => 1.5_f64.hypot(a) / (1.0 + a.powi(2)) * 0.5, _ => a.mul_add(xs[2], a).powi(2).ln_1p() };
+        let mut acc1 = (xs[0].mul_add(t0, (2.0 + a.cos()).powi(-2)) * 0.5).tanh();
+        let t4: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u2, &w3)| t0 * 0.2_f64.mul_add(xs[0], t0) * (0.5 * w3)).sum();
+        let t5 = xs[0] - t0 - xs[2].powi(3);
+        let t4 = t4 * 0.05 - t5 * 0.25 * xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin());
+        acc1 = (acc1 * (((t4 * 0.1).tanh() - t0) * 0.5)).atan();
+        let t6 = xs[0] * (t5 * 0.25);
+        let mut acc7 = a;
+        (t6 * 0.5).sin() + (t4 * 0.1).tanh() + (t5 * 0.25).sin() + 1.25 * acc1 - 0.1 * t0 - a
+    }
+    check_p183(seed = 0x20ed0dce06f6fe57, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable]
+    fn p184(a: f64) -> f64 {
+        let a = a - p169(a.sin()) * 0.2;
         let mut acc0 = 0.5;
         for i in 1..=1 {
-            let o1: Option<f64> = if (2.0 + b.cos()).recip() > 0.3 { Some((f64::max(b - 2.0, a + i as f64) * 0.5).atan()) } else { None };
-            let t3: f64 = if let Some(u2) = o1 { (p154(u2.cos().exp2() * 0.5) * 0.5).atan().cos() * 2.0 } else { xs.iter().sum::<f64>() * 0.75 * 0.5 };
-            let t4 = -a;
-            if t4 * a > xs[1] {
-                let flag5 = b * 0.25 > 0.7;
-            }
-            acc0 -= a;
+            let mut acc1 = a.tanh().cos();
+            let t2 = match i { 0 => (a - i as f64 - f64::min(acc1, a)) * 0.25, _ => ((a * 0.5).powi(2) / (2.0 + (1.0 + a.powi(2)).ln().cos()) * 0.1).atan() };
+            acc0 = 0.5 * acc1 * (1.0 + a.powi(2)).ln();
         }
-        if f64::sin((acc0 * 0.5).tanh()) > 0.25 {
-            let t6 = match (f64::cos(b).abs() * 2.0) as usize % 3 { 0 => xs[0].abs().tanh().exp_m1(), 1 => (acc0 * 0.5).tanh(), _ => ((xs[1] + b) * b * 0.5).atan() };
+        let mut acc3 = a;
+        if 1.0 * acc3 > 0.3 {
+            return a;
         }
-        0.2 * b
+        acc0 *= a.mul_add(acc0 * 0.5, a).cos();
+        acc3
     }
-    check_p184(seed = 0x9db7adc3834acd88, inputs = 5, calls = [p154, p176], at = |p| (&p[0..3], p[3], p[4]));
+    check_p184(seed = 0x5e26c877507e5570, inputs = 1, calls = [p169], at = |p| (p[0]));
 }
 
 program! {
     #[differentiable]
-    fn p185(b: f64, c: f64, a: f64) -> f64 {
-        let t0 = (1.0 + c.powi(2)).sqrt().max(b.powi(2).to_radians());
-        let mut acc1 = 0.0;
-        let mut w2 = 0;
-        while w2 < 2 {
-            acc1 *= 0.5 + 0.4 * c.atan().sin();
-            let flag3 = a * c > -0.2;
-            let t4 = match w2 % 3 { 0 | 1 => ((1.0 + t0.mul_add((acc1 * 0.1).atan(), a).powi(2)).cbrt() * 0.25).sin(), _ => (1.5 + ((acc1 * 0.1).sin() + a).sin()).powf((acc1 * 0.1).sin().tanh()) };
-            w2 += 1;
-        }
-        let mut k5 = 0;
-        loop {
-            let mut v6 = vec![0.0; 4];
-            for j in 0..v6.len() {
-                v6[j] = j as f64 * 0.5;
-            }
-            acc1 /= (1.0 + ((acc1 * 0.1).tanh() + c).powi(2));
-            k5 += 1;
-            if ((1.0 + b.powi(2)).cbrt() > 0.7 && v6.iter().map(|q| (q * 0.25).sin()).sum::<f64>() < 0.3) || k5 >= 3 { break; }
-        }
-        acc1 * 0.1 + 0.6 * t0 + 0.5 * 0.75
-    }
-    check_p185(seed = 0x26cfe54ce1e82109, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p186(a: f64) -> f64 {
-        let a = a + a.powi(3);
-        let mut v0: Vec<f64> = Vec::new();
-        v0.push((a * 0.25).atan() * 0.2 / (1.0 + (a * 0.25).tanh().tanh().exp().powi(2)));
-        v0.push((a * 0.25).sin().mul_add((a * 0.25).atan(), (a * 0.25).atan()).sin());
-        let t1 = v0[0] * 0.5 + v0[1];
-        let mut acc2 = 0.5;
-        let mut k3 = 0;
-        let r6 = loop {
-            let mut k4 = 0;
-            loop {
-                if k4 < 1 {
-                    let t5 = (a * 0.25).tanh().asinh().asinh();
-                } else {
-                    acc2 *= (1.5 + t1.sin()).powf((a * 0.25).tanh().tanh()).tanh();
-                }
-                acc2 -= (t1 * 0.5).tanh();
-                k4 += 1;
-                if ((a * 0.25).atan() - (acc2 * 0.02).sin() > 0.3 || t1 < -0.4) || k4 >= 2 { break; }
-            }
-            acc2 /= (1.0 + (a * 0.25).sin().powi(2));
-            k3 += 1;
-            if ((a * 0.25 * 0.5).atan().powi(3) > 0.5) || k3 >= 6 { break (acc2 * 0.02).tanh().asinh().max((k3 as f64).tanh().cosh()); }
-        };
-        r6 + (acc2 * 0.02).sin().tanh() - t1 - 0.5 * (a * 0.25)
-    }
-    check_p186(seed = 0xfbdd4e14b85d92d8, inputs = 1, calls = [], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p187(b: f64, a: f64) -> f64 {
-        let flag0 = b + a > 0.0;
-        let t1: f64 = (2.0 * b * 0.5).tanh().powi(2);
-        let mut acc2 = b;
-        let mut k3 = 0;
-        let r6 = loop {
-            let b = b - (p158(f64::min(b, t1)) - a);
-            match k3 {
-                0 => {
-                    let mut acc4 = ((t1 + k3 as f64).mul_add(t1.atan(), (p185(((k3 as f64).mul_add(t1, t1) * 0.25).tanh(), a.mul_add(a, (acc2 * 0.1).tanh()) * 0.5, k3 as f64 * 0.1) * 0.5).tanh().powi(2).ln_1p()) * 0.25).tanh();
-                }
-                1 => {
-                    acc2 = (1.0 + t1.powi(2)).ln().mul_add(2.0 - a, (acc2 * 0.1).sin()) * 0.5;
-                }
-                _ => {
-                    let mut acc5 = 0.5;
-                }
-            }
-            acc2 /= (1.0 + a.tanh().powi(2));
-            k3 += 1;
-            if ((1.5 + t1.sin()).log(2.5 + t1.cos()) < -0.1 || b * 0.25 < 0.7) || k3 >= 5 { break (2.0 + (acc2 * 0.1).tanh().cos()).recip() / (1.5 + (0.1 * (acc2 * 0.1).sin()).tanh()); }
-        };
-        r6 + (acc2 * 0.1).tanh() + t1.sin() + 1.5 * a
-    }
-    check_p187(seed = 0x64655b7cf5a8cec2, inputs = 2, calls = [p158, p185], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p188(a: f64) -> f64 {
-        let t0 = a;
-        let mut acc1 = 0.5;
-        if t0 + 0.3 > a {
-            return t0;
-        }
-        let mut acc2 = 1.0;
-        let mut acc3 = (t0 * a).cos();
-        let t4: f64 = (0.1_f64 * 0.3).powi(2) / (1.0 + 0.3_f64.powi(2));
-        let a = a * 2.0;
-        let acc3 = acc3 * acc3;
-        (acc3 * 0.5).tanh() + 0.9 * (a * 0.5).atan() - t4 + t0.cos()
-    }
-    check_p188(seed = 0xbcae19275d47f1da, inputs = 1, calls = [], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p189(n: usize, xs: &[f64], a: f64) -> f64 {
-        if xs.iter().map(|q| q * a).sum::<f64>() * xs[xs.len() - 1 - n] > a {
-            return a.tanh();
-        }
-        let mut acc0 = (a.atan() / (1.0 + (1.5 + a.sin()).powf(xs[n].tanh()).powi(2)) * 0.5).sin();
-        match n % 3 {
-            0 | 1 => {
-                let mut k1 = 0;
-                let r3 = loop {
-                    if k1 + k1 < 5 {
-                        acc0 -= (xs.iter().map(|q| (q * 1.25).sin()).sum::<f64>() * 0.25).atan();
-                    } else if k1 < 2 {
-                        let t2 = ((xs[n].atan2(1.5 + xs.iter().map(|q| q * (acc0 * 0.1).atan()).sum::<f64>().cos()) - k1 as f64 * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.25) * 0.5).sin();
-                    }
-                    acc0 += (a.cos().sin().exp() * 0.5).tanh();
-                    k1 += 1;
-                    if (((2.0 + (k1 as f64).sin()).sqrt()) > (acc0 * 0.1).sin()) || k1 >= 5 { break ((acc0 * 0.1).tanh() - a).sin(); }
-                };
-            }
-            _ => {
-                acc0 /= (1.0 + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).powi(2));
-            }
-        }
-        (acc0 * 0.1).sin()
-    }
-    check_p189(seed = 0x9e5e36fba0899fdf, inputs = 5, calls = [], at = |p| (3, &p[0..4], p[4]));
-}
-
-program! {
-    #[differentiable]
-    fn p190(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = x - (v[1]);
-        for _ in 0..n {
-            t1 = (&t1 * (v.dot(v) * 0.3)).mapv(f64::sin) + &t1 * 0.5;
-        }
-        let t2 = v.to_owned();
-        let t3 = &(x / &t1.mapv(|q| q * q + 1.0)) + &t1;
-        t3.sum() * 0.2 + t2.dot(&t2) * 0.1 + t1.sum() * 0.2
-    }
-    check_p190(seed = 0x9507de229ae2cbd2, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p191(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = v / &((v * (s)).mapv(f64::sin)).mapv(|q| q * q + 1.0);
-        let mut t2 = (x.dot(x) * 0.3).t().to_owned();
-        for _ in 0..n {
-            t2 = (&t2 * (t1.mean().unwrap())).mapv(f64::sin) + &t2 * 0.5;
-        }
-        t2.sum() * 0.2 + t1.dot(&t1) * 0.1 + s
-    }
-    check_p191(seed = 0xee27d772a43ff267, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
-}
-
-program! {
-    #[differentiable]
-    fn p192(a: f64, xs: &[f64], b: f64) -> f64 {
-        let mut acc0 = 1.0;
-        for i in 0..xs.len() {
-            let t1 = a;
-            let t2 = a - b;
-            acc0 += (2.0 + (xs[i] * a).sin()).log2() * 0.5;
-        }
-        0.25 * a
-    }
-    check_p192(seed = 0x82a40f290c77439b, inputs = 6, calls = [], at = |p| (p[0], &p[1..5], p[5]));
-}
-
-program! {
-    #[differentiable]
-    fn p193(n: usize, a: f64, b: f64, c: f64) -> f64 {
-        let mut acc0 = -c.atan();
-        if n > 2 {
-            if n % 3 == 1 {
-                match n {
-                    0 => {
-                        let c1 = |u2: f64| c;
-                        let t3: f64 = c1((0.5 * (n as f64 / (2.0 + acc0.cos())).tanh()).asin()) - 0.5 * c1((1.0 + b.powi(2)).cbrt());
-                    }
-                    1 => {
-                        let mut acc4 = 0.0;
-                    }
-                    _ => {
-                        let mut acc5 = 1.0;
-                    }
-                }
-            } else {
-                acc0 = (b - acc0).tanh();
-            }
-        } else {
-            let mut w6 = 0;
-            while w6 < 1 {
-                for j in (0..4).step_by(2) {
-                    acc0 -= a;
-                }
-                acc0 = ((b.powi(3) - (p188((1.0 + b.powi(2)).ln()) * 0.5).cos()) * 0.5).sin();
-                w6 += 1;
-            }
-        }
-        1.0 * (acc0 * 0.1).sin() + 0.75 * a
-    }
-    check_p193(seed = 0x07554d682bff2f8e, inputs = 3, calls = [p188], at = |p| (3, p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable]
-    fn p194(a: f64, n: usize) -> f64 {
-        let mut acc0 = ((a * 0.75).mul_add(a.powi(2), a - p193(3, ((a - a) * 0.5).sin(), (n as f64 * 0.5).atan(), a)) * 0.25).atan();
-        if n == 1 {
-            acc0 = (a + a).atan();
-            for i in 0..n {
-                if i < 1 {
-                    let t1 = (acc0 * 0.25).tanh() / (1.0 + a * a) * (1.0 + a.powi(2)).ln();
-                } else {
-                    let a = a - (a - a);
-                }
-                acc0 = (i as f64).tanh().to_radians();
-            }
-        } else {
-            for i in 0..2 {
-                let t2: f64 = ((acc0 * 0.1).atan() * a).powi(3);
-                let t3 = 1.5_f64.atan();
-                acc0 *= (n as f64 * 1.5).tanh();
-            }
-        }
-        for i in 0..3 {
-            let mut k4 = 0;
-            let r5 = loop {
-                if (n as f64 / (1.0 + a.powi(2))) > a {
-                    return (0.5 * a.tanh()).acos().cos();
-                }
-                acc0 += (acc0 * 0.02 * 0.5).atan();
-                k4 += 1;
-                if (acc0 * 0.02 < 0.3) || k4 >= 3 { break (acc0 * 0.02).sin() + (acc0 * 0.02).atan() + (acc0 * 0.02).tanh(); }
-            };
-            acc0 = a;
-        }
-        (acc0 * 0.02).tanh() + a
-    }
-    check_p194(seed = 0x24e6354b75b9936d, inputs = 1, calls = [p193], at = |p| (p[0], 2));
-}
-
-program! {
-    #[differentiable]
-    fn p195(a: f64, b: f64) -> f64 {
-        let t0 = a;
-        let mut acc1 = (t0 * 1.25 * t0.mul_add(a, 1.25) * 0.25).atan();
-        let t2: f64 = acc1 * 0.75;
-        let t3 = (acc1 * t2).powi(2).ln_1p().clamp(-0.75, 0.75);
-        let mut k4 = 0;
-        loop {
-            let o5: Option<f64> = if 0.2 * b > a { Some((acc1 * 0.1).sin() * t2 + k4 as f64 * 0.3) } else { None };
-            let t7: f64 = if let Some(u6) = o5 { 2.0 * (k4 as f64 * u6) } else { (k4 as f64 / (1.0 + b.powi(2)) * 0.25).sin() };
-            acc1 = ((t0 + (t7 * 0.1).atan().tanh()) * 0.5).sin();
-            k4 += 1;
-            if (t0.cos().exp2() > t3) || k4 >= 4 { break; }
-        }
-        t3 + 1.5 * (acc1 * 0.1).tanh() + t0
-    }
-    check_p195(seed = 0xd9c4a0afb34ed081, inputs = 2, calls = [], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable]
-    fn p196(a: f64, xs: &[f64], n: usize, b: f64) -> f64 {
-        let mut acc0 = (2.0 + a.sin()).ln();
-        let mut w1 = 0;
-        while w1 < 2 {
-            for j in 1..=1 {
-                let t2 = match n { 0 => (acc0 * 0.1).sin(), 1 => (1.5 + (acc0 * 0.1 / (1.5 + xs[n].tanh())).sin()).powf(f64::min((p176(((acc0 * 0.1).cos().exp_m1() * 0.5).sin(), 0.9, 3) * 0.5).atan(), b).tanh()), _ => a / (1.5 + b.tanh().exp_m1().tanh()) };
-                let t3 = t2;
-                acc0 /= (1.0 + (j as f64 / (1.5 + a.tanh())).powi(2));
-                acc0 = t2.sin().powi(2);
-            }
-            acc0 -= (xs.iter().map(|q| (q * 0.5).sin()).sum::<f64>() * (acc0 * 0.1).atan() * 0.25).tanh().powi(2);
-            w1 += 1;
-        }
-        let mut acc0 = acc0;
-        let t4 = if n % 2 == 0 { (acc0 * 0.1).atan() } else { xs[n].sin().exp().tanh() };
-        t4 + 0.5 * (acc0 * 0.1) - b
-    }
-    check_p196(seed = 0xe7c725ccdf4bde38, inputs = 6, calls = [p176], at = |p| (p[0], &p[1..5], 3, p[5]));
-}
-
-program! {
-    #[differentiable]
-    fn p197(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = ((s) - v).powi(2);
-        if n % 3 == 0 {
-            t1 = ((v * (s)).mapv(f64::sin)).dot(x) * 0.3;
-        }
-        let mut t2 = x.to_owned();
-        if n % 3 == 0 {
-            t2 = x.to_owned();
-        }
-        let mut t3 = (x * v).mapv(f64::tanh);
-        for _ in 0..n {
-            t3 = (&t3 * (v.dot(&t1) * 0.3)).mapv(f64::sin) + &t3 * 0.5;
-        }
-        let t4 = t3.to_owned();
-        let mut t5 = -((&t4 * v).mapv(f64::tanh)).mapv(f64::sin);
-        if n % 3 == 0 {
-            t5 = &t2 / &v.mapv(|q| q * q + 1.0);
-        }
-        t5.sum() * 0.2 + t4.sum() * 0.2 + t3.sum() * 0.2
-    }
-    check_p197(seed = 0x3aa47429e5265dbe, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-program! {
-    #[differentiable]
-    fn p198(a: f64) -> f64 {
-        let flag0 = (1.0 + a.powi(2)).ln() > -0.2;
-        let mut acc1 = a.powi(3) * (0.5 * a);
-        match ((a * 1.25).abs() * 2.0) as usize % 3 {
-            0 => {
-                acc1 = acc1.sin().cos();
-            }
-            1 => {
-                for i in 0..1 {
-                    let t2 = if a.hypot(acc1 * 0.5) > (acc1 * 0.5).sin() { a.atan() * (acc1 * 0.5).sin().atan() } else { (i as f64).tanh() + 0.5 * 0.6 };
-                    acc1 /= (2.0 + (a * 0.9).cos());
-                }
-            }
-            _ => {
-                if !flag0 {
-                    return (acc1 * 0.5).tanh().cos().mul_add(acc1 * 0.5 + (acc1 * 0.5).sin(), a);
-                }
-            }
-        }
-        a
-    }
-    check_p198(seed = 0x737c7bbe960b6b30, inputs = 1, calls = [], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable]
-    fn p199(d: f64, c: f64, b: f64, a: f64) -> f64 {
+    fn p185(d: f64, c: f64, b: f64, a: f64) -> f64 {
         let mut acc0 = 0.5;
         for i in 0..2 {
             acc0 *= (0.6 + d).tanh();
@@ -6164,5 +6077,519 @@ program! {
         }
         (acc0 * 0.05).sin().tanh() + b.sin()
     }
-    check_p199(seed = 0x34d31a82bae8358f, inputs = 4, calls = [], at = |p| (p[0], p[1], p[2], p[3]));
+    check_p185(seed = 0x34d31a82bae8358f, inputs = 4, calls = [], at = |p| (p[0], p[1], p[2], p[3]));
+}
+
+program! {
+    #[differentiable]
+    fn p186(n: usize, xs: &[f64], b: f64, a: f64) -> f64 {
+        let t0 = b;
+        let mut acc1 = f64::max(t0, xs[n % xs.len()]) * (0.25 / (2.0 + xs.iter().map(|q| q.cos()).product::<f64>().cos()));
+        let mut k2 = 0;
+        loop {
+            let t3: f64 = (1.0 + a.powi(2)).sqrt();
+            let mut w4 = 0;
+            while w4 < 2 {
+                let mut k5 = 0;
+                let r7 = loop {
+                    let t6 = t3 * xs.iter().sum::<f64>().cos() - a.mul_add(t0, xs[w4]) * 0.6;
+                    acc1 = (acc1 * 0.02 * t0).atan();
+                    k5 += 1;
+                    if ((k2 as f64 * 0.6) > 0.2) || k5 >= 2 { break (xs.iter().map(|q| q * a).sum::<f64>() * 0.25).tanh().powi(3) + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()); }
+                };
+                acc1 = (a * (acc1 * 0.02) * 0.5).atan().powi(2);
+                w4 += 1;
+            }
+            acc1 += (t3 * 0.5).tanh();
+            k2 += 1;
+            if ((a / (1.0 + (k2 as f64).powi(2))) > -0.1) || k2 >= 4 { break; }
+        }
+        acc1 += (b.atan().sin().exp() * 0.5).atan();
+        t0.sin()
+    }
+    check_p186(seed = 0xee79078828d48aa3, inputs = 5, calls = [], at = |p| (3, &p[0..3], p[3], p[4]));
+}
+
+program! {
+    #[differentiable]
+    fn p187(xs: &[f64], a: f64, b: f64) -> f64 {
+        let mut acc0 = (1.5 + a.cos()).sqrt();
+        for i in 0..3 {
+            let t1 = 1.25 * xs[i];
+            if (1.0 + t1.powi(2)).sqrt() > xs[i] {
+                let t2 = a.tanh();
+            } else {
+                let o3: Option<f64> = if a < 0.0 { Some(0.1 * t1) } else { None };
+                let t5: f64 = if let Some(u4) = o3 { xs[2].powi(3) * (p152(((xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) + b) * 0.5).atan(), (i as f64 * (acc0 * 0.25).atan() * 0.25).sin(), 1, xs[2].tanh().sinh()) * 0.5).sin().cos() } else { (b.powi(3) * 0.5).atan() };
+            }
+            acc0 = ((acc0 * 0.25).sin() * ((xs[xs.len() - 1 - i] + t1) * 0.5).tanh()).tanh();
+        }
+        acc0 /= (1.0 + b.powi(2));
+        acc0 += (a.clamp(-0.75, 0.75).sin() * 0.5).tanh();
+        let mut w6 = 0;
+        while w6 < 3 {
+            let t7 = a;
+            acc0 /= (2.0 + (acc0 * 0.1).sin().cos());
+            w6 += 1;
+        }
+        (acc0 * 0.1).tanh() + 1.25 * b
+    }
+    check_p187(seed = 0x4e1223615082a56d, inputs = 5, calls = [p152], at = |p| (&p[0..3], p[3], p[4]));
+}
+
+program! {
+    #[differentiable]
+    fn p188(a: f64, b: f64) -> f64 {
+        let mut acc0 = f64::min(b * a, b * 2.0);
+        for i in 0..1 {
+            for j in 0..3 {
+                if b / (2.0 + (acc0 * 0.1).cos()) > 0.1 {
+                    return a;
+                }
+                acc0 += (a.sin().exp() + (p164(p174(1, ((1.5 + a.sin()).powf(b.tanh()) * 0.5).atan(), ((a - a) * 0.5).atan()) * 0.5 * 0.5, i as f64 + (acc0 * 0.1).tanh(), (j as f64 * j as f64 * 0.1).sin()) * 0.5).atan().mul_add(a, (acc0 * 0.1).atan())) * 0.1;
+            }
+            acc0 *= 0.5 + 0.4 * (acc0 * 0.1).sin();
+        }
+        let t1 = (acc0 * 0.05).sin() * b;
+        let mut v2 = vec![0.0; 2];
+        for i in 0..v2.len() {
+            v2[i] = (1.5 + (a + b).cos()).sqrt();
+        }
+        for i in 0..1 {
+            if -v2.iter().map(|q| (q * 0.5) * (q * 0.5)).sum::<f64>() > (v2[i] * 0.5).sin() {
+                if i % 2 == 0 {
+                    return t1;
+                }
+                return (1.0 + t1.powi(2)).ln() * a.max(t1);
+            }
+            acc0 = ((acc0 * 0.05).tanh() * b).sin();
+        }
+        0.6 * t1 - (acc0 * 0.05).tanh() - a
+    }
+    check_p188(seed = 0x77c65dabe304cc0f, inputs = 2, calls = [p164, p174], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable]
+    fn p189(c: f64, b: f64, a: f64) -> f64 {
+        let mut acc0 = 1.5_f64;
+        if c - acc0 > -0.1 {
+            let b = b + acc0;
+            acc0 /= (1.0 + (b * 0.5).powi(2));
+            for i in 0..2 {
+                acc0 = (c * c).tanh();
+            }
+        } else {
+            if acc0 * 0.25 - (acc0 * 0.25).atan() > a {
+                let flag1 = p185(f64::sin(acc0 * 0.25), ((c + a) * 0.5).tanh(), b * 1.25, ((c - acc0 * 0.25) * 0.25).atan()) > 0.25;
+            }
+        }
+        if (1.0 + c.powi(2)).sqrt() > 0.3 {
+            let acc0 = acc0 * 0.25 - b.max(b);
+            let t2 = c / (1.0 + b.powi(2));
+        } else {
+            acc0 = (-a.powi(3) * 0.5).sin();
+        }
+        (acc0 * 0.25).tanh() + 1.5 * b
+    }
+    check_p189(seed = 0x783919d57eca1dcd, inputs = 3, calls = [p185], at = |p| (p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p190(n: usize, a: f64) -> f64 {
+        let mut a = a;
+        let mut v0 = vec![0.0; n];
+        for i in 0..v0.len() {
+            v0[i] = i as f64;
+        }
+        a = a;
+        let t1 = a;
+        let mut v2 = vec![0.0; n];
+        for i in 0..v2.len() {
+            v2[i] = t1.cos().sin().exp_m1();
+            if i > 0 {
+                v2[i] += v2[i - 1] * (t1 * i as f64 * 0.25).sin();
+            }
+        }
+        if f64::atan(v0[(n + 1) % 2]) > t1 {
+            let mut acc3 = 0.0;
+        } else {
+            if (n as f64 / (1.5 + a.tanh())) < -0.4 {
+                if n == 1 {
+                    let t1 = t1 + t1.sin().exp_m1();
+                } else {
+                    a += ((a + v0.iter().map(|q| q * q).sum::<f64>() - t1 * t1) * 0.1).tanh();
+                }
+            } else {
+                for i in 0..3 {
+                    if n + i < 3 {
+                        if (v0[(i + 1) % 2] * 0.25).cos().exp() < -0.1 && (v0.iter().enumerate().map(|(k, q)| (q * 0.25) * k as f64).sum::<f64>()) < -0.1 {
+                            a = 0.3_f64.powi(2).ln_1p().powi(3);
+                        } else {
+                            let t4: f64 = (t1 * (2.0 + (v0[0] * 0.25).sin().sin()).sqrt()).atan2(1.5 + ((1.5 - (a * 0.25).tanh()) * 0.25).cos());
+                        }
+                    } else {
+                        let flag5 = t1.cos() > -0.1;
+                    }
+                    v2[1] += n as f64 * ((a * 0.25).sin() - (a * 0.25).sin()) * 0.25;
+                }
+            }
+        }
+        if 1.25_f64.asinh() < -0.1 {
+            a = ((a * 0.25).sin() * (v2[n % v2.len()] * 0.1 * (a * 0.25).atan() * 0.25).sin()).tanh();
+            return (a * 0.25).atan();
+        }
+        (a * 0.25).atan()
+    }
+    check_p190(seed = 0xd4ef3f535b3404f1, inputs = 1, calls = [], at = |p| (2, p[0]));
+}
+
+program! {
+    #[differentiable]
+    fn p191(b: f64, a: f64, c: f64) -> f64 {
+        let t0 = f64::min(a, 1.0);
+        let t1 = c.powi(2);
+        let k2 = (((1.0 + t1.powi(2)).sqrt() * 0.5).atan().abs() * 2.0) as usize % 3;
+        let mut acc3 = 0.5;
+        match k2 {
+            0 | 1 => {
+                let t4 = 1.5 * (0.9 * t0) - (1.0 + (t0 * t0).powi(2)).sqrt();
+            }
+            _ => {
+                let t5 = c;
+            }
+        }
+        t1 - t0.cos()
+    }
+    check_p191(seed = 0x54aa29eb17cb0b40, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]));
+}
+
+#[differentiable]
+fn p192_h0(y: &mut [f64], s: f64) -> f64 {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.6).tanh();
+    }
+    y[0] = (y[0] * 0.5 + s).sin();
+    y[0] * y[y.len() - 1]
+}
+#[differentiable]
+fn p192_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).sin() * 1.5;
+    }
+}
+#[differentiable]
+fn p192_h2(v: &[f64], s: f64) -> Result<f64, String> {
+    let head = if v[0] * s > -0.4 { Ok((v[0] * s).tanh()) } else { Err(format!("{s} is too small")) };
+    let h = head?;
+    Ok(h * 0.6 + v[v.len() - 1] * 0.25)
+}
+#[differentiable]
+fn p192_h3(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p192_h0(y, s);
+    p192_h1(s * 1.5, &x[1..], y);
+}
+#[differentiable]
+fn p192_h4(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 1.5
+}
+program! {
+    #[differentiable]
+    fn p192(xs: &[f64], b: f64, w: [f64; 3], a: f64) -> f64 {
+        let mut buf1 = vec![0.0; 2];
+        for i in 0..2 {
+            buf1[i] = xs[i + 2] * w[2];
+        }
+        let t2 = p192_h0(&mut buf1, b).tanh();
+        p192_h1(w[2], xs, &mut buf1);
+        for (v3, xi5) in buf1.iter_mut().zip(xs.iter()) {
+            *v3 = *v3 * t2.tanh() + xi5.sin();
+        }
+        let t6 = buf1[0] + buf1[1] * 0.75;
+        let t7 = match p192_h2(&buf1, t6.tanh()) { Ok(v) => v, Err(_) => t6.tanh() * 0.5 };
+        let mut buf8 = vec![0.0; 2];
+        for i in 0..2 {
+            buf8[i] = xs[i + 1] * w[2];
+        }
+        for _ in 0..2 {
+            p192_h3(&mut buf8, xs, t2.tanh());
+        }
+        let t9 = p192_h0(&mut buf8, t2.tanh()).tanh();
+        let _ = p192_h0(&mut buf8, t9.tanh() * 0.5);
+        let t10 = buf8[0] + buf8[1] * 0.25;
+        let t11 = p192_h4(xs, t7.tanh() * 0.3).sin();
+        let t12 = p192_h4(&xs[..], t6.tanh()).sin();
+        let mut arr13 = [0.75_f64; 3];
+        arr13[1] = t6.tanh();
+        arr13[2] = xs[5] * 0.6;
+        let t14 = arr13[1] * arr13[1];
+        let t15 = p192_h4(&xs[..], t6.tanh()).sin();
+        t15 + t14 + t12 + t11 + t10 + w[1] * 0.5 + a * 0.3
+    }
+    check_p192(seed = 0x01fa3d38ce36b739, inputs = 12, calls = [], at = |p| (&p[0..7], p[7], <[f64; 3]>::try_from(&p[8..11]).unwrap(), p[11]));
+}
+
+program! {
+    #[differentiable]
+    fn p193(c: f64, a: f64, b: f64, d: f64) -> f64 {
+        let mut acc0 = d.powi(2).sin();
+        if acc0.tanh() > 0.1 {
+            let t1 = a.atan();
+            let t2 = (-acc0).tanh().cosh();
+            if b > 0.3 && d < 0.25 {
+                acc0 += (1.0 + acc0.powi(2)).cbrt() * 0.5;
+            } else {
+                let c3 = |u4: f64| b;
+                let t5: f64 = c3(d / (2.0 + (a + t1).cos())) - 0.5 * c3((acc0 * 0.5 * 0.5).sin().powi(2));
+            }
+        }
+        acc0 = ((p172(c, 2, (c * d * 0.5).tanh()) * 0.5).sin() + 1.5).min(a);
+        let a = a - (p185(-d, d.cos(), ((d - c) * 0.5).sin(), 0.1_f64.tanh()) - a);
+        (a * 0.25).atan() - acc0 * 0.5 + 2.0 * d
+    }
+    check_p193(seed = 0x90c82f3e42795248, inputs = 4, calls = [p172, p185], at = |p| (p[0], p[1], p[2], p[3]),
+        params = ["a", "d"] at [1, 3]);
+}
+
+program! {
+    #[differentiable]
+    fn p194(a: f64, c: f64, b: f64) -> f64 {
+        let mut acc0 = 0.5;
+        let mut k1 = 0;
+        loop {
+            let t2 = f64::max(b, b);
+            acc0 = (((1.5 + t2.cos()).sqrt() - f64::sin(a)) * 0.5).sin();
+            let mut k3 = 0;
+            loop {
+                acc0 /= (1.0 + (k3 as f64).sin().exp().powi(2));
+                acc0 = (((1.0 + 0.3_f64.powi(2)).sqrt() - (t2 + a)) * 0.5).atan();
+                k3 += 1;
+                if ((p193((acc0 * 0.05).tanh(), t2, t2, ((b - a) * 0.5).tanh()) * 0.25).atan().tanh().exp() > -0.2) || k3 >= 5 { break; }
+            }
+            acc0 = (acc0 * 0.05 - t2 * k1 as f64 * 0.5).tanh();
+            k1 += 1;
+            if (c / (1.0 + a.powi(2)) > acc0 * 0.05) || k1 >= 2 { break; }
+        }
+        let mut acc4 = 1.0;
+        let mut acc5 = c / (1.5 + b.tanh()) * 0.5;
+        let c = c * acc5;
+        let t6 = if f64::cos(a) < 0.1 { (acc5 * p169(((c * 0.5 - 0.9) * 0.5).tanh()) * 0.5).atan().powi(2) } else { b * (c * 0.5).tanh() };
+        let mut acc7 = ((c * 0.5 + t6) * 0.25).tanh().powi(3);
+        acc7.sin() - 1.25 * t6 + 0.9 * (c * 0.5).tanh() - acc5.sin() + 0.2 * (acc0 * 0.05).tanh() - b
+    }
+    check_p194(seed = 0x0d8ba40280866ca8, inputs = 3, calls = [p169, p193], at = |p| (p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable]
+    fn p195(b: f64, a: f64, c: f64, xs: &[f64]) -> f64 {
+        let a = a - b.sin();
+        let mut v0 = vec![0.0; 2];
+        for i in 0..v0.len() {
+            v0[i] = -(a * 0.5).sin();
+        }
+        let t1 = if xs[0] * xs[0] < -0.1 { (1.0 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().powi(2)).ln().cos() } else { 1.0_f64.atan2(1.5 + xs[1].cos()) / (1.5 + (v0.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) - 0.1).tanh()) };
+        let mut v2 = vec![0.0; 4];
+        for i in 0..v2.len() {
+            v2[i] = (p185(i as f64 * 0.1, v0[1], 0.75, (a * 0.5).sin()) + xs[i % xs.len()]) * 0.3;
+        }
+        let mut acc3 = ((a * 0.5).sin() / (1.5 + c.tanh())).tanh().cosh();
+        for i in 1..=3 {
+            let c4 = |u5: f64| (v0[1] * 0.25).atan() + (v2[2] * 0.25).tanh().powi(2).ln_1p();
+            let t6: f64 = c4((((t1 * 0.5).tanh() + v2.iter().map(|q| (q * 0.25) * (q * 0.25)).sum::<f64>()) / (1.0 + (xs[(i + 1) % 3] - b).powi(2)) * 0.5).atan()) - 0.5 * c4(((c - 2.0) * 0.5).sin());
+            v0[i % 2] = (t6 * 0.5 * (i as f64 * c) * 0.05).atan();
+        }
+        match (xs[1].abs() * 2.0) as usize % 3 {
+            0 => {
+                let o7: Option<f64> = if c - (t1 * 0.5).tanh() < 0.0 { Some(((v0[1] * 0.25 - a * 0.5 * (acc3 * 0.25)) * 0.25).sin()) } else { None };
+                let t9: f64 = match o7 { Some(u8) => (acc3 * 0.25).tanh() * v0.iter().enumerate().map(|(k, q)| (q * 0.25) * k as f64).sum::<f64>() * ((v2[2] * 0.25).tanh() * b), None => 0.5_f64.atan() };
+            }
+            1 => {
+                acc3 = (0.5 * (1.0 * b).tanh()).acos();
+            }
+            _ => {
+                let t10 = (acc3 * 0.25).cos().powi(3) - (t1 * 0.5 + (t1 * 0.5).atan() + a * 0.5 * (t1 * 0.5));
+            }
+        }
+        (t1 * 0.5).tanh() + (a * 0.5).atan() + c
+    }
+    check_p195(seed = 0x3455fc32dff0d427, inputs = 6, calls = [p185], at = |p| (p[0], p[1], p[2], &p[3..6]));
+}
+
+program! {
+    #[differentiable]
+    fn p196(a: f64) -> f64 {
+        let mut acc0 = (a * 0.2).powi(2);
+        for i in (0..1).rev() {
+            let t1 = a - a;
+            for j in 0..1 {
+                acc0 *= ((acc0 * 0.25).sin() * t1).cos();
+                let t2 = if j % 2 == 0 { (acc0 * 0.1).to_radians().cos() } else { 0.3 * (acc0 * 0.1) - (0.5 * (acc0 * 0.1).atan().tanh()).atanh() };
+            }
+            acc0 += i as f64;
+        }
+        (acc0 * 0.1).sin().sin() + 0.5 * a
+    }
+    check_p196(seed = 0x1f6baf3f364ba544, inputs = 1, calls = [], at = |p| (p[0]));
+}
+
+#[differentiable]
+fn p197_h0(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).cos() * 0.6;
+    }
+    y[0] * -0.5
+}
+#[differentiable]
+fn p197_h1(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.5 + (y[i] * s).cos() * 0.25;
+    }
+}
+#[differentiable]
+fn p197_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    p197_h1(y, s);
+    let _ = p197_h0(s * 0.75, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+#[differentiable]
+fn p197_h3(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 1.5).cos();
+    }
+    acc * 0.5 + v[0] * v[v.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p197(xs: &[f64], a: f64) -> f64 {
+        let mut buf1 = vec![0.6; 4];
+        let t2 = p197_h0(a, &xs[7..], &mut buf1).tanh();
+        let t3 = buf1[0] + buf1[3] * -0.5;
+        let mut buf4 = vec![-0.5; 3];
+        let t5 = p197_h2(&mut buf4[0..], xs, t2.tanh()).tanh();
+        let t6 = p197_h0(t3.tanh(), xs, &mut buf4).tanh();
+        let t7 = p197_h0(t2.tanh() * 0.25, &buf1[..], &mut buf4[0..]).tanh();
+        let t8 = buf4[0] + buf4[2] * 0.75;
+        let mut arr9 = [-0.5_f64; 3];
+        arr9[0] = t7.tanh();
+        arr9[1] = xs[6] * 0.6;
+        arr9[2] = (t8.tanh()).sin();
+        let t10 = arr9[0] * arr9[0];
+        let mut buf11 = vec![0.0; 3];
+        for i in 0..3 {
+            buf11[i] = xs[i + 0] * t10.tanh();
+        }
+        p197_h1(&mut buf11, t2.tanh());
+        let (h12, c13) = buf11.split_at_mut(2);
+        let t14 = p197_h0(t10.tanh(), &xs[..8], h12).tanh();
+        let t15 = c13[0] * -0.5 + h12[h12.len() - 1] + c13.len() as f64 * 0.1;
+        let t16 = buf11[0] + buf11[2] * 1.5;
+        let t17 = p197_h3(&xs[..7], a);
+        t17 + t16 + t15 + t14 + t10 + a * 0.3
+    }
+    check_p197(seed = 0xd32e6afd792be20e, inputs = 9, calls = [], at = |p| (&p[0..8], p[8]),
+        params = ["a"] at [8]);
+}
+
+#[differentiable]
+fn p198_h0(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.25 + (y[i] * s).sin() * 0.25;
+    }
+}
+#[differentiable]
+fn p198_h1(a: &mut [f64], b: &mut [f64], s: f64) {
+    for i in 0..a.len().min(b.len()) {
+        b[i] = b[i] * 0.25 + (a[i] * s).cos();
+        a[i] = (b[i] * 0.6).tanh() + a[i] * 0.5;
+    }
+}
+#[differentiable]
+fn p198_h2(v: &[f64], s: f64) -> Result<f64, String> {
+    let head = if v[0] * s > -0.4 { Ok((v[0] * s).sin()) } else { Err(format!("{s} is too small")) };
+    let h = head?;
+    Ok(h * 0.25 + v[v.len() - 1] * 1.5)
+}
+#[differentiable]
+fn p198_h3(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).sin() * 0.75;
+    }
+}
+#[differentiable]
+fn p198_h4(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    p198_h0(y, s);
+    p198_h3(s * -0.5, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+#[differentiable]
+fn p198_h5(v: &[f64], s: f64, k: usize) -> f64 {
+    if k == 0 {
+        (v[0] * s).tanh()
+    } else {
+        v[k % v.len()] * -0.5 + p198_h5(v, s * -0.5, k - 1).tanh()
+    }
+}
+#[differentiable]
+fn p198_h6(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 1.5).sin();
+    }
+    acc * 0.6 + v[0] * v[v.len() - 1]
+}
+program! {
+    #[differentiable]
+    fn p198(a: f64, w: [f64; 3], xs: &[f64]) -> f64 {
+        let mut buf1 = xs[0..2].to_vec();
+        p198_h0(&mut buf1, w[0]);
+        p198_h0(&mut buf1, a);
+        let (h2, c3) = buf1.split_at_mut(1);
+        p198_h1(h2, c3, w[2]);
+        let t4 = c3[0] * 0.3 + h2[h2.len() - 1] + c3.len() as f64 * 0.1;
+        let t5 = buf1[0] + buf1[1] * 0.3;
+        let t6 = match p198_h2(&buf1[0..], a * 0.25) { Ok(v) => v, Err(_) => a * 0.25 * 0.25 };
+        let mut buf7 = xs[3..5].to_vec();
+        let t8 = p198_h4(&mut buf7, xs, t5.tanh()).tanh();
+        p198_h0(&mut buf7, a);
+        p198_h3(w[0], &xs[4..], &mut buf7);
+        let t9 = buf7[0] + buf7[1] * -0.5;
+        let mut buf10 = vec![0.25; 2];
+        p198_h3(t5.tanh(), &xs[..], &mut buf10);
+        let _ = p198_h4(&mut buf10, xs, t4.tanh());
+        let t11 = buf10[0] + buf10[1] * 0.3;
+        let t12 = p198_h5(xs, w[0], 3);
+        let t13 = p198_h6(xs, t6.tanh());
+        t13 + t12 + t11 + t9 + t8 + w[1] * 0.5 + a * 0.3
+    }
+    check_p198(seed = 0xd796c3c96c062091, inputs = 12, calls = [], at = |p| (p[0], <[f64; 3]>::try_from(&p[1..4]).unwrap(), &p[4..12]));
+}
+
+program! {
+    #[differentiable]
+    fn p199(a: f64, xs: &[f64], n: usize) -> f64 {
+        let mut acc0 = ((a - xs[n]) * (a / (2.0 + (n as f64).cos())) * 0.25).tanh();
+        if acc0 - a < -0.2 {
+            acc0 += ((2.0 + (n as f64).cos()).recip().tanh().exp_m1() * 0.5).tanh();
+            if n < 1 {
+                let t3: f64 = xs[1..4].iter().map(|u1| { let u1 = *u1; (acc0 - u1).clamp(-0.75, 0.75) }).sum();
+            } else if n < 1 {
+                let flag4 = ((n as f64).cos().exp2()) > 0.3;
+            } else {
+                let t5 = xs[xs.len() - 1 - n].powi(2).atan();
+            }
+        }
+        let t8: f64 = { let v6: Vec<f64> = xs.iter().map(|&u7| n as f64).collect(); v6[0] + v6[3] };
+        if acc0.cos().exp_m1() < 0.5 || acc0 < 0.3 {
+            return (1.5 + xs[1].tanh().exp2().sin()).powf((a - a).tanh());
+        }
+        for (i, q9) in xs.iter().enumerate() {
+            let a = a * (xs[0] * 1.0);
+            acc0 *= xs[n].cos();
+        }
+        acc0 * 0.1 + 0.5 * p184((acc0 * 0.1 / (2.0 + xs[xs.len() - 1 - n].cos()) * 0.25).tanh())
+    }
+    check_p199(seed = 0x88091d115d66af4d, inputs = 5, calls = [p184], at = |p| (p[0], &p[1..5], 1));
 }
