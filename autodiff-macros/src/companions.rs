@@ -863,30 +863,48 @@ pub fn companions(
 
         #forward_items
     };
+    // A parameter of a type the macro cannot see is differentiable (`&Data`): every token
+    // the macro wrote at that type, and a guard naming its tangent first in every body. A
+    // type that is not `Differentiable` then fails one bound at one place, which rustc
+    // reports once (identical reports at one span are one; a body's later failures of the
+    // same bound at the same span are not reported): one error, at the parameter, instead of
+    // one per companion at the attribute.
+    let items = match plain_guard(sig) {
+        Some(g) => guarded(respan_call_site(items, g.span), &g),
+        None => items,
+    };
     if sig.is_method {
         return items;
     }
-    let plain_bounds = plain_bounds(sig);
     quote! {
         #[doc(hidden)]
         #all_lints
         #vis struct #ident {}
 
         #all_lints
-        impl #ident #plain_bounds {
+        impl #ident {
             #items
         }
     }
 }
 
-/// `where T: Differentiable` for each differentiable parameter whose type is a plain path
-/// without generic arguments (`&Data` gives `Data`): a user's type, which the macro cannot
-/// see is differentiable or not. One that is not (a plain struct neither derived nor
-/// `#[no_grad]`) fails this bound once, at the parameter's type, and the companions inside
-/// the `impl` are checked as if it held: one error saying what to do, instead of one per
-/// companion naming generated items. (Types with generic arguments, `Vec<f64>`,
-/// `Array1<f64>`, are the library's; generic parameters are bounded where declared.)
-fn plain_bounds(sig: &Signature) -> TokenStream {
+/// What a function with differentiable parameters of plain-path types (`&Data` gives
+/// `Data`, a user's type the macro cannot see is differentiable or not) puts in its
+/// companions: see [`companions`].
+pub(crate) struct PlainGuard {
+    /// The first such type's place (with the macro's context).
+    pub span: Span,
+    /// A statement naming the tangent of every such type, at its place
+    /// (`let _: PhantomData<<Data as Differentiable>::Tangent>;`).
+    pub guard: TokenStream,
+    /// `for<'w> Data: Differentiable` for every such type: assumed by the helpers' generic
+    /// entry points (not checked where they are defined, so their bounds naming the tangent
+    /// report nothing there), checked where a helper uses them.
+    pub bounds: Vec<TokenStream>,
+}
+
+/// The guard of a function with differentiable parameters of plain-path types, if it has.
+pub(crate) fn plain_guard(sig: &Signature) -> Option<PlainGuard> {
     let rt = rt();
     let generic: Vec<&syn::Ident> = sig
         .generics
@@ -897,65 +915,143 @@ fn plain_bounds(sig: &Signature) -> TokenStream {
             _ => None,
         })
         .collect();
-    let bounds: Vec<TokenStream> = sig
-        .params
-        .iter()
-        .filter(|p| p.differentiable)
-        .filter_map(|p| {
-            let mut ty = &p.ty;
-            while let syn::Type::Reference(r) = ty {
-                ty = &r.elem;
-            }
-            let syn::Type::Path(path) = ty else {
-                return None;
-            };
-            let plain = path.qself.is_none()
-                && (path.path.segments.iter()).all(|s| s.arguments.is_none() && s.ident != "Self")
-                && !(path.path.get_ident()).is_some_and(|i| {
-                    generic.contains(&i) || crate::rules::is_float_type_name(&i.to_string())
-                });
-            if !plain {
-                return None;
-            }
-            // (every token at the type's span: rustc reports the bound at the span of the
-            // whole predicate, which tokens of two origins would leave at the attribute)
-            let span = syn::spanned::Spanned::span(ty);
-            let bound = quote!(#ty: #rt::Differentiable);
-            Some(
-                bound
-                    .into_iter()
-                    .map(|mut t| {
-                        respan_tree(&mut t, span);
-                        t
-                    })
-                    .collect(),
-            )
-        })
-        .collect();
-    if bounds.is_empty() {
-        quote!()
-    } else {
-        quote!(where #(#bounds),*)
+    let mut first = None;
+    let mut guard = TokenStream::new();
+    let mut bounds = Vec::new();
+    for p in sig.params.iter().filter(|p| p.differentiable) {
+        let mut ty = &p.ty;
+        while let syn::Type::Reference(r) = ty {
+            ty = &r.elem;
+        }
+        let syn::Type::Path(path) = ty else { continue };
+        let plain = path.qself.is_none()
+            && (path.path.segments.iter()).all(|s| s.arguments.is_none() && s.ident != "Self")
+            && !(path.path.get_ident()).is_some_and(|i| {
+                generic.contains(&i) || crate::rules::is_float_type_name(&i.to_string())
+            });
+        if !plain {
+            continue;
+        }
+        // (the macro's own context at the type's place, as every token of the companions)
+        let span = Span::call_site().located_at(syn::spanned::Spanned::span(ty));
+        first.get_or_insert(span);
+        let ty = relocated(ty.to_token_stream(), span);
+        guard.extend(quote::quote_spanned! {span=>
+            let _: ::core::marker::PhantomData<<#ty as #rt::Differentiable>::Tangent>;
+        });
+        bounds.push(quote::quote_spanned! {span=>
+            for<'__autodiff_w> #ty: #rt::Differentiable
+        });
     }
+    first.map(|span| PlainGuard {
+        span,
+        guard,
+        bounds,
+    })
 }
 
-/// `tree` with every token at `span`.
-fn respan_tree(tree: &mut proc_macro2::TokenTree, span: Span) {
-    if let proc_macro2::TokenTree::Group(g) = tree {
-        let stream = g
-            .stream()
-            .into_iter()
-            .map(|mut t| {
-                respan_tree(&mut t, span);
+/// Every token of `stream` with `span`'s context and location.
+pub(crate) fn relocated(stream: TokenStream, span: Span) -> TokenStream {
+    stream
+        .into_iter()
+        .map(|tree| match tree {
+            proc_macro2::TokenTree::Group(g) => {
+                let mut group = proc_macro2::Group::new(g.delimiter(), relocated(g.stream(), span));
+                group.set_span(span);
+                proc_macro2::TokenTree::Group(group)
+            }
+            mut t => {
+                t.set_span(span);
                 t
-            })
-            .collect();
-        let mut group = proc_macro2::Group::new(g.delimiter(), stream);
-        group.set_span(span);
-        *g = group;
-    } else {
-        tree.set_span(span);
+            }
+        })
+        .collect()
+}
+
+/// `items` (the companions' `impl` items) with `guard` first in every function's body.
+fn guarded(items: TokenStream, g: &PlainGuard) -> TokenStream {
+    use proc_macro2::{Delimiter, Group, TokenTree};
+    let bounds = &g.bounds;
+    let guard = &g.guard;
+    // (a scan of the items' tokens, not a parse: each `fn`'s body is the first brace group
+    // after it at the top level; the helpers' entry points are those generic over the
+    // selection `__S` or a refused helper's result `__R`)
+    let mut out: Vec<TokenTree> = Vec::new();
+    let mut in_fn = false;
+    let mut entry = false;
+    let mut has_where = false;
+    for tree in items {
+        match &tree {
+            TokenTree::Ident(i) if i == "fn" => {
+                (in_fn, entry, has_where) = (true, false, false);
+            }
+            TokenTree::Ident(i) if in_fn && (i == "__S" || i == "__R") => entry = true,
+            TokenTree::Ident(i) if in_fn && i == "where" => has_where = true,
+            TokenTree::Group(b) if in_fn && b.delimiter() == Delimiter::Brace => {
+                if entry && !bounds.is_empty() {
+                    let ends_with_comma =
+                        matches!(out.last(), Some(TokenTree::Punct(p)) if p.as_char() == ',');
+                    let head = match (has_where, ends_with_comma) {
+                        (false, _) => quote!(where),
+                        (true, false) => quote!(,),
+                        (true, true) => quote!(),
+                    };
+                    out.extend(quote!(#head #(#bounds),*));
+                }
+                let stream = b.stream();
+                let mut body = Group::new(Delimiter::Brace, quote!(#guard #stream));
+                body.set_span(b.span());
+                out.push(TokenTree::Group(body));
+                in_fn = false;
+                continue;
+            }
+            _ => {}
+        }
+        out.push(tree);
     }
+    out.into_iter().collect()
+}
+
+/// `stream` with every token the macro wrote (at its call site) moved to `span`, the
+/// tokens of the user's code left where they are.
+pub(crate) fn respan_call_site(stream: TokenStream, span: Span) -> TokenStream {
+    // (the location only: the macro's mixed-site names are at the call site too)
+    let site = format!("{:?}", Span::call_site());
+    let site = site
+        .split_once(' ')
+        .map_or(site.as_str(), |(_, b)| b)
+        .to_string();
+    respan_from(stream, &site, span)
+}
+
+fn at_site(span: Span, site: &str) -> bool {
+    let d = format!("{span:?}");
+    d.split_once(' ').map_or(d.as_str(), |(_, b)| b) == site
+}
+
+fn respan_from(stream: TokenStream, site: &str, span: Span) -> TokenStream {
+    stream
+        .into_iter()
+        .map(|tree| match tree {
+            proc_macro2::TokenTree::Group(g) => {
+                let mut group =
+                    proc_macro2::Group::new(g.delimiter(), respan_from(g.stream(), site, span));
+                group.set_span(if at_site(g.span(), site) {
+                    span
+                } else {
+                    g.span()
+                });
+                proc_macro2::TokenTree::Group(group)
+            }
+            mut t => {
+                if at_site(t.span(), site) {
+                    // (a mixed-site name keeps its hygiene: only its location moves)
+                    t.set_span(t.span().located_at(span));
+                }
+                t
+            }
+        })
+        .collect()
 }
 
 /// A companion's generics: the function's lifetimes, then `extra` (a type parameter of the

@@ -243,7 +243,20 @@ pub(crate) fn try_expand(
                 }
             }
         };
-        func.block.stmts.insert(0, prologue);
+        // (a parameter of a type the macro cannot see is differentiable: the guard and the
+        // prologue at the type, so that a type that is not is one error there; see
+        // `companions::plain_guard`)
+        let guarded = crate::companions::plain_guard(&sig).and_then(|g| {
+            let (span, guard) = (g.span, g.guard);
+            let prologue = crate::companions::respan_call_site(quote!(#prologue), span);
+            syn::parse2::<syn::Block>(quote!({ #guard #prologue })).ok()
+        });
+        match guarded {
+            Some(block) => {
+                func.block.stmts.splice(0..0, block.stmts);
+            }
+            None => func.block.stmts.insert(0, prologue),
+        }
     }
     let place = match context {
         Some(cx) => cx.place,

@@ -332,7 +332,20 @@ impl Emitter<'_> {
                 let span = *span;
                 if let Rhs::Call { func, args } = rhs {
                     if self.used_pullbacks.contains(dst) {
-                        let a: Vec<TokenStream> = args.iter().map(Operand::tokens).collect();
+                        // A differentiable `Vec` (array, …) handed over by value: the
+                        // callee gets a copy (`Emitter::handed_copy`).
+                        let a: Vec<TokenStream> = args
+                            .iter()
+                            .map(|o| match o {
+                                Operand::Var(v)
+                                    if self.body.is_active(*v) && self.handed_copy(*v) =>
+                                {
+                                    let t = o.tokens();
+                                    quote::quote!(::core::clone::Clone::clone(&#t))
+                                }
+                                _ => o.tokens(),
+                            })
+                            .collect();
                         let pb = dst.pullback();
                         let form = if self.rehanded.contains(dst) {
                             "vjp_reborrow"

@@ -225,6 +225,10 @@ pub(crate) struct Emitter<'a> {
     /// Loop items the reverse sweep's own loop header binds.
     pub(crate) reverse_bound: HashSet<VarId>,
     pub(crate) defs: HashMap<VarId, &'a Rhs>,
+    /// Per parameter, whether a value of its type handed to a callee by value needs a
+    /// copy and can have one: not `Copy` for certain, and `Clone` for certain (a `Vec`, an
+    /// array, an ndarray array, a tuple of these). A struct of the user's may be neither.
+    pub(crate) copied_params: Vec<bool>,
     pub(crate) fresh: usize,
     /// Slices whose adjoint elements a fused loop carries in registers (see `fuse`).
     pub(crate) carried: HashMap<VarId, Carried>,
@@ -634,6 +638,39 @@ fn arm_pairs(body: &Body) -> HashMap<RegionId, (RegionId, bool)> {
     out
 }
 
+/// Whether a parameter's type needs a copy when handed over by value and is `Clone` for
+/// certain: a `Vec`, an array, an ndarray array, a tuple of these — not a float or a type
+/// parameter (`Copy`), a reference, or a plain path (a struct of the user's, which may not
+/// be `Clone`).
+fn cloned_type(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Paren(p) => cloned_type(&p.elem),
+        syn::Type::Array(_) => true,
+        syn::Type::Tuple(t) => t.elems.iter().any(cloned_type),
+        syn::Type::Path(p) if p.qself.is_none() => p.path.segments.last().is_some_and(|s| {
+            let n = s.ident.to_string();
+            n == "Vec" || n.starts_with("Array")
+        }),
+        _ => false,
+    }
+}
+
+impl Emitter<'_> {
+    /// Whether a differentiable value handed to a callee by value gets a copy: the reverse
+    /// sweep still needs it (its adjoint's shape, its gradient's completion) after the call
+    /// has consumed it. Copies made by the user's code (`to_vec`, `clone`, `Vec::from`)
+    /// and results of calls (floats, `Vec`s, arrays, `Option`s and `Result`s of them) are
+    /// `Clone`; parameters are copied by their types ([`cloned_type`]); values computed by
+    /// primitives are floats.
+    pub(crate) fn handed_copy(&self, v: VarId) -> bool {
+        match self.defs.get(&v) {
+            Some(Rhs::Owned { .. } | Rhs::Call { .. }) => true,
+            Some(_) => false,
+            None => self.copied_params.get(v.0).copied().unwrap_or(false),
+        }
+    }
+}
+
 pub(crate) fn new_emitter<'a>(sig: &Signature, body: &'a Body) -> Emitter<'a> {
     let sig_params = sig.params.len();
     let mut e = Emitter {
@@ -647,6 +684,7 @@ pub(crate) fn new_emitter<'a>(sig: &Signature, body: &'a Body) -> Emitter<'a> {
         recomputed: HashSet::new(),
         reverse_bound: HashSet::new(),
         defs: crate::ir::definitions(&body.block),
+        copied_params: sig.params.iter().map(|p| cloned_type(&p.ty)).collect(),
         fresh: 0,
         carried: HashMap::new(),
         lazy: HashSet::new(),
