@@ -1014,8 +1014,13 @@ fn guarded(items: TokenStream, g: &PlainGuard) -> TokenStream {
 
 /// `stream` with every token the macro wrote (at its call site) moved to `span`, the
 /// tokens of the user's code left where they are.
+///
+/// Spans have no equality on stable Rust; their debug form names the context and the
+/// location (`#6 bytes(143..160)`), and the location is compared (the macro's mixed-site
+/// names are at the call site too, in another context, which they keep). Were the form to
+/// change, nothing would move: the code is the same, only a bad parameter type would be
+/// reported at more places.
 pub(crate) fn respan_call_site(stream: TokenStream, span: Span) -> TokenStream {
-    // (the location only: the macro's mixed-site names are at the call site too)
     let site = format!("{:?}", Span::call_site());
     let site = site
         .split_once(' ')
