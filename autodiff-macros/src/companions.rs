@@ -980,9 +980,14 @@ fn guarded(items: TokenStream, g: &PlainGuard) -> TokenStream {
     let mut in_fn = false;
     let mut entry = false;
     let mut has_where = false;
-    for tree in items {
+    let trees: Vec<TokenTree> = items.into_iter().collect();
+    for (k, tree) in trees.iter().enumerate() {
+        let tree = tree.clone();
         match &tree {
-            TokenTree::Ident(i) if i == "fn" => {
+            // (an item `fn name`, not a function pointer type `fn(f64) -> f64`)
+            TokenTree::Ident(i)
+                if i == "fn" && matches!(trees.get(k + 1), Some(TokenTree::Ident(_))) =>
+            {
                 (in_fn, entry, has_where) = (true, false, false);
             }
             TokenTree::Ident(i) if in_fn && (i == "__S" || i == "__R") => entry = true,

@@ -294,6 +294,21 @@ fn found_inputs_expand_without_panicking() {
                 tall.mapv(f64::sin).sum() + (&rows * &rows).sum() * 0.5 + tall.dot(v).sum()
             }
         },
+        // (seed 25, input 3084) a function-pointer type in the signature of a function with
+        // a parameter of a plain struct: the guard's scan took `fn(f64)` for an item and
+        // wrote a second `where` (the expansion did not parse)
+        quote::quote! {
+            fn sin_m(_: Model) -> fn(f64) -> f64 {
+                x.sin()
+            }
+        },
+        // (seed 25, input 9879) the same with a constant function-pointer parameter
+        quote::quote! {
+            fn loss(m: &Mlp, #[no_grad] x: fn(f64) -> f64, labels: Model) -> f64 {
+                let h = (x.dot(&m.w1) + &m.b1).mapv(f64::tanh);
+                nn::cross_entropy(&h, labels)
+            }
+        },
     ];
     for item in found {
         let input = Input::Attribute {
