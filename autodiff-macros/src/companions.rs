@@ -973,9 +973,9 @@ fn guarded(items: TokenStream, g: &PlainGuard) -> TokenStream {
     use proc_macro2::{Delimiter, Group, TokenTree};
     let bounds = &g.bounds;
     let guard = &g.guard;
-    // (a scan of the items' tokens, not a parse: each `fn`'s body is the first brace group
-    // after it at the top level; the helpers' entry points are those generic over the
-    // selection `__S` or a refused helper's result `__R`)
+    // (a scan of the items' tokens, not a parse: each `fn`'s body is the brace group at the
+    // top level after it that ends the item; the helpers' entry points are those generic
+    // over the selection `__S` or a refused helper's result `__R`)
     let mut out: Vec<TokenTree> = Vec::new();
     let mut in_fn = false;
     let mut entry = false;
@@ -992,7 +992,22 @@ fn guarded(items: TokenStream, g: &PlainGuard) -> TokenStream {
             }
             TokenTree::Ident(i) if in_fn && (i == "__S" || i == "__R") => entry = true,
             TokenTree::Ident(i) if in_fn && i == "where" => has_where = true,
-            TokenTree::Group(b) if in_fn && b.delimiter() == Delimiter::Brace => {
+            // (the body: a brace group that ends the item — a const generic argument's
+            // block, `SVector<f32, { N }>`, is followed by `>` or `,`)
+            TokenTree::Group(b)
+                if in_fn
+                    && b.delimiter() == Delimiter::Brace
+                    && match trees.get(k + 1) {
+                        None => true,
+                        Some(TokenTree::Punct(p)) => p.as_char() == '#',
+                        Some(TokenTree::Ident(i)) => {
+                            ["pub", "fn", "const", "unsafe", "async", "extern", "type"]
+                                .iter()
+                                .any(|w| i == w)
+                        }
+                        _ => false,
+                    } =>
+            {
                 if entry && !bounds.is_empty() {
                     let ends_with_comma =
                         matches!(out.last(), Some(TokenTree::Punct(p)) if p.as_char() == ',');

@@ -302,6 +302,14 @@ fn found_inputs_expand_without_panicking() {
                 x.sin()
             }
         },
+        // (seed 26, input 74597) a const generic argument's block in a parameter's type,
+        // which the scan took for the body
+        quote::quote! {
+            fn single(#[allow(unused)] m: &Model, v: SVector<f32, { hidden as f64 }>) -> f32 {
+                let gamma = m * v;
+                assert_hand
+            }
+        },
         // (seed 25, input 9879) the same with a constant function-pointer parameter
         quote::quote! {
             fn loss(m: &Mlp, #[no_grad] x: fn(f64) -> f64, labels: Model) -> f64 {
