@@ -245,10 +245,9 @@ pub(crate) fn try_expand(
         };
         // (a parameter of a type the macro cannot see is differentiable: the guard and the
         // prologue at the type, so that a type that is not is one error there; see
-        // `companions::plain_guard`)
-        let guarded = crate::companions::plain_guard(&sig).and_then(|g| {
-            let (span, guard) = (g.span, g.guard);
-            let prologue = crate::companions::respan_call_site(quote!(#prologue), span);
+        // `plain_types`)
+        let guarded = crate::plain_types::plain_guard(&sig).and_then(|g| {
+            let (guard, prologue) = (&g.guard, g.at_type(quote!(#prologue)));
             syn::parse2::<syn::Block>(quote!({ #guard #prologue })).ok()
         });
         match guarded {

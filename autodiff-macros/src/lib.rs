@@ -26,6 +26,7 @@ mod jacobian;
 mod lower;
 #[cfg(test)]
 mod never_panics;
+mod plain_types;
 mod rename;
 mod rules;
 mod signature;

@@ -457,7 +457,7 @@ pub fn tangent_type(ty: &syn::Type) -> TokenStream {
         _ => {}
     }
     let span = proc_macro2::Span::call_site().located_at(syn::spanned::Spanned::span(&key));
-    let key = crate::companions::relocated(key.to_token_stream(), span);
+    let key = crate::plain_types::relocated(key.to_token_stream(), span);
     quote::quote_spanned!(span=> <#key as ::autodiff::__private::Differentiable>::Tangent)
 }
 
