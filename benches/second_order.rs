@@ -168,5 +168,26 @@ fn hvp_benches(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, hessian_benches, hvp_benches);
+/// `hvp!` against the `f64` gradient and the closed form at n = 10⁵ and 10⁶ (the other
+/// crates' products are O(n²) or record a tape of n·10 nodes per call; measured at 10⁴).
+fn hvp_scaling_benches(c: &mut Criterion) {
+    for n in [100_000, 1_000_000] {
+        let (x, v) = (input(n), direction(n));
+        let expected = rosenbrock_hvp_by_hand(&x, &v);
+        assert_close(&hvp!(rosenbrock)(&x[..], &v[..]), &expected, "hvp!");
+        let mut group = c.benchmark_group(format!("hvp/{n}"));
+        group.sample_size(20);
+        group.bench_function("hvp!", |b| {
+            b.iter(|| hvp!(rosenbrock)(black_box(&x[..]), black_box(&v[..])))
+        });
+        group.bench_function("closed form", |b| {
+            b.iter(|| rosenbrock_hvp_by_hand(black_box(&x), black_box(&v)))
+        });
+        let gradient = value_and_gradients_function!(rosenbrock);
+        group.bench_function("gradient (f64)", |b| b.iter(|| gradient(black_box(&x[..]))));
+        group.finish();
+    }
+}
+
+criterion_group!(benches, hessian_benches, hvp_benches, hvp_scaling_benches);
 criterion_main!(benches);

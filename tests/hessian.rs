@@ -220,3 +220,114 @@ fn dual_numbers_follow_the_rules() {
 fn a_vector_of_the_wrong_length_panics() {
     let _ = hvp!(rosenbrock)(&[1.0, 2.0, 3.0][..], &[1.0, 0.0][..]);
 }
+
+/// Three differentiable parameters of three kinds, for `params = [...]`:
+/// `f = b² Σ w_i² + b³ v_0² + Σ w_i v_i`. By hand: `H_ww = 2b² I`, `∂²f/∂w_i∂b = 4b w_i`,
+/// `∂²f/∂w_i∂v_j = δ_ij`, `H_bb = 2 Σ w² + 6b v_0²`, `∂²f/∂b∂v_j = 6b² v_0 δ_0j`,
+/// `H_vv = 2b³ e_0 e_0ᵀ`.
+#[differentiable]
+fn three_kinds<T: Float + FromPrimitive>(w: &[T], b: T, v: Vec<T>) -> T {
+    let two = T::from_f64(2.0).unwrap();
+    let mut s = T::zero();
+    for i in 0..w.len() {
+        s = s + b * b * w[i] * w[i] + w[i] * v[i];
+    }
+    s + b.powi(3) * v[0].powf(two)
+}
+
+#[test]
+fn hvp_with_params_gives_the_selected_blocks() {
+    let w = [0.4, -1.1, 0.7];
+    let (b, v) = (1.3, vec![0.9, -0.2, 0.5]);
+    let (uw, ub) = ([0.3, 0.8, -0.5], -0.6);
+    let sw2: f64 = w.iter().map(|a| a * a).sum();
+
+    // the w block alone: 2b² uw
+    let hw = hvp!(three_kinds, params = ["w"])(&w[..], b, v.clone(), &uw[..]);
+    for i in 0..3 {
+        assert!(close(hw[i], 2.0 * b * b * uw[i], 1e-13), "{hw:?}");
+    }
+    // two selected, in the order named: (H_bb ub + H_bw uw, H_wb ub + H_ww uw)
+    let (hb, hw) = hvp!(three_kinds, params = ["b", "w"])(&w[..], b, v.clone(), ub, &uw[..]);
+    let hbw_uw: f64 = (0..3).map(|i| 4.0 * b * w[i] * uw[i]).sum();
+    let hbb = 2.0 * sw2 + 6.0 * b * v[0] * v[0];
+    assert!(close(hb, hbb * ub + hbw_uw, 1e-13), "{hb}");
+    for i in 0..3 {
+        let e = 4.0 * b * w[i] * ub + 2.0 * b * b * uw[i];
+        assert!(close(hw[i], e, 1e-13), "{hw:?}");
+    }
+    // the same by position, and the v block
+    let hb1 = hvp!(three_kinds, params = [1])(&w[..], b, v.clone(), ub);
+    assert!(close(hb1, hbb * ub, 1e-13), "{hb1}");
+    let hv = hvp!(three_kinds, params = ["v"])(&w[..], b, v.clone(), vec![1.0, 1.0, 1.0]);
+    assert!(close(hv[0], 2.0 * b.powi(3), 1e-13) && hv[1] == 0.0 && hv[2] == 0.0);
+
+    // against central differences of the selected gradients along the selected directions
+    let e = 1e-6;
+    let grads = gradients_function!(three_kinds, params = ["b", "w"]);
+    let shifted = |s: f64| {
+        let ws: Vec<f64> = w.iter().zip(&uw).map(|(a, d)| a + s * d).collect();
+        grads(&ws[..], b + s * ub, v.clone())
+    };
+    let ((gbp, gwp), (gbm, gwm)) = (shifted(e), shifted(-e));
+    assert!(close(hb, (gbp - gbm) / (2.0 * e), 1e-6));
+    for i in 0..3 {
+        assert!(close(hw[i], (gwp[i] - gwm[i]) / (2.0 * e), 1e-6));
+    }
+}
+
+#[test]
+fn hessian_with_params_gives_the_block_of_the_selected_parameter() {
+    let w = [0.4, -1.1, 0.7];
+    let (b, v) = (1.3, vec![0.9, -0.2, 0.5]);
+    let hw = hessian!(three_kinds, params = ["w"])(&w[..], b, v.clone());
+    assert_eq!(hw.dim(), (3, 3));
+    for i in 0..3 {
+        for j in 0..3 {
+            let e = if i == j { 2.0 * b * b } else { 0.0 };
+            assert!(
+                close(hw[[i, j]], e, 1e-13),
+                "H_ww[{i},{j}] = {}",
+                hw[[i, j]]
+            );
+        }
+    }
+    let hbb = hessian!(three_kinds, params = ["b"])(&w[..], b, v.clone());
+    let sw2: f64 = w.iter().map(|a| a * a).sum();
+    assert!(
+        close(hbb, 2.0 * sw2 + 6.0 * b * v[0] * v[0], 1e-13),
+        "{hbb}"
+    );
+    let hvv = hessian!(three_kinds, params = [2])(&w[..], b, v.clone());
+    for i in 0..3 {
+        for j in 0..3 {
+            let e = if i == 0 && j == 0 {
+                2.0 * b.powi(3)
+            } else {
+                0.0
+            };
+            assert!(
+                close(hvv[[i, j]], e, 1e-13),
+                "H_vv[{i},{j}] = {}",
+                hvv[[i, j]]
+            );
+        }
+    }
+    // one differentiable parameter: the selection and no selection agree
+    let x = [0.3, -1.2, 0.8];
+    assert_eq!(
+        hessian!(rosenbrock, params = ["x"])(&x[..]),
+        hessian!(rosenbrock)(&x[..])
+    );
+    assert_eq!(
+        hvp!(rosenbrock, params = ["x"])(&x[..], &[1.0, 0.5, -2.0][..]),
+        hvp!(rosenbrock)(&x[..], &[1.0, 0.5, -2.0][..])
+    );
+}
+
+#[test]
+#[should_panic(expected = "the tangent of `w` (parameter of `three_kinds`) has shape [2]")]
+fn a_selected_vector_of_the_wrong_length_panics() {
+    let _ =
+        hvp!(three_kinds, params = ["w"])(&[1.0, 2.0, 3.0][..], 0.5, vec![0.0; 3], &[1.0, 0.0][..]);
+}

@@ -534,24 +534,28 @@ impl recurrence {
         "`recurrence` is not generic over its float type: `hvp!` and `hessian!` run its gradient on dual numbers, so write it `fn recurrence<T: Float>(…) -> T` with `T` for `f64`",
     );
     #[doc(hidden)]
-    fn __hvp_function<__R>() -> impl ::core::ops::Fn(
-        f64,
-        f64,
-        usize,
-        f64,
-        f64,
-    ) -> __R + use<__R> {
-        move |__v0, __v1, __v2, __h0, __h1| ::core::unreachable!()
+    fn __hvp_function<__R>() -> fn(f64, f64, usize, f64, f64) -> __R {
+        |_, _, _, _, _| ::core::unreachable!()
     }
     #[doc(hidden)]
     const __HESSIAN: ::core::option::Option<&'static str> = Self::__HVP;
     #[doc(hidden)]
-    fn __hessian_function<__R>() -> impl ::core::ops::Fn(
-        f64,
-        f64,
-        usize,
-    ) -> __R + use<__R> {
-        move |__v0, __v1, __v2| ::core::unreachable!()
+    fn __hessian_function<__R>() -> fn(f64, f64, usize) -> __R {
+        |_, _, _| ::core::unreachable!()
+    }
+    #[doc(hidden)]
+    fn __hvp_sel1<__R, __S, __I0>(_selection: __S) -> fn(f64, f64, usize, __I0) -> __R {
+        |_, _, _, _| ::core::unreachable!()
+    }
+    #[doc(hidden)]
+    fn __hvp_sel2<__R, __S, __I0, __I1>(
+        _selection: __S,
+    ) -> fn(f64, f64, usize, __I0, __I1) -> __R {
+        |_, _, _, _, _| ::core::unreachable!()
+    }
+    #[doc(hidden)]
+    fn __hessian_sel1<__R, __S>(_selection: __S) -> fn(f64, f64, usize) -> __R {
+        |_, _, _| ::core::unreachable!()
     }
     #[doc(hidden)]
     const __JACOBIAN: ::core::option::Option<&'static str> = ::core::option::Option::None;

@@ -548,21 +548,62 @@ impl energy {
     #[doc(hidden)]
     #[inline]
     #[track_caller]
-    fn __hvp<T: Float>(__v0: T, __v1: T, __v2: i32, __h0: T, __h1: T) -> (T, T)
+    fn __hvp_opts<T: Float>(
+        __v0: T,
+        __v1: T,
+        __v2: i32,
+        __o: <(
+            T,
+            T,
+            ::autodiff::__private::NoTangent,
+        ) as ::autodiff::__private::forward::Slots>::Opts,
+    ) -> (
+        ::core::option::Option<T>,
+        ::core::option::Option<T>,
+        ::core::option::Option<::autodiff::__private::NoTangent>,
+    )
     where
         T: ::autodiff::__private::Real,
         ::autodiff::__private::dual::Dual<T>: Float + ::autodiff::__private::Real,
     {
-        let __d0 = ::autodiff::__private::dual::HvpArg::duals(&__v0, &__h0);
-        let __d1 = ::autodiff::__private::dual::HvpArg::duals(&__v1, &__h1);
+        let (__o0, __o1, __o2) = __o;
+        let __d0 = ::autodiff::__private::dual::HvpArg::duals_opt(&__v0, __o0.as_ref());
+        let __d1 = ::autodiff::__private::dual::HvpArg::duals_opt(&__v1, __o1.as_ref());
         let (_, __pullback) = Self::__vjp::<
             ::autodiff::__private::dual::Dual<T>,
         >(__d0, __d1, __v2);
         let (__g0, __g1, __g2) = __pullback(::autodiff::__private::dual::seed());
         (
-            ::autodiff::__private::dual::tangent_part(__g0),
-            ::autodiff::__private::dual::tangent_part(__g1),
+            ::core::option::Option::Some(
+                ::autodiff::__private::dual::tangent_part(__g0),
+            ),
+            ::core::option::Option::Some(
+                ::autodiff::__private::dual::tangent_part(__g1),
+            ),
+            ::core::option::Option::None,
         )
+    }
+    #[doc(hidden)]
+    #[inline]
+    #[track_caller]
+    fn __hvp<T: Float>(__v0: T, __v1: T, __v2: i32, __h0: T, __h1: T) -> (T, T)
+    where
+        T: ::autodiff::__private::Real,
+        ::autodiff::__private::dual::Dual<T>: Float + ::autodiff::__private::Real,
+    {
+        let __r = Self::__hvp_opts::<
+            T,
+        >(
+            __v0,
+            __v1,
+            __v2,
+            (
+                ::core::option::Option::Some(__h0),
+                ::core::option::Option::Some(__h1),
+                ::core::option::Option::None,
+            ),
+        );
+        (::core::option::Option::unwrap(__r.0), ::core::option::Option::unwrap(__r.1))
     }
     #[doc(hidden)]
     #[inline]
@@ -582,19 +623,210 @@ impl energy {
         >(__v0, __v1, __v2, __h0, __h1)
     }
     #[doc(hidden)]
-    const __HESSIAN: ::core::option::Option<&'static str> = ::core::option::Option::Some(
-        "`energy` has 2 differentiable parameters: `hessian!` needs exactly one",
-    );
-    #[doc(hidden)]
-    fn __hessian_function<T: Float, __R>() -> impl ::core::ops::Fn(
+    #[inline]
+    fn __hvp_sel1<__S, T: Float>(
+        _selection: __S,
+    ) -> impl ::core::ops::Fn(
         T,
         T,
         i32,
-    ) -> __R + use<T, __R>
+        __S::I0,
+    ) -> <__S as ::autodiff::__private::select::Select<
+            (
+                ::core::option::Option<T>,
+                ::core::option::Option<T>,
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+            ),
+        >>::Output + use<__S, T>
+    where
+        __S: ::autodiff::__private::forward::Scatter1<
+                (T, T, ::autodiff::__private::NoTangent),
+            >
+            + ::autodiff::__private::select::Select<
+                (
+                    ::core::option::Option<T>,
+                    ::core::option::Option<T>,
+                    ::core::option::Option<::autodiff::__private::NoTangent>,
+                ),
+            >,
+        T: ::autodiff::__private::Real,
+        ::autodiff::__private::dual::Dual<T>: Float + ::autodiff::__private::Real,
+    {
+        move |__v0, __v1, __v2, __sel0| {
+            <__S as ::autodiff::__private::select::Select<
+                (
+                    ::core::option::Option<T>,
+                    ::core::option::Option<T>,
+                    ::core::option::Option<::autodiff::__private::NoTangent>,
+                ),
+            >>::select(
+                Self::__hvp_opts::<
+                    T,
+                >(
+                    __v0,
+                    __v1,
+                    __v2,
+                    <__S as ::autodiff::__private::forward::Scatter1<
+                        (T, T, ::autodiff::__private::NoTangent),
+                    >>::scatter(__sel0),
+                ),
+            )
+        }
+    }
+    #[doc(hidden)]
+    #[inline]
+    fn __hvp_sel2<__S, T: Float>(
+        _selection: __S,
+    ) -> impl ::core::ops::Fn(
+        T,
+        T,
+        i32,
+        __S::I0,
+        __S::I1,
+    ) -> <__S as ::autodiff::__private::select::Select<
+            (
+                ::core::option::Option<T>,
+                ::core::option::Option<T>,
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+            ),
+        >>::Output + use<__S, T>
+    where
+        __S: ::autodiff::__private::forward::Scatter2<
+                (T, T, ::autodiff::__private::NoTangent),
+            >
+            + ::autodiff::__private::select::Select<
+                (
+                    ::core::option::Option<T>,
+                    ::core::option::Option<T>,
+                    ::core::option::Option<::autodiff::__private::NoTangent>,
+                ),
+            >,
+        T: ::autodiff::__private::Real,
+        ::autodiff::__private::dual::Dual<T>: Float + ::autodiff::__private::Real,
+    {
+        move |__v0, __v1, __v2, __sel0, __sel1| {
+            <__S as ::autodiff::__private::select::Select<
+                (
+                    ::core::option::Option<T>,
+                    ::core::option::Option<T>,
+                    ::core::option::Option<::autodiff::__private::NoTangent>,
+                ),
+            >>::select(
+                Self::__hvp_opts::<
+                    T,
+                >(
+                    __v0,
+                    __v1,
+                    __v2,
+                    <__S as ::autodiff::__private::forward::Scatter2<
+                        (T, T, ::autodiff::__private::NoTangent),
+                    >>::scatter(__sel0, __sel1),
+                ),
+            )
+        }
+    }
+    #[doc(hidden)]
+    const __HESSIAN: ::core::option::Option<&'static str> = ::core::option::Option::Some(
+        "`energy` has 2 differentiable parameters: `hessian!` needs exactly one, or `params = [\"…\"]` selecting one",
+    );
+    #[doc(hidden)]
+    fn __hessian_function<T: Float, __R>() -> fn(T, T, i32) -> __R
     where
         T: ::autodiff::__private::Real,
     {
-        move |__v0, __v1, __v2| ::core::unreachable!()
+        |_, _, _| ::core::unreachable!()
+    }
+    #[doc(hidden)]
+    #[inline]
+    fn __hessian_sel1<__S, T: Float>(
+        _selection: __S,
+    ) -> impl ::core::ops::Fn(
+        T,
+        T,
+        i32,
+    ) -> <__S as ::autodiff::__private::select::Select<
+            (
+                ::core::option::Option<T>,
+                ::core::option::Option<T>,
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+            ),
+        >>::Output + use<__S, T>
+    where
+        __S: ::autodiff::__private::select::Select<
+                (
+                    ::core::option::Option<T>,
+                    ::core::option::Option<T>,
+                    ::core::option::Option<::autodiff::__private::NoTangent>,
+                ),
+            > + ::autodiff::__private::select::Single,
+        T: ::autodiff::__private::Real,
+        ::autodiff::__private::dual::Dual<T>: Float + ::autodiff::__private::Real,
+    {
+        move |__v0, __v1, __v2| {
+            let mut __outs: (
+                ::core::option::Option<T>,
+                ::core::option::Option<T>,
+                ::core::option::Option<::autodiff::__private::NoTangent>,
+            ) = ::core::default::Default::default();
+            match <__S as ::autodiff::__private::select::Single>::INDEX {
+                0usize => {
+                    __outs.0 = ::core::option::Option::Some(
+                        ::autodiff::__private::dual::HvpArg::hessian(
+                            &__v0,
+                            |__e| {
+                                ::core::option::Option::unwrap(
+                                    Self::__hvp_opts::<
+                                        T,
+                                    >(
+                                            ::core::clone::Clone::clone(&__v0),
+                                            ::core::clone::Clone::clone(&__v1),
+                                            ::core::clone::Clone::clone(&__v2),
+                                            (
+                                                ::core::option::Option::Some(__e),
+                                                ::core::option::Option::None,
+                                                ::core::option::Option::None,
+                                            ),
+                                        )
+                                        .0,
+                                )
+                            },
+                        ),
+                    );
+                }
+                1usize => {
+                    __outs.1 = ::core::option::Option::Some(
+                        ::autodiff::__private::dual::HvpArg::hessian(
+                            &__v1,
+                            |__e| {
+                                ::core::option::Option::unwrap(
+                                    Self::__hvp_opts::<
+                                        T,
+                                    >(
+                                            ::core::clone::Clone::clone(&__v0),
+                                            ::core::clone::Clone::clone(&__v1),
+                                            ::core::clone::Clone::clone(&__v2),
+                                            (
+                                                ::core::option::Option::None,
+                                                ::core::option::Option::Some(__e),
+                                                ::core::option::Option::None,
+                                            ),
+                                        )
+                                        .1,
+                                )
+                            },
+                        ),
+                    );
+                }
+                _ => {}
+            }
+            <__S as ::autodiff::__private::select::Select<
+                (
+                    ::core::option::Option<T>,
+                    ::core::option::Option<T>,
+                    ::core::option::Option<::autodiff::__private::NoTangent>,
+                ),
+            >>::select(__outs)
+        }
     }
     #[doc(hidden)]
     const __JACOBIAN: ::core::option::Option<&'static str> = ::core::option::Option::None;

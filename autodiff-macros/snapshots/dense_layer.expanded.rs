@@ -606,25 +606,80 @@ impl dense {
         "`dense` is not generic over its float type: `hvp!` and `hessian!` run its gradient on dual numbers, so write it `fn dense<T: Float>(…) -> T` with `T` for `f64`",
     );
     #[doc(hidden)]
-    fn __hvp_function<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, __R>() -> impl ::core::ops::Fn(
-        &Array2<f64>,
-        &Array2<f64>,
-        &Array1<f64>,
-        &Array2<f64>,
-        &Array2<f64>,
-        &Array1<f64>,
-    ) -> __R + use<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, __R> {
-        move |__v0, __v1, __v2, __h0, __h1, __h2| ::core::unreachable!()
+    fn __hvp_function<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, __R>() -> fn(
+        &'__autodiff_l0 Array2<f64>,
+        &'__autodiff_l1 Array2<f64>,
+        &'__autodiff_l2 Array1<f64>,
+        &'__autodiff_l0 Array2<f64>,
+        &'__autodiff_l1 Array2<f64>,
+        &'__autodiff_l2 Array1<f64>,
+    ) -> __R {
+        |_, _, _, _, _, _| ::core::unreachable!()
     }
     #[doc(hidden)]
     const __HESSIAN: ::core::option::Option<&'static str> = Self::__HVP;
     #[doc(hidden)]
-    fn __hessian_function<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, __R>() -> impl ::core::ops::Fn(
-        &Array2<f64>,
-        &Array2<f64>,
-        &Array1<f64>,
-    ) -> __R + use<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, __R> {
-        move |__v0, __v1, __v2| ::core::unreachable!()
+    fn __hessian_function<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, __R>() -> fn(
+        &'__autodiff_l0 Array2<f64>,
+        &'__autodiff_l1 Array2<f64>,
+        &'__autodiff_l2 Array1<f64>,
+    ) -> __R {
+        |_, _, _| ::core::unreachable!()
+    }
+    #[doc(hidden)]
+    fn __hvp_sel1<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, __R, __S, __I0>(
+        _selection: __S,
+    ) -> fn(
+        &'__autodiff_l0 Array2<f64>,
+        &'__autodiff_l1 Array2<f64>,
+        &'__autodiff_l2 Array1<f64>,
+        __I0,
+    ) -> __R {
+        |_, _, _, _| ::core::unreachable!()
+    }
+    #[doc(hidden)]
+    fn __hvp_sel2<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, __R, __S, __I0, __I1>(
+        _selection: __S,
+    ) -> fn(
+        &'__autodiff_l0 Array2<f64>,
+        &'__autodiff_l1 Array2<f64>,
+        &'__autodiff_l2 Array1<f64>,
+        __I0,
+        __I1,
+    ) -> __R {
+        |_, _, _, _, _| ::core::unreachable!()
+    }
+    #[doc(hidden)]
+    fn __hvp_sel3<
+        '__autodiff_l0,
+        '__autodiff_l1,
+        '__autodiff_l2,
+        __R,
+        __S,
+        __I0,
+        __I1,
+        __I2,
+    >(
+        _selection: __S,
+    ) -> fn(
+        &'__autodiff_l0 Array2<f64>,
+        &'__autodiff_l1 Array2<f64>,
+        &'__autodiff_l2 Array1<f64>,
+        __I0,
+        __I1,
+        __I2,
+    ) -> __R {
+        |_, _, _, _, _, _| ::core::unreachable!()
+    }
+    #[doc(hidden)]
+    fn __hessian_sel1<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, __R, __S>(
+        _selection: __S,
+    ) -> fn(
+        &'__autodiff_l0 Array2<f64>,
+        &'__autodiff_l1 Array2<f64>,
+        &'__autodiff_l2 Array1<f64>,
+    ) -> __R {
+        |_, _, _| ::core::unreachable!()
     }
     #[doc(hidden)]
     const __JACOBIAN: ::core::option::Option<&'static str> = ::core::option::Option::None;

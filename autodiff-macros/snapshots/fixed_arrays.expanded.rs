@@ -631,25 +631,49 @@ impl cross_rotated {
         "`cross_rotated` is not generic over its float type: `hvp!` and `hessian!` run its gradient on dual numbers, so write it `fn cross_rotated<T: Float>(…) -> T` with `T` for `f64`",
     );
     #[doc(hidden)]
-    fn __hvp_function<'__autodiff_l0, __R>() -> impl ::core::ops::Fn(
+    fn __hvp_function<'__autodiff_l0, __R>() -> fn(
         [f64; 2],
-        &[[f64; 2]; 2],
+        &'__autodiff_l0 [[f64; 2]; 2],
         [f64; 3],
         [f64; 2],
-        &[[f64; 2]; 2],
+        &'__autodiff_l0 [[f64; 2]; 2],
         [f64; 3],
-    ) -> __R + use<'__autodiff_l0, __R> {
-        move |__v0, __v1, __v2, __h0, __h1, __h2| ::core::unreachable!()
+    ) -> __R {
+        |_, _, _, _, _, _| ::core::unreachable!()
     }
     #[doc(hidden)]
     const __HESSIAN: ::core::option::Option<&'static str> = Self::__HVP;
     #[doc(hidden)]
-    fn __hessian_function<'__autodiff_l0, __R>() -> impl ::core::ops::Fn(
+    fn __hessian_function<'__autodiff_l0, __R>() -> fn(
         [f64; 2],
-        &[[f64; 2]; 2],
+        &'__autodiff_l0 [[f64; 2]; 2],
         [f64; 3],
-    ) -> __R + use<'__autodiff_l0, __R> {
-        move |__v0, __v1, __v2| ::core::unreachable!()
+    ) -> __R {
+        |_, _, _| ::core::unreachable!()
+    }
+    #[doc(hidden)]
+    fn __hvp_sel1<'__autodiff_l0, __R, __S, __I0>(
+        _selection: __S,
+    ) -> fn([f64; 2], &'__autodiff_l0 [[f64; 2]; 2], [f64; 3], __I0) -> __R {
+        |_, _, _, _| ::core::unreachable!()
+    }
+    #[doc(hidden)]
+    fn __hvp_sel2<'__autodiff_l0, __R, __S, __I0, __I1>(
+        _selection: __S,
+    ) -> fn([f64; 2], &'__autodiff_l0 [[f64; 2]; 2], [f64; 3], __I0, __I1) -> __R {
+        |_, _, _, _, _| ::core::unreachable!()
+    }
+    #[doc(hidden)]
+    fn __hvp_sel3<'__autodiff_l0, __R, __S, __I0, __I1, __I2>(
+        _selection: __S,
+    ) -> fn([f64; 2], &'__autodiff_l0 [[f64; 2]; 2], [f64; 3], __I0, __I1, __I2) -> __R {
+        |_, _, _, _, _, _| ::core::unreachable!()
+    }
+    #[doc(hidden)]
+    fn __hessian_sel1<'__autodiff_l0, __R, __S>(
+        _selection: __S,
+    ) -> fn([f64; 2], &'__autodiff_l0 [[f64; 2]; 2], [f64; 3]) -> __R {
+        |_, _, _| ::core::unreachable!()
     }
     #[doc(hidden)]
     const __JACOBIAN: ::core::option::Option<&'static str> = ::core::option::Option::None;

@@ -485,19 +485,29 @@ impl rosenbrock {
         "`rosenbrock` is not generic over its float type: `hvp!` and `hessian!` run its gradient on dual numbers, so write it `fn rosenbrock<T: Float>(…) -> T` with `T` for `f64`",
     );
     #[doc(hidden)]
-    fn __hvp_function<'__autodiff_l0, __R>() -> impl ::core::ops::Fn(
-        &[f64],
-        &[f64],
-    ) -> __R + use<'__autodiff_l0, __R> {
-        move |__v0, __h0| ::core::unreachable!()
+    fn __hvp_function<'__autodiff_l0, __R>() -> fn(
+        &'__autodiff_l0 [f64],
+        &'__autodiff_l0 [f64],
+    ) -> __R {
+        |_, _| ::core::unreachable!()
     }
     #[doc(hidden)]
     const __HESSIAN: ::core::option::Option<&'static str> = Self::__HVP;
     #[doc(hidden)]
-    fn __hessian_function<'__autodiff_l0, __R>() -> impl ::core::ops::Fn(
-        &[f64],
-    ) -> __R + use<'__autodiff_l0, __R> {
-        move |__v0| ::core::unreachable!()
+    fn __hessian_function<'__autodiff_l0, __R>() -> fn(&'__autodiff_l0 [f64]) -> __R {
+        |_| ::core::unreachable!()
+    }
+    #[doc(hidden)]
+    fn __hvp_sel1<'__autodiff_l0, __R, __S, __I0>(
+        _selection: __S,
+    ) -> fn(&'__autodiff_l0 [f64], __I0) -> __R {
+        |_, _| ::core::unreachable!()
+    }
+    #[doc(hidden)]
+    fn __hessian_sel1<'__autodiff_l0, __R, __S>(
+        _selection: __S,
+    ) -> fn(&'__autodiff_l0 [f64]) -> __R {
+        |_| ::core::unreachable!()
     }
     #[doc(hidden)]
     const __JACOBIAN: ::core::option::Option<&'static str> = ::core::option::Option::None;

@@ -594,12 +594,12 @@ impl Exp {
         clippy::all,
         clippy::pedantic
     )]
-    pub fn __autodiff_pdf_hvp_function<'__autodiff_l0, __R>() -> impl ::core::ops::Fn(
-        &Self,
+    pub fn __autodiff_pdf_hvp_function<'__autodiff_l0, __R>() -> fn(
+        &'__autodiff_l0 Self,
         f64,
         f64,
-    ) -> __R + use<'__autodiff_l0, __R> {
-        move |__v0, __v1, __h1| ::core::unreachable!()
+    ) -> __R {
+        |_, _, _| ::core::unreachable!()
     }
     #[doc(hidden)]
     #[allow(
@@ -628,11 +628,47 @@ impl Exp {
         clippy::all,
         clippy::pedantic
     )]
-    pub fn __autodiff_pdf_hessian_function<'__autodiff_l0, __R>() -> impl ::core::ops::Fn(
-        &Self,
+    pub fn __autodiff_pdf_hessian_function<'__autodiff_l0, __R>() -> fn(
+        &'__autodiff_l0 Self,
         f64,
-    ) -> __R + use<'__autodiff_l0, __R> {
-        move |__v0, __v1| ::core::unreachable!()
+    ) -> __R {
+        |_, _| ::core::unreachable!()
+    }
+    #[doc(hidden)]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        non_upper_case_globals,
+        non_camel_case_types,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        clippy::all,
+        clippy::pedantic
+    )]
+    pub fn __autodiff_pdf_hvp_sel1<'__autodiff_l0, __R, __S, __I0>(
+        _selection: __S,
+    ) -> fn(&'__autodiff_l0 Self, f64, __I0) -> __R {
+        |_, _, _| ::core::unreachable!()
+    }
+    #[doc(hidden)]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        non_upper_case_globals,
+        non_camel_case_types,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        clippy::all,
+        clippy::pedantic
+    )]
+    pub fn __autodiff_pdf_hessian_sel1<'__autodiff_l0, __R, __S>(
+        _selection: __S,
+    ) -> fn(&'__autodiff_l0 Self, f64) -> __R {
+        |_, _| ::core::unreachable!()
     }
     #[doc(hidden)]
     #[allow(
@@ -1304,12 +1340,12 @@ impl Exp {
         clippy::all,
         clippy::pedantic
     )]
-    pub fn __autodiff_ln_pdf_hvp_function<'__autodiff_l0, __R>() -> impl ::core::ops::Fn(
-        &Self,
+    pub fn __autodiff_ln_pdf_hvp_function<'__autodiff_l0, __R>() -> fn(
+        &'__autodiff_l0 Self,
         f64,
         f64,
-    ) -> __R + use<'__autodiff_l0, __R> {
-        move |__v0, __v1, __h1| ::core::unreachable!()
+    ) -> __R {
+        |_, _, _| ::core::unreachable!()
     }
     #[doc(hidden)]
     #[allow(
@@ -1338,11 +1374,47 @@ impl Exp {
         clippy::all,
         clippy::pedantic
     )]
-    pub fn __autodiff_ln_pdf_hessian_function<'__autodiff_l0, __R>() -> impl ::core::ops::Fn(
-        &Self,
+    pub fn __autodiff_ln_pdf_hessian_function<'__autodiff_l0, __R>() -> fn(
+        &'__autodiff_l0 Self,
         f64,
-    ) -> __R + use<'__autodiff_l0, __R> {
-        move |__v0, __v1| ::core::unreachable!()
+    ) -> __R {
+        |_, _| ::core::unreachable!()
+    }
+    #[doc(hidden)]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        non_upper_case_globals,
+        non_camel_case_types,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        clippy::all,
+        clippy::pedantic
+    )]
+    pub fn __autodiff_ln_pdf_hvp_sel1<'__autodiff_l0, __R, __S, __I0>(
+        _selection: __S,
+    ) -> fn(&'__autodiff_l0 Self, f64, __I0) -> __R {
+        |_, _, _| ::core::unreachable!()
+    }
+    #[doc(hidden)]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        non_upper_case_globals,
+        non_camel_case_types,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        clippy::all,
+        clippy::pedantic
+    )]
+    pub fn __autodiff_ln_pdf_hessian_sel1<'__autodiff_l0, __R, __S>(
+        _selection: __S,
+    ) -> fn(&'__autodiff_l0 Self, f64) -> __R {
+        |_, _| ::core::unreachable!()
     }
     #[doc(hidden)]
     #[allow(

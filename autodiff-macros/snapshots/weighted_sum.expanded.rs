@@ -507,28 +507,42 @@ impl weighted_sum {
         "`weighted_sum` is not generic over its float type: `hvp!` and `hessian!` run its gradient on dual numbers, so write it `fn weighted_sum<T: Float>(…) -> T` with `T` for `f64`",
     );
     #[doc(hidden)]
-    fn __hvp_function<__R>() -> impl ::core::ops::Fn(
-        f64,
-        f64,
-        f64,
-        f64,
-        f64,
-        f64,
-        f64,
-        f64,
-    ) -> __R + use<__R> {
-        move |__v0, __v1, __v2, __v3, __h0, __h1, __h2, __h3| ::core::unreachable!()
+    fn __hvp_function<__R>() -> fn(f64, f64, f64, f64, f64, f64, f64, f64) -> __R {
+        |_, _, _, _, _, _, _, _| ::core::unreachable!()
     }
     #[doc(hidden)]
     const __HESSIAN: ::core::option::Option<&'static str> = Self::__HVP;
     #[doc(hidden)]
-    fn __hessian_function<__R>() -> impl ::core::ops::Fn(
-        f64,
-        f64,
-        f64,
-        f64,
-    ) -> __R + use<__R> {
-        move |__v0, __v1, __v2, __v3| ::core::unreachable!()
+    fn __hessian_function<__R>() -> fn(f64, f64, f64, f64) -> __R {
+        |_, _, _, _| ::core::unreachable!()
+    }
+    #[doc(hidden)]
+    fn __hvp_sel1<__R, __S, __I0>(
+        _selection: __S,
+    ) -> fn(f64, f64, f64, f64, __I0) -> __R {
+        |_, _, _, _, _| ::core::unreachable!()
+    }
+    #[doc(hidden)]
+    fn __hvp_sel2<__R, __S, __I0, __I1>(
+        _selection: __S,
+    ) -> fn(f64, f64, f64, f64, __I0, __I1) -> __R {
+        |_, _, _, _, _, _| ::core::unreachable!()
+    }
+    #[doc(hidden)]
+    fn __hvp_sel3<__R, __S, __I0, __I1, __I2>(
+        _selection: __S,
+    ) -> fn(f64, f64, f64, f64, __I0, __I1, __I2) -> __R {
+        |_, _, _, _, _, _, _| ::core::unreachable!()
+    }
+    #[doc(hidden)]
+    fn __hvp_sel4<__R, __S, __I0, __I1, __I2, __I3>(
+        _selection: __S,
+    ) -> fn(f64, f64, f64, f64, __I0, __I1, __I2, __I3) -> __R {
+        |_, _, _, _, _, _, _, _| ::core::unreachable!()
+    }
+    #[doc(hidden)]
+    fn __hessian_sel1<__R, __S>(_selection: __S) -> fn(f64, f64, f64, f64) -> __R {
+        |_, _, _, _| ::core::unreachable!()
     }
     #[doc(hidden)]
     const __JACOBIAN: ::core::option::Option<&'static str> = ::core::option::Option::None;

@@ -147,6 +147,66 @@ pub fn precise_captures(sig: &Signature, outer: &[TokenStream]) -> TokenStream {
     quote!(use<#(#lifetimes,)* #(#others),*>)
 }
 
+/// The generics of a companion that takes a selection `__S` and returns a closure
+/// (`jvp!`'s and `hvp!`'s with `params = [...]`).
+pub struct Selecting {
+    /// `<lifetimes, __S, type and const parameters>` (then `__R` for a refused helper's
+    /// result, inferred where it is used).
+    pub generics: TokenStream,
+    /// The closure's `use<…>`: the lifetimes, `__S`, the others (those of an annotated
+    /// `impl` the companions live in first).
+    pub captures: TokenStream,
+    /// The `where` predicates: every type parameter outlives the named lifetimes (the
+    /// tangents' types name them), then the function's own.
+    pub preds: Vec<TokenStream>,
+}
+
+/// See [`Selecting`]; `result`: add `__R`.
+pub fn selecting(sig: &Signature, outer: &[TokenStream], result: bool) -> Selecting {
+    let g = &sig.generics_named;
+    let r = if result { quote!(__R,) } else { quote!() };
+    let is_lifetime = |t: &TokenStream| t.to_string().starts_with('\'');
+    let (outer_lifetimes, outer_others): (Vec<TokenStream>, Vec<TokenStream>) =
+        outer.iter().cloned().partition(is_lifetime);
+    let lifetimes: Vec<&syn::Lifetime> = g.lifetimes().map(|l| &l.lifetime).collect();
+    let others: Vec<TokenStream> = g
+        .params
+        .iter()
+        .filter_map(|p| match p {
+            syn::GenericParam::Type(t) => Some(t.ident.to_token_stream()),
+            syn::GenericParam::Const(c) => Some(c.ident.to_token_stream()),
+            syn::GenericParam::Lifetime(_) => None,
+        })
+        .collect();
+    let captures =
+        quote!(use<#(#outer_lifetimes,)* #(#lifetimes,)* #(#outer_others,)* __S, #(#others,)* #r>);
+    let generics = {
+        let lifetimes = g.lifetimes();
+        let others = g
+            .params
+            .iter()
+            .filter(|p| !matches!(p, syn::GenericParam::Lifetime(_)));
+        quote!(<#(#lifetimes,)* __S, #(#others,)* #r>)
+    };
+    let mut preds: Vec<TokenStream> = g
+        .type_params()
+        .flat_map(|t| {
+            g.lifetimes().map(move |l| {
+                let (t, l) = (&t.ident, &l.lifetime);
+                quote!(#t: #l)
+            })
+        })
+        .collect();
+    if let Some(w) = &g.where_clause {
+        preds.extend(w.predicates.iter().map(ToTokens::to_token_stream));
+    }
+    Selecting {
+        generics,
+        captures,
+        preds,
+    }
+}
+
 /// Whether `func` is the marker path of a method-form call (`dist.pdf(x)`, see
 /// [`method_form`]).
 pub fn is_method_form(func: &syn::ExprPath) -> bool {

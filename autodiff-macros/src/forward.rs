@@ -29,7 +29,7 @@ use quote::{format_ident, quote, ToTokens};
 use syn::visit_mut::VisitMut;
 
 /// The most parameters `params = [...]` selects.
-const MAX_SELECTED: usize = 8;
+pub const MAX_SELECTED: usize = 8;
 
 /// Why a function with a hand-written `vjp` rule has no forward mode.
 pub fn custom_rule_refusal(sig: &Signature) -> String {
@@ -273,47 +273,9 @@ pub fn companions(
     };
     let jvp_opts = companion(ident, "jvp_opts", m);
     let captures = crate::companions::precise_captures(sig, outer);
-    // `use<…>` of the selecting closures: the function's lifetimes, the selection type,
-    // then its type and const parameters (the order generic lists require)
-    // (the generics of an annotated `impl` the companions live in come first)
-    let caps = {
-        let is_lifetime = |t: &TokenStream| t.to_string().starts_with('\'');
-        let (outer_lifetimes, outer_others): (Vec<TokenStream>, Vec<TokenStream>) =
-            outer.iter().cloned().partition(is_lifetime);
-        let lifetimes = sig.generics_named.lifetimes().map(|l| &l.lifetime);
-        let others = sig.generics_named.params.iter().filter_map(|p| match p {
-            syn::GenericParam::Type(t) => Some(t.ident.to_token_stream()),
-            syn::GenericParam::Const(c) => Some(c.ident.to_token_stream()),
-            syn::GenericParam::Lifetime(_) => None,
-        });
-        quote!(use<#(#outer_lifetimes,)* #(#lifetimes,)* #(#outer_others,)* __S, #(#others),*>)
-    };
-    let sel_generics = {
-        let lifetimes = sig.generics_named.lifetimes();
-        let others = sig
-            .generics_named
-            .params
-            .iter()
-            .filter(|p| !matches!(p, syn::GenericParam::Lifetime(_)));
-        quote!(<#(#lifetimes,)* __S, #(#others),*>)
-    };
-    let where_preds = sig
-        .generics_named
-        .where_clause
-        .as_ref()
-        .map(|w| &w.predicates);
-
-    // the named lifetimes of the tangents' types bound every type parameter
-    let outlives: Vec<TokenStream> = sig
-        .generics_named
-        .type_params()
-        .flat_map(|t| {
-            sig.generics_named.lifetimes().map(move |l| {
-                let (t, l) = (&t.ident, &l.lifetime);
-                quote!(#t: #l)
-            })
-        })
-        .collect();
+    let selecting = crate::companions::selecting(sig, outer, false);
+    let (sel_generics, caps) = (&selecting.generics, &selecting.captures);
+    let sel_preds = &selecting.preds;
     // `jvp!(f)`: every differentiable parameter's tangent, in order
     let all_tangents: Vec<&syn::Ident> = diff.iter().map(|i| &tvars[*i]).collect();
     let all_tys: Vec<&syn::Type> = diff.iter().map(|i| tys[*i]).collect();
@@ -393,8 +355,7 @@ pub fn companions(
                 -> impl ::core::ops::Fn(#(#tys,)* #(__S::#assoc),*) -> (#output, #output_tangent) + #caps
             where
                 __S: #rt::forward::#scatter<#slots_ty>,
-                #(#outlives,)*
-                #where_preds
+                #(#sel_preds,)*
             {
                 move |#(#vars,)* #(#sel),*| {
                     #fill

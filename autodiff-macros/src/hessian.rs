@@ -16,6 +16,7 @@
 //! type check only.
 
 use crate::companions::{companion, companion_path, lint_allows, rt};
+use crate::forward::MAX_SELECTED;
 use crate::helpers::HelperInput;
 use crate::ir::VarId;
 use crate::signature::Signature;
@@ -144,72 +145,77 @@ fn support(sig: &Signature, custom: bool) -> Result<(syn::Ident, Vec<Option<Kind
     Ok((t.clone(), kinds))
 }
 
-/// The function's generics plus `__R` (a refused helper's result, inferred where it is
-/// used), and the matching `use<…>`.
-fn refused_generics(sig: &Signature, outer: &[TokenStream]) -> (TokenStream, TokenStream) {
-    let mut g = sig.generics_named.clone();
-    g.params.push(syn::parse_quote!(__R));
-    let (gen_r, _, _) = g.split_for_impl();
-    let lifetimes = sig.generics_named.lifetimes().map(|l| &l.lifetime);
-    let others = sig.generics_named.params.iter().filter_map(|p| match p {
-        syn::GenericParam::Type(t) => Some(t.ident.to_token_stream()),
-        syn::GenericParam::Const(c) => Some(c.ident.to_token_stream()),
-        syn::GenericParam::Lifetime(_) => None,
-    });
-    // (the generics of an annotated `impl` the companions live in come first)
-    let is_lifetime = |t: &TokenStream| t.to_string().starts_with('\'');
-    let (outer_lifetimes, outer_others): (Vec<TokenStream>, Vec<TokenStream>) =
-        outer.iter().cloned().partition(is_lifetime);
-    (
-        gen_r.to_token_stream(),
-        quote!(use<#(#outer_lifetimes,)* #(#lifetimes,)* #(#outer_others,)* #(#others,)* __R>),
-    )
-}
-
-/// `__HESSIAN` (`reason`, an `Option`) and `__hessian_function` of a function `hessian!`
-/// cannot serve.
-fn refused_hessian(
+/// A closure companion of a function the helpers refuse: its type only, for the call to
+/// type-check while the reason is reported — a `fn` pointer (no opaque type to check)
+/// taking the function's arguments then `extra`, returning `__R` (inferred where it is
+/// used). `selection`: it takes the selection `__S`, and `extra` names type parameters
+/// (the selected vectors' types, inferred from the call).
+fn refused_closure(
     sig: &Signature,
-    outer: &[TokenStream],
     vis: &syn::Visibility,
-    reason: TokenStream,
+    name: &syn::Ident,
+    selection: bool,
+    extra: &[TokenStream],
 ) -> TokenStream {
-    let m = sig.is_method;
-    let allow = if m { lint_allows() } else { quote!() };
-    let hessian_c = companion(&sig.ident, "HESSIAN", m);
-    let hessian_function = companion(&sig.ident, "hessian_function", m);
-    let (gen_r, caps) = refused_generics(sig, outer);
-    let (_, _, where_named) = sig.generics_named.split_for_impl();
-    let vars: Vec<syn::Ident> = (0..sig.params.len()).map(|i| VarId(i).ident()).collect();
-    let tys = sig.params.iter().map(|p| &p.ty);
+    let allow = if sig.is_method {
+        lint_allows()
+    } else {
+        quote!()
+    };
+    let mut g = sig.generics_named.clone();
+    let mut added: Vec<syn::GenericParam> = vec![syn::parse_quote!(__R)];
+    if selection {
+        added.push(syn::parse_quote!(__S));
+        added.extend(extra.iter().map(|t| syn::parse_quote!(#t)));
+    }
+    g.params.extend(added);
+    let (generics, _, where_named) = g.split_for_impl();
+    let tys = sig.params.iter().map(|p| &p.ty_named);
+    let blanks = (0..sig.params.len() + extra.len()).map(|_| quote!(_));
+    let arg = if selection {
+        quote!(_selection: __S)
+    } else {
+        quote!()
+    };
     quote! {
         #[doc(hidden)]
         #allow
-        #vis const #hessian_c: ::core::option::Option<&'static str> = #reason;
-        #[doc(hidden)]
-        #allow
-        #vis fn #hessian_function #gen_r ()
-            -> impl ::core::ops::Fn(#(#tys),*) -> __R + #caps
-            #where_named
-        {
-            move |#(#vars),*| ::core::unreachable!()
+        #vis fn #name #generics (#arg) -> fn(#(#tys,)* #(#extra),*) -> __R #where_named {
+            |#(#blanks),*| ::core::unreachable!()
         }
     }
 }
 
-/// The function's `where` clause, plus every bound of the float type `t` required of
-/// `Dual<t>` too: the companions then type-check whatever the bounds, and a bound `Dual`
-/// does not meet is an error where `hvp!` is used, not where the function is defined.
-fn dual_where(sig: &Signature, t: &syn::Ident) -> TokenStream {
+/// `__HESSIAN` (`reason`, an `Option`) and `__hessian_function` of a function `hessian!`
+/// cannot serve.
+fn refused_hessian(sig: &Signature, vis: &syn::Visibility, reason: TokenStream) -> TokenStream {
+    let allow = if sig.is_method {
+        lint_allows()
+    } else {
+        quote!()
+    };
+    let hessian_c = companion(&sig.ident, "HESSIAN", sig.is_method);
+    let hessian_function = companion(&sig.ident, "hessian_function", sig.is_method);
+    let closure = refused_closure(sig, vis, &hessian_function, false, &[]);
+    quote! {
+        #[doc(hidden)]
+        #allow
+        #vis const #hessian_c: ::core::option::Option<&'static str> = #reason;
+        #closure
+    }
+}
+
+/// Every bound of the float type `t` required of `Dual<t>` too (`None` without bounds):
+/// the companions then type-check whatever the bounds, and a bound `Dual` does not meet is
+/// an error where `hvp!` is used, not where the function is defined.
+fn dual_bound(sig: &Signature, t: &syn::Ident) -> Option<TokenStream> {
     let rt = rt();
     let mut bounds: Vec<&syn::TypeParamBound> = Vec::new();
     if let Some(tp) = sig.generics_named.type_params().find(|p| p.ident == *t) {
         bounds.extend(tp.bounds.iter());
     }
-    let mut preds: Vec<TokenStream> = Vec::new();
     if let Some(w) = &sig.generics_named.where_clause {
         for p in &w.predicates {
-            preds.push(p.to_token_stream());
             if let syn::WherePredicate::Type(pt) = p {
                 if is_ident(&pt.bounded_ty, t) {
                     bounds.extend(pt.bounds.iter());
@@ -217,10 +223,50 @@ fn dual_where(sig: &Signature, t: &syn::Ident) -> TokenStream {
             }
         }
     }
-    if !bounds.is_empty() {
-        preds.push(quote!(#rt::dual::Dual<#t>: #(#bounds)+*));
+    (!bounds.is_empty()).then(|| quote!(#rt::dual::Dual<#t>: #(#bounds)+*))
+}
+
+/// The function's `where` clause plus [`dual_bound`].
+fn dual_where(sig: &Signature, t: &syn::Ident) -> TokenStream {
+    let mut preds: Vec<TokenStream> = Vec::new();
+    if let Some(w) = &sig.generics_named.where_clause {
+        preds.extend(w.predicates.iter().map(ToTokens::to_token_stream));
     }
+    preds.extend(dual_bound(sig, t));
     quote!(where #(#preds),*)
+}
+
+/// The tuple of the vectors' types `params = [...]` places (`runtime::forward::Slots`): a
+/// differentiable parameter's own type, `NoTangent` for a constant.
+fn slots_type(sig: &Signature) -> TokenStream {
+    let rt = rt();
+    let t = sig.params.iter().map(|p| {
+        if p.differentiable {
+            p.ty_named.to_token_stream()
+        } else {
+            quote!(#rt::NoTangent)
+        }
+    });
+    quote!((#(#t,)*))
+}
+
+/// `__hvp_selK` for `k` selected vectors (`hvp!(f, params = [...])`) and
+/// `__hessian_sel1` (`hessian!(f, params = [...])`) of a function the helpers refuse (see
+/// [`refused_closure`]).
+fn refused_selecting(sig: &Signature, vis: &syn::Visibility) -> TokenStream {
+    let m = sig.is_method;
+    let mut out = TokenStream::new();
+    let most = sig.differentiable_positions().len().clamp(1, MAX_SELECTED);
+    for k in 1..=most {
+        let f = companion(&sig.ident, &format!("hvp_sel{k}"), m);
+        let vectors: Vec<TokenStream> = (0..k)
+            .map(|j| format_ident!("__I{}", j).to_token_stream())
+            .collect();
+        out.extend(refused_closure(sig, vis, &f, true, &vectors));
+    }
+    let f = companion(&sig.ident, "hessian_sel1", m);
+    out.extend(refused_closure(sig, vis, &f, true, &[]));
+    out
 }
 
 /// The `hvp!`/`hessian!` companions of a function (see the module's documentation).
@@ -243,7 +289,7 @@ pub fn companions(
     let hvp_function = companion(ident, "hvp_function", m);
     let hessian_function = companion(ident, "hessian_function", m);
     let vjp = companion(ident, "vjp", m);
-    let (gen_named, _, where_named) = sig.generics_named.split_for_impl();
+    let (gen_named, _, _) = sig.generics_named.split_for_impl();
     let captures = crate::companions::precise_captures(sig, outer);
     let vars: Vec<syn::Ident> = (0..sig.params.len()).map(|i| VarId(i).ident()).collect();
     let hvars: Vec<syn::Ident> = (0..sig.params.len())
@@ -261,42 +307,47 @@ pub fn companions(
         Err(reason) => {
             // refused: the closures' types only, for the call to type-check while the
             // reason is reported
-            let (gen_r, caps) = refused_generics(sig, outer);
-            let refused_hessian = refused_hessian(sig, outer, vis, quote!(Self::#hvp_c));
+            let refused_hessian = refused_hessian(sig, vis, quote!(Self::#hvp_c));
+            let refused_selecting = refused_selecting(sig, vis);
+            let vectors: Vec<TokenStream> =
+                dtys_named.iter().map(|t| t.to_token_stream()).collect();
+            let refused_hvp = refused_closure(sig, vis, &hvp_function, false, &vectors);
             return quote! {
                 #[doc(hidden)]
                 #allow
                 #vis const #hvp_c: ::core::option::Option<&'static str> =
                     ::core::option::Option::Some(#reason);
-                #[doc(hidden)]
-                #allow
-                #vis fn #hvp_function #gen_r ()
-                    -> impl ::core::ops::Fn(#(#tys,)* #(#dtys),*) -> __R + #caps
-                    #where_named
-                {
-                    move |#(#vars,)* #(#dh),*| ::core::unreachable!()
-                }
+                #refused_hvp
                 #refused_hessian
+                #refused_selecting
             };
         }
     };
 
     let name = ident.to_string();
+    let n = sig.params.len();
+    let ovars: Vec<syn::Ident> = (0..n)
+        .map(|i| format_ident!("__o{}", i, span = Span::mixed_site()))
+        .collect();
     let checks = diff
         .iter()
         .filter(|&&i| kinds[i] != Some(Kind::Scalar))
         .map(|&i| {
-            let (v, h, p) = (&vars[i], &hvars[i], &sig.params[i].name);
-            quote!(#rt::forward::check_shape(&#v, &#h, #name, #p);)
+            let (v, o, p) = (&vars[i], &ovars[i], &sig.params[i].name);
+            quote! {
+                if let ::core::option::Option::Some(__h) = &#o {
+                    #rt::forward::check_shape(&#v, __h, #name, #p);
+                }
+            }
         });
-    let duals: Vec<syn::Ident> = (0..sig.params.len())
+    let duals: Vec<syn::Ident> = (0..n)
         .map(|i| format_ident!("__d{}", i, span = Span::mixed_site()))
         .collect();
     let make_duals = diff.iter().map(|&i| {
-        let (v, h, d) = (&vars[i], &hvars[i], &duals[i]);
-        quote!(let #d = #rt::dual::HvpArg::duals(&#v, &#h);)
+        let (v, o, d) = (&vars[i], &ovars[i], &duals[i]);
+        quote!(let #d = #rt::dual::HvpArg::duals_opt(&#v, #o.as_ref());)
     });
-    let args = (0..sig.params.len()).map(|i| match kinds[i] {
+    let args = (0..n).map(|i| match kinds[i] {
         None => vars[i].to_token_stream(),
         Some(Kind::Borrowed) => {
             let d = &duals[i];
@@ -309,25 +360,43 @@ pub fn companions(
         syn::GenericParam::Const(c) => Some(c.ident.to_token_stream()),
         syn::GenericParam::Lifetime(_) => None,
     });
-    let gs: Vec<syn::Ident> = (0..sig.params.len())
+    let gs: Vec<syn::Ident> = (0..n)
         .map(|i| format_ident!("__g{}", i, span = Span::mixed_site()))
         .collect();
     let out_of = |k: Kind| match k {
         Kind::Scalar => quote!(#t),
         _ => quote!(::std::vec::Vec<#t>),
     };
+    let some = quote!(::core::option::Option::Some);
+    let none = quote!(::core::option::Option::None);
+    // one `Option` per parameter (`NoTangent` for a constant), what a selection picks from
+    let optional = |ty: Option<TokenStream>| match ty {
+        Some(ty) => quote!(::core::option::Option<#ty>),
+        None => quote!(::core::option::Option<#rt::NoTangent>),
+    };
+    let outs_ty = {
+        let each = kinds.iter().map(|k| optional(k.map(out_of)));
+        quote!((#(#each,)*))
+    };
     let outs: Vec<TokenStream> = diff.iter().map(|&i| out_of(kinds[i].unwrap())).collect();
-    let parts: Vec<TokenStream> = diff
+    let parts = (0..n).map(|i| match kinds[i] {
+        Some(_) => {
+            let g = &gs[i];
+            quote!(#some(#rt::dual::tangent_part(#g)))
+        }
+        None => none.clone(),
+    });
+    let taken: Vec<TokenStream> = diff
         .iter()
         .map(|&i| {
-            let g = &gs[i];
-            quote!(#rt::dual::tangent_part(#g))
+            let i = syn::Index::from(i);
+            quote!(::core::option::Option::unwrap(__r.#i))
         })
         .collect();
     let (out_ty, result) = if diff.len() == 1 {
-        (outs[0].clone(), parts[0].clone())
+        (outs[0].clone(), taken[0].clone())
     } else {
-        (quote!((#(#outs,)*)), quote!((#(#parts,)*)))
+        (quote!((#(#outs,)*)), quote!((#(#taken,)*)))
     };
     let dual_args: Vec<TokenStream> = dual_args.collect();
     let args: Vec<TokenStream> = args.collect();
@@ -344,11 +413,41 @@ pub fn companions(
     };
     let turbofish = crate::companions::type_and_const_args(&sig.generics);
     let where_hvp = dual_where(sig, &t);
+    let slots_ty = slots_type(sig);
+    let hvp_opts = companion(ident, "hvp_opts", m);
+    let o = format_ident!("__o", span = Span::mixed_site());
+    // `hvp!(f)`: every differentiable parameter's vector
+    let all_slots = (0..n).map(|i| match kinds[i] {
+        Some(_) => {
+            let h = &hvars[i];
+            quote!(#some(#h))
+        }
+        None => none.clone(),
+    });
 
     let mut items = quote! {
         #[doc(hidden)]
         #allow
         #vis const #hvp_c: ::core::option::Option<&'static str> = ::core::option::Option::None;
+
+        // the vectors `hvp!` was given in their slots (zero for the others), each checked
+        // against its parameter's shape; the products of every differentiable parameter
+        #[doc(hidden)]
+        #[inline]
+        #[track_caller]
+        #allow
+        #vis fn #hvp_opts #gen_named (
+            #(#vars: #tys_named,)*
+            #o: <#slots_ty as #rt::forward::Slots>::Opts,
+        ) -> #outs_ty
+            #where_hvp
+        {
+            let (#(#ovars,)*) = #o;
+            #(#checks)*
+            #(#make_duals)*
+            #sweep
+            (#(#parts,)*)
+        }
 
         #[doc(hidden)]
         #[inline]
@@ -357,9 +456,7 @@ pub fn companions(
         #vis fn #hvp_fn #gen_named (#(#vars: #tys_named,)* #(#dh: #dtys_named),*) -> #out_ty
             #where_hvp
         {
-            #(#checks)*
-            #(#make_duals)*
-            #sweep
+            let __r = Self::#hvp_opts #turbofish(#(#vars,)* (#(#all_slots,)*));
             #result
         }
 
@@ -373,14 +470,49 @@ pub fn companions(
             move |#(#vars,)* #(#dh),*| Self::#hvp_fn #turbofish(#(#vars,)* #(#dh),*)
         }
     };
-    if let [k] = diff.as_slice() {
-        let k = *k;
-        let hess_ty = match kinds[k] {
-            Some(Kind::Scalar) => quote!(#t),
-            _ => quote!(#rt::ndarray::Array2<#t>),
-        };
+
+    // `hvp!(f, params = [...])`: one closure per number of selected vectors
+    let selecting = crate::companions::selecting(sig, outer, false);
+    let (sel_generics, caps) = (&selecting.generics, &selecting.captures);
+    let mut sel_preds = selecting.preds.clone();
+    sel_preds.extend(dual_bound(sig, &t));
+    let select = quote!(#rt::select::Select);
+    for k in 1..=diff.len().min(MAX_SELECTED) {
+        let f = companion(ident, &format!("hvp_sel{k}"), m);
+        let scatter = format_ident!("Scatter{}", k);
+        let assoc = (0..k).map(|j| format_ident!("I{}", j));
+        let sel: Vec<syn::Ident> = (0..k)
+            .map(|j| format_ident!("__sel{}", j, span = Span::mixed_site()))
+            .collect();
+        items.extend(quote! {
+            #[doc(hidden)]
+            #[inline]
+            #allow
+            #vis fn #f #sel_generics (_selection: __S)
+                -> impl ::core::ops::Fn(#(#tys,)* #(__S::#assoc),*)
+                    -> <__S as #select<#outs_ty>>::Output + #caps
+            where
+                __S: #rt::forward::#scatter<#slots_ty> + #select<#outs_ty>,
+                #(#sel_preds,)*
+            {
+                move |#(#vars,)* #(#sel),*| {
+                    <__S as #select<#outs_ty>>::select(Self::#hvp_opts #turbofish(
+                        #(#vars,)*
+                        <__S as #rt::forward::#scatter<#slots_ty>>::scatter(#(#sel),*),
+                    ))
+                }
+            }
+        });
+    }
+
+    // `hessian!`: the Hessian of a parameter, one column per unit vector
+    let e = format_ident!("__e", span = Span::mixed_site());
+    let hess_of = |k: Kind| match k {
+        Kind::Scalar => quote!(#t),
+        _ => quote!(#rt::ndarray::Array2<#t>),
+    };
+    let hessian_of = |k: usize| {
         let vk = &vars[k];
-        let e = format_ident!("__e", span = Span::mixed_site());
         let cloned = vars
             .iter()
             .map(|v| quote!(::core::clone::Clone::clone(&#v)));
@@ -388,6 +520,25 @@ pub fn companions(
             Some(Kind::Borrowed) => quote!(&#e),
             _ => quote!(#e),
         };
+        let slots = (0..n).map(|i| {
+            if i == k {
+                quote!(#some(#e_arg))
+            } else {
+                none.clone()
+            }
+        });
+        let index = syn::Index::from(k);
+        quote! {
+            #rt::dual::HvpArg::hessian(&#vk, |#e| {
+                ::core::option::Option::unwrap(
+                    Self::#hvp_opts #turbofish(#(#cloned,)* (#(#slots,)*)).#index
+                )
+            })
+        }
+    };
+    if let [k] = diff.as_slice() {
+        let hess_ty = hess_of(kinds[*k].unwrap());
+        let hessian = hessian_of(*k);
         items.extend(quote! {
             #[doc(hidden)]
             #allow
@@ -401,50 +552,112 @@ pub fn companions(
                 -> impl ::core::ops::Fn(#(#tys),*) -> #hess_ty + #captures
                 #where_hvp
             {
-                move |#(#vars),*| {
-                    #rt::dual::HvpArg::hessian(&#vk, |#e| {
-                        Self::#hvp_fn #turbofish(#(#cloned,)* #e_arg)
-                    })
-                }
+                move |#(#vars),*| #hessian
             }
         });
     } else {
         let reason = format!(
-            "`{name}` has {} differentiable parameters: `hessian!` needs exactly one",
+            "`{name}` has {} differentiable parameters: `hessian!` needs exactly one, or \
+             `params = [\"…\"]` selecting one",
             diff.len()
         );
         let reason = quote!(::core::option::Option::Some(#reason));
-        items.extend(refused_hessian(sig, outer, vis, reason));
+        items.extend(refused_hessian(sig, vis, reason));
     }
+    // `hessian!(f, params = ["x"])`: the block of the selected parameter
+    let hess_outs_ty = {
+        let each = kinds.iter().map(|k| optional(k.map(hess_of)));
+        quote!((#(#each,)*))
+    };
+    let arms = diff.iter().map(|&k| {
+        let index = syn::Index::from(k);
+        let hessian = hessian_of(k);
+        quote!(#k => __outs.#index = #some(#hessian),)
+    });
+    let hessian_sel1 = companion(ident, "hessian_sel1", m);
+    items.extend(quote! {
+        #[doc(hidden)]
+        #[inline]
+        #allow
+        #vis fn #hessian_sel1 #sel_generics (_selection: __S)
+            -> impl ::core::ops::Fn(#(#tys),*) -> <__S as #select<#hess_outs_ty>>::Output + #caps
+        where
+            __S: #select<#hess_outs_ty> + #rt::select::Single,
+            #(#sel_preds,)*
+        {
+            move |#(#vars),*| {
+                let mut __outs: #hess_outs_ty = ::core::default::Default::default();
+                match <__S as #rt::select::Single>::INDEX {
+                    #(#arms)*
+                    _ => {}
+                }
+                <__S as #select<#hess_outs_ty>>::select(__outs)
+            }
+        }
+    });
     items
 }
 
-/// `hvp!(f)` and `hessian!(f)`.
+/// `hvp!(f)`, `hessian!(f)` and their forms with `params = [...]`.
 pub fn helper(input: HelperInput, hessian: bool) -> syn::Result<TokenStream> {
     let rt = rt();
-    let (what, reason, target) = if hessian {
-        ("hessian!", "HESSIAN", "hessian_function")
-    } else {
-        ("hvp!", "HVP", "hvp_function")
-    };
-    if let Some((span, _)) = input.params {
-        return Err(syn::Error::new(
-            span,
-            format!(
-                "`{what}` takes no `params = [...]` yet: it serves every differentiable parameter"
-            ),
-        ));
-    }
-    let reason = companion_path(&input.func, reason);
+    let what = if hessian { "hessian!" } else { "hvp!" };
     let span = input
         .func
         .path
         .segments
         .last()
         .map_or(Span::call_site(), |s| s.ident.span());
+    // (with a selection, `hessian!` needs of the function what `hvp!` does)
+    let reason = if hessian && input.params.is_none() {
+        "HESSIAN"
+    } else {
+        "HVP"
+    };
+    let reason = companion_path(&input.func, reason);
     let check = quote::quote_spanned! {span=>
         const _: () = #rt::dual::check_supported(#reason);
     };
-    let target = companion_path(&input.func, target);
-    Ok(quote!({ #check #target() }))
+    let Some((params_span, refs)) = input.params else {
+        let target = companion_path(
+            &input.func,
+            if hessian {
+                "hessian_function"
+            } else {
+                "hvp_function"
+            },
+        );
+        return Ok(quote!({ #check #target() }));
+    };
+    if refs.is_empty() {
+        return Err(syn::Error::new(params_span, crate::diag::PARAMS_EMPTY));
+    }
+    if refs.len() > MAX_SELECTED {
+        return Err(syn::Error::new(params_span, crate::diag::PARAMS_TOO_MANY));
+    }
+    if hessian && refs.len() != 1 {
+        return Err(syn::Error::new(
+            params_span,
+            format!(
+                "`{what}` needs exactly one selected parameter: the Hessian of one parameter \
+                 (a float, slice or `Vec`); for products with several, use \
+                 `hvp!(f, params = [...])`"
+            ),
+        ));
+    }
+    let (consts, keys) = crate::helpers::selection_consts(&input.func, &refs)?;
+    let (target, sel) = if hessian {
+        ("hessian_sel1".to_string(), format_ident!("Sel1"))
+    } else {
+        (
+            format!("hvp_sel{}", keys.len()),
+            format_ident!("Sel{}", keys.len()),
+        )
+    };
+    let target = companion_path(&input.func, &target);
+    Ok(quote! {{
+        #check
+        #consts
+        #target(#rt::select::#sel::<#(#keys),*>)
+    }})
 }

@@ -329,6 +329,11 @@ pub fn jvp(input: TokenStream) -> TokenStream {
 /// parameters `T`, `&[T]`, `&Vec<T>` or `Vec<T>` (and constants); anything else is a
 /// compile error where `hvp!` names it.
 ///
+/// `hvp!(f, params = ["a", …])(args…, vectors…)` takes vectors for the selected
+/// parameters only, in the order named (the others' are zero), and returns the products of
+/// those parameters: the selected rows of `H·v`, the blocks of the Hessian that couple the
+/// selected parameters.
+///
 /// ```
 /// use autodiff::prelude::*;
 ///
@@ -340,6 +345,18 @@ pub fn jvp(input: TokenStream) -> TokenStream {
 /// // H = [[2 x1, 2 x0], [2 x0, 0]]
 /// let hv = hvp!(cubic)(&[3.0, 5.0], &[1.0, 0.0]);
 /// assert_eq!(hv, vec![10.0, 6.0]);
+///
+/// #[differentiable]
+/// fn scaled<T: Float>(x: &[T], s: T) -> T {
+///     s * x[0] * x[1]
+/// }
+///
+/// // the block of `x` alone: [[0, s], [s, 0]]·v
+/// let hx = hvp!(scaled, params = ["x"])(&[3.0, 5.0], 2.0, &[1.0, 0.0]);
+/// assert_eq!(hx, vec![0.0, 2.0]);
+/// // both, `s` first: (∂²f/∂s∂x · v_x, …)
+/// let (hs, hx) = hvp!(scaled, params = ["s", "x"])(&[3.0, 5.0], 2.0, 0.0, &[1.0, 0.0]);
+/// assert_eq!((hs, hx), (5.0, vec![0.0, 2.0]));
 /// ```
 #[proc_macro]
 pub fn hvp(input: TokenStream) -> TokenStream {
@@ -353,7 +370,9 @@ pub fn hvp(input: TokenStream) -> TokenStream {
 /// to its one differentiable parameter: a float for a float parameter, an `Array2` `n × n`
 /// for a slice or `Vec` of `n` elements, filled one column per `hvp!` product with a unit
 /// vector. `f` must be generic over its float type, as for [`hvp!`]; for large sparse
-/// Hessians, use `hvp!` directly (a Krylov method needs only products).
+/// Hessians, use `hvp!` directly (a Krylov method needs only products). A function with
+/// several differentiable parameters takes `params = ["x"]` naming one: the block of the
+/// Hessian for that parameter.
 ///
 /// ```
 /// use autodiff::prelude::*;
@@ -365,6 +384,15 @@ pub fn hvp(input: TokenStream) -> TokenStream {
 ///
 /// let h = hessian!(cubic)(&[3.0, 5.0]);
 /// assert_eq!(h, autodiff::ndarray::array![[10.0, 6.0], [6.0, 0.0]]);
+///
+/// #[differentiable]
+/// fn scaled<T: Float>(x: &[T], s: T) -> T {
+///     s * s * x[0] * x[1]
+/// }
+///
+/// let hx = hessian!(scaled, params = ["x"])(&[3.0, 5.0], 2.0);
+/// assert_eq!(hx, autodiff::ndarray::array![[0.0, 4.0], [4.0, 0.0]]);
+/// assert_eq!(hessian!(scaled, params = ["s"])(&[3.0, 5.0], 2.0), 30.0);
 /// ```
 #[proc_macro]
 pub fn hessian(input: TokenStream) -> TokenStream {

@@ -134,8 +134,12 @@ impl PlainGuard {
                         && ends_item(trees.get(k + 1)) =>
                 {
                     if entry && !bounds.is_empty() {
-                        let comma =
-                            matches!(out.last(), Some(TokenTree::Punct(p)) if p.as_char() == ',');
+                        // (after a `,`, or a `where` with no predicate yet, nothing to add)
+                        let comma = match out.last() {
+                            Some(TokenTree::Punct(p)) => p.as_char() == ',',
+                            Some(TokenTree::Ident(i)) => i == "where",
+                            _ => false,
+                        };
                         let head = match (has_where, comma) {
                             (false, _) => quote!(where),
                             (true, false) => quote!(,),

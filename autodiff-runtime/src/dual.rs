@@ -410,6 +410,9 @@ pub trait HvpArg {
     type Hessian;
     /// The parameter's values with `v` as their tangents.
     fn duals(&self, v: &Self) -> Self::Duals;
+    /// The parameter's values with `v` as their tangents, or zero tangents without `v`
+    /// (a parameter `hvp!(f, params = [...])` does not select).
+    fn duals_opt(&self, v: Option<&Self>) -> Self::Duals;
     /// The Hessian, one column per unit vector `e_i` from `hvp(e_i)`.
     fn hessian(&self, hvp: impl FnMut(Self::Owned) -> Self::Out) -> Self::Hessian;
 }
@@ -422,6 +425,10 @@ impl<T: Real> HvpArg for T {
     #[inline(always)]
     fn duals(&self, v: &T) -> Dual<T> {
         Dual::new(*self, *v)
+    }
+    #[inline(always)]
+    fn duals_opt(&self, v: Option<&T>) -> Dual<T> {
+        Dual::new(*self, v.copied().unwrap_or_else(T::zero))
     }
     fn hessian(&self, mut hvp: impl FnMut(T) -> T) -> T {
         hvp(T::one())
@@ -454,6 +461,12 @@ macro_rules! sequence_arg {
             type Hessian = Array2<T>;
             fn duals(&self, v: &Self) -> Vec<Dual<T>> {
                 slice_duals(self, v)
+            }
+            fn duals_opt(&self, v: Option<&Self>) -> Vec<Dual<T>> {
+                match v {
+                    Some(v) => slice_duals(self, v),
+                    None => self.iter().map(|a| Dual::new(*a, T::zero())).collect(),
+                }
             }
             fn hessian(&self, hvp: impl FnMut(Vec<T>) -> Vec<T>) -> Array2<T> {
                 slice_hessian(self.len(), hvp)

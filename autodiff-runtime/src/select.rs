@@ -360,6 +360,17 @@ impl<G: TakeAt<A>, const A: usize> Select<G> for Sel1<A> {
     }
 }
 
+/// A selection of one parameter, whose position the generated code reads
+/// (`hessian!(f, params = ["x"])` fills the block of that parameter).
+pub trait Single {
+    /// The selected parameter's position among the function's parameters.
+    const INDEX: usize;
+}
+
+impl<const A: usize> Single for Sel1<A> {
+    const INDEX: usize = A;
+}
+
 macro_rules! selectors {
     ($($(#[$m:meta])* $name:ident<$($K:ident $i:tt),+>;)*) => {$(
         $(#[$m])*
