@@ -24,6 +24,19 @@ fn rosenbrock<T: Float>(x: &[T]) -> T {
     sum
 }
 
+/// The same loop written with `f64`, as users write it: `hvp!` runs the copy generic over
+/// the float type that `second_order` asks the attribute for.
+#[differentiable(second_order)]
+fn rosenbrock_f64(x: &[f64]) -> f64 {
+    let mut sum = 0.0;
+    for i in 0..x.len() - 1 {
+        let a = 1.0 - x[i];
+        let b = x[i + 1] - x[i] * x[i];
+        sum += a * a + 100.0 * b * b;
+    }
+    sum
+}
+
 /// The same loop for num-dual's numbers (`DualNum`: not `Copy`, so clones).
 fn rosenbrock_num_dual<D: DualNum<Primitive = f64>>(x: &[D]) -> D {
     let mut sum = D::from(0.0);
@@ -143,9 +156,18 @@ fn hvp_benches(c: &mut Criterion) {
     assert_close(&echidna::hvp(rosenbrock, &x, &v).1, &expected, "echidna");
     assert_close(&num_dual_hvp(&x, &v), &expected, "num-dual");
 
+    assert_close(
+        &hvp!(rosenbrock_f64)(&x[..], &v[..]),
+        &expected,
+        "hvp! (f64)",
+    );
+
     let mut group = c.benchmark_group("hvp/10000");
     group.bench_function("hvp!", |b| {
         b.iter(|| hvp!(rosenbrock)(black_box(&x[..]), black_box(&v[..])))
+    });
+    group.bench_function("hvp! (f64, second_order)", |b| {
+        b.iter(|| hvp!(rosenbrock_f64)(black_box(&x[..]), black_box(&v[..])))
     });
     group.bench_function("closed form", |b| {
         b.iter(|| rosenbrock_hvp_by_hand(black_box(&x), black_box(&v)))
@@ -175,10 +197,18 @@ fn hvp_scaling_benches(c: &mut Criterion) {
         let (x, v) = (input(n), direction(n));
         let expected = rosenbrock_hvp_by_hand(&x, &v);
         assert_close(&hvp!(rosenbrock)(&x[..], &v[..]), &expected, "hvp!");
+        assert_close(
+            &hvp!(rosenbrock_f64)(&x[..], &v[..]),
+            &expected,
+            "hvp! (f64)",
+        );
         let mut group = c.benchmark_group(format!("hvp/{n}"));
         group.sample_size(20);
         group.bench_function("hvp!", |b| {
             b.iter(|| hvp!(rosenbrock)(black_box(&x[..]), black_box(&v[..])))
+        });
+        group.bench_function("hvp! (f64, second_order)", |b| {
+            b.iter(|| hvp!(rosenbrock_f64)(black_box(&x[..]), black_box(&v[..])))
         });
         group.bench_function("closed form", |b| {
             b.iter(|| rosenbrock_hvp_by_hand(black_box(&x), black_box(&v)))

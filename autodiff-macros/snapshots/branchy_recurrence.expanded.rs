@@ -531,7 +531,7 @@ impl recurrence {
     }
     #[doc(hidden)]
     const __HVP: ::core::option::Option<&'static str> = ::core::option::Option::Some(
-        "`recurrence` is not generic over its float type: `hvp!` and `hessian!` run its gradient on dual numbers, so write it `fn recurrence<T: Float>(…) -> T` with `T` for `f64`",
+        "`recurrence` is not generic over its float type: `hvp!` and `hessian!` run its gradient on dual numbers, so mark it `#[differentiable(second_order)]` (a copy generic over the float type is written for them), or write it `fn recurrence<T: Float>(…) -> T` with `T` for `f64`",
     );
     #[doc(hidden)]
     fn __hvp_function<__R>() -> fn(f64, f64, usize, f64, f64) -> __R {

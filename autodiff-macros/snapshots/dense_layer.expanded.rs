@@ -603,7 +603,7 @@ impl dense {
     }
     #[doc(hidden)]
     const __HVP: ::core::option::Option<&'static str> = ::core::option::Option::Some(
-        "`dense` is not generic over its float type: `hvp!` and `hessian!` run its gradient on dual numbers, so write it `fn dense<T: Float>(…) -> T` with `T` for `f64`",
+        "`dense` is not generic over its float type: `hvp!` and `hessian!` run its gradient on dual numbers, so mark it `#[differentiable(second_order)]` (a copy generic over the float type is written for them), or write it `fn dense<T: Float>(…) -> T` with `T` for `f64`",
     );
     #[doc(hidden)]
     fn __hvp_function<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, __R>() -> fn(

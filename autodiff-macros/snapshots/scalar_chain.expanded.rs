@@ -406,7 +406,7 @@ impl chain {
     }
     #[doc(hidden)]
     const __HVP: ::core::option::Option<&'static str> = ::core::option::Option::Some(
-        "`chain` is not generic over its float type: `hvp!` and `hessian!` run its gradient on dual numbers, so write it `fn chain<T: Float>(…) -> T` with `T` for `f64`",
+        "`chain` is not generic over its float type: `hvp!` and `hessian!` run its gradient on dual numbers, so mark it `#[differentiable(second_order)]` (a copy generic over the float type is written for them), or write it `fn chain<T: Float>(…) -> T` with `T` for `f64`",
     );
     #[doc(hidden)]
     fn __hvp_function<__R>() -> fn(f64, usize, f64) -> __R {

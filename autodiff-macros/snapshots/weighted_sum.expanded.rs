@@ -504,7 +504,7 @@ impl weighted_sum {
     }
     #[doc(hidden)]
     const __HVP: ::core::option::Option<&'static str> = ::core::option::Option::Some(
-        "`weighted_sum` is not generic over its float type: `hvp!` and `hessian!` run its gradient on dual numbers, so write it `fn weighted_sum<T: Float>(…) -> T` with `T` for `f64`",
+        "`weighted_sum` is not generic over its float type: `hvp!` and `hessian!` run its gradient on dual numbers, so mark it `#[differentiable(second_order)]` (a copy generic over the float type is written for them), or write it `fn weighted_sum<T: Float>(…) -> T` with `T` for `f64`",
     );
     #[doc(hidden)]
     fn __hvp_function<__R>() -> fn(f64, f64, f64, f64, f64, f64, f64, f64) -> __R {

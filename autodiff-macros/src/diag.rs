@@ -22,6 +22,10 @@ impl Errors {
     pub fn extend(&mut self, other: Errors) {
         self.errors.extend(other.errors);
     }
+    /// The first error's message (for a reason given elsewhere).
+    pub fn first_message(&self) -> Option<String> {
+        self.errors.first().map(ToString::to_string)
+    }
     pub fn is_empty(&self) -> bool {
         self.errors.is_empty()
     }
@@ -264,8 +268,9 @@ pub fn unknown_attribute_argument(key: &syn::Ident) -> String {
     format!(
         "unknown argument `{key}`; `#[differentiable]` takes `vjp = path_to_rule` (a custom \
          rule), `jvp = path_to_rule` (its forward-mode rule), `self` (a method \
-         differentiable with respect to its receiver) and `recursive` (a function calling \
-         itself through others)"
+         differentiable with respect to its receiver), `recursive` (a function calling \
+         itself through others) and `second_order` (`hvp!` and `hessian!` of a function \
+         written with `f64`)"
     )
 }
 

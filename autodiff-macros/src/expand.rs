@@ -18,6 +18,12 @@ pub(crate) struct Args {
     pub custom_jvp: Option<syn::ExprPath>,
     pub wrt_self: bool,
     pub recursive: bool,
+    /// `second_order`: a copy generic over the float type serves `hvp!` and `hessian!`.
+    pub second_order: bool,
+    /// Where `second_order` is written (for its errors).
+    pub second_order_span: Option<Span>,
+    /// The copy, once written (see [`crate::second_order`]).
+    pub copy: Option<crate::second_order::Copy>,
 }
 
 pub(crate) fn parse_args(args: TokenStream) -> syn::Result<Args> {
@@ -32,8 +38,13 @@ pub(crate) fn parse_args(args: TokenStream) -> syn::Result<Args> {
                 out.wrt_self = true;
             } else {
                 let key: syn::Ident = input.parse()?;
-                if key == "recursive" {
-                    out.recursive = true;
+                if key == "recursive" || key == "second_order" {
+                    if key == "recursive" {
+                        out.recursive = true;
+                    } else {
+                        out.second_order = true;
+                        out.second_order_span = Some(key.span());
+                    }
                     if !input.is_empty() {
                         input.parse::<syn::Token![,]>()?;
                     }
@@ -85,7 +96,7 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> TokenStream {
     };
     let original_sig = func.sig.clone();
     strip_markers(&mut func.sig);
-    let args = match parse_args(args) {
+    let mut args = match parse_args(args) {
         Ok(a) => a,
         Err(e) => {
             let mut errors = Errors::default();
@@ -93,10 +104,56 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> TokenStream {
             return fallback(&func, &errors);
         }
     };
+    let mut copy_tokens = TokenStream::new();
+    if args.second_order {
+        let mut as_written = func.clone();
+        as_written.sig = original_sig.clone();
+        if !crate::second_order::applies(&as_written) {
+            let mut errors = Errors::default();
+            errors.push(
+                args.second_order_span.unwrap_or_else(Span::call_site),
+                "`second_order` is for a free function written with `f64` and returning \
+                 `f64`; a function generic over its float type (`fn f<T: Float>`) has `hvp!` \
+                 and `hessian!` without it",
+            );
+            return fallback(&func, &errors);
+        }
+        let copy = crate::second_order::generic_copy(&as_written);
+        let copy_sig = copy.sig.clone();
+        let mut copy_func = copy;
+        strip_markers(&mut copy_func.sig);
+        let copy_args = Args {
+            recursive: args.recursive,
+            ..Args::default()
+        };
+        let ident = copy_func.sig.ident.clone();
+        args.copy = Some(match try_expand(&copy_args, copy_func, &copy_sig, None) {
+            Ok(Expanded {
+                func,
+                companions,
+                fused,
+            }) => {
+                copy_tokens = quote! {
+                    #[allow(dead_code, non_snake_case, unused, clippy::all, clippy::pedantic)]
+                    #func
+                    #companions
+                };
+                crate::second_order::Copy::Ready { ident, fused }
+            }
+            Err(errors) => crate::second_order::Copy::Failed(format!(
+                "`{}` written generic over its float type cannot be differentiated: {}",
+                func.sig.ident,
+                errors.first_message().unwrap_or_default()
+            )),
+        });
+    }
     match try_expand(&args, func.clone(), &original_sig, None) {
-        Ok(Expanded { func, companions }) => quote! {
+        Ok(Expanded {
+            func, companions, ..
+        }) => quote! {
             #func
             #companions
+            #copy_tokens
         },
         Err(errors) => fallback(&func, &errors),
     }
@@ -123,6 +180,8 @@ fn fallback(func: &syn::ItemFn, errors: &Errors) -> TokenStream {
 pub(crate) struct Expanded {
     pub func: syn::ItemFn,
     pub companions: TokenStream,
+    /// Whether the function has a fused gradient (`__seeded`).
+    pub fused: bool,
 }
 
 /// What a method of an annotated `impl` block brings from the block: the generics of the
@@ -273,16 +332,22 @@ pub(crate) fn try_expand(
     // refusal: `jacobian!` may fill its columns by forward mode, its callees permitting)
     let forward_sweep = sweep.as_ref().is_some_and(|s| s.refusal.is_none());
     let mut forward = crate::forward::companions(&sig, &outer, &vis, sweep);
+    let fused = seeded.is_some();
     forward.extend(crate::hessian::companions(
         &sig,
         &outer,
         &vis,
         custom,
-        seeded.is_some(),
+        fused,
+        args.copy.as_ref(),
     ));
     forward.extend(crate::jacobian::companions(&sig, &vis, forward_sweep));
     let companions = companions(&sig, place, &outer, &vis, vjp_fn_body, seeded, forward);
-    Ok(Expanded { func, companions })
+    Ok(Expanded {
+        func,
+        companions,
+        fused,
+    })
 }
 
 /// `differentiable_closure!(|x: f64| …)`: an ordinary closure that also answers the

@@ -79,9 +79,23 @@ fn mentions(ty: &syn::Type, t: &syn::Ident) -> bool {
     any(ty.to_token_stream(), t)
 }
 
-/// Why `hvp!` cannot serve the function, or the float type parameter and the kinds of its
-/// differentiable parameters.
-fn support(sig: &Signature, custom: bool) -> Result<(syn::Ident, Vec<Option<Kind>>), String> {
+/// What `hvp!` runs for a function: the float type, the kinds of its differentiable
+/// parameters, and — for a function written with `f64` (`#[differentiable(second_order)]`)
+/// — its generic copy and the kinds of its constants made of `f64`, which the copy takes
+/// as dual numbers too.
+struct Support {
+    t: syn::Ident,
+    kinds: Vec<Option<Kind>>,
+    copy: Option<(syn::Ident, bool)>,
+    constants: Vec<Option<Kind>>,
+}
+
+/// Why `hvp!` cannot serve the function, or what it runs (see [`Support`]).
+fn support(
+    sig: &Signature,
+    custom: bool,
+    copy: Option<&crate::second_order::Copy>,
+) -> Result<Support, String> {
     let name = &sig.ident;
     if custom {
         return Err(format!(
@@ -96,39 +110,57 @@ fn support(sig: &Signature, custom: bool) -> Result<(syn::Ident, Vec<Option<Kind
     }
     let floats = crate::signature::float_type_params(&sig.generics, Some(&sig.output));
     let types = sig.generics.type_params().count();
-    let [t] = floats.as_slice() else {
-        return Err(format!(
-            "`{name}` is not generic over its float type: `hvp!` and `hessian!` run its \
-             gradient on dual numbers, so write it `fn {name}<T: Float>(…) -> T` with `T` \
-             for `f64`"
-        ));
+    let (t, copy) = match (floats.as_slice(), copy) {
+        ([t], _) => (t.clone(), None),
+        ([], Some(crate::second_order::Copy::Ready { ident, fused })) => (
+            format_ident!("f64", span = Span::call_site()),
+            Some((ident.clone(), *fused)),
+        ),
+        ([], Some(crate::second_order::Copy::Failed(reason))) => return Err(reason.clone()),
+        _ => {
+            return Err(format!(
+                "`{name}` is not generic over its float type: `hvp!` and `hessian!` run its \
+                 gradient on dual numbers, so mark it `#[differentiable(second_order)]` (a \
+                 copy generic over the float type is written for them), or write it \
+                 `fn {name}<T: Float>(…) -> T` with `T` for `f64`"
+            ))
+        }
     };
-    if types != 1 {
+    if types != usize::from(copy.is_none()) {
         return Err(format!(
             "`{name}` has type parameters besides its float type `{t}`: `hvp!` and \
              `hessian!` do not serve it (yet)"
         ));
     }
-    if !is_ident(&sig.output, t) {
+    if !is_ident(&sig.output, &t) {
         return Err(format!(
             "`{name}` does not return its float type `{t}`: `hvp!` and `hessian!` need a \
              scalar output"
         ));
     }
     let mut kinds = Vec::new();
+    let mut constants = Vec::new();
     for p in &sig.params {
         if !p.differentiable {
-            if mentions(&p.ty, t) {
-                return Err(format!(
-                    "`{name}`'s constant parameter `{}` has a type made of `{t}`: `hvp!` and \
-                     `hessian!` do not serve it (yet)",
-                    p.name
-                ));
-            }
             kinds.push(None);
+            if !mentions(&p.ty, &t) {
+                constants.push(None);
+                continue;
+            }
+            match kind(&p.ty, &t) {
+                Some(k) if copy.is_some() => constants.push(Some(k)),
+                _ => {
+                    return Err(format!(
+                        "`{name}`'s constant parameter `{}` has a type made of `{t}`: `hvp!` \
+                         and `hessian!` do not serve it (yet)",
+                        p.name
+                    ))
+                }
+            }
             continue;
         }
-        match kind(&p.ty, t) {
+        constants.push(None);
+        match kind(&p.ty, &t) {
             Some(k) => kinds.push(Some(k)),
             None => {
                 return Err(format!(
@@ -142,7 +174,12 @@ fn support(sig: &Signature, custom: bool) -> Result<(syn::Ident, Vec<Option<Kind
     if !kinds.iter().any(Option::is_some) {
         return Err(format!("`{name}` has no differentiable parameter"));
     }
-    Ok((t.clone(), kinds))
+    Ok(Support {
+        t,
+        kinds,
+        copy,
+        constants,
+    })
 }
 
 /// A closure companion of a function the helpers refuse: its type only, for the call to
@@ -278,6 +315,7 @@ pub fn companions(
     vis: &syn::Visibility,
     custom: bool,
     fused: bool,
+    copy: Option<&crate::second_order::Copy>,
 ) -> TokenStream {
     let rt = rt();
     let m = sig.is_method;
@@ -302,7 +340,7 @@ pub fn companions(
     let dtys_named: Vec<&syn::Type> = diff.iter().map(|i| tys_named[*i]).collect();
     let dh: Vec<&syn::Ident> = diff.iter().map(|i| &hvars[*i]).collect();
 
-    let (t, kinds) = match support(sig, custom) {
+    let support = match support(sig, custom, copy) {
         Ok(s) => s,
         Err(reason) => {
             // refused: the closures' types only, for the call to type-check while the
@@ -324,6 +362,12 @@ pub fn companions(
         }
     };
 
+    let Support {
+        t,
+        kinds,
+        copy,
+        constants,
+    } = support;
     let name = ident.to_string();
     let n = sig.params.len();
     let ovars: Vec<syn::Ident> = (0..n)
@@ -343,11 +387,18 @@ pub fn companions(
     let duals: Vec<syn::Ident> = (0..n)
         .map(|i| format_ident!("__d{}", i, span = Span::mixed_site()))
         .collect();
-    let make_duals = diff.iter().map(|&i| {
+    let make_duals = (0..n).filter_map(|i| {
         let (v, o, d) = (&vars[i], &ovars[i], &duals[i]);
-        quote!(let #d = #rt::dual::HvpArg::duals_opt(&#v, #o.as_ref());)
+        if kinds[i].is_some() {
+            Some(quote!(let #d = #rt::dual::HvpArg::duals_opt(&#v, #o.as_ref());))
+        } else {
+            // a constant made of `f64`, which the generic copy takes as dual numbers
+            constants[i].map(|_| {
+                quote!(let #d = #rt::dual::HvpArg::duals_opt(&#v, ::core::option::Option::None);)
+            })
+        }
     });
-    let args = (0..n).map(|i| match kinds[i] {
+    let args = (0..n).map(|i| match kinds[i].or(constants[i]) {
         None => vars[i].to_token_stream(),
         Some(Kind::Borrowed) => {
             let d = &duals[i];
@@ -355,11 +406,23 @@ pub fn companions(
         }
         Some(_) => duals[i].to_token_stream(),
     });
-    let dual_args = sig.generics.params.iter().filter_map(|p| match p {
-        syn::GenericParam::Type(_) => Some(quote!(#rt::dual::Dual<#t>)),
-        syn::GenericParam::Const(c) => Some(c.ident.to_token_stream()),
-        syn::GenericParam::Lifetime(_) => None,
-    });
+    // the gradient run on dual numbers: the function's own, or its generic copy's
+    let (owner, dual_args): (TokenStream, Vec<TokenStream>) = match &copy {
+        Some((c, _)) => (quote!(#c::), vec![quote!(#rt::dual::Dual<#t>)]),
+        None => (
+            quote!(Self::),
+            sig.generics
+                .params
+                .iter()
+                .filter_map(|p| match p {
+                    syn::GenericParam::Type(_) => Some(quote!(#rt::dual::Dual<#t>)),
+                    syn::GenericParam::Const(c) => Some(c.ident.to_token_stream()),
+                    syn::GenericParam::Lifetime(_) => None,
+                })
+                .collect(),
+        ),
+    };
+    let fused = copy.as_ref().map_or(fused, |(_, f)| *f);
     let gs: Vec<syn::Ident> = (0..n)
         .map(|i| format_ident!("__g{}", i, span = Span::mixed_site()))
         .collect();
@@ -398,16 +461,15 @@ pub fn companions(
     } else {
         (quote!((#(#outs,)*)), quote!((#(#taken,)*)))
     };
-    let dual_args: Vec<TokenStream> = dual_args.collect();
     let args: Vec<TokenStream> = args.collect();
     let sweep = if fused {
         let seeded = companion(ident, "seeded", m);
         quote! {
-            let (_, (#(#gs,)*)) = Self::#seeded::<#(#dual_args),*>(#(#args,)* #rt::dual::seed());
+            let (_, (#(#gs,)*)) = #owner #seeded::<#(#dual_args),*>(#(#args,)* #rt::dual::seed());
         }
     } else {
         quote! {
-            let (_, __pullback) = Self::#vjp::<#(#dual_args),*>(#(#args),*);
+            let (_, __pullback) = #owner #vjp::<#(#dual_args),*>(#(#args),*);
             let (#(#gs,)*) = __pullback(#rt::dual::seed());
         }
     };

@@ -80,6 +80,14 @@ pub fn impl_block(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
         strip_markers(&mut method.sig);
         let explicit = inner.is_some();
         let args = inner.as_ref().unwrap_or(&outer);
+        if args.second_order {
+            errors.push(
+                method.sig.ident.span(),
+                "`second_order` is for free functions written with `f64`; a method has no \
+                 `hvp!` or `hessian!` yet",
+            );
+            continue;
+        }
         if !explicit && !worth_differentiating(&original_sig, &context, args) {
             continue;
         }
@@ -93,6 +101,7 @@ pub fn impl_block(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
             Ok(Expanded {
                 func,
                 companions: c,
+                ..
             }) => {
                 method.block = *func.block;
                 companions.extend(c);

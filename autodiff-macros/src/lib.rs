@@ -29,6 +29,7 @@ mod never_panics;
 mod plain_types;
 mod rename;
 mod rules;
+mod second_order;
 mod signature;
 #[cfg(test)]
 mod snapshots;
@@ -148,6 +149,37 @@ mod sources;
 /// // even(x, 2) = sin(2x): derivative 2 cos(2x)
 /// let d = gradients_function!(even, params = ["x"])(0.5, 2);
 /// assert!((d - 2.0 * 1.0_f64.cos()).abs() < 1e-15);
+/// ```
+///
+/// `#[differentiable(second_order)]` on a free function written with `f64` gives it
+/// [`hvp!`] and [`hessian!`], which run a gradient on dual numbers and so need code generic
+/// over the float type: the attribute writes a hidden copy of the function with every `f64`
+/// of its types and casts written as a type parameter, its float literals and `f64`
+/// constants converted (`f64::EPSILON`, `std::f64::consts::PI`, a `const` or `static`
+/// named in capitals, arrays of them), and differentiates the copy. It is asked for because
+/// the copy is a second function to compile. What the copy cannot follow fails to compile
+/// there: a call of a function written for `f64` with a differentiable value (its callees
+/// must be generic, `fn g<T: Float>`, or have no differentiable argument), `x as f32` of
+/// a float.
+///
+/// ```
+/// use autodiff::prelude::*;
+///
+/// const A: f64 = 3.0;
+///
+/// #[differentiable(second_order)]
+/// fn f(x: &[f64]) -> f64 {
+///     let mut s = 0.0;
+///     for i in 0..x.len() {
+///         s += A * x[i] * x[i] * x[i] / (i as f64 + 1.0);
+///     }
+///     s
+/// }
+///
+/// // ∂²f/∂x_i² = 6 A x_i / (i + 1)
+/// let h = hessian!(f)(&[1.0, 2.0]);
+/// assert_eq!(h, autodiff::ndarray::array![[18.0, 0.0], [0.0, 18.0]]);
+/// assert_eq!(hvp!(f)(&[1.0, 2.0], &[1.0, 1.0]), vec![18.0, 18.0]);
 /// ```
 #[proc_macro_attribute]
 pub fn differentiable(args: TokenStream, item: TokenStream) -> TokenStream {
@@ -325,8 +357,9 @@ pub fn jvp(input: TokenStream) -> TokenStream {
 /// the vectors (one per differentiable parameter, of the parameter's type), never forming
 /// the Hessian: forward mode over reverse mode, `f`'s generated gradient run on dual
 /// numbers. The result has the gradients' types (a `Vec` for a slice; a tuple for several
-/// parameters). `f` must be generic over its float type (`fn f<T: Float>(…) -> T`), with
-/// parameters `T`, `&[T]`, `&Vec<T>` or `Vec<T>` (and constants); anything else is a
+/// parameters). `f` must be generic over its float type (`fn f<T: Float>(…) -> T`) or,
+/// written with `f64`, marked `#[differentiable(second_order)]` (see [`macro@differentiable`]),
+/// with parameters `T`, `&[T]`, `&Vec<T>` or `Vec<T>` (and constants); anything else is a
 /// compile error where `hvp!` names it.
 ///
 /// `hvp!(f, params = ["a", …])(args…, vectors…)` takes vectors for the selected
@@ -369,7 +402,8 @@ pub fn hvp(input: TokenStream) -> TokenStream {
 /// `hessian!(f)(args…)` returns the dense Hessian of the scalar function `f` with respect
 /// to its one differentiable parameter: a float for a float parameter, an `Array2` `n × n`
 /// for a slice or `Vec` of `n` elements, filled one column per `hvp!` product with a unit
-/// vector. `f` must be generic over its float type, as for [`hvp!`]; for large sparse
+/// vector. `f` must be generic over its float type or marked `second_order`, as for
+/// [`hvp!`]; for large sparse
 /// Hessians, use `hvp!` directly (a Krylov method needs only products). A function with
 /// several differentiable parameters takes `params = ["x"]` naming one: the block of the
 /// Hessian for that parameter.

@@ -16,7 +16,9 @@ use crate::tangent::Differentiable;
 use core::cmp::Ordering;
 use core::fmt;
 use core::num::FpCategory;
-use core::ops::{Add, Div, Mul, Neg, Rem, Sub};
+use core::ops::{
+    Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Rem, RemAssign, Sub, SubAssign,
+};
 use ndarray::Array2;
 use num_traits::{Float, FloatConst, Num, NumCast, One, ToPrimitive, Zero};
 
@@ -77,6 +79,26 @@ impl<T: PartialOrd> PartialOrd for Dual<T> {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         self.value.partial_cmp(&other.value)
     }
+}
+
+macro_rules! assign_ops {
+    ($($tr:ident $m:ident $op:ident;)*) => {$(
+        /// As the operator, in place (code written with `+=` runs on dual numbers).
+        impl<T: Real> $tr for Dual<T> {
+            #[inline(always)]
+            fn $m(&mut self, rhs: Self) {
+                *self = (*self).$op(rhs);
+            }
+        }
+    )*};
+}
+
+assign_ops! {
+    AddAssign add_assign add;
+    SubAssign sub_assign sub;
+    MulAssign mul_assign mul;
+    DivAssign div_assign div;
+    RemAssign rem_assign rem;
 }
 
 impl<T: Real> Add for Dual<T> {
@@ -518,4 +540,143 @@ pub const fn check_supported(reason: Option<&'static str>) {
     if let Some(r) = reason {
         panic!("{}", r);
     }
+}
+
+/// A constant read by the generic copy `#[differentiable(second_order)]` writes of a
+/// function written with `f64`: an `f64` (or an array or slice of them) becomes the float
+/// type `F`, anything else stays as it is.
+pub trait Lift<F> {
+    /// The constant as the copy reads it.
+    type Out;
+    /// Converts it.
+    fn lift(self) -> Self::Out;
+}
+
+impl<F: Real> Lift<F> for f64 {
+    type Out = F;
+    #[inline(always)]
+    fn lift(self) -> F {
+        F::from_f64_rounded(self)
+    }
+}
+
+impl<F: Real> Lift<F> for &f64 {
+    type Out = F;
+    #[inline(always)]
+    fn lift(self) -> F {
+        F::from_f64_rounded(*self)
+    }
+}
+
+impl<F: Real, T: Copy + Lift<F>, const N: usize> Lift<F> for [T; N] {
+    type Out = [T::Out; N];
+    #[inline(always)]
+    fn lift(self) -> Self::Out {
+        self.map(Lift::lift)
+    }
+}
+
+impl<F: Real, T: Copy + Lift<F>, const N: usize> Lift<F> for &[T; N] {
+    type Out = [T::Out; N];
+    #[inline(always)]
+    fn lift(self) -> Self::Out {
+        self.map(Lift::lift)
+    }
+}
+
+impl<F: Real, T: Copy + Lift<F>> Lift<F> for &[T] {
+    type Out = Vec<T::Out>;
+    fn lift(self) -> Self::Out {
+        self.iter().map(|t| t.lift()).collect()
+    }
+}
+
+macro_rules! lift_as_is {
+    ($($t:ty),*) => {$(
+        impl<F: Real> Lift<F> for $t {
+            type Out = $t;
+            #[inline(always)]
+            fn lift(self) -> $t {
+                self
+            }
+        }
+    )*};
+}
+
+lift_as_is!(
+    f32,
+    i8,
+    i16,
+    i32,
+    i64,
+    i128,
+    isize,
+    u8,
+    u16,
+    u32,
+    u64,
+    u128,
+    usize,
+    bool,
+    &'static str
+);
+
+/// [`Lift::lift`] as a function the generated code names with the float type.
+///
+/// ```
+/// use autodiff_runtime::dual::{lift, Dual};
+/// const C: [f64; 2] = [0.5, 2.0];
+/// let c: [Dual<f64>; 2] = lift::<Dual<f64>, _>(C);
+/// assert_eq!(c[1], Dual::constant(2.0));
+/// assert_eq!(lift::<Dual<f64>, _>(3_usize), 3);
+/// ```
+#[inline(always)]
+pub fn lift<F, T: Lift<F>>(value: T) -> T::Out {
+    value.lift()
+}
+
+/// `value as I` in the generic copy `#[differentiable(second_order)]` writes, where the
+/// value may be the float type parameter (which `as` cannot convert): a float converts as
+/// `as` converts an `f64`, an integer as `as` converts it.
+pub trait CastInt<I> {
+    /// `self as I`.
+    fn cast_int(self) -> I;
+}
+
+macro_rules! cast_int {
+    ($($i:ty),*) => {
+        $(
+            impl<F: Real> CastInt<$i> for F {
+                #[inline(always)]
+                fn cast_int(self) -> $i {
+                    self.to_f64_lossless() as $i
+                }
+            }
+        )*
+        cast_int!(@from [$($i),*] $($i),*);
+    };
+    (@from $targets:tt $($s:ty),*) => { $( cast_int!(@pairs $s, $targets); )* };
+    (@pairs $s:ty, [$($i:ty),*]) => {$(
+        impl CastInt<$i> for $s {
+            #[inline(always)]
+            #[allow(clippy::cast_lossless, trivial_numeric_casts)]
+            fn cast_int(self) -> $i {
+                self as $i
+            }
+        }
+    )*};
+}
+
+cast_int!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize);
+
+/// [`CastInt::cast_int`] as a function the generated code names with the target type.
+///
+/// ```
+/// use autodiff_runtime::dual::{cast_int, Dual};
+/// assert_eq!(cast_int::<usize, _>(Dual::new(2.75_f64, 1.0)), 2);
+/// assert_eq!(cast_int::<u8, _>(300_i32), 44);
+/// ```
+#[inline(always)]
+pub fn cast_int<I, T: CastInt<I>>(value: T) -> I {
+    value.cast_int()
 }

@@ -1,0 +1,248 @@
+//! `#[differentiable(second_order)]`: `hvp!` and `hessian!` of a function written with
+//! concrete `f64`.
+//!
+//! Second order runs a function's generated gradient on dual numbers (see `hessian.rs`),
+//! which needs the function generic over its float type. For a function written with `f64`
+//! the attribute, when asked, writes a copy of it generic over `__F` — every `f64` of its
+//! types (and casts) written `__F`, each float literal and `f64` constant (`f64::EPSILON`,
+//! `std::f64::consts::PI`, a `const`/`static` named in capitals) converted to `__F` — and
+//! differentiates the copy as it does generic code. The function's `hvp!` and `hessian!`
+//! run the copy's gradient on `Dual<f64>`. It is asked for, not automatic: the copy is a
+//! second function to type-check, and code that moves values between `f64` and other
+//! types in ways the copy cannot follow (a call of a function written for `f64` with a
+//! differentiable value, `x as usize` of a float) fails in the copy only.
+
+use proc_macro2::{Delimiter, Group, Literal, Span, TokenStream, TokenTree};
+use quote::{format_ident, ToTokens};
+use syn::visit_mut::VisitMut;
+
+/// The name of a function's generic copy.
+pub fn copy_ident(name: &syn::Ident) -> syn::Ident {
+    format_ident!("__autodiff_so_{}", name, span = name.span())
+}
+
+/// Whether the function is one a copy serves: a free function without type parameters
+/// whose result is `f64`.
+pub fn applies(func: &syn::ItemFn) -> bool {
+    let no_types = func
+        .sig
+        .generics
+        .params
+        .iter()
+        .all(|p| matches!(p, syn::GenericParam::Lifetime(_)));
+    let returns_f64 = matches!(&func.sig.output,
+        syn::ReturnType::Type(_, t) if matches!(&**t, syn::Type::Path(p) if p.path.is_ident("f64")));
+    no_types && returns_f64 && func.sig.receiver().is_none()
+}
+
+/// The generic copy of `func` (its signature as written, `#[no_grad]` markers kept).
+pub fn generic_copy(func: &syn::ItemFn) -> syn::ItemFn {
+    let mut copy = func.clone();
+    let name = func.sig.ident.clone();
+    copy.attrs = vec![syn::parse_quote!(#[doc(hidden)])];
+    copy.sig.ident = copy_ident(&name);
+    copy.sig
+        .generics
+        .params
+        .push(syn::parse_quote!(__F: ::autodiff::__private::Real
+            + ::core::ops::AddAssign
+            + ::core::ops::SubAssign
+            + ::core::ops::MulAssign
+            + ::core::ops::DivAssign
+            + ::core::ops::RemAssign));
+    let mut retype = Retype { name };
+    retype.visit_signature_mut(&mut copy.sig);
+    retype.visit_block_mut(&mut copy.block);
+    copy
+}
+
+struct Retype {
+    /// The function's own name: its recursive calls call the copy.
+    name: syn::Ident,
+}
+
+fn float_type() -> syn::Ident {
+    format_ident!("__F", span = Span::call_site())
+}
+
+/// `<__F as Real>::from_f64_rounded(value)`.
+fn converted(value: TokenStream) -> syn::Expr {
+    let f = float_type();
+    syn::parse_quote!((<#f as ::autodiff::__private::Real>::from_f64_rounded(#value)))
+}
+
+fn is_f64_literal(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::Lit(l) => match &l.lit {
+            syn::Lit::Float(f) => matches!(f.suffix(), "" | "f64"),
+            syn::Lit::Int(i) => i.suffix() == "f64",
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+fn is_integer_name(i: &syn::Ident) -> bool {
+    matches!(
+        i.to_string().as_str(),
+        "i8" | "i16"
+            | "i32"
+            | "i64"
+            | "i128"
+            | "isize"
+            | "u8"
+            | "u16"
+            | "u32"
+            | "u64"
+            | "u128"
+            | "usize"
+    )
+}
+
+/// A constant's name, by Rust's convention (`COEF`, `HALF_LOG_2PI`).
+fn is_constant_name(i: &syn::Ident) -> bool {
+    let s = i.to_string();
+    s.chars().any(|c| c.is_ascii_uppercase())
+        && s.chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+}
+
+impl VisitMut for Retype {
+    fn visit_type_mut(&mut self, ty: &mut syn::Type) {
+        if let syn::Type::Path(p) = ty {
+            if p.qself.is_none() && p.path.is_ident("f64") {
+                let f = float_type();
+                *ty = syn::parse_quote!(#f);
+                return;
+            }
+        }
+        syn::visit_mut::visit_type_mut(self, ty);
+    }
+
+    fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+        if is_f64_literal(e) {
+            *e = converted(e.to_token_stream());
+            return;
+        }
+        match e {
+            syn::Expr::Path(p) if p.qself.is_none() => {
+                let segs = &p.path.segments;
+                let names_f64 = segs.iter().any(|s| s.ident == "f64");
+                let constant = segs.last().is_some_and(|s| is_constant_name(&s.ident));
+                if names_f64 && segs.len() >= 2 {
+                    // `f64::EPSILON`, `std::f64::consts::PI`: the `f64` value, converted
+                    *e = converted(e.to_token_stream());
+                } else if constant {
+                    // a `const` or `static` (of floats, integers, arrays of these, …)
+                    let value = e.to_token_stream();
+                    let f = float_type();
+                    *e = syn::parse_quote!(::autodiff::__private::dual::lift::<#f, _>(#value));
+                }
+                return;
+            }
+            syn::Expr::Call(c) => {
+                if let syn::Expr::Path(p) = &mut *c.func {
+                    let segs = &mut p.path.segments;
+                    if segs.len() == 1 && segs[0].ident == self.name {
+                        segs[0].ident = copy_ident(&self.name);
+                    } else if segs.len() == 2 && segs[0].ident == "f64" {
+                        // `f64::sqrt(x)`: the float type's own function
+                        segs[0].ident = float_type();
+                    }
+                    syn::visit_mut::visit_path_mut(self, &mut p.path);
+                } else {
+                    self.visit_expr_mut(&mut c.func);
+                }
+                for a in c.args.iter_mut() {
+                    self.visit_expr_mut(a);
+                }
+                return;
+            }
+            syn::Expr::Macro(m) => {
+                m.mac.tokens = retype_tokens(m.mac.tokens.clone());
+                return;
+            }
+            syn::Expr::Cast(c) => {
+                self.visit_expr_mut(&mut c.expr);
+                let inner = &c.expr;
+                let target = match &*c.ty {
+                    syn::Type::Path(p) if p.qself.is_none() => p.path.get_ident().cloned(),
+                    _ => None,
+                };
+                match target {
+                    // `e as f64`: a conversion the differentiation follows (a cast of a
+                    // float, or of an integer, to the float type)
+                    Some(t) if t == "f64" => {
+                        let f = float_type();
+                        *e = syn::parse_quote!(#f::from(#inner).unwrap());
+                    }
+                    // `e as usize`: `e` may be a float, which `as` cannot convert now
+                    Some(t) if is_integer_name(&t) => {
+                        // (piecewise constant: its derivative is zero, as the cast's)
+                        *e = syn::parse_quote!(
+                            ::autodiff::__private::dual::cast_int::<#t, _>(
+                                ::autodiff::stop_gradient(#inner)
+                            )
+                        );
+                    }
+                    _ => self.visit_type_mut(&mut c.ty),
+                }
+                return;
+            }
+            _ => {}
+        }
+        syn::visit_mut::visit_expr_mut(self, e);
+    }
+
+    fn visit_pat_mut(&mut self, p: &mut syn::Pat) {
+        // (a literal or range in a pattern stays as written; a type in it does not)
+        if let syn::Pat::Type(pt) = p {
+            self.visit_pat_mut(&mut pt.pat);
+            self.visit_type_mut(&mut pt.ty);
+            return;
+        }
+        if matches!(p, syn::Pat::Range(_) | syn::Pat::Lit(_)) {
+            return;
+        }
+        syn::visit_mut::visit_pat_mut(self, p);
+    }
+
+    fn visit_macro_mut(&mut self, m: &mut syn::Macro) {
+        m.tokens = retype_tokens(m.tokens.clone());
+    }
+}
+
+/// A macro's tokens (`vec![0.0; n]`): float literals converted, `f64` written `__F`.
+fn retype_tokens(tokens: TokenStream) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|tt| match tt {
+            TokenTree::Group(g) => {
+                let mut out = Group::new(g.delimiter(), retype_tokens(g.stream()));
+                out.set_span(g.span());
+                TokenTree::Group(out)
+            }
+            TokenTree::Ident(i) if i == "f64" => TokenTree::Ident(float_type()),
+            TokenTree::Literal(l) if is_float_literal(&l) => {
+                let e = converted(TokenTree::Literal(l).into());
+                TokenTree::Group(Group::new(Delimiter::None, e.to_token_stream()))
+            }
+            other => other,
+        })
+        .collect()
+}
+
+fn is_float_literal(l: &Literal) -> bool {
+    match syn::parse2::<syn::Lit>(TokenTree::Literal(l.clone()).into()) {
+        Ok(syn::Lit::Float(f)) => matches!(f.suffix(), "" | "f64"),
+        Ok(syn::Lit::Int(i)) => i.suffix() == "f64",
+        _ => false,
+    }
+}
+
+/// What the function's `hvp!` and `hessian!` run: its copy (`fused`: the copy has a fused
+/// gradient), or why the copy cannot be differentiated.
+pub enum Copy {
+    Ready { ident: syn::Ident, fused: bool },
+    Failed(String),
+}
