@@ -188,3 +188,40 @@ fn buffers_and_constant_tables() {
         }
     }
 }
+
+/// Iterator chains over references, `+=` on elements of a buffer reading the buffer.
+#[differentiable(second_order)]
+fn chains(x: &[f64]) -> f64 {
+    let sq: f64 = x.iter().map(|v| v * v).sum();
+    let mut acc = vec![0.0; x.len()];
+    acc[0] = x[0];
+    for i in 1..x.len() {
+        acc[i] += acc[i - 1] * x[i];
+    }
+    sq * acc[x.len() - 1]
+}
+
+#[test]
+fn iterator_chains_and_compound_assignment() {
+    // f = (Σ x²) · Π x
+    let x = [0.7, -1.3, 0.9];
+    let h = hessian!(chains)(&x[..]);
+    let s: f64 = x.iter().map(|v| v * v).sum();
+    let p: f64 = x.iter().product();
+    for i in 0..3 {
+        for j in 0..3 {
+            // ∂²(s·p) = 2δ_ij p + 2x_i p/x_j + 2x_j p/x_i + s ∂²p, ∂²p/∂x_i∂x_j = p/(x_i x_j)
+            // off the diagonal and 0 on it
+            let d2p = if i == j { 0.0 } else { p / (x[i] * x[j]) };
+            let e = if i == j { 2.0 * p } else { 0.0 }
+                + 2.0 * x[i] * p / x[j]
+                + 2.0 * x[j] * p / x[i]
+                + s * d2p;
+            assert!(
+                close(h[[i, j]], e, 1e-12),
+                "H[{i},{j}] = {} vs {e}",
+                h[[i, j]]
+            );
+        }
+    }
+}

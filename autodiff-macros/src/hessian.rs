@@ -254,7 +254,10 @@ fn dual_bound(sig: &Signature, t: &syn::Ident) -> Option<TokenStream> {
     if let Some(w) = &sig.generics_named.where_clause {
         for p in &w.predicates {
             if let syn::WherePredicate::Type(pt) = p {
-                if is_ident(&pt.bounded_ty, t) {
+                // (a bound under `for<'a>` is left out: it names its own lifetime, and
+                // of the float type itself — `&'a T: Mul<T>` — which `Dual<T>` does not
+                // have to meet for the float type's)
+                if is_ident(&pt.bounded_ty, t) && pt.lifetimes.is_none() {
                     bounds.extend(pt.bounds.iter());
                 }
             }

@@ -50,6 +50,24 @@ pub fn generic_copy(func: &syn::ItemFn) -> syn::ItemFn {
             + ::core::ops::MulAssign
             + ::core::ops::DivAssign
             + ::core::ops::RemAssign));
+    // what code written for `f64` does with floats that a type parameter must be told:
+    // operators on references, sums and products of iterators
+    let ops = ["Add", "Sub", "Mul", "Div", "Rem"].map(|o| format_ident!("{}", o));
+    let predicates: [syn::WherePredicate; 3] = [
+        syn::parse_quote!(for<'__autodiff_r> &'__autodiff_r __F:
+            #(::core::ops::#ops<__F, Output = __F>
+                + ::core::ops::#ops<&'__autodiff_r __F, Output = __F>)+*),
+        syn::parse_quote!(for<'__autodiff_r> __F:
+            #(::core::ops::#ops<&'__autodiff_r __F, Output = __F>)+*
+            + ::core::iter::Sum<&'__autodiff_r __F>
+            + ::core::iter::Product<&'__autodiff_r __F>),
+        syn::parse_quote!(__F: ::core::iter::Sum + ::core::iter::Product),
+    ];
+    copy.sig
+        .generics
+        .make_where_clause()
+        .predicates
+        .extend(predicates);
     let mut retype = Retype { name };
     retype.visit_signature_mut(&mut copy.sig);
     retype.visit_block_mut(&mut copy.block);
@@ -80,6 +98,18 @@ fn is_f64_literal(e: &syn::Expr) -> bool {
         },
         _ => false,
     }
+}
+
+/// The operator of a compound assignment (`+` for `+=`).
+fn compound(op: &syn::BinOp) -> Option<syn::BinOp> {
+    Some(match op {
+        syn::BinOp::AddAssign(_) => syn::BinOp::Add(Default::default()),
+        syn::BinOp::SubAssign(_) => syn::BinOp::Sub(Default::default()),
+        syn::BinOp::MulAssign(_) => syn::BinOp::Mul(Default::default()),
+        syn::BinOp::DivAssign(_) => syn::BinOp::Div(Default::default()),
+        syn::BinOp::RemAssign(_) => syn::BinOp::Rem(Default::default()),
+        _ => return None,
+    })
 }
 
 fn is_integer_name(i: &syn::Ident) -> bool {
@@ -160,6 +190,16 @@ impl VisitMut for Retype {
             }
             syn::Expr::Macro(m) => {
                 m.mac.tokens = retype_tokens(m.mac.tokens.clone());
+                return;
+            }
+            syn::Expr::Binary(b) if compound(&b.op).is_some() => {
+                // `a += b` → `a = a + (b)`: the right side first, as for `f64` (a type
+                // parameter's `AddAssign` would borrow `a` before `b` reads it)
+                self.visit_expr_mut(&mut b.left);
+                self.visit_expr_mut(&mut b.right);
+                let op = compound(&b.op).unwrap_or(syn::BinOp::Add(Default::default()));
+                let (left, right) = (&b.left, &b.right);
+                *e = syn::parse_quote!(#left = #left #op (#right));
                 return;
             }
             syn::Expr::Cast(c) => {

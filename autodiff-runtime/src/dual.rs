@@ -93,6 +93,72 @@ macro_rules! assign_ops {
     )*};
 }
 
+macro_rules! reference_ops {
+    ($($tr:ident $m:ident;)*) => {$(
+        /// As the operator on the values (code written with references of `f64` runs on
+        /// dual numbers).
+        impl<T: Real> $tr<Dual<T>> for &Dual<T> {
+            type Output = Dual<T>;
+            #[inline(always)]
+            fn $m(self, rhs: Dual<T>) -> Dual<T> {
+                (*self).$m(rhs)
+            }
+        }
+        /// As the operator on the values.
+        impl<'b, T: Real> $tr<&'b Dual<T>> for &Dual<T> {
+            type Output = Dual<T>;
+            #[inline(always)]
+            fn $m(self, rhs: &'b Dual<T>) -> Dual<T> {
+                (*self).$m(*rhs)
+            }
+        }
+        /// As the operator on the values.
+        impl<'b, T: Real> $tr<&'b Dual<T>> for Dual<T> {
+            type Output = Dual<T>;
+            #[inline(always)]
+            fn $m(self, rhs: &'b Dual<T>) -> Dual<T> {
+                self.$m(*rhs)
+            }
+        }
+    )*};
+}
+
+reference_ops! {
+    Add add;
+    Sub sub;
+    Mul mul;
+    Div div;
+    Rem rem;
+}
+
+/// The sum of dual numbers (`iter().sum()` run on dual numbers).
+impl<T: Real> core::iter::Sum for Dual<T> {
+    fn sum<I: Iterator<Item = Self>>(iter: I) -> Self {
+        iter.fold(Dual::constant(T::zero()), |a, b| a + b)
+    }
+}
+
+/// The sum of dual numbers.
+impl<'a, T: Real> core::iter::Sum<&'a Dual<T>> for Dual<T> {
+    fn sum<I: Iterator<Item = &'a Self>>(iter: I) -> Self {
+        iter.fold(Dual::constant(T::zero()), |a, b| a + *b)
+    }
+}
+
+/// The product of dual numbers.
+impl<T: Real> core::iter::Product for Dual<T> {
+    fn product<I: Iterator<Item = Self>>(iter: I) -> Self {
+        iter.fold(Dual::constant(T::one()), |a, b| a * b)
+    }
+}
+
+/// The product of dual numbers.
+impl<'a, T: Real> core::iter::Product<&'a Dual<T>> for Dual<T> {
+    fn product<I: Iterator<Item = &'a Self>>(iter: I) -> Self {
+        iter.fold(Dual::constant(T::one()), |a, b| a * *b)
+    }
+}
+
 assign_ops! {
     AddAssign add_assign add;
     SubAssign sub_assign sub;

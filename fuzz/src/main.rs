@@ -566,7 +566,6 @@ impl Soak {
         for (reason, n) in &self.jvp_skipped {
             println!("  {n:6}  {reason}");
         }
-        println!("hvp! checked on none: it serves functions generic over their float type (`fn f<T: Float>`), and the generated functions are written with `f64`");
         print_features(&self.features);
         failures.is_empty()
     }

@@ -111,7 +111,7 @@ impl Func {
 
     /// The functions this one calls (by index), read off its source.
     pub fn callees(&self) -> BTreeSet<usize> {
-        let mut calls = called_functions(&self.render_source());
+        let mut calls = called_functions(&self.render_source_as("#[differentiable]"));
         calls.remove(&self.index);
         calls
     }
@@ -256,6 +256,27 @@ impl Func {
         self.render_source()
             .replace("#[differentiable]\n", "")
             .replace("#[differentiable(recursive)]\n", "")
+            .replace("#[differentiable(second_order)]\n", "")
+    }
+
+    /// Whether it is marked `#[differentiable(second_order)]` and its checker checks
+    /// `hvp!`: a function of `f64` scalars and slices (and counts) that calls no other
+    /// function (its callees would have to be generic over the float type) and whose
+    /// checker selects no parameters, with at most 8 differentiable parameters.
+    pub fn second_order(&self) -> bool {
+        let differentiable = self
+            .params
+            .iter()
+            .filter(|p| matches!(p, Param::Scalar(_) | Param::Slice(..)))
+            .count();
+        self.helpers.is_empty()
+            && self.selected.is_empty()
+            && (1..=8).contains(&differentiable)
+            && self
+                .params
+                .iter()
+                .all(|p| matches!(p, Param::Scalar(_) | Param::Slice(..) | Param::Count(..)))
+            && self.callees().is_empty()
     }
 
     /// Its helpers, each followed by a blank line.
@@ -265,6 +286,20 @@ impl Func {
 
     /// The function as it appears in the module, attribute included.
     pub fn render_source(&self) -> String {
+        self.render_source_as(self.attribute())
+    }
+
+    /// Its attribute.
+    fn attribute(&self) -> &'static str {
+        if self.second_order() {
+            "#[differentiable(second_order)]"
+        } else {
+            "#[differentiable]"
+        }
+    }
+
+    /// The function and its helpers with `attribute` on the function.
+    fn render_source_as(&self, attribute: &str) -> String {
         let params: Vec<String> = self
             .params
             .iter()
@@ -281,7 +316,7 @@ impl Func {
         let mut out = self.render_helpers();
         let _ = write!(
             out,
-            "#[differentiable]\nfn {}({}) -> f64 {{\n",
+            "{attribute}\nfn {}({}) -> f64 {{\n",
             self.name(),
             params.join(", ")
         );
@@ -364,7 +399,7 @@ impl Func {
             helpers: Vec::new(),
             ..self.clone()
         };
-        for line in own.render_source().lines() {
+        for line in own.render_source_as(self.attribute()).lines() {
             let _ = writeln!(out, "    {line}");
         }
         let callees: Vec<String> = self.callees().iter().map(|j| format!("p{j}")).collect();

@@ -132,6 +132,7 @@ const FEATURES: &[&str] = &[
     "&mut views: both halves of a split to one helper",
     "&mut views: the halves of a split to helpers, one each",
     "`&[f64; N]` as `&[f64]` next to `&mut`",
+    "#[differentiable(second_order)]: hvp! checked",
 ];
 
 /// The constructs the slice programs (and the `params` selections) exercise, each with how

@@ -86,11 +86,28 @@ macro_rules! program {
                         [] [] [$($params)*] [$($arg),*]
                     )
                 },
+                hvp_closure!($attribute $name, $p, [$($params)*] [$($arg),*]),
             );
             if let Err(message) = checked {
                 panic!("{message}");
             }
         }
+    };
+}
+
+/// `hvp!`'s closure with flat vectors and result, for a function marked
+/// `#[differentiable(second_order)]` (the vectors passed as `jvp!`'s tangents are); `None`
+/// for the others.
+macro_rules! hvp_closure {
+    ([differentiable(second_order)] $name:ident, $p:ident, [$($params:tt)*] [$($arg:expr),*]) => {
+        Some(&|$p: &[f64], __vector: &[f64]| {
+            crate::harness::Flat::flat(tangent_call!(
+                $name::__hvp_function(), $p, __vector, [] [] [$($params)*] [$($arg),*]
+            ))
+        })
+    };
+    ($other:tt $name:ident, $p:ident, [$($params:tt)*] [$($arg:expr),*]) => {
+        None
     };
 }
 
@@ -182,6 +199,7 @@ pub fn check(
     value: &dyn Fn(&[f64]) -> f64,
     forward: Option<&str>,
     jvp: Jvp,
+    hvp: Option<Hvp>,
 ) -> Result<(), String> {
     let listing = || {
         let calls = if callees.is_empty() {
@@ -269,6 +287,10 @@ pub fn check(
             check_jvp(name, source, &at, &mut state, selected, f, gradient, jvp)
                 .map_err(|e| format!("{e}\n{}", listing()))?;
         }
+        if let Some(hvp) = hvp {
+            check_hvp(name, &at, &mut state, gradient, hvp)
+                .map_err(|e| format!("{e}\n{}", listing()))?;
+        }
     }
     if let Some(reason) = forward {
         // not a failure: forward mode refuses the function (a construct it does not take
@@ -331,6 +353,54 @@ fn check_jvp(
         if attempts.len() > RETRIES {
             return Err(format!(
                 "jvp mismatch: `{name}` at {at:?}\n{}",
+                attempts.join("\n")
+            ));
+        }
+    }
+}
+
+/// `hvp!`'s closure at a point and a vector, both flat: `H·v`, flat.
+type Hvp<'a> = &'a dyn Fn(&[f64], &[f64]) -> Vec<f64>;
+
+/// Checks `hvp!` at `at` (where the reverse gradient matched finite differences) along a
+/// random vector `v`: `H·v` against the central difference of the reverse gradient along
+/// `v` (the fourth-order stencil, then a tenth of its step), retried along fresh vectors
+/// as the `jvp!` check is.
+fn check_hvp(
+    name: &str,
+    at: &[f64],
+    state: &mut u64,
+    gradient: &dyn Fn(&[f64]) -> Vec<f64>,
+    hvp: Hvp,
+) -> Result<(), String> {
+    let mut attempts = Vec::new();
+    loop {
+        let v = random_direction(at.len(), state, &[]);
+        let product = catch(|| hvp(at, &v))
+            .map_err(|e| format!("panicked: hvp!({name}) at {at:?} along {v:?}: {e}"))?;
+        let along = |h: f64| {
+            let g = |s: f64| {
+                let p: Vec<f64> = at.iter().zip(&v).map(|(x, v)| x + s * v).collect();
+                gradient(&p)
+            };
+            let (a, b, c, d) = (g(2.0 * h), g(h), g(-h), g(-2.0 * h));
+            (0..a.len())
+                .map(|i| (-a[i] + 8.0 * b[i] - 8.0 * c[i] + d[i]) / (12.0 * h))
+                .collect::<Vec<f64>>()
+        };
+        let numeric = along(1e-3);
+        let Some((i, a, n)) = first_mismatch(&product, &numeric, TOLERANCE) else {
+            return Ok(());
+        };
+        if first_mismatch(&product, &along(1e-4), TOLERANCE).is_none() {
+            return Ok(());
+        }
+        attempts.push(format!(
+            "  along {v:?}: (H·v)[{i}] from hvp! {a:e}, the difference of gradients {n:e}\n    hvp!:    {product:?}\n    numeric: {numeric:?}"
+        ));
+        if attempts.len() > RETRIES {
+            return Err(format!(
+                "hvp mismatch: `{name}` at {at:?}\n{}",
                 attempts.join("\n")
             ));
         }

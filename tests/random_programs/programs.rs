@@ -40,7 +40,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p1(b: f64, xs: &[f64], n: usize, a: f64) -> f64 {
         let mut acc0 = 0.0;
         for i in 1..=4 {
@@ -124,7 +124,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p3(a: f64, xs: &[f64], n: usize) -> f64 {
         let mut a = a;
         let mut acc0 = 0.0;
@@ -141,7 +141,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p4(a: f64, n: usize, b: f64) -> f64 {
         let t0 = if n < 1 { n as f64 * a.powi(2).ln_1p() } else { b };
         let t1 = if n > 3 { b * 1.25 / (1.0 + b.cos().powi(2)) } else { f64::atan(a.tanh()) };
@@ -224,7 +224,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p7(a: f64, xs: &[f64]) -> f64 {
         let t1 = ((1.0 + (a) * (a)).ln() + xs[2]).tanh();
         let mut acc = 0.0;
@@ -241,7 +241,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p8(a: f64, xs: &[f64]) -> f64 {
         let t1 = ((-0.98_f64).mul_add(0.5, a) + xs[0]).tanh();
         let mut acc = 0.0;
@@ -384,7 +384,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p13(b: f64, n: usize, a: f64) -> f64 {
         let mut acc0 = 0.0;
         if (1.5 + a.sin()).log(2.5 + a.cos()) > 0.3 {
@@ -501,7 +501,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p15(a: f64, n: usize, xs: &[f64]) -> f64 {
         let a = a * (a * xs[0]);
         let mut acc0 = xs[(n + 1) % 3];
@@ -519,7 +519,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p16(c: f64, a: f64, b: f64, n: usize) -> f64 {
         let mut acc0 = (2.0 + (b * b).cos()).powi(-2);
         for i in 1..=1 {
@@ -646,7 +646,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p19(a: f64, xs: &[f64]) -> f64 {
         let t1 = (((a) * 0.5).exp() + xs[3]).tanh();
         let t2 = ((a).tanh() + xs[0]).tanh();
@@ -886,7 +886,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p25(a: f64) -> f64 {
         let t0 = a;
         let t1 = 2.0 / (1.0 + 0.6_f64.powi(2)) - a * 2.0;
@@ -906,7 +906,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p26(a: f64, xs: &[f64]) -> f64 {
         let mut acc = 0.0;
         let mut extra = 0.0;
@@ -958,7 +958,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p28(xs: &[f64], d: f64, b: f64, c: f64, a: f64) -> f64 {
         let t0 = 1.5 * 0.25_f64.to_radians();
         let mut acc1 = ((c - t0 - xs[2]) * 0.5).tanh();
@@ -1095,7 +1095,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p32(n: usize, a: f64) -> f64 {
         let mut acc0 = a;
         if n > 1 {
@@ -1161,7 +1161,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p34(a: f64, xs: &[f64]) -> f64 {
         let mut acc = 0.0;
         let mut extra = 0.0;
@@ -1277,7 +1277,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p37(a: f64) -> f64 {
         let mut acc0 = 1.0;
         let mut k1 = 0;
@@ -1413,7 +1413,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p42(a: f64) -> f64 {
         let flag0 = a > 0.5;
         let mut acc1 = 0.9 * 0.5 - a.abs();
@@ -1459,7 +1459,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p43(a: f64, xs: &[f64]) -> f64 {
         let t1 = (((((a) * 0.5).exp()) * 0.5).exp() + xs[4]).tanh();
         let t2 = (t1 + xs[1]).tanh();
@@ -2077,7 +2077,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p58(a: f64, n: usize, b: f64) -> f64 {
         let t0 = a;
         let mut v1 = vec![0.0; 3];
@@ -2114,7 +2114,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p59(a: f64, xs: &[f64]) -> f64 {
         let mut acc = 0.0;
         let mut extra = 0.0;
@@ -2174,7 +2174,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p61(a: f64, b: f64) -> f64 {
         let mut acc0 = (a.atan() / (1.0 + (b + b).powi(2)) * 0.5).sin();
         for i in (0..8).step_by(2) {
@@ -2260,7 +2260,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p63(a: f64, xs: &[f64]) -> f64 {
         let mut acc = 0.0;
         let mut extra = 0.0;
@@ -2576,7 +2576,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p72(a: f64) -> f64 {
         let mut acc0 = 0.0;
         acc0 += (1.0 + (a + a).powi(2)).sqrt() * 0.25;
@@ -2656,7 +2656,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p75(b: f64, xs: &[f64], a: f64) -> f64 {
         let mut acc0 = 0.0;
         for (i, q1) in xs.iter().enumerate() {
@@ -2693,7 +2693,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p77(a: f64, b: f64, c: f64) -> f64 {
         let a = a * (a * 0.75);
         let a = (a * 0.5).sin() + b;
@@ -3029,7 +3029,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p87(b: f64, xs: &[f64], a: f64) -> f64 {
         let t2: f64 = xs[1..4].iter().map(|u0| { let u0 = *u0; xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() }).sum();
         let mut acc3 = xs[1] - 0.3 * xs[2];
@@ -3064,7 +3064,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p88(xs: &[f64], n: usize, a: f64) -> f64 {
         let a = a - f64::min(a, xs[xs.len() - 1 - n]);
         let mut acc0 = (((a * 0.5).atan() / (1.0 + xs[2] * xs[2]) + (1.5 + xs.iter().map(|q| q * (a * 0.5)).sum::<f64>().sin()).log(2.5 + (a * 0.5).sin().cos())) * 0.5).sin();
@@ -3133,7 +3133,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p90(a: f64, xs: &[f64]) -> f64 {
         let t1 = (((a) * 0.5).exp() + a + xs[0]).tanh();
         let mut acc = 0.0;
@@ -3166,7 +3166,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p91(a: f64, xs: &[f64]) -> f64 {
         let t1 = (a + xs[3]).tanh();
         let t2 = (t1 - a + xs[0]).tanh();
@@ -3190,7 +3190,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p92(n: usize, xs: &[f64], a: f64) -> f64 {
         let t2: f64 = xs[1..3].iter().map(|u0| { let u0 = *u0; xs[(n + 1) % 3].atan2(1.5 + a.sin().cos()) }).sum();
         let t3 = xs[n % xs.len()].mul_add(n as f64, xs[1]) - a.atan();
@@ -3258,7 +3258,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p95(a: f64, xs: &[f64]) -> f64 {
         let t1 = ((a).tanh() + xs[1]).tanh();
         let mut acc = 0.0;
@@ -3416,7 +3416,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p100(n: usize, a: f64) -> f64 {
         let t0 = if a < -0.2 { 0.5_f64.powi(2).tanh().exp2() } else { a - a.cos().exp_m1() };
         let mut acc1 = a.atan().powi(2);
@@ -3484,7 +3484,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p102(xs: &[f64], a: f64, b: f64, n: usize) -> f64 {
         let mut acc0 = 0.0;
         if n == 0 {
@@ -3533,7 +3533,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p104(a: f64, b: f64, c: f64) -> f64 {
         let mut acc0 = 0.5;
         for i in 0..3 {
@@ -3584,7 +3584,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p106(b: f64, c: f64, d: f64, a: f64) -> f64 {
         let d = d * (0.75 + d);
         let c = c * (1.25 * a);
@@ -3769,7 +3769,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p113(a: f64, xs: &[f64]) -> f64 {
         let t1 = ((a).tanh() - a + xs[2]).tanh();
         let mut acc = 0.0;
@@ -3858,7 +3858,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p115(n: usize, a: f64) -> f64 {
         let t0 = match n % 3 { 0 => a, 1 => (0.25_f64.cos().exp() - a.cos()) * 0.5, _ => a.asinh().mul_add(0.9 * n as f64, a - a) * 0.25 };
         let o1: Option<f64> = if a - t0 < -0.4 { Some((t0.hypot(t0) * 1.25 * 0.25).atan()) } else { None };
@@ -3937,7 +3937,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p117(n: usize, b: f64, a: f64, d: f64, c: f64) -> f64 {
         let mut acc0 = b.sin() * d;
         let t1 = d / (2.0 + (c / (1.5 + (n as f64).tanh())).cos());
@@ -4094,7 +4094,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p122(b: f64, xs: &[f64], a: f64) -> f64 {
         let a = a + (a + a);
         let mut acc0 = (b + xs[1]).atan2(1.5 + (a * 0.25).cos().cos());
@@ -4126,7 +4126,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p123(a: f64, xs: &[f64]) -> f64 {
         let t1 = (a + xs[2]).tanh();
         let t2 = (((a) * (a)).tanh() + xs[2]).tanh();
@@ -4154,7 +4154,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p124(n: usize, a: f64) -> f64 {
         let mut v0 = vec![0.0; 2];
         for i in 0..v0.len() {
@@ -4402,7 +4402,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p130(n: usize, a: f64) -> f64 {
         let mut acc0 = (0.1 - n as f64).powi(2) * 0.5;
         acc0 = (acc0 * a * 0.5).sin();
@@ -4430,7 +4430,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p132(xs: &[f64], a: f64) -> f64 {
         let a = a - a.sin();
         let a = (a * 0.5).sin() - (xs[2] - (a * 0.5).tanh());
@@ -4517,7 +4517,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p135(xs: &[f64], a: f64, b: f64) -> f64 {
         let t0: f64 = (1.0 + (xs[1].cos() - 0.5_f64.tanh().cosh()).powi(2)).cbrt();
         let mut acc1 = (1.0 + 0.1_f64.powi(2)).sqrt() / (1.0 + b.atan().powi(2));
@@ -4600,7 +4600,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p137(d: f64, b: f64, n: usize, c: f64, a: f64) -> f64 {
         let mut acc0 = 1.0;
         for i in 0..4 {
@@ -4812,7 +4812,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p144(a: f64) -> f64 {
         let mut a = a;
         a = (a + ((1.0 + a.powi(2)).cbrt() * 0.5).sin()).sin();
@@ -4911,7 +4911,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p147(a: f64, b: f64, xs: &[f64], n: usize) -> f64 {
         let mut acc0 = 0.2_f64;
         if n > 2 {
@@ -5160,7 +5160,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p154(b: f64, a: f64, c: f64, d: f64, xs: &[f64]) -> f64 {
         let mut a = a;
         a = (2.0 + (b / (1.5 + xs[1].tanh()) * 0.5).tanh().cos()).powi(-2);
@@ -5257,7 +5257,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p157(a: f64, c: f64, xs: &[f64], b: f64) -> f64 {
         let a = a * xs[2].hypot(0.6);
         let t2: f64 = xs[1..3].iter().map(|u0| { let u0 = *u0; (1.0 * c).mul_add((1.5 + xs[1].sin()).powf(xs[0].tanh()), (a * 0.25).sin().powi(2)) }).sum();
@@ -5268,7 +5268,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p158(a: f64, xs: &[f64]) -> f64 {
         let t1 = (((a) * (a)) * ((a).mul_add(0.5, a)) + xs[3]).tanh();
         let mut acc = 0.0;
@@ -5284,7 +5284,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p159(a: f64, xs: &[f64]) -> f64 {
         let t1 = ((1.0 + (a) * (a)).ln() + xs[1]).tanh();
         let t2 = (((((a) * 0.5).exp()) * 0.5).exp() + xs[0]).tanh();
@@ -5612,7 +5612,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p168(b: f64, a: f64) -> f64 {
         let t0 = (1.0 + a.abs().tanh().cosh().powi(2)).sqrt();
         let a = a - a;
@@ -5735,7 +5735,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p172(b: f64, n: usize, a: f64) -> f64 {
         let t0 = (a + b).atan2(1.5 + b.atan2(1.5 + a.cos()).cos());
         let mut acc1 = ((2.0 + t0 + 1.25 / (1.0 + b * b)) * 0.25).tanh();
@@ -5752,7 +5752,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p173(a: f64, xs: &[f64]) -> f64 {
         let t1 = (a + a + a + xs[1]).tanh();
         let mut acc = 0.0;
@@ -5785,7 +5785,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p174(n: usize, a: f64, b: f64) -> f64 {
         let mut acc0 = ((a - n as f64) / (1.5 + b.tanh()) * 0.25).atan();
         let t1 = a.cos().asinh();
@@ -5796,7 +5796,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p175(a: f64, xs: &[f64]) -> f64 {
         let t1 = (a + xs[0]).tanh();
         let t2 = (((t1).mul_add(0.5, a)).mul_add(0.5, t1) + xs[1]).tanh();
@@ -5818,7 +5818,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p176(n: usize, a: f64, xs: &[f64]) -> f64 {
         let t0 = (a - a - xs.iter().map(|q| q.cos()).product::<f64>().cos()).powi(2).ln_1p();
         let t1 = (xs[1] - (t0 * 0.5).tanh()) * a;
@@ -5835,7 +5835,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p177(xs: &[f64], b: f64, a: f64) -> f64 {
         let mut acc0 = f64::sin(a).to_radians();
         if b * acc0 > 0.0 {
@@ -5869,7 +5869,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p178(xs: &[f64], a: f64, b: f64) -> f64 {
         let mut acc0 = b.powi(3) * 0.75;
         if xs[3] < -0.1 {
@@ -6002,7 +6002,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p182(a: f64, xs: &[f64]) -> f64 {
         let t1 = (a + (a).sin() + xs[2]).tanh();
         let mut acc = 0.0;
@@ -6029,7 +6029,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p183(a: f64, xs: &[f64]) -> f64 {
         let t0 = match (((a + a) * 0.5).abs() * 2.0) as usize % 3 { 0 => (0.3 * xs[0]).sin().exp_m1(), 1 => 1.5_f64.hypot(a) / (1.0 + a.powi(2)) * 0.5, _ => a.mul_add(xs[2], a).powi(2).ln_1p() };
         let mut acc1 = (xs[0].mul_add(t0, (2.0 + a.cos()).powi(-2)) * 0.5).tanh();
@@ -6065,7 +6065,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p185(d: f64, c: f64, b: f64, a: f64) -> f64 {
         let mut acc0 = 0.5;
         for i in 0..2 {
@@ -6081,7 +6081,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p186(n: usize, xs: &[f64], b: f64, a: f64) -> f64 {
         let t0 = b;
         let mut acc1 = f64::max(t0, xs[n % xs.len()]) * (0.25 / (2.0 + xs.iter().map(|q| q.cos()).product::<f64>().cos()));
@@ -6196,7 +6196,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p190(n: usize, a: f64) -> f64 {
         let mut a = a;
         let mut v0 = vec![0.0; n];
@@ -6246,7 +6246,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p191(b: f64, a: f64, c: f64) -> f64 {
         let t0 = f64::min(a, 1.0);
         let t1 = c.powi(2);
@@ -6418,7 +6418,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p196(a: f64) -> f64 {
         let mut acc0 = (a * 0.2).powi(2);
         for i in (0..1).rev() {
