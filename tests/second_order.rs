@@ -225,3 +225,43 @@ fn iterator_chains_and_compound_assignment() {
         }
     }
 }
+
+/// A helper written with `f64` and marked too, a generic helper and a local closure: the
+/// copy calls the helper's copy, the generic helper itself, and the closure as written.
+#[differentiable(second_order)]
+fn softplus(x: f64) -> f64 {
+    (1.0 + x.exp()).ln()
+}
+
+#[differentiable(second_order)]
+fn with_helpers(x: &[f64], w: f64) -> f64 {
+    let sq = |v: f64| v * v;
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        s += softplus(w * x[i]) + sq(x[i]);
+    }
+    s + sum_sq(x) * w
+}
+
+#[test]
+fn helpers_of_a_second_order_function() {
+    let (x, w) = ([0.4, -0.9], 1.7);
+    let sigmoid = |z: f64| 1.0 / (1.0 + (-z).exp());
+    // f = Σ softplus(w x_i) + 2 Σ x_i² · … : ∂²/∂x_i² = w² σ'(w x_i) + 2 + 2w,
+    // ∂²/∂x_i∂w = σ(w x_i) + w x_i σ'(w x_i) + 2 x_i, ∂²/∂w² = Σ x_i² σ'(w x_i)
+    let ds = |z: f64| sigmoid(z) * (1.0 - sigmoid(z));
+    let (hx, hw) = hvp!(with_helpers)(&x[..], w, &[1.0, 0.0][..], 0.0);
+    let z0 = w * x[0];
+    assert!(
+        close(hx[0], w * w * ds(z0) + 2.0 + 2.0 * w, 1e-13),
+        "{hx:?}"
+    );
+    assert!(close(hx[1], 0.0, 1e-13), "{hx:?}");
+    assert!(
+        close(hw, sigmoid(z0) + z0 * ds(z0) + 2.0 * x[0], 1e-13),
+        "{hw}"
+    );
+    let hww = hessian!(with_helpers, params = ["w"])(&x[..], w);
+    let e: f64 = x.iter().map(|xi| xi * xi * ds(w * xi)).sum();
+    assert!(close(hww, e, 1e-13), "{hww} vs {e}");
+}

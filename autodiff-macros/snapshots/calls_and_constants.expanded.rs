@@ -930,3 +930,6 @@ impl energy {
         }
     }
 }
+#[doc(hidden)]
+#[allow(unused_imports)]
+use energy as __autodiff_so_energy;

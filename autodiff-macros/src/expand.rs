@@ -147,6 +147,17 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> TokenStream {
             )),
         });
     }
+    // a function generic over its float type answers a copy's calls by the copy's name
+    let floats = crate::signature::float_type_params(
+        &func.sig.generics,
+        match &func.sig.output {
+            syn::ReturnType::Type(_, t) => Some(&**t),
+            syn::ReturnType::Default => None,
+        },
+    );
+    if !args.second_order && !floats.is_empty() && func.sig.receiver().is_none() {
+        copy_tokens = crate::second_order::alias(&func);
+    }
     match try_expand(&args, func.clone(), &original_sig, None) {
         Ok(Expanded {
             func, companions, ..

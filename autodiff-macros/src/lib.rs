@@ -156,11 +156,12 @@ mod sources;
 /// over the float type: the attribute writes a hidden copy of the function with every `f64`
 /// of its types and casts written as a type parameter, its float literals and `f64`
 /// constants converted (`f64::EPSILON`, `std::f64::consts::PI`, a `const` or `static`
-/// named in capitals, arrays of them), and differentiates the copy. It is asked for because
-/// the copy is a second function to compile. What the copy cannot follow fails to compile
-/// there: a call of a function written for `f64` with a differentiable value (its callees
-/// must be generic, `fn g<T: Float>`, or have no differentiable argument), `x as f32` of
-/// a float.
+/// named in capitals, arrays of them), and differentiates the copy; its calls of other
+/// functions of the crate call their copies, so a helper is marked `second_order` too (or
+/// is generic, `fn g<T: Float>`, and is called as it is). It is asked for because the copy
+/// is a second function to compile. What the copy cannot follow fails to compile there: a
+/// call of a helper written for `f64` and not marked (rustc: ``cannot find function
+/// `__autodiff_so_helper` ``), `x as f32` of a float.
 ///
 /// ```
 /// use autodiff::prelude::*;

@@ -14,6 +14,7 @@
 
 use proc_macro2::{Delimiter, Group, Literal, Span, TokenStream, TokenTree};
 use quote::{format_ident, ToTokens};
+use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
 
 /// The name of a function's generic copy.
@@ -38,9 +39,8 @@ pub fn applies(func: &syn::ItemFn) -> bool {
 /// The generic copy of `func` (its signature as written, `#[no_grad]` markers kept).
 pub fn generic_copy(func: &syn::ItemFn) -> syn::ItemFn {
     let mut copy = func.clone();
-    let name = func.sig.ident.clone();
     copy.attrs = vec![syn::parse_quote!(#[doc(hidden)])];
-    copy.sig.ident = copy_ident(&name);
+    copy.sig.ident = copy_ident(&func.sig.ident);
     copy.sig
         .generics
         .params
@@ -68,15 +68,76 @@ pub fn generic_copy(func: &syn::ItemFn) -> syn::ItemFn {
         .make_where_clause()
         .predicates
         .extend(predicates);
-    let mut retype = Retype { name };
+    let mut locals = Locals::default();
+    locals.visit_signature(&func.sig);
+    locals.visit_block(&func.block);
+    let mut retype = Retype {
+        locals: locals.names,
+    };
     retype.visit_signature_mut(&mut copy.sig);
     retype.visit_block_mut(&mut copy.block);
     copy
 }
 
 struct Retype {
-    /// The function's own name: its recursive calls call the copy.
-    name: syn::Ident,
+    /// Every name the function binds (parameters, `let`s, closures' and loops' patterns):
+    /// a call of one (a local closure) is not a call of another function.
+    locals: std::collections::HashSet<String>,
+}
+
+/// The names a function binds, wherever they are in scope.
+#[derive(Default)]
+struct Locals {
+    names: std::collections::HashSet<String>,
+}
+
+impl<'ast> syn::visit::Visit<'ast> for Locals {
+    fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+        self.names.insert(p.ident.to_string());
+        syn::visit::visit_pat_ident(self, p);
+    }
+}
+
+/// The name of a function's copy, or of the function itself when it is generic over its
+/// float type (`#[differentiable]` then names it so, see [`alias`]).
+fn callee_copy(path: &mut syn::Path, locals: &std::collections::HashSet<String>) {
+    let segs = &path.segments;
+    let Some(last) = segs.last() else { return };
+    let module_path = segs.iter().rev().skip(1).all(|s| {
+        let name = s.ident.to_string();
+        name == "crate"
+            || name == "self"
+            || name == "super"
+            || name
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+    });
+    let first = segs[0].ident.to_string();
+    let foreign = path.leading_colon.is_some()
+        || matches!(first.as_str(), "std" | "core" | "alloc" | "autodiff");
+    let name = last.ident.to_string();
+    let function_name = name
+        .chars()
+        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    let kept = matches!(name.as_str(), "stop_gradient" | "drop")
+        || (segs.len() == 1 && locals.contains(&name));
+    if module_path && !foreign && function_name && !kept && last.arguments.is_empty() {
+        if let Some(last) = path.segments.last_mut() {
+            last.ident = copy_ident(&last.ident);
+        }
+    }
+}
+
+/// `use f as __autodiff_so_f;` for a free function generic over its float type: a copy's
+/// calls of `f` reach it by the copy's name.
+pub fn alias(func: &syn::ItemFn) -> proc_macro2::TokenStream {
+    let (vis, ident) = (&func.vis, &func.sig.ident);
+    let copy = copy_ident(ident);
+    quote::quote! {
+        #[doc(hidden)]
+        #[allow(unused_imports)]
+        #vis use #ident as #copy;
+    }
 }
 
 fn float_type() -> syn::Ident {
@@ -173,11 +234,13 @@ impl VisitMut for Retype {
             syn::Expr::Call(c) => {
                 if let syn::Expr::Path(p) = &mut *c.func {
                     let segs = &mut p.path.segments;
-                    if segs.len() == 1 && segs[0].ident == self.name {
-                        segs[0].ident = copy_ident(&self.name);
-                    } else if segs.len() == 2 && segs[0].ident == "f64" {
+                    if segs.len() == 2 && segs[0].ident == "f64" {
                         // `f64::sqrt(x)`: the float type's own function
                         segs[0].ident = float_type();
+                    } else if p.qself.is_none() {
+                        // a function of the crate: its copy (its own, a callee's, or the
+                        // callee itself when generic)
+                        callee_copy(&mut p.path, &self.locals);
                     }
                     syn::visit_mut::visit_path_mut(self, &mut p.path);
                 } else {
