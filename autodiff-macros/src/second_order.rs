@@ -261,8 +261,24 @@ impl VisitMut for Retype {
                 self.visit_expr_mut(&mut b.left);
                 self.visit_expr_mut(&mut b.right);
                 let op = compound(&b.op).unwrap_or(syn::BinOp::Add(Default::default()));
-                let (left, right) = (&b.left, &b.right);
-                *e = syn::parse_quote!(#left = #left #op (#right));
+                // (built, not parsed: the expression is the user's, whatever it is)
+                let right = syn::Expr::Paren(syn::ExprParen {
+                    attrs: Vec::new(),
+                    paren_token: Default::default(),
+                    expr: b.right.clone(),
+                });
+                let sum = syn::Expr::Binary(syn::ExprBinary {
+                    attrs: Vec::new(),
+                    left: b.left.clone(),
+                    op,
+                    right: Box::new(right),
+                });
+                *e = syn::Expr::Assign(syn::ExprAssign {
+                    attrs: b.attrs.clone(),
+                    left: b.left.clone(),
+                    eq_token: Default::default(),
+                    right: Box::new(sum),
+                });
                 return;
             }
             syn::Expr::Cast(c) => {
@@ -277,14 +293,14 @@ impl VisitMut for Retype {
                     // float, or of an integer, to the float type)
                     Some(t) if t == "f64" => {
                         let f = float_type();
-                        *e = syn::parse_quote!(#f::from(#inner).unwrap());
+                        *e = syn::parse_quote!(#f::from((#inner)).unwrap());
                     }
                     // `e as usize`: `e` may be a float, which `as` cannot convert now
                     Some(t) if is_integer_name(&t) => {
                         // (piecewise constant: its derivative is zero, as the cast's)
                         *e = syn::parse_quote!(
                             ::autodiff::__private::dual::cast_int::<#t, _>(
-                                ::autodiff::stop_gradient(#inner)
+                                ::autodiff::stop_gradient((#inner))
                             )
                         );
                     }

@@ -225,6 +225,11 @@ const ATTRIBUTE_ARGS: &[&str] = &[
     "= f",
     "self self",
     "crate",
+    "recursive",
+    "second_order",
+    "second_order, recursive",
+    "second_order = 1",
+    "second_order, vjp = f",
 ];
 
 pub fn ident(rng: &mut Rng) -> syn::Ident {
