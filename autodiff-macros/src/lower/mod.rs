@@ -394,6 +394,14 @@ fn is_literal(e: &syn::Expr) -> bool {
         syn::Expr::Lit(_) => true,
         syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => is_literal(&u.expr),
         syn::Expr::Paren(p) => is_literal(&p.expr),
+        // a float constant converted to a type parameter (`<T as Real>::from_f64_rounded(2.0)`,
+        // how the copy `second_order` writes a literal): a scalar constant as the literal is
+        syn::Expr::Call(c) => {
+            c.args.len() == 1
+                && matches!(&*c.func, syn::Expr::Path(p)
+                    if p.qself.is_some()
+                        && p.path.segments.last().is_some_and(|s| s.ident == "from_f64_rounded"))
+        }
         _ => false,
     }
 }
