@@ -349,5 +349,6 @@ pub(crate) fn gen_array_function(rng: &mut Rng, index: usize) -> Func {
         helpers: Vec::new(),
         selected: Vec::new(),
         features: Default::default(),
+        calls_second_order: false,
     }
 }

@@ -9,8 +9,8 @@
 //! (bit for bit) and its tangent with ⟨∇f, v⟩ from the gradient and with the central
 //! difference along `v`. A function forward mode refuses (`__FORWARD`: a construct it does
 //! not take yet) skips the `jvp!` check with a `NOTE` line the soak counts by reason.
-//! A function of `f64` scalars and slices that calls no other (about one in three) is
-//! marked `#[differentiable(second_order)]` and its checker also compares `hvp!` along a
+//! A function of `f64` scalars and slices that calls no other, or only functions marked
+//! so (about one in three), is marked `#[differentiable(second_order)]` and its checker also compares `hvp!` along a
 //! random vector with the central difference of the reverse gradient along it.
 //!
 //! The functions mix the constructs the README lists as supported: arithmetic, float
@@ -82,6 +82,10 @@ pub fn generate_functions(seed: u64, count: usize) -> Vec<Func> {
         };
         // drawn from the function's own seed: the stream above is left as it was
         slices::select_params(&mut f);
+        f.calls_second_order = {
+            let callees = f.callees();
+            !callees.is_empty() && callees.iter().all(|&j| funcs[j].second_order())
+        };
         if f.second_order() {
             f.features
                 .insert("#[differentiable(second_order)]: hvp! checked");

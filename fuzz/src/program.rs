@@ -101,6 +101,9 @@ pub struct Func {
     pub selected: Vec<usize>,
     /// The constructs it exercises, for the generator's statistics.
     pub features: BTreeSet<&'static str>,
+    /// Every function it calls is marked `second_order` (see [`Func::second_order`]), so
+    /// it may be too.
+    pub calls_second_order: bool,
 }
 
 impl Func {
@@ -261,8 +264,9 @@ impl Func {
 
     /// Whether it is marked `#[differentiable(second_order)]` and its checker checks
     /// `hvp!`: a function of `f64` scalars and slices (and counts) that calls no other
-    /// function (its callees would have to be generic over the float type) and whose
-    /// checker selects no parameters, with at most 8 differentiable parameters.
+    /// function or only functions marked so too (its copy calls theirs), without helpers of
+    /// its own, and whose checker selects no parameters, with at most 8 differentiable
+    /// parameters.
     pub fn second_order(&self) -> bool {
         let differentiable = self
             .params
@@ -276,7 +280,7 @@ impl Func {
                 .params
                 .iter()
                 .all(|p| matches!(p, Param::Scalar(_) | Param::Slice(..) | Param::Count(..)))
-            && self.callees().is_empty()
+            && (self.calls_second_order || self.callees().is_empty())
     }
 
     /// Its helpers, each followed by a blank line.

@@ -244,5 +244,6 @@ pub(crate) fn gen_reduction_function(rng: &mut Rng, index: usize) -> Func {
         helpers: Vec::new(),
         selected: Vec::new(),
         features: Default::default(),
+        calls_second_order: false,
     }
 }

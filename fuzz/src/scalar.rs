@@ -373,5 +373,6 @@ pub(crate) fn gen_function(rng: &mut Rng, index: usize, previous: &[Func]) -> Fu
         helpers: Vec::new(),
         selected: Vec::new(),
         features,
+        calls_second_order: false,
     }
 }

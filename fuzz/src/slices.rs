@@ -879,6 +879,7 @@ pub(crate) fn gen_slice_function(rng: &mut Rng, index: usize) -> Func {
         helpers: g.sources,
         selected: Vec::new(),
         features: g.features,
+        calls_second_order: false,
     }
 }
 
@@ -976,6 +977,7 @@ mod tests {
             helpers: Vec::new(),
             selected: vec![3, 0],
             features: BTreeSet::new(),
+            calls_second_order: false,
         };
         assert_eq!(f.selected_inputs(), vec![4, 5, 0]);
         assert!(f

@@ -168,7 +168,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p5(b: f64, a: f64) -> f64 {
         let mut acc0 = b / (1.0 + 2.0_f64.tanh().sinh().powi(2));
         for i in 0..4 {
@@ -270,7 +270,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p10(b: f64, a: f64, n: usize) -> f64 {
         let mut acc0 = 0.0;
         for i in 0..3 {
@@ -328,7 +328,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p11(b: f64, a: f64, c: f64, d: f64) -> f64 {
         let mut acc0 = 0.0;
         acc0 -= ((b + a) * (d - a) * 0.1).sin();
@@ -357,7 +357,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p12(a: f64, b: f64) -> f64 {
         let t0 = (a.mul_add(a, (p4(a, 3, (a + a) * 0.5) * 0.5).sin()) * 0.5).powi(2).atan();
         let t1 = if a.tanh().exp() > 0.3 { b } else { t0 - a };
@@ -668,7 +668,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p20(a: f64) -> f64 {
         let mut acc0 = a.sin() * a;
         for i in 1..=3 {
@@ -808,7 +808,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p24(c: f64, a: f64, b: f64) -> f64 {
         let t0 = b * a;
         let t1 = 0.6_f64.cos().powi(2);
@@ -1249,7 +1249,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p36(a: f64) -> f64 {
         let mut acc0 = ((a - a).mul_add(0.75_f64.cos(), 0.5_f64.mul_add(a, a)) * 0.25).sin();
         for i in 0..4 {
@@ -1316,7 +1316,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p38(a: f64, xs: &[f64]) -> f64 {
         let mut acc0 = 0.1 + xs[0];
         for i in 1..=3 {
@@ -1345,7 +1345,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p39(a: f64) -> f64 {
         let t1 = { let u0 = ((1.0 + (a / (1.0 + a.powi(2))).powi(2)).sqrt() * 0.5).atan(); (1.0 + (a * u0).powi(2)).ln() };
         let flag2 = 0.6 * t1 > 0.5;
@@ -1367,7 +1367,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p40(b: f64, a: f64) -> f64 {
         let mut acc0 = 0.0;
         if a * a > 0.5 {
@@ -1722,7 +1722,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p49(a: f64, b: f64) -> f64 {
         let t0 = match (a.atan().abs() * 2.0) as usize % 3 { 0 => a.tanh().exp().tanh(), 1 => (a.mul_add(a, b) * 0.5).sin().powi(2), _ => (a / (1.0 + a.powi(2))).tanh() };
         let mut acc1 = 0.0;
@@ -2139,7 +2139,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p60(b: f64, xs: &[f64], a: f64) -> f64 {
         let mut acc0 = (1.0 + b.powi(2)).ln().atan();
         for i in (0..3).rev() {
@@ -2509,7 +2509,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p70(c: f64, b: f64, a: f64) -> f64 {
         let c0 = |u1: f64| c.cos().exp2() + c.atan();
         let t2: f64 = c0(b.powi(2).ln_1p() * 0.5) - 0.5 * c0(a * c);
@@ -2933,7 +2933,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p84(b: f64, a: f64) -> f64 {
         let t0 = (p58(b.atan(), 1, -b) * 0.5).atan().cos() * 1.25;
         let mut acc1 = b * t0 * (1.5 + a.sin()).powf(b.tanh()) * 0.25;
@@ -3369,7 +3369,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p99(c: f64, a: f64, b: f64, d: f64, xs: &[f64]) -> f64 {
         let mut b = b;
         let t2: f64 = xs[1..4].iter().map(|u0| { let u0 = *u0; u0 }).sum();
@@ -3510,7 +3510,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p103(b: f64, a: f64, xs: &[f64]) -> f64 {
         let t0 = b * 1.5;
         let t1 = if xs.iter().sum::<f64>().cos() > 0.0 { f64::max(0.9 * xs[0], b.mul_add(b, 2.0)) } else { a };
@@ -4060,7 +4060,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p120(a: f64, b: f64, n: usize) -> f64 {
         let t0 = (0.5 * (b - 0.1).tanh()).asin().hypot(p106((a * b * 0.5).atan(), 2.0 * a * 0.5, (p117(2, a.tanh().cosh(), ((1.5 + b.sin()).powf(b.tanh()) * 0.5).sin(), ((a - a) * 0.5).tanh(), a) * 0.25 / (1.5 + b.tanh()) * 0.25).sin(), ((b + a) * 0.5).tanh()) * 0.5 * n as f64);
         let mut acc1 = (0.1 + b + a) * 0.5;
@@ -4687,7 +4687,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p139(b: f64, a: f64) -> f64 {
         let mut acc0 = a * a;
         if 0.9_f64.sin() < 0.0 {
@@ -4764,7 +4764,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p142(a: f64) -> f64 {
         let t1 = { let u0 = -(1.5 + 0.3_f64.cos()).sqrt(); a - a - a / (1.0 + u0 * u0) };
         let mut acc2 = 0.0;
@@ -4826,7 +4826,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p145(a: f64, b: f64) -> f64 {
         let mut acc0 = 0.0;
         for i in 0..4 {
@@ -5086,7 +5086,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p152(c: f64, b: f64, n: usize, a: f64) -> f64 {
         let mut v0 = vec![0.0; 4];
         for i in 0..v0.len() {
@@ -5124,7 +5124,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p153(b: f64, n: usize, a: f64) -> f64 {
         let t0 = if n % 2 == 0 { 0.25 * b } else { (1.5 + 2.0_f64.powi(3).cos()).sqrt() };
         let mut acc1 = (n as f64 + b).atan();
@@ -5184,7 +5184,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p155(a: f64, n: usize, b: f64, xs: &[f64]) -> f64 {
         let mut acc0 = 0.5;
         if n > 0 {
@@ -5397,7 +5397,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p161(a: f64, c: f64, b: f64, d: f64) -> f64 {
         let d = d - b * c;
         let mut acc0 = (d * 0.25).tanh().max(c * 1.25);
@@ -5565,7 +5565,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p166(b: f64, a: f64, c: f64) -> f64 {
         let flag0 = a > 0.3;
         let mut acc1 = 2.0_f64;
@@ -5633,7 +5633,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p169(a: f64) -> f64 {
         let c0 = |u1: f64| u1.sin() + (1.0 + 0.1_f64.powi(2)).ln();
         let t2: f64 = c0((1.0 + (1.0 + a.powi(2)).sqrt().powi(2)).ln()) - 0.5 * c0(a.cos());
@@ -5677,7 +5677,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p170(xs: &[f64], n: usize, c: f64, b: f64, a: f64) -> f64 {
         let mut acc0 = ((a * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()).min(f64::cos(xs[n])) * 0.1).tanh();
         let mut w1 = 0;
@@ -5707,7 +5707,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p171(n: usize, d: f64, b: f64, a: f64, c: f64) -> f64 {
         let t0: f64 = 0.6;
         let mut acc1 = t0;
@@ -6045,7 +6045,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p184(a: f64) -> f64 {
         let a = a - p169(a.sin()) * 0.2;
         let mut acc0 = 0.5;
@@ -6111,7 +6111,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p187(xs: &[f64], a: f64, b: f64) -> f64 {
         let mut acc0 = (1.5 + a.cos()).sqrt();
         for i in 0..3 {
@@ -6170,7 +6170,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p189(c: f64, b: f64, a: f64) -> f64 {
         let mut acc0 = 1.5_f64;
         if c - acc0 > -0.1 {
@@ -6382,7 +6382,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p195(b: f64, a: f64, c: f64, xs: &[f64]) -> f64 {
         let a = a - b.sin();
         let mut v0 = vec![0.0; 2];
@@ -6568,7 +6568,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p199(a: f64, xs: &[f64], n: usize) -> f64 {
         let mut acc0 = ((a - xs[n]) * (a / (2.0 + (n as f64).cos())) * 0.25).tanh();
         if acc0 - a < -0.2 {
