@@ -6,11 +6,12 @@
 //! the attribute, when asked, writes a copy of it generic over `__F` — every `f64` of its
 //! types (and casts) written `__F`, each float literal and `f64` constant (`f64::EPSILON`,
 //! `std::f64::consts::PI`, a `const`/`static` named in capitals) converted to `__F` — and
-//! differentiates the copy as it does generic code. The function's `hvp!` and `hessian!`
-//! run the copy's gradient on `Dual<f64>`. It is asked for, not automatic: the copy is a
-//! second function to type-check, and code that moves values between `f64` and other
-//! types in ways the copy cannot follow (a call of a function written for `f64` with a
-//! differentiable value, `x as usize` of a float) fails in the copy only.
+//! differentiates the copy as it does generic code; its calls of the crate's functions call
+//! their copies (a generic function answers to its copy's name through a `use` alias, see
+//! [`alias`]). The function's `hvp!` and `hessian!` run the copy's gradient on
+//! `Dual<f64>`. It is asked for, not automatic: the copy is a second function to
+//! type-check, and what the copy cannot follow (a call of a helper written with `f64` and
+//! not marked, `x as f32` of a float) fails in the copy only.
 
 use proc_macro2::{Delimiter, Group, Literal, Span, TokenStream, TokenTree};
 use quote::{format_ident, ToTokens};
