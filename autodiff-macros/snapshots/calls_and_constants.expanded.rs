@@ -567,8 +567,8 @@ impl energy {
         ::autodiff::__private::dual::Dual<T>: Float + ::autodiff::__private::Real,
     {
         let (__o0, __o1, __o2) = __o;
-        let __d0 = ::autodiff::__private::dual::HvpArg::duals_opt(&__v0, __o0.as_ref());
-        let __d1 = ::autodiff::__private::dual::HvpArg::duals_opt(&__v1, __o1.as_ref());
+        let __d0 = ::autodiff::__private::dual::HvpArg::duals(&__v0, __o0.as_ref());
+        let __d1 = ::autodiff::__private::dual::HvpArg::duals(&__v1, __o1.as_ref());
         let (_, __pullback) = Self::__vjp::<
             ::autodiff::__private::dual::Dual<T>,
         >(__d0, __d1, __v2);
@@ -585,28 +585,6 @@ impl energy {
     }
     #[doc(hidden)]
     #[inline]
-    #[track_caller]
-    fn __hvp<T: Float>(__v0: T, __v1: T, __v2: i32, __h0: T, __h1: T) -> (T, T)
-    where
-        T: ::autodiff::__private::Real,
-        ::autodiff::__private::dual::Dual<T>: Float + ::autodiff::__private::Real,
-    {
-        let __r = Self::__hvp_opts::<
-            T,
-        >(
-            __v0,
-            __v1,
-            __v2,
-            (
-                ::core::option::Option::Some(__h0),
-                ::core::option::Option::Some(__h1),
-                ::core::option::Option::None,
-            ),
-        );
-        (::core::option::Option::unwrap(__r.0), ::core::option::Option::unwrap(__r.1))
-    }
-    #[doc(hidden)]
-    #[inline]
     fn __hvp_function<T: Float>() -> impl ::core::ops::Fn(
         T,
         T,
@@ -618,9 +596,24 @@ impl energy {
         T: ::autodiff::__private::Real,
         ::autodiff::__private::dual::Dual<T>: Float + ::autodiff::__private::Real,
     {
-        move |__v0, __v1, __v2, __h0, __h1| Self::__hvp::<
-            T,
-        >(__v0, __v1, __v2, __h0, __h1)
+        move |__v0, __v1, __v2, __h0, __h1| {
+            let __r = Self::__hvp_opts::<
+                T,
+            >(
+                __v0,
+                __v1,
+                __v2,
+                (
+                    ::core::option::Option::Some(__h0),
+                    ::core::option::Option::Some(__h1),
+                    ::core::option::Option::None,
+                ),
+            );
+            (
+                ::core::option::Option::unwrap(__r.0),
+                ::core::option::Option::unwrap(__r.1),
+            )
+        }
     }
     #[doc(hidden)]
     #[inline]

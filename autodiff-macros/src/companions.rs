@@ -50,6 +50,16 @@ pub fn lint_allows() -> TokenStream {
     }
 }
 
+/// [`lint_allows`] for a method's companions (siblings in its `impl`, which the companion
+/// struct's own attribute does not cover), nothing for a free function's.
+pub fn lint_allows_if(method: bool) -> TokenStream {
+    if method {
+        lint_allows()
+    } else {
+        TokenStream::new()
+    }
+}
+
 /// The name of a generated companion item. A free function `f` gets a struct `f` (in the
 /// type namespace, beside the function in the value namespace, so `use m::f;` imports
 /// both) whose associated items are `__<what>`; a method `m` gets sibling associated items
@@ -333,11 +343,7 @@ pub fn companions(
     // A free function's companions are associated items of its struct: the allow-list on
     // the struct and its `impl` covers them. A method's are siblings in the user's `impl`.
     let all_lints = lint_allows();
-    let allow = if sig.is_method {
-        all_lints.clone()
-    } else {
-        quote!()
-    };
+    let allow = lint_allows_if(sig.is_method);
     let ident = &sig.ident;
     let name = ident.to_string();
     let m = sig.is_method;

@@ -18,10 +18,9 @@ pub(crate) struct Args {
     pub custom_jvp: Option<syn::ExprPath>,
     pub wrt_self: bool,
     pub recursive: bool,
-    /// `second_order`: a copy generic over the float type serves `hvp!` and `hessian!`.
-    pub second_order: bool,
-    /// Where `second_order` is written (for its errors).
-    pub second_order_span: Option<Span>,
+    /// `second_order` (where it is written): a copy generic over the float type serves
+    /// `hvp!` and `hessian!`.
+    pub second_order: Option<Span>,
     /// The copy, once written (see [`crate::second_order`]).
     pub copy: Option<crate::second_order::Copy>,
 }
@@ -38,30 +37,24 @@ pub(crate) fn parse_args(args: TokenStream) -> syn::Result<Args> {
                 out.wrt_self = true;
             } else {
                 let key: syn::Ident = input.parse()?;
-                if key == "recursive" || key == "second_order" {
-                    if key == "recursive" {
-                        out.recursive = true;
-                    } else {
-                        out.second_order = true;
-                        out.second_order_span = Some(key.span());
+                match key.to_string().as_str() {
+                    "recursive" => out.recursive = true,
+                    "second_order" => out.second_order = Some(key.span()),
+                    "vjp" | "jvp" => {
+                        input.parse::<syn::Token![=]>()?;
+                        let rule = Some(input.parse()?);
+                        if key == "vjp" {
+                            out.custom_vjp = rule;
+                        } else {
+                            out.custom_jvp = rule;
+                        }
                     }
-                    if !input.is_empty() {
-                        input.parse::<syn::Token![,]>()?;
+                    _ => {
+                        return Err(syn::Error::new(
+                            key.span(),
+                            crate::diag::unknown_attribute_argument(&key),
+                        ))
                     }
-                    continue;
-                }
-                if key != "vjp" && key != "jvp" {
-                    return Err(syn::Error::new(
-                        key.span(),
-                        crate::diag::unknown_attribute_argument(&key),
-                    ));
-                }
-                input.parse::<syn::Token![=]>()?;
-                let rule = Some(input.parse()?);
-                if key == "vjp" {
-                    out.custom_vjp = rule;
-                } else {
-                    out.custom_jvp = rule;
                 }
             }
             if !input.is_empty() {
@@ -104,60 +97,18 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> TokenStream {
             return fallback(&func, &errors);
         }
     };
-    let mut copy_tokens = TokenStream::new();
-    if args.second_order {
-        let mut as_written = func.clone();
-        as_written.sig = original_sig.clone();
-        if !crate::second_order::applies(&as_written) {
-            let mut errors = Errors::default();
-            errors.push(
-                args.second_order_span.unwrap_or_else(Span::call_site),
-                "`second_order` is for a free function written with `f64` and returning \
-                 `f64`; a function generic over its float type (`fn f<T: Float>`) has `hvp!` \
-                 and `hessian!` without it",
-            );
-            return fallback(&func, &errors);
-        }
-        let copy = crate::second_order::generic_copy(&as_written);
-        let copy_sig = copy.sig.clone();
-        let mut copy_func = copy;
-        strip_markers(&mut copy_func.sig);
-        let copy_args = Args {
-            recursive: args.recursive,
-            ..Args::default()
-        };
-        let ident = copy_func.sig.ident.clone();
-        args.copy = Some(match try_expand(&copy_args, copy_func, &copy_sig, None) {
-            Ok(Expanded {
-                func,
-                companions,
-                fused,
-            }) => {
-                copy_tokens = quote! {
-                    #[allow(dead_code, non_snake_case, unused, clippy::all, clippy::pedantic)]
-                    #func
-                    #companions
-                };
-                crate::second_order::Copy::Ready { ident, fused }
+    // `second_order`: the generic copy; a function generic over its float type: the name
+    // copies call it by
+    let copy_tokens = match args.second_order {
+        Some(at) => match crate::second_order::expand_copy(&args, &func, &original_sig, at) {
+            Ok((copy, tokens)) => {
+                args.copy = Some(copy);
+                tokens
             }
-            Err(errors) => crate::second_order::Copy::Failed(format!(
-                "`{}` written generic over its float type cannot be differentiated: {}",
-                func.sig.ident,
-                errors.first_message().unwrap_or_default()
-            )),
-        });
-    }
-    // a function generic over its float type answers a copy's calls by the copy's name
-    let floats = crate::signature::float_type_params(
-        &func.sig.generics,
-        match &func.sig.output {
-            syn::ReturnType::Type(_, t) => Some(&**t),
-            syn::ReturnType::Default => None,
+            Err(errors) => return fallback(&func, &errors),
         },
-    );
-    if !args.second_order && !floats.is_empty() && func.sig.receiver().is_none() {
-        copy_tokens = crate::second_order::alias(&func);
-    }
+        None => crate::second_order::alias(&func).unwrap_or_default(),
+    };
     match try_expand(&args, func.clone(), &original_sig, None) {
         Ok(Expanded {
             func, companions, ..

@@ -19,7 +19,7 @@
 //! Every one is `#[inline]` or generic, so a function `jvp!` never reaches costs its type
 //! check only, never code generation.
 
-use crate::companions::{companion, companion_path, lint_allows, rt};
+use crate::companions::{companion, companion_path, lint_allows_if, rt};
 use crate::emit::TangentSweep;
 use crate::helpers::HelperInput;
 use crate::ir::VarId;
@@ -116,11 +116,7 @@ pub fn companions(
     sweep: Option<TangentSweep>,
 ) -> TokenStream {
     let rt = rt();
-    let allow = if sig.is_method {
-        lint_allows()
-    } else {
-        quote!()
-    };
+    let allow = lint_allows_if(sig.is_method);
     let m = sig.is_method;
     let ident = &sig.ident;
     let name = ident.to_string();

@@ -9,13 +9,15 @@
 //!
 //! * `__HVP` and `__HESSIAN`: `None`, or why `hvp!` (`hessian!`) cannot serve the function;
 //!   the helper turns a reason into a compile error where it is used.
-//! * `__hvp(params…, vectors…)`: the product, one vector per differentiable parameter.
-//! * `__hvp_function()` and `__hessian_function()`: the closures the helpers return.
+//! * `__hvp_opts(params…, vectors)`: the products of every differentiable parameter, for
+//!   the vectors given in their slots (a tuple of `Option`s; zero for the others).
+//! * `__hvp_function()` and `__hessian_function()`: the closures the helpers return;
+//!   `__hvp_selK(selection)` and `__hessian_sel1(selection)` those of `params = [...]`.
 //!
 //! All are generic (the float type), so a function the helpers never reach costs their
 //! type check only.
 
-use crate::companions::{companion, companion_path, lint_allows, rt};
+use crate::companions::{companion, companion_path, lint_allows_if, rt};
 use crate::forward::MAX_SELECTED;
 use crate::helpers::HelperInput;
 use crate::ir::VarId;
@@ -194,11 +196,7 @@ fn refused_closure(
     selection: bool,
     extra: &[TokenStream],
 ) -> TokenStream {
-    let allow = if sig.is_method {
-        lint_allows()
-    } else {
-        quote!()
-    };
+    let allow = lint_allows_if(sig.is_method);
     let mut g = sig.generics_named.clone();
     let mut added: Vec<syn::GenericParam> = vec![syn::parse_quote!(__R)];
     if selection {
@@ -226,11 +224,7 @@ fn refused_closure(
 /// `__HESSIAN` (`reason`, an `Option`) and `__hessian_function` of a function `hessian!`
 /// cannot serve.
 fn refused_hessian(sig: &Signature, vis: &syn::Visibility, reason: TokenStream) -> TokenStream {
-    let allow = if sig.is_method {
-        lint_allows()
-    } else {
-        quote!()
-    };
+    let allow = lint_allows_if(sig.is_method);
     let hessian_c = companion(&sig.ident, "HESSIAN", sig.is_method);
     let hessian_function = companion(&sig.ident, "hessian_function", sig.is_method);
     let closure = refused_closure(sig, vis, &hessian_function, false, &[]);
@@ -322,11 +316,10 @@ pub fn companions(
 ) -> TokenStream {
     let rt = rt();
     let m = sig.is_method;
-    let allow = if m { lint_allows() } else { quote!() };
+    let allow = lint_allows_if(m);
     let ident = &sig.ident;
     let hvp_c = companion(ident, "HVP", m);
     let hessian_c = companion(ident, "HESSIAN", m);
-    let hvp_fn = companion(ident, "hvp", m);
     let hvp_function = companion(ident, "hvp_function", m);
     let hessian_function = companion(ident, "hessian_function", m);
     let vjp = companion(ident, "vjp", m);
@@ -393,12 +386,12 @@ pub fn companions(
     let make_duals = (0..n).filter_map(|i| {
         let (v, o, d) = (&vars[i], &ovars[i], &duals[i]);
         if kinds[i].is_some() {
-            Some(quote!(let #d = #rt::dual::HvpArg::duals_opt(&#v, #o.as_ref());))
+            Some(quote!(let #d = #rt::dual::HvpArg::duals(&#v, #o.as_ref());))
         } else {
             // a constant made of `f64`, which the generic copy takes as dual numbers
-            constants[i].map(|_| {
-                quote!(let #d = #rt::dual::HvpArg::duals_opt(&#v, ::core::option::Option::None);)
-            })
+            constants[i].map(
+                |_| quote!(let #d = #rt::dual::HvpArg::duals(&#v, ::core::option::Option::None);),
+            )
         }
     });
     let args = (0..n).map(|i| match kinds[i].or(constants[i]) {
@@ -516,23 +509,15 @@ pub fn companions(
 
         #[doc(hidden)]
         #[inline]
-        #[track_caller]
-        #allow
-        #vis fn #hvp_fn #gen_named (#(#vars: #tys_named,)* #(#dh: #dtys_named),*) -> #out_ty
-            #where_hvp
-        {
-            let __r = Self::#hvp_opts #turbofish(#(#vars,)* (#(#all_slots,)*));
-            #result
-        }
-
-        #[doc(hidden)]
-        #[inline]
         #allow
         #vis fn #hvp_function #gen_named ()
             -> impl ::core::ops::Fn(#(#tys,)* #(#dtys),*) -> #out_ty + #captures
             #where_hvp
         {
-            move |#(#vars,)* #(#dh),*| Self::#hvp_fn #turbofish(#(#vars,)* #(#dh),*)
+            move |#(#vars,)* #(#dh),*| {
+                let __r = Self::#hvp_opts #turbofish(#(#vars,)* (#(#all_slots,)*));
+                #result
+            }
         }
     };
 
@@ -602,8 +587,15 @@ pub fn companions(
         }
     };
     if let [k] = diff.as_slice() {
+        // (the block of the one differentiable parameter: `__hessian_sel1` selecting it)
         let hess_ty = hess_of(kinds[*k].unwrap());
-        let hessian = hessian_of(*k);
+        let hessian_sel1 = companion(ident, "hessian_sel1", m);
+        let others = sig.generics.params.iter().filter_map(|p| match p {
+            syn::GenericParam::Type(t) => Some(t.ident.to_token_stream()),
+            syn::GenericParam::Const(c) => Some(c.ident.to_token_stream()),
+            syn::GenericParam::Lifetime(_) => None,
+        });
+        let turbofish_sel = quote!(::<_, #(#others),*>);
         items.extend(quote! {
             #[doc(hidden)]
             #allow
@@ -617,7 +609,7 @@ pub fn companions(
                 -> impl ::core::ops::Fn(#(#tys),*) -> #hess_ty + #captures
                 #where_hvp
             {
-                move |#(#vars),*| #hessian
+                Self::#hessian_sel1 #turbofish_sel(#rt::select::Sel1::<#k>)
             }
         });
     } else {

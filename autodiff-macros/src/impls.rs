@@ -80,9 +80,9 @@ pub fn impl_block(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
         strip_markers(&mut method.sig);
         let explicit = inner.is_some();
         let args = inner.as_ref().unwrap_or(&outer);
-        if args.second_order {
+        if let Some(at) = args.second_order {
             errors.push(
-                method.sig.ident.span(),
+                at,
                 "`second_order` is for free functions written with `f64`; a method has no \
                  `hvp!` or `hessian!` yet",
             );

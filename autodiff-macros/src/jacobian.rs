@@ -24,7 +24,7 @@
 //!   the only error). Its bounds are on the selection, so a function `jacobian!` never
 //!   reaches costs their type check only.
 
-use crate::companions::{companion, companion_path, lint_allows, rt};
+use crate::companions::{companion, companion_path, lint_allows_if, rt};
 use crate::helpers::HelperInput;
 use crate::ir::VarId;
 use crate::signature::{tangent_type, Signature};
@@ -124,7 +124,7 @@ fn refusal(sig: &Signature) -> Option<String> {
 pub fn companions(sig: &Signature, vis: &syn::Visibility, forward_sweep: bool) -> TokenStream {
     let rt = rt();
     let m = sig.is_method;
-    let allow = if m { lint_allows() } else { quote!() };
+    let allow = lint_allows_if(m);
     let ident = &sig.ident;
     let name = ident.to_string();
     let reason_c = companion(ident, "JACOBIAN", m);

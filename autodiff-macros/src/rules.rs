@@ -530,6 +530,11 @@ pub fn is_std_container_method(name: &str) -> bool {
 
 /// Type names whose values are constants (no tangent).
 pub fn is_constant_type_name(name: &str) -> bool {
+    is_integer_type_name(name) || matches!(name, "bool" | "char" | "str" | "String" | "Ordering")
+}
+
+/// The primitive integer types' names.
+pub fn is_integer_type_name(name: &str) -> bool {
     matches!(
         name,
         "i8" | "i16"
@@ -543,11 +548,6 @@ pub fn is_constant_type_name(name: &str) -> bool {
             | "u64"
             | "u128"
             | "usize"
-            | "bool"
-            | "char"
-            | "str"
-            | "String"
-            | "Ordering"
     )
 }
 

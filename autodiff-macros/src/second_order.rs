@@ -13,8 +13,10 @@
 //! type-check, and what the copy cannot follow (a call of a helper written with `f64` and
 //! not marked, `x as f32` of a float) fails in the copy only.
 
-use proc_macro2::{Delimiter, Group, Literal, Span, TokenStream, TokenTree};
-use quote::{format_ident, ToTokens};
+use crate::diag::Errors;
+use crate::expand::{strip_markers, try_expand, Args, Expanded};
+use proc_macro2::{Delimiter, Group, Span, TokenStream, TokenTree};
+use quote::{format_ident, quote, ToTokens};
 use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
 
@@ -104,22 +106,21 @@ impl<'ast> syn::visit::Visit<'ast> for Locals {
 fn callee_copy(path: &mut syn::Path, locals: &std::collections::HashSet<String>) {
     let segs = &path.segments;
     let Some(last) = segs.last() else { return };
-    let module_path = segs.iter().rev().skip(1).all(|s| {
-        let name = s.ident.to_string();
-        name == "crate"
-            || name == "self"
-            || name == "super"
-            || name
-                .chars()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
-    });
+    let snake = |name: &str| {
+        name.chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+    };
+    // (`crate`, `self`, `super` and module names are all in snake case)
+    let module_path = segs
+        .iter()
+        .rev()
+        .skip(1)
+        .all(|s| snake(&s.ident.to_string()));
     let first = segs[0].ident.to_string();
     let foreign = path.leading_colon.is_some()
         || matches!(first.as_str(), "std" | "core" | "alloc" | "autodiff");
     let name = last.ident.to_string();
-    let function_name = name
-        .chars()
-        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    let function_name = snake(&name);
     let kept = matches!(name.as_str(), "stop_gradient" | "drop")
         || (segs.len() == 1 && locals.contains(&name));
     if module_path && !foreign && function_name && !kept && last.arguments.is_empty() {
@@ -129,16 +130,79 @@ fn callee_copy(path: &mut syn::Path, locals: &std::collections::HashSet<String>)
     }
 }
 
-/// `use f as __autodiff_so_f;` for a free function generic over its float type: a copy's
-/// calls of `f` reach it by the copy's name.
-pub fn alias(func: &syn::ItemFn) -> proc_macro2::TokenStream {
+/// `use f as __autodiff_so_f;` for a free function generic over its float type (`None`
+/// for another): a copy's calls of `f` reach it by the copy's name.
+pub fn alias(func: &syn::ItemFn) -> Option<TokenStream> {
+    let output = match &func.sig.output {
+        syn::ReturnType::Type(_, t) => Some(&**t),
+        syn::ReturnType::Default => None,
+    };
+    let floats = crate::signature::float_type_params(&func.sig.generics, output);
+    if floats.is_empty() || func.sig.receiver().is_some() {
+        return None;
+    }
     let (vis, ident) = (&func.vis, &func.sig.ident);
     let copy = copy_ident(ident);
-    quote::quote! {
+    Some(quote! {
         #[doc(hidden)]
         #[allow(unused_imports)]
         #vis use #ident as #copy;
+    })
+}
+
+/// `#[differentiable(second_order)]` (written at `at`) on `func`, whose signature as written
+/// (with its `#[no_grad]` markers) is `original_sig`: what the function's `hvp!` and
+/// `hessian!` run, and the copy's expansion; or the error of a function the marker is not
+/// for.
+pub(crate) fn expand_copy(
+    args: &Args,
+    func: &syn::ItemFn,
+    original_sig: &syn::Signature,
+    at: Span,
+) -> Result<(Copy, TokenStream), Errors> {
+    let mut as_written = func.clone();
+    as_written.sig = original_sig.clone();
+    if !applies(&as_written) {
+        let mut errors = Errors::default();
+        errors.push(
+            at,
+            "`second_order` is for a free function written with `f64` and returning `f64`; a \
+             function generic over its float type (`fn f<T: Float>`) has `hvp!` and \
+             `hessian!` without it",
+        );
+        return Err(errors);
     }
+    let copy = generic_copy(&as_written);
+    let copy_sig = copy.sig.clone();
+    let mut copy_func = copy;
+    strip_markers(&mut copy_func.sig);
+    let copy_args = Args {
+        recursive: args.recursive,
+        ..Args::default()
+    };
+    let ident = copy_func.sig.ident.clone();
+    Ok(match try_expand(&copy_args, copy_func, &copy_sig, None) {
+        Ok(Expanded {
+            func,
+            companions,
+            fused,
+        }) => (
+            Copy::Ready { ident, fused },
+            quote! {
+                #[allow(dead_code, non_snake_case, unused, clippy::all, clippy::pedantic)]
+                #func
+                #companions
+            },
+        ),
+        Err(errors) => (
+            Copy::Failed(format!(
+                "`{}` written generic over its float type cannot be differentiated: {}",
+                func.sig.ident,
+                errors.first_message().unwrap_or_default()
+            )),
+            TokenStream::new(),
+        ),
+    })
 }
 
 fn float_type() -> syn::Ident {
@@ -151,15 +215,38 @@ fn converted(value: TokenStream) -> syn::Expr {
     syn::parse_quote!((<#f as ::autodiff::__private::Real>::from_f64_rounded(#value)))
 }
 
-fn is_f64_literal(e: &syn::Expr) -> bool {
-    match e {
-        syn::Expr::Lit(l) => match &l.lit {
-            syn::Lit::Float(f) => matches!(f.suffix(), "" | "f64"),
-            syn::Lit::Int(i) => i.suffix() == "f64",
-            _ => false,
-        },
+/// A literal of type `f64`: `2.0`, `2.0f64`, `2f64`.
+fn is_f64_literal(lit: &syn::Lit) -> bool {
+    match lit {
+        syn::Lit::Float(f) => matches!(f.suffix(), "" | "f64"),
+        syn::Lit::Int(i) => i.suffix() == "f64",
         _ => false,
     }
+}
+
+/// `a += b` → `a = a + (b)`: the right side first, as for `f64` (a type parameter's
+/// `AddAssign` would borrow `a` before `b` reads it). Built, not parsed: the expression is
+/// the user's, whatever it is.
+fn expanded_compound(retype: &mut Retype, b: &mut syn::ExprBinary, op: syn::BinOp) -> syn::Expr {
+    retype.visit_expr_mut(&mut b.left);
+    retype.visit_expr_mut(&mut b.right);
+    let right = syn::Expr::Paren(syn::ExprParen {
+        attrs: Vec::new(),
+        paren_token: Default::default(),
+        expr: b.right.clone(),
+    });
+    let sum = syn::Expr::Binary(syn::ExprBinary {
+        attrs: Vec::new(),
+        left: b.left.clone(),
+        op,
+        right: Box::new(right),
+    });
+    syn::Expr::Assign(syn::ExprAssign {
+        attrs: b.attrs.clone(),
+        left: b.left.clone(),
+        eq_token: Default::default(),
+        right: Box::new(sum),
+    })
 }
 
 /// The operator of a compound assignment (`+` for `+=`).
@@ -172,23 +259,6 @@ fn compound(op: &syn::BinOp) -> Option<syn::BinOp> {
         syn::BinOp::RemAssign(_) => syn::BinOp::Rem(Default::default()),
         _ => return None,
     })
-}
-
-fn is_integer_name(i: &syn::Ident) -> bool {
-    matches!(
-        i.to_string().as_str(),
-        "i8" | "i16"
-            | "i32"
-            | "i64"
-            | "i128"
-            | "isize"
-            | "u8"
-            | "u16"
-            | "u32"
-            | "u64"
-            | "u128"
-            | "usize"
-    )
 }
 
 /// A constant's name, by Rust's convention (`COEF`, `HALF_LOG_2PI`).
@@ -212,9 +282,15 @@ impl VisitMut for Retype {
     }
 
     fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
-        if is_f64_literal(e) {
+        if matches!(e, syn::Expr::Lit(l) if is_f64_literal(&l.lit)) {
             *e = converted(e.to_token_stream());
             return;
+        }
+        if let syn::Expr::Binary(b) = e {
+            if let Some(op) = compound(&b.op) {
+                *e = expanded_compound(self, b, op);
+                return;
+            }
         }
         match e {
             syn::Expr::Path(p) if p.qself.is_none() => {
@@ -256,32 +332,6 @@ impl VisitMut for Retype {
                 m.mac.tokens = retype_tokens(m.mac.tokens.clone());
                 return;
             }
-            syn::Expr::Binary(b) if compound(&b.op).is_some() => {
-                // `a += b` → `a = a + (b)`: the right side first, as for `f64` (a type
-                // parameter's `AddAssign` would borrow `a` before `b` reads it)
-                self.visit_expr_mut(&mut b.left);
-                self.visit_expr_mut(&mut b.right);
-                let op = compound(&b.op).unwrap_or(syn::BinOp::Add(Default::default()));
-                // (built, not parsed: the expression is the user's, whatever it is)
-                let right = syn::Expr::Paren(syn::ExprParen {
-                    attrs: Vec::new(),
-                    paren_token: Default::default(),
-                    expr: b.right.clone(),
-                });
-                let sum = syn::Expr::Binary(syn::ExprBinary {
-                    attrs: Vec::new(),
-                    left: b.left.clone(),
-                    op,
-                    right: Box::new(right),
-                });
-                *e = syn::Expr::Assign(syn::ExprAssign {
-                    attrs: b.attrs.clone(),
-                    left: b.left.clone(),
-                    eq_token: Default::default(),
-                    right: Box::new(sum),
-                });
-                return;
-            }
             syn::Expr::Cast(c) => {
                 self.visit_expr_mut(&mut c.expr);
                 let inner = &c.expr;
@@ -297,7 +347,7 @@ impl VisitMut for Retype {
                         *e = syn::parse_quote!(#f::from((#inner)).unwrap());
                     }
                     // `e as usize`: `e` may be a float, which `as` cannot convert now
-                    Some(t) if is_integer_name(&t) => {
+                    Some(t) if crate::rules::is_integer_type_name(&t.to_string()) => {
                         // (piecewise constant: its derivative is zero, as the cast's)
                         *e = syn::parse_quote!(
                             ::autodiff::__private::dual::cast_int::<#t, _>(
@@ -343,21 +393,16 @@ fn retype_tokens(tokens: TokenStream) -> TokenStream {
                 TokenTree::Group(out)
             }
             TokenTree::Ident(i) if i == "f64" => TokenTree::Ident(float_type()),
-            TokenTree::Literal(l) if is_float_literal(&l) => {
+            TokenTree::Literal(l)
+                if syn::parse2::<syn::Lit>(TokenTree::Literal(l.clone()).into())
+                    .is_ok_and(|lit| is_f64_literal(&lit)) =>
+            {
                 let e = converted(TokenTree::Literal(l).into());
                 TokenTree::Group(Group::new(Delimiter::None, e.to_token_stream()))
             }
             other => other,
         })
         .collect()
-}
-
-fn is_float_literal(l: &Literal) -> bool {
-    match syn::parse2::<syn::Lit>(TokenTree::Literal(l.clone()).into()) {
-        Ok(syn::Lit::Float(f)) => matches!(f.suffix(), "" | "f64"),
-        Ok(syn::Lit::Int(i)) => i.suffix() == "f64",
-        _ => false,
-    }
 }
 
 /// What the function's `hvp!` and `hessian!` run: its copy (`fused`: the copy has a fused

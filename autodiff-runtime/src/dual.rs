@@ -81,20 +81,8 @@ impl<T: PartialOrd> PartialOrd for Dual<T> {
     }
 }
 
-macro_rules! assign_ops {
-    ($($tr:ident $m:ident $op:ident;)*) => {$(
-        /// As the operator, in place (code written with `+=` runs on dual numbers).
-        impl<T: Real> $tr for Dual<T> {
-            #[inline(always)]
-            fn $m(&mut self, rhs: Self) {
-                *self = (*self).$op(rhs);
-            }
-        }
-    )*};
-}
-
-macro_rules! reference_ops {
-    ($($tr:ident $m:ident;)*) => {$(
+macro_rules! operators_of_f64_code {
+    ($($tr:ident $m:ident $assign:ident $assign_m:ident;)*) => {$(
         /// As the operator on the values (code written with references of `f64` runs on
         /// dual numbers).
         impl<T: Real> $tr<Dual<T>> for &Dual<T> {
@@ -120,15 +108,22 @@ macro_rules! reference_ops {
                 self.$m(*rhs)
             }
         }
+        /// As the operator, in place (code written with `+=` runs on dual numbers).
+        impl<T: Real> $assign for Dual<T> {
+            #[inline(always)]
+            fn $assign_m(&mut self, rhs: Self) {
+                *self = (*self).$m(rhs);
+            }
+        }
     )*};
 }
 
-reference_ops! {
-    Add add;
-    Sub sub;
-    Mul mul;
-    Div div;
-    Rem rem;
+operators_of_f64_code! {
+    Add add AddAssign add_assign;
+    Sub sub SubAssign sub_assign;
+    Mul mul MulAssign mul_assign;
+    Div div DivAssign div_assign;
+    Rem rem RemAssign rem_assign;
 }
 
 /// The sum of dual numbers (`iter().sum()` run on dual numbers).
@@ -157,14 +152,6 @@ impl<'a, T: Real> core::iter::Product<&'a Dual<T>> for Dual<T> {
     fn product<I: Iterator<Item = &'a Self>>(iter: I) -> Self {
         iter.fold(Dual::constant(T::one()), |a, b| a * *b)
     }
-}
-
-assign_ops! {
-    AddAssign add_assign add;
-    SubAssign sub_assign sub;
-    MulAssign mul_assign mul;
-    DivAssign div_assign div;
-    RemAssign rem_assign rem;
 }
 
 impl<T: Real> Add for Dual<T> {
@@ -496,11 +483,9 @@ pub trait HvpArg {
     type Out;
     /// The Hessian: a float for a float, an `n × n` array for `n` elements.
     type Hessian;
-    /// The parameter's values with `v` as their tangents.
-    fn duals(&self, v: &Self) -> Self::Duals;
     /// The parameter's values with `v` as their tangents, or zero tangents without `v`
-    /// (a parameter `hvp!(f, params = [...])` does not select).
-    fn duals_opt(&self, v: Option<&Self>) -> Self::Duals;
+    /// (a parameter `hvp!(f, params = [...])` does not select, or a constant).
+    fn duals(&self, v: Option<&Self>) -> Self::Duals;
     /// The Hessian, one column per unit vector `e_i` from `hvp(e_i)`.
     fn hessian(&self, hvp: impl FnMut(Self::Owned) -> Self::Out) -> Self::Hessian;
 }
@@ -511,20 +496,12 @@ impl<T: Real> HvpArg for T {
     type Out = T;
     type Hessian = T;
     #[inline(always)]
-    fn duals(&self, v: &T) -> Dual<T> {
-        Dual::new(*self, *v)
-    }
-    #[inline(always)]
-    fn duals_opt(&self, v: Option<&T>) -> Dual<T> {
+    fn duals(&self, v: Option<&T>) -> Dual<T> {
         Dual::new(*self, v.copied().unwrap_or_else(T::zero))
     }
     fn hessian(&self, mut hvp: impl FnMut(T) -> T) -> T {
         hvp(T::one())
     }
-}
-
-fn slice_duals<T: Real>(x: &[T], v: &[T]) -> Vec<Dual<T>> {
-    x.iter().zip(v).map(|(a, b)| Dual::new(*a, *b)).collect()
 }
 
 fn slice_hessian<T: Real>(n: usize, mut hvp: impl FnMut(Vec<T>) -> Vec<T>) -> Array2<T> {
@@ -547,12 +524,9 @@ macro_rules! sequence_arg {
             type Owned = Vec<T>;
             type Out = Vec<T>;
             type Hessian = Array2<T>;
-            fn duals(&self, v: &Self) -> Vec<Dual<T>> {
-                slice_duals(self, v)
-            }
-            fn duals_opt(&self, v: Option<&Self>) -> Vec<Dual<T>> {
+            fn duals(&self, v: Option<&Self>) -> Vec<Dual<T>> {
                 match v {
-                    Some(v) => slice_duals(self, v),
+                    Some(v) => self.iter().zip(v.iter()).map(|(a, b)| Dual::new(*a, *b)).collect(),
                     None => self.iter().map(|a| Dual::new(*a, T::zero())).collect(),
                 }
             }
