@@ -401,9 +401,18 @@ impl energy {
         }
     }
     #[doc(hidden)]
-    const __FORWARD: ::core::option::Option<&'static str> = ::autodiff::__private::forward::first_reason(
-        &[::core::option::Option::None, weighted_sum::__FORWARD],
+    const __FORWARD: ::core::option::Option<&'static str> = Self::__forward_at(
+        ::autodiff::__private::forward::CALL_DEPTH,
     );
+    #[doc(hidden)]
+    const fn __forward_at(depth: u32) -> ::core::option::Option<&'static str> {
+        if depth == 0 {
+            return ::core::option::Option::None;
+        }
+        ::autodiff::__private::forward::first_reason(
+            &[::core::option::Option::None, weighted_sum::__forward_at(depth - 1)],
+        )
+    }
     #[doc(hidden)]
     #[inline]
     fn __jvp<T: Float>(

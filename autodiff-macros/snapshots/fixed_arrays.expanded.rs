@@ -506,13 +506,24 @@ impl cross_rotated {
         }
     }
     #[doc(hidden)]
-    const __FORWARD: ::core::option::Option<&'static str> = ::autodiff::__private::forward::first_reason(
-        &[
-            ::core::option::Option::Some(
-                "forward mode does not take a parameter of nested sequences yet (`m`)",
-            ),
-        ],
+    const __FORWARD: ::core::option::Option<&'static str> = Self::__forward_at(
+        ::autodiff::__private::forward::CALL_DEPTH,
     );
+    #[doc(hidden)]
+    const fn __forward_at(depth: u32) -> ::core::option::Option<&'static str> {
+        if depth == 0 {
+            return ::core::option::Option::Some(
+                "forward mode does not take a parameter of nested sequences yet (`m`)",
+            );
+        }
+        ::autodiff::__private::forward::first_reason(
+            &[
+                ::core::option::Option::Some(
+                    "forward mode does not take a parameter of nested sequences yet (`m`)",
+                ),
+            ],
+        )
+    }
     #[doc(hidden)]
     #[inline]
     fn __jvp<'__autodiff_l0>(

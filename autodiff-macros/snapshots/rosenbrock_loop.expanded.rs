@@ -388,9 +388,16 @@ impl rosenbrock {
         (__v16, (::autodiff::__private::finish_tangent(&__v0, __d0),))
     }
     #[doc(hidden)]
-    const __FORWARD: ::core::option::Option<&'static str> = ::autodiff::__private::forward::first_reason(
-        &[::core::option::Option::None],
+    const __FORWARD: ::core::option::Option<&'static str> = Self::__forward_at(
+        ::autodiff::__private::forward::CALL_DEPTH,
     );
+    #[doc(hidden)]
+    const fn __forward_at(depth: u32) -> ::core::option::Option<&'static str> {
+        if depth == 0 {
+            return ::core::option::Option::None;
+        }
+        ::autodiff::__private::forward::first_reason(&[::core::option::Option::None])
+    }
     #[doc(hidden)]
     #[inline]
     fn __jvp<'__autodiff_l0>(__v0: &'__autodiff_l0 [f64], __tv0: &[f64]) -> (f64, f64) {

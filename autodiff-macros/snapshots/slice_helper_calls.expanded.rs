@@ -436,9 +436,18 @@ impl sum_picks {
         )
     }
     #[doc(hidden)]
-    const __FORWARD: ::core::option::Option<&'static str> = ::autodiff::__private::forward::first_reason(
-        &[::core::option::Option::None, pick::__FORWARD],
+    const __FORWARD: ::core::option::Option<&'static str> = Self::__forward_at(
+        ::autodiff::__private::forward::CALL_DEPTH,
     );
+    #[doc(hidden)]
+    const fn __forward_at(depth: u32) -> ::core::option::Option<&'static str> {
+        if depth == 0 {
+            return ::core::option::Option::None;
+        }
+        ::autodiff::__private::forward::first_reason(
+            &[::core::option::Option::None, pick::__forward_at(depth - 1)],
+        )
+    }
     #[doc(hidden)]
     #[inline]
     fn __jvp<'__autodiff_l0>(

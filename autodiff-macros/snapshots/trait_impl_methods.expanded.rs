@@ -450,13 +450,38 @@ impl Exp {
         clippy::all,
         clippy::pedantic
     )]
-    pub const __autodiff_pdf_FORWARD: ::core::option::Option<&'static str> = ::autodiff::__private::forward::first_reason(
-        &[
-            ::core::option::Option::Some(
-                "`pdf` cannot be differentiated in forward mode yet: a read of a captured variable (the implicit mode)",
-            ),
-        ],
+    pub const __autodiff_pdf_FORWARD: ::core::option::Option<&'static str> = Self::__autodiff_pdf_forward_at(
+        ::autodiff::__private::forward::CALL_DEPTH,
     );
+    #[doc(hidden)]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        non_upper_case_globals,
+        non_camel_case_types,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        clippy::all,
+        clippy::pedantic
+    )]
+    pub const fn __autodiff_pdf_forward_at(
+        depth: u32,
+    ) -> ::core::option::Option<&'static str> {
+        if depth == 0 {
+            return ::core::option::Option::Some(
+                "`pdf` cannot be differentiated in forward mode yet: a read of a captured variable (the implicit mode)",
+            );
+        }
+        ::autodiff::__private::forward::first_reason(
+            &[
+                ::core::option::Option::Some(
+                    "`pdf` cannot be differentiated in forward mode yet: a read of a captured variable (the implicit mode)",
+                ),
+            ],
+        )
+    }
     #[doc(hidden)]
     #[inline]
     #[allow(
@@ -1195,14 +1220,39 @@ impl Exp {
         clippy::all,
         clippy::pedantic
     )]
-    pub const __autodiff_ln_pdf_FORWARD: ::core::option::Option<&'static str> = ::autodiff::__private::forward::first_reason(
-        &[
-            ::core::option::Option::Some(
-                "`ln_pdf` cannot be differentiated in forward mode yet: a call of a method of an annotated `impl` (`dist.pdf(x)`)",
-            ),
-            Self::__autodiff_pdf_FORWARD,
-        ],
+    pub const __autodiff_ln_pdf_FORWARD: ::core::option::Option<&'static str> = Self::__autodiff_ln_pdf_forward_at(
+        ::autodiff::__private::forward::CALL_DEPTH,
     );
+    #[doc(hidden)]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        non_upper_case_globals,
+        non_camel_case_types,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        clippy::all,
+        clippy::pedantic
+    )]
+    pub const fn __autodiff_ln_pdf_forward_at(
+        depth: u32,
+    ) -> ::core::option::Option<&'static str> {
+        if depth == 0 {
+            return ::core::option::Option::Some(
+                "`ln_pdf` cannot be differentiated in forward mode yet: a call of a method of an annotated `impl` (`dist.pdf(x)`)",
+            );
+        }
+        ::autodiff::__private::forward::first_reason(
+            &[
+                ::core::option::Option::Some(
+                    "`ln_pdf` cannot be differentiated in forward mode yet: a call of a method of an annotated `impl` (`dist.pdf(x)`)",
+                ),
+                Self::__autodiff_pdf_forward_at(depth - 1),
+            ],
+        )
+    }
     #[doc(hidden)]
     #[inline]
     #[allow(

@@ -347,9 +347,16 @@ impl weighted_sum {
         }
     }
     #[doc(hidden)]
-    const __FORWARD: ::core::option::Option<&'static str> = ::autodiff::__private::forward::first_reason(
-        &[::core::option::Option::None],
+    const __FORWARD: ::core::option::Option<&'static str> = Self::__forward_at(
+        ::autodiff::__private::forward::CALL_DEPTH,
     );
+    #[doc(hidden)]
+    const fn __forward_at(depth: u32) -> ::core::option::Option<&'static str> {
+        if depth == 0 {
+            return ::core::option::Option::None;
+        }
+        ::autodiff::__private::forward::first_reason(&[::core::option::Option::None])
+    }
     #[doc(hidden)]
     #[inline]
     fn __jvp(

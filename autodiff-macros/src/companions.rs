@@ -262,7 +262,7 @@ fn companion_arguments(arguments: syn::PathArguments, what: &str) -> syn::PathAr
         return arguments;
     };
     match what {
-        "all" | "SIGNATURE" | "FORWARD" => syn::PathArguments::None,
+        "all" | "SIGNATURE" | "FORWARD" | "forward_at" => syn::PathArguments::None,
         "JACOBIAN" | "JACOBIAN_ALL" | "JACOBIAN_K" => syn::PathArguments::None,
         "gradients_function" | "value_and_gradients_function" | "jacobian_function" => {
             args.args.insert(0, syn::parse_quote!(_));

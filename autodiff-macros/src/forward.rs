@@ -8,6 +8,9 @@
 //!   differentiable code reach it with their arguments' tangents (zeros for constants).
 //! * `__FORWARD`: `None`, or why forward mode cannot differentiate the function yet (its
 //!   own reason or a callee's); `jvp!` turns a reason into a compile error where it is used.
+//!   It is `__forward_at(CALL_DEPTH)`, a `const fn` that looks a bounded number of calls
+//!   down, so functions calling each other make no cycle of constants (a reason deeper than
+//!   that is the panic of the callee's `__jvp`, at run time).
 //! * `__jvp_opts(params…, slots)`: the tangents `jvp!` was given in their slots (a tuple of
 //!   `Option`s, one per parameter), zeros for the others, each tangent's shape checked
 //!   against its parameter's, then `__jvp`. Written once per function.
@@ -122,6 +125,7 @@ pub fn companions(
     let name = ident.to_string();
     let jvp = companion(ident, "jvp", m);
     let forward = companion(ident, "FORWARD", m);
+    let forward_at = companion(ident, "forward_at", m);
     let jvp_function = companion(ident, "jvp_function", m);
     let vars: Vec<syn::Ident> = (0..sig.params.len()).map(|i| VarId(i).ident()).collect();
     let tvars: Vec<syn::Ident> = (0..sig.params.len())
@@ -190,12 +194,7 @@ pub fn companions(
     let callee_reasons = callees
         .iter()
         .filter(|f| {
-            // a recursive call adds nothing (and would make the constant cyclic); nor does
-            // any call of a function marked `recursive`, whose callees may call it back (a
-            // callee that has no forward mode then panics saying so, from its own `__jvp`)
-            if sig.rerun_calls {
-                return false;
-            }
+            // a call of the function itself adds nothing
             let segs = &f.path.segments;
             let own = match segs.len() {
                 1 => segs[0].ident == *ident,
@@ -204,8 +203,15 @@ pub fn companions(
             };
             !(f.qself.is_none() && own)
         })
-        .map(|f| companion_path(f, "FORWARD"))
-        .map(|p| quote!(#p));
+        .map(|f| companion_path(f, "forward_at"))
+        .map(|p| quote!(#p))
+        .fold(Vec::<TokenStream>::new(), |mut v, p| {
+            // (each callee once: the walk below is not memoised)
+            if !v.iter().any(|q| q.to_string() == p.to_string()) {
+                v.push(p);
+            }
+            v
+        });
 
     // The closures users get: arguments, then tangents; zeros for the others.
     let diff: Vec<usize> = sig.differentiable_positions();
@@ -290,7 +296,19 @@ pub fn companions(
         #[doc(hidden)]
         #allow
         #vis const #forward: ::core::option::Option<&'static str> =
-            #rt::forward::first_reason(&[#own, #(#callee_reasons),*]);
+            #owner #forward_at(#rt::forward::CALL_DEPTH);
+
+        // The reason of the function or of a callee at most `depth` calls down: a walk
+        // bounded by depth, so that functions calling each other (mutual recursion) make no
+        // cycle of constants; a reason deeper than that is the panic of the callee's `__jvp`.
+        #[doc(hidden)]
+        #allow
+        #vis const fn #forward_at(depth: u32) -> ::core::option::Option<&'static str> {
+            if depth == 0 {
+                return #own;
+            }
+            #rt::forward::first_reason(&[#own, #(#callee_reasons(depth - 1)),*])
+        }
 
         #[doc(hidden)]
         #[inline]

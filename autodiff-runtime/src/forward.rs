@@ -456,6 +456,11 @@ scatter! {
     Scatter8: Sel8<A, B, C, D, E, F, G, H>(I0 a, I1 b, I2 c, I3 d, I4 e, I5 f, I6 g, I7 h);
 }
 
+/// How many calls down a function's forward-mode constant looks for a callee without forward
+/// mode (a reason deeper down is the panic of that callee's tangent sweep, at run time).
+#[doc(hidden)]
+pub const CALL_DEPTH: u32 = 8;
+
 /// Why a function has no forward mode, or `None`: the first of `reasons` that is one.
 /// (A function's reason, then its callees'.)
 pub const fn first_reason(reasons: &[Option<&'static str>]) -> Option<&'static str> {

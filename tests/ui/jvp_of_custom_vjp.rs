@@ -15,7 +15,18 @@ fn caller(x: f64) -> f64 {
     softplus(x) * 2.0
 }
 
+// (marked `recursive`, its callees' reasons still reach `jvp!`)
+#[differentiable(recursive)]
+fn recursive_caller(x: f64, n: u32) -> f64 {
+    if n == 0 {
+        softplus(x)
+    } else {
+        recursive_caller(x, n - 1) * 0.5
+    }
+}
+
 fn main() {
     let _ = jvp!(softplus)(0.5, 1.0);
     let _ = jvp!(caller)(0.5, 1.0);
+    let _ = jvp!(recursive_caller)(0.5, 2, 1.0);
 }
