@@ -204,3 +204,56 @@ fn a_kept_gradient_buffer_makes_the_call_independent_of_the_slice_length() {
         counts[0]
     );
 }
+
+/// The Rosenbrock loop generic over its float type, for `hvp!`.
+#[differentiable]
+fn rosenbrock_generic<T: Float>(x: &[T]) -> T {
+    let hundred = T::from(100.0).unwrap();
+    let mut sum = T::zero();
+    for i in 0..x.len() - 1 {
+        let a = T::one() - x[i];
+        let b = x[i + 1] - x[i] * x[i];
+        sum = sum + a * a + hundred * b * b;
+    }
+    sum
+}
+
+/// A Hessian-vector product lends its dual buffers (the arguments and the gradient, each
+/// as long as the parameter) to the thread's next one: from the second call on, the only
+/// buffer allocated is the product returned.
+#[test]
+fn hessian_vector_products_reuse_their_dual_buffers() {
+    let n = 10_000;
+    let x: Vec<f64> = (0..n).map(|i| (i as f64 * 0.37).sin() * 0.5).collect();
+    let v: Vec<f64> = (0..n).map(|i| ((i % 7) as f64 - 3.0) * 0.25).collect();
+    let hvp = hvp!(rosenbrock_generic);
+    let (_, first_bytes, first) = measure(|| hvp(&x, &v));
+    let (count, bytes, second) = measure(|| hvp(&x, &v));
+    assert_eq!(first, second, "the same product from reused buffers");
+    let product = n * std::mem::size_of::<f64>();
+    assert!(
+        first_bytes >= product + 2 * n * 2 * std::mem::size_of::<f64>(),
+        "the first call allocates the dual buffers: {first_bytes} bytes"
+    );
+    assert!(
+        bytes < product + 1024,
+        "{bytes} bytes in {count} allocations for a product of {product} bytes"
+    );
+    // the product itself, against the closed form of the tridiagonal Hessian
+    for i in 0..n {
+        let mut expected = 0.0;
+        if i + 1 < n {
+            expected +=
+                (2.0 + 1200.0 * x[i] * x[i] - 400.0 * x[i + 1]) * v[i] - 400.0 * x[i] * v[i + 1];
+        }
+        if i > 0 {
+            expected += -400.0 * x[i - 1] * v[i - 1] + 200.0 * v[i];
+        }
+        let tol = 1e-9 * expected.abs().max(1.0);
+        assert!(
+            (second[i] - expected).abs() <= tol,
+            "{i}: {} vs {expected}",
+            second[i]
+        );
+    }
+}

@@ -331,3 +331,50 @@ fn a_selected_vector_of_the_wrong_length_panics() {
     let _ =
         hvp!(three_kinds, params = ["w"])(&[1.0, 2.0, 3.0][..], 0.5, vec![0.0; 3], &[1.0, 0.0][..]);
 }
+
+/// The float type named at the call (`f::<f64>`), as `gradients_function!(f::<f64>)` takes
+/// it: the same products and Hessians as inferred.
+#[test]
+fn the_float_type_named_with_a_turbofish() {
+    let x = [0.3, -1.2, 0.8, 1.5];
+    let v = [1.0, 0.5, -0.25, 2.0];
+    let expected = rosenbrock_hessian(&x);
+    let hv = hvp!(rosenbrock::<f64>)(&x[..], &v[..]);
+    let hv_selected = hvp!(rosenbrock::<f64>, params = ["x"])(&x[..], &v[..]);
+    let h = hessian!(rosenbrock::<f64>)(&x[..]);
+    let h_selected = hessian!(rosenbrock::<f64>, params = ["x"])(&x[..]);
+    let hv_expected = expected.dot(&autodiff::ndarray::arr1(&v));
+    for i in 0..4 {
+        assert!(close(hv[i], hv_expected[i], 1e-12), "{i}");
+        assert_eq!(hv[i], hv_selected[i]);
+        for j in 0..4 {
+            assert!(close(h[[i, j]], expected[[i, j]], 1e-12), "H[{i},{j}]");
+            assert_eq!(h[[i, j]], h_selected[[i, j]]);
+        }
+    }
+    // a scalar function in `f32`, named
+    let (hx, _) = hvp!(energy::<f32>)(0.7, 1.3, 3, 1.0, 0.0);
+    let (hx64, _) = hvp!(energy::<f64>)(0.7, 1.3, 3, 1.0, 0.0);
+    assert!(
+        (f64::from(hx) - hx64).abs() <= 1e-4 * hx64.abs(),
+        "{hx} vs {hx64}"
+    );
+}
+
+/// Products of different lengths in a row on one thread (their dual buffers reused, longer
+/// and shorter than before), each against the closed form; and a `hessian!` in between.
+#[test]
+fn products_of_different_lengths_in_a_row() {
+    for n in [6, 3, 9, 2, 9] {
+        let x: Vec<f64> = (0..n).map(|i| 0.3 * i as f64 - 0.7).collect();
+        let v: Vec<f64> = (0..n).map(|i| 1.0 - 0.25 * i as f64).collect();
+        let hv = hvp!(rosenbrock)(&x[..], &v[..]);
+        assert_eq!(hv.len(), n);
+        let expected = rosenbrock_hessian(&x).dot(&autodiff::ndarray::arr1(&v));
+        for i in 0..n {
+            assert!(close(hv[i], expected[i], 1e-12), "n = {n}, {i}");
+        }
+        let h = hessian!(rosenbrock)(&x[..]);
+        assert!(close(h[[n - 1, n - 1]], 200.0, 1e-12));
+    }
+}

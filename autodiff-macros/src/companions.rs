@@ -262,13 +262,15 @@ fn companion_arguments(arguments: syn::PathArguments, what: &str) -> syn::PathAr
         return arguments;
     };
     match what {
-        "all" | "SIGNATURE" | "FORWARD" | "forward_at" => syn::PathArguments::None,
+        "all" | "SIGNATURE" | "FORWARD" | "forward_at" | "HVP" | "HESSIAN" => {
+            syn::PathArguments::None
+        }
         "JACOBIAN" | "JACOBIAN_ALL" | "JACOBIAN_K" => syn::PathArguments::None,
         "gradients_function" | "value_and_gradients_function" | "jacobian_function" => {
             args.args.insert(0, syn::parse_quote!(_));
             syn::PathArguments::AngleBracketed(args)
         }
-        w if w.starts_with("jvp_sel") => {
+        w if w.starts_with("jvp_sel") || w.starts_with("hvp_sel") || w == "hessian_sel1" => {
             args.args.insert(0, syn::parse_quote!(_));
             syn::PathArguments::AngleBracketed(args)
         }

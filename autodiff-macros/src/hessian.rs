@@ -458,6 +458,14 @@ pub fn companions(
         (quote!((#(#outs,)*)), quote!((#(#taken,)*)))
     };
     let args: Vec<TokenStream> = args.collect();
+    // the dual arguments lent to the sweep, given back for the next product
+    let recycled: Vec<TokenStream> = (0..n)
+        .filter(|&i| kinds[i].or(constants[i]) == Some(Kind::Borrowed))
+        .map(|i| {
+            let d = &duals[i];
+            quote!(#rt::dual::recycle(#d);)
+        })
+        .collect();
     let sweep = if fused {
         let seeded = companion(ident, "seeded", m);
         quote! {
@@ -504,6 +512,7 @@ pub fn companions(
             #(#checks)*
             #(#make_duals)*
             #sweep
+            #(#recycled)*
             (#(#parts,)*)
         }
 

@@ -430,6 +430,68 @@ impl<T: Real> Differentiable for Dual<T> {
     fn adjoint_zero(&self) -> Self {
         Dual::constant(T::neg_zero())
     }
+    /// The gradient of a slice of dual numbers, in a buffer an earlier product of this
+    /// thread gave back (see [`scratch`]) when there is one: no fresh pages to fault in.
+    fn zero_tangents(values: &[Self]) -> Vec<Self> {
+        let mut v = scratch::take::<Self>();
+        v.resize(values.len(), Self::zero());
+        v
+    }
+}
+
+/// Buffers of dual numbers a thread reuses from one Hessian-vector product to the next: the
+/// dual arguments and the dual gradient, each as long as a parameter. A fresh buffer of a
+/// large parameter costs the kernel's zeroed pages on every call (at 10⁶ elements, most of
+/// the product's time); a reused one is already mapped and in cache. At most [`KEEP`]
+/// buffers are kept per thread, the last ones given back.
+///
+/// [`KEEP`]: scratch::KEEP
+pub mod scratch {
+    use std::any::Any;
+    use std::cell::RefCell;
+
+    /// How many buffers a thread keeps.
+    pub const KEEP: usize = 4;
+
+    thread_local! {
+        static POOL: RefCell<Vec<Box<dyn Any>>> = const { RefCell::new(Vec::new()) };
+    }
+
+    /// An empty buffer of `E`s, with the capacity of one given back earlier if there is one.
+    ///
+    /// ```
+    /// use autodiff_runtime::dual::scratch;
+    /// scratch::give(vec![1.0_f64; 100]);
+    /// let v = scratch::take::<f64>();
+    /// assert!(v.is_empty() && v.capacity() >= 100);
+    /// ```
+    pub fn take<E: 'static>() -> Vec<E> {
+        POOL.try_with(|pool| {
+            let mut pool = pool.try_borrow_mut().ok()?;
+            let i = pool.iter().rposition(|b| b.is::<Vec<E>>())?;
+            pool.swap_remove(i).downcast::<Vec<E>>().ok().map(|v| *v)
+        })
+        .ok()
+        .flatten()
+        .unwrap_or_default()
+    }
+
+    /// Gives a buffer back for a later [`take`] of this thread (emptied; dropped when the
+    /// thread keeps [`KEEP`] already).
+    pub fn give<E: 'static>(mut v: Vec<E>) {
+        v.clear();
+        if v.capacity() == 0 {
+            return;
+        }
+        let _ = POOL.try_with(|pool| {
+            if let Ok(mut pool) = pool.try_borrow_mut() {
+                if pool.len() == KEEP {
+                    pool.remove(0);
+                }
+                pool.push(Box::new(v));
+            }
+        });
+    }
 }
 
 impl<T: Real> crate::sealed::Sealed for Dual<T> {}
@@ -525,10 +587,12 @@ macro_rules! sequence_arg {
             type Out = Vec<T>;
             type Hessian = Array2<T>;
             fn duals(&self, v: Option<&Self>) -> Vec<Dual<T>> {
+                let mut d = scratch::take::<Dual<T>>();
                 match v {
-                    Some(v) => self.iter().zip(v.iter()).map(|(a, b)| Dual::new(*a, *b)).collect(),
-                    None => self.iter().map(|a| Dual::new(*a, T::zero())).collect(),
+                    Some(v) => d.extend(self.iter().zip(v.iter()).map(|(a, b)| Dual::new(*a, *b))),
+                    None => d.extend(self.iter().map(|a| Dual::new(*a, T::zero()))),
                 }
+                d
             }
             fn hessian(&self, hvp: impl FnMut(Vec<T>) -> Vec<T>) -> Array2<T> {
                 slice_hessian(self.len(), hvp)
@@ -558,8 +622,35 @@ impl<T: Real> TangentPart for Dual<T> {
 impl<T: Real> TangentPart for Vec<Dual<T>> {
     type Out = Vec<T>;
     fn tangent_part(self) -> Vec<T> {
-        self.into_iter().map(|d| d.tangent).collect()
+        let out = self.iter().map(|d| d.tangent).collect();
+        scratch::give(self);
+        out
     }
+}
+
+/// The dual arguments of a product, given back for the next one when they are a buffer
+/// (see [`scratch`]).
+pub trait Recycle {
+    /// Gives them back.
+    fn recycle(self);
+}
+
+impl<T: Real> Recycle for Dual<T> {
+    #[inline(always)]
+    fn recycle(self) {}
+}
+
+impl<T: Real> Recycle for Vec<Dual<T>> {
+    #[inline(always)]
+    fn recycle(self) {
+        scratch::give(self);
+    }
+}
+
+/// Gives a product's dual arguments back (see [`Recycle`]).
+#[inline(always)]
+pub fn recycle<R: Recycle>(duals: R) {
+    duals.recycle();
 }
 
 /// The tangent part of a gradient computed on dual numbers (see [`TangentPart`]).

@@ -290,33 +290,37 @@ pub fn lend_zero<Z: Lend>(zero: &Option<Z>) -> Z::Out<'_> {
 }
 
 /// The shape of a value a tangent is checked against: a length, an array's shape, or
-/// nothing to check (a scalar).
+/// nothing to check (a scalar). Handed to a closure, so that checking it allocates nothing.
 pub trait Shape {
-    /// The shape; empty for a scalar.
-    fn shape_of(&self) -> Vec<usize>;
+    /// `f` of the shape (empty for a scalar).
+    fn with_shape<R>(&self, f: impl FnOnce(&[usize]) -> R) -> R;
 }
 
 impl<T> Shape for [T] {
-    fn shape_of(&self) -> Vec<usize> {
-        vec![self.len()]
+    #[inline]
+    fn with_shape<R>(&self, f: impl FnOnce(&[usize]) -> R) -> R {
+        f(&[self.len()])
     }
 }
 
 impl<T> Shape for Vec<T> {
-    fn shape_of(&self) -> Vec<usize> {
-        vec![self.len()]
+    #[inline]
+    fn with_shape<R>(&self, f: impl FnOnce(&[usize]) -> R) -> R {
+        f(&[self.len()])
     }
 }
 
 impl<S: ndarray::RawData, D: Dimension> Shape for ArrayBase<S, D> {
-    fn shape_of(&self) -> Vec<usize> {
-        self.shape().to_vec()
+    #[inline]
+    fn with_shape<R>(&self, f: impl FnOnce(&[usize]) -> R) -> R {
+        f(self.shape())
     }
 }
 
 impl<T: Shape + ?Sized> Shape for &T {
-    fn shape_of(&self) -> Vec<usize> {
-        (**self).shape_of()
+    #[inline]
+    fn with_shape<R>(&self, f: impl FnOnce(&[usize]) -> R) -> R {
+        (**self).with_shape(f)
     }
 }
 
@@ -334,13 +338,27 @@ pub fn check_shape<P: Shape + ?Sized, T: Shape + ?Sized>(
     function: &str,
     name: &str,
 ) {
-    let (p, t) = (param.shape_of(), tangent.shape_of());
-    if p != t {
-        panic!(
-            "autodiff: the tangent of `{name}` (parameter of `{function}`) has shape {t:?}, \
-             but `{name}` has shape {p:?}"
-        );
+    let same = param.with_shape(|p| tangent.with_shape(|t| p == t));
+    if !same {
+        shape_mismatch(param, tangent, function, name);
     }
+}
+
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn shape_mismatch<P: Shape + ?Sized, T: Shape + ?Sized>(
+    param: &P,
+    tangent: &T,
+    function: &str,
+    name: &str,
+) -> ! {
+    let p = param.with_shape(<[usize]>::to_vec);
+    let t = tangent.with_shape(<[usize]>::to_vec);
+    panic!(
+        "autodiff: the tangent of `{name}` (parameter of `{function}`) has shape {t:?}, \
+         but `{name}` has shape {p:?}"
+    );
 }
 
 /// Puts a tangent at position `K` of a tuple of `Option`al tangents (one per parameter).
