@@ -214,3 +214,42 @@ fn iterators_of_constants_as_type_parameters() {
         assert_gradient_close(&[g], &fd, 1e-7);
     }
 }
+
+/// ndarray code generic over the float type: a dot product (a scalar result) added to a
+/// sum of an elementwise product, and a matrix–vector product reduced to a scalar.
+#[differentiable]
+fn generic_array_code<T: Float + autodiff::ndarray::LinalgScalar>(
+    a: &autodiff::ndarray::Array2<T>,
+    x: &autodiff::ndarray::Array1<T>,
+) -> T {
+    let s = x.mapv(|v| v * v);
+    (&s * &s).sum() + x.dot(x) + a.dot(x).sum()
+}
+
+#[test]
+fn generic_ndarray_code_with_dot_products() {
+    use autodiff::ndarray::array;
+    let a = array![[1.0, -2.0, 0.5], [0.25, 3.0, -1.0]];
+    let x = array![0.5, -1.0, 2.0];
+    let (ga, gx) = gradients_function!(generic_array_code)(&a, &x);
+    // ∂/∂xⱼ = 4xⱼ³ + 2xⱼ + Σᵢ aᵢⱼ, ∂/∂aᵢⱼ = xⱼ
+    for j in 0..3 {
+        let col: f64 = a.column(j).sum();
+        assert_close(gx[j], 4.0 * x[j] * x[j] * x[j] + 2.0 * x[j] + col);
+        for i in 0..2 {
+            assert_close(ga[[i, j]], x[j]);
+        }
+    }
+    let fd = finite_difference(
+        |p| {
+            let x = autodiff::ndarray::Array1::from(p.to_vec());
+            generic_array_code(&a, &x)
+        },
+        x.as_slice().unwrap(),
+    );
+    assert_gradient_close(gx.as_slice().unwrap(), &fd, 1e-7);
+    // in f32
+    let (_, gx32) =
+        gradients_function!(generic_array_code)(&a.mapv(|v| v as f32), &x.mapv(|v| v as f32));
+    assert!((f64::from(gx32[2]) - gx[2]).abs() < 1e-4 * gx[2].abs());
+}

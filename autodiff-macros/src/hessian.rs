@@ -55,18 +55,62 @@ fn is_vec_of(ty: &syn::Type, t: &syn::Ident) -> bool {
     a.args.len() == 1 && matches!(&a.args[0], syn::GenericArgument::Type(e) if is_ident(e, t))
 }
 
+/// An owned ndarray array of `T`: `Array<T, D>`, `Array1<T>` … `Array6<T>`, `ArrayD<T>`.
+fn is_ndarray_of(ty: &syn::Type, t: &syn::Ident) -> bool {
+    let syn::Type::Path(p) = ty else { return false };
+    let Some(last) = p.path.segments.last() else {
+        return false;
+    };
+    let name = last.ident.to_string();
+    let owned = name == "Array"
+        || name == "ArrayD"
+        || (name.len() == 6
+            && name.starts_with("Array")
+            && name.ends_with(['1', '2', '3', '4', '5', '6']));
+    let syn::PathArguments::AngleBracketed(a) = &last.arguments else {
+        return false;
+    };
+    owned
+        && (1..=2).contains(&a.args.len())
+        && (name == "Array") == (a.args.len() == 2)
+        && matches!(&a.args[0], syn::GenericArgument::Type(e) if is_ident(e, t))
+}
+
+/// A fixed-size array of `T`: `[T; N]`.
+fn is_fixed_array_of(ty: &syn::Type, t: &syn::Ident) -> bool {
+    matches!(ty, syn::Type::Array(a) if is_ident(&a.elem, t))
+}
+
 fn kind(ty: &syn::Type, t: &syn::Ident) -> Option<Kind> {
     match ty {
         syn::Type::Paren(p) => kind(&p.elem, t),
         syn::Type::Group(g) => kind(&g.elem, t),
         _ if is_ident(ty, t) => Some(Kind::Scalar),
-        _ if is_vec_of(ty, t) => Some(Kind::Owned),
+        _ if is_vec_of(ty, t) || is_fixed_array_of(ty, t) || is_ndarray_of(ty, t) => {
+            Some(Kind::Owned)
+        }
         syn::Type::Reference(r) if r.mutability.is_none() => match &*r.elem {
             syn::Type::Slice(s) if is_ident(&s.elem, t) => Some(Kind::Borrowed),
-            e if is_vec_of(e, t) => Some(Kind::Borrowed),
+            e if is_vec_of(e, t) || is_fixed_array_of(e, t) || is_ndarray_of(e, t) => {
+                Some(Kind::Borrowed)
+            }
             _ => None,
         },
         _ => None,
+    }
+}
+
+/// The type of the product for a parameter of type `ty` (one `kind` serves): the float
+/// for a float, a `Vec` for a slice or `Vec`, the array's own type for a fixed-size or
+/// ndarray array.
+fn out_type(ty: &syn::Type, t: &syn::Ident) -> TokenStream {
+    match ty {
+        syn::Type::Paren(p) => out_type(&p.elem, t),
+        syn::Type::Group(g) => out_type(&g.elem, t),
+        syn::Type::Reference(r) => out_type(&r.elem, t),
+        _ if is_ident(ty, t) => quote!(#t),
+        _ if is_fixed_array_of(ty, t) || is_ndarray_of(ty, t) => ty.to_token_stream(),
+        _ => quote!(::std::vec::Vec<#t>),
     }
 }
 
@@ -167,7 +211,8 @@ fn support(
             None => {
                 return Err(format!(
                     "`{name}`'s parameter `{}`: `hvp!` and `hessian!` serve parameters `{t}`, \
-                     `&[{t}]`, `&Vec<{t}>` and `Vec<{t}>` (yet)",
+                     `&[{t}]`, `Vec<{t}>`, `[{t}; N]` and ndarray's `Array<{t}, D>` (by \
+                     value or reference) (yet)",
                     p.name
                 ))
             }
@@ -422,10 +467,7 @@ pub fn companions(
     let gs: Vec<syn::Ident> = (0..n)
         .map(|i| format_ident!("__g{}", i, span = Span::mixed_site()))
         .collect();
-    let out_of = |k: Kind| match k {
-        Kind::Scalar => quote!(#t),
-        _ => quote!(::std::vec::Vec<#t>),
-    };
+    let out_of = |i: usize| out_type(&sig.params[i].ty_named, &t);
     let some = quote!(::core::option::Option::Some);
     let none = quote!(::core::option::Option::None);
     // one `Option` per parameter (`NoTangent` for a constant), what a selection picks from
@@ -434,10 +476,10 @@ pub fn companions(
         None => quote!(::core::option::Option<#rt::NoTangent>),
     };
     let outs_ty = {
-        let each = kinds.iter().map(|k| optional(k.map(out_of)));
+        let each = (0..n).map(|i| optional(kinds[i].map(|_| out_of(i))));
         quote!((#(#each,)*))
     };
-    let outs: Vec<TokenStream> = diff.iter().map(|&i| out_of(kinds[i].unwrap())).collect();
+    let outs: Vec<TokenStream> = diff.iter().map(|&i| out_of(i)).collect();
     let parts = (0..n).map(|i| match kinds[i] {
         Some(_) => {
             let g = &gs[i];

@@ -603,6 +603,83 @@ macro_rules! sequence_arg {
 
 sequence_arg!(&[T], &Vec<T>, Vec<T>);
 
+/// The Hessian of `n` elements from products with unit vectors made by `unit(j)`, whose
+/// results `column` lists in order.
+fn unit_hessian<T: Real, E, O>(
+    n: usize,
+    mut unit: impl FnMut(usize) -> E,
+    mut hvp: impl FnMut(E) -> O,
+    column: impl Fn(&O) -> Vec<T>,
+) -> Array2<T> {
+    let mut h = Array2::zeros((n, n));
+    for j in 0..n {
+        let c = column(&hvp(unit(j)));
+        for (i, c) in c.into_iter().enumerate() {
+            h[[i, j]] = c;
+        }
+    }
+    h
+}
+
+macro_rules! fixed_array_arg {
+    ($($ty:ty),*) => {$(
+        impl<T: Real, const N: usize> HvpArg for $ty {
+            type Duals = [Dual<T>; N];
+            type Owned = [T; N];
+            type Out = [T; N];
+            type Hessian = Array2<T>;
+            #[inline]
+            fn duals(&self, v: Option<&Self>) -> [Dual<T>; N] {
+                core::array::from_fn(|i| {
+                    Dual::new(self[i], v.map_or_else(T::zero, |v| v[i]))
+                })
+            }
+            fn hessian(&self, hvp: impl FnMut([T; N]) -> [T; N]) -> Array2<T> {
+                let unit = |j| core::array::from_fn(|i| if i == j { T::one() } else { T::zero() });
+                unit_hessian(N, unit, hvp, |c: &[T; N]| c.to_vec())
+            }
+        }
+    )*};
+}
+
+fixed_array_arg!([T; N], &[T; N]);
+
+macro_rules! ndarray_arg {
+    ($($ty:ty),*) => {$(
+        impl<T: Real, D: ndarray::Dimension> HvpArg for $ty {
+            type Duals = ndarray::Array<Dual<T>, D>;
+            type Owned = ndarray::Array<T, D>;
+            type Out = ndarray::Array<T, D>;
+            type Hessian = Array2<T>;
+            fn duals(&self, v: Option<&Self>) -> ndarray::Array<Dual<T>, D> {
+                match v {
+                    Some(v) => ndarray::Zip::from(&**self)
+                        .and(&**v)
+                        .map_collect(|a, b| Dual::new(*a, *b)),
+                    None => self.map(|a| Dual::new(*a, T::zero())),
+                }
+            }
+            fn hessian(
+                &self,
+                hvp: impl FnMut(ndarray::Array<T, D>) -> ndarray::Array<T, D>,
+            ) -> Array2<T> {
+                let shape = self.raw_dim();
+                let unit = |j| {
+                    let mut e = ndarray::Array::<T, D>::zeros(shape.clone());
+                    if let Some(x) = e.iter_mut().nth(j) {
+                        *x = T::one();
+                    }
+                    e
+                };
+                let column = |c: &ndarray::Array<T, D>| c.iter().copied().collect();
+                unit_hessian(self.len(), unit, hvp, column)
+            }
+        }
+    )*};
+}
+
+ndarray_arg!(ndarray::Array<T, D>, &ndarray::Array<T, D>);
+
 /// The tangent part of a gradient computed on dual numbers: `H·v`.
 pub trait TangentPart {
     /// The tangents.
@@ -628,6 +705,21 @@ impl<T: Real> TangentPart for Vec<Dual<T>> {
     }
 }
 
+impl<T: Real, const N: usize> TangentPart for [Dual<T>; N] {
+    type Out = [T; N];
+    #[inline]
+    fn tangent_part(self) -> [T; N] {
+        self.map(|d| d.tangent)
+    }
+}
+
+impl<T: Real, D: ndarray::Dimension> TangentPart for ndarray::Array<Dual<T>, D> {
+    type Out = ndarray::Array<T, D>;
+    fn tangent_part(self) -> ndarray::Array<T, D> {
+        self.map(|d| d.tangent)
+    }
+}
+
 /// The dual arguments of a product, given back for the next one when they are a buffer
 /// (see [`scratch`]).
 pub trait Recycle {
@@ -636,6 +728,16 @@ pub trait Recycle {
 }
 
 impl<T: Real> Recycle for Dual<T> {
+    #[inline(always)]
+    fn recycle(self) {}
+}
+
+impl<T: Real, const N: usize> Recycle for [Dual<T>; N] {
+    #[inline(always)]
+    fn recycle(self) {}
+}
+
+impl<T: Real, D: ndarray::Dimension> Recycle for ndarray::Array<Dual<T>, D> {
     #[inline(always)]
     fn recycle(self) {}
 }

@@ -303,6 +303,13 @@ impl<T> Shape for [T] {
     }
 }
 
+impl<T, const N: usize> Shape for [T; N] {
+    #[inline]
+    fn with_shape<R>(&self, f: impl FnOnce(&[usize]) -> R) -> R {
+        f(&[N])
+    }
+}
+
 impl<T> Shape for Vec<T> {
     #[inline]
     fn with_shape<R>(&self, f: impl FnOnce(&[usize]) -> R) -> R {

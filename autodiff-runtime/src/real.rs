@@ -1,8 +1,10 @@
 //! The scalar types the rules are written for.
 
+use crate::ops::tensor::{CotangentArg, Tensor, Val};
 use crate::sealed::Sealed;
 use crate::tangent::Differentiable;
 use core::fmt::{Debug, Display};
+use ndarray::Ix0;
 use num_traits::{Float, FloatConst};
 
 /// A real scalar type the derivative rules are implemented for: `f32`, `f64`, and the dual
@@ -27,6 +29,9 @@ pub trait Real:
     + Sync
     + 'static
     + Differentiable<Tangent = Self>
+    + Tensor<Elem = Self, Dim = Ix0, Cotangent = Self>
+    + Val<V = Self>
+    + CotangentArg<Elem = Self, Cotangent = Self>
     + Sealed
 {
     /// Converts an `f64` constant to this type (rounding for `f32`). Named apart from

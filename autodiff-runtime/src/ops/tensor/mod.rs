@@ -101,8 +101,8 @@ pub enum Product {
 }
 
 macro_rules! scalar_tensor {
-    ($($t:ty),*) => {$(
-        impl Tensor for $t {
+    ($([$($g:tt)*] $t:ty),*) => {$(
+        impl<$($g)*> Tensor for $t {
             type Elem = $t;
             type Dim = Ix0;
             type Cotangent = $t;
@@ -134,7 +134,7 @@ macro_rules! scalar_tensor {
     )*};
 }
 
-scalar_tensor!(f32, f64);
+scalar_tensor!([] f32, [] f64, [T: Real] crate::dual::Dual<T>);
 
 impl<F: Real, S: Data<Elem = F>, D: Dimension> Tensor for ArrayBase<S, D> {
     type Elem = F;
@@ -292,6 +292,14 @@ impl Val for f64 {
     }
 }
 
+impl<T: Real> Val for crate::dual::Dual<T> {
+    type V = Self;
+    #[inline(always)]
+    fn val(&self) -> &Self {
+        self
+    }
+}
+
 impl<S: ndarray::RawData, D> Val for ArrayBase<S, D> {
     type V = Self;
     #[inline(always)]
@@ -400,8 +408,8 @@ impl<F: Real, D: Dimension> CotangentArg for Array<F, D> {
 }
 
 macro_rules! scalar_cot_arg {
-    ($($t:ty),*) => {$(
-        impl CotangentArg for $t {
+    ($([$($g:tt)*] $t:ty),*) => {$(
+        impl<$($g)*> CotangentArg for $t {
             type Elem = $t;
             type Cotangent = $t;
             #[inline(always)]
@@ -431,7 +439,7 @@ macro_rules! scalar_cot_arg {
     )*};
 }
 
-scalar_cot_arg!(f32, f64);
+scalar_cot_arg!([] f32, [] f64, [T: Real] crate::dual::Dual<T>);
 
 fn check_axis(op: &str, axis: Axis, shape: &[usize]) {
     assert!(

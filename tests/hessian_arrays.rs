@@ -1,0 +1,210 @@
+//! `hvp!` and `hessian!` of functions taking fixed-size arrays (`[T; N]`, `&[T; N]`) and
+//! ndarray arrays (`Array1<T>`, `&Array2<T>`, by value or reference), generic over the
+//! float type or written with `f64` and marked `second_order`: checked against Hessians
+//! derived by hand and against central differences of the reverse gradient.
+
+use autodiff::ndarray::{array, Array1, Array2, LinalgScalar};
+use autodiff::prelude::*;
+
+fn close(a: f64, b: f64, tol: f64) -> bool {
+    (a - b).abs() <= tol * a.abs().max(b.abs()).max(1.0)
+}
+
+/// `Σ xᵢ⁴ + x·x`: a map, an elementwise product, a sum and a dot product.
+#[differentiable]
+fn quartic<T: Float + LinalgScalar>(x: &Array1<T>) -> T {
+    let s = x.mapv(|v| v * v);
+    (&s * &s).sum() + x.dot(x)
+}
+
+/// `‖A‖²_F · a₀₁` of a matrix taken by value.
+#[differentiable]
+fn frobenius_times_entry<T: Float + LinalgScalar>(a: Array2<T>) -> T {
+    (&a * &a).sum() * a[[0, 1]]
+}
+
+/// `x₀ x₁ x₂ y + sin x₀` of a fixed-size array (by reference) and a scalar.
+#[differentiable]
+fn triple<T: Float>(x: &[T; 3], y: T) -> T {
+    x[0] * x[1] * x[2] * y + x[0].sin()
+}
+
+/// The same written with `f64`, the array by value.
+#[differentiable(second_order)]
+fn triple_f64(x: [f64; 3], y: f64) -> f64 {
+    x[0] * x[1] * x[2] * y + x[0].sin()
+}
+
+/// `Σ exp(xᵢ) xᵢ₊₁` of an `Array1<f64>` by reference, written with `f64`.
+#[differentiable(second_order)]
+fn chained_exp(x: &Array1<f64>) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() - 1 {
+        s += x[i].exp() * x[i + 1];
+    }
+    s
+}
+
+/// Central differences of a gradient `g` along `v` (flattened), step `h`.
+fn gradient_difference(g: impl Fn(&[f64]) -> Vec<f64>, x: &[f64], v: &[f64]) -> Vec<f64> {
+    let h = 1e-6;
+    let plus: Vec<f64> = x.iter().zip(v).map(|(a, b)| a + h * b).collect();
+    let minus: Vec<f64> = x.iter().zip(v).map(|(a, b)| a - h * b).collect();
+    let (gp, gm) = (g(&plus), g(&minus));
+    gp.iter()
+        .zip(&gm)
+        .map(|(a, b)| (a - b) / (2.0 * h))
+        .collect()
+}
+
+#[test]
+fn an_ndarray_vector_by_reference() {
+    let x = array![0.5, -1.0, 2.0, 0.25];
+    let v = array![1.0, -0.5, 0.25, 2.0];
+    // diagonal: 12 xᵢ² + 2
+    let h = hessian!(quartic)(&x);
+    for i in 0..4 {
+        for j in 0..4 {
+            let expected = if i == j {
+                12.0 * x[i] * x[i] + 2.0
+            } else {
+                0.0
+            };
+            assert!(
+                close(h[[i, j]], expected, 1e-14),
+                "H[{i},{j}] = {}",
+                h[[i, j]]
+            );
+        }
+    }
+    let hv: Array1<f64> = hvp!(quartic)(&x, &v);
+    let fd = gradient_difference(
+        |p| gradients_function!(quartic)(&Array1::from(p.to_vec())).to_vec(),
+        x.as_slice().unwrap(),
+        v.as_slice().unwrap(),
+    );
+    for i in 0..4 {
+        assert!(close(hv[i], h.row(i).dot(&v), 1e-14));
+        assert!(close(hv[i], fd[i], 1e-6), "{} vs {}", hv[i], fd[i]);
+    }
+    // in f32
+    let x32 = x.mapv(|a| a as f32);
+    let h32 = hessian!(quartic)(&x32);
+    assert!((f64::from(h32[[1, 1]]) - h[[1, 1]]).abs() < 1e-4);
+}
+
+#[test]
+fn an_ndarray_matrix_by_value() {
+    let a = array![[1.0, 2.0], [3.0, 4.0]];
+    // f = S a₀₁ with S = Σ a²: ∂²f/∂a_p∂a_q = 2δ_pq a₀₁ + 2a_p δ_q,01 + 2a_q δ_p,01, the
+    // entries in row-major order
+    let flat = [1.0, 2.0, 3.0, 4.0];
+    let h = hessian!(frobenius_times_entry)(a.clone());
+    for p in 0..4 {
+        for q in 0..4 {
+            let mut expected = 0.0;
+            if p == q {
+                expected += 2.0 * flat[1];
+            }
+            if q == 1 {
+                expected += 2.0 * flat[p];
+            }
+            if p == 1 {
+                expected += 2.0 * flat[q];
+            }
+            assert!(close(h[[p, q]], expected, 1e-14), "H[{p},{q}]");
+        }
+    }
+    let v = array![[0.5, -1.0], [2.0, 0.25]];
+    let hv: Array2<f64> = hvp!(frobenius_times_entry)(a.clone(), v.clone());
+    assert_eq!(hv.dim(), (2, 2));
+    let fd = gradient_difference(
+        |p| {
+            let m = Array2::from_shape_vec((2, 2), p.to_vec()).unwrap();
+            gradients_function!(frobenius_times_entry)(m)
+                .iter()
+                .copied()
+                .collect()
+        },
+        &flat,
+        v.as_slice().unwrap(),
+    );
+    for (k, (a, b)) in hv.iter().zip(&fd).enumerate() {
+        assert!(close(*a, *b, 1e-6), "{k}: {a} vs {b}");
+    }
+}
+
+/// The Hessian of `triple` in `x`, by hand.
+fn triple_hessian(x: [f64; 3], y: f64) -> [[f64; 3]; 3] {
+    [
+        [-x[0].sin(), x[2] * y, x[1] * y],
+        [x[2] * y, 0.0, x[0] * y],
+        [x[1] * y, x[0] * y, 0.0],
+    ]
+}
+
+#[test]
+fn fixed_size_arrays_generic_and_written_with_f64() {
+    let (x, y) = ([0.5, -1.0, 2.0], 1.5);
+    let expected = triple_hessian(x, y);
+    let h = hessian!(triple, params = ["x"])(&x, y);
+    let h64 = hessian!(triple_f64, params = ["x"])(x, y);
+    for i in 0..3 {
+        for j in 0..3 {
+            assert!(close(h[[i, j]], expected[i][j], 1e-14), "H[{i},{j}]");
+            assert_eq!(h[[i, j]], h64[[i, j]]);
+        }
+    }
+    // both parameters: the x block applied to v and the cross terms ∂²f/∂x∂y = x₁x₂, …
+    let v = [1.0, 0.5, -2.0];
+    let (hx, hy): ([f64; 3], f64) = hvp!(triple)(&x, y, &v, 0.25);
+    let (hx64, hy64) = hvp!(triple_f64)(x, y, v, 0.25);
+    let cross = [x[1] * x[2], x[0] * x[2], x[0] * x[1]];
+    for i in 0..3 {
+        let row: f64 = (0..3).map(|j| expected[i][j] * v[j]).sum::<f64>() + cross[i] * 0.25;
+        assert!(close(hx[i], row, 1e-14), "{i}: {} vs {row}", hx[i]);
+        assert_eq!(hx[i], hx64[i]);
+    }
+    let hy_expected: f64 = (0..3).map(|j| cross[j] * v[j]).sum();
+    assert!(close(hy, hy_expected, 1e-14) && hy == hy64);
+    // against differences of the reverse gradient
+    let fd = gradient_difference(
+        |p| {
+            let (gx, gy) = gradients_function!(triple)(&[p[0], p[1], p[2]], p[3]);
+            vec![gx[0], gx[1], gx[2], gy]
+        },
+        &[x[0], x[1], x[2], y],
+        &[v[0], v[1], v[2], 0.25],
+    );
+    for (k, a) in hx.iter().chain([&hy]).enumerate() {
+        assert!(close(*a, fd[k], 1e-6), "{k}: {a} vs {}", fd[k]);
+    }
+}
+
+#[test]
+fn an_ndarray_vector_written_with_f64() {
+    let x = array![0.3, -0.2, 0.5, 1.0];
+    let h = hessian!(chained_exp)(&x);
+    // ∂²/∂xᵢ² = eˣⁱ xᵢ₊₁, ∂²/∂xᵢ∂xᵢ₊₁ = eˣⁱ
+    for i in 0..4 {
+        for j in 0..4 {
+            let expected = if i == j && i < 3 {
+                x[i].exp() * x[i + 1]
+            } else if j == i + 1 {
+                x[i].exp()
+            } else if i == j + 1 {
+                x[j].exp()
+            } else {
+                0.0
+            };
+            assert!(close(h[[i, j]], expected, 1e-14), "H[{i},{j}]");
+        }
+    }
+}
+
+#[test]
+#[should_panic(expected = "has shape [2]")]
+fn a_vector_of_the_wrong_shape_panics() {
+    let x = array![0.5, -1.0, 2.0];
+    let _ = hvp!(quartic)(&x, &array![1.0, 0.0]);
+}
