@@ -1,10 +1,12 @@
-//! `hvp!` and `hessian!` of functions taking fixed-size arrays (`[T; N]`, `&[T; N]`) and
-//! ndarray arrays (`Array1<T>`, `&Array2<T>`, by value or reference), generic over the
-//! float type or written with `f64` and marked `second_order`: checked against Hessians
-//! derived by hand and against central differences of the reverse gradient.
+//! `hvp!` and `hessian!` of functions taking fixed-size arrays (`[T; N]`, `&[T; N]`),
+//! ndarray arrays (`Array1<T>`, `&Array2<T>`, by value or reference) and derived structs
+//! generic over their float type (`Mlp<T>`), the functions generic over the float type or
+//! written with `f64` and marked `second_order`: checked against Hessians derived by hand
+//! and against central differences of the reverse gradient.
 
 use autodiff::ndarray::{array, Array1, Array2, LinalgScalar};
 use autodiff::prelude::*;
+use autodiff::Real;
 
 fn close(a: f64, b: f64, tol: f64) -> bool {
     (a - b).abs() <= tol * a.abs().max(b.abs()).max(1.0)
@@ -207,4 +209,90 @@ fn an_ndarray_vector_written_with_f64() {
 fn a_vector_of_the_wrong_shape_panics() {
     let x = array![0.5, -1.0, 2.0];
     let _ = hvp!(quartic)(&x, &array![1.0, 0.0]);
+}
+
+/// A two-layer perceptron generic over its float type, as ML code writes its models.
+#[derive(Clone, Debug, autodiff::Differentiable)]
+pub struct Mlp<T: Real> {
+    pub w1: Array2<T>,
+    pub b1: Array1<T>,
+    pub w2: Array2<T>,
+    pub b2: Array1<T>,
+}
+
+/// Softmax cross-entropy of a batch, the inputs a constant made of the float type.
+#[differentiable]
+fn mlp_loss<T: Real>(m: &Mlp<T>, #[no_grad] x: &Array2<T>, labels: &[usize]) -> T {
+    let h = (x.dot(&m.w1) + &m.b1).mapv(T::tanh);
+    let logits = h.dot(&m.w2) + &m.b2;
+    autodiff::nn::cross_entropy(&logits, labels)
+}
+
+fn mlp(scale: f64, shift: f64) -> Mlp<f64> {
+    Mlp {
+        w1: Array2::from_shape_fn((3, 4), |(i, j)| {
+            scale * ((i * 4 + j) as f64 * 0.7 + shift).sin()
+        }),
+        b1: Array1::from_shape_fn(4, |i| scale * (i as f64 + shift).cos()),
+        w2: Array2::from_shape_fn((4, 2), |(i, j)| {
+            scale * ((i * 2 + j) as f64 * 1.3 + shift).cos()
+        }),
+        b2: Array1::from_shape_fn(2, |i| scale * (i as f64 * 0.5 - shift).sin()),
+    }
+}
+
+/// `a + h v`, field by field.
+fn step(a: &Mlp<f64>, v: &Mlp<f64>, h: f64) -> Mlp<f64> {
+    Mlp {
+        w1: &a.w1 + &(&v.w1 * h),
+        b1: &a.b1 + &(&v.b1 * h),
+        w2: &a.w2 + &(&v.w2 * h),
+        b2: &a.b2 + &(&v.b2 * h),
+    }
+}
+
+#[test]
+fn a_derived_struct_generic_over_its_float_type() {
+    let m = mlp(0.5, 0.1);
+    let v = mlp(1.0, 0.7);
+    let x = Array2::from_shape_fn((5, 3), |(i, j)| ((i * 3 + j) as f64 * 0.37).sin());
+    let labels = [0, 1, 1, 0, 1];
+    let hv = hvp!(mlp_loss)(&m, &x, &labels, &v);
+    // central differences of the reverse gradient along v
+    let h = 1e-5;
+    let gp = gradients_function!(mlp_loss)(&step(&m, &v, h), &x, &labels);
+    let gm = gradients_function!(mlp_loss)(&step(&m, &v, -h), &x, &labels);
+    let pairs = [
+        (hv.w1.iter().collect::<Vec<_>>(), &gp.w1 - &gm.w1),
+        (hv.w2.iter().collect::<Vec<_>>(), &gp.w2 - &gm.w2),
+    ];
+    for (hv, diff) in pairs {
+        for (a, d) in hv.into_iter().zip(diff.iter()) {
+            assert!(close(*a, d / (2.0 * h), 1e-6), "{a} vs {}", d / (2.0 * h));
+        }
+    }
+    for (a, d) in hv.b1.iter().zip((&gp.b1 - &gm.b1).iter()) {
+        assert!(close(*a, d / (2.0 * h), 1e-6), "{a} vs {}", d / (2.0 * h));
+    }
+    for (a, d) in hv.b2.iter().zip((&gp.b2 - &gm.b2).iter()) {
+        assert!(close(*a, d / (2.0 * h), 1e-6), "{a} vs {}", d / (2.0 * h));
+    }
+    // linear in v: H(2v) = 2 Hv, and H·0 = 0
+    let hv2 = hvp!(mlp_loss)(&m, &x, &labels, &step(&v, &v, 1.0));
+    for (a, b) in hv2.w1.iter().zip(hv.w1.iter()) {
+        assert!(close(*a, 2.0 * b, 1e-12));
+    }
+    let zero = step(&v, &v, -1.0);
+    let h0 = hvp!(mlp_loss)(&m, &x, &labels, &zero);
+    assert!(h0.w1.iter().chain(h0.b2.iter()).all(|g| *g == 0.0));
+}
+
+#[test]
+#[should_panic(expected = "the vector's field `b1` (of a `Mlp`) has shape [3]")]
+fn a_struct_vector_of_the_wrong_shape_panics() {
+    let m = mlp(0.5, 0.1);
+    let mut v = mlp(1.0, 0.7);
+    v.b1 = Array1::zeros(3);
+    let x = Array2::zeros((2, 3));
+    let _ = hvp!(mlp_loss)(&m, &x, &[0, 1], &v);
 }

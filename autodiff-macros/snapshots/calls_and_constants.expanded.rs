@@ -584,10 +584,10 @@ impl energy {
         let (__g0, __g1, __g2) = __pullback(::autodiff::__private::dual::seed());
         (
             ::core::option::Option::Some(
-                ::autodiff::__private::dual::tangent_part(__g0),
+                <T as ::autodiff::__private::dual::HvpArg>::product(__g0),
             ),
             ::core::option::Option::Some(
-                ::autodiff::__private::dual::tangent_part(__g1),
+                <T as ::autodiff::__private::dual::HvpArg>::product(__g1),
             ),
             ::core::option::Option::None,
         )
@@ -732,7 +732,7 @@ impl energy {
         "`energy` has 2 differentiable parameters: `hessian!` needs exactly one, or `params = [\"…\"]` selecting one",
     );
     #[doc(hidden)]
-    fn __hessian_function<T: Float, __R>() -> fn(T, T, i32) -> __R
+    fn __hessian_function<T: Float>() -> fn(T, T, i32) -> !
     where
         T: ::autodiff::__private::Real,
     {

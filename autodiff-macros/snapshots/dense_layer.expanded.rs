@@ -613,39 +613,39 @@ impl dense {
         "`dense` is not generic over its float type: `hvp!` and `hessian!` run its gradient on dual numbers, so mark it `#[differentiable(second_order)]` (a copy generic over the float type is written for them), or write it `fn dense<T: Float>(…) -> T` with `T` for `f64`",
     );
     #[doc(hidden)]
-    fn __hvp_function<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, __R>() -> fn(
+    fn __hvp_function<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2>() -> fn(
         &'__autodiff_l0 Array2<f64>,
         &'__autodiff_l1 Array2<f64>,
         &'__autodiff_l2 Array1<f64>,
         &'__autodiff_l0 Array2<f64>,
         &'__autodiff_l1 Array2<f64>,
         &'__autodiff_l2 Array1<f64>,
-    ) -> __R {
+    ) -> ! {
         |_, _, _, _, _, _| ::core::unreachable!()
     }
     #[doc(hidden)]
     const __HESSIAN: ::core::option::Option<&'static str> = Self::__HVP;
     #[doc(hidden)]
-    fn __hessian_function<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, __R>() -> fn(
+    fn __hessian_function<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2>() -> fn(
         &'__autodiff_l0 Array2<f64>,
         &'__autodiff_l1 Array2<f64>,
         &'__autodiff_l2 Array1<f64>,
-    ) -> __R {
+    ) -> ! {
         |_, _, _| ::core::unreachable!()
     }
     #[doc(hidden)]
-    fn __hvp_sel1<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, __R, __S, __I0>(
+    fn __hvp_sel1<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, __S, __I0>(
         _selection: __S,
     ) -> fn(
         &'__autodiff_l0 Array2<f64>,
         &'__autodiff_l1 Array2<f64>,
         &'__autodiff_l2 Array1<f64>,
         __I0,
-    ) -> __R {
+    ) -> ! {
         |_, _, _, _| ::core::unreachable!()
     }
     #[doc(hidden)]
-    fn __hvp_sel2<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, __R, __S, __I0, __I1>(
+    fn __hvp_sel2<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, __S, __I0, __I1>(
         _selection: __S,
     ) -> fn(
         &'__autodiff_l0 Array2<f64>,
@@ -653,20 +653,11 @@ impl dense {
         &'__autodiff_l2 Array1<f64>,
         __I0,
         __I1,
-    ) -> __R {
+    ) -> ! {
         |_, _, _, _, _| ::core::unreachable!()
     }
     #[doc(hidden)]
-    fn __hvp_sel3<
-        '__autodiff_l0,
-        '__autodiff_l1,
-        '__autodiff_l2,
-        __R,
-        __S,
-        __I0,
-        __I1,
-        __I2,
-    >(
+    fn __hvp_sel3<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, __S, __I0, __I1, __I2>(
         _selection: __S,
     ) -> fn(
         &'__autodiff_l0 Array2<f64>,
@@ -675,17 +666,17 @@ impl dense {
         __I0,
         __I1,
         __I2,
-    ) -> __R {
+    ) -> ! {
         |_, _, _, _, _, _| ::core::unreachable!()
     }
     #[doc(hidden)]
-    fn __hessian_sel1<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, __R, __S>(
+    fn __hessian_sel1<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, __S>(
         _selection: __S,
     ) -> fn(
         &'__autodiff_l0 Array2<f64>,
         &'__autodiff_l1 Array2<f64>,
         &'__autodiff_l2 Array1<f64>,
-    ) -> __R {
+    ) -> ! {
         |_, _, _| ::core::unreachable!()
     }
     #[doc(hidden)]

@@ -642,48 +642,48 @@ impl cross_rotated {
         "`cross_rotated` is not generic over its float type: `hvp!` and `hessian!` run its gradient on dual numbers, so mark it `#[differentiable(second_order)]` (a copy generic over the float type is written for them), or write it `fn cross_rotated<T: Float>(…) -> T` with `T` for `f64`",
     );
     #[doc(hidden)]
-    fn __hvp_function<'__autodiff_l0, __R>() -> fn(
+    fn __hvp_function<'__autodiff_l0>() -> fn(
         [f64; 2],
         &'__autodiff_l0 [[f64; 2]; 2],
         [f64; 3],
         [f64; 2],
         &'__autodiff_l0 [[f64; 2]; 2],
         [f64; 3],
-    ) -> __R {
+    ) -> ! {
         |_, _, _, _, _, _| ::core::unreachable!()
     }
     #[doc(hidden)]
     const __HESSIAN: ::core::option::Option<&'static str> = Self::__HVP;
     #[doc(hidden)]
-    fn __hessian_function<'__autodiff_l0, __R>() -> fn(
+    fn __hessian_function<'__autodiff_l0>() -> fn(
         [f64; 2],
         &'__autodiff_l0 [[f64; 2]; 2],
         [f64; 3],
-    ) -> __R {
+    ) -> ! {
         |_, _, _| ::core::unreachable!()
     }
     #[doc(hidden)]
-    fn __hvp_sel1<'__autodiff_l0, __R, __S, __I0>(
+    fn __hvp_sel1<'__autodiff_l0, __S, __I0>(
         _selection: __S,
-    ) -> fn([f64; 2], &'__autodiff_l0 [[f64; 2]; 2], [f64; 3], __I0) -> __R {
+    ) -> fn([f64; 2], &'__autodiff_l0 [[f64; 2]; 2], [f64; 3], __I0) -> ! {
         |_, _, _, _| ::core::unreachable!()
     }
     #[doc(hidden)]
-    fn __hvp_sel2<'__autodiff_l0, __R, __S, __I0, __I1>(
+    fn __hvp_sel2<'__autodiff_l0, __S, __I0, __I1>(
         _selection: __S,
-    ) -> fn([f64; 2], &'__autodiff_l0 [[f64; 2]; 2], [f64; 3], __I0, __I1) -> __R {
+    ) -> fn([f64; 2], &'__autodiff_l0 [[f64; 2]; 2], [f64; 3], __I0, __I1) -> ! {
         |_, _, _, _, _| ::core::unreachable!()
     }
     #[doc(hidden)]
-    fn __hvp_sel3<'__autodiff_l0, __R, __S, __I0, __I1, __I2>(
+    fn __hvp_sel3<'__autodiff_l0, __S, __I0, __I1, __I2>(
         _selection: __S,
-    ) -> fn([f64; 2], &'__autodiff_l0 [[f64; 2]; 2], [f64; 3], __I0, __I1, __I2) -> __R {
+    ) -> fn([f64; 2], &'__autodiff_l0 [[f64; 2]; 2], [f64; 3], __I0, __I1, __I2) -> ! {
         |_, _, _, _, _, _| ::core::unreachable!()
     }
     #[doc(hidden)]
-    fn __hessian_sel1<'__autodiff_l0, __R, __S>(
+    fn __hessian_sel1<'__autodiff_l0, __S>(
         _selection: __S,
-    ) -> fn([f64; 2], &'__autodiff_l0 [[f64; 2]; 2], [f64; 3]) -> __R {
+    ) -> fn([f64; 2], &'__autodiff_l0 [[f64; 2]; 2], [f64; 3]) -> ! {
         |_, _, _| ::core::unreachable!()
     }
     #[doc(hidden)]

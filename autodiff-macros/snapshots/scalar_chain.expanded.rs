@@ -416,21 +416,21 @@ impl chain {
         "`chain` is not generic over its float type: `hvp!` and `hessian!` run its gradient on dual numbers, so mark it `#[differentiable(second_order)]` (a copy generic over the float type is written for them), or write it `fn chain<T: Float>(…) -> T` with `T` for `f64`",
     );
     #[doc(hidden)]
-    fn __hvp_function<__R>() -> fn(f64, usize, f64) -> __R {
+    fn __hvp_function() -> fn(f64, usize, f64) -> ! {
         |_, _, _| ::core::unreachable!()
     }
     #[doc(hidden)]
     const __HESSIAN: ::core::option::Option<&'static str> = Self::__HVP;
     #[doc(hidden)]
-    fn __hessian_function<__R>() -> fn(f64, usize) -> __R {
+    fn __hessian_function() -> fn(f64, usize) -> ! {
         |_, _| ::core::unreachable!()
     }
     #[doc(hidden)]
-    fn __hvp_sel1<__R, __S, __I0>(_selection: __S) -> fn(f64, usize, __I0) -> __R {
+    fn __hvp_sel1<__S, __I0>(_selection: __S) -> fn(f64, usize, __I0) -> ! {
         |_, _, _| ::core::unreachable!()
     }
     #[doc(hidden)]
-    fn __hessian_sel1<__R, __S>(_selection: __S) -> fn(f64, usize) -> __R {
+    fn __hessian_sel1<__S>(_selection: __S) -> fn(f64, usize) -> ! {
         |_, _| ::core::unreachable!()
     }
     #[doc(hidden)]

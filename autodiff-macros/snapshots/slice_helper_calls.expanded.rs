@@ -553,32 +553,29 @@ impl sum_picks {
         "`sum_picks` is not generic over its float type: `hvp!` and `hessian!` run its gradient on dual numbers, so mark it `#[differentiable(second_order)]` (a copy generic over the float type is written for them), or write it `fn sum_picks<T: Float>(…) -> T` with `T` for `f64`",
     );
     #[doc(hidden)]
-    fn __hvp_function<'__autodiff_l0, __R>() -> fn(
+    fn __hvp_function<'__autodiff_l0>() -> fn(
         &'__autodiff_l0 [f64],
         usize,
         &'__autodiff_l0 [f64],
-    ) -> __R {
+    ) -> ! {
         |_, _, _| ::core::unreachable!()
     }
     #[doc(hidden)]
     const __HESSIAN: ::core::option::Option<&'static str> = Self::__HVP;
     #[doc(hidden)]
-    fn __hessian_function<'__autodiff_l0, __R>() -> fn(
-        &'__autodiff_l0 [f64],
-        usize,
-    ) -> __R {
+    fn __hessian_function<'__autodiff_l0>() -> fn(&'__autodiff_l0 [f64], usize) -> ! {
         |_, _| ::core::unreachable!()
     }
     #[doc(hidden)]
-    fn __hvp_sel1<'__autodiff_l0, __R, __S, __I0>(
+    fn __hvp_sel1<'__autodiff_l0, __S, __I0>(
         _selection: __S,
-    ) -> fn(&'__autodiff_l0 [f64], usize, __I0) -> __R {
+    ) -> fn(&'__autodiff_l0 [f64], usize, __I0) -> ! {
         |_, _, _| ::core::unreachable!()
     }
     #[doc(hidden)]
-    fn __hessian_sel1<'__autodiff_l0, __R, __S>(
+    fn __hessian_sel1<'__autodiff_l0, __S>(
         _selection: __S,
-    ) -> fn(&'__autodiff_l0 [f64], usize) -> __R {
+    ) -> fn(&'__autodiff_l0 [f64], usize) -> ! {
         |_, _| ::core::unreachable!()
     }
     #[doc(hidden)]

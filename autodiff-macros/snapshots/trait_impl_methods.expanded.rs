@@ -619,11 +619,11 @@ impl Exp {
         clippy::all,
         clippy::pedantic
     )]
-    pub fn __autodiff_pdf_hvp_function<'__autodiff_l0, __R>() -> fn(
+    pub fn __autodiff_pdf_hvp_function<'__autodiff_l0>() -> fn(
         &'__autodiff_l0 Self,
         f64,
         f64,
-    ) -> __R {
+    ) -> ! {
         |_, _, _| ::core::unreachable!()
     }
     #[doc(hidden)]
@@ -653,10 +653,10 @@ impl Exp {
         clippy::all,
         clippy::pedantic
     )]
-    pub fn __autodiff_pdf_hessian_function<'__autodiff_l0, __R>() -> fn(
+    pub fn __autodiff_pdf_hessian_function<'__autodiff_l0>() -> fn(
         &'__autodiff_l0 Self,
         f64,
-    ) -> __R {
+    ) -> ! {
         |_, _| ::core::unreachable!()
     }
     #[doc(hidden)]
@@ -672,9 +672,9 @@ impl Exp {
         clippy::all,
         clippy::pedantic
     )]
-    pub fn __autodiff_pdf_hvp_sel1<'__autodiff_l0, __R, __S, __I0>(
+    pub fn __autodiff_pdf_hvp_sel1<'__autodiff_l0, __S, __I0>(
         _selection: __S,
-    ) -> fn(&'__autodiff_l0 Self, f64, __I0) -> __R {
+    ) -> fn(&'__autodiff_l0 Self, f64, __I0) -> ! {
         |_, _, _| ::core::unreachable!()
     }
     #[doc(hidden)]
@@ -690,9 +690,9 @@ impl Exp {
         clippy::all,
         clippy::pedantic
     )]
-    pub fn __autodiff_pdf_hessian_sel1<'__autodiff_l0, __R, __S>(
+    pub fn __autodiff_pdf_hessian_sel1<'__autodiff_l0, __S>(
         _selection: __S,
-    ) -> fn(&'__autodiff_l0 Self, f64) -> __R {
+    ) -> fn(&'__autodiff_l0 Self, f64) -> ! {
         |_, _| ::core::unreachable!()
     }
     #[doc(hidden)]
@@ -1390,11 +1390,11 @@ impl Exp {
         clippy::all,
         clippy::pedantic
     )]
-    pub fn __autodiff_ln_pdf_hvp_function<'__autodiff_l0, __R>() -> fn(
+    pub fn __autodiff_ln_pdf_hvp_function<'__autodiff_l0>() -> fn(
         &'__autodiff_l0 Self,
         f64,
         f64,
-    ) -> __R {
+    ) -> ! {
         |_, _, _| ::core::unreachable!()
     }
     #[doc(hidden)]
@@ -1424,10 +1424,10 @@ impl Exp {
         clippy::all,
         clippy::pedantic
     )]
-    pub fn __autodiff_ln_pdf_hessian_function<'__autodiff_l0, __R>() -> fn(
+    pub fn __autodiff_ln_pdf_hessian_function<'__autodiff_l0>() -> fn(
         &'__autodiff_l0 Self,
         f64,
-    ) -> __R {
+    ) -> ! {
         |_, _| ::core::unreachable!()
     }
     #[doc(hidden)]
@@ -1443,9 +1443,9 @@ impl Exp {
         clippy::all,
         clippy::pedantic
     )]
-    pub fn __autodiff_ln_pdf_hvp_sel1<'__autodiff_l0, __R, __S, __I0>(
+    pub fn __autodiff_ln_pdf_hvp_sel1<'__autodiff_l0, __S, __I0>(
         _selection: __S,
-    ) -> fn(&'__autodiff_l0 Self, f64, __I0) -> __R {
+    ) -> fn(&'__autodiff_l0 Self, f64, __I0) -> ! {
         |_, _, _| ::core::unreachable!()
     }
     #[doc(hidden)]
@@ -1461,9 +1461,9 @@ impl Exp {
         clippy::all,
         clippy::pedantic
     )]
-    pub fn __autodiff_ln_pdf_hessian_sel1<'__autodiff_l0, __R, __S>(
+    pub fn __autodiff_ln_pdf_hessian_sel1<'__autodiff_l0, __S>(
         _selection: __S,
-    ) -> fn(&'__autodiff_l0 Self, f64) -> __R {
+    ) -> fn(&'__autodiff_l0 Self, f64) -> ! {
         |_, _| ::core::unreachable!()
     }
     #[doc(hidden)]

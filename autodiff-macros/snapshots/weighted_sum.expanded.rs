@@ -514,41 +514,39 @@ impl weighted_sum {
         "`weighted_sum` is not generic over its float type: `hvp!` and `hessian!` run its gradient on dual numbers, so mark it `#[differentiable(second_order)]` (a copy generic over the float type is written for them), or write it `fn weighted_sum<T: Float>(…) -> T` with `T` for `f64`",
     );
     #[doc(hidden)]
-    fn __hvp_function<__R>() -> fn(f64, f64, f64, f64, f64, f64, f64, f64) -> __R {
+    fn __hvp_function() -> fn(f64, f64, f64, f64, f64, f64, f64, f64) -> ! {
         |_, _, _, _, _, _, _, _| ::core::unreachable!()
     }
     #[doc(hidden)]
     const __HESSIAN: ::core::option::Option<&'static str> = Self::__HVP;
     #[doc(hidden)]
-    fn __hessian_function<__R>() -> fn(f64, f64, f64, f64) -> __R {
+    fn __hessian_function() -> fn(f64, f64, f64, f64) -> ! {
         |_, _, _, _| ::core::unreachable!()
     }
     #[doc(hidden)]
-    fn __hvp_sel1<__R, __S, __I0>(
-        _selection: __S,
-    ) -> fn(f64, f64, f64, f64, __I0) -> __R {
+    fn __hvp_sel1<__S, __I0>(_selection: __S) -> fn(f64, f64, f64, f64, __I0) -> ! {
         |_, _, _, _, _| ::core::unreachable!()
     }
     #[doc(hidden)]
-    fn __hvp_sel2<__R, __S, __I0, __I1>(
+    fn __hvp_sel2<__S, __I0, __I1>(
         _selection: __S,
-    ) -> fn(f64, f64, f64, f64, __I0, __I1) -> __R {
+    ) -> fn(f64, f64, f64, f64, __I0, __I1) -> ! {
         |_, _, _, _, _, _| ::core::unreachable!()
     }
     #[doc(hidden)]
-    fn __hvp_sel3<__R, __S, __I0, __I1, __I2>(
+    fn __hvp_sel3<__S, __I0, __I1, __I2>(
         _selection: __S,
-    ) -> fn(f64, f64, f64, f64, __I0, __I1, __I2) -> __R {
+    ) -> fn(f64, f64, f64, f64, __I0, __I1, __I2) -> ! {
         |_, _, _, _, _, _, _| ::core::unreachable!()
     }
     #[doc(hidden)]
-    fn __hvp_sel4<__R, __S, __I0, __I1, __I2, __I3>(
+    fn __hvp_sel4<__S, __I0, __I1, __I2, __I3>(
         _selection: __S,
-    ) -> fn(f64, f64, f64, f64, __I0, __I1, __I2, __I3) -> __R {
+    ) -> fn(f64, f64, f64, f64, __I0, __I1, __I2, __I3) -> ! {
         |_, _, _, _, _, _, _, _| ::core::unreachable!()
     }
     #[doc(hidden)]
-    fn __hessian_sel1<__R, __S>(_selection: __S) -> fn(f64, f64, f64, f64) -> __R {
+    fn __hessian_sel1<__S>(_selection: __S) -> fn(f64, f64, f64, f64) -> ! {
         |_, _, _, _| ::core::unreachable!()
     }
     #[doc(hidden)]

@@ -177,6 +177,16 @@ pub fn derive(input: TokenStream) -> TokenStream {
     let feature_attributes = crate::derive_features::tangent_attributes(&feature_fields, generics);
     let feature_items =
         crate::derive_features::tangent_items(&feature_fields, &tangent, generics, &bounds);
+    let dual_fields: Vec<crate::derive_dual::Field<'_>> = fields
+        .iter()
+        .zip(names.iter().zip(&grad))
+        .map(|(f, (n, g))| crate::derive_dual::Field {
+            name: n,
+            ty: &f.ty,
+            grad: *g,
+        })
+        .collect();
+    let dual_items = crate::derive_dual::dual_items(name, &tangent, generics, &dual_fields);
     let doc = format!(
         "The tangent (gradient) of [`{name}`]: one field per field of `{name}`, `NoTangent` \
          for the `#[no_grad]` ones."
@@ -190,6 +200,8 @@ pub fn derive(input: TokenStream) -> TokenStream {
         }
 
         #feature_items
+
+        #dual_items
 
         impl #impl_generics #rt::Differentiable for #name #ty_generics where #(#bounds,)* {
             type Tangent = #tangent #ty_generics;

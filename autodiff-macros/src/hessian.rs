@@ -76,6 +76,33 @@ fn is_ndarray_of(ty: &syn::Type, t: &syn::Ident) -> bool {
         && matches!(&a.args[0], syn::GenericArgument::Type(e) if is_ident(e, t))
 }
 
+/// A struct generic over `T` alone (`Mlp<T>`; not a `Vec` or an ndarray array): served
+/// through the impls `#[derive(Differentiable)]` writes for such a struct.
+fn is_struct_of(ty: &syn::Type, t: &syn::Ident) -> bool {
+    let syn::Type::Path(p) = ty else { return false };
+    let Some(last) = p.path.segments.last() else {
+        return false;
+    };
+    let syn::PathArguments::AngleBracketed(a) = &last.arguments else {
+        return false;
+    };
+    p.qself.is_none()
+        && !is_vec_of(ty, t)
+        && !is_ndarray_of(ty, t)
+        && a.args.len() == 1
+        && matches!(&a.args[0], syn::GenericArgument::Type(e) if is_ident(e, t))
+}
+
+/// The type behind references, parentheses and groups.
+fn behind_references(ty: &syn::Type) -> &syn::Type {
+    match ty {
+        syn::Type::Paren(p) => behind_references(&p.elem),
+        syn::Type::Group(g) => behind_references(&g.elem),
+        syn::Type::Reference(r) => behind_references(&r.elem),
+        _ => ty,
+    }
+}
+
 /// A fixed-size array of `T`: `[T; N]`.
 fn is_fixed_array_of(ty: &syn::Type, t: &syn::Ident) -> bool {
     matches!(ty, syn::Type::Array(a) if is_ident(&a.elem, t))
@@ -86,12 +113,20 @@ fn kind(ty: &syn::Type, t: &syn::Ident) -> Option<Kind> {
         syn::Type::Paren(p) => kind(&p.elem, t),
         syn::Type::Group(g) => kind(&g.elem, t),
         _ if is_ident(ty, t) => Some(Kind::Scalar),
-        _ if is_vec_of(ty, t) || is_fixed_array_of(ty, t) || is_ndarray_of(ty, t) => {
+        _ if is_vec_of(ty, t)
+            || is_fixed_array_of(ty, t)
+            || is_ndarray_of(ty, t)
+            || is_struct_of(ty, t) =>
+        {
             Some(Kind::Owned)
         }
         syn::Type::Reference(r) if r.mutability.is_none() => match &*r.elem {
             syn::Type::Slice(s) if is_ident(&s.elem, t) => Some(Kind::Borrowed),
-            e if is_vec_of(e, t) || is_fixed_array_of(e, t) || is_ndarray_of(e, t) => {
+            e if is_vec_of(e, t)
+                || is_fixed_array_of(e, t)
+                || is_ndarray_of(e, t)
+                || is_struct_of(e, t) =>
+            {
                 Some(Kind::Borrowed)
             }
             _ => None,
@@ -102,14 +137,14 @@ fn kind(ty: &syn::Type, t: &syn::Ident) -> Option<Kind> {
 
 /// The type of the product for a parameter of type `ty` (one `kind` serves): the float
 /// for a float, a `Vec` for a slice or `Vec`, the array's own type for a fixed-size or
-/// ndarray array.
+/// ndarray array, the tangent (gradient) type of a derived struct.
 fn out_type(ty: &syn::Type, t: &syn::Ident) -> TokenStream {
+    let ty = behind_references(ty);
+    let rt = rt();
     match ty {
-        syn::Type::Paren(p) => out_type(&p.elem, t),
-        syn::Type::Group(g) => out_type(&g.elem, t),
-        syn::Type::Reference(r) => out_type(&r.elem, t),
         _ if is_ident(ty, t) => quote!(#t),
         _ if is_fixed_array_of(ty, t) || is_ndarray_of(ty, t) => ty.to_token_stream(),
+        _ if is_struct_of(ty, t) => quote!(<#ty as #rt::Differentiable>::Tangent),
         _ => quote!(::std::vec::Vec<#t>),
     }
 }
@@ -194,7 +229,8 @@ fn support(
                 continue;
             }
             match kind(&p.ty, &t) {
-                Some(k) if copy.is_some() => constants.push(Some(k)),
+                // (run on dual numbers, a constant made of the float type is one too)
+                Some(k) => constants.push(Some(k)),
                 _ => {
                     return Err(format!(
                         "`{name}`'s constant parameter `{}` has a type made of `{t}`: `hvp!` \
@@ -231,9 +267,10 @@ fn support(
 
 /// A closure companion of a function the helpers refuse: its type only, for the call to
 /// type-check while the reason is reported — a `fn` pointer (no opaque type to check)
-/// taking the function's arguments then `extra`, returning `__R` (inferred where it is
-/// used). `selection`: it takes the selection `__S`, and `extra` names type parameters
-/// (the selected vectors' types, inferred from the call).
+/// taking the function's arguments then `extra`, returning `!` (which becomes whatever
+/// the caller's code expects of the result, so the reason is the one error). `selection`:
+/// it takes the selection `__S`, and `extra` names type parameters (the selected vectors'
+/// types, inferred from the call).
 fn refused_closure(
     sig: &Signature,
     vis: &syn::Visibility,
@@ -243,7 +280,7 @@ fn refused_closure(
 ) -> TokenStream {
     let allow = lint_allows_if(sig.is_method);
     let mut g = sig.generics_named.clone();
-    let mut added: Vec<syn::GenericParam> = vec![syn::parse_quote!(__R)];
+    let mut added: Vec<syn::GenericParam> = Vec::new();
     if selection {
         added.push(syn::parse_quote!(__S));
         added.extend(extra.iter().map(|t| syn::parse_quote!(#t)));
@@ -260,7 +297,7 @@ fn refused_closure(
     quote! {
         #[doc(hidden)]
         #allow
-        #vis fn #name #generics (#arg) -> fn(#(#tys,)* #(#extra),*) -> __R #where_named {
+        #vis fn #name #generics (#arg) -> fn(#(#tys,)* #(#extra),*) -> ! #where_named {
             |#(#blanks),*| ::core::unreachable!()
         }
     }
@@ -306,13 +343,71 @@ fn dual_bound(sig: &Signature, t: &syn::Ident) -> Option<TokenStream> {
 }
 
 /// The function's `where` clause plus [`dual_bound`].
-fn dual_where(sig: &Signature, t: &syn::Ident) -> TokenStream {
+fn dual_where(sig: &Signature, t: &syn::Ident, extra: &[TokenStream]) -> TokenStream {
     let mut preds: Vec<TokenStream> = Vec::new();
     if let Some(w) = &sig.generics_named.where_clause {
         preds.extend(w.predicates.iter().map(ToTokens::to_token_stream));
     }
     preds.extend(dual_bound(sig, t));
+    preds.extend(extra.iter().cloned());
     quote!(where #(#preds),*)
+}
+
+/// `tokens` with every `t` replaced by `Dual<t>`.
+fn dual_of(tokens: TokenStream, t: &syn::Ident, dual: &TokenStream) -> TokenStream {
+    let mut out = TokenStream::new();
+    for tt in tokens {
+        match tt {
+            proc_macro2::TokenTree::Ident(i) if i == *t => out.extend(dual.clone()),
+            proc_macro2::TokenTree::Group(g) => {
+                let mut n = proc_macro2::Group::new(g.delimiter(), dual_of(g.stream(), t, dual));
+                n.set_span(g.span());
+                out.extend([proc_macro2::TokenTree::Group(n)]);
+            }
+            tt => out.extend([tt]),
+        }
+    }
+    out
+}
+
+/// What the companions need of a parameter of a type generic over the float type that the
+/// macro cannot see (`&Mlp<T>`, or an alias such as `Matrix3<T>`): its `HvpArg` (the
+/// impls `#[derive(Differentiable)]` writes), as a bound, so a type without it costs one
+/// error where `hvp!` is used, never where the function is defined.
+fn opaque_bounds(
+    sig: &Signature,
+    t: &syn::Ident,
+    kinds: &[Option<Kind>],
+    constants: &[Option<Kind>],
+) -> Vec<TokenStream> {
+    let rt = rt();
+    let dual = quote!(#rt::dual::Dual<#t>);
+    let mut out = Vec::new();
+    for (i, p) in sig.params.iter().enumerate() {
+        let Some(k) = kinds[i].or(constants[i]) else {
+            continue;
+        };
+        let base = behind_references(&p.ty_named);
+        if !is_struct_of(base, t) {
+            continue;
+        }
+        // (a reference for any lifetime: the closures take theirs for any)
+        let ty = if k == Kind::Borrowed {
+            quote!(for<'__autodiff_b> &'__autodiff_b #base)
+        } else {
+            quote!(#base)
+        };
+        let dual_ty = dual_of(base.to_token_stream(), t, &dual);
+        out.push(quote! {
+            #ty: #rt::dual::HvpArg<
+                Duals = #dual_ty,
+                Owned = #base,
+                Out = <#base as #rt::Differentiable>::Tangent,
+                Hessian = #rt::ndarray::Array2<#t>,
+            >
+        });
+    }
+    out
 }
 
 /// The tuple of the vectors' types `params = [...]` places (`runtime::forward::Slots`): a
@@ -416,7 +511,11 @@ pub fn companions(
         .collect();
     let checks = diff
         .iter()
-        .filter(|&&i| kinds[i] != Some(Kind::Scalar))
+        // (a derived struct's fields are checked by its `HvpArg`, naming the field)
+        .filter(|&&i| {
+            kinds[i] != Some(Kind::Scalar)
+                && !is_struct_of(behind_references(&sig.params[i].ty), &t)
+        })
         .map(|&i| {
             let (v, o, p) = (&vars[i], &ovars[i], &sig.params[i].name);
             quote! {
@@ -482,8 +581,8 @@ pub fn companions(
     let outs: Vec<TokenStream> = diff.iter().map(|&i| out_of(i)).collect();
     let parts = (0..n).map(|i| match kinds[i] {
         Some(_) => {
-            let g = &gs[i];
-            quote!(#some(#rt::dual::tangent_part(#g)))
+            let (g, ty) = (&gs[i], &sig.params[i].ty_named);
+            quote!(#some(<#ty as #rt::dual::HvpArg>::product(#g)))
         }
         None => none.clone(),
     });
@@ -505,7 +604,8 @@ pub fn companions(
         .filter(|&i| kinds[i].or(constants[i]) == Some(Kind::Borrowed))
         .map(|i| {
             let d = &duals[i];
-            quote!(#rt::dual::recycle(#d);)
+            let ty = &sig.params[i].ty_named;
+            quote!(<#ty as #rt::dual::HvpArg>::recycle(#d);)
         })
         .collect();
     let sweep = if fused {
@@ -520,7 +620,8 @@ pub fn companions(
         }
     };
     let turbofish = crate::companions::type_and_const_args(&sig.generics);
-    let where_hvp = dual_where(sig, &t);
+    let opaque = opaque_bounds(sig, &t, &kinds, &constants);
+    let where_hvp = dual_where(sig, &t, &opaque);
     let slots_ty = slots_type(sig);
     let hvp_opts = companion(ident, "hvp_opts", m);
     let o = format_ident!("__o", span = Span::mixed_site());
@@ -577,6 +678,7 @@ pub fn companions(
     let (sel_generics, caps) = (&selecting.generics, &selecting.captures);
     let mut sel_preds = selecting.preds.clone();
     sel_preds.extend(dual_bound(sig, &t));
+    sel_preds.extend(opaque.iter().cloned());
     let select = quote!(#rt::select::Select);
     for k in 1..=diff.len().min(MAX_SELECTED) {
         let f = companion(ident, &format!("hvp_sel{k}"), m);
@@ -637,7 +739,23 @@ pub fn companions(
             })
         }
     };
-    if let [k] = diff.as_slice() {
+    let struct_param = |k: usize| is_struct_of(behind_references(&sig.params[k].ty), &t);
+    let lone = match diff.as_slice() {
+        [k] if struct_param(*k) => Err(format!(
+            "`{name}`'s parameter `{}` is a struct: `hessian!` forms the Hessian of a float, \
+             slice, `Vec` or array parameter; use `hvp!` for products with vectors of the \
+             struct's shape",
+            sig.params[*k].name
+        )),
+        [k] => Ok(*k),
+        _ => Err(format!(
+            "`{name}` has {} differentiable parameters: `hessian!` needs exactly one, or \
+             `params = [\"…\"]` selecting one",
+            diff.len()
+        )),
+    };
+    if let Ok(k) = lone {
+        let k = &k;
         // (the block of the one differentiable parameter: `__hessian_sel1` selecting it)
         let hess_ty = hess_of(kinds[*k].unwrap());
         let hessian_sel1 = companion(ident, "hessian_sel1", m);
@@ -663,12 +781,7 @@ pub fn companions(
                 Self::#hessian_sel1 #turbofish_sel(#rt::select::Sel1::<#k>)
             }
         });
-    } else {
-        let reason = format!(
-            "`{name}` has {} differentiable parameters: `hessian!` needs exactly one, or \
-             `params = [\"…\"]` selecting one",
-            diff.len()
-        );
+    } else if let Err(reason) = lone {
         let reason = quote!(::core::option::Option::Some(#reason));
         items.extend(refused_hessian(sig, vis, reason));
     }

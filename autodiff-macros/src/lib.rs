@@ -12,6 +12,7 @@ use proc_macro::TokenStream;
 
 mod companions;
 mod derive;
+mod derive_dual;
 mod derive_features;
 mod diag;
 mod emit;

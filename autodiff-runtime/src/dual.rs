@@ -496,7 +496,45 @@ pub mod scratch {
 
 impl<T: Real> crate::sealed::Sealed for Dual<T> {}
 
+/// A dual number multiplies and adds to ndarray arrays of them (`&a * x`).
+impl<T: Real> ndarray::ScalarOperand for Dual<T> {}
+
+/// The values and the tangents of an array of dual numbers, and whether any tangent is
+/// not zero.
+fn parts<T: Real>(a: ndarray::ArrayView2<'_, Dual<T>>) -> (Array2<T>, Array2<T>, bool) {
+    let values = a.map(|d| d.value);
+    let tangents = a.map(|d| d.tangent);
+    let moving = tangents.iter().any(|t| *t != T::zero());
+    (values, tangents, moving)
+}
+
 impl<T: Real> Real for Dual<T> {
+    /// `(a + εa')(b + εb') = ab + ε(a'b + ab')`: three products of the parts by their own
+    /// kernel (ndarray's optimised one for `f32` and `f64`), two when one operand's tangents
+    /// are all zero (a constant), rather than one product of dual numbers element by
+    /// element.
+    fn matmul(a: ndarray::ArrayView2<'_, Self>, b: ndarray::ArrayView2<'_, Self>) -> Array2<Self> {
+        let (av, at, a_moves) = parts(a);
+        let (bv, bt, b_moves) = parts(b);
+        let values = T::matmul(av.view(), bv.view());
+        let tangents = match (a_moves, b_moves) {
+            (false, false) => Array2::zeros(values.raw_dim()),
+            (true, false) => T::matmul(at.view(), bv.view()),
+            (false, true) => T::matmul(av.view(), bt.view()),
+            (true, true) => T::matmul(at.view(), bv.view()) + T::matmul(av.view(), bt.view()),
+        };
+        ndarray::Zip::from(&values)
+            .and(&tangents)
+            .map_collect(|&v, &t| Dual::new(v, t))
+    }
+    /// The matrix–vector product as a product with a one-column matrix (see
+    /// [`Real::matmul`]).
+    fn matvec(
+        a: ndarray::ArrayView2<'_, Self>,
+        b: ndarray::ArrayView1<'_, Self>,
+    ) -> ndarray::Array1<Self> {
+        Self::matmul(a, b.insert_axis(ndarray::Axis(1))).remove_axis(ndarray::Axis(1))
+    }
     /// A constant.
     fn from_f64_rounded(value: f64) -> Self {
         Dual::constant(T::from_f64_rounded(value))
@@ -534,11 +572,19 @@ impl<T: Real> num_traits::FromPrimitive for Dual<T> {
     }
 }
 
-/// A parameter `hvp!` and `hessian!` can serve: a float `T`, or a float slice or `Vec`
-/// (`&[T]`, `&Vec<T>`, `Vec<T>`).
+/// A parameter `hvp!` and `hessian!` can serve: a float `T`, a slice or `Vec` of them
+/// (`&[T]`, `&Vec<T>`, `Vec<T>`), a fixed-size array (`[T; N]`, `&[T; N]`), an ndarray
+/// array (`Array<T, D>`, `&Array<T, D>`), or a struct generic over its float type with
+/// `#[derive(Differentiable)]` (`Mlp<T>`, `&Mlp<T>`; the derive writes its impls).
+#[diagnostic::on_unimplemented(
+    message = "`hvp!` and `hessian!` do not serve a parameter of type `{Self}`",
+    label = "a parameter of this function has this type",
+    note = "they serve floats, slices, `Vec`s, fixed-size arrays and ndarray arrays of the float \
+        type, and structs generic over it (`struct Mlp<T: Real>`) with `#[derive(Differentiable)]`"
+)]
 pub trait HvpArg {
     /// The parameter as dual numbers, owned.
-    type Duals;
+    type Duals: Differentiable;
     /// A vector of the parameter's shape, owned (what `hessian!` hands `hvp` per column).
     type Owned;
     /// The product `H·v` for this parameter: the type of its gradient.
@@ -550,6 +596,14 @@ pub trait HvpArg {
     fn duals(&self, v: Option<&Self>) -> Self::Duals;
     /// The Hessian, one column per unit vector `e_i` from `hvp(e_i)`.
     fn hessian(&self, hvp: impl FnMut(Self::Owned) -> Self::Out) -> Self::Hessian;
+    /// The product out of the parameter's gradient computed on dual numbers: its tangents.
+    fn product(g: <Self::Duals as Differentiable>::Tangent) -> Self::Out;
+    /// Gives the dual argument back once the sweep is done (a buffer for the thread's next
+    /// product, see [`scratch`]; nothing for the others).
+    #[inline(always)]
+    fn recycle(duals: Self::Duals) {
+        drop(duals);
+    }
 }
 
 impl<T: Real> HvpArg for T {
@@ -563,6 +617,10 @@ impl<T: Real> HvpArg for T {
     }
     fn hessian(&self, mut hvp: impl FnMut(T) -> T) -> T {
         hvp(T::one())
+    }
+    #[inline(always)]
+    fn product(g: Dual<T>) -> T {
+        g.tangent
     }
 }
 
@@ -596,6 +654,12 @@ macro_rules! sequence_arg {
             }
             fn hessian(&self, hvp: impl FnMut(Vec<T>) -> Vec<T>) -> Array2<T> {
                 slice_hessian(self.len(), hvp)
+            }
+            fn product(g: Vec<Dual<T>>) -> Vec<T> {
+                tangent_part(g)
+            }
+            fn recycle(duals: Vec<Dual<T>>) {
+                scratch::give(duals);
             }
         }
     )*};
@@ -638,6 +702,10 @@ macro_rules! fixed_array_arg {
                 let unit = |j| core::array::from_fn(|i| if i == j { T::one() } else { T::zero() });
                 unit_hessian(N, unit, hvp, |c: &[T; N]| c.to_vec())
             }
+            #[inline]
+            fn product(g: [Dual<T>; N]) -> [T; N] {
+                tangent_part(g)
+            }
         }
     )*};
 }
@@ -673,6 +741,9 @@ macro_rules! ndarray_arg {
                 };
                 let column = |c: &ndarray::Array<T, D>| c.iter().copied().collect();
                 unit_hessian(self.len(), unit, hvp, column)
+            }
+            fn product(g: ndarray::Array<Dual<T>, D>) -> ndarray::Array<T, D> {
+                tangent_part(g)
             }
         }
     )*};
@@ -718,41 +789,6 @@ impl<T: Real, D: ndarray::Dimension> TangentPart for ndarray::Array<Dual<T>, D> 
     fn tangent_part(self) -> ndarray::Array<T, D> {
         self.map(|d| d.tangent)
     }
-}
-
-/// The dual arguments of a product, given back for the next one when they are a buffer
-/// (see [`scratch`]).
-pub trait Recycle {
-    /// Gives them back.
-    fn recycle(self);
-}
-
-impl<T: Real> Recycle for Dual<T> {
-    #[inline(always)]
-    fn recycle(self) {}
-}
-
-impl<T: Real, const N: usize> Recycle for [Dual<T>; N] {
-    #[inline(always)]
-    fn recycle(self) {}
-}
-
-impl<T: Real, D: ndarray::Dimension> Recycle for ndarray::Array<Dual<T>, D> {
-    #[inline(always)]
-    fn recycle(self) {}
-}
-
-impl<T: Real> Recycle for Vec<Dual<T>> {
-    #[inline(always)]
-    fn recycle(self) {
-        scratch::give(self);
-    }
-}
-
-/// Gives a product's dual arguments back (see [`Recycle`]).
-#[inline(always)]
-pub fn recycle<R: Recycle>(duals: R) {
-    duals.recycle();
 }
 
 /// The tangent part of a gradient computed on dual numbers (see [`TangentPart`]).

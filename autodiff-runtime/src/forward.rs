@@ -351,6 +351,31 @@ pub fn check_shape<P: Shape + ?Sized, T: Shape + ?Sized>(
     }
 }
 
+/// Panics, naming the struct and the field and both shapes, when a field of a vector (for
+/// `hvp!` of a parameter of a derived struct) does not have the parameter's field's shape.
+///
+/// ```should_panic
+/// autodiff_runtime::forward::check_field_shape(&[1.0_f64, 2.0][..], &[1.0_f64][..], "Mlp", "b");
+/// ```
+#[inline]
+#[track_caller]
+pub fn check_field_shape<P: Shape + ?Sized, T: Shape + ?Sized>(
+    param: &P,
+    vector: &T,
+    strukt: &str,
+    field: &str,
+) {
+    let same = param.with_shape(|p| vector.with_shape(|t| p == t));
+    if !same {
+        let p = param.with_shape(<[usize]>::to_vec);
+        let t = vector.with_shape(<[usize]>::to_vec);
+        panic!(
+            "autodiff: the vector's field `{field}` (of a `{strukt}`) has shape {t:?}, but the \
+             parameter's `{field}` has shape {p:?}"
+        );
+    }
+}
+
 #[cold]
 #[inline(never)]
 #[track_caller]

@@ -4,7 +4,7 @@ use crate::ops::tensor::{CotangentArg, Tensor, Val};
 use crate::sealed::Sealed;
 use crate::tangent::Differentiable;
 use core::fmt::{Debug, Display};
-use ndarray::Ix0;
+use ndarray::{Array1, Array2, ArrayView1, ArrayView2, Ix0};
 use num_traits::{Float, FloatConst};
 
 /// A real scalar type the derivative rules are implemented for: `f32`, `f64`, and the dual
@@ -53,6 +53,19 @@ pub trait Real:
     #[inline(always)]
     fn tangent_f64(&self) -> f64 {
         0.0
+    }
+    /// The matrix product `a · b`, which the rules of `dot` call: ndarray's (its optimised
+    /// kernel for `f32` and `f64`); dual numbers split into three products of their parts.
+    #[doc(hidden)]
+    #[inline]
+    fn matmul(a: ArrayView2<'_, Self>, b: ArrayView2<'_, Self>) -> Array2<Self> {
+        a.dot(&b)
+    }
+    /// The matrix–vector product `a · b` (see [`Real::matmul`]).
+    #[doc(hidden)]
+    #[inline]
+    fn matvec(a: ArrayView2<'_, Self>, b: ArrayView1<'_, Self>) -> Array1<Self> {
+        a.dot(&b)
     }
     /// A value from an `f64` value and tangent (the tangent dropped by a float): a cast's
     /// result.

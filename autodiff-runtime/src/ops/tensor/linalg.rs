@@ -82,6 +82,16 @@ impl DotDims<Ix1> for Ix1 {
     }
 }
 
+/// `a · b` of two matrices, by the element type's kernel ([`Real::matmul`]).
+fn mm<F: Real>(a: ArrayView<'_, F, Ix2>, b: ArrayView<'_, F, Ix2>) -> Array<F, Ix2> {
+    F::matmul(a, b)
+}
+
+/// `a · b` of a matrix and a vector, by the element type's kernel ([`Real::matvec`]).
+fn mv<F: Real>(a: ArrayView<'_, F, Ix2>, b: ArrayView<'_, F, Ix1>) -> Array<F, Ix1> {
+    F::matvec(a, b)
+}
+
 fn outer<F: Real>(u: ArrayView<'_, F, Ix1>, v: ArrayView<'_, F, Ix1>) -> Array<F, Ix2> {
     let mut out = Array::zeros((u.len(), v.len()));
     for (mut row, &ui) in out.rows_mut().into_iter().zip(u.iter()) {
@@ -93,7 +103,7 @@ fn outer<F: Real>(u: ArrayView<'_, F, Ix1>, v: ArrayView<'_, F, Ix1>) -> Array<F
 impl DotDims<Ix1> for Ix2 {
     type Out<F: Real> = Array<F, Ix1>;
     fn dot<F: Real>(a: ArrayView<'_, F, Ix2>, b: ArrayView<'_, F, Ix1>) -> Array<F, Ix1> {
-        a.dot(&b)
+        mv(a, b)
     }
     fn d0<F: Real>(
         _a: ArrayView<'_, F, Ix2>,
@@ -107,21 +117,21 @@ impl DotDims<Ix1> for Ix2 {
         _b: ArrayView<'_, F, Ix1>,
         dy: ArrayView<'_, F, IxDyn>,
     ) -> Array<F, Ix1> {
-        a.t().dot(&fixed::<F, Ix1>(dy, "a matrix-vector product"))
+        mv(a.t(), fixed::<F, Ix1>(dy, "a matrix-vector product"))
     }
 }
 
 impl DotDims<Ix2> for Ix1 {
     type Out<F: Real> = Array<F, Ix1>;
     fn dot<F: Real>(a: ArrayView<'_, F, Ix1>, b: ArrayView<'_, F, Ix2>) -> Array<F, Ix1> {
-        a.dot(&b)
+        mv(b.t(), a)
     }
     fn d0<F: Real>(
         _a: ArrayView<'_, F, Ix1>,
         b: ArrayView<'_, F, Ix2>,
         dy: ArrayView<'_, F, IxDyn>,
     ) -> Array<F, Ix1> {
-        b.dot(&fixed::<F, Ix1>(dy, "a vector-matrix product"))
+        mv(b, fixed::<F, Ix1>(dy, "a vector-matrix product"))
     }
     fn d1<F: Real>(
         a: ArrayView<'_, F, Ix1>,
@@ -135,21 +145,21 @@ impl DotDims<Ix2> for Ix1 {
 impl DotDims<Ix2> for Ix2 {
     type Out<F: Real> = Array<F, Ix2>;
     fn dot<F: Real>(a: ArrayView<'_, F, Ix2>, b: ArrayView<'_, F, Ix2>) -> Array<F, Ix2> {
-        a.dot(&b)
+        mm(a, b)
     }
     fn d0<F: Real>(
         _a: ArrayView<'_, F, Ix2>,
         b: ArrayView<'_, F, Ix2>,
         dy: ArrayView<'_, F, IxDyn>,
     ) -> Array<F, Ix2> {
-        fixed::<F, Ix2>(dy, "a matrix product").dot(&b.t())
+        mm(fixed::<F, Ix2>(dy, "a matrix product"), b.t())
     }
     fn d1<F: Real>(
         a: ArrayView<'_, F, Ix2>,
         _b: ArrayView<'_, F, Ix2>,
         dy: ArrayView<'_, F, IxDyn>,
     ) -> Array<F, Ix2> {
-        a.t().dot(&fixed::<F, Ix2>(dy, "a matrix product"))
+        mm(a.t(), fixed::<F, Ix2>(dy, "a matrix product"))
     }
 }
 
