@@ -6,6 +6,7 @@
 //! included), and by a hand-written closed form. Every result is checked against the
 //! closed form before timing. `cargo bench --bench second_order`.
 
+use autodiff::ndarray::{Array1, Array2};
 use autodiff::prelude::*;
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use num_dual::{Dual2DVec64, Dual64, DualNum, DualVec};
@@ -219,5 +220,82 @@ fn hvp_scaling_benches(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, hessian_benches, hvp_benches, hvp_scaling_benches);
+/// The MLP of `benches/workloads.rs` (784-256(tanh)-10, batch 64) written generic over its
+/// float type, as `hvp!` needs: a derived struct `Mlp<T: Real>` of ndarray arrays.
+#[derive(Clone, Debug, autodiff::Differentiable)]
+pub struct Mlp<T: autodiff::Real> {
+    pub w1: Array2<T>,
+    pub b1: Array1<T>,
+    pub w2: Array2<T>,
+    pub b2: Array1<T>,
+}
+
+/// Softmax cross-entropy of a batch, as `mlp_loss` in `benches/workloads.rs`.
+#[differentiable]
+fn mlp_loss<T: autodiff::Real>(m: &Mlp<T>, #[no_grad] x: &Array2<T>, labels: &[usize]) -> T {
+    let h = (x.dot(&m.w1) + &m.b1).mapv(T::tanh);
+    let logits = h.dot(&m.w2) + &m.b2;
+    autodiff::nn::cross_entropy(&logits, labels)
+}
+
+fn mlp_benches(c: &mut Criterion) {
+    let (inputs, hidden, classes, batch) = (784, 256, 10, 64);
+    let mut s = 12345u64;
+    let mut next = move || {
+        s = s
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (s >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+    };
+    let (s1, s2) = ((1.0 / inputs as f64).sqrt(), (1.0 / hidden as f64).sqrt());
+    let mut params = || Mlp {
+        w1: Array2::from_shape_fn((inputs, hidden), |_| next() * s1),
+        b1: Array1::from_shape_fn(hidden, |_| next() * 0.1),
+        w2: Array2::from_shape_fn((hidden, classes), |_| next() * s2),
+        b2: Array1::from_shape_fn(classes, |_| next() * 0.1),
+    };
+    let (m, v) = (params(), params());
+    let x = Array2::from_shape_fn((batch, inputs), |(i, j)| ((i * inputs + j) as f64).sin());
+    let labels: Vec<usize> = (0..batch).map(|i| (i * 7) % classes).collect();
+    // checked before timing: the product against central differences of the gradient along
+    // v, on the output layer's bias (the cheapest block to compare)
+    let hv = hvp!(mlp_loss)(&m, &x, &labels, &v);
+    let h = 1e-5;
+    let shifted = |t: f64| Mlp {
+        w1: &m.w1 + &(&v.w1 * t),
+        b1: &m.b1 + &(&v.b1 * t),
+        w2: &m.w2 + &(&v.w2 * t),
+        b2: &m.b2 + &(&v.b2 * t),
+    };
+    let (gp, gm) = (
+        gradients_function!(mlp_loss)(&shifted(h), &x, &labels),
+        gradients_function!(mlp_loss)(&shifted(-h), &x, &labels),
+    );
+    let fd: Vec<f64> = gp
+        .b2
+        .iter()
+        .zip(&gm.b2)
+        .map(|(a, b)| (a - b) / (2.0 * h))
+        .collect();
+    assert_close(hv.b2.as_slice().unwrap(), &fd, "hvp! of the MLP");
+    let mut group = c.benchmark_group("hvp/mlp");
+    group.sample_size(20);
+    let product = hvp!(mlp_loss);
+    group.bench_function("hvp!", |b| {
+        b.iter(|| product(black_box(&m), &x, &labels, black_box(&v)))
+    });
+    let gradient = value_and_gradients_function!(mlp_loss);
+    group.bench_function("gradient", |b| {
+        b.iter(|| gradient(black_box(&m), &x, &labels))
+    });
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    hessian_benches,
+    hvp_benches,
+    hvp_scaling_benches,
+    mlp_benches
+);
 criterion_main!(benches);
