@@ -19,8 +19,8 @@ pub struct Field<'a> {
     pub grad: bool,
 }
 
-/// `tokens` with every `t` replaced by `Dual<t>`.
-fn dual_of(tokens: TokenStream, t: &syn::Ident, dual: &TokenStream) -> TokenStream {
+/// `tokens` with every `t` replaced by `dual` (`Dual<t>`).
+pub(crate) fn dual_of(tokens: TokenStream, t: &syn::Ident, dual: &TokenStream) -> TokenStream {
     let mut out = TokenStream::new();
     for tt in tokens {
         match tt {

@@ -353,23 +353,6 @@ fn dual_where(sig: &Signature, t: &syn::Ident, extra: &[TokenStream]) -> TokenSt
     quote!(where #(#preds),*)
 }
 
-/// `tokens` with every `t` replaced by `Dual<t>`.
-fn dual_of(tokens: TokenStream, t: &syn::Ident, dual: &TokenStream) -> TokenStream {
-    let mut out = TokenStream::new();
-    for tt in tokens {
-        match tt {
-            proc_macro2::TokenTree::Ident(i) if i == *t => out.extend(dual.clone()),
-            proc_macro2::TokenTree::Group(g) => {
-                let mut n = proc_macro2::Group::new(g.delimiter(), dual_of(g.stream(), t, dual));
-                n.set_span(g.span());
-                out.extend([proc_macro2::TokenTree::Group(n)]);
-            }
-            tt => out.extend([tt]),
-        }
-    }
-    out
-}
-
 /// What the companions need of a parameter of a type generic over the float type that the
 /// macro cannot see (`&Mlp<T>`, or an alias such as `Matrix3<T>`): its `HvpArg` (the
 /// impls `#[derive(Differentiable)]` writes), as a bound, so a type without it costs one
@@ -397,7 +380,7 @@ fn opaque_bounds(
         } else {
             quote!(#base)
         };
-        let dual_ty = dual_of(base.to_token_stream(), t, &dual);
+        let dual_ty = crate::derive_dual::dual_of(base.to_token_stream(), t, &dual);
         out.push(quote! {
             #ty: #rt::dual::HvpArg<
                 Duals = #dual_ty,

@@ -345,10 +345,31 @@ pub fn check_shape<P: Shape + ?Sized, T: Shape + ?Sized>(
     function: &str,
     name: &str,
 ) {
-    let same = param.with_shape(|p| tangent.with_shape(|t| p == t));
-    if !same {
-        shape_mismatch(param, tangent, function, name);
+    if !same_shape(param, tangent) {
+        let (p, t) = shapes(param, tangent);
+        panic!(
+            "autodiff: the tangent of `{name}` (parameter of `{function}`) has shape {t:?}, \
+             but `{name}` has shape {p:?}"
+        );
     }
+}
+
+#[inline]
+fn same_shape<P: Shape + ?Sized, T: Shape + ?Sized>(param: &P, tangent: &T) -> bool {
+    param.with_shape(|p| tangent.with_shape(|t| p == t))
+}
+
+/// Both shapes, for a message (a mismatch only: this allocates).
+#[cold]
+#[inline(never)]
+fn shapes<P: Shape + ?Sized, T: Shape + ?Sized>(
+    param: &P,
+    tangent: &T,
+) -> (Vec<usize>, Vec<usize>) {
+    (
+        param.with_shape(<[usize]>::to_vec),
+        tangent.with_shape(<[usize]>::to_vec),
+    )
 }
 
 /// Panics, naming the struct and the field and both shapes, when a field of a vector (for
@@ -365,32 +386,13 @@ pub fn check_field_shape<P: Shape + ?Sized, T: Shape + ?Sized>(
     strukt: &str,
     field: &str,
 ) {
-    let same = param.with_shape(|p| vector.with_shape(|t| p == t));
-    if !same {
-        let p = param.with_shape(<[usize]>::to_vec);
-        let t = vector.with_shape(<[usize]>::to_vec);
+    if !same_shape(param, vector) {
+        let (p, t) = shapes(param, vector);
         panic!(
             "autodiff: the vector's field `{field}` (of a `{strukt}`) has shape {t:?}, but the \
              parameter's `{field}` has shape {p:?}"
         );
     }
-}
-
-#[cold]
-#[inline(never)]
-#[track_caller]
-fn shape_mismatch<P: Shape + ?Sized, T: Shape + ?Sized>(
-    param: &P,
-    tangent: &T,
-    function: &str,
-    name: &str,
-) -> ! {
-    let p = param.with_shape(<[usize]>::to_vec);
-    let t = tangent.with_shape(<[usize]>::to_vec);
-    panic!(
-        "autodiff: the tangent of `{name}` (parameter of `{function}`) has shape {t:?}, \
-         but `{name}` has shape {p:?}"
-    );
 }
 
 /// Puts a tangent at position `K` of a tuple of `Option`al tangents (one per parameter).
