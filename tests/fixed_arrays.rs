@@ -464,3 +464,37 @@ fn aliases_of_arrays_over_a_concrete_float() {
     assert_gradient_close(&flat(&dm), &fd_m, FD_TOL);
     assert_gradient_close(&dv, &fd_v, FD_TOL);
 }
+
+/// `[f64; N]::map` with a closure whose parameter is not annotated (as users write it: the
+/// element type is inferred), and its `second_order` copy under `hessian!`.
+#[differentiable(second_order)]
+fn mapped_sines(w: [f64; 3]) -> f64 {
+    let t = w.map(|q| q.sin());
+    t[0] * t[1] + t[2] * w[0]
+}
+
+#[test]
+fn array_map_with_an_unannotated_closure() {
+    let w = [0.1, 0.2, 0.3];
+    let g = gradients_function!(mapped_sines)(w);
+    // by hand: ∂/∂w0 = cos w0 sin w1 + sin w2, ∂/∂w1 = sin w0 cos w1, ∂/∂w2 = w0 cos w2
+    let hand = [
+        w[0].cos() * w[1].sin() + w[2].sin(),
+        w[0].sin() * w[1].cos(),
+        w[0] * w[2].cos(),
+    ];
+    for i in 0..3 {
+        assert!(
+            (g[i] - hand[i]).abs() < 1e-15,
+            "{i}: {} vs {}",
+            g[i],
+            hand[i]
+        );
+    }
+    let h = hessian!(mapped_sines)(w);
+    // ∂²/∂w0∂w1 = cos w0 cos w1, ∂²/∂w0∂w2 = cos w2, ∂²/∂w2² = −w0 sin w2
+    assert!((h[[0, 1]] - w[0].cos() * w[1].cos()).abs() < 1e-15);
+    assert!((h[[0, 2]] - w[2].cos()).abs() < 1e-15);
+    assert!((h[[2, 2]] + w[0] * w[2].sin()).abs() < 1e-15);
+    assert_eq!(h[[1, 2]], 0.0);
+}

@@ -294,10 +294,13 @@ impl VisitMut for Retype {
         }
         match e {
             syn::Expr::Path(p) if p.qself.is_none() => {
-                let segs = &p.path.segments;
+                let segs = &mut p.path.segments;
                 let names_f64 = segs.iter().any(|s| s.ident == "f64");
                 let constant = segs.last().is_some_and(|s| is_constant_name(&s.ident));
-                if names_f64 && segs.len() >= 2 {
+                if segs.len() == 2 && segs[0].ident == "f64" && !constant {
+                    // `f64::tanh` as a value (`a.mapv(f64::tanh)`): the float type's own
+                    segs[0].ident = float_type();
+                } else if names_f64 && segs.len() >= 2 {
                     // `f64::EPSILON`, `std::f64::consts::PI`: the `f64` value, converted
                     *e = converted(e.to_token_stream());
                 } else if constant {

@@ -127,9 +127,21 @@ impl Lowering<'_> {
             return None;
         };
         let name = p.path.get_ident()?.to_string();
-        let n = *self.array_lens.get(&name)?;
+        let (n, elem) = self.array_lens.get(&name)?.clone();
         if c.inputs.len() != 1 || !matches!(self.lookup(&name), Some(Binding::Value(_))) {
             return None;
+        }
+        // the closure's parameter typed as the element (`|q| q.sin()`: inlined at each
+        // element, the closure as written is never called, so nothing else infers it)
+        let mut c = c.clone();
+        if let syn::Pat::Ident(_) = &c.inputs[0] {
+            let pat = c.inputs[0].clone();
+            c.inputs[0] = syn::Pat::Type(syn::PatType {
+                attrs: Vec::new(),
+                pat: Box::new(pat),
+                colon_token: Default::default(),
+                ty: Box::new(elem),
+            });
         }
         let recv = &m.receiver;
         let f = syn::Ident::new("__autodiff_map", Span::mixed_site());

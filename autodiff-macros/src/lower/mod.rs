@@ -73,7 +73,8 @@ pub struct Lowering<'a> {
     param_names: HashSet<String>,
     /// Parameters that are fixed-size arrays of a literal length (`p: &[T; 2]`): their
     /// `map(|x| …)` is the array of the closure's values.
-    array_lens: HashMap<String, usize>,
+    /// The array parameters of literal length: their lengths and element types.
+    array_lens: HashMap<String, (usize, syn::Type)>,
     /// The parameters whose type is a number or a container of numbers (a float, a type
     /// parameter, a slice, `Vec`, array or ndarray array): a method of theirs without a
     /// derivative rule is a query, not a method of an annotated `impl`.
@@ -852,7 +853,8 @@ fn numeric_type(ty: &syn::Type, type_params: &[String]) -> bool {
 }
 
 /// The length of a fixed-size array type written with a literal (`[f64; 3]`, `&[T; 2]`).
-fn literal_array_len(ty: &syn::Type) -> Option<usize> {
+/// The length (at most 64, written as a literal) and the element type of an array type.
+fn literal_array_len(ty: &syn::Type) -> Option<(usize, syn::Type)> {
     match ty {
         syn::Type::Reference(r) => literal_array_len(&r.elem),
         syn::Type::Paren(p) => literal_array_len(&p.elem),
@@ -860,7 +862,11 @@ fn literal_array_len(ty: &syn::Type) -> Option<usize> {
             syn::Expr::Lit(syn::ExprLit {
                 lit: syn::Lit::Int(n),
                 ..
-            }) => n.base10_parse().ok().filter(|n| *n <= 64),
+            }) => n
+                .base10_parse()
+                .ok()
+                .filter(|n| *n <= 64)
+                .map(|n| (n, (*a.elem).clone())),
             _ => None,
         },
         _ => None,
