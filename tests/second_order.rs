@@ -265,3 +265,25 @@ fn helpers_of_a_second_order_function() {
     let e: f64 = x.iter().map(|xi| xi * xi * ds(w * xi)).sum();
     assert!(close(hww, e, 1e-13), "{hww} vs {e}");
 }
+
+/// ndarray code written with `f64`: a float method's path as a function value
+/// (`mapv(f64::tanh)`), which the copy reads as the float type's own.
+#[differentiable(second_order)]
+fn squashed(v: &autodiff::ndarray::Array1<f64>, s: f64) -> f64 {
+    let t = v.mapv(f64::tanh);
+    (&t * &t).sum() * s
+}
+
+#[test]
+fn a_float_methods_path_as_a_value() {
+    let v = autodiff::ndarray::array![0.3, -0.7];
+    let s = 1.5;
+    let h = hessian!(squashed, params = ["v"])(&v, s);
+    // f = s Σ tanh²(vᵢ): ∂²/∂vᵢ² = s (2 sech⁴ vᵢ − 4 tanh² vᵢ sech² vᵢ), diagonal
+    for i in 0..2 {
+        let (t, sech2) = (v[i].tanh(), 1.0 - v[i].tanh().powi(2));
+        let expected = s * (2.0 * sech2 * sech2 - 4.0 * t * t * sech2);
+        assert!(close(h[[i, i]], expected, 1e-14), "{} vs {expected}", h[[i, i]]);
+    }
+    assert_eq!(h[[0, 1]], 0.0);
+}
