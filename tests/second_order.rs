@@ -283,7 +283,11 @@ fn a_float_methods_path_as_a_value() {
     for i in 0..2 {
         let (t, sech2) = (v[i].tanh(), 1.0 - v[i].tanh().powi(2));
         let expected = s * (2.0 * sech2 * sech2 - 4.0 * t * t * sech2);
-        assert!(close(h[[i, i]], expected, 1e-14), "{} vs {expected}", h[[i, i]]);
+        assert!(
+            close(h[[i, i]], expected, 1e-14),
+            "{} vs {expected}",
+            h[[i, i]]
+        );
     }
     assert_eq!(h[[0, 1]], 0.0);
 }

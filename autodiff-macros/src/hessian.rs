@@ -247,8 +247,9 @@ fn support(
             None => {
                 return Err(format!(
                     "`{name}`'s parameter `{}`: `hvp!` and `hessian!` serve parameters `{t}`, \
-                     `&[{t}]`, `Vec<{t}>`, `[{t}; N]` and ndarray's `Array<{t}, D>` (by \
-                     value or reference) (yet)",
+                     `&[{t}]`, `Vec<{t}>`, `[{t}; N]`, ndarray's `Array<{t}, D>` and \
+                     structs generic over `{t}` with `#[derive(Differentiable)]` (by value or \
+                     reference) (yet)",
                     p.name
                 ))
             }
