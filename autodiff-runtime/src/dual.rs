@@ -442,19 +442,24 @@ impl<T: Real> Differentiable for Dual<T> {
 /// Buffers of dual numbers a thread reuses from one Hessian-vector product to the next: the
 /// dual arguments and the dual gradient, each as long as a parameter. A fresh buffer of a
 /// large parameter costs the kernel's zeroed pages on every call (at 10⁶ elements, most of
-/// the product's time); a reused one is already mapped and in cache. At most [`KEEP`]
-/// buffers are kept per thread, the last ones given back.
+/// the product's time); a reused one is already mapped and in cache. A thread keeps at most
+/// [`KEEP`] buffers and [`KEEP_BYTES`] bytes of them, the last ones given back; [`clear`]
+/// frees them.
 ///
 /// [`KEEP`]: scratch::KEEP
+/// [`KEEP_BYTES`]: scratch::KEEP_BYTES
+/// [`clear`]: scratch::clear
 pub mod scratch {
     use std::any::Any;
     use std::cell::RefCell;
 
     /// How many buffers a thread keeps.
     pub const KEEP: usize = 4;
+    /// How many bytes of buffers a thread keeps (a larger buffer is freed when given back).
+    pub const KEEP_BYTES: usize = 256 << 20;
 
     thread_local! {
-        static POOL: RefCell<Vec<Box<dyn Any>>> = const { RefCell::new(Vec::new()) };
+        static POOL: RefCell<Vec<(usize, Box<dyn Any>)>> = const { RefCell::new(Vec::new()) };
     }
 
     /// An empty buffer of `E`s, with the capacity of one given back earlier if there is one.
@@ -468,27 +473,44 @@ pub mod scratch {
     pub fn take<E: 'static>() -> Vec<E> {
         POOL.try_with(|pool| {
             let mut pool = pool.try_borrow_mut().ok()?;
-            let i = pool.iter().rposition(|b| b.is::<Vec<E>>())?;
-            pool.swap_remove(i).downcast::<Vec<E>>().ok().map(|v| *v)
+            let i = pool.iter().rposition(|(_, b)| b.is::<Vec<E>>())?;
+            pool.swap_remove(i).1.downcast::<Vec<E>>().ok().map(|v| *v)
         })
         .ok()
         .flatten()
         .unwrap_or_default()
     }
 
-    /// Gives a buffer back for a later [`take`] of this thread (emptied; dropped when the
-    /// thread keeps [`KEEP`] already).
+    /// Gives a buffer back for a later [`take`] of this thread (emptied): the oldest are
+    /// dropped to keep at most [`KEEP`] buffers and [`KEEP_BYTES`] bytes.
     pub fn give<E: 'static>(mut v: Vec<E>) {
         v.clear();
-        if v.capacity() == 0 {
+        let bytes = v.capacity() * std::mem::size_of::<E>();
+        if bytes == 0 || bytes > KEEP_BYTES {
             return;
         }
         let _ = POOL.try_with(|pool| {
             if let Ok(mut pool) = pool.try_borrow_mut() {
-                if pool.len() == KEEP {
+                pool.push((bytes, Box::new(v)));
+                while pool.len() > KEEP || pool.iter().map(|(b, _)| b).sum::<usize>() > KEEP_BYTES {
                     pool.remove(0);
                 }
-                pool.push(Box::new(v));
+            }
+        });
+    }
+
+    /// Frees the buffers this thread keeps.
+    ///
+    /// ```
+    /// use autodiff_runtime::dual::scratch;
+    /// scratch::give(vec![1.0_f64; 100]);
+    /// scratch::clear();
+    /// assert_eq!(scratch::take::<f64>().capacity(), 0);
+    /// ```
+    pub fn clear() {
+        let _ = POOL.try_with(|pool| {
+            if let Ok(mut pool) = pool.try_borrow_mut() {
+                pool.clear();
             }
         });
     }
