@@ -265,8 +265,9 @@ impl Func {
     /// Whether it is marked `#[differentiable(second_order)]` and its checker checks
     /// `hvp!`: a function of `f64` scalars, slices and fixed-size arrays (and counts) that
     /// calls no other function or only functions marked so too (its copy calls theirs),
-    /// without helpers of its own, and whose checker selects no parameters, with at most 8
-    /// differentiable parameters. (Not ndarray parameters: code written for `f64` arrays
+    /// without helpers of its own, with at most 8 differentiable parameters (its checker
+    /// compares the rows of the selected parameters when it selects some). (Not ndarray
+    /// parameters: code written for `f64` arrays
     /// multiplies them by a scalar on the left, `s * &a`, which ndarray has for primitive
     /// floats only, so the copy generic over the float type does not compile.)
     pub fn second_order(&self) -> bool {
@@ -276,7 +277,6 @@ impl Func {
             .filter(|p| matches!(p, Param::Scalar(_) | Param::Slice(..) | Param::Array(..)))
             .count();
         self.helpers.is_empty()
-            && self.selected.is_empty()
             && (1..=8).contains(&differentiable)
             && self.params.iter().all(|p| {
                 matches!(

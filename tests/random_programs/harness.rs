@@ -288,7 +288,7 @@ pub fn check(
                 .map_err(|e| format!("{e}\n{}", listing()))?;
         }
         if let Some(hvp) = hvp {
-            check_hvp(name, &at, &mut state, gradient, hvp)
+            check_hvp(name, &at, &mut state, selected, gradient, hvp)
                 .map_err(|e| format!("{e}\n{}", listing()))?;
         }
     }
@@ -365,19 +365,24 @@ type Hvp<'a> = &'a dyn Fn(&[f64], &[f64]) -> Vec<f64>;
 /// Checks `hvp!` at `at` (where the reverse gradient matched finite differences) along a
 /// random vector `v`: `H·v` against the central difference of the reverse gradient along
 /// `v` (the fourth-order stencil, then a tenth of its step), retried along fresh vectors
-/// as the `jvp!` check is.
+/// as the `jvp!` check is. With a selection (`gradient` gives the inputs at the positions
+/// `selected`), the product's rows at those positions: `H_{selected, all} · v`.
 fn check_hvp(
     name: &str,
     at: &[f64],
     state: &mut u64,
+    selected: &[usize],
     gradient: &dyn Fn(&[f64]) -> Vec<f64>,
     hvp: Hvp,
 ) -> Result<(), String> {
     let mut attempts = Vec::new();
     loop {
         let v = random_direction(at.len(), state, &[]);
-        let product = catch(|| hvp(at, &v))
+        let mut product = catch(|| hvp(at, &v))
             .map_err(|e| format!("panicked: hvp!({name}) at {at:?} along {v:?}: {e}"))?;
+        if !selected.is_empty() {
+            product = selected.iter().map(|&i| product[i]).collect();
+        }
         let along = |h: f64| {
             let g = |s: f64| {
                 let p: Vec<f64> = at.iter().zip(&v).map(|(x, v)| x + s * v).collect();

@@ -15,7 +15,7 @@ use autodiff::ndarray::{Array1, Array2, Axis};
 use autodiff::prelude::*;
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p0(a: f64, xs: &[f64]) -> f64 {
         let t1 = (((1.0 + (a) * (a)).ln()).sin() + xs[0]).tanh();
         let t2 = ((t1).cos() * a + xs[3]).tanh();
@@ -426,7 +426,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p14(b: f64, c: f64, a: f64) -> f64 {
         let mut acc0 = f64::sin(a);
         for i in 0..2 {
@@ -760,7 +760,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p22(a: f64, b: f64) -> f64 {
         let mut acc0 = 0.9_f64;
         if a / (2.0 + 0.5_f64.cos()) > 0.1 {
@@ -984,7 +984,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p29(n: usize, a: f64) -> f64 {
         let t0 = -a;
         let c1 = |u2: f64| (p16((t0 / (1.0 + t0 * t0) * 0.5).tanh(), 1.25_f64.sin(), (1.5 * t0 * 0.5).sin(), 1) * 0.5).tanh().to_radians().mul_add(n as f64 * 0.6, a.cos());
@@ -1120,7 +1120,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p33(a: f64, b: f64) -> f64 {
         let b = b - 0.6 * b;
         let flag0 = f64::min(a, a) > 0.3;
@@ -1178,7 +1178,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p35(b: f64, a: f64, n: usize) -> f64 {
         let t0: f64 = 2.0;
         let mut acc1 = (1.0 + b.max(a).powi(2)).cbrt();
@@ -1490,7 +1490,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p44(b: f64, a: f64, xs: &[f64]) -> f64 {
         let mut acc0 = f64::min(a, xs[1]) / (1.5 + a.clamp(-0.75, 0.75).tanh());
         if xs[3] > xs[1] {
@@ -1533,7 +1533,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p45(a: f64, n: usize, xs: &[f64]) -> f64 {
         let o0: Option<f64> = if n % 3 == 1 { Some(0.6 * (1.5 + a.sin()).log(2.5 + (n as f64).cos())) } else { None };
         let t2: f64 = if let Some(u1) = o0 { u1 } else { a * xs[n % xs.len()] };
@@ -1687,7 +1687,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p48(xs: &[f64], a: f64) -> f64 {
         let t0 = xs[0];
         let a = a + a;
@@ -1817,7 +1817,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p51(b: f64, a: f64) -> f64 {
         let mut acc0 = (a.mul_add(b, a).mul_add(b.max(a), b.hypot(a)) * 0.25).sin();
         let mut acc1 = ((0.2 / (1.5 + p39((b * a * 0.5).sin()).tanh()) - (b + b)) * 0.5).tanh();
@@ -1843,7 +1843,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p52(d: f64, c: f64, b: f64, xs: &[f64], a: f64, n: usize) -> f64 {
         let c0 = |u1: f64| a * (xs[n] * p35(-b, ((u1 - c) * 0.5).atan(), 2));
         let t2: f64 = c0(c.cos().sin()) - 0.5 * c0(0.25 * xs[xs.len() - 1 - n]);
@@ -1938,7 +1938,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p55(n: usize, b: f64, a: f64) -> f64 {
         let mut acc0 = (a + a).atan();
         let t1 = (a.clamp(-0.75, 0.75) * f64::atan(a)).sin();
@@ -2204,7 +2204,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p62(a: f64, b: f64) -> f64 {
         let t0 = match (a.atan2(1.5 + b.cos()).abs() * 2.0) as usize % 3 { 0 | 1 => ((b + (p51((a * a * 0.5).tanh(), (-(p36(b * 0.2) * 0.5) * 0.5).sin()) * 0.5).atan()) * (b * b) * 0.25).sin(), _ => b + 0.2 - 0.3_f64.asinh() };
         let t1 = a - t0;
@@ -2283,7 +2283,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p64(a: f64, b: f64) -> f64 {
         let mut acc0 = b;
         for i in (0..4).rev() {
@@ -2318,7 +2318,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p65(b: f64, a: f64) -> f64 {
         let k0 = (0.9_f64.abs() * 2.0) as usize % 3;
         let mut acc1 = (2.0 + a.cos()).powi(-2).tanh();
@@ -2409,7 +2409,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p68(a: f64, b: f64) -> f64 {
         let k0 = (((a - a) * 0.5).atan().abs() * 2.0) as usize % 3;
         let t1 = match k0 { 0 => ((b - b) * 0.5).sin().powi(2), 1 => p64(a, 0.1 / (1.0 + b * b)).cos().tanh(), _ => (b.clamp(-0.75, 0.75).hypot(2.0 + a) * 0.5).sin() };
@@ -2674,7 +2674,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p76(a: f64, b: f64) -> f64 {
         let mut acc0 = (a * b * f64::cos((p68(a, a) * 0.5).sin()) * 0.5).sin();
         let t1 = if f64::sin(b) > a { a } else { acc0 * acc0 / (2.0 + (a * acc0).cos()) };
@@ -2787,7 +2787,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p80(b: f64, a: f64) -> f64 {
         let mut b = b;
         b += ((a + a) * (a - 0.25) * 0.25).atan();
@@ -2888,7 +2888,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p83(b: f64, a: f64) -> f64 {
         let mut acc0 = (a * a + a.min(a)) * 0.5;
         let mut k1 = 0;
@@ -2969,7 +2969,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p85(c: f64, b: f64, a: f64) -> f64 {
         let mut acc0 = 0.5;
         for i in 0..4 {
@@ -3003,7 +3003,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p86(a: f64) -> f64 {
         let mut acc0 = 0.0;
         let mut k1 = 0;
@@ -3093,7 +3093,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p89(a: f64) -> f64 {
         let t0 = (1.5 + a.mul_add(a, a).sin()).powf(a.powi(2).tanh());
         let mut acc1 = 0.0;
@@ -3215,7 +3215,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p93(b: f64, a: f64) -> f64 {
         let mut v0: Vec<f64> = Vec::new();
         v0.push(f64::max(b, 0.9));
@@ -3331,7 +3331,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p97(b: f64, c: f64, a: f64) -> f64 {
         let k0 = (b.abs() * 2.0) as usize % 3;
         let t1 = match k0 { 0 => (c + c).tanh(), 1 => b.abs() / (1.5 + (c - a).tanh()), _ => (2.0 + b.cos()).recip() * a.sin().exp_m1() };
@@ -3352,7 +3352,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p98(xs: &[f64], c: f64, d: f64, a: f64, b: f64) -> f64 {
         let t0 = if 1.0 * 1.0 > 0.5 { (p97(((p76((2.0 + c.cos()).recip(), 1.0) * 0.25 - c) * 0.25).atan(), xs[2], xs.iter().map(|q| (q * 0.1).sin()).sum::<f64>().tanh().sinh()) * 0.25).tanh() } else { xs[2].sin() * (1.0 + xs[1].powi(2)).sqrt() };
         let t1 = a;
@@ -3558,7 +3558,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p105(a: f64, b: f64, n: usize) -> f64 {
         let t0 = b;
         let mut v1: Vec<f64> = Vec::new();
@@ -3597,7 +3597,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p107(a: f64, xs: &[f64]) -> f64 {
         let mut acc = 0.0;
         let mut extra = 0.0;
@@ -3626,7 +3626,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p108(b: f64, a: f64) -> f64 {
         let t0 = (a.mul_add(b, b) * (a * 1.25) * 0.25).tanh().powi(3);
         let mut acc1 = (p86(b) * 0.5).tanh() * 0.1 + a;
@@ -3688,7 +3688,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p110(a: f64) -> f64 {
         let mut a = a;
         let mut k0 = 0;
@@ -3723,7 +3723,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p111(a: f64, xs: &[f64]) -> f64 {
         let t1 = (a + xs[4]).tanh();
         let mut acc = 0.0;
@@ -3969,7 +3969,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p118(c: f64, b: f64, a: f64) -> f64 {
         let t0 = (-(p106(((b + b) * 0.5).tanh(), (1.0 + b.powi(2)).ln(), (b * c * 0.5).tanh(), c) * 0.5).atan()).powi(3) - c.clamp(-0.75, 0.75);
         let mut acc1 = c;
@@ -4171,7 +4171,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p125(a: f64, xs: &[f64]) -> f64 {
         let mut acc = 0.0;
         let mut extra = 0.0;
@@ -4220,7 +4220,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p128(n: usize, b: f64, a: f64) -> f64 {
         let mut acc0 = 0.5;
         if n == 1 {
@@ -4728,7 +4728,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p141(a: f64, xs: &[f64]) -> f64 {
         let mut a = a;
         for i in 1..=4 {
@@ -4888,7 +4888,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p146(a: f64, xs: &[f64], b: f64, c: f64) -> f64 {
         let t0 = 0.1 * p128(2, xs[0].mul_add(xs[2], b) * 0.5, (p118((2.0 + c.sin()).cbrt(), (1.5 + xs[3].sin()).powf(a.tanh()) * 0.5, a.tanh().sinh()) * 0.1).tanh()) * f64::cos(xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>());
         let mut acc1 = (a * t0).cos();
@@ -4934,7 +4934,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p148(xs: &[f64], a: f64, b: f64) -> f64 {
         let t0 = (xs[0] / (1.0 + a.powi(2))).atan();
         let mut acc1 = 0.5;
@@ -4958,7 +4958,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p149(a: f64, xs: &[f64]) -> f64 {
         let t1 = (a + a + xs[3]).tanh();
         let t2 = ((t1).tanh() - t1 + xs[1]).tanh();
@@ -5225,7 +5225,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p156(b: f64, a: f64, c: f64, n: usize) -> f64 {
         let mut acc0 = 0.0;
         let mut k1 = 0;
@@ -5500,7 +5500,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p164(c: f64, a: f64, b: f64) -> f64 {
         let t0 = (1.5 + c.sin()).powf(c.tanh()) - c.sin().exp();
         let mut acc1 = 0.5;
@@ -5580,7 +5580,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p167(a: f64, xs: &[f64]) -> f64 {
         let mut acc0 = 0.75_f64.atan().sin();
         let mut w1 = 0;
@@ -6138,7 +6138,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p188(a: f64, b: f64) -> f64 {
         let mut acc0 = f64::min(b * a, b * 2.0);
         for i in 0..1 {
@@ -6331,7 +6331,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p193(c: f64, a: f64, b: f64, d: f64) -> f64 {
         let mut acc0 = d.powi(2).sin();
         if acc0.tanh() > 0.1 {
@@ -6353,7 +6353,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p194(a: f64, c: f64, b: f64) -> f64 {
         let mut acc0 = 0.5;
         let mut k1 = 0;
