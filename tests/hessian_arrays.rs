@@ -296,3 +296,92 @@ fn a_struct_vector_of_the_wrong_shape_panics() {
     let x = Array2::zeros((2, 3));
     let _ = hvp!(mlp_loss)(&m, &x, &[0, 1], &v);
 }
+
+/// A model holding layers: structs generic over the float type nested in one another.
+#[derive(Clone, Debug, autodiff::Differentiable)]
+pub struct Affine<T: Real> {
+    pub w: Array2<T>,
+    pub b: Array1<T>,
+}
+
+#[derive(Clone, Debug, autodiff::Differentiable)]
+pub struct Stack<T: Real> {
+    pub first: Affine<T>,
+    pub second: Affine<T>,
+    pub scale: T,
+}
+
+#[differentiable]
+fn stack_loss<T: Real>(s: &Stack<T>, #[no_grad] x: &Array1<T>) -> T {
+    let h = (s.first.w.dot(x) + &s.first.b).mapv(T::tanh);
+    let y = (s.second.w.dot(&h) + &s.second.b).mapv(T::tanh);
+    (&y * &y).sum() * s.scale
+}
+
+fn stack(k: f64) -> Stack<f64> {
+    let affine = |r: usize, c: usize, k: f64| Affine {
+        w: Array2::from_shape_fn((r, c), |(i, j)| ((i * c + j) as f64 * 0.9 + k).sin() * 0.7),
+        b: Array1::from_shape_fn(r, |i| (i as f64 + k).cos() * 0.3),
+    };
+    Stack {
+        first: affine(3, 2, k),
+        second: affine(2, 3, 2.0 * k),
+        scale: 1.0 + 0.25 * k,
+    }
+}
+
+#[test]
+fn nested_structs_generic_over_their_float_type() {
+    let (s, v) = (stack(0.3), stack(1.1));
+    let x = array![0.4, -0.8];
+    let hv = hvp!(stack_loss)(&s, &x, &v);
+    let shift = |t: f64| Stack {
+        first: Affine {
+            w: &s.first.w + &(&v.first.w * t),
+            b: &s.first.b + &(&v.first.b * t),
+        },
+        second: Affine {
+            w: &s.second.w + &(&v.second.w * t),
+            b: &s.second.b + &(&v.second.b * t),
+        },
+        scale: s.scale + v.scale * t,
+    };
+    let h = 1e-5;
+    let gp = gradients_function!(stack_loss)(&shift(h), &x);
+    let gm = gradients_function!(stack_loss)(&shift(-h), &x);
+    let fd = |a: f64, b: f64| (a - b) / (2.0 * h);
+    for (a, (p, m)) in hv
+        .first
+        .w
+        .iter()
+        .zip(gp.first.w.iter().zip(gm.first.w.iter()))
+    {
+        assert!(
+            close(*a, fd(*p, *m), 1e-6),
+            "first.w: {a} vs {}",
+            fd(*p, *m)
+        );
+    }
+    for (a, (p, m)) in hv
+        .second
+        .b
+        .iter()
+        .zip(gp.second.b.iter().zip(gm.second.b.iter()))
+    {
+        assert!(
+            close(*a, fd(*p, *m), 1e-6),
+            "second.b: {a} vs {}",
+            fd(*p, *m)
+        );
+    }
+    assert!(close(hv.scale, fd(gp.scale, gm.scale), 1e-6));
+}
+
+#[test]
+#[should_panic(expected = "the vector's field `b` (of a `Affine`) has shape [2]")]
+fn a_nested_field_of_the_wrong_shape_panics() {
+    let s = stack(0.3);
+    let mut v = stack(1.1);
+    v.first.b = Array1::zeros(2);
+    let _ = hvp!(stack_loss)(&s, &array![0.4, -0.8], &v);
+}

@@ -1,9 +1,10 @@
 //! What `#[derive(Differentiable)]` adds to a struct generic over its float type
-//! (`struct Mlp<T> { w: Array2<T>, b: Array1<T> }`, one type parameter, no lifetime or const
-//! parameter) so that `hvp!` serves parameters of it: the runtime's `dual::HvpArg` for the
-//! struct and a reference to it — the struct over dual numbers (`Mlp<Dual<T>>`) whose
-//! tangents are a vector of the struct's shape, each field's checked against the
-//! parameter's, and the product out of its dual gradient (a `MlpTangent<T>`).
+//! (`struct Mlp<T: Real> { w: Array2<T>, b: Array1<T> }`, one type parameter, no lifetime or
+//! const parameter) so that `hvp!` serves parameters of it: the runtime's `dual::HvpArg` for
+//! the struct and a reference to it — the struct over dual numbers (`Mlp<Dual<T>>`) whose
+//! tangents are a vector of the struct's shape, each array-like field's checked against the
+//! parameter's, and the product out of its dual gradient (a `MlpTangent<T>`, by
+//! `dual::TangentPart`, which a struct holding this one also takes its field's with).
 //!
 //! Every impl is bounded by what it needs of the fields (`Array2<T>: HvpArg<Duals =
 //! Array2<Dual<T>>>`, …), so a field `hvp!` cannot take leaves the struct without them and
@@ -112,7 +113,8 @@ pub fn dual_items(
             arg_bounds.push(quote!(#ty: #rt::dual::HvpArg<Duals = #dual_ty>));
         }
         if f.grad {
-            let check = if matches!(ty, syn::Type::Path(p) if p.path.is_ident(t)) {
+            // (an array-like field checked here; a nested struct checks its own fields)
+            let check = if !array_like(ty) {
                 quote!()
             } else {
                 arg_bounds.push(quote!(#ty: #rt::forward::Shape));
@@ -132,7 +134,7 @@ pub fn dual_items(
                 <#dual_ty as #rt::Differentiable>::Tangent:
                     #rt::dual::TangentPart<Out = <#ty as #rt::Differentiable>::Tangent>
             });
-            parts.push(quote!(#n: #rt::dual::TangentPart::tangent_part(g.#n)));
+            parts.push(quote!(#n: #rt::dual::TangentPart::tangent_part(self.#n)));
         } else {
             make.push(if generic {
                 quote!(#n: #rt::dual::HvpArg::duals(&self.#n, ::core::option::Option::None))
@@ -167,7 +169,7 @@ pub fn dual_items(
                 ::core::panic!(#refuse)
             }
             fn product(g: #tangent<#dual>) -> #tangent<#t> {
-                #tangent { #(#parts,)* }
+                #rt::dual::TangentPart::tangent_part(g)
             }
         }
 
@@ -191,8 +193,34 @@ pub fn dual_items(
                 ::core::panic!(#refuse)
             }
             fn product(g: #tangent<#dual>) -> #tangent<#t> {
-                <#name<#t> as #rt::dual::HvpArg>::product(g)
+                #rt::dual::TangentPart::tangent_part(g)
             }
         }
+
+        // (also what a struct holding this one takes its field's product with)
+        impl<#t: #rt::Real> #rt::dual::TangentPart for #tangent<#dual>
+        where
+            #(#part_bounds,)*
+        {
+            type Out = #tangent<#t>;
+            fn tangent_part(self) -> #tangent<#t> {
+                #tangent { #(#parts,)* }
+            }
+        }
+    }
+}
+
+/// A field type whose shape a vector's field is checked against: a slice, an array, a `Vec`
+/// or an ndarray array (a float has none, a nested struct checks its own fields).
+fn array_like(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Paren(p) => array_like(&p.elem),
+        syn::Type::Reference(r) => array_like(&r.elem),
+        syn::Type::Array(_) | syn::Type::Slice(_) => true,
+        syn::Type::Path(p) => p.path.segments.last().is_some_and(|s| {
+            let name = s.ident.to_string();
+            name == "Vec" || (name.starts_with("Array") && !name.starts_with("ArrayView"))
+        }),
+        _ => false,
     }
 }
