@@ -38,7 +38,7 @@ pub(crate) fn dual_of(tokens: TokenStream, t: &syn::Ident, dual: &TokenStream) -
 }
 
 /// Whether `tokens` name `t`.
-fn mentions(tokens: TokenStream, t: &syn::Ident) -> bool {
+pub(crate) fn mentions(tokens: TokenStream, t: &syn::Ident) -> bool {
     tokens.into_iter().any(|tt| match tt {
         TokenTree::Ident(i) => i == *t,
         TokenTree::Group(g) => mentions(g.stream(), t),

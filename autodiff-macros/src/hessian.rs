@@ -150,14 +150,7 @@ fn out_type(ty: &syn::Type, t: &syn::Ident) -> TokenStream {
 }
 
 fn mentions(ty: &syn::Type, t: &syn::Ident) -> bool {
-    fn any(ts: TokenStream, t: &syn::Ident) -> bool {
-        ts.into_iter().any(|tt| match tt {
-            proc_macro2::TokenTree::Ident(i) => i == *t,
-            proc_macro2::TokenTree::Group(g) => any(g.stream(), t),
-            _ => false,
-        })
-    }
-    any(ty.to_token_stream(), t)
+    crate::derive_dual::mentions(ty.to_token_stream(), t)
 }
 
 /// What `hvp!` runs for a function: the float type, the kinds of its differentiable

@@ -646,19 +646,6 @@ impl<T: Real> HvpArg for T {
     }
 }
 
-fn slice_hessian<T: Real>(n: usize, mut hvp: impl FnMut(Vec<T>) -> Vec<T>) -> Array2<T> {
-    let mut h = Array2::zeros((n, n));
-    for j in 0..n {
-        let mut e = vec![T::zero(); n];
-        e[j] = T::one();
-        let column = hvp(e);
-        for (i, c) in column.into_iter().enumerate() {
-            h[[i, j]] = c;
-        }
-    }
-    h
-}
-
 macro_rules! sequence_arg {
     ($($ty:ty),*) => {$(
         impl<T: Real> HvpArg for $ty {
@@ -675,7 +662,9 @@ macro_rules! sequence_arg {
                 d
             }
             fn hessian(&self, hvp: impl FnMut(Vec<T>) -> Vec<T>) -> Array2<T> {
-                slice_hessian(self.len(), hvp)
+                let n = self.len();
+                let unit = |j| (0..n).map(|i| if i == j { T::one() } else { T::zero() }).collect();
+                unit_hessian(n, unit, hvp, |c| c)
             }
             fn product(g: Vec<Dual<T>>) -> Vec<T> {
                 tangent_part(g)
@@ -695,11 +684,11 @@ fn unit_hessian<T: Real, E, O>(
     n: usize,
     mut unit: impl FnMut(usize) -> E,
     mut hvp: impl FnMut(E) -> O,
-    column: impl Fn(&O) -> Vec<T>,
+    column: impl Fn(O) -> Vec<T>,
 ) -> Array2<T> {
     let mut h = Array2::zeros((n, n));
     for j in 0..n {
-        let c = column(&hvp(unit(j)));
+        let c = column(hvp(unit(j)));
         for (i, c) in c.into_iter().enumerate() {
             h[[i, j]] = c;
         }
@@ -722,7 +711,7 @@ macro_rules! fixed_array_arg {
             }
             fn hessian(&self, hvp: impl FnMut([T; N]) -> [T; N]) -> Array2<T> {
                 let unit = |j| core::array::from_fn(|i| if i == j { T::one() } else { T::zero() });
-                unit_hessian(N, unit, hvp, |c: &[T; N]| c.to_vec())
+                unit_hessian(N, unit, hvp, |c: [T; N]| c.to_vec())
             }
             #[inline]
             fn product(g: [Dual<T>; N]) -> [T; N] {
@@ -761,7 +750,7 @@ macro_rules! ndarray_arg {
                     }
                     e
                 };
-                let column = |c: &ndarray::Array<T, D>| c.iter().copied().collect();
+                let column = |c: ndarray::Array<T, D>| c.iter().copied().collect();
                 unit_hessian(self.len(), unit, hvp, column)
             }
             fn product(g: ndarray::Array<Dual<T>, D>) -> ndarray::Array<T, D> {
@@ -826,12 +815,9 @@ pub fn seed<T: Real>() -> Dual<T> {
 }
 
 /// A compile-time error, where `hvp!` or `hessian!` is used, when the function cannot be
-/// served (not generic over its float type, a method, a parameter type not supported).
-pub const fn check_supported(reason: Option<&'static str>) {
-    if let Some(r) = reason {
-        panic!("{}", r);
-    }
-}
+/// served (not generic over its float type, a method, a parameter type not supported): the
+/// same check as `jvp!`'s.
+pub use crate::forward::check_supported;
 
 /// A constant read by the generic copy `#[differentiable(second_order)]` writes of a
 /// function written with `f64`: an `f64` (or an array or slice of them) becomes the float

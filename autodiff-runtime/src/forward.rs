@@ -526,8 +526,8 @@ pub const fn first_reason(reasons: &[Option<&'static str>]) -> Option<&'static s
     None
 }
 
-/// A compile-time error, where `jvp!` is used, when the function cannot be differentiated
-/// in forward mode (yet).
+/// A compile-time error where a helper (`jvp!`, `hvp!`, `hessian!`) is used, when the
+/// function cannot be served (yet): `reason` says why.
 pub const fn check_supported(reason: Option<&'static str>) {
     if let Some(r) = reason {
         panic!("{}", r);
