@@ -88,6 +88,7 @@ pub fn derive(input: TokenStream) -> TokenStream {
     let grad: Vec<bool> = fields.iter().map(|f| !is_no_grad(f)).collect();
     let mut tangent_fields = Vec::new();
     let mut zero = Vec::new();
+    let mut check = Vec::new();
     let mut accumulate = Vec::new();
     let mut lazy = Vec::new();
     let mut complete = Vec::new();
@@ -106,6 +107,13 @@ pub fn derive(input: TokenStream) -> TokenStream {
                 pub #n: <#ty as #rt::Differentiable>::Tangent
             });
             zero.push(quote!(#n: #rt::Differentiable::zero_tangent(&self.#n)));
+            check.push(quote! {
+                #rt::Differentiable::check_tangent(
+                    &self.#n,
+                    &tangent.#n,
+                    &at.field(::core::stringify!(#n)),
+                );
+            });
             lazy.push(quote!(#n: #rt::Differentiable::lazy_zero_tangent(&self.#n)));
             complete
                 .push(quote!(#rt::Differentiable::complete_tangent(&self.#n, &mut tangent.#n);));
@@ -214,6 +222,25 @@ pub fn derive(input: TokenStream) -> TokenStream {
             fn complete_tangent(&self, tangent: &mut Self::Tangent) {
                 let _ = tangent;
                 #(#complete)*
+            }
+            #[track_caller]
+            fn check_tangent(
+                &self,
+                tangent: &Self::Tangent,
+                at: &#rt::forward::TangentPath<'_>,
+            ) {
+                let _ = (tangent, at);
+                #(#check)*
+            }
+        }
+
+        // (`jvp!` lends a zero tangent to a parameter it was given none for)
+        impl #impl_generics #rt::forward::FloatValue for #name #ty_generics where #(#bounds,)* {}
+
+        impl #impl_generics #rt::forward::ArgTangent for #name #ty_generics where #(#bounds,)* {
+            type Zero = #rt::forward::Owned<#tangent #ty_generics>;
+            fn zero_arg(&self) -> Self::Zero {
+                #rt::forward::Owned(#rt::Differentiable::zero_tangent(self))
             }
         }
 

@@ -104,6 +104,35 @@ fn nested_sequence(ty: &syn::Type) -> bool {
     sequence_elem(ty).and_then(sequence_elem).is_some()
 }
 
+/// The type of a parameter's tangent argument: the parameter's own, or a derived struct's
+/// tangent (`&Params` → `&<Params as Differentiable>::Tangent`).
+fn tangent_arg_type(ty: &syn::Type) -> syn::Type {
+    if !crate::emit::struct_param_type(ty) {
+        return ty.clone();
+    }
+    let rt = rt();
+    match ty {
+        syn::Type::Reference(r) => {
+            let mut r = r.clone();
+            let elem = in_macro_context(&r.elem);
+            r.elem = Box::new(syn::parse_quote!(<#elem as #rt::Differentiable>::Tangent));
+            syn::Type::Reference(r)
+        }
+        ty => {
+            let ty = in_macro_context(ty);
+            syn::parse_quote!(<#ty as #rt::Differentiable>::Tangent)
+        }
+    }
+}
+
+/// A copy of the user's type in the macro's context at its place, as every type the
+/// companions name (so that a type that is not `Differentiable` fails at one place once:
+/// see `plain_types`).
+fn in_macro_context(ty: &syn::Type) -> TokenStream {
+    let span = Span::call_site().located_at(syn::spanned::Spanned::span(ty));
+    crate::plain_types::relocated(ty.to_token_stream(), span)
+}
+
 /// Whether a tangent of a parameter of this type has a shape to check (a slice, a `Vec`, an
 /// array).
 fn has_shape(p: &crate::signature::Param) -> bool {
@@ -138,7 +167,7 @@ pub fn companions(
         .iter()
         .map(|p| {
             if p.differentiable {
-                p.ty.to_token_stream()
+                tangent_arg_type(&p.ty).to_token_stream()
             } else {
                 quote!(#rt::NoTangent)
             }
@@ -219,7 +248,7 @@ pub fn companions(
     let slots_ty = {
         let t = sig.params.iter().map(|p| {
             if p.differentiable {
-                p.ty_named.to_token_stream()
+                tangent_arg_type(&p.ty_named).to_token_stream()
             } else {
                 quote!(#rt::NoTangent)
             }
@@ -247,12 +276,38 @@ pub fn companions(
                 out.extend(quote!(let #tv = #rt::NoTangent;));
                 continue;
             }
-            let local_ty = anonymous_lifetimes(&sig.params[i].ty);
+            let local_ty = anonymous_lifetimes(&tangent_arg_type(&sig.params[i].ty));
             if is_float(&sig.params[i].ty) {
                 out.extend(quote!(let #tv: #local_ty = #o.#index.unwrap_or(0.0);));
                 continue;
             }
             let z = format_ident!("__z{}", i, span = Span::mixed_site());
+            if crate::emit::struct_param_type(&sig.params[i].ty) {
+                // (named through the trait, so that a type without it fails the one bound
+                // the function's other companions fail, at the parameter: see `plain_types`)
+                let pname = &sig.params[i].name;
+                let (inner, holder, v_ref) = match &sig.params[i].ty {
+                    syn::Type::Reference(r) => (&*r.elem, quote!(Borrowed), quote!(#v)),
+                    ty => (ty, quote!(Owned), quote!(&#v)),
+                };
+                let inner = in_macro_context(inner);
+                let tv_ref = match &sig.params[i].ty {
+                    syn::Type::Reference(_) => quote!(#tv),
+                    _ => quote!(&#tv),
+                };
+                out.extend(quote! {
+                    let #z = #o.#index.is_none().then(|| {
+                        #rt::forward::#holder(<#inner as #rt::Differentiable>::zero_tangent(#v_ref))
+                    });
+                    let #tv: #local_ty = #o.#index.unwrap_or_else(|| #rt::forward::lend_zero(&#z));
+                    <#inner as #rt::Differentiable>::check_tangent(
+                        #v_ref,
+                        #tv_ref,
+                        &#rt::forward::TangentPath::root(#name, #pname),
+                    );
+                });
+                continue;
+            }
             out.extend(quote! {
                 let #z = #o.#index.is_none().then(|| (&&&#rt::forward::Probe(&#v)).zero());
                 let #tv: #local_ty = #o.#index.unwrap_or_else(|| #rt::forward::lend_zero(&#z));
@@ -280,7 +335,7 @@ pub fn companions(
     let sel_preds = &selecting.preds;
     // `jvp!(f)`: every differentiable parameter's tangent, in order
     let all_tangents: Vec<&syn::Ident> = diff.iter().map(|i| &tvars[*i]).collect();
-    let all_tys: Vec<&syn::Type> = diff.iter().map(|i| tys[*i]).collect();
+    let all_tys: Vec<syn::Type> = diff.iter().map(|i| tangent_arg_type(tys[*i])).collect();
     let all_opts = sig.params.iter().zip(&tvars).map(|(p, tv)| {
         if p.differentiable {
             quote!(::core::option::Option::Some(#tv))

@@ -10,6 +10,12 @@ impl<F: Real, S: Data<Elem = F>, D: Dimension> Differentiable for ArrayBase<S, D
     fn zero_tangent(&self) -> Array<F, D> {
         Array::zeros(self.raw_dim())
     }
+    #[track_caller]
+    fn check_tangent(&self, tangent: &Array<F, D>, at: &crate::forward::TangentPath<'_>) {
+        if tangent.shape() != self.shape() {
+            at.mismatch(self.shape(), tangent.shape());
+        }
+    }
     /// An array of no elements: a zero that takes the shape of what is added to it.
     fn lazy_zero_tangent(&self) -> Array<F, D> {
         Array::zeros(D::zeros(self.ndim()))

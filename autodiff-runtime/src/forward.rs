@@ -533,3 +533,146 @@ pub const fn check_supported(reason: Option<&'static str>) {
         panic!("{}", r);
     }
 }
+
+/// Where in a parameter a tangent's shape is checked: the parameter, or a field of a part
+/// of it (`p.layer.w`), for a message naming it. Built on the stack, field by field: a
+/// check allocates nothing unless it fails.
+#[derive(Clone, Copy, Debug)]
+pub struct TangentPath<'a> {
+    function: &'a str,
+    parent: Option<&'a TangentPath<'a>>,
+    name: &'a str,
+}
+
+impl<'a> TangentPath<'a> {
+    /// The parameter `param` of `function`.
+    pub fn root(function: &'a str, param: &'a str) -> Self {
+        TangentPath {
+            function,
+            parent: None,
+            name: param,
+        }
+    }
+
+    /// Its field `name`.
+    pub fn field(&'a self, name: &'a str) -> TangentPath<'a> {
+        TangentPath {
+            function: self.function,
+            parent: Some(self),
+            name,
+        }
+    }
+
+    /// `p.layer.w`.
+    fn render(&self) -> String {
+        match self.parent {
+            Some(parent) => format!("{}.{}", parent.render(), self.name),
+            None => self.name.to_string(),
+        }
+    }
+
+    /// Panics unless a tangent of `tangent` elements has the `expected` length.
+    #[inline]
+    #[track_caller]
+    pub fn check_len(&self, expected: usize, tangent: usize) {
+        if expected != tangent {
+            self.mismatch(&[expected], &[tangent]);
+        }
+    }
+
+    /// Panics: the tangent of this part has shape `tangent`, the part has `expected`.
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    pub fn mismatch(&self, expected: &[usize], tangent: &[usize]) -> ! {
+        let (name, function) = (self.render(), self.function);
+        panic!(
+            "autodiff: the tangent of `{name}` (parameter of `{function}`) has shape \
+             {tangent:?}, but `{name}` has shape {expected:?}"
+        );
+    }
+}
+
+/// Panics, naming the parameter (and the field) and both shapes, when the tangent of a
+/// parameter of a derived struct does not have its fields' shapes.
+///
+/// ```should_panic
+/// use autodiff_runtime::forward::check_tangent;
+/// check_tangent(&vec![1.0_f64, 2.0], &vec![1.0], "f", "x");
+/// ```
+#[inline]
+#[track_caller]
+pub fn check_tangent<P: Differentiable + ?Sized>(
+    param: &P,
+    tangent: &P::Tangent,
+    function: &str,
+    name: &str,
+) {
+    param.check_tangent(tangent, &TangentPath::root(function, name));
+}
+
+/// A zero owned for a parameter taken by value whose tangent is not a float or an array (a
+/// derived struct's): lent as a copy.
+pub struct Owned<Z>(pub Z);
+
+impl<Z: Clone> Lend for Owned<Z> {
+    type Out<'a>
+        = Z
+    where
+        Z: 'a;
+    fn lend(&self) -> Z {
+        self.0.clone()
+    }
+}
+
+/// A field read from a struct in a tangent sweep: its tangent, a field of the struct's.
+/// A `#[no_grad]` field's is [`NoTangent`]: read as the zero of its value where the value
+/// has one (a float, an array), so that arithmetic on it takes a zero, else as
+/// `NoTangent` (an enum, a flag, read only for branching).
+pub struct Member<'a, V: ?Sized, T>(pub &'a V, pub T);
+
+/// The zero of a `#[no_grad]` field's value (see [`Member`]).
+pub trait MemberZero {
+    /// The tangent.
+    type Out;
+    /// The tangent.
+    fn tangent(&self) -> Self::Out;
+}
+
+impl<V: Differentiable + ?Sized> MemberZero for &&Member<'_, V, NoTangent> {
+    type Out = V::Tangent;
+    #[inline(always)]
+    fn tangent(&self) -> V::Tangent {
+        self.0.zero_tangent()
+    }
+}
+
+/// `NoTangent` for a `#[no_grad]` field of a type without tangents (see [`Member`]).
+pub trait MemberNone {
+    /// `NoTangent`.
+    fn tangent(&self) -> NoTangent;
+}
+
+impl<V: ?Sized> MemberNone for &Member<'_, V, NoTangent> {
+    #[inline(always)]
+    fn tangent(&self) -> NoTangent {
+        NoTangent
+    }
+}
+
+/// The field's own tangent (see [`Member`]).
+pub trait MemberTangent {
+    /// The tangent.
+    type Out;
+    /// The tangent.
+    fn tangent(&self) -> Self::Out;
+}
+
+/// (A field's tangent as `__autodiff_project!` reads it: a copy, or a reference.)
+impl<V: ?Sized, T: Clone> MemberTangent for Member<'_, V, T> {
+    type Out = T;
+    #[inline(always)]
+    fn tangent(&self) -> T {
+        self.1.clone()
+    }
+}

@@ -47,6 +47,16 @@ pub trait Differentiable {
         let _ = tangent;
     }
 
+    /// Panics, naming the part of the parameter, when `tangent` (handed to `jvp!` for a
+    /// parameter of this type) does not have `self`'s shape: a `Vec`'s or an array's, and
+    /// a derived struct's fields' in turn. Nothing to check for a float.
+    #[doc(hidden)]
+    #[inline(always)]
+    #[track_caller]
+    fn check_tangent(&self, tangent: &Self::Tangent, at: &crate::forward::TangentPath<'_>) {
+        let _ = (tangent, at);
+    }
+
     /// The zero a reverse sweep starts an adjoint from: for floats `−0.0`, the additive
     /// identity of IEEE arithmetic (`−0.0 + x` is `x` for every `x`, so the compiler drops
     /// the addition; `0.0 + x` is not `x` when `x` is `−0.0`).
@@ -205,6 +215,13 @@ impl Accumulate for () {
 /// `Vec` of layer tangents for a slice of derived layers).
 impl<T: Differentiable> Differentiable for [T] {
     type Tangent = Vec<T::Tangent>;
+    #[track_caller]
+    fn check_tangent(&self, tangent: &Vec<T::Tangent>, at: &crate::forward::TangentPath<'_>) {
+        at.check_len(self.len(), tangent.len());
+        for (v, t) in self.iter().zip(tangent) {
+            v.check_tangent(t, at);
+        }
+    }
     fn zero_tangent(&self) -> Vec<T::Tangent> {
         T::zero_tangents(self)
     }
@@ -218,6 +235,13 @@ impl<T: Differentiable> Differentiable for [T] {
 
 impl<T: Differentiable> Differentiable for Vec<T> {
     type Tangent = Vec<T::Tangent>;
+    #[track_caller]
+    fn check_tangent(&self, tangent: &Vec<T::Tangent>, at: &crate::forward::TangentPath<'_>) {
+        at.check_len(self.len(), tangent.len());
+        for (v, t) in self.iter().zip(tangent) {
+            v.check_tangent(t, at);
+        }
+    }
     fn zero_tangent(&self) -> Vec<T::Tangent> {
         T::zero_tangents(self)
     }
@@ -233,6 +257,12 @@ impl<T: Differentiable> Differentiable for Vec<T> {
 /// `[[f64; 3]; 3]` for a matrix written as nested arrays.
 impl<T: Differentiable, const N: usize> Differentiable for [T; N] {
     type Tangent = [T::Tangent; N];
+    #[track_caller]
+    fn check_tangent(&self, tangent: &[T::Tangent; N], at: &crate::forward::TangentPath<'_>) {
+        for (v, t) in self.iter().zip(tangent) {
+            v.check_tangent(t, at);
+        }
+    }
     #[inline(always)]
     fn zero_tangent(&self) -> [T::Tangent; N] {
         core::array::from_fn(|k| self[k].zero_tangent())
@@ -354,6 +384,11 @@ impl<T: Differentiable + ?Sized> Differentiable for &T {
     #[inline(always)]
     fn finish_tangent(&self, tangent: T::Tangent) -> T::Tangent {
         (**self).finish_tangent(tangent)
+    }
+    #[inline(always)]
+    #[track_caller]
+    fn check_tangent(&self, tangent: &T::Tangent, at: &crate::forward::TangentPath<'_>) {
+        (**self).check_tangent(tangent, at)
     }
 }
 

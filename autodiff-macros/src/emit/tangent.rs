@@ -40,6 +40,10 @@ struct Tangents<'a> {
     refusal: Option<String>,
     callees: Vec<syn::ExprPath>,
     function: String,
+    /// The function has parameters of plain-path types (see `plain_types`): its calls are
+    /// written in the macro's context, so that a type that is not `Differentiable` fails
+    /// at the parameter once, not again at each call handing it on.
+    plain: bool,
 }
 
 /// The body of `__jvp(params…, tangents…) -> (value, tangent)`.
@@ -50,6 +54,7 @@ pub(crate) fn jvp_body(sig: &Signature, body: &Body) -> TangentSweep {
         refusal: None,
         callees: Vec::new(),
         function: sig.ident.to_string(),
+        plain: crate::plain_types::plain_guard(sig).is_some(),
     };
     for p in &sig.params {
         if p.in_out {
@@ -132,10 +137,82 @@ pub(crate) fn jvp_body(sig: &Signature, body: &Body) -> TangentSweep {
     }
 }
 
-/// Whether a differentiable parameter of this type takes a tangent argument of its own
-/// type: floats (and float type parameters), float slices, `Vec`s and fixed-size arrays,
-/// ndarray arrays and views, and shared references to these.
+/// Type names taken for nalgebra's (forward mode does not take them yet) or for other
+/// containers, which a parameter of a derived struct is not.
+const NOT_STRUCTS: &[&str] = &[
+    "Vec",
+    "Option",
+    "Result",
+    "Box",
+    "Rc",
+    "Arc",
+    "String",
+    "HashMap",
+    "BTreeMap",
+    "Matrix",
+    "SMatrix",
+    "DMatrix",
+    "SVector",
+    "DVector",
+    "OMatrix",
+    "OVector",
+    "RowSVector",
+    "RowDVector",
+    "Point",
+    "OPoint",
+    "Point2",
+    "Point3",
+    "Point4",
+    "Quaternion",
+    "UnitQuaternion",
+    "Unit",
+    "Rotation",
+    "Rotation2",
+    "Rotation3",
+    "Isometry",
+    "Isometry2",
+    "Isometry3",
+    "Translation",
+    "Translation2",
+    "Translation3",
+];
+
+/// A parameter of a type the macro takes for a derived struct's (`p: &Params`, `m: Mlp<T>`):
+/// its tangent argument is the struct's tangent (`&ParamsTangent`), each field read from it
+/// as the field is from the parameter.
+pub(crate) fn struct_param_type(ty: &syn::Type) -> bool {
+    let ty = match ty {
+        syn::Type::Reference(r) if r.mutability.is_none() => &*r.elem,
+        syn::Type::Paren(p) => &*p.elem,
+        ty => ty,
+    };
+    let syn::Type::Path(p) = ty else {
+        return false;
+    };
+    let Some(last) = p.path.segments.last() else {
+        return false;
+    };
+    let name = last.ident.to_string();
+    let generic = p.path.segments.len() == 1 && name.len() <= 2;
+    let known = crate::rules::is_float_type_name(&name)
+        || ["Array", "Matrix", "Vector", "RowVector"]
+            .iter()
+            .any(|prefix| name.starts_with(prefix))
+        || NOT_STRUCTS.contains(&name.as_str())
+        || name == "Self";
+    p.qself.is_none() && !generic && !known
+}
+
+/// Whether a differentiable parameter of this type takes a tangent argument: of its own
+/// type for floats (and float type parameters), float slices, `Vec`s and fixed-size arrays,
+/// ndarray arrays and views, and shared references to these; the struct's tangent for a
+/// derived struct (see [`struct_param_type`]).
 fn forward_param_type(ty: &syn::Type) -> bool {
+    struct_param_type(ty) || own_tangent_type(ty)
+}
+
+fn own_tangent_type(ty: &syn::Type) -> bool {
+    let forward_param_type = own_tangent_type;
     match ty {
         syn::Type::Reference(r) => r.mutability.is_none() && forward_param_type(&r.elem),
         syn::Type::Paren(p) => forward_param_type(&p.elem),
@@ -329,6 +406,7 @@ impl Tangents<'_> {
         let a = args.iter().map(Operand::tokens);
         let jvp = companion_path(func, "jvp");
         let (v, tv) = (dst.ident(), tangent_var(dst));
+        let span = if self.plain { Span::call_site() } else { span };
         out.extend(quote::quote_spanned!(span=> let (#v, #tv) = #jvp(#(#a,)* #(#tangents),*);));
         // (a function declared inside the body is out of reach of the constant that
         // collects the callees' reasons)
@@ -418,8 +496,13 @@ impl Tangents<'_> {
                 if !self.body.is_active(*base) {
                     return zero;
                 }
-                let b = tangent_var(*base);
-                quote!(#rt::__autodiff_project!(#b.#member))
+                // (a `#[no_grad]` field's tangent is `NoTangent`: the zero of its value)
+                let (b, v) = (tangent_var(*base), dst.ident());
+                quote!({
+                    #[allow(unused_imports)]
+                    use #rt::forward::{MemberNone as _, MemberTangent as _, MemberZero as _};
+                    (&&&#rt::forward::Member(&#v, #rt::__autodiff_project!(#b.#member))).tangent()
+                })
             }
             Rhs::Source(_) => {
                 self.refuse("a read of a captured variable (the implicit mode)");
