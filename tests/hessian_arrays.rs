@@ -47,6 +47,17 @@ fn chained_exp(x: &Array1<f64>) -> f64 {
     s
 }
 
+/// `h` is diagonal with `diagonal(i)` at `(i, i)`.
+fn assert_diagonal(h: &Array2<f64>, diagonal: impl Fn(usize) -> f64, tol: f64) {
+    for ((i, j), got) in h.indexed_iter() {
+        let expected = if i == j { diagonal(i) } else { 0.0 };
+        assert!(
+            close(*got, expected, tol),
+            "H[{i},{j}] = {got}, not {expected}"
+        );
+    }
+}
+
 /// Central differences of a gradient `g` along `v` (flattened), step `h`.
 fn gradient_difference(g: impl Fn(&[f64]) -> Vec<f64>, x: &[f64], v: &[f64]) -> Vec<f64> {
     let h = 1e-6;
@@ -65,20 +76,7 @@ fn an_ndarray_vector_by_reference() {
     let v = array![1.0, -0.5, 0.25, 2.0];
     // diagonal: 12 xᵢ² + 2
     let h = hessian!(quartic)(&x);
-    for i in 0..4 {
-        for j in 0..4 {
-            let expected = if i == j {
-                12.0 * x[i] * x[i] + 2.0
-            } else {
-                0.0
-            };
-            assert!(
-                close(h[[i, j]], expected, 1e-14),
-                "H[{i},{j}] = {}",
-                h[[i, j]]
-            );
-        }
-    }
+    assert_diagonal(&h, |i| 12.0 * x[i] * x[i] + 2.0, 1e-14);
     let hv: Array1<f64> = hvp!(quartic)(&x, &v);
     let fd = gradient_difference(
         |p| gradients_function!(quartic)(&Array1::from(p.to_vec())).to_vec(),
@@ -201,6 +199,41 @@ fn an_ndarray_vector_written_with_f64() {
             };
             assert!(close(h[[i, j]], expected, 1e-14), "H[{i},{j}]");
         }
+    }
+}
+
+/// `Σ (3 s aᵢ)² + s Σ aᵢ / n + Σ 1 / (1 + aᵢ²)` written with `f64` as ndarray code is: a
+/// scalar on the left of arrays (`2.0 * a`, `s * &b`, `1.0 + &q`, `1.0 / &r`, which
+/// ndarray has for `f64` only) and on the right (`a * s`).
+#[differentiable(second_order)]
+fn scaled_f64(a: &Array1<f64>, s: f64) -> f64 {
+    let b = 2.0 * a;
+    let c = s * &b + a * s;
+    let q = a * a;
+    let r = 1.0 + &q;
+    (&c * &c).sum() + (s * a).sum() / a.len() as f64 + (1.0 / &r).sum()
+}
+
+#[test]
+fn scalars_on_the_left_of_arrays_written_with_f64() {
+    let (a, s) = (array![0.5, -1.0, 2.0], 0.75);
+    let h = hessian!(scaled_f64, params = ["a"])(&a, s);
+    // ∂²/∂aᵢ² of 9 s² aᵢ² + 1 / (1 + aᵢ²): 18 s² + (6 aᵢ² − 2) / (1 + aᵢ²)³; no cross terms
+    let q = |i: usize| 1.0 + a[i] * a[i];
+    let diagonal = |i: usize| 18.0 * s * s + (6.0 * a[i] * a[i] - 2.0) / q(i).powi(3);
+    assert_diagonal(&h, diagonal, 1e-13);
+    // the product with a vector and the mixed row, against differences of the gradient
+    let v = array![1.0, -0.5, 0.25];
+    let hv = hvp!(scaled_f64)(&a, s, &v, 0.5);
+    let g = |p: &[f64]| {
+        let (ga, gs) = gradients_function!(scaled_f64)(&Array1::from(p[..3].to_vec()), p[3]);
+        let mut out = ga.to_vec();
+        out.push(gs);
+        out
+    };
+    let fd = gradient_difference(g, &[a[0], a[1], a[2], s], &[v[0], v[1], v[2], 0.5]);
+    for (k, (got, want)) in hv.0.iter().chain([&hv.1]).zip(&fd).enumerate() {
+        assert!(close(*got, *want, 1e-6), "row {k}: {got} vs {want}");
     }
 }
 

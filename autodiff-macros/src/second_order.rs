@@ -52,7 +52,9 @@ pub fn generic_copy(func: &syn::ItemFn) -> syn::ItemFn {
             + ::core::ops::SubAssign
             + ::core::ops::MulAssign
             + ::core::ops::DivAssign
-            + ::core::ops::RemAssign));
+            + ::core::ops::RemAssign
+            + ::autodiff::__private::ndarray::ScalarOperand
+            + ::autodiff::num_traits::FromPrimitive));
     // what code written for `f64` does with floats that a type parameter must be told:
     // operators on references, sums and products of iterators
     let ops = ["Add", "Sub", "Mul", "Div", "Rem"].map(|o| format_ident!("{}", o));
@@ -183,17 +185,18 @@ pub(crate) fn expand_copy(
     let ident = copy_func.sig.ident.clone();
     Ok(match try_expand(&copy_args, copy_func, &copy_sig, None) {
         Ok(Expanded {
-            func,
+            mut func,
             companions,
             fused,
-        }) => (
-            Copy::Ready { ident, fused },
+        }) => (Copy::Ready { ident, fused }, {
+            let mut lefts = ScalarLefts::of(&as_written);
+            lefts.visit_block_mut(&mut func.block);
             quote! {
                 #[allow(dead_code, non_snake_case, unused, clippy::all, clippy::pedantic)]
                 #func
                 #companions
-            },
-        ),
+            }
+        }),
         Err(errors) => (
             Copy::Failed(format!(
                 "`{}` written generic over its float type cannot be differentiated: {}",
@@ -203,6 +206,138 @@ pub(crate) fn expand_copy(
             TokenStream::new(),
         ),
     })
+}
+
+/// A scalar on the left of `+ - * /` in the copy's body, written `ScalarLeft(s)` (see the
+/// runtime's `ops::tensor::ScalarLeft`): `s * &a` of a float and an ndarray array, which
+/// ndarray has for `f64` but not for a type parameter. A scalar is what the copy shows to be
+/// one: a float literal or `f64` constant (converted), a name bound once with type `f64` (a
+/// parameter, `let s: f64`) or to a scalar, an element (`x[i]`), a sum (`a.sum()`,
+/// `a.mean().unwrap()`) or a dot product, a cast to the float type, and negations, float
+/// methods and arithmetic of these. (A dot product or an element may be an array or an
+/// integer: `ScalarLeft` of one forwards to its own operators.) (The code the macro differentiates has its own forms: only the copy
+/// as written, which is the function `hvp!`'s value is not taken from but which must
+/// compile, is rewritten.)
+struct ScalarLefts {
+    scalars: std::collections::HashSet<String>,
+    /// The names bound once in the function.
+    once: std::collections::HashSet<String>,
+}
+
+impl ScalarLefts {
+    /// The names bound once in `func` (as written), with type `f64`.
+    fn of(func: &syn::ItemFn) -> Self {
+        #[derive(Default)]
+        struct Names {
+            typed: std::collections::HashSet<String>,
+            bound: std::collections::HashMap<String, usize>,
+        }
+        impl<'ast> Visit<'ast> for Names {
+            fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+                *self.bound.entry(p.ident.to_string()).or_default() += 1;
+                syn::visit::visit_pat_ident(self, p);
+            }
+            fn visit_pat_type(&mut self, p: &'ast syn::PatType) {
+                let float = matches!(&*p.ty, syn::Type::Path(t) if t.path.is_ident("f64"));
+                if let (true, syn::Pat::Ident(i)) = (float, &*p.pat) {
+                    self.typed.insert(i.ident.to_string());
+                }
+                syn::visit::visit_pat_type(self, p);
+            }
+        }
+        let mut names = Names::default();
+        names.visit_signature(&func.sig);
+        names.visit_block(&func.block);
+        let once: std::collections::HashSet<String> = (names.bound.iter())
+            .filter(|(_, n)| **n == 1)
+            .map(|(name, _)| name.clone())
+            .collect();
+        let scalars = names.typed.intersection(&once).cloned().collect();
+        ScalarLefts { scalars, once }
+    }
+
+    /// `let t = e;` of a scalar `e`, bound once: `t` is a scalar from here on.
+    fn learn(&mut self, local: &syn::Local) {
+        let (syn::Pat::Ident(i), Some(init)) = (&local.pat, &local.init) else {
+            return;
+        };
+        let name = i.ident.to_string();
+        if self.once.contains(&name) && self.scalar(&init.expr) {
+            self.scalars.insert(name);
+        }
+    }
+
+    fn scalar(&self, e: &syn::Expr) -> bool {
+        const FLOAT_METHODS: &[&str] = &[
+            "abs", "exp", "exp2", "ln", "log", "log2", "log10", "sqrt", "cbrt", "powi", "powf",
+            "sin", "cos", "tan", "sinh", "cosh", "tanh", "asin", "acos", "atan", "atan2", "recip",
+            "max", "min", "clamp", "hypot", "ln_1p", "exp_m1", "signum", "floor", "ceil", "round",
+            "trunc",
+        ];
+        let arithmetic = |op: &syn::BinOp| {
+            matches!(
+                op,
+                syn::BinOp::Add(_) | syn::BinOp::Sub(_) | syn::BinOp::Mul(_) | syn::BinOp::Div(_)
+            )
+        };
+        match e {
+            syn::Expr::Paren(p) => self.scalar(&p.expr),
+            syn::Expr::Group(g) => self.scalar(&g.expr),
+            syn::Expr::Path(p) => p
+                .path
+                .get_ident()
+                .is_some_and(|i| self.scalars.contains(&i.to_string())),
+            // a converted literal or constant, `<__F as Real>::from_f64_rounded(…)`
+            syn::Expr::Call(c) => matches!(&*c.func, syn::Expr::Path(p)
+                if p.path.segments.last().is_some_and(|s| s.ident == "from_f64_rounded")),
+            syn::Expr::Unary(u) => matches!(u.op, syn::UnOp::Neg(_)) && self.scalar(&u.expr),
+            // an element (`x[i]`, `m[[i, j]]`), not a range of elements
+            syn::Expr::Index(i) => !matches!(&*i.index, syn::Expr::Range(_)),
+            syn::Expr::MethodCall(m) => {
+                let method = m.method.to_string();
+                // a reduction to a scalar (`a.sum()`, `a.mean().unwrap()`), or a product
+                // that is one unless it is an array (`u.dot(&v)`, whose operators are then
+                // its own)
+                let reduction = method == "dot"
+                    || m.args.is_empty()
+                        && (method == "sum"
+                            || method == "unwrap"
+                                && matches!(&*m.receiver, syn::Expr::MethodCall(r)
+                                if r.method == "mean" && r.args.is_empty()));
+                // a cast, `__F::from((e)).unwrap()`
+                let cast = method == "unwrap"
+                    && matches!(&*m.receiver, syn::Expr::Call(c) if matches!(&*c.func,
+                        syn::Expr::Path(p) if p.path.segments.len() == 2
+                            && p.path.segments[0].ident == "__F"
+                            && p.path.segments[1].ident == "from"));
+                cast || reduction
+                    || (FLOAT_METHODS.contains(&method.as_str()) && self.scalar(&m.receiver))
+            }
+            syn::Expr::Binary(b) => {
+                arithmetic(&b.op) && self.scalar(&b.left) && self.scalar(&b.right)
+            }
+            _ => false,
+        }
+    }
+}
+
+impl VisitMut for ScalarLefts {
+    fn visit_local_mut(&mut self, local: &mut syn::Local) {
+        self.learn(local);
+        syn::visit_mut::visit_local_mut(self, local);
+    }
+
+    fn visit_expr_binary_mut(&mut self, b: &mut syn::ExprBinary) {
+        let wrap = matches!(
+            b.op,
+            syn::BinOp::Add(_) | syn::BinOp::Sub(_) | syn::BinOp::Mul(_) | syn::BinOp::Div(_)
+        ) && self.scalar(&b.left);
+        syn::visit_mut::visit_expr_binary_mut(self, b);
+        if wrap {
+            let left = &b.left;
+            *b.left = syn::parse_quote!(::autodiff::__private::ops::tensor::ScalarLeft(#left));
+        }
+    }
 }
 
 fn float_type() -> syn::Ident {

@@ -263,27 +263,22 @@ impl Func {
     }
 
     /// Whether it is marked `#[differentiable(second_order)]` and its checker checks
-    /// `hvp!`: a function of `f64` scalars, slices and fixed-size arrays (and counts) that
-    /// calls no other function or only functions marked so too (its copy calls theirs),
-    /// without helpers of its own, with at most 8 differentiable parameters (its checker
-    /// compares the rows of the selected parameters when it selects some). (Not ndarray
-    /// parameters: code written for `f64` arrays
-    /// multiplies them by a scalar on the left, `s * &a`, which ndarray has for primitive
-    /// floats only, so the copy generic over the float type does not compile.)
+    /// `hvp!`: a function of `f64` scalars, slices, fixed-size arrays and ndarray arrays
+    /// (and counts) that calls no other function or only functions marked so too (its copy
+    /// calls theirs), without helpers of its own, with at most 8 differentiable parameters
+    /// (its checker compares the rows of the selected parameters when it selects some).
     pub fn second_order(&self) -> bool {
         let differentiable = self
             .params
             .iter()
-            .filter(|p| matches!(p, Param::Scalar(_) | Param::Slice(..) | Param::Array(..)))
+            .filter(|p| !matches!(p, Param::Count(..)))
             .count();
         self.helpers.is_empty()
             && (1..=8).contains(&differentiable)
-            && self.params.iter().all(|p| {
-                matches!(
-                    p,
-                    Param::Scalar(_) | Param::Slice(..) | Param::Count(..) | Param::Array(..)
-                )
-            })
+            && self
+                .params
+                .iter()
+                .all(|p| !matches!(p, Param::MutSlice(..)))
             && (self.calls_second_order || self.callees().is_empty())
     }
 

@@ -260,7 +260,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p9(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
         let t1 = &(-x.mapv(f64::sin)) / &(x.column(1).to_owned()).mapv(|q| q * q + 1.0);
         let t2 = (s) * &(&t1 + &t1);
@@ -789,7 +789,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p23(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
         let t1 = (-x.mapv(f64::sin)).column(2).to_owned();
         let mut t2 = x.to_owned();
@@ -1395,7 +1395,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p41(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
         let mut t1 = v.to_owned();
         for _ in 0..n {
@@ -1866,7 +1866,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p53(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
         let t1 = (v * (s)).mapv(f64::sin);
         let t2 = -x.mapv(f64::sin);
@@ -2369,7 +2369,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p66(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
         let t1 = v.to_owned();
         let t2 = &(-x.mapv(f64::sin)) - &(&t1 - v);
@@ -2593,7 +2593,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p73(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
         let t1 = (&(x.dot(x) * 0.3) * &(x.dot(v) * 0.3)).mapv(f64::tanh);
         let t2 = t1.to_owned();
@@ -2704,7 +2704,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p78(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
         let mut t1 = (&(x.mean_axis(Axis(1)).unwrap()) * (((s) * (s)).tanh())).mapv(f64::sin);
         for _ in 0..n {
@@ -2800,7 +2800,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p81(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
         let t1 = v.to_owned();
         let t2 = &t1 + x;
@@ -3239,7 +3239,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p94(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
         let mut t1 = (v[1]) + (v.dot(v) * 0.3) * 0.5;
         if n % 3 == 0 {
@@ -3751,7 +3751,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p112(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
         let t1 = (x / &x.mapv(|q| q * q + 1.0)).dot(&(x.dot(x) * 0.3)) * 0.3;
         let mut t2 = v.to_owned();
@@ -4075,7 +4075,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p121(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
         let t1 = x.to_owned();
         let t2 = &((&t1 * v).mapv(f64::tanh)) - (v.sum().sin());
@@ -4190,7 +4190,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p126(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
         let mut t1 = v.to_owned();
         for _ in 0..n {
@@ -4205,7 +4205,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p127(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
         let t1 = &((s) - v) / &(x.dot(v) * 0.3).mapv(|q| q * q + 1.0);
         let mut t2 = (t1.dot(x) * 0.3).mean().unwrap();
@@ -4418,7 +4418,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p131(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
         let t1 = (x + x).mapv(f64::sin);
         let t2 = v.mapv(|q| q.max(0.25) * 0.5);
@@ -4495,7 +4495,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p134(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
         let mut t1 = ((s) - v).mean().unwrap();
         if n % 2 == 0 {
@@ -4712,7 +4712,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p140(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
         let mut t1 = (v.sum().sin()) - &(x.dot(v) * 0.3);
         for _ in 0..n {
@@ -4799,7 +4799,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p143(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
         let t1 = (v.powi(2)).dot(&(v + x)) * 0.3;
         let t2 = x.to_owned();
@@ -5887,7 +5887,7 @@ program! {
 }
 
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p179(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
         let mut t1 = (v + x).dot(&((x * x).mapv(f64::tanh))) * 0.3;
         if n % 3 == 0 {

@@ -70,27 +70,115 @@ impl<T: Real> Binary<T> for T {
     }
 }
 
-macro_rules! scalar_lhs {
-    ($($t:ty),*) => {$(
-        impl<S: Data<Elem = $t>, D: Dimension> Binary<ArrayBase<S, D>> for $t {
-            type Output = Array<$t, D>;
-            fn add(&self, rhs: &ArrayBase<S, D>) -> Array<$t, D> {
-                rhs.mapv(|v| *self + v)
+impl<F: Real, S: Data<Elem = F>, D: Dimension> Binary<ArrayBase<S, D>> for F {
+    type Output = Array<F, D>;
+    fn add(&self, rhs: &ArrayBase<S, D>) -> Array<F, D> {
+        rhs.mapv(|v| *self + v)
+    }
+    fn sub(&self, rhs: &ArrayBase<S, D>) -> Array<F, D> {
+        rhs.mapv(|v| *self - v)
+    }
+    fn mul(&self, rhs: &ArrayBase<S, D>) -> Array<F, D> {
+        rhs.mapv(|v| *self * v)
+    }
+    fn div(&self, rhs: &ArrayBase<S, D>) -> Array<F, D> {
+        rhs.mapv(|v| *self / v)
+    }
+}
+
+/// A scalar on the left of an operator, in code generic over its float type: `s * &a` of a
+/// scalar `F` and an ndarray array, which ndarray has for the primitive floats only (its
+/// impls cannot be generic over the left operand). The attribute's copy of a function
+/// written with `f64` (`#[differentiable(second_order)]`) writes `ScalarLeft(s) * &a` where
+/// the user wrote `s * &a` with `s` a float; a scalar on the right is a scalar as before.
+///
+/// ```
+/// use autodiff_runtime::ops::tensor::ScalarLeft;
+/// let a = ndarray::array![1.0_f64, 2.0];
+/// assert_eq!(ScalarLeft(3.0) * &a, ndarray::array![3.0, 6.0]);
+/// assert_eq!(ScalarLeft(3.0) - 1.0, 2.0);
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct ScalarLeft<F>(pub F);
+
+macro_rules! scalar_left {
+    ($($tr:ident $f:ident $op:tt),*) => {$(
+        impl<F: Real> core::ops::$tr<F> for ScalarLeft<F> {
+            type Output = F;
+            #[inline(always)]
+            fn $f(self, rhs: F) -> F {
+                self.0 $op rhs
             }
-            fn sub(&self, rhs: &ArrayBase<S, D>) -> Array<$t, D> {
-                rhs.mapv(|v| *self - v)
+        }
+        impl<'a, F: Real> core::ops::$tr<&'a F> for ScalarLeft<F> {
+            type Output = F;
+            #[inline(always)]
+            fn $f(self, rhs: &'a F) -> F {
+                self.0 $op *rhs
             }
-            fn mul(&self, rhs: &ArrayBase<S, D>) -> Array<$t, D> {
-                rhs.mapv(|v| *self * v)
+        }
+        impl<'a, F: Real, S: Data<Elem = F>, D: Dimension> core::ops::$tr<&'a ArrayBase<S, D>>
+            for ScalarLeft<F>
+        {
+            type Output = Array<F, D>;
+            fn $f(self, rhs: &'a ArrayBase<S, D>) -> Array<F, D> {
+                rhs.mapv(|v| self.0 $op v)
             }
-            fn div(&self, rhs: &ArrayBase<S, D>) -> Array<$t, D> {
-                rhs.mapv(|v| *self / v)
+        }
+        impl<F: Real, S: Data<Elem = F>, D: Dimension> core::ops::$tr<ArrayBase<S, D>>
+            for ScalarLeft<F>
+        {
+            type Output = Array<F, D>;
+            fn $f(self, rhs: ArrayBase<S, D>) -> Array<F, D> {
+                rhs.mapv(|v| self.0 $op v)
             }
         }
     )*};
 }
 
-scalar_lhs!(f32, f64);
+scalar_left!(Add add +, Sub sub -, Mul mul *, Div div /);
+
+// (what the copy took for a scalar may be an array, `m.dot(&v)`, or an integer, `idx[k]`:
+// its operators are its own)
+macro_rules! forwarded_left {
+    ($($tr:ident $f:ident),*) => {$(
+        impl<S: ndarray::RawData, D, R> core::ops::$tr<R> for ScalarLeft<ArrayBase<S, D>>
+        where
+            ArrayBase<S, D>: core::ops::$tr<R>,
+        {
+            type Output = <ArrayBase<S, D> as core::ops::$tr<R>>::Output;
+            #[inline(always)]
+            fn $f(self, rhs: R) -> Self::Output {
+                core::ops::$tr::$f(self.0, rhs)
+            }
+        }
+        impl<'a, S: ndarray::RawData, D, R> core::ops::$tr<R> for ScalarLeft<&'a ArrayBase<S, D>>
+        where
+            &'a ArrayBase<S, D>: core::ops::$tr<R>,
+        {
+            type Output = <&'a ArrayBase<S, D> as core::ops::$tr<R>>::Output;
+            #[inline(always)]
+            fn $f(self, rhs: R) -> Self::Output {
+                core::ops::$tr::$f(self.0, rhs)
+            }
+        }
+        forwarded_left!(@ints $tr $f usize isize u8 u16 u32 u64 i8 i16 i32 i64);
+    )*};
+    (@ints $tr:ident $f:ident $($t:ty)*) => {$(
+        impl<R> core::ops::$tr<R> for ScalarLeft<$t>
+        where
+            $t: core::ops::$tr<R>,
+        {
+            type Output = <$t as core::ops::$tr<R>>::Output;
+            #[inline(always)]
+            fn $f(self, rhs: R) -> Self::Output {
+                core::ops::$tr::$f(self.0, rhs)
+            }
+        }
+    )*};
+}
+
+forwarded_left!(Add add, Sub sub, Mul mul, Div div);
 
 impl<F: Real, S: Data<Elem = F>, D: Dimension> Binary<F> for ArrayBase<S, D> {
     type Output = Array<F, D>;
