@@ -282,6 +282,20 @@ pub fn companions(
                 continue;
             }
             let z = format_ident!("__z{}", i, span = Span::mixed_site());
+            if sig.params[i].in_out {
+                // a `&mut` parameter: a zero buffer of its shape, lent `&mut`
+                let pname = &sig.params[i].name;
+                out.extend(quote! {
+                    let mut #z = #o.#index.is_none()
+                        .then(|| #rt::Differentiable::zero_tangent(&*#v));
+                    let #tv: #local_ty = match #o.#index {
+                        ::core::option::Option::Some(t) => t,
+                        ::core::option::Option::None => #z.as_mut().expect("a zero tangent"),
+                    };
+                    #rt::forward::check_shape(&*#v, &*#tv, #name, #pname);
+                });
+                continue;
+            }
             if crate::emit::struct_param_type(&sig.params[i].ty) {
                 // (named through the trait, so that a type without it fails the one bound
                 // the function's other companions fail, at the parameter: see `plain_types`)

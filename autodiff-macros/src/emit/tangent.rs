@@ -57,10 +57,14 @@ pub(crate) fn jvp_body(sig: &Signature, body: &Body) -> TangentSweep {
         plain: crate::plain_types::plain_guard(sig).is_some(),
     };
     for p in &sig.params {
-        if p.in_out {
+        // (a `&mut` parameter's tangent is a `&mut` buffer the sweep writes as the
+        // function writes the parameter)
+        let written = matches!(&p.ty, syn::Type::Reference(r)
+            if r.mutability.is_some() && own_tangent_type(&r.elem));
+        if p.in_out && !written {
             t.refuse(format!("the `&mut` parameter `{}`", p.name));
         }
-        if p.differentiable && !forward_param_type(&p.ty) {
+        if p.differentiable && !p.in_out && !forward_param_type(&p.ty) {
             t.refuse(format!(
                 "the parameter `{}`, whose type has no tangent argument yet (floats, float \
                  slices, `Vec`s and arrays, and ndarray arrays have)",
@@ -87,6 +91,13 @@ pub(crate) fn jvp_body(sig: &Signature, body: &Body) -> TangentSweep {
             continue;
         }
         let tc = tangent_cell(CellId(i));
+        if let Some(p) = cell.bound_to {
+            // a `&mut` parameter: the cell is the reference, its tangent the tangent's
+            let tp = tangent_var(p);
+            let tokens = quote!(let mut #tc = #tp;);
+            cells.push((tc.to_string(), super::Declaration { tokens, head: None }));
+            continue;
+        }
         // a local array of a const-generic length has no `Default`: its tangent starts
         // from the same constant array, overwritten where the cell is first written
         let array_init = cell.init.as_ref().filter(|init| {
@@ -386,8 +397,29 @@ impl Tangents<'_> {
         }
         let mut tangents = Vec::new();
         for a in args {
-            if a.lent_cell().is_some() {
-                self.refuse("a call lending a `&mut` buffer");
+            if let Operand::MutRef {
+                cell,
+                reborrow,
+                range,
+                alias,
+                ..
+            } = a
+            {
+                // the buffer's tangent, lent as the buffer is (the same range of it)
+                if alias.is_some() || !self.body.cells[cell.0].active {
+                    self.refuse("a call lending two views of one `&mut` buffer");
+                    continue;
+                }
+                let tc = tangent_cell(*cell);
+                tangents.push(match range {
+                    Some(r) => {
+                        let r = r.tokens();
+                        quote!((&mut #tc[#r]))
+                    }
+                    None if *reborrow => quote!((&mut *#tc)),
+                    None => quote!((&mut #tc)),
+                });
+                continue;
             }
             tangents.push(match self.operand_tangent(a) {
                 Some(t) => t,
